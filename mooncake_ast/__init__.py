@@ -1,0 +1,28 @@
+"""mooncake_ast: automatic differentiation of ordinary Python and NumPy by source transformation.
+
+    import mooncake_ast as mc
+    y, dy = mc.jvp(f, (x,), (dx,))
+    print(mc.source(f, "forward"))   # the generated derivative, as a readable module
+"""
+__version__ = "0.1.0"
+
+from . import rules as _rules  # noqa: F401  (registers the built-in rules)
+from .api import Differentiable, differentiate, jvp, source
+from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, UnsupportedSyntaxError
+from .tangents import FunctionTangent, MutableTangent, NoTangent as _NoTangentValue, NoTangentType, Tangent
+
+
+def NoTangent() -> NoTangentType:  # noqa: N802 - mirrors Mooncake's NoTangent()
+    """The tangent of a non-differentiable value (ints, bools, strings, None, int arrays)."""
+    return _NoTangentValue
+
+
+NoTangent.__instancecheck__ = None  # type: ignore[attr-defined]
+
+from . import testing  # noqa: E402
+
+__all__ = [
+    "jvp", "differentiate", "source", "Differentiable", "NoTangent", "Tangent", "MutableTangent",
+    "FunctionTangent", "testing", "UnsupportedSyntaxError", "MissingRuleError", "MooncakeError",
+    "SourceUnavailableError",
+]

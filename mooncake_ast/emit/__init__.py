@@ -1,0 +1,1 @@
+"""Emission of IR as readable Python modules."""

@@ -1,0 +1,172 @@
+"""Assemble a generated module: header, imports, one function per IR.
+
+Imports use conventional aliases (`operator`, `math`, `np`, `_mc` for our
+runtime) unless the user function mentions that name for something else,
+in which case the alias gets a trailing underscore.  The header says what the
+module was generated from and that it must not be edited.
+"""
+from __future__ import annotations
+
+import builtins
+import importlib
+import os
+import types
+from typing import Any, Iterable, Optional
+
+from ..ir.analysis import uses
+from ..ir.nodes import Call, Function, Param, Phi, Stmt, Value
+from .names import assign_names, fresh
+from .structure import StructuredEmitter, _user_named, format_nodes
+
+RUNTIME_MODULES = ("mooncake_ast.ops", "mooncake_ast.runtime")
+CANONICAL_ALIAS = {"numpy": "np", "numpy.linalg": "la", "operator": "operator", "math": "math", "builtins": "builtins"}
+_MISSING = object()
+
+
+class ModuleWriter:
+    """Collects imports and functions, then renders the module text."""
+
+    def __init__(self, reserved: set[str], user_globals: dict[str, Any]) -> None:
+        self.reserved = set(reserved)
+        self.user_globals = user_globals
+        self.aliases: dict[str, str] = {}  # module name -> alias
+        self.shared: set[str] = set()  # aliases that are the user's own global for the same module
+        self.functions: list[str] = []
+        self.header: list[str] = []
+
+    # ------------------------------------------------------------ names of callables
+    def module_alias(self, modname: str) -> str:
+        if modname in self.aliases:
+            return self.aliases[modname]
+        if modname in RUNTIME_MODULES:
+            want = "_mc"
+            modname = "mooncake_ast.runtime"
+            if modname in self.aliases:
+                return self.aliases[modname]
+        else:
+            want = CANONICAL_ALIAS.get(modname, modname.rsplit(".", 1)[-1])
+        module = importlib.import_module(modname)
+        alias = want
+        if want in self.reserved:
+            if self.user_globals.get(want, _MISSING) is module:
+                self.shared.add(want)  # the user's own `np` is numpy: use it as the user code does
+            else:
+                alias = fresh(want + "_", self.reserved | set(self.aliases.values()))
+        self.aliases[modname] = alias
+        return alias
+
+    def helper_params(self) -> list[str]:
+        """Keyword-only parameters that hand our imports to a function run in the user's globals."""
+        return [f"{a}={a}" for m, a in sorted(self.aliases.items(), key=lambda kv: kv[1]) if a not in self.shared]
+
+    def qualify(self, fn: Any) -> str:
+        """An expression that evaluates to the callable `fn` inside the generated module."""
+        from ..tangents import NoTangent
+
+        if fn is NoTangent:
+            return f"{self.module_alias('mooncake_ast.runtime')}.NoTangent"
+        mod = getattr(fn, "__module__", None)
+        qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+        if isinstance(fn, types.BuiltinFunctionType) and getattr(fn, "__self__", None) is not None and not isinstance(fn.__self__, types.ModuleType):
+            # e.g. dict.fromkeys: a method bound to a class
+            owner = fn.__self__
+            return f"{self.qualify(owner)}.{fn.__name__}"
+        if mod is None and isinstance(fn, type(len)):
+            mod = "builtins"
+        if mod in ("builtins",) or (mod is None and hasattr(builtins, str(qual))):
+            name = qual or repr(fn)
+            root = name.split(".")[0]
+            if root in self.user_globals or root in self.reserved:
+                return f"{self.module_alias('builtins')}.{name}"
+            return name
+        if mod == "_operator":
+            mod = "operator"
+        if mod and mod.startswith("mooncake_ast"):
+            from .. import runtime
+
+            if getattr(runtime, getattr(fn, "__name__", ""), None) is fn:
+                return f"{self.module_alias('mooncake_ast.runtime')}.{fn.__name__}"
+        if mod and mod.startswith("numpy") and hasattr(fn, "nin"):
+            mod = "numpy"  # ufuncs report numpy as their module
+        if mod is None or qual is None or "<locals>" in qual:
+            raise ValueError(f"cannot refer to {fn!r} from generated code")
+        return f"{self.module_alias(mod)}.{qual}"
+
+    # ------------------------------------------------------------ rendering
+    def add_function(self, text: str) -> None:
+        self.functions.append(text)
+
+    def render(self) -> str:
+        lines = list(self.header)
+        for modname, alias in sorted(self.aliases.items()):
+            if alias in self.shared:
+                continue
+            last = modname.rsplit(".", 1)
+            if alias == modname:
+                lines.append(f"import {modname}")
+            elif len(last) == 2 and alias == last[1]:
+                lines.append(f"from {last[0]} import {last[1]}")
+            else:
+                lines.append(f"import {modname} as {alias}")
+        lines.append("")
+        for f in self.functions:
+            lines += ["", f.rstrip("\n"), ""]
+        return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def comment_for(loc: Any) -> str:
+    return f"# {os.path.basename(loc.file)}:{loc.line}  {loc.text}"
+
+
+def emit_function(
+    fn: Function,
+    writer: ModuleWriter,
+    name: str,
+    params: list[Value],
+    tangent_of: Optional[dict[Value, Value]] = None,
+    adjoint_of: Optional[dict[Value, Value]] = None,
+    preferred: Optional[dict[Value, str]] = None,
+    inlinable: Any = None,
+    docstring: Optional[str] = None,
+) -> str:
+    """Emit one IR function as `def name(params): ...` and return its text."""
+    tangent_of = tangent_of or {}
+    emitter = StructuredEmitter(fn, {}, writer.qualify, comment=comment_for, reserved=frozenset(writer.reserved),
+                                **({"inlinable": inlinable} if inlinable else {}))
+    count = uses(fn)
+    named: set[Value] = set(params)
+    for b in fn.blocks:
+        for phi in b.phis:
+            if phi not in emitter.skip:
+                named.add(phi)
+        for s in b.stmts:
+            if s in emitter.skip and not _needed_by_loop(s, fn):
+                continue
+            if (count.get(s, 0) > 0 or _user_named(s)) and not emitter._can_inline(s):
+                named.add(s)
+    pref = dict(preferred or {})
+    for p in params:
+        pref.setdefault(p, p.name if isinstance(p, Param) else p.hint)  # type: ignore[union-attr]
+    names = assign_names(fn, named, writer.reserved | set(writer.aliases.values()), pref, tangent_of, adjoint_of)
+    emitter.names.update(names)
+    writer.reserved |= set(names.values())
+    emitter.reserved |= set(names.values())
+    body = emitter.emit_function_body()
+    # Aliases chosen while emitting must not collide with the names chosen before.
+    signature = [names[p] for p in params]
+    helpers = writer.helper_params()
+    if helpers:
+        signature += ["*"] + helpers
+    lines = [f"def {name}({', '.join(signature)}):"]
+    if docstring:
+        lines.append(f'    """{docstring}"""')
+    lines += format_nodes(body)
+    return "\n".join(lines) + "\n"
+
+
+def _needed_by_loop(s: Stmt, fn: Function) -> bool:
+    for b in fn.blocks:
+        info = b.loop
+        if info is not None and s is info.item:
+            return True
+    return False

@@ -1,0 +1,523 @@
+"""From the CFG back to structured Python: `if`/`while`/`for`, never a goto.
+
+Blocks are emitted by walking the dominator tree (after Ramsey, "Beyond
+Relooper", ICFP 2022): a branch becomes `if`/`else` followed by its merge
+block; a loop header (marked by the frontend with `LoopInfo`) becomes
+`while cond:` or `for x in xs:`; an edge to the innermost loop's header is
+`continue`, to its exit `break`.  Phi nodes become parallel assignments on
+the edges (`a, b = b, a` is parallel in Python).  Single-use temporaries are
+folded back into the expression that uses them when evaluation order allows,
+so `t = x * i; y = sin(t)` with `t` used once prints as `y = sin(x * i)`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any, Callable, Optional, Union
+
+from .. import ops
+from ..ir.analysis import dominators, uses
+from ..ir.builder import UNDEFINED
+from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Param, Phi, Raise, Return, Stmt, Value
+from .render import ATOM, CallRenderer, Expr, literal, slice_text
+
+
+class EmitError(Exception):
+    """The CFG has a shape the structured emitter does not handle."""
+
+
+@dataclasses.dataclass
+class If:
+    cond: str
+    then: list
+    orelse: list
+
+
+@dataclasses.dataclass
+class Loop:
+    head: str  # "while x > 0" / "for x in xs"
+    body: list
+    orelse: list
+
+
+Node = Union[str, If, Loop]
+
+
+@dataclasses.dataclass
+class _Frame:
+    header: Block
+    exit: Optional[Block]
+    latch: Optional[Block]
+    kind: str
+
+
+class StructuredEmitter:
+    def __init__(
+        self,
+        fn: Function,
+        names: dict[Value, str],
+        qualify: Callable[[Any], str],
+        inlinable: Callable[[Stmt], bool] = lambda s: True,
+        comment: Callable[[Any], Optional[str]] = lambda loc: None,
+        reserved: frozenset = frozenset(),
+    ) -> None:
+        self.fn = fn
+        self.reserved = set(reserved)
+        self.names = names
+        self.renderer = CallRenderer(qualify)
+        self.qualify = qualify
+        self.comment = comment
+        self.use_count = uses(fn)
+        dom = dominators(fn)
+        self.idom: dict[Block, Optional[Block]] = {}
+        for b, ds in dom.items():
+            strict = [d for d in ds if d is not b]
+            self.idom[b] = max(strict, key=lambda d: len(dom[d])) if strict else None
+        self.skip: set[Stmt] = set()
+        self.no_copy: set[Phi] = set()  # loop counters: Python's `for` updates them
+        self.deferred: set[Stmt] = set()  # iterables printed in their `for` line
+        self.inlined: set[Stmt] = set()
+        self.rendered: dict[Value, Expr] = {}
+        self._user_block: dict[Value, Block] = {}
+        self._inlinable_pred = inlinable
+        self._last_loc: Optional[tuple] = None
+        self._for_forms: dict[Block, tuple] = {}
+        self._plan_loops()
+        self._plan_inlining()
+
+    # ------------------------------------------------------------ planning
+    def _plan_loops(self) -> None:
+        for b in self.fn.blocks:
+            info = b.loop
+            if info is None or info.kind != "for":
+                continue
+            k, seq, n, item = info.counter, info.seq, info.length, info.item
+            if not (isinstance(k, Phi) and k.block is b and isinstance(seq, Call) and isinstance(n, Call) and isinstance(item, Call)):
+                continue
+            br = b.term
+            if not isinstance(br, Branch) or not isinstance(br.cond, Call) or b.stmts != [br.cond]:
+                continue
+            if self.use_count.get(br.cond, 0) != 1:
+                continue
+            latch = info.latch
+            if latch is None or len(latch.stmts) != 1 or latch.stmts[0] is not k.incoming.get(latch):
+                continue
+            inc = latch.stmts[0]
+            if self.use_count.get(inc, 0) != 1:
+                continue
+            k_uses = self.use_count.get(k, 0)  # the test, the increment, the item
+            item_is_first = item.block is br.then and item.block.stmts and item.block.stmts[0] is item
+            simple = k_uses == 3 and item_is_first and _user_named(item) and self.use_count.get(n, 0) == 1
+            consumed = {br.cond, inc}
+            if simple:
+                consumed |= {item, n}
+                if self.use_count.get(seq, 0) == 2 and seq.callee() is ops.sequence:
+                    consumed.add(seq)
+                    it = seq.args[0]
+                    pre = seq.block
+                    if (
+                        isinstance(it, Call) and it.block is pre and self.use_count.get(it, 0) == 1
+                        and not _user_named(it) and all(x in consumed for x in pre.stmts[pre.stmts.index(it) + 1:])
+                    ):
+                        consumed.add(it)
+                        self.deferred.add(it)
+            self.skip |= consumed
+            self.no_copy.add(k)
+            self._for_forms[b] = (simple, k, seq, n, item, latch)
+
+    def _plan_inlining(self) -> None:
+        for b in self.fn.blocks:
+            for s in b.stmts:
+                for v in s.operands():
+                    self._user_block.setdefault(v, b)
+            for v in b.term.operands():  # type: ignore[union-attr]
+                self._user_block.setdefault(v, b)
+
+    def _can_inline(self, s: Stmt) -> bool:
+        return (
+            isinstance(s, Call)
+            and not _user_named(s)
+            and s not in self.skip
+            and s not in self.names
+            and self.use_count.get(s, 0) == 1
+            and self._user_block.get(s) is s.block
+            and self._inlinable_pred(s)
+        )
+
+    # ------------------------------------------------------------ values
+    def value(self, v: Value) -> Expr:
+        if v in self.rendered:
+            return self.rendered[v]
+        if isinstance(v, Const):
+            if v is UNDEFINED:
+                raise EmitError("use of an undefined value")
+            text = literal(v.value)
+            if text is None:
+                return self.qualify(v.value), ATOM
+            return text, (ATOM if not text.startswith("-") else 12)
+        if isinstance(v, Global):
+            return v.name, ATOM
+        if isinstance(v, FreeVar):
+            return f"{self.names[self.fn.self_ref]}.__closure__[{v.index}]", ATOM  # type: ignore[attr-defined]
+        if v in self.names:
+            return self.names[v], ATOM
+        raise EmitError(f"value {v!r} has no name")
+
+    def index_text(self, v: Value) -> str:
+        if v in self.inlined and isinstance(v, Call):
+            fn = v.callee()
+            if fn is slice:
+                return slice_text([self.value(a) for a in v.args])
+            if fn is ops.tuple_of and v.args:
+                parts = [self.index_text(a) for a in v.args]
+                return ", ".join(parts) + ("," if len(parts) == 1 else "")
+        return self.value(v)[0]
+
+    def call_expr(self, s: Call) -> Expr:
+        fn = s.callee()
+        args = [self.value(a) for a in s.args]
+        kwargs = {k: self.value(v) for k, v in s.kwargs.items()}
+        raw = [a.value if isinstance(a, Const) else a for a in s.args]
+        if fn in (__import__("operator").getitem, __import__("operator").setitem, __import__("operator").delitem) and len(s.args) >= 2:
+            raw[1] = _IndexText(self.index_text(s.args[1]))
+        fn_text = None if fn is not None else self.value(s.fn)
+        return self.renderer.expression(fn, fn_text, args, kwargs, raw)
+
+    # ------------------------------------------------------------ statements
+    def emit_stmts(self, b: Block, out: list) -> None:
+        pending: list[Call] = []
+        stmts = [s for s in b.stmts if s not in self.skip]
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            if s in self.skip:  # consumed by a tuple assignment just printed
+                i += 1
+                continue
+            if self._can_inline(s):
+                self._absorb(s, pending, out, keep_rest=True)
+                pending.append(s)
+                i += 1
+                continue
+            self._absorb(s, pending, out)
+            i = self._emit_one(s, stmts, i, out)
+        self._flush_for_terminator(b, pending, out)
+
+    def _absorb(self, s: Union[Call, Any], pending: list, out: list, operands=None, keep_rest: bool = False) -> None:
+        """Inline the pending temporaries `s` uses if they are exactly the last ones pending, in order."""
+        ops_ = [v for v in (operands if operands is not None else s.operands()) if v in pending]
+        if ops_ and pending[-len(ops_):] == ops_:
+            for v in ops_:
+                self.inlined.add(v)
+                self.rendered[v] = self.call_expr(v)
+            del pending[-len(ops_):]
+        elif ops_ and keep_rest:
+            keep_rest = False  # s needs values out of order: evaluate everything pending now
+        if pending and not keep_rest:
+            for v in pending:
+                self._emit_named(v, out, force_name=True)
+            pending.clear()
+
+    def _flush_for_terminator(self, b: Block, pending: list, out: list) -> None:
+        self._absorb(None, pending, out, operands=list(b.term.operands()))  # type: ignore[union-attr]
+
+    def _emit_named(self, s: Call, out: list, force_name: bool = False) -> None:
+        if force_name and s not in self.names:
+            self.names[s] = self._temp_name()
+        self._loc_comment(s, out)
+        text = self.call_expr(s)[0]
+        out.append(f"{self.names[s]} = {text}" if s in self.names else text)
+
+    def _temp_name(self) -> str:
+        taken = set(self.names.values()) | self.reserved
+        i = 1
+        while f"t{i}" in taken:
+            i += 1
+        return f"t{i}"
+
+    def _emit_one(self, s: Call, stmts: list, i: int, out: list) -> int:
+        self._loc_comment(s, out)
+        fn = s.callee()
+        # `a, b = value`: an unpack (or a pair-returning call) read by getitems right after.
+        targets = self._tuple_targets(s, stmts, i)
+        if targets is not None:
+            names, consumed = targets
+            source = s.args[0] if fn in (ops.unpack, ops.unpack_star) else s
+            text = self.value(source)[0] if source is not s else self.call_expr(s)[0]
+            if fn is ops.unpack_star:
+                before = s.args[1].value  # type: ignore[union-attr]
+                names[before] = "*" + names[before]
+            lhs = ", ".join(names) + ("," if len(names) == 1 else "")
+            out.append(f"{lhs} = {text}")
+            for c in consumed:
+                self.skip.add(c)
+            return i + 1
+        if fn is not None and s not in self.names:
+            args = [self.value(a) for a in s.args]
+            raw = [a.value if isinstance(a, Const) else a for a in s.args]
+            if fn in (__import__("operator").setitem, __import__("operator").delitem):
+                raw[1] = _IndexText(self.index_text(s.args[1]))
+            st = self.renderer.statement(fn, args, raw)
+            if st is not None:
+                out.append(st)
+                return i + 1
+        text = self.call_expr(s)[0]
+        if s in self.names:
+            out.append(f"{self.names[s]} = {text}")
+        else:
+            out.append(text)
+        return i + 1
+
+    def _tuple_targets(self, s: Call, stmts: list, i: int) -> Optional[tuple[list[str], list[Call]]]:
+        import operator
+
+        n_uses = self.use_count.get(s, 0)
+        if n_uses == 0:
+            return None
+        fn = s.callee()
+        getters: dict[int, Call] = {}
+        j = i + 1
+        while j < len(stmts) and len(getters) < n_uses:
+            g = stmts[j]
+            if g.callee() is operator.getitem and g.args[0] is s and isinstance(g.args[1], Const) and isinstance(g.args[1].value, int) and not g.kwargs:
+                if g not in self.names or g.args[1].value in getters:
+                    return None
+                getters[g.args[1].value] = g
+                j += 1
+            else:
+                break
+        if len(getters) != n_uses or not getters:
+            return None
+        if fn is ops.unpack:
+            size = s.args[1].value  # type: ignore[union-attr]
+        elif fn is ops.unpack_star:
+            size = s.args[1].value + 1 + s.args[2].value  # type: ignore[union-attr]
+        else:
+            size = getattr(s, "tuple_size", None)
+            if size is None:
+                return None
+        if any(k >= size for k in getters):
+            return None
+        names = [self.names[getters[k]] if k in getters else "_" for k in range(size)]
+        if fn is ops.unpack_star and "_" == names[s.args[1].value]:  # type: ignore[union-attr]
+            return None
+        return names, list(getters.values())
+
+    def _loc_comment(self, s: Any, out: list) -> None:
+        loc = getattr(s, "loc", None)
+        if loc is None:
+            return
+        key = (loc.file, loc.line)
+        if key != self._last_loc:
+            self._last_loc = key
+            text = self.comment(loc)
+            if text:
+                out.append(text)
+
+    # ------------------------------------------------------------ edges
+    def copies(self, src: Block, dst: Block, out: list) -> None:
+        lhs, rhs = [], []
+        for phi in dst.phis:
+            if phi in self.skip or phi in self.no_copy or phi not in self.names:
+                continue
+            v = phi.incoming.get(src)
+            if v is None or v is UNDEFINED:
+                continue
+            text = self.value(v)[0]
+            if text != self.names[phi]:
+                lhs.append(self.names[phi])
+                rhs.append(text)
+        if lhs:
+            out.append(f"{', '.join(lhs)} = {', '.join(rhs)}")
+
+    # ------------------------------------------------------------ blocks
+    def emit_function_body(self) -> list:
+        out: list = []
+        self.block(self.fn.entry, [], set(), out)
+        return out
+
+    def block(self, b: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
+        if b.loop is not None and not any(f.header is b for f in loops):
+            self.loop(b, loops, follows, out)
+            return
+        self.emit_stmts(b, out)
+        t = b.term
+        if isinstance(t, Return):
+            self._loc_comment(t, out)
+            out.append(f"return {self.value(t.value)[0]}")
+        elif isinstance(t, Raise):
+            out.append(f"raise {self.value(t.exc)[0]}" if t.exc is not None else "raise")
+        elif isinstance(t, Goto):
+            self.jump(b, t.target, loops, follows, out)
+        elif isinstance(t, Branch):
+            self.branch(b, t, loops, follows, out)
+        else:
+            raise EmitError(f"{b} has no terminator")
+
+    def _merge_child(self, b: Block, loops: list[_Frame]) -> Optional[Block]:
+        special = {f.exit for f in loops} | {f.header for f in loops} | {f.latch for f in loops}
+        kids = [
+            c for c in self.fn.blocks
+            if self.idom.get(c) is b and len(c.preds) >= 2 and c not in special
+        ]
+        if len(kids) > 1:
+            raise EmitError(f"{b} has several merge points")
+        return kids[0] if kids else None
+
+    def branch(self, b: Block, t: Branch, loops: list[_Frame], follows: set[Block], out: list) -> None:
+        join = self._merge_child(b, loops)
+        inner_follows = follows | ({join} if join else set())
+        then: list = []
+        orelse: list = []
+        self.jump(b, t.then, loops, inner_follows, then)
+        self.jump(b, t.orelse, loops, inner_follows, orelse)
+        cond = self.value(t.cond)
+        if not then and orelse:
+            out.append(If(_negate(cond), orelse, []))
+        elif then or orelse:
+            out.append(If(cond[0], then, orelse))
+        if join is not None:
+            self.block(join, loops, follows, out)
+
+    def jump(self, src: Block, dst: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
+        inner = loops[-1] if loops else None
+        if inner is not None and inner.kind == "for" and dst is inner.latch:
+            self.copies(src, dst, out)
+            self.copies(dst, inner.header, out)
+            out.append("continue")
+            return
+        self.copies(src, dst, out)
+        if inner is not None and dst is inner.header:
+            out.append("continue")
+        elif inner is not None and dst is inner.exit:
+            out.append("break")
+        elif dst in follows:
+            pass
+        elif any(dst is f.header or dst is f.exit or dst is f.latch for f in loops):
+            raise EmitError("jump out of several loops at once")
+        elif len(dst.preds) == 1 or (dst.loop is not None):
+            self.block(dst, loops, follows, out)
+        else:
+            raise EmitError(f"unstructured jump {src} -> {dst}")
+
+    def loop(self, h: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
+        info = h.loop
+        assert info is not None
+        form = self._for_forms.get(h)
+        frame = _Frame(h, info.exit, info.latch if form else None, "for" if form else "while")
+        body: list = []
+        t = h.term
+        if form is not None:
+            simple, k, seq, n, item, latch = form
+            assert isinstance(t, Branch)
+            self._loc_comment(info, out)
+            if simple:
+                iterable = seq.args[0] if seq in self.skip else seq
+                it_text = self.call_expr(iterable)[0] if iterable in self.deferred else self.value(iterable)[0]
+                head = f"for {self.names[item]} in {it_text}"
+            else:
+                head = f"for {self.names[k]} in range({self.value(n)[0]})"
+            self.block(t.then, loops + [frame], follows, body)
+            exit_edge = t.orelse
+        else:
+            head_stmts: list = []
+            self.emit_stmts(h, head_stmts)
+            if isinstance(t, Branch) and not head_stmts:
+                self._loc_comment(info, out)
+                head = f"while {self.value(t.cond)[0]}"
+                self.jump(h, t.then, loops + [frame], follows, body)
+                exit_edge = t.orelse
+            else:
+                self._loc_comment(info, out)
+                head = "while True"
+                body += head_stmts
+                if isinstance(t, Branch):
+                    leave: list = []
+                    self.copies(h, t.orelse, leave)
+                    self._else_into(h, t.orelse, info, leave, follows | ({info.exit} if info.exit else set()), loops)
+                    leave.append("break")
+                    body.append(If(_negate(self.value(t.cond)), leave, []))
+                    self.jump(h, t.then, loops + [frame], follows, body)
+                else:
+                    self.block_after_header(h, t, loops + [frame], follows, body)
+                exit_edge = None
+        orelse: list = []
+        if exit_edge is not None:
+            self.copies(h, exit_edge, orelse)
+            self._else_into(h, exit_edge, info, orelse, follows | ({info.exit} if info.exit else set()), loops)
+        _drop_tail_continue(body)
+        out.append(Loop(head, body or ["pass"], orelse))
+        if info.exit is not None and info.exit not in follows:
+            self.block(info.exit, loops, follows, out)
+
+    def _else_into(self, h: Block, target: Block, info: Any, out: list, follows: set, loops: list) -> None:
+        if target is info.exit:
+            return
+        self.block(target, loops, follows, out)
+
+    def block_after_header(self, h: Block, t: Any, loops: list, follows: set, out: list) -> None:
+        if isinstance(t, Goto):
+            self.jump(h, t.target, loops, follows, out)
+        elif isinstance(t, Return):
+            out.append(f"return {self.value(t.value)[0]}")
+        elif isinstance(t, Raise):
+            out.append(f"raise {self.value(t.exc)[0]}" if t.exc is not None else "raise")
+
+
+def _user_named(s: Any) -> bool:
+    """Bound to a source variable (or given a readable hint): always printed under its name."""
+    return bool(getattr(s, "hint", None)) and not s.hint.startswith("%")
+
+
+def _drop_tail_continue(body: list) -> None:
+    """`continue` as the last thing a loop body does is implied."""
+    while body and body[-1] == "continue":
+        body.pop()
+    if body and isinstance(body[-1], If):
+        last = body[-1]
+        _drop_tail_continue(last.then)
+        _drop_tail_continue(last.orelse)
+        if not last.then and not last.orelse:
+            body.pop()
+        elif not last.then:
+            body[-1] = If(_negate((last.cond, 0)) if False else f"not ({last.cond})", last.orelse, [])
+
+
+class _IndexText(str):
+    @property
+    def _render_slice(self) -> str:
+        return str(self)
+
+
+def _negate(cond: Expr) -> str:
+    text, prec = cond
+    if text.startswith("not "):
+        return text[4:] if prec > 3 else f"({text})"
+    return f"not {text}" if prec > 4 else f"not ({text})"
+
+
+def format_nodes(nodes: list, indent: str = "    ", depth: int = 1) -> list[str]:
+    """Render a structured body to lines (with `elif` for else-if chains)."""
+    lines: list[str] = []
+    pad = indent * depth
+    for n in nodes:
+        if isinstance(n, str):
+            lines.append(pad + n if n else "")
+        elif isinstance(n, If):
+            lines.append(f"{pad}if {n.cond}:")
+            lines += format_nodes(n.then or ["pass"], indent, depth + 1)
+            orelse = n.orelse
+            while len(orelse) == 1 and isinstance(orelse[0], If):
+                inner = orelse[0]
+                lines.append(f"{pad}elif {inner.cond}:")
+                lines += format_nodes(inner.then or ["pass"], indent, depth + 1)
+                orelse = inner.orelse
+            if orelse:
+                lines.append(f"{pad}else:")
+                lines += format_nodes(orelse, indent, depth + 1)
+        elif isinstance(n, Loop):
+            lines.append(f"{pad}{n.head}:")
+            lines += format_nodes(n.body, indent, depth + 1)
+            if n.orelse:
+                lines.append(f"{pad}else:")
+                lines += format_nodes(n.orelse, indent, depth + 1)
+    return lines

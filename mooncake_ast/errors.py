@@ -1,0 +1,51 @@
+"""Errors a user can act on: each names where, what, and what to do."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+
+class MooncakeError(Exception):
+    """Base class of every error raised by mooncake_ast."""
+
+
+class UnsupportedSyntaxError(MooncakeError):
+    """A construct the frontend does not lower; names file:line:column and shows the line."""
+
+    def __init__(self, what: str, file: str, line: int, col: int, text: str) -> None:
+        self.what, self.file, self.line, self.col, self.text = what, file, line, col, text
+        caret = " " * col + "^"
+        super().__init__(f"{file}:{line}:{col + 1}: unsupported syntax: {what}\n    {text}\n    {caret}")
+
+
+class MissingRuleError(MooncakeError):
+    """A callable with no rule and no Python source to differentiate."""
+
+    def __init__(self, fn: Any, mode: str = "forward", why: Optional[str] = None) -> None:
+        name = qualified_name(fn)
+        hint = (
+            f"register one with @mooncake_ast.frule({name}) / @mooncake_ast.rrule({name}), "
+            f"or mooncake_ast.zero_derivative({name}) if it is not differentiable"
+        )
+        msg = f"no {mode} rule for {name}" + (f" ({why})" if why else "") + f"; {hint}"
+        super().__init__(msg)
+        self.fn = fn
+
+
+class SourceUnavailableError(MooncakeError):
+    """The source of a Python function cannot be found (defined in a REPL, exec, …)."""
+
+
+def qualified_name(fn: Any) -> str:
+    """`module.qualname` of a callable, or its repr if it has none."""
+    self = getattr(fn, "__self__", None)
+    if self is not None and not isinstance(self, type) and getattr(fn, "__name__", None):
+        return f"{type(self).__module__}.{type(self).__qualname__}.{fn.__name__}"
+    mod = getattr(fn, "__module__", None)
+    qn = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if qn is None:
+        return repr(fn)
+    if mod in (None, "builtins"):
+        return qn
+    if mod == "numpy" or (isinstance(mod, str) and mod.startswith("numpy.")) and hasattr(fn, "nin"):
+        return f"numpy.{qn}"
+    return f"{mod}.{qn}"

@@ -1,0 +1,144 @@
+"""Which values can carry a nonzero tangent (forward activity analysis).
+
+A value is *active* if it may depend on the inputs: parameters are active,
+and a call's result is active when any operand (or the callee) is, unless
+the callee is known to be non-differentiable.  Mutation makes activity flow
+backwards in time: `a = np.zeros(3); a[0] = x` makes `a` active, and with it
+every value that may share storage with `a` (its views, the list holding
+it, ...).  Those *alias classes* are computed conservatively: only calls
+known to return fresh objects (arithmetic, math, ufuncs) break them.
+
+Over-approximation costs only speed; missing an active value would be a
+wrong derivative, so every unknown callee is assumed to alias and mutate
+all of its arguments.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from .. import ops
+from ..ir.nodes import Call, Const, FreeVar, Function, Param, Phi, Stmt, Value
+from ..rules.registry import Rule
+
+FRESH_OPERATORS = {
+    operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
+    operator.pow, operator.neg, operator.pos, operator.abs, operator.matmul, operator.lt, operator.le,
+    operator.gt, operator.ge, operator.eq, operator.ne, operator.not_, operator.is_, operator.is_not,
+    operator.contains, len, ops.not_contains, ops.format_value, ops.join_str, ops.new_cell, ops.nested_code,
+}
+
+
+ALIASES_FIRST_ARG = {
+    operator.getitem, getattr, ops.identity, ops.sequence, ops.unpack, ops.unpack_star, ops.cell_get,
+    operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ipow, operator.imatmul,
+    operator.imod, operator.ifloordiv,
+}
+
+
+def returns_fresh(fn: Any, rule: Optional[Rule]) -> bool:
+    """True if fn's result never shares storage with its arguments."""
+    try:
+        if fn in FRESH_OPERATORS:
+            return True
+    except TypeError:
+        return False
+    if isinstance(fn, np.ufunc):
+        return True
+    mod = getattr(fn, "__module__", None)
+    if mod == "math":
+        return True
+    return rule is not None and rule.zero and not rule.mutates
+
+
+class Activity:
+    def __init__(self, fn: Function, static_rule: Callable[[Call], tuple[Any, Optional[Rule]]], self_active: bool) -> None:
+        self.fn = fn
+        self.static_rule = static_rule
+        self.active: set[Value] = set(p for p in fn.params)
+        if self_active:
+            self.active.add(fn.self_ref)  # type: ignore[attr-defined]
+            self.active.update(fn.freevars)
+        self.parent: dict[Value, Value] = {}
+        self.mutated_classes: set[Value] = set()  # roots of classes written with active data
+        self._union_aliases()
+        self._fixpoint()
+
+    # ------------------------------------------------------------ alias classes
+    def find(self, v: Value) -> Value:
+        self.parent.setdefault(v, v)
+        while self.parent[v] is not v:
+            self.parent[v] = self.parent[self.parent[v]]
+            v = self.parent[v]
+        return v
+
+    def union(self, a: Value, b: Value) -> None:
+        if isinstance(a, Const) or isinstance(b, Const):
+            return
+        ra, rb = self.find(a), self.find(b)
+        if ra is not rb:
+            self.parent[rb] = ra
+
+    def _union_aliases(self) -> None:
+        for b in self.fn.blocks:
+            for phi in b.phis:
+                for v in phi.incoming.values():
+                    self.union(phi, v)
+            for s in b.stmts:
+                fn, rule = self.static_rule(s)
+                if fn is not None and returns_fresh(fn, rule):
+                    continue
+                if fn in ALIASES_FIRST_ARG and s.args:
+                    self.union(s, s.args[0])  # x[i], x.a, x += y: the result is (part of) x
+                    continue
+                for v in s.operands():
+                    if v is not s.fn or fn is None:
+                        self.union(s, v)
+
+    # ------------------------------------------------------------ fixpoint
+    def _fixpoint(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for b in self.fn.blocks:
+                for phi in b.phis:
+                    if phi not in self.active and any(v in self.active for v in phi.incoming.values()):
+                        self.active.add(phi)
+                        changed = True
+                for s in b.stmts:
+                    changed |= self._visit(s)
+            for v in list(self.parent):
+                if v not in self.active and self.find(v) in self.mutated_classes and not isinstance(v, Const):
+                    self.active.add(v)
+                    changed = True
+
+    def _visit(self, s: Call) -> bool:
+        fn, rule = self.static_rule(s)
+        operands_active = any(v in self.active for v in s.operands())
+        changed = False
+        if rule is not None and rule.zero and not rule.mutates:
+            return False
+        if operands_active and s not in self.active:
+            self.active.add(s)
+            changed = True
+        if operands_active:
+            if rule is not None and (rule.jvp is not None or rule.zero or rule.user_frule is not None):
+                positions = rule.mutates
+            else:
+                positions = tuple(range(len(s.args)))
+            targets = [s.args[i] for i in positions if i < len(s.args)]
+            if rule is None:
+                targets += list(s.kwargs.values()) + [s.fn]  # a bound method writes its self
+            for t in targets:
+                if isinstance(t, Const):
+                    continue
+                root = self.find(t)
+                if root not in self.mutated_classes:
+                    self.mutated_classes.add(root)
+                    changed = True
+        return changed
+
+    def in_mutated_class(self, v: Value) -> bool:
+        return v in self.parent and self.find(v) in self.mutated_classes

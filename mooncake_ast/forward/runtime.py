@@ -1,0 +1,191 @@
+"""Forward mode at run time: dispatch (`fcall`) and lazily derived rules.
+
+`fcall(f, df, args, dargs)` runs when generated code reaches a call whose
+callee was not known at generation time.  It uses, in order: a user rule
+(`mc.frule`), a built-in template, zero derivative, or a rule derived from
+the callee's source (functions, methods, closures, lambdas, callable
+objects, classes).  Derived rules are built on first use and cached per code
+object (Mooncake's `LazyDerivedRule`), which is what makes recursion work:
+by the time a function calls itself, its rule exists.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import inspect
+import sys
+import types
+from typing import Any, Optional
+
+from .. import cache
+from ..errors import MissingRuleError, SourceUnavailableError, qualified_name
+from ..rules import registry
+from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, zero_tangent
+
+
+def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = None, dkwargs: Any = None) -> tuple:
+    """`(f(*args, **kwargs), its tangent)`."""
+    kwargs = kwargs or {}
+    if dargs is NoTangent:
+        dargs = (NoTangent,) * len(args)
+    if dkwargs is NoTangent or dkwargs is None:
+        dkwargs = {k: NoTangent for k in kwargs}
+    rule = registry.lookup(f)
+    if rule is not None:
+        if rule.user_frule is not None:
+            return rule.user_frule(tuple(args), tuple(dargs), **kwargs)
+        if rule.jvp is not None or rule.zero:
+            owner = getattr(f, "__self__", None)
+            if (rule.key.__class__ is tuple) and owner is not None:  # a method: self is the first operand
+                dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+                y, dy = registry.run_template(rule, _unbound(f), (owner, *args), (dself, *dargs), kwargs, dkwargs)
+            else:
+                y, dy = registry.run_template(rule, f, tuple(args), tuple(dargs), kwargs, dkwargs)
+            return y, _materialize_mutable(y, dy)
+    if isinstance(f, types.FunctionType):
+        return derived_forward(f)(f, df, args, dargs, kwargs, dkwargs)
+    if isinstance(f, types.MethodType):
+        dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+        return fcall(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs), kwargs, dkwargs)
+    if isinstance(f, type):
+        return _construct(f, args, dargs, kwargs, dkwargs)
+    call = getattr(type(f), "__call__", None)
+    if isinstance(call, types.FunctionType):  # a callable object
+        return fcall(call, NoTangent, (f, *args), (df, *dargs), kwargs, dkwargs)
+    raise MissingRuleError(f, "forward")
+
+
+def _unbound(bound: Any) -> Any:
+    owner = bound.__self__
+    return lambda self, *a, **k: getattr(self, bound.__name__)(*a, **k)
+
+
+def _materialize_mutable(y: Any, dy: Any) -> Any:
+    """A float array (or list, dict, object) needs real tangent storage: callers may write into it."""
+    if dy is NoTangent and not isinstance(y, (float, int, complex, bool, str, type(None), tuple)):
+        return zero_tangent(y)
+    return dy
+
+
+def _construct(cls: type, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
+    """`cls(*args)` for a user class: allocate, then differentiate `__init__` on the new object."""
+    init = cls.__init__
+    if cls.__new__ is not object.__new__ or not isinstance(init, types.FunctionType):
+        raise MissingRuleError(cls, "forward", "a class without a Python __init__")
+    obj = cls.__new__(cls)
+    dobj = MutableTangent({})
+    if getattr(cls, "__dataclass_fields__", None) is not None and _generated(init):
+        names = [f for f, spec in cls.__dataclass_fields__.items() if spec.init]
+        bound = inspect.signature(cls).bind(*args, **kwargs)
+        bound.apply_defaults()
+        tangents = dict(zip(names, dargs))
+        tangents.update({k: v for k, v in dkwargs.items()})
+        for name, value in bound.arguments.items():
+            object.__setattr__(obj, name, value)
+            dobj.fields[name] = tangents.get(name, zero_tangent(value))
+        post = getattr(obj, "__post_init__", None)
+        if post is not None:
+            fcall(post, MethodTangent(dobj), (), ())
+        return obj, dobj
+    fcall(init, NoTangent, (obj, *args), (dobj, *dargs), kwargs, dkwargs)
+    return obj, dobj
+
+
+def _generated(fn: types.FunctionType) -> bool:
+    return fn.__code__.co_filename.startswith("<")
+
+
+# ---------------------------------------------------------------- derived rules
+
+
+class DerivedForward:
+    """The forward rule derived from one function's source; calls the generated code."""
+
+    def __init__(self, fn: types.FunctionType) -> None:
+        from .generate import generate_forward
+
+        self.code = fn.__code__
+        self.gen = generate_forward(fn)
+        self.fn = self.gen.function
+        self.takes_self = self.gen.takes_self
+        self.bindings = self.gen.bindings
+        self.registry_version = registry.registry_version()
+        sig = inspect.signature(fn)
+        self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in sig.parameters.values())
+        self.nparams = len(sig.parameters)
+        self.defaults_start = self.nparams - len(fn.__defaults__ or ())
+
+    def stale(self, fn: types.FunctionType) -> bool:
+        g = fn.__globals__
+        import builtins
+
+        for name, obj in self.bindings.items():
+            current = g[name] if name in g else getattr(builtins, name, None)
+            if current is not obj:
+                return True
+        return self.registry_version != registry.registry_version()
+
+    def __call__(self, fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
+        if self.simple and not kwargs and len(args) == self.nparams:
+            primals, tangents = tuple(args), tuple(dargs)
+        else:
+            primals, tangents = bind(fn, dfn, args, dargs, kwargs, dkwargs)
+        if self.takes_self:
+            return self.fn(fn, dfn, *primals, *tangents)
+        return self.fn(*primals, *tangents)
+
+
+def bind(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple[tuple, tuple]:
+    """Match arguments and their tangents to the parameters (defaults, *args, **kwargs, keywords)."""
+    sig = inspect.signature(fn)
+    bound = sig.bind(*args, **kwargs)
+    dbound = sig.bind_partial(*dargs, **{k: dkwargs.get(k, NoTangent) for k in kwargs})
+    primals, tangents = [], []
+    defaults = list(fn.__defaults__ or ())
+    ddefaults = list(dfn.defaults) if isinstance(dfn, FunctionTangent) and dfn.defaults else [NoTangent] * len(defaults)
+    kwdefaults = fn.__kwdefaults__ or {}
+    dkwdefaults = dfn.kwdefaults if isinstance(dfn, FunctionTangent) else {}
+    positional = [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    first_default = len(positional) - len(defaults)
+    for i, (name, p) in enumerate(sig.parameters.items()):
+        if name in bound.arguments:
+            primals.append(bound.arguments[name])
+            d = dbound.arguments.get(name, NoTangent)
+            if p.kind is p.VAR_POSITIONAL:
+                d = tuple(d) if d is not NoTangent else (NoTangent,) * len(bound.arguments[name])
+                d = d + (NoTangent,) * (len(bound.arguments[name]) - len(d))
+            elif p.kind is p.VAR_KEYWORD:
+                d = {k: dkwargs.get(k, NoTangent) for k in bound.arguments[name]}
+            tangents.append(d)
+        elif p.kind is p.VAR_POSITIONAL:
+            primals.append(())
+            tangents.append(())
+        elif p.kind is p.VAR_KEYWORD:
+            primals.append({})
+            tangents.append({})
+        elif p.kind is p.KEYWORD_ONLY:
+            primals.append(kwdefaults[name])
+            tangents.append(dkwdefaults.get(name, NoTangent) if dkwdefaults else NoTangent)
+        else:
+            k = positional.index(p) - first_default
+            primals.append(defaults[k])
+            tangents.append(ddefaults[k] if k < len(ddefaults) else NoTangent)
+    return tuple(primals), tuple(tangents)
+
+
+_DERIVED: dict[types.CodeType, DerivedForward] = {}
+
+
+def derived_forward(fn: types.FunctionType) -> DerivedForward:
+    rule = _DERIVED.get(fn.__code__)
+    if rule is None or rule.stale(fn):
+        try:
+            rule = DerivedForward(fn)
+        except SourceUnavailableError as e:
+            raise MissingRuleError(fn, "forward", f"no Python source: {e}") from None
+        _DERIVED[fn.__code__] = rule
+    return rule
+
+
+def clear() -> None:
+    _DERIVED.clear()

@@ -1,0 +1,334 @@
+"""Forward mode, line by line (seeds 002/003): tangents beside primals.
+
+Control flow is unchanged (a branch tests its primal condition); every active
+phi gets a tangent phi; every active call gets tangent statements right after
+it (before it, for calls that mutate their arguments, since the tangent needs
+the old values).  A call whose callee is known when the code is generated
+(an operator, a builtin, a function of a module such as `math.sin`) has its
+rule's template inlined; any other call is dispatched when the code runs by
+`_mc.fcall`, which finds a rule or differentiates the callee's source.
+
+The result is a new IR function whose parameters are the primal parameters
+followed by their tangents, returning `(y, dy)`.
+"""
+from __future__ import annotations
+
+import builtins
+import types
+from typing import Any, Optional
+
+from .. import ops
+from ..ir.builder import UNDEFINED
+from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Param, Phi, Return, Stmt, Value
+from ..rules import registry
+from ..rules.registry import Rule, lookup, update
+from ..tangents import FunctionTangent, NoTangent, zero_tangent
+from .activity import Activity
+
+_NUMERIC = (int, float, complex)
+
+
+def zero_constant(value: Any) -> Const:
+    """The zero tangent of a literal: 0.0 for numbers (readable, and the right zero for floats)."""
+    if isinstance(value, _NUMERIC) and not isinstance(value, bool):
+        return Const(0.0)
+    return Const(NoTangent)
+
+
+def literal_zero(v: Value) -> Const:
+    """The zero tangent of an inactive value: 0.0 for a number literal (also through `y = 2.0`)."""
+    while isinstance(v, Call) and v.callee() is ops.identity:
+        v = v.args[0]
+    return zero_constant(v.value) if isinstance(v, Const) else Const(NoTangent)
+
+
+class StaticResolver:
+    """Decides, when the code is generated, which callable a callee expression denotes.
+
+    Only bindings that do not change in practice are resolved: builtins that
+    the user's module does not shadow, and attributes of modules
+    (`math.sin`, `np.linalg.norm`).  The bindings used are recorded so the
+    derived rule can check them each time it runs (late binding).
+    """
+
+    def __init__(self, user_globals: dict) -> None:
+        self.g = user_globals
+        self.bindings: dict[str, Any] = {}
+        self._memo: dict[Value, Any] = {}
+
+    def resolve(self, v: Value) -> Any:
+        if v in self._memo:
+            return self._memo[v]
+        out = self._resolve(v)
+        self._memo[v] = out
+        return out
+
+    _NOTHING = object()
+
+    def _resolve(self, v: Value) -> Any:
+        if isinstance(v, Const):
+            return v.value
+        if isinstance(v, Global):
+            if v.name in self.g:
+                obj = self.g[v.name]
+                if isinstance(obj, types.ModuleType):
+                    self.bindings[v.name] = obj
+                    return obj
+                return self._NOTHING
+            obj = getattr(builtins, v.name, self._NOTHING)
+            if obj is not self._NOTHING:
+                self.bindings[v.name] = obj
+            return obj
+        if isinstance(v, Call) and v.callee() is getattr and len(v.args) == 2 and isinstance(v.args[1], Const):
+            base = self.resolve(v.args[0])
+            if isinstance(base, types.ModuleType):
+                return getattr(base, v.args[1].value, self._NOTHING)
+        return self._NOTHING
+
+    def callee(self, s: Call) -> tuple[Any, Optional[Rule]]:
+        fn = self.resolve(s.fn)
+        if fn is self._NOTHING:
+            return None, None
+        return fn, lookup(fn)
+
+
+class IRTemplateBuilder:
+    """The `t` of rule templates at transform time: operands are IR values, results new statements."""
+
+    def __init__(self, fwd: "ForwardTransform", out: list, loc: Any) -> None:
+        self.fwd = fwd
+        self.out = out
+        self.loc = loc
+
+    def _val(self, x: Any) -> Value:
+        return x if isinstance(x, Value) else Const(x)
+
+    def d(self, h: Any) -> Optional[Value]:
+        return self.fwd.tangent.get(h) if isinstance(h, Value) else None
+
+    def dz(self, h: Any) -> Value:
+        d = self.d(h)
+        if d is not None:
+            return d
+        if not isinstance(h, Value):
+            return zero_constant(h)
+        return literal_zero(h)
+
+    def value(self, x: Any) -> Any:
+        return x.value if isinstance(x, Const) else x
+
+    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
+        s = Call(Const(fn), [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()}, loc=self.loc)
+        self.out.append(s)
+        return s
+
+    def lin(self, fn: Any, dx: Any, *args: Any, **kwargs: Any) -> Optional[Value]:
+        return None if dx is None else self.call(fn, dx, *args, **kwargs)
+
+    def linr(self, fn: Any, x: Any, dy: Any) -> Optional[Value]:
+        return None if dy is None else self.call(fn, x, dy)
+
+    def add(self, a: Any, b: Any) -> Any:
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return self.call(_op("add"), a, b)
+
+    def sub(self, a: Any, b: Any) -> Any:
+        if b is None:
+            return a
+        if a is None:
+            return self.call(_op("neg"), b)
+        return self.call(_op("sub"), a, b)
+
+    def mul(self, a: Any, b: Any) -> Any:
+        if a is None or b is None:
+            return None
+        return self.call(_op("mul"), a, b)
+
+    def div(self, a: Any, b: Any) -> Any:
+        if a is None:
+            return None
+        return self.call(_op("truediv"), a, b)
+
+    def neg(self, a: Any) -> Any:
+        return None if a is None else self.call(_op("neg"), a)
+
+    def zero_like(self, x: Any) -> Value:
+        if isinstance(x, Const):
+            return zero_constant(x.value)
+        return self.call(zero_tangent, x)
+
+    def update(self, dx: Any, new: Any) -> Any:
+        if dx is None:
+            return new
+        return self.call(update, dx, new if new is not None else Const(NoTangent))
+
+    def const(self, v: Any) -> Const:
+        return Const(v)
+
+
+def _op(name: str) -> Any:
+    import operator
+
+    return getattr(operator, name)
+
+
+def fcall(*a: Any, **k: Any) -> Any:  # placeholder resolved lazily to avoid an import cycle
+    from .runtime import fcall as real
+
+    return real(*a, **k)
+
+
+class ForwardTransform:
+    def __init__(self, ir: Function, user_globals: dict) -> None:
+        self.ir = ir
+        self.resolver = StaticResolver(user_globals)
+        self.tangent: dict[Value, Optional[Value]] = {}
+        self.tangent_of: dict[Value, Value] = {}
+        self.uses_self = bool(ir.freevars) or _uses(ir, ir.self_ref)  # type: ignore[attr-defined]
+
+    def run(self) -> tuple[Function, list[Value]]:
+        ir = self.ir
+        from .runtime import fcall as runtime_fcall
+
+        self.fcall = runtime_fcall
+        self.act = Activity(ir, self.resolver.callee, self.uses_self)
+        # Parameters and their tangents.
+        tparams: list[Value] = []
+        for p in ir.params:
+            dp = Param("d" + p.name, len(ir.params) + p.index, p.kind)
+            dp.hint = None
+            self._set(p, dp)
+            tparams.append(dp)
+        params: list[Value] = []
+        if self.uses_self:
+            dself = Param("d" + ir.self_ref.name, -1, "SELF")  # type: ignore[attr-defined]
+            self._set(ir.self_ref, dself)  # type: ignore[attr-defined]
+            params += [ir.self_ref, dself]  # type: ignore[attr-defined]
+        params += list(ir.params) + tparams
+        entry_extra: list[Call] = []
+        for fv in ir.freevars:
+            s = Call(Const(cell_tangent), [self.tangent[ir.self_ref], Const(fv.index)], loc=ir.loc)  # type: ignore[attr-defined]
+            entry_extra.append(s)
+            self._set(fv, s)
+        # Tangent phis first (their incoming values are filled at the end).
+        tphis: list[tuple[Phi, Phi]] = []
+        for b in ir.blocks:
+            for phi in list(b.phis):
+                if phi in self.act.active:
+                    dphi = Phi()
+                    dphi.block = b
+                    b.phis.append(dphi)
+                    self._set(phi, dphi)
+                    tphis.append((phi, dphi))
+        for b in ir.blocks:
+            out: list[Call] = entry_extra if b is ir.entry else []
+            for s in b.stmts:
+                self._statement(s, out)
+            for s in out:
+                s.block = b
+            b.stmts = out
+            t = b.term
+            if isinstance(t, Return):
+                dv = self.tangent.get(t.value)
+                ret = Call(Const(ops.tuple_of), [t.value, dv if dv is not None else self._zero_of(t.value)], loc=t.loc)
+                ret.block = b
+                b.stmts.append(ret)
+                t.value = ret
+        for phi, dphi in tphis:
+            for pred, v in phi.incoming.items():
+                if v is UNDEFINED:
+                    dphi.incoming[pred] = UNDEFINED
+                    continue
+                dv = self.tangent.get(v)
+                dphi.incoming[pred] = dv if dv is not None else self._zero_of(v)
+        return ir, params
+
+    # ------------------------------------------------------------ helpers
+    def _set(self, v: Value, dv: Optional[Value]) -> None:
+        self.tangent[v] = dv
+        if dv is not None and isinstance(dv, (Stmt, Param)) and dv not in self.tangent_of:
+            self.tangent_of[dv] = v
+
+    def _zero_of(self, v: Value) -> Value:
+        return literal_zero(v)
+
+    def _statement(self, s: Call, out: list) -> None:
+        out_before: list = []
+        if s not in self.act.active:
+            out.append(s)
+            return
+        fn, rule = self.resolver.callee(s)
+        operands = [v for v in s.operands() if v is not s.fn or fn is None]
+        any_active = any(v in self.act.active for v in operands)
+        b = IRTemplateBuilder(self, [], s.loc)
+        if not any_active:
+            # Active only because it is written later with active data: start from zero.
+            out.append(s)
+            self._set(s, b.call(ops.new_cell) if fn is ops.new_cell else b.call(zero_tangent, s))
+            out += b.out
+            return
+        if rule is not None and rule.user_frule is None and (rule.jvp is not None or rule.zero):
+            if rule.zero:
+                out.append(s)
+                self._set(s, None)
+            else:
+                y = None if rule.mutates else s
+                dy = rule.jvp(b, y, *s.args, **s.kwargs)  # type: ignore[misc]
+                if rule.mutates:
+                    out += b.out
+                    out.append(s)
+                else:
+                    out.append(s)
+                    out += b.out
+                self._set(s, dy)
+            if self.tangent.get(s) is None and self.act.in_mutated_class(s):
+                z = IRTemplateBuilder(self, out, s.loc).call(zero_tangent, s)
+                self._set(s, z)
+            return
+        self._dispatch(s, fn, out)
+
+    def _dispatch(self, s: Call, fn: Any, out: list) -> None:
+        """`y, dy = _mc.fcall(f, df, args, dargs[, kwargs, dkwargs])`, decided when the code runs."""
+        b = IRTemplateBuilder(self, out, s.loc)
+        callee = s.fn
+        dcallee = self.tangent.get(callee) or Const(NoTangent)
+        if s.callee() is ops.apply:
+            f, args, kwargs = s.args
+            dcallee = self.tangent.get(f) or Const(NoTangent)
+            call = b.call(self.fcall, f, dcallee, args, b.dz(args), kwargs, b.dz(kwargs))
+        else:
+            args = b.call(ops.tuple_of, *s.args)
+            dargs = b.call(ops.tuple_of, *[b.dz(a) for a in s.args])
+            if s.kwargs:
+                kw = b.call(ops.dict_of, *[x for k, v in s.kwargs.items() for x in (Const(k), v)])
+                dkw = b.call(ops.dict_of, *[x for k, v in s.kwargs.items() for x in (Const(k), b.dz(v))])
+                call = b.call(self.fcall, callee, dcallee, args, dargs, kw, dkw)
+            else:
+                call = b.call(self.fcall, callee, dcallee, args, dargs)
+        call.tuple_size = 2  # type: ignore[attr-defined]
+        # The original statement now takes the primal out of the pair; identity and name are kept.
+        import operator
+
+        s.fn, s.args, s.kwargs = Const(operator.getitem), [call, Const(0)], {}
+        out.append(s)
+        ds = Call(Const(operator.getitem), [call, Const(1)], loc=s.loc)
+        out.append(ds)
+        self._set(s, ds)
+
+
+def cell_tangent(dfn: Any, index: int) -> Any:
+    """The tangent cell of closure cell `index` of a function whose tangent is `dfn`."""
+    if isinstance(dfn, FunctionTangent) and dfn.cells[index] is not None:
+        return dfn.cells[index]
+    return types.CellType()
+
+
+def _uses(ir: Function, v: Value) -> bool:
+    for b in ir.blocks:
+        for s in b.stmts:
+            if any(o is v for o in s.operands()):
+                return True
+    return False

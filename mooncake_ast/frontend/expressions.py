@@ -1,0 +1,319 @@
+"""Lowering of expressions: every operation becomes a `Call` of a Python callable.
+
+`x + y` -> `operator.add(x, y)`, `x.a` -> `getattr(x, 'a')`, `x[i]` ->
+`operator.getitem(x, i)`, displays -> `ops.tuple_of(...)` etc.  Short-circuit
+`and`/`or`, chained comparisons and ternaries become branches and a phi.
+Comprehensions and generator expressions become loops that build a list (a
+generator is materialised: its consumer sees the same items in order).
+"""
+from __future__ import annotations
+
+import ast
+import operator
+from typing import Callable, Optional
+
+import libcst as cst
+
+from .. import ops
+from ..ir.nodes import Const, Value
+
+BINARY = {
+    cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
+    cst.Divide: operator.truediv, cst.FloorDivide: operator.floordiv, cst.Modulo: operator.mod,
+    cst.Power: operator.pow, cst.MatrixMultiply: operator.matmul, cst.LeftShift: operator.lshift,
+    cst.RightShift: operator.rshift, cst.BitOr: operator.or_, cst.BitAnd: operator.and_,
+    cst.BitXor: operator.xor,
+}
+AUGMENTED = {
+    cst.AddAssign: operator.iadd, cst.SubtractAssign: operator.isub, cst.MultiplyAssign: operator.imul,
+    cst.DivideAssign: operator.itruediv, cst.FloorDivideAssign: operator.ifloordiv,
+    cst.ModuloAssign: operator.imod, cst.PowerAssign: operator.ipow,
+    cst.MatrixMultiplyAssign: operator.imatmul, cst.LeftShiftAssign: operator.ilshift,
+    cst.RightShiftAssign: operator.irshift, cst.BitOrAssign: operator.ior,
+    cst.BitAndAssign: operator.iand, cst.BitXorAssign: operator.ixor,
+}
+UNARY = {cst.Minus: operator.neg, cst.Plus: operator.pos, cst.Not: operator.not_, cst.BitInvert: operator.invert}
+COMPARE = {
+    cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt,
+    cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
+    cst.Is: operator.is_, cst.IsNot: operator.is_not,
+}
+
+
+class ExpressionLowering:
+    """Mixin of `Lowering` (statements.py): expression visitors."""
+
+    # provided by the statement lowering
+    b: "object"
+
+    def expr(self, node: cst.BaseExpression) -> Value:
+        method: Optional[Callable] = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            self.unsupported(node, f"expression {type(node).__name__}")
+        return method(node)  # type: ignore[misc]
+
+    # ------------------------------------------------------------ atoms
+    def expr_Name(self, node: cst.Name) -> Value:
+        if node.value in ("True", "False", "None"):
+            return Const({"True": True, "False": False, "None": None}[node.value])
+        return self.read_name(node.value, node)  # type: ignore[attr-defined]
+
+    def expr_Integer(self, node: cst.Integer) -> Value:
+        return Const(ast.literal_eval(node.value))
+
+    expr_Float = expr_Integer
+    expr_Imaginary = expr_Integer
+
+    def expr_SimpleString(self, node: cst.SimpleString) -> Value:
+        return Const(node.evaluated_value)
+
+    expr_ConcatenatedString = expr_SimpleString
+
+    def expr_Ellipsis(self, node: cst.Ellipsis) -> Value:
+        return Const(Ellipsis)
+
+    def expr_FormattedString(self, node: cst.FormattedString) -> Value:
+        parts: list[Value] = []
+        for p in node.parts:
+            if isinstance(p, cst.FormattedStringText):
+                parts.append(Const(p.value.replace("{{", "{").replace("}}", "}")))
+            else:
+                value = self.expr(p.expression)
+                spec = Const("")
+                if p.format_spec:
+                    spec = self.expr(cst.FormattedString(parts=p.format_spec))
+                conv = Const(p.conversion or "")
+                parts.append(self.b.call(ops.format_value, [value, spec, conv]))
+        return self.b.call(ops.join_str, parts)
+
+    # ------------------------------------------------------------ operators
+    def expr_BinaryOperation(self, node: cst.BinaryOperation) -> Value:
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        return self.b.call(BINARY[type(node.operator)], [left, right])
+
+    def expr_UnaryOperation(self, node: cst.UnaryOperation) -> Value:
+        operand = self.expr(node.expression)
+        return self.b.call(UNARY[type(node.operator)], [operand])
+
+    def expr_BooleanOperation(self, node: cst.BooleanOperation) -> Value:
+        left = self.expr(node.left)
+        var = self.temp_var("bool")  # type: ignore[attr-defined]
+        self.b.write(var, left)
+        rhs, join = self.b.new_block(), self.b.new_block()
+        if isinstance(node.operator, cst.And):
+            self.b.branch(left, rhs, join)
+        else:
+            self.b.branch(left, join, rhs)
+        self.b.seal(rhs)
+        self.b.position_at(rhs)
+        self.b.write(var, self.expr(node.right))
+        self.b.goto(join)
+        self.b.seal(join)
+        self.b.position_at(join)
+        return self.b.read(var)
+
+    def expr_Comparison(self, node: cst.Comparison) -> Value:
+        left = self.expr(node.left)
+        if len(node.comparisons) == 1:
+            comp = node.comparisons[0]
+            return self._compare(comp.operator, left, self.expr(comp.comparator))
+        var = self.temp_var("cmp")  # type: ignore[attr-defined]
+        join = self.b.new_block()
+        last = len(node.comparisons) - 1
+        for i, comp in enumerate(node.comparisons):
+            right = self.expr(comp.comparator)
+            result = self._compare(comp.operator, left, right)
+            if i == last:
+                self.b.write(var, result)
+                self.b.goto(join)
+            else:
+                self.b.write(var, result)
+                more = self.b.new_block()
+                self.b.branch(result, more, join)
+                self.b.seal(more)
+                self.b.position_at(more)
+                left = right
+        self.b.seal(join)
+        self.b.position_at(join)
+        return self.b.read(var)
+
+    def _compare(self, op: cst.BaseCompOp, left: Value, right: Value) -> Value:
+        if isinstance(op, cst.In):
+            return self.b.call(operator.contains, [right, left])
+        if isinstance(op, cst.NotIn):
+            return self.b.call(ops.not_contains, [right, left])
+        return self.b.call(COMPARE[type(op)], [left, right])
+
+    def expr_IfExp(self, node: cst.IfExp) -> Value:
+        cond = self.expr(node.test)
+        var = self.temp_var("ifexp")  # type: ignore[attr-defined]
+        then, orelse, join = self.b.new_block(), self.b.new_block(), self.b.new_block()
+        self.b.branch(cond, then, orelse)
+        for blk, expr in ((then, node.body), (orelse, node.orelse)):
+            self.b.seal(blk)
+            self.b.position_at(blk)
+            self.b.write(var, self.expr(expr))
+            self.b.goto(join)
+        self.b.seal(join)
+        self.b.position_at(join)
+        return self.b.read(var)
+
+    def expr_NamedExpr(self, node: cst.NamedExpr) -> Value:
+        value = self.expr(node.value)
+        assert isinstance(node.target, cst.Name)
+        return self.assign_name(node.target.value, value, function_scope=True)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------ access
+    def expr_Attribute(self, node: cst.Attribute) -> Value:
+        obj = self.expr(node.value)
+        return self.b.call(getattr, [obj, Const(node.attr.value)])
+
+    def expr_Subscript(self, node: cst.Subscript) -> Value:
+        obj = self.expr(node.value)
+        return self.b.call(operator.getitem, [obj, self.index(node)])
+
+    def index(self, node: cst.Subscript) -> Value:
+        items = [self._slice_item(e.slice) for e in node.slice]
+        if len(items) == 1 and not isinstance(node.slice[0].comma, cst.Comma):
+            return items[0]
+        return self.b.call(ops.tuple_of, items)
+
+    def _slice_item(self, s: cst.BaseSlice) -> Value:
+        if isinstance(s, cst.Index):
+            if s.star:
+                self.unsupported(s, "starred subscript")
+            return self.expr(s.value)
+        assert isinstance(s, cst.Slice)
+        parts = [self.expr(p) if p is not None else Const(None) for p in (s.lower, s.upper, s.step)]
+        return self.b.call(slice, parts)
+
+    # ------------------------------------------------------------ calls
+    def expr_Call(self, node: cst.Call) -> Value:
+        fn = self.expr(node.func)
+        if any(a.star for a in node.args):
+            return self._star_call(fn, node)
+        args: list[Value] = []
+        kwargs: dict[str, Value] = {}
+        for a in node.args:
+            if a.keyword is not None:
+                kwargs[a.keyword.value] = self.expr(a.value)
+            else:
+                args.append(self.expr(a.value))
+        return self.b.call(fn, args, kwargs)
+
+    def _star_call(self, fn: Value, node: cst.Call) -> Value:
+        pos_parts: list[Value] = []
+        kw_parts: list[Value] = []
+        pending_pos: list[Value] = []
+        pending_kw: list[Value] = []
+        for a in node.args:
+            if a.star == "*":
+                if pending_pos:
+                    pos_parts.append(self.b.call(ops.tuple_of, pending_pos))
+                    pending_pos = []
+                pos_parts.append(self.expr(a.value))
+            elif a.star == "**":
+                if pending_kw:
+                    kw_parts.append(self.b.call(ops.dict_of, pending_kw))
+                    pending_kw = []
+                kw_parts.append(self.expr(a.value))
+            elif a.keyword is not None:
+                pending_kw += [Const(a.keyword.value), self.expr(a.value)]
+            else:
+                pending_pos.append(self.expr(a.value))
+        if pending_pos:
+            pos_parts.append(self.b.call(ops.tuple_of, pending_pos))
+        if pending_kw:
+            kw_parts.append(self.b.call(ops.dict_of, pending_kw))
+        args = self.b.call(ops.concat_tuple, pos_parts)
+        kwargs = self.b.call(ops.merge_dicts, kw_parts)
+        return self.b.call(ops.apply, [fn, args, kwargs])
+
+    # ------------------------------------------------------------ displays
+    def _elements(self, elements) -> tuple[list[Value], bool]:
+        """Lower display elements; starred ones become whole parts of a concatenation."""
+        starred = any(isinstance(e, cst.StarredElement) for e in elements)
+        if not starred:
+            return [self.expr(e.value) for e in elements], False
+        parts: list[Value] = []
+        run: list[Value] = []
+        for e in elements:
+            if isinstance(e, cst.StarredElement):
+                if run:
+                    parts.append(self.b.call(ops.tuple_of, run))
+                    run = []
+                parts.append(self.expr(e.value))
+            else:
+                run.append(self.expr(e.value))
+        if run:
+            parts.append(self.b.call(ops.tuple_of, run))
+        return [self.b.call(ops.concat_tuple, parts)], True
+
+    def expr_Tuple(self, node: cst.Tuple) -> Value:
+        items, starred = self._elements(node.elements)
+        return items[0] if starred else self.b.call(ops.tuple_of, items)
+
+    def expr_List(self, node: cst.List) -> Value:
+        items, starred = self._elements(node.elements)
+        return self.b.call(list, items) if starred else self.b.call(ops.list_of, items)
+
+    def expr_Set(self, node: cst.Set) -> Value:
+        items, starred = self._elements(node.elements)
+        return self.b.call(set, items) if starred else self.b.call(ops.set_of, items)
+
+    def expr_Dict(self, node: cst.Dict) -> Value:
+        if any(isinstance(e, cst.StarredDictElement) for e in node.elements):
+            parts: list[Value] = []
+            run: list[Value] = []
+            for e in node.elements:
+                if isinstance(e, cst.StarredDictElement):
+                    if run:
+                        parts.append(self.b.call(ops.dict_of, run))
+                        run = []
+                    parts.append(self.expr(e.value))
+                else:
+                    run += [self.expr(e.key), self.expr(e.value)]
+            if run:
+                parts.append(self.b.call(ops.dict_of, run))
+            return self.b.call(ops.merge_dicts, parts)
+        flat: list[Value] = []
+        for e in node.elements:
+            flat += [self.expr(e.key), self.expr(e.value)]
+        return self.b.call(ops.dict_of, flat)
+
+    # ------------------------------------------------------------ comprehensions
+    def expr_ListComp(self, node: cst.ListComp) -> Value:
+        acc = self.b.call(ops.list_of, [])
+        self.comprehension(node.for_in, lambda: self.b.call(list.append, [acc, self.expr(node.elt)]))  # type: ignore[attr-defined]
+        return acc
+
+    expr_GeneratorExp = expr_ListComp
+
+    def expr_SetComp(self, node: cst.SetComp) -> Value:
+        acc = self.b.call(ops.set_of, [])
+        self.comprehension(node.for_in, lambda: self.b.call(set.add, [acc, self.expr(node.elt)]))  # type: ignore[attr-defined]
+        return acc
+
+    def expr_DictComp(self, node: cst.DictComp) -> Value:
+        acc = self.b.call(ops.dict_of, [])
+
+        def body() -> None:
+            k = self.expr(node.key)
+            v = self.expr(node.value)
+            self.b.call(operator.setitem, [acc, k, v])
+
+        self.comprehension(node.for_in, body)  # type: ignore[attr-defined]
+        return acc
+
+    def expr_Lambda(self, node: cst.Lambda) -> Value:
+        return self.make_function(node, "<lambda>")  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------ rejected
+    def expr_Yield(self, node: cst.Yield) -> Value:
+        self.unsupported(node, "yield (generators)")  # type: ignore[attr-defined]
+        raise AssertionError
+
+    def expr_Await(self, node: cst.Await) -> Value:
+        self.unsupported(node, "await")  # type: ignore[attr-defined]
+        raise AssertionError

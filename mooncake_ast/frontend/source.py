@@ -1,0 +1,137 @@
+"""Find a function's source and its libcst node, with absolute file positions.
+
+`inspect.getsourcelines` gives the definition's lines (decorators included)
+and its first line number; we dedent them (methods and nested functions are
+indented), parse with libcst, and keep the line offset and the indentation
+removed so every location we report is the one in the user's file.  Lambdas
+and definitions whose lines do not parse alone (a lambda inside a larger
+expression) fall back to parsing the whole file.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import inspect
+import linecache
+import textwrap
+import types
+from typing import Optional, Union
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from ..errors import SourceUnavailableError
+
+FunctionNode = Union[cst.FunctionDef, cst.Lambda]
+
+
+@dataclasses.dataclass
+class FunctionSource:
+    """A parsed function definition and how to map its positions to the file."""
+
+    node: FunctionNode
+    positions: dict  # cst node -> CodeRange, relative to the parsed text
+    file: str
+    line_offset: int  # parsed line 1 is file line 1 + line_offset
+    col_offset: int  # indentation removed by dedent
+    file_lines: list[str]
+    text: str  # the source text of the definition, as parsed
+
+    def where(self, node: cst.CSTNode) -> tuple[int, int]:
+        """(file line, 0-based column) of a node."""
+        pos = self.positions[node].start
+        return pos.line + self.line_offset, pos.column + self.col_offset
+
+    def line_text(self, line: int) -> str:
+        if 1 <= line <= len(self.file_lines):
+            return self.file_lines[line - 1].rstrip("\n")
+        return ""
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+
+def _unwrap(fn: object) -> types.FunctionType:
+    fn = inspect.unwrap(fn)  # type: ignore[arg-type]
+    if not isinstance(fn, types.FunctionType):
+        raise SourceUnavailableError(f"{fn!r} is not a Python function")
+    return fn
+
+
+def function_source(fn: object) -> FunctionSource:
+    fn = _unwrap(fn)
+    code = fn.__code__
+    file = code.co_filename
+    file_lines = linecache.getlines(file, fn.__globals__)
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise SourceUnavailableError(f"cannot get the source of {fn.__qualname__} ({file}): {e}") from None
+    if not file_lines:
+        file_lines = [""] * (first - 1) + lines
+    text = "".join(lines)
+    dedented = textwrap.dedent(text)
+    indent = _indent_of(lines[0]) - _indent_of(dedented.splitlines(True)[0]) if lines else 0
+    if code.co_name != "<lambda>":
+        found = _find(dedented, code, first - 1, indent, file, file_lines)
+        if found is not None:
+            return found
+    whole = "".join(file_lines)
+    found = _find(whole, code, 0, 0, file, file_lines)
+    if found is None:
+        raise SourceUnavailableError(f"cannot locate the definition of {fn.__qualname__} in {file}:{first}")
+    return found
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _find(text: str, code: types.CodeType, line_offset: int, col_offset: int, file: str, file_lines: list[str]) -> Optional[FunctionSource]:
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        return None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    target_line = code.co_firstlineno - line_offset
+    candidates: list[FunctionNode] = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            if node.name.value == code.co_name:
+                start = positions[node].start.line
+                body_start = positions[node.name].start.line
+                if start <= target_line <= body_start:
+                    candidates.append(node)
+
+        def visit_Lambda(self, node: cst.Lambda) -> None:
+            if code.co_name == "<lambda>" and positions[node].start.line == target_line:
+                candidates.append(node)
+
+    module.visit(Finder())
+    if not candidates:
+        return None
+    node = candidates[0]
+    if len(candidates) > 1 and code.co_name == "<lambda>":
+        node = _pick_lambda(candidates, code, positions, line_offset, col_offset)
+    span = positions[node]
+    lines = text.splitlines(True)
+    def_text = "".join(lines[span.start.line - 1 : span.end.line])
+    return FunctionSource(node, positions, file, line_offset, col_offset, file_lines, def_text)
+
+
+def _pick_lambda(cands: list, code: types.CodeType, positions: dict, line_offset: int, col_offset: int) -> FunctionNode:
+    """Several lambdas start on one line: pick the one whose body holds the code's first position."""
+    for pos in code.co_positions():
+        line, _, col, _ = pos
+        if line is None or col is None:
+            continue
+        for c in cands:
+            r = positions[c.body]
+            start = (r.start.line + line_offset, r.start.column + col_offset)
+            end = (r.end.line + line_offset, r.end.column + col_offset)
+            if start <= (line, col) <= end:
+                return c
+    return cands[0]

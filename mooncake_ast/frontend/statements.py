@@ -1,0 +1,553 @@
+"""Lowering of a function's statements into basic blocks (see expressions.py for expressions).
+
+Scoping follows Python: a name assigned anywhere in the function is local;
+locals captured by nested functions live in explicit cells (`ops.new_cell`),
+so closures see later assignments as Python's do; names free in the function
+read its own closure cells; everything else is a late-bound `Global`.
+Comprehension variables get their own scope, as in Python 3.
+"""
+from __future__ import annotations
+
+import operator
+import types
+from typing import Callable, Optional, Union
+
+import libcst as cst
+
+from .. import ops
+from ..errors import UnsupportedSyntaxError
+from ..ir.builder import UNDEFINED, Builder
+from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Stmt, Value
+from .expressions import AUGMENTED, ExpressionLowering
+from .source import FunctionSource, function_source
+
+
+class SelfRef(Param):
+    """The function object being differentiated (its closure and nested code live there)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name, -1, "SELF")
+
+    def __repr__(self) -> str:
+        return "SelfRef()"
+
+
+def lower_function(fn: types.FunctionType, src: Optional[FunctionSource] = None) -> Function:
+    """Lower a Python function to IR."""
+    src = src or function_source(fn)
+    return Lowering(fn, src).run()
+
+
+class Lowering(ExpressionLowering):
+    def __init__(self, fn: types.FunctionType, src: FunctionSource) -> None:
+        self.pyfn = fn
+        self.src = src
+        node = src.node
+        line, col = src.where(node)
+        name = fn.__code__.co_name
+        self.ir = Function(name, [], [FreeVar(n, i) for i, n in enumerate(fn.__code__.co_freevars)], self.loc_of(node))
+        self.ir.self_ref = SelfRef(name if name.isidentifier() else "fn")  # type: ignore[attr-defined]
+        self.b = Builder(self.ir)
+        self.loops: list[tuple[Block, Block]] = []  # (continue target, break target)
+        self.scopes: list[dict[str, str]] = []  # comprehension scopes: name -> builder var
+        self._temps = 0
+        self._nested_seen: dict[tuple[str, int], int] = {}
+        self.freevars = {v.name: v for v in self.ir.freevars}
+        self.locals = _local_names(node)
+        self.cells: dict[str, Value] = {}
+        self.cellnames = self.locals & _captured_names(fn.__code__)
+
+    # ------------------------------------------------------------ helpers
+    def loc_of(self, node: cst.CSTNode) -> Loc:
+        line, col = self.src.where(node)
+        return Loc(self.src.file, line, col, self.src.line_text(line).strip())
+
+    def unsupported(self, node: cst.CSTNode, what: str) -> None:
+        line, col = self.src.where(node)
+        raise UnsupportedSyntaxError(what, self.src.file, line, col, self.src.line_text(line))
+
+    def temp_var(self, kind: str) -> str:
+        self._temps += 1
+        return f"%{kind}{self._temps}"
+
+    # ------------------------------------------------------------ entry
+    def run(self) -> Function:
+        node = self.src.node
+        entry = self.b.new_block()
+        self.b.seal(entry)
+        self.b.position_at(entry)
+        self.b.loc = self.ir.loc
+        self._params(node.params)
+        self.ir.local_names = set(self.locals)
+        if isinstance(node, cst.Lambda):
+            self.b.loc = self.loc_of(node.body)
+            self.b.ret(self.expr(node.body))
+        else:
+            self.body(node.body)
+            if not self.b.terminated:
+                self.b.ret(Const(None))
+        self.b.finish()
+        return self.ir
+
+    def _params(self, params: cst.Parameters) -> None:
+        groups = [
+            (params.posonly_params, "POSITIONAL_ONLY"),
+            (params.params, "POSITIONAL_OR_KEYWORD"),
+        ]
+        ordered: list[tuple[cst.Param, str]] = [(p, k) for ps, k in groups for p in ps]
+        if isinstance(params.star_arg, cst.Param):
+            ordered.append((params.star_arg, "VAR_POSITIONAL"))
+        ordered += [(p, "KEYWORD_ONLY") for p in params.kwonly_params]
+        if params.star_kwarg is not None:
+            ordered.append((params.star_kwarg, "VAR_KEYWORD"))
+        for cell in sorted(self.cellnames):
+            self.cells[cell] = self.b.call(ops.new_cell, [], hint=f"{cell}_cell")
+        for i, (p, kind) in enumerate(ordered):
+            param = Param(p.name.value, i, kind)
+            self.ir.params.append(param)
+            self.assign_name(p.name.value, param)
+
+    # ------------------------------------------------------------ names
+    def _var_key(self, name: str) -> Optional[str]:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return name if name in self.locals else None
+
+    def read_name(self, name: str, node: cst.CSTNode) -> Value:
+        key = self._var_key(name)
+        if key is None:
+            if name in self.freevars:
+                return self.b.call(ops.cell_get, [self.freevars[name]], hint=name)
+            self.ir.globals_read.add(name)
+            from ..ir.nodes import Global
+
+            return Global(name)
+        if key == name and name in self.cells:
+            return self.b.call(ops.cell_get, [self.cells[name]], hint=name)
+        value = self.b.read(key)
+        if value is UNDEFINED:
+            self.unsupported(node, f"name {name!r} may be used before it is assigned")
+        return value
+
+    def assign_name(self, name: str, value: Value, function_scope: bool = False) -> Value:
+        key = name if function_scope else (self._var_key(name) or name)
+        if key == name and name in self.cells:
+            self.b.call(ops.cell_set, [self.cells[name], value])
+            return value
+        if isinstance(value, Param) and value.name == name:
+            self.b.write(key, value)
+            return value
+        if not isinstance(value, Stmt) or value in self.b.var_of or value.hint is not None and value.hint != name:
+            # A second name for an existing value: an explicit copy keeps each
+            # SSA value bound to one variable, so emitted names never clash.
+            value = self.b.call(ops.identity, [value], hint=name)
+        else:
+            value.hint = name
+        self.b.write(key, value)
+        return value
+
+    def assign(self, target: cst.BaseExpression, value: Value) -> None:
+        if isinstance(target, cst.Name):
+            self.assign_name(target.value, value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            self._unpack(target, value)
+        elif isinstance(target, cst.Attribute):
+            obj = self.expr(target.value)
+            self.b.call(setattr, [obj, Const(target.attr.value), value])
+        elif isinstance(target, cst.Subscript):
+            obj = self.expr(target.value)
+            self.b.call(operator.setitem, [obj, self.index(target), value])
+        else:
+            self.unsupported(target, f"assignment to {type(target).__name__}")
+
+    def _unpack(self, target: Union[cst.Tuple, cst.List], value: Value) -> None:
+        elts = [e for e in target.elements]
+        stars = [i for i, e in enumerate(elts) if isinstance(e, cst.StarredElement)]
+        if not stars:
+            items = self.b.call(ops.unpack, [value, Const(len(elts))])
+        else:
+            i = stars[0]
+            items = self.b.call(ops.unpack_star, [value, Const(i), Const(len(elts) - i - 1)])
+        for k, e in enumerate(elts):
+            item = self.b.call(operator.getitem, [items, Const(k)])
+            self.assign(e.value, item)
+
+    # ------------------------------------------------------------ statements
+    def body(self, body: Union[cst.BaseSuite, list]) -> None:
+        stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else body
+        for s in stmts:
+            if self.b.terminated:
+                return  # unreachable code after return/break/continue/raise
+            if isinstance(s, cst.SimpleStatementLine):
+                for small in s.body:
+                    if self.b.terminated:
+                        return
+                    self.b.loc = self.loc_of(small)
+                    self.small(small)
+            else:
+                self.b.loc = self.loc_of(s)
+                self.compound(s)
+
+    def small(self, s: cst.BaseSmallStatement) -> None:
+        method: Optional[Callable] = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            self.unsupported(s, _describe(s))
+        method(s)  # type: ignore[misc]
+
+    def compound(self, s: cst.BaseCompoundStatement) -> None:
+        if getattr(s, "asynchronous", None) is not None:
+            self.unsupported(s, "async")
+        method: Optional[Callable] = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            self.unsupported(s, _describe(s))
+        method(s)  # type: ignore[misc]
+
+    def stmt_Expr(self, s: cst.Expr) -> None:
+        self.expr(s.value)
+
+    def stmt_Pass(self, s: cst.Pass) -> None:
+        pass
+
+    def stmt_Assign(self, s: cst.Assign) -> None:
+        value = self.expr(s.value)
+        for t in s.targets:
+            self.assign(t.target, value)
+
+    def stmt_AnnAssign(self, s: cst.AnnAssign) -> None:
+        if s.value is not None:
+            self.assign(s.target, self.expr(s.value))
+
+    def stmt_AugAssign(self, s: cst.AugAssign) -> None:
+        op = AUGMENTED[type(s.operator)]
+        t = s.target
+        if isinstance(t, cst.Name):
+            current = self.read_name(t.value, t)
+            self.assign_name(t.value, self.b.call(op, [current, self.expr(s.value)], hint=t.value))
+        elif isinstance(t, cst.Attribute):
+            obj = self.expr(t.value)
+            name = Const(t.attr.value)
+            current = self.b.call(getattr, [obj, name])
+            new = self.b.call(op, [current, self.expr(s.value)])
+            self.b.call(setattr, [obj, name, new])
+        elif isinstance(t, cst.Subscript):
+            obj = self.expr(t.value)
+            idx = self.index(t)
+            current = self.b.call(operator.getitem, [obj, idx])
+            new = self.b.call(op, [current, self.expr(s.value)])
+            self.b.call(operator.setitem, [obj, idx, new])
+        else:
+            self.unsupported(t, "augmented assignment target")
+
+    def stmt_Return(self, s: cst.Return) -> None:
+        self.b.ret(self.expr(s.value) if s.value is not None else Const(None))
+
+    def stmt_Raise(self, s: cst.Raise) -> None:
+        if s.cause is not None:
+            self.unsupported(s, "raise ... from ...")
+        self.b.raise_(self.expr(s.exc) if s.exc is not None else None)
+
+    def stmt_Assert(self, s: cst.Assert) -> None:
+        cond = self.expr(s.test)
+        ok, fail = self.b.new_block(), self.b.new_block()
+        self.b.branch(cond, ok, fail)
+        self.b.seal(fail)
+        self.b.position_at(fail)
+        msg = [self.expr(s.msg)] if s.msg is not None else []
+        self.b.raise_(self.b.call(ops.assert_failed, msg))
+        self.b.seal(ok)
+        self.b.position_at(ok)
+
+    def stmt_Break(self, s: cst.Break) -> None:
+        self.b.goto(self.loops[-1][1])
+
+    def stmt_Continue(self, s: cst.Continue) -> None:
+        self.b.goto(self.loops[-1][0])
+
+    def stmt_Del(self, s: cst.Del) -> None:
+        targets = s.target.elements if isinstance(s.target, cst.Tuple) else [s.target]
+        for t in targets:
+            t = getattr(t, "value", t)
+            if isinstance(t, cst.Subscript):
+                self.b.call(operator.delitem, [self.expr(t.value), self.index(t)])
+            elif isinstance(t, cst.Attribute):
+                self.b.call(delattr, [self.expr(t.value), Const(t.attr.value)])
+            else:
+                self.unsupported(t, "del of a variable")
+
+    def stmt_Import(self, s: cst.Import) -> None:
+        for alias in s.names:
+            full = cst.Module([]).code_for_node(alias.name)
+            mod = self.b.call(ops.import_module, [Const(full)])
+            if alias.asname is not None:
+                mod = self.b.call(ops.import_module, [Const(full), Const(("*",))])
+                self.assign_name(alias.asname.name.value, mod)  # type: ignore[union-attr]
+            else:
+                self.assign_name(full.split(".")[0], mod)
+
+    def stmt_ImportFrom(self, s: cst.ImportFrom) -> None:
+        if isinstance(s.names, cst.ImportStar) or s.relative:
+            self.unsupported(s, "relative or star import inside a function")
+        full = cst.Module([]).code_for_node(s.module)  # type: ignore[arg-type]
+        names = tuple(a.name.value for a in s.names)  # type: ignore[union-attr]
+        mod = self.b.call(ops.import_module, [Const(full), Const(names)])
+        for a in s.names:  # type: ignore[union-attr]
+            name = a.asname.name.value if a.asname else a.name.value  # type: ignore[union-attr]
+            self.assign_name(name, self.b.call(getattr, [mod, Const(a.name.value)]))  # type: ignore[union-attr]
+
+    # ------------------------------------------------------------ control flow
+    def stmt_If(self, s: cst.If) -> None:
+        cond = self.expr(s.test)
+        then, orelse, join = self.b.new_block(), self.b.new_block(), self.b.new_block()
+        self.b.branch(cond, then, orelse)
+        self.b.seal(then)
+        self.b.position_at(then)
+        self.body(s.body)
+        self.b.goto(join)
+        self.b.seal(orelse)
+        self.b.position_at(orelse)
+        if isinstance(s.orelse, cst.If):
+            self.b.loc = self.loc_of(s.orelse)
+            self.stmt_If(s.orelse)
+        elif isinstance(s.orelse, cst.Else):
+            self.body(s.orelse.body)
+        self.b.goto(join)
+        self.b.seal(join)
+        self.b.position_at(join)
+
+    def stmt_While(self, s: cst.While) -> None:
+        header, body, orelse, exit_ = (self.b.new_block() for _ in range(4))
+        loc = self.b.loc
+        self.b.goto(header)
+        self.b.position_at(header)
+        header.loop = LoopInfo("while", loc=loc, exit=exit_, orelse=orelse if s.orelse is not None else None)
+        cond = self.expr(s.test)
+        self.b.branch(cond, body, orelse)
+        self.b.seal(body)
+        self.b.position_at(body)
+        self.loops.append((header, exit_))
+        self.body(s.body)
+        self.loops.pop()
+        self.b.goto(header)
+        self.b.seal(header)
+        self.b.seal(orelse)
+        self.b.position_at(orelse)
+        if s.orelse is not None:
+            self.body(s.orelse.body)
+        self.b.goto(exit_)
+        self.b.seal(exit_)
+        self.b.position_at(exit_)
+
+    def stmt_For(self, s: cst.For) -> None:
+        self.for_loop(s.target, s.iter, lambda: self.body(s.body), s.orelse.body if s.orelse else None)
+
+    def for_loop(self, target: cst.BaseExpression, iterable: cst.BaseExpression, body: Callable[[], None], orelse=None) -> None:
+        """`for target in iterable` as an index loop over `ops.sequence(iterable)`.
+
+        Reverse mode needs to know which element each iteration read, so the
+        loop counts `k` over a sequence that can be indexed; the emitter
+        prints it back as `for target in ...`.
+        """
+        loc = self.b.loc
+        it = self.expr(iterable)
+        seq = self.b.call(ops.sequence, [it])
+        n = self.b.call(len, [seq])
+        header, body_blk, latch, orelse_blk, exit_ = (self.b.new_block() for _ in range(5))
+        counter_var = self.temp_var("k")
+        self.b.write(counter_var, Const(0))
+        self.b.goto(header)
+        self.b.position_at(header)
+        k = self.b.read(counter_var)
+        self.b.loc = loc
+        more = self.b.call(operator.lt, [k, n])
+        self.b.branch(more, body_blk, orelse_blk)
+        self.b.seal(body_blk)
+        self.b.position_at(body_blk)
+        item = self.b.call(operator.getitem, [seq, k])
+        header.loop = LoopInfo("for", loc=loc, counter=k, seq=seq, length=n, item=item, latch=latch,
+                               exit=exit_, orelse=orelse_blk if orelse is not None else None)
+        self.assign(target, item)
+        self.loops.append((latch, exit_))
+        body()
+        self.loops.pop()
+        self.b.goto(latch)
+        self.b.seal(latch)
+        self.b.position_at(latch)
+        self.b.loc = loc
+        self.b.write(counter_var, self.b.call(operator.add, [self.b.read(counter_var), Const(1)]))
+        self.b.goto(header)
+        self.b.seal(header)
+        self.b.seal(orelse_blk)
+        self.b.position_at(orelse_blk)
+        if orelse is not None:
+            self.body(orelse)
+        self.b.goto(exit_)
+        self.b.seal(exit_)
+        self.b.position_at(exit_)
+
+    def comprehension(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
+        self.scopes.append({})
+        self._comp_level(for_in, innermost)
+        self.scopes.pop()
+
+    def _comp_level(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
+        if for_in.asynchronous is not None:
+            self.unsupported(for_in, "async comprehension")
+        scope = self.scopes[-1]
+        for name in _target_names(for_in.target):
+            scope[name] = self.temp_var(name)
+
+        def body() -> None:
+            skip = self.loops[-1][0]
+            for cond in for_in.ifs:
+                ok = self.b.new_block()
+                self.b.branch(self.expr(cond.test), ok, skip)
+                self.b.seal(ok)
+                self.b.position_at(ok)
+            if for_in.inner_for_in is not None:
+                self._comp_level(for_in.inner_for_in, innermost)
+            else:
+                innermost()
+
+        # The first iterable is evaluated in the enclosing scope, as in Python.
+        self.for_loop(for_in.target, for_in.iter, body)
+
+    # ------------------------------------------------------------ nested functions
+    def stmt_FunctionDef(self, s: cst.FunctionDef) -> None:
+        if s.decorators:
+            self.unsupported(s.decorators[0], "decorated nested function")
+        self.assign_name(s.name.value, self.make_function(s, s.name.value))
+
+    def make_function(self, node: Union[cst.FunctionDef, cst.Lambda], name: str) -> Value:
+        line, _ = self.src.where(node if isinstance(node, cst.Lambda) else node)
+        if isinstance(node, cst.FunctionDef):
+            line = self.src.where(node.decorators[0] if node.decorators else node)[0]
+        nth = self._nested_seen.get((name, line), 0)
+        self._nested_seen[(name, line)] = nth + 1
+        code = self.b.call(ops.nested_code, [self.ir.self_ref, Const(name), Const(line), Const(nth)], hint=f"{name}_code")  # type: ignore[attr-defined]
+        params = node.params
+        defaults = [self.expr(p.default) for p in (*params.posonly_params, *params.params) if p.default is not None]
+        kwdefaults: list[Value] = []
+        for p in params.kwonly_params:
+            if p.default is not None:
+                kwdefaults += [Const(p.name.value), self.expr(p.default)]
+        code_obj = ops.nested_code(self.pyfn, name, line, nth)
+        closure = [self._cell_for(v) for v in code_obj.co_freevars]
+        args = [
+            code,
+            self.ir.self_ref,  # type: ignore[attr-defined]
+            self.b.call(ops.tuple_of, defaults),
+            self.b.call(ops.dict_of, kwdefaults),
+            self.b.call(ops.tuple_of, closure),
+        ]
+        return self.b.call(ops.make_function, args, hint=name if name != "<lambda>" else "lam")
+
+    def _cell_for(self, name: str) -> Value:
+        if name in self.cells:
+            return self.cells[name]
+        if name in self.freevars:
+            return self.freevars[name]
+        raise AssertionError(f"free variable {name!r} of a nested function is not a cell here")
+
+    # ------------------------------------------------------------ rejected statements
+    def stmt_Global(self, s: cst.Global) -> None:
+        self.unsupported(s, "global statement (writing module globals)")
+
+    def stmt_Nonlocal(self, s: cst.Nonlocal) -> None:
+        self.unsupported(s, "nonlocal statement (writing enclosing variables)")
+
+
+def _describe(s: cst.CSTNode) -> str:
+    names = {
+        "Try": "try statement", "TryStar": "try/except* statement", "With": "with statement",
+        "ClassDef": "class definition inside a function", "Match": "match statement",
+    }
+    return names.get(type(s).__name__, f"{type(s).__name__} statement")
+
+
+def _target_names(t: cst.BaseExpression) -> list[str]:
+    if isinstance(t, cst.Name):
+        return [t.value]
+    if isinstance(t, (cst.Tuple, cst.List)):
+        return [n for e in t.elements for n in _target_names(e.value)]
+    if isinstance(t, cst.StarredElement):
+        return _target_names(t.value)
+    return []
+
+
+class _LocalNames(cst.CSTVisitor):
+    """Names bound in a function's own scope (not in nested functions or comprehensions)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        if self.depth:
+            self.names.add(node.name.value)
+            return False
+        self.depth += 1
+        return True
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        if self.depth:
+            return False
+        self.depth += 1
+        return True
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.names.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.names.add(node.name.value)
+        return False
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        pass  # comprehension targets are local to the comprehension
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.names.update(_target_names(node.target))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.names.update(_target_names(node.target))
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.names.update(_target_names(node.target))
+
+    def visit_For(self, node: cst.For) -> None:
+        self.names.update(_target_names(node.target))
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self.names.update(_target_names(node.target))
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for a in node.names:
+            self.names.add(a.asname.name.value if a.asname else cst.Module([]).code_for_node(a.name).split(".")[0])  # type: ignore[union-attr]
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if not isinstance(node.names, cst.ImportStar):
+            for a in node.names:
+                self.names.add(a.asname.name.value if a.asname else a.name.value)  # type: ignore[union-attr]
+
+
+def _local_names(node: Union[cst.FunctionDef, cst.Lambda]) -> set[str]:
+    v = _LocalNames()
+    if isinstance(node, cst.FunctionDef):
+        v.depth = 1
+        node.params.visit(v)
+        node.body.visit(v)
+    else:
+        v.depth = 1
+        node.params.visit(v)
+        node.body.visit(v)
+    return v.names
+
+
+def _captured_names(code: types.CodeType) -> set[str]:
+    """Names that nested functions (not comprehensions, which we inline) take from this scope."""
+    out: set[str] = set()
+    for c in ops._walk_code(code):
+        if c.co_name.startswith("<") and c.co_name != "<lambda>":
+            continue
+        out.update(c.co_freevars)
+    return out

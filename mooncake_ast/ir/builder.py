@@ -1,0 +1,234 @@
+"""Builder verbs for the IR, with SSA built on the fly (Braun et al. 2013).
+
+The frontend walks the syntax tree once and calls `write`/`read` for source
+variables; phis are created lazily and trivial ones removed, so no separate
+dominance-frontier pass is needed.  Blocks are *sealed* once all their
+predecessors are known (loop headers after the back edge is added).
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .nodes import Block, Branch, Call, Const, Function, Goto, Loc, Phi, Raise, Return, Stmt, Terminator, Value
+
+
+class _Undefined:
+    """The value of a variable on a path where it was never assigned."""
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+
+UNDEFINED = Const(_Undefined())
+
+
+class Builder:
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        self.block: Optional[Block] = None
+        self._defs: dict[str, dict[Block, Value]] = {}
+        self._sealed: set[Block] = set()
+        self._incomplete: dict[Block, dict[str, Phi]] = {}
+        self._forward: dict[Value, Value] = {}  # removed trivial phis -> replacement
+        self.loc: Optional[Loc] = None
+        # Variables each SSA value was bound to, for readable names.
+        self.var_of: dict[Value, str] = {}
+
+    # ------------------------------------------------------------ blocks
+    def new_block(self) -> Block:
+        return self.fn.new_block()
+
+    def position_at(self, block: Block) -> None:
+        self.block = block
+
+    @property
+    def terminated(self) -> bool:
+        return self.block is None or self.block.term is not None
+
+    def _terminate(self, term: Terminator) -> None:
+        assert self.block is not None and self.block.term is None, "block already terminated"
+        term.loc = term.loc or self.loc
+        self.block.term = term
+        for s in term.successors():
+            s.preds.append(self.block)
+        self.block = None
+
+    def goto(self, target: Block) -> None:
+        if not self.terminated:
+            self._terminate(Goto(target))
+
+    def branch(self, cond: Value, then: Block, orelse: Block) -> None:
+        self._terminate(Branch(cond, then, orelse))
+
+    def ret(self, value: Value) -> None:
+        self._terminate(Return(value))
+
+    def raise_(self, exc: Optional[Value]) -> None:
+        self._terminate(Raise(exc))
+
+    def seal(self, block: Block) -> None:
+        for var, phi in self._incomplete.pop(block, {}).items():
+            self._add_phi_operands(var, phi)
+        self._sealed.add(block)
+
+    # ------------------------------------------------------------ statements
+    def call(self, fn: Any, args: list[Value], kwargs: Optional[dict[str, Value]] = None, hint: Optional[str] = None) -> Call:
+        """Append `fn(*args, **kwargs)`; `fn` may be a Value or a known callable."""
+        assert self.block is not None, "emitting into a terminated block"
+        callee = fn if isinstance(fn, Value) else Const(fn)
+        stmt = Call(callee, args, kwargs, hint=hint, loc=self.loc)
+        stmt.block = self.block
+        self.block.stmts.append(stmt)
+        return stmt
+
+    # ------------------------------------------------------------ variables
+    def write(self, var: str, value: Value, block: Optional[Block] = None) -> None:
+        block = block or self.block
+        assert block is not None
+        self._defs.setdefault(var, {})[block] = value
+        if isinstance(value, Stmt) and value not in self.var_of:
+            self.var_of[value] = var
+
+    def read(self, var: str, block: Optional[Block] = None) -> Value:
+        block = block or self.block
+        assert block is not None
+        v = self._defs.get(var, {}).get(block)
+        if v is not None:
+            return self.resolve(v)
+        return self._read_recursive(var, block)
+
+    def is_defined_somewhere(self, var: str) -> bool:
+        return var in self._defs
+
+    def _read_recursive(self, var: str, block: Block) -> Value:
+        if block not in self._sealed:
+            phi = self._new_phi(block, var)
+            self._incomplete.setdefault(block, {})[var] = phi
+            val: Value = phi
+        elif len(block.preds) == 1:
+            val = self.read(var, block.preds[0])
+        elif not block.preds:
+            val = UNDEFINED
+        else:
+            phi = self._new_phi(block, var)
+            self.write(var, phi, block)
+            val = self._add_phi_operands(var, phi)
+        self.write(var, val, block)
+        return val
+
+    def _new_phi(self, block: Block, var: str) -> Phi:
+        phi = Phi(hint=var)
+        phi.block = block
+        phi.loc = self.loc
+        block.phis.append(phi)
+        self.var_of[phi] = var
+        return phi
+
+    def _add_phi_operands(self, var: str, phi: Phi) -> Value:
+        for pred in phi.block.preds:  # type: ignore[union-attr]
+            phi.incoming[pred] = self.read(var, pred)
+        return self._try_remove_trivial(phi)
+
+    def _try_remove_trivial(self, phi: Phi) -> Value:
+        same: Optional[Value] = None
+        for op in phi.incoming.values():
+            op = self.resolve(op)
+            if op is same or op is phi:
+                continue
+            if same is not None:
+                return phi
+            same = op
+        if same is None:
+            same = UNDEFINED
+        self._forward[phi] = same
+        phi.block.phis.remove(phi)  # type: ignore[union-attr]
+        # Phis that used this one may have become trivial too.
+        users = [u for b in self.fn.blocks for u in b.phis if any(v is phi for v in u.incoming.values())]
+        for u in users:
+            u.incoming = {p: (same if v is phi else v) for p, v in u.incoming.items()}
+        for u in users:
+            if u in u.block.phis:  # type: ignore[union-attr]
+                self._try_remove_trivial(u)
+        return same
+
+    def resolve(self, v: Value) -> Value:
+        while v in self._forward:
+            v = self._forward[v]
+        return v
+
+    def finish(self) -> None:
+        """Apply phi replacements everywhere and recompute predecessor lists."""
+        for b in self.fn.blocks:
+            for phi in b.phis:
+                phi.incoming = {p: self.resolve(v) for p, v in phi.incoming.items()}
+            for s in b.stmts:
+                for op in s.operands():
+                    r = self.resolve(op)
+                    if r is not op:
+                        s.replace_operand(op, r)
+            if b.term is not None:
+                for op in b.term.operands():
+                    r = self.resolve(op)
+                    if r is not op:
+                        b.term.replace_operand(op, r)
+            if b.loop is not None:
+                for attr in ("counter", "seq", "length", "item"):
+                    v = getattr(b.loop, attr)
+                    if v is not None:
+                        setattr(b.loop, attr, self.resolve(v))
+        self.fn.remove_unreachable()
+        simplify_cfg(self.fn)
+
+
+def simplify_cfg(fn: Function) -> None:
+    """Thread jumps through empty blocks and merge straight-line chains.
+
+    Blocks that the emitter needs to see (loop headers and latches) are kept.
+    """
+    keep = {fn.entry}
+    for b in fn.blocks:
+        if b.loop is not None:
+            keep.add(b)
+            keep.update(x for x in (b.loop.latch, b.loop.exit, b.loop.orelse) if x is not None)
+    changed = True
+    while changed:
+        changed = False
+        fn.recompute_preds()
+        for b in fn.blocks:
+            t = b.term
+            # Merge a block into its only predecessor when that one just jumps here.
+            if isinstance(t, Goto) and t.target not in keep and len(t.target.preds) == 1 and t.target is not b:
+                nxt = t.target
+                assert not nxt.phis
+                for s in nxt.stmts:
+                    s.block = b
+                b.stmts.extend(nxt.stmts)
+                b.term = nxt.term
+                for succ in nxt.successors():
+                    for phi in succ.phis:
+                        if nxt in phi.incoming:
+                            phi.incoming[b] = phi.incoming.pop(nxt)
+                nxt.stmts, nxt.term = [], None
+                fn.blocks.remove(nxt)
+                changed = True
+                break
+            # Skip an empty block: jump straight to where it goes.
+            for attr in ("target", "then", "orelse"):
+                mid = getattr(t, attr, None)
+                if mid is None or mid in keep or mid.phis or mid.stmts or not isinstance(mid.term, Goto):
+                    continue
+                dest = mid.term.target
+                if dest is mid or (dest.phis and b in dest.preds):
+                    continue
+                if dest.phis and len(mid.preds) != 1:
+                    continue
+                for phi in dest.phis:
+                    phi.incoming[b] = phi.incoming.pop(mid)
+                setattr(t, attr, dest)
+                changed = True
+                break
+            if changed:
+                break
+        if changed:
+            fn.remove_unreachable()
+    fn.recompute_preds()

@@ -1,0 +1,165 @@
+"""Callables the frontend normalises Python syntax to.
+
+`operator.*`, `getattr`, `slice` etc. cover most syntax; the few constructs
+with no stdlib callable (displays, closure cells, `f(*a, **k)`, iteration)
+get one small function here each.  The emitter prints them back as the
+syntax they came from (`tuple_of(a, b)` prints as `(a, b)`), and the rule
+tables give each one its derivative.
+"""
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+
+def tuple_of(*items: Any) -> tuple:
+    return items
+
+
+def list_of(*items: Any) -> list:
+    return list(items)
+
+
+def set_of(*items: Any) -> set:
+    return set(items)
+
+
+def dict_of(*keys_and_values: Any) -> dict:
+    """`dict_of(k1, v1, k2, v2)` is `{k1: v1, k2: v2}`."""
+    it = iter(keys_and_values)
+    return {k: v for k, v in zip(it, it)}
+
+
+def concat_tuple(*parts: Any) -> tuple:
+    """`(*a, b)`: each part is an iterable already made into a tuple."""
+    out: tuple = ()
+    for p in parts:
+        out = out + tuple(p)
+    return out
+
+
+def merge_dicts(*parts: Any) -> dict:
+    out: dict = {}
+    for p in parts:
+        out.update(p)
+    return out
+
+
+def apply(fn: Any, args: tuple, kwargs: dict) -> Any:
+    """`fn(*args, **kwargs)`."""
+    return fn(*args, **kwargs)
+
+
+def new_cell() -> Any:
+    return types.CellType()
+
+
+def cell_get(cell: Any) -> Any:
+    return cell.cell_contents
+
+
+def cell_set(cell: Any, value: Any) -> None:
+    cell.cell_contents = value
+
+
+def identity(x: Any) -> Any:
+    """`y = x`: a second name for the same object (kept so names stay readable)."""
+    return x
+
+
+def sequence(iterable: Any) -> Any:
+    """What a `for` loop iterates, made indexable so each iteration's element is known.
+
+    Lists, tuples, ranges and arrays are used as they are (indexing an array
+    gives views, as iterating it does); anything else is materialised once.
+    """
+    if isinstance(iterable, (list, tuple, range, np.ndarray, str)):
+        return iterable
+    return list(iterable)
+
+
+def unpack(value: Any, count: int) -> tuple:
+    """`a, b = value`: exactly `count` items, with Python's error otherwise."""
+    items = tuple(value)
+    if len(items) != count:
+        raise ValueError(f"expected {count} values to unpack, got {len(items)}")
+    return items
+
+
+def unpack_star(value: Any, before: int, after: int) -> tuple:
+    """`a, *rest, b = value`: returns (a, rest_list, b)."""
+    items = list(value)
+    if len(items) < before + after:
+        raise ValueError(f"not enough values to unpack (expected at least {before + after}, got {len(items)})")
+    stop = len(items) - after
+    return (*items[:before], items[before:stop], *items[stop:])
+
+
+def make_function(code: types.CodeType, globals_of: Any, defaults: tuple, kwdefaults: dict, closure: tuple) -> types.FunctionType:
+    """A nested `def`/`lambda`: a new function object over `code` with explicit cells."""
+    fn = types.FunctionType(code, globals_of.__globals__, code.co_name, defaults or None, closure or None)
+    if kwdefaults:
+        fn.__kwdefaults__ = kwdefaults
+    fn.__qualname__ = f"{globals_of.__qualname__}.<locals>.{code.co_name}"
+    return fn
+
+
+_code_cache: dict[tuple, types.CodeType] = {}
+
+
+def nested_code(outer: Any, name: str, line: int, nth: int) -> types.CodeType:
+    """The code object of the `nth` nested function `name` defined at `line` inside `outer`."""
+    key = (outer.__code__, name, line, nth)
+    code = _code_cache.get(key)
+    if code is None:
+        found = [c for c in _walk_code(outer.__code__) if c.co_name == name and c.co_firstlineno == line]
+        if len(found) <= nth:
+            raise RuntimeError(f"cannot find the code of nested function {name!r} at line {line} in {outer.__qualname__}")
+        code = _code_cache[key] = found[nth]
+    return code
+
+
+def _walk_code(code: types.CodeType):
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            yield c
+            if c.co_name.startswith("<") and c.co_name != "<lambda>":  # comprehensions
+                yield from _walk_code(c)
+
+
+def format_value(value: Any, spec: str, conversion: str) -> str:
+    """One `{value!conversion:spec}` field of an f-string."""
+    if conversion == "r":
+        value = repr(value)
+    elif conversion == "s":
+        value = str(value)
+    elif conversion == "a":
+        value = ascii(value)
+    return format(value, spec)
+
+
+def join_str(*parts: str) -> str:
+    return "".join(parts)
+
+
+def not_contains(container: Any, item: Any) -> bool:
+    return item not in container
+
+
+def assert_failed(msg: Any = None) -> AssertionError:
+    return AssertionError(msg) if msg is not None else AssertionError()
+
+
+def range_continues(i: int, stop: int, step: int) -> bool:
+    """The test of a `for i in range(start, stop, step)` loop whose step sign is unknown."""
+    return i < stop if step > 0 else i > stop
+
+
+def import_module(name: str, fromlist: tuple = ()) -> Any:
+    return __import__(name, fromlist=fromlist)
+
+
+def delete_name_error(name: str) -> None:  # pragma: no cover - unsupported for now
+    raise UnboundLocalError(name)

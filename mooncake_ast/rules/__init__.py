@@ -1,0 +1,3 @@
+"""Rule tables; importing this package registers every built-in rule."""
+from . import builtin_rules, math_rules, numpy_rules, operator_rules  # noqa: F401
+from .registry import Rule, all_rules, defjvp, defmethod, defzero, lookup  # noqa: F401

@@ -1,0 +1,55 @@
+"""Small functions the rule templates call from generated code (as `_mc.<name>`).
+
+Each exists because the plain expression would be wrong somewhere the rule
+must be right: at a kink, at zero, or for a value that may be an int.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+
+def sign(x: Any) -> Any:
+    """d|x|/dx, taking 0 at x == 0 (the documented value at the kink)."""
+    if isinstance(x, (float, int)):
+        return (x > 0) - (x < 0)
+    return np.sign(x)
+
+
+def log_for_pow(base: Any) -> Any:
+    """log(base) in d(base**p)/dp; 0 where base == 0 (the limit of p*base**p*log(base)); nan below 0."""
+    if isinstance(base, (float, int)):
+        if base > 0:
+            return math.log(base)
+        return 0.0 if base == 0 else math.nan
+    base = np.asarray(base)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(np.where(base == 0, 1.0, base))
+    return out
+
+
+def pow_minus_one(base: Any, p: Any) -> Any:
+    """base ** (p - 1), with 0 ** 0 = 1 so d(x**1)/dx = 1 at x = 0."""
+    if isinstance(base, np.ndarray) or isinstance(p, np.ndarray):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.power(base, np.subtract(p, 1))
+    if base == 0 and p == 1:
+        return 1.0
+    if base == 0 and p < 1:
+        return math.inf if p != 0 else 0.0
+    return base ** (p - 1)
+
+
+def rmatmul(a: Any, db: Any) -> Any:
+    return a @ db
+
+
+def select_max(x: Any, y: Any, dx: Any, dy: Any) -> Any:
+    """Tangent of max(x, y): the tangent of the argument that wins; ties go to the first."""
+    return dx if x >= y else dy
+
+
+def select_min(x: Any, y: Any, dx: Any, dy: Any) -> Any:
+    return dx if x <= y else dy

@@ -1,0 +1,262 @@
+"""Forward rules of NumPy: ufuncs, reductions, products, shapes, creation, linalg, array methods.
+
+Forward mode needs no unbroadcasting: tangents broadcast like their primals.
+Linear functions applied to a tangent go through `t.lin`, so a zero tangent
+costs nothing.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import helpers as h
+from .registry import defjvp, defmethod, defzero
+
+
+def unary(fn, dfdx):
+    defjvp(fn, lambda t, y, x, *a, **k: t.mul(t.d(x), dfdx(t, y, x)))
+
+
+# ------------------------------------------------------------------ elementwise, one argument
+unary(np.sin, lambda t, y, x: t.call(np.cos, x))
+unary(np.cos, lambda t, y, x: t.neg(t.call(np.sin, x)))
+unary(np.tan, lambda t, y, x: t.add(1.0, t.mul(y, y)))
+unary(np.arcsin, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.sub(1.0, t.mul(x, x)))))
+unary(np.arccos, lambda t, y, x: t.neg(t.div(1.0, t.call(np.sqrt, t.sub(1.0, t.mul(x, x))))))
+unary(np.arctan, lambda t, y, x: t.div(1.0, t.add(1.0, t.mul(x, x))))
+unary(np.sinh, lambda t, y, x: t.call(np.cosh, x))
+unary(np.cosh, lambda t, y, x: t.call(np.sinh, x))
+unary(np.tanh, lambda t, y, x: t.sub(1.0, t.mul(y, y)))
+unary(np.arcsinh, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.add(t.mul(x, x), 1.0))))
+unary(np.arccosh, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.sub(t.mul(x, x), 1.0))))
+unary(np.arctanh, lambda t, y, x: t.div(1.0, t.sub(1.0, t.mul(x, x))))
+unary(np.exp, lambda t, y, x: y)
+unary(np.exp2, lambda t, y, x: t.mul(y, np.log(2.0)))
+unary(np.expm1, lambda t, y, x: t.call(np.exp, x))
+unary(np.log, lambda t, y, x: t.div(1.0, x))
+unary(np.log2, lambda t, y, x: t.div(1.0, t.mul(x, np.log(2.0))))
+unary(np.log10, lambda t, y, x: t.div(1.0, t.mul(x, np.log(10.0))))
+unary(np.log1p, lambda t, y, x: t.div(1.0, t.add(1.0, x)))
+unary(np.sqrt, lambda t, y, x: t.div(0.5, y))
+unary(np.cbrt, lambda t, y, x: t.div(1.0, t.mul(3.0, t.mul(y, y))))
+unary(np.square, lambda t, y, x: t.mul(2.0, x))
+unary(np.reciprocal, lambda t, y, x: t.neg(t.mul(y, y)))
+unary(np.abs, lambda t, y, x: t.call(np.sign, x))
+unary(np.fabs, lambda t, y, x: t.call(np.sign, x))
+defjvp(np.negative, lambda t, y, x: t.neg(t.d(x)))
+defjvp(np.positive, lambda t, y, x: t.d(x))
+defjvp(np.conjugate, lambda t, y, x: t.lin(np.conjugate, t.d(x)))
+defjvp(np.real, lambda t, y, x: t.lin(np.real, t.d(x)))
+defjvp(np.imag, lambda t, y, x: t.lin(np.imag, t.d(x)))
+
+# ------------------------------------------------------------------ elementwise, two arguments
+defjvp(np.add, lambda t, y, a, b, **k: t.add(t.d(a), t.d(b)))
+defjvp(np.subtract, lambda t, y, a, b, **k: t.sub(t.d(a), t.d(b)))
+defjvp(np.multiply, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), b), t.mul(a, t.d(b))))
+defjvp(np.divide, lambda t, y, a, b, **k: t.div(t.sub(t.d(a), t.mul(y, t.d(b))), b))
+defjvp(np.power, lambda t, y, a, b, **k: t.add(
+    t.mul(t.d(a), t.mul(b, t.call(h.pow_minus_one, a, b))),
+    t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
+defjvp(np.maximum, lambda t, y, a, b, **k: t.call(np.where, t.call(np.greater_equal, a, b), t.dz(a), t.dz(b)))
+defjvp(np.minimum, lambda t, y, a, b, **k: t.call(np.where, t.call(np.less_equal, a, b), t.dz(a), t.dz(b)))
+defjvp(np.fmax, lambda t, y, a, b, **k: t.call(np.where, t.call(np.greater_equal, a, b), t.dz(a), t.dz(b)))
+defjvp(np.fmin, lambda t, y, a, b, **k: t.call(np.where, t.call(np.less_equal, a, b), t.dz(a), t.dz(b)))
+defjvp(np.arctan2, lambda t, y, a, b, **k: t.div(t.sub(t.mul(t.d(a), b), t.mul(a, t.d(b))), t.add(t.mul(a, a), t.mul(b, b))))
+defjvp(np.hypot, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.div(a, y)), t.mul(t.d(b), t.div(b, y))))
+defjvp(np.logaddexp, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.call(np.exp, t.sub(a, y))), t.mul(t.d(b), t.call(np.exp, t.sub(b, y)))))
+defjvp(np.where, lambda t, y, c, a, b: t.call(np.where, c, t.dz(a), t.dz(b)) if (t.d(a) is not None or t.d(b) is not None) else None)
+defjvp(np.clip, lambda t, y, x, lo=None, hi=None, **k: t.call(h_clip_tangent, x, lo, hi, t.dz(x), t.dz(lo), t.dz(hi)))
+
+
+def h_clip_tangent(x, lo, hi, dx, dlo, dhi):
+    """Tangent of clip: dx inside the interval; the bound's tangent where a bound is active (ties: inside)."""
+    out = np.where(True, dx, 0.0) if not isinstance(dx, np.ndarray) else dx
+    if lo is not None:
+        out = np.where(np.less(x, lo), dlo, out)
+    if hi is not None:
+        out = np.where(np.greater(x, hi), dhi, out)
+    return out
+
+
+# ------------------------------------------------------------------ reductions
+defjvp(np.sum, lambda t, y, x, axis=None, **k: t.lin(np.sum, t.d(x), axis=axis, **k))
+defjvp(np.mean, lambda t, y, x, axis=None, **k: t.lin(np.mean, t.d(x), axis=axis, **k))
+defjvp(np.cumsum, lambda t, y, x, axis=None, **k: t.lin(np.cumsum, t.d(x), axis=axis, **k))
+defjvp(np.max, lambda t, y, x, axis=None, keepdims=False: t.call(h_extremum_tangent, x, y, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defjvp(np.min, lambda t, y, x, axis=None, keepdims=False: t.call(h_extremum_tangent, x, y, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defjvp(np.prod, lambda t, y, x, axis=None, keepdims=False: t.call(h_prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+
+
+def h_extremum_tangent(x, y, dx, axis, keepdims):
+    """Tangent of max/min: the tangent at the first position attaining the extremum."""
+    x = np.asarray(x)
+    dx = np.broadcast_to(np.asarray(dx, dtype=float) if not isinstance(dx, np.ndarray) else dx, x.shape)
+    yk = y if keepdims or axis is None else np.expand_dims(y, axis)
+    hit = x == yk
+    if axis is None:
+        return dx.reshape(-1)[int(np.argmax(hit.reshape(-1)))]
+    first = np.argmax(hit, axis=axis)
+    out = np.take_along_axis(dx, np.expand_dims(first, axis), axis=axis)
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def h_prod_tangent(x, dx, axis, keepdims):
+    """Sum over i of dx_i * prod_{j != i} x_j, exact also when some x_j are zero."""
+    x = np.asarray(x, dtype=float)
+    dx = np.broadcast_to(dx, x.shape)
+    ax = tuple(range(x.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    total = 0.0
+    moved = np.moveaxis(x, ax, tuple(range(-len(ax), 0)))
+    dmoved = np.moveaxis(dx, ax, tuple(range(-len(ax), 0)))
+    flat = moved.reshape(moved.shape[: moved.ndim - len(ax)] + (-1,))
+    dflat = dmoved.reshape(flat.shape)
+    n = flat.shape[-1]
+    for i in range(n):
+        others = np.prod(np.delete(flat, i, axis=-1), axis=-1)
+        total = total + dflat[..., i] * others
+    if keepdims:
+        for a in sorted(a % x.ndim for a in ax):
+            total = np.expand_dims(total, a)
+    return total
+
+
+# ------------------------------------------------------------------ products
+defjvp(np.dot, lambda t, y, a, b: t.add(t.lin(np.dot, t.d(a), b), t.linr(np.dot, a, t.d(b))))
+defjvp(np.matmul, lambda t, y, a, b: t.add(t.lin(np.matmul, t.d(a), b), t.linr(np.matmul, a, t.d(b))))
+defjvp(np.inner, lambda t, y, a, b: t.add(t.lin(np.inner, t.d(a), b), t.linr(np.inner, a, t.d(b))))
+defjvp(np.outer, lambda t, y, a, b: t.add(t.lin(np.outer, t.d(a), b), t.linr(np.outer, a, t.d(b))))
+
+# ------------------------------------------------------------------ shapes and copies (linear)
+for _fn in (np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims, np.swapaxes, np.moveaxis,
+            np.broadcast_to, np.flip, np.roll, np.tile, np.repeat, np.diag, np.trace, np.copy, np.atleast_1d,
+            np.atleast_2d, np.diff, np.triu, np.tril, np.fliplr, np.flipud, np.rot90, np.diagonal, np.take):
+    defjvp(_fn, lambda t, y, x, *a, _fn=_fn, **k: t.lin(_fn, t.d(x), *a, **k))
+defjvp(np.array, lambda t, y, x, *a, **k: t.call(h_array_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
+defjvp(np.asarray, lambda t, y, x, *a, **k: t.call(h_asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
+defjvp(np.concatenate, lambda t, y, xs, axis=0, **k: t.call(h_join_tangent, np.concatenate, xs, t.d(xs), axis) if t.d(xs) is not None else None)
+defjvp(np.stack, lambda t, y, xs, axis=0, **k: t.call(h_join_tangent, np.stack, xs, t.d(xs), axis) if t.d(xs) is not None else None)
+defjvp(np.vstack, lambda t, y, xs, **k: t.call(h_join_tangent, np.vstack, xs, t.d(xs), None) if t.d(xs) is not None else None)
+defjvp(np.hstack, lambda t, y, xs, **k: t.call(h_join_tangent, np.hstack, xs, t.d(xs), None) if t.d(xs) is not None else None)
+
+
+def h_array_tangent(y, x, dx):
+    if y.dtype.kind not in "fc":
+        return _no()
+    return np.array(_dense(x, dx), dtype=y.dtype)
+
+
+def h_asarray_tangent(y, x, dx):
+    if y is x:
+        return dx
+    return h_array_tangent(y, x, dx)
+
+
+def _no():
+    from ..tangents import NoTangent
+
+    return NoTangent
+
+
+def _dense(x, dx):
+    """A tangent that NumPy can make an array of: symbolic zeros become zeros shaped like x."""
+    from ..tangents import NoTangent, materialize
+
+    return materialize(dx, x) if _has_no(dx) else dx
+
+
+def _has_no(dx):
+    from ..tangents import NoTangent
+
+    if dx is NoTangent:
+        return True
+    if isinstance(dx, (list, tuple)):
+        return any(_has_no(d) for d in dx)
+    return False
+
+
+def h_join_tangent(join, xs, dxs, axis):
+    parts = [np.asarray(_dense(x, d), dtype=float) for x, d in zip(xs, dxs)]
+    return join(parts) if axis is None else join(parts, axis=axis)
+
+
+# ------------------------------------------------------------------ linear algebra
+defjvp(np.linalg.norm, lambda t, y, x, ord=None, axis=None, keepdims=False: t.call(h_norm_tangent, x, y, t.d(x), ord, axis, keepdims) if t.d(x) is not None else None)
+defjvp(np.linalg.inv, lambda t, y, a: t.neg(t.call(np.matmul, y, t.lin(np.matmul, t.d(a), y))))
+defjvp(np.linalg.solve, lambda t, y, a, b: t.call(np.linalg.solve, a, t.sub(t.d(b), t.lin(np.matmul, t.d(a), y))) if (t.d(a) is not None or t.d(b) is not None) else None)
+defjvp(np.linalg.det, lambda t, y, a: t.mul(y, t.call(np.trace, t.call(np.linalg.solve, a, t.d(a)))) if t.d(a) is not None else None)
+
+
+def h_norm_tangent(x, y, dx, ord, axis, keepdims):
+    if ord not in (None, 2, "fro") or (axis is not None and not isinstance(axis, int)) and ord not in (None, "fro"):
+        raise NotImplementedError(f"forward rule of np.linalg.norm with ord={ord!r}")
+    yk = y if keepdims or axis is None else np.expand_dims(y, axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sum(np.where(yk == 0, 0.0, x * dx / np.where(yk == 0, 1.0, yk)), axis=axis, keepdims=keepdims)
+
+
+# ------------------------------------------------------------------ not differentiable
+defzero(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.full, np.eye, np.identity,
+        np.arange, np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort, np.sign, np.floor, np.ceil,
+        np.round, np.rint, np.trunc, np.isnan, np.isinf, np.isfinite, np.greater, np.less, np.equal,
+        np.not_equal, np.greater_equal, np.less_equal, np.logical_and, np.logical_or, np.logical_not,
+        np.all, np.any, np.nonzero, np.count_nonzero, np.allclose, np.isclose, np.array_equal, np.searchsorted)
+defjvp(np.full_like, lambda t, y, x, v, *a, **k: t.call(np.full_like, y, t.dz(v), dtype=float) if t.d(v) is not None else None)
+defjvp(np.linspace, lambda t, y, a, b, num=50, **k: t.add(t.mul(t.d(a), t.call(h_linspace_weight, num, False, **k)), t.mul(t.d(b), t.call(h_linspace_weight, num, True, **k))))
+
+
+def h_linspace_weight(num, upper, endpoint=True, **_):
+    w = np.linspace(0.0, 1.0, num, endpoint=endpoint)
+    return w if upper else 1.0 - w
+
+
+# ------------------------------------------------------------------ array methods (self first)
+nd = np.ndarray
+defmethod(nd, "sum", lambda t, y, x, axis=None, **k: t.lin(np.sum, t.d(x), axis=axis, **k))
+defmethod(nd, "mean", lambda t, y, x, axis=None, **k: t.lin(np.mean, t.d(x), axis=axis, **k))
+defmethod(nd, "cumsum", lambda t, y, x, axis=None, **k: t.lin(np.cumsum, t.d(x), axis=axis, **k))
+defmethod(nd, "dot", lambda t, y, a, b: t.add(t.lin(np.dot, t.d(a), b), t.linr(np.dot, a, t.d(b))))
+defmethod(nd, "reshape", lambda t, y, x, *shape, **k: t.lin(h_reshape, t.d(x), *shape, **k))
+defmethod(nd, "transpose", lambda t, y, x, *axes: t.lin(h_transpose, t.d(x), *axes))
+defmethod(nd, "copy", lambda t, y, x, *a, **k: t.lin(np.copy, t.d(x)))
+defmethod(nd, "ravel", lambda t, y, x, *a, **k: t.lin(np.ravel, t.d(x), *a, **k))
+defmethod(nd, "flatten", lambda t, y, x, *a, **k: t.lin(h_flatten, t.d(x), *a, **k))
+defmethod(nd, "squeeze", lambda t, y, x, *a, **k: t.lin(np.squeeze, t.d(x), *a, **k))
+defmethod(nd, "max", lambda t, y, x, axis=None, keepdims=False: t.call(h_extremum_tangent, x, y, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defmethod(nd, "min", lambda t, y, x, axis=None, keepdims=False: t.call(h_extremum_tangent, x, y, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defmethod(nd, "prod", lambda t, y, x, axis=None, keepdims=False: t.call(h_prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defmethod(nd, "astype", lambda t, y, x, dtype, *a, **k: t.call(h_astype_tangent, y, t.d(x)) if t.d(x) is not None else None)
+defmethod(nd, "item", lambda t, y, x, *a: t.call(h_item_tangent, t.d(x), *a) if t.d(x) is not None else None)
+defmethod(nd, "tolist", lambda t, y, x: t.call(h_tolist_tangent, t.d(x)) if t.d(x) is not None else None)
+defmethod(nd, "clip", lambda t, y, x, lo=None, hi=None, **k: t.call(h_clip_tangent, x, lo, hi, t.dz(x), t.dz(lo), t.dz(hi)))
+defmethod(nd, "fill", lambda t, y, x, v: t.call(h_fill_tangent, t.d(x), t.dz(v)) if t.d(x) is not None else None, mutates=(0,))
+for _name in ("argmax", "argmin", "argsort", "nonzero", "all", "any", "__len__"):
+    defmethod(nd, _name, lambda t, y, *a, **k: None)
+
+
+def h_reshape(dx, *shape, **k):
+    return np.reshape(dx, shape[0] if len(shape) == 1 else shape, **k)
+
+
+def h_transpose(dx, *axes):
+    return np.transpose(dx, axes[0] if len(axes) == 1 else (axes or None))
+
+
+def h_flatten(dx, *a, **k):
+    return np.array(dx).flatten(*a, **k)
+
+
+def h_astype_tangent(y, dx):
+    if y.dtype.kind not in "fc":
+        return _no()
+    return np.asarray(dx).astype(y.dtype)
+
+
+def h_item_tangent(dx, *a):
+    return np.asarray(dx).item(*a)
+
+
+def h_tolist_tangent(dx):
+    return np.asarray(dx).tolist()
+
+
+def h_fill_tangent(dx, dv):
+    dx.fill(float(dv))

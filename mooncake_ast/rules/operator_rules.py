@@ -1,0 +1,44 @@
+"""Forward rules of `operator` (the normalised form of Python's syntax)."""
+from __future__ import annotations
+
+import operator as op
+
+from . import helpers as h
+from .registry import defjvp, defzero
+
+# ------------------------------------------------------------------ arithmetic
+defjvp(op.add, lambda t, y, a, b: t.add(t.d(a), t.d(b)))
+defjvp(op.sub, lambda t, y, a, b: t.sub(t.d(a), t.d(b)))
+defjvp(op.mul, lambda t, y, a, b: t.add(t.mul(t.d(a), b), t.mul(a, t.d(b))))
+defjvp(op.truediv, lambda t, y, a, b: t.div(t.sub(t.d(a), t.mul(y, t.d(b))), b))
+defjvp(op.mod, lambda t, y, a, b: t.sub(t.d(a), t.mul(t.call(op.floordiv, a, b), t.d(b))))
+defjvp(op.pow, lambda t, y, a, b: t.add(
+    t.mul(t.d(a), t.mul(b, t.call(h.pow_minus_one, a, b))),
+    t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
+defjvp(op.neg, lambda t, y, a: t.neg(t.d(a)))
+defjvp(op.pos, lambda t, y, a: t.d(a))
+defjvp(op.abs, lambda t, y, a: t.mul(t.d(a), t.call(h.sign, a)))
+defjvp(op.matmul, lambda t, y, a, b: t.add(t.lin(op.matmul, t.d(a), b), t.linr(op.matmul, a, t.d(b))))
+
+# ------------------------------------------------------------------ in place (tangent computed before the call)
+defjvp(op.iadd, lambda t, y, a, b: t.update(t.d(a), t.add(t.d(a), t.d(b))), mutates=(0,))
+defjvp(op.isub, lambda t, y, a, b: t.update(t.d(a), t.sub(t.d(a), t.d(b))), mutates=(0,))
+defjvp(op.imul, lambda t, y, a, b: t.update(t.d(a), t.add(t.mul(t.d(a), b), t.mul(a, t.d(b)))), mutates=(0,))
+defjvp(op.itruediv, lambda t, y, a, b: t.update(t.d(a), t.div(t.sub(t.d(a), t.mul(t.call(op.truediv, a, b), t.d(b))), b)), mutates=(0,))
+defjvp(op.ipow, lambda t, y, a, b: t.update(t.d(a), t.add(
+    t.mul(t.d(a), t.mul(b, t.call(h.pow_minus_one, a, b))),
+    t.mul(t.d(b), t.mul(t.call(op.pow, a, b), t.call(h.log_for_pow, a))))), mutates=(0,))
+defjvp(op.imatmul, lambda t, y, a, b: t.update(t.d(a), t.add(t.lin(op.matmul, t.d(a), b), t.linr(op.matmul, a, t.d(b)))), mutates=(0,))
+defjvp(op.imod, lambda t, y, a, b: t.update(t.d(a), t.sub(t.d(a), t.mul(t.call(op.floordiv, a, b), t.d(b)))), mutates=(0,))
+
+# ------------------------------------------------------------------ items
+defjvp(op.getitem, lambda t, y, a, i: t.lin(op.getitem, t.d(a), i))
+defjvp(op.setitem, lambda t, y, a, i, v: t.call(op.setitem, t.d(a), i, t.d(v) if t.d(v) is not None else t.zero_like(v))
+       if t.d(a) is not None else None, mutates=(0,))
+defjvp(op.delitem, lambda t, y, a, i: t.call(op.delitem, t.d(a), i) if t.d(a) is not None else None, mutates=(0,))
+
+# ------------------------------------------------------------------ not differentiable
+defzero(op.floordiv, op.ifloordiv, op.lt, op.le, op.gt, op.ge, op.eq, op.ne, op.not_, op.truth,
+        op.is_, op.is_not, op.contains, op.and_, op.or_, op.xor, op.invert, op.lshift, op.rshift,
+        op.index, op.countOf, op.indexOf, op.length_hint)
+defzero(op.iand, op.ior, op.ixor, op.ilshift, op.irshift, mutates=(0,))

@@ -1,0 +1,11 @@
+"""The one namespace generated modules import (as `_mc`): syntax helpers and AD runtime."""
+from .ops import *  # noqa: F401,F403
+from .ops import make_function, nested_code, new_cell  # noqa: F401
+from .tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, Tangent, zero_tangent  # noqa: F401
+from .rules.registry import update  # noqa: F401
+from .rules.helpers import *  # noqa: F401,F403
+from .rules.builtin_rules import *  # noqa: F401,F403
+from .rules.numpy_rules import *  # noqa: F401,F403
+from .rules.math_rules import h_add1, h_digamma  # noqa: F401
+from .forward.runtime import fcall  # noqa: F401
+from .forward.transform import cell_tangent  # noqa: F401

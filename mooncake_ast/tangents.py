@@ -1,0 +1,259 @@
+"""Tangent types (Mooncake's `tangent_type`): one tangent type per primal type.
+
+float -> float, complex -> complex, float ndarray -> float ndarray of the same
+shape, int/bool/str/None/int ndarray -> NoTangent, tuple -> tuple, list ->
+list, dict -> dict, objects -> `Tangent` (immutable: namedtuple-like values) or
+`MutableTangent` (instances with a `__dict__`), functions -> `FunctionTangent`
+over their closure cells and defaults.
+
+`NoTangent` doubles as a *strong zero* inside generated code: arithmetic with
+it gives the other operand (or NoTangent), so a value that turns out to be an
+int at run time needs no type checks in the hot path.  Converted to an array
+or a float it is 0, which is what it stands for.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+import types
+from typing import Any
+
+import numpy as np
+
+
+class NoTangentType:
+    """The tangent of a non-differentiable value; a symbolic zero in tangent arithmetic."""
+
+    _instance = None
+    __array_ufunc__ = None  # make NumPy defer to our reflected operators
+    __slots__ = ()
+
+    def __new__(cls) -> "NoTangentType":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NoTangent()"
+
+    def __reduce__(self):
+        return (NoTangentType, ())
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __eq__(self, other: Any) -> bool:
+        return other is self
+
+    def __hash__(self) -> int:
+        return 0x5EED
+
+    # Strong-zero arithmetic: 0 + t = t, 0 * t = 0, t - 0 = t, 0 - t = -t.  A sum
+    # is a new object, so mutable operands are copied: the result may later
+    # be updated in place and must not share storage with `other`.
+    def __add__(self, other: Any) -> Any:
+        return fresh(other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> Any:
+        return self if other is self else -other
+
+    def __rsub__(self, other: Any) -> Any:
+        return fresh(other)
+
+    def __mul__(self, other: Any) -> "NoTangentType":
+        return self
+
+    __rmul__ = __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = __mul__
+    __floordiv__ = __rfloordiv__ = __mod__ = __pow__ = __mul__
+
+    def __neg__(self) -> "NoTangentType":
+        return self
+
+    __pos__ = __neg__
+
+    def __getitem__(self, key: Any) -> "NoTangentType":
+        return self
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> Any:
+        # NumPy functions such as np.sum/np.reshape call these methods on
+        # non-arrays; each is linear, so of zero it is zero.
+        if name in _LINEAR_METHODS:
+            return _NoTangentMethod()
+        if name in ("real", "imag", "T", "mT"):
+            return self
+        raise AttributeError(f"NoTangent has no attribute {name!r}")
+
+    # Converted to a number or array it is what it stands for: zero.
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        return np.zeros(())
+
+    def __float__(self) -> float:
+        return 0.0
+
+    def __complex__(self) -> complex:
+        return 0j
+
+
+
+_LINEAR_METHODS = frozenset({
+    "sum", "mean", "reshape", "transpose", "swapaxes", "squeeze", "ravel", "flatten", "cumsum",
+    "copy", "conj", "conjugate", "diagonal", "trace", "take", "repeat", "astype", "item", "tolist", "compress",
+})
+
+
+class _NoTangentMethod:
+    """`NoTangent().sum(axis=0)` and friends: a linear method of zero is zero."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> NoTangentType:
+        return NoTangent
+
+
+NoTangent = NoTangentType()
+
+
+@dataclasses.dataclass(frozen=True)
+class Tangent:
+    """The tangent of an immutable object: field name -> tangent (attribute access)."""
+
+    fields: dict
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["fields"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.fields.items())
+        return f"Tangent({inner})"
+
+
+class MutableTangent:
+    """The tangent of a mutable object: fields updated in place as the object's are."""
+
+    def __init__(self, fields: dict) -> None:
+        object.__setattr__(self, "fields", dict(fields))
+
+    def __getattr__(self, name: str) -> Any:
+        fields = object.__getattribute__(self, "fields")
+        if name in fields:
+            return fields[name]
+        raise AttributeError(name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self.fields[name] = value
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.fields.items())
+        return f"MutableTangent({inner})"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, MutableTangent) and self.fields == other.fields
+
+
+class FunctionTangent:
+    """The tangent of a function object: tangent cells parallel to its closure, and its defaults' tangents."""
+
+    __slots__ = ("cells", "defaults", "kwdefaults")
+
+    def __init__(self, cells: tuple, defaults: tuple = (), kwdefaults: Any = None) -> None:
+        self.cells = cells
+        self.defaults = defaults
+        self.kwdefaults = kwdefaults or {}
+
+    def __repr__(self) -> str:
+        return f"FunctionTangent(cells={[c.cell_contents if c is not None else None for c in self.cells]})"
+
+
+class MethodTangent:
+    """The tangent of a bound method: the tangent of `self` (the function is constant)."""
+
+    __slots__ = ("self_tangent",)
+
+    def __init__(self, self_tangent: Any) -> None:
+        self.self_tangent = self_tangent
+
+
+def is_float_array(x: Any) -> bool:
+    return isinstance(x, np.ndarray) and x.dtype.kind in "fc"
+
+
+def is_differentiable_scalar(x: Any) -> bool:
+    return isinstance(x, (float, complex, np.floating, np.complexfloating)) and not isinstance(x, bool)
+
+
+def zero_tangent(x: Any) -> Any:
+    """A zero tangent with the structure of `x` (fresh storage for mutable parts)."""
+    if isinstance(x, (bool, int, str, bytes, type(None), range, slice, np.integer, np.bool_)):
+        return NoTangent
+    if isinstance(x, (float, np.floating)):
+        return 0.0
+    if isinstance(x, (complex, np.complexfloating)):
+        return 0j
+    if isinstance(x, np.ndarray):
+        return np.zeros_like(x) if x.dtype.kind in "fc" else NoTangent
+    if isinstance(x, list):
+        return [zero_tangent(v) for v in x]
+    if isinstance(x, tuple):
+        t = tuple(zero_tangent(v) for v in x)
+        return t
+    if isinstance(x, dict):
+        return {k: zero_tangent(v) for k, v in x.items()}
+    if isinstance(x, types.CellType):
+        return types.CellType()  # a tangent cell: empty means zero
+    if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType, types.MethodType)):
+        return NoTangent
+    if isinstance(x, numbers.Number):
+        return NoTangent
+    if hasattr(x, "__dict__") and not isinstance(x, type):
+        return MutableTangent({k: zero_tangent(v) for k, v in vars(x).items()})
+    if hasattr(x, "_fields"):
+        return Tangent({k: zero_tangent(getattr(x, k)) for k in x._fields})
+    return NoTangent
+
+
+def materialize(t: Any, primal: Any) -> Any:
+    """Replace symbolic zeros (NoTangent) inside `t` by real zeros shaped like `primal`."""
+    if t is NoTangent:
+        return zero_tangent(primal)
+    if isinstance(primal, (list, tuple)) and isinstance(t, (list, tuple)):
+        out = [materialize(a, p) for a, p in zip(t, primal)]
+        return type(primal)(out) if isinstance(primal, tuple) and not hasattr(primal, "_fields") else out if isinstance(primal, list) else tuple(out)
+    if isinstance(primal, dict) and isinstance(t, dict):
+        return {k: materialize(t.get(k, NoTangent), v) for k, v in primal.items()}
+    if isinstance(primal, np.ndarray) and primal.dtype.kind in "fc" and isinstance(t, (int, float, complex, np.number)):
+        return np.full_like(primal, t)
+    if isinstance(t, MutableTangent) and hasattr(primal, "__dict__"):
+        return MutableTangent({k: materialize(t.fields.get(k, NoTangent), v) for k, v in vars(primal).items()})
+    return t
+
+
+def fresh(t: Any) -> Any:
+    """A tangent that shares no storage with `t` (for values that are later mutated in place)."""
+    if isinstance(t, np.ndarray):
+        return t.copy()
+    if isinstance(t, list):
+        return [fresh(v) for v in t]
+    if isinstance(t, dict):
+        return {k: fresh(v) for k, v in t.items()}
+    if isinstance(t, MutableTangent):
+        return MutableTangent({k: fresh(v) for k, v in t.fields.items()})
+    return t
+
+
+def float_like(t: Any) -> bool:
+    return isinstance(t, (float, complex)) or (isinstance(t, np.ndarray) and t.dtype.kind in "fc")
+
+
+def isfinite_tangent(t: Any) -> bool:
+    if isinstance(t, (float, complex)):
+        return math.isfinite(abs(t))
+    if isinstance(t, np.ndarray):
+        return bool(np.all(np.isfinite(t)))
+    return True

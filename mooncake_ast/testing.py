@@ -1,0 +1,1 @@
+def check_derivatives(*a, **k): raise NotImplementedError
