@@ -80,6 +80,10 @@ class NoTangentType:
     def __setitem__(self, key: Any, value: Any) -> None:
         pass
 
+    def __iter__(self):
+        # Without this, Python would iterate through __getitem__ forever.
+        raise TypeError("NoTangent is not iterable (a rule must handle the zero tangent explicitly)")
+
     def __getattr__(self, name: str) -> Any:
         # NumPy functions such as np.sum/np.reshape call these methods on
         # non-arrays; each is linear, so of zero it is zero.

@@ -133,6 +133,18 @@ class StructuredEmitter:
             for v in b.term.operands():  # type: ignore[union-attr]
                 self._user_block.setdefault(v, b)
 
+    def _floating(self, s: Stmt) -> bool:
+        """A single-use lookup `module.attr` (or a chain of them): printed where it is used.
+
+        Python would evaluate it a little earlier; looking up a module attribute
+        has no effects, and it is still looked up when the code runs.
+        """
+        if not (isinstance(s, Call) and s.callee() is getattr and len(s.args) == 2 and isinstance(s.args[1], Const)):
+            return False
+        base = s.args[0]
+        ok_base = isinstance(base, Global) or (isinstance(base, Call) and self._floating(base))
+        return ok_base and not _user_named(s) and self.use_count.get(s, 0) == 1 and self._user_block.get(s) is s.block
+
     def _can_inline(self, s: Stmt) -> bool:
         return (
             isinstance(s, Call)
@@ -193,6 +205,11 @@ class StructuredEmitter:
             if s in self.skip:  # consumed by a tuple assignment just printed
                 i += 1
                 continue
+            if self._floating(s):
+                self.inlined.add(s)
+                self.rendered[s] = self.call_expr(s)
+                i += 1
+                continue
             if self._can_inline(s):
                 self._absorb(s, pending, out, keep_rest=True)
                 pending.append(s)
@@ -204,7 +221,7 @@ class StructuredEmitter:
 
     def _absorb(self, s: Union[Call, Any], pending: list, out: list, operands=None, keep_rest: bool = False) -> None:
         """Inline the pending temporaries `s` uses if they are exactly the last ones pending, in order."""
-        ops_ = [v for v in (operands if operands is not None else s.operands()) if v in pending]
+        ops_ = [v for v in (operands if operands is not None else s.operands()) if v in pending and v not in self.rendered]
         if ops_ and pending[-len(ops_):] == ops_:
             for v in ops_:
                 self.inlined.add(v)

@@ -95,10 +95,11 @@ class StaticResolver:
 class IRTemplateBuilder:
     """The `t` of rule templates at transform time: operands are IR values, results new statements."""
 
-    def __init__(self, fwd: "ForwardTransform", out: list, loc: Any) -> None:
+    def __init__(self, fwd: "ForwardTransform", out: list, loc: Any, effect: bool = False) -> None:
         self.fwd = fwd
         self.out = out
         self.loc = loc
+        self.effect = effect  # statements of a mutating rule write tangent storage: never dead
 
     def _val(self, x: Any) -> Value:
         return x if isinstance(x, Value) else Const(x)
@@ -119,6 +120,8 @@ class IRTemplateBuilder:
 
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
         s = Call(Const(fn), [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()}, loc=self.loc)
+        s.derived = True  # type: ignore[attr-defined]
+        s.effect = self.effect  # type: ignore[attr-defined]
         self.out.append(s)
         return s
 
@@ -219,6 +222,7 @@ class ForwardTransform:
             for phi in list(b.phis):
                 if phi in self.act.active:
                     dphi = Phi()
+                    dphi.derived = True  # type: ignore[attr-defined]
                     dphi.block = b
                     b.phis.append(dphi)
                     self._set(phi, dphi)
@@ -234,6 +238,7 @@ class ForwardTransform:
             if isinstance(t, Return):
                 dv = self.tangent.get(t.value)
                 ret = Call(Const(ops.tuple_of), [t.value, dv if dv is not None else self._zero_of(t.value)], loc=t.loc)
+                ret.derived = True  # type: ignore[attr-defined]
                 ret.block = b
                 b.stmts.append(ret)
                 t.value = ret
@@ -244,6 +249,9 @@ class ForwardTransform:
                     continue
                 dv = self.tangent.get(v)
                 dphi.incoming[pred] = dv if dv is not None else self._zero_of(v)
+        remove_dead_derived(ir)
+        for b in ir.blocks:
+            b.stmts = primal_first(b.stmts, self.resolver)
         return ir, params
 
     # ------------------------------------------------------------ helpers
@@ -263,7 +271,7 @@ class ForwardTransform:
         fn, rule = self.resolver.callee(s)
         operands = [v for v in s.operands() if v is not s.fn or fn is None]
         any_active = any(v in self.act.active for v in operands)
-        b = IRTemplateBuilder(self, [], s.loc)
+        b = IRTemplateBuilder(self, [], s.loc, effect=bool(rule is not None and rule.mutates))
         if not any_active:
             # Active only because it is written later with active data: start from zero.
             out.append(s)
@@ -292,7 +300,7 @@ class ForwardTransform:
 
     def _dispatch(self, s: Call, fn: Any, out: list) -> None:
         """`y, dy = _mc.fcall(f, df, args, dargs[, kwargs, dkwargs])`, decided when the code runs."""
-        b = IRTemplateBuilder(self, out, s.loc)
+        b = IRTemplateBuilder(self, out, s.loc, effect=True)
         callee = s.fn
         dcallee = self.tangent.get(callee) or Const(NoTangent)
         if s.callee() is ops.apply:
@@ -315,8 +323,67 @@ class ForwardTransform:
         s.fn, s.args, s.kwargs = Const(operator.getitem), [call, Const(0)], {}
         out.append(s)
         ds = Call(Const(operator.getitem), [call, Const(1)], loc=s.loc)
+        ds.derived = True  # type: ignore[attr-defined]
         out.append(ds)
         self._set(s, ds)
+
+
+def remove_dead_derived(ir: Function) -> None:
+    """Mark and sweep: drop tangent code whose result nothing needs (templates build terms eagerly)."""
+    live: set = set()
+    work: list = []
+    for b in ir.blocks:
+        for phi in b.phis:
+            if not getattr(phi, "derived", False):
+                work.append(phi)
+        for st in b.stmts:
+            if not getattr(st, "derived", False) or getattr(st, "effect", False):
+                work.append(st)
+        work.extend(v for v in b.term.operands() if isinstance(v, Stmt))  # type: ignore[union-attr]
+    while work:
+        v = work.pop()
+        if v in live:
+            continue
+        live.add(v)
+        work.extend(o for o in v.operands() if isinstance(o, Stmt) and o not in live)
+    for b in ir.blocks:
+        b.phis = [p for p in b.phis if p in live]
+        b.stmts = [st for st in b.stmts if st in live]
+
+
+def primal_first(stmts: list, resolver: "StaticResolver") -> list:
+    """Within one source line, print the primal statements before the tangent ones.
+
+    Readers see the user's line intact (`s = s + math.sin(t)`), then its
+    tangent.  Only done when no statement of the line writes memory or
+    dispatches at run time, so moving tangent code later cannot change what it reads.
+    """
+    out: list = []
+    i = 0
+    while i < len(stmts):
+        line = getattr(stmts[i].loc, "line", None)
+        j = i
+        while j < len(stmts) and getattr(stmts[j].loc, "line", None) == line:
+            j += 1
+        group = stmts[i:j]
+        if line is not None and all(_movable(st, resolver) for st in group):
+            out += [st for st in group if not getattr(st, "derived", False)]
+            out += [st for st in group if getattr(st, "derived", False)]
+        else:
+            out += group
+        i = j
+    return out
+
+
+def _movable(st: Call, resolver: "StaticResolver") -> bool:
+    if getattr(st, "effect", False) or getattr(st, "tuple_size", None):
+        return False
+    if getattr(st, "derived", False):
+        return True
+    fn, rule = resolver.callee(st)
+    if fn is None:
+        return isinstance(st.fn, Stmt) is False and False
+    return rule is not None and not rule.mutates and (rule.jvp is not None or rule.zero)
 
 
 def cell_tangent(dfn: Any, index: int) -> Any:

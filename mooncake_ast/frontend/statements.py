@@ -424,7 +424,7 @@ class Lowering(ExpressionLowering):
             line = self.src.where(node.decorators[0] if node.decorators else node)[0]
         nth = self._nested_seen.get((name, line), 0)
         self._nested_seen[(name, line)] = nth + 1
-        code = self.b.call(ops.nested_code, [self.ir.self_ref, Const(name), Const(line), Const(nth)], hint=f"{name}_code")  # type: ignore[attr-defined]
+        code = self.b.call(ops.nested_code, [self.ir.self_ref, Const(name), Const(line), Const(nth)], hint=f"{name if name.isidentifier() else 'lambda'}_code")  # type: ignore[attr-defined]
         params = node.params
         defaults = [self.expr(p.default) for p in (*params.posonly_params, *params.params) if p.default is not None]
         kwdefaults: list[Value] = []

@@ -20,7 +20,7 @@ defjvp(ops.dict_of, lambda t, y, *kv: t.call(ops.dict_of, *[x if i % 2 == 0 else
 defjvp(ops.identity, lambda t, y, x: t.d(x))
 defjvp(ops.sequence, lambda t, y, x: t.call(h_sequence_tangent, x, y, t.d(x)) if t.d(x) is not None else None)
 defjvp(ops.unpack, lambda t, y, x, n: t.call(h_unpack_tangent, t.d(x), n) if t.d(x) is not None else None)
-defjvp(ops.unpack_star, lambda t, y, x, i, j: t.call(h_unpack_star_tangent, t.d(x), y, i, j) if t.d(x) is not None else None)
+defjvp(ops.unpack_star, lambda t, y, x, i, j: t.call(h_unpack_star_tangent, t.d(x), x, i, j) if t.d(x) is not None else None)
 defjvp(ops.concat_tuple, lambda t, y, *parts: t.call(h_concat_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
 defjvp(ops.merge_dicts, lambda t, y, *parts: t.call(h_merge_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
 defjvp(ops.cell_get, lambda t, y, c: t.call(h_cell_tangent_get, t.d(c)) if t.d(c) is not None else None)
@@ -31,12 +31,23 @@ defzero(ops.not_contains, ops.format_value, ops.join_str, ops.assert_failed, ops
         ops.import_module, ops.nested_code)
 
 
+def iter_tangents(xs, dxs):
+    """The tangents of the items `iter(xs)` yields (iterating a dict yields its keys: no tangent)."""
+    if dxs is NoTangent or isinstance(xs, (dict, set, frozenset, str, range)):
+        return [NoTangent] * len(xs) if hasattr(xs, "__len__") else NoTangent
+    if isinstance(dxs, (zip, map, type(reversed([])))):
+        return list(dxs)
+    return list(dxs)
+
+
 def h_sequence_tangent(x, seq, dx):
     """Tangent of `ops.sequence(x)`: indexable like the sequence itself."""
     if seq is x:
         return dx
     if dx is NoTangent:
         return NoTangent
+    if isinstance(x, (dict, set, frozenset)):
+        return [NoTangent] * len(seq)
     return list(dx) if not isinstance(dx, list) else dx
 
 
@@ -46,10 +57,8 @@ def h_unpack_tangent(dx, n):
     return tuple(dx)
 
 
-def h_unpack_star_tangent(dx, y, i, j):
-    if dx is NoTangent:
-        return tuple(NoTangent if k != i else [NoTangent] * len(y[i]) for k in range(len(y)))
-    items = list(dx)
+def h_unpack_star_tangent(dx, x, i, j):
+    items = iter_tangents(x, dx) if dx is not NoTangent else [NoTangent] * len(list(x))
     stop = len(items) - j
     return (*items[:i], items[i:stop], *items[stop:])
 
@@ -57,7 +66,7 @@ def h_unpack_star_tangent(dx, y, i, j):
 def h_concat_tangent(*pairs):
     out: tuple = ()
     for p, dp in pairs:
-        out = out + (tuple(dp) if dp is not NoTangent else (NoTangent,) * len(tuple(p)))
+        out = out + (tuple(iter_tangents(p, dp)) if dp is not NoTangent else (NoTangent,) * len(tuple(p)))
     return out
 
 
@@ -84,7 +93,7 @@ defjvp(builtins.sum, lambda t, y, xs, start=0: t.add(t.call(h_sum_tangent, xs, t
 defjvp(builtins.max, lambda t, y, *xs, **kw: t.call(h_minmax_tangent, builtins.max, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
 defjvp(builtins.min, lambda t, y, *xs, **kw: t.call(h_minmax_tangent, builtins.min, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
 defjvp(builtins.pow, lambda t, y, a, b: t.add(
-    t.mul(t.d(a), t.mul(b, t.call(h.pow_minus_one, a, b))),
+    t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
     t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
 defjvp(builtins.round, lambda t, y, x, ndigits=None: None)
 defjvp(builtins.list, lambda t, y, xs=(): t.call(h_list_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
@@ -114,7 +123,7 @@ def h_sum_tangent(xs, dxs):
     out = NoTangent
     if dxs is NoTangent:
         return out
-    for d in dxs:
+    for d in iter_tangents(xs, dxs):
         out = out + d
     return out
 
@@ -135,9 +144,7 @@ def h_minmax_tangent(which, y, xs, dxs):
 
 
 def h_list_tangent(xs, dxs):
-    if isinstance(xs, dict):
-        return [NoTangent] * len(xs)
-    return list(dxs) if dxs is not NoTangent else [NoTangent] * len(list(xs))
+    return iter_tangents(xs, dxs) if dxs is not NoTangent else [NoTangent] * len(list(xs))
 
 
 def h_tuple_tangent(xs, dxs):
@@ -157,23 +164,26 @@ def h_dict_tangent(y, pairs, dkw):
 
 
 def h_zip_tangent(xs, dxs):
-    cols = [list(d) if d is not NoTangent else [NoTangent] * len(list(x)) for x, d in zip(xs, dxs)]
-    return zip(*cols)
+    cols = [iter_tangents(x, d) if d is not NoTangent else [NoTangent] * len(list(x)) for x, d in zip(xs, dxs)]
+    return list(zip(*cols))
 
 
 def h_enumerate_tangent(xs, dxs):
-    return zip([NoTangent] * len(xs), dxs) if dxs is not NoTangent else NoTangent
+    items = iter_tangents(xs, dxs)
+    return list(zip([NoTangent] * len(items), items))
 
 
 def h_reversed_tangent(xs, dxs):
-    return reversed(list(dxs))
+    return iter_tangents(xs, dxs)[::-1]
 
 
 def h_sorted_tangent(xs, dxs, kw):
+    if dxs is NoTangent:
+        return NoTangent
     items = list(xs)
     key = kw.get("key")
     order = builtins.sorted(range(len(items)), key=(lambda i: key(items[i])) if key else (lambda i: items[i]), reverse=kw.get("reverse", False))
-    d = list(dxs)
+    d = iter_tangents(xs, dxs)
     return [d[i] for i in order]
 
 
@@ -197,7 +207,7 @@ defmethod(str, "join", lambda t, y, *a, **k: None)
 
 
 def h_extend_tangent(dl, x, dx):
-    dl.extend(list(dx) if dx is not NoTangent else [NoTangent] * len(list(x)))
+    dl.extend(iter_tangents(x, dx) if dx is not NoTangent else [NoTangent] * len(list(x)))
 
 
 def h_pop_tangent(dl, i):
@@ -228,7 +238,9 @@ def h_dict_update_tangent(dd, other, dother):
 
 
 # ------------------------------------------------------------------ attributes, closures
-defjvp(builtins.getattr, lambda t, y, obj, name, *default: t.call(h_getattr_tangent, obj, t.d(obj), name, y) if t.d(obj) is not None else None)
+NONDIFF_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "__class__", "__name__", "itemsize", "nbytes"})
+defjvp(builtins.getattr, lambda t, y, obj, name, *default: t.call(h_getattr_tangent, obj, t.d(obj), name, y)
+       if t.d(obj) is not None and t.value(name) not in NONDIFF_ATTRS else None)
 defjvp(builtins.setattr, lambda t, y, obj, name, v: t.call(h_setattr_tangent, t.d(obj), name, t.dz(v)) if t.d(obj) is not None else None, mutates=(0,))
 defjvp(ops.make_function, lambda t, y, code, outer, defaults, kwdefaults, closure: t.call(
     FunctionTangent, t.dz(closure), t.dz(defaults), t.dz(kwdefaults)))

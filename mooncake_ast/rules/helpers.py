@@ -30,6 +30,19 @@ def log_for_pow(base: Any) -> Any:
     return out
 
 
+def pow_deriv(base: Any, p: Any) -> Any:
+    """d(base**p)/dbase = p * base**(p - 1), exactly 0 where p == 0 (also at base == 0)."""
+    if isinstance(base, np.ndarray) or isinstance(p, np.ndarray):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.multiply(p, np.power(base, np.subtract(p, 1.0)))
+        return np.where(np.equal(p, 0), 0.0, out)
+    if p == 0:
+        return 0.0
+    if base == 0:
+        return 1.0 if p == 1 else (0.0 if p > 1 else math.inf)
+    return p * base ** (p - 1)
+
+
 def pow_minus_one(base: Any, p: Any) -> Any:
     """base ** (p - 1), with 0 ** 0 = 1 so d(x**1)/dx = 1 at x = 0."""
     if isinstance(base, np.ndarray) or isinstance(p, np.ndarray):

@@ -53,7 +53,7 @@ def h_add1(x):
 
 # ------------------------------------------------------------------ two arguments
 defjvp(math.pow, lambda t, y, a, b: t.add(
-    t.mul(t.d(a), t.mul(b, t.call(h.pow_minus_one, a, b))),
+    t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
     t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
 defjvp(math.atan2, lambda t, y, a, b: t.div(t.sub(t.mul(t.d(a), b), t.mul(a, t.d(b))), t.add(t.mul(a, a), t.mul(b, b))))
 defjvp(math.hypot, lambda t, y, *xs: _sum(t, [t.mul(t.d(x), t.div(x, y)) for x in xs]))

@@ -13,7 +13,7 @@ defjvp(op.mul, lambda t, y, a, b: t.add(t.mul(t.d(a), b), t.mul(a, t.d(b))))
 defjvp(op.truediv, lambda t, y, a, b: t.div(t.sub(t.d(a), t.mul(y, t.d(b))), b))
 defjvp(op.mod, lambda t, y, a, b: t.sub(t.d(a), t.mul(t.call(op.floordiv, a, b), t.d(b))))
 defjvp(op.pow, lambda t, y, a, b: t.add(
-    t.mul(t.d(a), t.mul(b, t.call(h.pow_minus_one, a, b))),
+    t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
     t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
 defjvp(op.neg, lambda t, y, a: t.neg(t.d(a)))
 defjvp(op.pos, lambda t, y, a: t.d(a))
@@ -26,7 +26,7 @@ defjvp(op.isub, lambda t, y, a, b: t.update(t.d(a), t.sub(t.d(a), t.d(b))), muta
 defjvp(op.imul, lambda t, y, a, b: t.update(t.d(a), t.add(t.mul(t.d(a), b), t.mul(a, t.d(b)))), mutates=(0,))
 defjvp(op.itruediv, lambda t, y, a, b: t.update(t.d(a), t.div(t.sub(t.d(a), t.mul(t.call(op.truediv, a, b), t.d(b))), b)), mutates=(0,))
 defjvp(op.ipow, lambda t, y, a, b: t.update(t.d(a), t.add(
-    t.mul(t.d(a), t.mul(b, t.call(h.pow_minus_one, a, b))),
+    t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
     t.mul(t.d(b), t.mul(t.call(op.pow, a, b), t.call(h.log_for_pow, a))))), mutates=(0,))
 defjvp(op.imatmul, lambda t, y, a, b: t.update(t.d(a), t.add(t.lin(op.matmul, t.d(a), b), t.linr(op.matmul, a, t.d(b)))), mutates=(0,))
 defjvp(op.imod, lambda t, y, a, b: t.update(t.d(a), t.sub(t.d(a), t.mul(t.call(op.floordiv, a, b), t.d(b)))), mutates=(0,))

@@ -1,0 +1,16 @@
+# Two commands matter: `make demo` (install and run an example end to end) and `make test`.
+PYTHON ?= python3
+
+.PHONY: install demo test bench
+
+install:
+	$(PYTHON) -m pip install --quiet -e ".[test]"
+
+demo: install
+	$(PYTHON) examples/demo.py
+
+test: install
+	$(PYTHON) -m pytest -q
+
+bench: install
+	$(PYTHON) examples/bench.py
