@@ -193,13 +193,16 @@ def is_differentiable_scalar(x: Any) -> bool:
 
 
 def zero_tangent(x: Any) -> Any:
-    """A zero tangent with the structure of `x` (fresh storage for mutable parts)."""
+    """A zero tangent with the structure of `x`: storage where x can be written in place
+    (arrays, lists, dicts, objects), the symbolic zero NoTangent for immutable leaves.
+
+    The symbolic zero is a strong zero (0 * nan = 0), which a constant's tangent must be.
+    `zeros_like_tangent` gives the dense form users see.
+    """
     if isinstance(x, (bool, int, str, bytes, type(None), range, slice, np.integer, np.bool_)):
         return NoTangent
-    if isinstance(x, (float, np.floating)):
-        return 0.0
-    if isinstance(x, (complex, np.complexfloating)):
-        return 0j
+    if isinstance(x, (float, np.floating, complex, np.complexfloating)):
+        return NoTangent
     if isinstance(x, np.ndarray):
         return np.zeros_like(x) if x.dtype.kind in "fc" else NoTangent
     if isinstance(x, list):
@@ -222,10 +225,25 @@ def zero_tangent(x: Any) -> Any:
     return NoTangent
 
 
+def zeros_like_tangent(x: Any) -> Any:
+    """The dense zero tangent of `x`: 0.0 for floats, zeros for arrays, containers of those."""
+    if isinstance(x, (float, np.floating)) and not isinstance(x, bool):
+        return 0.0
+    if isinstance(x, (complex, np.complexfloating)):
+        return 0j
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(zeros_like_tangent(v) for v in x)
+    if isinstance(x, dict):
+        return {k: zeros_like_tangent(v) for k, v in x.items()}
+    if hasattr(x, "__dict__") and not isinstance(x, (type, types.FunctionType, types.ModuleType)) and not callable(x):
+        return MutableTangent({k: zeros_like_tangent(v) for k, v in vars(x).items()})
+    return zero_tangent(x)
+
+
 def materialize(t: Any, primal: Any) -> Any:
-    """Replace symbolic zeros (NoTangent) inside `t` by real zeros shaped like `primal`."""
+    """Replace symbolic zeros (NoTangent) inside `t` by dense zeros shaped like `primal`."""
     if t is NoTangent:
-        return zero_tangent(primal)
+        return zeros_like_tangent(primal)
     if isinstance(primal, (list, tuple)) and isinstance(t, (list, tuple)):
         out = [materialize(a, p) for a, p in zip(t, primal)]
         return type(primal)(out) if isinstance(primal, tuple) and not hasattr(primal, "_fields") else out if isinstance(primal, list) else tuple(out)

@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .tangents import MutableTangent, NoTangent, Tangent, materialize, zero_tangent
+from .tangents import MutableTangent, NoTangent, Tangent, materialize, zero_tangent, zeros_like_tangent
 
 
 class DerivativeCheckError(AssertionError):
@@ -127,7 +127,7 @@ def tangent_vector(t: Any, primal: Any) -> np.ndarray:
 
 def _dense_like(t: Any, p: Any) -> Any:
     if t is NoTangent:
-        return zero_tangent(p)
+        return zeros_like_tangent(p)
     if isinstance(p, (list, tuple)) and isinstance(t, (list, tuple)):
         return [_dense_like(a, b) for a, b in zip(t, p)]
     if isinstance(p, dict) and isinstance(t, dict):

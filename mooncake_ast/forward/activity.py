@@ -131,6 +131,8 @@ class Activity:
             targets = [s.args[i] for i in positions if i < len(s.args)]
             if rule is None:
                 targets += list(s.kwargs.values()) + [s.fn]  # a bound method writes its self
+            elif "out" in s.kwargs:
+                targets.append(s.kwargs["out"])  # np.add(a, b, out=c) writes c
             for t in targets:
                 if isinstance(t, Const):
                     continue

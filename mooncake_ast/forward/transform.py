@@ -108,12 +108,9 @@ class IRTemplateBuilder:
         return self.fwd.tangent.get(h) if isinstance(h, Value) else None
 
     def dz(self, h: Any) -> Value:
+        """h's tangent, or the symbolic zero (a strong zero: 0 * nan stays 0) for constants."""
         d = self.d(h)
-        if d is not None:
-            return d
-        if not isinstance(h, Value):
-            return zero_constant(h)
-        return literal_zero(h)
+        return d if d is not None else Const(NoTangent)
 
     def value(self, x: Any) -> Any:
         return x.value if isinstance(x, Const) else x
@@ -277,6 +274,9 @@ class ForwardTransform:
             out.append(s)
             self._set(s, b.call(ops.new_cell) if fn is ops.new_cell else b.call(zero_tangent, s))
             out += b.out
+            return
+        if "out" in s.kwargs and rule is not None and rule.jvp is not None:
+            self._dispatch(s, fn, out)  # ufunc(..., out=o): the run-time rule writes o's tangent
             return
         if rule is not None and rule.user_frule is None and (rule.jvp is not None or rule.zero):
             if rule.zero:

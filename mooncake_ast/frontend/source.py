@@ -101,7 +101,7 @@ def _find(text: str, code: types.CodeType, line_offset: int, col_offset: int, fi
     class Finder(cst.CSTVisitor):
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
             if node.name.value == code.co_name:
-                start = positions[node].start.line
+                start = min([positions[node].start.line] + [positions[d].start.line for d in node.decorators])
                 body_start = positions[node.name].start.line
                 if start <= target_line <= body_start:
                     candidates.append(node)

@@ -53,7 +53,8 @@ class Lowering(ExpressionLowering):
         self._temps = 0
         self._nested_seen: dict[tuple[str, int], int] = {}
         self.freevars = {v.name: v for v in self.ir.freevars}
-        self.locals = _local_names(node)
+        self.nonlocals = _nonlocal_names(node)
+        self.locals = _local_names(node) - self.nonlocals
         self.cells: dict[str, Value] = {}
         self.cellnames = self.locals & _captured_names(fn.__code__)
 
@@ -131,6 +132,9 @@ class Lowering(ExpressionLowering):
         return value
 
     def assign_name(self, name: str, value: Value, function_scope: bool = False) -> Value:
+        if name in self.nonlocals and self._var_key(name) is None:
+            self.b.call(ops.cell_set, [self.freevars[name], value])
+            return value
         key = name if function_scope else (self._var_key(name) or name)
         if key == name and name in self.cells:
             self.b.call(ops.cell_set, [self.cells[name], value])
@@ -454,7 +458,7 @@ class Lowering(ExpressionLowering):
         self.unsupported(s, "global statement (writing module globals)")
 
     def stmt_Nonlocal(self, s: cst.Nonlocal) -> None:
-        self.unsupported(s, "nonlocal statement (writing enclosing variables)")
+        pass  # the names were made cell writes when the scope was analysed
 
 
 def _describe(s: cst.CSTNode) -> str:
@@ -528,6 +532,23 @@ class _LocalNames(cst.CSTVisitor):
         if not isinstance(node.names, cst.ImportStar):
             for a in node.names:
                 self.names.add(a.asname.name.value if a.asname else a.name.value)  # type: ignore[union-attr]
+
+
+def _nonlocal_names(node: Union[cst.FunctionDef, cst.Lambda]) -> set[str]:
+    names: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return n is node
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return n is node
+
+        def visit_Nonlocal(self, n: cst.Nonlocal) -> None:
+            names.update(a.name.value for a in n.names)
+
+    node.visit(V())
+    return names
 
 
 def _local_names(node: Union[cst.FunctionDef, cst.Lambda]) -> set[str]:

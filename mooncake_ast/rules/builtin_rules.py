@@ -6,7 +6,7 @@ import builtins
 from .. import ops
 from ..tangents import NoTangent
 from . import helpers as h
-from .registry import defjvp, defmethod, defzero
+from .registry import defjvp, defmethod, defrule, defzero
 
 
 def _tangents(t, xs):
@@ -289,3 +289,34 @@ def h_setattr_tangent(dobj, name, dv):
 
 
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, Tangent, zero_tangent  # noqa: E402
+
+
+# ------------------------------------------------------------------ higher-order builtins (run-time rules)
+def frule_map(args, dargs, **kwargs):
+    """map(f, *iterables): each call through fcall, so f may be any differentiable callable."""
+    from ..forward.runtime import fcall
+
+    f, its = args[0], args[1:]
+    df, dits = dargs[0], dargs[1:]
+    columns = [list(it) for it in its]
+    dcolumns = [iter_tangents(c, d) if d is not NoTangent else [NoTangent] * len(c) for c, d in zip(columns, dits)]
+    ys, dys = [], []
+    for items, ditems in zip(zip(*columns), zip(*dcolumns)):
+        y, dy = fcall(f, df, items, ditems)
+        ys.append(y)
+        dys.append(dy)
+    return iter(ys), iter(dys)
+
+
+def frule_filter(args, dargs, **kwargs):
+    from ..forward.runtime import fcall
+
+    f, it = args
+    items = list(it)
+    ditems = iter_tangents(items, dargs[1]) if dargs[1] is not NoTangent else [NoTangent] * len(items)
+    keep = [(x, d) for x, d in zip(items, ditems) if (f(x) if f is not None else x)]
+    return iter([x for x, _ in keep]), iter([d for _, d in keep])
+
+
+defrule(builtins.map, frule_map)
+defrule(builtins.filter, frule_filter)

@@ -260,3 +260,8 @@ def h_tolist_tangent(dx):
 
 def h_fill_tangent(dx, dv):
     dx.fill(float(dv))
+
+
+# ------------------------------------------------------------------ unbuffered in-place ufunc methods
+defjvp(np.add.at, lambda t, y, a, idx, b=None: t.call(np.add.at, t.d(a), idx, t.d(b)) if t.d(a) is not None and t.d(b) is not None else None, mutates=(0,))
+defjvp(np.subtract.at, lambda t, y, a, idx, b=None: t.call(np.subtract.at, t.d(a), idx, t.d(b)) if t.d(a) is not None and t.d(b) is not None else None, mutates=(0,))

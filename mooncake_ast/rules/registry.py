@@ -85,6 +85,13 @@ def defzero(*fns: Any, mutates: tuple = ()) -> None:
         r.fingerprint = "zero"
 
 
+def defrule(fn: Any, frule: Callable, *, mutates: tuple = ()) -> None:
+    """Register a run-time forward rule `frule(args, dargs, **kwargs) -> (y, dy)` (no template)."""
+    r = _entry(fn)
+    r.user_frule, r.jvp, r.zero, r.mutates = frule, None, False, mutates
+    r.fingerprint = _fingerprint(frule)
+
+
 def lookup(fn: Any) -> Optional[Rule]:
     try:
         rule = _RULES.get(fn)
@@ -229,6 +236,8 @@ def run_template(rule: Rule, fn: Any, args: tuple, dargs: tuple, kwargs: dict, d
     """
     if rule.zero:
         return fn(*args, **kwargs), NoTangent
+    if "out" in kwargs and _is_ufunc(fn):
+        return _ufunc_out(rule, fn, args, dargs, kwargs, dkwargs)
     hs = [H(a, d) for a, d in zip(args, dargs)]
     kh = {k: H(v, dkwargs.get(k, NoTangent)) for k, v in kwargs.items()}
     if rule.mutates:
@@ -238,3 +247,24 @@ def run_template(rule: Rule, fn: Any, args: tuple, dargs: tuple, kwargs: dict, d
         y = fn(*args, **kwargs)
         dy = rule.jvp(EagerBuilder(), y, *hs, **kh)  # type: ignore[misc]
     return y, (NoTangent if dy is None else dy)
+
+
+def _is_ufunc(fn: Any) -> bool:
+    import numpy as np
+
+    return isinstance(fn, np.ufunc)
+
+
+def _ufunc_out(rule: Rule, fn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple[Any, Any]:
+    """`ufunc(a, b, out=o)`: the tangent of the fresh result, then written into o's tangent storage."""
+    out = kwargs["out"]
+    dout = dkwargs.get("out", NoTangent)
+    rest = {k: v for k, v in kwargs.items() if k != "out"}
+    hs = [H(a, d) for a, d in zip(args, dargs)]
+    fresh_y = fn(*args, **rest)
+    dy = rule.jvp(EagerBuilder(), fresh_y, *hs)  # type: ignore[misc]
+    single = isinstance(out, tuple) and len(out) == 1
+    target, dtarget = (out[0], dout[0] if isinstance(dout, tuple) else dout) if single else (out, dout)
+    y = fn(*args, **kwargs)
+    dtarget = update(dtarget, dy) if dtarget is not NoTangent else dy
+    return y, (dtarget,) if single and isinstance(y, tuple) else dtarget
