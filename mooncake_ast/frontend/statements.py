@@ -74,6 +74,8 @@ class Lowering(ExpressionLowering):
     # ------------------------------------------------------------ entry
     def run(self) -> Function:
         node = self.src.node
+        if isinstance(node, cst.FunctionDef) and node.asynchronous is not None:
+            self.unsupported(node, "async function")
         entry = self.b.new_block()
         self.b.seal(entry)
         self.b.position_at(entry)
@@ -271,7 +273,8 @@ class Lowering(ExpressionLowering):
     def stmt_Del(self, s: cst.Del) -> None:
         targets = s.target.elements if isinstance(s.target, cst.Tuple) else [s.target]
         for t in targets:
-            t = getattr(t, "value", t)
+            if isinstance(t, cst.Element):
+                t = t.value
             if isinstance(t, cst.Subscript):
                 self.b.call(operator.delitem, [self.expr(t.value), self.index(t)])
             elif isinstance(t, cst.Attribute):

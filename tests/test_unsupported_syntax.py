@@ -1,0 +1,123 @@
+"""Every construct the frontend rejects gives UnsupportedSyntaxError naming file:line:column, with the line and a caret."""
+import inspect
+import os
+
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.frontend.statements import lower_function
+
+G = 0
+
+
+def uses_yield(x):
+    yield x * 2
+
+
+async def uses_async(x):
+    return x
+
+
+def uses_global(x):
+    global G
+    G = x
+    return x
+
+
+def uses_try(x):
+    try:
+        return 1.0 / x
+    except ZeroDivisionError:
+        return 0.0
+
+
+def uses_with(x):
+    with open(os.devnull) as f:
+        f.read()
+    return x
+
+
+def uses_match(x):
+    match x:
+        case 0.0:
+            return 1.0
+    return x
+
+
+def uses_class(x):
+    class Box:
+        pass
+    return x
+
+
+def uses_decorated_inner(x):
+    @staticmethod
+    def inner(t):
+        return t
+    return x
+
+
+def uses_del_name(x):
+    y = x
+    del y
+    return x
+
+
+def uses_raise_from(x):
+    if x < 0:
+        raise ValueError("negative") from None
+    return x
+
+
+def uses_await_in_lambda(x):
+    return (lambda: (yield x))
+
+
+CASES = [
+    (uses_yield, "yield", "yield x * 2"),
+    (uses_async, "async", "async def uses_async(x):"),
+    (uses_global, "global", "global G"),
+    (uses_try, "try", "try:"),
+    (uses_with, "with", "with open(os.devnull) as f:"),
+    (uses_match, "Match", "match x:"),
+    (uses_class, "class definition", "class Box:"),
+    (uses_decorated_inner, "decorated nested function", "@staticmethod"),
+    (uses_del_name, "del of a variable", "del y"),
+    (uses_raise_from, "raise ... from", 'raise ValueError("negative") from None'),
+]
+
+
+@pytest.mark.parametrize("fn,what,line_text", CASES, ids=[c[0].__name__ for c in CASES])
+def test_rejected_with_location(fn, what, line_text):
+    with pytest.raises(mc.UnsupportedSyntaxError) as info:
+        lower_function(fn)
+    err = info.value
+    assert what.lower() in str(err).lower()
+    assert err.file == __file__
+    src, first = inspect.getsourcelines(fn)
+    offset = next(i for i, l in enumerate(src) if line_text in l)
+    assert err.line == first + offset
+    assert err.text.strip() == line_text
+    # file:line:column header, the line, and a caret under the column
+    header, shown, caret = str(err).split("\n")
+    assert header.startswith(f"{__file__}:{err.line}:{err.col + 1}: unsupported syntax")
+    assert caret.index("^") - 4 == err.col
+    assert shown[4:].strip() == line_text
+
+
+def test_jvp_reports_unsupported_syntax_not_a_crash():
+    with pytest.raises(mc.UnsupportedSyntaxError):
+        mc.jvp(uses_try, (2.0,), (1.0,))
+
+
+def test_missing_rule_names_the_callable_and_how_to_register():
+    import numpy as np
+
+    def f(x):
+        return np.fft.fft(x).real.sum()
+
+    with pytest.raises(mc.MissingRuleError) as info:
+        mc.jvp(f, (np.ones(4),), (np.ones(4),))
+    msg = str(info.value)
+    assert "numpy.fft" in msg and "fft" in msg
+    assert "mooncake_ast.frule" in msg and "zero_derivative" in msg
