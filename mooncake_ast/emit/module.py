@@ -140,7 +140,7 @@ def emit_function(
             if phi not in emitter.skip:
                 named.add(phi)
         for s in b.stmts:
-            if s in emitter.skip and not _needed_by_loop(s, fn):
+            if s in emitter.skip and not _needed_by_loop(s, fn) and s not in emitter.loop_items:
                 continue
             if (count.get(s, 0) > 0 or _user_named(s)) and not emitter._can_inline(s):
                 named.add(s)

@@ -19,7 +19,7 @@ from .. import ops
 from ..ir.analysis import dominators, uses
 from ..ir.builder import UNDEFINED
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Param, Phi, Raise, Return, Stmt, Value
-from .render import ATOM, CallRenderer, Expr, literal, slice_text
+from .render import ATOM, INPLACE_SYNTAX, CallRenderer, Expr, literal, slice_text
 
 
 class EmitError(Exception):
@@ -76,6 +76,7 @@ class StructuredEmitter:
         self.skip: set[Stmt] = set()
         self.no_copy: set[Phi] = set()  # loop counters: Python's `for` updates them
         self.deferred: set[Stmt] = set()  # iterables printed in their `for` line
+        self.loop_items: set[Stmt] = set()  # extra `for` targets (zip form): always named
         self.inlined: set[Stmt] = set()
         self.rendered: dict[Value, Expr] = {}
         self._user_block: dict[Value, Block] = {}
@@ -106,11 +107,20 @@ class StructuredEmitter:
             if self.use_count.get(inc, 0) != 1:
                 continue
             k_uses = self.use_count.get(k, 0)  # the test, the increment, the item
-            item_is_first = item.block is br.then and item.block.stmts and item.block.stmts[0] is item
-            simple = k_uses == 3 and item_is_first and _user_named(item) and self.use_count.get(n, 0) == 1
+            body_stmts = br.then.stmts
+            item_is_first = item.block is br.then and body_stmts and body_stmts[0] is item
+            # Items of other sequences read at the same index (e.g. the tangents): `for x, dx in zip(xs, dxs)`.
+            extras = []
+            for st in body_stmts[1:] if item_is_first else []:
+                if st.callee() is __import__("operator").getitem and st.args[1] is k and not st.kwargs and not isinstance(st.args[0], Const):
+                    extras.append(st)
+                else:
+                    break
+            simple = k_uses == 3 + len(extras) and item_is_first and _user_named(item) and self.use_count.get(n, 0) == 1
             consumed = {br.cond, inc}
             if simple:
-                consumed |= {item, n}
+                consumed |= {item, n} | set(extras)
+                self.loop_items |= set(extras)
                 if self.use_count.get(seq, 0) == 2 and seq.callee() is ops.sequence:
                     consumed.add(seq)
                     it = seq.args[0]
@@ -123,7 +133,7 @@ class StructuredEmitter:
                         self.deferred.add(it)
             self.skip |= consumed
             self.no_copy.add(k)
-            self._for_forms[b] = (simple, k, seq, n, item, latch)
+            self._for_forms[b] = (simple, k, seq, n, item, latch, extras if simple else [])
 
     def _plan_inlining(self) -> None:
         for b in self.fn.blocks:
@@ -149,6 +159,8 @@ class StructuredEmitter:
         return (
             isinstance(s, Call)
             and not _user_named(s)
+            and not _unpacked_item(s)
+            and s not in self.loop_items
             and s not in self.skip
             and s not in self.names
             and self.use_count.get(s, 0) == 1
@@ -277,6 +289,9 @@ class StructuredEmitter:
             if st is not None:
                 out.append(st)
                 return i + 1
+        if fn in INPLACE_SYNTAX and s in self.names and len(s.args) == 2 and self.value(s.args[0])[0] == self.names[s]:
+            out.append(f"{self.names[s]} {INPLACE_SYNTAX[fn]} {self.value(s.args[1])[0]}")
+            return i + 1
         text = self.call_expr(s)[0]
         if s in self.names:
             out.append(f"{self.names[s]} = {text}")
@@ -304,14 +319,9 @@ class StructuredEmitter:
                 break
         if len(getters) != n_uses or not getters:
             return None
-        if fn is ops.unpack:
-            size = s.args[1].value  # type: ignore[union-attr]
-        elif fn is ops.unpack_star:
-            size = s.args[1].value + 1 + s.args[2].value  # type: ignore[union-attr]
-        else:
-            size = getattr(s, "tuple_size", None)
-            if size is None:
-                return None
+        size = _tuple_size(s)
+        if size is None:
+            return None
         if any(k >= size for k in getters):
             return None
         names = [self.names[getters[k]] if k in getters else "_" for k in range(size)]
@@ -424,13 +434,18 @@ class StructuredEmitter:
         body: list = []
         t = h.term
         if form is not None:
-            simple, k, seq, n, item, latch = form
+            simple, k, seq, n, item, latch, extras = form
             assert isinstance(t, Branch)
             self._loc_comment(info, out)
             if simple:
                 iterable = seq.args[0] if seq in self.skip else seq
                 it_text = self.call_expr(iterable)[0] if iterable in self.deferred else self.value(iterable)[0]
-                head = f"for {self.names[item]} in {it_text}"
+                if extras:
+                    targets = ", ".join(self.names[x] for x in [item, *extras])
+                    sources = ", ".join([it_text] + [self.value(x.args[0])[0] for x in extras])
+                    head = f"for {targets} in zip({sources})"
+                else:
+                    head = f"for {self.names[item]} in {it_text}"
             else:
                 head = f"for {self.names[k]} in range({self.value(n)[0]})"
             self.block(t.then, loops + [frame], follows, body)
@@ -478,6 +493,28 @@ class StructuredEmitter:
             out.append(f"return {self.value(t.value)[0]}")
         elif isinstance(t, Raise):
             out.append(f"raise {self.value(t.exc)[0]}" if t.exc is not None else "raise")
+
+
+def _unpacked_item(s: Any) -> bool:
+    """`t[k]` of a tuple that is printed as a tuple assignment (`a, b = ...`): keep it named."""
+    import operator
+
+    if s.callee() is not operator.getitem or not isinstance(s.args[1], Const):
+        return False
+    src = s.args[0]
+    return isinstance(src, Call) and _tuple_size(src) is not None
+
+
+def _tuple_size(src: Call) -> Optional[int]:
+    """How many items a call returns, when known from the call itself."""
+    from ..rules.builtin_rules import unpack_tangent
+
+    fn = src.callee()
+    if fn in (ops.unpack, unpack_tangent) and isinstance(src.args[1], Const):
+        return src.args[1].value
+    if fn is ops.unpack_star and all(isinstance(a, Const) for a in src.args[1:]):
+        return src.args[1].value + 1 + src.args[2].value  # type: ignore[union-attr]
+    return getattr(src, "tuple_size", None)
 
 
 def _user_named(s: Any) -> bool:

@@ -272,7 +272,10 @@ class ForwardTransform:
         if not any_active:
             # Active only because it is written later with active data: start from zero.
             out.append(s)
-            self._set(s, b.call(ops.new_cell) if fn is ops.new_cell else b.call(zero_tangent, s))
+            if fn is ops.identity and isinstance(s.args[0], Const):
+                self._set(s, literal_zero(s))  # `s = 0.0` later updated in place: floats are immutable
+            else:
+                self._set(s, b.call(ops.new_cell) if fn is ops.new_cell else b.call(zero_tangent, s))
             out += b.out
             return
         if "out" in s.kwargs and rule is not None and rule.jvp is not None:

@@ -18,12 +18,12 @@ defjvp(ops.tuple_of, lambda t, y, *xs: t.call(ops.tuple_of, *_tangents(t, xs)))
 defjvp(ops.list_of, lambda t, y, *xs: t.call(ops.list_of, *_tangents(t, xs)))
 defjvp(ops.dict_of, lambda t, y, *kv: t.call(ops.dict_of, *[x if i % 2 == 0 else t.dz(x) for i, x in enumerate(kv)]))
 defjvp(ops.identity, lambda t, y, x: t.d(x))
-defjvp(ops.sequence, lambda t, y, x: t.call(h_sequence_tangent, x, y, t.d(x)) if t.d(x) is not None else None)
-defjvp(ops.unpack, lambda t, y, x, n: t.call(h_unpack_tangent, t.d(x), n) if t.d(x) is not None else None)
-defjvp(ops.unpack_star, lambda t, y, x, i, j: t.call(h_unpack_star_tangent, t.d(x), x, i, j) if t.d(x) is not None else None)
-defjvp(ops.concat_tuple, lambda t, y, *parts: t.call(h_concat_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
-defjvp(ops.merge_dicts, lambda t, y, *parts: t.call(h_merge_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
-defjvp(ops.cell_get, lambda t, y, c: t.call(h_cell_tangent_get, t.d(c)) if t.d(c) is not None else None)
+defjvp(ops.sequence, lambda t, y, x: t.call(sequence_tangent, x, y, t.d(x)) if t.d(x) is not None else None)
+defjvp(ops.unpack, lambda t, y, x, n: t.call(unpack_tangent, t.d(x), n) if t.d(x) is not None else None)
+defjvp(ops.unpack_star, lambda t, y, x, i, j: t.call(unpack_star_tangent, t.d(x), x, i, j) if t.d(x) is not None else None)
+defjvp(ops.concat_tuple, lambda t, y, *parts: t.call(concat_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
+defjvp(ops.merge_dicts, lambda t, y, *parts: t.call(merge_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
+defjvp(ops.cell_get, lambda t, y, c: t.call(cell_tangent_get, t.d(c)) if t.d(c) is not None else None)
 defjvp(ops.cell_set, lambda t, y, c, v: t.call(ops.cell_set, t.d(c), t.dz(v)) if t.d(c) is not None else None, mutates=(0,))
 defjvp(list.append, lambda t, y, l, x: t.call(list.append, t.d(l), t.dz(x)) if t.d(l) is not None else None, mutates=(0,))
 defjvp(set.add, lambda t, y, s, x: None, mutates=(0,))
@@ -40,37 +40,37 @@ def iter_tangents(xs, dxs):
     return list(dxs)
 
 
-def h_sequence_tangent(x, seq, dx):
-    """Tangent of `ops.sequence(x)`: indexable like the sequence itself."""
+def sequence_tangent(x, seq, dx):
+    """Tangent of `ops.sequence(x)`: indexable and iterable like the sequence itself."""
+    if dx is NoTangent:
+        return [NoTangent] * len(seq)
     if seq is x:
         return dx
-    if dx is NoTangent:
-        return NoTangent
     if isinstance(x, (dict, set, frozenset)):
         return [NoTangent] * len(seq)
     return list(dx) if not isinstance(dx, list) else dx
 
 
-def h_unpack_tangent(dx, n):
+def unpack_tangent(dx, n):
     if dx is NoTangent:
         return (NoTangent,) * n
     return tuple(dx)
 
 
-def h_unpack_star_tangent(dx, x, i, j):
+def unpack_star_tangent(dx, x, i, j):
     items = iter_tangents(x, dx) if dx is not NoTangent else [NoTangent] * len(list(x))
     stop = len(items) - j
     return (*items[:i], items[i:stop], *items[stop:])
 
 
-def h_concat_tangent(*pairs):
+def concat_tangent(*pairs):
     out: tuple = ()
     for p, dp in pairs:
         out = out + (tuple(iter_tangents(p, dp)) if dp is not NoTangent else (NoTangent,) * len(tuple(p)))
     return out
 
 
-def h_merge_tangent(*pairs):
+def merge_tangent(*pairs):
     out: dict = {}
     for p, dp in pairs:
         for k in p:
@@ -78,7 +78,7 @@ def h_merge_tangent(*pairs):
     return out
 
 
-def h_cell_tangent_get(dc):
+def cell_tangent_get(dc):
     try:
         return dc.cell_contents
     except ValueError:
@@ -87,23 +87,23 @@ def h_cell_tangent_get(dc):
 
 # ------------------------------------------------------------------ builtins
 defjvp(builtins.abs, lambda t, y, x: t.mul(t.d(x), t.call(h.sign, x)))
-defjvp(builtins.float, lambda t, y, x=0.0: t.call(h_real_tangent, t.d(x)) if t.d(x) is not None else None)
+defjvp(builtins.float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x) is not None else None)
 defjvp(builtins.complex, lambda t, y, re=0.0, im=0.0: t.add(t.d(re), t.mul(t.d(im), 1j)))
-defjvp(builtins.sum, lambda t, y, xs, start=0: t.add(t.call(h_sum_tangent, xs, t.d(xs)) if t.d(xs) is not None else None, t.d(start)))
-defjvp(builtins.max, lambda t, y, *xs, **kw: t.call(h_minmax_tangent, builtins.max, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
-defjvp(builtins.min, lambda t, y, *xs, **kw: t.call(h_minmax_tangent, builtins.min, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
+defjvp(builtins.sum, lambda t, y, xs, start=0: t.add(t.call(sum_tangent, xs, t.d(xs)) if t.d(xs) is not None else None, t.d(start)))
+defjvp(builtins.max, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.max, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
+defjvp(builtins.min, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.min, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
 defjvp(builtins.pow, lambda t, y, a, b: t.add(
     t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
     t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
 defjvp(builtins.round, lambda t, y, x, ndigits=None: None)
-defjvp(builtins.list, lambda t, y, xs=(): t.call(h_list_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
-defjvp(builtins.tuple, lambda t, y, xs=(): t.call(h_tuple_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
-defjvp(builtins.dict, lambda t, y, *a, **kw: t.call(h_dict_tangent, y, t.call(ops.tuple_of, *[t.call(ops.tuple_of, x, t.dz(x)) for x in a]),
+defjvp(builtins.list, lambda t, y, xs=(): t.call(list_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+defjvp(builtins.tuple, lambda t, y, xs=(): t.call(tuple_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+defjvp(builtins.dict, lambda t, y, *a, **kw: t.call(dict_tangent, y, t.call(ops.tuple_of, *[t.call(ops.tuple_of, x, t.dz(x)) for x in a]),
                                                       t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, t.dz(v))])))
-defjvp(builtins.zip, lambda t, y, *xs: t.call(h_zip_tangent, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
-defjvp(builtins.enumerate, lambda t, y, xs, start=0: t.call(h_enumerate_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
-defjvp(builtins.reversed, lambda t, y, xs: t.call(h_reversed_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
-defjvp(builtins.sorted, lambda t, y, xs, **kw: t.call(h_sorted_tangent, xs, t.d(xs), t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, v)])) if t.d(xs) is not None else None)
+defjvp(builtins.zip, lambda t, y, *xs: t.call(zip_tangent, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
+defjvp(builtins.enumerate, lambda t, y, xs, start=0: t.call(enumerate_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+defjvp(builtins.reversed, lambda t, y, xs: t.call(reversed_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+defjvp(builtins.sorted, lambda t, y, xs, **kw: t.call(sorted_tangent, xs, t.d(xs), t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, v)])) if t.d(xs) is not None else None)
 defjvp(builtins.divmod, lambda t, y, a, b: t.call(ops.tuple_of, NoTangent, t.dz(t.sub(t.d(a), t.mul(t.call(_floordiv, a, b), t.d(b))))))
 defzero(builtins.len, builtins.range, builtins.isinstance, builtins.issubclass, builtins.int, builtins.bool,
         builtins.str, builtins.repr, builtins.type, builtins.id, builtins.hash, builtins.print, builtins.callable,
@@ -115,11 +115,11 @@ def _floordiv(a, b):
     return a // b
 
 
-def h_real_tangent(dx):
+def real_tangent(dx):
     return float(dx.real) if isinstance(dx, complex) else float(dx)
 
 
-def h_sum_tangent(xs, dxs):
+def sum_tangent(xs, dxs):
     out = NoTangent
     if dxs is NoTangent:
         return out
@@ -128,7 +128,7 @@ def h_sum_tangent(xs, dxs):
     return out
 
 
-def h_minmax_tangent(which, y, xs, dxs):
+def minmax_tangent(which, y, xs, dxs):
     """Tangent of max/min: that of the first argument equal to the result (ties: the first)."""
     if len(xs) == 1:  # max(iterable)
         items, ditems = list(xs[0]), dxs[0]
@@ -143,15 +143,15 @@ def h_minmax_tangent(which, y, xs, dxs):
     return NoTangent
 
 
-def h_list_tangent(xs, dxs):
+def list_tangent(xs, dxs):
     return iter_tangents(xs, dxs) if dxs is not NoTangent else [NoTangent] * len(list(xs))
 
 
-def h_tuple_tangent(xs, dxs):
-    return tuple(h_list_tangent(xs, dxs))
+def tuple_tangent(xs, dxs):
+    return tuple(list_tangent(xs, dxs))
 
 
-def h_dict_tangent(y, pairs, dkw):
+def dict_tangent(y, pairs, dkw):
     out = {k: NoTangent for k in y}
     for x, dx in pairs:
         if isinstance(x, dict) and isinstance(dx, dict):
@@ -163,21 +163,21 @@ def h_dict_tangent(y, pairs, dkw):
     return out
 
 
-def h_zip_tangent(xs, dxs):
+def zip_tangent(xs, dxs):
     cols = [iter_tangents(x, d) if d is not NoTangent else [NoTangent] * len(list(x)) for x, d in zip(xs, dxs)]
     return list(zip(*cols))
 
 
-def h_enumerate_tangent(xs, dxs):
+def enumerate_tangent(xs, dxs):
     items = iter_tangents(xs, dxs)
     return list(zip([NoTangent] * len(items), items))
 
 
-def h_reversed_tangent(xs, dxs):
+def reversed_tangent(xs, dxs):
     return iter_tangents(xs, dxs)[::-1]
 
 
-def h_sorted_tangent(xs, dxs, kw):
+def sorted_tangent(xs, dxs, kw):
     if dxs is NoTangent:
         return NoTangent
     items = list(xs)
@@ -189,16 +189,16 @@ def h_sorted_tangent(xs, dxs, kw):
 
 # ------------------------------------------------------------------ methods of builtin containers
 defmethod(list, "append", lambda t, y, l, x: t.call(list.append, t.d(l), t.dz(x)) if t.d(l) is not None else None, mutates=(0,))
-defmethod(list, "extend", lambda t, y, l, x: t.call(h_extend_tangent, t.d(l), x, t.dz(x)) if t.d(l) is not None else None, mutates=(0,))
-defmethod(list, "pop", lambda t, y, l, i=-1: t.call(h_pop_tangent, t.d(l), i) if t.d(l) is not None else None, mutates=(0,))
-defmethod(list, "insert", lambda t, y, l, i, x: t.call(h_insert_tangent, t.d(l), i, t.dz(x)) if t.d(l) is not None else None, mutates=(0,))
+defmethod(list, "extend", lambda t, y, l, x: t.call(extend_tangent, t.d(l), x, t.dz(x)) if t.d(l) is not None else None, mutates=(0,))
+defmethod(list, "pop", lambda t, y, l, i=-1: t.call(pop_tangent, t.d(l), i) if t.d(l) is not None else None, mutates=(0,))
+defmethod(list, "insert", lambda t, y, l, i, x: t.call(insert_tangent, t.d(l), i, t.dz(x)) if t.d(l) is not None else None, mutates=(0,))
 defmethod(list, "copy", lambda t, y, l: t.call(list, t.d(l)) if t.d(l) is not None else None)
 defmethod(list, "reverse", lambda t, y, l: t.call(list.reverse, t.d(l)) if t.d(l) is not None else None, mutates=(0,))
-defmethod(dict, "get", lambda t, y, d, k, default=None: t.call(h_dict_get_tangent, d, t.d(d), k, t.dz(default)) if t.d(d) is not None or t.d(default) is not None else None)
-defmethod(dict, "items", lambda t, y, d: t.call(h_items_tangent, d, t.d(d)) if t.d(d) is not None else None)
-defmethod(dict, "values", lambda t, y, d: t.call(h_values_tangent, d, t.d(d)) if t.d(d) is not None else None)
+defmethod(dict, "get", lambda t, y, d, k, default=None: t.call(dict_get_tangent, d, t.d(d), k, t.dz(default)) if t.d(d) is not None or t.d(default) is not None else None)
+defmethod(dict, "items", lambda t, y, d: t.call(items_tangent, d, t.d(d)) if t.d(d) is not None else None)
+defmethod(dict, "values", lambda t, y, d: t.call(values_tangent, d, t.d(d)) if t.d(d) is not None else None)
 defmethod(dict, "copy", lambda t, y, d: t.call(dict, t.d(d)) if t.d(d) is not None else None)
-defmethod(dict, "update", lambda t, y, d, other: t.call(h_dict_update_tangent, t.d(d), other, t.dz(other)) if t.d(d) is not None else None, mutates=(0,))
+defmethod(dict, "update", lambda t, y, d, other: t.call(dict_update_tangent, t.d(d), other, t.dz(other)) if t.d(d) is not None else None, mutates=(0,))
 for _name in ("keys", "index", "count", "__len__", "__contains__"):
     defmethod(dict, _name, lambda t, y, *a, **k: None)
     defmethod(list, _name, lambda t, y, *a, **k: None)
@@ -206,47 +206,47 @@ defmethod(str, "format", lambda t, y, *a, **k: None)
 defmethod(str, "join", lambda t, y, *a, **k: None)
 
 
-def h_extend_tangent(dl, x, dx):
+def extend_tangent(dl, x, dx):
     dl.extend(iter_tangents(x, dx) if dx is not NoTangent else [NoTangent] * len(list(x)))
 
 
-def h_pop_tangent(dl, i):
+def pop_tangent(dl, i):
     return dl.pop(i)
 
 
-def h_insert_tangent(dl, i, dx):
+def insert_tangent(dl, i, dx):
     dl.insert(i, dx)
 
 
-def h_dict_get_tangent(d, dd, k, ddefault):
+def dict_get_tangent(d, dd, k, ddefault):
     if k in d:
         return dd[k] if dd is not NoTangent else NoTangent
     return ddefault
 
 
-def h_items_tangent(d, dd):
+def items_tangent(d, dd):
     return [(NoTangent, dd[k]) for k in d]
 
 
-def h_values_tangent(d, dd):
+def values_tangent(d, dd):
     return [dd[k] for k in d]
 
 
-def h_dict_update_tangent(dd, other, dother):
+def dict_update_tangent(dd, other, dother):
     for k in other:
         dd[k] = dother[k] if dother is not NoTangent else NoTangent
 
 
 # ------------------------------------------------------------------ attributes, closures
 NONDIFF_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "__class__", "__name__", "itemsize", "nbytes"})
-defjvp(builtins.getattr, lambda t, y, obj, name, *default: t.call(h_getattr_tangent, obj, t.d(obj), name, y)
+defjvp(builtins.getattr, lambda t, y, obj, name, *default: t.call(getattr_tangent, obj, t.d(obj), name, y)
        if t.d(obj) is not None and t.value(name) not in NONDIFF_ATTRS else None)
-defjvp(builtins.setattr, lambda t, y, obj, name, v: t.call(h_setattr_tangent, t.d(obj), name, t.dz(v)) if t.d(obj) is not None else None, mutates=(0,))
+defjvp(builtins.setattr, lambda t, y, obj, name, v: t.call(setattr_tangent, t.d(obj), name, t.dz(v)) if t.d(obj) is not None else None, mutates=(0,))
 defjvp(ops.make_function, lambda t, y, code, outer, defaults, kwdefaults, closure: t.call(
     FunctionTangent, t.dz(closure), t.dz(defaults), t.dz(kwdefaults)))
 
 
-def h_getattr_tangent(obj, dobj, name, value):
+def getattr_tangent(obj, dobj, name, value):
     """The tangent of `obj.name`, given the tangent of `obj`."""
     import numpy as np
     import types as _types
@@ -283,7 +283,7 @@ def h_getattr_tangent(obj, dobj, name, value):
     return NoTangent
 
 
-def h_setattr_tangent(dobj, name, dv):
+def setattr_tangent(dobj, name, dv):
     if isinstance(dobj, MutableTangent):
         dobj.fields[name] = dv
 

@@ -16,7 +16,7 @@ def unary(fn, dfdx):
 unary(math.exp, lambda t, y, x: y)
 unary(math.expm1, lambda t, y, x: t.call(math.exp, x))
 unary(math.log, lambda t, y, x: t.div(1.0, x))
-unary(math.log1p, lambda t, y, x: t.div(1.0, t.call(h_add1, x)))
+unary(math.log1p, lambda t, y, x: t.div(1.0, t.call(add1, x)))
 unary(math.log2, lambda t, y, x: t.div(1.0, t.mul(x, math.log(2.0))))
 unary(math.log10, lambda t, y, x: t.div(1.0, t.mul(x, math.log(10.0))))
 unary(math.sqrt, lambda t, y, x: t.div(0.5, y))
@@ -47,7 +47,7 @@ unary(math.degrees, lambda t, y, x: 180.0 / math.pi)
 unary(math.radians, lambda t, y, x: math.pi / 180.0)
 
 
-def h_add1(x):
+def add1(x):
     return 1.0 + x
 
 
@@ -74,17 +74,17 @@ def _sum(t, terms):
 
 
 # ------------------------------------------------------------------ gamma
-unary(math.lgamma, lambda t, y, x: t.call(h_digamma, x))
-unary(math.gamma, lambda t, y, x: t.mul(y, t.call(h_digamma, x)))
+unary(math.lgamma, lambda t, y, x: t.call(digamma, x))
+unary(math.gamma, lambda t, y, x: t.mul(y, t.call(digamma, x)))
 
 
-def h_digamma(x: float) -> float:
+def digamma(x: float) -> float:
     """The digamma function (asymptotic series after shifting x up), accurate to ~1e-12."""
     if x <= 0 and x == int(x):
         return math.nan
     result = 0.0
     if x < 0:  # reflection
-        return h_digamma(1.0 - x) - math.pi / math.tan(math.pi * x)
+        return digamma(1.0 - x) - math.pi / math.tan(math.pi * x)
     while x < 6.0:
         result -= 1.0 / x
         x += 1.0

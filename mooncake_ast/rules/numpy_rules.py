@@ -64,10 +64,10 @@ defjvp(np.arctan2, lambda t, y, a, b, **k: t.div(t.sub(t.mul(t.d(a), b), t.mul(a
 defjvp(np.hypot, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.div(a, y)), t.mul(t.d(b), t.div(b, y))))
 defjvp(np.logaddexp, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.call(np.exp, t.sub(a, y))), t.mul(t.d(b), t.call(np.exp, t.sub(b, y)))))
 defjvp(np.where, lambda t, y, c, a, b: t.call(np.where, c, t.dz(a), t.dz(b)) if (t.d(a) is not None or t.d(b) is not None) else None)
-defjvp(np.clip, lambda t, y, x, lo=None, hi=None, **k: t.call(h_clip_tangent, x, lo, hi, t.dz(x), t.dz(lo), t.dz(hi)))
+defjvp(np.clip, lambda t, y, x, lo=None, hi=None, **k: t.call(clip_tangent, x, lo, hi, t.dz(x), t.dz(lo), t.dz(hi)))
 
 
-def h_clip_tangent(x, lo, hi, dx, dlo, dhi):
+def clip_tangent(x, lo, hi, dx, dlo, dhi):
     """Tangent of clip: dx inside the interval; the bound's tangent where a bound is active (ties: inside)."""
     out = np.where(True, dx, 0.0) if not isinstance(dx, np.ndarray) else dx
     if lo is not None:
@@ -81,12 +81,12 @@ def h_clip_tangent(x, lo, hi, dx, dlo, dhi):
 defjvp(np.sum, lambda t, y, x, axis=None, **k: t.lin(np.sum, t.d(x), axis=axis, **k))
 defjvp(np.mean, lambda t, y, x, axis=None, **k: t.lin(np.mean, t.d(x), axis=axis, **k))
 defjvp(np.cumsum, lambda t, y, x, axis=None, **k: t.lin(np.cumsum, t.d(x), axis=axis, **k))
-defjvp(np.max, lambda t, y, x, axis=None, keepdims=False: t.call(h_extremum_tangent, x, y, t.d(x), axis, keepdims) if t.d(x) is not None else None)
-defjvp(np.min, lambda t, y, x, axis=None, keepdims=False: t.call(h_extremum_tangent, x, y, t.d(x), axis, keepdims) if t.d(x) is not None else None)
-defjvp(np.prod, lambda t, y, x, axis=None, keepdims=False: t.call(h_prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defjvp(np.max, lambda t, y, x, axis=None, keepdims=False: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defjvp(np.min, lambda t, y, x, axis=None, keepdims=False: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defjvp(np.prod, lambda t, y, x, axis=None, keepdims=False: t.call(prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None)
 
 
-def h_extremum_tangent(x, y, dx, axis, keepdims):
+def extremum_tangent(x, y, dx, axis, keepdims):
     """Tangent of max/min: the tangent at the first position attaining the extremum."""
     x = np.asarray(x)
     dx = np.broadcast_to(np.asarray(dx, dtype=float) if not isinstance(dx, np.ndarray) else dx, x.shape)
@@ -99,7 +99,7 @@ def h_extremum_tangent(x, y, dx, axis, keepdims):
     return out if keepdims else np.squeeze(out, axis=axis)
 
 
-def h_prod_tangent(x, dx, axis, keepdims):
+def prod_tangent(x, dx, axis, keepdims):
     """Sum over i of dx_i * prod_{j != i} x_j, exact also when some x_j are zero."""
     x = np.asarray(x, dtype=float)
     dx = np.broadcast_to(dx, x.shape)
@@ -130,24 +130,24 @@ for _fn in (np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims, np.s
             np.broadcast_to, np.flip, np.roll, np.tile, np.repeat, np.diag, np.trace, np.copy, np.atleast_1d,
             np.atleast_2d, np.diff, np.triu, np.tril, np.fliplr, np.flipud, np.rot90, np.diagonal, np.take):
     defjvp(_fn, lambda t, y, x, *a, _fn=_fn, **k: t.lin(_fn, t.d(x), *a, **k))
-defjvp(np.array, lambda t, y, x, *a, **k: t.call(h_array_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
-defjvp(np.asarray, lambda t, y, x, *a, **k: t.call(h_asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
-defjvp(np.concatenate, lambda t, y, xs, axis=0, **k: t.call(h_join_tangent, np.concatenate, xs, t.d(xs), axis) if t.d(xs) is not None else None)
-defjvp(np.stack, lambda t, y, xs, axis=0, **k: t.call(h_join_tangent, np.stack, xs, t.d(xs), axis) if t.d(xs) is not None else None)
-defjvp(np.vstack, lambda t, y, xs, **k: t.call(h_join_tangent, np.vstack, xs, t.d(xs), None) if t.d(xs) is not None else None)
-defjvp(np.hstack, lambda t, y, xs, **k: t.call(h_join_tangent, np.hstack, xs, t.d(xs), None) if t.d(xs) is not None else None)
+defjvp(np.array, lambda t, y, x, *a, **k: t.call(array_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
+defjvp(np.asarray, lambda t, y, x, *a, **k: t.call(asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
+defjvp(np.concatenate, lambda t, y, xs, axis=0, **k: t.call(join_tangent, np.concatenate, xs, t.d(xs), axis) if t.d(xs) is not None else None)
+defjvp(np.stack, lambda t, y, xs, axis=0, **k: t.call(join_tangent, np.stack, xs, t.d(xs), axis) if t.d(xs) is not None else None)
+defjvp(np.vstack, lambda t, y, xs, **k: t.call(join_tangent, np.vstack, xs, t.d(xs), None) if t.d(xs) is not None else None)
+defjvp(np.hstack, lambda t, y, xs, **k: t.call(join_tangent, np.hstack, xs, t.d(xs), None) if t.d(xs) is not None else None)
 
 
-def h_array_tangent(y, x, dx):
+def array_tangent(y, x, dx):
     if y.dtype.kind not in "fc":
         return _no()
     return np.array(_dense(x, dx), dtype=y.dtype)
 
 
-def h_asarray_tangent(y, x, dx):
+def asarray_tangent(y, x, dx):
     if y is x:
         return dx
-    return h_array_tangent(y, x, dx)
+    return array_tangent(y, x, dx)
 
 
 def _no():
@@ -173,19 +173,19 @@ def _has_no(dx):
     return False
 
 
-def h_join_tangent(join, xs, dxs, axis):
+def join_tangent(join, xs, dxs, axis):
     parts = [np.asarray(_dense(x, d), dtype=float) for x, d in zip(xs, dxs)]
     return join(parts) if axis is None else join(parts, axis=axis)
 
 
 # ------------------------------------------------------------------ linear algebra
-defjvp(np.linalg.norm, lambda t, y, x, ord=None, axis=None, keepdims=False: t.call(h_norm_tangent, x, y, t.d(x), ord, axis, keepdims) if t.d(x) is not None else None)
+defjvp(np.linalg.norm, lambda t, y, x, ord=None, axis=None, keepdims=False: t.call(norm_tangent, x, y, t.d(x), ord, axis, keepdims) if t.d(x) is not None else None)
 defjvp(np.linalg.inv, lambda t, y, a: t.neg(t.call(np.matmul, y, t.lin(np.matmul, t.d(a), y))))
 defjvp(np.linalg.solve, lambda t, y, a, b: t.call(np.linalg.solve, a, t.sub(t.d(b), t.lin(np.matmul, t.d(a), y))) if (t.d(a) is not None or t.d(b) is not None) else None)
 defjvp(np.linalg.det, lambda t, y, a: t.mul(y, t.call(np.trace, t.call(np.linalg.solve, a, t.d(a)))) if t.d(a) is not None else None)
 
 
-def h_norm_tangent(x, y, dx, ord, axis, keepdims):
+def norm_tangent(x, y, dx, ord, axis, keepdims):
     if ord not in (None, 2, "fro") or (axis is not None and not isinstance(axis, int)) and ord not in (None, "fro"):
         raise NotImplementedError(f"forward rule of np.linalg.norm with ord={ord!r}")
     yk = y if keepdims or axis is None else np.expand_dims(y, axis)
@@ -200,10 +200,10 @@ defzero(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
         np.not_equal, np.greater_equal, np.less_equal, np.logical_and, np.logical_or, np.logical_not,
         np.all, np.any, np.nonzero, np.count_nonzero, np.allclose, np.isclose, np.array_equal, np.searchsorted)
 defjvp(np.full_like, lambda t, y, x, v, *a, **k: t.call(np.full_like, y, t.dz(v), dtype=float) if t.d(v) is not None else None)
-defjvp(np.linspace, lambda t, y, a, b, num=50, **k: t.add(t.mul(t.d(a), t.call(h_linspace_weight, num, False, **k)), t.mul(t.d(b), t.call(h_linspace_weight, num, True, **k))))
+defjvp(np.linspace, lambda t, y, a, b, num=50, **k: t.add(t.mul(t.d(a), t.call(linspace_weight, num, False, **k)), t.mul(t.d(b), t.call(linspace_weight, num, True, **k))))
 
 
-def h_linspace_weight(num, upper, endpoint=True, **_):
+def linspace_weight(num, upper, endpoint=True, **_):
     w = np.linspace(0.0, 1.0, num, endpoint=endpoint)
     return w if upper else 1.0 - w
 
@@ -214,51 +214,51 @@ defmethod(nd, "sum", lambda t, y, x, axis=None, **k: t.lin(np.sum, t.d(x), axis=
 defmethod(nd, "mean", lambda t, y, x, axis=None, **k: t.lin(np.mean, t.d(x), axis=axis, **k))
 defmethod(nd, "cumsum", lambda t, y, x, axis=None, **k: t.lin(np.cumsum, t.d(x), axis=axis, **k))
 defmethod(nd, "dot", lambda t, y, a, b: t.add(t.lin(np.dot, t.d(a), b), t.linr(np.dot, a, t.d(b))))
-defmethod(nd, "reshape", lambda t, y, x, *shape, **k: t.lin(h_reshape, t.d(x), *shape, **k))
-defmethod(nd, "transpose", lambda t, y, x, *axes: t.lin(h_transpose, t.d(x), *axes))
+defmethod(nd, "reshape", lambda t, y, x, *shape, **k: t.lin(reshape_tangent, t.d(x), *shape, **k))
+defmethod(nd, "transpose", lambda t, y, x, *axes: t.lin(transpose_tangent, t.d(x), *axes))
 defmethod(nd, "copy", lambda t, y, x, *a, **k: t.lin(np.copy, t.d(x)))
 defmethod(nd, "ravel", lambda t, y, x, *a, **k: t.lin(np.ravel, t.d(x), *a, **k))
-defmethod(nd, "flatten", lambda t, y, x, *a, **k: t.lin(h_flatten, t.d(x), *a, **k))
+defmethod(nd, "flatten", lambda t, y, x, *a, **k: t.lin(flatten_tangent, t.d(x), *a, **k))
 defmethod(nd, "squeeze", lambda t, y, x, *a, **k: t.lin(np.squeeze, t.d(x), *a, **k))
-defmethod(nd, "max", lambda t, y, x, axis=None, keepdims=False: t.call(h_extremum_tangent, x, y, t.d(x), axis, keepdims) if t.d(x) is not None else None)
-defmethod(nd, "min", lambda t, y, x, axis=None, keepdims=False: t.call(h_extremum_tangent, x, y, t.d(x), axis, keepdims) if t.d(x) is not None else None)
-defmethod(nd, "prod", lambda t, y, x, axis=None, keepdims=False: t.call(h_prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None)
-defmethod(nd, "astype", lambda t, y, x, dtype, *a, **k: t.call(h_astype_tangent, y, t.d(x)) if t.d(x) is not None else None)
-defmethod(nd, "item", lambda t, y, x, *a: t.call(h_item_tangent, t.d(x), *a) if t.d(x) is not None else None)
-defmethod(nd, "tolist", lambda t, y, x: t.call(h_tolist_tangent, t.d(x)) if t.d(x) is not None else None)
-defmethod(nd, "clip", lambda t, y, x, lo=None, hi=None, **k: t.call(h_clip_tangent, x, lo, hi, t.dz(x), t.dz(lo), t.dz(hi)))
-defmethod(nd, "fill", lambda t, y, x, v: t.call(h_fill_tangent, t.d(x), t.dz(v)) if t.d(x) is not None else None, mutates=(0,))
+defmethod(nd, "max", lambda t, y, x, axis=None, keepdims=False: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defmethod(nd, "min", lambda t, y, x, axis=None, keepdims=False: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defmethod(nd, "prod", lambda t, y, x, axis=None, keepdims=False: t.call(prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defmethod(nd, "astype", lambda t, y, x, dtype, *a, **k: t.call(astype_tangent, y, t.d(x)) if t.d(x) is not None else None)
+defmethod(nd, "item", lambda t, y, x, *a: t.call(item_tangent, t.d(x), *a) if t.d(x) is not None else None)
+defmethod(nd, "tolist", lambda t, y, x: t.call(tolist_tangent, t.d(x)) if t.d(x) is not None else None)
+defmethod(nd, "clip", lambda t, y, x, lo=None, hi=None, **k: t.call(clip_tangent, x, lo, hi, t.dz(x), t.dz(lo), t.dz(hi)))
+defmethod(nd, "fill", lambda t, y, x, v: t.call(fill_tangent, t.d(x), t.dz(v)) if t.d(x) is not None else None, mutates=(0,))
 for _name in ("argmax", "argmin", "argsort", "nonzero", "all", "any", "__len__"):
     defmethod(nd, _name, lambda t, y, *a, **k: None)
 
 
-def h_reshape(dx, *shape, **k):
+def reshape_tangent(dx, *shape, **k):
     return np.reshape(dx, shape[0] if len(shape) == 1 else shape, **k)
 
 
-def h_transpose(dx, *axes):
+def transpose_tangent(dx, *axes):
     return np.transpose(dx, axes[0] if len(axes) == 1 else (axes or None))
 
 
-def h_flatten(dx, *a, **k):
+def flatten_tangent(dx, *a, **k):
     return np.array(dx).flatten(*a, **k)
 
 
-def h_astype_tangent(y, dx):
+def astype_tangent(y, dx):
     if y.dtype.kind not in "fc":
         return _no()
     return np.asarray(dx).astype(y.dtype)
 
 
-def h_item_tangent(dx, *a):
+def item_tangent(dx, *a):
     return np.asarray(dx).item(*a)
 
 
-def h_tolist_tangent(dx):
+def tolist_tangent(dx):
     return np.asarray(dx).tolist()
 
 
-def h_fill_tangent(dx, dv):
+def fill_tangent(dx, dv):
     dx.fill(float(dv))
 
 
