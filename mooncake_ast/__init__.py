@@ -9,15 +9,8 @@ __version__ = "0.1.0"
 from . import rules as _rules  # noqa: F401  (registers the built-in rules)
 from .api import Differentiable, differentiate, jvp, source
 from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, UnsupportedSyntaxError
-from .tangents import FunctionTangent, MutableTangent, NoTangent as _NoTangentValue, NoTangentType, Tangent
-
-
-def NoTangent() -> NoTangentType:  # noqa: N802 - mirrors Mooncake's NoTangent()
-    """The tangent of a non-differentiable value (ints, bools, strings, None, int arrays)."""
-    return _NoTangentValue
-
-
-NoTangent.__instancecheck__ = None  # type: ignore[attr-defined]
+from .tangents import FunctionTangent, MutableTangent, Tangent
+from .tangents import NoTangentType as NoTangent  # NoTangent() is the (singleton) tangent of ints, bools, str, None
 
 from . import testing  # noqa: E402
 

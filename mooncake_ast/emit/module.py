@@ -26,8 +26,9 @@ _MISSING = object()
 class ModuleWriter:
     """Collects imports and functions, then renders the module text."""
 
-    def __init__(self, reserved: set[str], user_globals: dict[str, Any]) -> None:
+    def __init__(self, reserved: set[str], user_globals: dict[str, Any], user_locals: Iterable[str] = ()) -> None:
         self.reserved = set(reserved)
+        self.user_locals = set(user_locals)
         self.user_globals = user_globals
         self.aliases: dict[str, str] = {}  # module name -> alias
         self.shared: set[str] = set()  # aliases that are the user's own global for the same module
@@ -76,7 +77,7 @@ class ModuleWriter:
         if mod in ("builtins",) or (mod is None and hasattr(builtins, str(qual))):
             name = qual or repr(fn)
             root = name.split(".")[0]
-            if root in self.user_globals or root in self.reserved:
+            if root in self.user_globals or root in self.user_locals:
                 return f"{self.module_alias('builtins')}.{name}"
             return name
         if mod == "_operator":
@@ -131,8 +132,15 @@ def emit_function(
 ) -> str:
     """Emit one IR function as `def name(params): ...` and return its text."""
     tangent_of = tangent_of or {}
+    derivative_of = {**tangent_of, **(adjoint_of or {})}
+
+    def keep_named(s: Stmt) -> bool:
+        # The derivative of a named variable is printed under its name (`dz`), not folded away.
+        primal = derivative_of.get(s)
+        return primal is None or not (_user_named(primal) or isinstance(primal, Param))
+
     emitter = StructuredEmitter(fn, {}, writer.qualify, comment=comment_for, reserved=frozenset(writer.reserved),
-                                **({"inlinable": inlinable} if inlinable else {}))
+                                inlinable=inlinable or keep_named)
     count = uses(fn)
     named: set[Value] = set(params)
     for b in fn.blocks:

@@ -23,7 +23,7 @@ def user_names(fn: types.FunctionType, ir) -> set[str]:
 
 def primal_source(fn: types.FunctionType) -> str:
     ir = lower_function(fn)
-    writer = ModuleWriter(user_names(fn, ir), fn.__globals__)
+    writer = ModuleWriter(user_names(fn, ir), fn.__globals__, ir.local_names)
     params = [ir.self_ref] + list(ir.params)
     writer.add_function(emit_function(ir, writer, f"{ir.name}__primal", params))
     return writer.render()

@@ -53,7 +53,7 @@ def forward_source_text(fn: types.FunctionType) -> tuple[str, bool, dict]:
     ir = lower_function(fn, src)
     t = ForwardTransform(ir, fn.__globals__)
     fwd, params = t.run()
-    writer = ModuleWriter(user_names(fn, ir), fn.__globals__)
+    writer = ModuleWriter(user_names(fn, ir), fn.__globals__, ir.local_names)
     name = f"{ir.name if ir.name.isidentifier() else 'lambda_'}__forward"
     from .. import __version__
 

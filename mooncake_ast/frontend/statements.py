@@ -9,6 +9,7 @@ Comprehension variables get their own scope, as in Python 3.
 from __future__ import annotations
 
 import operator
+import os
 import types
 from typing import Callable, Optional, Union
 
@@ -35,7 +36,12 @@ class SelfRef(Param):
 def lower_function(fn: types.FunctionType, src: Optional[FunctionSource] = None) -> Function:
     """Lower a Python function to IR."""
     src = src or function_source(fn)
-    return Lowering(fn, src).run()
+    ir = Lowering(fn, src).run()
+    if os.environ.get("MOONCAKE_AST_VERIFY"):
+        from ..ir.verifier import verify
+
+        verify(ir)
+    return ir
 
 
 class Lowering(ExpressionLowering):
