@@ -37,8 +37,10 @@ class SourceUnavailableError(MooncakeError):
 
 def qualified_name(fn: Any) -> str:
     """`module.qualname` of a callable, or its repr if it has none."""
+    import types
+
     self = getattr(fn, "__self__", None)
-    if self is not None and not isinstance(self, type) and getattr(fn, "__name__", None):
+    if self is not None and not isinstance(self, (type, types.ModuleType)) and getattr(fn, "__name__", None):
         return f"{type(self).__module__}.{type(self).__qualname__}.{fn.__name__}"
     mod = getattr(fn, "__module__", None)
     qn = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)

@@ -279,3 +279,28 @@ def isfinite_tangent(t: Any) -> bool:
     if isinstance(t, np.ndarray):
         return bool(np.all(np.isfinite(t)))
     return True
+
+
+def is_mutable(x: Any) -> bool:
+    """Can x be changed in place (so its tangent must be storage, not the symbolic zero)?"""
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "fc"
+    if isinstance(x, (list, dict, types.CellType)):
+        return True
+    return hasattr(x, "__dict__") and not isinstance(x, (type, types.FunctionType, types.ModuleType, types.MethodType,
+                                                         types.BuiltinFunctionType)) and not callable(x)
+
+
+def storage(x: Any, dx: Any) -> Any:
+    """dx, with every symbolic zero that stands for a mutable value replaced by zero storage."""
+    if dx is NoTangent:
+        return zero_tangent(x) if is_mutable(x) else dx
+    if isinstance(x, list) and isinstance(dx, list) and len(x) == len(dx):
+        for i, (v, d) in enumerate(zip(x, dx)):
+            if d is NoTangent and is_mutable(v):
+                dx[i] = zero_tangent(v)
+    elif isinstance(x, dict) and isinstance(dx, dict):
+        for k, v in x.items():
+            if dx.get(k, NoTangent) is NoTangent and is_mutable(v):
+                dx[k] = zero_tangent(v)
+    return dx

@@ -150,3 +150,44 @@ def test_differentiate_wrapper_and_ir():
     assert "def f__forward" in f.source("forward")
     path = f.source_path("forward")
     assert path is not None and open(path).read().endswith(f.source("forward").split("\n", 2)[2])
+
+
+class History:
+    def __init__(self, order):
+        self.values = [0.0] * order  # tangent of [0.0] * int is zero, yet it is written later
+
+    def push(self, v):
+        self.values[1:] = self.values[:-1]
+        self.values[0] = v
+        return self.values[-1]
+
+
+def test_writes_into_containers_created_with_zero_tangent_are_kept():
+    def f(x, n):
+        h = History(n)
+        out = 0.0
+        for k in range(4):
+            out = out + h.push(x * (k + 1))
+        return out
+
+    mc.testing.check_derivatives(f, 0.7, 2, modes=("forward",))
+
+    def g(x, n):
+        buf = [0.0] * n
+        grid = [[0.0] * 2 for _ in range(2)]
+        buf[0] = x
+        grid[1][0] = x * x
+        pair = [buf, 1.0]
+        pair[0][1] = 3.0 * x
+        return buf[0] + buf[1] + grid[1][0]
+
+    assert mc.jvp(g, (2.0, 3), (1.0, None)) == (2.0 + 6.0 + 4.0, 1.0 + 3.0 + 4.0)
+
+
+def test_abs_of_numpy_scalar_and_unknown_callables_without_tangents():
+    def f(y, p):
+        rng = np.random.default_rng(0)
+        noise = rng.random(3)  # no rule needed: nothing differentiable flows in
+        return sum(abs(v - p[i]) for i, v in enumerate(y)) + float(noise.sum()) * 0.0
+
+    mc.testing.check_derivatives(f, np.array([1.0, 2.0, 3.0]), np.array([0.5, 2.5, 2.0]), modes=("forward",))

@@ -63,8 +63,10 @@ class Activity:
             self.active.update(fn.freevars)
         self.parent: dict[Value, Value] = {}
         self.mutated_classes: set[Value] = set()  # roots of classes written with active data
+        self.targets: set[Value] = set()  # values written in place (their tangents must be storage)
         self._union_aliases()
         self._fixpoint()
+        self._close_targets()
 
     # ------------------------------------------------------------ alias classes
     def find(self, v: Value) -> Value:
@@ -136,11 +138,27 @@ class Activity:
             for t in targets:
                 if isinstance(t, Const):
                     continue
+                self.targets.add(t)
                 root = self.find(t)
                 if root not in self.mutated_classes:
                     self.mutated_classes.add(root)
                     changed = True
         return changed
+
+    def _close_targets(self) -> None:
+        """A second name for a written value is written too (`b = a`, phis): walk back to where it was made."""
+        work = list(self.targets)
+        while work:
+            v = work.pop()
+            srcs: list[Value] = []
+            if isinstance(v, Phi):
+                srcs = list(v.incoming.values())
+            elif isinstance(v, Call) and v.callee() is ops.identity:
+                srcs = [v.args[0]]
+            for src in srcs:
+                if not isinstance(src, Const) and src not in self.targets:
+                    self.targets.add(src)
+                    work.append(src)
 
     def in_mutated_class(self, v: Value) -> bool:
         return v in self.parent and self.find(v) in self.mutated_classes

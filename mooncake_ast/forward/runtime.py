@@ -52,7 +52,32 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     call = getattr(type(f), "__call__", None)
     if isinstance(call, types.FunctionType):  # a callable object
         return fcall(call, NoTangent, (f, *args), (df, *dargs), kwargs, dkwargs)
+    if _all_zero(df) and all(_all_zero(d) for d in dargs) and all(_all_zero(d) for d in dkwargs.values()):
+        # Nothing differentiable flows in, so nothing flows out: no rule needed (e.g. rng.random(shape)).
+        y = f(*args, **kwargs)
+        return y, zero_tangent(y)
     raise MissingRuleError(f, "forward")
+
+
+def _all_zero(t: Any) -> bool:
+    """Is t the zero tangent (symbolically, or as all-zero storage)?"""
+    import numpy as np
+
+    if t is NoTangent or t is None:
+        return True
+    if isinstance(t, MethodTangent):
+        return _all_zero(t.self_tangent)
+    if isinstance(t, (float, int, complex)):
+        return t == 0
+    if isinstance(t, np.ndarray):
+        return not t.any()
+    if isinstance(t, (list, tuple)):
+        return all(_all_zero(v) for v in t)
+    if isinstance(t, dict):
+        return all(_all_zero(v) for v in t.values())
+    if isinstance(t, MutableTangent):
+        return all(_all_zero(v) for v in t.fields.values())
+    return False
 
 
 def _unbound(bound: Any) -> Any:

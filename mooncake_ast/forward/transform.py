@@ -23,6 +23,9 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Pa
 from ..rules import registry
 from ..rules.registry import Rule, lookup, update
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
+from ..ir.kinds import NUM, infer_kinds
+from ..rules import helpers
+from ..tangents import storage
 from .activity import Activity
 
 _NUMERIC = (int, float, complex)
@@ -115,6 +118,13 @@ class IRTemplateBuilder:
     def value(self, x: Any) -> Any:
         return x.value if isinstance(x, Const) else x
 
+    def is_num(self, x: Any) -> bool:
+        """Certainly a number (immutable) when the code runs?"""
+        if isinstance(x, Const) or not isinstance(x, Value):
+            v = x.value if isinstance(x, Const) else x
+            return isinstance(v, (int, float, complex))
+        return self.fwd.kinds.get(x) == NUM
+
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
         s = Call(Const(fn), [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()}, loc=self.loc)
         s.derived = True  # type: ignore[attr-defined]
@@ -123,10 +133,18 @@ class IRTemplateBuilder:
         return s
 
     def lin(self, fn: Any, dx: Any, *args: Any, **kwargs: Any) -> Optional[Value]:
-        return None if dx is None else self.call(fn, dx, *args, **kwargs)
+        if dx is None:
+            return None
+        if _handles_zero(fn):
+            return self.call(fn, dx, *args, **kwargs)
+        return self.call(helpers.linear, fn, dx, *args, **kwargs)
 
     def linr(self, fn: Any, x: Any, dy: Any) -> Optional[Value]:
-        return None if dy is None else self.call(fn, x, dy)
+        if dy is None:
+            return None
+        if _handles_zero(fn):
+            return self.call(fn, x, dy)
+        return self.call(helpers.linear_right, fn, x, dy)
 
     def add(self, a: Any, b: Any) -> Any:
         if a is None:
@@ -169,6 +187,26 @@ class IRTemplateBuilder:
         return Const(v)
 
 
+def _handles_zero(fn: Any) -> bool:
+    """Does fn map the symbolic zero to itself (operators, and NumPy functions that call a method of their argument)?"""
+    try:
+        return fn in _ZERO_SAFE
+    except TypeError:
+        return False
+
+
+def _zero_safe() -> set:
+    import numpy as np
+    import operator
+
+    return {operator.getitem, operator.matmul, operator.mul, operator.add, operator.neg, operator.truediv, np.sum, np.mean,
+            np.cumsum, np.reshape, np.transpose, np.ravel, np.squeeze, np.swapaxes, np.trace, np.diagonal, np.take,
+            np.repeat, np.real, np.imag}
+
+
+_ZERO_SAFE = _zero_safe()
+
+
 def _op(name: str) -> Any:
     import operator
 
@@ -195,6 +233,7 @@ class ForwardTransform:
 
         self.fcall = runtime_fcall
         self.act = Activity(ir, self.resolver.callee, self.uses_self)
+        self.kinds = infer_kinds(ir, {}, self.resolver.callee)
         # Parameters and their tangents.
         tparams: list[Value] = []
         for p in ir.params:
@@ -295,11 +334,27 @@ class ForwardTransform:
                     out.append(s)
                     out += b.out
                 self._set(s, dy)
-            if self.tangent.get(s) is None and self.act.in_mutated_class(s):
-                z = IRTemplateBuilder(self, out, s.loc).call(zero_tangent, s)
-                self._set(s, z)
+            self._ensure_storage(s, fn, out)
             return
         self._dispatch(s, fn, out)
+
+    def _ensure_storage(self, s: Call, fn: Any, out: list) -> None:
+        """A value written in place later needs tangent storage even when its tangent is zero now."""
+        if s not in self.act.targets or self.kinds.get(s) == NUM or fn in (ops.identity, getattr):
+            if s in self.act.targets and self.tangent.get(s) is None and fn is not ops.identity:
+                self._set(s, IRTemplateBuilder(self, out, s.loc).call(zero_tangent, s))
+            return
+        b = IRTemplateBuilder(self, out, s.loc)
+        ds = self.tangent.get(s)
+        import operator
+
+        if fn is operator.getitem and self.tangent.get(s.args[0]) is not None:
+            # An item of a container: materialise it inside the container's tangent, so later reads see it.
+            self._set(s, b.call(item_storage, s.args[0], self.tangent[s.args[0]], s.args[1], s))
+        elif ds is None:
+            self._set(s, b.call(zero_tangent, s))
+        else:
+            self._set(s, b.call(storage, s, ds))
 
     def _dispatch(self, s: Call, fn: Any, out: list) -> None:
         """`y, dy = _mc.fcall(f, df, args, dargs[, kwargs, dkwargs])`, decided when the code runs."""
@@ -387,6 +442,19 @@ def _movable(st: Call, resolver: "StaticResolver") -> bool:
     if fn is None:
         return isinstance(st.fn, Stmt) is False and False
     return rule is not None and not rule.mutates and (rule.jvp is not None or rule.zero)
+
+
+def item_storage(container: Any, dcontainer: Any, index: Any, item: Any) -> Any:
+    """`dcontainer[index]`, made storage (and kept in the container's tangent) if the item is mutable."""
+    d = dcontainer[index]
+    if d is NoTangent:
+        from ..tangents import is_mutable
+
+        if is_mutable(item):
+            d = zero_tangent(item)
+            if isinstance(dcontainer, (list, dict)):
+                dcontainer[index] = d
+    return d
 
 
 def cell_tangent(dfn: Any, index: int) -> Any:

@@ -13,6 +13,19 @@ def _tangents(t, xs):
     return [t.dz(x) for x in xs]
 
 
+def stored(t, x):
+    """The tangent to keep in a container or object for x: storage if x is mutable."""
+    if t.is_num(x):
+        return t.dz(x)
+    return t.call(storage_of, x, t.dz(x))
+
+
+def storage_of(x, dx):
+    from ..tangents import storage
+
+    return storage(x, dx)
+
+
 # ------------------------------------------------------------------ displays and unpacking
 defjvp(ops.tuple_of, lambda t, y, *xs: t.call(ops.tuple_of, *_tangents(t, xs)))
 defjvp(ops.list_of, lambda t, y, *xs: t.call(ops.list_of, *_tangents(t, xs)))
@@ -24,8 +37,8 @@ defjvp(ops.unpack_star, lambda t, y, x, i, j: t.call(unpack_star_tangent, t.d(x)
 defjvp(ops.concat_tuple, lambda t, y, *parts: t.call(concat_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
 defjvp(ops.merge_dicts, lambda t, y, *parts: t.call(merge_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
 defjvp(ops.cell_get, lambda t, y, c: t.call(cell_tangent_get, t.d(c)) if t.d(c) is not None else None)
-defjvp(ops.cell_set, lambda t, y, c, v: t.call(ops.cell_set, t.d(c), t.dz(v)) if t.d(c) is not None else None, mutates=(0,))
-defjvp(list.append, lambda t, y, l, x: t.call(list.append, t.d(l), t.dz(x)) if t.d(l) is not None else None, mutates=(0,))
+defjvp(ops.cell_set, lambda t, y, c, v: t.call(ops.cell_set, t.d(c), stored(t, v)) if t.d(c) is not None else None, mutates=(0,))
+defjvp(list.append, lambda t, y, l, x: t.call(list.append, t.d(l), stored(t, x)) if t.d(l) is not None else None, mutates=(0,))
 defjvp(set.add, lambda t, y, s, x: None, mutates=(0,))
 defzero(ops.not_contains, ops.format_value, ops.join_str, ops.assert_failed, ops.range_continues,
         ops.import_module, ops.nested_code)
@@ -188,7 +201,7 @@ def sorted_tangent(xs, dxs, kw):
 
 
 # ------------------------------------------------------------------ methods of builtin containers
-defmethod(list, "append", lambda t, y, l, x: t.call(list.append, t.d(l), t.dz(x)) if t.d(l) is not None else None, mutates=(0,))
+defmethod(list, "append", lambda t, y, l, x: t.call(list.append, t.d(l), stored(t, x)) if t.d(l) is not None else None, mutates=(0,))
 defmethod(list, "extend", lambda t, y, l, x: t.call(extend_tangent, t.d(l), x, t.dz(x)) if t.d(l) is not None else None, mutates=(0,))
 defmethod(list, "pop", lambda t, y, l, i=-1: t.call(pop_tangent, t.d(l), i) if t.d(l) is not None else None, mutates=(0,))
 defmethod(list, "insert", lambda t, y, l, i, x: t.call(insert_tangent, t.d(l), i, t.dz(x)) if t.d(l) is not None else None, mutates=(0,))
@@ -241,7 +254,7 @@ def dict_update_tangent(dd, other, dother):
 NONDIFF_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "__class__", "__name__", "itemsize", "nbytes"})
 defjvp(builtins.getattr, lambda t, y, obj, name, *default: t.call(getattr_tangent, obj, t.d(obj), name, y)
        if t.d(obj) is not None and t.value(name) not in NONDIFF_ATTRS else None)
-defjvp(builtins.setattr, lambda t, y, obj, name, v: t.call(setattr_tangent, t.d(obj), name, t.dz(v)) if t.d(obj) is not None else None, mutates=(0,))
+defjvp(builtins.setattr, lambda t, y, obj, name, v: t.call(setattr_tangent, t.d(obj), v, name, t.dz(v)) if t.d(obj) is not None else None, mutates=(0,))
 defjvp(ops.make_function, lambda t, y, code, outer, defaults, kwdefaults, closure: t.call(
     FunctionTangent, t.dz(closure), t.dz(defaults), t.dz(kwdefaults)))
 
@@ -262,7 +275,10 @@ def getattr_tangent(obj, dobj, name, value):
     if isinstance(dobj, MutableTangent):
         fields = dobj.fields
         if name in fields:
-            return fields[name]
+            d = fields[name]
+            if d is NoTangent and is_mutable(value):
+                d = fields[name] = zero_tangent(value)  # storage, so writes through it are kept
+            return d
         prop = getattr(type(obj), name, None)
         if isinstance(prop, property):
             from ..forward.runtime import fcall
@@ -283,12 +299,12 @@ def getattr_tangent(obj, dobj, name, value):
     return NoTangent
 
 
-def setattr_tangent(dobj, name, dv):
+def setattr_tangent(dobj, value, name, dv):
     if isinstance(dobj, MutableTangent):
-        dobj.fields[name] = dv
+        dobj.fields[name] = storage(value, dv)
 
 
-from ..tangents import FunctionTangent, MethodTangent, MutableTangent, Tangent, zero_tangent  # noqa: E402
+from ..tangents import FunctionTangent, MethodTangent, MutableTangent, Tangent, is_mutable, storage, zero_tangent  # noqa: E402
 
 
 # ------------------------------------------------------------------ higher-order builtins (run-time rules)

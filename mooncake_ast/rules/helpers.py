@@ -14,7 +14,7 @@ import numpy as np
 def sign(x: Any) -> Any:
     """d|x|/dx, taking 0 at x == 0 (the documented value at the kink)."""
     if isinstance(x, (float, int)):
-        return (x > 0) - (x < 0)
+        return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
     return np.sign(x)
 
 
@@ -66,3 +66,21 @@ def select_max(x: Any, y: Any, dx: Any, dy: Any) -> Any:
 
 def select_min(x: Any, y: Any, dx: Any, dy: Any) -> Any:
     return dx if x <= y else dy
+
+
+def linear(fn: Any, dx: Any, *args: Any, **kwargs: Any) -> Any:
+    """fn(dx, *args) for fn linear in dx; the symbolic zero stays symbolic (NumPy would make it a 0-d array)."""
+    from ..tangents import NoTangent
+
+    if dx is NoTangent:
+        return NoTangent
+    return fn(dx, *args, **kwargs)
+
+
+def linear_right(fn: Any, x: Any, dy: Any) -> Any:
+    """fn(x, dy) for fn linear in dy (e.g. np.dot(x, dy))."""
+    from ..tangents import NoTangent
+
+    if dy is NoTangent:
+        return NoTangent
+    return fn(x, dy)

@@ -73,6 +73,36 @@ def _sum(t, terms):
     return out
 
 
+defjvp(math.fsum, lambda t, y, xs: t.call(fsum_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+defjvp(math.prod, lambda t, y, xs, start=1: t.call(prod_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+
+
+def fsum_tangent(xs, dxs):
+    from .builtin_rules import iter_tangents
+    from ..tangents import NoTangent
+
+    out = NoTangent
+    for d in iter_tangents(xs, dxs):
+        out = out + d
+    return out
+
+
+def prod_tangent(xs, dxs):
+    from .builtin_rules import iter_tangents
+    from ..tangents import NoTangent
+
+    items = list(xs)
+    ds = iter_tangents(items, dxs)
+    total = NoTangent
+    for i, d in enumerate(ds):
+        others = 1.0
+        for j, v in enumerate(items):
+            if j != i:
+                others *= v
+        total = total + d * others
+    return total
+
+
 # ------------------------------------------------------------------ gamma
 unary(math.lgamma, lambda t, y, x: t.call(digamma, x))
 unary(math.gamma, lambda t, y, x: t.mul(y, t.call(digamma, x)))

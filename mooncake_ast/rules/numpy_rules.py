@@ -265,3 +265,32 @@ def fill_tangent(dx, dv):
 # ------------------------------------------------------------------ unbuffered in-place ufunc methods
 defjvp(np.add.at, lambda t, y, a, idx, b=None: t.call(np.add.at, t.d(a), idx, t.d(b)) if t.d(a) is not None and t.d(b) is not None else None, mutates=(0,))
 defjvp(np.subtract.at, lambda t, y, a, idx, b=None: t.call(np.subtract.at, t.d(a), idx, t.d(b)) if t.d(a) is not None and t.d(b) is not None else None, mutates=(0,))
+
+
+# ------------------------------------------------------------------ statistics
+defjvp(np.var, lambda t, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: t.call(var_tangent, x, t.d(x), axis, ddof, keepdims) if t.d(x) is not None else None)
+defjvp(np.std, lambda t, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: t.call(std_tangent, x, y, t.d(x), axis, ddof, keepdims) if t.d(x) is not None else None)
+defmethod(nd, "var", lambda t, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: t.call(var_tangent, x, t.d(x), axis, ddof, keepdims) if t.d(x) is not None else None)
+defmethod(nd, "std", lambda t, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: t.call(std_tangent, x, y, t.d(x), axis, ddof, keepdims) if t.d(x) is not None else None)
+defjvp(np.split, lambda t, y, x, *a, **k: t.call(split_tangent, np.split, t.d(x), *a, **k) if t.d(x) is not None else None)
+defjvp(np.array_split, lambda t, y, x, *a, **k: t.call(split_tangent, np.array_split, t.d(x), *a, **k) if t.d(x) is not None else None)
+defjvp(np.asanyarray, lambda t, y, x, *a, **k: t.call(asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
+
+
+def var_tangent(x, dx, axis, ddof, keepdims):
+    """d var = 2/(N - ddof) * sum((x - mean) * dx): the mean's own change sums to zero."""
+    x = np.asarray(x)
+    n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
+    centred = x - x.mean(axis=axis, keepdims=True)
+    return 2.0 / (n - ddof) * np.sum(centred * np.broadcast_to(dx, x.shape), axis=axis, keepdims=keepdims)
+
+
+def std_tangent(x, y, dx, axis, ddof, keepdims):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return var_tangent(x, dx, axis, ddof, keepdims) / (2.0 * (y if keepdims or axis is None else y))
+
+
+def split_tangent(split, dx, *a, **k):
+    from ..tangents import NoTangent
+
+    return split(np.asarray(dx), *a, **k) if dx is not NoTangent else NoTangent

@@ -33,8 +33,14 @@ defjvp(op.imod, lambda t, y, a, b: t.update(t.d(a), t.sub(t.d(a), t.mul(t.call(o
 
 # ------------------------------------------------------------------ items
 defjvp(op.getitem, lambda t, y, a, i: t.lin(op.getitem, t.d(a), i))
-defjvp(op.setitem, lambda t, y, a, i, v: t.call(op.setitem, t.d(a), i, t.d(v) if t.d(v) is not None else t.zero_like(v))
-       if t.d(a) is not None else None, mutates=(0,))
+defjvp(op.setitem, lambda t, y, a, i, v: t.call(op.setitem, t.d(a), i, _slot(t, v)) if t.d(a) is not None else None, mutates=(0,))
+
+
+def _slot(t, v):
+    """The tangent written into a slot: storage if the value may be mutable, else its tangent or zero."""
+    from .builtin_rules import stored
+
+    return t.dz(v) if t.is_num(v) else stored(t, v)
 defjvp(op.delitem, lambda t, y, a, i: t.call(op.delitem, t.d(a), i) if t.d(a) is not None else None, mutates=(0,))
 
 # ------------------------------------------------------------------ not differentiable

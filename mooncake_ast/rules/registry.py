@@ -41,6 +41,10 @@ class Rule:
     def has_forward(self) -> bool:
         return self.zero or self.jvp is not None or self.user_frule is not None
 
+    @property
+    def has_reverse(self) -> bool:
+        return self.zero or self.vjp is not None or self.user_rrule is not None
+
 
 _RULES: dict[Any, Rule] = {}
 _VERSION = [0]  # bumped on every user registration; part of derived-rule cache keys
@@ -70,6 +74,18 @@ def defjvp(fn: Any, template: Template, *, mutates: tuple = ()) -> None:
     r = _entry(fn)
     r.jvp, r.zero, r.mutates = template, False, mutates
     r.fingerprint = _fingerprint(template, mutates)
+
+
+def defvjp(fn: Any, template: Template) -> None:
+    """Register the reverse template of `fn`: `vjp(t, g, y, *args, **kwargs)` returns one
+    adjoint contribution per positional argument (None for zero)."""
+    r = _entry(fn)
+    r.vjp = template
+    r.fingerprint = _fingerprint(r.jvp, template, r.mutates)
+
+
+def defvjp_method(cls: type, name: str, template: Template) -> None:
+    defvjp((cls, name), template)
 
 
 def defmethod(cls: type, name: str, template: Template, *, mutates: tuple = ()) -> None:
@@ -138,6 +154,11 @@ class EagerBuilder:
 
     def value(self, x: Any) -> Any:
         return self._v(x)
+
+    def is_num(self, x: Any) -> bool:
+        import numbers
+
+        return isinstance(self._v(x), numbers.Number)
 
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         return fn(*(self._v(a) for a in args), **{k: self._v(v) for k, v in kwargs.items()})

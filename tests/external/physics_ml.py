@@ -180,8 +180,8 @@ class ButterworthFilter:
         return filt
 
 
-# Origin: TheAlgorithms/Python, physics/period_of_pendulum.py (MIT); edit: scipy.constants.g
-# replaced by its value.
+# Origin: TheAlgorithms/Python, physics/period_of_pendulum.py (MIT); edits: scipy.constants.g
+# replaced by its value, math.pi imported as _math_pi (name clash with numpy's pi).
 g = 9.80665
 
 
@@ -191,7 +191,8 @@ def period_of_pendulum(length: float) -> float:
     return (2 * _math_pi) * (length / g) ** 0.5
 
 
-# Origin: TheAlgorithms/Python, maths/gaussian.py (MIT)
+# Origin: TheAlgorithms/Python, maths/gaussian.py (MIT); edit: numpy's sqrt spelled np.sqrt
+# (module also imports math.sqrt).
 def gaussian(x, mu: float = 0.0, sigma: float = 1.0) -> int:
     return 1 / np.sqrt(2 * pi * sigma ** 2) * exp(-(x - mu) ** 2 / 2 * sigma ** 2)
 

@@ -1,0 +1,197 @@
+"""The structured regions of a function's CFG: sequences, ifs, loops, exits.
+
+Reverse mode reverses *structure* (DESIGN.md §5): an `if` is undone by
+testing its recorded condition, a loop by running the reversed body as many
+times as the loop ran.  This module recovers that structure from the CFG the
+same way the emitter does (dominator tree plus the frontend's `LoopInfo`):
+
+    Seq([...])                       statements and nested regions, in order
+    Stmts(block)                     the statements of one block
+    If(block, then, orelse, join)    `block` ends in a branch; the arms are Seqs
+    Loop(header, body, orelse, exit) a while/for loop; body and else are Seqs
+    Edge(src, dst, kind)             a CFG edge: "next" (fall through to a join),
+                                     "enter" (into a loop), "continue", "break",
+                                     "exit" (a loop's test failed), "return", "raise"
+
+Every Edge names the CFG edge it stands for, so phi nodes (edge copies in the
+forward pass, adjoint transfers in the reverse pass) can be placed on it.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional, Union
+
+from .analysis import dominators
+from .nodes import Block, Branch, Function, Goto, Raise, Return
+
+
+@dataclasses.dataclass
+class Stmts:
+    block: Block
+
+
+@dataclasses.dataclass
+class Edge:
+    src: Block
+    dst: Optional[Block]
+    kind: str  # next | enter | continue | break | exit | return | raise
+
+
+@dataclasses.dataclass
+class If:
+    block: Block
+    then: "Seq"
+    orelse: "Seq"
+    join: Optional[Block]
+
+
+@dataclasses.dataclass
+class Loop:
+    header: Block
+    body: "Seq"  # starts with the header's statements (Stmts(header)) for while loops
+    orelse: "Seq"
+    exit: Optional[Block]
+
+
+Region = Union[Stmts, Edge, If, Loop, "Seq"]
+
+
+@dataclasses.dataclass
+class Seq:
+    items: list
+
+    def exits(self) -> list[Edge]:
+        """Every Edge inside, in order (nested regions included)."""
+        out: list[Edge] = []
+        for it in self.items:
+            out += _exits(it)
+        return out
+
+
+def _exits(r: Region) -> list[Edge]:
+    if isinstance(r, Edge):
+        return [r]
+    if isinstance(r, Seq):
+        return r.exits()
+    if isinstance(r, If):
+        return r.then.exits() + r.orelse.exits()
+    if isinstance(r, Loop):
+        return r.body.exits() + r.orelse.exits()
+    return []
+
+
+class RegionError(Exception):
+    """The CFG is not the structured shape this builder knows (no such CFG comes from Python source)."""
+
+
+@dataclasses.dataclass
+class _Frame:
+    header: Block
+    exit: Optional[Block]
+    latch: Optional[Block]
+
+
+class RegionBuilder:
+    def __init__(self, fn: Function) -> None:
+        self.fn = fn
+        dom = dominators(fn)
+        self.idom: dict[Block, Optional[Block]] = {}
+        for b, ds in dom.items():
+            strict = [d for d in ds if d is not b]
+            self.idom[b] = max(strict, key=lambda d: len(dom[d])) if strict else None
+
+    def build(self) -> Seq:
+        out: list = []
+        self.block(self.fn.entry, [], set(), out)
+        return Seq(out)
+
+    def block(self, b: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
+        if b.loop is not None and not any(f.header is b for f in loops):
+            self.loop(b, loops, follows, out)
+            return
+        out.append(Stmts(b))
+        self.terminator(b, loops, follows, out)
+
+    def terminator(self, b: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
+        t = b.term
+        if isinstance(t, Return):
+            out.append(Edge(b, None, "return"))
+        elif isinstance(t, Raise):
+            out.append(Edge(b, None, "raise"))
+        elif isinstance(t, Goto):
+            self.jump(b, t.target, loops, follows, out)
+        elif isinstance(t, Branch):
+            join = self._merge_child(b, loops)
+            inner = follows | ({join} if join else set())
+            then, orelse = Seq([]), Seq([])
+            self.jump(b, t.then, loops, inner, then.items)
+            self.jump(b, t.orelse, loops, inner, orelse.items)
+            out.append(If(b, then, orelse, join))
+            if join is not None:
+                self.block(join, loops, follows, out)
+        else:
+            raise RegionError(f"{b} has no terminator")
+
+    def _merge_child(self, b: Block, loops: list[_Frame]) -> Optional[Block]:
+        special = {f.exit for f in loops} | {f.header for f in loops} | {f.latch for f in loops}
+        kids = [c for c in self.fn.blocks if self.idom.get(c) is b and len(c.preds) >= 2 and c not in special]
+        if len(kids) > 1:
+            raise RegionError(f"{b} has several merge points")
+        return kids[0] if kids else None
+
+    def jump(self, src: Block, dst: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
+        inner = loops[-1] if loops else None
+        if inner is not None and (dst is inner.header or dst is inner.latch):
+            out.append(Edge(src, dst, "continue"))
+        elif inner is not None and dst is inner.exit:
+            out.append(Edge(src, dst, "break"))
+        elif dst in follows:
+            out.append(Edge(src, dst, "next"))
+        elif any(dst in (f.header, f.exit, f.latch) for f in loops):
+            raise RegionError("jump out of several loops at once")
+        elif len(dst.preds) == 1 or dst.loop is not None:
+            if dst.loop is not None:
+                out.append(Edge(src, dst, "enter"))  # the edge into a loop header (its phis)
+            self.block(dst, loops, follows, out)
+        else:
+            raise RegionError(f"unstructured jump {src} -> {dst}")
+
+    def loop(self, h: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
+        info = h.loop
+        assert info is not None
+        latch = info.latch if info.kind == "for" else None
+        frame = _Frame(h, info.exit, latch)
+        t = h.term
+        if not isinstance(t, Branch):
+            raise RegionError(f"loop header {h} does not end in a branch")
+        body = Seq([Stmts(h)])
+        self.jump(h, t.then, loops + [frame], follows, body.items)
+        if latch is not None:
+            # A for loop's latch (counter increment) runs after the body; paths reach it via "continue".
+            pass
+        orelse = Seq([Edge(h, t.orelse, "exit")])
+        if t.orelse is not info.exit:
+            self.block(t.orelse, loops, follows | ({info.exit} if info.exit else set()), orelse.items)
+        out.append(Loop(h, body, orelse, info.exit))
+        if info.exit is not None and info.exit not in follows:
+            self.block(info.exit, loops, follows, out)
+
+
+def build_regions(fn: Function) -> Seq:
+    return RegionBuilder(fn).build()
+
+
+def format_regions(r: Region, depth: int = 0) -> str:
+    """A compact text form, for tests and debugging."""
+    pad = "  " * depth
+    if isinstance(r, Seq):
+        return "".join(format_regions(i, depth) for i in r.items)
+    if isinstance(r, Stmts):
+        return f"{pad}{r.block} ({len(r.block.stmts)} stmts)\n"
+    if isinstance(r, Edge):
+        return f"{pad}{r.kind} {r.src}->{r.dst}\n"
+    if isinstance(r, If):
+        return f"{pad}if {r.block}:\n{format_regions(r.then, depth + 1)}{pad}else:\n{format_regions(r.orelse, depth + 1)}{pad}join {r.join}\n"
+    if isinstance(r, Loop):
+        return f"{pad}loop {r.header}:\n{format_regions(r.body, depth + 1)}{pad}loop-else:\n{format_regions(r.orelse, depth + 1)}{pad}exit {r.exit}\n"
+    return f"{pad}?{r!r}\n"

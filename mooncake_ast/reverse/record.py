@@ -1,0 +1,347 @@
+"""After the pullback is built: decide what the forward pass records, and patch both passes.
+
+The pullback was built with placeholders for primal values (`_primal_ref`)
+and for stacks (`_stack_ref`).  Dead code is swept first, so only values a
+surviving reverse statement reads are recorded.  Then:
+
+* values defined once (in blocks that run once, or parameters) travel in the
+  tape directly; values of blocks in loops or branches go on a stack per block,
+  pushed at the end of the block and popped where its reverse starts;
+* branch conditions, loop trip counts and early-exit flags are pushed on the
+  edges where they are decided (edges are split where needed);
+* every `return v` returns `(v, tape)`.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from .. import ops
+from ..ir.builder import simplify_cfg
+from ..ir.nodes import Block, Branch, Call, Const, Function, Goto, Param, Phi, Return, Stmt, Value
+from ..ir.regions import Edge, If, Loop, Seq
+from . import adjoints as adj
+from .transform import ReverseTransform, _own_exits, _own_exits_loop, _primal_ref, _stack_ref, anchor
+
+
+def sweep(fn: Function) -> None:
+    """Remove statements and phis whose values nothing needs (pure code only)."""
+    live: set = set()
+    work: list = []
+    for b in fn.blocks:
+        for s in b.stmts:
+            if s.callee() in EFFECTS:
+                work.append(s)
+        work.extend(v for v in b.term.operands() if isinstance(v, Stmt))  # type: ignore[union-attr]
+    while work:
+        v = work.pop()
+        if v in live:
+            continue
+        live.add(v)
+        work.extend(o for o in v.operands() if isinstance(o, Stmt) and o not in live)
+    for b in fn.blocks:
+        b.phis = [p for p in b.phis if p in live]
+        b.stmts = [s for s in b.stmts if s in live]
+
+
+EFFECTS = {anchor, adj.call_pullback, list.pop}
+
+
+def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
+    rev, fwd = rt.rev, rt.ir
+    sweep(rev)
+    _SPLITS.clear()
+    _patch_dispatch(rt)
+    # ---------------------------------------------------------------- records per block
+    anchors: dict[Block, tuple[Block, int]] = {}
+    for b in rev.blocks:
+        for i, s in enumerate(b.stmts):
+            if s.callee() is anchor:
+                anchors[s.args[0].value] = (b, i)  # type: ignore[union-attr]
+    surviving: dict[Block, list[Call]] = {}
+    for blk, refs in rt.refs.items():
+        alive = [r for r in refs if r.block is not None and r in r.block.stmts]
+        if alive:
+            surviving[blk] = alive
+    live_globals = {k: r for k, r in rt.global_refs.items() if _used(rev, r)}
+
+    tape_values: list[Value] = []  # forward values, in tape order
+    tape_refs: list[Call] = []  # the pullback placeholders they become
+    for key, ref in live_globals.items():
+        if isinstance(key, tuple):
+            continue  # stacks, below
+        tape_values.append(key)
+        tape_refs.append(ref)
+
+    # Stacks are created in the forward entry block.
+    entry_stmts: list[Call] = []
+    stack_vals: dict[Any, Call] = {}
+
+    def new_stack(key: Any, hint: str) -> Call:
+        s = Call(Const(ops.list_of), [], hint=hint, loc=fwd.loc)
+        entry_stmts.append(s)
+        stack_vals[key] = s
+        return s
+
+    inserts: dict[Block, list[tuple[int, list[Call]]]] = {}
+    for blk, refs in surviving.items():
+        rb, idx = anchors[blk]
+        needs = [r.args[0].value for r in refs]  # type: ignore[union-attr]
+        rec = Call(Const(ops.tuple_of), list(needs), hint=None, loc=blk.stmts[-1].loc if blk.stmts else fwd.loc)
+        if blk in rt.top:
+            _append(blk, rec)
+            tape_values.append(rec)
+            load = Call(Const(_tape_item), [], hint=None)
+            tape_refs.append(load)
+        else:
+            stack = new_stack(("rec", blk), _stack_hint(needs))
+            _append(blk, rec)
+            _append(blk, Call(Const(list.append), [stack, rec], loc=rec.loc))
+            sref = Call(Const(_stack_ref), [Const(("rec", blk))], hint=_stack_hint(needs))
+            tape_values.append(stack)
+            tape_refs.append(sref)
+            load = Call(Const(list.pop), [sref])
+        load.tuple_size = len(refs)  # type: ignore[attr-defined]
+        for j, r in enumerate(refs):
+            r.fn, r.args = Const(operator.getitem), [load, Const(j)]
+        rb.stmts = [s for s in rb.stmts if s not in refs]
+        inserts.setdefault(rb, []).append((idx, [load, *refs] if blk not in rt.top else refs))
+        if blk in rt.top:
+            entry_load = load
+            inserts.setdefault(rev.entry, []).append((0, [entry_load]))
+
+    # ---------------------------------------------------------------- control decisions
+    for (kind, item), sref in _all_stacks(rt):
+        if not _used(rev, sref):
+            continue
+        stack = new_stack((kind, id(item)), sref.hint or kind)
+        tape_values.append(stack)
+        tape_refs.append(sref)
+        if kind == "flag":
+            blk = item
+            _append(blk, Call(Const(list.append), [stack, blk.term.cond], loc=blk.term.loc))  # type: ignore[union-attr]
+        elif kind in ("count", "normal"):
+            _record_loop_exits(fwd, rt, item, kind, stack)
+        elif kind == "exit":
+            _record_item_exits(fwd, item, stack)
+
+    # ---------------------------------------------------------------- the tape
+    for s in entry_stmts:
+        s.block = fwd.entry
+    fwd.entry.stmts[0:0] = entry_stmts
+    for b in list(fwd.blocks):
+        if isinstance(b.term, Return):
+            tape = Call(Const(ops.tuple_of), list(tape_values), hint="tape", loc=b.term.loc)
+            out = Call(Const(ops.tuple_of), [b.term.value, tape], loc=b.term.loc)
+            _append(b, tape)
+            _append(b, out)
+            b.term.value = out
+    # The pullback unpacks the tape on entry: `x, n, t_stack = tape`.
+    unpack = Call(Const(ops.identity), [rt.tape], hint=None)
+    unpack.tuple_size = len(tape_refs)  # type: ignore[attr-defined]
+    for j, r in enumerate(tape_refs):
+        r.fn, r.args = Const(operator.getitem), [unpack, Const(j)]
+    inserts.setdefault(rev.entry, []).append((0, [unpack, *tape_refs]))
+    for rb, items in inserts.items():
+        # Later anchors first so earlier indices stay valid; entry unpack goes first of all.
+        for idx, stmts in sorted(items, key=lambda x: (x[0], x[1][0] is not unpack), reverse=True):
+            for s in stmts:
+                s.block = rb
+            rb.stmts[idx:idx] = stmts
+    for b in rev.blocks:
+        b.stmts = [s for s in b.stmts if s.callee() is not anchor]
+        if b is rev.entry:
+            # the tape unpack must come before the entry-block record loads
+            first = [s for s in b.stmts if s is unpack or s in tape_refs]
+            b.stmts = first + [s for s in b.stmts if s not in first]
+    fwd.recompute_preds()
+    rev.recompute_preds()
+    params = list(fwd.params)
+    if rt.uses_self:
+        params = [fwd.self_ref] + params  # type: ignore[attr-defined]
+    return fwd, params, rev
+
+
+def _stack_hint(needs: list) -> str:
+    for v in needs:
+        h = getattr(v, "hint", None)
+        if h and not h.startswith("%") and h.isidentifier():
+            return f"{h}_stack"
+    return "stack"
+
+
+def _tape_item() -> Any:  # placeholder of a top-block record, replaced by a getitem of the tape
+    raise AssertionError
+
+
+def _used(fn: Function, ref: Call) -> bool:
+    for b in fn.blocks:
+        for s in b.stmts:
+            if any(o is ref for o in s.operands()):
+                return True
+        for phi in b.phis:
+            if any(o is ref for o in phi.operands()):
+                return True
+        if any(o is ref for o in b.term.operands()):  # type: ignore[union-attr]
+            return True
+    return False
+
+
+def _all_stacks(rt: ReverseTransform):
+    for key, sref in rt._keyed_stacks.items():
+        yield key, sref
+
+
+def _append(b: Block, s: Call) -> None:
+    s.block = b
+    b.stmts.append(s)
+
+
+def _prepend(b: Block, s: Call) -> None:
+    s.block = b
+    b.stmts.insert(0, s)
+
+
+_SPLITS: dict[tuple[Block, Block], Block] = {}
+
+
+def split_edge(fn: Function, src: Block, dst: Block) -> Block:
+    """A block on the edge src -> dst (for code that runs only when that edge is taken); made once per edge."""
+    if (src, dst) in _SPLITS:
+        return _SPLITS[(src, dst)]
+    mid = fn.new_block()
+    _SPLITS[(src, dst)] = mid
+    mid.term = Goto(dst)
+    t = src.term
+    for attr in ("target", "then", "orelse"):
+        if getattr(t, attr, None) is dst:
+            setattr(t, attr, mid)
+            break
+    for phi in dst.phis:
+        if src in phi.incoming:
+            phi.incoming[mid] = phi.incoming.pop(src)
+    fn.recompute_preds()
+    return mid
+
+
+def _on_edge(fn: Function, src: Block, dst: Any, stmts: list[Call]) -> None:
+    """Run `stmts` when control goes from src to dst (dst None: src returns)."""
+    if dst is not None and (src, dst) in _SPLITS:
+        for s in stmts:
+            _append(_SPLITS[(src, dst)], s)
+        return
+    if dst is None or len(src.successors()) == 1:
+        for s in stmts:
+            _append(src, s)
+        return
+    mid = split_edge(fn, src, dst)
+    for s in stmts:
+        _append(mid, s)
+
+
+def _record_loop_exits(fn: Function, rt: ReverseTransform, header: Block, kind: str, stack: Call) -> None:
+    loop = _find_loop(rt.regions, header)
+    info = header.loop
+    counter = _counter(fn, header)
+    t = header.term
+    assert isinstance(t, Branch)
+    loc = info.loc if info else None
+    if kind == "count":
+        value_normal: Value = counter
+    else:
+        value_normal = Const(True)
+    _on_edge(fn, header, t.orelse, [Call(Const(list.append), [stack, value_normal], loc=loc)])
+    for e in _own_exits_loop(loop):
+        if e.kind == "raise":
+            continue
+        if kind == "count":
+            plus = Call(Const(operator.add), [counter, Const(1)], loc=loc)
+            _on_edge(fn, e.src, e.dst, [plus, Call(Const(list.append), [stack, plus], loc=loc)])
+        else:
+            _on_edge(fn, e.src, e.dst, [Call(Const(list.append), [stack, Const(False)], loc=loc)])
+
+
+def _counter(fn: Function, header: Block) -> Value:
+    """The number of completed iterations, at the loop header (added for while loops)."""
+    info = header.loop
+    assert info is not None
+    if info.counter is not None:
+        return info.counter
+    c = Phi(hint=None)
+    c.block = header
+    header.phis.append(c)
+    back = [p for p in header.preds if _dominated_by(fn, p, header)]
+    for p in header.preds:
+        if p in back:
+            nxt = Call(Const(operator.add), [c, Const(1)], loc=info.loc)
+            if len(p.successors()) == 1:
+                _append(p, nxt)
+                c.incoming[p] = nxt
+            else:
+                mid = split_edge(fn, p, header)
+                _append(mid, nxt)
+                c.incoming[mid] = nxt
+        else:
+            c.incoming[p] = Const(0)
+    fn.recompute_preds()
+    info.counter = c
+    return c
+
+
+def _dominated_by(fn: Function, b: Block, h: Block) -> bool:
+    from ..ir.analysis import dominators
+
+    return h in dominators(fn)[b]
+
+
+def _find_loop(r: Any, header: Block) -> Loop:
+    stack = [r]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Loop):
+            if x.header is header:
+                return x
+            stack += [x.body, x.orelse]
+        elif isinstance(x, Seq):
+            stack += x.items
+        elif isinstance(x, If):
+            stack += [x.then, x.orelse]
+    raise AssertionError(f"no loop with header {header}")
+
+
+def _record_item_exits(fn: Function, item: Any, stack: Call) -> None:
+    """Push True where control leaves `item` early, False where it completes normally."""
+    if isinstance(item, If):
+        exits = [e for e in _own_exits(item) if e.kind in ("continue", "break", "return")]
+        done = item.join
+    else:
+        exits = [e for e in _own_exits_loop(item) if e.kind == "return"]
+        done = item.exit
+    for e in exits:
+        _on_edge(fn, e.src, e.dst if e.kind != "return" else None, [Call(Const(list.append), [stack, Const(True)])])
+    if done is not None:
+        _prepend(done, Call(Const(list.append), [stack, Const(False)]))
+
+
+def _patch_dispatch(rt: ReverseTransform) -> None:
+    """`y = f(*args)` dispatched at run time becomes `r = rcall(f, args, kwargs); y = r[0]; pb = r[1]`."""
+    for s, pb in rt.dispatched.items():
+        b = s.block
+        assert b is not None
+        if s.callee() is ops.apply:
+            f, args, kwargs = s.args
+        else:
+            f = s.fn
+            args = Call(Const(ops.tuple_of), list(s.args), loc=s.loc)
+            kwargs = Call(Const(ops.dict_of), [x for k, v in s.kwargs.items() for x in (Const(k), v)], loc=s.loc)
+        call = Call(Const(adj.rcall), [f, args, kwargs], loc=s.loc)
+        call.tuple_size = 2  # type: ignore[attr-defined]
+        i = b.stmts.index(s)
+        pre = [x for x in (args, kwargs) if isinstance(x, Call) and x.block is None]
+        for x in pre + [call]:
+            x.block = b
+        s.fn, s.args, s.kwargs = Const(operator.getitem), [call, Const(0)], {}
+        pb.fn, pb.args, pb.kwargs = Const(operator.getitem), [call, Const(1)], {}
+        pb.block = b
+        pb.hint = None
+        b.stmts[i:i + 1] = pre + [call, s, pb]

@@ -1,0 +1,539 @@
+"""Reverse mode (seed 001, DESIGN.md §4-5): a forward pass that records, a pullback that replays backwards.
+
+The primal CFG is first seen as regions (ir/regions.py).  The pullback is a
+new IR function built with the SSA builder by walking those regions
+backwards; adjoints are builder variables, so joins and loops get their
+phis for free, and the structured emitter prints the result:
+
+* a statement becomes its rule's reverse template (`x_bar = x_bar + g * y`),
+  or the pullback returned by a run-time dispatched call (`rcall`);
+* an `if` is reversed by testing the condition recorded in the forward pass;
+* a loop by `for _ in range(count)` over its reversed body, with `count`
+  recorded when the loop ended; a path that left an iteration or the loop
+  early (`continue`, `break`, `return`) is found again from recorded flags,
+  so each reversed iteration undoes exactly the statements that ran;
+* a phi becomes adjoint transfers on the edge it came in by.
+
+What the pullback reads of the forward pass is recorded block by block: once
+(in the tape) for blocks that run once, on a per-block stack inside loops.
+Only values a reverse template actually uses are recorded.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Optional
+
+from .. import ops
+from ..errors import MooncakeError
+from ..forward.activity import Activity
+from ..forward.transform import StaticResolver
+from ..ir.analysis import dominators
+from ..ir.builder import UNDEFINED, Builder
+from ..ir.kinds import NUM, infer_kinds
+from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Loc, LoopInfo, Param, Phi, Raise, Return, Stmt, Value
+from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
+from ..tangents import NoTangent
+from . import adjoints as adj
+
+ZERO = Const(NoTangent)
+
+
+class ReverseUnsupported(MooncakeError):
+    """A construct reverse mode does not handle yet; raised with the source line."""
+
+
+class PH:
+    """A primal operand handed to a reverse template; recorded only if the template reads it."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v: Value) -> None:
+        self.v = v
+
+
+class TemplateBuilder:
+    """The `t` of reverse templates: builds adjoint code in the pullback."""
+
+    def __init__(self, rt: "ReverseTransform") -> None:
+        self.rt = rt
+
+    def _val(self, x: Any) -> Value:
+        if isinstance(x, PH):
+            return self.rt.primal(x.v)
+        return x if isinstance(x, Value) else Const(x)
+
+    def num(self, h: Any) -> bool:
+        return isinstance(h, PH) and (isinstance(h.v, Const) and isinstance(h.v.value, (int, float)) or self.rt.kinds.get(h.v) == NUM
+                                      or isinstance(h.v, Param) and self.rt.param_kinds.get(h.v.name) == NUM)
+
+    def value(self, h: Any) -> Any:
+        v = h.v if isinstance(h, PH) else h
+        return v.value if isinstance(v, Const) else v
+
+    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
+        return self.rt.b.call(fn, [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()})
+
+    def add(self, a: Any, b: Any) -> Any:
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return self.call(operator.add, a, b)
+
+    def sub(self, a: Any, b: Any) -> Any:
+        if b is None:
+            return a
+        if a is None:
+            return self.call(operator.neg, b)
+        return self.call(operator.sub, a, b)
+
+    def mul(self, a: Any, b: Any) -> Any:
+        if a is None or b is None:
+            return None
+        return self.call(operator.mul, a, b)
+
+    def div(self, a: Any, b: Any) -> Any:
+        if a is None:
+            return None
+        return self.call(operator.truediv, a, b)
+
+    def neg(self, a: Any) -> Any:
+        return None if a is None else self.call(operator.neg, a)
+
+    def unb(self, g: Any, like: Any) -> Any:
+        """Undo broadcasting: sum `g` down to the shape of `like` (nothing to do for numbers)."""
+        if g is None:
+            return None
+        if self.num(like) or (isinstance(like, PH) and isinstance(like.v, Const)):
+            return g
+        return self.call(adj.unbroadcast, g, like)
+
+    def lin(self, fn: Any, g: Any, *args: Any, **kwargs: Any) -> Any:
+        return None if g is None else self.call(fn, g, *args, **kwargs)
+
+
+class ReverseTransform:
+    def __init__(self, ir: Function, user_globals: dict, param_kinds: dict[str, str]) -> None:
+        self.ir = ir
+        self.param_kinds = param_kinds
+        self.resolver = StaticResolver(user_globals)
+        self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
+        self.act = Activity(ir, self.resolver.callee, self.uses_self)
+        self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
+        self.regions = build_regions(ir)
+        dom = dominators(ir)
+        returns = [b for b in ir.blocks if isinstance(b.term, Return)]
+        self.in_loop: set[Block] = set()
+        self._mark_loops(self.regions, False)
+        self.top = {b for b in ir.blocks if b not in self.in_loop and all(b in dom[r] for r in returns)}
+        self.home: dict[Value, Block] = {}
+        for b in ir.blocks:
+            for s in [*b.phis, *b.stmts]:
+                self.home[s] = b
+        # The pullback under construction.
+        self.rev = Function(f"{ir.name}__pullback", [], [], ir.loc)
+        self.b = Builder(self.rev)
+        self.y_bar = Param("y_bar", 0)
+        self.y_bar.hint = None
+        self.tape = Param("tape", 1)
+        self.tape.hint = "tape"
+        self.rev.params = [self.y_bar, self.tape]
+        self.adjoint_of: dict[Value, Value] = {}
+        # Records: forward block -> primal values its reverse reads (in order), and the placeholders.
+        self.needs: dict[Block, list[Value]] = {}
+        self.refs: dict[Block, list[Call]] = {}
+        self.global_refs: dict[Value, Call] = {}
+        self.cur: Optional[Block] = None
+        self.dispatched: dict[Call, Call] = {}  # forward statement -> its rcall
+        self._keyed_stacks: dict[tuple, Call] = {}
+
+    def _mark_loops(self, r: Any, inside: bool) -> None:
+        if isinstance(r, Seq):
+            for i in r.items:
+                self._mark_loops(i, inside)
+        elif isinstance(r, Stmts):
+            if inside:
+                self.in_loop.add(r.block)
+        elif isinstance(r, If):
+            if inside:
+                self.in_loop.add(r.block)
+            self._mark_loops(r.then, inside)
+            self._mark_loops(r.orelse, inside)
+        elif isinstance(r, Loop):
+            self.in_loop.add(r.header)
+            self._mark_loops(r.body, True)
+            self._mark_loops(r.orelse, inside)
+
+    # ------------------------------------------------------------ adjoint variables
+    def _var(self, v: Value) -> str:
+        return f"adj{id(v)}"
+
+    def active(self, v: Value) -> bool:
+        return v in self.act.active and not isinstance(v, (Const, Global))
+
+    def is_num(self, v: Value) -> bool:
+        if isinstance(v, Param):
+            return self.param_kinds.get(v.name) == "num"
+        return self.kinds.get(v) == NUM
+
+    def read_adj(self, v: Value) -> Value:
+        var = self._var(v)
+        if not self.b.is_defined_somewhere(var):
+            return ZERO
+        val = self.b.read(var)
+        return ZERO if val is UNDEFINED else val
+
+    def write_adj(self, v: Value, value: Value) -> None:
+        var = self._var(v)
+        if not self.b.is_defined_somewhere(var):
+            self.b.write(var, ZERO, self.rev.entry)
+        self.b.write(var, value)
+        if isinstance(value, Stmt) and value not in self.adjoint_of:
+            self.adjoint_of[value] = v
+
+    def accumulate(self, v: Value, g: Optional[Value]) -> None:
+        """v_bar += g."""
+        if g is None or not self.active(v):
+            return
+        cur = self.read_adj(v)
+        if cur is ZERO:
+            new = g if self.is_num(v) else self.b.call(adj.accumulate, [ZERO, g])
+        elif self.is_num(v):
+            new = self.b.call(operator.add, [cur, g])
+        else:
+            new = self.b.call(adj.accumulate, [cur, g])
+        self.write_adj(v, new)
+
+    def take_adj(self, v: Value) -> Optional[Value]:
+        """The adjoint of v, consumed by the reverse of v's definition (reset to zero for loops)."""
+        cur = self.read_adj(v)
+        if cur is ZERO:
+            return None
+        self.b.write(self._var(v), ZERO)
+        return cur
+
+    # ------------------------------------------------------------ primal values in the pullback
+    def primal(self, v: Value) -> Value:
+        if isinstance(v, (Const, Global)):
+            return v
+        home = self.home.get(v)
+        if isinstance(v, (Param, FreeVar)) or home in self.top:
+            ref = self.global_refs.get(v)
+            if ref is None:
+                ref = Call(Const(_primal_ref), [Const(v)], hint=v.hint)
+                self.global_refs[v] = ref
+            return ref
+        assert self.cur is not None
+        for r in self.refs.setdefault(self.cur, []):
+            if r.args[0].value is v:  # type: ignore[union-attr]
+                return r
+        ref = self.b.call(_primal_ref, [Const(v)], hint=v.hint if v.hint and not v.hint.startswith("%") else None)
+        self.refs[self.cur].append(ref)
+        return ref
+
+    # ------------------------------------------------------------ the walk
+    def run(self) -> None:
+        entry = self.b.new_block()
+        self.b.seal(entry)
+        self.b.position_at(entry)
+        self.b.loc = self.ir.loc
+        self.rev_seq(self.regions.items)
+        grads = []
+        for p in self.ir.params:
+            a = self.read_adj(p)
+            grads.append(a if a is not ZERO else ZERO)
+        self.b.ret(self.b.call(ops.tuple_of, grads))
+        self.b.finish()
+
+    def rev_seq(self, items: list) -> None:
+        """Reverse a sequence; an item that may leave early guards the reverse of what follows it."""
+        for i, item in enumerate(items):
+            if self._may_exit(item) and i + 1 < len(items):
+                flag = self._exit_flag(item)
+                rest = items[i + 1:]
+                self._if(flag, lambda: None, lambda rest=rest: self.rev_seq(rest))
+                self.rev_item(item)
+                for earlier in reversed(items[:i]):
+                    self.rev_item(earlier)
+                return
+        for item in reversed(items):
+            self.rev_item(item)
+
+    def rev_item(self, r: Any) -> None:
+        if isinstance(r, Stmts):
+            self.rev_block(r.block)
+        elif isinstance(r, Edge):
+            self.rev_edge(r)
+        elif isinstance(r, If):
+            self.rev_if(r)
+        elif isinstance(r, Loop):
+            self.rev_loop(r)
+        elif isinstance(r, Seq):
+            self.rev_seq(r.items)
+
+    def rev_edge(self, e: Edge) -> None:
+        if e.kind == "return":
+            t = e.src.term
+            assert isinstance(t, Return)
+            self.accumulate(t.value, self.y_bar)
+            return
+        if e.kind == "raise" or e.dst is None:
+            return
+        self._transfer(e.src, e.dst)
+        if e.kind == "continue" and e.dst.loop is None:
+            # A for loop's latch: then the latch's own edge into the header.
+            header = e.dst.successors()[0]
+            self._transfer(e.dst, header)
+
+    def _transfer(self, src: Block, dst: Block) -> None:
+        """Phis of dst took their value from src: pass their adjoints back (and clear them)."""
+        for phi in dst.phis:
+            v = phi.incoming.get(src)
+            if v is None or not self.active(phi):
+                continue
+            g = self.take_adj(phi)
+            if g is not None:
+                self.accumulate(v, g)
+
+    def rev_block(self, blk: Block) -> None:
+        prev = self.cur
+        self.cur = blk
+        self.b.call(anchor, [Const(blk)])  # where this block's record is loaded
+        for s in reversed(blk.stmts):
+            if s in self.act.active:
+                self.b.loc = s.loc
+                self.rev_stmt(s)
+        self.cur = prev
+
+    def rev_stmt(self, s: Call) -> None:
+        fn, rule = self.resolver.callee(s)
+        if rule is not None and rule.mutates:
+            raise ReverseUnsupported(f"{_where(s)}: reverse mode of in-place mutation ({_name(fn)}) is not supported yet")
+        g = self.take_adj(s)
+        if rule is not None and rule.zero:
+            return
+        if rule is not None and rule.vjp is not None and rule.user_rrule is None and "out" not in s.kwargs:
+            if g is None:
+                return
+            t = TemplateBuilder(self)
+            contribs = rule.vjp(t, g, PH(s), *[PH(a) for a in s.args], **{k: PH(v) for k, v in s.kwargs.items()})
+            for a, c in zip(s.args, contribs):
+                self.accumulate(a, c)
+            return
+        # Dispatched when the code runs: the forward pass kept the call's pullback.
+        rc = self._dispatch(s)
+        pb = self.primal(rc)
+        grads = self.b.call(adj.call_pullback, [pb, g if g is not None else ZERO])
+        import operator as op
+
+        targets = [s.fn] + list(s.args) if s.callee() is not ops.apply else [s.args[0], s.args[1], s.args[2]]
+        kw = list(s.kwargs.items()) if s.callee() is not ops.apply else []
+        for i, a in enumerate(targets):
+            if self.active(a):
+                self.accumulate(a, self.b.call(op.getitem, [grads, Const(i)]))
+        for j, (k, v) in enumerate(kw):
+            if self.active(v):
+                self.accumulate(v, self.b.call(adj.kwarg_adjoint, [grads, Const(k)]))
+
+    def _dispatch(self, s: Call) -> Call:
+        """In the forward pass, `y = f(*args)` becomes `y, pb = rcall(f, args, kwargs)`."""
+        rc = self.dispatched.get(s)
+        if rc is None:
+            rc = Call(Const(adj.rcall_marker), [], loc=s.loc)  # patched in the forward IR later
+            rc.hint = None
+            self.dispatched[s] = rc
+            self.home[rc] = self.home[s]
+        return rc
+
+    # ------------------------------------------------------------ control flow
+    def _if(self, cond: Value, then_fn: Callable[[], None], else_fn: Callable[[], None]) -> None:
+        then, orelse, join = self.b.new_block(), self.b.new_block(), self.b.new_block()
+        self.b.branch(cond, then, orelse)
+        for blk, fn in ((then, then_fn), (orelse, else_fn)):
+            self.b.seal(blk)
+            self.b.position_at(blk)
+            fn()
+            self.b.goto(join)
+        self.b.seal(join)
+        self.b.position_at(join)
+
+    def rev_if(self, r: If) -> None:
+        if not self._region_active(r):
+            return
+        flag = self._flag(r.block)
+        self._if(flag, lambda: self.rev_seq(r.then.items), lambda: self.rev_seq(r.orelse.items))
+
+    def rev_loop(self, r: Loop) -> None:
+        if not self._region_active(r):
+            return
+        # The header test failed once at the end (unless the loop was left by break/return):
+        # undo the exit edge and the else clause first.
+        if self._leaves_early(r):
+            normal = self.b.call(list.pop, [self._stack_for(("normal", r.header), "normal_exits")])
+            self._if(normal, lambda: self.rev_seq(r.orelse.items), lambda: None)
+        else:
+            self.rev_seq(r.orelse.items)
+        count = self._count(r)
+        self._repeat(count, lambda: self.rev_seq(r.body.items))
+
+    def _leaves_early(self, r: Loop) -> bool:
+        return any(e.kind in ("break", "return", "raise") for e in _own_exits_loop(r))
+
+    def _stack_for(self, key: tuple, hint: str) -> Call:
+        found = self._keyed_stacks.get(key)
+        if found is None:
+            found = self._keyed_stacks[key] = self._stack_ref(key, hint)
+        return found
+
+    def _region_active(self, r: Any) -> bool:
+        """Does any statement or phi inside have an adjoint to move?"""
+        blocks: list[Block] = []
+
+        def collect(x: Any) -> None:
+            if isinstance(x, Stmts):
+                blocks.append(x.block)
+            elif isinstance(x, Edge):
+                if x.dst is not None:
+                    blocks.append(x.dst)
+                if x.kind == "return":
+                    blocks.append(x.src)
+            elif isinstance(x, Seq):
+                for i in x.items:
+                    collect(i)
+            elif isinstance(x, If):
+                collect(x.then)
+                collect(x.orelse)
+            elif isinstance(x, Loop):
+                blocks.append(x.header)
+                collect(x.body)
+                collect(x.orelse)
+
+        collect(r)
+        for b in blocks:
+            if any(s in self.act.active for s in b.stmts) or any(p in self.act.active for p in b.phis):
+                return True
+            if isinstance(b.term, Return) and self.active(b.term.value):
+                return True
+        return False
+
+    def _repeat(self, count: Value, body: Callable[[], None]) -> None:
+        """`for _ in range(count): body()` in the pullback."""
+        b = self.b
+        loc = b.loc
+        seq = b.call(ops.sequence, [b.call(range, [count])])
+        n = b.call(len, [seq])
+        header, body_blk, latch, exit_ = (b.new_block() for _ in range(4))
+        key = f"%rk{id(header)}"
+        b.write(key, Const(0))
+        b.goto(header)
+        b.position_at(header)
+        k = b.read(key)
+        more = b.call(operator.lt, [k, n])
+        b.branch(more, body_blk, exit_)
+        b.seal(body_blk)
+        b.position_at(body_blk)
+        item = b.call(operator.getitem, [seq, k], hint="_")
+        header.loop = LoopInfo("for", loc=loc, counter=k, seq=seq, length=n, item=item, latch=latch, exit=exit_)
+        body()
+        b.goto(latch)
+        b.seal(latch)
+        b.position_at(latch)
+        b.write(key, b.call(operator.add, [b.read(key), Const(1)]))
+        b.goto(header)
+        b.seal(header)
+        b.seal(exit_)
+        b.position_at(exit_)
+
+    # ------------------------------------------------------------ recorded control decisions
+    def _flag(self, blk: Block) -> Value:
+        t = blk.term
+        assert isinstance(t, Branch)
+        if blk in self.top:
+            prev, self.cur = self.cur, blk
+            v = self.primal(t.cond)
+            self.cur = prev
+            return v
+        return self.b.call(list.pop, [self._stack_for(("flag", blk), "flags")])
+
+    def _count(self, r: Loop) -> Value:
+        return self.b.call(list.pop, [self._stack_for(("count", r.header), "counts")], hint="count")
+
+    def _exit_flag(self, item: Any) -> Value:
+        return self.b.call(list.pop, [self._stack_for(("exit", item), "exits")])
+
+    def _stack_ref(self, key: Any, hint: str) -> Call:
+        return Call(Const(_stack_ref), [Const(key)], hint=hint)
+
+    def _may_exit(self, item: Any) -> bool:
+        """Can control leave `item` other than by falling through to what follows it?"""
+        if isinstance(item, If):
+            return any(e.kind in ("continue", "break", "return", "raise") for e in _own_exits(item))
+        if isinstance(item, Loop):
+            return any(e.kind in ("return", "raise") for e in item.body.exits() + item.orelse.exits())
+        return False
+
+
+def _own_exits_loop(r: Loop) -> list[Edge]:
+    """Edges that leave loop r itself: its breaks, and returns anywhere inside."""
+    out: list[Edge] = []
+
+    def walk(x: Any, depth: int) -> None:
+        if isinstance(x, Edge):
+            if x.kind in ("return", "raise") or (x.kind == "break" and depth == 0):
+                out.append(x)
+        elif isinstance(x, Seq):
+            for i in x.items:
+                walk(i, depth)
+        elif isinstance(x, If):
+            walk(x.then, depth)
+            walk(x.orelse, depth)
+        elif isinstance(x, Loop):
+            walk(x.body, depth + 1)
+            walk(x.orelse, depth)
+
+    walk(r.body, 0)
+    return out
+
+
+def _own_exits(r: Any) -> list[Edge]:
+    """Exits of a region that leave it at this loop level (continue/break of nested loops stay inside)."""
+    out: list[Edge] = []
+
+    def walk(x: Any, in_loop: bool) -> None:
+        if isinstance(x, Edge):
+            if not in_loop or x.kind in ("return", "raise"):
+                out.append(x)
+        elif isinstance(x, Seq):
+            for i in x.items:
+                walk(i, in_loop)
+        elif isinstance(x, If):
+            walk(x.then, in_loop)
+            walk(x.orelse, in_loop)
+        elif isinstance(x, Loop):
+            walk(x.body, True)
+            walk(x.orelse, True)
+
+    walk(r, False)
+    return out
+
+
+def anchor(block: Any) -> None:  # marker, removed before emission
+    raise AssertionError("unresolved record anchor")
+
+
+def _primal_ref(v: Any) -> Any:  # placeholder, replaced before emission
+    raise AssertionError("unresolved primal reference")
+
+
+def _stack_ref(i: int) -> Any:  # placeholder, replaced before emission
+    raise AssertionError("unresolved stack reference")
+
+
+def _where(s: Call) -> str:
+    return f"{s.loc.file}:{s.loc.line}: {s.loc.text}" if s.loc else "<unknown>"
+
+
+def _name(fn: Any) -> str:
+    from ..errors import qualified_name
+
+    return qualified_name(fn)
