@@ -66,6 +66,15 @@ class Differentiable:
     def jvp(self, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         return jvp(self.__wrapped_fn__, primals, tangents)
 
+    def vjp(self, *primals: Any) -> tuple[Any, Callable]:
+        return vjp(self.__wrapped_fn__, *primals)
+
+    def grad(self, *args: Any, argnums: Any = 0, **kwargs: Any) -> Any:
+        return grad(self.__wrapped_fn__, argnums)(*args, **kwargs)
+
+    def value_and_grad(self, *args: Any, argnums: Any = 0, **kwargs: Any) -> Any:
+        return value_and_grad(self.__wrapped_fn__, argnums)(*args, **kwargs)
+
     def _generated(self, mode: str) -> Any:
         fn = self.__wrapped_fn__
         if mode == "forward":
@@ -73,9 +82,9 @@ class Differentiable:
 
             return derived_forward(fn).gen
         if mode == "reverse":
-            from .reverse.runtime import derived_reverse  # type: ignore[import-not-found]
+            from .reverse.runtime import DerivedReverse
 
-            return derived_reverse(fn).gen
+            return DerivedReverse(fn, {}).gen
         raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
 
     def source(self, mode: str = "forward") -> str:
@@ -98,3 +107,88 @@ class Differentiable:
 def differentiate(f: Callable) -> Differentiable:
     """Wrap `f` (also usable as a decorator)."""
     return f if isinstance(f, Differentiable) else Differentiable(f)
+
+
+# ---------------------------------------------------------------- reverse mode
+
+
+def _to_user(g: Any, primal: Any) -> Any:
+    """An adjoint in the structure of its argument (tuples, lists, dicts; objects as mc.Tangent)."""
+    from .reverse.adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint
+    from .tangents import MutableTangent, Tangent, zeros_like_tangent
+
+    if isinstance(primal, (bool, int, str, bytes, type(None))) and not isinstance(primal, float):
+        return NoTangent
+    if g is NoTangent or g is None:
+        return zeros_like_tangent(primal)
+    if isinstance(primal, (list, tuple)) and isinstance(g, (list, tuple)):
+        items = [_to_user(a, p) for a, p in zip(g, primal)]
+        return list(items) if isinstance(primal, list) else tuple(items)
+    if isinstance(primal, dict) and isinstance(g, dict):
+        return {k: _to_user(g.get(k, NoTangent), v) for k, v in primal.items()}
+    if isinstance(g, MutableTangent) and hasattr(primal, "__dict__"):
+        return Tangent({k: _to_user(g.fields.get(k, NoTangent), v) for k, v in vars(primal).items()})
+    import numpy as np
+
+    if isinstance(primal, np.ndarray):
+        if primal.dtype.kind not in "fc":
+            return NoTangent
+        return np.asarray(g, dtype=primal.dtype).reshape(primal.shape) if np.ndim(g) else np.full(primal.shape, g, dtype=primal.dtype)
+    if isinstance(primal, float) and isinstance(g, (int, float, np.floating, np.integer)):
+        return float(g)
+    return g
+
+
+def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
+    """`(f(*primals), vjp_fn)`; `vjp_fn(out_bar)` returns one adjoint per primal (a tuple)."""
+    from .reverse.runtime import rcall
+
+    f = _as_function(f)
+    y, pb = rcall(f, tuple(primals), {})
+    used = [False]
+
+    def vjp_fn(out_bar: Any) -> tuple:
+        if used[0]:
+            raise MooncakeError("a vjp function can be called once (its tape is consumed); call mc.vjp again")
+        used[0] = True
+        _, args_bar, _ = pb(out_bar)
+        return tuple(_to_user(g, p) for g, p in zip(args_bar, primals))
+
+    return y, vjp_fn
+
+
+def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+    """`g(*args) -> (value, gradient(s))` for f returning a scalar (or `(scalar, aux)` with has_aux)."""
+    import numpy as np
+
+    def wrapped(*args: Any, **kwargs: Any) -> tuple:
+        from .reverse.runtime import rcall
+
+        fn = _as_function(f)
+        out, pb = rcall(fn, tuple(args), kwargs)
+        value, aux = (out[0], out[1]) if has_aux else (out, None)
+        if not isinstance(value, (float, int, np.floating, np.integer)) or isinstance(value, bool) or \
+                (isinstance(value, np.ndarray) and value.shape != ()):
+            raise TypeError(f"grad of {getattr(fn, '__qualname__', fn)} needs a scalar float result, got "
+                            f"{type(value).__name__}; use mc.vjp for other outputs")
+        seed = (1.0, NoTangent) if has_aux else 1.0
+        from .reverse.adjoints import AdjTuple
+
+        _, args_bar, _ = pb(AdjTuple(seed) if has_aux else seed)
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        grads = tuple(_to_user(args_bar[i], args[i]) for i in nums)
+        g = grads[0] if isinstance(argnums, int) else grads
+        return ((value, aux), g) if has_aux else (value, g)
+
+    return wrapped
+
+
+def grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+    """`g(*args)`: the gradient of scalar-valued f with respect to argument(s) `argnums`."""
+    vg = value_and_grad(f, argnums, has_aux)
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        (value, g) = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapped

@@ -10,3 +10,5 @@ from .rules.math_rules import add1, digamma, fsum_tangent, prod_tangent  # noqa:
 from .forward.runtime import fcall  # noqa: F401
 from .forward.transform import cell_tangent, item_storage  # noqa: F401
 from .tangents import storage  # noqa: F401
+from .reverse.adjoints import *  # noqa: F401,F403
+from .reverse.adjoints import rcall  # noqa: F401

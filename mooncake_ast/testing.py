@@ -198,11 +198,8 @@ def check_derivatives(
         report.checks.append(f"forward ok (worst relative error {worst:.1e})")
         report.worst_forward_error = worst
     if "reverse" in modes:
-        from . import api
-
-        if hasattr(api, "vjp"):
-            _check_reverse(f, args, kwargs, y_ref, ref_args, rng, rtol, atol, name)
-            report.checks.append("reverse ok")
+        _check_reverse(f, args, kwargs, y_ref, ref_args, rng, rtol, atol, name)
+        report.checks.append("reverse ok (dot-product test against forward mode)")
     return report
 
 
@@ -267,5 +264,34 @@ def _evaluate(f, args, kwargs, seeds, h) -> Optional[np.ndarray]:
     return np.concatenate([flatten(y)] + [flatten(x) for x in a] + [flatten(k[key]) for key in k])
 
 
-def _check_reverse(f, args, kwargs, y_ref, ref_args, rng, rtol, atol, name) -> None:  # filled in by reverse mode
-    pass
+def _check_reverse(f, args, kwargs, y_ref, ref_args, rng, rtol, atol, name) -> None:
+    """Dot-product test: <x_bar, x_dot> = <y_bar, J x_dot>, with J x_dot from forward mode."""
+    from .api import _to_user
+    from .reverse.runtime import rcall
+
+    run_args = copy.deepcopy(args)
+    run_kwargs = copy.deepcopy(kwargs)
+    y, pb = rcall(f, run_args, run_kwargs)
+    if not same_value(y, y_ref):
+        raise DerivativeCheckError(f"{name}: reverse mode's forward pass returned {y!r}, the plain call {y_ref!r}")
+    for i, (a, b) in enumerate(zip(run_args, ref_args)):
+        if not same_value(a, b):
+            raise DerivativeCheckError(f"{name}: argument {i} after reverse mode's forward pass is {a!r}, after the plain call {b!r}")
+    y_bar = random_tangent(y, rng)
+    _, args_bar, kwargs_bar = pb(copy.deepcopy(y_bar))
+    for i, (a, b) in enumerate(zip(run_args, ref_args)):
+        if not same_value(a, b):
+            raise DerivativeCheckError(f"{name}: argument {i} after the pullback is {a!r}; it must be as after the plain call, {b!r}")
+    x_bar = [_to_user(g, a) for g, a in zip(args_bar, args)]
+    k_bar = {k: _to_user(kwargs_bar.get(k, NoTangent), v) for k, v in kwargs.items()}
+    x_dot = tuple(random_tangent(a, rng) for a in args)
+    k_dot = {k: random_tangent(v, rng) for k, v in kwargs.items()}
+    _, dy, _, _ = _call_forward(f, copy.deepcopy(args), copy.deepcopy(kwargs), copy.deepcopy(x_dot), copy.deepcopy(k_dot))
+    lhs = float(np.dot(np.concatenate([tangent_vector(g, a) for g, a in zip(x_bar, args)] +
+                                      [tangent_vector(k_bar[k], kwargs[k]) for k in kwargs] + [np.zeros(0)]),
+                       np.concatenate([tangent_vector(d, a) for d, a in zip(x_dot, args)] +
+                                      [tangent_vector(k_dot[k], kwargs[k]) for k in kwargs] + [np.zeros(0)])))
+    rhs = float(np.dot(tangent_vector(y_bar, y), tangent_vector(dy, y)))
+    if not abs(lhs - rhs) <= atol + rtol * max(abs(lhs), abs(rhs)) * 10:
+        raise DerivativeCheckError(f"{name}: reverse mode fails the dot-product test: <x_bar, x_dot> = {lhs:.10g} but "
+                                   f"<y_bar, J x_dot> = {rhs:.10g} (difference {abs(lhs - rhs):.3g})")

@@ -34,6 +34,7 @@ class ModuleWriter:
         self.shared: set[str] = set()  # aliases that are the user's own global for the same module
         self.functions: list[str] = []
         self.header: list[str] = []
+        self.last_names: dict = {}
 
     # ------------------------------------------------------------ names of callables
     def module_alias(self, modname: str) -> str:
@@ -129,6 +130,7 @@ def emit_function(
     preferred: Optional[dict[Value, str]] = None,
     inlinable: Any = None,
     docstring: Optional[str] = None,
+    external_names: Optional[dict[Value, str]] = None,
 ) -> str:
     """Emit one IR function as `def name(params): ...` and return its text."""
     tangent_of = tangent_of or {}
@@ -155,7 +157,8 @@ def emit_function(
     pref = dict(preferred or {})
     for p in params:
         pref.setdefault(p, p.name if isinstance(p, Param) else p.hint)  # type: ignore[union-attr]
-    names = assign_names(fn, named, writer.reserved | set(writer.aliases.values()), pref, tangent_of, adjoint_of)
+    names = assign_names(fn, named, writer.reserved | set(writer.aliases.values()), pref, tangent_of, adjoint_of, external_names)
+    writer.last_names = names
     emitter.names.update(names)
     writer.reserved |= set(names.values())
     emitter.reserved |= set(names.values())

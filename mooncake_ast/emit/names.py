@@ -103,6 +103,7 @@ def assign_names(
     preferred: dict[Value, str],
     tangent_of: dict[Value, Value],
     adjoint_of: Optional[dict[Value, Value]] = None,
+    external: Optional[dict[Value, str]] = None,
 ) -> dict[Value, str]:
     """Choose a name for every value in `named`.
 
@@ -110,6 +111,7 @@ def assign_names(
     a derivative value to its primal so it is named after it.
     """
     adjoint_of = adjoint_of or {}
+    external = external or {}
     conflicts = interference(fn, named)
     groups = _Groups()
     for v in named:
@@ -148,8 +150,11 @@ def assign_names(
         for m in members:
             if m in tangent_of and tangent_of[m] in names:
                 return tangent_name(names[tangent_of[m]], taken_user)
-            if m in adjoint_of and adjoint_of[m] in names:
-                return _adjoint_name(names[adjoint_of[m]], taken_user)
+            if m in adjoint_of:
+                p = adjoint_of[m]
+                pname = names.get(p) or external.get(p) or (p.hint if p.hint and not p.hint.startswith("%") else None)
+                if pname:
+                    return _adjoint_name(pname, taken_user)
         for m in members:
             if isinstance(m, Phi) and m.hint and not m.hint.startswith("%"):
                 return m.hint

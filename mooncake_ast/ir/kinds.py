@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from ..ir.nodes import Call, Const, Function, Param, Phi, Value
 
-NUM, ANY = "num", "any"
+NUM, ANY, RANGE = "num", "any", "range"
 
 _ARITH = {
     operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod, operator.pow,
@@ -36,14 +36,15 @@ def infer_kinds(fn: Function, param_kinds: dict[str, str], resolve: Callable[[Ca
             return NUM if isinstance(v.value, (int, float, bool)) else ANY
         if isinstance(v, Param):
             return param_kinds.get(v.name, ANY)
-        return kinds.get(v, NUM)  # optimistic for not-yet-seen values inside loops
+        return kinds.get(v, NUM)  # optimistic for not-yet-seen values inside loops (fixpoint)
 
     changed = True
     while changed:
         changed = False
         for b in fn.blocks:
             for phi in b.phis:
-                k = NUM if all(kind(v) == NUM for v in phi.incoming.values()) else ANY
+                k = NUM if all(kind(v) == NUM or (isinstance(v, Const) and v.value is not None and
+                                                   type(v.value).__name__ == "_Undefined") for v in phi.incoming.values()) else ANY
                 if kinds.get(phi) != k:
                     kinds[phi], changed = k, True
             for s in b.stmts:
@@ -55,8 +56,12 @@ def infer_kinds(fn: Function, param_kinds: dict[str, str], resolve: Callable[[Ca
                     k = NUM
                 elif getattr(fnv, "__module__", None) == "math":
                     k = NUM
-                elif fnv is not None and getattr(fnv, "__name__", None) == "identity" and s.args:
+                elif fnv is builtins.range:
+                    k = RANGE
+                elif fnv is not None and getattr(fnv, "__name__", None) in ("identity", "sequence") and s.args:
                     k = kind(s.args[0])
+                elif fnv is operator.getitem and kind(s.args[0]) == RANGE and kind(s.args[1]) == NUM:
+                    k = NUM
                 if kinds.get(s) != k:
                     kinds[s], changed = k, True
     return kinds

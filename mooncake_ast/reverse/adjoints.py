@@ -190,3 +190,83 @@ def rcall(f: Any, args: tuple, kwargs: dict) -> tuple:
     from .runtime import rcall as real
 
     return real(f, args, kwargs)
+
+
+def item_of(g: Any, key: Any) -> Any:
+    """g[key], or zero if g has no adjoint there."""
+    if g is NoTangent:
+        return g
+    try:
+        return g[key]
+    except (KeyError, IndexError, TypeError):
+        return NoTangent
+
+
+def unpack_adjoint(x: Any, g: Any) -> Any:
+    """The adjoint of x from the adjoint of `tuple(x)` (used by `a, b = x`)."""
+    if g is NoTangent:
+        return g
+    if isinstance(x, np.ndarray):
+        return np.array([np.zeros(x.shape[1:]) if v is NoTangent else v for v in g], dtype=float)
+    if isinstance(x, list):
+        return AdjList(g)
+    if isinstance(x, tuple):
+        return AdjTuple(g)
+    return NoTangent
+
+
+def unpack_star_adjoint(x: Any, g: Any, i: int, j: int) -> Any:
+    if g is NoTangent:
+        return g
+    items = list(g[:i])
+    star = g[i]
+    items += list(star) if star is not NoTangent else [NoTangent] * (len(x) - i - j)
+    items += list(g[i + 1:])
+    return unpack_adjoint(x, AdjTuple(items))
+
+
+def concat_part_adjoint(g: Any, y: Any, *parts_and_k: Any) -> Any:
+    *parts, k = parts_and_k
+    if g is NoTangent:
+        return g
+    start = sum(len(tuple(p)) for p in parts[:k])
+    piece = AdjTuple(g[start:start + len(tuple(parts[k]))])
+    return unpack_adjoint(parts[k], piece) if not isinstance(parts[k], tuple) else piece
+
+
+def merge_part_adjoint(g: Any, part: Any) -> Any:
+    if g is NoTangent:
+        return g
+    return AdjDict({k: g[k] for k in part if k in g})
+
+
+def real_adjoint(x: Any, g: Any) -> Any:
+    return g if not isinstance(x, np.ndarray) else np.full(np.shape(x), g)
+
+
+def sum_items_adjoint(xs: Any, g: Any) -> Any:
+    """Each item of xs gets g (sum is linear)."""
+    if g is NoTangent:
+        return g
+    if isinstance(xs, np.ndarray):
+        return np.broadcast_to(g, xs.shape[:1] + np.shape(g)).copy() if xs.ndim > 0 else g
+    if isinstance(xs, (dict, set, range)):
+        return NoTangent
+    n = len(xs)
+    return AdjList([g] * n) if isinstance(xs, list) else AdjTuple([g] * n)
+
+
+def minmax_adjoint(y: Any, xs: tuple, k: int, g: Any) -> Any:
+    """max/min: the first argument equal to the result gets g (ties: the first)."""
+    if len(xs) == 1:
+        items = list(xs[0])
+        out = [NoTangent] * len(items)
+        for i, v in enumerate(items):
+            if v is y or v == y:
+                out[i] = g
+                break
+        return AdjList(out) if isinstance(xs[0], list) else AdjTuple(out)
+    for i, v in enumerate(xs):
+        if v is y or v == y:
+            return g if i == k else NoTangent
+    return NoTangent

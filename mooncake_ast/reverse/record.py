@@ -30,7 +30,7 @@ def sweep(fn: Function) -> None:
     work: list = []
     for b in fn.blocks:
         for s in b.stmts:
-            if s.callee() in EFFECTS:
+            if s.callee() in EFFECTS or getattr(s, "keep", False):
                 work.append(s)
         work.extend(v for v in b.term.operands() if isinstance(v, Stmt))  # type: ignore[union-attr]
     while work:
@@ -247,7 +247,8 @@ def _record_loop_exits(fn: Function, rt: ReverseTransform, header: Block, kind: 
     assert isinstance(t, Branch)
     loc = info.loc if info else None
     if kind == "count":
-        value_normal: Value = counter
+        # A for loop ran len(seq) times when it ends normally (its index stops one short of that).
+        value_normal: Value = info.length if info.kind == "for" and info.length is not None else counter
     else:
         value_normal = Const(True)
     _on_edge(fn, header, t.orelse, [Call(Const(list.append), [stack, value_normal], loc=loc)])

@@ -36,6 +36,11 @@ from ..tangents import NoTangent
 from . import adjoints as adj
 
 ZERO = Const(NoTangent)
+NUM_ZERO = Const(0.0)
+
+
+def _is_zero(v: Value) -> bool:
+    return v is ZERO or v is NUM_ZERO
 
 
 class ReverseUnsupported(MooncakeError):
@@ -139,6 +144,7 @@ class ReverseTransform:
         self.tape.hint = "tape"
         self.rev.params = [self.y_bar, self.tape]
         self.adjoint_of: dict[Value, Value] = {}
+        self.adj_vars: dict[str, Value] = {}
         # Records: forward block -> primal values its reverse reads (in order), and the placeholders.
         self.needs: dict[Block, list[Value]] = {}
         self.refs: dict[Block, list[Call]] = {}
@@ -166,7 +172,16 @@ class ReverseTransform:
 
     # ------------------------------------------------------------ adjoint variables
     def _var(self, v: Value) -> str:
-        return f"adj{id(v)}"
+        var = f"%adj{id(v)}"
+        if var not in self.adj_vars:
+            self.adj_vars[var] = v
+            # Defined (as zero) from the entry on, so reads inside loops get their phis.
+            self.b.write(var, self.zero(v), self.rev.entry)
+        return var
+
+    def zero(self, v: Value) -> Const:
+        """The zero adjoint of v: 0.0 for numbers (readable, fast), the symbolic zero otherwise."""
+        return NUM_ZERO if self.is_num(v) else ZERO
 
     def active(self, v: Value) -> bool:
         return v in self.act.active and not isinstance(v, (Const, Global))
@@ -177,17 +192,11 @@ class ReverseTransform:
         return self.kinds.get(v) == NUM
 
     def read_adj(self, v: Value) -> Value:
-        var = self._var(v)
-        if not self.b.is_defined_somewhere(var):
-            return ZERO
-        val = self.b.read(var)
-        return ZERO if val is UNDEFINED else val
+        val = self.b.read(self._var(v))
+        return self.zero(v) if val is UNDEFINED else val
 
     def write_adj(self, v: Value, value: Value) -> None:
-        var = self._var(v)
-        if not self.b.is_defined_somewhere(var):
-            self.b.write(var, ZERO, self.rev.entry)
-        self.b.write(var, value)
+        self.b.write(self._var(v), value)
         if isinstance(value, Stmt) and value not in self.adjoint_of:
             self.adjoint_of[value] = v
 
@@ -196,7 +205,7 @@ class ReverseTransform:
         if g is None or not self.active(v):
             return
         cur = self.read_adj(v)
-        if cur is ZERO:
+        if _is_zero(cur):
             new = g if self.is_num(v) else self.b.call(adj.accumulate, [ZERO, g])
         elif self.is_num(v):
             new = self.b.call(operator.add, [cur, g])
@@ -207,9 +216,9 @@ class ReverseTransform:
     def take_adj(self, v: Value) -> Optional[Value]:
         """The adjoint of v, consumed by the reverse of v's definition (reset to zero for loops)."""
         cur = self.read_adj(v)
-        if cur is ZERO:
+        if _is_zero(cur):
             return None
-        self.b.write(self._var(v), ZERO)
+        self.b.write(self._var(v), self.zero(v))
         return cur
 
     # ------------------------------------------------------------ primal values in the pullback
@@ -221,6 +230,7 @@ class ReverseTransform:
             ref = self.global_refs.get(v)
             if ref is None:
                 ref = Call(Const(_primal_ref), [Const(v)], hint=v.hint)
+                ref.primal = v  # type: ignore[attr-defined]
                 self.global_refs[v] = ref
             return ref
         assert self.cur is not None
@@ -228,6 +238,7 @@ class ReverseTransform:
             if r.args[0].value is v:  # type: ignore[union-attr]
                 return r
         ref = self.b.call(_primal_ref, [Const(v)], hint=v.hint if v.hint and not v.hint.startswith("%") else None)
+        ref.primal = v  # type: ignore[attr-defined]
         self.refs[self.cur].append(ref)
         return ref
 
@@ -238,12 +249,15 @@ class ReverseTransform:
         self.b.position_at(entry)
         self.b.loc = self.ir.loc
         self.rev_seq(self.regions.items)
-        grads = []
-        for p in self.ir.params:
-            a = self.read_adj(p)
-            grads.append(a if a is not ZERO else ZERO)
+        grads = [self.read_adj(p) for p in self.ir.params]
         self.b.ret(self.b.call(ops.tuple_of, grads))
         self.b.finish()
+        fold_zero_additions(self.rev)
+        for blk in self.rev.blocks:
+            for phi in blk.phis:
+                primal = self.adj_vars.get(self.b.var_of.get(phi, ""))
+                if primal is not None:
+                    self.adjoint_of.setdefault(phi, primal)
 
     def rev_seq(self, items: list) -> None:
         """Reverse a sequence; an item that may leave early guards the reverse of what follows it."""
@@ -433,6 +447,7 @@ class ReverseTransform:
         b.seal(body_blk)
         b.position_at(body_blk)
         item = b.call(operator.getitem, [seq, k], hint="_")
+        item.keep = True  # type: ignore[attr-defined]  # printed as the `_` of `for _ in range(count)`
         header.loop = LoopInfo("for", loc=loc, counter=k, seq=seq, length=n, item=item, latch=latch, exit=exit_)
         body()
         b.goto(latch)
@@ -515,6 +530,42 @@ def _own_exits(r: Any) -> list[Edge]:
 
     walk(r, False)
     return out
+
+
+def fold_zero_additions(fn: Function) -> None:
+    """`0 + g` is `g`: adjoint variables start at zero, and loops make that visible only after SSA is built."""
+    replace: dict[Value, Value] = {}
+    for b in fn.blocks:
+        keep = []
+        for s in b.stmts:
+            if s.callee() in (operator.add, adj.accumulate) and len(s.args) == 2 and not s.kwargs:
+                a, c = (replace.get(x, x) for x in s.args)
+                if _is_zero(a) and not _is_zero(c):
+                    replace[s] = c
+                    continue
+                if _is_zero(c) and not _is_zero(a) and s.callee() is adj.accumulate:
+                    replace[s] = a
+                    continue
+            keep.append(s)
+        b.stmts = keep
+    if not replace:
+        return
+
+    def res(v: Value) -> Value:
+        while v in replace:
+            v = replace[v]
+        return v
+
+    for b in fn.blocks:
+        for phi in b.phis:
+            phi.incoming = {p: res(v) for p, v in phi.incoming.items()}
+        for s in b.stmts:
+            for o in list(s.operands()):
+                if res(o) is not o:
+                    s.replace_operand(o, res(o))
+        for o in list(b.term.operands()):  # type: ignore[union-attr]
+            if res(o) is not o:
+                b.term.replace_operand(o, res(o))  # type: ignore[union-attr]
 
 
 def anchor(block: Any) -> None:  # marker, removed before emission

@@ -6,7 +6,7 @@ import builtins
 from .. import ops
 from ..tangents import NoTangent
 from . import helpers as h
-from .registry import defjvp, defmethod, defrule, defzero
+from .registry import defjvp, defmethod, defrule, defvjp, defzero
 
 
 def _tangents(t, xs):
@@ -336,3 +336,35 @@ def frule_filter(args, dargs, **kwargs):
 
 defrule(builtins.map, frule_map)
 defrule(builtins.filter, frule_filter)
+
+
+# ================================================================== reverse rules
+def _A():
+    from ..reverse import adjoints
+
+    return adjoints
+
+
+defvjp(ops.tuple_of, lambda t, g, y, *xs: tuple(t.call(_A().item_of, g, i) for i in range(len(xs))))
+defvjp(ops.list_of, lambda t, g, y, *xs: tuple(t.call(_A().item_of, g, i) for i in range(len(xs))))
+defvjp(ops.dict_of, lambda t, g, y, *kv: tuple(None if i % 2 == 0 else t.call(_A().item_of, g, kv[i - 1]) for i in range(len(kv))))
+defvjp(ops.identity, lambda t, g, y, x: (g,))
+defvjp(ops.sequence, lambda t, g, y, x: (t.call(_A().sequence_adjoint, x, g),))
+defvjp(ops.unpack, lambda t, g, y, x, n: (t.call(_A().unpack_adjoint, x, g), None))
+defvjp(ops.unpack_star, lambda t, g, y, x, i, j: (t.call(_A().unpack_star_adjoint, x, g, i, j), None, None))
+defvjp(ops.concat_tuple, lambda t, g, y, *parts: tuple(t.call(_A().concat_part_adjoint, g, y, *parts, k) for k in range(len(parts))))
+defvjp(ops.merge_dicts, lambda t, g, y, *parts: tuple(t.call(_A().merge_part_adjoint, g, p) for p in parts))
+defvjp(builtins.getattr, lambda t, g, y, obj, name, *d: (t.call(_A().attr_adjoint, obj, name, g), None) + (None,) * len(d))
+defvjp(builtins.abs, lambda t, g, y, x: (t.mul(g, t.call(h.sign, x)),))
+defvjp(builtins.float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),))
+defvjp(builtins.sum, lambda t, g, y, xs, start=0: (t.call(_A().sum_items_adjoint, xs, g), g))
+defvjp(builtins.max, lambda t, g, y, *xs, **kw: tuple(t.call(_A().minmax_adjoint, y, xs_tuple(t, xs), k, g) for k in range(len(xs))))
+defvjp(builtins.min, lambda t, g, y, *xs, **kw: tuple(t.call(_A().minmax_adjoint, y, xs_tuple(t, xs), k, g) for k in range(len(xs))))
+defvjp(builtins.pow, lambda t, g, y, a, b: (t.mul(g, t.call(h.pow_deriv, a, b)), t.mul(g, t.mul(y, t.call(h.log_for_pow, a)))))
+defvjp(builtins.list, lambda t, g, y, xs=(): (t.call(_A().sequence_adjoint, xs, g),))
+defvjp(builtins.tuple, lambda t, g, y, xs=(): (t.call(_A().sequence_adjoint, xs, g),))
+defvjp(builtins.round, lambda t, g, y, *a: (None,) * len(a))
+
+
+def xs_tuple(t, xs):
+    return t.call(ops.tuple_of, *xs)

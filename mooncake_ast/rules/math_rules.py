@@ -4,12 +4,13 @@ from __future__ import annotations
 import math
 
 from . import helpers as h
-from .registry import defjvp, defzero
+from .registry import defjvp, defvjp, defzero
 
 
 def unary(fn, dfdx):
-    """Register y = fn(x) with dy = dx * dfdx(t, y, x)."""
+    """Register y = fn(x): forward dy = dx * f'(x), reverse x_bar += g * f'(x), from one derivative."""
     defjvp(fn, lambda t, y, x: t.mul(t.d(x), dfdx(t, y, x)))
+    defvjp(fn, lambda t, g, y, x: (t.mul(g, dfdx(t, y, x)),))
 
 
 # ------------------------------------------------------------------ exponentials and logarithms
@@ -55,6 +56,12 @@ def add1(x):
 defjvp(math.pow, lambda t, y, a, b: t.add(
     t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
     t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
+defvjp(math.pow, lambda t, g, y, a, b: (t.mul(g, t.call(h.pow_deriv, a, b)), t.mul(g, t.mul(y, t.call(h.log_for_pow, a)))))
+defvjp(math.atan2, lambda t, g, y, a, b: (t.div(t.mul(g, b), t.add(t.mul(a, a), t.mul(b, b))),
+                                          t.neg(t.div(t.mul(g, a), t.add(t.mul(a, a), t.mul(b, b))))))
+defvjp(math.hypot, lambda t, g, y, *xs: tuple(t.mul(g, t.div(x, y)) for x in xs))
+defvjp(math.fmod, lambda t, g, y, a, b: (g, t.neg(t.mul(g, t.call(math.trunc, t.call(_div, a, b))))))
+defvjp(math.copysign, lambda t, g, y, a, b: (t.mul(g, t.mul(t.call(h.sign, a), t.call(h.sign, y))), None))
 defjvp(math.atan2, lambda t, y, a, b: t.div(t.sub(t.mul(t.d(a), b), t.mul(a, t.d(b))), t.add(t.mul(a, a), t.mul(b, b))))
 defjvp(math.hypot, lambda t, y, *xs: _sum(t, [t.mul(t.d(x), t.div(x, y)) for x in xs]))
 defjvp(math.copysign, lambda t, y, a, b: t.mul(t.d(a), t.mul(t.call(h.sign, a), t.call(h.sign, y))))

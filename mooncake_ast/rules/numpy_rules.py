@@ -9,11 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import helpers as h
-from .registry import defjvp, defmethod, defzero
+from .registry import defjvp, defmethod, defvjp, defvjp_method, defzero
 
 
 def unary(fn, dfdx):
+    """Register y = fn(x) elementwise: forward and reverse from one derivative."""
     defjvp(fn, lambda t, y, x, *a, **k: t.mul(t.d(x), dfdx(t, y, x)))
+    defvjp(fn, lambda t, g, y, x, *a, **k: (t.mul(g, dfdx(t, y, x)),))
 
 
 # ------------------------------------------------------------------ elementwise, one argument
@@ -294,3 +296,81 @@ def split_tangent(split, dx, *a, **k):
     from ..tangents import NoTangent
 
     return split(np.asarray(dx), *a, **k) if dx is not NoTangent else NoTangent
+
+
+# ================================================================== reverse rules
+defvjp(np.negative, lambda t, g, y, x: (t.neg(g),))
+defvjp(np.positive, lambda t, g, y, x: (g,))
+defvjp(np.add, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(g, b)))
+defvjp(np.subtract, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(t.neg(g), b)))
+defvjp(np.multiply, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, b), a), t.unb(t.mul(g, a), b)))
+defvjp(np.divide, lambda t, g, y, a, b, **k: (t.unb(t.div(g, b), a), t.unb(t.neg(t.div(t.mul(g, y), b)), b)))
+defvjp(np.power, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a),
+                                             t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a))), b)))
+defvjp(np.maximum, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(np.greater_equal, a, b), g, 0.0), a),
+                                               t.unb(t.call(np.where, t.call(np.greater_equal, a, b), 0.0, g), b)))
+defvjp(np.minimum, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(np.less_equal, a, b), g, 0.0), a),
+                                               t.unb(t.call(np.where, t.call(np.less_equal, a, b), 0.0, g), b)))
+defvjp(np.where, lambda t, g, y, c, a, b: (None, t.unb(t.call(np.where, c, g, 0.0), a), t.unb(t.call(np.where, c, 0.0, g), b)))
+defvjp(np.sum, lambda t, g, y, x, axis=None, **k: (t.call(sum_adjoint, x, g, axis, k.get("keepdims", False)),))
+defvjp(np.mean, lambda t, g, y, x, axis=None, **k: (t.call(mean_adjoint, x, g, axis),))
+defvjp(np.dot, lambda t, g, y, a, b: (t.call(dot_adjoint_a, g, a, b), t.call(dot_adjoint_b, g, a, b)))
+defvjp(np.matmul, lambda t, g, y, a, b: (t.call(matmul_adjoint_a, g, a, b), t.call(matmul_adjoint_b, g, a, b)))
+defvjp_method(nd, "sum", lambda t, g, y, x, axis=None, **k: (t.call(sum_adjoint, x, g, axis),))
+defvjp_method(nd, "mean", lambda t, g, y, x, axis=None, **k: (t.call(mean_adjoint, x, g, axis),))
+defvjp_method(nd, "dot", lambda t, g, y, a, b: (t.call(dot_adjoint_a, g, a, b), t.call(dot_adjoint_b, g, a, b)))
+
+
+def sum_adjoint(x, g, axis=None, keepdims=False):
+    """Spread g back over the summed axes."""
+    x = np.asarray(x)
+    g = np.asarray(g, dtype=float)
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+    return np.broadcast_to(g, x.shape).copy()
+
+
+def mean_adjoint(x, g, axis=None, keepdims=False):
+    x = np.asarray(x)
+    n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
+    return sum_adjoint(x, g, axis, keepdims) / n
+
+
+def dot_adjoint_a(g, a, b):
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if a.ndim == 0 or b.ndim == 0:
+        return (g * b).sum() if a.ndim == 0 else g * b
+    if b.ndim == 1:
+        return np.multiply.outer(g, b) if a.ndim > 1 else g * b
+    return np.dot(g, np.swapaxes(b, -1, -2)) if a.ndim > 1 or g.ndim else g * b
+
+
+def dot_adjoint_b(g, a, b):
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if a.ndim == 0 or b.ndim == 0:
+        return (g * a).sum() if b.ndim == 0 else g * a
+    if a.ndim == 1:
+        return np.multiply.outer(a, g) if b.ndim > 1 else g * a
+    return np.tensordot(a, g, axes=(list(range(a.ndim - 1)), list(range(a.ndim - 1))))
+
+
+def matmul_adjoint_a(g, a, b):
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if b.ndim == 1:
+        return np.multiply.outer(g, b) if a.ndim > 1 else g * b
+    gb = np.matmul(g[..., None, :] if a.ndim == 1 else g, np.swapaxes(b, -1, -2))
+    gb = gb[..., 0, :] if a.ndim == 1 else gb
+    from ..reverse.adjoints import unbroadcast
+
+    return unbroadcast(gb, a)
+
+
+def matmul_adjoint_b(g, a, b):
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if a.ndim == 1:
+        return np.multiply.outer(a, g) if b.ndim > 1 else g * a
+    ga = np.matmul(np.swapaxes(a, -1, -2), g[..., :, None] if b.ndim == 1 else g)
+    ga = ga[..., 0] if b.ndim == 1 else ga
+    from ..reverse.adjoints import unbroadcast
+
+    return unbroadcast(ga, b)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import operator as op
 
 from . import helpers as h
-from .registry import defjvp, defzero
+from .registry import defjvp, defvjp, defzero
 
 # ------------------------------------------------------------------ arithmetic
 defjvp(op.add, lambda t, y, a, b: t.add(t.d(a), t.d(b)))
@@ -48,3 +48,30 @@ defzero(op.floordiv, op.ifloordiv, op.lt, op.le, op.gt, op.ge, op.eq, op.ne, op.
         op.is_, op.is_not, op.contains, op.and_, op.or_, op.xor, op.invert, op.lshift, op.rshift,
         op.index, op.countOf, op.indexOf, op.length_hint)
 defzero(op.iand, op.ior, op.ixor, op.ilshift, op.irshift, mutates=(0,))
+
+
+# ================================================================== reverse rules
+defvjp(op.add, lambda t, g, y, a, b: (t.unb(g, a), t.unb(g, b)))
+defvjp(op.sub, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(g), b)))
+defvjp(op.mul, lambda t, g, y, a, b: (t.unb(t.mul(g, b), a), t.unb(t.mul(g, a), b)))
+defvjp(op.truediv, lambda t, g, y, a, b: (t.unb(t.div(g, b), a), t.unb(t.neg(t.div(t.mul(g, y), b)), b)))
+defvjp(op.mod, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(t.mul(g, t.call(op.floordiv, a, b))), b)))
+defvjp(op.pow, lambda t, g, y, a, b: (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a),
+                                      t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a))), b)))
+defvjp(op.neg, lambda t, g, y, a: (t.neg(g),))
+defvjp(op.pos, lambda t, g, y, a: (g,))
+defvjp(op.abs, lambda t, g, y, a: (t.mul(g, t.call(h.sign, a)),))
+defvjp(op.matmul, lambda t, g, y, a, b: (t.call(_np_rules().matmul_adjoint_a, g, a, b), t.call(_np_rules().matmul_adjoint_b, g, a, b)))
+defvjp(op.getitem, lambda t, g, y, a, i: (t.call(_adj().item_adjoint, a, i, g), None))
+
+
+def _np_rules():
+    from . import numpy_rules
+
+    return numpy_rules
+
+
+def _adj():
+    from ..reverse import adjoints
+
+    return adjoints

@@ -1,0 +1,241 @@
+"""Reverse mode at run time: `rcall` and lazily derived reverse rules.
+
+`rcall(f, args, kwargs)` returns `(f(*args, **kwargs), pullback)`; the
+pullback maps the result's adjoint to `(f_bar, args_bar, kwargs_bar)`.  It
+uses a user rule (`mc.rrule`), a built-in reverse template, zero derivative,
+or a rule derived from the callee's source, built on first use and cached
+per code object and per argument kinds (numbers get plain arithmetic).
+"""
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Any, Callable
+
+from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
+from ..rules import registry
+from ..rules.registry import H
+from ..tangents import NoTangent
+from .adjoints import AdjDict, AdjTuple, MethodAdjoint, accumulate
+
+
+class ReverseError(MooncakeError):
+    """Reverse mode cannot differentiate this call (and will not guess)."""
+
+
+def _zero_pullback(n: int, kwargs: dict) -> Callable:
+    def pullback(g: Any) -> tuple:
+        return NoTangent, AdjTuple([NoTangent] * n), AdjDict()
+
+    return pullback
+
+
+def rcall(f: Any, args: tuple, kwargs: dict) -> tuple:
+    kwargs = kwargs or {}
+    rule = registry.lookup(f)
+    if rule is not None:
+        if rule.user_rrule is not None:
+            y, pb = rule.user_rrule(*args, **kwargs)
+
+            def user_pullback(g: Any) -> tuple:
+                grads = pb(g)
+                grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
+                return NoTangent, AdjTuple(grads), AdjDict()
+
+            return y, user_pullback
+        if rule.zero:
+            return f(*args, **kwargs), _zero_pullback(len(args), kwargs)
+        if rule.vjp is not None:
+            owner = getattr(f, "__self__", None)
+            is_method = isinstance(rule.key, tuple) and owner is not None
+            call_args = (owner, *args) if is_method else tuple(args)
+            y = f(*args, **kwargs)
+
+            def template_pullback(g: Any) -> tuple:
+                if g is NoTangent:
+                    return NoTangent, AdjTuple([NoTangent] * len(args)), AdjDict()
+                contribs = rule.vjp(EagerReverse(), g, H(y, None), *[H(a, None) for a in call_args],  # type: ignore[misc]
+                                    **{k: H(v, None) for k, v in kwargs.items()})
+                contribs = [NoTangent if c is None else c for c in contribs]
+                if is_method:
+                    return MethodAdjoint(contribs[0]), AdjTuple(contribs[1:len(args) + 1]), AdjDict()
+                return NoTangent, AdjTuple(contribs[:len(args)]), AdjDict()
+
+            return y, template_pullback
+        if rule.jvp is not None:
+            raise MissingRuleError(f, "reverse", "it has a forward rule only")
+    if isinstance(f, types.FunctionType):
+        return derived_reverse(f, args, kwargs)
+    if isinstance(f, types.MethodType):
+        y, pb = rcall(f.__func__, (f.__self__, *args), kwargs)
+
+        def method_pullback(g: Any) -> tuple:
+            _, a, k = pb(g)
+            return MethodAdjoint(a[0]), AdjTuple(a[1:]), k
+
+        return y, method_pullback
+    call = getattr(type(f), "__call__", None)
+    if isinstance(call, types.FunctionType) and not isinstance(f, type):
+        y, pb = rcall(call, (f, *args), kwargs)
+
+        def object_pullback(g: Any) -> tuple:
+            _, a, k = pb(g)
+            return a[0], AdjTuple(a[1:]), k
+
+        return y, object_pullback
+    if isinstance(f, type):
+        raise ReverseError(f"reverse mode of constructing {f.__qualname__} (it writes attributes in place) is not supported yet")
+    if all(_nondifferentiable(a) for a in (*args, *kwargs.values())):
+        return f(*args, **kwargs), _zero_pullback(len(args), kwargs)
+    raise MissingRuleError(f, "reverse")
+
+
+def _nondifferentiable(x: Any) -> bool:
+    import numpy as np
+
+    if isinstance(x, (bool, int, str, bytes, type(None), range, slice)):
+        return True
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind not in "fc"
+    if isinstance(x, (tuple, list)):
+        return all(_nondifferentiable(v) for v in x)
+    return False
+
+
+class EagerReverse:
+    """The `t` of reverse templates at run time: handles are H(value, _)."""
+
+    @staticmethod
+    def _v(x: Any) -> Any:
+        return x.value if isinstance(x, H) else x
+
+    def num(self, x: Any) -> bool:
+        return isinstance(self._v(x), (int, float))
+
+    def value(self, x: Any) -> Any:
+        return self._v(x)
+
+    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn(*(self._v(a) for a in args), **{k: self._v(v) for k, v in kwargs.items()})
+
+    def add(self, a: Any, b: Any) -> Any:
+        return b if a is None else a if b is None else self._v(a) + self._v(b)
+
+    def sub(self, a: Any, b: Any) -> Any:
+        return a if b is None else (-self._v(b) if a is None else self._v(a) - self._v(b))
+
+    def mul(self, a: Any, b: Any) -> Any:
+        return None if a is None or b is None else self._v(a) * self._v(b)
+
+    def div(self, a: Any, b: Any) -> Any:
+        return None if a is None else self._v(a) / self._v(b)
+
+    def neg(self, a: Any) -> Any:
+        return None if a is None else -self._v(a)
+
+    def unb(self, g: Any, like: Any) -> Any:
+        from .adjoints import unbroadcast
+
+        return None if g is None else unbroadcast(self._v(g), self._v(like))
+
+    def lin(self, fn: Any, g: Any, *args: Any, **kwargs: Any) -> Any:
+        return None if g is None else self.call(fn, g, *args, **kwargs)
+
+
+# ---------------------------------------------------------------- derived rules
+
+
+def kinds_of(args: tuple) -> tuple:
+    return tuple("num" if type(a) in (float, int, bool) else "any" for a in args)
+
+
+class DerivedReverse:
+    def __init__(self, fn: types.FunctionType, kinds: dict[str, str]) -> None:
+        from .generate import generate_reverse
+
+        self.gen = generate_reverse(fn, kinds)
+        self.registry_version = registry.registry_version()
+
+    def stale(self, fn: types.FunctionType) -> bool:
+        import builtins
+
+        g = fn.__globals__
+        for name, obj in self.gen.bindings.items():
+            if (g[name] if name in g else getattr(builtins, name, None)) is not obj:
+                return True
+        return self.registry_version != registry.registry_version()
+
+
+_DERIVED: dict[tuple, DerivedReverse] = {}
+
+
+def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple:
+    from ..forward.runtime import bind
+
+    primals, _ = bind(fn, NoTangent, tuple(args), (NoTangent,) * len(args), kwargs, {})
+    sig_params = list(inspect.signature(fn).parameters.values())
+    kinds = {p.name: k for p, k in zip(sig_params, kinds_of(primals))}
+    key = (fn.__code__, tuple(sorted(kinds.items())))
+    rule = _DERIVED.get(key)
+    if rule is None or rule.stale(fn):
+        try:
+            rule = DerivedReverse(fn, kinds)
+        except SourceUnavailableError as e:
+            raise MissingRuleError(fn, "reverse", f"no Python source: {e}") from None
+        _DERIVED[key] = rule
+    gen = rule.gen
+    if gen.reads_closure and fn.__closure__:
+        _check_closure(fn)
+    out = gen.forward(fn, *primals) if gen.takes_self else gen.forward(*primals)
+    y, tape = out
+    pullback_fn = gen.pullback
+
+    def pullback(g: Any) -> tuple:
+        grads = pullback_fn(g, tape)
+        return NoTangent, *_unbind(fn, sig_params, args, kwargs, grads)
+
+    return y, pullback
+
+
+def _check_closure(fn: types.FunctionType) -> None:
+    for cell in fn.__closure__ or ():
+        try:
+            v = cell.cell_contents
+        except ValueError:
+            continue
+        if not _nondifferentiable(v) and not callable(v) and not isinstance(v, types.ModuleType):
+            raise ReverseError(
+                f"reverse mode through the closure {fn.__qualname__}, which captures a differentiable value, "
+                "is not supported yet (forward mode supports it: use mc.jvp)")
+
+
+def _unbind(fn: types.FunctionType, params: list, args: tuple, kwargs: dict, grads: tuple) -> tuple:
+    """Map adjoints per parameter back to the call's positional and keyword arguments."""
+    arg_bars: list = [NoTangent] * len(args)
+    kw_bars = AdjDict()
+    pos = 0
+    for p, g in zip(params, grads):
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            if pos < len(args):
+                arg_bars[pos] = g
+                pos += 1
+            elif p.name in kwargs:
+                kw_bars[p.name] = g
+        elif p.kind is p.VAR_POSITIONAL:
+            rest = len(args) - pos
+            items = list(g) if g is not NoTangent else [NoTangent] * rest
+            for i in range(rest):
+                arg_bars[pos + i] = items[i] if i < len(items) else NoTangent
+            pos = len(args)
+        elif p.kind is p.KEYWORD_ONLY:
+            if p.name in kwargs:
+                kw_bars[p.name] = g
+        elif p.kind is p.VAR_KEYWORD:
+            if g is not NoTangent:
+                for k, v in g.items():
+                    kw_bars[k] = v
+    return AdjTuple(arg_bars), kw_bars
+
+
+def clear() -> None:
+    _DERIVED.clear()
