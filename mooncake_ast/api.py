@@ -141,18 +141,25 @@ def _to_user(g: Any, primal: Any) -> Any:
 
 def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     """`(f(*primals), vjp_fn)`; `vjp_fn(out_bar)` returns one adjoint per primal (a tuple)."""
+    from .reverse import shadows
     from .reverse.runtime import rcall
 
     f = _as_function(f)
-    y, pb = rcall(f, tuple(primals), {})
+    ctx = shadows.Context()
+    with ctx:
+        y, pb = rcall(f, tuple(primals), {})
+    post = shadows.snapshot(primals)
     used = [False]
 
     def vjp_fn(out_bar: Any) -> tuple:
         if used[0]:
             raise MooncakeError("a vjp function can be called once (its tape is consumed); call mc.vjp again")
         used[0] = True
-        _, args_bar, _ = pb(out_bar)
-        return tuple(_to_user(g, p) for g, p in zip(args_bar, primals))
+        with ctx:
+            _, args_bar, _ = pb(out_bar)
+            grads = tuple(_to_user(shadows.take(p, g), p) for g, p in zip(args_bar, primals))
+        shadows.reapply(primals, post)
+        return grads
 
     return y, vjp_fn
 
@@ -162,10 +169,16 @@ def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Call
     import numpy as np
 
     def wrapped(*args: Any, **kwargs: Any) -> tuple:
+        from .reverse import shadows
         from .reverse.runtime import rcall
 
         fn = _as_function(f)
+        with shadows.Context():
+            return _value_and_grad(fn, args, kwargs, rcall, shadows)
+
+    def _value_and_grad(fn: Any, args: tuple, kwargs: dict, rcall: Any, shadows: Any) -> tuple:
         out, pb = rcall(fn, tuple(args), kwargs)
+        post = shadows.snapshot(args)
         value, aux = (out[0], out[1]) if has_aux else (out, None)
         if not isinstance(value, (float, int, np.floating, np.integer)) or isinstance(value, bool) or \
                 (isinstance(value, np.ndarray) and value.shape != ()):
@@ -176,7 +189,8 @@ def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Call
 
         _, args_bar, _ = pb(AdjTuple(seed) if has_aux else seed)
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-        grads = tuple(_to_user(args_bar[i], args[i]) for i in nums)
+        grads = tuple(_to_user(shadows.take(args[i], args_bar[i]), args[i]) for i in nums)
+        shadows.reapply(args, post)
         g = grads[0] if isinstance(argnums, int) else grads
         return ((value, aux), g) if has_aux else (value, g)
 

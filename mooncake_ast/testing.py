@@ -266,12 +266,20 @@ def _evaluate(f, args, kwargs, seeds, h) -> Optional[np.ndarray]:
 
 def _check_reverse(f, args, kwargs, y_ref, ref_args, rng, rtol, atol, name) -> None:
     """Dot-product test: <x_bar, x_dot> = <y_bar, J x_dot>, with J x_dot from forward mode."""
+    from .reverse import shadows
+
+    with shadows.Context():
+        _check_reverse_in_context(f, args, kwargs, y_ref, ref_args, rng, rtol, atol, name, shadows)
+
+
+def _check_reverse_in_context(f, args, kwargs, y_ref, ref_args, rng, rtol, atol, name, shadows) -> None:
     from .api import _to_user
     from .reverse.runtime import rcall
 
     run_args = copy.deepcopy(args)
     run_kwargs = copy.deepcopy(kwargs)
     y, pb = rcall(f, run_args, run_kwargs)
+    post = shadows.snapshot(run_args)
     if not same_value(y, y_ref):
         raise DerivativeCheckError(f"{name}: reverse mode's forward pass returned {y!r}, the plain call {y_ref!r}")
     for i, (a, b) in enumerate(zip(run_args, ref_args)):
@@ -279,10 +287,14 @@ def _check_reverse(f, args, kwargs, y_ref, ref_args, rng, rtol, atol, name) -> N
             raise DerivativeCheckError(f"{name}: argument {i} after reverse mode's forward pass is {a!r}, after the plain call {b!r}")
     y_bar = random_tangent(y, rng)
     _, args_bar, kwargs_bar = pb(copy.deepcopy(y_bar))
+    x_bar = [_to_user(shadows.take(a, g), a0) for g, a, a0 in zip(args_bar, run_args, args)]
+    for i, (a, a0) in enumerate(zip(run_args, args)):
+        if not same_value(a, a0):
+            raise DerivativeCheckError(f"{name}: the pullback left argument {i} as {a!r}, not as it was on entry, {a0!r}")
+    shadows.reapply(run_args, post)
     for i, (a, b) in enumerate(zip(run_args, ref_args)):
         if not same_value(a, b):
             raise DerivativeCheckError(f"{name}: argument {i} after the pullback is {a!r}; it must be as after the plain call, {b!r}")
-    x_bar = [_to_user(g, a) for g, a in zip(args_bar, args)]
     k_bar = {k: _to_user(kwargs_bar.get(k, NoTangent), v) for k, v in kwargs.items()}
     x_dot = tuple(random_tangent(a, rng) for a in args)
     k_dot = {k: random_tangent(v, rng) for k, v in kwargs.items()}

@@ -44,7 +44,11 @@ def sweep(fn: Function) -> None:
         b.stmts = [s for s in b.stmts if s in live]
 
 
-EFFECTS = {anchor, adj.call_pullback, list.pop}
+from . import shadows
+
+EFFECTS = {anchor, adj.call_pullback, list.pop, shadows.acc, shadows.getitem_reverse, shadows.getattr_reverse,
+           shadows.setitem_reverse, shadows.setattr_reverse, shadows.cell_set_reverse, shadows.cell_get_reverse,
+           shadows.append_reverse, shadows.inplace_reverse, shadows.transfer}
 
 
 def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
@@ -52,6 +56,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     sweep(rev)
     _SPLITS.clear()
     _patch_dispatch(rt)
+    _patch_saves(rt)
     # ---------------------------------------------------------------- records per block
     anchors: dict[Block, tuple[Block, int]] = {}
     for b in rev.blocks:
@@ -114,7 +119,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     for (kind, item), sref in _all_stacks(rt):
         if not _used(rev, sref):
             continue
-        stack = new_stack((kind, id(item)), sref.hint or kind)
+        stack = new_stack((kind, id(item) if not isinstance(item, tuple) else item), sref.hint or kind)
         tape_values.append(stack)
         tape_refs.append(sref)
         if kind == "flag":
@@ -122,8 +127,13 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             _append(blk, Call(Const(list.append), [stack, blk.term.cond], loc=blk.term.loc))  # type: ignore[union-attr]
         elif kind in ("count", "normal"):
             _record_loop_exits(fwd, rt, item, kind, stack)
+        elif kind == "edge":
+            src, dst = item
+            vals = rt.edge_records[(src, dst)]
+            rec = Call(Const(ops.tuple_of), list(vals))
+            _on_edge(fwd, src, dst, [rec, Call(Const(list.append), [stack, rec])])
         elif kind == "exit":
-            _record_item_exits(fwd, item, stack)
+            _record_item_exits(fwd, _find_item(rt.regions, item), stack)
 
     # ---------------------------------------------------------------- the tape
     for s in entry_stmts:
@@ -346,3 +356,29 @@ def _patch_dispatch(rt: ReverseTransform) -> None:
         pb.block = b
         pb.hint = None
         b.stmts[i:i + 1] = pre + [call, s, pb]
+
+
+def _patch_saves(rt: ReverseTransform) -> None:
+    """Insert `old = save_*(...)` right before each write whose pullback restores what it overwrote."""
+    for s, save in rt.saves.items():
+        b = s.block
+        assert b is not None
+        save.block = b
+        save.hint = "old"
+        i = b.stmts.index(s)
+        b.stmts.insert(i, save)
+
+
+def _find_item(r: Any, item_id: int) -> Any:
+    stack = [r]
+    while stack:
+        x = stack.pop()
+        if id(x) == item_id:
+            return x
+        if isinstance(x, Loop):
+            stack += [x.body, x.orelse]
+        elif isinstance(x, Seq):
+            stack += x.items
+        elif isinstance(x, If):
+            stack += [x.then, x.orelse]
+    raise AssertionError("exit-capable region not found")

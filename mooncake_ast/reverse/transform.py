@@ -34,6 +34,8 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Go
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from ..tangents import NoTangent
 from . import adjoints as adj
+from . import shadows
+from ..rules import registry
 
 ZERO = Const(NoTangent)
 NUM_ZERO = Const(0.0)
@@ -151,6 +153,9 @@ class ReverseTransform:
         self.global_refs: dict[Value, Call] = {}
         self.cur: Optional[Block] = None
         self.dispatched: dict[Call, Call] = {}  # forward statement -> its rcall
+        self.saves: dict[Call, Call] = {}  # forward write -> the statement saving what it overwrites
+        self.anchored: set[Block] = set()
+        self.edge_records: dict[tuple, list[Value]] = {}  # (src, dst) -> values recorded when the edge is taken
         self._keyed_stacks: dict[tuple, Call] = {}
 
     def _mark_loops(self, r: Any, inside: bool) -> None:
@@ -201,25 +206,32 @@ class ReverseTransform:
             self.adjoint_of[value] = v
 
     def accumulate(self, v: Value, g: Optional[Value]) -> None:
-        """v_bar += g."""
+        """v_bar += g (into v's shadow storage when v turns out to be mutable)."""
         if g is None or not self.active(v):
             return
         cur = self.read_adj(v)
-        if _is_zero(cur):
-            new = g if self.is_num(v) else self.b.call(adj.accumulate, [ZERO, g])
-        elif self.is_num(v):
-            new = self.b.call(operator.add, [cur, g])
+        if self.is_num(v):
+            new = g if _is_zero(cur) else self.b.call(operator.add, [cur, g])
         else:
-            new = self.b.call(adj.accumulate, [cur, g])
+            new = self.b.call(shadows.acc, [self.primal(v), cur, g])
         self.write_adj(v, new)
 
     def take_adj(self, v: Value) -> Optional[Value]:
-        """The adjoint of v, consumed by the reverse of v's definition (reset to zero for loops)."""
+        """The adjoint of v, consumed by the reverse of v's definition (reset to zero for loops).
+
+        A number with no contribution so far has a zero adjoint, known statically.  Anything else
+        may have collected contributions through an alias (a view, a list slot, a callee), so its
+        adjoint is read when the pullback runs.
+        """
         cur = self.read_adj(v)
-        if _is_zero(cur):
-            return None
+        if self.is_num(v):
+            if _is_zero(cur):
+                return None
+            self.b.write(self._var(v), self.zero(v))
+            return cur
+        g = self.b.call(shadows.take, [self.primal(v), cur])
         self.b.write(self._var(v), self.zero(v))
-        return cur
+        return g
 
     # ------------------------------------------------------------ primal values in the pullback
     def primal(self, v: Value) -> Value:
@@ -249,7 +261,8 @@ class ReverseTransform:
         self.b.position_at(entry)
         self.b.loc = self.ir.loc
         self.rev_seq(self.regions.items)
-        grads = [self.read_adj(p) for p in self.ir.params]
+        grads = [self.read_adj(p) if self.is_num(p) else self.b.call(shadows.take, [self.primal(p), self.read_adj(p)])
+                 for p in self.ir.params]
         self.b.ret(self.b.call(ops.tuple_of, grads))
         self.b.finish()
         fold_zero_additions(self.rev)
@@ -289,6 +302,10 @@ class ReverseTransform:
         if e.kind == "return":
             t = e.src.term
             assert isinstance(t, Return)
+            # The block's record is loaded here, before its statements are reversed.
+            self.cur = e.src
+            self.b.call(anchor, [Const(e.src)])
+            self.anchored.add(e.src)
             self.accumulate(t.value, self.y_bar)
             return
         if e.kind == "raise" or e.dst is None:
@@ -300,19 +317,41 @@ class ReverseTransform:
             self._transfer(e.dst, header)
 
     def _transfer(self, src: Block, dst: Block) -> None:
-        """Phis of dst took their value from src: pass their adjoints back (and clear them)."""
-        for phi in dst.phis:
-            v = phi.incoming.get(src)
-            if v is None or not self.active(phi):
+        """Phis of dst took their value from src: pass their adjoints back (and clear them).
+
+        A number's adjoint moves as a value.  For anything else the value that crossed the
+        edge is recorded when the edge is taken: if it is mutable, phi and source are the
+        same object with one storage, and there is nothing to move.
+        """
+        moves = [(phi, phi.incoming[src]) for phi in dst.phis
+                 if src in phi.incoming and self.active(phi) and phi.incoming[src] is not UNDEFINED]
+        others = [(phi, v) for phi, v in moves if not self.is_num(phi)]
+        record = None
+        if others:
+            stack = self._stack_for(("edge", (src, dst)), "crossed")
+            record = self.b.call(list.pop, [stack])
+            record.tuple_size = len(others)  # type: ignore[attr-defined]
+            self.edge_records[(src, dst)] = [v for _, v in others]
+        j = 0
+        for phi, v in moves:
+            if self.is_num(phi):
+                g = self.take_adj(phi)
+                if g is not None:
+                    self.accumulate(v, g)
                 continue
-            g = self.take_adj(phi)
-            if g is not None:
-                self.accumulate(v, g)
+            crossed = self.b.call(operator.getitem, [record, Const(j)], hint=v.hint if v.hint and not v.hint.startswith("%") else None)
+            j += 1
+            phi_bar = self.read_adj(phi)
+            self.b.write(self._var(phi), self.zero(phi))
+            if self.active(v):
+                self.write_adj(v, self.b.call(shadows.transfer, [crossed, phi_bar, self.read_adj(v)]))
 
     def rev_block(self, blk: Block) -> None:
         prev = self.cur
         self.cur = blk
-        self.b.call(anchor, [Const(blk)])  # where this block's record is loaded
+        if blk not in self.anchored:
+            self.b.call(anchor, [Const(blk)])  # where this block's record is loaded
+            self.anchored.add(blk)
         for s in reversed(blk.stmts):
             if s in self.act.active:
                 self.b.loc = s.loc
@@ -321,8 +360,16 @@ class ReverseTransform:
 
     def rev_stmt(self, s: Call) -> None:
         fn, rule = self.resolver.callee(s)
-        if rule is not None and rule.mutates:
-            raise ReverseUnsupported(f"{_where(s)}: reverse mode of in-place mutation ({_name(fn)}) is not supported yet")
+        special = SPECIAL.get(fn) if _hashable(fn) else None
+        if fn in INPLACE and all(self.is_num(a) for a in s.args):
+            fn, rule = INPLACE[fn], registry.lookup(INPLACE[fn])  # numbers: `x += y` is `x = x + y`
+        elif special is not None:
+            self._rev_special(s, fn, *special)
+            return
+        elif rule is not None and rule.mutates:
+            raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} (an in-place update) is not supported yet")
+        if "out" in s.kwargs:
+            raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} with out= is not supported yet")
         g = self.take_adj(s)
         if rule is not None and rule.zero:
             return
@@ -348,6 +395,32 @@ class ReverseTransform:
         for j, (k, v) in enumerate(kw):
             if self.active(v):
                 self.accumulate(v, self.b.call(adj.kwarg_adjoint, [grads, Const(k)]))
+
+    def _rev_special(self, s: Call, fn: Any, save: Any, helper: Any, adjoint_args: tuple) -> None:
+        """Reads of parts and writes: a run-time helper undoes the write and routes adjoints through storage.
+
+        `adjoint_args` are the positions of the arguments whose (value) adjoints the helper updates and returns.
+        """
+        g = self.take_adj(s) if s in self.act.active else ZERO
+        old = []
+        if save is not None:
+            saved = self.saves.get(s)
+            if saved is None:
+                saved = self.saves[s] = Call(Const(save), [s.args[i] for i in SAVE_ARGS[save]], loc=s.loc)
+                self.home[saved] = self.home[s]
+            old = [self.primal(saved)]
+        extra = [Const(INPLACE[fn])] if helper is shadows.inplace_reverse else []
+        args = [self.primal(a) for a in s.args]
+        bars = [self.read_adj(s.args[i]) if self.active(s.args[i]) else ZERO for i in adjoint_args]
+        out = self.b.call(helper, [g if g is not None else ZERO, self.primal(s), *old, *extra, *args, *bars])
+        if len(adjoint_args) == 1:
+            if self.active(s.args[adjoint_args[0]]):
+                self.write_adj(s.args[adjoint_args[0]], out)
+        else:
+            out.tuple_size = len(adjoint_args)  # type: ignore[attr-defined]
+            for k, i in enumerate(adjoint_args):
+                if self.active(s.args[i]):
+                    self.write_adj(s.args[i], self.b.call(operator.getitem, [out, Const(k)]))
 
     def _dispatch(self, s: Call) -> Call:
         """In the forward pass, `y = f(*args)` becomes `y, pb = rcall(f, args, kwargs)`."""
@@ -474,7 +547,7 @@ class ReverseTransform:
         return self.b.call(list.pop, [self._stack_for(("count", r.header), "counts")], hint="count")
 
     def _exit_flag(self, item: Any) -> Value:
-        return self.b.call(list.pop, [self._stack_for(("exit", item), "exits")])
+        return self.b.call(list.pop, [self._stack_for(("exit", id(item)), "exits")])
 
     def _stack_ref(self, key: Any, hint: str) -> Call:
         return Call(Const(_stack_ref), [Const(key)], hint=hint)
@@ -485,6 +558,33 @@ class ReverseTransform:
             return any(e.kind in ("continue", "break", "return", "raise") for e in _own_exits(item))
         if isinstance(item, Loop):
             return any(e.kind in ("return", "raise") for e in item.body.exits() + item.orelse.exits())
+        return False
+
+
+INPLACE = {
+    operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
+    operator.itruediv: operator.truediv, operator.ipow: operator.pow, operator.imod: operator.mod,
+    operator.imatmul: operator.matmul,
+}
+# callable -> (forward save or None, reverse helper, positions of arguments whose adjoint values it returns)
+SPECIAL: dict = {
+    operator.getitem: (None, shadows.getitem_reverse, (0,)),
+    getattr: (None, shadows.getattr_reverse, (0,)),
+    ops.cell_get: (None, shadows.cell_get_reverse, (0,)),
+    operator.setitem: (shadows.save_item, shadows.setitem_reverse, (2,)),
+    setattr: (shadows.save_attr, shadows.setattr_reverse, (2,)),
+    ops.cell_set: (shadows.save_cell, shadows.cell_set_reverse, (1,)),
+    list.append: (None, shadows.append_reverse, (1,)),
+    **{op: (shadows.save_inplace, shadows.inplace_reverse, (0, 1)) for op in INPLACE},
+}
+SAVE_ARGS = {shadows.save_item: (0, 1), shadows.save_attr: (0, 1), shadows.save_cell: (0,), shadows.save_inplace: (0,)}
+
+
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+        return True
+    except TypeError:
         return False
 
 

@@ -1,0 +1,392 @@
+"""Adjoint storage of mutable objects (Mooncake's fdata), looked up by identity.
+
+The adjoint of an array, list, dict, object or cell lives in a *shadow* of
+the same structure, created on first use and shared by every name, view and
+function that reaches the object, so an in-place write sees all the
+contributions to what it overwrites.  A view's shadow is the same view of its
+base's shadow.  Numbers, tuples and strings keep ordinary adjoint values
+(returned and added up by the generated code).
+
+Mutations are undone as the pullback walks backwards: the forward pass saved
+what each write overwrote (`save_*`), the reverse helper (`*_reverse`) puts
+it back, takes the adjoint of the written slot and clears it.  After the
+outermost pullback the API re-applies the post-call state the caller saw.
+"""
+from __future__ import annotations
+
+import copy
+import threading
+import types
+from typing import Any
+
+import numpy as np
+
+from ..tangents import MutableTangent, NoTangent, is_mutable
+from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, item_adjoint, unbroadcast
+
+_MISSING = object()
+
+
+class ShadowList(AdjList):
+    """Adjoint slots of a list: a mutable item's slot is that item's own shadow."""
+
+
+class ShadowDict(AdjDict):
+    pass
+
+
+class ShadowCell:
+    __slots__ = ("slot",)
+
+    def __init__(self) -> None:
+        self.slot = NoTangent
+
+
+class Context:
+    """The shadows of one gradient computation (forward pass and pullback)."""
+
+    def __init__(self) -> None:
+        self.shadows: dict[int, tuple[Any, Any]] = {}
+
+    def __enter__(self) -> "Context":
+        _local.stack = getattr(_local, "stack", []) + [self]
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _local.stack = _local.stack[:-1]
+
+
+_local = threading.local()
+
+
+def current() -> Context:
+    stack = getattr(_local, "stack", None)
+    if not stack:
+        ctx = Context()
+        _local.stack = [ctx]
+        return ctx
+    return stack[-1]
+
+
+def shadow(obj: Any) -> Any:
+    """The adjoint storage of a mutable object (created as zeros on first use)."""
+    ctx = current()
+    found = ctx.shadows.get(id(obj))
+    if found is not None and found[0] is obj:
+        return found[1]
+    sh = _new_shadow(obj)
+    ctx.shadows[id(obj)] = (obj, sh)
+    return sh
+
+
+def _new_shadow(obj: Any) -> Any:
+    if isinstance(obj, np.ndarray):
+        base = obj.base
+        if isinstance(base, np.ndarray) and base.dtype == obj.dtype and base.flags.c_contiguous:
+            sb = shadow(base)
+            offset = obj.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+            return np.ndarray(obj.shape, dtype=sb.dtype, buffer=sb, offset=offset, strides=obj.strides)
+        return np.zeros(obj.shape, dtype=obj.dtype if obj.dtype.kind in "fc" else float)
+    if isinstance(obj, list):
+        return ShadowList(shadow(v) if is_mutable(v) else NoTangent for v in obj)
+    if isinstance(obj, dict):
+        return ShadowDict({k: shadow(v) if is_mutable(v) else NoTangent for k, v in obj.items()})
+    if isinstance(obj, types.CellType):
+        return ShadowCell()
+    if hasattr(obj, "__dict__"):
+        return MutableTangent({k: shadow(v) if is_mutable(v) else NoTangent for k, v in vars(obj).items()})
+    raise TypeError(f"no adjoint storage for {type(obj).__name__}")
+
+
+# ---------------------------------------------------------------- accumulate, read
+
+
+def acc(v: Any, v_bar: Any, g: Any) -> Any:
+    """v_bar += g: into v's shadow if v is mutable (returns v_bar unchanged), else as a value."""
+    if g is NoTangent or g is None:
+        return v_bar
+    if is_mutable(v):
+        add_into(v, g)
+        return v_bar
+    return accumulate(v_bar, g)
+
+
+def add_into(v: Any, g: Any) -> None:
+    sh = shadow(v)
+    if g is sh:
+        return  # the contribution is this storage itself (it came through a shared slot)
+    if isinstance(v, np.ndarray):
+        sh += unbroadcast(g, v) if np.shape(g) != v.shape else g
+    elif isinstance(v, list):
+        for i, gi in enumerate(g):
+            _add_slot(sh, i, v[i], gi)
+    elif isinstance(v, dict):
+        for k, gi in g.items():
+            _add_slot(sh, k, v[k], gi)
+    elif isinstance(v, types.CellType):
+        try:
+            inner = v.cell_contents
+        except ValueError:
+            return
+        if is_mutable(inner):
+            add_into(inner, g)
+        else:
+            sh.slot = accumulate(sh.slot, g)
+    elif isinstance(sh, MutableTangent):
+        fields = g.fields if isinstance(g, MutableTangent) else {}
+        for k, gi in fields.items():
+            _add_field(sh, v, k, gi)
+
+
+def _add_slot(sh: Any, key: Any, item: Any, g: Any) -> None:
+    if g is NoTangent or g is None:
+        return
+    if is_mutable(item):
+        add_into(item, g)
+    else:
+        sh[key] = accumulate(sh[key] if (key in sh if isinstance(sh, dict) else True) else NoTangent, g)
+
+
+def _add_field(sh: MutableTangent, obj: Any, name: str, g: Any) -> None:
+    if g is NoTangent or g is None:
+        return
+    value = getattr(obj, name, None)
+    if is_mutable(value):
+        add_into(value, g)
+    else:
+        sh.fields[name] = accumulate(sh.fields.get(name, NoTangent), g)
+
+
+def transfer(crossed: Any, phi_bar: Any, v_bar: Any) -> Any:
+    """Reverse of a phi edge: a mutable value shares one storage on both sides, a value's adjoint moves."""
+    if is_mutable(crossed):
+        return v_bar
+    return accumulate(v_bar, phi_bar)
+
+
+def take(v: Any, v_bar: Any) -> Any:
+    """The adjoint of v: its shadow if v is mutable, else the value v_bar."""
+    if is_mutable(v):
+        sh = shadow(v)
+        return sh.slot if isinstance(sh, ShadowCell) else sh  # the storage itself: adding it back is a no-op
+    return v_bar
+
+
+final = take
+
+
+# ---------------------------------------------------------------- reads of parts
+
+
+def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any) -> Any:
+    """a[i] read with adjoint g."""
+    if g is NoTangent:
+        return a_bar
+    if is_mutable(a):
+        if is_mutable(y) and _shares(a, y):
+            return a_bar  # a view or a mutable item: its adjoint is already in a's storage
+        sh = shadow(a)
+        if isinstance(a, np.ndarray):
+            if isinstance(i, (int, np.integer, slice)) or (isinstance(i, tuple) and all(isinstance(k, (int, np.integer, slice)) for k in i)):
+                sh[i] += g
+            else:
+                np.add.at(sh, i, g)
+        elif isinstance(a, list):
+            if isinstance(i, slice):
+                for j, gj in zip(range(*i.indices(len(a))), g):
+                    _add_slot(sh, j, a[j], gj)
+            else:
+                _add_slot(sh, i, y, g)
+        elif isinstance(a, dict):
+            _add_slot(sh, i, y, g)
+        return a_bar
+    return accumulate(a_bar, item_adjoint(a, i, g))
+
+
+def _shares(a: Any, y: Any) -> bool:
+    if isinstance(a, np.ndarray) and isinstance(y, np.ndarray):
+        return np.shares_memory(a, y)
+    return True  # a mutable item of a list/dict/object: its slot is its own shadow
+
+
+def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
+    if g is NoTangent:
+        return obj_bar
+    if isinstance(obj, np.ndarray):
+        if name in ("T", "mT", "real", "imag") and is_mutable(y):
+            return obj_bar  # views
+        return obj_bar
+    if callable(y) and getattr(y, "__self__", None) is obj:
+        from .adjoints import MethodAdjoint
+
+        inner = g.self_adjoint if isinstance(g, MethodAdjoint) else g
+        return acc(obj, obj_bar, inner)
+    if hasattr(obj, "_fields") and name in obj._fields:
+        items = [NoTangent] * len(obj)
+        items[obj._fields.index(name)] = g
+        return accumulate(obj_bar, AdjTuple(items))
+    if is_mutable(obj):
+        if is_mutable(y):
+            return obj_bar
+        _add_field(shadow(obj), obj, name, g)
+        return obj_bar
+    return obj_bar
+
+
+# ---------------------------------------------------------------- writes: save in the forward pass, undo in the pullback
+
+
+def save_item(a: Any, i: Any) -> Any:
+    """What `a[i] = v` is about to overwrite (a copy for array slices)."""
+    try:
+        old = a[i]
+    except (KeyError, IndexError):
+        return _MISSING
+    return old.copy() if isinstance(old, np.ndarray) and not is_mutable_item(a) else old
+
+
+def is_mutable_item(a: Any) -> bool:
+    return isinstance(a, (list, dict))
+
+
+def setitem_reverse(g: Any, y: Any, old: Any, a: Any, i: Any, v: Any, v_bar: Any) -> Any:
+    """Undo `a[i] = v`: restore the old value; v's adjoint is what the slot collected; clear the slot."""
+    if isinstance(a, np.ndarray):
+        sh = shadow(a)
+        slot = np.array(sh[i], copy=True)
+        sh[i] = 0
+        a[i] = old
+        return acc(v, v_bar, unbroadcast(slot, v) if isinstance(v, np.ndarray) or np.ndim(slot) == 0 else slot.sum() if not isinstance(v, np.ndarray) else slot)
+    if isinstance(a, (list, dict)):
+        sh = shadow(a)
+        if isinstance(i, slice):
+            slots = sh[i]
+            if old is _MISSING:
+                del a[i]
+            else:
+                a[i] = old
+            sh[i] = [shadow(x) if is_mutable(x) else NoTangent for x in (old if old is not _MISSING else [])]
+            return acc(v, v_bar, AdjList(slots) if not is_mutable(v) else NoTangent)
+        slot = sh[i] if (i in sh if isinstance(sh, dict) else True) else NoTangent
+        if old is _MISSING:
+            del a[i]
+            del sh[i]
+        else:
+            a[i] = old
+            sh[i] = shadow(old) if is_mutable(old) else NoTangent
+        return v_bar if is_mutable(v) else accumulate(v_bar, slot)
+    raise TypeError(f"reverse of item assignment on {type(a).__name__}")
+
+
+def save_attr(obj: Any, name: str) -> Any:
+    return getattr(obj, name, _MISSING) if name in getattr(obj, "__dict__", {}) else _MISSING
+
+
+def setattr_reverse(g: Any, y: Any, old: Any, obj: Any, name: str, v: Any, v_bar: Any) -> Any:
+    sh = shadow(obj)
+    slot = sh.fields.pop(name, NoTangent) if isinstance(sh, MutableTangent) else NoTangent
+    if old is _MISSING:
+        try:
+            object.__delattr__(obj, name)
+        except AttributeError:
+            pass
+    else:
+        object.__setattr__(obj, name, old)
+        if isinstance(sh, MutableTangent):
+            sh.fields[name] = shadow(old) if is_mutable(old) else NoTangent
+    return v_bar if is_mutable(v) else accumulate(v_bar, slot)
+
+
+def save_cell(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _MISSING
+
+
+def cell_set_reverse(g: Any, y: Any, old: Any, cell: Any, v: Any, v_bar: Any) -> Any:
+    sh = shadow(cell)
+    slot, sh.slot = sh.slot, NoTangent
+    if old is _MISSING:
+        del cell.cell_contents
+    else:
+        cell.cell_contents = old
+    return v_bar if is_mutable(v) else accumulate(v_bar, slot)
+
+
+def cell_get_reverse(g: Any, y: Any, cell: Any, cell_bar: Any) -> Any:
+    if g is NoTangent or is_mutable(y):
+        return cell_bar
+    sh = shadow(cell)
+    sh.slot = accumulate(sh.slot, g)
+    return cell_bar
+
+
+def append_reverse(g: Any, y: Any, lst: Any, x: Any, x_bar: Any) -> Any:
+    """Undo `lst.append(x)`: pop it and its slot."""
+    sh = shadow(lst)
+    lst.pop()
+    slot = sh.pop() if len(sh) > len(lst) else NoTangent
+    return x_bar if is_mutable(x) else accumulate(x_bar, slot)
+
+
+def save_inplace(a: Any) -> Any:
+    """The value `a op= b` is about to change (a copy when it is changed in place)."""
+    if isinstance(a, np.ndarray):
+        return a.copy()
+    if isinstance(a, (list, dict)):
+        return copy.copy(a)
+    return a
+
+
+def inplace_reverse(g: Any, y: Any, old: Any, op: Any, a: Any, b: Any, a_bar: Any, b_bar: Any) -> tuple:
+    """Undo `y = a op= b` (in place for arrays and lists, a rebinding for numbers)."""
+    from ..rules import registry
+    from .runtime import EagerReverse
+    from ..rules.registry import H
+
+    rule = registry.lookup(op)
+    in_place = y is a and is_mutable(a)
+    if in_place:
+        g = take(a, a_bar)
+        g = np.array(g, copy=True) if isinstance(g, np.ndarray) else g
+        if isinstance(a, np.ndarray):
+            a[...] = old
+            shadow(a)[...] = 0
+        elif isinstance(a, list):
+            a[:] = old
+            shadow(a)[:] = [shadow(x) if is_mutable(x) else NoTangent for x in old]
+    if g is NoTangent:
+        return a_bar, b_bar
+    y_val = op(old, b) if rule is not None else y
+    ga, gb = rule.vjp(EagerReverse(), g, H(y_val, None), H(old, None), H(b, None))  # type: ignore[union-attr,misc]
+    if in_place:
+        a_bar = acc(a, a_bar, ga)
+    else:
+        a_bar = accumulate(a_bar, NoTangent if ga is None else ga)
+    b_bar = acc(b, b_bar, NoTangent if gb is None else gb)
+    return a_bar, b_bar
+
+
+# ---------------------------------------------------------------- the caller's view
+
+
+def snapshot(args: tuple) -> list:
+    """Post-call states of mutable arguments (to re-apply after the pullback has undone them)."""
+    return [copy.deepcopy(a) if is_mutable(a) and not isinstance(a, types.CellType) else _MISSING for a in args]
+
+
+def reapply(args: tuple, snaps: list) -> None:
+    for a, s in zip(args, snaps):
+        if s is _MISSING:
+            continue
+        if isinstance(a, np.ndarray):
+            a[...] = s
+        elif isinstance(a, list):
+            a[:] = s
+        elif isinstance(a, dict):
+            a.clear()
+            a.update(s)
+        elif hasattr(a, "__dict__"):
+            a.__dict__.clear()
+            a.__dict__.update(s.__dict__)
