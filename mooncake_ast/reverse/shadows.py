@@ -183,7 +183,7 @@ def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any) -> Any:
     if g is NoTangent:
         return a_bar
     if is_mutable(a):
-        if is_mutable(y) and _shares(a, y):
+        if is_mutable(y) and _shares(a, i, y):
             return a_bar  # a view or a mutable item: its adjoint is already in a's storage
         sh = shadow(a)
         if isinstance(a, np.ndarray):
@@ -203,24 +203,28 @@ def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any) -> Any:
     return accumulate(a_bar, item_adjoint(a, i, g))
 
 
-def _shares(a: Any, y: Any) -> bool:
-    if isinstance(a, np.ndarray) and isinstance(y, np.ndarray):
-        return np.shares_memory(a, y)
-    return True  # a mutable item of a list/dict/object: its slot is its own shadow
+def _shares(a: Any, i: Any, y: Any) -> bool:
+    """Is y (= a[i]) part of a's storage, so that its adjoint already sits in a's shadow?"""
+    if isinstance(a, np.ndarray):
+        return isinstance(y, np.ndarray) and np.shares_memory(a, y)
+    # An item of a list/dict is shared (its slot is its own shadow); a list slice is a new list.
+    return not isinstance(i, slice)
 
 
 def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
     if g is NoTangent:
         return obj_bar
-    if isinstance(obj, np.ndarray):
-        if name in ("T", "mT", "real", "imag") and is_mutable(y):
-            return obj_bar  # views
-        return obj_bar
     if callable(y) and getattr(y, "__self__", None) is obj:
-        from .adjoints import MethodAdjoint
+        from .adjoints import MethodAdjoint  # a bound method: its adjoint is its self's
 
         inner = g.self_adjoint if isinstance(g, MethodAdjoint) else g
         return acc(obj, obj_bar, inner)
+    if isinstance(obj, np.ndarray):
+        if name in ("T", "mT", "real", "imag") and isinstance(y, np.ndarray) and np.shares_memory(obj, y):
+            return obj_bar  # a view: its adjoint is already in obj's storage
+        if name in ("T", "mT"):
+            return acc(obj, obj_bar, np.swapaxes(np.asarray(g), -1, -2) if name == "mT" else np.asarray(g).T)
+        return obj_bar
     if hasattr(obj, "_fields") and name in obj._fields:
         items = [NoTangent] * len(obj)
         items[obj._fields.index(name)] = g

@@ -61,8 +61,9 @@ class PH:
 class TemplateBuilder:
     """The `t` of reverse templates: builds adjoint code in the pullback."""
 
-    def __init__(self, rt: "ReverseTransform") -> None:
+    def __init__(self, rt: "ReverseTransform", result_is_num: bool = False) -> None:
         self.rt = rt
+        self.result_is_num = result_is_num  # then every operand and adjoint here is a plain number
 
     def _val(self, x: Any) -> Value:
         if isinstance(x, PH):
@@ -111,7 +112,7 @@ class TemplateBuilder:
         """Undo broadcasting: sum `g` down to the shape of `like` (nothing to do for numbers)."""
         if g is None:
             return None
-        if self.num(like) or (isinstance(like, PH) and isinstance(like.v, Const)):
+        if self.result_is_num or (isinstance(like, PH) and isinstance(like.v, Const)):
             return g
         return self.call(adj.unbroadcast, g, like)
 
@@ -310,11 +311,11 @@ class ReverseTransform:
             return
         if e.kind == "raise" or e.dst is None:
             return
-        self._transfer(e.src, e.dst)
         if e.kind == "continue" and e.dst.loop is None:
-            # A for loop's latch: then the latch's own edge into the header.
+            # Into a for loop's latch, which then goes on to the header: undo that edge first.
             header = e.dst.successors()[0]
             self._transfer(e.dst, header)
+        self._transfer(e.src, e.dst)
 
     def _transfer(self, src: Block, dst: Block) -> None:
         """Phis of dst took their value from src: pass their adjoints back (and clear them).
@@ -376,7 +377,7 @@ class ReverseTransform:
         if rule is not None and rule.vjp is not None and rule.user_rrule is None and "out" not in s.kwargs:
             if g is None:
                 return
-            t = TemplateBuilder(self)
+            t = TemplateBuilder(self, self.is_num(s))
             contribs = rule.vjp(t, g, PH(s), *[PH(a) for a in s.args], **{k: PH(v) for k, v in s.kwargs.items()})
             for a, c in zip(s.args, contribs):
                 self.accumulate(a, c)
@@ -385,16 +386,24 @@ class ReverseTransform:
         rc = self._dispatch(s)
         pb = self.primal(rc)
         grads = self.b.call(adj.call_pullback, [pb, g if g is not None else ZERO])
-        import operator as op
-
-        targets = [s.fn] + list(s.args) if s.callee() is not ops.apply else [s.args[0], s.args[1], s.args[2]]
-        kw = list(s.kwargs.items()) if s.callee() is not ops.apply else []
-        for i, a in enumerate(targets):
+        grads.tuple_size = 3  # type: ignore[attr-defined]  # (f_bar, args_bar, kwargs_bar)
+        f_bar = self.b.call(operator.getitem, [grads, Const(0)])
+        args_bar = self.b.call(operator.getitem, [grads, Const(1)])
+        kwargs_bar = self.b.call(operator.getitem, [grads, Const(2)])
+        if s.callee() is ops.apply:
+            f, args, kwargs = s.args
+            for v, gv in ((f, f_bar), (args, args_bar), (kwargs, kwargs_bar)):
+                if self.active(v):
+                    self.accumulate(v, gv)
+            return
+        if self.active(s.fn):
+            self.accumulate(s.fn, f_bar)
+        for i, a in enumerate(s.args):
             if self.active(a):
-                self.accumulate(a, self.b.call(op.getitem, [grads, Const(i)]))
-        for j, (k, v) in enumerate(kw):
+                self.accumulate(a, self.b.call(adj.item_of, [args_bar, Const(i)]))
+        for k, v in s.kwargs.items():
             if self.active(v):
-                self.accumulate(v, self.b.call(adj.kwarg_adjoint, [grads, Const(k)]))
+                self.accumulate(v, self.b.call(adj.item_of, [kwargs_bar, Const(k)]))
 
     def _rev_special(self, s: Call, fn: Any, save: Any, helper: Any, adjoint_args: tuple) -> None:
         """Reads of parts and writes: a run-time helper undoes the write and routes adjoints through storage.
