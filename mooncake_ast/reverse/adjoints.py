@@ -270,3 +270,49 @@ def minmax_adjoint(y: Any, xs: tuple, k: int, g: Any) -> Any:
         if v is y or v == y:
             return g if i == k else NoTangent
     return NoTangent
+
+
+def zip_adjoint(xs: tuple, g: Any, k: int) -> Any:
+    """The adjoint of the k-th iterable zipped: the k-th components of the items' adjoints."""
+    if g is NoTangent:
+        return g
+    x = xs[k]
+    comps = [item_of(gi, k) for gi in g]
+    return _like(x, comps)
+
+
+def _like(x: Any, items: list) -> Any:
+    if isinstance(x, np.ndarray):
+        n = x.shape[0]
+        return np.array([np.zeros(x.shape[1:]) if v is NoTangent else v for v in items[:n]], dtype=float).reshape(x.shape)
+    if isinstance(x, list):
+        return AdjList(items)
+    if isinstance(x, tuple):
+        return AdjTuple(items)
+    if isinstance(x, (range, dict, set, str)):
+        return NoTangent
+    return AdjList(items)
+
+
+def reversed_adjoint(xs: Any, g: Any) -> Any:
+    return NoTangent if g is NoTangent else _like(xs, list(g)[::-1])
+
+
+def sorted_adjoint(xs: Any, g: Any, kw: dict) -> Any:
+    if g is NoTangent or isinstance(xs, (dict, set)):
+        return NoTangent
+    items = list(xs)
+    key = kw.get("key")
+    order = sorted(range(len(items)), key=(lambda i: key(items[i])) if key else (lambda i: items[i]), reverse=kw.get("reverse", False))
+    out = [NoTangent] * len(items)
+    for pos, i in enumerate(order):
+        out[i] = g[pos]
+    return _like(xs, out)
+
+
+def dict_get_adjoint(d: dict, k: Any, g: Any) -> Any:
+    return AdjDict({k: g}) if k in d and g is not NoTangent else NoTangent
+
+
+def default_adjoint(d: dict, k: Any, g: Any) -> Any:
+    return NoTangent if k in d else g

@@ -84,10 +84,47 @@ def rcall(f: Any, args: tuple, kwargs: dict) -> tuple:
 
         return y, object_pullback
     if isinstance(f, type):
-        raise ReverseError(f"reverse mode of constructing {f.__qualname__} (it writes attributes in place) is not supported yet")
+        return _construct(f, args, kwargs)
     if all(_nondifferentiable(a) for a in (*args, *kwargs.values())):
         return f(*args, **kwargs), _zero_pullback(len(args), kwargs)
     raise MissingRuleError(f, "reverse")
+
+
+def _construct(cls: type, args: tuple, kwargs: dict) -> tuple:
+    """`cls(*args)`: allocate, run `__init__` through its derived rule; the pullback reads the fields' adjoints."""
+    from . import shadows
+
+    init = cls.__init__
+    if cls.__new__ is not object.__new__ or not isinstance(init, types.FunctionType):
+        raise MissingRuleError(cls, "reverse", "a class without a Python __init__")
+    obj = cls.__new__(cls)
+    if getattr(cls, "__dataclass_fields__", None) is not None and init.__code__.co_filename.startswith("<"):
+        bound = inspect.signature(cls).bind(*args, **kwargs)
+        bound.apply_defaults()
+        for name, value in bound.arguments.items():
+            object.__setattr__(obj, name, value)
+        post = getattr(obj, "__post_init__", None)
+        post_pb = rcall(post, (), {})[1] if post is not None else None
+
+        def dataclass_pullback(g: Any) -> tuple:
+            shadows.acc(obj, NoTangent, g)
+            if post_pb is not None:
+                post_pb(NoTangent)
+            sh = shadows.shadow(obj)
+            field_bars = {n: shadows.take(v, sh.fields.get(n, NoTangent)) for n, v in bound.arguments.items()}
+            names = list(bound.arguments)
+            arg_bars = AdjTuple(field_bars[names[i]] for i in range(len(args)))
+            return NoTangent, arg_bars, AdjDict({k: field_bars[k] for k in kwargs})
+
+        return obj, dataclass_pullback
+    _, init_pb = rcall(init, (obj, *args), kwargs)
+
+    def construct_pullback(g: Any) -> tuple:
+        shadows.acc(obj, NoTangent, g)
+        _, a, k = init_pb(NoTangent)
+        return NoTangent, AdjTuple(a[1:]), k
+
+    return obj, construct_pullback
 
 
 def _nondifferentiable(x: Any) -> bool:
@@ -184,8 +221,6 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple:
             raise MissingRuleError(fn, "reverse", f"no Python source: {e}") from None
         _DERIVED[key] = rule
     gen = rule.gen
-    if gen.reads_closure and fn.__closure__:
-        _check_closure(fn)
     out = gen.forward(fn, *primals) if gen.takes_self else gen.forward(*primals)
     y, tape = out
     pullback_fn = gen.pullback

@@ -116,6 +116,8 @@ def add_into(v: Any, g: Any) -> None:
     if g is sh:
         return  # the contribution is this storage itself (it came through a shared slot)
     if isinstance(v, np.ndarray):
+        if isinstance(g, np.ndarray) and np.shares_memory(g, sh):
+            return  # passed back through a view (transpose, reshape, ...): already in this storage
         sh += unbroadcast(g, v) if np.shape(g) != v.shape else g
     elif isinstance(v, list):
         for i, gi in enumerate(g):

@@ -368,3 +368,11 @@ defvjp(builtins.round, lambda t, g, y, *a: (None,) * len(a))
 
 def xs_tuple(t, xs):
     return t.call(ops.tuple_of, *xs)
+
+defvjp(ops.make_function, lambda t, g, y, *a: (None,) * len(a))  # closures' adjoints live in their cells' storage
+defvjp(builtins.zip, lambda t, g, y, *xs: tuple(t.call(_A().zip_adjoint, xs_tuple(t, xs), g, k) for k in range(len(xs))))
+defvjp(builtins.enumerate, lambda t, g, y, xs, start=0: (t.call(_A().zip_adjoint, t.call(ops.tuple_of, range, xs), g, 1), None))
+defvjp(builtins.reversed, lambda t, g, y, xs: (t.call(_A().reversed_adjoint, xs, g),))
+defvjp(builtins.sorted, lambda t, g, y, xs, **kw: (t.call(_A().sorted_adjoint, xs, g, t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, v)])),))
+defvjp(dict.get, lambda t, g, y, d, k, default=None: (t.call(_A().dict_get_adjoint, d, k, g), None, t.call(_A().default_adjoint, d, k, g)))
+defvjp((dict, "get"), lambda t, g, y, d, k, default=None: (t.call(_A().dict_get_adjoint, d, k, g), None, t.call(_A().default_adjoint, d, k, g)))

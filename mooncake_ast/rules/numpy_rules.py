@@ -374,3 +374,144 @@ def matmul_adjoint_b(g, a, b):
     from ..reverse.adjoints import unbroadcast
 
     return unbroadcast(ga, b)
+
+
+def extremum_adjoint(x, y, g, axis=None, keepdims=False):
+    """max/min: g goes to the first position attaining the extremum (ties: the first)."""
+    x = np.asarray(x)
+    out = np.zeros(x.shape, dtype=float)
+    if axis is None:
+        flat = int(np.argmax((x == y).reshape(-1)))
+        out.reshape(-1)[flat] = g
+        return out
+    yk = y if keepdims else np.expand_dims(y, axis)
+    first = np.argmax(x == yk, axis=axis)
+    gk = g if keepdims else np.expand_dims(g, axis)
+    np.put_along_axis(out, np.expand_dims(first, axis), gk, axis=axis)
+    return out
+
+
+def array_adjoint(x, g):
+    """The adjoint of the argument of np.array(x): g, split back into x's nesting if x is a list/tuple."""
+    from ..reverse.adjoints import AdjList, AdjTuple
+
+    if isinstance(x, (list, tuple)):
+        items = [array_adjoint(v, g[i]) for i, v in enumerate(x)]
+        return AdjList(items) if isinstance(x, list) else AdjTuple(items)
+    if isinstance(x, np.ndarray):
+        return np.asarray(g).reshape(x.shape)
+    return float(g) if np.ndim(g) == 0 else g
+
+
+def join_adjoint(kind, xs, g, axis):
+    """Split the adjoint of np.concatenate/np.stack back into the pieces."""
+    from ..reverse.adjoints import AdjList, AdjTuple
+
+    g = np.asarray(g)
+    pieces = []
+    if kind == "stack":
+        for i, x in enumerate(xs):
+            pieces.append(np.take(g, i, axis=axis))
+    else:
+        ax = 0 if axis is None else axis
+        start = 0
+        for x in xs:
+            x = np.atleast_1d(np.asarray(x))
+            n = x.shape[ax] if kind == "concatenate" else (x.shape[1] if kind == "hstack" and x.ndim > 1 else x.shape[0])
+            idx = [slice(None)] * g.ndim
+            idx[ax if kind != "hstack" or x.ndim > 1 else 0] = slice(start, start + n)
+            pieces.append(g[tuple(idx)].reshape(np.shape(x)))
+            start += n
+    return AdjList(pieces) if isinstance(xs, list) else AdjTuple(pieces)
+
+
+def norm_adjoint(x, y, g, ord=None, axis=None, keepdims=False):
+    if ord not in (None, 2, "fro"):
+        raise NotImplementedError(f"reverse rule of np.linalg.norm with ord={ord!r}")
+    x = np.asarray(x)
+    yk = y if keepdims or axis is None else np.expand_dims(y, axis)
+    gk = g if keepdims or axis is None else np.expand_dims(g, axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(yk == 0, 0.0, gk * x / np.where(yk == 0, 1.0, yk))
+
+
+def transpose_adjoint(x, g, axes=None):
+    if axes is None:
+        return np.transpose(g)
+    return np.transpose(g, np.argsort(axes))
+
+
+defvjp(np.max, lambda t, g, y, x, axis=None, keepdims=False: (t.call(extremum_adjoint, x, y, g, axis, keepdims),))
+defvjp(np.min, lambda t, g, y, x, axis=None, keepdims=False: (t.call(extremum_adjoint, x, y, g, axis, keepdims),))
+defvjp_method(nd, "max", lambda t, g, y, x, axis=None, keepdims=False: (t.call(extremum_adjoint, x, y, g, axis, keepdims),))
+defvjp_method(nd, "min", lambda t, g, y, x, axis=None, keepdims=False: (t.call(extremum_adjoint, x, y, g, axis, keepdims),))
+defvjp(np.array, lambda t, g, y, x, *a, **k: (t.call(array_adjoint, x, g),) + (None,) * len(a))
+defvjp(np.asarray, lambda t, g, y, x, *a, **k: (t.call(array_adjoint, x, g),) + (None,) * len(a))
+defvjp(np.copy, lambda t, g, y, x, *a, **k: (g,))
+defvjp_method(nd, "copy", lambda t, g, y, x, *a, **k: (g,))
+defvjp(np.reshape, lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
+defvjp_method(nd, "reshape", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
+defvjp(np.ravel, lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),))
+defvjp_method(nd, "ravel", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),))
+defvjp_method(nd, "flatten", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),))
+defvjp(np.squeeze, lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
+defvjp(np.expand_dims, lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
+defvjp(np.transpose, lambda t, g, y, x, axes=None: (t.call(transpose_adjoint, x, g, axes), None))
+defvjp(np.concatenate, lambda t, g, y, xs, axis=0, **k: (t.call(join_adjoint, "concatenate", xs, g, axis), None))
+defvjp(np.stack, lambda t, g, y, xs, axis=0, **k: (t.call(join_adjoint, "stack", xs, g, axis), None))
+defvjp(np.vstack, lambda t, g, y, xs, **k: (t.call(join_adjoint, "concatenate", xs, g, 0),))
+defvjp(np.hstack, lambda t, g, y, xs, **k: (t.call(join_adjoint, "hstack", xs, g, 0),))
+defvjp(np.linalg.norm, lambda t, g, y, x, ord=None, axis=None, keepdims=False: (t.call(norm_adjoint, x, y, g, ord, axis, keepdims),))
+defvjp(np.linalg.inv, lambda t, g, y, a: (t.neg(t.call(np.matmul, t.call(np.swapaxes, y, -1, -2), t.call(np.matmul, g, t.call(np.swapaxes, y, -1, -2)))),))
+defvjp(np.linspace, lambda t, g, y, a, b, num=50, **k: (t.call(np.sum, t.mul(g, t.call(linspace_weight, num, False, **k))),
+                                                        t.call(np.sum, t.mul(g, t.call(linspace_weight, num, True, **k))), None))
+defvjp(np.cumsum, lambda t, g, y, x, axis=None, **k: (t.call(cumsum_adjoint, x, g, axis),))
+defvjp(np.prod, lambda t, g, y, x, axis=None, keepdims=False: (t.call(prod_adjoint, x, g, axis, keepdims),))
+defvjp(np.var, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, g, axis, ddof, keepdims),))
+defvjp(np.std, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, t.div(g, t.mul(2.0, y)), axis, ddof, keepdims),))
+defvjp(np.clip, lambda t, g, y, x, lo=None, hi=None, **k: (t.call(clip_adjoint, x, lo, hi, g), None, None))
+defvjp(np.trace, lambda t, g, y, x, *a, **k: (t.call(trace_adjoint, x, g),))
+defvjp(np.outer, lambda t, g, y, a, b: (t.call(np.dot, g, t.call(np.ravel, b)), t.call(np.dot, t.call(np.transpose, g), t.call(np.ravel, a))))
+defvjp(np.inner, lambda t, g, y, a, b: (t.mul(g, b), t.mul(g, a)))
+
+
+def cumsum_adjoint(x, g, axis=None):
+    x = np.asarray(x)
+    if axis is None:
+        return np.flip(np.cumsum(np.flip(np.asarray(g).reshape(-1)))).reshape(x.shape)
+    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+
+
+def prod_adjoint(x, g, axis=None, keepdims=False):
+    x = np.asarray(x, dtype=float)
+    dx = np.zeros(x.shape)
+    from ..reverse.adjoints import unbroadcast
+
+    # d prod / d x_i = prod of the others (exact with zeros)
+    it = np.nditer(x, flags=["multi_index"])
+    for _ in it:
+        e = np.zeros(x.shape)
+        e[it.multi_index] = 1.0
+        dx[it.multi_index] = np.sum(np.asarray(prod_tangent(x, e, axis, True)) * (g if keepdims or axis is None else np.expand_dims(g, axis)))
+    return dx
+
+
+def var_adjoint(x, g, axis, ddof, keepdims):
+    x = np.asarray(x)
+    n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
+    centred = x - x.mean(axis=axis, keepdims=True)
+    gk = g if keepdims or axis is None else np.expand_dims(g, axis)
+    return 2.0 / (n - ddof) * centred * gk
+
+
+def clip_adjoint(x, lo, hi, g):
+    inside = np.ones(np.shape(x), dtype=bool)
+    if lo is not None:
+        inside &= ~np.less(x, lo)
+    if hi is not None:
+        inside &= ~np.greater(x, hi)
+    return np.where(inside, g, 0.0)
+
+
+def trace_adjoint(x, g):
+    return g * np.eye(*np.shape(x)[-2:])
