@@ -227,6 +227,9 @@ def simplify_cfg(fn: Function) -> None:
                 setattr(t, attr, dest)
                 changed = True
                 break
+            if isinstance(b.term, Branch) and b.term.then is b.term.orelse:
+                b.term = Goto(b.term.then)  # both arms were empty: the test decides nothing
+                changed = True
             if changed:
                 break
         if changed:

@@ -316,3 +316,16 @@ def dict_get_adjoint(d: dict, k: Any, g: Any) -> Any:
 
 def default_adjoint(d: dict, k: Any, g: Any) -> Any:
     return NoTangent if k in d else g
+
+
+def items_adjoint(d: dict, g: Any) -> Any:
+    """d.items() consumed as (key, value) pairs: the values' adjoints."""
+    if g is NoTangent:
+        return g
+    return AdjDict({k: item_of(gi, 1) for k, gi in zip(d, g)})
+
+
+def values_adjoint(d: dict, g: Any) -> Any:
+    if g is NoTangent:
+        return g
+    return AdjDict({k: gi for k, gi in zip(d, g)})

@@ -16,7 +16,7 @@ from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
 from ..rules.registry import H
 from ..tangents import NoTangent
-from .adjoints import AdjDict, AdjTuple, MethodAdjoint, accumulate
+from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate
 
 
 class ReverseError(MooncakeError):
@@ -32,6 +32,9 @@ def _zero_pullback(n: int, kwargs: dict) -> Callable:
 
 def rcall(f: Any, args: tuple, kwargs: dict) -> tuple:
     kwargs = kwargs or {}
+    special = _runtime_reverse(f)
+    if special is not None:
+        return special(f, args, kwargs)
     rule = registry.lookup(f)
     if rule is not None:
         if rule.user_rrule is not None:
@@ -88,6 +91,87 @@ def rcall(f: Any, args: tuple, kwargs: dict) -> tuple:
     if all(_nondifferentiable(a) for a in (*args, *kwargs.values())):
         return f(*args, **kwargs), _zero_pullback(len(args), kwargs)
     raise MissingRuleError(f, "reverse")
+
+
+def _runtime_reverse(f: Any) -> Any:
+    owner = getattr(f, "__self__", None)
+    name = getattr(f, "__name__", None)
+    if isinstance(owner, list) and name in ("append", "extend", "insert", "pop"):
+        return _list_write
+    if isinstance(owner, (set, dict)) and name in ("add", "discard", "update", "clear", "setdefault", "pop"):
+        return _container_write
+    try:
+        return _HIGHER_ORDER.get(f)
+    except TypeError:
+        return None
+
+
+def _list_write(f: Any, args: tuple, kwargs: dict) -> tuple:
+    """lst.append/extend/insert/pop reached at run time: done now, undone by the pullback."""
+    from . import shadows
+    from ..tangents import is_mutable
+
+    lst, name = f.__self__, f.__name__
+    before = list(lst)
+    slots_before = list(shadows.shadow(lst))
+    y = f(*args, **kwargs)
+
+    def pullback(g: Any) -> tuple:
+        sh = shadows.shadow(lst)
+        item_bars: list = []
+        if name == "append":
+            item_bars = [NoTangent if is_mutable(args[0]) else (sh[-1] if len(sh) > len(before) else NoTangent)]
+        elif name == "extend":
+            new = sh[len(before):]
+            item_bars = [AdjList(NoTangent if is_mutable(v) else s for v, s in zip(lst[len(before):], new))]
+        elif name == "pop":
+            if g is not NoTangent and not is_mutable(y):
+                i = args[0] if args else -1
+                slots_before[i] = accumulate(slots_before[i], g)
+        lst[:] = before
+        sh[:] = slots_before if len(slots_before) == len(before) else [shadows.shadow(v) if is_mutable(v) else NoTangent for v in before]
+        return MethodAdjoint(NoTangent), AdjTuple(item_bars + [NoTangent] * (len(args) - len(item_bars))), AdjDict()
+
+    return y, pullback
+
+
+def _container_write(f: Any, args: tuple, kwargs: dict) -> tuple:
+    """Writes to sets and dicts of non-differentiable keys: undone by the pullback (no adjoints through sets)."""
+    obj = f.__self__
+    before = set(obj) if isinstance(obj, set) else dict(obj)
+    y = f(*args, **kwargs)
+
+    def pullback(g: Any) -> tuple:
+        obj.clear()
+        obj.update(before)
+        return MethodAdjoint(NoTangent), AdjTuple([NoTangent] * len(args)), AdjDict()
+
+    return y, pullback
+
+
+def _map(f: Any, args: tuple, kwargs: dict) -> tuple:
+    """map(fn, *iterables): each call through rcall; the result is consumed as a list."""
+    fn, its = args[0], [list(a) for a in args[1:]]
+    calls = [rcall(fn, items, {}) for items in zip(*its)]
+    ys = [y for y, _ in calls]
+
+    def pullback(g: Any) -> tuple:
+        fn_bar: Any = NoTangent
+        cols: list = [[NoTangent] * len(c) for c in its]
+        gs = list(g) if g is not NoTangent else [NoTangent] * len(calls)
+        for k in reversed(range(len(calls))):
+            fb, ab, _ = calls[k][1](gs[k] if k < len(gs) else NoTangent)
+            fn_bar = accumulate(fn_bar, fb)
+            for j, a in enumerate(ab):
+                cols[j][k] = a
+        from .adjoints import _like
+
+        return NoTangent, AdjTuple([fn_bar] + [_like(orig, c) for orig, c in zip(args[1:], cols)]), AdjDict()
+
+    return iter(ys), pullback
+
+
+_HIGHER_ORDER = {map: _map}
 
 
 def _construct(cls: type, args: tuple, kwargs: dict) -> tuple:

@@ -216,6 +216,14 @@ def _shares(a: Any, i: Any, y: Any) -> bool:
 def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
     if g is NoTangent:
         return obj_bar
+    prop = getattr(type(obj), name, None) if not isinstance(obj, type) else None
+    if isinstance(prop, property):
+        # Computed by a getter: run it again here (obj is back in the state it read) and pull g through it.
+        from .runtime import rcall
+
+        _, pb = rcall(prop.fget, (obj,), {})
+        _, a, _ = pb(g)
+        return acc(obj, obj_bar, a[0])
     if callable(y) and getattr(y, "__self__", None) is obj:
         from .adjoints import MethodAdjoint  # a bound method: its adjoint is its self's
 
@@ -396,3 +404,13 @@ def reapply(args: tuple, snaps: list) -> None:
         elif hasattr(a, "__dict__"):
             a.__dict__.clear()
             a.__dict__.update(s.__dict__)
+
+
+def save_membership(s: Any, x: Any) -> bool:
+    return x in s
+
+
+def set_add_reverse(g: Any, y: Any, was_in: bool, s: Any, x: Any) -> None:
+    """Undo `s.add(x)` (sets hold hashable keys: nothing differentiable flows through them)."""
+    if not was_in:
+        s.discard(x)

@@ -422,6 +422,8 @@ class ReverseTransform:
         args = [self.primal(a) for a in s.args]
         bars = [self.read_adj(s.args[i]) if self.active(s.args[i]) else ZERO for i in adjoint_args]
         out = self.b.call(helper, [g if g is not None else ZERO, self.primal(s), *old, *extra, *args, *bars])
+        if not adjoint_args:
+            return
         if len(adjoint_args) == 1:
             if self.active(s.args[adjoint_args[0]]):
                 self.write_adj(s.args[adjoint_args[0]], out)
@@ -584,9 +586,11 @@ SPECIAL: dict = {
     setattr: (shadows.save_attr, shadows.setattr_reverse, (2,)),
     ops.cell_set: (shadows.save_cell, shadows.cell_set_reverse, (1,)),
     list.append: (None, shadows.append_reverse, (1,)),
+    set.add: (shadows.save_membership, shadows.set_add_reverse, ()),
     **{op: (shadows.save_inplace, shadows.inplace_reverse, (0, 1)) for op in INPLACE},
 }
-SAVE_ARGS = {shadows.save_item: (0, 1), shadows.save_attr: (0, 1), shadows.save_cell: (0,), shadows.save_inplace: (0,)}
+SAVE_ARGS = {shadows.save_item: (0, 1), shadows.save_attr: (0, 1), shadows.save_cell: (0,), shadows.save_inplace: (0,),
+             shadows.save_membership: (0, 1)}
 
 
 def _hashable(x: Any) -> bool:

@@ -376,3 +376,5 @@ defvjp(builtins.reversed, lambda t, g, y, xs: (t.call(_A().reversed_adjoint, xs,
 defvjp(builtins.sorted, lambda t, g, y, xs, **kw: (t.call(_A().sorted_adjoint, xs, g, t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, v)])),))
 defvjp(dict.get, lambda t, g, y, d, k, default=None: (t.call(_A().dict_get_adjoint, d, k, g), None, t.call(_A().default_adjoint, d, k, g)))
 defvjp((dict, "get"), lambda t, g, y, d, k, default=None: (t.call(_A().dict_get_adjoint, d, k, g), None, t.call(_A().default_adjoint, d, k, g)))
+defvjp((dict, "items"), lambda t, g, y, d: (t.call(_A().items_adjoint, d, g),))
+defvjp((dict, "values"), lambda t, g, y, d: (t.call(_A().values_adjoint, d, g),))
