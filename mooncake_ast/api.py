@@ -148,7 +148,7 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     ctx = shadows.Context()
     with ctx:
         y, pb = rcall(f, tuple(primals), {})
-    post = shadows.snapshot(primals)
+    post = shadows.snapshot((*primals, y))
     used = [False]
 
     def vjp_fn(out_bar: Any) -> tuple:
@@ -158,7 +158,7 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
         with ctx:
             _, args_bar, _ = pb(out_bar)
             grads = tuple(_to_user(shadows.take(p, g), p) for g, p in zip(args_bar, primals))
-        shadows.reapply(primals, post)
+        shadows.reapply((*primals, y), post)
         return grads
 
     return y, vjp_fn
@@ -178,7 +178,7 @@ def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Call
 
     def _value_and_grad(fn: Any, args: tuple, kwargs: dict, rcall: Any, shadows: Any) -> tuple:
         out, pb = rcall(fn, tuple(args), kwargs)
-        post = shadows.snapshot(args)
+        post = shadows.snapshot((*args, out))
         value, aux = (out[0], out[1]) if has_aux else (out, None)
         if not isinstance(value, (float, int, np.floating, np.integer)) or isinstance(value, bool) or \
                 (isinstance(value, np.ndarray) and value.shape != ()):
@@ -190,7 +190,7 @@ def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Call
         _, args_bar, _ = pb(AdjTuple(seed) if has_aux else seed)
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         grads = tuple(_to_user(shadows.take(args[i], args_bar[i]), args[i]) for i in nums)
-        shadows.reapply(args, post)
+        shadows.reapply((*args, out), post)
         g = grads[0] if isinstance(argnums, int) else grads
         return ((value, aux), g) if has_aux else (value, g)
 

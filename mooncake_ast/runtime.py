@@ -14,4 +14,4 @@ from .reverse.adjoints import *  # noqa: F401,F403
 from .reverse.adjoints import rcall  # noqa: F401
 from .reverse.shadows import (acc, append_reverse, cell_get_reverse, cell_set_reverse, final, getattr_reverse,  # noqa: F401
     getitem_reverse, inplace_reverse, save_attr, save_cell, save_inplace, save_item, setattr_reverse, setitem_reverse, take, transfer,
-    save_membership, set_add_reverse)
+    save_membership, set_add_reverse, ufunc_out_reverse)

@@ -279,7 +279,7 @@ def _check_reverse_in_context(f, args, kwargs, y_ref, ref_args, rng, rtol, atol,
     run_args = copy.deepcopy(args)
     run_kwargs = copy.deepcopy(kwargs)
     y, pb = rcall(f, run_args, run_kwargs)
-    post = shadows.snapshot(run_args)
+    post = shadows.snapshot((*run_args, y))
     if not same_value(y, y_ref):
         raise DerivativeCheckError(f"{name}: reverse mode's forward pass returned {y!r}, the plain call {y_ref!r}")
     for i, (a, b) in enumerate(zip(run_args, ref_args)):
@@ -291,10 +291,12 @@ def _check_reverse_in_context(f, args, kwargs, y_ref, ref_args, rng, rtol, atol,
     for i, (a, a0) in enumerate(zip(run_args, args)):
         if not same_value(a, a0):
             raise DerivativeCheckError(f"{name}: the pullback left argument {i} as {a!r}, not as it was on entry, {a0!r}")
-    shadows.reapply(run_args, post)
+    shadows.reapply((*run_args, y), post)
     for i, (a, b) in enumerate(zip(run_args, ref_args)):
         if not same_value(a, b):
             raise DerivativeCheckError(f"{name}: argument {i} after the pullback is {a!r}; it must be as after the plain call, {b!r}")
+    if not same_value(y, y_ref):
+        raise DerivativeCheckError(f"{name}: the result after the pullback is {y!r}; it must be as returned, {y_ref!r}")
     k_bar = {k: _to_user(kwargs_bar.get(k, NoTangent), v) for k, v in kwargs.items()}
     x_dot = tuple(random_tangent(a, rng) for a in args)
     k_dot = {k: random_tangent(v, rng) for k, v in kwargs.items()}

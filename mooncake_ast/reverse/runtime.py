@@ -100,6 +100,8 @@ def _runtime_reverse(f: Any) -> Any:
         return _list_write
     if isinstance(owner, (set, dict)) and name in ("add", "discard", "update", "clear", "setdefault", "pop"):
         return _container_write
+    if name == "at" and owner is not None and getattr(owner, "__name__", None) in ("add", "subtract"):
+        return _ufunc_at
     try:
         return _HIGHER_ORDER.get(f)
     except TypeError:
@@ -107,30 +109,72 @@ def _runtime_reverse(f: Any) -> Any:
 
 
 def _list_write(f: Any, args: tuple, kwargs: dict) -> tuple:
-    """lst.append/extend/insert/pop reached at run time: done now, undone by the pullback."""
+    """lst.append/extend/insert/pop reached at run time: done now, undone by the pullback.
+
+    The list's adjoint slots are only made in the pullback, where every undo keeps them in
+    step with the list (a slot per item; a mutable item's slot is its own storage).
+    """
     from . import shadows
     from ..tangents import is_mutable
 
     lst, name = f.__self__, f.__name__
-    before = list(lst)
-    slots_before = list(shadows.shadow(lst))
+    n_before = len(lst)
+    index = None
+    if name in ("insert", "pop"):
+        raw = args[0] if args else -1
+        index = raw if raw >= 0 else raw + (n_before if name == "pop" else n_before + 1)
+        index = max(0, min(index, n_before))
     y = f(*args, **kwargs)
 
     def pullback(g: Any) -> tuple:
         sh = shadows.shadow(lst)
-        item_bars: list = []
+        bars: list = [NoTangent] * len(args)
         if name == "append":
-            item_bars = [NoTangent if is_mutable(args[0]) else (sh[-1] if len(sh) > len(before) else NoTangent)]
+            slot = sh.pop()
+            lst.pop()
+            bars[0] = NoTangent if is_mutable(args[0]) else slot
         elif name == "extend":
-            new = sh[len(before):]
-            item_bars = [AdjList(NoTangent if is_mutable(v) else s for v, s in zip(lst[len(before):], new))]
+            added = len(lst) - n_before
+            slots = sh[n_before:]
+            items = lst[n_before:]
+            del sh[n_before:]
+            del lst[n_before:]
+            bars[0] = AdjList(NoTangent if is_mutable(v) else s_ for v, s_ in zip(items, slots)) if added else NoTangent
+        elif name == "insert":
+            slot = sh.pop(index)
+            lst.pop(index)
+            bars[1] = NoTangent if is_mutable(args[1]) else slot
         elif name == "pop":
-            if g is not NoTangent and not is_mutable(y):
-                i = args[0] if args else -1
-                slots_before[i] = accumulate(slots_before[i], g)
-        lst[:] = before
-        sh[:] = slots_before if len(slots_before) == len(before) else [shadows.shadow(v) if is_mutable(v) else NoTangent for v in before]
-        return MethodAdjoint(NoTangent), AdjTuple(item_bars + [NoTangent] * (len(args) - len(item_bars))), AdjDict()
+            lst.insert(index, y)
+            sh.insert(index, shadows.shadow(y) if is_mutable(y) else (g if g is not None else NoTangent))
+        return MethodAdjoint(NoTangent), AdjTuple(bars), AdjDict()
+
+    return y, pullback
+
+
+def _ufunc_at(f: Any, args: tuple, kwargs: dict) -> tuple:
+    """np.add.at(a, idx, b) / np.subtract.at: a[idx] += b unbuffered; undone by the pullback."""
+    import numpy as np
+
+    from . import shadows
+
+    a, idx = args[0], args[1]
+    b = args[2] if len(args) > 2 else None
+    old = a.copy()
+    y = f(*args, **kwargs)
+    sign = -1.0 if f.__self__.__name__ == "subtract" else 1.0
+
+    def pullback(g: Any) -> tuple:
+        ga = shadows.shadow(a)
+        b_bar = NoTangent
+        if b is not None and not _nondifferentiable(b):
+            gathered = sign * np.asarray(ga)[idx]
+            from .adjoints import unbroadcast
+
+            b_bar = unbroadcast(gathered, b) if isinstance(b, np.ndarray) else float(np.sum(gathered))
+        a[...] = old
+        bars = [NoTangent, NoTangent] + ([b_bar] if len(args) > 2 else [])
+        return MethodAdjoint(NoTangent), AdjTuple(bars), AdjDict()
 
     return y, pullback
 

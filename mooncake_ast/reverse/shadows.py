@@ -414,3 +414,20 @@ def set_add_reverse(g: Any, y: Any, was_in: bool, s: Any, x: Any) -> None:
     """Undo `s.add(x)` (sets hold hashable keys: nothing differentiable flows through them)."""
     if not was_in:
         s.discard(x)
+
+
+def ufunc_out_reverse(g: Any, y: Any, old: Any, fn: Any, out: Any, args: tuple, bars: tuple) -> tuple:
+    """Undo `fn(*args, out=out)`: the adjoint collected by `out` goes to the inputs (as they were)."""
+    from ..rules import registry
+    from ..rules.registry import H
+    from .runtime import EagerReverse
+
+    target = out[0] if isinstance(out, tuple) else out
+    gy = np.array(shadow(target), copy=True)
+    shadow(target)[...] = 0
+    target[...] = old
+    inputs = tuple(old if a is target else a for a in args)
+    rule = registry.lookup(fn)
+    y_val = fn(*inputs)
+    contribs = rule.vjp(EagerReverse(), gy, H(y_val, None), *[H(a, None) for a in inputs])  # type: ignore[union-attr,misc]
+    return tuple(acc(a, b, NoTangent if c is None else c) for a, b, c in zip(args, bars, contribs))

@@ -370,7 +370,8 @@ class ReverseTransform:
         elif rule is not None and rule.mutates:
             raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} (an in-place update) is not supported yet")
         if "out" in s.kwargs:
-            raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} with out= is not supported yet")
+            self._rev_ufunc_out(s, fn)
+            return
         g = self.take_adj(s)
         if rule is not None and rule.zero:
             return
@@ -432,6 +433,25 @@ class ReverseTransform:
             for k, i in enumerate(adjoint_args):
                 if self.active(s.args[i]):
                     self.write_adj(s.args[i], self.b.call(operator.getitem, [out, Const(k)]))
+
+    def _rev_ufunc_out(self, s: Call, fn: Any) -> None:
+        """`fn(a, b, out=c)` writes c: save it, undo it, route c's adjoint to the inputs."""
+        if fn is None or registry.lookup(fn) is None or registry.lookup(fn).vjp is None or s.kwargs.keys() != {"out"}:
+            raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} with out= is not supported")
+        out_v = s.kwargs["out"]
+        saved = self.saves.get(s)
+        if saved is None:
+            saved = self.saves[s] = Call(Const(shadows.save_inplace), [out_v], loc=s.loc)
+            self.home[saved] = self.home[s]
+        self.take_adj(s)
+        args = [self.primal(a) for a in s.args]
+        bars = [self.read_adj(a) if self.active(a) else ZERO for a in s.args]
+        out = self.b.call(shadows.ufunc_out_reverse, [ZERO, self.primal(s), self.primal(saved), Const(fn), self.primal(out_v),
+                                                      self.b.call(ops.tuple_of, args), self.b.call(ops.tuple_of, bars)])
+        out.tuple_size = len(s.args)  # type: ignore[attr-defined]
+        for k, a in enumerate(s.args):
+            if self.active(a):
+                self.write_adj(a, self.b.call(operator.getitem, [out, Const(k)]))
 
     def _dispatch(self, s: Call) -> Call:
         """In the forward pass, `y = f(*args)` becomes `y, pb = rcall(f, args, kwargs)`."""
