@@ -287,8 +287,28 @@ def is_mutable(x: Any) -> bool:
         return x.dtype.kind in "fc"
     if isinstance(x, (list, dict, types.CellType)):
         return True
-    return hasattr(x, "__dict__") and not isinstance(x, (type, types.FunctionType, types.ModuleType, types.MethodType,
-                                                         types.BuiltinFunctionType)) and not callable(x)
+    if isinstance(x, (type, types.FunctionType, types.ModuleType, types.MethodType, types.BuiltinFunctionType, tuple,
+                      str, bytes, int, float, complex, frozenset)) or callable(x):
+        return False
+    return hasattr(x, "__dict__") or bool(slot_names(x))
+
+
+def slot_names(x: Any) -> list:
+    """The attribute names an instance of a class with __slots__ holds."""
+    names: list = []
+    for cls in type(x).__mro__:
+        for n in getattr(cls, "__slots__", ()):
+            if isinstance(n, str) and n not in ("__dict__", "__weakref__") and hasattr(x, n):
+                names.append(n)
+    return names
+
+
+def fields_of(x: Any) -> dict:
+    """Attribute name -> value, for __dict__ and __slots__ objects."""
+    out = dict(getattr(x, "__dict__", {}))
+    for n in slot_names(x):
+        out[n] = getattr(x, n)
+    return out
 
 
 def storage(x: Any, dx: Any) -> Any:

@@ -329,3 +329,31 @@ def values_adjoint(d: dict, g: Any) -> Any:
     if g is NoTangent:
         return g
     return AdjDict({k: gi for k, gi in zip(d, g)})
+
+
+def add_vjp(g: Any, y: Any, a: Any, b: Any) -> tuple:
+    """Adjoints of y = a + b: sums for numbers and arrays, the two pieces for concatenated sequences."""
+    if g is NoTangent:
+        return NoTangent, NoTangent
+    if isinstance(y, (list, tuple)) and isinstance(a, (list, tuple)):
+        n = len(a)
+        wrap = AdjList if isinstance(a, list) else AdjTuple
+        return wrap(g[:n]), (AdjList if isinstance(b, list) else AdjTuple)(g[n:])
+    return unbroadcast(g, a), unbroadcast(g, b)
+
+
+def mul_vjp(g: Any, y: Any, a: Any, b: Any) -> tuple:
+    """Adjoints of y = a * b: products for numbers and arrays; for `seq * n` the repeats are summed."""
+    if g is NoTangent:
+        return NoTangent, NoTangent
+    if isinstance(y, (list, tuple)):
+        seq, n = (a, b) if isinstance(a, (list, tuple)) else (b, a)
+        m = len(seq)
+        total: list = [NoTangent] * m
+        for k in range(len(y)):
+            total[k % m] = accumulate(total[k % m], g[k])
+        wrap = AdjList if isinstance(seq, list) else AdjTuple
+        return (wrap(total), NoTangent) if seq is a else (NoTangent, wrap(total))
+    if isinstance(y, str):
+        return NoTangent, NoTangent
+    return unbroadcast(g * b, a), unbroadcast(g * a, b)

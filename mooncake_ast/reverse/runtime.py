@@ -258,13 +258,21 @@ def _construct(cls: type, args: tuple, kwargs: dict) -> tuple:
 def _nondifferentiable(x: Any) -> bool:
     import numpy as np
 
-    if isinstance(x, (bool, int, str, bytes, type(None), range, slice)):
+    if isinstance(x, (bool, int, str, bytes, type(None), range, slice, np.integer, np.bool_)):
         return True
     if isinstance(x, np.ndarray):
         return x.dtype.kind not in "fc"
     if isinstance(x, (tuple, list)):
         return all(_nondifferentiable(v) for v in x)
-    return False
+    if isinstance(x, dict):
+        return all(_nondifferentiable(v) for v in x.values())
+    if isinstance(x, (float, complex, np.floating, np.complexfloating)):
+        return False
+    from ..tangents import fields_of, is_mutable
+
+    if is_mutable(x):
+        return all(_nondifferentiable(v) for v in fields_of(x).values())
+    return True  # an object with no fields we can see (an RNG, a file, ...): nothing to differentiate
 
 
 class EagerReverse:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tangents import MutableTangent, NoTangent, is_mutable
+from ..tangents import MutableTangent, NoTangent, fields_of, is_mutable, slot_names
 from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, item_adjoint, unbroadcast
 
 _MISSING = object()
@@ -93,8 +93,9 @@ def _new_shadow(obj: Any) -> Any:
         return ShadowDict({k: shadow(v) if is_mutable(v) else NoTangent for k, v in obj.items()})
     if isinstance(obj, types.CellType):
         return ShadowCell()
-    if hasattr(obj, "__dict__"):
-        return MutableTangent({k: shadow(v) if is_mutable(v) else NoTangent for k, v in vars(obj).items()})
+    fields = fields_of(obj)
+    if fields or hasattr(obj, "__dict__") or slot_names(obj) is not None:
+        return MutableTangent({k: shadow(v) if is_mutable(v) else NoTangent for k, v in fields.items()})
     raise TypeError(f"no adjoint storage for {type(obj).__name__}")
 
 
@@ -280,7 +281,8 @@ def setitem_reverse(g: Any, y: Any, old: Any, a: Any, i: Any, v: Any, v_bar: Any
             else:
                 a[i] = old
             sh[i] = [shadow(x) if is_mutable(x) else NoTangent for x in (old if old is not _MISSING else [])]
-            return acc(v, v_bar, AdjList(slots) if not is_mutable(v) else NoTangent)
+            # The items of v were copied into a: v's own adjoint gets what their slots collected.
+            return acc(v, v_bar, AdjList(slots) if isinstance(v, list) else AdjTuple(slots))
         slot = sh[i] if (i in sh if isinstance(sh, dict) else True) else NoTangent
         if old is _MISSING:
             del a[i]
@@ -293,7 +295,7 @@ def setitem_reverse(g: Any, y: Any, old: Any, a: Any, i: Any, v: Any, v_bar: Any
 
 
 def save_attr(obj: Any, name: str) -> Any:
-    return getattr(obj, name, _MISSING) if name in getattr(obj, "__dict__", {}) else _MISSING
+    return fields_of(obj).get(name, _MISSING)
 
 
 def setattr_reverse(g: Any, y: Any, old: Any, obj: Any, name: str, v: Any, v_bar: Any) -> Any:

@@ -81,6 +81,7 @@ def _sum(t, terms):
 
 
 defjvp(math.fsum, lambda t, y, xs: t.call(fsum_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+defvjp(math.fsum, lambda t, g, y, xs: (t.call(_fsum_adjoint, xs, g),))
 defjvp(math.prod, lambda t, y, xs, start=1: t.call(prod_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
 
 
@@ -132,3 +133,9 @@ def digamma(x: float) -> float:
 # ------------------------------------------------------------------ not differentiable
 defzero(math.floor, math.ceil, math.trunc, math.isfinite, math.isinf, math.isnan, math.isclose,
         math.factorial, math.comb, math.perm, math.gcd, math.isqrt, math.frexp, math.modf)
+
+
+def _fsum_adjoint(xs, g):
+    from ..reverse.adjoints import sum_items_adjoint
+
+    return sum_items_adjoint(xs, g)

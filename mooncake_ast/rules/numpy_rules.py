@@ -404,24 +404,26 @@ def array_adjoint(x, g):
 
 
 def join_adjoint(kind, xs, g, axis):
-    """Split the adjoint of np.concatenate/np.stack back into the pieces."""
+    """Split the adjoint of np.concatenate/stack/vstack/hstack back into the pieces."""
     from ..reverse.adjoints import AdjList, AdjTuple
 
     g = np.asarray(g)
-    pieces = []
+    arrays = [np.asarray(x) for x in xs]
     if kind == "stack":
-        for i, x in enumerate(xs):
-            pieces.append(np.take(g, i, axis=axis))
+        pieces = [np.take(g, i, axis=axis) for i in range(len(arrays))]
     else:
-        ax = 0 if axis is None else axis
-        start = 0
-        for x in xs:
-            x = np.atleast_1d(np.asarray(x))
-            n = x.shape[ax] if kind == "concatenate" else (x.shape[1] if kind == "hstack" and x.ndim > 1 else x.shape[0])
-            idx = [slice(None)] * g.ndim
-            idx[ax if kind != "hstack" or x.ndim > 1 else 0] = slice(start, start + n)
-            pieces.append(g[tuple(idx)].reshape(np.shape(x)))
-            start += n
+        if kind == "vstack":
+            normal = [np.atleast_2d(a) for a in arrays]
+            ax = 0
+        elif kind == "hstack":
+            normal = [np.atleast_1d(a) for a in arrays]
+            ax = 0 if normal[0].ndim == 1 else 1
+        else:
+            normal = [a.reshape(-1) for a in arrays] if axis is None else arrays
+            ax = 0 if axis is None else axis
+            g = g.reshape(-1) if axis is None else g
+        bounds = np.cumsum([a.shape[ax] for a in normal])[:-1]
+        pieces = [p.reshape(a.shape) for p, a in zip(np.split(g, bounds, axis=ax), arrays)]
     return AdjList(pieces) if isinstance(xs, list) else AdjTuple(pieces)
 
 
@@ -459,7 +461,7 @@ defvjp(np.expand_dims, lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call
 defvjp(np.transpose, lambda t, g, y, x, axes=None: (t.call(transpose_adjoint, x, g, axes), None))
 defvjp(np.concatenate, lambda t, g, y, xs, axis=0, **k: (t.call(join_adjoint, "concatenate", xs, g, axis), None))
 defvjp(np.stack, lambda t, g, y, xs, axis=0, **k: (t.call(join_adjoint, "stack", xs, g, axis), None))
-defvjp(np.vstack, lambda t, g, y, xs, **k: (t.call(join_adjoint, "concatenate", xs, g, 0),))
+defvjp(np.vstack, lambda t, g, y, xs, **k: (t.call(join_adjoint, "vstack", xs, g, 0),))
 defvjp(np.hstack, lambda t, g, y, xs, **k: (t.call(join_adjoint, "hstack", xs, g, 0),))
 defvjp(np.linalg.norm, lambda t, g, y, x, ord=None, axis=None, keepdims=False: (t.call(norm_adjoint, x, y, g, ord, axis, keepdims),))
 defvjp(np.linalg.inv, lambda t, g, y, a: (t.neg(t.call(np.matmul, t.call(np.swapaxes, y, -1, -2), t.call(np.matmul, g, t.call(np.swapaxes, y, -1, -2)))),))
@@ -515,3 +517,77 @@ def clip_adjoint(x, lo, hi, g):
 
 def trace_adjoint(x, g):
     return g * np.eye(*np.shape(x)[-2:])
+
+defvjp(np.arctan2, lambda t, g, y, a, b, **k: (t.unb(t.div(t.mul(g, b), t.add(t.mul(a, a), t.mul(b, b))), a),
+                                               t.unb(t.neg(t.div(t.mul(g, a), t.add(t.mul(a, a), t.mul(b, b)))), b)))
+defvjp(np.hypot, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.div(a, y)), a), t.unb(t.mul(g, t.div(b, y)), b)))
+defvjp(np.logaddexp, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(np.exp, t.sub(a, y))), a), t.unb(t.mul(g, t.call(np.exp, t.sub(b, y))), b)))
+defvjp(np.atleast_1d, lambda t, g, y, x: (t.call(np.reshape, g, t.call(np.shape, x)),))
+defvjp(np.atleast_2d, lambda t, g, y, x: (t.call(np.reshape, g, t.call(np.shape, x)),))
+defvjp(np.roll, lambda t, g, y, x, shift, axis=None: (t.call(np.roll, g, t.neg(shift), axis=axis), None, None))
+defvjp(np.flip, lambda t, g, y, x, axis=None: (t.call(np.flip, g, axis=axis), None))
+defvjp(np.asanyarray, lambda t, g, y, x, *a, **k: (t.call(array_adjoint, x, g),) + (None,) * len(a))
+defvjp(np.split, lambda t, g, y, x, *a, **k: (t.call(split_adjoint, x, g, *a, **k),) + (None,) * len(a))
+defvjp(np.array_split, lambda t, g, y, x, *a, **k: (t.call(split_adjoint, x, g, *a, **k),) + (None,) * len(a))
+defvjp_method(nd, "clip", lambda t, g, y, x, lo=None, hi=None, **k: (t.call(clip_adjoint, x, lo, hi, g), None, None))
+defvjp_method(nd, "transpose", lambda t, g, y, x, *axes: (t.call(transpose_adjoint, x, g, axes[0] if len(axes) == 1 else (axes or None)),) + (None,) * len(axes))
+defvjp_method(nd, "astype", lambda t, g, y, x, *a, **k: (t.call(astype_adjoint, x, g),) + (None,) * len(a))
+defvjp_method(nd, "item", lambda t, g, y, x, *a: (t.call(item_adjoint_array, x, g, *a),) + (None,) * len(a))
+defvjp_method(nd, "squeeze", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
+defvjp_method(nd, "cumsum", lambda t, g, y, x, axis=None, **k: (t.call(cumsum_adjoint, x, g, axis),))
+defvjp_method(nd, "prod", lambda t, g, y, x, axis=None, keepdims=False: (t.call(prod_adjoint, x, g, axis, keepdims),))
+defvjp_method(nd, "var", lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, g, axis, ddof, keepdims),))
+defvjp_method(nd, "std", lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, t.div(g, t.mul(2.0, y)), axis, ddof, keepdims),))
+
+
+def split_adjoint(x, g, *a, **k):
+    if g is _no():
+        return _no()
+    shapes = [np.shape(p) for p in np.array_split(np.asarray(x), *a, **k)]
+    pieces = [np.zeros(sh) if p is _no() else np.asarray(p) for p, sh in zip(g, shapes)]
+    axis = k.get("axis", a[1] if len(a) > 1 else 0)
+    return np.concatenate(pieces, axis=axis).reshape(np.shape(x))
+
+
+def repeat_adjoint(x, g, repeats, axis=None):
+    """Each element's adjoint is the sum over its copies."""
+    x = np.asarray(x)
+    g = np.asarray(g)
+    if axis is None:
+        flat = np.zeros(x.size)
+        idx = np.repeat(np.arange(x.size), repeats)
+        np.add.at(flat, idx, g.reshape(-1))
+        return flat.reshape(x.shape)
+    idx = np.repeat(np.arange(x.shape[axis]), repeats)
+    out = np.zeros(x.shape)
+    moved_out = np.moveaxis(out, axis, 0)
+    np.add.at(moved_out, idx, np.moveaxis(g, axis, 0))
+    return out
+
+
+def astype_adjoint(x, g):
+    if np.asarray(x).dtype.kind not in "fc":
+        return _no()
+    return np.asarray(g).astype(np.asarray(x).dtype)
+
+
+def item_adjoint_array(x, g, *a):
+    out = np.zeros(np.shape(x))
+    if a:
+        out[a if len(a) > 1 else a[0]] = g
+    else:
+        out.reshape(-1)[0] = g
+    return out
+defvjp(np.repeat, lambda t, g, y, x, repeats, axis=None: (t.call(repeat_adjoint, x, g, repeats, axis), None, None))
+defvjp(np.tile, lambda t, g, y, x, reps: (t.call(tile_adjoint, x, g, reps), None))
+
+
+def tile_adjoint(x, g, reps):
+    x = np.asarray(x)
+    g = np.asarray(g)
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    shape = (1,) * (g.ndim - x.ndim) + x.shape
+    split = []
+    for n, r in zip(shape, (1,) * (g.ndim - len(reps)) + reps):
+        split += [r, n]
+    return g.reshape(split).sum(axis=tuple(range(0, len(split), 2))).reshape(x.shape)

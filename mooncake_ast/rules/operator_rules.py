@@ -51,9 +51,18 @@ defzero(op.iand, op.ior, op.ixor, op.ilshift, op.irshift, mutates=(0,))
 
 
 # ================================================================== reverse rules
-defvjp(op.add, lambda t, g, y, a, b: (t.unb(g, a), t.unb(g, b)))
+defvjp(op.add, lambda t, g, y, a, b: (t.unb(g, a), t.unb(g, b)) if getattr(t, "result_is_num", False)
+       else _pair(t, t.call(_adj().add_vjp, g, y, a, b)))
 defvjp(op.sub, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(g), b)))
-defvjp(op.mul, lambda t, g, y, a, b: (t.unb(t.mul(g, b), a), t.unb(t.mul(g, a), b)))
+defvjp(op.mul, lambda t, g, y, a, b: (t.unb(t.mul(g, b), a), t.unb(t.mul(g, a), b)) if getattr(t, "result_is_num", False)
+       else _pair(t, t.call(_adj().mul_vjp, g, y, a, b)))
+
+
+def _pair(t, both):
+    """Split a helper's (a_bar, b_bar) result (lists and tuples mean concatenation/repetition)."""
+    if hasattr(both, "tuple_size"):
+        both.tuple_size = 2
+    return t.call(op.getitem, both, 0), t.call(op.getitem, both, 1)
 defvjp(op.truediv, lambda t, g, y, a, b: (t.unb(t.div(g, b), a), t.unb(t.neg(t.div(t.mul(g, y), b)), b)))
 defvjp(op.mod, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(t.mul(g, t.call(op.floordiv, a, b))), b)))
 defvjp(op.pow, lambda t, g, y, a, b: (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a),
