@@ -221,3 +221,14 @@ def closure(x):
 def test_closures_carry_adjoints():
     check(closure, 0.8)
     assert mc.grad(closure)(0.8) == pytest.approx(6 * 0.8 + 6 * 0.8 + 6.0)
+
+
+def views_of_input(x):
+    q, k = np.split(x, 2, axis=-1)  # views of x
+    a, b = x[0], x[1]  # rows: views
+    r0, r1 = x  # unpacking an array gives views too
+    return float(np.sum(q * k) + np.sum(a * b) + np.sum(r0 * 3.0 + r1) + np.sum(np.hstack([q, k]) ** 2))
+
+
+def test_views_returned_by_split_and_unpacking_are_counted_once():
+    check(views_of_input, np.random.default_rng(4).normal(size=(2, 4)))

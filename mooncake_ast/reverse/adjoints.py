@@ -207,7 +207,13 @@ def unpack_adjoint(x: Any, g: Any) -> Any:
     if g is NoTangent:
         return g
     if isinstance(x, np.ndarray):
-        return np.array([np.zeros(x.shape[1:]) if v is NoTangent else v for v in g], dtype=float)
+        from .shadows import shadow
+        from ..tangents import is_mutable
+
+        sh = shadow(x) if is_mutable(x) else None
+        # Rows of x are views: an adjoint that is a view of x's storage is already counted there.
+        return np.array([np.zeros(x.shape[1:]) if v is NoTangent or (sh is not None and isinstance(v, np.ndarray)
+                                                                         and np.shares_memory(v, sh)) else v for v in g], dtype=float)
     if isinstance(x, list):
         return AdjList(g)
     if isinstance(x, tuple):

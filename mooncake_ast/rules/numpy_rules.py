@@ -544,9 +544,17 @@ def split_adjoint(x, g, *a, **k):
     if g is _no():
         return _no()
     shapes = [np.shape(p) for p in np.array_split(np.asarray(x), *a, **k)]
-    pieces = [np.zeros(sh) if p is _no() else np.asarray(p) for p, sh in zip(g, shapes)]
+    pieces = [np.zeros(sh) if p is _no() or _inside_storage_of(x, p) else np.asarray(p) for p, sh in zip(g, shapes)]
     axis = k.get("axis", a[1] if len(a) > 1 else 0)
     return np.concatenate(pieces, axis=axis).reshape(np.shape(x))
+
+
+def _inside_storage_of(x, g):
+    """Is g (a piece's adjoint) a view into x's adjoint storage?  Then it is already counted there."""
+    from ..reverse import shadows
+    from ..tangents import is_mutable
+
+    return isinstance(g, np.ndarray) and is_mutable(x) and np.shares_memory(g, shadows.shadow(x))
 
 
 def repeat_adjoint(x, g, repeats, axis=None):
