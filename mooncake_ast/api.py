@@ -177,8 +177,12 @@ def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Call
             return _value_and_grad(fn, args, kwargs, rcall, shadows)
 
     def _value_and_grad(fn: Any, args: tuple, kwargs: dict, rcall: Any, shadows: Any) -> tuple:
-        out, pb = rcall(fn, tuple(args), kwargs)
-        post = shadows.snapshot((*args, out))
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        out, pb = rcall(fn, tuple(args), kwargs, wrt=frozenset(nums))
+        from .reverse.runtime import may_write
+
+        writes = may_write(pb)
+        post = shadows.snapshot((*args, out)) if writes else None
         value, aux = (out[0], out[1]) if has_aux else (out, None)
         if not isinstance(value, (float, int, np.floating, np.integer)) or isinstance(value, bool) or \
                 (isinstance(value, np.ndarray) and value.shape != ()):
@@ -188,9 +192,9 @@ def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Call
         from .reverse.adjoints import AdjTuple
 
         _, args_bar, _ = pb(AdjTuple(seed) if has_aux else seed)
-        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
         grads = tuple(_to_user(shadows.take(args[i], args_bar[i]), args[i]) for i in nums)
-        shadows.reapply((*args, out), post)
+        if writes:
+            shadows.reapply((*args, out), post)
         g = grads[0] if isinstance(argnums, int) else grads
         return ((value, aux), g) if has_aux else (value, g)
 

@@ -54,10 +54,11 @@ def returns_fresh(fn: Any, rule: Optional[Rule]) -> bool:
 
 
 class Activity:
-    def __init__(self, fn: Function, static_rule: Callable[[Call], tuple[Any, Optional[Rule]]], self_active: bool) -> None:
+    def __init__(self, fn: Function, static_rule: Callable[[Call], tuple[Any, Optional[Rule]]], self_active: bool,
+                 inactive: frozenset = frozenset()) -> None:
         self.fn = fn
         self.static_rule = static_rule
-        self.active: set[Value] = set(p for p in fn.params)
+        self.active: set[Value] = set(p for p in fn.params if p not in inactive)
         if self_active:
             self.active.add(fn.self_ref)  # type: ignore[attr-defined]
             self.active.update(fn.freevars)

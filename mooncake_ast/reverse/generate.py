@@ -26,6 +26,7 @@ class GeneratedReverse:
     bindings: dict
     module: types.ModuleType
     key: str
+    may_write: bool = True
 
 
 def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str]) -> tuple[str, ReverseTransform]:
@@ -83,7 +84,9 @@ def generate_reverse(fn: types.FunctionType, kinds: dict[str, str]) -> Generated
     module = cache.load_module(key, stem, lambda: text)
     fwd = _bind(module, "__forward", fn)
     rev = _bind(module, "__pullback", fn)
-    return GeneratedReverse(fwd, rev, rt.uses_self, bool(rt.ir.freevars), rt.resolver.bindings, module, key)
+    may_write = bool(rt.saves or rt.dispatched or any(
+        s.callee() in (list.append, set.add) for b in rt.ir.blocks for s in b.stmts))
+    return GeneratedReverse(fwd, rev, rt.uses_self, bool(rt.ir.freevars), rt.resolver.bindings, module, key, may_write)
 
 
 def _bind(module: types.ModuleType, suffix: str, fn: types.FunctionType) -> types.FunctionType:

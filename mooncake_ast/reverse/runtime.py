@@ -30,7 +30,8 @@ def _zero_pullback(n: int, kwargs: dict) -> Callable:
     return pullback
 
 
-def rcall(f: Any, args: tuple, kwargs: dict) -> tuple:
+def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
+    """`(f(*args, **kwargs), pullback)`.  `wrt`: positions of the arguments to differentiate (None: all)."""
     kwargs = kwargs or {}
     special = _runtime_reverse(f)
     if special is not None:
@@ -68,7 +69,7 @@ def rcall(f: Any, args: tuple, kwargs: dict) -> tuple:
         if rule.jvp is not None:
             raise MissingRuleError(f, "reverse", "it has a forward rule only")
     if isinstance(f, types.FunctionType):
-        return derived_reverse(f, args, kwargs)
+        return derived_reverse(f, args, kwargs, wrt)
     if isinstance(f, types.MethodType):
         y, pb = rcall(f.__func__, (f.__self__, *args), kwargs)
 
@@ -322,6 +323,11 @@ def kinds_of(args: tuple) -> tuple:
     return tuple("num" if type(a) in (float, int, bool) else "any" for a in args)
 
 
+def may_write(pullback: Any) -> bool:
+    """Can the call behind this pullback have written to objects its caller can reach?"""
+    return getattr(pullback, "may_write", True)
+
+
 class DerivedReverse:
     def __init__(self, fn: types.FunctionType, kinds: dict[str, str]) -> None:
         from .generate import generate_reverse
@@ -342,12 +348,27 @@ class DerivedReverse:
 _DERIVED: dict[tuple, DerivedReverse] = {}
 
 
-def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple:
+_SIGNATURES: dict = {}
+
+
+def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
     from ..forward.runtime import bind
 
-    primals, _ = bind(fn, NoTangent, tuple(args), (NoTangent,) * len(args), kwargs, {})
-    sig_params = list(inspect.signature(fn).parameters.values())
+    sig = _SIGNATURES.get(fn.__code__)
+    if sig is None:
+        params = list(inspect.signature(fn).parameters.values())
+        simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        sig = _SIGNATURES[fn.__code__] = (params, simple)
+    sig_params, simple = sig
+    if simple and not kwargs and len(args) == len(sig_params):
+        primals = tuple(args)
+    else:
+        primals, _ = bind(fn, NoTangent, tuple(args), (NoTangent,) * len(args), kwargs, {})
     kinds = {p.name: k for p, k in zip(sig_params, kinds_of(primals))}
+    if wrt is not None:
+        for i, p in enumerate(sig_params):
+            if i >= len(args) or i not in wrt:
+                kinds[p.name] = "inactive"
     key = (fn.__code__, tuple(sorted(kinds.items())))
     rule = _DERIVED.get(key)
     if rule is None or rule.stale(fn):
@@ -365,6 +386,7 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple:
         grads = pullback_fn(g, tape)
         return NoTangent, *_unbind(fn, sig_params, args, kwargs, grads)
 
+    pullback.may_write = gen.may_write  # type: ignore[attr-defined]
     return y, pullback
 
 

@@ -127,6 +127,10 @@ class ReverseTransform:
         self.resolver = StaticResolver(user_globals)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         self.act = Activity(ir, self.resolver.callee, self.uses_self)
+        inactive = {p for p in ir.params if param_kinds.get(p.name) == "inactive"}
+        if inactive:
+            self.act = Activity(ir, self.resolver.callee, self.uses_self, inactive=inactive)
+        self.stored = self._storage_backed()
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
         self.regions = build_regions(ir)
         dom = dominators(ir)
@@ -158,6 +162,34 @@ class ReverseTransform:
         self.anchored: set[Block] = set()
         self.edge_records: dict[tuple, list[Value]] = {}  # (src, dst) -> values recorded when the edge is taken
         self._keyed_stacks: dict[tuple, Call] = {}
+
+    def _by_storage(self, v: Value) -> bool:
+        """Is v's adjoint (possibly) kept in identity-keyed storage rather than in a local variable?"""
+        return not self.is_num(v) and (v in self.stored or isinstance(v, (Param, FreeVar)))
+
+    def _storage_backed(self) -> set:
+        """Values whose adjoints must live in identity-keyed storage rather than in local variables.
+
+        Those in an alias class that is written in place, read item by item (so each read can add
+        into its slot instead of building a whole zero array), or handed to code we do not see.
+        """
+        roots: set = set()
+        for b in self.ir.blocks:
+            for s in b.stmts:
+                fn, rule = self.resolver.callee(s)
+                touched: list = []
+                if fn is None or (rule is None and fn not in SPECIAL) or (rule is not None and rule.user_frule is not None):
+                    touched = [s.fn, *s.args, *s.kwargs.values()]  # dispatched: unknown code
+                elif _hashable(fn) and fn in SPECIAL:
+                    touched = [s, *s.args]  # the run-time helpers add into storage for every argument
+                elif rule is not None and (rule.mutates or "out" in s.kwargs):
+                    touched = list(s.args) + list(s.kwargs.values())
+                elif _hashable(fn) and fn in (ops.sequence,):
+                    touched = [s.args[0]]
+                for v in touched:
+                    if not isinstance(v, Const):
+                        roots.add(self.act.find(v))
+        return {v for v in self.act.parent if self.act.find(v) in roots}
 
     def _mark_loops(self, r: Any, inside: bool) -> None:
         if isinstance(r, Seq):
@@ -213,6 +245,8 @@ class ReverseTransform:
         cur = self.read_adj(v)
         if self.is_num(v):
             new = g if _is_zero(cur) else self.b.call(operator.add, [cur, g])
+        elif v not in self.stored and not isinstance(v, (Param, FreeVar)):
+            new = g if _is_zero(cur) else self.b.call(adj.accumulate, [cur, g])  # a plain value: no storage
         else:
             new = self.b.call(shadows.acc, [self.primal(v), cur, g])
         self.write_adj(v, new)
@@ -226,6 +260,11 @@ class ReverseTransform:
         """
         cur = self.read_adj(v)
         if self.is_num(v):
+            if _is_zero(cur):
+                return None
+            self.b.write(self._var(v), self.zero(v))
+            return cur
+        if v not in self.stored and not isinstance(v, (Param, FreeVar)):
             if _is_zero(cur):
                 return None
             self.b.write(self._var(v), self.zero(v))
@@ -262,8 +301,8 @@ class ReverseTransform:
         self.b.position_at(entry)
         self.b.loc = self.ir.loc
         self.rev_seq(self.regions.items)
-        grads = [self.read_adj(p) if self.is_num(p) else self.b.call(shadows.take, [self.primal(p), self.read_adj(p)])
-                 for p in self.ir.params]
+        grads = [self.read_adj(p) if self.is_num(p) or p not in self.stored else
+                 self.b.call(shadows.take, [self.primal(p), self.read_adj(p)]) for p in self.ir.params]
         self.b.ret(self.b.call(ops.tuple_of, grads))
         self.b.finish()
         fold_zero_additions(self.rev)
@@ -326,7 +365,7 @@ class ReverseTransform:
         """
         moves = [(phi, phi.incoming[src]) for phi in dst.phis
                  if src in phi.incoming and self.active(phi) and phi.incoming[src] is not UNDEFINED]
-        others = [(phi, v) for phi, v in moves if not self.is_num(phi)]
+        others = [(phi, v) for phi, v in moves if self._by_storage(phi)]
         record = None
         if others:
             stack = self._stack_for(("edge", (src, dst)), "crossed")
@@ -335,8 +374,8 @@ class ReverseTransform:
             self.edge_records[(src, dst)] = [v for _, v in others]
         j = 0
         for phi, v in moves:
-            if self.is_num(phi):
-                g = self.take_adj(phi)
+            if not self._by_storage(phi):
+                g = self.take_adj(phi)  # an adjoint held as a value moves as a value
                 if g is not None:
                     self.accumulate(v, g)
                 continue
