@@ -6,8 +6,13 @@ import inspect
 import types
 from typing import Any, Callable, Optional
 
+import numpy as np
+
 from .errors import MooncakeError
-from .tangents import NoTangent, materialize, zero_tangent
+from .reverse import shadows
+from .reverse.adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint
+from .reverse.runtime import may_write, rcall
+from .tangents import MutableTangent, NoTangent, Tangent, materialize, zero_tangent, zeros_like_tangent
 
 
 def _as_function(f: Any) -> Any:
@@ -114,9 +119,8 @@ def differentiate(f: Callable) -> Differentiable:
 
 def _to_user(g: Any, primal: Any) -> Any:
     """An adjoint in the structure of its argument (tuples, lists, dicts; objects as mc.Tangent)."""
-    from .reverse.adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint
-    from .tangents import MutableTangent, Tangent, zeros_like_tangent
-
+    if type(primal) is np.ndarray and type(g) is np.ndarray and g.shape == primal.shape and primal.dtype.kind == "f":
+        return g if g.dtype == primal.dtype else g.astype(primal.dtype)
     if isinstance(primal, (bool, int, str, bytes, type(None))) and not isinstance(primal, float):
         return NoTangent
     if g is NoTangent or g is None:
@@ -128,8 +132,6 @@ def _to_user(g: Any, primal: Any) -> Any:
         return {k: _to_user(g.get(k, NoTangent), v) for k, v in primal.items()}
     if isinstance(g, MutableTangent) and hasattr(primal, "__dict__"):
         return Tangent({k: _to_user(g.fields.get(k, NoTangent), v) for k, v in vars(primal).items()})
-    import numpy as np
-
     if isinstance(primal, np.ndarray):
         if primal.dtype.kind not in "fc":
             return NoTangent
@@ -141,9 +143,6 @@ def _to_user(g: Any, primal: Any) -> Any:
 
 def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     """`(f(*primals), vjp_fn)`; `vjp_fn(out_bar)` returns one adjoint per primal (a tuple)."""
-    from .reverse import shadows
-    from .reverse.runtime import rcall
-
     f = _as_function(f)
     ctx = shadows.Context()
     with ctx:
@@ -166,21 +165,16 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
 
 def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     """`g(*args) -> (value, gradient(s))` for f returning a scalar (or `(scalar, aux)` with has_aux)."""
-    import numpy as np
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    wrt = frozenset(nums)
+    fn = _as_function(f)
 
     def wrapped(*args: Any, **kwargs: Any) -> tuple:
-        from .reverse import shadows
-        from .reverse.runtime import rcall
-
-        fn = _as_function(f)
         with shadows.Context():
-            return _value_and_grad(fn, args, kwargs, rcall, shadows)
+            return _value_and_grad(args, kwargs)
 
-    def _value_and_grad(fn: Any, args: tuple, kwargs: dict, rcall: Any, shadows: Any) -> tuple:
-        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-        out, pb = rcall(fn, tuple(args), kwargs, wrt=frozenset(nums))
-        from .reverse.runtime import may_write
-
+    def _value_and_grad(args: tuple, kwargs: dict) -> tuple:
+        out, pb = rcall(fn, args, kwargs, wrt=wrt)
         writes = may_write(pb)
         post = shadows.snapshot((*args, out)) if writes else None
         value, aux = (out[0], out[1]) if has_aux else (out, None)
@@ -189,8 +183,6 @@ def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Call
             raise TypeError(f"grad of {getattr(fn, '__qualname__', fn)} needs a scalar float result, got "
                             f"{type(value).__name__}; use mc.vjp for other outputs")
         seed = (1.0, NoTangent) if has_aux else 1.0
-        from .reverse.adjoints import AdjTuple
-
         _, args_bar, _ = pb(AdjTuple(seed) if has_aux else seed)
         grads = tuple(_to_user(shadows.take(args[i], args_bar[i]), args[i]) for i in nums)
         if writes:

@@ -73,6 +73,8 @@ def accumulate(a: Any, b: Any) -> Any:
 
 def unbroadcast(g: Any, like: Any) -> Any:
     """Sum `g` over the axes NumPy broadcast `like` along, so it has `like`'s shape (and is a number if `like` is)."""
+    if type(g) is np.ndarray and type(like) is np.ndarray and g.shape == like.shape and g.dtype.kind != "c":
+        return g  # the common case, first
     if g is NoTangent:
         return g
     if isinstance(like, np.ndarray):
@@ -339,6 +341,8 @@ def values_adjoint(d: dict, g: Any) -> Any:
 
 def add_vjp(g: Any, y: Any, a: Any, b: Any) -> tuple:
     """Adjoints of y = a + b: sums for numbers and arrays, the two pieces for concatenated sequences."""
+    if type(y) is np.ndarray:
+        return unbroadcast(g, a), unbroadcast(g, b)
     if g is NoTangent:
         return NoTangent, NoTangent
     if isinstance(y, (list, tuple)) and isinstance(a, (list, tuple)):
@@ -348,8 +352,13 @@ def add_vjp(g: Any, y: Any, a: Any, b: Any) -> tuple:
     return unbroadcast(g, a), unbroadcast(g, b)
 
 
-def mul_vjp(g: Any, y: Any, a: Any, b: Any) -> tuple:
-    """Adjoints of y = a * b: products for numbers and arrays; for `seq * n` the repeats are summed."""
+def mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = True) -> tuple:
+    """Adjoints of y = a * b: products for numbers and arrays; for `seq * n` the repeats are summed.
+
+    `need_a`/`need_b` say whether an operand is differentiated at all (known when the code is made).
+    """
+    if type(y) is np.ndarray:
+        return (unbroadcast(g * b, a) if need_a else NoTangent), (unbroadcast(g * a, b) if need_b else NoTangent)
     if g is NoTangent:
         return NoTangent, NoTangent
     if isinstance(y, (list, tuple)):

@@ -346,14 +346,13 @@ class DerivedReverse:
 
 
 _DERIVED: dict[tuple, DerivedReverse] = {}
+_FAST: dict[tuple, DerivedReverse] = {}  # (code, argument kinds, wrt) -> rule, without building the full key
 
 
 _SIGNATURES: dict = {}
 
 
 def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
-    from ..forward.runtime import bind
-
     sig = _SIGNATURES.get(fn.__code__)
     if sig is None:
         params = list(inspect.signature(fn).parameters.values())
@@ -363,20 +362,27 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any 
     if simple and not kwargs and len(args) == len(sig_params):
         primals = tuple(args)
     else:
+        from ..forward.runtime import bind
+
         primals, _ = bind(fn, NoTangent, tuple(args), (NoTangent,) * len(args), kwargs, {})
-    kinds = {p.name: k for p, k in zip(sig_params, kinds_of(primals))}
-    if wrt is not None:
-        for i, p in enumerate(sig_params):
-            if i >= len(args) or i not in wrt:
-                kinds[p.name] = "inactive"
-    key = (fn.__code__, tuple(sorted(kinds.items())))
-    rule = _DERIVED.get(key)
+    kinds_t = kinds_of(primals)
+    fast_key = (fn.__code__, kinds_t, wrt)
+    rule = _FAST.get(fast_key)
     if rule is None or rule.stale(fn):
-        try:
-            rule = DerivedReverse(fn, kinds)
-        except SourceUnavailableError as e:
-            raise MissingRuleError(fn, "reverse", f"no Python source: {e}") from None
-        _DERIVED[key] = rule
+        kinds = {p.name: k for p, k in zip(sig_params, kinds_t)}
+        if wrt is not None:
+            for i, p in enumerate(sig_params):
+                if i >= len(args) or i not in wrt:
+                    kinds[p.name] = "inactive"
+        key = (fn.__code__, tuple(sorted(kinds.items())))
+        rule = _DERIVED.get(key)
+        if rule is None or rule.stale(fn):
+            try:
+                rule = DerivedReverse(fn, kinds)
+            except SourceUnavailableError as e:
+                raise MissingRuleError(fn, "reverse", f"no Python source: {e}") from None
+            _DERIVED[key] = rule
+        _FAST[fast_key] = rule
     gen = rule.gen
     out = gen.forward(fn, *primals) if gen.takes_self else gen.forward(*primals)
     y, tape = out
@@ -432,3 +438,4 @@ def _unbind(fn: types.FunctionType, params: list, args: tuple, kwargs: dict, gra
 
 def clear() -> None:
     _DERIVED.clear()
+    _FAST.clear()

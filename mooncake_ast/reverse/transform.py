@@ -78,6 +78,10 @@ class TemplateBuilder:
         v = h.v if isinstance(h, PH) else h
         return v.value if isinstance(v, Const) else v
 
+    def needs(self, h: Any) -> bool:
+        """Does operand h get an adjoint at all?"""
+        return isinstance(h, PH) and self.rt.active(h.v)
+
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
         return self.rt.b.call(fn, [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()})
 

@@ -323,6 +323,8 @@ defvjp_method(nd, "dot", lambda t, g, y, a, b: (t.call(dot_adjoint_a, g, a, b), 
 
 def sum_adjoint(x, g, axis=None, keepdims=False):
     """Spread g back over the summed axes."""
+    if axis is None and np.ndim(g) == 0:
+        return np.full(np.shape(x), g, dtype=float)
     x = np.asarray(x)
     g = np.asarray(g, dtype=float)
     if axis is not None and not keepdims:
@@ -331,6 +333,8 @@ def sum_adjoint(x, g, axis=None, keepdims=False):
 
 
 def mean_adjoint(x, g, axis=None, keepdims=False):
+    if axis is None and np.ndim(g) == 0:
+        return np.full(np.shape(x), g / np.size(x), dtype=float)
     x = np.asarray(x)
     n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
     return sum_adjoint(x, g, axis, keepdims) / n
@@ -356,6 +360,10 @@ def dot_adjoint_b(g, a, b):
 
 def matmul_adjoint_a(g, a, b):
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if a.ndim == 2 and b.ndim == 2:
+        return g @ b.T
+    if a.ndim == 2 and b.ndim == 1:
+        return np.outer(g, b)
     if b.ndim == 1:
         return np.multiply.outer(g, b) if a.ndim > 1 else g * b
     gb = np.matmul(g[..., None, :] if a.ndim == 1 else g, np.swapaxes(b, -1, -2))
@@ -367,6 +375,8 @@ def matmul_adjoint_a(g, a, b):
 
 def matmul_adjoint_b(g, a, b):
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if a.ndim == 2 and b.ndim in (1, 2):
+        return a.T @ g  # matrix-vector stays matrix-vector
     if a.ndim == 1:
         return np.multiply.outer(a, g) if b.ndim > 1 else g * a
     ga = np.matmul(np.swapaxes(a, -1, -2), g[..., :, None] if b.ndim == 1 else g)

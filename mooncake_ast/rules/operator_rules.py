@@ -55,7 +55,13 @@ defvjp(op.add, lambda t, g, y, a, b: (t.unb(g, a), t.unb(g, b)) if getattr(t, "r
        else _pair(t, t.call(_adj().add_vjp, g, y, a, b)))
 defvjp(op.sub, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(g), b)))
 defvjp(op.mul, lambda t, g, y, a, b: (t.unb(t.mul(g, b), a), t.unb(t.mul(g, a), b)) if getattr(t, "result_is_num", False)
-       else _pair(t, t.call(_adj().mul_vjp, g, y, a, b)))
+       else _pair(t, t.call(_adj().mul_vjp, g, y, a, b, _needs(t, a), _needs(t, b))))
+
+
+def _needs(t, x):
+    """Is operand x differentiated (so its adjoint is worth computing)?"""
+    needs = getattr(t, "needs", None)
+    return True if needs is None else needs(x)
 
 
 def _pair(t, both):
