@@ -87,9 +87,11 @@ class Differentiable:
 
             return derived_forward(fn).gen
         if mode == "reverse":
-            from .reverse.runtime import DerivedReverse
+            from .reverse.runtime import LATEST, DerivedReverse
 
-            return DerivedReverse(fn, {}).gen
+            # The module the last gradient call used (specialised on its arguments), or a generic one.
+            rule = LATEST.get(getattr(fn, "__code__", None))
+            return (rule or DerivedReverse(fn, {})).gen
         raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
 
     def source(self, mode: str = "forward") -> str:

@@ -47,3 +47,23 @@ def fill_array(x, n):
 def unpack_and_call(p):
     a, b = p
     return max(a, b) * abs(a - b)
+
+
+def loop_with_break(x, limit):
+    total = 0.0
+    for i in range(10):
+        if total > limit:
+            break
+        total = total + x * i
+    return total
+
+
+def while_with_break(x):
+    y = x
+    n = 0
+    while y < 100.0:
+        y = y * 1.7 + 1.0
+        n += 1
+        if n > 5:
+            break
+    return y

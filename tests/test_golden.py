@@ -37,3 +37,19 @@ def test_ir(fn):
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=[f.__name__ for f in FUNCTIONS])
 def test_forward_source(fn):
     _compare(f"{fn.__name__}.forward.py.txt", _body(mc.source(fn, "forward")))
+
+
+# Reverse mode: straight-line code, an if/else, a for loop, a loop with break, a while loop with
+# break, and a loop writing into an array.
+REVERSE = [g.straight_line, g.branches, g.sine_sum, g.loop_with_break, g.while_with_break, g.fill_array]
+
+
+# Each is shown as specialised for the argument kinds of a typical call (floats are numbers).
+CALLS = {g.straight_line: (1.5, 0.5), g.branches: (0.7,), g.sine_sum: (0.3, 5), g.loop_with_break: (0.3, 4.0),
+         g.while_with_break: (1.5,), g.fill_array: (0.5, 6)}
+
+
+@pytest.mark.parametrize("fn", REVERSE, ids=[f.__name__ for f in REVERSE])
+def test_reverse_source(fn):
+    mc.grad(fn)(*CALLS[fn])
+    _compare(f"{fn.__name__}.reverse.py.txt", _body(mc.source(fn, "reverse")))

@@ -38,6 +38,10 @@ ALIASES_FIRST_ARG = {
 }
 
 
+# writes: the position of the value stored into the first argument
+STORES = {operator.setitem: 2, setattr: 2, ops.cell_set: 1, list.append: 1, set.add: 1}
+
+
 def returns_fresh(fn: Any, rule: Optional[Rule]) -> bool:
     """True if fn's result never shares storage with its arguments."""
     try:
@@ -95,6 +99,9 @@ class Activity:
                     continue
                 if fn in ALIASES_FIRST_ARG and s.args:
                     self.union(s, s.args[0])  # x[i], x.a, x += y: the result is (part of) x
+                    continue
+                if fn in STORES and len(s.args) > STORES[fn]:
+                    self.union(s.args[0], s.args[STORES[fn]])  # x[i] = v: v is now part of x (i is not)
                     continue
                 for v in s.operands():
                     if v is not s.fn or fn is None:

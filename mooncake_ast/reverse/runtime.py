@@ -347,6 +347,7 @@ class DerivedReverse:
 
 _DERIVED: dict[tuple, DerivedReverse] = {}
 _FAST: dict[tuple, DerivedReverse] = {}  # (code, argument kinds, wrt) -> rule, without building the full key
+LATEST: dict = {}  # code -> the rule made most recently (what `mc.source(f, "reverse")` shows)
 
 
 _SIGNATURES: dict = {}
@@ -373,7 +374,7 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any 
         if wrt is not None:
             for i, p in enumerate(sig_params):
                 if i >= len(args) or i not in wrt:
-                    kinds[p.name] = "inactive"
+                    kinds[p.name] += ":inactive"  # not differentiated; still a number or not
         key = (fn.__code__, tuple(sorted(kinds.items())))
         rule = _DERIVED.get(key)
         if rule is None or rule.stale(fn):
@@ -383,6 +384,7 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any 
                 raise MissingRuleError(fn, "reverse", f"no Python source: {e}") from None
             _DERIVED[key] = rule
         _FAST[fast_key] = rule
+        LATEST[fn.__code__] = rule
     gen = rule.gen
     out = gen.forward(fn, *primals) if gen.takes_self else gen.forward(*primals)
     y, tape = out

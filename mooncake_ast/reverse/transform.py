@@ -127,11 +127,13 @@ class TemplateBuilder:
 class ReverseTransform:
     def __init__(self, ir: Function, user_globals: dict, param_kinds: dict[str, str]) -> None:
         self.ir = ir
+        inactive_names = {k for k, v in param_kinds.items() if v.endswith(":inactive")}
+        param_kinds = {k: v.split(":")[0] for k, v in param_kinds.items()}
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         self.act = Activity(ir, self.resolver.callee, self.uses_self)
-        inactive = {p for p in ir.params if param_kinds.get(p.name) == "inactive"}
+        inactive = {p for p in ir.params if p.name in inactive_names}
         if inactive:
             self.act = Activity(ir, self.resolver.callee, self.uses_self, inactive=inactive)
         self.stored = self._storage_backed()
@@ -454,7 +456,8 @@ class ReverseTransform:
 
         `adjoint_args` are the positions of the arguments whose (value) adjoints the helper updates and returns.
         """
-        g = self.take_adj(s) if s in self.act.active else ZERO
+        writes = save is not None and helper is not shadows.inplace_reverse
+        g = self.take_adj(s) if s in self.act.active and not writes else ZERO  # a write's own value is None
         old = []
         if save is not None:
             saved = self.saves.get(s)
@@ -465,7 +468,8 @@ class ReverseTransform:
         extra = [Const(INPLACE[fn])] if helper is shadows.inplace_reverse else []
         args = [self.primal(a) for a in s.args]
         bars = [self.read_adj(s.args[i]) if self.active(s.args[i]) else ZERO for i in adjoint_args]
-        out = self.b.call(helper, [g if g is not None else ZERO, self.primal(s), *old, *extra, *args, *bars])
+        y = Const(None) if writes else self.primal(s)
+        out = self.b.call(helper, [g if g is not None else ZERO, y, *old, *extra, *args, *bars])
         if not adjoint_args:
             return
         if len(adjoint_args) == 1:
@@ -716,6 +720,9 @@ def fold_zero_additions(fn: Function) -> None:
         for s in b.stmts:
             if s.callee() in (operator.add, adj.accumulate) and len(s.args) == 2 and not s.kwargs:
                 a, c = (replace.get(x, x) for x in s.args)
+                if _is_zero(a) and _is_zero(c):
+                    replace[s] = a
+                    continue
                 if _is_zero(a) and not _is_zero(c):
                     replace[s] = c
                     continue
