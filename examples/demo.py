@@ -19,3 +19,6 @@ if __name__ == "__main__":
     print()
     print(f"Generated forward-mode module ({mc.differentiate(f).source_path('forward')}):")
     print(mc.source(f, "forward"))
+    g = mc.grad(f)(0.3, 5)
+    print(f"Reverse mode: df/dx = {g:.6f}.  Generated reverse-mode module ({mc.differentiate(f).source_path('reverse')}):")
+    print(mc.source(f, "reverse"))
