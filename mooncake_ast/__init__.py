@@ -8,6 +8,7 @@ __version__ = "0.1.0"
 
 from . import rules as _rules  # noqa: F401  (registers the built-in rules)
 from .api import Differentiable, differentiate, grad, jvp, source, value_and_grad, vjp
+from .user_rules import frule, rrule, zero_derivative
 from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, UnsupportedSyntaxError
 from .tangents import FunctionTangent, MutableTangent, Tangent
 from .tangents import NoTangentType as NoTangent  # NoTangent() is the (singleton) tangent of ints, bools, str, None
@@ -15,7 +16,7 @@ from .tangents import NoTangentType as NoTangent  # NoTangent() is the (singleto
 from . import testing  # noqa: E402
 
 __all__ = [
-    "jvp", "vjp", "grad", "value_and_grad", "differentiate", "source", "Differentiable", "NoTangent", "Tangent", "MutableTangent",
+    "jvp", "vjp", "grad", "value_and_grad", "differentiate", "frule", "rrule", "zero_derivative", "source", "Differentiable", "NoTangent", "Tangent", "MutableTangent",
     "FunctionTangent", "testing", "UnsupportedSyntaxError", "MissingRuleError", "MooncakeError",
     "SourceUnavailableError",
 ]

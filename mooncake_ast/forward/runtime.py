@@ -34,6 +34,8 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     if rule is not None:
         if rule.user_frule is not None:
             return rule.user_frule(tuple(args), tuple(dargs), **kwargs)
+        if rule.user_rrule is not None and rule.jvp is None and not rule.zero:
+            raise MissingRuleError(f, "forward", "it has a reverse rule only")
         if rule.jvp is not None or rule.zero:
             owner = getattr(f, "__self__", None)
             if (rule.key.__class__ is tuple) and owner is not None:  # a method: self is the first operand

@@ -66,7 +66,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
                 return NoTangent, AdjTuple(contribs[:len(args)]), AdjDict()
 
             return y, template_pullback
-        if rule.jvp is not None:
+        if rule.jvp is not None or rule.user_frule is not None:
             raise MissingRuleError(f, "reverse", "it has a forward rule only")
     if isinstance(f, types.FunctionType):
         return derived_reverse(f, args, kwargs, wrt)
