@@ -23,6 +23,7 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Pa
 from ..rules import registry
 from ..rules.registry import Rule, lookup, update
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
+from ..ir.dce import sweep
 from ..ir.kinds import NUM, infer_kinds
 from ..rules import helpers
 from ..tangents import storage
@@ -387,26 +388,8 @@ class ForwardTransform:
 
 
 def remove_dead_derived(ir: Function) -> None:
-    """Mark and sweep: drop tangent code whose result nothing needs (templates build terms eagerly)."""
-    live: set = set()
-    work: list = []
-    for b in ir.blocks:
-        for phi in b.phis:
-            if not getattr(phi, "derived", False):
-                work.append(phi)
-        for st in b.stmts:
-            if not getattr(st, "derived", False) or getattr(st, "effect", False):
-                work.append(st)
-        work.extend(v for v in b.term.operands() if isinstance(v, Stmt))  # type: ignore[union-attr]
-    while work:
-        v = work.pop()
-        if v in live:
-            continue
-        live.add(v)
-        work.extend(o for o in v.operands() if isinstance(o, Stmt) and o not in live)
-    for b in ir.blocks:
-        b.phis = [p for p in b.phis if p in live]
-        b.stmts = [st for st in b.stmts if st in live]
+    """Drop tangent code whose result nothing needs (templates build terms eagerly)."""
+    sweep(ir, lambda st: not getattr(st, "derived", False) or getattr(st, "effect", False))
 
 
 def primal_first(stmts: list, resolver: "StaticResolver") -> list:

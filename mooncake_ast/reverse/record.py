@@ -17,31 +17,16 @@ import operator
 from typing import Any
 
 from .. import ops
-from ..ir.builder import simplify_cfg
+from ..ir.dce import sweep
 from ..ir.nodes import Block, Branch, Call, Const, Function, Goto, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq
 from . import adjoints as adj
 from .transform import ReverseTransform, _own_exits, _own_exits_loop, _primal_ref, _stack_ref, anchor
 
 
-def sweep(fn: Function) -> None:
-    """Remove statements and phis whose values nothing needs (pure code only)."""
-    live: set = set()
-    work: list = []
-    for b in fn.blocks:
-        for s in b.stmts:
-            if s.callee() in EFFECTS or getattr(s, "keep", False):
-                work.append(s)
-        work.extend(v for v in b.term.operands() if isinstance(v, Stmt))  # type: ignore[union-attr]
-    while work:
-        v = work.pop()
-        if v in live:
-            continue
-        live.add(v)
-        work.extend(o for o in v.operands() if isinstance(o, Stmt) and o not in live)
-    for b in fn.blocks:
-        b.phis = [p for p in b.phis if p in live]
-        b.stmts = [s for s in b.stmts if s in live]
+def sweep_pullback(fn: Function) -> None:
+    """Remove pullback code nothing needs; calls with effects (pops, storage updates) stay."""
+    sweep(fn, lambda s: isinstance(s, Call) and (s.callee() in EFFECTS or getattr(s, "keep", False)))
 
 
 from . import shadows
@@ -54,7 +39,7 @@ EFFECTS = {anchor, adj.call_pullback, list.pop, shadows.acc, shadows.getitem_rev
 
 def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     rev, fwd = rt.rev, rt.ir
-    sweep(rev)
+    sweep_pullback(rev)
     _SPLITS.clear()
     _patch_dispatch(rt)
     _patch_saves(rt)

@@ -668,13 +668,13 @@ def _hashable(x: Any) -> bool:
         return False
 
 
-def _own_exits_loop(r: Loop) -> list[Edge]:
-    """Edges that leave loop r itself: its breaks, and returns anywhere inside."""
+def _exits(r: Any, keep: Callable[[Edge, int], bool]) -> list[Edge]:
+    """Edges inside r that `keep(edge, depth)` selects (depth: how many loops of r they sit in)."""
     out: list[Edge] = []
 
     def walk(x: Any, depth: int) -> None:
         if isinstance(x, Edge):
-            if x.kind in ("return", "raise") or (x.kind == "break" and depth == 0):
+            if keep(x, depth):
                 out.append(x)
         elif isinstance(x, Seq):
             for i in x.items:
@@ -684,32 +684,20 @@ def _own_exits_loop(r: Loop) -> list[Edge]:
             walk(x.orelse, depth)
         elif isinstance(x, Loop):
             walk(x.body, depth + 1)
-            walk(x.orelse, depth)
+            walk(x.orelse, depth + 1)
 
-    walk(r.body, 0)
+    walk(r, 0)
     return out
+
+
+def _own_exits_loop(r: Loop) -> list[Edge]:
+    """Edges that leave loop r itself: its own breaks, and returns anywhere inside."""
+    return _exits(r.body, lambda e, depth: e.kind in ("return", "raise") or (e.kind == "break" and depth == 0))
 
 
 def _own_exits(r: Any) -> list[Edge]:
     """Exits of a region that leave it at this loop level (continue/break of nested loops stay inside)."""
-    out: list[Edge] = []
-
-    def walk(x: Any, in_loop: bool) -> None:
-        if isinstance(x, Edge):
-            if not in_loop or x.kind in ("return", "raise"):
-                out.append(x)
-        elif isinstance(x, Seq):
-            for i in x.items:
-                walk(i, in_loop)
-        elif isinstance(x, If):
-            walk(x.then, in_loop)
-            walk(x.orelse, in_loop)
-        elif isinstance(x, Loop):
-            walk(x.body, True)
-            walk(x.orelse, True)
-
-    walk(r, False)
-    return out
+    return _exits(r, lambda e, depth: depth == 0 or e.kind in ("return", "raise"))
 
 
 def fold_zero_additions(fn: Function) -> None:

@@ -5,9 +5,9 @@ used as-is or with minimal mechanical edits (noted in each function's origin com
 to measure how mooncake_ast fares on code it was not written for.  Same API as
 ``tests/corpus``: each module defines module-level functions and a ``CASES`` list.
 """
-import dataclasses
 import importlib
-from typing import Callable
+
+from tests.corpus import Case  # noqa: F401  (the same case type as the corpus)
 
 MODULES = (
     "scipy_benchmarks",
@@ -18,18 +18,6 @@ MODULES = (
     "numpy_polynomial",
     "cpython_stdlib",
 )
-
-
-@dataclasses.dataclass(frozen=True)
-class Case:
-    fn: Callable
-    args: Callable[[], tuple]  # factory returning FRESH argument objects on each call
-    kwargs: Callable[[], dict] = dict
-    tags: tuple = ()
-
-    @property
-    def name(self):
-        return f"{self.fn.__module__.rsplit('.', 1)[-1]}.{self.fn.__qualname__}"
 
 
 def all_cases() -> list[Case]:
