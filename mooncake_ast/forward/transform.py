@@ -289,6 +289,7 @@ class ForwardTransform:
         remove_dead_derived(ir)
         for b in ir.blocks:
             b.stmts = primal_first(b.stmts, self.resolver)
+        _verify_if_asked(ir)
         return ir, params
 
     # ------------------------------------------------------------ helpers
@@ -385,6 +386,15 @@ class ForwardTransform:
         ds.derived = True  # type: ignore[attr-defined]
         out.append(ds)
         self._set(s, ds)
+
+
+def _verify_if_asked(ir: Function) -> None:
+    import os
+
+    if os.environ.get("MOONCAKE_AST_VERIFY"):
+        from ..ir.verifier import verify
+
+        verify(ir)
 
 
 def remove_dead_derived(ir: Function) -> None:

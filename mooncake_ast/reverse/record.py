@@ -152,6 +152,10 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             b.stmts = first + [s for s in b.stmts if s not in first]
     fwd.recompute_preds()
     rev.recompute_preds()
+    from ..forward.transform import _verify_if_asked
+
+    _verify_if_asked(fwd)
+    _verify_if_asked(rev)
     params = list(fwd.params)
     if rt.uses_self:
         params = [fwd.self_ref] + params  # type: ignore[attr-defined]
