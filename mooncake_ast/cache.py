@@ -1,23 +1,39 @@
-"""Generated modules on disk: content-addressed, published atomically, validated before use.
+"""Generated modules on disk: keyed by everything they depend on, published atomically,
+validated before use, never executed from an unsafe place.
 
-Each module is a real file (so tracebacks, `pdb`, `inspect` and IDEs show
-it) named `<module>.<qualname>.<mode>.<hash>.py` in a per-user directory
-(`MOONCAKE_AST_CACHE_DIR` overrides).  A file is written to a unique
-temporary name and `os.replace`d into place, so no reader ever sees half a
-file.  Its header carries the key and a digest of the body; the text is read
-once, checked, and the checked bytes are what is executed.  Files or
-directories that another user owns, that group/others can write, or that are
-reached through a symlink are never executed; an unusable directory falls
-back to memory with one warning.
+Each module is a real file (so tracebacks, `pdb`, `inspect` and IDEs show it) named
+`<module>.<qualname>.<mode>.<hash>.py` in a per-user directory: the platform cache
+directory (`$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches`, `%LOCALAPPDATA%`) under
+`mooncake_ast/<version>/`, so library versions coexist; `MOONCAKE_AST_CACHE_DIR` overrides.
+Directories we create are 0700, files 0600.
+
+* The key (computed by the generators from the function's source, options, the names
+  the code resolves statically, every rule's fingerprint, the library and Python
+  versions) decides the file name; nothing stale can be found under a new key.
+* A file is written to a unique temporary name in the same directory and `os.replace`d
+  into place, so no reader ever sees half a file.
+* The first line holds the key and what the caller needs to use the module without
+  regenerating it (`meta`, JSON); the second a SHA-256 of the first line and the body.
+  The text is read once, checked, and the checked text is what is executed.  A missing,
+  truncated, garbage or foreign entry is a miss: regenerated and replaced.
+* Files or directories that another user owns, that group/others can write, or that are
+  reached through a symlink are never executed: the module is regenerated in memory.
+* An unusable location (read-only, no home directory, a path under a regular file)
+  falls back to memory.  Each kind of problem is reported by at most one warning per
+  process; differentiation always works.
 """
 from __future__ import annotations
 
+import dataclasses
+import errno
 import hashlib
+import json
 import linecache
 import os
+import re
 import stat
 import sys
-import tempfile
+import time
 import types
 import warnings
 from pathlib import Path
@@ -26,112 +42,280 @@ from typing import Callable, Optional
 KEY_LINE = "# mooncake_ast-key: "
 DIGEST_LINE = "# mooncake_ast-digest: "
 _warned: set[str] = set()
-_memory: dict[str, types.ModuleType] = {}
+_memory: dict[str, tuple[types.ModuleType, dict]] = {}
+ENTRY_RE = re.compile(r"^(?P<function>.+)\.(?P<mode>forward|reverse)\.(?P<hash>[0-9a-f]{16})\.py$")
+_HAS_UID = hasattr(os, "getuid")
+_DIR_FD = os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd and os.rename in os.supports_dir_fd \
+    and hasattr(os, "O_DIRECTORY")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _warn_once(kind: str, message: str) -> None:
     if kind not in _warned:
         _warned.add(kind)
-        warnings.warn(message, RuntimeWarning, stacklevel=3)
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+# ---------------------------------------------------------------- where
+
+
+class NoCacheDirectory(Exception):
+    """There is no place for a cache (no home directory)."""
+
+
+def _home() -> Optional[str]:
+    if os.name == "nt":
+        return os.environ.get("LOCALAPPDATA") or os.environ.get("APPDATA")
+    home = os.environ.get("HOME")
+    if home is None:
+        home = os.path.expanduser("~")
+    if not home or not os.path.isabs(home) or home == "/":
+        return None
+    return home
 
 
 def cache_root() -> Path:
+    """The cache directory (which may not exist yet).  Raises NoCacheDirectory without a home."""
     env = os.environ.get("MOONCAKE_AST_CACHE_DIR")
     if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        return Path(os.path.abspath(os.path.expanduser(env)))
     from . import __version__
 
-    return Path(base) / "mooncake_ast" / __version__
+    if os.name == "nt":
+        base = _home()
+        if base is None:
+            raise NoCacheDirectory("neither LOCALAPPDATA nor APPDATA is set")
+        return Path(base) / "mooncake_ast" / "Cache" / __version__
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "mooncake_ast" / __version__
+    home = _home()
+    if home is None:
+        raise NoCacheDirectory("no home directory (HOME is unset or not an absolute path)")
+    if sys.platform == "darwin":
+        return Path(home) / "Library" / "Caches" / "mooncake_ast" / __version__
+    return Path(home) / ".cache" / "mooncake_ast" / __version__
 
 
-def _safe_dir(path: Path) -> bool:
+def _unsafe(st: os.stat_result, what: str) -> Optional[str]:
+    """Why a file or directory must not be trusted, or None."""
+    if stat.S_ISLNK(st.st_mode):
+        return f"{what} is a symlink"
+    if _HAS_UID and st.st_uid != os.getuid():
+        return f"{what} is owned by another user (uid {st.st_uid})"
+    if os.name != "nt" and st.st_mode & 0o022:
+        return f"{what} is writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def _make_dirs(root: Path) -> None:
+    """Create root and any missing parents, each 0700."""
+    missing = []
+    p = root
+    while not os.path.lexists(p):
+        missing.append(p)
+        if p.parent == p:
+            break
+        p = p.parent
+    for d in reversed(missing):
+        try:
+            os.mkdir(d, 0o700)
+        except FileExistsError:
+            pass
+
+
+@dataclasses.dataclass
+class _Dir:
+    path: Path
+    fd: Optional[int]  # an O_DIRECTORY descriptor (entries are opened relative to it), if supported
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    # Operations on entry names, relative to the directory we checked.
+    def lstat(self, name: str) -> os.stat_result:
+        if self.fd is not None:
+            return os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+        return os.lstat(self.path / name)
+
+    def open(self, name: str, flags: int, mode: int = 0o600) -> int:
+        if self.fd is not None:
+            return os.open(name, flags, mode, dir_fd=self.fd)
+        return os.open(self.path / name, flags, mode)
+
+    def replace(self, src: str, dst: str) -> None:
+        if self.fd is not None:
+            os.replace(src, dst, src_dir_fd=self.fd, dst_dir_fd=self.fd)
+        else:
+            os.replace(self.path / src, self.path / dst)
+
+    def unlink(self, name: str) -> None:
+        if self.fd is not None:
+            os.unlink(name, dir_fd=self.fd)
+        else:
+            os.unlink(self.path / name)
+
+    def names(self) -> list[str]:
+        return sorted(os.listdir(self.fd if self.fd is not None else self.path))
+
+
+def open_dir(create: bool = True, quiet: bool = False) -> Optional[_Dir]:
+    """The cache directory, checked (ours, private, not a symlink); None: use memory (warned once)."""
+    def unusable(kind: str, message: str) -> None:
+        if not quiet:
+            _warn_once(kind, f"mooncake_ast: {message}; keeping derivatives in memory")
+
     try:
-        st = os.lstat(path)
-    except OSError:
-        return False
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
-        return False
-    if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        return False
-    return not (st.st_mode & 0o022)
-
-
-def usable_dir() -> Optional[Path]:
-    """The cache directory, created 0700 if needed; None (memory only) if it cannot be used safely."""
-    root = cache_root()
+        root = cache_root()
+    except NoCacheDirectory as e:
+        unusable("unusable", f"no cache directory ({e})")
+        return None
     try:
-        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if create:
+            _make_dirs(root)
+        st = os.lstat(root)
     except OSError as e:
-        _warn_once("unwritable", f"mooncake_ast: cache directory {root} is unusable ({e}); keeping derivatives in memory")
+        if create or not isinstance(e, FileNotFoundError):
+            unusable("unusable", f"cache directory {root} is unusable ({e.strerror or e})")
         return None
-    if not _safe_dir(root):
-        _warn_once("unsafe", f"mooncake_ast: cache directory {root} is not a private directory of this user; keeping derivatives in memory")
+    if not stat.S_ISDIR(st.st_mode) and not stat.S_ISLNK(st.st_mode):
+        unusable("unusable", f"cache directory {root} is not a directory")
         return None
-    if not os.access(root, os.W_OK):
-        _warn_once("unwritable", f"mooncake_ast: cache directory {root} is not writable; keeping derivatives in memory")
+    why = _unsafe(st, f"cache directory {root}")
+    if why is not None:
+        unusable("refused", f"refusing the cache: {why}")
         return None
-    return root
-
-
-def with_header(key: str, body: str) -> str:
-    digest = hashlib.sha256(body.encode()).hexdigest()
-    return f"{KEY_LINE}{key}\n{DIGEST_LINE}{digest}\n{body}"
-
-
-def check_text(text: str, key: str) -> Optional[str]:
-    """The body if `text` is a complete module for `key`, else None."""
-    lines = text.split("\n", 2)
-    if len(lines) != 3 or lines[0] != KEY_LINE + key or not lines[1].startswith(DIGEST_LINE):
-        return None
-    body = lines[2]
-    if hashlib.sha256(body.encode()).hexdigest() != lines[1][len(DIGEST_LINE):]:
-        return None
-    return body
-
-
-def _read_trusted(path: Path) -> Optional[str]:
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or (hasattr(os, "getuid") and st.st_uid != os.getuid()) or st.st_mode & 0o022:
-            _warn_once("refused", f"mooncake_ast: refusing cache entry {path} (not owned by you or writable by others)")
+    fd = None
+    if _DIR_FD:
+        try:
+            fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW)
+            st2 = os.fstat(fd)
+        except OSError as e:
+            unusable("unusable", f"cache directory {root} is unusable ({e.strerror or e})")
             return None
-        with os.fdopen(fd, "r", encoding="utf-8", closefd=False) as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError):
+        if (st2.st_dev, st2.st_ino) != (st.st_dev, st.st_ino):  # swapped since we looked
+            os.close(fd)
+            unusable("refused", f"refusing the cache: {root} changed while being opened")
+            return None
+    return _Dir(root, fd)
+
+
+# ---------------------------------------------------------------- entries
+
+
+def with_header(key: str, meta: dict, body: str) -> str:
+    first = f"{KEY_LINE}{key} {json.dumps(meta, sort_keys=True, separators=(',', ':'))}"
+    digest = hashlib.sha256((first + "\n" + body).encode()).hexdigest()
+    return f"{first}\n{DIGEST_LINE}{digest}\n{body}"
+
+
+def parse_text(text: str) -> Optional[tuple[str, dict, str]]:
+    """(key, meta, body) if `text` is a complete, intact entry, else None."""
+    parts = text.split("\n", 2)
+    if len(parts) != 3 or not parts[0].startswith(KEY_LINE) or not parts[1].startswith(DIGEST_LINE):
         return None
+    first, digest_line, body = parts
+    if hashlib.sha256((first + "\n" + body).encode()).hexdigest() != digest_line[len(DIGEST_LINE):]:
+        return None
+    key, _, meta_text = first[len(KEY_LINE):].partition(" ")
+    try:
+        meta = json.loads(meta_text)
+    except ValueError:
+        return None
+    if not isinstance(meta, dict):
+        return None
+    return key, meta, body
+
+
+def check_text(text: str, key: str) -> Optional[tuple[dict, str]]:
+    """(meta, body) if `text` is a complete entry for `key`, else None."""
+    parsed = parse_text(text)
+    if parsed is None or parsed[0] != key:
+        return None
+    return parsed[1], parsed[2]
+
+
+def _read_entry(d: _Dir, name: str) -> tuple[str, object]:
+    """("missing", None) | ("refused", reason) | ("invalid", reason) | ("ok", (text, stat))."""
+    try:
+        st = d.lstat(name)
+    except FileNotFoundError:
+        return "missing", None
+    except OSError as e:
+        return "invalid", str(e)
+    why = _unsafe(st, "it")
+    if why is None and not stat.S_ISREG(st.st_mode):
+        why = "it is not a regular file"
+    if why is not None:
+        return "refused", why
+    try:
+        fd = d.open(name, os.O_RDONLY | _NOFOLLOW)
+    except OSError as e:
+        return ("refused", "it is a symlink") if e.errno == errno.ELOOP else ("invalid", str(e))
+    try:
+        st = os.fstat(fd)  # the file actually opened
+        why = _unsafe(st, "it")
+        if why is None and not stat.S_ISREG(st.st_mode):
+            why = "it is not a regular file"
+        if why is not None:
+            return "refused", why
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return "ok", (b"".join(chunks).decode("utf-8"), st)
+    except UnicodeDecodeError:
+        return "invalid", "not UTF-8 text"
+    except OSError as e:
+        return "invalid", str(e)
     finally:
         os.close(fd)
 
 
-def _publish(directory: Path, path: Path, text: str) -> bool:
+def _publish(d: _Dir, name: str, text: str) -> bool:
+    """Write `text` as entry `name`: a private temporary file, then an atomic rename."""
+    tmp = f".tmp-{os.getpid()}-{os.urandom(6).hex()}.py"
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".py", dir=directory)
+        fd = d.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+            data = text.encode("utf-8")
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        d.replace(tmp, name)
         return True
     except OSError as e:
-        _warn_once("unwritable", f"mooncake_ast: cannot write to the cache ({e}); keeping derivatives in memory")
+        try:
+            d.unlink(tmp)
+        except OSError:
+            pass
+        _warn_once("unwritable", f"mooncake_ast: cannot write to the cache {d.path} ({e.strerror or e}); "
+                                 "keeping derivatives in memory")
         return False
 
 
-def _execute(body: str, filename: str, modname: str) -> types.ModuleType:
+def entry_stem(module: str, qualname: str, mode: str) -> str:
+    """`<module>.<qualname>.<mode>`, with characters that do not belong in file names removed."""
+    text = f"{module}.{qualname}".replace("<", "").replace(">", "")
+    text = re.sub(r"[^A-Za-z0-9_.-]", "_", text)[:150]
+    return f"{text}.{mode}"
+
+
+def _module_name(stem: str, key: str) -> str:
+    return "mooncake_ast.generated." + re.sub(r"[^A-Za-z0-9_]", "_", f"{stem}_{key[:16]}")
+
+
+def _execute(body: str, filename: str, modname: str, text: str) -> types.ModuleType:
     module = types.ModuleType(modname)
     module.__file__ = filename
-    code = compile(body_with_padding(body), filename, "exec")
+    module.__mooncake_ast_text__ = text  # type: ignore[attr-defined]  (what was checked and executed)
+    code = compile(body_with_padding(body), filename, "exec", dont_inherit=True)
     exec(code, module.__dict__)
     return module
 
@@ -141,38 +325,64 @@ def body_with_padding(body: str) -> str:
     return "\n\n" + body
 
 
-def load_module(key: str, name: str, generate: Callable[[], str]) -> types.ModuleType:
-    """The generated module for `key`: from the cache if a valid entry exists, else generated now."""
-    if key in _memory:
-        return _memory[key]
-    filename_stem = f"{name}.{key[:16]}"
-    modname = "mooncake_ast.generated." + filename_stem.replace(".", "_").replace("-", "_")
-    directory = usable_dir()
-    if directory is not None:
-        path = directory / f"{filename_stem}.py"
-        text = _read_trusted(path) if os.path.lexists(path) else None
-        body = check_text(text, key) if text is not None else None
-        if body is None and text is not None:
-            _warn_once("invalid", f"mooncake_ast: regenerating invalid cache entry {path}")
-        if body is None:
-            body = generate()
-            full = with_header(key, body)
-            if not _publish(directory, path, full):
-                return _in_memory(key, name, body, modname)
-        linecache.checkcache(str(path))
-        module = _execute(body, str(path), modname)
-        _memory[key] = module
-        return module
-    return _in_memory(key, name, generate(), modname)
+def load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
+                accept: Optional[Callable[[dict], bool]] = None) -> tuple[types.ModuleType, dict]:
+    """The generated module for `key` and its meta: from the cache if a valid entry exists, else
+    `generate()` -> (body, meta), published.  `accept(meta)` re-validates what the entry assumed."""
+    found = _memory.get(key)
+    if found is not None:
+        return found
+    modname = _module_name(stem, key)
+    name = f"{stem}.{key[:16]}.py"
+    d = open_dir()
+    if d is None:
+        return _in_memory(key, stem, generate, modname)
+    try:
+        status, info = _read_entry(d, name)
+        path = str(d.path / name)
+        if status == "ok":
+            text, st = info  # type: ignore[misc]
+            checked = check_text(text, key)
+            if checked is not None and (accept is None or accept(checked[0])):
+                meta, body = checked
+                _remember_lines(path, text, st)
+                module = _execute(body, path, modname, text)
+                _memory[key] = (module, meta)
+                return module, meta
+            status, info = "invalid", "bad header or digest"
+        if status == "refused":
+            _warn_once("refused", f"mooncake_ast: refusing cache entry {path} ({info}); regenerating it in memory")
+            return _in_memory(key, stem, generate, modname)
+        if status == "invalid":
+            _warn_once("invalid", f"mooncake_ast: cache entry {path} is invalid ({info}); regenerating it")
+        body, meta = generate()
+        text = with_header(key, meta, body)
+        if not _publish(d, name, text):
+            return _in_memory(key, stem, lambda: (body, meta), modname)
+        try:
+            _remember_lines(path, text, d.lstat(name))
+        except OSError:
+            pass
+        module = _execute(body, path, modname, text)
+        _memory[key] = (module, meta)
+        return module, meta
+    finally:
+        d.close()
 
 
-def _in_memory(key: str, name: str, body: str, modname: str) -> types.ModuleType:
-    filename = f"<mooncake_ast {name}>"
-    text = with_header(key, body)
+def _remember_lines(path: str, text: str, st: os.stat_result) -> None:
+    """Tracebacks show the text that was checked and executed (until the file changes)."""
+    linecache.cache[path] = (st.st_size, st.st_mtime, text.splitlines(True), path)
+
+
+def _in_memory(key: str, stem: str, generate: Callable[[], tuple[str, dict]], modname: str) -> tuple[types.ModuleType, dict]:
+    body, meta = generate()
+    filename = f"<mooncake_ast {stem}>"
+    text = with_header(key, meta, body)
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    module = _execute(body, filename, modname)
-    _memory[key] = module
-    return module
+    module = _execute(body, filename, modname, text)
+    _memory[key] = (module, meta)
+    return module, meta
 
 
 def source_path(module: types.ModuleType) -> Optional[str]:
@@ -181,10 +391,117 @@ def source_path(module: types.ModuleType) -> Optional[str]:
 
 
 def read_source(module: types.ModuleType) -> str:
-    f = module.__file__
-    lines = linecache.getlines(f)
-    return "".join(lines)
+    text = getattr(module, "__mooncake_ast_text__", None)
+    if text is not None:
+        return text
+    return "".join(linecache.getlines(module.__file__))
 
 
 def clear_memory() -> None:
     _memory.clear()
+
+
+# ---------------------------------------------------------------- for people (`mooncake-ast cache ...`)
+
+
+@dataclasses.dataclass
+class EntryInfo:
+    name: str
+    function: str
+    mode: str
+    size: int
+    mtime: float
+
+    @property
+    def age(self) -> str:
+        s = max(0.0, time.time() - self.mtime)
+        for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
+            if s >= n:
+                return f"{int(s // n)}{unit}"
+        return f"{int(s)}s"
+
+
+def list_entries() -> list[EntryInfo]:
+    d = open_dir(create=False, quiet=True)
+    if d is None:
+        return []
+    try:
+        out = []
+        for name in d.names():
+            m = ENTRY_RE.match(name)
+            if m is None:
+                continue
+            try:
+                st = d.lstat(name)
+            except OSError:
+                continue
+            out.append(EntryInfo(name, m["function"], m["mode"], st.st_size, st.st_mtime))
+        return out
+    finally:
+        d.close()
+
+
+def verify_entries() -> tuple[int, list[str]]:
+    """(number of entries, problems): each entry's permissions, header, key and digest."""
+    try:
+        root = cache_root()
+    except NoCacheDirectory as e:
+        return 0, [f"no cache directory: {e}"]
+    try:
+        st = os.lstat(root)
+    except FileNotFoundError:
+        return 0, []
+    except OSError as e:
+        return 0, [f"{root}: {e.strerror or e}"]
+    why = _unsafe(st, "the directory") or (None if stat.S_ISDIR(st.st_mode) else "it is not a directory")
+    if why is not None:
+        return 0, [f"{root}: {why}"]
+    d = open_dir(create=False, quiet=True)
+    if d is None:
+        return 0, [f"{root}: cannot be opened"]
+    problems: list[str] = []
+    count = 0
+    try:
+        for name in d.names():
+            if name.startswith(".tmp-"):
+                problems.append(f"{name}: leftover temporary file (a writer was interrupted)")
+                continue
+            m = ENTRY_RE.match(name)
+            if m is None:
+                continue
+            count += 1
+            status, info = _read_entry(d, name)
+            if status != "ok":
+                problems.append(f"{name}: {'refused: ' if status == 'refused' else ''}{info}")
+                continue
+            parsed = parse_text(info[0])  # type: ignore[index]
+            if parsed is None:
+                problems.append(f"{name}: bad header or digest (truncated or modified)")
+            elif not parsed[0].startswith(m["hash"]):
+                problems.append(f"{name}: its key does not match its name")
+        return count, problems
+    finally:
+        d.close()
+
+
+def clear_entries() -> int:
+    """Remove every entry and temporary file (only files named like ours), then the directory if empty."""
+    d = open_dir(create=False, quiet=True)
+    if d is None:
+        return 0
+    removed = 0
+    try:
+        for name in d.names():
+            if ENTRY_RE.match(name) or (name.startswith(".tmp-") and name.endswith(".py")):
+                try:
+                    d.unlink(name)
+                    removed += 1
+                except OSError:
+                    pass
+    finally:
+        d.close()
+    try:
+        os.rmdir(d.path)
+    except OSError:
+        pass
+    return removed

@@ -1,20 +1,33 @@
-"""Build the forward-mode module of a function: lower, transform, emit, cache, load."""
+"""Build the forward-mode module of a function: key, cache lookup, and (on a miss) lower, transform, emit.
+
+The cache key is computed *before* anything is generated, from what the generated text
+depends on (`derivative_key`): the function's source and position, its name, the mode and
+options, what the names it mentions denote in its module (see `environment`), every
+rule's fingerprint, the library (version and code) and the Python version.  A hit costs
+a source lookup and a few hashes, then the checked module is executed; nothing is lowered
+or emitted.  The names the generated code resolved statically (builtins, modules: the
+transform's `StaticResolver.bindings`) travel in the entry's header and are checked
+against the function's module after loading, and again on every call (`stale`).
+"""
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import hashlib
+import inspect
+import linecache
 import os
+import re
 import sys
 import types
-from typing import Any
+import warnings
+from typing import Any, Optional
 
 from .. import cache
-from ..emit.module import ModuleWriter, emit_function
-from ..emit.primal import user_names
-from ..frontend.source import function_source
-from ..frontend.statements import lower_function
 from ..rules import registry
-from .transform import ForwardTransform
+
+# Lowering and emission (and libcst, the parser) are imported when a module is generated:
+# a process whose derivatives are all in the cache never loads them.
 
 
 @dataclasses.dataclass
@@ -27,28 +40,212 @@ class Generated:
     name: str
 
 
+# ---------------------------------------------------------------- the key
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_RULES_MEMO: list = [None, ""]
+
+
+def _stable_name(obj: Any) -> str:
+    """A name for `obj` that is the same in every process (no memory addresses)."""
+    from ..errors import qualified_name
+
+    return _ADDRESS.sub("", qualified_name(obj))
+
+
 def rules_fingerprint() -> str:
-    h = hashlib.sha256()
-    for key, rule in sorted(registry.all_rules().items(), key=lambda kv: repr(kv[0])):
-        h.update(f"{key!r}:{rule.fingerprint}:{rule.zero}:{rule.mutates}".encode())
-    h.update(str(registry.registry_version()).encode())
+    """A digest of every registered rule (built-in and user): name, modes, template fingerprints."""
+    rules = registry.all_rules()
+    sig = (registry.registry_version(), tuple(
+        (id(k), r.fingerprint, r.zero, r.mutates, id(r.jvp), id(r.vjp), id(r.user_frule), id(r.user_rrule))
+        for k, r in rules.items()))
+    if _RULES_MEMO[0] == sig:
+        return _RULES_MEMO[1]
+    from ..rules.catalog import entry_name
+
+    rows = []
+    for key, r in rules.items():
+        try:
+            name = entry_name(key)
+        except Exception:  # a key our names do not cover: its type is still stable
+            name = type(key).__qualname__
+        modes = "".join("1" if x else "0" for x in (r.jvp, r.vjp, r.user_frule, r.user_rrule))
+        rows.append(f"{_ADDRESS.sub('', name)}:{r.fingerprint}:{r.zero}:{r.mutates}:{modes}")
+    h = hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()
+    _RULES_MEMO[:] = [sig, h]
+    return h
+
+
+_LIBRARY: list = []
+
+
+def library_fingerprint() -> str:
+    """The library's version and a digest of its code (an edited checkout is a new library)."""
+    if not _LIBRARY:
+        from .. import __version__
+
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        h = hashlib.sha256(__version__.encode())
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__pycache__")))
+            for f in sorted(filenames):
+                if f.endswith(".py"):
+                    path = os.path.join(dirpath, f)
+                    try:
+                        with open(path, "rb") as fh:
+                            data = fh.read()
+                    except OSError:
+                        data = b""
+                    h.update(os.path.relpath(path, root).encode() + b"\0" + hashlib.sha256(data).digest())
+        _LIBRARY.append(f"{__version__}:{h.hexdigest()}")
+    return _LIBRARY[0]
+
+
+_NAMES: dict = {}
+
+
+def code_names(code: types.CodeType) -> frozenset:
+    """Every name a code object (and the code nested in it) mentions."""
+    found = _NAMES.get(code)
+    if found is None:
+        names = set(code.co_names) | set(code.co_varnames) | set(code.co_freevars) | set(code.co_cellvars)
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                names |= code_names(c)
+        found = _NAMES[code] = frozenset(names)
+    return found
+
+
+def describe(obj: Any) -> str:
+    """What an object is, for keys and binding checks: modules by name, callables by qualified
+    name and rule, other values by type."""
+    if isinstance(obj, types.ModuleType):
+        return f"module {obj.__name__}"
+    if obj is _MISSING:
+        return "missing"
+    if callable(obj):
+        rule = registry.lookup(obj)
+        return f"{type(obj).__qualname__} {_stable_name(obj)}" + (f" rule {rule.fingerprint}" if rule is not None else "")
+    return type(obj).__qualname__
+
+
+_MISSING = object()
+
+
+def environment(fn: types.FunctionType) -> list[str]:
+    """What every name the function mentions denotes in its module, as far as generation can use it:
+    a module (and, for names read from modules, what they denote there), a builtin, or a
+    global of the user's (looked up when the code runs)."""
+    names = code_names(fn.__code__)
+    g = fn.__globals__
+    out: list[str] = []
+    modules: list[types.ModuleType] = []
+    for n in sorted(names):
+        if n in g:
+            v = g[n]
+            if isinstance(v, types.ModuleType):
+                out.append(f"{n}=module {v.__name__}")
+                modules.append(v)
+            else:
+                out.append(f"{n}=global")
+        elif hasattr(builtins, n):
+            out.append(f"{n}=builtin {describe(getattr(builtins, n))}")
+    seen: set = set()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        while modules:
+            m = modules.pop()
+            if id(m) in seen:
+                continue
+            seen.add(id(m))
+            d = vars(m)
+            for n in sorted(names):
+                if n in d:  # only what the module defines: no lazy imports triggered
+                    v = d[n]
+                    out.append(f"{m.__name__}.{n}={describe(v)}")
+                    if isinstance(v, types.ModuleType):
+                        modules.append(v)
+    return out
+
+
+def source_digest(fn: types.FunctionType) -> str:
+    """A digest of the text the generated module is made from, without parsing it."""
+    target = inspect.unwrap(fn)
+    code = getattr(target, "__code__", None)
+    try:
+        if code is None:
+            raise TypeError("not a Python function")
+        lines, first = inspect.getsourcelines(target)
+    except (OSError, TypeError):
+        from ..frontend.source import function_source
+
+        function_source(fn)  # raises the error that explains why there is no source
+        raise
+    h = hashlib.sha256("".join(lines).encode())
+    if code.co_name == "<lambda>":  # a lambda may be found by parsing the whole file
+        h.update("".join(linecache.getlines(code.co_filename, fn.__globals__)).encode())
+    pos = next((p for p in code.co_positions() if p[0] is not None and p[2] is not None), None)
+    h.update(f"\0{code.co_filename}\0{code.co_firstlineno}\0{first}\0{pos}".encode())
     return h.hexdigest()
 
 
-def module_key(fn: types.FunctionType, src_digest: str, mode: str, bindings: dict) -> str:
-    from .. import __version__
-
+def derivative_key(fn: types.FunctionType, mode: str) -> str:
+    """The cache key of fn's derivative module in `mode` ("forward", or "reverse:<argument kinds>")."""
     h = hashlib.sha256()
-    bound = sorted((k, getattr(v, "__name__", repr(v))) for k, v in bindings.items())
-    for part in (src_digest, fn.__qualname__, fn.__module__, mode, __version__, sys.version, rules_fingerprint(), repr(bound),
-                 fn.__code__.co_filename, str(fn.__code__.co_firstlineno)):
+    for part in (source_digest(fn), fn.__module__, fn.__qualname__, mode, library_fingerprint(), sys.version,
+                 rules_fingerprint(), "\n".join(environment(fn))):
         h.update(str(part).encode())
         h.update(b"\0")
     return h.hexdigest()
 
 
+def module_key(fn: types.FunctionType, src_digest: str, mode: str, bindings: dict) -> str:
+    """Kept for callers of the old interface: the key no longer needs the generated bindings."""
+    return derivative_key(fn, mode)
+
+
+# ---------------------------------------------------------------- bindings in the entry's header
+
+
+def binding_descriptions(bindings: dict) -> dict:
+    return {name: describe(obj) for name, obj in sorted(bindings.items())}
+
+
+def _current(fn: types.FunctionType, name: str) -> Any:
+    g = fn.__globals__
+    return g[name] if name in g else getattr(builtins, name, _MISSING)
+
+
+def bindings_hold(fn: types.FunctionType, described: Any) -> bool:
+    """Does every name the cached module resolved statically still denote the same thing?"""
+    if not isinstance(described, dict):
+        return False
+    return all(describe(_current(fn, name)) == what for name, what in described.items())
+
+
+def current_bindings(fn: types.FunctionType, described: dict) -> dict:
+    return {name: _current(fn, name) for name in described}
+
+
+def bind_to(raw: types.FunctionType, fn: types.FunctionType) -> types.FunctionType:
+    """The generated function `raw`, running in the user function's module namespace."""
+    bound = types.FunctionType(raw.__code__, fn.__globals__, raw.__name__, raw.__defaults__, raw.__closure__)
+    bound.__kwdefaults__ = raw.__kwdefaults__
+    return bound
+
+
+# ---------------------------------------------------------------- generation
+
+
 def forward_source_text(fn: types.FunctionType) -> tuple[str, bool, dict]:
     """The module text of fn's forward derivative, whether it takes (fn, dfn), and the bindings it assumed."""
+    from ..emit.module import ModuleWriter, emit_function
+    from ..emit.primal import user_names
+    from ..frontend.source import function_source
+    from ..frontend.statements import lower_function
+    from .transform import ForwardTransform
+
     src = function_source(fn)
     ir = lower_function(fn, src)
     t = ForwardTransform(ir, fn.__globals__)
@@ -69,15 +266,14 @@ def forward_source_text(fn: types.FunctionType) -> tuple[str, bool, dict]:
 
 
 def generate_forward(fn: types.FunctionType) -> Generated:
-    src = function_source(fn)
-    # The key needs the bindings, which need a transform; the transform is cheap next to
-    # emission, and a stable key per (source, bindings) is what matters.
-    text, takes_self, bindings = forward_source_text(fn)
-    key = module_key(fn, src.digest, "forward", bindings)
-    stem = f"{fn.__module__}.{fn.__qualname__}.forward".replace("<", "").replace(">", "")
-    module = cache.load_module(key, stem, lambda: text)
+    key = derivative_key(fn, "forward")
+
+    def build() -> tuple[str, dict]:
+        text, takes_self, bindings = forward_source_text(fn)
+        return text, {"takes_self": takes_self, "bindings": binding_descriptions(bindings)}
+
+    module, meta = cache.load_module(key, cache.entry_stem(fn.__module__, fn.__qualname__, "forward"), build,
+                                     accept=lambda meta: bindings_hold(fn, meta.get("bindings")))
     name = next(n for n in vars(module) if n.endswith("__forward"))
-    raw = getattr(module, name)
-    bound = types.FunctionType(raw.__code__, fn.__globals__, raw.__name__, raw.__defaults__, raw.__closure__)
-    bound.__kwdefaults__ = raw.__kwdefaults__
-    return Generated(bound, takes_self, bindings, module, key, name)
+    bound = bind_to(getattr(module, name), fn)
+    return Generated(bound, bool(meta.get("takes_self")), current_bindings(fn, meta.get("bindings", {})), module, key, name)

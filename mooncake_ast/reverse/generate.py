@@ -7,14 +7,10 @@ import types
 from typing import Any
 
 from .. import cache
-from ..emit.module import ModuleWriter, emit_function
-from ..emit.primal import user_names
-from ..frontend.source import function_source
-from ..frontend.statements import lower_function
-from ..forward.generate import module_key
+from ..forward.generate import bind_to, binding_descriptions, bindings_hold, current_bindings, derivative_key
 from ..ir.nodes import Call, Return
-from .record import finalize
-from .transform import ReverseTransform
+
+# Lowering, the transform and emission are imported when a module is generated (see forward/generate.py).
 
 
 @dataclasses.dataclass
@@ -29,8 +25,14 @@ class GeneratedReverse:
     may_write: bool = True
 
 
-def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str]) -> tuple[str, ReverseTransform]:
+def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str]) -> tuple[str, Any]:
     from .. import __version__
+    from ..emit.module import ModuleWriter, emit_function
+    from ..emit.primal import user_names
+    from ..frontend.source import function_source
+    from ..frontend.statements import lower_function
+    from .record import finalize
+    from .transform import ReverseTransform
 
     src = function_source(fn)
     ir = lower_function(fn, src)
@@ -77,21 +79,25 @@ def _returned_name(fwd: Any, names: dict) -> str:
 
 
 def generate_reverse(fn: types.FunctionType, kinds: dict[str, str]) -> GeneratedReverse:
-    src = function_source(fn)
-    text, rt = reverse_source_text(fn, kinds)
-    key = module_key(fn, src.digest, "reverse:" + repr(sorted(kinds.items())), rt.resolver.bindings)
-    stem = f"{fn.__module__}.{fn.__qualname__}.reverse".replace("<", "").replace(">", "")
-    module = cache.load_module(key, stem, lambda: text)
+    """The reverse module of fn specialised on argument `kinds`: from the cache (keyed before anything is
+    generated), else generated now.  What the runtime needs besides the code travels in the entry's header."""
+    key = derivative_key(fn, "reverse:" + repr(sorted(kinds.items())))
+
+    def build() -> tuple[str, dict]:
+        text, rt = reverse_source_text(fn, kinds)
+        may_write = bool(rt.saves or rt.dispatched or any(
+            s.callee() in (list.append, set.add) for b in rt.ir.blocks for s in b.stmts))
+        return text, {"takes_self": rt.uses_self, "reads_closure": bool(rt.ir.freevars), "may_write": may_write,
+                      "bindings": binding_descriptions(rt.resolver.bindings)}
+
+    module, meta = cache.load_module(key, cache.entry_stem(fn.__module__, fn.__qualname__, "reverse"), build,
+                                     accept=lambda meta: bindings_hold(fn, meta.get("bindings")))
     fwd = _bind(module, "__forward", fn)
     rev = _bind(module, "__pullback", fn)
-    may_write = bool(rt.saves or rt.dispatched or any(
-        s.callee() in (list.append, set.add) for b in rt.ir.blocks for s in b.stmts))
-    return GeneratedReverse(fwd, rev, rt.uses_self, bool(rt.ir.freevars), rt.resolver.bindings, module, key, may_write)
+    return GeneratedReverse(fwd, rev, bool(meta.get("takes_self")), bool(meta.get("reads_closure")),
+                            current_bindings(fn, meta.get("bindings", {})), module, key, bool(meta.get("may_write", True)))
 
 
 def _bind(module: types.ModuleType, suffix: str, fn: types.FunctionType) -> types.FunctionType:
     name = next(n for n in vars(module) if n.endswith(suffix))
-    raw = getattr(module, name)
-    bound = types.FunctionType(raw.__code__, fn.__globals__, raw.__name__, raw.__defaults__, raw.__closure__)
-    bound.__kwdefaults__ = raw.__kwdefaults__
-    return bound
+    return bind_to(getattr(module, name), fn)
