@@ -41,8 +41,22 @@ def _is_leaf_float(x: Any) -> bool:
     return isinstance(x, (float, np.floating)) and not isinstance(x, bool)
 
 
-def random_tangent(x: Any, rng: np.random.Generator) -> Any:
-    """A random tangent with the structure of `x` (NoTangent where x is not differentiable)."""
+def random_tangent(x: Any, rng: np.random.Generator, _memo: Optional[dict] = None) -> Any:
+    """A random tangent with the structure of `x` (NoTangent where x is not differentiable).
+
+    An object reached twice (aliasing: `f(a, a)`, a list holding `a` twice) gets one tangent.
+    """
+    memo = {} if _memo is None else _memo
+    if id(x) in memo and memo[id(x)][0] is x:
+        return memo[id(x)][1]
+    t = _random_tangent(x, rng, memo)
+    if isinstance(x, (np.ndarray, list, dict)) or hasattr(x, "__dict__"):
+        memo[id(x)] = (x, t)
+    return t
+
+
+def _random_tangent(x: Any, rng: np.random.Generator, memo: dict) -> Any:
+    random_tangent_ = lambda v, r: random_tangent(v, r, memo)  # noqa: E731
     if _is_leaf_float(x):
         return float(rng.normal())
     if isinstance(x, (complex, np.complexfloating)):
@@ -54,18 +68,29 @@ def random_tangent(x: Any, rng: np.random.Generator) -> Any:
             return (rng.normal(size=x.shape) + 1j * rng.normal(size=x.shape)).astype(x.dtype)
         return NoTangent
     if isinstance(x, list):
-        return [random_tangent(v, rng) for v in x]
+        return [random_tangent_(v, rng) for v in x]
     if isinstance(x, tuple):
-        return tuple(random_tangent(v, rng) for v in x)
+        return tuple(random_tangent_(v, rng) for v in x)
     if isinstance(x, dict):
-        return {k: random_tangent(v, rng) for k, v in x.items()}
+        return {k: random_tangent_(v, rng) for k, v in x.items()}
     if hasattr(x, "__dict__") and not callable(x) and not isinstance(x, type):
-        return MutableTangent({k: random_tangent(v, rng) for k, v in vars(x).items()})
+        return MutableTangent({k: random_tangent_(v, rng) for k, v in vars(x).items()})
     return NoTangent
 
 
-def perturb(x: Any, dx: Any, h: float) -> Any:
-    """x + h·dx, as a new object of x's structure."""
+def perturb(x: Any, dx: Any, h: float, _memo: Optional[dict] = None) -> Any:
+    """x + h·dx, as a new object of x's structure (an object reached twice is perturbed once)."""
+    memo = {} if _memo is None else _memo
+    if id(x) in memo and memo[id(x)][0] is x:
+        return memo[id(x)][1]
+    out = _perturb(x, dx, h, memo)
+    if isinstance(x, (np.ndarray, list, dict)) or hasattr(x, "__dict__"):
+        memo[id(x)] = (x, out)
+    return out
+
+
+def _perturb(x: Any, dx: Any, h: float, memo: dict) -> Any:
+    perturb_ = lambda v, d, hh: perturb(v, d, hh, memo)  # noqa: E731
     if dx is NoTangent:
         return copy.deepcopy(x)
     if _is_leaf_float(x) or isinstance(x, (complex, np.complexfloating)):
@@ -73,16 +98,16 @@ def perturb(x: Any, dx: Any, h: float) -> Any:
     if isinstance(x, np.ndarray):
         return x + h * np.asarray(dx)
     if isinstance(x, list):
-        return [perturb(v, d, h) for v, d in zip(x, dx)]
+        return [perturb_(v, d, h) for v, d in zip(x, dx)]
     if isinstance(x, tuple):
-        out = [perturb(v, d, h) for v, d in zip(x, dx)]
+        out = [perturb_(v, d, h) for v, d in zip(x, dx)]
         return type(x)(*out) if hasattr(x, "_fields") else tuple(out)
     if isinstance(x, dict):
-        return {k: perturb(v, dx[k], h) for k, v in x.items()}
+        return {k: perturb_(v, dx[k], h) for k, v in x.items()}
     if isinstance(dx, MutableTangent):
         y = copy.copy(x)
         for k, v in vars(x).items():
-            object.__setattr__(y, k, perturb(v, dx.fields.get(k, NoTangent), h))
+            object.__setattr__(y, k, perturb_(v, dx.fields.get(k, NoTangent), h))
         return y
     return copy.deepcopy(x)
 
@@ -215,8 +240,9 @@ def _check_forward(f, args, kwargs, y_ref, ref_args, rng, rtol, atol, directions
     for _ in range(directions):
         run_args = copy.deepcopy(args)
         run_kwargs = copy.deepcopy(kwargs)
-        dargs = tuple(random_tangent(a, rng) for a in args)
-        dkwargs = {k: random_tangent(v, rng) for k, v in kwargs.items()}
+        memo: dict = {}
+        dargs = tuple(random_tangent(a, rng, memo) for a in args)
+        dkwargs = {k: random_tangent(v, rng, memo) for k, v in kwargs.items()}
         seeds = (copy.deepcopy(dargs), copy.deepcopy(dkwargs))
         y, dy, dargs_after, dkwargs_after = _call_forward(f, run_args, run_kwargs, tuple(copy.deepcopy(dargs)), copy.deepcopy(dkwargs))
         if not same_value(y, y_ref):
@@ -254,8 +280,9 @@ def _check_forward(f, args, kwargs, y_ref, ref_args, rng, rtol, atol, directions
 
 def _evaluate(f, args, kwargs, seeds, h) -> Optional[np.ndarray]:
     dargs, dkwargs = seeds
-    a = tuple(perturb(x, d, h) for x, d in zip(args, dargs))
-    k = {key: perturb(v, dkwargs[key], h) for key, v in kwargs.items()}
+    memo: dict = {}
+    a = tuple(perturb(x, d, h, memo) for x, d in zip(args, dargs))
+    k = {key: perturb(v, dkwargs[key], h, memo) for key, v in kwargs.items()}
     try:
         with np.errstate(all="ignore"):
             y = f(*a, **k)
@@ -298,13 +325,20 @@ def _check_reverse_in_context(f, args, kwargs, y_ref, ref_args, rng, rtol, atol,
     if not same_value(y, y_ref):
         raise DerivativeCheckError(f"{name}: the result after the pullback is {y!r}; it must be as returned, {y_ref!r}")
     k_bar = {k: _to_user(kwargs_bar.get(k, NoTangent), v) for k, v in kwargs.items()}
-    x_dot = tuple(random_tangent(a, rng) for a in args)
-    k_dot = {k: random_tangent(v, rng) for k, v in kwargs.items()}
+    memo: dict = {}
+    x_dot = tuple(random_tangent(a, rng, memo) for a in args)
+    k_dot = {k: random_tangent(v, rng, memo) for k, v in kwargs.items()}
     _, dy, _, _ = _call_forward(f, copy.deepcopy(args), copy.deepcopy(kwargs), copy.deepcopy(x_dot), copy.deepcopy(k_dot))
-    lhs = float(np.dot(np.concatenate([tangent_vector(g, a) for g, a in zip(x_bar, args)] +
-                                      [tangent_vector(k_bar[k], kwargs[k]) for k in kwargs] + [np.zeros(0)]),
-                       np.concatenate([tangent_vector(d, a) for d, a in zip(x_dot, args)] +
-                                      [tangent_vector(k_dot[k], kwargs[k]) for k in kwargs] + [np.zeros(0)])))
+    # An object passed twice (aliasing) is one input: its adjoint and tangent count once.
+    seen: set = set()
+    pairs = []
+    for g, d, a in [*zip(x_bar, x_dot, args), *((k_bar[k], k_dot[k], kwargs[k]) for k in kwargs)]:
+        if isinstance(a, (np.ndarray, list, dict)) or hasattr(a, "__dict__"):
+            if id(a) in seen:
+                continue
+            seen.add(id(a))
+        pairs.append((tangent_vector(g, a), tangent_vector(d, a)))
+    lhs = float(sum(np.dot(u, v) for u, v in pairs))
     rhs = float(np.dot(tangent_vector(y_bar, y), tangent_vector(dy, y)))
     if not abs(lhs - rhs) <= atol + rtol * max(abs(lhs), abs(rhs)) * 10:
         raise DerivativeCheckError(f"{name}: reverse mode fails the dot-product test: <x_bar, x_dot> = {lhs:.10g} but "

@@ -232,3 +232,15 @@ def views_of_input(x):
 
 def test_views_returned_by_split_and_unpacking_are_counted_once():
     check(views_of_input, np.random.default_rng(4).normal(size=(2, 4)))
+
+
+def aliased(a, b):
+    a *= 2.0  # also changes b: it is the same array
+    return float(np.sum(a * b))
+
+
+def test_aliasing_between_arguments_is_preserved():
+    x = np.array([1.0, 2.0, 3.0])
+    check(aliased, x, x)
+    g = mc.grad(aliased, argnums=(0, 1))(x.copy(), x.copy())  # not aliased: independent arrays
+    assert np.allclose(g[0], 2.0 * x) and np.allclose(g[1], 2.0 * x)  # d/da = 2b, d/db = (2a): a is doubled first

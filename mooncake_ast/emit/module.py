@@ -120,6 +120,11 @@ def comment_for(loc: Any) -> str:
     return f"# {os.path.basename(loc.file)}:{loc.line}  {loc.text}"
 
 
+def grad_comment_for(loc: Any) -> str:
+    """Above adjoint code: which source line it differentiates."""
+    return f"# grad of {os.path.basename(loc.file)}:{loc.line}  {loc.text}"
+
+
 def emit_function(
     fn: Function,
     writer: ModuleWriter,
@@ -141,7 +146,8 @@ def emit_function(
         primal = derivative_of.get(s)
         return primal is None or not (_user_named(primal) or isinstance(primal, Param))
 
-    emitter = StructuredEmitter(fn, {}, writer.qualify, comment=comment_for, reserved=frozenset(writer.reserved),
+    emitter = StructuredEmitter(fn, {}, writer.qualify, comment=grad_comment_for if adjoint_of else comment_for,
+                                reserved=frozenset(writer.reserved),
                                 inlinable=inlinable or keep_named)
     count = uses(fn)
     named: set[Value] = set(params)
