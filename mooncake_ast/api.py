@@ -68,6 +68,12 @@ class Differentiable:
             return self
         return types.MethodType(self, obj)
 
+    def __reduce__(self) -> Any:
+        f = self.__wrapped_fn__
+        if _lookup(getattr(f, "__module__", None), getattr(f, "__qualname__", None)) is self:
+            return f.__qualname__  # a decorated module-level function: by reference, like a function
+        return (differentiate, (f,))
+
     def jvp(self, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         return jvp(self.__wrapped_fn__, primals, tangents)
 
@@ -165,18 +171,44 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     return y, vjp_fn
 
 
-def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
-    """`g(*args) -> (value, gradient(s))` for f returning a scalar (or `(scalar, aux)` with has_aux)."""
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    wrt = frozenset(nums)
-    fn = _as_function(f)
+def _lookup(module: Any, qualname: Any) -> Any:
+    """The object named `module.qualname`, if it can be imported by that name (how pickle finds it)."""
+    import sys
 
-    def wrapped(*args: Any, **kwargs: Any) -> tuple:
+    obj = sys.modules.get(module) if isinstance(module, str) else None
+    for part in (qualname or "<>").split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+class ValueAndGrad:
+    """`mc.value_and_grad(f)`: a module-level callable, so it pickles (by reference to f) and can be
+    sent to other processes; the receiving process builds (or loads from its cache) the derivative."""
+
+    _api_name = "value_and_grad"
+
+    def __init__(self, f: Callable, argnums: Any = 0, has_aux: bool = False) -> None:
+        self.f, self.argnums, self.has_aux = f, argnums, has_aux
+        self.nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        self.wrt = frozenset(self.nums)
+
+    def __repr__(self) -> str:
+        name = getattr(self.f, "__qualname__", self.f)
+        return f"{self._api_name}({name}, argnums={self.argnums!r})"
+
+    def __getstate__(self) -> dict:
+        return {"f": self.f, "argnums": self.argnums, "has_aux": self.has_aux}
+
+    def __setstate__(self, state: dict) -> None:
+        ValueAndGrad.__init__(self, state["f"], state["argnums"], state["has_aux"])
+
+    def __call__(self, *args: Any, **kwargs: Any) -> tuple:
         with shadows.Context():
-            return _value_and_grad(args, kwargs)
+            return self._value_and_grad(_as_function(self.f), args, kwargs)
 
-    def _value_and_grad(args: tuple, kwargs: dict) -> tuple:
-        out, pb = rcall(fn, args, kwargs, wrt=wrt)
+    def _value_and_grad(self, fn: Any, args: tuple, kwargs: dict) -> tuple:
+        has_aux, nums = self.has_aux, self.nums
+        out, pb = rcall(fn, args, kwargs, wrt=self.wrt)
         writes = may_write(pb)
         post = shadows.snapshot((*args, out)) if writes else None
         value, aux = (out[0], out[1]) if has_aux else (out, None)
@@ -189,18 +221,25 @@ def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Call
         grads = tuple(_to_user(shadows.take(args[i], args_bar[i]), args[i]) for i in nums)
         if writes:
             shadows.reapply((*args, out), post)
-        g = grads[0] if isinstance(argnums, int) else grads
+        g = grads[0] if isinstance(self.argnums, int) else grads
         return ((value, aux), g) if has_aux else (value, g)
 
-    return wrapped
+
+class Grad(ValueAndGrad):
+    """`mc.grad(f)`: like ValueAndGrad, returning only the gradient(s) (and aux with has_aux)."""
+
+    _api_name = "grad"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        (value, g) = ValueAndGrad.__call__(self, *args, **kwargs)
+        return (g, value[1]) if self.has_aux else g
+
+
+def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+    """`g(*args) -> (value, gradient(s))` for f returning a scalar (or `(scalar, aux)` with has_aux)."""
+    return ValueAndGrad(f, argnums, has_aux)
 
 
 def grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     """`g(*args)`: the gradient of scalar-valued f with respect to argument(s) `argnums`."""
-    vg = value_and_grad(f, argnums, has_aux)
-
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        (value, g) = vg(*args, **kwargs)
-        return (g, value[1]) if has_aux else g
-
-    return wrapped
+    return Grad(f, argnums, has_aux)
