@@ -3,7 +3,8 @@
 Each program is written to a real module file (so its source can be read), then checked by
 check_derivatives in both modes: finite differences for forward mode, the dot-product test
 for reverse mode.  Expressions are built to stay smooth and bounded (tanh, sin, division by
-1 + v*v), so a failure is a derivative bug, not numerical noise.
+1 + v*v), and points near kinks (max/min ties, branch thresholds) are skipped, so a
+failure is a derivative bug, not numerical noise.
 """
 import importlib.util
 import itertools
@@ -11,7 +12,7 @@ import os
 import tempfile
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import mooncake_ast as mc
@@ -44,7 +45,7 @@ def programs(draw):
         if kind == "assign":
             lines.append(f"    {v} = {e}")
         elif kind == "if":
-            c1, c2 = draw(st.sampled_from(names)), draw(st.sampled_from(names))
+            c1, c2 = draw(st.sampled_from(["x", "y"])), draw(st.sampled_from(["x", "y"]))
             lines += [f"    if {c1} > {c2} + 0.05:", f"        {v} = {e}", "    else:",
                       f"        {v} = {draw(expressions(names))}"]
         elif kind == "for":
@@ -78,6 +79,8 @@ def _load(source):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), st.floats(0.3, 1.7), st.floats(0.3, 1.7))
 def test_random_programs_in_both_modes(source, x, y):
+    # Stay away from kinks: ties of max/min, and branch conditions x > y + 0.05 flipping.
+    assume(abs(x - y) > 0.02 and abs(abs(x - y) - 0.05) > 0.02)
     f = _load(source)
     try:
         mc.testing.check_derivatives(f, x, y, modes=("forward", "reverse"), rtol=1e-4, atol=1e-6)
