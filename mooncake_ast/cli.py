@@ -1,12 +1,572 @@
-"""The `mooncake-ast` command (see `mooncake-ast --help`)."""
+"""The `mooncake-ast` command (also `python -m mooncake_ast`); see `mooncake-ast --help`.
+
+    mooncake-ast generate FILE.py::FUNC [--mode forward|reverse|both] [-o DIR]
+    mooncake-ast show FILE.py::FUNC [--mode ...]
+    mooncake-ast ir FILE.py::FUNC [--dot]
+    mooncake-ast rules
+    mooncake-ast cache path|list|clear|verify
+    mooncake-ast check FILE.py::FUNC --args '(1.0, np.ones(3))'
+
+A target is `FILE.py::FUNC` or `module.path:FUNC`; FUNC may be `Class.method`.
+Exit codes: 0 ok, 1 a check failed, 2 a usage or input error (one line on stderr).
+"""
 from __future__ import annotations
 
+import argparse
+import builtins
+import importlib
+import importlib.util
+import os
+import re
 import sys
+import types
+from typing import Any, Optional
+
+PROG = "mooncake-ast"
 
 
-def main(argv: list[str] | None = None) -> int:
-    print("mooncake-ast: the command line is not built yet (see issue 5)", file=sys.stderr)
-    return 2
+class InputError(Exception):
+    """Bad usage or input: reported as one line on stderr, exit code 2."""
+
+
+class CheckFailed(Exception):
+    """A check ran and failed: one line on stderr, exit code 1."""
+
+
+def _one_line(text: str) -> str:
+    lines = [ln.strip() for ln in str(text).strip().splitlines() if ln.strip()]
+    return lines[0] if lines else ""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise InputError(f"{message} (see {self.prog} --help)")
+
+
+# ---------------------------------------------------------------- targets
+
+
+class Target:
+    """A function named on the command line, with where it came from."""
+
+    def __init__(self, spec: str, fn: types.FunctionType, module: types.ModuleType, path: Optional[str]) -> None:
+        self.spec, self.fn, self.module, self.path = spec, fn, module, path
+
+    @property
+    def module_name(self) -> str:
+        return self.module.__name__
+
+
+def _package_name(path: str) -> tuple[str, str]:
+    """(dotted module name, directory to import it from) for a file, following __init__.py upwards."""
+    directory, filename = os.path.split(os.path.abspath(path))
+    parts = [os.path.splitext(filename)[0]]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, pkg = os.path.split(directory)
+        if not pkg.isidentifier():
+            break
+        parts.insert(0, pkg)
+    return ".".join(parts), directory
+
+
+def _same_file(a: Optional[str], b: str) -> bool:
+    try:
+        return a is not None and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def import_file(path: str) -> types.ModuleType:
+    if not os.path.exists(path):
+        raise InputError(f"no such file: {path}")
+    if not os.path.isfile(path):
+        raise InputError(f"not a file: {path}")
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        raise InputError(f"{path}:{e.lineno}:{e.offset or 0}: syntax error: {e.msg}") from None
+    except (OSError, ValueError) as e:
+        raise InputError(f"cannot read {path}: {e}") from None
+    name, root = _package_name(path)
+    try:
+        if root not in sys.path:
+            sys.path.insert(0, root)
+        existing = sys.modules.get(name)
+        if existing is not None and _same_file(getattr(existing, "__file__", None), path):
+            return existing
+        if "." in name:
+            module = importlib.import_module(name)
+            if _same_file(getattr(module, "__file__", None), path):
+                return module
+        if name in sys.modules:  # another module has this name (e.g. the standard library's): load privately
+            name = "_mooncake_ast_user_" + re.sub(r"\W", "_", name)
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise InputError(f"cannot import {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+        return module
+    except InputError:
+        raise
+    except SystemExit as e:
+        raise InputError(f"importing {path} called sys.exit({e.code!r})") from None
+    except Exception as e:
+        raise InputError(f"importing {path} failed: {type(e).__name__}: {_one_line(e)}") from None
+
+
+def load_target(spec: str) -> Target:
+    if "::" in spec:
+        file, _, qualname = spec.partition("::")
+        module = import_file(file)
+        path: Optional[str] = os.path.abspath(file)
+        where = file
+    else:
+        modname, sep, qualname = spec.rpartition(":")
+        if not sep or not all(p.isidentifier() for p in modname.split(".")):
+            raise InputError(f"{spec}: expected FILE.py::FUNC or module.path:FUNC")
+        if "" not in sys.path and os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        try:
+            module = importlib.import_module(modname)
+        except ImportError as e:
+            raise InputError(f"cannot import module {modname}: {_one_line(e)}") from None
+        except SyntaxError as e:
+            raise InputError(f"{e.filename}:{e.lineno}:{e.offset or 0}: syntax error: {e.msg}") from None
+        except SystemExit as e:
+            raise InputError(f"importing {modname} called sys.exit({e.code!r})") from None
+        except Exception as e:
+            raise InputError(f"importing {modname} failed: {type(e).__name__}: {_one_line(e)}") from None
+        path = getattr(module, "__file__", None)
+        where = f"module {modname}"
+    if not qualname or not all(p.isidentifier() for p in qualname.split(".")):
+        raise InputError(f"{spec}: expected a function name after '{'::' if '::' in spec else ':'}'")
+    obj: Any = module
+    for part in qualname.split("."):
+        if isinstance(obj, type):
+            raw = next((vars(k)[part] for k in obj.__mro__ if part in vars(k)), None)
+            obj = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else getattr(obj, part, None)
+        else:
+            obj = getattr(obj, part, None)
+        if obj is None:
+            raise InputError(f"no function {qualname} in {where}")
+    from .api import Differentiable
+
+    if isinstance(obj, Differentiable):
+        obj = obj.__wrapped_fn__
+    if isinstance(obj, property) and obj.fget is not None:
+        obj = obj.fget
+    if isinstance(obj, types.MethodType):
+        obj = obj.__func__
+    if not isinstance(obj, types.FunctionType):
+        raise InputError(f"{qualname} in {where} is not a Python function ({type(obj).__name__})")
+    return Target(spec, obj, module, path)
+
+
+# ---------------------------------------------------------------- generated text
+
+
+def _generate(fn: types.FunctionType, mode: str) -> tuple[str, bool]:
+    """(module text, whether the functions take the function itself first) for one mode."""
+    from .errors import MooncakeError
+
+    try:
+        if mode == "forward":
+            from .forward.generate import forward_source_text
+
+            text, takes_self, _ = forward_source_text(fn)
+            return text, takes_self
+        from .reverse.generate import reverse_source_text
+
+        text, rt = reverse_source_text(fn, {})
+        return text, rt.uses_self
+    except MooncakeError as e:
+        raise InputError(_one_line(e)) from None
+    except Exception as e:  # an internal limitation: still an input we cannot handle
+        raise InputError(f"cannot differentiate {fn.__qualname__} in {mode} mode: {type(e).__name__}: {_one_line(e)}") from None
+
+
+_DEF = re.compile(r"^def (\w+)\((.*)\):$", re.M)
+
+
+def _defs(text: str) -> dict[str, list[str]]:
+    """The top-level functions of a generated module and their parameters (without our keyword-only helpers)."""
+    out = {}
+    for m in _DEF.finditer(text):
+        params = [p.strip() for p in m.group(2).split(",") if p.strip()]
+        if "*" in params:
+            params = params[:params.index("*")]
+        out[m.group(1)] = params
+    return out
+
+
+def _identifier(text: str) -> str:
+    return re.sub(r"\W", "_", text)
+
+
+def output_name(target: Target, mode: str) -> str:
+    """`<module>_<qualname>_<mode>`: the standalone module's (importable) name."""
+    return _identifier(f"{target.module_name.rsplit('.', 1)[-1]}_{target.fn.__qualname__}_{mode}")
+
+
+def standalone_text(target: Target, mode: str, out_dir: str) -> str:
+    """A derivative module to commit: the generated code, a header saying how to call it, and the few
+    lines that bind its functions to the user's module on import."""
+    from . import __version__
+
+    body, takes_self = _generate(target.fn, mode)
+    defs = _defs(body)
+    names = list(defs)
+    modname = target.module_name
+    if target.path is not None:
+        rel = os.path.relpath(target.path, os.path.abspath(out_dir)) if _same_drive(target.path, out_dir) else target.path
+        rel = rel.replace(os.sep, "/")
+    else:
+        rel = None
+    fn = target.fn
+    out_mod = output_name(target, mode)
+    self_note = ([f"#     # it takes {fn.__qualname__} itself and mooncake_ast.NoTangent() first (it reads its own closure)"]
+                 if takes_self else [])
+    head = [
+        f"# Standalone {mode}-mode derivative of {modname}.{fn.__qualname__}, written by mooncake_ast {__version__}:",
+        f"#     {PROG} generate {target.spec} --mode {mode}",
+        "# Do not edit; run the command again after changing the function.  Needs numpy and mooncake_ast",
+        "# (the generated code imports mooncake_ast.runtime).  On import, its functions are bound to the",
+        f"# namespace of your module `{modname}`" + (f" ({rel})" if rel else "") + ": the module of that name if it is",
+        "# already imported, else loaded from that file; so they see your globals and helpers, as",
+        f"# {fn.__qualname__} does.  Usage:",
+        "#",
+    ]
+    if mode == "forward":
+        fwd = names[0]
+        params = defs[fwd]
+        head += [
+            f"#     from {out_mod} import {fwd}",
+            f"#     value, tangent = {fwd}({', '.join(params)})",
+            "#     # the tangents (second half) have the structure of the arguments; 0.0 or None for zero",
+        ] + self_note
+    else:
+        fwd = next(n for n in names if n.endswith("__forward"))
+        pb = next(n for n in names if n.endswith("__pullback"))
+        base = fwd[: -len("__forward")]
+        primals = defs[fwd][1:] if takes_self else defs[fwd]
+        bars = ", ".join(p + "_bar" for p in primals) + ("," if len(primals) == 1 else "")
+        head += [
+            f"#     from {out_mod} import {base}__vjp",
+            f"#     value, pullback = {base}__vjp({', '.join(primals)})",
+            f"#     {bars} = pullback(1.0)   # the adjoints of the arguments (call it once)",
+            "#",
+            f"# {base}__vjp runs {fwd} (the function, recording a tape) and {pb} (back through the tape)",
+            "# inside one mooncake_ast.reverse.shadows.Context, which holds the adjoints of arrays, lists and",
+            "# objects; arguments are left as a plain call leaves them.  The code is generic in the argument",
+            "# kinds (mc.grad specialises it, e.g. for floats).",
+        ]
+        if takes_self:
+            head.append(f"# ({fwd} takes {fn.__qualname__} itself first: it reads its own closure.)")
+    tail = _binding_code(names, modname, rel)
+    if mode == "reverse":
+        tail = _vjp_code(base, fwd, pb, primals, fn.__qualname__ if takes_self else None) + tail
+    return "\n".join(head) + "\n" + body.rstrip("\n") + "\n" + tail
+
+
+def _same_drive(a: str, b: str) -> bool:
+    return os.path.splitdrive(os.path.abspath(a))[0] == os.path.splitdrive(os.path.abspath(b))[0]
+
+
+def _vjp_code(base: str, fwd: str, pb: str, params: list[str], self_expr: Optional[str]) -> str:
+    names = [p.lstrip("*") for p in params]
+    args = ", ".join(names)
+    tup = f"({args},)" if len(names) == 1 else f"({args})"
+    fwd_args = f"_user_module.{self_expr}, {args}" if self_expr else args
+    return f'''
+
+def {base}__vjp({args}):
+    """(value, pullback); pullback(value_bar) returns one adjoint per argument."""
+    from mooncake_ast.reverse import shadows as _shadows
+
+    _ctx = _shadows.Context()
+    with _ctx:
+        _value, _tape = {fwd}({fwd_args})
+    _after = _shadows.snapshot(({args}, _value))
+    _used = []
+
+    def _pullback(_value_bar):
+        if _used:
+            raise RuntimeError("a pullback can be called once (its tape is consumed)")
+        _used.append(True)
+        with _ctx:
+            _adjoints = {pb}(_value_bar, _tape)
+            _adjoints = tuple(_shadows.take(_a, _g) for _a, _g in zip({tup}, _adjoints))
+        _shadows.reapply(({args}, _value), _after)
+        return _adjoints
+
+    return _value, _pullback
+'''
+
+
+def _binding_code(names: list[str], modname: str, rel: Optional[str]) -> str:
+    return f'''
+
+def _bind_to_user_module(names={tuple(names)!r}, module_name={modname!r}, relative_path={rel!r}):
+    """Run the functions above in the namespace of the user's module (its globals, helpers, imports)."""
+    import importlib
+    import importlib.util
+    import os
+    import sys
+    import types
+
+    def same(module, path):
+        try:
+            return os.path.samefile(getattr(module, "__file__", None) or "", path)
+        except OSError:
+            return False
+
+    path = None
+    if relative_path is not None:
+        path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), relative_path))
+    module = sys.modules.get(module_name)
+    if module is None and path is not None and same(sys.modules.get("__main__"), path):
+        module = sys.modules["__main__"]  # the user's module is the running script
+    if module is None and path is not None and os.path.isfile(path) and "." not in module_name:
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[module_name]
+            raise
+    if module is None:
+        module = importlib.import_module(module_name)
+    for name in names:
+        raw = globals()[name]
+        bound = types.FunctionType(raw.__code__, vars(module), raw.__name__, raw.__defaults__, raw.__closure__)
+        bound.__kwdefaults__ = raw.__kwdefaults__
+        bound.__doc__ = raw.__doc__
+        globals()[name] = bound
+    return module
+
+
+_user_module = _bind_to_user_module()
+'''
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _modes(mode: str) -> list[str]:
+    return ["forward", "reverse"] if mode == "both" else [mode]
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    target = load_target(args.target)
+    out_dir = args.output
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise InputError(f"-o {out_dir}: not a directory")
+    texts = [(output_name(target, m) + ".py", standalone_text(target, m, out_dir)) for m in _modes(args.mode)]
+    for text in texts:  # never write a file that does not compile
+        compile(text[1], text[0], "exec", dont_inherit=True)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        for name, text in texts:
+            path = os.path.join(out_dir, name)
+            tmp = os.path.join(out_dir, f".{name}.{os.getpid()}.tmp")
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+            print(path)
+    except OSError as e:
+        raise InputError(f"cannot write to {out_dir}: {e.strerror or e}") from None
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    target = load_target(args.target)
+    texts = [_generate(target.fn, m)[0] for m in _modes(args.mode)]
+    sys.stdout.write("\n\n".join(t.rstrip("\n") + "\n" for t in texts))
+    return 0
+
+
+def cmd_ir(args: argparse.Namespace) -> int:
+    from .errors import MooncakeError
+    from .frontend.statements import lower_function
+    from .ir import format_function
+
+    target = load_target(args.target)
+    try:
+        ir = lower_function(target.fn)
+    except MooncakeError as e:
+        raise InputError(_one_line(e)) from None
+    text = format_function(ir)
+    sys.stdout.write(to_dot(ir, text) if args.dot else text)
+    return 0
+
+
+def to_dot(ir: Any, text: str) -> str:
+    """The CFG in Graphviz dot: one box per block (its printed IR), edges labelled for branches."""
+    from .ir.nodes import Branch
+
+    chunks: list[list[str]] = []
+    for line in text.splitlines()[1:]:
+        if line and not line.startswith(" "):
+            chunks.append([])
+        if chunks:
+            chunks[-1].append(line)
+
+    def esc(s: str) -> str:
+        return s.replace("\\", "\\\\").replace('"', '\\"')
+
+    out = [f'digraph "{esc(ir.name)}" {{', '    node [shape=box, fontname="monospace"];']
+    for b, lines in zip(ir.blocks, chunks):
+        label = "".join(esc(ln) + "\\l" for ln in lines)
+        out.append(f'    L{b.id} [label="{label}"];')
+    for b in ir.blocks:
+        t = b.term
+        if isinstance(t, Branch):
+            out.append(f'    L{b.id} -> L{t.then.id} [label="true"];')
+            out.append(f'    L{b.id} -> L{t.orelse.id} [label="false"];')
+        else:
+            for s in b.successors():
+                out.append(f"    L{b.id} -> L{s.id};")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from .rules.catalog import format_catalog
+
+    sys.stdout.write(format_catalog())
+    return 0
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from . import cache
+
+    try:
+        root = cache.cache_root()
+    except cache.NoCacheDirectory as e:
+        raise InputError(f"no cache directory: {e}") from None
+    if args.action == "path":
+        print(root)
+        return 0
+    if args.action == "list":
+        entries = cache.list_entries()
+        if entries:
+            width = max(len(e.function) for e in entries)
+            print(f"{'FUNCTION':<{width}}  MODE     {'SIZE':>8}  AGE")
+            for e in entries:
+                print(f"{e.function:<{width}}  {e.mode:<7}  {e.size:>8}  {e.age}")
+        print(f"{len(entries)} entries in {root}")
+        return 0
+    if args.action == "clear":
+        n = cache.clear_entries()
+        print(f"removed {n} entries from {root}")
+        return 0
+    count, problems = cache.verify_entries()
+    for p in problems:
+        print(p)
+    if problems:
+        raise CheckFailed(f"{len(problems)} problem(s) in {root} ({count} entries)")
+    print(f"{count} entries ok in {root}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .errors import MooncakeError
+    from .testing import DerivativeCheckError, check_derivatives
+
+    target = load_target(args.target)
+    try:
+        values = eval(args.args, {"__builtins__": builtins, "np": np, "numpy": np})  # noqa: S307 (the user's own input)
+    except Exception as e:
+        raise InputError(f"--args {args.args!r}: {type(e).__name__}: {_one_line(e)}") from None
+    call_args = values if isinstance(values, tuple) else (values,)
+    try:
+        report = check_derivatives(target.fn, *call_args, modes=tuple(_modes(args.mode)), rtol=args.rtol, atol=args.atol)
+    except DerivativeCheckError as e:
+        raise CheckFailed(_one_line(e)) from None
+    except MooncakeError as e:
+        raise InputError(_one_line(e)) from None
+    except Exception as e:
+        raise CheckFailed(f"{target.fn.__qualname__} raised {type(e).__name__}: {_one_line(e)}") from None
+    print(f"ok: {report}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    p = _Parser(prog=PROG, description="Differentiate Python/NumPy functions into readable derivative modules.",
+                epilog="A TARGET is FILE.py::FUNC or module.path:FUNC (FUNC may be Class.method). "
+                       "Exit codes: 0 ok, 1 a check failed, 2 usage or input error.")
+    p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    def mode_arg(q: argparse.ArgumentParser, default: str) -> None:
+        q.add_argument("--mode", choices=("forward", "reverse", "both"), default=default,
+                       help=f"which derivative (default: {default})")
+
+    g = sub.add_parser("generate", help="write standalone derivative modules to commit and import")
+    g.add_argument("target", metavar="TARGET")
+    mode_arg(g, "forward")
+    g.add_argument("-o", "--output", metavar="DIR", default=".", help="directory to write to (default: .)")
+    g.set_defaults(run=cmd_generate)
+
+    s = sub.add_parser("show", help="print the generated derivative module")
+    s.add_argument("target", metavar="TARGET")
+    mode_arg(s, "forward")
+    s.set_defaults(run=cmd_show)
+
+    i = sub.add_parser("ir", help="print the function's IR (or its control-flow graph in Graphviz dot)")
+    i.add_argument("target", metavar="TARGET")
+    i.add_argument("--dot", action="store_true", help="print the control-flow graph in Graphviz dot")
+    i.set_defaults(run=cmd_ir)
+
+    r = sub.add_parser("rules", help="list the registered rules, one line each")
+    r.set_defaults(run=cmd_rules)
+
+    c = sub.add_parser("cache", help="the derivative cache: where it is, what is in it, clear, verify")
+    c.add_argument("action", choices=("path", "list", "clear", "verify"))
+    c.set_defaults(run=cmd_cache)
+
+    k = sub.add_parser("check", help="check a function's derivatives at a point (finite differences, dot-product test)")
+    k.add_argument("target", metavar="TARGET")
+    k.add_argument("--args", required=True, metavar="EXPR",
+                   help="the arguments: a Python expression (numpy is np), a tuple for several, e.g. '(0.3, np.ones(3))'")
+    mode_arg(k, "both")
+    k.add_argument("--rtol", type=float, default=1e-5)
+    k.add_argument("--atol", type=float, default=1e-6)
+    k.set_defaults(run=cmd_check)
+    return p
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    sys.dont_write_bytecode = True  # importing the user's file must not litter its directory
+    try:
+        args = build_parser().parse_args(argv)
+        return args.run(args)
+    except InputError as e:
+        print(f"{PROG}: error: {_one_line(e)}", file=sys.stderr)
+        return 2
+    except CheckFailed as e:
+        print(f"{PROG}: check failed: {_one_line(e)}", file=sys.stderr)
+        return 1
+    except SystemExit as e:  # --help, --version
+        return e.code if isinstance(e.code, int) else 0
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
 
 
 if __name__ == "__main__":
