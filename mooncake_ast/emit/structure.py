@@ -116,12 +116,13 @@ class StructuredEmitter:
                     extras.append(st)
                 else:
                     break
-            simple = k_uses == 3 + len(extras) and item_is_first and _user_named(item) and self.use_count.get(n, 0) == 1
+            simple = k_uses == 3 + len(extras) and item_is_first and _user_named(item)
+            n_used_elsewhere = self.use_count.get(n, 0) > 1  # e.g. recorded as a trip count: keep it
             consumed = {br.cond, inc}
             if simple:
-                consumed |= {item, n} | set(extras)
+                consumed |= {item} | set(extras) | (set() if n_used_elsewhere else {n})
                 self.loop_items |= set(extras)
-                if self.use_count.get(seq, 0) == 2 and seq.callee() is ops.sequence:
+                if not n_used_elsewhere and self.use_count.get(seq, 0) == 2 and seq.callee() is ops.sequence:
                     consumed.add(seq)
                     it = seq.args[0]
                     pre = seq.block
