@@ -464,7 +464,12 @@ def verify_entries() -> tuple[int, list[str]]:
     try:
         for name in d.names():
             if name.startswith(".tmp-"):
-                problems.append(f"{name}: leftover temporary file (a writer was interrupted)")
+                try:
+                    old = time.time() - d.lstat(name).st_mtime > 3600  # younger: a writer may be at work
+                except OSError:
+                    old = False
+                if old:
+                    problems.append(f"{name}: leftover temporary file (a writer was interrupted)")
                 continue
             m = ENTRY_RE.match(name)
             if m is None:

@@ -124,9 +124,12 @@ def describe(obj: Any) -> str:
         return f"module {obj.__name__}"
     if obj is _MISSING:
         return "missing"
-    if callable(obj):
-        rule = registry.lookup(obj)
-        return f"{type(obj).__qualname__} {_stable_name(obj)}" + (f" rule {rule.fingerprint}" if rule is not None else "")
+    try:
+        if callable(obj):
+            rule = registry.lookup(obj)
+            return f"{type(obj).__qualname__} {_stable_name(obj)}" + (f" rule {rule.fingerprint}" if rule is not None else "")
+    except Exception:  # an object whose attributes cannot be read: its type is what we know
+        pass
     return type(obj).__qualname__
 
 
