@@ -249,7 +249,8 @@ def standalone_text(target: Target, mode: str, out_dir: str) -> str:
         head += [
             f"#     from {out_mod} import {fwd}",
             f"#     value, tangent = {fwd}({', '.join(params)})",
-            "#     # the tangents (second half) have the structure of the arguments; 0.0 or None for zero",
+            "#     # tangents (the d... arguments) have the structure of the arguments: 0.0 or zeros where",
+            "#     # nothing changes, mooncake_ast.NoTangent() for ints and other non-differentiable values",
         ] + self_note
     else:
         fwd = next(n for n in names if n.endswith("__forward"))
@@ -272,7 +273,7 @@ def standalone_text(target: Target, mode: str, out_dir: str) -> str:
     tail = _binding_code(names, modname, rel)
     if mode == "reverse":
         tail = _vjp_code(base, fwd, pb, primals, fn.__qualname__ if takes_self else None) + tail
-    return "\n".join(head) + "\n" + body.rstrip("\n") + "\n" + tail
+    return "\n".join(head) + "\n#\n" + body.rstrip("\n") + "\n" + tail
 
 
 def _same_drive(a: str, b: str) -> bool:
