@@ -243,8 +243,10 @@ def _hostile_but_intact(path):
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
-@pytest.mark.parametrize("kind", ["group_writable", "symlink"])
+@pytest.mark.parametrize("kind", ["group_writable", "symlink", "other_owner"])
 def test_unsafe_entries_are_refused(tmp_path, kind):
+    if kind == "other_owner" and os.getuid() != 0:
+        pytest.skip("giving a file to another user needs root")
     cache_dir, names = _fill(tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -254,6 +256,9 @@ def test_unsafe_entries_are_refused(tmp_path, kind):
         if kind == "group_writable":
             path.write_text(text)
             os.chmod(path, 0o660)
+        elif kind == "other_owner":
+            path.write_text(text)
+            os.chown(path, 12345, -1)
         else:
             target = elsewhere / name
             target.write_text(text)
