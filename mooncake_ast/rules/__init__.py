@@ -1,3 +1,8 @@
 """Rule tables; importing this package registers every built-in rule."""
 from . import builtin_rules, math_rules, numpy_rules, operator_rules  # noqa: F401
 from .registry import Rule, all_rules, defjvp, defmethod, defzero, lookup  # noqa: F401
+
+try:  # SciPy is optional: scipy_rules registers nothing without it
+    from . import scipy_rules  # noqa: F401
+except ImportError:  # pragma: no cover
+    pass
