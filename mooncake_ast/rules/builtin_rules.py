@@ -1,4 +1,10 @@
-"""Forward rules of builtins and of the syntax helpers in `ops` (displays, cells, unpacking)."""
+"""Rules of builtins and of the syntax helpers in `ops` (displays, cells, unpacking), both modes.
+
+Conventions: `abs` takes slope 0 at 0, `max`/`min` follow the first argument attaining the result,
+`divmod`'s quotient and `round` have zero derivative.  Mutating methods (`list.append`, `dict.update`,
+...) have forward templates here; their reverse is done by reverse/transform.py (SPECIAL) and
+reverse/runtime.py, which undo the mutation.
+"""
 from __future__ import annotations
 
 import builtins
@@ -101,7 +107,7 @@ def cell_tangent_get(dc):
 # ------------------------------------------------------------------ builtins
 defjvp(builtins.abs, lambda t, y, x: t.mul(t.d(x), t.call(h.sign, x)))
 defjvp(builtins.float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x) is not None else None)
-defjvp(builtins.complex, lambda t, y, re=0.0, im=0.0: t.add(t.d(re), t.mul(t.d(im), 1j)))
+defjvp(builtins.complex, lambda t, y, real=0.0, imag=0.0: t.call(complex_tangent, t.dz(real), t.dz(imag)) if (t.d(real) is not None or t.d(imag) is not None) else None)
 defjvp(builtins.sum, lambda t, y, xs, start=0: t.add(t.call(sum_tangent, xs, t.d(xs)) if t.d(xs) is not None else None, t.d(start)))
 defjvp(builtins.max, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.max, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
 defjvp(builtins.min, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.min, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
@@ -117,15 +123,47 @@ defjvp(builtins.zip, lambda t, y, *xs: t.call(zip_tangent, t.call(ops.tuple_of, 
 defjvp(builtins.enumerate, lambda t, y, xs, start=0: t.call(enumerate_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
 defjvp(builtins.reversed, lambda t, y, xs: t.call(reversed_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
 defjvp(builtins.sorted, lambda t, y, xs, **kw: t.call(sorted_tangent, xs, t.d(xs), t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, v)])) if t.d(xs) is not None else None)
-defjvp(builtins.divmod, lambda t, y, a, b: t.call(ops.tuple_of, NoTangent, t.dz(t.sub(t.d(a), t.mul(t.call(_floordiv, a, b), t.d(b))))))
+defjvp(builtins.divmod, lambda t, y, a, b: t.call(ops.tuple_of, NoTangent, t.sub(t.d(a), t.mul(t.call(_floordiv, a, b), t.d(b))))
+       if (t.d(a) is not None or t.d(b) is not None) else None)
+defjvp(builtins.iter, lambda t, y, xs, *sentinel: t.call(iter_tangent, xs, y, t.d(xs)) if t.d(xs) is not None and not sentinel else None)
+defjvp(builtins.next, lambda t, y, it, *default: t.call(next_tangent, t.d(it), *[t.dz(d) for d in default])
+       if t.d(it) is not None or any(t.d(d) is not None for d in default) else None, mutates=(0,))
 defzero(builtins.len, builtins.range, builtins.isinstance, builtins.issubclass, builtins.int, builtins.bool,
         builtins.str, builtins.repr, builtins.type, builtins.id, builtins.hash, builtins.print, builtins.callable,
         builtins.hasattr, builtins.all, builtins.any, builtins.format, builtins.ord, builtins.chr, builtins.set,
-        builtins.frozenset, builtins.iter, builtins.slice, builtins.bin, builtins.hex, builtins.oct, builtins.ascii)
+        builtins.frozenset, builtins.slice, builtins.bin, builtins.hex, builtins.oct, builtins.ascii)
 
 
 def _floordiv(a, b):
     return a // b
+
+
+def complex_tangent(dre, dim):
+    """The tangent of complex(re, im) = re + 1j im: always a complex number (zeros are symbolic)."""
+    out = 0j
+    if dre is not NoTangent:
+        out = out + dre
+    if dim is not NoTangent:
+        out = out + 1j * dim
+    return out
+
+
+def complex_part_adjoint(x, g, part):
+    """complex(re, im): re's adjoint is g (its real part if re is real); im's is -1j g (Im(g) if im is real)."""
+    if g is NoTangent or isinstance(x, str):
+        return NoTangent
+    a = g if part == 0 else -1j * g
+    return a if isinstance(x, complex) else float(complex(a).real)
+
+
+def divmod_adjoint(a, b, g, which):
+    """divmod(a, b) = (a // b, a - (a // b) b): only the remainder carries a derivative."""
+    if g is NoTangent or g is None:
+        return NoTangent
+    r = g[1] if len(g) > 1 else NoTangent
+    if r is NoTangent or r is None:
+        return NoTangent
+    return r if which == 0 else -r * (a // b)
 
 
 def real_tangent(dx):
@@ -167,13 +205,27 @@ def tuple_tangent(xs, dxs):
 def dict_tangent(y, pairs, dkw):
     out = {k: NoTangent for k in y}
     for x, dx in pairs:
+        if dx is NoTangent:
+            continue
         if isinstance(x, dict) and isinstance(dx, dict):
-            out.update(dx)
-        elif dx is not NoTangent:
-            for (k, _), (_, dv) in zip(x, dx):
-                out[k] = dv
+            out.update({k: dx.get(k, NoTangent) for k in x})
+        elif isinstance(x, (list, tuple)):
+            for (k, _), dpair in zip(x, dx):
+                out[k] = _pair_value(dpair)
+        else:
+            # An iterator (zip, map, ...), consumed by the call: its keys are y's first keys, in order,
+            # provided they were distinct and the keyword arguments added new ones.
+            items = list(dx)
+            if len(items) + len(dkw) != len(y):
+                raise NotImplementedError("derivative of dict() of an iterator with repeated keys: pass a list of pairs")
+            for k, dpair in zip(list(y), items):
+                out[k] = _pair_value(dpair)
     out.update(dkw)
     return out
+
+
+def _pair_value(dpair):
+    return NoTangent if dpair is NoTangent else dpair[1]
 
 
 def zip_tangent(xs, dxs):
@@ -188,6 +240,29 @@ def enumerate_tangent(xs, dxs):
 
 def reversed_tangent(xs, dxs):
     return iter_tangents(xs, dxs)[::-1]
+
+
+def iter_tangent(xs, y, dxs):
+    """The tangent of iter(xs): a queue of the items' tangents, consumed by `next` as the iterator is."""
+    if y is xs:
+        return dxs  # iter() of an iterator is that iterator
+    return list_tangent(xs, dxs)
+
+
+_END = object()
+
+
+def next_tangent(dit, *ddefault):
+    """The tangent of next(it[, default]), taken before the call: the next queued tangent."""
+    if dit is NoTangent:
+        return NoTangent
+    if isinstance(dit, list):
+        d = dit.pop(0) if dit else _END
+    else:
+        d = next(dit, _END)
+    if d is _END:
+        return ddefault[0] if ddefault else NoTangent
+    return d
 
 
 def sorted_tangent(xs, dxs, kw):
@@ -212,11 +287,17 @@ defmethod(dict, "items", lambda t, y, d: t.call(items_tangent, d, t.d(d)) if t.d
 defmethod(dict, "values", lambda t, y, d: t.call(values_tangent, d, t.d(d)) if t.d(d) is not None else None)
 defmethod(dict, "copy", lambda t, y, d: t.call(dict, t.d(d)) if t.d(d) is not None else None)
 defmethod(dict, "update", lambda t, y, d, other: t.call(dict_update_tangent, t.d(d), other, t.dz(other)) if t.d(d) is not None else None, mutates=(0,))
-for _name in ("keys", "index", "count", "__len__", "__contains__"):
-    defmethod(dict, _name, lambda t, y, *a, **k: None)
-    defmethod(list, _name, lambda t, y, *a, **k: None)
-defmethod(str, "format", lambda t, y, *a, **k: None)
-defmethod(str, "join", lambda t, y, *a, **k: None)
+defzero(*[(dict, _name) for _name in ("keys", "__len__", "__contains__")],
+        *[(list, _name) for _name in ("index", "count", "__len__", "__contains__")],
+        *[(str, _name) for _name in ("format", "join", "split", "strip", "upper", "lower", "replace", "startswith", "endswith")])
+defvjp((list, "copy"), lambda t, g, y, l: (t.call(copy_adjoint, g),))
+defvjp((dict, "copy"), lambda t, g, y, d: (t.call(copy_adjoint, g),))
+defjvp(dict.get, lambda t, y, d, k, default=None: t.call(dict_get_tangent, d, t.dz(d), k, t.dz(default)) if t.d(d) is not None or t.d(default) is not None else None)
+
+
+def copy_adjoint(g):
+    """A shallow copy's adjoint is the copy's (a mutable item's slot is that item's own storage, counted once)."""
+    return g
 
 
 def extend_tangent(dl, x, dx):
@@ -266,6 +347,8 @@ def getattr_tangent(obj, dobj, name, value):
 
     if dobj is NoTangent:
         return NoTangent
+    if isinstance(obj, (int, float, complex)) and name in ("real", "imag"):
+        return complex(dobj).real if name == "real" else complex(dobj).imag  # a number's parts
     if isinstance(obj, np.ndarray):
         if name in ("T", "real", "imag", "mT"):
             return getattr(np.asarray(dobj), name)
@@ -361,8 +444,19 @@ defvjp(builtins.sum, lambda t, g, y, xs, start=0: (t.call(_A().sum_items_adjoint
 defvjp(builtins.max, lambda t, g, y, *xs, **kw: tuple(t.call(_A().minmax_adjoint, y, xs_tuple(t, xs), k, g) for k in range(len(xs))))
 defvjp(builtins.min, lambda t, g, y, *xs, **kw: tuple(t.call(_A().minmax_adjoint, y, xs_tuple(t, xs), k, g) for k in range(len(xs))))
 defvjp(builtins.pow, lambda t, g, y, a, b: (t.mul(g, t.call(h.pow_deriv, a, b)), t.mul(g, t.mul(y, t.call(h.log_for_pow, a)))))
-defvjp(builtins.list, lambda t, g, y, xs=(): (t.call(_A().sequence_adjoint, xs, g),))
-defvjp(builtins.tuple, lambda t, g, y, xs=(): (t.call(_A().sequence_adjoint, xs, g),))
+defvjp(builtins.list, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),))
+defvjp(builtins.tuple, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),))
+
+
+def items_of_adjoint(xs, g):
+    """The adjoint of xs from that of list(xs)/tuple(xs).  The rows of an array are views: their
+    adjoints may already sit in the array's storage (counted once, as for unpacking)."""
+    from ..reverse.adjoints import sequence_adjoint, unpack_adjoint
+    import numpy as np
+
+    if isinstance(xs, np.ndarray) and g is not NoTangent:
+        return unpack_adjoint(xs, g)
+    return sequence_adjoint(xs, g)
 defvjp(builtins.round, lambda t, g, y, *a: (None,) * len(a))
 
 
@@ -378,3 +472,90 @@ defvjp(dict.get, lambda t, g, y, d, k, default=None: (t.call(_A().dict_get_adjoi
 defvjp((dict, "get"), lambda t, g, y, d, k, default=None: (t.call(_A().dict_get_adjoint, d, k, g), None, t.call(_A().default_adjoint, d, k, g)))
 defvjp((dict, "items"), lambda t, g, y, d: (t.call(_A().items_adjoint, d, g),))
 defvjp((dict, "values"), lambda t, g, y, d: (t.call(_A().values_adjoint, d, g),))
+defvjp(builtins.complex, lambda t, g, y, real=0.0, imag=0.0: (t.call(complex_part_adjoint, real, g, 0), t.call(complex_part_adjoint, imag, g, 1)))
+defvjp(builtins.divmod, lambda t, g, y, a, b: (t.call(divmod_adjoint, a, b, g, 0), t.call(divmod_adjoint, a, b, g, 1)))
+
+
+# ------------------------------------------------------------------ run-time reverse rules
+# dict(), filter() and map() consume iterables: their reverse rules run when the call runs (like a
+# user's mc.rrule), so the pullback knows which item went where.
+def _run_time_reverse(fn, rrule):
+    from .registry import _entry, _fingerprint
+
+    r = _entry(fn)
+    r.user_rrule = rrule
+    r.fingerprint = _fingerprint(r.jvp, r.user_frule, rrule)
+
+
+def rrule_dict(*args, **kwargs):
+    """dict(x, **kw): x a mapping or an iterable of pairs (materialised first, so positions are known)."""
+    from ..reverse.adjoints import AdjDict, AdjList, AdjTuple, _like
+
+    x = args[0] if args else None
+    items = None
+    if args and not hasattr(x, "keys"):
+        items = [tuple(p) for p in x] if not isinstance(x, (list, tuple)) else list(x)
+        y = builtins.dict(items, **kwargs)
+    else:
+        y = builtins.dict(*args, **kwargs)
+
+    def pullback(g):
+        if g is NoTangent or g is None:
+            return (NoTangent,) * len(args)
+        _check_keyword_adjoints("dict", kwargs, g)
+        if not args:
+            return ()
+        if items is None:
+            return (AdjDict({k: g[k] for k in x.keys() if k not in kwargs and k in g}),)
+        last = {k: i for i, (k, _) in enumerate(items)}
+        out = []
+        for i, pair in enumerate(items):
+            k = pair[0]
+            if last[k] == i and k not in kwargs and k in g:
+                out.append((AdjList if isinstance(pair, list) else AdjTuple)([NoTangent, g[k]]))
+            else:
+                out.append(NoTangent)
+        return (_like(x, out),)
+
+    return y, pullback
+
+
+def _check_keyword_adjoints(name, kwargs, g):
+    """A keyword argument's adjoint cannot be returned: refuse a nonzero one for a differentiable value."""
+    from ..forward.runtime import _all_zero
+    from ..reverse.runtime import _nondifferentiable
+
+    for k, v in kwargs.items():
+        gk = g.get(k, NoTangent) if hasattr(g, "get") else NoTangent
+        if not _all_zero(gk) and not _nondifferentiable(v):
+            raise NotImplementedError(f"reverse mode of {name}() with a differentiated keyword argument {k}=: build it from pairs")
+
+
+def rrule_filter(f, it):
+    from ..reverse.adjoints import _like
+
+    items = list(it)
+    keep = [i for i, x in enumerate(items) if (f(x) if f is not None else x)]
+
+    def pullback(g):
+        out = [NoTangent] * len(items)
+        gs = list(g) if g is not NoTangent and g is not None else []
+        for pos, i in enumerate(keep):
+            if pos < len(gs):
+                out[i] = gs[pos]
+        return NoTangent, _like(it, out) if any(v is not NoTangent for v in out) else NoTangent
+
+    return iter([items[i] for i in keep]), pullback
+
+
+def rrule_map(f, *its):
+    """map's reverse is done by reverse/runtime.py (each call through rcall); this entry delegates to it."""
+    from ..reverse.runtime import _map
+
+    y, pb = _map(builtins.map, (f, *its), {})
+    return y, lambda g: pb(g)[1]
+
+
+_run_time_reverse(builtins.dict, rrule_dict)
+_run_time_reverse(builtins.filter, rrule_filter)
+_run_time_reverse(builtins.map, rrule_map)

@@ -1,4 +1,9 @@
-"""Forward rules of the `math` module.  `y` is the primal result, reused where it saves work."""
+"""Rules of the `math` module, both modes.  `y` is the primal result, reused where it saves work.
+
+Conventions: `fabs`/`copysign` take slope 0 at 0; `sqrt` at 0 has an infinite derivative; `fmod`,
+`remainder`, `modf` and `frexp` are differentiated between their jumps (the jumps count as zero);
+`dist`/`hypot` at a zero distance divide by zero.
+"""
 from __future__ import annotations
 
 import math
@@ -16,7 +21,13 @@ def unary(fn, dfdx):
 # ------------------------------------------------------------------ exponentials and logarithms
 unary(math.exp, lambda t, y, x: y)
 unary(math.expm1, lambda t, y, x: t.call(math.exp, x))
-unary(math.log, lambda t, y, x: t.div(1.0, x))
+# math.log(x) and math.log(x, base) = ln(x) / ln(base)
+defjvp(math.log, lambda t, y, x, *base: t.mul(t.d(x), t.div(1.0, x)) if not base else t.sub(
+    t.mul(t.d(x), t.div(1.0, t.mul(x, t.call(math.log, base[0])))),
+    t.mul(t.d(base[0]), t.div(y, t.mul(base[0], t.call(math.log, base[0]))))))
+defvjp(math.log, lambda t, g, y, x, *base: (t.mul(g, t.div(1.0, x)),) if not base else (
+    t.mul(g, t.div(1.0, t.mul(x, t.call(math.log, base[0])))),
+    t.neg(t.mul(g, t.div(y, t.mul(base[0], t.call(math.log, base[0])))))))
 unary(math.log1p, lambda t, y, x: t.div(1.0, t.call(add1, x)))
 unary(math.log2, lambda t, y, x: t.div(1.0, t.mul(x, math.log(2.0))))
 unary(math.log10, lambda t, y, x: t.div(1.0, t.mul(x, math.log(10.0))))
@@ -67,6 +78,75 @@ defjvp(math.hypot, lambda t, y, *xs: _sum(t, [t.mul(t.d(x), t.div(x, y)) for x i
 defjvp(math.copysign, lambda t, y, a, b: t.mul(t.d(a), t.mul(t.call(h.sign, a), t.call(h.sign, y))))
 defjvp(math.fmod, lambda t, y, a, b: t.sub(t.d(a), t.mul(t.call(math.trunc, t.call(_div, a, b)), t.d(b))))
 defjvp(math.ldexp, lambda t, y, a, i: t.mul(t.d(a), t.call(math.ldexp, 1.0, i)))
+defvjp(math.ldexp, lambda t, g, y, a, i: (t.mul(g, t.call(math.ldexp, 1.0, i)), None))
+# remainder(a, b) = a - n b with n the nearest integer to a / b; between the jumps dn = 0.
+defjvp(math.remainder, lambda t, y, a, b: t.sub(t.d(a), t.mul(t.call(remainder_quotient, a, b, y), t.d(b))))
+defvjp(math.remainder, lambda t, g, y, a, b: (g, t.neg(t.mul(g, t.call(remainder_quotient, a, b, y)))))
+# frexp(x) = (m, e) with x = m 2**e: dm = dx / 2**e.  modf(x) = (frac, whole): dfrac = dx.
+defjvp(math.frexp, lambda t, y, x: t.call(frexp_tangent, y, t.d(x)) if t.d(x) is not None else None)
+defvjp(math.frexp, lambda t, g, y, x: (t.call(frexp_adjoint, y, g),))
+defjvp(math.modf, lambda t, y, x: t.call(modf_tangent, t.d(x)) if t.d(x) is not None else None)
+defvjp(math.modf, lambda t, g, y, x: (t.call(modf_adjoint, g),))
+# dist(p, q) = |p - q|
+defjvp(math.dist, lambda t, y, p, q: t.call(dist_tangent, p, q, y, t.dz(p), t.dz(q)) if (t.d(p) is not None or t.d(q) is not None) else None)
+defvjp(math.dist, lambda t, g, y, p, q: (t.call(dist_adjoint, p, q, y, g, 1.0), t.call(dist_adjoint, p, q, y, g, -1.0)))
+
+
+def remainder_quotient(a, b, y):
+    """The integer n of remainder(a, b) = a - n b, recovered exactly from the result."""
+    return round((a - y) / b)
+
+
+def _item(g, i):
+    from ..tangents import NoTangent
+
+    if g is NoTangent or g is None:
+        return NoTangent
+    return g[i] if i < len(g) else NoTangent
+
+
+def frexp_tangent(y, dx):
+    from ..tangents import NoTangent
+
+    return (dx * math.ldexp(1.0, -y[1]), NoTangent)
+
+
+def frexp_adjoint(y, g):
+    return _item(g, 0) * math.ldexp(1.0, -y[1])
+
+
+def modf_tangent(dx):
+    from ..tangents import NoTangent
+
+    return (dx, NoTangent)
+
+
+def modf_adjoint(g):
+    return _item(g, 0)
+
+
+def dist_tangent(p, q, y, dp, dq):
+    from .builtin_rules import iter_tangents
+
+    dps = iter_tangents(p, dp) if dp is not _no() else [0.0] * len(p)
+    dqs = iter_tangents(q, dq) if dq is not _no() else [0.0] * len(q)
+    return sum((a - b) * (da - db) for a, b, da, db in zip(p, q, dps, dqs)) / y
+
+
+def dist_adjoint(p, q, y, g, sign):
+    """The adjoint of p (sign 1) or q (sign -1): sign * g (p - q) / |p - q|, one per coordinate."""
+    from ..reverse.adjoints import AdjList, AdjTuple
+
+    if g is _no():
+        return g
+    items = [sign * g * (a - b) / y for a, b in zip(p, q)]
+    return AdjList(items) if isinstance(p if sign > 0 else q, list) else AdjTuple(items)
+
+
+def _no():
+    from ..tangents import NoTangent
+
+    return NoTangent
 
 
 def _div(a, b):
@@ -82,7 +162,39 @@ def _sum(t, terms):
 
 defjvp(math.fsum, lambda t, y, xs: t.call(fsum_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
 defvjp(math.fsum, lambda t, g, y, xs: (t.call(_fsum_adjoint, xs, g),))
-defjvp(math.prod, lambda t, y, xs, start=1: t.call(prod_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+# math.prod(xs, *, start=1) = start * x0 * x1 * ...
+_START = object()  # `start` not given
+defjvp(math.prod, lambda t, y, xs, start=_START: t.add(
+    (t.call(mathprod_tangent, xs, t.d(xs)) if start is _START else t.mul(t.call(mathprod_tangent, xs, t.d(xs)), start))
+    if t.d(xs) is not None else None,
+    t.mul(t.d(start), t.call(math.prod, xs)) if start is not _START else None))
+defvjp(math.prod, lambda t, g, y, xs, start=_START: _prod_vjp(t, g, xs, start))
+
+
+def _prod_vjp(t, g, xs, start):
+    if start is not _START:
+        from .numpy_rules import _refuse_keywords
+
+        _refuse_keywords(t, "math.prod", start=start)
+        return (t.call(mathprod_adjoint, xs, t.mul(g, start)),)
+    return (t.call(mathprod_adjoint, xs, g),)
+
+
+def mathprod_adjoint(xs, g):
+    """Each factor's adjoint: g times the product of the others (exact with zeros)."""
+    from ..reverse.adjoints import _like
+
+    if g is _no():
+        return g
+    items = list(xs)
+    out = []
+    for i in range(len(items)):
+        others = 1.0
+        for j, v in enumerate(items):
+            if j != i:
+                others *= v
+        out.append(g * others)
+    return _like(xs, out)
 
 
 def fsum_tangent(xs, dxs):
@@ -95,7 +207,7 @@ def fsum_tangent(xs, dxs):
     return out
 
 
-def prod_tangent(xs, dxs):
+def mathprod_tangent(xs, dxs):
     from .builtin_rules import iter_tangents
     from ..tangents import NoTangent
 
@@ -132,7 +244,7 @@ def digamma(x: float) -> float:
 
 # ------------------------------------------------------------------ not differentiable
 defzero(math.floor, math.ceil, math.trunc, math.isfinite, math.isinf, math.isnan, math.isclose,
-        math.factorial, math.comb, math.perm, math.gcd, math.isqrt, math.frexp, math.modf)
+        math.factorial, math.comb, math.perm, math.gcd, math.isqrt, math.lcm, math.nextafter, math.ulp)
 
 
 def _fsum_adjoint(xs, g):
