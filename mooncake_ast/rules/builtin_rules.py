@@ -111,9 +111,9 @@ defjvp(builtins.complex, lambda t, y, real=0.0, imag=0.0: t.call(complex_tangent
 defjvp(builtins.sum, lambda t, y, xs, start=0: t.add(t.call(sum_tangent, xs, t.d(xs)) if t.d(xs) is not None else None, t.d(start)))
 defjvp(builtins.max, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.max, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
 defjvp(builtins.min, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.min, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
-defjvp(builtins.pow, lambda t, y, a, b: t.add(
+defjvp(builtins.pow, lambda t, y, a, b, mod=None: t.add(
     t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
-    t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
+    t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))) if mod is None else None)  # pow(a, b, mod): integers
 defjvp(builtins.round, lambda t, y, x, ndigits=None: None)
 defjvp(builtins.list, lambda t, y, xs=(): t.call(list_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
 defjvp(builtins.tuple, lambda t, y, xs=(): t.call(tuple_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
@@ -443,7 +443,7 @@ defvjp(builtins.float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),)
 defvjp(builtins.sum, lambda t, g, y, xs, start=0: (t.call(_A().sum_items_adjoint, xs, g), g))
 defvjp(builtins.max, lambda t, g, y, *xs, **kw: tuple(t.call(_A().minmax_adjoint, y, xs_tuple(t, xs), k, g) for k in range(len(xs))))
 defvjp(builtins.min, lambda t, g, y, *xs, **kw: tuple(t.call(_A().minmax_adjoint, y, xs_tuple(t, xs), k, g) for k in range(len(xs))))
-defvjp(builtins.pow, lambda t, g, y, a, b: (t.mul(g, t.call(h.pow_deriv, a, b)), t.mul(g, t.mul(y, t.call(h.log_for_pow, a)))))
+defvjp(builtins.pow, lambda t, g, y, a, b, mod=None: () if mod is not None else (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a), t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a))), b)))
 defvjp(builtins.list, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),))
 defvjp(builtins.tuple, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),))
 

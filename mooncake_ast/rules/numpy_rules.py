@@ -675,7 +675,8 @@ defvjp(np.maximum, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(np.
                                                t.unb(t.call(np.where, t.call(np.greater_equal, a, b), 0.0, g), b)))
 defvjp(np.minimum, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(np.less_equal, a, b), g, 0.0), a),
                                                t.unb(t.call(np.where, t.call(np.less_equal, a, b), 0.0, g), b)))
-defvjp(np.where, lambda t, g, y, c, a, b: (None, t.unb(t.call(np.where, c, g, 0.0), a), t.unb(t.call(np.where, c, 0.0, g), b)))
+defvjp(np.where, lambda t, g, y, c, a=None, b=None: (None, t.unb(t.call(np.where, c, g, 0.0), a), t.unb(t.call(np.where, c, 0.0, g), b))
+       if a is not None else (None,))
 defvjp(np.sum, lambda t, g, y, x, axis=None, **k: (t.call(sum_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
 defvjp(np.mean, lambda t, g, y, x, axis=None, **k: (t.call(mean_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
 defvjp(np.dot, lambda t, g, y, a, b: (t.call(dot_adjoint_a, g, a, b), t.call(dot_adjoint_b, g, a, b)))
