@@ -24,6 +24,7 @@ import pytest
 import mooncake_ast as mc
 from mooncake_ast.rules import scipy_rules
 from mooncake_ast.rules.catalog import catalog
+from mooncake_ast.rules.docs import REVERSE_BY_TRANSFORM
 from mooncake_ast.testing import check_derivatives
 
 try:
@@ -414,6 +415,8 @@ CASES = {
     "min": [C("lambda a, b: min(a, b) * 2.0", 0.3, 0.7),
             C("lambda xs: min(xs)", [0.1, 0.9, 0.4])],
     "pow": [C("lambda a, b: pow(a, b)", 1.3, 2.2),
+            C("lambda a, b: pow(a, b)", 1.3, x3),
+            C("lambda a, b: pow(a, b)", p23, 2.5),
             C("lambda a: pow(a, 3)", s1)],
     "round": [C("lambda a: round(a, 2) + a", 0.3141)],
     "list": [C("lambda t: list(t)[1] * 2.0", (s1, s2)),
@@ -1082,6 +1085,8 @@ def _rule_cases():
 def _modes(name, case):
     if case.modes is not None:
         return case.modes
+    if name in REVERSE_BY_TRANSFORM:
+        return BOTH  # a forward template here, the reverse done by the reverse transform
     return tuple(m for m in BOTH if m in MODES[name])
 
 

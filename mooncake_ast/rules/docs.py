@@ -22,6 +22,15 @@ GROUPS = [
     ("Syntax helpers (`mooncake_ast.ops`)", "mooncake_ast.ops."),
 ]
 
+# Callables whose reverse mode the reverse transform does itself (it undoes the mutation); their
+# rules here are forward templates.  tests/test_rules.py checks them in both modes.
+REVERSE_BY_TRANSFORM = {
+    "_operator.setitem", "_operator.iadd", "_operator.isub", "_operator.imul", "_operator.itruediv",
+    "_operator.ipow", "_operator.imod", "_operator.imatmul", "setattr", "set.add", "list.append",
+    "list.extend", "list.insert", "list.pop", "numpy.ufunc.at", "mooncake_ast.ops.cell_get",
+    "mooncake_ast.ops.cell_set",
+}
+
 # Why a callable has a forward rule only, and what reverse mode does with it.
 REVERSE_ELSEWHERE = {
     "_operator.setitem": "reverse: undone by the pullback (reverse/transform.py)",
@@ -179,17 +188,19 @@ CONVENTIONS = '''\
 '''
 
 
-def _cell(modes, mode):
+def _cell(name, modes, mode):
     if "zero" in modes:
         return "zero"
-    return "yes" if mode in modes else "-"
+    if mode in modes:
+        return "yes"
+    return "transform" if mode == "reverse" and name in REVERSE_BY_TRANSFORM else "-"
 
 
 def _table(rows):
     out = ["| Callable | Forward | Reverse | Notes |", "|---|---|---|---|"]
     for name, modes in rows:
         note = NOTES.get(name) or REVERSE_ELSEWHERE.get(name, "")
-        out.append(f"| `{name}` | {_cell(modes, 'forward')} | {_cell(modes, 'reverse')} | {note} |")
+        out.append(f"| `{name}` | {_cell(name, modes, 'forward')} | {_cell(name, modes, 'reverse')} | {note} |")
     return out
 
 
@@ -216,8 +227,9 @@ def render() -> str:
         f"mooncake_ast has built-in rules for {len(rows)} callables (and {len(scipy_rules.FUNCTIONS)} more "
         "from `scipy.special` when SciPy is installed):",
         f"{both} with forward and reverse rules, {zero} declared zero-derivative, and {forward_only} with a "
-        "forward rule only (in-place operations whose reverse the reverse transform does itself, "
-        "and the few it does not support yet).",
+        f"forward rule only: {len(REVERSE_BY_TRANSFORM)} whose reverse the reverse transform does itself "
+        "(in-place updates it undoes, closure cells; \"transform\" below), and a few reverse mode does not "
+        "support yet.",
         "Any other Python function is differentiated from its source; any other callable without source "
         "needs a rule (below).",
         "",
