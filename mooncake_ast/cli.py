@@ -371,8 +371,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise InputError(f"-o {out_dir}: not a directory")
     texts = [(output_name(target, m) + ".py", standalone_text(target, m, out_dir)) for m in _modes(args.mode)]
-    for text in texts:  # never write a file that does not compile
-        compile(text[1], text[0], "exec", dont_inherit=True)
+    for name, text in texts:  # never write a file that does not compile
+        try:
+            compile(text, name, "exec", dont_inherit=True)
+        except SyntaxError as e:
+            raise InputError(f"cannot write {name}: the generated module does not compile ({e.msg}, line {e.lineno}); "
+                             "please report this") from None
     try:
         os.makedirs(out_dir, exist_ok=True)
         for name, text in texts:
