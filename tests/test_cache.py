@@ -194,6 +194,16 @@ def test_what_np_or_a_builtin_name_means_is_part_of_the_key(tmp_path):
     assert got == pytest.approx([3 * 0.25 - 1.0] * 2)
 
 
+def test_lambdas_sharing_a_line_have_their_own_entries(tmp_path):
+    cache_dir = tmp_path / "cache"
+    write_module(tmp_path, "user_lambdas", "pair = (lambda x: x * x, lambda x: x * x * x)\n")
+    code = ("import mooncake_ast as mc, user_lambdas as m; a, b = m.pair; "
+            "print(mc.jvp(a, (2.0,), (1.0,))[1], mc.jvp(b, (2.0,), (1.0,))[1], mc.grad(a)(2.0), mc.grad(b)(2.0))")
+    for _ in range(2):  # generated, then from the cache
+        assert [float(v) for v in run(code, cache_dir, tmp_path).stdout.split()] == [4.0, 12.0, 4.0, 12.0]
+    assert len(entries(cache_dir)) == 4
+
+
 # ---------------------------------------------------------------- never torn, never executed
 
 

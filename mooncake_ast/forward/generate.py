@@ -186,10 +186,12 @@ def source_digest(fn: types.FunctionType) -> str:
         function_source(fn)  # raises the error that explains why there is no source
         raise
     h = hashlib.sha256("".join(lines).encode())
-    if code.co_name == "<lambda>":  # a lambda may be found by parsing the whole file
+    if code.co_name == "<lambda>":
+        # A lambda may be found by parsing the whole file, and several may share a line: the
+        # positions of its code (line and column of every instruction) say which one it is.
         h.update("".join(linecache.getlines(code.co_filename, fn.__globals__)).encode())
-    pos = next((p for p in code.co_positions() if p[0] is not None and p[2] is not None), None)
-    h.update(f"\0{code.co_filename}\0{code.co_firstlineno}\0{first}\0{pos}".encode())
+        h.update(repr(tuple(code.co_positions())).encode())
+    h.update(f"\0{code.co_filename}\0{code.co_firstlineno}\0{first}".encode())
     return h.hexdigest()
 
 
