@@ -214,7 +214,7 @@ def zero_tangent(x: Any) -> Any:
         return {k: zero_tangent(v) for k, v in x.items()}
     if isinstance(x, types.CellType):
         return types.CellType()  # a tangent cell: empty means zero
-    if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType, types.MethodType)):
+    if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType, types.MethodType, np.ufunc)):
         return NoTangent
     if isinstance(x, numbers.Number):
         return NoTangent

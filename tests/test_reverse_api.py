@@ -244,3 +244,32 @@ def test_aliasing_between_arguments_is_preserved():
     check(aliased, x, x)
     g = mc.grad(aliased, argnums=(0, 1))(x.copy(), x.copy())  # not aliased: independent arrays
     assert np.allclose(g[0], 2.0 * x) and np.allclose(g[1], 2.0 * x)  # d/da = 2b, d/db = (2a): a is doubled first
+
+
+# ---- regressions found by the rule-library work
+def _passes_tangent_through(a, b):
+    a = a + 0.0  # the new value's tangent must not be the argument's
+    a += b
+    return a
+
+
+def _calls_it(a, b):
+    c = _passes_tangent_through(a, b)
+    return a * 1.0 + c
+
+
+def _two_lambdas(x):
+    fs = [lambda z: np.exp(z), lambda z: np.sin(z)]
+    return fs[1](x)
+
+
+def test_regressions_aliasing_lambdas_identity_views_complex():
+    y, dy = mc.jvp(_calls_it, (np.ones(3), np.arange(3.0)), (np.ones(3), np.ones(3)))
+    assert np.allclose(dy, 3.0)
+    assert mc.jvp(_two_lambdas, (0.5,), (1.0,))[1] == pytest.approx(math.cos(0.5))
+    assert mc.grad(_two_lambdas)(0.5) == pytest.approx(math.cos(0.5))
+    assert mc.vjp(lambda x: np.identity(2) * x, 2.0)[1](np.ones((2, 2))) == (2.0,)
+    _, pb = mc.vjp(lambda X: np.diagonal(X), np.eye(3))  # a read-only view as the result
+    assert np.allclose(pb(np.ones(3))[0], np.eye(3))
+    with pytest.raises(mc.MooncakeError, match="complex"):
+        mc.grad(lambda x: (x * (1 + 2j)).real)(1.0)

@@ -355,6 +355,10 @@ class ForwardTransform:
             self._set(s, b.call(item_storage, s.args[0], self.tangent[s.args[0]], s.args[1], s))
         elif ds is None:
             self._set(s, b.call(zero_tangent, s))
+        elif any(ds is self.tangent.get(a) for a in s.args):
+            # `a = a + 0.0` passes the operand's tangent through; the new value is written in place
+            # later, so its tangent must be new storage too, or the write would reach the operand's.
+            self._set(s, b.call(fresh_storage, s, ds))
         else:
             self._set(s, b.call(storage, s, ds))
 
@@ -435,6 +439,13 @@ def _movable(st: Call, resolver: "StaticResolver") -> bool:
     if fn is None:
         return isinstance(st.fn, Stmt) is False and False
     return rule is not None and not rule.mutates and (rule.jvp is not None or rule.zero)
+
+
+def fresh_storage(value: Any, d: Any) -> Any:
+    """Tangent storage for a new value, sharing nothing with the tangent `d` it was computed from."""
+    from ..tangents import fresh
+
+    return storage(value, fresh(d))
 
 
 def item_storage(container: Any, dcontainer: Any, index: Any, item: Any) -> Any:

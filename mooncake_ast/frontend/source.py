@@ -49,7 +49,11 @@ class FunctionSource:
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.text.encode()).hexdigest()
+        """Identifies this definition: its own code and where it starts (two lambdas on one line differ)."""
+        start = self.positions[self.node].start
+        node_code = cst.Module([]).code_for_node(self.node)
+        key = f"{self.text}\0{node_code}\0{start.line + self.line_offset}:{start.column + self.col_offset}"
+        return hashlib.sha256(key.encode()).hexdigest()
 
 
 def _unwrap(fn: object) -> types.FunctionType:

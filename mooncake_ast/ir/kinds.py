@@ -14,6 +14,7 @@ import math
 import operator
 from typing import Any, Callable
 
+from .. import ops
 from ..ir.nodes import Call, Const, Function, Param, Phi, Value
 
 NUM, ANY, RANGE = "num", "any", "range"
@@ -26,6 +27,7 @@ _ARITH = {
 _NUM_RESULT = {builtins.len, builtins.float, builtins.int, builtins.round, operator.lt, operator.le, operator.gt,
                operator.ge, operator.eq, operator.ne, operator.not_, builtins.bool, builtins.isinstance}
 _NUM_OF_NUMS = {builtins.abs, builtins.min, builtins.max, builtins.pow}
+_MATH_NOT_NUMBER = {math.frexp, math.modf}  # they return pairs
 
 
 def infer_kinds(fn: Function, param_kinds: dict[str, str], resolve: Callable[[Call], tuple[Any, Any]]) -> dict[Value, str]:
@@ -54,11 +56,11 @@ def infer_kinds(fn: Function, param_kinds: dict[str, str], resolve: Callable[[Ca
                     k = NUM if s.args and all(kind(a) == NUM for a in s.args) and not s.kwargs else ANY
                 elif fnv in _NUM_RESULT:
                     k = NUM
-                elif getattr(fnv, "__module__", None) == "math":
+                elif getattr(fnv, "__module__", None) == "math" and fnv not in _MATH_NOT_NUMBER:
                     k = NUM
                 elif fnv is builtins.range:
                     k = RANGE
-                elif fnv is not None and getattr(fnv, "__name__", None) in ("identity", "sequence") and s.args:
+                elif fnv in (ops.identity, ops.sequence) and s.args:
                     k = kind(s.args[0])
                 elif fnv is operator.getitem and kind(s.args[0]) == RANGE and kind(s.args[1]) == NUM:
                     k = NUM

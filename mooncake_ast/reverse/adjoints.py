@@ -75,6 +75,7 @@ def unbroadcast(g: Any, like: Any) -> Any:
     """Sum `g` over the axes NumPy broadcast `like` along, so it has `like`'s shape (and is a number if `like` is)."""
     if type(g) is np.ndarray and type(like) is np.ndarray and g.shape == like.shape and g.dtype.kind != "c":
         return g  # the common case, first
+    refuse_complex(g, like)
     if g is NoTangent:
         return g
     if isinstance(like, np.ndarray):
@@ -339,6 +340,15 @@ def values_adjoint(d: dict, g: Any) -> Any:
     return AdjDict({k: gi for k, gi in zip(d, g)})
 
 
+def refuse_complex(*values: Any) -> None:
+    """Reverse mode does not implement the adjoint convention for complex numbers yet: say so, never guess."""
+    for v in values:
+        if type(v) is complex or isinstance(v, np.complexfloating) or (isinstance(v, np.ndarray) and v.dtype.kind == "c"):
+            from .runtime import ReverseError
+
+            raise ReverseError("reverse mode of complex values is not supported yet (forward mode supports them: use mc.jvp)")
+
+
 def add_vjp(g: Any, y: Any, a: Any, b: Any) -> tuple:
     """Adjoints of y = a + b: sums for numbers and arrays, the two pieces for concatenated sequences."""
     if type(y) is np.ndarray:
@@ -357,6 +367,7 @@ def mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = 
 
     `need_a`/`need_b` say whether an operand is differentiated at all (known when the code is made).
     """
+    refuse_complex(y)
     if type(y) is np.ndarray:
         return (unbroadcast(g * b, a) if need_a else NoTangent), (unbroadcast(g * a, b) if need_b else NoTangent)
     if g is NoTangent:

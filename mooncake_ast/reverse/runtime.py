@@ -366,6 +366,9 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any 
         from ..forward.runtime import bind
 
         primals, _ = bind(fn, NoTangent, tuple(args), (NoTangent,) * len(args), kwargs, {})
+    from .adjoints import refuse_complex
+
+    refuse_complex(*primals)
     kinds_t = kinds_of(primals)
     fast_key = (fn.__code__, kinds_t, wrt)
     rule = _FAST.get(fast_key)

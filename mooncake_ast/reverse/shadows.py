@@ -168,8 +168,11 @@ def transfer(crossed: Any, phi_bar: Any, v_bar: Any) -> Any:
 
 
 def take(v: Any, v_bar: Any) -> Any:
-    """The adjoint of v: its shadow if v is mutable, else the value v_bar."""
+    """The adjoint of v: for a mutable v its storage (plus any adjoint that arrived as a value,
+    e.g. through a tuple holding v), else the value v_bar."""
     if is_mutable(v):
+        if v_bar is not NoTangent and v_bar is not None:
+            add_into(v, v_bar)  # a no-op if v_bar is the storage itself
         sh = shadow(v)
         return sh.slot if isinstance(sh, ShadowCell) else sh  # the storage itself: adding it back is a no-op
     return v_bar
@@ -397,7 +400,8 @@ def reapply(args: tuple, snaps: list) -> None:
         if s is _MISSING:
             continue
         if isinstance(a, np.ndarray):
-            a[...] = s
+            if a.flags.writeable:
+                a[...] = s  # (a read-only view cannot have been written either)
         elif isinstance(a, list):
             a[:] = s
         elif isinstance(a, dict):
