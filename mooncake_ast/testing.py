@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .tangents import MutableTangent, NoTangent, Tangent, materialize, zero_tangent, zeros_like_tangent
+from .tangents import MutableTangent, NoTangent, Tangent, materialize, zeros_like_tangent
 
 
 class DerivativeCheckError(AssertionError):

@@ -14,7 +14,7 @@ import types
 from typing import Any, Iterable, Optional
 
 from ..ir.analysis import uses
-from ..ir.nodes import Call, Function, Param, Phi, Stmt, Value
+from ..ir.nodes import Function, Param, Stmt, Value
 from .names import assign_names, fresh
 from .structure import StructuredEmitter, _user_named, format_nodes
 

@@ -12,13 +12,12 @@ so `t = x * i; y = sin(t)` with `t` used once prints as `y = sin(x * i)`.
 from __future__ import annotations
 
 import dataclasses
-import os
 from typing import Any, Callable, Optional, Union
 
 from .. import ops
 from ..ir.analysis import dominators, uses
 from ..ir.builder import UNDEFINED
-from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Param, Phi, Raise, Return, Stmt, Value
+from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Phi, Raise, Return, Stmt, Value
 from .render import ATOM, INPLACE_SYNTAX, CallRenderer, Expr, literal, slice_text
 
 

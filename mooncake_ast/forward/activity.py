@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .. import ops
-from ..ir.nodes import Call, Const, FreeVar, Function, Param, Phi, Stmt, Value
+from ..ir.nodes import Call, Const, Function, Phi, Value
 from ..rules.registry import Rule
 
 FRESH_OPERATORS = {

@@ -10,15 +10,11 @@ by the time a function calls itself, its rule exists.
 """
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import inspect
-import sys
 import types
 from typing import Any, Optional
 
-from .. import cache
-from ..errors import MissingRuleError, SourceUnavailableError, qualified_name
+from ..errors import MissingRuleError, SourceUnavailableError
 from ..rules import registry
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, zero_tangent
 
@@ -83,7 +79,7 @@ def _all_zero(t: Any) -> bool:
 
 
 def _unbound(bound: Any) -> Any:
-    owner = bound.__self__
+    """A function of (self, *args) calling the bound method's name on self (for method rules)."""
     return lambda self, *a, **k: getattr(self, bound.__name__)(*a, **k)
 
 

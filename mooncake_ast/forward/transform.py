@@ -19,8 +19,7 @@ from typing import Any, Optional
 
 from .. import ops
 from ..ir.builder import UNDEFINED
-from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Param, Phi, Return, Stmt, Value
-from ..rules import registry
+from ..ir.nodes import Call, Const, Function, Global, Param, Phi, Return, Stmt, Value
 from ..rules.registry import Rule, lookup, update
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
 from ..ir.dce import sweep
@@ -302,7 +301,6 @@ class ForwardTransform:
         return literal_zero(v)
 
     def _statement(self, s: Call, out: list) -> None:
-        out_before: list = []
         if s not in self.act.active:
             out.append(s)
             return

@@ -1,7 +1,7 @@
 """CFG analyses shared by the transforms and the emitter: dominators, orders, liveness."""
 from __future__ import annotations
 
-from .nodes import Block, Function, Param, Phi, Stmt, Value
+from .nodes import Block, Function, Param, Stmt, Value
 
 
 def reverse_postorder(fn: Function) -> list[Block]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .nodes import Call, Function, Phi, Stmt
+from .nodes import Function, Stmt
 
 
 def sweep(fn: Function, is_root: Callable[[Stmt], bool]) -> None:

@@ -15,7 +15,7 @@ import operator
 from typing import Any, Callable
 
 from .. import ops
-from ..ir.nodes import Call, Const, Function, Param, Phi, Value
+from ..ir.nodes import Call, Const, Function, Param, Value
 
 NUM, ANY, RANGE = "num", "any", "range"
 

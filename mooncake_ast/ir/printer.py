@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Param, Phi, Raise, Return, Value
+from .nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Param, Raise, Return, Value
 
 
 def callable_name(fn: Any) -> str:

@@ -8,7 +8,7 @@ predecessor).
 from __future__ import annotations
 
 from .analysis import dominators
-from .nodes import Call, Function, Phi, Stmt, Value
+from .nodes import Call, Function, Stmt, Value
 
 
 class IRError(AssertionError):

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tangents import MutableTangent, NoTangent, Tangent
+from ..tangents import MutableTangent, NoTangent
 
 
 class AdjTuple(tuple):

@@ -18,10 +18,10 @@ from typing import Any
 
 from .. import ops
 from ..ir.dce import sweep
-from ..ir.nodes import Block, Branch, Call, Const, Function, Goto, Param, Phi, Return, Stmt, Value
-from ..ir.regions import Edge, If, Loop, Seq
+from ..ir.nodes import Block, Branch, Call, Const, Function, Goto, Phi, Return, Value
+from ..ir.regions import If, Loop, Seq
 from . import adjoints as adj
-from .transform import ReverseTransform, _own_exits, _own_exits_loop, _primal_ref, _stack_ref, anchor
+from .transform import ReverseTransform, _own_exits, _own_exits_loop, _stack_ref, anchor
 
 
 def sweep_pullback(fn: Function) -> None:

@@ -30,12 +30,14 @@ from ..forward.transform import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
-from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Loc, LoopInfo, Param, Phi, Raise, Return, Stmt, Value
+from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from ..tangents import NoTangent
 from . import adjoints as adj
 from . import shadows
 from ..rules import registry
+from .special import INPLACE, SAVE_ARGS, SPECIAL
+from .templates import PH, TemplateBuilder
 
 ZERO = Const(NoTangent)
 NUM_ZERO = Const(0.0)
@@ -47,81 +49,6 @@ def _is_zero(v: Value) -> bool:
 
 class ReverseUnsupported(MooncakeError):
     """A construct reverse mode does not handle yet; raised with the source line."""
-
-
-class PH:
-    """A primal operand handed to a reverse template; recorded only if the template reads it."""
-
-    __slots__ = ("v",)
-
-    def __init__(self, v: Value) -> None:
-        self.v = v
-
-
-class TemplateBuilder:
-    """The `t` of reverse templates: builds adjoint code in the pullback."""
-
-    def __init__(self, rt: "ReverseTransform", result_is_num: bool = False) -> None:
-        self.rt = rt
-        self.result_is_num = result_is_num  # then every operand and adjoint here is a plain number
-
-    def _val(self, x: Any) -> Value:
-        if isinstance(x, PH):
-            return self.rt.primal(x.v)
-        return x if isinstance(x, Value) else Const(x)
-
-    def num(self, h: Any) -> bool:
-        return isinstance(h, PH) and (isinstance(h.v, Const) and isinstance(h.v.value, (int, float)) or self.rt.kinds.get(h.v) == NUM
-                                      or isinstance(h.v, Param) and self.rt.param_kinds.get(h.v.name) == NUM)
-
-    def value(self, h: Any) -> Any:
-        v = h.v if isinstance(h, PH) else h
-        return v.value if isinstance(v, Const) else v
-
-    def needs(self, h: Any) -> bool:
-        """Does operand h get an adjoint at all?"""
-        return isinstance(h, PH) and self.rt.active(h.v)
-
-    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
-        return self.rt.b.call(fn, [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()})
-
-    def add(self, a: Any, b: Any) -> Any:
-        if a is None:
-            return b
-        if b is None:
-            return a
-        return self.call(operator.add, a, b)
-
-    def sub(self, a: Any, b: Any) -> Any:
-        if b is None:
-            return a
-        if a is None:
-            return self.call(operator.neg, b)
-        return self.call(operator.sub, a, b)
-
-    def mul(self, a: Any, b: Any) -> Any:
-        if a is None or b is None:
-            return None
-        return self.call(operator.mul, a, b)
-
-    def div(self, a: Any, b: Any) -> Any:
-        if a is None:
-            return None
-        return self.call(operator.truediv, a, b)
-
-    def neg(self, a: Any) -> Any:
-        return None if a is None else self.call(operator.neg, a)
-
-    def unb(self, g: Any, like: Any) -> Any:
-        """Undo broadcasting: sum `g` down to the shape of `like` (nothing to do for numbers)."""
-        if g is None:
-            return None
-        if self.result_is_num or (isinstance(like, PH) and isinstance(like.v, Const)):
-            return g
-        return self.call(adj.unbroadcast, g, like)
-
-    def lin(self, fn: Any, g: Any, *args: Any, **kwargs: Any) -> Any:
-        return None if g is None else self.call(fn, g, *args, **kwargs)
 
 
 class ReverseTransform:
@@ -637,27 +564,6 @@ class ReverseTransform:
         if isinstance(item, Loop):
             return any(e.kind in ("return", "raise") for e in item.body.exits() + item.orelse.exits())
         return False
-
-
-INPLACE = {
-    operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
-    operator.itruediv: operator.truediv, operator.ipow: operator.pow, operator.imod: operator.mod,
-    operator.imatmul: operator.matmul,
-}
-# callable -> (forward save or None, reverse helper, positions of arguments whose adjoint values it returns)
-SPECIAL: dict = {
-    operator.getitem: (None, shadows.getitem_reverse, (0,)),
-    getattr: (None, shadows.getattr_reverse, (0,)),
-    ops.cell_get: (None, shadows.cell_get_reverse, (0,)),
-    operator.setitem: (shadows.save_item, shadows.setitem_reverse, (2,)),
-    setattr: (shadows.save_attr, shadows.setattr_reverse, (2,)),
-    ops.cell_set: (shadows.save_cell, shadows.cell_set_reverse, (1,)),
-    list.append: (None, shadows.append_reverse, (1,)),
-    set.add: (shadows.save_membership, shadows.set_add_reverse, ()),
-    **{op: (shadows.save_inplace, shadows.inplace_reverse, (0, 1)) for op in INPLACE},
-}
-SAVE_ARGS = {shadows.save_item: (0, 1), shadows.save_attr: (0, 1), shadows.save_cell: (0,), shadows.save_inplace: (0,),
-             shadows.save_membership: (0, 1)}
 
 
 def _hashable(x: Any) -> bool:

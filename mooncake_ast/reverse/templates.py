@@ -1,0 +1,93 @@
+"""The `t` that reverse rule templates receive while the pullback is being built.
+
+A template (rules/*: `defvjp(fn, lambda t, g, y, *args: ...)`) describes adjoint
+contributions with `t.mul`, `t.call`, `t.unb`, ...; here each becomes a statement of the
+pullback IR.  Primal operands reach templates as `PH` handles and are recorded in the
+forward pass only if a template actually reads them.
+"""
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+from ..ir.kinds import NUM
+from ..ir.nodes import Const, Param, Value
+from . import adjoints as adj
+
+if TYPE_CHECKING:
+    from .transform import ReverseTransform
+
+
+class PH:
+    """A primal operand handed to a reverse template; recorded only if the template reads it."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v: Value) -> None:
+        self.v = v
+
+
+class TemplateBuilder:
+    """The `t` of reverse templates: builds adjoint code in the pullback."""
+
+    def __init__(self, rt: "ReverseTransform", result_is_num: bool = False) -> None:
+        self.rt = rt
+        self.result_is_num = result_is_num  # then every operand and adjoint here is a plain number
+
+    def _val(self, x: Any) -> Value:
+        if isinstance(x, PH):
+            return self.rt.primal(x.v)
+        return x if isinstance(x, Value) else Const(x)
+
+    def num(self, h: Any) -> bool:
+        return isinstance(h, PH) and (isinstance(h.v, Const) and isinstance(h.v.value, (int, float)) or self.rt.kinds.get(h.v) == NUM
+                                      or isinstance(h.v, Param) and self.rt.param_kinds.get(h.v.name) == NUM)
+
+    def value(self, h: Any) -> Any:
+        v = h.v if isinstance(h, PH) else h
+        return v.value if isinstance(v, Const) else v
+
+    def needs(self, h: Any) -> bool:
+        """Does operand h get an adjoint at all?"""
+        return isinstance(h, PH) and self.rt.active(h.v)
+
+    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
+        return self.rt.b.call(fn, [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()})
+
+    def add(self, a: Any, b: Any) -> Any:
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return self.call(operator.add, a, b)
+
+    def sub(self, a: Any, b: Any) -> Any:
+        if b is None:
+            return a
+        if a is None:
+            return self.call(operator.neg, b)
+        return self.call(operator.sub, a, b)
+
+    def mul(self, a: Any, b: Any) -> Any:
+        if a is None or b is None:
+            return None
+        return self.call(operator.mul, a, b)
+
+    def div(self, a: Any, b: Any) -> Any:
+        if a is None:
+            return None
+        return self.call(operator.truediv, a, b)
+
+    def neg(self, a: Any) -> Any:
+        return None if a is None else self.call(operator.neg, a)
+
+    def unb(self, g: Any, like: Any) -> Any:
+        """Undo broadcasting: sum `g` down to the shape of `like` (nothing to do for numbers)."""
+        if g is None:
+            return None
+        if self.result_is_num or (isinstance(like, PH) and isinstance(like.v, Const)):
+            return g
+        return self.call(adj.unbroadcast, g, like)
+
+    def lin(self, fn: Any, g: Any, *args: Any, **kwargs: Any) -> Any:
+        return None if g is None else self.call(fn, g, *args, **kwargs)
