@@ -5,7 +5,14 @@ from .tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent,
 from .rules.registry import update  # noqa: F401
 from .rules.helpers import *  # noqa: F401,F403
 from .rules.builtin_rules import *  # noqa: F401,F403
-from .rules.numpy_rules import *  # noqa: F401,F403
+from .rules.numpy_common import *  # noqa: F401,F403
+from .rules.numpy_elementwise import *  # noqa: F401,F403
+from .rules.numpy_reductions import *  # noqa: F401,F403
+from .rules.numpy_products import *  # noqa: F401,F403
+from .rules.numpy_shapes import *  # noqa: F401,F403
+from .rules.numpy_creation import *  # noqa: F401,F403
+from .rules.numpy_linalg import *  # noqa: F401,F403
+from .rules.numpy_methods import *  # noqa: F401,F403
 from .rules.scipy_rules import *  # noqa: F401,F403  (registers nothing without SciPy)
 from .rules.math_rules import (add1, digamma, dist_adjoint, dist_tangent, frexp_adjoint, frexp_tangent, fsum_tangent,  # noqa: F401
     mathprod_adjoint, mathprod_tangent, modf_adjoint, modf_tangent, remainder_quotient)

@@ -138,7 +138,7 @@ Helpers receive tangents and adjoints that may be `NoTangent` (a zero of any sha
 for it first.  Where a function is not differentiable, a rule picks a documented value (the
 conventions below) or raises `NotImplementedError` when it runs; it never guesses.  Reverse
 templates return adjoints of positional arguments only: a template whose callable takes a
-differentiable keyword argument refuses it (see `_refuse_keywords` in numpy_rules.py).
+differentiable keyword argument refuses it (see `_refuse_keywords` in numpy_common.py).
 
 Every rule needs test inputs in `tests/test_rules.py` (the suite fails otherwise): they run
 `mooncake_ast.testing.check_derivatives`, which compares forward mode with finite differences and

@@ -1,0 +1,109 @@
+"""Helpers shared by the NumPy rule modules (numpy_*.py); this module registers no rule.
+
+They live here, not in one of the rule modules, because several of those need them: splitting a
+helper's tuple result, unbroadcasting an adjoint, refusing `out=` and differentiated keyword
+arguments, binding a template's operands by name, and telling symbolic zeros and adjoint storage
+apart.  Templates reach the public ones from generated code as `_mc.<name>` (mooncake_ast/runtime.py).
+"""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+_NV = np._NoValue  # numpy's "argument not given"
+
+
+def _split(t, both, n):
+    """The n parts of a helper's tuple result (unpacked in one statement in generated code)."""
+    if hasattr(both, "tuple_size"):
+        both.tuple_size = n
+    return tuple(t.call(operator.getitem, both, i) for i in range(n))
+
+
+def _unb(g, like):
+    from ..reverse.adjoints import unbroadcast
+
+    return unbroadcast(g, like)
+
+
+def _no_out(t, name, k):
+    """Keyword arguments without `out=` (a call writing into `out=` is refused when it runs)."""
+    if "out" in k:
+        _keep(t.call(out_unsupported, name, k["out"]))
+    return {key: v for key, v in k.items() if key != "out"}
+
+
+def _keep(stmt):
+    """Mark a generated check as needed although nothing reads its result (dead-code removal keeps it)."""
+    for attr in ("effect", "keep"):
+        try:
+            setattr(stmt, attr, True)
+        except AttributeError:  # run time: the check already ran
+            pass
+    return stmt
+
+
+def out_unsupported(name, out):
+    if out is not None:
+        raise NotImplementedError(f"derivative of {name} with out=: assign the result instead")
+
+
+def _no():
+    from ..tangents import NoTangent
+
+    return NoTangent
+
+
+def _dense(x, dx):
+    """A tangent that NumPy can make an array of: symbolic zeros become zeros shaped like x."""
+    from ..tangents import NoTangent, materialize
+
+    return materialize(dx, x) if _has_no(dx) else dx
+
+
+def _has_no(dx):
+    from ..tangents import NoTangent
+
+    if dx is NoTangent:
+        return True
+    if isinstance(dx, (list, tuple)):
+        return any(_has_no(d) for d in dx)
+    return False
+
+
+def _bind(names, a, k):
+    """A template's operands by parameter name (positional ones first, then keywords)."""
+    out = dict(zip(names, a))
+    out.update(k)
+    return out
+
+
+def _refuse_keywords(t, name, **kw):
+    """Templates return adjoints for positional arguments only: a differentiated keyword argument is
+    refused (NotImplementedError when the pullback runs) rather than silently given a zero adjoint."""
+    needs = getattr(t, "needs", None)
+    live = [v for v in kw.values() if needs is None or needs(v)]
+    if live:
+        _keep(t.call(keyword_adjoint_unsupported, name, *live))
+
+
+def keyword_adjoint_unsupported(name, *values):
+    from ..reverse.runtime import _nondifferentiable
+
+    if not all(_nondifferentiable(v) for v in values):
+        raise NotImplementedError(f"reverse mode of {name} with a differentiated keyword argument: pass it positionally")
+
+
+def _float_dtype(x):
+    return np.result_type(np.asarray(x).dtype, float)
+
+
+def _in_storage(x, g):
+    """Is g (the adjoint of a view y of x) already part of x's adjoint storage?  Then it is counted there:
+    a view's adjoint storage is the same view of its base's (reverse/shadows.py)."""
+    if not (isinstance(x, np.ndarray) and isinstance(g, np.ndarray)):
+        return False
+    from ..reverse import shadows
+
+    return np.shares_memory(g, shadows.shadow(x))

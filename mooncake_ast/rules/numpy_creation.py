@@ -1,0 +1,200 @@
+"""NumPy rules, both modes: making arrays (np.array/asarray/asanyarray from data, full/full_like,
+arange, linspace), and the table of NumPy callables declared to have no derivative.
+
+Together because these rules start arrays rather than transform them: the derivative flows from
+the data, the fill value or the range's start/step/stop (never from a shape or a dtype), and an
+integer result carries none.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tangents import NoTangent
+from .numpy_common import _bind, _dense, _no, _refuse_keywords, _unb
+from .registry import defjvp, defvjp, defzero
+
+
+# ------------------------------------------------------------------ arrays from data
+defjvp(np.array, lambda t, y, x, *a, **k: t.call(array_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
+defjvp(np.asarray, lambda t, y, x, *a, **k: t.call(asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
+defjvp(np.asanyarray, lambda t, y, x, *a, **k: t.call(asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
+
+
+def array_tangent(y, x, dx):
+    if y.dtype.kind not in "fc":
+        return _no()
+    return np.array(_dense(x, dx), dtype=y.dtype)
+
+
+def asarray_tangent(y, x, dx):
+    if y is x:
+        return dx
+    return array_tangent(y, x, dx)
+
+
+# ------------------------------------------------------------------ not differentiable
+defzero(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.eye, np.identity,
+        np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort, np.sign, np.floor, np.ceil,
+        np.round, np.rint, np.trunc, np.isnan, np.isinf, np.isfinite, np.greater, np.less, np.equal,
+        np.not_equal, np.greater_equal, np.less_equal, np.logical_and, np.logical_or, np.logical_not,
+        np.all, np.any, np.nonzero, np.count_nonzero, np.allclose, np.isclose, np.array_equal, np.searchsorted)
+
+
+# np.full(shape, fill_value), np.full_like(a, fill_value): linear in the fill value.
+defjvp(np.full, lambda t, y, *a, **k: _fill_jvp(t, y, _bind(("shape", "fill_value"), a, k).get("fill_value")))
+defvjp(np.full, lambda t, g, y, *a, **k: _fill_vjp(t, g, y, a, k, "np.full"))
+defjvp(np.full_like, lambda t, y, *a, **k: _fill_jvp(t, y, _bind(("a", "fill_value"), a, k).get("fill_value")))
+defvjp(np.full_like, lambda t, g, y, *a, **k: _fill_vjp(t, g, y, a, k, "np.full_like"))
+
+
+def _fill_jvp(t, y, v):
+    return t.call(full_tangent, y, t.d(v)) if t.d(v) is not None else None
+
+
+def _fill_vjp(t, g, y, a, k, name):
+    if len(a) > 1:
+        return (None, t.call(full_adjoint, y, g, a[1]))
+    _refuse_keywords(t, name, **{key: v for key, v in k.items() if key == "fill_value"})
+    return ()
+
+
+def full_tangent(y, dv):
+    if np.asarray(y).dtype.kind not in "fc":
+        return NoTangent  # an integer array: the fill value was truncated
+    return np.full_like(y, dv)
+
+
+def full_adjoint(y, g, v):
+    if g is NoTangent or np.asarray(y).dtype.kind not in "fc":
+        return NoTangent
+    return _unb(g, v)
+
+
+# np.arange(start, stop, step): y[i] = start + i * step (stop only decides the length).
+defjvp(np.arange, lambda t, y, *a, **k: _arange_jvp(t, y, *_arange_args(a, k)))
+defvjp(np.arange, lambda t, g, y, *a, **k: _arange_vjp(t, g, y, a, k))
+
+
+def _arange_args(a, k):
+    if len(a) == 1 and "stop" not in k:
+        return k.get("start"), k.get("step")
+    b = _bind(("start", "stop", "step"), a, k)
+    return b.get("start"), b.get("step")
+
+
+def _arange_jvp(t, y, start, step):
+    if t.d(start) is None and t.d(step) is None:
+        return None
+    return t.call(arange_tangent, y, t.dz(start), t.dz(step))
+
+
+def _arange_vjp(t, g, y, a, k):
+    _refuse_keywords(t, "np.arange", **{key: v for key, v in k.items() if key in ("start", "step")})
+    if len(a) < 2:
+        return ()
+    return (t.call(arange_adjoint, y, g, a[0], 0), None) + ((t.call(arange_adjoint, y, g, a[2], 2),) if len(a) > 2 else ())
+
+
+def arange_tangent(y, dstart, dstep):
+    y = np.asarray(y)
+    if y.dtype.kind not in "fc":
+        return NoTangent
+    out = np.zeros(y.shape, dtype=y.dtype)
+    if dstart is not NoTangent:
+        out = out + dstart
+    if dstep is not NoTangent:
+        out = out + np.arange(y.size) * dstep
+    return out
+
+
+def arange_adjoint(y, g, x, which):
+    if g is NoTangent or np.asarray(y).dtype.kind not in "fc":
+        return NoTangent
+    g = np.asarray(g)
+    return _unb(np.sum(g) if which == 0 else np.sum(g * np.arange(g.size)), x)
+
+
+# np.linspace(start, stop, num, endpoint, retstep, dtype, axis): y = start + w * (stop - start).
+_LINSPACE = ("start", "stop", "num", "endpoint", "retstep", "dtype", "axis")
+defjvp(np.linspace, lambda t, y, *a, **k: _linspace_jvp(t, y, _bind(_LINSPACE, a, k)))
+defvjp(np.linspace, lambda t, g, y, *a, **k: _linspace_vjp(t, g, y, a, k))
+
+
+def _linspace_jvp(t, y, b):
+    start, stop = b.get("start"), b.get("stop")
+    if t.d(start) is None and t.d(stop) is None:
+        return None
+    return t.call(linspace_tangent, y, t.dz(start), t.dz(stop), b.get("num", 50), b.get("endpoint", True),
+                  b.get("axis", 0), b.get("retstep", False))
+
+
+def _linspace_vjp(t, g, y, a, k):
+    _refuse_keywords(t, "np.linspace", **{key: v for key, v in k.items() if key in ("start", "stop")})
+    b = _bind(_LINSPACE, a, k)
+    args = (y, g, b.get("start"), b.get("stop"), b.get("num", 50), b.get("endpoint", True), b.get("axis", 0), b.get("retstep", False))
+    return tuple(t.call(linspace_adjoint, *args, which) for which in range(min(len(a), 2)))
+
+
+def _linspace_weights(num, endpoint, ndim):
+    w = np.linspace(0.0, 1.0, num, endpoint=endpoint)
+    return w.reshape((-1,) + (1,) * (ndim - 1))
+
+
+def _linspace_div(num, endpoint):
+    return (num - 1 if endpoint else num) or np.nan
+
+
+def linspace_tangent(y, dstart, dstop, num=50, endpoint=True, axis=0, retstep=False):
+    samples = np.asarray(y[0] if retstep else y)
+    if samples.dtype.kind not in "fc":
+        return (NoTangent, NoTangent) if retstep else NoTangent
+    w = _linspace_weights(num, endpoint, samples.ndim)
+    d0 = 0.0 if dstart is NoTangent else np.asarray(dstart)
+    d1 = 0.0 if dstop is NoTangent else np.asarray(dstop)
+    d = (1.0 - w) * d0 + w * d1
+    d = np.broadcast_to(d, np.moveaxis(samples, axis, 0).shape)
+    d = np.moveaxis(d, 0, axis).copy()
+    if retstep:
+        return d, (d1 - d0) / _linspace_div(num, endpoint)
+    return d
+
+
+def linspace_adjoint(y, g, start, stop, num=50, endpoint=True, axis=0, retstep=False, which=0):
+    """The adjoint of start (which=0) or stop (which=1)."""
+    if g is NoTangent:
+        return NoTangent
+    samples = np.asarray(y[0] if retstep else y)
+    if samples.dtype.kind not in "fc":
+        return NoTangent
+    gs, gstep = (g[0], g[1]) if retstep else (g, NoTangent)
+    total = 0.0
+    if gs is not NoTangent:
+        w = _linspace_weights(num, endpoint, samples.ndim)
+        gm = np.moveaxis(np.asarray(gs), axis, 0)
+        total = np.sum((w if which else 1.0 - w) * gm, axis=0)
+    if gstep is not NoTangent:
+        total = total + (1.0 if which else -1.0) * np.asarray(gstep) / _linspace_div(num, endpoint)
+    return _unb(np.asarray(total, dtype=float), start if which == 0 else stop)
+
+
+def linspace_weight(num, upper, endpoint=True, **_):
+    w = np.linspace(0.0, 1.0, num, endpoint=endpoint)
+    return w if upper else 1.0 - w
+
+
+# ================================================================== reverse rules
+def array_adjoint(x, g):
+    """The adjoint of the argument of np.array(x): g, split back into x's nesting if x is a list/tuple."""
+    from ..reverse.adjoints import AdjList, AdjTuple
+
+    if isinstance(x, (list, tuple)):
+        items = [array_adjoint(v, g[i]) for i, v in enumerate(x)]
+        return AdjList(items) if isinstance(x, list) else AdjTuple(items)
+    if isinstance(x, np.ndarray):
+        return np.asarray(g).reshape(x.shape)
+    return float(g) if np.ndim(g) == 0 else g
+
+
+defvjp(np.array, lambda t, g, y, x, *a, **k: (t.call(array_adjoint, x, g),) + (None,) * len(a))
+defvjp(np.asarray, lambda t, g, y, x, *a, **k: (t.call(array_adjoint, x, g),) + (None,) * len(a))
+defvjp(np.asanyarray, lambda t, g, y, x, *a, **k: (t.call(array_adjoint, x, g),) + (None,) * len(a))

@@ -1,0 +1,273 @@
+"""NumPy rules, both modes: ufuncs and other elementwise functions (one and two arguments,
+complex parts, clip, where, `np.add.at`), and np.polyval, which is elementwise in x.
+
+Kept apart from reductions, shapes and products because these rules share their own helpers
+(`unary`, the tie-breaking of fmax/fmin, clip's bounds) and conventions: kinks take slope 0, ties
+go to the first argument, `sqrt` at 0 gives an infinite derivative.  Forward mode needs no
+unbroadcasting (tangents broadcast like their primals); reverse templates undo it with `t.unb`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tangents import NoTangent
+from . import helpers as h
+from .numpy_common import _in_storage, _refuse_keywords, _split, _unb
+from .registry import defjvp, defvjp, defzero
+
+
+def unary(fn, dfdx):
+    """Register y = fn(x) elementwise: forward and reverse from one derivative."""
+    defjvp(fn, lambda t, y, x, *a, **k: t.mul(t.d(x), dfdx(t, y, x)))
+    defvjp(fn, lambda t, g, y, x, *a, **k: (t.mul(g, dfdx(t, y, x)),))
+
+
+# ------------------------------------------------------------------ elementwise, one argument
+unary(np.sin, lambda t, y, x: t.call(np.cos, x))
+unary(np.cos, lambda t, y, x: t.neg(t.call(np.sin, x)))
+unary(np.tan, lambda t, y, x: t.add(1.0, t.mul(y, y)))
+unary(np.arcsin, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.sub(1.0, t.mul(x, x)))))
+unary(np.arccos, lambda t, y, x: t.neg(t.div(1.0, t.call(np.sqrt, t.sub(1.0, t.mul(x, x))))))
+unary(np.arctan, lambda t, y, x: t.div(1.0, t.add(1.0, t.mul(x, x))))
+unary(np.sinh, lambda t, y, x: t.call(np.cosh, x))
+unary(np.cosh, lambda t, y, x: t.call(np.sinh, x))
+unary(np.tanh, lambda t, y, x: t.sub(1.0, t.mul(y, y)))
+unary(np.arcsinh, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.add(t.mul(x, x), 1.0))))
+unary(np.arccosh, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.sub(t.mul(x, x), 1.0))))
+unary(np.arctanh, lambda t, y, x: t.div(1.0, t.sub(1.0, t.mul(x, x))))
+unary(np.exp, lambda t, y, x: y)
+unary(np.exp2, lambda t, y, x: t.mul(y, np.log(2.0)))
+unary(np.expm1, lambda t, y, x: t.call(np.exp, x))
+unary(np.log, lambda t, y, x: t.div(1.0, x))
+unary(np.log2, lambda t, y, x: t.div(1.0, t.mul(x, np.log(2.0))))
+unary(np.log10, lambda t, y, x: t.div(1.0, t.mul(x, np.log(10.0))))
+unary(np.log1p, lambda t, y, x: t.div(1.0, t.add(1.0, x)))
+unary(np.sqrt, lambda t, y, x: t.div(0.5, y))
+unary(np.cbrt, lambda t, y, x: t.div(1.0, t.mul(3.0, t.mul(y, y))))
+unary(np.square, lambda t, y, x: t.mul(2.0, x))
+unary(np.reciprocal, lambda t, y, x: t.neg(t.mul(y, y)))
+defjvp(np.abs, lambda t, y, x, *a, **k: t.call(abs_tangent, x, t.d(x)) if t.d(x) is not None else None)
+defvjp(np.abs, lambda t, g, y, x, *a, **k: (t.mul(g, t.call(np.sign, x)),))
+unary(np.fabs, lambda t, y, x: t.call(np.sign, x))
+defjvp(np.negative, lambda t, y, x: t.neg(t.d(x)))
+defjvp(np.positive, lambda t, y, x: t.d(x))
+defjvp(np.conjugate, lambda t, y, x: t.lin(np.conjugate, t.d(x)))
+defjvp(np.real, lambda t, y, x: t.lin(np.real, t.d(x)))
+defjvp(np.imag, lambda t, y, x: t.lin(np.imag, t.d(x)))
+
+# ------------------------------------------------------------------ elementwise, two arguments
+defjvp(np.add, lambda t, y, a, b, **k: t.add(t.d(a), t.d(b)))
+defjvp(np.subtract, lambda t, y, a, b, **k: t.sub(t.d(a), t.d(b)))
+defjvp(np.multiply, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), b), t.mul(a, t.d(b))))
+defjvp(np.divide, lambda t, y, a, b, **k: t.div(t.sub(t.d(a), t.mul(y, t.d(b))), b))
+defjvp(np.power, lambda t, y, a, b, **k: t.add(
+    t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
+    t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
+defjvp(np.maximum, lambda t, y, a, b, **k: t.call(np.where, t.call(np.greater_equal, a, b), t.dz(a), t.dz(b)))
+defjvp(np.minimum, lambda t, y, a, b, **k: t.call(np.where, t.call(np.less_equal, a, b), t.dz(a), t.dz(b)))
+defjvp(np.fmax, lambda t, y, a, b, **k: t.call(np.where, t.call(fmax_first, a, b), t.dz(a), t.dz(b)))
+defjvp(np.fmin, lambda t, y, a, b, **k: t.call(np.where, t.call(fmin_first, a, b), t.dz(a), t.dz(b)))
+defjvp(np.arctan2, lambda t, y, a, b, **k: t.div(t.sub(t.mul(t.d(a), b), t.mul(a, t.d(b))), t.add(t.mul(a, a), t.mul(b, b))))
+defjvp(np.hypot, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.div(a, y)), t.mul(t.d(b), t.div(b, y))))
+defjvp(np.logaddexp, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.call(np.exp, t.sub(a, y))), t.mul(t.d(b), t.call(np.exp, t.sub(b, y)))))
+defjvp(np.where, lambda t, y, c, a=None, b=None: t.call(np.where, c, t.dz(a), t.dz(b)) if (t.d(a) is not None or t.d(b) is not None) else None)
+defjvp(np.clip, lambda t, y, x, *a, **k: _clip_jvp(t, x, *_clip_bounds(a, k)))
+
+
+def abs_tangent(x, dx):
+    """d|x| = sign(x) dx, 0 at x == 0; for complex x the real Re(conj(x) dx) / |x|."""
+    if np.iscomplexobj(x):
+        return np.real(np.conjugate(np.sign(x)) * dx)
+    return dx * np.sign(x)
+
+
+def fmax_first(a, b):
+    """Where np.fmax takes its first argument: a >= b (ties: the first), or b is NaN."""
+    return np.logical_or(np.greater_equal(a, b), np.isnan(b))
+
+
+def fmin_first(a, b):
+    return np.logical_or(np.less_equal(a, b), np.isnan(b))
+
+
+def _clip_bounds(a, k):
+    """The bounds of np.clip / ndarray.clip however they were passed: positionally, a_min/a_max or min/max."""
+    lo = a[0] if len(a) > 0 else k.get("a_min", k.get("min", None))
+    hi = a[1] if len(a) > 1 else k.get("a_max", k.get("max", None))
+    return lo, hi
+
+
+def _clip_jvp(t, x, lo, hi):
+    if t.d(x) is None and t.d(lo) is None and t.d(hi) is None:
+        return None
+    return t.call(clip_tangent, x, lo, hi, t.dz(x), t.dz(lo), t.dz(hi))
+
+
+def clip_tangent(x, lo, hi, dx, dlo, dhi):
+    """Tangent of clip(x, lo, hi) = min(max(x, lo), hi): dx inside, a bound's tangent where it is active.
+
+    Ties go inside the interval (x == lo takes dx); with lo > hi NumPy returns hi, and so does the tangent.
+    """
+    out = np.where(True, dx, 0.0)
+    m = x
+    if lo is not None:
+        out = np.where(np.less(x, lo), dlo, out)
+        m = np.maximum(x, lo)
+    if hi is not None:
+        out = np.where(np.greater(m, hi), dhi, out)
+    return out[()] if out.ndim == 0 else out
+
+
+def _clip_vjp(t, g, x, a, k, name):
+    _refuse_keywords(t, name, **{key: v for key, v in k.items() if key in ("a_min", "a_max", "min", "max")})
+    lo, hi = _clip_bounds(a, k)
+    return _split(t, t.call(clip_vjp, g, x, lo, hi), 3)[:1 + len(a)]
+
+
+def clip_vjp(g, x, lo, hi):
+    """Adjoints of clip(x, lo, hi) for x, lo and hi (the reverse of clip_tangent)."""
+    if g is NoTangent:
+        return NoTangent, NoTangent, NoTangent
+    gx = np.where(True, g, 0.0)
+    m = x
+    g_lo = g_hi = NoTangent
+    if hi is not None:
+        m = np.maximum(x, lo) if lo is not None else x
+        above = np.greater(m, hi)
+        g_hi = _unb(np.where(above, gx, 0.0), hi)
+        gx = np.where(above, 0.0, gx)
+    if lo is not None:
+        below = np.less(x, lo)
+        g_lo = _unb(np.where(below, gx, 0.0), lo)
+        gx = np.where(below, 0.0, gx)
+    return _unb(gx, x), g_lo, g_hi
+
+
+# ------------------------------------------------------------------ unbuffered in-place ufunc methods
+defjvp(np.add.at, lambda t, y, a, idx, b=None: t.call(np.add.at, t.d(a), idx, t.d(b)) if t.d(a) is not None and t.d(b) is not None else None, mutates=(0,))
+defjvp(np.subtract.at, lambda t, y, a, idx, b=None: t.call(np.subtract.at, t.d(a), idx, t.d(b)) if t.d(a) is not None and t.d(b) is not None else None, mutates=(0,))
+
+
+# ================================================================== reverse rules
+defvjp(np.negative, lambda t, g, y, x: (t.neg(g),))
+defvjp(np.positive, lambda t, g, y, x: (g,))
+defvjp(np.add, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(g, b)))
+defvjp(np.subtract, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(t.neg(g), b)))
+defvjp(np.multiply, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, b), a), t.unb(t.mul(g, a), b)))
+defvjp(np.divide, lambda t, g, y, a, b, **k: (t.unb(t.div(g, b), a), t.unb(t.neg(t.div(t.mul(g, y), b)), b)))
+defvjp(np.power, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a),
+                                             t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a))), b)))
+defvjp(np.maximum, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(np.greater_equal, a, b), g, 0.0), a),
+                                               t.unb(t.call(np.where, t.call(np.greater_equal, a, b), 0.0, g), b)))
+defvjp(np.minimum, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(np.less_equal, a, b), g, 0.0), a),
+                                               t.unb(t.call(np.where, t.call(np.less_equal, a, b), 0.0, g), b)))
+defvjp(np.where, lambda t, g, y, c, a=None, b=None: (None, t.unb(t.call(np.where, c, g, 0.0), a), t.unb(t.call(np.where, c, 0.0, g), b))
+       if a is not None else (None,))
+defvjp(np.clip, lambda t, g, y, x, *a, **k: _clip_vjp(t, g, x, a, k, "np.clip"))
+defvjp(np.arctan2, lambda t, g, y, a, b, **k: (t.unb(t.div(t.mul(g, b), t.add(t.mul(a, a), t.mul(b, b))), a),
+                                               t.unb(t.neg(t.div(t.mul(g, a), t.add(t.mul(a, a), t.mul(b, b)))), b)))
+defvjp(np.hypot, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.div(a, y)), a), t.unb(t.mul(g, t.div(b, y)), b)))
+defvjp(np.logaddexp, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(np.exp, t.sub(a, y))), a), t.unb(t.mul(g, t.call(np.exp, t.sub(b, y))), b)))
+
+
+# ================================================================== elementwise: complex parts, fmax/fmin, more ufuncs
+
+
+def conjugate_adjoint(g, x=None):
+    """conj is its own adjoint.  ndarray.conj() of a real array returns the array itself: then g is x's
+    own adjoint storage and is already counted."""
+    if g is NoTangent or _in_storage(x, g):
+        return NoTangent
+    return np.conjugate(g)
+
+
+def real_adjoint_np(x, g):
+    """y = Re(x): for complex x the adjoint is g as a complex number (inner product Re(conj(a) b))."""
+    if g is NoTangent:
+        return NoTangent
+    if np.iscomplexobj(x):
+        return np.asarray(g).astype(np.asarray(x).dtype) if isinstance(x, np.ndarray) else complex(g)
+    return g
+
+
+def imag_adjoint_np(x, g):
+    """y = Im(x): x's adjoint is 1j * g (zero for real x, whose imaginary part is constant)."""
+    if g is NoTangent or not np.iscomplexobj(x):
+        return NoTangent
+    return 1j * np.asarray(g) if isinstance(x, np.ndarray) else 1j * complex(g)
+
+
+defvjp(np.conjugate, lambda t, g, y, x, *a, **k: (t.call(conjugate_adjoint, g),))
+defvjp(np.real, lambda t, g, y, x: (t.call(real_adjoint_np, x, g),))
+defvjp(np.imag, lambda t, g, y, x: (t.call(imag_adjoint_np, x, g),))
+defvjp(np.fmax, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(fmax_first, a, b), g, 0.0), a),
+                                            t.unb(t.call(np.where, t.call(fmax_first, a, b), 0.0, g), b)))
+defvjp(np.fmin, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(fmin_first, a, b), g, 0.0), a),
+                                            t.unb(t.call(np.where, t.call(fmin_first, a, b), 0.0, g), b)))
+
+unary(np.deg2rad, lambda t, y, x: np.pi / 180.0)
+unary(np.radians, lambda t, y, x: np.pi / 180.0)
+unary(np.rad2deg, lambda t, y, x: 180.0 / np.pi)
+unary(np.degrees, lambda t, y, x: 180.0 / np.pi)
+unary(np.sinc, lambda t, y, x: t.call(sinc_deriv, x, y))
+
+
+def sinc_deriv(x, y):
+    """d sinc(x)/dx = (cos(pi x) - sinc(x)) / x, and 0 at x == 0 (sinc is even there)."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(x == 0, 0.0, (np.cos(np.pi * x) - y) / np.where(x == 0, 1.0, x))
+    return out[()] if out.ndim == 0 else out
+
+
+defjvp(np.logaddexp2, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.call(np.exp2, t.sub(a, y))), t.mul(t.d(b), t.call(np.exp2, t.sub(b, y)))))
+defvjp(np.logaddexp2, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(np.exp2, t.sub(a, y))), a), t.unb(t.mul(g, t.call(np.exp2, t.sub(b, y))), b)))
+defjvp(np.float_power, lambda t, y, a, b, **k: t.add(
+    t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
+    t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
+defvjp(np.float_power, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a),
+                                                   t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a))), b)))
+# remainder (np.mod): a - floor(a / b) * b;  fmod: a - trunc(a / b) * b.  Piecewise; the jumps are not counted.
+defjvp(np.remainder, lambda t, y, a, b, **k: t.sub(t.d(a), t.mul(t.call(np.floor_divide, a, b), t.d(b))))
+defvjp(np.remainder, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(t.neg(t.mul(g, t.call(np.floor_divide, a, b))), b)))
+defjvp(np.fmod, lambda t, y, a, b, **k: t.sub(t.d(a), t.mul(t.call(fmod_quotient, a, b, y), t.d(b))))
+defvjp(np.fmod, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(t.neg(t.mul(g, t.call(fmod_quotient, a, b, y))), b)))
+# copysign(a, b) = |a| sign(b): slope sign(a) sign(y) in a (0 at a == 0), none in b.
+defjvp(np.copysign, lambda t, y, a, b, **k: t.mul(t.d(a), t.mul(t.call(np.sign, a), t.call(np.sign, y))))
+defvjp(np.copysign, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.mul(t.call(np.sign, a), t.call(np.sign, y))), a), None))
+defzero(np.floor_divide, np.heaviside, np.signbit, np.fix, np.isreal, np.iscomplex, np.isin, np.argwhere,
+        np.flatnonzero, np.digitize, np.tri, np.diag_indices, np.tril_indices, np.triu_indices, np.indices)
+
+
+def fmod_quotient(a, b, y):
+    """trunc(a / b), recovered from the result: (a - fmod(a, b)) / b is that integer up to rounding."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.round((np.asarray(a) - y) / b)  # an integer up to rounding: not trunc
+
+
+# ================================================================== polynomials
+def polyval_tangent(p, x, dp, dx):
+    """np.polyval(p, x) = sum_k p[k] x**(n-1-k): linear in p, and p'(x) in x."""
+    out = NoTangent
+    if dp is not NoTangent:
+        out = np.polyval(np.broadcast_to(dp, np.shape(p)), x)
+    if dx is not NoTangent:
+        out = out + np.polyval(np.polyder(p), x) * dx if len(p) > 1 else out
+    return out
+
+
+def polyval_adjoint(p, x, g, which):
+    if g is NoTangent:
+        return NoTangent
+    p = np.asarray(p)
+    if which == 1:
+        if len(p) < 2:
+            return NoTangent
+        return _unb(np.asarray(g) * np.polyval(np.polyder(p), x), x)
+    n = len(p)
+    x = np.asarray(x, dtype=float)
+    return np.array([np.sum(np.asarray(g) * x ** (n - 1 - k)) for k in range(n)])
+
+
+defjvp(np.polyval, lambda t, y, p, x: t.call(polyval_tangent, p, x, t.dz(p), t.dz(x)) if (t.d(p) is not None or t.d(x) is not None) else None)
+defvjp(np.polyval, lambda t, g, y, p, x: (t.call(polyval_adjoint, p, x, g, 0), t.call(polyval_adjoint, p, x, g, 1)))

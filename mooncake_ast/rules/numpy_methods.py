@@ -1,0 +1,153 @@
+"""NumPy rules, both modes: methods of np.ndarray (sum, mean, max, reshape, transpose, astype,
+item, tolist, clip, fill, var, std, diagonal, trace, take, cumprod, ...).
+
+Methods are keyed by `(np.ndarray, name)` and take self as their first operand.  Most reuse the
+helpers of the function they mirror (numpy_reductions, numpy_shapes, ...); the ones only methods
+need (astype, item, tolist, fill, reshape/transpose with separate axes) live here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops
+from ..tangents import NoTangent
+from .numpy_common import _float_dtype, _no, _no_out
+from .numpy_elementwise import _clip_bounds, _clip_jvp, _clip_vjp, conjugate_adjoint
+from .numpy_products import dot_adjoint_a, dot_adjoint_b
+from .numpy_reductions import (_where, cumprod_adjoint, cumprod_tangent, cumsum_adjoint, extremum_adjoint, extremum_tangent,
+                               mean_adjoint, prod_adjoint, prod_tangent, std_tangent, sum_adjoint, var_adjoint, var_tangent)
+from .numpy_shapes import diagonal_adjoint, repeat_adjoint, swapaxes_adjoint, take_adjoint, trace_adjoint, transpose_adjoint
+from .registry import defmethod, defvjp_method, defzero
+
+
+# ------------------------------------------------------------------ array methods (self first)
+nd = np.ndarray
+defmethod(nd, "sum", lambda t, y, x, axis=None, **k: t.lin(np.sum, t.d(x), axis=axis, **k))
+defmethod(nd, "mean", lambda t, y, x, axis=None, **k: t.lin(np.mean, t.d(x), axis=axis, **k))
+defmethod(nd, "cumsum", lambda t, y, x, axis=None, **k: t.lin(np.cumsum, t.d(x), axis=axis, **k))
+defmethod(nd, "dot", lambda t, y, a, b: t.add(t.lin(np.dot, t.d(a), b), t.linr(np.dot, a, t.d(b))))
+defmethod(nd, "reshape", lambda t, y, x, *shape, **k: t.lin(reshape_tangent, t.d(x), *shape, **k))
+defmethod(nd, "transpose", lambda t, y, x, *axes: t.lin(transpose_tangent, t.d(x), *axes))
+defmethod(nd, "copy", lambda t, y, x, *a, **k: t.lin(np.copy, t.d(x)))
+defmethod(nd, "ravel", lambda t, y, x, *a, **k: t.lin(np.ravel, t.d(x), *a, **k))
+defmethod(nd, "flatten", lambda t, y, x, *a, **k: t.lin(flatten_tangent, t.d(x), *a, **k))
+defmethod(nd, "squeeze", lambda t, y, x, *a, **k: t.lin(np.squeeze, t.d(x), *a, **k))
+defmethod(nd, "max", lambda t, y, x, axis=None, keepdims=False, **k: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims, *_where(k)) if t.d(x) is not None else None)
+defmethod(nd, "min", lambda t, y, x, axis=None, keepdims=False, **k: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims, *_where(k)) if t.d(x) is not None else None)
+defmethod(nd, "prod", lambda t, y, x, axis=None, keepdims=False: t.call(prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defmethod(nd, "astype", lambda t, y, x, dtype, *a, **k: t.call(astype_tangent, y, t.d(x)) if t.d(x) is not None else None)
+defmethod(nd, "item", lambda t, y, x, *a: t.call(item_tangent, t.d(x), *a) if t.d(x) is not None else None)
+defmethod(nd, "tolist", lambda t, y, x: t.call(tolist_tangent, t.d(x)) if t.d(x) is not None else None)
+defmethod(nd, "clip", lambda t, y, x, *a, **k: _clip_jvp(t, x, *_clip_bounds(a, k)))
+defmethod(nd, "fill", lambda t, y, x, v: t.call(fill_tangent, t.d(x), t.dz(v)) if t.d(x) is not None else None, mutates=(0,))
+defzero(*[(nd, _name) for _name in ("argmax", "argmin", "argsort", "nonzero", "all", "any", "__len__", "round")])
+
+
+def reshape_tangent(dx, *shape, **k):
+    return np.reshape(dx, shape[0] if len(shape) == 1 else shape, **k)
+
+
+def transpose_tangent(dx, *axes):
+    return np.transpose(dx, axes[0] if len(axes) == 1 else (axes or None))
+
+
+def flatten_tangent(dx, *a, **k):
+    return np.array(dx).flatten(*a, **k)
+
+
+def astype_tangent(y, dx):
+    if y.dtype.kind not in "fc":
+        return _no()
+    return np.asarray(dx).astype(y.dtype)
+
+
+def item_tangent(dx, *a):
+    return np.asarray(dx).item(*a)
+
+
+def tolist_tangent(dx):
+    return np.asarray(dx).tolist()
+
+
+def fill_tangent(dx, dv):
+    dx.fill(float(dv))
+
+
+# ------------------------------------------------------------------ statistics
+defmethod(nd, "var", lambda t, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: t.call(var_tangent, x, t.d(x), axis, ddof, keepdims) if t.d(x) is not None else None)
+defmethod(nd, "std", lambda t, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: t.call(std_tangent, x, y, t.d(x), axis, ddof, keepdims) if t.d(x) is not None else None)
+
+
+# ================================================================== reverse rules
+defvjp_method(nd, "sum", lambda t, g, y, x, axis=None, **k: (t.call(sum_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
+defvjp_method(nd, "mean", lambda t, g, y, x, axis=None, **k: (t.call(mean_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
+defvjp_method(nd, "dot", lambda t, g, y, a, b: (t.call(dot_adjoint_a, g, a, b), t.call(dot_adjoint_b, g, a, b)))
+defvjp_method(nd, "max", lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),))
+defvjp_method(nd, "min", lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),))
+defvjp_method(nd, "copy", lambda t, g, y, x, *a, **k: (g,))
+defvjp_method(nd, "reshape", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
+defvjp_method(nd, "ravel", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),))
+defvjp_method(nd, "flatten", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),))
+defvjp_method(nd, "clip", lambda t, g, y, x, *a, **k: _clip_vjp(t, g, x, a, k, "ndarray.clip"))
+defvjp_method(nd, "transpose", lambda t, g, y, x, *axes: (t.call(transpose_adjoint, x, g, axes[0] if len(axes) == 1 else (t.call(ops.tuple_of, *axes) if axes else None)),) + (None,) * len(axes))
+defvjp_method(nd, "astype", lambda t, g, y, x, *a, **k: (t.call(astype_adjoint, x, g, y),) + (None,) * len(a))
+defvjp_method(nd, "item", lambda t, g, y, x, *a: (t.call(item_adjoint_array, x, g, *a),) + (None,) * len(a))
+defvjp_method(nd, "squeeze", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
+defvjp_method(nd, "cumsum", lambda t, g, y, x, axis=None, **k: (t.call(cumsum_adjoint, x, g, axis),))
+defvjp_method(nd, "prod", lambda t, g, y, x, axis=None, keepdims=False: (t.call(prod_adjoint, x, g, axis, keepdims),))
+defvjp_method(nd, "var", lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, g, axis, ddof, keepdims),))
+defvjp_method(nd, "std", lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, t.div(g, t.mul(2.0, y)), axis, ddof, keepdims),))
+
+
+def astype_adjoint(x, g, y=None):
+    if g is NoTangent or np.asarray(x).dtype.kind not in "fc" or (y is not None and np.asarray(y).dtype.kind not in "fc"):
+        return NoTangent  # an integer result carries no derivative
+    return np.asarray(g).astype(np.asarray(x).dtype)
+
+
+def item_adjoint_array(x, g, *a):
+    """x.item(*a): one int is an index into the flattened array, several (or a tuple) a multi-index."""
+    if g is NoTangent:
+        return NoTangent
+    out = np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x).dtype, float))
+    if len(a) == 1 and isinstance(a[0], (int, np.integer)):
+        out.reshape(-1)[a[0]] = g
+    elif a:
+        out[a if len(a) > 1 else a[0]] = g
+    else:
+        out.reshape(-1)[0] = g
+    return out
+
+
+# ================================================================== more array methods, both modes
+defmethod(nd, "diagonal", lambda t, y, x, *a, **k: t.lin(np.diagonal, t.d(x), *a, **k))
+defvjp_method(nd, "diagonal", lambda t, g, y, x, offset=0, axis1=0, axis2=1: (t.call(diagonal_adjoint, x, g, offset, axis1, axis2),))
+defmethod(nd, "trace", lambda t, y, x, *a, **k: t.lin(np.trace, t.d(x), *a, **_no_out(t, "ndarray.trace", k)))
+defvjp_method(nd, "trace", lambda t, g, y, x, offset=0, axis1=0, axis2=1, **k: (t.call(trace_adjoint, x, g, offset, axis1, axis2),))
+defmethod(nd, "swapaxes", lambda t, y, x, axis1, axis2: t.lin(np.swapaxes, t.d(x), axis1, axis2))
+defvjp_method(nd, "swapaxes", lambda t, g, y, x, axis1, axis2: (t.call(swapaxes_adjoint, g, axis1, axis2), None, None))
+for _name in ("conj", "conjugate"):
+    defmethod(nd, _name, lambda t, y, x: t.lin(np.conjugate, t.d(x)))
+    defvjp_method(nd, _name, lambda t, g, y, x: (t.call(conjugate_adjoint, g, x),))
+defmethod(nd, "take", lambda t, y, x, *a, **k: t.lin(np.take, t.d(x), *a, **_no_out(t, "ndarray.take", k)))
+defvjp_method(nd, "take", lambda t, g, y, x, indices, axis=None, out=None, mode="raise": (t.call(take_adjoint, x, g, indices, axis, mode),))
+defmethod(nd, "repeat", lambda t, y, x, *a, **k: t.lin(np.repeat, t.d(x), *a, **k))
+defvjp_method(nd, "repeat", lambda t, g, y, x, repeats, axis=None: (t.call(repeat_adjoint, x, g, repeats, axis), None, None))
+defmethod(nd, "cumprod", lambda t, y, x, axis=None, **k: t.call(cumprod_tangent, x, y, t.d(x), axis) if t.d(x) is not None else None)
+defvjp_method(nd, "cumprod", lambda t, g, y, x, axis=None, **k: (t.call(cumprod_adjoint, x, y, g, axis),))
+defvjp_method(nd, "tolist", lambda t, g, y, x: (t.call(tolist_adjoint, x, g),))
+
+
+def tolist_adjoint(x, g):
+    """x.tolist() (nested lists of Python numbers): their adjoints, back as an array (zeros where none)."""
+    if g is NoTangent:
+        return NoTangent
+
+    def dense(v):
+        if v is NoTangent or v is None:
+            return 0.0
+        if isinstance(v, (list, tuple)):
+            return [dense(e) for e in v]
+        return v
+
+    return np.asarray(dense(g), dtype=_float_dtype(x)).reshape(np.shape(x))

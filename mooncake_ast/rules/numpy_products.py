@@ -1,0 +1,317 @@
+"""NumPy rules, both modes: products (dot, matmul, inner, outer, tensordot, einsum, kron, vdot, cross).
+
+Together because they are all bilinear: the forward rule is the sum of the product with one factor
+replaced by its tangent, and each factor's adjoint contracts g with the other factor.  tensordot
+is differentiated as the equivalent einsum.
+"""
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from .. import ops
+from ..tangents import NoTangent
+from .numpy_common import _float_dtype, _unb
+from .registry import defjvp, defvjp
+
+
+# ------------------------------------------------------------------ products
+defjvp(np.dot, lambda t, y, a, b: t.add(t.lin(np.dot, t.d(a), b), t.linr(np.dot, a, t.d(b))))
+defjvp(np.matmul, lambda t, y, a, b: t.add(t.lin(np.matmul, t.d(a), b), t.linr(np.matmul, a, t.d(b))))
+defjvp(np.inner, lambda t, y, a, b: t.add(t.lin(np.inner, t.d(a), b), t.linr(np.inner, a, t.d(b))))
+defjvp(np.outer, lambda t, y, a, b: t.add(t.lin(np.outer, t.d(a), b), t.linr(np.outer, a, t.d(b))))
+
+
+# ================================================================== reverse rules
+defvjp(np.dot, lambda t, g, y, a, b: (t.call(dot_adjoint_a, g, a, b), t.call(dot_adjoint_b, g, a, b)))
+defvjp(np.matmul, lambda t, g, y, a, b: (t.call(matmul_adjoint_a, g, a, b), t.call(matmul_adjoint_b, g, a, b)))
+
+
+def dot_adjoint_a(g, a, b):
+    """np.dot(a, b) sums a's last axis against b's second-to-last (its only one if b is a vector)."""
+    if g is NoTangent:
+        return NoTangent
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if a.ndim == 0 or b.ndim == 0:
+        return (g * b).sum() if a.ndim == 0 else g * b
+    if b.ndim == 1:
+        return np.multiply.outer(g, b) if a.ndim > 1 else g * b
+    if b.ndim == 2:
+        return np.dot(g, b.T) if a.ndim > 1 or g.ndim else g * b
+    # y[i.., k.., m] = sum_n a[i.., n] b[k.., n, m]: contract g's (k.., m) with b's (k.., m)
+    gk = list(range(a.ndim - 1, g.ndim))
+    bk = list(range(b.ndim - 2)) + [b.ndim - 1]
+    return np.tensordot(g, b, axes=(gk, bk))
+
+
+def dot_adjoint_b(g, a, b):
+    if g is NoTangent:
+        return NoTangent
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if a.ndim == 0 or b.ndim == 0:
+        return (g * a).sum() if b.ndim == 0 else g * a
+    if a.ndim == 1:
+        out = np.multiply.outer(a, g) if b.ndim > 1 else g * a
+    else:
+        out = np.tensordot(a, g, axes=(list(range(a.ndim - 1)), list(range(a.ndim - 1))))
+    return np.moveaxis(out, 0, -2) if b.ndim > 2 else out  # (n, k.., m) -> (k.., n, m)
+
+
+def matmul_adjoint_a(g, a, b):
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if a.ndim == 2 and b.ndim == 2:
+        return g @ b.T
+    if a.ndim == 2 and b.ndim == 1:
+        return np.outer(g, b)
+    if b.ndim == 1:
+        return np.multiply.outer(g, b) if a.ndim > 1 else g * b
+    gb = np.matmul(g[..., None, :] if a.ndim == 1 else g, np.swapaxes(b, -1, -2))
+    gb = gb[..., 0, :] if a.ndim == 1 else gb
+    from ..reverse.adjoints import unbroadcast
+
+    return unbroadcast(gb, a)
+
+
+def matmul_adjoint_b(g, a, b):
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if a.ndim == 2 and b.ndim in (1, 2):
+        return a.T @ g  # matrix-vector stays matrix-vector
+    if a.ndim == 1:
+        return a[:, None] * g[..., None, :] if b.ndim > 1 else g * a
+    ga = np.matmul(np.swapaxes(a, -1, -2), g[..., :, None] if b.ndim == 1 else g)
+    ga = ga[..., 0] if b.ndim == 1 else ga
+    from ..reverse.adjoints import unbroadcast
+
+    return unbroadcast(ga, b)
+
+
+defvjp(np.outer, lambda t, g, y, a, b: (t.call(outer_adjoint, g, a, b, 0), t.call(outer_adjoint, g, a, b, 1)))
+defvjp(np.inner, lambda t, g, y, a, b: (t.call(inner_adjoint_a, g, a, b), t.call(inner_adjoint_b, g, a, b)))
+
+
+def outer_adjoint(g, a, b, which):
+    """np.outer flattens its inputs: y[i, j] = a.flat[i] * b.flat[j]."""
+    if g is NoTangent:
+        return NoTangent
+    g = np.asarray(g)
+    out = g @ np.ravel(b) if which == 0 else g.T @ np.ravel(a)
+    x = a if which == 0 else b
+    return _scalar_like(x, out.reshape(np.shape(x)))
+
+
+def inner_adjoint_a(g, a, b):
+    """np.inner: y[i.., j..] = sum_k a[i.., k] b[j.., k] (a product when either is a scalar)."""
+    if g is NoTangent:
+        return NoTangent
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if a.ndim == 0 or b.ndim == 0:
+        return (g * b).sum() if a.ndim == 0 else g * b
+    nb = b.ndim - 1
+    return np.tensordot(g, b, axes=(list(range(g.ndim - nb, g.ndim)), list(range(nb))))
+
+
+def inner_adjoint_b(g, a, b):
+    if g is NoTangent:
+        return NoTangent
+    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    if a.ndim == 0 or b.ndim == 0:
+        return (g * a).sum() if b.ndim == 0 else g * a
+    na = a.ndim - 1
+    return np.tensordot(g, a, axes=(list(range(na)), list(range(na))))
+
+
+def _scalar_like(x, arr):
+    """arr as the kind of number x is (a Python float for a Python float), arr itself for arrays."""
+    if isinstance(x, np.ndarray):
+        return arr
+    arr = np.asarray(arr)
+    if isinstance(x, (bool, int, float)) and arr.ndim == 0:
+        return float(arr.real)
+    if isinstance(x, complex) and arr.ndim == 0:
+        return complex(arr)
+    return arr
+
+
+# ================================================================== products: tensordot, einsum, kron, vdot, cross
+
+
+def _einsum_terms(subscripts, shapes):
+    """The input terms and the output term of an einsum, '...' spelled out as letters, implicit output made explicit."""
+    if not isinstance(subscripts, str):
+        raise NotImplementedError("derivatives of np.einsum need the subscripts-string form, not the interleaved one")
+    s = subscripts.replace(" ", "")
+    lhs, out = s.split("->") if "->" in s else (s, None)
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        raise ValueError(f"einsum subscripts {subscripts!r} name {len(terms)} operands, {len(shapes)} given")
+    spare = [c for c in string.ascii_letters if c not in s]
+    n_ell = max([len(sh) - (len(tm) - 3) for tm, sh in zip(terms, shapes) if "..." in tm], default=0)
+    ell = "".join(spare[:n_ell])
+    full = []
+    for tm, sh in zip(terms, shapes):
+        if "..." in tm:
+            k = len(sh) - (len(tm) - 3)
+            tm = tm.replace("...", ell[n_ell - k:] if k else "")
+        full.append(tm)
+    if out is None:
+        letters = lhs.replace(".", "").replace(",", "")
+        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    else:
+        out = out.replace("...", ell)
+    return full, out
+
+
+def einsum_tangent(subscripts, operands, tangents, **kw):
+    """Linear in each operand: the sum of einsums with one operand replaced by its tangent."""
+    kw = {k: v for k, v in kw.items() if k != "out"}
+    total = NoTangent
+    for i, d in enumerate(tangents):
+        if d is NoTangent:
+            continue
+        ops_ = list(operands)
+        ops_[i] = np.broadcast_to(d, np.shape(operands[i]))
+        term = np.einsum(subscripts, *ops_, **kw)
+        total = term if total is NoTangent else total + term
+    return total
+
+
+def einsum_adjoint(subscripts, k, g, *operands):
+    """The adjoint of operand k: an einsum of g with the other operands onto k's letters.
+
+    Letters only operand k has were summed over: g spreads along them.  A repeated letter (a trace,
+    a diagonal) writes the result onto that diagonal of zeros.  Size-1 axes broadcast against larger
+    ones are summed back.
+    """
+    if g is NoTangent:
+        return NoTangent
+    arrays = [np.asarray(o) for o in operands]
+    terms, out = _einsum_terms(subscripts, [a.shape for a in arrays])
+    mine, x = terms[k], arrays[k]
+    uniq = "".join(dict.fromkeys(mine))
+    others = [(tm, a) for j, (tm, a) in enumerate(zip(terms, arrays)) if j != k]
+    avail = set(out).union(*[set(tm) for tm, _ in others])
+    kept = "".join(c for c in uniq if c in avail)
+    part = np.einsum(",".join([out] + [tm for tm, _ in others]) + "->" + kept, np.asarray(g), *[a for _, a in others])
+    own = dict(zip(mine, x.shape))
+    part = part.reshape([part.shape[kept.index(c)] if c in avail else 1 for c in uniq])
+    for ax, c in enumerate(uniq):
+        if own[c] == 1 and part.shape[ax] != 1:
+            part = part.sum(axis=ax, keepdims=True)
+    part = np.broadcast_to(part, [own[c] for c in uniq])
+    dtype = np.result_type(part.dtype, _float_dtype(x))
+    if len(uniq) == len(mine):
+        res = np.array(part, dtype=dtype)
+    else:
+        res = np.zeros(x.shape, dtype=dtype)
+        np.einsum(mine + "->" + uniq, res)[...] = part  # a writable view of the diagonal
+    return _scalar_like(operands[k], res)
+
+
+def _einsum_jvp(t, subscripts, operands, k):
+    if all(t.d(o) is None for o in operands):
+        return None
+    return t.call(einsum_tangent, subscripts, t.call(ops.tuple_of, *operands), t.call(ops.tuple_of, *[t.dz(o) for o in operands]), **k)
+
+
+defjvp(np.einsum, lambda t, y, subscripts, *operands, **k: _einsum_jvp(t, subscripts, operands, k))
+defvjp(np.einsum, lambda t, g, y, subscripts, *operands, **k: (None,) + tuple(
+    t.call(einsum_adjoint, subscripts, i, g, *operands) for i in range(len(operands))))
+
+
+def tensordot_subscripts(a, b, axes=2):
+    """np.tensordot(a, b, axes) as einsum subscripts."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if np.ndim(axes) == 0:
+        axes = int(axes)
+        ax_a, ax_b = list(range(na - axes, na)), list(range(axes))
+    else:
+        ax_a, ax_b = axes
+        ax_a = [ax_a] if np.ndim(ax_a) == 0 else list(ax_a)
+        ax_b = [ax_b] if np.ndim(ax_b) == 0 else list(ax_b)
+    ax_a = [int(i) % na for i in ax_a]
+    ax_b = [int(i) % nb for i in ax_b]
+    letters = iter(string.ascii_letters)
+    la = [next(letters) for _ in range(na)]
+    lb = [""] * nb
+    for i, j in zip(ax_a, ax_b):
+        lb[j] = la[i]
+    lb = [c or next(letters) for c in lb]
+    out = [la[i] for i in range(na) if i not in ax_a] + [lb[j] for j in range(nb) if j not in ax_b]
+    return "".join(la) + "," + "".join(lb) + "->" + "".join(out)
+
+
+def tensordot_right(db, a, axes=2):
+    return np.tensordot(a, db, axes)
+
+
+def tensordot_adjoint(k, g, a, b, axes=2):
+    return einsum_adjoint(tensordot_subscripts(a, b, axes), k, g, a, b)
+
+
+defjvp(np.tensordot, lambda t, y, a, b, axes=2: t.add(t.lin(np.tensordot, t.d(a), b, axes), t.lin(tensordot_right, t.d(b), a, axes)))
+defvjp(np.tensordot, lambda t, g, y, a, b, axes=2: (t.call(tensordot_adjoint, 0, g, a, b, axes), t.call(tensordot_adjoint, 1, g, a, b, axes), None))
+
+
+def kron_adjoint(k, g, a, b):
+    """kron(a, b) viewed with shape (a0, b0, a1, b1, ...) is the outer product: contract g with the other factor."""
+    if g is NoTangent:
+        return NoTangent
+    A, B = np.asarray(a), np.asarray(b)
+    nd = max(A.ndim, B.ndim)
+    sa = (1,) * (nd - A.ndim) + A.shape
+    sb = (1,) * (nd - B.ndim) + B.shape
+    G = np.asarray(g).reshape([n for pair in zip(sa, sb) for n in pair])
+    la, lb = string.ascii_letters[:nd], string.ascii_letters[nd:2 * nd]
+    lg = "".join(p + q for p, q in zip(la, lb))
+    if k == 0:
+        res = np.einsum(f"{lg},{lb}->{la}", G, B.reshape(sb)).reshape(A.shape)
+    else:
+        res = np.einsum(f"{lg},{la}->{lb}", G, A.reshape(sa)).reshape(B.shape)
+    return _scalar_like(a if k == 0 else b, res)
+
+
+defjvp(np.kron, lambda t, y, a, b: t.add(t.lin(np.kron, t.d(a), b), t.linr(np.kron, a, t.d(b))))
+defvjp(np.kron, lambda t, g, y, a, b: (t.call(kron_adjoint, 0, g, a, b), t.call(kron_adjoint, 1, g, a, b)))
+
+
+def vdot_adjoint(g, a, b, which):
+    """vdot(a, b) = sum(conj(a) * b) over the flattened arrays: a's adjoint conj(g) b, b's g a."""
+    if g is NoTangent:
+        return NoTangent
+    other = b if which == 0 else a
+    res = (np.conjugate(g) if which == 0 else g) * np.ravel(other)
+    x = a if which == 0 else b
+    return _scalar_like(x, res.reshape(np.shape(x)))
+
+
+defjvp(np.vdot, lambda t, y, a, b: t.add(t.lin(np.vdot, t.d(a), b), t.linr(np.vdot, a, t.d(b))))
+defvjp(np.vdot, lambda t, g, y, a, b: (t.call(vdot_adjoint, g, a, b, 0), t.call(vdot_adjoint, g, a, b, 1)))
+
+
+def _cross_check(a, b, kw):
+    if kw or np.shape(a)[-1:] != (3,) or np.shape(b)[-1:] != (3,):
+        raise NotImplementedError("derivative of np.cross: 3-vectors along the last axis only")
+
+
+def cross_tangent(a, b, da, db, **kw):
+    _cross_check(a, b, kw)
+    out = NoTangent
+    if da is not NoTangent:
+        out = np.cross(np.broadcast_to(da, np.shape(a)), b)
+    if db is not NoTangent:
+        out = out + np.cross(a, np.broadcast_to(db, np.shape(b)))
+    return out
+
+
+def cross_adjoint(g, a, b, which, **kw):
+    """y = a x b: a's adjoint is b x g, b's is g x a (then summed over broadcast axes)."""
+    _cross_check(a, b, kw)
+    if g is NoTangent:
+        return NoTangent
+    res = np.cross(b, g) if which == 0 else np.cross(g, a)
+    return _unb(res, a if which == 0 else b)
+
+
+defjvp(np.cross, lambda t, y, a, b, **k: t.call(cross_tangent, a, b, t.dz(a), t.dz(b), **k) if (t.d(a) is not None or t.d(b) is not None) else None)
+defvjp(np.cross, lambda t, g, y, a, b, **k: (t.call(cross_adjoint, g, a, b, 0, **k), t.call(cross_adjoint, g, a, b, 1, **k)))

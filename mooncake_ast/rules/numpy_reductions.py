@@ -1,0 +1,263 @@
+"""NumPy rules, both modes: reductions and statistics (sum, mean, max, min, prod, var, std),
+cumulative sums and products, and sorting.
+
+One module because these rules share the bookkeeping of reduced axes (`axis`, `keepdims`,
+`where=`) and the choice at ties: max/min follow the first position attaining the extremum,
+sort keeps tied values in order.  Products and zeros are handled exactly (no division by x).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tangents import NoTangent
+from .numpy_common import _float_dtype
+from .registry import defjvp, defvjp
+
+
+# ------------------------------------------------------------------ reductions
+defjvp(np.sum, lambda t, y, x, axis=None, **k: t.lin(np.sum, t.d(x), axis=axis, **k))
+defjvp(np.mean, lambda t, y, x, axis=None, **k: t.lin(np.mean, t.d(x), axis=axis, **k))
+defjvp(np.cumsum, lambda t, y, x, axis=None, **k: t.lin(np.cumsum, t.d(x), axis=axis, **k))
+defjvp(np.max, lambda t, y, x, axis=None, keepdims=False, **k: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims, *_where(k)) if t.d(x) is not None else None)
+defjvp(np.min, lambda t, y, x, axis=None, keepdims=False, **k: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims, *_where(k)) if t.d(x) is not None else None)
+defjvp(np.prod, lambda t, y, x, axis=None, keepdims=False: t.call(prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+
+
+def _where(k):
+    """The `where=` of a reduction, as extra helper arguments (none when not given, so the common call stays short)."""
+    return [k["where"]] if "where" in k else []
+
+
+def _first_extremum(x, y, axis, keepdims, where=True):
+    """A mask of the first position attaining the max/min y along axis (NaN matches NaN); all False where
+    nothing attains it (an `initial=` value won)."""
+    x = np.asarray(x)
+    yk = np.asarray(y)
+    if axis is not None and not keepdims:
+        yk = np.expand_dims(yk, axis)
+    hit = x == yk
+    if x.dtype.kind in "fc":
+        hit = hit | (np.isnan(x) & np.isnan(yk))
+    if where is not True:
+        hit = hit & np.asarray(where)
+    hit = np.broadcast_to(hit, x.shape)
+    axes = tuple(range(x.ndim)) if axis is None else ((axis,) if np.ndim(axis) == 0 else tuple(axis))
+    axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
+    if not axes:
+        return np.array(hit)
+    moved = np.moveaxis(hit, axes, tuple(range(-len(axes), 0)))
+    flat = moved.reshape(moved.shape[: moved.ndim - len(axes)] + (-1,))
+    first = np.argmax(flat, axis=-1)[..., None]
+    mask = np.zeros(flat.shape, dtype=bool)
+    np.put_along_axis(mask, first, True, axis=-1)
+    mask &= flat
+    return np.moveaxis(mask.reshape(moved.shape), tuple(range(-len(axes), 0)), axes)
+
+
+def extremum_tangent(x, y, dx, axis, keepdims, where=True):
+    """Tangent of max/min: the tangent at the first position attaining the extremum."""
+    mask = _first_extremum(x, y, axis, keepdims, where)
+    out = np.sum(np.where(mask, dx, 0.0), axis=axis, keepdims=keepdims)
+    return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out
+
+
+def prod_tangent(x, dx, axis, keepdims):
+    """Sum over i of dx_i * prod_{j != i} x_j, exact also when some x_j are zero."""
+    x = np.asarray(x, dtype=float)
+    dx = np.broadcast_to(dx, x.shape)
+    ax = tuple(range(x.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    total = 0.0
+    moved = np.moveaxis(x, ax, tuple(range(-len(ax), 0)))
+    dmoved = np.moveaxis(dx, ax, tuple(range(-len(ax), 0)))
+    flat = moved.reshape(moved.shape[: moved.ndim - len(ax)] + (-1,))
+    dflat = dmoved.reshape(flat.shape)
+    n = flat.shape[-1]
+    for i in range(n):
+        others = np.prod(np.delete(flat, i, axis=-1), axis=-1)
+        total = total + dflat[..., i] * others
+    if keepdims:
+        for a in sorted(a % x.ndim for a in ax):
+            total = np.expand_dims(total, a)
+    return total
+
+
+# ------------------------------------------------------------------ statistics
+defjvp(np.var, lambda t, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: t.call(var_tangent, x, t.d(x), axis, ddof, keepdims) if t.d(x) is not None else None)
+defjvp(np.std, lambda t, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: t.call(std_tangent, x, y, t.d(x), axis, ddof, keepdims) if t.d(x) is not None else None)
+
+
+def var_tangent(x, dx, axis, ddof, keepdims):
+    """d var = 2/(N - ddof) * sum((x - mean) * dx): the mean's own change sums to zero."""
+    x = np.asarray(x)
+    n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
+    centred = x - x.mean(axis=axis, keepdims=True)
+    return 2.0 / (n - ddof) * np.sum(centred * np.broadcast_to(dx, x.shape), axis=axis, keepdims=keepdims)
+
+
+def std_tangent(x, y, dx, axis, ddof, keepdims):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return var_tangent(x, dx, axis, ddof, keepdims) / (2.0 * (y if keepdims or axis is None else y))
+
+
+# ================================================================== reverse rules
+defvjp(np.sum, lambda t, g, y, x, axis=None, **k: (t.call(sum_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
+defvjp(np.mean, lambda t, g, y, x, axis=None, **k: (t.call(mean_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
+
+
+def sum_adjoint(x, g, axis=None, keepdims=False, where=True):
+    """Spread g back over the summed axes (only onto the positions `where=` selected)."""
+    if g is NoTangent:
+        return NoTangent
+    if where is not True:
+        return np.where(where, sum_adjoint(x, g, axis, keepdims), 0.0)
+    if axis is None and np.ndim(g) == 0:
+        return np.full(np.shape(x), g, dtype=float)
+    x = np.asarray(x)
+    g = np.asarray(g, dtype=float)
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+    return np.broadcast_to(g, x.shape).copy()
+
+
+def mean_adjoint(x, g, axis=None, keepdims=False, where=True):
+    if g is NoTangent:
+        return NoTangent
+    if where is not True:
+        x = np.asarray(x)
+        count = np.sum(np.broadcast_to(where, x.shape), axis=axis, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(where, sum_adjoint(x, g, axis, keepdims) / count, 0.0)
+    if axis is None and np.ndim(g) == 0:
+        return np.full(np.shape(x), g / np.size(x), dtype=float)
+    x = np.asarray(x)
+    n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
+    return sum_adjoint(x, g, axis, keepdims) / n
+
+
+def extremum_adjoint(x, y, g, axis=None, keepdims=False, where=True):
+    """max/min: g goes to the first position attaining the extremum (ties: the first)."""
+    if g is NoTangent:
+        return NoTangent
+    mask = _first_extremum(x, y, axis, keepdims, where)
+    gk = np.asarray(g) if keepdims or axis is None else np.expand_dims(g, axis)
+    return np.where(mask, gk, 0.0)
+
+
+defvjp(np.max, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),))
+defvjp(np.min, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),))
+defvjp(np.cumsum, lambda t, g, y, x, axis=None, **k: (t.call(cumsum_adjoint, x, g, axis),))
+defvjp(np.prod, lambda t, g, y, x, axis=None, keepdims=False: (t.call(prod_adjoint, x, g, axis, keepdims),))
+defvjp(np.var, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, g, axis, ddof, keepdims),))
+defvjp(np.std, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, t.div(g, t.mul(2.0, y)), axis, ddof, keepdims),))
+
+
+def cumsum_adjoint(x, g, axis=None):
+    x = np.asarray(x)
+    if axis is None:
+        return np.flip(np.cumsum(np.flip(np.asarray(g).reshape(-1)))).reshape(x.shape)
+    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+
+
+def prod_adjoint(x, g, axis=None, keepdims=False):
+    x = np.asarray(x, dtype=float)
+    dx = np.zeros(x.shape)
+    from ..reverse.adjoints import unbroadcast
+
+    # d prod / d x_i = prod of the others (exact with zeros)
+    it = np.nditer(x, flags=["multi_index"])
+    for _ in it:
+        e = np.zeros(x.shape)
+        e[it.multi_index] = 1.0
+        dx[it.multi_index] = np.sum(np.asarray(prod_tangent(x, e, axis, True)) * (g if keepdims or axis is None else np.expand_dims(g, axis)))
+    return dx
+
+
+def var_adjoint(x, g, axis, ddof, keepdims):
+    x = np.asarray(x)
+    n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
+    centred = x - x.mean(axis=axis, keepdims=True)
+    gk = g if keepdims or axis is None else np.expand_dims(g, axis)
+    return 2.0 / (n - ddof) * centred * gk
+
+
+# ================================================================== cumulative products, sorting
+
+
+def _cumprod_last(x, axis):
+    """x with the cumulated axis last (flattened first when axis is None)."""
+    x = np.asarray(x)
+    if axis is None:
+        return x.reshape(-1), 0
+    return np.moveaxis(x, axis, -1), axis
+
+
+def _cumprod_jacobian(v):
+    """J[..., i, j] = d cumprod(v)[i] / d v[j] = prod(v[:j]) * prod(v[j+1:i+1]) for j <= i (exact with zeros)."""
+    n = v.shape[-1]
+    J = np.zeros(v.shape + (n,), dtype=_float_dtype(v))
+    for j in range(n):
+        before = np.prod(v[..., :j], axis=-1)
+        J[..., j, j] = before
+        if j + 1 < n:
+            J[..., j + 1:, j] = before[..., None] * np.cumprod(v[..., j + 1:], axis=-1)
+    return J
+
+
+def cumprod_tangent(x, y, dx, axis=None):
+    v, ax = _cumprod_last(x, axis)
+    dv, _ = _cumprod_last(np.broadcast_to(dx, np.shape(x)), axis)
+    yv, _ = _cumprod_last(y, None if axis is None else axis)
+    if np.all(v != 0):
+        d = yv * np.cumsum(dv / v, axis=-1)
+    else:
+        d = np.einsum("...ij,...j->...i", _cumprod_jacobian(v), dv)
+    return d if axis is None else np.moveaxis(d, -1, ax)
+
+
+def cumprod_adjoint(x, y, g, axis=None):
+    if g is NoTangent:
+        return NoTangent
+    v, ax = _cumprod_last(x, axis)
+    gv, _ = _cumprod_last(np.asarray(g), axis)
+    yv, _ = _cumprod_last(y, axis)
+    if np.all(v != 0):
+        d = np.flip(np.cumsum(np.flip(gv * yv, -1), axis=-1), -1) / v
+    else:
+        d = np.einsum("...ij,...i->...j", _cumprod_jacobian(v), gv)
+    return d.reshape(np.shape(x)) if axis is None else np.moveaxis(d, -1, ax)
+
+
+defjvp(np.cumprod, lambda t, y, x, axis=None, **k: t.call(cumprod_tangent, x, y, t.d(x), axis) if t.d(x) is not None else None)
+defvjp(np.cumprod, lambda t, g, y, x, axis=None, **k: (t.call(cumprod_adjoint, x, y, g, axis),))
+
+
+def _sort_order(a, axis):
+    """The permutation np.sort applies; ties in their original order (the documented choice)."""
+    a = np.asarray(a)
+    if axis is None:
+        return np.argsort(a.reshape(-1), kind="stable")
+    return np.argsort(a, axis=axis, kind="stable")
+
+
+def sort_tangent(a, da, axis=-1):
+    order = _sort_order(a, axis)
+    da = np.broadcast_to(np.asarray(da), np.shape(a))
+    if axis is None:
+        return da.reshape(-1)[order]
+    return np.take_along_axis(da, order, axis=axis)
+
+
+def sort_adjoint(a, g, axis=-1):
+    if g is NoTangent:
+        return NoTangent
+    order = _sort_order(a, axis)
+    out = np.zeros(np.shape(a), dtype=_float_dtype(a))
+    if axis is None:
+        out.reshape(-1)[order] = np.asarray(g)
+    else:
+        np.put_along_axis(out, order, g, axis=axis)
+    return out
+
+
+defjvp(np.sort, lambda t, y, a, axis=-1, **k: t.call(sort_tangent, a, t.d(a), axis) if t.d(a) is not None else None)
+defvjp(np.sort, lambda t, g, y, a, axis=-1, **k: (t.call(sort_adjoint, a, g, axis),))
