@@ -136,6 +136,15 @@ def describe(obj: Any) -> str:
 _MISSING = object()
 
 
+_BUILTIN_NAMES: list = []
+
+
+def _builtin_names() -> frozenset:
+    if not _BUILTIN_NAMES:
+        _BUILTIN_NAMES.append(frozenset(dir(builtins)))
+    return _BUILTIN_NAMES[0]
+
+
 def environment(fn: types.FunctionType) -> list[str]:
     """What every name the function mentions denotes in its module, as far as generation can use it:
     a module (and, for names read from modules, what they denote there), a builtin, or a
@@ -154,6 +163,10 @@ def environment(fn: types.FunctionType) -> list[str]:
                 out.append(f"{n}=global")
         elif hasattr(builtins, n):
             out.append(f"{n}=builtin {describe(getattr(builtins, n))}")
+    # Builtins the generated code may call although the function does not mention them (`len`,
+    # `range`, ... in loops and pullbacks) are written `builtins.len` if the module shadows them.
+    shadowed = sorted(n for n in g.keys() & _builtin_names() if not n.startswith("__"))
+    out.append("shadowed builtins: " + ",".join(shadowed))
     seen: set = set()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
