@@ -251,7 +251,7 @@ def _read_entry(d: _Dir, name: str) -> tuple[str, object]:
     if why is not None:
         return "refused", why
     try:
-        fd = d.open(name, os.O_RDONLY | _NOFOLLOW)
+        fd = d.open(name, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))  # a FIFO swapped in must not block
     except OSError as e:
         return ("refused", "it is a symlink") if e.errno == errno.ELOOP else ("invalid", str(e))
     try:
