@@ -11,6 +11,7 @@ SSA values print as their name hint with a version (`s.2`) or as `%N`.
 """
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from .nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Param, Raise, Return, Value
@@ -60,7 +61,7 @@ class Namer:
 def format_function(fn: Function) -> str:
     name = Namer()
     params = ", ".join(p.name for p in fn.params)
-    lines = [f"def {fn.name}({params}):  # {fn.loc}"]
+    lines = [f"def {fn.name}({params}):  # {os.path.basename(fn.loc.file)}:{fn.loc.line}"]
     for b in fn.blocks:
         lines.append(_block_header(b))
         for phi in b.phis:
