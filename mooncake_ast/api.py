@@ -89,9 +89,11 @@ class Differentiable:
     def _generated(self, mode: str) -> Any:
         fn = self.__wrapped_fn__
         if mode == "forward":
-            from .forward.runtime import derived_forward
+            from .forward.runtime import LATEST, derived_forward
 
-            return derived_forward(fn).gen
+            # The module the last call used (specialised on its arguments), or a generic one.
+            rule = LATEST.get(getattr(fn, "__code__", None))
+            return (rule or derived_forward(fn)).gen
         if mode == "reverse":
             from .reverse.runtime import LATEST, DerivedReverse
 

@@ -34,8 +34,15 @@ def test_ir(fn):
     _compare(f"{fn.__name__}.ir.txt", mc.differentiate(fn).ir())
 
 
+# Shown as specialised for the argument kinds of a typical call (floats are numbers).
+FORWARD_CALLS = {g.straight_line: (1.5, 0.5), g.branches: (0.7,), g.sine_sum: (0.3, 5), g.while_break: (7.0,),
+                 g.fill_array: (0.5, 6), g.unpack_and_call: ((0.3, 0.7),)}
+
+
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=[f.__name__ for f in FUNCTIONS])
 def test_forward_source(fn):
+    args = FORWARD_CALLS[fn]
+    mc.jvp(fn, args, tuple(None for _ in args))
     _compare(f"{fn.__name__}.forward.py.txt", _body(mc.source(fn, "forward")))
 
 

@@ -41,7 +41,7 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
                 y, dy = registry.run_template(rule, f, tuple(args), tuple(dargs), kwargs, dkwargs)
             return y, _materialize_mutable(y, dy)
     if isinstance(f, types.FunctionType):
-        return derived_forward(f)(f, df, args, dargs, kwargs, dkwargs)
+        return _derived_call(f, df, args, dargs, kwargs, dkwargs)
     if isinstance(f, types.MethodType):
         dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
         return fcall(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs), kwargs, dkwargs)
@@ -122,21 +122,17 @@ def _generated(fn: types.FunctionType) -> bool:
 
 
 class DerivedForward:
-    """The forward rule derived from one function's source; calls the generated code."""
+    """The forward rule derived from one function's source, for given argument kinds."""
 
-    def __init__(self, fn: types.FunctionType) -> None:
+    def __init__(self, fn: types.FunctionType, kinds: Optional[dict] = None) -> None:
         from .generate import generate_forward
 
         self.code = fn.__code__
-        self.gen = generate_forward(fn)
+        self.gen = generate_forward(fn, kinds or {})
         self.fn = self.gen.function
         self.takes_self = self.gen.takes_self
         self.bindings = self.gen.bindings
         self.registry_version = registry.registry_version()
-        sig = inspect.signature(fn)
-        self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in sig.parameters.values())
-        self.nparams = len(sig.parameters)
-        self.defaults_start = self.nparams - len(fn.__defaults__ or ())
 
     def stale(self, fn: types.FunctionType) -> bool:
         g = fn.__globals__
@@ -148,14 +144,36 @@ class DerivedForward:
                 return True
         return self.registry_version != registry.registry_version()
 
-    def __call__(self, fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
-        if self.simple and not kwargs and len(args) == self.nparams:
-            primals, tangents = tuple(args), tuple(dargs)
-        else:
-            primals, tangents = bind(fn, dfn, args, dargs, kwargs, dkwargs)
+    def call_bound(self, fn: types.FunctionType, dfn: Any, primals: tuple, tangents: tuple) -> tuple:
         if self.takes_self:
             return self.fn(fn, dfn, *primals, *tangents)
         return self.fn(*primals, *tangents)
+
+    def __call__(self, fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
+        primals, tangents = _bind_fast(fn, dfn, args, dargs, kwargs, dkwargs)
+        return self.call_bound(fn, dfn, primals, tangents)
+
+
+_SIGNATURES: dict = {}
+
+
+def _bind_fast(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
+    info = _SIGNATURES.get(fn.__code__)
+    if info is None:
+        params = list(inspect.signature(fn).parameters.values())
+        info = _SIGNATURES[fn.__code__] = ([p.name for p in params],
+                                           all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params))
+    names, simple = info
+    if simple and not kwargs and len(args) == len(names):
+        return tuple(args), tuple(dargs)
+    return bind(fn, dfn, args, dargs, kwargs, dkwargs)
+
+
+def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
+    """Bind the arguments, then use the derived rule specialised on which of them are numbers."""
+    primals, tangents = _bind_fast(f, df, args, dargs, kwargs, dkwargs)
+    kinds = tuple("num" if type(a) in (float, int, bool) else "any" for a in primals)
+    return derived_forward(f, kinds).call_bound(f, df, primals, tangents)
 
 
 def bind(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple[tuple, tuple]:
@@ -196,17 +214,22 @@ def bind(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: di
     return tuple(primals), tuple(tangents)
 
 
-_DERIVED: dict[types.CodeType, DerivedForward] = {}
+_DERIVED: dict[tuple, DerivedForward] = {}
+LATEST: dict = {}  # code -> the rule made most recently (what `mc.source(f, "forward")` shows)
 
 
-def derived_forward(fn: types.FunctionType) -> DerivedForward:
-    rule = _DERIVED.get(fn.__code__)
+def derived_forward(fn: types.FunctionType, kinds: Optional[tuple] = None) -> DerivedForward:
+    """The derived forward rule of fn for argument kinds ("num"/"any" per parameter; None: generic)."""
+    key = (fn.__code__, kinds)
+    rule = _DERIVED.get(key)
     if rule is None or rule.stale(fn):
+        names = _SIGNATURES.get(fn.__code__, (None,))[0] or list(inspect.signature(fn).parameters)
         try:
-            rule = DerivedForward(fn)
+            rule = DerivedForward(fn, dict(zip(names, kinds)) if kinds else {})
         except SourceUnavailableError as e:
             raise MissingRuleError(fn, "forward", f"no Python source: {e}") from None
-        _DERIVED[fn.__code__] = rule
+        _DERIVED[key] = rule
+        LATEST[fn.__code__] = rule
     return rule
 
 

@@ -123,6 +123,8 @@ class IRTemplateBuilder:
         if isinstance(x, Const) or not isinstance(x, Value):
             v = x.value if isinstance(x, Const) else x
             return isinstance(v, (int, float, complex))
+        if isinstance(x, Param):
+            return self.fwd.param_kinds.get(x.name) == NUM
         return self.fwd.kinds.get(x) == NUM
 
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
@@ -220,8 +222,9 @@ def fcall(*a: Any, **k: Any) -> Any:  # placeholder resolved lazily to avoid an 
 
 
 class ForwardTransform:
-    def __init__(self, ir: Function, user_globals: dict) -> None:
+    def __init__(self, ir: Function, user_globals: dict, param_kinds: Optional[dict] = None) -> None:
         self.ir = ir
+        self.param_kinds = param_kinds or {}
         self.resolver = StaticResolver(user_globals)
         self.tangent: dict[Value, Optional[Value]] = {}
         self.tangent_of: dict[Value, Value] = {}
@@ -233,7 +236,7 @@ class ForwardTransform:
 
         self.fcall = runtime_fcall
         self.act = Activity(ir, self.resolver.callee, self.uses_self)
-        self.kinds = infer_kinds(ir, {}, self.resolver.callee)
+        self.kinds = infer_kinds(ir, self.param_kinds, self.resolver.callee)
         # Parameters and their tangents.
         tparams: list[Value] = []
         for p in ir.params:
