@@ -84,7 +84,7 @@ def main() -> None:
     w = rng.normal(size=100) * 0.1
     g2 = mc.grad(logistic_loss)
     assert np.allclose(g2(w, X, y), logistic_loss_grad_by_hand(w, X, y))
-    t2 = measure({"primal": logistic_loss, "ours": g2, "hand": logistic_loss_grad_by_hand}, (w, X, y), repeats=15, number=20)
+    t2 = measure({"primal": logistic_loss, "ours": g2, "hand": logistic_loss_grad_by_hand}, (w, X, y), repeats=41, number=50)
     print()
     report("logistic regression loss, X 1000x100", t2)
 

@@ -11,7 +11,8 @@ import numpy as np
 from .errors import MooncakeError
 from .reverse import shadows
 from .reverse.adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint
-from .reverse.runtime import may_write, rcall
+from .reverse.runtime import derived_reverse, may_write, rcall
+from .rules import registry
 from .tangents import MutableTangent, NoTangent, Tangent, materialize, zero_tangent, zeros_like_tangent
 
 
@@ -210,7 +211,10 @@ class ValueAndGrad:
 
     def _value_and_grad(self, fn: Any, args: tuple, kwargs: dict) -> tuple:
         has_aux, nums = self.has_aux, self.nums
-        out, pb = rcall(fn, args, kwargs, wrt=self.wrt)
+        if type(fn) is types.FunctionType and registry.lookup(fn) is None:
+            out, pb = derived_reverse(fn, args, kwargs, self.wrt)  # the usual case: no general dispatch
+        else:
+            out, pb = rcall(fn, args, kwargs, wrt=self.wrt)
         writes = may_write(pb)
         post = shadows.snapshot((*args, out)) if writes else None
         value, aux = (out[0], out[1]) if has_aux else (out, None)

@@ -349,10 +349,12 @@ def refuse_complex(*values: Any) -> None:
             raise ReverseError("reverse mode of complex values is not supported yet (forward mode supports them: use mc.jvp)")
 
 
-def add_vjp(g: Any, y: Any, a: Any, b: Any) -> tuple:
+def add_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = True) -> tuple:
     """Adjoints of y = a + b: sums for numbers and arrays, the two pieces for concatenated sequences."""
     if type(y) is np.ndarray:
-        return unbroadcast(g, a), unbroadcast(g, b)
+        if y.dtype.kind == "c":
+            refuse_complex(y)
+        return (unbroadcast(g, a) if need_a else NoTangent), (unbroadcast(g, b) if need_b else NoTangent)
     if g is NoTangent:
         return NoTangent, NoTangent
     if isinstance(y, (list, tuple)) and isinstance(a, (list, tuple)):
@@ -367,9 +369,11 @@ def mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = 
 
     `need_a`/`need_b` say whether an operand is differentiated at all (known when the code is made).
     """
-    refuse_complex(y)
     if type(y) is np.ndarray:
+        if y.dtype.kind == "c":
+            refuse_complex(y)
         return (unbroadcast(g * b, a) if need_a else NoTangent), (unbroadcast(g * a, b) if need_b else NoTangent)
+    refuse_complex(y)
     if g is NoTangent:
         return NoTangent, NoTangent
     if isinstance(y, (list, tuple)):

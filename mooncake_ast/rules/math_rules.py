@@ -251,3 +251,6 @@ def _fsum_adjoint(xs, g):
     from ..reverse.adjoints import sum_items_adjoint
 
     return sum_items_adjoint(xs, g)
+
+defvjp(math.log, lambda t, g, y, x, *base: (t.div(g, x),) if not base else (
+    t.div(g, t.mul(x, t.call(math.log, base[0]))), t.neg(t.div(t.mul(g, y), t.mul(base[0], t.call(math.log, base[0]))))))

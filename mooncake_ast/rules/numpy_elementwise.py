@@ -148,6 +148,10 @@ defjvp(np.add.at, lambda t, y, a, idx, b=None: t.call(np.add.at, t.d(a), idx, t.
 defjvp(np.subtract.at, lambda t, y, a, idx, b=None: t.call(np.subtract.at, t.d(a), idx, t.d(b)) if t.d(a) is not None and t.d(b) is not None else None, mutates=(0,))
 
 
+# log: the adjoint as one division (g / x) rather than g * (1 / x)
+defvjp(np.log, lambda t, g, y, x, *a, **k: (t.div(g, x),))
+defvjp(np.log1p, lambda t, g, y, x, *a, **k: (t.div(g, t.add(1.0, x)),))
+
 # ================================================================== reverse rules
 defvjp(np.negative, lambda t, g, y, x: (t.neg(g),))
 defvjp(np.positive, lambda t, g, y, x: (g,))

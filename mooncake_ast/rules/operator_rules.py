@@ -52,7 +52,7 @@ defzero(op.iand, op.ior, op.ixor, op.ilshift, op.irshift, mutates=(0,))
 
 # ================================================================== reverse rules
 defvjp(op.add, lambda t, g, y, a, b: (t.unb(g, a), t.unb(g, b)) if getattr(t, "result_is_num", False)
-       else _pair(t, t.call(_adj().add_vjp, g, y, a, b)))
+       else _pair(t, t.call(_adj().add_vjp, g, y, a, b, _needs(t, a), _needs(t, b))))
 defvjp(op.sub, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(g), b)))
 defvjp(op.mul, lambda t, g, y, a, b: (t.unb(t.mul(g, b), a), t.unb(t.mul(g, a), b)) if getattr(t, "result_is_num", False)
        else _pair(t, t.call(_adj().mul_vjp, g, y, a, b, _needs(t, a), _needs(t, b))))
