@@ -397,10 +397,6 @@ def read_source(module: types.ModuleType) -> str:
     return "".join(linecache.getlines(module.__file__))
 
 
-def clear_memory() -> None:
-    _memory.clear()
-
-
 # ---------------------------------------------------------------- for people (`mooncake-ast cache ...`)
 
 

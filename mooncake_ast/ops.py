@@ -152,14 +152,6 @@ def assert_failed(msg: Any = None) -> AssertionError:
     return AssertionError(msg) if msg is not None else AssertionError()
 
 
-def range_continues(i: int, stop: int, step: int) -> bool:
-    """The test of a `for i in range(start, stop, step)` loop whose step sign is unknown."""
-    return i < stop if step > 0 else i > stop
-
-
 def import_module(name: str, fromlist: tuple = ()) -> Any:
     return __import__(name, fromlist=fromlist)
 
-
-def delete_name_error(name: str) -> None:  # pragma: no cover - unsupported for now
-    raise UnboundLocalError(name)

@@ -184,10 +184,6 @@ class MethodTangent:
         self.self_tangent = self_tangent
 
 
-def is_float_array(x: Any) -> bool:
-    return isinstance(x, np.ndarray) and x.dtype.kind in "fc"
-
-
 def is_differentiable_scalar(x: Any) -> bool:
     return isinstance(x, (float, complex, np.floating, np.complexfloating)) and not isinstance(x, bool)
 

@@ -7,7 +7,6 @@ exactly the parentheses they need.
 """
 from __future__ import annotations
 
-import builtins
 import math
 import operator
 from typing import Any, Callable, Optional
@@ -166,5 +165,3 @@ def slice_text(args: list[Expr]) -> str:
     lo, hi, step = (a[0] if a[0] != "None" else "" for a in args)
     return f"{lo}:{hi}" + (f":{step}" if step else "")
 
-
-BUILTIN_NAMES = frozenset(dir(builtins))

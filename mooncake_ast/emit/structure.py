@@ -39,8 +39,6 @@ class Loop:
     orelse: list
 
 
-Node = Union[str, If, Loop]
-
 
 @dataclasses.dataclass
 class _Frame:
@@ -533,7 +531,7 @@ def _drop_tail_continue(body: list) -> None:
         if not last.then and not last.orelse:
             body.pop()
         elif not last.then:
-            body[-1] = If(_negate((last.cond, 0)) if False else f"not ({last.cond})", last.orelse, [])
+            body[-1] = If(f"not ({last.cond})", last.orelse, [])
 
 
 class _IndexText(str):

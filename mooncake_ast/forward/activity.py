@@ -167,6 +167,3 @@ class Activity:
                 if not isinstance(src, Const) and src not in self.targets:
                     self.targets.add(src)
                     work.append(src)
-
-    def in_mutated_class(self, v: Value) -> bool:
-        return v in self.parent and self.find(v) in self.mutated_classes

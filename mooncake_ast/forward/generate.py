@@ -218,11 +218,6 @@ def derivative_key(fn: types.FunctionType, mode: str) -> str:
     return h.hexdigest()
 
 
-def module_key(fn: types.FunctionType, src_digest: str, mode: str, bindings: dict) -> str:
-    """Kept for callers of the old interface: the key no longer needs the generated bindings."""
-    return derivative_key(fn, mode)
-
-
 # ---------------------------------------------------------------- bindings in the entry's header
 
 

@@ -97,9 +97,6 @@ class Builder:
             return self.resolve(v)
         return self._read_recursive(var, block)
 
-    def is_defined_somewhere(self, var: str) -> bool:
-        return var in self._defs
-
     def _read_recursive(self, var: str, block: Block) -> Value:
         if block not in self._sealed:
             phi = self._new_phi(block, var)

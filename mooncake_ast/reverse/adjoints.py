@@ -180,11 +180,6 @@ def call_pullback(pb: Any, g: Any) -> Any:
     return pb(g)
 
 
-def kwarg_adjoint(grads: Any, name: str) -> Any:
-    kw = grads[-1] if grads and isinstance(grads[-1], dict) else {}
-    return kw.get(name, NoTangent)
-
-
 def rcall_marker() -> Any:  # placeholder replaced by rcall in the forward pass
     raise AssertionError
 

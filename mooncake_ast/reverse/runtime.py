@@ -401,18 +401,6 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any 
     return y, pullback
 
 
-def _check_closure(fn: types.FunctionType) -> None:
-    for cell in fn.__closure__ or ():
-        try:
-            v = cell.cell_contents
-        except ValueError:
-            continue
-        if not _nondifferentiable(v) and not callable(v) and not isinstance(v, types.ModuleType):
-            raise ReverseError(
-                f"reverse mode through the closure {fn.__qualname__}, which captures a differentiable value, "
-                "is not supported yet (forward mode supports it: use mc.jvp)")
-
-
 def _unbind(fn: types.FunctionType, params: list, args: tuple, kwargs: dict, grads: tuple) -> tuple:
     """Map adjoints per parameter back to the call's positional and keyword arguments."""
     arg_bars: list = [NoTangent] * len(args)

@@ -178,8 +178,6 @@ def take(v: Any, v_bar: Any) -> Any:
     return v_bar
 
 
-final = take
-
 
 # ---------------------------------------------------------------- reads of parts
 

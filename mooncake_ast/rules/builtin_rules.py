@@ -46,8 +46,7 @@ defjvp(ops.cell_get, lambda t, y, c: t.call(cell_tangent_get, t.d(c)) if t.d(c) 
 defjvp(ops.cell_set, lambda t, y, c, v: t.call(ops.cell_set, t.d(c), stored(t, v)) if t.d(c) is not None else None, mutates=(0,))
 defjvp(list.append, lambda t, y, l, x: t.call(list.append, t.d(l), stored(t, x)) if t.d(l) is not None else None, mutates=(0,))
 defjvp(set.add, lambda t, y, s, x: None, mutates=(0,))
-defzero(ops.not_contains, ops.format_value, ops.join_str, ops.assert_failed, ops.range_continues,
-        ops.import_module, ops.nested_code)
+defzero(ops.not_contains, ops.format_value, ops.join_str, ops.assert_failed, ops.import_module, ops.nested_code)
 
 
 def iter_tangents(xs, dxs):

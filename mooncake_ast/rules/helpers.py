@@ -43,31 +43,6 @@ def pow_deriv(base: Any, p: Any) -> Any:
     return p * base ** (p - 1)
 
 
-def pow_minus_one(base: Any, p: Any) -> Any:
-    """base ** (p - 1), with 0 ** 0 = 1 so d(x**1)/dx = 1 at x = 0."""
-    if isinstance(base, np.ndarray) or isinstance(p, np.ndarray):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.power(base, np.subtract(p, 1))
-    if base == 0 and p == 1:
-        return 1.0
-    if base == 0 and p < 1:
-        return math.inf if p != 0 else 0.0
-    return base ** (p - 1)
-
-
-def rmatmul(a: Any, db: Any) -> Any:
-    return a @ db
-
-
-def select_max(x: Any, y: Any, dx: Any, dy: Any) -> Any:
-    """Tangent of max(x, y): the tangent of the argument that wins; ties go to the first."""
-    return dx if x >= y else dy
-
-
-def select_min(x: Any, y: Any, dx: Any, dy: Any) -> Any:
-    return dx if x <= y else dy
-
-
 def linear(fn: Any, dx: Any, *args: Any, **kwargs: Any) -> Any:
     """fn(dx, *args) for fn linear in dx; the symbolic zero stays symbolic (NumPy would make it a 0-d array)."""
     from ..tangents import NoTangent

@@ -177,11 +177,6 @@ def linspace_adjoint(y, g, start, stop, num=50, endpoint=True, axis=0, retstep=F
     return _unb(np.asarray(total, dtype=float), start if which == 0 else stop)
 
 
-def linspace_weight(num, upper, endpoint=True, **_):
-    w = np.linspace(0.0, 1.0, num, endpoint=endpoint)
-    return w if upper else 1.0 - w
-
-
 # ================================================================== reverse rules
 def array_adjoint(x, g):
     """The adjoint of the argument of np.array(x): g, split back into x's nesting if x is a list/tuple."""

@@ -351,14 +351,6 @@ def pad_adjoint(x, g, pad_width, mode="constant", **kw):
     return np.bincount(index[keep], weights=g[keep], minlength=index.size and int(np.prod(shape))).reshape(shape)
 
 
-def constant_values_adjoint(x, g, pad_width):
-    """The adjoint of a scalar constant_values: the sum of g over the padding."""
-    if g is NoTangent:
-        return NoTangent
-    inside = np.pad(np.zeros(np.shape(x), dtype=bool), pad_width, mode="constant", constant_values=True)
-    return float(np.sum(np.asarray(g)[inside]))
-
-
 def _pad_jvp(t, x, pad_width, mode, k):
     cv = k.get("constant_values")
     if t.d(x) is None and t.d(cv) is None:

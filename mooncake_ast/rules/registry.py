@@ -37,14 +37,6 @@ class Rule:
     vjp: Optional[Callable] = None
     fingerprint: str = ""
 
-    @property
-    def has_forward(self) -> bool:
-        return self.zero or self.jvp is not None or self.user_frule is not None
-
-    @property
-    def has_reverse(self) -> bool:
-        return self.zero or self.vjp is not None or self.user_rrule is not None
-
 
 _RULES: dict[Any, Rule] = {}
 _VERSION = [0]  # bumped on every user registration; part of derived-rule cache keys
