@@ -187,14 +187,12 @@ def mathprod_adjoint(xs, g):
     if g is _no():
         return g
     items = list(xs)
-    out = []
-    for i in range(len(items)):
-        others = 1.0
-        for j, v in enumerate(items):
-            if j != i:
-                others *= v
-        out.append(g * others)
-    return _like(xs, out)
+    before, after = [1.0], [1.0]  # prefix and suffix products: O(n), no division
+    for v in items[:-1]:
+        before.append(before[-1] * v)
+    for v in reversed(items[1:]):
+        after.append(after[-1] * v)
+    return _like(xs, [g * (b * a) for b, a in zip(before, reversed(after))] if items else [])
 
 
 def fsum_tangent(xs, dxs):

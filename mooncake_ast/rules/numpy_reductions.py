@@ -61,24 +61,26 @@ def extremum_tangent(x, y, dx, axis, keepdims, where=True):
     return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out
 
 
+def _product_of_others(x, axis):
+    """others[i] = the product of the other entries of i's group in np.prod(x, axis): prefix times suffix
+    products along the reduced axes, so O(n) and exact when some entries are zero (no division)."""
+    x = np.asarray(x)
+    if x.dtype.kind not in "fc":
+        x = x.astype(float)
+    ax = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in np.atleast_1d(axis))
+    last = tuple(range(x.ndim - len(ax), x.ndim))
+    moved = np.moveaxis(x, ax, last)
+    flat = moved.reshape(moved.shape[: moved.ndim - len(ax)] + (-1,))
+    ones = np.ones(flat.shape[:-1] + (1,), dtype=flat.dtype)
+    before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    after = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], axis=-1), axis=-1), -1)
+    others = (before * after)[..., : flat.shape[-1]]
+    return np.moveaxis(others.reshape(moved.shape), last, ax)
+
+
 def prod_tangent(x, dx, axis, keepdims):
     """Sum over i of dx_i * prod_{j != i} x_j, exact also when some x_j are zero."""
-    x = np.asarray(x, dtype=float)
-    dx = np.broadcast_to(dx, x.shape)
-    ax = tuple(range(x.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
-    total = 0.0
-    moved = np.moveaxis(x, ax, tuple(range(-len(ax), 0)))
-    dmoved = np.moveaxis(dx, ax, tuple(range(-len(ax), 0)))
-    flat = moved.reshape(moved.shape[: moved.ndim - len(ax)] + (-1,))
-    dflat = dmoved.reshape(flat.shape)
-    n = flat.shape[-1]
-    for i in range(n):
-        others = np.prod(np.delete(flat, i, axis=-1), axis=-1)
-        total = total + dflat[..., i] * others
-    if keepdims:
-        for a in sorted(a % x.ndim for a in ax):
-            total = np.expand_dims(total, a)
-    return total
+    return np.sum(np.multiply(dx, _product_of_others(x, axis)), axis=axis, keepdims=keepdims)
 
 
 # ------------------------------------------------------------------ statistics
@@ -159,17 +161,9 @@ def cumsum_adjoint(x, g, axis=None):
 
 
 def prod_adjoint(x, g, axis=None, keepdims=False):
-    x = np.asarray(x, dtype=float)
-    dx = np.zeros(x.shape)
-    from ..reverse.adjoints import unbroadcast
-
-    # d prod / d x_i = prod of the others (exact with zeros)
-    it = np.nditer(x, flags=["multi_index"])
-    for _ in it:
-        e = np.zeros(x.shape)
-        e[it.multi_index] = 1.0
-        dx[it.multi_index] = np.sum(np.asarray(prod_tangent(x, e, axis, True)) * (g if keepdims or axis is None else np.expand_dims(g, axis)))
-    return dx
+    """g (broadcast back over the reduced axes) times the product of the others (exact with zeros)."""
+    gk = g if keepdims or axis is None else np.expand_dims(g, axis)
+    return _product_of_others(x, axis) * gk
 
 
 def var_adjoint(x, g, axis, ddof, keepdims):
