@@ -83,6 +83,7 @@ class Case:
 
 C = Case
 
+Z2 = np.array([1.0 + 2.0j, 0.5 - 1.0j])  # complex tangents must keep their imaginary parts (forward)
 PROD_3D = np.array([[[0.5, 0.0], [1.1, 0.9]], [[2.0, 0.0], [0.8, 1.3]], [[1.2, 0.6], [0.7, 1.4]]])
 
 
@@ -565,7 +566,8 @@ CASES = {
     "numpy.radians": [C("lambda x: np.radians(x)", x3)],
     "numpy.rad2deg": [C("lambda x: np.rad2deg(x)", x3)],
     "numpy.degrees": [C("lambda x: np.degrees(x)", x3)],
-    "numpy.sinc": [C("lambda x: np.sinc(x)", np.array([0.0, 0.3, -1.4]))],
+    "numpy.sinc": [C("lambda x: np.sinc(x)", np.array([0.0, 0.3, -1.4])),
+                   C("lambda z: np.sinc(z)", Z2, modes=FWD)],
     "numpy.add": [C("lambda a, b: np.add(a, b)", x23, x3),
                   C("lambda a, b: np.add(a, b)", s1, x3)],
     "numpy.subtract": [C("lambda a, b: np.subtract(a, b)", x23, x3)],
@@ -702,6 +704,7 @@ CASES = {
                    C("lambda x: np.triu(x, -1)", x234)],
     "numpy.tril": [C("lambda x: np.tril(x, 1)", x34)],
     "numpy.diff": [C("lambda x: np.diff(x)", x4),
+                   C("lambda z: np.diff(z, prepend=0.0)", Z2, modes=FWD),
                    C("lambda x: np.diff(x, 2, axis=0)", U(4, 2)),
                    C("lambda x: np.diff(x, prepend=0.0)", x4),
                    C("lambda x, p: np.diff(x, 1, -1, p)", x23, U(2, 1)),
@@ -716,6 +719,7 @@ CASES = {
                    C("lambda x: np.sort(x, axis=0)", x23),
                    C("lambda x: np.sort(x, axis=None)", x23)],
     "numpy.pad": [C("lambda x: np.pad(x, 1)", x23),
+                  C("lambda z: np.pad(z, 1)", Z2, modes=FWD),
                   C('lambda x: np.pad(x, ((1, 0), (0, 2)), mode="reflect")', x23),
                   C('lambda x: np.pad(x, 2, mode="edge")', x3),
                   C('lambda x: np.pad(x, (1, 2), mode="wrap")', x3),
@@ -733,10 +737,12 @@ CASES = {
     "numpy.asanyarray": [C("lambda x: np.asanyarray(x) * 2.0", x23)],
     "numpy.concatenate": [C("lambda a, b: np.concatenate([a, b])", x3, y3),
                           C("lambda a, b: np.concatenate((a, b), axis=1)", x23, y23),
-                          C("lambda a, b: np.concatenate([a, b], axis=None)", x23, x3)],
+                          C("lambda a, b: np.concatenate([a, b], axis=None)", x23, x3),
+                          C("lambda z, b: np.concatenate([z, b])", Z2, x3, modes=FWD)],
     "numpy.stack": [C("lambda a, b: np.stack([a, b])", x3, y3),
                     C("lambda a, b: np.stack([a, b], axis=-1)", x23, y23)],
-    "numpy.vstack": [C("lambda a, b: np.vstack([a, b])", x3, y3)],
+    "numpy.vstack": [C("lambda a, b: np.vstack([a, b])", x3, y3),
+                     C("lambda z: np.vstack([z, z * 2.0])", Z2, modes=FWD)],
     "numpy.hstack": [C("lambda a, b: np.hstack([a, b])", x3, x2),
                      C("lambda a, b: np.hstack([a, b])", x23, y23)],
     "numpy.split": [C("lambda x: np.split(x, 2)[1] * 2.0", x4),
@@ -828,7 +834,7 @@ CASES = {
                              C("lambda x: x.tolist()[1][0]", x23)],
     "numpy.ndarray.clip": [C("lambda x: x.clip(-0.4, 0.4)", near),
                            C("lambda x, lo: x.clip(lo, 0.45)", near, 0.1)],
-    "numpy.ndarray.fill": [C(fill, x3, 0.7, modes=FWD)],
+    "numpy.ndarray.fill": [C(fill, x3, 0.7, modes=FWD), C(fill, Z2, 0.3 + 0.2j, modes=FWD)],
     "numpy.ndarray.var": [C("lambda x: x.var()", x23)],
     "numpy.ndarray.std": [C("lambda x: x.std(axis=0)", x23)],
     "numpy.ndarray.diagonal": [C("lambda x: x.diagonal() * 1.0", x34),

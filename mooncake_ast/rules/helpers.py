@@ -18,6 +18,18 @@ def sign(x: Any) -> Any:
     return np.sign(x)
 
 
+def abs_tangent(x: Any, dx: Any) -> Any:
+    """d|x| = sign(x) dx (0 at x == 0); for complex x it is real, Re(conj(x) dx) / |x| (0 at 0)."""
+    if isinstance(x, float):
+        return dx * (1.0 if x > 0 else (-1.0 if x < 0 else 0.0))
+    if not (isinstance(x, complex) or np.iscomplexobj(x)):
+        return dx * sign(x)
+    m = np.abs(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(m == 0, 0.0, np.real(np.conj(x) * dx) / np.where(m == 0, 1.0, m))
+    return float(out) if isinstance(x, complex) else (out[()] if out.ndim == 0 else out)
+
+
 def log_for_pow(base: Any) -> Any:
     """log(base) in d(base**p)/dp; 0 where base == 0 (the limit of p*base**p*log(base)); nan below 0."""
     if isinstance(base, (float, int)):

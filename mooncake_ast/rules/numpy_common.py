@@ -99,6 +99,12 @@ def _float_dtype(x):
     return np.result_type(np.asarray(x).dtype, float)
 
 
+def _inexact(x):
+    """x as a float array, or a complex one if it is complex: `dtype=float` would silently drop imaginary parts."""
+    x = np.asarray(x)
+    return x if x.dtype.kind in "fc" else x.astype(float)
+
+
 def _in_storage(x, g):
     """Is g (the adjoint of a view y of x) already part of x's adjoint storage?  Then it is counted there:
     a view's adjoint storage is the same view of its base's (reverse/shadows.py)."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..tangents import NoTangent
 from . import helpers as h
-from .numpy_common import _in_storage, _refuse_keywords, _split, _unb
+from .numpy_common import _in_storage, _inexact, _refuse_keywords, _split, _unb
 from .registry import defjvp, defvjp, defzero
 
 
@@ -46,7 +46,7 @@ unary(np.sqrt, lambda t, y, x: t.div(0.5, y))
 unary(np.cbrt, lambda t, y, x: t.div(1.0, t.mul(3.0, t.mul(y, y))))
 unary(np.square, lambda t, y, x: t.mul(2.0, x))
 unary(np.reciprocal, lambda t, y, x: t.neg(t.mul(y, y)))
-defjvp(np.abs, lambda t, y, x, *a, **k: t.call(abs_tangent, x, t.d(x)) if t.d(x) is not None else None)
+defjvp(np.abs, lambda t, y, x, *a, **k: t.call(h.abs_tangent, x, t.d(x)) if t.d(x) is not None else None)
 defvjp(np.abs, lambda t, g, y, x, *a, **k: (t.mul(g, t.call(np.sign, x)),))
 unary(np.fabs, lambda t, y, x: t.call(np.sign, x))
 defjvp(np.negative, lambda t, y, x: t.neg(t.d(x)))
@@ -72,13 +72,6 @@ defjvp(np.hypot, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.div(a, y)), t.mul
 defjvp(np.logaddexp, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.call(np.exp, t.sub(a, y))), t.mul(t.d(b), t.call(np.exp, t.sub(b, y)))))
 defjvp(np.where, lambda t, y, c, a=None, b=None: t.call(np.where, c, t.dz(a), t.dz(b)) if (t.d(a) is not None or t.d(b) is not None) else None)
 defjvp(np.clip, lambda t, y, x, *a, **k: _clip_jvp(t, x, *_clip_bounds(a, k)))
-
-
-def abs_tangent(x, dx):
-    """d|x| = sign(x) dx, 0 at x == 0; for complex x the real Re(conj(x) dx) / |x|."""
-    if np.iscomplexobj(x):
-        return np.real(np.conjugate(np.sign(x)) * dx)
-    return dx * np.sign(x)
 
 
 def fmax_first(a, b):
@@ -218,7 +211,7 @@ unary(np.sinc, lambda t, y, x: t.call(sinc_deriv, x, y))
 
 def sinc_deriv(x, y):
     """d sinc(x)/dx = (cos(pi x) - sinc(x)) / x, and 0 at x == 0 (sinc is even there)."""
-    x = np.asarray(x, dtype=float)
+    x = _inexact(x)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(x == 0, 0.0, (np.cos(np.pi * x) - y) / np.where(x == 0, 1.0, x))
     return out[()] if out.ndim == 0 else out

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .numpy_common import _split, _unb
+from .numpy_common import _inexact, _split, _unb
 from .registry import defjvp, defvjp
 
 
@@ -50,7 +50,7 @@ def _norm_gradient(x, ord, axis):
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         axes = tuple(int(a) % x.ndim for a in axes)
         kind = "vec" if len(axes) == 1 else "mat"
-    xf = x.astype(float) if x.dtype.kind not in "fc" else x
+    xf = _inexact(x)
     y = np.linalg.norm(xf, ord=ord, axis=axis, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         if kind == "euclid" or (kind == "vec" and ord in (None, 2)) or (kind == "mat" and ord in (None, "fro")):
@@ -59,10 +59,10 @@ def _norm_gradient(x, ord, axis):
             if ord == 0:
                 return np.zeros(x.shape), axes
             if ord in (np.inf, -np.inf):
-                return np.sign(xf) * _first_along(np.abs(xf) == y, axes[0]), axes
+                return _phase(xf) * _first_along(np.abs(xf) == y, axes[0]), axes
             p = float(ord)
             a = np.abs(xf)
-            grad = np.sign(xf) * (a / np.where(y == 0, 1.0, y)) ** (p - 1)
+            grad = _phase(xf) * (a / np.where(y == 0, 1.0, y)) ** (p - 1)
             return np.where((xf == 0) | (y == 0), 0.0, grad), axes
         xm = np.moveaxis(xf, axes, (-2, -1))
         if ord == "nuc":
@@ -78,10 +78,18 @@ def _norm_gradient(x, ord, axis):
             best = np.max(sums, axis=-1 if along == -2 else -2, keepdims=True) if ord in (1, np.inf) else \
                 np.min(sums, axis=-1 if along == -2 else -2, keepdims=True)
             pick = _first_along(np.broadcast_to(sums == best, sums.shape), -1 if along == -2 else -2)
-            gm = np.sign(xm) * pick
+            gm = _phase(xm) * pick
         else:
             raise NotImplementedError(f"derivative of np.linalg.norm with ord={ord!r} for matrices")
         return np.moveaxis(gm, (-2, -1), axes), axes
+
+
+def _phase(x):
+    """sign(x), and x / |x| (0 at 0) for complex x, whatever NumPy's version takes np.sign of a complex to be."""
+    if not np.iscomplexobj(x):
+        return np.sign(x)
+    m = np.abs(x)
+    return np.where(m == 0, 0.0, x / np.where(m == 0, 1.0, m))
 
 
 def _first_along(hit, axis):
@@ -94,7 +102,8 @@ def _first_along(hit, axis):
 
 def norm_tangent(x, y, dx, ord, axis, keepdims):
     grad, axes = _norm_gradient(x, ord, axis)
-    out = np.sum(grad * dx, axis=axes, keepdims=keepdims)
+    # a norm is real: for complex x its change is Re(sum(conj(grad) dx)), grad built from the phases x / |x|
+    out = np.sum(grad * dx if not np.iscomplexobj(grad) else np.real(np.conj(grad) * dx), axis=axes, keepdims=keepdims)
     return out[()] if out.ndim == 0 else out
 
 
@@ -151,16 +160,21 @@ def det_adjoint(a, y, g):
     return (np.asarray(g) * y)[..., None, None] * _mT(np.linalg.inv(a))
 
 
+def _real_only(name, *arrays):
+    """Refuse complex input: these formulas assume real (symmetric, orthogonal) factors, and their complex
+    versions (Hermitian, unitary, with a phase freedom) are not written yet; a result would be silently wrong."""
+    if any(np.iscomplexobj(x) for x in arrays):
+        raise NotImplementedError(f"derivative of np.linalg.{name} of a complex matrix (real matrices only for now)")
+
+
 def slogdet_tangent(a, y, da):
     """(sign, log|det|): the sign is locally constant; d log|det A| = tr(A^-1 dA)."""
-    if np.iscomplexobj(a):
-        raise NotImplementedError("derivative of np.linalg.slogdet of a complex matrix")
+    _real_only("slogdet", a)
     return NoTangent, np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
 
 
 def slogdet_adjoint(a, y, g):
-    if np.iscomplexobj(a):
-        raise NotImplementedError("derivative of np.linalg.slogdet of a complex matrix")
+    _real_only("slogdet", a)
     g_log = _parts(g, 2)[1]
     if g_log is NoTangent:
         return NoTangent
@@ -194,6 +208,7 @@ def _phi(x):
 
 def cholesky_tangent(a, y, da, upper=False):
     """A = L L^T: dL = L Phi(L^-1 dS L^-T), dS the symmetric change numpy sees (the lower, or upper, triangle)."""
+    _real_only("cholesky", a)
     L = _mT(y) if upper else y
     S = _sym_seen(np.broadcast_to(da, np.shape(a)), upper)
     X = np.linalg.solve(L, _mT(np.linalg.solve(L, S)))  # L^-1 S L^-T (S symmetric)
@@ -225,6 +240,7 @@ def _gaps(w):
 
 def eigh_tangent(a, y, da, UPLO="L"):
     """A V = V diag(w): dw = diag(V^T dS V), dV = V (F * (V^T dS V)).  A symmetric with distinct eigenvalues."""
+    _real_only("eigh", a)
     w, V = y
     S = _sym_seen(np.broadcast_to(da, np.shape(a)), UPLO == "U")
     M = _mT(V) @ S @ V
@@ -245,6 +261,7 @@ def eigh_adjoint(a, y, g, UPLO="L"):
 
 
 def eigvalsh_tangent(a, y, da, UPLO="L"):
+    _real_only("eigvalsh", a)
     _, V = np.linalg.eigh(a, UPLO=UPLO)
     S = _sym_seen(np.broadcast_to(da, np.shape(a)), UPLO == "U")
     return np.diagonal(_mT(V) @ S @ V, axis1=-2, axis2=-1).copy()
@@ -277,6 +294,7 @@ def _qr_factors(a, y, mode):
 def qr_tangent(a, y, da, mode="reduced"):
     """A = QR (R invertible): with X = Q^T dA R^-1, dR = (X - C) R and dQ = dA R^-1 - Q (X - C),
     C = tril(X, -1) - tril(X, -1)^T the antisymmetric part Q^T dQ."""
+    _real_only("qr", a)
     _qr_check(a, mode)
     Q, R = _qr_factors(a, y, mode)
     Y = _mT(np.linalg.solve(_mT(R), _mT(np.broadcast_to(da, np.shape(a)))))  # dA R^-1
@@ -321,6 +339,7 @@ def _svd_gaps(s):
 def svd_tangent(a, y, da, full_matrices=True, compute_uv=True, hermitian=False):
     """A = U diag(s) V^T with dP = U^T dA V: ds = diag(dP);
     dU = U (F * (dP S + S dP^T)) + (I - U U^T) dA V S^-1, dV = V (F * (S dP + dP^T S)) + (I - V V^T) dA^T U S^-1."""
+    _real_only("svd", a)
     da = np.broadcast_to(da, np.shape(a))
     if not compute_uv:
         U, s, Vh = np.linalg.svd(a, full_matrices=False)
@@ -382,18 +401,19 @@ def _lstsq_parts(a, b, y):
         raise NotImplementedError("derivative of np.linalg.lstsq of a rank-deficient matrix (the solution jumps)")
     P = np.linalg.pinv(a)
     X = np.asarray(x).reshape(np.shape(x)[0], -1)
-    B = np.asarray(b, dtype=float).reshape(np.shape(b)[0], -1)
+    B = _inexact(b).reshape(np.shape(b)[0], -1)
     return P, X, B - np.asarray(a) @ X
 
 
 def lstsq_tangent(a, b, y, da, db):
     """x = pinv(A) b for a full-rank A: dx = -A+ dA x + A+ A+^T dA^T r + (I - A+ A) dA^T A+^T x + A+ db;
     the residual sums |r_j|^2 change by 2 r_j^T (db_j - dA x_j); the singular values by u_i^T dA v_i."""
+    _real_only("lstsq", a, b)
     P, X, R = _lstsq_parts(a, b, y)
     x, res, _, s = y
     n = np.shape(a)[1]
     dA = 0.0 if da is NoTangent else np.broadcast_to(da, np.shape(a))
-    dB = 0.0 if db is NoTangent else np.asarray(db, dtype=float).reshape(R.shape)
+    dB = 0.0 if db is NoTangent else _inexact(db).reshape(R.shape)
     dX = P @ (dB - dA @ X) + P @ _mT(P) @ (_mT(dA) @ R) + (np.eye(n) - P @ np.asarray(a)) @ (_mT(dA) @ (_mT(P) @ X))
     dres = 2.0 * np.sum(R * (dB - dA @ X), axis=0) if np.size(res) else np.zeros(np.shape(res))
     if da is NoTangent:

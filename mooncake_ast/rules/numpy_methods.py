@@ -70,7 +70,7 @@ def tolist_tangent(dx):
 
 
 def fill_tangent(dx, dv):
-    dx.fill(float(dv))
+    dx.fill(dv)
 
 
 # ------------------------------------------------------------------ statistics

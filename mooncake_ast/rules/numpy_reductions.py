@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .numpy_common import _float_dtype
+from .numpy_common import _float_dtype, _inexact
 from .registry import defjvp, defvjp
 
 
@@ -64,9 +64,7 @@ def extremum_tangent(x, y, dx, axis, keepdims, where=True):
 def _product_of_others(x, axis):
     """others[i] = the product of the other entries of i's group in np.prod(x, axis): prefix times suffix
     products along the reduced axes, so O(n) and exact when some entries are zero (no division)."""
-    x = np.asarray(x)
-    if x.dtype.kind not in "fc":
-        x = x.astype(float)
+    x = _inexact(x)
     ax = tuple(range(x.ndim)) if axis is None else tuple(a % x.ndim for a in np.atleast_1d(axis))
     last = tuple(range(x.ndim - len(ax), x.ndim))
     moved = np.moveaxis(x, ax, last)
@@ -93,7 +91,8 @@ def var_tangent(x, dx, axis, ddof, keepdims):
     x = np.asarray(x)
     n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
     centred = x - x.mean(axis=axis, keepdims=True)
-    return 2.0 / (n - ddof) * np.sum(centred * np.broadcast_to(dx, x.shape), axis=axis, keepdims=keepdims)
+    change = centred * np.broadcast_to(dx, x.shape) if not np.iscomplexobj(x) else np.real(np.conj(centred) * dx)
+    return 2.0 / (n - ddof) * np.sum(change, axis=axis, keepdims=keepdims)
 
 
 def std_tangent(x, y, dx, axis, ddof, keepdims):

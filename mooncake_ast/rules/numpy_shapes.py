@@ -11,7 +11,7 @@ import numpy as np
 
 from ..tangents import NoTangent
 from . import helpers as h
-from .numpy_common import _bind, _dense, _float_dtype, _in_storage, _no, _no_out, _refuse_keywords, _split, _unb
+from .numpy_common import _bind, _dense, _float_dtype, _in_storage, _inexact, _no, _no_out, _refuse_keywords, _split, _unb
 from .registry import defjvp, defvjp
 
 
@@ -30,7 +30,7 @@ defjvp(np.hstack, lambda t, y, xs, **k: t.call(join_tangent, np.hstack, xs, t.d(
 
 
 def join_tangent(join, xs, dxs, axis):
-    parts = [np.asarray(_dense(x, d), dtype=float) for x, d in zip(xs, dxs)]
+    parts = [_inexact(_dense(x, d)) for x, d in zip(xs, dxs)]
     return join(parts) if join in (np.vstack, np.hstack) else join(parts, axis=axis)
 
 
@@ -248,7 +248,7 @@ def diff_tangent(a, da, n, axis, prepend, has_prepend, dprepend, append, has_app
     tangents = [d for d, given in ((dprepend, has_prepend), (da, True), (dappend, has_append)) if given]
     if all(d is NoTangent for d in tangents):
         return NoTangent
-    dense = [np.broadcast_to(np.asarray(0.0 if d is NoTangent else d, dtype=float), p.shape) for d, p in zip(tangents, parts)]
+    dense = [np.broadcast_to(_inexact(0.0 if d is NoTangent else d), p.shape) for d, p in zip(tangents, parts)]
     return np.diff(np.concatenate(dense, axis=axis), n, axis=axis)
 
 
@@ -329,7 +329,7 @@ def _pad_mode(mode, kw):
 
 def pad_tangent(x, dx, pad_width, mode="constant", dvalues=NoTangent, **kw):
     _pad_mode(mode, kw)
-    dx = np.broadcast_to(np.asarray(0.0 if dx is NoTangent else dx, dtype=float), np.shape(x))
+    dx = np.broadcast_to(_inexact(0.0 if dx is NoTangent else dx), np.shape(x))
     if mode == "constant":
         return np.pad(dx, pad_width, mode="constant", constant_values=0.0 if dvalues is NoTangent else dvalues)
     return np.pad(dx, pad_width, mode=mode, **kw)

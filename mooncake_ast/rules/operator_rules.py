@@ -17,7 +17,7 @@ defjvp(op.pow, lambda t, y, a, b: t.add(
     t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
 defjvp(op.neg, lambda t, y, a: t.neg(t.d(a)))
 defjvp(op.pos, lambda t, y, a: t.d(a))
-defjvp(op.abs, lambda t, y, a: t.mul(t.d(a), t.call(h.sign, a)))
+defjvp(op.abs, lambda t, y, a: t.call(h.abs_tangent, a, t.d(a)) if t.d(a) is not None else None)
 defjvp(op.matmul, lambda t, y, a, b: t.add(t.lin(op.matmul, t.d(a), b), t.linr(op.matmul, a, t.d(b))))
 
 # ------------------------------------------------------------------ in place (tangent computed before the call)

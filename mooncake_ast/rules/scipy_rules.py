@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..tangents import NoTangent
+from .numpy_common import _inexact
 from .registry import defjvp, defvjp
 
 try:
@@ -157,7 +158,7 @@ def _lse_check(b, return_sign):
 
 
 def _softmax_of(a, axis):
-    return sp.softmax(np.asarray(a, dtype=float), axis=axis)
+    return sp.softmax(_inexact(a), axis=axis)
 
 
 def logsumexp_tangent(a, da, axis=None, b=None, keepdims=False, return_sign=False):

@@ -1,0 +1,65 @@
+"""Every forward rule again, its float inputs made complex: the tangent agrees with finite differences,
+or the rule refuses complex input with an error.  Never a silently real (or silently complex) tangent.
+
+A rule that casts to float, takes a transpose where it needs the conjugate transpose, or hands back a
+complex tangent for a real result (abs, norms, variances) is caught here; the rule cases themselves
+(tests/test_rules.py) are mostly real.
+"""
+import copy
+import warnings
+
+import numpy as np
+import pytest
+
+from mooncake_ast.testing import check_derivatives
+from tests.test_rules import CASES, _is_complex, _modes
+
+# Formulas written for real matrices only (they refuse complex input, by name); psi's derivative,
+# polygamma, is real-only in SciPy and says so.
+REFUSES_COMPLEX = {
+    "numpy.linalg.slogdet", "numpy.linalg.cholesky", "numpy.linalg.eigh", "numpy.linalg.eigvalsh",
+    "numpy.linalg.qr", "numpy.linalg.svd", "numpy.linalg.svdvals", "numpy.linalg.lstsq", "psi",
+}
+
+
+def _complexified(a):
+    """a with every float made complex (an imaginary part that is not a multiple of the real one)."""
+    if isinstance(a, float):
+        return complex(a, 0.3 * a + 0.1)
+    if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+        return a + 1j * (0.3 * a + 0.1)
+    if isinstance(a, (list, tuple)):
+        return type(a)(_complexified(v) for v in a)
+    return a
+
+
+def _has_complex(args):
+    return any(_is_complex(a) or (isinstance(a, (list, tuple)) and _has_complex(a)) for a in args)
+
+
+def _complex_cases():
+    for name, cases in CASES.items():
+        for i, case in enumerate(cases):
+            if case.xfail or "forward" not in _modes(name, case):
+                continue
+            args = [_complexified(a) for a in case.args]
+            if not _has_complex(args) or all(_is_complex(a) for a in case.args):
+                continue
+            try:  # only functions whose primal takes complex input quietly
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    case.fn(*copy.deepcopy(args))
+            except Exception:
+                continue
+            yield pytest.param(name, case, args, id=f"{name}[{i}]")
+
+
+@pytest.mark.parametrize("name, case, args", list(_complex_cases()))
+def test_forward_rule_with_complex_inputs(name, case, args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", getattr(np, "exceptions", np).ComplexWarning)  # a cast that drops imaginary parts
+        if name in REFUSES_COMPLEX:
+            with pytest.raises((NotImplementedError, TypeError), match="complex|not supported"):
+                check_derivatives(case.fn, *copy.deepcopy(args), modes=("forward",), **case.check)
+        else:
+            check_derivatives(case.fn, *copy.deepcopy(args), modes=("forward",), **case.check)
