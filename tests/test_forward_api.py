@@ -191,3 +191,10 @@ def test_abs_of_numpy_scalar_and_unknown_callables_without_tangents():
         return sum(abs(v - p[i]) for i, v in enumerate(y)) + float(noise.sum()) * 0.0
 
     mc.testing.check_derivatives(f, np.array([1.0, 2.0, 3.0]), np.array([0.5, 2.5, 2.0]), modes=("forward",))
+
+
+def test_a_function_without_source_says_where_to_define_it():
+    ns: dict = {}
+    exec("def typed_in(x):\n    return x * x\n", ns)
+    with pytest.raises(mc.MooncakeError, match=r"typed_in.*define it in a \.py file.*register one with"):
+        mc.jvp(ns["typed_in"], (1.0,), (1.0,))

@@ -71,7 +71,8 @@ def function_source(fn: object) -> FunctionSource:
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError) as e:
-        raise SourceUnavailableError(f"cannot get the source of {fn.__qualname__} ({file}): {e}") from None
+        hint = " (a function typed at a prompt, `python -c` or exec has none: define it in a .py file)" if file.startswith("<") else ""
+        raise SourceUnavailableError(f"cannot get the source of {fn.__qualname__} ({file}): {e}{hint}") from None
     if not file_lines:
         file_lines = [""] * (first - 1) + lines
     text = "".join(lines)
