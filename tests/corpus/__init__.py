@@ -29,10 +29,13 @@ class Case:
         return f"{self.fn.__module__.rsplit('.', 1)[-1]}.{self.fn.__qualname__}"
 
 
-def all_cases() -> list[Case]:
-    """Import every corpus module and concatenate their CASES lists."""
+def collect_cases(package: str, modules) -> list[Case]:
+    """Import each module of package and concatenate their CASES lists."""
     cases: list[Case] = []
-    for mod_name in MODULES:
-        mod = importlib.import_module(f"{__name__}.{mod_name}")
-        cases.extend(mod.CASES)
+    for mod_name in modules:
+        cases.extend(importlib.import_module(f"{package}.{mod_name}").CASES)
     return cases
+
+
+def all_cases() -> list[Case]:
+    return collect_cases(__name__, MODULES)
