@@ -579,7 +579,7 @@ CASES = [
     ("4c dict |=", c4c, (2.0, 3.0)),
     ("4d setdefault", c4d, (2.0, 3.0)),
     ("4e dict pop", c4e, (2.0, 3.0)),
-    ("4f list remove", c4f, (2.0, 3.0)),
+    ("4f list remove", c4f, (2.0, 4.0)),
     ("4g list sort", c4g, (2.0, 1.0)),
     ("4h ndarray sort", c4h, (np.array([2.0, 1.0]),)),
     ("4i list insert/extend/pop/reverse", c4i, (2.0, 3.0)),
@@ -641,6 +641,21 @@ CASES = [
     ("rp4 dict kw", rp4, (2.0,)),
     ("rp5 dot broadcast", rp5, (np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0]))),
 ]
+
+
+
+def c3g(A):
+    t = 0.0
+    for i, row in enumerate(A):
+        t += row[0] * row[1] + np.sum(A[i] * 0.5)
+    return t
+
+
+CASES += [
+    ("3g fortran rows", c3g, (np.asfortranarray(np.arange(6.0).reshape(3, 2)),)),
+    ("3h transposed rows", c3g, (np.arange(6.0).reshape(2, 3).T,)),
+]
+
 
 if __name__ == "__main__":
     fdcheck.run_module(sys.modules[__name__], sys.argv[1] if len(sys.argv) > 1 else None)

@@ -20,8 +20,13 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .. import ops
-from ..ir.nodes import Call, Const, Function, Phi, Value
+from ..errors import MooncakeError
+from ..ir.nodes import Call, Const, Function, Global, Phi, Value
 from ..rules.registry import Rule
+
+
+class GlobalWriteError(MooncakeError):
+    """Input-dependent data written into a module-level object: derivatives cannot follow it there."""
 
 FRESH_OPERATORS = {
     operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
@@ -37,6 +42,9 @@ ALIASES_FIRST_ARG = {
     operator.imod, operator.ifloordiv,
 }
 
+
+INPLACE_OPS = {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ipow, operator.imatmul,
+              operator.imod, operator.ifloordiv}
 
 # writes: the position of the value stored into the first argument
 STORES = {operator.setitem: 2, setattr: 2, ops.cell_set: 1, list.append: 1, set.add: 1}
@@ -70,6 +78,7 @@ class Activity:
         self.mutated_classes: set[Value] = set()  # roots of classes written with active data
         self.targets: set[Value] = set()  # values written in place (their tangents must be storage)
         self._union_aliases()
+        self.module_level = self._module_level()
         self._fixpoint()
         self._close_targets()
 
@@ -143,15 +152,53 @@ class Activity:
                 targets += list(s.kwargs.values()) + [s.fn]  # a bound method writes its self
             elif "out" in s.kwargs:
                 targets.append(s.kwargs["out"])  # np.add(a, b, out=c) writes c
+            structural = fn in STORES or (rule is not None and (rule.mutates or "out" in s.kwargs))
             for t in targets:
                 if isinstance(t, Const):
                     continue
                 self.targets.add(t)
                 root = self.find(t)
+                if structural and t in self.module_level:
+                    self._refuse_global_write(s, self.module_level[t])
                 if root not in self.mutated_classes:
                     self.mutated_classes.add(root)
                     changed = True
         return changed
+
+    def _module_level(self) -> dict:
+        """Values that are module-level objects or parts of them (`buf`, `buf[1:]`, `cfg.w`), with the global."""
+        found: dict[Value, Global] = {}
+        changed = True
+        while changed:
+            changed = False
+            for b in self.fn.blocks:
+                for phi in b.phis:
+                    for v in phi.incoming.values():
+                        if phi not in found and (isinstance(v, Global) or v in found):
+                            found[phi] = v if isinstance(v, Global) else found[v]
+                            changed = True
+                for st in b.stmts:
+                    fn, _ = self.static_rule(st)
+                    if st in found or not st.args or fn not in ALIASES_FIRST_ARG or fn in INPLACE_OPS:
+                        continue
+                    a = st.args[0]
+                    if isinstance(a, Global) or a in found:
+                        found[st] = a if isinstance(a, Global) else found[a]
+                        changed = True
+        for b in self.fn.blocks:
+            for st in b.stmts:
+                for a in st.args:
+                    if isinstance(a, Global):
+                        found[a] = a
+        return found
+
+    def _refuse_global_write(self, s: Call, g: Global) -> None:
+        where = f"{s.loc}: " if s.loc is not None else ""
+        text = f"\n    {s.loc.text.strip()}" if s.loc is not None and s.loc.text else ""
+        raise GlobalWriteError(
+            f"{where}the module-level object `{g.name}` is written with values that depend on the inputs; "
+            f"derivatives do not flow through module-level state. Pass `{g.name}` to the function as an "
+            f"argument, or create it inside the function.{text}")
 
     def _close_targets(self) -> None:
         """A second name for a written value is written too (`b = a`, phis): walk back to where it was made."""

@@ -15,7 +15,7 @@ import operator
 from typing import Any, Callable
 
 from .. import ops
-from ..ir.nodes import Call, Const, Function, Param, Value
+from ..ir.nodes import Call, Const, Function, Param, Phi, Value
 
 NUM, ANY, RANGE = "num", "any", "range"
 
@@ -38,7 +38,9 @@ def infer_kinds(fn: Function, param_kinds: dict[str, str], resolve: Callable[[Ca
             return NUM if isinstance(v.value, (int, float, bool)) else ANY
         if isinstance(v, Param):
             return param_kinds.get(v.name, ANY)
-        return kinds.get(v, NUM)  # optimistic for not-yet-seen values inside loops (fixpoint)
+        if not isinstance(v, (Call, Phi)):
+            return ANY  # a global or a closure variable: whatever it holds when the code runs
+        return kinds.get(v, NUM)  # optimistic for not-yet-seen statements inside loops (fixpoint)
 
     changed = True
     while changed:

@@ -287,8 +287,9 @@ def zip_adjoint(xs: tuple, g: Any, k: int) -> Any:
 
 def _like(x: Any, items: list) -> Any:
     if isinstance(x, np.ndarray):
-        n = x.shape[0]
-        return np.array([np.zeros(x.shape[1:]) if v is NoTangent else v for v in items[:n]], dtype=float).reshape(x.shape)
+        # Row by row: a row's adjoint may be a view of x's own storage (it was read as a view of x),
+        # which adding into x's storage recognises; a stacked copy would count it twice.
+        return AdjList(items[: x.shape[0]])
     if isinstance(x, list):
         return AdjList(items)
     if isinstance(x, tuple):

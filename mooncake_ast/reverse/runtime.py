@@ -89,7 +89,10 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
         return y, object_pullback
     if isinstance(f, type):
         return _construct(f, args, kwargs)
-    if all(_nondifferentiable(a) for a in (*args, *kwargs.values())):
+    owner = getattr(f, "__self__", None)
+    bound = () if owner is None or isinstance(owner, types.ModuleType) else (owner,)
+    if all(_nondifferentiable(a) for a in (*bound, *args, *kwargs.values())):
+        # Nothing differentiable goes in (the bound object counts: `s.item()` reads s).
         return f(*args, **kwargs), _zero_pullback(len(args), kwargs)
     raise MissingRuleError(f, "reverse")
 
@@ -97,9 +100,12 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
 def _runtime_reverse(f: Any) -> Any:
     owner = getattr(f, "__self__", None)
     name = getattr(f, "__name__", None)
-    if isinstance(owner, list) and name in ("append", "extend", "insert", "pop"):
-        return _list_write
-    if isinstance(owner, (set, dict)) and name in ("add", "discard", "update", "clear", "setdefault", "pop"):
+    from .containers import container_method_reverse
+
+    method = container_method_reverse(f)
+    if method is not None:
+        return method
+    if isinstance(owner, set) and name in ("add", "discard", "update", "clear", "pop"):
         return _container_write
     if name == "at" and owner is not None and getattr(owner, "__name__", None) in ("add", "subtract"):
         return _ufunc_at
@@ -107,50 +113,6 @@ def _runtime_reverse(f: Any) -> Any:
         return _HIGHER_ORDER.get(f)
     except TypeError:
         return None
-
-
-def _list_write(f: Any, args: tuple, kwargs: dict) -> tuple:
-    """lst.append/extend/insert/pop reached at run time: done now, undone by the pullback.
-
-    The list's adjoint slots are only made in the pullback, where every undo keeps them in
-    step with the list (a slot per item; a mutable item's slot is its own storage).
-    """
-    from . import shadows
-    from ..tangents import is_mutable
-
-    lst, name = f.__self__, f.__name__
-    n_before = len(lst)
-    index = None
-    if name in ("insert", "pop"):
-        raw = args[0] if args else -1
-        index = raw if raw >= 0 else raw + (n_before if name == "pop" else n_before + 1)
-        index = max(0, min(index, n_before))
-    y = f(*args, **kwargs)
-
-    def pullback(g: Any) -> tuple:
-        sh = shadows.shadow(lst)
-        bars: list = [NoTangent] * len(args)
-        if name == "append":
-            slot = sh.pop()
-            lst.pop()
-            bars[0] = NoTangent if is_mutable(args[0]) else slot
-        elif name == "extend":
-            added = len(lst) - n_before
-            slots = sh[n_before:]
-            items = lst[n_before:]
-            del sh[n_before:]
-            del lst[n_before:]
-            bars[0] = AdjList(NoTangent if is_mutable(v) else s_ for v, s_ in zip(items, slots)) if added else NoTangent
-        elif name == "insert":
-            slot = sh.pop(index)
-            lst.pop(index)
-            bars[1] = NoTangent if is_mutable(args[1]) else slot
-        elif name == "pop":
-            lst.insert(index, y)
-            sh.insert(index, shadows.shadow(y) if is_mutable(y) else (g if g is not None else NoTangent))
-        return MethodAdjoint(NoTangent), AdjTuple(bars), AdjDict()
-
-    return y, pullback
 
 
 def _ufunc_at(f: Any, args: tuple, kwargs: dict) -> tuple:
@@ -181,7 +143,7 @@ def _ufunc_at(f: Any, args: tuple, kwargs: dict) -> tuple:
 
 
 def _container_write(f: Any, args: tuple, kwargs: dict) -> tuple:
-    """Writes to sets and dicts of non-differentiable keys: undone by the pullback (no adjoints through sets)."""
+    """Writes to sets: undone by the pullback (sets hold hashable keys: no adjoints flow through them)."""
     obj = f.__self__
     before = set(obj) if isinstance(obj, set) else dict(obj)
     y = f(*args, **kwargs)

@@ -82,11 +82,15 @@ def shadow(obj: Any) -> Any:
 def _new_shadow(obj: Any) -> Any:
     if isinstance(obj, np.ndarray):
         base = obj.base
-        if isinstance(base, np.ndarray) and base.dtype == obj.dtype and base.flags.c_contiguous:
+        if isinstance(base, np.ndarray) and base.dtype == obj.dtype and (base.flags.c_contiguous or base.flags.f_contiguous):
+            # A view: the same view of the base's storage (laid out like the base, so the
+            # view's offset and strides address the same elements there).
             sb = shadow(base)
-            offset = obj.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-            return np.ndarray(obj.shape, dtype=sb.dtype, buffer=sb, offset=offset, strides=obj.strides)
-        return np.zeros(obj.shape, dtype=obj.dtype if obj.dtype.kind in "fc" else float)
+            if sb.strides == base.strides:
+                offset = obj.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+                flat = sb.ravel(order="K")[offset // sb.itemsize:]
+                return np.lib.stride_tricks.as_strided(flat, obj.shape, obj.strides, writeable=True)
+        return np.zeros_like(obj, dtype=obj.dtype if obj.dtype.kind in "fc" else float, subok=False)
     if isinstance(obj, list):
         return ShadowList(shadow(v) if is_mutable(v) else NoTangent for v in obj)
     if isinstance(obj, dict):
@@ -103,13 +107,42 @@ def _new_shadow(obj: Any) -> Any:
 
 
 def acc(v: Any, v_bar: Any, g: Any) -> Any:
-    """v_bar += g: into v's shadow if v is mutable (returns v_bar unchanged), else as a value."""
+    """v_bar += g: into v's shadow if v is mutable (returns v_bar unchanged), else as a value.
+
+    The invariant that keeps adjoints from being counted twice: a *value* adjoint (of a
+    number, a tuple, ...) never holds the adjoint of a mutable object inside it.  That
+    part always lives in the object's storage, which every other name of the object
+    (a tuple slot, a loop variable, a view) shares; `route` sends it there.
+    """
     if g is NoTangent or g is None:
         return v_bar
     if is_mutable(v):
         add_into(v, g)
         return v_bar
+    if isinstance(v, tuple):
+        g = route(v, g)
     return accumulate(v_bar, g)
+
+
+def holds_mutable(x: Any) -> bool:
+    """Does the tuple x hold (at any depth of tuples) a mutable object?"""
+    return any(is_mutable(v) or (isinstance(v, tuple) and holds_mutable(v)) for v in x)
+
+
+def route(x: Any, g: Any) -> Any:
+    """Add the parts of g that belong to mutable objects inside x to their storage; return the rest.
+
+    Adding an object's own storage to itself is a no-op (`add_into`), so g may come from
+    `take` (which fills storage in) or from a rule's pullback (plain values) alike.
+    """
+    if g is NoTangent or g is None:
+        return NoTangent
+    if is_mutable(x):
+        add_into(x, g)
+        return NoTangent
+    if isinstance(x, tuple) and isinstance(g, (tuple, list)) and holds_mutable(x):
+        return AdjTuple(route(xi, gi) for xi, gi in zip(x, g))
+    return g
 
 
 def add_into(v: Any, g: Any) -> None:
@@ -119,6 +152,9 @@ def add_into(v: Any, g: Any) -> None:
     if isinstance(v, np.ndarray):
         if isinstance(g, np.ndarray) and np.shares_memory(g, sh):
             return  # passed back through a view (transpose, reshape, ...): already in this storage
+        if isinstance(g, (list, tuple)):
+            _add_rows(sh, g)
+            return
         sh += unbroadcast(g, v) if np.shape(g) != v.shape else g
     elif isinstance(v, list):
         for i, gi in enumerate(g):
@@ -141,13 +177,29 @@ def add_into(v: Any, g: Any) -> None:
             _add_field(sh, v, k, gi)
 
 
+def _add_rows(sh: np.ndarray, rows: Any) -> None:
+    """Add the adjoints of an array's rows (from iterating it) into its storage.
+
+    A row that is a view of this storage is the storage of the row the loop read: its
+    adjoint is there already and must not be added again.  zip() may have stopped early.
+    """
+    for k, gk in enumerate(rows):
+        if k >= len(sh):
+            break
+        if gk is NoTangent or gk is None:
+            continue
+        if isinstance(gk, np.ndarray) and np.shares_memory(gk, sh):
+            continue
+        sh[k] += gk
+
+
 def _add_slot(sh: Any, key: Any, item: Any, g: Any) -> None:
     if g is NoTangent or g is None:
         return
     if is_mutable(item):
         add_into(item, g)
     else:
-        sh[key] = accumulate(sh[key] if (key in sh if isinstance(sh, dict) else True) else NoTangent, g)
+        sh[key] = accumulate(sh[key] if (key in sh if isinstance(sh, dict) else True) else NoTangent, route(item, g))
 
 
 def _add_field(sh: MutableTangent, obj: Any, name: str, g: Any) -> None:
@@ -157,7 +209,7 @@ def _add_field(sh: MutableTangent, obj: Any, name: str, g: Any) -> None:
     if is_mutable(value):
         add_into(value, g)
     else:
-        sh.fields[name] = accumulate(sh.fields.get(name, NoTangent), g)
+        sh.fields[name] = accumulate(sh.fields.get(name, NoTangent), route(value, g))
 
 
 def transfer(crossed: Any, phi_bar: Any, v_bar: Any) -> Any:
@@ -175,6 +227,12 @@ def take(v: Any, v_bar: Any) -> Any:
             add_into(v, v_bar)  # a no-op if v_bar is the storage itself
         sh = shadow(v)
         return sh.slot if isinstance(sh, ShadowCell) else sh  # the storage itself: adding it back is a no-op
+    if isinstance(v, tuple) and holds_mutable(v):
+        # The whole adjoint: the value's parts, and the storage of the mutable objects inside.
+        # (A cell's part is its storage object, not the slot's value, so that adding it back is a no-op.)
+        parts = v_bar if isinstance(v_bar, (tuple, list)) else ()
+        return AdjTuple(shadow(vi) if isinstance(vi, types.CellType) else take(vi, parts[k] if k < len(parts) else NoTangent)
+                        for k, vi in enumerate(v))
     return v_bar
 
 
@@ -204,6 +262,8 @@ def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any) -> Any:
         elif isinstance(a, dict):
             _add_slot(sh, i, y, g)
         return a_bar
+    if isinstance(a, tuple):
+        return accumulate(a_bar, route(a, item_adjoint(a, i, g)))
     return accumulate(a_bar, item_adjoint(a, i, g))
 
 
@@ -270,6 +330,8 @@ def setitem_reverse(g: Any, y: Any, old: Any, a: Any, i: Any, v: Any, v_bar: Any
     if isinstance(a, np.ndarray):
         sh = shadow(a)
         slot = np.array(sh[i], copy=True)
+        if _may_repeat(i):
+            slot = slot * _surviving(a.shape, i)
         sh[i] = 0
         a[i] = old
         return acc(v, v_bar, unbroadcast(slot, v) if isinstance(v, np.ndarray) or np.ndim(slot) == 0 else slot.sum() if not isinstance(v, np.ndarray) else slot)
@@ -293,6 +355,27 @@ def setitem_reverse(g: Any, y: Any, old: Any, a: Any, i: Any, v: Any, v_bar: Any
             sh[i] = shadow(old) if is_mutable(old) else NoTangent
         return v_bar if is_mutable(v) else accumulate(v_bar, slot)
     raise TypeError(f"reverse of item assignment on {type(a).__name__}")
+
+
+def _may_repeat(i: Any) -> bool:
+    """Can the index `i` name one element several times (integer arrays or lists)?"""
+    parts = i if isinstance(i, tuple) else (i,)
+    for p in parts:
+        if isinstance(p, list) or (isinstance(p, np.ndarray) and p.dtype.kind in "iu"):
+            return True
+    return False
+
+
+def _surviving(shape: tuple, i: Any) -> np.ndarray:
+    """For `a[i] = v` with a repeated index: which selected positions' values remain in `a`.
+
+    NumPy keeps one write per element; writing position numbers through the same index
+    the same way finds out which one, whatever order NumPy used.
+    """
+    positions = np.arange(np.zeros(shape, dtype=np.int8)[i].size).reshape(np.zeros(shape, dtype=np.int8)[i].shape)
+    tags = np.full(shape, -1, dtype=np.intp)
+    tags[i] = positions
+    return tags[i] == positions
 
 
 def save_attr(obj: Any, name: str) -> Any:
@@ -356,6 +439,25 @@ def save_inplace(a: Any) -> Any:
     return a
 
 
+def _dict_merge_reverse(g: Any, old: dict, a: dict, b: Any, a_bar: Any, b_bar: Any) -> tuple:
+    """Undo `a |= b` on a dict: a key b wrote hands its slot to b; the others stay a's."""
+    keys = list(b.keys()) if isinstance(b, dict) else [k for k, _ in b]
+    sh = shadow(a)
+    written = {k: sh.get(k, NoTangent) for k in keys}
+    a.clear()
+    a.update(old)
+    sh.clear()
+    for k, v in old.items():
+        sh[k] = shadow(v) if is_mutable(v) else (g.get(k, NoTangent) if k not in written and isinstance(g, dict) and g is not sh else NoTangent)
+    for k, v in a.items():
+        if k not in written and not is_mutable(v) and isinstance(g, dict):
+            sh[k] = g.get(k, NoTangent)
+    if isinstance(b, dict):
+        part = AdjDict({k: (NoTangent if is_mutable(b[k]) else written[k]) for k in keys})
+        b_bar = acc(b, b_bar, part)
+    return a_bar, b_bar
+
+
 def inplace_reverse(g: Any, y: Any, old: Any, op: Any, a: Any, b: Any, a_bar: Any, b_bar: Any) -> tuple:
     """Undo `y = a op= b` (in place for arrays and lists, a rebinding for numbers)."""
     from ..rules import registry
@@ -364,9 +466,12 @@ def inplace_reverse(g: Any, y: Any, old: Any, op: Any, a: Any, b: Any, a_bar: An
 
     rule = registry.lookup(op)
     in_place = y is a and is_mutable(a)
+    if in_place and isinstance(a, dict):
+        return _dict_merge_reverse(dict(take(a, a_bar)), old, a, b, a_bar, b_bar)
     if in_place:
         g = take(a, a_bar)
-        g = np.array(g, copy=True) if isinstance(g, np.ndarray) else g
+        # A copy: the storage is reset below, and g must keep what it collected.
+        g = np.array(g, copy=True) if isinstance(g, np.ndarray) else AdjList(g) if isinstance(g, list) else g
         if isinstance(a, np.ndarray):
             a[...] = old
             shadow(a)[...] = 0
@@ -389,25 +494,66 @@ def inplace_reverse(g: Any, y: Any, old: Any, op: Any, a: Any, b: Any, a_bar: An
 
 
 def snapshot(args: tuple) -> list:
-    """Post-call states of mutable arguments (to re-apply after the pullback has undone them)."""
-    return [copy.deepcopy(a) if is_mutable(a) and not isinstance(a, types.CellType) else _MISSING for a in args]
+    """Post-call states of what the caller can reach (to re-apply after the pullback has undone them).
+
+    Structures are recorded in place, item by item, so that re-applying them restores both
+    which objects a container holds and what each of them holds (a returned tuple `(0.0, u)`
+    gets `u` back as returned, and a list keeps holding the user's own arrays).
+    """
+    memo: dict = {}
+    return [_state(a, memo) for a in args]
+
+
+def _state(x: Any, memo: dict) -> Any:
+    if id(x) in memo:
+        return _MISSING  # recorded once (aliases and cycles)
+    if isinstance(x, types.CellType):
+        return _MISSING
+    if isinstance(x, np.ndarray):
+        memo[id(x)] = x
+        return x.copy() if x.flags.writeable else _MISSING
+    if isinstance(x, tuple):
+        return tuple(_state(v, memo) for v in x)
+    if isinstance(x, list):
+        memo[id(x)] = x
+        return (list(x), [_state(v, memo) for v in x])
+    if isinstance(x, dict):
+        memo[id(x)] = x
+        return (dict(x), {k: _state(v, memo) for k, v in x.items()})
+    if is_mutable(x) and hasattr(x, "__dict__"):
+        memo[id(x)] = x
+        fields = dict(x.__dict__)
+        return (fields, {k: _state(v, memo) for k, v in fields.items()})
+    return _MISSING
 
 
 def reapply(args: tuple, snaps: list) -> None:
     for a, s in zip(args, snaps):
-        if s is _MISSING:
-            continue
-        if isinstance(a, np.ndarray):
-            if a.flags.writeable:
-                a[...] = s  # (a read-only view cannot have been written either)
-        elif isinstance(a, list):
-            a[:] = s
-        elif isinstance(a, dict):
-            a.clear()
-            a.update(s)
-        elif hasattr(a, "__dict__"):
-            a.__dict__.clear()
-            a.__dict__.update(s.__dict__)
+        _restore(a, s)
+
+
+def _restore(x: Any, s: Any) -> None:
+    if s is _MISSING:
+        return
+    if isinstance(x, np.ndarray):
+        x[...] = s
+    elif isinstance(x, tuple):
+        for v, sv in zip(x, s):
+            _restore(v, sv)
+    elif isinstance(x, list):
+        x[:] = s[0]
+        for v, sv in zip(s[0], s[1]):
+            _restore(v, sv)
+    elif isinstance(x, dict):
+        x.clear()
+        x.update(s[0])
+        for k, sv in s[1].items():
+            _restore(s[0][k], sv)
+    elif hasattr(x, "__dict__"):
+        x.__dict__.clear()
+        x.__dict__.update(s[0])
+        for k, sv in s[1].items():
+            _restore(s[0][k], sv)
 
 
 def save_membership(s: Any, x: Any) -> bool:

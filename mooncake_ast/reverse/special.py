@@ -17,7 +17,7 @@ from . import shadows
 INPLACE = {
     operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
     operator.itruediv: operator.truediv, operator.ipow: operator.pow, operator.imod: operator.mod,
-    operator.imatmul: operator.matmul,
+    operator.imatmul: operator.matmul, operator.ior: operator.or_,
 }
 # callable -> (forward save or None, reverse helper, positions of arguments whose adjoint values it returns)
 SPECIAL: dict = {

@@ -1,5 +1,6 @@
 """Rule tables; importing this package registers every built-in rule."""
 from . import builtin_rules, math_rules, numpy_rules, operator_rules  # noqa: F401
+from . import containers  # noqa: F401  (after builtin_rules: its container methods replace theirs)
 from .registry import Rule, all_rules, defjvp, defmethod, defzero, lookup  # noqa: F401
 
 try:  # SciPy is optional: scipy_rules registers nothing without it
