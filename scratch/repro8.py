@@ -657,5 +657,24 @@ CASES += [
 ]
 
 
+
+
+def cr14b(x, y):
+    d = {"a": x, "b": y, "c": 1.0}
+    del d["a"]
+    d["a"] = y
+    return sum(d.values()) * x
+
+
+def cr14c(x, y):
+    xs = [x, y, x * y, 2.0]
+    del xs[1:3]
+    del xs[-1]
+    return xs[0] * y
+
+
+CASES += [("cr14b del dict", cr14b, (2.0, 3.0)), ("cr14c del slice", cr14c, (2.0, 3.0))]
+
+
 if __name__ == "__main__":
     fdcheck.run_module(sys.modules[__name__], sys.argv[1] if len(sys.argv) > 1 else None)

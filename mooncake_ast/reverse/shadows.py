@@ -338,12 +338,17 @@ def setitem_reverse(g: Any, y: Any, old: Any, a: Any, i: Any, v: Any, v_bar: Any
     if isinstance(a, (list, dict)):
         sh = shadow(a)
         if isinstance(i, slice):
-            slots = sh[i]
-            if old is _MISSING:
-                del a[i]
+            # Where the written items are now: a plain slice may have changed the list's length.
+            n_new = len(v) if hasattr(v, "__len__") else len(a[i])
+            if i.step is None or i.step == 1:
+                n_old = len(old) if old is not _MISSING else 0
+                start = i.indices(len(a) - n_new + n_old)[0]
+                now = slice(start, start + n_new)
             else:
-                a[i] = old
-            sh[i] = [shadow(x) if is_mutable(x) else NoTangent for x in (old if old is not _MISSING else [])]
+                now = i
+            slots = sh[now]
+            a[now] = old if old is not _MISSING else []
+            sh[now] = [shadow(x) if is_mutable(x) else NoTangent for x in (old if old is not _MISSING else [])]
             # The items of v were copied into a: v's own adjoint gets what their slots collected.
             return acc(v, v_bar, AdjList(slots) if isinstance(v, list) else AdjTuple(slots))
         slot = sh[i] if (i in sh if isinstance(sh, dict) else True) else NoTangent
@@ -376,6 +381,40 @@ def _surviving(shape: tuple, i: Any) -> np.ndarray:
     tags = np.full(shape, -1, dtype=np.intp)
     tags[i] = positions
     return tags[i] == positions
+
+
+def save_delete(a: Any, i: Any) -> Any:
+    """What `del a[i]` is about to remove, and (for a dict) where the key stood."""
+    old = a[i]
+    position = list(a).index(i) if isinstance(a, dict) else None
+    return (old, position)
+
+
+def delitem_reverse(g: Any, y: Any, saved: Any, a: Any, i: Any) -> None:
+    """Undo `del a[i]`: put the removed items back where they were, with fresh slots (nothing read them since)."""
+    old, position = saved
+    sh = shadow(a)
+    if isinstance(a, dict):
+        items = list(a.items())
+        slots = [sh.get(k, NoTangent) for k, _ in items]
+        items.insert(position, (i, old))
+        slots.insert(position, shadow(old) if is_mutable(old) else NoTangent)
+        a.clear()
+        a.update(items)
+        sh.clear()
+        sh.update({k: slot for (k, _), slot in zip(items, slots)})
+        return
+    if isinstance(i, slice):
+        n = len(a) + len(old)
+        positions = list(range(*i.indices(n)))
+        for p, item in sorted(zip(positions, old)):
+            a.insert(p, item)
+            sh.insert(p, shadow(item) if is_mutable(item) else NoTangent)
+        return
+    n = len(a) + 1
+    p = i if i >= 0 else i + n
+    a.insert(p, old)
+    sh.insert(p, shadow(old) if is_mutable(old) else NoTangent)
 
 
 def save_attr(obj: Any, name: str) -> Any:

@@ -29,7 +29,8 @@ SPECIAL: dict = {
     ops.cell_set: (shadows.save_cell, shadows.cell_set_reverse, (1,)),
     list.append: (None, shadows.append_reverse, (1,)),
     set.add: (shadows.save_membership, shadows.set_add_reverse, ()),
+    operator.delitem: (shadows.save_delete, shadows.delitem_reverse, ()),
     **{op: (shadows.save_inplace, shadows.inplace_reverse, (0, 1)) for op in INPLACE},
 }
 SAVE_ARGS = {shadows.save_item: (0, 1), shadows.save_attr: (0, 1), shadows.save_cell: (0,), shadows.save_inplace: (0,),
-             shadows.save_membership: (0, 1)}
+             shadows.save_membership: (0, 1), shadows.save_delete: (0, 1)}
