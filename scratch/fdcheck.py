@@ -9,7 +9,8 @@ import mooncake_ast as mc
 
 
 def _flat_float(x):
-    return isinstance(x, float) or (isinstance(x, np.ndarray) and x.dtype.kind == "f")
+    return isinstance(x, float) or (isinstance(x, np.ndarray) and x.dtype.kind == "f") or \
+        (isinstance(x, list) and len(x) > 0 and all(type(v) is float for v in x))
 
 
 def _inner(w, y):
@@ -53,6 +54,13 @@ def fd_grad(f, args, i, w, h=1e-6):
         fp = _inner(w, f(*_perturb(args, i, None, h)))
         fm = _inner(w, f(*_perturb(args, i, None, -h)))
         return (fp - fm) / (2 * h)
+    if isinstance(x, list):
+        g = np.zeros(len(x))
+        for k in range(len(x)):
+            fp = _inner(w, f(*_perturb(args, i, k, h)))
+            fm = _inner(w, f(*_perturb(args, i, k, -h)))
+            g[k] = (fp - fm) / (2 * h)
+        return g
     g = np.zeros_like(x, dtype=float)
     for idx in np.ndindex(x.shape):
         fp = _inner(w, f(*_perturb(args, i, idx, h)))
@@ -105,19 +113,30 @@ def check(f, *args, modes=("forward", "reverse"), seed=0):
                 problems.append(f"reverse: result changed by pullback {y2!r} != {y!r}")
         except Exception as e:  # noqa
             problems.append(f"reverse raised {type(e).__name__}: {e}".splitlines()[0][:300])
+    scalar = isinstance(y, (float, np.floating)) or (isinstance(y, np.ndarray) and y.shape == ())
+    if "reverse" in modes and scalar and len(diff) > 1:
+        for i in diff:
+            try:
+                g = mc.grad(f, argnums=i)(*copy.deepcopy(args))
+                expect = fds[i] / w if isinstance(w, float) and w != 0 else None
+                if expect is not None and not _close(g, expect):
+                    problems.append(f"grad argnums={i}: got {g!r}, fd {expect!r}")
+            except Exception as e:  # noqa
+                problems.append(f"grad argnums={i} raised {type(e).__name__}: {e}".splitlines()[0][:300])
     if "forward" in modes:
         try:
             a2 = copy.deepcopy(args)
             tans = []
             for i, a in enumerate(args):
                 if i in diff:
-                    tans.append(float(rng.normal()) if isinstance(a, float) else rng.normal(size=a.shape))
+                    tans.append(float(rng.normal()) if isinstance(a, float) else
+                                [float(v) for v in rng.normal(size=len(a))] if isinstance(a, list) else rng.normal(size=a.shape))
                 else:
                     tans.append(None)
             y2, dy = mc.jvp(f, a2, tuple(tans))
             if not _eq(y, y2):
                 problems.append(f"forward primal {y2!r} != {y!r}")
-            expect = sum(float(np.sum(fds[i] * tans[i])) for i in diff)
+            expect = sum(float(np.sum(fds[i] * np.asarray(tans[i]))) for i in diff)
             got = _inner(w, dy) if dy is not None else 0.0
             if not _close(got, expect):
                 problems.append(f"forward: got {got!r}, fd {expect!r}")

@@ -88,6 +88,8 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
 
         return y, object_pullback
     if isinstance(f, type):
+        if not isinstance(f.__init__, types.FunctionType) and all(_nondifferentiable(a) for a in (*args, *kwargs.values())):
+            return f(*args, **kwargs), _zero_pullback(len(args), kwargs)  # e.g. np.random.RandomState(0)
         return _construct(f, args, kwargs)
     owner = getattr(f, "__self__", None)
     bound = () if owner is None or isinstance(owner, types.ModuleType) else (owner,)
