@@ -167,7 +167,7 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
         used[0] = True
         with ctx:
             _, args_bar, _ = pb(out_bar)
-            grads = tuple(_to_user(shadows.take(p, g), p) for g, p in zip(args_bar, primals))
+            grads = tuple(_to_user(shadows.full_adjoint(p, g), p) for g, p in zip(args_bar, primals))
         shadows.reapply((*primals, y), post)
         return grads
 
@@ -224,7 +224,7 @@ class ValueAndGrad:
                             f"{type(value).__name__}; use mc.vjp for other outputs")
         seed = (1.0, NoTangent) if has_aux else 1.0
         _, args_bar, _ = pb(AdjTuple(seed) if has_aux else seed)
-        grads = tuple(_to_user(shadows.take(args[i], args_bar[i]), args[i]) for i in nums)
+        grads = tuple(_to_user(shadows.full_adjoint(args[i], args_bar[i]), args[i]) for i in nums)
         if writes:
             shadows.reapply((*args, out), post)
         g = grads[0] if isinstance(self.argnums, int) else grads

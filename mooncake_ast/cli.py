@@ -303,7 +303,7 @@ def {base}__vjp({args}):
         _used.append(True)
         with _ctx:
             _adjoints = {pb}(_value_bar, _tape)
-            _adjoints = tuple(_shadows.take(_a, _g) for _a, _g in zip({tup}, _adjoints))
+            _adjoints = tuple(_shadows.full_adjoint(_a, _g) for _a, _g in zip({tup}, _adjoints))
         _shadows.reapply(({args}, _value), _after)
         return _adjoints
 

@@ -50,6 +50,32 @@ INPLACE_OPS = {operator.iadd, operator.isub, operator.imul, operator.itruediv, o
 STORES = {operator.setitem: 2, setattr: 2, ops.cell_set: 1, list.append: 1, set.add: 1}
 
 
+MUTATING_METHODS = frozenset({
+    "append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear", "update", "setdefault", "popitem",
+    "add", "discard", "fill", "put", "resize", "itemset", "partition", "__setitem__", "__delitem__", "__iadd__",
+    "__imul__", "__ior__",
+})
+
+_NO_VALUE = object()
+
+
+def _evaluate_path(v: Value, user_globals: dict) -> Any:
+    """The current value of `g`, `g.a`, `g.a[k]` (constant names and keys) for a module-level `g`."""
+    if isinstance(v, Global):
+        return user_globals.get(v.name, _NO_VALUE)
+    if isinstance(v, Call) and v.callee() in (getattr, operator.getitem) and len(v.args) == 2 and isinstance(v.args[1], Const):
+        base = _evaluate_path(v.args[0], user_globals)
+        if base is _NO_VALUE:
+            return _NO_VALUE
+        try:
+            if v.callee() is getattr:
+                return getattr(base, v.args[1].value)
+            return base[v.args[1].value]
+        except Exception:
+            return _NO_VALUE
+    return _NO_VALUE
+
+
 def returns_fresh(fn: Any, rule: Optional[Rule]) -> bool:
     """True if fn's result never shares storage with its arguments."""
     try:
@@ -142,6 +168,8 @@ class Activity:
         if operands_active and s not in self.active:
             self.active.add(s)
             changed = True
+        if operands_active and s.fn in self.module_level and self._mutating_method_of_global(s.fn):
+            self._refuse_global_write(s, self.module_level[s.fn])
         if operands_active:
             if rule is not None and (rule.jvp is not None or rule.zero or rule.user_frule is not None):
                 positions = rule.mutates
@@ -187,10 +215,20 @@ class Activity:
                         changed = True
         for b in self.fn.blocks:
             for st in b.stmts:
-                for a in st.args:
+                for a in (*st.args, *st.kwargs.values()):
                     if isinstance(a, Global):
                         found[a] = a
         return found
+
+    def _mutating_method_of_global(self, fn_value: Value) -> bool:
+        """Is `fn_value` (e.g. `LOG.append`, `cfg.items.extend`) a method that changes a builtin container
+        or array reached from a module-level name, as the module holds it now?"""
+        user_globals = getattr(getattr(self.static_rule, "__self__", None), "g", None)
+        if not isinstance(user_globals, dict):
+            return False
+        obj = _evaluate_path(fn_value, user_globals)
+        owner, name = getattr(obj, "__self__", None), getattr(obj, "__name__", None)
+        return isinstance(owner, (list, dict, set, bytearray, np.ndarray)) and name in MUTATING_METHODS
 
     def _refuse_global_write(self, s: Call, g: Global) -> None:
         where = f"{s.loc}: " if s.loc is not None else ""

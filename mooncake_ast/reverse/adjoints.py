@@ -59,6 +59,10 @@ def accumulate(a: Any, b: Any) -> Any:
         return b
     if b is NoTangent:
         return a
+    if isinstance(a, np.ndarray) and isinstance(b, AdjList):
+        return a + rows_to_array(b, a)
+    if isinstance(b, np.ndarray) and isinstance(a, AdjList):
+        return rows_to_array(a, b) + b
     if isinstance(a, (tuple, list)) and not isinstance(a, (AdjTuple, AdjList)):
         a = AdjList(a) if isinstance(a, list) else AdjTuple(a)
     if isinstance(a, dict) and not isinstance(a, AdjDict):
@@ -69,6 +73,15 @@ def accumulate(a: Any, b: Any) -> Any:
             out.fields[k] = accumulate(out.fields.get(k, NoTangent), v)
         return out
     return a + b
+
+
+def rows_to_array(rows: list, like: np.ndarray) -> np.ndarray:
+    """Row adjoints (from iterating an array) as one array shaped like it; missing rows are zero."""
+    out = np.zeros(like.shape, dtype=np.result_type(like.dtype, float))
+    for k, r in enumerate(rows[: len(out)]):
+        if r is not NoTangent and r is not None:
+            out[k] += r
+    return out
 
 
 def unbroadcast(g: Any, like: Any) -> Any:

@@ -212,6 +212,41 @@ def _add_field(sh: MutableTangent, obj: Any, name: str, g: Any) -> None:
         sh.fields[name] = accumulate(sh.fields.get(name, NoTangent), route(value, g))
 
 
+def full_adjoint(v: Any, g: Any, _memo: dict | None = None) -> Any:
+    """The whole adjoint of v, as handed to the user: the value parts of g, and the storage of every
+    mutable object inside v (a list of (W, b) tuples gets W's and b's storage, not the zeros its
+    slots hold as values: those adjoints were routed to the arrays' own storage)."""
+    memo = {} if _memo is None else _memo
+    if id(v) in memo:
+        return memo[id(v)]
+    if is_mutable(v):
+        if g is not NoTangent and g is not None:
+            add_into(v, g)
+        sh = shadow(v)
+        if isinstance(v, np.ndarray):
+            return sh
+        if isinstance(sh, ShadowCell):
+            return sh.slot
+        memo[id(v)] = sh  # a cycle comes back to the storage itself
+        if isinstance(v, list):
+            out: Any = AdjList(full_adjoint(item, NoTangent if is_mutable(item) else sh[i], memo)
+                               for i, item in enumerate(v))
+        elif isinstance(v, dict):
+            out = AdjDict({k: full_adjoint(item, NoTangent if is_mutable(item) else sh.get(k, NoTangent), memo)
+                           for k, item in v.items()})
+        elif isinstance(sh, MutableTangent):
+            out = MutableTangent({k: full_adjoint(val, NoTangent if is_mutable(val) else sh.fields.get(k, NoTangent), memo)
+                                  for k, val in fields_of(v).items()})
+        else:
+            out = sh
+        memo[id(v)] = out
+        return out
+    if isinstance(v, tuple) and holds_mutable(v):
+        parts = g if isinstance(g, (tuple, list)) else ()
+        return AdjTuple(full_adjoint(item, parts[k] if k < len(parts) else NoTangent, memo) for k, item in enumerate(v))
+    return g
+
+
 def transfer(crossed: Any, phi_bar: Any, v_bar: Any) -> Any:
     """Reverse of a phi edge: a mutable value shares one storage on both sides, a value's adjoint moves."""
     if is_mutable(crossed):
@@ -300,7 +335,7 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
     if hasattr(obj, "_fields") and name in obj._fields:
         items = [NoTangent] * len(obj)
         items[obj._fields.index(name)] = g
-        return accumulate(obj_bar, AdjTuple(items))
+        return accumulate(obj_bar, route(obj, AdjTuple(items)))
     if is_mutable(obj):
         if is_mutable(y):
             return obj_bar
