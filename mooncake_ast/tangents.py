@@ -283,6 +283,8 @@ def is_mutable(x: Any) -> bool:
         return x.dtype.kind in "fc"
     if isinstance(x, (list, dict, types.CellType)):
         return True
+    if getattr(type(x), "__mc_value__", False):
+        return False  # our own run-time objects that behave as values (e.g. map's recorded results)
     if isinstance(x, (type, types.FunctionType, types.ModuleType, types.MethodType, types.BuiltinFunctionType, tuple,
                       str, bytes, int, float, complex, frozenset)) or callable(x):
         return False

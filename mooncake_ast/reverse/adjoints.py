@@ -261,10 +261,33 @@ def real_adjoint(x: Any, g: Any) -> Any:
     return g if not isinstance(x, np.ndarray) else np.full(np.shape(x), g)
 
 
+class ItemsIterator:
+    """An iterator over a known list of items (e.g. map's results): reverse rules that consume
+    it (`sum(map(f, xs))`) still know, once it is exhausted, how many items it gave."""
+
+    __slots__ = ("items", "_it")
+    __mc_value__ = True  # its adjoint is a value (a list, one per item), not storage
+
+    def __init__(self, items: list) -> None:
+        self.items = items
+        self._it = iter(items)
+
+    def __iter__(self) -> "ItemsIterator":
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._it)
+
+    def __length_hint__(self) -> int:
+        return self._it.__length_hint__()
+
+
 def sum_items_adjoint(xs: Any, g: Any) -> Any:
     """Each item of xs gets g (sum is linear)."""
     if g is NoTangent:
         return g
+    if isinstance(xs, ItemsIterator):
+        return AdjList([g] * len(xs.items))
     if isinstance(xs, np.ndarray):
         return np.broadcast_to(g, xs.shape[:1] + np.shape(g)).copy() if xs.ndim > 0 else g
     if isinstance(xs, (dict, set, range)):

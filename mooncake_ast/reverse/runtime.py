@@ -177,7 +177,9 @@ def _map(f: Any, args: tuple, kwargs: dict) -> tuple:
 
         return NoTangent, AdjTuple([fn_bar] + [_like(orig, c) for orig, c in zip(args[1:], cols)]), AdjDict()
 
-    return iter(ys), pullback
+    from .adjoints import ItemsIterator
+
+    return ItemsIterator(ys), pullback
 
 
 _HIGHER_ORDER = {map: _map}
