@@ -220,7 +220,9 @@ LATEST: dict = {}  # code -> the rule made most recently (what `mc.source(f, "fo
 
 def derived_forward(fn: types.FunctionType, kinds: Optional[tuple] = None) -> DerivedForward:
     """The derived forward rule of fn for argument kinds ("num"/"any" per parameter; None: generic)."""
-    key = (fn.__code__, kinds)
+    # Equal code objects in two modules compare equal (the file and globals are not part of code
+    # equality), and each needs its own derived rule, bound to its own globals.
+    key = (fn.__code__, id(fn.__globals__), kinds)
     rule = _DERIVED.get(key)
     if rule is None or rule.stale(fn):
         names = _SIGNATURES.get(fn.__code__, (None,))[0] or list(inspect.signature(fn).parameters)

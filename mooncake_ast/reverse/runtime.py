@@ -336,7 +336,7 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any 
 
     refuse_complex(*primals)
     kinds_t = kinds_of(primals)
-    fast_key = (fn.__code__, kinds_t, wrt)
+    fast_key = (fn.__code__, id(fn.__globals__), kinds_t, wrt)  # equal code in two modules: two rules
     rule = _FAST.get(fast_key)
     if rule is None or rule.stale(fn):
         kinds = {p.name: k for p, k in zip(sig_params, kinds_t)}
@@ -344,7 +344,7 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any 
             for i, p in enumerate(sig_params):
                 if i >= len(args) or i not in wrt:
                     kinds[p.name] += ":inactive"  # not differentiated; still a number or not
-        key = (fn.__code__, tuple(sorted(kinds.items())))
+        key = (fn.__code__, id(fn.__globals__), tuple(sorted(kinds.items())))
         rule = _DERIVED.get(key)
         if rule is None or rule.stale(fn):
             try:
