@@ -160,6 +160,41 @@ def attr_adjoint(obj: Any, name: str, g: Any) -> Any:
     return NoTangent
 
 
+class FunctionAdjoint:
+    """The adjoint of a function object: of the default values it was made with.
+
+    `lambda t, c=x: c * t` carries x in its defaults; a call that uses the default hands
+    the default's adjoint to the function, and the reverse of making the function (a
+    `def` or `lambda` statement) hands it on to x.  (Captured variables need none of
+    this: their adjoints live in their cells' storage.)
+    """
+
+    __slots__ = ("defaults", "kwdefaults")
+
+    def __init__(self, defaults: Any = NoTangent, kwdefaults: Any = NoTangent) -> None:
+        self.defaults = defaults
+        self.kwdefaults = kwdefaults
+
+    def __add__(self, other: Any) -> Any:
+        if other is NoTangent or other is None:
+            return self
+        if not isinstance(other, FunctionAdjoint):
+            return NotImplemented
+        return FunctionAdjoint(accumulate(self.defaults, other.defaults), accumulate(self.kwdefaults, other.kwdefaults))
+
+    __radd__ = __add__
+
+    def __repr__(self) -> str:
+        return f"FunctionAdjoint(defaults={self.defaults!r}, kwdefaults={self.kwdefaults!r})"
+
+
+def defaults_adjoint(g: Any, which: str) -> Any:
+    """The adjoint of the defaults tuple (or kw-defaults dict) a function was made with."""
+    if not isinstance(g, FunctionAdjoint):
+        return NoTangent
+    return g.defaults if which == "defaults" else g.kwdefaults
+
+
 class MethodAdjoint:
     """The adjoint of a bound method: the adjoint of its `self`."""
 

@@ -361,10 +361,41 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any 
 
     def pullback(g: Any) -> tuple:
         grads = pullback_fn(g, tape)
-        return NoTangent, *_unbind(fn, sig_params, args, kwargs, grads)
+        return _defaults_adjoint(fn, sig_params, args, kwargs, grads), *_unbind(fn, sig_params, args, kwargs, grads)
 
     pullback.may_write = gen.may_write  # type: ignore[attr-defined]
     return y, pullback
+
+
+def _defaults_adjoint(fn: types.FunctionType, params: list, args: tuple, kwargs: dict, grads: tuple) -> Any:
+    """The adjoint of fn itself: of the default values this call used (see FunctionAdjoint)."""
+    defaults, kwdefaults = fn.__defaults__ or (), fn.__kwdefaults__ or {}
+    if not defaults and not kwdefaults:
+        return NoTangent
+    from .adjoints import FunctionAdjoint
+
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    first_default = len(positional) - len(defaults)
+    d_bars = [NoTangent] * len(defaults)
+    k_bars = AdjDict()
+    any_used = False
+    from ..reverse.shadows import route
+
+    for k, (p, g) in enumerate(zip(params, grads)):
+        if g is NoTangent or g is None:
+            continue
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            index = positional.index(p)
+            if index >= len(args) and p.name not in kwargs and index >= first_default:
+                # (a mutable default's adjoint is in its own storage already: only values move)
+                d_bars[index - first_default] = route(defaults[index - first_default], g)
+                any_used = True
+        elif p.kind is p.KEYWORD_ONLY and p.name not in kwargs and p.name in kwdefaults:
+            k_bars[p.name] = route(kwdefaults[p.name], g)
+            any_used = True
+    if not any_used:
+        return NoTangent
+    return FunctionAdjoint(AdjTuple(d_bars) if defaults else NoTangent, k_bars if kwdefaults else NoTangent)
 
 
 def _unbind(fn: types.FunctionType, params: list, args: tuple, kwargs: dict, grads: tuple) -> tuple:

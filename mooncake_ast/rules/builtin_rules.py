@@ -462,7 +462,9 @@ defvjp(builtins.round, lambda t, g, y, *a: (None,) * len(a))
 def xs_tuple(t, xs):
     return t.call(ops.tuple_of, *xs)
 
-defvjp(ops.make_function, lambda t, g, y, *a: (None,) * len(a))  # closures' adjoints live in their cells' storage
+# Closures' adjoints live in their cells' storage; the defaults' adjoints come back in the function's.
+defvjp(ops.make_function, lambda t, g, y, code, outer, defaults, kwdefaults, closure: (
+    None, None, t.call(_A().defaults_adjoint, g, "defaults"), t.call(_A().defaults_adjoint, g, "kwdefaults"), None))
 defvjp(builtins.zip, lambda t, g, y, *xs: tuple(t.call(_A().zip_adjoint, xs_tuple(t, xs), g, k) for k in range(len(xs))))
 defvjp(builtins.enumerate, lambda t, g, y, xs, start=0: (t.call(_A().zip_adjoint, t.call(ops.tuple_of, range, xs), g, 1), None))
 defvjp(builtins.reversed, lambda t, g, y, xs: (t.call(_A().reversed_adjoint, xs, g),))
