@@ -329,6 +329,9 @@ class Lowering(ExpressionLowering):
         self.b.position_at(join)
 
     def stmt_While(self, s: cst.While) -> None:
+        if _makes_blocks(s.test):
+            self._while_test_in_body(s)
+            return
         header, body, orelse, exit_ = (self.b.new_block() for _ in range(4))
         loc = self.b.loc
         self.b.goto(header)
@@ -350,6 +353,64 @@ class Lowering(ExpressionLowering):
         self.b.goto(exit_)
         self.b.seal(exit_)
         self.b.position_at(exit_)
+
+    def _while_test_in_body(self, s: cst.While) -> None:
+        """`while C: B else: E` where C is itself control flow (`and`, `or`, a chained
+        comparison, a ternary, a comprehension) is lowered as
+
+            normal = False
+            while True:
+                if not C: normal = True; break
+                B
+            if normal: E
+
+        so the loop's header stays one block ending in the loop test, and the test's own
+        blocks are part of each iteration (the last, failing test is a partial iteration,
+        which reverse mode undoes like one left by `break`).  E runs after the loop, so a
+        `break`/`continue` in it refers to the enclosing loop, as in Python.
+        """
+        header, body, never, exit_ = (self.b.new_block() for _ in range(4))
+        loc = self.b.loc
+        normal = self.temp_var("normal") if s.orelse is not None else None
+        if normal is not None:
+            self.b.write(normal, Const(False))
+        self.b.goto(header)
+        self.b.position_at(header)
+        header.loop = LoopInfo("while", loc=loc, exit=exit_, orelse=None)
+        self.b.branch(Const(True), body, never)
+        self.b.seal(body)
+        self.b.position_at(body)
+        cond = self.expr(s.test)
+        run, fail = self.b.new_block(), self.b.new_block()
+        self.b.branch(cond, run, fail)
+        self.b.seal(fail)
+        self.b.position_at(fail)
+        if normal is not None:
+            self.b.write(normal, Const(True))
+        self.b.goto(exit_)
+        self.b.seal(run)
+        self.b.position_at(run)
+        self.loops.append((header, exit_))
+        self.body(s.body)
+        self.loops.pop()
+        self.b.goto(header)
+        self.b.seal(header)
+        self.b.seal(never)
+        self.b.position_at(never)
+        self.b.goto(exit_)
+        self.b.seal(exit_)
+        self.b.position_at(exit_)
+        if normal is not None:
+            assert s.orelse is not None
+            then, join = self.b.new_block(), self.b.new_block()
+            self.b.branch(self.b.read(normal), then, join)
+            self.b.seal(then)
+            self.b.position_at(then)
+            self.b.loc = self.loc_of(s.orelse)
+            self.body(s.orelse.body)
+            self.b.goto(join)
+            self.b.seal(join)
+            self.b.position_at(join)
 
     def stmt_For(self, s: cst.For) -> None:
         self.for_loop(s.target, s.iter, lambda: self.body(s.body), s.orelse.body if s.orelse else None)
@@ -476,6 +537,26 @@ def _describe(s: cst.CSTNode) -> str:
         "ClassDef": "class definition inside a function", "Match": "match statement",
     }
     return names.get(type(s).__name__, f"{type(s).__name__} statement")
+
+
+def _makes_blocks(test: cst.BaseExpression) -> bool:
+    """Does lowering this expression create blocks (short-circuits, ternaries, chained
+    comparisons, comprehensions), rather than straight-line calls?"""
+    found = False
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal found
+            if isinstance(node, cst.Lambda):
+                return False  # its body is another function
+            if isinstance(node, (cst.BooleanOperation, cst.IfExp, cst.ListComp, cst.SetComp, cst.DictComp,
+                                 cst.GeneratorExp)) or (isinstance(node, cst.Comparison) and len(node.comparisons) > 1):
+                found = True
+                return False
+            return True
+
+    test.visit(V())
+    return found
 
 
 def _target_names(t: cst.BaseExpression) -> list[str]:
