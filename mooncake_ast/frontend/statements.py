@@ -73,6 +73,15 @@ class Lowering(ExpressionLowering):
         line, col = self.src.where(node)
         raise UnsupportedSyntaxError(what, self.src.file, line, col, self.src.line_text(line))
 
+    def _resume_at(self, blk: Block) -> None:
+        """Go on lowering at a join or loop exit; if nothing reaches it (every path returned,
+        broke out or continued), what follows is unreachable, as Python would never run it."""
+        self.b.seal(blk)
+        if blk.preds:
+            self.b.position_at(blk)
+        else:
+            self.b.block = None
+
     def temp_var(self, kind: str) -> str:
         self._temps += 1
         return f"%{kind}{self._temps}"
@@ -325,8 +334,7 @@ class Lowering(ExpressionLowering):
         elif isinstance(s.orelse, cst.Else):
             self.body(s.orelse.body)
         self.b.goto(join)
-        self.b.seal(join)
-        self.b.position_at(join)
+        self._resume_at(join)
 
     def stmt_While(self, s: cst.While) -> None:
         if _makes_blocks(s.test):
@@ -351,8 +359,7 @@ class Lowering(ExpressionLowering):
         if s.orelse is not None:
             self.body(s.orelse.body)
         self.b.goto(exit_)
-        self.b.seal(exit_)
-        self.b.position_at(exit_)
+        self._resume_at(exit_)
 
     def _while_test_in_body(self, s: cst.While) -> None:
         """`while C: B else: E` where C is itself control flow (`and`, `or`, a chained
@@ -398,9 +405,8 @@ class Lowering(ExpressionLowering):
         self.b.seal(never)
         self.b.position_at(never)
         self.b.goto(exit_)
-        self.b.seal(exit_)
-        self.b.position_at(exit_)
-        if normal is not None:
+        self._resume_at(exit_)
+        if normal is not None and not self.b.terminated:
             assert s.orelse is not None
             then, join = self.b.new_block(), self.b.new_block()
             self.b.branch(self.b.read(normal), then, join)
@@ -456,8 +462,7 @@ class Lowering(ExpressionLowering):
         if orelse is not None:
             self.body(orelse)
         self.b.goto(exit_)
-        self.b.seal(exit_)
-        self.b.position_at(exit_)
+        self._resume_at(exit_)
 
     def comprehension(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
         self.scopes.append({})

@@ -337,7 +337,8 @@ def _record_item_exits(fn: Function, item: Any, stack: Call) -> None:
         exits = [e for e in _own_exits(item) if e.kind in ("continue", "break", "return")]
         done = item.join
     else:
-        exits = [e for e in _own_exits_loop(item) if e.kind == "return"]
+        # returns from inside the loop, and from its else clause (which runs after the last test)
+        exits = [e for e in _own_exits_loop(item) + item.orelse.exits() if e.kind == "return"]
         done = item.exit
     for e in exits:
         _on_edge(fn, e.src, e.dst if e.kind != "return" else None, [Call(Const(list.append), [stack, Const(True)])])
