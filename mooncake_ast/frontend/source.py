@@ -56,20 +56,21 @@ class FunctionSource:
         return hashlib.sha256(key.encode()).hexdigest()
 
 
-def _unwrap(fn: object) -> types.FunctionType:
-    fn = inspect.unwrap(fn)  # type: ignore[arg-type]
+def _as_python_function(fn: object) -> types.FunctionType:
+    # `__wrapped__` (functools.wraps) is never followed: the function that runs is the one
+    # differentiated, so its own code object says where its source is.
     if not isinstance(fn, types.FunctionType):
         raise SourceUnavailableError(f"{fn!r} is not a Python function")
     return fn
 
 
 def function_source(fn: object) -> FunctionSource:
-    fn = _unwrap(fn)
+    fn = _as_python_function(fn)
     code = fn.__code__
     file = code.co_filename
     file_lines = linecache.getlines(file, fn.__globals__)
     try:
-        lines, first = inspect.getsourcelines(fn)
+        lines, first = inspect.getsourcelines(code)
     except (OSError, TypeError) as e:
         hint = " (a function typed at a prompt, `python -c` or exec has none: define it in a .py file)" if file.startswith("<") else ""
         raise SourceUnavailableError(f"cannot get the source of {fn.__qualname__} ({file}): {e}{hint}") from None
@@ -128,15 +129,19 @@ def _find(text: str, code: types.CodeType, line_offset: int, col_offset: int, fi
 
 
 def _pick_lambda(cands: list, code: types.CodeType, positions: dict, line_offset: int, col_offset: int) -> FunctionNode:
-    """Several lambdas start on one line: pick the one whose body holds the code's first position."""
-    for pos in code.co_positions():
-        line, _, col, _ = pos
-        if line is None or col is None:
-            continue
-        for c in cands:
-            r = positions[c.body]
-            start = (r.start.line + line_offset, r.start.column + col_offset)
-            end = (r.end.line + line_offset, r.end.column + col_offset)
-            if start <= (line, col) <= end:
-                return c
-    return cands[0]
+    """Several lambdas start on one line: pick the innermost one whose body holds a position of the code.
+
+    A lambda's instructions lie in its own body; an enclosing lambda's body holds them too,
+    while the enclosing lambda's own instructions (making the inner one) start at the inner
+    `lambda` keyword, outside the inner body.  So the innermost body holding any of them is it.
+    """
+    points = [(line, col) for line, _, col, _ in code.co_positions() if line is not None and col is not None]
+
+    def span(c: FunctionNode) -> tuple:
+        r = positions[c.body]
+        return (r.start.line + line_offset, r.start.column + col_offset), (r.end.line + line_offset, r.end.column + col_offset)
+
+    holding = [c for c in cands if any(span(c)[0] <= p < span(c)[1] for p in points)]
+    if not holding:
+        return cands[0]
+    return max(holding, key=lambda c: span(c)[0])  # nested bodies start later and end earlier
