@@ -62,7 +62,10 @@ class Lowering(ExpressionLowering):
         self.nonlocals = _nonlocal_names(node)
         self.locals = _local_names(node) - self.nonlocals
         self.cells: dict[str, Value] = {}
-        self.cellnames = self.locals & _captured_names(fn.__code__)
+        self.captured = _captured_names(fn.__code__)
+        self.cellnames = self.locals & self.captured
+        self.comp_cells: dict[str, Value] = {}  # comprehension variables closures capture -> their cell
+        self._comp_cells_made: dict[str, Value] = {}
 
     # ------------------------------------------------------------ helpers
     def loc_of(self, node: cst.CSTNode) -> Loc:
@@ -143,6 +146,8 @@ class Lowering(ExpressionLowering):
             return Global(name)
         if key == name and name in self.cells:
             return self.b.call(ops.cell_get, [self.cells[name]], hint=name)
+        if key in self.comp_cells:
+            return self.b.call(ops.cell_get, [self.comp_cells[key]], hint=name)
         value = self.b.read(key)
         if value is UNDEFINED:
             self.unsupported(node, f"name {name!r} may be used before it is assigned")
@@ -155,6 +160,9 @@ class Lowering(ExpressionLowering):
         key = name if function_scope else (self._var_key(name) or name)
         if key == name and name in self.cells:
             self.b.call(ops.cell_set, [self.cells[name], value])
+            return value
+        if key in self.comp_cells:
+            self.b.call(ops.cell_set, [self.comp_cells[key], value])
             return value
         if isinstance(value, Param) and value.name == name:
             self.b.write(key, value)
@@ -466,7 +474,14 @@ class Lowering(ExpressionLowering):
 
     def comprehension(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
         self.scopes.append({})
+        # A comprehension variable a closure inside it captures lives in a cell, one per
+        # evaluation of the comprehension, as in Python: `[lambda t: t * k for k in range(3)]`
+        # makes three functions that all see the last k.
+        wanted = {n for level in _comp_levels(for_in) for n in _target_names(level.target)} & self.captured
+        saved = self._comp_cells_made
+        self._comp_cells_made = {n: self.b.call(ops.new_cell, [], hint=f"{n}_cell") for n in sorted(wanted)}
         self._comp_level(for_in, innermost)
+        self._comp_cells_made = saved
         self.scopes.pop()
 
     def _comp_level(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
@@ -475,6 +490,8 @@ class Lowering(ExpressionLowering):
         scope = self.scopes[-1]
         for name in _target_names(for_in.target):
             scope[name] = self.temp_var(name)
+            if name in self._comp_cells_made:
+                self.comp_cells[scope[name]] = self._comp_cells_made[name]
 
         def body() -> None:
             skip = self.loops[-1][0]
@@ -522,6 +539,9 @@ class Lowering(ExpressionLowering):
         return self.b.call(ops.make_function, args, hint=name if name != "<lambda>" else "lam")
 
     def _cell_for(self, name: str) -> Value:
+        key = self._var_key(name)
+        if key is not None and key in self.comp_cells:
+            return self.comp_cells[key]
         if name in self.cells:
             return self.cells[name]
         if name in self.freevars:
@@ -562,6 +582,14 @@ def _makes_blocks(test: cst.BaseExpression) -> bool:
 
     test.visit(V())
     return found
+
+
+def _comp_levels(for_in: Optional[cst.CompFor]) -> list[cst.CompFor]:
+    out = []
+    while for_in is not None:
+        out.append(for_in)
+        for_in = for_in.inner_for_in
+    return out
 
 
 def _target_names(t: cst.BaseExpression) -> list[str]:
