@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from ..ir.analysis import liveness, reverse_postorder
+from ..ir.analysis import liveness, reverse_postorder, used_value
 from ..ir.nodes import Function, Param, Phi, Stmt, Value
 
 TANGENT_PREFIX = "d"
@@ -74,15 +74,17 @@ def interference(fn: Function, named: set[Value]) -> dict[Value, set[Value]]:
     for b in fn.blocks:
         live = set(live_out[b])
         for v in b.term.operands():  # type: ignore[union-attr]
-            if isinstance(v, (Stmt, Param)):
-                live.add(v)
+            u = used_value(fn, v)
+            if u is not None:
+                live.add(u)
         for s in reversed(b.stmts):
             live.discard(s)
             if s in named:
                 clash(s, live)
             for v in s.operands():
-                if isinstance(v, (Stmt, Param)):
-                    live.add(v)
+                u = used_value(fn, v)
+                if u is not None:
+                    live.add(u)
         # Phis are defined together at block entry, while everything live-in is live.
         for phi in b.phis:
             live.discard(phi)

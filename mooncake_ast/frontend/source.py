@@ -94,29 +94,58 @@ def _indent_of(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _find(text: str, code: types.CodeType, line_offset: int, col_offset: int, file: str, file_lines: list[str]) -> Optional[FunctionSource]:
+@dataclasses.dataclass
+class _Parsed:
+    module: cst.Module
+    positions: dict
+    defs: list  # (name, first line with decorators, line of the name, node)
+    lambdas: dict  # start line -> [Lambda nodes], in source order
+
+
+_PARSED: dict[str, Optional[_Parsed]] = {}
+
+
+def _parse(text: str) -> Optional[_Parsed]:
+    """Parse once per distinct text (a whole file is parsed for every lambda in it otherwise)."""
+    key = hashlib.sha256(text.encode()).hexdigest()
+    if key in _PARSED:
+        return _PARSED[key]
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError:
+        _PARSED[key] = None
         return None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
-    target_line = code.co_firstlineno - line_offset
-    candidates: list[FunctionNode] = []
+    found = _Parsed(module, positions, [], {})
 
     class Finder(cst.CSTVisitor):
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            if node.name.value == code.co_name:
-                start = min([positions[node].start.line] + [positions[d].start.line for d in node.decorators])
-                body_start = positions[node.name].start.line
-                if start <= target_line <= body_start:
-                    candidates.append(node)
+            start = min([positions[node].start.line] + [positions[d].start.line for d in node.decorators])
+            found.defs.append((node.name.value, start, positions[node.name].start.line, node))
 
         def visit_Lambda(self, node: cst.Lambda) -> None:
-            if code.co_name == "<lambda>" and positions[node].start.line == target_line:
-                candidates.append(node)
+            found.lambdas.setdefault(positions[node].start.line, []).append(node)
 
     module.visit(Finder())
+    if len(_PARSED) > 64:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[key] = found
+    return found
+
+
+def _find(text: str, code: types.CodeType, line_offset: int, col_offset: int, file: str, file_lines: list[str]) -> Optional[FunctionSource]:
+    parsed = _parse(text)
+    if parsed is None:
+        return None
+    positions = parsed.positions
+    target_line = code.co_firstlineno - line_offset
+    candidates: list[FunctionNode] = []
+    if code.co_name == "<lambda>":
+        candidates = list(parsed.lambdas.get(target_line, []))
+    else:
+        candidates = [node for name, start, body_start, node in parsed.defs
+                      if name == code.co_name and start <= target_line <= body_start]
     if not candidates:
         return None
     node = candidates[0]

@@ -510,9 +510,12 @@ class Lowering(ExpressionLowering):
 
     # ------------------------------------------------------------ nested functions
     def stmt_FunctionDef(self, s: cst.FunctionDef) -> None:
-        if s.decorators:
-            self.unsupported(s.decorators[0], "decorated nested function")
-        self.assign_name(s.name.value, self.make_function(s, s.name.value))
+        # Decorator expressions are evaluated first, then applied innermost first, as in Python.
+        decorators = [self.expr(d.decorator) for d in s.decorators]
+        fn = self.make_function(s, s.name.value)
+        for d in reversed(decorators):
+            fn = self.b.call(d, [fn], hint=s.name.value)
+        self.assign_name(s.name.value, fn)
 
     def make_function(self, node: Union[cst.FunctionDef, cst.Lambda], name: str) -> Value:
         line, _ = self.src.where(node if isinstance(node, cst.Lambda) else node)

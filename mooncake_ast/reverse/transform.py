@@ -58,6 +58,7 @@ class ReverseTransform:
         param_kinds = {k: v.split(":")[0] for k, v in param_kinds.items()}
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
+        self._deletes_as_pops()
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         self.act = Activity(ir, self.resolver.callee, self.uses_self)
         inactive = {p for p in ir.params if p.name in inactive_names}
@@ -96,6 +97,51 @@ class ReverseTransform:
         self.anchored: set = set()
         self.edge_records: dict[tuple, list[Value]] = {}  # (src, dst) -> values recorded when the edge is taken
         self._keyed_stacks: dict[tuple, Call] = {}
+
+    def _deletes_as_pops(self) -> None:
+        """`del xs[i]` of a list (or dict) this function built is `xs.pop(i)` with the result unused.
+
+        Rewritten so in the forward pass, reverse mode reuses pop's undo: the pullback puts the
+        removed item back where it was (negative indices included) with its adjoint slot, so the
+        items after it line up with their adjoints again.  A slice, or a container whose type is
+        not certain here, stays a `del` (and is refused below, naming the line).
+        """
+        for b in self.ir.blocks:
+            for s in list(b.stmts):
+                if s.callee() is not operator.delitem or len(s.args) != 2 or s.kwargs:
+                    continue
+                obj, index = s.args
+                kind = self._container_kind(obj, set())
+                if kind is None or (isinstance(index, Call) and index.callee() is slice):
+                    continue
+                if isinstance(index, Const) and not isinstance(index.value, (int, str, tuple)) or \
+                        kind == "list" and isinstance(index, Const) and not isinstance(index.value, int):
+                    continue
+                pop = Call(Const(getattr), [obj, Const("pop")], loc=s.loc)
+                pop.block = b
+                b.stmts.insert(b.stmts.index(s), pop)
+                s.fn, s.args = pop, [index]
+
+    def _container_kind(self, v: Value, seen: set) -> Optional[str]:
+        """"list" or "dict" when v is certainly one (built here by a display, list() or dict())."""
+        if v in seen:
+            return "cycle"
+        seen.add(v)
+        if isinstance(v, Call):
+            fn = self.resolver.callee(v)[0]
+            if fn in (ops.list_of, list):
+                return "list"
+            if fn in (ops.dict_of, dict):
+                return "dict"
+            if fn is ops.identity and v.args:
+                return self._container_kind(v.args[0], seen)
+            return None
+        from ..ir.nodes import Phi
+
+        if isinstance(v, Phi):
+            kinds = {self._container_kind(x, seen) for x in v.incoming.values()} - {"cycle"}
+            return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+        return None
 
     def _by_storage(self, v: Value) -> bool:
         """Is v's adjoint (possibly) kept in identity-keyed storage rather than in a local variable?"""
