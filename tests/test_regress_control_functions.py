@@ -164,6 +164,25 @@ class StarSuper(Base):
         super().__init__(*args)
 
 
+class WithStatic(Base):
+    @staticmethod
+    def twice(v):
+        return 2.0 * v
+
+    @classmethod
+    def unit(cls):
+        return 1.0
+
+
+class UsesStatic(WithStatic):
+    def energy(self, x):
+        return super().twice(x) * self.k + super().unit()
+
+
+def s_static_and_class(x):
+    return UsesStatic(x).energy(x)
+
+
 def s_zero_arg(x):
     return ZeroArg(x).k * ZeroArg(x).j
 
@@ -189,7 +208,7 @@ def s_star(x):
 
 
 SUPER_CASES = [(s_zero_arg, (2.0,)), (s_two_arg, (2.0,)), (s_methods, (1.5,)), (s_diamond, (1.5,)),
-               (s_object_init, (1.5,)), (s_star, (1.5,))]
+               (s_object_init, (1.5,)), (s_star, (1.5,)), (s_static_and_class, (1.5,))]
 
 
 @pytest.mark.parametrize("f,args", SUPER_CASES, ids=lambda x: getattr(x, "__name__", ""))

@@ -61,6 +61,16 @@ def w_walrus_and(y):
     return y * z
 
 
+def w_walrus_break(y):
+    while (z := y * 1.5) < 20.0:
+        y = z + 0.1
+        if y > 8.0:
+            break
+    else:
+        y = y * 0.5
+    return y * z
+
+
 def w_newton(a):
     y = a
     tol = 1e-10
@@ -135,7 +145,7 @@ def w_else_break_outer(x):
 WHILE_CASES = [
     (w_and, (1.0,)), (w_and, (20.0,)), (w_or, (1.0,)), (w_or, (20.0,)), (w_not_or, (1.0,)),
     (w_not, (1.0,)), (w_walrus, (1.0,)), (w_walrus, (0.7,)), (w_walrus, (5.0,)), (w_walrus_body, (1.0,)),
-    (w_walrus_and, (1.0,)), (w_newton, (2.0,)), (w_newton, (0.3,)), (w_chain, (0.5,)), (w_ternary, (1.0, True)),
+    (w_walrus_and, (1.0,)), (w_walrus_break, (1.0,)), (w_walrus_break, (7.0,)), (w_walrus_break, (30.0,)), (w_newton, (2.0,)), (w_newton, (0.3,)), (w_chain, (0.5,)), (w_ternary, (1.0, True)),
     (w_ternary, (-1.0, False)), (w_comp, (1.0,)), (w_and_else_break, (1.0,)), (w_and_else_break, (11.0,)),
     (w_and_else_break, (60.0,)), (w_and_return, (1.0,)), (w_and_return, (60.0,)), (w_nested_and, (1.0,)),
     (w_else_break_outer, (1.0,)),
@@ -310,7 +320,74 @@ def l_while_true_break(x):
     return x
 
 
+def mix_v1(a):
+    t = 0.0
+    x = a
+    for i in range(5):
+        if i == 1 and x > 0:
+            x = x * 2.0
+            continue
+        elif i == 3 or x < -100:
+            break
+        else:
+            x = x + 1.0
+        t = t + x
+    return t
+
+def mix_v2(a):
+    t = 0.0
+    i = 0
+    while i < 6:
+        i += 1
+        if i % 2 == 0:
+            if t > 100.0:
+                break
+            continue
+        elif i == 5:
+            t = t * a
+        t = t + a * i
+    return t
+
+def mix_v3(a):
+    t = 0.0
+    for i in range(3):
+        for j in range(3):
+            if j == i:
+                continue
+            elif j > i and t > 1.0:
+                break
+            t = t + a * (i + 1) * (j + 1)
+        else:
+            t = t * 1.1
+    return t
+
+def mix_v4(a):
+    t = 0.0
+    for i in range(4):
+        if i < 2:
+            if a > 0:
+                t = t + a
+            else:
+                continue
+        else:
+            if i == 3:
+                return t * a
+        t = t * 1.5
+    return t
+
+def mix_v5(a):
+    t = a
+    while True:
+        t = t * 1.3
+        if t > 5.0 and t < 1000.0:
+            break
+        elif t > 1000.0:
+            return -t
+    return t
+
+
 LOOP_CASES = [
+    (mix_v1, (1.5,)), (mix_v2, (1.5,)), (mix_v3, (0.7,)), (mix_v4, (1.5,)), (mix_v4, (-1.5,)), (mix_v5, (1.0,)),
     (l_if_and_continue, (1.5,)), (l_if_or_break, (0.5,)), (l_if_or_break, (2.1,)), (l_elif_continue, (1.5,)),
     (l_elif_rebind, (1.5,)), (l_for_else_continue, (1.5,)), (l_for_else_break_inner, (1.5,)),
     (l_for_else_return, (np.array([1.0, 2.0]),)), (l_for_else_return, (np.array([7.0, 2.0]),)),
@@ -323,3 +400,19 @@ LOOP_CASES = [
 @pytest.mark.parametrize("f,args", LOOP_CASES, ids=lambda x: getattr(x, "__name__", ""))
 def test_loop_exits(f, args):
     check_both(f, *args)
+
+
+def test_structuring_errors_are_mooncake_errors_with_the_line():
+    import mooncake_ast as mc
+    from mooncake_ast.emit.structure import EmitError
+    from mooncake_ast.frontend.statements import lower_function
+    from mooncake_ast.ir.regions import RegionError
+
+    assert issubclass(RegionError, mc.MooncakeError) and issubclass(EmitError, mc.MooncakeError)
+    ir = lower_function(w_and)
+    header = next(b for b in ir.blocks if b.loop is not None)
+    for cls in (RegionError, EmitError):
+        from mooncake_ast.errors import block_loc
+
+        err = cls("unstructured jump", block_loc(header))
+        assert f"{__file__}:" in str(err) and "while y < 10.0 and it < 100:" in str(err)

@@ -144,7 +144,7 @@ def assign_names(
     used_by: dict[str, list[Value]] = {}  # name -> group roots using it
     taken_user = set(reserved)
 
-    def base_of(root: Value) -> str:
+    def base_of(root: Value) -> Optional[str]:
         members = groups.members[root]
         for m in members:
             if m in preferred:
@@ -163,7 +163,7 @@ def assign_names(
         for m in members:
             if m.hint and not m.hint.startswith("%"):
                 return m.hint
-        return "t"
+        return None  # a temporary: t1, t2, ...
 
     def can_use(name: str, root: Value) -> bool:
         own = {preferred.get(m) for m in groups.members[root]} | {m.hint for m in groups.members[root] if m not in tangent_of and m not in adjoint_of}
@@ -185,7 +185,7 @@ def assign_names(
             names[v] = names[root]
             continue
         base = base_of(root)
-        if base == "t":
+        if base is None:
             i = 1
             while not can_use(f"t{i}", root):
                 i += 1

@@ -15,13 +15,14 @@ import dataclasses
 from typing import Any, Callable, Optional, Union
 
 from .. import ops
+from ..errors import ControlFlowError, block_loc
 from ..ir.analysis import dominators, uses
 from ..ir.builder import UNDEFINED
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Phi, Raise, Return, Stmt, Value
 from .render import ATOM, INPLACE_SYNTAX, CallRenderer, Expr, literal, slice_text
 
 
-class EmitError(Exception):
+class EmitError(ControlFlowError):
     """The CFG has a shape the structured emitter does not handle."""
 
 
@@ -119,7 +120,19 @@ class StructuredEmitter:
             if simple:
                 consumed |= {item} | set(extras) | (set() if n_used_elsewhere else {n})
                 self.loop_items |= set(extras)
-                if not n_used_elsewhere and self.use_count.get(seq, 0) == 2 and seq.callee() is ops.sequence:
+                # `min(len(xs), len(ys))` of a zip: the lengths go with it, and so do the
+                # sequences only they and the items read (`for x, y in zip(xs, ys)`).
+                if not n_used_elsewhere and n.callee() is min:
+                    for ln in n.args:
+                        if isinstance(ln, Call) and ln.callee() is len and self.use_count.get(ln, 0) == 1:
+                            consumed.add(ln)
+                            sq = ln.args[0]
+                            if (sq is not seq and isinstance(sq, Call) and sq.callee() is ops.sequence
+                                    and self.use_count.get(sq, 0) == 2 and any(x.args[0] is sq for x in extras)):
+                                consumed.add(sq)
+                n_is_len_of_seq = (n.callee() is len and n.args[0] is seq) or (
+                    n.callee() is min and any(isinstance(a, Call) and a.callee() is len and a.args[0] is seq and a in consumed for a in n.args))
+                if not n_used_elsewhere and n_is_len_of_seq and self.use_count.get(seq, 0) == 2 and seq.callee() is ops.sequence:
                     consumed.add(seq)
                     it = seq.args[0]
                     pre = seq.block
@@ -172,7 +185,7 @@ class StructuredEmitter:
             return self.rendered[v]
         if isinstance(v, Const):
             if v is UNDEFINED:
-                raise EmitError("use of an undefined value")
+                raise EmitError("use of an undefined value", getattr(v, "loc", None))
             text = literal(v.value)
             if text is None:
                 return self.qualify(v.value), ATOM
@@ -183,7 +196,7 @@ class StructuredEmitter:
             return f"{self.names[self.fn.self_ref]}.__closure__[{v.index}]", ATOM  # type: ignore[attr-defined]
         if v in self.names:
             return self.names[v], ATOM
-        raise EmitError(f"value {v!r} has no name")
+        raise EmitError(f"value {v!r} has no name", getattr(v, "loc", None))
 
     def index_text(self, v: Value) -> str:
         if v in self.inlined and isinstance(v, Call):
@@ -376,7 +389,7 @@ class StructuredEmitter:
         elif isinstance(t, Branch):
             self.branch(b, t, loops, follows, out)
         else:
-            raise EmitError(f"{b} has no terminator")
+            raise EmitError(f"{b} has no terminator", block_loc(b))
 
     def _merge_child(self, b: Block, loops: list[_Frame]) -> Optional[Block]:
         special = {f.exit for f in loops} | {f.header for f in loops} | {f.latch for f in loops}
@@ -385,7 +398,7 @@ class StructuredEmitter:
             if self.idom.get(c) is b and len(c.preds) >= 2 and c not in special
         ]
         if len(kids) > 1:
-            raise EmitError(f"{b} has several merge points")
+            raise EmitError(f"{b} has several merge points", block_loc(b))
         return kids[0] if kids else None
 
     def branch(self, b: Block, t: Branch, loops: list[_Frame], follows: set[Block], out: list) -> None:
@@ -418,11 +431,11 @@ class StructuredEmitter:
         elif dst in follows:
             pass
         elif any(dst is f.header or dst is f.exit or dst is f.latch for f in loops):
-            raise EmitError("jump out of several loops at once")
+            raise EmitError("jump out of several loops at once", block_loc(src))
         elif len(dst.preds) == 1 or (dst.loop is not None):
             self.block(dst, loops, follows, out)
         else:
-            raise EmitError(f"unstructured jump {src} -> {dst}")
+            raise EmitError(f"unstructured jump {src} -> {dst}", block_loc(src))
 
     def loop(self, h: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
         info = h.loop
@@ -440,7 +453,8 @@ class StructuredEmitter:
                 it_text = self.call_expr(iterable)[0] if iterable in self.deferred else self.value(iterable)[0]
                 if extras:
                     targets = ", ".join(self.names[x] for x in [item, *extras])
-                    sources = ", ".join([it_text] + [self.value(x.args[0])[0] for x in extras])
+                    srcs = [x.args[0].args[0] if x.args[0] in self.skip else x.args[0] for x in extras]
+                    sources = ", ".join([it_text] + [self.value(v)[0] for v in srcs])
                     head = f"for {targets} in zip({sources})"
                 else:
                     head = f"for {self.names[item]} in {it_text}"

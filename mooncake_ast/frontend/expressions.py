@@ -210,7 +210,7 @@ class ExpressionLowering:
     def _super_method(self, func: cst.BaseExpression) -> Optional[tuple[Value, list[Value]]]:
         """`super().name` / `super(C, obj).name` about to be called: (the function, [obj]).
 
-        See supercalls.py: the function `super` finds is called with the instance as its
+        See supercalls.py: the function `super` would find is called with the instance as its
         first argument.  Zero-argument `super()` reads the method's `__class__` cell and its
         first parameter, as Python does.
         """
@@ -235,7 +235,8 @@ class ExpressionLowering:
             return None
         from .supercalls import super_function
 
-        fn = self.b.call(super_function, [cls, obj, Const(func.attr.value)], hint="super_" + func.attr.value.strip("_"))  # type: ignore[attr-defined]
+        typ = self.b.call(type, [obj])
+        fn = self.b.call(super_function, [cls, typ, Const(func.attr.value)], hint="super_" + func.attr.value.strip("_"))  # type: ignore[attr-defined]
         return fn, [obj]
 
     def _star_call(self, fn: Value, node: cst.Call, lead: Optional[list[Value]] = None) -> Value:

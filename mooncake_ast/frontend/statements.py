@@ -437,9 +437,18 @@ class Lowering(ExpressionLowering):
         prints it back as `for target in ...`.
         """
         loc = self.b.loc
-        it = self.expr(iterable)
-        seq = self.b.call(ops.sequence, [it])
-        n = self.b.call(len, [seq])
+        parallel = self._parallel_iteration(iterable)
+        if parallel is not None:
+            # enumerate/zip of sequences: index each sequence in step, so every iteration reads
+            # its elements when it runs (as Python's lazy iterators do), not up front.
+            kind, seqs, start = parallel
+            seq = seqs[0]
+            lengths = [self.b.call(len, [q]) for q in seqs]
+            n = lengths[0] if len(lengths) == 1 else self.b.call(min, lengths)
+        else:
+            it = self.expr(iterable)
+            seq = self.b.call(ops.sequence, [it])
+            n = self.b.call(len, [seq])
         header, body_blk, latch, orelse_blk, exit_ = (self.b.new_block() for _ in range(5))
         counter_var = self.temp_var("k")
         self.b.write(counter_var, Const(0))
@@ -454,7 +463,20 @@ class Lowering(ExpressionLowering):
         item = self.b.call(operator.getitem, [seq, k])
         header.loop = LoopInfo("for", loc=loc, counter=k, seq=seq, length=n, item=item, latch=latch,
                                exit=exit_, orelse=orelse_blk if orelse is not None else None)
-        self.assign(target, item)
+        if parallel is None:
+            self.assign(target, item)
+        else:
+            kind, seqs, start = parallel
+            parts: list[Value] = [item] + [self.b.call(operator.getitem, [q, k]) for q in seqs[1:]]
+            if kind == "enumerate":
+                index = k if start is None else self.b.call(operator.add, [k, start])
+                parts = [index, item]
+            elts = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
+            if elts is not None and len(elts) == len(parts) and not any(isinstance(e, cst.StarredElement) for e in elts):
+                for e, v in zip(elts, parts):
+                    self.assign(e.value, v)
+            else:
+                self.assign(target, self.b.call(ops.tuple_of, parts))
         self.loops.append((latch, exit_))
         body()
         self.loops.pop()
@@ -471,6 +493,39 @@ class Lowering(ExpressionLowering):
             self.body(orelse)
         self.b.goto(exit_)
         self._resume_at(exit_)
+
+    def _parallel_iteration(self, iterable: cst.BaseExpression) -> Optional[tuple[str, list[Value], Optional[Value]]]:
+        """`enumerate(xs[, start])` or `zip(xs, ys, ...)` of the builtins: ("enumerate"|"zip", the
+        sequences (`ops.sequence` of each argument), the start or None); else None."""
+        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)):
+            return None
+        name = iterable.func.value
+        if name not in ("enumerate", "zip") or self._var_key(name) is not None or name in self.freevars:
+            return None
+        if name in self.pyfn.__globals__:
+            return None  # the module defines its own
+        args = iterable.args
+        if any(a.star for a in args):
+            return None
+        start_node: Optional[cst.BaseExpression] = None
+        if name == "enumerate":
+            pos = [a for a in args if a.keyword is None]
+            kw = [a for a in args if a.keyword is not None]
+            if len(pos) == 2 and not kw:
+                start_node = pos[1].value
+            elif len(pos) == 1 and len(kw) == 1 and kw[0].keyword.value == "start":  # type: ignore[union-attr]
+                start_node = kw[0].value
+            elif not (len(pos) == 1 and not kw):
+                return None
+            items = [pos[0].value]
+        else:
+            if not args or any(a.keyword is not None for a in args):
+                return None  # zip() or zip(..., strict=...): as written
+            items = [a.value for a in args]
+        values = [self.expr(x) for x in items]
+        start = self.expr(start_node) if start_node is not None else None
+        self.ir.globals_read.add(name)  # the derivative assumed the builtin: a module global of that name is a new key
+        return name, [self.b.call(ops.sequence, [v]) for v in values], start
 
     def comprehension(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
         self.scopes.append({})

@@ -5,33 +5,59 @@ argument; generated code has neither, so the frontend passes both explicitly.  A
 `super` object is a proxy the derivative code cannot see through (the instance's tangent
 would be lost behind it), so `super(C, obj).name(args)` is lowered as
 
-    super_function(C, obj, "name")(obj, args)
+    super_function(C, type(obj), "name")(obj, args)
 
-an ordinary call of the function `super` finds, with the instance passed as an argument,
-so its tangent or adjoint flows like any other argument's.
+an ordinary call of the function `super` would find, with the instance passed as an
+argument, so its tangent or adjoint flows like any other argument's.  Finding the function
+reads only classes and a name: nothing differentiable flows in, so both modes call it
+plainly (it is a builtin-style callable with no Python source, on purpose: no rule needed).
 """
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any, Callable
 
-from ..rules import registry
+_AS_IS = (types.FunctionType, types.WrapperDescriptorType, types.MethodDescriptorType)
 
 
-def super_function(cls: type, obj: Any, name: str) -> Callable:
-    """What `super(cls, obj).name` finds, as a callable that takes `obj` first."""
-    attr = getattr(super(cls, obj), name)
-    if isinstance(attr, types.MethodType) and attr.__self__ is obj and isinstance(attr.__func__, types.FunctionType):
-        return attr.__func__  # the usual case: a method defined in Python
-    return _without_instance(attr)  # a static or class method, a builtin slot (object.__init__), ...
+def _find(cls: type, typ: type, name: str) -> Callable:
+    """What `super(cls, obj).name` finds (obj of type `typ`), as a callable taking obj first."""
+    mro = typ.__mro__
+    if cls not in mro:
+        raise TypeError(f"super(type, obj): obj must be an instance or subtype of type {cls.__qualname__} "
+                        "(super() inside a classmethod is not supported by mooncake_ast)")
+    for klass in mro[mro.index(cls) + 1:]:
+        if name in vars(klass):
+            raw = vars(klass)[name]
+            break
+    else:
+        raise AttributeError(f"'super' object has no attribute {name!r}")
+    if isinstance(raw, _AS_IS):
+        return raw  # raw(obj, *args) is exactly super(cls, obj).name(*args)
+    if isinstance(raw, staticmethod):
+        return _without_instance(raw.__func__)
+    if isinstance(raw, classmethod):
+        return _without_instance(raw.__get__(None, typ))
+    return _looked_up_when_called(cls, name)
 
 
-def _without_instance(attr: Any) -> Callable:
+def _without_instance(fn: Callable) -> Callable:
     def call(_instance, *args, **kwargs):
-        return attr(*args, **kwargs)
+        return fn(*args, **kwargs)
 
     return call
 
 
-# Finding the function is not differentiable: only the call that follows it is.
-registry.defzero(super_function)
+def _looked_up_when_called(cls: type, name: str) -> Callable:
+    def call(instance, *args, **kwargs):
+        return getattr(super(cls, instance), name)(*args, **kwargs)
+
+    return call
+
+
+# A callable object without Python source or `__call__` code: the runtimes call it plainly
+# when no tangent flows into it (classes and a string never carry one).
+super_function = functools.partial(_find)
+super_function.__module__ = __name__  # type: ignore[attr-defined]
+super_function.__qualname__ = "super_function"  # type: ignore[attr-defined]
