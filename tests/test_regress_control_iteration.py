@@ -79,6 +79,35 @@ def it_enumerate_list_grows(x):
     return t
 
 
+def it_list_appended_while_iterated(x):
+    xs = [x, 2.0 * x]
+    t = 0.0
+    for v in xs:  # Python's list iterator sees the items appended below
+        if len(xs) < 5:
+            xs.append(v * 1.5)
+        t = t + v
+    return t
+
+
+def it_enumerate_list_appended(x):
+    xs = [x]
+    t = 0.0
+    for i, v in enumerate(xs):
+        if i < 3:
+            xs.append(v * 1.5 + i)
+        t = t + i * v
+    return t
+
+
+def it_list_shrinks(x):
+    xs = [x, 2.0 * x, 3.0 * x, 4.0 * x]
+    t = 0.0
+    for v in xs:
+        xs.pop()
+        t = t + v * v
+    return t
+
+
 def it_comprehension_enumerate(a):
     return sum([i * e * e for i, e in enumerate(a)])
 
@@ -97,7 +126,8 @@ CASES = [
     (it_zip_three, (np.array([0.3, 0.5]), np.array([1.0, 2.0, 3.0]), np.array([1.5, 0.5]))),
     (it_zip_target_tuple, (np.array([0.3, 0.5]), np.array([1.0, 2.0]))),
     (it_enumerate_rows, (np.arange(6.0).reshape(3, 2) / 5.0,)), (it_enumerate_list_grows, (1.5,)),
-    (it_comprehension_enumerate, (np.array([0.3, 0.5, 0.7]),)),
+    (it_comprehension_enumerate, (np.array([0.3, 0.5, 0.7]),)), (it_list_appended_while_iterated, (1.0,)),
+    (it_enumerate_list_appended, (1.0,)), (it_list_shrinks, (1.0,)),
     (it_nested_zip_enumerate, (np.array([0.3, 0.5]), np.array([1.0, 2.0]))),
 ]
 
@@ -105,6 +135,11 @@ CASES = [
 @pytest.mark.parametrize("f,args", CASES, ids=lambda x: getattr(x, "__name__", ""))
 def test_iteration(f, args):
     check_both(f, *args)
+
+
+def test_appended_list_is_iterated_to_its_new_end():
+    assert mc.value_and_grad(it_list_appended_while_iterated)(1.0) == (9.75, 9.75)
+    assert mc.jvp(it_list_appended_while_iterated, (1.0,), (1.0,)) == (9.75, 9.75)
 
 
 def test_mutated_iteration_primal_is_the_plain_call():

@@ -442,13 +442,10 @@ class Lowering(ExpressionLowering):
             # enumerate/zip of sequences: index each sequence in step, so every iteration reads
             # its elements when it runs (as Python's lazy iterators do), not up front.
             kind, seqs, start = parallel
-            seq = seqs[0]
-            lengths = [self.b.call(len, [q]) for q in seqs]
-            n = lengths[0] if len(lengths) == 1 else self.b.call(min, lengths)
         else:
             it = self.expr(iterable)
-            seq = self.b.call(ops.sequence, [it])
-            n = self.b.call(len, [seq])
+            seqs = [self.b.call(ops.sequence, [it])]
+        seq = seqs[0]
         header, body_blk, latch, orelse_blk, exit_ = (self.b.new_block() for _ in range(5))
         counter_var = self.temp_var("k")
         self.b.write(counter_var, Const(0))
@@ -456,6 +453,10 @@ class Lowering(ExpressionLowering):
         self.b.position_at(header)
         k = self.b.read(counter_var)
         self.b.loc = loc
+        # The length is read at every test, as Python's list iterator does: a list the body
+        # appends to is iterated to its new end.
+        lengths = [self.b.call(len, [q]) for q in seqs]
+        n = lengths[0] if len(lengths) == 1 else self.b.call(min, lengths)
         more = self.b.call(operator.lt, [k, n])
         self.b.branch(more, body_blk, orelse_blk)
         self.b.seal(body_blk)

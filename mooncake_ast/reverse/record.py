@@ -267,12 +267,15 @@ def _record_loop_exits(fn: Function, rt: ReverseTransform, header: Block, kind: 
     t = header.term
     assert isinstance(t, Branch)
     loc = info.loc if info else None
+    before: list[Call] = []
     if kind == "count":
         # A for loop ran len(seq) times when it ends normally (its index stops one short of that).
         value_normal: Value = info.length if info.kind == "for" and info.length is not None else counter
+        if info.kind == "for" and isinstance(value_normal, Call) and value_normal.block is header:
+            before, value_normal = _length_again(value_normal, loc)  # the header's own test reads it
     else:
         value_normal = Const(True)
-    _on_edge(fn, header, t.orelse, [Call(Const(list.append), [stack, value_normal], loc=loc)])
+    _on_edge(fn, header, t.orelse, before + [Call(Const(list.append), [stack, value_normal], loc=loc)])
     for e in _own_exits_loop(loop):
         if e.kind == "raise":
             continue
@@ -281,6 +284,16 @@ def _record_loop_exits(fn: Function, rt: ReverseTransform, header: Block, kind: 
             _on_edge(fn, e.src, e.dst, [plus, Call(Const(list.append), [stack, plus], loc=loc)])
         else:
             _on_edge(fn, e.src, e.dst, [Call(Const(list.append), [stack, Const(False)], loc=loc)])
+
+
+def _length_again(n: Call, loc: Any) -> tuple[list[Call], Call]:
+    """`len(seq)` (or `min(len(a), len(b))`) computed anew where a for loop has just ended."""
+    if n.callee() is min:
+        lens = [Call(Const(len), list(x.args), loc=loc) for x in n.args]  # type: ignore[union-attr]
+        total = Call(Const(min), list(lens), loc=loc)
+        return lens + [total], total
+    again = Call(Const(len), list(n.args), loc=loc)
+    return [again], again
 
 
 def _counter(fn: Function, header: Block) -> Value:
