@@ -25,8 +25,11 @@ def _find(cls: type, typ: type, name: str) -> Callable:
     """What `super(cls, obj).name` finds (obj of type `typ`), as a callable taking obj first."""
     mro = typ.__mro__
     if cls not in mro:
-        raise TypeError(f"super(type, obj): obj must be an instance or subtype of type {cls.__qualname__} "
-                        "(super() inside a classmethod is not supported by mooncake_ast)")
+        from ..errors import MooncakeError
+
+        raise MooncakeError(
+            f"super() with {cls.__qualname__}: the instance is not a {cls.__qualname__} (super() inside a classmethod "
+            "is not supported by mooncake_ast: call the parent class's method by name, e.g. Base.method.__func__(cls, ...))")
     for klass in mro[mro.index(cls) + 1:]:
         if name in vars(klass):
             raw = vars(klass)[name]
