@@ -71,6 +71,25 @@ def w_walrus_break(y):
     return y * z
 
 
+def w_walrus_return(y):
+    t = 0.0
+    while (z := y * 1.5) < 20.0:
+        y = z + 0.1
+        t = t + y * z
+        if y > 8.0:
+            return t * y
+    return t + z
+
+
+def w_walrus_in_for(x):
+    t = 0.0
+    for i in range(3):
+        y = x + i
+        while (y := y * 1.4) < 5.0:
+            t = t + y
+    return t
+
+
 def w_newton(a):
     y = a
     tol = 1e-10
@@ -145,7 +164,8 @@ def w_else_break_outer(x):
 WHILE_CASES = [
     (w_and, (1.0,)), (w_and, (20.0,)), (w_or, (1.0,)), (w_or, (20.0,)), (w_not_or, (1.0,)),
     (w_not, (1.0,)), (w_walrus, (1.0,)), (w_walrus, (0.7,)), (w_walrus, (5.0,)), (w_walrus_body, (1.0,)),
-    (w_walrus_and, (1.0,)), (w_walrus_break, (1.0,)), (w_walrus_break, (7.0,)), (w_walrus_break, (30.0,)), (w_newton, (2.0,)), (w_newton, (0.3,)), (w_chain, (0.5,)), (w_ternary, (1.0, True)),
+    (w_walrus_and, (1.0,)), (w_walrus_break, (1.0,)), (w_walrus_break, (7.0,)), (w_walrus_break, (30.0,)),
+    (w_walrus_return, (1.0,)), (w_walrus_return, (7.0,)), (w_walrus_return, (30.0,)), (w_walrus_in_for, (0.7,)), (w_newton, (2.0,)), (w_newton, (0.3,)), (w_chain, (0.5,)), (w_ternary, (1.0, True)),
     (w_ternary, (-1.0, False)), (w_comp, (1.0,)), (w_and_else_break, (1.0,)), (w_and_else_break, (11.0,)),
     (w_and_else_break, (60.0,)), (w_and_return, (1.0,)), (w_and_return, (60.0,)), (w_nested_and, (1.0,)),
     (w_else_break_outer, (1.0,)),

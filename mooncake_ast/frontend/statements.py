@@ -18,7 +18,7 @@ import libcst as cst
 from .. import ops
 from ..errors import UnsupportedSyntaxError
 from ..ir.builder import UNDEFINED, Builder
-from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Stmt, Value
+from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
 from .source import FunctionSource, function_source
 
@@ -417,7 +417,10 @@ class Lowering(ExpressionLowering):
         if normal is not None and not self.b.terminated:
             assert s.orelse is not None
             then, join = self.b.new_block(), self.b.new_block()
-            self.b.branch(self.b.read(normal), then, join)
+            ended = self.b.read(normal)
+            if isinstance(ended, Phi):
+                ended.hint = "test_failed"  # printed under a readable name
+            self.b.branch(ended, then, join)
             self.b.seal(then)
             self.b.position_at(then)
             self.b.loc = self.loc_of(s.orelse)
