@@ -31,6 +31,36 @@ class MissingRuleError(MooncakeError):
         self.fn = fn
 
 
+class ControlFlowError(MooncakeError):
+    """Control flow that mooncake_ast cannot turn back into structured Python (an internal limit).
+
+    Names the user's file:line when the IR knows it, so the loop or branch can be found.
+    """
+
+    def __init__(self, what: str, loc: Any = None) -> None:
+        self.what = what
+        self.file = getattr(loc, "file", None)
+        self.line = getattr(loc, "line", None)
+        where = f"{self.file}:{self.line}: " if self.file else ""
+        text = getattr(loc, "text", "") or ""
+        shown = f"\n    {text}" if text else ""
+        super().__init__(
+            f"{where}cannot structure this control flow ({what}){shown}\n"
+            "This is a limit of mooncake_ast, not an error in your code: please report it with the function; "
+            "rewriting the loop or branch (e.g. with a flag variable) usually avoids it.")
+
+
+def block_loc(block: Any) -> Any:
+    """The source location of an IR block (its terminator's, else its first statement's), or None."""
+    term = getattr(block, "term", None)
+    if term is not None and getattr(term, "loc", None) is not None:
+        return term.loc
+    for s in getattr(block, "stmts", []):
+        if getattr(s, "loc", None) is not None:
+            return s.loc
+    return None
+
+
 class SourceUnavailableError(MooncakeError):
     """The source of a Python function cannot be found (defined in a REPL, exec, …)."""
 

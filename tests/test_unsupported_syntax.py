@@ -50,13 +50,6 @@ def uses_class(x):
     return x
 
 
-def uses_decorated_inner(x):
-    @staticmethod
-    def inner(t):
-        return t
-    return x
-
-
 def uses_del_name(x):
     y = x
     del y
@@ -81,7 +74,6 @@ CASES = [
     (uses_with, "with", "with open(os.devnull) as f:"),
     (uses_match, "Match", "match x:"),
     (uses_class, "class definition", "class Box:"),
-    (uses_decorated_inner, "decorated nested function", "@staticmethod"),
     (uses_del_name, "del of a variable", "del y"),
     (uses_raise_from, "raise ... from", 'raise ValueError("negative") from None'),
 ]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from ..ir.analysis import liveness, reverse_postorder
+from ..ir.analysis import liveness, reverse_postorder, used_value
 from ..ir.nodes import Function, Param, Phi, Stmt, Value
 
 TANGENT_PREFIX = "d"
@@ -74,15 +74,17 @@ def interference(fn: Function, named: set[Value]) -> dict[Value, set[Value]]:
     for b in fn.blocks:
         live = set(live_out[b])
         for v in b.term.operands():  # type: ignore[union-attr]
-            if isinstance(v, (Stmt, Param)):
-                live.add(v)
+            u = used_value(fn, v)
+            if u is not None:
+                live.add(u)
         for s in reversed(b.stmts):
             live.discard(s)
             if s in named:
                 clash(s, live)
             for v in s.operands():
-                if isinstance(v, (Stmt, Param)):
-                    live.add(v)
+                u = used_value(fn, v)
+                if u is not None:
+                    live.add(u)
         # Phis are defined together at block entry, while everything live-in is live.
         for phi in b.phis:
             live.discard(phi)
@@ -142,7 +144,7 @@ def assign_names(
     used_by: dict[str, list[Value]] = {}  # name -> group roots using it
     taken_user = set(reserved)
 
-    def base_of(root: Value) -> str:
+    def base_of(root: Value) -> Optional[str]:
         members = groups.members[root]
         for m in members:
             if m in preferred:
@@ -161,7 +163,7 @@ def assign_names(
         for m in members:
             if m.hint and not m.hint.startswith("%"):
                 return m.hint
-        return "t"
+        return None  # a temporary: t1, t2, ...
 
     def can_use(name: str, root: Value) -> bool:
         own = {preferred.get(m) for m in groups.members[root]} | {m.hint for m in groups.members[root] if m not in tangent_of and m not in adjoint_of}
@@ -183,7 +185,7 @@ def assign_names(
             names[v] = names[root]
             continue
         base = base_of(root)
-        if base == "t":
+        if base is None:
             i = 1
             while not can_use(f"t{i}", root):
                 i += 1

@@ -15,13 +15,14 @@ import dataclasses
 from typing import Any, Callable, Optional, Union
 
 from .. import ops
+from ..errors import ControlFlowError, block_loc
 from ..ir.analysis import dominators, uses
 from ..ir.builder import UNDEFINED
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Phi, Raise, Return, Stmt, Value
 from .render import ATOM, INPLACE_SYNTAX, CallRenderer, Expr, literal, slice_text
 
 
-class EmitError(Exception):
+class EmitError(ControlFlowError):
     """The CFG has a shape the structured emitter does not handle."""
 
 
@@ -85,6 +86,16 @@ class StructuredEmitter:
 
     # ------------------------------------------------------------ planning
     def _plan_loops(self) -> None:
+        """Which `for` loops print as Python `for` statements, and in which form.
+
+        The frontend's index loop tests `k < len(seq)` in its header each iteration, as
+        Python's iteration of a list does (a list that grows while it is iterated is seen
+        growing); `for x in xs` and `for k, x in enumerate(xs)` have exactly that behaviour.
+        Loops built with the length computed once before them (the pullback's
+        `for _ in range(count)`) print as `for k in range(n)`.
+        """
+        import operator as _op
+
         for b in self.fn.blocks:
             info = b.loop
             if info is None or info.kind != "for":
@@ -93,9 +104,22 @@ class StructuredEmitter:
             if not (isinstance(k, Phi) and k.block is b and isinstance(seq, Call) and isinstance(n, Call) and isinstance(item, Call)):
                 continue
             br = b.term
-            if not isinstance(br, Branch) or not isinstance(br.cond, Call) or b.stmts != [br.cond]:
+            if not isinstance(br, Branch) or not isinstance(br.cond, Call) or not b.stmts or b.stmts[-1] is not br.cond:
                 continue
-            if self.use_count.get(br.cond, 0) != 1:
+            if self.use_count.get(br.cond, 0) != 1 or br.cond.args[:2] != [k, n]:
+                continue
+            # The length, when computed in the header: `len(seq)`, or `min(len(a), len(b))` of a zip.
+            live = n.block is b
+            chain: list = []
+            if live:
+                lens = list(n.args) if n.callee() is min else [n]
+                if not all(isinstance(x, Call) and x.callee() is len and x.block is b and self.use_count.get(x, 0) == 1
+                           for x in lens if x is not n) or n.callee() not in (len, min):
+                    continue
+                chain = ([n] + [x for x in lens if x is not n]) if n.callee() is min else [n]
+                if self.use_count.get(n, 0) != 1 or set(b.stmts) != set(chain) | {br.cond}:
+                    continue
+            elif b.stmts != [br.cond]:
                 continue
             latch = info.latch
             if latch is None or len(latch.stmts) != 1 or latch.stmts[0] is not k.incoming.get(latch):
@@ -109,17 +133,30 @@ class StructuredEmitter:
             # Items of other sequences read at the same index (e.g. the tangents): `for x, dx in zip(xs, dxs)`.
             extras = []
             for st in body_stmts[1:] if item_is_first else []:
-                if st.callee() is __import__("operator").getitem and st.args[1] is k and not st.kwargs and not isinstance(st.args[0], Const):
+                if st.callee() is _op.getitem and st.args[1] is k and not st.kwargs and not isinstance(st.args[0], Const):
                     extras.append(st)
                 else:
                     break
-            simple = k_uses == 3 + len(extras) and item_is_first and _user_named(item)
-            n_used_elsewhere = self.use_count.get(n, 0) > 1  # e.g. recorded as a trip count: keep it
-            consumed = {br.cond, inc}
-            if simple:
-                consumed |= {item} | set(extras) | (set() if n_used_elsewhere else {n})
+            items_named = bool(item_is_first) and _user_named(item)
+            simple = k_uses == 3 + len(extras) and items_named
+            if not live and not simple:
+                items_named = False  # `for k in range(n)`, the items read in the body
+            n_used_elsewhere = not live and self.use_count.get(n, 0) > 1  # e.g. recorded as a trip count: keep it
+            consumed = {br.cond, inc} | set(chain)
+            if items_named:
+                consumed |= {item} | set(extras)
                 self.loop_items |= set(extras)
-                if not n_used_elsewhere and self.use_count.get(seq, 0) == 2 and seq.callee() is ops.sequence:
+            if simple:
+                consumed |= set() if n_used_elsewhere else {n}
+                # The sequences only their lengths and the items read go with them: `for x, y in zip(xs, ys)`.
+                lens_of = {x.args[0]: x for x in ([n] if n.callee() is len else n.args) if isinstance(x, Call) and x.callee() is len}
+                for x in extras:
+                    sq = x.args[0]
+                    if (sq is not seq and sq in lens_of and lens_of[sq] in consumed and isinstance(sq, Call)
+                            and sq.callee() is ops.sequence and self.use_count.get(sq, 0) == 2):
+                        consumed.add(sq)
+                n_is_len_of_seq = seq in lens_of and (lens_of[seq] in consumed)
+                if not n_used_elsewhere and n_is_len_of_seq and self.use_count.get(seq, 0) == 2 and seq.callee() is ops.sequence:
                     consumed.add(seq)
                     it = seq.args[0]
                     pre = seq.block
@@ -131,7 +168,7 @@ class StructuredEmitter:
                         self.deferred.add(it)
             self.skip |= consumed
             self.no_copy.add(k)
-            self._for_forms[b] = (simple, k, seq, n, item, latch, extras if simple else [])
+            self._for_forms[b] = (simple, k, seq, n, item if items_named else None, latch, extras if items_named else [])
 
     def _plan_inlining(self) -> None:
         for b in self.fn.blocks:
@@ -172,7 +209,7 @@ class StructuredEmitter:
             return self.rendered[v]
         if isinstance(v, Const):
             if v is UNDEFINED:
-                raise EmitError("use of an undefined value")
+                raise EmitError("use of an undefined value", getattr(v, "loc", None))
             text = literal(v.value)
             if text is None:
                 return self.qualify(v.value), ATOM
@@ -183,7 +220,7 @@ class StructuredEmitter:
             return f"{self.names[self.fn.self_ref]}.__closure__[{v.index}]", ATOM  # type: ignore[attr-defined]
         if v in self.names:
             return self.names[v], ATOM
-        raise EmitError(f"value {v!r} has no name")
+        raise EmitError(f"value {v!r} has no name", getattr(v, "loc", None))
 
     def index_text(self, v: Value) -> str:
         if v in self.inlined and isinstance(v, Call):
@@ -376,7 +413,7 @@ class StructuredEmitter:
         elif isinstance(t, Branch):
             self.branch(b, t, loops, follows, out)
         else:
-            raise EmitError(f"{b} has no terminator")
+            raise EmitError(f"{b} has no terminator", block_loc(b))
 
     def _merge_child(self, b: Block, loops: list[_Frame]) -> Optional[Block]:
         special = {f.exit for f in loops} | {f.header for f in loops} | {f.latch for f in loops}
@@ -385,7 +422,7 @@ class StructuredEmitter:
             if self.idom.get(c) is b and len(c.preds) >= 2 and c not in special
         ]
         if len(kids) > 1:
-            raise EmitError(f"{b} has several merge points")
+            raise EmitError(f"{b} has several merge points", block_loc(b))
         return kids[0] if kids else None
 
     def branch(self, b: Block, t: Branch, loops: list[_Frame], follows: set[Block], out: list) -> None:
@@ -418,11 +455,11 @@ class StructuredEmitter:
         elif dst in follows:
             pass
         elif any(dst is f.header or dst is f.exit or dst is f.latch for f in loops):
-            raise EmitError("jump out of several loops at once")
+            raise EmitError("jump out of several loops at once", block_loc(src))
         elif len(dst.preds) == 1 or (dst.loop is not None):
             self.block(dst, loops, follows, out)
         else:
-            raise EmitError(f"unstructured jump {src} -> {dst}")
+            raise EmitError(f"unstructured jump {src} -> {dst}", block_loc(src))
 
     def loop(self, h: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
         info = h.loop
@@ -435,15 +472,20 @@ class StructuredEmitter:
             simple, k, seq, n, item, latch, extras = form
             assert isinstance(t, Branch)
             self._loc_comment(info, out)
-            if simple:
-                iterable = seq.args[0] if seq in self.skip else seq
-                it_text = self.call_expr(iterable)[0] if iterable in self.deferred else self.value(iterable)[0]
-                if extras:
-                    targets = ", ".join(self.names[x] for x in [item, *extras])
-                    sources = ", ".join([it_text] + [self.value(x.args[0])[0] for x in extras])
-                    head = f"for {targets} in zip({sources})"
+            iterable = seq.args[0] if seq in self.skip else seq
+            it_text = self.call_expr(iterable)[0] if iterable in self.deferred else self.value(iterable)[0]
+            if item is not None:
+                targets = ", ".join(self.names[x] for x in [item, *extras])
+                srcs = [x.args[0].args[0] if x.args[0] in self.skip else x.args[0] for x in extras]
+                sources = f"zip({', '.join([it_text] + [self.value(v)[0] for v in srcs])})" if extras else it_text
+                if simple:
+                    head = f"for {targets} in {sources}"
                 else:
-                    head = f"for {self.names[item]} in {it_text}"
+                    head = f"for {self.names[k]}, {'(' + targets + ')' if extras else targets} in enumerate({sources})"
+            elif n.block is h:
+                unused = self._temp_name()
+                self.reserved.add(unused)
+                head = f"for {self.names[k]}, {unused} in enumerate({it_text})"
             else:
                 head = f"for {self.names[k]} in range({self.value(n)[0]})"
             self.block(t.then, loops + [frame], follows, body)

@@ -190,10 +190,15 @@ class ExpressionLowering:
 
     # ------------------------------------------------------------ calls
     def expr_Call(self, node: cst.Call) -> Value:
-        fn = self.expr(node.func)
+        lead: list[Value] = []
+        found = self._super_method(node.func)
+        if found is not None:
+            fn, lead = found
+        else:
+            fn = self.expr(node.func)
         if any(a.star for a in node.args):
-            return self._star_call(fn, node)
-        args: list[Value] = []
+            return self._star_call(fn, node, lead)
+        args: list[Value] = list(lead)
         kwargs: dict[str, Value] = {}
         for a in node.args:
             if a.keyword is not None:
@@ -202,10 +207,42 @@ class ExpressionLowering:
                 args.append(self.expr(a.value))
         return self.b.call(fn, args, kwargs)
 
-    def _star_call(self, fn: Value, node: cst.Call) -> Value:
+    def _super_method(self, func: cst.BaseExpression) -> Optional[tuple[Value, list[Value]]]:
+        """`super().name` / `super(C, obj).name` about to be called: (the function, [obj]).
+
+        See supercalls.py: the function `super` would find is called with the instance as its
+        first argument.  Zero-argument `super()` reads the method's `__class__` cell and its
+        first parameter, as Python does.
+        """
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call)):
+            return None
+        call = func.value
+        if not (isinstance(call.func, cst.Name) and call.func.value == "super"):
+            return None
+        if self._var_key("super") is not None or "super" in self.freevars:  # type: ignore[attr-defined]
+            return None  # a local name `super`: not the builtin
+        if any(a.star or a.keyword is not None for a in call.args):
+            return None
+        if not call.args:
+            params = self.ir.params  # type: ignore[attr-defined]
+            if "__class__" not in self.freevars or not params or params[0].kind not in ("POSITIONAL_ONLY", "POSITIONAL_OR_KEYWORD"):  # type: ignore[attr-defined]
+                return None
+            cls = self.read_name("__class__", call)  # type: ignore[attr-defined]
+            obj = self.read_name(params[0].name, call)  # type: ignore[attr-defined]
+        elif len(call.args) == 2:
+            cls, obj = self.expr(call.args[0].value), self.expr(call.args[1].value)
+        else:
+            return None
+        from .supercalls import super_function
+
+        typ = self.b.call(type, [obj])
+        fn = self.b.call(super_function, [cls, typ, Const(func.attr.value)], hint="super_" + func.attr.value.strip("_"))  # type: ignore[attr-defined]
+        return fn, [obj]
+
+    def _star_call(self, fn: Value, node: cst.Call, lead: Optional[list[Value]] = None) -> Value:
         pos_parts: list[Value] = []
         kw_parts: list[Value] = []
-        pending_pos: list[Value] = []
+        pending_pos: list[Value] = list(lead or [])
         pending_kw: list[Value] = []
         for a in node.args:
             if a.star == "*":

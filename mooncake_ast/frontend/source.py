@@ -56,20 +56,21 @@ class FunctionSource:
         return hashlib.sha256(key.encode()).hexdigest()
 
 
-def _unwrap(fn: object) -> types.FunctionType:
-    fn = inspect.unwrap(fn)  # type: ignore[arg-type]
+def _as_python_function(fn: object) -> types.FunctionType:
+    # `__wrapped__` (functools.wraps) is never followed: the function that runs is the one
+    # differentiated, so its own code object says where its source is.
     if not isinstance(fn, types.FunctionType):
         raise SourceUnavailableError(f"{fn!r} is not a Python function")
     return fn
 
 
 def function_source(fn: object) -> FunctionSource:
-    fn = _unwrap(fn)
+    fn = _as_python_function(fn)
     code = fn.__code__
     file = code.co_filename
     file_lines = linecache.getlines(file, fn.__globals__)
     try:
-        lines, first = inspect.getsourcelines(fn)
+        lines, first = inspect.getsourcelines(code)
     except (OSError, TypeError) as e:
         hint = " (a function typed at a prompt, `python -c` or exec has none: define it in a .py file)" if file.startswith("<") else ""
         raise SourceUnavailableError(f"cannot get the source of {fn.__qualname__} ({file}): {e}{hint}") from None
@@ -93,29 +94,58 @@ def _indent_of(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def _find(text: str, code: types.CodeType, line_offset: int, col_offset: int, file: str, file_lines: list[str]) -> Optional[FunctionSource]:
+@dataclasses.dataclass
+class _Parsed:
+    module: cst.Module
+    positions: dict
+    defs: list  # (name, first line with decorators, line of the name, node)
+    lambdas: dict  # start line -> [Lambda nodes], in source order
+
+
+_PARSED: dict[str, Optional[_Parsed]] = {}
+
+
+def _parse(text: str) -> Optional[_Parsed]:
+    """Parse once per distinct text (a whole file is parsed for every lambda in it otherwise)."""
+    key = hashlib.sha256(text.encode()).hexdigest()
+    if key in _PARSED:
+        return _PARSED[key]
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError:
+        _PARSED[key] = None
         return None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
-    target_line = code.co_firstlineno - line_offset
-    candidates: list[FunctionNode] = []
+    found = _Parsed(module, positions, [], {})
 
     class Finder(cst.CSTVisitor):
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            if node.name.value == code.co_name:
-                start = min([positions[node].start.line] + [positions[d].start.line for d in node.decorators])
-                body_start = positions[node.name].start.line
-                if start <= target_line <= body_start:
-                    candidates.append(node)
+            start = min([positions[node].start.line] + [positions[d].start.line for d in node.decorators])
+            found.defs.append((node.name.value, start, positions[node.name].start.line, node))
 
         def visit_Lambda(self, node: cst.Lambda) -> None:
-            if code.co_name == "<lambda>" and positions[node].start.line == target_line:
-                candidates.append(node)
+            found.lambdas.setdefault(positions[node].start.line, []).append(node)
 
     module.visit(Finder())
+    if len(_PARSED) > 64:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[key] = found
+    return found
+
+
+def _find(text: str, code: types.CodeType, line_offset: int, col_offset: int, file: str, file_lines: list[str]) -> Optional[FunctionSource]:
+    parsed = _parse(text)
+    if parsed is None:
+        return None
+    positions = parsed.positions
+    target_line = code.co_firstlineno - line_offset
+    candidates: list[FunctionNode] = []
+    if code.co_name == "<lambda>":
+        candidates = list(parsed.lambdas.get(target_line, []))
+    else:
+        candidates = [node for name, start, body_start, node in parsed.defs
+                      if name == code.co_name and start <= target_line <= body_start]
     if not candidates:
         return None
     node = candidates[0]
@@ -128,15 +158,19 @@ def _find(text: str, code: types.CodeType, line_offset: int, col_offset: int, fi
 
 
 def _pick_lambda(cands: list, code: types.CodeType, positions: dict, line_offset: int, col_offset: int) -> FunctionNode:
-    """Several lambdas start on one line: pick the one whose body holds the code's first position."""
-    for pos in code.co_positions():
-        line, _, col, _ = pos
-        if line is None or col is None:
-            continue
-        for c in cands:
-            r = positions[c.body]
-            start = (r.start.line + line_offset, r.start.column + col_offset)
-            end = (r.end.line + line_offset, r.end.column + col_offset)
-            if start <= (line, col) <= end:
-                return c
-    return cands[0]
+    """Several lambdas start on one line: pick the innermost one whose body holds a position of the code.
+
+    A lambda's instructions lie in its own body; an enclosing lambda's body holds them too,
+    while the enclosing lambda's own instructions (making the inner one) start at the inner
+    `lambda` keyword, outside the inner body.  So the innermost body holding any of them is it.
+    """
+    points = [(line, col) for line, _, col, _ in code.co_positions() if line is not None and col is not None]
+
+    def span(c: FunctionNode) -> tuple:
+        r = positions[c.body]
+        return (r.start.line + line_offset, r.start.column + col_offset), (r.end.line + line_offset, r.end.column + col_offset)
+
+    holding = [c for c in cands if any(span(c)[0] <= p < span(c)[1] for p in points)]
+    if not holding:
+        return cands[0]
+    return max(holding, key=lambda c: span(c)[0])  # nested bodies start later and end earlier

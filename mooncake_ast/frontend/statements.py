@@ -18,7 +18,7 @@ import libcst as cst
 from .. import ops
 from ..errors import UnsupportedSyntaxError
 from ..ir.builder import UNDEFINED, Builder
-from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Stmt, Value
+from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
 from .source import FunctionSource, function_source
 
@@ -62,7 +62,10 @@ class Lowering(ExpressionLowering):
         self.nonlocals = _nonlocal_names(node)
         self.locals = _local_names(node) - self.nonlocals
         self.cells: dict[str, Value] = {}
-        self.cellnames = self.locals & _captured_names(fn.__code__)
+        self.captured = _captured_names(fn.__code__)
+        self.cellnames = self.locals & self.captured
+        self.comp_cells: dict[str, Value] = {}  # comprehension variables closures capture -> their cell
+        self._comp_cells_made: dict[str, Value] = {}
 
     # ------------------------------------------------------------ helpers
     def loc_of(self, node: cst.CSTNode) -> Loc:
@@ -72,6 +75,15 @@ class Lowering(ExpressionLowering):
     def unsupported(self, node: cst.CSTNode, what: str) -> None:
         line, col = self.src.where(node)
         raise UnsupportedSyntaxError(what, self.src.file, line, col, self.src.line_text(line))
+
+    def _resume_at(self, blk: Block) -> None:
+        """Go on lowering at a join or loop exit; if nothing reaches it (every path returned,
+        broke out or continued), what follows is unreachable, as Python would never run it."""
+        self.b.seal(blk)
+        if blk.preds:
+            self.b.position_at(blk)
+        else:
+            self.b.block = None
 
     def temp_var(self, kind: str) -> str:
         self._temps += 1
@@ -134,6 +146,8 @@ class Lowering(ExpressionLowering):
             return Global(name)
         if key == name and name in self.cells:
             return self.b.call(ops.cell_get, [self.cells[name]], hint=name)
+        if key in self.comp_cells:
+            return self.b.call(ops.cell_get, [self.comp_cells[key]], hint=name)
         value = self.b.read(key)
         if value is UNDEFINED:
             self.unsupported(node, f"name {name!r} may be used before it is assigned")
@@ -146,6 +160,9 @@ class Lowering(ExpressionLowering):
         key = name if function_scope else (self._var_key(name) or name)
         if key == name and name in self.cells:
             self.b.call(ops.cell_set, [self.cells[name], value])
+            return value
+        if key in self.comp_cells:
+            self.b.call(ops.cell_set, [self.comp_cells[key], value])
             return value
         if isinstance(value, Param) and value.name == name:
             self.b.write(key, value)
@@ -325,10 +342,12 @@ class Lowering(ExpressionLowering):
         elif isinstance(s.orelse, cst.Else):
             self.body(s.orelse.body)
         self.b.goto(join)
-        self.b.seal(join)
-        self.b.position_at(join)
+        self._resume_at(join)
 
     def stmt_While(self, s: cst.While) -> None:
+        if _makes_blocks(s.test):
+            self._while_test_in_body(s)
+            return
         header, body, orelse, exit_ = (self.b.new_block() for _ in range(4))
         loc = self.b.loc
         self.b.goto(header)
@@ -348,8 +367,67 @@ class Lowering(ExpressionLowering):
         if s.orelse is not None:
             self.body(s.orelse.body)
         self.b.goto(exit_)
-        self.b.seal(exit_)
-        self.b.position_at(exit_)
+        self._resume_at(exit_)
+
+    def _while_test_in_body(self, s: cst.While) -> None:
+        """`while C: B else: E` where C is itself control flow (`and`, `or`, a chained
+        comparison, a ternary, a comprehension) is lowered as
+
+            normal = False
+            while True:
+                if not C: normal = True; break
+                B
+            if normal: E
+
+        so the loop's header stays one block ending in the loop test, and the test's own
+        blocks are part of each iteration (the last, failing test is a partial iteration,
+        which reverse mode undoes like one left by `break`).  E runs after the loop, so a
+        `break`/`continue` in it refers to the enclosing loop, as in Python.
+        """
+        header, body, never, exit_ = (self.b.new_block() for _ in range(4))
+        loc = self.b.loc
+        normal = self.temp_var("normal") if s.orelse is not None else None
+        if normal is not None:
+            self.b.write(normal, Const(False))
+        self.b.goto(header)
+        self.b.position_at(header)
+        header.loop = LoopInfo("while", loc=loc, exit=exit_, orelse=None)
+        self.b.branch(Const(True), body, never)
+        self.b.seal(body)
+        self.b.position_at(body)
+        cond = self.expr(s.test)
+        run, fail = self.b.new_block(), self.b.new_block()
+        self.b.branch(cond, run, fail)
+        self.b.seal(fail)
+        self.b.position_at(fail)
+        if normal is not None:
+            self.b.write(normal, Const(True))
+        self.b.goto(exit_)
+        self.b.seal(run)
+        self.b.position_at(run)
+        self.loops.append((header, exit_))
+        self.body(s.body)
+        self.loops.pop()
+        self.b.goto(header)
+        self.b.seal(header)
+        self.b.seal(never)
+        self.b.position_at(never)
+        self.b.goto(exit_)
+        self._resume_at(exit_)
+        if normal is not None and not self.b.terminated:
+            assert s.orelse is not None
+            then, join = self.b.new_block(), self.b.new_block()
+            ended = self.b.read(normal)
+            if isinstance(ended, Phi):
+                ended.hint = "test_failed"  # printed under a readable name
+            self.b.branch(ended, then, join)
+            self.b.seal(then)
+            self.b.position_at(then)
+            self.b.loc = self.loc_of(s.orelse)
+            self.body(s.orelse.body)
+            self.b.goto(join)
+            self.b.seal(join)
+            self.b.position_at(join)
 
     def stmt_For(self, s: cst.For) -> None:
         self.for_loop(s.target, s.iter, lambda: self.body(s.body), s.orelse.body if s.orelse else None)
@@ -362,9 +440,15 @@ class Lowering(ExpressionLowering):
         prints it back as `for target in ...`.
         """
         loc = self.b.loc
-        it = self.expr(iterable)
-        seq = self.b.call(ops.sequence, [it])
-        n = self.b.call(len, [seq])
+        parallel = self._parallel_iteration(iterable)
+        if parallel is not None:
+            # enumerate/zip of sequences: index each sequence in step, so every iteration reads
+            # its elements when it runs (as Python's lazy iterators do), not up front.
+            kind, seqs, start = parallel
+        else:
+            it = self.expr(iterable)
+            seqs = [self.b.call(ops.sequence, [it])]
+        seq = seqs[0]
         header, body_blk, latch, orelse_blk, exit_ = (self.b.new_block() for _ in range(5))
         counter_var = self.temp_var("k")
         self.b.write(counter_var, Const(0))
@@ -372,6 +456,10 @@ class Lowering(ExpressionLowering):
         self.b.position_at(header)
         k = self.b.read(counter_var)
         self.b.loc = loc
+        # The length is read at every test, as Python's list iterator does: a list the body
+        # appends to is iterated to its new end.
+        lengths = [self.b.call(len, [q]) for q in seqs]
+        n = lengths[0] if len(lengths) == 1 else self.b.call(min, lengths)
         more = self.b.call(operator.lt, [k, n])
         self.b.branch(more, body_blk, orelse_blk)
         self.b.seal(body_blk)
@@ -379,7 +467,20 @@ class Lowering(ExpressionLowering):
         item = self.b.call(operator.getitem, [seq, k])
         header.loop = LoopInfo("for", loc=loc, counter=k, seq=seq, length=n, item=item, latch=latch,
                                exit=exit_, orelse=orelse_blk if orelse is not None else None)
-        self.assign(target, item)
+        if parallel is None:
+            self.assign(target, item)
+        else:
+            kind, seqs, start = parallel
+            parts: list[Value] = [item] + [self.b.call(operator.getitem, [q, k]) for q in seqs[1:]]
+            if kind == "enumerate":
+                index = k if start is None else self.b.call(operator.add, [k, start])
+                parts = [index, item]
+            elts = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
+            if elts is not None and len(elts) == len(parts) and not any(isinstance(e, cst.StarredElement) for e in elts):
+                for e, v in zip(elts, parts):
+                    self.assign(e.value, v)
+            else:
+                self.assign(target, self.b.call(ops.tuple_of, parts))
         self.loops.append((latch, exit_))
         body()
         self.loops.pop()
@@ -395,12 +496,51 @@ class Lowering(ExpressionLowering):
         if orelse is not None:
             self.body(orelse)
         self.b.goto(exit_)
-        self.b.seal(exit_)
-        self.b.position_at(exit_)
+        self._resume_at(exit_)
+
+    def _parallel_iteration(self, iterable: cst.BaseExpression) -> Optional[tuple[str, list[Value], Optional[Value]]]:
+        """`enumerate(xs[, start])` or `zip(xs, ys, ...)` of the builtins: ("enumerate"|"zip", the
+        sequences (`ops.sequence` of each argument), the start or None); else None."""
+        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)):
+            return None
+        name = iterable.func.value
+        if name not in ("enumerate", "zip") or self._var_key(name) is not None or name in self.freevars:
+            return None
+        if name in self.pyfn.__globals__:
+            return None  # the module defines its own
+        args = iterable.args
+        if any(a.star for a in args):
+            return None
+        start_node: Optional[cst.BaseExpression] = None
+        if name == "enumerate":
+            pos = [a for a in args if a.keyword is None]
+            kw = [a for a in args if a.keyword is not None]
+            if len(pos) == 2 and not kw:
+                start_node = pos[1].value
+            elif len(pos) == 1 and len(kw) == 1 and kw[0].keyword.value == "start":  # type: ignore[union-attr]
+                start_node = kw[0].value
+            elif not (len(pos) == 1 and not kw):
+                return None
+            items = [pos[0].value]
+        else:
+            if not args or any(a.keyword is not None for a in args):
+                return None  # zip() or zip(..., strict=...): as written
+            items = [a.value for a in args]
+        values = [self.expr(x) for x in items]
+        start = self.expr(start_node) if start_node is not None else None
+        self.ir.globals_read.add(name)  # the derivative assumed the builtin: a module global of that name is a new key
+        return name, [self.b.call(ops.sequence, [v]) for v in values], start
 
     def comprehension(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
         self.scopes.append({})
+        # A comprehension variable a closure inside it captures lives in a cell, one per
+        # evaluation of the comprehension, as in Python: `[lambda t: t * k for k in range(3)]`
+        # makes three functions that all see the last k.
+        wanted = {n for level in _comp_levels(for_in) for n in _target_names(level.target)} & self.captured
+        saved = self._comp_cells_made
+        self._comp_cells_made = {n: self.b.call(ops.new_cell, [], hint=f"{n}_cell") for n in sorted(wanted)}
         self._comp_level(for_in, innermost)
+        self._comp_cells_made = saved
         self.scopes.pop()
 
     def _comp_level(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
@@ -409,6 +549,8 @@ class Lowering(ExpressionLowering):
         scope = self.scopes[-1]
         for name in _target_names(for_in.target):
             scope[name] = self.temp_var(name)
+            if name in self._comp_cells_made:
+                self.comp_cells[scope[name]] = self._comp_cells_made[name]
 
         def body() -> None:
             skip = self.loops[-1][0]
@@ -427,9 +569,12 @@ class Lowering(ExpressionLowering):
 
     # ------------------------------------------------------------ nested functions
     def stmt_FunctionDef(self, s: cst.FunctionDef) -> None:
-        if s.decorators:
-            self.unsupported(s.decorators[0], "decorated nested function")
-        self.assign_name(s.name.value, self.make_function(s, s.name.value))
+        # Decorator expressions are evaluated first, then applied innermost first, as in Python.
+        decorators = [self.expr(d.decorator) for d in s.decorators]
+        fn = self.make_function(s, s.name.value)
+        for d in reversed(decorators):
+            fn = self.b.call(d, [fn], hint=s.name.value)
+        self.assign_name(s.name.value, fn)
 
     def make_function(self, node: Union[cst.FunctionDef, cst.Lambda], name: str) -> Value:
         line, _ = self.src.where(node if isinstance(node, cst.Lambda) else node)
@@ -456,6 +601,9 @@ class Lowering(ExpressionLowering):
         return self.b.call(ops.make_function, args, hint=name if name != "<lambda>" else "lam")
 
     def _cell_for(self, name: str) -> Value:
+        key = self._var_key(name)
+        if key is not None and key in self.comp_cells:
+            return self.comp_cells[key]
         if name in self.cells:
             return self.cells[name]
         if name in self.freevars:
@@ -476,6 +624,34 @@ def _describe(s: cst.CSTNode) -> str:
         "ClassDef": "class definition inside a function", "Match": "match statement",
     }
     return names.get(type(s).__name__, f"{type(s).__name__} statement")
+
+
+def _makes_blocks(test: cst.BaseExpression) -> bool:
+    """Does lowering this expression create blocks (short-circuits, ternaries, chained
+    comparisons, comprehensions), rather than straight-line calls?"""
+    found = False
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal found
+            if isinstance(node, cst.Lambda):
+                return False  # its body is another function
+            if isinstance(node, (cst.BooleanOperation, cst.IfExp, cst.ListComp, cst.SetComp, cst.DictComp,
+                                 cst.GeneratorExp)) or (isinstance(node, cst.Comparison) and len(node.comparisons) > 1):
+                found = True
+                return False
+            return True
+
+    test.visit(V())
+    return found
+
+
+def _comp_levels(for_in: Optional[cst.CompFor]) -> list[cst.CompFor]:
+    out = []
+    while for_in is not None:
+        out.append(for_in)
+        for_in = for_in.inner_for_in
+    return out
 
 
 def _target_names(t: cst.BaseExpression) -> list[str]:

@@ -1,7 +1,9 @@
 """CFG analyses shared by the transforms and the emitter: dominators, orders, liveness."""
 from __future__ import annotations
 
-from .nodes import Block, Function, Param, Stmt, Value
+from typing import Optional
+
+from .nodes import Block, FreeVar, Function, Param, Stmt, Value
 
 
 def reverse_postorder(fn: Function) -> list[Block]:
@@ -60,6 +62,16 @@ def uses(fn: Function) -> dict[Value, int]:
     return count
 
 
+def used_value(fn: Function, v: Value) -> Optional[Value]:
+    """The named value an operand reads: itself (a statement or parameter), or for a closure
+    variable the function object that holds the closure (printed `f.__closure__[i]`)."""
+    if isinstance(v, (Stmt, Param)):
+        return v
+    if isinstance(v, FreeVar):
+        return getattr(fn, "self_ref", None)
+    return None
+
+
 def liveness(fn: Function) -> tuple[dict[Block, set[Value]], dict[Block, set[Value]]]:
     """Live-in and live-out sets of SSA values (phi operands are live out of their predecessor)."""
     use_b: dict[Block, set[Value]] = {}
@@ -70,17 +82,20 @@ def liveness(fn: Function) -> tuple[dict[Block, set[Value]], dict[Block, set[Val
         used: set[Value] = set()
         for s in b.stmts:
             for v in s.operands():
-                if isinstance(v, (Stmt, Param)) and v not in defs:
-                    used.add(v)
+                u = used_value(fn, v)
+                if u is not None and u not in defs:
+                    used.add(u)
             defs.add(s)
         for v in b.term.operands():  # type: ignore[union-attr]
-            if isinstance(v, (Stmt, Param)) and v not in defs:
-                used.add(v)
+            u = used_value(fn, v)
+            if u is not None and u not in defs:
+                used.add(u)
         use_b[b], def_b[b] = used, defs
         for phi in b.phis:
             for p, v in phi.incoming.items():
-                if isinstance(v, (Stmt, Param)):
-                    phi_uses[p].add(v)
+                u = used_value(fn, v)
+                if u is not None:
+                    phi_uses[p].add(u)
     live_in = {b: set() for b in fn.blocks}
     live_out = {b: set() for b in fn.blocks}
     order = reverse_postorder(fn)[::-1]

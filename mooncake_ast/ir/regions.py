@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional, Union
 
+from ..errors import ControlFlowError, block_loc
 from .analysis import dominators
 from .nodes import Block, Branch, Function, Goto, Raise, Return
 
@@ -80,7 +81,7 @@ def _exits(r: Region) -> list[Edge]:
     return []
 
 
-class RegionError(Exception):
+class RegionError(ControlFlowError):
     """The CFG is not the structured shape this builder knows (no such CFG comes from Python source)."""
 
 
@@ -130,13 +131,13 @@ class RegionBuilder:
             if join is not None:
                 self.block(join, loops, follows, out)
         else:
-            raise RegionError(f"{b} has no terminator")
+            raise RegionError(f"{b} has no terminator", block_loc(b))
 
     def _merge_child(self, b: Block, loops: list[_Frame]) -> Optional[Block]:
         special = {f.exit for f in loops} | {f.header for f in loops} | {f.latch for f in loops}
         kids = [c for c in self.fn.blocks if self.idom.get(c) is b and len(c.preds) >= 2 and c not in special]
         if len(kids) > 1:
-            raise RegionError(f"{b} has several merge points")
+            raise RegionError(f"{b} has several merge points", block_loc(b))
         return kids[0] if kids else None
 
     def jump(self, src: Block, dst: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
@@ -148,13 +149,13 @@ class RegionBuilder:
         elif dst in follows:
             out.append(Edge(src, dst, "next"))
         elif any(dst in (f.header, f.exit, f.latch) for f in loops):
-            raise RegionError("jump out of several loops at once")
+            raise RegionError("jump out of several loops at once", block_loc(src))
         elif len(dst.preds) == 1 or dst.loop is not None:
             if dst.loop is not None:
                 out.append(Edge(src, dst, "enter"))  # the edge into a loop header (its phis)
             self.block(dst, loops, follows, out)
         else:
-            raise RegionError(f"unstructured jump {src} -> {dst}")
+            raise RegionError(f"unstructured jump {src} -> {dst}", block_loc(src))
 
     def loop(self, h: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
         info = h.loop
@@ -163,7 +164,7 @@ class RegionBuilder:
         frame = _Frame(h, info.exit, latch)
         t = h.term
         if not isinstance(t, Branch):
-            raise RegionError(f"loop header {h} does not end in a branch")
+            raise RegionError(f"loop header {h} does not end in a branch", block_loc(h))
         body = Seq([Stmts(h)])
         self.jump(h, t.then, loops + [frame], follows, body.items)
         if latch is not None:

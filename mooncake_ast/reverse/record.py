@@ -44,16 +44,20 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     _patch_dispatch(rt)
     _patch_saves(rt)
     # ---------------------------------------------------------------- records per block
-    anchors: dict[Block, tuple[Block, int]] = {}
-    for b in rev.blocks:
-        for i, s in enumerate(b.stmts):
-            if s.callee() is anchor:
-                anchors[s.args[0].value] = (b, i)  # type: ignore[union-attr]
-    surviving: dict[Block, list[Call]] = {}
+    surviving: dict[Any, list[Call]] = {}
     for blk, refs in rt.refs.items():
         alive = [r for r in refs if r.block is not None and r in r.block.stmts]
         if alive:
             surviving[blk] = alive
+    # The references move to their anchors: take them all out first, so anchor positions hold.
+    all_refs = {id(r) for refs in surviving.values() for r in refs}
+    for b in rev.blocks:
+        b.stmts = [s for s in b.stmts if id(s) not in all_refs]
+    anchors: dict[Any, tuple[Block, int]] = {}
+    for b in rev.blocks:
+        for i, s in enumerate(b.stmts):
+            if s.callee() is anchor:
+                anchors[s.args[0].value] = (b, i)  # type: ignore[union-attr]
     live_globals = {k: r for k, r in rt.global_refs.items() if _used(rev, r)}
 
     tape_values: list[Value] = []  # forward values, in tape order
@@ -75,31 +79,43 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
         return s
 
     inserts: dict[Block, list[tuple[int, list[Call]]]] = {}
-    for blk, refs in surviving.items():
-        rb, idx = anchors[blk]
-        needs = [r.args[0].value for r in refs]  # type: ignore[union-attr]
+    # A block may be undone at more than one site (a while loop's last test): every site pops
+    # the same per-block stack, so the record holds what any of its sites reads.
+    sites_of: dict[Block, list[Any]] = {}
+    for key in surviving:
+        sites_of.setdefault(_block_of(key), []).append(key)
+    for blk, keys in sites_of.items():
+        needs: list[Value] = []
+        for key in keys:
+            for r in surviving[key]:
+                if not any(r.args[0].value is n for n in needs):  # type: ignore[union-attr]
+                    needs.append(r.args[0].value)  # type: ignore[union-attr]
         rec = Call(Const(ops.tuple_of), list(needs), hint=None, loc=blk.stmts[-1].loc if blk.stmts else fwd.loc)
+        _append(blk, rec)
         if blk in rt.top:
-            _append(blk, rec)
+            assert len(keys) == 1
             tape_values.append(rec)
-            load = Call(Const(_tape_item), [], hint=None)
-            tape_refs.append(load)
         else:
             stack = new_stack(("rec", blk), _stack_hint(needs))
-            _append(blk, rec)
             _append(blk, Call(Const(list.append), [stack, rec], loc=rec.loc))
             sref = Call(Const(_stack_ref), [Const(("rec", blk))], hint=_stack_hint(needs))
             tape_values.append(stack)
             tape_refs.append(sref)
-            load = Call(Const(list.pop), [sref])
-        load.tuple_size = len(refs)  # type: ignore[attr-defined]
-        for j, r in enumerate(refs):
-            r.fn, r.args = Const(operator.getitem), [load, Const(j)]
-        rb.stmts = [s for s in rb.stmts if s not in refs]
-        inserts.setdefault(rb, []).append((idx, [load, *refs] if blk not in rt.top else refs))
-        if blk in rt.top:
-            entry_load = load
-            inserts.setdefault(rev.entry, []).append((0, [entry_load]))
+        for key in keys:
+            refs = surviving[key]
+            rb, idx = anchors[key]
+            if blk in rt.top:
+                load = Call(Const(_tape_item), [], hint=None)
+                tape_refs.append(load)
+            else:
+                load = Call(Const(list.pop), [sref])
+            load.tuple_size = len(needs)  # type: ignore[attr-defined]
+            for r in refs:
+                j = next(i for i, n in enumerate(needs) if n is r.args[0].value)  # type: ignore[union-attr]
+                r.fn, r.args = Const(operator.getitem), [load, Const(j)]
+            inserts.setdefault(rb, []).append((idx, [load, *refs] if blk not in rt.top else refs))
+            if blk in rt.top:
+                inserts.setdefault(rev.entry, []).append((0, [load]))
 
     # ---------------------------------------------------------------- control decisions
     for (kind, item), sref in _all_stacks(rt):
@@ -168,6 +184,11 @@ def _stack_hint(needs: list) -> str:
         if h and not h.startswith("%") and h.isidentifier():
             return f"{h}_stack"
     return "stack"
+
+
+def _block_of(key: Any) -> Block:
+    """The forward block of a reverse site: the block itself, or (site name, block)."""
+    return key[1] if isinstance(key, tuple) else key
 
 
 def _tape_item() -> Any:  # placeholder of a top-block record, replaced by a getitem of the tape
@@ -246,12 +267,15 @@ def _record_loop_exits(fn: Function, rt: ReverseTransform, header: Block, kind: 
     t = header.term
     assert isinstance(t, Branch)
     loc = info.loc if info else None
+    before: list[Call] = []
     if kind == "count":
         # A for loop ran len(seq) times when it ends normally (its index stops one short of that).
         value_normal: Value = info.length if info.kind == "for" and info.length is not None else counter
+        if info.kind == "for" and isinstance(value_normal, Call) and value_normal.block is header:
+            before, value_normal = _length_again(value_normal, loc)  # the header's own test reads it
     else:
         value_normal = Const(True)
-    _on_edge(fn, header, t.orelse, [Call(Const(list.append), [stack, value_normal], loc=loc)])
+    _on_edge(fn, header, t.orelse, before + [Call(Const(list.append), [stack, value_normal], loc=loc)])
     for e in _own_exits_loop(loop):
         if e.kind == "raise":
             continue
@@ -260,6 +284,16 @@ def _record_loop_exits(fn: Function, rt: ReverseTransform, header: Block, kind: 
             _on_edge(fn, e.src, e.dst, [plus, Call(Const(list.append), [stack, plus], loc=loc)])
         else:
             _on_edge(fn, e.src, e.dst, [Call(Const(list.append), [stack, Const(False)], loc=loc)])
+
+
+def _length_again(n: Call, loc: Any) -> tuple[list[Call], Call]:
+    """`len(seq)` (or `min(len(a), len(b))`) computed anew where a for loop has just ended."""
+    if n.callee() is min:
+        lens = [Call(Const(len), list(x.args), loc=loc) for x in n.args]  # type: ignore[union-attr]
+        total = Call(Const(min), list(lens), loc=loc)
+        return lens + [total], total
+    again = Call(Const(len), list(n.args), loc=loc)
+    return [again], again
 
 
 def _counter(fn: Function, header: Block) -> Value:
@@ -316,7 +350,8 @@ def _record_item_exits(fn: Function, item: Any, stack: Call) -> None:
         exits = [e for e in _own_exits(item) if e.kind in ("continue", "break", "return")]
         done = item.join
     else:
-        exits = [e for e in _own_exits_loop(item) if e.kind == "return"]
+        # returns from inside the loop, and from its else clause (which runs after the last test)
+        exits = [e for e in _own_exits_loop(item) + item.orelse.exits() if e.kind == "return"]
         done = item.exit
     for e in exits:
         _on_edge(fn, e.src, e.dst if e.kind != "return" else None, [Call(Const(list.append), [stack, Const(True)])])

@@ -58,12 +58,14 @@ class ReverseTransform:
         param_kinds = {k: v.split(":")[0] for k, v in param_kinds.items()}
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
+        self._deletes_as_pops()
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         self.act = Activity(ir, self.resolver.callee, self.uses_self)
         inactive = {p for p in ir.params if p.name in inactive_names}
         if inactive:
             self.act = Activity(ir, self.resolver.callee, self.uses_self, inactive=inactive)
         self.stored = self._storage_backed()
+        self.useful = self._useful()
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
         self.regions = build_regions(ir)
         dom = dominators(ir)
@@ -89,12 +91,57 @@ class ReverseTransform:
         self.needs: dict[Block, list[Value]] = {}
         self.refs: dict[Block, list[Call]] = {}
         self.global_refs: dict[Value, Call] = {}
-        self.cur: Optional[Block] = None
+        self.cur: Any = None  # the forward block (or (site, block)) being reversed
         self.dispatched: dict[Call, Call] = {}  # forward statement -> its rcall
         self.saves: dict[Call, Call] = {}  # forward write -> the statement saving what it overwrites
-        self.anchored: set[Block] = set()
+        self.anchored: set = set()
         self.edge_records: dict[tuple, list[Value]] = {}  # (src, dst) -> values recorded when the edge is taken
         self._keyed_stacks: dict[tuple, Call] = {}
+
+    def _deletes_as_pops(self) -> None:
+        """`del xs[i]` of a list (or dict) this function built is `xs.pop(i)` with the result unused.
+
+        Rewritten so in the forward pass, reverse mode reuses pop's undo: the pullback puts the
+        removed item back where it was (negative indices included) with its adjoint slot, so the
+        items after it line up with their adjoints again.  A slice, or a container whose type is
+        not certain here, stays a `del` (and is refused below, naming the line).
+        """
+        for b in self.ir.blocks:
+            for s in list(b.stmts):
+                if s.callee() is not operator.delitem or len(s.args) != 2 or s.kwargs:
+                    continue
+                obj, index = s.args
+                kind = self._container_kind(obj, set())
+                if kind is None or (isinstance(index, Call) and index.callee() is slice):
+                    continue
+                if isinstance(index, Const) and not isinstance(index.value, (int, str, tuple)) or \
+                        kind == "list" and isinstance(index, Const) and not isinstance(index.value, int):
+                    continue
+                pop = Call(Const(getattr), [obj, Const("pop")], loc=s.loc)
+                pop.block = b
+                b.stmts.insert(b.stmts.index(s), pop)
+                s.fn, s.args = pop, [index]
+
+    def _container_kind(self, v: Value, seen: set) -> Optional[str]:
+        """"list" or "dict" when v is certainly one (built here by a display, list() or dict())."""
+        if v in seen:
+            return "cycle"
+        seen.add(v)
+        if isinstance(v, Call):
+            fn = self.resolver.callee(v)[0]
+            if fn in (ops.list_of, list):
+                return "list"
+            if fn in (ops.dict_of, dict):
+                return "dict"
+            if fn is ops.identity and v.args:
+                return self._container_kind(v.args[0], seen)
+            return None
+        from ..ir.nodes import Phi
+
+        if isinstance(v, Phi):
+            kinds = {self._container_kind(x, seen) for x in v.incoming.values()} - {"cycle"}
+            return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+        return None
 
     def _by_storage(self, v: Value) -> bool:
         """Is v's adjoint (possibly) kept in identity-keyed storage rather than in a local variable?"""
@@ -123,6 +170,51 @@ class ReverseTransform:
                     if not isinstance(v, Const):
                         roots.add(self.act.find(v))
         return {v for v in self.act.parent if self.act.find(v) in roots}
+
+    def _useful(self) -> set:
+        """Values that may influence the result (backward activity): only they get adjoint code.
+
+        Roots are returned values and every statement that may have an effect or share storage
+        (run-time dispatch, writes, reads of parts, user rules, storage-backed values).  A pure
+        statement with a rule is useful only when something useful reads it, so what feeds only
+        a branch test (`while abs(y * y - a) > tol`) gets no reverse code, as it needs none.
+        """
+        useful: set = set()
+        work: list = []
+
+        def mark(v: Value) -> None:
+            if not isinstance(v, (Const, Global)) and v not in useful:
+                useful.add(v)
+                work.append(v)
+
+        defs: dict[Value, Any] = {}
+        for b in self.ir.blocks:
+            for phi in b.phis:
+                defs[phi] = phi
+            for st in b.stmts:
+                defs[st] = st
+                if not self._prunable(st):
+                    mark(st)
+            if isinstance(b.term, Return):
+                mark(b.term.value)
+        while work:
+            v = work.pop()
+            d = defs.get(v)
+            if d is not None:
+                for o in d.operands():
+                    mark(o)
+        return useful
+
+    def _prunable(self, s: Call) -> bool:
+        """A statement without effects whose adjoint code is needed only if its value is used."""
+        fn, rule = self.resolver.callee(s)
+        if fn is None or rule is None or not _hashable(fn) or fn in SPECIAL or fn in INPLACE:
+            return False
+        if rule.mutates or rule.user_rrule is not None or rule.user_frule is not None or "out" in s.kwargs:
+            return False
+        if not (rule.zero or rule.vjp is not None):
+            return False
+        return s not in self.stored
 
     def _mark_loops(self, r: Any, inside: bool) -> None:
         if isinstance(r, Seq):
@@ -155,7 +247,8 @@ class ReverseTransform:
         return NUM_ZERO if self.is_num(v) else ZERO
 
     def active(self, v: Value) -> bool:
-        return v in self.act.active and not isinstance(v, (Const, Global))
+        """Has v an adjoint to compute: does it depend on the inputs and influence the result?"""
+        return v in self.act.active and v in self.useful and not isinstance(v, (Const, Global))
 
     def is_num(self, v: Value) -> bool:
         if isinstance(v, Param):
@@ -319,14 +412,17 @@ class ReverseTransform:
             if self.active(v):
                 self.write_adj(v, self.b.call(shadows.transfer, [crossed, phi_bar, self.read_adj(v)]))
 
-    def rev_block(self, blk: Block) -> None:
+    def rev_block(self, blk: Block, site: Optional[str] = None) -> None:
+        """Reverse one block.  `site` names a second place the same block is undone (its records
+        are popped from the same stack there, so each run of the block is undone exactly once)."""
         prev = self.cur
-        self.cur = blk
-        if blk not in self.anchored:
-            self.b.call(anchor, [Const(blk)])  # where this block's record is loaded
-            self.anchored.add(blk)
+        key: Any = blk if site is None else (site, blk)
+        self.cur = key
+        if key not in self.anchored:
+            self.b.call(anchor, [Const(key)])  # where this block's record is loaded
+            self.anchored.add(key)
         for s in reversed(blk.stmts):
-            if s in self.act.active:
+            if self.active(s):
                 self.b.loc = s.loc
                 self.rev_stmt(s)
         self.cur = prev
@@ -462,11 +558,23 @@ class ReverseTransform:
         # undo the exit edge and the else clause first.
         if self._leaves_early(r):
             normal = self.b.call(list.pop, [self._stack_for(("normal", r.header), "normal_exits")])
-            self._if(normal, lambda: self.rev_seq(r.orelse.items), lambda: None)
+            self._if(normal, lambda: self._rev_normal_exit(r), lambda: None)
         else:
-            self.rev_seq(r.orelse.items)
+            self._rev_normal_exit(r)
         count = self._count(r)
         self._repeat(count, lambda: self.rev_seq(r.body.items))
+
+    def _rev_normal_exit(self, r: Loop) -> None:
+        """Undo a loop's normal end: its else clause, the exit edge, and the last (failed) test.
+
+        A while loop's header runs once more than its body; when the test itself has effects
+        that matter (`while (x := f(x)) < c`), that last run is undone here, from its own
+        record on the header's stack (a second site of the same block).
+        """
+        self.rev_seq(r.orelse.items)
+        info = r.header.loop
+        if info is not None and info.kind == "while" and any(self.active(s) for s in r.header.stmts):
+            self.rev_block(r.header, site="last test")
 
     def _leaves_early(self, r: Loop) -> bool:
         return any(e.kind in ("break", "return", "raise") for e in _own_exits_loop(r))
@@ -502,7 +610,7 @@ class ReverseTransform:
 
         collect(r)
         for b in blocks:
-            if any(s in self.act.active for s in b.stmts) or any(p in self.act.active for p in b.phis):
+            if any(self.active(s) for s in b.stmts) or any(self.active(p) for p in b.phis):
                 return True
             if isinstance(b.term, Return) and self.active(b.term.value):
                 return True

@@ -1,0 +1,66 @@
+"""`super().name(...)` in differentiated methods.
+
+Python's zero-argument `super()` reads the method's hidden `__class__` cell and its first
+argument; generated code has neither, so the frontend passes both explicitly.  And a
+`super` object is a proxy the derivative code cannot see through (the instance's tangent
+would be lost behind it), so `super(C, obj).name(args)` is lowered as
+
+    super_function(C, type(obj), "name")(obj, args)
+
+an ordinary call of the function `super` would find, with the instance passed as an
+argument, so its tangent or adjoint flows like any other argument's.  Finding the function
+reads only classes and a name: nothing differentiable flows in, so both modes call it
+plainly (it is a builtin-style callable with no Python source, on purpose: no rule needed).
+"""
+from __future__ import annotations
+
+import functools
+import types
+from typing import Any, Callable
+
+_AS_IS = (types.FunctionType, types.WrapperDescriptorType, types.MethodDescriptorType)
+
+
+def _find(cls: type, typ: type, name: str) -> Callable:
+    """What `super(cls, obj).name` finds (obj of type `typ`), as a callable taking obj first."""
+    mro = typ.__mro__
+    if cls not in mro:
+        from ..errors import MooncakeError
+
+        raise MooncakeError(
+            f"super() with {cls.__qualname__}: the instance is not a {cls.__qualname__} (super() inside a classmethod "
+            "is not supported by mooncake_ast: call the parent class's method by name, e.g. Base.method.__func__(cls, ...))")
+    for klass in mro[mro.index(cls) + 1:]:
+        if name in vars(klass):
+            raw = vars(klass)[name]
+            break
+    else:
+        raise AttributeError(f"'super' object has no attribute {name!r}")
+    if isinstance(raw, _AS_IS):
+        return raw  # raw(obj, *args) is exactly super(cls, obj).name(*args)
+    if isinstance(raw, staticmethod):
+        return _without_instance(raw.__func__)
+    if isinstance(raw, classmethod):
+        return _without_instance(raw.__get__(None, typ))
+    return _looked_up_when_called(cls, name)
+
+
+def _without_instance(fn: Callable) -> Callable:
+    def call(_instance, *args, **kwargs):
+        return fn(*args, **kwargs)
+
+    return call
+
+
+def _looked_up_when_called(cls: type, name: str) -> Callable:
+    def call(instance, *args, **kwargs):
+        return getattr(super(cls, instance), name)(*args, **kwargs)
+
+    return call
+
+
+# A callable object without Python source or `__call__` code: the runtimes call it plainly
+# when no tangent flows into it (classes and a string never carry one).
+super_function = functools.partial(_find)
+super_function.__module__ = __name__  # type: ignore[attr-defined]
+super_function.__qualname__ = "super_function"  # type: ignore[attr-defined]
