@@ -338,10 +338,7 @@ DECORATOR_CASES = [
     (d_module_nowraps, (1.5,)), (d_module_stacked, (1.5,)), (d_nested_deco, (1.5,)), (d_nested_stacked, (1.5,)),
     (d_static_method, (1.5,)),
 ]
-# functools.wraps wrappers over (*args, **kwargs) need the runtime to bind arguments to the
-# wrapper's own signature (inspect.signature(fn, follow_wrapped=False) in forward/runtime.py
-# and reverse/runtime.py), outside this change: they fail with a TypeError or IndexError, never
-# a wrong value.  Remove the xfail when that lands (strict: an XPASS fails).
+# functools.wraps wrappers over (*args, **kwargs): arguments bind to the wrapper's own signature.
 WRAPS_CASES = [(d_module_wraps, (0.5,)), (d_module_defaults, (0.5,))]
 # Calling functools.wraps inside differentiated code needs a rule for functools.update_wrapper
 # (the partial functools.wraps returns), also outside this change: a MissingRuleError.
@@ -353,7 +350,6 @@ def test_decorators(f, args):
     check_both(f, *args)
 
 
-@pytest.mark.xfail(strict=True, raises=(TypeError, IndexError), reason="runtime binds to the wrapped signature (see comment)")
 @pytest.mark.parametrize("f,args", WRAPS_CASES, ids=lambda x: getattr(x, "__name__", ""))
 def test_wraps_decorators(f, args):
     check_both(f, *args)

@@ -187,12 +187,11 @@ def environment(fn: types.FunctionType) -> list[str]:
 
 def source_digest(fn: types.FunctionType) -> str:
     """A digest of the text the generated module is made from, without parsing it."""
-    target = inspect.unwrap(fn)
-    code = getattr(target, "__code__", None)
+    code = getattr(fn, "__code__", None)  # the function's own code: never the one __wrapped__ names
     try:
         if code is None:
             raise TypeError("not a Python function")
-        lines, first = inspect.getsourcelines(target)
+        lines, first = inspect.getsourcelines(code)
     except (OSError, TypeError):
         from ..frontend.source import function_source
 

@@ -160,7 +160,7 @@ _SIGNATURES: dict = {}
 def _bind_fast(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
     info = _SIGNATURES.get(fn.__code__)
     if info is None:
-        params = list(inspect.signature(fn).parameters.values())
+        params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
         info = _SIGNATURES[fn.__code__] = ([p.name for p in params],
                                            all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params))
     names, simple = info
@@ -178,7 +178,7 @@ def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwa
 
 def bind(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple[tuple, tuple]:
     """Match arguments and their tangents to the parameters (defaults, *args, **kwargs, keywords)."""
-    sig = inspect.signature(fn)
+    sig = inspect.signature(fn, follow_wrapped=False)
     bound = sig.bind(*args, **kwargs)
     dbound = sig.bind_partial(*dargs, **{k: dkwargs.get(k, NoTangent) for k in kwargs})
     primals, tangents = [], []
@@ -225,7 +225,7 @@ def derived_forward(fn: types.FunctionType, kinds: Optional[tuple] = None) -> De
     key = (fn.__code__, id(fn.__globals__), kinds)
     rule = _DERIVED.get(key)
     if rule is None or rule.stale(fn):
-        names = _SIGNATURES.get(fn.__code__, (None,))[0] or list(inspect.signature(fn).parameters)
+        names = _SIGNATURES.get(fn.__code__, (None,))[0] or list(inspect.signature(fn, follow_wrapped=False).parameters)
         try:
             rule = DerivedForward(fn, dict(zip(names, kinds)) if kinds else {})
         except SourceUnavailableError as e:

@@ -78,26 +78,10 @@ def _returned_name(fwd: Any, names: dict) -> str:
     return "out"
 
 
-def _own_source_of_wrapper(fn: types.FunctionType) -> str:
-    """A functools.wraps wrapper is differentiated from its own source (frontend/source.py), but the
-    shared source digest follows `__wrapped__`: key on the wrapper's own lines too, so editing the
-    wrapper never serves a stale derivative."""
-    if getattr(fn, "__wrapped__", None) is None:
-        return ""
-    import hashlib
-    import inspect
-
-    try:
-        lines, first = inspect.getsourcelines(fn.__code__)
-    except (OSError, TypeError):
-        return ""
-    return ":wrapper:" + hashlib.sha256(f"{first}\0{''.join(lines)}".encode()).hexdigest()
-
-
 def generate_reverse(fn: types.FunctionType, kinds: dict[str, str]) -> GeneratedReverse:
     """The reverse module of fn specialised on argument `kinds`: from the cache (keyed before anything is
     generated), else generated now.  What the runtime needs besides the code travels in the entry's header."""
-    key = derivative_key(fn, "reverse:" + repr(sorted(kinds.items())) + _own_source_of_wrapper(fn))
+    key = derivative_key(fn, "reverse:" + repr(sorted(kinds.items())))
 
     def build() -> tuple[str, dict]:
         text, rt = reverse_source_text(fn, kinds)

@@ -322,7 +322,7 @@ _SIGNATURES: dict = {}
 def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
     sig = _SIGNATURES.get(fn.__code__)
     if sig is None:
-        params = list(inspect.signature(fn).parameters.values())
+        params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
         simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         sig = _SIGNATURES[fn.__code__] = (params, simple)
     sig_params, simple = sig
