@@ -490,7 +490,10 @@ class ReverseTransform:
             old = [self.primal(saved)]
         extra = [Const(INPLACE[fn])] if helper is shadows.inplace_reverse else []
         args = [self.primal(a) for a in s.args]
-        bars = [self.read_adj(s.args[i]) if self.active(s.args[i]) else ZERO for i in adjoint_args]
+        # One value in two positions (`v -= v`): its adjoint goes in once, the parts come out added.
+        firsts = [k for k, i in enumerate(adjoint_args) if s.args[i] not in [s.args[j] for j in adjoint_args[:k]]]
+        bars = [self.read_adj(s.args[i]) if self.active(s.args[i]) and k in firsts else ZERO
+                for k, i in enumerate(adjoint_args)]
         y = Const(None) if writes else self.primal(s)
         out = self.b.call(helper, [g if g is not None else ZERO, y, *old, *extra, *args, *bars])
         if not adjoint_args:
@@ -498,11 +501,19 @@ class ReverseTransform:
         if len(adjoint_args) == 1:
             if self.active(s.args[adjoint_args[0]]):
                 self.write_adj(s.args[adjoint_args[0]], out)
-        else:
-            out.tuple_size = len(adjoint_args)  # type: ignore[attr-defined]
-            for k, i in enumerate(adjoint_args):
-                if self.active(s.args[i]):
-                    self.write_adj(s.args[i], self.b.call(operator.getitem, [out, Const(k)]))
+            return
+        out.tuple_size = len(adjoint_args)  # type: ignore[attr-defined]
+        new: dict = {}
+        for k, i in enumerate(adjoint_args):
+            v = s.args[i]
+            if not self.active(v):
+                continue
+            part = self.b.call(operator.getitem, [out, Const(k)])
+            if v in new:
+                part = self.b.call(operator.add if self.is_num(v) else adj.accumulate, [new[v], part])
+            new[v] = part
+        for v, value in new.items():
+            self.write_adj(v, value)
 
     def _rev_ufunc_out(self, s: Call, fn: Any) -> None:
         """`fn(a, b, out=c)` writes c: save it, undo it, route c's adjoint to the inputs."""

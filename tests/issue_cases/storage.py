@@ -89,6 +89,22 @@ def p12(a):
     return np.sum(a * np.arange(4.0))
 
 
+
+def p13(x, a):
+    """The same value on both sides of an in-place operator (`v -= v`, `y *= y`)."""
+    v = np.sum(a)
+    v += x
+    v -= v * 0.5
+    y = x * 1.0
+    y *= y
+    y += y
+    b = a * 1.0
+    b *= b
+    b -= b * 0.5
+    b += b
+    return v + y + np.sum(b)
+
+
 CASES = [
     ("p1 alias write", p1, (np.array([1.0, 2.0, 3.0]),)),
     ("p2 view iadd", p2, (np.array([1.0, 2.0, 3.0]),)),
@@ -102,4 +118,5 @@ CASES = [
     ("p10 nested tuples", p10, (np.array([1.0, 2.0]), 0.7)),
     ("p11 params gen", p11, (np.eye(2) * 0.3, np.ones((1, 2)) * 0.2, np.array([0.5, -0.3]))),
     ("p12 reshape view iadd", p12, (np.array([1.0, 2.0, 3.0, 4.0]),)),
+    ("p13 same operand twice in place", p13, (0.7, np.array([1.0, 2.0]))),
 ]
