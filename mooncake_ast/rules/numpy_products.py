@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import ops
 from ..tangents import NoTangent
-from .numpy_common import _float_dtype, _unb
+from .numpy_common import _float_dtype, _in_storage, _unb
 from .registry import defjvp, defvjp
 
 
@@ -183,8 +183,10 @@ def einsum_adjoint(subscripts, k, g, *operands):
     a diagonal) writes the result onto that diagonal of zeros.  Size-1 axes broadcast against larger
     ones are summed back.
     """
-    if g is NoTangent:
+    if g is NoTangent or np.ndim(g) == 0 and np.ndim(operands[k]) and not np.any(g):
         return NoTangent
+    if len(operands) == 1 and _in_storage(operands[0], g):
+        return NoTangent  # y was a view of the operand (e.g. "ij->ji"): its adjoint is already in the operand's storage
     arrays = [np.asarray(o) for o in operands]
     terms, out = _einsum_terms(subscripts, [a.shape for a in arrays])
     mine, x = terms[k], arrays[k]
@@ -214,9 +216,54 @@ def _einsum_jvp(t, subscripts, operands, k):
     return t.call(einsum_tangent, subscripts, t.call(ops.tuple_of, *operands), t.call(ops.tuple_of, *[t.dz(o) for o in operands]), **k)
 
 
-defjvp(np.einsum, lambda t, y, subscripts, *operands, **k: _einsum_jvp(t, subscripts, operands, k))
-defvjp(np.einsum, lambda t, g, y, subscripts, *operands, **k: (None,) + tuple(
-    t.call(einsum_adjoint, subscripts, i, g, *operands) for i in range(len(operands))))
+def _interleaved_subscripts(args):
+    """np.einsum(op0, sublist0, op1, sublist1, ..., [sublist_out]) as (subscripts string, operands)."""
+    def term(sub):
+        return "".join("..." if i is Ellipsis else string.ascii_letters[int(i)] for i in sub)
+
+    ops_ = list(args[0::2])
+    subs = list(args[1::2])
+    if len(args) % 2:
+        out = args[-1]
+        ops_ = ops_[:-1]
+        return ",".join(term(sb) for sb in subs) + "->" + term(out), ops_
+    return ",".join(term(sb) for sb in subs), ops_
+
+
+def einsum_tangent_any(args, dargs, **kw):
+    """einsum's tangent in either calling form (subscripts string, or interleaved operands and sublists)."""
+    if isinstance(args[0], str):
+        return einsum_tangent(args[0], args[1:], dargs[1:], **kw)
+    subscripts, operands = _interleaved_subscripts(args)
+    return einsum_tangent(subscripts, operands, list(dargs[0::2])[:len(operands)], **kw)
+
+
+def einsum_adjoint_any(i, g, *args):
+    """The adjoint of einsum's positional argument i in either calling form (zero for subscripts and sublists)."""
+    if isinstance(args[0], str):
+        return NoTangent if i == 0 else einsum_adjoint(args[0], i - 1, g, *args[1:])
+    subscripts, operands = _interleaved_subscripts(args)
+    if i % 2 or i // 2 >= len(operands):
+        return NoTangent
+    return einsum_adjoint(subscripts, i // 2, g, *operands)
+
+
+def _einsum_jvp_any(t, args, k):
+    if isinstance(t.value(args[0]), str):
+        return _einsum_jvp(t, args[0], args[1:], k)
+    if all(t.d(o) is None for o in args):
+        return None
+    return t.call(einsum_tangent_any, t.call(ops.tuple_of, *args), t.call(ops.tuple_of, *[t.dz(o) for o in args]), **k)
+
+
+def _einsum_vjp_any(t, g, args):
+    if isinstance(t.value(args[0]), str):
+        return (None,) + tuple(t.call(einsum_adjoint, args[0], i, g, *args[1:]) for i in range(len(args) - 1))
+    return tuple(t.call(einsum_adjoint_any, i, g, *args) for i in range(len(args)))
+
+
+defjvp(np.einsum, lambda t, y, *args, **k: _einsum_jvp_any(t, args, k))
+defvjp(np.einsum, lambda t, g, y, *args, **k: _einsum_vjp_any(t, g, args))
 
 
 def tensordot_subscripts(a, b, axes=2):

@@ -15,17 +15,77 @@ from .registry import defjvp, defvjp
 
 
 # ------------------------------------------------------------------ reductions
-defjvp(np.sum, lambda t, y, x, axis=None, **k: t.lin(np.sum, t.d(x), axis=axis, **k))
+defjvp(np.sum, lambda t, y, x, axis=None, **k: t.add(t.lin(np.sum, t.d(x), axis=axis, **_but(k, "initial")), _initial_jvp(t, y, k)))
 defjvp(np.mean, lambda t, y, x, axis=None, **k: t.lin(np.mean, t.d(x), axis=axis, **k))
 defjvp(np.cumsum, lambda t, y, x, axis=None, **k: t.lin(np.cumsum, t.d(x), axis=axis, **k))
-defjvp(np.max, lambda t, y, x, axis=None, keepdims=False, **k: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims, *_where(k)) if t.d(x) is not None else None)
-defjvp(np.min, lambda t, y, x, axis=None, keepdims=False, **k: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims, *_where(k)) if t.d(x) is not None else None)
-defjvp(np.prod, lambda t, y, x, axis=None, keepdims=False: t.call(prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defjvp(np.max, lambda t, y, x, axis=None, keepdims=False, **k: _extremum_jvp(t, y, x, axis, keepdims, k))
+defjvp(np.min, lambda t, y, x, axis=None, keepdims=False, **k: _extremum_jvp(t, y, x, axis, keepdims, k))
+defjvp(np.prod, lambda t, y, x, axis=None, keepdims=False, **k: _prod_jvp(t, y, x, axis, keepdims, k))
 
 
 def _where(k):
     """The `where=` of a reduction, as extra helper arguments (none when not given, so the common call stays short)."""
     return [k["where"]] if "where" in k else []
+
+
+def _but(k, *names):
+    return {key: v for key, v in k.items() if key not in names}
+
+
+def _refuse_unknown(name, k, known):
+    unknown = set(k) - set(known)
+    if unknown:
+        raise NotImplementedError(f"derivative of {name} with {', '.join(sorted(unknown))}=: not supported")
+
+
+def _initial_jvp(t, y, k):
+    """d(initial) added to every entry of a sum's result (`np.sum(x, initial=c)` is c + the sum)."""
+    if "initial" not in k or t.d(k["initial"]) is None:
+        return None
+    return t.call(spread_like, y, t.d(k["initial"]))
+
+
+def spread_like(y, d):
+    """d (a scalar) as the tangent of y: y's shape, a float for a scalar y."""
+    if np.ndim(y) == 0:
+        return d
+    return np.full(np.shape(y), d, dtype=np.result_type(np.asarray(y).dtype, np.asarray(d).dtype, float))
+
+
+def _extremum_jvp(t, y, x, axis, keepdims, k):
+    _refuse_unknown("np.max/np.min", k, ("out", "initial", "where"))
+    dinit = t.d(k["initial"]) if "initial" in k else None
+    if t.d(x) is None and dinit is None:
+        return None
+    if dinit is None:
+        return t.call(extremum_tangent, x, y, t.d(x), axis, keepdims, *_where(k))
+    return t.call(extremum_tangent_initial, x, y, t.dz(x), axis, keepdims, dinit, k.get("where", True))
+
+
+def _initial_won(x, y, axis, keepdims, where):
+    """Where no entry of x attains the extremum y: the `initial=` value won there (shaped like y)."""
+    mask = _first_extremum(x, y, axis, keepdims, where)
+    return ~np.any(mask, axis=axis, keepdims=keepdims)
+
+
+def extremum_tangent_initial(x, y, dx, axis, keepdims, dinit, where=True):
+    """max/min with initial=: the tangent of the winning entry, or of initial where it won."""
+    won = _initial_won(x, y, axis, keepdims, where)
+    part = 0.0 if dx is NoTangent else extremum_tangent(x, y, dx, axis, keepdims, where)
+    out = np.where(won, dinit, part)
+    return out[()] if out.ndim == 0 else out
+
+
+def extremum_initial_adjoint(x, y, g, axis, keepdims, where=True):
+    """The adjoint of initial= in max/min: g where initial won, summed (initial is a scalar)."""
+    if g is NoTangent:
+        return NoTangent
+    return float(np.sum(np.where(_initial_won(x, y, axis, keepdims, where), g, 0.0)))
+
+
+def _prod_jvp(t, y, x, axis, keepdims, k):
+    _refuse_unknown("np.prod", k, ())
+    return t.call(prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None
 
 
 def _first_extremum(x, y, axis, keepdims, where=True):
@@ -96,12 +156,45 @@ def var_tangent(x, dx, axis, ddof, keepdims):
 
 
 def std_tangent(x, y, dx, axis, ddof, keepdims):
+    """d std = d var / (2 std); 0 where std is 0 (all entries equal, e.g. one entry: a constant there, or a
+    kink like |x| at 0, given the kink value 0)."""
+    dv = var_tangent(x, dx, axis, ddof, keepdims)
+    return _over_2y(dv, y)
+
+
+def _over_2y(v, y):
+    yk = np.asarray(y)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return var_tangent(x, dx, axis, ddof, keepdims) / (2.0 * (y if keepdims or axis is None else y))
+        out = np.where(yk == 0, 0.0, np.asarray(v) / np.where(yk == 0, 1.0, 2.0 * yk))
+    return out[()] if out.ndim == 0 else out
+
+
+def std_adjoint(x, y, g, axis, ddof, keepdims):
+    if g is NoTangent:
+        return NoTangent
+    return var_adjoint(x, _over_2y(g, y), axis, ddof, keepdims)
 
 
 # ================================================================== reverse rules
-defvjp(np.sum, lambda t, g, y, x, axis=None, **k: (t.call(sum_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
+defvjp(np.sum, lambda t, g, y, x, axis=None, **k: (t.call(sum_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),)
+       + _kw_adjoint(t, k, "initial", lambda: t.call(sum_all, g)))
+
+
+def _kw_adjoint(t, k, name, adjoint):
+    """`(KwAdj(name=adjoint()),)` when the keyword operand `name` was given and is differentiated, else ()."""
+    from .registry import KwAdj
+
+    needs = getattr(t, "needs", None)
+    if name not in k or (needs is not None and not needs(k[name])):
+        return ()
+    return (KwAdj({name: adjoint()}),)
+
+
+def sum_all(g):
+    """The adjoint of a scalar added to every entry of a result: the sum of g."""
+    if g is NoTangent:
+        return NoTangent
+    return np.sum(g)
 defvjp(np.mean, lambda t, g, y, x, axis=None, **k: (t.call(mean_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
 
 
@@ -144,12 +237,14 @@ def extremum_adjoint(x, y, g, axis=None, keepdims=False, where=True):
     return np.where(mask, gk, 0.0)
 
 
-defvjp(np.max, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),))
-defvjp(np.min, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),))
+defvjp(np.max, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),)
+       + _kw_adjoint(t, k, "initial", lambda: t.call(extremum_initial_adjoint, x, y, g, axis, keepdims, *_where(k))))
+defvjp(np.min, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),)
+       + _kw_adjoint(t, k, "initial", lambda: t.call(extremum_initial_adjoint, x, y, g, axis, keepdims, *_where(k))))
 defvjp(np.cumsum, lambda t, g, y, x, axis=None, **k: (t.call(cumsum_adjoint, x, g, axis),))
-defvjp(np.prod, lambda t, g, y, x, axis=None, keepdims=False: (t.call(prod_adjoint, x, g, axis, keepdims),))
+defvjp(np.prod, lambda t, g, y, x, axis=None, keepdims=False, **k: _refuse_unknown("np.prod", k, ()) or (t.call(prod_adjoint, x, g, axis, keepdims),))
 defvjp(np.var, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, g, axis, ddof, keepdims),))
-defvjp(np.std, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, t.div(g, t.mul(2.0, y)), axis, ddof, keepdims),))
+defvjp(np.std, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(std_adjoint, x, y, g, axis, ddof, keepdims),))
 
 
 def cumsum_adjoint(x, g, axis=None):
