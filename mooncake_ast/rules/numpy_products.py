@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import ops
 from ..tangents import NoTangent
-from .numpy_common import _float_dtype, _in_storage, _unb
+from .numpy_common import _float_dtype, _in_storage, _no_adjoint, _unb
 from .registry import defjvp, defvjp
 
 
@@ -30,7 +30,7 @@ defvjp(np.matmul, lambda t, g, y, a, b: (t.call(matmul_adjoint_a, g, a, b), t.ca
 
 def dot_adjoint_a(g, a, b):
     """np.dot(a, b) sums a's last axis against b's second-to-last (its only one if b is a vector)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 0 or b.ndim == 0:
@@ -46,7 +46,7 @@ def dot_adjoint_a(g, a, b):
 
 
 def dot_adjoint_b(g, a, b):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 0 or b.ndim == 0:
@@ -59,6 +59,8 @@ def dot_adjoint_b(g, a, b):
 
 
 def matmul_adjoint_a(g, a, b):
+    if _no_adjoint(g):
+        return NoTangent
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 2 and b.ndim == 2:
         return g @ b.T
@@ -74,6 +76,8 @@ def matmul_adjoint_a(g, a, b):
 
 
 def matmul_adjoint_b(g, a, b):
+    if _no_adjoint(g):
+        return NoTangent
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 2 and b.ndim in (1, 2):
         return a.T @ g  # matrix-vector stays matrix-vector
@@ -92,7 +96,7 @@ defvjp(np.inner, lambda t, g, y, a, b: (t.call(inner_adjoint_a, g, a, b), t.call
 
 def outer_adjoint(g, a, b, which):
     """np.outer flattens its inputs: y[i, j] = a.flat[i] * b.flat[j]."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     g = np.asarray(g)
     out = g @ np.ravel(b) if which == 0 else g.T @ np.ravel(a)
@@ -102,7 +106,7 @@ def outer_adjoint(g, a, b, which):
 
 def inner_adjoint_a(g, a, b):
     """np.inner: y[i.., j..] = sum_k a[i.., k] b[j.., k] (a product when either is a scalar)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 0 or b.ndim == 0:
@@ -112,7 +116,7 @@ def inner_adjoint_a(g, a, b):
 
 
 def inner_adjoint_b(g, a, b):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 0 or b.ndim == 0:
@@ -183,7 +187,7 @@ def einsum_adjoint(subscripts, k, g, *operands):
     a diagonal) writes the result onto that diagonal of zeros.  Size-1 axes broadcast against larger
     ones are summed back.
     """
-    if g is NoTangent or np.ndim(g) == 0 and np.ndim(operands[k]) and not np.any(g):
+    if _no_adjoint(g) or np.ndim(g) == 0 and np.ndim(operands[k]) and not np.any(g):
         return NoTangent
     if len(operands) == 1 and _in_storage(operands[0], g):
         return NoTangent  # y was a view of the operand (e.g. "ij->ji"): its adjoint is already in the operand's storage
@@ -293,6 +297,8 @@ def tensordot_right(db, a, axes=2):
 
 
 def tensordot_adjoint(k, g, a, b, axes=2):
+    if _no_adjoint(g):
+        return NoTangent
     return einsum_adjoint(tensordot_subscripts(a, b, axes), k, g, a, b)
 
 
@@ -302,7 +308,7 @@ defvjp(np.tensordot, lambda t, g, y, a, b, axes=2: (t.call(tensordot_adjoint, 0,
 
 def kron_adjoint(k, g, a, b):
     """kron(a, b) viewed with shape (a0, b0, a1, b1, ...) is the outer product: contract g with the other factor."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     A, B = np.asarray(a), np.asarray(b)
     nd = max(A.ndim, B.ndim)
@@ -324,7 +330,7 @@ defvjp(np.kron, lambda t, g, y, a, b: (t.call(kron_adjoint, 0, g, a, b), t.call(
 
 def vdot_adjoint(g, a, b, which):
     """vdot(a, b) = sum(conj(a) * b) over the flattened arrays: a's adjoint conj(g) b, b's g a."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     other = b if which == 0 else a
     res = (np.conjugate(g) if which == 0 else g) * np.ravel(other)
@@ -354,7 +360,7 @@ def cross_tangent(a, b, da, db, **kw):
 def cross_adjoint(g, a, b, which, **kw):
     """y = a x b: a's adjoint is b x g, b's is g x a (then summed over broadcast axes)."""
     _cross_check(a, b, kw)
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     res = np.cross(b, g) if which == 0 else np.cross(g, a)
     return _unb(res, a if which == 0 else b)

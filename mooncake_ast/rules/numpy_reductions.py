@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .numpy_common import _float_dtype, _inexact
+from .numpy_common import _float_dtype, _inexact, _no_adjoint
 from .registry import defjvp, defvjp
 
 
@@ -78,7 +78,7 @@ def extremum_tangent_initial(x, y, dx, axis, keepdims, dinit, where=True):
 
 def extremum_initial_adjoint(x, y, g, axis, keepdims, where=True):
     """The adjoint of initial= in max/min: g where initial won, summed (initial is a scalar)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     return float(np.sum(np.where(_initial_won(x, y, axis, keepdims, where), g, 0.0)))
 
@@ -138,6 +138,8 @@ def _product_of_others(x, axis):
 
 def prod_tangent(x, dx, axis, keepdims):
     """Sum over i of dx_i * prod_{j != i} x_j, exact also when some x_j are zero."""
+    if dx is NoTangent:
+        return NoTangent
     return np.sum(np.multiply(dx, _product_of_others(x, axis)), axis=axis, keepdims=keepdims)
 
 
@@ -170,7 +172,7 @@ def _over_2y(v, y):
 
 
 def std_adjoint(x, y, g, axis, ddof, keepdims):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     return var_adjoint(x, _over_2y(g, y), axis, ddof, keepdims)
 
@@ -192,7 +194,7 @@ def _kw_adjoint(t, k, name, adjoint):
 
 def sum_all(g):
     """The adjoint of a scalar added to every entry of a result: the sum of g."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     return np.sum(g)
 defvjp(np.mean, lambda t, g, y, x, axis=None, **k: (t.call(mean_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
@@ -200,7 +202,7 @@ defvjp(np.mean, lambda t, g, y, x, axis=None, **k: (t.call(mean_adjoint, x, g, a
 
 def sum_adjoint(x, g, axis=None, keepdims=False, where=True):
     """Spread g back over the summed axes (only onto the positions `where=` selected)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     if where is not True:
         return np.where(where, sum_adjoint(x, g, axis, keepdims), 0.0)
@@ -214,7 +216,7 @@ def sum_adjoint(x, g, axis=None, keepdims=False, where=True):
 
 
 def mean_adjoint(x, g, axis=None, keepdims=False, where=True):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     if where is not True:
         x = np.asarray(x)
@@ -230,7 +232,7 @@ def mean_adjoint(x, g, axis=None, keepdims=False, where=True):
 
 def extremum_adjoint(x, y, g, axis=None, keepdims=False, where=True):
     """max/min: g goes to the first position attaining the extremum (ties: the first)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     mask = _first_extremum(x, y, axis, keepdims, where)
     gk = np.asarray(g) if keepdims or axis is None else np.expand_dims(g, axis)
@@ -248,6 +250,8 @@ defvjp(np.std, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepd
 
 
 def cumsum_adjoint(x, g, axis=None):
+    if _no_adjoint(g):
+        return NoTangent
     x = np.asarray(x)
     if axis is None:
         return np.flip(np.cumsum(np.flip(np.asarray(g).reshape(-1)))).reshape(x.shape)
@@ -256,11 +260,15 @@ def cumsum_adjoint(x, g, axis=None):
 
 def prod_adjoint(x, g, axis=None, keepdims=False):
     """g (broadcast back over the reduced axes) times the product of the others (exact with zeros)."""
+    if _no_adjoint(g):
+        return NoTangent
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
     return _product_of_others(x, axis) * gk
 
 
 def var_adjoint(x, g, axis, ddof, keepdims):
+    if _no_adjoint(g):
+        return NoTangent
     x = np.asarray(x)
     n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
     centred = x - x.mean(axis=axis, keepdims=True)
@@ -303,7 +311,7 @@ def cumprod_tangent(x, y, dx, axis=None):
 
 
 def cumprod_adjoint(x, y, g, axis=None):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     v, ax = _cumprod_last(x, axis)
     gv, _ = _cumprod_last(np.asarray(g), axis)
@@ -336,7 +344,7 @@ def sort_tangent(a, da, axis=-1):
 
 
 def sort_adjoint(a, g, axis=-1):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     order = _sort_order(a, axis)
     out = np.zeros(np.shape(a), dtype=_float_dtype(a))
