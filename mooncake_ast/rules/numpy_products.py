@@ -174,7 +174,9 @@ def einsum_tangent(subscripts, operands, tangents, **kw):
         if d is NoTangent:
             continue
         ops_ = list(operands)
-        ops_[i] = np.broadcast_to(d, np.shape(operands[i]))
+        # d itself when it has the operand's shape: then a view einsum returns ("ij->ji", "ii->i") is the same
+        # view of the tangent, and writes through it reach the operand's tangent
+        ops_[i] = d if np.shape(d) == np.shape(operands[i]) else np.broadcast_to(d, np.shape(operands[i]))
         term = np.einsum(subscripts, *ops_, **kw)
         total = term if total is NoTangent else total + term
     return total

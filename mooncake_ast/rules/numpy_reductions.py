@@ -161,20 +161,24 @@ def std_tangent(x, y, dx, axis, ddof, keepdims):
     """d std = d var / (2 std); 0 where std is 0 (all entries equal, e.g. one entry: a constant there, or a
     kink like |x| at 0, given the kink value 0)."""
     dv = var_tangent(x, dx, axis, ddof, keepdims)
-    return _over_2y(dv, y)
+    return _over_2y(dv, y, x)
 
 
-def _over_2y(v, y):
+def _over_2y(v, y, x):
+    """v / (2 y), 0 where the standard deviation y is zero -- or only rounding error of the mean away from
+    it (equal entries give a std of about 1e-17, not 0, and a tangent of rounding noise over it)."""
     yk = np.asarray(y)
+    noise = 16 * np.finfo(_float_dtype(x)).eps * (np.max(np.abs(x)) if np.size(x) else 0.0)
+    flat = np.abs(yk) <= noise
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(yk == 0, 0.0, np.asarray(v) / np.where(yk == 0, 1.0, 2.0 * yk))
+        out = np.where(flat, 0.0, np.asarray(v) / np.where(flat, 1.0, 2.0 * yk))
     return out[()] if out.ndim == 0 else out
 
 
 def std_adjoint(x, y, g, axis, ddof, keepdims):
     if _no_adjoint(g):
         return NoTangent
-    return var_adjoint(x, _over_2y(g, y), axis, ddof, keepdims)
+    return var_adjoint(x, _over_2y(g, y, x), axis, ddof, keepdims)
 
 
 # ================================================================== reverse rules

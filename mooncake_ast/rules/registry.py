@@ -13,6 +13,17 @@ small builder `t` (`t.d(x)` is x's tangent or None for zero, `t.call`,
 Zero-derivative callables give no tangent.  `mutates` lists the argument
 positions a callable writes (activity analysis needs it).  User rules
 (`mc.frule`) take `(primals, tangents)` and return `(out, out_tangent)`.
+
+Templates see their call bound the way the function binds it: operands passed by
+the function's parameter names move into their positional slots first
+(`bind_positional`; `defjvp`/`defvjp` wrap every template with it).  A reverse
+template returns one adjoint per positional argument, then optionally a `KwAdj`
+of adjoints of keyword operands (`np.sum(x, initial=y)`); a caller reads those
+when its builder says `keyword_adjoints` (see `split_adjoints`), and for any
+other caller a differentiated keyword operand is refused, never dropped.
+`out=` is handled here once for every rule: `run_template` (forward) and
+`rcall_into_out` (reverse) run the template on the fresh result and write the
+buffer's tangent, or restore the buffer and route its adjoint.
 """
 from __future__ import annotations
 
@@ -178,9 +189,14 @@ def _binding_vjp(fn: Any, template: Template) -> Template:
     if isinstance(fn, tuple):
         return template
 
+    names_of_template = _template_operand_names(template, 3)
+
     def vjp(t: Any, g: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
         bound, rest = bind_positional(fn, args, kwargs)
         pos, named = split_adjoints(template(t, g, y, *bound, **rest))
+        for i in range(len(bound), len(pos)):  # adjoints of parameters the caller passed by keyword (sum(xs, start=z))
+            if i < len(names_of_template) and names_of_template[i] in rest and pos[i] is not None:
+                named.setdefault(names_of_template[i], pos[i])
         pos += [None] * (len(bound) - len(pos))
         for name, c in zip(_moved_names(fn, len(args), len(bound)), pos[len(args):]):
             named[name] = c
@@ -197,6 +213,20 @@ def _binding_vjp(fn: Any, template: Template) -> Template:
 
     vjp.__wrapped__ = template  # type: ignore[attr-defined]
     return vjp
+
+
+def _template_operand_names(template: Template, skip: int) -> list:
+    """The names of a template's positional operands (after its first `skip` parameters, up to any *args)."""
+    try:
+        params = list(inspect.signature(template).parameters.values())[skip:]
+    except (TypeError, ValueError):
+        return []
+    out = []
+    for p in params:
+        if p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
+            break
+        out.append(p.name)
+    return out
 
 
 def qualified(fn: Any) -> str:
@@ -432,13 +462,14 @@ def _into_out(rule: Rule, fn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwa
     if isinstance(out, tuple) and not single:
         raise NotImplementedError(f"derivative of {qualified(fn)} with several out= arrays: assign the results instead")
     target, dtarget = (out[0], dout[0] if isinstance(dout, tuple) else dout) if single else (out, dout)
+    masked = _is_ufunc(fn) and rest.get("where", True) is not True
+    whole = {k: v for k, v in rest.items() if not (masked and k == "where")}  # masked: every entry, then selected
     hs = [H(a, d) for a, d in zip(args, dargs)]
-    kh = {k: H(v, dkwargs.get(k, NoTangent)) for k, v in rest.items()}
-    fresh_y = fn(*args, **rest)
+    kh = {k: H(v, dkwargs.get(k, NoTangent)) for k, v in whole.items()}
+    fresh_y = fn(*args, **whole)
     dy = rule.jvp(EagerBuilder(), fresh_y, *hs, **kh)  # type: ignore[misc]  # from the inputs before o changes
     if dy is not None and dy is not NoTangent:
         dy = _copy_if_shared(dy, dtarget)
-    masked = _is_ufunc(fn) and rest.get("where", True) is not True
     if masked:
         import numpy as np
 
@@ -496,9 +527,10 @@ def rcall_into_out(rule: Rule, fn: Any, args: tuple, kwargs: dict, builder: Any)
             gy = np.where(where, gy, 0.0)
             np.copyto(sh, 0.0, where=np.asarray(where))
             np.copyto(target, old, where=np.asarray(where))
-        y_val = fn(*args, **rest)
+        whole = {k: v for k, v in rest.items() if not (where is not True and k == "where")}  # gy is masked already
+        y_val = fn(*args, **whole)
         hs = tuple(H(a, None) for a in args)
-        kh = {k: H(v, None) for k, v in rest.items()}
+        kh = {k: H(v, None) for k, v in whole.items()}
         pos, named = run_vjp(rule, fn, builder, gy, H(y_val, None), hs, kh)
         pos = [NoTangent if c is None else c for c in pos]
         named = {k: (NoTangent if c is None else c) for k, c in named.items()}
