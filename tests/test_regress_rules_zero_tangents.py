@@ -64,13 +64,16 @@ def _close(a, b):
 
 
 def _cases():
+    """The first two usable cases of every rule (more add time, not rules)."""
     for name, cases in CASES.items():
+        taken = 0
         for i, case in enumerate(cases):
-            if case.xfail or "forward" not in _modes(name, case):
+            if case.xfail or "forward" not in _modes(name, case) or taken == 2:
                 continue
             live = [k for k, a in enumerate(case.args) if _differentiable(a)]
             if not live or len(case.args) > 5:
                 continue
+            taken += 1
             yield pytest.param(name, case, live, id=f"{name}[{i}]")
 
 
