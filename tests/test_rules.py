@@ -849,6 +849,31 @@ CASES = {
                            C("lambda x: x.take([1], axis=1)", x23)],
     "numpy.ndarray.repeat": [C("lambda x: x.repeat(2)", x3),
                              C("lambda x: x.repeat(2, axis=0)", x23)],
+    # -------------------------------------------------------------- methods of NumPy scalars (np.sum(x) is a np.float64)
+    "numpy.generic.item": [C("lambda x: np.sum(x).item() * 2.0", x3)],
+    "numpy.generic.tolist": [C("lambda x: np.sum(x).tolist() * 2.0", x3)],
+    "numpy.generic.squeeze": [C("lambda x: np.sum(x).squeeze() * 2.0", x3)],
+    "numpy.generic.reshape": [C("lambda x: np.sum(x).reshape(()) * 2.0", x3),
+                              C("lambda x: np.sum(x).reshape(1, 1) * x", x3)],
+    "numpy.generic.ravel": [C("lambda x: np.sum(x).ravel() * x", x3)],
+    "numpy.generic.flatten": [C("lambda x: np.sum(x).flatten() * x", x3)],
+    "numpy.generic.copy": [C("lambda x: np.sum(x).copy() * 2.0", x3)],
+    "numpy.generic.astype": [C("lambda x: np.sum(x).astype(np.float32).astype(float) * 2.0", x3, rtol=1e-4, atol=1e-5)],
+    "numpy.generic.transpose": [C("lambda x: np.sum(x).transpose() * 2.0", x3)],
+    "numpy.generic.take": [C("lambda x: np.sum(x).take(0) * 2.0", x3)],
+    "numpy.generic.repeat": [C("lambda x: np.sum(x).repeat(3) * x", x3)],
+    "numpy.generic.sum": [C("lambda x: np.max(x).sum() * 2.0", x3)],
+    "numpy.generic.mean": [C("lambda x: np.sum(x).mean() * 2.0", x3)],
+    "numpy.generic.max": [C("lambda x: np.sum(x).max() * 2.0", x3)],
+    "numpy.generic.min": [C("lambda x: np.sum(x).min() * 2.0", x3)],
+    "numpy.generic.prod": [C("lambda x: np.sum(x).prod() * 2.0", x3)],
+    "numpy.generic.var": [C("lambda x: np.sum(x).var() + np.sum(x)", x3)],
+    "numpy.generic.std": [C("lambda x: np.sum(x).std() + np.sum(x)", x3)],
+    "numpy.generic.cumsum": [C("lambda x: np.sum(x).cumsum() * x", x3)],
+    "numpy.generic.cumprod": [C("lambda x: np.sum(x).cumprod() * x", x3)],
+    "numpy.generic.clip": [C("lambda x: np.sum(x).clip(-5.0, 5.0) * 2.0", x3)],
+    "numpy.generic.conj": [C("lambda x: np.sum(x).conj() * 2.0", x3)],
+    "numpy.generic.conjugate": [C("lambda x: np.sum(x).conjugate() * 2.0", x3)],
 }
 
 if sp is not None:  # keyed by the function: the catalog names SciPy's ufuncs by their bare names
@@ -1039,6 +1064,12 @@ ZERO_CASES = {
     "numpy.ndarray.any": C("lambda a: (a > 0.0).any() * a", x3),
     "numpy.ndarray.__len__": C("lambda a: a.__len__() * a", x3),
     "numpy.ndarray.round": C("lambda a: (a * 3.0).round() + a", x3),
+    "numpy.generic.argmax": C("lambda a: np.sum(a).argmax() * a", x3),
+    "numpy.generic.argmin": C("lambda a: np.sum(a).argmin() * a", x3),
+    "numpy.generic.argsort": C("lambda a: np.sum(a).argsort() * a", x3),
+    "numpy.generic.all": C("lambda a: np.sum(a).all() * a", x3),
+    "numpy.generic.any": C("lambda a: np.sum(a).any() * a", x3),
+    "numpy.generic.round": C("lambda a: np.sum(a).round() + a", x3),
 }
 # Syntax helpers the frontend emits for f-strings, assert, for-range loops, imports and nested defs:
 # every test using that syntax runs them; they take no differentiable operands of their own.

@@ -108,8 +108,30 @@ defjvp(builtins.abs, lambda t, y, x: t.call(h.abs_tangent, x, t.d(x)) if t.d(x) 
 defjvp(builtins.float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x) is not None else None)
 defjvp(builtins.complex, lambda t, y, real=0.0, imag=0.0: t.call(complex_tangent, t.dz(real), t.dz(imag)) if (t.d(real) is not None or t.d(imag) is not None) else None)
 defjvp(builtins.sum, lambda t, y, xs, start=0: t.add(t.call(sum_tangent, xs, t.d(xs)) if t.d(xs) is not None else None, t.d(start)))
-defjvp(builtins.max, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.max, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
-defjvp(builtins.min, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.min, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
+defjvp(builtins.max, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.max, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs)),
+                                                   *_default_operand(t, kw)))
+defjvp(builtins.min, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.min, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs)),
+                                                   *_default_operand(t, kw)))
+
+
+def _default_operand(t, kw):
+    """max/min(iterable, default=d): d's tangent, as an extra helper argument when d is differentiated."""
+    return [t.d(kw["default"])] if "default" in kw and t.d(kw["default"]) is not None else []
+
+
+def _same_item(x, y):
+    """Is the item x the result y of max/min?  Identity, or equal value (rows of an array are new views
+    each time they are read; `==` on arrays is elementwise, so arrays compare whole)."""
+    if x is y:
+        return True
+    import numpy as np
+
+    if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+        return np.shape(x) == np.shape(y) and bool(np.array_equal(x, y, equal_nan=True))
+    try:
+        return bool(x == y)
+    except (TypeError, ValueError):
+        return False
 defjvp(builtins.pow, lambda t, y, a, b, mod=None: t.add(
     t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
     t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))) if mod is None else None)  # pow(a, b, mod): integers
@@ -178,19 +200,71 @@ def sum_tangent(xs, dxs):
     return out
 
 
-def minmax_tangent(which, y, xs, dxs):
-    """Tangent of max/min: that of the first argument equal to the result (ties: the first)."""
+def minmax_tangent(which, y, xs, dxs, ddefault=NoTangent):
+    """Tangent of max/min: that of the first argument equal to the result (ties: the first); that of
+    `default=` when the iterable was empty."""
     if len(xs) == 1:  # max(iterable)
-        items, ditems = list(xs[0]), dxs[0]
+        items = list(xs[0])
+        if not items:
+            return ddefault
+        ditems = dxs[0]
         if ditems is NoTangent:
             return NoTangent
-        ditems = list(ditems)
+        ditems = iter_tangents(xs[0], ditems)
     else:
         items, ditems = list(xs), list(dxs)
     for x, d in zip(items, ditems):
-        if x is y or x == y:
+        if _same_item(x, y):
             return d
     return NoTangent
+
+
+def minmax_adjoint(y, xs, k, g):
+    """max/min: the first argument (or item of the one iterable) that is the result gets g (ties: the first)."""
+    from ..reverse.adjoints import AdjList, AdjTuple
+
+    if len(xs) == 1:
+        items = list(xs[0])
+        out = [NoTangent] * len(items)
+        for i, v in enumerate(items):
+            if _same_item(v, y):
+                out[i] = g
+                break
+        if isinstance(xs[0], list):
+            return AdjList(out)
+        if _is_array(xs[0]):
+            from .numpy_common import _in_storage
+
+            if _in_storage(xs[0], g):
+                return NoTangent  # the row's adjoint is a view of the array's storage: already counted there
+            return _array_of(xs[0], out)
+        return AdjTuple(out)
+    for i, v in enumerate(xs):
+        if _same_item(v, y):
+            return g if i == k else NoTangent
+    return NoTangent
+
+
+def _is_array(x):
+    import numpy as np
+
+    return isinstance(x, np.ndarray)
+
+
+def _array_of(x, items):
+    """The adjoint of an array iterated over (its rows or entries): the items' adjoints stacked, zeros for none."""
+    import numpy as np
+
+    out = np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x).dtype, float))
+    for i, v in enumerate(items):
+        if v is not NoTangent:
+            out[i] = v
+    return out
+
+
+def minmax_default_adjoint(xs, g):
+    """max/min(iterable, default=d): d gets g when the iterable was empty."""
+    return g if len(xs) == 1 and not list(xs[0]) else NoTangent
 
 
 def list_tangent(xs, dxs):
@@ -285,7 +359,9 @@ defmethod(dict, "get", lambda t, y, d, k, default=None: t.call(dict_get_tangent,
 defmethod(dict, "items", lambda t, y, d: t.call(items_tangent, d, t.d(d)) if t.d(d) is not None else None)
 defmethod(dict, "values", lambda t, y, d: t.call(values_tangent, d, t.d(d)) if t.d(d) is not None else None)
 defmethod(dict, "copy", lambda t, y, d: t.call(dict, t.d(d)) if t.d(d) is not None else None)
-defmethod(dict, "update", lambda t, y, d, other: t.call(dict_update_tangent, t.d(d), other, t.dz(other)) if t.d(d) is not None else None, mutates=(0,))
+defmethod(dict, "update", lambda t, y, d, *other, **kw: t.call(
+    dict_update_tangent, t.d(d), other[0] if other else (), t.dz(other[0]) if other else NoTangent,
+    *[z for k, v in kw.items() for z in (k, t.dz(v))]) if t.d(d) is not None else None, mutates=(0,))
 defzero(*[(dict, _name) for _name in ("keys", "__len__", "__contains__")],
         *[(list, _name) for _name in ("index", "count", "__len__", "__contains__")],
         *[(str, _name) for _name in ("format", "join", "split", "strip", "upper", "lower", "replace", "startswith", "endswith")])
@@ -325,9 +401,18 @@ def values_tangent(d, dd):
     return [dd[k] for k in d]
 
 
-def dict_update_tangent(dd, other, dother):
-    for k in other:
-        dd[k] = dother[k] if dother is not NoTangent else NoTangent
+def dict_update_tangent(dd, other, dother, *kw_tangents):
+    """d.update(other, **kw) on the tangents: other a mapping or pairs, then the keywords (name, tangent, ...)."""
+    if hasattr(other, "keys"):
+        for k in other.keys():
+            dd[k] = dother[k] if dother is not NoTangent else NoTangent
+    else:
+        pairs = list(other)
+        dpairs = [NoTangent] * len(pairs) if dother is NoTangent else list(dother)
+        for (k, _), dpair in zip(pairs, dpairs):
+            dd[k] = _pair_value(dpair) if dpair is not NoTangent else NoTangent
+    for i in range(0, len(kw_tangents), 2):
+        dd[kw_tangents[i]] = kw_tangents[i + 1]
 
 
 # ------------------------------------------------------------------ attributes, closures
@@ -351,6 +436,8 @@ def getattr_tangent(obj, dobj, name, value):
     if isinstance(obj, np.ndarray):
         if name in ("T", "real", "imag", "mT"):
             return getattr(np.asarray(dobj), name)
+        if name == "flat" and isinstance(dobj, np.ndarray):
+            return dobj.flat  # A.flat[i] reads (and A.flat[i] = v writes) the same entries of the tangent
         if callable(value):
             return MethodTangent(dobj)
         return NoTangent
@@ -440,8 +527,18 @@ defvjp(builtins.getattr, lambda t, g, y, obj, name, *d: (t.call(_A().attr_adjoin
 defvjp(builtins.abs, lambda t, g, y, x: (t.mul(g, t.call(h.sign, x)),))
 defvjp(builtins.float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),))
 defvjp(builtins.sum, lambda t, g, y, xs, start=0: (t.call(_A().sum_items_adjoint, xs, g), g))
-defvjp(builtins.max, lambda t, g, y, *xs, **kw: tuple(t.call(_A().minmax_adjoint, y, xs_tuple(t, xs), k, g) for k in range(len(xs))))
-defvjp(builtins.min, lambda t, g, y, *xs, **kw: tuple(t.call(_A().minmax_adjoint, y, xs_tuple(t, xs), k, g) for k in range(len(xs))))
+defvjp(builtins.max, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw))
+defvjp(builtins.min, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw))
+
+
+def _minmax_vjp(t, g, y, xs, kw):
+    from .registry import KwAdj
+
+    out = tuple(t.call(minmax_adjoint, y, xs_tuple(t, xs), k, g) for k in range(len(xs)))
+    needs = getattr(t, "needs", None)
+    if "default" in kw and (needs is None or needs(kw["default"])):
+        out += (KwAdj(default=t.call(minmax_default_adjoint, xs_tuple(t, xs), g)),)
+    return out
 defvjp(builtins.pow, lambda t, g, y, a, b, mod=None: () if mod is not None else (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a), t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a))), b)))
 defvjp(builtins.list, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),))
 defvjp(builtins.tuple, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),))

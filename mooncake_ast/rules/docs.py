@@ -134,11 +134,22 @@ in its second; `t.unb(g, x)` sums an adjoint back to x's shape; `t.value(x)` is 
 operand's value; `t.update(dx, new)` writes an in-place operation's tangent into storage (with
 `defjvp(..., mutates=(0,))`, whose template runs before the call and does not see y).
 
-Helpers receive tangents and adjoints that may be `NoTangent` (a zero of any shape), so they test
-for it first.  Where a function is not differentiable, a rule picks a documented value (the
-conventions below) or raises `NotImplementedError` when it runs; it never guesses.  Reverse
-templates return adjoints of positional arguments only: a template whose callable takes a
-differentiable keyword argument refuses it (see `_refuse_keywords` in numpy_common.py).
+Helpers receive tangents and adjoints that may be `NoTangent` (a zero of any shape, also when it is
+known only as the code runs, e.g. a constant array a helper returned) or, for adjoints, a scalar 0
+standing for an array's zero (`_no_adjoint` in numpy_common.py), so they test for it first.  Where a
+function is not differentiable, a rule picks a documented value (the conventions below) or raises
+`NotImplementedError` when it runs; it never guesses.
+
+Templates see their call bound the way the function binds it: operands passed by the function's
+parameter names (`np.dot(a=A, b=B)`, `np.sum(a=x)`, `np.stack(arrays=xs)`) arrive in their positional
+slots (`registry.bind_positional`, from the function's signature; ufuncs and builtins without one are
+left as called).  A reverse template returns one adjoint per positional argument, then optionally a
+`KwAdj` of adjoints of keyword operands by name (`np.sum(x, initial=y)`, `max([], default=x)`).  A
+caller that does not read keyword adjoints gets a refusal when such an operand is differentiated,
+never a silent zero.  `out=` is handled once for every rule (`run_template` and `rcall_into_out` in
+registry.py): the template computes the fresh result's derivative and never sees `out=`.  A rule whose
+result may be a view of an operand (einsum "ij->ji", broadcast_to, diagonal) does not add an adjoint
+that already sits in the operand's storage (`_in_storage`).
 
 Every rule needs test inputs in `tests/test_rules.py` (the suite fails otherwise): they run
 `mooncake_ast.testing.check_derivatives`, which compares forward mode with finite differences and
@@ -183,6 +194,10 @@ CONVENTIONS = '''\
   nonzero singular values (otherwise the derivative is infinite); `cholesky` and `eigh` differentiate
   with respect to the triangle NumPy reads; `qr` needs a tall or square full-rank matrix; `lstsq` a
   full-rank one.  Unsupported cases raise `NotImplementedError`.
+- **Zero spread**: `np.std` (and `ndarray.std`) where all the entries are equal (one entry, say) has
+  derivative 0, the value of the kink.
+- **NumPy scalars** (`np.float64`, ...) have the rules of the `ndarray` methods they share (`item`,
+  `reshape`, `squeeze`, `tolist`, `sum`, ...).
 - **Complex numbers**: the tangent of a complex value is complex; `np.real`, `np.imag`,
   `np.conjugate`, `complex`, `np.abs` and `np.vdot` follow the inner product Re(conj(a) b) in reverse mode.
 '''

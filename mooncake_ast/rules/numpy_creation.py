@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .numpy_common import _bind, _dense, _no, _refuse_keywords, _unb
+from .numpy_common import _bind, _dense, _no, _no_adjoint, _refuse_keywords, _unb
 from .registry import defjvp, defvjp, defzero
 
 
@@ -65,7 +65,7 @@ def full_tangent(y, dv):
 
 
 def full_adjoint(y, g, v):
-    if g is NoTangent or np.asarray(y).dtype.kind not in "fc":
+    if _no_adjoint(g) or np.asarray(y).dtype.kind not in "fc":
         return NoTangent
     return _unb(g, v)
 
@@ -108,7 +108,7 @@ def arange_tangent(y, dstart, dstep):
 
 
 def arange_adjoint(y, g, x, which):
-    if g is NoTangent or np.asarray(y).dtype.kind not in "fc":
+    if _no_adjoint(g) or np.asarray(y).dtype.kind not in "fc":
         return NoTangent
     g = np.asarray(g)
     return _unb(np.sum(g) if which == 0 else np.sum(g * np.arange(g.size)), x)
@@ -161,7 +161,7 @@ def linspace_tangent(y, dstart, dstop, num=50, endpoint=True, axis=0, retstep=Fa
 
 def linspace_adjoint(y, g, start, stop, num=50, endpoint=True, axis=0, retstep=False, which=0):
     """The adjoint of start (which=0) or stop (which=1)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     samples = np.asarray(y[0] if retstep else y)
     if samples.dtype.kind not in "fc":
@@ -180,6 +180,8 @@ def linspace_adjoint(y, g, start, stop, num=50, endpoint=True, axis=0, retstep=F
 # ================================================================== reverse rules
 def array_adjoint(x, g):
     """The adjoint of the argument of np.array(x): g, split back into x's nesting if x is a list/tuple."""
+    if _no_adjoint(g):
+        return NoTangent
     from ..reverse.adjoints import AdjList, AdjTuple
 
     if isinstance(x, (list, tuple)):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .numpy_common import _inexact, _split, _unb
+from .numpy_common import _inexact, _no_adjoint, _split, _unb
 from .registry import defjvp, defvjp
 
 
 # ------------------------------------------------------------------ linear algebra
 defjvp(np.linalg.norm, lambda t, y, x, ord=None, axis=None, keepdims=False: t.call(norm_tangent, x, y, t.d(x), ord, axis, keepdims) if t.d(x) is not None else None)
-defjvp(np.linalg.inv, lambda t, y, a: t.neg(t.call(np.matmul, y, t.lin(np.matmul, t.d(a), y))))
+defjvp(np.linalg.inv, lambda t, y, a: t.neg(t.linr(np.matmul, y, t.lin(np.matmul, t.d(a), y))))
 defjvp(np.linalg.solve, lambda t, y, a, b: t.call(solve_tangent, a, b, y, t.dz(a), t.dz(b)) if (t.d(a) is not None or t.d(b) is not None) else None)
 
 
@@ -30,7 +30,7 @@ def solve_tangent(a, b, y, da, db):
     if np.ndim(b) == 1:
         return np.linalg.solve(a, rhs[..., None])[..., 0]
     return np.linalg.solve(a, rhs)
-defjvp(np.linalg.det, lambda t, y, a: t.mul(y, t.call(np.trace, t.call(np.linalg.solve, a, t.d(a)), axis1=-2, axis2=-1)) if t.d(a) is not None else None)
+defjvp(np.linalg.det, lambda t, y, a: t.mul(y, t.call(logdet_tangent, a, t.d(a))) if t.d(a) is not None else None)
 
 
 def _norm_gradient(x, ord, axis):
@@ -101,6 +101,8 @@ def _first_along(hit, axis):
 
 
 def norm_tangent(x, y, dx, ord, axis, keepdims):
+    if dx is NoTangent:
+        return NoTangent  # a constant known only when the code runs
     grad, axes = _norm_gradient(x, ord, axis)
     # a norm is real: for complex x its change is Re(sum(conj(grad) dx)), grad built from the phases x / |x|
     out = np.sum(grad * dx if not np.iscomplexobj(grad) else np.real(np.conj(grad) * dx), axis=axes, keepdims=keepdims)
@@ -109,7 +111,7 @@ def norm_tangent(x, y, dx, ord, axis, keepdims):
 
 # ================================================================== reverse rules
 def norm_adjoint(x, y, g, ord=None, axis=None, keepdims=False):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     grad, axes = _norm_gradient(x, ord, axis)
     gk = np.asarray(g) if keepdims else np.expand_dims(g, axes)
@@ -129,19 +131,19 @@ def _mT(a):
 
 def _parts(g, n):
     """The n component adjoints of a tuple result's adjoint (NoTangent where it has none)."""
-    if g is NoTangent or g is None:
+    if _no_adjoint(g) or g is None:
         return [NoTangent] * n
     items = [NoTangent if v is None else v for v in list(g)]
     return items + [NoTangent] * (n - len(items))
 
 
 def _dense_or_zero(g, like):
-    return np.zeros(np.shape(like)) if g is NoTangent else np.asarray(g)
+    return np.zeros(np.shape(like)) if _no_adjoint(g) else np.asarray(g)
 
 
 def solve_vjp(g, y, a, b):
     """x = solve(a, b): b's adjoint solve(a^T, g); a's -b_bar x^T.  A 1-D b is one vector (NumPy 2 rule)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent, NoTangent
     g = np.asarray(g)
     if np.ndim(b) == 1:
@@ -155,7 +157,7 @@ def solve_vjp(g, y, a, b):
 
 def det_adjoint(a, y, g):
     """d det(A) = det(A) tr(A^-1 dA): A's adjoint g det(A) A^-T (a singular A raises LinAlgError)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     return (np.asarray(g) * y)[..., None, None] * _mT(np.linalg.inv(a))
 
@@ -170,7 +172,16 @@ def _real_only(name, *arrays):
 def slogdet_tangent(a, y, da):
     """(sign, log|det|): the sign is locally constant; d log|det A| = tr(A^-1 dA)."""
     _real_only("slogdet", a)
-    return NoTangent, np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+    if da is NoTangent:
+        return NoTangent
+    return NoTangent, logdet_tangent(a, da)
+
+
+def logdet_tangent(a, da):
+    """d log|det A| = tr(A^-1 dA) (NoTangent for a zero dA)."""
+    if da is NoTangent:
+        return NoTangent
+    return np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
 
 
 def slogdet_adjoint(a, y, g):
@@ -217,7 +228,7 @@ def cholesky_tangent(a, y, da, upper=False):
 
 
 def cholesky_adjoint(a, y, g, upper=False):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     L = _mT(y) if upper else y
     Lbar = _mT(np.asarray(g)) if upper else np.asarray(g)
@@ -268,7 +279,7 @@ def eigvalsh_tangent(a, y, da, UPLO="L"):
 
 
 def eigvalsh_adjoint(a, y, g, UPLO="L"):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     _, V = np.linalg.eigh(a, UPLO=UPLO)
     return _sym_seen_adjoint((V * np.asarray(g)[..., None, :]) @ _mT(V), UPLO == "U")
@@ -359,7 +370,7 @@ def svd_tangent(a, y, da, full_matrices=True, compute_uv=True, hermitian=False):
 
 def svd_adjoint(a, y, g, full_matrices=True, compute_uv=True, hermitian=False):
     if not compute_uv:
-        if g is NoTangent:
+        if _no_adjoint(g):
             return NoTangent
         U, s, Vh = np.linalg.svd(a, full_matrices=False)
         return (U * np.asarray(g)[..., None, :]) @ Vh
@@ -409,10 +420,12 @@ def lstsq_tangent(a, b, y, da, db):
     """x = pinv(A) b for a full-rank A: dx = -A+ dA x + A+ A+^T dA^T r + (I - A+ A) dA^T A+^T x + A+ db;
     the residual sums |r_j|^2 change by 2 r_j^T (db_j - dA x_j); the singular values by u_i^T dA v_i."""
     _real_only("lstsq", a, b)
+    if da is NoTangent and db is NoTangent:
+        return NoTangent
     P, X, R = _lstsq_parts(a, b, y)
     x, res, _, s = y
     n = np.shape(a)[1]
-    dA = 0.0 if da is NoTangent else np.broadcast_to(da, np.shape(a))
+    dA = np.zeros(np.shape(a)) if da is NoTangent else np.broadcast_to(da, np.shape(a))
     dB = 0.0 if db is NoTangent else _inexact(db).reshape(R.shape)
     dX = P @ (dB - dA @ X) + P @ _mT(P) @ (_mT(dA) @ R) + (np.eye(n) - P @ np.asarray(a)) @ (_mT(dA) @ (_mT(P) @ X))
     dres = 2.0 * np.sum(R * (dB - dA @ X), axis=0) if np.size(res) else np.zeros(np.shape(res))

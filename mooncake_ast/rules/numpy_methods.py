@@ -11,20 +11,15 @@ import numpy as np
 
 from .. import ops
 from ..tangents import NoTangent
-from .numpy_common import _float_dtype, _no, _no_out
+from .numpy_common import _float_dtype, _linear, _no, _no_adjoint, _no_out
 from .numpy_elementwise import _clip_bounds, _clip_jvp, _clip_vjp, conjugate_adjoint
 from .numpy_products import dot_adjoint_a, dot_adjoint_b
-from .numpy_reductions import (_where, cumprod_adjoint, cumprod_tangent, cumsum_adjoint, extremum_adjoint, extremum_tangent,
-                               mean_adjoint, prod_adjoint, prod_tangent, std_tangent, sum_adjoint, var_adjoint, var_tangent)
 from .numpy_shapes import diagonal_adjoint, repeat_adjoint, swapaxes_adjoint, take_adjoint, trace_adjoint, transpose_adjoint
-from .registry import defmethod, defvjp_method, defzero
+from .registry import all_rules, defmethod, defvjp_method, defzero, lookup
 
 
 # ------------------------------------------------------------------ array methods (self first)
 nd = np.ndarray
-defmethod(nd, "sum", lambda t, y, x, axis=None, **k: t.lin(np.sum, t.d(x), axis=axis, **k))
-defmethod(nd, "mean", lambda t, y, x, axis=None, **k: t.lin(np.mean, t.d(x), axis=axis, **k))
-defmethod(nd, "cumsum", lambda t, y, x, axis=None, **k: t.lin(np.cumsum, t.d(x), axis=axis, **k))
 defmethod(nd, "dot", lambda t, y, a, b: t.add(t.lin(np.dot, t.d(a), b), t.linr(np.dot, a, t.d(b))))
 defmethod(nd, "reshape", lambda t, y, x, *shape, **k: t.lin(reshape_tangent, t.d(x), *shape, **k))
 defmethod(nd, "transpose", lambda t, y, x, *axes: t.lin(transpose_tangent, t.d(x), *axes))
@@ -32,9 +27,6 @@ defmethod(nd, "copy", lambda t, y, x, *a, **k: t.lin(np.copy, t.d(x)))
 defmethod(nd, "ravel", lambda t, y, x, *a, **k: t.lin(np.ravel, t.d(x), *a, **k))
 defmethod(nd, "flatten", lambda t, y, x, *a, **k: t.lin(flatten_tangent, t.d(x), *a, **k))
 defmethod(nd, "squeeze", lambda t, y, x, *a, **k: t.lin(np.squeeze, t.d(x), *a, **k))
-defmethod(nd, "max", lambda t, y, x, axis=None, keepdims=False, **k: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims, *_where(k)) if t.d(x) is not None else None)
-defmethod(nd, "min", lambda t, y, x, axis=None, keepdims=False, **k: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims, *_where(k)) if t.d(x) is not None else None)
-defmethod(nd, "prod", lambda t, y, x, axis=None, keepdims=False: t.call(prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None)
 defmethod(nd, "astype", lambda t, y, x, dtype, *a, **k: t.call(astype_tangent, y, t.d(x)) if t.d(x) is not None else None)
 defmethod(nd, "item", lambda t, y, x, *a: t.call(item_tangent, t.d(x), *a) if t.d(x) is not None else None)
 defmethod(nd, "tolist", lambda t, y, x: t.call(tolist_tangent, t.d(x)) if t.d(x) is not None else None)
@@ -74,16 +66,10 @@ def fill_tangent(dx, dv):
 
 
 # ------------------------------------------------------------------ statistics
-defmethod(nd, "var", lambda t, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: t.call(var_tangent, x, t.d(x), axis, ddof, keepdims) if t.d(x) is not None else None)
-defmethod(nd, "std", lambda t, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: t.call(std_tangent, x, y, t.d(x), axis, ddof, keepdims) if t.d(x) is not None else None)
 
 
 # ================================================================== reverse rules
-defvjp_method(nd, "sum", lambda t, g, y, x, axis=None, **k: (t.call(sum_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
-defvjp_method(nd, "mean", lambda t, g, y, x, axis=None, **k: (t.call(mean_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
 defvjp_method(nd, "dot", lambda t, g, y, a, b: (t.call(dot_adjoint_a, g, a, b), t.call(dot_adjoint_b, g, a, b)))
-defvjp_method(nd, "max", lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),))
-defvjp_method(nd, "min", lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),))
 defvjp_method(nd, "copy", lambda t, g, y, x, *a, **k: (g,))
 defvjp_method(nd, "reshape", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
 defvjp_method(nd, "ravel", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),))
@@ -93,21 +79,17 @@ defvjp_method(nd, "transpose", lambda t, g, y, x, *axes: (t.call(transpose_adjoi
 defvjp_method(nd, "astype", lambda t, g, y, x, *a, **k: (t.call(astype_adjoint, x, g, y),) + (None,) * len(a))
 defvjp_method(nd, "item", lambda t, g, y, x, *a: (t.call(item_adjoint_array, x, g, *a),) + (None,) * len(a))
 defvjp_method(nd, "squeeze", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
-defvjp_method(nd, "cumsum", lambda t, g, y, x, axis=None, **k: (t.call(cumsum_adjoint, x, g, axis),))
-defvjp_method(nd, "prod", lambda t, g, y, x, axis=None, keepdims=False: (t.call(prod_adjoint, x, g, axis, keepdims),))
-defvjp_method(nd, "var", lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, g, axis, ddof, keepdims),))
-defvjp_method(nd, "std", lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, t.div(g, t.mul(2.0, y)), axis, ddof, keepdims),))
 
 
 def astype_adjoint(x, g, y=None):
-    if g is NoTangent or np.asarray(x).dtype.kind not in "fc" or (y is not None and np.asarray(y).dtype.kind not in "fc"):
+    if _no_adjoint(g) or np.asarray(x).dtype.kind not in "fc" or (y is not None and np.asarray(y).dtype.kind not in "fc"):
         return NoTangent  # an integer result carries no derivative
     return np.asarray(g).astype(np.asarray(x).dtype)
 
 
 def item_adjoint_array(x, g, *a):
     """x.item(*a): one int is an index into the flattened array, several (or a tuple) a multi-index."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     out = np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x).dtype, float))
     if len(a) == 1 and isinstance(a[0], (int, np.integer)):
@@ -120,9 +102,9 @@ def item_adjoint_array(x, g, *a):
 
 
 # ================================================================== more array methods, both modes
-defmethod(nd, "diagonal", lambda t, y, x, *a, **k: t.lin(np.diagonal, t.d(x), *a, **k))
+defmethod(nd, "diagonal", lambda t, y, x, *a, **k: _linear(t, np.diagonal, t.d(x), *a, **k))
 defvjp_method(nd, "diagonal", lambda t, g, y, x, offset=0, axis1=0, axis2=1: (t.call(diagonal_adjoint, x, g, offset, axis1, axis2),))
-defmethod(nd, "trace", lambda t, y, x, *a, **k: t.lin(np.trace, t.d(x), *a, **_no_out(t, "ndarray.trace", k)))
+defmethod(nd, "trace", lambda t, y, x, *a, **k: _linear(t, np.trace, t.d(x), *a, **_no_out(t, "ndarray.trace", k)))
 defvjp_method(nd, "trace", lambda t, g, y, x, offset=0, axis1=0, axis2=1, **k: (t.call(trace_adjoint, x, g, offset, axis1, axis2),))
 defmethod(nd, "swapaxes", lambda t, y, x, axis1, axis2: t.lin(np.swapaxes, t.d(x), axis1, axis2))
 defvjp_method(nd, "swapaxes", lambda t, g, y, x, axis1, axis2: (t.call(swapaxes_adjoint, g, axis1, axis2), None, None))
@@ -133,14 +115,12 @@ defmethod(nd, "take", lambda t, y, x, *a, **k: t.lin(np.take, t.d(x), *a, **_no_
 defvjp_method(nd, "take", lambda t, g, y, x, indices, axis=None, out=None, mode="raise": (t.call(take_adjoint, x, g, indices, axis, mode),))
 defmethod(nd, "repeat", lambda t, y, x, *a, **k: t.lin(np.repeat, t.d(x), *a, **k))
 defvjp_method(nd, "repeat", lambda t, g, y, x, repeats, axis=None: (t.call(repeat_adjoint, x, g, repeats, axis), None, None))
-defmethod(nd, "cumprod", lambda t, y, x, axis=None, **k: t.call(cumprod_tangent, x, y, t.d(x), axis) if t.d(x) is not None else None)
-defvjp_method(nd, "cumprod", lambda t, g, y, x, axis=None, **k: (t.call(cumprod_adjoint, x, y, g, axis),))
 defvjp_method(nd, "tolist", lambda t, g, y, x: (t.call(tolist_adjoint, x, g),))
 
 
 def tolist_adjoint(x, g):
     """x.tolist() (nested lists of Python numbers): their adjoints, back as an array (zeros where none)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
 
     def dense(v):
@@ -151,3 +131,40 @@ def tolist_adjoint(x, g):
         return v
 
     return np.asarray(dense(g), dtype=_float_dtype(x)).reshape(np.shape(x))
+
+
+# ================================================================== methods that are the function with self first
+def _as_method(name, fn):
+    """ndarray.<name>(...) is fn(self, ...) with the same parameters: one rule for both (out=, initial=, where=,
+    keyword operands and the conventions at kinks stay the same)."""
+    r = lookup(fn)
+    if r is not None and r.jvp is not None:
+        defmethod(nd, name, r.jvp_template or r.jvp)
+    if r is not None and r.vjp is not None:
+        defvjp_method(nd, name, getattr(r.vjp, "__wrapped__", r.vjp))
+
+
+for _name, _fn in (("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min), ("prod", np.prod),
+                   ("var", np.var), ("std", np.std), ("cumsum", np.cumsum), ("cumprod", np.cumprod)):
+    _as_method(_name, _fn)
+
+
+# ================================================================== NumPy scalars
+_SCALAR_METHODS = frozenset({  # the ndarray methods a NumPy scalar has and can run (no fill, diagonal, swapaxes, trace)
+    "item", "tolist", "squeeze", "reshape", "ravel", "flatten", "copy", "astype", "transpose", "take", "repeat",
+    "sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "cumprod", "clip", "conj", "conjugate",
+    "argmax", "argmin", "argsort", "all", "any", "round"})
+
+
+def _scalar_methods():
+    """NumPy scalars (np.float64(2.0).item(), .reshape(()), .squeeze(), .tolist(), .sum(), ...) have the
+    methods of 0-d arrays: the same rules, keyed by np.generic (they would otherwise find no rule)."""
+    for key, rule in all_rules().items():
+        if isinstance(key, tuple) and key[0] is nd and key[1] in _SCALAR_METHODS and (np.generic, key[1]) not in all_rules():
+            if rule.zero:
+                defzero((np.generic, key[1]), mutates=rule.mutates)
+                continue
+            if rule.jvp is not None:
+                defmethod(np.generic, key[1], rule.jvp_template or rule.jvp, mutates=rule.mutates)
+            if rule.vjp is not None:
+                defvjp_method(np.generic, key[1], rule.vjp)

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import ops
 from ..tangents import NoTangent
-from .numpy_common import _float_dtype, _unb
+from .numpy_common import _float_dtype, _in_storage, _no_adjoint, _unb
 from .registry import defjvp, defvjp
 
 
@@ -30,7 +30,7 @@ defvjp(np.matmul, lambda t, g, y, a, b: (t.call(matmul_adjoint_a, g, a, b), t.ca
 
 def dot_adjoint_a(g, a, b):
     """np.dot(a, b) sums a's last axis against b's second-to-last (its only one if b is a vector)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 0 or b.ndim == 0:
@@ -46,7 +46,7 @@ def dot_adjoint_a(g, a, b):
 
 
 def dot_adjoint_b(g, a, b):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 0 or b.ndim == 0:
@@ -59,6 +59,8 @@ def dot_adjoint_b(g, a, b):
 
 
 def matmul_adjoint_a(g, a, b):
+    if _no_adjoint(g):
+        return NoTangent
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 2 and b.ndim == 2:
         return g @ b.T
@@ -74,6 +76,8 @@ def matmul_adjoint_a(g, a, b):
 
 
 def matmul_adjoint_b(g, a, b):
+    if _no_adjoint(g):
+        return NoTangent
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 2 and b.ndim in (1, 2):
         return a.T @ g  # matrix-vector stays matrix-vector
@@ -92,7 +96,7 @@ defvjp(np.inner, lambda t, g, y, a, b: (t.call(inner_adjoint_a, g, a, b), t.call
 
 def outer_adjoint(g, a, b, which):
     """np.outer flattens its inputs: y[i, j] = a.flat[i] * b.flat[j]."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     g = np.asarray(g)
     out = g @ np.ravel(b) if which == 0 else g.T @ np.ravel(a)
@@ -102,7 +106,7 @@ def outer_adjoint(g, a, b, which):
 
 def inner_adjoint_a(g, a, b):
     """np.inner: y[i.., j..] = sum_k a[i.., k] b[j.., k] (a product when either is a scalar)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 0 or b.ndim == 0:
@@ -112,7 +116,7 @@ def inner_adjoint_a(g, a, b):
 
 
 def inner_adjoint_b(g, a, b):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 0 or b.ndim == 0:
@@ -170,7 +174,9 @@ def einsum_tangent(subscripts, operands, tangents, **kw):
         if d is NoTangent:
             continue
         ops_ = list(operands)
-        ops_[i] = np.broadcast_to(d, np.shape(operands[i]))
+        # d itself when it has the operand's shape: then a view einsum returns ("ij->ji", "ii->i") is the same
+        # view of the tangent, and writes through it reach the operand's tangent
+        ops_[i] = d if np.shape(d) == np.shape(operands[i]) else np.broadcast_to(d, np.shape(operands[i]))
         term = np.einsum(subscripts, *ops_, **kw)
         total = term if total is NoTangent else total + term
     return total
@@ -183,8 +189,10 @@ def einsum_adjoint(subscripts, k, g, *operands):
     a diagonal) writes the result onto that diagonal of zeros.  Size-1 axes broadcast against larger
     ones are summed back.
     """
-    if g is NoTangent:
+    if _no_adjoint(g) or np.ndim(g) == 0 and np.ndim(operands[k]) and not np.any(g):
         return NoTangent
+    if len(operands) == 1 and _in_storage(operands[0], g):
+        return NoTangent  # y was a view of the operand (e.g. "ij->ji"): its adjoint is already in the operand's storage
     arrays = [np.asarray(o) for o in operands]
     terms, out = _einsum_terms(subscripts, [a.shape for a in arrays])
     mine, x = terms[k], arrays[k]
@@ -214,9 +222,54 @@ def _einsum_jvp(t, subscripts, operands, k):
     return t.call(einsum_tangent, subscripts, t.call(ops.tuple_of, *operands), t.call(ops.tuple_of, *[t.dz(o) for o in operands]), **k)
 
 
-defjvp(np.einsum, lambda t, y, subscripts, *operands, **k: _einsum_jvp(t, subscripts, operands, k))
-defvjp(np.einsum, lambda t, g, y, subscripts, *operands, **k: (None,) + tuple(
-    t.call(einsum_adjoint, subscripts, i, g, *operands) for i in range(len(operands))))
+def _interleaved_subscripts(args):
+    """np.einsum(op0, sublist0, op1, sublist1, ..., [sublist_out]) as (subscripts string, operands)."""
+    def term(sub):
+        return "".join("..." if i is Ellipsis else string.ascii_letters[int(i)] for i in sub)
+
+    ops_ = list(args[0::2])
+    subs = list(args[1::2])
+    if len(args) % 2:
+        out = args[-1]
+        ops_ = ops_[:-1]
+        return ",".join(term(sb) for sb in subs) + "->" + term(out), ops_
+    return ",".join(term(sb) for sb in subs), ops_
+
+
+def einsum_tangent_any(args, dargs, **kw):
+    """einsum's tangent in either calling form (subscripts string, or interleaved operands and sublists)."""
+    if isinstance(args[0], str):
+        return einsum_tangent(args[0], args[1:], dargs[1:], **kw)
+    subscripts, operands = _interleaved_subscripts(args)
+    return einsum_tangent(subscripts, operands, list(dargs[0::2])[:len(operands)], **kw)
+
+
+def einsum_adjoint_any(i, g, *args):
+    """The adjoint of einsum's positional argument i in either calling form (zero for subscripts and sublists)."""
+    if isinstance(args[0], str):
+        return NoTangent if i == 0 else einsum_adjoint(args[0], i - 1, g, *args[1:])
+    subscripts, operands = _interleaved_subscripts(args)
+    if i % 2 or i // 2 >= len(operands):
+        return NoTangent
+    return einsum_adjoint(subscripts, i // 2, g, *operands)
+
+
+def _einsum_jvp_any(t, args, k):
+    if isinstance(t.value(args[0]), str):
+        return _einsum_jvp(t, args[0], args[1:], k)
+    if all(t.d(o) is None for o in args):
+        return None
+    return t.call(einsum_tangent_any, t.call(ops.tuple_of, *args), t.call(ops.tuple_of, *[t.dz(o) for o in args]), **k)
+
+
+def _einsum_vjp_any(t, g, args):
+    if isinstance(t.value(args[0]), str):
+        return (None,) + tuple(t.call(einsum_adjoint, args[0], i, g, *args[1:]) for i in range(len(args) - 1))
+    return tuple(t.call(einsum_adjoint_any, i, g, *args) for i in range(len(args)))
+
+
+defjvp(np.einsum, lambda t, y, *args, **k: _einsum_jvp_any(t, args, k))
+defvjp(np.einsum, lambda t, g, y, *args, **k: _einsum_vjp_any(t, g, args))
 
 
 def tensordot_subscripts(a, b, axes=2):
@@ -246,6 +299,8 @@ def tensordot_right(db, a, axes=2):
 
 
 def tensordot_adjoint(k, g, a, b, axes=2):
+    if _no_adjoint(g):
+        return NoTangent
     return einsum_adjoint(tensordot_subscripts(a, b, axes), k, g, a, b)
 
 
@@ -255,7 +310,7 @@ defvjp(np.tensordot, lambda t, g, y, a, b, axes=2: (t.call(tensordot_adjoint, 0,
 
 def kron_adjoint(k, g, a, b):
     """kron(a, b) viewed with shape (a0, b0, a1, b1, ...) is the outer product: contract g with the other factor."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     A, B = np.asarray(a), np.asarray(b)
     nd = max(A.ndim, B.ndim)
@@ -277,7 +332,7 @@ defvjp(np.kron, lambda t, g, y, a, b: (t.call(kron_adjoint, 0, g, a, b), t.call(
 
 def vdot_adjoint(g, a, b, which):
     """vdot(a, b) = sum(conj(a) * b) over the flattened arrays: a's adjoint conj(g) b, b's g a."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     other = b if which == 0 else a
     res = (np.conjugate(g) if which == 0 else g) * np.ravel(other)
@@ -307,7 +362,7 @@ def cross_tangent(a, b, da, db, **kw):
 def cross_adjoint(g, a, b, which, **kw):
     """y = a x b: a's adjoint is b x g, b's is g x a (then summed over broadcast axes)."""
     _cross_check(a, b, kw)
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     res = np.cross(b, g) if which == 0 else np.cross(g, a)
     return _unb(res, a if which == 0 else b)

@@ -10,22 +10,82 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .numpy_common import _float_dtype, _inexact
+from .numpy_common import _float_dtype, _inexact, _no_adjoint
 from .registry import defjvp, defvjp
 
 
 # ------------------------------------------------------------------ reductions
-defjvp(np.sum, lambda t, y, x, axis=None, **k: t.lin(np.sum, t.d(x), axis=axis, **k))
+defjvp(np.sum, lambda t, y, x, axis=None, **k: t.add(t.lin(np.sum, t.d(x), axis=axis, **_but(k, "initial")), _initial_jvp(t, y, k)))
 defjvp(np.mean, lambda t, y, x, axis=None, **k: t.lin(np.mean, t.d(x), axis=axis, **k))
 defjvp(np.cumsum, lambda t, y, x, axis=None, **k: t.lin(np.cumsum, t.d(x), axis=axis, **k))
-defjvp(np.max, lambda t, y, x, axis=None, keepdims=False, **k: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims, *_where(k)) if t.d(x) is not None else None)
-defjvp(np.min, lambda t, y, x, axis=None, keepdims=False, **k: t.call(extremum_tangent, x, y, t.d(x), axis, keepdims, *_where(k)) if t.d(x) is not None else None)
-defjvp(np.prod, lambda t, y, x, axis=None, keepdims=False: t.call(prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None)
+defjvp(np.max, lambda t, y, x, axis=None, keepdims=False, **k: _extremum_jvp(t, y, x, axis, keepdims, k))
+defjvp(np.min, lambda t, y, x, axis=None, keepdims=False, **k: _extremum_jvp(t, y, x, axis, keepdims, k))
+defjvp(np.prod, lambda t, y, x, axis=None, keepdims=False, **k: _prod_jvp(t, y, x, axis, keepdims, k))
 
 
 def _where(k):
     """The `where=` of a reduction, as extra helper arguments (none when not given, so the common call stays short)."""
     return [k["where"]] if "where" in k else []
+
+
+def _but(k, *names):
+    return {key: v for key, v in k.items() if key not in names}
+
+
+def _refuse_unknown(name, k, known):
+    unknown = set(k) - set(known)
+    if unknown:
+        raise NotImplementedError(f"derivative of {name} with {', '.join(sorted(unknown))}=: not supported")
+
+
+def _initial_jvp(t, y, k):
+    """d(initial) added to every entry of a sum's result (`np.sum(x, initial=c)` is c + the sum)."""
+    if "initial" not in k or t.d(k["initial"]) is None:
+        return None
+    return t.call(spread_like, y, t.d(k["initial"]))
+
+
+def spread_like(y, d):
+    """d (a scalar) as the tangent of y: y's shape, a float for a scalar y."""
+    if np.ndim(y) == 0:
+        return d
+    return np.full(np.shape(y), d, dtype=np.result_type(np.asarray(y).dtype, np.asarray(d).dtype, float))
+
+
+def _extremum_jvp(t, y, x, axis, keepdims, k):
+    _refuse_unknown("np.max/np.min", k, ("out", "initial", "where"))
+    dinit = t.d(k["initial"]) if "initial" in k else None
+    if t.d(x) is None and dinit is None:
+        return None
+    if dinit is None:
+        return t.call(extremum_tangent, x, y, t.d(x), axis, keepdims, *_where(k))
+    return t.call(extremum_tangent_initial, x, y, t.dz(x), axis, keepdims, dinit, k.get("where", True))
+
+
+def _initial_won(x, y, axis, keepdims, where):
+    """Where no entry of x attains the extremum y: the `initial=` value won there (shaped like y)."""
+    mask = _first_extremum(x, y, axis, keepdims, where)
+    return ~np.any(mask, axis=axis, keepdims=keepdims)
+
+
+def extremum_tangent_initial(x, y, dx, axis, keepdims, dinit, where=True):
+    """max/min with initial=: the tangent of the winning entry, or of initial where it won."""
+    won = _initial_won(x, y, axis, keepdims, where)
+    part = 0.0 if dx is NoTangent else extremum_tangent(x, y, dx, axis, keepdims, where)
+    out = np.where(won, dinit, part)
+    return out[()] if out.ndim == 0 else out
+
+
+def extremum_initial_adjoint(x, y, g, axis, keepdims, where=True):
+    """The adjoint of initial= in max/min: g where initial won, summed (initial is a scalar)."""
+    if _no_adjoint(g):
+        return NoTangent
+    return float(np.sum(np.where(_initial_won(x, y, axis, keepdims, where), g, 0.0)))
+
+
+def _prod_jvp(t, y, x, axis, keepdims, k):
+    _refuse_unknown("np.prod", k, ())
+    return t.call(prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None
 
 
 def _first_extremum(x, y, axis, keepdims, where=True):
@@ -78,6 +138,8 @@ def _product_of_others(x, axis):
 
 def prod_tangent(x, dx, axis, keepdims):
     """Sum over i of dx_i * prod_{j != i} x_j, exact also when some x_j are zero."""
+    if dx is NoTangent:
+        return NoTangent
     return np.sum(np.multiply(dx, _product_of_others(x, axis)), axis=axis, keepdims=keepdims)
 
 
@@ -96,18 +158,55 @@ def var_tangent(x, dx, axis, ddof, keepdims):
 
 
 def std_tangent(x, y, dx, axis, ddof, keepdims):
+    """d std = d var / (2 std); 0 where std is 0 (all entries equal, e.g. one entry: a constant there, or a
+    kink like |x| at 0, given the kink value 0)."""
+    dv = var_tangent(x, dx, axis, ddof, keepdims)
+    return _over_2y(dv, y, x)
+
+
+def _over_2y(v, y, x):
+    """v / (2 y), 0 where the standard deviation y is zero -- or only rounding error of the mean away from
+    it (equal entries give a std of about 1e-17, not 0, and a tangent of rounding noise over it)."""
+    yk = np.asarray(y)
+    noise = 16 * np.finfo(_float_dtype(x)).eps * (np.max(np.abs(x)) if np.size(x) else 0.0)
+    flat = np.abs(yk) <= noise
     with np.errstate(divide="ignore", invalid="ignore"):
-        return var_tangent(x, dx, axis, ddof, keepdims) / (2.0 * (y if keepdims or axis is None else y))
+        out = np.where(flat, 0.0, np.asarray(v) / np.where(flat, 1.0, 2.0 * yk))
+    return out[()] if out.ndim == 0 else out
+
+
+def std_adjoint(x, y, g, axis, ddof, keepdims):
+    if _no_adjoint(g):
+        return NoTangent
+    return var_adjoint(x, _over_2y(g, y, x), axis, ddof, keepdims)
 
 
 # ================================================================== reverse rules
-defvjp(np.sum, lambda t, g, y, x, axis=None, **k: (t.call(sum_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
+defvjp(np.sum, lambda t, g, y, x, axis=None, **k: (t.call(sum_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),)
+       + _kw_adjoint(t, k, "initial", lambda: t.call(sum_all, g)))
+
+
+def _kw_adjoint(t, k, name, adjoint):
+    """`(KwAdj(name=adjoint()),)` when the keyword operand `name` was given and is differentiated, else ()."""
+    from .registry import KwAdj
+
+    needs = getattr(t, "needs", None)
+    if name not in k or (needs is not None and not needs(k[name])):
+        return ()
+    return (KwAdj({name: adjoint()}),)
+
+
+def sum_all(g):
+    """The adjoint of a scalar added to every entry of a result: the sum of g."""
+    if _no_adjoint(g):
+        return NoTangent
+    return np.sum(g)
 defvjp(np.mean, lambda t, g, y, x, axis=None, **k: (t.call(mean_adjoint, x, g, axis, k.get("keepdims", False), *_where(k)),))
 
 
 def sum_adjoint(x, g, axis=None, keepdims=False, where=True):
     """Spread g back over the summed axes (only onto the positions `where=` selected)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     if where is not True:
         return np.where(where, sum_adjoint(x, g, axis, keepdims), 0.0)
@@ -121,7 +220,7 @@ def sum_adjoint(x, g, axis=None, keepdims=False, where=True):
 
 
 def mean_adjoint(x, g, axis=None, keepdims=False, where=True):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     if where is not True:
         x = np.asarray(x)
@@ -137,22 +236,26 @@ def mean_adjoint(x, g, axis=None, keepdims=False, where=True):
 
 def extremum_adjoint(x, y, g, axis=None, keepdims=False, where=True):
     """max/min: g goes to the first position attaining the extremum (ties: the first)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     mask = _first_extremum(x, y, axis, keepdims, where)
     gk = np.asarray(g) if keepdims or axis is None else np.expand_dims(g, axis)
     return np.where(mask, gk, 0.0)
 
 
-defvjp(np.max, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),))
-defvjp(np.min, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),))
+defvjp(np.max, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),)
+       + _kw_adjoint(t, k, "initial", lambda: t.call(extremum_initial_adjoint, x, y, g, axis, keepdims, *_where(k))))
+defvjp(np.min, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),)
+       + _kw_adjoint(t, k, "initial", lambda: t.call(extremum_initial_adjoint, x, y, g, axis, keepdims, *_where(k))))
 defvjp(np.cumsum, lambda t, g, y, x, axis=None, **k: (t.call(cumsum_adjoint, x, g, axis),))
-defvjp(np.prod, lambda t, g, y, x, axis=None, keepdims=False: (t.call(prod_adjoint, x, g, axis, keepdims),))
+defvjp(np.prod, lambda t, g, y, x, axis=None, keepdims=False, **k: _refuse_unknown("np.prod", k, ()) or (t.call(prod_adjoint, x, g, axis, keepdims),))
 defvjp(np.var, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, g, axis, ddof, keepdims),))
-defvjp(np.std, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, t.div(g, t.mul(2.0, y)), axis, ddof, keepdims),))
+defvjp(np.std, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(std_adjoint, x, y, g, axis, ddof, keepdims),))
 
 
 def cumsum_adjoint(x, g, axis=None):
+    if _no_adjoint(g):
+        return NoTangent
     x = np.asarray(x)
     if axis is None:
         return np.flip(np.cumsum(np.flip(np.asarray(g).reshape(-1)))).reshape(x.shape)
@@ -161,11 +264,15 @@ def cumsum_adjoint(x, g, axis=None):
 
 def prod_adjoint(x, g, axis=None, keepdims=False):
     """g (broadcast back over the reduced axes) times the product of the others (exact with zeros)."""
+    if _no_adjoint(g):
+        return NoTangent
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
     return _product_of_others(x, axis) * gk
 
 
 def var_adjoint(x, g, axis, ddof, keepdims):
+    if _no_adjoint(g):
+        return NoTangent
     x = np.asarray(x)
     n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
     centred = x - x.mean(axis=axis, keepdims=True)
@@ -208,7 +315,7 @@ def cumprod_tangent(x, y, dx, axis=None):
 
 
 def cumprod_adjoint(x, y, g, axis=None):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     v, ax = _cumprod_last(x, axis)
     gv, _ = _cumprod_last(np.asarray(g), axis)
@@ -241,7 +348,7 @@ def sort_tangent(a, da, axis=-1):
 
 
 def sort_adjoint(a, g, axis=-1):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     order = _sort_order(a, axis)
     out = np.zeros(np.shape(a), dtype=_float_dtype(a))

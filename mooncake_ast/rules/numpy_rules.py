@@ -37,3 +37,6 @@ from .numpy_shapes import *  # noqa: F401,F403
 from .numpy_creation import *  # noqa: F401,F403
 from .numpy_linalg import *  # noqa: F401,F403
 from .numpy_methods import *  # noqa: F401,F403
+from .numpy_methods import _scalar_methods
+
+_scalar_methods()  # last: NumPy scalars get every ndarray method rule registered above

@@ -11,17 +11,18 @@ import numpy as np
 
 from ..tangents import NoTangent
 from . import helpers as h
-from .numpy_common import _bind, _dense, _float_dtype, _in_storage, _inexact, _no, _no_out, _refuse_keywords, _split, _unb
+from .numpy_common import _bind, _dense, _float_dtype, _in_storage, _inexact, _linear, _no, _no_adjoint, _no_out, _refuse_keywords, _split, _unb
 from .registry import defjvp, defvjp
 
 
 # ------------------------------------------------------------------ shapes and copies (linear)
 for _fn in (np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims, np.swapaxes, np.moveaxis,
             np.broadcast_to, np.flip, np.roll, np.tile, np.repeat, np.diag, np.copy, np.atleast_1d,
-            np.atleast_2d, np.triu, np.tril, np.fliplr, np.flipud, np.rot90, np.diagonal):
+            np.atleast_2d, np.triu, np.tril, np.fliplr, np.flipud, np.rot90):
     defjvp(_fn, lambda t, y, x, *a, _fn=_fn, **k: t.lin(_fn, t.d(x), *a, **k))
+defjvp(np.diagonal, lambda t, y, x, *a, **k: _linear(t, np.diagonal, t.d(x), *a, **k))
 # np.trace and np.take take `out=`: the tangent must not be written into the primal's buffer.
-defjvp(np.trace, lambda t, y, x, *a, **k: t.lin(np.trace, t.d(x), *a, **_no_out(t, "np.trace", k)))
+defjvp(np.trace, lambda t, y, x, *a, **k: _linear(t, np.trace, t.d(x), *a, **_no_out(t, "np.trace", k)))
 defjvp(np.take, lambda t, y, x, *a, **k: t.lin(np.take, t.d(x), *a, **_no_out(t, "np.take", k)))
 defjvp(np.concatenate, lambda t, y, xs, axis=0, **k: t.call(join_tangent, np.concatenate, xs, t.d(xs), axis) if t.d(xs) is not None else None)
 defjvp(np.stack, lambda t, y, xs, axis=0, **k: t.call(join_tangent, np.stack, xs, t.d(xs), axis) if t.d(xs) is not None else None)
@@ -47,6 +48,8 @@ def split_tangent(split, dx, *a, **k):
 # ================================================================== reverse rules
 def join_adjoint(kind, xs, g, axis):
     """Split the adjoint of np.concatenate/stack/vstack/hstack back into the pieces."""
+    if _no_adjoint(g):
+        return NoTangent
     from ..reverse.adjoints import AdjList, AdjTuple
 
     g = np.asarray(g)
@@ -70,7 +73,7 @@ def join_adjoint(kind, xs, g, axis):
 
 
 def transpose_adjoint(x, g, axes=None):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     if axes is None:
         return np.transpose(g)
@@ -93,7 +96,7 @@ defvjp(np.trace, lambda t, g, y, x, offset=0, axis1=0, axis2=1, **k: (t.call(tra
 
 def trace_adjoint(x, g, offset=0, axis1=0, axis2=1):
     """np.trace sums the diagonal (offset, axis1, axis2): g goes back onto that diagonal."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     return _diagonal_scatter(np.shape(x), np.asarray(g)[..., None], offset, axis1, axis2, _float_dtype(x))
 
@@ -104,7 +107,7 @@ defvjp(np.roll, lambda t, g, y, x, shift, axis=None: (t.call(roll_adjoint, g, sh
 
 
 def roll_adjoint(g, shift, axis=None):
-    return NoTangent if g is NoTangent else np.roll(g, np.negative(shift), axis=axis)
+    return NoTangent if _no_adjoint(g) else np.roll(g, np.negative(shift), axis=axis)
 
 
 defvjp(np.flip, lambda t, g, y, x, axis=None: (t.call(np.flip, g, axis=axis), None))
@@ -131,6 +134,8 @@ def _inside_storage_of(x, g):
 
 def repeat_adjoint(x, g, repeats, axis=None):
     """Each element's adjoint is the sum over its copies."""
+    if _no_adjoint(g):
+        return NoTangent
     x = np.asarray(x)
     g = np.asarray(g)
     if axis is None:
@@ -150,6 +155,8 @@ defvjp(np.tile, lambda t, g, y, x, reps: (t.call(tile_adjoint, x, g, reps), None
 
 
 def tile_adjoint(x, g, reps):
+    if _no_adjoint(g):
+        return NoTangent
     x = np.asarray(x)
     g = np.asarray(g)
     reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
@@ -162,16 +169,16 @@ def tile_adjoint(x, g, reps):
 
 # ================================================================== reverse rules of the shape functions
 def swapaxes_adjoint(g, axis1, axis2):
-    return NoTangent if g is NoTangent else np.swapaxes(g, axis1, axis2)
+    return NoTangent if _no_adjoint(g) else np.swapaxes(g, axis1, axis2)
 
 
 def moveaxis_adjoint(g, source, destination):
-    return NoTangent if g is NoTangent else np.moveaxis(g, destination, source)
+    return NoTangent if _no_adjoint(g) else np.moveaxis(g, destination, source)
 
 
 def broadcast_to_adjoint(x, g):
     """y = np.broadcast_to(x, shape) is a read-only view: sum g back over the broadcast axes."""
-    if g is NoTangent or _in_storage(x, g):
+    if _no_adjoint(g) or _in_storage(x, g):
         return NoTangent
     return _unb(np.asarray(g), x)
 
@@ -189,14 +196,14 @@ def _diagonal_scatter(shape, g, offset, axis1, axis2, dtype):
 
 
 def diagonal_adjoint(x, g, offset=0, axis1=0, axis2=1):
-    if g is NoTangent or _in_storage(x, g):
+    if _no_adjoint(g) or _in_storage(x, g):
         return NoTangent
     return _diagonal_scatter(np.shape(x), np.asarray(g), offset, axis1, axis2, _float_dtype(x))
 
 
 def diag_adjoint(v, g, k=0):
     """np.diag builds a matrix from a vector (adjoint: its diagonal) or reads a matrix's diagonal (a view)."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     if np.ndim(v) == 1:
         return np.diagonal(np.asarray(g), k).copy()
@@ -205,7 +212,7 @@ def diag_adjoint(v, g, k=0):
 
 def take_adjoint(a, g, indices, axis=None, mode="raise"):
     """np.take copies: each position's adjoint is the sum over the places it was copied to."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     a = np.asarray(a)
     out = np.zeros(a.shape, dtype=_float_dtype(a))
@@ -223,15 +230,15 @@ def take_adjoint(a, g, indices, axis=None, mode="raise"):
 
 
 def tri_adjoint(fn, g, k=0):
-    return NoTangent if g is NoTangent else fn(g, k)
+    return NoTangent if _no_adjoint(g) else fn(g, k)
 
 
 def flip2_adjoint(fn, g):
-    return NoTangent if g is NoTangent else fn(g)
+    return NoTangent if _no_adjoint(g) else fn(g)
 
 
 def rot90_adjoint(g, k=1, axes=(0, 1)):
-    return NoTangent if g is NoTangent else np.rot90(g, -k, axes)
+    return NoTangent if _no_adjoint(g) else np.rot90(g, -k, axes)
 
 
 _DIFF = ("n", "axis", "prepend", "append")
@@ -270,7 +277,7 @@ def _diff_pieces(a, n, axis, prepend, has_prepend, append, has_append):
 
 def diff_vjp(g, a, n=1, axis=-1, prepend=None, has_prepend=False, append=None, has_append=False):
     """Adjoints of (a, prepend, append): each difference y[i] = c[i+1] - c[i] sends g[i] to c[i+1] and -g[i] to c[i]."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent, NoTangent, NoTangent
     pieces = _diff_pieces(a, n, axis, prepend, has_prepend, append, has_append)
     c = np.asarray(g, dtype=float)
@@ -337,7 +344,7 @@ def pad_tangent(x, dx, pad_width, mode="constant", dvalues=NoTangent, **kw):
 
 def pad_adjoint(x, g, pad_width, mode="constant", **kw):
     """Each entry of y is a copy of an entry of x (or a constant): x's adjoint sums g over its copies."""
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     _pad_mode(mode, kw)
     shape = np.shape(x)
@@ -384,7 +391,7 @@ def _along_axis_index(shape, indices, axis):
 
 
 def take_along_axis_adjoint(arr, g, indices, axis=-1):
-    if g is NoTangent:
+    if _no_adjoint(g):
         return NoTangent
     arr = np.asarray(arr)
     out = np.zeros(arr.shape, dtype=_float_dtype(arr))

@@ -32,7 +32,84 @@ defjvp(op.imatmul, lambda t, y, a, b: t.update(t.d(a), t.add(t.lin(op.matmul, t.
 defjvp(op.imod, lambda t, y, a, b: t.update(t.d(a), t.sub(t.d(a), t.mul(t.call(op.floordiv, a, b), t.d(b)))), mutates=(0,))
 
 # ------------------------------------------------------------------ items
-defjvp(op.getitem, lambda t, y, a, i: t.lin(op.getitem, t.d(a), i))
+defjvp(op.getitem, lambda t, y, a, i: t.add(t.lin(op.getitem, t.d(a), i),
+                                            t.call(index_tangent, a, i, t.d(i)) if t.d(i) is not None else None))
+
+
+def _is_concatenator(a):
+    """Is a np.r_ or np.c_ (or another instance of their base class, numpy's AxisConcatenator)?"""
+    import numpy as np
+
+    return isinstance(a, type(np.r_).__mro__[1])
+
+
+def _concat_items(i, di):
+    """The items of `np.r_[i]` and their tangents (zeros of the right size for constants, slices included)."""
+    import numpy as np
+
+    from ..tangents import NoTangent
+
+    items = i if isinstance(i, tuple) else (i,)
+    ditems = di if isinstance(di, tuple) else (di,) * len(items) if di is NoTangent else (di,)
+    out = []
+    for k, (v, d) in enumerate(zip(items, ditems)):
+        if isinstance(v, str):
+            out.append(v)  # a directive ("r", "0,2", ...): kept
+        elif d is not NoTangent:
+            out.append(np.broadcast_to(d, np.shape(v)) if np.shape(d) != np.shape(v) else d)
+        elif isinstance(v, slice):
+            out.append(np.zeros(np.r_[v].shape))
+        else:
+            out.append(np.zeros(np.shape(v)) if np.ndim(v) else 0.0)
+    return tuple(out)
+
+
+def index_tangent(a, i, di):
+    """The tangent of `a[i]` coming from i: nonzero only for the index-expression builders np.r_ and
+    np.c_, which concatenate their "index" (linear in each item)."""
+    from ..tangents import NoTangent
+
+    if not _is_concatenator(a) or di is NoTangent:
+        return NoTangent
+    return a[_concat_items(i, di)]
+
+
+def index_adjoint(a, i, g):
+    """The adjoint of i in `a[i]` for np.r_/np.c_ (one adjoint per item, a tuple for a tuple index): the
+    part of g each item was copied to, read back by pushing the items' positions through the same
+    concatenation.  NoTangent for every other container (an index is not differentiable)."""
+    import numpy as np
+
+    from ..tangents import NoTangent
+
+    if not _is_concatenator(a) or g is NoTangent:
+        return NoTangent
+    items = i if isinstance(i, tuple) else (i,)
+    sizes, parts = [], []
+    for v in items:
+        if isinstance(v, str):
+            parts.append(v)
+            sizes.append(None)
+            continue
+        n = np.r_[v].size if isinstance(v, slice) else int(np.size(v))
+        parts.append((np.arange(n, dtype=float) + sum(s for s in sizes if s) + 1).reshape(np.shape(np.r_[v]) if isinstance(v, slice) else np.shape(v)))
+        sizes.append(n)
+    label = a[tuple(parts)]  # where each entry of each item ended up (labels 1, 2, ...)
+    flat_g = np.asarray(g, dtype=float).reshape(-1)
+    flat_label = np.asarray(label).reshape(-1)
+    adj = []
+    start = 1
+    for v, n in zip(items, sizes):
+        if n is None or isinstance(v, slice):
+            adj.append(NoTangent)
+            start += n or 0
+            continue
+        got = np.zeros(n)
+        np.add.at(got, (flat_label - start)[(flat_label >= start) & (flat_label < start + n)].astype(int),
+                  flat_g[(flat_label >= start) & (flat_label < start + n)])
+        start += n
+        adj.append(float(got[0]) if np.ndim(v) == 0 and not isinstance(v, np.ndarray) else got.reshape(np.shape(v)))
+    return tuple(adj) if isinstance(i, tuple) else adj[0]
 defjvp(op.setitem, lambda t, y, a, i, v: t.call(op.setitem, t.d(a), i, _slot(t, v)) if t.d(a) is not None else None, mutates=(0,))
 
 
@@ -77,7 +154,7 @@ defvjp(op.neg, lambda t, g, y, a: (t.neg(g),))
 defvjp(op.pos, lambda t, g, y, a: (g,))
 defvjp(op.abs, lambda t, g, y, a: (t.mul(g, t.call(h.sign, a)),))
 defvjp(op.matmul, lambda t, g, y, a, b: (t.call(_np_rules().matmul_adjoint_a, g, a, b), t.call(_np_rules().matmul_adjoint_b, g, a, b)))
-defvjp(op.getitem, lambda t, g, y, a, i: (t.call(_adj().item_adjoint, a, i, g), None))
+defvjp(op.getitem, lambda t, g, y, a, i: (t.call(_adj().item_adjoint, a, i, g), t.call(index_adjoint, a, i, g) if _needs(t, i) else None))
 
 
 def _np_rules():

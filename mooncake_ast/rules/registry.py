@@ -13,6 +13,17 @@ small builder `t` (`t.d(x)` is x's tangent or None for zero, `t.call`,
 Zero-derivative callables give no tangent.  `mutates` lists the argument
 positions a callable writes (activity analysis needs it).  User rules
 (`mc.frule`) take `(primals, tangents)` and return `(out, out_tangent)`.
+
+Templates see their call bound the way the function binds it: operands passed by
+the function's parameter names move into their positional slots first
+(`bind_positional`; `defjvp`/`defvjp` wrap every template with it).  A reverse
+template returns one adjoint per positional argument, then optionally a `KwAdj`
+of adjoints of keyword operands (`np.sum(x, initial=y)`); a caller reads those
+when its builder says `keyword_adjoints` (see `split_adjoints`), and for any
+other caller a differentiated keyword operand is refused, never dropped.
+`out=` is handled here once for every rule: `run_template` (forward) and
+`rcall_into_out` (reverse) run the template on the fresh result and write the
+buffer's tangent, or restore the buffer and route its adjoint.
 """
 from __future__ import annotations
 
@@ -36,6 +47,7 @@ class Rule:
     user_rrule: Optional[Callable] = None
     vjp: Optional[Callable] = None
     fingerprint: str = ""
+    jvp_template: Optional[Template] = None  # jvp as written (jvp itself binds the call's arguments first)
 
 
 _RULES: dict[Any, Rule] = {}
@@ -62,18 +74,181 @@ def _entry(key: Any) -> Rule:
 
 
 def defjvp(fn: Any, template: Template, *, mutates: tuple = ()) -> None:
-    """Register the forward template of `fn`."""
+    """Register the forward template of `fn` (it sees operands bound the way `fn` binds them)."""
     r = _entry(fn)
-    r.jvp, r.zero, r.mutates = template, False, mutates
+    r.jvp, r.zero, r.mutates = _binding_jvp(fn, template), False, mutates
     r.fingerprint = _fingerprint(template, mutates)
+    r.jvp_template = template
 
 
 def defvjp(fn: Any, template: Template) -> None:
     """Register the reverse template of `fn`: `vjp(t, g, y, *args, **kwargs)` returns one
     adjoint contribution per positional argument (None for zero)."""
     r = _entry(fn)
-    r.vjp = template
-    r.fingerprint = _fingerprint(r.jvp, template, r.mutates)
+    r.vjp = _binding_vjp(fn, template)
+    r.fingerprint = _fingerprint(r.jvp_template or r.jvp, template, r.mutates)
+
+
+# ---------------------------------------------------------------- binding a call's arguments
+
+_SIGNATURES: dict[Any, Any] = {}
+_EMPTY = inspect.Parameter.empty
+
+
+def _signature(fn: Any) -> Any:
+    """fn's signature (cached), or None for callables without one (ufuncs, most builtins, methods keys)."""
+    try:
+        return _SIGNATURES[fn]
+    except KeyError:
+        pass
+    except TypeError:  # unhashable
+        return None
+    sig = None
+    if callable(fn) and not isinstance(fn, tuple):
+        try:
+            import numpy as np
+
+            if not isinstance(fn, np.ufunc):
+                sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            sig = None
+    _SIGNATURES[fn] = sig
+    return sig
+
+
+def bind_positional(fn: Any, args: Any, kwargs: dict) -> tuple[tuple, dict]:
+    """The call `fn(*args, **kwargs)` with its operands in positional slots, as `fn` binds them.
+
+    Keyword arguments that name `fn`'s required parameters (no default, positional-or-keyword,
+    e.g. `np.dot(a=, b=)`, `np.sum(a=)`, `np.linalg.solve(a=, b=)`, `np.stack(arrays=)`) move into
+    their positional slots, in order, as long as the slots before them are filled: the rule
+    templates name their operands positionally, and reverse templates return one adjoint per
+    positional argument.  Everything else stays a keyword.  Callables without a signature
+    (ufuncs, builtins, methods) are returned as given.  Works on any values (run-time values or
+    IR values at transform time): only names and positions are looked at.
+    """
+    args = tuple(args)
+    if not kwargs:
+        return args, kwargs
+    sig = _signature(fn)
+    if sig is None:
+        return args, kwargs
+    params = list(sig.parameters.values())
+    moved = list(args)
+    rest = dict(kwargs)
+    for p in params[len(args):]:
+        if p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD or p.default is not _EMPTY or p.name not in rest:
+            break
+        moved.append(rest.pop(p.name))
+    if len(moved) == len(args):
+        return args, kwargs
+    return tuple(moved), rest
+
+
+def _moved_names(fn: Any, n_args: int, n_bound: int) -> list:
+    sig = _signature(fn)
+    params = list(sig.parameters.values()) if sig is not None else []
+    return [p.name for p in params[n_args:n_bound]]
+
+
+def _binding_jvp(fn: Any, template: Template) -> Template:
+    if isinstance(fn, tuple):
+        return template
+
+    def jvp(t: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
+        args, kwargs = bind_positional(fn, args, kwargs)
+        return template(t, y, *args, **kwargs)
+
+    jvp.__wrapped__ = template  # type: ignore[attr-defined]
+    return jvp
+
+
+class KwAdj(dict):
+    """Adjoints of operands passed by keyword, by parameter name: the last element of a reverse
+    template's result (e.g. `np.sum(x, initial=y)` gives `(x_bar, KwAdj(initial=y_bar))`)."""
+
+
+def split_adjoints(contribs: Any) -> tuple[list, dict]:
+    """A reverse template's result as (adjoints of the positional arguments, adjoints of keywords by name)."""
+    contribs = list(contribs)
+    named: dict = {}
+    if contribs and isinstance(contribs[-1], KwAdj):
+        named = dict(contribs.pop())
+    return contribs, named
+
+
+def _binding_vjp(fn: Any, template: Template) -> Template:
+    """A reverse template that sees its operands bound like `fn` binds them.
+
+    It returns one adjoint per positional argument its caller passed, then, if any operand passed by
+    keyword has one, a `KwAdj` of those by name -- for a caller that says it reads them
+    (`t.keyword_adjoints` true: it then adds `KwAdj` entries to the keyword arguments).  For any other
+    caller those adjoints would be dropped, so a differentiated keyword operand is refused when the
+    pullback runs (never a silent zero).
+    """
+    if isinstance(fn, tuple):
+        return template
+
+    names_of_template = _template_operand_names(template, 3)
+
+    def vjp(t: Any, g: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
+        bound, rest = bind_positional(fn, args, kwargs)
+        pos, named = split_adjoints(template(t, g, y, *bound, **rest))
+        for i in range(len(bound), len(pos)):  # adjoints of parameters the caller passed by keyword (sum(xs, start=z))
+            if i < len(names_of_template) and names_of_template[i] in rest and pos[i] is not None:
+                named.setdefault(names_of_template[i], pos[i])
+        pos += [None] * (len(bound) - len(pos))
+        for name, c in zip(_moved_names(fn, len(args), len(bound)), pos[len(args):]):
+            named[name] = c
+        pos = pos[:len(args)]
+        named = {k: c for k, c in named.items() if c is not None}
+        if not named:
+            return tuple(pos)
+        if getattr(t, "keyword_adjoints", False):
+            return (*pos, KwAdj(named))
+        from .numpy_common import _refuse_keywords
+
+        _refuse_keywords(t, qualified(fn), **{k: kwargs[k] for k in named if k in kwargs})
+        return tuple(pos)
+
+    vjp.__wrapped__ = template  # type: ignore[attr-defined]
+    return vjp
+
+
+def _template_operand_names(template: Template, skip: int) -> list:
+    """The names of a template's positional operands (after its first `skip` parameters, up to any *args)."""
+    try:
+        params = list(inspect.signature(template).parameters.values())[skip:]
+    except (TypeError, ValueError):
+        return []
+    out = []
+    for p in params:
+        if p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
+            break
+        out.append(p.name)
+    return out
+
+
+def qualified(fn: Any) -> str:
+    mod = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+    return f"{mod}.{name}" if mod and mod != "builtins" else name
+
+
+def run_vjp(rule: Rule, fn: Any, builder: Any, g: Any, y: Any, args: tuple, kwargs: dict) -> tuple[list, dict]:
+    """Run rule's reverse template on a call: (adjoints of args, adjoints of kwargs by name), None for zero.
+
+    For the run-time callers (reverse/runtime.py, reverse/shadows.py): operands passed by keyword get
+    their adjoints back by name instead of being dropped.  `builder` is the eager reverse builder and
+    args/kwargs are its operand handles.
+    """
+    try:
+        builder.keyword_adjoints = True
+    except AttributeError:
+        pass
+    pos, named = split_adjoints(rule.vjp(builder, g, y, *args, **kwargs))  # type: ignore[misc]
+    pos += [None] * (len(args) - len(pos))
+    return pos[:len(args)], named
 
 
 def defvjp_method(cls: type, name: str, template: Template) -> None:
@@ -249,8 +424,8 @@ def run_template(rule: Rule, fn: Any, args: tuple, dargs: tuple, kwargs: dict, d
     """
     if rule.zero:
         return fn(*args, **kwargs), NoTangent
-    if "out" in kwargs and _is_ufunc(fn):
-        return _ufunc_out(rule, fn, args, dargs, kwargs, dkwargs)
+    if kwargs.get("out") is not None:
+        return _into_out(rule, fn, args, dargs, kwargs, dkwargs)
     hs = [H(a, d) for a, d in zip(args, dargs)]
     kh = {k: H(v, dkwargs.get(k, NoTangent)) for k, v in kwargs.items()}
     if rule.mutates:
@@ -262,22 +437,103 @@ def run_template(rule: Rule, fn: Any, args: tuple, dargs: tuple, kwargs: dict, d
     return y, (NoTangent if dy is None else dy)
 
 
+def is_index_builder(obj: Any) -> bool:
+    """np.r_, np.c_ (numpy's AxisConcatenator instances): `obj[items]` concatenates its items, which are operands."""
+    from .operator_rules import _is_concatenator
+
+    return _is_concatenator(obj)
+
+
 def _is_ufunc(fn: Any) -> bool:
     import numpy as np
 
     return isinstance(fn, np.ufunc)
 
 
-def _ufunc_out(rule: Rule, fn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple[Any, Any]:
-    """`ufunc(a, b, out=o)`: the tangent of the fresh result, then written into o's tangent storage."""
+def _into_out(rule: Rule, fn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple[Any, Any]:
+    """`fn(..., out=o)` (a ufunc, a reduction, cumsum, clip, ...): the tangent of the fresh result,
+    written into o's tangent storage; the primal call itself writes o.  The template never sees out=
+    (it would write the tangent into the user's buffer).  A ufunc's `where=` leaves the unselected
+    entries of o, and of its tangent, as they were."""
     out = kwargs["out"]
     dout = dkwargs.get("out", NoTangent)
     rest = {k: v for k, v in kwargs.items() if k != "out"}
-    hs = [H(a, d) for a, d in zip(args, dargs)]
-    fresh_y = fn(*args, **rest)
-    dy = rule.jvp(EagerBuilder(), fresh_y, *hs)  # type: ignore[misc]
     single = isinstance(out, tuple) and len(out) == 1
+    if isinstance(out, tuple) and not single:
+        raise NotImplementedError(f"derivative of {qualified(fn)} with several out= arrays: assign the results instead")
     target, dtarget = (out[0], dout[0] if isinstance(dout, tuple) else dout) if single else (out, dout)
+    masked = _is_ufunc(fn) and rest.get("where", True) is not True
+    whole = {k: v for k, v in rest.items() if not (masked and k == "where")}  # masked: every entry, then selected
+    hs = [H(a, d) for a, d in zip(args, dargs)]
+    kh = {k: H(v, dkwargs.get(k, NoTangent)) for k, v in whole.items()}
+    fresh_y = fn(*args, **whole)
+    dy = rule.jvp(EagerBuilder(), fresh_y, *hs, **kh)  # type: ignore[misc]  # from the inputs before o changes
+    if dy is not None and dy is not NoTangent:
+        dy = _copy_if_shared(dy, dtarget)
+    if masked:
+        import numpy as np
+
+        old_d = np.zeros(np.shape(target)) if dtarget is NoTangent else np.array(dtarget, copy=True)
+        new_d = old_d * 0 if dy is None or dy is NoTangent else dy
+        dy = np.where(rest["where"], new_d, old_d)
     y = fn(*args, **kwargs)
-    dtarget = update(dtarget, dy) if dtarget is not NoTangent else dy
+    dtarget = update(dtarget, dy) if dtarget is not NoTangent else (NoTangent if dy is None else dy)
     return y, (dtarget,) if single and isinstance(y, tuple) else dtarget
+
+
+def _copy_if_shared(dy: Any, dtarget: Any) -> Any:
+    import numpy as np
+
+    if isinstance(dy, np.ndarray) and isinstance(dtarget, np.ndarray) and np.shares_memory(dy, dtarget):
+        return dy.copy()
+    return dy
+
+
+def rcall_into_out(rule: Rule, fn: Any, args: tuple, kwargs: dict, builder: Any) -> tuple[Any, Callable]:
+    """Reverse mode of `fn(*args, out=o, **kwargs)` (for a method: fn unbound, args[0] the object) for any rule with a reverse template (ufuncs,
+    reductions, cumulative functions, clip, ...): `(y, pullback)`.
+
+    The call writes o.  The pullback takes the adjoint collected in o's storage (o's new value was
+    read through it), clears it, puts o's old value back, and returns the adjoints of the inputs as
+    they were before the call (an input that is o itself, or a view of it, sees the old value).
+    `pullback(g) -> (NoTangent, adjoints of args, adjoints of kwargs by name)`, out's own entry
+    NoTangent: its adjoint lives in its storage.  `builder` is the eager reverse builder.
+    """
+    import numpy as np
+
+    from ..reverse import shadows
+    from ..reverse.adjoints import AdjDict, AdjTuple
+
+    out = kwargs["out"]
+    if isinstance(out, tuple) and len(out) != 1:
+        raise NotImplementedError(f"reverse mode of {qualified(fn)} with several out= arrays: assign the results instead")
+    target = out[0] if isinstance(out, tuple) else out
+    if not isinstance(target, np.ndarray):
+        raise NotImplementedError(f"reverse mode of {qualified(fn)}: out= must be a NumPy array")
+    old = np.array(target, copy=True)
+    rest = {k: v for k, v in kwargs.items() if k != "out"}
+    y = fn(*args, **kwargs)
+    where = rest.get("where", True) if _is_ufunc(fn) else True
+
+    def pullback(g: Any) -> tuple:
+        sh = shadows.shadow(target)
+        if g is not NoTangent and g is not None and not (isinstance(g, np.ndarray) and np.shares_memory(g, sh)):
+            sh += g  # an adjoint handed to the call's result (not already in o's storage)
+        gy = np.array(sh, copy=True)
+        if where is True:
+            sh[...] = 0
+            target[...] = old
+        else:
+            gy = np.where(where, gy, 0.0)
+            np.copyto(sh, 0.0, where=np.asarray(where))
+            np.copyto(target, old, where=np.asarray(where))
+        whole = {k: v for k, v in rest.items() if not (where is not True and k == "where")}  # gy is masked already
+        y_val = fn(*args, **whole)
+        hs = tuple(H(a, None) for a in args)
+        kh = {k: H(v, None) for k, v in whole.items()}
+        pos, named = run_vjp(rule, fn, builder, gy, H(y_val, None), hs, kh)
+        pos = [NoTangent if c is None else c for c in pos]
+        named = {k: (NoTangent if c is None else c) for k, c in named.items()}
+        return NoTangent, AdjTuple(pos), AdjDict(named)
+
+    return y, pullback
