@@ -53,17 +53,30 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
             owner = getattr(f, "__self__", None)
             is_method = isinstance(rule.key, tuple) and owner is not None
             call_args = (owner, *args) if is_method else tuple(args)
+            if kwargs.get("out") is not None:
+                from ..forward.runtime import _unbound
+
+                y, pb = registry.rcall_into_out(rule, _unbound(f) if is_method else f, call_args, kwargs, EagerReverse())
+                if not is_method:
+                    return y, pb
+
+                def method_out_pullback(g: Any) -> tuple:
+                    _, a, k = pb(g)
+                    return MethodAdjoint(a[0]), AdjTuple(a[1:]), k
+
+                return y, method_out_pullback
             y = f(*args, **kwargs)
 
             def template_pullback(g: Any) -> tuple:
                 if g is NoTangent:
                     return NoTangent, AdjTuple([NoTangent] * len(args)), AdjDict()
-                contribs = rule.vjp(EagerReverse(), g, H(y, None), *[H(a, None) for a in call_args],  # type: ignore[misc]
-                                    **{k: H(v, None) for k, v in kwargs.items()})
-                contribs = [NoTangent if c is None else c for c in contribs]
+                pos, named = registry.run_vjp(rule, f, EagerReverse(), g, H(y, None), tuple(H(a, None) for a in call_args),
+                                              {k: H(v, None) for k, v in kwargs.items()})
+                pos = [NoTangent if c is None else c for c in pos]
+                named = AdjDict({k: NoTangent if c is None else c for k, c in named.items()})
                 if is_method:
-                    return MethodAdjoint(contribs[0]), AdjTuple(contribs[1:len(args) + 1]), AdjDict()
-                return NoTangent, AdjTuple(contribs[:len(args)]), AdjDict()
+                    return MethodAdjoint(pos[0]), AdjTuple(pos[1:len(args) + 1]), named
+                return NoTangent, AdjTuple(pos[:len(args)]), named
 
             return y, template_pullback
         if rule.jvp is not None or rule.user_frule is not None:

@@ -155,7 +155,13 @@ def add_into(v: Any, g: Any) -> None:
         if isinstance(g, (list, tuple)):
             _add_rows(sh, g)
             return
-        sh += unbroadcast(g, v) if np.shape(g) != v.shape else g
+        g = unbroadcast(g, v) if np.shape(g) != v.shape else g
+        repeated = tuple(i for i, (st, n) in enumerate(zip(sh.strides, sh.shape)) if st == 0 and n > 1)
+        if repeated:  # a broadcast view (np.broadcast_to): the entries along these axes are one slot
+            one = tuple(slice(0, 1) if i in repeated else slice(None) for i in range(sh.ndim))
+            sh[one] += np.sum(g, axis=repeated, keepdims=True)
+        else:
+            sh += g
     elif isinstance(v, list):
         for i, gi in enumerate(g):
             _add_slot(sh, i, v[i], gi)
@@ -279,6 +285,10 @@ def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any) -> Any:
     """a[i] read with adjoint g."""
     if g is NoTangent:
         return a_bar
+    if isinstance(a, np.flatiter):
+        # `A.flat[i]`: positions in C order of the array the iterator walks (its storage is A's).
+        np.add.at(shadow(a.base), _flat_positions(a.base, i), g)
+        return a_bar
     if is_mutable(a):
         if is_mutable(y) and _shares(a, i, y):
             return a_bar  # a view or a mutable item: its adjoint is already in a's storage
@@ -300,6 +310,11 @@ def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any) -> Any:
     if isinstance(a, tuple):
         return accumulate(a_bar, route(a, item_adjoint(a, i, g)))
     return accumulate(a_bar, item_adjoint(a, i, g))
+
+
+def _flat_positions(arr: np.ndarray, i: Any) -> tuple:
+    """The multi-indices of `arr.flat[i]`."""
+    return np.unravel_index(np.arange(arr.size)[i], arr.shape)
 
 
 def _shares(a: Any, i: Any, y: Any) -> bool:
@@ -349,6 +364,8 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
 
 def save_item(a: Any, i: Any) -> Any:
     """What `a[i] = v` is about to overwrite (a copy for array slices)."""
+    if isinstance(a, np.flatiter):
+        return save_item(a.base, _flat_positions(a.base, i))
     try:
         old = a[i]
     except (KeyError, IndexError):
@@ -362,6 +379,8 @@ def is_mutable_item(a: Any) -> bool:
 
 def setitem_reverse(g: Any, y: Any, old: Any, a: Any, i: Any, v: Any, v_bar: Any) -> Any:
     """Undo `a[i] = v`: restore the old value; v's adjoint is what the slot collected; clear the slot."""
+    if isinstance(a, np.flatiter):
+        return setitem_reverse(g, y, old, a.base, _flat_positions(a.base, i), v, v_bar)
     if isinstance(a, np.ndarray):
         sh = shadow(a)
         slot = np.array(sh[i], copy=True)

@@ -21,6 +21,8 @@ Only values a reverse template actually uses are recorded.
 from __future__ import annotations
 
 import operator
+
+import numpy as np
 from typing import Any, Callable, Optional
 
 from .. import ops
@@ -430,6 +432,8 @@ class ReverseTransform:
     def rev_stmt(self, s: Call) -> None:
         fn, rule = self.resolver.callee(s)
         special = SPECIAL.get(fn) if _hashable(fn) else None
+        if fn is operator.getitem and registry.is_index_builder(self.resolver.resolve(s.args[0])):
+            special = None  # np.r_[x, y], np.c_[...]: the items are operands (the getitem rule's adjoint of the index)
         if fn in INPLACE and all(self.is_num(a) for a in s.args):
             fn, rule = INPLACE[fn], registry.lookup(INPLACE[fn])  # numbers: `x += y` is `x = x + y`
         elif special is not None:
@@ -437,7 +441,7 @@ class ReverseTransform:
             return
         elif rule is not None and rule.mutates:
             raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} (an in-place update) is not supported yet")
-        if "out" in s.kwargs:
+        if "out" in s.kwargs and s.kwargs.keys() == {"out"} and isinstance(fn, np.ufunc):
             self._rev_ufunc_out(s, fn)
             return
         g = self.take_adj(s)
@@ -447,9 +451,13 @@ class ReverseTransform:
             if g is None:
                 return
             t = TemplateBuilder(self, self.is_num(s))
+            t.keyword_adjoints = True  # type: ignore[attr-defined]  # adjoints of keyword operands come back as a KwAdj
             contribs = rule.vjp(t, g, PH(s), *[PH(a) for a in s.args], **{k: PH(v) for k, v in s.kwargs.items()})
-            for a, c in zip(s.args, contribs):
+            pos, named = registry.split_adjoints(contribs)
+            for a, c in zip(s.args, pos):
                 self.accumulate(a, c)
+            for k, c in named.items():
+                self.accumulate(s.kwargs[k], c)
             return
         # Dispatched when the code runs: the forward pass kept the call's pullback.
         rc = self._dispatch(s)

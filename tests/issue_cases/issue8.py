@@ -560,6 +560,13 @@ def rp5(A, b):
     return np.sum(np.dot(A, b) + A @ b)
 
 
+
+def c9d2(A, v):
+    B = A * 1.0
+    B.flat[[0, 3]] = v
+    return np.sum(B * B) + np.sum(A.T.flat[[1, 4]] * np.array([2.0, 3.0]))
+
+
 CASES = [
     ("1a callable field", c1a, (2.0, 3.0)),
     ("1b callable call", c1b, (2.0, 3.0)),
@@ -599,6 +606,7 @@ CASES = [
     ("9b einsum interleaved", c9b, (np.arange(6.0).reshape(2, 3),)),
     ("9c broadcast_to", c9c, (np.arange(6.0).reshape(2, 3), np.array([1.0, 2.0, 3.0]))),
     ("9d flat fancy", c9d, (np.arange(6.0).reshape(2, 3),)),
+    ("9d2 flat writes, transposed", c9d2, (np.arange(6.0).reshape(2, 3) / 7, np.array([0.3, 0.4]))),
     ("9e r_", c9e, (np.array([1.0, 2.0, 3.0]),)),
     ("9f c_", c9f, (np.array([1.0, 2.0, 3.0]),)),
     ("9g sum initial", c9g, (np.array([1.0, 2.0, 3.0]), 0.5)),
