@@ -17,10 +17,23 @@ from ..rules import registry
 from ..rules.registry import H
 from ..tangents import NoTangent
 from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate
+from ..forward import objects
+from .special import SPECIAL
 
 
 class ReverseError(MooncakeError):
     """Reverse mode cannot differentiate this call (and will not guess)."""
+
+
+class WithKeywords:
+    """What a run-time reverse rule's pullback may return to give keyword arguments adjoints too:
+    `WithKeywords((x_bar, ...), {"name": v_bar})` (a plain tuple gives the positional ones only)."""
+
+    __slots__ = ("positional", "keywords")
+
+    def __init__(self, positional: Any, keywords: dict) -> None:
+        self.positional = tuple(positional)
+        self.keywords = dict(keywords)
 
 
 def _zero_pullback(n: int, kwargs: dict) -> Callable:
@@ -33,6 +46,14 @@ def _zero_pullback(n: int, kwargs: dict) -> Callable:
 def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
     """`(f(*args, **kwargs), pullback)`.  `wrt`: positions of the arguments to differentiate (None: all)."""
     kwargs = kwargs or {}
+    if objects.dispatches(f):
+        done = objects.reverse_call(f, args, kwargs)
+        if done is not None:
+            return done
+        if _hashable(f) and f in SPECIAL:
+            return _special_call(f, args, kwargs)
+        if f is iter and len(args) == 1 and not kwargs:
+            return _iter_call(args[0])
     special = _runtime_reverse(f)
     if special is not None:
         return special(f, args, kwargs)
@@ -43,6 +64,8 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
 
             def user_pullback(g: Any) -> tuple:
                 grads = pb(g)
+                if isinstance(grads, WithKeywords):  # a run-time rule that also gives keyword arguments' adjoints
+                    return NoTangent, AdjTuple(grads.positional), AdjDict(grads.keywords)
                 grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
                 return NoTangent, AdjTuple(grads), AdjDict()
 
@@ -94,12 +117,83 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
     raise MissingRuleError(f, "reverse")
 
 
+def _hashable(f: Any) -> bool:
+    try:
+        hash(f)
+        return True
+    except TypeError:
+        return False
+
+
+def _special_call(f: Any, args: tuple, kwargs: dict) -> tuple:
+    """A read of a part or a write (`a[i]`, `a[i] = v`, `a.k = v`, `a += b`) reached at run time.
+
+    The operands turned out not to be user objects, so this is what the transform would
+    have made of the statement: the same helpers save what the write overwrites, and in
+    the pullback restore it and route the adjoints through the objects' storage.
+    """
+    from . import shadows
+    from .special import INPLACE, SAVE_ARGS
+
+    save, helper, positions = SPECIAL[f]
+    writes = save is not None and helper is not shadows.inplace_reverse
+    old = [save(*[args[i] for i in SAVE_ARGS[save]])] if save is not None else []
+    y = f(*args, **kwargs)
+
+    def pullback(g: Any) -> tuple:
+        extra = [INPLACE[f]] if helper is shadows.inplace_reverse else []
+        bars_in = [NoTangent] * len(positions)
+        g_in = NoTangent if writes or g is None else g
+        out = helper(g_in, None if writes else y, *old, *extra, *args, *bars_in)
+        bars: list = [NoTangent] * len(args)
+        if len(positions) == 1:
+            bars[positions[0]] = out
+        else:
+            for k, i in enumerate(positions):
+                bars[i] = out[k]
+        return NoTangent, AdjTuple(bars), AdjDict()
+
+    return y, pullback
+
+
+def _iter_call(xs: Any) -> tuple:
+    """`iter(xs)` reached at run time (a user's `__iter__` returning `iter(self.xs)`).
+
+    An iterator's adjoint is the list of the adjoints of the items it yielded, in order
+    (what `ops.sequence` and `next` hand back); it goes to the items of xs.
+    """
+    import numpy as np
+
+    y = iter(xs)
+
+    def pullback(g: Any) -> tuple:
+        if g is NoTangent or _nondifferentiable(xs) or isinstance(xs, (dict, set, frozenset, str, range)):
+            return NoTangent, AdjTuple([NoTangent]), AdjDict()
+        gs = list(g)
+        if isinstance(xs, np.ndarray):
+            if xs.ndim > 1:
+                # The items are views of xs: what they collected is already in xs's storage.
+                return NoTangent, AdjTuple([NoTangent]), AdjDict()
+            bar: Any = np.zeros_like(xs)
+            for i, gi in enumerate(gs):
+                if gi is not NoTangent and gi is not None:
+                    bar[i] += gi
+        else:
+            items = list(gs[:len(xs)]) + [NoTangent] * (len(xs) - len(gs))
+            bar = AdjTuple(items) if isinstance(xs, tuple) else AdjList(items)
+        return NoTangent, AdjTuple([bar]), AdjDict()
+
+    return y, pullback
+
+
 def _runtime_reverse(f: Any) -> Any:
     owner = getattr(f, "__self__", None)
     name = getattr(f, "__name__", None)
     if isinstance(owner, list) and name in ("append", "extend", "insert", "pop"):
         return _list_write
-    if isinstance(owner, (set, dict)) and name in ("add", "discard", "update", "clear", "setdefault", "pop"):
+    if isinstance(owner, dict) and name in ("update", "clear", "setdefault", "pop", "popitem"):
+        return _dict_write
+    if isinstance(owner, set) and name in ("add", "discard", "update", "clear", "pop"):
         return _container_write
     if name == "at" and owner is not None and getattr(owner, "__name__", None) in ("add", "subtract"):
         return _ufunc_at
@@ -180,6 +274,87 @@ def _ufunc_at(f: Any, args: tuple, kwargs: dict) -> tuple:
     return y, pullback
 
 
+def _dict_write(f: Any, args: tuple, kwargs: dict) -> tuple:
+    """d.update/setdefault/pop/popitem/clear reached at run time: done now, undone by the pullback.
+
+    A value written into d hands it the adjoint its slot collected; a value taken out of d
+    (or read by setdefault) gives its adjoint back to the slot it came from.  Mutable values
+    keep their adjoints in their own storage, so only immutable ones move as values.
+    """
+    from . import shadows
+    from ..tangents import is_mutable
+
+    d, name = f.__self__, f.__name__
+    before = dict(d)
+    sources: list = []  # (key, where the written value came from: ("arg", i, key-in-arg) or ("kw", k))
+    if name == "update":
+        if args:
+            other = args[0]
+            if hasattr(other, "keys"):
+                sources += [(k, ("arg", 0, k)) for k in other.keys()]
+            else:  # pairs: materialised once, so an iterator is not consumed before the call
+                other = list(other)
+                args = (other, *args[1:])
+                sources += [(pair[0], ("arg", 0, j)) for j, pair in enumerate(other)]
+        for k in kwargs:
+            sources.append((k, ("kw", k)))
+    had = args[0] in d if name in ("setdefault", "pop") and args else None
+    y = f(*args, **kwargs)
+
+    def pullback(g: Any) -> tuple:
+        sh = shadows.shadow(d)
+        arg_bars: list = [NoTangent] * len(args)
+        kw_bars = AdjDict()
+        if name == "update":
+            slots = {k: sh.get(k, NoTangent) for k in d}
+            other_bar: Any = NoTangent
+            for k, (where, *rest) in sources:
+                value = d[k]
+                slot = NoTangent if is_mutable(value) else slots.get(k, NoTangent)
+                if where == "kw":
+                    kw_bars[rest[0]] = accumulate(kw_bars.get(rest[0], NoTangent), slot)
+                elif hasattr(args[0], "keys"):
+                    other_bar = AdjDict() if other_bar is NoTangent else other_bar
+                    other_bar[rest[1]] = slot
+                else:
+                    other_bar = AdjList() if other_bar is NoTangent else other_bar
+                    while len(other_bar) <= rest[1]:
+                        other_bar.append(NoTangent)
+                    other_bar[rest[1]] = AdjTuple([NoTangent, slot])
+            if args:
+                arg_bars[0] = other_bar
+        elif name == "setdefault":
+            key = args[0]
+            if had:  # a read of d[key]
+                if not is_mutable(y) and g is not NoTangent and g is not None:
+                    sh[key] = accumulate(sh.get(key, NoTangent), g)
+            else:  # d[key] = default, and default returned
+                slot = sh.get(key, NoTangent)
+                if len(args) > 1 and not is_mutable(y):
+                    arg_bars[1] = accumulate(slot, g if g is not None else NoTangent)
+        elif name == "pop":
+            key = args[0]
+            if not had and len(args) > 1:
+                arg_bars[1] = g if g is not None else NoTangent
+        elif name == "popitem" and g is not NoTangent and g is not None and not is_mutable(y[1]):
+            pass  # handled below, once d is restored
+        # Restore d as it was before the call, with slots for what it held then.
+        old_slots = {k: (sh[k] if k in sh else NoTangent) for k in before if k in d and d[k] is before[k]}
+        d.clear()
+        d.update(before)
+        sh.clear()
+        for k, v in before.items():
+            sh[k] = shadows.shadow(v) if is_mutable(v) else old_slots.get(k, NoTangent)
+        if name == "pop" and had and not is_mutable(y) and g is not NoTangent and g is not None:
+            sh[args[0]] = accumulate(sh.get(args[0], NoTangent), g)
+        if name == "popitem" and g is not NoTangent and g is not None and not is_mutable(y[1]):
+            gv = g[1] if isinstance(g, (tuple, list)) and len(g) > 1 else NoTangent
+            sh[y[0]] = accumulate(sh.get(y[0], NoTangent), gv)
+        return MethodAdjoint(NoTangent), AdjTuple(arg_bars), kw_bars
+
+    return y, pullback
+
+
 def _container_write(f: Any, args: tuple, kwargs: dict) -> tuple:
     """Writes to sets and dicts of non-differentiable keys: undone by the pullback (no adjoints through sets)."""
     obj = f.__self__
@@ -228,22 +403,27 @@ def _construct(cls: type, args: tuple, kwargs: dict) -> tuple:
         raise MissingRuleError(cls, "reverse", "a class without a Python __init__")
     obj = cls.__new__(cls)
     if getattr(cls, "__dataclass_fields__", None) is not None and init.__code__.co_filename.startswith("<"):
-        bound = inspect.signature(cls).bind(*args, **kwargs)
-        bound.apply_defaults()
-        for name, value in bound.arguments.items():
-            object.__setattr__(obj, name, value)
+        fields, initvars, bound = objects.dataclass_init(cls, args, kwargs)
+        for name, value, _ in fields:
+            object.__setattr__(obj, name, value)  # as the generated __init__ does (also for frozen classes)
         post = getattr(obj, "__post_init__", None)
-        post_pb = rcall(post, (), {})[1] if post is not None else None
+        post_pb = rcall(post, tuple(v for _, v, _ in initvars), {})[1] if post is not None else None
+        names = list(bound.arguments)
 
         def dataclass_pullback(g: Any) -> tuple:
             shadows.acc(obj, NoTangent, g)
+            bars: dict = {}
             if post_pb is not None:
-                post_pb(NoTangent)
+                _, a, _ = post_pb(NoTangent)
+                for (n, _, given), b in zip(initvars, a):
+                    if given:
+                        bars[n] = b
             sh = shadows.shadow(obj)
-            field_bars = {n: shadows.take(v, sh.fields.get(n, NoTangent)) for n, v in bound.arguments.items()}
-            names = list(bound.arguments)
-            arg_bars = AdjTuple(field_bars[names[i]] for i in range(len(args)))
-            return NoTangent, arg_bars, AdjDict({k: field_bars[k] for k in kwargs})
+            for n, v, given in fields:
+                if given:
+                    bars[n] = shadows.take(v, sh.fields.get(n, NoTangent))
+            arg_bars = AdjTuple(bars.get(names[i], NoTangent) for i in range(len(args)))
+            return NoTangent, arg_bars, AdjDict({k: bars.get(k, NoTangent) for k in kwargs})
 
         return obj, dataclass_pullback
     _, init_pb = rcall(init, (obj, *args), kwargs)
@@ -320,7 +500,7 @@ class EagerReverse:
 
 
 def kinds_of(args: tuple) -> tuple:
-    return tuple("num" if type(a) in (float, int, bool) else "any" for a in args)
+    return tuple(objects.kind_of(a) for a in args)
 
 
 def may_write(pullback: Any) -> bool:
@@ -332,7 +512,8 @@ class DerivedReverse:
     def __init__(self, fn: types.FunctionType, kinds: dict[str, str]) -> None:
         from .generate import generate_reverse
 
-        self.gen = generate_reverse(fn, kinds)
+        with objects.generating(kinds):  # the resolver gives operators on possible user objects to rcall
+            self.gen = generate_reverse(fn, kinds)
         self.registry_version = registry.registry_version()
 
     def stale(self, fn: types.FunctionType) -> bool:
