@@ -628,3 +628,52 @@ def dataclass_init(cls: type, args: tuple, kwargs: dict) -> tuple[list, list, An
         else:
             fields.append((name, value, given))
     return fields, initvars, bound
+
+
+# ---------------------------------------------------------------- numbers reaching dispatch
+
+# Operators left to run time because an operand *might* have been a user object, whose
+# operands turn out to be plain floats: the arithmetic the inline template would have done.
+_FLOAT_FORWARD = {
+    operator.add: lambda a, b, da, db: (a + b, da + db),
+    operator.sub: lambda a, b, da, db: (a - b, da - db),
+    operator.mul: lambda a, b, da, db: (a * b, da * b + a * db),
+    operator.truediv: lambda a, b, da, db: (a / b, (da - (a / b) * db) / b),
+}
+_FLOAT_REVERSE = {
+    operator.add: lambda a, b, g: (g, g),
+    operator.sub: lambda a, b, g: (g, -g),
+    operator.mul: lambda a, b, g: (g * b, g * a),
+    operator.truediv: lambda a, b, g: (g / b, -g * a / (b * b)),
+}
+
+
+def float_forward(f: Any, args: tuple, dargs: tuple) -> Optional[tuple]:
+    """(y, dy) when f is + - * / of two floats (their tangents floats or the symbolic zero)."""
+    rule = _FLOAT_FORWARD.get(f)
+    if rule is None or len(args) != 2 or type(args[0]) is not float or type(args[1]) is not float:
+        return None
+    da, db = dargs
+    if not (da is NoTangent or type(da) is float) or not (db is NoTangent or type(db) is float):
+        return None
+    return rule(args[0], args[1], da, db)
+
+
+def float_reverse(f: Any, args: tuple) -> Optional[tuple]:
+    """(y, pullback) when f is + - * / of two floats."""
+    rule = _FLOAT_REVERSE.get(f)
+    if rule is None or len(args) != 2 or type(args[0]) is not float or type(args[1]) is not float:
+        return None
+    from ..reverse.adjoints import AdjDict, AdjTuple
+
+    a, b = args
+    y = f(a, b)
+
+    def pullback(g: Any) -> tuple:
+        if type(g) is not float:
+            if g is NoTangent or g is None:
+                return NoTangent, AdjTuple((NoTangent, NoTangent)), AdjDict()
+            g = float(g)
+        return NoTangent, AdjTuple(rule(a, b, g)), AdjDict()
+
+    return y, pullback

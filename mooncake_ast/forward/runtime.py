@@ -28,7 +28,9 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     if dkwargs is NoTangent or dkwargs is None:
         dkwargs = {k: NoTangent for k in kwargs}
     if objects.dispatches(f):
-        done = objects.forward_call(f, args, dargs, kwargs)
+        done = objects.float_forward(f, args, dargs) if not kwargs else None
+        if done is None:
+            done = objects.forward_call(f, args, dargs, kwargs)
         if done is not None:
             return done
     rule = registry.lookup(f)

@@ -47,7 +47,9 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
     """`(f(*args, **kwargs), pullback)`.  `wrt`: positions of the arguments to differentiate (None: all)."""
     kwargs = kwargs or {}
     if objects.dispatches(f):
-        done = objects.reverse_call(f, args, kwargs)
+        done = objects.float_reverse(f, args) if not kwargs else None
+        if done is None:
+            done = objects.reverse_call(f, args, kwargs)
         if done is not None:
             return done
         if _hashable(f) and f in SPECIAL:
