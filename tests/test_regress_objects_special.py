@@ -167,9 +167,17 @@ def reflected_ops(x, y):
     return (2.0 * a).v + (y + a).v + (3.0 - a).v * y + (y / a).v + (1.5 ** a).v
 
 
+class Boxed:
+    def __init__(self, v):
+        self.v = v
+
+    def __float__(self):
+        return self.v * 2.0
+
+
 def unary_ops(x):
     a = V(x)
-    return (-a).v + (+a).v + abs(V(-x)).v * x
+    return (-a).v + (+a).v + abs(V(-x)).v * x + float(Boxed(x)) * x
 
 
 def inplace_ops(x, y):

@@ -56,7 +56,7 @@ INPLACE = {
     operator.ixor: ("__ixor__", operator.xor),
 }
 UNARY = {operator.neg: "__neg__", operator.pos: "__pos__", operator.abs: "__abs__", builtins.abs: "__abs__",
-         operator.invert: "__invert__"}
+         operator.invert: "__invert__", builtins.float: "__float__", builtins.complex: "__complex__"}
 ITEMS = {operator.getitem: ("__getitem__", 2), operator.setitem: ("__setitem__", 3), operator.delitem: ("__delitem__", 2),
          operator.contains: ("__contains__", 2)}
 ITERATION = {builtins.iter, ops.sequence, ops.unpack}
@@ -99,7 +99,7 @@ def kind_of(x: Any) -> str:
     if tp is float or tp is int or tp is bool:
         return "num"
     if isinstance(x, (np.ndarray, np.generic)):
-        return "arr"
+        return "objs" if x.dtype.kind == "O" else "arr"
     if is_user_object(x):
         return "obj"
     if isinstance(x, (list, tuple, dict, set, frozenset)) and _holds_object(x, 10000):
