@@ -345,9 +345,24 @@ def property_delete(x, y):
     return t.log * x + t.k
 
 
+class Plain:
+    def __init__(self, x):
+        self.x = x
+        self.y = x * 2.0
+
+
+def plain_attribute_delete(x, y):
+    p = Plain(x)
+    t = p.y * y
+    del p.y
+    p.y = x * 3.0
+    return p.x * p.y + t
+
+
 @pytest.mark.parametrize("f, args", [
     (property_get_set, (1.3,)),
     (property_delete, (1.3, 0.7)),
+    (plain_attribute_delete, (1.3, 0.7)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_properties(f, args):
     check_all(f, *args)

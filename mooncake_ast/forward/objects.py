@@ -248,6 +248,13 @@ def forward_call(f: Any, args: tuple, dargs: tuple, kwargs: dict) -> Optional[tu
     if f in ATTRIBUTES:
         found = _attribute_method(f, args)
         if found is None:
+            if f is builtins.delattr and _plain_field(args):  # `del obj.name`: the field and its tangent go
+                from ..tangents import MutableTangent
+
+                delattr(*args)
+                if isinstance(dargs[0], MutableTangent):
+                    dargs[0].fields.pop(args[1], None)
+                return None, NoTangent
             return None
         fn, order = found
         return fcall(fn, NoTangent, tuple(args[i] for i in order), tuple(dargs[i] for i in order))
@@ -307,6 +314,8 @@ def reverse_call(f: Any, args: tuple, kwargs: dict) -> Optional[tuple]:
     if f in ATTRIBUTES:
         found = _attribute_method(f, args)
         if found is None:
+            if f is builtins.delattr and _plain_field(args):
+                return _reverse_delattr(*args)
             return None
         fn, order = found
         y, pb = rcall(fn, tuple(args[i] for i in order), {})
@@ -332,6 +341,31 @@ def reverse_call(f: Any, args: tuple, kwargs: dict) -> Optional[tuple]:
                 done[-1] = (done[-1][0], done[-1][1], True)
             return y, _mapped(done, len(args))
     return _fallback(f, args), _mapped(done, len(args))
+
+
+def _plain_field(args: tuple) -> bool:
+    """`del obj.name` of a field in a user object's __dict__."""
+    return (len(args) == 2 and isinstance(args[1], str) and is_user_object(args[0])
+            and args[1] in getattr(args[0], "__dict__", {}))
+
+
+def _reverse_delattr(obj: Any, name: str) -> tuple:
+    """`del obj.name`, undone by the pullback (nothing read the field after it was deleted: a zero slot)."""
+    from ..reverse import shadows
+    from ..reverse.adjoints import AdjDict, AdjTuple
+    from ..tangents import MutableTangent, is_mutable
+
+    old = obj.__dict__[name]
+    delattr(obj, name)
+
+    def pullback(g: Any) -> tuple:
+        object.__setattr__(obj, name, old)
+        sh = shadows.shadow(obj)
+        if isinstance(sh, MutableTangent):
+            sh.fields[name] = shadows.shadow(old) if is_mutable(old) else NoTangent
+        return NoTangent, AdjTuple([NoTangent, NoTangent]), AdjDict()
+
+    return None, pullback
 
 
 def _mapped(calls: list, n: int) -> Any:
