@@ -1,10 +1,11 @@
 """Forward mode at run time: dispatch (`fcall`) and lazily derived rules.
 
 `fcall(f, df, args, dargs)` runs when generated code reaches a call whose
-callee was not known at generation time.  It uses, in order: a user rule
-(`mc.frule`), a built-in template, zero derivative, or a rule derived from
-the callee's source (functions, methods, closures, lambdas, callable
-objects, classes).  Derived rules are built on first use and cached per code
+callee was not known at generation time.  It uses, in order: Python's
+operator protocol when an operand is a user object (objects.py: the user's
+special methods, differentiated), a user rule (`mc.frule`), a built-in
+template, zero derivative, or a rule derived from the callee's source
+(functions, methods, closures, lambdas, callable objects, classes).  Derived rules are built on first use and cached per code
 object (Mooncake's `LazyDerivedRule`), which is what makes recursion work:
 by the time a function calls itself, its rule exists.
 """
