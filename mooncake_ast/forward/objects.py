@@ -487,13 +487,15 @@ _NUMBER_RESULT = {builtins.len, builtins.float, builtins.int, builtins.bool, bui
 class ObjectFlow:
     """Which SSA values of one function may be (or hold) instances of user classes.
 
-    Sources: arguments not specialised as numbers or arrays (and not known to hold no
-    objects), closure cells, the function itself, globals bound to anything but numbers,
-    arrays, modules, functions and classes, and whatever unknown callees return or may
-    store into their arguments.  Values flow forward through every operation; parts and
-    the containers holding them (items, attributes, aliases, phis) share one fate.
-    Numbers and arrays (numeric arguments, NumPy and math results, arithmetic of those)
-    are never objects.
+    Each value may be a user object (OBJ: an operator on it runs user code) and/or a
+    container that may hold one (HOLD: its items and attributes may be objects).  From the
+    start: arguments specialised as obj / objs (or of unknown kind), closure cells, the
+    function itself, globals bound to anything but numbers, arrays, modules, functions and
+    classes.  Unknown callees may return anything and store objects into their arguments;
+    an operator with an OBJ operand may return anything; parts of OBJ/HOLD values may be
+    objects; a container built from or written with OBJ/HOLD values holds them; aliases
+    (phis, `y = x`, `a += b`) share one fate.  Numbers and arrays (numeric arguments,
+    NumPy and math results, arithmetic of those) are never objects.
     """
 
     def __init__(self, stmts: list, phis: list, param_kinds: Optional[dict], user_globals: dict, raw_callee: Any) -> None:
@@ -556,7 +558,8 @@ class ObjectFlow:
                     plain.discard(p)
                     changed = True
 
-        # Union-find: containers and their parts, aliases, phis.
+        # Aliases (the same object under two names) share one class; each class may be a user
+        # object (OBJ) and/or a container that may hold one (HOLD).
         parent: dict = {}
 
         def find(v: Any) -> Any:
@@ -570,41 +573,77 @@ class ObjectFlow:
             ra, rb = find(a), find(b)
             if ra is not rb:
                 parent[ra] = rb
+                flags[rb] = flags.get(rb, 0) | flags.pop(ra, 0)
 
-        sources: list = []
-        flows: list = []  # (operand, result) for pure operations
-        for s in stmts:
-            if is_plain(s):
-                continue
-            fn = fns[s]
-            operands = [v for v in (*s.args, *s.kwargs.values()) if not is_plain(v)]
-            if fn is None:
-                sources.append(s)
-                if not is_plain(s.fn):
-                    sources.append(s.fn)
-                sources.extend(operands)  # the callee may store objects into them
-            elif fn in _ARITHMETIC:
-                flows.extend((v, s) for v in operands)
-            else:
-                for v in operands:
-                    union(s, v)
-        for p in phis:
-            if not is_plain(p):
-                for v in p.incoming.values():
-                    if not is_plain(v):
-                        union(p, v)
-        for v in list(parent) + [v for s in stmts for v in (s.fn, *s.args, *s.kwargs.values())]:
+        flags: dict = {}
+        OBJ, HOLD = 1, 2
+
+        def get(v: Any) -> int:
+            return 0 if is_plain(v) else flags.get(find(v), 0)
+
+        def add(v: Any, f: int) -> bool:
+            if not f or is_plain(v):
+                return False
+            r = find(v)
+            old = flags.get(r, 0)
+            if old | f != old:
+                flags[r] = old | f
+                return True
+            return False
+
+        for st in stmts:
+            if fns[st] is ops.identity or fns[st] in INPLACE:
+                if st.args and not is_plain(st) and not is_plain(st.args[0]):
+                    union(st, st.args[0])  # the same object (`a += b` on a list, `y = x`)
+        for ph in phis:
+            for v in ph.incoming.values():
+                if not is_plain(ph) and not is_plain(v):
+                    union(ph, v)
+        for v in {v for st in stmts for v in (st, st.fn, *st.args, *st.kwargs.values())}:
             if not is_plain(v) and base_source(v):
-                sources.append(v)
-        marked = {find(v) for v in sources}
+                kind = self._param_kind(v) if isinstance(v, Param) and type(v) is Param else "unknown"
+                add(v, HOLD if kind == "objs" else OBJ if kind == "obj" else OBJ | HOLD)
+
+        parts = {operator.getitem, builtins.getattr, builtins.next, ops.cell_get}
+        containers = {builtins.iter, ops.sequence, ops.unpack, ops.tuple_of, ops.list_of, ops.set_of, ops.dict_of,
+                      getattr(ops, "concat_tuple", None), getattr(ops, "merge_dicts", None)}
+        writes = {operator.setitem: 0, builtins.setattr: 0, ops.cell_set: 0}
         changed = True
         while changed:
             changed = False
-            for a, b in flows:
-                if find(a) in marked and find(b) not in marked:
-                    marked.add(find(b))
-                    changed = True
-        self._find, self._marked, self._plain = find, marked, is_plain
+            for st in stmts:
+                if is_plain(st):
+                    continue
+                fn = fns[st]
+                operands = [v for v in (*st.args, *st.kwargs.values()) if not is_plain(v)]
+                seen = 0
+                for v in operands:
+                    seen |= get(v)
+                if fn is None:  # unknown code: it may return anything and store objects into what it is given
+                    changed |= add(st, OBJ | HOLD)
+                    f = st.fn
+                    if isinstance(f, Call) and raw_callee(f) is builtins.getattr and f.args:
+                        changed |= add(f.args[0], HOLD)  # obj.method(...) may change obj
+                    for v in operands:
+                        changed |= add(v, HOLD)
+                elif fn in _ARITHMETIC or fn in INPLACE:
+                    changed |= add(st, (OBJ | HOLD) if seen & OBJ else seen & HOLD)
+                    if fn in INPLACE and st.args and seen:
+                        changed |= add(st.args[0], HOLD)
+                elif fn in parts:
+                    base = get(st.args[0]) if st.args else 0
+                    changed |= add(st, OBJ | HOLD if base else 0)
+                elif fn in containers:
+                    changed |= add(st, HOLD if seen else 0)
+                elif fn in writes:
+                    value = get(st.args[-1]) if st.args else 0
+                    if value:
+                        changed |= add(st.args[writes[fn]], HOLD)
+                elif seen:  # other known callables (max, sorted, zip, ...): anything may come out or be stored
+                    changed |= add(st, OBJ | HOLD)
+                    for v in operands:
+                        changed |= add(v, HOLD)
+        self._get, self._plain, self._OBJ = get, is_plain, OBJ
 
     def _param_kind(self, p: Any) -> str:
         """The kind the rule is specialised on; unknown (a generic rule) may be anything."""
@@ -613,7 +652,8 @@ class ObjectFlow:
         return self.kinds[p.name].split(":")[0]
 
     def may_be_object(self, v: Any) -> bool:
-        return not self._plain(v) and self._find(v) in self._marked
+        """May v itself be an instance of a user class (so an operator on it runs user code)?"""
+        return bool(self._get(v) & self._OBJ)
 
 
 def function_values(block: Any) -> tuple[list, list]:

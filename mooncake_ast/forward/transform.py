@@ -127,8 +127,11 @@ class StaticResolver:
         gated = set()
         for st in stmts:
             fn = self.raw_callee(st)
-            if objects.dispatches(fn) and fn is not builtins.getattr and any(
-                    flow.may_be_object(v) for v in (*st.args, *st.kwargs.values())):
+            if not objects.dispatches(fn) or fn is builtins.getattr:
+                continue
+            # Items, iteration and attributes run the container's own methods; operators any operand's.
+            own = fn in objects.ITEMS or fn in objects.ITERATION or fn in (builtins.setattr, builtins.delattr)
+            if any(flow.may_be_object(v) for v in (st.args[:1] if own else (*st.args, *st.kwargs.values()))):
                 gated.add(st)
         self._objects = (set(stmts), gated)
 
