@@ -542,3 +542,72 @@ def test_numpy_left_operand_without_deferral_is_refused():
         mc.grad(array_times_object, argnums=1)(w, 0.5)
     with pytest.raises(MooncakeError, match="__array_ufunc__ = None"):
         mc.jvp(array_times_object, (w, 0.5), (None, 1.0))
+
+
+# ------------------------------------------------------------------ objects reached every way a value can travel
+
+
+def make_v(t):
+    return V(t * 1.0)
+
+
+GLOBAL_V = V(0.25)
+
+
+def via_list(x, y):
+    xs = []
+    xs.append(V(x))
+    xs += [V(y)]
+    return (xs[0] * xs[1]).v
+
+
+def via_dict_and_tuple(x, y):
+    d = {"a": V(x)}
+    pair = (d["a"], V(y))
+    first, second = pair
+    return (first - second).v * (d["a"] + 1.0).v
+
+
+def via_factory_function(x, y):
+    return (make_v(x) * make_v(y)).v
+
+
+def via_branch(x, y):
+    a = V(x) if x > 0.0 else V(-x)
+    for _ in range(2):
+        a = a * V(y)
+    return a.v
+
+
+def via_closure_and_global(x, y):
+    w = V(y)
+
+    def scaled(t):
+        return (t * w + GLOBAL_V).v
+
+    return scaled(V(x)) + (V(x) * GLOBAL_V).v
+
+
+def via_argument_list(vs, x):
+    return (vs[0] * vs[1]).v * x + (vs[1] - vs[0]).v
+
+
+@pytest.mark.parametrize("f, args", [
+    (via_list, (1.3, 0.7)),
+    (via_dict_and_tuple, (1.3, 0.7)),
+    (via_factory_function, (1.3, 0.7)),
+    (via_branch, (1.3, 0.7)),
+    (via_closure_and_global, (1.3, 0.7)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_objects_reached_every_way(f, args):
+    check_all(f, *args)
+
+
+def test_objects_inside_an_argument_list():
+    vs = [V(1.3), V(0.7)]
+    g_vs, g_x = mc.grad(via_argument_list, argnums=(0, 1))(vs, 0.5)
+    # d/dv0 = 0.5 * 1.5 * v1 - 1 (the product runs V.__mul__ of vs[0]); d/dv1 = 0.5 * v0 + 1
+    assert g_vs[0].v == pytest.approx(0.5 * 0.7 - 1.0)
+    assert g_vs[1].v == pytest.approx(0.5 * 1.3 + 1.0)
+    assert g_x == pytest.approx(1.3 * 0.7)
+    check_derivatives(via_argument_list, vs, 0.5)
