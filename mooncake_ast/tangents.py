@@ -231,7 +231,7 @@ def zeros_like_tangent(x: Any) -> Any:
         return type(x)(zeros_like_tangent(v) for v in x)
     if isinstance(x, dict):
         return {k: zeros_like_tangent(v) for k, v in x.items()}
-    if hasattr(x, "__dict__") and not isinstance(x, (type, types.FunctionType, types.ModuleType)) and not callable(x):
+    if is_data_object(x) and hasattr(x, "__dict__"):
         return MutableTangent({k: zeros_like_tangent(v) for k, v in vars(x).items()})
     return zero_tangent(x)
 
@@ -285,10 +285,38 @@ def is_mutable(x: Any) -> bool:
         return True
     if getattr(type(x), "__mc_value__", False):
         return False  # our own run-time objects that behave as values (e.g. map's recorded results)
-    if isinstance(x, (type, types.FunctionType, types.ModuleType, types.MethodType, types.BuiltinFunctionType, tuple,
-                      str, bytes, int, float, complex, frozenset)) or callable(x):
+    if isinstance(x, (tuple, str, bytes, int, float, complex, frozenset)):
         return False
-    return hasattr(x, "__dict__") or bool(slot_names(x))
+    return is_data_object(x) and (hasattr(x, "__dict__") or bool(slot_names(x)))
+
+
+_CODE_TYPES = (type, types.FunctionType, types.ModuleType, types.MethodType, types.BuiltinFunctionType,
+               types.BuiltinMethodType, types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType,
+               types.ClassMethodDescriptorType, types.GetSetDescriptorType, types.MemberDescriptorType,
+               staticmethod, classmethod, property, np.ufunc)
+
+
+def is_data_object(x: Any) -> bool:
+    """Is x an object whose fields are data (an instance of a class), not code?
+
+    An instance of a user class is data whether or not it is callable: a layer
+    with `__call__` has differentiable fields.  Functions, methods, classes,
+    modules, builtins and descriptors are code (closures have their own
+    FunctionTangent).
+    """
+    if isinstance(x, _CODE_TYPES):
+        return False
+    if callable(x):
+        # Callable instances of classes written in Python (heap types) are data; those of
+        # builtin or extension types (NumPy's function dispatchers) and partials are code.
+        import functools
+
+        return bool(type(x).__flags__ & _HEAPTYPE) and not isinstance(x, functools.partial) and \
+            type(x).__module__ not in ("builtins", "functools")
+    return True
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: the class was made by a `class` statement (or type())
 
 
 def slot_names(x: Any) -> list:

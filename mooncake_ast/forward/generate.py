@@ -160,7 +160,10 @@ def environment(fn: types.FunctionType) -> list[str]:
                 out.append(f"{n}=module {v.__name__}")
                 modules.append(v)
             else:
-                out.append(f"{n}=global")
+                # Whether it may be a user object decides if operators on it are inlined (forward/objects.py).
+                from .objects import _plain_global
+
+                out.append(f"{n}=global" if _plain_global(v) else f"{n}=global object")
         elif hasattr(builtins, n):
             out.append(f"{n}=builtin {describe(getattr(builtins, n))}")
     # Builtins the generated code may call although the function does not mention them (`len`,

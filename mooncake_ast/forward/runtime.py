@@ -1,10 +1,11 @@
 """Forward mode at run time: dispatch (`fcall`) and lazily derived rules.
 
 `fcall(f, df, args, dargs)` runs when generated code reaches a call whose
-callee was not known at generation time.  It uses, in order: a user rule
-(`mc.frule`), a built-in template, zero derivative, or a rule derived from
-the callee's source (functions, methods, closures, lambdas, callable
-objects, classes).  Derived rules are built on first use and cached per code
+callee was not known at generation time.  It uses, in order: Python's
+operator protocol when an operand is a user object (objects.py: the user's
+special methods, differentiated), a user rule (`mc.frule`), a built-in
+template, zero derivative, or a rule derived from the callee's source
+(functions, methods, closures, lambdas, callable objects, classes).  Derived rules are built on first use and cached per code
 object (Mooncake's `LazyDerivedRule`), which is what makes recursion work:
 by the time a function calls itself, its rule exists.
 """
@@ -16,7 +17,8 @@ from typing import Any, Optional
 
 from ..errors import MissingRuleError, SourceUnavailableError
 from ..rules import registry
-from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, zero_tangent
+from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, storage, zero_tangent
+from . import objects
 
 
 def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = None, dkwargs: Any = None) -> tuple:
@@ -26,6 +28,12 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
         dargs = (NoTangent,) * len(args)
     if dkwargs is NoTangent or dkwargs is None:
         dkwargs = {k: NoTangent for k in kwargs}
+    if objects.dispatches(f):
+        done = objects.float_forward(f, args, dargs) if not kwargs else None
+        if done is None:
+            done = objects.forward_call(f, args, dargs, kwargs)
+        if done is not None:
+            return done
     rule = registry.lookup(f)
     if rule is not None:
         if rule.user_frule is not None:
@@ -39,6 +47,10 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
                 y, dy = registry.run_template(rule, _unbound(f), (owner, *args), (dself, *dargs), kwargs, dkwargs)
             else:
                 y, dy = registry.run_template(rule, f, tuple(args), tuple(dargs), kwargs, dkwargs)
+                if rule.mutates and args:
+                    dy = _conform_result(args[0], args, dargs, dy)
+                else:
+                    dy = _conform_result(y, args, dargs, dy)
             return y, _materialize_mutable(y, dy)
     if isinstance(f, types.FunctionType):
         return _derived_call(f, df, args, dargs, kwargs, dkwargs)
@@ -78,6 +90,40 @@ def _all_zero(t: Any) -> bool:
     return False
 
 
+def conform(y: Any, x: Any, dx: Any) -> Any:
+    """The tangent of y when it is x's tangent passed through (`y = c + x` with c constant).
+
+    An array result gets a tangent of its own shape and dtype, in new storage: a
+    number's tangent broadcast against a constant array, and never x's tangent
+    object itself (a later in-place write to x, or to y, must not reach the other).
+    """
+    import numpy as np
+
+    if dx is NoTangent or not isinstance(y, np.ndarray) or y is x:
+        return dx
+    if y.dtype.kind not in "fc":
+        return NoTangent
+    d = np.asarray(dx)
+    out = np.empty(y.shape, dtype=np.result_type(y.dtype, d.dtype) if d.dtype.kind in "fc" else y.dtype)
+    out[...] = d
+    return out
+
+
+def _conform_result(y: Any, args: tuple, dargs: tuple, dy: Any) -> Any:
+    """`conform` for a template run at run time: only when dy is an operand's tangent or of another shape."""
+    import numpy as np
+
+    if not isinstance(y, np.ndarray) or dy is NoTangent:
+        return dy
+    for a, d in zip(args, dargs):
+        if d is dy and a is not y:
+            return conform(y, a, dy)
+    if not isinstance(dy, np.ndarray) or dy.shape != y.shape:
+        if isinstance(dy, (int, float, complex, np.number, np.ndarray)):
+            return conform(y, None, dy)
+    return dy
+
+
 def _unbound(bound: Any) -> Any:
     """A function of (self, *args) calling the bound method's name on self (for method rules)."""
     return lambda self, *a, **k: getattr(self, bound.__name__)(*a, **k)
@@ -98,17 +144,16 @@ def _construct(cls: type, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict
     obj = cls.__new__(cls)
     dobj = MutableTangent({})
     if getattr(cls, "__dataclass_fields__", None) is not None and _generated(init):
-        names = [f for f, spec in cls.__dataclass_fields__.items() if spec.init]
-        bound = inspect.signature(cls).bind(*args, **kwargs)
-        bound.apply_defaults()
-        tangents = dict(zip(names, dargs))
-        tangents.update({k: v for k, v in dkwargs.items()})
-        for name, value in bound.arguments.items():
-            object.__setattr__(obj, name, value)
-            dobj.fields[name] = tangents.get(name, zero_tangent(value))
+        fields, initvars, bound = objects.dataclass_init(cls, args, kwargs)
+        dbound = inspect.signature(cls).bind_partial(*dargs, **{k: dkwargs.get(k, NoTangent) for k in kwargs})
+        for name, value, given in fields:
+            object.__setattr__(obj, name, value)  # as the generated __init__ does (also for frozen classes)
+            d = dbound.arguments.get(name, NoTangent) if given else NoTangent
+            dobj.fields[name] = storage(value, d)
         post = getattr(obj, "__post_init__", None)
         if post is not None:
-            fcall(post, MethodTangent(dobj), (), ())
+            fcall(post, MethodTangent(dobj), tuple(v for _, v, _ in initvars),
+                  tuple(dbound.arguments.get(n, NoTangent) if g else NoTangent for n, _, g in initvars))
         return obj, dobj
     fcall(init, NoTangent, (obj, *args), (dobj, *dargs), kwargs, dkwargs)
     return obj, dobj
@@ -172,7 +217,7 @@ def _bind_fast(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwar
 def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
     """Bind the arguments, then use the derived rule specialised on which of them are numbers."""
     primals, tangents = _bind_fast(f, df, args, dargs, kwargs, dkwargs)
-    kinds = tuple("num" if type(a) in (float, int, bool) else "any" for a in primals)
+    kinds = tuple(objects.kind_of(a) for a in primals)
     return derived_forward(f, kinds).call_bound(f, df, primals, tangents)
 
 

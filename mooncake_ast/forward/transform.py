@@ -54,10 +54,15 @@ class StaticResolver:
     derived rule can check them each time it runs (late binding).
     """
 
-    def __init__(self, user_globals: dict) -> None:
+    def __init__(self, user_globals: dict, param_kinds: Optional[dict] = None) -> None:
+        from . import objects
+
         self.g = user_globals
         self.bindings: dict[str, Any] = {}
         self._memo: dict[Value, Any] = {}
+        # The argument kinds (num/arr/obj/objs/any) of the rule being made; None: generic.
+        self.param_kinds = param_kinds if param_kinds is not None else objects.current_kinds()
+        self._objects: Optional[tuple] = None  # (statements analysed, those left to run-time dispatch)
 
     def resolve(self, v: Value) -> Any:
         if v in self._memo:
@@ -89,10 +94,46 @@ class StaticResolver:
         return self._NOTHING
 
     def callee(self, s: Call) -> tuple[Any, Optional[Rule]]:
+        if self._objects is None and getattr(s, "block", None) is not None:
+            from . import objects
+
+            # The first statement asked about belongs to the user's function (the transforms run
+            # activity analysis first): analyse that function before anything changes it.
+            self.analyse(objects.function_values(s.block))
         fn = self.resolve(s.fn)
         if fn is self._NOTHING:
             return None, None
+        if self._dispatched_operator(s, fn):
+            return None, None  # an operator that may reach a user object's method: decided when the code runs
         return fn, lookup(fn)
+
+    def raw_callee(self, s: Call) -> Any:
+        fn = self.resolve(s.fn)
+        return None if fn is self._NOTHING else fn
+
+    def _dispatched_operator(self, s: Call, fn: Any) -> bool:
+        from . import objects
+
+        if self._objects is None or not objects.dispatches(fn) or fn is builtins.getattr:
+            return False
+        return s in self._objects[1]
+
+    def analyse(self, values: tuple) -> None:
+        """Find, once and before any transform changes the IR, the operator statements on possible user objects."""
+        from . import objects
+
+        stmts, phis = values
+        flow = objects.ObjectFlow(stmts, phis, self.param_kinds, self.g, self.raw_callee)
+        gated = set()
+        for st in stmts:
+            fn = self.raw_callee(st)
+            if not objects.dispatches(fn) or fn is builtins.getattr:
+                continue
+            # Items, iteration and attributes run the container's own methods; operators any operand's.
+            own = fn in objects.ITEMS or fn in objects.ITERATION or fn in (builtins.setattr, builtins.delattr)
+            if any(flow.may_be_object(v) for v in (st.args[:1] if own else (*st.args, *st.kwargs.values()))):
+                gated.add(st)
+        self._objects = (set(stmts), gated)
 
 
 class IRTemplateBuilder:
@@ -225,7 +266,8 @@ class ForwardTransform:
     def __init__(self, ir: Function, user_globals: dict, param_kinds: Optional[dict] = None) -> None:
         self.ir = ir
         self.param_kinds = param_kinds or {}
-        self.resolver = StaticResolver(user_globals)
+        self.resolver = StaticResolver(user_globals, self.param_kinds)
+        self.resolver.analyse(([st for b in ir.blocks for st in b.stmts], [p for b in ir.blocks for p in b.phis]))
         self.tangent: dict[Value, Optional[Value]] = {}
         self.tangent_of: dict[Value, Value] = {}
         self.uses_self = bool(ir.freevars) or _uses(ir, ir.self_ref)  # type: ignore[attr-defined]
@@ -330,6 +372,7 @@ class ForwardTransform:
             else:
                 y = None if rule.mutates else s
                 dy = rule.jvp(b, y, *s.args, **s.kwargs)  # type: ignore[misc]
+                dy = self._conform(s, rule, b, dy)
                 if rule.mutates:
                     out += b.out
                     out.append(s)
@@ -340,6 +383,30 @@ class ForwardTransform:
             self._ensure_storage(s, fn, out)
             return
         self._dispatch(s, fn, out)
+
+    def _conform(self, s: Call, rule: Rule, b: IRTemplateBuilder, dy: Any) -> Any:
+        """A tangent a template passes through from one operand gets the result's shape, in fresh storage.
+
+        `np.ones(3) + x` passes x's tangent through (the constant adds nothing); the result's
+        tangent must still have the result's shape and dtype (one tangent type per primal
+        type), and must not be x's tangent object, which a later in-place write to x changes.
+        """
+        if not isinstance(dy, Value) or not s.args:
+            return dy
+        import operator
+
+        source, inner = dy, None
+        if isinstance(dy, Call) and dy in b.out and dy.callee() in (operator.neg, operator.pos) and len(dy.args) == 1:
+            source, inner = dy.args[0], dy
+        operand = next((a for a in s.args if self.tangent.get(a) is source), None)
+        if operand is None:
+            return dy
+        result = s.args[0] if rule.mutates else s
+        if self.kinds.get(result) == NUM or (isinstance(result, Param) and self.param_kinds.get(result.name) == NUM):
+            return dy  # a number: immutable, and of the same shape as any number
+        from .runtime import conform
+
+        return b.call(conform, result, operand, dy)
 
     def _ensure_storage(self, s: Call, fn: Any, out: list) -> None:
         """A value written in place later needs tangent storage even when its tangent is zero now."""

@@ -17,10 +17,23 @@ from ..rules import registry
 from ..rules.registry import H
 from ..tangents import NoTangent
 from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate
+from ..forward import objects
+from .special import SPECIAL
 
 
 class ReverseError(MooncakeError):
     """Reverse mode cannot differentiate this call (and will not guess)."""
+
+
+class WithKeywords:
+    """What a run-time reverse rule's pullback may return to give keyword arguments adjoints too:
+    `WithKeywords((x_bar, ...), {"name": v_bar})` (a plain tuple gives the positional ones only)."""
+
+    __slots__ = ("positional", "keywords")
+
+    def __init__(self, positional: Any, keywords: dict) -> None:
+        self.positional = tuple(positional)
+        self.keywords = dict(keywords)
 
 
 def _zero_pullback(n: int, kwargs: dict) -> Callable:
@@ -33,6 +46,16 @@ def _zero_pullback(n: int, kwargs: dict) -> Callable:
 def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
     """`(f(*args, **kwargs), pullback)`.  `wrt`: positions of the arguments to differentiate (None: all)."""
     kwargs = kwargs or {}
+    if objects.dispatches(f):
+        done = objects.float_reverse(f, args) if not kwargs else None
+        if done is None:
+            done = objects.reverse_call(f, args, kwargs)
+        if done is not None:
+            return done
+        if _hashable(f) and f in SPECIAL:
+            return _special_call(f, args, kwargs)
+        if f is iter and len(args) == 1 and not kwargs:
+            return _iter_call(args[0])
     special = _runtime_reverse(f)
     if special is not None:
         return special(f, args, kwargs)
@@ -43,6 +66,8 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
 
             def user_pullback(g: Any) -> tuple:
                 grads = pb(g)
+                if isinstance(grads, WithKeywords):  # a run-time rule that also gives keyword arguments' adjoints
+                    return NoTangent, AdjTuple(grads.positional), AdjDict(grads.keywords)
                 grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
                 return NoTangent, AdjTuple(grads), AdjDict()
 
@@ -110,6 +135,75 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
         # Nothing differentiable goes in (the bound object counts: `s.item()` reads s).
         return f(*args, **kwargs), _zero_pullback(len(args), kwargs)
     raise MissingRuleError(f, "reverse")
+
+
+def _hashable(f: Any) -> bool:
+    try:
+        hash(f)
+        return True
+    except TypeError:
+        return False
+
+
+def _special_call(f: Any, args: tuple, kwargs: dict) -> tuple:
+    """A read of a part or a write (`a[i]`, `a[i] = v`, `a.k = v`, `a += b`) reached at run time.
+
+    The operands turned out not to be user objects, so this is what the transform would
+    have made of the statement: the same helpers save what the write overwrites, and in
+    the pullback restore it and route the adjoints through the objects' storage.
+    """
+    from . import shadows
+    from .special import INPLACE, SAVE_ARGS
+
+    save, helper, positions = SPECIAL[f]
+    writes = save is not None and helper is not shadows.inplace_reverse
+    old = [save(*[args[i] for i in SAVE_ARGS[save]])] if save is not None else []
+    y = f(*args, **kwargs)
+
+    def pullback(g: Any) -> tuple:
+        extra = [INPLACE[f]] if helper is shadows.inplace_reverse else []
+        bars_in = [NoTangent] * len(positions)
+        g_in = NoTangent if writes or g is None else g
+        out = helper(g_in, None if writes else y, *old, *extra, *args, *bars_in)
+        bars: list = [NoTangent] * len(args)
+        if len(positions) == 1:
+            bars[positions[0]] = out
+        else:
+            for k, i in enumerate(positions):
+                bars[i] = out[k]
+        return NoTangent, AdjTuple(bars), AdjDict()
+
+    return y, pullback
+
+
+def _iter_call(xs: Any) -> tuple:
+    """`iter(xs)` reached at run time (a user's `__iter__` returning `iter(self.xs)`).
+
+    An iterator's adjoint is the list of the adjoints of the items it yielded, in order
+    (what `ops.sequence` and `next` hand back); it goes to the items of xs.
+    """
+    import numpy as np
+
+    y = iter(xs)
+
+    def pullback(g: Any) -> tuple:
+        if g is NoTangent or _nondifferentiable(xs) or isinstance(xs, (dict, set, frozenset, str, range)):
+            return NoTangent, AdjTuple([NoTangent]), AdjDict()
+        gs = list(g)
+        if isinstance(xs, np.ndarray):
+            if xs.ndim > 1:
+                # The items are views of xs: what they collected is already in xs's storage.
+                return NoTangent, AdjTuple([NoTangent]), AdjDict()
+            bar: Any = np.zeros_like(xs)
+            for i, gi in enumerate(gs):
+                if gi is not NoTangent and gi is not None:
+                    bar[i] += gi
+        else:
+            items = list(gs[:len(xs)]) + [NoTangent] * (len(xs) - len(gs))
+            bar = AdjTuple(items) if isinstance(xs, tuple) else AdjList(items)
+        return NoTangent, AdjTuple([bar]), AdjDict()
+
+    return y, pullback
 
 
 def _runtime_reverse(f: Any) -> Any:
@@ -207,22 +301,27 @@ def _construct(cls: type, args: tuple, kwargs: dict) -> tuple:
         raise MissingRuleError(cls, "reverse", "a class without a Python __init__")
     obj = cls.__new__(cls)
     if getattr(cls, "__dataclass_fields__", None) is not None and init.__code__.co_filename.startswith("<"):
-        bound = inspect.signature(cls).bind(*args, **kwargs)
-        bound.apply_defaults()
-        for name, value in bound.arguments.items():
-            object.__setattr__(obj, name, value)
+        fields, initvars, bound = objects.dataclass_init(cls, args, kwargs)
+        for name, value, _ in fields:
+            object.__setattr__(obj, name, value)  # as the generated __init__ does (also for frozen classes)
         post = getattr(obj, "__post_init__", None)
-        post_pb = rcall(post, (), {})[1] if post is not None else None
+        post_pb = rcall(post, tuple(v for _, v, _ in initvars), {})[1] if post is not None else None
+        names = list(bound.arguments)
 
         def dataclass_pullback(g: Any) -> tuple:
             shadows.acc(obj, NoTangent, g)
+            bars: dict = {}
             if post_pb is not None:
-                post_pb(NoTangent)
+                _, a, _ = post_pb(NoTangent)
+                for (n, _, given), b in zip(initvars, a):
+                    if given:
+                        bars[n] = b
             sh = shadows.shadow(obj)
-            field_bars = {n: shadows.take(v, sh.fields.get(n, NoTangent)) for n, v in bound.arguments.items()}
-            names = list(bound.arguments)
-            arg_bars = AdjTuple(field_bars[names[i]] for i in range(len(args)))
-            return NoTangent, arg_bars, AdjDict({k: field_bars[k] for k in kwargs})
+            for n, v, given in fields:
+                if given:
+                    bars[n] = shadows.take(v, sh.fields.get(n, NoTangent))
+            arg_bars = AdjTuple(bars.get(names[i], NoTangent) for i in range(len(args)))
+            return NoTangent, arg_bars, AdjDict({k: bars.get(k, NoTangent) for k in kwargs})
 
         return obj, dataclass_pullback
     _, init_pb = rcall(init, (obj, *args), kwargs)
@@ -299,7 +398,7 @@ class EagerReverse:
 
 
 def kinds_of(args: tuple) -> tuple:
-    return tuple("num" if type(a) in (float, int, bool) else "any" for a in args)
+    return tuple(objects.kind_of(a) for a in args)
 
 
 def may_write(pullback: Any) -> bool:
@@ -311,7 +410,8 @@ class DerivedReverse:
     def __init__(self, fn: types.FunctionType, kinds: dict[str, str]) -> None:
         from .generate import generate_reverse
 
-        self.gen = generate_reverse(fn, kinds)
+        with objects.generating(kinds):  # the resolver gives operators on possible user objects to rcall
+            self.gen = generate_reverse(fn, kinds)
         self.registry_version = registry.registry_version()
 
     def stale(self, fn: types.FunctionType) -> bool:

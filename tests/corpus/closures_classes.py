@@ -271,6 +271,83 @@ def lambdas_in_comprehension(x, n):
     return sum(f(x) for f in basis)
 
 
+class Vec2:
+    """A 2-vector value class with arithmetic operators (Python dispatches to these methods)."""
+
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+    def __add__(self, o):
+        return Vec2(self.x + o.x, self.y + o.y)
+
+    def __sub__(self, o):
+        return Vec2(self.x - o.x, self.y - o.y)
+
+    def __mul__(self, k):
+        return Vec2(self.x * k, self.y * k)
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return Vec2(-self.x, -self.y)
+
+    def __abs__(self):
+        return math.sqrt(self.x ** 2 + self.y ** 2)
+
+    def __iter__(self):
+        return iter((self.x, self.y))
+
+
+def vector_class_operators(px, py, vx, dt):
+    """Integrate a point with operator-overloading vectors."""
+    p = Vec2(px, py)
+    v = Vec2(vx, 0.5)
+    g = Vec2(0.0, -9.8)
+    for _ in range(5):
+        v = v + dt * g
+        p += v * dt
+    x, y = p
+    return abs(p - Vec2(1.0, 0.0)) + x * y + (-v).y
+
+
+class Affine:
+    """A callable layer object (the layer/module pattern)."""
+
+    def __init__(self, W, b):
+        self.W = W
+        self.b = b
+
+    def __call__(self, x):
+        return np.tanh(self.W @ x + self.b)
+
+
+def callable_layers(W1, W2, x):
+    """Compose callable layer objects held in a list."""
+    layers = [Affine(W1, np.zeros(3)), Affine(W2, np.ones(2) * 0.1)]
+    for layer in layers:
+        x = layer(x)
+    return np.sum(x ** 2)
+
+
+@dataclasses.dataclass
+class History:
+    """A dataclass with a default_factory field."""
+    rate: float
+    values: list = dataclasses.field(default_factory=list)
+
+    def push(self, v):
+        self.values.append(v * self.rate)
+
+
+def dataclass_default_factory(rate, x):
+    """Append to a dataclass list field created by default_factory."""
+    h = History(rate)
+    for k in range(3):
+        h.push(x * k + rate)
+    return sum(h.values) * h.values[-1]
+
+
 CASES = [
     Case(closure_captures_input, lambda: (0.7,), tags=("closure", "nested_def")),
     Case(closure_in_loop, lambda: (0.4, 6), tags=("closure", "loop")),
@@ -294,4 +371,8 @@ CASES = [
     Case(property_and_staticmethod, lambda: (0.6, -0.8, 1.5), tags=("class", "property", "staticmethod")),
     Case(recursive_closure, lambda: (0.8, 5), tags=("closure", "recursion", "nested_def")),
     Case(lambdas_in_comprehension, lambda: (0.9, 5), tags=("lambda", "closure", "comprehension", "generator")),
+    Case(vector_class_operators, lambda: (0.3, 1.2, 0.8, 0.1), tags=("class", "operators", "reflected", "inplace", "iter")),
+    Case(callable_layers, lambda: (np.random.default_rng(65).normal(size=(3, 2)), np.random.default_rng(66).normal(size=(2, 3)),
+                                   np.random.default_rng(67).normal(size=2)), tags=("class", "call", "numpy", "loop")),
+    Case(dataclass_default_factory, lambda: (0.7, 1.3), tags=("class", "dataclass", "default_factory", "method")),
 ]
