@@ -472,11 +472,14 @@ class StructuredEmitter:
             simple, k, seq, n, item, latch, extras = form
             assert isinstance(t, Branch)
             self._loc_comment(info, out)
-            iterable = seq.args[0] if seq in self.skip else seq
+            # (a sequence consumed by this loop prints as its argument; one taken out of a dispatched
+            # call's result pair, or named for other uses, prints as itself)
+            iterable = seq.args[0] if seq in self.skip and seq.callee() is ops.sequence else seq
             it_text = self.call_expr(iterable)[0] if iterable in self.deferred else self.value(iterable)[0]
             if item is not None:
                 targets = ", ".join(self.names[x] for x in [item, *extras])
-                srcs = [x.args[0].args[0] if x.args[0] in self.skip else x.args[0] for x in extras]
+                srcs = [x.args[0].args[0] if x.args[0] in self.skip and x.args[0].callee() is ops.sequence else x.args[0]
+                        for x in extras]
                 sources = f"zip({', '.join([it_text] + [self.value(v)[0] for v in srcs])})" if extras else it_text
                 if simple:
                     head = f"for {targets} in {sources}"

@@ -598,13 +598,15 @@ def rrule_dict(*args, **kwargs):
         y = builtins.dict(*args, **kwargs)
 
     def pullback(g):
+        from ..reverse.runtime import WithKeywords
+
         if g is NoTangent or g is None:
             return (NoTangent,) * len(args)
-        _check_keyword_adjoints("dict", kwargs, g)
+        named = {k: g.get(k, NoTangent) for k in kwargs}  # dict(r=x): the value under "r" is x's
         if not args:
-            return ()
+            return WithKeywords((), named)
         if items is None:
-            return (AdjDict({k: g[k] for k in x.keys() if k not in kwargs and k in g}),)
+            return WithKeywords((AdjDict({k: g[k] for k in x.keys() if k not in kwargs and k in g}),), named)
         last = {k: i for i, (k, _) in enumerate(items)}
         out = []
         for i, pair in enumerate(items):
@@ -613,7 +615,7 @@ def rrule_dict(*args, **kwargs):
                 out.append((AdjList if isinstance(pair, list) else AdjTuple)([NoTangent, g[k]]))
             else:
                 out.append(NoTangent)
-        return (_like(x, out),)
+        return WithKeywords((_like(x, out),), named)
 
     return y, pullback
 
