@@ -102,8 +102,8 @@ class _Converter:
     """Checks a user's tangent (`what="tangent"`) or cotangent against a primal or result and
     gives it in the form the transforms take (fresh storage, dtype of the primal)."""
 
-    def __init__(self, what: str, api: str, dense_none: bool) -> None:
-        self.what, self.api, self.dense_none = what, api, dense_none
+    def __init__(self, what: str, api: str, symbolic_top: bool) -> None:
+        self.what, self.api, self.symbolic_top = what, api, symbolic_top
         self.memo: dict = {}
 
     def fail(self, where: str, msg: str) -> None:
@@ -127,9 +127,9 @@ class _Converter:
 
     def convert(self, t: Any, p: Any, where: str, top: bool) -> Any:
         if t is None or t is NoTangent:
-            if top and not self.dense_none:
-                return zero_tangent(p)
-            return NoTangent if not self.dense_none else materialize(NoTangent, p)
+            # Zero: the symbolic zero for a whole jvp argument (as ever), dense zeros elsewhere (a pullback
+            # is not required to take symbolic zeros inside a structure).
+            return zero_tangent(p) if top and self.symbolic_top else materialize(NoTangent, p)
         if _nondifferentiable(p):
             self.fail(where, f"must be None or mc.NoTangent(): it is {_describe(p)}, which is not differentiable, "
                              f"but the {self.what} given is {_describe(t)}")
@@ -319,7 +319,7 @@ def _jvp(f: Callable, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, ap
     call (changed where the call mutates its arguments)."""
     from .forward.runtime import fcall
 
-    conv = _Converter("tangent", api, dense_none=False)
+    conv = _Converter("tangent", api, symbolic_top=True)
     dargs = tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(args, dargs)))
     dkwargs = {k: conv(dkwargs.get(k), v, f"keyword argument {k!r}", top=True) for k, v in kwargs.items()}
     y, dy = fcall(_as_function(f), NoTangent, tuple(args), dargs, kwargs, dkwargs)
@@ -442,25 +442,26 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     return y, vjp_fn
 
 
-def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
-         on_restored: Optional[Callable] = None) -> tuple[Any, Callable]:
+def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: Optional[Callable] = None,
+         complex_ok: bool = False) -> tuple[Any, Callable]:
     """vjp with keyword arguments: `(y, pullback)`, `pullback(out_bar) -> (args_bar, kwargs_bar)`.
 
-    `on_restored()` (for check_derivatives) runs after the pullback, before the caller's objects are
-    put back in their post-call state."""
+    For check_derivatives: `on_restored()` runs after the pullback, before the caller's objects are put
+    back in their post-call state; `complex_ok` lets rules that meet complex intermediates be tested
+    with the convention <y_bar, y_dot> = Re(conj(y_bar) y_dot)."""
     fn = _as_function(f)
-    _refuse_complex(api, fn, [(f"argument {i}", a) for i, a in enumerate(args)]
-                    + [(f"keyword argument {k!r}", v) for k, v in kwargs.items()])
+    refuse = (lambda values: None) if complex_ok else functools.partial(_refuse_complex, api, fn)
+    refuse([(f"argument {i}", a) for i, a in enumerate(args)] + [(f"keyword argument {k!r}", v) for k, v in kwargs.items()])
     ctx = shadows.Context()
     with ctx:
         y, pb = rcall(fn, tuple(args), kwargs)
-    _refuse_complex(api, fn, [("the result", y)])
+    refuse([("the result", y)])
     post = _snapshot((*args, *kwargs.values(), y))
     used = [False]
 
     def pullback(out_bar: Any) -> tuple:
-        seed = _Converter("cotangent", api, dense_none=False)(out_bar, y, "the result", top=True)
-        _refuse_complex(api, fn, [("the cotangent", out_bar)])
+        seed = _Converter("cotangent", api, symbolic_top=False)(out_bar, y, "the result", top=True)
+        refuse([("the cotangent", out_bar)])
         if used[0]:
             raise MooncakeError(f"{api}: a vjp function can be called once (its tape is consumed); call mc.vjp again")
         used[0] = True
