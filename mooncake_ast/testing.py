@@ -1,12 +1,25 @@
 """`check_derivatives`: Mooncake's `test_rule`, for Python functions and rules.
 
-For a function and a point it checks, reporting which check failed and by how much:
+For a function and a point it checks, through the public API's jvp and vjp (so what users get),
+and names the check and the argument that failed:
 
-* the primal result and the post-call state of every argument equal those of a plain call;
-* forward tangents (of the result and of arguments mutated in place) match central
-  finite differences along random directions, at several step sizes (the best one counts);
-* (reverse mode, when available) the dot-product test ⟨x̄, ẋ⟩ = ⟨ȳ, J ẋ⟩ against forward
-  mode, arguments restored after the pullback, aliasing between arguments preserved.
+* [jvp primal] / [vjp primal]: the result and the post-call state of every argument equal those
+  of a plain call;
+* [forward vs finite differences]: forward tangents (of the result and of arguments mutated in
+  place) match central finite differences along random directions, at several step sizes (the
+  best one counts); on failure, again with a tangent in one argument at a time, to name it;
+* [reverse vs forward]: the dot-product test <x_bar, x_dot> = <y_bar, J x_dot> for each argument
+  separately (a tangent in that argument only), and for each part of a tuple or list result
+  separately, so that an error cannot hide in the sum over all of them;
+* [reverse vs finite differences]: for an argument of at most `fd_max` numbers, each number of
+  its gradient against central finite differences of <y_bar, f(x)> (catches a mistake both modes
+  share);
+* [pullback restores], [result after the pullback], [state after the pullback], [cotangent
+  unchanged]: the pullback sees the arguments as on entry, and leaves the result, the arguments
+  and the cotangent given as after a plain call;
+* [gradient structure], [aliased arguments]: gradients have the structure of their argument
+  (DESIGN.md §1), and an object passed twice (`f(a, a)`, `f([a], a)`) is one input with one
+  gradient: arguments sharing objects are checked together, each shared number counted once.
 """
 from __future__ import annotations
 
