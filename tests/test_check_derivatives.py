@@ -11,6 +11,19 @@ import mooncake_ast as mc
 from mooncake_ast.testing import DerivativeCheckError, check_derivatives
 
 
+@pytest.fixture(autouse=True)
+def _forget_the_rules_registered_here():
+    """Rules registered on this file's functions leave the registry after each test (the registry is global:
+    `mooncake-ast rules` and docs/rules.md list what is in it)."""
+    from mooncake_ast.rules import registry
+
+    before = set(registry._RULES)
+    yield
+    for key in set(registry._RULES) - before:
+        del registry._RULES[key]
+    registry.bump_version()
+
+
 def _rules(fn, fwd, rev):
     """Register `fwd(x, y, dx, dy) -> dy_out` and `rev(x, y, g) -> (x_bar, y_bar)` for fn(x, y)."""
     @mc.frule(fn)
