@@ -213,7 +213,7 @@ def _find_complex(x: Any, where: str, seen: Optional[set] = None) -> Optional[st
     elif isinstance(x, (Tangent, MutableTangent)):
         items = x.fields.items()
         fmt = "{}.{}"
-    elif _is_object(x):
+    elif isinstance(getattr(x, "__dict__", None), dict):
         items = vars(x).items()
         fmt = "{}.{}"
     else:
@@ -261,7 +261,7 @@ def _reachable_mutables(roots: tuple) -> list:
         elif isinstance(x, dict):
             out.append(x)
             stack.extend(reversed(list(x.values())))
-        elif _is_object(x) and isinstance(getattr(x, "__dict__", None), dict):
+        elif isinstance(getattr(x, "__dict__", None), dict):  # objects, callable ones too
             out.append(x)
             stack.extend(reversed(list(vars(x).values())))
     return out

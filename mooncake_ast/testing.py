@@ -466,8 +466,11 @@ def _call_forward(case: _Case, dvalues: list) -> tuple[Any, Any, list, list]:
 
 
 def _random_dvalues(case: _Case, rng: np.random.Generator, only: Optional[list] = None) -> list:
+    """Random tangents; with `only`, in those inputs only, dense zeros elsewhere (not None, the symbolic zero:
+    the derivative specialised on the same kinds of tangents is checked, and no other is generated)."""
     memo: dict = {}
-    return [random_tangent(v, rng, memo) if only is None or i in only else None for i, v in enumerate(case.values)]
+    return [random_tangent(v, rng, memo) if only is None or i in only else zeros_like_tangent(v)
+            for i, v in enumerate(case.values)]
 
 
 def _forward_error(case: _Case, dvalues: list, check_primal: bool) -> tuple[float, np.ndarray, Optional[np.ndarray], list]:
