@@ -20,6 +20,10 @@ and names the check and the argument that failed:
 * [gradient structure], [aliased arguments]: gradients have the structure of their argument
   (DESIGN.md §1), and an object passed twice (`f(a, a)`, `f([a], a)`) is one input with one
   gradient: arguments sharing objects are checked together, each shared number counted once.
+
+Reverse mode here takes complex values, which the public API refuses (no adjoint convention is
+promised to users yet): rules that meet complex intermediates are checked with the convention
+<y_bar, y_dot> = Re(conj(y_bar) y_dot), real and imaginary parts as separate numbers.
 """
 from __future__ import annotations
 
