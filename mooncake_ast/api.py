@@ -1,8 +1,15 @@
-"""The public API (DESIGN.md §1), JAX-style: `jvp`, `grad`, `vjp`, ..., and `differentiate`."""
+"""The public API (DESIGN.md §1), JAX-style: `jvp`, `grad`, `vjp`, ..., and `differentiate`.
+
+Inputs are checked at this boundary, as JAX checks them, so that a mistake is an error that
+says what to do and never a wrong number: `argnums` (an int or a tuple of distinct ints,
+negative ones counted from the end), the structure, shape and dtype of tangents against the
+primals and of cotangents against the result, a scalar result for `grad`, and (reverse mode
+only) no complex numbers in the arguments, the result or the cotangent.
+"""
 from __future__ import annotations
 
 import functools
-import inspect
+import numbers
 import types
 from typing import Any, Callable, Optional
 
@@ -10,43 +17,260 @@ import numpy as np
 
 from .errors import MooncakeError
 from .reverse import shadows
-from .reverse.adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint
-from .reverse.runtime import derived_reverse, may_write, rcall
+from .reverse.adjoints import AdjTuple
+from .reverse.runtime import ReverseError, derived_reverse, may_write, rcall
 from .rules import registry
 from .tangents import MutableTangent, NoTangent, Tangent, materialize, zero_tangent, zeros_like_tangent
+
+
+class ArgnumsError(MooncakeError, ValueError, TypeError):
+    """`argnums` is not an int or a tuple of distinct ints within the call's positional arguments."""
+
+
+class TangentError(MooncakeError, ValueError, TypeError):
+    """A tangent (jvp) or cotangent (vjp) does not match its primal or result in structure, shape or dtype."""
+
+
+class NonScalarOutputError(MooncakeError, TypeError):
+    """`grad` / `value_and_grad` of a function whose result is not a real scalar."""
+
+
+class ComplexReverseError(ReverseError):
+    """Reverse mode was given complex numbers (an argument, the result or a cotangent)."""
 
 
 def _as_function(f: Any) -> Any:
     return f.__wrapped_fn__ if isinstance(f, Differentiable) else f
 
 
+def _name(f: Any) -> str:
+    return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+
+
+# ---------------------------------------------------------------- checks of values given to the API
+
+_NONDIFF_SCALARS = (bool, int, str, bytes, type(None), range, slice, np.integer, np.bool_, np.str_, np.bytes_)
+_OPAQUE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type, np.ufunc,
+           functools.partial)
+
+
+def _is_real_number(t: Any) -> bool:
+    if isinstance(t, (bool, np.bool_)):
+        return False
+    if isinstance(t, (int, float, np.integer, np.floating)):
+        return True
+    return isinstance(t, np.ndarray) and t.shape == () and t.dtype.kind in "iuf"
+
+
+def _is_number(t: Any) -> bool:
+    return _is_real_number(t) or isinstance(t, (complex, np.complexfloating)) or \
+        (isinstance(t, np.ndarray) and t.shape == () and t.dtype.kind == "c")
+
+
+def _describe(x: Any) -> str:
+    if isinstance(x, np.ndarray):
+        return f"an array of shape {x.shape} and dtype {x.dtype}"
+    if x is NoTangent:
+        return "mc.NoTangent()"
+    if isinstance(x, (list, tuple, dict)):
+        return f"a {type(x).__name__} of length {len(x)}"
+    if x is None:
+        return "None"
+    name = type(x).__name__
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
+
+
+def _is_object(p: Any) -> bool:
+    return hasattr(p, "__dict__") and not isinstance(p, _OPAQUE) and not callable(p)
+
+
+def _nondifferentiable(p: Any) -> bool:
+    if isinstance(p, _NONDIFF_SCALARS) or isinstance(p, _OPAQUE):
+        return True
+    return isinstance(p, np.ndarray) and p.dtype.kind in "biuSUMm"
+
+
+def _fields_given(t: Any) -> Optional[dict]:
+    if isinstance(t, (Tangent, MutableTangent)):
+        return dict(t.fields)
+    if isinstance(t, dict):
+        return dict(t)
+    return None
+
+
+class _Converter:
+    """Checks a user's tangent (`what="tangent"`) or cotangent against a primal or result and
+    gives it in the form the transforms take (fresh storage, dtype of the primal)."""
+
+    def __init__(self, what: str, api: str, symbolic_top: bool) -> None:
+        self.what, self.api, self.symbolic_top = what, api, symbolic_top
+        self.memo: dict = {}
+
+    def fail(self, where: str, msg: str) -> None:
+        raise TangentError(f"{self.api}: the {self.what} of {where} {msg}")
+
+    def __call__(self, t: Any, p: Any, where: str, top: bool = False) -> Any:
+        mutable = isinstance(p, (np.ndarray, list, dict)) or _is_object(p)
+        if mutable and id(p) in self.memo:
+            first_where, first_t, out = self.memo[id(p)]
+            again = self.convert(t, p, where, top)
+            from .testing import same_value
+
+            if not same_value(again, out, rtol=0.0, atol=0.0):
+                self.fail(where, f"differs from the {self.what} of {first_where}, which is the same object: one "
+                                 f"object has one {self.what}, so give both places the same value")
+            return out
+        out = self.convert(t, p, where, top)
+        if mutable:
+            self.memo[id(p)] = (where, t, out)
+        return out
+
+    def convert(self, t: Any, p: Any, where: str, top: bool) -> Any:
+        if t is None or t is NoTangent:
+            # Zero: the symbolic zero for a whole jvp argument (as ever), dense zeros elsewhere (a pullback
+            # is not required to take symbolic zeros inside a structure).
+            return zero_tangent(p) if top and self.symbolic_top else materialize(NoTangent, p)
+        if _nondifferentiable(p):
+            self.fail(where, f"must be None or mc.NoTangent(): it is {_describe(p)}, which is not differentiable, "
+                             f"but the {self.what} given is {_describe(t)}")
+        if isinstance(p, (float, np.floating)):
+            if not _is_real_number(t):
+                self.fail(where, f"must be a real number: it is a float, and the {self.what} given is {_describe(t)}")
+            return float(t)
+        if isinstance(p, (complex, np.complexfloating)):
+            if not _is_number(t):
+                self.fail(where, f"must be a number: it is a complex number, and the {self.what} given is {_describe(t)}")
+            return complex(t)
+        if isinstance(p, np.ndarray):
+            if p.dtype.kind not in "fc":
+                return t
+            arr = t if isinstance(t, np.ndarray) else None
+            if arr is None and isinstance(t, (list, tuple, numbers.Number, np.generic)):
+                try:
+                    arr = np.asarray(t)
+                except Exception:
+                    arr = None
+            if arr is None:
+                self.fail(where, f"must be an array of shape {p.shape}: it is {_describe(p)}, "
+                                 f"and the {self.what} given is {_describe(t)}")
+            assert arr is not None
+            if arr.shape != p.shape:
+                self.fail(where, f"has shape {arr.shape}, but it is {_describe(p)}: give a {self.what} of shape "
+                                 f"{p.shape}")
+            if arr.dtype.kind not in ("iuf" if p.dtype.kind == "f" else "iufc"):
+                self.fail(where, f"has dtype {arr.dtype}, but it is {_describe(p)}: give a "
+                                 f"{'real ' if p.dtype.kind == 'f' else ''}{self.what} of dtype {p.dtype}")
+            return np.array(arr, dtype=p.dtype)
+        if isinstance(p, (list, tuple)) and not isinstance(t, (Tangent, MutableTangent)):
+            if not isinstance(t, (list, tuple)) or len(t) != len(p):
+                self.fail(where, f"must be a list or tuple of length {len(p)}: it is {_describe(p)}, and the "
+                                 f"{self.what} given is {_describe(t)}")
+            items = [self(ti, pi, f"{where}[{i}]") for i, (ti, pi) in enumerate(zip(t, p))]
+            return items if isinstance(p, list) else tuple(items)
+        if isinstance(p, tuple) and hasattr(p, "_fields"):
+            given = _fields_given(t) or {}
+            self._check_fields(given, p._fields, where, p)
+            return tuple(self(given.get(k), getattr(p, k), f"{where}.{k}") for k in p._fields)
+        if isinstance(p, dict):
+            if not isinstance(t, dict):
+                self.fail(where, f"must be a dict: it is {_describe(p)}, and the {self.what} given is {_describe(t)}")
+            self._check_fields(t, p, where, p)
+            return {k: self(t.get(k), v, f"{where}[{k!r}]") for k, v in p.items()}
+        if _is_object(p):
+            given = _fields_given(t)
+            if given is None:
+                self.fail(where, f"must be an mc.Tangent with fields of {type(p).__name__} (or a dict of them): "
+                                 f"the {self.what} given is {_describe(t)}")
+            fields = vars(p)
+            self._check_fields(given, fields, where, p)
+            return MutableTangent({k: self(given.get(k), v, f"{where}.{k}") for k, v in fields.items()})
+        return t
+
+    def _check_fields(self, given: Any, names: Any, where: str, p: Any) -> None:
+        extra = [k for k in given if k not in names]
+        if extra:
+            self.fail(where, f"names {extra!r}, which {_describe(p)} does not have")
+
+
+def _find_complex(x: Any, where: str, seen: Optional[set] = None) -> Optional[str]:
+    """Where in `x` a complex number is (a description), or None."""
+    if isinstance(x, (complex, np.complexfloating)):
+        return where
+    if isinstance(x, np.ndarray):
+        return where if x.dtype.kind == "c" else None
+    if isinstance(x, (float, int, str, bytes, type(None), np.generic)) or isinstance(x, _OPAQUE):
+        return None
+    seen = set() if seen is None else seen
+    if id(x) in seen:
+        return None
+    seen.add(id(x))
+    if isinstance(x, (list, tuple)):
+        items: Any = enumerate(x)
+        fmt = "{}[{}]"
+    elif isinstance(x, dict):
+        items = ((repr(k), v) for k, v in x.items())
+        fmt = "{}[{}]"
+    elif isinstance(x, (Tangent, MutableTangent)):
+        items = x.fields.items()
+        fmt = "{}.{}"
+    elif isinstance(getattr(x, "__dict__", None), dict):
+        items = vars(x).items()
+        fmt = "{}.{}"
+    else:
+        return None
+    for k, v in items:
+        found = _find_complex(v, fmt.format(where, k), seen)
+        if found:
+            return found
+    return None
+
+
+def _refuse_complex(api: str, f: Any, values: list) -> None:
+    """Reverse mode has no adjoint convention for complex numbers yet: refuse them where they enter."""
+    for where, v in values:
+        found = _find_complex(v, where)
+        if found:
+            raise ComplexReverseError(
+                f"{api} of {_name(f)}: {found} holds complex numbers; reverse mode does not support complex values "
+                f"yet (no adjoint convention is implemented). Use forward mode (mc.jvp), or pass the real and "
+                f"imaginary parts as separate float arguments")
+
+
+# ---------------------------------------------------------------- caller-visible state
+
+
+# The caller-visible state (shadows.snapshot / shadows.reapply): the pullback rolls objects back to
+# their values on entry, and the post-call state the caller saw is put back after it.
+_reachable_mutables = shadows.reachable_mutables
+_snapshot = shadows.snapshot
+_reapply = shadows.reapply
+
+
+# ---------------------------------------------------------------- forward mode
+
+
 def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     """`(f(*primals), J·tangents)`; a tangent of None means zero."""
-    from .forward.runtime import fcall
-
-    f = _as_function(f)
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
-        raise TypeError("jvp(f, primals, tangents): primals and tangents must be tuples")
+        raise TangentError("jvp(f, primals, tangents): primals and tangents must be tuples, e.g. "
+                           "mc.jvp(f, (x,), (dx,))")
     if len(primals) != len(tangents):
-        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    dargs = tuple(zero_tangent(p) if t is None else _check_tangent(p, t) for p, t in zip(primals, tangents))
-    y, dy = fcall(f, NoTangent, tuple(primals), dargs)
+        raise TangentError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give one tangent per primal "
+                           f"(None for a zero tangent)")
+    y, dy, _, _ = _jvp(f, primals, tangents, {}, {})
     return y, materialize(dy, y)
 
 
-def _check_tangent(p: Any, t: Any) -> Any:
-    import numpy as np
+def _jvp(f: Callable, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, api: str = "jvp") -> tuple:
+    """jvp with keyword arguments: `(y, dy, dargs, dkwargs)`, the last two the argument tangents after the
+    call (changed where the call mutates its arguments)."""
+    from .forward.runtime import fcall
 
-    if isinstance(p, np.ndarray) and p.dtype.kind in "fc":
-        t = np.asarray(t, dtype=p.dtype if p.dtype.kind == "c" else float)
-        if t.shape != p.shape:
-            raise ValueError(f"tangent of shape {t.shape} for an argument of shape {p.shape}")
-        return t.copy()
-    if isinstance(p, (list, dict)) or hasattr(p, "__dict__"):
-        from .tangents import fresh
-
-        return fresh(materialize(t, p))
-    return t
+    conv = _Converter("tangent", api, symbolic_top=True)
+    dargs = tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(args, dargs)))
+    dkwargs = {k: conv(dkwargs.get(k), v, f"keyword argument {k!r}", top=True) for k, v in kwargs.items()}
+    y, dy = fcall(_as_function(f), NoTangent, tuple(args), dargs, kwargs, dkwargs)
+    return y, dy, dargs, dkwargs
 
 
 def source(f: Callable, mode: str = "forward") -> str:
@@ -147,31 +371,57 @@ def _to_user(g: Any, primal: Any) -> Any:
         if primal.dtype.kind not in "fc":
             return NoTangent
         return np.asarray(g, dtype=primal.dtype).reshape(primal.shape) if np.ndim(g) else np.full(primal.shape, g, dtype=primal.dtype)
-    if isinstance(primal, float) and isinstance(g, (int, float, np.floating, np.integer)):
-        return float(g)
+    if isinstance(primal, (float, np.floating)) and (_is_real_number(g) or (isinstance(g, np.ndarray) and g.size == 1
+                                                                            and g.dtype.kind in "iuf")):
+        return float(np.asarray(g).reshape(()))
     return g
 
 
 def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
-    """`(f(*primals), vjp_fn)`; `vjp_fn(out_bar)` returns one adjoint per primal (a tuple)."""
-    f = _as_function(f)
-    ctx = shadows.Context()
-    with ctx:
-        y, pb = rcall(f, tuple(primals), {})
-    post = shadows.snapshot((*primals, y))
-    used = [False]
+    """`(f(*primals), vjp_fn)`; `vjp_fn(out_bar)` returns one adjoint per primal (a tuple).
+
+    `out_bar` has the structure of the result (None or mc.NoTangent() for a zero part)."""
+    y, pullback = _vjp(f, primals, {})
 
     def vjp_fn(out_bar: Any) -> tuple:
-        if used[0]:
-            raise MooncakeError("a vjp function can be called once (its tape is consumed); call mc.vjp again")
-        used[0] = True
-        with ctx:
-            _, args_bar, _ = pb(out_bar)
-            grads = tuple(_to_user(shadows.full_adjoint(p, g), p) for g, p in zip(args_bar, primals))
-        shadows.reapply((*primals, y), post)
-        return grads
+        return pullback(out_bar)[0]
 
     return y, vjp_fn
+
+
+def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: Optional[Callable] = None,
+         complex_ok: bool = False) -> tuple[Any, Callable]:
+    """vjp with keyword arguments: `(y, pullback)`, `pullback(out_bar) -> (args_bar, kwargs_bar)`.
+
+    For check_derivatives: `on_restored()` runs after the pullback, before the caller's objects are put
+    back in their post-call state; `complex_ok` lets rules that meet complex intermediates be tested
+    with the convention <y_bar, y_dot> = Re(conj(y_bar) y_dot)."""
+    fn = _as_function(f)
+    refuse = (lambda values: None) if complex_ok else functools.partial(_refuse_complex, api, fn)
+    refuse([(f"argument {i}", a) for i, a in enumerate(args)] + [(f"keyword argument {k!r}", v) for k, v in kwargs.items()])
+    ctx = shadows.Context()
+    with ctx:
+        y, pb = rcall(fn, tuple(args), kwargs)
+    refuse([("the result", y)])
+    post = _snapshot((*args, *kwargs.values(), y))
+    used = [False]
+
+    def pullback(out_bar: Any) -> tuple:
+        seed = _Converter("cotangent", api, symbolic_top=False)(out_bar, y, "the result", top=True)
+        refuse([("the cotangent", out_bar)])
+        if used[0]:
+            raise MooncakeError(f"{api}: a vjp function can be called once (its tape is consumed); call mc.vjp again")
+        used[0] = True
+        with ctx:
+            _, args_bar, kwargs_bar = pb(seed)
+            grads = tuple(_to_user(shadows.full_adjoint(p, g), p) for g, p in zip(args_bar, args))
+            kgrads = {k: _to_user(shadows.full_adjoint(v, kwargs_bar.get(k, NoTangent)), v) for k, v in kwargs.items()}
+        if on_restored is not None:
+            on_restored()
+        _reapply(post)
+        return grads, kgrads
+
+    return y, pullback
 
 
 def _lookup(module: Any, qualname: Any) -> Any:
@@ -184,6 +434,21 @@ def _lookup(module: Any, qualname: Any) -> Any:
     return obj
 
 
+def _argnums_checked(argnums: Any, api: str, f: Any) -> tuple:
+    """The ints of `argnums` (as given: negative ones stay negative until the call's length is known)."""
+    def bad(why: str) -> ArgnumsError:
+        return ArgnumsError(f"{api}({_name(f)}, argnums={argnums!r}): {why}; argnums must be an int or a tuple of "
+                            f"distinct ints, positions of positional arguments (negative ones count from the end)")
+
+    nums = (argnums,) if isinstance(argnums, (int, np.integer)) and not isinstance(argnums, (bool, np.bool_)) else argnums
+    if not isinstance(nums, (tuple, list)):
+        raise bad(f"{type(argnums).__name__} is not an int or a tuple")
+    for n in nums:
+        if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)):
+            raise bad(f"{n!r} is not an int")
+    return tuple(int(n) for n in nums)
+
+
 class ValueAndGrad:
     """`mc.value_and_grad(f)`: a module-level callable, so it pickles (by reference to f) and can be
     sent to other processes; the receiving process builds (or loads from its cache) the derivative."""
@@ -192,12 +457,11 @@ class ValueAndGrad:
 
     def __init__(self, f: Callable, argnums: Any = 0, has_aux: bool = False) -> None:
         self.f, self.argnums, self.has_aux = f, argnums, has_aux
-        self.nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-        self.wrt = frozenset(self.nums)
+        self.given = _argnums_checked(argnums, self._api_name, f)
+        self._by_count: dict = {}
 
     def __repr__(self) -> str:
-        name = getattr(self.f, "__qualname__", self.f)
-        return f"{self._api_name}({name}, argnums={self.argnums!r})"
+        return f"{self._api_name}({_name(self.f)}, argnums={self.argnums!r})"
 
     def __getstate__(self) -> dict:
         return {"f": self.f, "argnums": self.argnums, "has_aux": self.has_aux}
@@ -205,30 +469,67 @@ class ValueAndGrad:
     def __setstate__(self, state: dict) -> None:
         ValueAndGrad.__init__(self, state["f"], state["argnums"], state["has_aux"])
 
+    def _nums(self, nargs: int) -> tuple:
+        """argnums for a call with `nargs` positional arguments: (positions, frozenset of them)."""
+        known = self._by_count.get(nargs)
+        if known is not None:
+            return known
+        nums = []
+        for n in self.given:
+            if not -nargs <= n < nargs:
+                raise ArgnumsError(
+                    f"{self._api_name}({_name(self.f)}, argnums={self.argnums!r}): argument {n} is out of range for a "
+                    f"call with {nargs} positional argument{'s' if nargs != 1 else ''} (valid: {-nargs} to "
+                    f"{nargs - 1}); argnums counts positional arguments only: pass the argument to differentiate "
+                    f"positionally")
+            nums.append(n % nargs)
+        if len(set(nums)) != len(nums):
+            raise ArgnumsError(f"{self._api_name}({_name(self.f)}, argnums={self.argnums!r}): positions {nums} for a "
+                               f"call with {nargs} positional arguments repeat an argument; give each position once")
+        known = self._by_count[nargs] = (tuple(nums), frozenset(nums))
+        return known
+
     def __call__(self, *args: Any, **kwargs: Any) -> tuple:
         with shadows.Context():
             return self._value_and_grad(_as_function(self.f), args, kwargs)
 
     def _value_and_grad(self, fn: Any, args: tuple, kwargs: dict) -> tuple:
-        has_aux, nums = self.has_aux, self.nums
+        has_aux = self.has_aux
+        nums, wrt = self._nums(len(args))
+        api = self._api_name
+        _refuse_complex(api, fn, [(f"argument {i}", a) for i, a in enumerate(args)]
+                        + [(f"keyword argument {k!r}", v) for k, v in kwargs.items()])
         if type(fn) is types.FunctionType and registry.lookup(fn) is None:
-            out, pb = derived_reverse(fn, args, kwargs, self.wrt)  # the usual case: no general dispatch
+            out, pb = derived_reverse(fn, args, kwargs, wrt)  # the usual case: no general dispatch
         else:
-            out, pb = rcall(fn, args, kwargs, wrt=self.wrt)
+            out, pb = rcall(fn, args, kwargs, wrt=wrt)
         writes = may_write(pb)
-        post = shadows.snapshot((*args, out)) if writes else None
+        post = _snapshot((*args, *kwargs.values(), out)) if writes else None
+        if has_aux and not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise NonScalarOutputError(f"{api}({_name(fn)}, has_aux=True) needs f to return a pair (value, aux), "
+                                       f"but it returned {_describe(out)}")
         value, aux = (out[0], out[1]) if has_aux else (out, None)
-        if not isinstance(value, (float, int, np.floating, np.integer)) or isinstance(value, bool) or \
-                (isinstance(value, np.ndarray) and value.shape != ()):
-            raise TypeError(f"grad of {getattr(fn, '__qualname__', fn)} needs a scalar float result, got "
-                            f"{type(value).__name__}; use mc.vjp for other outputs")
-        seed = (1.0, NoTangent) if has_aux else 1.0
-        _, args_bar, _ = pb(AdjTuple(seed) if has_aux else seed)
+        seed = self._seed(fn, value)
+        _, args_bar, _ = pb(AdjTuple((seed, NoTangent)) if has_aux else seed)
         grads = tuple(_to_user(shadows.full_adjoint(args[i], args_bar[i]), args[i]) for i in nums)
         if writes:
-            shadows.reapply((*args, out), post)
-        g = grads[0] if isinstance(self.argnums, int) else grads
+            _reapply(post)
+        g = grads[0] if not isinstance(self.argnums, (tuple, list)) else grads
         return ((value, aux), g) if has_aux else (value, g)
+
+    def _seed(self, fn: Any, value: Any) -> Any:
+        """The cotangent 1 of a real scalar result (a float, a NumPy float, or a 0-d float array)."""
+        if isinstance(value, (float, np.floating)):
+            return 1.0
+        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            return NoTangent  # an int result does not depend on the arguments: zero gradients
+        if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iuf":
+            return np.ones((), dtype=value.dtype) if value.dtype.kind == "f" else NoTangent
+        if isinstance(value, (complex, np.complexfloating)) or (isinstance(value, np.ndarray) and value.dtype.kind == "c"):
+            _refuse_complex(self._api_name, fn, [("the result", value)])
+        raise NonScalarOutputError(
+            f"{self._api_name} of {_name(fn)} needs a real scalar result (a float or a 0-d float array), got "
+            f"{_describe(value)}; use mc.vjp for other results, or reduce it to a scalar (e.g. np.sum)")
 
 
 class Grad(ValueAndGrad):

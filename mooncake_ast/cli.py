@@ -304,7 +304,7 @@ def {base}__vjp({args}):
         with _ctx:
             _adjoints = {pb}(_value_bar, _tape)
             _adjoints = tuple(_shadows.full_adjoint(_a, _g) for _a, _g in zip({tup}, _adjoints))
-        _shadows.reapply(({args}, _value), _after)
+        _shadows.reapply(_after)
         return _adjoints
 
     return _value, _pullback

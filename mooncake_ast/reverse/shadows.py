@@ -15,6 +15,7 @@ outermost pullback the API re-applies the post-call state the caller saw.
 from __future__ import annotations
 
 import copy
+import functools
 import threading
 import types
 from typing import Any
@@ -586,67 +587,69 @@ def inplace_reverse(g: Any, y: Any, old: Any, op: Any, a: Any, b: Any, a_bar: An
 # ---------------------------------------------------------------- the caller's view
 
 
-def snapshot(args: tuple) -> list:
-    """Post-call states of what the caller can reach (to re-apply after the pullback has undone them).
-
-    Structures are recorded in place, item by item, so that re-applying them restores both
-    which objects a container holds and what each of them holds (a returned tuple `(0.0, u)`
-    gets `u` back as returned, and a list keeps holding the user's own arrays).
-    """
-    memo: dict = {}
-    return [_state(a, memo) for a in args]
+_OPAQUE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type, np.ufunc)
 
 
-def _state(x: Any, memo: dict) -> Any:
-    if id(x) in memo:
-        return _MISSING  # recorded once (aliases and cycles)
-    if isinstance(x, types.CellType):
-        return _MISSING
-    if isinstance(x, np.ndarray):
-        memo[id(x)] = x
-        return x.copy() if x.flags.writeable else _MISSING
-    if isinstance(x, tuple):
-        return tuple(_state(v, memo) for v in x)
-    if isinstance(x, list):
-        memo[id(x)] = x
-        return (list(x), [_state(v, memo) for v in x])
-    if isinstance(x, dict):
-        memo[id(x)] = x
-        return (dict(x), {k: _state(v, memo) for k, v in x.items()})
-    if is_mutable(x) and hasattr(x, "__dict__"):
-        memo[id(x)] = x
-        fields = dict(x.__dict__)
-        return (fields, {k: _state(v, memo) for k, v in fields.items()})
-    return _MISSING
+def reachable_mutables(roots: tuple) -> list:
+    """Every mutable object the caller can reach from `roots` (through tuples, lists, dicts, fields)."""
+    out: list = []
+    seen: set = set()
+    stack = list(reversed(roots))
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (float, int, str, bytes, type(None), complex, np.generic)) or isinstance(x, _OPAQUE):
+            continue
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, np.ndarray):
+            out.append(x)
+        elif isinstance(x, tuple):
+            stack.extend(reversed(x))
+        elif isinstance(x, list):
+            out.append(x)
+            stack.extend(reversed(x))
+        elif isinstance(x, dict):
+            out.append(x)
+            stack.extend(reversed(list(x.values())))
+        elif isinstance(getattr(x, "__dict__", None), dict) and not isinstance(x, functools.partial):
+            out.append(x)  # objects, callable ones too
+            stack.extend(reversed(list(vars(x).values())))
+    return out
 
 
-def reapply(args: tuple, snaps: list) -> None:
-    for a, s in zip(args, snaps):
-        _restore(a, s)
+def snapshot(roots: tuple) -> list:
+    """The post-call state of everything the caller can reach, shallowly per object (so re-applying it
+    restores both which objects a container holds and what each of them holds: a returned `(0.0, u)`
+    gets `u` back as returned, and a list keeps holding the user's own arrays)."""
+    snaps = []
+    for x in reachable_mutables(roots):
+        if isinstance(x, np.ndarray):
+            snaps.append((x, x.copy()))
+        elif isinstance(x, list):
+            snaps.append((x, list(x)))
+        elif isinstance(x, dict):
+            snaps.append((x, dict(x)))
+        else:
+            snaps.append((x, dict(vars(x))))
+    return snaps
 
 
-def _restore(x: Any, s: Any) -> None:
-    if s is _MISSING:
-        return
-    if isinstance(x, np.ndarray):
-        x[...] = s
-    elif isinstance(x, tuple):
-        for v, sv in zip(x, s):
-            _restore(v, sv)
-    elif isinstance(x, list):
-        x[:] = s[0]
-        for v, sv in zip(s[0], s[1]):
-            _restore(v, sv)
-    elif isinstance(x, dict):
-        x.clear()
-        x.update(s[0])
-        for k, sv in s[1].items():
-            _restore(s[0][k], sv)
-    elif hasattr(x, "__dict__"):
-        x.__dict__.clear()
-        x.__dict__.update(s[0])
-        for k, sv in s[1].items():
-            _restore(s[0][k], sv)
+def reapply(snaps: list) -> None:
+    """Put back the post-call state (the pullback rolls objects back to their values on entry)."""
+    for x, s in snaps:
+        if isinstance(x, np.ndarray):
+            if x.flags.writeable:
+                x[...] = s
+        elif isinstance(x, list):
+            x[:] = s
+        elif isinstance(x, dict):
+            x.clear()
+            x.update(s)
+        else:
+            d = vars(x)
+            d.clear()
+            d.update(s)
 
 
 def save_membership(s: Any, x: Any) -> bool:
