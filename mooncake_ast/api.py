@@ -20,7 +20,7 @@ from .reverse import shadows
 from .reverse.adjoints import AdjTuple
 from .reverse.runtime import ReverseError, derived_reverse, may_write, rcall
 from .rules import registry
-from .tangents import MutableTangent, NoTangent, Tangent, materialize, zero_tangent, zeros_like_tangent
+from .tangents import MutableTangent, NoTangent, Tangent, is_data_object, materialize, zero_tangent, zeros_like_tangent
 
 
 class ArgnumsError(MooncakeError, ValueError, TypeError):
@@ -81,7 +81,7 @@ def _describe(x: Any) -> str:
 
 
 def _is_object(p: Any) -> bool:
-    return hasattr(p, "__dict__") and not isinstance(p, _OPAQUE) and not callable(p)
+    return hasattr(p, "__dict__") and not isinstance(p, _OPAQUE) and is_data_object(p)
 
 
 def _nondifferentiable(p: Any) -> bool:
