@@ -15,7 +15,7 @@ import inspect
 import types
 from typing import Any, Optional
 
-from ..errors import MissingRuleError, SourceUnavailableError
+from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, storage, zero_tangent
 from . import objects
@@ -99,6 +99,8 @@ def conform(y: Any, x: Any, dx: Any) -> Any:
     """
     import numpy as np
 
+    if isinstance(y, (tuple, list)) and isinstance(x, (tuple, list)) and y is not x and len(y) > len(x):
+        return _conform_sequence(y, x, dx)
     if dx is NoTangent or not isinstance(y, np.ndarray) or y is x:
         return dx
     if y.dtype.kind not in "fc":
@@ -107,6 +109,20 @@ def conform(y: Any, x: Any, dx: Any) -> Any:
     out = np.empty(y.shape, dtype=np.result_type(y.dtype, d.dtype) if d.dtype.kind in "fc" else y.dtype)
     out[...] = d
     return out
+
+
+def _conform_sequence(y: Any, x: Any, dx: Any) -> Any:
+    """`y = x + c` or `c + x` for tuples and lists with c constant: x's tangents, zeros for c's items."""
+    n, rest = len(x), len(y) - len(x)
+    parts = list(dx) if isinstance(dx, (tuple, list)) else [NoTangent] * n
+    zeros = [NoTangent] * rest
+    if all(y[i] is x[i] for i in range(n)):
+        items = parts + zeros
+    elif all(y[rest + i] is x[i] for i in range(n)):
+        items = zeros + parts
+    else:  # cannot tell which part came from x: say so rather than guess
+        raise MooncakeError("forward mode cannot tell which part of a concatenated sequence is the variable one")
+    return tuple(items) if isinstance(y, tuple) else list(items)
 
 
 def _conform_result(y: Any, args: tuple, dargs: tuple, dy: Any) -> Any:
