@@ -850,6 +850,7 @@ CASES = {
     "numpy.ndarray.repeat": [C("lambda x: x.repeat(2)", x3),
                              C("lambda x: x.repeat(2, axis=0)", x23)],
 }
+from rule_cases_extra import EXTRA_CASES; CASES.update(EXTRA_CASES)  # noqa: E402,E702  (rules of numpy_extra.py)
 
 if sp is not None:  # keyed by the function: the catalog names SciPy's ufuncs by their bare names
     _SCIPY_CASES = {
