@@ -93,6 +93,16 @@ def piecewise(x):
     return np.sum(np.select([x < -0.3, x > 0.4], [x ** 2, np.sin(x)], 0.5 * x))
 
 
+def int_operands(x, s):
+    """Integer arrays and Python numbers beside the differentiated ones (their tangents are zeros of their shape)."""
+    a = np.append(np.arange(3), x)
+    b = np.column_stack((np.arange(3), x[:3], [s, 2 * s, 1.0]))
+    X, Y = np.meshgrid(np.arange(2), x[:2])
+    c = np.select([x > 0.0], [x], 7)
+    d = np.convolve(x, [1, 2]) + np.convolve([1, 0, s], x, "same").sum()
+    return np.sum(a * a) + np.sum(b ** 3) + np.sum(X * Y) + np.sum(c * c) + np.sum(d ** 2) + np.average(np.arange(4), None, x ** 2)
+
+
 def clean_log(x):
     return np.sum(np.nan_to_num(np.log(x), nan=0.0, neginf=-10.0) * x)
 
@@ -107,6 +117,7 @@ def clean_log(x):
     (columns_smallest, (U(4, 3),)),
     (piecewise, (np.array([-0.8, -0.1, 0.2, 0.7, 0.35]),)),
     (clean_log, (np.array([0.5, 1.5, 2.0]),)),
+    (int_operands, (np.array([0.5, -0.3, 0.8, 0.2]), 0.7)),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_copies(f, args):
     check(f, *args)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .numpy_common import _bind, _dense, _in_storage, _inexact, _keep, _refuse_keywords, _split, _unb
+from .numpy_common import _bind, _in_storage, _inexact, _keep, _refuse_keywords, _split, _unb
 from .numpy_reductions import extremum_adjoint, extremum_tangent, sum_adjoint
 from .numpy_shapes import split_adjoint, split_tangent
 from .registry import defjvp, defvjp
@@ -35,8 +35,13 @@ def _zero(d):
 
 
 def _dz(x, d):
-    """x's tangent as a float (or complex) array: the symbolic zero becomes zeros shaped like x."""
-    return _inexact(_dense(x, NoTangent if d is None else d))
+    """x's tangent as a float (or complex) array shaped like x: symbolic zeros (also inside a list, and
+    the zero of an integer operand) become zeros of x's shape."""
+    if _zero(d):
+        return np.zeros(np.shape(x), dtype=complex if np.iscomplexobj(x) else float)
+    if isinstance(x, (list, tuple)) and isinstance(d, (list, tuple)):
+        return np.array([_dz(xi, di) for xi, di in zip(x, d)])
+    return np.broadcast_to(_inexact(d), np.shape(x)) if np.shape(d) != np.shape(x) else _inexact(d)
 
 
 def _live(t, *xs):
@@ -1080,7 +1085,7 @@ def conv_adjoint(fn, g, a, v, mode):
     sum_j G[i + j] w[j] and w's is sum_i G[i + j] a[i], for w = v (convolve) or v reversed (correlate)."""
     if _zero(g):
         return NoTangent, NoTangent
-    a1, v1 = _inexact(a), _inexact(v)
+    a1, v1 = _inexact(a).reshape(-1), _inexact(v).reshape(-1)
     n, m = a1.size, v1.size
     off, length = _window(fn, n, m, mode)
     G = np.zeros(n + m - 1)
@@ -1089,8 +1094,7 @@ def conv_adjoint(fn, g, a, v, mode):
     abar = np.correlate(G, w, "valid")
     wbar = np.correlate(G, a1, "valid")
     vbar = wbar if fn is np.convolve else wbar[::-1]
-    return _like(abar, a) if not isinstance(a, np.ndarray) else abar.reshape(np.shape(a)), \
-        _like(vbar, v) if not isinstance(v, np.ndarray) else vbar.reshape(np.shape(v))
+    return _like(abar, a), _like(vbar, v)
 
 
 for _fn, _mode in ((np.convolve, "full"), (np.correlate, "valid")):
