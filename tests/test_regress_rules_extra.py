@@ -422,3 +422,42 @@ def test_forward_only_options():
     assert dy == 2.0 + 1.0
     x, y = U(2), U(3)
     check_derivatives(meshgrid_views, x, y, modes=("forward",))
+
+
+# ---------------------------------------------------------------- Python lists and numbers as operands
+def list_statistics(a, b):
+    xs = [a, b * 2.0, 1.0, a * b]
+    return (np.median(xs) + np.average(xs[:2], None, [b, 1.0]) + np.ptp(xs) + np.nanstd([a, np.nan, b])
+            + np.quantile(xs, 0.7) + np.trapezoid(xs) + np.sum(np.gradient(xs) ** 2) + np.cov(xs, [b, a, 0.0, 1.0])[0, 1])
+
+
+def list_copies(a, b):
+    p = np.partition([a, b, 0.0], 1)
+    s = np.select([a > 0], [a * b], b)
+    i = np.interp([a, b], [0.0, 1.0], [1.0, 3.0])
+    return p[0] * p[1] + s + np.sum(i ** 2) + np.sum(np.nan_to_num([a, b]) * 2.0)
+
+
+def list_matrices(a, b):
+    m = [[a, b], [0.0, 1.0]]
+    return np.sum(np.linalg.matrix_power(m, 3)) + np.sum(np.linalg.pinv(m) ** 2)
+
+
+@pytest.mark.parametrize("f", [list_statistics, list_copies, list_matrices], ids=lambda f: f.__name__)
+def test_list_operands(f):
+    check(f, 0.3, 0.6)
+
+
+def concat_constant(a):
+    xs = [a, 2.0 * a]
+    return (xs + [1.0])[-1] + ([1.0] + xs)[0]  # both items are the constant 1.0: derivative 0
+
+
+@pytest.mark.xfail(strict=True, reason="forward mode of list + constant list gives the list's own tangent, too short "
+                   "(op.add's template in rules/operator_rules.py: t.add with one zero tangent), so items shift")
+def test_list_concatenation_with_a_constant_forward():
+    assert mc.jvp(concat_constant, (0.3,), (1.0,))[1] == 0.0
+
+
+def test_list_concatenation_with_a_constant_reverse():
+    assert mc.grad(concat_constant)(0.3) == 0.0

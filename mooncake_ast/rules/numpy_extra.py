@@ -407,10 +407,10 @@ def average_tangent(a, y, da, dw, axis=None, weights=None, returned=False, keepd
     sw = np.sum(np.broadcast_to(w, a.shape), axis=axis, keepdims=True)
     out = 0.0
     if not _zero(da):
-        out = out + np.sum(w * da, axis=axis, keepdims=True) / sw
+        out = out + np.sum(w * _dz(a, da), axis=axis, keepdims=True) / sw
     if not _zero(dw):
         yk = np.sum(a * w, axis=axis, keepdims=True) / sw
-        out = out + np.sum((a - yk) * _average_weights(a, dw, axis), axis=axis, keepdims=True) / sw
+        out = out + np.sum((a - yk) * _average_weights(a, _dz(weights, dw), axis), axis=axis, keepdims=True) / sw
     return _out(np.broadcast_to(out, _keep_shape(a, axis)), y)
 
 
@@ -462,6 +462,7 @@ defvjp(np.average, lambda t, g, y, a, *p, **k: _average_vjp(t, g, a, p, k))
 def ptp_tangent(a, da, axis=None, out=None, keepdims=False):
     refuse_option("np.ptp", "out=", out is not None)
     hi, lo = np.max(a, axis=axis, keepdims=keepdims), np.min(a, axis=axis, keepdims=keepdims)
+    da = _dz(a, da)
     return extremum_tangent(a, hi, da, axis, keepdims) - extremum_tangent(a, lo, da, axis, keepdims)
 
 
@@ -998,7 +999,7 @@ def interp_tangent(x, xp, fp, dx, dfp, dleft, dright, left=None, right=None, per
         out = np.interp(x, xp, _dz(fp, dfp), left=None if left is None else _dz(left, dleft),
                         right=None if right is None else _dz(right, dright))
     if not _zero(dx):
-        out = out + _interp_slope(x, xp, fp) * dx
+        out = out + _interp_slope(x, xp, fp) * _dz(x, dx)
     out = np.broadcast_to(out, np.shape(x)) if np.ndim(out) < np.ndim(x) else out
     return out[()] if np.ndim(out) == 0 else out
 
@@ -1120,7 +1121,7 @@ def pinv_tangent(a, y, da, rcond=None, hermitian=False, **kw):
     """P = pinv(A), A of full rank: dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P."""
     _pinv_check(a, y, hermitian)
     A, P = np.asarray(a, dtype=float), np.asarray(y)
-    dA = np.broadcast_to(da, A.shape)
+    dA = _dz(A, _dz(a, da))
     m, n = A.shape[-2:]
     return (-P @ dA @ P + P @ _mT(P) @ _mT(dA) @ (np.eye(m) - A @ P)
             + (np.eye(n) - P @ A) @ _mT(dA) @ _mT(P) @ P)
@@ -1157,7 +1158,7 @@ def _power_base(a, n):
 def matrix_power_tangent(a, da, n):
     """d(B^k) = sum_i B^i dB B^(k-1-i), with dB = -B dA B when B = A^-1."""
     A, B, k, powers = _power_base(a, n)
-    dA = np.broadcast_to(da, A.shape)
+    dA = _dz(A, _dz(a, da))
     if k == 0:
         return np.zeros(A.shape)
     dB = dA if n >= 0 else -B @ dA @ B
