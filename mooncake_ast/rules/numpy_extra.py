@@ -87,21 +87,6 @@ def refuse_option(name, option, bad):
         raise NotImplementedError(f"derivative of {name} with {option}")
 
 
-def _option(t, name, option, check, *values):
-    """A run-time check of an option's value (refused with NotImplementedError when `check` says so)."""
-    _keep(t.call(option_check, name, option, check, *values))
-
-
-def option_check(name, option, check, *values):
-    bad = {
-        "not_none": lambda v: v is not None,
-        "false": lambda v: v is False or (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v == 0),
-        "true": lambda v: bool(v),
-    }[check]
-    if any(bad(v) for v in values):
-        raise NotImplementedError(f"derivative of {name} with {option}")
-
-
 def _number(x):
     return float(x) if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool) else x
 
@@ -645,7 +630,8 @@ def _nanvar_parts(a, axis, ddof, correction):
 def nanvar_tangent(name, a, y, da, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None, correction=None):
     _nan_args(name, out, where, **({"mean": mean} if mean is not None else {}))
     v, centred, scale = _nanvar_parts(a, axis, ddof, correction)
-    dvar = np.sum(scale * centred * _dz(a, da), axis=axis, keepdims=keepdims)
+    change = np.real(np.conj(centred) * _dz(a, da))  # |x - mean|^2 changes by 2 Re(conj(x - mean) dx)
+    dvar = np.sum(scale * change, axis=axis, keepdims=keepdims)
     if name == "np.nanstd":
         with np.errstate(invalid="ignore", divide="ignore"):
             dvar = dvar / (2.0 * np.asarray(y))
@@ -1108,23 +1094,25 @@ def _mT(a):
     return np.swapaxes(a, -1, -2)
 
 
+def _mH(a):
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
 def _pinv_check(a, y, hermitian):
     refuse_option("np.linalg.pinv", "hermitian=True", hermitian)
-    if np.iscomplexobj(a):
-        raise NotImplementedError("derivative of np.linalg.pinv of a complex matrix (real matrices only for now)")
     m, n = np.shape(a)[-2:]
     if np.any(np.linalg.matrix_rank(y) < min(m, n)):
         raise NotImplementedError("derivative of np.linalg.pinv of a rank-deficient matrix (the pseudo-inverse jumps there)")
 
 
 def pinv_tangent(a, y, da, rcond=None, hermitian=False, **kw):
-    """P = pinv(A), A of full rank: dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P."""
+    """P = pinv(A), A of full rank: dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P."""
     _pinv_check(a, y, hermitian)
-    A, P = np.asarray(a, dtype=float), np.asarray(y)
+    A, P = _inexact(a), np.asarray(y)
     dA = _dz(A, _dz(a, da))
     m, n = A.shape[-2:]
-    return (-P @ dA @ P + P @ _mT(P) @ _mT(dA) @ (np.eye(m) - A @ P)
-            + (np.eye(n) - P @ A) @ _mT(dA) @ _mT(P) @ P)
+    return (-P @ dA @ P + P @ _mH(P) @ _mH(dA) @ (np.eye(m) - A @ P)
+            + (np.eye(n) - P @ A) @ _mH(dA) @ _mH(P) @ P)
 
 
 def pinv_adjoint(a, y, g, rcond=None, hermitian=False, **kw):
