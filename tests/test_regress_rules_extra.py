@@ -461,3 +461,21 @@ def test_list_concatenation_with_a_constant_forward():
 
 def test_list_concatenation_with_a_constant_reverse():
     assert mc.grad(concat_constant)(0.3) == 0.0
+
+
+# ---------------------------------------------------------------- called through a function value (rules run eagerly)
+def through(fn, *args):
+    return fn(*args)
+
+
+def eager_mix(x, fp):
+    a = through(np.median, x)
+    b = through(np.append, x, fp)
+    c = through(np.cov, np.stack([x[:3], fp]))
+    d = through(np.linalg.pinv, np.outer(x[:3], fp) + np.eye(3))
+    e = through(np.meshgrid, x, fp)[1]
+    return a + np.sum(b ** 2) + np.sum(c) + np.sum(d ** 2) + np.sum(e * e) + through(np.nanstd, fp)
+
+
+def test_eager_dispatch():
+    check(eager_mix, U(4), U(3))
