@@ -479,3 +479,41 @@ def eager_mix(x, fp):
 
 def test_eager_dispatch():
     check(eager_mix, U(4), U(3))
+
+
+# ---------------------------------------------------------------- writes through the pieces (views) and into results
+def scale_left_half(x):
+    x = x * 1.0
+    a, b = np.hsplit(x, 2)  # views of x
+    a *= 2.0
+    return np.sum(x ** 2) + np.sum(b)
+
+
+def write_into_piece(x):
+    x = x * 1.0
+    top, bottom = np.vsplit(x, 2)
+    bottom[0, 0] = top[0, 1] ** 2
+    return np.sum(x * x)
+
+
+def write_after_partition(x):
+    x = x + 0.0
+    p = np.partition(x, 1)
+    x[0] = p[0] * 5.0
+    return np.sum(x * np.arange(4.0)) + np.sum(p)
+
+
+def write_into_append(x):
+    y = np.append(x, x)
+    y[0] = 3.0 * y[1]
+    return np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("f, args", [
+    (scale_left_half, (U(2, 4),)),
+    (write_into_piece, (U(4, 2),)),
+    (write_after_partition, (U(4),)),
+    (write_into_append, (U(3),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_writes(f, args):
+    check(f, *args)
