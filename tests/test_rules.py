@@ -875,6 +875,7 @@ CASES = {
     "numpy.generic.conj": [C("lambda x: np.sum(x).conj() * 2.0", x3)],
     "numpy.generic.conjugate": [C("lambda x: np.sum(x).conjugate() * 2.0", x3)],
 }
+from rule_cases_extra import EXTRA_CASES; CASES.update(EXTRA_CASES)  # noqa: E402,E702  (rules of numpy_extra.py)
 
 if sp is not None:  # keyed by the function: the catalog names SciPy's ufuncs by their bare names
     _SCIPY_CASES = {
