@@ -111,6 +111,10 @@ class _Converter:
 
     def __call__(self, t: Any, p: Any, where: str, top: bool = False) -> Any:
         mutable = isinstance(p, (np.ndarray, list, dict)) or _is_object(p)
+        if mutable and id(p) in self.memo and self.what == "cotangent":
+            # One object in several places of the result: each place's cotangent adds into the object's
+            # one adjoint (JAX: `return u, u` pulls back a + b to u).
+            return self.convert(t, p, where, top)
         if mutable and id(p) in self.memo:
             first_where, first_t, out = self.memo[id(p)]
             again = self.convert(t, p, where, top)

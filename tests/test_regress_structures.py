@@ -129,8 +129,7 @@ ROWS = cases(
 
 GLOBAL_READS = cases(
     case("mean_x_W0", S.global_mean_mul, -0.5),
-    case("W0_plus_x", S.global_add, -0.5,
-         xfail_forward="forward tangent of np.sum(W0 + x) (module-level W0 of 3, float x) is dx, not 3*dx"),
+    case("W0_plus_x", S.global_add, -0.5),
     case("x_W0_matmul_W0", S.global_mul_matmul, 0.7),
     case("x_M0_matmul_W0", S.global_matrix, 1.3),
     case("tanh_W0_x", S.global_tanh, 0.9),
@@ -138,18 +137,11 @@ GLOBAL_READS = cases(
     case("iterated", S.global_iterated, 0.4),
     case("in_helper", S.global_in_helper, 0.4),
     case("sub_pow", S.global_sub_pow, 0.3),
-    case("x_minus_W0", S.global_sub, 0.3,
-         xfail_forward="forward tangent of np.sum(x - W0) (float x, constant array of 3) is dx, not 3*dx"),
-    case("np_add_W0_x", S.global_np_add, 0.3,
-         xfail_forward="forward tangent of np.sum(np.add(W0, x)) (float x) is dx, not 3*dx"),
-    case("W0_plus_x_indexed", S.global_add_indexed, 0.3,
-         xfail_forward="forward mode of (W0 + x)[0] with float x: TypeError 'float' object is not subscriptable "
-                       "(the tangent of W0 + x stays the float dx)"),
-    case("M0_x2_plus_W0_minus_x", S.global_matrix_mixed, 0.7,
-         xfail_forward="forward tangent of np.sum(W0 - x) (float x) is -dx, not -3*dx"),
-    case("local_ones_plus_x", S.local_const_plus_x, 0.7,
-         xfail_forward="forward tangent of np.sum(x + np.ones(3)) (float x) is dx, not 3*dx: "
-                       "not only module-level arrays"),
+    case("x_minus_W0", S.global_sub, 0.3),
+    case("np_add_W0_x", S.global_np_add, 0.3),
+    case("W0_plus_x_indexed", S.global_add_indexed, 0.3),
+    case("M0_x2_plus_W0_minus_x", S.global_matrix_mixed, 0.7),
+    case("local_ones_plus_x", S.local_const_plus_x, 0.7),
     case("maximum_W0_x", S.global_maximum, 0.1),
     case("x_times_M0", S.global_matrix_mul, 0.7),
 )

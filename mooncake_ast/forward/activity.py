@@ -59,6 +59,13 @@ MUTATING_METHODS = frozenset({
 _NO_VALUE = object()
 
 
+def _is_store(fn: Any) -> bool:
+    try:
+        return fn in STORES or fn in INPLACE_OPS or fn is operator.delitem
+    except TypeError:
+        return False
+
+
 def _evaluate_path(v: Value, user_globals: dict) -> Any:
     """The current value of `g`, `g.a`, `g.a[k]` (constant names and keys) for a module-level `g`."""
     if isinstance(v, Global):
@@ -180,14 +187,21 @@ class Activity:
                 targets += list(s.kwargs.values()) + [s.fn]  # a bound method writes its self
             elif "out" in s.kwargs:
                 targets.append(s.kwargs["out"])  # np.add(a, b, out=c) writes c
-            structural = fn in STORES or (rule is not None and (rule.mutates or "out" in s.kwargs))
+            raw = s.callee()  # the callable written in the code (dispatch may hide it from `fn`)
+            if _is_store(raw) and s.args:
+                written = [s.args[0]]  # `g[k] = v`, `g += v`: the container, not the value stored
+            elif rule is not None and (rule.mutates or "out" in s.kwargs):
+                written = targets
+            else:
+                written = []
+            for t in written:
+                if t in self.module_level:
+                    self._refuse_global_write(s, self.module_level[t])
             for t in targets:
                 if isinstance(t, Const):
                     continue
                 self.targets.add(t)
                 root = self.find(t)
-                if structural and t in self.module_level:
-                    self._refuse_global_write(s, self.module_level[t])
                 if root not in self.mutated_classes:
                     self.mutated_classes.add(root)
                     changed = True

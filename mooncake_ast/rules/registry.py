@@ -155,7 +155,7 @@ def _binding_jvp(fn: Any, template: Template) -> Template:
     if isinstance(fn, tuple):
         return template
 
-    def jvp(t: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
+    def jvp(t: Any, y: Any, /, *args: Any, **kwargs: Any) -> Any:  # (a keyword operand may be called y)
         args, kwargs = bind_positional(fn, args, kwargs)
         return template(t, y, *args, **kwargs)
 
@@ -191,7 +191,7 @@ def _binding_vjp(fn: Any, template: Template) -> Template:
 
     names_of_template = _template_operand_names(template, 3)
 
-    def vjp(t: Any, g: Any, y: Any, *args: Any, **kwargs: Any) -> Any:
+    def vjp(t: Any, g: Any, y: Any, /, *args: Any, **kwargs: Any) -> Any:
         bound, rest = bind_positional(fn, args, kwargs)
         pos, named = split_adjoints(template(t, g, y, *bound, **rest))
         for i in range(len(bound), len(pos)):  # adjoints of parameters the caller passed by keyword (sum(xs, start=z))
