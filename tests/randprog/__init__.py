@@ -9,7 +9,7 @@ Used by tests/test_random_programs.py (a small fixed sample) and scripts/random_
 (thousands, with shrinking of failures).
 """
 from .gen import FAMILIES, Program, generate
-from .check import Result, check_program, load_program
+from .check import Result, check_function, check_program, load_program
 from .shrink import shrink
 
-__all__ = ["FAMILIES", "Program", "generate", "Result", "check_program", "load_program", "shrink"]
+__all__ = ["FAMILIES", "Program", "generate", "Result", "check_function", "check_program", "load_program", "shrink"]

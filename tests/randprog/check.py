@@ -220,30 +220,41 @@ def _exception_problem(mode, e):
 
 
 def check_program(prog, directory: str, modes=("reverse", "forward"), seed: int = 0) -> Result:
+    """Write prog to a module file in directory, import it and check f at its arguments."""
+    try:
+        f, args, _ = load_program(prog, directory)
+    except Timeout:
+        return Result("INVALID", [("INVALID", "plain", "timeout", "")], prog.family)
+    except Exception as e:  # noqa: BLE001 - a generator bug is reported, not raised
+        return Result("INVALID", [("INVALID", "plain", normalise(_message(e)), _message(e))], prog.family)
+    return check_function(f, args, modes=modes, seed=seed + prog.seed, family=prog.family)
+
+
+def check_function(f, args, modes=("reverse", "forward"), seed: int = 0, family: str = "") -> Result:
+    """Check mc.vjp and mc.jvp of f at args against plain calls and finite differences."""
     import mooncake_ast as mc
 
     problems = []
     try:
-        f, args, _ = load_program(prog, directory)
         with np.errstate(over="raise", divide="raise", invalid="raise", under="ignore"):
             y_ref_args = copy.deepcopy(args)
             y_ref = f(*y_ref_args)
         flat_ref = flatten(y_ref)
         if flat_ref.size == 0 or not np.all(np.isfinite(flat_ref)) or np.max(np.abs(flat_ref)) > 1e6:
-            return Result("INVALID", [("INVALID", "plain", "no finite float result", repr(y_ref)[:200])], prog.family)
+            return Result("INVALID", [("INVALID", "plain", "no finite float result", repr(y_ref)[:200])], family)
     except Timeout:
-        return Result("INVALID", [("INVALID", "plain", "timeout", "")], prog.family)
+        return Result("INVALID", [("INVALID", "plain", "timeout", "")], family)
     except Exception as e:  # noqa: BLE001 - a generator bug is reported, not raised
-        return Result("INVALID", [("INVALID", "plain", normalise(_message(e)), _message(e))], prog.family)
+        return Result("INVALID", [("INVALID", "plain", normalise(_message(e)), _message(e))], family)
 
-    rng = np.random.default_rng(seed + prog.seed)
+    rng = np.random.default_rng(seed)
     scale = float(np.max(np.abs(flat_ref))) if flat_ref.size else 1.0
     w = _weights(y_ref, rng)
     diff = [i for i, a in enumerate(args) if _is_float_leaf(a)]
     try:
         grads_fd = [{i: fd_gradient(f, args, i, w, h) for i in diff} for h in STEPS]
     except Exception as e:  # noqa: BLE001
-        return Result("INVALID", [("INVALID", "fd", normalise(_message(e)), _message(e))], prog.family)
+        return Result("INVALID", [("INVALID", "fd", normalise(_message(e)), _message(e))], family)
     gscale = max([scale] + [float(np.max(np.abs(g))) for g in grads_fd[0].values()])
 
     if "reverse" in modes:
@@ -302,7 +313,7 @@ def check_program(prog, directory: str, modes=("reverse", "forward"), seed: int 
             problems.append(_exception_problem("forward", e))
 
     cls = next((c for c in ORDER if any(p[0] == c for p in problems)), "ok")
-    return Result(cls, problems, prog.family)
+    return Result(cls, problems, family)
 
 
 def _tangent(a, rng):
