@@ -60,11 +60,18 @@ class Result:
 
 # ------------------------------------------------------------------ loading
 
-def load_program(prog, directory: str, name: str | None = None):
+def load_program(prog, directory: str, name: str | None = None, isolate: bool = True):
     """Write the program to a real module file, import it, return (f, args, path)."""
-    name = name or f"randprog_{os.getpid()}_{next(_counter)}"
+    k = next(_counter)
+    name = name or f"randprog_{os.getpid()}_{k}"
     path = os.path.join(directory, name + ".py")
     with open(path, "w") as fh:
+        # Leading blank lines, a different number for every program loaded in this process, keep
+        # the code objects of two programs unequal (code equality ignores the file but not the
+        # first line number): derived rules are cached per code object, and equal code in two
+        # modules shares one rule today (see scripts/random_findings.md, "same code in two
+        # modules"), which would make one program's verdict depend on the programs before it.
+        fh.write("\n" * k if isolate else "")
         fh.write(prog.script())
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
