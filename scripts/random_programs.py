@@ -73,9 +73,47 @@ def _shrink_one(task):
 
     def still_fails(cand):
         return _check(cand, modes).signature == signature
-    small = shrink(prog, still_fails, budget_s=budget)
+    history = []
+    shrink(prog, still_fails, budget_s=budget, history=history)
+    # The library keeps state between programs in one process (caches of derived rules), so a
+    # candidate can fail only because of what ran before it.  Keep the smallest program that
+    # fails the same way in a fresh process (binary search over the accepted candidates).
+    chain = [prog] + history
+    lo, hi = -1, len(chain) - 1          # chain[lo] reproduces alone (-1: not known to), chain[hi+1:] do not
+    if fresh_signature(chain[hi]) == signature:
+        lo = hi
+    else:
+        hi -= 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if fresh_signature(chain[mid]) == signature:
+                lo = mid
+            else:
+                hi = mid - 1
+    alone = lo >= 0
+    small = chain[max(lo, 0)]
     r = _check(small)
-    return family, seed, signature, small.script(), r.describe()
+    note = "" if alone else "does not fail alone: only after other programs in the same process\n"
+    return family, seed, signature, small.script(), note + r.describe()
+
+
+def fresh_signature(prog) -> str:
+    """The signature of prog checked in a new Python process with an empty cache."""
+    import subprocess
+    with tempfile.NamedTemporaryFile("w", suffix=".py", prefix="randprog_fresh_", delete=False) as fh:
+        fh.write(prog.script())
+    env = dict(os.environ, MOONCAKE_AST_CACHE_DIR=tempfile.mkdtemp(prefix="mccache-fresh-"), PYTHONPATH=ROOT)
+    try:
+        out = subprocess.run([sys.executable, os.path.abspath(__file__), "--recheck", fh.name], env=env,
+                             capture_output=True, text=True, timeout=300).stdout
+    except subprocess.TimeoutExpired:
+        return "CRASH both: timeout"
+    finally:
+        os.unlink(fh.name)
+    for line in out.splitlines():
+        if line.startswith("signature: "):
+            return line[len("signature: "):]
+    return "?"
 
 
 def _table(counts, families, classes):
@@ -98,7 +136,7 @@ def recheck(path):
     with open(path) as fh:
         prog = Program.from_script(fh.read(), family="repro")
     r = _check(prog)
-    print(r.cls)
+    print("signature: " + r.signature)
     print(r.describe())
     return 0 if r.cls in ("ok", "REFUSED") else 1
 

@@ -35,6 +35,10 @@ RTOL, ATOL = 1e-4, 1e-6
 _counter = itertools.count()
 
 
+class FDError(Exception):
+    """A perturbed plain call failed: no verdict (the generator made a fragile program)."""
+
+
 class Timeout(BaseException):
     """Raised (by a SIGALRM handler the caller installs) when a program runs too long."""
 
@@ -216,6 +220,8 @@ def _exception_problem(mode, e):
     from mooncake_ast.errors import MooncakeError
     if isinstance(e, Timeout):
         return ("CRASH", mode, "timeout", "ran too long")
+    if isinstance(e, FDError):
+        return ("INVALID", mode, "finite differences failed", str(e))
     cls = "REFUSED" if isinstance(e, MooncakeError) else "CRASH"
     where = ""
     if cls == "CRASH":
@@ -258,11 +264,16 @@ def check_function(f, args, modes=("reverse", "forward"), seed: int = 0, family:
     scale = float(np.max(np.abs(flat_ref))) if flat_ref.size else 1.0
     w = _weights(y_ref, rng)
     diff = [i for i, a in enumerate(args) if _is_float_leaf(a)]
-    try:
-        grads_fd = [{i: fd_gradient(f, args, i, w, h) for i in diff} for h in STEPS]
-    except Exception as e:  # noqa: BLE001
-        return Result("INVALID", [("INVALID", "fd", normalise(_message(e)), _message(e))], family)
-    gscale = max([scale] + [float(np.max(np.abs(g))) for g in grads_fd[0].values()])
+    # Finite differences: computed only when a mode got as far as numbers to compare.
+    fd_cache = {}
+
+    def gradients_fd():
+        if not fd_cache:
+            try:
+                fd_cache["g"] = [{i: fd_gradient(f, args, i, w, h) for i in diff} for h in STEPS]
+            except Exception as e:  # noqa: BLE001
+                raise FDError(_message(e)) from e
+        return fd_cache["g"]
 
     if "reverse" in modes:
         try:
@@ -273,6 +284,8 @@ def check_function(f, args, modes=("reverse", "forward"), seed: int = 0, family:
             else:
                 wy = _unflatten_like(w, y)
                 grads = pb(wy)
+                grads_fd = gradients_fd()
+                gscale = max([scale] + [float(np.max(np.abs(g))) for g in grads_fd[0].values()])
                 for i in diff:
                     g = grads[i] if isinstance(grads, tuple) and i < len(grads) else None
                     try:
@@ -296,11 +309,14 @@ def check_function(f, args, modes=("reverse", "forward"), seed: int = 0, family:
     if "forward" in modes:
         try:
             tans = tuple(_tangent(a, rng) if i in diff else None for i, a in enumerate(args))
-            dirs = []
-            for h in STEPS:
-                dirs.append((_call_flat(f, _along(args, tans, h)) - _call_flat(f, _along(args, tans, -h))) / (2 * h))
             run = copy.deepcopy(args)
             y, dy = mc.jvp(f, run, copy.deepcopy(tans))
+            dirs = []
+            try:
+                for h in STEPS:
+                    dirs.append((_call_flat(f, _along(args, tans, h)) - _call_flat(f, _along(args, tans, -h))) / (2 * h))
+            except Exception as e:  # noqa: BLE001
+                raise FDError(_message(e)) from e
             if not same(y, y_ref):
                 problems.append(("WRONG", "forward", "primal", f"{_short(y)} != plain {_short(y_ref)}"))
             else:

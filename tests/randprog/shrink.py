@@ -100,8 +100,9 @@ def _apply(source, edit):
     return ast.unparse(tree) + "\n"
 
 
-def shrink(prog, still_fails, max_checks: int = 400, budget_s: float = 90.0):
-    """The smallest program found for which still_fails(program) is true."""
+def shrink(prog, still_fails, max_checks: int = 400, budget_s: float = 90.0, history: list | None = None):
+    """The smallest program found for which still_fails(program) is true.  history, if given,
+    receives every accepted program in order (each smaller than the one before)."""
     best = dataclasses.replace(prog, source=ast.unparse(ast.parse(prog.source)) + "\n")
     if not still_fails(best):
         best = prog
@@ -129,6 +130,8 @@ def shrink(prog, still_fails, max_checks: int = 400, budget_s: float = 90.0):
         checks += 1
         if still_fails(cand):
             best, progress = cand, True
+            if history is not None:
+                history.append(cand)
         else:
             k += 1
     return best
