@@ -106,7 +106,28 @@ SAMPLE_SEEDS = range(6)
 
 # Sample cases that fail on the current code, with the shrunk repro's issue item (non-strict:
 # they pass once the bug is fixed).  Every other sample case must be ok or refused.
-KNOWN = {}
+I16_CONST = "issue 16 item 2 (module-level constant array broadcast against an active scalar, e.g. C3 * x: the reverse gradient of x keeps the array's shape)"
+I8_TUPLE = "issue 8 item 2 (a tuple or list of arrays read several times, params[0] / for w, b in params: adjoint counted once per read of the container)"
+I8_SETDEFAULT = "issue 8 item 4 (dict.setdefault: no forward rule; the reverse adjoint of the stored value is lost)"
+I8_ROWS = "issue 8 item 3 (iterating rows with zip/enumerate/reversed: adjoint of the matrix doubled)"
+I16_ZIP = "issue 16 item cr5 (zip of unequal lengths: reverse adjoint reshaped to the longer length)"
+I16_UNUSED = "issue 16 items cr2/cr2b (an unused array result inside a loop crashes the pullback)"
+I8_SUPER = "issue 8 item cr3 (super().__init__ in a subclass: forward crashes, reverse refuses)"
+I8_SPECIAL = "issue 8 item cr4 (special methods __mul__/__rmul__ on a user class: tangent arithmetic with MutableTangent)"
+I8_WHILE = "issue 8 item cr2 (while with and/or: unstructured jump in the region builder)"
+I16_CLOSURE_WHILE = "issue 16 item cr1 (a closure defined after a while loop reads the loop counter: reverse IR uses a value before its definition)"
+NEW_SELF_AUG = "new R1 (v += v on a NumPy scalar: reverse adjoint counted once, scripts/random_findings.md)"
+KNOWN = {
+    ("arith", 0): I16_CONST, ("arith", 1): NEW_SELF_AUG, ("numpy", 4): I16_CONST, ("numpy", 5): I16_CONST,
+    ("containers", 0): I8_SETDEFAULT, ("containers", 1): I8_TUPLE, ("containers", 2): I8_SETDEFAULT,
+    ("containers", 3): I8_SETDEFAULT, ("containers", 5): I8_TUPLE,
+    ("rows", 0): I8_ROWS, ("rows", 1): I16_ZIP, ("rows", 2): I16_UNUSED, ("rows", 3): I8_ROWS, ("rows", 4): I16_ZIP,
+    ("rows", 5): I16_UNUSED, ("inplace", 0): I16_CONST, ("inplace", 3): I16_CONST,
+    ("classes", 0): I8_SUPER, ("classes", 1): I8_SPECIAL, ("classes", 2): I8_SPECIAL, ("classes", 3): I8_SUPER,
+    ("classes", 4): I8_SUPER, ("classes", 5): I8_SPECIAL, ("closures", 3): I16_CLOSURE_WHILE,
+    ("control", 2): I8_WHILE, ("control", 3): I8_WHILE, ("control", 4): I8_WHILE, ("control", 5): I8_WHILE,
+    ("mixed", 0): I16_CONST, ("mixed", 4): I8_SETDEFAULT + " and issue 16 item 1 (np.linspace(...) * y)",
+}
 
 
 def _sample():
