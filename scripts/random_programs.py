@@ -118,15 +118,14 @@ def fresh_signature(prog) -> str:
 
 def _table(counts, families, classes):
     width = max(len(f) for f in families + ["family"])
-    out = ["| " + "family".ljust(width) + " | " + " | ".join(classes) + " | total |",
-           "|" + "-" * (width + 2) + "|" + "|".join("-" * (len(c) + 2) for c in classes) + "|-------|"]
-    for fam in families:
-        row = [counts[(fam, c)] for c in classes]
-        out.append("| " + fam.ljust(width) + " | " + " | ".join(str(n).rjust(len(c)) for n, c in zip(row, classes))
+    cw = [max(len(c), 5) for c in classes]
+    rows = [[fam] + [counts[(fam, c)] for c in classes] for fam in families]
+    rows.append(["all"] + [sum(counts[(f, c)] for f in families) for c in classes])
+    out = ["| " + "family".ljust(width) + " | " + " | ".join(c.rjust(w) for c, w in zip(classes, cw)) + " | total |",
+           "|" + "-" * (width + 2) + "|" + "|".join("-" * (w + 2) for w in cw) + "|-------|"]
+    for name, *row in rows:
+        out.append("| " + name.ljust(width) + " | " + " | ".join(str(n).rjust(w) for n, w in zip(row, cw))
                    + f" | {sum(row):5d} |")
-    tot = [sum(counts[(f, c)] for f in families) for c in classes]
-    out.append("| " + "all".ljust(width) + " | " + " | ".join(str(n).rjust(len(c)) for n, c in zip(tot, classes))
-               + f" | {sum(tot):5d} |")
     return "\n".join(out)
 
 
@@ -150,7 +149,7 @@ def main(argv=None):
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default=None, help="directory for shrunk repros and summary.md")
     ap.add_argument("--timeout", type=int, default=30, help="seconds per program")
-    ap.add_argument("--examples", type=int, default=2, help="examples shrunk per failure signature")
+    ap.add_argument("--examples", type=int, default=1, help="examples shrunk per failure signature and family")
     ap.add_argument("--shrink-budget", type=float, default=60.0, help="seconds of shrinking per example")
     ap.add_argument("--no-verify", action="store_true", help="do not verify every IR (faster)")
     ap.add_argument("--recheck", default=None, help="check one repro file written by an earlier run")
@@ -186,20 +185,18 @@ def main(argv=None):
         print(f"\n{opts.n} programs, seed {opts.seed}, {run_s:.0f} s\n")
         print(_table(counts, families, classes))
 
-        # Shrink a few examples of each failure signature (REFUSED included: a refusal may be a stopgap
-        # worth reading, and INVALID is a generator bug); prefer examples from different families.
+        # Shrink a few examples of each failure signature in each family where it occurs (REFUSED
+        # included: a refusal may be a stopgap worth reading; INVALID is a generator bug).  One
+        # signature ("gradient of an array") covers different bugs in different families.
         shrink_tasks = []
         for sig, examples in by_sig.items():
-            chosen, seen = [], set()
-            for fam, seed in examples:
-                if fam not in seen:
-                    chosen.append((fam, seed))
-                    seen.add(fam)
-            for ex in examples:
-                if ex not in chosen:
-                    chosen.append(ex)
-            for fam, seed in chosen[:opts.examples]:
-                shrink_tasks.append((fam, seed, sig, opts.shrink_budget))
+            per_family = collections.defaultdict(list)
+            for fam, seed in sorted(examples, key=lambda e: e[1]):
+                if len(per_family[fam]) < opts.examples:
+                    per_family[fam].append(seed)
+            for fam, seeds in per_family.items():
+                for seed in seeds:
+                    shrink_tasks.append((fam, seed, sig, opts.shrink_budget))
         shrunk = collections.defaultdict(list)
         for family, seed, sig, script, desc in pool.imap_unordered(_shrink_one, shrink_tasks):
             if all(script != s for _, _, s, _ in shrunk[sig]):
