@@ -8,13 +8,15 @@ Each program (tests/randprog: generator by family and an independent finite-diff
 checker) is written to a real module file and classified ok / WRONG / CRASH / REFUSED /
 NOISY / INVALID.  Counts are printed per class and per family; for each distinct failure
 signature (class, mode, kind or normalised exception) a few examples are shrunk by delta
-debugging and written as standalone repro files to the output directory, with summary.md.
+debugging and written as standalone repro files to the output directory, with summary.md
+and results.jsonl (one line per program).
 Every run uses its own derivative cache (MOONCAKE_AST_CACHE_DIR), one per worker.
 """
 from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import signal
 import sys
@@ -174,13 +176,16 @@ def main(argv=None):
     ctx = mp.get_context("fork")
     with ctx.Pool(opts.jobs, initializer=_init, initargs=(cache_root, opts.timeout, not opts.no_verify),
                   maxtasksperchild=300) as pool:
+        log = open(os.path.join(out, "results.jsonl"), "w")
         for k, (family, seed, cls, sig, desc) in enumerate(pool.imap_unordered(_run_one, tasks, chunksize=4)):
+            log.write(json.dumps({"family": family, "seed": seed, "class": cls, "signature": sig, "details": desc}) + "\n")
             counts[(family, cls)] += 1
             if cls not in ("ok", "NOISY"):
                 by_sig[sig].append((family, seed))
                 details.setdefault((family, seed), desc)
             if (k + 1) % 250 == 0:
                 print(f"  {k + 1}/{opts.n} programs, {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
+        log.close()
         run_s = time.monotonic() - start
         print(f"\n{opts.n} programs, seed {opts.seed}, {run_s:.0f} s\n")
         print(_table(counts, families, classes))
