@@ -202,12 +202,21 @@ def main(argv=None):
             for fam, seeds in per_family.items():
                 for seed in seeds:
                     shrink_tasks.append((fam, seed, sig, opts.shrink_budget))
+        order = sorted(by_sig, key=lambda s: (classes.index(s.split()[0]) if s.split()[0] in classes else 9,
+                                              -len(by_sig[s])))
+        number = {sig: n + 1 for n, sig in enumerate(order)}
         shrunk = collections.defaultdict(list)
+        print(f"\nshrinking {len(shrink_tasks)} examples of {len(by_sig)} failure signatures", file=sys.stderr, flush=True)
         for family, seed, sig, script, desc in pool.imap_unordered(_shrink_one, shrink_tasks):
-            if all(script != s for _, _, s, _ in shrunk[sig]):
-                shrunk[sig].append((family, seed, script, desc))
+            if all(script != s for _, _, s, _, _ in shrunk[sig]):
+                # Written as soon as shrunk, so an interrupted run keeps what it found.
+                fname = f"sig{number[sig]:02d}_{len(shrunk[sig])}_{family}_{seed}.py"
+                with open(os.path.join(out, fname), "w") as fh:
+                    fh.write(f"# {sig}\n# family {family}, seed {seed}; recheck: python scripts/random_programs.py --recheck {fname}\n")
+                    fh.write("".join(f"# {line}\n" for line in desc.splitlines()))
+                    fh.write(script)
+                shrunk[sig].append((family, seed, script, desc, fname))
 
-    order = sorted(by_sig, key=lambda s: (classes.index(s.split()[0]) if s.split()[0] in classes else 9, -len(by_sig[s])))
     lines = [f"# Random programs: {opts.n} programs, seed {opts.seed}, families {', '.join(families)}", "",
              f"{run_s:.0f} s on {opts.jobs} jobs.  Classes: ok; WRONG (a number disagrees with finite differences "
              "or a plain call); CRASH (an exception that is not a MooncakeError); REFUSED (a MooncakeError); "
@@ -217,12 +226,7 @@ def main(argv=None):
         fams = collections.Counter(f for f, _ in by_sig[sig])
         lines += [f"### {n + 1}. `{sig}`", "",
                   f"{len(by_sig[sig])} programs: " + ", ".join(f"{f} {c}" for f, c in fams.most_common()), ""]
-        for j, (family, seed, script, desc) in enumerate(shrunk.get(sig, [])):
-            fname = f"sig{n + 1:02d}_{j}_{family}_{seed}.py"
-            with open(os.path.join(out, fname), "w") as fh:
-                fh.write(f"# {sig}\n# family {family}, seed {seed}; recheck: python scripts/random_programs.py --recheck {fname}\n")
-                fh.write("".join(f"# {line}\n" for line in desc.splitlines()))
-                fh.write(script)
+        for family, seed, script, desc, fname in sorted(shrunk.get(sig, []), key=lambda e: e[4]):
             lines += [f"`{fname}` (family {family}, seed {seed}):", "", "```python", _strip_header(script).rstrip(), "```",
                       "", "```", desc, "```", ""]
     with open(os.path.join(out, "summary.md"), "w") as fh:
