@@ -170,16 +170,30 @@ def test_generator_is_deterministic_and_well_formed():
 A = np.array([0.3, -0.2, 0.5])
 
 
-def test_checker_flags_wrong_numbers_in_both_modes():
-    selftest.register_wrong_rules()     # rules off by 1.5x, consistent between the two modes
+@pytest.fixture
+def wrong_rules():
+    """The deliberately wrong rules of tests/randprog/selftest.py, removed again afterwards (the
+    registry is global: docs/rules.md and other tests must not see them)."""
+    from mooncake_ast.rules import registry
+
+    before = set(registry._RULES)
+    selftest.register_wrong_rules()
+    yield
+    for key in set(registry._RULES) - before:
+        del registry._RULES[key]
+    registry.bump_version()
+    selftest._registered.clear()
+
+
+def test_checker_flags_wrong_numbers_in_both_modes(wrong_rules):
+    # selftest.wrong uses rules off by 1.5x, consistent between the two modes
     r = check_function(selftest.wrong, (0.4, A.copy()))
     assert r.cls == "WRONG"
     assert {(mode, kind) for cls, mode, kind, _ in r.problems} == {("reverse", "gradient of a float"),
                                                                    ("forward", "tangent")}
 
 
-def test_checker_classifies_crash_refusal_and_ok():
-    selftest.register_wrong_rules()
+def test_checker_classifies_crash_refusal_and_ok(wrong_rules):
     crash = check_function(selftest.crashes, (0.4, A.copy()))
     assert crash.cls == "CRASH" and "KeyError" in crash.signature
     refused = check_function(selftest.refused, (0.4, A.copy()))
@@ -190,8 +204,7 @@ def test_checker_classifies_crash_refusal_and_ok():
     assert invalid.cls == "INVALID"
 
 
-def test_shrinker_keeps_the_failure_and_drops_the_rest(tmp_path):
-    selftest.register_wrong_rules()
+def test_shrinker_keeps_the_failure_and_drops_the_rest(tmp_path, wrong_rules):
     source = "\n".join([
         "import math", "import numpy as np", "from tests.randprog.selftest import randprog_selftest_square as sq",
         "C3 = np.array([0.2, -0.4, 0.6])", "", "",
