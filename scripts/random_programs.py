@@ -153,6 +153,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=int, default=30, help="seconds per program")
     ap.add_argument("--examples", type=int, default=1, help="examples shrunk per failure signature and family")
     ap.add_argument("--shrink-budget", type=float, default=60.0, help="seconds of shrinking per example")
+    ap.add_argument("--shrink-classes", default="WRONG,CRASH,REFUSED,INVALID",
+                    help="classes whose failure signatures are shrunk (comma-separated)")
     ap.add_argument("--no-verify", action="store_true", help="do not verify every IR (faster)")
     ap.add_argument("--recheck", default=None, help="check one repro file written by an earlier run")
     opts = ap.parse_args(argv)
@@ -195,6 +197,8 @@ def main(argv=None):
         # signature ("gradient of an array") covers different bugs in different families.
         shrink_tasks = []
         for sig, examples in by_sig.items():
+            if sig.split()[0] not in opts.shrink_classes.split(","):
+                continue
             per_family = collections.defaultdict(list)
             for fam, seed in sorted(examples, key=lambda e: e[1]):
                 if len(per_family[fam]) < opts.examples:

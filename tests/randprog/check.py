@@ -205,6 +205,8 @@ def normalise(msg: str) -> str:
     msg = re.sub(r"(/[^\s:'\"]+)+\.py(:\d+)*(:\d+)?", "<file>", msg)
     msg = re.sub(r"0x[0-9a-f]+", "<addr>", msg)
     msg = _blur_module(msg)
+    msg = re.sub(r"\bL\d+\b", "L", msg)                       # IR block labels
+    msg = re.sub(r"\b([A-Za-z][A-Za-z0-9]*)_\d+(?=\b|_)", r"\1_N", msg)  # numbered helpers (forelse_3)
     msg = re.sub(r"\b\d+(\.\d+)?(e-?\d+)?\b", "N", msg)
     msg = re.sub(r"'([A-Za-z_]+?)_?\d*'", r"'\1'", msg)
     msg = re.sub(r"array\([^)]*\)", "array(..)", msg)
@@ -228,7 +230,7 @@ def _exception_problem(mode, e):
         tb = traceback.extract_tb(e.__traceback__)
         if tb:
             last = tb[-1]
-            where = f" [at {_blur_module(os.path.basename(last.filename))}:{last.name}]"
+            where = " [at " + normalise(f"{_blur_module(os.path.basename(last.filename))}:{last.name}") + "]"
     return (cls, mode, normalise(_message(e)) + where, _message(e))
 
 
