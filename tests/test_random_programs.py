@@ -13,6 +13,7 @@ for reverse mode.  Expressions are built to stay smooth and bounded (tanh, sin, 
 1 + v*v), and points near kinks (max/min ties, branch thresholds) are skipped, so a
 failure is a derivative bug, not numerical noise.
 """
+import copy
 import importlib.util
 import itertools
 import os
@@ -237,3 +238,54 @@ def test_equal_code_in_two_modules_gets_its_own_derivative():
             assert y == fn(0.5) == k * 0.25
             assert dy == pytest.approx(k)
             assert mc.grad(fn)(0.5) == pytest.approx(k)
+
+
+# ---------------------------------------------------------------- 4. found by the generator
+
+def _self_iadd_numpy_scalar(a):
+    v = np.sum(a)
+    v += v
+    return v
+
+
+def _self_isub_numpy_scalar(a):
+    v = np.sum(a) * 1.5
+    v -= v
+    return v + np.sum(a)
+
+
+def _self_imul_numpy_scalar(a):
+    v = np.sum(a)
+    v *= v
+    return v
+
+
+def _self_iadd_float(x):
+    v = x * 1.0
+    v += v
+    return v
+
+
+def _self_iadd_array(a):
+    v = a * 1.0
+    v += v
+    return np.sum(v)
+
+
+N2 = pytest.mark.xfail(strict=False, reason="new N2 (scripts/random_findings.md): v += v on a NumPy scalar loses "
+                       "one contribution in reverse mode")
+
+
+@pytest.mark.parametrize("f,arg,grad", [
+    pytest.param(_self_iadd_numpy_scalar, A, lambda a: 2.0 * np.ones(3), marks=N2, id="iadd-numpy-scalar"),
+    pytest.param(_self_isub_numpy_scalar, A, lambda a: np.ones(3), marks=N2, id="isub-numpy-scalar"),
+    pytest.param(_self_imul_numpy_scalar, A, lambda a: 2.0 * np.sum(a) * np.ones(3), marks=N2, id="imul-numpy-scalar"),
+    pytest.param(_self_iadd_float, 0.4, lambda x: 2.0, id="iadd-float"),
+    pytest.param(_self_iadd_array, A, lambda a: 2.0 * np.ones(3), id="iadd-array"),
+])
+def test_augmented_assignment_of_a_value_onto_itself(f, arg, grad):
+    expected = grad(arg)
+    np.testing.assert_allclose(mc.grad(f)(copy.deepcopy(arg)), expected, rtol=1e-12)
+    _, dy = mc.jvp(f, (copy.deepcopy(arg),), (np.ones_like(arg) if isinstance(arg, np.ndarray) else 1.0,))
+    np.testing.assert_allclose(dy, np.sum(expected), rtol=1e-12)
+    mc.testing.check_derivatives(f, copy.deepcopy(arg))
