@@ -289,3 +289,38 @@ def test_augmented_assignment_of_a_value_onto_itself(f, arg, grad):
     _, dy = mc.jvp(f, (copy.deepcopy(arg),), (np.ones_like(arg) if isinstance(arg, np.ndarray) else 1.0,))
     np.testing.assert_allclose(dy, np.sum(expected), rtol=1e-12)
     mc.testing.check_derivatives(f, copy.deepcopy(arg))
+
+
+def _default_from_active_lambda_in_loop(y):
+    fs = []
+    for i in range(2):
+        c = y * (i + 1)
+        fs.append(lambda t, c=c: t * c)
+    return fs[1](2.0)          # 4 y
+
+
+def _default_from_active_lambda(y):
+    c = y * 3.0
+    h = lambda t, c=c: t * c  # noqa: E731
+    return h(2.0)              # 6 y
+
+
+def _default_from_active_def(y):
+    def h(t, c=y * 3.0):
+        return t * c
+    return h(2.0)              # 6 y
+
+
+N3 = pytest.mark.xfail(strict=False, reason="new N3 (scripts/random_findings.md): a default argument computed from "
+                       "an active value gets no adjoint in reverse mode (gradient 0)")
+
+
+@pytest.mark.parametrize("f,slope", [
+    pytest.param(_default_from_active_lambda_in_loop, 4.0, marks=N3, id="lambda-default-in-loop"),
+    pytest.param(_default_from_active_lambda, 6.0, marks=N3, id="lambda-default"),
+    pytest.param(_default_from_active_def, 6.0, marks=N3, id="def-default"),
+])
+def test_default_argument_computed_from_an_active_value(f, slope):
+    assert mc.jvp(f, (0.5,), (1.0,)) == pytest.approx((slope * 0.5, slope))
+    assert mc.grad(f)(0.5) == pytest.approx(slope)
+    mc.testing.check_derivatives(f, 0.5)
