@@ -105,38 +105,13 @@ from tests.randprog import selftest  # noqa: E402
 
 SAMPLE_SEEDS = range(6)
 
-# Sample cases that fail on the current code, with the shrunk repro's issue item (non-strict:
-# they pass once the bug is fixed).  Every other sample case must be ok or refused.
-I16_CONST = "issue 16 item 2 (module-level constant array broadcast against an active scalar, e.g. C3 * x: the reverse gradient of x keeps the array's shape)"
-I8_TUPLE = "issue 8 item 2 (a tuple or list of arrays read several times, params[0] / for w, b in params: adjoint counted once per read of the container)"
-I8_SETDEFAULT = "issue 8 item 4 (dict.setdefault: no forward rule; the reverse adjoint of the stored value is lost)"
-I8_ROWS = "issue 8 item 3 (iterating rows with zip/enumerate/reversed: adjoint of the matrix doubled)"
-I16_ZIP = "issue 16 item cr5 (zip of unequal lengths: reverse adjoint reshaped to the longer length)"
-I16_UNUSED = "issue 16 items cr2/cr2b (an unused array result inside a loop crashes the pullback)"
-I8_SUPER = "issue 8 item cr3 (super().__init__ in a subclass: forward crashes, reverse refuses)"
-I8_SPECIAL = "issue 8 item cr4 (special methods __mul__/__rmul__ on a user class: tangent arithmetic with MutableTangent)"
-I8_WHILE = "issue 8 item cr2 (while with and/or: unstructured jump in the region builder)"
-I16_CLOSURE_WHILE = "issue 16 item cr1 (a closure defined after a while loop reads the loop counter: reverse IR uses a value before its definition)"
-NEW_SELF_AUG = "new R1 (v += v on a NumPy scalar: reverse adjoint counted once, scripts/random_findings.md)"
-KNOWN = {
-    ("arith", 0): I16_CONST, ("arith", 1): NEW_SELF_AUG, ("numpy", 4): I16_CONST, ("numpy", 5): I16_CONST,
-    ("containers", 0): I8_SETDEFAULT, ("containers", 1): I8_TUPLE, ("containers", 2): I8_SETDEFAULT,
-    ("containers", 3): I8_SETDEFAULT, ("containers", 5): I8_TUPLE,
-    ("rows", 0): I8_ROWS, ("rows", 1): I16_ZIP, ("rows", 2): I16_UNUSED, ("rows", 3): I8_ROWS, ("rows", 4): I16_ZIP,
-    ("rows", 5): I16_UNUSED, ("inplace", 0): I16_CONST, ("inplace", 3): I16_CONST,
-    ("classes", 0): I8_SUPER, ("classes", 1): I8_SPECIAL, ("classes", 2): I8_SPECIAL, ("classes", 3): I8_SUPER,
-    ("classes", 4): I8_SUPER, ("classes", 5): I8_SPECIAL, ("closures", 3): I16_CLOSURE_WHILE,
-    ("control", 2): I8_WHILE, ("control", 3): I8_WHILE, ("control", 4): I8_WHILE, ("control", 5): I8_WHILE,
-    ("mixed", 0): I16_CONST, ("mixed", 4): I8_SETDEFAULT + " and issue 16 item 1 (np.linspace(...) * y)",
-}
+# Every sample case must be ok or refused (a clear MooncakeError).
 
 
 def _sample():
     for family in FAMILIES:
         for seed in SAMPLE_SEEDS:
-            reason = KNOWN.get((family, seed))
-            marks = [pytest.mark.xfail(strict=False, reason=reason)] if reason else []
-            yield pytest.param(family, seed, marks=marks, id=f"{family}-{seed}")
+            yield pytest.param(family, seed, id=f"{family}-{seed}")
 
 
 @pytest.mark.parametrize("family,seed", list(_sample()))
@@ -227,9 +202,6 @@ def test_shrinker_keeps_the_failure_and_drops_the_rest(tmp_path, wrong_rules):
     assert check_program(small, str(tmp_path)).signature == full.signature
 
 
-@pytest.mark.xfail(strict=False, reason="same code in two modules: derived rules are cached per code object, and "
-                   "code equality ignores the module, so samecode_b.f reuses samecode_a.f's rule with a's globals "
-                   "(scripts/random_findings.md)")
 def test_equal_code_in_two_modules_gets_its_own_derivative():
     from tests.randprog import samecode_a, samecode_b
     for module, k in ((samecode_a, 2.0), (samecode_b, 3.0)):
@@ -272,14 +244,12 @@ def _self_iadd_array(a):
     return np.sum(v)
 
 
-N2 = pytest.mark.xfail(strict=False, reason="new N2 (scripts/random_findings.md): v += v on a NumPy scalar loses "
-                       "one contribution in reverse mode")
 
 
 @pytest.mark.parametrize("f,arg,grad", [
-    pytest.param(_self_iadd_numpy_scalar, A, lambda a: 2.0 * np.ones(3), marks=N2, id="iadd-numpy-scalar"),
-    pytest.param(_self_isub_numpy_scalar, A, lambda a: np.ones(3), marks=N2, id="isub-numpy-scalar"),
-    pytest.param(_self_imul_numpy_scalar, A, lambda a: 2.0 * np.sum(a) * np.ones(3), marks=N2, id="imul-numpy-scalar"),
+    pytest.param(_self_iadd_numpy_scalar, A, lambda a: 2.0 * np.ones(3), id="iadd-numpy-scalar"),
+    pytest.param(_self_isub_numpy_scalar, A, lambda a: np.ones(3), id="isub-numpy-scalar"),
+    pytest.param(_self_imul_numpy_scalar, A, lambda a: 2.0 * np.sum(a) * np.ones(3), id="imul-numpy-scalar"),
     pytest.param(_self_iadd_float, 0.4, lambda x: 2.0, id="iadd-float"),
     pytest.param(_self_iadd_array, A, lambda a: 2.0 * np.ones(3), id="iadd-array"),
 ])
@@ -311,14 +281,12 @@ def _default_from_active_def(y):
     return h(2.0)              # 6 y
 
 
-N3 = pytest.mark.xfail(strict=False, reason="new N3 (scripts/random_findings.md): a default argument computed from "
-                       "an active value gets no adjoint in reverse mode (gradient 0)")
 
 
 @pytest.mark.parametrize("f,slope", [
-    pytest.param(_default_from_active_lambda_in_loop, 4.0, marks=N3, id="lambda-default-in-loop"),
-    pytest.param(_default_from_active_lambda, 6.0, marks=N3, id="lambda-default"),
-    pytest.param(_default_from_active_def, 6.0, marks=N3, id="def-default"),
+    pytest.param(_default_from_active_lambda_in_loop, 4.0, id="lambda-default-in-loop"),
+    pytest.param(_default_from_active_lambda, 6.0, id="lambda-default"),
+    pytest.param(_default_from_active_def, 6.0, id="def-default"),
 ])
 def test_default_argument_computed_from_an_active_value(f, slope):
     assert mc.jvp(f, (0.5,), (1.0,)) == pytest.approx((slope * 0.5, slope))
