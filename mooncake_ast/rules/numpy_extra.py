@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
+from .registry import KwAdj
 from .numpy_common import _bind, _in_storage, _inexact, _keep, _refuse_keywords, _split, _unb
 from .numpy_reductions import extremum_adjoint, extremum_tangent, sum_adjoint
 from .numpy_shapes import split_adjoint, split_tangent
@@ -287,10 +288,9 @@ def select_adjoint(g, condlist, choicelist, default=0):
 
 
 def _select_vjp(t, g, condlist, choicelist, a, k):
-    _refuse_keywords(t, "np.select", **k)
     default = a[0] if a else k.get("default", 0)
     cbar, dbar = _split(t, t.call(select_adjoint, g, condlist, choicelist, default), 2)
-    return (None, cbar) + ((dbar,) if a else ())
+    return (None, cbar) + ((dbar,) if a else ()) + ((KwAdj(default=dbar),) if "default" in k else ())
 
 
 defjvp(np.select, lambda t, y, condlist, choicelist, default=0:
@@ -432,11 +432,11 @@ def _average_jvp(t, y, a, p, k):
 
 
 def _average_vjp(t, g, a, p, k):
-    _refuse_keywords(t, "np.average", **{n: v for n, v in k.items() if n == "weights"})
     b = _bind(_AVERAGE, p, k)
     kw = {n: b[n] for n in ("axis", "weights", "returned", "keepdims") if n in b}
     abar, wbar = _split(t, t.call(average_adjoint, g, a, **kw), 2)
-    return ((abar, None, wbar) + (None,) * 3)[:1 + len(p)]
+    named = (KwAdj(weights=wbar),) if "weights" in k else ()  # np.average(a, weights=w): w's adjoint by name
+    return ((abar, None, wbar) + (None,) * 3)[:1 + len(p)] + named
 
 
 defjvp(np.average, lambda t, y, a, *p, **k: _average_jvp(t, y, a, p, k))
