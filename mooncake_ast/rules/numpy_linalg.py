@@ -353,6 +353,8 @@ def svd_tangent(a, y, da, full_matrices=True, compute_uv=True, hermitian=False):
     _real_only("svd", a)
     da = np.broadcast_to(da, np.shape(a))
     if not compute_uv:
+        if hermitian:  # NumPy then reads only the lower triangle: not the formula below
+            raise NotImplementedError("derivative of np.linalg.svd with hermitian=True")
         U, s, Vh = np.linalg.svd(a, full_matrices=False)
         return np.diagonal(_mT(U) @ da @ _mT(Vh), axis1=-2, axis2=-1).copy()
     _svd_check(a, full_matrices, hermitian)
@@ -372,6 +374,8 @@ def svd_adjoint(a, y, g, full_matrices=True, compute_uv=True, hermitian=False):
     if not compute_uv:
         if _no_adjoint(g):
             return NoTangent
+        if hermitian:
+            raise NotImplementedError("derivative of np.linalg.svd with hermitian=True")
         U, s, Vh = np.linalg.svd(a, full_matrices=False)
         return (U * np.asarray(g)[..., None, :]) @ Vh
     _svd_check(a, full_matrices, hermitian)
