@@ -11,7 +11,7 @@ import numpy as np
 
 from ..tangents import NoTangent
 from . import helpers as h
-from .numpy_common import _bind, _dense, _float_dtype, _in_storage, _inexact, _linear, _no, _no_adjoint, _no_out, _refuse_keywords, _split, _unb
+from .numpy_common import _has_no, _bind, _dense, _float_dtype, _in_storage, _inexact, _linear, _no, _no_adjoint, _no_out, _refuse_keywords, _split, _unb
 from .registry import defjvp, defvjp
 
 
@@ -31,7 +31,8 @@ defjvp(np.hstack, lambda t, y, xs, **k: t.call(join_tangent, np.hstack, xs, t.d(
 
 
 def join_tangent(join, xs, dxs, axis):
-    parts = [_inexact(_dense(x, d)) for x, d in zip(xs, dxs)]
+    # (an integer or constant part's zero tangent has the part's shape, so the join lines up)
+    parts = [np.zeros(np.shape(x)) if _has_no(d) else _inexact(_dense(x, d)) for x, d in zip(xs, dxs)]
     return join(parts) if join in (np.vstack, np.hstack) else join(parts, axis=axis)
 
 
