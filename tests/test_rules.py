@@ -460,6 +460,8 @@ CASES = {
     # -------------------------------------------------------------- builtins
     "abs": [C("lambda a: abs(a) * a", s1),
             C("lambda a: abs(a)", x3)],
+    "numpy.float64": [C("lambda a: np.float64(a * 2.0) * a", s1), C("lambda a: np.float64(np.sum(a)) * 3.0", x3)],
+    "numpy.float32": [C("lambda a: float(np.float32(a)) * 2.0", 0.5, rtol=1e-3, atol=1e-4)],
     "float": [C("lambda a: float(a) * 2.0", s1),
               C("lambda a: float(a[1]) * a", x3)],
     "complex": [C("lambda a, b: complex(a, b)", s1, s2),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 from .. import ops
 from ..tangents import NoTangent
 from . import helpers as h
@@ -106,6 +108,9 @@ def cell_tangent_get(dc):
 # ------------------------------------------------------------------ builtins
 defjvp(builtins.abs, lambda t, y, x: t.call(h.abs_tangent, x, t.d(x)) if t.d(x) is not None else None)
 defjvp(builtins.float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x) is not None else None)
+# NumPy's float scalar types as constructors (`np.float64(x)`): the identity on the value, like float().
+for _np_float in (np.float64, np.float32):
+    defjvp(_np_float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x) is not None else None)
 defjvp(builtins.complex, lambda t, y, real=0.0, imag=0.0: t.call(complex_tangent, t.dz(real), t.dz(imag)) if (t.d(real) is not None or t.d(imag) is not None) else None)
 defjvp(builtins.sum, lambda t, y, xs, start=0: t.add(t.call(sum_tangent, xs, t.d(xs)) if t.d(xs) is not None else None, t.d(start)))
 defjvp(builtins.max, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.max, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs)),
@@ -526,6 +531,8 @@ defvjp(ops.merge_dicts, lambda t, g, y, *parts: tuple(t.call(_A().merge_part_adj
 defvjp(builtins.getattr, lambda t, g, y, obj, name, *d: (t.call(_A().attr_adjoint, obj, name, g), None) + (None,) * len(d))
 defvjp(builtins.abs, lambda t, g, y, x: (t.mul(g, t.call(h.sign, x)),))
 defvjp(builtins.float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),))
+for _np_float in (np.float64, np.float32):
+    defvjp(_np_float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),))
 defvjp(builtins.sum, lambda t, g, y, xs, start=0: (t.call(_A().sum_items_adjoint, xs, g), g))
 defvjp(builtins.max, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw))
 defvjp(builtins.min, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw))

@@ -71,3 +71,14 @@ def linear_right(fn: Any, x: Any, dy: Any) -> Any:
     if dy is NoTangent:
         return NoTangent
     return fn(x, dy)
+
+
+def extended_by_constant(dx, b):
+    """The tangent of `x += b` with b constant: x's own, and zeros for the items b appends to a list or tuple."""
+    from ..tangents import NoTangent
+
+    if isinstance(dx, list):
+        return dx + [NoTangent] * len(b)
+    if isinstance(dx, tuple):
+        return dx + (NoTangent,) * len(b)
+    return dx

@@ -21,7 +21,8 @@ defjvp(op.abs, lambda t, y, a: t.call(h.abs_tangent, a, t.d(a)) if t.d(a) is not
 defjvp(op.matmul, lambda t, y, a, b: t.add(t.lin(op.matmul, t.d(a), b), t.linr(op.matmul, a, t.d(b))))
 
 # ------------------------------------------------------------------ in place (tangent computed before the call)
-defjvp(op.iadd, lambda t, y, a, b: t.update(t.d(a), t.add(t.d(a), t.d(b))), mutates=(0,))
+defjvp(op.iadd, lambda t, y, a, b: t.update(t.d(a), t.add(t.d(a), t.d(b)) if t.d(b) is not None or t.is_num(a) or t.d(a) is None
+                                        else t.call(h.extended_by_constant, t.d(a), b)), mutates=(0,))
 defjvp(op.isub, lambda t, y, a, b: t.update(t.d(a), t.sub(t.d(a), t.d(b))), mutates=(0,))
 defjvp(op.imul, lambda t, y, a, b: t.update(t.d(a), t.add(t.mul(t.d(a), b), t.mul(a, t.d(b)))), mutates=(0,))
 defjvp(op.itruediv, lambda t, y, a, b: t.update(t.d(a), t.div(t.sub(t.d(a), t.mul(t.call(op.truediv, a, b), t.d(b))), b)), mutates=(0,))
