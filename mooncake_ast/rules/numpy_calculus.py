@@ -1,0 +1,298 @@
+"""NumPy rules, both modes: calculus on samples (gradient, trapezoid, interp, convolve, correlate).
+
+Split from numpy_extra.py, whose helpers they share."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tangents import NoTangent
+from .numpy_common import _bind, _inexact, _refuse_keywords, _split, _unb
+from .registry import defjvp, defvjp
+from .numpy_extra import _dz, _like, _live, _number, _parts, _refuse_adjoint, _refuse_tangent, _zero, refuse_option
+from .numpy_statistics import _axes, _out
+
+
+# ================================================================== calculus on samples
+# ------------------------------------------------------------------ np.gradient
+def _gradient_axes(f, axis):
+    return _axes(np.ndim(f), axis)
+
+
+def _gradient_spacing(varargs, i, naxes):
+    if not varargs:
+        return 1.0
+    return varargs[0] if len(varargs) == 1 else varargs[i]  # one spacing for every axis, or one per axis
+
+
+def gradient_tangent(f, df, *varargs, axis=None, edge_order=1):
+    """np.gradient is linear in f for fixed spacing: the same differences of the tangent."""
+    return np.gradient(np.broadcast_to(_dz(f, df), np.shape(f)), *varargs, axis=axis, edge_order=edge_order)
+
+
+def gradient_adjoint(g, f, *varargs, axis=None, edge_order=1):
+    """Along each axis the result is D @ f with D the matrix np.gradient applies (built by applying it to
+    the identity, so every spacing and edge_order NumPy takes is right); f's adjoint sums D^T @ g."""
+    axes = _gradient_axes(f, axis)
+    gs = [g] if len(axes) == 1 else _parts(g, len(axes))
+    if all(_zero(x) for x in gs):
+        return NoTangent
+    out = np.zeros(np.shape(f))
+    for i, (ax, gi) in enumerate(zip(axes, gs)):
+        if _zero(gi):
+            continue
+        n = np.shape(f)[ax]
+        D = np.gradient(np.eye(n), _gradient_spacing(varargs, i, len(axes)), axis=0, edge_order=edge_order)
+        back = np.tensordot(D.T, np.moveaxis(np.asarray(gi, dtype=float), ax, 0), axes=1)
+        out += np.moveaxis(back, 0, ax)
+    return out
+
+
+def _gradient_jvp(t, f, varargs, k):
+    _refuse_tangent(t, "np.gradient", "its spacing (varargs)", *varargs)
+    if t.d(f) is None:
+        return None
+    return t.call(gradient_tangent, f, t.d(f), *varargs, **k)
+
+
+def _gradient_vjp(t, g, f, varargs, k):
+    _refuse_adjoint(t, "np.gradient", "its spacing (varargs)", *varargs)
+    return (t.call(gradient_adjoint, g, f, *varargs, **k),) + (None,) * len(varargs)
+
+
+defjvp(np.gradient, lambda t, y, f, *varargs, **k: _gradient_jvp(t, f, varargs, k))
+defvjp(np.gradient, lambda t, g, y, f, *varargs, **k: _gradient_vjp(t, g, f, varargs, k))
+
+
+# ------------------------------------------------------------------ np.trapezoid (np.trapz)
+_TRAPZ = ("x", "dx", "axis")
+
+
+def _trapz_parts(yv, x, dx, axis):
+    """The spacings d (broadcasting against the n-1 intervals), the interval means of y, the axis."""
+    yv = _inexact(yv)
+    ax = int(axis) % yv.ndim
+    lo = [slice(None)] * yv.ndim
+    hi = [slice(None)] * yv.ndim
+    lo[ax], hi[ax] = slice(None, -1), slice(1, None)
+    mid = (yv[tuple(hi)] + yv[tuple(lo)]) / 2.0
+    if x is None:
+        d = dx
+    else:
+        d = _spacing(x, yv.ndim, ax)
+    return d, mid, ax, tuple(lo), tuple(hi)
+
+
+def _spacing(x, nd, ax):
+    x = _inexact(x)
+    if x.ndim == 1:
+        shape = [1] * nd
+        shape[ax] = x.shape[0] - 1
+        return np.diff(x).reshape(shape)
+    return np.diff(x, axis=ax)
+
+
+def trapz_tangent(yv, x, dx, dyv, dxs, ddx, axis=-1):
+    d, mid, ax, lo, hi = _trapz_parts(yv, x, dx, axis)
+    out = 0.0
+    if not _zero(dyv):
+        dy = np.broadcast_to(_dz(yv, dyv), np.shape(yv))
+        out = out + np.sum(d * (dy[hi] + dy[lo]) / 2.0, axis=ax)
+    if x is not None and not _zero(dxs):
+        out = out + np.sum(_spacing(_dz(x, dxs), np.ndim(yv), ax) * mid, axis=ax)
+    if x is None and not _zero(ddx):
+        out = out + np.sum(np.multiply(ddx, mid), axis=ax)
+    out = np.broadcast_to(out, mid.shape[:ax] + mid.shape[ax + 1:]) if np.ndim(out) == 0 else out
+    return out[()] if np.ndim(out) == 0 else out
+
+
+def trapz_adjoint(g, yv, x=None, dx=1.0, axis=-1):
+    """(y's, x's, dx's adjoints): y[i] gets g (d[i-1] + d[i]) / 2; a spacing d[i] gets g * mid[i]."""
+    if _zero(g):
+        return NoTangent, NoTangent, NoTangent
+    d, mid, ax, lo, hi = _trapz_parts(yv, x, dx, axis)
+    gk = np.expand_dims(np.asarray(g, dtype=float), ax)
+    half = np.broadcast_to(gk * d / 2.0, mid.shape)
+    pad_front = [(0, 0)] * mid.ndim
+    pad_back = [(0, 0)] * mid.ndim
+    pad_front[ax], pad_back[ax] = (1, 0), (0, 1)
+    ybar = _out(np.pad(half, pad_back) + np.pad(half, pad_front), yv)
+    dbar = gk * mid
+    xbar = dxbar = NoTangent
+    if x is not None:
+        xa = _inexact(x)
+        if xa.ndim == 1:
+            other = tuple(i for i in range(dbar.ndim) if i != ax)
+            c = np.sum(dbar, axis=other)
+            xbar = _like(np.pad(c, (1, 0)) - np.pad(c, (0, 1)), x)
+        else:
+            c = _unb(dbar, np.diff(xa, axis=ax))
+            xbar = np.pad(c, pad_front) - np.pad(c, pad_back)
+    else:
+        dxbar = _number(_unb(dbar, dx))
+    return _number(ybar), xbar, dxbar
+
+
+def _trapz_jvp(t, yv, p, k, name):
+    b = _bind(_TRAPZ, p, k)
+    x, dx = b.get("x"), b.get("dx", 1.0)
+    if not _live(t, yv, x, dx):
+        return None
+    return t.call(trapz_tangent, yv, x, dx, t.dz(yv), t.dz(x), t.dz(dx), b.get("axis", -1))
+
+
+def _trapz_vjp(t, g, yv, p, k, name):
+    _refuse_keywords(t, name, **{n: v for n, v in k.items() if n in ("x", "dx")})
+    b = _bind(_TRAPZ, p, k)
+    ybar, xbar, dxbar = _split(t, t.call(trapz_adjoint, g, yv, b.get("x"), b.get("dx", 1.0), b.get("axis", -1)), 3)
+    return (ybar, xbar, dxbar, None)[:1 + len(p)]
+
+
+for _name in ("trapezoid", "trapz"):
+    if hasattr(np, _name):
+        _fn = getattr(np, _name)
+        defjvp(_fn, lambda t, _r, yv, *p, _name=_name, **k: _trapz_jvp(t, yv, p, k, "np." + _name))
+        defvjp(_fn, lambda t, g, _r, yv, *p, _name=_name, **k: _trapz_vjp(t, g, yv, p, k, "np." + _name))
+
+
+# ------------------------------------------------------------------ np.interp
+def _interp_check(xp, period):
+    refuse_option("np.interp", "period=", period is not None)
+    xp = np.asarray(xp)
+    if xp.ndim != 1 or np.any(np.diff(xp) <= 0):
+        raise NotImplementedError("derivative of np.interp with xp not strictly increasing")
+
+
+def _interp_segments(x, xp):
+    """For each x: the segment j (xp[j] <= x < xp[j+1], clipped to the ends), the fraction along it, and
+    where x lies below xp[0] / above xp[-1] (NumPy's left and right regions)."""
+    x = np.asarray(x, dtype=float)
+    xp = np.asarray(xp, dtype=float)
+    n = xp.shape[0]
+    if n == 1:
+        z = np.zeros(x.shape, dtype=int)
+        return z, np.zeros(x.shape), x < xp[0], x > xp[0]
+    j = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, n - 2)
+    frac = (x - xp[j]) / (xp[j + 1] - xp[j])
+    return j, frac, x < xp[0], x > xp[-1]
+
+
+def _interp_slope(x, xp, fp):
+    """The right-hand slope in x: the segment's slope for xp[0] <= x < xp[-1], 0 elsewhere."""
+    fp = np.asarray(fp)
+    xp = np.asarray(xp, dtype=float)
+    if xp.shape[0] == 1:
+        return np.zeros(np.shape(x))
+    j, frac, below, above = _interp_segments(x, xp)
+    inside = ~below & (np.asarray(x) < xp[-1])
+    return np.where(inside, (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j]), 0.0)
+
+
+def interp_tangent(x, xp, fp, dx, dfp, dleft, dright, left=None, right=None, period=None):
+    _interp_check(xp, period)
+    out = 0.0
+    if not (_zero(dfp) and _zero(dleft) and _zero(dright)):
+        out = np.interp(x, xp, _dz(fp, dfp), left=None if left is None else _dz(left, dleft),
+                        right=None if right is None else _dz(right, dright))
+    if not _zero(dx):
+        out = out + _interp_slope(x, xp, fp) * _dz(x, dx)
+    out = np.broadcast_to(out, np.shape(x)) if np.ndim(out) < np.ndim(x) else out
+    return out[()] if np.ndim(out) == 0 else out
+
+
+def interp_adjoint(g, x, xp, fp, left=None, right=None, period=None):
+    """(x's, fp's, left's, right's adjoints)."""
+    _interp_check(xp, period)
+    if _zero(g):
+        return NoTangent, NoTangent, NoTangent, NoTangent
+    g = np.broadcast_to(np.asarray(g, dtype=float), np.shape(x))
+    xbar = _number(_out(g * _interp_slope(x, xp, fp), x))
+    n = np.shape(xp)[0]
+    j, frac, below, above = _interp_segments(x, xp)
+    inside = ~below & ~above
+    fpbar = np.bincount(j[inside], weights=(g * (1.0 - frac))[inside], minlength=n)[:n]
+    if n > 1:
+        fpbar += np.bincount(j[inside] + 1, weights=(g * frac)[inside], minlength=n)[:n]
+    leftbar = rightbar = NoTangent
+    if left is None:
+        fpbar[0] += np.sum(g[below])
+    else:
+        leftbar = float(np.sum(g[below]))
+    if right is None:
+        fpbar[-1] += np.sum(g[above])
+    else:
+        rightbar = float(np.sum(g[above]))
+    return xbar, _like(fpbar, fp) if not isinstance(fp, np.ndarray) else fpbar.reshape(np.shape(fp)), leftbar, rightbar
+
+
+_INTERP = ("left", "right", "period")
+
+
+def _interp_jvp(t, x, xp, fp, a, k):
+    b = _bind(_INTERP, a, k)
+    _refuse_tangent(t, "np.interp", "xp (the sample positions)", xp)
+    left, right = b.get("left"), b.get("right")
+    if not _live(t, x, fp, left, right):
+        return None
+    return t.call(interp_tangent, x, xp, fp, t.dz(x), t.dz(fp), t.dz(left), t.dz(right), **b)
+
+
+def _interp_vjp(t, g, x, xp, fp, a, k):
+    _refuse_adjoint(t, "np.interp", "xp (the sample positions)", xp)
+    _refuse_keywords(t, "np.interp", **{n: v for n, v in k.items() if n in ("left", "right")})
+    b = _bind(_INTERP, a, k)
+    xbar, fpbar, lbar, rbar = _split(t, t.call(interp_adjoint, g, x, xp, fp, **b), 4)
+    return (xbar, None, fpbar, lbar, rbar, None)[:3 + len(a)]
+
+
+defjvp(np.interp, lambda t, y, x, xp, fp, *a, **k: _interp_jvp(t, x, xp, fp, a, k))
+defvjp(np.interp, lambda t, g, y, x, xp, fp, *a, **k: _interp_vjp(t, g, x, xp, fp, a, k))
+
+
+# ------------------------------------------------------------------ np.convolve, np.correlate
+_MODES = {0: "valid", 1: "same", 2: "full"}
+
+
+def _window(fn, n, m, mode):
+    """Where the result of mode lies within the full result: (offset, length)."""
+    mode = _MODES.get(mode, mode)
+    if mode == "full":
+        return 0, n + m - 1
+    if mode == "valid":
+        return min(n, m) - 1, max(n, m) - min(n, m) + 1
+    if mode == "same":
+        if fn is np.convolve:
+            return (min(n, m) - 1) // 2, max(n, m)
+        return ((m - 1) // 2 if n >= m else n // 2), max(n, m)
+    raise NotImplementedError(f"derivative of np.{fn.__name__} with mode={mode!r}")
+
+
+def conv_tangent(fn, a, v, da, dv, mode):
+    _window(fn, np.size(a), np.size(v), mode)
+    out = 0.0
+    if not _zero(da):
+        out = out + fn(_dz(a, da), v, mode)
+    if not _zero(dv):
+        out = out + fn(a, _dz(v, dv), mode)
+    return out
+
+
+def conv_adjoint(fn, g, a, v, mode):
+    """Both are bilinear: with G the adjoint placed within the full result, a's adjoint is
+    sum_j G[i + j] w[j] and w's is sum_i G[i + j] a[i], for w = v (convolve) or v reversed (correlate)."""
+    if _zero(g):
+        return NoTangent, NoTangent
+    a1, v1 = _inexact(a).reshape(-1), _inexact(v).reshape(-1)
+    n, m = a1.size, v1.size
+    off, length = _window(fn, n, m, mode)
+    G = np.zeros(n + m - 1)
+    G[off:off + length] = np.asarray(g, dtype=float)
+    w = v1 if fn is np.convolve else v1[::-1]
+    abar = np.correlate(G, w, "valid")
+    wbar = np.correlate(G, a1, "valid")
+    vbar = wbar if fn is np.convolve else wbar[::-1]
+    return _like(abar, a), _like(vbar, v)
+
+
+for _fn, _mode in ((np.convolve, "full"), (np.correlate, "valid")):
+    defjvp(_fn, lambda t, y, a, v, mode=_mode, _fn=_fn: t.call(conv_tangent, _fn, a, v, t.dz(a), t.dz(v), mode) if _live(t, a, v) else None)
+    defvjp(_fn, lambda t, g, y, a, v, mode=_mode, _fn=_fn: _split(t, t.call(conv_adjoint, _fn, g, a, v, mode), 2) + (None,))

@@ -1,0 +1,473 @@
+"""NumPy rules, both modes: statistics (average, ptp, median/percentile/quantile, the nan-reductions, cov, corrcoef).
+
+Split from numpy_extra.py, whose helpers they share."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tangents import NoTangent
+from .numpy_common import _bind, _inexact, _refuse_keywords, _split, _unb
+from .numpy_reductions import extremum_adjoint, extremum_tangent, sum_adjoint
+from .registry import KwAdj, defjvp, defvjp
+from .numpy_extra import _dz, _like, _number, _refuse_adjoint, _refuse_tangent, _zero, refuse_option
+
+
+# ================================================================== statistics
+def _axes(nd, axis):
+    if axis is None:
+        return tuple(range(nd))
+    return tuple(int(a) % nd for a in ((axis,) if np.ndim(axis) == 0 else axis))
+
+
+def _keep_shape(x, axis):
+    """The shape of a reduction of x over axis with keepdims=True."""
+    ax = _axes(np.ndim(x), axis)
+    return tuple(1 if i in ax else n for i, n in enumerate(np.shape(x)))
+
+
+def _as_kept(g, x, axis):
+    """An adjoint of a reduction of x over axis, reshaped as if keepdims=True (to broadcast against x)."""
+    return np.asarray(g).reshape(_keep_shape(x, axis))
+
+
+def _out(v, like):
+    """v shaped like the primal result `like` (a number if it is one)."""
+    v = np.asarray(v).reshape(np.shape(like))
+    return v[()] if v.ndim == 0 else v
+
+
+# ------------------------------------------------------------------ np.average
+_AVERAGE = ("axis", "weights", "returned")
+
+
+def _average_weights(a, w, axis):
+    """The weights broadcast against a, as np.average does (1-D weights along an int axis)."""
+    a = np.asarray(a)
+    w = np.asarray(w)
+    if w.shape == a.shape:
+        return w
+    if axis is None or np.ndim(axis) != 0:
+        raise NotImplementedError("derivative of np.average with weights shaped unlike a and a tuple axis")
+    shape = [1] * a.ndim
+    shape[int(axis) % a.ndim] = w.shape[0]
+    return w.reshape(shape)
+
+
+def average_tangent(a, y, da, dw, axis=None, weights=None, returned=False, keepdims=False):
+    refuse_option("np.average", "returned=True", returned)
+    a = _inexact(a)
+    if weights is None:
+        return _out(np.mean(np.broadcast_to(_dz(a, da), a.shape), axis=axis, keepdims=True), y)
+    w = _average_weights(a, weights, axis)
+    sw = np.sum(np.broadcast_to(w, a.shape), axis=axis, keepdims=True)
+    out = 0.0
+    if not _zero(da):
+        out = out + np.sum(w * _dz(a, da), axis=axis, keepdims=True) / sw
+    if not _zero(dw):
+        yk = np.sum(a * w, axis=axis, keepdims=True) / sw
+        out = out + np.sum((a - yk) * _average_weights(a, _dz(weights, dw), axis), axis=axis, keepdims=True) / sw
+    return _out(np.broadcast_to(out, _keep_shape(a, axis)), y)
+
+
+def average_adjoint(g, a, axis=None, weights=None, returned=False, keepdims=False):
+    """(a's adjoint, the weights' adjoint)."""
+    refuse_option("np.average", "returned=True", returned)
+    if _zero(g):
+        return NoTangent, NoTangent
+    a = _inexact(a)
+    gk = _as_kept(g, a, axis)
+    if weights is None:
+        return _number(mean_like(a, gk, axis)), NoTangent
+    w = _average_weights(a, weights, axis)
+    sw = np.sum(np.broadcast_to(w, a.shape), axis=axis, keepdims=True)
+    yk = np.sum(a * w, axis=axis, keepdims=True) / sw
+    abar = np.broadcast_to(gk * w / sw, a.shape)
+    wbar = _unb(np.broadcast_to(gk * (a - yk) / sw, a.shape), w).reshape(np.shape(weights))
+    return _number(abar.copy() if a.ndim else abar[()]), _number(wbar)
+
+
+def mean_like(a, gk, axis):
+    n = np.prod([np.shape(a)[i] for i in _axes(np.ndim(a), axis)])
+    out = np.broadcast_to(gk / n, np.shape(a)).copy()
+    return out[()] if out.ndim == 0 else out
+
+
+def _average_jvp(t, y, a, p, k):
+    b = _bind(_AVERAGE, p, k)
+    w = b.get("weights")
+    if t.d(a) is None and t.d(w) is None:
+        return None
+    kw = {n: b[n] for n in ("axis", "weights", "returned", "keepdims") if n in b}
+    return t.call(average_tangent, a, y, t.dz(a), t.dz(w), **kw)
+
+
+def _average_vjp(t, g, a, p, k):
+    b = _bind(_AVERAGE, p, k)
+    kw = {n: b[n] for n in ("axis", "weights", "returned", "keepdims") if n in b}
+    abar, wbar = _split(t, t.call(average_adjoint, g, a, **kw), 2)
+    named = (KwAdj(weights=wbar),) if "weights" in k else ()  # np.average(a, weights=w): w's adjoint by name
+    return ((abar, None, wbar) + (None,) * 3)[:1 + len(p)] + named
+
+
+defjvp(np.average, lambda t, y, a, *p, **k: _average_jvp(t, y, a, p, k))
+defvjp(np.average, lambda t, g, y, a, *p, **k: _average_vjp(t, g, a, p, k))
+
+
+# ------------------------------------------------------------------ np.ptp
+def ptp_tangent(a, da, axis=None, out=None, keepdims=False):
+    refuse_option("np.ptp", "out=", out is not None)
+    hi, lo = np.max(a, axis=axis, keepdims=keepdims), np.min(a, axis=axis, keepdims=keepdims)
+    da = _dz(a, da)
+    return extremum_tangent(a, hi, da, axis, keepdims) - extremum_tangent(a, lo, da, axis, keepdims)
+
+
+def ptp_adjoint(a, g, axis=None, out=None, keepdims=False):
+    refuse_option("np.ptp", "out=", out is not None)
+    if _zero(g):
+        return NoTangent
+    hi, lo = np.max(a, axis=axis, keepdims=keepdims), np.min(a, axis=axis, keepdims=keepdims)
+    return _number(extremum_adjoint(a, hi, g, axis, keepdims) - extremum_adjoint(a, lo, g, axis, keepdims))
+
+
+defjvp(np.ptp, lambda t, y, a, *p, **k: t.call(ptp_tangent, a, t.d(a), *p, **k) if t.d(a) is not None else None)
+defvjp(np.ptp, lambda t, g, y, a, *p, **k: (t.call(ptp_adjoint, a, g, *p, **k),) + (None,) * len(p))
+
+
+# ------------------------------------------------------------------ median, percentile, quantile
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint")
+
+
+def _order_statistics(a, q, axis, method):
+    """The weights W (one array per q, each shaped like the flattened slices `flat`) with which the
+    quantile is sum(W * flat) over the last axis, and how to move a's axes to and from that layout."""
+    if method not in _QUANTILE_METHODS:
+        raise NotImplementedError(f"derivative of a quantile with method={method!r}: only {', '.join(_QUANTILE_METHODS)}")
+    a = _inexact(a)
+    ax = _axes(a.ndim, axis)
+    last = tuple(range(a.ndim - len(ax), a.ndim))
+    moved = np.moveaxis(a, ax, last)
+    flat = moved.reshape(moved.shape[: moved.ndim - len(ax)] + (-1,))
+    n = flat.shape[-1]
+    order = np.argsort(flat, axis=-1, kind="stable")
+    bad = np.any(np.isnan(flat), axis=-1)[..., None]  # NumPy returns nan there: so does the derivative
+    positions = np.arange(n)
+    weights = []
+    for qi in np.asarray(q, dtype=float).reshape(-1):
+        vi = qi * (n - 1)
+        lo = int(np.floor(vi))
+        hi = min(lo + 1, n - 1)
+        frac = vi - lo
+        if method == "lower":
+            frac = 0.0
+        elif method == "higher":
+            lo, frac = (int(np.ceil(vi)), 0.0)
+        elif method == "midpoint":
+            frac = 0.5 if vi != lo else 0.0
+        w = (1.0 - frac) * (positions == order[..., lo:lo + 1])
+        if frac:
+            w = w + frac * (positions == order[..., hi:hi + 1])
+        weights.append(np.where(bad, np.nan, w))
+    return weights, moved.shape, ax, last
+
+
+def _quantile_args(name, out, overwrite_input, kw):
+    refuse_option(name, "out=", out is not None)
+    refuse_option(name, "overwrite_input=True (it reorders a)", overwrite_input)
+    for key in kw:
+        if key != "keepdims" and not (key == "weights" and kw[key] is None):
+            raise NotImplementedError(f"derivative of {name} with {key}=")
+
+
+def quantile_tangent(name, a, q, y, da, axis=None, out=None, overwrite_input=False, method="linear", **kw):
+    _quantile_args(name, out, overwrite_input, kw)
+    weights, mshape, ax, last = _order_statistics(a, q, axis, method)
+    d = np.moveaxis(np.broadcast_to(_dz(a, da), np.shape(a)), ax, last).reshape(weights[0].shape if weights else (0,))
+    parts = [np.sum(w * d, axis=-1) for w in weights]
+    return _out(np.stack(parts) if parts else np.zeros(0), y)
+
+
+def quantile_adjoint(name, a, q, y, g, axis=None, out=None, overwrite_input=False, method="linear", **kw):
+    _quantile_args(name, out, overwrite_input, kw)
+    if _zero(g):
+        return NoTangent
+    weights, mshape, ax, last = _order_statistics(a, q, axis, method)
+    gq = np.asarray(g, dtype=float).reshape((len(weights),) + weights[0].shape[:-1])
+    flat = sum(gq[i][..., None] * w for i, w in enumerate(weights))
+    return _number(_out(np.moveaxis(np.asarray(flat).reshape(mshape), last, ax), a))
+
+
+_MEDIAN = ("axis", "out", "overwrite_input", "keepdims")
+_QUANTILE = ("axis", "out", "overwrite_input", "method", "keepdims")
+
+
+def percent(q):
+    return np.asarray(q, dtype=float) / 100.0
+
+
+for _fn, _name in ((np.quantile, "np.quantile"), (np.percentile, "np.percentile")):
+    defjvp(_fn, lambda t, y, a, q, *p, _fn=_fn, _name=_name, **k: _quantile_jvp(t, _fn, _name, y, a, q, p, k))
+    defvjp(_fn, lambda t, g, y, a, q, *p, _fn=_fn, _name=_name, **k: _quantile_vjp(t, _fn, _name, g, y, a, q, p, k))
+
+
+def _quantile_q(t, fn, q):
+    return t.call(percent, q) if fn is np.percentile else q
+
+
+def _quantile_jvp(t, fn, name, y, a, q, p, k):
+    _refuse_tangent(t, name, "q", q)
+    if t.d(a) is None:
+        return None
+    return t.call(quantile_tangent, name, a, _quantile_q(t, fn, q), y, t.d(a), **_bind(_QUANTILE, p, k))
+
+
+def _quantile_vjp(t, fn, name, g, y, a, q, p, k):
+    _refuse_adjoint(t, name, "q", q)
+    return (t.call(quantile_adjoint, name, a, _quantile_q(t, fn, q), y, g, **_bind(_QUANTILE, p, k)), None) + (None,) * len(p)
+
+
+defjvp(np.median, lambda t, y, a, *p, **k: t.call(quantile_tangent, "np.median", a, 0.5, y, t.d(a), **_bind(_MEDIAN, p, k)) if t.d(a) is not None else None)
+defvjp(np.median, lambda t, g, y, a, *p, **k: (t.call(quantile_adjoint, "np.median", a, 0.5, y, g, **_bind(_MEDIAN, p, k)),) + (None,) * len(p))
+
+
+# ------------------------------------------------------------------ nansum, nanmean, nanmax, nanmin, nanvar, nanstd
+def _nan_args(name, out=None, where=None, **kw):
+    refuse_option(name, "out=", out is not None)
+    refuse_option(name, "where=", where is not None)
+    for key in kw:
+        if key == "mean":
+            raise NotImplementedError(f"derivative of {name} with mean=")
+
+
+def _valid(a):
+    a = np.asarray(a)
+    return ~np.isnan(a) if a.dtype.kind in "fc" else np.ones(a.shape, dtype=bool)
+
+
+def nansum_tangent(a, da, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    _nan_args("np.nansum", out, where)
+    return np.sum(np.where(_valid(a), _dz(a, da), 0.0), axis=axis, keepdims=keepdims)
+
+
+def nansum_adjoint(a, g, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    _nan_args("np.nansum", out, where)
+    if _zero(g):
+        return NoTangent
+    return _number(_out(np.where(_valid(a), sum_adjoint(np.asarray(a), g, axis, keepdims), 0.0), a))
+
+
+def nanmean_tangent(a, da, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    _nan_args("np.nanmean", out, where)
+    v = _valid(a)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sum(np.where(v, _dz(a, da), 0.0), axis=axis, keepdims=keepdims) / np.sum(v, axis=axis, keepdims=keepdims)
+
+
+def nanmean_adjoint(a, g, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    _nan_args("np.nanmean", out, where)
+    if _zero(g):
+        return NoTangent
+    v = _valid(a)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gk = _as_kept(g, a, axis) / np.sum(v, axis=axis, keepdims=True)
+    return _number(_out(np.where(v, gk, 0.0), a))
+
+
+def nanext_tangent(name, a, y, da, axis=None, out=None, keepdims=False, initial=None, where=None):
+    _nan_args(name, out, where)
+    refuse_option(name, "initial=", initial is not None)
+    return extremum_tangent(a, y, np.broadcast_to(_dz(a, da), np.shape(a)), axis, keepdims)
+
+
+def nanext_adjoint(name, a, y, g, axis=None, out=None, keepdims=False, initial=None, where=None):
+    _nan_args(name, out, where)
+    refuse_option(name, "initial=", initial is not None)
+    if _zero(g):
+        return NoTangent
+    return _number(_out(extremum_adjoint(a, y, g, axis, keepdims), a))
+
+
+def _nanvar_parts(a, axis, ddof, correction):
+    ddof = correction if correction is not None else ddof
+    a = _inexact(a)
+    v = _valid(a)
+    n = np.sum(v, axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.sum(np.where(v, a, 0.0), axis=axis, keepdims=True) / n
+        scale = 2.0 / (n - ddof)
+    return v, np.where(v, a - mean, 0.0), scale
+
+
+def nanvar_tangent(name, a, y, da, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None, correction=None):
+    _nan_args(name, out, where, **({"mean": mean} if mean is not None else {}))
+    v, centred, scale = _nanvar_parts(a, axis, ddof, correction)
+    change = np.real(np.conj(centred) * _dz(a, da))  # |x - mean|^2 changes by 2 Re(conj(x - mean) dx)
+    dvar = np.sum(scale * change, axis=axis, keepdims=keepdims)
+    if name == "np.nanstd":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dvar = dvar / (2.0 * np.asarray(y))
+    return dvar[()] if np.ndim(dvar) == 0 else dvar
+
+
+def nanvar_adjoint(name, a, y, g, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None, correction=None):
+    _nan_args(name, out, where, **({"mean": mean} if mean is not None else {}))
+    if _zero(g):
+        return NoTangent
+    v, centred, scale = _nanvar_parts(a, axis, ddof, correction)
+    gk = _as_kept(g, a, axis)
+    if name == "np.nanstd":
+        with np.errstate(invalid="ignore", divide="ignore"):
+            gk = gk / (2.0 * _as_kept(y, a, axis))
+    return _number(_out(scale * centred * gk, a))
+
+
+defjvp(np.nansum, lambda t, y, a, *p, **k: t.call(nansum_tangent, a, t.d(a), *p, **k) if t.d(a) is not None else None)
+defvjp(np.nansum, lambda t, g, y, a, *p, **k: (t.call(nansum_adjoint, a, g, *p, **k),) + (None,) * len(p))
+defjvp(np.nanmean, lambda t, y, a, *p, **k: t.call(nanmean_tangent, a, t.d(a), *p, **k) if t.d(a) is not None else None)
+defvjp(np.nanmean, lambda t, g, y, a, *p, **k: (t.call(nanmean_adjoint, a, g, *p, **k),) + (None,) * len(p))
+for _fn, _name in ((np.nanmax, "np.nanmax"), (np.nanmin, "np.nanmin")):
+    defjvp(_fn, lambda t, y, a, *p, _name=_name, **k: t.call(nanext_tangent, _name, a, y, t.d(a), *p, **k) if t.d(a) is not None else None)
+    defvjp(_fn, lambda t, g, y, a, *p, _name=_name, **k: (t.call(nanext_adjoint, _name, a, y, g, *p, **k),) + (None,) * len(p))
+for _fn, _name in ((np.nanvar, "np.nanvar"), (np.nanstd, "np.nanstd")):
+    defjvp(_fn, lambda t, y, a, *p, _name=_name, **k: t.call(nanvar_tangent, _name, a, y, t.d(a), *p, **k) if t.d(a) is not None else None)
+    defvjp(_fn, lambda t, g, y, a, *p, _name=_name, **k: (t.call(nanvar_adjoint, _name, a, y, g, *p, **k),) + (None,) * len(p))
+
+
+# ------------------------------------------------------------------ np.cov, np.corrcoef
+_COV = ("y", "rowvar", "bias", "ddof", "fweights", "aweights")
+
+
+def _cov_layout(m, y, rowvar):
+    """The variables-by-observations matrix np.cov builds from m (and y), and how many rows are m's."""
+    m = np.asarray(m)
+    X = np.array(m, ndmin=2, dtype=np.result_type(m, float))
+    if not rowvar and m.ndim != 1:
+        X = X.T
+    rows = X.shape[0]
+    if y is not None:
+        Y = np.array(y, ndmin=2, dtype=np.result_type(np.asarray(y), float))
+        if not rowvar and Y.shape[0] != 1:
+            Y = Y.T
+        X = np.concatenate((X, Y), axis=0)
+    return X, rows
+
+
+def _cov_parts(m, y, rowvar, bias, ddof, fweights, aweights, dtype=None):
+    refuse_option("np.cov", "fweights= or aweights=", fweights is not None or aweights is not None)
+    X, rows = _cov_layout(m, y, rowvar)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    Xc = X - X.mean(axis=1, keepdims=True)
+    return X, Xc, rows, X.shape[1] - ddof
+
+
+def _cov_change(m, y, dm, dy, rowvar, Xc, fact):
+    """dC = (dX Xc^H + Xc dX^H) / fact: the mean's change drops out, as Xc's rows sum to zero."""
+    dX, _ = _cov_layout(_dz(m, dm), None if y is None else _dz(y, dy), rowvar)
+    P = dX @ Xc.T.conj()
+    return (P + P.T.conj()) / fact
+
+
+def cov_tangent(m, dm, dy, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    X, Xc, rows, fact = _cov_parts(m, y, rowvar, bias, ddof, fweights, aweights)
+    out = _cov_change(m, y, dm, dy, rowvar, Xc, fact).squeeze()
+    return out[()] if out.ndim == 0 else out
+
+
+def _cov_back(Cbar, m, y, rowvar, Xc, rows, fact):
+    """(m's adjoint, y's adjoint) from the adjoint of the full covariance matrix."""
+    Xbar = (Cbar + Cbar.T) @ Xc / fact
+    out = []
+    for v, part in ((m, Xbar[:rows]), (y, Xbar[rows:])):
+        if v is None:
+            out.append(NoTangent)
+            continue
+        v_arr = np.asarray(v)
+        if not rowvar and (v_arr.ndim != 1 if v is m else np.array(v, ndmin=2).shape[0] != 1):
+            part = part.T
+        out.append(_number(_out(part, v_arr)) if np.ndim(v) == 0 else _like(part.reshape(-1), v))
+    return tuple(out)
+
+
+def cov_adjoint(g, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    if _zero(g):
+        return NoTangent, NoTangent
+    X, Xc, rows, fact = _cov_parts(m, y, rowvar, bias, ddof, fweights, aweights)
+    p = X.shape[0]
+    return _cov_back(np.asarray(g, dtype=float).reshape(p, p), m, y, rowvar, Xc, rows, fact)
+
+
+def _cov_jvp(t, m, p, k):
+    b = _bind(_COV, p, k)
+    y = b.get("y")
+    if t.d(m) is None and t.d(y) is None:
+        return None
+    _refuse_tangent(t, "np.cov", "fweights/aweights", b.get("fweights"), b.get("aweights"))
+    return t.call(cov_tangent, m, t.dz(m), t.dz(y), **b)
+
+
+def _cov_vjp(t, g, m, p, k):
+    _refuse_keywords(t, "np.cov", **{n: v for n, v in k.items() if n == "y"})
+    b = _bind(_COV, p, k)
+    mbar, ybar = _split(t, t.call(cov_adjoint, g, m, **b), 2)
+    return ((mbar, ybar) + (None,) * 5)[:1 + len(p)]
+
+
+defjvp(np.cov, lambda t, _r, m, *p, **k: _cov_jvp(t, m, p, k))
+defvjp(np.cov, lambda t, g, _r, m, *p, **k: _cov_vjp(t, g, m, p, k))
+
+_CORRCOEF = ("y", "rowvar")
+
+
+def _corr_parts(C):
+    d = np.real(np.diagonal(C))
+    s = np.sqrt(d)
+    return d, s, np.outer(s, s)
+
+
+def corrcoef_tangent(x, dx, dy, y=None, rowvar=True, dtype=None):
+    X, Xc, rows, fact = _cov_parts(x, y, rowvar, False, None, None, None)
+    C = Xc @ Xc.T.conj() / fact
+    if C.shape == (1, 1):
+        return 0.0  # np.corrcoef of one variable is the constant 1
+    dC = _cov_change(x, y, dx, dy, rowvar, Xc, fact)
+    d, s, S = _corr_parts(C)
+    R = C / S
+    dd = np.real(np.diagonal(dC)) / d
+    dR = dC / S - R * 0.5 * (dd[:, None] + dd[None, :])
+    np.fill_diagonal(dR, 0.0)  # the diagonal is the constant 1
+    return dR
+
+
+def corrcoef_adjoint(g, x, y=None, rowvar=True, dtype=None):
+    if _zero(g):
+        return NoTangent, NoTangent
+    X, Xc, rows, fact = _cov_parts(x, y, rowvar, False, None, None, None)
+    C = Xc @ Xc.T / fact
+    if C.shape == (1, 1):
+        return (_number(np.zeros(np.shape(x))) if np.ndim(x) else 0.0), NoTangent
+    d, s, S = _corr_parts(C)
+    R = C / S
+    Rbar = np.array(g, dtype=float)
+    np.fill_diagonal(Rbar, 0.0)
+    Cbar = Rbar / S
+    ddbar = -0.5 * (np.sum(Rbar * R, axis=1) + np.sum(Rbar * R, axis=0)) / d
+    Cbar = Cbar + np.diag(ddbar)
+    return _cov_back(Cbar, x, y, rowvar, Xc, rows, fact)
+
+
+def _corrcoef_jvp(t, x, p, k):
+    b = _bind(_CORRCOEF, p, k)
+    y = b.get("y")
+    if t.d(x) is None and t.d(y) is None:
+        return None
+    return t.call(corrcoef_tangent, x, t.dz(x), t.dz(y), **b)
+
+
+def _corrcoef_vjp(t, g, x, p, k):
+    _refuse_keywords(t, "np.corrcoef", **{n: v for n, v in k.items() if n == "y"})
+    xbar, ybar = _split(t, t.call(corrcoef_adjoint, g, x, **_bind(_CORRCOEF, p, k)), 2)
+    return ((xbar, ybar, None))[:1 + len(p)]
+
+
+defjvp(np.corrcoef, lambda t, _r, x, *p, **k: _corrcoef_jvp(t, x, p, k))
+defvjp(np.corrcoef, lambda t, g, _r, x, *p, **k: _corrcoef_vjp(t, g, x, p, k))
