@@ -192,11 +192,23 @@ def _num(rng, lo=-0.9, hi=0.9):
     return v if abs(v) > 0.05 else v + 0.2
 
 
+def _distinct(rng, n):
+    """n numbers at least 0.01 apart: max/min/sort of an argument must not sit at a tie (a kink,
+    where finite differences average the two sides and no derivative is right)."""
+    out: list = []
+    while len(out) < n:
+        v = _num(rng)
+        if all(abs(v - w) >= 0.01 for w in out):
+            out.append(v)
+    return out
+
+
 def _arr(rng, shape):
     if len(shape) == 1:
-        return "np.array([" + ", ".join(repr(_num(rng)) for _ in range(shape[0])) + "])"
-    return "np.array([" + ", ".join("[" + ", ".join(repr(_num(rng)) for _ in range(shape[1])) + "]"
-                                    for _ in range(shape[0])) + "])"
+        return "np.array([" + ", ".join(repr(v) for v in _distinct(rng, shape[0])) + "])"
+    flat = _distinct(rng, shape[0] * shape[1])
+    rows = [flat[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
+    return "np.array([" + ", ".join("[" + ", ".join(repr(v) for v in row) + "]" for row in rows) + "])"
 
 
 # ====================================================================== snippets by family
