@@ -10,7 +10,7 @@ from . import rules as _rules  # noqa: F401  (registers the built-in rules)
 from .api import Differentiable, differentiate, grad, jvp, source, value_and_grad, vjp
 from .api import ArgnumsError, ComplexReverseError, NonScalarOutputError, TangentError
 from .user_rules import frule, rrule, zero_derivative
-from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, UnsupportedSyntaxError
+from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, UnsupportedDerivativeError, UnsupportedSyntaxError
 from .tangents import FunctionTangent, MutableTangent, Tangent
 from .tangents import NoTangentType as NoTangent  # NoTangent() is the (singleton) tangent of ints, bools, str, None
 
@@ -19,5 +19,6 @@ from . import testing  # noqa: E402
 __all__ = [
     "jvp", "vjp", "grad", "value_and_grad", "differentiate", "frule", "rrule", "zero_derivative", "source", "Differentiable", "NoTangent", "Tangent", "MutableTangent",
     "FunctionTangent", "testing", "UnsupportedSyntaxError", "MissingRuleError", "MooncakeError",
-    "SourceUnavailableError", "ArgnumsError", "TangentError", "NonScalarOutputError", "ComplexReverseError",
+    "SourceUnavailableError", "UnsupportedDerivativeError", "ArgnumsError", "TangentError", "NonScalarOutputError",
+    "ComplexReverseError",
 ]

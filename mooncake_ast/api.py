@@ -8,6 +8,7 @@ only) no complex numbers in the arguments, the result or the cotangent.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import numbers
 import types
@@ -15,7 +16,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .errors import MooncakeError
+from .errors import MooncakeError, UnsupportedDerivativeError, generated_location
 from .reverse import shadows
 from .reverse.adjoints import AdjTuple
 from .reverse.runtime import ReverseError, derived_reverse, may_write, rcall
@@ -37,6 +38,19 @@ class NonScalarOutputError(MooncakeError, TypeError):
 
 class ComplexReverseError(ReverseError):
     """Reverse mode was given complex numbers (an argument, the result or a cotangent)."""
+
+
+@contextlib.contextmanager
+def _refusals_located():
+    """A rule's NotImplementedError (an option or operand whose derivative is not written) becomes an
+    UnsupportedDerivativeError that names the user's line as well as what the rule said."""
+    try:
+        yield
+    except NotImplementedError as e:
+        if isinstance(e, MooncakeError):
+            raise
+        where = generated_location(e.__traceback__)
+        raise UnsupportedDerivativeError(f"{where}: {e}" if where else str(e)) from e
 
 
 def _as_function(f: Any) -> Any:
@@ -273,7 +287,8 @@ def _jvp(f: Callable, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, ap
     conv = _Converter("tangent", api, symbolic_top=True)
     dargs = tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(args, dargs)))
     dkwargs = {k: conv(dkwargs.get(k), v, f"keyword argument {k!r}", top=True) for k, v in kwargs.items()}
-    y, dy = fcall(_as_function(f), NoTangent, tuple(args), dargs, kwargs, dkwargs)
+    with _refusals_located():
+        y, dy = fcall(_as_function(f), NoTangent, tuple(args), dargs, kwargs, dkwargs)
     return y, dy, dargs, dkwargs
 
 
@@ -404,7 +419,7 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: 
     refuse = (lambda values: None) if complex_ok else functools.partial(_refuse_complex, api, fn)
     refuse([(f"argument {i}", a) for i, a in enumerate(args)] + [(f"keyword argument {k!r}", v) for k, v in kwargs.items()])
     ctx = shadows.Context()
-    with ctx:
+    with ctx, _refusals_located():
         y, pb = rcall(fn, tuple(args), kwargs)
     refuse([("the result", y)])
     post = _snapshot((*args, *kwargs.values(), y))
@@ -416,7 +431,7 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: 
         if used[0]:
             raise MooncakeError(f"{api}: a vjp function can be called once (its tape is consumed); call mc.vjp again")
         used[0] = True
-        with ctx:
+        with ctx, _refusals_located():
             _, args_bar, kwargs_bar = pb(seed)
             grads = tuple(_to_user(shadows.full_adjoint(p, g), p) for g, p in zip(args_bar, args))
             kgrads = {k: _to_user(shadows.full_adjoint(v, kwargs_bar.get(k, NoTangent)), v) for k, v in kwargs.items()}
@@ -494,7 +509,7 @@ class ValueAndGrad:
         return known
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple:
-        with shadows.Context():
+        with shadows.Context(), _refusals_located():
             return self._value_and_grad(_as_function(self.f), args, kwargs)
 
     def _value_and_grad(self, fn: Any, args: tuple, kwargs: dict) -> tuple:

@@ -418,3 +418,23 @@ def test_the_result_and_arguments_are_as_a_plain_call_leaves_them():
     gb, gs = pb((1.0, np.array([1.0, 0.0])))
     assert y[1] is b and np.allclose(b, [3.0, 6.0]) and np.allclose(y[1], [3.0, 6.0])
     assert np.allclose(gb, [6.0, 3.0]) and gs == pytest.approx(1.0 + 2.0 + 1.0)
+
+
+def svd_of_a_tall_matrix(a):
+    u, s, vt = np.linalg.svd(a)  # full_matrices=True: the extra singular vectors are not unique
+    return np.sum(s) + np.sum(u)
+
+
+@pytest.mark.parametrize("mode", ["jvp", "vjp", "grad"])
+def test_a_rule_refusal_names_the_users_line(mode):
+    a = np.ones((3, 2))
+    with pytest.raises(mc.UnsupportedDerivativeError) as info:
+        if mode == "jvp":
+            mc.jvp(svd_of_a_tall_matrix, (a,), (a,))
+        elif mode == "vjp":
+            mc.vjp(svd_of_a_tall_matrix, a)[1](1.0)
+        else:
+            mc.grad(svd_of_a_tall_matrix)(a)
+    assert isinstance(info.value, mc.MooncakeError) and isinstance(info.value, NotImplementedError)
+    line = svd_of_a_tall_matrix.__code__.co_firstlineno + 1
+    assert f"test_api_checks.py:{line}" in str(info.value) and "full_matrices" in str(info.value)
