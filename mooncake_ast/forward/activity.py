@@ -100,9 +100,10 @@ def returns_fresh(fn: Any, rule: Optional[Rule]) -> bool:
 
 class Activity:
     def __init__(self, fn: Function, static_rule: Callable[[Call], tuple[Any, Optional[Rule]]], self_active: bool,
-                 inactive: frozenset = frozenset()) -> None:
+                 inactive: frozenset = frozenset(), user_globals: Optional[dict] = None) -> None:
         self.fn = fn
         self.static_rule = static_rule
+        self.user_globals = user_globals  # to see which module-level objects a method call would change
         self.active: set[Value] = set(p for p in fn.params if p not in inactive)
         if self_active:
             self.active.add(fn.self_ref)  # type: ignore[attr-defined]
@@ -237,10 +238,9 @@ class Activity:
     def _mutating_method_of_global(self, fn_value: Value) -> bool:
         """Is `fn_value` (e.g. `LOG.append`, `cfg.items.extend`) a method that changes a builtin container
         or array reached from a module-level name, as the module holds it now?"""
-        user_globals = getattr(getattr(self.static_rule, "__self__", None), "g", None)
-        if not isinstance(user_globals, dict):
+        if self.user_globals is None:
             return False
-        obj = _evaluate_path(fn_value, user_globals)
+        obj = _evaluate_path(fn_value, self.user_globals)
         owner, name = getattr(obj, "__self__", None), getattr(obj, "__name__", None)
         return isinstance(owner, (list, dict, set, bytearray, np.ndarray)) and name in MUTATING_METHODS
 

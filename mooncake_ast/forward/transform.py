@@ -277,7 +277,7 @@ class ForwardTransform:
         from .runtime import fcall as runtime_fcall
 
         self.fcall = runtime_fcall
-        self.act = Activity(ir, self.resolver.callee, self.uses_self)
+        self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
         self.kinds = infer_kinds(ir, self.param_kinds, self.resolver.callee)
         # Parameters and their tangents.
         tparams: list[Value] = []

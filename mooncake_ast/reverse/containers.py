@@ -24,6 +24,9 @@ from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate
 # ("argitem", k, j) item j of argument k; ("kw", name) a keyword argument.
 
 
+_NONE = object()  # "no key's slot receives the result's adjoint"
+
+
 def _slot_value(item: Any, slot: Any) -> Any:
     return NoTangent if is_mutable(item) or slot is None else slot
 
@@ -212,8 +215,6 @@ def _dict_method(f: Any, args: tuple, kwargs: dict) -> tuple:
 
     return y, pullback
 
-
-_NONE = object()
 
 
 # ---------------------------------------------------------------- arrays

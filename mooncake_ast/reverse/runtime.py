@@ -25,17 +25,6 @@ class ReverseError(MooncakeError):
     """Reverse mode cannot differentiate this call (and will not guess)."""
 
 
-class WithKeywords:
-    """What a run-time reverse rule's pullback may return to give keyword arguments adjoints too:
-    `WithKeywords((x_bar, ...), {"name": v_bar})` (a plain tuple gives the positional ones only)."""
-
-    __slots__ = ("positional", "keywords")
-
-    def __init__(self, positional: Any, keywords: dict) -> None:
-        self.positional = tuple(positional)
-        self.keywords = dict(keywords)
-
-
 def _zero_pullback(n: int, kwargs: dict) -> Callable:
     def pullback(g: Any) -> tuple:
         return NoTangent, AdjTuple([NoTangent] * n), AdjDict()
@@ -66,10 +55,9 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
 
             def user_pullback(g: Any) -> tuple:
                 grads = pb(g)
-                if isinstance(grads, WithKeywords):  # a run-time rule that also gives keyword arguments' adjoints
-                    return NoTangent, AdjTuple(grads.positional), AdjDict(grads.keywords)
                 grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
-                return NoTangent, AdjTuple(grads), AdjDict()
+                pos, named = registry.split_adjoints(grads)  # a trailing KwAdj: keyword arguments' adjoints
+                return NoTangent, AdjTuple(pos), AdjDict(named)
 
             return y, user_pullback
         if rule.zero:

@@ -157,7 +157,8 @@ def add_into(v: Any, g: Any) -> None:
             _add_rows(sh, g)
             return
         g = unbroadcast(g, v) if np.shape(g) != v.shape else g
-        repeated = tuple(i for i, (st, n) in enumerate(zip(sh.strides, sh.shape)) if st == 0 and n > 1)
+        repeated = () if 0 not in sh.strides else \
+            tuple(i for i, (st, n) in enumerate(zip(sh.strides, sh.shape)) if st == 0 and n > 1)
         if repeated:  # a broadcast view (np.broadcast_to): the entries along these axes are one slot
             one = tuple(slice(0, 1) if i in repeated else slice(None) for i in range(sh.ndim))
             sh[one] += np.sum(g, axis=repeated, keepdims=True)

@@ -62,10 +62,10 @@ class ReverseTransform:
         self.resolver = StaticResolver(user_globals)
         self._deletes_as_pops()
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
-        self.act = Activity(ir, self.resolver.callee, self.uses_self)
+        self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
         inactive = {p for p in ir.params if p.name in inactive_names}
         if inactive:
-            self.act = Activity(ir, self.resolver.callee, self.uses_self, inactive=inactive)
+            self.act = Activity(ir, self.resolver.callee, self.uses_self, inactive=inactive, user_globals=self.resolver.g)
         self.stored = self._storage_backed()
         self.useful = self._useful()
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)

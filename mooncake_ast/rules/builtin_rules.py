@@ -605,15 +605,15 @@ def rrule_dict(*args, **kwargs):
         y = builtins.dict(*args, **kwargs)
 
     def pullback(g):
-        from ..reverse.runtime import WithKeywords
+        from .registry import KwAdj
 
         if g is NoTangent or g is None:
             return (NoTangent,) * len(args)
         named = {k: g.get(k, NoTangent) for k in kwargs}  # dict(r=x): the value under "r" is x's
         if not args:
-            return WithKeywords((), named)
+            return (KwAdj(named),)
         if items is None:
-            return WithKeywords((AdjDict({k: g[k] for k in x.keys() if k not in kwargs and k in g}),), named)
+            return AdjDict({k: g[k] for k in x.keys() if k not in kwargs and k in g}), KwAdj(named)
         last = {k: i for i, (k, _) in enumerate(items)}
         out = []
         for i, pair in enumerate(items):
@@ -622,20 +622,9 @@ def rrule_dict(*args, **kwargs):
                 out.append((AdjList if isinstance(pair, list) else AdjTuple)([NoTangent, g[k]]))
             else:
                 out.append(NoTangent)
-        return WithKeywords((_like(x, out),), named)
+        return _like(x, out), KwAdj(named)
 
     return y, pullback
-
-
-def _check_keyword_adjoints(name, kwargs, g):
-    """A keyword argument's adjoint cannot be returned: refuse a nonzero one for a differentiable value."""
-    from ..forward.runtime import _all_zero
-    from ..reverse.runtime import _nondifferentiable
-
-    for k, v in kwargs.items():
-        gk = g.get(k, NoTangent) if hasattr(g, "get") else NoTangent
-        if not _all_zero(gk) and not _nondifferentiable(v):
-            raise NotImplementedError(f"reverse mode of {name}() with a differentiated keyword argument {k}=: build it from pairs")
 
 
 def rrule_filter(f, it):

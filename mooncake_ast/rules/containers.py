@@ -42,10 +42,6 @@ def list_clear_tangent(dl):
     dl.clear()
 
 
-def list_imul_tangent(dl, n):
-    dl[:] = list(dl) * n if isinstance(n, int) else dl
-
-
 defmethod(list, "sort", lambda t, y, l, key=None, reverse=False:
           t.call(list_sort_tangent, l, t.d(l), key, reverse) if t.d(l) is not None else None, mutates=(0,))
 defmethod(list, "remove", lambda t, y, l, x: t.call(list_remove_tangent, l, t.d(l), x) if t.d(l) is not None else None,
