@@ -75,12 +75,26 @@ def accumulate(a: Any, b: Any) -> Any:
     return a + b
 
 
+def add_rows(target: np.ndarray, rows: Any) -> None:
+    """target[k] += rows[k]: the adjoints of an array's rows (from iterating it), into the array's adjoint.
+
+    A row that is a view of target (the storage of the row the loop read) is there already and is
+    not added again; missing rows are zero; zip() may have stopped early.
+    """
+    for k, gk in enumerate(rows):
+        if k >= len(target):
+            break
+        if gk is NoTangent or gk is None:
+            continue
+        if isinstance(gk, np.ndarray) and np.shares_memory(gk, target):
+            continue
+        target[k] += gk
+
+
 def rows_to_array(rows: list, like: np.ndarray) -> np.ndarray:
     """Row adjoints (from iterating an array) as one array shaped like it; missing rows are zero."""
     out = np.zeros(like.shape, dtype=np.result_type(like.dtype, float))
-    for k, r in enumerate(rows[: len(out)]):
-        if r is not NoTangent and r is not None:
-            out[k] += r
+    add_rows(out, rows)
     return out
 
 

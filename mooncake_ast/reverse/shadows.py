@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..tangents import MutableTangent, NoTangent, fields_of, is_mutable, slot_names
-from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, item_adjoint, unbroadcast
+from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, add_rows, item_adjoint, unbroadcast
 
 _MISSING = object()
 
@@ -154,7 +154,7 @@ def add_into(v: Any, g: Any) -> None:
         if isinstance(g, np.ndarray) and np.shares_memory(g, sh):
             return  # passed back through a view (transpose, reshape, ...): already in this storage
         if isinstance(g, (list, tuple)):
-            _add_rows(sh, g)
+            add_rows(sh, g)  # (a row read as a view of v is there already)
             return
         g = unbroadcast(g, v) if np.shape(g) != v.shape else g
         repeated = () if 0 not in sh.strides else \
@@ -183,22 +183,6 @@ def add_into(v: Any, g: Any) -> None:
         fields = g.fields if isinstance(g, MutableTangent) else {}
         for k, gi in fields.items():
             _add_field(sh, v, k, gi)
-
-
-def _add_rows(sh: np.ndarray, rows: Any) -> None:
-    """Add the adjoints of an array's rows (from iterating it) into its storage.
-
-    A row that is a view of this storage is the storage of the row the loop read: its
-    adjoint is there already and must not be added again.  zip() may have stopped early.
-    """
-    for k, gk in enumerate(rows):
-        if k >= len(sh):
-            break
-        if gk is NoTangent or gk is None:
-            continue
-        if isinstance(gk, np.ndarray) and np.shares_memory(gk, sh):
-            continue
-        sh[k] += gk
 
 
 def _add_slot(sh: Any, key: Any, item: Any, g: Any) -> None:
