@@ -9,10 +9,14 @@ per code object and per argument kinds (numbers get plain arithmetic).
 from __future__ import annotations
 
 import inspect
+import itertools
 import types
 from typing import Any, Callable
 
+import numpy as np
+
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
+from ..ir.types import encode, type_of_argument
 from ..rules import registry
 from ..rules.registry import H
 from ..tangents import NoTangent
@@ -386,7 +390,24 @@ class EagerReverse:
 
 
 def kinds_of(args: tuple) -> tuple:
-    return tuple(objects.kind_of(a) for a in args)
+    """What a derived rule is specialised on, per argument.
+
+    Float arrays also say their rank and which axes have size one (`arr:f:n1`), so the pullback can be
+    plain NumPy (ir/types.py), but only when the call cannot alias them: every argument a number or
+    an array, no two arrays sharing memory.  Otherwise they stay `arr` and the generic storage,
+    keyed by identity, keeps one adjoint per object.
+    """
+    kinds = tuple(objects.kind_of(a) for a in args)
+    typed = [k for k, a in enumerate(args) if type(a) is np.ndarray and a.dtype.kind == "f"]
+    if not typed or any(k not in ("num", "arr") for k in kinds):
+        return kinds
+    for i, j in itertools.combinations(typed, 2):
+        if np.may_share_memory(args[i], args[j]):
+            return kinds
+    out = list(kinds)
+    for k in typed:
+        out[k] = "arr:" + encode(type_of_argument(args[k]))
+    return tuple(out)
 
 
 def may_write(pullback: Any) -> bool:
@@ -461,11 +482,21 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any 
     pullback_fn = gen.pullback
 
     def pullback(g: Any) -> tuple:
+        if g is NoTangent or g is None:
+            g = _zero_like(y)  # the pullback of a real result computes with a real zero
         grads = pullback_fn(g, tape)
         return _defaults_adjoint(fn, sig_params, args, kwargs, grads), *_unbind(fn, sig_params, args, kwargs, grads)
 
     pullback.may_write = gen.may_write  # type: ignore[attr-defined]
     return y, pullback
+
+
+def _zero_like(y: Any) -> Any:
+    if type(y) is float:
+        return 0.0
+    if type(y) is np.ndarray and y.dtype.kind == "f":
+        return np.zeros_like(y)
+    return NoTangent
 
 
 def _defaults_adjoint(fn: types.FunctionType, params: list, args: tuple, kwargs: dict, grads: tuple) -> Any:

@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..ir.kinds import NUM
 from ..ir.nodes import Const, Param, Value
+from ..ir.types import UNKNOWN, type_of_argument
+from ..tangents import NoTangent
 from . import adjoints as adj
+from .specialise import Pair, specialised, unbroadcast
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -30,9 +33,25 @@ class PH:
 class TemplateBuilder:
     """The `t` of reverse templates: builds adjoint code in the pullback."""
 
-    def __init__(self, rt: "ReverseTransform", result_is_num: bool = False) -> None:
+    def __init__(self, rt: "ReverseTransform", result_is_num: bool = False, result_type: Any = None) -> None:
         self.rt = rt
         self.result_is_num = result_is_num  # then every operand and adjoint here is a plain number
+        self.result_type = result_type  # the abstract value of the statement's result (ir/types.py), if known
+
+    def type_of(self, h: Any) -> Any:
+        """The abstract value of a primal operand (UNKNOWN for anything that is not one)."""
+        if isinstance(h, PH):
+            return self.rt.type_of(h.v)
+        if isinstance(h, Const):
+            return type_of_argument(h.value)
+        return UNKNOWN
+
+    def dense(self, g: Any) -> bool:
+        """Is the adjoint g certainly a real value when the pullback runs (never the symbolic zero)?"""
+        return isinstance(g, Value) and self.rt.is_dense(g)
+
+    def is_const(self, h: Any) -> bool:
+        return isinstance(h, PH) and isinstance(h.v, Const) or isinstance(h, (int, float)) and not isinstance(h, bool)
 
     def _val(self, x: Any) -> Value:
         if isinstance(x, PH):
@@ -51,8 +70,23 @@ class TemplateBuilder:
         """Does operand h get an adjoint at all?"""
         return isinstance(h, PH) and self.rt.active(h.v)
 
-    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
-        return self.rt.b.call(fn, [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()})
+    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        if fn is operator.getitem and len(args) == 2 and isinstance(args[0], Pair):
+            return args[0][args[1]]  # a part of what a specialised helper worked out
+        plain = specialised(self, fn, args, kwargs)
+        if plain is not NotImplemented:
+            return plain
+        out = self.rt.b.call(fn, [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()})
+        if _keeps_dense(fn) and all(self._dense_operand(a) for a in (*args, *kwargs.values())):
+            self.rt.dense_values.add(out)
+        return out
+
+    def _dense_operand(self, a: Any) -> bool:
+        if isinstance(a, PH) or not isinstance(a, Value):
+            return a is not None
+        if isinstance(a, Const):
+            return a.value is not NoTangent
+        return self.rt.is_dense(a)
 
     def add(self, a: Any, b: Any) -> Any:
         if a is None:
@@ -87,7 +121,17 @@ class TemplateBuilder:
             return None
         if self.result_is_num or (isinstance(like, PH) and isinstance(like.v, Const)):
             return g
+        if self.result_type is not None and self.dense(g):
+            plain = unbroadcast(self, g, self.result_type, self.type_of(like))
+            if plain is not NotImplemented:
+                return plain
         return self.call(adj.unbroadcast, g, like)
 
     def lin(self, fn: Any, g: Any, *args: Any, **kwargs: Any) -> Any:
         return None if g is None else self.call(fn, g, *args, **kwargs)
+
+
+def _keeps_dense(fn: Any) -> bool:
+    """Operators and NumPy functions of real values give real values; our run-time helpers may give the
+    symbolic zero."""
+    return not (getattr(fn, "__module__", None) or "").startswith("mooncake_ast")

@@ -32,6 +32,7 @@ from ..forward.transform import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
+from ..ir.types import FLOAT, UNKNOWN, decode, differentiable, infer_types, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from ..tangents import NoTangent
@@ -57,6 +58,7 @@ class ReverseTransform:
     def __init__(self, ir: Function, user_globals: dict, param_kinds: dict[str, str]) -> None:
         self.ir = ir
         inactive_names = {k for k, v in param_kinds.items() if v.endswith(":inactive")}
+        self.param_types = {k: decode(v) for k, v in param_kinds.items()}
         param_kinds = {k: v.split(":")[0] for k, v in param_kinds.items()}
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
@@ -69,6 +71,10 @@ class ReverseTransform:
         self.stored = self._storage_backed()
         self.useful = self._useful()
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
+        self.types = infer_types(ir, self.param_types, self.resolver.callee)
+        self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
+        returned = [b.term.value for b in ir.blocks if isinstance(b.term, Return)]
+        self.result_real = bool(returned) and all(is_real(self.type_of(v)) for v in returned)
         self.regions = build_regions(ir)
         dom = dominators(ir)
         returns = [b for b in ir.blocks if isinstance(b.term, Return)]
@@ -147,7 +153,24 @@ class ReverseTransform:
 
     def _by_storage(self, v: Value) -> bool:
         """Is v's adjoint (possibly) kept in identity-keyed storage rather than in a local variable?"""
-        return not self.is_num(v) and (v in self.stored or isinstance(v, (Param, FreeVar)))
+        return not self.is_num(v) and (v in self.stored or (isinstance(v, (Param, FreeVar)) and not self._local_param(v)))
+
+    def _local_param(self, v: Value) -> bool:
+        """A float or float-array parameter the call cannot alias (reverse/runtime.kinds_of checked) and this
+        function neither writes nor views: its adjoint is a local variable like any value's."""
+        return isinstance(v, Param) and is_real(self.param_types.get(v.name, UNKNOWN)) and v not in self.stored
+
+    def type_of(self, v: Value) -> Any:
+        """The abstract value (ir/types.py) of a primal value."""
+        if isinstance(v, Param):
+            return self.param_types.get(v.name, UNKNOWN)
+        if isinstance(v, Const):
+            return type_of_argument(v.value)
+        return self.types.get(v, UNKNOWN)
+
+    def is_dense(self, g: Value) -> bool:
+        """Is the pullback value g certainly a real number or array (never the symbolic zero)?"""
+        return g in self.dense_values or (g is self.y_bar and self.result_real)
 
     def _storage_backed(self) -> set:
         """Values whose adjoints must live in identity-keyed storage rather than in local variables.
@@ -250,12 +273,13 @@ class ReverseTransform:
 
     def active(self, v: Value) -> bool:
         """Has v an adjoint to compute: does it depend on the inputs and influence the result?"""
-        return v in self.act.active and v in self.useful and not isinstance(v, (Const, Global))
+        return (v in self.act.active and v in self.useful and not isinstance(v, (Const, Global))
+                and differentiable(self.type_of(v)))
 
     def is_num(self, v: Value) -> bool:
         if isinstance(v, Param):
             return self.param_kinds.get(v.name) == "num"
-        return self.kinds.get(v) == NUM
+        return self.kinds.get(v) == NUM or self.types.get(v) == FLOAT
 
     def read_adj(self, v: Value) -> Value:
         val = self.b.read(self._var(v))
@@ -273,8 +297,14 @@ class ReverseTransform:
         cur = self.read_adj(v)
         if self.is_num(v):
             new = g if _is_zero(cur) else self.b.call(operator.add, [cur, g])
-        elif v not in self.stored and not isinstance(v, (Param, FreeVar)):
-            new = g if _is_zero(cur) else self.b.call(adj.accumulate, [cur, g])  # a plain value: no storage
+        elif v not in self.stored and (not isinstance(v, (Param, FreeVar)) or self._local_param(v)):
+            if _is_zero(cur):
+                new = g  # a plain value: no storage
+            elif is_real(self.type_of(v)) and self.is_dense(cur) and self.is_dense(g):
+                new = self.b.call(operator.add, [cur, g])
+                self.dense_values.add(new)
+            else:
+                new = self.b.call(adj.accumulate, [cur, g])
         else:
             new = self.b.call(shadows.acc, [self.primal(v), cur, g])
         self.write_adj(v, new)
@@ -292,7 +322,7 @@ class ReverseTransform:
                 return None
             self.b.write(self._var(v), self.zero(v))
             return cur
-        if v not in self.stored and not isinstance(v, (Param, FreeVar)):
+        if v not in self.stored and (not isinstance(v, (Param, FreeVar)) or self._local_param(v)):
             if _is_zero(cur):
                 return None
             self.b.write(self._var(v), self.zero(v))
@@ -450,7 +480,9 @@ class ReverseTransform:
         if rule is not None and rule.vjp is not None and rule.user_rrule is None and "out" not in s.kwargs:
             if g is None:
                 return
-            t = TemplateBuilder(self, self.is_num(s))
+            if self.is_num(s):
+                self.dense_values.add(g)  # a number's adjoint is a number (its zero is 0.0)
+            t = TemplateBuilder(self, self.is_num(s), self.types.get(s))
             t.keyword_adjoints = True  # type: ignore[attr-defined]  # adjoints of keyword operands come back as a KwAdj
             contribs = rule.vjp(t, g, PH(s), *[PH(a) for a in s.args], **{k: PH(v) for k, v in s.kwargs.items()})
             pos, named = registry.split_adjoints(contribs)

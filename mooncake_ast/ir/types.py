@@ -1,0 +1,377 @@
+"""Abstract values: what the code generator knows about each IR value before the code runs.
+
+Reverse mode writes the pullback a person would write only where it knows what a value
+is: `err_bar = g` needs `err` and the result to have the same shape, `b_bar =
+g.sum(axis=0)` needs to know which axis `b` was broadcast along, `x_bar[i] += g` needs
+`x[i]` to be one float of a float array.  Derived rules are specialised on the
+arguments' types (see `type_of_argument`), so these facts hold for every call the
+generated module serves, and everything else falls back to the run-time helpers.
+
+The lattice is small on purpose:
+
+* `Num(kind)`: a Python or NumPy scalar; kind is "float", "int" or "bool" (bool and int
+  matter because they are never differentiated and because only ints index);
+* `Arr(dtype, axes)`: an ndarray with dtype kind ("f", "i", "b", "c", ...) and, per
+  axis, "1" (size one), "n" (not size one) or "?" (not known); `axes is None` when even
+  the number of dimensions is unknown.  Specialising on size-one axes (not on sizes) is
+  what makes undoing broadcasting static: a non-size-one axis broadcast against another
+  non-size-one axis must have the same size, or NumPy would have refused;
+* `Tup(items)`: a tuple with per-item types; `RANGE`: a range (its items are ints);
+* `NONE`, and `UNKNOWN` (anything: the generated code decides when it runs).
+
+Inference is a fixpoint over the IR from the parameters' types, the result types of the
+operations listed here, and phis (joins).  Values start at "nothing known yet" and only
+move up the lattice, so loops converge.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from .. import ops
+from .nodes import Call, Const, Function, Param, Phi, Value
+
+
+class AVal:
+    """An abstract value."""
+
+
+@dataclass(frozen=True)
+class Num(AVal):
+    kind: str  # "float" | "int" | "bool"
+
+
+@dataclass(frozen=True)
+class Arr(AVal):
+    dtype: str  # numpy dtype kind: "f", "i", "u", "b", "c", ...
+    axes: Optional[tuple]  # per axis "1" | "n" | "?"; None: ndim unknown
+
+    @property
+    def ndim(self) -> Optional[int]:
+        return None if self.axes is None else len(self.axes)
+
+
+@dataclass(frozen=True)
+class Tup(AVal):
+    items: tuple
+
+
+@dataclass(frozen=True)
+class _Named(AVal):
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+UNKNOWN = _Named("UNKNOWN")
+NONE = _Named("NONE")
+RANGE = _Named("RANGE")
+_BOTTOM = _Named("BOTTOM")  # not seen yet (inside the fixpoint only)
+
+FLOAT, INT, BOOL = Num("float"), Num("int"), Num("bool")
+
+
+def is_float_array(t: AVal) -> bool:
+    return isinstance(t, Arr) and t.dtype == "f" and t.axes is not None
+
+
+def is_real(t: AVal) -> bool:
+    """A float scalar or a float array of known rank: plain arithmetic and NumPy serve its adjoint."""
+    return t == FLOAT or is_float_array(t)
+
+
+def differentiable(t: AVal) -> bool:
+    """False for values that certainly carry no derivative (ints, bools, ranges, None, their tuples)."""
+    if isinstance(t, Num):
+        return t.kind == "float"
+    if isinstance(t, Arr):
+        return t.dtype not in "iub"
+    if isinstance(t, Tup):
+        return any(differentiable(i) for i in t.items)
+    return t not in (NONE, RANGE)
+
+
+# ---------------------------------------------------------------- argument types
+
+
+def type_of_argument(x: Any) -> AVal:
+    tp = type(x)
+    if tp is float:
+        return FLOAT
+    if tp is int:
+        return INT
+    if tp is bool:
+        return BOOL
+    if tp is np.ndarray:
+        return Arr(x.dtype.kind, tuple("1" if n == 1 else "n" for n in x.shape))
+    return UNKNOWN
+
+
+def encode(t: AVal) -> str:
+    """The part of a derived rule's cache key that says what it was specialised on: `f:n1` for an (n, 1)
+    float array."""
+    if isinstance(t, Arr) and t.axes is not None:
+        return f"{t.dtype}:{''.join(t.axes)}"
+    return ""
+
+
+def decode(kind: str) -> AVal:
+    """The type of a parameter from its kind string (`num`, `arr:f:n1`, `arr`, ... with `:inactive`)."""
+    parts = kind.split(":")
+    if parts[0] == "num":
+        return FLOAT  # an int or bool argument is promoted by arithmetic: treat it as a number
+    if parts[0] == "arr" and len(parts) >= 3 and parts[1] and all(c in "1n" for c in parts[2]):
+        return Arr(parts[1], tuple(parts[2]))
+    return UNKNOWN
+
+
+# ---------------------------------------------------------------- joins and broadcasting
+
+
+def join(a: AVal, b: AVal) -> AVal:
+    if a is _BOTTOM:
+        return b
+    if b is _BOTTOM or a == b:
+        return a
+    if isinstance(a, Num) and isinstance(b, Num):
+        return FLOAT if "float" in (a.kind, b.kind) else INT
+    if isinstance(a, Arr) and isinstance(b, Arr) and a.dtype == b.dtype:
+        if a.axes is None or b.axes is None or len(a.axes) != len(b.axes):
+            return Arr(a.dtype, None)
+        return Arr(a.dtype, tuple(x if x == y else "?" for x, y in zip(a.axes, b.axes)))
+    if isinstance(a, Tup) and isinstance(b, Tup) and len(a.items) == len(b.items):
+        return Tup(tuple(join(x, y) for x, y in zip(a.items, b.items)))
+    return UNKNOWN
+
+
+def broadcast_axes(shapes: list) -> Optional[tuple]:
+    """The axes of the broadcast result of operands with these axes (scalars are `()`)."""
+    if any(s is None for s in shapes):
+        return None
+    n = max((len(s) for s in shapes), default=0)
+    out = []
+    for k in range(n):
+        col = [s[len(s) - n + k] for s in shapes if len(s) - n + k >= 0]
+        out.append("n" if "n" in col else ("1" if all(c == "1" for c in col) else "?"))
+    return tuple(out)
+
+
+def _dtype(t: AVal) -> Optional[str]:
+    if isinstance(t, Arr):
+        return t.dtype
+    if isinstance(t, Num):
+        return {"float": "f", "int": "i", "bool": "b"}[t.kind]
+    return None
+
+
+def _axes(t: AVal) -> Optional[tuple]:
+    if isinstance(t, Arr):
+        return t.axes
+    return () if isinstance(t, Num) else None
+
+
+# ---------------------------------------------------------------- what operations return
+
+_ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.pos,
+          operator.abs, operator.mod, operator.floordiv, builtins.abs, builtins.pow}
+_COMPARE = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne}
+_NUM_RESULT = {builtins.len: INT, builtins.int: INT, builtins.round: INT, builtins.float: FLOAT,
+               builtins.bool: BOOL, operator.not_: BOOL, builtins.isinstance: BOOL, operator.truth: BOOL}
+_BOOL_UFUNCS = {np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal, np.logical_and,
+                np.logical_or, np.logical_not, np.logical_xor, np.isnan, np.isinf, np.isfinite, np.signbit}
+_KEEP_INT_UFUNCS = {np.add, np.subtract, np.multiply, np.negative, np.positive, np.absolute, np.maximum,
+                    np.minimum, np.square, np.floor_divide, np.remainder, np.sign}
+_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin}
+_LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array}
+
+
+def _elementwise(fn: Any, ts: list, true_div: bool) -> AVal:
+    dts = [_dtype(t) for t in ts]
+    axes = [_axes(t) for t in ts]
+    if None in dts:
+        return UNKNOWN
+    if "c" in dts or any(d not in "fiub" for d in dts):
+        return UNKNOWN
+    if fn in _COMPARE or fn in _BOOL_UFUNCS:
+        dt = "b"
+    elif "f" in dts or true_div:
+        dt = "f"
+    elif isinstance(fn, np.ufunc) and fn not in _KEEP_INT_UFUNCS:
+        dt = "f"
+    else:
+        dt = "i"
+    if all(isinstance(t, Num) for t in ts):
+        return {"f": FLOAT, "i": INT, "b": BOOL}[dt]
+    return Arr(dt, broadcast_axes(axes))
+
+
+def _reduction(t: AVal, axis: Any, keepdims: bool) -> AVal:
+    if isinstance(t, Num):
+        return FLOAT if t.kind == "float" else UNKNOWN
+    if not isinstance(t, Arr) or t.dtype != "f" or t.axes is None:
+        return UNKNOWN
+    if axis is None:
+        return Arr("f", ("1",) * len(t.axes)) if keepdims else FLOAT
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -len(t.axes) <= axis < len(t.axes):
+        return UNKNOWN
+    k = axis % len(t.axes)
+    if keepdims:
+        return Arr("f", t.axes[:k] + ("1",) + t.axes[k + 1:])
+    rest = t.axes[:k] + t.axes[k + 1:]
+    return Arr("f", rest) if rest else FLOAT
+
+
+def _matmul(a: AVal, b: AVal) -> AVal:
+    if not (is_float_array(a) and is_float_array(b)):
+        return UNKNOWN
+    na, nb = len(a.axes), len(b.axes)
+    if (na, nb) == (1, 1):
+        return FLOAT
+    if (na, nb) == (2, 1):
+        return Arr("f", a.axes[:1])
+    if (na, nb) == (1, 2):
+        return Arr("f", b.axes[1:])
+    if (na, nb) == (2, 2):
+        return Arr("f", (a.axes[0], b.axes[1]))
+    return UNKNOWN
+
+
+def basic_index(index_t: AVal, index_v: Value) -> Optional[list]:
+    """The parts of a basic index (`i`, `a:b`, `i, a:b`) as "int" / "slice", or None for anything else."""
+    parts = list(index_t.items) if isinstance(index_t, Tup) else [index_t]
+    out = []
+    for p in parts:
+        if p == INT:
+            out.append("int")
+        elif p == SLICE:
+            out.append("slice")
+        else:
+            return None
+    return out
+
+
+SLICE = _Named("SLICE")
+
+
+def _getitem(a: AVal, i: AVal, iv: Value) -> AVal:
+    if isinstance(a, Tup) and isinstance(iv, Const) and type(iv.value) is int and -len(a.items) <= iv.value < len(a.items):
+        return a.items[iv.value]
+    if a is RANGE and i == INT:
+        return INT
+    if isinstance(a, Arr) and a.axes is not None:
+        parts = basic_index(i, iv)
+        if parts is None or len(parts) > len(a.axes):
+            return UNKNOWN if a.dtype == "f" else Arr(a.dtype, None)
+        axes = list(a.axes)
+        out = []
+        for k, p in enumerate(parts):
+            if p == "slice":
+                out.append("?")
+        out.extend(axes[len(parts):])
+        if not out:
+            return {"f": FLOAT, "i": INT, "u": INT, "b": BOOL}.get(a.dtype, UNKNOWN)
+        return Arr(a.dtype, tuple(out))
+    return UNKNOWN
+
+
+def _getattr(a: AVal, name: Any) -> AVal:
+    if isinstance(a, Arr):
+        if name in ("shape", "strides"):
+            return Tup((INT,) * len(a.axes)) if a.axes is not None else UNKNOWN
+        if name in ("size", "ndim", "itemsize", "nbytes"):
+            return INT
+        if name == "T" and a.axes is not None:
+            return Arr(a.dtype, a.axes[::-1])
+    return UNKNOWN
+
+
+def _depth(items: list) -> int:
+    return max((1 + _depth(list(t.items)) if isinstance(t, Tup) else 0 for t in items), default=0)
+
+
+def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]]) -> dict[Value, AVal]:
+    types: dict[Value, AVal] = {}
+
+    def of(v: Value) -> AVal:
+        if isinstance(v, Const):
+            x = v.value
+            if x is None:
+                return NONE
+            if type(x) in (float, int, bool):
+                return type_of_argument(x)
+            return UNKNOWN
+        if isinstance(v, Param):
+            return param_types.get(v.name, UNKNOWN)
+        if isinstance(v, (Call, Phi)):
+            return types.get(v, _BOTTOM)
+        return UNKNOWN  # globals and closure cells: whatever they hold when the code runs
+
+    def result(s: Call) -> AVal:
+        fn, _ = resolve(s)
+        args = [of(a) for a in s.args]
+        if _BOTTOM in args:
+            return _BOTTOM
+        kw = s.kwargs
+        try:
+            hash(fn)
+        except TypeError:
+            return UNKNOWN
+        if fn is slice:
+            return SLICE
+        if fn is ops.tuple_of:
+            return Tup(tuple(args)) if _depth(args) < 4 else UNKNOWN  # (loops that nest tuples still converge)
+        if fn in (ops.identity, ops.sequence) and args:
+            return args[0]
+        if fn is builtins.range:
+            return RANGE
+        if fn in _NUM_RESULT:
+            return _NUM_RESULT[fn]
+        if fn is operator.getitem and len(args) == 2:
+            return _getitem(args[0], args[1], s.args[1])
+        if fn is builtins.getattr and len(s.args) == 2 and isinstance(s.args[1], Const):
+            return _getattr(args[0], s.args[1].value)
+        if kw:
+            if fn in _REDUCTIONS and set(kw) <= {"axis", "keepdims"} and len(args) == 1 and \
+                    all(isinstance(v, Const) for v in kw.values()):
+                return _reduction(args[0], kw["axis"].value if "axis" in kw else None,
+                                  bool(kw["keepdims"].value) if "keepdims" in kw else False)
+            return UNKNOWN
+        if fn in (operator.matmul, np.matmul) and len(args) == 2:
+            return _matmul(*args)
+        if fn in _ARITH or fn in _COMPARE or (isinstance(fn, np.ufunc) and fn.signature is None and fn.nout == 1
+                                              and fn.nin == len(args)):
+            if fn in (operator.floordiv, operator.mod) and any(_dtype(t) == "f" for t in args):
+                return UNKNOWN  # rarely differentiated; keep them generic
+            return _elementwise(fn, args, fn is operator.truediv or fn is np.true_divide)
+        if getattr(fn, "__module__", None) == "math" and fn not in (math.frexp, math.modf):
+            return FLOAT if all(isinstance(t, Num) for t in args) else UNKNOWN
+        if fn in _REDUCTIONS and len(args) == 1:
+            return _reduction(args[0], None, False)
+        if fn in _LIKE and len(args) == 1 and isinstance(args[0], Arr):
+            return args[0]  # same dtype, same shape
+        return UNKNOWN
+
+    changed = True
+    while changed:
+        changed = False
+        for b in fn.blocks:
+            for phi in b.phis:
+                t = _BOTTOM
+                for v in phi.incoming.values():
+                    if isinstance(v, Const) and type(v.value).__name__ == "_Undefined":
+                        continue
+                    t = join(t, of(v))
+                new = join(types.get(phi, _BOTTOM), t)
+                if new != types.get(phi, _BOTTOM):
+                    types[phi], changed = new, True
+            for s in b.stmts:
+                new = join(types.get(s, _BOTTOM), result(s))
+                if new != types.get(s, _BOTTOM):
+                    types[s], changed = new, True
+    return {v: (UNKNOWN if t is _BOTTOM else t) for v, t in types.items()}

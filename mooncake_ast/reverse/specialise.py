@@ -1,0 +1,197 @@
+"""Generic adjoint helpers, specialised on the types known when the pullback is generated.
+
+Rule templates are written once for every type (`t.call(mul_vjp, g, y, a, b)` must serve
+numbers, arrays, lists repeated by an int...), so their helpers decide at run time.
+When ir/types.py knows the operands are floats or float arrays of known rank (and the
+adjoint arriving is certainly a real value, not the symbolic zero), the helper's answer
+is known too, and the pullback gets the plain NumPy a person would write instead:
+
+    mul_vjp(g, y, a, b)          ->  a_bar = g * b;  b_bar = np.sum(g * a, axis=0)
+    matmul_adjoint_a(g, a, b)    ->  g @ b.T
+    mean_adjoint(x, g)           ->  np.full(x.shape, g / x.size)
+    pow_deriv(a, 2)              ->  2.0 * a
+
+This is what Julia's compiler does for Mooncake's generic rules; Python has no optimiser
+after emission, so the emitter specialises itself.  Each entry returns NotImplemented
+when the types do not settle the answer, and the generic helper is called.
+"""
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
+
+from ..ir.nodes import Const, Value
+from ..ir.types import AVal, Num, is_float_array, is_real
+from ..rules import helpers as h
+from ..rules import numpy_products, numpy_reductions
+from . import adjoints as adj
+
+if TYPE_CHECKING:
+    from .templates import TemplateBuilder
+
+
+class Pair(tuple):
+    """Two adjoints a specialised helper worked out (what `add_vjp` & co. return at run time)."""
+
+    tuple_size = 2
+
+
+def unbroadcast(t: "TemplateBuilder", g: Any, src: AVal, like: AVal) -> Any:
+    """g, of type `src` (a broadcast result), summed down to `like`'s shape; NotImplemented if unknown."""
+    if g is None:
+        return None
+    if isinstance(like, Num):
+        if isinstance(src, Num):
+            return g
+        if is_float_array(src):
+            return t.call(float, t.call(np.sum, g))
+        return NotImplemented
+    if not (is_float_array(like) and is_float_array(src)) or len(like.axes) == 0:
+        return NotImplemented
+    lead = len(src.axes) - len(like.axes)
+    if lead < 0:
+        return NotImplemented
+    keep: list = []
+    for k, (d, s) in enumerate(zip(like.axes, src.axes[lead:])):
+        if d == "1" and s != "1":
+            keep.append(k)
+        elif d == "?" and s != "1":
+            return NotImplemented  # broadcast or not: only the run time knows
+    if lead:
+        g = t.call(np.sum, g, axis=_axis(tuple(range(lead))))
+    if keep:
+        g = t.call(np.sum, g, axis=_axis(tuple(keep)), keepdims=True)
+    return g
+
+
+def _axis(axes: tuple) -> Any:
+    return axes[0] if len(axes) == 1 else axes
+
+
+def _both(t: "TemplateBuilder", g: Any, y: Any, a: Any, b: Any, need_a: Any, need_b: Any, ga: Any, gb: Any) -> Any:
+    ty, ta, tb = t.type_of(y), t.type_of(a), t.type_of(b)
+    if not (t.dense(g) and is_real(ty) and is_real(ta) and is_real(tb)):
+        return NotImplemented
+    out_a = unbroadcast(t, ga(), ty, ta) if t.value(need_a) else None
+    out_b = unbroadcast(t, gb(), ty, tb) if t.value(need_b) else None
+    if out_a is NotImplemented or out_b is NotImplemented:
+        return NotImplemented
+    return Pair((out_a, out_b))
+
+
+def add_vjp(t: "TemplateBuilder", g: Any, y: Any, a: Any, b: Any, need_a: Any = True, need_b: Any = True) -> Any:
+    return _both(t, g, y, a, b, need_a, need_b, lambda: g, lambda: g)
+
+
+def mul_vjp(t: "TemplateBuilder", g: Any, y: Any, a: Any, b: Any, need_a: Any = True, need_b: Any = True) -> Any:
+    return _both(t, g, y, a, b, need_a, need_b, lambda: t.mul(g, b), lambda: t.mul(g, a))
+
+
+def plain_unbroadcast(t: "TemplateBuilder", g: Any, like: Any) -> Any:
+    src = t.result_type
+    if src is None or not t.dense(g):
+        return NotImplemented
+    return unbroadcast(t, g, src, t.type_of(like))
+
+
+def pow_deriv(t: "TemplateBuilder", a: Any, p: Any) -> Any:
+    """d(a**p)/da for a constant whole power p >= 1: `p * a ** (p - 1)`, exact, no 0 ** negative."""
+    if not is_real(t.type_of(a)) or not t.is_const(p):
+        return NotImplemented
+    k = t.value(p)
+    if type(k) not in (int, float) or k != int(k) or k < 1:
+        return NotImplemented
+    if k == 1:
+        return Const(1.0)
+    if k == 2:
+        return t.call(operator.mul, Const(2.0), a)
+    return t.call(operator.mul, Const(float(k)), t.call(operator.pow, a, Const(int(k) - 1)))
+
+
+def _matmul_types(t: "TemplateBuilder", g: Any, a: Any, b: Any) -> Optional[tuple]:
+    ta, tb = t.type_of(a), t.type_of(b)
+    if not (t.dense(g) and is_float_array(ta) and is_float_array(tb)):
+        return None
+    n = (len(ta.axes), len(tb.axes))
+    return n if n in ((2, 2), (2, 1), (1, 2), (1, 1)) else None
+
+
+def matmul_adjoint_a(t: "TemplateBuilder", g: Any, a: Any, b: Any) -> Any:
+    n = _matmul_types(t, g, a, b)
+    if n is None:
+        return NotImplemented
+    if n == (2, 2):
+        return t.call(operator.matmul, g, t.call(getattr, b, "T"))
+    if n == (2, 1):
+        return t.call(np.outer, g, b)
+    if n == (1, 2):
+        return t.call(operator.matmul, b, g)
+    return t.call(operator.mul, g, b)
+
+
+def matmul_adjoint_b(t: "TemplateBuilder", g: Any, a: Any, b: Any) -> Any:
+    n = _matmul_types(t, g, a, b)
+    if n is None:
+        return NotImplemented
+    if n in ((2, 2), (2, 1)):
+        return t.call(operator.matmul, t.call(getattr, a, "T"), g)
+    if n == (1, 2):
+        return t.call(np.outer, a, g)
+    return t.call(operator.mul, g, a)
+
+
+def _spread(t: "TemplateBuilder", x: Any, g: Any, axis: Any, keepdims: Any, where: tuple) -> Any:
+    """(g spread back over the axes a reduction of x removed, the axis), or NotImplemented."""
+    tx = t.type_of(x)
+    axis, keepdims = t.value(axis), t.value(keepdims)
+    if where or not t.dense(g) or not is_float_array(tx) or keepdims not in (False, True):
+        return NotImplemented
+    if axis is None:
+        if keepdims:
+            return t.call(operator.add, t.call(np.zeros_like, x), g), None
+        return t.call(np.full, t.call(getattr, x, "shape"), g), None
+    if type(axis) is not int or not -len(tx.axes) <= axis < len(tx.axes):
+        return NotImplemented
+    gk = g if keepdims else t.call(np.expand_dims, g, Const(axis))
+    return t.call(operator.add, t.call(np.zeros_like, x), gk), axis
+
+
+def sum_adjoint(t: "TemplateBuilder", x: Any, g: Any, axis: Any = None, keepdims: Any = False, *where: Any) -> Any:
+    out = _spread(t, x, g, axis, keepdims, where)
+    return out if out is NotImplemented else out[0]
+
+
+def mean_adjoint(t: "TemplateBuilder", x: Any, g: Any, axis: Any = None, keepdims: Any = False, *where: Any) -> Any:
+    if t.value(axis) is None and t.value(keepdims) is False and not where and t.dense(g) and is_float_array(t.type_of(x)):
+        # the scale goes on the scalar, before it is spread
+        return t.call(np.full, t.call(getattr, x, "shape"), t.call(operator.truediv, g, t.call(getattr, x, "size")))
+    out = _spread(t, x, g, axis, keepdims, where)
+    if out is NotImplemented:
+        return out
+    if out[1] is None:
+        return t.call(operator.truediv, out[0], t.call(getattr, x, "size"))
+    return t.call(operator.truediv, out[0], t.call(operator.getitem, t.call(getattr, x, "shape"), Const(out[1])))
+
+
+TABLE = {
+    adj.add_vjp: add_vjp,
+    adj.mul_vjp: mul_vjp,
+    h.pow_deriv: pow_deriv,
+    numpy_products.matmul_adjoint_a: matmul_adjoint_a,
+    numpy_products.matmul_adjoint_b: matmul_adjoint_b,
+    numpy_reductions.sum_adjoint: sum_adjoint,
+    numpy_reductions.mean_adjoint: mean_adjoint,
+}
+
+
+def specialised(t: "TemplateBuilder", fn: Any, args: tuple, kwargs: dict) -> Any:
+    """The plain code for `fn(*args)` in this pullback, or NotImplemented."""
+    try:
+        entry = TABLE.get(fn)
+    except TypeError:
+        return NotImplemented
+    if entry is None or kwargs:
+        return NotImplemented
+    return entry(t, *args)
