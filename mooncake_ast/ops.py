@@ -64,6 +64,12 @@ def cell_set(cell: Any, value: Any) -> None:
     cell.cell_contents = value
 
 
+def add_to_item(a: Any, index: Any, g: Any) -> None:
+    """`a[index] += g`: a pullback adding a part's adjoint into its array's adjoint (basic indices only,
+    so no position repeats)."""
+    a[index] += g
+
+
 def identity(x: Any) -> Any:
     """`y = x`: a second name for the same object (kept so names stay readable)."""
     return x

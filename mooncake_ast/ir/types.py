@@ -259,7 +259,7 @@ def basic_index(index_t: AVal, index_v: Value) -> Optional[list]:
 SLICE = _Named("SLICE")
 
 
-def _getitem(a: AVal, i: AVal, iv: Value) -> AVal:
+def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
     if isinstance(a, Tup) and isinstance(iv, Const) and type(iv.value) is int and -len(a.items) <= iv.value < len(a.items):
         return a.items[iv.value]
     if a is RANGE and i == INT:
@@ -289,6 +289,22 @@ def _getattr(a: AVal, name: Any) -> AVal:
         if name == "T" and a.axes is not None:
             return Arr(a.dtype, a.axes[::-1])
     return UNKNOWN
+
+
+def makes_new_array(fn: Any) -> bool:
+    """Does fn (an operation whose result type this module infers) return a new object, never a view of an
+    operand?"""
+    try:
+        hash(fn)
+    except TypeError:
+        return False
+    if fn in _ARITH or fn in _COMPARE or fn in _REDUCTIONS or fn in (operator.matmul, np.matmul):
+        return True
+    if fn in (np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array):
+        return True
+    if isinstance(fn, np.ufunc):
+        return fn.nout == 1
+    return getattr(fn, "__module__", None) == "math"
 
 
 def _depth(items: list) -> int:
@@ -333,7 +349,7 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
         if fn in _NUM_RESULT:
             return _NUM_RESULT[fn]
         if fn is operator.getitem and len(args) == 2:
-            return _getitem(args[0], args[1], s.args[1])
+            return getitem_type(args[0], args[1], s.args[1])
         if fn is builtins.getattr and len(s.args) == 2 and isinstance(s.args[1], Const):
             return _getattr(args[0], s.args[1].value)
         if kw:

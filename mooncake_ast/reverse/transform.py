@@ -37,7 +37,7 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Lo
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from ..tangents import NoTangent
 from . import adjoints as adj
-from . import shadows
+from . import buffers, shadows
 from ..rules import registry
 from .special import INPLACE, SAVE_ARGS, SPECIAL
 from .templates import PH, TemplateBuilder
@@ -68,8 +68,6 @@ class ReverseTransform:
         inactive = {p for p in ir.params if p.name in inactive_names}
         if inactive:
             self.act = Activity(ir, self.resolver.callee, self.uses_self, inactive=inactive, user_globals=self.resolver.g)
-        self.stored = self._storage_backed()
-        self.useful = self._useful()
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
         self.types = infer_types(ir, self.param_types, self.resolver.callee)
         self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
@@ -85,6 +83,14 @@ class ReverseTransform:
         for b in ir.blocks:
             for s in [*b.phis, *b.stmts]:
                 self.home[s] = b
+        self.buffers: set = buffers.find_buffers(self)
+        while True:
+            self.stored = self._storage_backed()
+            reached = {r for r in self.buffers if r in self.stored}
+            if not reached:
+                break
+            self.buffers -= reached  # something else can reach it after all: identity-keyed storage
+        self.useful = self._useful()
         # The pullback under construction.
         self.rev = Function(f"{ir.name}__pullback", [], [], ir.loc)
         self.b = Builder(self.rev)
@@ -155,6 +161,9 @@ class ReverseTransform:
         """Is v's adjoint (possibly) kept in identity-keyed storage rather than in a local variable?"""
         return not self.is_num(v) and (v in self.stored or (isinstance(v, (Param, FreeVar)) and not self._local_param(v)))
 
+    def param_is_typed(self, v: Param) -> bool:
+        return is_real(self.param_types.get(v.name, UNKNOWN))
+
     def _local_param(self, v: Value) -> bool:
         """A float or float-array parameter the call cannot alias (reverse/runtime.kinds_of checked) and this
         function neither writes nor views: its adjoint is a local variable like any value's."""
@@ -183,6 +192,8 @@ class ReverseTransform:
             for s in b.stmts:
                 fn, rule = self.resolver.callee(s)
                 touched: list = []
+                if buffers.exempt(self, s, fn):
+                    continue
                 if fn is None or (rule is None and fn not in SPECIAL) or (rule is not None and rule.user_frule is not None):
                     touched = [s.fn, *s.args, *s.kwargs.values()]  # dispatched: unknown code
                 elif _hashable(fn) and fn in SPECIAL:
@@ -192,7 +203,7 @@ class ReverseTransform:
                 elif _hashable(fn) and fn in (ops.sequence,):
                     touched = [s.args[0]]
                 for v in touched:
-                    if not isinstance(v, Const):
+                    if not isinstance(v, Const) and differentiable(self.type_of(v)):  # (an int holds no array)
                         roots.add(self.act.find(v))
         return {v for v in self.act.parent if self.act.find(v) in roots}
 
@@ -295,7 +306,10 @@ class ReverseTransform:
         if g is None or not self.active(v):
             return
         cur = self.read_adj(v)
-        if self.is_num(v):
+        if v in self.buffers:  # an array adjoint of our own, added into in place
+            new = self.b.call(operator.iadd if self.is_dense(g) else adj.add_into_buffer, [cur, g])
+            self.dense_values.add(new)
+        elif self.is_num(v):
             new = g if _is_zero(cur) else self.b.call(operator.add, [cur, g])
         elif v not in self.stored and (not isinstance(v, (Param, FreeVar)) or self._local_param(v)):
             if _is_zero(cur):
@@ -358,6 +372,11 @@ class ReverseTransform:
         self.b.seal(entry)
         self.b.position_at(entry)
         self.b.loc = self.ir.loc
+        for r in self.buffers:
+            if self.active(r):
+                buf = self.b.call(np.zeros_like, [self.primal(r)])
+                self.dense_values.add(buf)
+                self.write_adj(r, buf)
         self.rev_seq(self.regions.items)
         grads = [self.read_adj(p) if self.is_num(p) or p not in self.stored else
                  self.b.call(shadows.take, [self.primal(p), self.read_adj(p)]) for p in self.ir.params]
@@ -461,6 +480,9 @@ class ReverseTransform:
 
     def rev_stmt(self, s: Call) -> None:
         fn, rule = self.resolver.callee(s)
+        if s.args and s.args[0] in self.buffers and fn in (operator.getitem, operator.setitem):
+            (buffers.reverse_read if fn is operator.getitem else buffers.reverse_write)(self, s)
+            return
         special = SPECIAL.get(fn) if _hashable(fn) else None
         if fn is operator.getitem and registry.is_index_builder(self.resolver.resolve(s.args[0])):
             special = None  # np.r_[x, y], np.c_[...]: the items are operands (the getitem rule's adjoint of the index)

@@ -1,0 +1,196 @@
+"""Adjoint buffers: float arrays read and written element by element get a plain `x_bar` array.
+
+`y[i] = 0.5 * y[i - 1] + np.tanh(x[i])` is where a person writes
+
+    x_bar = np.zeros_like(x)           # once, at the start of the pullback
+    ...
+    y[i] = old                         # undo the write
+    t_bar = y_bar[i]; y_bar[i] = 0.0   # the slot's adjoint goes to the value written
+    x_bar[i] += t_bar * (1.0 - t * t)
+    y_bar[i - 1] += 0.5 * t_bar
+
+and not identity-keyed storage.  That is right whenever nothing else can reach the array:
+it is a parameter the call cannot alias (reverse/runtime.kinds_of) or made once by this
+function, every use is a basic index (ints and slices: no repeated positions), a write
+of a float or a float array (NumPy copies it in), a NumPy operation that returns a new
+array, or a return; and every view taken of it (`x[1:]`) is only read by such
+operations.  `find_buffers` says which arrays qualify; the transform then leaves them out
+of storage, and `reverse_read` / `reverse_write` emit the lines above.
+"""
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import ops
+from ..ir.nodes import Call, Const, Param, Return, Value
+from ..ir.types import FLOAT, SLICE, Arr, Num, Tup, getitem_type, is_float_array, is_real, makes_new_array
+from . import adjoints as adj
+from . import shadows
+from .specialise import unbroadcast
+from .templates import PH, TemplateBuilder
+
+if TYPE_CHECKING:
+    from .transform import ReverseTransform
+
+_SHAPE_ATTRIBUTES = ("shape", "size", "ndim", "dtype")
+
+
+def _uses(rt: "ReverseTransform") -> dict:
+    uses: dict = {}
+    for b in rt.ir.blocks:
+        for phi in b.phis:
+            for v in phi.incoming.values():
+                uses.setdefault(v, []).append((phi, None))
+        for s in b.stmts:
+            for k, a in enumerate([s.fn, *s.args]):
+                uses.setdefault(a, []).append((s, k - 1))
+            for a in s.kwargs.values():
+                uses.setdefault(a, []).append((s, "kw"))
+        if isinstance(b.term, Return):
+            uses.setdefault(b.term.value, []).append(("return", None))
+    return uses
+
+
+def is_basic_index(rt: "ReverseTransform", idx: Value) -> bool:
+    t = rt.type_of(idx)
+    parts = list(t.items) if isinstance(t, Tup) else [t]
+    return bool(parts) and all(p == SLICE or (isinstance(p, Num) and p.kind == "int") for p in parts)
+
+
+def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, root: Value) -> bool:
+    """Is every use of v an operation that makes a new array (or a copy into root)?"""
+    for s, pos in uses.get(v, []):
+        if not isinstance(s, Call) or pos is None or pos == -1:
+            return False
+        fn, rule = rt.resolver.callee(s)
+        if fn is operator.setitem and pos == 2 and s.args[0] is root:
+            continue
+        if fn is getattr and pos == 0 and isinstance(s.args[1], Const) and s.args[1].value in _SHAPE_ATTRIBUTES:
+            continue
+        if not (makes_new_array(fn) and rule is not None and (rule.zero or rule.vjp is not None) and not rule.mutates and
+                rule.user_rrule is None and rule.user_frule is None and not {"out", "copy"} & set(s.kwargs)):
+            return False
+    return True
+
+
+def _qualifies(rt: "ReverseTransform", r: Value, uses: dict) -> bool:
+    if not is_float_array(rt.type_of(r)):
+        return False
+    if isinstance(r, Param):
+        if not rt.param_is_typed(r):
+            return False
+    elif not (isinstance(r, Call) and rt.home.get(r) in rt.top and makes_new_array(rt.resolver.callee(r)[0])
+              and not {"out", "copy"} & set(r.kwargs)):
+        return False  # (`b = a` or a view would share a's storage)
+    parts = 0
+    for s, pos in uses.get(r, []):
+        if s == "return":
+            continue
+        if not isinstance(s, Call) or pos is None or pos == -1:
+            return False
+        fn, _ = rt.resolver.callee(s)
+        if fn in (operator.getitem, operator.setitem) and pos == 0 and is_basic_index(rt, s.args[1]) and not s.kwargs:
+            parts += 1
+            if fn is operator.setitem and not is_real(rt.type_of(s.args[2])):
+                return False
+            if fn is operator.getitem and isinstance(rt.type_of(s), Arr) and not _reads_only(rt, s, uses, r):
+                return False
+            continue
+        if not _reads_only(rt, r, {r: [(s, pos)]}, r):
+            return False
+    return parts > 0
+
+
+def find_buffers(rt: "ReverseTransform") -> set:
+    """Float arrays whose adjoints are plain arrays updated in place (see the module docstring)."""
+    uses = _uses(rt)
+    found = set()
+    for v in list(uses):
+        if isinstance(v, (Param, Call)) and _qualifies(rt, v, uses):
+            found.add(v)
+    return found
+
+
+def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
+    """Does statement s use a buffer in a way that needs no identity-keyed storage?"""
+    if not s.args or s.args[0] not in rt.buffers:
+        return False
+    if fn in (operator.getitem, operator.setitem):
+        return True
+    return fn is getattr and isinstance(s.args[1], Const) and s.args[1].value in _SHAPE_ATTRIBUTES
+
+
+# ---------------------------------------------------------------- the pullback
+
+
+def index_in_pullback(rt: "ReverseTransform", idx: Value) -> Value:
+    """The index, rebuilt in the pullback when it is made of constants (so `a[1:]` prints as such)."""
+    if isinstance(idx, Const):
+        return idx
+    if isinstance(idx, Call) and idx.callee() is slice and all(isinstance(a, Const) for a in idx.args):
+        return rt.b.call(slice, list(idx.args))
+    if isinstance(idx, Call) and idx.callee() is ops.tuple_of:
+        return rt.b.call(ops.tuple_of, [index_in_pullback(rt, a) for a in idx.args])
+    return rt.primal(idx)
+
+
+def save_for(rt: "ReverseTransform", s: Call) -> Call:
+    """What the forward pass keeps of the slot `s` (a write) overwrites: the float itself, or a copy."""
+    part = part_type(rt, s)
+    if part == FLOAT:
+        return Call(Const(operator.getitem), [s.args[0], s.args[1]], loc=s.loc)
+    return Call(Const(shadows.save_item), [s.args[0], s.args[1]], loc=s.loc)
+
+
+def reverse_read(rt: "ReverseTransform", s: Call) -> None:
+    """`v = a[idx]`: `a_bar[idx] += v_bar`."""
+    g = rt.take_adj(s)
+    a = s.args[0]
+    if g is None or not rt.active(a):
+        return
+    buf = rt.read_adj(a)
+    idx = index_in_pullback(rt, s.args[1])
+    # (a float slot takes the symbolic zero too: `a[i] += NoTangent` adds nothing)
+    fn = ops.add_to_item if rt.is_dense(g) or rt.type_of(s) == FLOAT else adj.add_to_item_unless_zero
+    st = rt.b.call(fn, [buf, idx, g])
+    st.keep = True  # type: ignore[attr-defined]
+
+
+def reverse_write(rt: "ReverseTransform", s: Call) -> None:
+    """`a[idx] = v`: restore the slot, hand its adjoint to v, and clear it."""
+    a, _, v = s.args
+    saved = rt.saves.get(s)
+    if saved is None:
+        saved = rt.saves[s] = save_for(rt, s)
+        rt.home[saved] = rt.home[s]
+    idx = index_in_pullback(rt, s.args[1])
+    restore = rt.b.call(operator.setitem, [rt.primal(a), idx, rt.primal(saved)])
+    restore.keep = True  # type: ignore[attr-defined]
+    if not rt.active(a):
+        return
+    buf = rt.read_adj(a)
+    part = part_type(rt, s)
+    if rt.active(v):
+        g = rt.b.call(operator.getitem, [buf, idx])
+        if part != FLOAT:
+            g = rt.b.call(np.copy, [g])
+        rt.dense_values.add(g)
+        g = _unbroadcast(rt, g, part, v)
+        rt.accumulate(v, g)
+    clear = rt.b.call(operator.setitem, [buf, idx, Const(0.0)])
+    clear.keep = True  # type: ignore[attr-defined]
+
+
+def part_type(rt: "ReverseTransform", s: Call) -> Any:
+    """The type of `a[idx]` for the read or write s."""
+    return getitem_type(rt.type_of(s.args[0]), rt.type_of(s.args[1]), s.args[1])
+
+
+def _unbroadcast(rt: "ReverseTransform", g: Value, src: Any, v: Value) -> Any:
+    """g (of the slot's type) summed to the shape of the value v that was written (NumPy broadcast it in)."""
+    t = TemplateBuilder(rt)
+    out = unbroadcast(t, g, src, rt.type_of(v))
+    return t.call(adj.unbroadcast, g, PH(v)) if out is NotImplemented else out
