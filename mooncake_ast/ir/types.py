@@ -358,7 +358,7 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
                 return _reduction(args[0], kw["axis"].value if "axis" in kw else None,
                                   bool(kw["keepdims"].value) if "keepdims" in kw else False)
             return UNKNOWN
-        if fn in (operator.matmul, np.matmul) and len(args) == 2:
+        if fn in (operator.matmul, np.matmul, np.dot) and len(args) == 2:
             return _matmul(*args)
         if fn in _ARITH or fn in _COMPARE or (isinstance(fn, np.ufunc) and fn.signature is None and fn.nout == 1
                                               and fn.nin == len(args)):

@@ -35,9 +35,15 @@ def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str]) -> tuple[
     from .transform import ReverseTransform
 
     src = function_source(fn)
-    ir = lower_function(fn, src)
-    rt = ReverseTransform(ir, fn.__globals__, kinds)
-    rt.run()
+    not_dense: set = set()
+    while True:  # (at most a few rounds: each one only adds to not_dense)
+        ir = lower_function(fn, src)
+        rt = ReverseTransform(ir, fn.__globals__, kinds, not_dense=not_dense)
+        rt.run()
+        wrong = rt.unproven_dense()
+        if not wrong:
+            break
+        not_dense |= wrong
     fwd, fwd_params, rev = finalize(rt)
     writer = ModuleWriter(user_names(fn, ir), fn.__globals__, ir.local_names)
     base = ir.name if ir.name.isidentifier() else "lambda_"

@@ -32,8 +32,9 @@ from ..forward.transform import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
-from ..ir.types import FLOAT, UNKNOWN, decode, differentiable, infer_types, is_real, type_of_argument
-from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Return, Stmt, Value
+from ..ir.typed_methods import resolve_methods
+from ..ir.types import FLOAT, UNKNOWN, decode, differentiable, infer_types, is_float_array, is_real, type_of_argument
+from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from ..tangents import NoTangent
 from . import adjoints as adj
@@ -55,14 +56,20 @@ class ReverseUnsupported(MooncakeError):
 
 
 class ReverseTransform:
-    def __init__(self, ir: Function, user_globals: dict, param_kinds: dict[str, str]) -> None:
+    def __init__(self, ir: Function, user_globals: dict, param_kinds: dict[str, str], not_dense: frozenset = frozenset()) -> None:
         self.ir = ir
+        # Adjoint variables (by creation order) whose loop phis were assumed real and turned out not to be.
+        self.not_dense = not_dense
+        self.assumed_dense: dict = {}  # phi -> its variable's number
+        self.var_number: dict[str, int] = {}
         inactive_names = {k for k, v in param_kinds.items() if v.endswith(":inactive")}
         self.param_types = {k: decode(v) for k, v in param_kinds.items()}
         param_kinds = {k: v.split(":")[0] for k, v in param_kinds.items()}
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
         self._deletes_as_pops()
+        resolve_methods(ir, infer_types(ir, self.param_types, self.resolver.callee),
+                        lambda v: self.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
         inactive = {p for p in ir.params if p.name in inactive_names}
@@ -91,6 +98,11 @@ class ReverseTransform:
                 break
             self.buffers -= reached  # something else can reach it after all: identity-keyed storage
         self.useful = self._useful()
+        # Float-array parameters whose adjoints collect contributions inside loops: a zero array from the
+        # start, added into in place (what a person writes), so the loop's adjoint is always an array.
+        in_loops = {o for b in self.in_loop for st in b.stmts for o in st.operands()}
+        self.accumulators = {p for p in ir.params if p in in_loops and self._local_param(p)
+                             and is_float_array(self.type_of(p))} - self.buffers
         # The pullback under construction.
         self.rev = Function(f"{ir.name}__pullback", [], [], ir.loc)
         self.b = Builder(self.rev)
@@ -178,8 +190,43 @@ class ReverseTransform:
         return self.types.get(v, UNKNOWN)
 
     def is_dense(self, g: Value) -> bool:
-        """Is the pullback value g certainly a real number or array (never the symbolic zero)?"""
-        return g in self.dense_values or (g is self.y_bar and self.result_real)
+        """Is the pullback value g certainly a real number or array (never the symbolic zero)?
+
+        A loop's adjoint phi is not complete when the loop body is generated, so a phi of a real-typed
+        value's adjoint is assumed real; `unproven_dense` checks every assumption once the pullback
+        is built, and the generator builds it again without the ones that failed.
+        """
+        if g in self.dense_values or (g is self.y_bar and self.result_real):
+            return True
+        if isinstance(g, Phi):
+            var = self.b.var_of.get(g)
+            primal = self.adj_vars.get(var) if var is not None else None
+            if primal is not None and is_float_array(self.type_of(primal)) and self.var_number[var] not in self.not_dense:
+                self.assumed_dense[g] = self.var_number[var]
+                return True
+        return False
+
+    def unproven_dense(self) -> set:
+        """The variables whose phis `is_dense` assumed real but which may be the symbolic zero after all."""
+        if not self.assumed_dense:
+            return set()
+        live = {p for blk in self.rev.blocks for p in blk.phis}
+
+        def dense(v: Value, assumed: set) -> bool:
+            v = self.b.resolve(v)
+            if v in self.dense_values or (v is self.y_bar and self.result_real):
+                return True
+            return isinstance(v, Phi) and v in live and v in assumed
+
+        assumed = {q for q in (self.b.resolve(p) for p in self.assumed_dense) if isinstance(q, Phi) and q in live}
+        changed = True
+        while changed:  # the greatest set of phis all of whose inputs are real
+            changed = False
+            for p in list(assumed):
+                if not all(dense(v, assumed) for v in p.incoming.values()):
+                    assumed.discard(p)
+                    changed = True
+        return {n for p, n in self.assumed_dense.items() if not dense(p, assumed)}
 
     def _storage_backed(self) -> set:
         """Values whose adjoints must live in identity-keyed storage rather than in local variables.
@@ -274,6 +321,7 @@ class ReverseTransform:
         var = f"%adj{id(v)}"
         if var not in self.adj_vars:
             self.adj_vars[var] = v
+            self.var_number[var] = len(self.var_number)
             # Defined (as zero) from the entry on, so reads inside loops get their phis.
             self.b.write(var, self.zero(v), self.rev.entry)
         return var
@@ -306,7 +354,7 @@ class ReverseTransform:
         if g is None or not self.active(v):
             return
         cur = self.read_adj(v)
-        if v in self.buffers:  # an array adjoint of our own, added into in place
+        if v in self.buffers or v in self.accumulators:  # an array adjoint of our own, added into in place
             new = self.b.call(operator.iadd if self.is_dense(g) else adj.add_into_buffer, [cur, g])
             self.dense_values.add(new)
         elif self.is_num(v):
@@ -314,8 +362,8 @@ class ReverseTransform:
         elif v not in self.stored and (not isinstance(v, (Param, FreeVar)) or self._local_param(v)):
             if _is_zero(cur):
                 new = g  # a plain value: no storage
-            elif is_real(self.type_of(v)) and self.is_dense(cur) and self.is_dense(g):
-                new = self.b.call(operator.add, [cur, g])
+            elif is_real(self.type_of(v)) and self.is_dense(g):
+                new = self.b.call(operator.add, [cur, g])  # (the symbolic zero + g is g: real either way)
                 self.dense_values.add(new)
             else:
                 new = self.b.call(adj.accumulate, [cur, g])
@@ -372,7 +420,7 @@ class ReverseTransform:
         self.b.seal(entry)
         self.b.position_at(entry)
         self.b.loc = self.ir.loc
-        for r in self.buffers:
+        for r in [*self.buffers, *self.accumulators]:
             if self.active(r):
                 buf = self.b.call(np.zeros_like, [self.primal(r)])
                 self.dense_values.add(buf)

@@ -1,0 +1,63 @@
+"""Method calls on values of known type, resolved to the functions they are (a pass over the IR).
+
+`x.sum(axis=0)` is two statements, `m = getattr(x, "sum"); m(axis=0)`, and without types
+the callee is only known when the code runs, so reverse mode dispatches it (a recorded
+pullback, identity-keyed storage for x).  When ir/types.py knows x is a float ndarray,
+the call is `np.sum(x, axis=0)`: a rule applies, the pullback is plain NumPy, and x needs
+no storage.  Mooncake resolves calls by type the same way; this is that step for the
+common ndarray methods whose NumPy function takes the same arguments in the same order.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any, Callable
+
+import numpy as np
+
+from .nodes import Call, Const, Function, Value
+from .types import is_float_array
+
+# method name -> (NumPy function, keyword arguments the method and the function share)
+_METHODS: dict[str, tuple[Any, frozenset]] = {
+    "sum": (np.sum, frozenset({"axis", "keepdims"})),
+    "mean": (np.mean, frozenset({"axis", "keepdims"})),
+    "prod": (np.prod, frozenset({"axis", "keepdims"})),
+    "max": (np.max, frozenset({"axis", "keepdims"})),
+    "min": (np.min, frozenset({"axis", "keepdims"})),
+    "std": (np.std, frozenset({"axis", "ddof", "keepdims"})),
+    "var": (np.var, frozenset({"axis", "ddof", "keepdims"})),
+    "cumsum": (np.cumsum, frozenset({"axis"})),
+    "copy": (np.copy, frozenset()),
+    "dot": (np.dot, frozenset()),
+}
+
+
+def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callable[[Value], Any]) -> int:
+    """Rewrite `getattr(x, name)(...)` into `np.<name>(x, ...)` where x is a float array; returns how many."""
+    uses: dict[Value, int] = {}
+    for b in fn.blocks:
+        for s in b.stmts:
+            for o in s.operands():
+                uses[o] = uses.get(o, 0) + 1
+        for phi in b.phis:
+            for o in phi.operands():
+                uses[o] = uses.get(o, 0) + 1
+        for o in b.term.operands():  # type: ignore[union-attr]
+            uses[o] = uses.get(o, 0) + 1
+    done = 0
+    for b in fn.blocks:
+        for s in list(b.stmts):
+            m = s.fn
+            if not (isinstance(m, Call) and m.callee() is builtins.getattr and len(m.args) == 2 and not m.kwargs
+                    and isinstance(m.args[1], Const) and m.args[1].value in _METHODS and uses.get(m) == 1):
+                continue
+            obj = m.args[0]
+            t = types.get(obj) if obj in types else type_of_param(obj)
+            np_fn, keywords = _METHODS[m.args[1].value]
+            if not is_float_array(t) or not set(s.kwargs) <= keywords:
+                continue
+            s.fn, s.args = Const(np_fn), [obj, *s.args]
+            home = m.block if getattr(m, "block", None) is not None else b
+            home.stmts.remove(m)
+            done += 1
+    return done
