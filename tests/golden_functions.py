@@ -67,3 +67,51 @@ def while_with_break(x):
         if n > 5:
             break
     return y
+
+
+# ---------------------------------------------------------------- issue 9: typed reverse mode
+def mlp_loss(W1, b1, W2, b2, X, y):
+    h = np.tanh(X @ W1 + b1)
+    pred = h @ W2 + b2
+    err = pred - y
+    return np.mean(err ** 2)
+
+
+def logistic_loss(w, X, y):
+    z = X @ w
+    p = 1.0 / (1.0 + np.exp(-z))
+    return -np.mean(y * np.log(p) + (1.0 - y) * np.log(1.0 - p))
+
+
+def inplace_recurrence(x):
+    y = np.zeros_like(x)
+    y[0] = np.tanh(x[0])
+    for i in range(1, x.shape[0]):
+        y[i] = 0.5 * y[i - 1] + np.tanh(x[i])
+    return np.sum(y * y)
+
+
+def euler_lotka_volterra(A, r, x0, dt, steps):
+    x = x0.copy()
+    for t in range(steps):
+        x = x + dt * x * (r + A @ x)
+    return 0.5 * np.sum(x * x)
+
+
+class Affine:
+    def __init__(self, W, b):
+        self.W = W
+        self.b = b
+
+    def loss(self, x):
+        z = np.tanh(self.W @ x + self.b)
+        return np.sum(z * z)
+
+
+def affine_loss(W, b, x):
+    return Affine(W, b).loss(x)
+
+
+def dict_params_loss(params, x):
+    h = np.tanh(params["W"] @ x + params["b"])
+    return np.sum(h * h)

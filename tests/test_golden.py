@@ -5,6 +5,7 @@ review the diff like any other code change.
 """
 import os
 
+import numpy as np
 import pytest
 
 import mooncake_ast as mc
@@ -59,4 +60,26 @@ CALLS = {g.straight_line: (1.5, 0.5), g.branches: (0.7,), g.sine_sum: (0.3, 5), 
 @pytest.mark.parametrize("fn", REVERSE, ids=[f.__name__ for f in REVERSE])
 def test_reverse_source(fn):
     mc.grad(fn)(*CALLS[fn])
+    _compare(f"{fn.__name__}.reverse.py.txt", _body(mc.source(fn, "reverse")))
+
+
+# Issue 9: array code, reverse mode specialised on argument types (float arrays of these ranks).
+def _arrays():
+    r = np.random.default_rng(0)
+    return {
+        g.mlp_loss: ((r.normal(size=(4, 5)), r.normal(size=5), r.normal(size=(5, 1)), r.normal(size=1),
+                      r.normal(size=(3, 4)), r.normal(size=(3, 1))), (0, 1, 2, 3)),
+        g.logistic_loss: ((r.normal(size=4), r.normal(size=(6, 4)), (r.random(6) < 0.5) * 1.0), 0),
+        g.inplace_recurrence: ((r.normal(size=5),), 0),
+        g.euler_lotka_volterra: ((r.normal(size=(3, 3)) * 0.1, r.normal(size=3) * 0.1, r.random(3), 0.01, 4), (0, 1)),
+    }
+
+
+TYPED = [g.mlp_loss, g.logistic_loss, g.inplace_recurrence, g.euler_lotka_volterra]
+
+
+@pytest.mark.parametrize("fn", TYPED, ids=[f.__name__ for f in TYPED])
+def test_typed_reverse_source(fn):
+    args, argnums = _arrays()[fn]
+    mc.grad(fn, argnums=argnums)(*args)
     _compare(f"{fn.__name__}.reverse.py.txt", _body(mc.source(fn, "reverse")))

@@ -371,6 +371,12 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
             return _reduction(args[0], None, False)
         if fn in _LIKE and len(args) == 1 and isinstance(args[0], Arr):
             return args[0]  # same dtype, same shape
+        if fn in (np.zeros, np.ones, np.empty) and len(args) == 1:
+            shape = args[0]
+            if shape == INT:
+                return Arr("f", ("?",))
+            if isinstance(shape, Tup) and all(t == INT for t in shape.items):
+                return Arr("f", ("?",) * len(shape.items))
         return UNKNOWN
 
     changed = True
