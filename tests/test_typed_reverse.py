@@ -60,6 +60,11 @@ CASES = {
     "sometimes used": (t.sometimes_used, lambda: (arr(4, seed=26), 7)),
     "early exit": (t.early_exit, lambda: (arr(3, seed=27, scale=0.3), 6)),
     "early exit taken": (t.early_exit, lambda: (arr(3, seed=27, scale=0.3, shift=20.0), 6)),
+    "rosenbrock": (t.rosenbrock, lambda: (arr(6, seed=30),)),
+    "rosenbrock of two": (t.rosenbrock, lambda: (arr(2, seed=31),)),
+    "slice against whole": (t.slice_against_whole, lambda: (arr(2, seed=32),)),
+    "shifted differences": (t.shifted_differences, lambda: (arr(7, seed=33),)),
+    "shifted differences of three": (t.shifted_differences, lambda: (arr(3, seed=33),)),
     "conditional array +": (t.conditional_array, lambda: (arr(3, seed=28), 1.0)),
     "conditional array -": (t.conditional_array, lambda: (arr(3, seed=28), -1.0)),
 }
@@ -120,6 +125,11 @@ def test_recurrence_pullback_adds_into_buffers():
     src = _pullback(t.recurrence, arr(6))
     assert "x_bar = np.zeros_like(x)" in src and "x_bar[i] += " in src and "y_bar[i] = 0.0" in src
     assert "_mc." not in src
+
+
+def test_rosenbrock_pullback_adds_slices_into_one_buffer():
+    src = _pullback(t.rosenbrock, arr(8))
+    assert "x_bar = np.zeros_like(x)" in src and "x_bar[1:] += " in src and "_mc." not in src
 
 
 def test_euler_pullback_accumulates_in_place():

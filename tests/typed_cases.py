@@ -144,3 +144,18 @@ def conditional_array(x, flag):
         y = np.exp(x)
     z = y + x
     return np.sum(z * y)
+
+
+# ---------------------------------------------------------------- slices of one size (symbolic sizes)
+def rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def slice_against_whole(x):
+    """Valid only where x[1:] has size one (x of two entries): NumPy broadcasts it over x."""
+    return np.sum(np.sin(x[1:] * x) + x[:1] * x[1:])
+
+
+def shifted_differences(x):
+    d = x[2:] - 2.0 * x[1:-1] + x[:-2]
+    return np.sum(d * d) + np.sum(x[1:] * x[:-1])

@@ -12,10 +12,13 @@ The lattice is small on purpose:
 * `Num(kind)`: a Python or NumPy scalar; kind is "float", "int" or "bool" (bool and int
   matter because they are never differentiated and because only ints index);
 * `Arr(dtype, axes)`: an ndarray with dtype kind ("f", "i", "b", "c", ...) and, per
-  axis, "1" (size one), "n" (not size one) or "?" (not known); `axes is None` when even
-  the number of dimensions is unknown.  Specialising on size-one axes (not on sizes) is
+  axis, "1" (size one), "n" (not size one) or "?" (not known), optionally followed by
+  `@size` naming the size symbolically (`n@x.0` is axis 0 of parameter x, `?@x.0-1` is
+  that size less one, which `x[1:]` and `x[:-1]` share); `axes is None` when even the
+  number of dimensions is unknown.  Specialising on size-one axes (not on sizes) is
   what makes undoing broadcasting static: a non-size-one axis broadcast against another
-  non-size-one axis must have the same size, or NumPy would have refused;
+  non-size-one axis must have the same size, or NumPy would have refused, and two axes of
+  the same symbolic size are never broadcast against each other;
 * `Tup(items)`: a tuple with per-item types; `RANGE`: a range (its items are ints);
 * `NONE`, and `UNKNOWN` (anything: the generated code decides when it runs).
 
@@ -117,18 +120,62 @@ def encode(t: AVal) -> str:
     """The part of a derived rule's cache key that says what it was specialised on: `f:n1` for an (n, 1)
     float array."""
     if isinstance(t, Arr) and t.axes is not None:
-        return f"{t.dtype}:{''.join(t.axes)}"
+        return f"{t.dtype}:{''.join(a[0] for a in t.axes)}"
     return ""
 
 
-def decode(kind: str) -> AVal:
-    """The type of a parameter from its kind string (`num`, `arr:f:n1`, `arr`, ... with `:inactive`)."""
+def decode(kind: str, name: str = "") -> AVal:
+    """The type of parameter `name` from its kind string (`num`, `arr:f:n1`, `arr`, ... with `:inactive`)."""
     parts = kind.split(":")
     if parts[0] == "num":
         return FLOAT  # an int or bool argument is promoted by arithmetic: treat it as a number
     if parts[0] == "arr" and len(parts) >= 3 and parts[1] and all(c in "1n" for c in parts[2]):
-        return Arr(parts[1], tuple(parts[2]))
+        return Arr(parts[1], tuple(c if c == "1" or not name else f"n@{name}.{k}" for k, c in enumerate(parts[2])))
     return UNKNOWN
+
+
+def not_one(d: str) -> bool:
+    return d[0] == "n"
+
+
+def size_symbol(d: str) -> Optional[str]:
+    return d.split("@", 1)[1] if "@" in d else None
+
+
+def _join_axis(a: str, b: str) -> str:
+    if a == b:
+        return a
+    s = size_symbol(a)
+    return f"?@{s}" if s is not None and s == size_symbol(b) else "?"
+
+
+NOT_LITERAL = object()
+
+
+def literal(v: Value) -> Any:
+    """The value of a literal operand (`-1` is `neg(1)` in the IR), or NOT_LITERAL."""
+    if isinstance(v, Const):
+        return v.value
+    if isinstance(v, Call) and v.callee() is operator.neg and len(v.args) == 1 and isinstance(v.args[0], Const) and \
+            type(v.args[0].value) is int:
+        return -v.args[0].value
+    return NOT_LITERAL
+
+
+def _sliced(d: str, sl: Any) -> str:
+    """The axis `d[start:stop]` gives for constant start >= 0 and stop < 0 (or None): its size less start - stop."""
+    s = size_symbol(d)
+    if not isinstance(sl, Call) or sl.callee() is not slice or len(sl.args) != 3:
+        return "?"
+    start, stop, step = (literal(a) for a in sl.args)
+    if s is None or step not in (None, 1) or not (start is None or type(start) is int and start >= 0) or \
+            not (stop is None or type(stop) is int and stop < 0):
+        return "?"
+    k = (start or 0) - (stop or 0)
+    if k == 0:
+        return d
+    base, _, less = s.partition("-")
+    return f"?@{base}-{int(less or 0) + k}"
 
 
 # ---------------------------------------------------------------- joins and broadcasting
@@ -144,7 +191,7 @@ def join(a: AVal, b: AVal) -> AVal:
     if isinstance(a, Arr) and isinstance(b, Arr) and a.dtype == b.dtype:
         if a.axes is None or b.axes is None or len(a.axes) != len(b.axes):
             return Arr(a.dtype, None)
-        return Arr(a.dtype, tuple(x if x == y else "?" for x, y in zip(a.axes, b.axes)))
+        return Arr(a.dtype, tuple(_join_axis(x, y) for x, y in zip(a.axes, b.axes)))
     if isinstance(a, Tup) and isinstance(b, Tup) and len(a.items) == len(b.items):
         return Tup(tuple(join(x, y) for x, y in zip(a.items, b.items)))
     return UNKNOWN
@@ -158,7 +205,14 @@ def broadcast_axes(shapes: list) -> Optional[tuple]:
     out = []
     for k in range(n):
         col = [s[len(s) - n + k] for s in shapes if len(s) - n + k >= 0]
-        out.append("n" if "n" in col else ("1" if all(c == "1" for c in col) else "?"))
+        known = [c for c in col if not_one(c)]
+        if known:
+            out.append(known[0])
+        elif all(c == "1" for c in col):
+            out.append("1")
+        else:
+            sizes = {size_symbol(c) for c in col if c != "1"}
+            out.append(f"?@{sizes.pop()}" if len(sizes) == 1 and None not in sizes else "?")
     return tuple(out)
 
 
@@ -269,10 +323,11 @@ def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
         if parts is None or len(parts) > len(a.axes):
             return UNKNOWN if a.dtype == "f" else Arr(a.dtype, None)
         axes = list(a.axes)
+        index_values = iv.args if isinstance(iv, Call) and iv.callee() is ops.tuple_of else [iv]
         out = []
         for k, p in enumerate(parts):
             if p == "slice":
-                out.append("?")
+                out.append(_sliced(axes[k], index_values[k] if k < len(index_values) else None))
         out.extend(axes[len(parts):])
         if not out:
             return {"f": FLOAT, "i": INT, "u": INT, "b": BOOL}.get(a.dtype, UNKNOWN)

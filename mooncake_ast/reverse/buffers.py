@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Return, Value
-from ..ir.types import FLOAT, SLICE, Arr, Num, Tup, getitem_type, is_float_array, is_real, makes_new_array
+from ..ir.types import FLOAT, NOT_LITERAL, SLICE, Arr, Num, Tup, getitem_type, is_float_array, is_real, literal, makes_new_array
 from . import adjoints as adj
 from . import shadows
 from .specialise import unbroadcast
@@ -130,8 +130,8 @@ def index_in_pullback(rt: "ReverseTransform", idx: Value) -> Value:
     """The index, rebuilt in the pullback when it is made of constants (so `a[1:]` prints as such)."""
     if isinstance(idx, Const):
         return idx
-    if isinstance(idx, Call) and idx.callee() is slice and all(isinstance(a, Const) for a in idx.args):
-        return rt.b.call(slice, list(idx.args))
+    if isinstance(idx, Call) and idx.callee() is slice and all(literal(a) is not NOT_LITERAL for a in idx.args):
+        return rt.b.call(slice, [Const(literal(a)) for a in idx.args])
     if isinstance(idx, Call) and idx.callee() is ops.tuple_of:
         return rt.b.call(ops.tuple_of, [index_in_pullback(rt, a) for a in idx.args])
     return rt.primal(idx)

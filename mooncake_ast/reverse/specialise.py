@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from ..ir.nodes import Const, Value
-from ..ir.types import AVal, Num, is_float_array, is_real
+from ..ir.types import AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
 from ..rules import numpy_products, numpy_reductions
 from . import adjoints as adj
@@ -55,9 +55,10 @@ def unbroadcast(t: "TemplateBuilder", g: Any, src: AVal, like: AVal) -> Any:
         return NotImplemented
     keep: list = []
     for k, (d, s) in enumerate(zip(like.axes, src.axes[lead:])):
-        if d == "1" and s != "1":
-            keep.append(k)
-        elif d == "?" and s != "1":
+        if d == "1":
+            if s != "1":
+                keep.append(k)
+        elif not not_one(d) and s != "1" and (size_symbol(d) is None or size_symbol(d) != size_symbol(s)):
             return NotImplemented  # broadcast or not: only the run time knows
     if lead:
         g = t.call(np.sum, g, axis=_axis(tuple(range(lead))))

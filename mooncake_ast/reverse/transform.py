@@ -63,7 +63,7 @@ class ReverseTransform:
         self.assumed_dense: dict = {}  # phi -> its variable's number
         self.var_number: dict[str, int] = {}
         inactive_names = {k for k, v in param_kinds.items() if v.endswith(":inactive")}
-        self.param_types = {k: decode(v) for k, v in param_kinds.items()}
+        self.param_types = {k: decode(v, k) for k, v in param_kinds.items()}
         param_kinds = {k: v.split(":")[0] for k, v in param_kinds.items()}
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
@@ -420,7 +420,9 @@ class ReverseTransform:
         self.b.seal(entry)
         self.b.position_at(entry)
         self.b.loc = self.ir.loc
-        for r in [*self.buffers, *self.accumulators]:
+        owned = self.buffers | self.accumulators
+        in_order = [p for p in self.ir.params if p in owned] + [s for b in self.ir.blocks for s in b.stmts if s in owned]
+        for r in in_order:  # (in program order: the generated code must not depend on hashing)
             if self.active(r):
                 buf = self.b.call(np.zeros_like, [self.primal(r)])
                 self.dense_values.add(buf)
