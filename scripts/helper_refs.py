@@ -1,0 +1,63 @@
+"""Issue 9's readability metric over the corpus: run-time helper references (`_mc.` uses) per statement
+of each generated pullback, by corpus file and in all.
+
+    python scripts/helper_refs.py [--worst 10]
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import collections
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+import mooncake_ast as mc  # noqa: E402
+from tests.corpus import all_cases  # noqa: E402
+
+
+def pullback_counts(source: str) -> tuple[int, int]:
+    """(`_mc.` references, statements) in the module's `__pullback` functions."""
+    refs = stmts = 0
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name.endswith("__pullback"):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.stmt) and not isinstance(sub, ast.FunctionDef):
+                    stmts += 1
+                if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "_mc":
+                    refs += 1
+    return refs, stmts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--worst", type=int, default=10)
+    opts = ap.parse_args()
+    by_file: dict = collections.defaultdict(lambda: [0, 0])
+    rows = []
+    for case in all_cases():
+        try:
+            mc.vjp(case.fn, *case.args())
+            refs, stmts = pullback_counts(mc.source(case.fn, "reverse"))
+        except Exception as e:  # noqa: BLE001 - a metric, not a test
+            print(f"skip {case.name}: {type(e).__name__}: {e}"[:160])
+            continue
+        group = case.fn.__module__.rsplit(".", 1)[-1]
+        by_file[group][0] += refs
+        by_file[group][1] += stmts
+        rows.append((refs / max(stmts, 1), refs, stmts, case.name))
+    print("| corpus file | `_mc.` refs | statements | refs / statement |\n|---|---:|---:|---:|")
+    total = [0, 0]
+    for group, (refs, stmts) in sorted(by_file.items()):
+        total[0] += refs
+        total[1] += stmts
+        print(f"| {group} | {refs} | {stmts} | {refs / max(stmts, 1):.2f} |")
+    print(f"| all | {total[0]} | {total[1]} | {total[0] / max(total[1], 1):.2f} |")
+    print(f"\nworst {opts.worst}:")
+    for ratio, refs, stmts, name in sorted(rows, reverse=True)[:opts.worst]:
+        print(f"  {ratio:.2f}  {refs}/{stmts}  {name}")
+
+
+if __name__ == "__main__":
+    main()
