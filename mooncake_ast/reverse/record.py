@@ -40,7 +40,6 @@ EFFECTS = {anchor, adj.call_pullback, list.pop, shadows.acc, shadows.getitem_rev
 def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     rev, fwd = rt.rev, rt.ir
     sweep_pullback(rev)
-    _SPLITS.clear()
     _patch_dispatch(rt)
     _patch_saves(rt)
     # ---------------------------------------------------------------- records per block
@@ -223,15 +222,26 @@ def _prepend(b: Block, s: Call) -> None:
     b.stmts.insert(0, s)
 
 
-_SPLITS: dict[tuple[Block, Block], Block] = {}
+def _splits(fn: Function) -> dict[tuple[Block, Block], Block]:
+    """The edges of `fn` split so far, and the blocks put on them.
+
+    Kept on the function being patched, never in a module-level table: generations run
+    concurrently in threads (and one may start inside another), and a shared table let
+    one generation find or clear another's split blocks, dropping loop-exit records.
+    """
+    found = fn.__dict__.get("_edge_splits")
+    if found is None:
+        found = fn.__dict__["_edge_splits"] = {}
+    return found
 
 
 def split_edge(fn: Function, src: Block, dst: Block) -> Block:
     """A block on the edge src -> dst (for code that runs only when that edge is taken); made once per edge."""
-    if (src, dst) in _SPLITS:
-        return _SPLITS[(src, dst)]
+    splits = _splits(fn)
+    if (src, dst) in splits:
+        return splits[(src, dst)]
     mid = fn.new_block()
-    _SPLITS[(src, dst)] = mid
+    splits[(src, dst)] = mid
     mid.term = Goto(dst)
     t = src.term
     for attr in ("target", "then", "orelse"):
@@ -247,9 +257,10 @@ def split_edge(fn: Function, src: Block, dst: Block) -> Block:
 
 def _on_edge(fn: Function, src: Block, dst: Any, stmts: list[Call]) -> None:
     """Run `stmts` when control goes from src to dst (dst None: src returns)."""
-    if dst is not None and (src, dst) in _SPLITS:
+    splits = _splits(fn)
+    if dst is not None and (src, dst) in splits:
         for s in stmts:
-            _append(_SPLITS[(src, dst)], s)
+            _append(splits[(src, dst)], s)
         return
     if dst is None or len(src.successors()) == 1:
         for s in stmts:
