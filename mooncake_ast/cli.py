@@ -301,10 +301,12 @@ def {base}__vjp({args}):
         if _used:
             raise RuntimeError("a pullback can be called once (its tape is consumed)")
         _used.append(True)
-        with _ctx:
-            _adjoints = {pb}(_value_bar, _tape)
-            _adjoints = tuple(_shadows.full_adjoint(_a, _g) for _a, _g in zip({tup}, _adjoints))
-        _shadows.reapply(_after)
+        try:
+            with _ctx:
+                _adjoints = {pb}(_value_bar, _tape)
+                _adjoints = tuple(_shadows.full_adjoint(_a, _g) for _a, _g in zip({tup}, _adjoints))
+        finally:
+            _shadows.reapply(_after)  # also when interrupted half way back (Ctrl-C)
         return _adjoints
 
     return _value, _pullback
