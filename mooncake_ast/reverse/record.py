@@ -21,6 +21,7 @@ from ..ir.dce import sweep
 from ..ir.nodes import Block, Branch, Call, Const, Function, Goto, Phi, Return, Value
 from ..ir.regions import If, Loop, Seq
 from . import adjoints as adj
+from .runtime import rcall as _dispatch
 from .transform import ReverseTransform, _own_exits, _own_exits_loop, _stack_ref, anchor
 
 
@@ -40,6 +41,7 @@ EFFECTS = {anchor, adj.call_pullback, list.pop, shadows.acc, shadows.getitem_rev
 def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     rev, fwd = rt.rev, rt.ir
     sweep_pullback(rev)
+    _call_pullbacks_directly(rev)
     _patch_dispatch(rt)
     _patch_saves(rt)
     # ---------------------------------------------------------------- records per block
@@ -381,7 +383,7 @@ def _patch_dispatch(rt: ReverseTransform) -> None:
             f = s.fn
             args = Call(Const(ops.tuple_of), list(s.args), loc=s.loc)
             kwargs = Call(Const(ops.dict_of), [x for k, v in s.kwargs.items() for x in (Const(k), v)], loc=s.loc)
-        call = Call(Const(adj.rcall), [f, args, kwargs], loc=s.loc)
+        call = Call(Const(_dispatch), [f, args, kwargs], loc=s.loc)
         call.tuple_size = 2  # type: ignore[attr-defined]
         i = b.stmts.index(s)
         pre = [x for x in (args, kwargs) if isinstance(x, Call) and x.block is None]
@@ -392,6 +394,16 @@ def _patch_dispatch(rt: ReverseTransform) -> None:
         pb.block = b
         pb.hint = None
         b.stmts[i:i + 1] = pre + [call, s, pb]
+
+
+def _call_pullbacks_directly(rev: Function) -> None:
+    """`call_pullback(pb, g)` becomes `pb(g)`: one Python frame less per level of the user's recursion
+    (the pullback of a recursive call is reached through a chain of these calls)."""
+    for b in rev.blocks:
+        for s in b.stmts:
+            if s.callee() is adj.call_pullback:
+                s.fn, s.args = s.args[0], list(s.args[1:])
+                s.keep = True  # type: ignore[attr-defined]  (a call with effects: never swept)
 
 
 def _patch_saves(rt: ReverseTransform) -> None:
