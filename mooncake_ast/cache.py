@@ -346,6 +346,7 @@ def load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
             if checked is not None and (accept is None or accept(checked[0])):
                 meta, body = checked
                 _remember_lines(path, text, st)
+                _touch(d, name)
                 module = _execute(body, path, modname, text)
                 _memory[key] = (module, meta)
                 return module, meta
@@ -363,11 +364,25 @@ def load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
             _remember_lines(path, text, d.lstat(name))
         except OSError:
             pass
+        from .cache_evict import after_publish
+
+        after_publish(d, name, meta.get("source") if isinstance(meta.get("source"), str) else None)
         module = _execute(body, path, modname, text)
         _memory[key] = (module, meta)
         return module, meta
     finally:
         d.close()
+
+
+def _touch(d: _Dir, name: str) -> None:
+    """A hit refreshes the entry's mtime: the size cap removes the least recently used first."""
+    try:
+        if d.fd is not None and os.utime in os.supports_dir_fd:
+            os.utime(name, dir_fd=d.fd)
+        else:
+            os.utime(d.path / name)
+    except (OSError, NotImplementedError):
+        pass
 
 
 def _remember_lines(path: str, text: str, st: os.stat_result) -> None:
@@ -481,6 +496,19 @@ def verify_entries() -> tuple[int, list[str]]:
             elif not parsed[0].startswith(m["hash"]):
                 problems.append(f"{name}: its key does not match its name")
         return count, problems
+    finally:
+        d.close()
+
+
+def prune_entries() -> dict[str, list[str]]:
+    """Remove superseded entries, stale temporary files and entries beyond the size cap (cache_evict)."""
+    d = open_dir(create=False, quiet=True)
+    if d is None:
+        return {}
+    try:
+        from .cache_evict import prune
+
+        return prune(d)
     finally:
         d.close()
 

@@ -286,7 +286,8 @@ def generate_forward(fn: types.FunctionType, kinds: Optional[dict] = None) -> Ge
 
     def build() -> tuple[str, dict]:
         text, takes_self, bindings = forward_source_text(fn, kinds)
-        return text, {"takes_self": takes_self, "bindings": binding_descriptions(bindings)}
+        return text, {"takes_self": takes_self, "bindings": binding_descriptions(bindings),
+                      "source": source_digest(fn)[:16]}  # older sources' entries are evicted (cache_evict)
 
     module, meta = cache.load_module(key, cache.entry_stem(fn.__module__, fn.__qualname__, "forward"), build,
                                      accept=lambda meta: bindings_hold(fn, meta.get("bindings")))
