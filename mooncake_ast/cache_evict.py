@@ -3,11 +3,12 @@
 Entries are never wrong to delete (a miss regenerates them), so every rule here is about
 what is *worth* keeping:
 
-* **Superseded entries.**  An entry's header records a digest of the source it was made
-  from (`meta["source"]`).  When an entry is published for a function, the entries of the
-  same function and mode (same file-name stem) made from a different source are removed:
-  no key computed from today's source can reach them.  (Entries of the same source for
-  other argument kinds stay: they are all reachable.)
+* **Superseded entries.**  An entry's header records the file and a digest of the source
+  it was made from (`meta["source"]`).  When an entry is published for a function, the
+  entries of the same function and mode (same file-name stem) made from another text of
+  the same file are removed: no key computed from today's source can reach them.
+  (Entries of the same source for other argument kinds stay: they are all reachable.
+  Lambdas record nothing: several share one name.)
 * **A size cap.**  `MOONCAKE_AST_CACHE_MAX_MB` (default 256; 0 or less: no cap) bounds the
   directory's entries; beyond it, the least recently used go first (a hit refreshes an
   entry's mtime), down to 90% of the cap, never the entry just written.
@@ -25,7 +26,7 @@ import json
 import os
 import re
 import time
-from typing import Optional
+from typing import Any, Optional
 
 from .cache import ENTRY_RE, KEY_LINE, _Dir
 
@@ -45,8 +46,17 @@ def max_bytes() -> Optional[int]:
     return None if mb <= 0 else int(mb * 1024 * 1024)
 
 
+def lineage(fn: Any, digest: str) -> dict:
+    """What an entry's header records so that its newer versions can supersede it: the source's
+    digest and file.  Nothing for lambdas: several share one name in a module, and each would
+    evict the others."""
+    if "<lambda>" in fn.__qualname__:
+        return {}
+    return {"source": f"{fn.__code__.co_filename}:{digest[:16]}"}
+
+
 def source_of(d: _Dir, name: str) -> Optional[str]:
-    """The source digest an entry records in its header, or None (unreadable, or written before)."""
+    """The source an entry records in its header (`lineage`), or None (unreadable, or not recorded)."""
     try:
         fd = d.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
@@ -89,9 +99,14 @@ def drop_superseded(d: _Dir, names: list[str], published: str, source: Optional[
     for name in names:
         if name != published and _stem(name) == stem:
             other = source_of(d, name)
-            if other is not None and other != source and _remove(d, name):
+            # the same file, another text: an edited version (another file: another script's `f`)
+            if other is not None and other != source and _same_file(other, source) and _remove(d, name):
                 gone.append(name)
     return gone
+
+
+def _same_file(a: str, b: str) -> bool:
+    return a.rpartition(":")[0] == b.rpartition(":")[0]
 
 
 def drop_stale_temporaries(d: _Dir, names: list[str], now: Optional[float] = None) -> list[str]:

@@ -157,7 +157,7 @@ def test_cli_prune(tmp_path):
     _run(tmp, cache_dir)
     # put an older version back (as a second process on an older checkout would have written it)
     with open(os.path.join(cache_dir, "user.f.reverse.0123456789abcdef.py"), "w") as fh:
-        fh.write(cache.with_header("0123456789abcdef" + "0" * 48, {"source": "0" * 16}, "x = 1\n"))
+        fh.write(cache.with_header("0123456789abcdef" + "0" * 48, {"source": os.path.join(tmp, "user.py") + ":" + "0" * 16}, "x = 1\n"))
     old = time.time() - 100
     os.utime(os.path.join(cache_dir, "user.f.reverse.0123456789abcdef.py"), (old, old))
     e = dict(os.environ, MOONCAKE_AST_CACHE_DIR=cache_dir, PYTHONPATH=ROOT)

@@ -6,7 +6,7 @@ import os
 import types
 from typing import Any
 
-from .. import cache
+from .. import cache, cache_evict
 from ..forward.generate import (bind_to, binding_descriptions, bindings_hold, current_bindings, derivative_key,
                                 source_digest)
 from ..ir.nodes import Call, Return
@@ -90,7 +90,7 @@ def generate_reverse(fn: types.FunctionType, kinds: dict[str, str]) -> Generated
             s.callee() in (list.append, set.add) for b in rt.ir.blocks for s in b.stmts))
         return text, {"takes_self": rt.uses_self, "reads_closure": bool(rt.ir.freevars), "may_write": may_write,
                       "bindings": binding_descriptions(rt.resolver.bindings),
-                      "source": source_digest(fn)[:16]}  # older sources' entries are evicted (cache_evict)
+                      **cache_evict.lineage(fn, source_digest(fn))}  # older versions are evicted
 
     module, meta = cache.load_module(key, cache.entry_stem(fn.__module__, fn.__qualname__, "reverse"), build,
                                      accept=lambda meta: bindings_hold(fn, meta.get("bindings")))
