@@ -95,3 +95,22 @@ def test_entered_context_still_wins():
         pb(1.0, tape)
         assert id(x) in ctx.shadows
         np.testing.assert_allclose(shadows.full_adjoint(x, None), mc.grad(energy)(x))
+
+
+if __name__ == "__main__":
+    # `python tests/test_reliability_direct.py [calls] [size]`: the full-size figures.
+    import sys
+
+    calls = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    size = int(sys.argv[2]) if len(sys.argv) > 2 else 10_000
+    x = np.linspace(-1.0, 1.0, size)
+    fwd, pb = _pair(energy, x)
+    want = mc.grad(energy)(x)
+    tracemalloc.start()
+    worst = 0.0
+    for i in range(calls):
+        _, (g,) = _direct_gradient(fwd, pb, x)
+        worst = max(worst, float(np.max(np.abs(g - want))))
+        if i % (calls // 5) == 0 or i == calls - 1:
+            print(f"call {i}: traced {tracemalloc.get_traced_memory()[0] / 2**20:.2f} MiB")
+    print(f"largest difference from mc.grad over {calls} calls: {worst}")

@@ -129,7 +129,7 @@ def run_round(count: int, threads: int = 8) -> list:
 
 
 def test_eight_threads_derive_distinct_functions_cold():
-    assert run_round(48) == []
+    assert run_round(96) == []
 
 
 def test_generation_is_reentrant_per_function():
