@@ -33,6 +33,7 @@ import os
 import re
 import stat
 import sys
+import threading
 import time
 import types
 import warnings
@@ -43,6 +44,11 @@ KEY_LINE = "# mooncake_ast-key: "
 DIGEST_LINE = "# mooncake_ast-digest: "
 _warned: set[str] = set()
 _memory: dict[str, tuple[types.ModuleType, dict]] = {}
+# Held while a module is made or loaded (see GENERATION_LOCK's users in forward/ and reverse/runtime.py).
+# Generation is pure Python (threads gain nothing by interleaving it), and Python 3.11's `ast`
+# (`ast.literal_eval`, `inspect` on classes) is not safe to use from two threads at once
+# ("AST constructor recursion depth mismatch"); one lock makes all of it one at a time.
+GENERATION_LOCK = threading.RLock()
 ENTRY_RE = re.compile(r"^(?P<function>.+)\.(?P<mode>forward|reverse)\.(?P<hash>[0-9a-f]{16})\.py$")
 _HAS_UID = hasattr(os, "getuid")
 _DIR_FD = os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd and os.rename in os.supports_dir_fd \
@@ -330,6 +336,15 @@ def load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
     """The generated module for `key` and its meta: from the cache if a valid entry exists, else
     `generate()` -> (body, meta), published.  `accept(meta)` re-validates what the entry assumed."""
     found = _memory.get(key)
+    if found is not None:
+        return found
+    with GENERATION_LOCK:
+        return _load_module(key, stem, generate, accept)
+
+
+def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
+                 accept: Optional[Callable[[dict], bool]]) -> tuple[types.ModuleType, dict]:
+    found = _memory.get(key)  # another thread may have made it while this one waited
     if found is not None:
         return found
     modname = _module_name(stem, key)

@@ -1,11 +1,11 @@
-"""Reverse-mode generation in several threads at once (issue 14, item 1).
+"""Generation in several threads at once (issue 14, item 1).
 
 Generation used to keep per-generation state at module level (the table of split CFG
 edges, the argument kinds being generated), so threads deriving different functions at
 the same time dropped each other's loop-exit records and published the broken module
 under its correct key.  Here 8 threads derive many distinct functions (loops with
-`break` and `continue`, branches) cold; every gradient is checked against finite
-differences, and every module the cache holds must be exactly what a single-threaded
+`break` and `continue`, branches) cold, in both modes; every derivative is checked against
+finite differences, and every module the cache holds must be exactly what a single-threaded
 generation of the same function writes.
 
 `python tests/test_reliability_threads.py [functions] [rounds]` runs the full-size
@@ -89,14 +89,16 @@ def run_round(count: int, threads: int = 8) -> list:
                     for n in (3, 9):
                         try:
                             g = mc.grad(f)(0.3, n)
+                            _, t = mc.jvp(f, (0.3, n), (1.0, None))
                         except Exception as e:  # noqa: BLE001 - every failure is a problem to report
                             with lock:
                                 problems.append(f"{f.__name__}(n={n}): {type(e).__name__}: {e}")
                             continue
                         want = _fd(f, 0.3, n)
-                        if not math.isclose(g, want, rel_tol=1e-5, abs_tol=1e-6):
-                            with lock:
-                                problems.append(f"{f.__name__}(n={n}): grad {g} != finite difference {want}")
+                        for mode, got in (("grad", g), ("jvp", t)):
+                            if not math.isclose(got, want, rel_tol=1e-5, abs_tol=1e-6):
+                                with lock:
+                                    problems.append(f"{f.__name__}(n={n}): {mode} {got} != finite difference {want}")
 
             workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
             for w in workers:

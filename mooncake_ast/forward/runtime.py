@@ -191,10 +191,12 @@ class DerivedForward:
     """The forward rule derived from one function's source, for given argument kinds."""
 
     def __init__(self, fn: types.FunctionType, kinds: Optional[dict] = None) -> None:
+        from ..cache import GENERATION_LOCK
         from .generate import generate_forward
 
         self.code = fn.__code__
-        self.gen = generate_forward(fn, kinds or {})
+        with GENERATION_LOCK:  # the key (it reads sources) and the module: one thread at a time
+            self.gen = generate_forward(fn, kinds or {})
         self.fn = self.gen.function
         self.takes_self = self.gen.takes_self
         self.bindings = self.gen.bindings

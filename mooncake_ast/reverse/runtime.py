@@ -403,7 +403,10 @@ class DerivedReverse:
     def __init__(self, fn: types.FunctionType, kinds: dict[str, str]) -> None:
         from .generate import generate_reverse
 
-        with objects.generating(kinds):  # the resolver gives operators on possible user objects to rcall
+        from ..cache import GENERATION_LOCK
+
+        # the key (it reads sources) and the module are made one thread at a time (see GENERATION_LOCK)
+        with GENERATION_LOCK, objects.generating(kinds):  # the resolver gives operators on user objects to rcall
             self.gen = generate_reverse(fn, kinds)
         self.registry_version = registry.registry_version()
 
