@@ -401,9 +401,8 @@ def may_write(pullback: Any) -> bool:
 
 class DerivedReverse:
     def __init__(self, fn: types.FunctionType, kinds: dict[str, str]) -> None:
-        from .generate import generate_reverse
-
         from ..cache import GENERATION_LOCK
+        from .generate import generate_reverse
 
         # the key (it reads sources) and the module are made one thread at a time (see GENERATION_LOCK)
         with GENERATION_LOCK, objects.generating(kinds):  # the resolver gives operators on user objects to rcall
