@@ -32,8 +32,18 @@ def _scale_rule(v):
 
 @pytest.fixture(scope="module", autouse=True)
 def _registered():
-    """Registered when these tests run, not at collection (the rule list other tests print stays as it is)."""
+    """Registered while these tests run only (later tests print the rule list and compare it)."""
     mc.rrule(scale)(_scale_rule)
+    yield
+    _unregister(scale)
+
+
+def _unregister(fn):
+    """Take the test's rule out again: later tests list the registry (`mooncake-ast rules`, docs/rules.md)."""
+    from mooncake_ast.rules import registry
+
+    registry._RULES.pop(fn, None)
+    registry.bump_version()
 
 
 def grow(lst, x):
