@@ -431,8 +431,13 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: 
         if used[0]:
             raise MooncakeError(f"{api}: a vjp function can be called once (its tape is consumed); call mc.vjp again")
         used[0] = True
+        try:
+            with ctx, _refusals_located():
+                _, args_bar, kwargs_bar = pb(seed)
+        except BaseException:
+            _reapply(post)  # interrupted (Ctrl-C) or failed half way back: as the plain call leaves them
+            raise
         with ctx, _refusals_located():
-            _, args_bar, kwargs_bar = pb(seed)
             grads = tuple(_to_user(shadows.full_adjoint(p, g), p) for g, p in zip(args_bar, args))
             kgrads = {k: _to_user(shadows.full_adjoint(v, kwargs_bar.get(k, NoTangent)), v) for k, v in kwargs.items()}
         if on_restored is not None:
@@ -529,7 +534,12 @@ class ValueAndGrad:
                                        f"but it returned {_describe(out)}")
         value, aux = (out[0], out[1]) if has_aux else (out, None)
         seed = self._seed(fn, value)
-        _, args_bar, _ = pb(AdjTuple((seed, NoTangent)) if has_aux else seed)
+        try:
+            _, args_bar, _ = pb(AdjTuple((seed, NoTangent)) if has_aux else seed)
+        except BaseException:
+            if writes:  # interrupted (Ctrl-C) or failed half way back: as the plain call leaves them
+                _reapply(post)
+            raise
         grads = tuple(_to_user(shadows.full_adjoint(args[i], args_bar[i]), args[i]) for i in nums)
         if writes:
             _reapply(post)

@@ -33,6 +33,7 @@ import os
 import re
 import stat
 import sys
+import threading
 import time
 import types
 import warnings
@@ -43,6 +44,11 @@ KEY_LINE = "# mooncake_ast-key: "
 DIGEST_LINE = "# mooncake_ast-digest: "
 _warned: set[str] = set()
 _memory: dict[str, tuple[types.ModuleType, dict]] = {}
+# Held while a module is made or loaded (see GENERATION_LOCK's users in forward/ and reverse/runtime.py).
+# Generation is pure Python (threads gain nothing by interleaving it), and Python 3.11's `ast`
+# (`ast.literal_eval`, `inspect` on classes) is not safe to use from two threads at once
+# ("AST constructor recursion depth mismatch"); one lock makes all of it one at a time.
+GENERATION_LOCK = threading.RLock()
 ENTRY_RE = re.compile(r"^(?P<function>.+)\.(?P<mode>forward|reverse)\.(?P<hash>[0-9a-f]{16})\.py$")
 _HAS_UID = hasattr(os, "getuid")
 _DIR_FD = os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd and os.rename in os.supports_dir_fd \
@@ -332,6 +338,15 @@ def load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
     found = _memory.get(key)
     if found is not None:
         return found
+    with GENERATION_LOCK:
+        return _load_module(key, stem, generate, accept)
+
+
+def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
+                 accept: Optional[Callable[[dict], bool]]) -> tuple[types.ModuleType, dict]:
+    found = _memory.get(key)  # another thread may have made it while this one waited
+    if found is not None:
+        return found
     modname = _module_name(stem, key)
     name = f"{stem}.{key[:16]}.py"
     d = open_dir()
@@ -346,6 +361,7 @@ def load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
             if checked is not None and (accept is None or accept(checked[0])):
                 meta, body = checked
                 _remember_lines(path, text, st)
+                _touch(d, name)
                 module = _execute(body, path, modname, text)
                 _memory[key] = (module, meta)
                 return module, meta
@@ -363,11 +379,25 @@ def load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
             _remember_lines(path, text, d.lstat(name))
         except OSError:
             pass
+        from .cache_evict import after_publish
+
+        after_publish(d, name, meta.get("source") if isinstance(meta.get("source"), str) else None)
         module = _execute(body, path, modname, text)
         _memory[key] = (module, meta)
         return module, meta
     finally:
         d.close()
+
+
+def _touch(d: _Dir, name: str) -> None:
+    """A hit refreshes the entry's mtime: the size cap removes the least recently used first."""
+    try:
+        if d.fd is not None and os.utime in os.supports_dir_fd:
+            os.utime(name, dir_fd=d.fd)
+        else:
+            os.utime(d.path / name)
+    except (OSError, NotImplementedError):
+        pass
 
 
 def _remember_lines(path: str, text: str, st: os.stat_result) -> None:
@@ -481,6 +511,19 @@ def verify_entries() -> tuple[int, list[str]]:
             elif not parsed[0].startswith(m["hash"]):
                 problems.append(f"{name}: its key does not match its name")
         return count, problems
+    finally:
+        d.close()
+
+
+def prune_entries() -> dict[str, list[str]]:
+    """Remove superseded entries, stale temporary files and entries beyond the size cap (cache_evict)."""
+    d = open_dir(create=False, quiet=True)
+    if d is None:
+        return {}
+    try:
+        from .cache_evict import prune
+
+        return prune(d)
     finally:
         d.close()
 

@@ -4,7 +4,7 @@
     mooncake-ast show FILE.py::FUNC [--mode ...]
     mooncake-ast ir FILE.py::FUNC [--dot]
     mooncake-ast rules
-    mooncake-ast cache path|list|clear|verify
+    mooncake-ast cache path|list|prune|clear|verify
     mooncake-ast check FILE.py::FUNC --args '(1.0, np.ones(3))'
 
 A target is `FILE.py::FUNC` or `module.path:FUNC`; FUNC may be `Class.method`.
@@ -301,10 +301,12 @@ def {base}__vjp({args}):
         if _used:
             raise RuntimeError("a pullback can be called once (its tape is consumed)")
         _used.append(True)
-        with _ctx:
-            _adjoints = {pb}(_value_bar, _tape)
-            _adjoints = tuple(_shadows.full_adjoint(_a, _g) for _a, _g in zip({tup}, _adjoints))
-        _shadows.reapply(_after)
+        try:
+            with _ctx:
+                _adjoints = {pb}(_value_bar, _tape)
+                _adjoints = tuple(_shadows.full_adjoint(_a, _g) for _a, _g in zip({tup}, _adjoints))
+        finally:
+            _shadows.reapply(_after)  # also when interrupted half way back (Ctrl-C)
         return _adjoints
 
     return _value, _pullback
@@ -469,6 +471,13 @@ def cmd_cache(args: argparse.Namespace) -> int:
                 print(f"{e.function:<{width}}  {e.mode:<7}  {e.size:>8}  {e.age}")
         print(f"{len(entries)} entries in {root}")
         return 0
+    if args.action == "prune":
+        removed = cache.prune_entries()
+        for why, names in removed.items():
+            for name in names:
+                print(f"removed {name} ({why})")
+        print(f"removed {sum(len(v) for v in removed.values())} files from {root}")
+        return 0
     if args.action == "clear":
         n = cache.clear_entries()
         print(f"removed {n} entries from {root}")
@@ -539,8 +548,8 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("rules", help="list the registered rules, one line each")
     r.set_defaults(run=cmd_rules)
 
-    c = sub.add_parser("cache", help="the derivative cache: where it is, what is in it, clear, verify")
-    c.add_argument("action", choices=("path", "list", "clear", "verify"))
+    c = sub.add_parser("cache", help="the derivative cache: where it is, what is in it, prune, clear, verify")
+    c.add_argument("action", choices=("path", "list", "prune", "clear", "verify"))
     c.set_defaults(run=cmd_cache)
 
     k = sub.add_parser("check", help="check a function's derivatives at a point (finite differences, dot-product test)")

@@ -23,7 +23,7 @@ import types
 import warnings
 from typing import Any, Optional
 
-from .. import cache
+from .. import cache, cache_evict
 from ..rules import registry
 
 # Lowering and emission (and libcst, the parser) are imported when a module is generated:
@@ -286,7 +286,8 @@ def generate_forward(fn: types.FunctionType, kinds: Optional[dict] = None) -> Ge
 
     def build() -> tuple[str, dict]:
         text, takes_self, bindings = forward_source_text(fn, kinds)
-        return text, {"takes_self": takes_self, "bindings": binding_descriptions(bindings)}
+        return text, {"takes_self": takes_self, "bindings": binding_descriptions(bindings),
+                      **cache_evict.lineage(fn, source_digest(fn))}  # older versions are evicted
 
     module, meta = cache.load_module(key, cache.entry_stem(fn.__module__, fn.__qualname__, "forward"), build,
                                      accept=lambda meta: bindings_hold(fn, meta.get("bindings")))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import threading
 import types
 from typing import Any, Optional
 
@@ -443,7 +444,15 @@ def dispatches(f: Any) -> bool:
 
 # ---------------------------------------------------------------- generation time: which values may be objects
 
-_GENERATING: list = []  # argument kinds of the rules being generated (innermost last)
+class _Generating(threading.local):
+    """Argument kinds of the rules being generated in this thread (innermost last): per thread,
+    as threads generate concurrently and must not see each other's kinds."""
+
+    def __init__(self) -> None:
+        self.stack: list = []
+
+
+_GENERATING = _Generating()
 
 
 class generating:
@@ -453,14 +462,15 @@ class generating:
         self.kinds = dict(kinds or {})
 
     def __enter__(self) -> None:
-        _GENERATING.append(self.kinds)
+        _GENERATING.stack.append(self.kinds)
 
     def __exit__(self, *exc: Any) -> None:
-        _GENERATING.pop()
+        _GENERATING.stack.pop()
 
 
 def current_kinds() -> Optional[dict]:
-    return _GENERATING[-1] if _GENERATING else None
+    stack = _GENERATING.stack
+    return stack[-1] if stack else None
 
 
 def _plain_constant(value: Any) -> bool:

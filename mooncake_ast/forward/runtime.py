@@ -53,7 +53,12 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
                     dy = _conform_result(y, args, dargs, dy)
             return y, _materialize_mutable(y, dy)
     if isinstance(f, types.FunctionType):
-        return _derived_call(f, df, args, dargs, kwargs, dkwargs)
+        # The derived rule runs from this frame (not through helpers): each level of the user's
+        # recursion costs two Python frames (the generated function and fcall), not four.
+        rule, primals, tangents = _derived_rule(f, df, args, dargs, kwargs, dkwargs)
+        if rule.takes_self:
+            return rule.fn(f, df, *primals, *tangents)
+        return rule.fn(*primals, *tangents)
     if isinstance(f, types.MethodType):
         dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
         return fcall(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs), kwargs, dkwargs)
@@ -186,10 +191,12 @@ class DerivedForward:
     """The forward rule derived from one function's source, for given argument kinds."""
 
     def __init__(self, fn: types.FunctionType, kinds: Optional[dict] = None) -> None:
+        from ..cache import GENERATION_LOCK
         from .generate import generate_forward
 
         self.code = fn.__code__
-        self.gen = generate_forward(fn, kinds or {})
+        with GENERATION_LOCK:  # the key (it reads sources) and the module: one thread at a time
+            self.gen = generate_forward(fn, kinds or {})
         self.fn = self.gen.function
         self.takes_self = self.gen.takes_self
         self.bindings = self.gen.bindings
@@ -232,9 +239,15 @@ def _bind_fast(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwar
 
 def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
     """Bind the arguments, then use the derived rule specialised on which of them are numbers."""
+    rule, primals, tangents = _derived_rule(f, df, args, dargs, kwargs, dkwargs)
+    return rule.call_bound(f, df, primals, tangents)
+
+
+def _derived_rule(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
+    """(the derived rule for this call's argument kinds, bound primals, bound tangents)."""
     primals, tangents = _bind_fast(f, df, args, dargs, kwargs, dkwargs)
     kinds = tuple(objects.kind_of(a) for a in primals)
-    return derived_forward(f, kinds).call_bound(f, df, primals, tangents)
+    return derived_forward(f, kinds), primals, tangents
 
 
 def bind(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple[tuple, tuple]:

@@ -6,8 +6,9 @@ import os
 import types
 from typing import Any
 
-from .. import cache
-from ..forward.generate import bind_to, binding_descriptions, bindings_hold, current_bindings, derivative_key
+from .. import cache, cache_evict
+from ..forward.generate import (bind_to, binding_descriptions, bindings_hold, current_bindings, derivative_key,
+                                source_digest)
 from ..ir.nodes import Call, Return
 
 # Lowering, the transform and emission are imported when a module is generated (see forward/generate.py).
@@ -94,7 +95,8 @@ def generate_reverse(fn: types.FunctionType, kinds: dict[str, str]) -> Generated
         may_write = bool(rt.saves or rt.dispatched or any(
             s.callee() in (list.append, set.add) for b in rt.ir.blocks for s in b.stmts))
         return text, {"takes_self": rt.uses_self, "reads_closure": bool(rt.ir.freevars), "may_write": may_write,
-                      "bindings": binding_descriptions(rt.resolver.bindings)}
+                      "bindings": binding_descriptions(rt.resolver.bindings),
+                      **cache_evict.lineage(fn, source_digest(fn))}  # older versions are evicted
 
     module, meta = cache.load_module(key, cache.entry_stem(fn.__module__, fn.__qualname__, "reverse"), build,
                                      accept=lambda meta: bindings_hold(fn, meta.get("bindings")))

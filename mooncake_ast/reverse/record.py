@@ -21,6 +21,7 @@ from ..ir.dce import sweep
 from ..ir.nodes import Block, Branch, Call, Const, Function, Goto, Phi, Return, Value
 from ..ir.regions import If, Loop, Seq
 from . import adjoints as adj
+from .runtime import rcall as _dispatch
 from .transform import ReverseTransform, _own_exits, _own_exits_loop, _stack_ref, anchor
 
 
@@ -40,7 +41,7 @@ EFFECTS = {anchor, adj.call_pullback, list.pop, shadows.acc, shadows.getitem_rev
 def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     rev, fwd = rt.rev, rt.ir
     sweep_pullback(rev)
-    _SPLITS.clear()
+    _call_pullbacks_directly(rev)
     _patch_dispatch(rt)
     _patch_saves(rt)
     # ---------------------------------------------------------------- records per block
@@ -223,15 +224,26 @@ def _prepend(b: Block, s: Call) -> None:
     b.stmts.insert(0, s)
 
 
-_SPLITS: dict[tuple[Block, Block], Block] = {}
+def _splits(fn: Function) -> dict[tuple[Block, Block], Block]:
+    """The edges of `fn` split so far, and the blocks put on them.
+
+    Kept on the function being patched, never in a module-level table: generations run
+    concurrently in threads (and one may start inside another), and a shared table let
+    one generation find or clear another's split blocks, dropping loop-exit records.
+    """
+    found = fn.__dict__.get("_edge_splits")
+    if found is None:
+        found = fn.__dict__["_edge_splits"] = {}
+    return found
 
 
 def split_edge(fn: Function, src: Block, dst: Block) -> Block:
     """A block on the edge src -> dst (for code that runs only when that edge is taken); made once per edge."""
-    if (src, dst) in _SPLITS:
-        return _SPLITS[(src, dst)]
+    splits = _splits(fn)
+    if (src, dst) in splits:
+        return splits[(src, dst)]
     mid = fn.new_block()
-    _SPLITS[(src, dst)] = mid
+    splits[(src, dst)] = mid
     mid.term = Goto(dst)
     t = src.term
     for attr in ("target", "then", "orelse"):
@@ -247,9 +259,10 @@ def split_edge(fn: Function, src: Block, dst: Block) -> Block:
 
 def _on_edge(fn: Function, src: Block, dst: Any, stmts: list[Call]) -> None:
     """Run `stmts` when control goes from src to dst (dst None: src returns)."""
-    if dst is not None and (src, dst) in _SPLITS:
+    splits = _splits(fn)
+    if dst is not None and (src, dst) in splits:
         for s in stmts:
-            _append(_SPLITS[(src, dst)], s)
+            _append(splits[(src, dst)], s)
         return
     if dst is None or len(src.successors()) == 1:
         for s in stmts:
@@ -370,7 +383,7 @@ def _patch_dispatch(rt: ReverseTransform) -> None:
             f = s.fn
             args = Call(Const(ops.tuple_of), list(s.args), loc=s.loc)
             kwargs = Call(Const(ops.dict_of), [x for k, v in s.kwargs.items() for x in (Const(k), v)], loc=s.loc)
-        call = Call(Const(adj.rcall), [f, args, kwargs], loc=s.loc)
+        call = Call(Const(_dispatch), [f, args, kwargs], loc=s.loc)
         call.tuple_size = 2  # type: ignore[attr-defined]
         i = b.stmts.index(s)
         pre = [x for x in (args, kwargs) if isinstance(x, Call) and x.block is None]
@@ -381,6 +394,16 @@ def _patch_dispatch(rt: ReverseTransform) -> None:
         pb.block = b
         pb.hint = None
         b.stmts[i:i + 1] = pre + [call, s, pb]
+
+
+def _call_pullbacks_directly(rev: Function) -> None:
+    """`call_pullback(pb, g)` becomes `pb(g)`: one Python frame less per level of the user's recursion
+    (the pullback of a recursive call is reached through a chain of these calls)."""
+    for b in rev.blocks:
+        for s in b.stmts:
+            if s.callee() is adj.call_pullback:
+                s.fn, s.args = s.args[0], list(s.args[1:])
+                s.keep = True  # type: ignore[attr-defined]  (a call with effects: never swept)
 
 
 def _patch_saves(rt: ReverseTransform) -> None:

@@ -98,7 +98,12 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
         if rule.jvp is not None or rule.user_frule is not None:
             raise MissingRuleError(f, "reverse", "it has a forward rule only")
     if isinstance(f, types.FunctionType):
-        return derived_reverse(f, args, kwargs, wrt)
+        # The generated forward runs from this frame (not through derived_reverse): each level of
+        # the user's recursion costs two Python frames (the generated function and rcall).
+        rule, primals, sig_params = derived_rule(f, args, kwargs, wrt)
+        gen = rule.gen
+        out = gen.forward(f, *primals) if gen.takes_self else gen.forward(*primals)
+        return _with_pullback(f, gen, out, sig_params, args, kwargs)
     if isinstance(f, types.MethodType):
         y, pb = rcall(f.__func__, (f.__self__, *args), kwargs)
 
@@ -416,9 +421,11 @@ def may_write(pullback: Any) -> bool:
 
 class DerivedReverse:
     def __init__(self, fn: types.FunctionType, kinds: dict[str, str]) -> None:
+        from ..cache import GENERATION_LOCK
         from .generate import generate_reverse
 
-        with objects.generating(kinds):  # the resolver gives operators on possible user objects to rcall
+        # the key (it reads sources) and the module are made one thread at a time (see GENERATION_LOCK)
+        with GENERATION_LOCK, objects.generating(kinds):  # the resolver gives operators on user objects to rcall
             self.gen = generate_reverse(fn, kinds)
         self.registry_version = registry.registry_version()
 
@@ -441,6 +448,15 @@ _SIGNATURES: dict = {}
 
 
 def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
+    """`(fn(*args, **kwargs), pullback)` through the reverse rule derived from fn's source."""
+    rule, primals, sig_params = derived_rule(fn, args, kwargs, wrt)
+    gen = rule.gen
+    out = gen.forward(fn, *primals) if gen.takes_self else gen.forward(*primals)
+    return _with_pullback(fn, gen, out, sig_params, args, kwargs)
+
+
+def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
+    """(the derived rule for this call's argument kinds, the bound primals, fn's parameters)."""
     sig = _SIGNATURES.get(fn.__code__)
     if sig is None:
         params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
@@ -475,8 +491,11 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any 
             _DERIVED[key] = rule
         _FAST[fast_key] = rule
         LATEST[fn.__code__] = rule
-    gen = rule.gen
-    out = gen.forward(fn, *primals) if gen.takes_self else gen.forward(*primals)
+    return rule, primals, sig_params
+
+
+def _with_pullback(fn: types.FunctionType, gen: Any, out: tuple, sig_params: list, args: tuple, kwargs: dict) -> tuple:
+    """`(value, pullback)` from the generated forward's `(value, tape)`."""
     y, tape = out
     pullback_fn = gen.pullback
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import sys
 import threading
 import types
 from typing import Any
@@ -44,7 +45,11 @@ class ShadowCell:
 
 
 class Context:
-    """The shadows of one gradient computation (forward pass and pullback)."""
+    """The shadows of one gradient computation (forward pass and pullback).
+
+    `grad`, `vjp` and a generated module's `__vjp` enter one around the forward pass and
+    the pullback, so storage lives exactly as long as one gradient computation.
+    """
 
     def __init__(self) -> None:
         self.shadows: dict[int, tuple[Any, Any]] = {}
@@ -61,12 +66,40 @@ _local = threading.local()
 
 
 def current() -> Context:
+    """The innermost entered Context of this thread; without one, that of the current direct call."""
     stack = getattr(_local, "stack", None)
-    if not stack:
-        ctx = Context()
-        _local.stack = [ctx]
-        return ctx
-    return stack[-1]
+    if stack:
+        return stack[-1]
+    return _direct_context(sys._getframe(2))
+
+
+def _direct_context(frame: Any) -> Context:
+    """Storage for a generated `f__pullback(value_bar, tape)` called directly, with no Context entered.
+
+    It belongs to the outermost generated pullback running in this thread, and a later direct
+    call (another outermost pullback frame) gets fresh storage.  (It used to be one context per
+    thread for ever: every call's arrays and adjoints stayed reachable, and the adjoints of the
+    same argument added up from call to call.)  The last call's storage stays readable until the
+    next call starts: `full_adjoint(x, x_bar)` after the pullback gives an array argument's adjoint.
+    """
+    last = getattr(_local, "direct", None)
+    if last is not None and last[0] is not None:
+        f = frame
+        while f is not None:  # still inside the call that made it? (its frame is above us)
+            if f is last[0]:
+                return last[1]
+            f = f.f_back
+    outer = None
+    f = frame
+    while f is not None:
+        if f.f_code.co_name.endswith("__pullback"):
+            outer = f
+        f = f.f_back
+    if last is not None and outer is None:
+        return last[1]  # read after the pullback returned (full_adjoint): the last call's storage
+    ctx = Context()
+    _local.direct = (outer, ctx)  # holding the frame keeps its identity unique while we compare it
+    return ctx
 
 
 def shadow(obj: Any) -> Any:

@@ -1,0 +1,201 @@
+"""Keeping the derivative cache small: what no key can reach, a size cap, dead writers' leftovers.
+
+Entries are never wrong to delete (a miss regenerates them), so every rule here is about
+what is *worth* keeping:
+
+* **Superseded entries.**  An entry's header records the file and a digest of the source
+  it was made from (`meta["source"]`).  When an entry is published for a function, the
+  entries of the same function and mode (same file-name stem) made from another text of
+  the same file are removed: no key computed from today's source can reach them.
+  (Entries of the same source for other argument kinds stay: they are all reachable.
+  Lambdas record nothing: several share one name.)
+* **A size cap.**  `MOONCAKE_AST_CACHE_MAX_MB` (default 256; 0 or less: no cap) bounds the
+  directory's entries; beyond it, the least recently used go first (a hit refreshes an
+  entry's mtime), down to 90% of the cap, never the entry just written.
+* **Stale temporary files.**  A writer killed between creating `.tmp-<pid>-<rand>.py`
+  and renaming it leaves the file behind; one is removed once its process is gone (and
+  it is older than a few seconds), or once it is an hour old whatever its pid says (a
+  pid of another machine or container sharing the directory).
+
+This runs after each publish (generation has just cost far more) and on
+`mooncake-ast cache prune`; failures to delete are ignored: another process may be at work.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from typing import Any, Optional
+
+from .cache import ENTRY_RE, KEY_LINE, _Dir
+
+DEFAULT_MAX_MB = 256
+TMP_RE = re.compile(r"^\.tmp-(?P<pid>\d+)-[0-9a-f]+\.py$")
+TMP_GRACE_S = 10.0  # a live writer needs milliseconds: older and its process gone, it is a leftover
+TMP_MAX_AGE_S = 3600.0
+
+
+def max_bytes() -> Optional[int]:
+    """The size cap of the cache directory in bytes (None: no cap), from MOONCAKE_AST_CACHE_MAX_MB."""
+    text = os.environ.get("MOONCAKE_AST_CACHE_MAX_MB", "").strip()
+    try:
+        mb = float(text) if text else float(DEFAULT_MAX_MB)
+    except ValueError:
+        mb = float(DEFAULT_MAX_MB)
+    return None if mb <= 0 else int(mb * 1024 * 1024)
+
+
+def lineage(fn: Any, digest: str) -> dict:
+    """What an entry's header records so that its newer versions can supersede it: the source's
+    digest and file.  Nothing for lambdas: several share one name in a module, and each would
+    evict the others."""
+    if "<lambda>" in fn.__qualname__:
+        return {}
+    return {"source": f"{fn.__code__.co_filename}:{digest[:16]}"}
+
+
+def source_of(d: _Dir, name: str) -> Optional[str]:
+    """The source an entry records in its header (`lineage`), or None (unreadable, or not recorded)."""
+    try:
+        fd = d.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        head = os.read(fd, 1 << 16).decode("utf-8", "replace").split("\n", 1)[0]
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if not head.startswith(KEY_LINE):
+        return None
+    try:
+        meta = json.loads(head[len(KEY_LINE):].partition(" ")[2])
+    except ValueError:
+        return None
+    src = meta.get("source") if isinstance(meta, dict) else None
+    return src if isinstance(src, str) else None
+
+
+def _stem(name: str) -> Optional[str]:
+    m = ENTRY_RE.match(name)
+    return None if m is None else f"{m['function']}.{m['mode']}"
+
+
+def _remove(d: _Dir, name: str) -> bool:
+    try:
+        d.unlink(name)
+        return True
+    except OSError:
+        return False
+
+
+def drop_superseded(d: _Dir, names: list[str], published: str, source: Optional[str]) -> list[str]:
+    """Remove the entries of `published`'s function and mode made from another source; returns them."""
+    stem = _stem(published)
+    if stem is None or source is None:
+        return []
+    gone = []
+    for name in names:
+        if name != published and _stem(name) == stem:
+            other = source_of(d, name)
+            # the same file, another text: an edited version (another file: another script's `f`)
+            if other is not None and other != source and _same_file(other, source) and _remove(d, name):
+                gone.append(name)
+    return gone
+
+
+def _same_file(a: str, b: str) -> bool:
+    return a.rpartition(":")[0] == b.rpartition(":")[0]
+
+
+def drop_stale_temporaries(d: _Dir, names: list[str], now: Optional[float] = None) -> list[str]:
+    """Remove temporary files left by writers that were killed; returns them."""
+    now = time.time() if now is None else now
+    gone = []
+    for name in names:
+        m = TMP_RE.match(name)
+        if m is None:
+            continue
+        try:
+            age = now - d.lstat(name).st_mtime
+        except OSError:
+            continue
+        if age > TMP_MAX_AGE_S or (age > TMP_GRACE_S and not _alive(int(m["pid"]))):
+            if _remove(d, name):
+                gone.append(name)
+    return gone
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True  # exists (another user's), or we cannot tell: keep it until it is old
+    return True
+
+
+def enforce_cap(d: _Dir, names: list[str], keep: Optional[str] = None, cap: Optional[int] = None) -> list[str]:
+    """Remove least recently used entries while the entries' total size exceeds the cap; returns them."""
+    cap = max_bytes() if cap is None else cap
+    if cap is None:
+        return []
+    sized = []
+    for name in names:
+        if ENTRY_RE.match(name) is None:
+            continue
+        try:
+            st = d.lstat(name)
+        except OSError:
+            continue
+        sized.append((st.st_mtime, name, st.st_size))
+    total = sum(s for _, _, s in sized)
+    if total <= cap:
+        return []
+    gone = []
+    target = int(cap * 0.9)
+    for _, name, size in sorted(sized):
+        if total <= target:
+            break
+        if name != keep and _remove(d, name):
+            gone.append(name)
+            total -= size
+    return gone
+
+
+def after_publish(d: _Dir, published: str, source: Optional[str]) -> None:
+    """The upkeep that follows writing an entry (never raises: the entry is already safe)."""
+    try:
+        names = d.names()
+        gone = set(drop_superseded(d, names, published, source))
+        gone |= set(drop_stale_temporaries(d, names))
+        enforce_cap(d, [n for n in names if n not in gone], keep=published)
+    except OSError:
+        pass
+
+
+def prune(d: _Dir) -> dict[str, list[str]]:
+    """`mooncake-ast cache prune`: every function's entries of other sources than its newest entry's,
+    stale temporary files, and entries beyond the size cap."""
+    names = d.names()
+    newest: dict[str, tuple[float, str]] = {}
+    for name in names:
+        stem = _stem(name)
+        if stem is None:
+            continue
+        try:
+            mtime = d.lstat(name).st_mtime
+        except OSError:
+            continue
+        if stem not in newest or mtime > newest[stem][0]:
+            newest[stem] = (mtime, name)
+    superseded: list[str] = []
+    for _, name in newest.values():
+        superseded += drop_superseded(d, names, name, source_of(d, name))
+    temporaries = drop_stale_temporaries(d, names)
+    left = [n for n in names if n not in set(superseded) | set(temporaries)]
+    return {"superseded": superseded, "temporaries": temporaries, "over the size cap": enforce_cap(d, left)}
