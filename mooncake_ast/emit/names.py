@@ -181,12 +181,9 @@ def assign_names(
 
     def blocked_names(root: Value) -> set[str]:
         """The names already given to groups that conflict with root's (groups are final here)."""
-        out: set[str] = set()
-        for c in group_conf[root]:
-            n = names.get(c)
-            if n is not None:
-                out.add(n)
-        return out
+        out = set(map(names.get, group_conf[root]))
+        out.discard(None)
+        return out  # type: ignore[return-value]
 
     def can_use(name: str, root: Value, blocked: set[str]) -> bool:
         if name in blocked:

@@ -32,6 +32,9 @@ class Builder:
         self._forward: dict[Value, Value] = {}  # removed trivial phis -> replacement
         self._live_phis: set[Phi] = set()  # phis placed and not (yet) removed as trivial
         self._users: dict[Phi, list[Phi]] = {}  # phi -> the phis that have it as an operand
+        self._written: set[str] = set()  # variables assigned somewhere (by `write`)
+        self._sites: dict[str, Optional[Block]] = {}  # variable -> the one block assigning it (None: several)
+        self._closed: set[Block] = set()  # blocks whose every ancestor is sealed (never changes once true)
         self.loc: Optional[Loc] = None
         # Variables each SSA value was bound to, for readable names.
         self.var_of: dict[Value, str] = {}
@@ -88,6 +91,11 @@ class Builder:
         block = block or self.block
         assert block is not None
         self._defs.setdefault(var, {})[block] = value
+        self._written.add(var)
+        if self._sites.get(var, block) is not block:
+            self._sites[var] = None
+        else:
+            self._sites[var] = block
         if isinstance(value, Stmt) and value not in self.var_of:
             self.var_of[value] = var
 
@@ -97,6 +105,10 @@ class Builder:
         v = self._defs.get(var, {}).get(block)
         if v is not None:
             return self.resolve(v)
+        if var not in self._written and self._all_sealed_above(block):
+            return UNDEFINED  # never assigned, and no loop header left open that could bring a value
+        if self._sites.get(var) is self.fn.entry and self._all_sealed_above(block):
+            return self.resolve(self._defs[var][self.fn.entry])  # assigned only in the entry, which dominates all
         val = self._probe(var, block)
         if val is not None:
             return val
@@ -104,6 +116,26 @@ class Builder:
         val = self._lookup(var, block, created)
         self._complete(var, created)
         return self.resolve(val)
+
+    def _all_sealed_above(self, block: Block) -> bool:
+        """Are `block` and all the blocks that lead to it sealed?  Memoised when true (a sealed
+        block gets no new predecessors), so each block is walked through about once."""
+        closed = self._closed
+        if block in closed:
+            return True
+        stack, seen = [block], {block}
+        order = []
+        while stack:
+            b = stack.pop()
+            if b not in self._sealed:
+                return False
+            order.append(b)
+            for p in b.preds:
+                if p not in closed and p not in seen:
+                    seen.add(p)
+                    stack.append(p)
+        closed.update(order)
+        return True
 
     def _probe(self, var: str, block: Block) -> Optional[Value]:
         """var's value in `block` when every path into it brings the same one: found by walking the
@@ -178,7 +210,7 @@ class Builder:
             val = phi
             break
         for b in walked:
-            self.write(var, val, b)
+            defs[b] = val
         return val
 
     def _complete(self, var: str, created: list) -> None:

@@ -58,7 +58,8 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
         for i, s in enumerate(b.stmts):
             if s.callee() is anchor:
                 anchors[s.args[0].value] = (b, i)  # type: ignore[union-attr]
-    live_globals = {k: r for k, r in rt.global_refs.items() if _used(rev, r)}
+    used = _operand_ids(rev)  # one pass, not one per reference (issue 11: linear in the function's size)
+    live_globals = {k: r for k, r in rt.global_refs.items() if id(r) in used}
 
     tape_values: list[Value] = []  # forward values, in tape order
     tape_refs: list[Call] = []  # the pullback placeholders they become
@@ -193,6 +194,18 @@ def _block_of(key: Any) -> Block:
 
 def _tape_item() -> Any:  # placeholder of a top-block record, replaced by a getitem of the tape
     raise AssertionError
+
+
+def _operand_ids(fn: Function) -> set[int]:
+    """The ids of every value some statement, phi or terminator of fn reads (what `_used` tests, for all at once)."""
+    out: set[int] = set()
+    for b in fn.blocks:
+        for s in b.stmts:
+            out.update(map(id, s.operands()))
+        for phi in b.phis:
+            out.update(map(id, phi.operands()))
+        out.update(map(id, b.term.operands()))  # type: ignore[union-attr]
+    return out
 
 
 def _used(fn: Function, ref: Call) -> bool:
