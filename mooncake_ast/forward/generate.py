@@ -12,6 +12,7 @@ against the function's module after loading, and again on every call (`stale`).
 from __future__ import annotations
 
 import builtins
+import contextlib
 import dataclasses
 import hashlib
 import inspect
@@ -19,9 +20,10 @@ import linecache
 import os
 import re
 import sys
+import threading
 import types
 import warnings
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from .. import cache
 from ..rules import registry
@@ -252,6 +254,44 @@ def bind_to(raw: types.FunctionType, fn: types.FunctionType) -> types.FunctionTy
 
 # ---------------------------------------------------------------- generation
 
+PROGRESS_AFTER_S = 1.0  # a derivation running longer than this says so on stderr
+DEEP_STACK = 20000  # recursion limit while generating (long elif chains, deep expressions)
+_STACK_LOCK = threading.Lock()
+_STACK_USERS = [0, 0]  # derivations in progress, the limit before the first of them
+
+
+@contextlib.contextmanager
+def deriving(fn: types.FunctionType, mode: str) -> Iterator[None]:
+    """Around the generation of one derivative module.
+
+    * Says on stderr, once, which function is being derived if that takes more than
+      `PROGRESS_AFTER_S` (a long function takes seconds: progress, not silence).
+    * Raises the recursion limit while generating: the parser and the transforms walk nested
+      syntax recursively, and valid Python (a 1000-branch elif chain) nests that deep.
+      Restored when the last derivation in progress ends.
+    """
+    code = getattr(fn, "__code__", None)
+    where = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code is not None else "?"
+    timer = threading.Timer(PROGRESS_AFTER_S, lambda: print(
+        f"mooncake_ast: deriving {fn.__module__}.{fn.__qualname__} ({where}), {mode.split(':')[0]} mode ...",
+        file=sys.stderr, flush=True))
+    timer.daemon = True
+    with _STACK_LOCK:
+        if _STACK_USERS[0] == 0:
+            _STACK_USERS[1] = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_STACK_USERS[1], DEEP_STACK))
+        _STACK_USERS[0] += 1
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with _STACK_LOCK:
+            _STACK_USERS[0] -= 1
+            if _STACK_USERS[0] == 0:
+                sys.setrecursionlimit(_STACK_USERS[1])
+
+
 
 def forward_source_text(fn: types.FunctionType, kinds: Optional[dict] = None) -> tuple[str, bool, dict]:
     """The module text of fn's forward derivative, whether it takes (fn, dfn), and the bindings it assumed."""
@@ -285,7 +325,8 @@ def generate_forward(fn: types.FunctionType, kinds: Optional[dict] = None) -> Ge
     key = derivative_key(fn, mode)
 
     def build() -> tuple[str, dict]:
-        text, takes_self, bindings = forward_source_text(fn, kinds)
+        with deriving(fn, mode):
+            text, takes_self, bindings = forward_source_text(fn, kinds)
         return text, {"takes_self": takes_self, "bindings": binding_descriptions(bindings)}
 
     module, meta = cache.load_module(key, cache.entry_stem(fn.__module__, fn.__qualname__, "forward"), build,

@@ -327,22 +327,30 @@ class Lowering(ExpressionLowering):
 
     # ------------------------------------------------------------ control flow
     def stmt_If(self, s: cst.If) -> None:
-        cond = self.expr(s.test)
-        then, orelse, join = self.b.new_block(), self.b.new_block(), self.b.new_block()
-        self.b.branch(cond, then, orelse)
-        self.b.seal(then)
-        self.b.position_at(then)
-        self.body(s.body)
-        self.b.goto(join)
-        self.b.seal(orelse)
-        self.b.position_at(orelse)
-        if isinstance(s.orelse, cst.If):
-            self.b.loc = self.loc_of(s.orelse)
-            self.stmt_If(s.orelse)
-        elif isinstance(s.orelse, cst.Else):
-            self.body(s.orelse.body)
-        self.b.goto(join)
-        self._resume_at(join)
+        # An elif chain is walked in a loop (each elif an If nested in the previous one's else),
+        # so a chain of any length costs no Python stack; the joins close innermost first.
+        joins = []
+        node: cst.If = s
+        while True:
+            cond = self.expr(node.test)
+            then, orelse, join = self.b.new_block(), self.b.new_block(), self.b.new_block()
+            joins.append(join)
+            self.b.branch(cond, then, orelse)
+            self.b.seal(then)
+            self.b.position_at(then)
+            self.body(node.body)
+            self.b.goto(join)
+            self.b.seal(orelse)
+            self.b.position_at(orelse)
+            if not isinstance(node.orelse, cst.If):
+                break
+            self.b.loc = self.loc_of(node.orelse)
+            node = node.orelse
+        if isinstance(node.orelse, cst.Else):
+            self.body(node.orelse.body)
+        for join in reversed(joins):
+            self.b.goto(join)
+            self._resume_at(join)
 
     def stmt_While(self, s: cst.While) -> None:
         if _makes_blocks(s.test):
