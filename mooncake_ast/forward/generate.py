@@ -57,51 +57,105 @@ def _stable_name(obj: Any) -> str:
 
 
 def rules_fingerprint() -> str:
-    """A digest of every registered rule (built-in and user): name, modes, template fingerprints."""
-    rules = registry.all_rules()
+    """A digest of the rule tables as far as the library's own files do not already say it.
+
+    The built-in tables are a function of the library's code (in `library_fingerprint`), of
+    NumPy's version (some rules exist only in some versions) and of Python's (in the key).  What
+    the user registered or changed (`mc.frule`, `mc.rrule`, `zero_derivative`, a direct `defjvp`)
+    is described rule by rule: name, modes and template fingerprints.  So a process pays for
+    this in proportion to its own rules, not to the library's 400-odd."""
+    changed = registry.changed_rules()
+    rules = [(k, registry.lookup_exact(k)) for k in changed]
     sig = (registry.registry_version(), tuple(
-        (id(k), r.fingerprint, r.zero, r.mutates, id(r.jvp), id(r.vjp), id(r.user_frule), id(r.user_rrule))
-        for k, r in rules.items()))
+        (id(k), id(r.fingerprint_of), r.zero, r.mutates, id(r.jvp), id(r.vjp), id(r.user_frule), id(r.user_rrule))
+        for k, r in rules if r is not None))
     if _RULES_MEMO[0] == sig:
         return _RULES_MEMO[1]
-    from ..rules.catalog import entry_name
+    import numpy
 
-    rows = []
-    for key, r in rules.items():
-        try:
-            name = entry_name(key)
-        except Exception:  # a key our names do not cover: its type is still stable
-            name = type(key).__qualname__
-        modes = "".join("1" if x else "0" for x in (r.jvp, r.vjp, r.user_frule, r.user_rrule))
-        rows.append(f"{_ADDRESS.sub('', name)}:{r.fingerprint}:{r.zero}:{r.mutates}:{modes}")
+    rows = [f"numpy {numpy.__version__}"]
+    if rules:
+        from ..rules.catalog import entry_name
+
+        for key, r in rules:
+            if r is None:
+                continue
+            try:
+                name = entry_name(key)
+            except Exception:  # a key our names do not cover: its type is still stable
+                name = type(key).__qualname__
+            modes = "".join("1" if x else "0" for x in (r.jvp, r.vjp, r.user_frule, r.user_rrule))
+            rows.append(f"{_ADDRESS.sub('', name)}:{r.fingerprint}:{r.zero}:{r.mutates}:{modes}")
     h = hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()
     _RULES_MEMO[:] = [sig, h]
     return h
 
 
 _LIBRARY: list = []
+_LIBRARY_TEXT = re.compile(r"[0-9A-Za-z.+-]+:[0-9a-f]{64}")
 
 
 def library_fingerprint() -> str:
-    """The library's version and a digest of its code (an edited checkout is a new library)."""
+    """The library's version and a digest of its code (an edited checkout is a new library).
+
+    Hashing every file in every process would cost more than a warm gradient, so the digest is
+    computed once per state of the files and kept in the cache directory under the files' sizes,
+    modification times and inode numbers (one `stat` each per process): an edited file changes
+    them, so the digest is recomputed from the contents."""
     if not _LIBRARY:
         from .. import __version__
 
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        h = hashlib.sha256(__version__.encode())
+        files = []
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__pycache__")))
-            for f in sorted(filenames):
-                if f.endswith(".py"):
-                    path = os.path.join(dirpath, f)
-                    try:
-                        with open(path, "rb") as fh:
-                            data = fh.read()
-                    except OSError:
-                        data = b""
-                    h.update(os.path.relpath(path, root).encode() + b"\0" + hashlib.sha256(data).digest())
-        _LIBRARY.append(f"{__version__}:{h.hexdigest()}")
+            files += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".py")]
+        stats = hashlib.sha256(f"{__version__}\0{root}".encode())
+        for path in files:
+            try:
+                st = os.stat(path)
+                stats.update(f"{os.path.relpath(path, root)}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}\n".encode())
+            except OSError:
+                stats.update(f"{path}:?\n".encode())
+        name = f"library-{stats.hexdigest()[:32]}.fingerprint"
+        found = _stored_fingerprint(name)
+        if found is None:
+            h = hashlib.sha256(__version__.encode())
+            for path in files:
+                try:
+                    with open(path, "rb") as fh:
+                        data = fh.read()
+                except OSError:
+                    data = b""
+                h.update(os.path.relpath(path, root).encode() + b"\0" + hashlib.sha256(data).digest())
+            found = f"{__version__}:{h.hexdigest()}"
+            _store_fingerprint(name, found)
+        _LIBRARY.append(found)
     return _LIBRARY[0]
+
+
+def _stored_fingerprint(name: str) -> Optional[str]:
+    d = cache.open_dir(create=False, quiet=True)
+    if d is None:
+        return None
+    try:
+        status, value = cache._read_entry(d, name)
+    finally:
+        d.close()
+    if status != "ok":
+        return None
+    text = value[0].strip()  # type: ignore[index]
+    return text if _LIBRARY_TEXT.fullmatch(text) else None
+
+
+def _store_fingerprint(name: str, text: str) -> None:
+    d = cache.open_dir(create=True, quiet=True)
+    if d is None:
+        return
+    try:
+        cache._publish(d, name, text + "\n")
+    finally:
+        d.close()
 
 
 _NAMES: dict = {}
