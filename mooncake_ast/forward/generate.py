@@ -18,7 +18,6 @@ import hashlib
 import inspect
 import linecache
 import os
-import re
 import sys
 import threading
 import types
@@ -45,7 +44,6 @@ class Generated:
 # ---------------------------------------------------------------- the key
 
 
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _RULES_MEMO: list = [None, ""]
 
 
@@ -53,7 +51,7 @@ def _stable_name(obj: Any) -> str:
     """A name for `obj` that is the same in every process (no memory addresses)."""
     from ..errors import qualified_name
 
-    return _ADDRESS.sub("", qualified_name(obj))
+    return registry.strip_addresses(qualified_name(obj))
 
 
 def rules_fingerprint() -> str:
@@ -85,77 +83,41 @@ def rules_fingerprint() -> str:
             except Exception:  # a key our names do not cover: its type is still stable
                 name = type(key).__qualname__
             modes = "".join("1" if x else "0" for x in (r.jvp, r.vjp, r.user_frule, r.user_rrule))
-            rows.append(f"{_ADDRESS.sub('', name)}:{r.fingerprint}:{r.zero}:{r.mutates}:{modes}")
+            rows.append(f"{registry.strip_addresses(name)}:{r.fingerprint}:{r.zero}:{r.mutates}:{modes}")
     h = hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()
     _RULES_MEMO[:] = [sig, h]
     return h
 
 
 _LIBRARY: list = []
-_LIBRARY_TEXT = re.compile(r"[0-9A-Za-z.+-]+:[0-9a-f]{64}")
 
 
 def library_fingerprint() -> str:
-    """The library's version and a digest of its code (an edited checkout is a new library).
+    """The library's version and the state of its files (an edited checkout is a new library).
 
-    Hashing every file in every process would cost more than a warm gradient, so the digest is
-    computed once per state of the files and kept in the cache directory under the files' sizes,
-    modification times and inode numbers (one `stat` each per process): an edited file changes
-    them, so the digest is recomputed from the contents."""
+    Hashing every file's contents in every process would cost more than a warm gradient, so the
+    state is each file's path, size, modification time (ns) and inode: one `stat` per file, once
+    per process.  Editing, replacing or adding a file changes it; reinstalling identical files
+    changes it too (the cache then regenerates once, never reuses a stale module).
+    """
     if not _LIBRARY:
         from .. import __version__
 
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        files = []
+        h = hashlib.sha256(f"{__version__}\0{root}\0".encode())
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__pycache__")))
-            files += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".py")]
-        stats = hashlib.sha256(f"{__version__}\0{root}".encode())
-        for path in files:
-            try:
-                st = os.stat(path)
-                stats.update(f"{os.path.relpath(path, root)}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}\n".encode())
-            except OSError:
-                stats.update(f"{path}:?\n".encode())
-        name = f"library-{stats.hexdigest()[:32]}.fingerprint"
-        found = _stored_fingerprint(name)
-        if found is None:
-            h = hashlib.sha256(__version__.encode())
-            for path in files:
-                try:
-                    with open(path, "rb") as fh:
-                        data = fh.read()
-                except OSError:
-                    data = b""
-                h.update(os.path.relpath(path, root).encode() + b"\0" + hashlib.sha256(data).digest())
-            found = f"{__version__}:{h.hexdigest()}"
-            _store_fingerprint(name, found)
-        _LIBRARY.append(found)
+            for f in sorted(filenames):
+                if f.endswith(".py"):
+                    path = os.path.join(dirpath, f)
+                    try:
+                        st = os.stat(path)
+                        state = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+                    except OSError:
+                        state = "?"
+                    h.update(f"{os.path.relpath(path, root)}:{state}\n".encode())
+        _LIBRARY.append(f"{__version__}:{h.hexdigest()}")
     return _LIBRARY[0]
-
-
-def _stored_fingerprint(name: str) -> Optional[str]:
-    d = cache.open_dir(create=False, quiet=True)
-    if d is None:
-        return None
-    try:
-        status, value = cache._read_entry(d, name)
-    finally:
-        d.close()
-    if status != "ok":
-        return None
-    text = value[0].strip()  # type: ignore[index]
-    return text if _LIBRARY_TEXT.fullmatch(text) else None
-
-
-def _store_fingerprint(name: str, text: str) -> None:
-    d = cache.open_dir(create=True, quiet=True)
-    if d is None:
-        return
-    try:
-        cache._publish(d, name, text + "\n")
-    finally:
-        d.close()
 
 
 _NAMES: dict = {}
@@ -244,25 +206,56 @@ def environment(fn: types.FunctionType) -> list[str]:
     return out
 
 
+def _last_line(code: types.CodeType) -> int:
+    """The last source line any instruction of `code` (or of code nested in it) spans."""
+    last = code.co_firstlineno
+    for _, end, _, _ in code.co_positions():
+        if end is not None and end > last:
+            last = end
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            last = max(last, _last_line(c))
+    return last
+
+
 def source_digest(fn: types.FunctionType) -> str:
-    """A digest of the text the generated module is made from, without parsing it."""
+    """A digest of the text the generated module is made from, without parsing it.
+
+    The text is the file's lines from the code's first line (its first decorator) to the last
+    line any of its instructions spans: all of the definition that can change what it does.
+    Read through linecache (checked against the file's size and time first, as `inspect` does),
+    not `inspect.getsourcelines`, whose module search and tokenizer cost more than a warm
+    gradient.
+    """
     code = getattr(fn, "__code__", None)  # the function's own code: never the one __wrapped__ names
-    try:
-        if code is None:
-            raise TypeError("not a Python function")
-        lines, first = inspect.getsourcelines(code)
-    except (OSError, TypeError):
+    if not isinstance(code, types.CodeType):
         from ..frontend.source import function_source
 
         function_source(fn)  # raises the error that explains why there is no source
-        raise
-    h = hashlib.sha256("".join(lines).encode())
+        raise TypeError(f"{fn!r} is not a Python function")
+    file = code.co_filename
+    if not (file.startswith("<") and file.endswith(">")):
+        linecache.checkcache(file)
+    lines = linecache.getlines(file, fn.__globals__)
+    first, last = code.co_firstlineno, _last_line(code)
+    if not lines or last > len(lines):  # not the lines the code was compiled from: as inspect finds them
+        try:
+            text, first = inspect.getsourcelines(code)
+        except (OSError, TypeError):
+            from ..frontend.source import function_source
+
+            function_source(fn)  # raises the error that explains why there is no source
+            raise
+        lines, last = text, -1
+        h = hashlib.sha256("".join(text).encode())
+    else:
+        h = hashlib.sha256("".join(lines[first - 1:last]).encode())
     if code.co_name == "<lambda>":
         # A lambda may be found by parsing the whole file, and several may share a line: the
         # positions of its code (line and column of every instruction) say which one it is.
-        h.update("".join(linecache.getlines(code.co_filename, fn.__globals__)).encode())
+        h.update("".join(lines).encode())
         h.update(repr(tuple(code.co_positions())).encode())
-    h.update(f"\0{code.co_filename}\0{code.co_firstlineno}\0{first}".encode())
+    h.update(f"\0{file}\0{first}\0{last}".encode())
     return h.hexdigest()
 
 

@@ -31,7 +31,6 @@ import contextlib
 import dataclasses
 import hashlib
 import inspect
-import re
 import sys
 import types
 from typing import Any, Callable, Iterator, Optional
@@ -123,7 +122,16 @@ def _fingerprint(*parts: Any) -> Fingerprint:
     return Fingerprint(parts)
 
 
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+def strip_addresses(text: str) -> str:
+    """`text` without the memory addresses reprs show (" at 0x7f..."), which differ per process."""
+    i = text.find(" at 0x")
+    while i >= 0:
+        j = i + 6
+        while j < len(text) and text[j] in "0123456789abcdefABCDEF":
+            j += 1
+        text = text[:i] + text[j:]
+        i = text.find(" at 0x", i)
+    return text
 
 
 def _digest_into(h: Any, obj: Any, depth: int) -> None:
@@ -166,9 +174,9 @@ def _digest_into(h: Any, obj: Any, depth: int) -> None:
             _digest_into(h, k, depth + 1)
             _digest_into(h, v, depth + 1)
     elif callable(obj) or isinstance(obj, (type, types.ModuleType)):
-        h.update(_ADDRESS.sub("", qualified(obj)).encode())
+        h.update(strip_addresses(qualified(obj)).encode())
     else:
-        h.update(_ADDRESS.sub("", f"{type(obj).__qualname__}:{obj!r}"[:200]).encode())
+        h.update(strip_addresses(f"{type(obj).__qualname__}:{obj!r}")[:200].encode())
     h.update(b"\0")
 
 
