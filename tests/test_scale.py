@@ -57,11 +57,12 @@ def test_long_elif_chain_both_modes(tmp_path, n):
         want = exact_chain(x, n)
         assert mc.grad(m.f)(x) == pytest.approx(want, rel=1e-12)
         assert mc.jvp(m.f, (x,), (1.0,))[1] == pytest.approx(want, rel=1e-12)
-    check_derivatives(m.f, 2.2)
-    for mode in ("forward", "reverse"):
-        text = mc.source(m.f, mode)
-        deepest = max(len(line) - len(line.lstrip(" ")) for line in text.splitlines() if line.strip())
-        assert deepest <= 4 * 12, f"{mode}: {deepest // 4} levels of indentation"
+    if n == 100:
+        check_derivatives(m.f, 2.2)  # and against finite differences (the exact value is checked above)
+        for mode in ("forward", "reverse"):
+            text = mc.source(m.f, mode)
+            deepest = max(len(line) - len(line.lstrip(" ")) for line in text.splitlines() if line.strip())
+            assert deepest <= 4 * 6, f"{mode}: {deepest // 4} levels of indentation"
 
 
 def test_chain_printed_flat_keeps_statements_in_order(tmp_path):

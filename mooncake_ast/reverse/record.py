@@ -119,8 +119,9 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
                 inserts.setdefault(rev.entry, []).append((0, [load]))
 
     # ---------------------------------------------------------------- control decisions
+    used = _operand_ids(rev)  # nothing below changes the pullback's statements before they are inserted
     for (kind, item), sref in _all_stacks(rt):
-        if not _used(rev, sref):
+        if id(sref) not in used:
             continue
         stack = new_stack((kind, id(item) if not isinstance(item, tuple) else item), sref.hint or kind)
         tape_values.append(stack)
@@ -197,7 +198,7 @@ def _tape_item() -> Any:  # placeholder of a top-block record, replaced by a get
 
 
 def _operand_ids(fn: Function) -> set[int]:
-    """The ids of every value some statement, phi or terminator of fn reads (what `_used` tests, for all at once)."""
+    """The ids of every value some statement, phi or terminator of fn reads (is a reference used?)."""
     out: set[int] = set()
     for b in fn.blocks:
         for s in b.stmts:
@@ -206,19 +207,6 @@ def _operand_ids(fn: Function) -> set[int]:
             out.update(map(id, phi.operands()))
         out.update(map(id, b.term.operands()))  # type: ignore[union-attr]
     return out
-
-
-def _used(fn: Function, ref: Call) -> bool:
-    for b in fn.blocks:
-        for s in b.stmts:
-            if any(o is ref for o in s.operands()):
-                return True
-        for phi in b.phis:
-            if any(o is ref for o in phi.operands()):
-                return True
-        if any(o is ref for o in b.term.operands()):  # type: ignore[union-attr]
-            return True
-    return False
 
 
 def _all_stacks(rt: ReverseTransform):
