@@ -59,8 +59,8 @@ class Lowering(ExpressionLowering):
         self._temps = 0
         self._nested_seen: dict[tuple[str, int], int] = {}
         self.freevars = {v.name: v for v in self.ir.freevars}
-        self.nonlocals = _nonlocal_names(node)
-        self.locals = _local_names(node) - self.nonlocals
+        local_names, self.nonlocals = _scope_names(node)
+        self.locals = local_names - self.nonlocals
         self.cells: dict[str, Value] = {}
         self.captured = _captured_names(fn.__code__)
         self.cellnames = self.locals & self.captured
@@ -677,7 +677,11 @@ class _LocalNames(cst.CSTVisitor):
 
     def __init__(self) -> None:
         self.names: set[str] = set()
+        self.nonlocal_names: set[str] = set()  # declared `nonlocal` in this scope
         self.depth = 0
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.nonlocal_names.update(a.name.value for a in node.names)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         if self.depth:
@@ -727,34 +731,13 @@ class _LocalNames(cst.CSTVisitor):
                 self.names.add(a.asname.name.value if a.asname else a.name.value)  # type: ignore[union-attr]
 
 
-def _nonlocal_names(node: Union[cst.FunctionDef, cst.Lambda]) -> set[str]:
-    names: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
-            return n is node
-
-        def visit_Lambda(self, n: cst.Lambda) -> bool:
-            return n is node
-
-        def visit_Nonlocal(self, n: cst.Nonlocal) -> None:
-            names.update(a.name.value for a in n.names)
-
-    node.visit(V())
-    return names
-
-
-def _local_names(node: Union[cst.FunctionDef, cst.Lambda]) -> set[str]:
+def _scope_names(node: Union[cst.FunctionDef, cst.Lambda]) -> tuple[set[str], set[str]]:
+    """(names bound in the function's own scope, names it declares nonlocal): one walk of its tree."""
     v = _LocalNames()
-    if isinstance(node, cst.FunctionDef):
-        v.depth = 1
-        node.params.visit(v)
-        node.body.visit(v)
-    else:
-        v.depth = 1
-        node.params.visit(v)
-        node.body.visit(v)
-    return v.names
+    v.depth = 1
+    node.params.visit(v)
+    node.body.visit(v)
+    return v.names, v.nonlocal_names
 
 
 def _captured_names(code: types.CodeType) -> set[str]:
