@@ -64,7 +64,7 @@ def if_blocks_source(n: int) -> str:
     lines = ["import numpy as np", "", "", "def f(x):", "    y = x"]
     for i in range(n):
         c = round(0.1 * (i % 7) - 0.3, 2)
-        lines += [f"    if y > {c}:", f"        y = y * 0.9 + 0.1 * np.sin(x)", "    else:", f"        y = y + 0.05 * x * {i % 5 + 1}"]
+        lines += [f"    if y > {c}:", "        y = y * 0.9 + 0.1 * np.sin(x)", "    else:", f"        y = y + 0.05 * x * {i % 5 + 1}"]
     lines.append("    return y")
     return "\n".join(lines) + "\n"
 
@@ -78,15 +78,15 @@ def long_function_source(n_lines: int) -> str:
         if k == 0:
             lines.append(f"    a = a + 0.01 * np.sin(b + {i})")
         elif k == 1:
-            lines.append(f"    b = b * 0.99 + 0.001 * a * a")
+            lines.append("    b = b * 0.99 + 0.001 * a * a")
         elif k == 2:
-            lines += [f"    if a > b:", f"        a = a - 0.01 * b"]
+            lines += ["    if a > b:", "        a = a - 0.01 * b"]
         elif k == 3:
             lines.append(f"    c{i} = np.tanh(a) + np.cos(b)")
         elif k == 4:
             lines.append(f"    a = a + 0.001 * c{i - 1}")
         else:
-            lines.append(f"    b = b + 0.001 * np.exp(-a * a)")
+            lines.append("    b = b + 0.001 * np.exp(-a * a)")
         i += 1
     lines.append("    return a + b")
     return "\n".join(lines) + "\n"

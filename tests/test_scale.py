@@ -92,7 +92,7 @@ def test_chain_printed_flat_keeps_statements_in_order(tmp_path):
 def test_many_consecutive_ifs(tmp_path):
     lines = ["import numpy as np", "", "", "def f(x, y):", "    a = x", "    b = y", "    unused = x * 2"]
     for i in range(60):
-        lines += [f"    if a > {0.05 * (i % 9) - 0.2:.2f}:", f"        a = a * 0.97 + 0.05 * np.sin(b)",
+        lines += [f"    if a > {0.05 * (i % 9) - 0.2:.2f}:", "        a = a * 0.97 + 0.05 * np.sin(b)",
                   "    else:", f"        b = b + 0.03 * a * {i % 4 + 1}"]
         if i % 10 == 0:
             lines.append(f"    c{i} = a * b")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from ..ir.analysis import liveness, reverse_postorder, used_value
-from ..ir.nodes import Function, Param, Phi, Stmt, Value
+from ..ir.nodes import Function, Param, Phi, Value
 
 TANGENT_PREFIX = "d"
 ADJOINT_SUFFIX = "_bar"
