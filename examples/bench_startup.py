@@ -15,7 +15,7 @@ measured is exactly what a new process pays: imports, reading the cache, keys.  
 * derivation time against function size: 40/80/160 if-blocks, a 300-line function and
   if/elif chains of 100/200/500 branches (first reverse gradient, empty cache).
 
-Medians of a few runs; `--quick` runs fewer.
+Medians of a few runs; `--quick` runs fewer, `--no-sizes` skips the derivation-size rows.
 """
 from __future__ import annotations
 
@@ -217,9 +217,12 @@ def main() -> None:
     over_new, over_held = call_overhead()
     rows.append(("call overhead mc.grad(f)(x), cached", over_new))
     rows.append(("call overhead g(x), g = mc.grad(f) held", over_held))
-    sizes = [("40 if-blocks", if_blocks_source(40)), ("80 if-blocks", if_blocks_source(80)),
-             ("160 if-blocks", if_blocks_source(160)), ("300-line function", long_function_source(300))]
-    sizes += [(f"if/elif chain, {n} branches", elif_chain_source(n)) for n in (100, 200, 500)]
+    if "--no-sizes" in sys.argv:
+        sizes = []
+    else:
+        sizes = [("40 if-blocks", if_blocks_source(40)), ("80 if-blocks", if_blocks_source(80)),
+                 ("160 if-blocks", if_blocks_source(160)), ("300-line function", long_function_source(300))]
+        sizes += [(f"if/elif chain, {n} branches", elif_chain_source(n)) for n in (100, 200, 500)]
     for label, src in sizes:
         try:
             t: object = derivation_time(src)
