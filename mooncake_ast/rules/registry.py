@@ -32,6 +32,7 @@ import dataclasses
 import hashlib
 import inspect
 import sys
+import threading
 import types
 from typing import Any, Callable, Iterator, Optional
 
@@ -75,15 +76,19 @@ def end_builtin_phase() -> None:
     _BUILTIN_PHASE[0] = False
 
 
+_PHASE = threading.local()  # .builtin: this thread registers built-in tables (SciPy's, late)
+
+
 @contextlib.contextmanager
 def builtin_phase() -> Iterator[None]:
-    """Registrations that are built-in tables although made later (SciPy's, on first need)."""
-    old = _BUILTIN_PHASE[0]
-    _BUILTIN_PHASE[0] = True
+    """Registrations that are built-in tables although made later (SciPy's, on first need): in
+    this thread only, so a user's rule registered meanwhile in another is still tracked."""
+    old = getattr(_PHASE, "builtin", False)
+    _PHASE.builtin = True
     try:
         yield
     finally:
-        _BUILTIN_PHASE[0] = old
+        _PHASE.builtin = old
 
 
 def changed_rules() -> list[Any]:
@@ -184,7 +189,7 @@ def _entry(key: Any) -> Rule:
     rule = _RULES.get(key)
     if rule is None:
         rule = _RULES[key] = Rule(key)
-    if not _BUILTIN_PHASE[0]:
+    if not _BUILTIN_PHASE[0] and not getattr(_PHASE, "builtin", False):
         try:
             _CHANGED[key] = None
         except TypeError:  # pragma: no cover  (keys of the registry are hashable)
@@ -397,6 +402,7 @@ def defrule(fn: Any, frule: Callable, *, mutates: tuple = ()) -> None:
     r.fingerprint = _fingerprint(frule)
 
 
+_SCIPY_LOCK = threading.Lock()
 _SCIPY = [False]  # SciPy's rules registered (they are, on the first lookup after scipy.special is imported)
 
 
@@ -405,11 +411,15 @@ def _scipy_rules() -> bool:
     SciPy (0.5 s to import) is never imported by us, and its functions only exist once it is."""
     if _SCIPY[0] or "scipy.special" not in sys.modules:
         return False
-    _SCIPY[0] = True
-    from . import scipy_rules
+    if getattr(_PHASE, "builtin", False):
+        return False  # a lookup made while registering tables: not for SciPy's yet
+    with _SCIPY_LOCK:  # another thread looking up meanwhile waits for the whole table
+        if not _SCIPY[0]:
+            from . import scipy_rules
 
-    with builtin_phase():
-        scipy_rules.register()
+            with builtin_phase():
+                scipy_rules.register()
+            _SCIPY[0] = True
     return True
 
 
