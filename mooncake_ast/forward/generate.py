@@ -317,6 +317,8 @@ def deriving(fn: types.FunctionType, mode: str) -> Iterator[None]:
       syntax recursively, and valid Python (a 1000-branch elif chain) nests that deep.
       Restored when the last derivation in progress ends.
     """
+    from ..frontend import source  # noqa: F401  (libcst's import is not the derivation: before the clock)
+
     code = getattr(fn, "__code__", None)
     where = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code is not None else "?"
     timer = threading.Timer(PROGRESS_AFTER_S, lambda: print(
