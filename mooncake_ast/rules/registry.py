@@ -448,6 +448,14 @@ def lookup_exact(key: Any) -> Optional[Rule]:
 
 
 def all_rules() -> dict[Any, Rule]:
+    """Every registered rule.  After import this is the full table (rule listings, docs): SciPy's
+    rules included whenever SciPy is installed, so a listing does not depend on what the process
+    imported before.  (Derivations never call this: they look rules up one by one.)"""
+    if not _SCIPY[0] and not _BUILTIN_PHASE[0]:
+        try:
+            import scipy.special  # noqa: F401
+        except ImportError:  # SciPy is optional
+            pass
     _scipy_rules()
     return dict(_RULES)
 
