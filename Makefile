@@ -14,3 +14,4 @@ test: install
 
 bench: install
 	$(PYTHON) examples/bench.py
+	$(PYTHON) examples/bench_startup.py

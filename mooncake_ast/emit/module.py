@@ -150,13 +150,14 @@ def emit_function(
                                 reserved=frozenset(writer.reserved),
                                 inlinable=inlinable or keep_named)
     count = uses(fn)
+    loop_items = {b.loop.item for b in fn.blocks if b.loop is not None and b.loop.item is not None}
     named: set[Value] = set(params)
     for b in fn.blocks:
         for phi in b.phis:
             if phi not in emitter.skip:
                 named.add(phi)
         for s in b.stmts:
-            if s in emitter.skip and not _needed_by_loop(s, fn) and s not in emitter.loop_items:
+            if s in emitter.skip and s not in loop_items and s not in emitter.loop_items:
                 continue
             if (count.get(s, 0) > 0 or _user_named(s)) and not emitter._can_inline(s):
                 named.add(s)
@@ -177,13 +178,8 @@ def emit_function(
     lines = [f"def {name}({', '.join(signature)}):"]
     if docstring:
         lines.append(f'    """{docstring}"""')
-    lines += format_nodes(body)
+    level = "elif_level"  # counters of flat elif chains: level_<depth>, unlike any name in use
+    while any(n.startswith(level) for n in writer.reserved | emitter.reserved):
+        level = "_" + level
+    lines += format_nodes(body, level_name=level)
     return "\n".join(lines) + "\n"
-
-
-def _needed_by_loop(s: Stmt, fn: Function) -> bool:
-    for b in fn.blocks:
-        info = b.loop
-        if info is not None and s is info.item:
-            return True
-    return False

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from ..ir.analysis import liveness, reverse_postorder, used_value
-from ..ir.nodes import Function, Param, Phi, Stmt, Value
+from ..ir.nodes import Function, Param, Phi, Value
 
 TANGENT_PREFIX = "d"
 ADJOINT_SUFFIX = "_bar"
@@ -62,14 +62,15 @@ class _Groups:
 
 def interference(fn: Function, named: set[Value]) -> dict[Value, set[Value]]:
     """Which named values are live at the same time (live at the other's definition)."""
-    _, live_out = liveness(fn)
+    live_in, live_out = liveness(fn)
     conflicts: dict[Value, set[Value]] = {v: set() for v in named}
 
     def clash(a: Value, live: Iterable[Value]) -> None:
-        for b in live:
-            if b is not a and b in named:
-                conflicts[a].add(b)
-                conflicts[b].add(a)
+        others = named.intersection(live)
+        others.discard(a)
+        conflicts[a] |= others
+        for b in others:
+            conflicts[b].add(a)
 
     for b in fn.blocks:
         live = set(live_out[b])
@@ -92,7 +93,7 @@ def interference(fn: Function, named: set[Value]) -> dict[Value, set[Value]]:
             if phi in named:
                 clash(phi, live | set(b.phis))
     params = [p for p in fn.params if p in named]
-    entry_live = set(liveness(fn)[0][fn.entry]) if params else set()
+    entry_live = set(live_in[fn.entry]) if params else set()
     for p in params:
         clash(p, entry_live | set(params))
     return conflicts
@@ -119,9 +120,23 @@ def assign_names(
     for v in named:
         groups.find(v)
 
+    # Per group root: every value some member of the group conflicts with (merged on union, the
+    # smaller set into the larger), so a test of two groups costs the smaller group's size.
+    group_conf: dict[Value, set[Value]] = {v: set(conflicts[v]) for v in named}
+
     def group_conflicts(ra: Value, rb: Value) -> bool:
-        mb = set(groups.members[rb])
-        return any(conflicts[a] & mb for a in groups.members[ra])
+        if len(groups.members[ra]) > len(groups.members[rb]):
+            ra, rb = rb, ra
+        other = group_conf[rb]
+        return any(m in other for m in groups.members[ra])
+
+    def union(ra: Value, rb: Value) -> None:
+        a, b = group_conf.pop(ra), group_conf.pop(rb)
+        if len(a) < len(b):
+            a, b = b, a
+        a |= b
+        groups.union(ra, rb)
+        group_conf[groups.find(ra)] = a
 
     # Coalesce phis with their incoming values (and derivative phis likewise).
     for b in reverse_postorder(fn):
@@ -138,10 +153,9 @@ def assign_names(
                     if any(m in preferred for m in groups.members[ra]) and any(m in preferred for m in groups.members[rb]):
                         continue
                     if not group_conflicts(ra, rb):
-                        groups.union(ra, rb)
+                        union(ra, rb)
 
     names: dict[Value, str] = {}
-    used_by: dict[str, list[Value]] = {}  # name -> group roots using it
     taken_user = set(reserved)
 
     def base_of(root: Value) -> Optional[str]:
@@ -165,11 +179,19 @@ def assign_names(
                 return m.hint
         return None  # a temporary: t1, t2, ...
 
-    def can_use(name: str, root: Value) -> bool:
-        own = {preferred.get(m) for m in groups.members[root]} | {m.hint for m in groups.members[root] if m not in tangent_of and m not in adjoint_of}
-        if name in taken_user and name not in own:
+    def blocked_names(root: Value) -> set[str]:
+        """The names already given to groups that conflict with root's (groups are final here)."""
+        out = set(map(names.get, group_conf[root]))
+        out.discard(None)
+        return out  # type: ignore[return-value]
+
+    def can_use(name: str, root: Value, blocked: set[str]) -> bool:
+        if name in blocked:
             return False
-        return not any(group_conflicts(root, other) for other in used_by.get(name, []))
+        if name in taken_user:
+            own = {preferred.get(m) for m in groups.members[root]} | {m.hint for m in groups.members[root] if m not in tangent_of and m not in adjoint_of}
+            return name in own
+        return True
 
     # Primal values first (in program order), then derivatives, so derivative
     # names can follow their primal's name.
@@ -185,21 +207,21 @@ def assign_names(
             names[v] = names[root]
             continue
         base = base_of(root)
+        blocked = blocked_names(root)
         if base is None:
             i = 1
-            while not can_use(f"t{i}", root):
+            while not can_use(f"t{i}", root, blocked):
                 i += 1
             name = f"t{i}"
         else:
             name = base
             i = 2
-            while not can_use(name, root):
+            while not can_use(name, root, blocked):
                 name = f"{base}_{i}"
                 i += 1
         for m in groups.members[root]:
             names[m] = name
         names[root] = name
-        used_by.setdefault(name, []).append(root)
     return names
 
 

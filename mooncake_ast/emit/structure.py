@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional, Union
 
 from .. import ops
 from ..errors import ControlFlowError, block_loc
-from ..ir.analysis import dominators, uses
+from ..ir.analysis import reverse_postorder, uses
 from ..ir.builder import UNDEFINED
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Phi, Raise, Return, Stmt, Value
 from .render import ATOM, INPLACE_SYNTAX, CallRenderer, Expr, literal, slice_text
@@ -66,11 +66,13 @@ class StructuredEmitter:
         self.qualify = qualify
         self.comment = comment
         self.use_count = uses(fn)
-        dom = dominators(fn)
-        self.idom: dict[Block, Optional[Block]] = {}
-        for b, ds in dom.items():
-            strict = [d for d in ds if d is not b]
-            self.idom[b] = max(strict, key=lambda d: len(dom[d])) if strict else None
+        self.idom: dict[Block, Optional[Block]] = immediate_dominators(fn)
+        # Blocks by immediate dominator, in block order (what `_merge_child` looks through).
+        self._dom_children: dict[Block, list[Block]] = {}
+        for c in fn.blocks:
+            d = self.idom.get(c)
+            if d is not None:
+                self._dom_children.setdefault(d, []).append(c)
         self.skip: set[Stmt] = set()
         self.no_copy: set[Phi] = set()  # loop counters: Python's `for` updates them
         self.deferred: set[Stmt] = set()  # iterables printed in their `for` line
@@ -417,10 +419,7 @@ class StructuredEmitter:
 
     def _merge_child(self, b: Block, loops: list[_Frame]) -> Optional[Block]:
         special = {f.exit for f in loops} | {f.header for f in loops} | {f.latch for f in loops}
-        kids = [
-            c for c in self.fn.blocks
-            if self.idom.get(c) is b and len(c.preds) >= 2 and c not in special
-        ]
+        kids = [c for c in self._dom_children.get(b, ()) if len(c.preds) >= 2 and c not in special]
         if len(kids) > 1:
             raise EmitError(f"{b} has several merge points", block_loc(b))
         return kids[0] if kids else None
@@ -592,29 +591,120 @@ def _negate(cond: Expr) -> str:
     return f"not {text}" if prec > 4 else f"not ({text})"
 
 
-def format_nodes(nodes: list, indent: str = "    ", depth: int = 1) -> list[str]:
-    """Render a structured body to lines (with `elif` for else-if chains)."""
+def immediate_dominators(fn: Function) -> dict[Block, Optional[Block]]:
+    """Each reachable block's immediate dominator (None for the entry), by the iterative
+    two-finger method over reverse postorder: near-linear, where dominator sets grow with the
+    square of a long function's length."""
+    order = reverse_postorder(fn)
+    index = {b: i for i, b in enumerate(order)}
+    idom: dict[Block, Block] = {fn.entry: fn.entry}
+    changed = True
+    while changed:
+        changed = False
+        for b in order[1:]:
+            new: Optional[Block] = None
+            for p in b.preds:
+                if p not in idom:
+                    continue
+                if new is None:
+                    new = p
+                    continue
+                x, y = p, new
+                while x is not y:
+                    while index[x] > index[y]:
+                        x = idom[x]
+                    while index[y] > index[x]:
+                        y = idom[y]
+                new = x
+            if new is not None and idom.get(b) is not new:
+                idom[b] = new
+                changed = True
+    out: dict[Block, Optional[Block]] = {b: d for b, d in idom.items()}
+    out[fn.entry] = None
+    return out
+
+
+# An if whose else holds (besides statements) just one more if, and so on: the spine of an elif
+# chain.  Up to this many levels it prints nested (or as `elif`); beyond, flat (`_flat_spine`),
+# since Python refuses more than 100 levels of indentation.
+FLAT_SPINE = 16
+
+
+def _spine(n: "If") -> list:
+    """The chain of ifs each nested alone (among statements) in the previous one's else."""
+    chain = [n]
+    while True:
+        ifs = [k for k, x in enumerate(chain[-1].orelse) if not isinstance(x, str)]
+        if len(ifs) != 1 or not isinstance(chain[-1].orelse[ifs[0]], If):
+            return chain
+        chain.append(chain[-1].orelse[ifs[0]])
+
+
+def _flat_spine(chain: list, indent: str, depth: int, level_name: str) -> list[str]:
+    """Nested ifs printed one after another, same statements in the same order.
+
+    A counter (`level_name` + depth) says how many elses were entered: the test of the k-th if
+    runs when the counter is k (every test before it failed); what follows an inner if in an
+    else runs afterwards, innermost first, when the counter shows that else was entered.
+    """
+    pad, pad1 = indent * depth, indent * (depth + 1)
+    counter = f"{level_name}_{depth}"
+    lines = [f"{pad}{counter} = 0"]
+    tails = []
+    for k, node in enumerate(chain):
+        last = k == len(chain) - 1
+        head = pad if k == 0 else pad1
+        inner_depth = depth + 1 if k == 0 else depth + 2
+        if k > 0:
+            lines.append(f"{pad}if {counter} == {k}:")
+        lines.append(f"{head}if {node.cond}:")
+        lines += format_nodes(node.then or ["pass"], indent, inner_depth, level_name)
+        if last:
+            if node.orelse:
+                lines.append(f"{head}else:")
+                lines += format_nodes(node.orelse, indent, inner_depth, level_name)
+            break
+        split = next(i for i, x in enumerate(node.orelse) if isinstance(x, If))
+        before, after = node.orelse[:split], node.orelse[split + 1:]
+        lines.append(f"{head}else:")
+        lines += format_nodes(before, indent, inner_depth, level_name)
+        lines.append(f"{head}{indent}{counter} = {k + 1}")
+        tails.append((k + 1, after))
+    for k, after in reversed(tails):
+        if after:
+            lines.append(f"{pad}if {counter} >= {k}:")
+            lines += format_nodes(after, indent, depth + 1, level_name)
+    return lines
+
+
+def format_nodes(nodes: list, indent: str = "    ", depth: int = 1, level_name: str = "elif_level") -> list[str]:
+    """Render a structured body to lines (with `elif` for else-if chains, flat for long ones).
+
+    `level_name` is the base of the counters of flat chains (one per depth: a chain inside
+    another has its own); no name of the function may start with it."""
     lines: list[str] = []
     pad = indent * depth
     for n in nodes:
         if isinstance(n, str):
             lines.append(pad + n if n else "")
+        elif isinstance(n, If) and len(chain := _spine(n)) > FLAT_SPINE:
+            lines += _flat_spine(chain, indent, depth, level_name)
         elif isinstance(n, If):
             lines.append(f"{pad}if {n.cond}:")
-            lines += format_nodes(n.then or ["pass"], indent, depth + 1)
+            lines += format_nodes(n.then or ["pass"], indent, depth + 1, level_name)
             orelse = n.orelse
             while len(orelse) == 1 and isinstance(orelse[0], If):
                 inner = orelse[0]
                 lines.append(f"{pad}elif {inner.cond}:")
-                lines += format_nodes(inner.then or ["pass"], indent, depth + 1)
+                lines += format_nodes(inner.then or ["pass"], indent, depth + 1, level_name)
                 orelse = inner.orelse
             if orelse:
                 lines.append(f"{pad}else:")
-                lines += format_nodes(orelse, indent, depth + 1)
+                lines += format_nodes(orelse, indent, depth + 1, level_name)
         elif isinstance(n, Loop):
             lines.append(f"{pad}{n.head}:")
-            lines += format_nodes(n.body, indent, depth + 1)
+            lines += format_nodes(n.body, indent, depth + 1, level_name)
             if n.orelse:
                 lines.append(f"{pad}else:")
-                lines += format_nodes(n.orelse, indent, depth + 1)
+                lines += format_nodes(n.orelse, indent, depth + 1, level_name)
     return lines

@@ -12,16 +12,17 @@ against the function's module after loading, and again on every call (`stale`).
 from __future__ import annotations
 
 import builtins
+import contextlib
 import dataclasses
 import hashlib
 import inspect
 import linecache
 import os
-import re
 import sys
+import threading
 import types
 import warnings
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from .. import cache, cache_evict
 from ..rules import registry
@@ -43,7 +44,6 @@ class Generated:
 # ---------------------------------------------------------------- the key
 
 
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _RULES_MEMO: list = [None, ""]
 
 
@@ -51,27 +51,39 @@ def _stable_name(obj: Any) -> str:
     """A name for `obj` that is the same in every process (no memory addresses)."""
     from ..errors import qualified_name
 
-    return _ADDRESS.sub("", qualified_name(obj))
+    return registry.strip_addresses(qualified_name(obj))
 
 
 def rules_fingerprint() -> str:
-    """A digest of every registered rule (built-in and user): name, modes, template fingerprints."""
-    rules = registry.all_rules()
+    """A digest of the rule tables as far as the library's own files do not already say it.
+
+    The built-in tables are a function of the library's code (in `library_fingerprint`), of
+    NumPy's version (some rules exist only in some versions) and of Python's (in the key).  What
+    the user registered or changed (`mc.frule`, `mc.rrule`, `zero_derivative`, a direct `defjvp`)
+    is described rule by rule: name, modes and template fingerprints.  So a process pays for
+    this in proportion to its own rules, not to the library's 400-odd."""
+    changed = registry.changed_rules()
+    rules = [(k, registry.lookup_exact(k)) for k in changed]
     sig = (registry.registry_version(), tuple(
-        (id(k), r.fingerprint, r.zero, r.mutates, id(r.jvp), id(r.vjp), id(r.user_frule), id(r.user_rrule))
-        for k, r in rules.items()))
+        (id(k), id(r.fingerprint_of), r.zero, r.mutates, id(r.jvp), id(r.vjp), id(r.user_frule), id(r.user_rrule))
+        for k, r in rules if r is not None))
     if _RULES_MEMO[0] == sig:
         return _RULES_MEMO[1]
-    from ..rules.catalog import entry_name
+    import numpy
 
-    rows = []
-    for key, r in rules.items():
-        try:
-            name = entry_name(key)
-        except Exception:  # a key our names do not cover: its type is still stable
-            name = type(key).__qualname__
-        modes = "".join("1" if x else "0" for x in (r.jvp, r.vjp, r.user_frule, r.user_rrule))
-        rows.append(f"{_ADDRESS.sub('', name)}:{r.fingerprint}:{r.zero}:{r.mutates}:{modes}")
+    rows = [f"numpy {numpy.__version__}"]
+    if rules:
+        from ..rules.catalog import entry_name
+
+        for key, r in rules:
+            if r is None:
+                continue
+            try:
+                name = entry_name(key)
+            except Exception:  # a key our names do not cover: its type is still stable
+                name = type(key).__qualname__
+            modes = "".join("1" if x else "0" for x in (r.jvp, r.vjp, r.user_frule, r.user_rrule))
+            rows.append(f"{registry.strip_addresses(name)}:{r.fingerprint}:{r.zero}:{r.mutates}:{modes}")
     h = hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()
     _RULES_MEMO[:] = [sig, h]
     return h
@@ -81,23 +93,29 @@ _LIBRARY: list = []
 
 
 def library_fingerprint() -> str:
-    """The library's version and a digest of its code (an edited checkout is a new library)."""
+    """The library's version and the state of its files (an edited checkout is a new library).
+
+    Hashing every file's contents in every process would cost more than a warm gradient, so the
+    state is each file's path, size, modification time (ns) and inode: one `stat` per file, once
+    per process.  Editing, replacing or adding a file changes it; reinstalling identical files
+    changes it too (the cache then regenerates once, never reuses a stale module).
+    """
     if not _LIBRARY:
         from .. import __version__
 
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        h = hashlib.sha256(__version__.encode())
+        h = hashlib.sha256(f"{__version__}\0{root}\0".encode())
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__pycache__")))
             for f in sorted(filenames):
                 if f.endswith(".py"):
                     path = os.path.join(dirpath, f)
                     try:
-                        with open(path, "rb") as fh:
-                            data = fh.read()
+                        st = os.stat(path)
+                        state = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
                     except OSError:
-                        data = b""
-                    h.update(os.path.relpath(path, root).encode() + b"\0" + hashlib.sha256(data).digest())
+                        state = "?"
+                    h.update(f"{os.path.relpath(path, root)}:{state}\n".encode())
         _LIBRARY.append(f"{__version__}:{h.hexdigest()}")
     return _LIBRARY[0]
 
@@ -188,25 +206,56 @@ def environment(fn: types.FunctionType) -> list[str]:
     return out
 
 
+def _last_line(code: types.CodeType) -> int:
+    """The last source line any instruction of `code` (or of code nested in it) spans."""
+    last = code.co_firstlineno
+    for _, end, _, _ in code.co_positions():
+        if end is not None and end > last:
+            last = end
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            last = max(last, _last_line(c))
+    return last
+
+
 def source_digest(fn: types.FunctionType) -> str:
-    """A digest of the text the generated module is made from, without parsing it."""
+    """A digest of the text the generated module is made from, without parsing it.
+
+    The text is the file's lines from the code's first line (its first decorator) to the last
+    line any of its instructions spans: all of the definition that can change what it does.
+    Read through linecache (checked against the file's size and time first, as `inspect` does),
+    not `inspect.getsourcelines`, whose module search and tokenizer cost more than a warm
+    gradient.
+    """
     code = getattr(fn, "__code__", None)  # the function's own code: never the one __wrapped__ names
-    try:
-        if code is None:
-            raise TypeError("not a Python function")
-        lines, first = inspect.getsourcelines(code)
-    except (OSError, TypeError):
+    if not isinstance(code, types.CodeType):
         from ..frontend.source import function_source
 
         function_source(fn)  # raises the error that explains why there is no source
-        raise
-    h = hashlib.sha256("".join(lines).encode())
+        raise TypeError(f"{fn!r} is not a Python function")
+    file = code.co_filename
+    if not (file.startswith("<") and file.endswith(">")):
+        linecache.checkcache(file)
+    lines = linecache.getlines(file, fn.__globals__)
+    first, last = code.co_firstlineno, _last_line(code)
+    if not lines or last > len(lines):  # not the lines the code was compiled from: as inspect finds them
+        try:
+            text, first = inspect.getsourcelines(code)
+        except (OSError, TypeError):
+            from ..frontend.source import function_source
+
+            function_source(fn)  # raises the error that explains why there is no source
+            raise
+        lines, last = text, -1
+        h = hashlib.sha256("".join(text).encode())
+    else:
+        h = hashlib.sha256("".join(lines[first - 1:last]).encode())
     if code.co_name == "<lambda>":
         # A lambda may be found by parsing the whole file, and several may share a line: the
         # positions of its code (line and column of every instruction) say which one it is.
-        h.update("".join(linecache.getlines(code.co_filename, fn.__globals__)).encode())
+        h.update("".join(lines).encode())
         h.update(repr(tuple(code.co_positions())).encode())
-    h.update(f"\0{code.co_filename}\0{code.co_firstlineno}\0{first}".encode())
+    h.update(f"\0{file}\0{first}\0{last}".encode())
     return h.hexdigest()
 
 
@@ -252,6 +301,46 @@ def bind_to(raw: types.FunctionType, fn: types.FunctionType) -> types.FunctionTy
 
 # ---------------------------------------------------------------- generation
 
+PROGRESS_AFTER_S = 1.0  # a derivation running longer than this says so on stderr
+DEEP_STACK = 20000  # recursion limit while generating (long elif chains, deep expressions)
+_STACK_LOCK = threading.Lock()
+_STACK_USERS = [0, 0]  # derivations in progress, the limit before the first of them
+
+
+@contextlib.contextmanager
+def deriving(fn: types.FunctionType, mode: str) -> Iterator[None]:
+    """Around the generation of one derivative module.
+
+    * Says on stderr, once, which function is being derived if that takes more than
+      `PROGRESS_AFTER_S` (a long function takes seconds: progress, not silence).
+    * Raises the recursion limit while generating: the parser and the transforms walk nested
+      syntax recursively, and valid Python (a 1000-branch elif chain) nests that deep.
+      Restored when the last derivation in progress ends.
+    """
+    from ..frontend import source  # noqa: F401  (libcst's import is not the derivation: before the clock)
+
+    code = getattr(fn, "__code__", None)
+    where = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code is not None else "?"
+    timer = threading.Timer(PROGRESS_AFTER_S, lambda: print(
+        f"mooncake_ast: deriving {fn.__module__}.{fn.__qualname__} ({where}), {mode.split(':')[0]} mode ...",
+        file=sys.stderr, flush=True))
+    timer.daemon = True
+    with _STACK_LOCK:
+        if _STACK_USERS[0] == 0:
+            _STACK_USERS[1] = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_STACK_USERS[1], DEEP_STACK))
+        _STACK_USERS[0] += 1
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with _STACK_LOCK:
+            _STACK_USERS[0] -= 1
+            if _STACK_USERS[0] == 0:
+                sys.setrecursionlimit(_STACK_USERS[1])
+
+
 
 def forward_source_text(fn: types.FunctionType, kinds: Optional[dict] = None) -> tuple[str, bool, dict]:
     """The module text of fn's forward derivative, whether it takes (fn, dfn), and the bindings it assumed."""
@@ -285,7 +374,8 @@ def generate_forward(fn: types.FunctionType, kinds: Optional[dict] = None) -> Ge
     key = derivative_key(fn, mode)
 
     def build() -> tuple[str, dict]:
-        text, takes_self, bindings = forward_source_text(fn, kinds)
+        with deriving(fn, mode):
+            text, takes_self, bindings = forward_source_text(fn, kinds)
         return text, {"takes_self": takes_self, "bindings": binding_descriptions(bindings),
                       **cache_evict.lineage(fn, source_digest(fn))}  # older versions are evicted
 

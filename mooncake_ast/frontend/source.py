@@ -68,9 +68,11 @@ def function_source(fn: object) -> FunctionSource:
     fn = _as_python_function(fn)
     code = fn.__code__
     file = code.co_filename
+    if not (file.startswith("<") and file.endswith(">")):
+        linecache.checkcache(file)  # an edited file is read again (as inspect does)
     file_lines = linecache.getlines(file, fn.__globals__)
     try:
-        lines, first = inspect.getsourcelines(code)
+        lines, first = _definition_lines(code, file_lines) or inspect.getsourcelines(code)
     except (OSError, TypeError) as e:
         hint = " (a function typed at a prompt, `python -c` or exec has none: define it in a .py file)" if file.startswith("<") else ""
         raise SourceUnavailableError(f"cannot get the source of {fn.__qualname__} ({file}): {e}{hint}") from None
@@ -88,6 +90,37 @@ def function_source(fn: object) -> FunctionSource:
     if found is None:
         raise SourceUnavailableError(f"cannot locate the definition of {fn.__qualname__} in {file}:{first}")
     return found
+
+
+def _definition_lines(code: types.CodeType, file_lines: list[str]) -> Optional[tuple[list[str], int]]:
+    """The lines of a def (decorators first), as `inspect.getsourcelines` finds them but without
+    its search through every module and its tokenizer (more than the rest of a first
+    derivation): from the code's first line through its last instruction, then on while lines
+    are blank or indented deeper than the def (a trailing `pass`).  None where the file's lines
+    cannot be those the code came from (a parse of the text that fails falls back to the file)."""
+    first = code.co_firstlineno
+    if code.co_name == "<lambda>" or not file_lines or first > len(file_lines):
+        return None
+    last = first
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        for _, end, _, _ in c.co_positions():
+            if end is not None and end > last:
+                last = end
+        stack += [k for k in c.co_consts if isinstance(k, types.CodeType)]
+    if last > len(file_lines):
+        return None
+    depth = _indent_of(file_lines[first - 1])
+    end = last
+    while end < len(file_lines):
+        line = file_lines[end]
+        if line.strip() and _indent_of(line) <= depth:
+            break
+        end += 1
+    while end > last and not file_lines[end - 1].strip():
+        end -= 1
+    return file_lines[first - 1:end], first
 
 
 def _indent_of(line: str) -> int:

@@ -59,8 +59,8 @@ class Lowering(ExpressionLowering):
         self._temps = 0
         self._nested_seen: dict[tuple[str, int], int] = {}
         self.freevars = {v.name: v for v in self.ir.freevars}
-        self.nonlocals = _nonlocal_names(node)
-        self.locals = _local_names(node) - self.nonlocals
+        local_names, self.nonlocals = _scope_names(node)
+        self.locals = local_names - self.nonlocals
         self.cells: dict[str, Value] = {}
         self.captured = _captured_names(fn.__code__)
         self.cellnames = self.locals & self.captured
@@ -327,22 +327,30 @@ class Lowering(ExpressionLowering):
 
     # ------------------------------------------------------------ control flow
     def stmt_If(self, s: cst.If) -> None:
-        cond = self.expr(s.test)
-        then, orelse, join = self.b.new_block(), self.b.new_block(), self.b.new_block()
-        self.b.branch(cond, then, orelse)
-        self.b.seal(then)
-        self.b.position_at(then)
-        self.body(s.body)
-        self.b.goto(join)
-        self.b.seal(orelse)
-        self.b.position_at(orelse)
-        if isinstance(s.orelse, cst.If):
-            self.b.loc = self.loc_of(s.orelse)
-            self.stmt_If(s.orelse)
-        elif isinstance(s.orelse, cst.Else):
-            self.body(s.orelse.body)
-        self.b.goto(join)
-        self._resume_at(join)
+        # An elif chain is walked in a loop (each elif an If nested in the previous one's else),
+        # so a chain of any length costs no Python stack; the joins close innermost first.
+        joins = []
+        node: cst.If = s
+        while True:
+            cond = self.expr(node.test)
+            then, orelse, join = self.b.new_block(), self.b.new_block(), self.b.new_block()
+            joins.append(join)
+            self.b.branch(cond, then, orelse)
+            self.b.seal(then)
+            self.b.position_at(then)
+            self.body(node.body)
+            self.b.goto(join)
+            self.b.seal(orelse)
+            self.b.position_at(orelse)
+            if not isinstance(node.orelse, cst.If):
+                break
+            self.b.loc = self.loc_of(node.orelse)
+            node = node.orelse
+        if isinstance(node.orelse, cst.Else):
+            self.body(node.orelse.body)
+        for join in reversed(joins):
+            self.b.goto(join)
+            self._resume_at(join)
 
     def stmt_While(self, s: cst.While) -> None:
         if _makes_blocks(s.test):
@@ -669,7 +677,11 @@ class _LocalNames(cst.CSTVisitor):
 
     def __init__(self) -> None:
         self.names: set[str] = set()
+        self.nonlocal_names: set[str] = set()  # declared `nonlocal` in this scope
         self.depth = 0
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.nonlocal_names.update(a.name.value for a in node.names)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         if self.depth:
@@ -719,34 +731,13 @@ class _LocalNames(cst.CSTVisitor):
                 self.names.add(a.asname.name.value if a.asname else a.name.value)  # type: ignore[union-attr]
 
 
-def _nonlocal_names(node: Union[cst.FunctionDef, cst.Lambda]) -> set[str]:
-    names: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
-            return n is node
-
-        def visit_Lambda(self, n: cst.Lambda) -> bool:
-            return n is node
-
-        def visit_Nonlocal(self, n: cst.Nonlocal) -> None:
-            names.update(a.name.value for a in n.names)
-
-    node.visit(V())
-    return names
-
-
-def _local_names(node: Union[cst.FunctionDef, cst.Lambda]) -> set[str]:
+def _scope_names(node: Union[cst.FunctionDef, cst.Lambda]) -> tuple[set[str], set[str]]:
+    """(names bound in the function's own scope, names it declares nonlocal): one walk of its tree."""
     v = _LocalNames()
-    if isinstance(node, cst.FunctionDef):
-        v.depth = 1
-        node.params.visit(v)
-        node.body.visit(v)
-    else:
-        v.depth = 1
-        node.params.visit(v)
-        node.body.visit(v)
-    return v.names
+    v.depth = 1
+    node.params.visit(v)
+    node.body.visit(v)
+    return v.names, v.nonlocal_names
 
 
 def _captured_names(code: types.CodeType) -> set[str]:

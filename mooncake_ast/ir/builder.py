@@ -30,6 +30,11 @@ class Builder:
         self._sealed: set[Block] = set()
         self._incomplete: dict[Block, dict[str, Phi]] = {}
         self._forward: dict[Value, Value] = {}  # removed trivial phis -> replacement
+        self._live_phis: set[Phi] = set()  # phis placed and not (yet) removed as trivial
+        self._users: dict[Phi, list[Phi]] = {}  # phi -> the phis that have it as an operand
+        self._written: set[str] = set()  # variables assigned somewhere (by `write`)
+        self._sites: dict[str, Optional[Block]] = {}  # variable -> the one block assigning it (None: several)
+        self._closed: set[Block] = set()  # blocks whose every ancestor is sealed (never changes once true)
         self.loc: Optional[Loc] = None
         # Variables each SSA value was bound to, for readable names.
         self.var_of: dict[Value, str] = {}
@@ -86,6 +91,11 @@ class Builder:
         block = block or self.block
         assert block is not None
         self._defs.setdefault(var, {})[block] = value
+        self._written.add(var)
+        if self._sites.get(var, block) is not block:
+            self._sites[var] = None
+        else:
+            self._sites[var] = block
         if isinstance(value, Stmt) and value not in self.var_of:
             self.var_of[value] = var
 
@@ -95,58 +105,183 @@ class Builder:
         v = self._defs.get(var, {}).get(block)
         if v is not None:
             return self.resolve(v)
-        return self._read_recursive(var, block)
+        if var not in self._written and self._all_sealed_above(block):
+            return UNDEFINED  # never assigned, and no loop header left open that could bring a value
+        if self._sites.get(var) is self.fn.entry and self._all_sealed_above(block):
+            return self.resolve(self._defs[var][self.fn.entry])  # assigned only in the entry, which dominates all
+        val = self._probe(var, block)
+        if val is not None:
+            return val
+        created: list[Phi] = []
+        val = self._lookup(var, block, created)
+        self._complete(var, created)
+        return self.resolve(val)
 
-    def _read_recursive(self, var: str, block: Block) -> Value:
-        if block not in self._sealed:
+    def _all_sealed_above(self, block: Block) -> bool:
+        """Are `block` and all the blocks that lead to it sealed?  Memoised when true (a sealed
+        block gets no new predecessors), so each block is walked through about once."""
+        closed = self._closed
+        if block in closed:
+            return True
+        stack, seen = [block], {block}
+        order = []
+        while stack:
+            b = stack.pop()
+            if b not in self._sealed:
+                return False
+            order.append(b)
+            for p in b.preds:
+                if p not in closed and p not in seen:
+                    seen.add(p)
+                    stack.append(p)
+        closed.update(order)
+        return True
+
+    def _probe(self, var: str, block: Block) -> Optional[Value]:
+        """var's value in `block` when every path into it brings the same one: found by walking the
+        (sealed) blocks back from `block` to the nearest definitions, without placing any phi.
+
+        This is the common case (an adjoint first read far from where it was set, a variable not
+        assigned in the branches since): Braun's algorithm would place a phi at every join on
+        the way and remove each as trivial, a cost per read that grows with the distance.  The
+        blocks walked remember the value.  None when the paths disagree or a block on the way is
+        not sealed yet (a loop header): then phis are placed as usual."""
+        defs = self._defs.setdefault(var, {})
+        region = [block]
+        seen = {block}
+        found: Optional[Value] = None
+        i = 0
+        while i < len(region):
+            b = region[i]
+            i += 1
+            if b not in self._sealed:
+                return None
+            if not b.preds:
+                v: Value = UNDEFINED
+                if found is None:
+                    found = v
+                elif found is not v:
+                    return None
+            for p in b.preds:
+                if p in seen:
+                    continue
+                d = defs.get(p)
+                if d is not None:
+                    d = self.resolve(d)
+                    if found is None:
+                        found = d
+                    elif found is not d:
+                        return None
+                    continue
+                seen.add(p)
+                region.append(p)
+        if found is None:  # only cycles without definitions: no path from the entry
+            found = UNDEFINED
+        for b in region:
+            defs[b] = found
+        return found
+
+    def _lookup(self, var: str, block: Block, created: list) -> Value:
+        """var's value in `block`, without recursion: a chain of single-predecessor blocks is walked
+        in a loop, and a phi placed at a join gets its operands later (`_complete`), so neither a
+        long elif chain nor a long run of ifs deepens the Python stack.  Every block walked through
+        remembers the value (later reads stop there: each block is visited once per variable)."""
+        defs = self._defs.setdefault(var, {})
+        walked = []
+        while True:
+            v = defs.get(block)
+            if v is not None:
+                val = v
+                break
+            walked.append(block)
+            if block not in self._sealed:
+                phi = self._new_phi(block, var)
+                self._incomplete.setdefault(block, {})[var] = phi
+                val = phi
+                break
+            if len(block.preds) == 1:
+                block = block.preds[0]
+                continue
+            if not block.preds:
+                val = UNDEFINED
+                break
             phi = self._new_phi(block, var)
-            self._incomplete.setdefault(block, {})[var] = phi
-            val: Value = phi
-        elif len(block.preds) == 1:
-            val = self.read(var, block.preds[0])
-        elif not block.preds:
-            val = UNDEFINED
-        else:
-            phi = self._new_phi(block, var)
-            self.write(var, phi, block)
-            val = self._add_phi_operands(var, phi)
-        self.write(var, val, block)
+            created.append(phi)
+            val = phi
+            break
+        for b in walked:
+            defs[b] = val
         return val
+
+    def _complete(self, var: str, created: list) -> None:
+        """Give the phis `_lookup` placed their operands (which may place more), then drop the trivial ones."""
+        i = 0
+        while i < len(created):
+            phi = created[i]
+            i += 1
+            for pred in phi.block.preds:  # type: ignore[union-attr]
+                v = self._defs[var].get(pred)
+                self._set_incoming(phi, pred, v if v is not None else self._lookup(var, pred, created))
+        for phi in reversed(created):
+            if phi.block is not None and phi in self._live_phis:
+                self._try_remove_trivial(phi)
 
     def _new_phi(self, block: Block, var: str) -> Phi:
         phi = Phi(hint=var)
         phi.block = block
         phi.loc = self.loc
         block.phis.append(phi)
+        self._live_phis.add(phi)
         self.var_of[phi] = var
         return phi
 
+    def _set_incoming(self, phi: Phi, pred: Block, value: Value) -> None:
+        value = self.resolve(value)
+        phi.incoming[pred] = value
+        if isinstance(value, Phi):
+            self._users.setdefault(value, []).append(phi)
+
     def _add_phi_operands(self, var: str, phi: Phi) -> Value:
+        created: list[Phi] = []
         for pred in phi.block.preds:  # type: ignore[union-attr]
-            phi.incoming[pred] = self.read(var, pred)
-        return self._try_remove_trivial(phi)
+            v = self._defs.get(var, {}).get(pred)
+            self._set_incoming(phi, pred, v if v is not None else self._lookup(var, pred, created))
+        self._complete(var, created)
+        return self._try_remove_trivial(phi) if phi in self._live_phis else self.resolve(phi)
 
     def _try_remove_trivial(self, phi: Phi) -> Value:
-        same: Optional[Value] = None
-        for op in phi.incoming.values():
-            op = self.resolve(op)
-            if op is same or op is phi:
+        """Replace a phi whose operands are all one value (or itself) by that value; the phis that
+        used it may become trivial in turn (a work list over the users index, no scan of the function)."""
+        work = [phi]
+        while work:
+            p = work.pop()
+            if p not in self._live_phis:
                 continue
-            if same is not None:
-                return phi
-            same = op
-        if same is None:
-            same = UNDEFINED
-        self._forward[phi] = same
-        phi.block.phis.remove(phi)  # type: ignore[union-attr]
-        # Phis that used this one may have become trivial too.
-        users = [u for b in self.fn.blocks for u in b.phis if any(v is phi for v in u.incoming.values())]
-        for u in users:
-            u.incoming = {p: (same if v is phi else v) for p, v in u.incoming.items()}
-        for u in users:
-            if u in u.block.phis:  # type: ignore[union-attr]
-                self._try_remove_trivial(u)
-        return same
+            same: Optional[Value] = None
+            trivial = True
+            for op in p.incoming.values():
+                op = self.resolve(op)
+                if op is same or op is p:
+                    continue
+                if same is not None:
+                    trivial = False
+                    break
+                same = op
+            if not trivial:
+                continue
+            if same is None:
+                same = UNDEFINED
+            self._forward[p] = same
+            self._live_phis.discard(p)
+            p.block.phis.remove(p)  # type: ignore[union-attr]
+            users = self._users.pop(p, [])
+            for u in users:
+                if u in self._live_phis:
+                    u.incoming = {b: (same if v is p else v) for b, v in u.incoming.items()}
+                    if isinstance(same, Phi):
+                        self._users.setdefault(same, []).append(u)
+                    work.append(u)
+        return self.resolve(phi)
 
     def resolve(self, v: Value) -> Value:
         while v in self._forward:

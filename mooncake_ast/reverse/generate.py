@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import cache, cache_evict
 from ..forward.generate import (bind_to, binding_descriptions, bindings_hold, current_bindings, derivative_key,
-                                source_digest)
+                                deriving, source_digest)
 from ..ir.nodes import Call, Return
 
 # Lowering, the transform and emission are imported when a module is generated (see forward/generate.py).
@@ -91,7 +91,8 @@ def generate_reverse(fn: types.FunctionType, kinds: dict[str, str]) -> Generated
     key = derivative_key(fn, "reverse:" + repr(sorted(kinds.items())))
 
     def build() -> tuple[str, dict]:
-        text, rt = reverse_source_text(fn, kinds)
+        with deriving(fn, "reverse"):  # progress on stderr past 1 s; deep syntax needs a deep stack
+            text, rt = reverse_source_text(fn, kinds)
         may_write = bool(rt.saves or rt.dispatched or any(
             s.callee() in (list.append, set.add) for b in rt.ir.blocks for s in b.stmts))
         return text, {"takes_self": rt.uses_self, "reads_closure": bool(rt.ir.freevars), "may_write": may_write,

@@ -59,7 +59,8 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
         for i, s in enumerate(b.stmts):
             if s.callee() is anchor:
                 anchors[s.args[0].value] = (b, i)  # type: ignore[union-attr]
-    live_globals = {k: r for k, r in rt.global_refs.items() if _used(rev, r)}
+    used = _operand_ids(rev)  # one pass, not one per reference (issue 11: linear in the function's size)
+    live_globals = {k: r for k, r in rt.global_refs.items() if id(r) in used}
 
     tape_values: list[Value] = []  # forward values, in tape order
     tape_refs: list[Call] = []  # the pullback placeholders they become
@@ -119,8 +120,9 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
                 inserts.setdefault(rev.entry, []).append((0, [load]))
 
     # ---------------------------------------------------------------- control decisions
+    used = _operand_ids(rev)  # nothing below changes the pullback's statements before they are inserted
     for (kind, item), sref in _all_stacks(rt):
-        if not _used(rev, sref):
+        if id(sref) not in used:
             continue
         stack = new_stack((kind, id(item) if not isinstance(item, tuple) else item), sref.hint or kind)
         tape_values.append(stack)
@@ -196,17 +198,16 @@ def _tape_item() -> Any:  # placeholder of a top-block record, replaced by a get
     raise AssertionError
 
 
-def _used(fn: Function, ref: Call) -> bool:
+def _operand_ids(fn: Function) -> set[int]:
+    """The ids of every value some statement, phi or terminator of fn reads (is a reference used?)."""
+    out: set[int] = set()
     for b in fn.blocks:
         for s in b.stmts:
-            if any(o is ref for o in s.operands()):
-                return True
+            out.update(map(id, s.operands()))
         for phi in b.phis:
-            if any(o is ref for o in phi.operands()):
-                return True
-        if any(o is ref for o in b.term.operands()):  # type: ignore[union-attr]
-            return True
-    return False
+            out.update(map(id, phi.operands()))
+        out.update(map(id, b.term.operands()))  # type: ignore[union-attr]
+    return out
 
 
 def _all_stacks(rt: ReverseTransform):

@@ -27,10 +27,14 @@ buffer's tangent, or restore the buffer and route its adjoint.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import inspect
-from typing import Any, Callable, Optional
+import sys
+import threading
+import types
+from typing import Any, Callable, Iterator, Optional
 
 from ..tangents import NoTangent, fresh, zero_tangent
 
@@ -46,30 +50,150 @@ class Rule:
     user_frule: Optional[Callable] = None
     user_rrule: Optional[Callable] = None
     vjp: Optional[Callable] = None
-    fingerprint: str = ""
+    fingerprint_of: Any = ""  # a str, or a Fingerprint computed when first asked for
     jvp_template: Optional[Template] = None  # jvp as written (jvp itself binds the call's arguments first)
+
+    @property
+    def fingerprint(self) -> str:
+        return str(self.fingerprint_of)
+
+    @fingerprint.setter
+    def fingerprint(self, value: Any) -> None:
+        self.fingerprint_of = value
 
 
 _RULES: dict[Any, Rule] = {}
 _VERSION = [0]  # bumped on every user registration; part of derived-rule cache keys
+# Rules registered or changed outside the built-in tables (user rules, mc.frule, defjvp called by
+# a user): those are what a cache key must describe one by one.  The built-in tables are
+# described by the library's own fingerprint (its files) and NumPy's version.
+_BUILTIN_PHASE = [True]
+_CHANGED: dict[Any, None] = {}
 
 
-def _fingerprint(*parts: Any) -> str:
-    h = hashlib.sha256()
-    for p in parts:
-        if callable(p):
-            try:
-                p = inspect.getsource(p)
-            except (OSError, TypeError):
-                p = getattr(p, "__qualname__", repr(p))
-        h.update(repr(p).encode())
-    return h.hexdigest()[:16]
+def end_builtin_phase() -> None:
+    """Called once the built-in tables are registered: later registrations are the user's."""
+    _BUILTIN_PHASE[0] = False
+
+
+_PHASE = threading.local()  # .builtin: this thread registers built-in tables (SciPy's, late)
+
+
+@contextlib.contextmanager
+def builtin_phase() -> Iterator[None]:
+    """Registrations that are built-in tables although made later (SciPy's, on first need): in
+    this thread only, so a user's rule registered meanwhile in another is still tracked."""
+    old = getattr(_PHASE, "builtin", False)
+    _PHASE.builtin = True
+    try:
+        yield
+    finally:
+        _PHASE.builtin = old
+
+
+def changed_rules() -> list[Any]:
+    """Keys of the rules registered or changed since the built-in tables."""
+    return list(_CHANGED)
+
+
+class Fingerprint:
+    """A rule's fingerprint, computed when first needed (registration at import stays cheap).
+
+    Digested from what the callables *do*, not their text: bytecode, constants, names, defaults
+    and closure contents (recursively for nested code and functions), so it is the same in every
+    process and changes when a template changes, without reading any source file."""
+
+    __slots__ = ("parts", "value")
+
+    def __init__(self, parts: tuple) -> None:
+        self.parts = parts
+        self.value: Optional[str] = None
+
+    def __str__(self) -> str:
+        if self.value is None:
+            h = hashlib.sha256()
+            for p in self.parts:
+                _digest_into(h, p, 0)
+                h.update(b"\1")
+            self.value = h.hexdigest()[:16]
+            self.parts = ()
+        return self.value
+
+    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
+    __repr__ = __str__
+
+
+def _fingerprint(*parts: Any) -> Fingerprint:
+    return Fingerprint(parts)
+
+
+def strip_addresses(text: str) -> str:
+    """`text` without the memory addresses reprs show (" at 0x7f..."), which differ per process."""
+    i = text.find(" at 0x")
+    while i >= 0:
+        j = i + 6
+        while j < len(text) and text[j] in "0123456789abcdefABCDEF":
+            j += 1
+        text = text[:i] + text[j:]
+        i = text.find(" at 0x", i)
+    return text
+
+
+def _digest_into(h: Any, obj: Any, depth: int) -> None:
+    """Feed a process-independent description of `obj` into the hash `h`."""
+    if depth > 6:
+        h.update(b"...")
+        return
+    code = getattr(obj, "__code__", None)
+    if isinstance(obj, types.CodeType):
+        code, obj = obj, None
+    if isinstance(code, types.CodeType):
+        h.update(code.co_code)
+        h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_argcount,
+                       code.co_kwonlyargcount, code.co_flags)).encode())
+        for c in code.co_consts:
+            _digest_into(h, c, depth + 1)
+        if obj is not None:
+            for d in (getattr(obj, "__defaults__", None) or ()):
+                _digest_into(h, d, depth + 1)
+            for k, d in sorted((getattr(obj, "__kwdefaults__", None) or {}).items()):
+                h.update(k.encode())
+                _digest_into(h, d, depth + 1)
+            for cell in (getattr(obj, "__closure__", None) or ()):
+                try:
+                    content = cell.cell_contents
+                except ValueError:  # an empty cell
+                    content = None
+                _digest_into(h, content, depth + 1)
+        return
+    if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes)):
+        h.update(repr(obj).encode())
+    elif isinstance(obj, (tuple, list)):
+        h.update(type(obj).__name__.encode())
+        for x in obj:
+            _digest_into(h, x, depth + 1)
+    elif isinstance(obj, (set, frozenset, dict)):  # in an order that is the same in every process
+        h.update(type(obj).__name__.encode())
+        items = obj.items() if isinstance(obj, dict) else ((x, None) for x in obj)
+        for k, v in sorted(items, key=lambda kv: repr(kv[0])):
+            _digest_into(h, k, depth + 1)
+            _digest_into(h, v, depth + 1)
+    elif callable(obj) or isinstance(obj, (type, types.ModuleType)):
+        h.update(strip_addresses(qualified(obj)).encode())
+    else:
+        h.update(strip_addresses(f"{type(obj).__qualname__}:{obj!r}")[:200].encode())
+    h.update(b"\0")
 
 
 def _entry(key: Any) -> Rule:
     rule = _RULES.get(key)
     if rule is None:
         rule = _RULES[key] = Rule(key)
+    if not _BUILTIN_PHASE[0] and not getattr(_PHASE, "builtin", False):
+        try:
+            _CHANGED[key] = None
+        except TypeError:  # pragma: no cover  (keys of the registry are hashable)
+            pass
     return rule
 
 
@@ -189,11 +313,14 @@ def _binding_vjp(fn: Any, template: Template) -> Template:
     if isinstance(fn, tuple):
         return template
 
-    names_of_template = _template_operand_names(template, 3)
+    names: list = []  # the template's operand names, read on first use (not at import)
 
     def vjp(t: Any, g: Any, y: Any, /, *args: Any, **kwargs: Any) -> Any:
         bound, rest = bind_positional(fn, args, kwargs)
         pos, named = split_adjoints(template(t, g, y, *bound, **rest))
+        if len(pos) > len(bound) and not names:
+            names.append(_template_operand_names(template, 3))
+        names_of_template = names[0] if names else []
         for i in range(len(bound), len(pos)):  # adjoints of parameters the caller passed by keyword (sum(xs, start=z))
             if i < len(names_of_template) and names_of_template[i] in rest and pos[i] is not None:
                 named.setdefault(names_of_template[i], pos[i])
@@ -275,6 +402,27 @@ def defrule(fn: Any, frule: Callable, *, mutates: tuple = ()) -> None:
     r.fingerprint = _fingerprint(frule)
 
 
+_SCIPY_LOCK = threading.Lock()
+_SCIPY = [False]  # SciPy's rules registered (they are, on the first lookup after scipy.special is imported)
+
+
+def _scipy_rules() -> bool:
+    """Register SciPy's rules if the user's code has imported scipy.special and they are not yet:
+    SciPy (0.5 s to import) is never imported by us, and its functions only exist once it is."""
+    if _SCIPY[0] or "scipy.special" not in sys.modules:
+        return False
+    if getattr(_PHASE, "builtin", False):
+        return False  # a lookup made while registering tables: not for SciPy's yet
+    with _SCIPY_LOCK:  # another thread looking up meanwhile waits for the whole table
+        if not _SCIPY[0]:
+            from . import scipy_rules
+
+            with builtin_phase():
+                scipy_rules.register()
+            _SCIPY[0] = True
+    return True
+
+
 def lookup(fn: Any) -> Optional[Rule]:
     try:
         rule = _RULES.get(fn)
@@ -282,6 +430,8 @@ def lookup(fn: Any) -> Optional[Rule]:
         return None
     if rule is not None:
         return rule
+    if not _SCIPY[0] and _scipy_rules():
+        return lookup(fn)
     owner = getattr(fn, "__self__", None)
     name = getattr(fn, "__name__", None)
     if owner is not None and name is not None and not isinstance(owner, type) and not inspect.ismodule(owner):
@@ -292,7 +442,21 @@ def lookup(fn: Any) -> Optional[Rule]:
     return None
 
 
+def lookup_exact(key: Any) -> Optional[Rule]:
+    """The rule registered under exactly `key` (no method resolution, no lazy registration)."""
+    return _RULES.get(key)
+
+
 def all_rules() -> dict[Any, Rule]:
+    """Every registered rule.  After import this is the full table (rule listings, docs): SciPy's
+    rules included whenever SciPy is installed, so a listing does not depend on what the process
+    imported before.  (Derivations never call this: they look rules up one by one.)"""
+    if not _SCIPY[0] and not _BUILTIN_PHASE[0]:
+        try:
+            import scipy.special  # noqa: F401
+        except ImportError:  # SciPy is optional
+            pass
+    _scipy_rules()
     return dict(_RULES)
 
 

@@ -1,7 +1,9 @@
-"""Rules of `scipy.special`, both modes; registered only when SciPy can be imported.
+"""Rules of `scipy.special`, both modes; registered once the user's code has imported it.
 
-SciPy is not a dependency of mooncake_ast: without it this module registers nothing (and
-`FUNCTIONS` still says what it would register, for docs/rules.md).  The derivative helpers are
+SciPy is not a dependency of mooncake_ast, and importing it costs about half a second: this
+module never imports it.  `registry.lookup` (and `all_rules`) call `register()` the first time
+they run after `scipy.special` appears in `sys.modules`; until then `REGISTERED` is empty
+(`FUNCTIONS` always says what would be registered, for docs/rules.md).  The derivative helpers are
 module-level functions, so generated code can call them as `_mc.<name>`.
 
 Conventions: `xlogy(x, y)`/`xlog1py(x, y)` take slope 0 in y where x == 0 (where the function is
@@ -18,10 +20,12 @@ from ..tangents import NoTangent
 from .numpy_common import _inexact
 from .registry import defjvp, defvjp
 
-try:
-    import scipy.special as sp
-except ImportError:  # SciPy is optional
-    sp = None
+
+def _special():
+    """scipy.special, imported when a helper first runs (by then the user's code has imported it)."""
+    import scipy.special
+
+    return scipy.special
 
 # (name in scipy.special, modes): what this module registers when SciPy is installed.
 FUNCTIONS = [
@@ -45,11 +49,11 @@ def logit_deriv(x):
 
 
 def log_expit_deriv(x):
-    return sp.expit(np.negative(x))
+    return _special().expit(np.negative(x))
 
 
 def softplus_deriv(x):
-    return sp.expit(x)
+    return _special().expit(x)
 
 
 def erf_deriv(x):
@@ -87,19 +91,19 @@ def log_ndtr_deriv(x, y):
 
 
 def gammaln_deriv(x):
-    return sp.digamma(x)
+    return _special().digamma(x)
 
 
 def gamma_deriv(x, y):
-    return y * sp.digamma(x)
+    return y * _special().digamma(x)
 
 
 def digamma_deriv(x):
-    return sp.polygamma(1, x)
+    return _special().polygamma(1, x)
 
 
 def polygamma_deriv(n, x):
-    return sp.polygamma(np.add(n, 1), x)
+    return _special().polygamma(np.add(n, 1), x)
 
 
 def entr_deriv(x):
@@ -111,14 +115,14 @@ def entr_deriv(x):
 
 
 def i0_deriv(x):
-    return sp.i1(x)
+    return _special().i1(x)
 
 
 def i1_deriv(x, y):
     """I1'(x) = I0(x) - I1(x) / x, and 1/2 at x == 0."""
     x = np.asarray(x, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(x == 0, 0.5, sp.i0(x) - y / np.where(x == 0, 1.0, x))
+        out = np.where(x == 0, 0.5, _special().i0(x) - y / np.where(x == 0, 1.0, x))
     return out[()] if out.ndim == 0 else out
 
 
@@ -144,11 +148,11 @@ def xlog1py_dy(x, y):
 
 
 def betaln_da(a, b):
-    return sp.digamma(a) - sp.digamma(np.add(a, b))
+    return _special().digamma(a) - _special().digamma(np.add(a, b))
 
 
 def beta_da(a, b, y):
-    return y * (sp.digamma(a) - sp.digamma(np.add(a, b)))
+    return y * (_special().digamma(a) - _special().digamma(np.add(a, b)))
 
 
 # ------------------------------------------------------------------ reductions over an axis
@@ -158,7 +162,7 @@ def _lse_check(b, return_sign):
 
 
 def _softmax_of(a, axis):
-    return sp.softmax(_inexact(a), axis=axis)
+    return _special().softmax(_inexact(a), axis=axis)
 
 
 def logsumexp_tangent(a, da, axis=None, b=None, keepdims=False, return_sign=False):
@@ -199,8 +203,11 @@ def log_softmax_adjoint(y, g, axis=None):
 
 
 # ------------------------------------------------------------------ registration
-def _register() -> None:
+def register() -> None:
+    """Register the rules of scipy.special (registry.lookup calls this once scipy.special is imported)."""
     from .numpy_rules import unary
+
+    sp = _special()
 
     def named(name, fn):
         REGISTERED[fn] = name
@@ -256,7 +263,3 @@ def _register() -> None:
     log_softmax = named("log_softmax", sp.log_softmax)
     defjvp(log_softmax, lambda t, y, x, axis=None: t.call(log_softmax_tangent, y, t.d(x), axis) if t.d(x) is not None else None)
     defvjp(log_softmax, lambda t, g, y, x, axis=None: (t.call(log_softmax_adjoint, y, g, axis),))
-
-
-if sp is not None:
-    _register()

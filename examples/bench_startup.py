@@ -1,0 +1,245 @@
+"""Start-up and derivation-speed benchmark (issue 11): how long until a first gradient.
+
+Run with `make bench` (after examples/bench.py) or `python examples/bench_startup.py`.
+A plain script that prints a table, not a timed test: the numbers are noisy on a shared
+machine and nothing asserts on them.
+
+Every "fresh process" row runs a new Python interpreter (`subprocess`), since what is
+measured is exactly what a new process pays: imports, reading the cache, keys.  Rows:
+
+* `import mooncake_ast` beyond `import numpy`, with SciPy installed and with SciPy hidden;
+* the first gradient of a new 15-line function (empty cache): libcst's import, then the
+  derivation itself;
+* the same gradient in a new process whose cache already holds it (warm cache);
+* the call overhead of `mc.grad(f)(x)` once derived, beyond calling `f(x)`;
+* derivation time against function size: 40/80/160 if-blocks, a 300-line function and
+  if/elif chains of 100/200/500 branches (first reverse gradient, empty cache).
+
+Medians of a few runs; `--quick` runs fewer, `--no-sizes` skips the derivation-size rows.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import timeit
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)  # this checkout's mooncake_ast, also for the in-process rows
+QUICK = "--quick" in sys.argv
+RUNS = 3 if QUICK else 7
+
+
+def fifteen_line_source() -> str:
+    """A new 15-line user function (a loop, a branch, NumPy calls)."""
+    return textwrap.dedent('''\
+        import numpy as np
+
+
+        def model(w):
+            x = np.linspace(0.0, 1.0, 8)
+            y = np.sin(3.0 * x)
+            pred = w[0] + w[1] * x + w[2] * x ** 2
+            err = pred - y
+            total = 0.0
+            for i in range(len(err)):
+                e = err[i]
+                if e > 0:
+                    total = total + e * e
+                else:
+                    total = total + 0.5 * e * e
+            reg = 0.01 * np.sum(w * w)
+            scale = np.exp(-0.1 * w[0])
+            out = total * scale + reg
+            return out
+        ''')
+
+
+def if_blocks_source(n: int) -> str:
+    """A function of `n` consecutive if/else blocks."""
+    lines = ["import numpy as np", "", "", "def f(x):", "    y = x"]
+    for i in range(n):
+        c = round(0.1 * (i % 7) - 0.3, 2)
+        lines += [f"    if y > {c}:", "        y = y * 0.9 + 0.1 * np.sin(x)", "    else:", f"        y = y + 0.05 * x * {i % 5 + 1}"]
+    lines.append("    return y")
+    return "\n".join(lines) + "\n"
+
+
+def long_function_source(n_lines: int) -> str:
+    """A straight-line-and-branches function of about `n_lines` lines."""
+    lines = ["import numpy as np", "", "", "def f(x):", "    a = x", "    b = 2.0 * x"]
+    i = 0
+    while len(lines) < n_lines + 4:
+        k = i % 6
+        if k == 0:
+            lines.append(f"    a = a + 0.01 * np.sin(b + {i})")
+        elif k == 1:
+            lines.append("    b = b * 0.99 + 0.001 * a * a")
+        elif k == 2:
+            lines += ["    if a > b:", "        a = a - 0.01 * b"]
+        elif k == 3:
+            lines.append(f"    c{i} = np.tanh(a) + np.cos(b)")
+        elif k == 4:
+            lines.append(f"    a = a + 0.001 * c{i - 1}")
+        else:
+            lines.append("    b = b + 0.001 * np.exp(-a * a)")
+        i += 1
+    lines.append("    return a + b")
+    return "\n".join(lines) + "\n"
+
+
+def elif_chain_source(n: int) -> str:
+    lines = ["def f(x):", "    k = int(x * 7) % " + str(n)]
+    for i in range(n):
+        lines += [f"    {'if' if i == 0 else 'elif'} k == {i}:", f"        y = x * {i + 1} + x * x"]
+    lines += ["    else:", "        y = x", "    return y"]
+    return "\n".join(lines) + "\n"
+
+
+def run(code: str, env: dict | None = None) -> dict:
+    """Run `code` in a new interpreter; it prints one JSON object as its last line."""
+    e = dict(os.environ)
+    e.pop("PYTHONDONTWRITEBYTECODE", None)  # as users run: modules' bytecode cached in __pycache__
+    e["PYTHONPATH"] = ROOT + os.pathsep + e.get("PYTHONPATH", "")
+    e.update(env or {})
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=e, timeout=300)
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr[-2000:])
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+HIDE_SCIPY = "import sys; sys.modules['scipy'] = None\n"
+
+
+def import_time(hide_scipy: bool, user_scipy: bool = False) -> float:
+    code = (HIDE_SCIPY if hide_scipy else "") + textwrap.dedent(f"""\
+        import json, time, numpy
+        {'import scipy.special' if user_scipy else ''}
+        t = time.perf_counter()
+        import mooncake_ast
+        print(json.dumps({{"t": time.perf_counter() - t}}))
+        """)
+    return statistics.median(run(code)["t"] for _ in range(RUNS))
+
+
+def gradient_in_new_process(workdir: str, cache: str) -> dict:
+    code = textwrap.dedent(f"""\
+        import json, sys, time
+        sys.path.insert(0, {workdir!r})
+        import numpy as np
+        t0 = time.perf_counter()
+        import mooncake_ast as mc
+        t1 = time.perf_counter()
+        import model
+        w = np.array([0.1, 0.2, 0.3])
+        t2 = time.perf_counter()
+        g = mc.grad(model.model)(w)
+        t3 = time.perf_counter()
+        print(json.dumps({{"import": t1 - t0, "grad": t3 - t2, "libcst": "libcst" in sys.modules}}))
+        """)
+    return run(code, {"MOONCAKE_AST_CACHE_DIR": cache})
+
+
+def libcst_import_time() -> float:
+    code = "import json, time, numpy\nt = time.perf_counter()\nimport libcst\nimport libcst.metadata\nprint(json.dumps({'t': time.perf_counter() - t}))"
+    return statistics.median(run(code)["t"] for _ in range(RUNS))
+
+
+def first_and_warm() -> tuple[float, float, float]:
+    work = tempfile.mkdtemp(prefix="mc_bench_")
+    try:
+        with open(os.path.join(work, "model.py"), "w") as fh:
+            fh.write(fifteen_line_source())
+        firsts, warms = [], []
+        for i in range(RUNS):
+            cache = os.path.join(work, f"cache{i}")
+            firsts.append(gradient_in_new_process(work, cache)["grad"])
+            warms.append(gradient_in_new_process(work, cache)["grad"])
+        return statistics.median(firsts), statistics.median(warms), libcst_import_time()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def call_overhead() -> tuple[float, float]:
+    import numpy as np
+
+    import mooncake_ast as mc
+
+    def f(x):
+        return x * x
+
+    x = 1.5
+    g = mc.grad(f)
+    g(x)
+    n = 20000
+    t_f = min(timeit.repeat(lambda: f(x), number=n, repeat=5)) / n
+    t_g = min(timeit.repeat(lambda: mc.grad(f)(x), number=n, repeat=5)) / n
+    t_h = min(timeit.repeat(lambda: g(x), number=n, repeat=5)) / n
+    del np
+    return t_g - t_f, t_h - t_f
+
+
+def derivation_time(source: str, arg: str = "0.3") -> float:
+    work = tempfile.mkdtemp(prefix="mc_bench_")
+    try:
+        with open(os.path.join(work, "big.py"), "w") as fh:
+            fh.write(source)
+        code = textwrap.dedent(f"""\
+            import json, sys, time
+            sys.path.insert(0, {work!r})
+            import mooncake_ast as mc
+            import libcst, libcst.metadata
+            import big
+            t = time.perf_counter()
+            mc.grad(big.f)({arg})
+            print(json.dumps({{"t": time.perf_counter() - t}}))
+            """)
+        return run(code, {"MOONCAKE_AST_CACHE_DIR": os.path.join(work, "cache")})["t"]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    run("import mooncake_ast, json; print(json.dumps({}))")  # write the bytecode caches first
+    rows = []
+    rows.append(("import mooncake_ast (SciPy installed, not imported by user)", import_time(False)))
+    rows.append(("import mooncake_ast (SciPy hidden)", import_time(True)))
+    rows.append(("import mooncake_ast (after user's import scipy.special)", import_time(False, user_scipy=True)))
+    first, warm, lib = first_and_warm()
+    rows.append(("import libcst (part of a first derivation)", lib))
+    rows.append(("first gradient, new 15-line function, empty cache", first))
+    rows.append(("  of which not libcst's import", first - lib))
+    rows.append(("same gradient, new process, warm cache", warm))
+    over_new, over_held = call_overhead()
+    rows.append(("call overhead mc.grad(f)(x), cached", over_new))
+    rows.append(("call overhead g(x), g = mc.grad(f) held", over_held))
+    if "--no-sizes" in sys.argv:
+        sizes = []
+    else:
+        sizes = [("40 if-blocks", if_blocks_source(40)), ("80 if-blocks", if_blocks_source(80)),
+                 ("160 if-blocks", if_blocks_source(160)), ("300-line function", long_function_source(300))]
+        sizes += [(f"if/elif chain, {n} branches", elif_chain_source(n)) for n in (100, 200, 500)]
+    for label, src in sizes:
+        try:
+            t: object = derivation_time(src)
+        except RuntimeError as e:
+            t = "error: " + str(e).strip().splitlines()[-1][:60]
+        rows.append((f"derivation (first reverse gradient): {label}", t))
+    width = max(len(r[0]) for r in rows)
+    print(f"| {'measurement'.ljust(width)} | time |")
+    print(f"|{'-' * (width + 2)}|------|")
+    for label, t in rows:
+        if isinstance(t, str):
+            print(f"| {label.ljust(width)} | {t} |")
+            continue
+        shown = f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.1f} ms" if t < 1 else f"{t:.2f} s"
+        print(f"| {label.ljust(width)} | {shown} |")
+
+
+if __name__ == "__main__":
+    main()
