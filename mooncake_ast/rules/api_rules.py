@@ -1,0 +1,397 @@
+"""Rules of the API entry points, so that derivatives nest (`grad(grad(f))`, `jvp(grad(f))`, ...).
+
+The entry points are not traced as code (their bodies manage tapes and contexts); they are
+primitives, and their rules apply a transformation to the *generated* code:
+
+* `jvp(f, primals, tangents)` (and the run-time dispatcher `fcall` that forward code calls) is,
+  under an outer transformation, a call of f's generated forward function `f__forward(*primals,
+  *tangents)`, which is ordinary Python: reverse mode differentiates it (reverse over forward) and
+  forward mode differentiates it again (forward over forward).
+* `grad(f)(*args)` is differentiated through the symmetry of second derivatives, never by
+  differentiating the tape-driven reverse code: the tangent of the gradient in direction `v` is
+  the gradient of the directional derivative, `d/dt grad f(a + t v) = grad_a (Df(a)[v])`, and the
+  adjoint of the gradient for a cotangent `w` is `grad_a (Df(a)[w])` as well.  So every nesting
+  becomes reverse mode over forward code, which composes to any order.
+
+Run-time helpers that generated forward code calls (`_mc.pow_deriv`, `_mc.storage_of`, ...) get
+rules here too.  What cannot be nested correctly raises a MooncakeError naming it.
+"""
+from __future__ import annotations
+
+import operator
+import types
+from typing import Any
+
+import numpy as np
+
+from ..errors import MooncakeError
+from ..tangents import MethodTangent, NoTangent, materialize
+from . import helpers as h
+from .registry import _entry, bump_version, defjvp, defvjp, defzero, lookup
+
+
+class NestingError(MooncakeError, NotImplementedError):
+    """A derivative of a derivative that mooncake_ast cannot compute correctly (named in the message)."""
+
+
+def _name(f: Any) -> str:
+    return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__
+
+
+def _zero(t: Any) -> bool:
+    """Is t a zero tangent (symbolic, or dense zeros)?"""
+    from ..forward.runtime import _all_zero
+
+    return _all_zero(t)
+
+
+def _expand(ts: Any, n: int) -> tuple:
+    return (NoTangent,) * n if ts is NoTangent or ts is None else tuple(ts)
+
+
+# ---------------------------------------------------------------- plain forward functions of primitives
+# Forward code dispatches some calls at run time (`_mc.fcall(operator.mul, ...)` when an operand's type
+# is unknown).  Their derivative, nested, is the derivative of these plain functions.
+
+
+def _mul_fwd(a, b, da, db):
+    return a * b, da * b + a * db
+
+
+def _add_fwd(a, b, da, db):
+    return a + b, da + db
+
+
+def _sub_fwd(a, b, da, db):
+    return a - b, da - db
+
+
+def _truediv_fwd(a, b, da, db):
+    y = a / b
+    return y, (da - y * db) / b
+
+
+def _matmul_fwd(a, b, da, db):
+    return a @ b, da @ b + a @ db
+
+
+def _neg_fwd(a, da):
+    return -a, -da
+
+
+_PLAIN = {operator.mul: _mul_fwd, operator.add: _add_fwd, operator.sub: _sub_fwd, operator.truediv: _truediv_fwd,
+          operator.matmul: _matmul_fwd, operator.neg: _neg_fwd}
+
+
+# ---------------------------------------------------------------- the forward function of a call
+
+
+class _Plan:
+    """How to run `fcall(f, df, args, dargs)` as one call of ordinary Python code `fn(*call_args)`.
+
+    `split(bars)` maps the adjoints of call_args back to (f's, args', dargs'); `outer(tf, targs, tdargs)`
+    gives the tangents of call_args from outer tangents of f, args and dargs."""
+
+    def __init__(self, fn: Any, call_args: tuple, split: Any, outer: Any, grad_of: Any = None) -> None:
+        self.fn, self.call_args, self.split, self.outer, self.grad_of = fn, call_args, split, outer, grad_of
+
+
+def _dense(ts: tuple, ps: tuple) -> tuple:
+    return tuple(materialize(t, p) for t, p in zip(ts, ps))
+
+
+def _plain_outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
+    return (*targs, *tdargs)
+
+
+def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
+    from ..api import Differentiable, ValueAndGrad
+
+    if isinstance(f, Differentiable):
+        f = f.__wrapped_fn__
+    n = len(args)
+    if not _zero(df) and not isinstance(f, (types.FunctionType, types.MethodType)):
+        raise NestingError(f"nested derivative: the callable {_name(f)} itself has a nonzero tangent; differentiating "
+                           f"through what a callable object captures is not supported nested: pass those values as arguments")
+    if isinstance(f, ValueAndGrad):
+        return _grad_plan(f, args, dargs)
+    plain = _PLAIN.get(f) if _hashable(f) else None
+    if plain is not None:
+        return _Plan(plain, (*args, *_dense(dargs, args)), lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])), _plain_outer)
+    if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) and lookup(f) is None:
+        dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+        inner = _plan(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs))
+
+        def split_method(b: Any) -> tuple:
+            _, a, d = inner.split(b)
+            from ..reverse.adjoints import MethodAdjoint
+
+            return MethodAdjoint(a[0]), tuple(a[1:]), tuple(d[1:])
+
+        def outer_method(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
+            tself = tf.self_tangent if isinstance(tf, MethodTangent) else NoTangent
+            return inner.outer(NoTangent, (tself, *targs), (NoTangent, *tdargs))
+
+        return _Plan(inner.fn, inner.call_args, split_method, outer_method)
+    if isinstance(f, types.FunctionType) and lookup(f) is None:
+        from ..forward import objects
+        from ..forward.runtime import _bind_fast, derived_forward
+
+        primals, tangents = _bind_fast(f, NoTangent, args, dargs, {}, {})
+        if len(primals) != n:
+            raise NestingError(f"nested derivative of {_name(f)}: call it with all its parameters given positionally "
+                               f"(defaults, *args and keywords are not supported nested)")
+        rule = derived_forward(f, tuple(objects.kind_of(a) for a in primals))
+        if rule.takes_self:
+            if not _zero(df):
+                raise NestingError(f"nested derivative of {_name(f)}: differentiating with respect to the variables the "
+                                   f"function captures (closure, defaults) is not supported nested; pass them as arguments")
+            return _Plan(rule.fn, (f, NoTangent, *primals, *tangents),
+                         lambda b: (b[0], tuple(b[2:2 + n]), tuple(b[2 + n:])),
+                         lambda tf, targs, tdargs: (tf, NoTangent, *targs, *tdargs))
+        return _Plan(rule.fn, (*primals, *tangents), lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])), _plain_outer)
+    raise NestingError(f"nested derivative: the forward derivative of {_name(f)} comes from a hand-written rule, which "
+                       f"has no derivative of its own; higher derivatives through it are not supported")
+
+
+def _hashable(f: Any) -> bool:
+    try:
+        hash(f)
+        return True
+    except TypeError:
+        return False
+
+
+def _grad_plan(g: Any, args: tuple, dargs: tuple) -> _Plan:
+    """fcall of a `grad(f)` / `value_and_grad(f)` object: `grad_call_jvp` below, plain Python."""
+    from .. import higher
+
+    if g.has_aux:
+        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
+    nums, _ = g._nums(len(args))
+    single = not isinstance(g.argnums, (tuple, list))
+    with_value = type(g).__name__ == "ValueAndGrad"
+    n = len(args)
+    return _Plan(higher.grad_call_jvp, (g.f, nums, single, with_value, tuple(args), _dense(dargs, args)),
+                 lambda b: (NoTangent, tuple(_expand(b[4], n)), tuple(_expand(b[5], n))),
+                 lambda tf, targs, tdargs: (NoTangent, NoTangent, NoTangent, NoTangent, targs, tdargs), grad_of=g)
+
+
+def _refuse_captures(f: Any, what: str) -> None:
+    """Reverse rules of grad(f) give no adjoint to what f captures: refuse a function that captures values."""
+    from ..api import _nondifferentiable
+
+    if isinstance(f, types.MethodType):
+        raise NestingError(f"nested derivative of {what}: reverse mode over the gradient of a bound method is not "
+                           f"supported (its object could be differentiated); pass a plain function taking the object")
+    cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _cell_full(c)]
+    values = [*cells, *(getattr(f, "__defaults__", None) or ())]
+    if any(not _nondifferentiable(v) and not callable(v) for v in values):
+        raise NestingError(f"nested derivative of {what}: {_name(f)} captures values (closure variables or defaults); "
+                           f"reverse mode over its gradient does not differentiate them: pass them as arguments")
+
+
+def _cell_full(c: Any) -> bool:
+    try:
+        c.cell_contents
+        return True
+    except ValueError:
+        return False
+
+
+# ---------------------------------------------------------------- rules of fcall and jvp
+
+
+def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
+    """Reverse rule of `fcall(f, df, args, dargs) -> (y, dy)`: reverse mode over f's forward code."""
+    from ..reverse.runtime import rcall
+
+    args, dargs = tuple(args), _expand(dargs, len(args))
+    plan = _plan(f, df, args, dargs)
+    if plan.grad_of is not None:
+        _refuse_captures(plan.grad_of.f, repr(plan.grad_of))
+    out, pb = rcall(plan.fn, plan.call_args, {})
+
+    def pullback(g: Any) -> tuple:
+        _, bars, _ = pb(g)
+        f_bar, a_bar, d_bar = plan.split(tuple(bars))
+        from ..reverse.adjoints import AdjTuple
+
+        return f_bar, AdjTuple(a_bar), AdjTuple(d_bar)
+
+    return out, pullback
+
+
+def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: Any, tdargs: Any) -> tuple:
+    """Forward rule of `fcall`: forward mode over f's forward code."""
+    from ..forward.runtime import fcall
+
+    if not _zero(tdf):
+        raise NestingError("nested derivative: the tangent of a callable's tangent is not supported")
+    args, dargs = tuple(args), _expand(dargs, len(args))
+    n = len(args)
+    targs, tdargs = _expand(targs, n), _expand(tdargs, n)
+    plan = _plan(f, df, args, dargs)
+    if plan.grad_of is not None and not _zero(tf):
+        raise NestingError(f"nested derivative of {plan.grad_of!r}: its function has a nonzero tangent (it captures "
+                           f"differentiated variables); pass them as arguments instead")
+    return fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs))
+
+
+def _jvp_rrule(f: Any, primals: tuple, tangents: tuple) -> tuple:
+    from ..api import TangentError, _Converter
+
+    if not isinstance(primals, tuple) or not isinstance(tangents, tuple) or len(primals) != len(tangents):
+        raise TangentError("jvp(f, primals, tangents): primals and tangents must be tuples of one length")
+    conv = _Converter("tangent", "jvp", symbolic_top=True)
+    dargs = tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(primals, tangents)))
+    (y, dy), pb = _rev_fcall(f, NoTangent, primals, dargs)
+    out = (y, materialize(dy, y))
+
+    def pullback(g: Any) -> tuple:
+        return pb(g)
+
+    return out, pullback
+
+
+def _jvp_frule(p: tuple, t: tuple) -> tuple:
+    from ..api import _Converter
+
+    f, primals, tangents = p
+    tf, tprimals, ttangents = t
+    conv = _Converter("tangent", "jvp", symbolic_top=True)
+    dargs = tuple(conv(d, x, f"argument {i}", top=True) for i, (x, d) in enumerate(zip(primals, tangents)))
+    (y, dy), (ty, tdy) = _fwd_fcall(f, NoTangent, tuple(primals), dargs, tf, NoTangent, tprimals, ttangents)
+    return (y, materialize(dy, y)), (materialize(ty, y), materialize(tdy, y))
+
+
+def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
+    if kwargs:
+        raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
+    return _rev_fcall(f, df, args, dargs)
+
+
+def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
+    f, df, args, dargs, *rest = p
+    tf, tdf, targs, tdargs, *_ = t
+    if rest and rest[0]:
+        raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
+    return _fwd_fcall(f, df, tuple(args), dargs, tf, tdf, targs, tdargs)
+
+
+# ---------------------------------------------------------------- rules of grad(f)(*args)
+
+
+def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
+    from .. import higher
+
+    g, *args = p
+    dg, *dargs = t
+    if kwargs:
+        raise NestingError(f"nested derivative of {g!r}: keyword arguments are not supported nested")
+    if not _zero(dg):
+        raise NestingError(f"nested derivative of {g!r}: the function given to grad has a nonzero tangent (it captures "
+                           f"differentiated variables); pass them as arguments instead")
+    if g.has_aux:
+        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
+    nums, _ = g._nums(len(args))
+    single = not isinstance(g.argnums, (tuple, list))
+    with_value = type(g).__name__ == "ValueAndGrad"
+    dargs_d = _dense(tuple(dargs), tuple(args))
+    return higher.grad_call_jvp(g.f, nums, single, with_value, tuple(args), dargs_d)
+
+
+def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
+    from .. import higher
+
+    if kwargs:
+        raise NestingError(f"nested derivative of {g!r}: keyword arguments are not supported nested")
+    if g.has_aux:
+        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
+    _refuse_captures(g.f, repr(g))
+    nums, _ = g._nums(len(args))
+    single = not isinstance(g.argnums, (tuple, list))
+    with_value = type(g).__name__ == "ValueAndGrad"
+    y = g(*args)
+    n = len(args)
+
+    def pullback(w: Any) -> tuple:
+        if w is NoTangent:
+            return (NoTangent, *([NoTangent] * n))
+        w_grad = w[1] if with_value else w
+        w_val = w[0] if with_value else NoTangent
+        parts = (w_grad,) if single else tuple(_expand(w_grad, len(nums)))
+        dirs = [NoTangent] * n
+        for i, wi in zip(nums, parts):
+            dirs[i] = wi
+        dirs_d = _dense(tuple(dirs), tuple(args))
+        # adjoint of the gradient part: grad_a <grad f(a), w> = grad_a Df(a)[w], a separate differentiation
+        # (its own adjoint storage: Grad.__call__ opens a fresh context)
+        bars = list(_expand(higher._GRAD_DIRECTIONAL(g.f, tuple(args), dirs_d), n))
+        if with_value and w_val is not NoTangent and w_val is not None:
+            from ..reverse.adjoints import accumulate
+
+            grads = higher._GRAD_APPLY(g.f, tuple(args))
+            bars = [accumulate(a, w_val * b) for a, b in zip(bars, grads)]
+        return (NoTangent, *bars)
+
+    return y, pullback
+
+
+# ---------------------------------------------------------------- run-time helpers of generated forward code
+
+
+def _pow_deriv_d(t: Any, base: Any, p: Any) -> Any:
+    return t.mul(p, t.call(h.pow_deriv, base, t.sub(p, 1.0)))
+
+
+def _pow_deriv_dp(t: Any, base: Any, p: Any) -> Any:
+    # d/dp (p * base**(p-1)) = base**(p-1) * (1 + p * log(base))
+    return t.mul(t.call(np.power, base, t.sub(p, 1.0)), t.add(1.0, t.mul(p, t.call(h.log_for_pow, base))))
+
+
+def _defs() -> None:
+    from ..api import Grad, ValueAndGrad, jvp
+    from ..forward.runtime import conform, fcall
+    from ..tangents import storage, zero_tangent
+    from . import builtin_rules
+
+    def user(fn: Any, frule: Any, rrule: Any) -> None:
+        r = _entry(fn)
+        r.user_frule, r.user_rrule, r.jvp, r.vjp, r.zero = frule, rrule, None, None, False
+        r.fingerprint = "api:" + _name(fn)
+
+    user(jvp, _jvp_frule, _jvp_rrule)
+    user(fcall, _fcall_frule, _fcall_rrule)
+    user(ValueAndGrad.__call__, _grad_frule, _grad_rrule)
+    user(Grad.__call__, _grad_frule, _grad_rrule)
+
+    defjvp(h.pow_deriv, lambda t, y, base, p: t.add(t.mul(t.d(base), _pow_deriv_d(t, base, p)),
+                                                    t.mul(t.d(p), _pow_deriv_dp(t, base, p))))
+    defvjp(h.pow_deriv, lambda t, g, y, base, p: (t.mul(g, _pow_deriv_d(t, base, p)), t.mul(g, _pow_deriv_dp(t, base, p))))
+    defzero(h.sign, zero_tangent)
+    defjvp(h.log_for_pow, lambda t, y, base: t.div(t.d(base), base))
+    defvjp(h.log_for_pow, lambda t, g, y, base: (t.div(g, base),))
+    for fn in (storage, builtin_rules.storage_of):
+        defjvp(fn, lambda t, y, x, dx: t.d(dx))
+        defvjp(fn, lambda t, g, y, x, dx: (None, g))
+    defjvp(conform, lambda t, y, yy, x, dx: t.call(conform, yy, x, t.d(dx)) if t.d(dx) is not None else None)
+    defvjp(conform, lambda t, g, y, yy, x, dx: (None, None, t.call(_unbroadcast_to, g, dx)))
+    bump_version()
+
+
+def _unbroadcast_to(g: Any, like: Any) -> Any:
+    """The adjoint of a broadcast of `like` (a number or an array) to g's shape."""
+    if g is NoTangent:
+        return g
+    g = np.asarray(g)
+    shape = np.shape(like)
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    for i, s in enumerate(shape):
+        if s == 1 and g.shape[i] != 1:
+            g = g.sum(axis=i, keepdims=True)
+    return float(g) if not isinstance(like, np.ndarray) else g
+
+
+_defs()
