@@ -20,6 +20,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .rules.api_rules import forward_code
+from .tangents import NoTangent
 from .api import ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _vjp, jvp
 
 
@@ -270,6 +272,14 @@ def grad_call_jvp(f, nums, single, with_value, args, dargs):
     if with_value:
         return (value, g), (dvalue, dg)
     return g, dg
+
+
+def forward_of_forward(f, args, dargs, targs, tdargs):
+    """(jvp(f, args, dargs), its tangent for tangents targs, tdargs): forward mode over f's forward code."""
+    fn, takes_self, extra, zeros, nones = forward_code(f, args, dargs)
+    if takes_self:
+        return jvp(fn, (f, NoTangent) + args + extra + dargs + zeros, (None, None) + targs + nones + tdargs + nones)
+    return jvp(fn, args + extra + dargs + zeros, targs + nones + tdargs + nones)
 
 
 _VG_APPLY = ValueAndGrad(apply, argnums=1)

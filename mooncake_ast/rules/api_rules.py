@@ -79,7 +79,47 @@ def _neg_fwd(a, da):
     return -a, -da
 
 
-_PLAIN = {operator.mul: _mul_fwd, operator.add: _add_fwd, operator.sub: _sub_fwd, operator.truediv: _truediv_fwd,
+def _pow_deriv_fwd(base, p, dbase, dp):
+    return h.pow_deriv(base, p), dbase * (p * h.pow_deriv(base, p - 1))
+
+
+def _storage_fwd(x, dx, ddx_of_x, ddx):
+    return _storage(x, dx), ddx
+
+
+def _conform_fwd(y, x, dx, dy, dx_, ddx):
+    return _conform(y, x, dx), _conform(y, x, ddx)
+
+
+def _zero_fwd(f, args):
+    return f(*args), NoTangent
+
+
+def _storage(x, dx):
+    from ..tangents import storage
+
+    return storage(x, dx)
+
+
+def _conform(y, x, dx):
+    from ..forward.runtime import conform
+
+    return conform(y, x, dx)
+
+
+def _getitem_fwd(a, i, da, di):
+    return a[i], da[i]
+
+
+def _pow_const_fwd(a, b, da, db):
+    return a ** b, da * h.pow_deriv(a, b)
+
+
+def _pos_fwd(a, da):
+    return +a, da
+
+
+_PLAIN = {operator.getitem: _getitem_fwd, operator.pos: _pos_fwd, operator.mul: _mul_fwd, operator.add: _add_fwd, operator.sub: _sub_fwd, operator.truediv: _truediv_fwd,
           operator.matmul: _matmul_fwd, operator.neg: _neg_fwd}
 
 
@@ -92,8 +132,9 @@ class _Plan:
     `split(bars)` maps the adjoints of call_args back to (f's, args', dargs'); `outer(tf, targs, tdargs)`
     gives the tangents of call_args from outer tangents of f, args and dargs."""
 
-    def __init__(self, fn: Any, call_args: tuple, split: Any, outer: Any, grad_of: Any = None) -> None:
+    def __init__(self, fn: Any, call_args: tuple, split: Any, outer: Any, grad_of: Any = None, layout: Any = None) -> None:
         self.fn, self.call_args, self.split, self.outer, self.grad_of = fn, call_args, split, outer, grad_of
+        self.layout = layout  # (takes (f, df) first, constant extra primals) for forward code of a plain function
 
 
 def _dense(ts: tuple, ps: tuple) -> tuple:
@@ -115,9 +156,25 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
                            f"through what a callable object captures is not supported nested: pass those values as arguments")
     if isinstance(f, ValueAndGrad):
         return _grad_plan(f, args, dargs)
+    if f is _api_jvp():
+        return _jvp_plan(args, dargs)
     plain = _PLAIN.get(f) if _hashable(f) else None
+    if f is h.pow_deriv:
+        if not _zero(dargs[1]):
+            raise NestingError("nested derivative of a power with a differentiated exponent inside generated code is "
+                               "not supported at this order")
+        plain = _pow_deriv_fwd
+    elif f is operator.pow and _zero(dargs[1]):
+        plain = _pow_const_fwd
+    elif _storage_like(f):
+        plain = _storage_fwd if f is not _conform_target() else _conform_fwd
+    rule = lookup(f) if plain is None and _hashable(f) else None
+    if rule is not None and rule.zero and not isinstance(f, type):
+        return _Plan(_zero_fwd, (f, tuple(args)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
+                     lambda tf, targs, tdargs: (NoTangent, targs), layout=None)
     if plain is not None:
-        return _Plan(plain, (*args, *_dense(dargs, args)), lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])), _plain_outer)
+        return _Plan(plain, (*args, *_dense(dargs, args)), lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])), _plain_outer,
+                     layout=(False, ()))
     if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) and lookup(f) is None:
         dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
         inner = _plan(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs))
@@ -138,20 +195,85 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
         from ..forward.runtime import _bind_fast, derived_forward
 
         primals, tangents = _bind_fast(f, NoTangent, args, dargs, {}, {})
-        if len(primals) != n:
+        m = len(primals)
+        if m != n and not _only_module_keywords(f, n):
             raise NestingError(f"nested derivative of {_name(f)}: call it with all its parameters given positionally "
                                f"(defaults, *args and keywords are not supported nested)")
-        rule = derived_forward(f, tuple(objects.kind_of(a) for a in primals))
+        # (generated code's `*, _mc=_mc` keywords are parameters of its own forward code: passed, zero tangent)
+        try:
+            rule = derived_forward(f, tuple(objects.kind_of(a) for a in primals))
+        except SyntaxError as e:  # the emitter's names for a derivative of a derivative of a derivative can clash
+            raise NestingError(f"nested derivative of {_name(f)}: the generated forward code of this order does not "
+                               f"compile ({e.msg}); use reverse mode for the outer derivatives") from e
+        pad = (NoTangent,) * (m - n)
         if rule.takes_self:
             if not _zero(df):
                 raise NestingError(f"nested derivative of {_name(f)}: differentiating with respect to the variables the "
                                    f"function captures (closure, defaults) is not supported nested; pass them as arguments")
             return _Plan(rule.fn, (f, NoTangent, *primals, *tangents),
-                         lambda b: (b[0], tuple(b[2:2 + n]), tuple(b[2 + n:])),
-                         lambda tf, targs, tdargs: (tf, NoTangent, *targs, *tdargs))
-        return _Plan(rule.fn, (*primals, *tangents), lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])), _plain_outer)
+                         lambda b: (b[0], tuple(b[2:2 + n]), tuple(b[2 + m:2 + m + n])),
+                         lambda tf, targs, tdargs: (tf, NoTangent, *targs, *pad, *tdargs, *pad),
+                         layout=(True, tuple(primals[n:])))
+        return _Plan(rule.fn, (*primals, *tangents), lambda b: (NoTangent, tuple(b[:n]), tuple(b[m:m + n])),
+                     lambda tf, targs, tdargs: (*targs, *pad, *tdargs, *pad), layout=(False, tuple(primals[n:])))
     raise NestingError(f"nested derivative: the forward derivative of {_name(f)} comes from a hand-written rule, which "
                        f"has no derivative of its own; higher derivatives through it are not supported")
+
+
+def _only_module_keywords(f: Any, n: int) -> bool:
+    """Are f's parameters after the first n keyword-only ones whose defaults are modules (as in generated code)?"""
+    import inspect
+
+    params = list(inspect.signature(f, follow_wrapped=False).parameters.values())
+    rest = params[n:]
+    return len(params) > n and all(p.kind is p.KEYWORD_ONLY and isinstance(p.default, types.ModuleType) for p in rest)
+
+
+def _storage_like(f: Any) -> bool:
+    from ..tangents import storage
+    from . import builtin_rules
+
+    return f is storage or f is builtin_rules.storage_of or f is _conform_target()
+
+
+def _conform_target() -> Any:
+    from ..forward.runtime import conform
+
+    return conform
+
+
+def _api_jvp() -> Any:
+    from ..api import jvp
+
+    return jvp
+
+
+def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
+    """fcall of `jvp` itself (forward code of a function that calls mc.jvp): `higher.forward_of_forward`."""
+    from .. import higher
+
+    f, fargs, fdargs = args
+    tf, tfargs, tfdargs = dargs
+    if not _zero(tf):
+        raise NestingError(f"nested derivative of jvp({_name(f)}, ...): the function has a nonzero tangent (it captures "
+                           f"differentiated variables); pass them as arguments instead")
+    fargs = tuple(fargs)
+    n = len(fargs)
+    call = (f, fargs, _dense(_expand(fdargs, n), fargs), _dense(_expand(tfargs, n), fargs),
+            _dense(_expand(tfdargs, n), fargs))
+    return _Plan(higher.forward_of_forward, call,
+                 lambda b: (NoTangent, (NoTangent, b[1], b[2]), (NoTangent, b[3], b[4])),
+                 lambda tf, targs, tdargs: (NoTangent, targs[1], targs[2], tdargs[1], tdargs[2]))
+
+
+def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:
+    """(the generated forward function that computes `fcall(f, 0, args, dargs)`, whether it takes (f, df) first)."""
+    plan = _plan(f, NoTangent, tuple(args), tuple(dargs))
+    if plan.layout is None:
+        raise NestingError(f"nested derivative of {_name(f)}: third and higher derivatives through this kind of callable "
+                           f"(a bound method or an mc.grad object) are not supported")
+    takes_self, extra = plan.layout
+    return plan.fn, takes_self, extra, (NoTangent,) * len(extra), (None,) * len(extra)
 
 
 def _hashable(f: Any) -> bool:
@@ -268,7 +390,13 @@ def _jvp_frule(p: tuple, t: tuple) -> tuple:
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
     if kwargs:
         raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
-    return _rev_fcall(f, df, args, dargs)
+    out, pb = _rev_fcall(f, df, args, dargs)
+
+    def pullback(g: Any) -> tuple:
+        f_bar, a_bar, d_bar = pb(g)
+        return f_bar, NoTangent, a_bar, d_bar  # one adjoint per argument of fcall(f, df, args, dargs)
+
+    return out, pullback
 
 
 def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
@@ -332,7 +460,7 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
             from ..reverse.adjoints import accumulate
 
             grads = higher._GRAD_APPLY(g.f, tuple(args))
-            bars = [accumulate(a, w_val * b) for a, b in zip(bars, grads)]
+            bars = [accumulate(a, _scaled(w_val, b)) for a, b in zip(bars, grads)]
         return (NoTangent, *bars)
 
     return y, pullback
@@ -369,7 +497,7 @@ def _defs() -> None:
     defjvp(h.pow_deriv, lambda t, y, base, p: t.add(t.mul(t.d(base), _pow_deriv_d(t, base, p)),
                                                     t.mul(t.d(p), _pow_deriv_dp(t, base, p))))
     defvjp(h.pow_deriv, lambda t, g, y, base, p: (t.mul(g, _pow_deriv_d(t, base, p)), t.mul(g, _pow_deriv_dp(t, base, p))))
-    defzero(h.sign, zero_tangent)
+    defzero(h.sign, zero_tangent, forward_code)
     defjvp(h.log_for_pow, lambda t, y, base: t.div(t.d(base), base))
     defvjp(h.log_for_pow, lambda t, g, y, base: (t.div(g, base),))
     for fn in (storage, builtin_rules.storage_of):
@@ -377,7 +505,40 @@ def _defs() -> None:
         defvjp(fn, lambda t, g, y, x, dx: (None, g))
     defjvp(conform, lambda t, y, yy, x, dx: t.call(conform, yy, x, t.d(dx)) if t.d(dx) is not None else None)
     defvjp(conform, lambda t, g, y, yy, x, dx: (None, None, t.call(_unbroadcast_to, g, dx)))
+    user(builtin_rules.getattr_tangent, _getattr_tangent_frule, _getattr_tangent_rrule)
     bump_version()
+
+
+def _getattr_tangent_frule(p: tuple, t: tuple) -> tuple:
+    from . import builtin_rules
+
+    obj, dobj, name, value = p
+    if dobj is not NoTangent:
+        raise NestingError(f"nested derivative: the tangent of attribute {name!r} of a differentiated object, read by "
+                           f"generated code, is not supported at this order")
+    return builtin_rules.getattr_tangent(*p), NoTangent
+
+
+def _getattr_tangent_rrule(obj: Any, dobj: Any, name: Any, value: Any) -> tuple:
+    from . import builtin_rules
+
+    if dobj is not NoTangent:
+        raise NestingError(f"nested derivative: the tangent of attribute {name!r} of a differentiated object, read by "
+                           f"generated code, is not supported at this order")
+    return builtin_rules.getattr_tangent(obj, dobj, name, value), lambda g: (NoTangent,) * 4
+
+
+def _scaled(w: Any, t: Any) -> Any:
+    """w * t for a tree t of numbers and arrays (tuples, lists, dicts)."""
+    if isinstance(t, tuple):
+        return tuple(_scaled(w, v) for v in t)
+    if isinstance(t, list):
+        return [_scaled(w, v) for v in t]
+    if isinstance(t, dict):
+        return {k: _scaled(w, v) for k, v in t.items()}
+    if t is NoTangent or t is None:
+        return NoTangent
+    return w * t
 
 
 def _unbroadcast_to(g: Any, like: Any) -> Any:
