@@ -235,7 +235,10 @@ def hvp(f: Callable, primals: tuple, tangents: tuple) -> Any:
     conv = _Converter("tangent", "hvp", symbolic_top=True)
     dargs = _dense(tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(primals, tangents))),
                    primals)
-    grads = _GRAD_DIRECTIONAL(f, primals, dargs)
+    from .rules.api_rules import constant_callable
+
+    with constant_callable(f):  # hvp differentiates with respect to the primals only
+        grads = _GRAD_DIRECTIONAL(f, primals, dargs)
     return grads[0] if len(primals) == 1 else tuple(grads)
 
 

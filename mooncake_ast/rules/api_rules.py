@@ -18,6 +18,7 @@ rules here too.  What cannot be nested correctly raises a MooncakeError naming i
 """
 from __future__ import annotations
 
+import contextlib
 import operator
 import types
 from typing import Any
@@ -25,7 +26,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import MooncakeError
+from ..forward.runtime import conform as _conform
 from ..tangents import MethodTangent, NoTangent, materialize
+from ..tangents import storage as _storage
 from . import helpers as h
 from .registry import _entry, bump_version, defjvp, defvjp, defzero, lookup
 
@@ -95,18 +98,6 @@ def _zero_fwd(f, args):
     return f(*args), NoTangent
 
 
-def _storage(x, dx):
-    from ..tangents import storage
-
-    return storage(x, dx)
-
-
-def _conform(y, x, dx):
-    from ..forward.runtime import conform
-
-    return conform(y, x, dx)
-
-
 def _getitem_fwd(a, i, da, di):
     return a[i], da[i]
 
@@ -135,6 +126,7 @@ class _Plan:
     def __init__(self, fn: Any, call_args: tuple, split: Any, outer: Any, grad_of: Any = None, layout: Any = None) -> None:
         self.fn, self.call_args, self.split, self.outer, self.grad_of = fn, call_args, split, outer, grad_of
         self.layout = layout  # (takes (f, df) first, constant extra primals) for forward code of a plain function
+        self.inactive: frozenset = frozenset()  # positions of call_args that are constants (no adjoint)
 
 
 def _dense(ts: tuple, ps: tuple) -> tuple:
@@ -210,10 +202,13 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
             if not _zero(df):
                 raise NestingError(f"nested derivative of {_name(f)}: differentiating with respect to the variables the "
                                    f"function captures (closure, defaults) is not supported nested; pass them as arguments")
-            return _Plan(rule.fn, (f, NoTangent, *primals, *tangents),
+            plan = _Plan(rule.fn, (f, NoTangent, *primals, *tangents),
                          lambda b: (b[0], tuple(b[2:2 + n]), tuple(b[2 + m:2 + m + n])),
                          lambda tf, targs, tdargs: (tf, NoTangent, *targs, *pad, *tdargs, *pad),
                          layout=(True, tuple(primals[n:])))
+            if is_constant(f) or not _captures_values(f):
+                plan.inactive = frozenset({0, 1})  # what f captures is a constant here: no adjoint
+            return plan
         return _Plan(rule.fn, (*primals, *tangents), lambda b: (NoTangent, tuple(b[:n]), tuple(b[m:m + n])),
                      lambda tf, targs, tdargs: (*targs, *pad, *tdargs, *pad), layout=(False, tuple(primals[n:])))
     raise NestingError(f"nested derivative: the forward derivative of {_name(f)} comes from a hand-written rule, which "
@@ -313,6 +308,34 @@ def _refuse_captures(f: Any, what: str) -> None:
                            f"reverse mode over its gradient does not differentiate them: pass them as arguments")
 
 
+def _captures_values(f: Any) -> bool:
+    """Does f capture (closure cells, defaults) anything differentiable?"""
+    from ..api import _nondifferentiable
+
+    cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _cell_full(c)]
+    values = [*cells, *(getattr(f, "__defaults__", None) or ()), *((getattr(f, "__kwdefaults__", None) or {}).values())]
+    return any(not _nondifferentiable(v) and not isinstance(v, types.ModuleType) for v in values)
+
+
+# Callables whose captured values are constants of the differentiation now running: the functions a rule
+# differentiates afresh with respect to explicit arguments only (e.g. f in jvp(grad(f)), hvp(f)).  A closure
+# made inside differentiated code is a new object, never in this list while it is live.
+_CONSTANT: list = []
+
+
+@contextlib.contextmanager
+def constant_callable(f: Any):
+    _CONSTANT.append(f)
+    try:
+        yield
+    finally:
+        _CONSTANT.pop()
+
+
+def is_constant(f: Any) -> bool:
+    return any(c is f for c in _CONSTANT)
+
+
 def _cell_full(c: Any) -> bool:
     try:
         c.cell_contents
@@ -332,10 +355,20 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
     plan = _plan(f, df, args, dargs)
     if plan.grad_of is not None:
         _refuse_captures(plan.grad_of.f, repr(plan.grad_of))
-    out, pb = rcall(plan.fn, plan.call_args, {})
+    # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants
+    wrt = frozenset(i for i, a in enumerate(plan.call_args) if not isinstance(a, types.ModuleType)
+                    and i not in plan.inactive)
+    out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
 
     def pullback(g: Any) -> tuple:
-        _, bars, _ = pb(g)
+        try:
+            _, bars, _ = pb(g)
+        except AttributeError as e:
+            if "ShadowCell" not in str(e):
+                raise
+            raise NestingError(f"nested derivative of {_name(f)}: reverse mode over its forward code cannot route "
+                               f"adjoints into a number or tuple that it captures from an enclosing function; pass "
+                               f"those values as arguments (captured arrays and lists work)") from e
         f_bar, a_bar, d_bar = plan.split(tuple(bars))
         from ..reverse.adjoints import AdjTuple
 
@@ -426,7 +459,8 @@ def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
     single = not isinstance(g.argnums, (tuple, list))
     with_value = type(g).__name__ == "ValueAndGrad"
     dargs_d = _dense(tuple(dargs), tuple(args))
-    return higher.grad_call_jvp(g.f, nums, single, with_value, tuple(args), dargs_d)
+    with constant_callable(g.f):  # its tangent is zero (checked): what it captures is constant here
+        return higher.grad_call_jvp(g.f, nums, single, with_value, tuple(args), dargs_d)
 
 
 def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
@@ -455,7 +489,8 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
         dirs_d = _dense(tuple(dirs), tuple(args))
         # adjoint of the gradient part: grad_a <grad f(a), w> = grad_a Df(a)[w], a separate differentiation
         # (its own adjoint storage: Grad.__call__ opens a fresh context)
-        bars = list(_expand(higher._GRAD_DIRECTIONAL(g.f, tuple(args), dirs_d), n))
+        with constant_callable(g.f):  # refused above if it captures values
+            bars = list(_expand(higher._GRAD_DIRECTIONAL(g.f, tuple(args), dirs_d), n))
         if with_value and w_val is not NoTangent and w_val is not None:
             from ..reverse.adjoints import accumulate
 
@@ -498,6 +533,11 @@ def _defs() -> None:
                                                     t.mul(t.d(p), _pow_deriv_dp(t, base, p))))
     defvjp(h.pow_deriv, lambda t, g, y, base, p: (t.mul(g, _pow_deriv_d(t, base, p)), t.mul(g, _pow_deriv_dp(t, base, p))))
     defzero(h.sign, zero_tangent, forward_code)
+    # The tangent cells of a function's closure: the plans above always pass the function's tangent as the
+    # constant zero (NoTangent) with a zero tangent of its own, so what is read from it is a constant zero.
+    from ..forward.transform import cell_tangent
+
+    defzero(cell_tangent, builtin_rules.cell_tangent_get)
     defjvp(h.log_for_pow, lambda t, y, base: t.div(t.d(base), base))
     defvjp(h.log_for_pow, lambda t, g, y, base: (t.div(g, base),))
     for fn in (storage, builtin_rules.storage_of):
@@ -506,6 +546,7 @@ def _defs() -> None:
     defjvp(conform, lambda t, y, yy, x, dx: t.call(conform, yy, x, t.d(dx)) if t.d(dx) is not None else None)
     defvjp(conform, lambda t, g, y, yy, x, dx: (None, None, t.call(_unbroadcast_to, g, dx)))
     user(builtin_rules.getattr_tangent, _getattr_tangent_frule, _getattr_tangent_rrule)
+    user(builtin_rules.concat_tangent, _concat_tangent_frule, _concat_tangent_rrule)
     bump_version()
 
 
@@ -526,6 +567,46 @@ def _getattr_tangent_rrule(obj: Any, dobj: Any, name: Any, value: Any) -> tuple:
         raise NestingError(f"nested derivative: the tangent of attribute {name!r} of a differentiated object, read by "
                            f"generated code, is not supported at this order")
     return builtin_rules.getattr_tangent(obj, dobj, name, value), lambda g: (NoTangent,) * 4
+
+
+def _concat_tangent_frule(pairs: tuple, tpairs: tuple) -> tuple:
+    """`concat_tangent((p, dp), ...)` (the tangent of `(*a, *b)`) is linear in the dp: so is its tangent."""
+    from . import builtin_rules
+
+    out: tuple = ()
+    for (p, dp), tpair in zip(pairs, _expand(tpairs, len(pairs))):
+        tdp = NoTangent if tpair is NoTangent or tpair is None else tpair[1]
+        if tdp is NoTangent or tdp is None:
+            out = out + (NoTangent,) * len(tuple(p))
+        elif isinstance(tdp, (tuple, list)):
+            out = out + tuple(tdp)
+        else:
+            raise NestingError("nested derivative: unpacking an array into a call (`f(*arr)`) is not supported nested")
+    return builtin_rules.concat_tangent(*pairs), out
+
+
+def _concat_tangent_rrule(*pairs: Any) -> tuple:
+    from . import builtin_rules
+    from ..reverse.adjoints import AdjTuple
+
+    for p, dp in pairs:
+        if dp is not NoTangent and not isinstance(dp, (tuple, list)):
+            raise NestingError("nested derivative: unpacking an array into a call (`f(*arr)`) is not supported nested")
+
+    def pullback(g: Any) -> tuple:
+        bars, start = [], 0
+        for p, dp in pairs:
+            k = len(tuple(p))
+            part = NoTangent if g is NoTangent or dp is NoTangent else AdjTuple(g[start:start + k])
+            if isinstance(dp, list) and part is not NoTangent:
+                from ..reverse.adjoints import AdjList
+
+                part = AdjList(list(part))
+            bars.append(AdjTuple((NoTangent, part)))
+            start += k
+        return tuple(bars)
+
+    return builtin_rules.concat_tangent(*pairs), pullback
 
 
 def _scaled(w: Any, t: Any) -> Any:
