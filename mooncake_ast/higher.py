@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .rules.api_rules import forward_code
+from .rules.api_rules import forward_code, hvp_core
 from .tangents import NoTangent
 from .api import ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _vjp, jvp
 
@@ -136,18 +136,16 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         kinds = _leaf_kinds(in_tree)
         cols: list = []
         out_tree = aux = None
-        for li, leaf in enumerate(in_leaves):
+        column = _columns(f, args, kwargs, nums)
+        batched = _batched_columns(f, column, in_leaves, in_tree, kinds, has_aux)
+        if batched is not None:
+            out_tree, aux, cols = batched
+        for li, leaf in enumerate(in_leaves if batched is None else ()):
             for k in range(sizes[li]):
                 basis = [np.zeros_like(v) for v in in_leaves]
                 basis[li].reshape(-1)[k] = 1.0
                 dx = _unflatten(in_tree, [float(b) if kind == "number" else b for b, kind in zip(basis, kinds)])
-                dargs: list = [None] * len(args)
-                for j, i in enumerate(nums):
-                    dargs[i] = dx[j]
-                y, dy, _, _ = _jvp(f, tuple(args), tuple(dargs), kwargs, {}, api="jacfwd")
-                from .tangents import materialize
-
-                dy = materialize(dy, y)
+                y, dy = column(dx)
                 if has_aux:
                     y, aux, dy = y[0], y[1], dy[0]
                 leaves: list = []
@@ -172,6 +170,132 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 
     jac.__name__ = f"jacfwd({_name(f)})"
     return jac
+
+
+_PROBE_RNG = np.random.default_rng(20261123)
+_NO_BATCH: set = set()  # (code, input shapes) where batched tangents failed or disagreed with the probe
+
+
+def _batched_columns(f: Callable, column: Callable, in_leaves: list, in_tree: Any, kinds: list, has_aux: bool) -> Any:
+    """All Jacobian columns from one forward pass whose tangents carry a leading batch axis, or None.
+
+    Generated forward code is written for one tangent; much of it (elementwise arithmetic, `A @ dx` on a
+    leading batch, ...) is right for a batch too, but indexing and reductions are not.  So the batched pass
+    is checked: one ordinary pass in a random direction r must give `sum_k r_k column_k`.  A batched result
+    that is wrong in any column fails that check with probability one (the errors are fixed before r is
+    drawn), and then the columns are computed one direction at a time.  Failures are remembered.
+    """
+    sizes = [leaf.size for leaf in in_leaves]
+    n = sum(sizes)
+    code = getattr(getattr(f, "__func__", f), "__code__", None)
+    key = (code, tuple(leaf.shape for leaf in in_leaves))
+    if n < 2 or getattr(column, "plan", None) is None or code is None or key in _NO_BATCH:
+        return None
+    from .batching import Batched, unbatch
+
+    batch, start = [], 0
+    for leaf, size in zip(in_leaves, sizes):
+        b = np.zeros((n,) + leaf.shape)
+        b.reshape(n, -1)[start:start + size] = np.eye(size)
+        batch.append(Batched(b))
+        start += size
+    try:
+        with np.errstate(all="ignore"):
+            y, dy = column(_unflatten(in_tree, batch))
+        aux = None
+        if has_aux:
+            y, aux, dy = y[0], y[1], dy[0]
+        out_leaves: list = []
+        out_tree = _flatten(y, out_leaves)
+        d_leaves = [unbatch(d, n, o) for d, o in zip(_leaves_like(dy, out_tree), out_leaves)]
+        if any(d.shape != (n,) + o.shape for d, o in zip(d_leaves, out_leaves)):
+            raise ValueError("batched tangent of the wrong shape")
+        r = _PROBE_RNG.normal(size=n)
+        probe, start = [], 0
+        for leaf, size, kind in zip(in_leaves, sizes, kinds):
+            piece = r[start:start + size].reshape(leaf.shape)
+            probe.append(float(piece) if kind == "number" else piece)
+            start += size
+        _, dy_r = column(_unflatten(in_tree, probe))
+        if has_aux:
+            dy_r = dy_r[0]
+        r_leaves: list = []
+        _flatten(dy_r, r_leaves)
+        for d, want in zip(d_leaves, r_leaves):
+            got = np.tensordot(r, d, axes=(0, 0))
+            scale = 1.0 + float(np.max(np.abs(want), initial=0.0)) + float(np.max(np.abs(d), initial=0.0))
+            if not float(np.max(np.abs(got - want), initial=0.0)) <= 1e-9 * scale:
+                raise ValueError("batched tangents disagree with the probe")
+    except Exception:  # the code cannot carry a batch: one direction at a time
+        _NO_BATCH.add(key)
+        return None
+    cols = [[d[c].reshape(-1) for d in d_leaves] for c in range(n)]
+    return out_tree, aux, cols
+
+
+def _leaves_like(t: Any, tree: Any) -> list:
+    """The leaves of t (a tangent, possibly holding Batched leaves) in the order of the pytree `tree`."""
+    out: list = []
+
+    def walk(v: Any, node: Any) -> None:
+        if node[0] == "leaf":
+            out.append(v)
+        elif node[0] == "dict":
+            for k, sub in zip(node[1], node[2]):
+                walk(v[k], sub)
+        else:
+            if len(v) != len(node[1]):
+                raise ValueError("tangent structure differs from the output's")
+            for item, sub in zip(v, node[1]):
+                walk(item, sub)
+
+    walk(t, tree)
+    return out
+
+
+def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
+    """`column(dx) -> (y, dy)`: one forward-mode pass with tangent dx for the arguments in nums (zero for the
+    others), every call at the arguments' values on entry.
+
+    Where f has generated forward code that can be called directly, the API's checks and dispatch are done once
+    and each column is one call of that code (one jvp per direction, without the per-call overhead)."""
+    from .api import _reapply, _snapshot
+    from .rules.api_rules import NestingError, _plan
+    from .tangents import materialize, zero_tangent
+
+    pre = _snapshot(tuple(args) + tuple(kwargs.values()))
+    calls = [0]
+    plan = None
+    if not kwargs:
+        try:
+            plan = _plan(f, NoTangent, tuple(args), tuple(zero_tangent(a) for a in args))
+        except NestingError:
+            plan = None
+        if plan is not None and plan.tan_pos is None:
+            plan = None
+
+    def column(dx: tuple) -> tuple:
+        if calls[0]:
+            _reapply(pre)  # the previous column ran f (which may write to its arguments)
+        calls[0] += 1
+        dargs: list = [None] * len(args)
+        for j, i in enumerate(nums):
+            dargs[i] = dx[j]
+        if plan is None:
+            y, dy, _, _ = _jvp(f, tuple(args), tuple(dargs), kwargs, {}, api="jacfwd")
+            return y, materialize(dy, y)
+        call = list(plan.call_args)
+        for i, a in enumerate(args):
+            d = dargs[i]
+            if d is None:
+                d = zero_tangent(a)
+                d = materialize(d, a) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
+            call[plan.tan_pos[i]] = d
+        y, dy = plan.fn(*call)
+        return y, materialize(dy, y)
+
+    column.plan = plan  # type: ignore[attr-defined]
+    return column
 
 
 def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
@@ -235,10 +359,7 @@ def hvp(f: Callable, primals: tuple, tangents: tuple) -> Any:
     conv = _Converter("tangent", "hvp", symbolic_top=True)
     dargs = _dense(tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(primals, tangents))),
                    primals)
-    from .rules.api_rules import constant_callable
-
-    with constant_callable(f):  # hvp differentiates with respect to the primals only
-        grads = _GRAD_DIRECTIONAL(f, primals, dargs)
+    grads = hvp_core(f, primals, dargs, tuple(range(len(primals))))
     return grads[0] if len(primals) == 1 else tuple(grads)
 
 

@@ -127,6 +127,8 @@ class _Plan:
         self.fn, self.call_args, self.split, self.outer, self.grad_of = fn, call_args, split, outer, grad_of
         self.layout = layout  # (takes (f, df) first, constant extra primals) for forward code of a plain function
         self.inactive: frozenset = frozenset()  # positions of call_args that are constants (no adjoint)
+        self.arg_pos: Any = None  # positions of the primal arguments in call_args (forward code plans)
+        self.tan_pos: Any = None  # ... and of their tangents
 
 
 def _dense(ts: tuple, ps: tuple) -> tuple:
@@ -181,11 +183,18 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
             tself = tf.self_tangent if isinstance(tf, MethodTangent) else NoTangent
             return inner.outer(NoTangent, (tself, *targs), (NoTangent, *tdargs))
 
-        return _Plan(inner.fn, inner.call_args, split_method, outer_method)
+        plan = _Plan(inner.fn, inner.call_args, split_method, outer_method)
+        plan.arg_pos = inner.arg_pos[1:] if inner.arg_pos is not None else None
+        plan.tan_pos = inner.tan_pos[1:] if inner.tan_pos is not None else None
+        return plan
     if isinstance(f, types.FunctionType) and lookup(f) is None:
         from ..forward import objects
         from ..forward.runtime import _bind_fast, derived_forward
 
+        # zero tangents of arrays as dense zeros: the forward code is specialised on argument kinds, and a
+        # symbolic zero would make its array operations dispatch at run time (slow under reverse mode)
+        dargs = tuple(materialize(d, a) if d is NoTangent and isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
+                      for a, d in zip(args, dargs))
         primals, tangents = _bind_fast(f, NoTangent, args, dargs, {}, {})
         m = len(primals)
         if m != n and not _only_module_keywords(f, n):
@@ -208,9 +217,14 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
                          layout=(True, tuple(primals[n:])))
             if is_constant(f) or not _captures_values(f):
                 plan.inactive = frozenset({0, 1})  # what f captures is a constant here: no adjoint
+            plan.arg_pos = list(range(2, 2 + n))
+            plan.tan_pos = list(range(2 + m, 2 + m + n))
             return plan
-        return _Plan(rule.fn, (*primals, *tangents), lambda b: (NoTangent, tuple(b[:n]), tuple(b[m:m + n])),
+        plan = _Plan(rule.fn, (*primals, *tangents), lambda b: (NoTangent, tuple(b[:n]), tuple(b[m:m + n])),
                      lambda tf, targs, tdargs: (*targs, *pad, *tdargs, *pad), layout=(False, tuple(primals[n:])))
+        plan.arg_pos = list(range(n))
+        plan.tan_pos = list(range(m, m + n))
+        return plan
     raise NestingError(f"nested derivative: the forward derivative of {_name(f)} comes from a hand-written rule, which "
                        f"has no derivative of its own; higher derivatives through it are not supported")
 
@@ -393,6 +407,39 @@ def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, ta
     return fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs))
 
 
+def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple) -> tuple:
+    """The tangent of `grad(f, nums)(*args)` in direction dargs (all arguments): reverse mode over f's forward
+    code, seeded on the tangent output, differentiating only the arguments in nums (one per num, a tuple).
+
+    The fast path of `hvp`, `hessian` and the forward rule of grad: no gradient value, no API layers."""
+    from ..api import _reapply, _snapshot, _to_user
+    from ..reverse import shadows
+    from ..reverse.adjoints import AdjTuple
+    from ..reverse.runtime import may_write, rcall
+
+    args = tuple(args)
+    with shadows.Context(), constant_callable(f):
+        plan = _plan(f, NoTangent, args, tuple(dargs))
+        if plan.arg_pos is None:
+            from .. import higher
+
+            dg = higher._GRAD_DIRECTIONAL(f, args, _dense(tuple(dargs), args))
+            return tuple(dg[i] for i in nums)
+        wrt = frozenset(plan.arg_pos[i] for i in nums)
+        (y, dy), pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt)
+        post = _snapshot(args) if may_write(pb) else None
+        seed = 1.0 if not isinstance(dy, np.ndarray) else np.ones((), dtype=dy.dtype)
+        if not isinstance(dy, (float, np.floating, np.ndarray)) or np.ndim(dy) != 0:
+            from ..api import NonScalarOutputError
+
+            raise NonScalarOutputError(f"the Hessian of {_name(f)} needs a real scalar result, got {type(y).__name__}")
+        _, bars, _ = pb(AdjTuple((NoTangent, seed)))
+        out = tuple(_to_user(shadows.full_adjoint(args[i], bars[plan.arg_pos[i]]), args[i]) for i in nums)
+    if post is not None:
+        _reapply(post)
+    return out
+
+
 def _jvp_rrule(f: Any, primals: tuple, tangents: tuple) -> tuple:
     from ..api import TangentError, _Converter
 
@@ -459,8 +506,12 @@ def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
     single = not isinstance(g.argnums, (tuple, list))
     with_value = type(g).__name__ == "ValueAndGrad"
     dargs_d = _dense(tuple(dargs), tuple(args))
-    with constant_callable(g.f):  # its tangent is zero (checked): what it captures is constant here
-        return higher.grad_call_jvp(g.f, nums, single, with_value, tuple(args), dargs_d)
+    if with_value:
+        with constant_callable(g.f):  # its tangent is zero (checked): what it captures is constant here
+            return higher.grad_call_jvp(g.f, nums, single, with_value, tuple(args), dargs_d)
+    value = g(*args)
+    dg = hvp_core(g.f, tuple(args), dargs_d, nums)
+    return value, (dg[0] if single else dg)
 
 
 def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
