@@ -293,7 +293,13 @@ def _jvp(f: Callable, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, ap
 
 
 def source(f: Callable, mode: str = "forward") -> str:
-    """The text of the generated module for `f` in `mode` ("forward" or "reverse")."""
+    """The text of the generated module for `f` in `mode` ("forward" or "reverse").
+
+    For `f = mc.grad(g)` in "forward" mode (the derivative of a gradient: Hessian-vector products, `hessian`,
+    `jvp(grad(g))`), the module is reverse mode over g's generated forward code."""
+    if isinstance(f, ValueAndGrad) and mode == "forward":
+        inner = differentiate(_as_function(f.f))._generated("forward").function
+        return differentiate(inner).source("reverse")
     return differentiate(f).source(mode)
 
 

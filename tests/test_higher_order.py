@@ -279,9 +279,87 @@ def test_vjp_pullback_called_many_times_with_mutation(seed):
 # ---------------------------------------------------------------- honest refusals
 
 
+def test_grad_grad_of_a_method_and_a_closure_made_outside():
+    obj = Energy(np.array([0.5, -1.0, 2.0]))
+    x = RNG.normal(size=3)
+    v = RNG.normal(size=3)
+    H = fd_jac(mc.grad(obj.energy), x)
+    g_energy = mc.grad(obj.energy)  # made outside: its object is a constant of the outer derivative
+    np.testing.assert_allclose(mc.grad(lambda y: np.sum(g_energy(y) * v))(x), H @ v, rtol=1e-5, atol=1e-7)
+    with pytest.raises(mc.NestingError):  # made inside: its object could be differentiated, so refused
+        mc.grad(lambda y: np.sum(mc.grad(obj.energy)(y) * v))(x)
+    k = 1.7
+    g = lambda t: np.sin(k * t) * t  # noqa: E731  (captures k, a constant here)
+    d3 = mc.grad(mc.grad(mc.grad(g)))(0.4)
+    assert d3 == pytest.approx(fd_scalar(mc.grad(mc.grad(g)), 0.4), rel=1e-5)
+
+
+def test_grad_made_inside_differentiated_code():
+    f = lambda t: t ** 3  # noqa: E731
+    assert mc.grad(lambda x: mc.grad(f)(x) * x)(0.7) == pytest.approx(3 * 3 * 0.7 ** 2, rel=1e-9)
+    assert mc.grad(lambda x: mc.grad(lambda t: t ** 3)(x))(0.7) == pytest.approx(6 * 0.7, rel=1e-9)
+
+
+def test_hessians_of_closures_over_numbers_tuples_and_arrays():
+    a, pair, w = 0.7, (0.7, np.arange(1.0, 4.0)), np.arange(1.0, 4.0)
+    x = RNG.normal(size=3)
+    for f in (lambda v: np.sum(np.sin(a * v)), lambda v: np.sum(np.sin(pair[0] * v) * pair[1]),
+              lambda v: np.sum(np.tanh(v * w) ** 2)):
+        np.testing.assert_allclose(mc.hessian(f)(x), fd_jac(mc.grad(f), x), rtol=1e-5, atol=1e-7)
+
+
 def test_refused_nesting_is_an_error_not_a_number():
     def outer(k):
         return mc.grad(lambda t: k * t ** 2)(k)  # the inner function captures the differentiated k
 
     with pytest.raises(mc.MooncakeError):
         mc.grad(outer)(1.5)
+    with pytest.raises(mc.MooncakeError):
+        mc.jvp(outer, (1.5,), (1.0,))
+    with pytest.raises(mc.MooncakeError):
+        mc.grad(lambda x: mc.vjp(np.sin, x)[1](1.0)[0])(0.3)
+    for k0 in (2.0, np.array([2.0, 1.0])):  # a closure made inside differentiated code, capturing what is differentiated
+        with pytest.raises(mc.MooncakeError):
+            mc.grad(lambda k: np.sum(mc.jvp(lambda t: k * t ** 2, (1.5,), (1.0,))[1]))(k0)
+
+
+# ---------------------------------------------------------------- batched forward mode
+
+
+A8 = np.random.default_rng(3).normal(size=(8, 8))
+
+
+def elementwise(x):
+    return np.tanh(x) * x + np.sin(x) ** 2 / (1.0 + x * x)
+
+
+def matvec(x):
+    h = np.tanh(A8 @ x)
+    return h * x + A8.T @ h
+
+
+def reduces(x):
+    return np.tanh(x) * np.sum(x ** 2) + x[::-1] * x[0]
+
+
+@pytest.mark.parametrize("f", [elementwise, matvec, reduces, inplace_vec])
+def test_jacfwd_batched_or_not_is_right(f):
+    from mooncake_ast import higher
+
+    for seed in range(2):
+        x = np.random.default_rng(seed).normal(size=8)
+        J = mc.jacfwd(f)(x)
+        np.testing.assert_allclose(J, fd_jac(f, x), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(J, mc.jacrev(f)(x), rtol=1e-9, atol=1e-11)
+    batched = (f.__code__, ((8,),)) not in higher._NO_BATCH
+    if f in (matvec, reduces):  # matrix products, reductions and reads by index carry the batch
+        assert batched
+    if f is inplace_vec:  # writes into fresh arrays do not: one direction at a time, after the probe
+        assert not batched
+
+
+def test_source_of_a_gradient_in_forward_mode_is_the_hvp_module():
+    x = RNG.normal(size=3)
+    mc.hessian(inplace_loop)(x)
+    text = mc.source(mc.grad(inplace_loop), "forward")
+    assert "Reverse-mode derivative of inplace_loop__forward" in text

@@ -21,14 +21,24 @@ from __future__ import annotations
 import contextlib
 import operator
 import types
+import weakref
 from typing import Any
 
 import numpy as np
 
+from .. import ops as _ops
 from ..errors import MooncakeError
 from ..forward.runtime import conform as _conform
+from ..api import (Differentiable, Grad, NonScalarOutputError, TangentError, ValueAndGrad, _Converter,
+                   _nondifferentiable, _reapply, _snapshot, _to_user, jvp as _jvp_api)
+from ..forward import objects as _objects
+from ..forward.runtime import _all_zero, _bind_fast, derived_forward, fcall as _fcall_rt
+from ..reverse import shadows as _shadows
+from ..reverse.adjoints import AdjTuple, MethodAdjoint, accumulate
+from ..reverse.runtime import may_write, rcall
 from ..tangents import MethodTangent, NoTangent, materialize
 from ..tangents import storage as _storage
+from .builtin_rules import storage_of as _storage_of
 from . import helpers as h
 from .registry import _entry, bump_version, defjvp, defvjp, defzero, lookup
 
@@ -43,8 +53,6 @@ def _name(f: Any) -> str:
 
 def _zero(t: Any) -> bool:
     """Is t a zero tangent (symbolic, or dense zeros)?"""
-    from ..forward.runtime import _all_zero
-
     return _all_zero(t)
 
 
@@ -110,7 +118,11 @@ def _pos_fwd(a, da):
     return +a, da
 
 
-_PLAIN = {operator.getitem: _getitem_fwd, operator.pos: _pos_fwd, operator.mul: _mul_fwd, operator.add: _add_fwd, operator.sub: _sub_fwd, operator.truediv: _truediv_fwd,
+def _unpack_fwd(x, n, dx, dn):
+    return _ops.unpack(x, n), _ops.unpack(dx, n)
+
+
+_PLAIN = {_ops.unpack: _unpack_fwd, operator.getitem: _getitem_fwd, operator.pos: _pos_fwd, operator.mul: _mul_fwd, operator.add: _add_fwd, operator.sub: _sub_fwd, operator.truediv: _truediv_fwd,
           operator.matmul: _matmul_fwd, operator.neg: _neg_fwd}
 
 
@@ -140,8 +152,6 @@ def _plain_outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
 
 
 def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
-    from ..api import Differentiable, ValueAndGrad
-
     if isinstance(f, Differentiable):
         f = f.__wrapped_fn__
     n = len(args)
@@ -152,6 +162,8 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
         return _grad_plan(f, args, dargs)
     if f is _api_jvp():
         return _jvp_plan(args, dargs)
+    if f is _fcall_rt:
+        return _fcall_plan(args, dargs)
     plain = _PLAIN.get(f) if _hashable(f) else None
     if f is h.pow_deriv:
         if not _zero(dargs[1]):
@@ -175,8 +187,6 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
 
         def split_method(b: Any) -> tuple:
             _, a, d = inner.split(b)
-            from ..reverse.adjoints import MethodAdjoint
-
             return MethodAdjoint(a[0]), tuple(a[1:]), tuple(d[1:])
 
         def outer_method(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
@@ -188,9 +198,6 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
         plan.tan_pos = inner.tan_pos[1:] if inner.tan_pos is not None else None
         return plan
     if isinstance(f, types.FunctionType) and lookup(f) is None:
-        from ..forward import objects
-        from ..forward.runtime import _bind_fast, derived_forward
-
         # zero tangents of arrays as dense zeros: the forward code is specialised on argument kinds, and a
         # symbolic zero would make its array operations dispatch at run time (slow under reverse mode)
         dargs = tuple(materialize(d, a) if d is NoTangent and isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
@@ -202,7 +209,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
                                f"(defaults, *args and keywords are not supported nested)")
         # (generated code's `*, _mc=_mc` keywords are parameters of its own forward code: passed, zero tangent)
         try:
-            rule = derived_forward(f, tuple(objects.kind_of(a) for a in primals))
+            rule = derived_forward(f, tuple(_objects.kind_of(a) for a in primals))
         except SyntaxError as e:  # the emitter's names for a derivative of a derivative of a derivative can clash
             raise NestingError(f"nested derivative of {_name(f)}: the generated forward code of this order does not "
                                f"compile ({e.msg}); use reverse mode for the outer derivatives") from e
@@ -212,7 +219,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
                 raise NestingError(f"nested derivative of {_name(f)}: differentiating with respect to the variables the "
                                    f"function captures (closure, defaults) is not supported nested; pass them as arguments")
             plan = _Plan(rule.fn, (f, NoTangent, *primals, *tangents),
-                         lambda b: (b[0], tuple(b[2:2 + n]), tuple(b[2 + m:2 + m + n])),
+                         lambda b: (NoTangent, tuple(b[2:2 + n]), tuple(b[2 + m:2 + m + n])),
                          lambda tf, targs, tdargs: (tf, NoTangent, *targs, *pad, *tdargs, *pad),
                          layout=(True, tuple(primals[n:])))
             if is_constant(f) or not _captures_values(f):
@@ -239,22 +246,15 @@ def _only_module_keywords(f: Any, n: int) -> bool:
 
 
 def _storage_like(f: Any) -> bool:
-    from ..tangents import storage
-    from . import builtin_rules
-
-    return f is storage or f is builtin_rules.storage_of or f is _conform_target()
+    return f is _storage or f is _storage_of or f is _conform
 
 
 def _conform_target() -> Any:
-    from ..forward.runtime import conform
-
-    return conform
+    return _conform
 
 
 def _api_jvp() -> Any:
-    from ..api import jvp
-
-    return jvp
+    return _jvp_api
 
 
 def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
@@ -273,6 +273,28 @@ def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
     return _Plan(higher.forward_of_forward, call,
                  lambda b: (NoTangent, (NoTangent, b[1], b[2]), (NoTangent, b[3], b[4])),
                  lambda tf, targs, tdargs: (NoTangent, targs[1], targs[2], tdargs[1], tdargs[2]))
+
+
+def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
+    """fcall of `fcall` itself (forward code that dispatches a call at run time, differentiated forward)."""
+    f, df, fargs, fdargs, *rest = args
+    if rest and (rest[0] or (len(rest) > 1 and rest[1] not in (None, NoTangent, {}))):
+        raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
+    tf, tdf, tfargs, tfdargs, *_ = _expand(dargs, len(args))
+    if not _zero(df) or not _zero(tdf):
+        raise NestingError(f"nested derivative of {_name(f)}: a callable with a nonzero tangent inside forward code is "
+                           f"not supported at this order")
+    inner = _jvp_plan((f, fargs, fdargs), (tf, tfargs, tfdargs))
+
+    def split(b: Any) -> tuple:
+        _, (_, a1, a2), (_, d1, d2) = inner.split(b)
+        return NoTangent, (NoTangent, NoTangent, a1, a2) + (NoTangent,) * len(rest), \
+            (NoTangent, NoTangent, d1, d2) + (NoTangent,) * len(rest)
+
+    def outer(t_f: Any, targs: tuple, tdargs: tuple) -> tuple:
+        return inner.outer(t_f, (targs[0], targs[2], targs[3]), (tdargs[0], tdargs[2], tdargs[3]))
+
+    return _Plan(inner.fn, inner.call_args, split, outer)
 
 
 def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:
@@ -308,10 +330,39 @@ def _grad_plan(g: Any, args: tuple, dargs: tuple) -> _Plan:
                  lambda tf, targs, tdargs: (NoTangent, NoTangent, NoTangent, NoTangent, targs, tdargs), grad_of=g)
 
 
+# grad objects made inside differentiated code (by the rules of mc.grad / mc.value_and_grad below): what their
+# function captures may be differentiated by the outer transformation.  Objects made outside are constants.
+_TRACED: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def _refuse_traced_captures(g: Any) -> None:
+    if g in _TRACED:
+        _refuse_captures(g.f, repr(g))
+
+
+def _factory_frule(factory: Any) -> Any:
+    def frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
+        if p and not _zero(t[0]):
+            raise NestingError(f"nested derivative: mc.{factory.__name__} of a function whose captured variables are "
+                               f"differentiated is not supported; pass them as arguments instead")
+        y = factory(*p, **kwargs)
+        _TRACED.add(y)
+        return y, NoTangent
+
+    return frule
+
+
+def _factory_rrule(factory: Any) -> Any:
+    def rrule(*args: Any, **kwargs: Any) -> tuple:
+        y = factory(*args, **kwargs)
+        _TRACED.add(y)  # its reverse rule refuses captured values: the adjoint here is always zero
+        return y, lambda g: (NoTangent,) * len(args)
+
+    return rrule
+
+
 def _refuse_captures(f: Any, what: str) -> None:
     """Reverse rules of grad(f) give no adjoint to what f captures: refuse a function that captures values."""
-    from ..api import _nondifferentiable
-
     if isinstance(f, types.MethodType):
         raise NestingError(f"nested derivative of {what}: reverse mode over the gradient of a bound method is not "
                            f"supported (its object could be differentiated); pass a plain function taking the object")
@@ -324,8 +375,6 @@ def _refuse_captures(f: Any, what: str) -> None:
 
 def _captures_values(f: Any) -> bool:
     """Does f capture (closure cells, defaults) anything differentiable?"""
-    from ..api import _nondifferentiable
-
     cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _cell_full(c)]
     values = [*cells, *(getattr(f, "__defaults__", None) or ()), *((getattr(f, "__kwdefaults__", None) or {}).values())]
     return any(not _nondifferentiable(v) and not isinstance(v, types.ModuleType) for v in values)
@@ -339,11 +388,16 @@ _CONSTANT: list = []
 
 @contextlib.contextmanager
 def constant_callable(f: Any):
-    _CONSTANT.append(f)
+    chain = [f]
+    while isinstance(chain[-1], ValueAndGrad) or isinstance(chain[-1], Differentiable):
+        chain.append(chain[-1].f if isinstance(chain[-1], ValueAndGrad) else chain[-1].__wrapped_fn__)
+    if isinstance(chain[-1], types.MethodType):
+        chain.append(chain[-1].__func__)
+    _CONSTANT.extend(chain)
     try:
         yield
     finally:
-        _CONSTANT.pop()
+        del _CONSTANT[len(_CONSTANT) - len(chain):]
 
 
 def is_constant(f: Any) -> bool:
@@ -361,17 +415,72 @@ def _cell_full(c: Any) -> bool:
 # ---------------------------------------------------------------- rules of fcall and jvp
 
 
+class _CellFields:
+    """`fields` of a cell's adjoint storage, as reverse mode's attribute rule sees it: `cell_contents` is the slot."""
+
+    __slots__ = ("sh",)
+
+    def __init__(self, sh: Any) -> None:
+        self.sh = sh
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.sh.slot if name == "cell_contents" else default
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        if name != "cell_contents":
+            raise NestingError(f"nested derivative: attribute {name!r} of a closure cell")
+        self.sh.slot = value
+
+
+class _CellShadow(_shadows.ShadowCell):
+    """A closure cell's adjoint storage that forward code's explicit read `fn.__closure__[i].cell_contents` can add
+    into (reverse mode's own closure reads use `slot` directly; this is the same slot)."""
+
+    __slots__ = ()
+
+    @property
+    def fields(self) -> _CellFields:
+        return _CellFields(self)
+
+
+def _prepare_cells(f: Any) -> None:
+    """Give f's closure cells adjoint storage that explicit `cell_contents` reads route into (see _CellShadow)."""
+    ctx = _shadows.current()
+    for cell in getattr(f, "__closure__", None) or ():
+        found = ctx.shadows.get(id(cell))
+        if found is not None and found[0] is cell:
+            if isinstance(found[1], _CellShadow) or not isinstance(found[1], _shadows.ShadowCell):
+                continue
+            sh = _CellShadow()
+            sh.slot = found[1].slot
+        else:
+            sh = _CellShadow()
+        ctx.shadows[id(cell)] = (cell, sh)
+
+
+def _prepare_all_cells(call_args: tuple) -> None:
+    """Functions passed to forward code that capture differentiable values: constants of the differentiation
+    now running get cell storage their explicit reads add into (the adjoint is dropped: they are constants);
+    any other is refused, since what it captures may be differentiated (not supported nested)."""
+    for a in call_args:
+        if isinstance(a, types.FunctionType) and a.__closure__ and _captures_values(a):
+            if not is_constant(a):
+                raise NestingError(f"nested derivative of {_name(a)}: reverse mode over the forward code of a function "
+                                   f"that captures values (closure variables) made inside differentiated code is not "
+                                   f"supported; pass those values as arguments")
+            _prepare_cells(a)
+
+
 def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
     """Reverse rule of `fcall(f, df, args, dargs) -> (y, dy)`: reverse mode over f's forward code."""
-    from ..reverse.runtime import rcall
-
     args, dargs = tuple(args), _expand(dargs, len(args))
     plan = _plan(f, df, args, dargs)
     if plan.grad_of is not None:
-        _refuse_captures(plan.grad_of.f, repr(plan.grad_of))
+        _refuse_traced_captures(plan.grad_of)
     # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants
     wrt = frozenset(i for i, a in enumerate(plan.call_args) if not isinstance(a, types.ModuleType)
                     and i not in plan.inactive)
+    _prepare_all_cells(plan.call_args)
     out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
 
     def pullback(g: Any) -> tuple:
@@ -384,8 +493,6 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
                                f"adjoints into a number or tuple that it captures from an enclosing function; pass "
                                f"those values as arguments (captured arrays and lists work)") from e
         f_bar, a_bar, d_bar = plan.split(tuple(bars))
-        from ..reverse.adjoints import AdjTuple
-
         return f_bar, AdjTuple(a_bar), AdjTuple(d_bar)
 
     return out, pullback
@@ -393,8 +500,7 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
 
 def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: Any, tdargs: Any) -> tuple:
     """Forward rule of `fcall`: forward mode over f's forward code."""
-    from ..forward.runtime import fcall
-
+    fcall = _fcall_rt
     if not _zero(tdf):
         raise NestingError("nested derivative: the tangent of a callable's tangent is not supported")
     args, dargs = tuple(args), _expand(dargs, len(args))
@@ -412,13 +518,8 @@ def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple) -> tuple:
     code, seeded on the tangent output, differentiating only the arguments in nums (one per num, a tuple).
 
     The fast path of `hvp`, `hessian` and the forward rule of grad: no gradient value, no API layers."""
-    from ..api import _reapply, _snapshot, _to_user
-    from ..reverse import shadows
-    from ..reverse.adjoints import AdjTuple
-    from ..reverse.runtime import may_write, rcall
-
     args = tuple(args)
-    with shadows.Context(), constant_callable(f):
+    with _shadows.Context(), constant_callable(f):
         plan = _plan(f, NoTangent, args, tuple(dargs))
         if plan.arg_pos is None:
             from .. import higher
@@ -426,23 +527,20 @@ def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple) -> tuple:
             dg = higher._GRAD_DIRECTIONAL(f, args, _dense(tuple(dargs), args))
             return tuple(dg[i] for i in nums)
         wrt = frozenset(plan.arg_pos[i] for i in nums)
+        _prepare_all_cells(plan.call_args)
         (y, dy), pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt)
         post = _snapshot(args) if may_write(pb) else None
         seed = 1.0 if not isinstance(dy, np.ndarray) else np.ones((), dtype=dy.dtype)
         if not isinstance(dy, (float, np.floating, np.ndarray)) or np.ndim(dy) != 0:
-            from ..api import NonScalarOutputError
-
             raise NonScalarOutputError(f"the Hessian of {_name(f)} needs a real scalar result, got {type(y).__name__}")
         _, bars, _ = pb(AdjTuple((NoTangent, seed)))
-        out = tuple(_to_user(shadows.full_adjoint(args[i], bars[plan.arg_pos[i]]), args[i]) for i in nums)
+        out = tuple(_to_user(_shadows.full_adjoint(args[i], bars[plan.arg_pos[i]]), args[i]) for i in nums)
     if post is not None:
         _reapply(post)
     return out
 
 
 def _jvp_rrule(f: Any, primals: tuple, tangents: tuple) -> tuple:
-    from ..api import TangentError, _Converter
-
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple) or len(primals) != len(tangents):
         raise TangentError("jvp(f, primals, tangents): primals and tangents must be tuples of one length")
     conv = _Converter("tangent", "jvp", symbolic_top=True)
@@ -457,8 +555,6 @@ def _jvp_rrule(f: Any, primals: tuple, tangents: tuple) -> tuple:
 
 
 def _jvp_frule(p: tuple, t: tuple) -> tuple:
-    from ..api import _Converter
-
     f, primals, tangents = p
     tf, tprimals, ttangents = t
     conv = _Converter("tangent", "jvp", symbolic_top=True)
@@ -521,7 +617,7 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
         raise NestingError(f"nested derivative of {g!r}: keyword arguments are not supported nested")
     if g.has_aux:
         raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
-    _refuse_captures(g.f, repr(g))
+    _refuse_traced_captures(g)
     nums, _ = g._nums(len(args))
     single = not isinstance(g.argnums, (tuple, list))
     with_value = type(g).__name__ == "ValueAndGrad"
@@ -540,11 +636,9 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
         dirs_d = _dense(tuple(dirs), tuple(args))
         # adjoint of the gradient part: grad_a <grad f(a), w> = grad_a Df(a)[w], a separate differentiation
         # (its own adjoint storage: Grad.__call__ opens a fresh context)
-        with constant_callable(g.f):  # refused above if it captures values
+        with constant_callable(g.f):  # made outside differentiated code, or refused above if it captures values
             bars = list(_expand(higher._GRAD_DIRECTIONAL(g.f, tuple(args), dirs_d), n))
         if with_value and w_val is not NoTangent and w_val is not None:
-            from ..reverse.adjoints import accumulate
-
             grads = higher._GRAD_APPLY(g.f, tuple(args))
             bars = [accumulate(a, _scaled(w_val, b)) for a, b in zip(bars, grads)]
         return (NoTangent, *bars)
@@ -579,6 +673,11 @@ def _defs() -> None:
     user(fcall, _fcall_frule, _fcall_rrule)
     user(ValueAndGrad.__call__, _grad_frule, _grad_rrule)
     user(Grad.__call__, _grad_frule, _grad_rrule)
+    from .. import api
+
+    for factory in (api.grad, api.value_and_grad):
+        user(factory, _factory_frule(factory), _factory_rrule(factory))
+    user(api.vjp, _vjp_refused, lambda *a, **k: _vjp_refused())
 
     defjvp(h.pow_deriv, lambda t, y, base, p: t.add(t.mul(t.d(base), _pow_deriv_d(t, base, p)),
                                                     t.mul(t.d(p), _pow_deriv_dp(t, base, p))))
@@ -598,7 +697,51 @@ def _defs() -> None:
     defvjp(conform, lambda t, g, y, yy, x, dx: (None, None, t.call(_unbroadcast_to, g, dx)))
     user(builtin_rules.getattr_tangent, _getattr_tangent_frule, _getattr_tangent_rrule)
     user(builtin_rules.concat_tangent, _concat_tangent_frule, _concat_tangent_rrule)
+    from ..forward import transform as fwd
+
+    defjvp(fwd.fresh_storage, lambda t, y, value, d: t.call(fwd.fresh_storage, value, t.d(d)) if t.d(d) is not None else None)
+    defvjp(fwd.fresh_storage, lambda t, g, y, value, d: (None, g))
+    user(fwd.item_storage, _item_storage_frule, _item_storage_rrule)
     bump_version()
+
+
+def _item_storage_frule(p: tuple, t: tuple) -> tuple:
+    from ..forward import transform as fwd
+
+    container, dcontainer, index, item = p
+    tdc = _expand(t, 4)[1]
+    y = fwd.item_storage(container, dcontainer, index, item)
+    if tdc is NoTangent or tdc is None:
+        return y, NoTangent
+    return y, tdc[index]
+
+
+def _item_storage_rrule(container: Any, dcontainer: Any, index: Any, item: Any) -> tuple:
+    from ..forward import transform as fwd
+    from ..reverse.adjoints import AdjList
+
+    y = fwd.item_storage(container, dcontainer, index, item)
+
+    def pullback(g: Any) -> tuple:
+        if g is NoTangent or g is None or dcontainer is NoTangent:
+            return (NoTangent,) * 4
+        if isinstance(dcontainer, np.ndarray):
+            bar: Any = np.zeros_like(dcontainer)
+            bar[index] += g
+        elif isinstance(dcontainer, (tuple, list)) and isinstance(index, int):
+            items: list = [NoTangent] * len(dcontainer)
+            items[index] = g
+            bar = AdjTuple(items) if isinstance(dcontainer, tuple) else AdjList(items)
+        else:
+            raise NestingError("nested derivative: reading an item of a dict's tangent is not supported at this order")
+        return NoTangent, bar, NoTangent, NoTangent
+
+    return y, pullback
+
+
+def _vjp_refused(*args: Any, **kwargs: Any) -> Any:
+    raise NestingError("nested derivative through mc.vjp is not supported (its pullback is a closure over a tape); "
+                       "use mc.grad, mc.jvp, mc.jacfwd or mc.hvp inside differentiated code")
 
 
 def _getattr_tangent_frule(p: tuple, t: tuple) -> tuple:
@@ -638,8 +781,6 @@ def _concat_tangent_frule(pairs: tuple, tpairs: tuple) -> tuple:
 
 def _concat_tangent_rrule(*pairs: Any) -> tuple:
     from . import builtin_rules
-    from ..reverse.adjoints import AdjTuple
-
     for p, dp in pairs:
         if dp is not NoTangent and not isinstance(dp, (tuple, list)):
             raise NestingError("nested derivative: unpacking an array into a call (`f(*arr)`) is not supported nested")
