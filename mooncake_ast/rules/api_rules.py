@@ -677,11 +677,12 @@ def _defs() -> None:
 
     for factory in (api.grad, api.value_and_grad):
         user(factory, _factory_frule(factory), _factory_rrule(factory))
-    user(api.vjp, _vjp_refused, lambda *a, **k: _vjp_refused())
+    # (mc.vjp has no rule: traced, its body is refused as unsupported syntax, an error, as wanted)
 
     defjvp(h.pow_deriv, lambda t, y, base, p: t.add(t.mul(t.d(base), _pow_deriv_d(t, base, p)),
                                                     t.mul(t.d(p), _pow_deriv_dp(t, base, p))))
-    defvjp(h.pow_deriv, lambda t, g, y, base, p: (t.mul(g, _pow_deriv_d(t, base, p)), t.mul(g, _pow_deriv_dp(t, base, p))))
+    defvjp(h.pow_deriv, lambda t, g, y, base, p: (t.call(_unbroadcast_to, t.mul(g, _pow_deriv_d(t, base, p)), base),
+                                                  t.call(_unbroadcast_to, t.mul(g, _pow_deriv_dp(t, base, p)), p)))
     defzero(h.sign, zero_tangent, forward_code)
     # The tangent cells of a function's closure: the plans above always pass the function's tangent as the
     # constant zero (NoTangent) with a zero tangent of its own, so what is read from it is a constant zero.
@@ -737,11 +738,6 @@ def _item_storage_rrule(container: Any, dcontainer: Any, index: Any, item: Any) 
         return NoTangent, bar, NoTangent, NoTangent
 
     return y, pullback
-
-
-def _vjp_refused(*args: Any, **kwargs: Any) -> Any:
-    raise NestingError("nested derivative through mc.vjp is not supported (its pullback is a closure over a tape); "
-                       "use mc.grad, mc.jvp, mc.jacfwd or mc.hvp inside differentiated code")
 
 
 def _getattr_tangent_frule(p: tuple, t: tuple) -> tuple:
