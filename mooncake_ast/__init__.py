@@ -8,6 +8,9 @@ __version__ = "0.1.0"
 
 from . import rules as _rules  # noqa: F401  (registers the built-in rules)
 from .api import Differentiable, differentiate, grad, jvp, source, value_and_grad, vjp
+from .higher import hessian, hvp, jacfwd, jacrev
+from .rules import api_rules as _api_rules  # noqa: F401  (rules of the entry points: derivatives nest)
+from .rules.api_rules import NestingError
 from .api import ArgnumsError, ComplexReverseError, NonScalarOutputError, TangentError
 from .user_rules import frule, rrule, zero_derivative
 from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, UnsupportedDerivativeError, UnsupportedSyntaxError
@@ -20,5 +23,5 @@ __all__ = [
     "jvp", "vjp", "grad", "value_and_grad", "differentiate", "frule", "rrule", "zero_derivative", "source", "Differentiable", "NoTangent", "Tangent", "MutableTangent",
     "FunctionTangent", "testing", "UnsupportedSyntaxError", "MissingRuleError", "MooncakeError",
     "SourceUnavailableError", "UnsupportedDerivativeError", "ArgnumsError", "TangentError", "NonScalarOutputError",
-    "ComplexReverseError",
+    "ComplexReverseError", "jacfwd", "jacrev", "hessian", "hvp", "NestingError",
 ]

@@ -293,7 +293,13 @@ def _jvp(f: Callable, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, ap
 
 
 def source(f: Callable, mode: str = "forward") -> str:
-    """The text of the generated module for `f` in `mode` ("forward" or "reverse")."""
+    """The text of the generated module for `f` in `mode` ("forward" or "reverse").
+
+    For `f = mc.grad(g)` in "forward" mode (the derivative of a gradient: Hessian-vector products, `hessian`,
+    `jvp(grad(g))`), the module is reverse mode over g's generated forward code."""
+    if isinstance(f, ValueAndGrad) and mode == "forward":
+        inner = differentiate(_as_function(f.f))._generated("forward").function
+        return differentiate(inner).source("reverse")
     return differentiate(f).source(mode)
 
 
@@ -423,25 +429,39 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: 
         y, pb = rcall(fn, tuple(args), kwargs)
     refuse([("the result", y)])
     post = _snapshot((*args, *kwargs.values(), y))
-    used = [False]
+    state: dict = {"pb": pb, "pre": None}
 
     def pullback(out_bar: Any) -> tuple:
         seed = _Converter("cotangent", api, symbolic_top=False)(out_bar, y, "the result", top=True)
         refuse([("the cotangent", out_bar)])
-        if used[0]:
-            raise MooncakeError(f"{api}: a vjp function can be called once (its tape is consumed); call mc.vjp again")
-        used[0] = True
+        if state.get("broken"):
+            raise MooncakeError(f"{api}: an earlier call of this pullback was interrupted, so the arguments' state "
+                                "on entry is not known any more; call mc.vjp again")
+        run, run_ctx = state["pb"], ctx
         try:
-            with ctx, _refusals_located():
-                _, args_bar, kwargs_bar = pb(seed)
+            if run is None:
+                # The tape of the first forward pass is consumed: put the arguments back in their state on
+                # entry and run the forward pass again, in fresh adjoint storage (a pullback can be called
+                # many times).
+                if state["pre"] is not None:
+                    _reapply(state["pre"])
+                run_ctx = shadows.Context()
+                with run_ctx, _refusals_located():
+                    _, run = rcall(fn, tuple(args), kwargs)
+            state["pb"] = None
+            with run_ctx, _refusals_located():
+                _, args_bar, kwargs_bar = run(seed)
         except BaseException:
             _reapply(post)  # interrupted (Ctrl-C) or failed half way back: as the plain call leaves them
+            state["broken"] = state["pre"] is None and may_write(run) if run is not None else True
             raise
-        with ctx, _refusals_located():
+        with run_ctx, _refusals_located():
             grads = tuple(_to_user(shadows.full_adjoint(p, g), p) for g, p in zip(args_bar, args))
             kgrads = {k: _to_user(shadows.full_adjoint(v, kwargs_bar.get(k, NoTangent)), v) for k, v in kwargs.items()}
         if on_restored is not None:
             on_restored()
+        if state["pre"] is None and may_write(run):
+            state["pre"] = _snapshot((*args, *kwargs.values()))  # the entry state, which the pullback restored
         _reapply(post)
         return grads, kgrads
 

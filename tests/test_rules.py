@@ -1144,6 +1144,7 @@ ZERO_CASES = {
     "numpy.generic.any": C("lambda a: np.sum(a).any() * a", x3),
     "numpy.generic.round": C("lambda a: np.sum(a).round() + a", x3),
 }
+from rule_cases_api import API_CASES, API_ZERO_CASES; CASES.update(API_CASES); ZERO_CASES.update(API_ZERO_CASES)  # noqa: E402,E702,E501  (issue 10)
 # Syntax helpers the frontend emits for f-strings, assert, for-range loops, imports and nested defs:
 # every test using that syntax runs them; they take no differentiable operands of their own.
 ZERO_EXEMPT = {

@@ -1,0 +1,413 @@
+"""Jacobians, Hessians and Hessian-vector products: `jacfwd`, `jacrev`, `hessian`, `hvp`.
+
+Layouts follow JAX: a Jacobian block has the output's dimensions, then the input's; a tuple
+`argnums` gives a tuple of blocks per output leaf; pytrees (tuples, lists, dicts) of floats and
+float arrays are inputs and outputs, and a block of a scalar by a scalar is a NumPy scalar.
+
+* `jacfwd` runs one jvp per input direction (no batched tangents yet: generated forward code
+  is written for one tangent, and running it with a batch axis would misread indexing and
+  reductions, so it is not attempted).
+* `jacrev` runs one forward pass and calls the (reusable) pullback once per output element.
+* `hessian(f) = jacfwd(grad(f))`; `jvp` of a `grad(f)` is a Hessian-vector product, computed by
+  reverse mode over f's generated forward code (see rules/api_rules.py): `hvp` calls that directly.
+
+The small functions at the bottom (`directional`, `apply`, `grad_call_jvp`) are ordinary Python
+on purpose: the rules of the API entry points differentiate them, so they must stay traceable.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .rules.api_rules import forward_code, hvp_core
+from .tangents import NoTangent
+from .api import ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _vjp, jvp
+
+
+class PytreeError(MooncakeError, TypeError):
+    """A Jacobian input or output that is not a pytree of floats and float arrays."""
+
+
+# ---------------------------------------------------------------- pytrees of floats and arrays
+
+
+def _flatten(x: Any, leaves: list) -> Any:
+    """Append x's leaves to `leaves`; return the structure to rebuild it (see _unflatten)."""
+    if isinstance(x, tuple) and not hasattr(x, "_fields"):
+        return ("tuple", [_flatten(v, leaves) for v in x])
+    if isinstance(x, list):
+        return ("list", [_flatten(v, leaves) for v in x])
+    if isinstance(x, dict):
+        return ("dict", list(x.keys()), [_flatten(v, leaves) for v in x.values()])
+    if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        leaves.append(np.asarray(x, dtype=float))
+        return ("leaf", (), "number")
+    if isinstance(x, np.ndarray) and x.dtype.kind in "iuf":
+        leaves.append(np.asarray(x, dtype=float) if x.dtype.kind != "f" else x)
+        return ("leaf", x.shape)
+    raise PytreeError(f"a Jacobian's inputs and outputs must be floats, float arrays, or tuples, lists and dicts "
+                      f"of them; got {type(x).__name__}")
+
+
+def _unflatten(tree: Any, leaves: Any) -> Any:
+    it = iter(leaves)
+
+    def build(t: Any) -> Any:
+        if t[0] == "tuple":
+            return tuple(build(c) for c in t[1])
+        if t[0] == "list":
+            return [build(c) for c in t[1]]
+        if t[0] == "dict":
+            return {k: build(c) for k, c in zip(t[1], t[2])}
+        return next(it)
+
+    return build(tree)
+
+
+def _leaf_shapes(tree: Any) -> list:
+    out: list = []
+
+    def walk(t: Any) -> None:
+        if t[0] == "leaf":
+            out.append(t[1])
+        else:
+            for c in t[-1]:
+                walk(c)
+
+    walk(tree)
+    return out
+
+
+def _leaf_kinds(tree: Any) -> list:
+    out: list = []
+
+    def walk(t: Any) -> None:
+        if t[0] == "leaf":
+            out.append(t[2] if len(t) > 2 else "array")
+        else:
+            for c in t[-1]:
+                walk(c)
+
+    walk(tree)
+    return out
+
+
+def _scalar_or_array(a: np.ndarray) -> Any:
+    return a[()] if a.ndim == 0 else a
+
+
+def _nums(argnums: Any, nargs: int, api: str, f: Any) -> tuple:
+    nums = []
+    for n in _argnums_checked(argnums, api, f):
+        if not -nargs <= n < nargs:
+            raise ArgnumsError(f"{api}({_name(f)}, argnums={argnums!r}): argument {n} is out of range for a call with "
+                               f"{nargs} positional arguments")
+        nums.append(n % nargs)
+    if len(set(nums)) != len(nums):
+        raise ArgnumsError(f"{api}({_name(f)}, argnums={argnums!r}): repeated argument")
+    return tuple(nums)
+
+
+def _assemble(blocks: list, out_tree: Any, in_tree: Any, single: bool) -> Any:
+    """blocks[o][i]: the (size_o, size_i) matrix of output leaf o by input leaf i -> JAX's layout."""
+    out_shapes, in_shapes = _leaf_shapes(out_tree), _leaf_shapes(in_tree)
+    per_out = []
+    for o, so in enumerate(out_shapes):
+        parts = [_scalar_or_array(blocks[o][i].reshape(tuple(so) + tuple(si))) for i, si in enumerate(in_shapes)]
+        tree = _unflatten(in_tree, parts)  # a tuple over argnums
+        per_out.append(tree[0] if single else tree)
+    return _unflatten(out_tree, per_out)
+
+
+# ---------------------------------------------------------------- jacfwd / jacrev
+
+
+def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+    """`J(*args)`: the Jacobian of f by forward mode (one jvp per input component)."""
+    _argnums_checked(argnums, "jacfwd", f)
+    single = not isinstance(argnums, (tuple, list))
+
+    def jac(*args: Any, **kwargs: Any) -> Any:
+        nums = _nums(argnums, len(args), "jacfwd", f)
+        in_leaves: list = []
+        in_tree = _flatten(tuple(args[i] for i in nums), in_leaves)
+        sizes = [leaf.size for leaf in in_leaves]
+        kinds = _leaf_kinds(in_tree)
+        cols: list = []
+        out_tree = aux = None
+        column = _columns(f, args, kwargs, nums)
+        batched = _batched_columns(f, column, in_leaves, in_tree, kinds, has_aux)
+        if batched is not None:
+            out_tree, aux, cols = batched
+        for li, leaf in enumerate(in_leaves if batched is None else ()):
+            for k in range(sizes[li]):
+                basis = [np.zeros_like(v) for v in in_leaves]
+                basis[li].reshape(-1)[k] = 1.0
+                dx = _unflatten(in_tree, [float(b) if kind == "number" else b for b, kind in zip(basis, kinds)])
+                y, dy = column(dx)
+                if has_aux:
+                    y, aux, dy = y[0], y[1], dy[0]
+                leaves: list = []
+                out_tree = _flatten(y, [])
+                _flatten(dy, leaves)
+                cols.append([np.asarray(v, dtype=float).reshape(-1) for v in leaves])
+        if out_tree is None:  # no input components: evaluate once for the output's structure
+            y = f(*args, **kwargs)
+            y, aux = (y[0], y[1]) if has_aux else (y, None)
+            out_tree = _flatten(y, [])
+        out_sizes = [int(np.prod(s)) for s in _leaf_shapes(out_tree)]
+        blocks = []
+        for o, so in enumerate(out_sizes):
+            row, start = [], 0
+            for i, si in enumerate(sizes):
+                m = np.stack([cols[c][o] for c in range(start, start + si)], axis=1) if si else np.zeros((so, 0))
+                row.append(m)
+                start += si
+            blocks.append(row)
+        out = _assemble(blocks, out_tree, in_tree, single)
+        return (out, aux) if has_aux else out
+
+    jac.__name__ = f"jacfwd({_name(f)})"
+    return jac
+
+
+_PROBE_RNG = np.random.default_rng(20261123)
+_NO_BATCH: set = set()  # (code, input shapes) where batched tangents failed or disagreed with the probe
+
+
+def _batched_columns(f: Callable, column: Callable, in_leaves: list, in_tree: Any, kinds: list, has_aux: bool) -> Any:
+    """All Jacobian columns from one forward pass whose tangents carry a leading batch axis, or None.
+
+    Generated forward code is written for one tangent; much of it (elementwise arithmetic, `A @ dx` on a
+    leading batch, ...) is right for a batch too, but indexing and reductions are not.  So the batched pass
+    is checked: one ordinary pass in a random direction r must give `sum_k r_k column_k`.  A batched result
+    that is wrong in any column fails that check with probability one (the errors are fixed before r is
+    drawn), and then the columns are computed one direction at a time.  Failures are remembered.
+    """
+    sizes = [leaf.size for leaf in in_leaves]
+    n = sum(sizes)
+    code = getattr(getattr(f, "__func__", f), "__code__", None)
+    key = (code, tuple(leaf.shape for leaf in in_leaves))
+    if n < 2 or getattr(column, "plan", None) is None or code is None or key in _NO_BATCH:
+        return None
+    from .batching import Batched, unbatch
+
+    batch, start = [], 0
+    for leaf, size in zip(in_leaves, sizes):
+        b = np.zeros((n,) + leaf.shape)
+        b.reshape(n, -1)[start:start + size] = np.eye(size)
+        batch.append(Batched(b))
+        start += size
+    try:
+        with np.errstate(all="ignore"):
+            y, dy = column(_unflatten(in_tree, batch))
+        aux = None
+        if has_aux:
+            y, aux, dy = y[0], y[1], dy[0]
+        out_leaves: list = []
+        out_tree = _flatten(y, out_leaves)
+        d_leaves = [unbatch(d, n, o) for d, o in zip(_leaves_like(dy, out_tree), out_leaves)]
+        if any(d.shape != (n,) + o.shape for d, o in zip(d_leaves, out_leaves)):
+            raise ValueError("batched tangent of the wrong shape")
+        r = _PROBE_RNG.normal(size=n)
+        probe, start = [], 0
+        for leaf, size, kind in zip(in_leaves, sizes, kinds):
+            piece = r[start:start + size].reshape(leaf.shape)
+            probe.append(float(piece) if kind == "number" else piece)
+            start += size
+        _, dy_r = column(_unflatten(in_tree, probe))
+        if has_aux:
+            dy_r = dy_r[0]
+        r_leaves: list = []
+        _flatten(dy_r, r_leaves)
+        for d, want in zip(d_leaves, r_leaves):
+            flat = d.reshape(n, -1)
+            diff = np.abs(r @ flat - np.reshape(want, -1))
+            scale = 1.0 + np.abs(flat).max(initial=0.0) * np.abs(r).sum()
+            if diff.size and not diff.max() <= 1e-9 * scale:
+                raise ValueError("batched tangents disagree with the probe")
+    except Exception:  # the code cannot carry a batch: one direction at a time
+        _NO_BATCH.add(key)
+        return None
+    cols = [[d[c].reshape(-1) for d in d_leaves] for c in range(n)]
+    return out_tree, aux, cols
+
+
+def _leaves_like(t: Any, tree: Any) -> list:
+    """The leaves of t (a tangent, possibly holding Batched leaves) in the order of the pytree `tree`."""
+    out: list = []
+
+    def walk(v: Any, node: Any) -> None:
+        if node[0] == "leaf":
+            out.append(v)
+        elif node[0] == "dict":
+            for k, sub in zip(node[1], node[2]):
+                walk(v[k], sub)
+        else:
+            if len(v) != len(node[1]):
+                raise ValueError("tangent structure differs from the output's")
+            for item, sub in zip(v, node[1]):
+                walk(item, sub)
+
+    walk(t, tree)
+    return out
+
+
+def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
+    """`column(dx) -> (y, dy)`: one forward-mode pass with tangent dx for the arguments in nums (zero for the
+    others), every call at the arguments' values on entry.
+
+    Where f has generated forward code that can be called directly, the API's checks and dispatch are done once
+    and each column is one call of that code (one jvp per direction, without the per-call overhead)."""
+    from .api import _reapply, _snapshot
+    from .rules.api_rules import NestingError, _plan
+    from .tangents import materialize, zero_tangent
+
+    pre = _snapshot(tuple(args) + tuple(kwargs.values()))
+    calls = [0]
+    plan = None
+    if not kwargs:
+        try:
+            plan = _plan(f, NoTangent, tuple(args), tuple(zero_tangent(a) for a in args))
+        except NestingError:
+            plan = None
+        if plan is not None and plan.tan_pos is None:
+            plan = None
+
+    def column(dx: tuple) -> tuple:
+        if calls[0]:
+            _reapply(pre)  # the previous column ran f (which may write to its arguments)
+        calls[0] += 1
+        dargs: list = [None] * len(args)
+        for j, i in enumerate(nums):
+            dargs[i] = dx[j]
+        if plan is None:
+            y, dy, _, _ = _jvp(f, tuple(args), tuple(dargs), kwargs, {}, api="jacfwd")
+            return y, materialize(dy, y)
+        call = list(plan.call_args)
+        for i, a in enumerate(args):
+            d = dargs[i]
+            if d is None:
+                d = zero_tangent(a)
+                d = materialize(d, a) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
+            call[plan.tan_pos[i]] = d
+        y, dy = plan.fn(*call)
+        return y, materialize(dy, y)
+
+    column.plan = plan  # type: ignore[attr-defined]
+    return column
+
+
+def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+    """`J(*args)`: the Jacobian of f by reverse mode (one forward pass, one pullback per output component)."""
+    _argnums_checked(argnums, "jacrev", f)
+    single = not isinstance(argnums, (tuple, list))
+
+    def jac(*args: Any, **kwargs: Any) -> Any:
+        nums = _nums(argnums, len(args), "jacrev", f)
+        in_leaves: list = []
+        in_tree = _flatten(tuple(args[i] for i in nums), in_leaves)
+        sizes = [leaf.size for leaf in in_leaves]
+        y_all, pullback = _vjp(f, tuple(args), kwargs, api="jacrev")
+        y, aux = (y_all[0], y_all[1]) if has_aux else (y_all, None)
+        out_leaves: list = []
+        out_tree = _flatten(y, out_leaves)
+        rows: list = []
+        for oi, leaf in enumerate(out_leaves):
+            for k in range(leaf.size):
+                basis = [np.zeros_like(v) for v in out_leaves]
+                basis[oi].reshape(-1)[k] = 1.0
+                ybar = _unflatten(out_tree, [float(b) if kind == "number" else b
+                                             for b, kind in zip(basis, _leaf_kinds(out_tree))])
+                grads, _ = pullback((ybar, None) if has_aux else ybar)
+                leaves: list = []
+                _flatten(tuple(grads[i] for i in nums), leaves)
+                rows.append([np.asarray(v, dtype=float).reshape(-1) for v in leaves])
+        blocks, start = [], 0
+        for oi, leaf in enumerate(out_leaves):
+            blocks.append([np.stack([rows[r][i] for r in range(start, start + leaf.size)], axis=0) if leaf.size
+                           else np.zeros((0, sizes[i])) for i in range(len(sizes))])
+            start += leaf.size
+        out = _assemble(blocks, out_tree, in_tree, single)
+        return (out, aux) if has_aux else out
+
+    jac.__name__ = f"jacrev({_name(f)})"
+    return jac
+
+
+def hessian(f: Callable, argnums: Any = 0) -> Callable:
+    """`H(*args)`: the Hessian of scalar-valued f, forward over reverse (`jacfwd(grad(f))`).
+
+    Each column is a Hessian-vector product: reverse mode over f's generated forward code."""
+    return jacfwd(grad_for_hessian(f, argnums), argnums)
+
+
+def grad_for_hessian(f: Callable, argnums: Any) -> Grad:
+    return Grad(f, argnums)
+
+
+def hvp(f: Callable, primals: tuple, tangents: tuple) -> Any:
+    """The Hessian-vector product `H(primals) @ tangents` of scalar-valued f (JAX's `jvp(grad(f), ...)[1]`).
+
+    With one primal, the product is for argument 0 (like `grad(f)`); with several, a tuple, one per primal."""
+    from .rules.api_rules import _dense
+
+    if not isinstance(primals, tuple) or not isinstance(tangents, tuple) or len(primals) != len(tangents):
+        raise MooncakeError("hvp(f, primals, tangents): primals and tangents must be tuples of one length")
+    from .api import _Converter
+
+    conv = _Converter("tangent", "hvp", symbolic_top=True)
+    dargs = _dense(tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(primals, tangents))),
+                   primals)
+    grads = hvp_core(f, primals, dargs, tuple(range(len(primals))))
+    return grads[0] if len(primals) == 1 else tuple(grads)
+
+
+# ---------------------------------------------------------------- traceable helpers (see rules/api_rules.py)
+
+
+def directional(f, args, dargs):
+    """Df(args)[dargs]: the derivative of f at args in direction dargs."""
+    return jvp(f, args, dargs)[1]
+
+
+def apply(f, args):
+    return f(*args)
+
+
+def _pick(t, nums, single):
+    if single:
+        return t[nums[0]]
+    out = []
+    for i in nums:
+        out.append(t[i])
+    return tuple(out)
+
+
+def grad_call_jvp(f, nums, single, with_value, args, dargs):
+    """(grad f(args), its tangent in direction dargs) -- or (value, grad) and theirs with `with_value`.
+
+    The tangent of the gradient is the gradient of the directional derivative (symmetry of second
+    derivatives), so this is reverse mode over forward mode."""
+    value, g_all = _VG_APPLY(f, args)
+    dvalue, dg_all = _VG_DIRECTIONAL(f, args, dargs)
+    g = _pick(g_all, nums, single)
+    dg = _pick(dg_all, nums, single)
+    if with_value:
+        return (value, g), (dvalue, dg)
+    return g, dg
+
+
+def forward_of_forward(f, args, dargs, targs, tdargs):
+    """(jvp(f, args, dargs), its tangent for tangents targs, tdargs): forward mode over f's forward code."""
+    fn, takes_self, extra, zeros, nones = forward_code(f, args, dargs)
+    if takes_self:
+        return jvp(fn, (f, NoTangent) + args + extra + dargs + zeros, (None, None) + targs + nones + tdargs + nones)
+    return jvp(fn, args + extra + dargs + zeros, targs + nones + tdargs + nones)
+
+
+_VG_APPLY = ValueAndGrad(apply, argnums=1)
+_VG_DIRECTIONAL = ValueAndGrad(directional, argnums=1)
+_GRAD_DIRECTIONAL = Grad(directional, argnums=1)
+_GRAD_APPLY = Grad(apply, argnums=1)

@@ -1,0 +1,558 @@
+"""Rules of the API entry points, so that derivatives nest (`grad(grad(f))`, `jvp(grad(f))`, ...).
+
+The entry points are not traced as code (their bodies manage tapes and contexts); they are
+primitives, and their rules apply a transformation to the *generated* code:
+
+* `jvp(f, primals, tangents)` (and the run-time dispatcher `fcall` that forward code calls) is,
+  under an outer transformation, a call of f's generated forward function `f__forward(*primals,
+  *tangents)`, which is ordinary Python: reverse mode differentiates it (reverse over forward) and
+  forward mode differentiates it again (forward over forward).
+* `grad(f)(*args)` is differentiated through the symmetry of second derivatives, never by
+  differentiating the tape-driven reverse code: the tangent of the gradient in direction `v` is
+  the gradient of the directional derivative, `d/dt grad f(a + t v) = grad_a (Df(a)[v])`, and the
+  adjoint of the gradient for a cotangent `w` is `grad_a (Df(a)[w])` as well.  So every nesting
+  becomes reverse mode over forward code, which composes to any order.
+
+Run-time helpers that generated forward code calls (`_mc.pow_deriv`, `_mc.storage_of`, ...) get
+their rules in forward_code_rules.py.  What cannot be nested correctly raises a NestingError naming it.
+"""
+from __future__ import annotations
+
+import contextlib
+import operator
+import types
+import weakref
+from typing import Any
+
+import numpy as np
+
+from ..forward.runtime import conform as _conform
+from ..api import (Differentiable, NonScalarOutputError, TangentError, ValueAndGrad, _Converter,
+                   _nondifferentiable, _reapply, _snapshot, _to_user, jvp as _jvp_api)
+from ..forward import objects as _objects
+from ..forward.runtime import _bind_fast, derived_forward, fcall as _fcall_rt
+from ..reverse import shadows as _shadows
+from ..reverse.adjoints import AdjTuple, MethodAdjoint, accumulate
+from ..reverse.runtime import may_write, rcall
+from ..tangents import MethodTangent, NoTangent, materialize
+from ..tangents import storage as _storage
+from .builtin_rules import storage_of as _storage_of
+from . import helpers as h
+from .registry import bump_version, defzero, lookup
+from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
+                                 _pow_deriv_fwd, _prepare_cells, _storage_fwd, _zero, _zero_fwd, user_rule)
+
+
+# ---------------------------------------------------------------- the forward function of a call
+
+
+class _Plan:
+    """How to run `fcall(f, df, args, dargs)` as one call of ordinary Python code `fn(*call_args)`.
+
+    `split(bars)` maps the adjoints of call_args back to (f's, args', dargs'); `outer(tf, targs, tdargs)`
+    gives the tangents of call_args from outer tangents of f, args and dargs."""
+
+    def __init__(self, fn: Any, call_args: tuple, split: Any, outer: Any, grad_of: Any = None, layout: Any = None) -> None:
+        self.fn, self.call_args, self.split, self.outer, self.grad_of = fn, call_args, split, outer, grad_of
+        self.layout = layout  # (takes (f, df) first, constant extra primals) for forward code of a plain function
+        self.inactive: frozenset = frozenset()  # positions of call_args that are constants (no adjoint)
+        self.arg_pos: Any = None  # positions of the primal arguments in call_args (forward code plans)
+        self.tan_pos: Any = None  # ... and of their tangents
+
+
+def _dense(ts: tuple, ps: tuple) -> tuple:
+    return tuple(materialize(t, p) for t, p in zip(ts, ps))
+
+
+def _plain_outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
+    return (*targs, *tdargs)
+
+
+def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
+    if isinstance(f, Differentiable):
+        f = f.__wrapped_fn__
+    n = len(args)
+    if not _zero(df) and not isinstance(f, (types.FunctionType, types.MethodType)):
+        raise NestingError(f"nested derivative: the callable {_name(f)} itself has a nonzero tangent; differentiating "
+                           f"through what a callable object captures is not supported nested: pass those values as arguments")
+    if isinstance(f, ValueAndGrad):
+        return _grad_plan(f, args, dargs)
+    if f is _api_jvp():
+        return _jvp_plan(args, dargs)
+    if f is _fcall_rt:
+        return _fcall_plan(args, dargs)
+    plain = _PLAIN.get(f) if _hashable(f) else None
+    if f is h.pow_deriv:
+        if not _zero(dargs[1]):
+            raise NestingError("nested derivative of a power with a differentiated exponent inside generated code is "
+                               "not supported at this order")
+        plain = _pow_deriv_fwd
+    elif f is operator.pow and _zero(dargs[1]):
+        plain = _pow_const_fwd
+    elif _storage_like(f):
+        plain = _storage_fwd if f is not _conform_target() else _conform_fwd
+    rule = lookup(f) if plain is None and _hashable(f) else None
+    if rule is not None and rule.zero and not isinstance(f, type):
+        return _Plan(_zero_fwd, (f, tuple(args)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
+                     lambda tf, targs, tdargs: (NoTangent, targs), layout=None)
+    if plain is not None:
+        return _Plan(plain, (*args, *_dense(dargs, args)), lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])), _plain_outer,
+                     layout=(False, ()))
+    if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) and lookup(f) is None:
+        dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+        inner = _plan(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs))
+
+        def split_method(b: Any) -> tuple:
+            _, a, d = inner.split(b)
+            return MethodAdjoint(a[0]), tuple(a[1:]), tuple(d[1:])
+
+        def outer_method(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
+            tself = tf.self_tangent if isinstance(tf, MethodTangent) else NoTangent
+            return inner.outer(NoTangent, (tself, *targs), (NoTangent, *tdargs))
+
+        plan = _Plan(inner.fn, inner.call_args, split_method, outer_method)
+        plan.arg_pos = inner.arg_pos[1:] if inner.arg_pos is not None else None
+        plan.tan_pos = inner.tan_pos[1:] if inner.tan_pos is not None else None
+        return plan
+    if isinstance(f, types.FunctionType) and lookup(f) is None:
+        # zero tangents of arrays as dense zeros: the forward code is specialised on argument kinds, and a
+        # symbolic zero would make its array operations dispatch at run time (slow under reverse mode)
+        dargs = tuple(materialize(d, a) if d is NoTangent and isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
+                      for a, d in zip(args, dargs))
+        primals, tangents = _bind_fast(f, NoTangent, args, dargs, {}, {})
+        m = len(primals)
+        if m != n and not _only_module_keywords(f, n):
+            raise NestingError(f"nested derivative of {_name(f)}: call it with all its parameters given positionally "
+                               f"(defaults, *args and keywords are not supported nested)")
+        # (generated code's `*, _mc=_mc` keywords are parameters of its own forward code: passed, zero tangent)
+        try:
+            rule = derived_forward(f, tuple(_objects.kind_of(a) for a in primals))
+        except SyntaxError as e:  # the emitter's names for a derivative of a derivative of a derivative can clash
+            raise NestingError(f"nested derivative of {_name(f)}: the generated forward code of this order does not "
+                               f"compile ({e.msg}); use reverse mode for the outer derivatives") from e
+        pad = (NoTangent,) * (m - n)
+        if rule.takes_self:
+            if not _zero(df):
+                raise NestingError(f"nested derivative of {_name(f)}: differentiating with respect to the variables the "
+                                   f"function captures (closure, defaults) is not supported nested; pass them as arguments")
+            plan = _Plan(rule.fn, (f, NoTangent, *primals, *tangents),
+                         lambda b: (NoTangent, tuple(b[2:2 + n]), tuple(b[2 + m:2 + m + n])),
+                         lambda tf, targs, tdargs: (tf, NoTangent, *targs, *pad, *tdargs, *pad),
+                         layout=(True, tuple(primals[n:])))
+            if is_constant(f) or not _captures_values(f):
+                plan.inactive = frozenset({0, 1})  # what f captures is a constant here: no adjoint
+            plan.arg_pos = list(range(2, 2 + n))
+            plan.tan_pos = list(range(2 + m, 2 + m + n))
+            return plan
+        plan = _Plan(rule.fn, (*primals, *tangents), lambda b: (NoTangent, tuple(b[:n]), tuple(b[m:m + n])),
+                     lambda tf, targs, tdargs: (*targs, *pad, *tdargs, *pad), layout=(False, tuple(primals[n:])))
+        plan.arg_pos = list(range(n))
+        plan.tan_pos = list(range(m, m + n))
+        return plan
+    raise NestingError(f"nested derivative: the forward derivative of {_name(f)} comes from a hand-written rule, which "
+                       f"has no derivative of its own; higher derivatives through it are not supported")
+
+
+def _only_module_keywords(f: Any, n: int) -> bool:
+    """Are f's parameters after the first n keyword-only ones whose defaults are modules (as in generated code)?"""
+    import inspect
+
+    params = list(inspect.signature(f, follow_wrapped=False).parameters.values())
+    rest = params[n:]
+    return len(params) > n and all(p.kind is p.KEYWORD_ONLY and isinstance(p.default, types.ModuleType) for p in rest)
+
+
+def _storage_like(f: Any) -> bool:
+    return f is _storage or f is _storage_of or f is _conform
+
+
+def _conform_target() -> Any:
+    return _conform
+
+
+def _api_jvp() -> Any:
+    return _jvp_api
+
+
+def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
+    """fcall of `jvp` itself (forward code of a function that calls mc.jvp): `higher.forward_of_forward`."""
+    from .. import higher
+
+    f, fargs, fdargs = args
+    tf, tfargs, tfdargs = dargs
+    if not _zero(tf):
+        raise NestingError(f"nested derivative of jvp({_name(f)}, ...): the function has a nonzero tangent (it captures "
+                           f"differentiated variables); pass them as arguments instead")
+    fargs = tuple(fargs)
+    n = len(fargs)
+    call = (f, fargs, _dense(_expand(fdargs, n), fargs), _dense(_expand(tfargs, n), fargs),
+            _dense(_expand(tfdargs, n), fargs))
+    return _Plan(higher.forward_of_forward, call,
+                 lambda b: (NoTangent, (NoTangent, b[1], b[2]), (NoTangent, b[3], b[4])),
+                 lambda tf, targs, tdargs: (NoTangent, targs[1], targs[2], tdargs[1], tdargs[2]))
+
+
+def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
+    """fcall of `fcall` itself (forward code that dispatches a call at run time, differentiated forward)."""
+    f, df, fargs, fdargs, *rest = args
+    if rest and (rest[0] or (len(rest) > 1 and rest[1] not in (None, NoTangent, {}))):
+        raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
+    tf, tdf, tfargs, tfdargs, *_ = _expand(dargs, len(args))
+    if not _zero(df) or not _zero(tdf):
+        raise NestingError(f"nested derivative of {_name(f)}: a callable with a nonzero tangent inside forward code is "
+                           f"not supported at this order")
+    inner = _jvp_plan((f, fargs, fdargs), (tf, tfargs, tfdargs))
+
+    def split(b: Any) -> tuple:
+        _, (_, a1, a2), (_, d1, d2) = inner.split(b)
+        return NoTangent, (NoTangent, NoTangent, a1, a2) + (NoTangent,) * len(rest), \
+            (NoTangent, NoTangent, d1, d2) + (NoTangent,) * len(rest)
+
+    def outer(t_f: Any, targs: tuple, tdargs: tuple) -> tuple:
+        return inner.outer(t_f, (targs[0], targs[2], targs[3]), (tdargs[0], tdargs[2], tdargs[3]))
+
+    return _Plan(inner.fn, inner.call_args, split, outer)
+
+
+def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:
+    """(the generated forward function that computes `fcall(f, 0, args, dargs)`, whether it takes (f, df) first)."""
+    plan = _plan(f, NoTangent, tuple(args), tuple(dargs))
+    if plan.layout is None:
+        raise NestingError(f"nested derivative of {_name(f)}: third and higher derivatives through this kind of callable "
+                           f"(a bound method or an mc.grad object) are not supported")
+    takes_self, extra = plan.layout
+    return plan.fn, takes_self, extra, (NoTangent,) * len(extra), (None,) * len(extra)
+
+
+def _hashable(f: Any) -> bool:
+    try:
+        hash(f)
+        return True
+    except TypeError:
+        return False
+
+
+def _grad_plan(g: Any, args: tuple, dargs: tuple) -> _Plan:
+    """fcall of a `grad(f)` / `value_and_grad(f)` object: `grad_call_jvp` below, plain Python."""
+    from .. import higher
+
+    if g.has_aux:
+        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
+    nums, _ = g._nums(len(args))
+    single = not isinstance(g.argnums, (tuple, list))
+    with_value = type(g).__name__ == "ValueAndGrad"
+    n = len(args)
+    return _Plan(higher.grad_call_jvp, (g.f, nums, single, with_value, tuple(args), _dense(dargs, args)),
+                 lambda b: (NoTangent, tuple(_expand(b[4], n)), tuple(_expand(b[5], n))),
+                 lambda tf, targs, tdargs: (NoTangent, NoTangent, NoTangent, NoTangent, targs, tdargs), grad_of=g)
+
+
+# grad objects made inside differentiated code (by the rules of mc.grad / mc.value_and_grad below): what their
+# function captures may be differentiated by the outer transformation.  Objects made outside are constants.
+_TRACED: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def _refuse_traced_captures(g: Any) -> None:
+    if g in _TRACED:
+        _refuse_captures(g.f, repr(g))
+
+
+def _factory_frule(factory: Any) -> Any:
+    def frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
+        if p and not _zero(t[0]):
+            raise NestingError(f"nested derivative: mc.{factory.__name__} of a function whose captured variables are "
+                               f"differentiated is not supported; pass them as arguments instead")
+        y = factory(*p, **kwargs)
+        _TRACED.add(y)
+        return y, NoTangent
+
+    return frule
+
+
+def _factory_rrule(factory: Any) -> Any:
+    def rrule(*args: Any, **kwargs: Any) -> tuple:
+        y = factory(*args, **kwargs)
+        _TRACED.add(y)  # its reverse rule refuses captured values: the adjoint here is always zero
+        return y, lambda g: (NoTangent,) * len(args)
+
+    return rrule
+
+
+def _refuse_captures(f: Any, what: str) -> None:
+    """Reverse rules of grad(f) give no adjoint to what f captures: refuse a function that captures values."""
+    if isinstance(f, types.MethodType):
+        raise NestingError(f"nested derivative of {what}: reverse mode over the gradient of a bound method is not "
+                           f"supported (its object could be differentiated); pass a plain function taking the object")
+    cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _cell_full(c)]
+    values = [*cells, *(getattr(f, "__defaults__", None) or ())]
+    if any(not _nondifferentiable(v) and not callable(v) for v in values):
+        raise NestingError(f"nested derivative of {what}: {_name(f)} captures values (closure variables or defaults); "
+                           f"reverse mode over its gradient does not differentiate them: pass them as arguments")
+
+
+def _captures_values(f: Any) -> bool:
+    """Does f capture (closure cells, defaults) anything differentiable?"""
+    cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _cell_full(c)]
+    values = [*cells, *(getattr(f, "__defaults__", None) or ()), *((getattr(f, "__kwdefaults__", None) or {}).values())]
+    return any(not _nondifferentiable(v) and not isinstance(v, types.ModuleType) for v in values)
+
+
+# Callables whose captured values are constants of the differentiation now running: the functions a rule
+# differentiates afresh with respect to explicit arguments only (e.g. f in jvp(grad(f)), hvp(f)).  A closure
+# made inside differentiated code is a new object, never in this list while it is live.
+_CONSTANT: list = []
+
+
+@contextlib.contextmanager
+def constant_callable(f: Any):
+    chain = [f]
+    while isinstance(chain[-1], ValueAndGrad) or isinstance(chain[-1], Differentiable):
+        chain.append(chain[-1].f if isinstance(chain[-1], ValueAndGrad) else chain[-1].__wrapped_fn__)
+    if isinstance(chain[-1], types.MethodType):
+        chain.append(chain[-1].__func__)
+    _CONSTANT.extend(chain)
+    try:
+        yield
+    finally:
+        del _CONSTANT[len(_CONSTANT) - len(chain):]
+
+
+def is_constant(f: Any) -> bool:
+    return any(c is f for c in _CONSTANT)
+
+
+def _cell_full(c: Any) -> bool:
+    try:
+        c.cell_contents
+        return True
+    except ValueError:
+        return False
+
+
+# ---------------------------------------------------------------- rules of fcall and jvp
+
+
+def _prepare_all_cells(call_args: tuple) -> None:
+    """Functions passed to forward code that capture differentiable values: constants of the differentiation
+    now running get cell storage their explicit reads add into (the adjoint is dropped: they are constants);
+    any other is refused, since what it captures may be differentiated (not supported nested)."""
+    for a in call_args:
+        if isinstance(a, types.FunctionType) and a.__closure__ and _captures_values(a):
+            if not is_constant(a):
+                raise NestingError(f"nested derivative of {_name(a)}: reverse mode over the forward code of a function "
+                                   f"that captures values (closure variables) made inside differentiated code is not "
+                                   f"supported; pass those values as arguments")
+            _prepare_cells(a)
+
+
+def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
+    """Reverse rule of `fcall(f, df, args, dargs) -> (y, dy)`: reverse mode over f's forward code."""
+    args, dargs = tuple(args), _expand(dargs, len(args))
+    plan = _plan(f, df, args, dargs)
+    if plan.grad_of is not None:
+        _refuse_traced_captures(plan.grad_of)
+    # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants
+    wrt = frozenset(i for i, a in enumerate(plan.call_args) if not isinstance(a, types.ModuleType)
+                    and i not in plan.inactive)
+    _prepare_all_cells(plan.call_args)
+    out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
+
+    def pullback(g: Any) -> tuple:
+        try:
+            _, bars, _ = pb(g)
+        except AttributeError as e:
+            if "ShadowCell" not in str(e):
+                raise
+            raise NestingError(f"nested derivative of {_name(f)}: reverse mode over its forward code cannot route "
+                               f"adjoints into a number or tuple that it captures from an enclosing function; pass "
+                               f"those values as arguments (captured arrays and lists work)") from e
+        f_bar, a_bar, d_bar = plan.split(tuple(bars))
+        return f_bar, AdjTuple(a_bar), AdjTuple(d_bar)
+
+    return out, pullback
+
+
+def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: Any, tdargs: Any) -> tuple:
+    """Forward rule of `fcall`: forward mode over f's forward code."""
+    fcall = _fcall_rt
+    if not _zero(tdf):
+        raise NestingError("nested derivative: the tangent of a callable's tangent is not supported")
+    args, dargs = tuple(args), _expand(dargs, len(args))
+    n = len(args)
+    targs, tdargs = _expand(targs, n), _expand(tdargs, n)
+    plan = _plan(f, df, args, dargs)
+    if plan.grad_of is not None and not _zero(tf):
+        raise NestingError(f"nested derivative of {plan.grad_of!r}: its function has a nonzero tangent (it captures "
+                           f"differentiated variables); pass them as arguments instead")
+    return fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs))
+
+
+def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple) -> tuple:
+    """The tangent of `grad(f, nums)(*args)` in direction dargs (all arguments): reverse mode over f's forward
+    code, seeded on the tangent output, differentiating only the arguments in nums (one per num, a tuple).
+
+    The fast path of `hvp`, `hessian` and the forward rule of grad: no gradient value, no API layers."""
+    args = tuple(args)
+    with _shadows.Context(), constant_callable(f):
+        plan = _plan(f, NoTangent, args, tuple(dargs))
+        if plan.arg_pos is None:
+            from .. import higher
+
+            dg = higher._GRAD_DIRECTIONAL(f, args, _dense(tuple(dargs), args))
+            return tuple(dg[i] for i in nums)
+        wrt = frozenset(plan.arg_pos[i] for i in nums)
+        _prepare_all_cells(plan.call_args)
+        (y, dy), pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt)
+        post = _snapshot(args) if may_write(pb) else None
+        seed = 1.0 if not isinstance(dy, np.ndarray) else np.ones((), dtype=dy.dtype)
+        if not isinstance(dy, (float, np.floating, np.ndarray)) or np.ndim(dy) != 0:
+            raise NonScalarOutputError(f"the Hessian of {_name(f)} needs a real scalar result, got {type(y).__name__}")
+        _, bars, _ = pb(AdjTuple((NoTangent, seed)))
+        out = tuple(_to_user(_shadows.full_adjoint(args[i], bars[plan.arg_pos[i]]), args[i]) for i in nums)
+    if post is not None:
+        _reapply(post)
+    return out
+
+
+def _jvp_rrule(f: Any, primals: tuple, tangents: tuple) -> tuple:
+    if not isinstance(primals, tuple) or not isinstance(tangents, tuple) or len(primals) != len(tangents):
+        raise TangentError("jvp(f, primals, tangents): primals and tangents must be tuples of one length")
+    conv = _Converter("tangent", "jvp", symbolic_top=True)
+    dargs = tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(primals, tangents)))
+    (y, dy), pb = _rev_fcall(f, NoTangent, primals, dargs)
+    out = (y, materialize(dy, y))
+
+    def pullback(g: Any) -> tuple:
+        return pb(g)
+
+    return out, pullback
+
+
+def _jvp_frule(p: tuple, t: tuple) -> tuple:
+    f, primals, tangents = p
+    tf, tprimals, ttangents = t
+    conv = _Converter("tangent", "jvp", symbolic_top=True)
+    dargs = tuple(conv(d, x, f"argument {i}", top=True) for i, (x, d) in enumerate(zip(primals, tangents)))
+    (y, dy), (ty, tdy) = _fwd_fcall(f, NoTangent, tuple(primals), dargs, tf, NoTangent, tprimals, ttangents)
+    return (y, materialize(dy, y)), (materialize(ty, y), materialize(tdy, y))
+
+
+def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
+    if kwargs:
+        raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
+    out, pb = _rev_fcall(f, df, args, dargs)
+
+    def pullback(g: Any) -> tuple:
+        f_bar, a_bar, d_bar = pb(g)
+        return f_bar, NoTangent, a_bar, d_bar  # one adjoint per argument of fcall(f, df, args, dargs)
+
+    return out, pullback
+
+
+def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
+    f, df, args, dargs, *rest = p
+    tf, tdf, targs, tdargs, *_ = t
+    if rest and rest[0]:
+        raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
+    return _fwd_fcall(f, df, tuple(args), dargs, tf, tdf, targs, tdargs)
+
+
+# ---------------------------------------------------------------- rules of grad(f)(*args)
+
+
+def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
+    from .. import higher
+
+    g, *args = p
+    dg, *dargs = t
+    if kwargs:
+        raise NestingError(f"nested derivative of {g!r}: keyword arguments are not supported nested")
+    if not _zero(dg):
+        raise NestingError(f"nested derivative of {g!r}: the function given to grad has a nonzero tangent (it captures "
+                           f"differentiated variables); pass them as arguments instead")
+    if g.has_aux:
+        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
+    nums, _ = g._nums(len(args))
+    single = not isinstance(g.argnums, (tuple, list))
+    with_value = type(g).__name__ == "ValueAndGrad"
+    dargs_d = _dense(tuple(dargs), tuple(args))
+    if with_value:
+        with constant_callable(g.f):  # its tangent is zero (checked): what it captures is constant here
+            return higher.grad_call_jvp(g.f, nums, single, with_value, tuple(args), dargs_d)
+    value = g(*args)
+    dg = hvp_core(g.f, tuple(args), dargs_d, nums)
+    return value, (dg[0] if single else dg)
+
+
+def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
+    from .. import higher
+
+    if kwargs:
+        raise NestingError(f"nested derivative of {g!r}: keyword arguments are not supported nested")
+    if g.has_aux:
+        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
+    _refuse_traced_captures(g)
+    nums, _ = g._nums(len(args))
+    single = not isinstance(g.argnums, (tuple, list))
+    with_value = type(g).__name__ == "ValueAndGrad"
+    y = g(*args)
+    n = len(args)
+
+    def pullback(w: Any) -> tuple:
+        if w is NoTangent:
+            return (NoTangent, *([NoTangent] * n))
+        w_grad = w[1] if with_value else w
+        w_val = w[0] if with_value else NoTangent
+        parts = (w_grad,) if single else tuple(_expand(w_grad, len(nums)))
+        dirs = [NoTangent] * n
+        for i, wi in zip(nums, parts):
+            dirs[i] = wi
+        dirs_d = _dense(tuple(dirs), tuple(args))
+        # adjoint of the gradient part: grad_a <grad f(a), w> = grad_a Df(a)[w], a separate differentiation
+        # (its own adjoint storage: Grad.__call__ opens a fresh context)
+        with constant_callable(g.f):  # made outside differentiated code, or refused above if it captures values
+            bars = list(_expand(higher._GRAD_DIRECTIONAL(g.f, tuple(args), dirs_d), n))
+        if with_value and w_val is not NoTangent and w_val is not None:
+            grads = higher._GRAD_APPLY(g.f, tuple(args))
+            bars = [accumulate(a, _scaled(w_val, b)) for a, b in zip(bars, grads)]
+        return (NoTangent, *bars)
+
+    return y, pullback
+
+
+# ---------------------------------------------------------------- run-time helpers of generated forward code
+
+
+def _defs() -> None:
+    from ..api import Grad, ValueAndGrad, jvp
+    from ..forward.runtime import fcall
+
+    user = user_rule
+    user(jvp, _jvp_frule, _jvp_rrule)
+    user(fcall, _fcall_frule, _fcall_rrule)
+    user(ValueAndGrad.__call__, _grad_frule, _grad_rrule)
+    user(Grad.__call__, _grad_frule, _grad_rrule)
+    from .. import api
+
+    for factory in (api.grad, api.value_and_grad):
+        user(factory, _factory_frule(factory), _factory_rrule(factory))
+    # (mc.vjp has no rule: traced, its body is refused as unsupported syntax, an error, as wanted)
+
+    defzero(forward_code)
+    bump_version()
+
+
+def _scaled(w: Any, t: Any) -> Any:
+    """w * t for a tree t of numbers and arrays (tuples, lists, dicts)."""
+    if isinstance(t, tuple):
+        return tuple(_scaled(w, v) for v in t)
+    if isinstance(t, list):
+        return [_scaled(w, v) for v in t]
+    if isinstance(t, dict):
+        return {k: _scaled(w, v) for k, v in t.items()}
+    if t is NoTangent or t is None:
+        return NoTangent
+    return w * t
+
+
+_defs()

@@ -1,0 +1,310 @@
+"""Rules of what generated forward code calls at run time, and plain forward functions of primitives.
+
+Nested derivatives differentiate generated forward code (see api_rules.py), so its run-time helpers
+(`_mc.pow_deriv`, `_mc.storage`, `conform`, ...) need rules of their own, and calls it dispatches at
+run time (`_mc.fcall(operator.mul, ...)`) need a forward derivative written as ordinary Python (the
+`_..._fwd` functions: traceable, so they can be differentiated again).  Closure cells read explicitly
+by forward code (`fn.__closure__[i].cell_contents`) get adjoint storage reverse mode can add into.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from .. import ops as _ops
+from ..errors import MooncakeError
+from ..forward.runtime import _all_zero
+from ..forward.runtime import conform as _conform
+from ..reverse import shadows as _shadows
+from ..reverse.adjoints import AdjTuple
+from ..tangents import NoTangent
+from ..tangents import storage as _storage
+from . import helpers as h
+from .registry import _entry, defjvp, defvjp, defzero
+
+
+class NestingError(MooncakeError, NotImplementedError):
+    """A derivative of a derivative that mooncake_ast cannot compute correctly (named in the message)."""
+
+
+def _name(f: Any) -> str:
+    return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or type(f).__name__
+
+
+def _zero(t: Any) -> bool:
+    """Is t a zero tangent (symbolic, or dense zeros)?"""
+    return _all_zero(t)
+
+
+def _expand(ts: Any, n: int) -> tuple:
+    return (NoTangent,) * n if ts is NoTangent or ts is None else tuple(ts)
+
+
+def user_rule(fn: Any, frule: Any, rrule: Any) -> None:
+    """Register hand-written forward and reverse rules (the user-rule protocol) of a library callable."""
+    r = _entry(fn)
+    r.user_frule, r.user_rrule, r.jvp, r.vjp, r.zero = frule, rrule, None, None, False
+    r.fingerprint = "api:" + _name(fn)
+
+
+# ---------------------------------------------------------------- plain forward functions of primitives
+# Forward code dispatches some calls at run time (`_mc.fcall(operator.mul, ...)` when an operand's type
+# is unknown).  Their derivative, nested, is the derivative of these plain functions.
+
+
+def _mul_fwd(a, b, da, db):
+    return a * b, da * b + a * db
+
+
+def _add_fwd(a, b, da, db):
+    return a + b, da + db
+
+
+def _sub_fwd(a, b, da, db):
+    return a - b, da - db
+
+
+def _truediv_fwd(a, b, da, db):
+    y = a / b
+    return y, (da - y * db) / b
+
+
+def _matmul_fwd(a, b, da, db):
+    return a @ b, da @ b + a @ db
+
+
+def _neg_fwd(a, da):
+    return -a, -da
+
+
+def _pow_deriv_fwd(base, p, dbase, dp):
+    return h.pow_deriv(base, p), dbase * (p * h.pow_deriv(base, p - 1))
+
+
+def _storage_fwd(x, dx, ddx_of_x, ddx):
+    return _storage(x, dx), ddx
+
+
+def _conform_fwd(y, x, dx, dy, dx_, ddx):
+    return _conform(y, x, dx), _conform(y, x, ddx)
+
+
+def _zero_fwd(f, args):
+    return f(*args), NoTangent
+
+
+def _getitem_fwd(a, i, da, di):
+    return a[i], da[i]
+
+
+def _pow_const_fwd(a, b, da, db):
+    return a ** b, da * h.pow_deriv(a, b)
+
+
+def _pos_fwd(a, da):
+    return +a, da
+
+
+def _unpack_fwd(x, n, dx, dn):
+    return _ops.unpack(x, n), _ops.unpack(dx, n)
+
+
+_PLAIN = {_ops.unpack: _unpack_fwd, operator.getitem: _getitem_fwd, operator.pos: _pos_fwd, operator.mul: _mul_fwd, operator.add: _add_fwd, operator.sub: _sub_fwd, operator.truediv: _truediv_fwd,
+          operator.matmul: _matmul_fwd, operator.neg: _neg_fwd}
+
+
+class _CellFields:
+    """`fields` of a cell's adjoint storage, as reverse mode's attribute rule sees it: `cell_contents` is the slot."""
+
+    __slots__ = ("sh",)
+
+    def __init__(self, sh: Any) -> None:
+        self.sh = sh
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.sh.slot if name == "cell_contents" else default
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        if name != "cell_contents":
+            raise NestingError(f"nested derivative: attribute {name!r} of a closure cell")
+        self.sh.slot = value
+
+
+class _CellShadow(_shadows.ShadowCell):
+    """A closure cell's adjoint storage that forward code's explicit read `fn.__closure__[i].cell_contents` can add
+    into (reverse mode's own closure reads use `slot` directly; this is the same slot)."""
+
+    __slots__ = ()
+
+    @property
+    def fields(self) -> _CellFields:
+        return _CellFields(self)
+
+
+def _prepare_cells(f: Any) -> None:
+    """Give f's closure cells adjoint storage that explicit `cell_contents` reads route into (see _CellShadow)."""
+    ctx = _shadows.current()
+    for cell in getattr(f, "__closure__", None) or ():
+        found = ctx.shadows.get(id(cell))
+        if found is not None and found[0] is cell:
+            if isinstance(found[1], _CellShadow) or not isinstance(found[1], _shadows.ShadowCell):
+                continue
+            sh = _CellShadow()
+            sh.slot = found[1].slot
+        else:
+            sh = _CellShadow()
+        ctx.shadows[id(cell)] = (cell, sh)
+
+
+# ---------------------------------------------------------------- rules of the run-time helpers
+
+
+def _pow_deriv_d(t: Any, base: Any, p: Any) -> Any:
+    return t.mul(p, t.call(h.pow_deriv, base, t.sub(p, 1.0)))
+
+
+def _pow_deriv_dp(t: Any, base: Any, p: Any) -> Any:
+    # d/dp (p * base**(p-1)) = base**(p-1) * (1 + p * log(base))
+    return t.mul(t.call(np.power, base, t.sub(p, 1.0)), t.add(1.0, t.mul(p, t.call(h.log_for_pow, base))))
+
+
+def _helper_defs() -> None:
+    from ..forward import transform as fwd
+    from ..forward.runtime import conform
+    from ..forward.transform import cell_tangent
+    from ..tangents import storage, zero_tangent
+    from . import builtin_rules
+
+    user = user_rule
+    defjvp(h.pow_deriv, lambda t, y, base, p: t.add(t.mul(t.d(base), _pow_deriv_d(t, base, p)),
+                                                    t.mul(t.d(p), _pow_deriv_dp(t, base, p))))
+    defvjp(h.pow_deriv, lambda t, g, y, base, p: (t.call(_unbroadcast_to, t.mul(g, _pow_deriv_d(t, base, p)), base),
+                                                  t.call(_unbroadcast_to, t.mul(g, _pow_deriv_dp(t, base, p)), p)))
+    defzero(h.sign, zero_tangent)
+    # The tangent cells of a function's closure: the plans above always pass the function's tangent as the
+    # constant zero (NoTangent) with a zero tangent of its own, so what is read from it is a constant zero.
+    defzero(cell_tangent, builtin_rules.cell_tangent_get)
+    defjvp(h.log_for_pow, lambda t, y, base: t.div(t.d(base), base))
+    defvjp(h.log_for_pow, lambda t, g, y, base: (t.div(g, base),))
+    for fn in (storage, builtin_rules.storage_of):
+        defjvp(fn, lambda t, y, x, dx: t.d(dx))
+        defvjp(fn, lambda t, g, y, x, dx: (None, g))
+    defjvp(conform, lambda t, y, yy, x, dx: t.call(conform, yy, x, t.d(dx)) if t.d(dx) is not None else None)
+    defvjp(conform, lambda t, g, y, yy, x, dx: (None, None, t.call(_unbroadcast_to, g, dx)))
+    user(builtin_rules.getattr_tangent, _getattr_tangent_frule, _getattr_tangent_rrule)
+    user(builtin_rules.concat_tangent, _concat_tangent_frule, _concat_tangent_rrule)
+    defjvp(fwd.fresh_storage, lambda t, y, value, d: t.call(fwd.fresh_storage, value, t.d(d)) if t.d(d) is not None else None)
+    defvjp(fwd.fresh_storage, lambda t, g, y, value, d: (None, g))
+    user(fwd.item_storage, _item_storage_frule, _item_storage_rrule)
+
+
+def _item_storage_frule(p: tuple, t: tuple) -> tuple:
+    from ..forward import transform as fwd
+
+    container, dcontainer, index, item = p
+    tdc = _expand(t, 4)[1]
+    y = fwd.item_storage(container, dcontainer, index, item)
+    if tdc is NoTangent or tdc is None:
+        return y, NoTangent
+    return y, tdc[index]
+
+
+def _item_storage_rrule(container: Any, dcontainer: Any, index: Any, item: Any) -> tuple:
+    from ..forward import transform as fwd
+    from ..reverse.adjoints import AdjList
+
+    y = fwd.item_storage(container, dcontainer, index, item)
+
+    def pullback(g: Any) -> tuple:
+        if g is NoTangent or g is None or dcontainer is NoTangent:
+            return (NoTangent,) * 4
+        if isinstance(dcontainer, np.ndarray):
+            bar: Any = np.zeros_like(dcontainer)
+            bar[index] += g
+        elif isinstance(dcontainer, (tuple, list)) and isinstance(index, int):
+            items: list = [NoTangent] * len(dcontainer)
+            items[index] = g
+            bar = AdjTuple(items) if isinstance(dcontainer, tuple) else AdjList(items)
+        else:
+            raise NestingError("nested derivative: reading an item of a dict's tangent is not supported at this order")
+        return NoTangent, bar, NoTangent, NoTangent
+
+    return y, pullback
+
+
+def _getattr_tangent_frule(p: tuple, t: tuple) -> tuple:
+    from . import builtin_rules
+
+    obj, dobj, name, value = p
+    if dobj is not NoTangent:
+        raise NestingError(f"nested derivative: the tangent of attribute {name!r} of a differentiated object, read by "
+                           f"generated code, is not supported at this order")
+    return builtin_rules.getattr_tangent(*p), NoTangent
+
+
+def _getattr_tangent_rrule(obj: Any, dobj: Any, name: Any, value: Any) -> tuple:
+    from . import builtin_rules
+
+    if dobj is not NoTangent:
+        raise NestingError(f"nested derivative: the tangent of attribute {name!r} of a differentiated object, read by "
+                           f"generated code, is not supported at this order")
+    return builtin_rules.getattr_tangent(obj, dobj, name, value), lambda g: (NoTangent,) * 4
+
+
+def _concat_tangent_frule(pairs: tuple, tpairs: tuple) -> tuple:
+    """`concat_tangent((p, dp), ...)` (the tangent of `(*a, *b)`) is linear in the dp: so is its tangent."""
+    from . import builtin_rules
+
+    out: tuple = ()
+    for (p, dp), tpair in zip(pairs, _expand(tpairs, len(pairs))):
+        tdp = NoTangent if tpair is NoTangent or tpair is None else tpair[1]
+        if tdp is NoTangent or tdp is None:
+            out = out + (NoTangent,) * len(tuple(p))
+        elif isinstance(tdp, (tuple, list)):
+            out = out + tuple(tdp)
+        else:
+            raise NestingError("nested derivative: unpacking an array into a call (`f(*arr)`) is not supported nested")
+    return builtin_rules.concat_tangent(*pairs), out
+
+
+def _concat_tangent_rrule(*pairs: Any) -> tuple:
+    from . import builtin_rules
+    for p, dp in pairs:
+        if dp is not NoTangent and not isinstance(dp, (tuple, list)):
+            raise NestingError("nested derivative: unpacking an array into a call (`f(*arr)`) is not supported nested")
+
+    def pullback(g: Any) -> tuple:
+        bars, start = [], 0
+        for p, dp in pairs:
+            k = len(tuple(p))
+            part = NoTangent if g is NoTangent or dp is NoTangent else AdjTuple(g[start:start + k])
+            if isinstance(dp, list) and part is not NoTangent:
+                from ..reverse.adjoints import AdjList
+
+                part = AdjList(list(part))
+            bars.append(AdjTuple((NoTangent, part)))
+            start += k
+        return tuple(bars)
+
+    return builtin_rules.concat_tangent(*pairs), pullback
+
+
+def _unbroadcast_to(g: Any, like: Any) -> Any:
+    """The adjoint of a broadcast of `like` (a number or an array) to g's shape."""
+    if g is NoTangent:
+        return g
+    g = np.asarray(g)
+    shape = np.shape(like)
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    for i, s in enumerate(shape):
+        if s == 1 and g.shape[i] != 1:
+            g = g.sum(axis=i, keepdims=True)
+    return float(g) if not isinstance(like, np.ndarray) else g
+
+
+
+
+_helper_defs()
