@@ -113,6 +113,11 @@ def shadow(obj: Any) -> Any:
     return sh
 
 
+def _has_shadow(obj: Any) -> bool:
+    found = current().shadows.get(id(obj))
+    return found is not None and found[0] is obj
+
+
 def _new_shadow(obj: Any) -> Any:
     if isinstance(obj, np.ndarray):
         base = obj.base
@@ -245,6 +250,11 @@ def full_adjoint(v: Any, g: Any, _memo: dict | None = None) -> Any:
     if id(v) in memo:
         return memo[id(v)]
     if is_mutable(v):
+        if isinstance(v, np.ndarray) and type(g) is np.ndarray and g.shape == v.shape and \
+                not getattr(_local, "stack", None) and not _has_shadow(v):
+            # A generated pair called directly, whose typed pullback (reverse/buffers.py) kept nothing in
+            # storage: the adjoint is the value it returned (storage made now would outlive this call).
+            return g
         if g is not NoTangent and g is not None:
             add_into(v, g)
         sh = shadow(v)
