@@ -440,8 +440,9 @@ def run_workload(w: Workload, rng: np.random.Generator) -> dict:
 
 
 def run_hvp(W1, b1, W2, b2, X, y, rng: np.random.Generator) -> dict:
-    """Hessian-vector product of the MLP loss: `mc.hvp` if it exists, else jvp of grad."""
-    row: dict = {"name": "MLP loss Hessian-vector product", "notes": []}
+    """Hessian-vector product of the MLP loss as JAX spells it, `mc.jvp(mc.grad(f))` (its tangent), against the
+    gradient of the same loss (issue 10's target: at most 4x) and a hand-written HVP."""
+    row: dict = {"name": "MLP loss Hessian-vector product (mc.jvp(mc.grad(f)))", "notes": []}
     params = (W1, b1, W2, b2)
     v = tuple(rng.normal(size=p.shape) for p in params)
     hvp_hand = lambda: mlp_hvp_by_hand(W1, b1, W2, b2, X, y, *v)  # noqa: E731
@@ -454,14 +455,8 @@ def run_hvp(W1, b1, W2, b2, X, y, rng: np.random.Generator) -> dict:
         fd = tuple((a - b) / (2 * h) for a, b in zip(gp, gm))
         fd_worst = min(fd_worst, _rel_err(h_hand, fd))
     checks = [] if fd_worst <= 1e-5 else [f"HAND-WRITTEN vs FD MISMATCH {fd_worst:.1e}"]
-    if hasattr(mc, "hvp"):
-        how = "mc.hvp"
-        ours = lambda: mc.hvp(mlp_loss, (W1, b1, W2, b2, X, y), (*v, None, None))  # noqa: E731
-    else:
-        how = "mc.jvp(mc.grad(f))"
-        g = mc.grad(mlp_loss, argnums=(0, 1, 2, 3))
-        ours = lambda: mc.jvp(g, (W1, b1, W2, b2, X, y), (*v, None, None))[1]  # noqa: E731
-    row["name"] += f" ({how})"
+    g = mc.grad(mlp_loss, argnums=(0, 1, 2, 3))
+    ours = lambda: mc.jvp(g, (W1, b1, W2, b2, X, y), (*v, None, None))[1]  # noqa: E731
     ok = True
     try:
         got = ours()
@@ -472,11 +467,58 @@ def run_hvp(W1, b1, W2, b2, X, y, rng: np.random.Generator) -> dict:
         row["na"] = f"n/a ({type(e).__name__})"
         checks.append(f"error: {_err(e)}")
         row["notes"].append(("hvp", traceback.format_exc()))
-    row["check"] = "; ".join(checks)
-    fns = {"primal": lambda: mlp_loss(W1, b1, W2, b2, X, y), "hand": hvp_hand}
+    fns = {"primal": lambda: mlp_loss(W1, b1, W2, b2, X, y), "hand": hvp_hand, "grad": lambda: g(W1, b1, W2, b2, X, y)}
     if ok:
         fns["ours"] = ours
     row["t"] = measure(fns, {k: () for k in fns})
+    if ok:
+        checks.append(f"HVP / mc.grad = {row['t']['ours'] / row['t']['grad']:.2f} (target <= 4)")
+    row["check"] = "; ".join(checks)
+    return row
+
+
+def jac8(x):
+    """An 8 -> 8 function for the jacfwd row: a matrix product, elementwise maps and a reduction."""
+    h = np.tanh(JAC8_A @ x)
+    return h * x + np.sin(x) * np.sum(x ** 2) / 8.0
+
+
+def jac8_by_hand(x):
+    h = np.tanh(JAC8_A @ x)
+    s = np.sum(x ** 2) / 8.0
+    return (np.diag(h + np.cos(x) * s) + (x * (1.0 - h ** 2))[:, None] * JAC8_A
+            + np.outer(np.sin(x), x) / 4.0)
+
+
+JAC8_A = np.random.default_rng(8).normal(size=(8, 8)) / 3.0
+
+
+def run_jacfwd(rng: np.random.Generator) -> dict:
+    """`mc.jacfwd` of an 8 -> 8 function against one `mc.jvp` of it (issue 10's target: at most 3x)."""
+    row: dict = {"name": "jacfwd, 8 -> 8 (vs one mc.jvp)", "notes": []}
+    x, dx = rng.normal(size=8), rng.normal(size=8)
+    J = mc.jacfwd(jac8)
+    checks = []
+    ok = True
+    try:
+        got = J(x)
+        fd = np.stack([(jac8(x + 1e-6 * e) - jac8(x - 1e-6 * e)) / 2e-6 for e in np.eye(8)], axis=1)
+        if _rel_err(jac8_by_hand(x), fd) > 1e-6:
+            checks.append("HAND-WRITTEN vs FD MISMATCH")
+        rel = _rel_err(got, jac8_by_hand(x))
+        checks.append("jacfwd ok" if rel <= 1e-10 else f"MISMATCH {rel:.1e}")
+    except Exception as e:
+        ok = False
+        row["na"] = f"n/a ({type(e).__name__})"
+        checks.append(f"error: {_err(e)}")
+        row["notes"].append(("jacfwd", traceback.format_exc()))
+    fns = {"primal": lambda: jac8(x), "hand": lambda: jac8_by_hand(x), "fwd": lambda: mc.jvp(jac8, (x,), (dx,))}
+    if ok:
+        fns["ours"] = lambda: J(x)
+    row["t"] = measure(fns, {k: () for k in fns})
+    if ok:
+        checks.append(f"jacfwd / jvp = {row['t']['ours'] / row['t']['fwd']:.2f} (target <= 3)")
+    row["check"] = "; ".join(checks)
     return row
 
 
@@ -565,6 +607,8 @@ def main() -> None:
         rows.append(run_workload(wl, rng))
     print("... MLP Hessian-vector product", file=sys.stderr, flush=True)
     rows.append(run_hvp(W1, b1, W2, b2, Xm, ym, rng))
+    print("... jacfwd 8 -> 8", file=sys.stderr, flush=True)
+    rows.append(run_jacfwd(rng))
 
     print()
     print_table(rows)

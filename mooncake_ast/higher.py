@@ -20,9 +20,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .rules.api_rules import forward_code, hvp_core
-from .tangents import NoTangent
-from .api import ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _vjp, jvp
+from .rules.api_rules import NestingError, _plan, forward_code, hvp_core
+from .tangents import NoTangent, materialize, zero_tangent
+from .api import (ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _reapply, _snapshot,
+                  _vjp, jvp)
+from .batching import Batched, unbatch
 
 
 class PytreeError(MooncakeError, TypeError):
@@ -111,6 +113,8 @@ def _nums(argnums: Any, nargs: int, api: str, f: Any) -> tuple:
 
 def _assemble(blocks: list, out_tree: Any, in_tree: Any, single: bool) -> Any:
     """blocks[o][i]: the (size_o, size_i) matrix of output leaf o by input leaf i -> JAX's layout."""
+    if single and out_tree[0] == "leaf" and len(in_tree[1]) == 1 and in_tree[1][0][0] == "leaf":
+        return _scalar_or_array(blocks[0][0].reshape(tuple(out_tree[1]) + tuple(in_tree[1][0][1])))  # one by one
     out_shapes, in_shapes = _leaf_shapes(out_tree), _leaf_shapes(in_tree)
     per_out = []
     for o, so in enumerate(out_shapes):
@@ -124,47 +128,32 @@ def _assemble(blocks: list, out_tree: Any, in_tree: Any, single: bool) -> Any:
 
 
 def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
-    """`J(*args)`: the Jacobian of f by forward mode (one jvp per input component)."""
+    """`J(*args)`: the Jacobian of f by forward mode: one batched forward pass for all input directions where
+    f's forward code can carry a batch (checked on every call, see _batched_blocks), else one jvp per direction.
+
+    What depends only on the call's argument kinds (argnums resolved, the input pytree and its sizes, the
+    identity directions) is worked out once per kind and kept on the Jacobian function."""
     _argnums_checked(argnums, "jacfwd", f)
     single = not isinstance(argnums, (tuple, list))
+    layouts: dict = {}  # argument kinds -> _InputLayout
 
     def jac(*args: Any, **kwargs: Any) -> Any:
-        nums = _nums(argnums, len(args), "jacfwd", f)
-        in_leaves: list = []
-        in_tree = _flatten(tuple(args[i] for i in nums), in_leaves)
-        sizes = [leaf.size for leaf in in_leaves]
-        kinds = _leaf_kinds(in_tree)
-        cols: list = []
-        out_tree = aux = None
+        key = _kinds_key(args) if not kwargs else None
+        lay = layouts.get(key) if key is not None else None
+        if lay is None:
+            nums = _nums(argnums, len(args), "jacfwd", f)
+            lay = _InputLayout(tuple(args[i] for i in nums), nums)
+            if key is not None and len(layouts) < 64:
+                layouts[key] = lay
+        nums = lay.nums
+        in_leaves = lay.leaves_of(args)
+        in_tree, sizes, kinds = lay.tree, lay.sizes, lay.kinds
         column = _columns(f, args, kwargs, nums)
-        batched = _batched_columns(f, column, in_leaves, in_tree, kinds, has_aux)
+        batched = _batched_blocks(f, column, lay, in_leaves, has_aux)
         if batched is not None:
-            out_tree, aux, cols = batched
-        for li, leaf in enumerate(in_leaves if batched is None else ()):
-            for k in range(sizes[li]):
-                basis = [np.zeros_like(v) for v in in_leaves]
-                basis[li].reshape(-1)[k] = 1.0
-                dx = _unflatten(in_tree, [float(b) if kind == "number" else b for b, kind in zip(basis, kinds)])
-                y, dy = column(dx)
-                if has_aux:
-                    y, aux, dy = y[0], y[1], dy[0]
-                leaves: list = []
-                out_tree = _flatten(y, [])
-                _flatten(dy, leaves)
-                cols.append([np.asarray(v, dtype=float).reshape(-1) for v in leaves])
-        if out_tree is None:  # no input components: evaluate once for the output's structure
-            y = f(*args, **kwargs)
-            y, aux = (y[0], y[1]) if has_aux else (y, None)
-            out_tree = _flatten(y, [])
-        out_sizes = [int(np.prod(s)) for s in _leaf_shapes(out_tree)]
-        blocks = []
-        for o, so in enumerate(out_sizes):
-            row, start = [], 0
-            for i, si in enumerate(sizes):
-                m = np.stack([cols[c][o] for c in range(start, start + si)], axis=1) if si else np.zeros((so, 0))
-                row.append(m)
-                start += si
-            blocks.append(row)
+            out_tree, aux, blocks = batched
+        else:
+            out_tree, aux, blocks = _blocks_one_by_one(f, args, kwargs, column, in_leaves, in_tree, sizes, kinds, has_aux)
         out = _assemble(blocks, out_tree, in_tree, single)
         return (out, aux) if has_aux else out
 
@@ -172,36 +161,111 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     return jac
 
 
+def _kinds_key(args: tuple) -> Any:
+    """A key for the layout of a call whose arguments are all float arrays, floats or other values that are
+    not containers (None where an argument is a container: its layout is worked out on each call)."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t is np.ndarray:
+            key.append((a.shape, a.dtype.str))
+        elif t is float or t is int or t is np.float64:
+            key.append(t)
+        elif t in (tuple, list, dict):
+            return None
+        else:
+            key.append(t)
+    return tuple(key)
+
+
+class _InputLayout:
+    """The differentiated inputs of one argument kind: pytree, leaf sizes and kinds, identity directions."""
+
+    def __init__(self, selected: tuple, nums: tuple) -> None:
+        leaves: list = []
+        self.nums = nums
+        self.tree = _flatten(selected, leaves)
+        self.sizes = [leaf.size for leaf in leaves]
+        self.shapes = [leaf.shape for leaf in leaves]
+        self.kinds = _leaf_kinds(self.tree)
+        self.n = sum(self.sizes)
+        self.simple = all(t[0] == "leaf" for t in self.tree[1])  # the arguments are leaves themselves
+        self.eyes: list = []  # per leaf: (n, *shape) with the leaf's identity directions in its rows
+        start = 0
+        for leaf, size in zip(leaves, self.sizes):
+            b = np.zeros((self.n,) + leaf.shape)
+            b.reshape(self.n, -1)[start:start + size] = np.eye(size)
+            self.eyes.append(b)
+            start += size
+
+    def leaves_of(self, args: tuple) -> list:
+        if self.simple:
+            out = []
+            for i in self.nums:
+                a = args[i]
+                out.append(a if type(a) is np.ndarray and a.dtype.kind == "f" else np.asarray(a, dtype=float))
+            return out
+        leaves: list = []
+        _flatten(tuple(args[i] for i in self.nums), leaves)
+        return leaves
+
+
+def _blocks_one_by_one(f: Callable, args: tuple, kwargs: dict, column: Callable, in_leaves: list, in_tree: Any,
+                       sizes: list, kinds: list, has_aux: bool) -> tuple:
+    """(output tree, aux, blocks) from one forward pass per input direction (the fallback)."""
+    cols: list = []
+    out_tree = aux = None
+    for li, leaf in enumerate(in_leaves):
+        for k in range(sizes[li]):
+            basis = [np.zeros_like(v) for v in in_leaves]
+            basis[li].reshape(-1)[k] = 1.0
+            dx = _unflatten(in_tree, [float(b) if kind == "number" else b for b, kind in zip(basis, kinds)])
+            y, dy = column(dx)
+            if has_aux:
+                y, aux, dy = y[0], y[1], dy[0]
+            leaves: list = []
+            out_tree = _flatten(y, [])
+            _flatten(dy, leaves)
+            cols.append([np.asarray(v, dtype=float).reshape(-1) for v in leaves])
+    if out_tree is None:  # no input components: evaluate once for the output's structure
+        y = f(*args, **kwargs)
+        y, aux = (y[0], y[1]) if has_aux else (y, None)
+        out_tree = _flatten(y, [])
+    out_sizes = [int(np.prod(s)) for s in _leaf_shapes(out_tree)]
+    blocks = []
+    for o, so in enumerate(out_sizes):
+        row, start = [], 0
+        for si in sizes:
+            row.append(np.stack([cols[c][o] for c in range(start, start + si)], axis=1) if si else np.zeros((so, 0)))
+            start += si
+        blocks.append(row)
+    return out_tree, aux, blocks
+
+
 _PROBE_RNG = np.random.default_rng(20261123)
 _NO_BATCH: set = set()  # (code, input shapes) where batched tangents failed or disagreed with the probe
 
 
-def _batched_columns(f: Callable, column: Callable, in_leaves: list, in_tree: Any, kinds: list, has_aux: bool) -> Any:
-    """All Jacobian columns from one forward pass whose tangents carry a leading batch axis, or None.
+def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", in_leaves: list, has_aux: bool) -> Any:
+    """(output tree, aux, blocks) from one forward pass whose tangents carry a leading batch axis, or None.
 
     Generated forward code is written for one tangent; much of it (elementwise arithmetic, `A @ dx` on a
     leading batch, ...) is right for a batch too, but indexing and reductions are not.  So the batched pass
-    is checked: one ordinary pass in a random direction r must give `sum_k r_k column_k`.  A batched result
-    that is wrong in any column fails that check with probability one (the errors are fixed before r is
-    drawn), and then the columns are computed one direction at a time.  Failures are remembered.
-    """
-    sizes = [leaf.size for leaf in in_leaves]
-    n = sum(sizes)
+    is checked, on every call (a pass that was right at one point may take another branch, or meet a zero
+    that hid an error, at the next): one ordinary pass in a random direction r must give `sum_k r_k
+    column_k`.  A batched result that is wrong in any column fails that check with probability one (the
+    errors are fixed before r is drawn), and then the columns are computed one direction at a time.
+    Failures are remembered (per code and input shapes), so the next call goes straight to the fallback."""
+    n = lay.n
     code = getattr(getattr(f, "__func__", f), "__code__", None)
-    key = (code, tuple(leaf.shape for leaf in in_leaves))
+    key = (code, tuple(lay.shapes))
     if n < 2 or getattr(column, "plan", None) is None or code is None or key in _NO_BATCH:
         return None
-    from .batching import Batched, unbatch
-
-    batch, start = [], 0
-    for leaf, size in zip(in_leaves, sizes):
-        b = np.zeros((n,) + leaf.shape)
-        b.reshape(n, -1)[start:start + size] = np.eye(size)
-        batch.append(Batched(b))
-        start += size
+    in_tree, kinds = lay.tree, lay.kinds
+    batch = [Batched(e.copy()) for e in lay.eyes]  # fresh: forward code may write into its tangents
     try:
         with np.errstate(all="ignore"):
-            y, dy = column(_unflatten(in_tree, batch))
+            y, dy = column(_unflatten(in_tree, batch) if not lay.simple else tuple(batch))
         aux = None
         if has_aux:
             y, aux, dy = y[0], y[1], dy[0]
@@ -212,17 +276,19 @@ def _batched_columns(f: Callable, column: Callable, in_leaves: list, in_tree: An
             raise ValueError("batched tangent of the wrong shape")
         r = _PROBE_RNG.normal(size=n)
         probe, start = [], 0
-        for leaf, size, kind in zip(in_leaves, sizes, kinds):
-            piece = r[start:start + size].reshape(leaf.shape)
+        for shape, size, kind in zip(lay.shapes, lay.sizes, kinds):
+            piece = r[start:start + size].reshape(shape)
             probe.append(float(piece) if kind == "number" else piece)
             start += size
-        _, dy_r = column(_unflatten(in_tree, probe))
+        _, dy_r = column(_unflatten(in_tree, probe) if not lay.simple else tuple(probe))
         if has_aux:
             dy_r = dy_r[0]
         r_leaves: list = []
         _flatten(dy_r, r_leaves)
-        for d, want in zip(d_leaves, r_leaves):
-            flat = d.reshape(n, -1)
+        if len(r_leaves) != len(d_leaves):
+            raise ValueError("the probe's tangent has another structure")
+        flats = [d.reshape(n, -1) for d in d_leaves]
+        for flat, want in zip(flats, r_leaves):
             diff = np.abs(r @ flat - np.reshape(want, -1))
             scale = 1.0 + np.abs(flat).max(initial=0.0) * np.abs(r).sum()
             if diff.size and not diff.max() <= 1e-9 * scale:
@@ -230,8 +296,14 @@ def _batched_columns(f: Callable, column: Callable, in_leaves: list, in_tree: An
     except Exception:  # the code cannot carry a batch: one direction at a time
         _NO_BATCH.add(key)
         return None
-    cols = [[d[c].reshape(-1) for d in d_leaves] for c in range(n)]
-    return out_tree, aux, cols
+    blocks = []
+    for flat in flats:
+        row, start = [], 0
+        for size in lay.sizes:
+            row.append(flat[start:start + size].T)
+            start += size
+        blocks.append(row)
+    return out_tree, aux, blocks
 
 
 def _leaves_like(t: Any, tree: Any) -> list:
@@ -260,10 +332,6 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
 
     Where f has generated forward code that can be called directly, the API's checks and dispatch are done once
     and each column is one call of that code (one jvp per direction, without the per-call overhead)."""
-    from .api import _reapply, _snapshot
-    from .rules.api_rules import NestingError, _plan
-    from .tangents import materialize, zero_tangent
-
     pre = _snapshot(tuple(args) + tuple(kwargs.values()))
     calls = [0]
     plan = None

@@ -363,3 +363,71 @@ def test_source_of_a_gradient_in_forward_mode_is_the_hvp_module():
     mc.hessian(inplace_loop)(x)
     text = mc.source(mc.grad(inplace_loop), "forward")
     assert "Reverse-mode derivative of inplace_loop__forward" in text
+
+
+# ---------------------------------------------------------------- fast paths: one-pass jvp of grad, cached layouts
+
+
+def scaled_loss(x, c, k):
+    return c * np.sum(np.sin(x) * x ** 2) + k * x[0] * x[-1]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_jvp_of_grad_gives_gradient_and_hvp_from_one_pass(seed):
+    rng = np.random.default_rng(seed)
+    W1, b1, W2, b2, X = _mlp_args(rng)
+    args = (W1, b1, W2, b2, X)
+    v = tuple(rng.normal(size=a.shape) for a in args[:4])
+    keep = [a.copy() for a in (*args, *v)]
+    g = mc.grad(mlp_loss, argnums=(0, 1, 2, 3))
+    gv, hv = mc.jvp(g, args, (*v, None))
+    for a, b in zip(gv, g(*args)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    for a, b in zip(hv, mc.hvp(mlp_loss, args, (*v, None))[:4]):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    for a, b in zip((*args, *v), keep):  # neither the arguments nor the caller's tangents change
+        np.testing.assert_array_equal(a, b)
+    # mixed arguments (an array, a float and an int constant), a tangent that is the primal itself
+    x = rng.normal(size=5)
+    gs = mc.grad(scaled_loss)
+    gx, hx = mc.jvp(gs, (x, 1.3, 2), (x, None, None))
+    np.testing.assert_allclose(gx, gs(x, 1.3, 2), rtol=1e-12)
+    np.testing.assert_allclose(hx, fd_jac(lambda z: gs(z, 1.3, 2), x) @ x, rtol=1e-5, atol=1e-7)
+    # a float argument differentiated
+    g1 = mc.grad(scaled_loss, argnums=1)
+    d1, h1 = mc.jvp(g1, (x, 1.3, 2), (x, 0.5, None))
+    assert abs(d1 - g1(x, 1.3, 2)) <= 1e-12 * (1 + abs(d1))
+    np.testing.assert_allclose(h1, fd_scalar(lambda c: g1(x + c * x, 1.3 + 0.5 * c, 2), 0.0), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("n", [3, 6])
+def test_jvp_of_grad_of_inplace_loop_and_method(n):
+    rng = np.random.default_rng(n)
+    x, v = rng.normal(size=n), rng.normal(size=n)
+    g = mc.grad(inplace_loop)
+    gx, hx = mc.jvp(g, (x,), (v,))
+    np.testing.assert_allclose(gx, g(x), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(hx, fd_jac(g, x) @ v, rtol=1e-5, atol=1e-7)
+    e = Energy(rng.normal(size=n))
+    ge = mc.grad(e.energy)
+    gx, hx = mc.jvp(ge, (x,), (v,))
+    np.testing.assert_allclose(gx, ge(x), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(hx, fd_jac(ge, x) @ v, rtol=1e-5, atol=1e-7)
+
+
+def test_jacfwd_reused_across_points_shapes_and_kinds():
+    """One Jacobian function called at many points, two input shapes and float / array arguments: the
+    layouts kept per argument kind must never leak from one call into another."""
+    J = mc.jacfwd(matvec)
+    for seed in range(4):
+        x = np.random.default_rng(10 + seed).normal(size=8)
+        np.testing.assert_allclose(J(x), mc.jacrev(matvec)(x), rtol=1e-9, atol=1e-11)
+    Je = mc.jacfwd(elementwise)
+    for n in (3, 8, 3):
+        x = np.random.default_rng(n).normal(size=n)
+        np.testing.assert_allclose(Je(x), fd_jac(elementwise, x), rtol=1e-5, atol=1e-7)
+    J2 = mc.jacfwd(lambda a, b: np.array([a * b, np.sin(a) + b ** 2]), argnums=(0, 1))
+    for a, b in ((0.3, 1.2), (2.0, -0.7)):
+        da, db = J2(a, b)
+        np.testing.assert_allclose(da, [b, np.cos(a)], rtol=1e-12)
+        np.testing.assert_allclose(db, [a, 2 * b], rtol=1e-12)

@@ -387,31 +387,70 @@ def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, ta
     return fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs))
 
 
-def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple) -> tuple:
+def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = False) -> Any:
     """The tangent of `grad(f, nums)(*args)` in direction dargs (all arguments): reverse mode over f's forward
     code, seeded on the tangent output, differentiating only the arguments in nums (one per num, a tuple).
 
-    The fast path of `hvp`, `hessian` and the forward rule of grad: no gradient value, no API layers."""
+    The fast path of `hvp`, `hessian` and the forward rule of grad: no gradient value, no API layers.
+
+    With `with_grad`, `(value, gradients, tangents)` from the same single pass, or None where that cannot be
+    done (see below): the tangent output is `Df(a)[v]`, linear in v, so its adjoint with respect to the
+    tangent input v is exactly `grad f(a)`, at no extra forward pass.  The tangents are fresh copies then (an
+    adjoint routed by object identity must not mix a tangent with an argument it aliases, and code that
+    writes to its arguments writes to their tangents too: the caller's must stay as they were)."""
     args = tuple(args)
+    if with_grad:
+        dargs = tuple(d.copy() if type(d) is np.ndarray else d for d in dargs)
     with _shadows.Context(), constant_callable(f):
         plan = _plan(f, NoTangent, args, tuple(dargs))
         if plan.arg_pos is None:
+            if with_grad:
+                return None
             from .. import higher
 
             dg = higher._GRAD_DIRECTIONAL(f, args, _dense(tuple(dargs), args))
             return tuple(dg[i] for i in nums)
         wrt = frozenset(plan.arg_pos[i] for i in nums)
+        if with_grad:
+            wrt = wrt | frozenset(plan.tan_pos[i] for i in nums)
         _prepare_all_cells(plan.call_args)
         (y, dy), pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt)
-        post = _snapshot(args) if may_write(pb) else None
+        writes = may_write(pb)
+        if with_grad and not _real_scalar(y):
+            return None
+        post = _snapshot(args) if writes else None
         seed = 1.0 if not isinstance(dy, np.ndarray) else np.ones((), dtype=dy.dtype)
         if not isinstance(dy, (float, np.floating, np.ndarray)) or np.ndim(dy) != 0:
             raise NonScalarOutputError(f"the Hessian of {_name(f)} needs a real scalar result, got {type(y).__name__}")
         _, bars, _ = pb(AdjTuple((NoTangent, seed)))
         out = tuple(_to_user(_shadows.full_adjoint(args[i], bars[plan.arg_pos[i]]), args[i]) for i in nums)
+        if with_grad:
+            grads = tuple(_to_user(_shadows.full_adjoint(plan.call_args[plan.tan_pos[i]], bars[plan.tan_pos[i]]),
+                                   args[i]) for i in nums)
+            out = (y, grads, out)
     if post is not None:
         _reapply(post)
     return out
+
+
+def _real_scalar(y: Any) -> bool:
+    return type(y) is float or isinstance(y, np.floating) or (type(y) is np.ndarray and y.shape == ()
+                                                              and y.dtype.kind == "f")
+
+
+def _plain_floats(args: tuple, nums: tuple) -> bool:
+    """Arguments the one-pass jvp of a gradient takes: float arrays and floats differentiated, no complex
+    values anywhere (those keep the ordinary path and its checks and messages)."""
+    for i, a in enumerate(args):
+        t = type(a)
+        if t is np.ndarray:
+            if a.dtype.kind not in ("f" if i in nums else "fiub"):
+                return False
+        elif t is float or t is np.float64:
+            continue
+        elif i in nums or not (t is int or t is bool or a is None):
+            return False
+    return True
 
 
 def _jvp_rrule(f: Any, primals: tuple, tangents: tuple) -> tuple:
@@ -479,6 +518,11 @@ def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
     if with_value:
         with constant_callable(g.f):  # its tangent is zero (checked): what it captures is constant here
             return higher.grad_call_jvp(g.f, nums, single, with_value, tuple(args), dargs_d)
+    if _plain_floats(tuple(args), nums):
+        both = hvp_core(g.f, tuple(args), dargs_d, nums, with_grad=True)
+        if both is not None:  # gradient and its tangent from one pass (see hvp_core)
+            _, grads, dg = both
+            return (grads[0] if single else grads), (dg[0] if single else dg)
     value = g(*args)
     dg = hvp_core(g.f, tuple(args), dargs_d, nums)
     return value, (dg[0] if single else dg)
