@@ -72,10 +72,11 @@ def _arrays():
         g.logistic_loss: ((r.normal(size=4), r.normal(size=(6, 4)), (r.random(6) < 0.5) * 1.0), 0),
         g.inplace_recurrence: ((r.normal(size=5),), 0),
         g.euler_lotka_volterra: ((r.normal(size=(3, 3)) * 0.1, r.normal(size=3) * 0.1, r.random(3), 0.01, 4), (0, 1)),
+        g.dict_params_loss: (({"W": r.normal(size=(3, 4)), "b": r.normal(size=3)}, r.normal(size=4)), 0),
     }
 
 
-TYPED = [g.mlp_loss, g.logistic_loss, g.inplace_recurrence, g.euler_lotka_volterra]
+TYPED = [g.mlp_loss, g.logistic_loss, g.inplace_recurrence, g.euler_lotka_volterra, g.dict_params_loss]
 
 
 @pytest.mark.parametrize("fn", TYPED, ids=[f.__name__ for f in TYPED])

@@ -65,6 +65,15 @@ CASES = {
     "slice against whole": (t.slice_against_whole, lambda: (arr(2, seed=32),)),
     "shifted differences": (t.shifted_differences, lambda: (arr(7, seed=33),)),
     "shifted differences of three": (t.shifted_differences, lambda: (arr(3, seed=33),)),
+    "dict layer": (t.dict_layer, lambda: ({"W": arr(3, 4, seed=40), "b": arr(3, seed=41), "scale": 0.7}, arr(4, seed=42))),
+    "dict in loop": (t.dict_in_loop, lambda: ({"A": arr(3, 3, seed=43, scale=0.5), "c": arr(3, seed=44)}, arr(3, seed=45), 4)),
+    "dict unused key": (t.dict_unused_key, lambda: ({"a": arr(3, seed=46), "z": arr(2, seed=47)}, arr(3, seed=48))),
+    "dict written": (t.dict_written, lambda: ({"a": arr(3, seed=49), "b": arr(2, seed=50)}, arr(3, seed=51))),
+    "dict item written in place": (t.dict_item_written_in_place, lambda: ({"a": arr(3, seed=52), "b": arr(3, seed=53)},
+                                                                          arr(3, seed=54))),
+    "dict passed on": (t.dict_passed_on, lambda: ({"a": arr(3, seed=55), "b": arr(3, seed=56)}, arr(3, seed=57))),
+    "dict sharing an array": (t.dict_layer, lambda: (lambda W: ({"W": W, "b": W[:, 0], "scale": 0.3}, arr(3, seed=58)))(
+        arr(3, 3, seed=59))),
     "conditional array +": (t.conditional_array, lambda: (arr(3, seed=28), 1.0)),
     "conditional array -": (t.conditional_array, lambda: (arr(3, seed=28), -1.0)),
 }
@@ -130,6 +139,11 @@ def test_recurrence_pullback_adds_into_buffers():
 def test_rosenbrock_pullback_adds_slices_into_one_buffer():
     src = _pullback(t.rosenbrock, arr(8))
     assert "x_bar = np.zeros_like(x)" in src and "x_bar[1:] += " in src and "_mc." not in src
+
+
+def test_dict_of_arrays_pullback_builds_the_dict():
+    src = _pullback(t.dict_layer, {"W": arr(3, 4), "b": arr(3), "scale": 0.7}, arr(4))
+    assert "_mc." not in src and "{'W': " in src
 
 
 def test_euler_pullback_accumulates_in_place():

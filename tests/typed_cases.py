@@ -159,3 +159,38 @@ def slice_against_whole(x):
 def shifted_differences(x):
     d = x[2:] - 2.0 * x[1:-1] + x[:-2]
     return np.sum(d * d) + np.sum(x[1:] * x[:-1])
+
+
+# ---------------------------------------------------------------- dicts of named arrays (model parameters)
+def dict_layer(params, x):
+    h = np.tanh(params["W"] @ x + params["b"])
+    return np.sum(h * h) * params["scale"] + np.sum(params["W"] * params["W"])
+
+
+def dict_in_loop(params, x, n):
+    for i in range(n):
+        x = np.sin(params["A"] @ x) + params["c"]
+    return np.sum(x * x)
+
+
+def dict_unused_key(params, x):
+    return np.sum(params["a"] * x)
+
+
+def dict_written(params, x):
+    params["a"] = params["a"] * 2.0
+    return np.sum(params["a"] * x) + np.sum(params["b"])
+
+
+def dict_item_written_in_place(params, x):
+    a = params["a"]
+    a[0] = x[1] * 3.0
+    return np.sum(a * params["b"])
+
+
+def _helper(p, x):
+    return np.sum(p["a"] * x)
+
+
+def dict_passed_on(params, x):
+    return _helper(params, x) + np.sum(params["b"] * params["a"])

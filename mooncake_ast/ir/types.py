@@ -65,6 +65,16 @@ class Tup(AVal):
 
 
 @dataclass(frozen=True)
+class Dct(AVal):
+    """A dict with these string keys and item types (a parameter only: nothing writes it)."""
+
+    items: tuple  # ((key, AVal), ...)
+
+    def get(self, key: Any) -> Optional[AVal]:
+        return next((t for k, t in self.items if k == key), None)
+
+
+@dataclass(frozen=True)
 class _Named(AVal):
     name: str
 
@@ -131,6 +141,12 @@ def decode(kind: str, name: str = "") -> AVal:
         return FLOAT  # an int or bool argument is promoted by arithmetic: treat it as a number
     if parts[0] == "arr" and len(parts) >= 3 and parts[1] and all(c in "1n" for c in parts[2]):
         return Arr(parts[1], tuple(c if c == "1" or not name else f"n@{name}.{k}" for k, c in enumerate(parts[2])))
+    if parts[0] == "any" and len(parts) >= 3 and parts[1] == "dict":
+        items = []
+        for entry in parts[2].split(";"):
+            key, _, code = entry.partition("=")
+            items.append((key, FLOAT if code == "num" else decode("arr:" + code.replace(".", ":"), f"{name}.{key}")))
+        return Dct(tuple(items))
     return UNKNOWN
 
 
@@ -318,6 +334,8 @@ def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
         return a.items[iv.value]
     if a is RANGE and i == INT:
         return INT
+    if isinstance(a, Dct) and isinstance(iv, Const) and a.get(iv.value) is not None:
+        return a.get(iv.value)
     if isinstance(a, Arr) and a.axes is not None:
         parts = basic_index(i, iv)
         if parts is None or len(parts) > len(a.axes):

@@ -403,15 +403,31 @@ def kinds_of(args: tuple) -> tuple:
     """
     kinds = tuple(objects.kind_of(a) for a in args)
     typed = [k for k, a in enumerate(args) if type(a) is np.ndarray and a.dtype.kind == "f"]
-    if not typed or any(k not in ("num", "arr") for k in kinds):
+    dicts = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_dict(a)]
+    if not (typed or dicts) or any(k not in ("num", "arr") and i not in dicts for i, k in enumerate(kinds)):
         return kinds
-    for i, j in itertools.combinations(typed, 2):
-        if np.may_share_memory(args[i], args[j]):
+    arrays = [args[k] for k in typed] + [v for k in dicts for v in args[k].values() if type(v) is np.ndarray]
+    for a, b in itertools.combinations(arrays, 2):
+        if np.may_share_memory(a, b):
             return kinds
     out = list(kinds)
     for k in typed:
-        out[k] = "arr:f:" + "".join(["1" if n == 1 else "n" for n in args[k].shape])  # ir/types.encode
+        out[k] = "arr:" + _axes_code(args[k])
+    for k in dicts:  # (still "any" to everything that reads only the kind's first part)
+        out[k] = "any:dict:" + ";".join(f"{key}=" + ("num" if type(v) is float else _axes_code(v).replace(":", "."))
+                                        for key, v in args[k].items())
     return tuple(out)
+
+
+def _axes_code(a: np.ndarray) -> str:
+    return "f:" + "".join(["1" if n == 1 else "n" for n in a.shape])  # ir/types.encode
+
+
+def _array_dict(d: Any) -> bool:
+    """A small dict of named float arrays and floats (model parameters): reverse mode types it."""
+    return type(d) is dict and 0 < len(d) <= 16 and all(
+        type(k) is str and k.isidentifier() and (type(v) is float or type(v) is np.ndarray and v.dtype.kind == "f")
+        for k, v in d.items())
 
 
 def may_write(pullback: Any) -> bool:

@@ -38,7 +38,7 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Lo
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from ..tangents import NoTangent
 from . import adjoints as adj
-from . import buffers, shadows
+from . import buffers, shadows, typed_dicts
 from ..rules import registry
 from .special import INPLACE, SAVE_ARGS, SPECIAL
 from .templates import PH, TemplateBuilder
@@ -91,12 +91,15 @@ class ReverseTransform:
             for s in [*b.phis, *b.stmts]:
                 self.home[s] = b
         self.buffers: set = buffers.find_buffers(self)
+        self.typed_dicts: set = typed_dicts.find_typed_dicts(self)
+        self.item_vars: dict = {}
         while True:
             self.stored = self._storage_backed()
-            reached = {r for r in self.buffers if r in self.stored}
+            reached = {r for r in self.buffers | self.typed_dicts if r in self.stored}
             if not reached:
                 break
             self.buffers -= reached  # something else can reach it after all: identity-keyed storage
+            self.typed_dicts -= reached
         self.useful = self._useful()
         # Float-array parameters whose adjoints collect contributions inside loops: a zero array from the
         # start, added into in place (what a person writes), so the loop's adjoint is always an array.
@@ -239,7 +242,7 @@ class ReverseTransform:
             for s in b.stmts:
                 fn, rule = self.resolver.callee(s)
                 touched: list = []
-                if buffers.exempt(self, s, fn):
+                if buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn):
                     continue
                 if fn is None or (rule is None and fn not in SPECIAL) or (rule is not None and rule.user_frule is not None):
                     touched = [s.fn, *s.args, *s.kwargs.values()]  # dispatched: unknown code
@@ -428,7 +431,8 @@ class ReverseTransform:
                 self.dense_values.add(buf)
                 self.write_adj(r, buf)
         self.rev_seq(self.regions.items)
-        grads = [self.read_adj(p) if self.is_num(p) or p not in self.stored else
+        grads = [typed_dicts.adjoint(self, p) if p in self.typed_dicts else
+                 self.read_adj(p) if self.is_num(p) or p not in self.stored else
                  self.b.call(shadows.take, [self.primal(p), self.read_adj(p)]) for p in self.ir.params]
         self.b.ret(self.b.call(ops.tuple_of, grads))
         self.b.finish()
@@ -530,6 +534,9 @@ class ReverseTransform:
 
     def rev_stmt(self, s: Call) -> None:
         fn, rule = self.resolver.callee(s)
+        if s.args and s.args[0] in self.typed_dicts and fn is operator.getitem:
+            typed_dicts.reverse_read(self, s)
+            return
         if s.args and s.args[0] in self.buffers and fn in (operator.getitem, operator.setitem):
             (buffers.reverse_read if fn is operator.getitem else buffers.reverse_write)(self, s)
             return

@@ -1,0 +1,77 @@
+"""Dicts of named float arrays (model parameters) read by constant keys: one adjoint variable per key.
+
+`params["W"] @ x + params["b"]` with `params` a dict of float arrays is where a person writes
+`W_bar = ...; b_bar = ...; return {"W": W_bar, "b": b_bar}`.  When the call passes such a
+dict (reverse/runtime.kinds_of types it: `any:dict:W=f.nn;b=f.n`, its arrays sharing no
+memory with any other argument) and this function only reads it by constant keys, and only
+reads what it gets (operations that make new arrays, as for reverse/buffers.py), each key's
+adjoint is a local variable and the dict's adjoint is built from them at the end; no
+identity-keyed storage.
+"""
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+from .. import ops
+from ..ir.nodes import Call, Const, Param, Value
+from ..ir.types import Arr, Dct
+from ..tangents import NoTangent
+from .buffers import _reads_only, _uses
+
+if TYPE_CHECKING:
+    from .transform import ReverseTransform
+
+
+def find_typed_dicts(rt: "ReverseTransform") -> set:
+    uses = _uses(rt)
+    found = set()
+    for p in rt.ir.params:
+        t = rt.type_of(p)
+        if not isinstance(t, Dct) or p not in uses:
+            continue
+        ok = True
+        for s, pos in uses[p]:
+            if not (isinstance(s, Call) and pos == 0 and rt.resolver.callee(s)[0] is operator.getitem and not s.kwargs
+                    and isinstance(s.args[1], Const) and t.get(s.args[1].value) is not None):
+                ok = False
+                break
+            if isinstance(rt.type_of(s), Arr) and not _reads_only(rt, s, uses, None):
+                ok = False  # an item written, viewed or passed on: storage keeps it right
+                break
+        if ok:
+            found.add(p)
+    return found
+
+
+def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
+    return fn is operator.getitem and bool(s.args) and s.args[0] in rt.typed_dicts
+
+
+def _item_var(rt: "ReverseTransform", p: Value, key: str) -> str:
+    var = f"%item{id(p)}.{key}"
+    if var not in rt.item_vars:
+        rt.item_vars[var] = (p, key)
+        rt.b.write(var, Const(NoTangent), rt.rev.entry)  # zero from the entry on (loops get their phis)
+    return var
+
+
+def reverse_read(rt: "ReverseTransform", s: Call) -> None:
+    """`v = d["k"]`: `k_bar = k_bar + v_bar`."""
+    g = rt.take_adj(s)
+    if g is None:
+        return
+    var = _item_var(rt, s.args[0], s.args[1].value)
+    cur = rt.b.read(var)
+    new = g if isinstance(cur, Const) and cur.value is NoTangent else rt.b.call(operator.add, [cur, g])
+    rt.b.write(var, new)
+    rt.adjoint_of.setdefault(new, s)
+
+
+def adjoint(rt: "ReverseTransform", p: Param) -> Value:
+    """The dict's adjoint: `{"W": W_bar, "b": b_bar}` (the symbolic zero for keys never read)."""
+    parts: list = []
+    for key, _ in rt.type_of(p).items:
+        var = f"%item{id(p)}.{key}"
+        parts += [Const(key), rt.b.read(var) if var in rt.item_vars else Const(NoTangent)]
+    return rt.b.call(ops.dict_of, parts)
