@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .analysis import uses
 from .nodes import Call, Const, Function, Value
 from .types import is_float_array
 
@@ -34,22 +35,13 @@ _METHODS: dict[str, tuple[Any, frozenset]] = {
 
 def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callable[[Value], Any]) -> int:
     """Rewrite `getattr(x, name)(...)` into `np.<name>(x, ...)` where x is a float array; returns how many."""
-    uses: dict[Value, int] = {}
-    for b in fn.blocks:
-        for s in b.stmts:
-            for o in s.operands():
-                uses[o] = uses.get(o, 0) + 1
-        for phi in b.phis:
-            for o in phi.operands():
-                uses[o] = uses.get(o, 0) + 1
-        for o in b.term.operands():  # type: ignore[union-attr]
-            uses[o] = uses.get(o, 0) + 1
+    count = uses(fn)
     done = 0
     for b in fn.blocks:
         for s in list(b.stmts):
             m = s.fn
             if not (isinstance(m, Call) and m.callee() is builtins.getattr and len(m.args) == 2 and not m.kwargs
-                    and isinstance(m.args[1], Const) and m.args[1].value in _METHODS and uses.get(m) == 1):
+                    and isinstance(m.args[1], Const) and m.args[1].value in _METHODS and count.get(m) == 1):
                 continue
             obj = m.args[0]
             t = types.get(obj) if obj in types else type_of_param(obj)
