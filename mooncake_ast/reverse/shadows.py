@@ -53,6 +53,7 @@ class Context:
 
     def __init__(self) -> None:
         self.shadows: dict[int, tuple[Any, Any]] = {}
+        self.adopted: dict[int, Any] = {}  # returned adjoints taken as storage (full_adjoint), by id
 
     def __enter__(self) -> "Context":
         _local.stack = getattr(_local, "stack", []) + [self]
@@ -250,11 +251,18 @@ def full_adjoint(v: Any, g: Any, _memo: dict | None = None) -> Any:
     if id(v) in memo:
         return memo[id(v)]
     if is_mutable(v):
-        if isinstance(v, np.ndarray) and type(g) is np.ndarray and g.shape == v.shape and \
-                not getattr(_local, "stack", None) and not _has_shadow(v):
-            # A generated pair called directly, whose typed pullback (reverse/buffers.py) kept nothing in
-            # storage: the adjoint is the value it returned (storage made now would outlive this call).
-            return g
+        if isinstance(v, np.ndarray) and type(g) is np.ndarray and g.shape == v.shape and g.dtype == v.dtype \
+                and not _has_shadow(v):
+            # A typed pullback (reverse/buffers.py) kept nothing in storage: the value it returned is the
+            # whole adjoint.  Called directly (no Context), storage made now would outlive the call; under
+            # a Context the value becomes v's storage (no zeros, no copy) so that v passed twice adds up.
+            if not getattr(_local, "stack", None):
+                return g
+            ctx = current()
+            if id(g) not in ctx.adopted:
+                ctx.adopted[id(g)] = g
+                ctx.shadows[id(v)] = (v, g)
+                return g
         if g is not NoTangent and g is not None:
             add_into(v, g)
         sh = shadow(v)
