@@ -23,6 +23,7 @@ import numpy as np
 from .rules.api_rules import forward_code, hvp_core
 from .tangents import NoTangent
 from .api import ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _vjp, jvp
+from .foreign import arguments, refuse_foreign
 
 
 class PytreeError(MooncakeError, TypeError):
@@ -130,6 +131,7 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 
     def jac(*args: Any, **kwargs: Any) -> Any:
         nums = _nums(argnums, len(args), "jacfwd", f)
+        refuse_foreign("jacfwd", _name(f), arguments(args, kwargs, set(nums).__contains__))
         in_leaves: list = []
         in_tree = _flatten(tuple(args[i] for i in nums), in_leaves)
         sizes = [leaf.size for leaf in in_leaves]
