@@ -285,8 +285,9 @@ def _jvp(f: Callable, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, ap
     call (changed where the call mutates its arguments)."""
     from .forward.runtime import fcall
 
-    given = lambda t: t is not None and t is not NoTangent  # noqa: E731 (differentiated: a tangent is given)
-    refuse_foreign(api, _name(f), arguments(args, kwargs, lambda i: given(dargs[i]))
+    # A number argument is differentiated where a tangent is given (check_derivatives: every argument).
+    given = lambda i: api == "check_derivatives" or (dargs[i] is not None and dargs[i] is not NoTangent)  # noqa: E731
+    refuse_foreign(api, _name(f), arguments(args, kwargs, given)
                    + [(f"the tangent of argument {i}", t) for i, t in enumerate(dargs)]
                    + [(f"the tangent of keyword argument {k!r}", t) for k, t in dkwargs.items()])
     conv = _Converter("tangent", api, symbolic_top=True)

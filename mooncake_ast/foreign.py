@@ -28,6 +28,7 @@ _ARRAY_SUBCLASSES_OK = (np.memmap,)
 _ARRAY_PROTOCOLS = ("__array__", "__array_interface__", "__array_struct__", "__array_function__", "__array_ufunc__",
                     "__array_namespace__", "__cuda_array_interface__", "__dlpack__", "__dask_graph__")
 _PLAIN = (float, int, bool, complex, str, bytes, type(None), np.generic, range, slice)
+_FAST = frozenset({float, int, bool, complex, str, bytes, type(None), np.ndarray, np.float64, np.float32, np.int64})
 _CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type, np.ufunc,
          functools.partial)
 
@@ -42,26 +43,29 @@ def _type_name(x: Any) -> str:
     return t.__qualname__ if mod in (None, "builtins") else f"{mod}.{t.__qualname__}"
 
 
-def _advice(x: Any) -> Optional[str]:
-    """Why `x` is refused and what to do, or None if the rules handle its type."""
-    if type(x) is np.ndarray or isinstance(x, _PLAIN):
+@functools.lru_cache(maxsize=512)
+def _advice(t: type) -> Optional[str]:
+    """Why values of type `t` are refused and what to do, or None if the rules handle them (by type only:
+    cached, so that a list of many objects costs a dict look-up per item)."""
+    if t is np.ndarray or issubclass(t, _PLAIN):
         return None
-    if isinstance(x, np.ndarray):
-        if isinstance(x, _ARRAY_SUBCLASSES_OK):
+    if issubclass(t, np.ndarray):
+        if issubclass(t, _ARRAY_SUBCLASSES_OK):
             return None
-        if isinstance(x, np.ma.MaskedArray):
+        if issubclass(t, np.ma.MaskedArray):
             return ("the rules do not model a mask (masked entries would get derivatives as if they were data); "
                     "convert with np.asarray(x) (the data), x.filled(value) or x.compressed(), and apply the mask "
                     "inside your function, e.g. with np.where")
-        if isinstance(x, np.matrix):
+        if issubclass(t, np.matrix):
             return ("np.matrix changes what operators mean (* is a matrix product, results stay 2-d), which the "
                     "rules do not model; convert with np.asarray(x) and use @ for matrix products")
         return ("the rules are written for np.ndarray and do not model this subclass's behaviour; "
                 "convert with np.asarray(x)")
-    if isinstance(x, numbers.Number):
+    if (t.__module__ or "").startswith("mooncake_ast"):
+        return None  # mc.NoTangent(), mc.Tangent, ...: the API's own values (their fields are looked inside)
+    if issubclass(t, numbers.Number):
         return ("only Python and NumPy numbers (int, float, complex, np.float64, ...) are differentiated; "
                 "convert with float(x)")
-    t = type(x)
     if any(hasattr(t, name) for name in _ARRAY_PROTOCOLS):
         mod = (t.__module__ or "").split(".")[0]
         how = {"dask": "x.compute() then np.asarray", "pandas": "x.to_numpy()", "cupy": "x.get()",
@@ -73,18 +77,19 @@ def _advice(x: Any) -> Optional[str]:
 
 
 def _children(x: Any) -> Iterable:
-    """(key format, key, value) of what the API looks inside: items of lists, tuples, dicts; fields of objects."""
-    if isinstance(x, (list, tuple)):
-        return (("{}[{}]", i, v) for i, v in enumerate(x))
+    """(key format, items) of what the API looks inside: items of lists, tuples, dicts; fields of objects."""
+    t = type(x)
+    if t is list or t is tuple or isinstance(x, (list, tuple)):
+        return "{}[{}]", enumerate(x)
     if isinstance(x, dict):
-        return (("{}[{!r}]", k, v) for k, v in x.items())
+        return "{}[{!r}]", x.items()
     fields = getattr(x, "fields", None)  # mc.Tangent / MutableTangent given as a tangent or cotangent
-    if isinstance(fields, dict) and type(x).__module__.startswith("mooncake_ast"):
-        return (("{}.{}", k, v) for k, v in fields.items())
+    if isinstance(fields, dict) and (t.__module__ or "").startswith("mooncake_ast"):
+        return "{}.{}", fields.items()
     if isinstance(x, _CODE) or not is_data_object(x):
-        return ()
+        return "{}.{}", ()
     d = getattr(x, "__dict__", None)
-    return (("{}.{}", k, v) for k, v in d.items()) if isinstance(d, dict) else ()
+    return "{}.{}", (d.items() if isinstance(d, dict) else ())
 
 
 def find_foreign(x: Any, where: str, numbers_too: bool = True) -> Optional[tuple]:
@@ -92,24 +97,27 @@ def find_foreign(x: Any, where: str, numbers_too: bool = True) -> Optional[tuple
 
     `numbers_too=False` lets other number types through: a Fraction that is not differentiated (an
     argument outside `argnums`, a jvp argument with no tangent) is a constant like any other."""
-    if type(x) is np.ndarray or isinstance(x, _PLAIN):
+    if type(x) in _FAST:
         return None
-    seen: set = set()
-    stack = [(x, where)]
+    seen = {id(x)}
+    stack: list = [(x, where, None, None)]
     while stack:
-        v, place = stack.pop()
-        if id(v) in seen:
+        v, place, fmt, key = stack.pop()
+        if fmt is not None:
+            place = fmt.format(place, key)
+        why = _advice(type(v))
+        if why is not None:
+            if numbers_too or not isinstance(v, numbers.Number):
+                return place, v, why
             continue
-        seen.add(id(v))
-        why = _advice(v)
-        if why is not None and (numbers_too or not isinstance(v, numbers.Number)):
-            return place, v, why
-        if why is not None or isinstance(v, np.ndarray):
+        if isinstance(v, np.ndarray) or isinstance(v, _PLAIN):
             continue
-        for fmt, k, child in _children(v):
-            if type(child) is np.ndarray or isinstance(child, _PLAIN):
+        child_fmt, items = _children(v)
+        for k, child in items:
+            if type(child) in _FAST or id(child) in seen:
                 continue
-            stack.append((child, fmt.format(place, k)))
+            seen.add(id(child))
+            stack.append((child, place, child_fmt, k))
     return None
 
 
