@@ -359,6 +359,7 @@ def hvp(f: Callable, primals: tuple, tangents: tuple) -> Any:
         raise MooncakeError("hvp(f, primals, tangents): primals and tangents must be tuples of one length")
     from .api import _Converter
 
+    refuse_foreign("hvp", _name(f), arguments(primals, {}) + [(f"the tangent {i}", t) for i, t in enumerate(tangents)])
     conv = _Converter("tangent", "hvp", symbolic_top=True)
     dargs = _dense(tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(primals, tangents))),
                    primals)

@@ -93,6 +93,8 @@ def all_apis(f, x):
         "jacrev": lambda: mc.jacrev(f)(x),
         "hessian": lambda: mc.hessian(f)(x),
         "differentiate.grad": lambda: mc.differentiate(f).grad(x),
+        "hvp": lambda: mc.hvp(f, (x,), (x,)),
+        "jvp of grad": lambda: mc.jvp(mc.grad(f), (x,), (x,)),
     }
 
 
