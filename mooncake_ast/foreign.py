@@ -66,7 +66,8 @@ def _advice(t: type) -> Optional[str]:
     if issubclass(t, numbers.Number):
         return ("only Python and NumPy numbers (int, float, complex, np.float64, ...) are differentiated; "
                 "convert with float(x)")
-    if any(hasattr(t, name) for name in _ARRAY_PROTOCOLS):
+    # (`__array_ufunc__ = None` opts a class *out* of NumPy: a user's data object, differentiated by fields)
+    if any(getattr(t, name, None) is not None for name in _ARRAY_PROTOCOLS):
         mod = (t.__module__ or "").split(".")[0]
         how = {"dask": "x.compute() then np.asarray", "pandas": "x.to_numpy()", "cupy": "x.get()",
                "torch": "x.detach().cpu().numpy()"}.get(mod)

@@ -188,6 +188,25 @@ def test_memmap_is_an_ndarray(tmp_path, shape):
     check_derivatives(sumsq, m)
 
 
+class OptedOut:
+    """`__array_ufunc__ = None` opts a class out of NumPy: a data object, differentiated by its fields."""
+    __array_ufunc__ = None
+
+    def __init__(self, w):
+        self.w = w
+
+
+def opted_sumsq(o):
+    return np.sum(o.w * o.w)
+
+
+@pytest.mark.parametrize("w", [np.array([0.5, -2.0]), np.array([[1.0, 3.0]])])
+def test_numpy_opt_out_class_is_a_data_object(w):
+    g = mc.grad(opted_sumsq)(OptedOut(w))
+    np.testing.assert_allclose(g.w, 2 * w)
+    check_derivatives(opted_sumsq, OptedOut(w))
+
+
 def test_plain_inputs_unchanged():
     rng = np.random.default_rng(0)
     for shape in [(), (3,), (2, 4)]:
