@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .errors import MooncakeError, UnsupportedDerivativeError, generated_location
+from .foreign import arguments, refuse_foreign
 from .reverse import shadows
 from .reverse.adjoints import AdjTuple
 from .reverse.runtime import ReverseError, derived_reverse, may_write, rcall
@@ -284,11 +285,17 @@ def _jvp(f: Callable, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, ap
     call (changed where the call mutates its arguments)."""
     from .forward.runtime import fcall
 
+    # A number argument is differentiated where a tangent is given (check_derivatives: every argument).
+    given = lambda i: api == "check_derivatives" or (dargs[i] is not None and dargs[i] is not NoTangent)  # noqa: E731
+    refuse_foreign(api, _name(f), arguments(args, kwargs, given)
+                   + [(f"the tangent of argument {i}", t) for i, t in enumerate(dargs)]
+                   + [(f"the tangent of keyword argument {k!r}", t) for k, t in dkwargs.items()])
     conv = _Converter("tangent", api, symbolic_top=True)
     dargs = tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(args, dargs)))
     dkwargs = {k: conv(dkwargs.get(k), v, f"keyword argument {k!r}", top=True) for k, v in kwargs.items()}
     with _refusals_located():
         y, dy = fcall(_as_function(f), NoTangent, tuple(args), dargs, kwargs, dkwargs)
+    refuse_foreign(api, _name(f), [("the result", y)])
     return y, dy, dargs, dkwargs
 
 
@@ -423,15 +430,18 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: 
     with the convention <y_bar, y_dot> = Re(conj(y_bar) y_dot)."""
     fn = _as_function(f)
     refuse = (lambda values: None) if complex_ok else functools.partial(_refuse_complex, api, fn)
+    refuse_foreign(api, _name(fn), arguments(args, kwargs))
     refuse([(f"argument {i}", a) for i, a in enumerate(args)] + [(f"keyword argument {k!r}", v) for k, v in kwargs.items()])
     ctx = shadows.Context()
     with ctx, _refusals_located():
         y, pb = rcall(fn, tuple(args), kwargs)
+    refuse_foreign(api, _name(fn), [("the result", y)])
     refuse([("the result", y)])
     post = _snapshot((*args, *kwargs.values(), y))
     state: dict = {"pb": pb, "pre": None}
 
     def pullback(out_bar: Any) -> tuple:
+        refuse_foreign(api, _name(fn), [("the cotangent", out_bar)])
         seed = _Converter("cotangent", api, symbolic_top=False)(out_bar, y, "the result", top=True)
         refuse([("the cotangent", out_bar)])
         if state.get("broken"):
@@ -541,6 +551,7 @@ class ValueAndGrad:
         has_aux = self.has_aux
         nums, wrt = self._nums(len(args))
         api = self._api_name
+        refuse_foreign(api, _name(fn), arguments(args, kwargs, wrt.__contains__))
         _refuse_complex(api, fn, [(f"argument {i}", a) for i, a in enumerate(args)]
                         + [(f"keyword argument {k!r}", v) for k, v in kwargs.items()])
         if type(fn) is types.FunctionType and registry.lookup(fn) is None:
@@ -553,6 +564,7 @@ class ValueAndGrad:
             raise NonScalarOutputError(f"{api}({_name(fn)}, has_aux=True) needs f to return a pair (value, aux), "
                                        f"but it returned {_describe(out)}")
         value, aux = (out[0], out[1]) if has_aux else (out, None)
+        refuse_foreign(api, _name(fn), [("the result" + ("'s value" if has_aux else ""), value)])
         seed = self._seed(fn, value)
         try:
             _, args_bar, _ = pb(AdjTuple((seed, NoTangent)) if has_aux else seed)

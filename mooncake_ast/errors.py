@@ -104,3 +104,9 @@ def qualified_name(fn: Any) -> str:
     if mod == "numpy" or (isinstance(mod, str) and mod.startswith("numpy.")) and hasattr(fn, "nin"):
         return f"numpy.{qn}"
     return f"{mod}.{qn}"
+
+
+class UnsupportedInputError(MooncakeError, TypeError):
+    """An argument, tangent, cotangent or result of a type the rules do not model (a NumPy subclass such as
+    np.matrix or a masked array, another library's array, a Fraction): refused, never differentiated wrongly;
+    the message names the type, the place and the conversion to make."""

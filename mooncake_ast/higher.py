@@ -25,6 +25,7 @@ from .tangents import NoTangent, materialize, zero_tangent
 from .api import (ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _reapply, _snapshot,
                   _vjp, jvp)
 from .batching import Batched, unbatch
+from .foreign import arguments, refuse_foreign
 
 
 class PytreeError(MooncakeError, TypeError):
@@ -138,6 +139,7 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     layouts: dict = {}  # argument kinds -> _InputLayout
 
     def jac(*args: Any, **kwargs: Any) -> Any:
+        refuse_foreign("jacfwd", _name(f), arguments(args, kwargs, set(_nums(argnums, len(args), "jacfwd", f)).__contains__))
         key = _kinds_key(args) if not kwargs else None
         lay = layouts.get(key) if key is not None else None
         if lay is None:
@@ -425,6 +427,7 @@ def hvp(f: Callable, primals: tuple, tangents: tuple) -> Any:
         raise MooncakeError("hvp(f, primals, tangents): primals and tangents must be tuples of one length")
     from .api import _Converter
 
+    refuse_foreign("hvp", _name(f), arguments(primals, {}) + [(f"the tangent {i}", t) for i, t in enumerate(tangents)])
     conv = _Converter("tangent", "hvp", symbolic_top=True)
     dargs = _dense(tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(primals, tangents))),
                    primals)
