@@ -22,7 +22,8 @@ from ..ir.nodes import Block, Branch, Call, Const, Function, Goto, Phi, Return, 
 from ..ir.regions import If, Loop, Seq
 from . import adjoints as adj
 from .runtime import rcall as _dispatch
-from .transform import ReverseTransform, _own_exits, _own_exits_loop, _stack_ref, anchor
+from .prepare import own_exits, own_exits_loop
+from .transform import ReverseTransform, _stack_ref, anchor
 
 
 def sweep_pullback(fn: Function) -> None:
@@ -290,7 +291,7 @@ def _record_loop_exits(fn: Function, rt: ReverseTransform, header: Block, kind: 
     else:
         value_normal = Const(True)
     _on_edge(fn, header, t.orelse, before + [Call(Const(list.append), [stack, value_normal], loc=loc)])
-    for e in _own_exits_loop(loop):
+    for e in own_exits_loop(loop):
         if e.kind == "raise":
             continue
         if kind == "count":
@@ -361,11 +362,11 @@ def _find_loop(r: Any, header: Block) -> Loop:
 def _record_item_exits(fn: Function, item: Any, stack: Call) -> None:
     """Push True where control leaves `item` early, False where it completes normally."""
     if isinstance(item, If):
-        exits = [e for e in _own_exits(item) if e.kind in ("continue", "break", "return")]
+        exits = [e for e in own_exits(item) if e.kind in ("continue", "break", "return")]
         done = item.join
     else:
         # returns from inside the loop, and from its else clause (which runs after the last test)
-        exits = [e for e in _own_exits_loop(item) + item.orelse.exits() if e.kind == "return"]
+        exits = [e for e in own_exits_loop(item) + item.orelse.exits() if e.kind == "return"]
         done = item.exit
     for e in exits:
         _on_edge(fn, e.src, e.dst if e.kind != "return" else None, [Call(Const(list.append), [stack, Const(True)])])

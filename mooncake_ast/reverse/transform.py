@@ -38,7 +38,7 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Lo
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from ..tangents import NoTangent
 from . import adjoints as adj
-from . import buffers, shadows, typed_dicts
+from . import buffers, prepare, shadows, typed_dicts
 from ..rules import registry
 from .special import INPLACE, SAVE_ARGS, SPECIAL
 from .templates import PH, TemplateBuilder
@@ -67,7 +67,7 @@ class ReverseTransform:
         param_kinds = {k: v.split(":")[0] for k, v in param_kinds.items()}
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
-        self._deletes_as_pops()
+        prepare.deletes_as_pops(self)
         resolve_methods(ir, infer_types(ir, self.param_types, self.resolver.callee),
                         lambda v: self.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
@@ -84,7 +84,7 @@ class ReverseTransform:
         dom = dominators(ir)
         returns = [b for b in ir.blocks if isinstance(b.term, Return)]
         self.in_loop: set[Block] = set()
-        self._mark_loops(self.regions, False)
+        prepare.mark_loops(self, self.regions, False)
         self.top = {b for b in ir.blocks if b not in self.in_loop and all(b in dom[r] for r in returns)}
         self.home: dict[Value, Block] = {}
         for b in ir.blocks:
@@ -94,13 +94,13 @@ class ReverseTransform:
         self.typed_dicts: set = typed_dicts.find_typed_dicts(self)
         self.item_vars: dict = {}
         while True:
-            self.stored = self._storage_backed()
+            self.stored = prepare.storage_backed(self)
             reached = {r for r in self.buffers | self.typed_dicts if r in self.stored}
             if not reached:
                 break
             self.buffers -= reached  # something else can reach it after all: identity-keyed storage
             self.typed_dicts -= reached
-        self.useful = self._useful()
+        self.useful = prepare.useful(self)
         # Float-array parameters whose adjoints collect contributions inside loops: a zero array from the
         # start, added into in place (what a person writes), so the loop's adjoint is always an array.
         in_loops = {o for b in self.in_loop for st in b.stmts for o in st.operands()}
@@ -126,51 +126,6 @@ class ReverseTransform:
         self.anchored: set = set()
         self.edge_records: dict[tuple, list[Value]] = {}  # (src, dst) -> values recorded when the edge is taken
         self._keyed_stacks: dict[tuple, Call] = {}
-
-    def _deletes_as_pops(self) -> None:
-        """`del xs[i]` of a list (or dict) this function built is `xs.pop(i)` with the result unused.
-
-        Rewritten so in the forward pass, reverse mode reuses pop's undo: the pullback puts the
-        removed item back where it was (negative indices included) with its adjoint slot, so the
-        items after it line up with their adjoints again.  A slice, or a container whose type is
-        not certain here, stays a `del` (and is refused below, naming the line).
-        """
-        for b in self.ir.blocks:
-            for s in list(b.stmts):
-                if s.callee() is not operator.delitem or len(s.args) != 2 or s.kwargs:
-                    continue
-                obj, index = s.args
-                kind = self._container_kind(obj, set())
-                if kind is None or (isinstance(index, Call) and index.callee() is slice):
-                    continue
-                if isinstance(index, Const) and not isinstance(index.value, (int, str, tuple)) or \
-                        kind == "list" and isinstance(index, Const) and not isinstance(index.value, int):
-                    continue
-                pop = Call(Const(getattr), [obj, Const("pop")], loc=s.loc)
-                pop.block = b
-                b.stmts.insert(b.stmts.index(s), pop)
-                s.fn, s.args = pop, [index]
-
-    def _container_kind(self, v: Value, seen: set) -> Optional[str]:
-        """"list" or "dict" when v is certainly one (built here by a display, list() or dict())."""
-        if v in seen:
-            return "cycle"
-        seen.add(v)
-        if isinstance(v, Call):
-            fn = self.resolver.callee(v)[0]
-            if fn in (ops.list_of, list):
-                return "list"
-            if fn in (ops.dict_of, dict):
-                return "dict"
-            if fn is ops.identity and v.args:
-                return self._container_kind(v.args[0], seen)
-            return None
-        from ..ir.nodes import Phi
-
-        if isinstance(v, Phi):
-            kinds = {self._container_kind(x, seen) for x in v.incoming.values()} - {"cycle"}
-            return kinds.pop() if len(kinds) == 1 and None not in kinds else None
-        return None
 
     def _by_storage(self, v: Value) -> bool:
         """Is v's adjoint (possibly) kept in identity-keyed storage rather than in a local variable?"""
@@ -230,94 +185,6 @@ class ReverseTransform:
                     assumed.discard(p)
                     changed = True
         return {n for p, n in self.assumed_dense.items() if not dense(p, assumed)}
-
-    def _storage_backed(self) -> set:
-        """Values whose adjoints must live in identity-keyed storage rather than in local variables.
-
-        Those in an alias class that is written in place, read item by item (so each read can add
-        into its slot instead of building a whole zero array), or handed to code we do not see.
-        """
-        roots: set = set()
-        for b in self.ir.blocks:
-            for s in b.stmts:
-                fn, rule = self.resolver.callee(s)
-                touched: list = []
-                if buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn):
-                    continue
-                if fn is None or (rule is None and fn not in SPECIAL) or (rule is not None and rule.user_frule is not None):
-                    touched = [s.fn, *s.args, *s.kwargs.values()]  # dispatched: unknown code
-                elif _hashable(fn) and fn in SPECIAL:
-                    touched = [s, *s.args]  # the run-time helpers add into storage for every argument
-                elif rule is not None and (rule.mutates or "out" in s.kwargs):
-                    touched = list(s.args) + list(s.kwargs.values())
-                elif _hashable(fn) and fn in (ops.sequence,):
-                    touched = [s.args[0]]
-                for v in touched:
-                    if not isinstance(v, Const) and differentiable(self.type_of(v)):  # (an int holds no array)
-                        roots.add(self.act.find(v))
-        return {v for v in self.act.parent if self.act.find(v) in roots}
-
-    def _useful(self) -> set:
-        """Values that may influence the result (backward activity): only they get adjoint code.
-
-        Roots are returned values and every statement that may have an effect or share storage
-        (run-time dispatch, writes, reads of parts, user rules, storage-backed values).  A pure
-        statement with a rule is useful only when something useful reads it, so what feeds only
-        a branch test (`while abs(y * y - a) > tol`) gets no reverse code, as it needs none.
-        """
-        useful: set = set()
-        work: list = []
-
-        def mark(v: Value) -> None:
-            if not isinstance(v, (Const, Global)) and v not in useful:
-                useful.add(v)
-                work.append(v)
-
-        defs: dict[Value, Any] = {}
-        for b in self.ir.blocks:
-            for phi in b.phis:
-                defs[phi] = phi
-            for st in b.stmts:
-                defs[st] = st
-                if not self._prunable(st):
-                    mark(st)
-            if isinstance(b.term, Return):
-                mark(b.term.value)
-        while work:
-            v = work.pop()
-            d = defs.get(v)
-            if d is not None:
-                for o in d.operands():
-                    mark(o)
-        return useful
-
-    def _prunable(self, s: Call) -> bool:
-        """A statement without effects whose adjoint code is needed only if its value is used."""
-        fn, rule = self.resolver.callee(s)
-        if fn is None or rule is None or not _hashable(fn) or fn in SPECIAL or fn in INPLACE:
-            return False
-        if rule.mutates or rule.user_rrule is not None or rule.user_frule is not None or "out" in s.kwargs:
-            return False
-        if not (rule.zero or rule.vjp is not None):
-            return False
-        return s not in self.stored
-
-    def _mark_loops(self, r: Any, inside: bool) -> None:
-        if isinstance(r, Seq):
-            for i in r.items:
-                self._mark_loops(i, inside)
-        elif isinstance(r, Stmts):
-            if inside:
-                self.in_loop.add(r.block)
-        elif isinstance(r, If):
-            if inside:
-                self.in_loop.add(r.block)
-            self._mark_loops(r.then, inside)
-            self._mark_loops(r.orelse, inside)
-        elif isinstance(r, Loop):
-            self.in_loop.add(r.header)
-            self._mark_loops(r.body, True)
-            self._mark_loops(r.orelse, inside)
 
     # ------------------------------------------------------------ adjoint variables
     def _var(self, v: Value) -> str:
@@ -707,7 +574,7 @@ class ReverseTransform:
             self.rev_block(r.header, site="last test")
 
     def _leaves_early(self, r: Loop) -> bool:
-        return any(e.kind in ("break", "return", "raise") for e in _own_exits_loop(r))
+        return any(e.kind in ("break", "return", "raise") for e in prepare.own_exits_loop(r))
 
     def _stack_for(self, key: tuple, hint: str) -> Call:
         found = self._keyed_stacks.get(key)
@@ -798,7 +665,7 @@ class ReverseTransform:
     def _may_exit(self, item: Any) -> bool:
         """Can control leave `item` other than by falling through to what follows it?"""
         if isinstance(item, If):
-            return any(e.kind in ("continue", "break", "return", "raise") for e in _own_exits(item))
+            return any(e.kind in ("continue", "break", "return", "raise") for e in prepare.own_exits(item))
         if isinstance(item, Loop):
             return any(e.kind in ("return", "raise") for e in item.body.exits() + item.orelse.exits())
         return False
@@ -810,38 +677,6 @@ def _hashable(x: Any) -> bool:
         return True
     except TypeError:
         return False
-
-
-def _exits(r: Any, keep: Callable[[Edge, int], bool]) -> list[Edge]:
-    """Edges inside r that `keep(edge, depth)` selects (depth: how many loops of r they sit in)."""
-    out: list[Edge] = []
-
-    def walk(x: Any, depth: int) -> None:
-        if isinstance(x, Edge):
-            if keep(x, depth):
-                out.append(x)
-        elif isinstance(x, Seq):
-            for i in x.items:
-                walk(i, depth)
-        elif isinstance(x, If):
-            walk(x.then, depth)
-            walk(x.orelse, depth)
-        elif isinstance(x, Loop):
-            walk(x.body, depth + 1)
-            walk(x.orelse, depth + 1)
-
-    walk(r, 0)
-    return out
-
-
-def _own_exits_loop(r: Loop) -> list[Edge]:
-    """Edges that leave loop r itself: its own breaks, and returns anywhere inside."""
-    return _exits(r.body, lambda e, depth: e.kind in ("return", "raise") or (e.kind == "break" and depth == 0))
-
-
-def _own_exits(r: Any) -> list[Edge]:
-    """Exits of a region that leave it at this loop level (continue/break of nested loops stay inside)."""
-    return _exits(r, lambda e, depth: depth == 0 or e.kind in ("return", "raise"))
 
 
 def fold_zero_additions(fn: Function) -> None:

@@ -1,0 +1,198 @@
+"""What reverse mode decides about the primal IR before it walks it backwards.
+
+`deletes_as_pops` rewrites `del xs[i]` of containers built here into `xs.pop(i)`;
+`storage_backed` finds the values whose adjoints need identity-keyed storage (written in
+place, read part by part, handed to unknown code), leaving out what reverse/buffers.py and
+reverse/typed_dicts.py handle with plain variables; `useful` is backward activity (only
+values that may reach the result get adjoint code); `mark_loops` records which blocks run
+inside loops (their records go on per-block stacks); `own_exits` and `own_exits_loop` the
+edges by which control leaves a region.  Functions of the transform `self`.
+"""
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+from .. import ops
+from ..ir.nodes import Call, Const, Global, Return, Value
+from ..ir.regions import Edge, If, Loop, Seq, Stmts
+from ..ir.types import differentiable
+from . import buffers, typed_dicts
+from .special import INPLACE, SPECIAL
+
+if TYPE_CHECKING:
+    from .transform import ReverseTransform
+
+
+def deletes_as_pops(self: "ReverseTransform") -> None:
+    """`del xs[i]` of a list (or dict) this function built is `xs.pop(i)` with the result unused.
+
+    Rewritten so in the forward pass, reverse mode reuses pop's undo: the pullback puts the
+    removed item back where it was (negative indices included) with its adjoint slot, so the
+    items after it line up with their adjoints again.  A slice, or a container whose type is
+    not certain here, stays a `del` (and is refused below, naming the line).
+    """
+    for b in self.ir.blocks:
+        for s in list(b.stmts):
+            if s.callee() is not operator.delitem or len(s.args) != 2 or s.kwargs:
+                continue
+            obj, index = s.args
+            kind = _container_kind(self, obj, set())
+            if kind is None or (isinstance(index, Call) and index.callee() is slice):
+                continue
+            if isinstance(index, Const) and not isinstance(index.value, (int, str, tuple)) or \
+                    kind == "list" and isinstance(index, Const) and not isinstance(index.value, int):
+                continue
+            pop = Call(Const(getattr), [obj, Const("pop")], loc=s.loc)
+            pop.block = b
+            b.stmts.insert(b.stmts.index(s), pop)
+            s.fn, s.args = pop, [index]
+
+def _container_kind(self: "ReverseTransform", v: Value, seen: set) -> Optional[str]:
+    """"list" or "dict" when v is certainly one (built here by a display, list() or dict())."""
+    if v in seen:
+        return "cycle"
+    seen.add(v)
+    if isinstance(v, Call):
+        fn = self.resolver.callee(v)[0]
+        if fn in (ops.list_of, list):
+            return "list"
+        if fn in (ops.dict_of, dict):
+            return "dict"
+        if fn is ops.identity and v.args:
+            return _container_kind(self, v.args[0], seen)
+        return None
+    from ..ir.nodes import Phi
+
+    if isinstance(v, Phi):
+        kinds = {_container_kind(self, x, seen) for x in v.incoming.values()} - {"cycle"}
+        return kinds.pop() if len(kinds) == 1 and None not in kinds else None
+    return None
+
+def storage_backed(self: "ReverseTransform") -> set:
+    """Values whose adjoints must live in identity-keyed storage rather than in local variables.
+
+    Those in an alias class that is written in place, read item by item (so each read can add
+    into its slot instead of building a whole zero array), or handed to code we do not see.
+    """
+    roots: set = set()
+    for b in self.ir.blocks:
+        for s in b.stmts:
+            fn, rule = self.resolver.callee(s)
+            touched: list = []
+            if buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn):
+                continue
+            if fn is None or (rule is None and fn not in SPECIAL) or (rule is not None and rule.user_frule is not None):
+                touched = [s.fn, *s.args, *s.kwargs.values()]  # dispatched: unknown code
+            elif _hashable(fn) and fn in SPECIAL:
+                touched = [s, *s.args]  # the run-time helpers add into storage for every argument
+            elif rule is not None and (rule.mutates or "out" in s.kwargs):
+                touched = list(s.args) + list(s.kwargs.values())
+            elif _hashable(fn) and fn in (ops.sequence,):
+                touched = [s.args[0]]
+            for v in touched:
+                if not isinstance(v, Const) and differentiable(self.type_of(v)):  # (an int holds no array)
+                    roots.add(self.act.find(v))
+    return {v for v in self.act.parent if self.act.find(v) in roots}
+
+def useful(self: "ReverseTransform") -> set:
+    """Values that may influence the result (backward activity): only they get adjoint code.
+
+    Roots are returned values and every statement that may have an effect or share storage
+    (run-time dispatch, writes, reads of parts, user rules, storage-backed values).  A pure
+    statement with a rule is useful only when something useful reads it, so what feeds only
+    a branch test (`while abs(y * y - a) > tol`) gets no reverse code, as it needs none.
+    """
+    useful: set = set()
+    work: list = []
+
+    def mark(v: Value) -> None:
+        if not isinstance(v, (Const, Global)) and v not in useful:
+            useful.add(v)
+            work.append(v)
+
+    defs: dict[Value, Any] = {}
+    for b in self.ir.blocks:
+        for phi in b.phis:
+            defs[phi] = phi
+        for st in b.stmts:
+            defs[st] = st
+            if not _prunable(self, st):
+                mark(st)
+        if isinstance(b.term, Return):
+            mark(b.term.value)
+    while work:
+        v = work.pop()
+        d = defs.get(v)
+        if d is not None:
+            for o in d.operands():
+                mark(o)
+    return useful
+
+def _prunable(self: "ReverseTransform", s: Call) -> bool:
+    """A statement without effects whose adjoint code is needed only if its value is used."""
+    fn, rule = self.resolver.callee(s)
+    if fn is None or rule is None or not _hashable(fn) or fn in SPECIAL or fn in INPLACE:
+        return False
+    if rule.mutates or rule.user_rrule is not None or rule.user_frule is not None or "out" in s.kwargs:
+        return False
+    if not (rule.zero or rule.vjp is not None):
+        return False
+    return s not in self.stored
+
+def mark_loops(self: "ReverseTransform", r: Any, inside: bool) -> None:
+    if isinstance(r, Seq):
+        for i in r.items:
+            mark_loops(self, i, inside)
+    elif isinstance(r, Stmts):
+        if inside:
+            self.in_loop.add(r.block)
+    elif isinstance(r, If):
+        if inside:
+            self.in_loop.add(r.block)
+        mark_loops(self, r.then, inside)
+        mark_loops(self, r.orelse, inside)
+    elif isinstance(r, Loop):
+        self.in_loop.add(r.header)
+        mark_loops(self, r.body, True)
+        mark_loops(self, r.orelse, inside)
+
+
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False
+
+
+def _exits(r: Any, keep: Callable[[Edge, int], bool]) -> list[Edge]:
+    """Edges inside r that `keep(edge, depth)` selects (depth: how many loops of r they sit in)."""
+    out: list[Edge] = []
+
+    def walk(x: Any, depth: int) -> None:
+        if isinstance(x, Edge):
+            if keep(x, depth):
+                out.append(x)
+        elif isinstance(x, Seq):
+            for i in x.items:
+                walk(i, depth)
+        elif isinstance(x, If):
+            walk(x.then, depth)
+            walk(x.orelse, depth)
+        elif isinstance(x, Loop):
+            walk(x.body, depth + 1)
+            walk(x.orelse, depth + 1)
+
+    walk(r, 0)
+    return out
+
+
+def own_exits_loop(r: Loop) -> list[Edge]:
+    """Edges that leave loop r itself: its own breaks, and returns anywhere inside."""
+    return _exits(r.body, lambda e, depth: e.kind in ("return", "raise") or (e.kind == "break" and depth == 0))
+
+
+def own_exits(r: Any) -> list[Edge]:
+    """Exits of a region that leave it at this loop level (continue/break of nested loops stay inside)."""
+    return _exits(r, lambda e, depth: depth == 0 or e.kind in ("return", "raise"))
