@@ -84,11 +84,11 @@ def storage_backed(self: "ReverseTransform") -> set:
                 continue
             if fn is None or (rule is None and fn not in SPECIAL) or (rule is not None and rule.user_frule is not None):
                 touched = [s.fn, *s.args, *s.kwargs.values()]  # dispatched: unknown code
-            elif _hashable(fn) and fn in SPECIAL:
+            elif hashable(fn) and fn in SPECIAL:
                 touched = [s, *s.args]  # the run-time helpers add into storage for every argument
             elif rule is not None and (rule.mutates or "out" in s.kwargs):
                 touched = list(s.args) + list(s.kwargs.values())
-            elif _hashable(fn) and fn in (ops.sequence,):
+            elif hashable(fn) and fn in (ops.sequence,):
                 touched = [s.args[0]]
             for v in touched:
                 if not isinstance(v, Const) and differentiable(self.type_of(v)):  # (an int holds no array)
@@ -132,7 +132,7 @@ def useful(self: "ReverseTransform") -> set:
 def _prunable(self: "ReverseTransform", s: Call) -> bool:
     """A statement without effects whose adjoint code is needed only if its value is used."""
     fn, rule = self.resolver.callee(s)
-    if fn is None or rule is None or not _hashable(fn) or fn in SPECIAL or fn in INPLACE:
+    if fn is None or rule is None or not hashable(fn) or fn in SPECIAL or fn in INPLACE:
         return False
     if rule.mutates or rule.user_rrule is not None or rule.user_frule is not None or "out" in s.kwargs:
         return False
@@ -158,7 +158,7 @@ def mark_loops(self: "ReverseTransform", r: Any, inside: bool) -> None:
         mark_loops(self, r.orelse, inside)
 
 
-def _hashable(x: Any) -> bool:
+def hashable(x: Any) -> bool:
     try:
         hash(x)
         return True

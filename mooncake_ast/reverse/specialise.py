@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
-from ..ir.nodes import Const, Value
+from ..ir.nodes import Const
 from ..ir.types import AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
 from ..rules import numpy_products, numpy_reductions

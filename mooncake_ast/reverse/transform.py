@@ -39,6 +39,7 @@ from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from ..tangents import NoTangent
 from . import adjoints as adj
 from . import buffers, prepare, shadows, typed_dicts
+from .prepare import hashable as _hashable
 from ..rules import registry
 from .special import INPLACE, SAVE_ARGS, SPECIAL
 from .templates import PH, TemplateBuilder
@@ -668,14 +669,6 @@ class ReverseTransform:
             return any(e.kind in ("continue", "break", "return", "raise") for e in prepare.own_exits(item))
         if isinstance(item, Loop):
             return any(e.kind in ("return", "raise") for e in item.body.exits() + item.orelse.exits())
-        return False
-
-
-def _hashable(x: Any) -> bool:
-    try:
-        hash(x)
-        return True
-    except TypeError:
         return False
 
 
