@@ -74,6 +74,8 @@ CASES = {
     "dict passed on": (t.dict_passed_on, lambda: ({"a": arr(3, seed=55), "b": arr(3, seed=56)}, arr(3, seed=57))),
     "dict sharing an array": (t.dict_layer, lambda: (lambda W: ({"W": W, "b": W[:, 0], "scale": 0.3}, arr(3, seed=58)))(
         arr(3, 3, seed=59))),
+    "loop over len": (t.loop_over_len, lambda: (arr(4, seed=60),)),
+    "loop over len of three": (t.loop_over_len, lambda: (arr(3, seed=61),)),
     "conditional array +": (t.conditional_array, lambda: (arr(3, seed=28), 1.0)),
     "conditional array -": (t.conditional_array, lambda: (arr(3, seed=28), -1.0)),
 }
@@ -144,6 +146,11 @@ def test_rosenbrock_pullback_adds_slices_into_one_buffer():
 def test_dict_of_arrays_pullback_builds_the_dict():
     src = _pullback(t.dict_layer, {"W": arr(3, 4), "b": arr(3), "scale": 0.7}, arr(4))
     assert "_mc." not in src and "{'W': " in src
+
+
+def test_len_does_not_keep_an_array_out_of_buffers():
+    src = _pullback(t.loop_over_len, arr(5))
+    assert "x_bar[i] += " in src and "_mc." not in src
 
 
 def test_euler_pullback_accumulates_in_place():

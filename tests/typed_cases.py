@@ -194,3 +194,12 @@ def _helper(p, x):
 
 def dict_passed_on(params, x):
     return _helper(params, x) + np.sum(params["b"] * params["a"])
+
+
+def loop_over_len(x):
+    y = x * 1.0
+    y[0] = y[1] * x[2]
+    s = 0.0
+    for i in range(len(x)):
+        s = s + y[i] * x[i]
+    return s + (x * x).sum()

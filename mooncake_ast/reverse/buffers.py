@@ -70,6 +70,8 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, root: Value) -> bo
             continue
         if fn is getattr and pos == 0 and isinstance(s.args[1], Const) and s.args[1].value in _SHAPE_ATTRIBUTES:
             continue
+        if fn is len and pos == 0:
+            continue  # (an int: no alias, no adjoint)
         if not (makes_new_array(fn) and rule is not None and (rule.zero or rule.vjp is not None) and not rule.mutates and
                 rule.user_rrule is None and rule.user_frule is None and not {"out", "copy"} & set(s.kwargs)):
             return False
