@@ -181,11 +181,14 @@ class StructuredEmitter:
                 self._user_block.setdefault(v, b)
 
     def _floating(self, s: Stmt) -> bool:
-        """A single-use lookup `module.attr` (or a chain of them): printed where it is used.
+        """A single-use lookup `module.attr` (or a chain of them), or a slice of constants: printed where
+        it is used.
 
         Python would evaluate it a little earlier; looking up a module attribute
         has no effects, and it is still looked up when the code runs.
         """
+        if isinstance(s, Call) and s.callee() is slice and all(isinstance(a, Const) for a in s.args) and not s.kwargs:
+            return not _user_named(s) and self.use_count.get(s, 0) == 1  # `a[1:-1]`: a constant index
         if not (isinstance(s, Call) and s.callee() is getattr and len(s.args) == 2 and isinstance(s.args[1], Const)):
             return False
         base = s.args[0]

@@ -126,14 +126,6 @@ def type_of_argument(x: Any) -> AVal:
     return UNKNOWN
 
 
-def encode(t: AVal) -> str:
-    """The part of a derived rule's cache key that says what it was specialised on: `f:n1` for an (n, 1)
-    float array."""
-    if isinstance(t, Arr) and t.axes is not None:
-        return f"{t.dtype}:{''.join(a[0] for a in t.axes)}"
-    return ""
-
-
 def decode(kind: str, name: str = "") -> AVal:
     """The type of parameter `name` from its kind string (`num`, `arr:f:n1`, `arr`, ... with `:inactive`)."""
     parts = kind.split(":")

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Return, Value
-from ..ir.types import FLOAT, NOT_LITERAL, SLICE, Arr, Num, Tup, getitem_type, is_float_array, is_real, literal, makes_new_array
+from ..ir.types import FLOAT, NOT_LITERAL, Arr, basic_index, getitem_type, is_float_array, is_real, literal, makes_new_array
 from . import adjoints as adj
 from . import shadows
 from .specialise import unbroadcast
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 _SHAPE_ATTRIBUTES = ("shape", "size", "ndim", "dtype")
 
 
-def _uses(rt: "ReverseTransform") -> dict:
+def uses_of(rt: "ReverseTransform") -> dict:
     uses: dict = {}
     for b in rt.ir.blocks:
         for phi in b.phis:
@@ -55,12 +55,11 @@ def _uses(rt: "ReverseTransform") -> dict:
 
 
 def is_basic_index(rt: "ReverseTransform", idx: Value) -> bool:
-    t = rt.type_of(idx)
-    parts = list(t.items) if isinstance(t, Tup) else [t]
-    return bool(parts) and all(p == SLICE or (isinstance(p, Num) and p.kind == "int") for p in parts)
+    """Ints and slices only: no position can repeat, so `a_bar[idx] += g` is right."""
+    return bool(basic_index(rt.type_of(idx), idx))
 
 
-def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, root: Value) -> bool:
+def reads_only(rt: "ReverseTransform", v: Value, uses: dict, root: Value) -> bool:
     """Is every use of v an operation that makes a new array (or a copy into root)?"""
     for s, pos in uses.get(v, []):
         if not isinstance(s, Call) or pos is None or pos == -1:
@@ -98,17 +97,17 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict) -> bool:
             parts += 1
             if fn is operator.setitem and not is_real(rt.type_of(s.args[2])):
                 return False
-            if fn is operator.getitem and isinstance(rt.type_of(s), Arr) and not _reads_only(rt, s, uses, r):
+            if fn is operator.getitem and isinstance(rt.type_of(s), Arr) and not reads_only(rt, s, uses, r):
                 return False
             continue
-        if not _reads_only(rt, r, {r: [(s, pos)]}, r):
+        if not reads_only(rt, r, {r: [(s, pos)]}, r):
             return False
     return parts > 0
 
 
 def find_buffers(rt: "ReverseTransform") -> set:
     """Float arrays whose adjoints are plain arrays updated in place (see the module docstring)."""
-    uses = _uses(rt)
+    uses = uses_of(rt)
     found = set()
     for v in list(uses):
         if isinstance(v, (Param, Call)) and _qualifies(rt, v, uses):

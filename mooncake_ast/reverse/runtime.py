@@ -420,7 +420,7 @@ def kinds_of(args: tuple) -> tuple:
 
 
 def _axes_code(a: np.ndarray) -> str:
-    return "f:" + "".join(["1" if n == 1 else "n" for n in a.shape])  # ir/types.encode
+    return "f:" + "".join(["1" if n == 1 else "n" for n in a.shape])  # read back by ir/types.decode
 
 
 def _array_dict(d: Any) -> bool:

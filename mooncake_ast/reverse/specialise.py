@@ -91,6 +91,7 @@ def mul_vjp(t: "TemplateBuilder", g: Any, y: Any, a: Any, b: Any, need_a: Any = 
 
 
 def plain_unbroadcast(t: "TemplateBuilder", g: Any, like: Any) -> Any:
+    """`unbroadcast(g, like)` inside a rule template: g has the type of the statement's result."""
     src = t.result_type
     if src is None or not t.dense(g):
         return NotImplemented
@@ -177,6 +178,7 @@ def mean_adjoint(t: "TemplateBuilder", x: Any, g: Any, axis: Any = None, keepdim
 
 
 TABLE = {
+    adj.unbroadcast: plain_unbroadcast,
     adj.add_vjp: add_vjp,
     adj.mul_vjp: mul_vjp,
     h.pow_deriv: pow_deriv,

@@ -15,7 +15,7 @@ from ..ir.nodes import Const, Param, Value
 from ..ir.types import UNKNOWN, type_of_argument
 from ..tangents import NoTangent
 from . import adjoints as adj
-from .specialise import Pair, specialised, unbroadcast
+from .specialise import Pair, specialised
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -121,11 +121,7 @@ class TemplateBuilder:
             return None
         if self.result_is_num or (isinstance(like, PH) and isinstance(like.v, Const)):
             return g
-        if self.result_type is not None and self.dense(g):
-            plain = unbroadcast(self, g, self.result_type, self.type_of(like))
-            if plain is not NotImplemented:
-                return plain
-        return self.call(adj.unbroadcast, g, like)
+        return self.call(adj.unbroadcast, g, like)  # (plain NumPy where types settle it: specialise.py)
 
     def lin(self, fn: Any, g: Any, *args: Any, **kwargs: Any) -> Any:
         return None if g is None else self.call(fn, g, *args, **kwargs)

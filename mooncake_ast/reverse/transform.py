@@ -69,15 +69,16 @@ class ReverseTransform:
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
         prepare.deletes_as_pops(self)
-        resolve_methods(ir, infer_types(ir, self.param_types, self.resolver.callee),
-                        lambda v: self.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN)
+        types = infer_types(ir, self.param_types, self.resolver.callee)
+        if resolve_methods(ir, types, lambda v: self.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN):
+            types = infer_types(ir, self.param_types, self.resolver.callee)  # (np.sum(x) has a type; x.sum() had none)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
         inactive = {p for p in ir.params if p.name in inactive_names}
         if inactive:
             self.act = Activity(ir, self.resolver.callee, self.uses_self, inactive=inactive, user_globals=self.resolver.g)
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
-        self.types = infer_types(ir, self.param_types, self.resolver.callee)
+        self.types = types
         self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
         returned = [b.term.value for b in ir.blocks if isinstance(b.term, Return)]
         self.result_real = bool(returned) and all(is_real(self.type_of(v)) for v in returned)
@@ -138,7 +139,7 @@ class ReverseTransform:
     def _local_param(self, v: Value) -> bool:
         """A float or float-array parameter the call cannot alias (reverse/runtime.kinds_of checked) and this
         function neither writes nor views: its adjoint is a local variable like any value's."""
-        return isinstance(v, Param) and is_real(self.param_types.get(v.name, UNKNOWN)) and v not in self.stored
+        return isinstance(v, Param) and self.param_is_typed(v) and v not in self.stored
 
     def type_of(self, v: Value) -> Any:
         """The abstract value (ir/types.py) of a primal value."""

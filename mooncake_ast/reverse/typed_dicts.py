@@ -17,14 +17,14 @@ from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
 from ..ir.types import Arr, Dct
 from ..tangents import NoTangent
-from .buffers import _reads_only, _uses
+from .buffers import reads_only, uses_of
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
 
 
 def find_typed_dicts(rt: "ReverseTransform") -> set:
-    uses = _uses(rt)
+    uses = uses_of(rt)
     found = set()
     for p in rt.ir.params:
         t = rt.type_of(p)
@@ -36,7 +36,7 @@ def find_typed_dicts(rt: "ReverseTransform") -> set:
                     and isinstance(s.args[1], Const) and t.get(s.args[1].value) is not None):
                 ok = False
                 break
-            if isinstance(rt.type_of(s), Arr) and not _reads_only(rt, s, uses, None):
+            if isinstance(rt.type_of(s), Arr) and not reads_only(rt, s, uses, None):
                 ok = False  # an item written, viewed or passed on: storage keeps it right
                 break
         if ok:
