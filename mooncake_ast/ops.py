@@ -64,7 +64,7 @@ def cell_set(cell: Any, value: Any) -> None:
     cell.cell_contents = value
 
 
-def add_to_item(a: Any, index: Any, g: Any) -> None:
+def add_to_item(a: Any, g: Any, index: Any) -> None:
     """`a[index] += g`: a pullback adding a part's adjoint into its array's adjoint (basic indices only,
     so no position repeats)."""
     a[index] += g

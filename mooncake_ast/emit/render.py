@@ -149,8 +149,8 @@ class CallRenderer:
         """Calls that print as statements rather than expressions (their result is unused)."""
         if fn is operator.setitem and len(args) == 3:
             return f"{paren(args[0], ATOM)}[{self.subscript(args[1], raw[1])}] = {args[2][0]}"
-        if fn is ops.add_to_item and len(args) == 3:
-            return f"{paren(args[0], ATOM)}[{self.subscript(args[1], raw[1])}] += {args[2][0]}"
+        if fn is ops.add_to_item and len(args) == 3:  # (g before the index: the order the pullback makes them)
+            return f"{paren(args[0], ATOM)}[{self.subscript(args[2], raw[2])}] += {args[1][0]}"
         if fn is setattr and len(args) == 3 and is_identifier_string(raw[1]):
             return f"{paren(args[0], ATOM)}.{raw[1]} = {args[2][0]}"
         if fn is operator.delitem and len(args) == 2:

@@ -323,8 +323,10 @@ class StructuredEmitter:
         if fn is not None and s not in self.names:
             args = [self.value(a) for a in s.args]
             raw = [a.value if isinstance(a, Const) else a for a in s.args]
-            if fn in (__import__("operator").setitem, __import__("operator").delitem, ops.add_to_item):
+            if fn in (__import__("operator").setitem, __import__("operator").delitem):
                 raw[1] = _IndexText(self.index_text(s.args[1]))
+            elif fn is ops.add_to_item:
+                raw[2] = _IndexText(self.index_text(s.args[2]))
             st = self.renderer.statement(fn, args, raw)
             if st is not None:
                 out.append(st)

@@ -470,7 +470,7 @@ def mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = 
     return unbroadcast(g * b, a), unbroadcast(g * a, b)
 
 
-def add_to_item_unless_zero(a: np.ndarray, index: Any, g: Any) -> None:
+def add_to_item_unless_zero(a: np.ndarray, g: Any, index: Any) -> None:
     """`a[index] += g` for an adjoint that may be the symbolic zero (reverse/buffers.py)."""
     if g is not NoTangent and g is not None:
         a[index] += g

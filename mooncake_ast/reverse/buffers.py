@@ -156,32 +156,33 @@ def reverse_read(rt: "ReverseTransform", s: Call) -> None:
     idx = index_in_pullback(rt, s.args[1])
     # (a float slot takes the symbolic zero too: `a[i] += NoTangent` adds nothing)
     fn = ops.add_to_item if rt.is_dense(g) or rt.type_of(s) == FLOAT else adj.add_to_item_unless_zero
-    st = rt.b.call(fn, [buf, idx, g])
+    st = rt.b.call(fn, [buf, g, idx])
     st.keep = True  # type: ignore[attr-defined]
 
 
 def reverse_write(rt: "ReverseTransform", s: Call) -> None:
-    """`a[idx] = v`: restore the slot, hand its adjoint to v, and clear it."""
+    """`a[idx] = v`: restore the slot, hand its adjoint to v, and clear it.
+
+    (The index is built for each use, so each prints inline: `y[i] = old`, `y_bar[i] = 0.0`.)"""
     a, _, v = s.args
     saved = rt.saves.get(s)
     if saved is None:
         saved = rt.saves[s] = save_for(rt, s)
         rt.home[saved] = rt.home[s]
-    idx = index_in_pullback(rt, s.args[1])
-    restore = rt.b.call(operator.setitem, [rt.primal(a), idx, rt.primal(saved)])
+    restore = rt.b.call(operator.setitem, [rt.primal(a), index_in_pullback(rt, s.args[1]), rt.primal(saved)])
     restore.keep = True  # type: ignore[attr-defined]
     if not rt.active(a):
         return
     buf = rt.read_adj(a)
     part = part_type(rt, s)
     if rt.active(v):
-        g = rt.b.call(operator.getitem, [buf, idx])
+        g = rt.b.call(operator.getitem, [buf, index_in_pullback(rt, s.args[1])])
         if part != FLOAT:
             g = rt.b.call(np.copy, [g])
         rt.dense_values.add(g)
         g = _unbroadcast(rt, g, part, v)
         rt.accumulate(v, g)
-    clear = rt.b.call(operator.setitem, [buf, idx, Const(0.0)])
+    clear = rt.b.call(operator.setitem, [buf, index_in_pullback(rt, s.args[1]), Const(0.0)])
     clear.keep = True  # type: ignore[attr-defined]
 
 
