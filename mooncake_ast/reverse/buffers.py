@@ -147,8 +147,8 @@ def save_for(rt: "ReverseTransform", s: Call) -> Call:
 
 
 def reverse_read(rt: "ReverseTransform", s: Call) -> None:
-    """`v = a[idx]`: `a_bar[idx] += v_bar`."""
-    g = rt.take_adj(s)
+    """`v = a[idx]`: `a_bar[idx] += v_bar` (which broadcasts a spread v_bar in)."""
+    g = rt.take_adj(s, keep_spread=True)
     a = s.args[0]
     if g is None or not rt.active(a):
         return

@@ -23,6 +23,8 @@ from ..ir.regions import If, Loop, Seq
 from . import adjoints as adj
 from .runtime import rcall as _dispatch
 from .prepare import own_exits, own_exits_loop
+from .cleanup import drop_aliases, share_repeats
+from .reassociate import reassociate
 from .transform import ReverseTransform, _stack_ref, anchor
 
 
@@ -41,6 +43,11 @@ EFFECTS = {anchor, adj.call_pullback, list.pop, shadows.acc, shadows.getitem_rev
 
 def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     rev, fwd = rt.rev, rt.ir
+    sweep_pullback(rev)
+    reassociate(rt, rev)
+    sweep_pullback(rev)  # (before share_repeats: a factor it replaced may sit where its operands are not yet made)
+    drop_aliases(rev)
+    share_repeats(rev)
     sweep_pullback(rev)
     _call_pullbacks_directly(rev)
     _patch_dispatch(rt)

@@ -8,7 +8,7 @@ is known too, and the pullback gets the plain NumPy a person would write instead
 
     mul_vjp(g, y, a, b)          ->  a_bar = g * b;  b_bar = np.sum(g * a, axis=0)
     matmul_adjoint_a(g, a, b)    ->  g @ b.T
-    mean_adjoint(x, g)           ->  np.full(x.shape, g / x.size)
+    mean_adjoint(x, g)           ->  g / x.size, kept a scalar that broadcasts (spread.py)
     pow_deriv(a, 2)              ->  2.0 * a
 
 This is what Julia's compiler does for Mooncake's generic rules; Python has no optimiser
@@ -153,7 +153,7 @@ def _spread(t: "TemplateBuilder", x: Any, g: Any, axis: Any, keepdims: Any, wher
     if axis is None:
         if keepdims:
             return t.call(operator.add, t.call(np.zeros_like, x), g), None
-        return t.call(np.full, t.call(getattr, x, "shape"), g), None
+        return t.spread(g, x), None  # g at every element of x: kept the scalar it is
     if type(axis) is not int or not -len(tx.axes) <= axis < len(tx.axes):
         return NotImplemented
     gk = g if keepdims else t.call(np.expand_dims, g, Const(axis))
@@ -167,8 +167,8 @@ def sum_adjoint(t: "TemplateBuilder", x: Any, g: Any, axis: Any = None, keepdims
 
 def mean_adjoint(t: "TemplateBuilder", x: Any, g: Any, axis: Any = None, keepdims: Any = False, *where: Any) -> Any:
     if t.value(axis) is None and t.value(keepdims) is False and not where and t.dense(g) and is_float_array(t.type_of(x)):
-        # the scale goes on the scalar, before it is spread
-        return t.call(np.full, t.call(getattr, x, "shape"), t.call(operator.truediv, g, t.call(getattr, x, "size")))
+        # the scale goes on the scalar, which stays one (spread.py)
+        return t.spread(t.call(operator.truediv, g, t.call(getattr, x, "size")), x)
     out = _spread(t, x, g, axis, keepdims, where)
     if out is NotImplemented:
         return out

@@ -8,11 +8,13 @@ forward pass only if a template actually reads them.
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
 
 from ..ir.kinds import NUM
 from ..ir.nodes import Const, Param, Value
-from ..ir.types import UNKNOWN, type_of_argument
+from ..ir.types import UNKNOWN, Num, is_float_array, not_one, type_of_argument
 from ..tangents import NoTangent
 from . import adjoints as adj
 from .specialise import Pair, specialised
@@ -33,10 +35,24 @@ class PH:
 class TemplateBuilder:
     """The `t` of reverse templates: builds adjoint code in the pullback."""
 
-    def __init__(self, rt: "ReverseTransform", result_is_num: bool = False, result_type: Any = None) -> None:
+    def __init__(self, rt: "ReverseTransform", result_is_num: bool = False, result_type: Any = None,
+                 stmt: Any = None, stmt_fn: Any = None) -> None:
         self.rt = rt
         self.result_is_num = result_is_num  # then every operand and adjoint here is a plain number
         self.result_type = result_type  # the abstract value of the statement's result (ir/types.py), if known
+        self.stmt = stmt  # the statement reversed (its result's shape is what a spread g stands for)
+        # Its operands broadcast into its result (arithmetic, ufuncs): then each one's shape fits in the result's.
+        self.broadcasting = stmt_fn in _BROADCASTING or isinstance(stmt_fn, np.ufunc)
+        self.shapes: dict = {}  # values built here -> "scalar" / "full" / "part" (see _shape)
+        self.incoming: Any = None  # the adjoint of the statement's result, which other code reads too
+
+    def receive(self, g: Value) -> None:
+        """g, the adjoint of the statement's result: it has the result's shape (a spread keeps its own)."""
+        self.incoming = g
+        if self.rt.is_dense(g) and self.rt.spreads.of(g) is None:
+            shape = "scalar" if self.result_is_num else "full" if is_float_array(self.result_type) else None
+            if shape is not None:
+                self.shapes[g] = shape
 
     def type_of(self, h: Any) -> Any:
         """The abstract value of a primal operand (UNKNOWN for anything that is not one)."""
@@ -73,13 +89,63 @@ class TemplateBuilder:
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         if fn is operator.getitem and len(args) == 2 and isinstance(args[0], Pair):
             return args[0][args[1]]  # a part of what a specialised helper worked out
-        plain = specialised(self, fn, args, kwargs)
+        spreads = self.rt.spreads
+        if fn in _ARITHMETIC and not kwargs:
+            shapes = [self._shape(a) for a in args]
+            targets = {spreads.of(a) for a in args} - {None}
+            if None not in shapes and len(targets) <= 1:
+                out = self.rt.b.call(fn, [self._val(a) for a in args])
+                self.rt.dense_values.add(out)
+                if "full" in shapes:
+                    self.shapes[out] = "full"
+                elif targets:
+                    spreads.mark(out, targets.pop())  # scalar arithmetic on a spread: still a spread
+                else:
+                    self.shapes[out] = "part" if "part" in shapes else "scalar"
+                return out
+        plain = specialised(self, fn, args, kwargs)  # (its entries pass spreads only to what broadcasts them)
         if plain is not NotImplemented:
             return plain
+        args = tuple(spreads.materialize(a) for a in args)
+        kwargs = {k: spreads.materialize(v) for k, v in kwargs.items()}
         out = self.rt.b.call(fn, [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()})
         if _keeps_dense(fn) and all(self._dense_operand(a) for a in (*args, *kwargs.values())):
             self.rt.dense_values.add(out)
+        if fn is getattr and len(args) == 2 and args[1] in ("size", "ndim") or fn is len:
+            self.shapes[out] = "scalar"
+        elif isinstance(fn, np.ufunc) and not kwargs and fn.nout == 1:
+            shapes = [self._shape(a) for a in args]  # (np.cos(x) in the pullback of np.sin(x) has x's shape)
+            if shapes and None not in shapes:
+                self.shapes[out] = "full" if "full" in shapes else "part" if "part" in shapes else "scalar"
         return out
+
+    def spread(self, g: Value, like: Any) -> Value:
+        """g (a real scalar) standing for an array of like's shape, without making the array (spread.py)."""
+        if isinstance(like, PH) and g is not self.incoming and self.shapes.get(g) == "scalar":
+            return self.rt.spreads.mark(g, like.v)  # (a value made here for this: it may take the meaning)
+        return self.rt.spreads.new(g, like.v) if isinstance(like, PH) else g
+
+    def _shape(self, a: Any) -> Optional[str]:
+        """How an operand of elementwise adjoint arithmetic fits the statement's result: "scalar", "full" (its
+        shape), "part" (broadcasts into it), "spread" (spread.py), or None (not known: spreads are made real)."""
+        if isinstance(a, (int, float)) and not isinstance(a, bool) or isinstance(a, Const) and type(a.value) in (int, float):
+            return "scalar"
+        if self.rt.spreads.of(a) is not None:
+            return "spread"
+        if isinstance(a, PH):
+            ta, tr = self.type_of(a), self.result_type
+            if isinstance(ta, Num):
+                return "scalar"
+            if a.v is self.stmt:
+                return "full"
+            if not (self.broadcasting and is_float_array(ta) and is_float_array(tr)) or len(ta.axes) > len(tr.axes):
+                return None
+            # (an operand's axis that is not one has the result's size: that is how broadcasting works)
+            same = len(ta.axes) == len(tr.axes) and all(not_one(d) or d == e == "1" for d, e in zip(ta.axes, tr.axes))
+            return "full" if same else "part"
+        if isinstance(a, Value):
+            return self.shapes.get(a)
+        return None
 
     def _dense_operand(self, a: Any) -> bool:
         if isinstance(a, PH) or not isinstance(a, Value):
@@ -125,6 +191,10 @@ class TemplateBuilder:
 
     def lin(self, fn: Any, g: Any, *args: Any, **kwargs: Any) -> Any:
         return None if g is None else self.call(fn, g, *args, **kwargs)
+
+
+_ARITHMETIC = frozenset([operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos])
+_BROADCASTING = _ARITHMETIC | {operator.pow, operator.floordiv, operator.mod}
 
 
 def _keeps_dense(fn: Any) -> bool:

@@ -39,17 +39,14 @@ from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from ..tangents import NoTangent
 from . import adjoints as adj
 from . import buffers, prepare, shadows, typed_dicts
+from .cleanup import NUM_ZERO, ZERO, fold_zero_additions
+from .cleanup import is_zero as _is_zero
+from .spread import Spreads
 from .prepare import hashable as _hashable
 from ..rules import registry
 from .special import INPLACE, SAVE_ARGS, SPECIAL
 from .templates import PH, TemplateBuilder
 
-ZERO = Const(NoTangent)
-NUM_ZERO = Const(0.0)
-
-
-def _is_zero(v: Value) -> bool:
-    return v is ZERO or v is NUM_ZERO
 
 
 class ReverseUnsupported(MooncakeError):
@@ -80,6 +77,7 @@ class ReverseTransform:
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
         self.types = types
         self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
+        self.spreads = Spreads(self)  # scalar adjoints standing for arrays (spread.py)
         returned = [b.term.value for b in ir.blocks if isinstance(b.term, Return)]
         self.result_real = bool(returned) and all(is_real(self.type_of(v)) for v in returned)
         self.regions = build_regions(ir)
@@ -226,29 +224,39 @@ class ReverseTransform:
         if g is None or not self.active(v):
             return
         cur = self.read_adj(v)
+        spreads = self.spreads
         if v in self.buffers or v in self.accumulators:  # an array adjoint of our own, added into in place
+            # (`x_bar += g` broadcasts a spread g in)
             new = self.b.call(operator.iadd if self.is_dense(g) else adj.add_into_buffer, [cur, g])
             self.dense_values.add(new)
         elif self.is_num(v):
+            g = spreads.materialize(g)
             new = g if _is_zero(cur) else self.b.call(operator.add, [cur, g])
         elif v not in self.stored and (not isinstance(v, (Param, FreeVar)) or self._local_param(v)):
+            if spreads.of(g) is not None and not spreads.keeps(v):
+                g = spreads.materialize(g)
             if _is_zero(cur):
                 new = g  # a plain value: no storage
+                if spreads.of(g) is not None:
+                    spreads.mark(g, v)
             elif is_real(self.type_of(v)) and self.is_dense(g):
                 new = self.b.call(operator.add, [cur, g])  # (the symbolic zero + g is g: real either way)
                 self.dense_values.add(new)
+                if spreads.of(cur) is not None and spreads.of(g) is not None:
+                    spreads.mark(new, v)
             else:
-                new = self.b.call(adj.accumulate, [cur, g])
+                new = self.b.call(adj.accumulate, [spreads.materialize(cur), g])
         else:
-            new = self.b.call(shadows.acc, [self.primal(v), cur, g])
+            new = self.b.call(shadows.acc, [self.primal(v), cur, spreads.materialize(g)])
         self.write_adj(v, new)
 
-    def take_adj(self, v: Value) -> Optional[Value]:
+    def take_adj(self, v: Value, keep_spread: bool = False) -> Optional[Value]:
         """The adjoint of v, consumed by the reverse of v's definition (reset to zero for loops).
 
         A number with no contribution so far has a zero adjoint, known statically.  Anything else
         may have collected contributions through an alias (a view, a list slot, a callee), so its
-        adjoint is read when the pullback runs.
+        adjoint is read when the pullback runs.  A spread adjoint (spread.py) is handed on as the
+        scalar only to a reader that says it broadcasts it (`keep_spread`).
         """
         cur = self.read_adj(v)
         if self.is_num(v):
@@ -260,7 +268,7 @@ class ReverseTransform:
             if _is_zero(cur):
                 return None
             self.b.write(self._var(v), self.zero(v))
-            return cur
+            return cur if keep_spread else self.spreads.materialize(cur)
         g = self.b.call(shadows.take, [self.primal(v), cur])
         self.b.write(self._var(v), self.zero(v))
         return g
@@ -395,6 +403,11 @@ class ReverseTransform:
         if key not in self.anchored:
             self.b.call(anchor, [Const(key)])  # where this block's record is loaded
             self.anchored.add(key)
+        for s in blk.stmts:
+            if self.spreads.keeps(s) and self.active(s):
+                # Its adjoint lives in this block's reverse only, and starts at zero there: said here, so a
+                # loop header's phi does not hide that (a spread needs the known zero, spread.py).
+                self.b.write(self._var(s), self.zero(s))
         for s in reversed(blk.stmts):
             if self.active(s):
                 self.b.loc = s.loc
@@ -422,7 +435,7 @@ class ReverseTransform:
         if "out" in s.kwargs and s.kwargs.keys() == {"out"} and isinstance(fn, np.ufunc):
             self._rev_ufunc_out(s, fn)
             return
-        g = self.take_adj(s)
+        g = self.take_adj(s, keep_spread=True)  # (templates broadcast spreads; the dispatched path below does not)
         if rule is not None and rule.zero:
             return
         if rule is not None and rule.vjp is not None and rule.user_rrule is None and "out" not in s.kwargs:
@@ -430,7 +443,8 @@ class ReverseTransform:
                 return
             if self.is_num(s):
                 self.dense_values.add(g)  # a number's adjoint is a number (its zero is 0.0)
-            t = TemplateBuilder(self, self.is_num(s), self.types.get(s))
+            t = TemplateBuilder(self, self.is_num(s), self.types.get(s), stmt=s, stmt_fn=fn)
+            t.receive(g)
             t.keyword_adjoints = True  # type: ignore[attr-defined]  # adjoints of keyword operands come back as a KwAdj
             contribs = rule.vjp(t, g, PH(s), *[PH(a) for a in s.args], **{k: PH(v) for k, v in s.kwargs.items()})
             pos, named = registry.split_adjoints(contribs)
@@ -441,6 +455,7 @@ class ReverseTransform:
             return
         # Dispatched when the code runs: the forward pass kept the call's pullback.
         rc = self._dispatch(s)
+        g = self.spreads.materialize(g)
         pb = self.primal(rc)
         grads = self.b.call(adj.call_pullback, [pb, g if g is not None else ZERO])
         grads.tuple_size = 3  # type: ignore[attr-defined]  # (f_bar, args_bar, kwargs_bar)
@@ -671,45 +686,6 @@ class ReverseTransform:
         if isinstance(item, Loop):
             return any(e.kind in ("return", "raise") for e in item.body.exits() + item.orelse.exits())
         return False
-
-
-def fold_zero_additions(fn: Function) -> None:
-    """`0 + g` is `g`: adjoint variables start at zero, and loops make that visible only after SSA is built."""
-    replace: dict[Value, Value] = {}
-    for b in fn.blocks:
-        keep = []
-        for s in b.stmts:
-            if s.callee() in (operator.add, adj.accumulate) and len(s.args) == 2 and not s.kwargs:
-                a, c = (replace.get(x, x) for x in s.args)
-                if _is_zero(a) and _is_zero(c):
-                    replace[s] = a
-                    continue
-                if _is_zero(a) and not _is_zero(c):
-                    replace[s] = c
-                    continue
-                if _is_zero(c) and not _is_zero(a) and s.callee() is adj.accumulate:
-                    replace[s] = a
-                    continue
-            keep.append(s)
-        b.stmts = keep
-    if not replace:
-        return
-
-    def res(v: Value) -> Value:
-        while v in replace:
-            v = replace[v]
-        return v
-
-    for b in fn.blocks:
-        for phi in b.phis:
-            phi.incoming = {p: res(v) for p, v in phi.incoming.items()}
-        for s in b.stmts:
-            for o in list(s.operands()):
-                if res(o) is not o:
-                    s.replace_operand(o, res(o))
-        for o in list(b.term.operands()):  # type: ignore[union-attr]
-            if res(o) is not o:
-                b.term.replace_operand(o, res(o))  # type: ignore[union-attr]
 
 
 def anchor(block: Any) -> None:  # marker, removed before emission

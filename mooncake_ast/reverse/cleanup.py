@@ -1,0 +1,124 @@
+"""Pullback clean-ups once it is built: additions of the zero it starts from, and second names.
+
+Adjoint variables start at zero, and loops make `0 + g` visible only after SSA is built;
+spread.py and reassociate.py give values second names (`ops.identity`, marked `alias`) for
+their own bookkeeping, which the printed pullback does not need.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from .. import ops
+from ..ir.nodes import Call, Const, Function, Value
+from ..tangents import NoTangent
+from . import adjoints as adj
+
+ZERO = Const(NoTangent)
+NUM_ZERO = Const(0.0)
+
+
+def is_zero(v: Value) -> bool:
+    return v is ZERO or v is NUM_ZERO
+
+
+def fold_zero_additions(fn: Function) -> None:
+    """`0 + g` is `g`: adjoint variables start at zero, and loops make that visible only after SSA is built."""
+    replace: dict[Value, Value] = {}
+    for b in fn.blocks:
+        keep = []
+        for s in b.stmts:
+            if s.callee() in (operator.add, adj.accumulate) and len(s.args) == 2 and not s.kwargs:
+                a, c = (replace.get(x, x) for x in s.args)
+                if is_zero(a) and is_zero(c):
+                    replace[s] = a
+                    continue
+                if is_zero(a) and not is_zero(c):
+                    replace[s] = c
+                    continue
+                if is_zero(c) and not is_zero(a) and s.callee() is adj.accumulate:
+                    replace[s] = a
+                    continue
+            keep.append(s)
+        b.stmts = keep
+    substitute(fn, replace)
+
+
+
+
+def drop_aliases(fn: Function) -> None:
+    """Uses of a second name (an `alias` identity) read the value itself."""
+    replace = {s: s.args[0] for b in fn.blocks for s in b.stmts
+               if getattr(s, "alias", False) and s.callee() is ops.identity and len(s.args) == 1}
+    if replace:
+        for b in fn.blocks:
+            b.stmts = [s for s in b.stmts if s not in replace]
+        substitute(fn, replace)
+
+
+def substitute(fn: Function, replace: dict) -> None:
+    """Every use of a key of `replace` reads its value instead (following chains)."""
+    if not replace:
+        return
+
+    def res(v: Value) -> Value:
+        while v in replace:
+            v = replace[v]
+        return v
+
+    for b in fn.blocks:
+        for phi in b.phis:
+            phi.incoming = {p: res(v) for p, v in phi.incoming.items()}
+        for s in b.stmts:
+            for o in list(s.operands()):
+                if res(o) is not o:
+                    s.replace_operand(o, res(o))
+        for o in list(b.term.operands()):  # type: ignore[union-attr]
+            if res(o) is not o:
+                b.term.replace_operand(o, res(o))  # type: ignore[union-attr]
+
+
+_PURE = (operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos)
+# Calls that change no object: values read before and after one of them are the same.
+_READS_ONLY = frozenset([*_PURE, operator.pow, operator.matmul, operator.getitem, getattr, ops.identity, ops.tuple_of,
+                         np.full, np.zeros_like, np.sum, np.outer, np.expand_dims, np.copy, float])
+
+
+def writes_nothing(s: Any) -> bool:
+    """Does the pullback statement s certainly leave every object as it was?  (A pullback restores the
+    arrays the forward pass changed, in place: a product read before the restore is not the same after.)"""
+    fn = s.callee() if isinstance(s, Call) else None
+    if getattr(s, "primal", None) is not None:
+        return True  # a placeholder for a value of the tape
+    if fn is None or getattr(s, "keep", False):
+        return False
+    try:
+        if fn in _READS_ONLY:
+            return True
+    except TypeError:
+        return False
+    return isinstance(fn, np.ufunc) and "out" not in s.kwargs
+
+
+def share_repeats(fn: Function) -> None:
+    """The same arithmetic on the same values twice in a block is computed once: the pullback of `y * y`
+    reads `t = g * y; y_bar = t + t`, not `g * y` twice.  Only operators, and only between statements that
+    change no object (a restored array is not the one the first product read)."""
+    replace: dict = {}
+    for b in fn.blocks:
+        seen: dict = {}
+        keep = []
+        for s in b.stmts:
+            if s.callee() in _PURE and not s.kwargs and not getattr(s, "keep", False):
+                key = (s.callee(), *(id(replace.get(a, a)) for a in s.args))
+                if key in seen:
+                    replace[s] = seen[key]
+                    continue
+                seen[key] = s
+            elif not writes_nothing(s):
+                seen.clear()
+            keep.append(s)
+        b.stmts = keep
+    substitute(fn, replace)
