@@ -177,16 +177,23 @@ class Builder:
         anc = self._anc
         if block in anc:
             return anc[block]
-        region, seen = [block], {block}
-        i = 0
-        while i < len(region):
-            for p in region[i].preds:
+        # The blocks not computed yet, each after its predecessors (a depth-first postorder over
+        # predecessors): one pass where there is no cycle, a few more around a loop.
+        order: list[Block] = []
+        seen = {block}
+        stack = [(block, iter(block.preds))]
+        while stack:
+            b, it = stack[-1]
+            for p in it:
                 if p not in anc and p not in seen:
                     seen.add(p)
-                    region.append(p)
-            i += 1
+                    stack.append((p, iter(p.preds)))
+                    break
+            else:
+                stack.pop()
+                order.append(b)
+        region = order
         masks = {b: 0 for b in region}
-        order = region[::-1]  # the farthest first: one pass where there is no cycle
         changed = True
         while changed:
             changed = False
