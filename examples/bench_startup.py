@@ -13,7 +13,7 @@ measured is exactly what a new process pays: imports, reading the cache, keys.  
 * the same gradient in a new process whose cache already holds it (warm cache);
 * the call overhead of `mc.grad(f)(x)` once derived, beyond calling `f(x)`;
 * derivation time against function size: 40/80/160 if-blocks, a 300-line function and
-  if/elif chains of 100/200/500 branches (first reverse gradient, empty cache).
+  if/elif chains of 100/200/500/1000 branches (first reverse gradient, empty cache).
 
 Medians of a few runs; `--quick` runs fewer, `--no-sizes` skips the derivation-size rows.
 """
@@ -223,7 +223,7 @@ def main() -> None:
     else:
         sizes = [("40 if-blocks", if_blocks_source(40)), ("80 if-blocks", if_blocks_source(80)),
                  ("160 if-blocks", if_blocks_source(160)), ("300-line function", long_function_source(300))]
-        sizes += [(f"if/elif chain, {n} branches", elif_chain_source(n)) for n in (100, 200, 500)]
+        sizes += [(f"if/elif chain, {n} branches", elif_chain_source(n)) for n in (100, 200, 500, 1000)]
     for label, src in sizes:
         try:
             t: object = derivation_time(src)

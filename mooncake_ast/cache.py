@@ -24,7 +24,6 @@ Directories we create are 0700, files 0600.
 """
 from __future__ import annotations
 
-import dataclasses
 import errno
 import hashlib
 import json
@@ -130,10 +129,14 @@ def _make_dirs(root: Path) -> None:
             pass
 
 
-@dataclasses.dataclass
 class _Dir:
-    path: Path
-    fd: Optional[int]  # an O_DIRECTORY descriptor (entries are opened relative to it), if supported
+    """The checked cache directory (a plain class: a dataclass costs a warm hit its creation)."""
+
+    __slots__ = ("path", "fd")
+
+    def __init__(self, path: Path, fd: Optional[int]) -> None:
+        self.path = path
+        self.fd = fd  # an O_DIRECTORY descriptor (entries are opened relative to it), if supported
 
     def close(self) -> None:
         if self.fd is not None:
@@ -245,6 +248,18 @@ def check_text(text: str, key: str) -> Optional[tuple[dict, str]]:
 
 def _read_entry(d: _Dir, name: str) -> tuple[str, object]:
     """("missing", None) | ("refused", reason) | ("invalid", reason) | ("ok", (text, stat))."""
+    status, info = read_bytes(d, name)
+    if status != "ok":
+        return status, info
+    data, st = info  # type: ignore[misc]
+    try:
+        return "ok", (data.decode("utf-8"), st)
+    except UnicodeDecodeError:
+        return "invalid", "not UTF-8 text"
+
+
+def read_bytes(d: _Dir, name: str) -> tuple[str, object]:
+    """A file of the directory, if it is safe to use: ("ok", (bytes, stat)), else as `_read_entry`."""
     try:
         st = d.lstat(name)
     except FileNotFoundError:
@@ -273,9 +288,7 @@ def _read_entry(d: _Dir, name: str) -> tuple[str, object]:
             if not chunk:
                 break
             chunks.append(chunk)
-        return "ok", (b"".join(chunks).decode("utf-8"), st)
-    except UnicodeDecodeError:
-        return "invalid", "not UTF-8 text"
+        return "ok", (b"".join(chunks), st)
     except OSError as e:
         return "invalid", str(e)
     finally:
@@ -284,44 +297,87 @@ def _read_entry(d: _Dir, name: str) -> tuple[str, object]:
 
 def _publish(d: _Dir, name: str, text: str) -> bool:
     """Write `text` as entry `name`: a private temporary file, then an atomic rename."""
+    e = write_atomic(d, name, text.encode("utf-8"))
+    if e is None:
+        return True
+    _warn_once("unwritable", f"mooncake_ast: cannot write to the cache {d.path} ({e.strerror or e}); "
+                             "keeping derivatives in memory")
+    return False
+
+
+def write_atomic(d: _Dir, name: str, data: bytes) -> Optional[OSError]:
+    """Write `data` as file `name` (a private temporary file, then an atomic rename); the error, if any."""
     tmp = f".tmp-{os.getpid()}-{os.urandom(6).hex()}.py"
     try:
         fd = d.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
         try:
-            data = text.encode("utf-8")
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
         d.replace(tmp, name)
-        return True
+        return None
     except OSError as e:
         try:
             d.unlink(tmp)
         except OSError:
             pass
-        _warn_once("unwritable", f"mooncake_ast: cannot write to the cache {d.path} ({e.strerror or e}); "
-                                 "keeping derivatives in memory")
-        return False
+        return e
 
 
 def entry_stem(module: str, qualname: str, mode: str) -> str:
     """`<module>.<qualname>.<mode>`, with characters that do not belong in file names removed."""
     text = f"{module}.{qualname}".replace("<", "").replace(">", "")
-    text = re.sub(r"[^A-Za-z0-9_.-]", "_", text)[:150]
+    text = _only(text, _FILE_CHARS)[:150]
     return f"{text}.{mode}"
 
 
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_FILE_CHARS = _NAME_CHARS | {".", "-"}
+
+
+def _only(text: str, allowed: frozenset) -> str:
+    """`text` with every character not in `allowed` replaced by "_" (no regular expression to
+    compile on a warm hit)."""
+    return "".join(c if c in allowed else "_" for c in text)
+
+
 def _module_name(stem: str, key: str) -> str:
-    return "mooncake_ast.generated." + re.sub(r"[^A-Za-z0-9_]", "_", f"{stem}_{key[:16]}")
+    return "mooncake_ast.generated." + _only(f"{stem}_{key[:16]}", _NAME_CHARS)
 
 
-def _execute(body: str, filename: str, modname: str, text: str) -> types.ModuleType:
+CODE_PREFIX = ".code-"  # an entry's compiled form (see cache_code): dot-named, like temporaries
+
+
+def code_name(entry: str) -> str:
+    """The file holding entry `entry`'s compiled code: named by a digest of the entry's name (no
+    mode or function in it, so nothing that lists entries by name mistakes it for one)."""
+    return CODE_PREFIX + hashlib.sha256(entry.encode()).hexdigest()[:24]
+
+
+def is_code_name(name: str) -> bool:
+    return len(name) == len(CODE_PREFIX) + 24 and name.startswith(CODE_PREFIX) and \
+        all(c in "0123456789abcdef" for c in name[len(CODE_PREFIX):])
+
+
+def _execute(body: str, filename: str, modname: str, text: str, d: Optional[_Dir] = None,
+             name: Optional[str] = None) -> types.ModuleType:
+    """Run a checked entry's body as a new module.  With the directory and entry name, its code
+    object comes from (or goes to) the entry's compiled form (`cache_code`): compiling costs more
+    than the rest of a warm hit."""
     module = types.ModuleType(modname)
     module.__file__ = filename
     module.__mooncake_ast_text__ = text  # type: ignore[attr-defined]  (what was checked and executed)
-    code = compile(body_with_padding(body), filename, "exec", dont_inherit=True)
+    code = None
+    if d is not None and name is not None:
+        from . import cache_code
+
+        code = cache_code.load(d, name, filename, text)
+    if code is None:
+        code = compile(body_with_padding(body), filename, "exec", dont_inherit=True)
+        if d is not None and name is not None:
+            cache_code.store(d, name, filename, text, code)
     exec(code, module.__dict__)
     return module
 
@@ -362,7 +418,7 @@ def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
                 meta, body = checked
                 _remember_lines(path, text, st)
                 _touch(d, name)
-                module = _execute(body, path, modname, text)
+                module = _execute(body, path, modname, text, d, name)
                 _memory[key] = (module, meta)
                 return module, meta
             status, info = "invalid", "bad header or digest"
@@ -382,7 +438,7 @@ def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
         from .cache_evict import after_publish
 
         after_publish(d, name, meta.get("source") if isinstance(meta.get("source"), str) else None)
-        module = _execute(body, path, modname, text)
+        module = _execute(body, path, modname, text, d, name)
         _memory[key] = (module, meta)
         return module, meta
     finally:
@@ -430,13 +486,21 @@ def read_source(module: types.ModuleType) -> str:
 # ---------------------------------------------------------------- for people (`mooncake-ast cache ...`)
 
 
-@dataclasses.dataclass
 class EntryInfo:
-    name: str
-    function: str
-    mode: str
-    size: int
-    mtime: float
+    """One entry, as `mooncake-ast cache list` shows it."""
+
+    __slots__ = ("name", "function", "mode", "size", "mtime")
+
+    def __init__(self, name: str, function: str, mode: str, size: int, mtime: float) -> None:
+        self.name, self.function, self.mode, self.size, self.mtime = name, function, mode, size, mtime
+
+    def __repr__(self) -> str:
+        return f"EntryInfo({self.name!r}, {self.function!r}, {self.mode!r}, {self.size}, {self.mtime})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EntryInfo) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]  (mutable, like the dataclass it was)
 
     @property
     def age(self) -> str:
@@ -536,10 +600,11 @@ def clear_entries() -> int:
     removed = 0
     try:
         for name in d.names():
-            if ENTRY_RE.match(name) or (name.startswith(".tmp-") and name.endswith(".py")):
+            entry = ENTRY_RE.match(name) is not None
+            if entry or (name.startswith(".tmp-") and name.endswith(".py")) or is_code_name(name):
                 try:
                     d.unlink(name)
-                    removed += 1
+                    removed += entry or name.startswith(".tmp-")  # (compiled forms are part of their entry)
                 except OSError:
                     pass
     finally:

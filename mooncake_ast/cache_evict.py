@@ -17,6 +17,9 @@ what is *worth* keeping:
   it is older than a few seconds), or once it is an hour old whatever its pid says (a
   pid of another machine or container sharing the directory).
 
+* **Compiled forms** (`cache_code`) go with their entry, count with it towards the cap, and
+  are removed once their entry is gone.
+
 This runs after each publish (generation has just cost far more) and on
 `mooncake-ast cache prune`; failures to delete are ignored: another process may be at work.
 """
@@ -28,7 +31,7 @@ import re
 import time
 from typing import Any, Optional
 
-from .cache import ENTRY_RE, KEY_LINE, _Dir
+from .cache import ENTRY_RE, KEY_LINE, _Dir, code_name, is_code_name
 
 DEFAULT_MAX_MB = 256
 TMP_RE = re.compile(r"^\.tmp-(?P<pid>\d+)-[0-9a-f]+\.py$")
@@ -85,9 +88,28 @@ def _stem(name: str) -> Optional[str]:
 def _remove(d: _Dir, name: str) -> bool:
     try:
         d.unlink(name)
-        return True
     except OSError:
         return False
+    if ENTRY_RE.match(name):
+        try:
+            d.unlink(code_name(name))  # its compiled form (cache_code), if any
+        except OSError:
+            pass
+    return True
+
+
+def drop_orphan_code(d: _Dir, names: list[str]) -> list[str]:
+    """Remove compiled forms whose entry is gone (removed by another process, or by hand)."""
+    wanted = {code_name(n) for n in names if ENTRY_RE.match(n)}
+    gone = []
+    for name in names:
+        if is_code_name(name) and name not in wanted:
+            try:
+                d.unlink(name)
+                gone.append(name)
+            except OSError:
+                pass
+    return gone
 
 
 def drop_superseded(d: _Dir, names: list[str], published: str, source: Optional[str]) -> list[str]:
@@ -145,6 +167,7 @@ def enforce_cap(d: _Dir, names: list[str], keep: Optional[str] = None, cap: Opti
     if cap is None:
         return []
     sized = []
+    present = set(names)
     for name in names:
         if ENTRY_RE.match(name) is None:
             continue
@@ -152,7 +175,13 @@ def enforce_cap(d: _Dir, names: list[str], keep: Optional[str] = None, cap: Opti
             st = d.lstat(name)
         except OSError:
             continue
-        sized.append((st.st_mtime, name, st.st_size))
+        size = st.st_size
+        if code_name(name) in present:  # an entry's compiled form counts with it, and goes with it
+            try:
+                size += d.lstat(code_name(name)).st_size
+            except OSError:
+                pass
+        sized.append((st.st_mtime, name, size))
     total = sum(s for _, _, s in sized)
     if total <= cap:
         return []
@@ -173,7 +202,9 @@ def after_publish(d: _Dir, published: str, source: Optional[str]) -> None:
         names = d.names()
         gone = set(drop_superseded(d, names, published, source))
         gone |= set(drop_stale_temporaries(d, names))
-        enforce_cap(d, [n for n in names if n not in gone], keep=published)
+        left = [n for n in names if n not in gone]
+        drop_orphan_code(d, left)
+        enforce_cap(d, left, keep=published)
     except OSError:
         pass
 
@@ -198,4 +229,5 @@ def prune(d: _Dir) -> dict[str, list[str]]:
         superseded += drop_superseded(d, names, name, source_of(d, name))
     temporaries = drop_stale_temporaries(d, names)
     left = [n for n in names if n not in set(superseded) | set(temporaries)]
+    drop_orphan_code(d, left)
     return {"superseded": superseded, "temporaries": temporaries, "over the size cap": enforce_cap(d, left)}

@@ -234,3 +234,178 @@ def test_library_fingerprint_follows_its_files(tmp_path):
     target = copy / "mooncake_ast" / "rules" / "math_rules.py"
     target.write_text(target.read_text() + "\n# an edit\n")
     assert fingerprint() != first
+
+
+# ---------------------------------------------------------------- linear passes (counted, not timed)
+
+LOOPY = '''\
+def loopy(x, n):
+    s = 0.0
+    for i in range(n):
+        if i % 3 == 0:
+            continue
+        j = 0
+        while j < i:
+            if s > 50.0:
+                break
+            s = s + x * j
+            j += 1
+        else:
+            s = s * 0.5
+        if s < -1.0:
+            return s
+    with_else = s + 1.0
+    return with_else * x
+'''
+
+DEAD = '''\
+def dead(x, k):
+    y = x * 2.0
+    if k > 1:
+        return y * x
+        y = 5.0
+    elif k > 0:
+        z = x
+        while True:
+            z = z * 0.5
+            if z < 0.1:
+                break
+        y = y + z
+    else:
+        y = y - x
+    return y * y
+'''
+
+
+def _reference_dominators(fn):
+    """The textbook data-flow sets, to check the tree-based answer against."""
+    from mooncake_ast.ir.analysis import reverse_postorder
+
+    order = reverse_postorder(fn)
+    dom = {b: set(order) for b in order}
+    dom[fn.entry] = {fn.entry}
+    changed = True
+    while changed:
+        changed = False
+        for b in order[1:]:
+            preds = [p for p in b.preds if p in dom]
+            new = (set.intersection(*(dom[p] for p in preds)) if preds else set()) | {b}
+            if new != dom[b]:
+                dom[b], changed = new, True
+    return dom
+
+
+def _reference_exits(r):
+    from mooncake_ast.ir import regions as R
+
+    if isinstance(r, R.Edge):
+        return [r]
+    if isinstance(r, R.Seq):
+        return [e for i in r.items for e in _reference_exits(i)]
+    if isinstance(r, R.If):
+        return _reference_exits(r.then) + _reference_exits(r.orelse)
+    if isinstance(r, R.Loop):
+        return _reference_exits(r.body) + _reference_exits(r.orelse)
+    return []
+
+
+def _all_regions(r):
+    from mooncake_ast.ir import regions as R
+
+    yield r
+    kids = r.items if isinstance(r, R.Seq) else (r.then, r.orelse) if isinstance(r, R.If) else \
+        (r.body, r.orelse) if isinstance(r, R.Loop) else ()
+    for k in kids:
+        yield from _all_regions(k)
+
+
+@pytest.mark.parametrize("which", ["chain", "loopy", "dead", "ifs"])
+def test_dominator_tree_and_region_exits_agree_with_the_textbook(tmp_path, which):
+    from mooncake_ast.frontend.statements import lower_function
+    from mooncake_ast.ir.analysis import dominators, immediate_dominators
+    from mooncake_ast.ir.regions import build_regions
+
+    if which == "chain":
+        fn = load(tmp_path, "dchain", elif_chain(12)).f
+    elif which == "ifs":
+        lines = ["def f(x):", "    y = x"] + [f"    if y > {i * 0.1:.1f}:\n        y = y * 0.5\n    else:\n        y = y + x" for i in range(8)]
+        fn = load(tmp_path, "difs", "\n".join(lines + ["    return y"]) + "\n").f
+    else:
+        fn = getattr(load(tmp_path, f"d{which}", LOOPY if which == "loopy" else DEAD), which)
+    ir = lower_function(fn)
+    want = _reference_dominators(ir)
+    got = dominators(ir)
+    assert set(got) == set(want)
+    for b in want:
+        assert set(got[b]) == want[b] and len(got[b]) == len(want[b])
+        for a in ir.blocks:  # membership of every block, reachable or not
+            assert (a in got[b]) == (a in want[b])
+        strict = [d for d in want[b] if d is not b]
+        idom = max(strict, key=lambda d: len(want[d])) if strict else None
+        assert immediate_dominators(ir)[b] is idom
+    for r in _all_regions(build_regions(ir)):
+        if hasattr(r, "items"):
+            assert r.exits() == _reference_exits(r)
+
+
+@pytest.mark.parametrize("make", ["dead", "loopy"])
+def test_reads_across_dead_code_and_loops(tmp_path, make):
+    """The SSA builder's mask short cut (ancestors of a closed block) where dead code and loops
+    join the paths: derivatives at points taking every branch."""
+    if make == "dead":
+        m = load(tmp_path, "deadcode", DEAD)
+        for x, k in ((0.7, 2), (0.7, 1), (3.0, 1), (0.4, 0), (-1.3, 0)):
+            check_derivatives(m.dead, x, k)
+    else:
+        m = load(tmp_path, "loopcode", LOOPY)
+        for x, n in ((0.3, 0), (0.3, 4), (-0.8, 7), (2.5, 9)):
+            check_derivatives(m.loopy, x, n)
+
+
+_WATCHED = ("ir/builder.py", "ir/analysis.py", "ir/regions.py", "emit/structure.py", "frontend/statements.py")
+
+
+def _lines_run(fn, arg):
+    """Lines executed in the passes this file keeps linear while `fn`'s reverse derivative is made."""
+    counts = dict.fromkeys(_WATCHED, 0)
+
+    def tracer(frame, event, arg):
+        name = frame.f_code.co_filename.replace(os.sep, "/")
+        for w in _WATCHED:
+            if name.endswith("mooncake_ast/" + w):
+                def local(frame, event, arg, w=w):
+                    if event == "line":
+                        counts[w] += 1
+                    return local
+                return local
+        return None
+
+    old = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        mc.grad(fn)(arg)
+    finally:
+        sys.settrace(old)
+    return counts
+
+
+def _if_blocks(n):
+    lines = ["import math", "", "", "def f(x):", "    y = x"]
+    for i in range(n):
+        lines += [f"    if y > {round(0.1 * (i % 7) - 0.3, 2)}:", "        y = y * 0.9 + 0.1 * math.sin(x)",
+                  "    else:", f"        y = y + 0.05 * x * {i % 5 + 1}"]
+    return "\n".join(lines + ["    return y"]) + "\n"
+
+
+@pytest.mark.parametrize("shape", ["elif", "ifs"])
+def test_ssa_dominators_regions_and_emission_do_linear_work(tmp_path, shape):
+    """Twice the branches, about twice the lines run in the builder, the CFG analyses, the
+    region builder and the emitter's structure (they were quadratic: dominator sets, a scan of
+    every block per branch, a walk to the entry per adjoint read).  Counted, not timed."""
+    small, large = (30, 60) if shape == "elif" else (20, 40)
+    make = elif_chain if shape == "elif" else _if_blocks
+    a = _lines_run(load(tmp_path, f"lin{shape}{small}", make(small)).f, 0.3)
+    b = _lines_run(load(tmp_path, f"lin{shape}{large}", make(large)).f, 0.3)
+    for w in _WATCHED:
+        assert a[w] > 0, w
+        assert b[w] / a[w] < 2.4, (w, a[w], b[w])

@@ -185,13 +185,34 @@ def assign_names(
         out.discard(None)
         return out  # type: ignore[return-value]
 
-    def can_use(name: str, root: Value, blocked: set[str]) -> bool:
-        if name in blocked:
-            return False
-        if name in taken_user:
-            own = {preferred.get(m) for m in groups.members[root]} | {m.hint for m in groups.members[root] if m not in tangent_of and m not in adjoint_of}
-            return name in own
-        return True
+    def user_owned(root: Value) -> set:
+        """The user's names a group may take although they are reserved: its own."""
+        members = groups.members[root]
+        return {preferred.get(m) for m in members} | {m.hint for m in members if m not in tangent_of and m not in adjoint_of}
+
+    # name -> (base, i) for every name given as `base` (i = 1) or `base_i` (`ti`, base None): the candidates a group
+    # cannot take are read off its blocked names, not tried one by one (flags, flags_2, ...,
+    # flags_500 all live at once would otherwise cost 500 tries for the last one).
+    numbered: dict[str, tuple] = {}
+
+    def choose(base: Optional[str], root: Value, blocked: set[str]) -> str:
+        """The first of base, base_2, base_3, ... (t1, t2, ... for a temporary, base None) that
+        no conflicting group holds and the user's names leave free."""
+        temp = base is None
+        used = {numbered[n][1] for n in blocked if n in numbered and numbered[n][0] == base}
+        own = None
+        i = 1
+        while True:
+            if i not in used:
+                name = f"t{i}" if temp else base if i == 1 else f"{base}_{i}"
+                if name not in blocked:
+                    if name not in taken_user:
+                        return name
+                    if own is None:
+                        own = user_owned(root)
+                    if name in own:
+                        return name
+            i += 1
 
     # Primal values first (in program order), then derivatives, so derivative
     # names can follow their primal's name.
@@ -208,17 +229,14 @@ def assign_names(
             continue
         base = base_of(root)
         blocked = blocked_names(root)
-        if base is None:
-            i = 1
-            while not can_use(f"t{i}", root, blocked):
-                i += 1
-            name = f"t{i}"
-        else:
-            name = base
-            i = 2
-            while not can_use(name, root, blocked):
-                name = f"{base}_{i}"
-                i += 1
+        name = choose(base, root, blocked)
+        if name not in numbered:
+            if base is None:
+                numbered[name] = (None, int(name[1:]))
+            elif name == base:
+                numbered[name] = (base, 1)
+            else:
+                numbered[name] = (base, int(name[len(base) + 1:]))
         for m in groups.members[root]:
             names[m] = name
         names[root] = name

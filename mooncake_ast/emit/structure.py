@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional, Union
 
 from .. import ops
 from ..errors import ControlFlowError, block_loc
-from ..ir.analysis import reverse_postorder, uses
+from ..ir.analysis import immediate_dominators, uses
 from ..ir.builder import UNDEFINED
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Phi, Raise, Return, Stmt, Value
 from .render import ATOM, INPLACE_SYNTAX, CallRenderer, Expr, literal, slice_text
@@ -594,39 +594,6 @@ def _negate(cond: Expr) -> str:
     if text.startswith("not "):
         return text[4:] if prec > 3 else f"({text})"
     return f"not {text}" if prec > 4 else f"not ({text})"
-
-
-def immediate_dominators(fn: Function) -> dict[Block, Optional[Block]]:
-    """Each reachable block's immediate dominator (None for the entry), by the iterative
-    two-finger method over reverse postorder: near-linear, where dominator sets grow with the
-    square of a long function's length."""
-    order = reverse_postorder(fn)
-    index = {b: i for i, b in enumerate(order)}
-    idom: dict[Block, Block] = {fn.entry: fn.entry}
-    changed = True
-    while changed:
-        changed = False
-        for b in order[1:]:
-            new: Optional[Block] = None
-            for p in b.preds:
-                if p not in idom:
-                    continue
-                if new is None:
-                    new = p
-                    continue
-                x, y = p, new
-                while x is not y:
-                    while index[x] > index[y]:
-                        x = idom[x]
-                    while index[y] > index[x]:
-                        y = idom[y]
-                new = x
-            if new is not None and idom.get(b) is not new:
-                idom[b] = new
-                changed = True
-    out: dict[Block, Optional[Block]] = {b: d for b, d in idom.items()}
-    out[fn.entry] = None
-    return out
 
 
 # An if whose else holds (besides statements) just one more if, and so on: the spine of an elif

@@ -104,19 +104,26 @@ def library_fingerprint() -> str:
         from .. import __version__
 
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        h = hashlib.sha256(f"{__version__}\0{root}\0".encode())
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__pycache__")))
-            for f in sorted(filenames):
-                if f.endswith(".py"):
-                    path = os.path.join(dirpath, f)
+        rows = [f"{__version__}\0{root}\0"]
+        pending = [("", root)]  # (path relative to root, directory): one scandir per directory
+        while pending:
+            rel, folder = pending.pop()
+            try:
+                entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            except OSError:
+                rows.append(f"{rel}:?\n")
+                continue
+            for e in entries:
+                if e.name.endswith(".py"):
                     try:
-                        st = os.stat(path)
+                        st = e.stat()
                         state = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
                     except OSError:
                         state = "?"
-                    h.update(f"{os.path.relpath(path, root)}:{state}\n".encode())
-        _LIBRARY.append(f"{__version__}:{h.hexdigest()}")
+                    rows.append(f"{rel}{e.name}:{state}\n")
+                elif not e.name.startswith((".", "__pycache__")) and e.is_dir():
+                    pending.append((f"{rel}{e.name}/", e.path))
+        _LIBRARY.append(f"{__version__}:{hashlib.sha256(''.join(rows).encode()).hexdigest()}")
     return _LIBRARY[0]
 
 

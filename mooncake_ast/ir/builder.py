@@ -35,6 +35,10 @@ class Builder:
         self._written: set[str] = set()  # variables assigned somewhere (by `write`)
         self._sites: dict[str, Optional[Block]] = {}  # variable -> the one block assigning it (None: several)
         self._closed: set[Block] = set()  # blocks whose every ancestor is sealed (never changes once true)
+        self._write_sites: dict[str, set[Block]] = {}  # variable -> the blocks `write` assigned it in
+        self._bit: dict[Block, int] = {}  # block -> its bit in the ancestor masks
+        self._anc: dict[Block, int] = {}  # closed block -> mask of the blocks with a path to it
+        self._roots = 0  # mask of closed blocks without predecessors other than the entry (dead code)
         self.loc: Optional[Loc] = None
         # Variables each SSA value was bound to, for readable names.
         self.var_of: dict[Value, str] = {}
@@ -92,6 +96,7 @@ class Builder:
         assert block is not None
         self._defs.setdefault(var, {})[block] = value
         self._written.add(var)
+        self._write_sites.setdefault(var, set()).add(block)
         if self._sites.get(var, block) is not block:
             self._sites[var] = None
         else:
@@ -109,6 +114,10 @@ class Builder:
             return UNDEFINED  # never assigned, and no loop header left open that could bring a value
         if self._sites.get(var) is self.fn.entry and self._all_sealed_above(block):
             return self.resolve(self._defs[var][self.fn.entry])  # assigned only in the entry, which dominates all
+        if self._all_sealed_above(block):
+            val = self._entry_value(var, block)
+            if val is not None:
+                return val
         val = self._probe(var, block)
         if val is not None:
             return val
@@ -136,6 +145,70 @@ class Builder:
                     stack.append(p)
         closed.update(order)
         return True
+
+    def _entry_value(self, var: str, block: Block) -> Optional[Value]:
+        """var's value in the closed `block` when no block assigning it leads there except the
+        entry: then every path brings the entry's value (or none).  A test of masks, where a walk
+        back to the entry would cost each such read the distance (an adjoint initialised at the
+        entry and first read far away, once per value: quadratic in a long function).  None
+        when some other assignment may reach the block, or dead code does (the walks decide)."""
+        entry = self.fn.entry
+        anc = self._ancestors(block)
+        if anc & self._roots:
+            return None
+        for site in self._write_sites.get(var, ()):
+            if site is not entry and (site is block or anc & self._bit_of(site)):
+                return None
+        if block is entry or anc & self._bit_of(entry):
+            v = self._defs.get(var, {}).get(entry)
+            return UNDEFINED if v is None else self.resolve(v)
+        return None
+
+    def _bit_of(self, b: Block) -> int:
+        bit = self._bit.get(b)
+        if bit is None:
+            bit = self._bit[b] = 1 << len(self._bit)
+        return bit
+
+    def _ancestors(self, block: Block) -> int:
+        """The mask of blocks with a path to the closed `block` (itself only through a cycle).
+        Memoised (a closed block's ancestors never change): each block is computed once, from
+        its predecessors' masks; a loop's blocks by iterating to a fixed point."""
+        anc = self._anc
+        if block in anc:
+            return anc[block]
+        # The blocks not computed yet, each after its predecessors (a depth-first postorder over
+        # predecessors): one pass where there is no cycle, a few more around a loop.
+        order: list[Block] = []
+        seen = {block}
+        stack = [(block, iter(block.preds))]
+        while stack:
+            b, it = stack[-1]
+            for p in it:
+                if p not in anc and p not in seen:
+                    seen.add(p)
+                    stack.append((p, iter(p.preds)))
+                    break
+            else:
+                stack.pop()
+                order.append(b)
+        region = order
+        masks = {b: 0 for b in region}
+        changed = True
+        while changed:
+            changed = False
+            for b in order:
+                m = 0
+                for p in b.preds:
+                    m |= self._bit_of(p) | (anc[p] if p in anc else masks[p])
+                if m != masks[b]:
+                    masks[b] = m
+                    changed = True
+        for b in region:
+            anc[b] = masks[b]
+            if not b.preds and b is not self.fn.entry:
+                self._roots |= self._bit_of(b)
+        return anc[block]
 
     def _probe(self, var: str, block: Block) -> Optional[Value]:
         """var's value in `block` when every path into it brings the same one: found by walking the
