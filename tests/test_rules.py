@@ -950,6 +950,7 @@ CASES = {
     "numpy.generic.conjugate": [C("lambda x: np.sum(x).conjugate() * 2.0", x3)],
 }
 from rule_cases_extra import EXTRA_CASES; CASES.update(EXTRA_CASES)  # noqa: E402,E702  (rules of numpy_extra.py)
+from rule_cases_more import MORE_CASES; CASES.update(MORE_CASES)  # noqa: E402,E702  (numpy_fft.py, numpy_more.py)
 
 if sp is not None:  # keyed by the function: the catalog names SciPy's ufuncs by their bare names
     _SCIPY_CASES = {

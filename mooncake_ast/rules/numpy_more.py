@@ -1,0 +1,1 @@
+"""NumPy rules, both modes: placeholder."""
