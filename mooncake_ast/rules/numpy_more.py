@@ -20,7 +20,7 @@ import inspect
 import numpy as np
 
 from ..tangents import NoTangent
-from .numpy_common import _bind, _no_adjoint, _split
+from .numpy_common import _bind, _inexact, _no_adjoint, _split
 from .numpy_extra import _dz, _number, _refuse_adjoint, _refuse_tangent, _zero, refuse_option
 from .registry import KwAdj, defjvp, defvjp, defzero
 
@@ -202,11 +202,10 @@ defvjp(np.rollaxis, lambda t, g, y, a, axis, start=0: (t.call(rollaxis_adjoint, 
 # ================================================================== np.vander
 def vander_parts(x, N=None, increasing=False):
     """(d y / d x as an array shaped like y): y[i, j] = x[i] ** p[j], so its slope is p x ** (p - 1)."""
-    x = np.asarray(x)
+    x = _inexact(x)
     n = len(x) if N is None else int(N)
     p = np.arange(n) if increasing else np.arange(n)[::-1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        slope = np.where(p == 0, 0.0, p * np.power(x[:, None].astype(float), np.maximum(p - 1, 0)))
+    slope = np.where(p == 0, 0.0, p * np.power(x[:, None], np.maximum(p - 1, 0)))
     return slope
 
 
@@ -215,7 +214,10 @@ def vander_tangent(x, dx, N=None, increasing=False):
 
 
 def vander_adjoint(x, g, N=None, increasing=False):
-    return NoTangent if _no_adjoint(g) else np.sum(vander_parts(x, N, increasing) * np.asarray(g), axis=1)
+    if _no_adjoint(g):
+        return NoTangent
+    out = np.sum(np.conj(vander_parts(x, N, increasing)) * np.asarray(g), axis=1)
+    return out if np.iscomplexobj(x) else np.real(out)
 
 
 defjvp(np.vander, lambda t, y, x, *p, **k: t.call(vander_tangent, x, t.d(x), *p, **k) if t.d(x) is not None else None)
@@ -329,7 +331,7 @@ defvjp(np.unique, lambda t, g, y, ar, *a, **k: (t.call(unique_adjoint, ar, g, **
 # ================================================================== np.nanmedian
 def _nanmedian_weights(a, axis):
     """W shaped like a with nanmedian(a, axis) == sum(W * a over axis), nan entries weighted 0 (all-nan slices: nan)."""
-    a = np.asarray(a, dtype=float)
+    a = _inexact(a)
     nd = a.ndim
     ax = tuple(range(nd)) if axis is None else tuple(int(i) % nd for i in ((axis,) if np.ndim(axis) == 0 else axis))
     last = tuple(range(nd - len(ax), nd))
@@ -370,46 +372,51 @@ defvjp(np.nanmedian, lambda t, g, y, a, *p, **k: (t.call(nanmedian_adjoint, a, y
 
 # ================================================================== np.polyfit (in x, y and w)
 def _polyfit_parts(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    """The least-squares pieces, y and the residual as columns: V (Vandermonde of x), W = w ** 2, A = V^T W V,
-    p and r = y - V p.  polyfit minimises sum((w (y - V p)) ** 2), so A p = V^T W y and
-    A dp = dV^T W r - V^T W dV p + V^T W dy + V^T dW r  (x's, y's and w's share).  Full rank assumed."""
+    """The least-squares pieces, y and the residual as columns: V (Vandermonde of x), W = w ** 2, A = V^H W V,
+    P and R = Y - V P.  polyfit minimises sum(|w (y - V p)| ** 2), so V^H W R = 0 and
+    A dP = dV^H W R - V^H W dV P + V^H W dY + V^H dW R  (x's, y's and w's share).  Full rank assumed."""
     refuse_option("np.polyfit", "full=True", full)
     refuse_option("np.polyfit", "cov=", cov is not False)
-    x = np.asarray(x, dtype=float)
+    x = _inexact(x)
     V = np.vander(x, int(deg) + 1)
     W = np.ones(len(x)) if w is None else np.asarray(w, dtype=float) ** 2
-    A = V.T @ (W[:, None] * V)
+    A = _H(V) @ (W[:, None] * V)
     p = np.polyfit(x, y, deg, rcond=rcond, w=w)
-    Y = np.asarray(y, dtype=float).reshape(len(x), -1)
+    Y = _inexact(y).reshape(len(x), -1)
     P = p.reshape(len(p), -1)
     return V, W, A, P, Y - V @ P
 
 
+def _H(m):
+    return np.conj(m).T
+
+
 def polyfit_tangent(x, y, w, dx, dy, dw, deg, **k):
     V, W, A, P, R = _polyfit_parts(x, y, deg, w=w, **k)
-    rhs = np.zeros(P.shape)
+    rhs = np.zeros(P.shape, dtype=np.result_type(V, R))
     if not _zero(dy):
-        rhs += V.T @ (W[:, None] * np.asarray(dy, dtype=float).reshape(R.shape))
+        rhs = rhs + _H(V) @ (W[:, None] * np.asarray(dy).reshape(R.shape))
     if not _zero(dx):
-        dV = vander_parts(x, int(deg) + 1) * np.asarray(dx, dtype=float)[:, None]
-        rhs += dV.T @ (W[:, None] * R) - V.T @ (W[:, None] * (dV @ P))
+        dV = vander_parts(x, int(deg) + 1) * np.asarray(dx)[:, None]
+        rhs = rhs + _H(dV) @ (W[:, None] * R) - _H(V) @ (W[:, None] * (dV @ P))
     if not _zero(dw):
-        rhs += V.T @ ((2.0 * np.asarray(w) * np.asarray(dw))[:, None] * R)
+        rhs = rhs + _H(V) @ ((2.0 * np.asarray(w) * np.asarray(dw))[:, None] * R)
     return np.linalg.solve(A, rhs).reshape(np.shape(P) if np.ndim(y) == 2 else (-1,))
 
 
 def polyfit_adjoint(x, y, w, g, deg, **k):
-    """(x's, y's, w's adjoints): with Z = A^-1 g, y_bar = W V Z, V_bar = W (R Z^T - V Z P^T), w_bar = 2 w rowsum(R * V Z)."""
+    """(x's, y's, w's adjoints): with Z = A^-1 g, y_bar = W V Z, V_bar = W (R Z^H - V Z P^H), w_bar = 2 w Re rowsum(conj(V Z) R)."""
     if _no_adjoint(g):
         return NoTangent, NoTangent, NoTangent
     V, W, A, P, R = _polyfit_parts(x, y, deg, w=w, **k)
-    Z = np.linalg.solve(A, np.asarray(g, dtype=float).reshape(P.shape))
+    Z = np.linalg.solve(A, np.asarray(g).reshape(P.shape))
     VZ = V @ Z
     ybar = (W[:, None] * VZ).reshape(np.shape(y))
-    Vbar = W[:, None] * (R @ Z.T - VZ @ P.T)
-    xbar = np.sum(Vbar * vander_parts(x, int(deg) + 1), axis=1)
-    wbar = NoTangent if w is None else 2.0 * np.asarray(w) * np.sum(R * VZ, axis=1)
-    return xbar, ybar, wbar
+    Vbar = W[:, None] * (R @ _H(Z) - VZ @ _H(P))
+    xbar = np.sum(np.conj(vander_parts(x, int(deg) + 1)) * Vbar, axis=1)
+    wbar = NoTangent if w is None else 2.0 * np.asarray(w) * np.real(np.sum(np.conj(VZ) * R, axis=1))
+    real = lambda v, like: np.real(v) if not np.iscomplexobj(like) else v  # noqa: E731
+    return real(xbar, x), real(ybar, y), wbar
 
 
 _POLYFIT = ("rcond", "full", "w", "cov")

@@ -76,10 +76,8 @@ defvjp(np.linalg.multi_dot, lambda t, g, y, arrays, **k: (t.call(multi_dot_adjoi
 
 # ================================================================== cond
 def _cond_parts(x, p):
-    """(value, gradient) of cond(x, p) for one of the supported p; x real."""
+    """(value, gradient G) of cond(x, p) for one of the supported p: d cond = Re(sum(conj(G) * dx))."""
     x = np.asarray(x)
-    if np.iscomplexobj(x):
-        raise NotImplementedError("derivative of np.linalg.cond of a complex matrix")
     if p in (None, 2, -2):
         u, s, vt = np.linalg.svd(x, full_matrices=False)
         top, bottom = s[..., 0], s[..., -1]
@@ -99,14 +97,14 @@ def _cond_parts(x, p):
         b = np.linalg.inv(x)
         na = np.linalg.norm(x, "fro", axis=(-2, -1))[..., None, None]
         nb = np.linalg.norm(b, "fro", axis=(-2, -1))[..., None, None]
-        grad = nb * x / na - na * (_mT(b) @ (b / nb) @ _mT(b))
+        grad = nb * x / na - na * (_H(b) @ (b / nb) @ _H(b))
         return (na * nb)[..., 0, 0], grad
     raise NotImplementedError(f"derivative of np.linalg.cond with p={p!r}: only None, 2, -2 and 'fro'")
 
 
 def cond_tangent(x, dx, p=None):
     _, grad = _cond_parts(x, p)
-    r = np.sum(grad * np.broadcast_to(dx, np.shape(x)), axis=(-2, -1))
+    r = np.real(np.sum(np.conj(grad) * np.broadcast_to(dx, np.shape(x)), axis=(-2, -1)))
     return _number(r[()] if np.ndim(r) == 0 else r)
 
 
@@ -114,7 +112,7 @@ def cond_adjoint(x, g, p=None):
     if _no_adjoint(g):
         return NoTangent
     _, grad = _cond_parts(x, p)
-    return grad * np.asarray(g)[..., None, None]
+    return grad * np.real(np.asarray(g))[..., None, None]
 
 
 defjvp(np.linalg.cond, lambda t, y, x, p=None: t.call(cond_tangent, x, t.d(x), p) if t.d(x) is not None else None)
