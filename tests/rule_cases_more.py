@@ -57,3 +57,7 @@ MORE_CASES = {
     "numpy.ufunc.accumulate": [C("lambda x: np.add.accumulate(x, 1) + np.hypot.accumulate(x)", x34)],
     "numpy.ufunc.outer": [C("lambda a, b: np.subtract.outer(a, b) + np.arctan2.outer(a, b)", x5, x34)],
 }
+
+# NumPy's integer and bool constructors (zero derivative): used next to a differentiated value
+MORE_ZERO_CASES = {f"numpy.{n}": C(f"lambda x: x * np.{n}(x > 0.0) + x" if n == "bool" else f"lambda x: x * np.{n}(3.7) + x", 0.6)
+                   for n in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool")}

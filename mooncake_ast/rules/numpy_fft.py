@@ -15,8 +15,11 @@ numbers, Re(conj(a) * b) (see numpy_elementwise's real/imag rules):
   c_bar = w * rfftn(g) under the dual normalisation (backward <-> forward, ortho alone).
 * hfft and ihfft are irfft and rfft of a conjugate with the normalisation swapped (as NumPy defines them).
 
-`out=` is refused (assign the result instead).  Only `a` is differentiated; `n`, `s`, `axes` and
-`norm` are options.
+`out=` is handled for every rule by the registry (the template sees the call without it; a call that
+still reaches these helpers with one is refused).  Only `a` is differentiated; `n`, `s`, `axes` and
+`norm` are options.  Reverse mode meets complex values only inside rules (it refuses complex inputs and
+complex arithmetic elsewhere), so a real input and real functions of the spectrum (np.real, np.imag,
+np.abs) are what reverse mode differentiates here; forward mode takes complex inputs too.
 """
 from __future__ import annotations
 
