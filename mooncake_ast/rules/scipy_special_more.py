@@ -41,8 +41,43 @@ def refuse_parameter(d, fn: str, param: str):
     when it is zero, otherwise an honest refusal."""
     if _all_zero(d):
         return NoTangent
-    raise NotImplementedError(f"derivative of scipy.special.{fn} with respect to its parameter {param!r} "
-                              f"(no closed form in SciPy); only the derivative in x is supported")
+    raise NotImplementedError(_parameter_message(fn, param))
+
+
+class RefusedAdjoint:
+    """The adjoint of a parameter whose derivative has no closed form, in reverse mode, where the
+    pullback cannot always tell whether the parameter is differentiated (a constant captured by a
+    closure gets adjoint storage; a call dispatched at run time sees no activity): discarded unread
+    when the parameter is a constant; any use of it (adding it to another adjoint, reading it as a
+    number or an array) raises the refusal.  Never a zero standing for an unknown derivative."""
+
+    __slots__ = ("message",)
+    __array_priority__ = 1e6
+
+    def __init__(self, message):
+        self.message = message
+
+    def _refuse(self, *args, **kwargs):
+        raise NotImplementedError(self.message)
+
+    __add__ = __radd__ = __iadd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
+    __neg__ = __float__ = __int__ = __index__ = __bool__ = __len__ = __iter__ = __array__ = _refuse
+    __array_ufunc__ = __array_function__ = _refuse
+
+    def __repr__(self):
+        return f"<refused: {self.message}>"
+
+
+def _parameter_message(fn, param):
+    return (f"derivative of scipy.special.{fn} with respect to its parameter {param!r} "
+            f"(no closed form in SciPy); only the derivative in x is supported")
+
+
+def refused_parameter_adjoint(g, fn: str, param: str):
+    """Reverse mode's share of refuse_parameter: a RefusedAdjoint, unless the result's adjoint is zero."""
+    if _all_zero(g):
+        return NoTangent
+    return RefusedAdjoint(_parameter_message(fn, param))
 
 
 # ------------------------------------------------------------------ derivatives in x
@@ -140,7 +175,7 @@ def register(sp, named) -> None:
         needs = getattr(t, "needs", None)
         if needs is not None and not needs(op):
             return None
-        return t.call(refuse_parameter, g, fn, name)
+        return t.call(refused_parameter_adjoint, g, fn, name)
 
     # (name, parameters before x (refused when differentiated, or integers), helper of d/dx, passes y)
     two = [("betainc", ("a", "b"), betainc_dx, False), ("gammainc", ("a",), gammainc_dx, False),
