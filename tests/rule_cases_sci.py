@@ -8,6 +8,8 @@ import linecache
 
 import numpy as np
 
+from rule_cases_python_lib import python_lib_cases  # noqa: F401  (re-exported for test_rules.py's one import line)
+
 RNG = np.random.default_rng(20261124)
 _COUNTER = itertools.count()
 
