@@ -164,6 +164,8 @@ def test_outside_the_support_the_slope_is_zero():
     x = np.array([-0.5, 0.5])
     g = mc.grad(lambda x: np.sum(st.gamma.pdf(x, 2.0) + st.expon.cdf(x) + st.beta.pdf(x + 0.1, 2.0, 2.0)))(x)
     assert g[0] == 0.0 and np.isfinite(g[1]) and g[1] != 0.0
+    gs = mc.grad(lambda x, scale: np.sum(st.gamma.logpdf(x, 2.0, scale=scale)), argnums=(0, 1))(x, 1.5)
+    assert gs[0][0] == 0.0 and np.isfinite(gs[1])  # -inf outside the support contributes nothing
 
 
 @pytest.mark.parametrize("dist, shapes", [("t", (3.0,)), ("chi2", (2.5,)), ("gamma", (1.7,)), ("beta", (1.5, 2.5))])

@@ -145,9 +145,11 @@ def continuous_partial(dist, method, i, y, x, loc, scale, *shapes):
             part = -s / scale
         else:
             part = -(s * z + 1.0) / np.asarray(scale, dtype=float)
-        if method == "pdf":
-            with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"):
+            if method == "pdf":
                 part = np.where(np.equal(y, 0), 0.0, y * part)
+            else:  # outside the support logpdf is -inf whatever the operands: slope 0
+                part = np.where(np.isneginf(y), 0.0, part)
         return _scalar(np.asarray(part, dtype=float))
     if 1 <= i <= k:
         raise NotImplementedError(_shape_message(dist, method, i - 1))
