@@ -123,9 +123,19 @@ def iv_dx(v, x):
 
 
 def ive_dx(v, x, y):
-    """ive(v, x) = iv(v, x) exp(-|x|): (ive(v-1) + ive(v+1))/2 - sign(x) ive(v, x) (slope of |x| 0 at 0)."""
+    """ive(v, x) = iv(v, x) exp(-|Re x|): (ive(v-1) + ive(v+1))/2 - sign(Re x) ive(v, x) (slope of |.| 0 at 0)."""
     sp = _special()
-    return 0.5 * (sp.ive(np.subtract(v, 1), x) + sp.ive(np.add(v, 1), x)) - np.sign(x) * y
+    return 0.5 * (sp.ive(np.subtract(v, 1), x) + sp.ive(np.add(v, 1), x)) - np.sign(np.real(x)) * y
+
+
+def ive_tangent(v, x, y, dx):
+    """The tangent of ive(v, x): for complex x, exp(-|Re x|) is not holomorphic, so the sign term
+    takes Re(dx) (a real-linear tangent, not a complex slope times dx)."""
+    if dx is NoTangent:
+        return NoTangent
+    sp = _special()
+    holo = 0.5 * (sp.ive(np.subtract(v, 1), x) + sp.ive(np.add(v, 1), x))
+    return holo * dx - np.sign(np.real(x)) * y * np.real(dx)
 
 
 def j0_dx(x):
@@ -149,6 +159,8 @@ def y1_dx(x):
 def rgamma_dx(x, y):
     """d(1/Gamma(x)) = -psi(x)/Gamma(x); at the poles x = -n (n = 0, 1, ...) it is (-1)^n n!."""
     sp = _special()
+    if np.iscomplexobj(x):  # (complex poles are not special-cased)
+        return -y * sp.digamma(x)
     x = np.asarray(x, dtype=float)
     pole = (x <= 0) & (x == np.floor(x))
     n = np.where(pole, -x, 0.0)
@@ -197,6 +209,11 @@ def register(sp, named) -> None:
             x = ops[k]
             slope = t.call(dx, *ops[:k], x, y) if with_y else t.call(dx, *ops[:k], x)
             return tuple(param_vjp(t, g, op, name, p) for p, op in zip(params, ops[:k])) + (t.unb(t.mul(g, slope), x),)
+
+        if name == "ive":
+            def jvp(t, y, v, x):  # noqa: F811  (complex x: see ive_tangent)
+                return t.add(t.call(ive_tangent, v, x, y, t.d(x)) if t.d(x) is not None else None,
+                             param_jvp(t, "ive", t.d(v), "v"))
 
         defjvp(fn, jvp)
         defvjp(fn, vjp)

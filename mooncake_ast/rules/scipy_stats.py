@@ -52,6 +52,12 @@ def _dist(name):
     return getattr(scipy.stats, name)
 
 
+def _real_only(what, *values):
+    """Distributions are functions of real numbers: complex input is refused, never cast."""
+    if any(np.iscomplexobj(v) for v in values if v is not None):
+        raise NotImplementedError(f"derivative of scipy.stats.{what} with complex input is not supported")
+
+
 def _scalar(out):
     return out[()] if isinstance(out, np.ndarray) and out.ndim == 0 else out
 
@@ -113,7 +119,7 @@ def _shape_score(dist, j, z, shapes):
 # ------------------------------------------------------------------ partial derivatives
 def _shape_message(dist, method, j):
     return (f"derivative of scipy.stats.{dist}.{method} with respect to its shape parameter "
-            f"{CONTINUOUS[dist][j]!r} (no closed form); x, loc and scale are supported")
+            f"{CONTINUOUS[dist][j]!r} is not supported (no closed form); x, loc and scale are")
 
 
 def refuse_shape(d, dist, method, j):
@@ -133,6 +139,7 @@ def refused_adjoint(g, dist, method, j):
 
 def continuous_partial(dist, method, i, y, x, loc, scale, *shapes):
     """d method(x, *shapes, loc, scale) / d operand i, operands in the order (x, *shapes, loc, scale)."""
+    _real_only(f"{dist}.{method}", x, loc, scale, *shapes)
     k = len(shapes)
     z = (np.asarray(x, dtype=float) - loc) / scale
     if method in ("logpdf", "pdf"):
@@ -169,6 +176,7 @@ def continuous_partial(dist, method, i, y, x, loc, scale, *shapes):
 
 def poisson_partial(method, y, k, mu, loc):
     """d logpmf / d mu = (k - loc) / mu - 1 on the support (0 off it); pmf: times the pmf."""
+    _real_only(f"poisson.{method}", k, mu, loc)
     n = np.subtract(k, loc)
     with np.errstate(divide="ignore", invalid="ignore"):
         part = np.where(np.isfinite(_dist("poisson").logpmf(k, mu, loc)), n / np.asarray(mu, dtype=float) - 1.0, 0.0)
@@ -209,6 +217,7 @@ def _cov_tangent(cov, dcov):
 
 
 def mvn_tangent(method, y, x, mean, cov, dx, dmean, dcov):
+    _real_only(f"multivariate_normal.{method}", x, mean, cov)
     r, sol, inv = _mvn_parts(x, mean, cov)
     out = np.zeros(r.shape[:-1])
     if dx is not NoTangent:
@@ -232,6 +241,7 @@ def mvn_adjoint(method, which, y, x, mean, cov, g):
 
     if g is NoTangent or g is None:
         return NoTangent
+    _real_only(f"multivariate_normal.{method}", x, mean, cov)
     r, sol, inv = _mvn_parts(x, mean, cov)
     gb = np.broadcast_to(np.asarray(g, dtype=float) * (np.asarray(y) if method == "pdf" else 1.0), np.shape(y))
     gb = np.reshape(gb, r.shape[:-1])
