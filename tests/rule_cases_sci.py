@@ -69,11 +69,9 @@ def _cases():
             out[(cls, m)] = [C(f"lambda x, loc, scale: st.{dist}.{m}(x, {shapes}loc, scale)", x, -0.05, 1.3),
                              C(f"lambda x, scale: st.{dist}.{m}(x, {shapes}loc=0.02, scale=scale)", x, 0.9)]
     poisson = type(st.poisson)
-    k = np.array([0, 1, 3, 5])
     out[(poisson, "logpmf")] = [C("lambda mu: st.poisson.logpmf(np.array([0, 1, 3, 5]), mu)", 2.3),
                                 C("lambda mu: st.poisson.logpmf(3, mu)", np.array([0.5, 2.0, 4.0]))]
     out[(poisson, "pmf")] = [C("lambda mu: st.poisson.pmf(np.array([0, 1, 3, 5]), mu=mu)", 2.3)]
-    del k
     a = RNG.normal(size=(3, 3))
     cov = a @ a.T + 3.0 * np.eye(3)
     mvn = type(st.multivariate_normal)

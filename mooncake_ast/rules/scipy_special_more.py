@@ -199,8 +199,10 @@ def register(sp, named) -> None:
 
         def jvp(t, y, *ops, name=name, params=params, dx=dx, with_y=with_y, k=k):
             x = ops[k]
-            slope = t.call(dx, *ops[:k], x, y) if with_y else t.call(dx, *ops[:k], x)
-            out = t.mul(t.d(x), slope)
+            if name == "ive":  # complex x: see ive_tangent
+                out = t.call(ive_tangent, *ops[:k], x, y, t.d(x)) if t.d(x) is not None else None
+            else:
+                out = t.mul(t.d(x), t.call(dx, *ops[:k], x, y) if with_y else t.call(dx, *ops[:k], x))
             for p, op in zip(params, ops[:k]):
                 out = t.add(out, param_jvp(t, name, t.d(op), p))
             return out
@@ -209,11 +211,6 @@ def register(sp, named) -> None:
             x = ops[k]
             slope = t.call(dx, *ops[:k], x, y) if with_y else t.call(dx, *ops[:k], x)
             return tuple(param_vjp(t, g, op, name, p) for p, op in zip(params, ops[:k])) + (t.unb(t.mul(g, slope), x),)
-
-        if name == "ive":
-            def jvp(t, y, v, x):  # noqa: F811  (complex x: see ive_tangent)
-                return t.add(t.call(ive_tangent, v, x, y, t.d(x)) if t.d(x) is not None else None,
-                             param_jvp(t, "ive", t.d(v), "v"))
 
         defjvp(fn, jvp)
         defvjp(fn, vjp)

@@ -37,7 +37,6 @@ MULTIVARIATE = {"multivariate_normal": ("logpdf", "pdf")}
 FUNCTIONS = sorted([f"{d}.{m}" for d in CONTINUOUS for m in METHODS] + [f"{d}.{m}" for d in DISCRETE for m in DISCRETE_METHODS]
                    + [f"{d}.{m}" for d, ms in MULTIVARIATE.items() for m in ms])
 REGISTERED: dict = {}  # rule key -> its name in FUNCTIONS (empty until scipy.stats is imported)
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 def _special():
