@@ -988,6 +988,7 @@ if sp is not None:  # keyed by the function: the catalog names SciPy's ufuncs by
     }
     _NAMES = {e.key: e.name for e in catalog()}
     CASES.update({_NAMES[fn]: cases for fn, cases in _SCIPY_CASES.items() if fn in _NAMES})
+from rule_cases_sci import logsumexp_b_cases, python_lib_cases, sci_cases; CASES.update(sci_cases(catalog())); CASES.update(python_lib_cases(catalog())); CASES.get("scipy.special._logsumexp.logsumexp", []).extend(logsumexp_b_cases())  # noqa: E402,E702,E501  (issue 12)
 
 # ---------------------------------------------------------------- zero-derivative callables
 ZERO_CASES = {

@@ -403,23 +403,31 @@ def defrule(fn: Any, frule: Callable, *, mutates: tuple = ()) -> None:
 
 
 _SCIPY_LOCK = threading.Lock()
-_SCIPY = [False]  # SciPy's rules registered (they are, on the first lookup after scipy.special is imported)
+_SCIPY = [False]  # every SciPy table registered (each is, on the first lookup after its module is imported)
+# (module whose import brings the functions, rules module registering them): scipy.stats after scipy.special
+_SCIPY_TABLES = (("scipy.special", "scipy_rules"), ("scipy.stats", "scipy_stats"))
+_SCIPY_DONE: set = set()
 
 
 def _scipy_rules() -> bool:
-    """Register SciPy's rules if the user's code has imported scipy.special and they are not yet:
-    SciPy (0.5 s to import) is never imported by us, and its functions only exist once it is."""
+    """Register SciPy's rule tables whose module the user's code has imported and that are not yet
+    registered: SciPy (0.5 s to import) is never imported by us, and its functions only exist once it
+    is.  True when a table was registered just now."""
     if _SCIPY[0] or "scipy.special" not in sys.modules:
         return False
     if getattr(_PHASE, "builtin", False):
         return False  # a lookup made while registering tables: not for SciPy's yet
-    with _SCIPY_LOCK:  # another thread looking up meanwhile waits for the whole table
-        if not _SCIPY[0]:
-            from . import scipy_rules
+    if not any(m in sys.modules and t not in _SCIPY_DONE for m, t in _SCIPY_TABLES):
+        return False
+    import importlib
 
-            with builtin_phase():
-                scipy_rules.register()
-            _SCIPY[0] = True
+    with _SCIPY_LOCK:  # another thread looking up meanwhile waits for the whole table
+        for module, table in _SCIPY_TABLES:
+            if module in sys.modules and table not in _SCIPY_DONE:
+                with builtin_phase():
+                    importlib.import_module(f"{__package__}.{table}").register()
+                _SCIPY_DONE.add(table)
+        _SCIPY[0] = len(_SCIPY_DONE) == len(_SCIPY_TABLES)
     return True
 
 
@@ -454,6 +462,7 @@ def all_rules() -> dict[Any, Rule]:
     if not _SCIPY[0] and not _BUILTIN_PHASE[0]:
         try:
             import scipy.special  # noqa: F401
+            import scipy.stats  # noqa: F401
         except ImportError:  # SciPy is optional
             pass
     _scipy_rules()

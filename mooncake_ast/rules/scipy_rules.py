@@ -8,7 +8,7 @@ module-level functions, so generated code can call them as `_mc.<name>`.
 
 Conventions: `xlogy(x, y)`/`xlog1py(x, y)` take slope 0 in y where x == 0 (where the function is
 0 whatever y is); `entr` has an infinite slope at 0; `gamma`/`digamma`/`gammaln` poles give
-infinities; `logsumexp` with `b=` or `return_sign=True` is refused.
+infinities; `logsumexp` with `return_sign=True` is refused (`b=` is differentiated too).
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import numpy as np
 from ..tangents import NoTangent
 from .numpy_common import _inexact
 from .registry import defjvp, defvjp
+from .scipy_special_more import FUNCTIONS as MORE_FUNCTIONS
 
 
 def _special():
@@ -33,6 +34,7 @@ FUNCTIONS = [
     "gammaln", "i0", "i1", "log_expit", "log_ndtr", "log_softmax", "logit", "logsumexp", "ndtr", "ndtri",
     "polygamma", "softmax", "softplus", "xlog1py", "xlogy",
 ]
+FUNCTIONS = sorted(FUNCTIONS + MORE_FUNCTIONS)  # (scipy_special_more registers the rest)
 REGISTERED: dict = {}  # callable -> its name in scipy.special (empty without SciPy)
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -156,28 +158,56 @@ def beta_da(a, b, y):
 
 
 # ------------------------------------------------------------------ reductions over an axis
-def _lse_check(b, return_sign):
-    if b is not None or return_sign:
-        raise NotImplementedError("derivative of scipy.special.logsumexp with b= or return_sign=True")
+def _lse_check(return_sign):
+    if return_sign:
+        raise NotImplementedError("derivative of scipy.special.logsumexp with return_sign=True")
 
 
-def _softmax_of(a, axis):
-    return _special().softmax(_inexact(a), axis=axis)
+def _lse_weights(a, axis, b, keepdims):
+    """d logsumexp(a, b=b)/da = b exp(a) / sum(b exp(a)) (softmax when b is None), and
+    d/db = exp(a) / sum(b exp(a)); both with the reduced axes kept."""
+    a = _inexact(a)
+    y = _special().logsumexp(a, axis=axis, b=b, keepdims=True)
+    e = np.exp(a - y)
+    return (e if b is None else np.multiply(b, e)), e
 
 
-def logsumexp_tangent(a, da, axis=None, b=None, keepdims=False, return_sign=False):
-    """d logsumexp(a) = sum(softmax(a) * da) over the axes."""
-    _lse_check(b, return_sign)
-    out = np.sum(_softmax_of(a, axis) * da, axis=axis, keepdims=keepdims)
+def _lse_reduce(v, axis, keepdims):
+    out = np.sum(v, axis=axis, keepdims=keepdims)
     return out[()] if np.ndim(out) == 0 else out
 
 
+def logsumexp_tangent(a, da, axis=None, b=None, keepdims=False, return_sign=False, db=NoTangent):
+    """d logsumexp(a, b) = sum(w_a * da + w_b * db) over the axes."""
+    _lse_check(return_sign)
+    wa, wb = _lse_weights(a, axis, b, keepdims)
+    out = 0.0
+    if da is not NoTangent and da is not None:
+        out = out + wa * da
+    if db is not NoTangent and db is not None:
+        out = out + np.broadcast_to(wb, np.broadcast_shapes(np.shape(wb), np.shape(db))) * db
+    return _lse_reduce(np.broadcast_to(out, np.shape(wa)) if np.ndim(out) == 0 else out, axis, keepdims)
+
+
+def _lse_gk(g, axis, keepdims):
+    return np.asarray(g) if keepdims or axis is None else np.expand_dims(g, axis)
+
+
 def logsumexp_adjoint(a, g, axis=None, b=None, keepdims=False, return_sign=False):
-    _lse_check(b, return_sign)
+    _lse_check(return_sign)
     if g is NoTangent:
         return NoTangent
-    gk = np.asarray(g) if keepdims or axis is None else np.expand_dims(g, axis)
-    return _softmax_of(a, axis) * gk
+    return _lse_weights(a, axis, b, keepdims)[0] * _lse_gk(g, axis, keepdims)
+
+
+def logsumexp_b_adjoint(a, g, axis=None, b=None, keepdims=False, return_sign=False):
+    """The adjoint of b (summed back to b's shape)."""
+    from ..reverse.adjoints import unbroadcast
+
+    _lse_check(return_sign)
+    if g is NoTangent:
+        return NoTangent
+    return unbroadcast(_lse_weights(a, axis, b, keepdims)[1] * _lse_gk(g, axis, keepdims), b)
 
 
 def softmax_tangent(y, dx, axis=None):
@@ -254,12 +284,19 @@ def register() -> None:
 
     lse = named("logsumexp", sp.logsumexp)
     defjvp(lse, lambda t, y, a, axis=None, b=None, keepdims=False, return_sign=False:
-           t.call(logsumexp_tangent, a, t.d(a), axis, b, keepdims, return_sign) if t.d(a) is not None else None)
+           t.call(logsumexp_tangent, a, t.dz(a), axis, b, keepdims, return_sign, t.dz(b))
+           if t.d(a) is not None or t.d(b) is not None else None)
     defvjp(lse, lambda t, g, y, a, axis=None, b=None, keepdims=False, return_sign=False:
-           (t.call(logsumexp_adjoint, a, g, axis, b, keepdims, return_sign),))
+           (t.call(logsumexp_adjoint, a, g, axis, b, keepdims, return_sign), None,
+            None if b is None or (getattr(t, "needs", None) is not None and not t.needs(b))
+            else t.call(logsumexp_b_adjoint, a, g, axis, b, keepdims, return_sign)))
     softmax = named("softmax", sp.softmax)
     defjvp(softmax, lambda t, y, x, axis=None: t.call(softmax_tangent, y, t.d(x), axis) if t.d(x) is not None else None)
     defvjp(softmax, lambda t, g, y, x, axis=None: (t.call(softmax_adjoint, y, g, axis),))
     log_softmax = named("log_softmax", sp.log_softmax)
     defjvp(log_softmax, lambda t, y, x, axis=None: t.call(log_softmax_tangent, y, t.d(x), axis) if t.d(x) is not None else None)
     defvjp(log_softmax, lambda t, g, y, x, axis=None: (t.call(log_softmax_adjoint, y, g, axis),))
+
+    from . import scipy_special_more
+
+    scipy_special_more.register(sp, named)
