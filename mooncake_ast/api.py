@@ -20,7 +20,7 @@ from .errors import MooncakeError, UnsupportedDerivativeError, generated_locatio
 from .foreign import arguments, refuse_foreign
 from .reverse import shadows
 from .reverse.adjoints import AdjTuple
-from .reverse.runtime import ReverseError, derived_reverse, may_write, rcall
+from .reverse.runtime import ReverseError, derived_reverse, fast_pullback, fast_rule, may_write, rcall
 from .rules import registry
 from .tangents import MutableTangent, NoTangent, Tangent, is_data_object, materialize, zero_tangent, zeros_like_tangent
 
@@ -50,8 +50,12 @@ def _refusals_located():
     except NotImplementedError as e:
         if isinstance(e, MooncakeError):
             raise
-        where = generated_location(e.__traceback__)
-        raise UnsupportedDerivativeError(f"{where}: {e}" if where else str(e)) from e
+        raise _located(e) from e
+
+
+def _located(e: NotImplementedError) -> UnsupportedDerivativeError:
+    where = generated_location(e.__traceback__)
+    return UnsupportedDerivativeError(f"{where}: {e}" if where else str(e))
 
 
 def _as_function(f: Any) -> Any:
@@ -409,6 +413,33 @@ def _to_user(g: Any, primal: Any) -> Any:
     return g
 
 
+_REAL_SCALARS = frozenset({float, np.float64, np.float32})  # results whose seed is 1.0 and that pass every check
+
+
+def _user_adjoints(ctx: shadows.Context, args: tuple, bars: Any, nums: tuple) -> tuple:
+    """`_to_user(shadows.full_adjoint(a, g), a)` for the arguments at `nums`, inside `ctx`.
+
+    The two common cases are short and give what those calls give: a float's float adjoint is
+    itself; a float array's adjoint that is an array of its shape and dtype, when neither the
+    array nor the adjoint is in the call's storage yet, becomes the array's storage and is handed
+    over as it is (recorded as full_adjoint records it, so that an adjoint object shared by two
+    arguments is handed out once and copied for the second)."""
+    out = []
+    for i in nums:
+        a, g = args[i], bars[i]
+        ta = type(a)
+        if ta is float and type(g) is float:
+            out.append(g)
+        elif ta is np.ndarray and type(g) is np.ndarray and g.shape == a.shape and g.dtype == a.dtype and a.dtype.kind == "f" \
+                and id(a) not in ctx.shadows and id(g) not in ctx.adopted:
+            ctx.adopted[id(g)] = g
+            ctx.shadows[id(a)] = (a, g)
+            out.append(g)
+        else:
+            out.append(_to_user(shadows.full_adjoint(a, g), a))
+    return tuple(out)
+
+
 def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     """`(f(*primals), vjp_fn)`; `vjp_fn(out_bar)` returns one adjoint per primal (a tuple).
 
@@ -511,7 +542,7 @@ class ValueAndGrad:
 
     def __init__(self, f: Callable, argnums: Any = 0, has_aux: bool = False) -> None:
         self.f, self.argnums, self.has_aux = f, argnums, has_aux
-        self.given = _argnums_checked(argnums, self._api_name, f)
+        self.given = (argnums,) if type(argnums) is int else _argnums_checked(argnums, self._api_name, f)
         self._by_count: dict = {}
 
     def __repr__(self) -> str:
@@ -544,11 +575,44 @@ class ValueAndGrad:
         return known
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple:
+        if not kwargs and not self.has_aux:
+            done = self._fast(args)
+            if done is not None:
+                return done
         with shadows.Context(), _refusals_located():
             return self._value_and_grad(_as_function(self.f), args, kwargs)
 
+    def _fast(self, args: tuple) -> Optional[tuple]:
+        """`(value, gradient)` of the common call (reverse/runtime.fast_rule says which), or None.
+
+        It skips only work that cannot change the answer for such a call: numbers and float arrays
+        hold nothing foreign or complex, the primals are the arguments, nothing is written, so there
+        is no state to snapshot; the adjoints still go through the same storage (a Context) and the
+        same conversion to the user's form as every other call."""
+        fn = self.f
+        if type(fn) is not types.FunctionType:
+            fn = _as_function(fn)
+            if type(fn) is not types.FunctionType:
+                return None
+        nums, wrt = self._nums(len(args))
+        rule = fast_rule(fn, args, wrt)
+        if rule is None:
+            return None
+        gen = rule.gen
+        ctx = shadows.Context()
+        with ctx:
+            try:
+                out = gen.forward(fn, *args) if gen.takes_self else gen.forward(*args)
+                if type(out[0]) not in _REAL_SCALARS:
+                    return self._finish(fn, args, {}, nums, out[0], fast_pullback(fn, gen, out, args), False)
+                grads = _user_adjoints(ctx, args, gen.pullback(1.0, out[1]), nums)
+            except NotImplementedError as e:
+                if isinstance(e, MooncakeError):
+                    raise
+                raise _located(e) from e
+        return out[0], (grads if isinstance(self.argnums, (tuple, list)) else grads[0])
+
     def _value_and_grad(self, fn: Any, args: tuple, kwargs: dict) -> tuple:
-        has_aux = self.has_aux
         nums, wrt = self._nums(len(args))
         api = self._api_name
         refuse_foreign(api, _name(fn), arguments(args, kwargs, wrt.__contains__))
@@ -558,7 +622,12 @@ class ValueAndGrad:
             out, pb = derived_reverse(fn, args, kwargs, wrt)  # the usual case: no general dispatch
         else:
             out, pb = rcall(fn, args, kwargs, wrt=wrt)
-        writes = may_write(pb)
+        return self._finish(fn, args, kwargs, nums, out, pb, may_write(pb))
+
+    def _finish(self, fn: Any, args: tuple, kwargs: dict, nums: tuple, out: Any, pb: Callable, writes: bool) -> tuple:
+        """From the forward pass's result and pullback: checks of the result, seed, pullback, gradients."""
+        has_aux = self.has_aux
+        api = self._api_name
         post = _snapshot((*args, *kwargs.values(), out)) if writes else None
         if has_aux and not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise NonScalarOutputError(f"{api}({_name(fn)}, has_aux=True) needs f to return a pair (value, aux), "

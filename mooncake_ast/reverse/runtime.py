@@ -8,6 +8,7 @@ per code object and per argument kinds (numbers get plain arithmetic).
 """
 from __future__ import annotations
 
+import builtins
 import inspect
 import itertools
 import types
@@ -17,6 +18,7 @@ import numpy as np
 
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
+from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..rules.registry import H
 from ..tangents import NoTangent
 from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate
@@ -445,16 +447,21 @@ class DerivedReverse:
             self.gen = generate_reverse(fn, kinds)
         self.registry_version = registry.registry_version()
 
+        self._checks = tuple(self.gen.bindings.items())
+
     def stale(self, fn: types.FunctionType) -> bool:
-        import builtins
-
+        """Has a global the derivative read been rebound, or a rule been registered, since it was made?"""
+        if self.registry_version != _REGISTRY_VERSION[0]:
+            return True
         g = fn.__globals__
-        for name, obj in self.gen.bindings.items():
-            if (g[name] if name in g else getattr(builtins, name, None)) is not obj:
+        for name, obj in self._checks:
+            found = g.get(name, _UNBOUND)
+            if found is not obj and (found is not _UNBOUND or getattr(builtins, name, None) is not obj):
                 return True
-        return self.registry_version != registry.registry_version()
+        return False
 
 
+_UNBOUND = object()
 _DERIVED: dict[tuple, DerivedReverse] = {}
 _FAST: dict[tuple, DerivedReverse] = {}  # (code, argument kinds, wrt) -> rule, without building the full key
 LATEST: dict = {}  # code -> the rule made most recently (what `mc.source(f, "reverse")` shows)
@@ -508,6 +515,77 @@ def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = N
         _FAST[fast_key] = rule
         LATEST[fn.__code__] = rule
     return rule, primals, sig_params
+
+
+# ---------------------------------------------------------------- the fast path of plain calls
+
+_CALLS: dict[tuple, DerivedReverse] = {}  # (code, id(globals), kinds, wrt) -> rule, for fast_rule's calls
+_AXES: dict[tuple, str] = {}  # shape -> kind of a float array of that shape (kinds_of's "arr:f:..")
+
+
+def fast_kinds(args: tuple) -> Any:
+    """kinds_of(args) for the common call, found with a few type tests; None for any other call.
+
+    The common call: every argument a Python number or a float array of type exactly np.ndarray, no
+    two arrays sharing memory (sharing makes kinds_of fall back to "arr", which this leaves to it).
+    Two distinct arrays that own their data (`.base is None`) cannot overlap: np.may_share_memory is
+    asked only about views."""
+    out = []
+    arrays = None
+    for a in args:
+        t = type(a)
+        if t is float or t is int or t is bool:
+            out.append("num")
+        elif t is np.ndarray and a.dtype.kind == "f":
+            kind = _AXES.get(a.shape)
+            if kind is None:
+                if len(_AXES) > 4096:
+                    _AXES.clear()
+                kind = _AXES[a.shape] = "arr:" + _axes_code(a)
+            out.append(kind)
+            if arrays is None:
+                arrays = [a]
+            else:
+                for b in arrays:
+                    if a is b or not (a.base is None and b.base is None) and np.may_share_memory(a, b):
+                        return None
+                arrays.append(a)
+        else:
+            return None
+    return tuple(out)
+
+
+def fast_rule(fn: types.FunctionType, args: tuple, wrt: Any) -> Any:
+    """The derived rule of `fn(*args)` when the call needs no binding or storage work, else None.
+
+    Such a call: fast_kinds knows the arguments, fn is a plain function with no registered rule whose
+    positional parameters take exactly these arguments (no defaults, no *args or keyword-only ones),
+    and its derivative writes to nothing the caller can reach.  Then the primals are the arguments,
+    their adjoints are the pullback's results in order, and the defaults have none.  A hit costs a
+    dict look-up and the staleness test (globals the derivative read, the registry's version)."""
+    kinds = fast_kinds(args)
+    if kinds is None:
+        return None
+    key = (fn.__code__, id(fn.__globals__), kinds, wrt)
+    rule = _CALLS.get(key)
+    if rule is not None and not rule.stale(fn):
+        return rule
+    _CALLS.pop(key, None)
+    if registry.lookup(fn) is not None:
+        return None
+    rule, _, params = derived_rule(fn, args, {}, wrt)
+    simple = _SIGNATURES[fn.__code__][1]
+    if simple and len(params) == len(args) and not rule.gen.may_write:
+        if len(_CALLS) > 4096:
+            _CALLS.clear()
+        _CALLS[key] = rule
+        return rule
+    return None
+
+
+def fast_pullback(fn: types.FunctionType, gen: Any, out: tuple, args: tuple) -> Callable:
+    """The pullback of a call fast_rule took, as derived_reverse makes it (for results it does not finish)."""
+    return _with_pullback(fn, gen, out, _SIGNATURES[fn.__code__][0], args, {})[1]
 
 
 def _with_pullback(fn: types.FunctionType, gen: Any, out: tuple, sig_params: list, args: tuple, kwargs: dict) -> tuple:
@@ -595,3 +673,4 @@ def _unbind(fn: types.FunctionType, params: list, args: tuple, kwargs: dict, gra
 def clear() -> None:
     _DERIVED.clear()
     _FAST.clear()
+    _CALLS.clear()

@@ -1,0 +1,286 @@
+"""The per-call dispatch of `mc.grad` / `mc.value_and_grad` (api.ValueAndGrad._fast, reverse/runtime.fast_rule).
+
+A repeated call takes a short path that skips checks which cannot fail for numbers and float arrays.
+These tests pin what must not change on that path: the rule is rebuilt when a global it read is
+rebound or a rule is registered, the argument kinds (rank, size-one axes, aliasing) pick the same
+rule as kinds_of, aliased and shared adjoints keep their identity semantics, and every call that
+is not plain (keywords, defaults, writes, other types) still gets the full treatment.
+Values are checked against central differences, over families of inputs.
+"""
+from __future__ import annotations
+
+import importlib.util
+import types
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.errors import UnsupportedInputError
+from mooncake_ast.reverse import runtime
+from mooncake_ast.tangents import NoTangent
+
+
+def _fd_grad(f, args, i, h=1e-6):
+    """Central differences of scalar f in argument i (a float or a float array)."""
+    x = args[i]
+    if isinstance(x, float):
+        up = list(args); up[i] = x + h
+        dn = list(args); dn[i] = x - h
+        return (f(*up) - f(*dn)) / (2 * h)
+    g = np.zeros(x.shape)
+    for k in np.ndindex(x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[k] += h
+        xm[k] -= h
+        up = list(args); up[i] = xp
+        dn = list(args); dn[i] = xm
+        g[k] = (f(*up) - f(*dn)) / (2 * h)
+    return g
+
+
+def _module(tmp_path, src: str) -> types.ModuleType:
+    """A fresh module from a file (the derivation reads the source), whose globals the test can rebind."""
+    path = tmp_path / "mc_dispatch_case.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(f"mc_dispatch_case_{abs(hash(str(tmp_path)))}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_rebinding_a_global_function_regenerates(tmp_path):
+    mod = _module(tmp_path, "import numpy as np\n"
+                  "def h(x):\n    return 2.0 * x\n"
+                  "def f(x):\n    return np.sum(h(x) * x)\n")
+    g = mc.grad(mod.f)
+    for x in (np.array([0.5, -1.0, 2.0]), np.array([[1.0, 2.0]]), 1.5):
+        want = 4.0 * x
+        np.testing.assert_allclose(g(x), want)
+        np.testing.assert_allclose(g(x), want)  # the second call takes the cached rule
+    mod.h = lambda x: np.sin(x)  # noqa: E731 - rebound: the derivative read the old h
+    for x in (np.array([0.5, -1.0, 2.0]), 0.7):
+        want = np.sin(x) + x * np.cos(x)
+        np.testing.assert_allclose(g(x), want, rtol=1e-12)
+        np.testing.assert_allclose(g(x), _fd_grad(mod.f, (x,), 0), rtol=1e-6)
+
+
+def test_rebinding_a_global_constant_is_seen(tmp_path):
+    mod = _module(tmp_path, "import numpy as np\nC = 2.0\ndef f(x):\n    return np.sum(C * x * x)\n")
+    x = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(mc.grad(mod.f)(x), 4.0 * x)
+    mod.C = 5.0
+    np.testing.assert_allclose(mc.grad(mod.f)(x), 10.0 * x)
+
+
+def test_registering_a_rule_after_calls_is_used(tmp_path):
+    mod = _module(tmp_path, "def f(x):\n    return x * x\n")
+    g = mc.grad(mod.f)
+    assert g(3.0) == 6.0
+    assert g(3.0) == 6.0
+
+    @mc.rrule(mod.f)
+    def f_rule(x):
+        return x * x, lambda y_bar: (100.0 * y_bar,)
+
+    assert g(3.0) == 100.0
+
+
+@pytest.mark.parametrize("shape", [(), (1,), (3,), (1, 4), (4, 1), (2, 3), (1, 1, 2)])
+def test_kinds_change_between_calls(shape):
+    def f(x, w):
+        return np.sum(np.tanh(x) * w) + np.sum(x * x)
+
+    g = mc.grad(f, argnums=(0, 1))
+    rng = np.random.default_rng(len(shape))
+    for x in (rng.normal(size=shape), 0.3):
+        for w in (rng.normal(size=shape), 1.7, rng.normal(size=shape).astype(np.float32)):
+            if isinstance(x, float) and not isinstance(w, float):
+                continue
+            for _ in range(2):  # first and cached call
+                gx, gw = g(x, w)
+                np.testing.assert_allclose(gx, _fd_grad(f, (x, w), 0), rtol=1e-5, atol=1e-6)
+                if isinstance(w, np.ndarray) and w.dtype == np.float32:
+                    assert gw.dtype == np.float32
+                else:
+                    np.testing.assert_allclose(gw, _fd_grad(f, (x, w), 1), rtol=1e-5, atol=1e-6)
+
+
+def test_fast_kinds_agrees_with_kinds_of():
+    a = np.arange(6.0).reshape(2, 3)
+    b = np.ones((1, 3))
+    cases = [(1.0,), (2,), (True,), (a,), (a, b), (a, a), (a, a[0]), (a[0], a[1]), (a[:, 0], b), (a.T, a),
+             (a, 1.0, b), (np.float32(1.0) * a,), (np.ones(1), np.ones((1, 1)), np.ones(4)),
+             (np.frombuffer(np.arange(4.0).tobytes()), np.ones(4))]
+    for args in cases:
+        assert runtime.fast_kinds(args) in (None, runtime.kinds_of(args)), args
+    assert runtime.fast_kinds((a, a)) is None and runtime.fast_kinds((a, a[0])) is None
+    assert runtime.fast_kinds((a, b)) == runtime.kinds_of((a, b))
+    # what the fast path leaves to the general one
+    for other in ([1.0], (1.0,), {"w": a}, np.arange(3), 1j, np.float64(1.0), np.matrix(a), None):
+        assert runtime.fast_kinds((other,)) is None
+
+
+def test_aliased_arguments():
+    def f(x, y):
+        return np.sum(x * y) + np.sum(np.sin(x))
+
+    g = mc.grad(f, argnums=(0, 1))
+    rng = np.random.default_rng(1)
+    for a in (rng.normal(size=4), rng.normal(size=(2, 3))):
+        for _ in range(2):
+            # One array passed twice is one object with one adjoint: what both places give it.
+            gx, gy = g(a, a)
+            np.testing.assert_allclose(gx, 2 * a + np.cos(a))
+            np.testing.assert_allclose(gy, 2 * a + np.cos(a))
+        v = rng.normal(size=6)
+        for _ in range(2):
+            gx, gy = g(v[:3], v[3:])  # views of one buffer, not overlapping: separate adjoints
+            np.testing.assert_allclose(gx, v[3:] + np.cos(v[:3]))
+            np.testing.assert_allclose(gy, v[:3])
+
+
+def test_overlapping_views():
+    def f(x, y):
+        return np.sum(x * x * y)
+
+    v = np.linspace(0.1, 1.0, 5)
+    g = mc.grad(f, argnums=(0, 1))
+    # The shared elements' adjoint is kept once per element of memory, and each view reads it.
+    total = np.zeros(5)
+    total[:4] += 2 * v[:4] * v[1:]
+    total[1:] += v[:4] ** 2
+    for _ in range(2):
+        gx, gy = g(v[:4], v[1:])
+        np.testing.assert_allclose(gx, total[:4])
+        np.testing.assert_allclose(gy, total[1:])
+
+
+def test_one_adjoint_object_for_two_arguments_is_handed_out_twice():
+    def f(x, y):
+        return np.sum(x + y)
+
+    g = mc.grad(f, argnums=(0, 1))
+    x, y = np.ones(3), np.full(3, 2.0)
+    for _ in range(3):
+        gx, gy = g(x, y)
+        np.testing.assert_array_equal(gx, np.ones(3))
+        np.testing.assert_array_equal(gy, np.ones(3))
+        assert gx is not gy and not np.shares_memory(gx, gy)
+        assert not np.shares_memory(gx, x) and not np.shares_memory(gy, y)
+        gx[0] = 99.0  # the user owns the result
+        assert gy[0] == 1.0
+
+
+def test_keywords_and_defaults():
+    def f(x, y=2.0, *, z=3.0):
+        return x * x * y + z * x
+
+    g = mc.grad(f)
+    for x in (0.5, -1.25):
+        for _ in range(2):
+            assert g(x) == pytest.approx(2 * x * 2.0 + 3.0)
+            assert g(x, 4.0) == pytest.approx(2 * x * 4.0 + 3.0)
+            assert g(x, y=4.0) == pytest.approx(2 * x * 4.0 + 3.0)
+            assert g(x, z=1.0) == pytest.approx(2 * x * 2.0 + 1.0)
+    gy = mc.grad(f, argnums=1)
+    assert gy(1.5, 2.0) == pytest.approx(1.5 ** 2)
+    assert mc.value_and_grad(f, argnums=(0, 1))(1.5, 2.0)[1] == pytest.approx((2 * 1.5 * 2.0 + 3.0, 1.5 ** 2))
+
+
+def test_int_and_bool_arguments():
+    def f(x, n, flag):
+        return x ** n if flag else x
+
+    g = mc.grad(f, argnums=(0, 1, 2))
+    for _ in range(2):
+        gx, gn, gf = g(1.5, 3, True)
+        assert gx == pytest.approx(3 * 1.5 ** 2)
+        assert gn is NoTangent and gf is NoTangent
+    assert g(1.5, 3, False)[0] == 1.0
+
+
+def test_results_other_than_a_python_float():
+    def f0(x):
+        return np.sum(x)  # np.float64
+
+    def f1(x):
+        return np.asarray(np.sum(x * x))  # a 0-d array
+
+    def f2(x):
+        return x * x  # an array: not a scalar
+
+    def f3(x):
+        return 3  # an int: zero gradient
+
+    x = np.array([1.0, 2.0])
+    for _ in range(2):
+        np.testing.assert_array_equal(mc.grad(f0)(x), np.ones(2))
+        np.testing.assert_array_equal(mc.grad(f1)(x), 2 * x)
+        with pytest.raises(mc.api.NonScalarOutputError):
+            mc.grad(f2)(x)
+        np.testing.assert_array_equal(mc.grad(f3)(x), np.zeros(2))
+        v, gv = mc.value_and_grad(f1)(x)
+        assert v == 5.0 and isinstance(v, np.ndarray)
+
+
+def test_refusals_still_apply():
+    def f(x):
+        return np.sum(x * x)
+
+    g = mc.grad(f)
+    g(np.ones(2))
+    with pytest.raises(mc.api.ComplexReverseError):
+        g(np.ones(2) + 1j)
+    with pytest.raises(mc.api.ComplexReverseError):
+        g(1j)
+    with pytest.raises(UnsupportedInputError):
+        g(np.matrix([[1.0, 2.0]]))
+    with pytest.raises(UnsupportedInputError):
+        g(np.ma.masked_array([1.0, 2.0], mask=[0, 1]))
+
+
+def test_a_writing_function_keeps_its_arguments_state():
+    def f(x):
+        x *= 2.0
+        return np.sum(x * x)
+
+    x = np.array([1.0, 2.0])
+    for k in range(2):
+        before = x.copy()
+        gx = mc.grad(f)(x)
+        np.testing.assert_allclose(gx, 8.0 * before)
+        np.testing.assert_allclose(x, 2.0 * before)  # as the plain call leaves it
+
+
+def test_unsupported_derivative_names_the_line():
+    def f(x):
+        return np.interp(0.5, x, np.array([1.0, 2.0, 3.0]))
+
+    g = mc.grad(f)
+    for _ in range(2):
+        with pytest.raises(mc.errors.UnsupportedDerivativeError, match="test_dispatch.py:"):
+            g(np.array([0.0, 1.0, 2.0]))
+
+
+def test_argnums_errors_unchanged():
+    def f(x, y):
+        return x * y
+
+    with pytest.raises(mc.api.ArgnumsError):
+        mc.grad(f, argnums=2)(1.0, 2.0)
+    with pytest.raises(mc.api.ArgnumsError):
+        mc.grad(f, argnums=True)
+    assert mc.grad(f, argnums=-1)(1.0, 2.0) == 1.0
+
+
+def test_closures_with_different_cells():
+    def make(c):
+        def f(x):
+            return c * x * x
+        return f
+
+    for c in (1.0, 2.0, 3.0):
+        g = mc.grad(make(c))
+        assert g(2.0) == pytest.approx(4.0 * c)
+        assert g(2.0) == pytest.approx(4.0 * c)
