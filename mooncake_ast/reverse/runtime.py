@@ -484,10 +484,17 @@ def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = N
     if sig is None:
         params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
         simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
-        sig = _SIGNATURES[fn.__code__] = (params, simple)
-    sig_params, simple = sig
+        npos = sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        # keyword-only parameters after the positional ones, none of them *args / **kwargs (generated
+        # code's `*, _mc=_mc`): a positional call binds them to their defaults without inspect
+        kwonly = tuple(p.name for p in params[npos:]) if all(p.kind is p.KEYWORD_ONLY for p in params[npos:]) else None
+        sig = _SIGNATURES[fn.__code__] = (params, simple, kwonly)
+    sig_params, simple, kwonly = sig
     if simple and not kwargs and len(args) == len(sig_params):
         primals = tuple(args)
+    elif kwonly and not kwargs and len(args) == len(sig_params) - len(kwonly) and _has_defaults(fn, kwonly):
+        kwdefaults = fn.__kwdefaults__
+        primals = tuple(args) + tuple(kwdefaults[name] for name in kwonly)  # as bind() gives them
     else:
         from ..forward.runtime import bind
 
@@ -586,6 +593,11 @@ def fast_rule(fn: types.FunctionType, args: tuple, wrt: Any) -> Any:
 def fast_pullback(fn: types.FunctionType, gen: Any, out: tuple, args: tuple) -> Callable:
     """The pullback of a call fast_rule took, as derived_reverse makes it (for results it does not finish)."""
     return _with_pullback(fn, gen, out, _SIGNATURES[fn.__code__][0], args, {})[1]
+
+
+def _has_defaults(fn: types.FunctionType, names: tuple) -> bool:
+    kwdefaults = fn.__kwdefaults__
+    return kwdefaults is not None and all(name in kwdefaults for name in names)
 
 
 def _with_pullback(fn: types.FunctionType, gen: Any, out: tuple, sig_params: list, args: tuple, kwargs: dict) -> tuple:
