@@ -18,6 +18,7 @@ import numpy as np
 
 from .errors import MooncakeError, UnsupportedDerivativeError, generated_location
 from .foreign import arguments, refuse_foreign
+from .forward.runtime import fast_forward_rule
 from .reverse import shadows
 from .reverse.adjoints import AdjTuple
 from .reverse.runtime import ReverseError, derived_reverse, fast_pullback, fast_rule, may_write, rcall
@@ -280,8 +281,56 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     if len(primals) != len(tangents):
         raise TangentError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give one tangent per primal "
                            f"(None for a zero tangent)")
+    done = _jvp_fast(f, primals, tangents)
+    if done is not None:
+        return done
     y, dy, _, _ = _jvp(f, primals, tangents, {}, {})
     return y, materialize(dy, y)
+
+
+def _jvp_fast(f: Callable, primals: tuple, tangents: tuple) -> Optional[tuple]:
+    """`jvp` of the common call (forward/runtime.fast_forward_rule says which), or None.
+
+    For numbers and float arrays the checks of `_jvp` reduce to the type tests here: nothing foreign, each
+    tangent a real number (float primal), None (a zero) or a real array of the primal's shape (copied to
+    fresh storage of the primal's dtype, as the converter does); one array passed twice, or anything else,
+    goes the general way, which checks that its tangents agree and says what is wrong."""
+    fn = f if type(f) is types.FunctionType else _as_function(f)
+    if type(fn) is not types.FunctionType:
+        return None
+    rule = fast_forward_rule(fn, primals)
+    if rule is None:
+        return None
+    dargs = []
+    arrays: list = []
+    for p, t in zip(primals, tangents):
+        tp = type(p)
+        if tp is np.ndarray:
+            if any(p is q for q in arrays):
+                return None
+            arrays.append(p)
+            if t is None or t is NoTangent:
+                dargs.append(np.zeros_like(p))
+            elif type(t) is np.ndarray and t.shape == p.shape and t.dtype.kind in "iuf":
+                dargs.append(np.array(t, dtype=p.dtype))
+            else:
+                return None
+        elif t is None or t is NoTangent:
+            dargs.append(NoTangent)
+        elif tp is float and (type(t) is float or type(t) is int):
+            dargs.append(float(t))
+        else:
+            return None
+    try:
+        y, dy = rule.call_bound(fn, NoTangent, primals, tuple(dargs))
+    except NotImplementedError as e:
+        if isinstance(e, MooncakeError):
+            raise
+        raise _located(e) from e
+    if type(y) is not float and type(y) is not np.ndarray:
+        refuse_foreign("jvp", _name(fn), [("the result", y)])
+    return y, materialize(dy, y)
+
 
 
 def _jvp(f: Callable, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, api: str = "jvp") -> tuple:

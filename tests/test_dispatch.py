@@ -284,3 +284,89 @@ def test_closures_with_different_cells():
         g = mc.grad(make(c))
         assert g(2.0) == pytest.approx(4.0 * c)
         assert g(2.0) == pytest.approx(4.0 * c)
+
+
+# ---------------------------------------------------------------- mc.jvp's short path (api._jvp_fast)
+
+
+def test_jvp_rebinding_and_registration(tmp_path):
+    mod = _module(tmp_path, "import numpy as np\n"
+                            "def h(x):\n    return 2.0 * x\n"
+                            "def f(x):\n    return h(x) * x\n")
+    x, dx = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
+    for _ in range(2):
+        y, dy = mc.jvp(mod.f, (x,), (dx,))
+        np.testing.assert_allclose(dy, 4.0 * x * dx)
+    mod.h = np.sin
+    y, dy = mc.jvp(mod.f, (x,), (dx,))
+    np.testing.assert_allclose(dy, (np.cos(x) * x + np.sin(x)) * dx)
+
+    @mc.frule(mod.f)
+    def f_frule(primals, tangents):
+        return mod.f(*primals), 7.0 * tangents[0]
+
+    np.testing.assert_allclose(mc.jvp(mod.f, (x,), (dx,))[1], 7.0 * dx)
+
+
+def test_jvp_tangent_forms():
+    def f(x, s, n):
+        return np.sum(np.sin(x) * s) * n
+
+    x = np.array([0.1, 0.2, 0.3])
+    for _ in range(2):
+        y, dy = mc.jvp(f, (x, 2.0, 3), (np.array([1, 0, 0]), 1, None))  # int tangents of float primals
+        assert dy == pytest.approx(3 * (2.0 * np.cos(0.1) + np.sum(np.sin(x))))
+        y, dy = mc.jvp(f, (x, 2.0, 3), (None, None, None))
+        assert dy == 0.0
+        y, dy = mc.jvp(f, (x, 2.0, 3), (np.ones(3), mc.NoTangent(), mc.NoTangent()))
+        assert dy == pytest.approx(6.0 * np.sum(np.cos(x)))
+    with pytest.raises(mc.TangentError):
+        mc.jvp(f, (x, 2.0, 3), (np.ones(4), None, None))
+    with pytest.raises(mc.TangentError):
+        mc.jvp(f, (x, 2.0, 3), (None, None, 1.0))  # an int is not differentiable
+    with pytest.raises(mc.TangentError):
+        mc.jvp(f, (x, 2.0, 3), (np.ones(3) + 0j, None, None))  # complex tangent of a real array
+
+
+def test_jvp_one_array_twice_and_float32():
+    def f(a, b):
+        return a * b
+
+    x = np.array([1.0, 2.0])
+    for _ in range(2):
+        _, dy = mc.jvp(f, (x, x), (np.ones(2), np.ones(2)))
+        np.testing.assert_allclose(dy, 2 * x)
+    with pytest.raises(mc.TangentError):
+        mc.jvp(f, (x, x), (np.ones(2), np.zeros(2)))  # one object has one tangent
+    x32 = x.astype(np.float32)
+    y, dy = mc.jvp(f, (x32, x32.copy()), (np.ones(2), np.ones(2)))  # float64 tangents become float32
+    assert dy.dtype == np.float32
+
+
+def test_jvp_does_not_write_to_the_callers_tangent():
+    def f(x):
+        y = x * 1.0
+        y *= 3.0
+        return y
+
+    x, dx = np.array([1.0, 2.0]), np.array([1.0, 1.0])
+    for _ in range(2):
+        _, dy = mc.jvp(f, (x,), (dx,))
+        np.testing.assert_array_equal(dy, [3.0, 3.0])
+        np.testing.assert_array_equal(dx, [1.0, 1.0])
+        assert not np.shares_memory(dy, dx)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_jvp_matches_finite_differences(seed):
+    def f(x, w, c):
+        return np.tanh(x @ w) * c + np.sum(x ** 2)
+
+    rng = np.random.default_rng(seed)
+    x, w, c = rng.normal(size=(2, 3)), rng.normal(size=3), float(rng.normal())
+    dx, dw, dc = rng.normal(size=(2, 3)), rng.normal(size=3), float(rng.normal())
+    h = 1e-6
+    fd = (f(x + h * dx, w + h * dw, c + h * dc) - f(x - h * dx, w - h * dw, c - h * dc)) / (2 * h)
+    for _ in range(2):
+        _, dy = mc.jvp(f, (x, w, c), (dx, dw, dc))
+        np.testing.assert_allclose(dy, fd, rtol=1e-6, atol=1e-8)
