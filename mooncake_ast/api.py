@@ -479,8 +479,8 @@ def _user_adjoints(ctx: shadows.Context, args: tuple, bars: Any, nums: tuple) ->
         ta = type(a)
         if ta is float and type(g) is float:
             out.append(g)
-        elif ta is np.ndarray and type(g) is np.ndarray and g.shape == a.shape and g.dtype == a.dtype and a.dtype.kind == "f" \
-                and id(a) not in ctx.shadows and id(g) not in ctx.adopted:
+        elif ta is np.ndarray and type(g) is np.ndarray and g.shape == a.shape and (g.dtype is a.dtype or g.dtype == a.dtype) \
+                and a.dtype.kind == "f" and id(a) not in ctx.shadows and id(g) not in ctx.adopted:
             ctx.adopted[id(g)] = g
             ctx.shadows[id(a)] = (a, g)
             out.append(g)
@@ -635,8 +635,9 @@ class ValueAndGrad:
         """`(value, gradient)` of the common call (reverse/runtime.fast_rule says which), or None.
 
         It skips only work that cannot change the answer for such a call: numbers and float arrays
-        hold nothing foreign or complex, the primals are the arguments, nothing is written, so there
-        is no state to snapshot; the adjoints still go through the same storage (a Context) and the
+        hold nothing foreign or complex, and the primals are the arguments.  A derivative that may
+        write (or a result other than a float) is finished as every other call is (_finish: state
+        snapshot and restore); otherwise the adjoints go through the same storage (a Context) and the
         same conversion to the user's form as every other call."""
         fn = self.f
         if type(fn) is not types.FunctionType:
@@ -652,8 +653,8 @@ class ValueAndGrad:
         with ctx:
             try:
                 out = gen.forward(fn, *args) if gen.takes_self else gen.forward(*args)
-                if type(out[0]) not in _REAL_SCALARS:
-                    return self._finish(fn, args, {}, nums, out[0], fast_pullback(fn, gen, out, args), False)
+                if gen.may_write or type(out[0]) not in _REAL_SCALARS:
+                    return self._finish(fn, args, {}, nums, out[0], fast_pullback(fn, gen, out, args), gen.may_write)
                 grads = _user_adjoints(ctx, args, gen.pullback(1.0, out[1]), nums)
             except NotImplementedError as e:
                 if isinstance(e, MooncakeError):

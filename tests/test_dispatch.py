@@ -410,3 +410,19 @@ def test_jacfwd_families_match_finite_differences():
             x, s = rng.normal(size=n), float(rng.normal())
             fd = np.stack([(f(x + 1e-6 * e, s) - f(x - 1e-6 * e, s)) / 2e-6 for e in np.eye(n)], axis=1)
             np.testing.assert_allclose(J(x, s), fd, rtol=1e-6, atol=1e-8)
+
+
+def test_closure_over_arrays_sees_their_current_values():
+    X = np.array([[1.0, 2.0], [3.0, 4.0], [0.5, -1.0]])
+
+    def loss(w):
+        return np.sum((X @ w) ** 2)
+
+    g = mc.grad(loss)
+    w = np.array([0.3, -0.2])
+    for _ in range(2):
+        np.testing.assert_allclose(g(w), 2 * X.T @ (X @ w))
+        np.testing.assert_allclose(mc.jvp(loss, (w,), (np.ones(2),))[1], 2 * (X @ w) @ (X @ np.ones(2)))
+    X *= 2.0  # in place: the closure reads the new values
+    np.testing.assert_allclose(g(w), 2 * X.T @ (X @ w))
+    np.testing.assert_allclose(mc.jvp(loss, (w,), (np.ones(2),))[1], 2 * (X @ w) @ (X @ np.ones(2)))

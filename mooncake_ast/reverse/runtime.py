@@ -565,11 +565,12 @@ def fast_kinds(args: tuple) -> Any:
 def fast_rule(fn: types.FunctionType, args: tuple, wrt: Any) -> Any:
     """The derived rule of `fn(*args)` when the call needs no binding or storage work, else None.
 
-    Such a call: fast_kinds knows the arguments, fn is a plain function with no registered rule whose
-    positional parameters take exactly these arguments (no defaults, no *args or keyword-only ones),
-    and its derivative writes to nothing the caller can reach.  Then the primals are the arguments,
-    their adjoints are the pullback's results in order, and the defaults have none.  A hit costs a
-    dict look-up and the staleness test (globals the derivative read, the registry's version)."""
+    Such a call: fast_kinds knows the arguments, and fn is a plain function with no registered rule
+    whose positional parameters take exactly these arguments (no defaults used, no *args or
+    keyword-only ones).  Then the primals are the arguments, their adjoints are the pullback's results
+    in order, and the defaults have none.  (Whether the derivative may write is the caller's to read:
+    `rule.gen.may_write`.)  A hit costs a dict look-up and the staleness test (globals the derivative
+    read, the registry's version)."""
     kinds = fast_kinds(args)
     if kinds is None:
         return None
@@ -582,7 +583,7 @@ def fast_rule(fn: types.FunctionType, args: tuple, wrt: Any) -> Any:
         return None
     rule, _, params = derived_rule(fn, args, {}, wrt)
     simple = _SIGNATURES[fn.__code__][1]
-    if simple and len(params) == len(args) and not rule.gen.may_write:
+    if simple and len(params) == len(args):
         if len(_CALLS) > 4096:
             _CALLS.clear()
         _CALLS[key] = rule
