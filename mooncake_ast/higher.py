@@ -4,9 +4,9 @@ Layouts follow JAX: a Jacobian block has the output's dimensions, then the input
 `argnums` gives a tuple of blocks per output leaf; pytrees (tuples, lists, dicts) of floats and
 float arrays are inputs and outputs, and a block of a scalar by a scalar is a NumPy scalar.
 
-* `jacfwd` runs one jvp per input direction (no batched tangents yet: generated forward code
-  is written for one tangent, and running it with a batch axis would misread indexing and
-  reductions, so it is not attempted).
+* `jacfwd` runs f's generated forward code once with a batch of all input directions (batching.py),
+  checked on every call against one ordinary pass in a random direction; where the code cannot
+  carry a batch, one pass per direction.
 * `jacrev` runs one forward pass and calls the (reusable) pullback once per output element.
 * `hessian(f) = jacfwd(grad(f))`; `jvp` of a `grad(f)` is a Hessian-vector product, computed by
   reverse mode over f's generated forward code (see rules/api_rules.py): `hvp` calls that directly.
