@@ -1,4 +1,4 @@
-"""The per-call dispatch of `mc.grad` / `mc.value_and_grad` (api.ValueAndGrad._fast, reverse/runtime.fast_rule).
+"""The per-call dispatch of `mc.grad`, `mc.value_and_grad` and `mc.jvp` (api_fast.py, reverse/fastpath.py).
 
 A repeated call takes a short path that skips checks which cannot fail for numbers and float arrays.
 These tests pin what must not change on that path: the rule is rebuilt when a global it read is
@@ -17,7 +17,7 @@ import pytest
 
 import mooncake_ast as mc
 from mooncake_ast.errors import UnsupportedInputError
-from mooncake_ast.reverse import runtime
+from mooncake_ast.reverse import fastpath, runtime
 from mooncake_ast.tangents import NoTangent
 
 
@@ -113,12 +113,12 @@ def test_fast_kinds_agrees_with_kinds_of():
              (a, 1.0, b), (np.float32(1.0) * a,), (np.ones(1), np.ones((1, 1)), np.ones(4)),
              (np.frombuffer(np.arange(4.0).tobytes()), np.ones(4))]
     for args in cases:
-        assert runtime.fast_kinds(args) in (None, runtime.kinds_of(args)), args
-    assert runtime.fast_kinds((a, a)) is None and runtime.fast_kinds((a, a[0])) is None
-    assert runtime.fast_kinds((a, b)) == runtime.kinds_of((a, b))
+        assert fastpath.fast_kinds(args) in (None, runtime.kinds_of(args)), args
+    assert fastpath.fast_kinds((a, a)) is None and fastpath.fast_kinds((a, a[0])) is None
+    assert fastpath.fast_kinds((a, b)) == runtime.kinds_of((a, b))
     # what the fast path leaves to the general one
     for other in ([1.0], (1.0,), {"w": a}, np.arange(3), 1j, np.float64(1.0), np.matrix(a), None):
-        assert runtime.fast_kinds((other,)) is None
+        assert fastpath.fast_kinds((other,)) is None
 
 
 def test_aliased_arguments():
@@ -286,7 +286,7 @@ def test_closures_with_different_cells():
         assert g(2.0) == pytest.approx(4.0 * c)
 
 
-# ---------------------------------------------------------------- mc.jvp's short path (api._jvp_fast)
+# ---------------------------------------------------------------- mc.jvp's short path (api_fast.jvp_fast)
 
 
 def test_jvp_rebinding_and_registration(tmp_path):
