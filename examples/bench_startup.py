@@ -11,7 +11,8 @@ measured is exactly what a new process pays: imports, reading the cache, keys.  
 * the first gradient of a new 15-line function (empty cache): libcst's import, then the
   derivation itself;
 * the same gradient in a new process whose cache already holds it (warm cache);
-* the call overhead of `mc.grad(f)(x)` once derived, beyond calling `f(x)`;
+* the call overhead of `mc.grad(f)(x)` and `mc.jvp` once derived, beyond calling `f(x)`, and
+  on a float array beyond the generated forward and pullback themselves;
 * derivation time against function size: 40/80/160 if-blocks, a 300-line function and
   if/elif chains of 100/200/500/1000 branches (first reverse gradient, empty cache).
 
@@ -165,23 +166,40 @@ def first_and_warm() -> tuple[float, float, float]:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def call_overhead() -> tuple[float, float]:
+def call_overhead() -> tuple[float, float, float, float]:
+    """Seconds beyond f(x) of: mc.grad(f)(x), a held g(x), mc.jvp(f, (x,), (1.0,)), and mc.grad of an
+    array function beyond its generated forward and pullback (what dispatch adds on arrays)."""
     import numpy as np
 
     import mooncake_ast as mc
+    from mooncake_ast.reverse import fastpath
 
     def f(x):
         return x * x
 
+    def fa(x):
+        return x @ x  # (no global or closure read: np here would be a closure cell of this function)
+
     x = 1.5
+    xa = np.linspace(0.5, 1.5, 3)
     g = mc.grad(f)
     g(x)
+    mc.jvp(f, (x,), (1.0,))
+    ga = mc.grad(fa)
+    ga(xa)
+    gen = fastpath.fast_rule(fa, (xa,), frozenset({0})).gen
+
+    def generated() -> None:
+        gen.pullback(1.0, (gen.forward(fa, xa) if gen.takes_self else gen.forward(xa))[1])
+
     n = 20000
     t_f = min(timeit.repeat(lambda: f(x), number=n, repeat=5)) / n
     t_g = min(timeit.repeat(lambda: mc.grad(f)(x), number=n, repeat=5)) / n
     t_h = min(timeit.repeat(lambda: g(x), number=n, repeat=5)) / n
-    del np
-    return t_g - t_f, t_h - t_f
+    t_j = min(timeit.repeat(lambda: mc.jvp(f, (x,), (1.0,)), number=n, repeat=5)) / n
+    t_a = min(timeit.repeat(lambda: ga(xa), number=n, repeat=5)) / n
+    t_gen = min(timeit.repeat(generated, number=n, repeat=5)) / n
+    return t_g - t_f, t_h - t_f, t_j - t_f, t_a - t_gen
 
 
 def derivation_time(source: str, arg: str = "0.3") -> float:
@@ -215,9 +233,11 @@ def main() -> None:
     rows.append(("first gradient, new 15-line function, empty cache", first))
     rows.append(("  of which not libcst's import", first - lib))
     rows.append(("same gradient, new process, warm cache", warm))
-    over_new, over_held = call_overhead()
+    over_new, over_held, over_jvp, over_arr = call_overhead()
     rows.append(("call overhead mc.grad(f)(x), cached", over_new))
     rows.append(("call overhead g(x), g = mc.grad(f) held", over_held))
+    rows.append(("call overhead mc.jvp(f, (x,), (dx,)), cached", over_jvp))
+    rows.append(("call overhead g(x), x a float array, beyond generated code", over_arr))
     if "--no-sizes" in sys.argv:
         sizes = []
     else:

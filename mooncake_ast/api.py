@@ -22,6 +22,7 @@ from .reverse import shadows
 from .reverse.adjoints import AdjTuple
 from .reverse.runtime import ReverseError, derived_reverse, may_write, rcall
 from .rules import registry
+from . import api_fast as _fast  # (the short paths of jvp and grad: it reads this module's helpers when called)
 from .tangents import MutableTangent, NoTangent, Tangent, is_data_object, materialize, zero_tangent, zeros_like_tangent
 
 
@@ -50,8 +51,12 @@ def _refusals_located():
     except NotImplementedError as e:
         if isinstance(e, MooncakeError):
             raise
-        where = generated_location(e.__traceback__)
-        raise UnsupportedDerivativeError(f"{where}: {e}" if where else str(e)) from e
+        raise _located(e) from e
+
+
+def _located(e: NotImplementedError) -> UnsupportedDerivativeError:
+    where = generated_location(e.__traceback__)
+    return UnsupportedDerivativeError(f"{where}: {e}" if where else str(e))
 
 
 def _as_function(f: Any) -> Any:
@@ -276,6 +281,9 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     if len(primals) != len(tangents):
         raise TangentError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give one tangent per primal "
                            f"(None for a zero tangent)")
+    done = _fast.jvp_fast(f, primals, tangents)
+    if done is not None:
+        return done
     y, dy, _, _ = _jvp(f, primals, tangents, {}, {})
     return y, materialize(dy, y)
 
@@ -511,7 +519,7 @@ class ValueAndGrad:
 
     def __init__(self, f: Callable, argnums: Any = 0, has_aux: bool = False) -> None:
         self.f, self.argnums, self.has_aux = f, argnums, has_aux
-        self.given = _argnums_checked(argnums, self._api_name, f)
+        self.given = (argnums,) if type(argnums) is int else _argnums_checked(argnums, self._api_name, f)
         self._by_count: dict = {}
 
     def __repr__(self) -> str:
@@ -544,11 +552,14 @@ class ValueAndGrad:
         return known
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple:
+        if not kwargs and not self.has_aux:
+            done = _fast.grad_fast(self, args)
+            if done is not None:
+                return done
         with shadows.Context(), _refusals_located():
             return self._value_and_grad(_as_function(self.f), args, kwargs)
 
     def _value_and_grad(self, fn: Any, args: tuple, kwargs: dict) -> tuple:
-        has_aux = self.has_aux
         nums, wrt = self._nums(len(args))
         api = self._api_name
         refuse_foreign(api, _name(fn), arguments(args, kwargs, wrt.__contains__))
@@ -558,7 +569,12 @@ class ValueAndGrad:
             out, pb = derived_reverse(fn, args, kwargs, wrt)  # the usual case: no general dispatch
         else:
             out, pb = rcall(fn, args, kwargs, wrt=wrt)
-        writes = may_write(pb)
+        return self._finish(fn, args, kwargs, nums, out, pb, may_write(pb))
+
+    def _finish(self, fn: Any, args: tuple, kwargs: dict, nums: tuple, out: Any, pb: Callable, writes: bool) -> tuple:
+        """From the forward pass's result and pullback: checks of the result, seed, pullback, gradients."""
+        has_aux = self.has_aux
+        api = self._api_name
         post = _snapshot((*args, *kwargs.values(), out)) if writes else None
         if has_aux and not (isinstance(out, (tuple, list)) and len(out) == 2):
             raise NonScalarOutputError(f"{api}({_name(fn)}, has_aux=True) needs f to return a pair (value, aux), "

@@ -84,16 +84,40 @@ class Batched:
         value = value.data if isinstance(value, Batched) else value
         self.data[(slice(None),) + (idx if isinstance(idx, tuple) else (idx,))] = value
 
-    # arithmetic goes through __array_ufunc__
-    def __add__(self, o: Any) -> Any: return np.add(self, o)
-    def __radd__(self, o: Any) -> Any: return np.add(o, self)
-    def __sub__(self, o: Any) -> Any: return np.subtract(self, o)
-    def __rsub__(self, o: Any) -> Any: return np.subtract(o, self)
-    def __mul__(self, o: Any) -> Any: return np.multiply(self, o)
-    def __rmul__(self, o: Any) -> Any: return np.multiply(o, self)
-    def __truediv__(self, o: Any) -> Any: return np.true_divide(self, o)
-    def __rtruediv__(self, o: Any) -> Any: return np.true_divide(o, self)
-    def __neg__(self) -> Any: return np.negative(self)
+    # arithmetic: the common operands directly (_plain), the rest through __array_ufunc__
+    def __add__(self, o: Any) -> Any:
+        d = _plain(self, o)
+        return Batched(self.data + d) if d is not None else np.add(self, o)
+
+    def __radd__(self, o: Any) -> Any:
+        d = _plain(self, o)
+        return Batched(d + self.data) if d is not None else np.add(o, self)
+
+    def __sub__(self, o: Any) -> Any:
+        d = _plain(self, o)
+        return Batched(self.data - d) if d is not None else np.subtract(self, o)
+
+    def __rsub__(self, o: Any) -> Any:
+        d = _plain(self, o)
+        return Batched(d - self.data) if d is not None else np.subtract(o, self)
+
+    def __mul__(self, o: Any) -> Any:
+        d = _plain(self, o)
+        return Batched(self.data * d) if d is not None else np.multiply(self, o)
+
+    def __rmul__(self, o: Any) -> Any:
+        d = _plain(self, o)
+        return Batched(d * self.data) if d is not None else np.multiply(o, self)
+
+    def __truediv__(self, o: Any) -> Any:
+        d = _plain(self, o)
+        return Batched(self.data / d) if d is not None else np.true_divide(self, o)
+
+    def __rtruediv__(self, o: Any) -> Any:
+        d = _plain(self, o)
+        return Batched(d / self.data) if d is not None else np.true_divide(o, self)
+
+    def __neg__(self) -> Any: return Batched(-self.data)
     def __pos__(self) -> Any: return self
     def __matmul__(self, o: Any) -> Any: return _matmul(self, o)
     def __rmatmul__(self, o: Any) -> Any: return _matmul(o, self)
@@ -107,10 +131,14 @@ class Batched:
             return NotImplemented
         if len(inputs) == 2:  # the common case: a batched tangent and a primal value (or two tangents)
             a, b = inputs
-            if isinstance(a, Batched) and not isinstance(b, Batched) and np.ndim(b) <= a.data.ndim - 1:
-                return Batched(ufunc(a.data, b))
-            if isinstance(b, Batched) and not isinstance(a, Batched) and np.ndim(a) <= b.data.ndim - 1:
-                return Batched(ufunc(a, b.data))
+            if type(a) is Batched:
+                d = _plain(a, b)
+                if d is not None:
+                    return Batched(ufunc(a.data, d))
+            else:
+                d = _plain(b, a)
+                if d is not None:
+                    return Batched(ufunc(d, b.data))
         elif len(inputs) == 1:
             return Batched(ufunc(inputs[0].data))
         batched = [x for x in inputs if isinstance(x, Batched)]
@@ -132,6 +160,24 @@ class Batched:
         if func is np.zeros_like and len(args) == 1 and not kwargs:
             return Batched(np.zeros_like(args[0].data))
         return NotImplemented
+
+
+def _plain(x: Batched, o: Any) -> Any:
+    """What to combine with x.data elementwise for `x op o` (either order), or None for the general way.
+
+    Item-wise meaning holds when o broadcasts against one item without reaching the batch axis: a
+    number, an array of at most the item's rank, or another batch of exactly x's shape (the same
+    directions, item for item)."""
+    t = type(o)
+    if t is float or t is int:
+        return o
+    if t is np.ndarray:
+        return o if o.ndim < x.data.ndim else None
+    if t is Batched:
+        return o.data if o.data.shape == x.data.shape else None
+    if isinstance(o, (np.floating, np.integer)):
+        return o
+    return None
 
 
 def _reduce(func: Any, x: Batched, axis: Any, keepdims: bool) -> Batched:

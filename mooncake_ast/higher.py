@@ -4,9 +4,9 @@ Layouts follow JAX: a Jacobian block has the output's dimensions, then the input
 `argnums` gives a tuple of blocks per output leaf; pytrees (tuples, lists, dicts) of floats and
 float arrays are inputs and outputs, and a block of a scalar by a scalar is a NumPy scalar.
 
-* `jacfwd` runs one jvp per input direction (no batched tangents yet: generated forward code
-  is written for one tangent, and running it with a batch axis would misread indexing and
-  reductions, so it is not attempted).
+* `jacfwd` runs f's generated forward code once with a batch of all input directions (batching.py),
+  checked on every call against one ordinary pass in a random direction; where the code cannot
+  carry a batch, one pass per direction.
 * `jacrev` runs one forward pass and calls the (reusable) pullback once per output element.
 * `hessian(f) = jacfwd(grad(f))`; `jvp` of a `grad(f)` is a Hessian-vector product, computed by
   reverse mode over f's generated forward code (see rules/api_rules.py): `hvp` calls that directly.
@@ -16,6 +16,7 @@ on purpose: the rules of the API entry points differentiate them, so they must s
 """
 from __future__ import annotations
 
+import types
 from typing import Any, Callable
 
 import numpy as np
@@ -26,6 +27,7 @@ from .api import (ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_chec
                   _vjp, jvp)
 from .batching import Batched, unbatch
 from .foreign import arguments, refuse_foreign
+from .forward.runtime import fast_forward_rule
 
 
 class PytreeError(MooncakeError, TypeError):
@@ -337,6 +339,23 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
     pre = _snapshot(tuple(args) + tuple(kwargs.values()))
     calls = [0]
     plan = None
+    # the common call (a plain function of numbers and float arrays): its derived rule, called directly
+    rule = fast_forward_rule(f, tuple(args)) if not kwargs and type(f) is types.FunctionType else None
+    if rule is not None:
+        def plain_column(dx: tuple) -> tuple:
+            if calls[0]:
+                _reapply(pre)  # the previous column ran f (which may write to its arguments)
+            calls[0] += 1
+            dargs: list = [None] * len(args)
+            for j, i in enumerate(nums):
+                dargs[i] = dx[j]
+            tangents = tuple(d if d is not None else np.zeros_like(a) if type(a) is np.ndarray else NoTangent
+                             for a, d in zip(args, dargs))
+            y, dy = rule.call_bound(f, NoTangent, args, tangents)
+            return y, materialize(dy, y)
+
+        plain_column.plan = rule  # type: ignore[attr-defined]
+        return plain_column
     if not kwargs:
         try:
             plan = _plan(f, NoTangent, tuple(args), tuple(zero_tangent(a) for a in args))

@@ -11,12 +11,16 @@ by the time a function calls itself, its rule exists.
 """
 from __future__ import annotations
 
+import builtins
 import inspect
 import types
 from typing import Any, Optional
 
+import numpy as np
+
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
+from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, storage, zero_tangent
 from . import objects
 
@@ -203,14 +207,15 @@ class DerivedForward:
         self.registry_version = registry.registry_version()
 
     def stale(self, fn: types.FunctionType) -> bool:
+        """Has a global the derivative read been rebound, or a rule been registered, since it was made?"""
+        if self.registry_version != _REGISTRY_VERSION[0]:
+            return True
         g = fn.__globals__
-        import builtins
-
         for name, obj in self.bindings.items():
-            current = g[name] if name in g else getattr(builtins, name, None)
-            if current is not obj:
+            found = g.get(name, _UNBOUND)
+            if found is not obj and (found is not _UNBOUND or getattr(builtins, name, None) is not obj):
                 return True
-        return self.registry_version != registry.registry_version()
+        return False
 
     def call_bound(self, fn: types.FunctionType, dfn: Any, primals: tuple, tangents: tuple) -> tuple:
         if self.takes_self:
@@ -288,6 +293,30 @@ def bind(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: di
     return tuple(primals), tuple(tangents)
 
 
+def fast_forward_rule(fn: types.FunctionType, args: tuple) -> Optional[DerivedForward]:
+    """The derived rule `fcall(fn, NoTangent, args, ...)` would use, for the common call only, else None.
+
+    The common call: fn a plain function with no registered rule, called before with a plain positional
+    signature that these arguments fill exactly, every argument a Python number or a float array of type
+    np.ndarray (kinds "num" / "arr", as objects.kind_of gives them).  The primals are then the arguments."""
+    info = _SIGNATURES.get(fn.__code__)
+    if info is None or not info[1] or len(info[0]) != len(args):
+        return None
+    kinds = []
+    for a in args:
+        t = type(a)
+        if t is float or t is int or t is bool:
+            kinds.append("num")
+        elif t is np.ndarray and a.dtype.kind == "f":
+            kinds.append("arr")
+        else:
+            return None
+    if registry.lookup(fn) is not None or objects.dispatches(fn):
+        return None
+    return derived_forward(fn, tuple(kinds))
+
+
+_UNBOUND = object()
 _DERIVED: dict[tuple, DerivedForward] = {}
 LATEST: dict = {}  # code -> the rule made most recently (what `mc.source(f, "forward")` shows)
 

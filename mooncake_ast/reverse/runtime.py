@@ -8,6 +8,7 @@ per code object and per argument kinds (numbers get plain arithmetic).
 """
 from __future__ import annotations
 
+import builtins
 import inspect
 import itertools
 import types
@@ -17,6 +18,7 @@ import numpy as np
 
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
+from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..rules.registry import H
 from ..tangents import NoTangent
 from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate
@@ -445,16 +447,21 @@ class DerivedReverse:
             self.gen = generate_reverse(fn, kinds)
         self.registry_version = registry.registry_version()
 
+        self._checks = tuple(self.gen.bindings.items())
+
     def stale(self, fn: types.FunctionType) -> bool:
-        import builtins
-
+        """Has a global the derivative read been rebound, or a rule been registered, since it was made?"""
+        if self.registry_version != _REGISTRY_VERSION[0]:
+            return True
         g = fn.__globals__
-        for name, obj in self.gen.bindings.items():
-            if (g[name] if name in g else getattr(builtins, name, None)) is not obj:
+        for name, obj in self._checks:
+            found = g.get(name, _UNBOUND)
+            if found is not obj and (found is not _UNBOUND or getattr(builtins, name, None) is not obj):
                 return True
-        return self.registry_version != registry.registry_version()
+        return False
 
 
+_UNBOUND = object()
 _DERIVED: dict[tuple, DerivedReverse] = {}
 _FAST: dict[tuple, DerivedReverse] = {}  # (code, argument kinds, wrt) -> rule, without building the full key
 LATEST: dict = {}  # code -> the rule made most recently (what `mc.source(f, "reverse")` shows)
@@ -477,10 +484,17 @@ def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = N
     if sig is None:
         params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
         simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
-        sig = _SIGNATURES[fn.__code__] = (params, simple)
-    sig_params, simple = sig
+        npos = sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        # keyword-only parameters after the positional ones, none of them *args / **kwargs (generated
+        # code's `*, _mc=_mc`): a positional call binds them to their defaults without inspect
+        kwonly = tuple(p.name for p in params[npos:]) if all(p.kind is p.KEYWORD_ONLY for p in params[npos:]) else None
+        sig = _SIGNATURES[fn.__code__] = (params, simple, kwonly)
+    sig_params, simple, kwonly = sig
     if simple and not kwargs and len(args) == len(sig_params):
         primals = tuple(args)
+    elif kwonly and not kwargs and len(args) == len(sig_params) - len(kwonly) and _has_defaults(fn, kwonly):
+        kwdefaults = fn.__kwdefaults__
+        primals = tuple(args) + tuple(kwdefaults[name] for name in kwonly)  # as bind() gives them
     else:
         from ..forward.runtime import bind
 
@@ -508,6 +522,11 @@ def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = N
         _FAST[fast_key] = rule
         LATEST[fn.__code__] = rule
     return rule, primals, sig_params
+
+
+def _has_defaults(fn: types.FunctionType, names: tuple) -> bool:
+    kwdefaults = fn.__kwdefaults__
+    return kwdefaults is not None and all(name in kwdefaults for name in names)
 
 
 def _with_pullback(fn: types.FunctionType, gen: Any, out: tuple, sig_params: list, args: tuple, kwargs: dict) -> tuple:
@@ -593,5 +612,8 @@ def _unbind(fn: types.FunctionType, params: list, args: tuple, kwargs: dict, gra
 
 
 def clear() -> None:
+    from .fastpath import clear_fast
+
     _DERIVED.clear()
     _FAST.clear()
+    clear_fast()

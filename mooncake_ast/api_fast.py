@@ -1,0 +1,125 @@
+"""The short paths of `mc.jvp` and `mc.grad` for the common call: a plain function of numbers and float arrays.
+
+For such a call most of the API's checks cannot fail (nothing foreign, nothing complex, the primals are
+the arguments), so the call is a few dict look-ups (forward/runtime.fast_forward_rule,
+reverse/fastpath.fast_rule) and the generated code; what can matter still runs (the rule's staleness,
+tangent shapes and dtypes, one array passed twice, the result's type, state snapshots of derivatives
+that may write).  Anything else returns None, and the caller takes the general path (api.py).
+"""
+from __future__ import annotations
+
+import types
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from . import api as _api
+from .errors import MooncakeError
+from .foreign import refuse_foreign
+from .forward.runtime import fast_forward_rule
+from .reverse import shadows
+from .reverse.fastpath import fast_pullback, fast_rule
+from .tangents import NoTangent, materialize
+
+
+def jvp_fast(f: Callable, primals: tuple, tangents: tuple) -> Optional[tuple]:
+    """`jvp` of the common call (forward/runtime.fast_forward_rule says which), or None.
+
+    For numbers and float arrays the checks of `_jvp` reduce to the type tests here: nothing foreign, each
+    tangent a real number (float primal), None (a zero) or a real array of the primal's shape (copied to
+    fresh storage of the primal's dtype, as the converter does); one array passed twice, or anything else,
+    goes the general way, which checks that its tangents agree and says what is wrong."""
+    fn = f if type(f) is types.FunctionType else _api._as_function(f)
+    if type(fn) is not types.FunctionType:
+        return None
+    rule = fast_forward_rule(fn, primals)
+    if rule is None:
+        return None
+    dargs = []
+    arrays: list = []
+    for p, t in zip(primals, tangents):
+        tp = type(p)
+        if tp is np.ndarray:
+            if any(p is q for q in arrays):
+                return None
+            arrays.append(p)
+            if t is None or t is NoTangent:
+                dargs.append(np.zeros_like(p))
+            elif type(t) is np.ndarray and t.shape == p.shape and t.dtype.kind in "iuf":
+                dargs.append(np.array(t, dtype=p.dtype))
+            else:
+                return None
+        elif t is None or t is NoTangent:
+            dargs.append(NoTangent)
+        elif tp is float and (type(t) is float or type(t) is int):
+            dargs.append(float(t))
+        else:
+            return None
+    try:
+        y, dy = rule.call_bound(fn, NoTangent, primals, tuple(dargs))
+    except NotImplementedError as e:
+        if isinstance(e, MooncakeError):
+            raise
+        raise _api._located(e) from e
+    if type(y) is not float and type(y) is not np.ndarray:
+        refuse_foreign("jvp", _api._name(fn), [("the result", y)])
+    return y, materialize(dy, y)
+
+
+_REAL_SCALARS = frozenset({float, np.float64, np.float32})  # results whose seed is 1.0 and that pass every check
+
+
+def user_adjoints(ctx: shadows.Context, args: tuple, bars: Any, nums: tuple) -> tuple:
+    """`api._to_user(shadows.full_adjoint(a, g), a)` for the arguments at `nums`, inside `ctx`.
+
+    The two common cases are short and give what those calls give: a float's float adjoint is
+    itself; a float array's adjoint that is an array of its shape and dtype, when neither the
+    array nor the adjoint is in the call's storage yet, becomes the array's storage and is handed
+    over as it is (recorded as full_adjoint records it, so that an adjoint object shared by two
+    arguments is handed out once and copied for the second)."""
+    out = []
+    for i in nums:
+        a, g = args[i], bars[i]
+        ta = type(a)
+        if ta is float and type(g) is float:
+            out.append(g)
+        elif ta is np.ndarray and type(g) is np.ndarray and g.shape == a.shape and (g.dtype is a.dtype or g.dtype == a.dtype) \
+                and a.dtype.kind == "f" and id(a) not in ctx.shadows and id(g) not in ctx.adopted:
+            ctx.adopted[id(g)] = g
+            ctx.shadows[id(a)] = (a, g)
+            out.append(g)
+        else:
+            out.append(_api._to_user(shadows.full_adjoint(a, g), a))
+    return tuple(out)
+
+
+def grad_fast(vg: Any, args: tuple) -> Optional[tuple]:
+    """`(value, gradient)` of the common call (reverse/fastpath.fast_rule says which), or None.
+
+    It skips only work that cannot change the answer for such a call: numbers and float arrays
+    hold nothing foreign or complex, and the primals are the arguments.  A derivative that may
+    write (or a result other than a float) is finished as every other call is (ValueAndGrad._finish: state
+    snapshot and restore); otherwise the adjoints go through the same storage (a Context) and the
+    same conversion to the user's form as every other call."""
+    fn = vg.f
+    if type(fn) is not types.FunctionType:
+        fn = _api._as_function(fn)
+        if type(fn) is not types.FunctionType:
+            return None
+    nums, wrt = vg._nums(len(args))
+    rule = fast_rule(fn, args, wrt)
+    if rule is None:
+        return None
+    gen = rule.gen
+    ctx = shadows.Context()
+    with ctx:
+        try:
+            out = gen.forward(fn, *args) if gen.takes_self else gen.forward(*args)
+            if gen.may_write or type(out[0]) not in _REAL_SCALARS:
+                return vg._finish(fn, args, {}, nums, out[0], fast_pullback(fn, gen, out, args), gen.may_write)
+            grads = user_adjoints(ctx, args, gen.pullback(1.0, out[1]), nums)
+        except NotImplementedError as e:
+            if isinstance(e, MooncakeError):
+                raise
+            raise _api._located(e) from e
+    return out[0], (grads if isinstance(vg.argnums, (tuple, list)) else grads[0])

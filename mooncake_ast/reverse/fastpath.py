@@ -1,0 +1,90 @@
+"""The short path of a plain reverse-mode call: which rule `grad(f)(*args)` needs, in a few dict look-ups.
+
+A repeated call of `mc.grad(f)` with numbers and float arrays needs no binding, no search of the
+arguments for foreign or complex values, and no new derivation; what it still needs is the argument
+kinds (rank, size-one axes, memory sharing: what kinds_of says) and the staleness test of the rule
+(globals the derivative read, the registry's version).  This module finds the rule with exactly that,
+and nothing else (api_fast.grad_fast runs it); every other call goes through derived_rule.
+"""
+from __future__ import annotations
+
+import types
+from typing import Any, Callable
+
+import numpy as np
+
+from ..rules import registry
+from .runtime import _SIGNATURES, DerivedReverse, _axes_code, _with_pullback, derived_rule
+
+_CALLS: dict[tuple, DerivedReverse] = {}  # (code, id(globals), kinds, wrt) -> rule, for fast_rule's calls
+_AXES: dict[tuple, str] = {}  # shape -> kind of a float array of that shape (kinds_of's "arr:f:..")
+
+
+def fast_kinds(args: tuple) -> Any:
+    """kinds_of(args) for the common call, found with a few type tests; None for any other call.
+
+    The common call: every argument a Python number or a float array of type exactly np.ndarray, no
+    two arrays sharing memory (sharing makes kinds_of fall back to "arr", which this leaves to it).
+    Two distinct arrays that own their data (`.base is None`) cannot overlap: np.may_share_memory is
+    asked only about views."""
+    out = []
+    arrays = None
+    for a in args:
+        t = type(a)
+        if t is float or t is int or t is bool:
+            out.append("num")
+        elif t is np.ndarray and a.dtype.kind == "f":
+            kind = _AXES.get(a.shape)
+            if kind is None:
+                if len(_AXES) > 4096:
+                    _AXES.clear()
+                kind = _AXES[a.shape] = "arr:" + _axes_code(a)
+            out.append(kind)
+            if arrays is None:
+                arrays = [a]
+            else:
+                for b in arrays:
+                    if a is b or not (a.base is None and b.base is None) and np.may_share_memory(a, b):
+                        return None
+                arrays.append(a)
+        else:
+            return None
+    return tuple(out)
+
+
+def fast_rule(fn: types.FunctionType, args: tuple, wrt: Any) -> Any:
+    """The derived rule of `fn(*args)` when the call needs no binding or storage work, else None.
+
+    Such a call: fast_kinds knows the arguments, and fn is a plain function with no registered rule
+    whose positional parameters take exactly these arguments (no defaults used, no *args or
+    keyword-only ones).  Then the primals are the arguments, their adjoints are the pullback's results
+    in order, and the defaults have none.  (Whether the derivative may write is the caller's to read:
+    `rule.gen.may_write`.)  A hit costs a dict look-up and the staleness test (globals the derivative
+    read, the registry's version)."""
+    kinds = fast_kinds(args)
+    if kinds is None:
+        return None
+    key = (fn.__code__, id(fn.__globals__), kinds, wrt)
+    rule = _CALLS.get(key)
+    if rule is not None and not rule.stale(fn):
+        return rule
+    _CALLS.pop(key, None)
+    if registry.lookup(fn) is not None:
+        return None
+    rule, _, params = derived_rule(fn, args, {}, wrt)
+    simple = _SIGNATURES[fn.__code__][1]
+    if simple and len(params) == len(args):
+        if len(_CALLS) > 4096:
+            _CALLS.clear()
+        _CALLS[key] = rule
+        return rule
+    return None
+
+
+def fast_pullback(fn: types.FunctionType, gen: Any, out: tuple, args: tuple) -> Callable:
+    """The pullback of a call fast_rule took, as derived_reverse makes it (for results it does not finish)."""
+    return _with_pullback(fn, gen, out, _SIGNATURES[fn.__code__][0], args, {})[1]
+
+
+def clear_fast() -> None:
+    _CALLS.clear()
