@@ -400,6 +400,8 @@ def _to_user(g: Any, primal: Any) -> Any:
         return NoTangent
     if g is NoTangent or g is None:
         return zeros_like_tangent(primal)
+    if getattr(type(g), "refuses_use", False):
+        g._refuse()  # a derivative a rule could not give (a RefusedAdjoint): asked for, so the refusal is raised
     if isinstance(primal, (list, tuple)) and isinstance(g, (list, tuple)):
         items = [_to_user(a, p) for a, p in zip(g, primal)]
         return list(items) if isinstance(primal, list) else tuple(items)

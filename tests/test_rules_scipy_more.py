@@ -110,10 +110,8 @@ def test_parameters_without_a_closed_form_are_refused(f, args, mode):
         g = lambda a, x: np.sum(f(a, x))  # noqa: E731
         with pytest.raises(NotImplementedError, match="parameter"):
             mc.grad(g, argnums=(0, 1))(np.full(2, args[0]), args[1])
-        refused = mc.grad(g, argnums=0)(*args)  # a float parameter: a refusal that raises when used
-        assert "refused" in repr(refused)
-        with pytest.raises(NotImplementedError, match="parameter"):
-            refused * 2.0
+        with pytest.raises(NotImplementedError, match="parameter"):  # a float parameter asked for: refused too
+            mc.grad(g, argnums=0)(*args)
     # ... but a constant parameter is fine: only x is differentiated
     assert np.all(np.isfinite(mc.grad(lambda a, x: np.sum(f(a, x)), argnums=1)(*args)))
 
@@ -183,13 +181,10 @@ def test_cdf_in_a_shape_parameter_is_refused(dist, shapes, method, mode):
     else:
         with pytest.raises(NotImplementedError, match="shape parameter"):  # an array parameter: refused
             mc.grad(lambda x, s: np.sum(f(x, s)), argnums=1)(x, np.full(2, shapes[0]))
-        # a float one: the gradient is a refusal that raises as soon as it is used, never a number
-        g = mc.grad(lambda x, s: np.sum(f(x, s)), argnums=1)(x, shapes[0])
-        assert "refused" in repr(g) and not isinstance(g, (float, np.ndarray))
-        with pytest.raises(NotImplementedError, match="shape parameter"):
-            g + 1.0
-        with pytest.raises(NotImplementedError, match="shape parameter"):
-            float(g)
+        with pytest.raises(NotImplementedError, match="shape parameter"):  # a float one asked for: refused
+            mc.grad(lambda x, s: np.sum(f(x, s)), argnums=1)(x, shapes[0])
+        # not asked for (a constant): only x is differentiated, and that works
+        assert np.all(np.isfinite(mc.grad(lambda x, s: np.sum(f(x, s)), argnums=0)(x, shapes[0])))
     # a constant shape parameter, even one passed as an argument and not differentiated, is fine
     g = mc.grad(lambda x, s: np.sum(meth(x, s, *shapes[1:])), argnums=0)(x, shapes[0])
     assert np.all(np.isfinite(g))

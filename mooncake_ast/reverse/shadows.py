@@ -357,7 +357,9 @@ def _flat_positions(arr: np.ndarray, i: Any) -> tuple:
 def _shares(a: Any, i: Any, y: Any) -> bool:
     """Is y (= a[i]) part of a's storage, so that its adjoint already sits in a's shadow?"""
     if isinstance(a, np.ndarray):
-        return isinstance(y, np.ndarray) and np.shares_memory(a, y)
+        # ... and its storage part of a's storage: np.real(z)[i] shares z's memory, but the float view's storage
+        # is its own (a complex array's storage has no float view to give), so its adjoint must be added here.
+        return isinstance(y, np.ndarray) and np.shares_memory(a, y) and np.may_share_memory(shadow(a), shadow(y))
     # An item of a list/dict is shared (its slot is its own shadow); a list slice is a new list.
     return not isinstance(i, slice)
 

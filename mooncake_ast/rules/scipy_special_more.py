@@ -53,6 +53,7 @@ class RefusedAdjoint:
 
     __slots__ = ("message",)
     __array_priority__ = 1e6
+    refuses_use = True  # (api._to_user raises when a user asks for this adjoint)
 
     def __init__(self, message):
         self.message = message
