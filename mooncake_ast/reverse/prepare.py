@@ -166,6 +166,56 @@ def hashable(x: Any) -> bool:
         return False
 
 
+def children(x: Any) -> list:
+    """The regions directly inside region x."""
+    if isinstance(x, Seq):
+        return x.items
+    if isinstance(x, If):
+        return [x.then, x.orelse]
+    if isinstance(x, Loop):
+        return [x.body, x.orelse]
+    return []
+
+
+def bottom_up(root: Any, memo: dict, leaf: Callable[[Any], Any], join: Callable[[Any, list], Any]) -> Any:
+    """`join(x, [values of x's children])` for every region under root, children first, each region once
+    (memo, by identity, shared between calls): linear in the region tree, and no recursion, so a chain of a
+    thousand elifs is as cheap per branch as one."""
+    if id(root) in memo:
+        return memo[id(root)][1]
+    stack = [(root, False)]
+    while stack:
+        x, ready = stack.pop()
+        if id(x) in memo:
+            continue
+        kids = children(x)
+        if not kids:
+            memo[id(x)] = (x, leaf(x))  # (the region is kept so that its id stays its own)
+        elif ready:
+            memo[id(x)] = (x, join(x, [memo[id(k)][1] for k in kids]))
+        else:
+            stack.append((x, True))
+            stack.extend((k, False) for k in kids if id(k) not in memo)
+    return memo[id(root)][1]
+
+
+_NONE: tuple = (frozenset(), frozenset())
+
+
+def exit_kinds(r: Any, memo: dict) -> tuple:
+    """(the kinds of exit edges in r outside r's loops, the kinds inside them): what own_exits and
+    own_exits_loop select, as sets of kinds, computed once per region."""
+    def leaf(x: Any) -> tuple:
+        return (frozenset([x.kind]), frozenset()) if isinstance(x, Edge) else _NONE
+
+    def join(x: Any, parts: list) -> tuple:
+        outer = frozenset().union(*(p[0] for p in parts))
+        inner = frozenset().union(*(p[1] for p in parts))
+        return (frozenset(), outer | inner) if isinstance(x, Loop) else (outer, inner)
+
+    return bottom_up(r, memo, leaf, join)
+
+
 def _exits(r: Any, keep: Callable[[Edge, int], bool]) -> list[Edge]:
     """Edges inside r that `keep(edge, depth)` selects (depth: how many loops of r they sit in)."""
     out: list[Edge] = []

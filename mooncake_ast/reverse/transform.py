@@ -126,6 +126,8 @@ class ReverseTransform:
         self.anchored: set = set()
         self.edge_records: dict[tuple, list[Value]] = {}  # (src, dst) -> values recorded when the edge is taken
         self._keyed_stacks: dict[tuple, Call] = {}
+        self._active_memo: dict = {}  # region id -> (region, has an adjoint to move)
+        self._exit_memo: dict = {}  # region id -> (region, kinds of its exits: prepare.exit_kinds)
 
     def _by_storage(self, v: Value) -> bool:
         """Is v's adjoint (possibly) kept in identity-keyed storage rather than in a local variable?"""
@@ -591,7 +593,9 @@ class ReverseTransform:
             self.rev_block(r.header, site="last test")
 
     def _leaves_early(self, r: Loop) -> bool:
-        return any(e.kind in ("break", "return", "raise") for e in prepare.own_exits_loop(r))
+        """Has loop r exits of its own (prepare.own_exits_loop)?"""
+        outer, inner = prepare.exit_kinds(r.body, self._exit_memo)
+        return bool(outer & {"break", "return", "raise"} or inner & {"return", "raise"})
 
     def _stack_for(self, key: tuple, hint: str) -> Call:
         found = self._keyed_stacks.get(key)
@@ -600,35 +604,22 @@ class ReverseTransform:
         return found
 
     def _region_active(self, r: Any) -> bool:
-        """Does any statement or phi inside have an adjoint to move?"""
-        blocks: list[Block] = []
+        """Does any statement or phi inside have an adjoint to move?  (Once per region: prepare.bottom_up.)"""
+        def block(b: Block) -> bool:
+            return (any(self.active(s) for s in b.stmts) or any(self.active(p) for p in b.phis)
+                    or isinstance(b.term, Return) and self.active(b.term.value))
 
-        def collect(x: Any) -> None:
+        def leaf(x: Any) -> bool:
             if isinstance(x, Stmts):
-                blocks.append(x.block)
-            elif isinstance(x, Edge):
-                if x.dst is not None:
-                    blocks.append(x.dst)
-                if x.kind == "return":
-                    blocks.append(x.src)
-            elif isinstance(x, Seq):
-                for i in x.items:
-                    collect(i)
-            elif isinstance(x, If):
-                collect(x.then)
-                collect(x.orelse)
-            elif isinstance(x, Loop):
-                blocks.append(x.header)
-                collect(x.body)
-                collect(x.orelse)
+                return block(x.block)
+            if isinstance(x, Edge):
+                return (x.dst is not None and block(x.dst)) or (x.kind == "return" and block(x.src))
+            return False
 
-        collect(r)
-        for b in blocks:
-            if any(self.active(s) for s in b.stmts) or any(self.active(p) for p in b.phis):
-                return True
-            if isinstance(b.term, Return) and self.active(b.term.value):
-                return True
-        return False
+        def join(x: Any, parts: list) -> bool:
+            return any(parts) or (isinstance(x, Loop) and block(x.header))
+
+        return prepare.bottom_up(r, self._active_memo, leaf, join)
 
     def _repeat(self, count: Value, body: Callable[[], None]) -> None:
         """`for _ in range(count): body()` in the pullback."""
@@ -682,7 +673,8 @@ class ReverseTransform:
     def _may_exit(self, item: Any) -> bool:
         """Can control leave `item` other than by falling through to what follows it?"""
         if isinstance(item, If):
-            return any(e.kind in ("continue", "break", "return", "raise") for e in prepare.own_exits(item))
+            outer, inner = prepare.exit_kinds(item, self._exit_memo)  # (prepare.own_exits, as kinds)
+            return bool(outer & {"continue", "break", "return", "raise"} or inner & {"return", "raise"})
         if isinstance(item, Loop):
             return any(e.kind in ("return", "raise") for e in item.body.exits() + item.orelse.exits())
         return False
