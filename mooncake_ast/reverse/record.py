@@ -41,6 +41,22 @@ EFFECTS = {anchor, adj.call_pullback, list.pop, shadows.acc, shadows.getitem_rev
            shadows.ufunc_out_reverse, shadows.delitem_reverse}
 
 
+def _place_attributes(rt: ReverseTransform) -> None:
+    """`t.size` next to t in the forward pass, for each one the pullback still reads (ReverseTransform.primal_attr)."""
+    if not rt.attrs:
+        return
+    rev = rt.rev
+    read = {id(getattr(s, "primal", None)) for b in rev.blocks for s in b.stmts}
+    operands = {id(o) for b in rev.blocks for s in b.stmts for o in s.operands()}
+    operands.update(id(o) for b in rev.blocks for o in b.term.operands())  # type: ignore[union-attr]
+    read.update(id(v) for v, ref in rt.global_refs.items() if id(ref) in operands)
+    for (v, _), a in rt.attrs.items():
+        if id(a) in read:
+            blk = rt.home[v]
+            blk.stmts.insert(0 if isinstance(v, Phi) else blk.stmts.index(v) + 1, a)
+            a.block = blk
+
+
 def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     rev, fwd = rt.rev, rt.ir
     sweep_pullback(rev)
@@ -49,6 +65,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     drop_aliases(rev)
     share_repeats(rev)
     sweep_pullback(rev)
+    _place_attributes(rt)
     _call_pullbacks_directly(rev)
     _patch_dispatch(rt)
     _patch_saves(rt)

@@ -61,7 +61,7 @@ class Spreads:
         made = self.made.get(v)
         if made is not None and made.block is b.block:
             return made  # (made before, in this block: it is still there)
-        shape = b.call(getattr, [self.rt.primal(p), Const("shape")])
+        shape = self.rt.primal_attr(p, "shape")
         out = self.made[v] = b.call(np.full, [shape, v])
         self.rt.dense_values.add(out)
         return out

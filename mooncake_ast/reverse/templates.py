@@ -103,6 +103,12 @@ class TemplateBuilder:
                 else:
                     self.shapes[out] = "part" if "part" in shapes else "scalar"
                 return out
+        if fn is getattr and len(args) == 2 and isinstance(args[0], PH) and args[1] in ("shape", "size", "ndim"):
+            out = self.rt.primal_attr(args[0].v, args[1])  # (recorded as it is: the tape need not keep the array)
+            self.rt.dense_values.add(out)
+            if args[1] != "shape":
+                self.shapes[out] = "scalar"
+            return out
         plain = specialised(self, fn, args, kwargs)  # (its entries pass spreads only to what broadcasts them)
         if plain is not NotImplemented:
             return plain

@@ -33,7 +33,7 @@ from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
 from ..ir.typed_methods import resolve_methods
-from ..ir.types import FLOAT, UNKNOWN, decode, differentiable, infer_types, is_float_array, is_real, type_of_argument
+from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, infer_types, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from ..tangents import NoTangent
@@ -126,6 +126,7 @@ class ReverseTransform:
         self.anchored: set = set()
         self.edge_records: dict[tuple, list[Value]] = {}  # (src, dst) -> values recorded when the edge is taken
         self._keyed_stacks: dict[tuple, Call] = {}
+        self.attrs: dict[tuple, Call] = {}  # (primal, "shape"/"size"/"ndim") -> its forward statement (primal_attr)
         self._active_memo: dict = {}  # region id -> (region, has an adjoint to move)
         self._exit_memo: dict = {}  # region id -> (region, kinds of its exits: prepare.exit_kinds)
 
@@ -295,6 +296,21 @@ class ReverseTransform:
         ref.primal = v  # type: ignore[attr-defined]
         self.refs[self.cur].append(ref)
         return ref
+
+    def primal_attr(self, v: Value, attr: str) -> Value:
+        """`v.shape` (size, ndim) in the pullback: computed in the forward pass next to v and recorded, so the
+        tape keeps a few ints, not v's array, when that is all the pullback reads of v (record.finalize
+        places the statement; a parameter is on the tape anyway)."""
+        if not isinstance(v, Stmt) or v not in self.home:
+            return self.b.call(getattr, [self.primal(v), Const(attr)])
+        a = self.attrs.get((v, attr))
+        if a is None:
+            named = v.hint and not v.hint.startswith("%")
+            a = self.attrs[(v, attr)] = Call(Const(getattr), [v, Const(attr)], hint=f"{v.hint}_{attr}" if named else attr,
+                                             loc=v.loc)
+            self.home[a] = self.home[v]
+            self.types[a] = INT if attr in ("size", "ndim") else UNKNOWN
+        return self.primal(a)
 
     # ------------------------------------------------------------ the walk
     def run(self) -> None:
