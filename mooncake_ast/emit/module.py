@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import importlib
 import os
+import sys
 import types
 from typing import Any, Iterable, Optional
 
@@ -67,6 +68,8 @@ class ModuleWriter:
 
         if fn is NoTangent:
             return f"{self.module_alias('mooncake_ast.runtime')}.NoTangent"
+        if isinstance(fn, types.ModuleType) and sys.modules.get(fn.__name__) is fn:
+            return self.module_alias(fn.__name__)  # (a module a parameter stood for: reverse/transform.py)
         mod = getattr(fn, "__module__", None)
         qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
         if isinstance(fn, types.BuiltinFunctionType) and getattr(fn, "__self__", None) is not None and not isinstance(fn.__self__, types.ModuleType):

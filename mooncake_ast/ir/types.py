@@ -356,6 +356,11 @@ def _getattr(a: AVal, name: Any) -> AVal:
     return UNKNOWN
 
 
+# Helpers of generated code that compute elementwise in their operands and give floats (rules/helpers.py
+# adds pow_deriv): derivatives of our own output are typed like the code they came from (issue 10).
+FLOAT_ELEMENTWISE: set = set()
+
+
 def makes_new_array(fn: Any) -> bool:
     """Does fn (an operation whose result type this module infers) return a new object, never a view of an
     operand?"""
@@ -363,7 +368,7 @@ def makes_new_array(fn: Any) -> bool:
         hash(fn)
     except TypeError:
         return False
-    if fn in _ARITH or fn in _COMPARE or fn in _REDUCTIONS or fn in (operator.matmul, np.matmul):
+    if fn in _ARITH or fn in _COMPARE or fn in _REDUCTIONS or fn in (operator.matmul, np.matmul) or fn in FLOAT_ELEMENTWISE:
         return True
     if fn in (np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array):
         return True
@@ -425,6 +430,8 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
             return UNKNOWN
         if fn in (operator.matmul, np.matmul, np.dot) and len(args) == 2:
             return _matmul(*args)
+        if fn in FLOAT_ELEMENTWISE:
+            return _elementwise(fn, args, True)
         if fn in _ARITH or fn in _COMPARE or (isinstance(fn, np.ufunc) and fn.signature is None and fn.nout == 1
                                               and fn.nin == len(args)):
             if fn in (operator.floordiv, operator.mod) and any(_dtype(t) == "f" for t in args):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import itertools
+import sys
 import types
 from typing import Any, Callable
 
@@ -403,10 +404,11 @@ def kinds_of(args: tuple) -> tuple:
     an array, no two arrays sharing memory.  Otherwise they stay `arr` and the generic storage,
     keyed by identity, keeps one adjoint per object.
     """
-    kinds = tuple(objects.kind_of(a) for a in args)
+    kinds = tuple(_module_kind(a) or objects.kind_of(a) for a in args)
     typed = [k for k, a in enumerate(args) if type(a) is np.ndarray and a.dtype.kind == "f"]
     dicts = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_dict(a)]
-    if not (typed or dicts) or any(k not in ("num", "arr") and i not in dicts for i, k in enumerate(kinds)):
+    if not (typed or dicts) or any(k not in ("num", "arr") and i not in dicts and not k.startswith("mod:")
+                                   for i, k in enumerate(kinds)):
         return kinds
     arrays = [args[k] for k in typed] + [v for k in dicts for v in args[k].values() if type(v) is np.ndarray]
     for a, b in itertools.combinations(arrays, 2):
@@ -419,6 +421,15 @@ def kinds_of(args: tuple) -> tuple:
         out[k] = "any:dict:" + ";".join(f"{key}=" + ("num" if type(v) is float else _axes_code(v).replace(":", "."))
                                         for key, v in args[k].items())
     return tuple(out)
+
+
+def _module_kind(a: Any) -> str:
+    """`mod:NAME` for an imported module passed as an argument (generated code takes `_mc`, the run-time
+    helpers, as a keyword parameter): a constant the reverse transform reads as the module itself, so
+    re-differentiating generated code resolves `_mc.pow_deriv` & co. to their rules (issue 10)."""
+    if type(a) is types.ModuleType and sys.modules.get(a.__name__) is a:
+        return "mod:" + a.__name__
+    return ""
 
 
 def _axes_code(a: np.ndarray) -> str:

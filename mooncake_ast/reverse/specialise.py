@@ -25,7 +25,7 @@ import numpy as np
 from ..ir.nodes import Const
 from ..ir.types import AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
-from ..rules import numpy_products, numpy_reductions
+from ..rules import forward_code_rules, numpy_products, numpy_reductions
 from . import adjoints as adj
 
 if TYPE_CHECKING:
@@ -179,6 +179,7 @@ def mean_adjoint(t: "TemplateBuilder", x: Any, g: Any, axis: Any = None, keepdim
 
 TABLE = {
     adj.unbroadcast: plain_unbroadcast,
+    forward_code_rules._unbroadcast_to: plain_unbroadcast,  # (the same, in rules for generated code: issue 10)
     adj.add_vjp: add_vjp,
     adj.mul_vjp: mul_vjp,
     h.pow_deriv: pow_deriv,

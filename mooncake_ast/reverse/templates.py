@@ -14,7 +14,7 @@ import numpy as np
 
 from ..ir.kinds import NUM
 from ..ir.nodes import Const, Param, Value
-from ..ir.types import UNKNOWN, Num, is_float_array, not_one, type_of_argument
+from ..ir.types import FLOAT_ELEMENTWISE, UNKNOWN, Num, is_float_array, not_one, type_of_argument
 from ..tangents import NoTangent
 from . import adjoints as adj
 from .specialise import Pair, specialised
@@ -67,7 +67,8 @@ class TemplateBuilder:
         return isinstance(g, Value) and self.rt.is_dense(g)
 
     def is_const(self, h: Any) -> bool:
-        return isinstance(h, PH) and isinstance(h.v, Const) or isinstance(h, (int, float)) and not isinstance(h, bool)
+        return (isinstance(h, PH) and isinstance(h.v, Const) or isinstance(h, Const)
+                or isinstance(h, (int, float)) and not isinstance(h, bool))
 
     def _val(self, x: Any) -> Value:
         if isinstance(x, PH):
@@ -91,6 +92,9 @@ class TemplateBuilder:
             return args[0][args[1]]  # a part of what a specialised helper worked out
         spreads = self.rt.spreads
         if fn in _ARITHMETIC and not kwargs:
+            values = [self.value(a) if isinstance(a, (PH, Const)) else a for a in args]
+            if all(type(v) in (int, float) for v in values):
+                return Const(fn(*values))  # constants: `2 - 1.0` is 1.0 when the pullback is made
             shapes = [self._shape(a) for a in args]
             targets = {spreads.of(a) for a in args} - {None}
             if None not in shapes and len(targets) <= 1:
@@ -205,5 +209,5 @@ _BROADCASTING = _ARITHMETIC | {operator.pow, operator.floordiv, operator.mod}
 
 def _keeps_dense(fn: Any) -> bool:
     """Operators and NumPy functions of real values give real values; our run-time helpers may give the
-    symbolic zero."""
-    return not (getattr(fn, "__module__", None) or "").startswith("mooncake_ast")
+    symbolic zero (except the numeric ones, ir/types.FLOAT_ELEMENTWISE)."""
+    return not (getattr(fn, "__module__", None) or "").startswith("mooncake_ast") or fn in FLOAT_ELEMENTWISE

@@ -21,6 +21,7 @@ Only values a reverse template actually uses are recorded.
 from __future__ import annotations
 
 import operator
+import sys
 
 import numpy as np
 from typing import Any, Callable, Optional
@@ -39,7 +40,7 @@ from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from ..tangents import NoTangent
 from . import adjoints as adj
 from . import buffers, prepare, shadows, typed_dicts
-from .cleanup import NUM_ZERO, ZERO, fold_zero_additions
+from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
 from .prepare import hashable as _hashable
@@ -56,6 +57,7 @@ class ReverseUnsupported(MooncakeError):
 class ReverseTransform:
     def __init__(self, ir: Function, user_globals: dict, param_kinds: dict[str, str], not_dense: frozenset = frozenset()) -> None:
         self.ir = ir
+        _modules_as_constants(ir, param_kinds)
         # Adjoint variables (by creation order) whose loop phis were assumed real and turned out not to be.
         self.not_dense = not_dense
         self.assumed_dense: dict = {}  # phi -> its variable's number
@@ -694,6 +696,17 @@ class ReverseTransform:
         if isinstance(item, Loop):
             return any(e.kind in ("return", "raise") for e in item.body.exits() + item.orelse.exits())
         return False
+
+
+def _modules_as_constants(ir: Function, param_kinds: dict) -> None:
+    """A module parameter (kind `mod:NAME`, reverse/runtime._module_kind) is the module itself: its uses read
+    the constant, so `_mc.pow_deriv(e, 2)` in generated code resolves to the helper and its rule."""
+    for p in ir.params:
+        kind = param_kinds.get(p.name, "")
+        if kind.startswith("mod:"):
+            module = sys.modules.get(kind.split(":")[1])
+            if module is not None:
+                substitute(ir, {p: Const(module)})
 
 
 def anchor(block: Any) -> None:  # marker, removed before emission

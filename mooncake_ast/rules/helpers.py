@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from ..ir.types import FLOAT_ELEMENTWISE
+
 
 def sign(x: Any) -> Any:
     """d|x|/dx, taking 0 at x == 0 (the documented value at the kink)."""
@@ -53,6 +55,9 @@ def pow_deriv(base: Any, p: Any) -> Any:
     if base == 0:
         return 1.0 if p == 1 else (0.0 if p > 1 else math.inf)
     return p * base ** (p - 1)
+
+
+FLOAT_ELEMENTWISE.add(pow_deriv)  # (its result is typed like base ** p: ir/types.py)
 
 
 def linear(fn: Any, dx: Any, *args: Any, **kwargs: Any) -> Any:
