@@ -412,7 +412,8 @@ def kinds_of(args: tuple) -> tuple:
         return kinds
     arrays = [args[k] for k in typed] + [v for k in dicts for v in args[k].values() if type(v) is np.ndarray]
     for a, b in itertools.combinations(arrays, 2):
-        if np.may_share_memory(a, b):
+        # (two distinct arrays that own their data cannot overlap: only views need NumPy's test)
+        if a is b or not (a.base is None and b.base is None) and np.may_share_memory(a, b):
             return kinds
     out = list(kinds)
     for k in typed:
@@ -566,8 +567,8 @@ def _zero_like(y: Any) -> Any:
 def _defaults_adjoint(fn: types.FunctionType, params: list, args: tuple, kwargs: dict, grads: tuple) -> Any:
     """The adjoint of fn itself: of the default values this call used (see FunctionAdjoint)."""
     defaults, kwdefaults = fn.__defaults__ or (), fn.__kwdefaults__ or {}
-    if not defaults and not kwdefaults:
-        return NoTangent
+    if not defaults and all(type(v) is types.ModuleType for v in kwdefaults.values()):
+        return NoTangent  # (generated code's `*, _mc=_mc`: a module has no adjoint)
     from .adjoints import FunctionAdjoint
 
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
