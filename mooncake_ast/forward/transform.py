@@ -13,6 +13,8 @@ followed by their tangents, returning `(y, dy)`.
 """
 from __future__ import annotations
 
+import operator
+
 import builtins
 import types
 from typing import Any, Optional
@@ -169,6 +171,15 @@ class IRTemplateBuilder:
         return self.fwd.kinds.get(x) == NUM
 
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
+        if fn is helpers.pow_deriv and len(args) == 2 and not kwargs:
+            k = self.value(args[1])
+            if type(k) in (int, float) and k == int(k) and 1 <= k <= 64:
+                # a whole power: `2.0 * x`, exact, a person's expression (and no helper to call)
+                if k == 1:
+                    return Const(1.0)
+                if k == 2:
+                    return self.call(operator.mul, Const(2.0), args[0])
+                return self.call(operator.mul, Const(float(k)), self.call(operator.pow, args[0], Const(int(k) - 1)))
         s = Call(Const(fn), [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()}, loc=self.loc)
         s.derived = True  # type: ignore[attr-defined]
         s.effect = self.effect  # type: ignore[attr-defined]
