@@ -14,9 +14,10 @@ import operator
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .. import ops
-from ..ir.nodes import Call, Const, Global, Return, Value
+from ..ir.analysis import uses
+from ..ir.nodes import Call, Const, Global, Param, Return, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts
-from ..ir.types import differentiable
+from ..ir.types import UNKNOWN, Num, differentiable, is_float_array, makes_new_array, not_one, type_of_argument
 from . import buffers, typed_dicts
 from .special import INPLACE, SPECIAL
 
@@ -164,6 +165,62 @@ def hashable(x: Any) -> bool:
         return True
     except TypeError:
         return False
+
+
+_PLAIN_OF_INPLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
+                     operator.itruediv: operator.truediv, operator.ipow: operator.pow}
+
+
+def plain_inplace(ir: Any, types: dict, param_types: dict, callee: Callable) -> bool:
+    """`a *= s` as `a = a * s` where nothing can tell the two apart: `a` is a float array this function just
+    made (a copy, an arithmetic result) and read by nothing but this update, and `s` broadcasts into it
+    (so the update could not have failed or changed its shape).  Then the pullback is the product's, typed
+    and plain, and the forward pass keeps no copy of `a` for it.  True if any was rewritten."""
+    count = uses(ir)
+    readers: dict = {}  # value -> the statements reading it (phis and terminators are in count only)
+    for b in ir.blocks:
+        for s in b.stmts:
+            for o in s.operands():
+                readers.setdefault(o, []).append(s)
+    changed = False
+    for b in ir.blocks:
+        position = {s: i for i, s in enumerate(b.stmts)}
+        for s in b.stmts:
+            fn = callee(s)[0]
+            plain = _PLAIN_OF_INPLACE.get(fn) if hashable(fn) else None
+            if plain is None or len(s.args) != 2 or s.kwargs:
+                continue
+            v, w = s.args
+            tv = types.get(v)
+            if not (isinstance(v, Call) and is_float_array(tv)
+                    and (makes_new_array(callee(v)[0]) or getattr(v, "plain_inplace", False))):
+                continue
+            # Every other reader of v ran before, in this block, and made a new object of it (`a /= np.sum(a)`):
+            # none holds v itself or a view of it, so none can see the difference.
+            others = [r for r in readers.get(v, []) if r is not s]
+            if count.get(v, 0) != 1 + len(others) or any(
+                    position.get(r, len(b.stmts)) >= position[s] or r.fn is v or not makes_new_array(callee(r)[0])
+                    for r in others):
+                continue
+            tw = param_types.get(w.name, UNKNOWN) if isinstance(w, Param) else \
+                type_of_argument(w.value) if isinstance(w, Const) else types.get(w, UNKNOWN)
+            if not _fits(tw, tv):
+                continue
+            s.fn, s.args = Const(plain), [v, w]
+            s.plain_inplace = True  # type: ignore[attr-defined]
+            types[s] = tv  # (w fits in v: the result is v's type; a chain `a *= s; a += 1` goes on from here)
+            changed = True
+    return changed
+
+
+def _fits(tw: Any, tv: Any) -> bool:
+    """Does a value of type tw broadcast into an array of type tv without changing its shape or dtype?"""
+    if isinstance(tw, Num):
+        return True
+    if not is_float_array(tw) or len(tw.axes) > len(tv.axes):
+        return False
+    return all(d == "1" or not_one(e) and (not_one(d) or False) or d == e == "1"
+               for d, e in zip(tw.axes, tv.axes[len(tv.axes) - len(tw.axes):]))
 
 
 def children(x: Any) -> list:

@@ -69,8 +69,14 @@ class ReverseTransform:
         self.resolver = StaticResolver(user_globals)
         prepare.deletes_as_pops(self)
         types = infer_types(ir, self.param_types, self.resolver.callee)
-        if resolve_methods(ir, types, lambda v: self.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN):
-            types = infer_types(ir, self.param_types, self.resolver.callee)  # (np.sum(x) has a type; x.sum() had none)
+        param_type = lambda v: self.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN  # noqa: E731
+        for _ in range(3):  # (each step can type what the next one needs: a.copy(), then a *= s, then a.sum())
+            methods = resolve_methods(ir, types, param_type)
+            if methods:
+                types = infer_types(ir, self.param_types, self.resolver.callee)  # (np.sum(x) has a type; x.sum() had none)
+            if not prepare.plain_inplace(ir, types, self.param_types, self.resolver.callee):
+                break
+            types = infer_types(ir, self.param_types, self.resolver.callee)  # (`a = a * s` has a type)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
         inactive = {p for p in ir.params if p.name in inactive_names}
