@@ -219,8 +219,8 @@ def _fits(tw: Any, tv: Any) -> bool:
         return True
     if not is_float_array(tw) or len(tw.axes) > len(tv.axes):
         return False
-    return all(d == "1" or not_one(e) and (not_one(d) or False) or d == e == "1"
-               for d, e in zip(tw.axes, tv.axes[len(tv.axes) - len(tw.axes):]))
+    # (an axis of w of size one spreads along v's; otherwise v's must not be one, or w would widen it)
+    return all(d == "1" or not_one(e) and d[0] in "n?" for d, e in zip(tw.axes, tv.axes[len(tv.axes) - len(tw.axes):]))
 
 
 def children(x: Any) -> list:
