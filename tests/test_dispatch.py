@@ -21,6 +21,21 @@ from mooncake_ast.reverse import fastpath, runtime
 from mooncake_ast.tangents import NoTangent
 
 
+
+@pytest.fixture(autouse=True)
+def _rules_taken_out_again():
+    """Rules a test registers are removed after it (the registry is global: later tests list it,
+    `mooncake-ast rules` and docs/rules.md)."""
+    from mooncake_ast.rules import registry
+
+    before = set(registry._RULES)
+    yield
+    added = set(registry._RULES) - before
+    for key in added:
+        del registry._RULES[key]
+    if added:
+        registry.bump_version()
+
 def _fd_grad(f, args, i, h=1e-6):
     """Central differences of scalar f in argument i (a float or a float array)."""
     x = args[i]
