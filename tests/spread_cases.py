@@ -102,3 +102,23 @@ def written_rows(A, x):
     for i in range(A.shape[0]):
         B[i] = A[i] * x
     return np.sum(B * 2.0) + np.sum(B[1:] ** 2)
+
+
+def _helper_numpy_scalar(p, q):
+    for _ in range(0):
+        pass
+    else:
+        return p[1] + np.sum(p)  # a NumPy float, whose adjoint below is zero
+
+
+def result_unused(x, y, a):
+    v = _helper_numpy_scalar(a, np.dot(a, a))
+    return 0.5 * x + y
+
+
+def closure_default_unused(x, y, a, A):
+    fs = []
+    for i in range(3):
+        c = A.sum() * 0.5
+        fs.append(lambda t, c=c: t)
+    return y * x

@@ -46,6 +46,9 @@ CASES = [
     ("divide_chain", c.divide_chain, lambda: (arr(5, seed=25), (arr(5, seed=26) > 0) * 1.0)),
     ("scalar_param", c.scalar_param_times_array, lambda: (arr(3, 2, seed=27), 1.3)),
     ("written_rows", c.written_rows, lambda: (arr(3, 4, seed=28), arr(4, seed=29))),
+    # a callee's NumPy-float result nobody reads: its pullback gets a real zero, which a spread meets
+    ("result_unused", c.result_unused, lambda: (-0.575, -0.746, arr(3, seed=30))),
+    ("closure_default_unused", c.closure_default_unused, lambda: (0.26, -0.32, arr(3, seed=31), arr(2, 3, seed=32))),
 ]
 
 

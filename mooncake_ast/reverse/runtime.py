@@ -557,7 +557,9 @@ def _with_pullback(fn: types.FunctionType, gen: Any, out: tuple, sig_params: lis
 
 
 def _zero_like(y: Any) -> Any:
-    if type(y) is float:
+    """A real zero for a result typed real (ir/types.is_real: a float, NumPy's float scalars included, or a
+    float array), which the pullback reads as a number or an array."""
+    if type(y) is float or isinstance(y, np.floating):
         return 0.0
     if type(y) is np.ndarray and y.dtype.kind == "f":
         return np.zeros_like(y)
