@@ -252,6 +252,12 @@ def rcall(f: Any, args: tuple, kwargs: dict) -> tuple:
     return real(f, args, kwargs)
 
 
+def number_adjoint(g: Any) -> Any:
+    """A number's adjoint as a number: 0.0 for the symbolic zero (a tuple slot or a callee's argument that
+    got no adjoint), so the pullback's arithmetic on numbers stays plain."""
+    return 0.0 if g is NoTangent or g is None else g
+
+
 def item_of(g: Any, key: Any) -> Any:
     """g[key], or zero if g has no adjoint there."""
     if g is NoTangent:

@@ -242,6 +242,9 @@ class ReverseTransform:
             self.dense_values.add(new)
         elif self.is_num(v):
             g = spreads.materialize(g)
+            if not self.is_dense(g):  # (a number's adjoint is a number: templates of numbers rely on it)
+                g = self.b.call(adj.number_adjoint, [g])
+                self.dense_values.add(g)
             new = g if _is_zero(cur) else self.b.call(operator.add, [cur, g])
         elif v not in self.stored and (not isinstance(v, (Param, FreeVar)) or self._local_param(v)):
             if spreads.of(g) is not None and not spreads.keeps(v):
