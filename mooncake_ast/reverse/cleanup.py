@@ -24,8 +24,10 @@ def is_zero(v: Value) -> bool:
     return v is ZERO or v is NUM_ZERO
 
 
-def fold_zero_additions(fn: Function) -> None:
-    """`0 + g` is `g`: adjoint variables start at zero, and loops make that visible only after SSA is built."""
+def fold_zero_additions(fn: Function, dense: Any = lambda v: True) -> None:
+    """`0 + g` is `g`: adjoint variables start at zero, and loops make that visible only after SSA is built.
+    (`0.0 + g` is a number even where g is the symbolic zero; unless `dense(g)`, it becomes
+    `number_adjoint(g)`, which keeps that.)"""
     replace: dict[Value, Value] = {}
     for b in fn.blocks:
         keep = []
@@ -34,6 +36,10 @@ def fold_zero_additions(fn: Function) -> None:
                 a, c = (replace.get(x, x) for x in s.args)
                 if is_zero(a) and is_zero(c):
                     replace[s] = a
+                    continue
+                if a is NUM_ZERO and not is_zero(c) and s.callee() is operator.add and not dense(c):
+                    s.fn, s.args = Const(adj.number_adjoint), [c]
+                    keep.append(s)
                     continue
                 if is_zero(a) and not is_zero(c):
                     replace[s] = c

@@ -170,6 +170,8 @@ class ReverseTransform:
         if isinstance(g, Phi):
             var = self.b.var_of.get(g)
             primal = self.adj_vars.get(var) if var is not None else None
+            if primal is not None and self.is_num(primal):
+                return True  # (a number's adjoint variable only ever holds numbers: accumulate sees to it)
             if primal is not None and is_float_array(self.type_of(primal)) and self.var_number[var] not in self.not_dense:
                 self.assumed_dense[g] = self.var_number[var]
                 return True
@@ -242,7 +244,8 @@ class ReverseTransform:
             self.dense_values.add(new)
         elif self.is_num(v):
             g = spreads.materialize(g)
-            if not self.is_dense(g):  # (a number's adjoint is a number: templates of numbers rely on it)
+            if _is_zero(cur) and not self.is_dense(g):
+                # A number's adjoint is a number (templates of numbers rely on it); `cur + g` is one already.
                 g = self.b.call(adj.number_adjoint, [g])
                 self.dense_values.add(g)
             new = g if _is_zero(cur) else self.b.call(operator.add, [cur, g])
@@ -342,7 +345,7 @@ class ReverseTransform:
                  self.b.call(shadows.take, [self.primal(p), self.read_adj(p)]) for p in self.ir.params]
         self.b.ret(self.b.call(ops.tuple_of, grads))
         self.b.finish()
-        fold_zero_additions(self.rev)
+        fold_zero_additions(self.rev, self.is_dense)
         for blk in self.rev.blocks:
             for phi in blk.phis:
                 primal = self.adj_vars.get(self.b.var_of.get(phi, ""))
