@@ -10,7 +10,7 @@ demo: install
 	$(PYTHON) examples/demo.py
 
 test: install
-	$(PYTHON) -m pytest -q
+	$(PYTHON) -m pytest -q -n 2  # two worker processes (pytest-xdist): the CI machine has two cores
 
 bench: install
 	$(PYTHON) examples/bench.py
