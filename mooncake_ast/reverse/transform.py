@@ -37,7 +37,6 @@ from ..ir.typed_methods import resolve_methods
 from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, infer_types, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
-from ..tangents import NoTangent
 from . import adjoints as adj
 from . import buffers, prepare, shadows, typed_dicts
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, substitute
