@@ -94,7 +94,10 @@ class TemplateBuilder:
         if fn in _ARITHMETIC and not kwargs:
             values = [self.value(a) if isinstance(a, (PH, Const)) else a for a in args]
             if all(type(v) in (int, float) for v in values):
-                return Const(fn(*values))  # constants: `2 - 1.0` is 1.0 when the pullback is made
+                try:
+                    return Const(fn(*values))  # constants: `2 - 1.0` is 1.0 when the pullback is made
+                except ArithmeticError:
+                    pass  # (1.0 / 0: left to the run time, which says what NumPy or Python says)
             shapes = [self._shape(a) for a in args]
             targets = {spreads.of(a) for a in args} - {None}
             if None not in shapes and len(targets) <= 1:
