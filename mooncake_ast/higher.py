@@ -339,16 +339,22 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
     pre = _snapshot(tuple(args) + tuple(kwargs.values()))
     calls = [0]
     plan = None
+
+    def placed(dx: tuple) -> list:
+        """The arguments' tangents for one column: dx at the differentiated positions, None elsewhere."""
+        if calls[0]:
+            _reapply(pre)  # the previous column ran f (which may write to its arguments)
+        calls[0] += 1
+        dargs: list = [None] * len(args)
+        for j, i in enumerate(nums):
+            dargs[i] = dx[j]
+        return dargs
+
     # the common call (a plain function of numbers and float arrays): its derived rule, called directly
     rule = fast_forward_rule(f, tuple(args)) if not kwargs and type(f) is types.FunctionType else None
     if rule is not None:
         def plain_column(dx: tuple) -> tuple:
-            if calls[0]:
-                _reapply(pre)  # the previous column ran f (which may write to its arguments)
-            calls[0] += 1
-            dargs: list = [None] * len(args)
-            for j, i in enumerate(nums):
-                dargs[i] = dx[j]
+            dargs = placed(dx)
             tangents = tuple(d if d is not None else np.zeros_like(a) if type(a) is np.ndarray else NoTangent
                              for a, d in zip(args, dargs))
             y, dy = rule.call_bound(f, NoTangent, args, tangents)
@@ -365,12 +371,7 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
             plan = None
 
     def column(dx: tuple) -> tuple:
-        if calls[0]:
-            _reapply(pre)  # the previous column ran f (which may write to its arguments)
-        calls[0] += 1
-        dargs: list = [None] * len(args)
-        for j, i in enumerate(nums):
-            dargs[i] = dx[j]
+        dargs = placed(dx)
         if plan is None:
             y, dy, _, _ = _jvp(f, tuple(args), tuple(dargs), kwargs, {}, api="jacfwd")
             return y, materialize(dy, y)

@@ -2,14 +2,13 @@
 tests/test_rules.py, which checks each in both modes (forward against finite differences, reverse
 against forward).  The format is test_rules.py's: a lambda (as a string, compiled into a one-line
 pseudo-file so its source is found quickly) or a def, its arguments, and options."""
-import itertools
-import linecache
 
 import numpy as np
 
+from rule_case_kit import kit
+
 RNG = np.random.default_rng(20261123)
 FWD, REV, BOTH = ("forward",), ("reverse",), ("forward", "reverse")
-_COUNTER = itertools.count()
 
 
 def U(*shape, lo=-0.9, hi=0.9):
@@ -18,21 +17,11 @@ def U(*shape, lo=-0.9, hi=0.9):
     return RNG.uniform(lo, hi, size=shape)
 
 
-def F(source):
-    name = f"<extra rule case {next(_COUNTER)}>"
-    text = source + "\n"
-    linecache.cache[name] = (len(text), None, [text], name)
-    return eval(compile(text, name, "eval"), globals())
 
 
-class Case:
-    """As test_rules.Case: the function, its arguments, the modes (default: the rule's), check options."""
-
-    def __init__(self, fn, *args, modes=None, xfail=None, **check):
-        self.fn = F(fn) if isinstance(fn, str) else fn
-        self.args, self.modes, self.xfail, self.check = args, modes, xfail, check
 
 
+F, Case = kit("extra rule case", globals())
 C = Case
 
 # ---------------------------------------------------------------- defs (statements, or several results)

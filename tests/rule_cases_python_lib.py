@@ -1,29 +1,20 @@
 """Test inputs of the rules in mooncake_ast/rules/python_lib.py (issue 12), merged into CASES of
 tests/test_rules.py by catalog name (format as in rule_cases_extra.py)."""
 import functools
-import itertools
-import linecache
 import operator  # noqa: F401  (the cases' sources use it)
 import statistics
 
 import numpy as np
 
-_COUNTER = itertools.count()
+from rule_case_kit import kit
 
 
-def F(source):
-    name = f"<python lib rule case {next(_COUNTER)}>"
-    text = source + "\n"
-    linecache.cache[name] = (len(text), None, [text], name)
-    return eval(compile(text, name, "eval"), globals())
 
 
-class Case:
-    def __init__(self, fn, *args, modes=None, xfail=None, **check):
-        self.fn = F(fn) if isinstance(fn, str) else fn
-        self.args, self.modes, self.xfail, self.check = args, modes, xfail, check
 
 
+
+F, Case = kit("python lib rule case", globals())
 C = Case
 v3 = np.array([0.4, -1.1, 0.75])
 _CASES = {

@@ -3,15 +3,14 @@ logsumexp's b=), merged into CASES of tests/test_rules.py by catalog name.  Empt
 
 Shape parameters of cdf-like methods are written as literals: they are constants (a differentiated
 one is refused, tested in tests/test_rules_scipy_more.py)."""
-import itertools
-import linecache
 
 import numpy as np
+
+from rule_case_kit import kit
 
 from rule_cases_python_lib import python_lib_cases  # noqa: F401  (re-exported for test_rules.py's one import line)
 
 RNG = np.random.default_rng(20261124)
-_COUNTER = itertools.count()
 
 try:
     import scipy.special as sp
@@ -20,21 +19,11 @@ except ImportError:  # SciPy is optional
     sp = st = None
 
 
-def F(source):
-    name = f"<sci rule case {next(_COUNTER)}>"
-    text = source + "\n"
-    linecache.cache[name] = (len(text), None, [text], name)
-    return eval(compile(text, name, "eval"), globals())
 
 
-class Case:
-    """As test_rules.Case: the function, its arguments, the modes (default: the rule's), check options."""
-
-    def __init__(self, fn, *args, modes=None, xfail=None, **check):
-        self.fn = F(fn) if isinstance(fn, str) else fn
-        self.args, self.modes, self.xfail, self.check = args, modes, xfail, check
 
 
+F, Case = kit("sci rule case", globals())
 C = Case
 u3 = np.array([0.3, 0.55, 0.8])
 p3 = np.array([0.7, 1.5, 2.5])

@@ -12,13 +12,13 @@ linecache): finding a lambda's source parses the file it is in, and parsing this
 each of several hundred lambdas would take minutes.
 """
 import copy
-import itertools
-import linecache
 import math
 import operator
 import os
 
 import numpy as np
+
+from rule_case_kit import kit
 import pytest
 
 import mooncake_ast as mc
@@ -58,29 +58,16 @@ def well(n, batch=()):
     return RNG.normal(size=batch + (n, n)) + 2.0 * n * np.eye(n)
 
 
-_COUNTER = itertools.count()
 
 
-def F(source):
-    """The function `source` (a lambda) defines, with its source in a one-line pseudo-file."""
-    name = f"<rule case {next(_COUNTER)}>"
-    text = source + "\n"
-    linecache.cache[name] = (len(text), None, [text], name)
-    return eval(compile(text, name, "eval"), globals())
 
 
-class Case:
-    """A function calling the primitive, its arguments, the modes to check (default: the rule's),
-    check_derivatives options, and `xfail`: a known bug outside the rule tables (strict)."""
-
-    def __init__(self, fn, *args, modes=None, xfail=None, **check):
-        self.fn = F(fn) if isinstance(fn, str) else fn
-        self.args, self.modes, self.xfail, self.check = args, modes, xfail, check
 
 
 # Known bugs outside the rule files go here as strict xfails (so a fix shows up); none at present.
 
 
+F, Case = kit("rule case", globals())
 C = Case
 
 Z2 = np.array([1.0 + 2.0j, 0.5 - 1.0j])  # complex tangents must keep their imaginary parts (forward)
