@@ -17,6 +17,7 @@ import libcst as cst
 
 from .. import ops
 from ..errors import UnsupportedSyntaxError
+from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
@@ -37,6 +38,7 @@ def lower_function(fn: types.FunctionType, src: Optional[FunctionSource] = None)
     """Lower a Python function to IR."""
     src = src or function_source(fn)
     ir = Lowering(fn, src).run()
+    fold_tuple_reads(ir)
     if os.environ.get("MOONCAKE_AST_VERIFY"):
         from ..ir.verifier import verify
 

@@ -381,7 +381,48 @@ def _depth(items: list) -> int:
     return max((1 + _depth(list(t.items)) if isinstance(t, Tup) else 0 for t in items), default=0)
 
 
-def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]]) -> dict[Value, AVal]:
+_PLAIN_OF_INPLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
+                     operator.itruediv: operator.truediv, operator.ipow: operator.pow}
+
+
+def _unpacked(t: AVal, count: Any) -> AVal:
+    """The type of `unpack(x, count)` (the items of `a, b = x`) for x of type t."""
+    if isinstance(t, Tup):
+        return t if len(t.items) == count else UNKNOWN
+    if isinstance(t, Arr) and t.axes and type(count) is int:
+        row = getitem_type(t, INT, Const(0))
+        return Tup((row,) * count) if row is not UNKNOWN and count <= 16 else UNKNOWN
+    return UNKNOWN
+
+
+def _numbers(ts: list) -> AVal:
+    """The type of max/min/sum of numbers of these types (None where that is not what they are)."""
+    if not ts or not all(isinstance(t, Num) for t in ts):
+        return UNKNOWN
+    out = ts[0]
+    for t in ts[1:]:
+        out = join(out, t)
+    return out
+
+
+def _builtin_reduction(fn: Any, args: list) -> AVal:
+    """`max(a, b)`, `min(xs)`, `sum(xs)` of numbers (a tuple of them, or a float vector)."""
+    if len(args) >= 2 and fn is not builtins.sum:
+        return _numbers(args)
+    if len(args) != 1:
+        return UNKNOWN
+    t = args[0]
+    if isinstance(t, Tup):
+        items = list(t.items) + ([INT] if fn is builtins.sum else [])
+        return _numbers(items)
+    if isinstance(t, Arr) and t.axes is not None and len(t.axes) == 1 and t.dtype == "f":
+        return FLOAT
+    return UNKNOWN
+
+
+def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]],
+                constant: Optional[Callable[[Value], Any]] = None) -> dict[Value, AVal]:
+    """`constant(v)` (optional) gives what a global or a module attribute denotes, or raises LookupError."""
     types: dict[Value, AVal] = {}
 
     def of(v: Value) -> AVal:
@@ -421,7 +462,25 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
         if fn is operator.getitem and len(args) == 2:
             return getitem_type(args[0], args[1], s.args[1])
         if fn is builtins.getattr and len(s.args) == 2 and isinstance(s.args[1], Const):
+            if constant is not None and args[0] is UNKNOWN:
+                try:
+                    value = constant(s)  # `math.pi`
+                except LookupError:
+                    pass
+                else:
+                    return FLOAT if type(value) is float else UNKNOWN
             return _getattr(args[0], s.args[1].value)
+        if fn is ops.unpack and len(s.args) == 2 and isinstance(s.args[1], Const):
+            return _unpacked(args[0], s.args[1].value)
+        if fn in (builtins.max, builtins.min, builtins.sum) and not kw:
+            return _builtin_reduction(fn, args)
+        if fn in _PLAIN_OF_INPLACE and len(args) == 2 and not kw:
+            if all(isinstance(t, Num) for t in args):
+                return _elementwise(_PLAIN_OF_INPLACE[fn], args, fn is operator.itruediv)
+            a, b = args
+            if is_float_array(a) and _dtype(b) in ("f", "i", "u", "b"):
+                return a  # the same array, updated in place (NumPy refuses what would change its shape or dtype)
+            return UNKNOWN
         if kw:
             if fn in _REDUCTIONS and set(kw) <= {"axis", "keepdims"} and len(args) == 1 and \
                     all(isinstance(v, Const) for v in kw.values()):

@@ -25,7 +25,7 @@ import numpy as np
 from ..ir.nodes import Const
 from ..ir.types import AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
-from ..rules import forward_code_rules, numpy_products, numpy_reductions
+from ..rules import forward_code_rules, math_rules, numpy_products, numpy_reductions
 from . import adjoints as adj
 
 if TYPE_CHECKING:
@@ -99,17 +99,38 @@ def plain_unbroadcast(t: "TemplateBuilder", g: Any, like: Any) -> Any:
 
 
 def pow_deriv(t: "TemplateBuilder", a: Any, p: Any) -> Any:
-    """d(a**p)/da for a constant whole power p >= 1: `p * a ** (p - 1)`, exact, no 0 ** negative."""
+    """d(a**p)/da for a constant power: `p * a ** (p - 1)`.
+
+    What the helper computes, for every base: a whole power (where a zero base with a negative
+    power made the primal fail or give inf already), or a power above one (`0.0 ** (p - 1)` is 0).
+    A power between 0 and 1 is left to the helper: at a zero base it answers inf where
+    `0.0 ** -0.5` raises."""
     if not is_real(t.type_of(a)) or not t.is_const(p):
         return NotImplemented
     k = t.value(p)
-    if type(k) not in (int, float) or k != int(k) or k < 1:
+    if type(k) not in (int, float) or k == 0 or not (k == int(k) or k > 1) or not np.isfinite(k):
         return NotImplemented
     if k == 1:
         return Const(1.0)
     if k == 2:
         return t.call(operator.mul, Const(2.0), a)
-    return t.call(operator.mul, Const(float(k)), t.call(operator.pow, a, Const(int(k) - 1)))
+    less = int(k) - 1 if k == int(k) else k - 1
+    return t.call(operator.mul, Const(float(k)), t.call(operator.pow, a, Const(less)))
+
+
+def sign(t: "TemplateBuilder", x: Any) -> Any:
+    """d|x|/dx of a float array: `np.sign(x)` (0 at 0, as the helper).  A float keeps the helper, whose
+    answer is a Python float."""
+    if not is_float_array(t.type_of(x)):
+        return NotImplemented
+    return t.call(np.sign, x)
+
+
+def add1(t: "TemplateBuilder", x: Any) -> Any:
+    """`1.0 + x` (math.log1p's derivative) for a float."""
+    if not is_real(t.type_of(x)):
+        return NotImplemented
+    return t.call(operator.add, Const(1.0), x)
 
 
 def _matmul_types(t: "TemplateBuilder", g: Any, a: Any, b: Any) -> Optional[tuple]:
@@ -183,6 +204,8 @@ TABLE = {
     adj.add_vjp: add_vjp,
     adj.mul_vjp: mul_vjp,
     h.pow_deriv: pow_deriv,
+    h.sign: sign,
+    math_rules.add1: add1,
     numpy_products.matmul_adjoint_a: matmul_adjoint_a,
     numpy_products.matmul_adjoint_b: matmul_adjoint_b,
     numpy_reductions.sum_adjoint: sum_adjoint,

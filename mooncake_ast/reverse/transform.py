@@ -67,15 +67,15 @@ class ReverseTransform:
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
         prepare.deletes_as_pops(self)
-        types = infer_types(ir, self.param_types, self.resolver.callee)
+        types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)
         param_type = lambda v: self.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN  # noqa: E731
         for _ in range(3):  # (each step can type what the next one needs: a.copy(), then a *= s, then a.sum())
             methods = resolve_methods(ir, types, param_type)
             if methods:
-                types = infer_types(ir, self.param_types, self.resolver.callee)  # (np.sum(x) has a type; x.sum() had none)
+                types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)  # (np.sum(x) has a type; x.sum() had none)
             if not prepare.plain_inplace(ir, types, self.param_types, self.resolver.callee):
                 break
-            types = infer_types(ir, self.param_types, self.resolver.callee)  # (`a = a * s` has a type)
+            types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)  # (`a = a * s` has a type)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
         inactive = {p for p in ir.params if p.name in inactive_names}
@@ -136,6 +136,13 @@ class ReverseTransform:
         self.attrs: dict[tuple, Call] = {}  # (primal, "shape"/"size"/"ndim") -> its forward statement (primal_attr)
         self._active_memo: dict = {}  # region id -> (region, has an adjoint to move)
         self._exit_memo: dict = {}  # region id -> (region, kinds of its exits: prepare.exit_kinds)
+
+    def _constant(self, v: Value) -> Any:
+        """What a module attribute (`math.pi`) denotes, for types; LookupError when it is not one."""
+        out = self.resolver.resolve(v)
+        if out is self.resolver._NOTHING:
+            raise LookupError(v)
+        return out
 
     def _by_storage(self, v: Value) -> bool:
         """Is v's adjoint (possibly) kept in identity-keyed storage rather than in a local variable?"""
@@ -456,7 +463,7 @@ class ReverseTransform:
         special = SPECIAL.get(fn) if _hashable(fn) else None
         if fn is operator.getitem and registry.is_index_builder(self.resolver.resolve(s.args[0])):
             special = None  # np.r_[x, y], np.c_[...]: the items are operands (the getitem rule's adjoint of the index)
-        if fn in INPLACE and all(self.is_num(a) for a in s.args):
+        if fn in INPLACE and all(self.is_num(a) or isinstance(a, Const) and type(a.value) in (int, float, bool) for a in s.args):
             fn, rule = INPLACE[fn], registry.lookup(INPLACE[fn])  # numbers: `x += y` is `x = x + y`
         elif special is not None:
             self._rev_special(s, fn, *special)

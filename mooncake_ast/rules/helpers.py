@@ -57,7 +57,7 @@ def pow_deriv(base: Any, p: Any) -> Any:
     return p * base ** (p - 1)
 
 
-FLOAT_ELEMENTWISE.add(pow_deriv)  # (its result is typed like base ** p: ir/types.py)
+FLOAT_ELEMENTWISE.update((pow_deriv, sign, log_for_pow))  # (their results are typed like base ** p: ir/types.py)
 
 
 def linear(fn: Any, dx: Any, *args: Any, **kwargs: Any) -> Any:

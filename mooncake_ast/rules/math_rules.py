@@ -63,6 +63,9 @@ def add1(x):
     return 1.0 + x
 
 
+h.FLOAT_ELEMENTWISE.add(add1)
+
+
 # ------------------------------------------------------------------ two arguments
 defjvp(math.pow, lambda t, y, a, b: t.add(
     t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
