@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import ops
 from .analysis import uses
 from .nodes import Call, Const, Function, Value
 from .types import is_float_array
@@ -28,9 +29,17 @@ _METHODS: dict[str, tuple[Any, frozenset]] = {
     "std": (np.std, frozenset({"axis", "ddof", "keepdims"})),
     "var": (np.var, frozenset({"axis", "ddof", "keepdims"})),
     "cumsum": (np.cumsum, frozenset({"axis"})),
+    "cumprod": (np.cumprod, frozenset({"axis"})),
     "copy": (np.copy, frozenset()),
     "dot": (np.dot, frozenset()),
+    "clip": (np.clip, frozenset()),
+    "trace": (np.trace, frozenset()),
+    "ravel": (np.ravel, frozenset()),
+    "transpose": (np.transpose, frozenset()),
+    "reshape": (np.reshape, frozenset()),
 }
+# Methods that take their shape or axes spread out (`x.reshape(3, 4)`) where the function takes one tuple.
+_PACKED = {"reshape", "transpose"}
 
 
 def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callable[[Value], Any]) -> int:
@@ -39,6 +48,13 @@ def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callab
     done = 0
     for b in fn.blocks:
         for s in list(b.stmts):
+            if s.callee() is builtins.getattr and len(s.args) == 2 and not s.kwargs and isinstance(s.args[1], Const) \
+                    and s.args[1].value == "T":
+                obj = s.args[0]
+                if is_float_array(types.get(obj) if obj in types else type_of_param(obj)):
+                    s.fn, s.args = Const(np.transpose), [obj]  # (`x.T` is np.transpose(x), a view, for every rank)
+                    done += 1
+                continue
             m = s.fn
             if not (isinstance(m, Call) and m.callee() is builtins.getattr and len(m.args) == 2 and not m.kwargs
                     and isinstance(m.args[1], Const) and m.args[1].value in _METHODS and count.get(m) == 1):
@@ -48,7 +64,15 @@ def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callab
             np_fn, keywords = _METHODS[m.args[1].value]
             if not is_float_array(t) or not set(s.kwargs) <= keywords:
                 continue
-            s.fn, s.args = Const(np_fn), [obj, *s.args]
+            args = list(s.args)
+            if m.args[1].value in _PACKED and len(args) > 1:
+                packed = Call(Const(ops.tuple_of), args, loc=s.loc)
+                packed.block = b
+                b.stmts.insert(b.stmts.index(s), packed)
+                args = [packed]
+            if m.args[1].value == "transpose" and args and isinstance(args[0], Const) and args[0].value is None:
+                args = []  # (`x.transpose(None)` reverses the axes, as np.transpose(x) does)
+            s.fn, s.args = Const(np_fn), [obj, *args]
             home = m.block if getattr(m, "block", None) is not None else b
             home.stmts.remove(m)
             done += 1

@@ -28,16 +28,14 @@ move up the lattice, so loops converge.
 """
 from __future__ import annotations
 
-import builtins
-import math
 import operator
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 
 from .. import ops
-from .nodes import Call, Const, Function, Param, Phi, Value
+from .nodes import Call, Const, Value
 
 
 class AVal:
@@ -238,71 +236,7 @@ def _axes(t: AVal) -> Optional[tuple]:
     return () if isinstance(t, Num) else None
 
 
-# ---------------------------------------------------------------- what operations return
-
-_ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.pos,
-          operator.abs, operator.mod, operator.floordiv, builtins.abs, builtins.pow}
-_COMPARE = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne}
-_NUM_RESULT = {builtins.len: INT, builtins.int: INT, builtins.round: INT, builtins.float: FLOAT,
-               builtins.bool: BOOL, operator.not_: BOOL, builtins.isinstance: BOOL, operator.truth: BOOL}
-_BOOL_UFUNCS = {np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal, np.logical_and,
-                np.logical_or, np.logical_not, np.logical_xor, np.isnan, np.isinf, np.isfinite, np.signbit}
-_KEEP_INT_UFUNCS = {np.add, np.subtract, np.multiply, np.negative, np.positive, np.absolute, np.maximum,
-                    np.minimum, np.square, np.floor_divide, np.remainder, np.sign}
-_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin}
-_LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array}
-
-
-def _elementwise(fn: Any, ts: list, true_div: bool) -> AVal:
-    dts = [_dtype(t) for t in ts]
-    axes = [_axes(t) for t in ts]
-    if None in dts:
-        return UNKNOWN
-    if "c" in dts or any(d not in "fiub" for d in dts):
-        return UNKNOWN
-    if fn in _COMPARE or fn in _BOOL_UFUNCS:
-        dt = "b"
-    elif "f" in dts or true_div:
-        dt = "f"
-    elif isinstance(fn, np.ufunc) and fn not in _KEEP_INT_UFUNCS:
-        dt = "f"
-    else:
-        dt = "i"
-    if all(isinstance(t, Num) for t in ts):
-        return {"f": FLOAT, "i": INT, "b": BOOL}[dt]
-    return Arr(dt, broadcast_axes(axes))
-
-
-def _reduction(t: AVal, axis: Any, keepdims: bool) -> AVal:
-    if isinstance(t, Num):
-        return FLOAT if t.kind == "float" else UNKNOWN
-    if not isinstance(t, Arr) or t.dtype != "f" or t.axes is None:
-        return UNKNOWN
-    if axis is None:
-        return Arr("f", ("1",) * len(t.axes)) if keepdims else FLOAT
-    if not isinstance(axis, int) or isinstance(axis, bool) or not -len(t.axes) <= axis < len(t.axes):
-        return UNKNOWN
-    k = axis % len(t.axes)
-    if keepdims:
-        return Arr("f", t.axes[:k] + ("1",) + t.axes[k + 1:])
-    rest = t.axes[:k] + t.axes[k + 1:]
-    return Arr("f", rest) if rest else FLOAT
-
-
-def _matmul(a: AVal, b: AVal) -> AVal:
-    if not (is_float_array(a) and is_float_array(b)):
-        return UNKNOWN
-    na, nb = len(a.axes), len(b.axes)
-    if (na, nb) == (1, 1):
-        return FLOAT
-    if (na, nb) == (2, 1):
-        return Arr("f", a.axes[:1])
-    if (na, nb) == (1, 2):
-        return Arr("f", b.axes[1:])
-    if (na, nb) == (2, 2):
-        return Arr("f", (a.axes[0], b.axes[1]))
-    return UNKNOWN
-
+# ---------------------------------------------------------------- reads of parts
 
 def basic_index(index_t: AVal, index_v: Value) -> Optional[list]:
     """The parts of a basic index (`i`, `a:b`, `i, a:b`) as "int" / "slice", or None for anything else."""
@@ -359,172 +293,3 @@ def _getattr(a: AVal, name: Any) -> AVal:
 # Helpers of generated code that compute elementwise in their operands and give floats (rules/helpers.py
 # adds pow_deriv): derivatives of our own output are typed like the code they came from (issue 10).
 FLOAT_ELEMENTWISE: set = set()
-
-
-def makes_new_array(fn: Any) -> bool:
-    """Does fn (an operation whose result type this module infers) return a new object, never a view of an
-    operand?"""
-    try:
-        hash(fn)
-    except TypeError:
-        return False
-    if fn in _ARITH or fn in _COMPARE or fn in _REDUCTIONS or fn in (operator.matmul, np.matmul) or fn in FLOAT_ELEMENTWISE:
-        return True
-    if fn in (np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array):
-        return True
-    if isinstance(fn, np.ufunc):
-        return fn.nout == 1
-    return getattr(fn, "__module__", None) == "math"
-
-
-def _depth(items: list) -> int:
-    return max((1 + _depth(list(t.items)) if isinstance(t, Tup) else 0 for t in items), default=0)
-
-
-_PLAIN_OF_INPLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
-                     operator.itruediv: operator.truediv, operator.ipow: operator.pow}
-
-
-def _unpacked(t: AVal, count: Any) -> AVal:
-    """The type of `unpack(x, count)` (the items of `a, b = x`) for x of type t."""
-    if isinstance(t, Tup):
-        return t if len(t.items) == count else UNKNOWN
-    if isinstance(t, Arr) and t.axes and type(count) is int:
-        row = getitem_type(t, INT, Const(0))
-        return Tup((row,) * count) if row is not UNKNOWN and count <= 16 else UNKNOWN
-    return UNKNOWN
-
-
-def _numbers(ts: list) -> AVal:
-    """The type of max/min/sum of numbers of these types (None where that is not what they are)."""
-    if not ts or not all(isinstance(t, Num) for t in ts):
-        return UNKNOWN
-    out = ts[0]
-    for t in ts[1:]:
-        out = join(out, t)
-    return out
-
-
-def _builtin_reduction(fn: Any, args: list) -> AVal:
-    """`max(a, b)`, `min(xs)`, `sum(xs)` of numbers (a tuple of them, or a float vector)."""
-    if len(args) >= 2 and fn is not builtins.sum:
-        return _numbers(args)
-    if len(args) != 1:
-        return UNKNOWN
-    t = args[0]
-    if isinstance(t, Tup):
-        items = list(t.items) + ([INT] if fn is builtins.sum else [])
-        return _numbers(items)
-    if isinstance(t, Arr) and t.axes is not None and len(t.axes) == 1 and t.dtype == "f":
-        return FLOAT
-    return UNKNOWN
-
-
-def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]],
-                constant: Optional[Callable[[Value], Any]] = None) -> dict[Value, AVal]:
-    """`constant(v)` (optional) gives what a global or a module attribute denotes, or raises LookupError."""
-    types: dict[Value, AVal] = {}
-
-    def of(v: Value) -> AVal:
-        if isinstance(v, Const):
-            x = v.value
-            if x is None:
-                return NONE
-            if type(x) in (float, int, bool):
-                return type_of_argument(x)
-            return UNKNOWN
-        if isinstance(v, Param):
-            return param_types.get(v.name, UNKNOWN)
-        if isinstance(v, (Call, Phi)):
-            return types.get(v, _BOTTOM)
-        return UNKNOWN  # globals and closure cells: whatever they hold when the code runs
-
-    def result(s: Call) -> AVal:
-        fn, _ = resolve(s)
-        args = [of(a) for a in s.args]
-        if _BOTTOM in args:
-            return _BOTTOM
-        kw = s.kwargs
-        try:
-            hash(fn)
-        except TypeError:
-            return UNKNOWN
-        if fn is slice:
-            return SLICE
-        if fn is ops.tuple_of:
-            return Tup(tuple(args)) if _depth(args) < 4 else UNKNOWN  # (loops that nest tuples still converge)
-        if fn in (ops.identity, ops.sequence) and args:
-            return args[0]
-        if fn is builtins.range:
-            return RANGE
-        if fn in _NUM_RESULT:
-            return _NUM_RESULT[fn]
-        if fn is operator.getitem and len(args) == 2:
-            return getitem_type(args[0], args[1], s.args[1])
-        if fn is builtins.getattr and len(s.args) == 2 and isinstance(s.args[1], Const):
-            if constant is not None and args[0] is UNKNOWN:
-                try:
-                    value = constant(s)  # `math.pi`
-                except LookupError:
-                    pass
-                else:
-                    return FLOAT if type(value) is float else UNKNOWN
-            return _getattr(args[0], s.args[1].value)
-        if fn is ops.unpack and len(s.args) == 2 and isinstance(s.args[1], Const):
-            return _unpacked(args[0], s.args[1].value)
-        if fn in (builtins.max, builtins.min, builtins.sum) and not kw:
-            return _builtin_reduction(fn, args)
-        if fn in _PLAIN_OF_INPLACE and len(args) == 2 and not kw:
-            if all(isinstance(t, Num) for t in args):
-                return _elementwise(_PLAIN_OF_INPLACE[fn], args, fn is operator.itruediv)
-            a, b = args
-            if is_float_array(a) and _dtype(b) in ("f", "i", "u", "b"):
-                return a  # the same array, updated in place (NumPy refuses what would change its shape or dtype)
-            return UNKNOWN
-        if kw:
-            if fn in _REDUCTIONS and set(kw) <= {"axis", "keepdims"} and len(args) == 1 and \
-                    all(isinstance(v, Const) for v in kw.values()):
-                return _reduction(args[0], kw["axis"].value if "axis" in kw else None,
-                                  bool(kw["keepdims"].value) if "keepdims" in kw else False)
-            return UNKNOWN
-        if fn in (operator.matmul, np.matmul, np.dot) and len(args) == 2:
-            return _matmul(*args)
-        if fn in FLOAT_ELEMENTWISE:
-            return _elementwise(fn, args, True)
-        if fn in _ARITH or fn in _COMPARE or (isinstance(fn, np.ufunc) and fn.signature is None and fn.nout == 1
-                                              and fn.nin == len(args)):
-            if fn in (operator.floordiv, operator.mod) and any(_dtype(t) == "f" for t in args):
-                return UNKNOWN  # rarely differentiated; keep them generic
-            return _elementwise(fn, args, fn is operator.truediv or fn is np.true_divide)
-        if getattr(fn, "__module__", None) == "math" and fn not in (math.frexp, math.modf):
-            return FLOAT if all(isinstance(t, Num) for t in args) else UNKNOWN
-        if fn in _REDUCTIONS and len(args) == 1:
-            return _reduction(args[0], None, False)
-        if fn in _LIKE and len(args) == 1 and isinstance(args[0], Arr):
-            return args[0]  # same dtype, same shape
-        if fn in (np.zeros, np.ones, np.empty) and len(args) == 1:
-            shape = args[0]
-            if shape == INT:
-                return Arr("f", ("?",))
-            if isinstance(shape, Tup) and all(t == INT for t in shape.items):
-                return Arr("f", ("?",) * len(shape.items))
-        return UNKNOWN
-
-    changed = True
-    while changed:
-        changed = False
-        for b in fn.blocks:
-            for phi in b.phis:
-                t = _BOTTOM
-                for v in phi.incoming.values():
-                    if isinstance(v, Const) and type(v.value).__name__ == "_Undefined":
-                        continue
-                    t = join(t, of(v))
-                new = join(types.get(phi, _BOTTOM), t)
-                if new != types.get(phi, _BOTTOM):
-                    types[phi], changed = new, True
-            for s in b.stmts:
-                new = join(types.get(s, _BOTTOM), result(s))
-                if new != types.get(s, _BOTTOM):
-                    types[s], changed = new, True
-    return {v: (UNKNOWN if t is _BOTTOM else t) for v, t in types.items()}

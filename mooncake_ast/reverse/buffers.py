@@ -26,9 +26,11 @@ import numpy as np
 
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Return, Value
-from ..ir.types import FLOAT, NOT_LITERAL, Arr, basic_index, getitem_type, is_float_array, is_real, literal, makes_new_array
+from ..ir.op_types import makes_new_array
+from ..ir.types import FLOAT, NOT_LITERAL, Arr, basic_index, getitem_type, is_float_array, is_real, literal
 from . import adjoints as adj
 from . import shadows
+from .special import INPLACE
 from .specialise import unbroadcast
 from .templates import PH, TemplateBuilder
 
@@ -77,15 +79,36 @@ def reads_only(rt: "ReverseTransform", v: Value, uses: dict, root: Value) -> boo
     return True
 
 
-def _qualifies(rt: "ReverseTransform", r: Value, uses: dict) -> bool:
+def writes_nothing(rt: "ReverseTransform") -> bool:
+    """Does the function write no object (no item or attribute stores, no in-place arithmetic on arrays, no
+    mutating rule, no code we do not see)?  Then views cannot tell their base from a copy: a view's
+    adjoint can be a buffer of its own, handed to its base by the view's pullback (`np.reshape`,
+    `np.transpose`), as for a new array."""
+    for b in rt.ir.blocks:
+        for s in b.stmts:
+            fn, rule = rt.resolver.callee(s)
+            if fn is None or "out" in s.kwargs:
+                return False
+            if fn in (operator.getitem, getattr):
+                continue
+            if fn in INPLACE:
+                if all(rt.is_num(a) or isinstance(a, Const) for a in s.args):
+                    continue  # (`x += y` of numbers makes a new number)
+                return False
+            if rule is None or rule.mutates or rule.user_frule is not None or rule.user_rrule is not None:
+                return False
+    return True
+
+
+def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False) -> bool:
     if not is_float_array(rt.type_of(r)):
         return False
     if isinstance(r, Param):
         if not rt.param_is_typed(r):
             return False
-    elif not (isinstance(r, Call) and rt.home.get(r) in rt.top and makes_new_array(rt.resolver.callee(r)[0])
+    elif not (isinstance(r, Call) and rt.home.get(r) in rt.top and (makes_new_array(rt.resolver.callee(r)[0]) or quiet)
               and not {"out", "copy"} & set(r.kwargs)):
-        return False  # (`b = a` or a view would share a's storage)
+        return False  # (`b = a` or a view would share a's storage, and a write through one would change the other)
     parts = 0
     for s, pos in uses.get(r, []):
         if s == "return":
@@ -109,8 +132,9 @@ def find_buffers(rt: "ReverseTransform") -> set:
     """Float arrays whose adjoints are plain arrays updated in place (see the module docstring)."""
     uses = uses_of(rt)
     found = set()
+    quiet = writes_nothing(rt)
     for v in list(uses):
-        if isinstance(v, (Param, Call)) and _qualifies(rt, v, uses):
+        if isinstance(v, (Param, Call)) and _qualifies(rt, v, uses, quiet):
             found.add(v)
     return found
 

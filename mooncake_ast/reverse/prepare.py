@@ -17,7 +17,8 @@ from .. import ops
 from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, Global, Param, Return, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts
-from ..ir.types import UNKNOWN, Num, differentiable, is_float_array, makes_new_array, not_one, type_of_argument
+from ..ir.op_types import makes_new_array
+from ..ir.types import UNKNOWN, Num, differentiable, is_float_array, not_one, type_of_argument
 from . import buffers, typed_dicts
 from .special import INPLACE, SPECIAL
 

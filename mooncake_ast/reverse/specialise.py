@@ -25,7 +25,7 @@ import numpy as np
 from ..ir.nodes import Const
 from ..ir.types import AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
-from ..rules import forward_code_rules, math_rules, numpy_products, numpy_reductions
+from ..rules import forward_code_rules, math_rules, numpy_products, numpy_reductions, numpy_shapes
 from . import adjoints as adj
 
 if TYPE_CHECKING:
@@ -198,6 +198,37 @@ def mean_adjoint(t: "TemplateBuilder", x: Any, g: Any, axis: Any = None, keepdim
     return t.call(operator.truediv, out[0], t.call(operator.getitem, t.call(getattr, x, "shape"), Const(out[1])))
 
 
+def shape_of(t: "TemplateBuilder", x: Any) -> Any:
+    """`np.shape(x)` of an array: its shape recorded in the forward pass (the tape keeps the tuple, not x)."""
+    if not is_float_array(t.type_of(x)):
+        return NotImplemented
+    return t.call(getattr, x, "shape")
+
+
+def transpose_adjoint(t: "TemplateBuilder", x: Any, g: Any, axes: Any = None) -> Any:
+    """The adjoint of `np.transpose(x, axes)`: g transposed back (`np.transpose(g)` reverses the axes again)."""
+    tx = t.type_of(x)
+    if not (t.dense(g) and is_float_array(tx)):
+        return NotImplemented
+    order = t.value(axes) if t.is_const(axes) or axes is None else NotImplemented
+    if order is None:
+        return t.call(np.transpose, g)
+    if not (isinstance(order, tuple) and sorted(a % len(tx.axes) for a in order) == list(range(len(tx.axes)))):
+        return NotImplemented
+    return t.call(np.transpose, g, Const(tuple(int(k) for k in np.argsort([a % len(tx.axes) for a in order]))))
+
+
+def trace_adjoint(t: "TemplateBuilder", x: Any, g: Any, offset: Any = 0, axis1: Any = 0, axis2: Any = 1) -> Any:
+    """The adjoint of the trace of a matrix: g on its diagonal, `g * np.eye(n, m)`."""
+    tx = t.type_of(x)
+    if not (t.dense(g) and is_float_array(tx) and len(tx.axes) == 2
+            and (t.value(offset), t.value(axis1), t.value(axis2)) == (0, 0, 1)):
+        return NotImplemented
+    shape = t.call(getattr, x, "shape")
+    eye = t.call(np.eye, t.call(operator.getitem, shape, Const(0)), t.call(operator.getitem, shape, Const(1)))
+    return t.call(operator.mul, g, eye)
+
+
 TABLE = {
     adj.unbroadcast: plain_unbroadcast,
     forward_code_rules._unbroadcast_to: plain_unbroadcast,  # (the same, in rules for generated code: issue 10)
@@ -210,6 +241,9 @@ TABLE = {
     numpy_products.matmul_adjoint_b: matmul_adjoint_b,
     numpy_reductions.sum_adjoint: sum_adjoint,
     numpy_reductions.mean_adjoint: mean_adjoint,
+    numpy_shapes.transpose_adjoint: transpose_adjoint,
+    numpy_shapes.trace_adjoint: trace_adjoint,
+    np.shape: shape_of,
 }
 
 

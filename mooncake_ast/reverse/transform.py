@@ -34,7 +34,8 @@ from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
 from ..ir.typed_methods import resolve_methods
-from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, infer_types, is_float_array, is_real, type_of_argument
+from ..ir.inference import infer_types
+from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
@@ -69,13 +70,15 @@ class ReverseTransform:
         prepare.deletes_as_pops(self)
         types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)
         param_type = lambda v: self.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN  # noqa: E731
-        for _ in range(3):  # (each step can type what the next one needs: a.copy(), then a *= s, then a.sum())
+        for _ in range(6):  # (each step can type what the next one needs: a.copy(), then a *= s, then a.sum())
             methods = resolve_methods(ir, types, param_type)
             if methods:
                 types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)  # (np.sum(x) has a type; x.sum() had none)
-            if not prepare.plain_inplace(ir, types, self.param_types, self.resolver.callee):
+            inplace = prepare.plain_inplace(ir, types, self.param_types, self.resolver.callee)
+            if inplace:
+                types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)  # (`a = a * s` has a type)
+            if not (methods or inplace):
                 break
-            types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)  # (`a = a * s` has a type)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
         inactive = {p for p in ir.params if p.name in inactive_names}

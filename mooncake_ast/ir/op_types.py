@@ -1,0 +1,302 @@
+"""What operations return, in the lattice of ir/types.py: the transfer functions of type inference.
+
+One entry per family (arithmetic and ufuncs broadcast, reductions drop axes, matrix products,
+builtins of numbers, in-place operators, the NumPy functions whose result type follows from their
+operands' and from literal arguments).  Anything not listed is UNKNOWN: the generated code decides
+when it runs.  A result type here is a promise the reverse emitter writes plain code on, so each
+entry claims only what NumPy guarantees for every input of those types.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from .. import ops
+from .nodes import Call, Const, Value
+from .types import (BOOL, FLOAT, FLOAT_ELEMENTWISE, INT, RANGE, SLICE, UNKNOWN, AVal, Arr, Num, Tup, _axes, _dtype,
+                    _getattr, broadcast_axes, getitem_type, is_float_array, join, literal, NOT_LITERAL)
+
+_ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.pos,
+          operator.abs, operator.mod, operator.floordiv, builtins.abs, builtins.pow}
+_COMPARE = {operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne}
+_NUM_RESULT = {builtins.len: INT, builtins.int: INT, builtins.round: INT, builtins.float: FLOAT,
+               builtins.bool: BOOL, operator.not_: BOOL, builtins.isinstance: BOOL, operator.truth: BOOL}
+_BOOL_UFUNCS = {np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal, np.logical_and,
+                np.logical_or, np.logical_not, np.logical_xor, np.isnan, np.isinf, np.isfinite, np.signbit}
+_KEEP_INT_UFUNCS = {np.add, np.subtract, np.multiply, np.negative, np.positive, np.absolute, np.maximum,
+                    np.minimum, np.square, np.floor_divide, np.remainder, np.sign}
+_REDUCTIONS = {np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.amin, np.std, np.var, np.median}
+_LIKE = {np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array}
+
+
+def _elementwise(fn: Any, ts: list, true_div: bool) -> AVal:
+    dts = [_dtype(t) for t in ts]
+    axes = [_axes(t) for t in ts]
+    if None in dts:
+        return UNKNOWN
+    if "c" in dts or any(d not in "fiub" for d in dts):
+        return UNKNOWN
+    if fn in _COMPARE or fn in _BOOL_UFUNCS:
+        dt = "b"
+    elif "f" in dts or true_div:
+        dt = "f"
+    elif isinstance(fn, np.ufunc) and fn not in _KEEP_INT_UFUNCS:
+        dt = "f"
+    else:
+        dt = "i"
+    if all(isinstance(t, Num) for t in ts):
+        return {"f": FLOAT, "i": INT, "b": BOOL}[dt]
+    return Arr(dt, broadcast_axes(axes))
+
+
+def _reduction(t: AVal, axis: Any, keepdims: bool) -> AVal:
+    if isinstance(t, Num):
+        return FLOAT if t.kind == "float" else UNKNOWN
+    if not isinstance(t, Arr) or t.dtype != "f" or t.axes is None:
+        return UNKNOWN
+    if axis is None:
+        return Arr("f", ("1",) * len(t.axes)) if keepdims else FLOAT
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -len(t.axes) <= axis < len(t.axes):
+        return UNKNOWN
+    k = axis % len(t.axes)
+    if keepdims:
+        return Arr("f", t.axes[:k] + ("1",) + t.axes[k + 1:])
+    rest = t.axes[:k] + t.axes[k + 1:]
+    return Arr("f", rest) if rest else FLOAT
+
+
+def _matmul(a: AVal, b: AVal) -> AVal:
+    if not (is_float_array(a) and is_float_array(b)):
+        return UNKNOWN
+    na, nb = len(a.axes), len(b.axes)
+    if (na, nb) == (1, 1):
+        return FLOAT
+    if (na, nb) == (2, 1):
+        return Arr("f", a.axes[:1])
+    if (na, nb) == (1, 2):
+        return Arr("f", b.axes[1:])
+    if (na, nb) == (2, 2):
+        return Arr("f", (a.axes[0], b.axes[1]))
+    return UNKNOWN
+
+
+def makes_new_array(fn: Any) -> bool:
+    """Does fn (an operation whose result type this module infers) return a new object, never a view of an
+    operand?"""
+    try:
+        hash(fn)
+    except TypeError:
+        return False
+    if fn in _ARITH or fn in _COMPARE or fn in _REDUCTIONS or fn in (operator.matmul, np.matmul) or fn in FLOAT_ELEMENTWISE:
+        return True
+    if fn in (np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array):
+        return True
+    if isinstance(fn, np.ufunc):
+        return fn.nout == 1
+    return getattr(fn, "__module__", None) == "math"
+
+
+def _depth(items: list) -> int:
+    return max((1 + _depth(list(t.items)) if isinstance(t, Tup) else 0 for t in items), default=0)
+
+
+_PLAIN_OF_INPLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
+                     operator.itruediv: operator.truediv, operator.ipow: operator.pow}
+
+
+def _unpacked(t: AVal, count: Any) -> AVal:
+    """The type of `unpack(x, count)` (the items of `a, b = x`) for x of type t."""
+    if isinstance(t, Tup):
+        return t if len(t.items) == count else UNKNOWN
+    if isinstance(t, Arr) and t.axes and type(count) is int:
+        row = getitem_type(t, INT, Const(0))
+        return Tup((row,) * count) if row is not UNKNOWN and count <= 16 else UNKNOWN
+    return UNKNOWN
+
+
+def _numbers(ts: list) -> AVal:
+    """The type of max/min/sum of numbers of these types (None where that is not what they are)."""
+    if not ts or not all(isinstance(t, Num) for t in ts):
+        return UNKNOWN
+    out = ts[0]
+    for t in ts[1:]:
+        out = join(out, t)
+    return out
+
+
+def _builtin_reduction(fn: Any, args: list) -> AVal:
+    """`max(a, b)`, `min(xs)`, `sum(xs)` of numbers (a tuple of them, or a float vector)."""
+    if len(args) >= 2 and fn is not builtins.sum:
+        return _numbers(args)
+    if len(args) != 1:
+        return UNKNOWN
+    t = args[0]
+    if isinstance(t, Tup):
+        items = list(t.items) + ([INT] if fn is builtins.sum else [])
+        return _numbers(items)
+    if isinstance(t, Arr) and t.axes is not None and len(t.axes) == 1 and t.dtype == "f":
+        return FLOAT
+    return UNKNOWN
+
+# ---------------------------------------------------------------- NumPy functions by their operands
+
+
+def _literal_shape(v: Value) -> Optional[tuple]:
+    """The axes a literal shape argument (`3`, `(3, -1)`, `(1, n)`) gives: "1", "n" or "?" each."""
+    items = v.args if isinstance(v, Call) and v.callee() is ops.tuple_of and not v.kwargs else [v]
+    out = []
+    for item in items:
+        k = literal(item)
+        if k is NOT_LITERAL or type(k) is not int:
+            out.append("?")
+        elif k == 1:
+            out.append("1")
+        elif k > 1:
+            out.append("n")
+        elif k == -1:
+            out.append("?")
+        else:
+            return None
+    return tuple(out)
+
+
+def _flat(t: Arr) -> tuple:
+    """The one axis of a float array made flat."""
+    if len(t.axes) == 1:
+        return t.axes
+    if all(d == "1" for d in t.axes):
+        return ("1",)
+    return ("n",) if any(d[0] == "n" for d in t.axes) else ("?",)
+
+
+def _float_arrays(args: list, ndims: tuple) -> bool:
+    return len(args) == len(ndims) and all(is_float_array(t) and (n is None or len(t.axes) == n)
+                                           for t, n in zip(args, ndims))
+
+
+def numpy_result(fn: Any, args: list, s: Call) -> AVal:
+    """The result type of a NumPy function called positionally (no keywords) on these argument types."""
+    n = len(args)
+    if fn is np.linalg.norm and n == 1 and (is_float_array(args[0]) or args[0] == FLOAT):
+        return FLOAT
+    if fn in (np.trace, np.linalg.det) and _float_arrays(args, (2,)):
+        return FLOAT
+    if fn is np.linalg.inv and _float_arrays(args, (2,)):
+        return args[0]
+    if fn in (np.vdot, np.inner) and _float_arrays(args, (1, 1)):
+        return FLOAT
+    if fn is np.outer and _float_arrays(args, (1, 1)):
+        return Arr("f", (args[0].axes[0], args[1].axes[0]))
+    if fn is np.transpose and _float_arrays(args, (None,)):
+        return Arr("f", args[0].axes[::-1])
+    if fn is np.ravel and _float_arrays(args, (None,)):
+        return Arr("f", _flat(args[0]))
+    if fn in (np.cumsum, np.cumprod) and _float_arrays(args, (None,)):
+        return Arr("f", _flat(args[0]))
+    if fn in (np.sort, np.flip, np.asarray, np.ascontiguousarray) and _float_arrays(args, (None,)):
+        return args[0]
+    if fn is np.reshape and n == 2 and _float_arrays(args[:1], (None,)):
+        axes = _literal_shape(s.args[1])
+        return Arr("f", axes) if axes is not None else UNKNOWN
+    if fn is np.expand_dims and n == 2 and _float_arrays(args[:1], (None,)):
+        k = literal(s.args[1])
+        nd = len(args[0].axes) + 1
+        if type(k) is int and -nd <= k < nd:
+            axes = list(args[0].axes)
+            axes.insert(k % nd, "1")
+            return Arr("f", tuple(axes))
+        return UNKNOWN
+    if fn is np.clip and n == 3 and is_float_array(args[0]) and all(t == FLOAT or is_float_array(t) for t in args[1:]):
+        return Arr("f", broadcast_axes([_axes(t) for t in args]))
+    if fn is np.where and n == 3 and _dtype(args[0]) == "b" and all(t == FLOAT or is_float_array(t) for t in args[1:]) \
+            and _axes(args[0]) is not None:
+        axes = broadcast_axes([_axes(t) for t in args])
+        return Arr("f", axes) if axes else UNKNOWN  # (a 0-d array, not a float: left to the run time)
+    if fn is np.linalg.solve and n == 2 and _float_arrays(args[:1], (2,)) and is_float_array(args[1]) and \
+            len(args[1].axes) in (1, 2):
+        return args[1]
+    if fn in (np.float64, np.float32) and n == 1 and isinstance(args[0], Num):
+        return FLOAT
+    if fn in (np.eye, np.identity) and n == 1 and args[0] == INT:
+        return Arr("f", ("?", "?"))
+    if fn is np.linspace and n == 3 and all(isinstance(t, Num) for t in args):
+        return Arr("f", ("?",))
+    if fn is np.arange and 1 <= n <= 3 and all(isinstance(t, Num) for t in args):
+        return Arr("f" if any(t == FLOAT for t in args) else "i", ("?",))
+    if fn is np.diag and n == 1 and _float_arrays(args, (None,)) and len(args[0].axes) in (1, 2):
+        return Arr("f", ("?",)) if len(args[0].axes) == 2 else Arr("f", (args[0].axes[0], args[0].axes[0]))
+    return UNKNOWN
+
+
+def result_type(fn: Any, s: Call, args: list, constant: Optional[Callable[[Value], Any]]) -> AVal:
+    """The type of statement s, a call of fn (resolved) on arguments of these types."""
+    kw = s.kwargs
+    try:
+        hash(fn)
+    except TypeError:
+        return UNKNOWN
+    if fn is slice:
+        return SLICE
+    if fn is ops.tuple_of:
+        return Tup(tuple(args)) if _depth(args) < 4 else UNKNOWN  # (loops that nest tuples still converge)
+    if fn in (ops.identity, ops.sequence) and args:
+        return args[0]
+    if fn is builtins.range:
+        return RANGE
+    if fn in _NUM_RESULT:
+        return _NUM_RESULT[fn]
+    if fn is operator.getitem and len(args) == 2:
+        return getitem_type(args[0], args[1], s.args[1])
+    if fn is builtins.getattr and len(s.args) == 2 and isinstance(s.args[1], Const):
+        if constant is not None and args[0] is UNKNOWN:
+            try:
+                value = constant(s)  # `math.pi`
+            except LookupError:
+                pass
+            else:
+                return FLOAT if type(value) is float else UNKNOWN
+        return _getattr(args[0], s.args[1].value)
+    if fn is ops.unpack and len(s.args) == 2 and isinstance(s.args[1], Const):
+        return _unpacked(args[0], s.args[1].value)
+    if fn in (builtins.max, builtins.min, builtins.sum) and not kw:
+        return _builtin_reduction(fn, args)
+    if fn in _PLAIN_OF_INPLACE and len(args) == 2 and not kw:
+        if all(isinstance(t, Num) for t in args):
+            return _elementwise(_PLAIN_OF_INPLACE[fn], args, fn is operator.itruediv)
+        a, b = args
+        if is_float_array(a) and _dtype(b) in ("f", "i", "u", "b"):
+            return a  # the same array, updated in place (NumPy refuses what would change its shape or dtype)
+        return UNKNOWN
+    if kw:
+        if fn in _REDUCTIONS and set(kw) <= {"axis", "keepdims"} and len(args) == 1 and \
+                all(isinstance(v, Const) for v in kw.values()):
+            return _reduction(args[0], kw["axis"].value if "axis" in kw else None,
+                              bool(kw["keepdims"].value) if "keepdims" in kw else False)
+        return UNKNOWN
+    if fn in (operator.matmul, np.matmul, np.dot) and len(args) == 2:
+        return _matmul(*args)
+    if fn in FLOAT_ELEMENTWISE:
+        return _elementwise(fn, args, True)
+    if fn in _ARITH or fn in _COMPARE or (isinstance(fn, np.ufunc) and fn.signature is None and fn.nout == 1
+                                          and fn.nin == len(args)):
+        if fn in (operator.floordiv, operator.mod) and any(_dtype(t) == "f" for t in args):
+            return UNKNOWN  # rarely differentiated; keep them generic
+        return _elementwise(fn, args, fn is operator.truediv or fn is np.true_divide)
+    if getattr(fn, "__module__", None) == "math" and fn not in (math.frexp, math.modf):
+        return FLOAT if all(isinstance(t, Num) for t in args) else UNKNOWN
+    if fn in _REDUCTIONS and len(args) == 1:
+        return _reduction(args[0], None, False)
+    if fn in _LIKE and len(args) == 1 and isinstance(args[0], Arr):
+        return args[0]  # same dtype, same shape
+    if fn in (np.zeros, np.ones, np.empty) and len(args) == 1:
+        shape = args[0]
+        if shape == INT:
+            return Arr("f", ("?",))
+        if isinstance(shape, Tup) and all(t == INT for t in shape.items):
+            return Arr("f", ("?",) * len(shape.items))
+        return UNKNOWN
+    return numpy_result(fn, args, s)
