@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from ..ir.nodes import Const
-from ..ir.types import AVal, Num, is_float_array, is_real, not_one, size_symbol
+from ..ir.types import NOT_LITERAL, AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
 from ..rules import forward_code_rules, math_rules, numpy_products, numpy_reductions, numpy_shapes
 from . import adjoints as adj
+from .handles import PH
 
 if TYPE_CHECKING:
     from .templates import TemplateBuilder
@@ -95,6 +96,10 @@ def plain_unbroadcast(t: "TemplateBuilder", g: Any, like: Any) -> Any:
     src = t.result_type
     if src is None or not t.dense(g):
         return NotImplemented
+    stmt = t.stmt
+    if t.broadcasting and isinstance(like, PH) and stmt is not None and like.v in stmt.args and is_float_array(src) \
+            and all(a is like.v or isinstance(t.rt.type_of(a), Num) for a in stmt.args) and not stmt.kwargs:
+        return g  # (an array with numbers broadcasts to its own shape: `x[1:] ** 2` has the shape of `x[1:]`)
     return unbroadcast(t, g, src, t.type_of(like))
 
 
@@ -105,9 +110,9 @@ def pow_deriv(t: "TemplateBuilder", a: Any, p: Any) -> Any:
     power made the primal fail or give inf already), or a power above one (`0.0 ** (p - 1)` is 0).
     A power between 0 and 1 is left to the helper: at a zero base it answers inf where
     `0.0 ** -0.5` raises."""
-    if not is_real(t.type_of(a)) or not t.is_const(p):
+    k = t.literal(p)  # (`x ** -2` too: the IR's -2 is neg(2))
+    if not is_real(t.type_of(a)) or k is NOT_LITERAL:
         return NotImplemented
-    k = t.value(p)
     if type(k) not in (int, float) or k == 0 or not (k == int(k) or k > 1) or not np.isfinite(k):
         return NotImplemented
     if k == 1:

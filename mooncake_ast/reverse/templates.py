@@ -14,22 +14,14 @@ import numpy as np
 
 from ..ir.kinds import NUM
 from ..ir.nodes import Const, Param, Value
-from ..ir.types import FLOAT_ELEMENTWISE, UNKNOWN, Num, is_float_array, not_one, type_of_argument
+from ..ir.types import FLOAT_ELEMENTWISE, NOT_LITERAL, UNKNOWN, Num, is_float_array, literal, not_one, type_of_argument
 from ..tangents import NoTangent
 from . import adjoints as adj
+from .handles import PH
 from .specialise import Pair, specialised
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
-
-
-class PH:
-    """A primal operand handed to a reverse template; recorded only if the template reads it."""
-
-    __slots__ = ("v",)
-
-    def __init__(self, v: Value) -> None:
-        self.v = v
 
 
 class TemplateBuilder:
@@ -78,6 +70,13 @@ class TemplateBuilder:
     def num(self, h: Any) -> bool:
         return isinstance(h, PH) and (isinstance(h.v, Const) and isinstance(h.v.value, (int, float)) or self.rt.kinds.get(h.v) == NUM
                                       or isinstance(h.v, Param) and self.rt.param_kinds.get(h.v.name) == NUM)
+
+    def literal(self, h: Any) -> Any:
+        """The number an operand certainly is when the pullback is made (`-2` included), or NOT_LITERAL."""
+        v = h.v if isinstance(h, PH) else h
+        if isinstance(v, Value):
+            return literal(v)
+        return v if type(v) in (int, float) else NOT_LITERAL
 
     def value(self, h: Any) -> Any:
         v = h.v if isinstance(h, PH) else h
