@@ -178,9 +178,23 @@ def _float_arrays(args: list, ndims: tuple) -> bool:
                                            for t, n in zip(args, ndims))
 
 
+def _literal_vector(v: Value) -> AVal:
+    """`np.array([True, False, True])`, `np.array([0, 2, 2])`: a vector display of literal numbers."""
+    if not (isinstance(v, Call) and v.callee() in (ops.list_of, ops.tuple_of) and v.args and not v.kwargs):
+        return UNKNOWN
+    items = [literal(a) for a in v.args]
+    if any(type(k) not in (bool, int, float) for k in items):
+        return UNKNOWN
+    kinds = {type(k) for k in items}
+    dtype = "b" if kinds == {bool} else "f" if float in kinds else "i"
+    return Arr(dtype, ("n",) if len(items) > 1 else ("1",))
+
+
 def numpy_result(fn: Any, args: list, s: Call) -> AVal:
     """The result type of a NumPy function called positionally (no keywords) on these argument types."""
     n = len(args)
+    if fn in (np.array, np.asarray) and n == 1:
+        return _literal_vector(s.args[0])
     if fn is np.linalg.norm and n == 1 and (is_float_array(args[0]) or args[0] == FLOAT):
         return FLOAT
     if fn in (np.trace, np.linalg.det) and _float_arrays(args, (2,)):

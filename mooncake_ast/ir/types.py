@@ -262,6 +262,12 @@ def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
         return INT
     if isinstance(a, Dct) and isinstance(iv, Const) and a.get(iv.value) is not None:
         return a.get(iv.value)
+    if isinstance(a, Arr) and a.axes is not None and isinstance(i, Arr) and i.axes and i.dtype in "iub":
+        if i.dtype in "iu":  # `x[idx]`: one item (or row) per position of idx
+            return Arr(a.dtype, i.axes + a.axes[1:])
+        if len(i.axes) <= len(a.axes):  # `x[mask]`: the items where the mask holds, flattened over its axes
+            return Arr(a.dtype, ("?",) + a.axes[len(i.axes):])
+        return UNKNOWN
     if isinstance(a, Arr) and a.axes is not None:
         parts = basic_index(i, iv)
         if parts is None or len(parts) > len(a.axes):

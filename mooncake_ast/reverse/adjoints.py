@@ -482,6 +482,12 @@ def add_to_item_unless_zero(a: np.ndarray, g: Any, index: Any) -> None:
         a[index] += g
 
 
+def add_at_unless_zero(a: np.ndarray, index: Any, g: Any) -> None:
+    """`np.add.at(a, index, g)` for an adjoint that may be the symbolic zero (reverse/buffers.py)."""
+    if g is not NoTangent and g is not None:
+        np.add.at(a, index, g)
+
+
 def add_into_buffer(a: np.ndarray, g: Any) -> np.ndarray:
     """`a += g` for an adjoint that may be the symbolic zero (reverse/buffers.py)."""
     if g is not NoTangent and g is not None:

@@ -61,6 +61,14 @@ def is_basic_index(rt: "ReverseTransform", idx: Value) -> bool:
     return bool(basic_index(rt.type_of(idx), idx))
 
 
+def array_index(rt: "ReverseTransform", idx: Value) -> Any:
+    """"int" for an integer array index (positions may repeat: `np.add.at`), "bool" for a mask, else None."""
+    t = rt.type_of(idx)
+    if isinstance(t, Arr) and t.axes is not None and len(t.axes) >= 1:
+        return "int" if t.dtype in "iu" else "bool" if t.dtype == "b" else None
+    return None
+
+
 def reads_only(rt: "ReverseTransform", v: Value, uses: dict, root: Value) -> bool:
     """Is every use of v an operation that makes a new array (or a copy into root)?"""
     for s, pos in uses.get(v, []):
@@ -116,6 +124,9 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
         if not isinstance(s, Call) or pos is None or pos == -1:
             return False
         fn, _ = rt.resolver.callee(s)
+        if fn is operator.getitem and pos == 0 and array_index(rt, s.args[1]) is not None and not s.kwargs:
+            parts += 1  # (`x[idx]`, `x[mask]`: a copy, its adjoint added back by position)
+            continue
         if fn in (operator.getitem, operator.setitem) and pos == 0 and is_basic_index(rt, s.args[1]) and not s.kwargs:
             parts += 1
             if fn is operator.setitem and not is_real(rt.type_of(s.args[2])):
@@ -178,6 +189,10 @@ def reverse_read(rt: "ReverseTransform", s: Call) -> None:
         return
     buf = rt.read_adj(a)
     idx = index_in_pullback(rt, s.args[1])
+    if array_index(rt, s.args[1]) == "int":
+        st = rt.b.call(np.add.at, [buf, idx, g]) if rt.is_dense(g) else rt.b.call(adj.add_at_unless_zero, [buf, idx, g])
+        st.keep = True  # type: ignore[attr-defined]
+        return
     # (a float slot takes the symbolic zero too: `a[i] += NoTangent` adds nothing)
     fn = ops.add_to_item if rt.is_dense(g) or rt.type_of(s) == FLOAT else adj.add_to_item_unless_zero
     st = rt.b.call(fn, [buf, g, idx])

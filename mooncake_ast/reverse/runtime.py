@@ -418,6 +418,9 @@ def kinds_of(args: tuple) -> tuple:
     out = list(kinds)
     for k in typed:
         out[k] = "arr:" + _axes_code(args[k])
+    for k, a in enumerate(args):  # (index arrays and masks: no adjoint, so aliasing them changes nothing)
+        if type(a) is np.ndarray and a.dtype.kind in "iub" and kinds[k] == "arr":
+            out[k] = "arr:" + a.dtype.kind.replace("u", "i") + ":" + "".join("1" if n == 1 else "n" for n in a.shape)
     for k in dicts:  # (still "any" to everything that reads only the kind's first part)
         out[k] = "any:dict:" + ";".join(f"{key}=" + ("num" if type(v) is float else _axes_code(v).replace(":", "."))
                                         for key, v in args[k].items())

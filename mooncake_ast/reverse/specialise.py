@@ -76,8 +76,9 @@ def _both(t: "TemplateBuilder", g: Any, y: Any, a: Any, b: Any, need_a: Any, nee
     ty, ta, tb = t.type_of(y), t.type_of(a), t.type_of(b)
     if not (t.dense(g) and is_real(ty) and is_real(ta) and is_real(tb)):
         return NotImplemented
-    out_a = unbroadcast(t, ga(), ty, ta) if t.value(need_a) else None
-    out_b = unbroadcast(t, gb(), ty, tb) if t.value(need_b) else None
+    # (an array with a number broadcasts to its own shape: nothing to undo, whatever its axes)
+    out_a = (ga() if isinstance(tb, Num) else unbroadcast(t, ga(), ty, ta)) if t.value(need_a) else None
+    out_b = (gb() if isinstance(ta, Num) else unbroadcast(t, gb(), ty, tb)) if t.value(need_b) else None
     if out_a is NotImplemented or out_b is NotImplemented:
         return NotImplemented
     return Pair((out_a, out_b))
