@@ -107,3 +107,25 @@ def test_inference_types():
     types = infer_types(ir, {"A": Arr("f", ("n@A.0", "n@A.1")), "v": Arr("f", ("n@v.0",))}, r.callee, constant)
     by_hint = {s.hint: t for s, t in types.items() if getattr(s, "hint", None)}
     assert by_hint["n"] == FLOAT and by_hint["w"] == Arr("f", ("n@v.0",)) and by_hint["B"] == Arr("f", ("n@A.0", "n@A.0"))
+
+
+@pytest.mark.parametrize("idx", [[0, 2, 2, 4, 0], [5, 5, 5], [1], [-1, 0, -1]])
+def test_fancy_reads_with_repeated_positions(idx):
+    x = arr(6, seed=20)
+    check_derivatives(c.fancy_reads, x, np.array(idx))
+    g = mc.grad(c.fancy_reads)(x, np.array(idx))
+    expect = np.zeros(6)
+    np.add.at(expect, np.array(idx), 2.0 * x[np.array(idx)])
+    expect += 3.0 * (x > 0.0) + np.array([1.0, 0, 1, 0, 1, 1])
+    assert np.allclose(g, expect)
+
+
+@pytest.mark.parametrize("idx", [[0, 2, 2], [1, 1, 1, 1], [2, 0]])
+def test_fancy_rows(idx):
+    check_derivatives(c.fancy_rows, arr(3, 4, seed=21), np.array(idx), arr(4, seed=22))
+
+
+def test_fancy_reads_are_plain():
+    assert set(helper_refs(c.fancy_reads, arr(6, seed=20), np.array([0, 2, 2]))) <= {"NoTangent"}  # (idx's adjoint)
+    src = mc.source(c.fancy_reads, "reverse")
+    assert "np.add.at(x_bar, idx," in src

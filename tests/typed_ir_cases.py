@@ -88,3 +88,11 @@ def where_and_cumsum(x):
     y = np.where(x > 0, x * x, -x)
     c = np.cumsum(y)
     return np.sum(np.expand_dims(c, 0) * 2.0) + np.sum(np.sort(x) * np.flip(x))
+
+
+def fancy_reads(x, idx):
+    return np.sum(x[idx] ** 2) + 3.0 * np.sum(x[x > 0.0]) + np.sum(x[np.array([True, False, True, False, True, True])])
+
+
+def fancy_rows(A, idx, w):
+    return np.sum(np.tanh(A[idx]) * w) + np.sum(A[idx[::-1]] ** 2)
