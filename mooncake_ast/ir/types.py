@@ -22,9 +22,8 @@ The lattice is small on purpose:
 * `Tup(items)`: a tuple with per-item types; `RANGE`: a range (its items are ints);
 * `NONE`, and `UNKNOWN` (anything: the generated code decides when it runs).
 
-Inference is a fixpoint over the IR from the parameters' types, the result types of the
-operations listed here, and phis (joins).  Values start at "nothing known yet" and only
-move up the lattice, so loops converge.
+Inference (ir/inference.py) is a fixpoint over the IR from the parameters' types, the result
+types of operations (ir/op_types.py) and phis (joins, here).
 """
 from __future__ import annotations
 
