@@ -41,7 +41,7 @@ def test_scalar_families(fn, argsets):
 
 
 @pytest.mark.parametrize("fn,args", [(c.swap_chain, (0.3, 1.7)), (c.constants_by_name, (0.3,)),
-                                     (c.augmented_numbers, (0.3, 1.7)), (c.powers, (0.7,))])
+                                     (c.powers, (0.7,))])
 def test_scalar_pullbacks_are_plain(fn, args):
     assert helper_refs(fn, *args) == []
 
@@ -129,3 +129,12 @@ def test_fancy_reads_are_plain():
     assert set(helper_refs(c.fancy_reads, arr(6, seed=20), np.array([0, 2, 2]))) <= {"NoTangent"}  # (idx's adjoint)
     src = mc.source(c.fancy_reads, "reverse")
     assert "np.add.at(x_bar, idx," in src
+
+
+@pytest.mark.xfail(strict=True, reason="a number's adjoint that is the symbolic zero becomes 0.0 (number_adjoint), "
+                   "and 0.0 / 0 raises where the symbolic zero would skip the term: number adjoints must be able "
+                   "to stay the symbolic zero (issue 9)")
+def test_unused_tuple_item_with_an_infinite_part():
+    x = np.array([1.0, 2.0, 3.0])
+    with np.errstate(all="ignore"):
+        assert np.allclose(mc.grad(c.uses_first_of_pair)(x), 2.0 * x)

@@ -96,3 +96,16 @@ def fancy_reads(x, idx):
 
 def fancy_rows(A, idx, w):
     return np.sum(np.tanh(A[idx]) * w) + np.sum(A[idx[::-1]] ** 2)
+
+
+def ratio_stats(x):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + x[i] ** 2
+    zero = len(x) - len(x)
+    return s, s / zero
+
+
+def uses_first_of_pair(x):
+    a, b = ratio_stats(x)
+    return a
