@@ -28,7 +28,12 @@ class MissingRuleError(MooncakeError):
         )
         msg = f"no {mode} rule for {name}" + (f" ({why})" if why else "") + f"; {hint}"
         super().__init__(msg)
-        self.fn = fn
+        self.fn, self.mode, self.why = fn, mode, why
+
+
+class UserRuleError(MooncakeError):
+    """A rule registered with `mc.frule` / `mc.rrule` returned something of the wrong form (not a pair, or
+    a pullback giving the wrong number of adjoints); names the rule's file:line and the form expected."""
 
 
 class ControlFlowError(MooncakeError):
@@ -84,8 +89,15 @@ def generated_location(tb: Any) -> Optional[str]:
     return None
 
 
-class SourceUnavailableError(MooncakeError):
-    """The source of a Python function cannot be found (defined in a REPL, exec, …)."""
+class SourceUnavailableError(MissingRuleError):
+    """The source of a Python function cannot be found: it was typed at a plain Python prompt, given to
+    `python -c` or made by exec().  mooncake_ast differentiates a function by reading its source, so
+    define it in a .py file, an IPython session or a Jupyter notebook (all of which keep the source), or
+    register a rule for it (a MissingRuleError: no rule and no source)."""
+
+    def __init__(self, msg: str, fn: Any = None) -> None:
+        MooncakeError.__init__(self, msg)
+        self.fn, self.mode, self.why = fn, None, msg
 
 
 def qualified_name(fn: Any) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from .errors import UserRuleError, qualified_name
 from .rules import registry
 
 
@@ -26,7 +27,7 @@ def frule(fn: Any) -> Callable[[Callable], Callable]:
 
     def register(rule: Callable) -> Callable:
         r = registry._entry(fn)
-        r.user_frule, r.jvp, r.zero = _forward_adapter(rule), None, False
+        r.user_frule, r.jvp, r.zero = _forward_adapter(fn, rule), None, False
         r.fingerprint = registry._fingerprint(rule)
         registry.bump_version()
         return rule
@@ -39,7 +40,7 @@ def rrule(fn: Any) -> Callable[[Callable], Callable]:
 
     def register(rule: Callable) -> Callable:
         r = registry._entry(fn)
-        r.user_rrule, r.vjp, r.zero = rule, None, False
+        r.user_rrule, r.vjp, r.zero = _reverse_adapter(fn, rule), None, False
         r.fingerprint = registry._fingerprint(r.user_frule, rule)
         registry.bump_version()
         return rule
@@ -53,9 +54,61 @@ def zero_derivative(*fns: Any) -> None:
     registry.bump_version()
 
 
-def _forward_adapter(rule: Callable) -> Callable:
+def _where(rule: Callable) -> str:
+    """`file.py:12` of a rule's definition (its name when it has no code object)."""
+    code = getattr(rule, "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else repr(rule)
+
+
+def _describe(x: Any) -> str:
+    if isinstance(x, (tuple, list)):
+        return f"a {type(x).__name__} of length {len(x)}"
+    return f"a value of type {type(x).__name__}"
+
+
+def _forward_adapter(fn: Any, rule: Callable) -> Callable:
+    """The rule as the runtime calls it, checked: it must return `(value, tangent)`."""
+
     def call(primals: tuple, tangents: tuple, **kwargs: Any) -> tuple:
-        return rule(primals, tangents, **kwargs)
+        out = rule(primals, tangents, **kwargs)
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise UserRuleError(
+                f"{_where(rule)}: the frule {getattr(rule, '__qualname__', rule)} of {qualified_name(fn)} returned "
+                f"{_describe(out)}; a forward rule returns a pair `(fn(*primals), tangent of the result)`")
+        return out
+
+    call.__wrapped__ = rule  # type: ignore[attr-defined]
+    return call
+
+
+def _reverse_adapter(fn: Any, rule: Callable) -> Callable:
+    """The rule as the runtime calls it, checked: it must return `(value, pullback)`, and the pullback one
+    adjoint per positional argument of the call (plus, optionally, a trailing KwAdj of keyword adjoints)."""
+    name = getattr(rule, "__qualname__", repr(rule))
+
+    def call(*args: Any, **kwargs: Any) -> tuple:
+        out = rule(*args, **kwargs)
+        if not (isinstance(out, tuple) and len(out) == 2 and callable(out[1])):
+            raise UserRuleError(
+                f"{_where(rule)}: the rrule {name} of {qualified_name(fn)} returned {_describe(out)}; a reverse rule "
+                f"returns a pair `(fn(*args), pullback)` whose pullback maps the result's cotangent to the adjoints "
+                f"of the arguments")
+        y, pb = out
+
+        def pullback(y_bar: Any) -> Any:
+            grads = pb(y_bar)
+            items = list(grads) if isinstance(grads, (tuple, list)) else [grads]
+            if items and isinstance(items[-1], registry.KwAdj):
+                items.pop()
+            if len(items) != len(args):
+                raise UserRuleError(
+                    f"{_where(rule)}: the pullback of the rrule {name} of {qualified_name(fn)} returned "
+                    f"{len(items)} adjoint{'s' if len(items) != 1 else ''} for a call with {len(args)} positional "
+                    f"argument{'s' if len(args) != 1 else ''}; return a tuple with one adjoint per positional argument, "
+                    f"in order (mc.NoTangent() for an argument that is not differentiable)")
+            return grads
+
+        return y, pullback
 
     call.__wrapped__ = rule  # type: ignore[attr-defined]
     return call
