@@ -32,11 +32,16 @@ from .differentiable import Differentiable, differentiate, _lookup  # noqa: F401
 
 
 class ArgnumsError(MooncakeError, ValueError, TypeError):
-    """`argnums` is not an int or a tuple of distinct ints within the call's positional arguments."""
+    """`argnums` is not an int or a tuple of distinct ints within the call's positional arguments.
+
+    The message shows the argnums given, the number of positional arguments of the call, and the valid
+    range; argnums counts positional arguments only, so pass an argument to differentiate positionally."""
 
 
 class NonScalarOutputError(MooncakeError, TypeError):
-    """`grad` / `value_and_grad` of a function whose result is not a real scalar."""
+    """`grad` / `value_and_grad` of a function whose result is not a real scalar (a float, a NumPy float or
+    a 0-d float array), or, with has_aux=True, not a pair `(value, aux)`.  For a vector-valued function use
+    `mc.vjp` (a vector-Jacobian product) or `mc.jacrev` / `mc.jacfwd` (the whole Jacobian)."""
 
 
 @contextlib.contextmanager

@@ -23,7 +23,12 @@ def _name(f: Any) -> str:
 
 
 class TangentError(MooncakeError, ValueError, TypeError):
-    """A tangent (jvp) or cotangent (vjp) does not match its primal or result in structure, shape or dtype."""
+    """A tangent (jvp) or cotangent (vjp) does not match its primal or result in structure, shape or dtype.
+
+    The message says where (`argument 0`, `the result[1]['w']`), what the primal is (`an array of shape
+    (3,) and dtype float64`) and what was given.  Tangents have the structure of their primal: a float
+    for a float, an array of the same shape for an array, the same container for a container, an
+    mc.Tangent (or a dict) of fields for an object; None or mc.NoTangent() for a zero."""
 
 
 class ComplexReverseError(ReverseError):

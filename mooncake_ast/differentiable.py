@@ -133,6 +133,8 @@ def differentiate(f: Callable) -> Differentiable:
         a `Differentiable`: `f(...)` unchanged, plus `.grad`, `.value_and_grad`, `.jvp`, `.vjp`,
         `.source(mode)`, `.source_path(mode)` and `.ir()`.  On a method of a class, `obj.method.grad(x)`
         differentiates with respect to `x` (the object is bound).
+    Raises:
+        nothing itself; its methods raise what `mc.grad`, `mc.jvp`, ... raise.
 
     Example:
         >>> @mc.differentiate

@@ -5,11 +5,18 @@ from typing import Any, Optional
 
 
 class MooncakeError(Exception):
-    """Base class of every error raised by mooncake_ast."""
+    """Base class of every error mooncake_ast raises: `except mc.MooncakeError` catches them all.
+
+    Each names the line of your code it is about (file:line) where there is one, and says what to do.
+    Exceptions your own code raises while a derivative runs are not wrapped: they keep their type and
+    message, and the traceback shows your lines.  A failure that is a bug of mooncake_ast itself is an
+    InternalError (mooncake_ast.tracebacks), which asks you to report it."""
 
 
 class UnsupportedSyntaxError(MooncakeError):
-    """A construct the frontend does not lower; names file:line:column and shows the line."""
+    """Your function uses a construct mooncake_ast cannot differentiate (e.g. `yield`, `async`, `global`
+    writes, `try/finally` around a return): the message names file:line:column, shows the line with a
+    caret under the construct, and says what to write instead.  Attributes: what, file, line, col, text."""
 
     def __init__(self, what: str, file: str, line: int, col: int, text: str) -> None:
         self.what, self.file, self.line, self.col, self.text = what, file, line, col, text
@@ -18,7 +25,10 @@ class UnsupportedSyntaxError(MooncakeError):
 
 
 class MissingRuleError(MooncakeError):
-    """A callable with no rule and no Python source to differentiate."""
+    """A callable with no rule and no Python source to differentiate (a C extension function, a NumPy
+    function without a rule yet).  The message names the callable and how to register a rule:
+    `@mc.frule(fn)` / `@mc.rrule(fn)`, or `mc.zero_derivative(fn)` if it is not differentiable.
+    Attributes: fn, mode ("forward" / "reverse"), why."""
 
     def __init__(self, fn: Any, mode: str = "forward", why: Optional[str] = None) -> None:
         name = qualified_name(fn)
