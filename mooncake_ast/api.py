@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import numbers
 import types
 from typing import Any, Callable, Optional
 
@@ -20,26 +19,29 @@ from .errors import MooncakeError, UnsupportedDerivativeError, generated_locatio
 from .foreign import arguments, refuse_foreign
 from .reverse import shadows
 from .reverse.adjoints import AdjTuple
-from .reverse.runtime import ReverseError, derived_reverse, may_write, rcall
+from .reverse.runtime import derived_reverse, may_write, rcall
 from .rules import registry
 from . import api_fast as _fast  # (the short paths of jvp and grad: it reads this module's helpers when called)
-from .tangents import MutableTangent, NoTangent, Tangent, is_data_object, materialize, zero_tangent, zeros_like_tangent
+from .tangents import MutableTangent, NoTangent, Tangent, materialize, zeros_like_tangent
+
+
+from .api_checks import (ComplexReverseError, TangentError, _Converter, _describe, _is_real_number,  # noqa: F401
+                         _nondifferentiable, _refuse_complex)  # (others import these from here)
+from . import tracebacks as _tb
+from .differentiable import Differentiable, differentiate, _lookup  # noqa: F401  (the public names live here too)
 
 
 class ArgnumsError(MooncakeError, ValueError, TypeError):
-    """`argnums` is not an int or a tuple of distinct ints within the call's positional arguments."""
+    """`argnums` is not an int or a tuple of distinct ints within the call's positional arguments.
 
-
-class TangentError(MooncakeError, ValueError, TypeError):
-    """A tangent (jvp) or cotangent (vjp) does not match its primal or result in structure, shape or dtype."""
+    The message shows the argnums given, the number of positional arguments of the call, and the valid
+    range; argnums counts positional arguments only, so pass an argument to differentiate positionally."""
 
 
 class NonScalarOutputError(MooncakeError, TypeError):
-    """`grad` / `value_and_grad` of a function whose result is not a real scalar."""
-
-
-class ComplexReverseError(ReverseError):
-    """Reverse mode was given complex numbers (an argument, the result or a cotangent)."""
+    """`grad` / `value_and_grad` of a function whose result is not a real scalar (a float, a NumPy float or
+    a 0-d float array), or, with has_aux=True, not a pair `(value, aux)`.  For a vector-valued function use
+    `mc.vjp` (a vector-Jacobian product) or `mc.jacrev` / `mc.jacfwd` (the whole Jacobian)."""
 
 
 @contextlib.contextmanager
@@ -67,199 +69,6 @@ def _name(f: Any) -> str:
     return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
 
 
-# ---------------------------------------------------------------- checks of values given to the API
-
-_NONDIFF_SCALARS = (bool, int, str, bytes, type(None), range, slice, np.integer, np.bool_, np.str_, np.bytes_)
-_OPAQUE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type, np.ufunc,
-           functools.partial)
-
-
-def _is_real_number(t: Any) -> bool:
-    if isinstance(t, (bool, np.bool_)):
-        return False
-    if isinstance(t, (int, float, np.integer, np.floating)):
-        return True
-    return isinstance(t, np.ndarray) and t.shape == () and t.dtype.kind in "iuf"
-
-
-def _is_number(t: Any) -> bool:
-    return _is_real_number(t) or isinstance(t, (complex, np.complexfloating)) or \
-        (isinstance(t, np.ndarray) and t.shape == () and t.dtype.kind == "c")
-
-
-def _describe(x: Any) -> str:
-    if isinstance(x, np.ndarray):
-        return f"an array of shape {x.shape} and dtype {x.dtype}"
-    if x is NoTangent:
-        return "mc.NoTangent()"
-    if isinstance(x, (list, tuple, dict)):
-        return f"a {type(x).__name__} of length {len(x)}"
-    if x is None:
-        return "None"
-    name = type(x).__name__
-    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
-
-
-def _is_object(p: Any) -> bool:
-    return hasattr(p, "__dict__") and not isinstance(p, _OPAQUE) and is_data_object(p)
-
-
-def _nondifferentiable(p: Any) -> bool:
-    if isinstance(p, _NONDIFF_SCALARS) or isinstance(p, _OPAQUE):
-        return True
-    return isinstance(p, np.ndarray) and p.dtype.kind in "biuSUMm"
-
-
-def _fields_given(t: Any) -> Optional[dict]:
-    if isinstance(t, (Tangent, MutableTangent)):
-        return dict(t.fields)
-    if isinstance(t, dict):
-        return dict(t)
-    return None
-
-
-class _Converter:
-    """Checks a user's tangent (`what="tangent"`) or cotangent against a primal or result and
-    gives it in the form the transforms take (fresh storage, dtype of the primal)."""
-
-    def __init__(self, what: str, api: str, symbolic_top: bool) -> None:
-        self.what, self.api, self.symbolic_top = what, api, symbolic_top
-        self.memo: dict = {}
-
-    def fail(self, where: str, msg: str) -> None:
-        raise TangentError(f"{self.api}: the {self.what} of {where} {msg}")
-
-    def __call__(self, t: Any, p: Any, where: str, top: bool = False) -> Any:
-        mutable = isinstance(p, (np.ndarray, list, dict)) or _is_object(p)
-        if mutable and id(p) in self.memo and self.what == "cotangent":
-            # One object in several places of the result: each place's cotangent adds into the object's
-            # one adjoint (JAX: `return u, u` pulls back a + b to u).
-            return self.convert(t, p, where, top)
-        if mutable and id(p) in self.memo:
-            first_where, first_t, out = self.memo[id(p)]
-            again = self.convert(t, p, where, top)
-            from .testing import same_value
-
-            if not same_value(again, out, rtol=0.0, atol=0.0):
-                self.fail(where, f"differs from the {self.what} of {first_where}, which is the same object: one "
-                                 f"object has one {self.what}, so give both places the same value")
-            return out
-        out = self.convert(t, p, where, top)
-        if mutable:
-            self.memo[id(p)] = (where, t, out)
-        return out
-
-    def convert(self, t: Any, p: Any, where: str, top: bool) -> Any:
-        if t is None or t is NoTangent:
-            # Zero: the symbolic zero for a whole jvp argument (as ever), dense zeros elsewhere (a pullback
-            # is not required to take symbolic zeros inside a structure).
-            return zero_tangent(p) if top and self.symbolic_top else materialize(NoTangent, p)
-        if _nondifferentiable(p):
-            self.fail(where, f"must be None or mc.NoTangent(): it is {_describe(p)}, which is not differentiable, "
-                             f"but the {self.what} given is {_describe(t)}")
-        if isinstance(p, (float, np.floating)):
-            if not _is_real_number(t):
-                self.fail(where, f"must be a real number: it is a float, and the {self.what} given is {_describe(t)}")
-            return float(t)
-        if isinstance(p, (complex, np.complexfloating)):
-            if not _is_number(t):
-                self.fail(where, f"must be a number: it is a complex number, and the {self.what} given is {_describe(t)}")
-            return complex(t)
-        if isinstance(p, np.ndarray):
-            if p.dtype.kind not in "fc":
-                return t
-            arr = t if isinstance(t, np.ndarray) else None
-            if arr is None and isinstance(t, (list, tuple, numbers.Number, np.generic)):
-                try:
-                    arr = np.asarray(t)
-                except Exception:
-                    arr = None
-            if arr is None:
-                self.fail(where, f"must be an array of shape {p.shape}: it is {_describe(p)}, "
-                                 f"and the {self.what} given is {_describe(t)}")
-            assert arr is not None
-            if arr.shape != p.shape:
-                self.fail(where, f"has shape {arr.shape}, but it is {_describe(p)}: give a {self.what} of shape "
-                                 f"{p.shape}")
-            if arr.dtype.kind not in ("iuf" if p.dtype.kind == "f" else "iufc"):
-                self.fail(where, f"has dtype {arr.dtype}, but it is {_describe(p)}: give a "
-                                 f"{'real ' if p.dtype.kind == 'f' else ''}{self.what} of dtype {p.dtype}")
-            return np.array(arr, dtype=p.dtype)
-        if isinstance(p, (list, tuple)) and not isinstance(t, (Tangent, MutableTangent)):
-            if not isinstance(t, (list, tuple)) or len(t) != len(p):
-                self.fail(where, f"must be a list or tuple of length {len(p)}: it is {_describe(p)}, and the "
-                                 f"{self.what} given is {_describe(t)}")
-            items = [self(ti, pi, f"{where}[{i}]") for i, (ti, pi) in enumerate(zip(t, p))]
-            return items if isinstance(p, list) else tuple(items)
-        if isinstance(p, tuple) and hasattr(p, "_fields"):
-            given = _fields_given(t) or {}
-            self._check_fields(given, p._fields, where, p)
-            return tuple(self(given.get(k), getattr(p, k), f"{where}.{k}") for k in p._fields)
-        if isinstance(p, dict):
-            if not isinstance(t, dict):
-                self.fail(where, f"must be a dict: it is {_describe(p)}, and the {self.what} given is {_describe(t)}")
-            self._check_fields(t, p, where, p)
-            return {k: self(t.get(k), v, f"{where}[{k!r}]") for k, v in p.items()}
-        if _is_object(p):
-            given = _fields_given(t)
-            if given is None:
-                self.fail(where, f"must be an mc.Tangent with fields of {type(p).__name__} (or a dict of them): "
-                                 f"the {self.what} given is {_describe(t)}")
-            fields = vars(p)
-            self._check_fields(given, fields, where, p)
-            return MutableTangent({k: self(given.get(k), v, f"{where}.{k}") for k, v in fields.items()})
-        return t
-
-    def _check_fields(self, given: Any, names: Any, where: str, p: Any) -> None:
-        extra = [k for k in given if k not in names]
-        if extra:
-            self.fail(where, f"names {extra!r}, which {_describe(p)} does not have")
-
-
-def _find_complex(x: Any, where: str, seen: Optional[set] = None) -> Optional[str]:
-    """Where in `x` a complex number is (a description), or None."""
-    if isinstance(x, (complex, np.complexfloating)):
-        return where
-    if isinstance(x, np.ndarray):
-        return where if x.dtype.kind == "c" else None
-    if isinstance(x, (float, int, str, bytes, type(None), np.generic)) or isinstance(x, _OPAQUE):
-        return None
-    seen = set() if seen is None else seen
-    if id(x) in seen:
-        return None
-    seen.add(id(x))
-    if isinstance(x, (list, tuple)):
-        items: Any = enumerate(x)
-        fmt = "{}[{}]"
-    elif isinstance(x, dict):
-        items = ((repr(k), v) for k, v in x.items())
-        fmt = "{}[{}]"
-    elif isinstance(x, (Tangent, MutableTangent)):
-        items = x.fields.items()
-        fmt = "{}.{}"
-    elif isinstance(getattr(x, "__dict__", None), dict):
-        items = vars(x).items()
-        fmt = "{}.{}"
-    else:
-        return None
-    for k, v in items:
-        found = _find_complex(v, fmt.format(where, k), seen)
-        if found:
-            return found
-    return None
-
-
-def _refuse_complex(api: str, f: Any, values: list) -> None:
-    """Reverse mode has no adjoint convention for complex numbers yet: refuse them where they enter."""
-    for where, v in values:
-        found = _find_complex(v, where)
-        if found:
-            raise ComplexReverseError(
-                f"{api} of {_name(f)}: {found} holds complex numbers; reverse mode does not support complex values "
-                f"yet (no adjoint convention is implemented). Use forward mode (mc.jvp), or pass the real and "
-                f"imaginary parts as separate float arguments")
-
-
 # ---------------------------------------------------------------- caller-visible state
 
 
@@ -274,18 +83,41 @@ _reapply = shadows.reapply
 
 
 def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
-    """`(f(*primals), J·tangents)`; a tangent of None means zero."""
-    if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
-        raise TangentError("jvp(f, primals, tangents): primals and tangents must be tuples, e.g. "
-                           "mc.jvp(f, (x,), (dx,))")
-    if len(primals) != len(tangents):
-        raise TangentError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give one tangent per primal "
-                           f"(None for a zero tangent)")
-    done = _fast.jvp_fast(f, primals, tangents)
-    if done is not None:
-        return done
-    y, dy, _, _ = _jvp(f, primals, tangents, {}, {})
-    return y, materialize(dy, y)
+    """Forward mode: the value of `f(*primals)` and its directional derivative along `tangents`.
+
+    Args:
+        f: a Python function (or method, lambda, closure, callable object) whose source is available.
+        primals: a tuple, the positional arguments of f.
+        tangents: a tuple, one tangent per primal, of the primal's structure: a float for a float, an
+            array of the same shape for an array, a list/tuple/dict of tangents for a container, an
+            mc.Tangent (or dict) of fields for an object; None (or mc.NoTangent()) means zero.
+    Returns:
+        `(y, y_dot)`: `y = f(*primals)` and `y_dot = J @ tangents`, of the structure of y.
+    Raises:
+        TangentError: a tangent of the wrong structure, shape or dtype.  UnsupportedSyntaxError,
+        MissingRuleError, SourceUnavailableError: f cannot be differentiated (the message says why and
+        what to do).  An exception your code raises is raised unchanged, with your file:line.
+
+    Example:
+        >>> def f(x, y):
+        ...     return x * math.sin(y)
+        >>> mc.jvp(f, (2.0, 0.5), (1.0, 0.0))      # d/dx
+        (0.958..., 0.479...)
+    """
+    try:
+        if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
+            raise TangentError("jvp(f, primals, tangents): primals and tangents must be tuples, e.g. "
+                               "mc.jvp(f, (x,), (dx,))")
+        if len(primals) != len(tangents):
+            raise TangentError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give one tangent per "
+                               f"primal (None for a zero tangent)")
+        done = _fast.jvp_fast(f, primals, tangents)
+        if done is not None:
+            return done
+        y, dy, _, _ = _jvp(f, primals, tangents, {}, {})
+        return y, materialize(dy, y)
+    except Exception as e:
+        raise _tb.for_user(e)
 
 
 def _jvp(f: Callable, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, api: str = "jvp") -> tuple:
@@ -308,85 +140,30 @@ def _jvp(f: Callable, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, ap
 
 
 def source(f: Callable, mode: str = "forward") -> str:
-    """The text of the generated module for `f` in `mode` ("forward" or "reverse").
+    """The text of the generated derivative module of `f`, to read (or to save and ship).
 
-    For `f = mc.grad(g)` in "forward" mode (the derivative of a gradient: Hessian-vector products, `hessian`,
-    `jvp(grad(g))`), the module is reverse mode over g's generated forward code."""
-    if isinstance(f, ValueAndGrad) and mode == "forward":
-        inner = differentiate(_as_function(f.f))._generated("forward").function
-        return differentiate(inner).source("reverse")
-    return differentiate(f).source(mode)
+    Args:
+        f: a function (or an `mc.differentiate` wrapper, or `mc.grad(g)`).
+        mode: "forward" (the jvp module, `f__jvp`) or "reverse" (`f__forward` records a tape and
+            `f__pullback` walks back through it).  The module is the one the last call in that mode
+            used (derivatives are specialised on argument types), else a generic one.
+            For `f = mc.grad(g)` in "forward" mode (Hessian-vector products, `hessian`, `jvp(grad(g))`),
+            it is reverse mode over g's generated forward code.
+    Returns:
+        the module's Python source, with a comment naming the line of your code each group comes from.
+    Raises:
+        ValueError: an unknown mode.  The errors of `jvp` / `grad` when f cannot be differentiated.
 
-
-class Differentiable:
-    """`mc.differentiate(f)`: calls `f` unchanged; derivatives and generated code as methods."""
-
-    def __init__(self, f: Callable) -> None:
-        self.__wrapped_fn__ = f
-        functools.update_wrapper(self, f)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.__wrapped_fn__(*args, **kwargs)
-
-    def __get__(self, obj: Any, objtype: Any = None) -> Any:
-        if obj is None:
-            return self
-        return types.MethodType(self, obj)
-
-    def __reduce__(self) -> Any:
-        f = self.__wrapped_fn__
-        if _lookup(getattr(f, "__module__", None), getattr(f, "__qualname__", None)) is self:
-            return f.__qualname__  # a decorated module-level function: by reference, like a function
-        return (differentiate, (f,))
-
-    def jvp(self, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
-        return jvp(self.__wrapped_fn__, primals, tangents)
-
-    def vjp(self, *primals: Any) -> tuple[Any, Callable]:
-        return vjp(self.__wrapped_fn__, *primals)
-
-    def grad(self, *args: Any, argnums: Any = 0, **kwargs: Any) -> Any:
-        return grad(self.__wrapped_fn__, argnums)(*args, **kwargs)
-
-    def value_and_grad(self, *args: Any, argnums: Any = 0, **kwargs: Any) -> Any:
-        return value_and_grad(self.__wrapped_fn__, argnums)(*args, **kwargs)
-
-    def _generated(self, mode: str) -> Any:
-        fn = self.__wrapped_fn__
-        if mode == "forward":
-            from .forward.runtime import LATEST, derived_forward
-
-            # The module the last call used (specialised on its arguments), or a generic one.
-            rule = LATEST.get(getattr(fn, "__code__", None))
-            return (rule or derived_forward(fn)).gen
-        if mode == "reverse":
-            from .reverse.runtime import LATEST, DerivedReverse
-
-            # The module the last gradient call used (specialised on its arguments), or a generic one.
-            rule = LATEST.get(getattr(fn, "__code__", None))
-            return (rule or DerivedReverse(fn, {})).gen
-        raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
-
-    def source(self, mode: str = "forward") -> str:
-        from .cache import read_source
-
-        return read_source(self._generated(mode).module)
-
-    def source_path(self, mode: str = "forward") -> Optional[str]:
-        from .cache import source_path
-
-        return source_path(self._generated(mode).module)
-
-    def ir(self) -> str:
-        from .frontend.statements import lower_function
-        from .ir import format_function
-
-        return format_function(lower_function(self.__wrapped_fn__))
-
-
-def differentiate(f: Callable) -> Differentiable:
-    """Wrap `f` (also usable as a decorator)."""
-    return f if isinstance(f, Differentiable) else Differentiable(f)
+    Example:
+        >>> print(mc.source(f, "reverse"))
+    """
+    try:
+        if isinstance(f, ValueAndGrad) and mode == "forward":
+            inner = differentiate(_as_function(f.f))._generated("forward").function
+            return differentiate(inner).source("reverse")
+        return differentiate(f).source(mode)
+    except Exception as e:
+        raise _tb.for_user(e)
 
 
 # ---------------------------------------------------------------- reverse mode
@@ -420,14 +197,38 @@ def _to_user(g: Any, primal: Any) -> Any:
 
 
 def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
-    """`(f(*primals), vjp_fn)`; `vjp_fn(out_bar)` returns one adjoint per primal (a tuple).
+    """Reverse mode: the value of `f(*primals)` and a function that pulls cotangents back.
 
-    `out_bar` has the structure of the result (None or mc.NoTangent() for a zero part)."""
-    y, pullback = _vjp(f, primals, {})
+    Args:
+        f: a Python function (or method, lambda, closure, callable object) whose source is available.
+        *primals: the positional arguments of f.
+    Returns:
+        `(y, vjp_fn)`: `y = f(*primals)`; `vjp_fn(y_bar)` returns a tuple with one adjoint per primal
+        (`y_bar @ J`), each of its primal's structure (mc.NoTangent() for ints, strings, ...).  `y_bar`
+        has the structure of y (None or mc.NoTangent() for a zero part).  vjp_fn can be called many
+        times; afterwards the arguments are as the plain call left them.
+    Raises:
+        TangentError (from vjp_fn): a cotangent of the wrong structure, shape or dtype.
+        ComplexReverseError: complex numbers (use forward mode).  The errors of `jvp` when f cannot be
+        differentiated; an exception your code raises is raised unchanged, with your file:line.
+
+    Example:
+        >>> y, vjp_fn = mc.vjp(lambda x: np.sin(x), np.array([0.0, 1.0]))
+        >>> vjp_fn(np.ones(2))
+        (array([1.        , 0.54030231]),)
+    """
+    try:
+        y, pullback = _vjp(f, primals, {})
+    except Exception as e:
+        raise _tb.for_user(e)
 
     def vjp_fn(out_bar: Any) -> tuple:
-        return pullback(out_bar)[0]
+        try:
+            return pullback(out_bar)[0]
+        except Exception as e:
+            raise _tb.for_user(e)
 
+    vjp_fn.__doc__ = f"The pullback of {_name(f)} at the primals given to mc.vjp: vjp_fn(y_bar) -> one adjoint per primal."
     return y, vjp_fn
 
 
@@ -488,16 +289,6 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: 
     return y, pullback
 
 
-def _lookup(module: Any, qualname: Any) -> Any:
-    """The object named `module.qualname`, if it can be imported by that name (how pickle finds it)."""
-    import sys
-
-    obj = sys.modules.get(module) if isinstance(module, str) else None
-    for part in (qualname or "<>").split("."):
-        obj = getattr(obj, part, None)
-    return obj
-
-
 def _argnums_checked(argnums: Any, api: str, f: Any) -> tuple:
     """The ints of `argnums` (as given: negative ones stay negative until the call's length is known)."""
     def bad(why: str) -> ArgnumsError:
@@ -521,6 +312,7 @@ class ValueAndGrad:
 
     def __init__(self, f: Callable, argnums: Any = 0, has_aux: bool = False) -> None:
         self.f, self.argnums, self.has_aux = f, argnums, has_aux
+        _wraps(self, f)
         self.given = (argnums,) if type(argnums) is int else _argnums_checked(argnums, self._api_name, f)
         self._by_count: dict = {}
 
@@ -554,12 +346,15 @@ class ValueAndGrad:
         return known
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple:
-        if not kwargs and not self.has_aux:
-            done = _fast.grad_fast(self, args)
-            if done is not None:
-                return done
-        with shadows.Context(), _refusals_located():
-            return self._value_and_grad(_as_function(self.f), args, kwargs)
+        try:
+            if not kwargs and not self.has_aux:
+                done = _fast.grad_fast(self, args)
+                if done is not None:
+                    return done
+            with shadows.Context(), _refusals_located():
+                return self._value_and_grad(_as_function(self.f), args, kwargs)
+        except Exception as e:
+            raise _tb.for_user(e)
 
     def _value_and_grad(self, fn: Any, args: tuple, kwargs: dict) -> tuple:
         nums, wrt = self._nums(len(args))
@@ -578,10 +373,7 @@ class ValueAndGrad:
         has_aux = self.has_aux
         api = self._api_name
         post = _snapshot((*args, *kwargs.values(), out)) if writes else None
-        if has_aux and not (isinstance(out, (tuple, list)) and len(out) == 2):
-            raise NonScalarOutputError(f"{api}({_name(fn)}, has_aux=True) needs f to return a pair (value, aux), "
-                                       f"but it returned {_describe(out)}")
-        value, aux = (out[0], out[1]) if has_aux else (out, None)
+        value, aux = aux_pair(api, fn, out) if has_aux else (out, None)
         refuse_foreign(api, _name(fn), [("the result" + ("'s value" if has_aux else ""), value)])
         seed = self._seed(fn, value)
         try:
@@ -608,7 +400,8 @@ class ValueAndGrad:
             _refuse_complex(self._api_name, fn, [("the result", value)])
         raise NonScalarOutputError(
             f"{self._api_name} of {_name(fn)} needs a real scalar result (a float or a 0-d float array), got "
-            f"{_describe(value)}; use mc.vjp for other results, or reduce it to a scalar (e.g. np.sum)")
+            f"{_describe(value)}; for a vector-valued function use mc.vjp (a vector-Jacobian product) or mc.jacrev / "
+            f"mc.jacfwd (the whole Jacobian), or reduce the result to a scalar (e.g. np.sum)")
 
 
 class Grad(ValueAndGrad):
@@ -617,15 +410,83 @@ class Grad(ValueAndGrad):
     _api_name = "grad"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        (value, g) = ValueAndGrad.__call__(self, *args, **kwargs)
+        try:
+            (value, g) = ValueAndGrad.__call__(self, *args, **kwargs)
+        except Exception as e:
+            raise _tb.for_user(e)
         return (g, value[1]) if self.has_aux else g
 
 
+def aux_pair(api: str, f: Any, out: Any) -> tuple:
+    """`(value, aux)` of the result of a function differentiated with has_aux=True, or an error that says so."""
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise NonScalarOutputError(f"{api}({_name(f)}, has_aux=True) needs f to return a pair (value, aux), but it "
+                                   f"returned {_describe(out)}; return `value, aux`, or leave has_aux out")
+    return out[0], out[1]
+
+
+def _wraps(wrapper: Any, f: Any) -> None:
+    """`functools.update_wrapper` without copying f's `__dict__` (it would overwrite the wrapper's fields)."""
+    try:
+        functools.update_wrapper(wrapper, f, updated=())
+    except (AttributeError, TypeError):
+        pass
+
+
 def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
-    """`g(*args) -> (value, gradient(s))` for f returning a scalar (or `(scalar, aux)` with has_aux)."""
+    """Reverse mode: a function that returns f's value and its gradient, from one forward and one backward pass.
+
+    Args:
+        f: a function returning a real scalar (a float or a 0-d float array); with has_aux=True, a pair
+            `(scalar, aux)` whose aux is returned as it is, not differentiated.
+        argnums: the position (an int) or positions (a tuple of ints, negative ones from the end) of the
+            positional arguments to differentiate with respect to.
+        has_aux: whether f returns `(value, aux)`.
+    Returns:
+        `g(*args, **kwargs) -> (value, gradient)` (with has_aux: `((value, aux), gradient)`); the gradient
+        has the structure of its argument, a tuple of them when argnums is a tuple.  g has f's `__name__`,
+        `__doc__` and `__wrapped__`, and pickles by reference to f.
+    Raises:
+        ArgnumsError: argnums not an int / tuple of distinct ints, or out of range for the call.
+        NonScalarOutputError: f's result is not a real scalar (use mc.vjp or mc.jacrev), or with
+            has_aux=True not a pair.  ComplexReverseError, and the errors of `mc.jvp`.
+
+    Example:
+        >>> value, g = mc.value_and_grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
+        >>> value, g
+        (5.0, array([2., 4.]))
+    """
     return ValueAndGrad(f, argnums, has_aux)
 
 
 def grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
-    """`g(*args)`: the gradient of scalar-valued f with respect to argument(s) `argnums`."""
+    """Reverse mode: a function that returns the gradient of scalar-valued f.
+
+    Args:
+        f: a Python function (or method, lambda, closure, callable object) whose source is available,
+            returning a real scalar (a float or a 0-d float array); with has_aux=True, `(scalar, aux)`.
+        argnums: the position (an int) or positions (a tuple of ints, negative ones from the end) of the
+            positional arguments to differentiate with respect to.
+        has_aux: whether f returns `(value, aux)`; then g returns `(gradient, aux)`.
+    Returns:
+        `g(*args, **kwargs)`: the gradient at args, of the structure of the argument (float -> float,
+        array -> array of its shape, list/tuple/dict -> the same container, object -> mc.Tangent of its
+        fields, int/str/None -> mc.NoTangent()); a tuple of gradients when argnums is a tuple.  g has f's
+        `__name__`, `__doc__` and `__wrapped__`; `mc.source(f, "reverse")` shows the generated code.
+    Raises:
+        ArgnumsError: argnums not an int / tuple of distinct ints, or out of range for the call.
+        NonScalarOutputError: f's result is not a real scalar (use mc.vjp or mc.jacrev), or with
+            has_aux=True not a pair.  ComplexReverseError: complex numbers (use mc.jvp).
+        UnsupportedSyntaxError, MissingRuleError, SourceUnavailableError: f cannot be differentiated (the
+        message says why and what to do).  An exception your code raises is raised unchanged, and the
+        traceback shows your file:line.
+
+    Example:
+        >>> def f(x, y):
+        ...     return x * x * y
+        >>> mc.grad(f)(3.0, 2.0)
+        12.0
+        >>> mc.grad(f, argnums=(0, 1))(3.0, 2.0)
+        (12.0, 9.0)
+    """
     return Grad(f, argnums, has_aux)

@@ -272,7 +272,7 @@ def standalone_text(target: Target, mode: str, out_dir: str) -> str:
             head.append(f"# ({fwd} takes {fn.__qualname__} itself first: it reads its own closure.)")
     tail = _binding_code(names, modname, rel)
     if mode == "reverse":
-        tail = _vjp_code(base, fwd, pb, primals, fn.__qualname__ if takes_self else None) + tail
+        tail = _vjp_code(base, fwd, pb, primals, fn.__qualname__ if takes_self else None, _defaulted(fn)) + tail
     return "\n".join(head) + "\n#\n" + body.rstrip("\n") + "\n" + tail
 
 
@@ -280,16 +280,42 @@ def _same_drive(a: str, b: str) -> bool:
     return os.path.splitdrive(os.path.abspath(a))[0] == os.path.splitdrive(os.path.abspath(b))[0]
 
 
-def _vjp_code(base: str, fwd: str, pb: str, params: list[str], self_expr: Optional[str]) -> str:
+def _defaulted(fn: Any) -> tuple:
+    """(qualified name, names of parameters with defaults) of a function reachable from its module by name,
+    so that `__vjp` can take the same defaults (read from the function when called: any value works)."""
+    import inspect
+
+    if "<locals>" in getattr(fn, "__qualname__", "<locals>"):
+        return ("", ())
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return ("", ())
+    return (fn.__qualname__, tuple(p.name for p in params if p.default is not inspect.Parameter.empty
+                                   and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)))
+
+
+def _vjp_code(base: str, fwd: str, pb: str, params: list[str], self_expr: Optional[str],
+              defaulted: tuple = ("", ())) -> str:
     names = [p.lstrip("*") for p in params]
     args = ", ".join(names)
+    qual, with_default = defaulted
+    # A parameter after the first defaulted one gets the sentinel too (Python needs defaults to be trailing).
+    first = next((i for i, n in enumerate(names) if n in with_default), len(names)) if qual else len(names)
+    sig = ", ".join(n if i < first else f"{n}=_DEFAULT" for i, n in enumerate(names))
+    fill = "".join(f"\n    if {n} is _DEFAULT:\n        {n} = _defaults['{n}']" for n in names[first:])
+    if fill:
+        fill = ("\n    _defaults = {_k: _p.default for _k, _p in __import__('inspect').signature("
+                f"_user_module.{qual}).parameters.items()}}" + fill)
     tup = f"({args},)" if len(names) == 1 else f"({args})"
     fwd_args = f"_user_module.{self_expr}, {args}" if self_expr else args
-    return f'''
+    sentinel = "\n\n_DEFAULT = object()  # a parameter not given: its default is the function's own\n" if fill else ""
+    return f'''{sentinel}
 
-def {base}__vjp({args}):
+def {base}__vjp({sig}):
     """(value, pullback); pullback(value_bar) returns one adjoint per argument."""
     from mooncake_ast.reverse import shadows as _shadows
+{fill}
 
     _ctx = _shadows.Context()
     with _ctx:
@@ -299,7 +325,8 @@ def {base}__vjp({args}):
 
     def _pullback(_value_bar):
         if _used:
-            raise RuntimeError("a pullback can be called once (its tape is consumed)")
+            from mooncake_ast.errors import MooncakeError
+            raise MooncakeError("this pullback was called before: its tape is consumed; call {base}__vjp again")
         _used.append(True)
         try:
             with _ctx:

@@ -5,11 +5,18 @@ from typing import Any, Optional
 
 
 class MooncakeError(Exception):
-    """Base class of every error raised by mooncake_ast."""
+    """Base class of every error mooncake_ast raises: `except mc.MooncakeError` catches them all.
+
+    Each names the line of your code it is about (file:line) where there is one, and says what to do.
+    Exceptions your own code raises while a derivative runs are not wrapped: they keep their type and
+    message, and the traceback shows your lines.  A failure that is a bug of mooncake_ast itself is an
+    InternalError (mooncake_ast.tracebacks), which asks you to report it."""
 
 
 class UnsupportedSyntaxError(MooncakeError):
-    """A construct the frontend does not lower; names file:line:column and shows the line."""
+    """Your function uses a construct mooncake_ast cannot differentiate (e.g. `yield`, `async`, `global`
+    writes, `try/finally` around a return): the message names file:line:column, shows the line with a
+    caret under the construct, and says what to write instead.  Attributes: what, file, line, col, text."""
 
     def __init__(self, what: str, file: str, line: int, col: int, text: str) -> None:
         self.what, self.file, self.line, self.col, self.text = what, file, line, col, text
@@ -18,7 +25,10 @@ class UnsupportedSyntaxError(MooncakeError):
 
 
 class MissingRuleError(MooncakeError):
-    """A callable with no rule and no Python source to differentiate."""
+    """A callable with no rule and no Python source to differentiate (a C extension function, a NumPy
+    function without a rule yet).  The message names the callable and how to register a rule:
+    `@mc.frule(fn)` / `@mc.rrule(fn)`, or `mc.zero_derivative(fn)` if it is not differentiable.
+    Attributes: fn, mode ("forward" / "reverse"), why."""
 
     def __init__(self, fn: Any, mode: str = "forward", why: Optional[str] = None) -> None:
         name = qualified_name(fn)
@@ -28,7 +38,12 @@ class MissingRuleError(MooncakeError):
         )
         msg = f"no {mode} rule for {name}" + (f" ({why})" if why else "") + f"; {hint}"
         super().__init__(msg)
-        self.fn = fn
+        self.fn, self.mode, self.why = fn, mode, why
+
+
+class UserRuleError(MooncakeError):
+    """A rule registered with `mc.frule` / `mc.rrule` returned something of the wrong form (not a pair, or
+    a pullback giving the wrong number of adjoints); names the rule's file:line and the form expected."""
 
 
 class ControlFlowError(MooncakeError):
@@ -84,8 +99,15 @@ def generated_location(tb: Any) -> Optional[str]:
     return None
 
 
-class SourceUnavailableError(MooncakeError):
-    """The source of a Python function cannot be found (defined in a REPL, exec, …)."""
+class SourceUnavailableError(MissingRuleError):
+    """The source of a Python function cannot be found: it was typed at a plain Python prompt, given to
+    `python -c` or made by exec().  mooncake_ast differentiates a function by reading its source, so
+    define it in a .py file, an IPython session or a Jupyter notebook (all of which keep the source), or
+    register a rule for it (a MissingRuleError: no rule and no source)."""
+
+    def __init__(self, msg: str, fn: Any = None) -> None:
+        MooncakeError.__init__(self, msg)
+        self.fn, self.mode, self.why = fn, None, msg
 
 
 def qualified_name(fn: Any) -> str:

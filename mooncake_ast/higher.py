@@ -24,7 +24,8 @@ import numpy as np
 from .rules.api_rules import NestingError, _plan, forward_code, hvp_core
 from .tangents import NoTangent, materialize, zero_tangent
 from .api import (ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _reapply, _snapshot,
-                  _vjp, jvp)
+                  _vjp, aux_pair, jvp)
+from .tracebacks import user_errors
 from .batching import Batched, unbatch
 from .foreign import arguments, refuse_foreign
 from .forward.runtime import fast_forward_rule
@@ -162,7 +163,7 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         return (out, aux) if has_aux else out
 
     jac.__name__ = f"jacfwd({_name(f)})"
-    return jac
+    return user_errors(jac)
 
 
 def _kinds_key(args: tuple) -> Any:
@@ -226,14 +227,14 @@ def _blocks_one_by_one(f: Callable, args: tuple, kwargs: dict, column: Callable,
             dx = _unflatten(in_tree, [float(b) if kind == "number" else b for b, kind in zip(basis, kinds)])
             y, dy = column(dx)
             if has_aux:
-                y, aux, dy = y[0], y[1], dy[0]
+                (y, aux), dy = aux_pair("jacfwd", f, y), dy[0]
             leaves: list = []
             out_tree = _flatten(y, [])
             _flatten(dy, leaves)
             cols.append([np.asarray(v, dtype=float).reshape(-1) for v in leaves])
     if out_tree is None:  # no input components: evaluate once for the output's structure
         y = f(*args, **kwargs)
-        y, aux = (y[0], y[1]) if has_aux else (y, None)
+        y, aux = aux_pair("jacfwd", f, y) if has_aux else (y, None)
         out_tree = _flatten(y, [])
     out_sizes = [int(np.prod(s)) for s in _leaf_shapes(out_tree)]
     blocks = []
@@ -400,7 +401,7 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         in_tree = _flatten(tuple(args[i] for i in nums), in_leaves)
         sizes = [leaf.size for leaf in in_leaves]
         y_all, pullback = _vjp(f, tuple(args), kwargs, api="jacrev")
-        y, aux = (y_all[0], y_all[1]) if has_aux else (y_all, None)
+        y, aux = aux_pair("jacrev", f, y_all) if has_aux else (y_all, None)
         out_leaves: list = []
         out_tree = _flatten(y, out_leaves)
         rows: list = []
@@ -423,7 +424,7 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         return (out, aux) if has_aux else out
 
     jac.__name__ = f"jacrev({_name(f)})"
-    return jac
+    return user_errors(jac)
 
 
 def hessian(f: Callable, argnums: Any = 0) -> Callable:
@@ -437,6 +438,7 @@ def grad_for_hessian(f: Callable, argnums: Any) -> Grad:
     return Grad(f, argnums)
 
 
+@user_errors
 def hvp(f: Callable, primals: tuple, tangents: tuple) -> Any:
     """The Hessian-vector product `H(primals) @ tangents` of scalar-valued f (JAX's `jvp(grad(f), ...)[1]`).
 

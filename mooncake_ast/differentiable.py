@@ -1,0 +1,155 @@
+"""`mc.differentiate(f)` / `@mc.differentiate`: a function that keeps its behaviour and gains its
+derivatives and generated code as methods.
+
+It is a descriptor, like a function, so that a decorated method binds: `m.loss(3.0)` calls the method
+and `m.loss.grad(3.0)` differentiates it with respect to its first argument after `self` (the object's
+fields are constants there; `mc.grad(Model.loss)(m, 3.0)` gives the object's gradient as an mc.Tangent).
+"""
+from __future__ import annotations
+
+import functools
+import sys
+import types
+from typing import Any, Callable, Optional
+
+
+class Differentiable:
+    """A function wrapped by `mc.differentiate`: calls it unchanged; derivatives as methods.
+
+    Methods: `grad(*args, argnums=0, has_aux=False)`, `value_and_grad(...)`, `jvp(primals, tangents)`,
+    `vjp(*primals)`, `source(mode)`, `source_path(mode)`, `ir()`.  It can decorate a method of a class.
+
+    Example:
+        >>> @mc.differentiate
+        ... def f(x):
+        ...     return x * x
+        >>> f(3.0), f.grad(3.0)
+        (9.0, 6.0)
+    """
+
+    def __init__(self, f: Callable) -> None:
+        self.__wrapped_fn__ = f
+        functools.update_wrapper(self, f, updated=())
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__wrapped_fn__(*args, **kwargs)
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return Differentiable(types.MethodType(self.__wrapped_fn__, obj))
+
+    def __repr__(self) -> str:
+        return f"mc.differentiate({getattr(self.__wrapped_fn__, '__qualname__', self.__wrapped_fn__)!r})"
+
+    def __reduce__(self) -> Any:
+        f = self.__wrapped_fn__
+        if _lookup(getattr(f, "__module__", None), getattr(f, "__qualname__", None)) is self:
+            return f.__qualname__  # a decorated module-level function: by reference, like a function
+        return (differentiate, (f,))
+
+    def jvp(self, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+        """`mc.jvp(f, primals, tangents)`: `(f(*primals), J @ tangents)`, forward mode."""
+        from .api import jvp
+
+        return jvp(self.__wrapped_fn__, primals, tangents)
+
+    def vjp(self, *primals: Any) -> tuple[Any, Callable]:
+        """`mc.vjp(f, *primals)`: `(f(*primals), vjp_fn)`; `vjp_fn(out_bar)` gives one adjoint per primal."""
+        from .api import vjp
+
+        return vjp(self.__wrapped_fn__, *primals)
+
+    def grad(self, *args: Any, argnums: Any = 0, has_aux: bool = False, **kwargs: Any) -> Any:
+        """`mc.grad(f, argnums, has_aux)(*args, **kwargs)`: the gradient of scalar-valued f at `args`
+        (with has_aux=True, f returns `(value, aux)` and this returns `(gradient, aux)`)."""
+        from .api import grad
+
+        return grad(self.__wrapped_fn__, argnums, has_aux)(*args, **kwargs)
+
+    def value_and_grad(self, *args: Any, argnums: Any = 0, has_aux: bool = False, **kwargs: Any) -> Any:
+        """`mc.value_and_grad(f, argnums, has_aux)(*args, **kwargs)`: `(value, gradient)`
+        (with has_aux=True: `((value, aux), gradient)`)."""
+        from .api import value_and_grad
+
+        return value_and_grad(self.__wrapped_fn__, argnums, has_aux)(*args, **kwargs)
+
+    def _generated(self, mode: str) -> Any:
+        fn = self.__wrapped_fn__
+        if mode == "forward":
+            from .forward.runtime import LATEST, derived_forward
+
+            # The module the last call used (specialised on its arguments), or a generic one.
+            rule = LATEST.get(getattr(fn, "__code__", None))
+            return (rule or derived_forward(fn)).gen
+        if mode == "reverse":
+            from .reverse.runtime import LATEST, DerivedReverse
+
+            # The module the last gradient call used (specialised on its arguments), or a generic one.
+            rule = LATEST.get(getattr(fn, "__code__", None))
+            return (rule or DerivedReverse(fn, {})).gen
+        raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
+
+    def source(self, mode: str = "forward") -> str:
+        """The text of the generated module ("forward" or "reverse"): the one the last call in that mode
+        used (specialised on its argument types), else a generic one."""
+        from .cache import read_source
+        from .tracebacks import for_user
+
+        try:
+            return read_source(self._generated(mode).module)
+        except Exception as e:
+            raise for_user(e)
+
+    def source_path(self, mode: str = "forward") -> Optional[str]:
+        """The file in the cache the generated module of `source(mode)` was imported from (open it in an
+        editor, or set a breakpoint in it)."""
+        from .cache import source_path
+        from .tracebacks import for_user
+
+        try:
+            return source_path(self._generated(mode).module)
+        except Exception as e:
+            raise for_user(e)
+
+    def ir(self) -> str:
+        """The function's SSA IR (basic blocks, phis, one call per statement), as text."""
+        from .frontend.statements import lower_function
+        from .ir import format_function
+        from .tracebacks import for_user
+
+        try:
+            return format_function(lower_function(self.__wrapped_fn__))
+        except Exception as e:
+            raise for_user(e)
+
+
+def differentiate(f: Callable) -> Differentiable:
+    """Wrap `f` so that it keeps working as before and has its derivatives as methods; a decorator too.
+
+    Args:
+        f: a Python function, method, lambda or callable object whose source is available.
+    Returns:
+        a `Differentiable`: `f(...)` unchanged, plus `.grad`, `.value_and_grad`, `.jvp`, `.vjp`,
+        `.source(mode)`, `.source_path(mode)` and `.ir()`.  On a method of a class, `obj.method.grad(x)`
+        differentiates with respect to `x` (the object is bound).
+    Raises:
+        nothing itself; its methods raise what `mc.grad`, `mc.jvp`, ... raise.
+
+    Example:
+        >>> @mc.differentiate
+        ... def f(x, y):
+        ...     return x * y + y
+        >>> f.grad(2.0, 3.0), f.grad(2.0, 3.0, argnums=(0, 1))
+        (3.0, (3.0, 3.0))
+        >>> print(f.source("reverse"))   # the generated reverse-mode module
+    """
+    return f if isinstance(f, Differentiable) else Differentiable(f)
+
+
+def _lookup(module: Any, qualname: Any) -> Any:
+    """The object named `module.qualname`, if it can be imported by that name (how pickle finds it)."""
+    obj = sys.modules.get(module) if isinstance(module, str) else None
+    for part in (qualname or "<>").split("."):
+        obj = getattr(obj, part, None)
+    return obj

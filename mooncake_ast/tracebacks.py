@@ -1,0 +1,240 @@
+"""Exceptions at the public API's edge, as the user should see them.
+
+An exception raised while a derivative runs passes through the library's own frames and through
+generated modules in the cache, whose file names are hashes.  None of that is the user's business:
+at each public entry point (`grad`, `jvp`, `vjp`, `jacrev`, ...) the exception's traceback is
+rewritten so that
+
+* frames of the mooncake_ast package are left out (the entry point's own `raise` stays: Python adds it);
+* a frame of a generated module becomes a frame at the user's file:line that the generated lines
+  come from (each group of generated lines carries a `# file.py:12  text` comment, and the module's
+  key header names the source file), so the traceback prints the user's line, and `pdb.pm()` lands
+  in a frame that holds the generated frame's local variables;
+* every other frame (the user's own, NumPy's) is kept.
+
+The exception's type and message are unchanged, except for errors that are the library's own fault
+(an AssertionError or RuntimeError raised inside the package, or a non-MooncakeError class of the
+package): those become `InternalError`, a MooncakeError that names the user's line and says to
+report it, with the original chained as its cause.
+
+`MOONCAKE_AST_FULL_TRACEBACKS=1` turns the rewriting off (for work on mooncake_ast itself).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import linecache
+import os
+import re
+import sys
+import types
+from typing import Any, Callable, Optional
+
+from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, generated_location
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_COMMENT = re.compile(r"\s*# (?:grad of )?(\S+\.py):(\d+)\s")
+_HEADER_DEF = re.compile(r"# .* of [\w.<>]+ \((\S+\.py):(\d+)\)")
+_SUFFIX = re.compile(r"^(.+?)__(forward|pullback|jvp|vjp|batched)\w*$")
+_MARK = "_mooncake_ast_user_error_"
+
+
+class InternalError(MooncakeError):
+    """A failure inside mooncake_ast that is not the user's doing (a bug): report it with the function.
+
+    The original exception, with its full traceback, is chained as `__cause__`."""
+
+
+def _full() -> bool:
+    return os.environ.get("MOONCAKE_AST_FULL_TRACEBACKS", "") not in ("", "0")
+
+
+def _is_library(filename: str) -> bool:
+    return os.path.abspath(filename).startswith(_PACKAGE_DIR)
+
+
+def _generated_source(filename: str) -> Optional[str]:
+    """The user's source file a generated module was made from (from its key header), '' if the header
+    does not say, None if `filename` is not a generated module."""
+    first = linecache.getline(filename, 1)
+    if not first.startswith("# mooncake_ast-key"):
+        return None
+    try:
+        meta = json.loads(first.split(" ", 3)[3])
+        src = meta.get("source") or ""
+        return src.rsplit(":", 1)[0] if ":" in src else src
+    except (IndexError, ValueError, AttributeError):
+        return ""
+
+
+def _user_line(filename: str, lineno: int) -> Optional[tuple]:
+    """(file, line) of the user's code that line `lineno` of generated module `filename` comes from."""
+    src = _generated_source(filename) or ""
+    for n in range(lineno, 0, -1):
+        m = _COMMENT.match(linecache.getline(filename, n))
+        if m:
+            return _same_statement(filename, lineno, _resolve(m.group(1), src), int(m.group(2)))
+    for n in range(1, 8):
+        m = _HEADER_DEF.match(linecache.getline(filename, n))
+        if m:
+            return _same_statement(filename, lineno, _resolve(m.group(1), src), int(m.group(2)))
+    return None
+
+
+def _same_statement(filename: str, lineno: int, user_file: str, user_line: int) -> tuple:
+    """A `raise` or `assert` is emitted without a comment of its own when it is the only statement of a
+    branch: the nearest comment above names the branch's condition.  The user's line is then the first
+    line of that keyword after the condition's."""
+    word = linecache.getline(filename, lineno).split(None, 1)[:1]
+    if word and word[0] in ("raise", "assert") and \
+            linecache.getline(user_file, user_line).split(None, 1)[:1] != word:
+        for n in range(user_line + 1, user_line + 60):
+            text = linecache.getline(user_file, n)
+            if not text:
+                break
+            if text.split(None, 1)[:1] == word or text.strip().startswith(word[0] + "("):
+                return user_file, n
+            if text.strip().startswith("def "):
+                break
+    return user_file, user_line
+
+
+def _resolve(shown: str, src: str) -> str:
+    return src if src and os.path.basename(src) == os.path.basename(shown) else shown
+
+
+def _user_name(code_name: str) -> str:
+    m = _SUFFIX.match(code_name)
+    return m.group(1) if m else code_name
+
+
+def _fake_frame(filename: str, lineno: int, name: str, local_vars: dict) -> Optional[types.TracebackType]:
+    """A traceback entry whose frame runs `name` at `filename:lineno` (compiled to raise there), so that
+    tracebacks print the user's line; its locals are those of the generated frame it stands for."""
+    text = linecache.getline(filename, lineno)
+    stripped = text.strip()
+    indent = len(text) - len(text.lstrip()) if stripped else 0
+    mark = next(m for m in ("_mcE", "_mcE_", "_mcE__", _MARK) if m not in local_vars)
+    body = f"raise ({mark})"
+    if len(stripped) > len(body):  # span the whole line, so that no caret marks a part of it
+        body = f"raise ({mark}{' ' * (len(stripped) - len(body))})"
+    if indent and lineno > 1:
+        code_text = "\n" * (lineno - 2) + "if 1:\n" + " " * indent + body
+    else:
+        code_text = "\n" * (lineno - 1) + body
+    try:
+        code = compile(code_text, filename, "exec")
+        code = code.replace(co_name=name)
+        if sys.version_info >= (3, 11):
+            code = code.replace(co_qualname=name)
+        marker = _Marker()
+        local_vars = dict(local_vars)
+        local_vars[mark] = marker
+        exec(code, {"__name__": "__mooncake_ast_user_frame__"}, local_vars)
+    except _Marker:
+        tb = sys.exc_info()[2]
+        return tb.tb_next if tb is not None else None
+    except Exception:
+        return None
+    return None
+
+
+class _Marker(Exception):
+    pass
+
+
+def _entries(tb: Optional[types.TracebackType]) -> list:
+    """The traceback's entries for the user: (frame, lasti, lineno) kept, or a fake entry."""
+    out: list = []
+    while tb is not None:
+        frame, filename = tb.tb_frame, tb.tb_frame.f_code.co_filename
+        if _generated_source(filename) is not None:
+            where = _user_line(filename, tb.tb_lineno)
+            for _ in range(4):  # a derivative of generated code (hessian): map through to the user's line
+                if where is None or _generated_source(where[0]) is None:
+                    break
+                where = _user_line(*where)
+            if where is not None:
+                fake = _fake_frame(where[0], where[1], _user_name(frame.f_code.co_name), frame.f_locals)
+                if fake is not None:
+                    out.append((fake.tb_frame, fake.tb_lasti, fake.tb_lineno))
+        elif not _is_library(filename):
+            out.append((frame, tb.tb_lasti, tb.tb_lineno))
+        tb = tb.tb_next
+    return out
+
+
+def _rebuilt(entries: list) -> Optional[types.TracebackType]:
+    tb = None
+    for frame, lasti, lineno in reversed(entries):
+        tb = types.TracebackType(tb, frame, lasti, lineno)
+    return tb
+
+
+def _innermost_is_library(tb: Optional[types.TracebackType]) -> bool:
+    last = None
+    while tb is not None:
+        last, tb = tb, tb.tb_next
+    return last is not None and _is_library(last.tb_frame.f_code.co_filename) \
+        and _generated_source(last.tb_frame.f_code.co_filename) is None
+
+
+def _is_internal(e: BaseException) -> bool:
+    if isinstance(e, MooncakeError) or not isinstance(e, Exception):
+        return False
+    if type(e).__module__.startswith("mooncake_ast"):
+        return True  # the package's own non-user exception classes (IRError, ...)
+    if isinstance(e, RecursionError):
+        return False
+    return isinstance(e, (AssertionError, RuntimeError)) and _innermost_is_library(e.__traceback__)
+
+
+def _no_source(e: MissingRuleError) -> Optional[SourceUnavailableError]:
+    why = getattr(e, "why", None) or ""
+    if not why.startswith("no Python source"):
+        return None
+    fn = getattr(e, "fn", None)
+    name = getattr(fn, "__qualname__", None) or repr(fn)
+    file = getattr(getattr(fn, "__code__", None), "co_filename", "?")
+    err = SourceUnavailableError(
+        f"cannot differentiate {name}: its source code is not available ({file}); mooncake_ast differentiates "
+        f"a function by reading its source, and a function typed at a plain Python prompt, given to `python -c` "
+        f"or made by exec() has none: define it in a .py file, in IPython or in a Jupyter notebook (they keep "
+        f"the source), or register one with @mc.frule / @mc.rrule (mc.zero_derivative if it is not "
+        f"differentiable)", fn)
+    return err
+
+
+def for_user(e: BaseException) -> BaseException:
+    """The exception to raise in place of `e` at a public entry point: `e` itself with the user's
+    traceback (see the module docstring), or an InternalError / SourceUnavailableError made from it."""
+    if _full() or not isinstance(e, Exception):
+        return e
+    if isinstance(e, MissingRuleError) and not isinstance(e, SourceUnavailableError):
+        replaced = _no_source(e)
+        if replaced is not None:
+            replaced.__cause__, replaced.__suppress_context__ = None, True
+            return replaced.with_traceback(_rebuilt(_entries(e.__traceback__)))
+    if _is_internal(e):
+        where = generated_location(e.__traceback__)
+        err = InternalError(
+            f"{'while differentiating ' + where + ': ' if where else ''}mooncake_ast failed inside "
+            f"({type(e).__name__}: {e}). This is a bug in mooncake_ast, not in your code: please report it with "
+            f"the function; the chained exception above has the full traceback. Writing the line differently, or "
+            f"registering a rule for the function with @mc.frule / @mc.rrule, may avoid it")
+        err.__cause__ = e
+        return err.with_traceback(_rebuilt(_entries(e.__traceback__)))
+    return e.with_traceback(_rebuilt(_entries(e.__traceback__)))
+
+
+def user_errors(fn: Callable) -> Callable:
+    """Decorator for public entry points that are not on a hot path: exceptions leave with `for_user`."""
+
+    @functools.wraps(fn)
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True  # noqa: F841  (pytest)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            raise for_user(e)
+    return entry
