@@ -21,6 +21,7 @@ from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
+from .match import lower_match
 from .source import FunctionSource, function_source
 
 
@@ -620,6 +621,9 @@ class Lowering(ExpressionLowering):
             return self.freevars[name]
         raise AssertionError(f"free variable {name!r} of a nested function is not a cell here")
 
+    def stmt_Match(self, s: cst.Match) -> None:
+        lower_match(self, s)
+
     # ------------------------------------------------------------ rejected statements
     def stmt_Global(self, s: cst.Global) -> None:
         self.unsupported(s, "global statement (writing module globals)")
@@ -722,6 +726,18 @@ class _LocalNames(cst.CSTVisitor):
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self.names.update(_target_names(node.target))
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        if node.name is not None:
+            self.names.add(node.name.value)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        if node.name is not None:
+            self.names.add(node.name.value)
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+        if node.rest is not None:
+            self.names.add(node.rest.value)
 
     def visit_Import(self, node: cst.Import) -> None:
         for a in node.names:

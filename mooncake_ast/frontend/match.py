@@ -1,0 +1,210 @@
+"""Lowering of `match` statements into the branches they mean.
+
+Each case becomes a chain of tests; a failing test jumps to the next case, so both modes see
+plain `Branch`es and the derivative follows the case that ran.  The tests are the ones CPython
+makes (PEP 634), written as calls the transforms already know:
+
+* literal and value patterns: `subject == value`; `None`/`True`/`False`: `subject is value`;
+* capture `x` and wildcard `_`; `pattern as name`; or-patterns (`a | b`), whose alternatives
+  bind the same names (joined by SSA, so the derivative follows the alternative that matched);
+* sequence patterns `[a, b]`, `(a, *rest)`: `isinstance(subject, collections.abc.Sequence)` and
+  not str/bytes/bytearray (so a string never matches, and neither does an ndarray, which is not
+  a registered Sequence), the length, then the items as unpacking reads them;
+* mapping patterns with constant keys: `isinstance(subject, collections.abc.Mapping)`, each
+  key `in` the subject, then `subject[key]`;
+* class patterns `C(attr=p)`: `isinstance(subject, C)`, then `hasattr`/`getattr` per keyword
+  (CPython's getattr that treats AttributeError as "no match"), and `C(p)` for the builtin types
+  that match themselves (`float(x)`, `int(x)`, ...).
+
+As in CPython, names are bound only once the whole pattern has matched, and before the guard
+runs (so the guard sees them, and they stay bound when the guard fails).
+
+Refused, with the user's line and what to write instead: `**rest` in mapping patterns and
+positional sub-patterns of classes other than the self-matching builtins (they need
+`__match_args__`).
+"""
+from __future__ import annotations
+
+import builtins
+import collections.abc
+import operator
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from .. import ops
+from ..ir.nodes import Block, Const, Value
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .statements import Lowering
+
+# Builtin types whose class pattern takes one positional sub-pattern matched against the subject
+# itself (CPython's _Py_TPFLAGS_MATCH_SELF).
+SELF_MATCHING = ("bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple")
+NOT_SEQUENCES = (str, bytes, bytearray)
+
+
+def lower_match(lw: "Lowering", s: cst.Match) -> None:
+    """`match subject: case ...` as a chain of tests; the cases' bodies join after the match."""
+    b = lw.b
+    subject = lw.expr(s.subject)
+    join = b.new_block()
+    for case in s.cases:
+        b.loc = lw.loc_of(case)
+        next_case = b.new_block()
+        bound = MatchLowering(lw, next_case).pattern(case.pattern, subject)
+        for name, value in bound.items():
+            lw.assign_name(name, value)
+        if case.guard is not None:
+            ok = b.new_block()
+            b.branch(lw.expr(case.guard), ok, next_case)
+            b.seal(ok)
+            b.position_at(ok)
+        lw.body(case.body)
+        b.goto(join)
+        b.seal(next_case)
+        b.position_at(next_case)
+        if not next_case.preds:
+            b.block = None  # an irrefutable case: no later case can run
+            break
+    b.goto(join)
+    lw._resume_at(join)
+
+
+class MatchLowering:
+    """Tests of one case's pattern; every failing test goes to `fail` (the next case)."""
+
+    def __init__(self, lw: "Lowering", fail: Block) -> None:
+        self.lw = lw
+        self.b = lw.b
+        self.fail = fail
+
+    def check(self, cond: Value) -> None:
+        """Go on where `cond` holds; fail otherwise."""
+        ok = self.b.new_block()
+        self.b.branch(cond, ok, self.fail)
+        self.b.seal(ok)
+        self.b.position_at(ok)
+
+    def pattern(self, p: cst.MatchPattern, subject: Value) -> dict[str, Value]:
+        """Emit the tests of `p` against `subject`; return the names it binds (bound by the caller)."""
+        method = getattr(self, "p_" + type(p).__name__, None)
+        if method is None:
+            self.lw.unsupported(p, f"match pattern {type(p).__name__}")
+        return method(p, subject)
+
+    def p_MatchValue(self, p: cst.MatchValue, subject: Value) -> dict[str, Value]:
+        self.check(self.b.call(operator.eq, [subject, self.lw.expr(p.value)]))
+        return {}
+
+    def p_MatchSingleton(self, p: cst.MatchSingleton, subject: Value) -> dict[str, Value]:
+        self.check(self.b.call(operator.is_, [subject, self.lw.expr(p.value)]))
+        return {}
+
+    def p_MatchAs(self, p: cst.MatchAs, subject: Value) -> dict[str, Value]:
+        bound = self.pattern(p.pattern, subject) if p.pattern is not None else {}
+        if p.name is not None:
+            bound[p.name.value] = subject
+        return bound
+
+    def p_MatchOr(self, p: cst.MatchOr, subject: Value) -> dict[str, Value]:
+        lw, b = self.lw, self.b
+        join = b.new_block()
+        outer_fail = self.fail
+        names: list[str] = []
+        temps: dict[str, str] = {}
+        for k, alt in enumerate(p.patterns):
+            last = k == len(p.patterns) - 1
+            self.fail = outer_fail if last else b.new_block()
+            bound = self.pattern(alt.pattern, subject)
+            if k == 0:
+                names = sorted(bound)
+                temps = {n: lw.temp_var("alt_" + n) for n in names}
+            elif sorted(bound) != names:
+                lw.unsupported(alt.pattern, "or-pattern alternatives that bind different names")
+            for n in names:
+                b.write(temps[n], bound[n])
+            b.goto(join)
+            if not last:
+                b.seal(self.fail)
+                b.position_at(self.fail)
+        self.fail = outer_fail
+        lw._resume_at(join)
+        if b.block is None:
+            lw.unsupported(p, "or-pattern that can never match")
+        return {n: b.read(temps[n]) for n in names}
+
+    def p_MatchList(self, p: cst.MatchSequence, subject: Value) -> dict[str, Value]:
+        b = self.b
+        elems = list(p.patterns)
+        stars = [i for i, e in enumerate(elems) if isinstance(e, cst.MatchStar)]
+        is_seq = b.call(isinstance, [subject, Const(collections.abc.Sequence)])
+        self.check(is_seq)
+        not_sequences = b.call(ops.tuple_of, [Const(t) for t in NOT_SEQUENCES])
+        self.check(b.call(operator.not_, [b.call(isinstance, [subject, not_sequences])]))
+        n = b.call(len, [subject])
+        if not stars:
+            self.check(b.call(operator.eq, [n, Const(len(elems))]))
+            items = b.call(ops.unpack, [subject, Const(len(elems))])
+        else:
+            i = stars[0]
+            self.check(b.call(operator.ge, [n, Const(len(elems) - 1)]))
+            items = b.call(ops.unpack_star, [subject, Const(i), Const(len(elems) - i - 1)])
+        bound: dict[str, Value] = {}
+        for k, e in enumerate(elems):
+            if isinstance(e, cst.MatchStar):
+                if e.name is not None:
+                    bound[e.name.value] = b.call(operator.getitem, [items, Const(k)])
+                continue
+            if _is_wildcard(e.value):
+                continue
+            item = b.call(operator.getitem, [items, Const(k)])
+            bound.update(self.pattern(e.value, item))
+        return bound
+
+    p_MatchTuple = p_MatchList
+
+    def p_MatchMapping(self, p: cst.MatchMapping, subject: Value) -> dict[str, Value]:
+        if p.rest is not None:
+            self.lw.unsupported(p, "`**rest` in a mapping pattern (match the keys you need, and read the "
+                                   "others from the subject in the case body)")
+        b = self.b
+        self.check(b.call(isinstance, [subject, Const(collections.abc.Mapping)]))
+        bound: dict[str, Value] = {}
+        keys = [self.lw.expr(e.key) for e in p.elements]
+        for key in keys:
+            self.check(b.call(operator.contains, [subject, key]))
+        for key, e in zip(keys, p.elements):
+            value = b.call(operator.getitem, [subject, key])
+            bound.update(self.pattern(e.pattern, value))
+        return bound
+
+    def p_MatchClass(self, p: cst.MatchClass, subject: Value) -> dict[str, Value]:
+        lw, b = self.lw, self.b
+        cls = lw.expr(p.cls)
+        self.check(b.call(isinstance, [subject, cls]))
+        bound: dict[str, Value] = {}
+        if p.patterns:
+            if not (len(p.patterns) == 1 and _names_builtin(lw, p.cls, SELF_MATCHING)):
+                lw.unsupported(p, "positional sub-patterns in a class pattern (they depend on `__match_args__`); "
+                                  "write them with keywords, `Cls(attr=pattern)`")
+            bound.update(self.pattern(p.patterns[0].value, subject))
+        for kw in p.kwds:
+            name = Const(kw.key.value)
+            self.check(b.call(hasattr, [subject, name]))
+            bound.update(self.pattern(kw.pattern, b.call(getattr, [subject, name])))
+        return bound
+
+
+def _is_wildcard(p: cst.MatchPattern) -> bool:
+    return isinstance(p, cst.MatchAs) and p.pattern is None and p.name is None
+
+
+def _names_builtin(lw: "Lowering", node: cst.BaseExpression, names: tuple) -> bool:
+    """Is `node` a name that reads one of the builtins `names` (not a local, closure or module global)?"""
+    if not isinstance(node, cst.Name) or node.value not in names:
+        return False
+    name = node.value
+    if lw._var_key(name) is not None or name in lw.freevars or name in lw.pyfn.__globals__:
+        return False
+    return getattr(builtins, name, None) is not None
