@@ -28,7 +28,7 @@ from __future__ import annotations
 import builtins
 import collections.abc
 import operator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Optional
 
 import libcst as cst
 
@@ -45,44 +45,89 @@ NOT_SEQUENCES = (str, bytes, bytearray)
 
 
 def lower_match(lw: "Lowering", s: cst.Match) -> None:
-    """`match subject: case ...` as a chain of tests; the cases' bodies join after the match."""
+    """`match subject: case ...` as `if`/`else` on each case's test; the bodies join after the match.
+
+    A case's test (its pattern's checks, the bindings, then the guard) is one short-circuit
+    boolean, as a chained comparison is: every failing check jumps to the test's end, where a phi
+    says whether the case matched; then one branch picks the body or the next case.  (Jumping
+    from each check straight to the next case would give merge points the emitters cannot
+    structure.)"""
     b = lw.b
     subject = lw.expr(s.subject)
     join = b.new_block()
     for case in s.cases:
         b.loc = lw.loc_of(case)
-        next_case = b.new_block()
-        bound = MatchLowering(lw, next_case).pattern(case.pattern, subject)
-        for name, value in bound.items():
-            lw.assign_name(name, value)
-        if case.guard is not None:
-            ok = b.new_block()
-            b.branch(lw.expr(case.guard), ok, next_case)
-            b.seal(ok)
-            b.position_at(ok)
+        test = MatchLowering(lw)
+        # The test binds into temporaries, set to None first so that they are defined on every
+        # path through the test (a variable unbound on some paths into a merge is not something
+        # the transforms take); the guard reads them through a scope, and the case's names are
+        # bound from them where the case matched.
+        names = sorted(_bound_names(case.pattern))
+        temps = {n: lw.temp_var("case_" + n) for n in names}
+        for n in names:
+            b.write(temps[n], Const(None))
+
+        def tests(case: cst.MatchCase = case, test: MatchLowering = test, temps: dict = temps) -> None:
+            for name, value in test.pattern(case.pattern, subject).items():
+                b.write(temps[name], value)
+            if case.guard is not None:
+                lw.scopes.append(dict(temps))
+                test.check(lw.expr(case.guard))
+                lw.scopes.pop()
+
+        matched = test.boolean(tests)
+        if matched is None:  # an irrefutable case: no later case can run
+            _bind(lw, temps)
+            lw.body(case.body)
+            b.goto(join)
+            break
+        then, orelse = b.new_block(), b.new_block()
+        b.branch(matched, then, orelse)
+        b.seal(then)
+        b.position_at(then)
+        _bind(lw, temps)
         lw.body(case.body)
         b.goto(join)
-        b.seal(next_case)
-        b.position_at(next_case)
-        if not next_case.preds:
-            b.block = None  # an irrefutable case: no later case can run
-            break
+        b.seal(orelse)
+        b.position_at(orelse)
     b.goto(join)
     lw._resume_at(join)
 
 
-class MatchLowering:
-    """Tests of one case's pattern; every failing test goes to `fail` (the next case)."""
+def _bind(lw: "Lowering", temps: dict[str, str]) -> None:
+    for name, var in temps.items():
+        lw.assign_name(name, lw.b.read(var))
 
-    def __init__(self, lw: "Lowering", fail: Block) -> None:
+
+class MatchLowering:
+    """The tests of one case: `check(cond)` goes on where cond holds, else to the end of the
+    innermost `boolean` being built, whose phi is then False."""
+
+    def __init__(self, lw: "Lowering") -> None:
         self.lw = lw
         self.b = lw.b
-        self.fail = fail
+        self.ends: list[tuple[Block, str]] = []  # (end block, its result variable), innermost last
+
+    def boolean(self, emit: Callable[[], None]) -> Optional[Value]:
+        """Emit the checks `emit` makes as one short-circuit boolean; None if it made none."""
+        b = self.b
+        end, var = b.new_block(), self.lw.temp_var("matched")
+        self.ends.append((end, var))
+        emit()
+        self.ends.pop()
+        if not end.preds:
+            return None  # (no check: the builder is still in the success path, which goes on)
+        b.write(var, Const(True))
+        b.goto(end)
+        b.seal(end)
+        b.position_at(end)
+        return b.read(var)
 
     def check(self, cond: Value) -> None:
-        """Go on where `cond` holds; fail otherwise."""
+        end, var = self.ends[-1]
+        self.b.write(var, cond)
         ok = self.b.new_block()
-        self.b.branch(cond, ok, self.fail)
+        self.b.branch(cond, ok, end)
         self.b.seal(ok)
         self.b.position_at(ok)
 
@@ -108,30 +153,38 @@ class MatchLowering:
         return bound
 
     def p_MatchOr(self, p: cst.MatchOr, subject: Value) -> dict[str, Value]:
+        """`a | b | c`: each alternative's test is a boolean of its own, tried while the previous
+        failed; the names they bind (the same in each) are joined by SSA after the last."""
         lw, b = self.lw, self.b
-        join = b.new_block()
-        outer_fail = self.fail
-        names: list[str] = []
-        temps: dict[str, str] = {}
+        any_var = lw.temp_var("alt")
+        joins = []
+        names = sorted(_bound_names(p.patterns[0].pattern))
+        temps = {n: lw.temp_var("alt_" + n) for n in names}
+        for n in names:
+            b.write(temps[n], Const(None))  # (defined on every path: see lower_match)
         for k, alt in enumerate(p.patterns):
-            last = k == len(p.patterns) - 1
-            self.fail = outer_fail if last else b.new_block()
-            bound = self.pattern(alt.pattern, subject)
-            if k == 0:
-                names = sorted(bound)
-                temps = {n: lw.temp_var("alt_" + n) for n in names}
-            elif sorted(bound) != names:
+            if sorted(_bound_names(alt.pattern)) != names:
                 lw.unsupported(alt.pattern, "or-pattern alternatives that bind different names")
-            for n in names:
-                b.write(temps[n], bound[n])
+
+            def emit(alt: cst.MatchOrElement = alt) -> None:
+                for n, v in self.pattern(alt.pattern, subject).items():
+                    b.write(temps[n], v)  # (on the path where the alternative matched)
+
+            ok = self.boolean(emit)
+            if ok is None or k == len(p.patterns) - 1:
+                b.write(any_var, ok if ok is not None else Const(True))
+                break
+            b.write(any_var, ok)
+            nxt, join = b.new_block(), b.new_block()
+            joins.append(join)
+            b.branch(ok, join, nxt)
+            b.seal(nxt)
+            b.position_at(nxt)
+        for join in reversed(joins):
             b.goto(join)
-            if not last:
-                b.seal(self.fail)
-                b.position_at(self.fail)
-        self.fail = outer_fail
-        lw._resume_at(join)
-        if b.block is None:
-            lw.unsupported(p, "or-pattern that can never match")
+            b.seal(join)
+            b.position_at(join)
+        self.check(b.read(any_var))
         return {n: b.read(temps[n]) for n in names}
 
     def p_MatchList(self, p: cst.MatchSequence, subject: Value) -> dict[str, Value]:
@@ -208,3 +261,24 @@ def _names_builtin(lw: "Lowering", node: cst.BaseExpression, names: tuple) -> bo
     if lw._var_key(name) is not None or name in lw.freevars or name in lw.pyfn.__globals__:
         return False
     return getattr(builtins, name, None) is not None
+
+
+def _bound_names(p: cst.MatchPattern) -> set[str]:
+    """The names a pattern binds (captures, `as` names, `*rest`, `**rest`)."""
+    names: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_MatchAs(self, node: cst.MatchAs) -> None:
+            if node.name is not None:
+                names.add(node.name.value)
+
+        def visit_MatchStar(self, node: cst.MatchStar) -> None:
+            if node.name is not None:
+                names.add(node.name.value)
+
+        def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+            if node.rest is not None:
+                names.add(node.rest.value)
+
+    p.visit(V())
+    return names

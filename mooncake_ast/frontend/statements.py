@@ -161,6 +161,8 @@ class Lowering(ExpressionLowering):
 
     def assign_name(self, name: str, value: Value, function_scope: bool = False) -> Value:
         if name in self.globals_declared and self._var_key(name) is None:
+            if isinstance(value, Stmt) and value.hint == name:
+                value.hint = None  # a local of that name would hide the global in generated code
             self.b.call(stmt_ops.store_global, [self.ir.self_ref, Const(name), value])  # type: ignore[attr-defined]
             return value
         if name in self.nonlocals and self._var_key(name) is None:
