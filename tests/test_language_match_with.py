@@ -386,3 +386,18 @@ def test_raise_from_sets_the_cause(mode):
         assert repr(info.value.__cause__) == repr(plain.value.__cause__)
         assert info.value.__suppress_context__
     check_derivatives(raises_from, 1.0, 0)
+
+
+def test_match_failed_guard_leaves_an_existing_name_rebound_as_cpython_does():
+    def f(x, pair):
+        a = x * 0.5
+        match pair:
+            case (a, b) if a > 10.0:
+                r = a * b
+            case (_, b):
+                r = b * x
+        return a * x + r
+
+    for pair in [(2.0, 1.5), (12.0, 0.5), (-3.0, 2.0)]:
+        assert mc.value_and_grad(f)(1.5, pair)[0] == f(1.5, pair)
+        check_derivatives(f, 1.5, pair)

@@ -1,8 +1,8 @@
 """Lowering of `match` statements into the branches they mean.
 
-Each case becomes a chain of tests; a failing test jumps to the next case, so both modes see
-plain `Branch`es and the derivative follows the case that ran.  The tests are the ones CPython
-makes (PEP 634), written as calls the transforms already know:
+Each case becomes a test (a short-circuit boolean) and an `if` on it, so both modes see plain
+`Branch`es and the derivative follows the case that ran.  The tests are the ones CPython makes
+(PEP 634), written as calls the transforms already know:
 
 * literal and value patterns: `subject == value`; `None`/`True`/`False`: `subject is value`;
 * capture `x` and wildcard `_`; `pattern as name`; or-patterns (`a | b`), whose alternatives
@@ -16,8 +16,9 @@ makes (PEP 634), written as calls the transforms already know:
   (CPython's getattr that treats AttributeError as "no match"), and `C(p)` for the builtin types
   that match themselves (`float(x)`, `int(x)`, ...).
 
-As in CPython, names are bound only once the whole pattern has matched, and before the guard
-runs (so the guard sees them, and they stay bound when the guard fails).
+The guard sees the names the pattern binds.  As in CPython, a name the pattern binds stays bound
+when the guard fails, if it had a value before the `match`; a name new there is bound only where
+the case matched (reading it after a failed guard is then an error, never a value).
 
 Refused, with the user's line and what to write instead: `**rest` in mapping patterns and
 positional sub-patterns of classes other than the self-matching builtins (they need
@@ -33,7 +34,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 import libcst as cst
 
 from .. import ops
-from ..ir.nodes import Block, Const, Value
+from ..ir.builder import UNDEFINED
+from ..ir.nodes import Block, Const, Phi, Value
 
 if TYPE_CHECKING:  # pragma: no cover
     from .statements import Lowering
@@ -62,14 +64,20 @@ def lower_match(lw: "Lowering", s: cst.Match) -> None:
         # path through the test (a variable unbound on some paths into a merge is not something
         # the transforms take); the guard reads them through a scope, and the case's names are
         # bound from them where the case matched.
-        names = sorted(_bound_names(case.pattern))
+        names = sorted(bound_names(case.pattern))
         temps = {n: lw.temp_var("case_" + n) for n in names}
         for n in names:
             b.write(temps[n], Const(None))
 
-        def tests(case: cst.MatchCase = case, test: MatchLowering = test, temps: dict = temps) -> None:
+        early: set[str] = set()
+
+        def tests(case: cst.MatchCase = case, test: MatchLowering = test, temps: dict = temps, early: set = early) -> None:
             for name, value in test.pattern(case.pattern, subject).items():
                 b.write(temps[name], value)
+                if case.guard is not None and _defined(lw, name):
+                    # CPython binds before the guard: a failed guard leaves the new value bound
+                    lw.assign_name(name, value)
+                    early.add(name)
             if case.guard is not None:
                 lw.scopes.append(dict(temps))
                 test.check(lw.expr(case.guard))
@@ -77,7 +85,7 @@ def lower_match(lw: "Lowering", s: cst.Match) -> None:
 
         matched = test.boolean(tests)
         if matched is None:  # an irrefutable case: no later case can run
-            _bind(lw, temps)
+            _bind(lw, temps, early)
             lw.body(case.body)
             b.goto(join)
             break
@@ -85,7 +93,7 @@ def lower_match(lw: "Lowering", s: cst.Match) -> None:
         b.branch(matched, then, orelse)
         b.seal(then)
         b.position_at(then)
-        _bind(lw, temps)
+        _bind(lw, temps, early)
         lw.body(case.body)
         b.goto(join)
         b.seal(orelse)
@@ -94,9 +102,21 @@ def lower_match(lw: "Lowering", s: cst.Match) -> None:
     lw._resume_at(join)
 
 
-def _bind(lw: "Lowering", temps: dict[str, str]) -> None:
+def _bind(lw: "Lowering", temps: dict[str, str], early: set[str]) -> None:
     for name, var in temps.items():
-        lw.assign_name(name, lw.b.read(var))
+        if name not in early:
+            lw.assign_name(name, lw.b.read(var))
+
+
+def _defined(lw: "Lowering", name: str) -> bool:
+    """Has `name` a value on every path to here (or is it a cell or global, where a write is a
+    store)?  Only then may a guarded case bind it before its guard: binding a name unbound so far
+    there would merge a value with "unbound" after the test, which the transforms do not take."""
+    key = lw._var_key(name)
+    if key is None or name in lw.cells or key in lw.comp_cells:
+        return True
+    value = lw.b.read(key)
+    return value is not UNDEFINED and not (isinstance(value, Phi) and any(o is UNDEFINED for o in value.operands()))
 
 
 class MatchLowering:
@@ -158,12 +178,12 @@ class MatchLowering:
         lw, b = self.lw, self.b
         any_var = lw.temp_var("alt")
         joins = []
-        names = sorted(_bound_names(p.patterns[0].pattern))
+        names = sorted(bound_names(p.patterns[0].pattern))
         temps = {n: lw.temp_var("alt_" + n) for n in names}
         for n in names:
             b.write(temps[n], Const(None))  # (defined on every path: see lower_match)
         for k, alt in enumerate(p.patterns):
-            if sorted(_bound_names(alt.pattern)) != names:
+            if sorted(bound_names(alt.pattern)) != names:
                 lw.unsupported(alt.pattern, "or-pattern alternatives that bind different names")
 
             def emit(alt: cst.MatchOrElement = alt) -> None:
@@ -263,7 +283,7 @@ def _names_builtin(lw: "Lowering", node: cst.BaseExpression, names: tuple) -> bo
     return getattr(builtins, name, None) is not None
 
 
-def _bound_names(p: cst.MatchPattern) -> set[str]:
+def bound_names(p: cst.MatchPattern) -> set[str]:
     """The names a pattern binds (captures, `as` names, `*rest`, `**rest`)."""
     names: set[str] = set()
 

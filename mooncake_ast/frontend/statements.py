@@ -21,7 +21,7 @@ from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
-from .match import lower_match
+from .match import bound_names, lower_match
 from .with_stmt import WithFrame, leave_for_jump, leave_for_raise, lower_with
 from . import stmt_ops
 from .source import FunctionSource, function_source
@@ -750,17 +750,8 @@ class _LocalNames(cst.CSTVisitor):
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self.names.update(_target_names(node.target))
 
-    def visit_MatchAs(self, node: cst.MatchAs) -> None:
-        if node.name is not None:
-            self.names.add(node.name.value)
-
-    def visit_MatchStar(self, node: cst.MatchStar) -> None:
-        if node.name is not None:
-            self.names.add(node.name.value)
-
-    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
-        if node.rest is not None:
-            self.names.add(node.rest.value)
+    def visit_MatchCase(self, node: cst.MatchCase) -> None:
+        self.names.update(bound_names(node.pattern))
 
     def visit_Import(self, node: cst.Import) -> None:
         for a in node.names:

@@ -1,6 +1,7 @@
 """Run-time helpers that lowered `with`, `global` and `raise ... from` statements call.
 
-They are registered as having no derivative (they move no differentiable value) and check, at
+They are registered as having no derivative (they move no differentiable value; see
+ZERO_DERIVATIVE) and check, at
 run time, what would make that false, raising `UnsupportedDerivativeError` instead of letting a
 derivative come out silently wrong:
 
@@ -25,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import UnsupportedDerivativeError
-from ..rules.registry import builtin_phase, defzero
 
 # Modules whose context managers have no differentiable effect: run opaquely.
 OPAQUE_MODULES = ("numpy", "contextlib", "io", "_io", "threading", "_thread", "warnings", "decimal",
@@ -154,5 +154,5 @@ def store_global(fn: Any, name: str, value: Any) -> None:
     fn.__globals__[name] = value
 
 
-with builtin_phase():
-    defzero(enter_method, exit_method, opaque_enter, opaque_exit, exit_raising, raise_from, store_global)
+# Registered as zero-derivative rules by rules/builtin_rules.py, with the `ops` helpers.
+ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_exit, exit_raising, raise_from, store_global)
