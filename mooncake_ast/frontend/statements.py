@@ -21,6 +21,9 @@ from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
+from .match import bound_names, lower_match
+from .with_stmt import WithFrame, leave_for_jump, leave_for_raise, lower_with
+from . import stmt_ops
 from .source import FunctionSource, function_source
 
 
@@ -57,12 +60,13 @@ class Lowering(ExpressionLowering):
         self.ir.self_ref = SelfRef(name if name.isidentifier() else "fn")  # type: ignore[attr-defined]
         self.b = Builder(self.ir)
         self.loops: list[tuple[Block, Block]] = []  # (continue target, break target)
+        self.withs: list[WithFrame] = []  # the `with` statements being lowered, outermost first
         self.scopes: list[dict[str, str]] = []  # comprehension scopes: name -> builder var
         self._temps = 0
         self._nested_seen: dict[tuple[str, int], int] = {}
         self.freevars = {v.name: v for v in self.ir.freevars}
-        local_names, self.nonlocals = _scope_names(node)
-        self.locals = local_names - self.nonlocals
+        local_names, self.nonlocals, self.globals_declared = _scope_names(node)
+        self.locals = local_names - self.nonlocals - self.globals_declared
         self.cells: dict[str, Value] = {}
         self.captured = _captured_names(fn.__code__)
         self.cellnames = self.locals & self.captured
@@ -156,6 +160,11 @@ class Lowering(ExpressionLowering):
         return value
 
     def assign_name(self, name: str, value: Value, function_scope: bool = False) -> Value:
+        if name in self.globals_declared and self._var_key(name) is None:
+            if isinstance(value, Stmt) and value.hint == name:
+                value.hint = None  # a local of that name would hide the global in generated code
+            self.b.call(stmt_ops.store_global, [self.ir.self_ref, Const(name), value])  # type: ignore[attr-defined]
+            return value
         if name in self.nonlocals and self._var_key(name) is None:
             self.b.call(ops.cell_set, [self.freevars[name], value])
             return value
@@ -271,12 +280,15 @@ class Lowering(ExpressionLowering):
             self.unsupported(t, "augmented assignment target")
 
     def stmt_Return(self, s: cst.Return) -> None:
-        self.b.ret(self.expr(s.value) if s.value is not None else Const(None))
+        value = self.expr(s.value) if s.value is not None else Const(None)
+        leave_for_jump(self, all_frames=True)
+        self.b.ret(value)
 
     def stmt_Raise(self, s: cst.Raise) -> None:
-        if s.cause is not None:
-            self.unsupported(s, "raise ... from ...")
-        self.b.raise_(self.expr(s.exc) if s.exc is not None else None)
+        exc = self.expr(s.exc) if s.exc is not None else None
+        if s.cause is not None and exc is not None:
+            exc = self.b.call(stmt_ops.raise_from, [exc, self.expr(s.cause.item)])
+        self.b.raise_(leave_for_raise(self, exc))
 
     def stmt_Assert(self, s: cst.Assert) -> None:
         cond = self.expr(s.test)
@@ -285,14 +297,16 @@ class Lowering(ExpressionLowering):
         self.b.seal(fail)
         self.b.position_at(fail)
         msg = [self.expr(s.msg)] if s.msg is not None else []
-        self.b.raise_(self.b.call(ops.assert_failed, msg))
+        self.b.raise_(leave_for_raise(self, self.b.call(ops.assert_failed, msg)))
         self.b.seal(ok)
         self.b.position_at(ok)
 
     def stmt_Break(self, s: cst.Break) -> None:
+        leave_for_jump(self, all_frames=False)
         self.b.goto(self.loops[-1][1])
 
     def stmt_Continue(self, s: cst.Continue) -> None:
+        leave_for_jump(self, all_frames=False)
         self.b.goto(self.loops[-1][0])
 
     def stmt_Del(self, s: cst.Del) -> None:
@@ -620,9 +634,14 @@ class Lowering(ExpressionLowering):
             return self.freevars[name]
         raise AssertionError(f"free variable {name!r} of a nested function is not a cell here")
 
-    # ------------------------------------------------------------ rejected statements
+    def stmt_Match(self, s: cst.Match) -> None:
+        lower_match(self, s)
+
+    def stmt_With(self, s: cst.With) -> None:
+        lower_with(self, s)
+
     def stmt_Global(self, s: cst.Global) -> None:
-        self.unsupported(s, "global statement (writing module globals)")
+        pass  # the names were made module-global writes when the scope was analysed (stmt_ops.store_global)
 
     def stmt_Nonlocal(self, s: cst.Nonlocal) -> None:
         pass  # the names were made cell writes when the scope was analysed
@@ -680,10 +699,18 @@ class _LocalNames(cst.CSTVisitor):
     def __init__(self) -> None:
         self.names: set[str] = set()
         self.nonlocal_names: set[str] = set()  # declared `nonlocal` in this scope
+        self.global_names: set[str] = set()  # declared `global` in this scope
         self.depth = 0
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
         self.nonlocal_names.update(a.name.value for a in node.names)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.global_names.update(a.name.value for a in node.names)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self.names.update(_target_names(node.asname.name))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         if self.depth:
@@ -723,6 +750,9 @@ class _LocalNames(cst.CSTVisitor):
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         self.names.update(_target_names(node.target))
 
+    def visit_MatchCase(self, node: cst.MatchCase) -> None:
+        self.names.update(bound_names(node.pattern))
+
     def visit_Import(self, node: cst.Import) -> None:
         for a in node.names:
             self.names.add(a.asname.name.value if a.asname else cst.Module([]).code_for_node(a.name).split(".")[0])  # type: ignore[union-attr]
@@ -733,13 +763,14 @@ class _LocalNames(cst.CSTVisitor):
                 self.names.add(a.asname.name.value if a.asname else a.name.value)  # type: ignore[union-attr]
 
 
-def _scope_names(node: Union[cst.FunctionDef, cst.Lambda]) -> tuple[set[str], set[str]]:
-    """(names bound in the function's own scope, names it declares nonlocal): one walk of its tree."""
+def _scope_names(node: Union[cst.FunctionDef, cst.Lambda]) -> tuple[set[str], set[str], set[str]]:
+    """(names bound in the function's own scope, names it declares nonlocal, names it declares
+    global): one walk of its tree."""
     v = _LocalNames()
     v.depth = 1
     node.params.visit(v)
     node.body.visit(v)
-    return v.names, v.nonlocal_names
+    return v.names, v.nonlocal_names, v.global_names
 
 
 def _captured_names(code: types.CodeType) -> set[str]:

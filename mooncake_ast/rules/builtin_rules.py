@@ -12,6 +12,7 @@ import builtins
 import numpy as np
 
 from .. import ops
+from ..frontend import stmt_ops
 from ..tangents import NoTangent
 from . import helpers as h
 from .registry import defjvp, defmethod, defrule, defvjp, defzero
@@ -49,6 +50,7 @@ defjvp(ops.cell_set, lambda t, y, c, v: t.call(ops.cell_set, t.d(c), stored(t, v
 defjvp(list.append, lambda t, y, l, x: t.call(list.append, t.d(l), stored(t, x)) if t.d(l) is not None else None, mutates=(0,))
 defjvp(set.add, lambda t, y, s, x: None, mutates=(0,))
 defzero(ops.not_contains, ops.format_value, ops.join_str, ops.assert_failed, ops.import_module, ops.nested_code)
+defzero(*stmt_ops.ZERO_DERIVATIVE)  # the helpers lowered `with`/`global`/`raise from` call (frontend/stmt_ops.py)
 
 
 def iter_tangents(xs, dxs):

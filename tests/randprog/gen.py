@@ -720,6 +720,53 @@ FAMILIES = {
 FAMILIES["mixed"] = sorted({s for snippets in list(FAMILIES.values()) for s in snippets}, key=lambda s: s.__name__)
 
 
+def s_match(g):
+    t = g.fresh("t")
+    p, q = g.fresh("p"), g.fresh("q")
+    s = g.expr(S, maxdepth=1)
+    form = g.rng.randrange(4)
+    if form == 0:
+        g.emit(f"match ({s}, {g.leaf(S)}):", f"    case ({p}, 0.0):", f"        {t} = {p}",
+               f"    case ({p}, {q}) if {p} > {q}:", f"        {t} = {p} * {q} + math.sin({p})",
+               f"    case ({p}, {q}):", f"        {t} = {p} - 2.0 * {q}")
+    elif form == 1:
+        g.emit(f"{t} = 0.0", f"for i in range({g.rng.randint(2, 5)}):", "    match i:", "        case 0 | 2:",
+               f"            {t} = {t} + {s} * (i + 1)", "        case 1:", "            continue", "        case 3:",
+               "            break", "        case _:", f"            {t} = {t} * 0.5 + {s}")
+    elif form == 2:
+        g.emit(f"match {{'w': {s}, 'n': {g.rng.randint(1, 2)}}}:", f"    case {{'w': {p}, 'n': 1}}:",
+               f"        {t} = {p} * 3.0", f"    case {{'w': {p}}}:", f"        {t} = math.cos({p})")
+    else:
+        a = g.pick(V)
+        g.emit(f"match {a}:", f"    case [{p}, {q}]:", f"        {t} = 0.0", f"    case np.ndarray(ndim=1):",
+               f"        {t} = np.sum({a}) * {s}", "    case _:", f"        {t} = {s}")
+    g.define(t, S)
+
+
+ERRSTATE = '''def scaled_{n}(p):
+    with np.errstate(over="ignore", invalid="ignore"):
+        return p * 2.0 + np.tanh(p)'''
+
+
+def s_with(g):
+    t = g.fresh("t")
+    s = g.expr(S, maxdepth=1)
+    form = g.rng.randrange(3)
+    if form == 0:
+        g.emit('with np.errstate(divide="ignore", invalid="ignore"):', f"    {t} = {g.expr(S)} + {s}")
+    elif form == 1:
+        g.emit(f"{t} = 0.0", f"for i in range({g.rng.randint(1, 4)}):", '    with np.errstate(all="ignore"):',
+               f"        if i >= {g.rng.randint(1, 3)}:", "            break", f"        {t} = {t} + {s} * i")
+    else:
+        n = g.fresh("")
+        g.helper(f"scaled_{n}", ERRSTATE.format(n=n))
+        g.emit(f"{t} = scaled_{n}({s})")
+    g.define(t, S)
+
+
+FAMILIES["language"] = [s_match, s_with, s_cmp_branch, s_assign]  # (after "mixed", whose programs stay as they were)
+
+
 def generate(seed: int, family: str) -> Program:
     """The program of this seed in this family (deterministic)."""
     rng = random.Random(f"{family}:{seed}")

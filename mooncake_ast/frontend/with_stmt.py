@@ -1,0 +1,86 @@
+"""Lowering of `with` statements.
+
+`with m as t: B` becomes, as Python runs it,
+
+    enter = stmt_ops.enter_method(m)   # m's own __enter__, or stmt_ops.opaque_enter for a library's
+    exit = stmt_ops.exit_method(m)
+    t = enter(m)
+    B
+    exit(m, None, None, None)          # also before every return, break and continue that leaves B
+
+so both modes differentiate the body, a user's own manager is differentiated like any method
+call, and a library's (`np.errstate`, `open`, `contextlib` managers) runs opaquely (stmt_ops.py
+says what it checks).  `with a, b:` is `with a: with b:`.
+
+When the body raises.  A `raise` statement in the body calls `__exit__(type, exc, tb)` first,
+innermost manager first, then raises; a manager that would swallow the exception is refused
+(UnsupportedDerivativeError).  An exception raised by a *call* in the body propagates unchanged,
+but `__exit__` is not run: the IR has no exception edges, so generated code cannot catch it
+(a manager's cleanup, e.g. NumPy's error state, is then left as `__enter__` set it; the
+derivative call has failed anyway).  `contextlib.suppress`, which exists to swallow such
+exceptions, is refused by name.  In reverse mode the pullback runs after the `with` has been
+left: the manager is not in force while adjoints are computed (`np.errstate` warnings in the
+pullback are NumPy's defaults).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+import libcst as cst
+
+from ..ir.nodes import Const, Value
+from . import stmt_ops
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .statements import Lowering
+
+
+@dataclass
+class WithFrame:
+    mgr: Value
+    exit: Value
+    loops: int  # how many loops enclosed the `with` (break/continue leave the frames inside the innermost)
+
+
+def lower_with(lw: "Lowering", s: cst.With) -> None:
+    _enter(lw, list(s.items), s.body)
+
+
+def _enter(lw: "Lowering", items: list, body: cst.BaseSuite) -> None:
+    if not items:
+        lw.body(body)
+        return
+    b = lw.b
+    item: cst.WithItem = items[0]
+    mgr = lw.expr(item.item)
+    enter = b.call(stmt_ops.enter_method, [mgr], hint="enter")
+    exit_ = b.call(stmt_ops.exit_method, [mgr], hint="exit")
+    value = b.call(enter, [mgr])
+    if item.asname is not None:
+        lw.assign(item.asname.name, value)
+    lw.withs.append(WithFrame(mgr, exit_, len(lw.loops)))
+    _enter(lw, items[1:], body)
+    lw.withs.pop()
+    if not b.terminated:
+        _exit(lw, WithFrame(mgr, exit_, 0))
+
+
+def _exit(lw: "Lowering", frame: WithFrame) -> None:
+    lw.b.call(frame.exit, [frame.mgr, Const(None), Const(None), Const(None)])
+
+
+def leave_for_jump(lw: "Lowering", all_frames: bool) -> None:
+    """Before `return` (all_frames) or `break`/`continue`: leave the managers the jump leaves."""
+    for frame in reversed(lw.withs):
+        if all_frames or frame.loops >= len(lw.loops):
+            _exit(lw, frame)
+
+
+def leave_for_raise(lw: "Lowering", exc: Optional[Value]) -> Optional[Value]:
+    """Before `raise exc` in the body of managers: each sees the exception; return what to raise."""
+    if exc is None:
+        return None  # a bare `raise` (nothing caught to re-raise here): as written
+    for frame in reversed(lw.withs):
+        exc = lw.b.call(stmt_ops.exit_raising, [frame.mgr, exc])
+    return exc
