@@ -1,0 +1,50 @@
+"""Test inputs of the rules in mooncake_ast/rules/numpy_writes.py and rules/python_copy.py (issue 12),
+merged into CASES of tests/test_rules.py by catalog name (through rule_cases_python_lib.py)."""
+import copy  # noqa: F401  (the cases' sources use it)
+
+import numpy as np
+
+from rule_case_kit import kit
+
+F, Case = kit("python more rule case", globals())
+C = Case
+v3 = np.array([0.4, -1.1, 0.75])
+m34 = np.array([[0.3, -0.2, 1.1, 0.5], [0.9, 0.1, -0.7, 0.2], [-0.4, 0.8, 0.6, -1.3]])
+
+
+def _put(a, v):
+    a = a * 1.0
+    np.put(a, [0, 5, 5, -1], v * v)
+    return np.sin(a)
+
+
+def _fill(a, v):
+    a = a * 1.0
+    np.fill_diagonal(a, v)
+    return a * a
+
+
+def _copyto(a, v):
+    a = a * 1.0
+    np.copyto(a, v[:, None] * 2.0, where=a > 0)
+    return a * v[:, None]
+
+
+def _deep(x, y):
+    pair = copy.deepcopy([x, y * 1.0])
+    pair[1][0] = 3.0
+    return pair[0] * pair[1]
+
+
+def _shallow(x, y):
+    d = copy.copy({"x": x, "y": y * x})
+    return d["x"] + np.sum(d["y"])
+
+
+MORE_PY_CASES = {
+    "numpy.put": [C(_put, m34, v3[:2])],
+    "numpy.fill_diagonal": [C(_fill, m34, v3)],
+    "numpy.copyto": [C(_copyto, m34, v3)],
+    "copy.deepcopy": [C(_deep, 0.7, v3)],
+    "copy.copy": [C(_shallow, 0.7, v3)],
+}

@@ -1,0 +1,212 @@
+"""Issue 12: the NumPy writes (np.put, np.copyto, np.fill_diagonal; rules/numpy_writes.py) and the copies
+(copy.copy, copy.deepcopy, list.copy / dict.copy unbound; rules/python_copy.py) in both modes.
+
+check_derivatives compares forward mode with finite differences and reverse with forward, for the
+result and for every argument the function writes (the destination's tangent / adjoint after the
+call), so each case checks the written array too.  Families: shapes, index forms and modes, keyword
+forms, masks, aliasing (a view of the destination written, the source read afterwards)."""
+import copy
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.testing import check_derivatives
+
+RNG = np.random.default_rng(1212)
+
+
+def R(*shape):
+    return RNG.normal(size=shape)
+
+
+# ---------------------------------------------------------------- np.put
+@pytest.mark.parametrize("shape", [(6,), (3, 4), (2, 3, 2)])
+@pytest.mark.parametrize("ind, mode", [([0, 2, 2, -1], "raise"), ([1, 7, 30], "wrap"), ([-5, 3, 99], "clip"),
+                                       (np.array([[0, 1], [4, 1]]), "raise")])
+@pytest.mark.parametrize("nv", [1, 2, 4])
+def test_put_into_a_parameter(shape, ind, mode, nv):
+    def f(a, v):
+        np.put(a, ind, v * v, mode=mode)  # v shorter than ind repeats; repeated indices: the last write wins
+        return a * 2.0
+
+    check_derivatives(f, R(*shape), R(nv))
+
+
+@pytest.mark.parametrize("form", ["positional", "keywords", "scalar value", "list value"])
+def test_put_call_forms(form):
+    def f(a, v):
+        b = a * 1.0
+        if form == "positional":
+            np.put(b, [3, 0], v)
+        elif form == "keywords":
+            np.put(b, ind=[3, 0], v=v, mode="raise")
+        elif form == "scalar value":
+            np.put(b, [1, 2], v[0] * 3.0)
+        else:
+            np.put(b, [1, 2, 5], [v[1], 2.0, v[0]])
+        return np.sin(b) * a
+
+    check_derivatives(f, R(2, 3), R(2))
+
+
+# ---------------------------------------------------------------- np.fill_diagonal
+@pytest.mark.parametrize("shape, wrap", [((4, 4), False), ((3, 5), False), ((7, 3), False), ((7, 3), True), ((3, 3, 3), False)])
+@pytest.mark.parametrize("val", ["scalar", "array", "short array"])
+def test_fill_diagonal(shape, wrap, val):
+    def f(a, v):
+        s = v[0] if val == "scalar" else (v if val == "array" else v[:2])
+        np.fill_diagonal(a, s * 1.5, wrap=wrap)
+        return np.cos(a)
+
+    check_derivatives(f, R(*shape), R(7))
+
+
+def test_fill_diagonal_keywords_and_a_constant_value():
+    def f(a, v):
+        b = a * v[0]
+        np.fill_diagonal(a=b, val=0.0)
+        np.fill_diagonal(a, val=v)
+        return b * a
+
+    check_derivatives(f, R(3, 3), R(3))
+
+
+# ---------------------------------------------------------------- np.copyto
+@pytest.mark.parametrize("src_shape", [(3, 4), (4,), (3, 1), ()])
+@pytest.mark.parametrize("where", ["all", "mask", "row mask"])
+def test_copyto_broadcast_and_where(src_shape, where):
+    def f(a, s):
+        if where == "all":
+            np.copyto(a, s * 2.0)
+        elif where == "mask":
+            np.copyto(a, s * 2.0, where=a > 0)
+        else:
+            np.copyto(dst=a, src=s * 2.0, where=np.array([True, False, True, True]))
+        return a * a
+
+    s = R(*src_shape) if src_shape else 0.3
+    check_derivatives(f, R(3, 4), s)
+
+
+def test_copyto_aliasing_the_source_is_read_afterwards():
+    def f(x, v):
+        a = x * 2.0
+        b = v * 3.0
+        np.copyto(a[1:3], b)  # a view of a is written; b stays b
+        b[0] = b[0] * a[0, 0]
+        return np.sum(a * a) + np.sum(b * v)
+
+    check_derivatives(f, R(4, 3), R(3))
+
+
+def test_copyto_from_a_view_of_the_destination():
+    def f(x):
+        a = x * 1.0
+        np.copyto(a, a[::-1] * 2.0)
+        np.copyto(a[:2], a[2:])
+        return np.sin(a)
+
+    check_derivatives(f, R(4))
+
+
+def test_copyto_integer_destination_carries_no_derivative():
+    def f(x):
+        k = np.zeros(3, dtype=int)
+        np.copyto(k, x, casting="unsafe")
+        return x * k
+
+    check_derivatives(f, np.array([1.3, 2.7, -0.4]))
+
+
+def test_writes_refuse_complex_in_reverse_mode():
+    def f(x):
+        a = np.zeros(2, dtype=complex)
+        np.put(a, [0], x * 1j)
+        return np.real(a * np.conj(a))
+
+    with pytest.raises(mc.MooncakeError, match="complex"):
+        mc.grad(lambda x: np.sum(f(x)))(np.array([0.5]))
+
+
+# ---------------------------------------------------------------- copies
+def _copier(how):
+    return {"copy.copy": copy.copy, "copy.deepcopy": copy.deepcopy, "method": lambda v: v.copy()}[how]
+
+
+@pytest.mark.parametrize("how", ["copy.copy", "copy.deepcopy", "method"])
+@pytest.mark.parametrize("kind", ["list", "dict"])
+def test_copies_of_containers_then_writes(kind, how):
+    cp = _copier(how)
+    key, other = (0, 1) if kind == "list" else ("w", "s")
+
+    def f(x):
+        orig = [x * 1.0, x[0] * 2.0] if kind == "list" else {"w": x * 1.0, "s": x[0] * 2.0}
+        c = cp(orig)
+        c[key][0] = x[2] * 5.0  # shared with orig for a shallow copy, not for a deep one
+        c[other] = c[other] * x[1]
+        return np.sum(c[key] * orig[key]) + c[other] * orig[other]
+
+    check_derivatives(f, R(3))
+
+
+@pytest.mark.parametrize("how", ["copy.copy", "copy.deepcopy", "method"])
+def test_copies_of_arrays_then_writes(how):
+    cp = _copier(how)
+
+    def f(x):
+        orig = x * 1.0
+        c = cp(orig)
+        c[0] = x[2] * 5.0
+        return np.sum(c * orig)
+
+    check_derivatives(f, R(3))
+
+
+@pytest.mark.parametrize("fn", [copy.copy, copy.deepcopy])
+def test_copies_of_immutables(fn):
+    def f(x):
+        t = fn((x * 1.0, x[0] * 2.0))
+        s = fn(x[1] * 3.0)
+        return np.sum(t[0] * x) * t[1] * s
+
+    check_derivatives(f, R(3))
+
+
+def test_deepcopy_keeps_shared_items_shared():
+    def f(x):
+        a = x * 1.0
+        orig = [a, a, (a, x[0])]
+        c = copy.deepcopy(orig)
+        c[0][1] = 7.0  # c[1] and c[2][0] are the same new array
+        return np.sum(c[1] * x) + c[2][1] * np.sum(c[2][0]) + np.sum(a)
+
+    check_derivatives(f, R(3))
+
+
+def test_unbound_container_copies():
+    def f(x):
+        l2 = list.copy([x, x * 2.0, x[1]])
+        d2 = dict.copy({"a": x * 1.0})
+        d2["a"][0] = 2.0
+        return np.sum(l2[0] * l2[1]) * l2[2] + np.sum(d2["a"] * x)
+
+    check_derivatives(f, R(3))
+
+
+class Box:
+    def __init__(self, w):
+        self.w = w
+
+
+@pytest.mark.parametrize("fn", [copy.copy, copy.deepcopy])
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_copies_of_other_objects_are_refused(fn, mode):
+    def f(x):
+        return fn([Box(x)])[0].w * 2.0 if fn is copy.deepcopy else fn(Box(x)).w * 2.0
+
+    with pytest.raises((NotImplementedError, mc.MooncakeError), match="copy"):
+        if mode == "forward":
+            mc.jvp(f, (0.5,), (1.0,))
+        else:
+            mc.grad(f)(0.5)
