@@ -32,7 +32,5 @@ _CASES = {
 
 
 def python_lib_cases(entries):
-    from rule_cases_python_more import MORE_PY_CASES  # (numpy_writes.py, python_copy.py)
-
     names = {e.key: e.name for e in entries}
-    return {**{names[k]: v for k, v in _CASES.items() if k in names}, **MORE_PY_CASES}
+    return {names[k]: v for k, v in _CASES.items() if k in names}

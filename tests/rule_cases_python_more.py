@@ -1,6 +1,7 @@
-"""Test inputs of the rules in mooncake_ast/rules/numpy_writes.py and rules/python_copy.py (issue 12),
-merged into CASES of tests/test_rules.py by catalog name (through rule_cases_python_lib.py)."""
+"""Test inputs of the rules in mooncake_ast/rules/numpy_writes.py, python_copy.py and python_callables.py (issue 12),
+merged into CASES (and ZERO_CASES) of tests/test_rules.py by catalog name."""
 import copy  # noqa: F401  (the cases' sources use it)
+import operator  # noqa: F401
 
 import numpy as np
 
@@ -47,4 +48,27 @@ MORE_PY_CASES = {
     "numpy.copyto": [C(_copyto, m34, v3)],
     "copy.deepcopy": [C(_deep, 0.7, v3)],
     "copy.copy": [C(_shallow, 0.7, v3)],
+}
+
+
+def _partial(x, y):
+    import functools
+
+    return functools.partial(np.multiply, x)(y) + functools.partial(np.sin)(x)
+
+
+def _methodcaller(x, y):
+    import operator
+
+    return operator.methodcaller("dot", y)(x)
+
+
+MORE_PY_CASES.update({
+    "functools.partial": [C(_partial, v3, v3 + 0.3)],
+    "operator.methodcaller": [C(_methodcaller, v3, v3 - 0.2)],
+})
+
+MORE_PY_ZERO_CASES = {
+    "operator.itemgetter": C("lambda x: operator.itemgetter(1)([x, 2.0 * x])", v3),
+    "operator.attrgetter": C("lambda x: operator.attrgetter('real')(x * 2.0)", v3),
 }

@@ -210,3 +210,106 @@ def test_copies_of_other_objects_are_refused(fn, mode):
             mc.jvp(f, (0.5,), (1.0,))
         else:
             mc.grad(f)(0.5)
+
+
+# ---------------------------------------------------------------- functools.partial, operator getters and methodcaller
+def _user(a, b, c=1.0):
+    return a * np.sin(b) + c * b
+
+
+class Holder:
+    def __init__(self, w, s):
+        self.w = w
+        self.inner = Holder(s, None) if s is not None else None
+
+
+@pytest.mark.parametrize("form", ["operator", "user positional", "user keyword", "nested", "call keyword", "ufunc", "map"])
+def test_partial_bound_arguments_get_their_adjoints(form):
+    import functools
+    import operator
+
+    def f(x):
+        if form == "operator":
+            return functools.partial(operator.mul, x[0] * 3.0)(x)
+        if form == "user positional":
+            return functools.partial(_user, x * 2.0)(x[1])
+        if form == "user keyword":
+            return functools.partial(_user, c=x[0])(x, x[2])
+        if form == "nested":
+            q = functools.partial(functools.partial(_user, x[2]), c=x[0])
+            return q(x) * q(b=x[1])
+        if form == "call keyword":
+            return functools.partial(_user, x[1], c=2.0)(b=x, c=x[0])
+        if form == "ufunc":
+            return functools.partial(np.hypot, x)(2.5)
+        return np.array(list(map(functools.partial(_user, c=x[0]), x, x * x)))
+
+    check_derivatives(f, np.array([0.4, -1.1, 0.75]) + RNG.normal(size=3) * 0.1)
+
+
+def test_partial_made_outside_and_passed_in():
+    import functools
+
+    def f(q, x):
+        return q(x) * x
+
+    q = functools.partial(_user, 0.7, c=1.3)
+    check_derivatives(lambda x: f(q, x), R(3))
+
+
+@pytest.mark.parametrize("keys", [(0,), (1, 0), (slice(0, 2),)])
+def test_itemgetter(keys):
+    import operator
+
+    def f(x):
+        xs = [x * 2.0, x[0] * x[1], 5.0]
+        got = operator.itemgetter(*keys)(xs)
+        return np.sum(got[0]) * np.sum(got[-1]) if len(keys) > 1 else np.sum(np.asarray(got[0] if keys[0] != 0 else got))
+
+    check_derivatives(f, R(3))
+
+
+def test_itemgetter_of_an_array_and_a_dict():
+    import operator
+
+    def f(x):
+        d = {"a": x * 3.0, "b": x[1]}
+        first, b = operator.itemgetter("a", "b")(d)
+        return operator.itemgetter(1)(x) * first * b + operator.itemgetter(2)(x)
+
+    check_derivatives(f, R(3))
+
+
+def test_attrgetter_dotted_and_several():
+    import operator
+
+    def f(x):
+        o = Holder(x * 2.0, x[1])
+        w, s = operator.attrgetter("w", "inner.w")(o)
+        return w * s * operator.attrgetter("inner.w")(o)
+
+    check_derivatives(f, R(3))
+
+
+@pytest.mark.parametrize("form", ["no args", "bound array", "keyword", "user method"])
+def test_methodcaller(form):
+    import operator
+
+    def f(x):
+        if form == "no args":
+            return operator.methodcaller("sum")(x * x)
+        if form == "bound array":
+            return operator.methodcaller("dot", x * 2.0)(x)
+        if form == "keyword":
+            return operator.methodcaller("sum", axis=0)(np.outer(x, x))
+        return operator.methodcaller("scaled", x[0])(Scaler(x))
+
+    check_derivatives(f, R(3))
+
+
+class Scaler:
+    def __init__(self, w):
+        self.w = w
+
+    def scaled(self, k):
+        return self.w * k

@@ -115,6 +115,11 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
             return MethodAdjoint(a[0]), AdjTuple(a[1:]), k
 
         return y, method_pullback
+    from ..rules.python_callables import call_rule
+
+    calls = call_rule(f)
+    if calls is not None:  # functools.partial, operator.itemgetter/attrgetter/methodcaller
+        return calls[1](f, tuple(args), kwargs)
     call = getattr(type(f), "__call__", None)
     if isinstance(call, types.FunctionType) and not isinstance(f, type):
         y, pb = rcall(call, (f, *args), kwargs)
