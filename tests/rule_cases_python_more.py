@@ -1,5 +1,6 @@
 """Test inputs of the rules in mooncake_ast/rules/numpy_writes.py, python_copy.py and python_callables.py (issue 12),
 merged into CASES (and ZERO_CASES) of tests/test_rules.py by catalog name."""
+import collections
 import copy  # noqa: F401  (the cases' sources use it)
 import operator  # noqa: F401
 
@@ -66,6 +67,25 @@ def _methodcaller(x, y):
 MORE_PY_CASES.update({
     "functools.partial": [C(_partial, v3, v3 + 0.3)],
     "operator.methodcaller": [C(_methodcaller, v3, v3 - 0.2)],
+})
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+def _defaultdict(x, y):
+    d = collections.defaultdict(float, {"x": x}, y=y * 2.0)
+    d["z"] += x * y
+    return d["x"] * d["y"] + d["z"]
+
+
+def _tuple_new(x, y):
+    p = Pair._make([x, y * x])
+    return p.a * p.b
+
+
+MORE_PY_CASES.update({
+    "collections.defaultdict": [C(_defaultdict, 0.7, v3)],
+    "tuple.__new__": [C(_tuple_new, 0.7, v3)],
 })
 
 MORE_PY_ZERO_CASES = {

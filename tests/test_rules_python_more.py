@@ -313,3 +313,100 @@ class Scaler:
 
     def scaled(self, k):
         return self.w * k
+
+
+# ---------------------------------------------------------------- collections.defaultdict, namedtuple classes
+@pytest.mark.parametrize("form", ["float +=", "list append", "mapping and keywords", "pairs, last wins", "array factory", "loop"])
+def test_defaultdict(form):
+    import collections
+
+    def f(x):
+        if form == "float +=":
+            d = collections.defaultdict(float)
+            d["a"] += x[0]
+            d["a"] *= x[1]
+            return d["a"] * 2.0 + d["b"]
+        if form == "list append":
+            d = collections.defaultdict(list)
+            d["a"].append(x)
+            d["b"].append(x * x)
+            return d["a"][0] * d["b"][0]
+        if form == "mapping and keywords":
+            d = collections.defaultdict(float, {"a": x, "b": x[0]}, b=2.0 * x[1])
+            d["c"] += x[2]
+            return d["a"] * d["b"] + d["c"]
+        if form == "pairs, last wins":
+            d = collections.defaultdict(float, [("a", x), ("b", x[1]), ("a", x * 3.0)])
+            return d["a"] * d["b"]
+        if form == "array factory":
+            d = collections.defaultdict(lambda: np.zeros(3))
+            d["z"] += x
+            d["z"][0] = x[1] * x[2]
+            return d["z"] * np.sum(d["q"] + 1.0)
+        d = collections.defaultdict(int)
+        for i, v in enumerate(x):
+            d[i % 2] += v * v
+        return d[0] * d[1]
+
+    check_derivatives(f, R(3))
+
+
+Pt = __import__("collections").namedtuple("Pt", "a b c", defaults=[1.0])
+
+
+class Vec(__import__("collections").namedtuple("Vec", "w s")):
+    def energy(self):
+        return np.sum(self.w ** 2) * self.s
+
+
+@pytest.mark.parametrize("form", ["positional", "keywords and default", "_replace", "_make and _asdict", "subclass", "unpack"])
+def test_namedtuple_classes(form):
+    def f(x):
+        if form == "positional":
+            p = Pt(x, 2.0 * x, x[0])
+            return p.a * p.b * p.c
+        if form == "keywords and default":
+            p = Pt(b=x[1], a=x)
+            return p.a * p.b + p.c
+        if form == "_replace":
+            q = Pt(a=x, b=3.0)._replace(b=x * x, c=x[0])
+            return q.a + q.b * q.c + q[0]
+        if form == "_make and _asdict":
+            p = Pt._make([x, x * 2, x[1]])
+            d = p._asdict()
+            return d["a"] * d["b"] + p.c
+        if form == "subclass":
+            return Vec(x * 2.0, s=x[2]).energy()
+        a, b, c = Pt(x, x[0], c=x[1] * 2.0)
+        return a * b * c
+
+    check_derivatives(f, R(3))
+
+
+def test_deque_is_refused_honestly():
+    import collections
+
+    def f(x):
+        return collections.deque([x, 2.0 * x])[0]
+
+    with pytest.raises(mc.MooncakeError, match="deque"):
+        mc.grad(f)(0.5)
+    with pytest.raises(mc.MooncakeError, match="deque"):
+        mc.jvp(f, (0.5,), (1.0,))
+
+
+def _named(a, func=1.0, y=2.0, t=0.0):
+    return a * func * y + t
+
+
+def test_keyword_names_that_rule_templates_use_internally():
+    """Keywords named like a template's own parameters (y, t, func, factory) reach the right operand."""
+    import collections
+    import functools
+
+    def f(x):
+        p = functools.partial(_named, func=x[0], y=x[1], t=x[2])(x)
+        d = collections.defaultdict(float, y=x[0], t=x[1], factory=x[2])
+        return p * d["y"] * d["t"] * d["factory"]
+
+    check_derivatives(f, R(3))

@@ -1,5 +1,6 @@
 """Callable objects of the standard library (issue 12): functools.partial, operator.itemgetter,
-operator.attrgetter and operator.methodcaller, made and called inside differentiated code.
+operator.attrgetter and operator.methodcaller, made and called inside differentiated code (and, through
+`call_rule`, the namedtuple classes of python_collections.py).
 
 They are C objects that call something else, so their rules say what they call and hand that call to
 run-time dispatch (`fcall` in forward mode, `rcall` in reverse): a partial of a user function
@@ -80,14 +81,14 @@ def partial_tangent(y: Any, n: int, dfunc: Any, *rest: Any) -> Any:
     return Tangent({"func": dfunc, "args": dargs, "keywords": {k: dkw.get(k, NoTangent) for k in y.keywords}})
 
 
-def _partial_jvp(t: Any, y: Any, func: Any, *args: Any, **kw: Any) -> Any:
+def _partial_jvp(t: Any, y: Any, func: Any, /, *args: Any, **kw: Any) -> Any:
     if t.d(func) is None and all(t.d(a) is None for a in args) and all(t.d(v) is None for v in kw.values()):
         return None
     return t.call(partial_tangent, y, len(args), t.dz(func), *[t.dz(a) for a in args],
                   *[z for k, v in kw.items() for z in (k, t.dz(v))])
 
 
-def rrule_partial(func: Any, *args: Any, **kw: Any) -> tuple:
+def rrule_partial(func: Any, /, *args: Any, **kw: Any) -> tuple:
     y = functools.partial(func, *args, **kw)
     inner = len(y.args) - len(args)
 
@@ -147,14 +148,14 @@ def methodcaller_tangent(y: Any, n: int, *rest: Any) -> Any:
     return Tangent({"func": NoTangent, "args": dargs, "keywords": dkw})
 
 
-def _methodcaller_jvp(t: Any, y: Any, name: Any, *args: Any, **kw: Any) -> Any:
+def _methodcaller_jvp(t: Any, y: Any, name: Any, /, *args: Any, **kw: Any) -> Any:
     if all(t.d(a) is None for a in args) and all(t.d(v) is None for v in kw.values()):
         return None
     return t.call(methodcaller_tangent, y, len(args), *[t.dz(a) for a in args],
                   *[z for k, v in kw.items() for z in (k, t.dz(v))])
 
 
-def rrule_methodcaller(name: Any, *args: Any, **kw: Any) -> tuple:
+def rrule_methodcaller(name: Any, /, *args: Any, **kw: Any) -> tuple:
     y = operator.methodcaller(name, *args, **kw)
 
     def pullback(g: Any) -> tuple:
@@ -267,7 +268,12 @@ CALLS = {
 
 
 def call_rule(f: Any) -> Any:
-    """The (forward, reverse) call rules of a callable object of one of the types above, or None."""
+    """The (forward, reverse) call rules of a callable object of one of the types above, or of a
+    namedtuple class (rules/python_collections.py), or None."""
+    if isinstance(f, type):
+        from .python_collections import construct_forward, construct_reverse, is_namedtuple_class
+
+        return (construct_forward, construct_reverse) if is_namedtuple_class(f) else None
     for cls in type(f).__mro__[:-1]:
         if cls in CALLS:
             return CALLS[cls]
