@@ -410,3 +410,42 @@ def test_keyword_names_that_rule_templates_use_internally():
         return p * d["y"] * d["t"] * d["factory"]
 
     check_derivatives(f, R(3))
+
+
+@pytest.mark.xfail(strict=True, reason="forward transform (not a rule): a dispatched `orig.copy()` on a branch not "
+                                       "taken makes the write through `c = list(orig)` lose orig's tangent; found "
+                                       "while testing the copies, present before them")
+def test_write_through_a_copy_with_a_method_copy_on_another_branch():
+    kind, how = "list", "copy.copy"
+
+    def f(x):
+        if kind == "list":
+            orig = [x * 1.0, x[0] * 2.0]
+        elif kind == "dict":
+            orig = {"w": x * 1.0, "s": x[0] * 2.0}
+        elif kind == "array":
+            orig = x * 1.0
+        elif kind == "tuple":
+            orig = (x * 1.0, x[0] * 2.0)
+        else:
+            orig = x[1] * 3.0
+        if how == "copy.copy":
+            c = list(orig)
+        elif kind in ("list", "dict", "array"):
+            c = orig.copy()
+        else:
+            c = orig
+        if kind in ("list", "dict"):
+            key = 0 if kind == "list" else "w"
+            other = 1 if kind == "list" else "s"
+            c[key][0] = x[2] * 5.0
+            c[other] = c[other] * x[1]
+            return np.sum(c[key] * orig[key]) + c[other] * orig[other]
+        if kind == "array":
+            c[0] = x[2] * 5.0
+            return np.sum(c * orig)
+        if kind == "tuple":
+            return np.sum(c[0] * orig[0]) * c[1]
+        return c * orig
+
+    check_derivatives(f, np.array([0.3, -1.2, 0.8]), modes=("forward",))
