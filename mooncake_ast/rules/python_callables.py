@@ -274,8 +274,8 @@ def call_rule(f: Any) -> Any:
         from .python_collections import construct_forward, construct_reverse, is_namedtuple_class
 
         return (construct_forward, construct_reverse) if is_namedtuple_class(f) else None
-    if isinstance(f, functools.partial) and str(getattr(f.func, "__module__", "")).startswith("mooncake_ast."):
-        return None  # the library's own partials (frontend/supercalls.py): dispatched as before
+    if isinstance(f, functools.partial) and str(getattr(f.func, "__module__", "")).startswith(("mooncake_ast.", "functools")):
+        return None  # our own partials (supercalls.py) and functools.wraps: as before
     for cls in type(f).__mro__[:-1]:
         if cls in CALLS:
             return CALLS[cls]
