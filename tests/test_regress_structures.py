@@ -49,9 +49,7 @@ STRUCTURES = cases(
     case("mixed_tuple_arg", S.mixed_tuple_arg, (0.8, rnd(3, seed=25), 3)),
     case("helper_tuple_read2", S.helper_tuple_read2, rnd(3, seed=26), 1.5),
     case("helper_tuple_unpack_and_index", S.helper_tuple_unpack_and_index, rnd(3, seed=27), 0.6),
-    case("namedtuple_local", S.namedtuple_local, rnd(2, 2, seed=28), rnd(2, seed=29), rnd(2, seed=30),
-         xfail="Layer(W, b) (a namedtuple) is refused in both modes: MissingRuleError 'no forward/reverse rule for "
-               "...Layer (a class without a Python __init__)'"),
+    case("namedtuple_local", S.namedtuple_local, rnd(2, 2, seed=28), rnd(2, seed=29), rnd(2, seed=30)),  # (rules/python_collections.py)
     case("namedtuple_arg", S.namedtuple_arg, S.Layer(rnd(2, 2, seed=31), rnd(2, seed=32)), rnd(2, seed=33)),
     case("namedtuple_attr_once", S.namedtuple_attr_once, S.Layer(rnd(2, 2, seed=61), rnd(2, seed=62))),
     case("namedtuple_attr_read2", S.namedtuple_attr_read2, S.Layer(rnd(2, 2, seed=63), rnd(2, seed=64))),

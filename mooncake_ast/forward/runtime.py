@@ -66,6 +66,9 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     if isinstance(f, types.MethodType):
         dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
         return fcall(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs), kwargs, dkwargs)
+    calls = _library_callable(f)
+    if calls is not None:  # functools.partial, operator.itemgetter/attrgetter/methodcaller, namedtuple classes (rules/python_callables.py)
+        return calls[0](f, df, tuple(args), tuple(dargs), kwargs, dkwargs)
     if isinstance(f, type):
         return _construct(f, args, dargs, kwargs, dkwargs)
     call = getattr(type(f), "__call__", None)
@@ -76,6 +79,12 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
         y = f(*args, **kwargs)
         return y, zero_tangent(y)
     raise MissingRuleError(f, "forward")
+
+
+def _library_callable(f: Any) -> Any:
+    from ..rules.python_callables import call_rule
+
+    return call_rule(f)
 
 
 def _all_zero(t: Any) -> bool:

@@ -124,6 +124,11 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
             return a[0], AdjTuple(a[1:]), k
 
         return y, object_pullback
+    from ..rules.python_callables import call_rule
+
+    calls = call_rule(f)
+    if calls is not None:  # functools.partial, operator.itemgetter/attrgetter/methodcaller, namedtuple classes
+        return calls[1](f, tuple(args), kwargs)
     if isinstance(f, type):
         if not isinstance(f.__init__, types.FunctionType) and all(_nondifferentiable(a) for a in (*args, *kwargs.values())):
             return f(*args, **kwargs), _zero_pullback(len(args), kwargs)  # e.g. np.random.RandomState(0)

@@ -471,7 +471,7 @@ class ReverseTransform:
         elif special is not None:
             self._rev_special(s, fn, *special)
             return
-        elif rule is not None and rule.mutates:
+        elif rule is not None and rule.mutates and rule.user_rrule is None:  # (a run-time rule undoes its own write)
             raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} (an in-place update) is not supported yet")
         if "out" in s.kwargs and s.kwargs.keys() == {"out"} and isinstance(fn, np.ufunc):
             self._rev_ufunc_out(s, fn)

@@ -8,6 +8,10 @@ from . import containers  # noqa: F401  (after builtin_rules: its container meth
 from .registry import Rule, all_rules, defjvp, defmethod, defzero, lookup  # noqa: F401
 from . import numpy_extra, numpy_statistics, numpy_calculus, numpy_fft, numpy_more  # noqa: F401  (the rest of NumPy; after numpy_rules)
 from . import python_lib  # noqa: F401  (functools.reduce, statistics)
+from . import numpy_writes  # noqa: F401  (np.put, np.copyto, np.fill_diagonal)
+from . import python_copy  # noqa: F401  (copy.copy, copy.deepcopy, list.copy, dict.copy)
+from . import python_callables  # noqa: F401  (functools.partial, operator.itemgetter/attrgetter/methodcaller)
+from . import python_collections  # noqa: F401  (collections.defaultdict, namedtuple classes, tuple.__new__)
 from .registry import end_builtin_phase
 
 end_builtin_phase()  # what is registered from here on is the user's (described one by one in cache keys)

@@ -1,0 +1,295 @@
+"""Callable objects of the standard library (issue 12): functools.partial, operator.itemgetter,
+operator.attrgetter and operator.methodcaller, made and called inside differentiated code (and, through
+`call_rule`, the namedtuple classes of python_collections.py).
+
+They are C objects that call something else, so their rules say what they call and hand that call to
+run-time dispatch (`fcall` in forward mode, `rcall` in reverse): a partial of a user function
+differentiates that user function, a methodcaller differentiates the method it names, an itemgetter
+is a read of an item (whose reverse adds into the container's storage, as `x[i]` does).
+
+A partial (and a methodcaller) holds arguments, which may be differentiated: its tangent is a
+`Tangent` with fields `func`, `args` and `keywords` (the bound arguments' tangents), made by the
+constructor's rule; its adjoint a `BoundAdjoint` of the same three parts, which the constructor's
+reverse hands back to the arguments the object was made from.  Like Python, `partial(partial(f, a), b)`
+is one partial of f with (a, b); its tangent and adjoint follow that flattening.
+
+`CALLS` maps a type to its (forward, reverse) call rules; forward/runtime.py and reverse/runtime.py
+consult it (`call_rule`) for a callee that is an instance of one of these types.
+"""
+from __future__ import annotations
+
+import functools
+import operator
+from typing import Any
+
+from ..tangents import NoTangent, Tangent
+from .registry import KwAdj, _entry, _fingerprint, defjvp, defzero
+
+
+class BoundAdjoint:
+    """The adjoint of a partial or methodcaller: of its function (partial only) and bound arguments."""
+
+    __slots__ = ("func", "args", "keywords")
+
+    def __init__(self, func: Any, args: tuple, keywords: dict) -> None:
+        self.func, self.args, self.keywords = func, tuple(args), dict(keywords)
+
+    def __add__(self, other: Any) -> Any:
+        from ..reverse.adjoints import accumulate
+
+        if other is NoTangent or other is None:
+            return self
+        if not isinstance(other, BoundAdjoint):
+            return NotImplemented
+        keys = list(self.keywords) + [k for k in other.keywords if k not in self.keywords]
+        return BoundAdjoint(accumulate(self.func, other.func),
+                            tuple(accumulate(a, b) for a, b in zip(self.args, other.args)),
+                            {k: accumulate(self.keywords.get(k, NoTangent), other.keywords.get(k, NoTangent)) for k in keys})
+
+    __radd__ = __add__
+
+    def __repr__(self) -> str:
+        return f"BoundAdjoint(func={self.func!r}, args={self.args!r}, keywords={self.keywords!r})"
+
+
+def _parts(dp: Any, n: int, keys: Any) -> tuple:
+    """(func, args, keywords) tangents of a partial/methodcaller tangent (zeros for NoTangent)."""
+    if isinstance(dp, Tangent):
+        return dp.func, tuple(dp.args), dict(dp.keywords)
+    return NoTangent, (NoTangent,) * n, {k: NoTangent for k in keys}
+
+
+def _refuse_subclass(obj: Any) -> None:
+    if type(obj) not in CALLS:
+        raise NotImplementedError(f"derivative of a call of a {type(obj).__qualname__} (a subclass of "
+                                  f"{type(obj).__mro__[1].__qualname__}): register a rule for it")
+
+
+# ------------------------------------------------------------------ functools.partial
+def partial_tangent(y: Any, n: int, dfunc: Any, *rest: Any) -> Any:
+    """The tangent of y = partial(func, *args, **kw) from func's, the args' and the keywords' tangents
+    (`rest`: n positional tangents, then name, tangent pairs)."""
+    dargs = tuple(rest[:n])
+    dkw = dict(zip(rest[n::2], rest[n + 1::2]))
+    flat_args = len(y.args) - n  # partial of a partial: the inner one's arguments come first
+    if flat_args:
+        inner_f, inner_a, inner_k = _parts(dfunc, flat_args, [k for k in y.keywords if k not in dkw])
+        dfunc, dargs = inner_f, inner_a + dargs
+        dkw = {**inner_k, **dkw}
+    if dfunc is NoTangent and all(d is NoTangent for d in dargs) and all(d is NoTangent for d in dkw.values()):
+        return NoTangent
+    return Tangent({"func": dfunc, "args": dargs, "keywords": {k: dkw.get(k, NoTangent) for k in y.keywords}})
+
+
+def _partial_jvp(t: Any, y: Any, func: Any, /, *args: Any, **kw: Any) -> Any:
+    if t.d(func) is None and all(t.d(a) is None for a in args) and all(t.d(v) is None for v in kw.values()):
+        return None
+    return t.call(partial_tangent, y, len(args), t.dz(func), *[t.dz(a) for a in args],
+                  *[z for k, v in kw.items() for z in (k, t.dz(v))])
+
+
+def rrule_partial(func: Any, /, *args: Any, **kw: Any) -> tuple:
+    y = functools.partial(func, *args, **kw)
+    inner = len(y.args) - len(args)
+
+    def pullback(g: Any) -> tuple:
+        if not isinstance(g, BoundAdjoint):
+            return (NoTangent,) * (1 + len(args))
+        f_bar = g.func
+        if inner:  # the inner partial's part of the flattened one goes back to it
+            f_bar = BoundAdjoint(g.func, g.args[:inner], {k: v for k, v in g.keywords.items() if k not in kw})
+        named = {k: g.keywords.get(k, NoTangent) for k in kw}
+        named = {k: v for k, v in named.items() if v is not NoTangent}
+        return (f_bar, *g.args[inner:]) + ((KwAdj(named),) if named else ())
+
+    return y, pullback
+
+
+def call_partial_forward(p, dp, args, dargs, kwargs, dkwargs):
+    from ..forward.runtime import fcall
+
+    _refuse_subclass(p)
+    df, da, dk = _parts(dp, len(p.args), p.keywords)
+    return fcall(p.func, df, (*p.args, *args), (*da, *dargs), {**p.keywords, **kwargs}, {**dk, **dkwargs})
+
+
+def call_partial_reverse(p, args, kwargs):
+    from ..reverse.adjoints import AdjDict, AdjTuple
+    from ..reverse.runtime import rcall
+
+    _refuse_subclass(p)
+    n = len(p.args)
+    y, pb = rcall(p.func, (*p.args, *args), {**p.keywords, **kwargs})
+
+    def pullback(g):
+        fb, ab, kb = pb(g)
+        ab = list(ab) + [NoTangent] * (n + len(args) - len(ab))
+        kb = dict(kb or {})
+        p_bar = BoundAdjoint(fb, ab[:n], {k: kb.get(k, NoTangent) for k in p.keywords if k not in kwargs})
+        return p_bar, AdjTuple(ab[n:]), AdjDict({k: kb[k] for k in kwargs if k in kb})
+
+    return y, pullback
+
+
+# ------------------------------------------------------------------ operator.methodcaller
+def _methodcaller_parts(m: Any) -> tuple:
+    """(name, args, keywords) of a methodcaller, from how it pickles."""
+    red = m.__reduce__()
+    if red[0] is type(m):
+        return red[1][0], tuple(red[1][1:]), {}
+    return red[0].args[0], tuple(red[1]), dict(red[0].keywords)  # (partial(methodcaller, name, **kw), args)
+
+
+def methodcaller_tangent(y: Any, n: int, *rest: Any) -> Any:
+    dargs = tuple(rest[:n])
+    dkw = dict(zip(rest[n::2], rest[n + 1::2]))
+    if all(d is NoTangent for d in dargs) and all(d is NoTangent for d in dkw.values()):
+        return NoTangent
+    return Tangent({"func": NoTangent, "args": dargs, "keywords": dkw})
+
+
+def _methodcaller_jvp(t: Any, y: Any, name: Any, /, *args: Any, **kw: Any) -> Any:
+    if all(t.d(a) is None for a in args) and all(t.d(v) is None for v in kw.values()):
+        return None
+    return t.call(methodcaller_tangent, y, len(args), *[t.dz(a) for a in args],
+                  *[z for k, v in kw.items() for z in (k, t.dz(v))])
+
+
+def rrule_methodcaller(name: Any, /, *args: Any, **kw: Any) -> tuple:
+    y = operator.methodcaller(name, *args, **kw)
+
+    def pullback(g: Any) -> tuple:
+        if not isinstance(g, BoundAdjoint):
+            return (NoTangent,) * (1 + len(args))
+        named = {k: v for k, v in g.keywords.items() if v is not NoTangent}
+        return (NoTangent, *g.args) + ((KwAdj(named),) if named else ())
+
+    return y, pullback
+
+
+def call_methodcaller_forward(m, dm, args, dargs, kwargs, dkwargs):
+    from ..forward.runtime import fcall
+    from ..tangents import MethodTangent
+
+    if len(args) != 1 or kwargs:
+        raise TypeError("methodcaller expected 1 argument")
+    name, margs, mkw = _methodcaller_parts(m)
+    _, da, dk = _parts(dm, len(margs), mkw)
+    obj, dobj = args[0], dargs[0]
+    return fcall(getattr(obj, name), MethodTangent(dobj), margs, da, mkw, dk)
+
+
+def call_methodcaller_reverse(m, args, kwargs):
+    from ..reverse.adjoints import AdjDict, AdjTuple, MethodAdjoint
+    from ..reverse.runtime import rcall
+
+    if len(args) != 1 or kwargs:
+        raise TypeError("methodcaller expected 1 argument")
+    name, margs, mkw = _methodcaller_parts(m)
+    y, pb = rcall(getattr(args[0], name), margs, mkw)
+
+    def pullback(g):
+        fb, ab, kb = pb(g)
+        obj_bar = fb.self_adjoint if isinstance(fb, MethodAdjoint) else NoTangent
+        ab = list(ab) + [NoTangent] * (len(margs) - len(ab))
+        m_bar = BoundAdjoint(NoTangent, ab, {k: (kb or {}).get(k, NoTangent) for k in mkw})
+        return m_bar, AdjTuple([obj_bar]), AdjDict()
+
+    return y, pullback
+
+
+# ------------------------------------------------------------------ operator.itemgetter, operator.attrgetter
+def _keys(obj: Any) -> tuple:
+    """(the keys or dotted names it applies, whether it returns a tuple), from how it pickles."""
+    keys = tuple(obj.__reduce__()[1])
+    return keys, len(keys) != 1
+
+
+def _reads(obj: Any) -> list:
+    """The reads an itemgetter / attrgetter makes, as chains of (callable, key)."""
+    keys, _ = _keys(obj)
+    if isinstance(obj, operator.itemgetter):
+        return [[(operator.getitem, k)] for k in keys]
+    return [[(getattr, part) for part in k.split(".")] for k in keys]
+
+
+def call_getter_forward(obj, dobj, args, dargs, kwargs, dkwargs):
+    from ..forward.runtime import fcall
+
+    if len(args) != 1 or kwargs:
+        raise TypeError(f"{type(obj).__name__} expected 1 argument")
+    outs = []
+    for chain in _reads(obj):
+        v, dv = args[0], dargs[0]
+        for fn, key in chain:
+            v, dv = fcall(fn, NoTangent, (v, key), (dv, NoTangent))
+        outs.append((v, dv))
+    if not _keys(obj)[1]:
+        return outs[0]
+    ys = tuple(v for v, _ in outs)
+    dys = tuple(d for _, d in outs)
+    return ys, (NoTangent if all(d is NoTangent for d in dys) else dys)
+
+
+def call_getter_reverse(obj, args, kwargs):
+    from ..reverse.adjoints import AdjDict, AdjTuple, accumulate
+    from ..reverse.runtime import rcall
+
+    if len(args) != 1 or kwargs:
+        raise TypeError(f"{type(obj).__name__} expected 1 argument")
+    steps, ys = [], []
+    for chain in _reads(obj):
+        v, pbs = args[0], []
+        for fn, key in chain:
+            v, pb = rcall(fn, (v, key), {})
+            pbs.append(pb)
+        steps.append(pbs)
+        ys.append(v)
+    several = _keys(obj)[1]
+
+    def pullback(g):
+        gs = list(g) if several and isinstance(g, (tuple, list)) else ([g] if not several else [NoTangent] * len(ys))
+        total = NoTangent
+        for pbs, gi in zip(steps, gs):
+            for pb in reversed(pbs):
+                gi = pb(gi)[1][0]
+            total = accumulate(total, gi)
+        return NoTangent, AdjTuple([total]), AdjDict()
+
+    return (tuple(ys) if several else ys[0]), pullback
+
+
+CALLS = {
+    functools.partial: (call_partial_forward, call_partial_reverse),
+    operator.methodcaller: (call_methodcaller_forward, call_methodcaller_reverse),
+    operator.itemgetter: (call_getter_forward, call_getter_reverse),
+    operator.attrgetter: (call_getter_forward, call_getter_reverse),
+}
+
+
+def call_rule(f: Any) -> Any:
+    """The (forward, reverse) call rules of a callable object of one of the types above, or of a
+    namedtuple class (rules/python_collections.py), or None."""
+    if isinstance(f, type):
+        from .python_collections import construct_forward, construct_reverse, is_namedtuple_class
+
+        return (construct_forward, construct_reverse) if is_namedtuple_class(f) else None
+    if isinstance(f, functools.partial) and str(getattr(f.func, "__module__", "")).startswith(("mooncake_ast.", "functools")):
+        return None  # our own partials (supercalls.py) and functools.wraps: as before
+    for cls in type(f).__mro__[:-1]:
+        if cls in CALLS:
+            return CALLS[cls]
+    return None
+
+
+def _run_time_reverse(fn, rrule):
+    r = _entry(fn)
+    r.user_rrule = rrule
+    r.fingerprint = _fingerprint(r.jvp_template, rrule)
+
+
+defjvp(functools.partial, _partial_jvp)
+_run_time_reverse(functools.partial, rrule_partial)
+defjvp(operator.methodcaller, _methodcaller_jvp)
+defzero(operator.itemgetter, operator.attrgetter)  # made from keys and names
+_run_time_reverse(operator.methodcaller, rrule_methodcaller)

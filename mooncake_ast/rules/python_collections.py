@@ -1,0 +1,176 @@
+"""`collections` types made inside differentiated code (issue 12): defaultdict and namedtuple classes.
+
+* `defaultdict(factory, mapping_or_pairs, **kw)` is a dict: its tangent is a defaultdict of the
+  values' tangents whose factory makes the zero tangent of what the primal factory makes, so a read
+  of a missing key inserts a matching zero on both sides (`d[k] += x`, `d[k].append(x)`).  Its
+  adjoint is a dict's: each key's slot goes back to the argument the value came from (a keyword wins
+  over the mapping, a later pair over an earlier one).
+* A namedtuple class is a tuple with names; its `__new__` is generated with `exec`, so it has no
+  source to trace.  Calling the class binds the arguments to the fields (defaults included) and the
+  tangent / adjoint is a tuple in field order, the project's convention for namedtuples.
+  `_make` and `_replace` go through `tuple.__new__(cls, iterable)`, which gets a rule here too.
+
+`collections.deque` has no rules: its methods and reverse storage are not written yet, and the
+missing-rule error says so.
+"""
+from __future__ import annotations
+
+import collections
+import inspect
+from typing import Any
+
+from ..tangents import NoTangent, zero_tangent
+from .registry import KwAdj, _entry, _fingerprint, defjvp
+
+
+def _run_time_reverse(fn, rrule):
+    r = _entry(fn)
+    r.user_rrule = rrule
+    r.fingerprint = _fingerprint(r.jvp_template, rrule)
+
+
+# ------------------------------------------------------------------ collections.defaultdict
+def _zero_factory(factory: Any) -> Any:
+    return (lambda: zero_tangent(factory())) if factory is not None else None
+
+
+def defaultdict_tangent(y: Any, factory: Any, pairs: tuple, dkw: dict) -> Any:
+    from .builtin_rules import dict_tangent
+
+    out = collections.defaultdict(_zero_factory(factory))
+    out.update(dict_tangent(y, pairs, dkw))
+    return out
+
+
+def _defaultdict_jvp(t: Any, y: Any, factory: Any = None, /, *a: Any, **kw: Any) -> Any:
+    from .. import ops
+
+    if len(a) > 1:
+        raise TypeError("defaultdict expected at most 2 arguments")
+    return t.call(defaultdict_tangent, y, factory, t.call(ops.tuple_of, *[t.call(ops.tuple_of, x, t.dz(x)) for x in a]),
+                  t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, t.dz(v))]))
+
+
+def _value_slot(y: Any, g: Any, k: Any) -> Any:
+    """Key k's adjoint as a value (a mutable value's lives in its own storage, shared with the source)."""
+    from ..tangents import is_mutable
+
+    if is_mutable(y[k]) or not isinstance(g, dict):
+        return NoTangent
+    return g.get(k, NoTangent)
+
+
+def rrule_defaultdict(*args: Any, **kw: Any) -> tuple:
+    from ..reverse.adjoints import AdjDict, AdjList, AdjTuple
+
+    if len(args) > 2:
+        raise TypeError("defaultdict expected at most 2 arguments")
+    src = args[1] if len(args) > 1 else None
+    if src is not None and not isinstance(src, (dict, list, tuple)):
+        raise NotImplementedError("reverse mode of collections.defaultdict of an iterator: pass a dict or a list of pairs")
+    y = collections.defaultdict(*args, **kw)
+
+    def pullback(g: Any) -> tuple:
+        bars: list = [NoTangent] * len(args)
+        if isinstance(src, dict):
+            bars[1] = AdjDict({k: _value_slot(y, g, k) for k in src if k not in kw})
+        elif src is not None:
+            last = {}
+            for i, (k, _) in enumerate(src):
+                last[k] = i
+            items = [AdjTuple((NoTangent, _value_slot(y, g, k))) if last[k] == i and k not in kw else NoTangent
+                     for i, (k, _) in enumerate(src)]
+            bars[1] = AdjTuple(items) if isinstance(src, tuple) else AdjList(items)
+        named = {k: _value_slot(y, g, k) for k in kw}
+        named = {k: v for k, v in named.items() if v is not NoTangent}
+        return tuple(bars) + ((KwAdj(named),) if named else ())
+
+    return y, pullback
+
+
+defjvp(collections.defaultdict, _defaultdict_jvp)
+_run_time_reverse(collections.defaultdict, rrule_defaultdict)
+
+
+# ------------------------------------------------------------------ namedtuple classes
+def is_namedtuple_class(f: Any) -> bool:
+    return isinstance(f, type) and issubclass(f, tuple) and isinstance(getattr(f, "_fields", None), tuple) \
+        and getattr(f, "_make", None) is not None
+
+
+def _bind(cls: type, args: tuple, kwargs: dict) -> list:
+    """The field names in order, each with where its value came from: ("arg", i), ("kw", name) or ("default",)."""
+    if getattr(getattr(cls.__new__, "__code__", None), "co_filename", None) != "<string>":
+        raise NotImplementedError(f"derivative of constructing {cls.__qualname__}: it overrides namedtuple's __new__")
+    sig = inspect.signature(cls.__new__)
+    bound = sig.bind(cls, *args, **kwargs)  # raises TypeError as the call would
+    given = bound.arguments
+    out = []
+    for i, name in enumerate(cls._fields):
+        if name in given and i < len(args):
+            out.append(("arg", i))
+        elif name in kwargs:
+            out.append(("kw", name))
+        else:
+            out.append(("default",))
+    return out
+
+
+def construct_forward(cls, dcls, args, dargs, kwargs, dkwargs):
+    where = _bind(cls, args, kwargs)
+    y = cls(*args, **kwargs)
+    parts = tuple(dargs[w[1]] if w[0] == "arg" else dkwargs.get(w[1], NoTangent) if w[0] == "kw" else NoTangent
+                  for w in where)
+    return y, (NoTangent if all(p is NoTangent for p in parts) else parts)
+
+
+def construct_reverse(cls, args, kwargs):
+    from ..reverse.adjoints import AdjDict, AdjTuple
+
+    where = _bind(cls, args, kwargs)
+    y = cls(*args, **kwargs)
+
+    def pullback(g):
+        gs = list(g) if isinstance(g, (tuple, list)) else [NoTangent] * len(where)
+        bars: list = [NoTangent] * len(args)
+        named: dict = {}
+        for w, gi in zip(where, gs):
+            if w[0] == "arg":
+                bars[w[1]] = gi
+            elif w[0] == "kw":
+                named[w[1]] = gi
+        return NoTangent, AdjTuple(bars), AdjDict(named)
+
+    return y, pullback
+
+
+# ------------------------------------------------------------------ tuple.__new__(cls, iterable) (namedtuple._make)
+def tuple_new_tangent(cls: Any, it: Any, dit: Any) -> Any:
+    from .builtin_rules import iter_tangents
+
+    parts = iter_tangents(it, dit)
+    return NoTangent if parts is NoTangent else tuple(parts)
+
+
+def _tuple_new_jvp(t: Any, y: Any, cls: Any, it: Any = (), /, *rest: Any) -> Any:
+    if t.d(it) is None:
+        return None
+    return t.call(tuple_new_tangent, cls, it, t.d(it))
+
+
+def rrule_tuple_new(cls: Any, it: Any = (), /, *rest: Any) -> tuple:
+    from ..reverse.adjoints import _like
+
+    items = it if isinstance(it, (list, tuple)) else list(it)  # an iterator is consumed once, here
+    y = tuple.__new__(cls, items, *rest)
+
+    def pullback(g):
+        if g is NoTangent or g is None:
+            return (NoTangent, NoTangent)
+        return (NoTangent, _like(it, list(g)))  # an iterator's adjoint: its items', in order
+
+    return y, pullback
+
+
+defjvp(tuple.__new__, _tuple_new_jvp)
+_run_time_reverse(tuple.__new__, rrule_tuple_new)
