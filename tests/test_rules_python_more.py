@@ -412,9 +412,6 @@ def test_keyword_names_that_rule_templates_use_internally():
     check_derivatives(f, R(3))
 
 
-@pytest.mark.xfail(strict=True, reason="forward transform (not a rule): a dispatched `orig.copy()` on a branch not "
-                                       "taken makes the write through `c = list(orig)` lose orig's tangent; found "
-                                       "while testing the copies, present before them")
 def test_write_through_a_copy_with_a_method_copy_on_another_branch():
     kind, how = "list", "copy.copy"
 

@@ -518,16 +518,19 @@ class EagerBuilder:
         return NoTangent if d is None else d
 
     def add(self, a: Any, b: Any) -> Any:
-        if a is None:
+        # A symbolic zero met at run time (a helper's NoTangent result) is skipped exactly like the
+        # None known when the template is built: the other operand is returned as it is, so a tangent
+        # that aliases storage (`dc[key]` of getitem) keeps aliasing it.  (`NoTangent + t` copies t.)
+        if a is None or a is NoTangent:
             return b
-        if b is None:
+        if b is None or b is NoTangent:
             return a
         return self._v(a) + self._v(b)
 
     def sub(self, a: Any, b: Any) -> Any:
-        if b is None:
+        if b is None or b is NoTangent:
             return a
-        if a is None:
+        if a is None or a is NoTangent:
             return -self._v(b)
         return self._v(a) - self._v(b)
 
