@@ -337,18 +337,50 @@ class ItemsIterator:
         return self._it.__length_hint__()
 
 
-def sum_items_adjoint(xs: Any, g: Any) -> Any:
-    """Each item of xs gets g (sum is linear)."""
+def sum_items_adjoint(xs: Any, g: Any, start: Any = 0) -> Any:
+    """The items' adjoints of `sum(xs, start)`.  For numbers and arrays sum is linear, so each item
+    gets g, summed over the axes the item was broadcast along.  For lists or tuples sum concatenates:
+    each item gets its own slice of g (after the slice that belongs to start)."""
     if g is NoTangent:
         return g
-    if isinstance(xs, ItemsIterator):
-        return AdjList([g] * len(xs.items))
     if isinstance(xs, np.ndarray):
-        return np.broadcast_to(g, xs.shape[:1] + np.shape(g)).copy() if xs.ndim > 0 else g
+        if xs.ndim == 0:
+            return g
+        row = xs[0] if len(xs) else np.zeros(xs.shape[1:])
+        return np.broadcast_to(_unbroadcast_item(g, row), xs.shape).copy()
     if isinstance(xs, (dict, set, range)):
         return NoTangent
-    n = len(xs)
-    return AdjList([g] * n) if isinstance(xs, list) else AdjTuple([g] * n)
+    items = xs.items if isinstance(xs, ItemsIterator) else xs if isinstance(xs, (list, tuple)) else list(xs)
+    if _concatenates(items, start):
+        offset = len(start) if isinstance(start, (list, tuple)) else 0
+        pieces = []
+        for item in items:
+            piece = g[offset:offset + len(item)]
+            offset += len(item)
+            pieces.append(AdjList(piece) if isinstance(item, list) else AdjTuple(piece))
+        adjoints = pieces
+    else:
+        adjoints = [_unbroadcast_item(g, item) for item in items]
+    return AdjList(adjoints) if isinstance(xs, (list, ItemsIterator)) else AdjTuple(adjoints)
+
+
+def sum_start_adjoint(start: Any, g: Any) -> Any:
+    """The adjoint of start in `sum(xs, start)`: g (summed over broadcast axes), or for a list or
+    tuple start (concatenation) the leading slice of g."""
+    if g is NoTangent:
+        return g
+    if isinstance(start, (list, tuple)):
+        piece = g[:len(start)]
+        return AdjList(piece) if isinstance(start, list) else AdjTuple(piece)
+    return _unbroadcast_item(g, start)
+
+
+def _concatenates(items: Any, start: Any) -> bool:
+    return isinstance(start, (list, tuple)) or any(isinstance(item, (list, tuple)) for item in items)
+
+
+def _unbroadcast_item(g: Any, item: Any) -> Any:
+    return g if np.shape(g) == np.shape(item) else unbroadcast(g, item)
 
 
 def minmax_adjoint(y: Any, xs: tuple, k: int, g: Any) -> Any:

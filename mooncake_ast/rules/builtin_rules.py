@@ -114,7 +114,8 @@ defjvp(builtins.float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x
 for _np_float in (np.float64, np.float32):
     defjvp(_np_float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x) is not None else None)
 defjvp(builtins.complex, lambda t, y, real=0.0, imag=0.0: t.call(complex_tangent, t.dz(real), t.dz(imag)) if (t.d(real) is not None or t.d(imag) is not None) else None)
-defjvp(builtins.sum, lambda t, y, xs, start=0: t.add(t.call(sum_tangent, xs, t.d(xs)) if t.d(xs) is not None else None, t.d(start)))
+defjvp(builtins.sum, lambda t, y, xs, *start: t.call(sum_tangent, y, xs, t.dz(xs), *start, *(t.dz(s) for s in start))
+       if t.d(xs) is not None or any(t.d(s) is not None for s in start) else None)
 defjvp(builtins.max, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.max, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs)),
                                                    *_default_operand(t, kw)))
 defjvp(builtins.min, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.min, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs)),
@@ -198,13 +199,31 @@ def real_tangent(dx):
     return float(dx.real) if isinstance(dx, complex) else float(dx)
 
 
-def sum_tangent(xs, dxs):
-    out = NoTangent
-    if dxs is NoTangent:
-        return out
-    for d in iter_tangents(xs, dxs):
-        out = out + d
+def sum_tangent(y, xs, dxs, start=0, dstart=NoTangent):
+    """Tangent of `sum(xs, start)`: the sum of the tangents, or, where sum concatenates lists or
+    tuples (the result is one), the concatenation of the items' tangents after start's."""
+    if isinstance(y, (list, tuple)):
+        ditems = iter_tangents(xs, dxs) if dxs is not NoTangent else [NoTangent] * len(xs)
+        items = xs if isinstance(xs, (list, tuple)) else [None] * len(ditems)
+        out = _sequence_tangent(start, dstart)
+        for item, d in zip(items, ditems):
+            out.extend(_sequence_tangent(item, d))
+        if len(out) != len(y):
+            raise NotImplementedError("derivative of sum() concatenating an iterator's items: pass a list")
+        return tuple(out) if isinstance(y, tuple) else out
+    out = dstart
+    if dxs is not NoTangent:
+        for d in iter_tangents(xs, dxs):
+            out = out + d
     return out
+
+
+def _sequence_tangent(x, dx):
+    if dx is not NoTangent:
+        return list(dx)
+    if x is None:
+        raise NotImplementedError("derivative of sum() concatenating an iterator's items: pass a list")
+    return [NoTangent] * len(x)
 
 
 def minmax_tangent(which, y, xs, dxs, ddefault=NoTangent):
@@ -535,7 +554,8 @@ defvjp(builtins.abs, lambda t, g, y, x: (t.mul(g, t.call(h.sign, x)),))
 defvjp(builtins.float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),))
 for _np_float in (np.float64, np.float32):
     defvjp(_np_float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),))
-defvjp(builtins.sum, lambda t, g, y, xs, start=0: (t.call(_A().sum_items_adjoint, xs, g), g))
+defvjp(builtins.sum, lambda t, g, y, xs, *start: (t.call(_A().sum_items_adjoint, xs, g, *start),)
+       + tuple(t.call(_A().sum_start_adjoint, s, g) for s in start))
 defvjp(builtins.max, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw))
 defvjp(builtins.min, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw))
 
