@@ -100,6 +100,7 @@ class ReverseTransform:
         for b in ir.blocks:
             for s in [*b.phis, *b.stmts]:
                 self.home[s] = b
+        self.maybe_unbound = _maybe_unbound(ir)
         self.buffers: set = buffers.find_buffers(self)
         self.typed_dicts: set = typed_dicts.find_typed_dicts(self)
         self.item_vars: dict = {}
@@ -304,6 +305,13 @@ class ReverseTransform:
         if isinstance(v, (Const, Global)):
             return v
         home = self.home.get(v)
+        if v in self.maybe_unbound or (self.cur is not None and self.cur in self.top):
+            # Read in a block every run passes once: v holds there the value it has at the returns
+            # (a loop's last value read after the loop), so the tape takes it at the return and
+            # the whole pullback can read it -- also the branch that undoes that block's test.
+            # A variable assigned on some paths only is bound wherever it is read (the primal raised
+            # otherwise), so it is recorded there, never at a return it may not reach bound.
+            home = self.cur
         if isinstance(v, (Param, FreeVar)) or home in self.top:
             ref = self.global_refs.get(v)
             if ref is None:
@@ -750,3 +758,18 @@ def _name(fn: Any) -> str:
     from ..errors import qualified_name
 
     return qualified_name(fn)
+
+
+def _maybe_unbound(ir: Function) -> set:
+    """Phis of a variable that some path reaches unassigned (an UNDEFINED incoming, directly or
+    through other phis): the forward pass may not hold them at its returns."""
+    phis = [p for b in ir.blocks for p in b.phis]
+    out = {p for p in phis if any(v is UNDEFINED for v in p.incoming.values())}
+    grew = bool(out)
+    while grew:
+        grew = False
+        for p in phis:
+            if p not in out and any(v in out for v in p.incoming.values()):
+                out.add(p)
+                grew = True
+    return out

@@ -114,8 +114,11 @@ defjvp(builtins.float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x
 for _np_float in (np.float64, np.float32):
     defjvp(_np_float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x) is not None else None)
 defjvp(builtins.complex, lambda t, y, real=0.0, imag=0.0: t.call(complex_tangent, t.dz(real), t.dz(imag)) if (t.d(real) is not None or t.d(imag) is not None) else None)
-defjvp(builtins.sum, lambda t, y, xs, *start: t.call(sum_tangent, y, xs, t.dz(xs), *start, *(t.dz(s) for s in start))
-       if t.d(xs) is not None or any(t.d(s) is not None for s in start) else None)
+_NO_START = object()  # sum(xs) without a start: its derivatives need not name it
+defjvp(builtins.sum, lambda t, y, xs, start=_NO_START: (
+    None if t.d(xs) is None and (start is _NO_START or t.d(start) is None)
+    else t.call(sum_tangent, y, xs, t.dz(xs)) if start is _NO_START
+    else t.call(sum_tangent, y, xs, t.dz(xs), start, t.dz(start))))
 defjvp(builtins.max, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.max, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs)),
                                                    *_default_operand(t, kw)))
 defjvp(builtins.min, lambda t, y, *xs, **kw: t.call(minmax_tangent, builtins.min, y, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs)),
@@ -554,8 +557,9 @@ defvjp(builtins.abs, lambda t, g, y, x: (t.mul(g, t.call(h.sign, x)),))
 defvjp(builtins.float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),))
 for _np_float in (np.float64, np.float32):
     defvjp(_np_float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),))
-defvjp(builtins.sum, lambda t, g, y, xs, *start: (t.call(_A().sum_items_adjoint, xs, g, *start),)
-       + tuple(t.call(_A().sum_start_adjoint, s, g) for s in start))
+defvjp(builtins.sum, lambda t, g, y, xs, start=_NO_START: (
+    t.call(_A().sum_items_adjoint, xs, g) if start is _NO_START else t.call(_A().sum_items_adjoint, xs, g, start),
+    None if start is _NO_START else t.call(_A().sum_start_adjoint, start, g)))
 defvjp(builtins.max, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw))
 defvjp(builtins.min, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw))
 

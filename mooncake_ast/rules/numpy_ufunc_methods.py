@@ -120,10 +120,36 @@ def _running(u, xs, initial):
     return outs, dict(lefts)
 
 
+# Ufuncs whose fold depends on the order of the operands: the rules differentiate the left fold, so they
+# check that NumPy's own result is that fold (NumPy 2.4 reduces np.power and np.arctan2 along a
+# contiguous axis in another order).
+_ORDERED = {np.subtract, np.divide, np.power, np.float_power, np.arctan2, np.remainder, np.fmod}
+
+
+def _require_left_fold(u, x, axis, initial, last):
+    if u not in _ORDERED:
+        return
+    kw = {} if initial is _NV else {"initial": initial}
+    try:
+        ours, numpys = np.asarray(last, dtype=float), np.asarray(u.reduce(x, axis=axis, **kw), dtype=float)
+        if ours.size != numpys.size:
+            return
+        same = np.allclose(ours.ravel(), numpys.ravel(), rtol=1e-9, atol=1e-12, equal_nan=True)
+    except (TypeError, ValueError):
+        return
+    if not same:
+        raise NotImplementedError(
+            f"derivative of np.{u.__name__}.reduce: NumPy {np.__version__} did not compute this reduction as the "
+            f"left-to-right fold u(u(x[0], x[1]), x[2])..., and its order is not documented, so its derivative is "
+            f"unknown; write the fold as a loop, or use np.{u.__name__}.accumulate(x, axis)[..., -1] (moved to the last axis)")
+
+
 def fold_tangent(u, x, dx, axis, initial, last_only, dinitial=None):
     xs, rest, axes = _fold_layout(x, axis)
     ds = _fold_layout(np.broadcast_to(_dz(x, dx), np.shape(x)), axis)[0]
     outs, lefts = _running(u, xs, initial)
+    if last_only and outs:
+        _require_left_fold(u, x, axis, initial, outs[-1])
     d, douts = (None if _zero(dinitial) else dinitial), []
     for k in range(xs.shape[0]):
         if k not in lefts:
@@ -141,6 +167,8 @@ def fold_adjoint(u, x, g, axis, initial, last_only):
     """(x's adjoint, the adjoint reaching `initial`, shaped like one slice)."""
     xs, rest, axes = _fold_layout(x, axis)
     outs, lefts = _running(u, xs, initial)
+    if last_only and outs:
+        _require_left_fold(u, x, axis, initial, outs[-1])
     n = xs.shape[0]
     g = np.asarray(g, dtype=float)
     gs = None if last_only else np.moveaxis(g, axes[0], 0)
