@@ -15,3 +15,4 @@ test: install
 bench: install
 	$(PYTHON) examples/bench.py
 	$(PYTHON) examples/bench_startup.py
+	$(PYTHON) examples/bench_memory.py

@@ -117,7 +117,34 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             for r in surviving[key]:
                 if not any(r.args[0].value is n for n in needs):  # type: ignore[union-attr]
                     needs.append(r.args[0].value)  # type: ignore[union-attr]
-        rec = Call(Const(ops.tuple_of), list(needs), hint=None, loc=blk.stmts[-1].loc if blk.stmts else fwd.loc)
+        loc = blk.stmts[-1].loc if blk.stmts else fwd.loc
+        if blk not in rt.top and len(needs) <= 2:
+            # A block that may run many times and records one or two values: a stack per value
+            # (`i_stack.append(i)`, popped as `i = i_stack.pop()`).  A tuple per run would cost 56 bytes
+            # and more per loop trip, more than the values' own list slots (issue 14: a scalar loop's
+            # tape).  More values travel as one tuple: one push, one pop and one name per run.
+            pushes, srefs = [], []
+            for j, n in enumerate(needs):
+                hint = _stack_hint([n])
+                stack = new_stack(("rec", blk, j), hint)
+                pushes.append(Call(Const(list.append), [stack, n], loc=loc))
+                srefs.append(Call(Const(_stack_ref), [Const(("rec", blk, j))], hint=hint))
+                tape_values.append(stack)
+                tape_refs.append(srefs[-1])
+            for push in pushes:
+                _append(blk, push)
+            for key in keys:
+                rb, idx = anchors[key]
+                pops = []
+                read = {id(r.args[0].value): r for r in surviving[key]}  # type: ignore[union-attr]
+                for j, n in enumerate(needs):
+                    ref = read.get(id(n))
+                    pop = ref if ref is not None else Call(Const(list.pop), [srefs[j]])
+                    pop.fn, pop.args = Const(list.pop), [srefs[j]]
+                    pops.append(pop)
+                inserts.setdefault(rb, []).append((idx, pops))
+            continue
+        rec = Call(Const(ops.tuple_of), list(needs), hint=None, loc=loc)
         _append(blk, rec)
         if blk in rt.top:
             assert len(keys) == 1
