@@ -73,14 +73,15 @@ def _arrays():
         g.inplace_recurrence: ((r.normal(size=5),), 0),
         g.euler_lotka_volterra: ((r.normal(size=(3, 3)) * 0.1, r.normal(size=3) * 0.1, r.random(3), 0.01, 4), (0, 1)),
         g.dict_params_loss: (({"W": r.normal(size=(3, 4)), "b": r.normal(size=3)}, r.normal(size=4)), 0),
+        g.Affine.loss: ((g.Affine(r.normal(size=(3, 4)), r.normal(size=3)), r.normal(size=4)), 0),
     }
 
 
-TYPED = [g.mlp_loss, g.logistic_loss, g.inplace_recurrence, g.euler_lotka_volterra, g.dict_params_loss]
+TYPED = [g.mlp_loss, g.logistic_loss, g.inplace_recurrence, g.euler_lotka_volterra, g.dict_params_loss, g.Affine.loss]
 
 
-@pytest.mark.parametrize("fn", TYPED, ids=[f.__name__ for f in TYPED])
+@pytest.mark.parametrize("fn", TYPED, ids=[f.__qualname__ for f in TYPED])
 def test_typed_reverse_source(fn):
     args, argnums = _arrays()[fn]
     mc.grad(fn, argnums=argnums)(*args)
-    _compare(f"{fn.__name__}.reverse.py.txt", _body(mc.source(fn, "reverse")))
+    _compare(f"{fn.__qualname__}.reverse.py.txt", _body(mc.source(fn, "reverse")))

@@ -555,7 +555,7 @@ class ObjectFlow:
                 elif _numeric_module(fn) or fn in _NUMBER_RESULT:
                     ok = True
                 elif fn in (operator.getitem, builtins.getattr):
-                    ok = is_plain(s.args[0]) if s.args else False
+                    ok = (is_plain(s.args[0]) or fn is builtins.getattr and self._field_read(s)) if s.args else False
                 elif fn in _ARITHMETIC or fn is ops.identity:
                     ok = all(is_plain(a) for a in (*s.args, *s.kwargs.values()))
                 else:
@@ -654,6 +654,18 @@ class ObjectFlow:
                     for v in operands:
                         changed |= add(v, HOLD)
         self._get, self._plain, self._OBJ = get, is_plain, OBJ
+
+    def _field_read(self, s: Any) -> bool:
+        """`p.W` of a parameter whose kind names its fields (`obj:fields:W=f.nn;b=f.n`: instance attributes
+        holding float arrays or floats, which no class attribute shadows; reverse/runtime.kinds_of)."""
+        from ..ir.nodes import Const, Param
+
+        p = s.args[0]
+        if len(s.args) != 2 or not isinstance(s.args[1], Const) or not (isinstance(p, Param) and type(p) is Param):
+            return False
+        parts = (self.kinds or {}).get(p.name, "").split(":")
+        return len(parts) >= 3 and parts[:2] == ["obj", "fields"] and \
+            any(entry.partition("=")[0] == s.args[1].value for entry in parts[2].split(";"))
 
     def _param_kind(self, p: Any) -> str:
         """The kind the rule is specialised on; unknown (a generic rule) may be anything."""

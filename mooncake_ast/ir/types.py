@@ -72,6 +72,17 @@ class Dct(AVal):
 
 
 @dataclass(frozen=True)
+class Obj(AVal):
+    """An instance of a user class whose fields (instance attributes no class attribute shadows) have
+    these names and types (a parameter only: nothing writes it; reverse/typed_objects.py)."""
+
+    items: tuple  # ((field, AVal), ...)
+
+    def get(self, name: Any) -> Optional[AVal]:
+        return next((t for k, t in self.items if k == name), None)
+
+
+@dataclass(frozen=True)
 class _Named(AVal):
     name: str
 
@@ -130,12 +141,12 @@ def decode(kind: str, name: str = "") -> AVal:
         return FLOAT  # an int or bool argument is promoted by arithmetic: treat it as a number
     if parts[0] == "arr" and len(parts) >= 3 and parts[1] and all(c in "1n" for c in parts[2]):
         return Arr(parts[1], tuple(c if c == "1" or not name else f"n@{name}.{k}" for k, c in enumerate(parts[2])))
-    if parts[0] == "any" and len(parts) >= 3 and parts[1] == "dict":
+    if len(parts) >= 3 and (parts[0], parts[1]) in (("any", "dict"), ("obj", "fields")):
         items = []
         for entry in parts[2].split(";"):
             key, _, code = entry.partition("=")
             items.append((key, FLOAT if code == "num" else decode("arr:" + code.replace(".", ":"), f"{name}.{key}")))
-        return Dct(tuple(items))
+        return Dct(tuple(items)) if parts[0] == "any" else Obj(tuple(items))
     return UNKNOWN
 
 
@@ -285,6 +296,8 @@ def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
 
 
 def _getattr(a: AVal, name: Any) -> AVal:
+    if isinstance(a, Obj) and a.get(name) is not None:
+        return a.get(name)  # type: ignore[return-value]
     if isinstance(a, Arr):
         if name in ("shape", "strides"):
             return Tup((INT,) * len(a.axes)) if a.axes is not None else UNKNOWN

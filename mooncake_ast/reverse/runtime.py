@@ -412,10 +412,14 @@ def kinds_of(args: tuple) -> tuple:
     kinds = tuple(_module_kind(a) or objects.kind_of(a) for a in args)
     typed = [k for k, a in enumerate(args) if type(a) is np.ndarray and a.dtype.kind == "f"]
     dicts = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_dict(a)]
-    if not (typed or dicts) or any(k not in ("num", "arr") and i not in dicts and not k.startswith("mod:")
-                                   for i, k in enumerate(kinds)):
+    objs = [k for k, a in enumerate(args) if kinds[k] == "obj" and _array_object(a)]
+    if not (typed or dicts or objs) or any(k not in ("num", "arr") and i not in dicts and i not in objs
+                                           and not k.startswith("mod:") for i, k in enumerate(kinds)):
         return kinds
-    arrays = [args[k] for k in typed] + [v for k in dicts for v in args[k].values() if type(v) is np.ndarray]
+    fields = {k: (args[k] if k in dicts else vars(args[k])) for k in dicts + objs}
+    arrays = [args[k] for k in typed] + [v for d in fields.values() for v in d.values() if type(v) is np.ndarray]
+    if len({id(args[k]) for k in objs}) < len(objs):
+        return kinds  # the same object twice: one adjoint, kept by storage
     for a, b in itertools.combinations(arrays, 2):
         # (two distinct arrays that own their data cannot overlap: only views need NumPy's test)
         if a is b or not (a.base is None and b.base is None) and np.may_share_memory(a, b):
@@ -426,9 +430,9 @@ def kinds_of(args: tuple) -> tuple:
     for k, a in enumerate(args):  # (index arrays and masks: no adjoint, so aliasing them changes nothing)
         if type(a) is np.ndarray and a.dtype.kind in "iub" and kinds[k] == "arr":
             out[k] = "arr:" + a.dtype.kind.replace("u", "i") + ":" + "".join("1" if n == 1 else "n" for n in a.shape)
-    for k in dicts:  # (still "any" to everything that reads only the kind's first part)
-        out[k] = "any:dict:" + ";".join(f"{key}=" + ("num" if type(v) is float else _axes_code(v).replace(":", "."))
-                                        for key, v in args[k].items())
+    for k in dicts + objs:  # (still "any" / "obj" to everything that reads only the kind's first part)
+        out[k] = ("any:dict:" if k in dicts else "obj:fields:") + ";".join(
+            f"{key}=" + ("num" if type(v) is float else _axes_code(v).replace(":", ".")) for key, v in fields[k].items())
     return tuple(out)
 
 
@@ -450,6 +454,17 @@ def _array_dict(d: Any) -> bool:
     return type(d) is dict and 0 < len(d) <= 16 and all(
         type(k) is str and k.isidentifier() and (type(v) is float or type(v) is np.ndarray and v.dtype.kind == "f")
         for k, v in d.items())
+
+
+def _array_object(x: Any) -> bool:
+    """An instance of a user class holding a few named float arrays and floats (a model or layer):
+    reverse mode types it when `x.name` can only mean the instance attribute -- the class defines no
+    attribute of that name (no property, method or class constant) and keeps Python's attribute lookup."""
+    tp = type(x)
+    d = getattr(x, "__dict__", None)
+    return type(d) is dict and 0 < len(d) <= 16 and tp.__getattribute__ is object.__getattribute__ and all(
+        type(k) is str and k.isidentifier() and not hasattr(tp, k)
+        and (type(v) is float or type(v) is np.ndarray and v.dtype.kind == "f") for k, v in d.items())
 
 
 def may_write(pullback: Any) -> bool:

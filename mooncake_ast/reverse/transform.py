@@ -465,7 +465,7 @@ class ReverseTransform:
 
     def rev_stmt(self, s: Call) -> None:
         fn, rule = self.resolver.callee(s)
-        if s.args and s.args[0] in self.typed_dicts and fn is operator.getitem:
+        if s.args and s.args[0] in self.typed_dicts and typed_dicts.exempt(self, s, fn):
             typed_dicts.reverse_read(self, s)
             return
         if s.args and s.args[0] in self.buffers and fn in (operator.getitem, operator.setitem):

@@ -1,26 +1,31 @@
-"""Dicts of named float arrays (model parameters) read by constant keys: one adjoint variable per key.
+"""Dicts of named float arrays (model parameters) read by constant keys, and objects whose fields are
+float arrays read by name: one adjoint variable per key or field.
 
 `params["W"] @ x + params["b"]` with `params` a dict of float arrays is where a person writes
-`W_bar = ...; b_bar = ...; return {"W": W_bar, "b": b_bar}`.  When the call passes such a
-dict (reverse/runtime.kinds_of types it: `any:dict:W=f.nn;b=f.n`, its arrays sharing no
-memory with any other argument) and this function only reads it by constant keys, and only
-reads what it gets (operations that make new arrays, as for reverse/buffers.py), each key's
-adjoint is a local variable and the dict's adjoint is built from them at the end; no
+`W_bar = ...; b_bar = ...; return {"W": W_bar, "b": b_bar}`, and `self.W @ x + self.b` in a method of a
+layer the same with the object's tangent at the end.  When the call passes such a dict or object
+(reverse/runtime.kinds_of types it: `any:dict:W=f.nn;b=f.n`, `obj:fields:W=f.nn;b=f.n`, its arrays
+sharing no memory with any other argument) and this function only reads it by constant keys or field
+names, and only reads what it gets (operations that make new arrays, as for reverse/buffers.py), each
+key's adjoint is a local variable and the adjoint of the whole is built from them at the end; no
 identity-keyed storage.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 from typing import TYPE_CHECKING, Any
 
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
-from ..ir.types import Arr, Dct
-from ..tangents import NoTangent
+from ..ir.types import Arr, Dct, Obj
+from ..tangents import MutableTangent, NoTangent
 from .buffers import reads_only, uses_of
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
+
+_READ = {Dct: operator.getitem, Obj: builtins.getattr}  # how the function reads a key or a field
 
 
 def find_typed_dicts(rt: "ReverseTransform") -> set:
@@ -28,12 +33,12 @@ def find_typed_dicts(rt: "ReverseTransform") -> set:
     found = set()
     for p in rt.ir.params:
         t = rt.type_of(p)
-        if not isinstance(t, Dct) or p not in uses:
+        if type(t) not in _READ or p not in uses:
             continue
         ok = True
         for s, pos in uses[p]:
-            if not (isinstance(s, Call) and pos == 0 and rt.resolver.callee(s)[0] is operator.getitem and not s.kwargs
-                    and isinstance(s.args[1], Const) and t.get(s.args[1].value) is not None):
+            if not (isinstance(s, Call) and pos == 0 and rt.resolver.callee(s)[0] is _READ[type(t)] and not s.kwargs
+                    and len(s.args) == 2 and isinstance(s.args[1], Const) and t.get(s.args[1].value) is not None):
                 ok = False
                 break
             if isinstance(rt.type_of(s), Arr) and not reads_only(rt, s, uses, None):
@@ -45,7 +50,7 @@ def find_typed_dicts(rt: "ReverseTransform") -> set:
 
 
 def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
-    return fn is operator.getitem and bool(s.args) and s.args[0] in rt.typed_dicts
+    return fn in (operator.getitem, builtins.getattr) and len(s.args) == 2 and s.args[0] in rt.typed_dicts
 
 
 def _item_var(rt: "ReverseTransform", p: Value, key: str) -> str:
@@ -69,9 +74,12 @@ def reverse_read(rt: "ReverseTransform", s: Call) -> None:
 
 
 def adjoint(rt: "ReverseTransform", p: Param) -> Value:
-    """The dict's adjoint: `{"W": W_bar, "b": b_bar}` (the symbolic zero for keys never read)."""
+    """The dict's adjoint: `{"W": W_bar, "b": b_bar}` (the symbolic zero for keys never read); an object's
+    is its tangent, `MutableTangent({"W": W_bar, "b": b_bar})`."""
     parts: list = []
-    for key, _ in rt.type_of(p).items:
+    t = rt.type_of(p)
+    for key, _ in t.items:
         var = f"%item{id(p)}.{key}"
         parts += [Const(key), rt.b.read(var) if var in rt.item_vars else Const(NoTangent)]
-    return rt.b.call(ops.dict_of, parts)
+    d = rt.b.call(ops.dict_of, parts)
+    return d if isinstance(t, Dct) else rt.b.call(MutableTangent, [d])
