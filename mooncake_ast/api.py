@@ -274,6 +274,7 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: 
                 _, args_bar, kwargs_bar = run(seed)
         except BaseException:
             _reapply(post)  # interrupted (Ctrl-C) or failed half way back: as the plain call leaves them
+            _reapply(shadows.touched_states(run_ctx))
             state["broken"] = state["pre"] is None and may_write(run) if run is not None else True
             raise
         with run_ctx, _refusals_located():
@@ -281,9 +282,13 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: 
             kgrads = {k: _to_user(shadows.full_adjoint(v, kwargs_bar.get(k, NoTangent)), v) for k, v in kwargs.items()}
         if on_restored is not None:
             on_restored()
+        touched = shadows.touched_states(run_ctx)
         if state["pre"] is None and may_write(run):
-            state["pre"] = _snapshot((*args, *kwargs.values()))  # the entry state, which the pullback restored
+            # The entry state, which the pullback restored: of the arguments, and of the other objects it
+            # rolled back (a second pullback runs the forward pass again from there).
+            state["pre"] = _snapshot((*args, *kwargs.values())) + [(x, shadows.state_of(x)) for x, _ in touched]
         _reapply(post)
+        _reapply(touched)
         return grads, kgrads
 
     return y, pullback
@@ -381,10 +386,12 @@ class ValueAndGrad:
         except BaseException:
             if writes:  # interrupted (Ctrl-C) or failed half way back: as the plain call leaves them
                 _reapply(post)
+                _reapply(shadows.touched_states(shadows.current()))
             raise
         grads = tuple(_to_user(shadows.full_adjoint(args[i], args_bar[i]), args[i]) for i in nums)
         if writes:
             _reapply(post)
+            _reapply(shadows.touched_states(shadows.current()))  # objects reached otherwise (globals, closures)
         g = grads[0] if not isinstance(self.argnums, (tuple, list)) else grads
         return ((value, aux), g) if has_aux else (value, g)
 

@@ -84,6 +84,7 @@ def _list_method(f: Any, args: tuple, kwargs: dict) -> tuple:
     after = list(lst)
 
     def pullback(g: Any) -> tuple:
+        shadows.remember(lst)
         sh = shadows.shadow(lst)
         slots = list(sh)
         old_slots = [shadows.shadow(v) if is_mutable(v) else NoTangent for v in before]
@@ -163,6 +164,7 @@ def _dict_method(f: Any, args: tuple, kwargs: dict) -> tuple:
         raise AssertionError(name)
 
     def pullback(g: Any) -> tuple:
+        shadows.remember(d)
         sh = shadows.shadow(d)
         bars: list = [NoTangent] * len(args)
         kwbars: dict = {}
@@ -233,6 +235,7 @@ def _ndarray_method(f: Any, args: tuple, kwargs: dict) -> tuple:
         idx = None
 
     def pullback(g: Any) -> tuple:
+        shadows.remember(a)
         sh = shadows.shadow(a)
         bars: list = [NoTangent] * len(args)
         if name == "sort":

@@ -241,6 +241,7 @@ def _ufunc_at(f: Any, args: tuple, kwargs: dict) -> tuple:
     sign = -1.0 if f.__self__.__name__ == "subtract" else 1.0
 
     def pullback(g: Any) -> tuple:
+        shadows.remember(a)
         ga = shadows.shadow(a)
         b_bar = NoTangent
         if b is not None and not _nondifferentiable(b):

@@ -54,6 +54,9 @@ class Context:
     def __init__(self) -> None:
         self.shadows: dict[int, tuple[Any, Any]] = {}
         self.adopted: dict[int, Any] = {}  # returned adjoints taken as storage (full_adjoint), by id
+        # Objects the pullback rolled back, with their state before it did (the state the forward pass,
+        # like the plain call, left them in), by id: put back when the pullback is done (`remember`).
+        self.touched: dict[int, tuple[Any, Any]] = {}
 
     def __enter__(self) -> "Context":
         _local.stack = getattr(_local, "stack", []) + [self]
@@ -420,6 +423,7 @@ def setitem_reverse(g: Any, y: Any, old: Any, a: Any, i: Any, v: Any, v_bar: Any
     """Undo `a[i] = v`: restore the old value; v's adjoint is what the slot collected; clear the slot."""
     if isinstance(a, np.flatiter):
         return setitem_reverse(g, y, old, a.base, _flat_positions(a.base, i), v, v_bar)
+    remember(a)
     if isinstance(a, np.ndarray):
         sh = shadow(a)
         slot = np.array(sh[i], copy=True)
@@ -486,6 +490,7 @@ def save_delete(a: Any, i: Any) -> Any:
 def delitem_reverse(g: Any, y: Any, saved: Any, a: Any, i: Any) -> None:
     """Undo `del a[i]`: put the removed items back where they were, with fresh slots (nothing read them since)."""
     old, position = saved
+    remember(a)
     sh = shadow(a)
     if isinstance(a, dict):
         items = list(a.items())
@@ -515,6 +520,7 @@ def save_attr(obj: Any, name: str) -> Any:
 
 
 def setattr_reverse(g: Any, y: Any, old: Any, obj: Any, name: str, v: Any, v_bar: Any) -> Any:
+    remember(obj)
     sh = shadow(obj)
     slot = sh.fields.pop(name, NoTangent) if isinstance(sh, MutableTangent) else NoTangent
     if old is _MISSING:
@@ -537,6 +543,7 @@ def save_cell(cell: Any) -> Any:
 
 
 def cell_set_reverse(g: Any, y: Any, old: Any, cell: Any, v: Any, v_bar: Any) -> Any:
+    remember(cell)
     sh = shadow(cell)
     slot, sh.slot = sh.slot, NoTangent
     if old is _MISSING:
@@ -556,6 +563,7 @@ def cell_get_reverse(g: Any, y: Any, cell: Any, cell_bar: Any) -> Any:
 
 def append_reverse(g: Any, y: Any, lst: Any, x: Any, x_bar: Any) -> Any:
     """Undo `lst.append(x)`: pop it and its slot."""
+    remember(lst)
     sh = shadow(lst)
     lst.pop()
     slot = sh.pop() if len(sh) > len(lst) else NoTangent
@@ -574,6 +582,7 @@ def save_inplace(a: Any) -> Any:
 def _dict_merge_reverse(g: Any, old: dict, a: dict, b: Any, a_bar: Any, b_bar: Any) -> tuple:
     """Undo `a |= b` on a dict: a key b wrote hands its slot to b; the others stay a's."""
     keys = list(b.keys()) if isinstance(b, dict) else [k for k, _ in b]
+    remember(a)
     sh = shadow(a)
     written = {k: sh.get(k, NoTangent) for k in keys}
     a.clear()
@@ -601,6 +610,7 @@ def inplace_reverse(g: Any, y: Any, old: Any, op: Any, a: Any, b: Any, a_bar: An
     if in_place and isinstance(a, dict):
         return _dict_merge_reverse(dict(take(a, a_bar)), old, a, b, a_bar, b_bar)
     if in_place:
+        remember(a)
         g = take(a, a_bar)
         # A copy: the storage is reset below, and g must keep what it collected.
         g = np.array(g, copy=True) if isinstance(g, np.ndarray) else AdjList(g) if isinstance(g, list) else g
@@ -660,34 +670,69 @@ def snapshot(roots: tuple) -> list:
     """The post-call state of everything the caller can reach, shallowly per object (so re-applying it
     restores both which objects a container holds and what each of them holds: a returned `(0.0, u)`
     gets `u` back as returned, and a list keeps holding the user's own arrays)."""
-    snaps = []
-    for x in reachable_mutables(roots):
-        if isinstance(x, np.ndarray):
-            snaps.append((x, x.copy()))
-        elif isinstance(x, list):
-            snaps.append((x, list(x)))
-        elif isinstance(x, dict):
-            snaps.append((x, dict(x)))
-        else:
-            snaps.append((x, dict(vars(x))))
-    return snaps
+    return [(x, state_of(x)) for x in reachable_mutables(roots)]
 
 
 def reapply(snaps: list) -> None:
     """Put back the post-call state (the pullback rolls objects back to their values on entry)."""
     for x, s in snaps:
-        if isinstance(x, np.ndarray):
-            if x.flags.writeable:
-                x[...] = s
-        elif isinstance(x, list):
-            x[:] = s
-        elif isinstance(x, dict):
-            x.clear()
-            x.update(s)
+        put_state(x, s)
+
+
+def state_of(x: Any) -> Any:
+    """x's own state, one level deep: an array's values, a container's items, an object's fields."""
+    if isinstance(x, np.ndarray):
+        return x.copy()
+    if isinstance(x, list):
+        return list(x)
+    if isinstance(x, dict):
+        return dict(x)
+    if isinstance(x, set):
+        return set(x)
+    if isinstance(x, types.CellType):
+        try:
+            return x.cell_contents
+        except ValueError:
+            return _MISSING
+    return dict(vars(x))
+
+
+def put_state(x: Any, s: Any) -> None:
+    if isinstance(x, np.ndarray):
+        if x.flags.writeable:
+            x[...] = s
+    elif isinstance(x, list):
+        x[:] = s
+    elif isinstance(x, (dict, set)):
+        x.clear()
+        x.update(s)
+    elif isinstance(x, types.CellType):
+        if s is _MISSING:
+            try:
+                del x.cell_contents
+            except ValueError:
+                pass
         else:
-            d = vars(x)
-            d.clear()
-            d.update(s)
+            x.cell_contents = s
+    else:
+        d = vars(x)
+        d.clear()
+        d.update(s)
+
+
+def remember(obj: Any) -> None:
+    """Keep obj's state before the pullback rolls it back for the first time in this computation: the
+    API puts it back afterwards (`touched_states`), so an object the function changed -- a module-level
+    model whose method counts its calls, a closure's list -- is left as the plain call leaves it, not
+    only the arguments (whose post-call state the API snapshots itself)."""
+    touched = current().touched
+    if id(obj) not in touched:
+        touched[id(obj)] = (obj, state_of(obj))
+
+
+def touched_states(ctx: "Context") -> list:
+    """(object, state after the forward pass) of every object the pullback rolled back."""
+    return list(ctx.touched.values())
 
 
 def save_membership(s: Any, x: Any) -> bool:
@@ -696,6 +741,7 @@ def save_membership(s: Any, x: Any) -> bool:
 
 def set_add_reverse(g: Any, y: Any, was_in: bool, s: Any, x: Any) -> None:
     """Undo `s.add(x)` (sets hold hashable keys: nothing differentiable flows through them)."""
+    remember(s)
     if not was_in:
         s.discard(x)
 
@@ -707,6 +753,7 @@ def ufunc_out_reverse(g: Any, y: Any, old: Any, fn: Any, out: Any, args: tuple, 
     from .runtime import EagerReverse
 
     target = out[0] if isinstance(out, tuple) else out
+    remember(target)
     gy = np.array(shadow(target), copy=True)
     shadow(target)[...] = 0
     target[...] = old

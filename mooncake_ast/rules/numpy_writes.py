@@ -122,6 +122,7 @@ def _scatter_reverse(name, a, v, replay, nv):
     written = np.flatnonzero(src >= 0)
 
     def pullback_values():
+        shadows.remember(a)  # (before the caller's pullback rolls `a` back)
         sh = shadows.shadow(a)
         flat = np.asarray(sh).reshape(-1)  # a copy only when the storage is not contiguous (read only)
         gathered = flat[written]
@@ -253,6 +254,7 @@ def rrule_copyto(*args, **kwargs):
     y = np.copyto(dst, src, casting=b["casting"], where=where)
 
     def pullback(g):
+        shadows.remember(dst)
         sh = shadows.shadow(dst)
         picked = np.where(mask, sh, 0.0)
         np.copyto(sh, 0.0, where=mask)  # overwritten entries: their old values had no influence

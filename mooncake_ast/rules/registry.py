@@ -692,6 +692,7 @@ def rcall_into_out(rule: Rule, fn: Any, args: tuple, kwargs: dict, builder: Any)
     where = rest.get("where", True) if _is_ufunc(fn) else True
 
     def pullback(g: Any) -> tuple:
+        shadows.remember(target)
         sh = shadows.shadow(target)
         if g is not NoTangent and g is not None and not (isinstance(g, np.ndarray) and np.shares_memory(g, sh)):
             sh += g  # an adjoint handed to the call's result (not already in o's storage)

@@ -1,0 +1,121 @@
+"""Objects a function changes without reaching them through its arguments -- a module-level model
+whose method counts its calls, a callable object, a closure's list, a global array -- are left as
+the plain call leaves them, in every API.
+
+Regression family: reverse mode rolls such objects back while it runs the pullback and put back only
+the arguments' state, so after `mc.grad` a global counter had not moved (the plain call moves it once).
+"""
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+
+
+class Counter:
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, x):
+        self.calls += 1
+        return x * 3.0
+
+
+class Model:
+    def __init__(self):
+        self.steps = 0
+        self.history = []
+        self.w = 2.0
+
+    def step(self, x):
+        self.steps += 1
+        self.history.append(self.steps)
+        return self.w * x * x
+
+
+COUNTER = Counter()
+MODEL = Model()
+BUFFER = np.zeros(3)
+SEEN = set()
+
+
+def calls_a_global_callable(x):
+    return COUNTER(x) + x
+
+
+def steps_a_global_model(x):
+    return MODEL.step(x) + MODEL.step(2.0 * x)
+
+
+def writes_a_global_buffer(x):
+    BUFFER[1] = 7.0  # a constant: no derivative flows through the global
+    BUFFER[2] += 1.0
+    return x * x
+
+
+def adds_to_a_global_set(x):
+    SEEN.add(len(SEEN))
+    return x * 2.0
+
+
+def closure_list(x):
+    seen = []
+
+    def visit(y):
+        seen.append(1)
+        return y * y
+
+    total = visit(x) + visit(x * 2.0)
+    return total * len(seen)
+
+
+def _state():
+    return (COUNTER.calls, MODEL.steps, list(MODEL.history), BUFFER.tolist(), sorted(SEEN))
+
+
+def _reset():
+    COUNTER.calls = 0
+    MODEL.steps, MODEL.history = 0, []
+    BUFFER[...] = 0.0
+    SEEN.clear()
+
+
+FUNCTIONS = [calls_a_global_callable, steps_a_global_model, writes_a_global_buffer, adds_to_a_global_set, closure_list]
+APIS = {
+    "grad": lambda f, x: mc.grad(f)(x),
+    "value_and_grad": lambda f, x: mc.value_and_grad(f)(x)[1],
+    "vjp": lambda f, x: mc.vjp(f, x)[1](1.0),
+    "jvp": lambda f, x: mc.jvp(f, (x,), (1.0,))[1],
+}
+
+
+@pytest.mark.parametrize("api", APIS)
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
+def test_state_after_the_call_is_the_plain_calls(fn, api):
+    _reset()
+    fn(0.7)
+    plain = _state()
+    _reset()
+    APIS[api](fn, 0.7)
+    assert _state() == plain
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
+def test_a_pullback_called_twice_gives_the_same_gradient_and_state(fn):
+    _reset()
+    fn(0.7)
+    plain = _state()
+    _reset()
+    _, pullback = mc.vjp(fn, 0.7)
+    first = pullback(1.0)
+    after_first = _state()
+    second = pullback(1.0)
+    assert np.allclose(first, second)
+    assert after_first == plain
+    assert _state()[0] >= plain[0]  # (the second pullback runs the forward pass again)
+
+
+def test_gradients_are_unchanged():
+    _reset()
+    assert np.isclose(mc.grad(steps_a_global_model)(0.7), 2.0 * 2.0 * 0.7 + 2.0 * 2.0 * 4.0 * 0.7)
+    _reset()
+    assert np.isclose(mc.grad(closure_list)(0.7), 2 * (2 * 0.7 + 8 * 0.7))
