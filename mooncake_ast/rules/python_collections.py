@@ -20,7 +20,7 @@ import inspect
 from typing import Any
 
 from ..tangents import NoTangent, zero_tangent
-from .registry import KwAdj, _entry, _fingerprint, defjvp
+from .registry import KwAdj, _entry, _fingerprint, defjvp, defzero
 
 
 def _run_time_reverse(fn, rrule):
@@ -174,3 +174,7 @@ def rrule_tuple_new(cls: Any, it: Any = (), /, *rest: Any) -> tuple:
 
 defjvp(tuple.__new__, _tuple_new_jvp)
 _run_time_reverse(tuple.__new__, rrule_tuple_new)
+
+# Making a namedtuple class (inside the differentiated function): a class, nothing to differentiate;
+# constructing its instances is differentiated above.
+defzero(collections.namedtuple)
