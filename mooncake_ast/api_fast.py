@@ -111,11 +111,17 @@ def grad_fast(vg: Any, args: tuple) -> Optional[tuple]:
     if rule is None:
         return None
     gen = rule.gen
+    # mc.grad does not return the value: the forward pass without it (reverse/value_free.py), where there is
+    # one -- the value was typed a real scalar when it was generated, so there is nothing to check of it.
+    run = gen.forward_tape if gen.forward_tape is not None and not gen.may_write and type(vg) is _api.Grad else None
     ctx = shadows.Context()
     with ctx:
         try:
-            out = gen.forward(fn, *args) if gen.takes_self else gen.forward(*args)
-            if gen.may_write or type(out[0]) not in _REAL_SCALARS:
+            if run is not None:
+                out = run(fn, *args) if gen.takes_self else run(*args)
+            else:
+                out = gen.forward(fn, *args) if gen.takes_self else gen.forward(*args)
+            if run is None and (gen.may_write or type(out[0]) not in _REAL_SCALARS):
                 return vg._finish(fn, args, {}, nums, out[0], fast_pullback(fn, gen, out, args), gen.may_write)
             grads = user_adjoints(ctx, args, gen.pullback(1.0, out[1]), nums)
         except NotImplementedError as e:

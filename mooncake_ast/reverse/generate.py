@@ -24,6 +24,7 @@ class GeneratedReverse:
     module: types.ModuleType
     key: str
     may_write: bool = True
+    forward_tape: Any = None  # the forward pass without the value (reverse/value_free.py), where it saves work
 
 
 def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str]) -> tuple[str, Any]:
@@ -34,6 +35,7 @@ def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str]) -> tuple[
     from ..frontend.statements import lower_function
     from .record import finalize
     from .transform import ReverseTransform
+    from .value_free import strip as strip_value
 
     src = function_source(fn)
     not_dense: set = set()
@@ -69,6 +71,10 @@ def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str]) -> tuple[
                              preferred=preferred, external_names=names_fwd)
     writer.add_function(fwd_text)
     writer.add_function(rev_text)
+    if strip_value(rt, fwd):  # (after both are emitted: it removes statements from fwd)
+        writer.header.append(f"# {base}__forward_tape({primal_params}) is {base}__forward without the value (it returns "
+                             "(None, tape)), for gradients alone.")
+        writer.add_function(emit_function(fwd, writer, f"{base}__forward_tape", fwd_params))
     return writer.render(), rt
 
 
@@ -103,8 +109,10 @@ def generate_reverse(fn: types.FunctionType, kinds: dict[str, str]) -> Generated
                                      accept=lambda meta: bindings_hold(fn, meta.get("bindings")))
     fwd = _bind(module, "__forward", fn)
     rev = _bind(module, "__pullback", fn)
+    tape = _bind(module, "__forward_tape", fn) if any(n.endswith("__forward_tape") for n in vars(module)) else None
     return GeneratedReverse(fwd, rev, bool(meta.get("takes_self")), bool(meta.get("reads_closure")),
-                            current_bindings(fn, meta.get("bindings", {})), module, key, bool(meta.get("may_write", True)))
+                            current_bindings(fn, meta.get("bindings", {})), module, key, bool(meta.get("may_write", True)),
+                            tape)
 
 
 def _bind(module: types.ModuleType, suffix: str, fn: types.FunctionType) -> types.FunctionType:

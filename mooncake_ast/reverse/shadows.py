@@ -694,7 +694,12 @@ def state_of(x: Any) -> Any:
             return x.cell_contents
         except ValueError:
             return _MISSING
-    return dict(vars(x))
+    if hasattr(x, "__dict__") or slot_names(x):
+        return fields_of(x)
+    return _NO_STATE  # (a deque, a bytearray, ...: left as the pullback leaves it)
+
+
+_NO_STATE = object()
 
 
 def put_state(x: Any, s: Any) -> None:
@@ -714,10 +719,27 @@ def put_state(x: Any, s: Any) -> None:
                 pass
         else:
             x.cell_contents = s
-    else:
-        d = vars(x)
-        d.clear()
-        d.update(s)
+    elif s is not _NO_STATE:
+        declared = _declared_slots(x)
+        d = getattr(x, "__dict__", None)
+        if isinstance(d, dict):
+            d.clear()
+            d.update({k: v for k, v in s.items() if k not in declared})
+        for name in declared:
+            if name in s:
+                object.__setattr__(x, name, s[name])
+            elif hasattr(x, name):
+                object.__delattr__(x, name)
+
+
+def _declared_slots(x: Any) -> list:
+    names = []
+    for cls in type(x).__mro__:
+        slots = getattr(cls, "__slots__", ())
+        for n in (slots,) if isinstance(slots, str) else slots:
+            if isinstance(n, str) and n not in ("__dict__", "__weakref__"):
+                names.append(n)
+    return names
 
 
 def remember(obj: Any) -> None:
