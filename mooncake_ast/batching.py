@@ -4,10 +4,18 @@
 behaves like one tangent of that shape for the operations forward code applies to tangents --
 elementwise arithmetic with primal values, `@` and `np.dot` with primal matrices, indexing and
 item assignment, `np.sum` / `np.mean` over the item's axes, reshapes and transposes -- and refuses
-everything else with a TypeError (NumPy's answer to NotImplemented).  jacfwd runs the batched pass
-and checks it against one ordinary pass in a random direction (higher.py), so an operation that
-slipped through with the wrong meaning costs speed (a fallback to one pass per direction), never
-a wrong Jacobian.
+everything else with a TypeError (NumPy's answer to NotImplemented), comparisons and truth tests
+included.  Each accepted operation is written so that its result is, item for item, what the
+operation gives on one tangent; where that would depend on a case it does not handle (advanced
+indices that NumPy would move to the front, an assignment that would broadcast across the batch),
+it refuses.
+
+What it cannot see is code that looks at a tangent's type (`isinstance(t, np.ndarray)`) and then
+does something else with it.  So batched passes are checked against ordinary passes (higher.py),
+and every pass records a trace (`Batched(data, trace)`; results carry the trace on): each operation
+on a batched tangent, with the shapes and kinds of its operands.  The meaning of each operation
+depends on nothing else, so higher.py trusts a pass whose trace it has checked before, and checks
+the others.
 """
 from __future__ import annotations
 
@@ -18,13 +26,40 @@ import numpy as np
 _AXIS_FUNCS = {np.sum, np.mean}
 
 
+def _desc(o: Any) -> Any:
+    """What of an operand the meaning of a batched operation depends on: its type and shape."""
+    t = type(o)
+    if t is np.ndarray:
+        return (o.shape, o.dtype.char)
+    if t is Batched:
+        return ("batched", o.data.shape)
+    if t is float or t is int:
+        return t
+    return (t, np.shape(o))
+
+
+_NONE = object()  # no operand
+
+
 class Batched:
     """A stack of tangents along a leading batch axis that is invisible to the code using it."""
 
-    __slots__ = ("data",)
+    __slots__ = ("data", "tr")
 
-    def __init__(self, data: np.ndarray) -> None:
+    def __init__(self, data: np.ndarray, tr: Any = None) -> None:
         self.data = data
+        self.tr = tr  # the pass's trace (a list), or None: not recorded
+
+    def _new(self, data: Any, op: Any, o: Any = _NONE, desc: Any = None) -> "Batched":
+        """A batched result of this pass, recorded in its trace: op applied to self (and operand o)."""
+        tr = self.tr
+        if tr is not None:
+            if desc is None:
+                t = type(o)
+                desc = (o.shape, o.dtype.char) if t is np.ndarray else t if (t is float or t is int or o is _NONE) \
+                    else _desc(o)
+            tr.append((op, self.data.shape, desc))
+        return Batched(data, tr)
 
     # the item's view of itself
     @property
@@ -45,12 +80,16 @@ class Batched:
 
     @property
     def T(self) -> "Batched":
-        return Batched(np.transpose(self.data, (0,) + tuple(range(self.data.ndim - 1, 0, -1))))
+        return self._new(np.transpose(self.data, (0,) + tuple(range(self.data.ndim - 1, 0, -1))), "T")
 
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d batched tangent")
         return self.shape[0]
+
+    def __iter__(self) -> Any:
+        for k in range(len(self)):
+            yield self._new(self.data[:, k], "iter")
 
     def __array__(self, *a: Any, **k: Any) -> Any:
         raise TypeError("a batched tangent cannot become one array")
@@ -61,12 +100,25 @@ class Batched:
     def __bool__(self) -> bool:
         raise TypeError("a batched tangent has no truth value")
 
+    def _compare(self, o: Any) -> Any:
+        raise TypeError("a batched tangent is not compared (one answer per direction would be needed)")
+
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _compare
+    __hash__ = object.__hash__  # by identity, as code that keys tangents by object uses them
+
     def copy(self) -> "Batched":
-        return Batched(self.data.copy())
+        return self._new(self.data.copy(), "copy")
+
+    def __copy__(self) -> "Batched":
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> "Batched":
+        return self.copy()
 
     def reshape(self, *shape: Any) -> "Batched":
         shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-        return Batched(self.data.reshape((self.data.shape[0],) + tuple(shape)))
+        shape = (shape,) if not isinstance(shape, (tuple, list)) else tuple(shape)
+        return self._new(self.data.reshape((self.data.shape[0],) + shape), "reshape", desc=shape)
 
     def sum(self, axis: Any = None, keepdims: bool = False) -> "Batched":
         return _reduce(np.sum, self, axis, keepdims)
@@ -76,48 +128,60 @@ class Batched:
 
     # indexing: the batch axis stays in front
     def __getitem__(self, idx: Any) -> "Batched":
-        if isinstance(idx, Batched):
-            raise TypeError("indexing with a batched tangent")
-        return Batched(self.data[(slice(None),) + (idx if isinstance(idx, tuple) else (idx,))])
+        full, desc = _index(idx)
+        return self._new(self.data[full], "getitem", desc=desc)
 
     def __setitem__(self, idx: Any, value: Any) -> None:
-        value = value.data if isinstance(value, Batched) else value
-        self.data[(slice(None),) + (idx if isinstance(idx, tuple) else (idx,))] = value
+        full, desc = _index(idx)
+        if self.tr is not None:
+            self.tr.append(("setitem", self.data.shape, (desc, _desc(value))))
+        if type(value) is Batched:
+            n = self.data.shape[0]
+            target = self.data[full].shape  # (n, *the item's target shape)
+            v = value.data
+            if v.shape[0] != n or v.ndim > len(target):
+                raise TypeError("a batched value that does not fit the batched target")
+            value = v.reshape((n,) + (1,) * (len(target) - v.ndim) + v.shape[1:])
+        elif isinstance(value, np.ndarray) or not isinstance(value, (float, int, np.number)):
+            value = np.asarray(value)  # a constant: the same for every direction (broadcasts from the right)
+            if value.ndim >= self.data[full].ndim:
+                raise TypeError("an assigned constant of the batched target's rank or more")
+        self.data[full] = value
 
     # arithmetic: the common operands directly (_plain), the rest through __array_ufunc__
     def __add__(self, o: Any) -> Any:
         d = _plain(self, o)
-        return Batched(self.data + d) if d is not None else np.add(self, o)
+        return self._new(self.data + d, "add", o) if d is not None else np.add(self, o)
 
     def __radd__(self, o: Any) -> Any:
         d = _plain(self, o)
-        return Batched(d + self.data) if d is not None else np.add(o, self)
+        return self._new(d + self.data, "radd", o) if d is not None else np.add(o, self)
 
     def __sub__(self, o: Any) -> Any:
         d = _plain(self, o)
-        return Batched(self.data - d) if d is not None else np.subtract(self, o)
+        return self._new(self.data - d, "sub", o) if d is not None else np.subtract(self, o)
 
     def __rsub__(self, o: Any) -> Any:
         d = _plain(self, o)
-        return Batched(d - self.data) if d is not None else np.subtract(o, self)
+        return self._new(d - self.data, "rsub", o) if d is not None else np.subtract(o, self)
 
     def __mul__(self, o: Any) -> Any:
         d = _plain(self, o)
-        return Batched(self.data * d) if d is not None else np.multiply(self, o)
+        return self._new(self.data * d, "mul", o) if d is not None else np.multiply(self, o)
 
     def __rmul__(self, o: Any) -> Any:
         d = _plain(self, o)
-        return Batched(d * self.data) if d is not None else np.multiply(o, self)
+        return self._new(d * self.data, "rmul", o) if d is not None else np.multiply(o, self)
 
     def __truediv__(self, o: Any) -> Any:
         d = _plain(self, o)
-        return Batched(self.data / d) if d is not None else np.true_divide(self, o)
+        return self._new(self.data / d, "div", o) if d is not None else np.true_divide(self, o)
 
     def __rtruediv__(self, o: Any) -> Any:
         d = _plain(self, o)
-        return Batched(d / self.data) if d is not None else np.true_divide(o, self)
+        return self._new(d / self.data, "rdiv", o) if d is not None else np.true_divide(o, self)
 
-    def __neg__(self) -> Any: return Batched(-self.data)
+    def __neg__(self) -> Any: return self._new(-self.data, "neg")
     def __pos__(self) -> Any: return self
     def __matmul__(self, o: Any) -> Any: return _matmul(self, o)
     def __rmatmul__(self, o: Any) -> Any: return _matmul(o, self)
@@ -134,32 +198,46 @@ class Batched:
             if type(a) is Batched:
                 d = _plain(a, b)
                 if d is not None:
-                    return Batched(ufunc(a.data, d))
-            else:
+                    return a._new(ufunc(a.data, d), ufunc, b)
+                if type(b) is np.ndarray:  # of higher rank than a's item: a's item goes up to b's rank
+                    return a._new(ufunc(_lift(a, b.ndim), b), ufunc, b)
+            elif type(b) is Batched:
                 d = _plain(b, a)
                 if d is not None:
-                    return Batched(ufunc(d, b.data))
+                    return b._new(ufunc(d, b.data), ufunc, desc=("left", _desc(a)))
+                if type(a) is np.ndarray:
+                    return b._new(ufunc(a, _lift(b, a.ndim)), ufunc, desc=("left", _desc(a)))
         elif len(inputs) == 1:
-            return Batched(ufunc(inputs[0].data))
-        batched = [x for x in inputs if isinstance(x, Batched)]
+            return inputs[0]._new(ufunc(inputs[0].data), ufunc)
+        batched = [x for x in inputs if type(x) is Batched]
         n = batched[0].data.shape[0]
         if any(x.data.shape[0] != n for x in batched):
             return NotImplemented
-        k = max(np.ndim(x) if not isinstance(x, Batched) else x.ndim for x in inputs)
-        args = [x.data.reshape((n,) + (1,) * (k - x.ndim) + x.shape) if isinstance(x, Batched) else x for x in inputs]
-        return Batched(ufunc(*args))
+        k = max(np.ndim(x) if type(x) is not Batched else x.ndim for x in inputs)
+        args = [_lift(x, k) if type(x) is Batched else x for x in inputs]
+        return batched[0]._new(ufunc(*args), ufunc, desc=tuple(_desc(x) for x in inputs))
 
     def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
-        if func in _AXIS_FUNCS and len(args) == 1 and isinstance(args[0], Batched) \
-                and set(kwargs) <= {"axis", "keepdims"}:
+        if func in _AXIS_FUNCS and len(args) == 1 and type(args[0]) is Batched \
+                and (not kwargs or _AXIS_KEYWORDS.issuperset(kwargs)):
             return _reduce(func, args[0], kwargs.get("axis"), kwargs.get("keepdims", False))
         if func is np.dot and len(args) == 2 and not kwargs:
             return _matmul(*args)
-        if func is np.reshape and isinstance(args[0], Batched) and len(args) == 2 and not kwargs:
+        if func is np.reshape and type(args[0]) is Batched and len(args) == 2 and not kwargs:
             return args[0].reshape(args[1])
         if func is np.zeros_like and len(args) == 1 and not kwargs:
-            return Batched(np.zeros_like(args[0].data))
+            return args[0]._new(np.zeros_like(args[0].data), "zeros_like")
         return NotImplemented
+
+
+_AXIS_KEYWORDS = frozenset({"axis", "keepdims"})
+
+
+def _lift(x: Batched, k: int) -> np.ndarray:
+    """x's data with its item brought up to rank k (axes of length one in front of the item's), so that it
+    broadcasts against operands of rank k item by item, never against the batch axis."""
+    d = x.data
+    return d if d.ndim == k + 1 else d.reshape((d.shape[0],) + (1,) * (k + 1 - d.ndim) + d.shape[1:])
 
 
 def _plain(x: Batched, o: Any) -> Any:
@@ -180,13 +258,50 @@ def _plain(x: Batched, o: Any) -> Any:
     return None
 
 
+_BASIC = (int, np.integer, slice)
+
+
+def _index(idx: Any) -> tuple:
+    """(the index of the batched data for the item's index `idx`, what the trace records of it).
+
+    The batch axis goes in front as a full slice.  That keeps NumPy's meaning for basic indices (numbers,
+    slices, None, ...) and for advanced ones (integer and boolean arrays) that stand next to each other;
+    advanced indices apart from each other would be moved before the batch axis, so they are refused."""
+    parts = idx if type(idx) is tuple else (idx,)
+    desc = []
+    advanced = []
+    for k, p in enumerate(parts):
+        if isinstance(p, Batched):
+            raise TypeError("indexing with a batched tangent")
+        if isinstance(p, (bool, np.bool_)):
+            raise TypeError("a boolean scalar index of a batched tangent")
+        if isinstance(p, _BASIC):
+            desc.append(type(p) if type(p) is not slice else (p.start, p.stop, p.step))
+            if not isinstance(p, slice):
+                advanced.append((k, False))
+        elif p is None or p is Ellipsis:
+            desc.append(p)
+        else:
+            a = np.asarray(p)
+            if a.dtype.kind not in "biu":
+                raise TypeError("a batched tangent indexed by something other than integers, slices and masks")
+            desc.append((a.shape, a.dtype.kind))
+            advanced.append((k, True))
+    if any(is_array for _, is_array in advanced):  # integers count as advanced indices next to arrays
+        pos = [k for k, _ in advanced]
+        if pos[-1] - pos[0] != len(pos) - 1:
+            raise TypeError("advanced indices of a batched tangent that are not next to each other")
+    return (slice(None),) + parts, tuple(desc)
+
+
 def _reduce(func: Any, x: Batched, axis: Any, keepdims: bool) -> Batched:
     if axis is None:
-        axis = tuple(range(1, x.data.ndim))
+        axes = tuple(range(1, x.data.ndim))
     else:
-        axes = axis if isinstance(axis, tuple) else (axis,)
-        axis = tuple((a % x.ndim) + 1 for a in axes)
-    return Batched(func(x.data, axis=axis, keepdims=keepdims))
+        axes = tuple((a % x.ndim) + 1 for a in (axis if isinstance(axis, tuple) else (axis,)))
+    if func is np.sum:  # (np.sum of an array is this reduction, without the dispatch)
+        return x._new(np.add.reduce(x.data, axis=axes, keepdims=keepdims), func, desc=(axes, keepdims))
+    return x._new(func(x.data, axis=axes, keepdims=keepdims), func, desc=(axes, keepdims))
 
 
 def _matmul(a: Any, b: Any) -> Any:
@@ -197,13 +312,13 @@ def _matmul(a: Any, b: Any) -> Any:
         b = np.asarray(b)
         if a.ndim == 0 or b.ndim == 0 or a.ndim > 2 or b.ndim > 2:
             return NotImplemented
-        return Batched(np.matmul(a.data, b))
+        return a._new(np.matmul(a.data, b), "matmul", b)
     a = np.asarray(a)
     if b.ndim == 0 or a.ndim == 0 or a.ndim > 2 or b.ndim > 2:
         return NotImplemented
     if b.ndim == 1:
-        return Batched(b.data @ (a.T if a.ndim == 2 else a))
-    return Batched(np.matmul(a, b.data))
+        return b._new(b.data @ (a.T if a.ndim == 2 else a), "rmatmul", a)
+    return b._new(np.matmul(a, b.data), "rmatmul", a)
 
 
 def unbatch(t: Any, n: int, like: Any) -> np.ndarray:
