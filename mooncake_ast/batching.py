@@ -41,6 +41,47 @@ def _desc(o: Any) -> Any:
 _NONE = object()  # no operand
 
 
+def _binary(ufunc: Any, x: "Batched", o: Any, reflected: bool) -> Any:
+    """`ufunc(x, o)` (`ufunc(o, x)` where reflected) for the common operands, else None (the general way).
+
+    The common operands combine with the batch's data directly: numbers, arrays of lower rank than the
+    data (they broadcast against one item without reaching the batch axis) and batches of exactly this
+    shape (the same directions, item for item)."""
+    data = x.data
+    t = type(o)
+    if t is float or t is int:
+        desc = t
+    elif t is np.ndarray:
+        if o.ndim >= data.ndim:
+            return None
+        desc = o.shape
+    elif t is Batched:
+        if o.data.shape != data.shape:
+            return None
+        desc = ("batched", data.shape)
+        o = o.data
+    elif isinstance(o, (np.floating, np.integer)):
+        desc = t
+    else:
+        return None
+    tr = x.tr
+    if tr is not None:
+        tr.append((ufunc, reflected, data.shape, desc))
+    return Batched(ufunc(o, data) if reflected else ufunc(data, o), tr)
+
+
+def _arith(ufunc: Any, reflected: bool) -> Any:
+    """The operator method `x op o` (or `o op x`) of Batched for an elementwise ufunc."""
+
+    def method(self: "Batched", o: Any) -> Any:
+        r = _binary(ufunc, self, o, reflected)
+        if r is not None:
+            return r
+        return ufunc(o, self) if reflected else ufunc(self, o)  # the general way: __array_ufunc__
+
+    return method
+
+
 class Batched:
     """A stack of tangents along a leading batch axis that is invisible to the code using it."""
 
@@ -148,38 +189,15 @@ class Batched:
                 raise TypeError("an assigned constant of the batched target's rank or more")
         self.data[full] = value
 
-    # arithmetic: the common operands directly (_plain), the rest through __array_ufunc__
-    def __add__(self, o: Any) -> Any:
-        d = _plain(self, o)
-        return self._new(self.data + d, "add", o) if d is not None else np.add(self, o)
-
-    def __radd__(self, o: Any) -> Any:
-        d = _plain(self, o)
-        return self._new(d + self.data, "radd", o) if d is not None else np.add(o, self)
-
-    def __sub__(self, o: Any) -> Any:
-        d = _plain(self, o)
-        return self._new(self.data - d, "sub", o) if d is not None else np.subtract(self, o)
-
-    def __rsub__(self, o: Any) -> Any:
-        d = _plain(self, o)
-        return self._new(d - self.data, "rsub", o) if d is not None else np.subtract(o, self)
-
-    def __mul__(self, o: Any) -> Any:
-        d = _plain(self, o)
-        return self._new(self.data * d, "mul", o) if d is not None else np.multiply(self, o)
-
-    def __rmul__(self, o: Any) -> Any:
-        d = _plain(self, o)
-        return self._new(d * self.data, "rmul", o) if d is not None else np.multiply(o, self)
-
-    def __truediv__(self, o: Any) -> Any:
-        d = _plain(self, o)
-        return self._new(self.data / d, "div", o) if d is not None else np.true_divide(self, o)
-
-    def __rtruediv__(self, o: Any) -> Any:
-        d = _plain(self, o)
-        return self._new(d / self.data, "rdiv", o) if d is not None else np.true_divide(o, self)
+    # arithmetic: the common operands directly (see _arith), the rest through __array_ufunc__
+    __add__ = _arith(np.add, False)
+    __radd__ = _arith(np.add, True)
+    __sub__ = _arith(np.subtract, False)
+    __rsub__ = _arith(np.subtract, True)
+    __mul__ = _arith(np.multiply, False)
+    __rmul__ = _arith(np.multiply, True)
+    __truediv__ = _arith(np.true_divide, False)
+    __rtruediv__ = _arith(np.true_divide, True)
 
     def __neg__(self) -> Any: return self._new(-self.data, "neg")
     def __pos__(self) -> Any: return self
@@ -196,15 +214,15 @@ class Batched:
         if len(inputs) == 2:  # the common case: a batched tangent and a primal value (or two tangents)
             a, b = inputs
             if type(a) is Batched:
-                d = _plain(a, b)
-                if d is not None:
-                    return a._new(ufunc(a.data, d), ufunc, b)
+                r = _binary(ufunc, a, b, False)
+                if r is not None:
+                    return r
                 if type(b) is np.ndarray:  # of higher rank than a's item: a's item goes up to b's rank
                     return a._new(ufunc(_lift(a, b.ndim), b), ufunc, b)
             elif type(b) is Batched:
-                d = _plain(b, a)
-                if d is not None:
-                    return b._new(ufunc(d, b.data), ufunc, desc=("left", _desc(a)))
+                r = _binary(ufunc, b, a, True)
+                if r is not None:
+                    return r
                 if type(a) is np.ndarray:
                     return b._new(ufunc(a, _lift(b, a.ndim)), ufunc, desc=("left", _desc(a)))
         elif len(inputs) == 1:
@@ -238,24 +256,6 @@ def _lift(x: Batched, k: int) -> np.ndarray:
     broadcasts against operands of rank k item by item, never against the batch axis."""
     d = x.data
     return d if d.ndim == k + 1 else d.reshape((d.shape[0],) + (1,) * (k + 1 - d.ndim) + d.shape[1:])
-
-
-def _plain(x: Batched, o: Any) -> Any:
-    """What to combine with x.data elementwise for `x op o` (either order), or None for the general way.
-
-    Item-wise meaning holds when o broadcasts against one item without reaching the batch axis: a
-    number, an array of at most the item's rank, or another batch of exactly x's shape (the same
-    directions, item for item)."""
-    t = type(o)
-    if t is float or t is int:
-        return o
-    if t is np.ndarray:
-        return o if o.ndim < x.data.ndim else None
-    if t is Batched:
-        return o.data if o.data.shape == x.data.shape else None
-    if isinstance(o, (np.floating, np.integer)):
-        return o
-    return None
 
 
 _BASIC = (int, np.integer, slice)

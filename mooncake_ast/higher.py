@@ -18,7 +18,6 @@ on purpose: the rules of the API entry points differentiate them, so they must s
 from __future__ import annotations
 
 import types
-import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -259,7 +258,6 @@ def _blocks_one_by_one(f: Callable, args: tuple, kwargs: dict, column: Callable,
 
 _PROBE_RNG = np.random.default_rng(20261123)
 _NO_BATCH: set = set()  # (code, input shapes) where batched tangents failed or disagreed with the probe
-_CHECKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # forward code -> {(input layout, trace)}
 _MAX_CHECKED = 256  # traces kept per forward code (beyond that, every new pass is probed)
 
 
@@ -293,14 +291,17 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", in_leave
         if has_aux:
             y, aux, dy = y[0], y[1], dy[0]
         if type(y) is np.ndarray and y.dtype.kind == "f" and type(dy) is Batched:  # one array out: the common case
-            out_tree, out_leaves, d_leaves = ("leaf", y.shape), [y], [dy.data]
+            out_tree, d = ("leaf", y.shape), dy.data
+            if d.shape[1:] != y.shape or d.shape[0] != n:
+                raise ValueError("batched tangent of the wrong shape")
+            flats = [d.reshape(n, -1)]
         else:
-            out_leaves = []
+            out_leaves: list = []
             out_tree = _flatten(y, out_leaves)
             d_leaves = [unbatch(d, n, o) for d, o in zip(_leaves_like(dy, out_tree), out_leaves)]
-        if any(d.shape != (n,) + o.shape for d, o in zip(d_leaves, out_leaves)):
-            raise ValueError("batched tangent of the wrong shape")
-        flats = [d.reshape(n, -1) for d in d_leaves]
+            if any(d.shape != (n,) + o.shape for d, o in zip(d_leaves, out_leaves)):
+                raise ValueError("batched tangent of the wrong shape")
+            flats = [d.reshape(n, -1) for d in d_leaves]
         trace = (lay.sig, tuple(tr))
         checked = _checked_of(fn)
         if checked is None or trace not in checked:
@@ -321,14 +322,15 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", in_leave
 
 
 def _checked_of(fn: Any) -> Any:
-    """The set of checked (input layout, trace) pairs of forward code fn, or None where fn cannot key one."""
-    try:
-        checked = _CHECKED.get(fn)
-        if checked is None:
-            checked = _CHECKED.setdefault(fn, set())
-        return checked
-    except TypeError:  # not weakly referable
+    """The set of checked (input layout, trace) pairs of forward code fn, kept on the function itself (so it
+    lives as long as the code does), or None where fn cannot keep one."""
+    d = getattr(fn, "__dict__", None)
+    if d is None:
         return None
+    checked = d.get("_mc_checked_batches")
+    if checked is None:
+        checked = d.setdefault("_mc_checked_batches", set())
+    return checked
 
 
 def _probe(column: Callable, lay: "_InputLayout", has_aux: bool, flats: list) -> None:
