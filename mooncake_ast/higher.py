@@ -134,7 +134,8 @@ def _assemble(blocks: list, out_tree: Any, in_tree: Any, single: bool) -> Any:
 
 def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     """`J(*args)`: the Jacobian of f by forward mode: one batched forward pass for all input directions where
-    f's forward code can carry a batch (checked as _batched_blocks says), else one jvp per direction.
+    f's forward code can carry a batch (a pass down a path not seen before is checked against an ordinary
+    pass, see _batched_blocks), else one jvp per direction.
 
     What depends only on the call's argument kinds (argnums resolved, the input pytree and its sizes, the
     identity directions) is worked out once per kind and kept on the Jacobian function."""
