@@ -82,6 +82,29 @@ def _arith(ufunc: Any, reflected: bool) -> Any:
     return method
 
 
+def _inplace(ufunc: Any) -> Any:
+    """The in-place operator method `x op= o` of Batched: x's own data changes, as an array tangent's would
+    (code holding x elsewhere sees it), and the result keeps x's shape (NumPy refuses otherwise)."""
+
+    def method(self: "Batched", o: Any) -> Any:
+        data = self.data
+        t = type(o)
+        if t is Batched:
+            if o.data.shape[0] != data.shape[0] or o.ndim > self.ndim:
+                raise TypeError("an in-place update of a batched tangent by a batch that does not fit it")
+            v = _lift(o, self.ndim)
+        else:
+            v = o if t is float or t is int or isinstance(o, (np.floating, np.integer)) else np.asarray(o)
+            if np.ndim(v) >= data.ndim:
+                raise TypeError("an in-place update of a batched tangent that would reach the batch axis")
+        if self.tr is not None:
+            self.tr.append((ufunc, "in place", data.shape, _desc(o)))
+        ufunc(data, v, out=data)
+        return self
+
+    return method
+
+
 class Batched:
     """A stack of tangents along a leading batch axis that is invisible to the code using it."""
 
@@ -198,6 +221,10 @@ class Batched:
     __rmul__ = _arith(np.multiply, True)
     __truediv__ = _arith(np.true_divide, False)
     __rtruediv__ = _arith(np.true_divide, True)
+    __iadd__ = _inplace(np.add)
+    __isub__ = _inplace(np.subtract)
+    __imul__ = _inplace(np.multiply)
+    __itruediv__ = _inplace(np.true_divide)
 
     def __neg__(self) -> Any: return self._new(-self.data, "neg")
     def __pos__(self) -> Any: return self

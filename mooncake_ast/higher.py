@@ -154,14 +154,13 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
             lay = _InputLayout(tuple(args[i] for i in nums), nums, args)
             if key is not None and len(layouts) < 64:
                 layouts[key] = lay
-        in_leaves = lay.leaves_of(args)
         column = _columns(f, args, kwargs, lay.nums)
-        batched = _batched_blocks(f, column, lay, in_leaves, has_aux)
+        batched = _batched_blocks(f, column, lay, has_aux)
         if batched is not None:
             out_tree, aux, blocks = batched
         else:
-            out_tree, aux, blocks = _blocks_one_by_one(f, args, kwargs, column, in_leaves, lay.tree, lay.sizes,
-                                                       lay.kinds, has_aux)
+            out_tree, aux, blocks = _blocks_one_by_one(f, args, kwargs, column, lay.leaves_of(args), lay.tree,
+                                                       lay.sizes, lay.kinds, has_aux)
         out = _assemble(blocks, out_tree, lay.tree, single)
         return (out, aux) if has_aux else out
 
@@ -262,7 +261,7 @@ _NO_BATCH: set = set()  # (code, input shapes) where batched tangents failed or 
 _MAX_CHECKED = 256  # traces kept per forward code (beyond that, every new pass is probed)
 
 
-def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", in_leaves: list, has_aux: bool) -> Any:
+def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux: bool) -> Any:
     """(output tree, aux, blocks) from one forward pass whose tangents carry a leading batch axis, or None.
 
     Generated forward code is written for one tangent; Batched (batching.py) makes the operations it
@@ -273,10 +272,13 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", in_leave
     drawn), and then the columns are computed one direction at a time; failures are remembered (per code
     and input shapes), so the next call goes straight to the fallback.
 
-    Each batched pass records its trace: every operation on a batched tangent, where it was applied and
-    on operands of which shapes (batching.py).  Passes with the trace of a checked pass (same forward code,
-    same input layout) are right as that one was, and are not probed again; a pass down another branch,
-    or with other shapes inside, has another trace and is checked."""
+    Each batched pass records its trace: every operation on a batched tangent, with the shapes and kinds of
+    its operands (batching.py), which is all the meaning of those operations depends on.  So a pass with
+    the trace of a checked pass (same function, forward code and input layout) is right as that one was,
+    and is not probed again; a pass down another branch, or with other shapes inside, has another trace
+    and is checked.  What this trusts: code that treats a batch otherwise than one tangent (by looking at
+    its type) does so at the checked point too, where the probe sees it -- unless both meanings happen to
+    agree exactly there."""
     n = lay.n
     fn = column.fn
     code = getattr(getattr(f, "__func__", f), "__code__", None)
@@ -304,7 +306,7 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", in_leave
                 raise ValueError("batched tangent of the wrong shape")
             flats = [d.reshape(n, -1) for d in d_leaves]
         trace = (lay.sig, tuple(tr))
-        checked = _checked_of(fn)
+        checked = _checked_of(fn, code)
         if checked is None or trace not in checked:
             _probe(column, lay, has_aux, flats)
             if checked is not None and len(checked) < _MAX_CHECKED:
@@ -322,16 +324,19 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", in_leave
     return out_tree, aux, blocks
 
 
-def _checked_of(fn: Any) -> Any:
-    """The set of checked (input layout, trace) pairs of forward code fn, kept on the function itself (so it
-    lives as long as the code does), or None where fn cannot keep one."""
+def _checked_of(fn: Any, code: Any) -> Any:
+    """The set of checked (input layout, trace) pairs of forward code fn run for f's code `code`, kept on fn
+    itself (so it lives as long as the code does), or None where fn cannot keep one."""
     d = getattr(fn, "__dict__", None)
     if d is None:
         return None
-    checked = d.get("_mc_checked_batches")
-    if checked is None:
-        checked = d.setdefault("_mc_checked_batches", set())
-    return checked
+    by_code = d.get("_mc_checked_batches")
+    if by_code is None:
+        by_code = d.setdefault("_mc_checked_batches", {})
+    entry = by_code.get(id(code))
+    if entry is None or entry[0] is not code:  # (the entry holds the code: its id stands for no other)
+        entry = by_code[id(code)] = (code, set())
+    return entry[1]
 
 
 def _probe(column: Callable, lay: "_InputLayout", has_aux: bool, flats: list) -> None:

@@ -211,3 +211,23 @@ def test_batched_refuses_comparisons_and_copies_its_data():
     np.testing.assert_array_equal(rows[1].data, b.data[:, 1])
     s = np.sum(b.reshape(3, 1), axis=-1)
     np.testing.assert_array_equal(s.data, b.data)
+
+
+def test_batched_in_place_updates_change_the_batch_itself():
+    rng = np.random.default_rng(6)
+    data = rng.normal(size=(3, 2, 4))
+    b = Batched(data.copy())
+    alias = b
+    view = b[1]
+    c = rng.normal(size=4)
+    b += c  # a constant: the same for every direction
+    other = Batched(rng.normal(size=(3, 4)))
+    b *= other  # a batch of lower rank: item by item, broadcast within the item
+    assert alias is b
+    np.testing.assert_array_equal(view.data, b.data[:, 1])  # a view of the batch sees the update
+    want = np.stack([(data[k] + c) * other.data[k] for k in range(3)])
+    np.testing.assert_allclose(b.data, want)
+    with pytest.raises(TypeError):
+        b += np.ones((3, 2, 4))  # would broadcast against the batch axis
+    with pytest.raises((TypeError, ValueError)):
+        view += Batched(np.ones((3, 2, 4)))  # the result would not keep the target's shape
