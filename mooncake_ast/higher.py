@@ -204,6 +204,7 @@ class _InputLayout:
         # every argument a number or an array of numbers (what _kinds_key keys on: so for all calls of this kind)
         self.plain = all((type(a) is np.ndarray and a.dtype.kind in "fiu") or type(a) in _PLAIN_SCALARS
                          for a in args)
+        self.batch: Any = None  # False once a batched pass failed for this layout (None: not known yet)
         self.eyes: list = []  # per leaf: (n, *shape) with the leaf's identity directions in its rows
         start = 0
         for leaf, size in zip(leaves, self.sizes):
@@ -281,10 +282,13 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
     agree exactly there."""
     n = lay.n
     fn = column.fn
-    code = getattr(getattr(f, "__func__", f), "__code__", None)
-    key = (code, tuple(lay.shapes))
-    if n < 2 or fn is None or code is None or key in _NO_BATCH:
+    if n < 2 or fn is None or lay.batch is False:
         return None
+    code = getattr(getattr(f, "__func__", f), "__code__", None)
+    if lay.batch is None:  # (a layout's first call: decided before for this code and these shapes?)
+        lay.batch = code is not None and (code, tuple(lay.shapes)) not in _NO_BATCH
+        if not lay.batch:
+            return None
     tr: list = []
     batch = [Batched(e.copy(), tr) for e in lay.eyes]  # fresh: forward code may write into its tangents
     try:
@@ -312,7 +316,8 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
             if checked is not None and len(checked) < _MAX_CHECKED:
                 checked.add(trace)
     except Exception:  # the code cannot carry a batch: one direction at a time
-        _NO_BATCH.add(key)
+        _NO_BATCH.add((code, tuple(lay.shapes)))
+        lay.batch = False
         return None
     blocks = []
     for flat in flats:
