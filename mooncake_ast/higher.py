@@ -351,7 +351,7 @@ def _probe(column: Callable, lay: "_InputLayout", has_aux: bool, flats: list) ->
     probe, start = [], 0
     for shape, size, kind in zip(lay.shapes, lay.sizes, lay.kinds):
         piece = r[start:start + size].reshape(shape)
-        probe.append(float(piece) if kind == "number" else piece)
+        probe.append(float(piece) if kind == "number" else piece.copy())  # fresh: forward code may write into it
         start += size
     _, dy_r = column(_unflatten(lay.tree, probe) if not lay.simple else tuple(probe))
     if has_aux:

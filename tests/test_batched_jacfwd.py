@@ -111,6 +111,28 @@ def test_the_common_functions_go_through_one_batched_pass():
         assert (code, (shape,)) not in higher._NO_BATCH, f
 
 
+def scale_every_other_in_place(a, s):
+    v = a[::2]
+    v *= s  # writes into the caller's array (and, in forward code, into its tangent)
+    return np.sum(a ** 2) * a[1:3]
+
+
+def test_jacfwd_of_a_function_writing_into_its_argument():
+    """The batched pass gets this wrong (an update of a tangent view does not reach a batch), and the probe
+    must see it: its direction must not be written to by the pass it checks."""
+    a0 = np.random.default_rng(53).normal(size=6)
+    J = mc.jacfwd(scale_every_other_in_place, argnums=(0, 1))
+    for s in (0.8, 1.3):
+        Ja, Js = J(a0.copy(), s)
+        fd_a = fd_jac(lambda v: scale_every_other_in_place(v.copy(), s), a0)
+        fd_s = (scale_every_other_in_place(a0.copy(), s + 1e-6) - scale_every_other_in_place(a0.copy(), s - 1e-6)) / 2e-6
+        np.testing.assert_allclose(Ja, fd_a, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(Js, fd_s, rtol=1e-5, atol=1e-7)
+        Ra, Rs = mc.jacrev(scale_every_other_in_place, argnums=(0, 1))(a0.copy(), s)
+        np.testing.assert_allclose(Ja, Ra, rtol=1e-9, atol=1e-11)
+        np.testing.assert_allclose(Js, Rs, rtol=1e-9, atol=1e-11)
+
+
 # ---------------------------------------------------------------- the guard
 
 
