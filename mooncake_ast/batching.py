@@ -105,6 +105,17 @@ def _inplace(ufunc: Any) -> Any:
     return method
 
 
+class Trace(list):
+    """The operations of one batched pass, in order (what higher.py compares), and whether any code looked
+    at a batched tangent's type or at an attribute it lacks during the pass (`inspected`)."""
+
+    __slots__ = ("inspected",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inspected = False
+
+
 class Batched:
     """A stack of tangents along a leading batch axis that is invisible to the code using it."""
 
@@ -112,7 +123,25 @@ class Batched:
 
     def __init__(self, data: np.ndarray, tr: Any = None) -> None:
         self.data = data
-        self.tr = tr  # the pass's trace (a list), or None: not recorded
+        self.tr = tr  # the pass's trace (a Trace), or None: not recorded
+
+    # Code that looks at a tangent's type can treat a batch otherwise than one tangent, without an operation
+    # of the batch's own to refuse.  CPython asks an object for `__class__` when `isinstance(obj, cls)` finds
+    # type(obj) is not cls or a subclass of it, and calls `__getattr__` when an attribute is missing (hasattr,
+    # getattr with a default): both mark the pass, whose result higher.py then never trusts without a probe.
+    @property
+    def __class__(self) -> type:  # type: ignore[override]
+        tr = self.tr
+        if tr is not None:
+            tr.inspected = True
+        return Batched
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in ("data", "tr"):  # (slots not set yet: never the case after __init__)
+            tr = object.__getattribute__(self, "tr")
+            if tr is not None:
+                tr.inspected = True
+        raise AttributeError(name)
 
     def _new(self, data: Any, op: Any, o: Any = _NONE, desc: Any = None) -> "Batched":
         """A batched result of this pass, recorded in its trace: op applied to self (and operand o)."""
@@ -350,7 +379,7 @@ def _matmul(a: Any, b: Any) -> Any:
 
 def unbatch(t: Any, n: int, like: Any) -> np.ndarray:
     """The stacked array (n, *shape) of a batched result `t` for an output shaped like `like`."""
-    if isinstance(t, Batched):
+    if type(t) is Batched:
         return t.data
     if t is None or (isinstance(t, (int, float, np.ndarray, np.generic)) and not np.any(t)):
         return np.zeros((n,) + np.shape(like))  # the output does not depend on the tangents

@@ -27,7 +27,7 @@ from .tangents import NoTangent, materialize, zero_tangent
 from .api import (ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _reapply, _snapshot,
                   _vjp, aux_pair, jvp)
 from .tracebacks import user_errors
-from .batching import Batched, unbatch
+from .batching import Batched, Trace, unbatch
 from .foreign import arguments, refuse_foreign
 from .forward.runtime import fast_forward_rule
 
@@ -277,9 +277,11 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
     its operands (batching.py), which is all the meaning of those operations depends on.  So a pass with
     the trace of a checked pass (same function, forward code and input layout) is right as that one was,
     and is not probed again; a pass down another branch, or with other shapes inside, has another trace
-    and is checked.  What this trusts: code that treats a batch otherwise than one tangent (by looking at
-    its type) does so at the checked point too, where the probe sees it -- unless both meanings happen to
-    agree exactly there."""
+    and is checked.  That holds only where no code chose what to do by a batch's type: a wrong branch
+    taken for a batch can agree with the right one at one point (a run-time helper that updates array
+    tangents in place and returns any other, at a point where the update changes nothing) and not at the
+    next.  So a pass in which code asked `isinstance` of a batched tangent, or looked for an attribute it
+    lacks, is marked in its trace (batching.py), and such passes are probed on every call."""
     n = lay.n
     fn = column.fn
     if n < 2 or fn is None or lay.batch is False:
@@ -289,11 +291,13 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
         lay.batch = code is not None and (code, tuple(lay.shapes)) not in _NO_BATCH
         if not lay.batch:
             return None
-    tr: list = []
+    tr = Trace()
     batch = [Batched(e.copy(), tr) for e in lay.eyes]  # fresh: forward code may write into its tangents
     try:
         with np.errstate(all="ignore"):
-            y, dy = column(_unflatten(lay.tree, batch) if not lay.simple else tuple(batch))
+            y, dy = column(_unflatten(lay.tree, batch) if not lay.simple else tuple(batch), raw=True)
+        inspected = tr.inspected  # (read before materialize, which looks at the result's type)
+        dy = materialize(dy, y)
         aux = None
         if has_aux:
             y, aux, dy = y[0], y[1], dy[0]
@@ -311,9 +315,9 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
             flats = [d.reshape(n, -1) for d in d_leaves]
         trace = (lay.sig, tuple(tr))
         checked = _checked_of(fn, code)
-        if checked is None or trace not in checked:
+        if inspected or checked is None or trace not in checked:
             _probe(column, lay, has_aux, flats)
-            if checked is not None and len(checked) < _MAX_CHECKED:
+            if not inspected and checked is not None and len(checked) < _MAX_CHECKED:
                 checked.add(trace)
     except Exception:  # the code cannot carry a batch: one direction at a time
         _NO_BATCH.add((code, tuple(lay.shapes)))
@@ -410,12 +414,12 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
     # the common call (a plain function of numbers and float arrays): its derived rule, called directly
     rule = fast_forward_rule(f, tuple(args)) if not kwargs and type(f) is types.FunctionType else None
     if rule is not None:
-        def plain_column(dx: tuple) -> tuple:
+        def plain_column(dx: tuple, raw: bool = False) -> tuple:
             dargs = placed(dx)
             tangents = tuple(d if d is not None else np.zeros_like(a) if type(a) is np.ndarray else NoTangent
                              for a, d in zip(args, dargs))
             y, dy = rule.call_bound(f, NoTangent, args, tangents)
-            return y, materialize(dy, y)
+            return y, (dy if raw else materialize(dy, y))
 
         plain_column.fn = rule.fn  # type: ignore[attr-defined]  (the generated code each column runs)
         return plain_column
@@ -427,7 +431,7 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
         if plan is not None and plan.tan_pos is None:
             plan = None
 
-    def column(dx: tuple) -> tuple:
+    def column(dx: tuple, raw: bool = False) -> tuple:
         dargs = placed(dx)
         if plan is None:
             y, dy, _, _ = _jvp(f, tuple(args), tuple(dargs), kwargs, {}, api="jacfwd")
@@ -440,7 +444,7 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
                 d = materialize(d, a) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
             call[plan.tan_pos[i]] = d
         y, dy = plan.fn(*call)
-        return y, materialize(dy, y)
+        return y, (dy if raw else materialize(dy, y))
 
     column.fn = plan.fn if plan is not None else None  # type: ignore[attr-defined]
     return column

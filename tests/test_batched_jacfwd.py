@@ -118,11 +118,13 @@ def scale_every_other_in_place(a, s):
 
 
 def test_jacfwd_of_a_function_writing_into_its_argument():
-    """The batched pass gets this wrong (an update of a tangent view does not reach a batch), and the probe
-    must see it: its direction must not be written to by the pass it checks."""
-    a0 = np.random.default_rng(53).normal(size=6)
+    """The batched pass gets this wrong (the run-time helper that updates a tangent in place returns any
+    tangent that is not an array unchanged), and the probe must see it: its direction must not be written to
+    by the pass it checks.  At zeros with s = 1 the update changes nothing, so the wrong pass agrees with the
+    right one there; the helper looked at the batch's type, so the next point is probed again (and caught)."""
+    rng = np.random.default_rng(53)
     J = mc.jacfwd(scale_every_other_in_place, argnums=(0, 1))
-    for s in (0.8, 1.3):
+    for a0, s in ((np.zeros(6), 1.0), (rng.normal(size=6), 0.8), (rng.normal(size=6), 1.3)):
         Ja, Js = J(a0.copy(), s)
         fd_a = fd_jac(lambda v: scale_every_other_in_place(v.copy(), s), a0)
         fd_s = (scale_every_other_in_place(a0.copy(), s + 1e-6) - scale_every_other_in_place(a0.copy(), s - 1e-6)) / 2e-6
@@ -253,3 +255,16 @@ def test_batched_in_place_updates_change_the_batch_itself():
         b += np.ones((3, 2, 4))  # would broadcast against the batch axis
     with pytest.raises((TypeError, ValueError)):
         view += Batched(np.ones((3, 2, 4)))  # the result would not keep the target's shape
+
+
+def test_looking_at_a_batch_type_marks_the_pass():
+    from mooncake_ast.batching import Trace
+
+    tr = Trace()
+    b = Batched(np.ones((2, 3)), tr)
+    c = (b * 2.0 + np.arange(3.0)) @ np.ones((3, 2))  # operations of the batch's own: recorded, not marked
+    assert len(tr) == 3 and not tr.inspected and isinstance(b, Batched) and not tr.inspected
+    assert not isinstance(c, np.ndarray) and tr.inspected  # a type test that fails for a batch
+    tr2 = Trace()
+    d = Batched(np.ones((2, 3)), tr2)
+    assert not hasattr(d, "astype") and tr2.inspected  # an attribute a tangent array has and a batch lacks
