@@ -10,12 +10,14 @@ operation gives on one tangent; where that would depend on a case it does not ha
 indices that NumPy would move to the front, an assignment that would broadcast across the batch),
 it refuses.
 
-What it cannot see is code that looks at a tangent's type (`isinstance(t, np.ndarray)`) and then
+What it cannot refuse is code that looks at a tangent's type (`isinstance(t, np.ndarray)`) and then
 does something else with it.  So batched passes are checked against ordinary passes (higher.py),
-and every pass records a trace (`Batched(data, trace)`; results carry the trace on): each operation
-on a batched tangent, with the shapes and kinds of its operands.  The meaning of each operation
-depends on nothing else, so higher.py trusts a pass whose trace it has checked before, and checks
-the others.
+and every pass records a `Trace` (`Batched(data, trace)`; results carry the trace on): each operation
+on a batched tangent, with the shapes and kinds of its operands -- all the meaning of the operation
+depends on -- and a mark where code asked `isinstance` of a batch or looked for an attribute it
+lacks.  higher.py trusts an unmarked pass whose trace it has checked before, and checks the others.
+(`type(t) is ...` tests cannot be seen; the run-time helpers in forward/, tangents.py and rules/ make
+none that picks another meaning for a tangent, only fast paths for floats that fall back otherwise.)
 """
 from __future__ import annotations
 
