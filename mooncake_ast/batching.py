@@ -14,10 +14,10 @@ What it cannot refuse is code that looks at a tangent's type (`isinstance(t, np.
 does something else with it.  So batched passes are checked against ordinary passes (higher.py),
 and every pass records a `Trace` (`Batched(data, trace)`; results carry the trace on): each operation
 on a batched tangent, with the shapes and kinds of its operands -- all the meaning of the operation
-depends on -- and a mark where code asked `isinstance` of a batch or looked for an attribute it
-lacks.  higher.py trusts an unmarked pass whose trace it has checked before, and checks the others.
-(`type(t) is ...` tests cannot be seen; the run-time helpers in forward/, tangents.py and rules/ make
-none that picks another meaning for a tangent, only fast paths for floats that fall back otherwise.)
+depends on -- and a mark where code asked `isinstance` of a batch.  higher.py trusts an unmarked pass whose trace it has checked before, and checks the others.
+(`type(t) is ...` tests and `hasattr` cannot be seen; the run-time helpers in forward/, tangents.py and
+rules/ use neither to pick another meaning for a tangent, only for fast paths for floats that fall back
+otherwise.)
 """
 from __future__ import annotations
 
@@ -108,14 +108,10 @@ def _inplace(ufunc: Any) -> Any:
 
 
 class Trace(list):
-    """The operations of one batched pass, in order (what higher.py compares), and whether any code looked
-    at a batched tangent's type or at an attribute it lacks during the pass (`inspected`)."""
+    """The operations of one batched pass, in order (what higher.py compares), and whether any code asked
+    `isinstance` of a batched tangent during the pass (`inspected`)."""
 
-    __slots__ = ("inspected",)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.inspected = False
+    inspected = False  # (set on the instance when it happens)
 
 
 class Batched:
@@ -129,21 +125,14 @@ class Batched:
 
     # Code that looks at a tangent's type can treat a batch otherwise than one tangent, without an operation
     # of the batch's own to refuse.  CPython asks an object for `__class__` when `isinstance(obj, cls)` finds
-    # type(obj) is not cls or a subclass of it, and calls `__getattr__` when an attribute is missing (hasattr,
-    # getattr with a default): both mark the pass, whose result higher.py then never trusts without a probe.
+    # type(obj) is not cls or a subclass of it: that marks the pass, whose result higher.py then never trusts
+    # without a probe.  (No `__getattr__` hook for missing attributes: it would slow every attribute access.)
     @property
     def __class__(self) -> type:  # type: ignore[override]
         tr = self.tr
         if tr is not None:
             tr.inspected = True
         return Batched
-
-    def __getattr__(self, name: str) -> Any:
-        if name not in ("data", "tr"):  # (slots not set yet: never the case after __init__)
-            tr = object.__getattribute__(self, "tr")
-            if tr is not None:
-                tr.inspected = True
-        raise AttributeError(name)
 
     def _new(self, data: Any, op: Any, o: Any = _NONE, desc: Any = None) -> "Batched":
         """A batched result of this pass, recorded in its trace: op applied to self (and operand o)."""

@@ -280,8 +280,8 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
     and is checked.  That holds only where no code chose what to do by a batch's type: a wrong branch
     taken for a batch can agree with the right one at one point (a run-time helper that updates array
     tangents in place and returns any other, at a point where the update changes nothing) and not at the
-    next.  So a pass in which code asked `isinstance` of a batched tangent, or looked for an attribute it
-    lacks, is marked in its trace (batching.py), and such passes are probed on every call."""
+    next.  So a pass in which code asked `isinstance` of a batched tangent is marked in its trace
+    (batching.py), and such passes are probed on every call."""
     n = lay.n
     fn = column.fn
     if n < 2 or fn is None or lay.batch is False:
