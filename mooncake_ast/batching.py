@@ -14,7 +14,8 @@ What it cannot refuse is code that looks at a tangent's type (`isinstance(t, np.
 does something else with it.  So batched passes are checked against ordinary passes (higher.py),
 and every pass records a `Trace` (`Batched(data, trace)`; results carry the trace on): each operation
 on a batched tangent, with the shapes and kinds of its operands -- all the meaning of the operation
-depends on -- and a mark where code asked `isinstance` of a batch.  higher.py trusts an unmarked pass whose trace it has checked before, and checks the others.
+depends on -- and a mark where code asked `isinstance` of a batch.  higher.py trusts an unmarked
+pass whose trace it has checked before, and checks the others.
 (`type(t) is ...` tests and `hasattr` cannot be seen; the run-time helpers in forward/, tangents.py and
 rules/ use neither to pick another meaning for a tangent, only for fast paths for floats that fall back
 otherwise.)
