@@ -507,6 +507,8 @@ def run_jacfwd(rng: np.random.Generator) -> dict:
             checks.append("HAND-WRITTEN vs FD MISMATCH")
         rel = _rel_err(got, jac8_by_hand(x))
         checks.append("jacfwd ok" if rel <= 1e-10 else f"MISMATCH {rel:.1e}")
+        from mooncake_ast import higher  # did the one batched pass carry all 8 directions (or one pass each)?
+        checks.append("one batched pass" if (jac8.__code__, ((8,),)) not in higher._NO_BATCH else "8 passes (no batch)")
     except Exception as e:
         ok = False
         row["na"] = f"n/a ({type(e).__name__})"

@@ -5,8 +5,9 @@ Layouts follow JAX: a Jacobian block has the output's dimensions, then the input
 float arrays are inputs and outputs, and a block of a scalar by a scalar is a NumPy scalar.
 
 * `jacfwd` runs f's generated forward code once with a batch of all input directions (batching.py),
-  checked on every call against one ordinary pass in a random direction; where the code cannot
-  carry a batch, one pass per direction.
+  checked against one ordinary pass in a random direction whenever the pass takes a path (a trace of
+  its operations on the batch) not checked before; where the code cannot carry a batch, one pass per
+  direction.
 * `jacrev` runs one forward pass and calls the (reusable) pullback once per output element.
 * `hessian(f) = jacfwd(grad(f))`; `jvp` of a `grad(f)` is a Hessian-vector product, computed by
   reverse mode over f's generated forward code (see rules/api_rules.py): `hvp` calls that directly.
@@ -26,7 +27,7 @@ from .tangents import NoTangent, materialize, zero_tangent
 from .api import (ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _reapply, _snapshot,
                   _vjp, aux_pair, jvp)
 from .tracebacks import user_errors
-from .batching import Batched, unbatch
+from .batching import Batched, Trace, unbatch
 from .foreign import arguments, refuse_foreign
 from .forward.runtime import fast_forward_rule
 
@@ -133,7 +134,8 @@ def _assemble(blocks: list, out_tree: Any, in_tree: Any, single: bool) -> Any:
 
 def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     """`J(*args)`: the Jacobian of f by forward mode: one batched forward pass for all input directions where
-    f's forward code can carry a batch (checked on every call, see _batched_blocks), else one jvp per direction.
+    f's forward code can carry a batch (a pass down a path not seen before is checked against an ordinary
+    pass, see _batched_blocks), else one jvp per direction.
 
     What depends only on the call's argument kinds (argnums resolved, the input pytree and its sizes, the
     identity directions) is worked out once per kind and kept on the Jacobian function."""
@@ -142,28 +144,31 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     layouts: dict = {}  # argument kinds -> _InputLayout
 
     def jac(*args: Any, **kwargs: Any) -> Any:
-        refuse_foreign("jacfwd", _name(f), arguments(args, kwargs, set(_nums(argnums, len(args), "jacfwd", f)).__contains__))
         key = _kinds_key(args) if not kwargs else None
         lay = layouts.get(key) if key is not None else None
+        if lay is None or not lay.plain:  # (floats and float arrays hold nothing foreign)
+            refuse_foreign("jacfwd", _name(f), arguments(args, kwargs,
+                                                         set(_nums(argnums, len(args), "jacfwd", f)).__contains__))
         if lay is None:
             nums = _nums(argnums, len(args), "jacfwd", f)
-            lay = _InputLayout(tuple(args[i] for i in nums), nums)
+            lay = _InputLayout(tuple(args[i] for i in nums), nums, args)
             if key is not None and len(layouts) < 64:
                 layouts[key] = lay
-        nums = lay.nums
-        in_leaves = lay.leaves_of(args)
-        in_tree, sizes, kinds = lay.tree, lay.sizes, lay.kinds
-        column = _columns(f, args, kwargs, nums)
-        batched = _batched_blocks(f, column, lay, in_leaves, has_aux)
+        column = _columns(f, args, kwargs, lay.nums)
+        batched = _batched_blocks(f, column, lay, has_aux)
         if batched is not None:
             out_tree, aux, blocks = batched
         else:
-            out_tree, aux, blocks = _blocks_one_by_one(f, args, kwargs, column, in_leaves, in_tree, sizes, kinds, has_aux)
-        out = _assemble(blocks, out_tree, in_tree, single)
+            out_tree, aux, blocks = _blocks_one_by_one(f, args, kwargs, column, lay.leaves_of(args), lay.tree,
+                                                       lay.sizes, lay.kinds, has_aux)
+        out = _assemble(blocks, out_tree, lay.tree, single)
         return (out, aux) if has_aux else out
 
     jac.__name__ = f"jacfwd({_name(f)})"
     return user_errors(jac)
+
+
+_PLAIN_SCALARS = (float, int, np.float64)
 
 
 def _kinds_key(args: tuple) -> Any:
@@ -186,15 +191,20 @@ def _kinds_key(args: tuple) -> Any:
 class _InputLayout:
     """The differentiated inputs of one argument kind: pytree, leaf sizes and kinds, identity directions."""
 
-    def __init__(self, selected: tuple, nums: tuple) -> None:
+    def __init__(self, selected: tuple, nums: tuple, args: tuple = ()) -> None:
         leaves: list = []
         self.nums = nums
         self.tree = _flatten(selected, leaves)
+        self.sig = repr(self.tree)  # the pytree's structure and shapes, as a key of checked batched passes
         self.sizes = [leaf.size for leaf in leaves]
         self.shapes = [leaf.shape for leaf in leaves]
         self.kinds = _leaf_kinds(self.tree)
         self.n = sum(self.sizes)
         self.simple = all(t[0] == "leaf" for t in self.tree[1])  # the arguments are leaves themselves
+        # every argument a number or an array of numbers (what _kinds_key keys on: so for all calls of this kind)
+        self.plain = all((type(a) is np.ndarray and a.dtype.kind in "fiu") or type(a) in _PLAIN_SCALARS
+                         for a in args)
+        self.batch: Any = None  # False once a batched pass failed for this layout (None: not known yet)
         self.eyes: list = []  # per leaf: (n, *shape) with the leaf's identity directions in its rows
         start = 0
         for leaf, size in zip(leaves, self.sizes):
@@ -249,57 +259,69 @@ def _blocks_one_by_one(f: Callable, args: tuple, kwargs: dict, column: Callable,
 
 _PROBE_RNG = np.random.default_rng(20261123)
 _NO_BATCH: set = set()  # (code, input shapes) where batched tangents failed or disagreed with the probe
+_MAX_CHECKED = 256  # traces kept per forward code (beyond that, every new pass is probed)
 
 
-def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", in_leaves: list, has_aux: bool) -> Any:
+def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux: bool) -> Any:
     """(output tree, aux, blocks) from one forward pass whose tangents carry a leading batch axis, or None.
 
-    Generated forward code is written for one tangent; much of it (elementwise arithmetic, `A @ dx` on a
-    leading batch, ...) is right for a batch too, but indexing and reductions are not.  So the batched pass
-    is checked, on every call (a pass that was right at one point may take another branch, or meet a zero
-    that hid an error, at the next): one ordinary pass in a random direction r must give `sum_k r_k
-    column_k`.  A batched result that is wrong in any column fails that check with probability one (the
-    errors are fixed before r is drawn), and then the columns are computed one direction at a time.
-    Failures are remembered (per code and input shapes), so the next call goes straight to the fallback."""
+    Generated forward code is written for one tangent; Batched (batching.py) makes the operations it
+    applies to tangents act on every direction of the batch, and refuses the rest.  What it cannot see is
+    code that inspects a tangent's type and then does something else with it, so a batched pass is
+    checked: one ordinary pass in a random direction r must give `sum_k r_k column_k`.  A batched result
+    that is wrong in any column fails that check with probability one (the errors are fixed before r is
+    drawn), and then the columns are computed one direction at a time; failures are remembered (per code
+    and input shapes), so the next call goes straight to the fallback.
+
+    Each batched pass records its trace: every operation on a batched tangent, with the shapes and kinds of
+    its operands (batching.py), which is all the meaning of those operations depends on.  So a pass with
+    the trace of a checked pass (same function, forward code and input layout) is right as that one was,
+    and is not probed again; a pass down another branch, or with other shapes inside, has another trace
+    and is checked.  That holds only where no code chose what to do by a batch's type: a wrong branch
+    taken for a batch can agree with the right one at one point (a run-time helper that updates array
+    tangents in place and returns any other, at a point where the update changes nothing) and not at the
+    next.  So a pass in which code asked `isinstance` of a batched tangent is marked in its trace
+    (batching.py), and such passes are probed on every call."""
     n = lay.n
-    code = getattr(getattr(f, "__func__", f), "__code__", None)
-    key = (code, tuple(lay.shapes))
-    if n < 2 or getattr(column, "plan", None) is None or code is None or key in _NO_BATCH:
+    fn = column.fn
+    if n < 2 or fn is None or lay.batch is False:
         return None
-    in_tree, kinds = lay.tree, lay.kinds
-    batch = [Batched(e.copy()) for e in lay.eyes]  # fresh: forward code may write into its tangents
+    code = getattr(getattr(f, "__func__", f), "__code__", None)
+    if lay.batch is None:  # (a layout's first call: decided before for this code and these shapes?)
+        lay.batch = code is not None and (code, tuple(lay.shapes)) not in _NO_BATCH
+        if not lay.batch:
+            return None
+    tr = Trace()
+    batch = [Batched(e.copy(), tr) for e in lay.eyes]  # fresh: forward code may write into its tangents
     try:
         with np.errstate(all="ignore"):
-            y, dy = column(_unflatten(in_tree, batch) if not lay.simple else tuple(batch))
+            y, dy = column(_unflatten(lay.tree, batch) if not lay.simple else tuple(batch), raw=True)
+        inspected = tr.inspected  # (read before materialize, which looks at the result's type)
+        dy = materialize(dy, y)
         aux = None
         if has_aux:
             y, aux, dy = y[0], y[1], dy[0]
-        out_leaves: list = []
-        out_tree = _flatten(y, out_leaves)
-        d_leaves = [unbatch(d, n, o) for d, o in zip(_leaves_like(dy, out_tree), out_leaves)]
-        if any(d.shape != (n,) + o.shape for d, o in zip(d_leaves, out_leaves)):
-            raise ValueError("batched tangent of the wrong shape")
-        r = _PROBE_RNG.normal(size=n)
-        probe, start = [], 0
-        for shape, size, kind in zip(lay.shapes, lay.sizes, kinds):
-            piece = r[start:start + size].reshape(shape)
-            probe.append(float(piece) if kind == "number" else piece)
-            start += size
-        _, dy_r = column(_unflatten(in_tree, probe) if not lay.simple else tuple(probe))
-        if has_aux:
-            dy_r = dy_r[0]
-        r_leaves: list = []
-        _flatten(dy_r, r_leaves)
-        if len(r_leaves) != len(d_leaves):
-            raise ValueError("the probe's tangent has another structure")
-        flats = [d.reshape(n, -1) for d in d_leaves]
-        for flat, want in zip(flats, r_leaves):
-            diff = np.abs(r @ flat - np.reshape(want, -1))
-            scale = 1.0 + np.abs(flat).max(initial=0.0) * np.abs(r).sum()
-            if diff.size and not diff.max() <= 1e-9 * scale:
-                raise ValueError("batched tangents disagree with the probe")
+        if type(y) is np.ndarray and y.dtype.kind == "f" and type(dy) is Batched:  # one array out: the common case
+            out_tree, d = ("leaf", y.shape), dy.data
+            if d.shape[1:] != y.shape or d.shape[0] != n:
+                raise ValueError("batched tangent of the wrong shape")
+            flats = [d.reshape(n, -1)]
+        else:
+            out_leaves: list = []
+            out_tree = _flatten(y, out_leaves)
+            d_leaves = [unbatch(d, n, o) for d, o in zip(_leaves_like(dy, out_tree), out_leaves)]
+            if any(d.shape != (n,) + o.shape for d, o in zip(d_leaves, out_leaves)):
+                raise ValueError("batched tangent of the wrong shape")
+            flats = [d.reshape(n, -1) for d in d_leaves]
+        trace = (lay.sig, tuple(tr))
+        checked = _checked_of(fn, code)
+        if inspected or checked is None or trace not in checked:
+            _probe(column, lay, has_aux, flats)
+            if not inspected and checked is not None and len(checked) < _MAX_CHECKED:
+                checked.add(trace)
     except Exception:  # the code cannot carry a batch: one direction at a time
-        _NO_BATCH.add(key)
+        _NO_BATCH.add((code, tuple(lay.shapes)))
+        lay.batch = False
         return None
     blocks = []
     for flat in flats:
@@ -309,6 +331,44 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", in_leave
             start += size
         blocks.append(row)
     return out_tree, aux, blocks
+
+
+def _checked_of(fn: Any, code: Any) -> Any:
+    """The set of checked (input layout, trace) pairs of forward code fn run for f's code `code`, kept on fn
+    itself (so it lives as long as the code does), or None where fn cannot keep one."""
+    d = getattr(fn, "__dict__", None)
+    if d is None:
+        return None
+    by_code = d.get("_mc_checked_batches")
+    if by_code is None:
+        by_code = d.setdefault("_mc_checked_batches", {})
+    entry = by_code.get(id(code))
+    if entry is None or entry[0] is not code:  # (the entry holds the code: its id stands for no other)
+        entry = by_code[id(code)] = (code, set())
+    return entry[1]
+
+
+def _probe(column: Callable, lay: "_InputLayout", has_aux: bool, flats: list) -> None:
+    """Raise ValueError unless one ordinary pass in a random direction r gives `r @ flat` for each output leaf."""
+    n = lay.n
+    r = _PROBE_RNG.normal(size=n)
+    probe, start = [], 0
+    for shape, size, kind in zip(lay.shapes, lay.sizes, lay.kinds):
+        piece = r[start:start + size].reshape(shape)
+        probe.append(float(piece) if kind == "number" else piece.copy())  # fresh: forward code may write into it
+        start += size
+    _, dy_r = column(_unflatten(lay.tree, probe) if not lay.simple else tuple(probe))
+    if has_aux:
+        dy_r = dy_r[0]
+    r_leaves: list = []
+    _flatten(dy_r, r_leaves)
+    if len(r_leaves) != len(flats):
+        raise ValueError("the probe's tangent has another structure")
+    for flat, want in zip(flats, r_leaves):
+        diff = np.abs(r @ flat - np.reshape(want, -1))
+        scale = 1.0 + np.abs(flat).max(initial=0.0) * np.abs(r).sum()
+        if diff.size and not diff.max() <= 1e-9 * scale:
+            raise ValueError("batched tangents disagree with the probe")
 
 
 def _leaves_like(t: Any, tree: Any) -> list:
@@ -354,14 +414,14 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
     # the common call (a plain function of numbers and float arrays): its derived rule, called directly
     rule = fast_forward_rule(f, tuple(args)) if not kwargs and type(f) is types.FunctionType else None
     if rule is not None:
-        def plain_column(dx: tuple) -> tuple:
+        def plain_column(dx: tuple, raw: bool = False) -> tuple:
             dargs = placed(dx)
             tangents = tuple(d if d is not None else np.zeros_like(a) if type(a) is np.ndarray else NoTangent
                              for a, d in zip(args, dargs))
             y, dy = rule.call_bound(f, NoTangent, args, tangents)
-            return y, materialize(dy, y)
+            return y, (dy if raw else materialize(dy, y))
 
-        plain_column.plan = rule  # type: ignore[attr-defined]
+        plain_column.fn = rule.fn  # type: ignore[attr-defined]  (the generated code each column runs)
         return plain_column
     if not kwargs:
         try:
@@ -371,7 +431,7 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
         if plan is not None and plan.tan_pos is None:
             plan = None
 
-    def column(dx: tuple) -> tuple:
+    def column(dx: tuple, raw: bool = False) -> tuple:
         dargs = placed(dx)
         if plan is None:
             y, dy, _, _ = _jvp(f, tuple(args), tuple(dargs), kwargs, {}, api="jacfwd")
@@ -384,9 +444,9 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
                 d = materialize(d, a) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
             call[plan.tan_pos[i]] = d
         y, dy = plan.fn(*call)
-        return y, materialize(dy, y)
+        return y, (dy if raw else materialize(dy, y))
 
-    column.plan = plan  # type: ignore[attr-defined]
+    column.fn = plan.fn if plan is not None else None  # type: ignore[attr-defined]
     return column
 
 

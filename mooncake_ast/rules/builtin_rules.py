@@ -12,6 +12,7 @@ import builtins
 import numpy as np
 
 from .. import ops
+from ..batching import Batched
 from ..frontend import stmt_ops
 from ..tangents import NoTangent
 from . import helpers as h
@@ -464,6 +465,8 @@ def getattr_tangent(obj, dobj, name, value):
         return complex(dobj).real if name == "real" else complex(dobj).imag  # a number's parts
     if isinstance(obj, np.ndarray):
         if name in ("T", "real", "imag", "mT"):
+            if type(dobj) is Batched:  # jacfwd's batch of tangents (batching.py) has its own `.T`
+                return getattr(dobj, name)
             return getattr(np.asarray(dobj), name)
         if name == "flat" and isinstance(dobj, np.ndarray):
             return dobj.flat  # A.flat[i] reads (and A.flat[i] = v writes) the same entries of the tangent
