@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import is_other_array
 from ..tangents import MutableTangent, NoTangent, fields_of, is_mutable, slot_names
 from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, add_rows, item_adjoint, unbroadcast
 
@@ -195,6 +196,8 @@ def add_into(v: Any, g: Any) -> None:
         if isinstance(g, (list, tuple)):
             add_rows(sh, g)  # (a row read as a view of v is there already)
             return
+        if is_other_array(g):
+            _refuse_mixed(g)
         g = unbroadcast(g, v) if np.shape(g) != v.shape else g
         repeated = () if 0 not in sh.strides else \
             tuple(i for i, (st, n) in enumerate(zip(sh.strides, sh.shape)) if st == 0 and n > 1)
@@ -403,6 +406,8 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
 
 def save_item(a: Any, i: Any) -> Any:
     """What `a[i] = v` is about to overwrite (a copy for array slices)."""
+    if is_other_array(a):
+        _refuse_write(a, "item assignment (x[i] = v)")
     if isinstance(a, np.flatiter):
         return save_item(a.base, _flat_positions(a.base, i))
     try:
@@ -410,6 +415,29 @@ def save_item(a: Any, i: Any) -> Any:
     except (KeyError, IndexError):
         return _MISSING
     return old.copy() if isinstance(old, np.ndarray) and not is_mutable_item(a) else old
+
+
+def _refuse_mixed(g: Any) -> None:
+    """A NumPy array's adjoint storage cannot take a lazy (Dask) or device (CuPy) contribution without computing
+    or copying it: refused, with the conversion that makes the argument's adjoint a value of that library."""
+    from ..errors import UnsupportedDerivativeError
+
+    lib = type(g).__module__.split(".")[0]
+    raise UnsupportedDerivativeError(
+        f"the adjoint of a NumPy array argument here is a {lib} array (it depends on {lib} data), which reverse mode "
+        f"cannot add into NumPy storage without computing it; pass that argument as a {lib} array too (for Dask: "
+        f"da.from_array(w), one chunk is fine), or use forward mode (mc.jvp)")
+
+
+def _refuse_write(a: Any, what: str) -> None:
+    """Reverse mode keeps a Dask (CuPy) array's adjoint as a value, with no storage to restore a write into: refused
+    in the forward pass, before anything is written."""
+    from ..errors import UnsupportedDerivativeError
+
+    lib = type(a).__module__.split(".")[0]
+    raise UnsupportedDerivativeError(
+        f"reverse mode of {what} into a {lib} array is not supported: write the new array as an expression "
+        f"instead (e.g. np.where, np.concatenate), or use forward mode (mc.jvp), which follows {lib}'s item assignment")
 
 
 def is_mutable_item(a: Any) -> bool:

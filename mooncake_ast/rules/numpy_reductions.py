@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arrays import is_other_array
 from ..tangents import NoTangent
 from .numpy_common import _float_dtype, _inexact, _no_adjoint
 from .registry import defjvp, defvjp
@@ -210,6 +211,8 @@ def sum_adjoint(x, g, axis=None, keepdims=False, where=True):
         return NoTangent
     if where is not True:
         return np.where(where, sum_adjoint(x, g, axis, keepdims), 0.0)
+    if is_other_array(x) or is_other_array(g):
+        return _spread_in_library(x, g, axis, keepdims)
     if axis is None and np.ndim(g) == 0:
         return np.full(np.shape(x), g, dtype=float)
     x = np.asarray(x)
@@ -219,9 +222,24 @@ def sum_adjoint(x, g, axis=None, keepdims=False, where=True):
     return np.broadcast_to(g, x.shape).copy()
 
 
+def _spread_in_library(x, g, axis, keepdims):
+    """sum_adjoint for a Dask (CuPy) x or g: the same broadcast, in the array's library (a lazy Dask graph)."""
+    if not is_other_array(g):
+        g = np.asarray(g, dtype=float)
+        if g.ndim == 0:
+            return np.full_like(x, g, dtype=float)  # (dispatched to x's library)
+        g = np.asarray(g, like=x)  # a NumPy adjoint of a reduction of a Dask array: into Dask
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+    return np.broadcast_to(g, x.shape)
+
+
 def mean_adjoint(x, g, axis=None, keepdims=False, where=True):
     if _no_adjoint(g):
         return NoTangent
+    if where is True and (is_other_array(x) or is_other_array(g)):
+        n = x.size if axis is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axis)]))
+        return _spread_in_library(x, g, axis, keepdims) / n
     if where is not True:
         x = np.asarray(x)
         count = np.sum(np.broadcast_to(where, x.shape), axis=axis, keepdims=True)
