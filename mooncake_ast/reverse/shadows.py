@@ -370,6 +370,8 @@ def _shares(a: Any, i: Any, y: Any) -> bool:
 def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
     if g is NoTangent:
         return obj_bar
+    if is_other_array(obj) and not callable(y):  # a Dask array's attributes, as an ndarray's (not Dask's getters)
+        return _array_attribute_reverse(g, obj, name, obj_bar)
     prop = getattr(type(obj), name, None) if not isinstance(obj, type) else None
     if isinstance(prop, property):
         # Computed by a getter: run it again here (obj is back in the state it read) and pull g through it.
@@ -401,6 +403,24 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
     return obj_bar
 
 
+def _array_attribute_reverse(g: Any, obj: Any, name: str, obj_bar: Any) -> Any:
+    """`obj.name` of a Dask (CuPy) array, whose adjoint is a value: .T/.mT transpose g back, .real passes it (a
+    real array; complex ones are refused in reverse mode), and the rest (.shape, .dtype, .imag of a real
+    array) carry no derivative."""
+    if name == "T":
+        return accumulate(obj_bar, g.T)
+    if name == "mT":
+        return accumulate(obj_bar, np.swapaxes(g, -1, -2))
+    if name == "real":
+        return accumulate(obj_bar, g)
+    if name in ("flat", "A", "H"):
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError(f"reverse mode of the attribute .{name} of a {type(obj).__module__.split('.')[0]} "
+                                         f"array is not supported")
+    return obj_bar
+
+
 # ---------------------------------------------------------------- writes: save in the forward pass, undo in the pullback
 
 
@@ -424,9 +444,10 @@ def _refuse_mixed(g: Any) -> None:
 
     lib = type(g).__module__.split(".")[0]
     raise UnsupportedDerivativeError(
-        f"the adjoint of a NumPy array argument here is a {lib} array (it depends on {lib} data), which reverse mode "
-        f"cannot add into NumPy storage without computing it; pass that argument as a {lib} array too (for Dask: "
-        f"da.from_array(w), one chunk is fine), or use forward mode (mc.jvp)")
+        f"reverse mode meets a NumPy array (an argument, or a constant the function makes) whose adjoint is a {lib} "
+        f"array, as it is combined with {lib} data, and cannot add a {lib} adjoint into NumPy storage without "
+        f"computing it: pass NumPy arguments as {lib} arrays too (for Dask: da.from_array(w), one chunk is fine), make "
+        f"such constants {lib} arrays or Python numbers, or use forward mode (mc.jvp)")
 
 
 def _refuse_write(a: Any, what: str) -> None:

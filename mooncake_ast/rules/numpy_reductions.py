@@ -92,22 +92,27 @@ def _prod_jvp(t, y, x, axis, keepdims, k):
 def _first_extremum(x, y, axis, keepdims, where=True):
     """A mask of the first position attaining the max/min y along axis (NaN matches NaN); all False where
     nothing attains it (an `initial=` value won)."""
-    x = np.asarray(x)
-    yk = np.asarray(y)
+    lazy = is_other_array(x) or is_other_array(y)
+    x = x if is_other_array(x) else np.asarray(x)
+    yk = y if is_other_array(y) else np.asarray(y)
     if axis is not None and not keepdims:
         yk = np.expand_dims(yk, axis)
     hit = x == yk
     if x.dtype.kind in "fc":
         hit = hit | (np.isnan(x) & np.isnan(yk))
     if where is not True:
-        hit = hit & np.asarray(where)
+        hit = hit & (where if is_other_array(where) else np.asarray(where))
     hit = np.broadcast_to(hit, x.shape)
     axes = tuple(range(x.ndim)) if axis is None else ((axis,) if np.ndim(axis) == 0 else tuple(axis))
     axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
     if not axes:
-        return np.array(hit)
+        return hit if lazy else np.array(hit)
     moved = np.moveaxis(hit, axes, tuple(range(-len(axes), 0)))
     flat = moved.reshape(moved.shape[: moved.ndim - len(axes)] + (-1,))
+    if lazy:
+        # Dask has no put_along_axis: the first hit is the one where the running count of hits is 1.
+        mask = flat & (np.cumsum(flat, axis=-1) == 1)
+        return np.moveaxis(mask.reshape(moved.shape), tuple(range(-len(axes), 0)), axes)
     first = np.argmax(flat, axis=-1)[..., None]
     mask = np.zeros(flat.shape, dtype=bool)
     np.put_along_axis(mask, first, True, axis=-1)
@@ -257,7 +262,7 @@ def extremum_adjoint(x, y, g, axis=None, keepdims=False, where=True):
     if _no_adjoint(g):
         return NoTangent
     mask = _first_extremum(x, y, axis, keepdims, where)
-    gk = np.asarray(g) if keepdims or axis is None else np.expand_dims(g, axis)
+    gk = (g if is_other_array(g) else np.asarray(g)) if keepdims or axis is None else np.expand_dims(g, axis)
     return np.where(mask, gk, 0.0)
 
 
