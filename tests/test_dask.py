@@ -270,3 +270,23 @@ def dask_function(x):
 def test_dask_functions_are_not_differentiated_as_source():
     with pytest.raises(mc.errors.MissingRuleError, match="Dask's own code"):
         mc.grad(dask_function)(lazy(np.array([1.0, 2.0])))
+
+
+def products(a, b):
+    return np.sum(np.dot(a, b) ** 2) + np.sum(np.tanh(a @ b))
+
+
+@pytest.mark.parametrize("shapes", [((4, 3), (3,)), ((3,), (3, 2)), ((2, 4, 3), (1, 3, 2))], ids=str)
+def test_products_in_both_modes(shapes):
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(size=shapes[0]), rng.normal(size=shapes[1])
+    if len(shapes[0]) == 3:  # np.dot and @ differ for stacks: @ alone (its batch axes broadcast)
+        f = lambda a, b: np.sum(np.tanh(a @ b))  # noqa: E731
+    else:
+        f = products
+    g0 = mc.grad(f, argnums=(0, 1))(a, b)
+    for got, e in zip(mc.grad(f, argnums=(0, 1))(lazy(a), lazy(b)), g0):
+        assert_lazy_equal(got, e)
+    da_, db = rng.normal(size=a.shape), rng.normal(size=b.shape)
+    _, dy = mc.jvp(f, (lazy(a), lazy(b)), (lazy(da_), db))
+    assert_lazy_equal(dy, mc.jvp(f, (a, b), (da_, db))[1])

@@ -33,7 +33,7 @@ def dot_adjoint_a(g, a, b):
     """np.dot(a, b) sums a's last axis against b's second-to-last (its only one if b is a vector)."""
     if _no_adjoint(g):
         return NoTangent
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = in_library_of((a, b, g))
     if a.ndim == 0 or b.ndim == 0:
         return (g * b).sum() if a.ndim == 0 else g * b
     if b.ndim == 1:
@@ -49,7 +49,7 @@ def dot_adjoint_a(g, a, b):
 def dot_adjoint_b(g, a, b):
     if _no_adjoint(g):
         return NoTangent
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = in_library_of((a, b, g))
     if a.ndim == 0 or b.ndim == 0:
         return (g * a).sum() if b.ndim == 0 else g * a
     if a.ndim == 1:
