@@ -5,7 +5,8 @@ protocols (`__array_function__`, `__array_ufunc__`), so the same code runs on th
 in their library: a Dask gradient is a lazy graph, a CuPy one lives on the GPU. Where a helper decides
 its path by a type check (`isinstance(x, np.ndarray)`), it asks this module instead, so that a Dask
 array takes the array path and never the "object with fields" path (whose tangent would be an empty
-`Tangent`).
+`Tangent`). (CuPy is known here, but the API still refuses CuPy arrays until they are tested on a GPU:
+foreign.py.)
 
 Nothing here imports Dask or CuPy: a value's type module (`dask.array.core`, `cupy...`) says which
 library it comes from, and only then is its class compared with the library's, so NumPy-only users
@@ -47,12 +48,6 @@ def library_of_type(t: type) -> Optional[str]:
     return top if cls is not None and issubclass(t, cls) else None
 
 
-def library(x: Any) -> Optional[str]:
-    """The array library of `x` ("numpy", "dask", "cupy"), or None for anything else."""
-    t = type(x)
-    return "numpy" if t is np.ndarray else library_of_type(t)
-
-
 def is_array(x: Any) -> bool:
     """Is x an array of a library the rules model (np.ndarray, a Dask array, a CuPy array)?"""
     t = type(x)
@@ -70,12 +65,6 @@ def is_other_array(x: Any) -> bool:
 def is_lazy(x: Any) -> bool:
     """Is x a Dask array (a graph, computed only when asked)?"""
     return library_of_type(type(x)) == "dask"
-
-
-def float_array(x: Any) -> bool:
-    """An array of a modelled library with a float or complex dtype (one that has a tangent)."""
-    return is_array(x) and x.dtype.kind in "fc"
-
 
 
 def in_library_of(values: tuple) -> tuple:

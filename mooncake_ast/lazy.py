@@ -13,6 +13,8 @@ The scheduler is set through `dask.config` (global), once for all threads that a
 call, and is taken away when the last one leaves; computations in other threads meanwhile go to the
 scheduler they would have used (the one configured before, a distributed Client, else threads).
 An explicit `x.compute(scheduler=...)` inside the user's function is not intercepted: that is asked for.
+(Being global, the setting can clobber a `dask.config.set(scheduler=...)` another thread makes while a
+guarded call runs: it is restored to what it was when the first guarded call began.)
 """
 from __future__ import annotations
 

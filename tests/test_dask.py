@@ -290,3 +290,19 @@ def test_products_in_both_modes(shapes):
     da_, db = rng.normal(size=a.shape), rng.normal(size=b.shape)
     _, dy = mc.jvp(f, (lazy(a), lazy(b)), (lazy(da_), db))
     assert_lazy_equal(dy, mc.jvp(f, (a, b), (da_, db))[1])
+
+
+def test_the_guard_refuses_in_its_own_thread_only():
+    import threading
+
+    from mooncake_ast import lazy as lazy_mod
+
+    x = lazy(np.array([1.0, 2.0]))
+    seen = []
+    with lazy_mod.guard(x):
+        worker = threading.Thread(target=lambda: seen.append(float(np.sum(x))))  # another thread computes as usual
+        worker.start()
+        worker.join()
+        with pytest.raises(LazyComputeError):
+            float(np.sum(x))
+    assert seen == [3.0] and float(np.sum(x)) == 3.0
