@@ -24,6 +24,11 @@ defjvp(np.min, lambda t, y, x, axis=None, keepdims=False, **k: _extremum_jvp(t, 
 defjvp(np.prod, lambda t, y, x, axis=None, keepdims=False, **k: _prod_jvp(t, y, x, axis, keepdims, k))
 
 
+def _as_array(x):
+    """np.asarray(x), but a Dask (CuPy) array as it is (converting would compute it, or copy it to the host)."""
+    return x if is_other_array(x) else np.asarray(x)
+
+
 def _where(k):
     """The `where=` of a reduction, as extra helper arguments (none when not given, so the common call stays short)."""
     return [k["where"]] if "where" in k else []
@@ -156,7 +161,7 @@ defjvp(np.std, lambda t, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims
 
 def var_tangent(x, dx, axis, ddof, keepdims):
     """d var = 2/(N - ddof) * sum((x - mean) * dx): the mean's own change sums to zero."""
-    x = np.asarray(x)
+    x = _as_array(x)
     n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
     centred = x - x.mean(axis=axis, keepdims=True)
     change = centred * np.broadcast_to(dx, x.shape) if not np.iscomplexobj(x) else np.real(np.conj(centred) * dx)
@@ -173,6 +178,10 @@ def std_tangent(x, y, dx, axis, ddof, keepdims):
 def _over_2y(v, y, x):
     """v / (2 y), 0 where the standard deviation y is zero -- or only rounding error of the mean away from
     it (equal entries give a std of about 1e-17, not 0, and a tangent of rounding noise over it)."""
+    if is_other_array(x) or is_other_array(y) or is_other_array(v):  # (the same, in x's library: nothing computed)
+        eps = np.finfo(np.result_type(x.dtype, float)).eps
+        flat = np.abs(y) <= 16 * eps * (np.max(np.abs(x)) if x.size else 0.0)
+        return np.where(flat, 0.0, v / np.where(flat, 1.0, 2.0 * y))
     yk = np.asarray(y)
     noise = 16 * np.finfo(_float_dtype(x)).eps * (np.max(np.abs(x)) if np.size(x) else 0.0)
     flat = np.abs(yk) <= noise
@@ -279,9 +288,9 @@ defvjp(np.std, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepd
 def cumsum_adjoint(x, g, axis=None):
     if _no_adjoint(g):
         return NoTangent
-    x = np.asarray(x)
+    x = _as_array(x)
     if axis is None:
-        return np.flip(np.cumsum(np.flip(np.asarray(g).reshape(-1)))).reshape(x.shape)
+        return np.flip(np.cumsum(np.flip(_as_array(g).reshape(-1)))).reshape(x.shape)
     return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
 
 
@@ -296,7 +305,7 @@ def prod_adjoint(x, g, axis=None, keepdims=False):
 def var_adjoint(x, g, axis, ddof, keepdims):
     if _no_adjoint(g):
         return NoTangent
-    x = np.asarray(x)
+    x = _as_array(x)
     n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
     centred = x - x.mean(axis=axis, keepdims=True)
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
