@@ -22,9 +22,11 @@ from .reverse.adjoints import AdjTuple
 from .reverse.runtime import derived_reverse, may_write, rcall
 from .rules import registry
 from . import api_fast as _fast  # (the short paths of jvp and grad: it reads this module's helpers when called)
-from .tangents import MutableTangent, NoTangent, Tangent, materialize, zeros_like_tangent
+from .tangents import MutableTangent, NoTangent, Tangent, adjoint_in_library, materialize, zeros_like_tangent
 
 
+from . import lazy
+from .arrays import is_other_array
 from .api_checks import (ComplexReverseError, TangentError, _Converter, _describe, _is_real_number,  # noqa: F401
                          _nondifferentiable, _refuse_complex)  # (others import these from here)
 from . import tracebacks as _tb
@@ -133,7 +135,7 @@ def _jvp(f: Callable, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, ap
     conv = _Converter("tangent", api, symbolic_top=True)
     dargs = tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(args, dargs)))
     dkwargs = {k: conv(dkwargs.get(k), v, f"keyword argument {k!r}", top=True) for k, v in kwargs.items()}
-    with _refusals_located():
+    with _refusals_located(), lazy.guard(args, dargs, kwargs, dkwargs):
         y, dy = fcall(_as_function(f), NoTangent, tuple(args), dargs, kwargs, dkwargs)
     refuse_foreign(api, _name(f), [("the result", y)])
     return y, dy, dargs, dkwargs
@@ -186,6 +188,8 @@ def _to_user(g: Any, primal: Any) -> Any:
         return {k: _to_user(g.get(k, NoTangent), v) for k, v in primal.items()}
     if isinstance(g, MutableTangent) and hasattr(primal, "__dict__"):
         return Tangent({k: _to_user(g.fields.get(k, NoTangent), v) for k, v in vars(primal).items()})
+    if is_other_array(primal) or is_other_array(g):
+        return adjoint_in_library(g, primal)  # (a Dask argument's, or a Dask adjoint of a NumPy one: stays lazy)
     if isinstance(primal, np.ndarray):
         if primal.dtype.kind not in "fc":
             return NoTangent
@@ -244,7 +248,8 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: 
     refuse_foreign(api, _name(fn), arguments(args, kwargs))
     refuse([(f"argument {i}", a) for i, a in enumerate(args)] + [(f"keyword argument {k!r}", v) for k, v in kwargs.items()])
     ctx = shadows.Context()
-    with ctx, _refusals_located():
+    guard = functools.partial(lazy.guard, args, kwargs)  # (Dask values stay lazy: lazy.py)
+    with ctx, _refusals_located(), guard():
         y, pb = rcall(fn, tuple(args), kwargs)
     refuse_foreign(api, _name(fn), [("the result", y)])
     refuse([("the result", y)])
@@ -267,17 +272,17 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: 
                 if state["pre"] is not None:
                     _reapply(state["pre"])
                 run_ctx = shadows.Context()
-                with run_ctx, _refusals_located():
+                with run_ctx, _refusals_located(), guard():
                     _, run = rcall(fn, tuple(args), kwargs)
             state["pb"] = None
-            with run_ctx, _refusals_located():
+            with run_ctx, _refusals_located(), lazy.guard(args, kwargs, seed):
                 _, args_bar, kwargs_bar = run(seed)
         except BaseException:
             _reapply(post)  # interrupted (Ctrl-C) or failed half way back: as the plain call leaves them
             _reapply(shadows.touched_states(run_ctx))
             state["broken"] = state["pre"] is None and may_write(run) if run is not None else True
             raise
-        with run_ctx, _refusals_located():
+        with run_ctx, _refusals_located(), lazy.guard(args, kwargs, seed):
             grads = tuple(_to_user(shadows.full_adjoint(p, g), p) for g, p in zip(args_bar, args))
             kgrads = {k: _to_user(shadows.full_adjoint(v, kwargs_bar.get(k, NoTangent)), v) for k, v in kwargs.items()}
         if on_restored is not None:
@@ -356,7 +361,7 @@ class ValueAndGrad:
                 done = _fast.grad_fast(self, args)
                 if done is not None:
                     return done
-            with shadows.Context(), _refusals_located():
+            with shadows.Context(), _refusals_located(), lazy.guard(args, kwargs):
                 return self._value_and_grad(_as_function(self.f), args, kwargs)
         except Exception as e:
             raise _tb.for_user(e)
@@ -403,6 +408,8 @@ class ValueAndGrad:
             return NoTangent  # an int result does not depend on the arguments: zero gradients
         if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iuf":
             return np.ones((), dtype=value.dtype) if value.dtype.kind == "f" else NoTangent
+        if is_other_array(value) and value.shape == () and value.dtype.kind in "iuf":
+            return np.ones_like(value) if value.dtype.kind == "f" else NoTangent  # (in its library: a lazy Dask 1)
         if isinstance(value, (complex, np.complexfloating)) or (isinstance(value, np.ndarray) and value.dtype.kind == "c"):
             _refuse_complex(self._api_name, fn, [("the result", value)])
         raise NonScalarOutputError(

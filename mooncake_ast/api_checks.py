@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .arrays import is_array, is_other_array
 from .errors import MooncakeError
 from .reverse.runtime import ReverseError
 from .tangents import MutableTangent, NoTangent, Tangent, is_data_object, materialize, zero_tangent
@@ -57,6 +58,8 @@ def _is_number(t: Any) -> bool:
 def _describe(x: Any) -> str:
     if isinstance(x, np.ndarray):
         return f"an array of shape {x.shape} and dtype {x.dtype}"
+    if is_other_array(x):
+        return f"a {type(x).__module__.split('.')[0]} array of shape {x.shape} and dtype {x.dtype}"
     if x is NoTangent:
         return "mc.NoTangent()"
     if isinstance(x, (list, tuple, dict)):
@@ -74,7 +77,7 @@ def _is_object(p: Any) -> bool:
 def _nondifferentiable(p: Any) -> bool:
     if isinstance(p, _NONDIFF_SCALARS) or isinstance(p, _OPAQUE):
         return True
-    return isinstance(p, np.ndarray) and p.dtype.kind in "biuSUMm"
+    return (isinstance(p, np.ndarray) or is_other_array(p)) and p.dtype.kind in "biuSUMm"
 
 
 def _fields_given(t: Any) -> Optional[dict]:
@@ -132,6 +135,8 @@ class _Converter:
             if not _is_number(t):
                 self.fail(where, f"must be a number: it is a complex number, and the {self.what} given is {_describe(t)}")
             return complex(t)
+        if is_other_array(p):
+            return self.in_library(t, p, where)
         if isinstance(p, np.ndarray):
             if p.dtype.kind not in "fc":
                 return t
@@ -177,6 +182,29 @@ class _Converter:
             return MutableTangent({k: self(given.get(k), v, f"{where}.{k}") for k, v in fields.items()})
         return t
 
+    def in_library(self, t: Any, p: Any, where: str) -> Any:
+        """The (co)tangent of a Dask (CuPy) array: an array of the same shape (NumPy's is moved into p's
+        library) or a number (filled to p's shape), with p's dtype; checked only by shape and dtype, never
+        by value, so that a lazy one stays lazy."""
+        if isinstance(t, (numbers.Number, np.generic)) and not isinstance(t, bool):
+            arr = np.asarray(t)
+            if arr.dtype.kind not in ("iuf" if p.dtype.kind == "f" else "iufc"):
+                self.fail(where, f"has dtype {arr.dtype}, but it is {_describe(p)}")
+            return np.full_like(p, t)
+        if not is_array(t) or (isinstance(t, np.ndarray) and type(t) is not np.ndarray):
+            self.fail(where, f"must be an array of shape {p.shape}: it is {_describe(p)}, and the {self.what} given "
+                             f"is {_describe(t)}")
+        if t.shape != p.shape:
+            self.fail(where, f"has shape {t.shape}, but it is {_describe(p)}: give a {self.what} of shape {p.shape}")
+        if t.dtype.kind not in ("iuf" if p.dtype.kind == "f" else "iufc"):
+            self.fail(where, f"has dtype {t.dtype}, but it is {_describe(p)}: give a "
+                             f"{'real ' if p.dtype.kind == 'f' else ''}{self.what} of dtype {p.dtype}")
+        if not is_other_array(t):
+            t = np.asarray(t, like=p)  # (a NumPy tangent of a Dask array: into Dask)
+        # A new array object (for Dask a new handle on the same graph: nothing computed or copied), as NumPy's is
+        # fresh storage: code that writes into its argument (Dask's item assignment) writes into its tangent.
+        return t.copy() if t.dtype == p.dtype else t.astype(p.dtype)
+
     def _check_fields(self, given: Any, names: Any, where: str, p: Any) -> None:
         extra = [k for k in given if k not in names]
         if extra:
@@ -187,7 +215,7 @@ def _find_complex(x: Any, where: str, seen: Optional[set] = None) -> Optional[st
     """Where in `x` a complex number is (a description), or None."""
     if isinstance(x, (complex, np.complexfloating)):
         return where
-    if isinstance(x, np.ndarray):
+    if isinstance(x, np.ndarray) or is_other_array(x):
         return where if x.dtype.kind == "c" else None
     if isinstance(x, (float, int, str, bytes, type(None), np.generic)) or isinstance(x, _OPAQUE):
         return None

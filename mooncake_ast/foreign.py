@@ -7,8 +7,12 @@ a masked array's rules ignore the mask (masked entries get a gradient), and a Da
 Series or a `Fraction` is taken for an object with private fields, whose "gradient" is an empty
 `Tangent`. So the API refuses these values where they enter (arguments, tangents, cotangents) and
 where they leave (results), anywhere inside the lists, tuples, dicts and objects it is given, with
-an error that names the type, the place and the conversion to make. Support for other array types
-(issue 15) would replace a refusal here with a tested path; until then, an error beats a guess.
+an error that names the type, the place and the conversion to make.
+
+Dask arrays (issue 15) are accepted by the APIs whose derivatives stay lazy on them (`LAZY_APIS`: jvp, vjp,
+grad, value_and_grad), with a numeric dtype: NumPy's dispatch runs the same rules on them (arrays.py,
+lazy.py). Every other API, and every other library (CuPy until it is tested on a GPU, pandas, array-API
+arrays), is refused as before: support replaces a refusal only with a tested path.
 """
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from typing import Any, Iterable, Optional
 
 import numpy as np
 
+from .arrays import library_of_type
 from .errors import UnsupportedInputError
 from .tangents import is_data_object
 
@@ -31,6 +36,20 @@ _PLAIN = (float, int, bool, complex, str, bytes, type(None), np.generic, range, 
 _FAST = frozenset({float, int, bool, complex, str, bytes, type(None), np.ndarray, np.float64, np.float32, np.int64})
 _CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type, np.ufunc,
          functools.partial)
+
+
+# The APIs that differentiate Dask arrays (lazily: tests/test_dask.py); others refuse them.
+LAZY_APIS = frozenset({"jvp", "vjp", "grad", "value_and_grad"})
+
+
+def _lazy_advice(x: Any, api_ok: bool) -> Optional[str]:
+    """Why a Dask array is refused here (an API that does not take them, a dtype with no arithmetic), or None."""
+    if not api_ok:
+        return ("Dask arrays are differentiated by mc.jvp, mc.vjp, mc.grad and mc.value_and_grad (lazily), "
+                "not yet by this API; compute the input first (x.compute()) to differentiate with NumPy")
+    if x.dtype.kind not in "biufc":
+        return f"a Dask array of dtype {x.dtype} has no arithmetic to differentiate; convert with x.astype(float)"
+    return None
 
 
 def _type_name(x: Any) -> str:
@@ -61,6 +80,8 @@ def _advice(t: type) -> Optional[str]:
                     "rules do not model; convert with np.asarray(x) and use @ for matrix products")
         return ("the rules are written for np.ndarray and do not model this subclass's behaviour; "
                 "convert with np.asarray(x)")
+    if library_of_type(t) == "dask":
+        return None  # a Dask array: NumPy dispatch keeps the derivative in Dask (arrays.py, issue 15)
     if (t.__module__ or "").startswith("mooncake_ast"):
         return None  # mc.NoTangent(), mc.Tangent, ...: the API's own values (their fields are looked inside)
     if issubclass(t, numbers.Number):
@@ -93,11 +114,12 @@ def _children(x: Any) -> Iterable:
     return "{}.{}", (d.items() if isinstance(d, dict) else ())
 
 
-def find_foreign(x: Any, where: str, numbers_too: bool = True) -> Optional[tuple]:
+def find_foreign(x: Any, where: str, numbers_too: bool = True, lazy_ok: bool = False) -> Optional[tuple]:
     """(place, value, advice) of the first refused value in x (x itself or inside it), or None.
 
     `numbers_too=False` lets other number types through: a Fraction that is not differentiated (an
-    argument outside `argnums`, a jvp argument with no tangent) is a constant like any other."""
+    argument outside `argnums`, a jvp argument with no tangent) is a constant like any other.
+    `lazy_ok`: the API differentiates Dask arrays (LAZY_APIS)."""
     if type(x) in _FAST:
         return None
     seen = {id(x)}
@@ -113,6 +135,11 @@ def find_foreign(x: Any, where: str, numbers_too: bool = True) -> Optional[tuple
             continue
         if isinstance(v, np.ndarray) or isinstance(v, _PLAIN):
             continue
+        if library_of_type(type(v)) == "dask":
+            why = _lazy_advice(v, lazy_ok)
+            if why is not None:
+                return place, v, why
+            continue
         child_fmt, items = _children(v)
         for k, child in items:
             if type(child) in _FAST or id(child) in seen:
@@ -124,8 +151,9 @@ def find_foreign(x: Any, where: str, numbers_too: bool = True) -> Optional[tuple
 
 def refuse_foreign(api: str, fname: str, values: Iterable) -> None:
     """Raise UnsupportedInputError for the first refused value among `values`: (place, value[, numbers_too])."""
+    lazy_ok = api in LAZY_APIS
     for place, value, *numbers_too in values:
-        found = find_foreign(value, place, *numbers_too)
+        found = find_foreign(value, place, *(numbers_too or [True]), lazy_ok=lazy_ok)
         if found:
             place, v, why = found
             raise UnsupportedInputError(f"{api} of {fname}: {place} is a {_type_name(v)}, which mooncake_ast does not "

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import is_other_array
+
 
 class NoTangentType:
     """The tangent of a non-differentiable value; a symbolic zero in tangent arithmetic."""
@@ -201,6 +203,11 @@ def zero_tangent(x: Any) -> Any:
         return NoTangent
     if isinstance(x, np.ndarray):
         return np.zeros_like(x) if x.dtype.kind in "fc" else NoTangent
+    if is_other_array(x):
+        # Dense (and lazy, for Dask: a graph of zeros, nothing allocated): forward mode writes into a tangent
+        # where the code writes into its array (`y[0] = v` is Dask's item assignment), which a symbolic zero
+        # would drop.  Reverse mode keeps these arrays' adjoints as values (is_mutable is False).
+        return np.zeros_like(x) if x.dtype.kind in "fc" else NoTangent
     if isinstance(x, list):
         return [zero_tangent(v) for v in x]
     if isinstance(x, tuple):
@@ -245,11 +252,37 @@ def materialize(t: Any, primal: Any) -> Any:
         return type(primal)(out) if isinstance(primal, tuple) and not hasattr(primal, "_fields") else out if isinstance(primal, list) else tuple(out)
     if isinstance(primal, dict) and isinstance(t, dict):
         return {k: materialize(t.get(k, NoTangent), v) for k, v in primal.items()}
-    if isinstance(primal, np.ndarray) and primal.dtype.kind in "fc" and isinstance(t, (int, float, complex, np.number)):
+    if (isinstance(primal, np.ndarray) or is_other_array(primal)) and primal.dtype.kind in "fc" and \
+            isinstance(t, (int, float, complex, np.number)):
         return np.full_like(primal, t)
     if isinstance(t, MutableTangent) and hasattr(primal, "__dict__"):
         return MutableTangent({k: materialize(t.fields.get(k, NoTangent), v) for k, v in vars(primal).items()})
     return t
+
+
+def adjoint_in_library(g: Any, primal: Any) -> Any:
+    """The adjoint a user gets for a Dask (CuPy) array `primal`, or the Dask adjoint of a NumPy array or float
+    (a NumPy argument of a function of Dask data, e.g. weights): an array of the primal's shape and dtype, made
+    without computing anything (a Dask adjoint stays a lazy graph, a float's a 0-d one); NoTangent for an int
+    or bool array."""
+    if not is_other_array(primal):
+        if isinstance(primal, (float, np.floating)):
+            if g.shape != ():
+                g = g.reshape(())  # (one item: as float(np.asarray(g).reshape(())) gives for NumPy)
+            return g if g.dtype.kind == "f" else g.astype(float)
+        if not isinstance(primal, np.ndarray):
+            return g
+    if primal.dtype.kind not in "fc":
+        return NoTangent
+    if is_other_array(g):
+        out = g
+    elif isinstance(g, np.ndarray) and g.ndim:
+        out = np.asarray(g, like=primal)  # (a NumPy adjoint of a Dask argument: into Dask, as its argument)
+    else:
+        return np.full_like(primal, g, dtype=primal.dtype)  # a number (the adjoint of every item alike)
+    if out.shape != primal.shape:
+        out = out.reshape(primal.shape)  # (as for NumPy: an adjoint of the same size; an error otherwise)
+    return out if out.dtype == primal.dtype else out.astype(primal.dtype)
 
 
 def fresh(t: Any) -> Any:
@@ -281,6 +314,8 @@ def is_mutable(x: Any) -> bool:
     """Can x be changed in place (so its tangent must be storage, not the symbolic zero)?"""
     if isinstance(x, np.ndarray):
         return x.dtype.kind in "fc"
+    if is_other_array(x):
+        return False  # Dask/CuPy arrays are values to the transforms (writes into them are refused)
     if isinstance(x, (list, dict, types.CellType)):
         return True
     if getattr(type(x), "__mc_value__", False):
@@ -304,8 +339,8 @@ def is_data_object(x: Any) -> bool:
     modules, builtins and descriptors are code (closures have their own
     FunctionTangent).
     """
-    if isinstance(x, _CODE_TYPES):
-        return False
+    if isinstance(x, _CODE_TYPES) or is_other_array(x):
+        return False  # (an array of another library is data, but not an object whose fields are tangents)
     if callable(x):
         # Callable instances of classes written in Python (heap types) are data; those of
         # builtin or extension types (NumPy's function dispatchers) and partials are code.
@@ -340,7 +375,7 @@ def fields_of(x: Any) -> dict:
 def storage(x: Any, dx: Any) -> Any:
     """dx, with every symbolic zero that stands for a mutable value replaced by zero storage."""
     if dx is NoTangent:
-        return zero_tangent(x) if is_mutable(x) else dx
+        return zero_tangent(x) if is_mutable(x) or is_other_array(x) else dx
     if isinstance(x, list) and isinstance(dx, list) and len(x) == len(dx):
         for i, (v, d) in enumerate(zip(x, dx)):
             if d is NoTangent and is_mutable(v):

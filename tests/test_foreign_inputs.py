@@ -227,13 +227,19 @@ def test_pandas_series_refused():
     assert_refused(lambda: mc.grad(sumsq)(s), "pandas", "to_numpy")
 
 
-def test_dask_array_refused():
+def test_dask_array_refused_where_not_supported():
+    # Dask arrays are differentiated by jvp, vjp, grad, value_and_grad (tests/test_dask.py); elsewhere refused
     da = pytest.importorskip("dask.array")
     x = da.from_array(np.array([1.0, 2.0, 3.0]), chunks=2)
-    for api, thunk in all_apis(sumsq, x).items():
+    for api, thunk in all_apis(sumsq, x).items():  # np.asarray of a Dask array would compute it: refused
         with pytest.raises(MooncakeError):
             thunk()
-    assert_refused(lambda: mc.vjp(sumsq, x), "dask", "np.asarray(x)")
+    assert_refused(lambda: mc.jacfwd(square)(x), "dask", "x.compute()")
+    assert_refused(lambda: mc.hvp(square, (x,), (x,)), "dask", "x.compute()")
+    assert_refused(lambda: check_derivatives(square, x), "dask", "x.compute()")
+    assert_refused(lambda: mc.grad(sumsq)(x.astype(object)), "dask", "astype(float)")
+    with pytest.raises(MooncakeError):
+        mc.jacrev(square)(x)
 
 
 def test_array_api_strict_refused():

@@ -26,6 +26,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import ops
+from ..arrays import library_of_type
 from ..errors import MooncakeError
 from ..tangents import NoTangent, zero_tangent
 
@@ -82,8 +83,8 @@ def _user(m: Any) -> bool:
 def is_user_object(x: Any) -> bool:
     """An instance of a class written in Python (not a number, array, builtin container, function, class or module)."""
     tp = type(x)
-    if tp in _PLAIN_TYPES or isinstance(x, _PLAIN_BASES):
-        return False
+    if tp in _PLAIN_TYPES or isinstance(x, _PLAIN_BASES) or library_of_type(tp) is not None:
+        return False  # (a Dask or CuPy array: NumPy code, dispatched by NumPy's protocols; arrays.py)
     return tp.__module__ not in ("builtins", "numpy") and not tp.__module__.startswith("numpy.")
 
 

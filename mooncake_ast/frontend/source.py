@@ -20,7 +20,7 @@ from typing import Optional, Union
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..errors import SourceUnavailableError
+from ..errors import MissingRuleError, SourceUnavailableError
 
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
@@ -61,6 +61,11 @@ def _as_python_function(fn: object) -> types.FunctionType:
     # differentiated, so its own code object says where its source is.
     if not isinstance(fn, types.FunctionType):
         raise SourceUnavailableError(f"{fn!r} is not a Python function")
+    if (getattr(fn, "__module__", None) or "").split(".")[0] in ("dask", "distributed"):
+        # (Dask's graph-building code is not the math: the NumPy functions it implements have the rules)
+        raise MissingRuleError(fn, "derivative", "it is Dask's own code, which mooncake_ast does not differentiate: "
+                                                 "call the NumPy function or ndarray method on the Dask array instead "
+                                                 "(np.exp(x), x.sum(), x @ w), which Dask implements by NumPy's dispatch")
     return fn
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import is_array, is_other_array
 from ..tangents import MutableTangent, NoTangent
 
 
@@ -105,6 +106,8 @@ def unbroadcast(g: Any, like: Any) -> Any:
     refuse_complex(g, like)
     if g is NoTangent:
         return g
+    if is_other_array(like) or is_other_array(g):
+        return _unbroadcast_in_library(g, like)
     if isinstance(like, np.ndarray):
         g = np.asarray(g)
         if g.shape == like.shape:
@@ -123,6 +126,24 @@ def unbroadcast(g: Any, like: Any) -> Any:
     return g
 
 
+def _unbroadcast_in_library(g: Any, like: Any) -> Any:
+    """unbroadcast where g or like is a Dask (or CuPy) array: the same sums, by methods and NumPy functions that
+    dispatch to the array's library, so a Dask adjoint stays a lazy graph (no np.asarray, no float())."""
+    if is_array(like):
+        shape = like.shape
+        if not is_array(g):
+            return np.full_like(like, g, dtype=np.result_type(like.dtype, float))  # (in like's library)
+        while g.ndim > len(shape):
+            g = g.sum(axis=0)
+        for axis, n in enumerate(shape):
+            if n == 1 and g.shape[axis] != 1:
+                g = g.sum(axis=axis, keepdims=True)
+        return np.broadcast_to(g, shape) if g.shape != shape else g
+    if isinstance(like, (float, int, np.floating, np.integer)) and is_array(g):
+        return g.sum()  # a 0-d array of g's library: a lazy scalar stays lazy until the user asks
+    return g
+
+
 def item_adjoint(container: Any, index: Any, g: Any) -> Any:
     """The adjoint of `container` from `container[index]` having adjoint g (zero elsewhere)."""
     if g is NoTangent:
@@ -131,6 +152,8 @@ def item_adjoint(container: Any, index: Any, g: Any) -> Any:
         out = np.zeros(container.shape, dtype=np.result_type(container.dtype, float))
         np.add.at(out, index, g)
         return out
+    if is_other_array(container):
+        return _item_adjoint_in_library(container, index, g)
     if isinstance(container, tuple):
         if isinstance(index, slice):
             items = [NoTangent] * len(container)
@@ -151,6 +174,30 @@ def item_adjoint(container: Any, index: Any, g: Any) -> Any:
     if isinstance(container, dict):
         return AdjDict({index: g})
     return NoTangent
+
+
+def _basic_index(index: Any) -> bool:
+    """Ints, slices, None and Ellipsis: each position of the array is read at most once."""
+    items = index if isinstance(index, tuple) else (index,)
+    return all(k is None or k is Ellipsis or isinstance(k, (int, np.integer, slice)) and not isinstance(k, bool)
+               for k in items)
+
+
+def _item_adjoint_in_library(container: Any, index: Any, g: Any) -> Any:
+    """The adjoint of a Dask (CuPy) array read at `index`: g written into fresh zeros of its library.
+
+    Assignment is right only where no position is read twice (basic indexing); an index array may repeat
+    positions, whose adjoints must add (np.add.at), which Dask does not offer: refused."""
+    if not _basic_index(index):
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError(
+            f"the adjoint of indexing a {type(container).__module__.split('.')[0]} array with an index array or mask "
+            f"(x[idx]) is not supported (repeated positions must add, as np.add.at does, which that library does not "
+            f"offer); use slices and integers, or compute the input first (x.compute())")
+    out = np.zeros_like(container, dtype=np.result_type(container.dtype, float))  # (fresh: ours to write)
+    out[index] = g
+    return out
 
 
 def attr_adjoint(obj: Any, name: str, g: Any) -> Any:
@@ -462,7 +509,8 @@ def values_adjoint(d: dict, g: Any) -> Any:
 def refuse_complex(*values: Any) -> None:
     """Reverse mode does not implement the adjoint convention for complex numbers yet: say so, never guess."""
     for v in values:
-        if type(v) is complex or isinstance(v, np.complexfloating) or (isinstance(v, np.ndarray) and v.dtype.kind == "c"):
+        if type(v) is complex or isinstance(v, np.complexfloating) or \
+                ((isinstance(v, np.ndarray) or is_other_array(v)) and v.dtype.kind == "c"):
             from .runtime import ReverseError
 
             raise ReverseError("reverse mode of complex values is not supported yet (forward mode supports them: use mc.jvp)")

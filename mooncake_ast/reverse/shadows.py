@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import is_other_array
 from ..tangents import MutableTangent, NoTangent, fields_of, is_mutable, slot_names
 from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, add_rows, item_adjoint, unbroadcast
 
@@ -198,6 +199,8 @@ def add_into(v: Any, g: Any) -> None:
         if isinstance(g, (list, tuple)):
             add_rows(sh, g)  # (a row read as a view of v is there already)
             return
+        if is_other_array(g):
+            _refuse_mixed(g)
         g = unbroadcast(g, v) if np.shape(g) != v.shape else g
         repeated = () if 0 not in sh.strides else \
             tuple(i for i, (st, n) in enumerate(zip(sh.strides, sh.shape)) if st == 0 and n > 1)
@@ -370,6 +373,8 @@ def _shares(a: Any, i: Any, y: Any) -> bool:
 def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
     if g is NoTangent:
         return obj_bar
+    if is_other_array(obj) and not callable(y):  # a Dask array's attributes, as an ndarray's (not Dask's getters)
+        return _array_attribute_reverse(g, obj, name, obj_bar)
     prop = getattr(type(obj), name, None) if not isinstance(obj, type) else None
     if isinstance(prop, property):
         # Computed by a getter: run it again here (obj is back in the state it read) and pull g through it.
@@ -401,11 +406,31 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
     return obj_bar
 
 
+def _array_attribute_reverse(g: Any, obj: Any, name: str, obj_bar: Any) -> Any:
+    """`obj.name` of a Dask (CuPy) array, whose adjoint is a value: .T/.mT transpose g back, .real passes it (a
+    real array; complex ones are refused in reverse mode), and the rest (.shape, .dtype, .imag of a real
+    array) carry no derivative."""
+    if name == "T":
+        return accumulate(obj_bar, g.T)
+    if name == "mT":
+        return accumulate(obj_bar, np.swapaxes(g, -1, -2))
+    if name == "real":
+        return accumulate(obj_bar, g)
+    if name in ("flat", "A", "H"):
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError(f"reverse mode of the attribute .{name} of a {type(obj).__module__.split('.')[0]} "
+                                         f"array is not supported")
+    return obj_bar
+
+
 # ---------------------------------------------------------------- writes: save in the forward pass, undo in the pullback
 
 
 def save_item(a: Any, i: Any) -> Any:
     """What `a[i] = v` is about to overwrite (a copy for array slices)."""
+    if is_other_array(a):
+        _refuse_write(a, "item assignment (x[i] = v)")
     if isinstance(a, np.flatiter):
         return save_item(a.base, _flat_positions(a.base, i))
     try:
@@ -413,6 +438,30 @@ def save_item(a: Any, i: Any) -> Any:
     except (KeyError, IndexError):
         return _MISSING
     return old.copy() if isinstance(old, np.ndarray) and not is_mutable_item(a) else old
+
+
+def _refuse_mixed(g: Any) -> None:
+    """A NumPy array's adjoint storage cannot take a lazy (Dask) or device (CuPy) contribution without computing
+    or copying it: refused, with the conversion that makes the argument's adjoint a value of that library."""
+    from ..errors import UnsupportedDerivativeError
+
+    lib = type(g).__module__.split(".")[0]
+    raise UnsupportedDerivativeError(
+        f"reverse mode meets a NumPy array (an argument, or a constant the function makes) whose adjoint is a {lib} "
+        f"array, as it is combined with {lib} data, and cannot add a {lib} adjoint into NumPy storage without "
+        f"computing it: pass NumPy arguments as {lib} arrays too (for Dask: da.from_array(w), one chunk is fine), make "
+        f"such constants {lib} arrays or Python numbers, or use forward mode (mc.jvp)")
+
+
+def _refuse_write(a: Any, what: str) -> None:
+    """Reverse mode keeps a Dask (CuPy) array's adjoint as a value, with no storage to restore a write into: refused
+    in the forward pass, before anything is written."""
+    from ..errors import UnsupportedDerivativeError
+
+    lib = type(a).__module__.split(".")[0]
+    raise UnsupportedDerivativeError(
+        f"reverse mode of {what} into a {lib} array is not supported: write the new array as an expression "
+        f"instead (e.g. np.where, np.concatenate), or use forward mode (mc.jvp), which follows {lib}'s item assignment")
 
 
 def is_mutable_item(a: Any) -> bool:

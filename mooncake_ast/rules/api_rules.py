@@ -60,6 +60,17 @@ class _Plan:
         self.tan_pos: Any = None  # ... and of their tangents
 
 
+def _refuse_lazy_second_order(f: Any, dy: Any) -> None:
+    """Second derivatives (forward over reverse) of Dask arrays are not supported yet (issue 15): say so."""
+    from ..arrays import is_other_array
+    from ..errors import UnsupportedInputError
+
+    if is_other_array(dy):
+        raise UnsupportedInputError(f"the Hessian of {_name(f)}: second derivatives of {type(dy).__module__.split('.')[0]} "
+                                    f"arrays are not supported yet (first derivatives are: mc.jvp, mc.vjp, mc.grad); "
+                                    f"compute the input first (x.compute()) to differentiate with NumPy")
+
+
 def _dense(ts: tuple, ps: tuple) -> tuple:
     return tuple(materialize(t, p) for t, p in zip(ts, ps))
 
@@ -421,6 +432,7 @@ def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = F
         post = _snapshot(args) if writes else None
         seed = 1.0 if not isinstance(dy, np.ndarray) else np.ones((), dtype=dy.dtype)
         if not isinstance(dy, (float, np.floating, np.ndarray)) or np.ndim(dy) != 0:
+            _refuse_lazy_second_order(f, dy)
             raise NonScalarOutputError(f"the Hessian of {_name(f)} needs a real scalar result, got {type(y).__name__}")
         _, bars, _ = pb(AdjTuple((NoTangent, seed)))
         out = tuple(_to_user(_shadows.full_adjoint(args[i], bars[plan.arg_pos[i]]), args[i]) for i in nums)

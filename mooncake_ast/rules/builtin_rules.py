@@ -11,6 +11,7 @@ import builtins
 
 import numpy as np
 
+from ..arrays import is_other_array
 from .. import ops
 from ..batching import Batched
 from ..frontend import stmt_ops
@@ -454,6 +455,9 @@ defjvp(ops.make_function, lambda t, y, code, outer, defaults, kwdefaults, closur
     FunctionTangent, t.dz(closure), t.dz(defaults), t.dz(kwdefaults)))
 
 
+_ARRAY_DATA_ATTRIBUTES = frozenset({"flat", "A", "H"})  # attributes of an array that carry its data in another form
+
+
 def getattr_tangent(obj, dobj, name, value):
     """The tangent of `obj.name`, given the tangent of `obj`."""
     import numpy as np
@@ -473,6 +477,13 @@ def getattr_tangent(obj, dobj, name, value):
         if callable(value):
             return MethodTangent(dobj)
         return NoTangent
+    if is_other_array(obj):  # a Dask array: its attributes as an ndarray's (its properties are Dask's code)
+        if name in ("T", "real", "imag", "mT"):
+            return getattr(dobj, name)
+        if name in _ARRAY_DATA_ATTRIBUTES:
+            raise NotImplementedError(f"the tangent of the attribute .{name} of a {type(obj).__module__.split('.')[0]} "
+                                      f"array is not supported")
+        return MethodTangent(dobj) if callable(value) else NoTangent
     if isinstance(dobj, MutableTangent):
         fields = dobj.fields
         if name in fields:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import is_other_array
 from ..ir.types import FLOAT_ELEMENTWISE
 
 
@@ -46,7 +47,7 @@ def log_for_pow(base: Any) -> Any:
 
 def pow_deriv(base: Any, p: Any) -> Any:
     """d(base**p)/dbase = p * base**(p - 1), exactly 0 where p == 0 (also at base == 0)."""
-    if isinstance(base, np.ndarray) or isinstance(p, np.ndarray):
+    if isinstance(base, np.ndarray) or isinstance(p, np.ndarray) or is_other_array(base) or is_other_array(p):
         with np.errstate(divide="ignore", invalid="ignore"):
             out = np.multiply(p, np.power(base, np.subtract(p, 1.0)))
         return np.where(np.equal(p, 0), 0.0, out)

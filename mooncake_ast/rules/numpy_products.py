@@ -11,6 +11,7 @@ import string
 import numpy as np
 
 from .. import ops
+from ..arrays import in_library_of
 from ..tangents import NoTangent
 from .numpy_common import _float_dtype, _in_storage, _no_adjoint, _unb
 from .registry import defjvp, defvjp
@@ -32,7 +33,7 @@ def dot_adjoint_a(g, a, b):
     """np.dot(a, b) sums a's last axis against b's second-to-last (its only one if b is a vector)."""
     if _no_adjoint(g):
         return NoTangent
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = in_library_of((a, b, g))
     if a.ndim == 0 or b.ndim == 0:
         return (g * b).sum() if a.ndim == 0 else g * b
     if b.ndim == 1:
@@ -48,7 +49,7 @@ def dot_adjoint_a(g, a, b):
 def dot_adjoint_b(g, a, b):
     if _no_adjoint(g):
         return NoTangent
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = in_library_of((a, b, g))
     if a.ndim == 0 or b.ndim == 0:
         return (g * a).sum() if b.ndim == 0 else g * a
     if a.ndim == 1:
@@ -61,7 +62,7 @@ def dot_adjoint_b(g, a, b):
 def matmul_adjoint_a(g, a, b):
     if _no_adjoint(g):
         return NoTangent
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = in_library_of((a, b, g))
     if a.ndim == 2 and b.ndim == 2:
         return g @ b.T
     if a.ndim == 2 and b.ndim == 1:
@@ -78,7 +79,7 @@ def matmul_adjoint_a(g, a, b):
 def matmul_adjoint_b(g, a, b):
     if _no_adjoint(g):
         return NoTangent
-    a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
+    a, b, g = in_library_of((a, b, g))
     if a.ndim == 2 and b.ndim in (1, 2):
         return a.T @ g  # matrix-vector stays matrix-vector
     if a.ndim == 1:

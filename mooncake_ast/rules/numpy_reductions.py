@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arrays import is_other_array
 from ..tangents import NoTangent
 from .numpy_common import _float_dtype, _inexact, _no_adjoint
 from .registry import defjvp, defvjp
@@ -21,6 +22,11 @@ defjvp(np.cumsum, lambda t, y, x, axis=None, **k: t.lin(np.cumsum, t.d(x), axis=
 defjvp(np.max, lambda t, y, x, axis=None, keepdims=False, **k: _extremum_jvp(t, y, x, axis, keepdims, k))
 defjvp(np.min, lambda t, y, x, axis=None, keepdims=False, **k: _extremum_jvp(t, y, x, axis, keepdims, k))
 defjvp(np.prod, lambda t, y, x, axis=None, keepdims=False, **k: _prod_jvp(t, y, x, axis, keepdims, k))
+
+
+def _as_array(x):
+    """np.asarray(x), but a Dask (CuPy) array as it is (converting would compute it, or copy it to the host)."""
+    return x if is_other_array(x) else np.asarray(x)
 
 
 def _where(k):
@@ -91,22 +97,27 @@ def _prod_jvp(t, y, x, axis, keepdims, k):
 def _first_extremum(x, y, axis, keepdims, where=True):
     """A mask of the first position attaining the max/min y along axis (NaN matches NaN); all False where
     nothing attains it (an `initial=` value won)."""
-    x = np.asarray(x)
-    yk = np.asarray(y)
+    lazy = is_other_array(x) or is_other_array(y)
+    x = x if is_other_array(x) else np.asarray(x)
+    yk = y if is_other_array(y) else np.asarray(y)
     if axis is not None and not keepdims:
         yk = np.expand_dims(yk, axis)
     hit = x == yk
     if x.dtype.kind in "fc":
         hit = hit | (np.isnan(x) & np.isnan(yk))
     if where is not True:
-        hit = hit & np.asarray(where)
+        hit = hit & (where if is_other_array(where) else np.asarray(where))
     hit = np.broadcast_to(hit, x.shape)
     axes = tuple(range(x.ndim)) if axis is None else ((axis,) if np.ndim(axis) == 0 else tuple(axis))
     axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
     if not axes:
-        return np.array(hit)
+        return hit if lazy else np.array(hit)
     moved = np.moveaxis(hit, axes, tuple(range(-len(axes), 0)))
     flat = moved.reshape(moved.shape[: moved.ndim - len(axes)] + (-1,))
+    if lazy:
+        # Dask has no put_along_axis: the first hit is the one where the running count of hits is 1.
+        mask = flat & (np.cumsum(flat, axis=-1) == 1)
+        return np.moveaxis(mask.reshape(moved.shape), tuple(range(-len(axes), 0)), axes)
     first = np.argmax(flat, axis=-1)[..., None]
     mask = np.zeros(flat.shape, dtype=bool)
     np.put_along_axis(mask, first, True, axis=-1)
@@ -150,7 +161,7 @@ defjvp(np.std, lambda t, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims
 
 def var_tangent(x, dx, axis, ddof, keepdims):
     """d var = 2/(N - ddof) * sum((x - mean) * dx): the mean's own change sums to zero."""
-    x = np.asarray(x)
+    x = _as_array(x)
     n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
     centred = x - x.mean(axis=axis, keepdims=True)
     change = centred * np.broadcast_to(dx, x.shape) if not np.iscomplexobj(x) else np.real(np.conj(centred) * dx)
@@ -167,6 +178,10 @@ def std_tangent(x, y, dx, axis, ddof, keepdims):
 def _over_2y(v, y, x):
     """v / (2 y), 0 where the standard deviation y is zero -- or only rounding error of the mean away from
     it (equal entries give a std of about 1e-17, not 0, and a tangent of rounding noise over it)."""
+    if is_other_array(x) or is_other_array(y) or is_other_array(v):  # (the same, in x's library: nothing computed)
+        eps = np.finfo(np.result_type(x.dtype, float)).eps
+        flat = np.abs(y) <= 16 * eps * (np.max(np.abs(x)) if x.size else 0.0)
+        return np.where(flat, 0.0, v / np.where(flat, 1.0, 2.0 * y))
     yk = np.asarray(y)
     noise = 16 * np.finfo(_float_dtype(x)).eps * (np.max(np.abs(x)) if np.size(x) else 0.0)
     flat = np.abs(yk) <= noise
@@ -210,6 +225,8 @@ def sum_adjoint(x, g, axis=None, keepdims=False, where=True):
         return NoTangent
     if where is not True:
         return np.where(where, sum_adjoint(x, g, axis, keepdims), 0.0)
+    if is_other_array(x) or is_other_array(g):
+        return _spread_in_library(x, g, axis, keepdims)
     if axis is None and np.ndim(g) == 0:
         return np.full(np.shape(x), g, dtype=float)
     x = np.asarray(x)
@@ -219,9 +236,24 @@ def sum_adjoint(x, g, axis=None, keepdims=False, where=True):
     return np.broadcast_to(g, x.shape).copy()
 
 
+def _spread_in_library(x, g, axis, keepdims):
+    """sum_adjoint for a Dask (CuPy) x or g: the same broadcast, in the array's library (a lazy Dask graph)."""
+    if not is_other_array(g):
+        g = np.asarray(g, dtype=float)
+        if g.ndim == 0:
+            return np.full_like(x, g, dtype=float)  # (dispatched to x's library)
+        g = np.asarray(g, like=x)  # a NumPy adjoint of a reduction of a Dask array: into Dask
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, axis)
+    return np.broadcast_to(g, x.shape)
+
+
 def mean_adjoint(x, g, axis=None, keepdims=False, where=True):
     if _no_adjoint(g):
         return NoTangent
+    if where is True and (is_other_array(x) or is_other_array(g)):
+        n = x.size if axis is None else int(np.prod([x.shape[a] for a in np.atleast_1d(axis)]))
+        return _spread_in_library(x, g, axis, keepdims) / n
     if where is not True:
         x = np.asarray(x)
         count = np.sum(np.broadcast_to(where, x.shape), axis=axis, keepdims=True)
@@ -239,7 +271,7 @@ def extremum_adjoint(x, y, g, axis=None, keepdims=False, where=True):
     if _no_adjoint(g):
         return NoTangent
     mask = _first_extremum(x, y, axis, keepdims, where)
-    gk = np.asarray(g) if keepdims or axis is None else np.expand_dims(g, axis)
+    gk = (g if is_other_array(g) else np.asarray(g)) if keepdims or axis is None else np.expand_dims(g, axis)
     return np.where(mask, gk, 0.0)
 
 
@@ -256,9 +288,9 @@ defvjp(np.std, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepd
 def cumsum_adjoint(x, g, axis=None):
     if _no_adjoint(g):
         return NoTangent
-    x = np.asarray(x)
+    x = _as_array(x)
     if axis is None:
-        return np.flip(np.cumsum(np.flip(np.asarray(g).reshape(-1)))).reshape(x.shape)
+        return np.flip(np.cumsum(np.flip(_as_array(g).reshape(-1)))).reshape(x.shape)
     return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
 
 
@@ -273,7 +305,7 @@ def prod_adjoint(x, g, axis=None, keepdims=False):
 def var_adjoint(x, g, axis, ddof, keepdims):
     if _no_adjoint(g):
         return NoTangent
-    x = np.asarray(x)
+    x = _as_array(x)
     n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
     centred = x - x.mean(axis=axis, keepdims=True)
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)

@@ -36,6 +36,9 @@ import threading
 import types
 from typing import Any, Callable, Iterator, Optional
 
+import numpy as np
+
+from ..arrays import is_other_array
 from ..tangents import NoTangent, fresh, zero_tangent
 
 Template = Callable[..., Any]
@@ -447,6 +450,8 @@ def lookup(fn: Any) -> Optional[Rule]:
             rule = _RULES.get((cls, name))
             if rule is not None:
                 return rule
+        if is_other_array(owner):
+            return _RULES.get((np.ndarray, name))  # a Dask array's method: the ndarray method's rule (arrays.py)
     return None
 
 
