@@ -796,6 +796,11 @@ def remember(obj: Any) -> None:
     API puts it back afterwards (`touched_states`), so an object the function changed -- a module-level
     model whose method counts its calls, a closure's list -- is left as the plain call leaves it, not
     only the arguments (whose post-call state the API snapshots itself)."""
+    if isinstance(obj, np.ndarray):
+        # A view's memory is its base's: keep the whole base's state, taken the first time any view of it
+        # is rolled back (a view's own state, taken later, could hold what another view's undo put back).
+        while isinstance(obj.base, np.ndarray):
+            obj = obj.base
     touched = current().touched
     if id(obj) not in touched:
         touched[id(obj)] = (obj, state_of(obj))
