@@ -89,6 +89,7 @@ MORE_PY_CASES.update({
 })
 
 MORE_PY_ZERO_CASES = {
+    "collections.namedtuple": C("lambda x: collections.namedtuple('P', 'a b')(x, 2.0 * x).b", v3),
     "operator.itemgetter": C("lambda x: operator.itemgetter(1)([x, 2.0 * x])", v3),
     "operator.attrgetter": C("lambda x: operator.attrgetter('real')(x * 2.0)", v3),
 }

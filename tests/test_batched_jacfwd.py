@@ -170,7 +170,6 @@ def scaled(x):
     return 2.0 * x
 
 
-@mc.frule(scaled)
 def _scaled_rule(primals, tangents):
     (x,), (t,) = primals, tangents
     if isinstance(t, np.ndarray):
@@ -182,7 +181,20 @@ def uses_type_dispatching_rule(x):
     return np.sin(scaled(x)) * x[0]
 
 
-def test_a_rule_that_treats_a_batch_differently_is_caught():
+@pytest.fixture
+def scaled_rule():
+    """The user rule, registered for this test only (the registry is global: later tests list it)."""
+    from mooncake_ast.rules import registry
+
+    before = set(registry._RULES)
+    mc.frule(scaled)(_scaled_rule)
+    yield
+    for key in set(registry._RULES) - before:
+        del registry._RULES[key]
+    registry.bump_version()
+
+
+def test_a_rule_that_treats_a_batch_differently_is_caught(scaled_rule):
     x = np.random.default_rng(3).normal(size=4)
     J = mc.jacfwd(uses_type_dispatching_rule)
     for _ in range(2):
