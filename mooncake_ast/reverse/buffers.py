@@ -210,6 +210,7 @@ def reverse_write(rt: "ReverseTransform", s: Call) -> None:
         rt.home[saved] = rt.home[s]
     restore = rt.b.call(operator.setitem, [rt.primal(a), index_in_pullback(rt, s.args[1]), rt.primal(saved)])
     restore.keep = True  # type: ignore[attr-defined]
+    restore.restores = (a, s)  # type: ignore[attr-defined]  # (reverse/dead_restores.py may drop it)
     if not rt.active(a):
         return
     buf = rt.read_adj(a)

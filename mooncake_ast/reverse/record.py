@@ -24,6 +24,7 @@ from . import adjoints as adj
 from .runtime import rcall as _dispatch
 from .prepare import own_exits, own_exits_loop
 from .cleanup import drop_aliases, share_repeats
+from .dead_restores import drop_dead_restores
 from .reassociate import reassociate
 from .transform import ReverseTransform, _stack_ref, anchor
 
@@ -68,6 +69,8 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     _place_attributes(rt)
     _call_pullbacks_directly(rev)
     _patch_dispatch(rt)
+    drop_dead_restores(rt)
+    sweep_pullback(rev)  # (the placeholders only dropped restores read)
     _patch_saves(rt)
     # ---------------------------------------------------------------- records per block
     surviving: dict[Any, list[Call]] = {}
