@@ -115,3 +115,15 @@ def test_value_and_grad_still_computes_the_value():
     x = R.normal(size=7)
     value, g = mc.value_and_grad(rosenbrock)(x)
     assert value == pytest.approx(rosenbrock(x)) and np.allclose(g, mc.grad(rosenbrock)(x))
+
+
+def test_a_call_that_raises_still_raises():
+    # The value-free pass drops `y * np.log(p)`, but not NumPy's check that y and p broadcast: with
+    # labels of the wrong length the plain call raises, and so must the gradient.
+    w, X = R.normal(size=4), R.normal(size=(6, 4))
+    y = (R.random(5) < 0.5) * 1.0
+    with pytest.raises(ValueError):
+        logistic(w, X, y)
+    mc.grad(logistic)(w, X, (R.random(6) < 0.5) * 1.0)  # (the derivative is made for these kinds)
+    with pytest.raises(ValueError):
+        mc.grad(logistic)(w, X, y)

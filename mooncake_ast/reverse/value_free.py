@@ -23,18 +23,25 @@ import numpy as np
 
 from ..ir.nodes import Branch, Call, Const, Function, Phi, Return, Value
 from ..ir.types import FLOAT, Arr, Num, size_symbol
-from ..rules import registry
+from .prepare import hashable
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
 
-_PURE_OPERATORS = {operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv, operator.mod,
-                   operator.pow, operator.neg, operator.pos, operator.matmul, operator.lt, operator.le, operator.gt,
-                   operator.ge, operator.eq, operator.ne, operator.getitem, abs}
+# What may go: nothing that can raise (the plain call would then fail where the value-free pass goes on
+# and returns a gradient).  Arithmetic on arrays follows NumPy (a warning, never an error); on numbers
+# only the operations that cannot raise for floats; ufuncs; the reductions that have a value for every
+# array.  (math functions raise on domain errors, `/` on zero, np.max on an empty array, np.linalg on
+# singular matrices, `@` on mismatched shapes: they stay.)
+_SAFE_ON_NUMBERS = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos, operator.lt, operator.le,
+                    operator.gt, operator.ge, operator.eq, operator.ne, abs}
+_SAFE_ON_ARRAYS = _SAFE_ON_NUMBERS | {operator.truediv, operator.pow}
+_SAFE_REDUCTIONS = {np.sum, np.mean, np.prod}
 
 
 def strip(rt: "ReverseTransform", fwd: Function) -> bool:
-    """Make `fwd` the value-free forward pass (in place); False, and fwd unchanged, when nothing would go."""
+    """Make `fwd` the value-free forward pass (in place); False when too little would go (fwd is then
+    not to be emitted again: a shape read may have been moved onto another array of its shape)."""
     returns = [b for b in fwd.blocks if isinstance(b.term, Return)]
     pairs = [b.term.value for b in returns]
     if not returns or not all(isinstance(p, Call) and len(p.args) == 2 for p in pairs):
@@ -60,6 +67,8 @@ def strip(rt: "ReverseTransform", fwd: Function) -> bool:
     if len(work) < _WORTH and not any(v.block in rt.in_loop for v in work):
         return False  # (a third function in the module for a pass or two saved is not worth reading)
     drop = {id(v) for v in gone}
+    if not _shape_checks(rt, fwd, drop):
+        return False
     for b in fwd.blocks:
         b.stmts = [s for s in b.stmts if id(s) not in drop]
         b.phis = [p for p in b.phis if id(p) not in drop]
@@ -141,13 +150,80 @@ def _pure(rt: "ReverseTransform", v: Any) -> bool:
     if v.callee() is builtins.getattr and len(v.args) == 2 and isinstance(v.args[1], Const):
         return _module_function(rt, v)  # `np.mean`: the function itself
     fn = rt.resolver.callee(v)[0]
-    if fn is None or not all(_plain_operand(rt, a) for a in v.args):
+    if fn is None or not hashable(fn) or not all(_plain_operand(rt, a) for a in v.args):
         return False
-    if fn in _PURE_OPERATORS or isinstance(fn, np.ufunc):
-        return True
-    rule = registry.lookup(fn) if getattr(fn, "__module__", "") in ("numpy", "math") or \
-        str(getattr(fn, "__module__", "")).startswith("numpy.") else None
-    return rule is not None and not rule.mutates and rule.user_rrule is None and rule.user_frule is None
+    types_ = [rt.type_of(a) for a in v.args]
+    if any(isinstance(t, Arr) for t in types_):
+        if fn is operator.getitem:  # slices never raise; an int index may be out of range
+            return len(v.args) == 2 and _slices(v.args[1])
+        if fn in _SAFE_REDUCTIONS:
+            return isinstance(types_[0], Arr)
+        # (NumPy raises only where operands do not broadcast: `_shape_checks` keeps that check)
+        return isinstance(fn, np.ufunc) or fn in _SAFE_ON_ARRAYS
+    return isinstance(fn, np.ufunc) or fn in _SAFE_ON_NUMBERS
+
+
+def _shape_checks(rt: "ReverseTransform", fwd: Function, drop: set) -> bool:
+    """Where a dropped operation combined arrays whose types do not show that they broadcast, put NumPy's
+    own check in its place: `np.broadcast_shapes(a.shape, b.shape)` raises where `a + b` would (the plain
+    call fails there, so must the gradient).  Shapes of dropped values are built from their operands'.
+    False if a needed shape is not known (the pass is then not made)."""
+    shapes: dict = {}  # id of a dropped value -> its shape: Const(()), ("of", kept value), or a check
+
+    def shape_of(v: Any) -> Any:
+        if isinstance(v, Const) or isinstance(rt.type_of(v), Num):
+            return Const(())
+        return ("of", v) if id(v) not in drop else shapes.get(id(v))
+
+    for b in fwd.blocks:
+        out: list = []
+        for st in b.stmts:
+            if id(st) in drop and isinstance(st, Call):
+                fn = rt.resolver.callee(st)[0]
+                if fn in _SAFE_REDUCTIONS:
+                    shapes[id(st)] = Const(()) if len(st.args) == 1 else None
+                elif fn is not None and fn not in (builtins.getattr, operator.getitem):
+                    parts = [shape_of(a) for a in st.args]
+                    if any(p is None for p in parts):
+                        return False
+                    arrays = [p for a, p in zip(st.args, parts) if isinstance(rt.type_of(a), Arr)]
+                    if len(arrays) <= 1 or _broadcast([rt.type_of(a) for a in st.args]):
+                        shapes[id(st)] = arrays[0] if arrays else Const(())
+                    else:
+                        operands = []
+                        for p in arrays:
+                            if isinstance(p, tuple):
+                                p = Call(Const(builtins.getattr), [p[1], Const("shape")], loc=st.loc)
+                                p.block = b
+                                out.append(p)
+                            operands.append(p)
+                        check = Call(Const(np.broadcast_shapes), operands, hint="shape", loc=st.loc)
+                        check.block = b
+                        out.append(check)
+                        shapes[id(st)] = check
+            out.append(st)
+        b.stmts = out
+    return True
+
+
+def _slices(index: Value) -> bool:
+    if not isinstance(index, Const):
+        return False
+    parts = index.value if isinstance(index.value, tuple) else (index.value,)
+    return all(isinstance(p, slice) or p is Ellipsis for p in parts)
+
+
+def _broadcast(types_: list) -> bool:
+    """Do operands of these types certainly broadcast (aligned axes equal by symbol, or one of size one)?"""
+    arrays = [t for t in types_ if isinstance(t, Arr)]
+    if any(t.axes is None for t in arrays) or not all(isinstance(t, (Arr, Num)) for t in types_):
+        return False
+    for k in range(1, max(len(t.axes) for t in arrays) + 1):
+        sizes = {t.axes[-k] for t in arrays if len(t.axes) >= k and t.axes[-k] != "1"}
+        symbols = {size_symbol(d) for d in sizes}
+        if len(sizes) > 1 and (None in symbols or len(symbols) > 1):
+            return False
+    return True
 
 
 def _plain_operand(rt: "ReverseTransform", a: Value) -> bool:
