@@ -12,8 +12,9 @@ What can change the answer is still done on every call: the staleness of both de
 rebound global, a registered rule), the tangents' types, shapes and dtypes (copied to fresh
 storage of the primal's dtype, as the converter does), the result's type (a real scalar, else the
 general path says what is wrong), and the adjoints' conversion through the call's storage (an
-adjoint object shared by two outputs is handed out once).  Derivatives that may write to their
-arguments, functions that capture values, arrays passed twice, and anything else return None:
+adjoint object shared by two outputs is handed out once), and, where the derivative may write to
+its arguments, their state after the call put back after the pullback.  Functions that read what
+they capture, arrays passed twice, and anything else return None:
 the caller takes the general path (rules/api_rules.hvp_core), which has every check and message.
 """
 from __future__ import annotations
@@ -107,7 +108,7 @@ def _entry(fn: types.FunctionType, args: tuple, dargs: tuple, kinds: tuple, nums
     tpos = tuple(n + i for i in nums)
     wrt = frozenset(pos) | (frozenset(tpos) if with_grad else frozenset())
     rev, primals, _ = derived_rule(fwd.fn, (*args, *dargs), {}, wrt)
-    ok = not rev.gen.may_write and len(primals) >= 2 * n
+    ok = len(primals) >= 2 * n
     return _Entry(fwd, fwd.fn, rev, tuple(primals[2 * n:]), pos, tpos, ok)
 
 
@@ -151,6 +152,7 @@ def core(fn: Any, args: tuple, tangents: tuple, nums: tuple, with_grad: bool) ->
             (y, dy), tape = gen.forward(entry.F, *call) if gen.takes_self else gen.forward(*call)
             if not (_real_scalar(y) and _real_scalar(dy)):
                 return None  # (the general path says what is wrong with the result)
+            post = shadows.snapshot(args) if gen.may_write else None  # (as hvp_core: put back after the pullback)
             seed = 1.0 if type(dy) is not np.ndarray else np.ones((), dtype=dy.dtype)
             bars = gen.pullback(AdjTuple((NoTangent, seed)), tape)
             hvps = up["user_adjoints"](ctx, call, bars, entry.pos)
@@ -161,6 +163,8 @@ def core(fn: Any, args: tuple, tangents: tuple, nums: tuple, with_grad: bool) ->
         raise _api._located(e) from e
     finally:
         del constant[-1]
+    if post is not None:
+        shadows.reapply(post)
     return hvps, grads
 
 
