@@ -57,9 +57,11 @@ _shared: dict = {}  # helpers of upper layers, imported on first use (they impor
 def _upper() -> dict:
     if not _shared:
         from .api_fast import user_adjoints
-        from .rules.api_rules import _CONSTANT
+        from .rules import helpers
+        from .rules.api_rules import _CONSTANT, _PLAIN, _storage_like
 
-        _shared.update(user_adjoints=user_adjoints, constant=_CONSTANT)
+        _shared.update(user_adjoints=user_adjoints, constant=_CONSTANT,
+                       library=lambda fn: fn in _PLAIN or fn is helpers.pow_deriv or _storage_like(fn))
     return _shared
 
 
@@ -107,9 +109,12 @@ def _entry(fn: types.FunctionType, args: tuple, dargs: tuple, kinds: tuple, nums
     pos = tuple(nums)
     tpos = tuple(n + i for i in nums)
     wrt = frozenset(pos) | (frozenset(tpos) if with_grad else frozenset())
-    rev, primals, _ = derived_rule(fwd.fn, (*args, *dargs), {}, wrt)
+    F = fwd.fn
+    if objects.dispatches(F) or registry.lookup(F) is not None:  # (as rcall would find: never, for generated code)
+        return _Entry(fwd, None, None, (), (), (), False)
+    rev, primals, _ = derived_rule(F, (*args, *dargs), {}, wrt)
     ok = len(primals) >= 2 * n
-    return _Entry(fwd, fwd.fn, rev, tuple(primals[2 * n:]), pos, tpos, ok)
+    return _Entry(fwd, F, rev, tuple(primals[2 * n:]), pos, tpos, ok)
 
 
 def _real_scalar(y: Any) -> bool:
@@ -132,16 +137,19 @@ def core(fn: Any, args: tuple, tangents: tuple, nums: tuple, with_grad: bool) ->
         return None
     key = (fn.__code__, id(fn.__globals__), kinds, nums, with_grad)
     entry = _ENTRIES.get(key)
+    up = _upper()
     if entry is None or entry.stale(fn):
-        if registry.lookup(fn) is not None or objects.dispatches(fn):
-            return None
-        entry = _entry(fn, args, dargs, kinds, nums, with_grad)
+        if registry.lookup(fn) is not None or objects.dispatches(fn) or up["library"](fn):
+            return None  # (a rule, or the library's own forward code: hvp_core's plan has a branch for each)
+        try:
+            entry = _entry(fn, args, dargs, kinds, nums, with_grad)
+        except Exception:
+            return None  # (f cannot be differentiated: the general path raises what it raises, with its message)
         if len(_ENTRIES) > 1024:
             _ENTRIES.clear()
         _ENTRIES[key] = entry
     if not entry.ok:
         return None
-    up = _upper()
     gen = entry.rev.gen
     call = (*args, *dargs, *entry.extra)
     constant = up["constant"]
@@ -155,6 +163,8 @@ def core(fn: Any, args: tuple, tangents: tuple, nums: tuple, with_grad: bool) ->
             post = shadows.snapshot(args) if gen.may_write else None  # (as hvp_core: put back after the pullback)
             seed = 1.0 if type(dy) is not np.ndarray else np.ones((), dtype=dy.dtype)
             bars = gen.pullback(AdjTuple((NoTangent, seed)), tape)
+            if len(bars) < len(call):
+                bars = (*bars, *(NoTangent,) * (len(call) - len(bars)))  # (as _unbind pads them)
             hvps = up["user_adjoints"](ctx, call, bars, entry.pos)
             grads = up["user_adjoints"](ctx, call, bars, entry.tpos) if with_grad else None
     except NotImplementedError as e:
