@@ -166,6 +166,20 @@ def test_stale_global_is_seen():
     close(second, fd_hvp(mc.grad(f), (x,), (v,)))
 
 
+def test_rule_registered_later_is_seen():
+    def cube(z):
+        return z ** 3
+
+    def f(x):
+        return np.sum(cube(x)) + np.sum(x * x)
+
+    x, v = RNG.normal(size=4), RNG.normal(size=4)
+    close(mc.jvp(mc.grad(f), (x,), (v,))[1], (6 * x + 2) * v, 1e-12)
+    mc.zero_derivative(cube)  # (a registered rule makes the kept derivatives stale)
+    close(mc.jvp(mc.grad(f), (x,), (v,))[1], 2 * v, 1e-12)
+    close(mc.hvp(f, (x,), (v,)), 2 * v, 1e-12)
+
+
 def test_float32_and_int_tangent_arrays():
     x = RNG.normal(size=4).astype(np.float32)
     v = np.array([1, -2, 0, 3])
