@@ -58,9 +58,9 @@ def _upper() -> dict:
     if not _shared:
         from .api_fast import user_adjoints
         from .rules import helpers
-        from .rules.api_rules import _CONSTANT, _PLAIN, _storage_like
+        from .rules.api_rules import _CONSTANT, _PLAIN, _storage_like, refuse_hessian_result
 
-        _shared.update(user_adjoints=user_adjoints, constant=_CONSTANT,
+        _shared.update(user_adjoints=user_adjoints, constant=_CONSTANT, refuse_result=refuse_hessian_result,
                        library=lambda fn: fn in _PLAIN or fn is helpers.pow_deriv or _storage_like(fn))
     return _shared
 
@@ -118,8 +118,9 @@ def _entry(fn: types.FunctionType, args: tuple, dargs: tuple, kinds: tuple, nums
 
 
 def _real_scalar(y: Any) -> bool:
+    """(as api_rules._real_scalar)"""
     t = type(y)
-    return t is float or t is np.float64 or t is np.float32 or (t is np.ndarray and y.shape == () and y.dtype.kind == "f")
+    return t is float or isinstance(y, np.floating) or (t is np.ndarray and y.shape == () and y.dtype.kind == "f")
 
 
 def core(fn: Any, args: tuple, tangents: tuple, nums: tuple, with_grad: bool) -> Optional[tuple]:
@@ -158,8 +159,12 @@ def core(fn: Any, args: tuple, tangents: tuple, nums: tuple, with_grad: bool) ->
     try:
         with ctx:
             (y, dy), tape = gen.forward(entry.F, *call) if gen.takes_self else gen.forward(*call)
-            if not (_real_scalar(y) and _real_scalar(dy)):
-                return None  # (the general path says what is wrong with the result)
+            if with_grad and not _real_scalar(y):
+                return None  # (as hvp_core: the general path computes the gradient of such a result apart)
+            if not (type(dy) is float or isinstance(dy, (np.floating, np.ndarray)) and np.ndim(dy) == 0):
+                if not gen.may_write:
+                    return None  # (nothing written: the general path says what is wrong with the result)
+                up["refuse_result"](fn, y, dy)  # (the arguments were written: not run again)
             post = shadows.snapshot(args) if gen.may_write else None  # (as hvp_core: put back after the pullback)
             seed = 1.0 if type(dy) is not np.ndarray else np.ones((), dtype=dy.dtype)
             bars = gen.pullback(AdjTuple((NoTangent, seed)), tape)

@@ -250,3 +250,15 @@ def test_int_and_container_arguments_still_work(general_calls):
     h = mc.grad(lambda p: np.sum(p[0] ** 3) * p[1])
     close(mc.jvp(h, (lst,), ([v, 0.0],))[1][0], 6 * x * v * 2.0, 1e-10)
     assert general_calls
+
+
+def writes_non_scalar(x):
+    x[0] = x[0] * 2.0
+    return x * x
+
+
+def test_non_scalar_result_of_a_writing_function_is_refused_once(general_calls):
+    x = np.array([1.0, 2.0])
+    with pytest.raises(mc.NonScalarOutputError):
+        mc.hvp(writes_non_scalar, (x,), (np.ones(2),))
+    assert x[0] == 2.0 and not general_calls  # written once, as the plain call writes it: not run again
