@@ -8,13 +8,13 @@ arrays sharing memory -- those decisions depend only on (f, the argument kinds, 
 are made once and kept here: the forward rule of f for those kinds, its generated forward code F,
 and the reverse rule of F for the differentiated positions.
 
-What can change the answer is still done on every call: the staleness of both derivatives (a
-rebound global, a registered rule), the tangents' types, shapes and dtypes (copied to fresh
-storage of the primal's dtype, as the converter does), the result's type (a real scalar, else the
-general path says what is wrong), and the adjoints' conversion through the call's storage (an
-adjoint object shared by two outputs is handed out once), and, where the derivative may write to
-its arguments, their state after the call put back after the pullback.  Functions that read what
-they capture, arrays passed twice, and anything else return None:
+What can change the answer is still done on every call: the staleness test of both derivatives
+(a rebound global, a registered rule); the tangents' types, shapes and dtypes (copied to fresh
+storage of the primal's dtype, as the converter does); the result's type (a real scalar, else the
+general path says what is wrong); the adjoints' conversion through the call's storage (an adjoint
+object shared by two outputs is handed out once); and, where the derivative may write to its
+arguments, the post-call state put back after the pullback, as hvp_core does.  Functions that read
+what they capture, arrays passed twice, ints, containers, objects and anything else return None:
 the caller takes the general path (rules/api_rules.hvp_core), which has every check and message.
 """
 from __future__ import annotations
@@ -70,6 +70,8 @@ def _positional_count(fn: types.FunctionType) -> int:
     if n is None:
         params = inspect.signature(fn, follow_wrapped=False).parameters.values()
         plain = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        if len(_SIMPLE) > 4096:
+            _SIMPLE.clear()
         n = _SIMPLE[fn.__code__] = len(params) if plain else -1
     return n
 
