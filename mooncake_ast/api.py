@@ -22,6 +22,7 @@ from .reverse.adjoints import AdjTuple
 from .reverse.runtime import derived_reverse, may_write, rcall
 from .rules import registry
 from . import api_fast as _fast  # (the short paths of jvp and grad: it reads this module's helpers when called)
+from . import hvp_fast as _hvp_fast  # (the short path of jvp(grad(f)): likewise)
 from .tangents import MutableTangent, NoTangent, Tangent, adjoint_in_library, materialize, zeros_like_tangent
 
 
@@ -113,7 +114,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         if len(primals) != len(tangents):
             raise TangentError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give one tangent per "
                                f"primal (None for a zero tangent)")
-        done = _fast.jvp_fast(f, primals, tangents)
+        done = _hvp_fast.jvp_of_grad(f, primals, tangents) if type(f) is Grad else _fast.jvp_fast(f, primals, tangents)
         if done is not None:
             return done
         y, dy, _, _ = _jvp(f, primals, tangents, {}, {})

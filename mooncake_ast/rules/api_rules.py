@@ -432,8 +432,7 @@ def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = F
         post = _snapshot(args) if writes else None
         seed = 1.0 if not isinstance(dy, np.ndarray) else np.ones((), dtype=dy.dtype)
         if not isinstance(dy, (float, np.floating, np.ndarray)) or np.ndim(dy) != 0:
-            _refuse_lazy_second_order(f, dy)
-            raise NonScalarOutputError(f"the Hessian of {_name(f)} needs a real scalar result, got {type(y).__name__}")
+            refuse_hessian_result(f, y, dy)
         _, bars, _ = pb(AdjTuple((NoTangent, seed)))
         out = tuple(_to_user(_shadows.full_adjoint(args[i], bars[plan.arg_pos[i]]), args[i]) for i in nums)
         if with_grad:
@@ -443,6 +442,12 @@ def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = F
     if post is not None:
         _reapply(post)
     return out
+
+
+def refuse_hessian_result(f: Any, y: Any, dy: Any) -> None:
+    """The error for a function whose Hessian is asked for and whose result (y, tangent dy) is not a real scalar."""
+    _refuse_lazy_second_order(f, dy)
+    raise NonScalarOutputError(f"the Hessian of {_name(f)} needs a real scalar result, got {type(y).__name__}")
 
 
 def _real_scalar(y: Any) -> bool:
