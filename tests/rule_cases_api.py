@@ -8,6 +8,8 @@ from mooncake_ast.forward.runtime import conform, fcall
 from mooncake_ast.forward.transform import cell_tangent, fresh_storage, item_storage
 from mooncake_ast.rules import helpers as h
 from mooncake_ast.rules.api_rules import forward_code
+from mooncake_ast.rules.numpy_creation import array_tangent, asarray_tangent
+from mooncake_ast.rules.registry import update
 from mooncake_ast.rules.builtin_rules import cell_tangent_get, concat_tangent, getattr_tangent, storage_of
 from mooncake_ast.tangents import NoTangent, storage, zero_tangent
 
@@ -98,6 +100,20 @@ def item_storage_case(c, d):
     return item_storage(c, d, 1, c[1]) * c[1]
 
 
+def array_tangent_case(x, d):
+    return np.sum(array_tangent(np.zeros(3), x, d) * x) + array_tangent(np.zeros(2), [x[0], x[1]], [d[0], d[1]])[1]
+
+
+def asarray_tangent_case(x, d):
+    return asarray_tangent(np.zeros(3), x, d) * 2.0
+
+
+def update_case(x):
+    # (update of tangent storage nothing differentiates: it runs; a differentiated one is refused at nesting
+    # order, see tests/test_nested_forward_helpers.py)
+    return x * float(np.sum(update(np.zeros(2), np.ones(2))))
+
+
 API_CASES = {
     "mooncake_ast.api.jvp": [Case(jvp_of_g, 0.7)],
     "mooncake_ast.forward.runtime.fcall": [Case(fcall_of_g, 0.7)],
@@ -114,6 +130,9 @@ API_CASES = {
     "mooncake_ast.rules.builtin_rules.concat_tangent": [Case(concat_tangent_case, 0.4, -1.2)],
     "mooncake_ast.forward.transform.fresh_storage": [Case(fresh_storage_case, X3, X3 * 2.0)],
     "mooncake_ast.forward.transform.item_storage": [Case(item_storage_case, X3, X3 * 2.0)],
+    "mooncake_ast.rules.numpy_creation.array_tangent": [Case(array_tangent_case, X3, X3 * 2.0)],
+    "mooncake_ast.rules.numpy_creation.asarray_tangent": [Case(asarray_tangent_case, X3, X3 * 2.0)],
+    "mooncake_ast.rules.registry.update": [Case(update_case, 0.7)],
 }
 
 

@@ -198,6 +198,44 @@ def _helper_defs() -> None:
     defjvp(fwd.fresh_storage, lambda t, y, value, d: t.call(fwd.fresh_storage, value, t.d(d)) if t.d(d) is not None else None)
     defvjp(fwd.fresh_storage, lambda t, g, y, value, d: (None, g))
     user(fwd.item_storage, _item_storage_frule, _item_storage_rrule)
+    # `a[i] += v` in forward code updates the tangent of a view in place (`_mc.update`): reverse mode over
+    # it would need the view's adjoint storage shared with its base's, which item_storage's rule does
+    # not keep; refused by name rather than traced into.
+    from . import registry as _registry
+
+    user(_registry.update, _update_frule, _update_rrule)
+    # `np.array(x)` / `np.asarray(x)` in forward code: their tangent helpers are linear in dx, which has x's
+    # structure (so the adjoint is np.array's own, through x).
+    from . import numpy_creation as creation
+
+    for fn in (creation.array_tangent, creation.asarray_tangent):
+        defjvp(fn, lambda t, y, yy, x, dx, fn=fn: t.call(fn, yy, x, t.d(dx)) if t.d(dx) is not None else None)
+        defvjp(fn, lambda t, g, y, yy, x, dx: (None, None, t.call(creation.array_adjoint, x, g)))
+
+
+def _refuse_update() -> NestingError:
+    return NestingError("nested derivative: an in-place update of an array (`a[i] += v`, `a *= s` on a slice) is not "
+                        "supported at this order yet; write the update out (`a = a + v`, np.where) in the function")
+
+
+def _update_frule(p: tuple, t: tuple) -> tuple:
+    """`update(dx, new)` where nothing it reads is differentiated runs as it is; else refused."""
+    from .registry import update
+
+    if not all(_zero(d) for d in _expand(t, len(p))):
+        raise _refuse_update()
+    return update(*p), NoTangent
+
+
+def _update_rrule(dx: Any, new: Any) -> tuple:
+    from .registry import update
+
+    def pullback(g: Any) -> tuple:
+        if not _zero(g):
+            raise _refuse_update()
+        return NoTangent, NoTangent
+
+    return update(dx, new), pullback
 
 
 def _item_storage_frule(p: tuple, t: tuple) -> tuple:

@@ -1,0 +1,52 @@
+"""Nested derivatives through what generated forward code calls at run time (rules/forward_code_rules.py).
+
+`mc.hessian` and `mc.jvp(mc.grad(f))` differentiate f's generated forward code, so the helpers it
+calls need rules: `np.array(x)` / `np.asarray(x)` become `array_tangent` / `asarray_tangent`, which
+are linear in their tangent.  An in-place update of a slice's tangent (`_mc.update`) is refused by
+name (a NestingError saying what to write instead), not traced into.
+"""
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+
+X = np.array([0.3, -0.7, 1.2])
+
+
+def _hessian_by_differences(f, x, eps=1e-5):
+    return np.array([(mc.grad(f)(x + eps * e) - mc.grad(f)(x - eps * e)) / (2 * eps) for e in np.eye(len(x))])
+
+
+def through_np_array(x):
+    y = np.array(x)
+    return np.sum(y ** 3) + y[0] * y[2]
+
+
+def through_np_asarray_of_a_list(x):
+    y = np.asarray([x[0] * x[1], x[2] ** 2, x[1]])
+    return np.sum(np.sin(y) * y)
+
+
+def through_np_array_of_rows(x):
+    m = np.array([x, x ** 2])
+    return np.sum(m[0] * m[1]) + np.sum(m ** 3)
+
+
+@pytest.mark.parametrize("f", [through_np_array, through_np_asarray_of_a_list, through_np_array_of_rows],
+                         ids=lambda f: f.__name__)
+def test_hessian_through_array_constructors(f):
+    np.testing.assert_allclose(mc.hessian(f)(X), _hessian_by_differences(f, X), rtol=1e-6, atol=1e-6)
+    v = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(mc.jvp(mc.grad(f), (X,), (v,))[1], _hessian_by_differences(f, X) @ v,
+                               rtol=1e-6, atol=1e-6)
+
+
+def slice_updated_in_place(x):
+    y = x * 1.0
+    y[1:] += y[:-1] * 0.5
+    return np.sum(np.sin(y))
+
+
+def test_in_place_slice_update_is_refused_by_name():
+    with pytest.raises(mc.NestingError, match="in-place update"):
+        mc.hessian(slice_updated_in_place)(X)
