@@ -17,10 +17,11 @@ import textwrap
 import types
 from typing import Optional, Union
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
-
+from ..cache_classes import import_libcst
 from ..errors import SourceUnavailableError
+
+cst = import_libcst()  # (libcst's dataclasses made from code kept in the cache: half its import time)
+from libcst.metadata import MetadataWrapper, PositionProvider  # noqa: E402
 
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
