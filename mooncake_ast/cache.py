@@ -500,7 +500,11 @@ class _CollectorPaused:
 
 
 def _generate(generate: Callable[[], tuple[str, dict]]) -> tuple[str, dict]:
-    with _CollectorPaused():
+    """`generate()`, with the collector paused and the dataclasses made meanwhile (libcst's and our
+    lowering modules', imported by a first generation) from code kept in the cache (cache_classes)."""
+    from .cache_classes import KeptCode
+
+    with _CollectorPaused(), KeptCode():
         return generate()
 
 
