@@ -36,9 +36,10 @@ from typing import Any, Optional
 
 from . import cache
 
-_FUTURE_FLAGS = 0  # the compiler flags `exec` passes on from its caller's code (PyCF_MASK)
+_FUTURE_FLAGS = 0  # the compiler flags `exec` passes on from its caller's code (CPython's PyCF_MASK)
 for _name in __future__.all_feature_names:
-    _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+    if _name != "nested_scopes":  # (its flag, CO_NESTED, marks nested functions; exec does not pass it on)
+        _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
 _DIGEST = 32
 _LOCK = threading.RLock()  # installs and removes the hook, loads and writes the kept code
 STATS = {"compiled": 0, "kept": 0}  # texts the last hooked period compiled, and found compiled (for tests)
@@ -51,12 +52,20 @@ def code_file_name(package: str = "libcst") -> str:
     return f"{cache.CLASSES_PREFIX}{sys.implementation.cache_tag}.{package}"
 
 
+_PACKAGES: dict = {}  # module name -> _package's answer
+
+
 def _package(globals: Any) -> str:
     """The top-level package of the module whose namespace a text is executed in (`dataclasses` passes
     the class's module's): which file keeps its code."""
     name = globals.get("__name__") if type(globals) is dict else None
-    top = name.partition(".")[0] if type(name) is str else ""
-    return top if top.isidentifier() and top.isascii() and len(top) <= 64 else "_"
+    if type(name) is not str:
+        return "_"
+    found = _PACKAGES.get(name)
+    if found is None:
+        top = name.partition(".")[0]
+        found = _PACKAGES[name] = top if top.isidentifier() and top.isascii() and len(top) <= 64 else "_"
+    return found
 
 
 class _Kept:

@@ -125,6 +125,11 @@ def test_the_hook_execs_as_exec_does():
     kept.known = {"_": {"def f(x):\n    return x + 1\n": other}, __name__.partition(".")[0]: {}}
     kept.exec("def f(x):\n    return x + 1\n", {}, ns)
     assert ns["f"](1) == 0 and kept.reused == 1 and kept.compiled == 0
+    def nested():  # (a nested caller's code is flagged CO_NESTED, which exec does not pass on)
+        kept.exec("def g():\n    return 7\n", {}, ns)
+
+    nested()
+    assert ns["g"]() == 7 and "def g():\n    return 7\n" in kept.known["_"]
     # exec(text) with no namespaces: the caller's (not the hook's)
     local_marker, seen = "here", []
     kept.exec("seen.append(local_marker)\n")
