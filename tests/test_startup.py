@@ -244,3 +244,22 @@ def test_scipy_helpers_come_from_the_runtime_namespace_when_asked_for():
 
     assert runtime.expit_deriv is scipy_rules.expit_deriv and runtime.FUNCTIONS is scipy_rules.FUNCTIONS
     assert getattr(runtime, "no_such_helper", None) is None and getattr(runtime, "_special", None) is None
+
+
+def test_positions_are_those_the_metadata_wrapper_gives():
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from mooncake_ast.frontend.source import cst, positions_of
+
+    text = textwrap.dedent("""\
+        @decorate(1)
+        def f(x, *, k=lambda y: y + 1):
+            def g(z):
+                return [z for z in range(3)], {"a": (lambda: 2)()}
+            if x:  # a comment
+                return g(x)[0]
+            return k(x) ** 2
+        """)
+    module = cst.parse_module(text)
+    want = dict(MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider))
+    assert dict(positions_of(module)) == want and len(want) > 50
