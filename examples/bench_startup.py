@@ -16,9 +16,11 @@ measured is exactly what a new process pays: imports, reading the cache, keys.  
 * the call overhead of `mc.grad(f)(x)` and `mc.jvp` once derived, beyond calling `f(x)`, and
   on a float array beyond the generated forward and pullback themselves;
 * derivation time against function size: 40/80/160 if-blocks, a 300-line function and
-  if/elif chains of 100/200/500/1000 branches (first reverse gradient, empty cache).
+  if/elif chains of 100/200/500/1000 branches (first reverse gradient, libcst imported, in a
+  cache directory where another function was derived before).
 
-Medians of a few runs; `--quick` runs fewer, `--no-sizes` skips the derivation-size rows.
+Medians of a few runs; `--quick` runs fewer, `--no-sizes` skips the derivation-size rows, `--cpu`
+measures the fresh processes' CPU time instead of wall time (steadier on a shared machine).
 """
 from __future__ import annotations
 
