@@ -8,15 +8,19 @@ Every "fresh process" row runs a new Python interpreter (`subprocess`), since wh
 measured is exactly what a new process pays: imports, reading the cache, keys.  Rows:
 
 * `import mooncake_ast` beyond `import numpy`, with SciPy installed and with SciPy hidden;
-* the first gradient of a new 15-line function (empty cache): libcst's import, then the
-  derivation itself;
+* the first gradient of a new 15-line function: in a cache directory in use (where libcst's
+  compiled dataclass methods are kept, see mooncake_ast/cache_classes.py), in a brand-new one,
+  and in a process that has imported libcst already (the derivation and our lowering modules);
+* `import libcst` plainly and as mooncake_ast imports it (compiled methods kept);
 * the same gradient in a new process whose cache already holds it (warm cache);
 * the call overhead of `mc.grad(f)(x)` and `mc.jvp` once derived, beyond calling `f(x)`, and
   on a float array beyond the generated forward and pullback themselves;
 * derivation time against function size: 40/80/160 if-blocks, a 300-line function and
-  if/elif chains of 100/200/500/1000 branches (first reverse gradient, empty cache).
+  if/elif chains of 100/200/500/1000 branches (first reverse gradient, libcst imported, in a
+  cache directory where another function was derived before).
 
-Medians of a few runs; `--quick` runs fewer, `--no-sizes` skips the derivation-size rows.
+Medians of a few runs; `--quick` runs fewer, `--no-sizes` skips the derivation-size rows, `--cpu`
+measures the fresh processes' CPU time instead of wall time (steadier on a shared machine).
 """
 from __future__ import annotations
 
@@ -34,6 +38,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # this checkout's mooncake_ast, also for the in-process rows
 QUICK = "--quick" in sys.argv
 RUNS = 3 if QUICK else 7
+# --cpu: the fresh-process rows measure the process's CPU time (time.process_time) instead of wall time,
+# steadier on a shared machine (waiting for a core is not counted; the disk is, as system time).
+CLOCK = "process_time" if "--cpu" in sys.argv else "perf_counter"
 
 
 def fifteen_line_source() -> str:
@@ -121,47 +128,59 @@ def import_time(hide_scipy: bool, user_scipy: bool = False) -> float:
     code = (HIDE_SCIPY if hide_scipy else "") + textwrap.dedent(f"""\
         import json, time, numpy
         {'import scipy.special' if user_scipy else ''}
-        t = time.perf_counter()
+        t = time.{CLOCK}()
         import mooncake_ast
-        print(json.dumps({{"t": time.perf_counter() - t}}))
+        print(json.dumps({{"t": time.{CLOCK}() - t}}))
         """)
     return statistics.median(run(code)["t"] for _ in range(RUNS))
 
 
-def gradient_in_new_process(workdir: str, cache: str) -> dict:
+def gradient_in_new_process(workdir: str, cache: str, module: str = "model") -> dict:
     code = textwrap.dedent(f"""\
         import json, sys, time
         sys.path.insert(0, {workdir!r})
         import numpy as np
-        t0 = time.perf_counter()
+        t0 = time.{CLOCK}()
         import mooncake_ast as mc
-        t1 = time.perf_counter()
-        import model
+        t1 = time.{CLOCK}()
+        import {module} as model
         w = np.array([0.1, 0.2, 0.3])
-        t2 = time.perf_counter()
+        t2 = time.{CLOCK}()
         g = mc.grad(model.model)(w)
-        t3 = time.perf_counter()
+        t3 = time.{CLOCK}()
         print(json.dumps({{"import": t1 - t0, "grad": t3 - t2, "libcst": "libcst" in sys.modules}}))
         """)
     return run(code, {"MOONCAKE_AST_CACHE_DIR": cache})
 
 
-def libcst_import_time() -> float:
-    code = "import json, time, numpy\nt = time.perf_counter()\nimport libcst\nimport libcst.metadata\nprint(json.dumps({'t': time.perf_counter() - t}))"
-    return statistics.median(run(code)["t"] for _ in range(RUNS))
+def libcst_import_time(cache: str | None = None) -> float | str:
+    """`import libcst` plainly, or (with a cache directory) as mooncake_ast imports it."""
+    if cache and not os.path.exists(os.path.join(ROOT, "mooncake_ast", "cache_classes.py")):
+        return "n/a (a checkout before cache_classes)"
+    before, how = ("import mooncake_ast.cache_classes as cc\n", "cc.import_libcst()") if cache else ("", "import libcst, libcst.metadata")
+    code = f"import json, time, numpy\n{before}t = time.{CLOCK}()\n{how}\nprint(json.dumps({{'t': time.{CLOCK}() - t}}))"
+    env = {"MOONCAKE_AST_CACHE_DIR": cache} if cache else None
+    return statistics.median(run(code, env)["t"] for _ in range(RUNS))
 
 
-def first_and_warm() -> tuple[float, float, float]:
+def first_and_warm() -> dict:
+    """Medians over RUNS cache directories, each new: the first gradient (the directory's first use), the
+    same gradient in a new process (warm), then a new function's first gradient (the directory in use)."""
     work = tempfile.mkdtemp(prefix="mc_bench_")
     try:
-        with open(os.path.join(work, "model.py"), "w") as fh:
-            fh.write(fifteen_line_source())
-        firsts, warms = [], []
+        for name in ("model", "model2"):  # two modules: two functions with their own keys
+            with open(os.path.join(work, f"{name}.py"), "w") as fh:
+                fh.write(fifteen_line_source())
+        firsts, warms, news = [], [], []
         for i in range(RUNS):
             cache = os.path.join(work, f"cache{i}")
             firsts.append(gradient_in_new_process(work, cache)["grad"])
-            warms.append(gradient_in_new_process(work, cache)["grad"])
-        return statistics.median(firsts), statistics.median(warms), libcst_import_time()
+            warm = gradient_in_new_process(work, cache)
+            assert not warm["libcst"], "a warm hit must not import libcst"
+            warms.append(warm["grad"])
+            news.append(gradient_in_new_process(work, cache, "model2")["grad"])
+        return {"first": statistics.median(firsts), "warm": statistics.median(warms), "new": statistics.median(news),
+                "libcst": libcst_import_time(), "libcst kept": libcst_import_time(os.path.join(work, "cache0"))}
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -202,22 +221,35 @@ def call_overhead() -> tuple[float, float, float, float]:
     return t_g - t_f, t_h - t_f, t_j - t_f, t_a - t_gen
 
 
-def derivation_time(source: str, arg: str = "0.3") -> float:
+PRIME = "def p(x):\n    return x * x\n"
+
+
+def derivation_time(source: str, arg: str = "0.3", runs: int = 1) -> float:
+    """The first reverse gradient of `f` in `source` (median of `runs` new processes), timed after libcst
+    is imported, in a cache directory in use: another function was derived there before, in another
+    process (so what a cache keeps besides derivatives, such as compiled dataclass code, is there)."""
     work = tempfile.mkdtemp(prefix="mc_bench_")
     try:
         with open(os.path.join(work, "big.py"), "w") as fh:
             fh.write(source)
+        with open(os.path.join(work, "prime.py"), "w") as fh:
+            fh.write(PRIME)
+        for i in range(runs):
+            run(f"import sys, json\nsys.path.insert(0, {work!r})\nimport mooncake_ast as mc, prime\n"
+                f"mc.grad(prime.p)(0.3)\nprint(json.dumps({{}}))", {"MOONCAKE_AST_CACHE_DIR": os.path.join(work, f"cache{i}")})
         code = textwrap.dedent(f"""\
             import json, sys, time
             sys.path.insert(0, {work!r})
+            import numpy as np
             import mooncake_ast as mc
             import libcst, libcst.metadata
             import big
-            t = time.perf_counter()
+            t = time.{CLOCK}()
             mc.grad(big.f)({arg})
-            print(json.dumps({{"t": time.perf_counter() - t}}))
+            print(json.dumps({{"t": time.{CLOCK}() - t}}))
             """)
-        return run(code, {"MOONCAKE_AST_CACHE_DIR": os.path.join(work, "cache")})["t"]
+        return statistics.median(run(code, {"MOONCAKE_AST_CACHE_DIR": os.path.join(work, f"cache{i}")})["t"]
+                                 for i in range(runs))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -228,11 +260,14 @@ def main() -> None:
     rows.append(("import mooncake_ast (SciPy installed, not imported by user)", import_time(False)))
     rows.append(("import mooncake_ast (SciPy hidden)", import_time(True)))
     rows.append(("import mooncake_ast (after user's import scipy.special)", import_time(False, user_scipy=True)))
-    first, warm, lib = first_and_warm()
-    rows.append(("import libcst (part of a first derivation)", lib))
-    rows.append(("first gradient, new 15-line function, empty cache", first))
-    rows.append(("  of which not libcst's import", first - lib))
-    rows.append(("same gradient, new process, warm cache", warm))
+    fw = first_and_warm()
+    rows.append(("import libcst, plainly", fw["libcst"]))
+    rows.append(("import libcst as mooncake_ast does (compiled methods kept)", fw["libcst kept"]))
+    rows.append(("first gradient, new 15-line function (cache directory in use)", fw["new"]))
+    rows.append(("first gradient, new 15-line function (brand-new cache directory)", fw["first"]))
+    rows.append(("first gradient, new 15-line function (cache directory in use), libcst already imported", derivation_time(
+        fifteen_line_source().replace("def model(", "def f("), "np.array([0.1, 0.2, 0.3])", RUNS)))
+    rows.append(("same gradient, new process, warm cache", fw["warm"]))
     over_new, over_held, over_jvp, over_arr = call_overhead()
     rows.append(("call overhead mc.grad(f)(x), cached", over_new))
     rows.append(("call overhead g(x), g = mc.grad(f) held", over_held))
@@ -249,7 +284,7 @@ def main() -> None:
             t: object = derivation_time(src)
         except RuntimeError as e:
             t = "error: " + str(e).strip().splitlines()[-1][:60]
-        rows.append((f"derivation (first reverse gradient): {label}", t))
+        rows.append((f"derivation (first reverse gradient, cache directory in use): {label}", t))
     width = max(len(r[0]) for r in rows)
     print(f"| {'measurement'.ljust(width)} | time |")
     print(f"|{'-' * (width + 2)}|------|")

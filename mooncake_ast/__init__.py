@@ -7,17 +7,20 @@
 __version__ = "0.1.0"
 
 from . import rules as _rules  # noqa: F401  (registers the built-in rules)
-from .api import Differentiable, differentiate, grad, jvp, source, value_and_grad, vjp
-from .higher import hessian, hvp, jacfwd, jacrev
-from .rules import api_rules as _api_rules  # noqa: F401  (rules of the entry points: derivatives nest)
-from .rules.api_rules import NestingError
-from .api import ArgnumsError, ComplexReverseError, NonScalarOutputError, TangentError
-from .user_rules import frule, rrule, zero_derivative
-from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, UnsupportedDerivativeError, UnsupportedSyntaxError
-from .tangents import FunctionTangent, MutableTangent, Tangent
-from .tangents import NoTangentType as NoTangent  # NoTangent() is the (singleton) tangent of ints, bools, str, None
+from .rules.registry import builtin_phase as _builtin_phase
 
-from . import testing  # noqa: E402
+with _builtin_phase():  # the rules the library's own modules register below are built-in too (the key's library part covers them)
+    from .api import Differentiable, differentiate, grad, jvp, source, value_and_grad, vjp
+    from .higher import hessian, hvp, jacfwd, jacrev
+    from .rules import api_rules as _api_rules  # noqa: F401  (rules of the entry points: derivatives nest)
+    from .rules.api_rules import NestingError
+    from .api import ArgnumsError, ComplexReverseError, NonScalarOutputError, TangentError
+    from .user_rules import frule, rrule, zero_derivative
+    from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, UnsupportedDerivativeError, UnsupportedSyntaxError
+    from .tangents import FunctionTangent, MutableTangent, Tangent
+    from .tangents import NoTangentType as NoTangent  # NoTangent() is the (singleton) tangent of ints, bools, str, None
+
+    from . import testing  # noqa: E402
 
 __all__ = [
     "jvp", "vjp", "grad", "value_and_grad", "differentiate", "frule", "rrule", "zero_derivative", "source", "Differentiable", "NoTangent", "Tangent", "MutableTangent",

@@ -25,6 +25,7 @@ Directories we create are 0700, files 0600.
 from __future__ import annotations
 
 import errno
+import gc
 import hashlib
 import json
 import linecache
@@ -48,11 +49,24 @@ _memory: dict[str, tuple[types.ModuleType, dict]] = {}
 # (`ast.literal_eval`, `inspect` on classes) is not safe to use from two threads at once
 # ("AST constructor recursion depth mismatch"); one lock makes all of it one at a time.
 GENERATION_LOCK = threading.RLock()
-ENTRY_RE = re.compile(r"^(?P<function>.+)\.(?P<mode>forward|reverse)\.(?P<hash>[0-9a-f]{16})\.py$")
+_ENTRY_PATTERN = r"^(?P<function>.+)\.(?P<mode>forward|reverse)\.(?P<hash>[0-9a-f]{16})\.py$"
+_ENTRY_RE: list = []  # compiled when first needed (listing, eviction): a warm hit only builds one name
 _HAS_UID = hasattr(os, "getuid")
 _DIR_FD = os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd and os.rename in os.supports_dir_fd \
     and hasattr(os, "O_DIRECTORY")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _entry_re() -> "re.Pattern[str]":
+    if not _ENTRY_RE:
+        _ENTRY_RE.append(re.compile(_ENTRY_PATTERN))
+    return _ENTRY_RE[0]
+
+
+def __getattr__(name: str) -> object:
+    if name == "ENTRY_RE":  # `<module>.<qualname>.<mode>.<hash>.py`, the entries' names
+        return _entry_re()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _warn_once(kind: str, message: str) -> None:
@@ -348,6 +362,7 @@ def _module_name(stem: str, key: str) -> str:
 
 
 CODE_PREFIX = ".code-"  # an entry's compiled form (see cache_code): dot-named, like temporaries
+CLASSES_PREFIX = ".dataclass-code-"  # libcst's dataclass methods, compiled (see cache_classes)
 
 
 def code_name(entry: str) -> str:
@@ -427,7 +442,7 @@ def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
             return _in_memory(key, stem, generate, modname)
         if status == "invalid":
             _warn_once("invalid", f"mooncake_ast: cache entry {path} is invalid ({info}); regenerating it")
-        body, meta = generate()
+        body, meta = _generate(generate)
         text = with_header(key, meta, body)
         if not _publish(d, name, text):
             return _in_memory(key, stem, lambda: (body, meta), modname)
@@ -443,6 +458,54 @@ def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
         return module, meta
     finally:
         d.close()
+
+
+_PAUSE: list = [0, None]  # generations in progress (under GENERATION_LOCK), how the outermost paused the collector
+
+
+class _CollectorPaused:
+    """Around a generation: the cyclic garbage collector leaves the objects that existed before it alone.
+
+    A first derivation follows large imports (libcst's node classes, our lowering modules), so
+    the collector's full passes, which walk every object the process holds, fall due while it
+    runs: a third of a small derivation's time.  `gc.freeze()` sets what exists aside for the
+    collector (collections still run, over the objects the derivation makes) and `gc.unfreeze()`
+    gives it all back afterwards, so nothing is kept that would have been collected.  Where the
+    user has frozen objects (their unfreeze must stay theirs) the collector is disabled instead;
+    where it is disabled already, nothing changes.  Nested generations pause it once."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        if _PAUSE[0] == 0:
+            how = None
+            if gc.isenabled():
+                if gc.get_freeze_count() == 0:
+                    gc.freeze()
+                    how = "freeze"
+                else:
+                    gc.disable()
+                    how = "disable"
+            _PAUSE[1] = how
+        _PAUSE[0] += 1
+
+    def __exit__(self, *exc: object) -> None:
+        _PAUSE[0] -= 1
+        if _PAUSE[0] == 0:
+            how, _PAUSE[1] = _PAUSE[1], None
+            if how == "freeze":
+                gc.unfreeze()
+            elif how == "disable":
+                gc.enable()
+
+
+def _generate(generate: Callable[[], tuple[str, dict]]) -> tuple[str, dict]:
+    """`generate()`, with the collector paused and the dataclasses made meanwhile (libcst's and our
+    lowering modules', imported by a first generation) from code kept in the cache (cache_classes)."""
+    from .cache_classes import KeptCode
+
+    with _CollectorPaused(), KeptCode():
+        return generate()
 
 
 def _touch(d: _Dir, name: str) -> None:
@@ -462,7 +525,7 @@ def _remember_lines(path: str, text: str, st: os.stat_result) -> None:
 
 
 def _in_memory(key: str, stem: str, generate: Callable[[], tuple[str, dict]], modname: str) -> tuple[types.ModuleType, dict]:
-    body, meta = generate()
+    body, meta = _generate(generate)
     filename = f"<mooncake_ast {stem}>"
     text = with_header(key, meta, body)
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
@@ -518,7 +581,7 @@ def list_entries() -> list[EntryInfo]:
     try:
         out = []
         for name in d.names():
-            m = ENTRY_RE.match(name)
+            m = _entry_re().match(name)
             if m is None:
                 continue
             try:
@@ -561,7 +624,7 @@ def verify_entries() -> tuple[int, list[str]]:
                 if old:
                     problems.append(f"{name}: leftover temporary file (a writer was interrupted)")
                 continue
-            m = ENTRY_RE.match(name)
+            m = _entry_re().match(name)
             if m is None:
                 continue
             count += 1
@@ -600,8 +663,9 @@ def clear_entries() -> int:
     removed = 0
     try:
         for name in d.names():
-            entry = ENTRY_RE.match(name) is not None
-            if entry or (name.startswith(".tmp-") and name.endswith(".py")) or is_code_name(name):
+            entry = _entry_re().match(name) is not None
+            if entry or (name.startswith(".tmp-") and name.endswith(".py")) or is_code_name(name) \
+                    or name.startswith(CLASSES_PREFIX):
                 try:
                     d.unlink(name)
                     removed += entry or name.startswith(".tmp-")  # (compiled forms are part of their entry)

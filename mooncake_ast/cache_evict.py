@@ -18,7 +18,8 @@ what is *worth* keeping:
   pid of another machine or container sharing the directory).
 
 * **Compiled forms** (`cache_code`) go with their entry, count with it towards the cap, and
-  are removed once their entry is gone.
+  are removed once their entry is gone.  libcst's compiled dataclass code (`cache_classes`,
+  one small file) counts towards the cap and is kept.
 
 This runs after each publish (generation has just cost far more) and on
 `mooncake-ast cache prune`; failures to delete are ignored: another process may be at work.
@@ -31,7 +32,7 @@ import re
 import time
 from typing import Any, Optional
 
-from .cache import ENTRY_RE, KEY_LINE, _Dir, code_name, is_code_name
+from .cache import CLASSES_PREFIX, ENTRY_RE, KEY_LINE, _Dir, code_name, is_code_name
 
 DEFAULT_MAX_MB = 256
 TMP_RE = re.compile(r"^\.tmp-(?P<pid>\d+)-[0-9a-f]+\.py$")
@@ -168,7 +169,13 @@ def enforce_cap(d: _Dir, names: list[str], keep: Optional[str] = None, cap: Opti
         return []
     sized = []
     present = set(names)
+    total = 0
     for name in names:
+        if name.startswith(CLASSES_PREFIX):  # libcst's compiled dataclass code (cache_classes): counted, kept
+            try:
+                total += d.lstat(name).st_size
+            except OSError:
+                pass
         if ENTRY_RE.match(name) is None:
             continue
         try:
@@ -182,7 +189,7 @@ def enforce_cap(d: _Dir, names: list[str], keep: Optional[str] = None, cap: Opti
             except OSError:
                 pass
         sized.append((st.st_mtime, name, size))
-    total = sum(s for _, _, s in sized)
+    total += sum(s for _, _, s in sized)
     if total <= cap:
         return []
     gone = []

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import dataclasses
 import hashlib
 import inspect
 import linecache
@@ -24,21 +23,20 @@ import types
 import warnings
 from typing import Any, Iterator, Optional
 
-from .. import cache, cache_evict
+from .. import cache
 from ..rules import registry
 
 # Lowering and emission (and libcst, the parser) are imported when a module is generated:
 # a process whose derivatives are all in the cache never loads them.
 
 
-@dataclasses.dataclass
 class Generated:
-    function: types.FunctionType
-    takes_self: bool
-    bindings: dict
-    module: types.ModuleType
-    key: str
-    name: str
+    """A forward derivative, ready to call (a plain class: a dataclass costs a warm hit its creation)."""
+
+    def __init__(self, function: types.FunctionType, takes_self: bool, bindings: dict, module: types.ModuleType,
+                 key: str, name: str) -> None:
+        self.function, self.takes_self, self.bindings = function, takes_self, bindings
+        self.module, self.key, self.name = module, key, name
 
 
 # ---------------------------------------------------------------- the key
@@ -381,10 +379,12 @@ def generate_forward(fn: types.FunctionType, kinds: Optional[dict] = None) -> Ge
     key = derivative_key(fn, mode)
 
     def build() -> tuple[str, dict]:
+        from ..cache_evict import lineage  # (eviction's module: only when an entry is made)
+
         with deriving(fn, mode):
             text, takes_self, bindings = forward_source_text(fn, kinds)
         return text, {"takes_self": takes_self, "bindings": binding_descriptions(bindings),
-                      **cache_evict.lineage(fn, source_digest(fn))}  # older versions are evicted
+                      **lineage(fn, source_digest(fn))}  # older versions are evicted
 
     module, meta = cache.load_module(key, cache.entry_stem(fn.__module__, fn.__qualname__, "forward"), build,
                                      accept=lambda meta: bindings_hold(fn, meta.get("bindings")))

@@ -9,33 +9,38 @@ expression) fall back to parsing the whole file.
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import inspect
 import linecache
 import textwrap
 import types
-from typing import Optional, Union
+from typing import Mapping, Optional, Union
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
-
+from ..cache_classes import import_libcst
 from ..errors import MissingRuleError, SourceUnavailableError
+
+cst = import_libcst()  # (its dataclasses made from code kept in the cache: half of libcst's import time)
+from libcst.metadata import MetadataWrapper, PositionProvider  # noqa: E402
 
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
 
-@dataclasses.dataclass
 class FunctionSource:
-    """A parsed function definition and how to map its positions to the file."""
+    """A parsed function definition and how to map its positions to the file (a plain class: a
+    dataclass costs its creation at import)."""
 
-    node: FunctionNode
-    positions: dict  # cst node -> CodeRange, relative to the parsed text
-    file: str
-    line_offset: int  # parsed line 1 is file line 1 + line_offset
-    col_offset: int  # indentation removed by dedent
-    file_lines: list[str]
-    text: str  # the source text of the definition, as parsed
+    def __init__(self, node: FunctionNode, positions: dict, file: str, line_offset: int, col_offset: int,
+                 file_lines: list[str], text: str) -> None:
+        self.node = node
+        self.positions = positions  # cst node -> CodeRange, relative to the parsed text
+        self.file = file
+        self.line_offset = line_offset  # parsed line 1 is file line 1 + line_offset
+        self.col_offset = col_offset  # indentation removed by dedent
+        self.file_lines = file_lines
+        self.text = text  # the source text of the definition, as parsed
+
+    def __repr__(self) -> str:
+        return f"FunctionSource({self.file}:{self.line_offset + 1})"
 
     def where(self, node: cst.CSTNode) -> tuple[int, int]:
         """(file line, 0-based column) of a node."""
@@ -132,12 +137,55 @@ def _indent_of(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-@dataclasses.dataclass
 class _Parsed:
-    module: cst.Module
-    positions: dict
-    defs: list  # (name, first line with decorators, line of the name, node)
-    lambdas: dict  # start line -> [Lambda nodes], in source order
+    """A parsed text, its positions, and (found when first asked for: a walk over every node) its
+    definitions and lambdas."""
+
+    __slots__ = ("module", "positions", "_defs", "_lambdas")
+
+    def __init__(self, module: cst.Module, positions: dict) -> None:
+        self.module, self.positions = module, positions
+        self._defs: Optional[list] = None
+        self._lambdas: Optional[dict] = None
+
+    def def_row(self, node: cst.FunctionDef) -> tuple:
+        """(name, first line with decorators, line of the name, node)."""
+        positions = self.positions
+        start = min([positions[node].start.line] + [positions[d].start.line for d in node.decorators])
+        return node.name.value, start, positions[node.name].start.line, node
+
+    def top_level_defs(self) -> list:
+        """The rows of the definitions among the module's own statements (a function's own text: itself)."""
+        return [self.def_row(node) for node in self.module.body if isinstance(node, cst.FunctionDef)]
+
+    @property
+    def defs(self) -> list:
+        """The rows of every definition, in source order."""
+        if self._defs is None:
+            self._walk()
+        return self._defs  # type: ignore[return-value]
+
+    @property
+    def lambdas(self) -> dict:
+        """Start line -> the Lambda nodes starting there, in source order."""
+        if self._lambdas is None:
+            self._walk()
+        return self._lambdas  # type: ignore[return-value]
+
+    def _walk(self) -> None:
+        parsed, positions = self, self.positions
+        defs: list = []
+        lambdas: dict = {}
+
+        class Finder(cst.CSTVisitor):
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+                defs.append(parsed.def_row(node))
+
+            def visit_Lambda(self, node: cst.Lambda) -> None:
+                lambdas.setdefault(positions[node].start.line, []).append(node)
+
+        self.module.visit(Finder())
+        self._defs, self._lambdas = defs, lambdas
 
 
 _PARSED: dict[str, Optional[_Parsed]] = {}
@@ -153,23 +201,28 @@ def _parse(text: str) -> Optional[_Parsed]:
     except cst.ParserSyntaxError:
         _PARSED[key] = None
         return None
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    found = _Parsed(module, positions, [], {})
-
-    class Finder(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            start = min([positions[node].start.line] + [positions[d].start.line for d in node.decorators])
-            found.defs.append((node.name.value, start, positions[node.name].start.line, node))
-
-        def visit_Lambda(self, node: cst.Lambda) -> None:
-            found.lambdas.setdefault(positions[node].start.line, []).append(node)
-
-    module.visit(Finder())
+    found = _Parsed(module, positions_of(module))
     if len(_PARSED) > 64:
         _PARSED.pop(next(iter(_PARSED)))
     _PARSED[key] = found
     return found
+
+
+def positions_of(module: cst.Module) -> Mapping:
+    """libcst's `PositionProvider` positions of every node of `module`.
+
+    The provider is run directly: `MetadataWrapper.resolve` also walks the whole tree once more for
+    the batchable providers asked for (none here), which costs as much as the positions themselves.
+    Where this libcst's provider does not work that way, through the wrapper."""
+    try:
+        provider = PositionProvider()
+        provider._gen_impl(module)
+        positions = provider._computed
+    except (AttributeError, TypeError):
+        positions = None
+    if not isinstance(positions, dict) or module not in positions:
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return positions
 
 
 def _find(text: str, code: types.CodeType, line_offset: int, col_offset: int, file: str, file_lines: list[str]) -> Optional[FunctionSource]:
@@ -182,8 +235,13 @@ def _find(text: str, code: types.CodeType, line_offset: int, col_offset: int, fi
     if code.co_name == "<lambda>":
         candidates = list(parsed.lambdas.get(target_line, []))
     else:
-        candidates = [node for name, start, body_start, node in parsed.defs
-                      if name == code.co_name and start <= target_line <= body_start]
+        # The header of at most one definition spans a line: found among the text's own statements
+        # (the usual case, the text being the definition), it is the one a walk would find first.
+        for rows in (parsed.top_level_defs, lambda: parsed.defs):
+            candidates = [node for name, start, body_start, node in rows()
+                          if name == code.co_name and start <= target_line <= body_start]
+            if candidates:
+                break
     if not candidates:
         return None
     node = candidates[0]

@@ -1,12 +1,11 @@
 """Build the reverse-mode module of a function: `<f>__forward` records, `<f>__pullback` replays backwards."""
 from __future__ import annotations
 
-import dataclasses
 import os
 import types
 from typing import Any
 
-from .. import cache, cache_evict
+from .. import cache
 from ..forward.generate import (bind_to, binding_descriptions, bindings_hold, current_bindings, derivative_key,
                                 deriving, source_digest)
 from ..ir.nodes import Call, Return
@@ -14,17 +13,15 @@ from ..ir.nodes import Call, Return
 # Lowering, the transform and emission are imported when a module is generated (see forward/generate.py).
 
 
-@dataclasses.dataclass
 class GeneratedReverse:
-    forward: types.FunctionType
-    pullback: types.FunctionType
-    takes_self: bool
-    reads_closure: bool
-    bindings: dict
-    module: types.ModuleType
-    key: str
-    may_write: bool = True
-    forward_tape: Any = None  # the forward pass without the value (reverse/value_free.py), where it saves work
+    """A reverse derivative, ready to call (a plain class: a dataclass costs a warm hit its creation)."""
+
+    def __init__(self, forward: types.FunctionType, pullback: types.FunctionType, takes_self: bool, reads_closure: bool,
+                 bindings: dict, module: types.ModuleType, key: str, may_write: bool = True,
+                 forward_tape: Any = None) -> None:
+        self.forward, self.pullback, self.takes_self, self.reads_closure = forward, pullback, takes_self, reads_closure
+        self.bindings, self.module, self.key, self.may_write = bindings, module, key, may_write
+        self.forward_tape = forward_tape  # the forward pass without the value (reverse/value_free.py), where it saves work
 
 
 def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str]) -> tuple[str, Any]:
@@ -97,13 +94,15 @@ def generate_reverse(fn: types.FunctionType, kinds: dict[str, str]) -> Generated
     key = derivative_key(fn, "reverse:" + repr(sorted(kinds.items())))
 
     def build() -> tuple[str, dict]:
+        from ..cache_evict import lineage  # (eviction's module: only when an entry is made)
+
         with deriving(fn, "reverse"):  # progress on stderr past 1 s; deep syntax needs a deep stack
             text, rt = reverse_source_text(fn, kinds)
         may_write = bool(rt.saves or rt.dispatched or any(
             s.callee() in (list.append, set.add) for b in rt.ir.blocks for s in b.stmts))
         return text, {"takes_self": rt.uses_self, "reads_closure": bool(rt.ir.freevars), "may_write": may_write,
                       "bindings": binding_descriptions(rt.resolver.bindings),
-                      **cache_evict.lineage(fn, source_digest(fn))}  # older versions are evicted
+                      **lineage(fn, source_digest(fn))}  # older versions are evicted
 
     module, meta = cache.load_module(key, cache.entry_stem(fn.__module__, fn.__qualname__, "reverse"), build,
                                      accept=lambda meta: bindings_hold(fn, meta.get("bindings")))
