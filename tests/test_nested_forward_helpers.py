@@ -50,3 +50,14 @@ def slice_updated_in_place(x):
 def test_in_place_slice_update_is_refused_by_name():
     with pytest.raises(mc.NestingError, match="in-place update"):
         mc.hessian(slice_updated_in_place)(X)
+
+
+def through_linear_helpers(x):
+    # (forward code writes np.outer's and the transpose's tangents through helpers.linear / linear_right)
+    m = np.outer(x, x)[:2]
+    return np.sum(np.tanh(m @ x) ** 2) + np.sum(np.transpose(m) * 0.5)
+
+
+def test_hessian_through_linear_helpers():
+    f = through_linear_helpers
+    np.testing.assert_allclose(mc.hessian(f)(X), _hessian_by_differences(f, X), rtol=1e-6, atol=1e-6)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..arrays import is_other_array
 from ..ir.types import FLOAT_ELEMENTWISE
+from ..tangents import NoTangent
 
 
 def sign(x: Any) -> Any:
@@ -62,9 +63,9 @@ FLOAT_ELEMENTWISE.update((pow_deriv, sign, log_for_pow))  # (their results are t
 
 
 def linear(fn: Any, dx: Any, *args: Any, **kwargs: Any) -> Any:
-    """fn(dx, *args) for fn linear in dx; the symbolic zero stays symbolic (NumPy would make it a 0-d array)."""
-    from ..tangents import NoTangent
+    """fn(dx, *args) for fn linear in dx; the symbolic zero stays symbolic (NumPy would make it a 0-d array).
 
+    (Plain Python on purpose: a nested derivative differentiates it like user code, through fn's own rule.)"""
     if dx is NoTangent:
         return NoTangent
     return fn(dx, *args, **kwargs)
@@ -72,8 +73,6 @@ def linear(fn: Any, dx: Any, *args: Any, **kwargs: Any) -> Any:
 
 def linear_right(fn: Any, x: Any, dy: Any) -> Any:
     """fn(x, dy) for fn linear in dy (e.g. np.dot(x, dy))."""
-    from ..tangents import NoTangent
-
     if dy is NoTangent:
         return NoTangent
     return fn(x, dy)
