@@ -61,3 +61,22 @@ def through_linear_helpers(x):
 def test_hessian_through_linear_helpers():
     f = through_linear_helpers
     np.testing.assert_allclose(mc.hessian(f)(X), _hessian_by_differences(f, X), rtol=1e-6, atol=1e-6)
+
+
+class Model:
+    def __init__(self, W):
+        self.W = W
+
+    def loss(self, x):
+        return np.sum(np.tanh(self.W @ x) ** 2)
+
+
+def test_hessian_of_a_method_with_respect_to_its_argument():
+    # (the object is not differentiated: it keeps the symbolic zero tangent in the nested pass)
+    m = Model(np.array([[0.3, -0.5, 0.2], [0.1, 0.4, -0.7]]))
+    expected = _hessian_by_differences(lambda v: Model.loss(m, v), X)
+    np.testing.assert_allclose(mc.hessian(Model.loss, argnums=1)(m, X), expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(mc.hessian(m.loss)(X), expected, rtol=1e-6, atol=1e-6)
+    v = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(mc.jvp(mc.grad(Model.loss, argnums=1), (m, X), (None, v))[1], expected @ v,
+                               rtol=1e-6, atol=1e-6)

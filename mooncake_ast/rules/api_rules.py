@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from ..forward.objects import is_user_object
 from ..forward.runtime import conform as _conform
 from ..api import (Differentiable, NonScalarOutputError, TangentError, ValueAndGrad, _Converter,
                    _nondifferentiable, _reapply, _snapshot, _to_user, jvp as _jvp_api)
@@ -532,6 +533,11 @@ def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
     single = not isinstance(g.argnums, (tuple, list))
     with_value = type(g).__name__ == "ValueAndGrad"
     dargs_d = _dense(tuple(dargs), tuple(args))
+    # An object that is neither differentiated here nor moved by the outer derivative keeps the symbolic
+    # zero: its fields' tangents are then constants of the nested pass (a dense zero object would be a
+    # differentiated object's tangent to generated code, which nesting does not take: `self.W` in a method).
+    dargs_d = tuple(NoTangent if i not in nums and is_user_object(a) and _zero(d) else dd
+                    for i, (a, d, dd) in enumerate(zip(args, dargs, dargs_d)))
     if with_value:
         with constant_callable(g.f):  # its tangent is zero (checked): what it captures is constant here
             return higher.grad_call_jvp(g.f, nums, single, with_value, tuple(args), dargs_d)
