@@ -127,3 +127,24 @@ def test_a_call_that_raises_still_raises():
     mc.grad(logistic)(w, X, (R.random(6) < 0.5) * 1.0)  # (the derivative is made for these kinds)
     with pytest.raises(ValueError):
         mc.grad(logistic)(w, X, y)
+
+
+def test_long_elif_chain_whose_branches_only_make_the_value(tmp_path):
+    # The value-free pass empties every branch (`if not c:` nests the rest): printed flat all the same,
+    # past Python's 100 levels of indentation.
+    import importlib.util
+
+    n = 110
+    lines = ["import math", "", "def chain(x):", f"    k = int(x * 7) % {n}"]
+    for i in range(n):
+        lines += [f"    {'if' if i == 0 else 'elif'} k == {i}:", f"        y = math.sin(x) * {i + 1} + x * x"]
+    lines += ["    else:", "        y = x", "    return y"]
+    path = tmp_path / "long_chain.py"
+    path.write_text("\n".join(lines) + "\n")
+    spec = importlib.util.spec_from_file_location("long_chain", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for x in (0.5, 3.3):
+        k = int(x * 7) % n
+        assert mc.grad(mod.chain)(x) == pytest.approx(math.cos(x) * (k + 1) + 2 * x)
+    assert "__forward_tape(" in mc.source(mod.chain, "reverse")

@@ -603,13 +603,27 @@ FLAT_SPINE = 16
 
 
 def _spine(n: "If") -> list:
-    """The chain of ifs each nested alone (among statements) in the previous one's else."""
-    chain = [n]
+    """The chain of ifs each nested alone (among statements) in the previous one's else.
+
+    An if with nothing in its then (printed `if not c:` with the rest inside) counts as `if c: pass`
+    with the rest in its else: a chain whose branches do nothing (a value-free forward pass) is a
+    chain too."""
+    chain = [_flipped(n)]
     while True:
         ifs = [k for k, x in enumerate(chain[-1].orelse) if not isinstance(x, str)]
         if len(ifs) != 1 or not isinstance(chain[-1].orelse[ifs[0]], If):
             return chain
-        chain.append(chain[-1].orelse[ifs[0]])
+        chain.append(_flipped(chain[-1].orelse[ifs[0]]))
+
+
+def _flipped(n: "If") -> "If":
+    """`if c: <body>` with no else and an if inside the body, as `if not c: pass else: <body>`."""
+    if n.orelse or sum(1 for x in n.then if not isinstance(x, str)) != 1 or \
+            not any(isinstance(x, If) for x in n.then):
+        return n
+    c = n.cond
+    flipped = c[4:] if c.startswith("not ") and c[4:].isidentifier() else f"not ({c})"
+    return If(flipped, [], n.then)
 
 
 def _flat_spine(chain: list, indent: str, depth: int, level_name: str) -> list[str]:
