@@ -161,3 +161,14 @@ def assert_failed(msg: Any = None) -> AssertionError:
 def import_module(name: str, fromlist: tuple = ()) -> Any:
     return __import__(name, fromlist=fromlist)
 
+
+
+def broadcast_check(*shapes: tuple) -> tuple:
+    """The shape operands of these shapes broadcast to, raising where NumPy's arithmetic on them would
+    (reverse/value_free.py keeps this check of an operation it leaves out); equal shapes, the usual
+    case, without NumPy's slower general path."""
+    first = shapes[0]
+    for s in shapes[1:]:
+        if s != first:
+            return np.broadcast_shapes(*shapes)
+    return first

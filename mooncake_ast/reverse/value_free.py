@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import ops
 from ..ir.nodes import Branch, Call, Const, Function, Phi, Return, Value
 from ..ir.types import FLOAT, Arr, Num, size_symbol
 from .prepare import hashable
@@ -165,7 +166,7 @@ def _pure(rt: "ReverseTransform", v: Any) -> bool:
 
 def _shape_checks(rt: "ReverseTransform", fwd: Function, drop: set) -> bool:
     """Where a dropped operation combined arrays whose types do not show that they broadcast, put NumPy's
-    own check in its place: `np.broadcast_shapes(a.shape, b.shape)` raises where `a + b` would (the plain
+    own check in its place: `_mc.broadcast_check(a.shape, b.shape)` raises where `a + b` would (the plain
     call fails there, so must the gradient).  Shapes of dropped values are built from their operands'.
     False if a needed shape is not known (the pass is then not made)."""
     shapes: dict = {}  # id of a dropped value -> its shape: Const(()), ("of", kept value), or a check
@@ -197,7 +198,7 @@ def _shape_checks(rt: "ReverseTransform", fwd: Function, drop: set) -> bool:
                                 p.block = b
                                 out.append(p)
                             operands.append(p)
-                        check = Call(Const(np.broadcast_shapes), operands, hint="shape", loc=st.loc)
+                        check = Call(Const(ops.broadcast_check), operands, hint="shape", loc=st.loc)
                         check.block = b
                         out.append(check)
                         shapes[id(st)] = check
