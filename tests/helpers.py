@@ -25,3 +25,17 @@ def run_primal_roundtrip(fn, *args, **kwargs):
 
     primals, _ = bind(fn, NoTangent, args, (NoTangent,) * len(args), kwargs, {})
     return g(fn, *primals)
+
+
+def fd_jac(f, x, eps=1e-6):
+    """Central-difference Jacobian of f (array -> array or float) at array x: out dims then in dims."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=float)
+    y0 = np.asarray(f(x.copy()), dtype=float)
+    J = np.zeros(y0.shape + x.shape)
+    for idx in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[idx] = eps
+        J[(...,) + idx] = (np.asarray(f(x + e), dtype=float) - np.asarray(f(x - e), dtype=float)) / (2 * eps)
+    return J

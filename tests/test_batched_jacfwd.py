@@ -14,18 +14,11 @@ import mooncake_ast as mc
 from mooncake_ast import higher
 from mooncake_ast.batching import Batched
 from mooncake_ast.testing import check_derivatives
+from tests.helpers import fd_jac
 
 A5 = np.random.default_rng(11).normal(size=(5, 5)) / 2.0
 
 
-def fd_jac(f, x, eps=1e-6):
-    y0 = np.asarray(f(x.copy()), dtype=float)
-    J = np.zeros(y0.shape + x.shape)
-    for idx in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[idx] = eps
-        J[(...,) + idx] = (np.asarray(f(x + e), dtype=float) - np.asarray(f(x - e), dtype=float)) / (2 * eps)
-    return J
 
 
 # ---------------------------------------------------------------- functions of every kind

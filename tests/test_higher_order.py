@@ -4,20 +4,9 @@ import numpy as np
 import pytest
 
 import mooncake_ast as mc
+from tests.helpers import fd_jac
 
 RNG = np.random.default_rng(7)
-
-
-def fd_jac(f, x, eps=1e-6):
-    """Central-difference Jacobian of f (array -> array or float) at array x: out dims then in dims."""
-    x = np.asarray(x, dtype=float)
-    y0 = np.asarray(f(x.copy()), dtype=float)
-    J = np.zeros(y0.shape + x.shape)
-    for idx in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[idx] = eps
-        J[(...,) + idx] = (np.asarray(f(x + e), dtype=float) - np.asarray(f(x - e), dtype=float)) / (2 * eps)
-    return J
 
 
 def fd_scalar(f, x, eps=1e-5):
