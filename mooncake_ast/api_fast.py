@@ -43,12 +43,10 @@ def jvp_fast(f: Callable, primals: tuple, tangents: tuple) -> Optional[tuple]:
             if any(p is q for q in arrays):
                 return None
             arrays.append(p)
-            if t is None or t is NoTangent:
-                dargs.append(np.zeros_like(p))
-            elif type(t) is np.ndarray and t.shape == p.shape and t.dtype.kind in "iuf":
-                dargs.append(np.array(t, dtype=p.dtype))
-            else:
+            d = fresh_array_tangent(p, t)
+            if d is None:
                 return None
+            dargs.append(d)
         elif t is None or t is NoTangent:
             dargs.append(NoTangent)
         elif tp is float and (type(t) is float or type(t) is int):
@@ -64,6 +62,16 @@ def jvp_fast(f: Callable, primals: tuple, tangents: tuple) -> Optional[tuple]:
     if type(y) is not float and type(y) is not np.ndarray:
         refuse_foreign("jvp", _api._name(fn), [("the result", y)])
     return y, materialize(dy, y)
+
+
+def fresh_array_tangent(p: np.ndarray, t: Any) -> Optional[np.ndarray]:
+    """The tangent of float array p in storage of its own (zeros for None), of p's dtype; None where t is not
+    a real array of p's shape (the general path's converter says what is wrong)."""
+    if t is None or t is NoTangent:
+        return np.zeros_like(p)
+    if type(t) is np.ndarray and t.shape == p.shape and t.dtype.kind in "iuf":
+        return np.array(t, dtype=p.dtype)
+    return None
 
 
 _REAL_SCALARS = frozenset({float, np.float64, np.float32})  # results whose seed is 1.0 and that pass every check

@@ -56,11 +56,12 @@ _shared: dict = {}  # helpers of upper layers, imported on first use (they impor
 
 def _upper() -> dict:
     if not _shared:
-        from .api_fast import user_adjoints
+        from .api_fast import fresh_array_tangent, user_adjoints
         from .rules import helpers
-        from .rules.api_rules import _CONSTANT, _PLAIN, _storage_like, refuse_hessian_result
+        from .rules.api_rules import _CONSTANT, _PLAIN, _real_scalar, _storage_like, refuse_hessian_result
 
         _shared.update(user_adjoints=user_adjoints, constant=_CONSTANT, refuse_result=refuse_hessian_result,
+                       fresh=fresh_array_tangent, real_scalar=_real_scalar,
                        library=lambda fn: fn in _PLAIN or fn is helpers.pow_deriv or _storage_like(fn))
     return _shared
 
@@ -81,15 +82,14 @@ def _tangents(args: tuple, tangents: tuple) -> Optional[tuple]:
 
     Fresh: the reverse pass routes adjoints by object identity, so a tangent must not be an argument
     (`jvp(grad(f), (x,), (x,))`), and the caller's tangent arrays must not be written."""
+    up_fresh = _upper()["fresh"]
     out = []
     for p, t in zip(args, tangents):
         if type(p) is np.ndarray:
-            if t is None or t is NoTangent:
-                out.append(np.zeros_like(p))
-            elif type(t) is np.ndarray and t.shape == p.shape and t.dtype.kind in "iuf":
-                out.append(np.array(t, dtype=p.dtype))
-            else:
+            d = up_fresh(p, t)
+            if d is None:
                 return None
+            out.append(d)
         elif type(p) is float:
             if t is None or t is NoTangent:
                 out.append(0.0)
@@ -117,12 +117,6 @@ def _entry(fn: types.FunctionType, args: tuple, dargs: tuple, kinds: tuple, nums
     rev, primals, _ = derived_rule(F, (*args, *dargs), {}, wrt)
     ok = len(primals) >= 2 * n
     return _Entry(fwd, F, rev, tuple(primals[2 * n:]), pos, tpos, ok)
-
-
-def _real_scalar(y: Any) -> bool:
-    """(as api_rules._real_scalar)"""
-    t = type(y)
-    return t is float or isinstance(y, np.floating) or (t is np.ndarray and y.shape == () and y.dtype.kind == "f")
 
 
 def core(fn: Any, args: tuple, tangents: tuple, nums: tuple, with_grad: bool) -> Optional[tuple]:
@@ -161,7 +155,7 @@ def core(fn: Any, args: tuple, tangents: tuple, nums: tuple, with_grad: bool) ->
     try:
         with ctx:
             (y, dy), tape = gen.forward(entry.F, *call) if gen.takes_self else gen.forward(*call)
-            if with_grad and not _real_scalar(y):
+            if with_grad and not up["real_scalar"](y):
                 return None  # (as hvp_core: the general path computes the gradient of such a result apart)
             if not (type(dy) is float or isinstance(dy, (np.floating, np.ndarray)) and np.ndim(dy) == 0):
                 if not gen.may_write:
