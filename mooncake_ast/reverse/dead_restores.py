@@ -28,66 +28,65 @@ def drop_dead_restores(rt: "ReverseTransform") -> None:
     if not restores:
         return
     returned = {id(b.term.value) for b in rt.ir.blocks if isinstance(b.term, Return)}
-    derived = _derived(rt)
-    reach = _reachable(rt.rev)
+    related: dict = {}  # id(array) -> ids of it and of the forward values computed from it
+    read_beyond: dict = {}  # (block, id(array)) -> does a block reachable from the block's end read it?
     dropped: set = set()
     for b, r in restores:
-        a, write = r.restores  # type: ignore[attr-defined]
+        a = r.restores[0]  # type: ignore[attr-defined]
         if isinstance(a, (Param, FreeVar)) or id(a) in returned or a not in rt.buffers:
             continue
-        related = derived.get(id(a), {id(a)})
-        if not _read_after(rt, b, r, related, reach):
+        if id(a) not in related:
+            related[id(a)] = _derived(rt, a)
+        rel = related[id(a)]
+        if (b, id(a)) not in read_beyond:
+            read_beyond[(b, id(a))] = any(_block_reads(x, rel, x.stmts) for x in _reachable(b))
+        later = b.stmts[b.stmts.index(r) + 1:]
+        if not (read_beyond[(b, id(a))] or _block_reads(b, rel, later)):
             dropped.add(id(r))
     if not dropped:
         return
-    kept_saves = set()
     for blk in rt.rev.blocks:
         blk.stmts = [s for s in blk.stmts if id(s) not in dropped]
-        for s in blk.stmts:
-            if getattr(s, "restores", None) is not None:
-                kept_saves.add(id(s.restores[1]))  # type: ignore[attr-defined]
-    for b, r in restores:
+    kept = {id(r.restores[1]) for _, r in restores if id(r) not in dropped}  # type: ignore[attr-defined]
+    for _, r in restores:
         write = r.restores[1]  # type: ignore[attr-defined]
-        if id(r) in dropped and id(write) not in kept_saves:
+        if id(r) in dropped and id(write) not in kept:
             rt.saves.pop(write, None)  # nothing restores that slot: the forward pass need not save it
 
 
-def _derived(rt: "ReverseTransform") -> dict:
-    """Per buffer (by id): the ids of the buffer and of every forward value computed from it (views included)."""
-    out: dict = {}
-    for a in rt.buffers:
-        seen = {id(a)}
-        grew = True
-        while grew:
-            grew = False
-            for b in rt.ir.blocks:
-                for s in [*b.phis, *b.stmts]:
-                    if id(s) in seen:
-                        continue
-                    if isinstance(rt.type_of(s), Num):
-                        continue  # a number read or computed from the array is a value, not a view of it
-                    operands = s.incoming.values() if isinstance(s, Phi) else (s.fn, *s.args, *s.kwargs.values())
-                    if any(id(o) in seen for o in operands):
-                        seen.add(id(s))
-                        grew = True
-        out[id(a)] = seen
-    return out
+def _derived(rt: "ReverseTransform", a: Any) -> set:
+    """The ids of buffer a and of every forward value computed from it (views included)."""
+    seen = {id(a)}
+    grew = True
+    while grew:
+        grew = False
+        for b in rt.ir.blocks:
+            for s in [*b.phis, *b.stmts]:
+                if id(s) in seen or isinstance(rt.type_of(s), Num):
+                    continue  # (a number read or computed from the array is a value, not a view of it)
+                operands = s.incoming.values() if isinstance(s, Phi) else (s.fn, *s.args, *s.kwargs.values())
+                if any(id(o) in seen for o in operands):
+                    seen.add(id(s))
+                    grew = True
+    return seen
 
 
-def _reachable(fn: Any) -> dict:
-    """Per block: the blocks a path can go on to from its end (itself too, when a loop comes back)."""
-    out: dict = {}
-    for b in fn.blocks:
-        seen: set = set()
-        stack = list(b.term.successors()) if b.term is not None else []
-        while stack:
-            x = stack.pop()
-            if x in seen:
-                continue
+def _reachable(b: Block) -> set:
+    """The blocks a path can go on to from b's end (b too, when a loop comes back)."""
+    seen: set = set()
+    stack = list(b.term.successors()) if b.term is not None else []
+    while stack:
+        x = stack.pop()
+        if x not in seen:
             seen.add(x)
             stack.extend(x.term.successors() if x.term is not None else [])
-        out[b] = seen
-    return out
+    return seen
+
+
+def _block_reads(b: Block, related: set, stmts: list) -> bool:
+    """Do these statements of b (with b's phis when they are all of them) or b's terminator read a related value?"""
+    phis = b.phis if stmts is b.stmts else []
+    return any(_reads(s, related) for s in [*phis, *stmts]) or _term_reads(b, related)
 
 
 def _reads(s: Any, related: set) -> bool:
@@ -97,16 +96,6 @@ def _reads(s: Any, related: set) -> bool:
     else:
         operands = [s.fn, *s.args, *s.kwargs.values()] if isinstance(s, Call) else list(s.incoming.values())
     return any(id(getattr(o, "primal", None)) in related for o in operands)
-
-
-def _read_after(rt: "ReverseTransform", b: Block, r: Call, related: set, reach: dict) -> bool:
-    later = b.stmts[b.stmts.index(r) + 1:]
-    if any(_reads(s, related) for s in later) or _term_reads(b, related):
-        return True
-    for x in reach[b]:
-        if any(_reads(s, related) for s in [*x.phis, *x.stmts]) or _term_reads(x, related):
-            return True
-    return False
 
 
 def _term_reads(b: Block, related: set) -> bool:
