@@ -176,6 +176,7 @@ def _shape_checks(rt: "ReverseTransform", fwd: Function, drop: set) -> bool:
             return Const(())
         return ("of", v) if id(v) not in drop else shapes.get(id(v))
 
+    rewritten: list = []  # (block, its statements with the checks): applied once all are known
     for b in fwd.blocks:
         out: list = []
         for st in b.stmts:
@@ -198,11 +199,13 @@ def _shape_checks(rt: "ReverseTransform", fwd: Function, drop: set) -> bool:
                                 p.block = b
                                 out.append(p)
                             operands.append(p)
-                        check = Call(Const(ops.broadcast_check), operands, hint="shape", loc=st.loc)
+                        check = Call(Const(ops.broadcast_check), operands, loc=st.loc)
                         check.block = b
                         out.append(check)
                         shapes[id(st)] = check
             out.append(st)
+        rewritten.append((b, out))
+    for b, out in rewritten:
         b.stmts = out
     return True
 

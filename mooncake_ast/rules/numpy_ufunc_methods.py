@@ -141,7 +141,8 @@ def _require_left_fold(u, x, axis, initial, last):
         raise NotImplementedError(
             f"derivative of np.{u.__name__}.reduce: NumPy {np.__version__} did not compute this reduction as the "
             f"left-to-right fold u(u(x[0], x[1]), x[2])..., and its order is not documented, so its derivative is "
-            f"unknown; write the fold as a loop, or use np.{u.__name__}.accumulate(x, axis)[..., -1] (moved to the last axis)")
+            f"unknown; write the fold as a loop, or take the last entry of np.{u.__name__}.accumulate: "
+            f"np.take(np.{u.__name__}.accumulate(x, axis={axis!r}), -1, axis={axis!r})")
 
 
 def fold_tangent(u, x, dx, axis, initial, last_only, dinitial=None):
