@@ -354,14 +354,20 @@ def is_data_object(x: Any) -> bool:
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: the class was made by a `class` statement (or type())
 
 
-def slot_names(x: Any) -> list:
-    """The attribute names an instance of a class with __slots__ holds."""
+def declared_slots(x: Any) -> list:
+    """The attribute names the classes of x declare in __slots__ (a string is one name)."""
     names: list = []
     for cls in type(x).__mro__:
-        for n in getattr(cls, "__slots__", ()):
-            if isinstance(n, str) and n not in ("__dict__", "__weakref__") and hasattr(x, n):
+        slots = getattr(cls, "__slots__", ())
+        for n in (slots,) if isinstance(slots, str) else slots:
+            if isinstance(n, str) and n not in ("__dict__", "__weakref__"):
                 names.append(n)
     return names
+
+
+def slot_names(x: Any) -> list:
+    """The attribute names an instance of a class with __slots__ holds."""
+    return [n for n in declared_slots(x) if hasattr(x, n)]
 
 
 def fields_of(x: Any) -> dict:

@@ -158,3 +158,25 @@ def test_views_are_put_back_whole():
     GLOBAL_ARRAY[...] = np.arange(4.0)
     mc.grad(writes_a_global_through_views)(0.5)
     assert np.array_equal(GLOBAL_ARRAY, expected)
+
+
+class Slotted:
+    __slots__ = ("a", "n")
+
+    def __init__(self):
+        self.a, self.n = 2.0, 0
+
+
+SLOTTED = Slotted()
+
+
+def steps_a_slotted_object(x):
+    SLOTTED.n += 1
+    SLOTTED.a = SLOTTED.a * 1.0
+    return SLOTTED.a * x
+
+
+def test_objects_with_slots_are_put_back_too():
+    SLOTTED.n = 0
+    assert mc.grad(steps_a_slotted_object)(3.0) == 2.0
+    assert (SLOTTED.n, SLOTTED.a) == (1, 2.0)

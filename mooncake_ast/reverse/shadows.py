@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..arrays import is_other_array
-from ..tangents import MutableTangent, NoTangent, fields_of, is_mutable, slot_names
+from ..tangents import MutableTangent, NoTangent, declared_slots, fields_of, is_mutable, slot_names
 from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, add_rows, item_adjoint, unbroadcast
 
 _MISSING = object()
@@ -769,7 +769,7 @@ def put_state(x: Any, s: Any) -> None:
         else:
             x.cell_contents = s
     elif s is not _NO_STATE:
-        declared = _declared_slots(x)
+        declared = declared_slots(x)
         d = getattr(x, "__dict__", None)
         if isinstance(d, dict):
             d.clear()
@@ -779,16 +779,6 @@ def put_state(x: Any, s: Any) -> None:
                 object.__setattr__(x, name, s[name])
             elif hasattr(x, name):
                 object.__delattr__(x, name)
-
-
-def _declared_slots(x: Any) -> list:
-    names = []
-    for cls in type(x).__mro__:
-        slots = getattr(cls, "__slots__", ())
-        for n in (slots,) if isinstance(slots, str) else slots:
-            if isinstance(n, str) and n not in ("__dict__", "__weakref__"):
-                names.append(n)
-    return names
 
 
 def remember(obj: Any) -> None:
