@@ -279,8 +279,7 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: 
             with run_ctx, _refusals_located(), lazy.guard(args, kwargs, seed):
                 _, args_bar, kwargs_bar = run(seed)
         except BaseException:
-            _reapply(post)  # interrupted (Ctrl-C) or failed half way back: as the plain call leaves them
-            _reapply(shadows.touched_states(run_ctx))
+            shadows.put_back(post, run_ctx)  # interrupted (Ctrl-C) or failed half way back: as the plain call leaves them
             state["broken"] = state["pre"] is None and may_write(run) if run is not None else True
             raise
         with run_ctx, _refusals_located(), lazy.guard(args, kwargs, seed):
@@ -288,13 +287,12 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: 
             kgrads = {k: _to_user(shadows.full_adjoint(v, kwargs_bar.get(k, NoTangent)), v) for k, v in kwargs.items()}
         if on_restored is not None:
             on_restored()
-        touched = shadows.touched_states(run_ctx)
         if state["pre"] is None and may_write(run):
             # The entry state, which the pullback restored: of the arguments, and of the other objects it
             # rolled back (a second pullback runs the forward pass again from there).
-            state["pre"] = _snapshot((*args, *kwargs.values())) + [(x, shadows.state_of(x)) for x, _ in touched]
-        _reapply(post)
-        _reapply(touched)
+            state["pre"] = _snapshot((*args, *kwargs.values())) + [(x, shadows.state_of(x))
+                                                                   for x, _ in shadows.touched_states(run_ctx)]
+        shadows.put_back(post, run_ctx)
         return grads, kgrads
 
     return y, pullback
@@ -391,13 +389,11 @@ class ValueAndGrad:
             _, args_bar, _ = pb(AdjTuple((seed, NoTangent)) if has_aux else seed)
         except BaseException:
             if writes:  # interrupted (Ctrl-C) or failed half way back: as the plain call leaves them
-                _reapply(post)
-                _reapply(shadows.touched_states(shadows.current()))
+                shadows.put_back(post, shadows.current())
             raise
         grads = tuple(_to_user(shadows.full_adjoint(args[i], args_bar[i]), args[i]) for i in nums)
         if writes:
-            _reapply(post)
-            _reapply(shadows.touched_states(shadows.current()))  # objects reached otherwise (globals, closures)
+            shadows.put_back(post, shadows.current())  # (and objects reached otherwise: globals, closures)
         g = grads[0] if not isinstance(self.argnums, (tuple, list)) else grads
         return ((value, aux), g) if has_aux else (value, g)
 

@@ -175,7 +175,7 @@ def core(fn: Any, args: tuple, tangents: tuple, nums: tuple, with_grad: bool) ->
     finally:
         del constant[-1]
     if post is not None:
-        shadows.reapply(post)
+        shadows.put_back(post, ctx)  # (and what else the pullback rolled back: globals, closures)
     return hvps, grads
 
 

@@ -801,6 +801,14 @@ def touched_states(ctx: "Context") -> list:
     return list(ctx.touched.values())
 
 
+def put_back(post: Any, ctx: "Context") -> None:
+    """After a pullback (or its interruption): the arguments' post-call state `post` (a snapshot, or None
+    where nothing is written), then that of every other object the pullback of `ctx` rolled back."""
+    if post is not None:
+        reapply(post)
+    reapply(touched_states(ctx))
+
+
 def save_membership(s: Any, x: Any) -> bool:
     return x in s
 

@@ -413,7 +413,8 @@ def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = F
     args = tuple(args)
     if with_grad:
         dargs = tuple(d.copy() if type(d) is np.ndarray else d for d in dargs)
-    with _shadows.Context(), constant_callable(f):
+    ctx = _shadows.Context()
+    with ctx, constant_callable(f):
         plan = _plan(f, NoTangent, args, tuple(dargs))
         if plan.arg_pos is None:
             if with_grad:
@@ -441,7 +442,7 @@ def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = F
                                    args[i]) for i in nums)
             out = (y, grads, out)
     if post is not None:
-        _reapply(post)
+        _shadows.put_back(post, ctx)  # (and what else the pullback rolled back: globals, closures)
     return out
 
 
