@@ -27,6 +27,7 @@ from .tangents import MutableTangent, NoTangent, Tangent, adjoint_in_library, ma
 
 
 from . import lazy
+from . import device_refusals
 from .arrays import is_other_array
 from .api_checks import (ComplexReverseError, TangentError, _Converter, _describe, _is_real_number,  # noqa: F401
                          _nondifferentiable, _refuse_complex)  # (others import these from here)
@@ -50,13 +51,19 @@ class NonScalarOutputError(MooncakeError, TypeError):
 @contextlib.contextmanager
 def _refusals_located():
     """A rule's NotImplementedError (an option or operand whose derivative is not written) becomes an
-    UnsupportedDerivativeError that names the user's line as well as what the rule said."""
+    UnsupportedDerivativeError that names the user's line as well as what the rule said; so does CuPy's
+    refusal of a host copy inside a helper (device_refusals.py)."""
     try:
         yield
     except NotImplementedError as e:
         if isinstance(e, MooncakeError):
             raise
         raise _located(e) from e
+    except TypeError as e:
+        refused = device_refusals.refusal(e)  # a helper not written for CuPy arrays: named
+        if refused is None:
+            raise
+        raise refused from e
 
 
 def _located(e: NotImplementedError) -> UnsupportedDerivativeError:

@@ -5,8 +5,8 @@ protocols (`__array_function__`, `__array_ufunc__`), so the same code runs on th
 in their library: a Dask gradient is a lazy graph, a CuPy one lives on the GPU. Where a helper decides
 its path by a type check (`isinstance(x, np.ndarray)`), it asks this module instead, so that a Dask
 array takes the array path and never the "object with fields" path (whose tangent would be an empty
-`Tangent`). (CuPy is known here, but the API still refuses CuPy arrays until they are tested on a GPU:
-foreign.py.)
+`Tangent`). CuPy arrays change in place like NumPy's (`mutable_in_place`: forward tangents are written where
+they are), Dask arrays are values; neither may be converted to NumPy inside a derivative (`as_array`).
 
 Nothing here imports Dask or CuPy: a value's type module (`dask.array.core`, `cupy...`) says which
 library it comes from, and only then is its class compared with the library's, so NumPy-only users
@@ -32,6 +32,38 @@ def _cupy_array_type() -> Optional[type]:
 
 
 _LIBRARIES = {"dask": _dask_array_type, "cupy": _cupy_array_type}
+_REGISTERED: dict = {}  # array type -> the library whose semantics it has (register_array_type)
+_NAMESPACES: dict = {}  # array type -> the module of its library's functions, where it is not the library's
+
+
+def register_array_type(t: type, library: str, namespace: Any = None) -> None:
+    """Treat arrays of type `t` as those of `library` ("cupy": strict device arrays, "dask": lazy ones), whose
+    functions (e.g. `add.at`) are in the module `namespace` (default: the library's own).
+
+    For array types that follow one of these libraries' rules without being its class: a library's
+    subclass in another module, or tests/strict_device_array.py's CPU stand-in for a GPU library."""
+    if library not in _LIBRARIES:
+        raise ValueError(f"unknown array library {library!r}; known: {sorted(_LIBRARIES)}")
+    _REGISTERED[t] = library
+    if namespace is not None:
+        _NAMESPACES[t] = namespace
+    library_of_type.cache_clear()
+
+
+def add_at(out: Any, index: Any, values: Any) -> None:
+    """`np.add.at(out, index, values)` (repeated positions add) in out's library: NumPy dispatch does not reach
+    a ufunc's methods on CuPy arrays, so CuPy's own `add.at` (`cupyx.scatter_add` before CuPy 13)."""
+    if isinstance(out, np.ndarray):
+        np.add.at(out, index, values)
+        return
+    t = type(out)
+    namespace = _NAMESPACES.get(t) or sys.modules.get(library_of_type(t) or "")
+    at = getattr(getattr(namespace, "add", None), "at", None)
+    if at is None:
+        import cupyx  # type: ignore[import-not-found]
+
+        at = cupyx.scatter_add
+    at(out, index, values)
 
 
 @functools.lru_cache(maxsize=256)
@@ -40,6 +72,8 @@ def library_of_type(t: type) -> Optional[str]:
     its subclasses, which foreign.py judges), else None."""
     if t is np.ndarray:
         return "numpy"
+    if t in _REGISTERED:
+        return _REGISTERED[t]
     top = (t.__module__ or "").split(".")[0]
     known = _LIBRARIES.get(top)
     if known is None:
@@ -62,9 +96,22 @@ def is_other_array(x: Any) -> bool:
     return t is not np.ndarray and library_of_type(t) not in (None, "numpy")
 
 
+def mutable_in_place(x: Any) -> bool:
+    """Is x an array that in-place operations change (NumPy's, CuPy's), so that its tangent must be storage
+    of its own, written where x is written? (A Dask array is a value: `a += b` makes a new graph.)"""
+    t = type(x)
+    return t is np.ndarray or isinstance(x, np.ndarray) or library_of_type(t) == "cupy"
+
+
 def is_lazy(x: Any) -> bool:
     """Is x a Dask array (a graph, computed only when asked)?"""
     return library_of_type(type(x)) == "dask"
+
+
+def as_array(x: Any) -> Any:
+    """np.asarray(x), except that an array of another modelled library (Dask, CuPy) stays as it is: a helper that
+    only needs "an array" must not compute a Dask graph or copy a CuPy array to the host."""
+    return x if is_other_array(x) else np.asarray(x)
 
 
 def in_library_of(values: tuple) -> tuple:

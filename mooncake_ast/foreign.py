@@ -9,10 +9,11 @@ Series or a `Fraction` is taken for an object with private fields, whose "gradie
 where they leave (results), anywhere inside the lists, tuples, dicts and objects it is given, with
 an error that names the type, the place and the conversion to make.
 
-Dask arrays (issue 15) are accepted by the APIs whose derivatives stay lazy on them (`LAZY_APIS`: jvp, vjp,
-grad, value_and_grad), with a numeric dtype: NumPy's dispatch runs the same rules on them (arrays.py,
-lazy.py). Every other API, and every other library (CuPy until it is tested on a GPU, pandas, array-API
-arrays), is refused as before: support replaces a refusal only with a tested path.
+Dask and CuPy arrays (issue 15) are accepted by the APIs whose derivatives stay in their library
+(`LAZY_APIS`: jvp, vjp, grad, value_and_grad), with a numeric dtype: NumPy's dispatch runs the same rules
+on them (arrays.py; lazy.py keeps Dask lazy). Every other API, and every other library (pandas, array-API
+arrays, torch), is refused as before: support replaces a refusal only with a tested path (tests/test_dask.py,
+tests/test_device_arrays.py, which runs on a CPU stand-in for CuPy in CI and on CuPy where a GPU is).
 """
 from __future__ import annotations
 
@@ -38,17 +39,21 @@ _CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.
          functools.partial)
 
 
-# The APIs that differentiate Dask arrays (lazily: tests/test_dask.py); others refuse them.
+# The APIs that differentiate Dask arrays (lazily: tests/test_dask.py) and CuPy arrays (on the device:
+# tests/test_device_arrays.py); others refuse them.
 LAZY_APIS = frozenset({"jvp", "vjp", "grad", "value_and_grad"})
 
 
-def _lazy_advice(x: Any, api_ok: bool) -> Optional[str]:
-    """Why a Dask array is refused here (an API that does not take them, a dtype with no arithmetic), or None."""
+def _library_advice(x: Any, library: str, api_ok: bool) -> Optional[str]:
+    """Why a Dask or CuPy array is refused here (an API that does not take them, a dtype with no arithmetic),
+    or None."""
+    name, how, mode = (("Dask", "x.compute()", " (lazily)") if library == "dask" else
+                       ("CuPy", "x.get()", " (on the device)"))
     if not api_ok:
-        return ("Dask arrays are differentiated by mc.jvp, mc.vjp, mc.grad and mc.value_and_grad (lazily), "
-                "not yet by this API; compute the input first (x.compute()) to differentiate with NumPy")
+        return (f"{name} arrays are differentiated by mc.jvp, mc.vjp, mc.grad and mc.value_and_grad{mode}, "
+                f"not yet by this API; bring the input to NumPy first ({how}) to differentiate with NumPy")
     if x.dtype.kind not in "biufc":
-        return f"a Dask array of dtype {x.dtype} has no arithmetic to differentiate; convert with x.astype(float)"
+        return f"a {name} array of dtype {x.dtype} has no arithmetic to differentiate; convert with x.astype(float)"
     return None
 
 
@@ -80,8 +85,8 @@ def _advice(t: type) -> Optional[str]:
                     "rules do not model; convert with np.asarray(x) and use @ for matrix products")
         return ("the rules are written for np.ndarray and do not model this subclass's behaviour; "
                 "convert with np.asarray(x)")
-    if library_of_type(t) == "dask":
-        return None  # a Dask array: NumPy dispatch keeps the derivative in Dask (arrays.py, issue 15)
+    if library_of_type(t) in ("dask", "cupy"):
+        return None  # NumPy dispatch keeps the derivative in Dask or CuPy (arrays.py, issue 15)
     if (t.__module__ or "").startswith("mooncake_ast"):
         return None  # mc.NoTangent(), mc.Tangent, ...: the API's own values (their fields are looked inside)
     if issubclass(t, numbers.Number):
@@ -135,8 +140,9 @@ def find_foreign(x: Any, where: str, numbers_too: bool = True, lazy_ok: bool = F
             continue
         if isinstance(v, np.ndarray) or isinstance(v, _PLAIN):
             continue
-        if library_of_type(type(v)) == "dask":
-            why = _lazy_advice(v, lazy_ok)
+        library = library_of_type(type(v))
+        if library in ("dask", "cupy"):
+            why = _library_advice(v, library, lazy_ok)
             if why is not None:
                 return place, v, why
             continue

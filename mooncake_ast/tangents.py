@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import is_other_array
+from .arrays import is_other_array, mutable_in_place
 
 
 class NoTangentType:
@@ -287,7 +287,7 @@ def adjoint_in_library(g: Any, primal: Any) -> Any:
 
 def fresh(t: Any) -> Any:
     """A tangent that shares no storage with `t` (for values that are later mutated in place)."""
-    if isinstance(t, np.ndarray):
+    if mutable_in_place(t):
         return t.copy()
     if isinstance(t, list):
         return [fresh(v) for v in t]

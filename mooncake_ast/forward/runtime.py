@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..arrays import is_other_array, mutable_in_place
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
@@ -119,10 +120,15 @@ def conform(y: Any, x: Any, dx: Any) -> Any:
 
     if isinstance(y, (tuple, list)) and isinstance(x, (tuple, list)) and y is not x and len(y) > len(x):
         return _conform_sequence(y, x, dx)
-    if dx is NoTangent or not isinstance(y, np.ndarray) or y is x:
+    if dx is NoTangent or not mutable_in_place(y) or y is x:
         return dx
     if y.dtype.kind not in "fc":
         return NoTangent
+    if not isinstance(y, np.ndarray):  # a CuPy array: new storage of its library, on its device
+        kind = getattr(dx, "dtype", np.result_type(dx)).kind
+        out = np.empty_like(y, dtype=np.result_type(y.dtype, dx) if kind in "fc" else y.dtype)
+        out[...] = dx
+        return out
     d = np.asarray(dx)
     out = np.empty(y.shape, dtype=np.result_type(y.dtype, d.dtype) if d.dtype.kind in "fc" else y.dtype)
     out[...] = d
@@ -147,13 +153,13 @@ def _conform_result(y: Any, args: tuple, dargs: tuple, dy: Any) -> Any:
     """`conform` for a template run at run time: only when dy is an operand's tangent or of another shape."""
     import numpy as np
 
-    if not isinstance(y, np.ndarray) or dy is NoTangent:
+    if not mutable_in_place(y) or dy is NoTangent:
         return dy
     for a, d in zip(args, dargs):
         if d is dy and a is not y:
             return conform(y, a, dy)
-    if not isinstance(dy, np.ndarray) or dy.shape != y.shape:
-        if isinstance(dy, (int, float, complex, np.number, np.ndarray)):
+    if not mutable_in_place(dy) or dy.shape != y.shape:
+        if isinstance(dy, (int, float, complex, np.number, np.ndarray)) or is_other_array(dy):
             return conform(y, None, dy)
     return dy
 

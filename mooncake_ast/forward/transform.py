@@ -22,7 +22,7 @@ from typing import Any, Optional
 from .. import ops
 from ..ir.builder import UNDEFINED
 from ..ir.nodes import Call, Const, Function, Global, Param, Phi, Return, Stmt, Value
-from ..rules.registry import Rule, lookup, update
+from ..rules.registry import Rule, lookup, numpy_function, update
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
 from ..ir.dce import sweep
 from ..ir.kinds import NUM, infer_kinds
@@ -180,7 +180,10 @@ class IRTemplateBuilder:
                 if k == 2:
                     return self.call(operator.mul, Const(2.0), args[0])
                 return self.call(operator.mul, Const(float(k)), self.call(operator.pow, args[0], Const(int(k) - 1)))
-        s = Call(Const(fn), [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()}, loc=self.loc)
+        values = [self._val(a) for a in args]
+        if numpy_function(fn):  # `np.where(c, dx, 0.0)`: what NumPy makes of the symbolic zero, and CuPy needs
+            values = [Const(0.0) if isinstance(v, Const) and v.value is NoTangent else v for v in values]
+        s = Call(Const(fn), values, {k: self._val(v) for k, v in kwargs.items()}, loc=self.loc)
         s.derived = True  # type: ignore[attr-defined]
         s.effect = self.effect  # type: ignore[attr-defined]
         self.out.append(s)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import is_array, is_other_array
+from ..arrays import add_at, is_array, is_other_array, library_of_type
 from ..tangents import MutableTangent, NoTangent
 
 
@@ -187,7 +187,13 @@ def _item_adjoint_in_library(container: Any, index: Any, g: Any) -> Any:
     """The adjoint of a Dask (CuPy) array read at `index`: g written into fresh zeros of its library.
 
     Assignment is right only where no position is read twice (basic indexing); an index array may repeat
-    positions, whose adjoints must add (np.add.at), which Dask does not offer: refused."""
+    positions, whose adjoints must add (np.add.at): CuPy's add.at does that; Dask offers none, so it is refused."""
+    if not _basic_index(index) and library_of_type(type(container)) == "cupy":
+        out = np.zeros_like(container, dtype=np.result_type(container.dtype, float))
+        parts = index if isinstance(index, tuple) else (index,)
+        parts = tuple(np.asarray(k, like=out) if isinstance(k, (np.ndarray, list)) else k for k in parts)
+        add_at(out, parts if isinstance(index, tuple) else parts[0], g)  # (repeated positions add)
+        return out
     if not _basic_index(index):
         from ..errors import UnsupportedDerivativeError
 
@@ -204,11 +210,12 @@ def attr_adjoint(obj: Any, name: str, g: Any) -> Any:
     """The adjoint of `obj` from `obj.name` having adjoint g."""
     if g is NoTangent:
         return NoTangent
-    if isinstance(obj, np.ndarray):
+    if isinstance(obj, np.ndarray) or is_other_array(obj):
+        g = g if is_other_array(g) else np.asarray(g)
         if name == "T":
-            return np.asarray(g).T
+            return g.T
         if name == "real":
-            return np.asarray(g).real.astype(obj.dtype) if obj.dtype.kind == "c" else np.asarray(g)
+            return g.real.astype(obj.dtype) if obj.dtype.kind == "c" else g
         return NoTangent
     if isinstance(g, MethodAdjoint):
         return g.self_adjoint

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..arrays import is_other_array
+from ..arrays import is_other_array, mutable_in_place
 from ..tangents import MutableTangent, NoTangent, declared_slots, fields_of, is_mutable, slot_names
 from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, add_rows, item_adjoint, unbroadcast
 
@@ -461,7 +461,8 @@ def _refuse_write(a: Any, what: str) -> None:
     lib = type(a).__module__.split(".")[0]
     raise UnsupportedDerivativeError(
         f"reverse mode of {what} into a {lib} array is not supported: write the new array as an expression "
-        f"instead (e.g. np.where, np.concatenate), or use forward mode (mc.jvp), which follows {lib}'s item assignment")
+        f"instead (`a = a * s`, np.where, np.concatenate), or use forward mode (mc.jvp), which follows writes into "
+        f"{lib} arrays")
 
 
 def is_mutable_item(a: Any) -> bool:
@@ -621,6 +622,8 @@ def append_reverse(g: Any, y: Any, lst: Any, x: Any, x_bar: Any) -> Any:
 
 def save_inplace(a: Any) -> Any:
     """The value `a op= b` is about to change (a copy when it is changed in place)."""
+    if is_other_array(a) and mutable_in_place(a):
+        _refuse_write(a, "an in-place operator (a op= b)")
     if isinstance(a, np.ndarray):
         return a.copy()
     if isinstance(a, (list, dict)):

@@ -63,13 +63,16 @@ class _Plan:
 
 def _refuse_lazy_second_order(f: Any, dy: Any) -> None:
     """Second derivatives (forward over reverse) of Dask arrays are not supported yet (issue 15): say so."""
-    from ..arrays import is_other_array
+    from ..arrays import library_of_type
     from ..errors import UnsupportedInputError
 
-    if is_other_array(dy):
-        raise UnsupportedInputError(f"the Hessian of {_name(f)}: second derivatives of {type(dy).__module__.split('.')[0]} "
-                                    f"arrays are not supported yet (first derivatives are: mc.jvp, mc.vjp, mc.grad); "
-                                    f"compute the input first (x.compute()) to differentiate with NumPy")
+    lib = library_of_type(type(dy))
+    if lib in ("dask", "cupy"):
+        name, how = ("Dask", "compute the input first (x.compute())") if lib == "dask" else ("CuPy", "bring the input "
+                                                                                             "to the host (x.get())")
+        raise UnsupportedInputError(f"the Hessian of {_name(f)}: second derivatives of {name} arrays are not supported "
+                                    f"yet (first derivatives are: mc.jvp, mc.vjp, mc.grad); {how} to differentiate "
+                                    f"with NumPy")
 
 
 def _dense(ts: tuple, ps: tuple) -> tuple:

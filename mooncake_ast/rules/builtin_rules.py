@@ -17,6 +17,7 @@ from ..batching import Batched
 from ..frontend import stmt_ops
 from ..tangents import NoTangent
 from . import helpers as h
+from .operator_rules import pow_tangent
 from .registry import defjvp, defmethod, defrule, defvjp, defzero
 
 
@@ -145,9 +146,7 @@ def _same_item(x, y):
         return bool(x == y)
     except (TypeError, ValueError):
         return False
-defjvp(builtins.pow, lambda t, y, a, b, mod=None: t.add(
-    t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
-    t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))) if mod is None else None)  # pow(a, b, mod): integers
+defjvp(builtins.pow, lambda t, y, a, b, mod=None: pow_tangent(t, y, a, b) if mod is None else None)  # pow(a, b, mod): integers
 defjvp(builtins.round, lambda t, y, x, ndigits=None: None)
 defjvp(builtins.list, lambda t, y, xs=(): t.call(list_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
 defjvp(builtins.tuple, lambda t, y, xs=(): t.call(tuple_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)

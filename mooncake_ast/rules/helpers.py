@@ -40,7 +40,8 @@ def log_for_pow(base: Any) -> Any:
         if base > 0:
             return math.log(base)
         return 0.0 if base == 0 else math.nan
-    base = np.asarray(base)
+    if not is_other_array(base):
+        base = np.asarray(base)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(np.where(base == 0, 1.0, base))
     return out

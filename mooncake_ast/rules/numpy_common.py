@@ -11,6 +11,8 @@ import operator
 
 import numpy as np
 
+from ..arrays import as_array
+
 _NV = np._NoValue  # numpy's "argument not given"
 
 
@@ -96,12 +98,12 @@ def keyword_adjoint_unsupported(name, *values):
 
 
 def _float_dtype(x):
-    return np.result_type(np.asarray(x).dtype, float)
+    return np.result_type(as_array(x).dtype, float)
 
 
 def _inexact(x):
     """x as a float array, or a complex one if it is complex: `dtype=float` would silently drop imaginary parts."""
-    x = np.asarray(x)
+    x = as_array(x)
     return x if x.dtype.kind in "fc" else x.astype(float)
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arrays import is_other_array
 from ..tangents import NoTangent
 from . import helpers as h
 from .numpy_common import _in_storage, _inexact, _no_adjoint, _refuse_keywords, _split, _unb
+from .operator_rules import pow_tangent
 from .registry import defjvp, defvjp, defzero
 
 
@@ -60,9 +62,7 @@ defjvp(np.add, lambda t, y, a, b, **k: t.add(t.d(a), t.d(b)))
 defjvp(np.subtract, lambda t, y, a, b, **k: t.sub(t.d(a), t.d(b)))
 defjvp(np.multiply, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), b), t.mul(a, t.d(b))))
 defjvp(np.divide, lambda t, y, a, b, **k: t.div(t.sub(t.d(a), t.mul(y, t.d(b))), b))
-defjvp(np.power, lambda t, y, a, b, **k: t.add(
-    t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
-    t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
+defjvp(np.power, lambda t, y, a, b, **k: pow_tangent(t, y, a, b))
 defjvp(np.maximum, lambda t, y, a, b, **k: t.call(np.where, t.call(np.greater_equal, a, b), t.dz(a), t.dz(b)))
 defjvp(np.minimum, lambda t, y, a, b, **k: t.call(np.where, t.call(np.less_equal, a, b), t.dz(a), t.dz(b)))
 defjvp(np.fmax, lambda t, y, a, b, **k: t.call(np.where, t.call(fmax_first, a, b), t.dz(a), t.dz(b)))
@@ -96,12 +96,18 @@ def _clip_jvp(t, x, lo, hi):
     return t.call(clip_tangent, x, lo, hi, t.dz(x), t.dz(lo), t.dz(hi))
 
 
+def _float_copy(v):
+    """v as a new float array (0-d for a number), in v's library (a CuPy array's where takes no bool condition)."""
+    return v + 0.0 if is_other_array(v) else np.where(True, v, 0.0)
+
+
 def clip_tangent(x, lo, hi, dx, dlo, dhi):
     """Tangent of clip(x, lo, hi) = min(max(x, lo), hi): dx inside, a bound's tangent where it is active.
 
     Ties go inside the interval (x == lo takes dx); with lo > hi NumPy returns hi, and so does the tangent.
     """
-    out = np.where(True, dx, 0.0)
+    dx, dlo, dhi = (0.0 if d is NoTangent else d for d in (dx, dlo, dhi))  # (a library array meets no NoTangent)
+    out = _float_copy(dx)
     m = x
     if lo is not None:
         out = np.where(np.less(x, lo), dlo, out)
@@ -121,7 +127,7 @@ def clip_vjp(g, x, lo, hi):
     """Adjoints of clip(x, lo, hi) for x, lo and hi (the reverse of clip_tangent)."""
     if _no_adjoint(g):
         return NoTangent, NoTangent, NoTangent
-    gx = np.where(True, g, 0.0)
+    gx = _float_copy(g)
     m = x
     g_lo = g_hi = NoTangent
     if hi is not None:

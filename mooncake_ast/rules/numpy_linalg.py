@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arrays import as_array
 from ..tangents import NoTangent
 from .numpy_common import _inexact, _no_adjoint, _split, _unb
 from .registry import defjvp, defvjp
@@ -40,7 +41,7 @@ def _norm_gradient(x, ord, axis):
     -inf).  At kinks the documented choices: 0 where the norm or an entry is 0 (no direction is
     preferred), the first position attaining a max/min; matrix 2-norms need a simple extreme singular value.
     """
-    x = np.asarray(x)
+    x = as_array(x)
     if axis is None:
         if ord is None:
             axes, kind = tuple(range(x.ndim)), "euclid"

@@ -140,7 +140,7 @@ def _product_of_others(x, axis):
     last = tuple(range(x.ndim - len(ax), x.ndim))
     moved = np.moveaxis(x, ax, last)
     flat = moved.reshape(moved.shape[: moved.ndim - len(ax)] + (-1,))
-    ones = np.ones(flat.shape[:-1] + (1,), dtype=flat.dtype)
+    ones = np.ones_like(flat[..., :1])  # (in flat's library)
     before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
     after = np.flip(np.cumprod(np.concatenate([ones, np.flip(flat, -1)[..., :-1]], axis=-1), axis=-1), -1)
     others = (before * after)[..., : flat.shape[-1]]
@@ -241,7 +241,7 @@ def _spread_in_library(x, g, axis, keepdims):
     if not is_other_array(g):
         g = np.asarray(g, dtype=float)
         if g.ndim == 0:
-            return np.full_like(x, g, dtype=float)  # (dispatched to x's library)
+            return np.full_like(x, g[()], dtype=float)  # (dispatched to x's library; a scalar, not a NumPy array)
         g = np.asarray(g, like=x)  # a NumPy adjoint of a reduction of a Dask array: into Dask
     if axis is not None and not keepdims:
         g = np.expand_dims(g, axis)

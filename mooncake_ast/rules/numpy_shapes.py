@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..arrays import as_array, is_other_array
 from ..tangents import NoTangent
 from . import helpers as h
 from .numpy_common import _has_no, _bind, _dense, _float_dtype, _in_storage, _inexact, _linear, _no, _no_adjoint, _no_out, _refuse_keywords, _split, _unb
@@ -32,7 +33,8 @@ defjvp(np.hstack, lambda t, y, xs, **k: t.call(join_tangent, np.hstack, xs, t.d(
 
 def join_tangent(join, xs, dxs, axis):
     # (an integer or constant part's zero tangent has the part's shape, so the join lines up)
-    parts = [np.zeros(np.shape(x)) if _has_no(d) else _inexact(_dense(x, d)) for x, d in zip(xs, dxs)]
+    other = next((v for v in (*xs, *dxs) if is_other_array(v)), None)  # (a Dask or CuPy join: zeros there too)
+    parts = [np.zeros(np.shape(x), like=other) if _has_no(d) else _inexact(_dense(x, d)) for x, d in zip(xs, dxs)]
     return join(parts) if join in (np.vstack, np.hstack) else join(parts, axis=axis)
 
 
@@ -53,8 +55,8 @@ def join_adjoint(kind, xs, g, axis):
         return NoTangent
     from ..reverse.adjoints import AdjList, AdjTuple
 
-    g = np.asarray(g)
-    arrays = [np.asarray(x) for x in xs]
+    g = as_array(g)
+    arrays = [as_array(x) for x in xs]
     if kind == "stack":
         pieces = [np.take(g, i, axis=axis) for i in range(len(arrays))]
     else:
@@ -68,7 +70,7 @@ def join_adjoint(kind, xs, g, axis):
             normal = [a.reshape(-1) for a in arrays] if axis is None else arrays
             ax = 0 if axis is None else axis
             g = g.reshape(-1) if axis is None else g
-        bounds = np.cumsum([a.shape[ax] for a in normal])[:-1]
+        bounds = np.cumsum([a.shape[ax] for a in normal])[:-1].tolist()
         pieces = [p.reshape(a.shape) for p, a in zip(np.split(g, bounds, axis=ax), arrays)]
     return AdjList(pieces) if isinstance(xs, list) else AdjTuple(pieces)
 
@@ -99,7 +101,7 @@ def trace_adjoint(x, g, offset=0, axis1=0, axis2=1):
     """np.trace sums the diagonal (offset, axis1, axis2): g goes back onto that diagonal."""
     if _no_adjoint(g):
         return NoTangent
-    return _diagonal_scatter(np.shape(x), np.asarray(g)[..., None], offset, axis1, axis2, _float_dtype(x))
+    return _diagonal_scatter(np.shape(x), as_array(g)[..., None], offset, axis1, axis2, _float_dtype(x))
 
 
 defvjp(np.atleast_1d, lambda t, g, y, x: (t.call(np.reshape, g, t.call(np.shape, x)),))
@@ -186,12 +188,13 @@ def broadcast_to_adjoint(x, g):
 
 def _diagonal_scatter(shape, g, offset, axis1, axis2, dtype):
     """Zeros of `shape` with g written onto the diagonal np.diagonal(., offset, axis1, axis2) reads."""
-    out = np.zeros(shape, dtype=dtype)
+    like = g if is_other_array(g) else None  # (a CuPy adjoint: zeros and positions on its device)
+    out = np.zeros(shape, dtype=dtype, like=like)
     moved = np.moveaxis(out, (axis1, axis2), (-2, -1))  # a writable view of out
     n1, n2 = moved.shape[-2:]
     k = max(0, min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2))
-    rows = np.arange(k) + max(-offset, 0)
-    cols = np.arange(k) + max(offset, 0)
+    rows = np.arange(k, like=like) + max(-offset, 0)
+    cols = np.arange(k, like=like) + max(offset, 0)
     moved[..., rows, cols] = g
     return out
 

@@ -12,9 +12,18 @@ defjvp(op.sub, lambda t, y, a, b: t.sub(t.d(a), t.d(b)))
 defjvp(op.mul, lambda t, y, a, b: t.add(t.mul(t.d(a), b), t.mul(a, t.d(b))))
 defjvp(op.truediv, lambda t, y, a, b: t.div(t.sub(t.d(a), t.mul(y, t.d(b))), b))
 defjvp(op.mod, lambda t, y, a, b: t.sub(t.d(a), t.mul(t.call(op.floordiv, a, b), t.d(b))))
-defjvp(op.pow, lambda t, y, a, b: t.add(
-    t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
-    t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
+
+
+def pow_tangent(t, y, a, b):
+    """d(a ** b) = b a^(b-1) da + a^b log(a) db, each term built only where its operand has a tangent: run-time
+    dispatch (the eager builder) computes every argument it is given, and log(a) of a constant exponent's base
+    is wasted work (and a host conversion of a device array)."""
+    da, db = t.d(a), t.d(b)
+    return t.add(t.mul(da, t.call(h.pow_deriv, a, b)) if da is not None else None,
+                 t.mul(db, t.mul(y, t.call(h.log_for_pow, a))) if db is not None else None)
+
+
+defjvp(op.pow, pow_tangent)
 defjvp(op.neg, lambda t, y, a: t.neg(t.d(a)))
 defjvp(op.pos, lambda t, y, a: t.d(a))
 defjvp(op.abs, lambda t, y, a: t.call(h.abs_tangent, a, t.d(a)) if t.d(a) is not None else None)
@@ -26,9 +35,7 @@ defjvp(op.iadd, lambda t, y, a, b: t.update(t.d(a), t.add(t.d(a), t.d(b)) if t.d
 defjvp(op.isub, lambda t, y, a, b: t.update(t.d(a), t.sub(t.d(a), t.d(b))), mutates=(0,))
 defjvp(op.imul, lambda t, y, a, b: t.update(t.d(a), t.add(t.mul(t.d(a), b), t.mul(a, t.d(b)))), mutates=(0,))
 defjvp(op.itruediv, lambda t, y, a, b: t.update(t.d(a), t.div(t.sub(t.d(a), t.mul(t.call(op.truediv, a, b), t.d(b))), b)), mutates=(0,))
-defjvp(op.ipow, lambda t, y, a, b: t.update(t.d(a), t.add(
-    t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
-    t.mul(t.d(b), t.mul(t.call(op.pow, a, b), t.call(h.log_for_pow, a))))), mutates=(0,))
+defjvp(op.ipow, lambda t, y, a, b: t.update(t.d(a), pow_tangent(t, t.call(op.pow, a, b), a, b)), mutates=(0,))
 defjvp(op.imatmul, lambda t, y, a, b: t.update(t.d(a), t.add(t.lin(op.matmul, t.d(a), b), t.linr(op.matmul, a, t.d(b)))), mutates=(0,))
 defjvp(op.imod, lambda t, y, a, b: t.update(t.d(a), t.sub(t.d(a), t.mul(t.call(op.floordiv, a, b), t.d(b)))), mutates=(0,))
 

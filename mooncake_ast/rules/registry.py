@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
-from ..arrays import is_other_array
+from ..arrays import is_other_array, mutable_in_place
 from ..tangents import NoTangent, fresh, zero_tangent
 
 Template = Callable[..., Any]
@@ -485,6 +485,12 @@ def bump_version() -> None:
 # ---------------------------------------------------------------- builders
 
 
+def numpy_function(fn: Any) -> bool:
+    """Is fn a NumPy function that reads a symbolic zero argument as 0.0 (through its `__array__`)? (Not a ufunc:
+    NoTangent opts out of ufuncs, whose reflected operators keep it symbolic.)"""
+    return not isinstance(fn, np.ufunc) and (getattr(fn, "__module__", None) or "").startswith("numpy")
+
+
 class EagerBuilder:
     """Runs a template on real values (run-time dispatch).  Operands are `H` handles."""
 
@@ -506,7 +512,12 @@ class EagerBuilder:
         return isinstance(self._v(x), numbers.Number)
 
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        return fn(*(self._v(a) for a in args), **{k: self._v(v) for k, v in kwargs.items()})
+        values = [self._v(a) for a in args]
+        if any(v is NoTangent for v in values) and numpy_function(fn):
+            # NumPy reads the symbolic zero as 0.0 (its __array__); an array library that refuses conversions
+            # (CuPy) needs the number itself.
+            values = [0.0 if v is NoTangent else v for v in values]
+        return fn(*values, **{k: self._v(v) for k, v in kwargs.items()})
 
     def lin(self, fn: Any, dx: Any, *args: Any, **kwargs: Any) -> Any:
         if dx is None:
@@ -577,9 +588,7 @@ def update(dx: Any, new: Any) -> Any:
     if dx is new:
         return dx
     try:
-        import numpy as np
-
-        if isinstance(dx, np.ndarray):
+        if mutable_in_place(dx):
             if new is NoTangent:
                 dx[...] = 0
             else:
