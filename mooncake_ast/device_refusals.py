@@ -28,6 +28,13 @@ def refusal(e: BaseException) -> Optional[UnsupportedDerivativeError]:
     if helper is None:
         return None
     filename, lineno, function, module = helper
+    if function.endswith("__pullback"):  # a generated pullback: derivative code, not the user's
+        where = generated_location(e.__traceback__)
+        return UnsupportedDerivativeError(
+            f"{where + ': ' if where else ''}reverse mode meets NumPy values (or numbers) computed from CuPy arrays "
+            f"and mixed with them again, and cannot pass a device adjoint back to them without a copy to the host "
+            f"({e}); keep the whole computation on the device (cp.asarray of NumPy constants, no float() of device "
+            f"values), or use forward mode (mc.jvp)")
     code = linecache.getline(filename, lineno).strip()
     where = generated_location(e.__traceback__)
     return UnsupportedDerivativeError(
@@ -39,7 +46,8 @@ def refusal(e: BaseException) -> Optional[UnsupportedDerivativeError]:
 
 def _innermost_helper(tb: Optional[TracebackType]) -> Optional[tuple]:
     """(file, line, function, module) of the innermost frame outside the array libraries, if it is in this
-    package's own code (a helper), else None (the user's code, or generated code, asked)."""
+    package's own code (a helper) or a generated pullback, else None (the user's code, or the forward code that
+    runs it, asked)."""
     from .arrays import _NAMESPACES
 
     libraries = {getattr(m, "__name__", "") for m in _NAMESPACES.values()}
@@ -50,9 +58,11 @@ def _innermost_helper(tb: Optional[TracebackType]) -> Optional[tuple]:
         if module.split(".")[0] not in _LIBRARIES and module not in libraries:
             found = (frame.f_code.co_filename, tb.tb_lineno, frame.f_code.co_name, module)
         tb = tb.tb_next
-    if found is None or not os.path.abspath(found[0]).startswith(_PACKAGE + os.sep):
+    if found is None:
         return None
-    return found
+    if found[2].endswith("__pullback") or os.path.abspath(found[0]).startswith(_PACKAGE + os.sep):
+        return found
+    return None
 
 
 _LIBRARIES = frozenset({"numpy", "cupy", "cupyx", "cupy_backends"})

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import is_array
+
 
 def tuple_of(*items: Any) -> tuple:
     return items
@@ -81,8 +83,8 @@ def sequence(iterable: Any) -> Any:
     Lists, tuples, ranges and arrays are used as they are (indexing an array
     gives views, as iterating it does); anything else is materialised once.
     """
-    if isinstance(iterable, (list, tuple, range, np.ndarray, str)):
-        return iterable
+    if isinstance(iterable, (list, tuple, range, np.ndarray, str)) or is_array(iterable):
+        return iterable  # (a Dask or CuPy array too: indexed like NumPy's, its rows' adjoints in its library)
     return list(iterable)
 
 

@@ -224,6 +224,51 @@ def test_corpus_mostly_differentiated_not_refused():
     assert right >= 55 and refused <= 15, (right, refused)
 
 
+# ---------------------------------------------------------------- random programs: right or refused, never wrong
+
+RANDOM_FAMILIES = ["numpy", "rows", "inplace", "containers", "control", "classes", "mixed"]
+
+
+@pytest.mark.parametrize("family", RANDOM_FAMILIES)
+def test_random_programs_right_or_refused(lib, family, tmp_path):
+    """tests/randprog's programs (their array arguments on the device): each derivative equals NumPy's, or,
+    where the device primal computes another value (CuPy's 0-d arrays change in place under `+=`, NumPy's
+    scalars do not), forward mode agrees with central differences of the device primal; or it is refused."""
+    from tests.randprog import generate, load_program
+
+    for seed in range(5):
+        f, args, _ = load_program(generate(seed, family), str(tmp_path))
+        try:
+            y_dev = lib.host(f(*lib.to(args)))
+        except Exception:
+            continue  # the program itself does not run on these arrays
+        same_primal = _close(y_dev, f(*args))
+        rng = np.random.default_rng(seed)
+        dirs = tuple(_direction(a, rng) for a in args)
+        nums = tuple(range(len(args)))
+        for mode in ("jvp", "grad"):
+            try:
+                if mode == "jvp":
+                    got = lib.host(mc.jvp(f, lib.to(args), lib.to(dirs))[1])
+                    if same_primal:
+                        expect = mc.jvp(f, args, dirs)[1]
+                    else:
+                        eps = 1e-6
+                        ends = [lib.host(f(*lib.to(tuple(a + s * eps * d for a, d in zip(args, dirs))))) for s in (1, -1)]
+                        expect = (ends[0] - ends[1]) / (2 * eps)
+                        assert np.allclose(got, expect, rtol=1e-5, atol=1e-6), (seed, got, expect)
+                        continue
+                elif same_primal and np.ndim(y_dev) == 0:
+                    got = lib.host(mc.grad(f, argnums=nums)(*lib.to(args)))
+                    expect = mc.grad(f, argnums=nums)(*args)
+                else:
+                    continue
+            except UnsupportedDerivativeError as e:
+                assert "not supported" in str(e) or "not written for CuPy" in str(e) or "cannot pass" in str(e)
+                continue
+            assert _close(got, expect), (family, seed, mode, got, expect)
+
+
 # ---------------------------------------------------------------- writes: forward follows, reverse refuses
 
 

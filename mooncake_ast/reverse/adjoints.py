@@ -283,7 +283,7 @@ def sequence_adjoint(x: Any, g: Any) -> Any:
     """The adjoint of `x` from the adjoint of `ops.sequence(x)` (a list if x was materialised)."""
     if g is NoTangent:
         return g
-    if isinstance(x, (list, tuple, np.ndarray)):
+    if isinstance(x, (list, tuple, np.ndarray)) or is_array(x):
         return g
     return NoTangent if isinstance(x, (dict, set, range, str)) else _iter_adjoint(x, g)
 

@@ -238,6 +238,8 @@ def sum_adjoint(x, g, axis=None, keepdims=False, where=True):
 
 def _spread_in_library(x, g, axis, keepdims):
     """sum_adjoint for a Dask (CuPy) x or g: the same broadcast, in the array's library (a lazy Dask graph)."""
+    if np.ndim(x) == 0 and not is_other_array(x):
+        return g  # (np.sum of a number is the number)
     if not is_other_array(g):
         g = np.asarray(g, dtype=float)
         if g.ndim == 0:
