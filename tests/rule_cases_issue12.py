@@ -1,0 +1,45 @@
+"""Test inputs of the rules added for issue 12's second round (mooncake_ast/rules/issue12_rules.py and the
+modules it imports), merged into CASES of tests/test_rules.py by catalog name: entries whose name already
+has cases (numpy.ufunc.at) are appended to them.  One or two small cases per rule; refusals and other
+checks are in tests/test_rules_issue12.py."""
+import numpy as np
+
+from rule_case_kit import kit
+
+F, Case = kit("issue12 rule case", globals())
+C = Case
+RNG = np.random.default_rng(1212)
+v5 = RNG.uniform(0.5, 1.5, 5)
+m34 = RNG.uniform(-0.9, 0.9, (3, 4))
+
+
+def mul_at(a, b):
+    a = a * 1.0
+    np.multiply.at(a, [0, 2, 0, 4, 0], b)  # position 0 three times: each update sees the previous one
+    return a
+
+
+def max_at(a, b):
+    a = a * 1.0
+    np.maximum.at(a, (np.array([0, 2, 2]), np.array([1, 3, 3])), b)  # 2-D, a repeated pair
+    return a * a
+
+
+def div_power_at(a, b):
+    a = a * 1.0
+    np.divide.at(a, [1, 1, 3], b)
+    np.power.at(a, slice(0, 2), 2.5)  # a slice and a constant exponent
+    return a
+
+
+def unary_at(a):
+    a = a * 1.0
+    np.square.at(a, [1, 1, 2])
+    np.negative.at(a[1:], [0])  # through a view
+    return a
+
+
+ISSUE12_CASES = {
+    "numpy.ufunc.at": [C(mul_at, v5, RNG.uniform(0.5, 1.5, 5)), C(max_at, m34, RNG.uniform(-0.9, 0.9, 3)),
+                       C(div_power_at, v5, 1.7), C(unary_at, v5)],
+}

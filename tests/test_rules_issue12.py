@@ -1,0 +1,29 @@
+"""The rules added for issue 12's second round: their cases (tests/rule_cases_issue12.py) run through
+test_rules.py's CASES; here, what a case table cannot say: refusals and the values that must match NumPy."""
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+
+
+def test_ufunc_at_primal_matches_numpy_with_repeats():
+    def f(a, b):
+        a = a * 1.0
+        np.multiply.at(a, [0, 0, 1], b)
+        return a
+
+    a, b = np.array([2.0, 3.0, 5.0]), np.array([1.5, 2.0, 4.0])
+    y, dy = mc.jvp(f, (a, b), (np.zeros(3), np.array([1.0, 0.0, 0.0])))
+    np.testing.assert_allclose(y, [6.0, 12.0, 5.0])
+    np.testing.assert_allclose(dy, [4.0, 0.0, 0.0])  # d(2 * b0 * b1)/db0 = 2 * b1
+
+
+def test_ufunc_at_refuses_complex_where_not_holomorphic():
+    def f(a, b):
+        a = a * 1.0
+        np.maximum.at(a, [0], b)
+        return a
+
+    z = np.array([1.0 + 1.0j, 2.0])
+    with pytest.raises(Exception, match="not holomorphic"):
+        mc.jvp(f, (z, 0.5 + 0j), (np.ones(2, dtype=complex), 1.0 + 0j))
