@@ -2,6 +2,8 @@
 modules it imports), merged into CASES of tests/test_rules.py by catalog name: entries whose name already
 has cases (numpy.ufunc.at) are appended to them.  One or two small cases per rule; refusals and other
 checks are in tests/test_rules_issue12.py."""
+import statistics  # noqa: F401  (the cases' sources use it)
+
 import numpy as np
 
 from rule_case_kit import kit
@@ -39,7 +41,18 @@ def unary_at(a):
     return a
 
 
+def regression(x, y):
+    fit = statistics.linear_regression(list(x), y)
+    slope, intercept = fit
+    return slope * 2.0 + intercept * fit.slope + statistics.linear_regression(x, y, proportional=True).slope
+
+
 ISSUE12_CASES = {
     "numpy.ufunc.at": [C(mul_at, v5, RNG.uniform(0.5, 1.5, 5)), C(max_at, m34, RNG.uniform(-0.9, 0.9, 3)),
                        C(div_power_at, v5, 1.7), C(unary_at, v5)],
+    # python_statistics_more.py
+    "statistics.geometric_mean": [C("lambda x: statistics.geometric_mean(x) * x[0]", v5), C("lambda a, b: statistics.geometric_mean((a, b * 2.0))", 0.7, 1.3)],
+    "statistics.harmonic_mean": [C("lambda x: statistics.harmonic_mean(list(x))", v5), C("lambda x, w: statistics.harmonic_mean(x, weights=w)", v5, v5[::-1] * 2.0)],
+    "statistics.correlation": [C("lambda x, y: statistics.correlation(list(x), y)", v5, RNG.uniform(-1, 1, 5))],
+    "statistics.linear_regression": [C(regression, v5, RNG.uniform(-1, 1, 5))],
 }
