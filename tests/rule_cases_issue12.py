@@ -13,6 +13,8 @@ C = Case
 RNG = np.random.default_rng(1212)
 v5 = RNG.uniform(0.5, 1.5, 5)
 m34 = RNG.uniform(-0.9, 0.9, (3, 4))
+z33 = RNG.normal(size=(3, 3)) + 1j * RNG.normal(size=(3, 3))  # not Hermitian: eigh reads one triangle
+z43 = RNG.normal(size=(4, 3)) + 1j * RNG.normal(size=(4, 3))
 
 
 def mul_at(a, b):
@@ -50,9 +52,16 @@ def regression(x, y):
 ISSUE12_CASES = {
     "numpy.ufunc.at": [C(mul_at, v5, RNG.uniform(0.5, 1.5, 5)), C(max_at, m34, RNG.uniform(-0.9, 0.9, 3)),
                        C(div_power_at, v5, 1.7), C(unary_at, v5)],
+    # numpy_linalg_complex.py (forward mode; test_rules checks that reverse mode refuses complex values)
+    "numpy.linalg.eigh": [C("lambda a: np.linalg.eigh(a)[1] * np.linalg.eigh(a, 'U')[0]", z33)],
+    "numpy.linalg.eigvalsh": [C("lambda a: np.linalg.eigvalsh(a, 'U')", z33)],
+    "numpy.linalg.svd": [C("lambda a: np.linalg.svd(a, full_matrices=False)[0] * np.linalg.svd(a, False)[1]", z43),
+                         C("lambda a: np.linalg.svd(a, full_matrices=False)[2] + np.linalg.svd(a, compute_uv=False)[0]", z43.T.copy())],
     # python_statistics_more.py
     "statistics.geometric_mean": [C("lambda x: statistics.geometric_mean(x) * x[0]", v5), C("lambda a, b: statistics.geometric_mean((a, b * 2.0))", 0.7, 1.3)],
     "statistics.harmonic_mean": [C("lambda x: statistics.harmonic_mean(list(x))", v5), C("lambda x, w: statistics.harmonic_mean(x, weights=w)", v5, v5[::-1] * 2.0)],
     "statistics.correlation": [C("lambda x, y: statistics.correlation(list(x), y)", v5, RNG.uniform(-1, 1, 5))],
     "statistics.linear_regression": [C(regression, v5, RNG.uniform(-1, 1, 5))],
 }
+if hasattr(np.linalg, "svdvals"):
+    ISSUE12_CASES["numpy.linalg.svdvals"] = [C("lambda a: np.linalg.svdvals(a)", z43)]

@@ -27,3 +27,16 @@ def test_ufunc_at_refuses_complex_where_not_holomorphic():
     z = np.array([1.0 + 1.0j, 2.0])
     with pytest.raises(Exception, match="not holomorphic"):
         mc.jvp(f, (z, 0.5 + 0j), (np.ones(2, dtype=complex), 1.0 + 0j))
+
+
+def test_complex_eigenvectors_refused_off_lapacks_phase_convention():
+    """A block-diagonal Hermitian matrix: eigenvectors with a zero in the row LAPACK keeps real, so the
+    phase convention cannot be followed; the values' derivative is still given."""
+    a = np.zeros((3, 3), dtype=complex)
+    a[:2, :2] = [[2.0, 1.0j], [-1.0j, 3.0]]
+    a[2, 2] = 7.0
+    da = np.ones((3, 3), dtype=complex)
+    with pytest.raises(NotImplementedError, match="phase convention"):
+        mc.jvp(lambda m: np.linalg.eigh(m)[1], (a,), (da,))
+    w, dw = mc.jvp(lambda m: np.linalg.eigh(m)[0], (a,), (da,))
+    assert np.all(np.isfinite(dw))
