@@ -49,9 +49,21 @@ def regression(x, y):
     return slope * 2.0 + intercept * fit.slope + statistics.linear_regression(x, y, proportional=True).slope
 
 
+def trig_at(a):
+    a = a * 1.0
+    np.arctan.at(a, [0, 0])
+    np.log1p.at(a, [2, 3])
+    np.floor.at(a, [4])  # slope 0
+    return a * 2.0
+
+
 ISSUE12_CASES = {
     "numpy.ufunc.at": [C(mul_at, v5, RNG.uniform(0.5, 1.5, 5)), C(max_at, m34, RNG.uniform(-0.9, 0.9, 3)),
-                       C(div_power_at, v5, 1.7), C(unary_at, v5)],
+                       C(div_power_at, v5, 1.7), C(unary_at, v5), C(trig_at, v5),
+                       C("lambda a, b: (np.fmod.at(a, [1, 1], b), np.copysign.at(a, [0], -1.0), a * 1.0)[2]", v5 * 3.0, 0.7)],
+    "numpy.ufunc.reduce": [C("lambda x: np.float_power.reduce(x + 1.0, axis=0) + np.fmod.reduce(x * 3.0, axis=1)[1]", m34 + 1.0)],
+    "numpy.ufunc.accumulate": [C("lambda x: np.copysign.accumulate(x) + np.float_power.accumulate(x + 1.0, 1)", m34)],
+    "numpy.ufunc.outer": [C("lambda a, b: np.fmod.outer(a * 3.0, b) + np.heaviside.outer(a - 1.0, b)", v5, RNG.uniform(0.5, 1.5, 3))],
     # numpy_linalg_complex.py (forward mode; test_rules checks that reverse mode refuses complex values)
     "numpy.linalg.eigh": [C("lambda a: np.linalg.eigh(a)[1] * np.linalg.eigh(a, 'U')[0]", z33)],
     "numpy.linalg.eigvalsh": [C("lambda a: np.linalg.eigvalsh(a, 'U')", z33)],

@@ -1,6 +1,7 @@
 """NumPy rules, both modes: the unbuffered in-place method `at` of the ufuncs other than add and subtract
-(np.multiply.at, np.divide.at, np.maximum.at, np.power.at, ..., and of some one-argument ufuncs such as
-np.negative.at or np.square.at); issue 12.  add.at and subtract.at keep their own rules
+(np.multiply.at, np.divide.at, np.maximum.at, np.power.at, ..., and of the one-argument float ufuncs such
+as np.negative.at, np.square.at or np.sin.at); and reduce/accumulate/outer of the arithmetic ufuncs that
+numpy_ufunc_methods.py lacked (float_power, fmod, copysign, heaviside); issue 12.  add.at and subtract.at keep their own rules
 (numpy_elementwise.py forward, reverse/runtime.py reverse).
 
 `u.at(a, indices, b)` applies `a[p] = u(a[p], b[k])` once per selected entry, in order, so a position
@@ -24,11 +25,26 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .numpy_ufunc_methods import PARTIALS
+from . import helpers as h
+from .numpy_ufunc_methods import _ORDERED, PARTIALS, _register
 from .numpy_writes import _dest, _dest_tangent, _refuse_complex, _run_time_reverse, _shaped_like
 from .registry import defjvp
 
-# one-argument ufuncs: dy/dx at (x, y)
+# Arithmetic ufuncs numpy_ufunc_methods.PARTIALS lacks: added to it, with their reduce/accumulate/outer rules
+# (order-dependent folds, so NumPy's result is checked to be the left fold, as for power and fmod there).
+MORE_PARTIALS = {
+    np.float_power: lambda a, b, y: (h.pow_deriv(a, b), y * h.log_for_pow(a)),
+    np.fmod: lambda a, b, y: (1.0, -np.trunc(np.divide(a, b))),
+    np.copysign: lambda a, b, y: (np.sign(a) * np.where(np.signbit(b), -1.0, 1.0), 0.0),  # slope 0 at a == 0
+    np.heaviside: lambda a, b, y: (0.0, np.equal(a, 0) * 1.0),  # b is the value taken where a == 0
+}
+PARTIALS.update(MORE_PARTIALS)
+_ORDERED.update(MORE_PARTIALS)
+for _u in MORE_PARTIALS:
+    _register(_u)
+
+_LN2, _LN10 = np.log(2.0), np.log(10.0)
+# one-argument ufuncs: dy/dx at (x, y); the piecewise constant ones (floor, sign, ...) have slope 0
 UNARY = {
     np.negative: lambda x, y: -1.0,
     np.positive: lambda x, y: 1.0,
@@ -41,9 +57,33 @@ UNARY = {
     np.cos: lambda x, y: -np.sin(x),
     np.tanh: lambda x, y: 1.0 - y * y,
     np.absolute: lambda x, y: np.sign(x),
+    np.fabs: lambda x, y: np.sign(x),
+    np.tan: lambda x, y: 1.0 + y * y,
+    np.sinh: lambda x, y: np.cosh(x),
+    np.cosh: lambda x, y: np.sinh(x),
+    np.arcsin: lambda x, y: 1.0 / np.sqrt(1.0 - x * x),
+    np.arccos: lambda x, y: -1.0 / np.sqrt(1.0 - x * x),
+    np.arctan: lambda x, y: 1.0 / (1.0 + x * x),
+    np.arcsinh: lambda x, y: 1.0 / np.sqrt(x * x + 1.0),
+    np.arccosh: lambda x, y: 1.0 / np.sqrt(x * x - 1.0),
+    np.arctanh: lambda x, y: 1.0 / (1.0 - x * x),
+    np.exp2: lambda x, y: y * _LN2,
+    np.expm1: lambda x, y: y + 1.0,
+    np.log2: lambda x, y: 1.0 / (x * _LN2),
+    np.log10: lambda x, y: 1.0 / (x * _LN10),
+    np.log1p: lambda x, y: 1.0 / (1.0 + x),
+    np.cbrt: lambda x, y: 1.0 / (3.0 * y * y),
+    np.deg2rad: lambda x, y: np.pi / 180.0,
+    np.rad2deg: lambda x, y: 180.0 / np.pi,
+    np.radians: lambda x, y: np.pi / 180.0,
+    np.degrees: lambda x, y: 180.0 / np.pi,
+    np.conjugate: lambda x, y: 1.0,  # (real values only: conj is not holomorphic)
+    **{u: (lambda x, y: 0.0) for u in (np.floor, np.ceil, np.trunc, np.rint, np.sign, np.spacing)},
 }
-_HOLOMORPHIC = {np.add, np.subtract, np.multiply, np.divide, np.power, np.negative, np.positive, np.square,
-                np.reciprocal, np.exp, np.log, np.sqrt, np.sin, np.cos, np.tanh}
+_HOLOMORPHIC = {np.add, np.subtract, np.multiply, np.divide, np.power, np.float_power, np.negative, np.positive,
+                np.square, np.reciprocal, np.exp, np.log, np.sqrt, np.sin, np.cos, np.tanh, np.tan, np.sinh, np.cosh,
+                np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arccosh, np.arctanh, np.exp2, np.expm1, np.log2,
+                np.log10, np.log1p, np.deg2rad, np.rad2deg, np.radians, np.degrees}
 BINARY = [u for u in PARTIALS if u not in (np.add, np.subtract)]
 
 
