@@ -77,3 +77,46 @@ ISSUE12_CASES = {
 }
 if hasattr(np.linalg, "svdvals"):
     ISSUE12_CASES["numpy.linalg.svdvals"] = [C("lambda a: np.linalg.svdvals(a)", z43)]
+
+
+# ---------------------------------------------------------------- scipy_stats_more.py (SciPy is optional)
+def _stats_cases():
+    """Cases by catalog name of the rules scipy_stats_more registers (none without SciPy)."""
+    try:
+        import scipy.stats  # noqa: F401  (the rules are registered once it is imported)
+    except ImportError:
+        return {}
+    from mooncake_ast.rules import scipy_stats_more
+    from mooncake_ast.rules.catalog import catalog
+
+    names = {e.key: e.name for e in catalog()}
+    q, x, x2 = np.array([0.2, 0.55, 0.9]), np.array([0.3, 0.6, 1.2]), np.array([0.3, 0.5])
+    by_name = {}
+    shapes = {"norm": "", "t": "3.0, ", "chi2": "3.0, ", "beta": "2.0, 3.0, ", "gamma": "2.0, ", "expon": "", "laplace": ""}
+    for dist, sh in shapes.items():
+        by_name[f"{dist}.ppf"] = [C(f"lambda q, m, s: st.{dist}.ppf(q, {sh}m, s)", q, 0.1, 1.3)]
+        by_name[f"{dist}.isf"] = [C(f"lambda q: st.{dist}.isf(q, {sh}scale=1.5)", q)]
+    # frozen distributions: parameters differentiated through the object (m, s), or constant
+    frozen = {"logpdf": "st.t(4.0, m, s)", "pdf": "st.gamma(2.0, scale=s)", "cdf": "st.norm(m, s)",
+              "logcdf": "st.beta.freeze(2.0, 3.0, m - 0.5, s)", "sf": "st.expon(scale=s)", "logsf": "st.laplace(m)",
+              "ppf": "st.chi2(3.0, m, s)", "isf": "st.norm(scale=s)"}
+    for method, made in frozen.items():
+        by_name[f"frozen.{method}"] = [C(f"lambda x, m, s: {made}.{method}(x) * 2.0", q if method in ("ppf", "isf") else x, 0.2, 1.3)]
+    for method in scipy_stats_more.FROZEN_DISCRETE:  # piecewise constant: slope 0 in k (and in q); k between integers
+        wrap = "np.exp" if method.startswith("log") else ""  # (log of 0 between integers)
+        arg = np.array([0.3, 0.75]) if method in ("ppf", "isf") else np.array([0.4, 1.3])
+        by_name[f"frozen discrete.{method}"] = [C(f"lambda k: k * {wrap}(st.poisson(2.5).{method}(k)) + k", arg)]
+    by_name["multivariate_normal frozen.logpdf"] = [C("lambda x, m, c: st.multivariate_normal(m, c).logpdf(x)", x2, np.array([0.1, -0.2]), COV)]
+    by_name["multivariate_normal frozen.pdf"] = [C("lambda x, m, c: st.multivariate_normal(mean=[m, 0.1], cov=c).pdf(x)", x2, 0.3, np.array([0.7, 1.2]))]
+    by_name["rv_generic.__call__"] = [C("lambda x, m: st.norm(m, 1.2).logpdf(x) + st.t(3.0, loc=m).logpdf(x)", x, 0.3)]
+    by_name["rv_generic.freeze"] = [C("lambda x, s: st.norm.freeze(loc=0.3, scale=s).sf(x)", x, 1.4)]
+    by_name["multivariate_normal_gen.__call__"] = [C("lambda x, c: st.multivariate_normal(cov=c).logpdf(x)", x2, 0.8)]
+    return {names[key]: by_name[name] for key, name in scipy_stats_more.REGISTERED.items()}
+
+
+try:
+    import scipy.stats as st  # noqa: F401  (the cases' sources use it)
+except ImportError:  # pragma: no cover
+    st = None
+COV = np.array([[1.0, 0.3], [0.3, 0.8]])
+ISSUE12_CASES.update(_stats_cases())

@@ -40,3 +40,23 @@ def test_complex_eigenvectors_refused_off_lapacks_phase_convention():
         mc.jvp(lambda m: np.linalg.eigh(m)[1], (a,), (da,))
     w, dw = mc.jvp(lambda m: np.linalg.eigh(m)[0], (a,), (da,))
     assert np.all(np.isfinite(dw))
+
+
+def test_frozen_distribution_parameters_refused_where_not_carried():
+    st = pytest.importorskip("scipy.stats")
+
+    def f(k, mu):
+        return np.sum(st.poisson(mu).logpmf(k)) * mu
+
+    k = np.array([1.0, 2.0])
+    with pytest.raises(NotImplementedError, match="poisson.logpmf"):
+        mc.jvp(f, (k, 2.5), (np.zeros(2), 1.0))
+    with pytest.raises(NotImplementedError, match="poisson.logpmf"):
+        mc.grad(f, argnums=1)(k, 2.5)
+    # a shape parameter of a cdf-like method has no closed form: refused through the frozen object too
+    with pytest.raises(NotImplementedError, match="shape parameter 'df'"):
+        mc.grad(lambda x, df: np.sum(st.t(df).cdf(x)), argnums=1)(np.array([0.2, 0.4]), 3.0)
+    with pytest.raises(NotImplementedError, match="shape parameter 'df'"):
+        mc.jvp(lambda x, df: st.t(df).cdf(x), (np.array([0.2, 0.4]), 3.0), (None, 1.0))
+    # with the parameters constant, x's derivative is given
+    assert mc.grad(lambda x: np.sum(st.t(3.0).cdf(x)))(np.array([0.2, 0.4])).shape == (2,)
