@@ -2,6 +2,7 @@
 modules it imports), merged into CASES of tests/test_rules.py by catalog name: entries whose name already
 has cases (numpy.ufunc.at) are appended to them.  One or two small cases per rule; refusals and other
 checks are in tests/test_rules_issue12.py."""
+import collections
 import statistics  # noqa: F401  (the cases' sources use it)
 
 import numpy as np
@@ -57,6 +58,46 @@ def trig_at(a):
     return a * 2.0
 
 
+def deque_floats(x, y):
+    """Every deque method the rules cover, on differentiated values (forward mode: reverse refuses them)."""
+    d = collections.deque([x, y * 2.0], maxlen=4)
+    d.append(x * y)
+    d.appendleft(y)
+    d.append(3.0 * x)  # bounded: pushes y out on the left
+    d.extend([x, y])
+    d.extendleft([y * y])
+    d.rotate(2)
+    first = d.pop() * d.popleft()
+    d.reverse()
+    d.insert(1, x - y)
+    d.remove(d[2])
+    e = d.copy()
+    e[0] = e[0] * x
+    s = first + e[0] + d[1] * sum(d)
+    d.clear()
+    return s + len(d)
+
+
+def deque_indices(x):
+    """The same methods on a queue of indices (no derivative passes through it): both modes."""
+    d = collections.deque([0, 1], maxlen=4)
+    d.append(2)
+    d.appendleft(1)
+    d.extend([0, 2])
+    d.extendleft([1])
+    d.rotate(1)
+    i = d.pop() + d.popleft()
+    d.reverse()
+    d.insert(1, 0)
+    d.remove(d[2])
+    e = d.copy()
+    e[0] = 2
+    out = x[i % 3] * x[e[0]] + x[d[1]]
+    d.clear()
+    return out
+
+
+DEQUE = [C(deque_floats, 0.7, -0.4, modes=("forward",)), C(deque_indices, np.array([0.5, -1.2, 0.8]))]
 ISSUE12_CASES = {
     "numpy.ufunc.at": [C(mul_at, v5, RNG.uniform(0.5, 1.5, 5)), C(max_at, m34, RNG.uniform(-0.9, 0.9, 3)),
                        C(div_power_at, v5, 1.7), C(unary_at, v5), C(trig_at, v5),
@@ -69,6 +110,10 @@ ISSUE12_CASES = {
     "numpy.linalg.eigvalsh": [C("lambda a: np.linalg.eigvalsh(a, 'U')", z33)],
     "numpy.linalg.svd": [C("lambda a: np.linalg.svd(a, full_matrices=False)[0] * np.linalg.svd(a, False)[1]", z43),
                          C("lambda a: np.linalg.svd(a, full_matrices=False)[2] + np.linalg.svd(a, compute_uv=False)[0]", z43.T.copy())],
+    # python_deque.py
+    **{name: DEQUE for name in ["collections.deque"] + [f"collections.deque.{m}" for m in (
+        "append", "appendleft", "extend", "extendleft", "pop", "popleft", "rotate", "reverse", "clear", "insert",
+        "remove", "copy", "__getitem__", "__setitem__")]},
     # python_statistics_more.py
     "statistics.geometric_mean": [C("lambda x: statistics.geometric_mean(x) * x[0]", v5), C("lambda a, b: statistics.geometric_mean((a, b * 2.0))", 0.7, 1.3)],
     "statistics.harmonic_mean": [C("lambda x: statistics.harmonic_mean(list(x))", v5), C("lambda x, w: statistics.harmonic_mean(x, weights=w)", v5, v5[::-1] * 2.0)],
@@ -113,6 +158,14 @@ def _stats_cases():
     by_name["multivariate_normal_gen.__call__"] = [C("lambda x, c: st.multivariate_normal(cov=c).logpdf(x)", x2, 0.8)]
     return {names[key]: by_name[name] for key, name in scipy_stats_more.REGISTERED.items()}
 
+
+# zero-derivative rules (test_rules.py's ZERO_CASES): used next to a differentiated value
+ISSUE12_ZERO_CASES = {
+    "collections.deque.count": C("lambda x: x * collections.deque([1, 2, 1]).count(1) + x", 0.6),
+    "collections.deque.index": C("lambda x: x * collections.deque([1, 2]).index(2) + x", 0.6),
+    "collections.deque.__len__": C("lambda x: x * len(collections.deque([1, 2])) + x", 0.6),
+    "collections.deque.__contains__": C("lambda x: x * (2 in collections.deque([1, 2])) + x", 0.6),
+}
 
 try:
     import scipy.stats as st  # noqa: F401  (the cases' sources use it)

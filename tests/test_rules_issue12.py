@@ -60,3 +60,34 @@ def test_frozen_distribution_parameters_refused_where_not_carried():
         mc.jvp(lambda x, df: st.t(df).cdf(x), (np.array([0.2, 0.4]), 3.0), (None, 1.0))
     # with the parameters constant, x's derivative is given
     assert mc.grad(lambda x: np.sum(st.t(3.0).cdf(x)))(np.array([0.2, 0.4])).shape == (2,)
+
+
+def test_deque_reverse_refused_when_a_derivative_would_pass_through_it():
+    import collections
+
+    def made_of(x):
+        d = collections.deque([x, 2.0 * x])
+        return d[0] * 3.0  # (a read of an item does not return its adjoint to the deque)
+
+    def appended(x):
+        d = collections.deque()
+        d.append(x * 2.0)
+        return d[0]
+
+    for f in (made_of, appended):
+        with pytest.raises(mc.MooncakeError, match="deque"):
+            mc.grad(f)(0.7)
+        assert mc.jvp(f, (0.7,), (1.0,))[1] in (3.0, 2.0)  # forward mode follows it
+
+    def queue_of_indices(x):
+        q = collections.deque([0])
+        s = 0.0
+        while q:
+            i = q.popleft()
+            s = s + x[i] * x[i]
+            if i + 1 < len(x):
+                q.append(i + 1)
+        return s
+
+    x = np.array([0.5, 1.0, 2.0])
+    np.testing.assert_allclose(mc.grad(queue_of_indices)(x), 2.0 * x)
