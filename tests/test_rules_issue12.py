@@ -37,7 +37,10 @@ def test_complex_eigenvectors_refused_off_lapacks_phase_convention():
     a[2, 2] = 7.0
     da = np.ones((3, 3), dtype=complex)
     with pytest.raises(NotImplementedError, match="phase convention"):
-        mc.jvp(lambda m: np.linalg.eigh(m)[1], (a,), (da,))
+        mc.jvp(lambda m: np.linalg.eigh(m)[1] * 2.0, (a,), (da,))
+    _, dv = mc.jvp(lambda m: np.linalg.eigh(m)[1], (a,), (da,))  # returned as is: a tangent that refuses any use
+    with pytest.raises(NotImplementedError, match="phase convention"):
+        np.asarray(dv)
     w, dw = mc.jvp(lambda m: np.linalg.eigh(m)[0], (a,), (da,))
     assert np.all(np.isfinite(dw))
 

@@ -8,7 +8,9 @@ the first row of V when the matrix is tall or square, the first row of U when it
 they start with Householder reflections that keep one coordinate fixed.  The tangent here is the
 canonical one (V^H dV with a zero diagonal) plus the phase change that keeps that
 row real, so it is the derivative of what NumPy returns.  The rules check at run time that the row is
-real and has no zero entry; otherwise (another LAPACK, a degenerate vector) they refuse.  Values
+real and has no zero entry; otherwise (another LAPACK, a degenerate vector: a block-diagonal matrix) the
+vectors' tangent is a RefusedAdjoint, which raises when used (or is handed back as is), while the values'
+tangent is still given.  Values
 (eigenvalues, singular values) need no such choice: dw = Re diag(V^H dS V), ds = Re diag(U^H dA V).
 
 What eigh reads: the lower (or upper) triangle and the real part of the diagonal; the tangent sees the
@@ -46,11 +48,14 @@ def _hermitian_seen(d, upper):
 
 def _phase_fixed(W, dW0, row, what):
     """dW0 (the canonical tangent of the vectors W) plus W i diag(phi), phi chosen so that W[..., row, :]
-    stays real: the gauge LAPACK's vectors follow.  Refused when that row is not real or has a zero."""
+    stays real: the gauge LAPACK's vectors follow.  When that row is not real or has a zero, the vectors'
+    tangent is a RefusedAdjoint: any use of it raises, while the values' tangent stays usable."""
     r = W[..., row, :]
     scale = max(float(np.max(np.abs(W))), 1e-300)
     if np.any(np.abs(np.imag(r)) > 1e-10 * scale) or np.any(np.abs(r) < 1e-12 * scale):
-        raise NotImplementedError(
+        from .scipy_special_more import RefusedAdjoint
+
+        return RefusedAdjoint(
             f"forward mode of np.linalg.{what} of a complex matrix: the vectors NumPy returned do not follow the phase "
             f"convention this rule knows (row {row} real and nonzero), so their derivative is unknown; "
             f"the values' derivative is supported (take only the values, or a phase-invariant function of the vectors)")
@@ -105,15 +110,20 @@ def svd_complex_tangent(a, y, da, full_matrices=True, compute_uv=True, hermitian
     rel = np.imag(np.diagonal(dP, axis1=-2, axis2=-1)) / s  # Im diag(U^H dU) - Im diag(V^H dV)
     dU = U @ off_u + (da @ V - U @ (_mH(U) @ da @ V)) / col
     dV = V @ off_v + (_mH(da) @ U - V @ (_mH(V) @ _mH(da) @ U)) / col
+    ds = np.real(np.diagonal(dP, axis1=-2, axis2=-1)).copy()
     if m >= n:  # V's first row stays real: fix V's phases, U's follow
         dV = _phase_fixed(V, dV, 0, "svd")
+        if not isinstance(dV, np.ndarray):
+            return dV, ds, dV
         phi_v = np.imag(np.diagonal(_mH(V) @ dV, axis1=-2, axis2=-1))
         dU = dU + U * (1j * (phi_v + rel))[..., None, :]
     else:  # U's first row stays real
         dU = _phase_fixed(U, dU, 0, "svd")
+        if not isinstance(dU, np.ndarray):
+            return dU, ds, dU
         phi_u = np.imag(np.diagonal(_mH(U) @ dU, axis1=-2, axis2=-1))
         dV = dV + V * (1j * (phi_u - rel))[..., None, :]
-    return dU, np.real(np.diagonal(dP, axis1=-2, axis2=-1)).copy(), _mH(dV)
+    return dU, ds, _mH(dV)
 
 
 def svd_tangent(a, y, da, full_matrices=True, compute_uv=True, hermitian=False):
