@@ -158,6 +158,12 @@ CASES = [
     ("np.subtract.at", "lambda a, b: (np.subtract.at(a, [0, 0, 2], b), a * 1.0)[1]", (x5.copy(), U(3))),
     ("np.maximum.at", "lambda a, b: (np.maximum.at(a, [0, 1], b), a * 1.0)[1]", (x5.copy(), U(2))),
     ("np.divide.at", "lambda a, b: (np.divide.at(a, [0, 1], b + 2), a * 1.0)[1]", (x5.copy(), U(2))),
+    ("np.sin.at", "lambda a: (np.sin.at(a, [0, 0, 2]), a * 1.0)[1]", (x5.copy(),)),
+    ("np.float_power.reduce", "lambda x: np.float_power.reduce(x + 2.0)", (U(3),)),
+    ("np.fmod.outer", "lambda a, b: np.fmod.outer(a * 3, b + 2)", (x5, U(3))),
+    ("np.copysign.accumulate", "lambda x: np.copysign.accumulate(x)", (x5,)),
+    ("np.linalg.svd(complex, vectors)", "lambda z: np.linalg.svd(z, full_matrices=False)[0]", (z34.T.copy(),)),
+    ("np.linalg.eigh(complex, vectors)", "lambda z: np.linalg.eigh(z)[1]", (U(3, 3) + 1j * U(3, 3),)),
     ("np.float64.item", "lambda x: np.sum(x).item() * 2.0", (x5,)),
     ("np.float64.squeeze", "lambda x: np.sum(x).squeeze() * 2.0", (x5,)),
     ("np.float64.reshape", "lambda x: np.sum(x).reshape(1) * 2.0", (x5,)),
@@ -172,6 +178,8 @@ CASES = [
     ("collections.defaultdict", "lambda x: (lambda d: (d.__setitem__('a', d['a'] + x), d['a'])[1])(collections.defaultdict(float))", (0.4,)),
     ("np.add.at(const a)", "lambda b: (lambda a: (np.add.at(a, [0, 0, 2], b), a * 1.0)[1])(np.zeros(5))", (U(3),)),
     ("collections.defaultdict[]", "lambda x: (lambda d: (operator.setitem(d, 'a', d['a'] + x), d['a'])[1])(collections.defaultdict(float))", (0.4,)),
+    ("collections.deque(maxlen) floats", "lambda x: (lambda d: (d.append(x * 2), d.append(x), d.append(3.0), d[0] * d[1])[3])(collections.deque(maxlen=2))", (0.4,)),
+    ("collections.deque of indices", "lambda x: (lambda q: (q.append(2), x[q.popleft()] * x[q.pop()])[1])(collections.deque([0]))", (x5,)),
     ("collections.deque", "lambda x: (lambda d: (d.append(x * 2), d.appendleft(x), d.pop() * d.popleft())[2])(collections.deque())", (0.4,)),
     ("collections.namedtuple", "lambda x: Pt(x, 2 * x).b * Pt(x, x)._replace(a=3 * x).a", (0.4,)),
     ("copy.copy", "lambda x: copy.copy(x) * x", (x5,)),
@@ -250,6 +258,11 @@ SCIPY += [
     ("stats.laplace.logpdf(loc,scale)", "lambda x, m, s: _sp()[1].laplace.logpdf(x, m, s)", (x5, 0.05, 1.3)),
     ("stats.norm.logsf", "lambda x: _sp()[1].norm.logsf(x)", (x5,)),
     ("stats.norm.ppf", "lambda p: _sp()[1].norm.ppf(p)", (p5,)),
+    ("stats.gamma.isf", "lambda q: _sp()[1].gamma.isf(q, 2.0, scale=1.5)", (p5,)),
+    ("stats.t frozen(df, loc)", "lambda x, d, m: _sp()[1].t(d, m).logpdf(x)", (x5, 4.0, 0.2)),
+    ("stats.norm frozen(loc, scale).cdf", "lambda x, m, s: _sp()[1].norm(m, s).cdf(x)", (x5, 0.2, 1.3)),
+    ("stats.mvn frozen(mean, cov)", "lambda x, m, c: _sp()[1].multivariate_normal(m, c).logpdf(x)", (U(3), U(3), S3)),
+    ("stats.poisson frozen.pmf", "lambda k: k * _sp()[1].poisson(2.5).pmf(k)", (np.array([0.4, 1.3]),)),
     ("stats.norm frozen", "lambda x: _sp()[1].norm(0.1, 1.2).logpdf(x)", (x5,)),
     ("stats.mvn.logpdf(cov)", "lambda x, c: _sp()[1].multivariate_normal.logpdf(x, np.zeros(3), c @ c.T + np.eye(3))", (U(3), U(3, 3))),
     ("stats.mvn.pdf", "lambda x: _sp()[1].multivariate_normal.pdf(x, np.zeros(3), S3)", (U(3),)),
@@ -269,7 +282,7 @@ def classify(exc):
     low = text.lower()
     if "no rule" in low or "no source" in low or "source" in low and "unavailable" in low or "register" in low:
         return "missing", text
-    if isinstance(exc, NotImplementedError):
+    if isinstance(exc, NotImplementedError) or "not supported" in low:
         return "refused", text
     return "error", text
 

@@ -144,13 +144,13 @@ def _stats_cases():
               "logcdf": "st.beta.freeze(2.0, 3.0, m - 0.5, s)", "sf": "st.expon(scale=s)", "logsf": "st.laplace(m)",
               "ppf": "st.chi2(3.0, m, s)", "isf": "st.norm(scale=s)"}
     for method, made in frozen.items():
-        by_name[f"frozen.{method}"] = [C(f"lambda x, m, s: {made}.{method}(x) * 2.0", q if method in ("ppf", "isf") else x, 0.2, 1.3)]
+        by_name[f"rv_continuous_frozen.{method}"] = [C(f"lambda x, m, s: {made}.{method}(x) * 2.0", q if method in ("ppf", "isf") else x, 0.2, 1.3)]
     for method in scipy_stats_more.FROZEN_DISCRETE:  # piecewise constant: slope 0 in k (and in q); k between integers
         wrap = "np.exp" if method.startswith("log") else ""  # (log of 0 between integers)
         arg = np.array([0.3, 0.75]) if method in ("ppf", "isf") else np.array([0.4, 1.3])
-        by_name[f"frozen discrete.{method}"] = [C(f"lambda k: k * {wrap}(st.poisson(2.5).{method}(k)) + k", arg)]
-    by_name["multivariate_normal frozen.logpdf"] = [C("lambda x, m, c: st.multivariate_normal(m, c).logpdf(x)", x2, np.array([0.1, -0.2]), COV)]
-    by_name["multivariate_normal frozen.pdf"] = [C("lambda x, m, c: st.multivariate_normal(mean=[m, 0.1], cov=c).pdf(x)", x2, 0.3, np.array([0.7, 1.2]))]
+        by_name[f"rv_discrete_frozen.{method}"] = [C(f"lambda k: k * {wrap}(st.poisson(2.5).{method}(k)) + k", arg)]
+    by_name["multivariate_normal_frozen.logpdf"] = [C("lambda x, m, c: st.multivariate_normal(m, c).logpdf(x)", x2, np.array([0.1, -0.2]), COV)]
+    by_name["multivariate_normal_frozen.pdf"] = [C("lambda x, m, c: st.multivariate_normal(mean=[m, 0.1], cov=c).pdf(x)", x2, 0.3, np.array([0.7, 1.2]))]
     by_name["rv_generic.__call__"] = [C("lambda x, m: st.norm(m, 1.2).logpdf(x) + st.t(3.0, loc=m).logpdf(x)", x, 0.3)]
     by_name["rv_generic.freeze"] = [C("lambda x, s: st.norm.freeze(loc=0.3, scale=s).sf(x)", x, 1.4)]
     by_name["multivariate_normal_gen.__call__"] = [C("lambda x, c: st.multivariate_normal(cov=c).logpdf(x)", x2, 0.8)]

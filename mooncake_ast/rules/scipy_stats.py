@@ -388,3 +388,8 @@ def register() -> None:
     from . import scipy_stats_more  # quantiles and frozen distributions (issue 12)
 
     scipy_stats_more.register(stats)
+
+
+from .scipy_stats_more import FUNCTIONS as _MORE  # noqa: E402  (quantiles, frozen distributions: issue 12)
+
+FUNCTIONS = sorted(FUNCTIONS + _MORE)

@@ -27,7 +27,13 @@ from .scipy_special_more import RefusedAdjoint
 QUANTILES = ("ppf", "isf")
 FROZEN_CONTINUOUS = base.METHODS + QUANTILES
 FROZEN_DISCRETE = base.DISCRETE_METHODS + base.METHODS[2:] + QUANTILES  # (all piecewise constant in k or q)
-REGISTERED: dict = {}  # rule key -> a readable name (empty until scipy.stats is imported)
+REGISTERED: dict = {}  # rule key -> its name in FUNCTIONS (empty until scipy.stats is imported)
+# (scipy_stats.FUNCTIONS and REGISTERED take these in too: the docs page lists SciPy's rules from them)
+FUNCTIONS = sorted([f"{d}.{m}" for d in base.CONTINUOUS for m in QUANTILES]
+                   + [f"rv_continuous_frozen.{m}" for m in FROZEN_CONTINUOUS]
+                   + [f"rv_discrete_frozen.{m}" for m in FROZEN_DISCRETE]
+                   + [f"multivariate_normal_frozen.{m}" for m in base.MULTIVARIATE["multivariate_normal"]]
+                   + ["rv_generic.__call__", "rv_generic.freeze", "multivariate_normal_gen.__call__"])
 
 
 # ------------------------------------------------------------------ ppf / isf
@@ -377,7 +383,7 @@ def register(stats) -> None:
         jvp, vjp = rule
         defjvp(key, jvp)
         defvjp(key, vjp)
-        REGISTERED[key] = name
+        REGISTERED[key] = base.REGISTERED[key] = name
 
     for dist in base.CONTINUOUS:
         for method in QUANTILES:
@@ -385,11 +391,11 @@ def register(stats) -> None:
     infra = stats._distn_infrastructure
     multi = stats._multivariate
     for method in FROZEN_CONTINUOUS:
-        add((infra.rv_continuous_frozen, method), _frozen_rule(method, "continuous"), f"frozen.{method}")
+        add((infra.rv_continuous_frozen, method), _frozen_rule(method, "continuous"), f"rv_continuous_frozen.{method}")
     for method in FROZEN_DISCRETE:
-        add((infra.rv_discrete_frozen, method), _frozen_rule(method, "discrete"), f"frozen discrete.{method}")
+        add((infra.rv_discrete_frozen, method), _frozen_rule(method, "discrete"), f"rv_discrete_frozen.{method}")
     for method in base.MULTIVARIATE["multivariate_normal"]:
-        add((multi.multivariate_normal_frozen, method), _frozen_rule(method, "mvn"), f"multivariate_normal frozen.{method}")
+        add((multi.multivariate_normal_frozen, method), _frozen_rule(method, "mvn"), f"multivariate_normal_frozen.{method}")
     add(infra.rv_generic.__call__, _construct_rule(), "rv_generic.__call__")
     add((infra.rv_generic, "freeze"), _construct_rule(), "rv_generic.freeze")
     add(multi.multivariate_normal_gen.__call__, _construct_rule(), "multivariate_normal_gen.__call__")
