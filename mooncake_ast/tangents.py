@@ -13,6 +13,7 @@ or a float it is 0, which is what it stands for.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import math
 import numbers
@@ -210,6 +211,8 @@ def zero_tangent(x: Any) -> Any:
         return np.zeros_like(x) if x.dtype.kind in "fc" else NoTangent
     if isinstance(x, list):
         return [zero_tangent(v) for v in x]
+    if isinstance(x, collections.deque):  # (rules/python_deque.py: a deque of tangents, the same maxlen)
+        return collections.deque([zero_tangent(v) for v in x], x.maxlen)
     if isinstance(x, tuple):
         t = tuple(zero_tangent(v) for v in x)
         return t

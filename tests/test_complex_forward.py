@@ -17,9 +17,8 @@ from tests.test_rules import CASES, _is_complex, _modes
 # Formulas written for real matrices only (they refuse complex input, by name); psi's derivative,
 # polygamma, is real-only in SciPy and says so.
 REFUSES_COMPLEX = {
-    "numpy.linalg.slogdet", "numpy.linalg.cholesky", "numpy.linalg.eigh", "numpy.linalg.eigvalsh",
-    "numpy.linalg.qr", "numpy.linalg.svd", "numpy.linalg.svdvals", "numpy.linalg.lstsq", "psi",
-}
+    "numpy.linalg.slogdet", "numpy.linalg.cholesky", "numpy.linalg.qr", "numpy.linalg.lstsq", "psi",
+}  # (eigh, eigvalsh, svd, svdvals: complex forward rules in rules/numpy_linalg_complex.py)
 
 
 def _complexified(a):

@@ -268,8 +268,9 @@ CALLS = {
 
 
 def call_rule(f: Any) -> Any:
-    """The (forward, reverse) call rules of a callable object of one of the types above, or of a
-    namedtuple class (rules/python_collections.py), or None."""
+    """The (forward, reverse) call rules of a callable object of one of the types above, of a
+    namedtuple class (rules/python_collections.py), of a bound method of a deque (rules/python_deque.py),
+    or None."""
     if isinstance(f, type):
         from .python_collections import construct_forward, construct_reverse, is_namedtuple_class
 
@@ -279,6 +280,10 @@ def call_rule(f: Any) -> Any:
     for cls in type(f).__mro__[:-1]:
         if cls in CALLS:
             return CALLS[cls]
+    if type(getattr(f, "__self__", None)) is not type(None):  # a bound method of a deque (rules/python_deque.py)
+        from .python_deque import call_rule as deque_call_rule
+
+        return deque_call_rule(f)
     return None
 
 

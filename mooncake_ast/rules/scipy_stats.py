@@ -385,3 +385,11 @@ def register() -> None:
         add("poisson", method, _poisson_rule(method))
     for method in MULTIVARIATE["multivariate_normal"]:
         add("multivariate_normal", method, _mvn_rule(method))
+    from . import scipy_stats_more  # quantiles and frozen distributions (issue 12)
+
+    scipy_stats_more.register(stats)
+
+
+from .scipy_stats_more import FUNCTIONS as _MORE  # noqa: E402  (quantiles, frozen distributions: issue 12)
+
+FUNCTIONS = sorted(FUNCTIONS + _MORE)

@@ -1,0 +1,145 @@
+"""Forward mode of np.linalg.eigh, eigvalsh, svd and svdvals for complex matrices (issue 12).
+
+The real formulas (numpy_linalg.py) carry over with conjugate transposes, except for one freedom: a
+complex eigenvector (or a pair of singular vectors) is fixed only up to a phase e^(i theta), and the
+derivative of the vectors NumPy returns depends on how LAPACK picks that phase.  LAPACK's reductions
+leave one row of the vectors real (zheevd: the first row of V with UPLO="L", the last with "U"; zgesdd:
+the first row of V when the matrix is tall or square, the first row of U when it is wide), because
+they start with Householder reflections that keep one coordinate fixed.  The tangent here is the
+canonical one (V^H dV with a zero diagonal) plus the phase change that keeps that
+row real, so it is the derivative of what NumPy returns.  The rules check at run time that the row is
+real and has no zero entry; otherwise (another LAPACK, a degenerate vector: a block-diagonal matrix) the
+vectors' tangent is a RefusedAdjoint, which raises when used (or is handed back as is), while the values'
+tangent is still given.  Values
+(eigenvalues, singular values) need no such choice: dw = Re diag(V^H dS V), ds = Re diag(U^H dA V).
+
+What eigh reads: the lower (or upper) triangle and the real part of the diagonal; the tangent sees the
+same Hermitian matrix.  Repeated eigenvalues or singular values (and a zero singular value with
+vectors) have no derivative of the vectors, as in the real case.  Reverse mode of complex values is
+refused elsewhere (the adjoint convention for complex numbers is not implemented).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import numpy_linalg as real
+from .registry import _entry, _fingerprint, defjvp
+
+
+def _mH(a):
+    return np.conj(np.swapaxes(a, -1, -2))
+
+
+def _complex(*xs):
+    return any(np.iscomplexobj(x) for x in xs)
+
+
+def _gaps(w):
+    return real._gaps(w)
+
+
+def _hermitian_seen(d, upper):
+    """The Hermitian matrix zheevd sees from a full one: one strict triangle, mirrored conjugated, and the
+    real part of the diagonal."""
+    tri = np.triu(d, 1) if upper else np.tril(d, -1)
+    n = d.shape[-1]
+    return tri + _mH(tri) + np.real(np.diagonal(d, axis1=-2, axis2=-1))[..., None, :] * np.eye(n)
+
+
+def _phase_fixed(W, dW0, row, what):
+    """dW0 (the canonical tangent of the vectors W) plus W i diag(phi), phi chosen so that W[..., row, :]
+    stays real: the gauge LAPACK's vectors follow.  When that row is not real or has a zero, the vectors'
+    tangent is a RefusedAdjoint: any use of it raises, while the values' tangent stays usable."""
+    r = W[..., row, :]
+    scale = max(float(np.max(np.abs(W))), 1e-300)
+    if np.any(np.abs(np.imag(r)) > 1e-10 * scale) or np.any(np.abs(r) < 1e-12 * scale):
+        from .scipy_special_more import RefusedAdjoint
+
+        return RefusedAdjoint(
+            f"forward mode of np.linalg.{what} of a complex matrix: the vectors NumPy returned do not follow the phase "
+            f"convention this rule knows (row {row} real and nonzero), so their derivative is unknown; "
+            f"the values' derivative is supported (take only the values, or a phase-invariant function of the vectors)")
+    phi = -np.imag(dW0[..., row, :]) / np.real(r)
+    return dW0 + W * (1j * phi)[..., None, :]
+
+
+def eigh_complex_tangent(a, y, da, UPLO="L"):
+    """A V = V diag(w), A Hermitian: M = V^H dS V, dw = Re diag(M), dV = V (F * M) + V i diag(phi)."""
+    w, V = y
+    S = _hermitian_seen(np.broadcast_to(da, np.shape(a)).astype(complex), UPLO == "U")
+    M = _mH(V) @ S @ V
+    dw = np.real(np.diagonal(M, axis1=-2, axis2=-1)).copy()
+    dV0 = V @ (_gaps(w) * M)
+    return dw, _phase_fixed(V, dV0, 0 if UPLO == "L" else -1, "eigh")
+
+
+def eigh_tangent(a, y, da, UPLO="L"):
+    if _complex(a, da):
+        return eigh_complex_tangent(a, y, da, UPLO)
+    return real.eigh_tangent(a, y, da, UPLO)
+
+
+def eigvalsh_tangent(a, y, da, UPLO="L"):
+    if _complex(a, da):
+        _, V = np.linalg.eigh(a, UPLO=UPLO)
+        S = _hermitian_seen(np.broadcast_to(da, np.shape(a)).astype(complex), UPLO == "U")
+        return np.real(np.diagonal(_mH(V) @ S @ V, axis1=-2, axis2=-1)).copy()
+    return real.eigvalsh_tangent(a, y, da, UPLO)
+
+
+def svd_complex_tangent(a, y, da, full_matrices=True, compute_uv=True, hermitian=False):
+    """A = U diag(s) V^H, dP = U^H dA V: ds = Re diag(dP); off the diagonal
+    U^H dU = F * (dP S + S dP^H), V^H dV = F * (S dP + dP^H S) (F[i, j] = 1 / (s_j^2 - s_i^2)), the parts
+    outside the span of U (V) as in the real case, and the phases: Im diag(U^H dU - V^H dV) = Im diag(dP) / s,
+    their common part fixed by LAPACK's convention (_phase_fixed)."""
+    if hermitian:
+        raise NotImplementedError("derivative of np.linalg.svd with hermitian=True")
+    da = np.broadcast_to(da, np.shape(a)).astype(complex)
+    if not compute_uv:
+        U, s, Vh = np.linalg.svd(a, full_matrices=False)
+        return np.real(np.diagonal(_mH(U) @ da @ _mH(Vh), axis1=-2, axis2=-1)).copy()
+    real._svd_check(a, full_matrices, hermitian)
+    U, s, Vh = y
+    V = _mH(Vh)
+    m, n = np.shape(a)[-2:]
+    dP = _mH(U) @ da @ V
+    F = real._svd_gaps(s)
+    row, col = s[..., :, None], s[..., None, :]
+    off_u = F * (dP * col + row * _mH(dP))
+    off_v = F * (row * dP + _mH(dP) * col)
+    rel = np.imag(np.diagonal(dP, axis1=-2, axis2=-1)) / s  # Im diag(U^H dU) - Im diag(V^H dV)
+    dU = U @ off_u + (da @ V - U @ (_mH(U) @ da @ V)) / col
+    dV = V @ off_v + (_mH(da) @ U - V @ (_mH(V) @ _mH(da) @ U)) / col
+    ds = np.real(np.diagonal(dP, axis1=-2, axis2=-1)).copy()
+    if m >= n:  # V's first row stays real: fix V's phases, U's follow
+        dV = _phase_fixed(V, dV, 0, "svd")
+        if not isinstance(dV, np.ndarray):
+            return dV, ds, dV
+        phi_v = np.imag(np.diagonal(_mH(V) @ dV, axis1=-2, axis2=-1))
+        dU = dU + U * (1j * (phi_v + rel))[..., None, :]
+    else:  # U's first row stays real
+        dU = _phase_fixed(U, dU, 0, "svd")
+        if not isinstance(dU, np.ndarray):
+            return dU, ds, dU
+        phi_u = np.imag(np.diagonal(_mH(U) @ dU, axis1=-2, axis2=-1))
+        dV = dV + V * (1j * (phi_u - rel))[..., None, :]
+    return dU, ds, _mH(dV)
+
+
+def svd_tangent(a, y, da, full_matrices=True, compute_uv=True, hermitian=False):
+    if _complex(a, da):
+        return svd_complex_tangent(a, y, da, full_matrices, compute_uv, hermitian)
+    return real.svd_tangent(a, y, da, full_matrices, compute_uv, hermitian)
+
+
+defjvp(np.linalg.eigh, lambda t, y, a, UPLO="L": t.call(eigh_tangent, a, y, t.d(a), UPLO) if t.d(a) is not None else None)
+defjvp(np.linalg.eigvalsh, lambda t, y, a, UPLO="L": t.call(eigvalsh_tangent, a, y, t.d(a), UPLO) if t.d(a) is not None else None)
+defjvp(np.linalg.svd, lambda t, y, a, full_matrices=True, compute_uv=True, hermitian=False:
+       t.call(svd_tangent, a, y, t.d(a), full_matrices, compute_uv, hermitian) if t.d(a) is not None else None)
+if hasattr(np.linalg, "svdvals"):
+    defjvp(np.linalg.svdvals, lambda t, y, a: t.call(svd_tangent, a, y, t.d(a), False, False) if t.d(a) is not None else None)
+
+for _fn in (np.linalg.eigh, np.linalg.eigvalsh, np.linalg.svd, getattr(np.linalg, "svdvals", None)):
+    if _fn is not None:  # the fingerprint describes the reverse template too (defjvp keeps only the forward one's)
+        _r = _entry(_fn)
+        _r.fingerprint = _fingerprint(_r.jvp_template, _r.vjp, _r.mutates)
