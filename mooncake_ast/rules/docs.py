@@ -57,7 +57,8 @@ REVERSE_ELSEWHERE = {
     "_operator.or_": "dicts: each key's value from the operand it came from; ints and sets: zero",
     "_operator.ior": "dicts: in place, undone by the pullback (reverse/shadows.py)",
     "numpy.ndarray.sort": "in place, ties in stable order; reverse: undone by the pullback (reverse/containers.py)",
-    "numpy.ufunc.at": "`np.add.at`, `np.subtract.at`; reverse: undone by the pullback (reverse/runtime.py)",
+    "numpy.ufunc.at": "`np.add.at`, `np.subtract.at` (reverse: undone by the pullback, reverse/runtime.py); the "
+                      "`at` of the other float ufuncs: rules/numpy_ufunc_at.py, repeated indices in order",
     "mooncake_ast.ops.cell_get": "reverse: reverse/transform.py (closure cells)",
     "mooncake_ast.ops.cell_set": "reverse: undone by the pullback (reverse/transform.py)",
     "_operator.delitem": "in place; reverse: the removed items are put back (reverse/shadows.py)",
@@ -273,7 +274,9 @@ def render() -> str:
               "Registered only once `scipy.stats` is imported.  Continuous distributions: x, loc and scale in every "
               "method, shape parameters in logpdf/pdf only (cdf-like methods refuse a differentiated shape "
               "parameter: no closed form); poisson in mu; multivariate_normal in x, mean and a 2-D cov (its lower "
-              "triangle, which SciPy reads).", ""]
+              "triangle, which SciPy reads).  ppf/isf in q, loc and scale.  Frozen distributions "
+              "(`norm(m, s).cdf(x)`, `multivariate_normal(mean, cov).logpdf(x)`) carry their parameters' "
+              "derivatives.", ""]
     lines += _table([(f"scipy.stats.{n}", {"forward", "reverse"}) for n in scipy_stats.FUNCTIONS]) + [""]
     lines += [HOW_TO]
     return "\n".join(lines).rstrip("\n") + "\n"

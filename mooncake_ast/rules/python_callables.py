@@ -18,6 +18,8 @@ consult it (`call_rule`) for a callee that is an instance of one of these types.
 """
 from __future__ import annotations
 
+import collections
+
 import functools
 import operator
 from typing import Any
@@ -280,7 +282,7 @@ def call_rule(f: Any) -> Any:
     for cls in type(f).__mro__[:-1]:
         if cls in CALLS:
             return CALLS[cls]
-    if type(getattr(f, "__self__", None)) is not type(None):  # a bound method of a deque (rules/python_deque.py)
+    if isinstance(getattr(f, "__self__", None), collections.deque):  # a deque's bound method (rules/python_deque.py)
         from .python_deque import call_rule as deque_call_rule
 
         return deque_call_rule(f)
