@@ -630,7 +630,8 @@ class ObjectFlow:
                 seen = 0
                 for v in operands:
                     seen |= get(v)
-                if fn is None:  # unknown code: it may return anything and store objects into what it is given
+                if fn is None or _makes_objects(fn):  # unknown code (or a class whose instances are objects, e.g.
+                    # collections.UserList): it may return anything and store objects into what it is given
                     changed |= add(st, OBJ | HOLD)
                     f = st.fn
                     if isinstance(f, Call) and raw_callee(f) is builtins.getattr and f.args:
@@ -677,6 +678,15 @@ class ObjectFlow:
     def may_be_object(self, v: Any) -> bool:
         """May v itself be an instance of a user class (so an operator on it runs user code)?"""
         return bool(self._get(v) & self._OBJ)
+
+
+def _makes_objects(fn: Any) -> bool:
+    """Is fn a class (not a builtin or NumPy type, not a Dask/CuPy array) whose instances are user objects, whose
+    operators (`u[0]`, `u + v`) run the class's own methods?"""
+    if not isinstance(fn, type) or fn in _PLAIN_TYPES or issubclass(fn, _PLAIN_BASES) or library_of_type(fn):
+        return False
+    module = fn.__module__ or ""
+    return module not in ("builtins", "numpy") and not module.startswith("numpy.")
 
 
 def function_values(block: Any) -> tuple[list, list]:
