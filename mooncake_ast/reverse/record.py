@@ -16,6 +16,8 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+import numpy as np
+
 from .. import ops
 from ..ir.dce import sweep
 from ..ir.nodes import Block, Branch, Call, Const, Function, Goto, Phi, Return, Value
@@ -71,6 +73,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     _patch_dispatch(rt)
     drop_dead_restores(rt)
     sweep_pullback(rev)  # (the placeholders only dropped restores read)
+    methods_of_arrays(rev)
     _patch_saves(rt)
     # ---------------------------------------------------------------- records per block
     surviving: dict[Any, list[Call]] = {}
@@ -450,6 +453,22 @@ def _patch_dispatch(rt: ReverseTransform) -> None:
         pb.block = b
         pb.hint = None
         b.stmts[i:i + 1] = pre + [call, s, pb]
+
+
+def methods_of_arrays(rev: Function) -> None:
+    """`np.sum(g, axis=0)` of an adjoint known to be an array (specialise._array_sum marks it) becomes
+    `g.sum(axis=0)`, as a person writes it: NumPy's function is a Python layer over the method.  (Last,
+    after the passes that know np.sum as a call that writes nothing.)"""
+    for b in rev.blocks:
+        out = []
+        for s in b.stmts:
+            if getattr(s, "array_method", False) and s.callee() is np.sum and len(s.args) == 1:
+                method = Call(Const(getattr), [s.args[0], Const("sum")], loc=s.loc)
+                method.block = b
+                out.append(method)
+                s.fn, s.args = method, []
+            out.append(s)
+        b.stmts = out
 
 
 def _call_pullbacks_directly(rev: Function) -> None:

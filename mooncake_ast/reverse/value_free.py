@@ -65,8 +65,9 @@ def strip(rt: "ReverseTransform", fwd: Function) -> bool:
     needed = _needed(fwd, pure, pairs, {k: v for k, v in shapes.items() if k in redirected})
     gone = [v for v in values if id(v) in pure and id(v) not in needed]
     work = [v for v in gone if isinstance(v, Call) and not _module_function(rt, v)]
-    if len(work) < _WORTH and not any(v.block in rt.in_loop for v in work):
-        return False  # (a third function in the module for a pass or two saved is not worth reading)
+    if len(work) < _WORTH and not any(v.block in rt.in_loop or rt.resolver.callee(v)[0] in _SAFE_REDUCTIONS for v in work):
+        return False  # (a third function in the module for a pass or two saved is not worth reading; a NumPy
+        # reduction is: `np.mean` alone costs microseconds of Python around its one pass)
     drop = {id(v) for v in gone}
     if not _shape_checks(rt, fwd, drop):
         return False
