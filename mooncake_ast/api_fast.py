@@ -85,6 +85,10 @@ def user_adjoints(ctx: shadows.Context, args: tuple, bars: Any, nums: tuple) -> 
     array nor the adjoint is in the call's storage yet, becomes the array's storage and is handed
     over as it is (recorded as full_adjoint records it, so that an adjoint object shared by two
     arguments is handed out once and copied for the second)."""
+    if not ctx.shadows and not ctx.adopted:  # (the generated code used no storage: the usual case)
+        quick = _quick_adjoints(args, bars, nums)
+        if quick is not None:
+            return quick
     out = []
     for i in nums:
         a, g = args[i], bars[i]
@@ -98,6 +102,30 @@ def user_adjoints(ctx: shadows.Context, args: tuple, bars: Any, nums: tuple) -> 
             out.append(g)
         else:
             out.append(_api._to_user(shadows.full_adjoint(a, g), a))
+    return tuple(out)
+
+
+def _quick_adjoints(args: tuple, bars: Any, nums: tuple) -> Optional[tuple]:
+    """What user_adjoints gives when no storage was used and every adjoint is the common case (a float's
+    float, or a fresh array of its float array's shape and dtype, no array handed out twice); else None."""
+    out = []
+    seen = None
+    for i in nums:
+        a, g = args[i], bars[i]
+        ta = type(a)
+        if ta is float and type(g) is float:
+            out.append(g)
+        elif ta is np.ndarray and type(g) is np.ndarray and g.shape == a.shape and g.dtype == a.dtype \
+                and a.dtype.kind == "f":
+            if seen is None:
+                seen = [g]
+            elif any(g is o for o in seen):
+                return None  # (one adjoint object for two arguments: the long way copies it for the second)
+            else:
+                seen.append(g)
+            out.append(g)
+        else:
+            return None
     return tuple(out)
 
 
