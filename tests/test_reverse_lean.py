@@ -7,6 +7,7 @@
 - one adjoint object for two arguments is still handed out as two arrays.
 """
 import numpy as np
+import pytest
 
 import mooncake_ast as mc
 from mooncake_ast.reverse.fastpath import fast_rule
@@ -97,3 +98,21 @@ def test_one_adjoint_for_two_arguments_is_handed_out_twice():
     assert ga is not gb
     np.testing.assert_allclose(ga, 2 * (a + b))
     np.testing.assert_allclose(gb, 2 * (a + b))
+
+
+def mismatched(w, y):
+    p = np.exp(w) * 2.0
+    return np.sum(y * p) + np.sum((1.0 - y) * (1.0 - p))
+
+
+def test_value_free_pass_still_fails_where_the_primal_does():
+    # (the checks of `y * p` and `(1 - y) * (1 - p)` are one, of y's and w's shapes: p and 1 - p have w's)
+    w, y = np.ones(3), np.ones(4)
+    with pytest.raises(ValueError):
+        mismatched(w, y)
+    with pytest.raises(ValueError):
+        mc.grad(mismatched)(w, y)
+    w2 = np.random.default_rng(4).normal(size=4)
+    check_derivatives(mismatched, w2, np.linspace(0.1, 0.9, 4), modes=("reverse",))
+    src = mc.source(mismatched, "reverse")
+    assert src.count("broadcast_check(") == 1

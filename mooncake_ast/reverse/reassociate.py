@@ -85,23 +85,21 @@ def _factor_sum(s: Any, blk: Any, count: dict, chains: dict, kinds: "_Kinds", ep
             return
         parts.append(ch)
     ca, cb = parts
-    common = next((f for f in ca.num if not isinstance(f, Const) and kinds.of(f) == "scalar"
-                   and any(f is g for g in cb.num)), None)
+    common = next((_root(f, blk) for f in ca.num if not isinstance(f, Const) and kinds.of(f) == "scalar"
+                   and any(_root(f, blk) is _root(g, blk) for g in cb.num)), None)
     if common is None:
         return
 
     def without(ch: _Chain) -> _Chain:
-        k = next(i for i, g in enumerate(ch.num) if g is common)
+        k = next(i for i, g in enumerate(ch.num) if _root(g, blk) is common)
         return _Chain(1.0, ch.num[:k] + ch.num[k + 1:], ch.den, 0)
 
     sa = ca.sign
     k = sa * cb.sign * (1.0 if s.callee() is operator.add else -1.0)
-    if k > 0 and _same(without(ca), without(cb)):
+    if k > 0 and _same(without(ca), without(cb), blk):
         # `f*A + f*A` (the pullback of `x * x`): one product, 2*f*A
         twice = _Chain(sa, [Const(2.0), *ca.num], ca.den, 0)
         f = common
-        while isinstance(f, Call) and f.callee() is ops.identity and len(f.args) == 1 and f.block is blk:
-            f = f.args[0]  # (a spread's second name: spread.Spreads.new)
         inner = chains.get(f)
         if inner is not None and f.block is blk and epoch.get(f) == epoch[s]:
             # (the factor is itself a product, `out_bar * 0.5`: its factors join, and the constants fold)
@@ -139,10 +137,17 @@ def _factor_sum(s: Any, blk: Any, count: dict, chains: dict, kinds: "_Kinds", ep
     count[inner] = 1  # (s is no chain for the product that reads it to take in: `p_bar` keeps its line)
 
 
-def _same(a: _Chain, b: _Chain) -> bool:
+def _root(f: Any, blk: Any) -> Any:
+    """f, or the value it is a second name of (a spread's alias, spread.Spreads.new) made in this block."""
+    while isinstance(f, Call) and f.callee() is ops.identity and len(f.args) == 1 and f.block is blk:
+        f = f.args[0]
+    return f
+
+
+def _same(a: _Chain, b: _Chain, blk: Any) -> bool:
     """Are two chains the same product (the same factors, constants by value, in the same order)?"""
     def key(fs: list) -> list:
-        return [("c", f.value) if isinstance(f, Const) else ("v", id(f)) for f in fs]
+        return [("c", f.value) if isinstance(f, Const) else ("v", id(_root(f, blk))) for f in fs]
     return a.sign == b.sign and key(a.num) == key(b.num) and key(a.den) == key(b.den)
 
 

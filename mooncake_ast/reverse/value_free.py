@@ -182,7 +182,8 @@ def _shape_checks(rt: "ReverseTransform", fwd: Function, drop: set) -> bool:
             fn = rt.resolver.callee(v)[0]
             arrays = [a for a in v.args if isinstance(rt.type_of(a), Arr)]
             if not ((isinstance(fn, np.ufunc) or fn in _SAFE_ON_ARRAYS) and len(arrays) == 1
-                    and all(a is arrays[0] or isinstance(a, Const) or isinstance(rt.type_of(a), Num) for a in v.args)):
+                    and all(a is arrays[0] or isinstance(rt.type_of(a), Num) and not isinstance(a, Const)
+                            or isinstance(a, Const) and type(a.value) in (int, float, bool) for a in v.args)):
                 break
             v = arrays[0]
             if id(v) in drop:  # (not so: what a kept value reads is kept)
