@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import mooncake_ast as mc
+from mooncake_ast import api_fast
+from mooncake_ast.reverse import shadows
 from mooncake_ast.reverse.fastpath import fast_rule
 from mooncake_ast.testing import check_derivatives
 
@@ -95,6 +97,9 @@ def test_a_loop_writing_its_own_array_takes_no_state_snapshot():
 def test_one_adjoint_for_two_arguments_is_handed_out_twice():
     a, b = np.arange(3.0), np.ones(3)
     ga, gb = mc.grad(both, argnums=(0, 1))(a, b)
+    gen = fast_rule(both, (a, b), frozenset({0, 1})).gen
+    assert gen.forward_tape is not None and api_fast._plain(gen)  # (the path without a Context)
+    assert not getattr(shadows._local, "stack", None)
     assert ga is not gb
     np.testing.assert_allclose(ga, 2 * (a + b))
     np.testing.assert_allclose(gb, 2 * (a + b))
