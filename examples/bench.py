@@ -567,7 +567,27 @@ def machine_line() -> str:
             f"Python {platform.python_version()}, NumPy {np.__version__}, mooncake_ast {mc.__version__}")
 
 
+def parse_options(argv: Optional[list] = None) -> Any:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="mooncake_ast benchmark table (issue 9)")
+    ap.add_argument("--only", default="", help="comma-separated substrings: run only the workloads whose name "
+                    "contains one of them, case-insensitive (e.g. --only logistic,in-place); extra rows "
+                    "(Hessian-vector product, jacfwd) only when named (hessian, jacfwd)")
+    ap.add_argument("--repeats", type=int, default=REPEATS, help="interleaved repeats per workload (median taken)")
+    return ap.parse_args(argv)
+
+
+def _wanted(name: str, only: list) -> bool:
+    return not only or any(o in name.lower() for o in only)
+
+
 def main() -> None:
+    global REPEATS
+    opts = parse_options()
+    REPEATS = opts.repeats
+    measure.__defaults__ = (REPEATS, TARGET_S)
+    only = [o.strip().lower() for o in opts.only.split(",") if o.strip()]
     t_start = time.perf_counter()
     rng = np.random.default_rng(0)
 
@@ -605,12 +625,16 @@ def main() -> None:
 
     rows = []
     for wl in workloads:
+        if not _wanted(wl.name, only):
+            continue
         print(f"... {wl.name}", file=sys.stderr, flush=True)
         rows.append(run_workload(wl, rng))
-    print("... MLP Hessian-vector product", file=sys.stderr, flush=True)
-    rows.append(run_hvp(W1, b1, W2, b2, Xm, ym, rng))
-    print("... jacfwd 8 -> 8", file=sys.stderr, flush=True)
-    rows.append(run_jacfwd(rng))
+    if _wanted("mlp loss hessian-vector product", only):
+        print("... MLP Hessian-vector product", file=sys.stderr, flush=True)
+        rows.append(run_hvp(W1, b1, W2, b2, Xm, ym, rng))
+    if _wanted("jacfwd 8 -> 8", only):
+        print("... jacfwd 8 -> 8", file=sys.stderr, flush=True)
+        rows.append(run_jacfwd(rng))
 
     print()
     print_table(rows)

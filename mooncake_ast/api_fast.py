@@ -8,6 +8,7 @@ that may write).  Anything else returns None, and the caller takes the general p
 """
 from __future__ import annotations
 
+import re
 import types
 from typing import Any, Callable, Optional
 
@@ -85,6 +86,10 @@ def user_adjoints(ctx: shadows.Context, args: tuple, bars: Any, nums: tuple) -> 
     array nor the adjoint is in the call's storage yet, becomes the array's storage and is handed
     over as it is (recorded as full_adjoint records it, so that an adjoint object shared by two
     arguments is handed out once and copied for the second)."""
+    if not ctx.shadows and not ctx.adopted:  # (the generated code used no storage: the usual case)
+        quick = _quick_adjoints(args, bars, nums)
+        if quick is not None:
+            return quick
     out = []
     for i in nums:
         a, g = args[i], bars[i]
@@ -99,6 +104,45 @@ def user_adjoints(ctx: shadows.Context, args: tuple, bars: Any, nums: tuple) -> 
         else:
             out.append(_api._to_user(shadows.full_adjoint(a, g), a))
     return tuple(out)
+
+
+def _quick_adjoints(args: tuple, bars: Any, nums: tuple) -> Optional[tuple]:
+    """What user_adjoints gives when no storage was used and every adjoint is the common case (a float's
+    float, or a fresh array of its float array's shape and dtype, no array handed out twice); else None."""
+    out = []
+    seen = None
+    for i in nums:
+        a, g = args[i], bars[i]
+        ta = type(a)
+        if ta is float and type(g) is float:
+            out.append(g)
+        elif ta is np.ndarray and type(g) is np.ndarray and g.shape == a.shape \
+                and (g.dtype is a.dtype or g.dtype == a.dtype) and a.dtype.kind == "f":
+            if seen is None:
+                seen = [g]
+            elif any(g is o for o in seen):
+                return None  # (one adjoint object for two arguments: the long way copies it for the second)
+            else:
+                seen.append(g)
+            out.append(g)
+        else:
+            return None
+    return tuple(out)
+
+
+# Run-time helpers that read no adjoint storage (shadows.current): a generated module that uses no others
+# runs without entering a Context (the plain NumPy modules of typed arrays and numbers).
+_PLAIN_HELPERS = frozenset({"NoTangent", "broadcast_check", "sequence"})
+_HELPER = re.compile(r"\b_mc\.(\w+)")
+
+
+def _plain(gen: Any) -> bool:
+    """Does the generated module call no run-time helper that reads storage?  (Its text says; once per module.)"""
+    known = getattr(gen, "plain", None)
+    if known is None:
+        text = getattr(gen.module, "__mooncake_ast_text__", None)
+        known = gen.plain = isinstance(text, str) and set(_HELPER.findall(text)) <= _PLAIN_HELPERS
+    return known
 
 
 def grad_fast(vg: Any, args: tuple) -> Optional[tuple]:
@@ -122,6 +166,18 @@ def grad_fast(vg: Any, args: tuple) -> Optional[tuple]:
     # mc.grad does not return the value: the forward pass without it (reverse/value_free.py), where there is
     # one -- the value was typed a real scalar when it was generated, so there is nothing to check of it.
     run = gen.forward_tape if gen.forward_tape is not None and not gen.may_write and type(vg) is _api.Grad else None
+    if run is not None and _plain(gen):  # (no storage to enter: a Context only for the unusual adjoints)
+        try:
+            bars = gen.pullback(1.0, (run(fn, *args) if gen.takes_self else run(*args))[1])
+        except NotImplementedError as e:
+            if isinstance(e, MooncakeError):
+                raise
+            raise _api._located(e) from e
+        grads = _quick_adjoints(args, bars, nums)
+        if grads is None:
+            with shadows.Context() as ctx:
+                grads = user_adjoints(ctx, args, bars, nums)
+        return None, (grads if isinstance(vg.argnums, (tuple, list)) else grads[0])
     ctx = shadows.Context()
     with ctx:
         try:

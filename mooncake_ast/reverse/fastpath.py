@@ -28,7 +28,8 @@ def fast_kinds(args: tuple) -> Any:
     Two distinct arrays that own their data (`.base is None`) cannot overlap: np.may_share_memory is
     asked only about views."""
     out = []
-    arrays = None
+    arrays = []
+    views = False
     for a in args:
         t = type(a)
         if t is float or t is int or t is bool:
@@ -40,15 +41,19 @@ def fast_kinds(args: tuple) -> Any:
                     _AXES.clear()
                 kind = _AXES[a.shape] = "arr:" + _axes_code(a)
             out.append(kind)
-            if arrays is None:
-                arrays = [a]
-            else:
-                for b in arrays:
-                    if a is b or not (a.base is None and b.base is None) and np.may_share_memory(a, b):
-                        return None
-                arrays.append(a)
+            arrays.append(a)
+            if a.base is not None:
+                views = True
         else:
             return None
+    if len(arrays) > 1:
+        if len({id(a) for a in arrays}) < len(arrays):
+            return None  # (one array twice)
+        if views:
+            for k, a in enumerate(arrays):
+                for b in arrays[:k]:
+                    if not (a.base is None and b.base is None) and np.may_share_memory(a, b):
+                        return None
     return tuple(out)
 
 

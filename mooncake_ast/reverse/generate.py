@@ -44,6 +44,8 @@ def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str]) -> tuple[
         if not wrong:
             break
         not_dense |= wrong
+    # (before finalize: the tape's own pushes, `i_stack.append(i)`, write only lists the pullback owns)
+    rt.user_appends = any(s.callee() in (list.append, set.add) for b in rt.ir.blocks for s in b.stmts)
     fwd, fwd_params, rev = finalize(rt)
     writer = ModuleWriter(user_names(fn, ir), fn.__globals__, ir.local_names)
     base = ir.name if ir.name.isidentifier() else "lambda_"
@@ -98,8 +100,7 @@ def generate_reverse(fn: types.FunctionType, kinds: dict[str, str]) -> Generated
 
         with deriving(fn, "reverse"):  # progress on stderr past 1 s; deep syntax needs a deep stack
             text, rt = reverse_source_text(fn, kinds)
-        may_write = bool(rt.saves or rt.dispatched or any(
-            s.callee() in (list.append, set.add) for b in rt.ir.blocks for s in b.stmts))
+        may_write = bool(rt.saves or rt.dispatched or rt.user_appends)
         return text, {"takes_self": rt.uses_self, "reads_closure": bool(rt.ir.freevars), "may_write": may_write,
                       "bindings": binding_descriptions(rt.resolver.bindings),
                       **lineage(fn, source_digest(fn))}  # older versions are evicted

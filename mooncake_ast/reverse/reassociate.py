@@ -59,10 +59,96 @@ def reassociate(rt: "ReverseTransform", fn: Function) -> None:
                 plan = _plan(chain, kinds)
                 if plan is not None and plan[1] < chain.cost:
                     _rewrite(s, blk, plan[0], out, count, epoch)
+            else:
+                _factor_sum(s, blk, count, chains, kinds, epoch, out)
             out.append(s)
             if not writes_nothing(s):
                 now += 1
         blk.stmts = out
+
+
+def _factor_sum(s: Any, blk: Any, count: dict, chains: dict, kinds: "_Kinds", epoch: dict, out: list) -> None:
+    """`a + b` of two array products with a scalar factor f in common, written `f * (a' + b')` when that
+    touches arrays fewer times: the two contributions of a loss's terms to one adjoint,
+    `-s * t3 / t4 + s * y / p`, become `s * (y / p - t3 / t4)`.  (The products a and b are used only here
+    and made since the last statement that may have changed an object; their planned operations move down
+    to just before s.)"""
+    if not isinstance(s, Call) or s.kwargs or s.callee() not in (operator.add, operator.sub) or len(s.args) != 2:
+        return
+    a, b = s.args
+    if a is b or kinds.of(s) != "array":
+        return
+    parts = []
+    for x in (a, b):
+        ch = chains.get(x) if isinstance(x, Call) and x.block is blk and count.get(x, 0) == 1 else None
+        if ch is None or epoch.get(x) != epoch[s] or x not in out or kinds.of(x) != "array":
+            return
+        parts.append(ch)
+    ca, cb = parts
+    common = next((_root(f, blk) for f in ca.num if not isinstance(f, Const) and kinds.of(f) == "scalar"
+                   and any(_root(f, blk) is _root(g, blk) for g in cb.num)), None)
+    if common is None:
+        return
+
+    def without(ch: _Chain) -> _Chain:
+        k = next(i for i, g in enumerate(ch.num) if _root(g, blk) is common)
+        return _Chain(1.0, ch.num[:k] + ch.num[k + 1:], ch.den, 0)
+
+    sa = ca.sign
+    k = sa * cb.sign * (1.0 if s.callee() is operator.add else -1.0)
+    if k > 0 and _same(without(ca), without(cb), blk):
+        # `f*A + f*A` (the pullback of `x * x`): one product, 2*f*A
+        twice = _Chain(sa, [Const(2.0), *ca.num], ca.den, 0)
+        f = common
+        inner = chains.get(f)
+        if inner is not None and f.block is blk and epoch.get(f) == epoch[s]:
+            # (the factor is itself a product, `out_bar * 0.5`: its factors join, and the constants fold)
+            rest = without(ca)
+            twice = _Chain(sa * inner.sign, [Const(2.0), *inner.num, *rest.num], inner.den + rest.den, 0)
+        plan = _plan(twice, kinds)
+        if plan is not None and plan[1] < ca.cost + cb.cost + 1:
+            _rewrite(s, blk, plan[0], out, count, epoch)
+        return
+    plan_a, plan_b = _plan(without(ca), kinds), _plan(without(cb), kinds)
+    if plan_a is None or plan_b is None or plan_a[1] + plan_b[1] + 2 >= ca.cost + cb.cost + 1:
+        return
+    # s = sa*f*A (+/-) sb*f*B = sa*f*(A + k*B) with k = sa*(+/-1)*sb; -(A - B) is B - A
+    if sa < 0 and k < 0:
+        inner_args, sign = [b, a], 1.0
+    else:
+        inner_args, sign = [a, b], sa
+    plans = {id(a): plan_a[0], id(b): plan_b[0]}
+    for x in inner_args:  # (made in the order the sum reads them: each prints inline)
+        out.remove(x)
+        kinds.rt.adjoint_of.pop(x, None)  # (a part of an adjoint now, not the adjoint: named as a temporary)
+        _rewrite(x, blk, plans[id(x)], out, count, epoch)
+        out.append(x)
+    inner = Call(Const(operator.add if k > 0 else operator.sub), inner_args, loc=s.loc)
+    inner.block = blk
+    out.append(inner)
+    for x in (a, b, inner):
+        epoch[x] = epoch[s]
+    factor: Any = common
+    if sign < 0:
+        factor = Call(Const(operator.neg), [common], loc=s.loc)
+        factor.block = blk
+        out.append(factor)
+    s.fn, s.args = Const(operator.mul), [factor, inner]
+    count[inner] = 1  # (s is no chain for the product that reads it to take in: `p_bar` keeps its line)
+
+
+def _root(f: Any, blk: Any) -> Any:
+    """f, or the value it is a second name of (a spread's alias, spread.Spreads.new) made in this block."""
+    while isinstance(f, Call) and f.callee() is ops.identity and len(f.args) == 1 and f.block is blk:
+        f = f.args[0]
+    return f
+
+
+def _same(a: _Chain, b: _Chain, blk: Any) -> bool:
+    """Are two chains the same product (the same factors, constants by value, in the same order)?"""
+    def key(fs: list) -> list:
+        return [("c", f.value) if isinstance(f, Const) else ("v", id(_root(f, blk))) for f in fs]
+    return a.sign == b.sign and key(a.num) == key(b.num) and key(a.den) == key(b.den)
 
 
 def _chain_of(s: Any, blk: Any, count: dict, chains: dict, kinds: "_Kinds", epoch: dict) -> Optional[_Chain]:

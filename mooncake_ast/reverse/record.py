@@ -16,10 +16,13 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+import numpy as np
+
 from .. import ops
 from ..ir.dce import sweep
 from ..ir.nodes import Block, Branch, Call, Const, Function, Goto, Phi, Return, Value
 from ..ir.regions import If, Loop, Seq
+from ..ir.types import INT
 from . import adjoints as adj
 from .runtime import rcall as _dispatch
 from .prepare import own_exits, own_exits_loop
@@ -71,6 +74,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     _patch_dispatch(rt)
     drop_dead_restores(rt)
     sweep_pullback(rev)  # (the placeholders only dropped restores read)
+    methods_of_arrays(rev)
     _patch_saves(rt)
     # ---------------------------------------------------------------- records per block
     surviving: dict[Any, list[Call]] = {}
@@ -121,6 +125,9 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
                 if not any(r.args[0].value is n for n in needs):  # type: ignore[union-attr]
                     needs.append(r.args[0].value)  # type: ignore[union-attr]
         loc = blk.stmts[-1].loc if blk.stmts else fwd.loc
+        derived = _recomputable(rt, needs) if blk not in rt.top else {}
+        if derived:
+            needs = [n for n in needs if id(n) not in derived]
         if blk not in rt.top and len(needs) <= 2:
             # A block that may run many times and records one or two values: a stack per value
             # (`i_stack.append(i)`, popped as `i = i_stack.pop()`).  A tuple per run would cost 56 bytes
@@ -140,12 +147,14 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
                 rb, idx = anchors[key]
                 pops = []
                 read = {id(r.args[0].value): r for r in surviving[key]}  # type: ignore[union-attr]
+                later = [r for r in surviving[key] if id(r.args[0].value) in derived]  # type: ignore[union-attr]
                 for j, n in enumerate(needs):
                     ref = read.get(id(n))
                     pop = ref if ref is not None else Call(Const(list.pop), [srefs[j]])
                     pop.fn, pop.args = Const(list.pop), [srefs[j]]
                     pops.append(pop)
-                inserts.setdefault(rb, []).append((idx, pops))
+                base = {id(n): pops[j] for j, n in enumerate(needs)}
+                inserts.setdefault(rb, []).append((idx, pops + _recompute(later, derived, base)))
             continue
         rec = Call(Const(ops.tuple_of), list(needs), hint=None, loc=loc)
         _append(blk, rec)
@@ -167,9 +176,18 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             else:
                 load = Call(Const(list.pop), [sref])
             load.tuple_size = len(needs)  # type: ignore[attr-defined]
+            later = [r for r in refs if id(r.args[0].value) in derived]  # type: ignore[union-attr]
+            refs = [r for r in refs if id(r.args[0].value) not in derived]  # type: ignore[union-attr]
+            base = {}
             for r in refs:
                 j = next(i for i, n in enumerate(needs) if n is r.args[0].value)  # type: ignore[union-attr]
+                base[id(needs[j])] = r
                 r.fn, r.args = Const(operator.getitem), [load, Const(j)]
+            for j, n in enumerate(needs):
+                if later and id(n) not in base:  # (read only to recompute a value from it)
+                    base[id(n)] = Call(Const(operator.getitem), [load, Const(j)])
+                    refs.append(base[id(n)])
+            refs += _recompute(later, derived, base)
             inserts.setdefault(rb, []).append((idx, [load, *refs] if blk not in rt.top else refs))
             if blk in rt.top:
                 inserts.setdefault(rev.entry, []).append((0, [load]))
@@ -220,6 +238,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             rb.stmts[idx:idx] = stmts
     for b in rev.blocks:
         b.stmts = [s for s in b.stmts if s.callee() is not anchor]
+        _recomputed_where_read(b)
         if b is rev.entry:
             # the tape unpack must come before the entry-block record loads
             first = [s for s in b.stmts if s is unpack or s in tape_refs]
@@ -236,11 +255,64 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     return fwd, params, rev
 
 
+_INT_ARITHMETIC = (operator.add, operator.sub, operator.mul)
+
+
+def _recomputable(rt: ReverseTransform, needs: list) -> dict:
+    """The values a loop body's record need not keep: integer arithmetic on other values it keeps and integer
+    constants (`i - 1` next to `i`), computed again where the pullback pops the record (`y_bar[i - 1]`),
+    as a person would; by id.  (Python integers: the same operands give the same result.)"""
+    kept = {id(n) for n in needs}
+    out = {}
+    for n in needs:
+        if not (isinstance(n, Call) and n.callee() in _INT_ARITHMETIC and len(n.args) == 2 and not n.kwargs
+                and rt.type_of(n) == INT):
+            continue
+        var = [a for a in n.args if not isinstance(a, Const)]
+        if var and all(type(a.value) is int for a in n.args if isinstance(a, Const)) and all(
+                id(a) in kept and rt.type_of(a) == INT and not (isinstance(a, Call) and a.callee() in _INT_ARITHMETIC)
+                for a in var):
+            out[id(n)] = n
+    return out
+
+
+def _recompute(refs: list, derived: dict, base: dict) -> list:
+    """The pullback's references to derived values (_recomputable), made into the arithmetic itself on the
+    references to what the record keeps (`base`: id of a kept value -> its reference at this site)."""
+    out = []
+    for r in refs:
+        n = derived.get(id(r.args[0].value))
+        if n is not None:
+            r.fn, r.args = Const(n.callee()), [a if isinstance(a, Const) else base[id(a)] for a in n.args]
+            r.recomputed = True  # type: ignore[attr-defined]
+            out.append(r)
+    return out
+
+
+def _recomputed_where_read(b: Block) -> None:
+    """A recomputed index moves down to just before its first reader in the block, where it prints
+    inline (`y_bar[i - 1] += ...`): integer arithmetic on popped values, it reads no object."""
+    for s in [s for s in b.stmts if getattr(s, "recomputed", False)]:
+        k = b.stmts.index(s)
+        first = next((j for j in range(k + 1, len(b.stmts)) if any(o is s for o in b.stmts[j].operands())), None)
+        if first is not None and first > k + 1:
+            b.stmts.insert(first, s)
+            del b.stmts[k]
+
+
 def _stack_hint(needs: list) -> str:
     for v in needs:
         h = getattr(v, "hint", None)
         if h and not h.startswith("%") and h.isidentifier():
             return f"{h}_stack"
+    if len(needs) == 1 and isinstance(needs[0], Call):  # (an unnamed result: after its function, `tanh_stack`)
+        fn = needs[0].fn
+        callee = needs[0].callee()
+        name = (fn.args[1].value if isinstance(fn, Call) and fn.callee() is getattr and len(fn.args) == 2
+                and isinstance(fn.args[1], Const) else None if getattr(callee, "__module__", None) in (None, "_operator")
+                else getattr(callee, "__name__", None))
+        if isinstance(name, str) and name.isidentifier() and not name.startswith("_"):
+            return f"{name}_stack"
     return "stack"
 
 
@@ -450,6 +522,22 @@ def _patch_dispatch(rt: ReverseTransform) -> None:
         pb.block = b
         pb.hint = None
         b.stmts[i:i + 1] = pre + [call, s, pb]
+
+
+def methods_of_arrays(rev: Function) -> None:
+    """`np.sum(g, axis=0)` of an adjoint known to be an array (specialise._array_sum marks it) becomes
+    `g.sum(axis=0)`, as a person writes it: NumPy's function is a Python layer over the method.  (Last,
+    after the passes that know np.sum as a call that writes nothing.)"""
+    for b in rev.blocks:
+        out = []
+        for s in b.stmts:
+            if getattr(s, "array_method", False) and s.callee() is np.sum and len(s.args) == 1:
+                method = Call(Const(getattr), [s.args[0], Const("sum")], loc=s.loc)
+                method.block = b
+                out.append(method)
+                s.fn, s.args = method, []
+            out.append(s)
+        b.stmts = out
 
 
 def _call_pullbacks_directly(rev: Function) -> None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
-from ..ir.nodes import Const
+from ..ir.nodes import Call, Const
 from ..ir.types import NOT_LITERAL, AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
 from ..rules import forward_code_rules, math_rules, numpy_products, numpy_reductions, numpy_shapes
@@ -46,8 +46,8 @@ def unbroadcast(t: "TemplateBuilder", g: Any, src: AVal, like: AVal) -> Any:
     if isinstance(like, Num):
         if isinstance(src, Num):
             return g
-        if is_float_array(src):
-            return t.call(float, t.call(np.sum, g))
+        if is_float_array(src):  # (a 0-d result's adjoint may be a number: NumPy's function takes both)
+            return t.call(float, _array_sum(t, g) if src.axes else t.call(np.sum, g))
         return NotImplemented
     if not (is_float_array(like) and is_float_array(src)) or len(like.axes) == 0:
         return NotImplemented
@@ -62,10 +62,20 @@ def unbroadcast(t: "TemplateBuilder", g: Any, src: AVal, like: AVal) -> Any:
         elif not not_one(d) and s != "1" and (size_symbol(d) is None or size_symbol(d) != size_symbol(s)):
             return NotImplemented  # broadcast or not: only the run time knows
     if lead:
-        g = t.call(np.sum, g, axis=_axis(tuple(range(lead))))
+        g = _array_sum(t, g, axis=_axis(tuple(range(lead))))
     if keep:
-        g = t.call(np.sum, g, axis=_axis(tuple(keep)), keepdims=True)
+        g = _array_sum(t, g, axis=_axis(tuple(keep)), keepdims=True)
     return g
+
+
+def _array_sum(t: "TemplateBuilder", g: Any, **kwargs: Any) -> Any:
+    """`np.sum(g, ...)` of an adjoint that is certainly a float array (spreads are made real first), marked to
+    print as the method a person writes, `g.sum(axis=0)` (record.methods_of_arrays): NumPy's function wraps
+    the method in a Python layer that costs about a microsecond a call."""
+    out = t.call(np.sum, g, **kwargs)
+    if isinstance(out, Call) and out.callee() is np.sum:
+        out.array_method = True  # type: ignore[attr-defined]
+    return out
 
 
 def _axis(axes: tuple) -> Any:

@@ -65,8 +65,9 @@ def strip(rt: "ReverseTransform", fwd: Function) -> bool:
     needed = _needed(fwd, pure, pairs, {k: v for k, v in shapes.items() if k in redirected})
     gone = [v for v in values if id(v) in pure and id(v) not in needed]
     work = [v for v in gone if isinstance(v, Call) and not _module_function(rt, v)]
-    if len(work) < _WORTH and not any(v.block in rt.in_loop for v in work):
-        return False  # (a third function in the module for a pass or two saved is not worth reading)
+    if len(work) < _WORTH and not any(v.block in rt.in_loop or rt.resolver.callee(v)[0] in _SAFE_REDUCTIONS for v in work):
+        return False  # (a third function in the module for a pass or two saved is not worth reading; a NumPy
+        # reduction is: `np.mean` alone costs microseconds of Python around its one pass)
     drop = {id(v) for v in gone}
     if not _shape_checks(rt, fwd, drop):
         return False
@@ -174,11 +175,28 @@ def _shape_checks(rt: "ReverseTransform", fwd: Function, drop: set) -> bool:
     def shape_of(v: Any) -> Any:
         if isinstance(v, Const) or isinstance(rt.type_of(v), Num):
             return Const(())
-        return ("of", v) if id(v) not in drop else shapes.get(id(v))
+        if id(v) in drop:
+            return shapes.get(id(v))
+        while isinstance(v, Call) and id(v) not in drop and _pure(rt, v):
+            # a kept `1.0 - y` has y's shape: a check of it is a check of y (made once: `seen` below)
+            fn = rt.resolver.callee(v)[0]
+            arrays = [a for a in v.args if isinstance(rt.type_of(a), Arr)]
+            if not ((isinstance(fn, np.ufunc) or fn in _SAFE_ON_ARRAYS) and len(arrays) == 1
+                    and all(a is arrays[0] or isinstance(rt.type_of(a), Num) and not isinstance(a, Const)
+                            or isinstance(a, Const) and type(a.value) in (int, float, bool) for a in v.args)):
+                break
+            v = arrays[0]
+            if id(v) in drop:  # (not so: what a kept value reads is kept)
+                return shapes.get(id(v))
+        return ("of", v)
+
+    def key(p: Any) -> Any:
+        return ("of", id(p[1])) if isinstance(p, tuple) else id(p)
 
     rewritten: list = []  # (block, its statements with the checks): applied once all are known
     for b in fwd.blocks:
         out: list = []
+        seen: dict = {}  # the shapes checked in this block -> the check
         for st in b.stmts:
             if id(st) in drop and isinstance(st, Call):
                 fn = rt.resolver.callee(st)[0]
@@ -191,6 +209,8 @@ def _shape_checks(rt: "ReverseTransform", fwd: Function, drop: set) -> bool:
                     arrays = [p for a, p in zip(st.args, parts) if isinstance(rt.type_of(a), Arr)]
                     if len(arrays) <= 1 or _broadcast([rt.type_of(a) for a in st.args]):
                         shapes[id(st)] = arrays[0] if arrays else Const(())
+                    elif tuple(key(p) for p in arrays) in seen:
+                        shapes[id(st)] = seen[tuple(key(p) for p in arrays)]
                     else:
                         operands = []
                         for p in arrays:
@@ -202,7 +222,7 @@ def _shape_checks(rt: "ReverseTransform", fwd: Function, drop: set) -> bool:
                         check = Call(Const(ops.broadcast_check), operands, loc=st.loc)
                         check.block = b
                         out.append(check)
-                        shapes[id(st)] = check
+                        shapes[id(st)] = seen[tuple(key(p) for p in arrays)] = check
             out.append(st)
         rewritten.append((b, out))
     for b, out in rewritten:
