@@ -33,13 +33,14 @@ from ..api import (Differentiable, NonScalarOutputError, TangentError, ValueAndG
 from ..forward import objects as _objects
 from ..forward.runtime import _bind_fast, derived_forward, fcall as _fcall_rt
 from ..reverse import shadows as _shadows
-from ..reverse.adjoints import AdjTuple, MethodAdjoint, accumulate
+from ..reverse.adjoints import AdjTuple, accumulate
 from ..reverse.runtime import may_write, rcall
 from ..tangents import MethodTangent, NoTangent, materialize
 from ..tangents import storage as _storage
 from .builtin_rules import storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
+from .nested_plans import method_parts
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
                                  _pow_deriv_fwd, _prepare_cells, _storage_fwd, _zero, _zero_fwd, user_rule)
 
@@ -59,6 +60,8 @@ class _Plan:
         self.inactive: frozenset = frozenset()  # positions of call_args that are constants (no adjoint)
         self.arg_pos: Any = None  # positions of the primal arguments in call_args (forward code plans)
         self.tan_pos: Any = None  # ... and of their tangents
+        self.df_bar: Any = None  # bars -> the adjoint of the callable's tangent df (objects, methods), else none
+        self.takes_df = False  # outer(tf, targs, tdargs, tdf) takes the tangent of df (else tdf must be zero)
 
 
 def _refuse_lazy_second_order(f: Any, dy: Any) -> None:
@@ -84,6 +87,9 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
     if isinstance(f, Differentiable):
         f = f.__wrapped_fn__
     n = len(args)
+    special = _special_plan(f, df, args, dargs)
+    if special is not None:
+        return special
     if not _zero(df) and not isinstance(f, (types.FunctionType, types.MethodType)):
         raise NestingError(f"nested derivative: the callable {_name(f)} itself has a nonzero tangent; differentiating "
                            f"through what a callable object captures is not supported nested: pass those values as arguments")
@@ -113,16 +119,9 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
     if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) and lookup(f) is None:
         dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
         inner = _plan(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs))
-
-        def split_method(b: Any) -> tuple:
-            _, a, d = inner.split(b)
-            return MethodAdjoint(a[0]), tuple(a[1:]), tuple(d[1:])
-
-        def outer_method(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
-            tself = tf.self_tangent if isinstance(tf, MethodTangent) else NoTangent
-            return inner.outer(NoTangent, (tself, *targs), (NoTangent, *tdargs))
-
+        split_method, outer_method, df_bar = method_parts(inner)
         plan = _Plan(inner.fn, inner.call_args, split_method, outer_method)
+        plan.df_bar, plan.takes_df = df_bar, True
         plan.arg_pos = inner.arg_pos[1:] if inner.arg_pos is not None else None
         plan.tan_pos = inner.tan_pos[1:] if inner.tan_pos is not None else None
         return plan
@@ -163,6 +162,12 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
         return plan
     raise NestingError(f"nested derivative: the forward derivative of {_name(f)} comes from a hand-written rule, which "
                        f"has no derivative of its own; higher derivatives through it are not supported")
+
+
+def _special_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
+    from .nested_plans import special_plan
+
+    return special_plan(f, df, args, dargs)
 
 
 def _only_module_keywords(f: Any, n: int) -> bool:
@@ -379,7 +384,8 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
                                f"adjoints into a number or tuple that it captures from an enclosing function; pass "
                                f"those values as arguments (captured arrays and lists work)") from e
         f_bar, a_bar, d_bar = plan.split(tuple(bars))
-        return f_bar, AdjTuple(a_bar), AdjTuple(d_bar)
+        df_bar = plan.df_bar(tuple(bars)) if plan.df_bar is not None else NoTangent
+        return f_bar, AdjTuple(a_bar), AdjTuple(d_bar), df_bar
 
     return out, pullback
 
@@ -387,8 +393,6 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
 def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: Any, tdargs: Any) -> tuple:
     """Forward rule of `fcall`: forward mode over f's forward code."""
     fcall = _fcall_rt
-    if not _zero(tdf):
-        raise NestingError("nested derivative: the tangent of a callable's tangent is not supported")
     args, dargs = tuple(args), _expand(dargs, len(args))
     n = len(args)
     targs, tdargs = _expand(targs, n), _expand(tdargs, n)
@@ -396,6 +400,10 @@ def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, ta
     if plan.grad_of is not None and not _zero(tf):
         raise NestingError(f"nested derivative of {plan.grad_of!r}: its function has a nonzero tangent (it captures "
                            f"differentiated variables); pass them as arguments instead")
+    if plan.takes_df:
+        return fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs, tdf))
+    if not _zero(tdf):
+        raise NestingError("nested derivative: the tangent of a callable's tangent is not supported")
     return fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs))
 
 
@@ -481,7 +489,7 @@ def _jvp_rrule(f: Any, primals: tuple, tangents: tuple) -> tuple:
     out = (y, materialize(dy, y))
 
     def pullback(g: Any) -> tuple:
-        return pb(g)
+        return pb(g)[:3]
 
     return out, pullback
 
@@ -501,8 +509,8 @@ def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, d
     out, pb = _rev_fcall(f, df, args, dargs)
 
     def pullback(g: Any) -> tuple:
-        f_bar, a_bar, d_bar = pb(g)
-        return f_bar, NoTangent, a_bar, d_bar  # one adjoint per argument of fcall(f, df, args, dargs)
+        f_bar, a_bar, d_bar, df_bar = pb(g)
+        return f_bar, df_bar, a_bar, d_bar  # one adjoint per argument of fcall(f, df, args, dargs)
 
     return out, pullback
 

@@ -19,9 +19,11 @@ from ..forward.runtime import _all_zero
 from ..forward.runtime import conform as _conform
 from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple
-from ..tangents import NoTangent
+from ..reverse.adjoints import MethodAdjoint
+from ..tangents import MethodTangent, NoTangent
 from ..tangents import storage as _storage
 from . import helpers as h
+from . import nested_helpers as nh
 from .registry import _entry, defjvp, defvjp, defzero
 
 
@@ -198,9 +200,9 @@ def _helper_defs() -> None:
     defjvp(fwd.fresh_storage, lambda t, y, value, d: t.call(fwd.fresh_storage, value, t.d(d)) if t.d(d) is not None else None)
     defvjp(fwd.fresh_storage, lambda t, g, y, value, d: (None, g))
     user(fwd.item_storage, _item_storage_frule, _item_storage_rrule)
-    # `a[i] += v` in forward code updates the tangent of a view in place (`_mc.update`): reverse mode over
-    # it would need the view's adjoint storage shared with its base's, which item_storage's rule does
-    # not keep; refused by name rather than traced into.
+    # `a[i] += v` in forward code updates the tangent of a view in place (`_mc.update`): nested, its twin
+    # (nested_helpers.py) writes into the view as user code would, and item_storage of an array tangent is
+    # a read of the view (its adjoint shared with its base's, as reverse mode keeps it for user code).
     from . import registry as _registry
 
     user(_registry.update, _update_frule, _update_rrule)
@@ -214,28 +216,26 @@ def _helper_defs() -> None:
 
 
 def _refuse_update() -> NestingError:
-    return NestingError("nested derivative: an in-place update of an array (`a[i] += v`, `a *= s` on a slice) is not "
-                        "supported at this order yet; write the update out (`a = a + v`, np.where) in the function")
+    return NestingError("nested derivative: an in-place update of a dict's tangent is not supported at this order")
 
 
 def _update_frule(p: tuple, t: tuple) -> tuple:
-    """`update(dx, new)` where nothing it reads is differentiated runs as it is; else refused."""
+    """`update(dx, new)`: forward mode over its twin for these operands (nested_helpers.update_twin)."""
     from .registry import update
 
-    if not all(_zero(d) for d in _expand(t, len(p))):
+    if all(_zero(d) for d in _expand(t, len(p))):
+        return update(*p), NoTangent
+    twin = nh.update_twin(*p)
+    if twin is None:
         raise _refuse_update()
-    return update(*p), NoTangent
+    return nh.twin_frule(twin, p, t)
 
 
 def _update_rrule(dx: Any, new: Any) -> tuple:
-    from .registry import update
-
-    def pullback(g: Any) -> tuple:
-        if not _zero(g):
-            raise _refuse_update()
-        return NoTangent, NoTangent
-
-    return update(dx, new), pullback
+    twin = nh.update_twin(dx, new)
+    if twin is None:
+        raise _refuse_update()
+    return nh.twin_rrule(twin, (dx, new))
 
 
 def _item_storage_frule(p: tuple, t: tuple) -> tuple:
@@ -253,15 +253,14 @@ def _item_storage_rrule(container: Any, dcontainer: Any, index: Any, item: Any) 
     from ..forward import transform as fwd
     from ..reverse.adjoints import AdjList
 
+    if isinstance(dcontainer, np.ndarray):  # (an item, or a view written later: reverse mode's own reads)
+        return nh.twin_rrule(nh.item_read, (container, dcontainer, index, item))
     y = fwd.item_storage(container, dcontainer, index, item)
 
     def pullback(g: Any) -> tuple:
         if g is NoTangent or g is None or dcontainer is NoTangent:
             return (NoTangent,) * 4
-        if isinstance(dcontainer, np.ndarray):
-            bar: Any = np.zeros_like(dcontainer)
-            bar[index] += g
-        elif isinstance(dcontainer, (tuple, list)) and isinstance(index, int):
+        if isinstance(dcontainer, (tuple, list)) and isinstance(index, int):
             items: list = [NoTangent] * len(dcontainer)
             items[index] = g
             bar = AdjTuple(items) if isinstance(dcontainer, tuple) else AdjList(items)
@@ -272,23 +271,48 @@ def _item_storage_rrule(container: Any, dcontainer: Any, index: Any, item: Any) 
     return y, pullback
 
 
+def _refuse_attr(name: str) -> NestingError:
+    return NestingError(f"nested derivative: the tangent of attribute {name!r} of a differentiated object, read by "
+                        f"generated code, is not supported at this order")
+
+
+def _getattr_twin(obj: Any, dobj: Any, name: Any, value: Any) -> Any:
+    """The twin for a read of a differentiated object's attribute tangent (its storage made first), or refused."""
+    from . import builtin_rules
+
+    twin = nh.getattr_twin(obj, dobj, name, value)
+    if twin is None:
+        raise _refuse_attr(name)
+    if twin is nh.attr_field:
+        builtin_rules.getattr_tangent(obj, dobj, name, value)  # (a mutable field's zero tangent made storage)
+    return twin
+
+
 def _getattr_tangent_frule(p: tuple, t: tuple) -> tuple:
     from . import builtin_rules
 
     obj, dobj, name, value = p
-    if dobj is not NoTangent:
-        raise NestingError(f"nested derivative: the tangent of attribute {name!r} of a differentiated object, read by "
-                           f"generated code, is not supported at this order")
-    return builtin_rules.getattr_tangent(*p), NoTangent
+    if dobj is NoTangent:
+        return builtin_rules.getattr_tangent(*p), NoTangent
+    twin = _getattr_twin(*p)
+    if twin is nh.attr_method:  # MethodTangent(dobj): its tangent is MethodTangent(tangent of dobj)
+        tdobj = _expand(t, 4)[1]
+        return MethodTangent(dobj), (NoTangent if tdobj is NoTangent or tdobj is None else MethodTangent(tdobj))
+    return nh.twin_frule(twin, p, t)
 
 
 def _getattr_tangent_rrule(obj: Any, dobj: Any, name: Any, value: Any) -> tuple:
     from . import builtin_rules
 
-    if dobj is not NoTangent:
-        raise NestingError(f"nested derivative: the tangent of attribute {name!r} of a differentiated object, read by "
-                           f"generated code, is not supported at this order")
-    return builtin_rules.getattr_tangent(obj, dobj, name, value), lambda g: (NoTangent,) * 4
+    if dobj is NoTangent:
+        return builtin_rules.getattr_tangent(obj, dobj, name, value), lambda g: (NoTangent,) * 4
+    twin = _getattr_twin(obj, dobj, name, value)
+    if twin is nh.attr_method:  # the adjoint of a method tangent is its self tangent's (a MethodAdjoint)
+        def pullback(g: Any) -> tuple:
+            return NoTangent, (g.self_adjoint if isinstance(g, MethodAdjoint) else NoTangent), NoTangent, NoTangent
+
+        return MethodTangent(dobj), pullback
+    return nh.twin_rrule(twin, (obj, dobj, name, value))
 
 
 def _concat_tangent_frule(pairs: tuple, tpairs: tuple) -> tuple:

@@ -1,0 +1,222 @@
+"""Derivatives of forward code's run-time helpers through plain-Python twins.
+
+A nested derivative differentiates generated forward code, which calls run-time helpers
+(`_mc.update`, `_mc.item_storage`, `_mc.getattr_tangent`) and dispatches calls at run time
+(`_mc.fcall(setattr, ...)`, `_mc.fcall(Lin, ...)`, `_mc.fcall(x.copy, ...)`).  The helpers are
+written for speed at first order (try statements, type tests, storage made on demand), which the
+transforms do not trace.  So each case a helper handles gets a twin here: a few lines of ordinary
+Python doing what the helper does in that case, which reverse and forward mode differentiate like
+user code (array writes with their saved values and views, object fields as adjoint storage,
+`MutableTangent` objects as user objects).  The rule of a helper picks the twin for the call's
+case and hands the call to it: `fcall(twin, ...)` forward, `rcall(twin, ...)` reverse.  A case
+without a twin keeps the helper's own behaviour where nothing differentiated reaches it and is
+refused by name (a NestingError) otherwise: never a silently wrong derivative.
+
+The twins take the helper's arguments in the helper's order, so their adjoints are the helper's.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from ..forward.runtime import fcall
+from ..tangents import MethodTangent, MutableTangent, NoTangent
+
+
+# ---------------------------------------------------------------- twins of `_mc.update(dx, new)`
+
+
+def update_same(dx, new):
+    return dx
+
+
+def update_write(dx, new):
+    dx[...] = new
+    return dx
+
+
+def update_clear(dx, new):
+    dx[...] = 0.0
+    return dx
+
+
+def update_list(dx, new):
+    dx[:] = new
+    return dx
+
+
+def update_replace(dx, new):
+    return new
+
+
+def update_fresh(dx, new):
+    return new.copy()
+
+
+def update_twin(dx: Any, new: Any) -> Callable:
+    """The twin of `registry.update(dx, new)` for these operands (its branches, in its order)."""
+    if new is None or new is NoTangent:
+        if isinstance(dx, np.ndarray):
+            return update_clear
+        return update_replace
+    if dx is new:
+        return update_same
+    if isinstance(dx, np.ndarray):
+        if _writable_into(dx, new):
+            return update_write
+        return update_fresh if isinstance(new, np.ndarray) else update_replace
+    if isinstance(dx, list) and isinstance(new, list):
+        return update_list
+    if isinstance(dx, dict) and isinstance(new, dict):
+        return None  # (a dict's tangent replaced in place: not supported nested)
+    return update_replace
+
+
+def _writable_into(dx: np.ndarray, new: Any) -> bool:
+    """Does `dx[...] = new` succeed (new broadcasts to dx's shape, dx is writable)?"""
+    if not dx.flags.writeable:
+        return False
+    try:
+        return np.broadcast_shapes(np.shape(new), dx.shape) == dx.shape
+    except ValueError:
+        return False
+
+
+# ---------------------------------------------------------------- twins of `_mc.item_storage(c, dc, i, item)`
+
+
+def item_read(container, dcontainer, index, item):
+    return dcontainer[index]
+
+
+# ---------------------------------------------------------------- twins of `_mc.getattr_tangent(obj, dobj, name, value)`
+
+
+def attr_field(obj, dobj, name, value):
+    return dobj.fields[name]
+
+
+def attr_method(obj, dobj, name, value):
+    return MethodTangent(dobj)
+
+
+def attr_transpose(obj, dobj, name, value):
+    return dobj.T
+
+
+def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callable]:
+    """The twin of `builtin_rules.getattr_tangent` for a differentiated object or array, or None."""
+    import types
+
+    if isinstance(obj, np.ndarray) and isinstance(dobj, np.ndarray):
+        if name == "T":
+            return attr_transpose
+        if callable(value) and getattr(value, "__self__", None) is obj:
+            return attr_method
+        return None
+    if isinstance(dobj, MutableTangent):
+        if name in dobj.fields:
+            return attr_field
+        prop = getattr(type(obj), name, None)
+        if isinstance(prop, property):
+            return None
+        if isinstance(value, (types.MethodType, types.BuiltinMethodType)) and getattr(value, "__self__", None) is obj:
+            return attr_method
+    return None
+
+
+# ---------------------------------------------------------------- forward functions of dispatched calls
+# `_mc.fcall(f, df, args, dargs)` nested is one call of a plain function computing `(y, dy)` (see api_rules._plan).
+
+
+def setitem_fwd(a, i, v, da, di, dv):
+    a[i] = v
+    da[i] = dv
+    return None, NoTangent
+
+
+def setitem_primal_fwd(a, i, v, da, di, dv):
+    a[i] = v
+    return None, NoTangent
+
+
+def setattr_primal_fwd(obj, name, v, dobj, dname, dv):
+    setattr(obj, name, v)
+    return None, NoTangent
+
+
+def setattr_fwd(obj, name, v, dobj, dname, dv):
+    setattr(obj, name, v)
+    dobj.fields[name] = dv
+    return None, NoTangent
+
+
+def new_object(cls):
+    return cls.__new__(cls)
+
+
+def construct_fwd(cls, args, dargs):
+    """`cls(*args)` for a user class, as forward/runtime._construct does: a new object, then `__init__` on it."""
+    obj = new_object(cls)
+    dobj = MutableTangent({})
+    fcall(cls.__init__, NoTangent, (obj, *args), (dobj, *dargs))
+    return obj, dobj
+
+
+def construct_fields_fwd(cls, names, values, dvalues):
+    """`cls(*values)` for a dataclass whose generated `__init__` sets the fields `names` from its arguments."""
+    obj = new_object(cls)
+    dobj = MutableTangent({})
+    for k in range(len(names)):
+        setattr(obj, names[k], values[k])
+        dobj.fields[names[k]] = dvalues[k]
+    return obj, dobj
+
+
+def copy_fwd(a, da):
+    return a.copy(), da.copy()
+
+
+def linear_method_fwd(a, name, args, da):
+    """`a.name(*args)` for a method linear in a (sum, reshape, transpose, ...), args not differentiated."""
+    return getattr(a, name)(*args), getattr(da, name)(*args)
+
+
+def dot_method_fwd(a, b, da, db):
+    return a.dot(b), da.dot(b) + a.dot(db)
+
+
+# Array methods linear in the array, whose other arguments are shapes, axes and flags (never differentiated).
+LINEAR_METHODS = frozenset({"sum", "mean", "reshape", "ravel", "flatten", "transpose", "swapaxes", "squeeze",
+                            "cumsum", "trace", "diagonal", "repeat", "take"})
+
+
+def is_array_method(f: Any) -> bool:
+    """A bound method of a float ndarray (x.copy, x.sum, ...)."""
+    import types
+
+    return isinstance(f, types.BuiltinMethodType) and type(getattr(f, "__self__", None)) is np.ndarray
+
+
+# ---------------------------------------------------------------- rules that hand a call to a twin
+
+
+def twin_frule(twin: Callable, p: tuple, t: Any) -> tuple:
+    """Forward mode over the twin: `(twin(*p), its tangent)` for tangents t of p."""
+    t = (NoTangent,) * len(p) if t is NoTangent or t is None else tuple(t)
+    return fcall(twin, NoTangent, tuple(p), t)
+
+
+def twin_rrule(twin: Callable, args: tuple) -> tuple:
+    """Reverse mode over the twin: `(twin(*args), pullback)`, the pullback giving one adjoint per argument."""
+    from ..reverse.runtime import rcall
+
+    y, pb = rcall(twin, tuple(args), {})
+
+    def pullback(g: Any) -> tuple:
+        _, bars, _ = pb(g)
+        bars = tuple(bars)
+        return bars + (NoTangent,) * (len(args) - len(bars))
+
+    return y, pullback

@@ -1,0 +1,238 @@
+"""Plans of dispatched calls on objects and arrays, for derivatives of derivatives.
+
+Forward code leaves some calls to run-time dispatch (`_mc.fcall(setattr, ...)`, `_mc.fcall(Lin, ...)`,
+`_mc.fcall(m, dm, ...)` for a callable object, `_mc.fcall(x.copy, ...)`).  Nested, such a call is one
+call of ordinary Python computing `(y, dy)` (api_rules._plan): here, the forward functions of
+nested_helpers.py, or the derived forward code of the user method the call runs.
+
+Tangents of objects (`MutableTangent`) are passed as they are, never copied: forward code writes an
+object's field tangents into them, and reverse mode routes their adjoints by identity.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+import types
+from typing import Any, Optional
+
+import numpy as np
+
+from ..forward import objects as _objects
+from ..reverse.adjoints import MethodAdjoint
+from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize
+from . import nested_helpers as nh
+
+
+def _api() -> Any:
+    from . import api_rules
+
+    return api_rules
+
+
+def _dense_one(d: Any, a: Any) -> Any:
+    """d with a symbolic zero of a number or float array made dense; object tangents kept (identity matters)."""
+    if d is NoTangent or d is None:
+        if isinstance(a, np.ndarray) and a.dtype.kind in "fc":
+            return np.zeros_like(a)
+        if isinstance(a, (float, np.floating)):
+            return 0.0
+        return NoTangent
+    if isinstance(d, (MutableTangent, MethodTangent)):
+        return d
+    return materialize(d, a)
+
+
+def _dense_keep(ds: tuple, args: tuple) -> tuple:
+    return tuple(_dense_one(d, a) for d, a in zip(ds, args))
+
+
+def _plain_plan(fn: Any, call_args: tuple, n: int) -> Any:
+    """A plan calling fn(*args, *dargs) (n arguments): the layout of api_rules' _PLAIN functions."""
+    api = _api()
+    return api._Plan(fn, call_args, lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])), api._plain_outer, layout=(False, ()))
+
+
+def _refuse(what: str) -> Exception:
+    return _api().NestingError(f"nested derivative: {what} is not supported at this order")
+
+
+def special_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Optional[Any]:
+    """A plan for the dispatched calls handled here, or None (api_rules._plan's own branches then)."""
+    n = len(args)
+    try:
+        if f is operator.setitem and n == 3:
+            return _setitem_plan(args, dargs)
+        if f is builtins.setattr and n == 3:
+            return _setattr_plan(args, dargs)
+        if f is operator.getitem and n == 2 and _objects.is_user_object(args[0]):
+            return _special_method_plan(f, args, dargs)
+    except TypeError:  # (unhashable operands of the comparisons above cannot occur; f is compared by identity)
+        return None
+    if _objects.dispatches(f) and any(_objects.is_user_object(a) for a in args):
+        return _special_method_plan(f, args, dargs)
+    if nh.is_array_method(f):
+        return _array_method_plan(f, df, args, dargs)
+    if isinstance(f, type) and _user_class(f):
+        return _construct_plan(f, args, dargs)
+    if _objects.is_user_object(f) and not isinstance(f, type):
+        call = getattr(type(f), "__call__", None)
+        if isinstance(call, types.FunctionType):
+            return _object_call_plan(f, df, call, args, dargs)
+    return None
+
+
+def _user_class(cls: type) -> bool:
+    """A class written in Python whose instances forward/runtime._construct makes (a new object, then __init__)."""
+    from ..forward.runtime import _library_callable
+    from .registry import lookup
+
+    mod = cls.__module__ or ""
+    return (cls.__new__ is object.__new__ and isinstance(cls.__init__, types.FunctionType) and lookup(cls) is None
+            and mod not in ("builtins", "numpy") and not mod.startswith(("numpy.", "mooncake_ast."))
+            and _library_callable(cls) is None)
+
+
+# ---------------------------------------------------------------- writes
+
+
+def _setitem_plan(args: tuple, dargs: tuple) -> Any:
+    a, i, v = args
+    da, _, dv = dargs
+    if _objects.is_user_object(a):
+        return _special_method_plan(operator.setitem, args, dargs)
+    if isinstance(da, (np.ndarray, list, dict)):
+        return _plain_plan(nh.setitem_fwd, (a, i, v, da, NoTangent, _dense_one(dv, v)), 3)
+    if (da is NoTangent or da is None) and _api()._zero(dv):
+        return _plain_plan(nh.setitem_primal_fwd, (a, i, v, NoTangent, NoTangent, NoTangent), 3)
+    raise _refuse(f"writing an item into a {type(a).__name__} whose tangent is a {type(da).__name__}")
+
+
+def _setattr_plan(args: tuple, dargs: tuple) -> Any:
+    obj, name, v = args
+    dobj, _, dv = dargs
+    if not isinstance(name, str) or not _objects.is_user_object(obj):
+        raise _refuse(f"setattr on a {type(obj).__name__}")
+    prop = _objects._special(type(obj), name)
+    if isinstance(prop, property) and isinstance(prop.fset, types.FunctionType):
+        return _api()._plan(prop.fset, NoTangent, (obj, v), (dobj, dv))
+    if hasattr(prop, "__set__"):
+        raise _refuse(f"setting attribute {name!r} through a descriptor")
+    if isinstance(dobj, MutableTangent):
+        return _plain_plan(nh.setattr_fwd, (obj, name, v, dobj, NoTangent, _dense_one(dv, v)), 3)
+    if (dobj is NoTangent or dobj is None) and _api()._zero(dv):
+        return _plain_plan(nh.setattr_primal_fwd, (obj, name, v, NoTangent, NoTangent, NoTangent), 3)
+    raise _refuse(f"setting attribute {name!r} of an object whose tangent is a {type(dobj).__name__}")
+
+
+# ---------------------------------------------------------------- user objects' methods
+
+
+def _special_method_plan(f: Any, args: tuple, dargs: tuple) -> Any:
+    """An operator on user objects: the user method Python runs first, when it is the left operand's own."""
+    tries = _objects.attempts(f, args)
+    if not tries or not _objects._user(tries[0].method) or tries[0].order != tuple(range(len(args))):
+        raise _refuse(f"{getattr(f, '__name__', f)} on a {', '.join(type(a).__name__ for a in args)} "
+                      f"(only the left operand's own Python method is)")
+    if f in _objects.BINARY and len(tries) > 1:
+        raise _refuse(f"{getattr(f, '__name__', f)} of two objects that both define it")
+    return _api()._plan(tries[0].method, NoTangent, tuple(args), tuple(dargs))
+
+
+def _object_call_plan(f: Any, df: Any, call: Any, args: tuple, dargs: tuple) -> Any:
+    """`m(*args)` for an object of a class with a Python `__call__`: its forward code with m as self."""
+    api = _api()
+    inner = api._plan(call, NoTangent, (f, *args), (df, *dargs))
+
+    def split(b: Any) -> tuple:
+        _, a, d = inner.split(b)
+        return a[0], tuple(a[1:]), tuple(d[1:])
+
+    def outer(tf: Any, targs: tuple, tdargs: tuple, tdf: Any = NoTangent) -> tuple:
+        return inner.outer(NoTangent, (tf, *targs), (tdf, *tdargs))
+
+    plan = api._Plan(inner.fn, inner.call_args, split, outer)
+    plan.df_bar = lambda b: inner.split(b)[2][0]
+    plan.takes_df = True
+    return plan
+
+
+def method_parts(inner: Any) -> tuple:
+    """(split, outer, df_bar) of a bound method's plan whose function's plan is `inner` (self first)."""
+    def split(b: Any) -> tuple:
+        _, a, d = inner.split(b)
+        return MethodAdjoint(a[0]), tuple(a[1:]), tuple(d[1:])
+
+    def outer(tf: Any, targs: tuple, tdargs: tuple, tdf: Any = NoTangent) -> tuple:
+        tself = tf.self_tangent if isinstance(tf, MethodTangent) else NoTangent
+        tdself = tdf.self_tangent if isinstance(tdf, MethodTangent) else NoTangent
+        return inner.outer(NoTangent, (tself, *targs), (tdself, *tdargs))
+
+    return split, outer, lambda b: MethodAdjoint(inner.split(b)[2][0])
+
+
+# ---------------------------------------------------------------- construction
+
+
+def _construct_plan(cls: type, args: tuple, dargs: tuple) -> Any:
+    """`cls(*args)`: a new object and its tangent, then `__init__`'s forward code (a dataclass's fields set)."""
+    api = _api()
+    n = len(args)
+    dd = _dense_keep(dargs, args)
+    if getattr(cls, "__dataclass_fields__", None) is not None and cls.__init__.__code__.co_filename.startswith("<"):
+        params = getattr(cls, "__dataclass_params__", None)
+        if getattr(params, "frozen", False) or hasattr(cls, "__post_init__"):
+            raise _refuse(f"constructing the frozen dataclass or dataclass with __post_init__ {cls.__name__}")
+        fields, initvars, bound = _objects.dataclass_init(cls, args, {})
+        if initvars or [nm for nm, _, given in fields if given] != list(bound.arguments)[:n] or \
+                len(bound.arguments) != n:
+            raise _refuse(f"constructing dataclass {cls.__name__} with defaults or init-only fields")
+        names = tuple(nm for nm, _, _ in fields)
+        return api._Plan(nh.construct_fields_fwd, (cls, names, tuple(args), dd),
+                         lambda b: (NoTangent, tuple(api._expand(b[2], n)), tuple(api._expand(b[3], n))),
+                         lambda tf, targs, tdargs: (NoTangent, NoTangent, targs, tdargs))
+    return api._Plan(nh.construct_fwd, (cls, tuple(args), dd),
+                     lambda b: (NoTangent, tuple(api._expand(b[1], n)), tuple(api._expand(b[2], n))),
+                     lambda tf, targs, tdargs: (NoTangent, targs, tdargs))
+
+
+# ---------------------------------------------------------------- array methods
+
+
+def _array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
+    """`x.copy()`, `x.sum(axis)`, `x.dot(y)`, ... with the array's tangent in df (a MethodTangent)."""
+    api = _api()
+    a, name = f.__self__, f.__name__
+    da = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+    if api._zero(da) and all(api._zero(d) for d in dargs):
+        return None  # (nothing differentiated flows in: the zero plan of api_rules, or its refusal)
+    da = _dense_one(da, a)
+    if name == "copy" and not args:
+        fn, call, n_arg = nh.copy_fwd, (a, da), 0
+    elif name == "dot" and len(args) == 1:
+        fn, call, n_arg = nh.dot_method_fwd, (a, args[0], da, _dense_one(dargs[0], args[0])), 1
+    elif name in nh.LINEAR_METHODS and all(api._zero(d) for d in dargs):
+        fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), da), -1
+    else:
+        raise _refuse(f"the array method .{name}() of a differentiated array inside generated code")
+    plan = api._Plan(fn, call, lambda b: _array_split(b, n_arg, len(args)), lambda tf, targs, tdargs, tdf=NoTangent:
+                     _array_outer(n_arg, a, name, args, tf, tdf, targs, tdargs))
+    plan.df_bar = lambda b: MethodAdjoint(b[-1] if n_arg == -1 else b[1 + n_arg])
+    plan.takes_df = True
+    return plan
+
+
+def _array_split(b: Any, n_arg: int, n: int) -> tuple:
+    if n_arg == 1:  # dot: (a, b, da, db)
+        return MethodAdjoint(b[0]), (b[1],), (b[3],)
+    return MethodAdjoint(b[0]), (NoTangent,) * n, (NoTangent,) * n
+
+
+def _array_outer(n_arg: int, a: Any, name: str, args: tuple, tf: Any, tdf: Any, targs: tuple, tdargs: tuple) -> tuple:
+    """The tangents of the call's arguments, from the outer tangents of the method (its array's), args and dargs."""
+    tself = tf.self_tangent if isinstance(tf, MethodTangent) else NoTangent
+    tdself = tdf.self_tangent if isinstance(tdf, MethodTangent) else NoTangent
+    if n_arg == 0:
+        return tself, tdself
+    if n_arg == 1:
+        return tself, targs[0], tdself, tdargs[0]
+    return tself, NoTangent, NoTangent, tdself
