@@ -194,7 +194,7 @@ def _helper_defs() -> None:
         defjvp(fn, lambda t, y, x, dx: t.d(dx))
         defvjp(fn, lambda t, g, y, x, dx: (None, g))
     defjvp(conform, lambda t, y, yy, x, dx: t.call(conform, yy, x, t.d(dx)) if t.d(dx) is not None else None)
-    defvjp(conform, lambda t, g, y, yy, x, dx: (None, None, t.call(_unbroadcast_to, g, dx)))
+    defvjp(conform, lambda t, g, y, yy, x, dx: (None, None, t.call(_conform_adjoint, g, yy, x, dx)))
     user(builtin_rules.getattr_tangent, _getattr_tangent_frule, _getattr_tangent_rrule)
     user(builtin_rules.concat_tangent, _concat_tangent_frule, _concat_tangent_rrule)
     defjvp(fwd.fresh_storage, lambda t, y, value, d: t.call(fwd.fresh_storage, value, t.d(d)) if t.d(d) is not None else None)
@@ -206,6 +206,7 @@ def _helper_defs() -> None:
     from . import registry as _registry
 
     user(_registry.update, _update_frule, _update_rrule)
+    _registry.lookup(_registry.update).mutates = (0,)  # (it writes into the tangent storage dx)
     # `np.array(x)` / `np.asarray(x)` in forward code: their tangent helpers are linear in dx, which has x's
     # structure (so the adjoint is np.array's own, through x).
     from . import numpy_creation as creation
@@ -351,6 +352,19 @@ def _concat_tangent_rrule(*pairs: Any) -> tuple:
         return tuple(bars)
 
     return builtin_rules.concat_tangent(*pairs), pullback
+
+
+def _conform_adjoint(g: Any, y: Any, x: Any, dx: Any) -> Any:
+    """The adjoint of dx in `conform(y, x, dx)`: unbroadcast for numbers and arrays; an object's, list's or dict's
+    tangent passes through (conform returns it as it is), a concatenated sequence's is refused."""
+    if isinstance(y, (tuple, list)) and isinstance(x, (tuple, list)) and y is not x and len(y) > len(x):
+        raise NestingError("nested derivative: a sequence concatenated with a constant (`t + (c,)`) inside generated "
+                           "code is not supported at this order")
+    if isinstance(dx, (np.ndarray, float, int, complex, np.number)):
+        return _unbroadcast_to(g, dx)
+    if dx is NoTangent:
+        return _unbroadcast_to(g, dx) if isinstance(g, (np.ndarray, float, int, complex, np.number)) else NoTangent
+    return g
 
 
 def _unbroadcast_to(g: Any, like: Any) -> Any:
