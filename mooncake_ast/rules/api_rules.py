@@ -83,11 +83,14 @@ def _plain_outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
     return (*targs, *tdargs)
 
 
-def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
+def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Plan:
     if isinstance(f, Differentiable):
         f = f.__wrapped_fn__
     n = len(args)
-    special = _special_plan(f, df, args, dargs)
+    special = _special_plan(f, df, args, dargs, kwargs)
+    if kwargs:
+        if special is None:
+            raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
     if special is not None:
         return special
     if not _zero(df) and not isinstance(f, (types.FunctionType, types.MethodType)):
@@ -164,10 +167,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
                        f"has no derivative of its own; higher derivatives through it are not supported")
 
 
-def _special_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
+def _special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> Any:
     from .nested_plans import special_plan
 
-    return special_plan(f, df, args, dargs)
+    return special_plan(f, df, args, dargs, kwargs)
 
 
 def _only_module_keywords(f: Any, n: int) -> bool:
@@ -362,10 +365,10 @@ def _prepare_all_cells(call_args: tuple) -> None:
             _prepare_cells(a)
 
 
-def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
+def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> tuple:
     """Reverse rule of `fcall(f, df, args, dargs) -> (y, dy)`: reverse mode over f's forward code."""
     args, dargs = tuple(args), _expand(dargs, len(args))
-    plan = _plan(f, df, args, dargs)
+    plan = _plan(f, df, args, dargs, kwargs)
     if plan.grad_of is not None:
         _refuse_traced_captures(plan.grad_of)
     # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants
@@ -390,13 +393,14 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
     return out, pullback
 
 
-def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: Any, tdargs: Any) -> tuple:
+def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: Any, tdargs: Any,
+               kwargs: Any = None) -> tuple:
     """Forward rule of `fcall`: forward mode over f's forward code."""
     fcall = _fcall_rt
     args, dargs = tuple(args), _expand(dargs, len(args))
     n = len(args)
     targs, tdargs = _expand(targs, n), _expand(tdargs, n)
-    plan = _plan(f, df, args, dargs)
+    plan = _plan(f, df, args, dargs, kwargs)
     if plan.grad_of is not None and not _zero(tf):
         raise NestingError(f"nested derivative of {plan.grad_of!r}: its function has a nonzero tangent (it captures "
                            f"differentiated variables); pass them as arguments instead")
@@ -504,9 +508,8 @@ def _jvp_frule(p: tuple, t: tuple) -> tuple:
 
 
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
-    if kwargs:
-        raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
-    out, pb = _rev_fcall(f, df, args, dargs)
+    _refuse_tangent_keywords(f, kwargs, dkwargs)
+    out, pb = _rev_fcall(f, df, args, dargs, kwargs)
 
     def pullback(g: Any) -> tuple:
         f_bar, a_bar, d_bar, df_bar = pb(g)
@@ -517,10 +520,18 @@ def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, d
 
 def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
     f, df, args, dargs, *rest = p
-    tf, tdf, targs, tdargs, *_ = t
-    if rest and rest[0]:
-        raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
-    return _fwd_fcall(f, df, tuple(args), dargs, tf, tdf, targs, tdargs)
+    tf, tdf, targs, tdargs, *trest = _expand(t, len(p))
+    kwargs = rest[0] if rest else None
+    _refuse_tangent_keywords(f, kwargs, rest[1] if len(rest) > 1 else None)
+    _refuse_tangent_keywords(f, kwargs, trest[0] if trest else None)
+    return _fwd_fcall(f, df, tuple(args), dargs, tf, tdf, targs, tdargs, kwargs)
+
+
+def _refuse_tangent_keywords(f: Any, kwargs: Any, dkwargs: Any) -> None:
+    """Keyword arguments reach a nested call only undifferentiated (`x.sum(axis=0)`)."""
+    if kwargs and dkwargs not in (None, NoTangent) and not all(_zero(d) for d in dict(dkwargs).values()):
+        raise NestingError(f"nested derivative of {_name(f)}: differentiated keyword arguments are not supported "
+                           f"nested")
 
 
 # ---------------------------------------------------------------- rules of grad(f)(*args)

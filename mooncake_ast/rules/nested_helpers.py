@@ -115,6 +115,8 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
         if callable(value) and getattr(value, "__self__", None) is obj:
             return attr_method
         return None
+    if isinstance(obj, list) and isinstance(dobj, list):
+        return attr_method if callable(value) and getattr(value, "__self__", None) is obj else None
     if isinstance(dobj, MutableTangent):
         if name in dobj.fields:
             return attr_field
@@ -178,9 +180,23 @@ def copy_fwd(a, da):
     return a.copy(), da.copy()
 
 
-def linear_method_fwd(a, name, args, da):
-    """`a.name(*args)` for a method linear in a (sum, reshape, transpose, ...), args not differentiated."""
-    return getattr(a, name)(*args), getattr(da, name)(*args)
+def linear_method_fwd(a, name, args, kwargs, da):
+    """`a.name(*args, **kwargs)` for a method linear in a (sum, reshape, transpose, ...), args not differentiated."""
+    return getattr(a, name)(*args, **kwargs), getattr(da, name)(*args, **kwargs)
+
+
+def zero_method_fwd(a, name, args, kwargs):
+    return getattr(a, name)(*args, **kwargs), NoTangent
+
+
+def append_fwd(xs, v, dxs, dv):
+    xs.append(v)
+    dxs.append(dv)
+    return None, NoTangent
+
+
+def pop_fwd(xs, dxs):
+    return xs.pop(), dxs.pop()
 
 
 def dot_method_fwd(a, b, da, db):
@@ -190,6 +206,13 @@ def dot_method_fwd(a, b, da, db):
 # Array methods linear in the array, whose other arguments are shapes, axes and flags (never differentiated).
 LINEAR_METHODS = frozenset({"sum", "mean", "reshape", "ravel", "flatten", "transpose", "swapaxes", "squeeze",
                             "cumsum", "trace", "diagonal", "repeat", "take"})
+
+
+def is_list_method(f: Any) -> bool:
+    """A bound method of a list (xs.append, xs.pop)."""
+    import types
+
+    return isinstance(f, types.BuiltinMethodType) and type(getattr(f, "__self__", None)) is list
 
 
 def is_array_method(f: Any) -> bool:

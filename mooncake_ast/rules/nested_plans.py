@@ -56,9 +56,13 @@ def _refuse(what: str) -> Exception:
     return _api().NestingError(f"nested derivative: {what} is not supported at this order")
 
 
-def special_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Optional[Any]:
-    """A plan for the dispatched calls handled here, or None (api_rules._plan's own branches then)."""
+def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> Optional[Any]:
+    """A plan for the dispatched calls handled here, or None (api_rules._plan's own branches then).
+
+    Keyword arguments (never differentiated: the caller checked) are taken by array methods only."""
     n = len(args)
+    if kwargs:
+        return _array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
     try:
         if f is operator.setitem and n == 3:
             return _setitem_plan(args, dargs)
@@ -71,7 +75,9 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Optional[Any]:
     if _objects.dispatches(f) and any(_objects.is_user_object(a) for a in args):
         return _special_method_plan(f, args, dargs)
     if nh.is_array_method(f):
-        return _array_method_plan(f, df, args, dargs)
+        return _array_method_plan(f, df, args, dargs, {})
+    if nh.is_list_method(f):
+        return _list_method_plan(f, df, args, dargs)
     if isinstance(f, type) and _user_class(f):
         return _construct_plan(f, args, dargs)
     if _objects.is_user_object(f) and not isinstance(f, type):
@@ -198,20 +204,26 @@ def _construct_plan(cls: type, args: tuple, dargs: tuple) -> Any:
 # ---------------------------------------------------------------- array methods
 
 
-def _array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
+def _array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) -> Any:
     """`x.copy()`, `x.sum(axis)`, `x.dot(y)`, ... with the array's tangent in df (a MethodTangent)."""
     api = _api()
     a, name = f.__self__, f.__name__
     da = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
     if api._zero(da) and all(api._zero(d) for d in dargs):
-        return None  # (nothing differentiated flows in: the zero plan of api_rules, or its refusal)
+        if kwargs:  # (nothing differentiated flows in)
+            return api._Plan(nh.zero_method_fwd, (a, name, tuple(args), kwargs),
+                             lambda b: (MethodAdjoint(NoTangent), (NoTangent,) * len(args), (NoTangent,) * len(args)),
+                             lambda tf, targs, tdargs, tdf=NoTangent: (NoTangent,) * 4)
+        return None  # (the zero plan of api_rules, or its refusal)
     da = _dense_one(da, a)
+    if kwargs and name not in nh.LINEAR_METHODS:
+        raise _refuse(f"the array method .{name}() with keyword arguments inside generated code")
     if name == "copy" and not args:
         fn, call, n_arg = nh.copy_fwd, (a, da), 0
     elif name == "dot" and len(args) == 1:
         fn, call, n_arg = nh.dot_method_fwd, (a, args[0], da, _dense_one(dargs[0], args[0])), 1
     elif name in nh.LINEAR_METHODS and all(api._zero(d) for d in dargs):
-        fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), da), -1
+        fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), kwargs, da), -1
     else:
         raise _refuse(f"the array method .{name}() of a differentiated array inside generated code")
     plan = api._Plan(fn, call, lambda b: _array_split(b, n_arg, len(args)), lambda tf, targs, tdargs, tdf=NoTangent:
@@ -235,4 +247,36 @@ def _array_outer(n_arg: int, a: Any, name: str, args: tuple, tf: Any, tdf: Any, 
         return tself, tdself
     if n_arg == 1:
         return tself, targs[0], tdself, tdargs[0]
-    return tself, NoTangent, NoTangent, tdself
+    return tself, NoTangent, NoTangent, NoTangent, tdself
+
+
+# ---------------------------------------------------------------- list methods
+
+
+def _list_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
+    """`xs.append(v)` and `xs.pop()` with the list's tangent in df (a MethodTangent of a list)."""
+    api = _api()
+    xs, name = f.__self__, f.__name__
+    dxs = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+    if not isinstance(dxs, list):
+        if api._zero(dxs) and all(api._zero(d) for d in dargs):
+            return None
+        raise _refuse(f"the list method .{name}() on a list whose tangent is a {type(dxs).__name__}")
+    if name == "append" and len(args) == 1:
+        fn, call = nh.append_fwd, (xs, args[0], dxs, _dense_one(dargs[0], args[0]))
+        split = lambda b: (MethodAdjoint(b[0]), (b[1],), (b[3],))  # noqa: E731
+        outer = lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), targs[0], _self_t(tdf), tdargs[0])  # noqa: E731
+    elif name == "pop" and not args:
+        fn, call = nh.pop_fwd, (xs, dxs)
+        split = lambda b: (MethodAdjoint(b[0]), (), ())  # noqa: E731
+        outer = lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf))  # noqa: E731
+    else:
+        raise _refuse(f"the list method .{name}() of a differentiated list inside generated code")
+    plan = api._Plan(fn, call, split, outer)
+    plan.df_bar = lambda b: MethodAdjoint(b[len(call) // 2])
+    plan.takes_df = True
+    return plan
+
+
+def _self_t(t: Any) -> Any:
+    return t.self_tangent if isinstance(t, MethodTangent) else NoTangent
