@@ -251,25 +251,18 @@ def _item_storage_frule(p: tuple, t: tuple) -> tuple:
 
 
 def _item_storage_rrule(container: Any, dcontainer: Any, index: Any, item: Any) -> tuple:
+    """An item of an array's, list's, tuple's or dict's tangent: reverse mode over a plain read of it (its storage
+    made first, as item_storage makes it), so views and mutable items keep the adjoint storage reverse mode gives
+    them in user code."""
     from ..forward import transform as fwd
-    from ..reverse.adjoints import AdjList
 
-    if isinstance(dcontainer, np.ndarray):  # (an item, or a view written later: reverse mode's own reads)
-        return nh.twin_rrule(nh.item_read, (container, dcontainer, index, item))
     y = fwd.item_storage(container, dcontainer, index, item)
-
-    def pullback(g: Any) -> tuple:
-        if g is NoTangent or g is None or dcontainer is NoTangent:
-            return (NoTangent,) * 4
-        if isinstance(dcontainer, (tuple, list)) and isinstance(index, int):
-            items: list = [NoTangent] * len(dcontainer)
-            items[index] = g
-            bar = AdjTuple(items) if isinstance(dcontainer, tuple) else AdjList(items)
-        else:
-            raise NestingError("nested derivative: reading an item of a dict's tangent is not supported at this order")
-        return NoTangent, bar, NoTangent, NoTangent
-
-    return y, pullback
+    if dcontainer is NoTangent or dcontainer is None:
+        return y, lambda g: (NoTangent,) * 4
+    if not isinstance(dcontainer, (np.ndarray, list, tuple, dict)):
+        raise NestingError(f"nested derivative: reading an item of a {type(dcontainer).__name__} tangent is not "
+                           f"supported at this order")
+    return nh.twin_rrule(nh.item_read, (container, dcontainer, index, item))
 
 
 def _refuse_attr(name: str) -> NestingError:
