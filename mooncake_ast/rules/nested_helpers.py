@@ -101,6 +101,10 @@ def attr_method(obj, dobj, name, value):
     return MethodTangent(dobj)
 
 
+def attr_property(obj, dobj, name, value):
+    return fcall(getattr(type(obj), name).fget, NoTangent, (obj,), (dobj,))[1]
+
+
 def attr_transpose(obj, dobj, name, value):
     return dobj.T
 
@@ -122,7 +126,7 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
             return attr_field
         prop = getattr(type(obj), name, None)
         if isinstance(prop, property):
-            return None
+            return attr_property if isinstance(prop.fget, types.FunctionType) else None
         if isinstance(value, (types.MethodType, types.BuiltinMethodType)) and getattr(value, "__self__", None) is obj:
             return attr_method
     return None

@@ -68,11 +68,11 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
             return _setitem_plan(args, dargs)
         if f is builtins.setattr and n == 3:
             return _setattr_plan(args, dargs)
-        if f is operator.getitem and n == 2 and _objects.is_user_object(args[0]):
+        if f is operator.getitem and n == 2 and _user_object(args[0]):
             return _special_method_plan(f, args, dargs)
     except TypeError:  # (unhashable operands of the comparisons above cannot occur; f is compared by identity)
         return None
-    if _objects.dispatches(f) and any(_objects.is_user_object(a) for a in args):
+    if _objects.dispatches(f) and any(_user_object(a) for a in args):
         return _special_method_plan(f, args, dargs)
     if nh.is_array_method(f):
         return _array_method_plan(f, df, args, dargs, {})
@@ -80,11 +80,16 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return _list_method_plan(f, df, args, dargs)
     if isinstance(f, type) and _user_class(f):
         return _construct_plan(f, args, dargs)
-    if _objects.is_user_object(f) and not isinstance(f, type):
+    if _user_object(f) and not isinstance(f, type):
         call = getattr(type(f), "__call__", None)
         if isinstance(call, types.FunctionType):
             return _object_call_plan(f, df, call, args, dargs)
     return None
+
+
+def _user_object(x: Any) -> bool:
+    """An instance of a user's class (not of mooncake_ast's own: grad objects, tangents have plans of their own)."""
+    return _objects.is_user_object(x) and not (type(x).__module__ or "").startswith("mooncake_ast.")
 
 
 def _user_class(cls: type) -> bool:
@@ -104,7 +109,7 @@ def _user_class(cls: type) -> bool:
 def _setitem_plan(args: tuple, dargs: tuple) -> Any:
     a, i, v = args
     da, _, dv = dargs
-    if _objects.is_user_object(a):
+    if _user_object(a):
         return _special_method_plan(operator.setitem, args, dargs)
     if isinstance(da, (np.ndarray, list, dict)):
         return _plain_plan(nh.setitem_fwd, (a, i, v, da, NoTangent, _dense_one(dv, v)), 3)
@@ -116,11 +121,11 @@ def _setitem_plan(args: tuple, dargs: tuple) -> Any:
 def _setattr_plan(args: tuple, dargs: tuple) -> Any:
     obj, name, v = args
     dobj, _, dv = dargs
-    if not isinstance(name, str) or not _objects.is_user_object(obj):
+    if not isinstance(name, str) or not _user_object(obj):
         raise _refuse(f"setattr on a {type(obj).__name__}")
     prop = _objects._special(type(obj), name)
     if isinstance(prop, property) and isinstance(prop.fset, types.FunctionType):
-        return _api()._plan(prop.fset, NoTangent, (obj, v), (dobj, dv))
+        return _picked(_api()._plan(prop.fset, NoTangent, (obj, v), (dobj, dv)), (0, 2), 3)
     if hasattr(prop, "__set__"):
         raise _refuse(f"setting attribute {name!r} through a descriptor")
     if isinstance(dobj, MutableTangent):
@@ -131,6 +136,27 @@ def _setattr_plan(args: tuple, dargs: tuple) -> Any:
 
 
 # ---------------------------------------------------------------- user objects' methods
+
+
+def _picked(inner: Any, order: tuple, n: int) -> Any:
+    """The plan of a call of n arguments that runs `inner`, a plan of the arguments at positions `order` (a
+    property's setter for `setattr(obj, name, v)`: obj and v)."""
+    api = _api()
+
+    def spread(part: tuple) -> tuple:
+        out = [NoTangent] * n
+        for k, i in enumerate(order):
+            out[i] = part[k]
+        return tuple(out)
+
+    def split(b: Any) -> tuple:
+        f_bar, a, d = inner.split(b)
+        return f_bar, spread(a), spread(d)
+
+    def outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
+        return inner.outer(tf, tuple(targs[i] for i in order), tuple(tdargs[i] for i in order))
+
+    return api._Plan(inner.fn, inner.call_args, split, outer)
 
 
 def _special_method_plan(f: Any, args: tuple, dargs: tuple) -> Any:

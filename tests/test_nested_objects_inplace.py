@@ -1,0 +1,293 @@
+"""Derivatives of derivatives (issue 10) through objects, containers and in-place updates.
+
+Hessians, Jacobians of gradients (forward and reverse), Hessian-vector products and nested scalar
+derivatives of functions that build objects (a callable object, a method, a dataclass, a property), copy
+and write arrays in place (items, slices, views, `a *= s`), and keep values in lists and dicts: checked
+against central differences of mc.grad.  The run-time helpers generated forward code calls are
+differentiated through their plain-Python twins (rules/nested_helpers.py) and the calls it dispatches
+through plans (rules/nested_plans.py).  What has no twin stays a NestingError.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+
+X = np.array([0.3, -0.7, 1.1, 0.5])
+V = np.array([0.5, -1.0, 2.0, 0.3])
+T0 = 0.7
+
+
+# ---------------------------------------------------------------- functions of a vector
+
+
+class Lin:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return np.tanh(self.w * x)
+
+
+def obj_callable(x):
+    m = Lin(x[0])
+    return np.sum(m(x) ** 2)
+
+
+def copy_then_write(x):
+    y = x.copy()
+    y[0] = y[0] * y[1]
+    return np.sum(y ** 3)
+
+
+def slices_into_zeros(x):
+    y = np.zeros(4)
+    y[1:3] = x[:2] ** 2
+    y[0] += x[2] * x[0]
+    return np.sum(np.sin(y))
+
+
+class Model:
+    def __init__(self, a):
+        self.a = a
+
+    def loss(self, x):
+        return np.sum(self.a * x ** 3)
+
+
+def method_of_new_object(x):
+    return Model(2.0).loss(x)
+
+
+def dict_values(x):
+    d = {"a": x[0] * x[1], "b": x ** 2}
+    d["c"] = np.sin(d["b"])
+    return d["a"] * np.sum(d["c"])
+
+
+def list_appends(x):
+    parts = []
+    for i in range(len(x)):
+        parts.append(x[i] ** 2 * x[(i + 1) % len(x)])
+    return sum(parts) + parts[0] * parts[-1]
+
+
+def augmented_array(x):
+    a = x * 1.0
+    a *= x[0]
+    a += np.sin(x)
+    return np.sum(a ** 2)
+
+
+def item_updates_in_loop(x):
+    a = np.zeros(3)
+    for i in range(len(x)):
+        a[i % 3] += x[i] * x[(i + 1) % len(x)]
+    return np.sum(np.exp(a))
+
+
+def view_update(x):
+    y = x * 1.0
+    y[1:] += y[:-1] * 0.5
+    return np.sum(np.sin(y))
+
+
+class Acc:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, v):
+        self.total = self.total + v * v
+        return self
+
+
+def method_changes_its_object(x):
+    acc = Acc()
+    for i in range(len(x)):
+        acc.add(x[i] * x[0])
+    return acc.total
+
+
+@dataclass
+class Pt:
+    a: float
+    b: np.ndarray
+
+
+def dataclass_fields(x):
+    p = Pt(x[0], x[1:] ** 2)
+    return p.a * np.sum(p.b) + np.sum(np.cos(p.b))
+
+
+def object_chosen_by_branch(x):
+    m = Lin(x[1]) if x[0] > 0 else Lin(2.0)
+    out = 0.0
+    for i in range(2):
+        out = out + np.sum(m(x * (i + 1.0)))
+    return out
+
+
+def array_methods(x):
+    y = x.reshape(2, 2)
+    return np.sum(y.sum(axis=0) ** 2) + x.dot(x) * x[0]
+
+
+class Scaled:
+    def __init__(self, a):
+        self._a = a
+
+    @property
+    def a(self):
+        return self._a
+
+    @a.setter
+    def a(self, v):
+        self._a = v * 2.0
+
+
+def property_get_set(x):
+    o = Scaled(x[0])
+    o.a = x[1] * x[0]
+    return o.a * x[2] + np.sum(x ** 2) * o.a
+
+
+VECTOR = [obj_callable, copy_then_write, slices_into_zeros, method_of_new_object, dict_values, list_appends,
+          augmented_array, item_updates_in_loop, view_update, method_changes_its_object, dataclass_fields,
+          object_chosen_by_branch, array_methods, property_get_set]
+
+_FD: dict = {}
+
+
+def fd_hessian(f, x=X, eps=1e-6):
+    """Central differences of mc.grad(f), column by column (kept per function: each is used four times)."""
+    if f not in _FD:
+        g = mc.grad(f)
+        _FD[f] = np.array([(g(x + eps * e) - g(x - eps * e)) / (2 * eps) for e in np.eye(len(x))]).T
+    return _FD[f]
+
+
+MODES = {
+    "hessian": lambda f: mc.hessian(f)(X),
+    "jacfwd_grad": lambda f: mc.jacfwd(mc.grad(f))(X),
+    "jacrev_grad": lambda f: mc.jacrev(mc.grad(f))(X),
+    "hvp": lambda f: np.column_stack([mc.hvp(f, (X,), (e,)) for e in (V, np.eye(4)[2])]),
+}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("f", VECTOR, ids=lambda f: f.__name__)
+def test_second_derivatives(f, mode):
+    H = fd_hessian(f)
+    want = H if mode != "hvp" else np.column_stack([H @ V, H[:, 2]])
+    np.testing.assert_allclose(MODES[mode](f), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("f", [obj_callable, slices_into_zeros, method_changes_its_object], ids=lambda f: f.__name__)
+def test_jvp_of_grad_gives_gradient_and_product(f):
+    g, hv = mc.jvp(mc.grad(f), (X,), (V,))
+    np.testing.assert_allclose(g, mc.grad(f)(X), rtol=1e-12)
+    np.testing.assert_allclose(hv, fd_hessian(f) @ V, rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------- an object passed as an argument
+
+
+class Net:
+    def __init__(self, W, b):
+        self.W = W
+        self.b = b
+
+    def loss(self, x):
+        h = np.tanh(self.W @ x + self.b)
+        return np.sum(h ** 2) + x[0] * x[1] ** 2
+
+
+def net_loss(model, x):
+    return model.loss(x)
+
+
+def test_hessian_with_respect_to_x_of_an_object_argument():
+    rng = np.random.default_rng(3)
+    net = Net(rng.normal(size=(3, 4)), rng.normal(size=3))
+    W0 = net.W.copy()
+    g = mc.grad(net_loss, argnums=1)
+    eps = 1e-6
+    want = np.array([(g(net, X + eps * e) - g(net, X - eps * e)) / (2 * eps) for e in np.eye(4)]).T
+    np.testing.assert_allclose(mc.hessian(net_loss, argnums=1)(net, X), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(mc.jacrev(g, argnums=1)(net, X), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(mc.jvp(g, (net, X), (None, V))[1], want @ V, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(net.W, W0)
+
+
+# ---------------------------------------------------------------- functions of a number
+
+
+class Cube:
+    def __init__(self, c):
+        self.c = c
+
+    def __call__(self, t):
+        return self.c * t ** 3
+
+
+def s_object(t):
+    m = Cube(t)
+    return m(t) + np.sin(m.c)
+
+
+def s_in_place(t):
+    a = np.zeros(3)
+    a[0] = t
+    a[1:] += a[0] * t
+    a *= t
+    a[2] += np.cos(t)
+    return np.sum(np.sin(a))
+
+
+def s_copy(t):
+    a = np.array([t, 2.0 * t, t * t])
+    b = a.copy()
+    b[1] = b[0] * b[2]
+    return np.sum(b ** 2)
+
+
+def s_containers(t):
+    d = {"a": t * t}
+    d["b"] = d["a"] * t
+    xs = [d["a"]]
+    xs.append(np.sin(d["b"]))
+    return xs[0] * xs[1] + d["b"]
+
+
+def s_mutating(t):
+    acc = Acc()
+    acc.add(t)
+    acc.add(t * t)
+    return acc.total
+
+
+SCALAR = [s_object, s_in_place, s_copy, s_containers, s_mutating]
+
+
+def fd(h, t, eps=1e-5):
+    return (h(t + eps) - h(t - eps)) / (2 * eps)
+
+
+@pytest.mark.parametrize("f", SCALAR, ids=lambda f: f.__name__)
+def test_scalar_second_derivatives(f):
+    want = fd(mc.grad(f), T0)
+    assert mc.grad(mc.grad(f))(T0) == pytest.approx(want, rel=1e-5, abs=1e-6)
+    assert mc.grad(lambda s: mc.jvp(f, (s,), (1.0,))[1])(T0) == pytest.approx(want, rel=1e-5, abs=1e-6)
+
+
+# ---------------------------------------------------------------- what stays refused
+
+
+def nonlinear_array_method(x):
+    return x.prod() + np.sum(x ** 2)
+
+
+def test_a_dispatched_nonlinear_array_method_is_refused_by_name():
+    with pytest.raises(mc.NestingError, match="prod"):
+        mc.hessian(nonlinear_array_method)(X)
