@@ -23,6 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .rules.api_rules import NestingError, _plan, forward_code, hvp_core
+from .rules.nested_plans import plan_args, plan_tangents
 from . import hvp_fast
 from .tangents import NoTangent, materialize, zero_tangent
 from .api import (ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _reapply, _snapshot,
@@ -559,6 +560,8 @@ def grad_call_jvp(f, nums, single, with_value, args, dargs):
 def forward_of_forward(f, args, dargs, targs, tdargs):
     """(jvp(f, args, dargs), its tangent for tangents targs, tdargs): forward mode over f's forward code."""
     fn, takes_self, extra, zeros, nones = forward_code(f, args, dargs)
+    if takes_self is None:  # (its plan arranges the arguments: rules/nested_plans.py)
+        return jvp(fn, plan_args(f, args, dargs), plan_tangents(f, args, dargs, targs, tdargs))
     if takes_self:
         return jvp(fn, (f, NoTangent) + args + extra + dargs + zeros, (None, None) + targs + nones + tdargs + nones)
     return jvp(fn, args + extra + dargs + zeros, targs + nones + tdargs + nones)

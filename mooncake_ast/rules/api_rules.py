@@ -40,7 +40,7 @@ from ..tangents import storage as _storage
 from .builtin_rules import storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
-from .nested_plans import method_parts
+from .nested_plans import _dense_keep, method_parts
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
                                  _pow_deriv_fwd, _prepare_cells, _storage_fwd, _zero, _zero_fwd, user_rule)
 
@@ -205,8 +205,8 @@ def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
                            f"differentiated variables); pass them as arguments instead")
     fargs = tuple(fargs)
     n = len(fargs)
-    call = (f, fargs, _dense(_expand(fdargs, n), fargs), _dense(_expand(tfargs, n), fargs),
-            _dense(_expand(tfdargs, n), fargs))
+    call = (f, fargs, _dense_keep(_expand(fdargs, n), fargs), _dense_keep(_expand(tfargs, n), fargs),
+            _dense_keep(_expand(tfdargs, n), fargs))
     return _Plan(higher.forward_of_forward, call,
                  lambda b: (NoTangent, (NoTangent, b[1], b[2]), (NoTangent, b[3], b[4])),
                  lambda tf, targs, tdargs: (NoTangent, targs[1], targs[2], tdargs[1], tdargs[2]))
@@ -235,11 +235,11 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
 
 
 def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:
-    """(the generated forward function that computes `fcall(f, 0, args, dargs)`, whether it takes (f, df) first)."""
+    """(the generated forward function that computes `fcall(f, 0, args, dargs)`, whether it takes (f, df) first (None:
+    its plan arranges the arguments), its constant extra arguments, their zero tangents twice)."""
     plan = _plan(f, NoTangent, tuple(args), tuple(dargs))
-    if plan.layout is None:
-        raise NestingError(f"nested derivative of {_name(f)}: third and higher derivatives through this kind of callable "
-                           f"(a bound method or an mc.grad object) are not supported")
+    if plan.layout is None:  # (a plan that arranges its own arguments: nested_plans.plan_args, plan_tangents)
+        return plan.fn, None, (), (), ()
     takes_self, extra = plan.layout
     return plan.fn, takes_self, extra, (NoTangent,) * len(extra), (None,) * len(extra)
 

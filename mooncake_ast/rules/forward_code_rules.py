@@ -205,6 +205,12 @@ def _helper_defs() -> None:
     # a read of the view (its adjoint shared with its base's, as reverse mode keeps it for user code).
     from . import registry as _registry
 
+    defzero(nh.new_object, nh.new_tangent)  # (new objects: their tangents are zero storage)
+    from . import operator_rules
+
+    # `a[i]`'s tangent from a differentiated index i: zero unless `a` is np.r_ / np.c_ (refused nested then)
+    user(operator_rules.index_tangent, _index_tangent_frule, _index_tangent_rrule)
+    user(nh.method_tangent_fwd, None, _method_tangent_fwd_rrule)
     user(_registry.update, _update_frule, _update_rrule)
     _registry.lookup(_registry.update).mutates = (0,)  # (it writes into the tangent storage dx)
     # `np.array(x)` / `np.asarray(x)` in forward code: their tangent helpers are linear in dx, which has x's
@@ -307,6 +313,40 @@ def _getattr_tangent_rrule(obj: Any, dobj: Any, name: Any, value: Any) -> tuple:
 
         return MethodTangent(dobj), pullback
     return nh.twin_rrule(twin, (obj, dobj, name, value))
+
+
+def _index_tangent_check(a: Any) -> None:
+    from . import operator_rules
+
+    if operator_rules._is_concatenator(a):
+        raise NestingError("nested derivative: an index built by np.r_ / np.c_ from differentiated values is not "
+                           "supported at this order")
+
+
+def _index_tangent_frule(p: tuple, t: Any) -> tuple:
+    from . import operator_rules
+
+    _index_tangent_check(p[0])
+    return operator_rules.index_tangent(*p), NoTangent
+
+
+def _index_tangent_rrule(a: Any, i: Any, di: Any) -> tuple:
+    from . import operator_rules
+
+    _index_tangent_check(a)
+    return operator_rules.index_tangent(a, i, di), lambda g: (NoTangent,) * 3
+
+
+def _method_tangent_fwd_rrule(*args: Any) -> tuple:
+    """Reverse rule of nested_helpers.method_tangent_fwd: each MethodTangent's adjoint is a MethodAdjoint."""
+    def self_bar(g: Any) -> Any:
+        return g.self_adjoint if isinstance(g, MethodAdjoint) else NoTangent
+
+    def pullback(g: Any) -> tuple:
+        g1, g2 = (NoTangent, NoTangent) if g is NoTangent or g is None else tuple(g)
+        return NoTangent, self_bar(g1), NoTangent, NoTangent, NoTangent, self_bar(g2), NoTangent, NoTangent
+
+    return nh.method_tangent_fwd(*args), pullback
 
 
 def _concat_tangent_frule(pairs: tuple, tpairs: tuple) -> tuple:

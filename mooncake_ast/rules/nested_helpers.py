@@ -27,30 +27,30 @@ from ..tangents import MethodTangent, MutableTangent, NoTangent
 # ---------------------------------------------------------------- twins of `_mc.update(dx, new)`
 
 
-def update_same(dx, new):
-    return dx
+def update_same(t, new):
+    return t
 
 
-def update_write(dx, new):
-    dx[...] = new
-    return dx
+def update_write(t, new):
+    t[...] = new
+    return t
 
 
-def update_clear(dx, new):
-    dx[...] = 0.0
-    return dx
+def update_clear(t, new):
+    t[...] = 0.0
+    return t
 
 
-def update_list(dx, new):
-    dx[:] = new
-    return dx
+def update_list(t, new):
+    t[:] = new
+    return t
 
 
-def update_replace(dx, new):
+def update_replace(t, new):
     return new
 
 
-def update_fresh(dx, new):
+def update_fresh(t, new):
     return new.copy()
 
 
@@ -86,27 +86,27 @@ def _writable_into(dx: np.ndarray, new: Any) -> bool:
 # ---------------------------------------------------------------- twins of `_mc.item_storage(c, dc, i, item)`
 
 
-def item_read(container, dcontainer, index, item):
-    return dcontainer[index]
+def item_read(c, tc, index, item):
+    return tc[index]
 
 
 # ---------------------------------------------------------------- twins of `_mc.getattr_tangent(obj, dobj, name, value)`
 
 
-def attr_field(obj, dobj, name, value):
-    return dobj.fields[name]
+def attr_field(o, to, name, value):
+    return to.fields[name]
 
 
-def attr_method(obj, dobj, name, value):
-    return MethodTangent(dobj)
+def attr_method(o, to, name, value):
+    return MethodTangent(to)
 
 
-def attr_property(obj, dobj, name, value):
-    return fcall(getattr(type(obj), name).fget, NoTangent, (obj,), (dobj,))[1]
+def attr_property(o, to, name, value):
+    return fcall(getattr(type(o), name).fget, NoTangent, (o,), (to,))[1]
 
 
-def attr_transpose(obj, dobj, name, value):
-    return dobj.T
+def attr_transpose(o, to, name, value):
+    return to.T
 
 
 def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callable]:
@@ -136,25 +136,25 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
 # `_mc.fcall(f, df, args, dargs)` nested is one call of a plain function computing `(y, dy)` (see api_rules._plan).
 
 
-def setitem_fwd(a, i, v, da, di, dv):
+def setitem_fwd(a, i, v, ta, ti, tv):
     a[i] = v
-    da[i] = dv
+    ta[i] = tv
     return None, NoTangent
 
 
-def setitem_primal_fwd(a, i, v, da, di, dv):
+def setitem_primal_fwd(a, i, v, ta, ti, tv):
     a[i] = v
     return None, NoTangent
 
 
-def setattr_primal_fwd(obj, name, v, dobj, dname, dv):
-    setattr(obj, name, v)
+def setattr_primal_fwd(o, name, v, to, tname, tv):
+    setattr(o, name, v)
     return None, NoTangent
 
 
-def setattr_fwd(obj, name, v, dobj, dname, dv):
-    setattr(obj, name, v)
-    dobj.fields[name] = dv
+def setattr_fwd(o, name, v, to, tname, tv):
+    setattr(o, name, v)
+    to.fields[name] = tv
     return None, NoTangent
 
 
@@ -162,49 +162,54 @@ def new_object(cls):
     return cls.__new__(cls)
 
 
-def construct_fwd(cls, args, dargs):
+def new_tangent():
+    """An object's tangent before its `__init__` runs (no fields yet)."""
+    return MutableTangent({})
+
+
+def construct_fwd(cls, args, targs):
     """`cls(*args)` for a user class, as forward/runtime._construct does: a new object, then `__init__` on it."""
-    obj = new_object(cls)
-    dobj = MutableTangent({})
-    fcall(cls.__init__, NoTangent, (obj, *args), (dobj, *dargs))
-    return obj, dobj
+    o = new_object(cls)
+    to = new_tangent()
+    fcall(cls.__init__, NoTangent, (o, *args), (to, *targs))
+    return o, to
 
 
-def construct_fields_fwd(cls, names, values, dvalues):
+def construct_fields_fwd(cls, names, values, tvalues):
     """`cls(*values)` for a dataclass whose generated `__init__` sets the fields `names` from its arguments."""
-    obj = new_object(cls)
-    dobj = MutableTangent({})
+    o = new_object(cls)
+    to = new_tangent()
     for k in range(len(names)):
-        setattr(obj, names[k], values[k])
-        dobj.fields[names[k]] = dvalues[k]
-    return obj, dobj
+        setattr(o, names[k], values[k])
+        to.fields[names[k]] = tvalues[k]
+    return o, to
 
 
-def copy_fwd(a, da):
-    return a.copy(), da.copy()
+def copy_fwd(a, ta):
+    return a.copy(), ta.copy()
 
 
-def linear_method_fwd(a, name, args, kwargs, da):
+def linear_method_fwd(a, name, args, kwargs, ta):
     """`a.name(*args, **kwargs)` for a method linear in a (sum, reshape, transpose, ...), args not differentiated."""
-    return getattr(a, name)(*args, **kwargs), getattr(da, name)(*args, **kwargs)
+    return getattr(a, name)(*args, **kwargs), getattr(ta, name)(*args, **kwargs)
 
 
 def zero_method_fwd(a, name, args, kwargs):
     return getattr(a, name)(*args, **kwargs), NoTangent
 
 
-def append_fwd(xs, v, dxs, dv):
+def append_fwd(xs, v, txs, tv):
     xs.append(v)
-    dxs.append(dv)
+    txs.append(tv)
     return None, NoTangent
 
 
-def pop_fwd(xs, dxs):
-    return xs.pop(), dxs.pop()
+def pop_fwd(xs, txs):
+    return xs.pop(), txs.pop()
 
 
-def dot_method_fwd(a, b, da, db):
-    return a.dot(b), da.dot(b) + a.dot(db)
+def dot_method_fwd(a, b, ta, tb):
+    return a.dot(b), ta.dot(b) + a.dot(tb)
 
 
 # Array methods linear in the array, whose other arguments are shapes, axes and flags (never differentiated).
@@ -247,3 +252,34 @@ def twin_rrule(twin: Callable, args: tuple) -> tuple:
         return bars + (NoTangent,) * (len(args) - len(bars))
 
     return y, pullback
+
+
+# ---------------------------------------------------------------- the helpers as dispatched calls (third order)
+# Forward mode over forward code dispatches the helpers (`_mc.fcall(_mc.item_storage, ...)`); nested once more,
+# such a call is the forward code of the helper's twin for its operands.
+
+
+def method_tangent_fwd(o, to, name, value, t_o, t_to, t_name, t_value):
+    """`getattr_tangent` of a method and its tangent: MethodTangent(to), MethodTangent(t_to)."""
+    return MethodTangent(to), (NoTangent if t_to is NoTangent or t_to is None else MethodTangent(t_to))
+
+
+def helper_twin(f: Any, args: tuple) -> Optional[Callable]:
+    """The twin of run-time helper f for these operands (a plain function of the same arguments), or None."""
+    from ..forward.transform import item_storage
+    from . import builtin_rules
+    from .registry import update
+
+    if f is update and len(args) == 2:
+        return update_twin(*args)
+    if f is item_storage and len(args) == 4:
+        if isinstance(args[1], (np.ndarray, list, tuple, dict)):
+            item_storage(*args)  # (a mutable item's zero tangent made storage, kept in the container's tangent)
+            return item_read
+        return None
+    if f is builtin_rules.getattr_tangent and len(args) == 4 and args[1] is not NoTangent:
+        twin = getattr_twin(*args)
+        if twin is attr_field:
+            builtin_rules.getattr_tangent(*args)  # (a mutable field's zero tangent made storage)
+        return twin
+    return None

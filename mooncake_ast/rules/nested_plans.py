@@ -63,6 +63,8 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
     n = len(args)
     if kwargs:
         return _array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
+    if f in _HELPERS:
+        return _helper_plan(f, args, dargs)
     try:
         if f is operator.setitem and n == 3:
             return _setitem_plan(args, dargs)
@@ -85,6 +87,31 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         if isinstance(call, types.FunctionType):
             return _object_call_plan(f, df, call, args, dargs)
     return None
+
+
+def _helpers() -> frozenset:
+    from ..forward.transform import item_storage
+    from . import builtin_rules
+    from .registry import update
+
+    return frozenset({update, item_storage, builtin_rules.getattr_tangent})
+
+
+_HELPERS = _helpers()
+
+
+def _helper_plan(f: Any, args: tuple, dargs: tuple) -> Any:
+    """A run-time helper dispatched by forward code of forward code: its twin's forward code."""
+    api = _api()
+    twin = nh.helper_twin(f, args)
+    if twin is nh.attr_method:
+        return api._Plan(nh.method_tangent_fwd, (*args, *dargs), lambda b: (NoTangent, tuple(b[:4]), tuple(b[4:])),
+                         api._plain_outer, layout=(False, ()))
+    if twin is None:
+        if all(api._zero(d) for d in dargs):
+            return None  # (nothing differentiated reaches it: api_rules' zero plan)
+        raise _refuse(f"the run-time helper {getattr(f, '__name__', f)} on these operands")
+    return api._plan(twin, NoTangent, tuple(args), tuple(dargs))
 
 
 def _user_object(x: Any) -> bool:
@@ -306,3 +333,90 @@ def _list_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
 
 def _self_t(t: Any) -> Any:
     return t.self_tangent if isinstance(t, MethodTangent) else NoTangent
+
+
+# ---------------------------------------------------------------- third order: a plan's arguments, differentiated
+# `higher.forward_of_forward` (forward mode over forward code, the step of a third derivative) calls the function
+# of a plan that arranges its own arguments (construction, methods, array methods, ...) with `plan_args` and
+# `plan_tangents`: their derivatives are the plan's own maps (`outer` forward, `split` backward).
+
+
+def plan_args(f: Any, args: tuple, dargs: tuple) -> tuple:
+    """The arguments the plan of `fcall(f, 0, args, dargs)` calls its function with."""
+    return tuple(_api()._plan(f, NoTangent, tuple(args), tuple(dargs)).call_args)
+
+
+def plan_tangents(f: Any, args: tuple, dargs: tuple, targs: tuple, tdargs: tuple) -> tuple:
+    """Their tangents for tangents targs of args and tdargs of dargs (linear in those, constant in args)."""
+    api = _api()
+    n = len(args)
+    plan = api._plan(f, NoTangent, tuple(args), tuple(dargs))
+    return tuple(_outer(plan, api._expand(targs, n), api._expand(tdargs, n)))
+
+
+def _outer(plan: Any, targs: tuple, tdargs: tuple) -> tuple:
+    return plan.outer(NoTangent, targs, tdargs, NoTangent) if plan.takes_df else plan.outer(NoTangent, targs, tdargs)
+
+
+def _split(plan: Any, g: Any) -> tuple:
+    n = len(plan.call_args)
+    bars = (NoTangent,) * n if g is NoTangent or g is None else tuple(g) + (NoTangent,) * (n - len(tuple(g)))
+    _, a, d = plan.split(bars)
+    return a, d
+
+
+def _plan_args_frule(p: tuple, t: Any) -> tuple:
+    api = _api()
+    f, args, dargs = p
+    _, targs, tdargs = api._expand(t, 3)
+    n = len(args)
+    plan = api._plan(f, NoTangent, tuple(args), tuple(dargs))
+    return tuple(plan.call_args), tuple(_outer(plan, api._expand(targs, n), api._expand(tdargs, n)))
+
+
+def _plan_args_rrule(f: Any, args: tuple, dargs: tuple) -> tuple:
+    from ..reverse.adjoints import AdjTuple
+
+    plan = _api()._plan(f, NoTangent, tuple(args), tuple(dargs))
+
+    def pullback(g: Any) -> tuple:
+        a, d = _split(plan, g)
+        return NoTangent, AdjTuple(a), AdjTuple(d)
+
+    return tuple(plan.call_args), pullback
+
+
+def _plan_tangents_frule(p: tuple, t: Any) -> tuple:
+    api = _api()
+    f, args, dargs, targs, tdargs = p
+    _, _, _, ttargs, ttdargs = api._expand(t, 5)
+    n = len(args)
+    y = plan_tangents(f, args, dargs, targs, tdargs)
+    plan = api._plan(f, NoTangent, tuple(args), tuple(dargs))
+    return y, tuple(_outer(plan, api._expand(ttargs, n), api._expand(ttdargs, n)))
+
+
+def _plan_tangents_rrule(f: Any, args: tuple, dargs: tuple, targs: tuple, tdargs: tuple) -> tuple:
+    from ..reverse.adjoints import AdjTuple
+
+    api = _api()
+    plan = api._plan(f, NoTangent, tuple(args), tuple(dargs))
+    n = len(args)
+    y = tuple(_outer(plan, api._expand(targs, n), api._expand(tdargs, n)))
+
+    def pullback(g: Any) -> tuple:
+        a, d = _split(plan, g)
+        zeros = AdjTuple((NoTangent,) * n)
+        return NoTangent, zeros, zeros, AdjTuple(a), AdjTuple(d)
+
+    return y, pullback
+
+
+def _defs() -> None:
+    from .forward_code_rules import user_rule
+
+    user_rule(plan_args, _plan_args_frule, _plan_args_rrule)
+    user_rule(plan_tangents, _plan_tangents_frule, _plan_tangents_rrule)
+
+
+_defs()
