@@ -376,6 +376,7 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -
                     and i not in plan.inactive)
     _prepare_all_cells(plan.call_args)
     out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
+    _refuse_not_implemented(f, out)
 
     def pullback(g: Any) -> tuple:
         try:
@@ -405,10 +406,20 @@ def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, ta
         raise NestingError(f"nested derivative of {plan.grad_of!r}: its function has a nonzero tangent (it captures "
                            f"differentiated variables); pass them as arguments instead")
     if plan.takes_df:
-        return fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs, tdf))
-    if not _zero(tdf):
+        out = fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs, tdf))
+    elif not _zero(tdf):
         raise NestingError("nested derivative: the tangent of a callable's tangent is not supported")
-    return fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs))
+    else:
+        out = fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs))
+    _refuse_not_implemented(f, out[0])
+    return out
+
+
+def _refuse_not_implemented(f: Any, out: Any) -> None:
+    """An operator's user method that said NotImplemented (Python would try the other operand's): not followed."""
+    if isinstance(out, tuple) and out and out[0] is NotImplemented:
+        raise NestingError(f"nested derivative of {_name(f)}: an operator method returned NotImplemented; the "
+                           f"reflected method Python tries next is not followed at this order")
 
 
 def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = False) -> Any:

@@ -21,6 +21,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ..forward.runtime import fcall
+from .registry import update
 from ..tangents import MethodTangent, MutableTangent, NoTangent
 
 
@@ -156,6 +157,30 @@ def setattr_fwd(o, name, v, to, tname, tv):
     setattr(o, name, v)
     to.fields[name] = tv
     return None, NoTangent
+
+
+def iadd_fwd(a, b, ta, tb):
+    t = ta + tb
+    a += b
+    return a, update(ta, t)
+
+
+def isub_fwd(a, b, ta, tb):
+    t = ta - tb
+    a -= b
+    return a, update(ta, t)
+
+
+def imul_fwd(a, b, ta, tb):
+    t = ta * b + a * tb
+    a *= b
+    return a, update(ta, t)
+
+
+def itruediv_fwd(a, b, ta, tb):
+    t = (ta - (a / b) * tb) / b
+    a /= b
+    return a, update(ta, t)
 
 
 def new_object(cls):

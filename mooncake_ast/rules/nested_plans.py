@@ -65,6 +65,8 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return _array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
     if f in _HELPERS:
         return _helper_plan(f, args, dargs)
+    if f in _INPLACE and n == 2 and not any(_user_object(a) for a in args):
+        return _plain_plan(_INPLACE[f], (*args, *_dense_keep(dargs, args)), 2)
     try:
         if f is operator.setitem and n == 3:
             return _setitem_plan(args, dargs)
@@ -98,6 +100,8 @@ def _helpers() -> frozenset:
 
 
 _HELPERS = _helpers()
+_INPLACE = {operator.iadd: nh.iadd_fwd, operator.isub: nh.isub_fwd, operator.imul: nh.imul_fwd,
+            operator.itruediv: nh.itruediv_fwd}
 
 
 def _helper_plan(f: Any, args: tuple, dargs: tuple) -> Any:
@@ -187,14 +191,18 @@ def _picked(inner: Any, order: tuple, n: int) -> Any:
 
 
 def _special_method_plan(f: Any, args: tuple, dargs: tuple) -> Any:
-    """An operator on user objects: the user method Python runs first, when it is the left operand's own."""
-    tries = _objects.attempts(f, args)
-    if not tries or not _objects._user(tries[0].method) or tries[0].order != tuple(range(len(args))):
-        raise _refuse(f"{getattr(f, '__name__', f)} on a {', '.join(type(a).__name__ for a in args)} "
-                      f"(only the left operand's own Python method is)")
-    if f in _objects.BINARY and len(tries) > 1:
-        raise _refuse(f"{getattr(f, '__name__', f)} of two objects that both define it")
-    return _api()._plan(tries[0].method, NoTangent, tuple(args), tuple(dargs))
+    """An operator on user objects: the first Python method of a user class that Python's protocol reaches (a
+    builtin method tried before it must say NotImplemented here and now; a user method that says NotImplemented is
+    refused when it runs: api_rules._refuse_not_implemented)."""
+    tries = _objects.attempts(f, args) or []
+    for t in tries:
+        cargs = tuple(args[i] for i in t.order)
+        if _objects._user(t.method):
+            inner = _api()._plan(t.method, NoTangent, cargs, tuple(dargs[i] for i in t.order))
+            return inner if t.order == tuple(range(len(args))) else _picked(inner, t.order, len(args))
+        if t.method(*cargs) is not NotImplemented:
+            break
+    raise _refuse(f"{getattr(f, '__name__', f)} on a {', '.join(type(a).__name__ for a in args)}")
 
 
 def _object_call_plan(f: Any, df: Any, call: Any, args: tuple, dargs: tuple) -> Any:
