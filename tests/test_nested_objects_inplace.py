@@ -152,9 +152,95 @@ def property_get_set(x):
     return o.a * x[2] + np.sum(x ** 2) * o.a
 
 
+class Inner:
+    def __init__(self, s):
+        self.s = s
+
+    def f(self, x):
+        return np.sin(self.s * x)
+
+
+class Outer:
+    def __init__(self, s):
+        self.inner = Inner(s)
+        self.buf = np.zeros(4)
+
+    def run(self, x):
+        self.buf[:] = self.inner.f(x)
+        self.buf[0] += x[1] * x[2]
+        return np.sum(self.buf ** 2)
+
+
+def objects_inside_objects(x):
+    o = Outer(x[3])
+    return o.run(x) + o.inner.s * x[0]
+
+
+class Stateful:
+    def __init__(self, W):
+        self.W = W
+
+    def step(self, x):
+        self.W[0] += x[0] * x[1]
+        return np.sum(self.W * x)
+
+
+def array_field_updated_in_place(x):
+    s = Stateful(np.array([1.0, 2.0, 3.0, 4.0]) * x[2])
+    return s.step(x) * s.step(x * 2.0)
+
+
+def arrays_in_containers(x):
+    rows = [x * 1.0, x ** 2]
+    rows[0][1] = x[2] * x[3]
+    rows[1] *= x[0]
+    d = {"w": np.ones(4)}
+    d["w"][1:] = x[:3] * x[1:]
+    d["w"] += rows[1]
+    return np.sum(rows[0] * rows[1]) + np.sum(np.tanh(d["w"]))
+
+
+class Vec:
+    __array_ufunc__ = None  # (so that `number * Vec` reaches __rmul__)
+
+    def __init__(self, v):
+        self.v = v
+
+    def __add__(self, o):
+        return Vec(self.v + o.v)
+
+    def __rmul__(self, s):
+        return Vec(self.v * s)
+
+    def __mul__(self, o):
+        return Vec(self.v * o.v)
+
+    def norm2(self):
+        return np.sum(self.v ** 2)
+
+
+def operators_of_objects(x):
+    a = Vec(x)
+    c = a + x[0] * Vec(x ** 2)
+    return (c * a).norm2()
+
+
+def object_in_a_while_loop(x):
+    m = Lin(x[0] * 0.5)
+    k = 0
+    acc = 0.0
+    while k < 3:
+        acc = acc + np.sum(m(x)) * x[k]
+        if acc > 0:
+            m.w = m.w * 1.1
+        k += 1
+    return acc
+
+
 VECTOR = [obj_callable, copy_then_write, slices_into_zeros, method_of_new_object, dict_values, list_appends,
           augmented_array, item_updates_in_loop, view_update, method_changes_its_object, dataclass_fields,
-          object_chosen_by_branch, array_methods, property_get_set]
+          object_chosen_by_branch, array_methods, property_get_set, objects_inside_objects,
+          array_field_updated_in_place, arrays_in_containers, operators_of_objects, object_in_a_while_loop]
 
 _FD: dict = {}
 
