@@ -23,7 +23,9 @@ from typing import Any, Callable
 import numpy as np
 
 from .rules.api_rules import NestingError, _plan, forward_code, hvp_core
-from .rules.nested_plans import plan_args, plan_tangents
+from .rules.nested_helpers import with_dense_tangent
+from .rules.nested_plans import plan_args, plan_function, plan_tangents
+from .forward.runtime import fcall
 from . import hvp_fast
 from .tangents import NoTangent, materialize, zero_tangent
 from .api import (ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _reapply, _snapshot,
@@ -561,10 +563,27 @@ def forward_of_forward(f, args, dargs, targs, tdargs):
     """(jvp(f, args, dargs), its tangent for tangents targs, tdargs): forward mode over f's forward code."""
     fn, takes_self, extra, zeros, nones = forward_code(f, args, dargs)
     if takes_self is None:  # (its plan arranges the arguments: rules/nested_plans.py)
-        return jvp(fn, plan_args(f, args, dargs), plan_tangents(f, args, dargs, targs, tdargs))
+        return forward_of_fcall(f, NoTangent, args, dargs, NoTangent, NoTangent, targs, tdargs)
     if takes_self:
-        return jvp(fn, (f, NoTangent) + args + extra + dargs + zeros, (None, None) + targs + nones + tdargs + nones)
-    return jvp(fn, args + extra + dargs + zeros, targs + nones + tdargs + nones)
+        return plain_jvp(fn, (f, NoTangent) + args + extra + dargs + zeros,
+                         (NoTangent, NoTangent) + targs + zeros + tdargs + zeros)
+    return plain_jvp(fn, args + extra + dargs + zeros, targs + zeros + tdargs + zeros)
+
+
+def plain_jvp(fn, primals, tangents):
+    """`jvp(fn, primals, tangents)` without the API's conversion of the tangents, whose fresh copies would cut
+    them from the objects and arrays the forward code writes through (an object's field tangents, set by its
+    `__init__` run as a call of its own)."""
+    yy, dyy = fcall(fn, NoTangent, primals, tangents)
+    return with_dense_tangent(yy, dyy)
+
+
+def forward_of_fcall(f, df, args, dargs, tf, tdf, targs, tdargs):
+    """(fcall(f, df, args, dargs), its tangent for tangents tf, tdf, targs, tdargs): forward mode over the function
+    of the call's plan (rules/nested_plans.py), for callables whose tangent df is part of the call (methods,
+    objects) and whose own tangent tf may be nonzero (an object with differentiated fields)."""
+    fn = plan_function(f, df, args, dargs)
+    return plain_jvp(fn, plan_args(f, df, args, dargs), plan_tangents(f, df, args, dargs, tf, tdf, targs, tdargs))
 
 
 _VG_APPLY = ValueAndGrad(apply, argnums=1)

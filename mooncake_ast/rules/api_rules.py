@@ -218,9 +218,8 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
     if rest and (rest[0] or (len(rest) > 1 and rest[1] not in (None, NoTangent, {}))):
         raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
     tf, tdf, tfargs, tfdargs, *_ = _expand(dargs, len(args))
-    if not _zero(df) or not _zero(tdf):
-        raise NestingError(f"nested derivative of {_name(f)}: a callable with a nonzero tangent inside forward code is "
-                           f"not supported at this order")
+    if not _zero(df) or not _zero(tdf) or not _zero(tf):
+        return _fcall_df_plan(f, df, fargs, fdargs, tf, tdf, tfargs, tfdargs, len(rest))
     inner = _jvp_plan((f, fargs, fdargs), (tf, tfargs, tfdargs))
 
     def split(b: Any) -> tuple:
@@ -232,6 +231,23 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
         return inner.outer(t_f, (targs[0], targs[2], targs[3]), (tdargs[0], tdargs[2], tdargs[3]))
 
     return _Plan(inner.fn, inner.call_args, split, outer)
+
+
+def _fcall_df_plan(f: Any, df: Any, fargs: Any, fdargs: Any, tf: Any, tdf: Any, tfargs: Any, tfdargs: Any,
+                   n_rest: int) -> _Plan:
+    """fcall of fcall for a callable with tangents of its own (a method of a differentiated object, a callable
+    object): `higher.forward_of_fcall`, whose plan takes the callable's tangent df and its tangent tf."""
+    from .. import higher
+
+    fargs = tuple(fargs)
+    n = len(fargs)
+    call = (f, df, fargs, _dense_keep(_expand(fdargs, n), fargs), tf, tdf, _dense_keep(_expand(tfargs, n), fargs),
+            _dense_keep(_expand(tfdargs, n), fargs))
+    rest = (NoTangent,) * n_rest
+    return _Plan(higher.forward_of_fcall, call,
+                 lambda b: (NoTangent, (b[0], b[1], b[2], b[3]) + rest, (b[4], b[5], b[6], b[7]) + rest),
+                 lambda t_f, targs, tdargs: (targs[0], targs[1], targs[2], targs[3], tdargs[0], tdargs[1], tdargs[2],
+                                             tdargs[3]))
 
 
 def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:

@@ -94,7 +94,8 @@ def _conform_fwd(y, x, dx, dy, dx_, ddx):
 
 
 def _zero_fwd(f, args):
-    return f(*args), NoTangent
+    y = f(*args)
+    return y, nh.result_storage(y)
 
 
 def _getitem_fwd(a, i, da, di):
@@ -205,12 +206,14 @@ def _helper_defs() -> None:
     # a read of the view (its adjoint shared with its base's, as reverse mode keeps it for user code).
     from . import registry as _registry
 
-    defzero(nh.new_object, nh.new_tangent)  # (new objects: their tangents are zero storage)
+    for fn in (nh.new_object, nh.new_tangent, nh.zero_storage, nh.result_storage):  # zero storage (written later)
+        user(fn, _new_storage_frule(fn), _new_storage_rrule(fn))
     from . import operator_rules
 
     # `a[i]`'s tangent from a differentiated index i: zero unless `a` is np.r_ / np.c_ (refused nested then)
     user(operator_rules.index_tangent, _index_tangent_frule, _index_tangent_rrule)
     user(nh.method_tangent_fwd, None, _method_tangent_fwd_rrule)
+    user(nh.with_dense_tangent, nh._with_dense_tangent_frule, nh._with_dense_tangent_rrule)
     user(_registry.update, _update_frule, _update_rrule)
     _registry.lookup(_registry.update).mutates = (0,)  # (it writes into the tangent storage dx)
     # `np.array(x)` / `np.asarray(x)` in forward code: their tangent helpers are linear in dx, which has x's
@@ -313,6 +316,23 @@ def _getattr_tangent_rrule(obj: Any, dobj: Any, name: Any, value: Any) -> tuple:
 
         return MethodTangent(dobj), pullback
     return nh.twin_rrule(twin, (obj, dobj, name, value))
+
+
+def _new_storage_frule(fn: Any) -> Any:
+    def frule(p: tuple, t: Any) -> tuple:
+        from ..tangents import zero_tangent
+
+        y = fn(*p)
+        return y, zero_tangent(y)
+
+    return frule
+
+
+def _new_storage_rrule(fn: Any) -> Any:
+    def rrule(*args: Any) -> tuple:
+        return fn(*args), lambda g: (NoTangent,) * len(args)
+
+    return rrule
 
 
 def _index_tangent_check(a: Any) -> None:

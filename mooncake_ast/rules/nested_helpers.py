@@ -192,6 +192,31 @@ def new_tangent():
     return MutableTangent({})
 
 
+def zero_storage(o):
+    """The zero tangent of a new object, as storage (forward code writes its fields' tangents into it)."""
+    from ..tangents import zero_tangent
+
+    return zero_tangent(o)
+
+
+def result_storage(y):
+    """The zero tangent of a zero-derivative call's result, as fcall gives it: storage where y is mutable (forward
+    code may write into it: `da = _mc.zero_tangent(a); da[0] = ...`), else the symbolic zero."""
+    from ..forward.runtime import _materialize_mutable
+
+    return _materialize_mutable(y, NoTangent)
+
+
+def new_object_fwd(cls, tcls):
+    o = new_object(cls)
+    return o, zero_storage(o)
+
+
+def new_tangent_fwd():
+    o = new_tangent()
+    return o, zero_storage(o)
+
+
 def construct_fwd(cls, args, targs):
     """`cls(*args)` for a user class, as forward/runtime._construct does: a new object, then `__init__` on it."""
     o = new_object(cls)
@@ -308,3 +333,28 @@ def helper_twin(f: Any, args: tuple) -> Optional[Callable]:
             builtin_rules.getattr_tangent(*args)  # (a mutable field's zero tangent made storage)
         return twin
     return None
+
+
+def with_dense_tangent(y: Any, dy: Any) -> tuple:
+    """(y, dy with its symbolic zeros made dense): what `mc.jvp` returns (an identity on dy's values)."""
+    from ..tangents import materialize
+
+    return y, materialize(dy, y)
+
+
+def _with_dense_tangent_frule(p: tuple, t: Any) -> tuple:
+    from ..tangents import materialize
+
+    y, dy = p
+    ty, tdy = (NoTangent, NoTangent) if t is NoTangent or t is None else tuple(t)
+    return with_dense_tangent(y, dy), (ty, materialize(tdy, y) if tdy is not NoTangent and tdy is not None else tdy)
+
+
+def _with_dense_tangent_rrule(y: Any, dy: Any) -> tuple:
+    def pullback(g: Any) -> tuple:
+        if g is NoTangent or g is None:
+            return NoTangent, NoTangent
+        gy, gdy = tuple(g)
+        return gy, gdy
+
+    return with_dense_tangent(y, dy), pullback

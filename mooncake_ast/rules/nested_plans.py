@@ -65,6 +65,11 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return _array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
     if f in _HELPERS:
         return _helper_plan(f, args, dargs)
+    if f is nh.new_object or f is nh.new_tangent or f is nh.zero_storage or f is nh.result_storage:
+        fn = {nh.new_object: nh.new_object_fwd, nh.new_tangent: nh.new_tangent_fwd}.get(f)
+        if fn is None:
+            raise _refuse("a new object's tangent storage, differentiated")
+        return _plain_plan(fn, (*args, *(NoTangent,) * n), n)
     if f in _INPLACE and n == 2 and not any(_user_object(a) for a in args):
         return _plain_plan(_INPLACE[f], (*args, *_dense_keep(dargs, args)), 2)
     try:
@@ -112,8 +117,10 @@ def _helper_plan(f: Any, args: tuple, dargs: tuple) -> Any:
         return api._Plan(nh.method_tangent_fwd, (*args, *dargs), lambda b: (NoTangent, tuple(b[:4]), tuple(b[4:])),
                          api._plain_outer, layout=(False, ()))
     if twin is None:
-        if all(api._zero(d) for d in dargs):
-            return None  # (nothing differentiated reaches it: api_rules' zero plan)
+        if all(api._zero(d) for d in dargs):  # (nothing differentiated reaches it)
+            n = len(args)
+            return api._Plan(api._zero_fwd, (f, tuple(args)), lambda b: (NoTangent, api._expand(b[1], n), (NoTangent,) * n),
+                             lambda tf, targs, tdargs: (NoTangent, targs))
         raise _refuse(f"the run-time helper {getattr(f, '__name__', f)} on these operands")
     return api._plan(twin, NoTangent, tuple(args), tuple(dargs))
 
@@ -349,80 +356,94 @@ def _self_t(t: Any) -> Any:
 # `plan_tangents`: their derivatives are the plan's own maps (`outer` forward, `split` backward).
 
 
-def plan_args(f: Any, args: tuple, dargs: tuple) -> tuple:
-    """The arguments the plan of `fcall(f, 0, args, dargs)` calls its function with."""
-    return tuple(_api()._plan(f, NoTangent, tuple(args), tuple(dargs)).call_args)
+def plan_function(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
+    """The function the plan of `fcall(f, df, args, dargs)` calls (a constant: zero derivative)."""
+    return _api()._plan(f, df, tuple(args), tuple(dargs)).fn
 
 
-def plan_tangents(f: Any, args: tuple, dargs: tuple, targs: tuple, tdargs: tuple) -> tuple:
-    """Their tangents for tangents targs of args and tdargs of dargs (linear in those, constant in args)."""
+def plan_args(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
+    """The arguments the plan of `fcall(f, df, args, dargs)` calls its function with."""
+    return tuple(_api()._plan(f, df, tuple(args), tuple(dargs)).call_args)
+
+
+def plan_tangents(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: tuple, tdargs: tuple) -> tuple:
+    """Their tangents for tangents tf of f, tdf of df, targs of args and tdargs of dargs (linear in those, constant
+    in the rest)."""
     api = _api()
     n = len(args)
-    plan = api._plan(f, NoTangent, tuple(args), tuple(dargs))
-    return tuple(_outer(plan, api._expand(targs, n), api._expand(tdargs, n)))
+    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    return tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
 
 
-def _outer(plan: Any, targs: tuple, tdargs: tuple) -> tuple:
-    return plan.outer(NoTangent, targs, tdargs, NoTangent) if plan.takes_df else plan.outer(NoTangent, targs, tdargs)
+def _outer(plan: Any, tf: Any, tdf: Any, targs: tuple, tdargs: tuple) -> tuple:
+    if plan.takes_df:
+        return plan.outer(tf, targs, tdargs, tdf)
+    if not _api()._zero(tdf):
+        raise _refuse("the tangent of a callable's tangent")
+    return plan.outer(tf, targs, tdargs)
 
 
 def _split(plan: Any, g: Any) -> tuple:
     n = len(plan.call_args)
     bars = (NoTangent,) * n if g is NoTangent or g is None else tuple(g) + (NoTangent,) * (n - len(tuple(g)))
-    _, a, d = plan.split(bars)
-    return a, d
+    f_bar, a, d = plan.split(bars)
+    df_bar = plan.df_bar(bars) if plan.df_bar is not None else NoTangent
+    return f_bar, a, d, df_bar
 
 
 def _plan_args_frule(p: tuple, t: Any) -> tuple:
     api = _api()
-    f, args, dargs = p
-    _, targs, tdargs = api._expand(t, 3)
+    f, df, args, dargs = p
+    tf, tdf, targs, tdargs = api._expand(t, 4)
     n = len(args)
-    plan = api._plan(f, NoTangent, tuple(args), tuple(dargs))
-    return tuple(plan.call_args), tuple(_outer(plan, api._expand(targs, n), api._expand(tdargs, n)))
+    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    return tuple(plan.call_args), tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
 
 
-def _plan_args_rrule(f: Any, args: tuple, dargs: tuple) -> tuple:
+def _plan_args_rrule(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
     from ..reverse.adjoints import AdjTuple
 
-    plan = _api()._plan(f, NoTangent, tuple(args), tuple(dargs))
+    plan = _api()._plan(f, df, tuple(args), tuple(dargs))
 
     def pullback(g: Any) -> tuple:
-        a, d = _split(plan, g)
-        return NoTangent, AdjTuple(a), AdjTuple(d)
+        f_bar, a, d, df_bar = _split(plan, g)
+        return f_bar, df_bar, AdjTuple(a), AdjTuple(d)
 
     return tuple(plan.call_args), pullback
 
 
 def _plan_tangents_frule(p: tuple, t: Any) -> tuple:
     api = _api()
-    f, args, dargs, targs, tdargs = p
-    _, _, _, ttargs, ttdargs = api._expand(t, 5)
+    f, df, args, dargs, tf, tdf, targs, tdargs = p
+    *_, ttf, ttdf, ttargs, ttdargs = api._expand(t, 8)
     n = len(args)
-    y = plan_tangents(f, args, dargs, targs, tdargs)
-    plan = api._plan(f, NoTangent, tuple(args), tuple(dargs))
-    return y, tuple(_outer(plan, api._expand(ttargs, n), api._expand(ttdargs, n)))
+    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    y = tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
+    return y, tuple(_outer(plan, ttf, ttdf, api._expand(ttargs, n), api._expand(ttdargs, n)))
 
 
-def _plan_tangents_rrule(f: Any, args: tuple, dargs: tuple, targs: tuple, tdargs: tuple) -> tuple:
+def _plan_tangents_rrule(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: tuple,
+                         tdargs: tuple) -> tuple:
     from ..reverse.adjoints import AdjTuple
 
     api = _api()
-    plan = api._plan(f, NoTangent, tuple(args), tuple(dargs))
+    plan = api._plan(f, df, tuple(args), tuple(dargs))
     n = len(args)
-    y = tuple(_outer(plan, api._expand(targs, n), api._expand(tdargs, n)))
+    y = tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
 
     def pullback(g: Any) -> tuple:
-        a, d = _split(plan, g)
+        f_bar, a, d, df_bar = _split(plan, g)
         zeros = AdjTuple((NoTangent,) * n)
-        return NoTangent, zeros, zeros, AdjTuple(a), AdjTuple(d)
+        return NoTangent, NoTangent, zeros, zeros, f_bar, df_bar, AdjTuple(a), AdjTuple(d)
 
     return y, pullback
 
 
 def _defs() -> None:
     from .forward_code_rules import user_rule
+    from .registry import defzero
 
+    defzero(plan_function)
     user_rule(plan_args, _plan_args_frule, _plan_args_rrule)
     user_rule(plan_tangents, _plan_tangents_frule, _plan_tangents_rrule)
 
