@@ -21,6 +21,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ..forward.runtime import fcall
+from . import numpy_creation
 from .registry import update
 from ..tangents import MethodTangent, MutableTangent, NoTangent
 
@@ -183,6 +184,15 @@ def itruediv_fwd(a, b, ta, tb):
     return a, update(ta, t)
 
 
+def array_tangent_fwd(y, x, tx, ty, t_x, t_tx):
+    """`array_tangent(y, x, tx)` (np.array's tangent, linear in tx) and its tangent."""
+    return numpy_creation.array_tangent(y, x, tx), numpy_creation.array_tangent(y, x, t_tx)
+
+
+def asarray_tangent_fwd(y, x, tx, ty, t_x, t_tx):
+    return numpy_creation.asarray_tangent(y, x, tx), numpy_creation.asarray_tangent(y, x, t_tx)
+
+
 def new_object(cls):
     return cls.__new__(cls)
 
@@ -245,7 +255,9 @@ def linear_method_fwd(a, name, args, kwargs, ta):
 
 
 def zero_method_fwd(a, name, args, kwargs):
-    return getattr(a, name)(*args, **kwargs), NoTangent
+    """`a.name(*args, **kwargs)` where nothing it reads has a tangent: its value, and a zero tangent."""
+    y = getattr(a, name)(*args, **kwargs)
+    return y, result_storage(y)
 
 
 def append_fwd(xs, v, txs, tv):
@@ -318,7 +330,6 @@ def helper_twin(f: Any, args: tuple) -> Optional[Callable]:
     """The twin of run-time helper f for these operands (a plain function of the same arguments), or None."""
     from ..forward.transform import item_storage
     from . import builtin_rules
-    from .registry import update
 
     if f is update and len(args) == 2:
         return update_twin(*args)

@@ -65,6 +65,8 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return _array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
     if f in _HELPERS:
         return _helper_plan(f, args, dargs)
+    if f in _LINEAR_HELPERS and n == 3:
+        return _plain_plan(_LINEAR_HELPERS[f], (*args, *_dense_keep(dargs, args)), 3)
     if f is nh.new_object or f is nh.new_tangent or f is nh.zero_storage or f is nh.result_storage:
         fn = {nh.new_object: nh.new_object_fwd, nh.new_tangent: nh.new_tangent_fwd}.get(f)
         if fn is None:
@@ -105,6 +107,15 @@ def _helpers() -> frozenset:
 
 
 _HELPERS = _helpers()
+
+
+def _linear_helpers() -> dict:
+    from . import numpy_creation as creation
+
+    return {creation.array_tangent: nh.array_tangent_fwd, creation.asarray_tangent: nh.asarray_tangent_fwd}
+
+
+_LINEAR_HELPERS = _linear_helpers()
 _INPLACE = {operator.iadd: nh.iadd_fwd, operator.isub: nh.isub_fwd, operator.imul: nh.imul_fwd,
             operator.itruediv: nh.itruediv_fwd}
 
@@ -277,12 +288,15 @@ def _array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict)
     api = _api()
     a, name = f.__self__, f.__name__
     da = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
-    if api._zero(da) and all(api._zero(d) for d in dargs):
-        if kwargs:  # (nothing differentiated flows in)
-            return api._Plan(nh.zero_method_fwd, (a, name, tuple(args), kwargs),
-                             lambda b: (MethodAdjoint(NoTangent), (NoTangent,) * len(args), (NoTangent,) * len(args)),
-                             lambda tf, targs, tdargs, tdf=NoTangent: (NoTangent,) * 4)
-        return None  # (the zero plan of api_rules, or its refusal)
+    n = len(args)
+    if api._zero(da) and all(api._zero(d) for d in dargs) and name != "copy" and name not in nh.LINEAR_METHODS:
+        # a zero tangent; the value still depends on the array and the arguments (reverse mode's method rules)
+        plan = api._Plan(nh.zero_method_fwd, (a, name, tuple(args), kwargs),
+                         lambda b: (MethodAdjoint(b[0]), tuple(api._expand(b[2], n)), (NoTangent,) * n),
+                         lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), NoTangent, tuple(targs), NoTangent))
+        plan.df_bar = lambda b: MethodAdjoint(NoTangent)
+        plan.takes_df = True
+        return plan
     da = _dense_one(da, a)
     if kwargs and name not in nh.LINEAR_METHODS:
         raise _refuse(f"the array method .{name}() with keyword arguments inside generated code")
