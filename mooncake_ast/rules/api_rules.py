@@ -35,7 +35,7 @@ from ..forward.runtime import _bind_fast, derived_forward, fcall as _fcall_rt
 from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple, accumulate
 from ..reverse.runtime import may_write, rcall
-from ..tangents import MethodTangent, NoTangent, materialize
+from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize
 from ..tangents import storage as _storage
 from .builtin_rules import storage_of as _storage_of
 from . import helpers as h
@@ -218,7 +218,7 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
     if rest and (rest[0] or (len(rest) > 1 and rest[1] not in (None, NoTangent, {}))):
         raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
     tf, tdf, tfargs, tfdargs, *_ = _expand(dargs, len(args))
-    if not _zero(df) or not _zero(tdf) or not _zero(tf):
+    if _carries(df) or _carries(tdf) or _carries(tf):
         return _fcall_df_plan(f, df, fargs, fdargs, tf, tdf, tfargs, tfdargs, len(rest))
     inner = _jvp_plan((f, fargs, fdargs), (tf, tfargs, tfdargs))
 
@@ -231,6 +231,11 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
         return inner.outer(t_f, (targs[0], targs[2], targs[3]), (tdargs[0], tdargs[2], tdargs[3]))
 
     return _Plan(inner.fn, inner.call_args, split, outer)
+
+
+def _carries(t: Any) -> bool:
+    """Is t a callable's tangent to pass on: nonzero, or an object's tangent storage (zero now, written later)?"""
+    return not _zero(t) or isinstance(t, (MethodTangent, MutableTangent))
 
 
 def _fcall_df_plan(f: Any, df: Any, fargs: Any, fdargs: Any, tf: Any, tdf: Any, tfargs: Any, tfdargs: Any,
