@@ -367,6 +367,12 @@ def test_scalar_second_derivatives(f):
     assert mc.grad(lambda s: mc.jvp(f, (s,), (1.0,))[1])(T0) == pytest.approx(want, rel=1e-5, abs=1e-6)
 
 
+@pytest.mark.parametrize("f", SCALAR, ids=lambda f: f.__name__)
+def test_scalar_third_derivative(f):
+    d2 = mc.grad(mc.grad(f))
+    assert mc.grad(d2)(T0) == pytest.approx(fd(d2, T0), rel=1e-5, abs=1e-6)
+
+
 # ---------------------------------------------------------------- what stays refused
 
 
