@@ -212,7 +212,7 @@ def _helper_defs() -> None:
 
     # `a[i]`'s tangent from a differentiated index i: zero unless `a` is np.r_ / np.c_ (refused nested then)
     user(operator_rules.index_tangent, _index_tangent_frule, _index_tangent_rrule)
-    user(nh.method_tangent_fwd, None, _method_tangent_fwd_rrule)
+    user(nh.method_tangent_fwd, _method_tangent_fwd_frule, _method_tangent_fwd_rrule)
     user(nh.with_dense_tangent, nh._with_dense_tangent_frule, nh._with_dense_tangent_rrule)
     user(_registry.update, _update_frule, _update_rrule)
     _registry.lookup(_registry.update).mutates = (0,)  # (it writes into the tangent storage dx)
@@ -355,6 +355,16 @@ def _index_tangent_rrule(a: Any, i: Any, di: Any) -> tuple:
 
     _index_tangent_check(a)
     return operator_rules.index_tangent(a, i, di), lambda g: (NoTangent,) * 3
+
+
+def _method_tangent_fwd_frule(p: tuple, t: Any) -> tuple:
+    """Forward rule of nested_helpers.method_tangent_fwd: MethodTangent is linear in its self tangent."""
+    t = _expand(t, 8)
+
+    def method(d: Any) -> Any:
+        return NoTangent if d is NoTangent or d is None else MethodTangent(d)
+
+    return nh.method_tangent_fwd(*p), (method(t[1]), method(t[5]))
 
 
 def _method_tangent_fwd_rrule(*args: Any) -> tuple:
