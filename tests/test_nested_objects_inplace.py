@@ -276,6 +276,28 @@ def test_jvp_of_grad_gives_gradient_and_product(f):
     np.testing.assert_allclose(hv, fd_hessian(f) @ V, rtol=1e-5, atol=1e-5)
 
 
+# ---------------------------------------------------------------- functions that write their argument
+
+
+def writes_its_argument(x):
+    x[0] = x[0] * x[1]
+    x[1:] += x[:-1] ** 2
+    return np.sum(x ** 3)
+
+
+def test_second_derivatives_of_a_function_that_writes_its_argument():
+    # (each derivative at the argument's entry values; the argument left as one plain call leaves it)
+    after = X.copy()
+    writes_its_argument(after)
+    H = fd_hessian(lambda z: writes_its_argument(z.copy()))
+    vg = mc.value_and_grad(writes_its_argument)
+    for J in (lambda x: mc.hessian(writes_its_argument)(x), lambda x: mc.jacrev(mc.grad(writes_its_argument))(x),
+              lambda x: mc.jacfwd(vg)(x)[1]):
+        x = X.copy()
+        np.testing.assert_allclose(J(x), H, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(x, after, rtol=1e-12)
+
+
 # ---------------------------------------------------------------- an object passed as an argument
 
 

@@ -591,16 +591,39 @@ def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
     dargs_d = tuple(NoTangent if i not in nums and is_user_object(a) and _zero(d) else dd
                     for i, (a, d, dd) in enumerate(zip(args, dargs, dargs_d)))
     if with_value:
-        with constant_callable(g.f):  # its tangent is zero (checked): what it captures is constant here
-            return higher.grad_call_jvp(g.f, nums, single, with_value, tuple(args), dargs_d)
+        return _value_and_grad_jvp(g, tuple(args), dargs_d, nums, single)
     if _plain_floats(tuple(args), nums):
         both = hvp_core(g.f, tuple(args), dargs_d, nums, with_grad=True)
         if both is not None:  # gradient and its tangent from one pass (see hvp_core)
             _, grads, dg = both
             return (grads[0] if single else grads), (dg[0] if single else dg)
+    pre = _snapshot(tuple(args))  # (f may write its arguments: its derivative is at their entry values)
     value = g(*args)
-    dg = hvp_core(g.f, tuple(args), dargs_d, nums)
+    post = _snapshot(tuple(args))
+    _reapply(pre)
+    try:
+        dg = hvp_core(g.f, tuple(args), dargs_d, nums)
+    finally:
+        _reapply(post)
     return value, (dg[0] if single else dg)
+
+
+def _value_and_grad_jvp(g: Any, args: tuple, dargs: tuple, nums: tuple, single: bool) -> tuple:
+    """`((value, grad), (its tangent, grad's tangent))` of a value_and_grad object at args in direction dargs: the
+    call itself, then the value's tangent (a jvp of f) and the gradient's (hvp_core), each from the arguments'
+    state on entry (f may write its arguments; they are left as the plain call leaves them)."""
+    pre = _snapshot(args)
+    value, grad = g(*args)
+    post = _snapshot(args)
+    try:
+        _reapply(pre)
+        with constant_callable(g.f):  # its tangent is zero (checked): what it captures is constant here
+            dvalue = _jvp_api(g.f, args, tuple(None if d is NoTangent else d for d in dargs))[1]
+        _reapply(pre)
+        dg = hvp_core(g.f, args, dargs, nums)
+    finally:
+        _reapply(post)
+    return (value, grad), (dvalue, dg[0] if single else dg)
 
 
 def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
@@ -614,12 +637,22 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
     nums, _ = g._nums(len(args))
     single = not isinstance(g.argnums, (tuple, list))
     with_value = type(g).__name__ == "ValueAndGrad"
+    pre = _snapshot(tuple(args))  # (f may write its arguments: the pullback differentiates at their entry values)
     y = g(*args)
     n = len(args)
 
     def pullback(w: Any) -> tuple:
         if w is NoTangent:
             return (NoTangent, *([NoTangent] * n))
+        # As a reverse pass leaves what it undid: the arguments in their state on entry (the API puts the
+        # post-call state back), also after the differentiation here, which runs f again.
+        _reapply(pre)
+        try:
+            return _grad_pullback(w)
+        finally:
+            _reapply(pre)
+
+    def _grad_pullback(w: Any) -> tuple:
         w_grad = w[1] if with_value else w
         w_val = w[0] if with_value else NoTangent
         parts = (w_grad,) if single else tuple(_expand(w_grad, len(nums)))
