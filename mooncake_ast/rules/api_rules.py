@@ -14,7 +14,10 @@ primitives, and their rules apply a transformation to the *generated* code:
   becomes reverse mode over forward code, which composes to any order.
 
 Run-time helpers that generated forward code calls (`_mc.pow_deriv`, `_mc.storage_of`, ...) get
-their rules in forward_code_rules.py.  What cannot be nested correctly raises a NestingError naming it.
+their rules in forward_code_rules.py, those that write tangents or read objects' tangents (`_mc.update`,
+`_mc.getattr_tangent`, ...) through plain-Python twins (nested_helpers.py); calls forward code dispatches
+on objects, classes, array and list methods and writes get their plans in nested_plans.py.  What cannot
+be nested correctly raises a NestingError naming it.
 """
 from __future__ import annotations
 
@@ -40,7 +43,10 @@ from ..tangents import storage as _storage
 from .builtin_rules import storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
-from .nested_plans import _dense_keep, method_parts
+from .nested_plans import (_dense_keep, carries as _carries, fcall_df_plan as _fcall_df_plan, method_parts,
+                           refuse_not_implemented as _refuse_not_implemented,
+                           refuse_tangent_keywords as _refuse_tangent_keywords,
+                           value_and_grad_jvp as _value_and_grad_jvp)
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
                                  _pow_deriv_fwd, _prepare_cells, _storage_fwd, _zero, _zero_fwd, user_rule)
 
@@ -233,28 +239,6 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
     return _Plan(inner.fn, inner.call_args, split, outer)
 
 
-def _carries(t: Any) -> bool:
-    """Is t a callable's tangent to pass on: nonzero, or an object's tangent storage (zero now, written later)?"""
-    return not _zero(t) or isinstance(t, (MethodTangent, MutableTangent))
-
-
-def _fcall_df_plan(f: Any, df: Any, fargs: Any, fdargs: Any, tf: Any, tdf: Any, tfargs: Any, tfdargs: Any,
-                   n_rest: int) -> _Plan:
-    """fcall of fcall for a callable with tangents of its own (a method of a differentiated object, a callable
-    object): `higher.forward_of_fcall`, whose plan takes the callable's tangent df and its tangent tf."""
-    from .. import higher
-
-    fargs = tuple(fargs)
-    n = len(fargs)
-    call = (f, df, fargs, _dense_keep(_expand(fdargs, n), fargs), tf, tdf, _dense_keep(_expand(tfargs, n), fargs),
-            _dense_keep(_expand(tfdargs, n), fargs))
-    rest = (NoTangent,) * n_rest
-    return _Plan(higher.forward_of_fcall, call,
-                 lambda b: (NoTangent, (b[0], b[1], b[2], b[3]) + rest, (b[4], b[5], b[6], b[7]) + rest),
-                 lambda t_f, targs, tdargs: (targs[0], targs[1], targs[2], targs[3], tdargs[0], tdargs[1], tdargs[2],
-                                             tdargs[3]))
-
-
 def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:
     """(the generated forward function that computes `fcall(f, 0, args, dargs)`, whether it takes (f, df) first (None:
     its plan arranges the arguments), its constant extra arguments, their zero tangents twice)."""
@@ -436,13 +420,6 @@ def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, ta
     return out
 
 
-def _refuse_not_implemented(f: Any, out: Any) -> None:
-    """An operator's user method that said NotImplemented (Python would try the other operand's): not followed."""
-    if isinstance(out, tuple) and out and out[0] is NotImplemented:
-        raise NestingError(f"nested derivative of {_name(f)}: an operator method returned NotImplemented; the "
-                           f"reflected method Python tries next is not followed at this order")
-
-
 def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = False) -> Any:
     """The tangent of `grad(f, nums)(*args)` in direction dargs (all arguments): reverse mode over f's forward
     code, seeded on the tangent output, differentiating only the arguments in nums (one per num, a tuple).
@@ -559,19 +536,10 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
     return _fwd_fcall(f, df, tuple(args), dargs, tf, tdf, targs, tdargs, kwargs)
 
 
-def _refuse_tangent_keywords(f: Any, kwargs: Any, dkwargs: Any) -> None:
-    """Keyword arguments reach a nested call only undifferentiated (`x.sum(axis=0)`)."""
-    if kwargs and dkwargs not in (None, NoTangent) and not all(_zero(d) for d in dict(dkwargs).values()):
-        raise NestingError(f"nested derivative of {_name(f)}: differentiated keyword arguments are not supported "
-                           f"nested")
-
-
 # ---------------------------------------------------------------- rules of grad(f)(*args)
 
 
 def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
-    from .. import higher
-
     g, *args = p
     dg, *dargs = t
     if kwargs:
@@ -606,24 +574,6 @@ def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
     finally:
         _reapply(post)
     return value, (dg[0] if single else dg)
-
-
-def _value_and_grad_jvp(g: Any, args: tuple, dargs: tuple, nums: tuple, single: bool) -> tuple:
-    """`((value, grad), (its tangent, grad's tangent))` of a value_and_grad object at args in direction dargs: the
-    call itself, then the value's tangent (a jvp of f) and the gradient's (hvp_core), each from the arguments'
-    state on entry (f may write its arguments; they are left as the plain call leaves them)."""
-    pre = _snapshot(args)
-    value, grad = g(*args)
-    post = _snapshot(args)
-    try:
-        _reapply(pre)
-        with constant_callable(g.f):  # its tangent is zero (checked): what it captures is constant here
-            dvalue = _jvp_api(g.f, args, tuple(None if d is NoTangent else d for d in dargs))[1]
-        _reapply(pre)
-        dg = hvp_core(g.f, args, dargs, nums)
-    finally:
-        _reapply(post)
-    return (value, grad), (dvalue, dg[0] if single else dg)
 
 
 def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:

@@ -5,6 +5,8 @@ Nested derivatives differentiate generated forward code (see api_rules.py), so i
 run time (`_mc.fcall(operator.mul, ...)`) need a forward derivative written as ordinary Python (the
 `_..._fwd` functions: traceable, so they can be differentiated again).  Closure cells read explicitly
 by forward code (`fn.__closure__[i].cell_contents`) get adjoint storage reverse mode can add into.
+Helpers that write tangent storage or read an object's tangent hand each call to a plain-Python twin
+for its case (nested_helpers.py).
 """
 from __future__ import annotations
 

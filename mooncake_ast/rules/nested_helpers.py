@@ -92,7 +92,7 @@ def item_read(c, tc, index, item):
     return tc[index]
 
 
-# ---------------------------------------------------------------- twins of `_mc.getattr_tangent(obj, dobj, name, value)`
+# ---------------------------------------------------------------- twins of `_mc.getattr_tangent(o, to, name, value)`
 
 
 def attr_field(o, to, name, value):
