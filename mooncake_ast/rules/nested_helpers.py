@@ -107,6 +107,10 @@ def attr_property(o, to, name, value):
     return fcall(getattr(type(o), name).fget, NoTangent, (o,), (to,))[1]
 
 
+def attr_constant(o, to, name, value):
+    return NoTangent
+
+
 def attr_transpose(o, to, name, value):
     return to.T
 
@@ -124,13 +128,15 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
     if isinstance(obj, list) and isinstance(dobj, list):
         return attr_method if callable(value) and getattr(value, "__self__", None) is obj else None
     if isinstance(dobj, MutableTangent):
-        if name in dobj.fields:
+        if name in dobj.fields or name in getattr(obj, "__dict__", {}):
             return attr_field
         prop = getattr(type(obj), name, None)
         if isinstance(prop, property):
             return attr_property if isinstance(prop.fget, types.FunctionType) else None
         if isinstance(value, (types.MethodType, types.BuiltinMethodType)) and getattr(value, "__self__", None) is obj:
             return attr_method
+        if hasattr(type(obj), name) and not hasattr(prop, "__get__"):
+            return attr_constant  # a class attribute (a number, a string): a constant, as at first order
     return None
 
 

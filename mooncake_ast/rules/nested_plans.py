@@ -65,6 +65,8 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
     n = len(args)
     if kwargs:
         return _array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
+    if f is _super_function():  # (finds a parent's method from classes and a name: no tangent flows in)
+        return _zero_plan(f, args)
     if f in _HELPERS:
         return _helper_plan(f, args, dargs)
     if f in _LINEAR_HELPERS and n == 3:
@@ -131,12 +133,23 @@ def _helper_plan(f: Any, args: tuple, dargs: tuple) -> Any:
                          api._plain_outer, layout=(False, ()))
     if twin is None:
         if all(api._zero(d) for d in dargs):  # (nothing differentiated reaches it)
-            n = len(args)
-            return api._Plan(api._zero_fwd, (f, tuple(args)),
-                             lambda b: (NoTangent, api._expand(b[1], n), (NoTangent,) * n),
-                             lambda tf, targs, tdargs: (NoTangent, targs))
+            return _zero_plan(f, args)
         raise _refuse(f"the run-time helper {getattr(f, '__name__', f)} on these operands")
     return api._plan(twin, NoTangent, tuple(args), tuple(dargs))
+
+
+def _zero_plan(f: Any, args: tuple) -> Any:
+    """`(f(*args), zero tangent)`: a call whose result has no derivative with respect to its arguments."""
+    api = _api()
+    n = len(args)
+    return api._Plan(api._zero_fwd, (f, tuple(args)), lambda b: (NoTangent, api._expand(b[1], n), (NoTangent,) * n),
+                     lambda tf, targs, tdargs: (NoTangent, targs))
+
+
+def _super_function() -> Any:
+    from ..frontend.supercalls import super_function
+
+    return super_function
 
 
 def _user_object(x: Any) -> bool:
@@ -178,7 +191,7 @@ def _setattr_plan(args: tuple, dargs: tuple) -> Any:
     prop = _objects._special(type(obj), name)
     if isinstance(prop, property) and isinstance(prop.fset, types.FunctionType):
         return _picked(_api()._plan(prop.fset, NoTangent, (obj, v), (dobj, dv)), (0, 2), 3)
-    if hasattr(prop, "__set__"):
+    if hasattr(prop, "__set__") and not isinstance(prop, types.MemberDescriptorType):  # (a slot is a field)
         raise _refuse(f"setting attribute {name!r} through a descriptor")
     if isinstance(dobj, MutableTangent):
         return _plain_plan(nh.setattr_fwd, (obj, name, v, dobj, NoTangent, _dense_one(dv, v)), 3)
