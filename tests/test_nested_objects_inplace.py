@@ -337,6 +337,13 @@ def test_jvp_of_grad_gives_gradient_and_product(f):
     np.testing.assert_allclose(hv, fd_hessian(f) @ V, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("f", [obj_callable, copy_then_write, slices_into_zeros, method_of_new_object],
+                         ids=lambda f: f.__name__)
+def test_grad_of_jvp(f):
+    got = mc.grad(lambda x: mc.jvp(f, (x,), (V,))[1])(X)
+    np.testing.assert_allclose(got, fd_hessian(f) @ V, rtol=1e-5, atol=1e-5)
+
+
 # ---------------------------------------------------------------- functions that write their argument
 
 
