@@ -344,6 +344,23 @@ def test_grad_of_jvp(f):
     np.testing.assert_allclose(got, fd_hessian(f) @ V, rtol=1e-5, atol=1e-5)
 
 
+def _same(v):
+    return v
+
+
+def dispatched_power(x):
+    # (`_same` hides the operands' types: forward code dispatches `**` at run time)
+    return _same(x[0]) ** _same(x[1]) + _same(x[2]) ** 2
+
+
+def test_dispatched_power_with_an_exponent_whose_tangent_is_zero_in_one_direction():
+    # (the exponent is differentiated: its tangent is 0.0 in direction e0, not the symbolic zero of a constant)
+    x = np.array([1.3, 0.7, -0.4])
+    g, hv = mc.jvp(mc.grad(dispatched_power), (x,), (np.array([1.0, 0.0, 0.0]),))
+    np.testing.assert_allclose(g, mc.grad(dispatched_power)(x), rtol=1e-12)
+    np.testing.assert_allclose(mc.hessian(dispatched_power)(x), fd_hessian(dispatched_power, x), rtol=1e-5, atol=1e-6)
+
+
 # ---------------------------------------------------------------- functions that write their argument
 
 

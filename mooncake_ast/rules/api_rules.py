@@ -48,7 +48,8 @@ from .nested_plans import (_dense_keep, carries as _carries, fcall_df_plan as _f
                            refuse_tangent_keywords as _refuse_tangent_keywords,
                            value_and_grad_jvp as _value_and_grad_jvp)
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
-                                 _pow_deriv_fwd, _prepare_cells, _storage_fwd, _zero, _zero_fwd, user_rule)
+                                 _pow_deriv_fwd, _pow_deriv_full_fwd, _pow_full_fwd, _prepare_cells, _storage_fwd,
+                                 _zero, _zero_fwd, user_rule)
 
 
 # ---------------------------------------------------------------- the forward function of a call
@@ -109,13 +110,12 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
     if f is _fcall_rt:
         return _fcall_plan(args, dargs)
     plain = _PLAIN.get(f) if _hashable(f) else None
+    # (the exponent's tangent symbolically zero: a constant exponent; a tangent that is zero in value may belong
+    # to a differentiated exponent, whose derivative an outer derivative needs)
     if f is h.pow_deriv:
-        if not _zero(dargs[1]):
-            raise NestingError("nested derivative of a power with a differentiated exponent inside generated code is "
-                               "not supported at this order")
-        plain = _pow_deriv_fwd
-    elif f is operator.pow and _zero(dargs[1]):
-        plain = _pow_const_fwd
+        plain = _pow_deriv_fwd if _symbolic_zero(dargs[1]) else _pow_deriv_full_fwd
+    elif f is operator.pow:
+        plain = _pow_const_fwd if _symbolic_zero(dargs[1]) else _pow_full_fwd
     elif _storage_like(f):
         plain = _storage_fwd if f is not _conform_target() else _conform_fwd
     rule = lookup(f) if plain is None and _hashable(f) else None
@@ -123,8 +123,8 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
         return _Plan(_zero_fwd, (f, tuple(args)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
                      lambda tf, targs, tdargs: (NoTangent, targs), layout=None)
     if plain is not None:
-        return _Plan(plain, (*args, *_dense(dargs, args)), lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])), _plain_outer,
-                     layout=(False, ()))
+        return _Plan(plain, (*args, *_dense(dargs, args)), lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])),
+                     _plain_outer, layout=(False, ()))
     if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) and lookup(f) is None:
         dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
         inner = _plan(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs))
@@ -141,7 +141,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
                       for a, d in zip(args, dargs))
         primals, tangents = _bind_fast(f, NoTangent, args, dargs, {}, {})
         m = len(primals)
-        if m != n and not _only_module_keywords(f, n):
+        if (m != n or _variadic(f)) and not _only_module_keywords(f, n):  # (`*a` binds n arguments to one)
             raise NestingError(f"nested derivative of {_name(f)}: call it with all its parameters given positionally "
                                f"(defaults, *args and keywords are not supported nested)")
         # (generated code's `*, _mc=_mc` keywords are parameters of its own forward code: passed, zero tangent)
@@ -177,6 +177,15 @@ def _special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> An
     from .nested_plans import special_plan
 
     return special_plan(f, df, args, dargs, kwargs)
+
+
+def _symbolic_zero(d: Any) -> bool:
+    return d is NoTangent or d is None
+
+
+def _variadic(f: Any) -> bool:
+    """Does f take *args or **kwargs (so that its parameters are not its positional arguments one by one)?"""
+    return bool(f.__code__.co_flags & (0x04 | 0x08))  # CO_VARARGS | CO_VARKEYWORDS
 
 
 def _only_module_keywords(f: Any, n: int) -> bool:

@@ -87,6 +87,17 @@ def _pow_deriv_fwd(base, p, dbase, dp):
     return h.pow_deriv(base, p), dbase * (p * h.pow_deriv(base, p - 1))
 
 
+def _pow_deriv_full_fwd(base, p, dbase, dp):
+    # d/dp (p * base**(p-1)) = base**(p-1) * (1 + p * log(base)), as _pow_deriv_dp
+    return h.pow_deriv(base, p), dbase * (p * h.pow_deriv(base, p - 1)) + dp * (
+        np.power(base, p - 1.0) * (1.0 + p * h.log_for_pow(base)))
+
+
+def _pow_full_fwd(a, b, da, db):
+    y = a ** b
+    return y, da * h.pow_deriv(a, b) + db * (y * h.log_for_pow(a))
+
+
 def _storage_fwd(x, dx, ddx_of_x, ddx):
     return _storage(x, dx), ddx
 
