@@ -169,7 +169,9 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         return (out, aux) if has_aux else out
 
     jac.__name__ = f"jacfwd({_name(f)})"
-    return user_errors(jac)
+    out = user_errors(jac)
+    out.__mc_jacobian__ = (f, argnums, has_aux, "jacfwd")  # type: ignore[attr-defined]  (see jacobian_forward)
+    return out
 
 
 _PLAIN_SCALARS = (float, int, np.float64)
@@ -488,7 +490,29 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         return (out, aux) if has_aux else out
 
     jac.__name__ = f"jacrev({_name(f)})"
-    return user_errors(jac)
+    out = user_errors(jac)
+    out.__mc_jacobian__ = (f, argnums, has_aux, "jacrev")  # type: ignore[attr-defined]  (see jacobian_forward)
+    return out
+
+
+def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tuple:
+    """`(J(*args), its tangent)` for a Jacobian function J = jacfwd(f) / jacrev(f) / hessian(g) and argument
+    tangents dargs: the tangent is the Jacobian of the directional derivative, `d/dt J_f(x + t v) = J_h(x)` with
+    `h(y) = Df(y)[v]` (symmetry of second derivatives), so mc.jacfwd(mc.hessian(g)) and mc.jvp of a Hessian are
+    Jacobians of Hessian-vector products."""
+    f, argnums, has_aux, kind = J.__mc_jacobian__
+    if kwargs or has_aux:
+        raise NestingError(f"nested derivative of {J.__name__}: keyword arguments and has_aux are not supported")
+    y = J(*args)
+    dirs = tuple(None if d is NoTangent else d for d in dargs)
+    if all(d is None for d in dirs):
+        return y, NoTangent
+
+    def directional_derivative(*a):
+        return directional(f, a, dirs)
+
+    dy = (jacfwd if kind == "jacfwd" else jacrev)(directional_derivative, argnums)(*args)
+    return y, dy
 
 
 def hessian(f: Callable, argnums: Any = 0) -> Callable:
