@@ -480,6 +480,17 @@ def test_scalar_third_derivative(f):
     assert mc.grad(d2)(T0) == pytest.approx(fd(d2, T0), rel=1e-5, abs=1e-6)
 
 
+def test_jacobian_of_a_hessian():
+    # (third derivatives through a Hessian function: the Jacobian of Hessian-vector products)
+    x = X[:3].copy()
+    f = slices_into_zeros
+    T = mc.jacfwd(mc.hessian(f))(x)
+    eps = 1e-5
+    want = np.stack([(mc.hessian(f)(x + eps * e) - mc.hessian(f)(x - eps * e)) / (2 * eps) for e in np.eye(3)], -1)
+    np.testing.assert_allclose(T, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(mc.jvp(mc.hessian(f), (x,), (V[:3],))[1], want @ V[:3], rtol=1e-5, atol=1e-5)
+
+
 # ---------------------------------------------------------------- what stays refused
 
 
