@@ -23,6 +23,9 @@ from typing import Any, Callable
 import numpy as np
 
 from .rules.api_rules import NestingError, _plan, forward_code, hvp_core
+from .rules.nested_helpers import with_dense_tangent
+from .rules.nested_plans import plan_args, plan_function, plan_tangents
+from .forward.runtime import fcall
 from . import hvp_fast
 from .tangents import NoTangent, materialize, zero_tangent
 from .api import (ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _reapply, _snapshot,
@@ -166,7 +169,9 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         return (out, aux) if has_aux else out
 
     jac.__name__ = f"jacfwd({_name(f)})"
-    return user_errors(jac)
+    out = user_errors(jac)
+    out.__mc_jacobian__ = (f, argnums, has_aux, "jacfwd")  # type: ignore[attr-defined]  (see jacobian_forward)
+    return out
 
 
 _PLAIN_SCALARS = (float, int, np.float64)
@@ -485,7 +490,29 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         return (out, aux) if has_aux else out
 
     jac.__name__ = f"jacrev({_name(f)})"
-    return user_errors(jac)
+    out = user_errors(jac)
+    out.__mc_jacobian__ = (f, argnums, has_aux, "jacrev")  # type: ignore[attr-defined]  (see jacobian_forward)
+    return out
+
+
+def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tuple:
+    """`(J(*args), its tangent)` for a Jacobian function J = jacfwd(f) / jacrev(f) / hessian(g) and argument
+    tangents dargs: the tangent is the Jacobian of the directional derivative, `d/dt J_f(x + t v) = J_h(x)` with
+    `h(y) = Df(y)[v]` (symmetry of second derivatives), so mc.jacfwd(mc.hessian(g)) and mc.jvp of a Hessian are
+    Jacobians of Hessian-vector products."""
+    f, argnums, has_aux, kind = J.__mc_jacobian__
+    if kwargs or has_aux:
+        raise NestingError(f"nested derivative of {J.__name__}: keyword arguments and has_aux are not supported")
+    y = J(*args)
+    dirs = tuple(None if d is NoTangent else d for d in dargs)
+    if all(d is None for d in dirs):
+        return y, NoTangent
+
+    def directional_derivative(*a):
+        return directional(f, a, dirs)
+
+    dy = (jacfwd if kind == "jacfwd" else jacrev)(directional_derivative, argnums)(*args)
+    return y, dy
 
 
 def hessian(f: Callable, argnums: Any = 0) -> Callable:
@@ -559,9 +586,28 @@ def grad_call_jvp(f, nums, single, with_value, args, dargs):
 def forward_of_forward(f, args, dargs, targs, tdargs):
     """(jvp(f, args, dargs), its tangent for tangents targs, tdargs): forward mode over f's forward code."""
     fn, takes_self, extra, zeros, nones = forward_code(f, args, dargs)
+    if takes_self is None:  # (its plan arranges the arguments: rules/nested_plans.py)
+        return forward_of_fcall(f, NoTangent, args, dargs, NoTangent, NoTangent, targs, tdargs)
     if takes_self:
-        return jvp(fn, (f, NoTangent) + args + extra + dargs + zeros, (None, None) + targs + nones + tdargs + nones)
-    return jvp(fn, args + extra + dargs + zeros, targs + nones + tdargs + nones)
+        return plain_jvp(fn, (f, NoTangent) + args + extra + dargs + zeros,
+                         (NoTangent, NoTangent) + targs + zeros + tdargs + zeros)
+    return plain_jvp(fn, args + extra + dargs + zeros, targs + zeros + tdargs + zeros)
+
+
+def plain_jvp(fn, primals, tangents):
+    """`jvp(fn, primals, tangents)` without the API's conversion of the tangents, whose fresh copies would cut
+    them from the objects and arrays the forward code writes through (an object's field tangents, set by its
+    `__init__` run as a call of its own)."""
+    yy, dyy = fcall(fn, NoTangent, primals, tangents)
+    return with_dense_tangent(yy, dyy)
+
+
+def forward_of_fcall(f, df, args, dargs, tf, tdf, targs, tdargs):
+    """(fcall(f, df, args, dargs), its tangent for tangents tf, tdf, targs, tdargs): forward mode over the function
+    of the call's plan (rules/nested_plans.py), for callables whose tangent df is part of the call (methods,
+    objects) and whose own tangent tf may be nonzero (an object with differentiated fields)."""
+    fn = plan_function(f, df, args, dargs)
+    return plain_jvp(fn, plan_args(f, df, args, dargs), plan_tangents(f, df, args, dargs, tf, tdf, targs, tdargs))
 
 
 _VG_APPLY = ValueAndGrad(apply, argnums=1)

@@ -182,6 +182,9 @@ class MethodTangent:
     """The tangent of a bound method: the tangent of `self` (the function is constant)."""
 
     __slots__ = ("self_tangent",)
+    # Never changed after it is made: a value to reverse mode over forward code, whose adjoint is a
+    # MethodAdjoint (rules/forward_code_rules.py), not identity-keyed storage.
+    __mc_value__ = True
 
     def __init__(self, self_tangent: Any) -> None:
         self.self_tangent = self_tangent

@@ -109,8 +109,7 @@ def asarray_tangent_case(x, d):
 
 
 def update_case(x):
-    # (update of tangent storage nothing differentiates: it runs; a differentiated one is refused at nesting
-    # order, see tests/test_nested_forward_helpers.py)
+    # (update of tangent storage nothing differentiates: it runs; differentiated ones in rule_cases_nested.py)
     return x * float(np.sum(update(np.zeros(2), np.ones(2))))
 
 

@@ -340,6 +340,8 @@ def derived_forward(fn: types.FunctionType, kinds: Optional[tuple] = None) -> De
     """The derived forward rule of fn for argument kinds ("num"/"any" per parameter; None: generic)."""
     # Equal code objects in two modules compare equal (the file and globals are not part of code
     # equality), and each needs its own derived rule, bound to its own globals.
+    if fn.__code__ is _ENTRY_CODE and getattr(fn, "__mc_jacobian__", None) is not None:
+        return _JACOBIAN_RULE  # (a Jacobian function: its derivative is another Jacobian, higher.jacobian_forward)
     key = (fn.__code__, id(fn.__globals__), kinds)
     rule = _DERIVED.get(key)
     if rule is None or rule.stale(fn):
@@ -351,6 +353,36 @@ def derived_forward(fn: types.FunctionType, kinds: Optional[tuple] = None) -> De
         _DERIVED[key] = rule
         LATEST[fn.__code__] = rule
     return rule
+
+
+class _JacobianRule:
+    """The forward rule of a function made by mc.jacfwd / mc.jacrev / mc.hessian (its code is a wrapper's, not
+    differentiable as code): `higher.jacobian_forward`, called as derived rules are (the function, its tangent, the
+    bound *args and **kwargs, their tangents)."""
+
+    takes_self = True
+
+    @staticmethod
+    def fn(J: Any, dJ: Any, args: tuple, kwargs: dict, dargs: tuple, dkwargs: dict) -> tuple:
+        from ..higher import jacobian_forward
+
+        return jacobian_forward(J, args, kwargs, dargs)
+
+    def stale(self, fn: Any) -> bool:
+        return False
+
+    def call_bound(self, fn: Any, dfn: Any, primals: tuple, tangents: tuple) -> tuple:
+        return self.fn(fn, dfn, *primals, *tangents)
+
+
+def _entry_code() -> Any:
+    from ..tracebacks import user_errors
+
+    return user_errors(len).__code__  # (every wrapper user_errors makes runs this code)
+
+
+_ENTRY_CODE = _entry_code()
+_JACOBIAN_RULE = _JacobianRule()
 
 
 def clear() -> None:

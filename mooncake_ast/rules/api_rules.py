@@ -14,7 +14,10 @@ primitives, and their rules apply a transformation to the *generated* code:
   becomes reverse mode over forward code, which composes to any order.
 
 Run-time helpers that generated forward code calls (`_mc.pow_deriv`, `_mc.storage_of`, ...) get
-their rules in forward_code_rules.py.  What cannot be nested correctly raises a NestingError naming it.
+their rules in forward_code_rules.py, those that write tangents or read objects' tangents (`_mc.update`,
+`_mc.getattr_tangent`, ...) through plain-Python twins (nested_helpers.py); calls forward code dispatches
+on objects, classes, array and list methods and writes get their plans in nested_plans.py.  What cannot
+be nested correctly raises a NestingError naming it.
 """
 from __future__ import annotations
 
@@ -33,15 +36,20 @@ from ..api import (Differentiable, NonScalarOutputError, TangentError, ValueAndG
 from ..forward import objects as _objects
 from ..forward.runtime import _bind_fast, derived_forward, fcall as _fcall_rt
 from ..reverse import shadows as _shadows
-from ..reverse.adjoints import AdjTuple, MethodAdjoint, accumulate
+from ..reverse.adjoints import AdjTuple, accumulate
 from ..reverse.runtime import may_write, rcall
-from ..tangents import MethodTangent, NoTangent, materialize
+from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize
 from ..tangents import storage as _storage
 from .builtin_rules import storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
+from .nested_plans import (_dense_keep, carries as _carries, fcall_df_plan as _fcall_df_plan, method_parts,
+                           refuse_not_implemented as _refuse_not_implemented,
+                           refuse_tangent_keywords as _refuse_tangent_keywords,
+                           value_and_grad_jvp as _value_and_grad_jvp)
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
-                                 _pow_deriv_fwd, _prepare_cells, _storage_fwd, _zero, _zero_fwd, user_rule)
+                                 _pow_deriv_fwd, _pow_deriv_full_fwd, _pow_full_fwd, _prepare_cells, _storage_fwd,
+                                 _zero, _zero_fwd, user_rule)
 
 
 # ---------------------------------------------------------------- the forward function of a call
@@ -59,6 +67,8 @@ class _Plan:
         self.inactive: frozenset = frozenset()  # positions of call_args that are constants (no adjoint)
         self.arg_pos: Any = None  # positions of the primal arguments in call_args (forward code plans)
         self.tan_pos: Any = None  # ... and of their tangents
+        self.df_bar: Any = None  # bars -> the adjoint of the callable's tangent df (objects, methods), else none
+        self.takes_df = False  # outer(tf, targs, tdargs, tdf) takes the tangent of df (else tdf must be zero)
 
 
 def _refuse_lazy_second_order(f: Any, dy: Any) -> None:
@@ -83,10 +93,16 @@ def _plain_outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
     return (*targs, *tdargs)
 
 
-def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
+def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Plan:
     if isinstance(f, Differentiable):
         f = f.__wrapped_fn__
     n = len(args)
+    special = _special_plan(f, df, args, dargs, kwargs)
+    if kwargs:
+        if special is None:
+            raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
+    if special is not None:
+        return special
     if not _zero(df) and not isinstance(f, (types.FunctionType, types.MethodType)):
         raise NestingError(f"nested derivative: the callable {_name(f)} itself has a nonzero tangent; differentiating "
                            f"through what a callable object captures is not supported nested: pass those values as arguments")
@@ -97,13 +113,12 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
     if f is _fcall_rt:
         return _fcall_plan(args, dargs)
     plain = _PLAIN.get(f) if _hashable(f) else None
+    # (the exponent's tangent symbolically zero: a constant exponent; a tangent that is zero in value may belong
+    # to a differentiated exponent, whose derivative an outer derivative needs)
     if f is h.pow_deriv:
-        if not _zero(dargs[1]):
-            raise NestingError("nested derivative of a power with a differentiated exponent inside generated code is "
-                               "not supported at this order")
-        plain = _pow_deriv_fwd
-    elif f is operator.pow and _zero(dargs[1]):
-        plain = _pow_const_fwd
+        plain = _pow_deriv_fwd if _symbolic_zero(dargs[1]) else _pow_deriv_full_fwd
+    elif f is operator.pow:
+        plain = _pow_const_fwd if _symbolic_zero(dargs[1]) else _pow_full_fwd
     elif _storage_like(f):
         plain = _storage_fwd if f is not _conform_target() else _conform_fwd
     rule = lookup(f) if plain is None and _hashable(f) else None
@@ -111,21 +126,14 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
         return _Plan(_zero_fwd, (f, tuple(args)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
                      lambda tf, targs, tdargs: (NoTangent, targs), layout=None)
     if plain is not None:
-        return _Plan(plain, (*args, *_dense(dargs, args)), lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])), _plain_outer,
-                     layout=(False, ()))
+        return _Plan(plain, (*args, *_dense(dargs, args)), lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])),
+                     _plain_outer, layout=(False, ()))
     if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) and lookup(f) is None:
         dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
         inner = _plan(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs))
-
-        def split_method(b: Any) -> tuple:
-            _, a, d = inner.split(b)
-            return MethodAdjoint(a[0]), tuple(a[1:]), tuple(d[1:])
-
-        def outer_method(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
-            tself = tf.self_tangent if isinstance(tf, MethodTangent) else NoTangent
-            return inner.outer(NoTangent, (tself, *targs), (NoTangent, *tdargs))
-
+        split_method, outer_method, df_bar = method_parts(inner)
         plan = _Plan(inner.fn, inner.call_args, split_method, outer_method)
+        plan.df_bar, plan.takes_df = df_bar, True
         plan.arg_pos = inner.arg_pos[1:] if inner.arg_pos is not None else None
         plan.tan_pos = inner.tan_pos[1:] if inner.tan_pos is not None else None
         return plan
@@ -136,7 +144,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
                       for a, d in zip(args, dargs))
         primals, tangents = _bind_fast(f, NoTangent, args, dargs, {}, {})
         m = len(primals)
-        if m != n and not _only_module_keywords(f, n):
+        if (m != n or _variadic(f)) and not _only_module_keywords(f, n):  # (`*a` binds n arguments to one)
             raise NestingError(f"nested derivative of {_name(f)}: call it with all its parameters given positionally "
                                f"(defaults, *args and keywords are not supported nested)")
         # (generated code's `*, _mc=_mc` keywords are parameters of its own forward code: passed, zero tangent)
@@ -166,6 +174,21 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple) -> _Plan:
         return plan
     raise NestingError(f"nested derivative: the forward derivative of {_name(f)} comes from a hand-written rule, which "
                        f"has no derivative of its own; higher derivatives through it are not supported")
+
+
+def _special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> Any:
+    from .nested_plans import special_plan
+
+    return special_plan(f, df, args, dargs, kwargs)
+
+
+def _symbolic_zero(d: Any) -> bool:
+    return d is NoTangent or d is None
+
+
+def _variadic(f: Any) -> bool:
+    """Does f take *args or **kwargs (so that its parameters are not its positional arguments one by one)?"""
+    return bool(f.__code__.co_flags & (0x04 | 0x08))  # CO_VARARGS | CO_VARKEYWORDS
 
 
 def _only_module_keywords(f: Any, n: int) -> bool:
@@ -200,8 +223,8 @@ def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
                            f"differentiated variables); pass them as arguments instead")
     fargs = tuple(fargs)
     n = len(fargs)
-    call = (f, fargs, _dense(_expand(fdargs, n), fargs), _dense(_expand(tfargs, n), fargs),
-            _dense(_expand(tfdargs, n), fargs))
+    call = (f, fargs, _dense_keep(_expand(fdargs, n), fargs), _dense_keep(_expand(tfargs, n), fargs),
+            _dense_keep(_expand(tfdargs, n), fargs))
     return _Plan(higher.forward_of_forward, call,
                  lambda b: (NoTangent, (NoTangent, b[1], b[2]), (NoTangent, b[3], b[4])),
                  lambda tf, targs, tdargs: (NoTangent, targs[1], targs[2], tdargs[1], tdargs[2]))
@@ -213,9 +236,8 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
     if rest and (rest[0] or (len(rest) > 1 and rest[1] not in (None, NoTangent, {}))):
         raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
     tf, tdf, tfargs, tfdargs, *_ = _expand(dargs, len(args))
-    if not _zero(df) or not _zero(tdf):
-        raise NestingError(f"nested derivative of {_name(f)}: a callable with a nonzero tangent inside forward code is "
-                           f"not supported at this order")
+    if _carries(df) or _carries(tdf) or _carries(tf):
+        return _fcall_df_plan(f, df, fargs, fdargs, tf, tdf, tfargs, tfdargs, len(rest))
     inner = _jvp_plan((f, fargs, fdargs), (tf, tfargs, tfdargs))
 
     def split(b: Any) -> tuple:
@@ -230,11 +252,11 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
 
 
 def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:
-    """(the generated forward function that computes `fcall(f, 0, args, dargs)`, whether it takes (f, df) first)."""
+    """(the generated forward function that computes `fcall(f, 0, args, dargs)`, whether it takes (f, df) first (None:
+    its plan arranges the arguments), its constant extra arguments, their zero tangents twice)."""
     plan = _plan(f, NoTangent, tuple(args), tuple(dargs))
-    if plan.layout is None:
-        raise NestingError(f"nested derivative of {_name(f)}: third and higher derivatives through this kind of callable "
-                           f"(a bound method or an mc.grad object) are not supported")
+    if plan.layout is None:  # (a plan that arranges its own arguments: nested_plans.plan_args, plan_tangents)
+        return plan.fn, None, (), (), ()
     takes_self, extra = plan.layout
     return plan.fn, takes_self, extra, (NoTangent,) * len(extra), (None,) * len(extra)
 
@@ -360,10 +382,10 @@ def _prepare_all_cells(call_args: tuple) -> None:
             _prepare_cells(a)
 
 
-def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
+def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> tuple:
     """Reverse rule of `fcall(f, df, args, dargs) -> (y, dy)`: reverse mode over f's forward code."""
     args, dargs = tuple(args), _expand(dargs, len(args))
-    plan = _plan(f, df, args, dargs)
+    plan = _plan(f, df, args, dargs, kwargs)
     if plan.grad_of is not None:
         _refuse_traced_captures(plan.grad_of)
     # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants
@@ -371,6 +393,7 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
                     and i not in plan.inactive)
     _prepare_all_cells(plan.call_args)
     out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
+    _refuse_not_implemented(f, out)
 
     def pullback(g: Any) -> tuple:
         try:
@@ -382,24 +405,31 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
                                f"adjoints into a number or tuple that it captures from an enclosing function; pass "
                                f"those values as arguments (captured arrays and lists work)") from e
         f_bar, a_bar, d_bar = plan.split(tuple(bars))
-        return f_bar, AdjTuple(a_bar), AdjTuple(d_bar)
+        df_bar = plan.df_bar(tuple(bars)) if plan.df_bar is not None else NoTangent
+        return f_bar, AdjTuple(a_bar), AdjTuple(d_bar), df_bar
 
     return out, pullback
 
 
-def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: Any, tdargs: Any) -> tuple:
+def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: Any, tdargs: Any,
+               kwargs: Any = None) -> tuple:
     """Forward rule of `fcall`: forward mode over f's forward code."""
     fcall = _fcall_rt
-    if not _zero(tdf):
-        raise NestingError("nested derivative: the tangent of a callable's tangent is not supported")
     args, dargs = tuple(args), _expand(dargs, len(args))
     n = len(args)
     targs, tdargs = _expand(targs, n), _expand(tdargs, n)
-    plan = _plan(f, df, args, dargs)
+    plan = _plan(f, df, args, dargs, kwargs)
     if plan.grad_of is not None and not _zero(tf):
         raise NestingError(f"nested derivative of {plan.grad_of!r}: its function has a nonzero tangent (it captures "
                            f"differentiated variables); pass them as arguments instead")
-    return fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs))
+    if plan.takes_df:
+        out = fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs, tdf))
+    elif not _zero(tdf):
+        raise NestingError("nested derivative: the tangent of a callable's tangent is not supported")
+    else:
+        out = fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs))
+    _refuse_not_implemented(f, out[0])
+    return out
 
 
 def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = False) -> Any:
@@ -484,7 +514,7 @@ def _jvp_rrule(f: Any, primals: tuple, tangents: tuple) -> tuple:
     out = (y, materialize(dy, y))
 
     def pullback(g: Any) -> tuple:
-        return pb(g)
+        return pb(g)[:3]
 
     return out, pullback
 
@@ -499,31 +529,29 @@ def _jvp_frule(p: tuple, t: tuple) -> tuple:
 
 
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
-    if kwargs:
-        raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
-    out, pb = _rev_fcall(f, df, args, dargs)
+    _refuse_tangent_keywords(f, kwargs, dkwargs)
+    out, pb = _rev_fcall(f, df, args, dargs, kwargs)
 
     def pullback(g: Any) -> tuple:
-        f_bar, a_bar, d_bar = pb(g)
-        return f_bar, NoTangent, a_bar, d_bar  # one adjoint per argument of fcall(f, df, args, dargs)
+        f_bar, a_bar, d_bar, df_bar = pb(g)
+        return f_bar, df_bar, a_bar, d_bar  # one adjoint per argument of fcall(f, df, args, dargs)
 
     return out, pullback
 
 
 def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
     f, df, args, dargs, *rest = p
-    tf, tdf, targs, tdargs, *_ = t
-    if rest and rest[0]:
-        raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
-    return _fwd_fcall(f, df, tuple(args), dargs, tf, tdf, targs, tdargs)
+    tf, tdf, targs, tdargs, *trest = _expand(t, len(p))
+    kwargs = rest[0] if rest else None
+    _refuse_tangent_keywords(f, kwargs, rest[1] if len(rest) > 1 else None)
+    _refuse_tangent_keywords(f, kwargs, trest[0] if trest else None)
+    return _fwd_fcall(f, df, tuple(args), dargs, tf, tdf, targs, tdargs, kwargs)
 
 
 # ---------------------------------------------------------------- rules of grad(f)(*args)
 
 
 def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
-    from .. import higher
-
     g, *args = p
     dg, *dargs = t
     if kwargs:
@@ -543,15 +571,20 @@ def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
     dargs_d = tuple(NoTangent if i not in nums and is_user_object(a) and _zero(d) else dd
                     for i, (a, d, dd) in enumerate(zip(args, dargs, dargs_d)))
     if with_value:
-        with constant_callable(g.f):  # its tangent is zero (checked): what it captures is constant here
-            return higher.grad_call_jvp(g.f, nums, single, with_value, tuple(args), dargs_d)
+        return _value_and_grad_jvp(g, tuple(args), dargs_d, nums, single)
     if _plain_floats(tuple(args), nums):
         both = hvp_core(g.f, tuple(args), dargs_d, nums, with_grad=True)
         if both is not None:  # gradient and its tangent from one pass (see hvp_core)
             _, grads, dg = both
             return (grads[0] if single else grads), (dg[0] if single else dg)
+    pre = _snapshot(tuple(args))  # (f may write its arguments: its derivative is at their entry values)
     value = g(*args)
-    dg = hvp_core(g.f, tuple(args), dargs_d, nums)
+    post = _snapshot(tuple(args))
+    _reapply(pre)
+    try:
+        dg = hvp_core(g.f, tuple(args), dargs_d, nums)
+    finally:
+        _reapply(post)
     return value, (dg[0] if single else dg)
 
 
@@ -566,12 +599,22 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
     nums, _ = g._nums(len(args))
     single = not isinstance(g.argnums, (tuple, list))
     with_value = type(g).__name__ == "ValueAndGrad"
+    pre = _snapshot(tuple(args))  # (f may write its arguments: the pullback differentiates at their entry values)
     y = g(*args)
     n = len(args)
 
     def pullback(w: Any) -> tuple:
         if w is NoTangent:
             return (NoTangent, *([NoTangent] * n))
+        # As a reverse pass leaves what it undid: the arguments in their state on entry (the API puts the
+        # post-call state back), also after the differentiation here, which runs f again.
+        _reapply(pre)
+        try:
+            return _grad_pullback(w)
+        finally:
+            _reapply(pre)
+
+    def _grad_pullback(w: Any) -> tuple:
         w_grad = w[1] if with_value else w
         w_val = w[0] if with_value else NoTangent
         parts = (w_grad,) if single else tuple(_expand(w_grad, len(nums)))
@@ -601,6 +644,9 @@ def _defs() -> None:
     user = user_rule
     user(jvp, _jvp_frule, _jvp_rrule)
     user(fcall, _fcall_frule, _fcall_rrule)
+    # A dispatched call may write into what it is given (`acc.add(v)` changes acc and its tangent, reached
+    # through the bound method and its MethodTangent): activity analysis of forward code must see those writes.
+    lookup(fcall).mutates = (1, 2, 3)  # (not the callable: a global class or function is not written)
     user(ValueAndGrad.__call__, _grad_frule, _grad_rrule)
     user(Grad.__call__, _grad_frule, _grad_rrule)
     from .. import api

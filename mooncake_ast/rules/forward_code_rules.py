@@ -5,6 +5,8 @@ Nested derivatives differentiate generated forward code (see api_rules.py), so i
 run time (`_mc.fcall(operator.mul, ...)`) need a forward derivative written as ordinary Python (the
 `_..._fwd` functions: traceable, so they can be differentiated again).  Closure cells read explicitly
 by forward code (`fn.__closure__[i].cell_contents`) get adjoint storage reverse mode can add into.
+Helpers that write tangent storage or read an object's tangent hand each call to a plain-Python twin
+for its case (nested_helpers.py).
 """
 from __future__ import annotations
 
@@ -19,9 +21,11 @@ from ..forward.runtime import _all_zero
 from ..forward.runtime import conform as _conform
 from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple
-from ..tangents import NoTangent
+from ..reverse.adjoints import MethodAdjoint
+from ..tangents import MethodTangent, NoTangent
 from ..tangents import storage as _storage
 from . import helpers as h
+from . import nested_helpers as nh
 from .registry import _entry, defjvp, defvjp, defzero
 
 
@@ -83,6 +87,17 @@ def _pow_deriv_fwd(base, p, dbase, dp):
     return h.pow_deriv(base, p), dbase * (p * h.pow_deriv(base, p - 1))
 
 
+def _pow_deriv_full_fwd(base, p, dbase, dp):
+    # d/dp (p * base**(p-1)) = base**(p-1) * (1 + p * log(base)), as _pow_deriv_dp
+    return h.pow_deriv(base, p), dbase * (p * h.pow_deriv(base, p - 1)) + dp * (
+        np.power(base, p - 1.0) * (1.0 + p * h.log_for_pow(base)))
+
+
+def _pow_full_fwd(a, b, da, db):
+    y = a ** b
+    return y, da * h.pow_deriv(a, b) + db * (y * h.log_for_pow(a))
+
+
 def _storage_fwd(x, dx, ddx_of_x, ddx):
     return _storage(x, dx), ddx
 
@@ -92,7 +107,8 @@ def _conform_fwd(y, x, dx, dy, dx_, ddx):
 
 
 def _zero_fwd(f, args):
-    return f(*args), NoTangent
+    y = f(*args)
+    return y, nh.result_storage(y)
 
 
 def _getitem_fwd(a, i, da, di):
@@ -192,18 +208,27 @@ def _helper_defs() -> None:
         defjvp(fn, lambda t, y, x, dx: t.d(dx))
         defvjp(fn, lambda t, g, y, x, dx: (None, g))
     defjvp(conform, lambda t, y, yy, x, dx: t.call(conform, yy, x, t.d(dx)) if t.d(dx) is not None else None)
-    defvjp(conform, lambda t, g, y, yy, x, dx: (None, None, t.call(_unbroadcast_to, g, dx)))
+    defvjp(conform, lambda t, g, y, yy, x, dx: (None, None, t.call(_conform_adjoint, g, yy, x, dx)))
     user(builtin_rules.getattr_tangent, _getattr_tangent_frule, _getattr_tangent_rrule)
     user(builtin_rules.concat_tangent, _concat_tangent_frule, _concat_tangent_rrule)
     defjvp(fwd.fresh_storage, lambda t, y, value, d: t.call(fwd.fresh_storage, value, t.d(d)) if t.d(d) is not None else None)
     defvjp(fwd.fresh_storage, lambda t, g, y, value, d: (None, g))
     user(fwd.item_storage, _item_storage_frule, _item_storage_rrule)
-    # `a[i] += v` in forward code updates the tangent of a view in place (`_mc.update`): reverse mode over
-    # it would need the view's adjoint storage shared with its base's, which item_storage's rule does
-    # not keep; refused by name rather than traced into.
+    # `a[i] += v` in forward code updates the tangent of a view in place (`_mc.update`): nested, its twin
+    # (nested_helpers.py) writes into the view as user code would, and item_storage of an array tangent is
+    # a read of the view (its adjoint shared with its base's, as reverse mode keeps it for user code).
     from . import registry as _registry
 
+    for fn in (nh.new_object, nh.new_tangent, nh.zero_storage, nh.result_storage):  # zero storage (written later)
+        user(fn, _new_storage_frule(fn), _new_storage_rrule(fn))
+    from . import operator_rules
+
+    # `a[i]`'s tangent from a differentiated index i: zero unless `a` is np.r_ / np.c_ (refused nested then)
+    user(operator_rules.index_tangent, _index_tangent_frule, _index_tangent_rrule)
+    user(nh.method_tangent_fwd, _method_tangent_fwd_frule, _method_tangent_fwd_rrule)
+    user(nh.with_dense_tangent, nh._with_dense_tangent_frule, nh._with_dense_tangent_rrule)
     user(_registry.update, _update_frule, _update_rrule)
+    _registry.lookup(_registry.update).mutates = (0,)  # (it writes into the tangent storage dx)
     # `np.array(x)` / `np.asarray(x)` in forward code: their tangent helpers are linear in dx, which has x's
     # structure (so the adjoint is np.array's own, through x).
     from . import numpy_creation as creation
@@ -214,28 +239,26 @@ def _helper_defs() -> None:
 
 
 def _refuse_update() -> NestingError:
-    return NestingError("nested derivative: an in-place update of an array (`a[i] += v`, `a *= s` on a slice) is not "
-                        "supported at this order yet; write the update out (`a = a + v`, np.where) in the function")
+    return NestingError("nested derivative: an in-place update of a dict's tangent is not supported at this order")
 
 
 def _update_frule(p: tuple, t: tuple) -> tuple:
-    """`update(dx, new)` where nothing it reads is differentiated runs as it is; else refused."""
+    """`update(dx, new)`: forward mode over its twin for these operands (nested_helpers.update_twin)."""
     from .registry import update
 
-    if not all(_zero(d) for d in _expand(t, len(p))):
+    if all(_zero(d) for d in _expand(t, len(p))):
+        return update(*p), NoTangent
+    twin = nh.update_twin(*p)
+    if twin is None:
         raise _refuse_update()
-    return update(*p), NoTangent
+    return nh.twin_frule(twin, p, t)
 
 
 def _update_rrule(dx: Any, new: Any) -> tuple:
-    from .registry import update
-
-    def pullback(g: Any) -> tuple:
-        if not _zero(g):
-            raise _refuse_update()
-        return NoTangent, NoTangent
-
-    return update(dx, new), pullback
+    twin = nh.update_twin(dx, new)
+    if twin is None:
+        raise _refuse_update()
+    return nh.twin_rrule(twin, (dx, new))
 
 
 def _item_storage_frule(p: tuple, t: tuple) -> tuple:
@@ -250,45 +273,123 @@ def _item_storage_frule(p: tuple, t: tuple) -> tuple:
 
 
 def _item_storage_rrule(container: Any, dcontainer: Any, index: Any, item: Any) -> tuple:
+    """An item of an array's, list's, tuple's or dict's tangent: reverse mode over a plain read of it (its storage
+    made first, as item_storage makes it), so views and mutable items keep the adjoint storage reverse mode gives
+    them in user code."""
     from ..forward import transform as fwd
-    from ..reverse.adjoints import AdjList
 
     y = fwd.item_storage(container, dcontainer, index, item)
+    if dcontainer is NoTangent or dcontainer is None:
+        return y, lambda g: (NoTangent,) * 4
+    if not isinstance(dcontainer, (np.ndarray, list, tuple, dict)):
+        raise NestingError(f"nested derivative: reading an item of a {type(dcontainer).__name__} tangent is not "
+                           f"supported at this order")
+    return nh.twin_rrule(nh.item_read, (container, dcontainer, index, item))
 
-    def pullback(g: Any) -> tuple:
-        if g is NoTangent or g is None or dcontainer is NoTangent:
-            return (NoTangent,) * 4
-        if isinstance(dcontainer, np.ndarray):
-            bar: Any = np.zeros_like(dcontainer)
-            bar[index] += g
-        elif isinstance(dcontainer, (tuple, list)) and isinstance(index, int):
-            items: list = [NoTangent] * len(dcontainer)
-            items[index] = g
-            bar = AdjTuple(items) if isinstance(dcontainer, tuple) else AdjList(items)
-        else:
-            raise NestingError("nested derivative: reading an item of a dict's tangent is not supported at this order")
-        return NoTangent, bar, NoTangent, NoTangent
 
-    return y, pullback
+def _refuse_attr(name: str) -> NestingError:
+    return NestingError(f"nested derivative: the tangent of attribute {name!r} of a differentiated object, read by "
+                        f"generated code, is not supported at this order")
+
+
+def _getattr_twin(obj: Any, dobj: Any, name: Any, value: Any) -> Any:
+    """The twin for a read of a differentiated object's attribute tangent (its storage made first), or refused."""
+    from . import builtin_rules
+
+    twin = nh.getattr_twin(obj, dobj, name, value)
+    if twin is None:
+        raise _refuse_attr(name)
+    if twin is nh.attr_field:
+        builtin_rules.getattr_tangent(obj, dobj, name, value)  # (a mutable field's zero tangent made storage)
+    return twin
 
 
 def _getattr_tangent_frule(p: tuple, t: tuple) -> tuple:
     from . import builtin_rules
 
     obj, dobj, name, value = p
-    if dobj is not NoTangent:
-        raise NestingError(f"nested derivative: the tangent of attribute {name!r} of a differentiated object, read by "
-                           f"generated code, is not supported at this order")
-    return builtin_rules.getattr_tangent(*p), NoTangent
+    if dobj is NoTangent:
+        return builtin_rules.getattr_tangent(*p), NoTangent
+    twin = _getattr_twin(*p)
+    if twin is nh.attr_method:  # MethodTangent(dobj): its tangent is MethodTangent(tangent of dobj)
+        tdobj = _expand(t, 4)[1]
+        return MethodTangent(dobj), (NoTangent if tdobj is NoTangent or tdobj is None else MethodTangent(tdobj))
+    return nh.twin_frule(twin, p, t)
 
 
 def _getattr_tangent_rrule(obj: Any, dobj: Any, name: Any, value: Any) -> tuple:
     from . import builtin_rules
 
-    if dobj is not NoTangent:
-        raise NestingError(f"nested derivative: the tangent of attribute {name!r} of a differentiated object, read by "
-                           f"generated code, is not supported at this order")
-    return builtin_rules.getattr_tangent(obj, dobj, name, value), lambda g: (NoTangent,) * 4
+    if dobj is NoTangent:
+        return builtin_rules.getattr_tangent(obj, dobj, name, value), lambda g: (NoTangent,) * 4
+    twin = _getattr_twin(obj, dobj, name, value)
+    if twin is nh.attr_method:  # the adjoint of a method tangent is its self tangent's (a MethodAdjoint)
+        def pullback(g: Any) -> tuple:
+            return NoTangent, (g.self_adjoint if isinstance(g, MethodAdjoint) else NoTangent), NoTangent, NoTangent
+
+        return MethodTangent(dobj), pullback
+    return nh.twin_rrule(twin, (obj, dobj, name, value))
+
+
+def _new_storage_frule(fn: Any) -> Any:
+    def frule(p: tuple, t: Any) -> tuple:
+        from ..tangents import zero_tangent
+
+        y = fn(*p)
+        return y, zero_tangent(y)
+
+    return frule
+
+
+def _new_storage_rrule(fn: Any) -> Any:
+    def rrule(*args: Any) -> tuple:
+        return fn(*args), lambda g: (NoTangent,) * len(args)
+
+    return rrule
+
+
+def _index_tangent_check(a: Any) -> None:
+    from . import operator_rules
+
+    if operator_rules._is_concatenator(a):
+        raise NestingError("nested derivative: an index built by np.r_ / np.c_ from differentiated values is not "
+                           "supported at this order")
+
+
+def _index_tangent_frule(p: tuple, t: Any) -> tuple:
+    from . import operator_rules
+
+    _index_tangent_check(p[0])
+    return operator_rules.index_tangent(*p), NoTangent
+
+
+def _index_tangent_rrule(a: Any, i: Any, di: Any) -> tuple:
+    from . import operator_rules
+
+    _index_tangent_check(a)
+    return operator_rules.index_tangent(a, i, di), lambda g: (NoTangent,) * 3
+
+
+def _method_tangent_fwd_frule(p: tuple, t: Any) -> tuple:
+    """Forward rule of nested_helpers.method_tangent_fwd: MethodTangent is linear in its self tangent."""
+    t = _expand(t, 8)
+
+    def method(d: Any) -> Any:
+        return NoTangent if d is NoTangent or d is None else MethodTangent(d)
+
+    return nh.method_tangent_fwd(*p), (method(t[1]), method(t[5]))
+
+
+def _method_tangent_fwd_rrule(*args: Any) -> tuple:
+    """Reverse rule of nested_helpers.method_tangent_fwd: each MethodTangent's adjoint is a MethodAdjoint."""
+    def self_bar(g: Any) -> Any:
+        return g.self_adjoint if isinstance(g, MethodAdjoint) else NoTangent
+
+    def pullback(g: Any) -> tuple:
+        g1, g2 = (NoTangent, NoTangent) if g is NoTangent or g is None else tuple(g)
+        return NoTangent, self_bar(g1), NoTangent, NoTangent, NoTangent, self_bar(g2), NoTangent, NoTangent
+
+    return nh.method_tangent_fwd(*args), pullback
 
 
 def _concat_tangent_frule(pairs: tuple, tpairs: tuple) -> tuple:
@@ -327,6 +428,19 @@ def _concat_tangent_rrule(*pairs: Any) -> tuple:
         return tuple(bars)
 
     return builtin_rules.concat_tangent(*pairs), pullback
+
+
+def _conform_adjoint(g: Any, y: Any, x: Any, dx: Any) -> Any:
+    """The adjoint of dx in `conform(y, x, dx)`: unbroadcast for numbers and arrays; an object's, list's or dict's
+    tangent passes through (conform returns it as it is), a concatenated sequence's is refused."""
+    if isinstance(y, (tuple, list)) and isinstance(x, (tuple, list)) and y is not x and len(y) > len(x):
+        raise NestingError("nested derivative: a sequence concatenated with a constant (`t + (c,)`) inside generated "
+                           "code is not supported at this order")
+    if isinstance(dx, (np.ndarray, float, int, complex, np.number)):
+        return _unbroadcast_to(g, dx)
+    if dx is NoTangent:
+        return _unbroadcast_to(g, dx) if isinstance(g, (np.ndarray, float, int, complex, np.number)) else NoTangent
+    return g
 
 
 def _unbroadcast_to(g: Any, like: Any) -> Any:

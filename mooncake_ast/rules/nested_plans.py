@@ -1,0 +1,543 @@
+"""Plans of dispatched calls on objects and arrays, for derivatives of derivatives.
+
+Forward code leaves some calls to run-time dispatch (`_mc.fcall(setattr, ...)`, `_mc.fcall(Lin, ...)`,
+`_mc.fcall(m, dm, ...)` for a callable object, `_mc.fcall(x.copy, ...)`).  Nested, such a call is one
+call of ordinary Python computing `(y, dy)` (api_rules._plan): here, the forward functions of
+nested_helpers.py, or the derived forward code of the user method the call runs.
+
+Tangents of objects (`MutableTangent`) are passed as they are, never copied: forward code writes an
+object's field tangents into them, and reverse mode routes their adjoints by identity.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+import types
+from typing import Any, Optional
+
+import numpy as np
+
+from ..forward import objects as _objects
+from ..reverse.adjoints import MethodAdjoint
+from ..reverse.shadows import reapply, snapshot
+from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize
+from . import nested_helpers as nh
+
+
+def _api() -> Any:
+    from . import api_rules
+
+    return api_rules
+
+
+def _dense_one(d: Any, a: Any) -> Any:
+    """d with a symbolic zero of a number or float array made dense; object tangents kept (identity matters)."""
+    if d is NoTangent or d is None:
+        if isinstance(a, np.ndarray) and a.dtype.kind in "fc":
+            return np.zeros_like(a)
+        if isinstance(a, (float, np.floating)):
+            return 0.0
+        return NoTangent
+    if isinstance(d, (MutableTangent, MethodTangent)):
+        return d
+    return materialize(d, a)
+
+
+def _dense_keep(ds: tuple, args: tuple) -> tuple:
+    return tuple(_dense_one(d, a) for d, a in zip(ds, args))
+
+
+def _plain_plan(fn: Any, call_args: tuple, n: int) -> Any:
+    """A plan calling fn(*args, *dargs) (n arguments): the layout of api_rules' _PLAIN functions."""
+    api = _api()
+    return api._Plan(fn, call_args, lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])), api._plain_outer,
+                     layout=(False, ()))
+
+
+def _refuse(what: str) -> Exception:
+    return _api().NestingError(f"nested derivative: {what} is not supported at this order")
+
+
+def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> Optional[Any]:
+    """A plan for the dispatched calls handled here, or None (api_rules._plan's own branches then).
+
+    Keyword arguments (never differentiated: the caller checked) are taken by array methods only."""
+    n = len(args)
+    if kwargs:
+        return _array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
+    if f is _super_function():  # (finds a parent's method from classes and a name: no tangent flows in)
+        return _zero_plan(f, args)
+    if f in _HELPERS:
+        return _helper_plan(f, args, dargs)
+    if f in _LINEAR_HELPERS and n == 3:
+        return _plain_plan(_LINEAR_HELPERS[f], (*args, *_dense_keep(dargs, args)), 3)
+    if f is nh.new_object or f is nh.new_tangent or f is nh.zero_storage or f is nh.result_storage:
+        fn = {nh.new_object: nh.new_object_fwd, nh.new_tangent: nh.new_tangent_fwd}.get(f)
+        if fn is None:
+            raise _refuse("a new object's tangent storage, differentiated")
+        return _plain_plan(fn, (*args, *(NoTangent,) * n), n)
+    if f in _INPLACE and n == 2 and not any(_user_object(a) for a in args):
+        return _plain_plan(_INPLACE[f], (*args, *_dense_keep(dargs, args)), 2)
+    try:
+        if f is operator.setitem and n == 3:
+            return _setitem_plan(args, dargs)
+        if f is builtins.setattr and n == 3:
+            return _setattr_plan(args, dargs)
+        if f is operator.getitem and n == 2 and _user_object(args[0]):
+            return _special_method_plan(f, args, dargs)
+    except TypeError:  # (unhashable operands of the comparisons above cannot occur; f is compared by identity)
+        return None
+    if _objects.dispatches(f) and any(_user_object(a) for a in args):
+        return _special_method_plan(f, args, dargs)
+    if nh.is_array_method(f):
+        return _array_method_plan(f, df, args, dargs, {})
+    if nh.is_list_method(f):
+        return _list_method_plan(f, df, args, dargs)
+    if isinstance(f, type) and _user_class(f):
+        return _construct_plan(f, args, dargs)
+    if _user_object(f) and not isinstance(f, type):
+        call = getattr(type(f), "__call__", None)
+        if isinstance(call, types.FunctionType):
+            return _object_call_plan(f, df, call, args, dargs)
+    return None
+
+
+def _helpers() -> frozenset:
+    from ..forward.transform import item_storage
+    from . import builtin_rules
+    from .registry import update
+
+    return frozenset({update, item_storage, builtin_rules.getattr_tangent})
+
+
+_HELPERS = _helpers()
+
+
+def _linear_helpers() -> dict:
+    from . import numpy_creation as creation
+
+    return {creation.array_tangent: nh.array_tangent_fwd, creation.asarray_tangent: nh.asarray_tangent_fwd}
+
+
+_LINEAR_HELPERS = _linear_helpers()
+_INPLACE = {operator.iadd: nh.iadd_fwd, operator.isub: nh.isub_fwd, operator.imul: nh.imul_fwd,
+            operator.itruediv: nh.itruediv_fwd}
+
+
+def _helper_plan(f: Any, args: tuple, dargs: tuple) -> Any:
+    """A run-time helper dispatched by forward code of forward code: its twin's forward code."""
+    api = _api()
+    twin = nh.helper_twin(f, args)
+    if twin is nh.attr_method:
+        return api._Plan(nh.method_tangent_fwd, (*args, *dargs), lambda b: (NoTangent, tuple(b[:4]), tuple(b[4:])),
+                         api._plain_outer, layout=(False, ()))
+    if twin is None:
+        if all(api._zero(d) for d in dargs):  # (nothing differentiated reaches it)
+            return _zero_plan(f, args)
+        raise _refuse(f"the run-time helper {getattr(f, '__name__', f)} on these operands")
+    return api._plan(twin, NoTangent, tuple(args), tuple(dargs))
+
+
+def _zero_plan(f: Any, args: tuple) -> Any:
+    """`(f(*args), zero tangent)`: a call whose result has no derivative with respect to its arguments."""
+    api = _api()
+    n = len(args)
+    return api._Plan(api._zero_fwd, (f, tuple(args)), lambda b: (NoTangent, api._expand(b[1], n), (NoTangent,) * n),
+                     lambda tf, targs, tdargs: (NoTangent, targs))
+
+
+def _super_function() -> Any:
+    from ..frontend.supercalls import super_function
+
+    return super_function
+
+
+def _user_object(x: Any) -> bool:
+    """An instance of a user's class (not of mooncake_ast's own: grad objects, tangents have plans of their own)."""
+    return _objects.is_user_object(x) and not (type(x).__module__ or "").startswith("mooncake_ast.")
+
+
+def _user_class(cls: type) -> bool:
+    """A class written in Python whose instances forward/runtime._construct makes (a new object, then __init__)."""
+    from ..forward.runtime import _library_callable
+    from .registry import lookup
+
+    mod = cls.__module__ or ""
+    return (cls.__new__ is object.__new__ and isinstance(cls.__init__, types.FunctionType) and lookup(cls) is None
+            and mod not in ("builtins", "numpy") and not mod.startswith(("numpy.", "mooncake_ast."))
+            and _library_callable(cls) is None)
+
+
+# ---------------------------------------------------------------- writes
+
+
+def _setitem_plan(args: tuple, dargs: tuple) -> Any:
+    a, i, v = args
+    da, _, dv = dargs
+    if _user_object(a):
+        return _special_method_plan(operator.setitem, args, dargs)
+    if isinstance(da, (np.ndarray, list, dict)):
+        return _plain_plan(nh.setitem_fwd, (a, i, v, da, NoTangent, _dense_one(dv, v)), 3)
+    if (da is NoTangent or da is None) and _api()._zero(dv):
+        return _plain_plan(nh.setitem_primal_fwd, (a, i, v, NoTangent, NoTangent, NoTangent), 3)
+    raise _refuse(f"writing an item into a {type(a).__name__} whose tangent is a {type(da).__name__}")
+
+
+def _setattr_plan(args: tuple, dargs: tuple) -> Any:
+    obj, name, v = args
+    dobj, _, dv = dargs
+    if not isinstance(name, str) or not _user_object(obj):
+        raise _refuse(f"setattr on a {type(obj).__name__}")
+    prop = _objects._special(type(obj), name)
+    if isinstance(prop, property) and isinstance(prop.fset, types.FunctionType):
+        return _picked(_api()._plan(prop.fset, NoTangent, (obj, v), (dobj, dv)), (0, 2), 3)
+    if hasattr(prop, "__set__") and not isinstance(prop, types.MemberDescriptorType):  # (a slot is a field)
+        raise _refuse(f"setting attribute {name!r} through a descriptor")
+    if isinstance(dobj, MutableTangent):
+        return _plain_plan(nh.setattr_fwd, (obj, name, v, dobj, NoTangent, _dense_one(dv, v)), 3)
+    if (dobj is NoTangent or dobj is None) and _api()._zero(dv):
+        return _plain_plan(nh.setattr_primal_fwd, (obj, name, v, NoTangent, NoTangent, NoTangent), 3)
+    raise _refuse(f"setting attribute {name!r} of an object whose tangent is a {type(dobj).__name__}")
+
+
+# ---------------------------------------------------------------- user objects' methods
+
+
+def _picked(inner: Any, order: tuple, n: int) -> Any:
+    """The plan of a call of n arguments that runs `inner`, a plan of the arguments at positions `order` (a
+    property's setter for `setattr(obj, name, v)`: obj and v)."""
+    api = _api()
+
+    def spread(part: tuple) -> tuple:
+        out = [NoTangent] * n
+        for k, i in enumerate(order):
+            out[i] = part[k]
+        return tuple(out)
+
+    def split(b: Any) -> tuple:
+        f_bar, a, d = inner.split(b)
+        return f_bar, spread(a), spread(d)
+
+    def outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
+        return inner.outer(tf, tuple(targs[i] for i in order), tuple(tdargs[i] for i in order))
+
+    return api._Plan(inner.fn, inner.call_args, split, outer)
+
+
+def _special_method_plan(f: Any, args: tuple, dargs: tuple) -> Any:
+    """An operator on user objects: the first Python method of a user class that Python's protocol reaches (a
+    builtin method tried before it must say NotImplemented here and now; a user method that says NotImplemented is
+    refused when it runs: api_rules._refuse_not_implemented)."""
+    tries = _objects.attempts(f, args) or []
+    for t in tries:
+        cargs = tuple(args[i] for i in t.order)
+        if _objects._user(t.method):
+            inner = _api()._plan(t.method, NoTangent, cargs, tuple(dargs[i] for i in t.order))
+            return inner if t.order == tuple(range(len(args))) else _picked(inner, t.order, len(args))
+        if t.method(*cargs) is not NotImplemented:
+            break
+    raise _refuse(f"{getattr(f, '__name__', f)} on a {', '.join(type(a).__name__ for a in args)}")
+
+
+def _object_call_plan(f: Any, df: Any, call: Any, args: tuple, dargs: tuple) -> Any:
+    """`m(*args)` for an object of a class with a Python `__call__`: its forward code with m as self."""
+    api = _api()
+    inner = api._plan(call, NoTangent, (f, *args), (df, *dargs))
+
+    def split(b: Any) -> tuple:
+        _, a, d = inner.split(b)
+        return a[0], tuple(a[1:]), tuple(d[1:])
+
+    def outer(tf: Any, targs: tuple, tdargs: tuple, tdf: Any = NoTangent) -> tuple:
+        return inner.outer(NoTangent, (tf, *targs), (tdf, *tdargs))
+
+    plan = api._Plan(inner.fn, inner.call_args, split, outer)
+    plan.df_bar = lambda b: inner.split(b)[2][0]
+    plan.takes_df = True
+    return plan
+
+
+def method_parts(inner: Any) -> tuple:
+    """(split, outer, df_bar) of a bound method's plan whose function's plan is `inner` (self first)."""
+    def split(b: Any) -> tuple:
+        _, a, d = inner.split(b)
+        return MethodAdjoint(a[0]), tuple(a[1:]), tuple(d[1:])
+
+    def outer(tf: Any, targs: tuple, tdargs: tuple, tdf: Any = NoTangent) -> tuple:
+        tself = tf.self_tangent if isinstance(tf, MethodTangent) else NoTangent
+        tdself = tdf.self_tangent if isinstance(tdf, MethodTangent) else NoTangent
+        return inner.outer(NoTangent, (tself, *targs), (tdself, *tdargs))
+
+    return split, outer, lambda b: MethodAdjoint(inner.split(b)[2][0])
+
+
+# ---------------------------------------------------------------- construction
+
+
+def _construct_plan(cls: type, args: tuple, dargs: tuple) -> Any:
+    """`cls(*args)`: a new object and its tangent, then `__init__`'s forward code (a dataclass's fields set)."""
+    api = _api()
+    n = len(args)
+    dd = _dense_keep(dargs, args)
+    if getattr(cls, "__dataclass_fields__", None) is not None and cls.__init__.__code__.co_filename.startswith("<"):
+        params = getattr(cls, "__dataclass_params__", None)
+        if getattr(params, "frozen", False) or hasattr(cls, "__post_init__"):
+            raise _refuse(f"constructing the frozen dataclass or dataclass with __post_init__ {cls.__name__}")
+        fields, initvars, bound = _objects.dataclass_init(cls, args, {})
+        if initvars or [nm for nm, _, given in fields if given] != list(bound.arguments)[:n] or \
+                len(bound.arguments) != n:
+            raise _refuse(f"constructing dataclass {cls.__name__} with defaults or init-only fields")
+        names = tuple(nm for nm, _, _ in fields)
+        return api._Plan(nh.construct_fields_fwd, (cls, names, tuple(args), dd),
+                         lambda b: (NoTangent, tuple(api._expand(b[2], n)), tuple(api._expand(b[3], n))),
+                         lambda tf, targs, tdargs: (NoTangent, NoTangent, targs, tdargs))
+    return api._Plan(nh.construct_fwd, (cls, tuple(args), dd),
+                     lambda b: (NoTangent, tuple(api._expand(b[1], n)), tuple(api._expand(b[2], n))),
+                     lambda tf, targs, tdargs: (NoTangent, targs, tdargs))
+
+
+# ---------------------------------------------------------------- array methods
+
+
+def _array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) -> Any:
+    """`x.copy()`, `x.sum(axis)`, `x.dot(y)`, ... with the array's tangent in df (a MethodTangent)."""
+    api = _api()
+    a, name = f.__self__, f.__name__
+    da = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+    n = len(args)
+    if api._zero(da) and all(api._zero(d) for d in dargs) and name != "copy" and name not in nh.LINEAR_METHODS:
+        # a zero tangent; the value still depends on the array and the arguments (reverse mode's method rules)
+        plan = api._Plan(nh.zero_method_fwd, (a, name, tuple(args), kwargs),
+                         lambda b: (MethodAdjoint(b[0]), tuple(api._expand(b[2], n)), (NoTangent,) * n),
+                         lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), NoTangent, tuple(targs), NoTangent))
+        plan.df_bar = lambda b: MethodAdjoint(NoTangent)
+        plan.takes_df = True
+        return plan
+    da = _dense_one(da, a)
+    if kwargs and name not in nh.LINEAR_METHODS:
+        raise _refuse(f"the array method .{name}() with keyword arguments inside generated code")
+    if name == "copy" and not args:
+        fn, call, n_arg = nh.copy_fwd, (a, da), 0
+    elif name == "dot" and len(args) == 1:
+        fn, call, n_arg = nh.dot_method_fwd, (a, args[0], da, _dense_one(dargs[0], args[0])), 1
+    elif name in nh.LINEAR_METHODS and all(api._zero(d) for d in dargs):
+        fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), kwargs, da), -1
+    else:
+        raise _refuse(f"the array method .{name}() of a differentiated array inside generated code")
+    plan = api._Plan(fn, call, lambda b: _array_split(b, n_arg, len(args)), lambda tf, targs, tdargs, tdf=NoTangent:
+                     _array_outer(n_arg, a, name, args, tf, tdf, targs, tdargs))
+    plan.df_bar = lambda b: MethodAdjoint(b[-1] if n_arg == -1 else b[1 + n_arg])
+    plan.takes_df = True
+    return plan
+
+
+def _array_split(b: Any, n_arg: int, n: int) -> tuple:
+    if n_arg == 1:  # dot: (a, b, da, db)
+        return MethodAdjoint(b[0]), (b[1],), (b[3],)
+    return MethodAdjoint(b[0]), (NoTangent,) * n, (NoTangent,) * n
+
+
+def _array_outer(n_arg: int, a: Any, name: str, args: tuple, tf: Any, tdf: Any, targs: tuple, tdargs: tuple) -> tuple:
+    """The tangents of the call's arguments, from the outer tangents of the method (its array's), args and dargs."""
+    tself = tf.self_tangent if isinstance(tf, MethodTangent) else NoTangent
+    tdself = tdf.self_tangent if isinstance(tdf, MethodTangent) else NoTangent
+    if n_arg == 0:
+        return tself, tdself
+    if n_arg == 1:
+        return tself, targs[0], tdself, tdargs[0]
+    return tself, NoTangent, NoTangent, NoTangent, tdself
+
+
+# ---------------------------------------------------------------- list methods
+
+
+def _list_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
+    """`xs.append(v)` and `xs.pop()` with the list's tangent in df (a MethodTangent of a list)."""
+    api = _api()
+    xs, name = f.__self__, f.__name__
+    dxs = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+    if not isinstance(dxs, list):
+        if api._zero(dxs) and all(api._zero(d) for d in dargs):
+            return None
+        raise _refuse(f"the list method .{name}() on a list whose tangent is a {type(dxs).__name__}")
+    if name == "append" and len(args) == 1:
+        fn, call = nh.append_fwd, (xs, args[0], dxs, _dense_one(dargs[0], args[0]))
+        split = lambda b: (MethodAdjoint(b[0]), (b[1],), (b[3],))  # noqa: E731
+        outer = lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), targs[0], _self_t(tdf), tdargs[0])  # noqa: E731
+    elif name == "pop" and not args:
+        fn, call = nh.pop_fwd, (xs, dxs)
+        split = lambda b: (MethodAdjoint(b[0]), (), ())  # noqa: E731
+        outer = lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf))  # noqa: E731
+    else:
+        raise _refuse(f"the list method .{name}() of a differentiated list inside generated code")
+    plan = api._Plan(fn, call, split, outer)
+    plan.df_bar = lambda b: MethodAdjoint(b[len(call) // 2])
+    plan.takes_df = True
+    return plan
+
+
+def _self_t(t: Any) -> Any:
+    return t.self_tangent if isinstance(t, MethodTangent) else NoTangent
+
+
+# ---------------------------------------------------------------- calls of the API's rules, nested
+
+
+def carries(t: Any) -> bool:
+    """Is t a callable's tangent to pass on: nonzero, or an object's tangent storage (zero now, written later)?"""
+    return not _api()._zero(t) or isinstance(t, (MethodTangent, MutableTangent))
+
+
+def fcall_df_plan(f: Any, df: Any, fargs: Any, fdargs: Any, tf: Any, tdf: Any, tfargs: Any, tfdargs: Any,
+                  n_rest: int) -> Any:
+    """fcall of fcall for a callable with tangents of its own (a method of a differentiated object, a callable
+    object): `higher.forward_of_fcall`, whose plan takes the callable's tangent df and its tangent tf."""
+    from .. import higher
+
+    api = _api()
+    fargs = tuple(fargs)
+    n = len(fargs)
+    call = (f, df, fargs, _dense_keep(api._expand(fdargs, n), fargs), tf, tdf,
+            _dense_keep(api._expand(tfargs, n), fargs), _dense_keep(api._expand(tfdargs, n), fargs))
+    rest = (NoTangent,) * n_rest
+    return api._Plan(higher.forward_of_fcall, call,
+                     lambda b: (NoTangent, (b[0], b[1], b[2], b[3]) + rest, (b[4], b[5], b[6], b[7]) + rest),
+                     lambda t_f, targs, tdargs: (*targs[:4], *tdargs[:4]))
+
+
+def refuse_not_implemented(f: Any, out: Any) -> None:
+    """An operator's user method that said NotImplemented (Python would try the other operand's): not followed."""
+    if isinstance(out, tuple) and out and out[0] is NotImplemented:
+        api = _api()
+        raise api.NestingError(f"nested derivative of {api._name(f)}: an operator method returned NotImplemented; "
+                               f"the reflected method Python tries next is not followed at this order")
+
+
+def refuse_tangent_keywords(f: Any, kwargs: Any, dkwargs: Any) -> None:
+    """Keyword arguments reach a nested call only undifferentiated (`x.sum(axis=0)`)."""
+    api = _api()
+    if kwargs and dkwargs not in (None, NoTangent) and not all(api._zero(d) for d in dict(dkwargs).values()):
+        raise api.NestingError(f"nested derivative of {api._name(f)}: differentiated keyword arguments are not "
+                               f"supported nested")
+
+
+def value_and_grad_jvp(g: Any, args: tuple, dargs: tuple, nums: tuple, single: bool) -> tuple:
+    """`((value, grad), (its tangent, grad's tangent))` of a value_and_grad object at args in direction dargs: the
+    call itself, then the value's tangent (a jvp of f) and the gradient's (hvp_core), each from the arguments'
+    state on entry (f may write its arguments; they are left as the plain call leaves them)."""
+    from ..api import jvp
+
+    api = _api()
+    pre = snapshot(args)
+    value, grad = g(*args)
+    post = snapshot(args)
+    try:
+        reapply(pre)
+        with api.constant_callable(g.f):  # its tangent is zero (checked): what it captures is constant here
+            dvalue = jvp(g.f, args, tuple(None if d is NoTangent else d for d in dargs))[1]
+        reapply(pre)
+        dg = api.hvp_core(g.f, args, dargs, nums)
+    finally:
+        reapply(post)
+    return (value, grad), (dvalue, dg[0] if single else dg)
+
+
+# ---------------------------------------------------------------- third order: a plan's arguments, differentiated
+# `higher.forward_of_forward` (forward mode over forward code, the step of a third derivative) calls the function
+# of a plan that arranges its own arguments (construction, methods, array methods, ...) with `plan_args` and
+# `plan_tangents`: their derivatives are the plan's own maps (`outer` forward, `split` backward).
+
+
+def plan_function(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
+    """The function the plan of `fcall(f, df, args, dargs)` calls (a constant: zero derivative)."""
+    return _api()._plan(f, df, tuple(args), tuple(dargs)).fn
+
+
+def plan_args(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
+    """The arguments the plan of `fcall(f, df, args, dargs)` calls its function with."""
+    return tuple(_api()._plan(f, df, tuple(args), tuple(dargs)).call_args)
+
+
+def plan_tangents(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: tuple, tdargs: tuple) -> tuple:
+    """Their tangents for tangents tf of f, tdf of df, targs of args and tdargs of dargs (linear in those, constant
+    in the rest)."""
+    api = _api()
+    n = len(args)
+    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    return tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
+
+
+def _outer(plan: Any, tf: Any, tdf: Any, targs: tuple, tdargs: tuple) -> tuple:
+    if plan.takes_df:
+        return plan.outer(tf, targs, tdargs, tdf)
+    if not _api()._zero(tdf):
+        raise _refuse("the tangent of a callable's tangent")
+    return plan.outer(tf, targs, tdargs)
+
+
+def _split(plan: Any, g: Any) -> tuple:
+    n = len(plan.call_args)
+    bars = (NoTangent,) * n if g is NoTangent or g is None else tuple(g) + (NoTangent,) * (n - len(tuple(g)))
+    f_bar, a, d = plan.split(bars)
+    df_bar = plan.df_bar(bars) if plan.df_bar is not None else NoTangent
+    return f_bar, a, d, df_bar
+
+
+def _plan_args_frule(p: tuple, t: Any) -> tuple:
+    api = _api()
+    f, df, args, dargs = p
+    tf, tdf, targs, tdargs = api._expand(t, 4)
+    n = len(args)
+    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    return tuple(plan.call_args), tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
+
+
+def _plan_args_rrule(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
+    from ..reverse.adjoints import AdjTuple
+
+    plan = _api()._plan(f, df, tuple(args), tuple(dargs))
+
+    def pullback(g: Any) -> tuple:
+        f_bar, a, d, df_bar = _split(plan, g)
+        return f_bar, df_bar, AdjTuple(a), AdjTuple(d)
+
+    return tuple(plan.call_args), pullback
+
+
+def _plan_tangents_frule(p: tuple, t: Any) -> tuple:
+    api = _api()
+    f, df, args, dargs, tf, tdf, targs, tdargs = p
+    *_, ttf, ttdf, ttargs, ttdargs = api._expand(t, 8)
+    n = len(args)
+    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    y = tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
+    return y, tuple(_outer(plan, ttf, ttdf, api._expand(ttargs, n), api._expand(ttdargs, n)))
+
+
+def _plan_tangents_rrule(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: tuple,
+                         tdargs: tuple) -> tuple:
+    from ..reverse.adjoints import AdjTuple
+
+    api = _api()
+    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    n = len(args)
+    y = tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
+
+    def pullback(g: Any) -> tuple:
+        f_bar, a, d, df_bar = _split(plan, g)
+        zeros = AdjTuple((NoTangent,) * n)
+        return NoTangent, NoTangent, zeros, zeros, f_bar, df_bar, AdjTuple(a), AdjTuple(d)
+
+    return y, pullback
+
+
+def _defs() -> None:
+    from .forward_code_rules import user_rule
+    from .registry import defzero
+
+    defzero(plan_function)
+    user_rule(plan_args, _plan_args_frule, _plan_args_rrule)
+    user_rule(plan_tangents, _plan_tangents_frule, _plan_tangents_rrule)
+
+
+_defs()

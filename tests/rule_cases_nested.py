@@ -1,0 +1,113 @@
+"""Test inputs of the rules of nested derivatives' helpers (rules/nested_helpers.py, rules/nested_plans.py and the
+twins of forward_code_rules.py), merged into CASES / ZERO_CASES of tests/test_rules.py, which checks each in the
+rule's modes.  The functions are defs in this file, so their source is found."""
+import operator
+
+import numpy as np
+
+from mooncake_ast.forward.transform import item_storage
+from mooncake_ast.rules import nested_helpers as nh
+from mooncake_ast.rules.builtin_rules import getattr_tangent
+from mooncake_ast.rules.nested_plans import plan_args, plan_function, plan_tangents
+from mooncake_ast.rules.operator_rules import index_tangent
+from mooncake_ast.rules.registry import update
+from mooncake_ast.tangents import NoTangent
+
+X3 = np.array([0.3, -0.7, 1.1])
+
+
+class Case:
+    """As test_rules.Case: the function, its arguments, the modes (default: the rule's), check options."""
+
+    def __init__(self, fn, *args, modes=None, xfail=None, **check):
+        self.fn, self.args, self.modes, self.xfail, self.check = fn, args, modes, xfail, check
+
+
+class Box:
+    def __init__(self):
+        self.a = 2.0
+
+
+def method_tangent_case(x, d):
+    m, tm = nh.method_tangent_fwd(x, d, "copy", x.copy, x, d * 2.0, NoTangent, NoTangent)
+    return np.sum(x * 3.0)  # (MethodTangents: their adjoints are MethodAdjoints, nothing flows back here)
+
+
+def with_dense_tangent_case(y, d):
+    a, b = nh.with_dense_tangent(y, d)
+    return a * b + np.sin(b)
+
+
+def new_objects_case(x):
+    o = nh.new_object(Box)
+    t = nh.new_tangent()
+    return x * (1.0 if o.__class__ is Box and not t.fields else 2.0)
+
+
+def storage_case(x):
+    s = nh.zero_storage(np.zeros(3))
+    r = nh.result_storage(np.zeros(2))
+    return x * (1.0 + float(np.sum(s)) + float(np.sum(r)))
+
+
+def plan_args_case(x, d):
+    call = plan_args(operator.mul, NoTangent, (x, 2.0), (d, 0.0))
+    return call[0] * call[1] + call[2] * call[0]
+
+
+def plan_tangents_case(x, d):
+    t = plan_tangents(operator.mul, NoTangent, (x, 2.0), (d, 0.0), NoTangent, NoTangent, (x * 2.0, 0.0), (d, 0.0))
+    return t[0] * x + t[2] * t[0]
+
+
+def index_tangent_case(x):
+    return x * (1.0 if index_tangent(x, 0, NoTangent) is NoTangent else 2.0)
+
+
+def update_write_case(x, v):
+    # (the tangent storage written in place: update's twin, update_write)
+    t = x * 1.0
+    return np.sum(update(t, v * t) * x)
+
+
+def update_replace_case(x, v):
+    return update(x, x * v) * v
+
+
+def item_storage_of_view_case(x):
+    c = x * 2.0
+    d = item_storage(c, c, slice(1, None), c[1:])
+    d[...] = d * x[1:]
+    return np.sum(c * x)
+
+
+def getattr_field_case(x):
+    d = nh.new_tangent()  # (an object's tangent, made as forward code of a constructor makes it)
+    d.fields["a"] = x * 2.0
+    return np.sum(getattr_tangent(Box(), d, "a", 2.0) * x)
+
+
+NESTED_CASES = {
+    "mooncake_ast.rules.nested_helpers.method_tangent_fwd": [Case(method_tangent_case, X3, X3 * 2.0)],
+    "mooncake_ast.rules.nested_helpers.with_dense_tangent": [Case(with_dense_tangent_case, 0.4, 1.3)],
+    "mooncake_ast.rules.nested_helpers.new_object": [Case(new_objects_case, 0.4)],
+    "mooncake_ast.rules.nested_helpers.new_tangent": [Case(new_objects_case, 0.4)],
+    "mooncake_ast.rules.nested_helpers.zero_storage": [Case(storage_case, 0.4)],
+    "mooncake_ast.rules.nested_helpers.result_storage": [Case(storage_case, 0.4)],
+    "mooncake_ast.rules.nested_plans.plan_args": [Case(plan_args_case, 0.4, 1.3)],
+    "mooncake_ast.rules.nested_plans.plan_tangents": [Case(plan_tangents_case, 0.4, 1.3)],
+    "mooncake_ast.rules.operator_rules.index_tangent": [Case(index_tangent_case, 0.4)],
+    # (added to the cases of rule_cases_api.py: the twins of update, item_storage and getattr_tangent)
+    "mooncake_ast.rules.registry.update": [Case(update_write_case, X3, 0.7), Case(update_replace_case, 0.4, 1.3)],
+    "mooncake_ast.forward.transform.item_storage": [Case(item_storage_of_view_case, X3)],
+    "mooncake_ast.rules.builtin_rules.getattr_tangent": [Case(getattr_field_case, X3)],
+}
+
+
+def plan_function_case(x):
+    return x * (1.0 if plan_function(operator.mul, NoTangent, (x, 2.0), (1.0, 0.0)) is not None else 2.0)
+
+
+NESTED_ZERO_CASES = {
+    "mooncake_ast.rules.nested_plans.plan_function": Case(plan_function_case, 0.4),
+}
