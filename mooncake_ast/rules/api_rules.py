@@ -48,7 +48,7 @@ from .nested_plans import (_dense_keep, carries as _carries, fcall_df_plan as _f
                            refuse_tangent_keywords as _refuse_tangent_keywords,
                            value_and_grad_jvp as _value_and_grad_jvp)
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
-                                 _pow_deriv_fwd, _pow_deriv_full_fwd, _pow_full_fwd, _prepare_cells, _storage_fwd,
+                                 _pow_deriv_fwd, _pow_deriv_full_fwd, _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd,
                                  _zero, _zero_fwd, user_rule)
 
 
@@ -115,10 +115,14 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
     plain = _PLAIN.get(f) if _hashable(f) else None
     # (the exponent's tangent symbolically zero: a constant exponent; a tangent that is zero in value may belong
     # to a differentiated exponent, whose derivative an outer derivative needs)
+    # An integer exponent (`x ** 2`) is constant at every order whatever its tangent holds: the full form's
+    # log(base) is nan below 0, and nan times that zero tangent would spoil a third derivative.
     if f is h.pow_deriv:
-        plain = _pow_deriv_fwd if _symbolic_zero(dargs[1]) else _pow_deriv_full_fwd
+        plain = _pow_deriv_int_fwd if _integer_scalar(args[1]) else \
+            _pow_deriv_fwd if _symbolic_zero(dargs[1]) or _integer(args[1]) else _pow_deriv_full_fwd
     elif f is operator.pow:
-        plain = _pow_const_fwd if _symbolic_zero(dargs[1]) else _pow_full_fwd
+        plain = _pow_int_fwd if _integer_scalar(args[1]) else \
+            _pow_const_fwd if _symbolic_zero(dargs[1]) or _integer(args[1]) else _pow_full_fwd
     elif _storage_like(f):
         plain = _storage_fwd if f is not _conform_target() else _conform_fwd
     rule = lookup(f) if plain is None and _hashable(f) else None
@@ -126,8 +130,12 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
         return _Plan(_zero_fwd, (f, tuple(args)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
                      lambda tf, targs, tdargs: (NoTangent, targs), layout=None)
     if plain is not None:
-        return _Plan(plain, (*args, *_dense(dargs, args)), lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])),
+        plan = _Plan(plain, (*args, *_dense(dargs, args)), lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])),
                      _plain_outer, layout=(False, ()))
+        # an integer argument (`x ** 2`'s exponent) and its tangent are constants: no adjoint, whose terms (the
+        # exponent's log(base), nan below 0) would only add nan times zero
+        plan.inactive = frozenset(k for i, a in enumerate(args) if _integer(a) for k in (i, n + i))
+        return plan
     if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) and lookup(f) is None:
         dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
         inner = _plan(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs))
@@ -184,6 +192,16 @@ def _special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> An
 
 def _symbolic_zero(d: Any) -> bool:
     return d is NoTangent or d is None
+
+
+def _integer_scalar(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def _integer(v: Any) -> bool:
+    """An int (not a bool), a NumPy integer or an integer array: a value that is never differentiated."""
+    return (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) or \
+        (isinstance(v, np.ndarray) and v.dtype.kind in "iu")
 
 
 def _variadic(f: Any) -> bool:
@@ -427,7 +445,10 @@ def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, ta
     elif not _zero(tdf):
         raise NestingError("nested derivative: the tangent of a callable's tangent is not supported")
     else:
-        out = fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs))
+        outer = plan.outer(tf, targs, tdargs)
+        if plan.inactive:  # (constants: their tangents are the symbolic zero, never a dense one)
+            outer = tuple(NoTangent if i in plan.inactive else t for i, t in enumerate(outer))
+        out = fcall(plan.fn, NoTangent, plan.call_args, outer)
     _refuse_not_implemented(f, out[0])
     return out
 

@@ -17,7 +17,7 @@ from ..batching import Batched
 from ..frontend import stmt_ops
 from ..tangents import NoTangent
 from . import helpers as h
-from .operator_rules import pow_tangent
+from .operator_rules import pow_adjoints, pow_tangent
 from .registry import defjvp, defmethod, defrule, defvjp, defzero
 
 
@@ -585,7 +585,7 @@ def _minmax_vjp(t, g, y, xs, kw):
     if "default" in kw and (needs is None or needs(kw["default"])):
         out += (KwAdj(default=t.call(minmax_default_adjoint, xs_tuple(t, xs), g)),)
     return out
-defvjp(builtins.pow, lambda t, g, y, a, b, mod=None: () if mod is not None else (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a), t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a))), b)))
+defvjp(builtins.pow, lambda t, g, y, a, b, mod=None: () if mod is not None else pow_adjoints(t, g, y, a, b))
 defvjp(builtins.list, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),))
 defvjp(builtins.tuple, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),))
 

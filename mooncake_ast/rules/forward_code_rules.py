@@ -119,6 +119,18 @@ def _pow_const_fwd(a, b, da, db):
     return a ** b, da * h.pow_deriv(a, b)
 
 
+def _pow_int_fwd(a, b, da, db):
+    # An integer exponent (`x ** 2`) through int(), whose derivative is zero: at every order the exponent has
+    # the symbolic zero as its tangent, so no term reads log(a) (nan below 0; nan times zero is nan).
+    k = int(b)
+    return a ** k, da * h.pow_deriv(a, k)
+
+
+def _pow_deriv_int_fwd(base, p, dbase, dp):
+    k = int(p)
+    return h.pow_deriv(base, k), dbase * (k * h.pow_deriv(base, k - 1))
+
+
 def _pos_fwd(a, da):
     return +a, da
 

@@ -14,7 +14,7 @@ from ..arrays import is_other_array
 from ..tangents import NoTangent
 from . import helpers as h
 from .numpy_common import _in_storage, _inexact, _no_adjoint, _refuse_keywords, _split, _unb
-from .operator_rules import pow_tangent
+from .operator_rules import pow_adjoints, pow_tangent
 from .registry import defjvp, defvjp, defzero
 
 
@@ -158,8 +158,7 @@ defvjp(np.add, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(g, b)))
 defvjp(np.subtract, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(t.neg(g), b)))
 defvjp(np.multiply, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, b), a), t.unb(t.mul(g, a), b)))
 defvjp(np.divide, lambda t, g, y, a, b, **k: (t.unb(t.div(g, b), a), t.unb(t.neg(t.div(t.mul(g, y), b)), b)))
-defvjp(np.power, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a),
-                                             t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a))), b)))
+defvjp(np.power, lambda t, g, y, a, b, **k: pow_adjoints(t, g, y, a, b))
 defvjp(np.maximum, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(np.greater_equal, a, b), g, 0.0), a),
                                                t.unb(t.call(np.where, t.call(np.greater_equal, a, b), 0.0, g), b)))
 defvjp(np.minimum, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(np.less_equal, a, b), g, 0.0), a),
@@ -225,11 +224,8 @@ def sinc_deriv(x, y):
 
 defjvp(np.logaddexp2, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.call(np.exp2, t.sub(a, y))), t.mul(t.d(b), t.call(np.exp2, t.sub(b, y)))))
 defvjp(np.logaddexp2, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(np.exp2, t.sub(a, y))), a), t.unb(t.mul(g, t.call(np.exp2, t.sub(b, y))), b)))
-defjvp(np.float_power, lambda t, y, a, b, **k: t.add(
-    t.mul(t.d(a), t.call(h.pow_deriv, a, b)),
-    t.mul(t.d(b), t.mul(y, t.call(h.log_for_pow, a)))))
-defvjp(np.float_power, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a),
-                                                   t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a))), b)))
+defjvp(np.float_power, lambda t, y, a, b, **k: pow_tangent(t, y, a, b))
+defvjp(np.float_power, lambda t, g, y, a, b, **k: pow_adjoints(t, g, y, a, b))
 # remainder (np.mod): a - floor(a / b) * b;  fmod: a - trunc(a / b) * b.  Piecewise; the jumps are not counted.
 defjvp(np.remainder, lambda t, y, a, b, **k: t.sub(t.d(a), t.mul(t.call(np.floor_divide, a, b), t.d(b))))
 defvjp(np.remainder, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(t.neg(t.mul(g, t.call(np.floor_divide, a, b))), b)))

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import operator as op
 
+import numpy as np
+
 from . import helpers as h
 from .registry import defjvp, defvjp, defzero
 
@@ -156,8 +158,16 @@ def _pair(t, both):
     return t.call(op.getitem, both, 0), t.call(op.getitem, both, 1)
 defvjp(op.truediv, lambda t, g, y, a, b: (t.unb(t.div(g, b), a), t.unb(t.neg(t.div(t.mul(g, y), b)), b)))
 defvjp(op.mod, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(t.mul(g, t.call(op.floordiv, a, b))), b)))
-defvjp(op.pow, lambda t, g, y, a, b: (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a),
-                                      t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a))), b)))
+def pow_adjoints(t, g, y, a, b):
+    """(a's, b's) adjoints of a ** b; none for an integer exponent (`x ** 2`), which is never differentiated:
+    its term, log(a) (nan below 0), would be computed for nothing at run time and spoil higher orders."""
+    b_value = t.value(b)
+    integer = isinstance(b_value, (int, np.integer)) and not isinstance(b_value, bool)
+    return (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a),
+            None if integer else t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a))), b))
+
+
+defvjp(op.pow, pow_adjoints)
 defvjp(op.neg, lambda t, g, y, a: (t.neg(g),))
 defvjp(op.pos, lambda t, g, y, a: (g,))
 defvjp(op.abs, lambda t, g, y, a: (t.mul(g, t.call(h.sign, a)),))
