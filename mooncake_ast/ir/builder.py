@@ -35,6 +35,10 @@ class Builder:
         self._written: set[str] = set()  # variables assigned somewhere (by `write`)
         self._sites: dict[str, Optional[Block]] = {}  # variable -> the one block assigning it (None: several)
         self._closed: set[Block] = set()  # blocks whose every ancestor is sealed (never changes once true)
+        # block -> an unsealed block above it, found by the last walk: while that one stays unsealed,
+        # the answer for `block` is still no (reads inside a loop body, whose header is sealed last,
+        # would otherwise walk back to the header each time)
+        self._open: dict[Block, Block] = {}
         self._write_sites: dict[str, set[Block]] = {}  # variable -> the blocks `write` assigned it in
         self._write_mask: dict[str, int] = {}  # variable -> the bits of those blocks, the entry left out
         self._bit: dict[Block, int] = {}  # block -> its bit in the ancestor masks
@@ -135,11 +139,20 @@ class Builder:
         closed = self._closed
         if block in closed:
             return True
+        open_ = self._open
+        w = open_.get(block)
+        if w is not None and w not in self._sealed:
+            return False
         stack, seen = [block], {block}
         order = []
         while stack:
             b = stack.pop()
             if b not in self._sealed:
+                open_[block] = b
+                return False
+            w = open_.get(b)
+            if w is not None and w not in self._sealed:
+                open_[block] = w  # an unsealed block above b is above `block` too (preds only grow)
                 return False
             order.append(b)
             for p in b.preds:
