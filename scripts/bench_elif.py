@@ -71,17 +71,22 @@ CHILD = textwrap.dedent("""\
 """)
 
 
-def measure(n: int, mode: str, shape: str, profile: bool = False) -> float:
+a_timeout = 600
+
+
+def measure(n: int, mode: str, shape: str, profile: bool = False, root: str = "") -> float:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "chain.py")
         with open(path, "w") as fh:
             fh.write(chain_source(n, shape))
         with open(os.path.join(tmp, "warm.py"), "w") as fh:
             fh.write("def g(x):\n    if x > 0:\n        y = x * 2.0\n    else:\n        y = x\n    return y * x\n")
-        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        # (run in the temporary directory: `python -c` puts the working directory first on the path,
+        # which would shadow the checkout being measured)
+        env = dict(os.environ, PYTHONPATH=(root or ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                    MOONCAKE_AST_CACHE_DIR=os.path.join(tmp, "cache"))
         p = subprocess.run([sys.executable, "-c", CHILD, path, mode, "1" if profile else "0"],
-                           capture_output=True, text=True, env=env, timeout=1200)
+                           capture_output=True, text=True, env=env, timeout=a_timeout, cwd=tmp)
         if profile:
             sys.stdout.write(p.stderr)
         if p.returncode != 0:
@@ -96,36 +101,42 @@ def main() -> None:
     ap.add_argument("--shapes", default="plain,loop")
     ap.add_argument("--modes", default="grad,jvp")
     ap.add_argument("--profile", default="")
-    ap.add_argument("--root", default="", help="another checkout's mooncake_ast to measure (a baseline)")
+    ap.add_argument("--root", default="", help="other checkouts to measure too, comma-separated (a baseline; "
+                    "runs interleaved with this one's)")
+    ap.add_argument("--cases", default="", help="only these, e.g. plain:grad:250+500,loop:grad:50+100")
     a = ap.parse_args()
-    if a.root:
-        global ROOT
-        ROOT = os.path.abspath(a.root)
+    roots = [ROOT] + [os.path.abspath(r) for r in a.root.split(",") if r]
     if a.profile:
         n, mode, shape = a.profile.split(",")
         measure(int(n), mode, shape, profile=True)
         return
     sizes = [int(s) for s in a.sizes.split(",")]
-    cases = [(s, m, n) for s in a.shapes.split(",") for m in a.modes.split(",") for n in sizes]
+    if a.cases:
+        cases = [(s, m, int(n)) for part in a.cases.split(",") for s, m, ns in [part.split(":")] for n in ns.split("+")]
+    else:
+        cases = [(s, m, n) for s in a.shapes.split(",") for m in a.modes.split(",") for n in sizes]
+    cases = [(r, *c) for c in cases for r in roots]
     times: dict = {c: [] for c in cases}
     for _ in range(a.runs):
         for c in cases:
             try:
-                times[c].append(measure(c[2], c[1], c[0]))
+                times[c].append(measure(c[3], c[2], c[1], root=c[0]))
             except RuntimeError as e:
                 times[c].append(str(e)[:70])
+            except subprocess.TimeoutExpired:
+                times[c].append("timed out")
     print(f"cold derivation, median of {a.runs} (new process, new cache directory each)")
-    print("| shape | mode | N | median s | runs | ratio to N/2 |")
-    print("|---|---|---|---|---|---|")
+    print("| checkout | shape | mode | N | median s | runs | ratio to N/2 |")
+    print("|---|---|---|---|---|---|---|")
     med = {}
     for c in cases:
         ok = [t for t in times[c] if isinstance(t, float)]
         med[c] = statistics.median(ok) if len(ok) == len(times[c]) else None
-        half = med.get((c[0], c[1], c[2] // 2))
+        half = med.get((c[0], c[1], c[2], c[3] // 2))
         ratio = f"{med[c] / half:.2f}" if med[c] and half else ""
         shown = f"{med[c]:.2f}" if med[c] is not None else "error: " + str([t for t in times[c] if isinstance(t, str)][0])
         runs = " ".join(f"{t:.2f}" if isinstance(t, float) else "err" for t in times[c])
-        print(f"| {c[0]} | {c[1]} | {c[2]} | {shown} | {runs} | {ratio} |")
+        print(f"| {os.path.basename(c[0])} | {c[1]} | {c[2]} | {c[3]} | {shown} | {runs} | {ratio} |")
 
 
 if __name__ == "__main__":

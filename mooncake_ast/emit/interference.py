@@ -11,6 +11,8 @@ definition; "a and b clash" is then `b in after[a] or a in after[b]`, never a li
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 from ..ir.analysis import reverse_postorder, used_value
 from ..ir.nodes import Block, Function, Value
 
@@ -21,7 +23,7 @@ class LiveAfter:
     block's entry; for a parameter, with the others and what is live into the entry).  Values
     that are not named are not tracked: a value's liveness does not depend on any other's."""
 
-    def __init__(self, fn: Function, named: set[Value]) -> None:
+    def __init__(self, fn: Function, named: Iterable[Value]) -> None:
         self.bit: dict[Value, int] = {v: 1 << i for i, v in enumerate(named)}
         self.after: dict[Value, int] = {}
         bit = self.bit

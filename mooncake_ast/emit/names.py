@@ -83,7 +83,12 @@ def assign_names(
     """
     adjoint_of = adjoint_of or {}
     external = external or {}
-    live = LiveAfter(fn, named)
+    program = [v for v in _program_order(fn) if v in named and not isinstance(v, Param)]
+    params = sorted((v for v in named if isinstance(v, Param)), key=lambda p: p.index)
+    seen = set(program) | set(params)
+    # Bits in program order: a mask's size is its highest bit, and what is live after a definition
+    # was mostly defined before it.
+    live = LiveAfter(fn, params + program + [v for v in named if v not in seen])
     groups = _Groups()
     g_members: dict[Value, int] = {}
     g_live: dict[Value, int] = {}
@@ -187,9 +192,7 @@ def assign_names(
 
     # Primal values first (in program order), then derivatives, so derivative
     # names can follow their primal's name.
-    order = [v for v in named if isinstance(v, Param)]
-    order.sort(key=lambda p: p.index)
-    order += [v for v in _program_order(fn) if v in named and not isinstance(v, Param)]
+    order = params + program
     order.sort(key=lambda v: 0 if _kind(v, tangent_of, adjoint_of) == "primal" else 1)
     for v in order:
         root = groups.find(v)
