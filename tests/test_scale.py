@@ -362,7 +362,8 @@ def test_reads_across_dead_code_and_loops(tmp_path, make):
             check_derivatives(m.loopy, x, n)
 
 
-_WATCHED = ("ir/builder.py", "ir/analysis.py", "ir/regions.py", "emit/structure.py", "frontend/statements.py")
+_WATCHED = ("ir/builder.py", "ir/analysis.py", "ir/regions.py", "emit/structure.py", "frontend/statements.py",
+            "emit/names.py", "emit/interference.py", "emit/numbered.py")
 
 
 def _lines_run(fn, arg):
@@ -400,8 +401,9 @@ def _if_blocks(n):
 @pytest.mark.parametrize("shape", ["elif", "ifs"])
 def test_ssa_dominators_regions_and_emission_do_linear_work(tmp_path, shape):
     """Twice the branches, about twice the lines run in the builder, the CFG analyses, the
-    region builder and the emitter's structure (they were quadratic: dominator sets, a scan of
-    every block per branch, a walk to the entry per adjoint read).  Counted, not timed."""
+    region builder, the emitter's structure and its naming (they were quadratic: dominator sets,
+    a scan of every block per branch, a walk to the entry per adjoint read, pairwise clashes of
+    the stacks all live at once and a try per name taken).  Counted, not timed."""
     small, large = (30, 60) if shape == "elif" else (20, 40)
     make = elif_chain if shape == "elif" else _if_blocks
     a = _lines_run(load(tmp_path, f"lin{shape}{small}", make(small)).f, 0.3)

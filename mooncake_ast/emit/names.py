@@ -11,10 +11,12 @@ never shadow what the user's code reads.
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Optional
 
-from ..ir.analysis import liveness, reverse_postorder, used_value
+from ..ir.analysis import reverse_postorder
 from ..ir.nodes import Function, Param, Phi, Value
+from .interference import LiveAfter
+from .numbered import NumberedNames, candidate, readings
 
 TANGENT_PREFIX = "d"
 ADJOINT_SUFFIX = "_bar"
@@ -60,45 +62,6 @@ class _Groups:
             self.members[ra] += self.members.pop(rb)
 
 
-def interference(fn: Function, named: set[Value]) -> dict[Value, set[Value]]:
-    """Which named values are live at the same time (live at the other's definition)."""
-    live_in, live_out = liveness(fn)
-    conflicts: dict[Value, set[Value]] = {v: set() for v in named}
-
-    def clash(a: Value, live: Iterable[Value]) -> None:
-        others = named.intersection(live)
-        others.discard(a)
-        conflicts[a] |= others
-        for b in others:
-            conflicts[b].add(a)
-
-    for b in fn.blocks:
-        live = set(live_out[b])
-        for v in b.term.operands():  # type: ignore[union-attr]
-            u = used_value(fn, v)
-            if u is not None:
-                live.add(u)
-        for s in reversed(b.stmts):
-            live.discard(s)
-            if s in named:
-                clash(s, live)
-            for v in s.operands():
-                u = used_value(fn, v)
-                if u is not None:
-                    live.add(u)
-        # Phis are defined together at block entry, while everything live-in is live.
-        for phi in b.phis:
-            live.discard(phi)
-        for phi in b.phis:
-            if phi in named:
-                clash(phi, live | set(b.phis))
-    params = [p for p in fn.params if p in named]
-    entry_live = set(live_in[fn.entry]) if params else set()
-    for p in params:
-        clash(p, entry_live | set(params))
-    return conflicts
-
-
 def assign_names(
     fn: Function,
     named: set[Value],
@@ -112,31 +75,39 @@ def assign_names(
 
     `preferred` gives fixed names (parameters); `tangent_of`/`adjoint_of` map
     a derivative value to its primal so it is named after it.
+
+    Clashes are bit masks (see interference.py): per group of values sharing a name, `members`
+    (its values' bits) and `live` (the values live just after one of its values is defined); two
+    groups clash when one's members meet the other's live mask.  No list of pairs is made, so a
+    function where thousands of values are live at once costs a few mask operations per value.
     """
     adjoint_of = adjoint_of or {}
     external = external or {}
-    conflicts = interference(fn, named)
+    program = [v for v in _program_order(fn) if v in named and not isinstance(v, Param)]
+    params = sorted((v for v in named if isinstance(v, Param)), key=lambda p: p.index)
+    seen = set(program) | set(params)
+    # Bits in program order: a mask's size is its highest bit, and what is live after a definition
+    # was mostly defined before it.
+    live = LiveAfter(fn, params + program + [v for v in named if v not in seen])
     groups = _Groups()
+    g_members: dict[Value, int] = {}
+    g_live: dict[Value, int] = {}
+    g_preferred: dict[Value, bool] = {}
     for v in named:
         groups.find(v)
-
-    # Per group root: every value some member of the group conflicts with (merged on union, the
-    # smaller set into the larger), so a test of two groups costs the smaller group's size.
-    group_conf: dict[Value, set[Value]] = {v: set(conflicts[v]) for v in named}
+        g_members[v] = live.bit[v]
+        g_live[v] = live.after.get(v, 0)
+        g_preferred[v] = v in preferred
 
     def group_conflicts(ra: Value, rb: Value) -> bool:
-        if len(groups.members[ra]) > len(groups.members[rb]):
-            ra, rb = rb, ra
-        other = group_conf[rb]
-        return any(m in other for m in groups.members[ra])
+        return bool(g_live[ra] & g_members[rb] or g_live[rb] & g_members[ra])
 
     def union(ra: Value, rb: Value) -> None:
-        a, b = group_conf.pop(ra), group_conf.pop(rb)
-        if len(a) < len(b):
-            a, b = b, a
-        a |= b
         groups.union(ra, rb)
-        group_conf[groups.find(ra)] = a
+        root, other = (ra, rb) if groups.find(ra) is ra else (rb, ra)
+        g_members[root] |= g_members.pop(other)
+        g_live[root] |= g_live.pop(other)
+        g_preferred[root] = g_preferred[root] or g_preferred.pop(other)
 
     # Coalesce phis with their incoming values (and derivative phis likewise).
     for b in reverse_postorder(fn):
@@ -150,7 +121,7 @@ def assign_names(
                         continue
                     if _kind(ra, tangent_of, adjoint_of) != _kind(rb, tangent_of, adjoint_of):
                         continue
-                    if any(m in preferred for m in groups.members[ra]) and any(m in preferred for m in groups.members[rb]):
+                    if g_preferred[ra] and g_preferred[rb]:
                         continue
                     if not group_conflicts(ra, rb):
                         union(ra, rb)
@@ -179,46 +150,49 @@ def assign_names(
                 return m.hint
         return None  # a temporary: t1, t2, ...
 
-    def blocked_names(root: Value) -> set[str]:
-        """The names already given to groups that conflict with root's (groups are final here)."""
-        out = set(map(names.get, group_conf[root]))
-        out.discard(None)
-        return out  # type: ignore[return-value]
-
     def user_owned(root: Value) -> set:
         """The user's names a group may take although they are reserved: its own."""
         members = groups.members[root]
         return {preferred.get(m) for m in members} | {m.hint for m in members if m not in tangent_of and m not in adjoint_of}
 
-    # name -> (base, i) for every name given as `base` (i = 1) or `base_i` (`ti`, base None): the candidates a group
-    # cannot take are read off its blocked names, not tried one by one (flags, flags_2, ...,
-    # flags_500 all live at once would otherwise cost 500 tries for the last one).
-    numbered: dict[str, tuple] = {}
+    # Per name given: the members and live masks of the groups holding it, so "does a group
+    # clashing with root hold this name" is two mask tests.  Per base: the members of the groups
+    # named from it.  When every group named from root's base clashes with root (stacks made one
+    # after another, all live at once), every index given is blocked and the search skips them,
+    # as it skips the names in use: flags, flags_2, ..., flags_500 would otherwise cost 500 tries.
+    held_members: dict[str, int] = {}
+    held_live: dict[str, int] = {}
+    base_members: dict[Optional[str], int] = {}
+    numbered = NumberedNames(taken_user)
 
-    def choose(base: Optional[str], root: Value, blocked: set[str]) -> str:
+    def blocked(name: str, root: Value) -> bool:
+        m = held_members.get(name)
+        return m is not None and bool(m & g_live[root] or held_live[name] & g_members[root])
+
+    def choose(base: Optional[str], root: Value) -> tuple[str, int]:
         """The first of base, base_2, base_3, ... (t1, t2, ... for a temporary, base None) that
-        no conflicting group holds and the user's names leave free."""
-        temp = base is None
-        used = {numbered[n][1] for n in blocked if n in numbered and numbered[n][0] == base}
-        own = None
-        i = 1
+        no clashing group holds and the user's names leave free (but for the group's own), with
+        its index."""
+        all_clash = not base_members.get(base, 0) & ~g_live[root]
+        given = numbered.given.get(base, ())
+        own: list[int] = []  # indices of names in use that the group may take: its own
+        if numbered.has_taken(base):
+            own = sorted({i for o in user_owned(root) if o in taken_user for b, i in readings(o)
+                          if b == base and not (all_clash and i in given)})
+        i, k = 1, 0
         while True:
-            if i not in used:
-                name = f"t{i}" if temp else base if i == 1 else f"{base}_{i}"
-                if name not in blocked:
-                    if name not in taken_user:
-                        return name
-                    if own is None:
-                        own = user_owned(root)
-                    if name in own:
-                        return name
-            i += 1
+            j = numbered.first_free(base, i, all_clash)
+            while k < len(own) and own[k] < i:
+                k += 1
+            c = min(j, own[k]) if k < len(own) else j
+            name = candidate(base, c)
+            if not blocked(name, root):
+                return name, c
+            i = c + 1
 
     # Primal values first (in program order), then derivatives, so derivative
     # names can follow their primal's name.
-    order = [v for v in named if isinstance(v, Param)]
-    order.sort(key=lambda p: p.index)
-    order += [v for v in _program_order(fn) if v in named and not isinstance(v, Param)]
+    order = params + program
     order.sort(key=lambda v: 0 if _kind(v, tangent_of, adjoint_of) == "primal" else 1)
     for v in order:
         root = groups.find(v)
@@ -228,15 +202,11 @@ def assign_names(
             names[v] = names[root]
             continue
         base = base_of(root)
-        blocked = blocked_names(root)
-        name = choose(base, root, blocked)
-        if name not in numbered:
-            if base is None:
-                numbered[name] = (None, int(name[1:]))
-            elif name == base:
-                numbered[name] = (base, 1)
-            else:
-                numbered[name] = (base, int(name[len(base) + 1:]))
+        name, i = choose(base, root)
+        held_members[name] = held_members.get(name, 0) | g_members[root]
+        held_live[name] = held_live.get(name, 0) | g_live[root]
+        base_members[base] = base_members.get(base, 0) | g_members[root]
+        numbered.give(base, i)
         for m in groups.members[root]:
             names[m] = name
         names[root] = name

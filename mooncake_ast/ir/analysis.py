@@ -1,4 +1,6 @@
-"""CFG analyses shared by the transforms and the emitter: dominators, orders, liveness."""
+"""CFG analyses shared by the transforms and the emitter: dominators, orders, uses.
+
+(Liveness, which only the naming pass asks for, is in emit/interference.py, as bit masks.)"""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -172,44 +174,3 @@ def used_value(fn: Function, v: Value) -> Optional[Value]:
     if isinstance(v, FreeVar):
         return getattr(fn, "self_ref", None)
     return None
-
-
-def liveness(fn: Function) -> tuple[dict[Block, set[Value]], dict[Block, set[Value]]]:
-    """Live-in and live-out sets of SSA values (phi operands are live out of their predecessor)."""
-    use_b: dict[Block, set[Value]] = {}
-    def_b: dict[Block, set[Value]] = {}
-    phi_uses: dict[Block, set[Value]] = {b: set() for b in fn.blocks}
-    for b in fn.blocks:
-        defs: set[Value] = set(b.phis)
-        used: set[Value] = set()
-        for s in b.stmts:
-            for v in s.operands():
-                u = used_value(fn, v)
-                if u is not None and u not in defs:
-                    used.add(u)
-            defs.add(s)
-        for v in b.term.operands():  # type: ignore[union-attr]
-            u = used_value(fn, v)
-            if u is not None and u not in defs:
-                used.add(u)
-        use_b[b], def_b[b] = used, defs
-        for phi in b.phis:
-            for p, v in phi.incoming.items():
-                u = used_value(fn, v)
-                if u is not None:
-                    phi_uses[p].add(u)
-    live_in = {b: set() for b in fn.blocks}
-    live_out = {b: set() for b in fn.blocks}
-    order = reverse_postorder(fn)[::-1]
-    changed = True
-    while changed:
-        changed = False
-        for b in order:
-            out = set(phi_uses[b])
-            for s in b.successors():
-                out |= live_in[s] - set(s.phis)
-            inn = use_b[b] | (out - def_b[b])
-            if out != live_out[b] or inn != live_in[b]:
-                live_out[b], live_in[b] = out, inn
-                changed = True
-    return live_in, live_out

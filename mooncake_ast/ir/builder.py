@@ -35,7 +35,12 @@ class Builder:
         self._written: set[str] = set()  # variables assigned somewhere (by `write`)
         self._sites: dict[str, Optional[Block]] = {}  # variable -> the one block assigning it (None: several)
         self._closed: set[Block] = set()  # blocks whose every ancestor is sealed (never changes once true)
+        # block -> an unsealed block above it, found by the last walk: while that one stays unsealed,
+        # the answer for `block` is still no (reads inside a loop body, whose header is sealed last,
+        # would otherwise walk back to the header each time)
+        self._open: dict[Block, Block] = {}
         self._write_sites: dict[str, set[Block]] = {}  # variable -> the blocks `write` assigned it in
+        self._write_mask: dict[str, int] = {}  # variable -> the bits of those blocks, the entry left out
         self._bit: dict[Block, int] = {}  # block -> its bit in the ancestor masks
         self._anc: dict[Block, int] = {}  # closed block -> mask of the blocks with a path to it
         self._roots = 0  # mask of closed blocks without predecessors other than the entry (dead code)
@@ -97,6 +102,8 @@ class Builder:
         self._defs.setdefault(var, {})[block] = value
         self._written.add(var)
         self._write_sites.setdefault(var, set()).add(block)
+        if block is not self.fn.entry:
+            self._write_mask[var] = self._write_mask.get(var, 0) | self._bit_of(block)
         if self._sites.get(var, block) is not block:
             self._sites[var] = None
         else:
@@ -132,11 +139,20 @@ class Builder:
         closed = self._closed
         if block in closed:
             return True
+        open_ = self._open
+        w = open_.get(block)
+        if w is not None and w not in self._sealed:
+            return False
         stack, seen = [block], {block}
         order = []
         while stack:
             b = stack.pop()
             if b not in self._sealed:
+                open_[block] = b
+                return False
+            w = open_.get(b)
+            if w is not None and w not in self._sealed:
+                open_[block] = w  # an unsealed block above b is above `block` too (preds only grow)
                 return False
             order.append(b)
             for p in b.preds:
@@ -156,9 +172,10 @@ class Builder:
         anc = self._ancestors(block)
         if anc & self._roots:
             return None
-        for site in self._write_sites.get(var, ()):
-            if site is not entry and (site is block or anc & self._bit_of(site)):
-                return None
+        if anc & self._write_mask.get(var, 0):
+            return None  # some assignment other than the entry's has a path here
+        if block is not entry and block in self._write_sites.get(var, ()):
+            return None
         if block is entry or anc & self._bit_of(entry):
             v = self._defs.get(var, {}).get(entry)
             return UNDEFINED if v is None else self.resolve(v)

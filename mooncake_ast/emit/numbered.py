@@ -1,0 +1,84 @@
+"""Numbered names: `base`, `base_2`, `base_3`, ... (`t1`, `t2`, ... for a temporary, base None).
+
+The naming pass gives a group the first of these that no clashing group holds and that the
+names already in use (the user's, the other generated function's) leave free.  Trying them one
+by one costs the k-th of k stacks live at once k tries, and a pullback whose forward function
+already took `stack` ... `stack_1000` a thousand tries per stack: quadratic in a long function.
+This module keeps, per base, the indices out of reach (taken by a name in use, or given to a
+group that, in the case at hand, clashes) and jumps over runs of them ("the next index not in a
+set that only grows": pointers with path compression).
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+_NUMBERED = re.compile(r"(.+)_([1-9][0-9]*)")
+_TEMP = re.compile(r"t([1-9][0-9]*)")
+
+
+def candidate(base: Optional[str], i: int) -> str:
+    return f"t{i}" if base is None else base if i == 1 else f"{base}_{i}"
+
+
+def readings(name: str) -> list[tuple[Optional[str], int]]:
+    """Every (base, i) whose candidate is `name`."""
+    out: list[tuple[Optional[str], int]] = [(name, 1)]
+    m = _NUMBERED.fullmatch(name)
+    if m and int(m[2]) >= 2:
+        out.append((m[1], int(m[2])))
+    m = _TEMP.fullmatch(name)
+    if m:
+        out.append((None, int(m[1])))
+    return out
+
+
+class _Skip:
+    """The smallest index >= i not in a growing set of indices."""
+
+    def __init__(self, members: set[int]) -> None:
+        self.members = members
+        self.next: dict[int, int] = {}
+
+    def first(self, i: int) -> int:
+        path = []
+        while i in self.members:
+            path.append(i)
+            i = self.next.get(i, i + 1)
+        for p in path:
+            self.next[p] = i
+        return i
+
+
+class NumberedNames:
+    """Per base: the indices whose candidate is a name in use (`taken`, fixed) and the indices
+    given so far."""
+
+    def __init__(self, taken: set[str]) -> None:
+        self.taken = taken
+        self.taken_idx: dict[Optional[str], set[int]] = {}
+        for name in taken:
+            for base, i in readings(name):
+                self.taken_idx.setdefault(base, set()).add(i)
+        self.given: dict[Optional[str], set[int]] = {}
+        self._skip_taken: dict[Optional[str], _Skip] = {}
+        self._skip_both: dict[Optional[str], _Skip] = {}
+
+    def has_taken(self, base: Optional[str]) -> bool:
+        return bool(self.taken_idx.get(base))
+
+    def first_free(self, base: Optional[str], i: int, skip_given: bool) -> int:
+        """The smallest index >= i whose candidate is not taken (nor given, if `skip_given`)."""
+        table = self._skip_both if skip_given else self._skip_taken
+        skip = table.get(base)
+        if skip is None:
+            taken = self.taken_idx.get(base, set())
+            members = taken | self.given.get(base, set()) if skip_given else taken
+            skip = table[base] = _Skip(members)
+        return skip.first(i)
+
+    def give(self, base: Optional[str], i: int) -> None:
+        self.given.setdefault(base, set()).add(i)
+        both = self._skip_both.get(base)
+        if both is not None:
+            both.members.add(i)
