@@ -49,3 +49,23 @@ def ordered_dict(x, a):
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_library_class_instances_both_modes(f, args):
     check_derivatives(f, *args)
+
+
+def ndenumerate_loop(x):
+    s = 0.0
+    for idx, v in np.ndenumerate(x):
+        s += v * (idx[0] + 1)
+    return s
+
+
+def test_iterating_an_object_whose_iteration_is_not_differentiated_is_refused():
+    # (reverse mode gave a zero gradient: np.ndenumerate's items come from its own fields, read by code that is
+    # not differentiated, and the adjoints of the materialised items were dropped)
+    import mooncake_ast as mc
+    from mooncake_ast.errors import UnsupportedDerivativeError
+
+    x = np.array([0.3, -0.7, 1.1])
+    with pytest.raises(UnsupportedDerivativeError, match="for loop over a numpy.ndenumerate"):
+        mc.grad(ndenumerate_loop)(x)
+    with pytest.raises(UnsupportedDerivativeError, match="for loop over a numpy.ndenumerate"):
+        mc.jvp(ndenumerate_loop, (x,), (np.ones(3),))

@@ -289,7 +289,31 @@ def sequence_adjoint(x: Any, g: Any) -> Any:
 
 
 def _iter_adjoint(x: Any, g: Any) -> Any:
-    return g
+    """The adjoint of what a loop materialised from x: handed back as it is to our own recorded iterables (map's
+    results, ...), which take a list of their items' adjoints. An object of another class whose iteration was
+    not differentiated (np.ndenumerate: its items come from fields its own code reads) has no place to put
+    them: refused where an item has an adjoint, rather than dropped (a zero gradient)."""
+    if getattr(type(x), "__mc_value__", False) or not _has_fields(x) or _all_symbolic_zero(g):
+        return g
+    from ..errors import UnsupportedDerivativeError
+
+    name = f"{type(x).__module__}.{type(x).__qualname__}"
+    raise UnsupportedDerivativeError(
+        f"reverse mode of a for loop over a {name}: its items come from code that is not differentiated, so their "
+        f"adjoints cannot reach what it iterates; loop over the array or list itself (e.g. `for i in range(len(x))` "
+        f"or `for i, v in enumerate(x.ravel())` in place of np.ndenumerate), or use forward mode (mc.jvp)")
+
+
+def _has_fields(x: Any) -> bool:
+    return hasattr(x, "__dict__") or bool(getattr(type(x), "__slots__", ()))
+
+
+def _all_symbolic_zero(g: Any) -> bool:
+    if g is NoTangent or g is None:
+        return True
+    if isinstance(g, (list, tuple)):
+        return all(_all_symbolic_zero(v) for v in g)
+    return False
 
 
 def call_pullback(pb: Any, g: Any) -> Any:

@@ -73,7 +73,20 @@ def sequence_tangent(x, seq, dx):
         return dx
     if isinstance(x, (dict, set, frozenset)):
         return [NoTangent] * len(seq)
+    if isinstance(dx, MutableTangent):  # an object's fields: its items come from code not differentiated
+        if all(_no_tangent(v) for v in dx.fields.values()):
+            return [NoTangent] * len(seq)
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError(
+            f"forward mode of a for loop over a {type(x).__module__}.{type(x).__qualname__}: its items come from code "
+            f"that is not differentiated, so their tangents are not known; loop over the array or list itself (e.g. "
+            f"`for i in range(len(x))` in place of np.ndenumerate)")
     return list(dx) if not isinstance(dx, list) else dx
+
+
+def _no_tangent(t):
+    return t is NoTangent or (isinstance(t, np.ndarray) and not t.any()) or (isinstance(t, float) and t == 0.0)
 
 
 def unpack_tangent(dx, n):
