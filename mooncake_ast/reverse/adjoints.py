@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..arrays import add_at, is_array, is_other_array, library_of_type
+from ..errors import UnsupportedDerivativeError
 from ..tangents import MutableTangent, NoTangent
 
 
@@ -295,8 +296,6 @@ def _iter_adjoint(x: Any, g: Any) -> Any:
     them: refused where an item has an adjoint, rather than dropped (a zero gradient)."""
     if getattr(type(x), "__mc_value__", False) or not _has_fields(x) or _all_symbolic_zero(g):
         return g
-    from ..errors import UnsupportedDerivativeError
-
     name = f"{type(x).__module__}.{type(x).__qualname__}"
     raise UnsupportedDerivativeError(
         f"reverse mode of a for loop over a {name}: its items come from code that is not differentiated, so their "
