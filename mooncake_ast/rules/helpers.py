@@ -34,14 +34,25 @@ def abs_tangent(x: Any, dx: Any) -> Any:
     return float(out) if isinstance(x, complex) else (out[()] if out.ndim == 0 else out)
 
 
-def log_for_pow(base: Any) -> Any:
-    """log(base) in d(base**p)/dp; 0 where base == 0 (the limit of p*base**p*log(base)); nan below 0."""
-    if isinstance(base, (float, int)):
+def log_for_pow(base: Any, z: Any = None) -> Any:
+    """log(base) in d(base**p)/dp; 0 where base == 0 (the limit of p*base**p*log(base)); nan below 0.
+
+    z, when given, is the factor the log multiplies in the derivative (dp, or an adjoint).  Where z == 0 below 0
+    the result is log|base| instead of nan: the term z * base**p * log(base) is then 0, as the symbolic zero makes
+    it, and not nan * 0 = nan.  (z is often a zero that is only a number: a constant float exponent's tangent made
+    dense by an outer derivative, or a direction along the base only.)  log|base| rather than a constant, so that
+    the rules below (d log|base| = dbase / base) stay exact at every order; z itself is piecewise constant here
+    (its derivative is zero: the exponent's partial derivative below 0, undefined, only ever multiplies z)."""
+    if isinstance(base, (float, int)) and (z is None or z is NoTangent or isinstance(z, (float, int))):
         if base > 0:
             return math.log(base)
-        return 0.0 if base == 0 else math.nan
+        if base == 0:
+            return 0.0
+        return math.nan if z is None or (z is not NoTangent and z != 0) else math.log(-base)
     if not is_other_array(base):
         base = np.asarray(base)
+    if z is not None and base.dtype.kind in "fiub":
+        base = np.where(np.equal(z, 0) if z is not NoTangent else True, np.abs(base), base)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(np.where(base == 0, 1.0, base))
     return out
