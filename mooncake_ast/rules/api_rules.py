@@ -48,7 +48,8 @@ from .nested_plans import (_dense_keep, carries as _carries, fcall_df_plan as _f
                            refuse_tangent_keywords as _refuse_tangent_keywords,
                            value_and_grad_jvp as _value_and_grad_jvp)
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
-                                 _pow_deriv_fwd, _pow_deriv_full_fwd, _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd,
+                                 _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_deriv_fwd, _pow_deriv_full_fwd,
+                                 _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd,
                                  _zero, _zero_fwd, user_rule)
 
 
@@ -123,6 +124,8 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
     elif f is operator.pow:
         plain = _pow_int_fwd if _integer_scalar(args[1]) else \
             _pow_const_fwd if _symbolic_zero(dargs[1]) or _integer(args[1]) else _pow_full_fwd
+    elif f is h.log_for_pow and n in (1, 2):
+        plain = _log_for_pow_fwd if n == 1 else _log_for_pow_at_fwd
     elif _storage_like(f):
         plain = _storage_fwd if f is not _conform_target() else _conform_fwd
     rule = lookup(f) if plain is None and _hashable(f) else None
@@ -135,6 +138,8 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
         # an integer argument (`x ** 2`'s exponent) and its tangent are constants: no adjoint, whose terms (the
         # exponent's log(base), nan below 0) would only add nan times zero
         plan.inactive = frozenset(k for i, a in enumerate(args) if _integer(a) for k in (i, n + i))
+        if plain is _log_for_pow_at_fwd:  # (its z only picks log|base| or nan below 0: piecewise constant)
+            plan.inactive |= {1, 3}
         return plan
     if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) and lookup(f) is None:
         dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent

@@ -90,12 +90,12 @@ def _pow_deriv_fwd(base, p, dbase, dp):
 def _pow_deriv_full_fwd(base, p, dbase, dp):
     # d/dp (p * base**(p-1)) = base**(p-1) * (1 + p * log(base)), as _pow_deriv_dp
     return h.pow_deriv(base, p), dbase * (p * h.pow_deriv(base, p - 1)) + dp * (
-        np.power(base, p - 1.0) * (1.0 + p * h.log_for_pow(base)))
+        np.power(base, p - 1.0) * (1.0 + p * h.log_for_pow(base, dp)))
 
 
 def _pow_full_fwd(a, b, da, db):
     y = a ** b
-    return y, da * h.pow_deriv(a, b) + db * (y * h.log_for_pow(a))
+    return y, da * h.pow_deriv(a, b) + db * (y * h.log_for_pow(a, db))
 
 
 def _storage_fwd(x, dx, ddx_of_x, ddx):
@@ -129,6 +129,15 @@ def _pow_int_fwd(a, b, da, db):
 def _pow_deriv_int_fwd(base, p, dbase, dp):
     k = int(p)
     return h.pow_deriv(base, k), dbase * (k * h.pow_deriv(base, k - 1))
+
+
+def _log_for_pow_fwd(base, dbase):
+    return h.log_for_pow(base), dbase / base
+
+
+def _log_for_pow_at_fwd(base, z, dbase, dz):
+    # (z only picks log|base| or nan below 0: no derivative of its own, and the plan marks it constant)
+    return h.log_for_pow(base, z), dbase / base
 
 
 def _pos_fwd(a, da):
@@ -193,9 +202,10 @@ def _pow_deriv_d(t: Any, base: Any, p: Any) -> Any:
     return t.mul(p, t.call(h.pow_deriv, base, t.sub(p, 1.0)))
 
 
-def _pow_deriv_dp(t: Any, base: Any, p: Any) -> Any:
-    # d/dp (p * base**(p-1)) = base**(p-1) * (1 + p * log(base))
-    return t.mul(t.call(np.power, base, t.sub(p, 1.0)), t.add(1.0, t.mul(p, t.call(h.log_for_pow, base))))
+def _pow_deriv_dp(t: Any, base: Any, p: Any, z: Any) -> Any:
+    # d/dp (p * base**(p-1)) = base**(p-1) * (1 + p * log(base)), for the factor z it multiplies (dp or an adjoint;
+    # the log is finite where z is 0: helpers.log_for_pow)
+    return t.mul(t.call(np.power, base, t.sub(p, 1.0)), t.add(1.0, t.mul(p, t.call(h.log_for_pow, base, z))))
 
 
 def _helper_defs() -> None:
@@ -207,15 +217,17 @@ def _helper_defs() -> None:
 
     user = user_rule
     defjvp(h.pow_deriv, lambda t, y, base, p: t.add(t.mul(t.d(base), _pow_deriv_d(t, base, p)),
-                                                    t.mul(t.d(p), _pow_deriv_dp(t, base, p))))
+                                                    t.mul(t.d(p), _pow_deriv_dp(t, base, p, t.d(p)))
+                                                    if t.d(p) is not None else None))
     defvjp(h.pow_deriv, lambda t, g, y, base, p: (t.call(_unbroadcast_to, t.mul(g, _pow_deriv_d(t, base, p)), base),
-                                                  t.call(_unbroadcast_to, t.mul(g, _pow_deriv_dp(t, base, p)), p)))
+                                                  t.call(_unbroadcast_to, t.mul(g, _pow_deriv_dp(t, base, p, g)), p)))
     defzero(h.sign, zero_tangent)
     # The tangent cells of a function's closure: the plans above always pass the function's tangent as the
     # constant zero (NoTangent) with a zero tangent of its own, so what is read from it is a constant zero.
     defzero(cell_tangent, builtin_rules.cell_tangent_get)
-    defjvp(h.log_for_pow, lambda t, y, base: t.div(t.d(base), base))
-    defvjp(h.log_for_pow, lambda t, g, y, base: (t.div(g, base),))
+    # (log_for_pow(base, z): z only picks log|base| or nan below 0, piecewise constant: no derivative of its own)
+    defjvp(h.log_for_pow, lambda t, y, base, z=None: t.div(t.d(base), base))
+    defvjp(h.log_for_pow, lambda t, g, y, base, z=None: (t.div(g, base),) if z is None else (t.div(g, base), None))
     for fn in (storage, builtin_rules.storage_of):
         defjvp(fn, lambda t, y, x, dx: t.d(dx))
         defvjp(fn, lambda t, g, y, x, dx: (None, g))

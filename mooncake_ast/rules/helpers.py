@@ -34,14 +34,35 @@ def abs_tangent(x: Any, dx: Any) -> Any:
     return float(out) if isinstance(x, complex) else (out[()] if out.ndim == 0 else out)
 
 
-def log_for_pow(base: Any) -> Any:
-    """log(base) in d(base**p)/dp; 0 where base == 0 (the limit of p*base**p*log(base)); nan below 0."""
-    if isinstance(base, (float, int)):
+def log_for_pow(base: Any, z: Any = None) -> Any:
+    """log(base) in d(base**p)/dp; 0 where base == 0 (the limit of p*base**p*log(base)); nan below 0.
+
+    z, when given, is the factor the log multiplies in the derivative (dp, or an adjoint).  Where z == 0 below 0
+    the result is log|base| instead of nan: the term z * base**p * log(base) is then 0, as the symbolic zero makes
+    it, and not nan * 0 = nan.  (z is often a zero that is only a number: a constant float exponent's tangent made
+    dense by an outer derivative, or a direction along the base only.)  log|base| rather than a constant, so that
+    its rules (forward_code_rules._helper_defs: d log|base| = dbase / base) stay exact at every order; z only
+    picks a branch and has no derivative of its own.  (So a derivative with respect to z itself where z == 0
+    below 0, i.e. with respect to the seed of an exponent, reads the real part base**p * log|base| of the
+    undefined partial derivative; a nonzero dp below 0 still gives nan.)"""
+    if isinstance(base, (float, int)) and (z is None or z is NoTangent or isinstance(z, (float, int))):
         if base > 0:
             return math.log(base)
-        return 0.0 if base == 0 else math.nan
+        if base == 0:
+            return 0.0
+        return math.nan if z is None or (z is not NoTangent and z != 0) else math.log(-base)
     if not is_other_array(base):
         base = np.asarray(base)
+    if z is not None and base.dtype.kind in "fiub":
+        zero = True if z is NoTangent else np.equal(z, 0)
+        if is_other_array(base) or is_other_array(z):  # (no test on the host: a device array stays there)
+            base = np.where(zero, np.abs(base), base)
+        elif np.ndim(zero) == 0:
+            base = np.abs(base) if zero else base
+        else:  # (the common case, no base below 0, costs one comparison)
+            below = base < 0
+            if below.any():
+                base = np.where(zero & below, -base, base)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.log(np.where(base == 0, 1.0, base))
     return out

@@ -70,7 +70,7 @@ h.FLOAT_ELEMENTWISE.add(add1)
 # ------------------------------------------------------------------ two arguments
 defjvp(math.pow, pow_tangent)
 defvjp(math.pow, lambda t, g, y, a, b: (t.mul(g, t.call(h.pow_deriv, a, b)),
-                                        None if _integer(t.value(b)) else t.mul(g, t.mul(y, t.call(h.log_for_pow, a)))))
+                                        None if _integer(t.value(b)) else t.mul(g, t.mul(y, t.call(h.log_for_pow, a, g)))))
 
 
 def _integer(v):

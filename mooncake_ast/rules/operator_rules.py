@@ -19,10 +19,12 @@ defjvp(op.mod, lambda t, y, a, b: t.sub(t.d(a), t.mul(t.call(op.floordiv, a, b),
 def pow_tangent(t, y, a, b):
     """d(a ** b) = b a^(b-1) da + a^b log(a) db, each term built only where its operand has a tangent: run-time
     dispatch (the eager builder) computes every argument it is given, and log(a) of a constant exponent's base
-    is wasted work (and a host conversion of a device array)."""
+    is wasted work (and a host conversion of a device array).  log_for_pow(a, db): finite where db is 0, so
+    that a zero exponent tangent (a constant float exponent's, made dense by an outer derivative) gives 0 below 0,
+    not nan * 0."""
     da, db = t.d(a), t.d(b)
     return t.add(t.mul(da, t.call(h.pow_deriv, a, b)) if da is not None else None,
-                 t.mul(db, t.mul(y, t.call(h.log_for_pow, a))) if db is not None else None)
+                 t.mul(db, t.mul(y, t.call(h.log_for_pow, a, db))) if db is not None else None)
 
 
 defjvp(op.pow, pow_tangent)
@@ -160,11 +162,12 @@ defvjp(op.truediv, lambda t, g, y, a, b: (t.unb(t.div(g, b), a), t.unb(t.neg(t.d
 defvjp(op.mod, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(t.mul(g, t.call(op.floordiv, a, b))), b)))
 def pow_adjoints(t, g, y, a, b):
     """(a's, b's) adjoints of a ** b; none for an integer exponent (`x ** 2`), which is never differentiated:
-    its term, log(a) (nan below 0), would be computed for nothing at run time and spoil higher orders."""
+    its term, log(a) (nan below 0), would be computed for nothing at run time and spoil higher orders.  For other
+    exponents log_for_pow(a, g) is finite where g is 0, so that the derivatives of b's adjoint are not nan * 0."""
     b_value = t.value(b)
     integer = isinstance(b_value, (int, np.integer)) and not isinstance(b_value, bool)
     return (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a),
-            None if integer else t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a))), b))
+            None if integer else t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a, g))), b))
 
 
 defvjp(op.pow, pow_adjoints)
