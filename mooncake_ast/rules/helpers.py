@@ -55,7 +55,9 @@ def log_for_pow(base: Any, z: Any = None) -> Any:
         base = np.asarray(base)
     if z is not None and base.dtype.kind in "fiub":
         zero = True if z is NoTangent else np.equal(z, 0)
-        if is_other_array(base) or is_other_array(z):  # (no test on the host: a device array stays there)
+        if zero is True:
+            base = np.abs(base)
+        elif is_other_array(base) or is_other_array(z):  # (no test on the host: a device array stays there)
             base = np.where(zero, np.abs(base), base)
         elif np.ndim(zero) == 0:
             base = np.abs(base) if zero else base
