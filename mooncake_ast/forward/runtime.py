@@ -22,7 +22,7 @@ from ..arrays import is_other_array, mutable_in_place
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
-from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, storage, zero_tangent
+from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, is_mutable, storage, zero_tangent
 from . import objects
 
 
@@ -60,6 +60,8 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     if isinstance(f, types.FunctionType):
         # The derived rule runs from this frame (not through helpers): each level of the user's
         # recursion costs two Python frames (the generated function and fcall), not four.
+        if f.__closure__ is not None and isinstance(df, FunctionTangent) and type(df.cells) is not tuple:
+            df.cells = _closure_tangent_cells(f)
         rule, primals, tangents = _derived_rule(f, df, args, dargs, kwargs, dkwargs)
         if rule.takes_self:
             return rule.fn(f, df, *primals, *tangents)
@@ -255,6 +257,44 @@ def _bind_fast(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwar
     if simple and not kwargs and len(args) == len(names):
         return tuple(args), tuple(dargs)
     return bind(fn, dfn, args, dargs, kwargs, dkwargs)
+
+
+_CELL_TANGENTS: dict = {}  # id(primal cell) -> (weakref to a function holding it, its index there, tangent cell)
+
+
+def _closure_tangent_cells(f: types.FunctionType) -> tuple:
+    """Tangent cells for a closure made where none of its cells held a tangent (a factory called without
+    differentiable inputs: `def make(): s = [0.0]; def inc(v): s[0] += v ...`). A mutable value in a cell gets
+    zero storage kept in its tangent cell, so the closure's writes through it persist from call to call (before,
+    the function's tangent had no cells: forward mode crashed). Closures sharing a cell (`inc` and `get` from
+    one factory) share its tangent cell: found through a live function that holds the same cell."""
+    import weakref
+
+    cells = []
+    for i, c in enumerate(f.__closure__):
+        known = _CELL_TANGENTS.get(id(c))
+        if known is not None:
+            holder = known[0]()
+            if holder is not None and holder.__closure__[known[1]] is c:
+                cells.append(known[2])
+                continue
+        dc = types.CellType()
+        try:
+            v = c.cell_contents
+        except ValueError:
+            v = None
+        if v is not None and is_mutable(v):
+            dc.cell_contents = zero_tangent(v)
+        key = id(c)
+        _CELL_TANGENTS[key] = (weakref.ref(f, lambda _, key=key: _forget_cell(key)), i, dc)
+        cells.append(dc)
+    return tuple(cells)
+
+
+def _forget_cell(key: int) -> None:
+    entry = _CELL_TANGENTS.get(key)
+    if entry is not None and entry[0]() is None:
+        del _CELL_TANGENTS[key]
 
 
 def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:

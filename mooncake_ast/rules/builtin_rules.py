@@ -77,8 +77,6 @@ def sequence_tangent(x, seq, dx):
     if isinstance(dx, MutableTangent):  # an object's fields: its items come from code not differentiated
         if all(_no_tangent(v) for v in dx.fields.values()):
             return [NoTangent] * len(seq)
-        from ..errors import UnsupportedDerivativeError
-
         raise UnsupportedDerivativeError(
             f"forward mode of a for loop over a {type(x).__module__}.{type(x).__qualname__}: its items come from code "
             f"that is not differentiated, so their tangents are not known; loop over the array or list itself (e.g. "

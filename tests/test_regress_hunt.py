@@ -1,0 +1,177 @@
+"""Silently wrong derivatives found by probing ordinary Python/NumPy code (hunt, Nov 27).
+
+* `for v in A.flat` (a list or comprehension of `A.flat`, too): reverse mode dropped the items' adjoints (a
+  zero gradient); they now go into A's storage in C order, as `A.flat[i]` reads do.
+* A property whose getter writes to its object (a lazily cached value), a functools.cached_property, a
+  user-defined descriptor (`__get__`/`__set__`) and a `__getattr__` fallback: both modes read the plain value
+  and then differentiated the getter a second time (which saw the cache filled), or not at all: zero or
+  partial derivatives. They are refused by name (UnsupportedDerivativeError); a getter that only reads, and
+  a class with `__getattr__` whose real fields are read, still work.
+* Closures from a factory called without differentiable inputs (`def make(): s = [0.0]; def inc(v): s[0] += v`)
+  had a function tangent without cells: forward mode crashed on the first write. They now get tangent cells,
+  shared between closures that share a cell (`inc` and `get` from one factory).
+* (Second-order derivatives through `for v in obj` crashed on a relative import inside sequence_tangent.)"""
+import functools
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.errors import UnsupportedDerivativeError
+from mooncake_ast.testing import check_derivatives
+
+X = np.array([0.7, -1.3, 2.1])
+
+
+def flat_loop(x):
+    A = np.stack([x, x ** 2]).T
+    s, k = 0.0, 1.0
+    for v in A.flat:
+        s = s + v * v * k
+        k = k + 1.0
+    return s
+
+
+def flat_list(x):
+    A = np.stack([x, np.sin(x)])
+    L = list(A.flat)
+    return L[0] * L[4] + sum([v * 2.0 for v in A.flat])
+
+
+@pytest.mark.parametrize("f", [flat_loop, flat_list])
+def test_loop_over_flat(f):
+    check_derivatives(f, X.copy())
+
+
+class Lazy:
+    def __init__(self, a):
+        self.a = a
+        self._c = None
+
+    @property
+    def c(self):
+        if self._c is None:
+            self._c = self.a ** 2
+        return self._c
+
+
+class Pure:
+    def __init__(self, a):
+        self.a = a
+
+    @property
+    def c(self):
+        return self.a ** 2
+
+
+class Cached:
+    def __init__(self, a):
+        self.a = a
+
+    @functools.cached_property
+    def c(self):
+        return self.a ** 2
+
+
+class Tripled:
+    def __set_name__(self, owner, name):
+        self.name = "_" + name
+
+    def __get__(self, obj, typ=None):
+        return getattr(obj, self.name) * 3.0
+
+    def __set__(self, obj, val):
+        setattr(obj, self.name, val)
+
+
+class HasDescriptor:
+    q = Tripled()
+
+    def __init__(self, q):
+        self.q = q
+
+
+class Forwarding:
+    def __init__(self, d):
+        self.d = d
+
+    def __getattr__(self, name):
+        return self.d[name]
+
+
+def lazy_property(x):
+    return Lazy(x[0]).c + x[1]
+
+
+def cached_property(x):
+    return Cached(x[0]).c + x[1]
+
+
+def descriptor(x):
+    return HasDescriptor(x[0]).q * x[1]
+
+
+def getattr_fallback(x):
+    o = Forwarding({"a": x[0], "b": x[1]})
+    return o.a * o.b
+
+
+@pytest.mark.parametrize("f", [lazy_property, cached_property, descriptor, getattr_fallback])
+def test_attributes_computed_by_code_not_followed_are_refused(f):
+    with pytest.raises(UnsupportedDerivativeError):
+        mc.grad(f)(X.copy())
+    with pytest.raises(UnsupportedDerivativeError):
+        mc.jvp(f, (X.copy(),), (np.ones(3),))
+
+
+def pure_property_and_real_field(x):
+    o = Forwarding({"a": x[0]})
+    return Pure(x[1]).c * o.d["a"]
+
+
+def test_pure_property_and_real_fields_still_work():
+    check_derivatives(pure_property_and_real_field, X.copy())
+
+
+def make_counter():
+    s = [0.0]
+
+    def inc(v):
+        s[0] += v
+        return s[0]
+
+    def get():
+        return s[0]
+
+    return inc, get
+
+
+def make_accumulator():
+    total = 0.0
+
+    def add(v):
+        nonlocal total
+        total = total + v
+
+    def get():
+        return total
+
+    return add, get
+
+
+def counter_factory(x):
+    inc, get = make_counter()
+    inc(x[0] * x[1])
+    return inc(x[2]) * get() * x[0]
+
+
+def accumulator_factory(x):
+    add, get = make_accumulator()
+    add(x[0] * x[1])
+    add(x[2])
+    return get() * x[0]
+
+
+@pytest.mark.parametrize("f", [counter_factory, accumulator_factory])
+def test_closures_from_a_factory_without_inputs(f):
+    check_derivatives(f, X.copy())
