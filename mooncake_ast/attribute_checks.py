@@ -77,11 +77,16 @@ def _is_user_code(fn: Any) -> bool:
 _PLAIN: set = set()  # (type, name) whose reads need no check: no user descriptor, property or __getattr__
 
 
-def check_attribute_read(obj: Any, name: str) -> None:
-    """Refuse `obj.name` (obj a user object) when its value comes from code that no rule follows."""
+def check_attribute_read(obj: Any, name: str, value: Any) -> None:
+    """Refuse `obj.name` (obj a user object, `value` what the read gave) when its value comes from code that no
+    rule follows."""
     tp = type(obj)
     if (tp, name) in _PLAIN or isinstance(obj, type) or tp.__module__ == "builtins":
         return
+    if _is_user_code(inspect.getattr_static(tp, "__getattribute__", None)) and not _as_python_reads(obj, name, value):
+        raise UnsupportedDerivativeError(
+            f"{tp.__qualname__} defines __getattribute__, which computes every attribute read (here .{name}) by "
+            "code mooncake_ast does not differentiate. Read the fields through a method or property instead.")
     try:
         attr = inspect.getattr_static(tp, name)
     except AttributeError:
@@ -135,6 +140,19 @@ def check_attribute_write(obj: Any, name: str) -> None:
             f"{tp.__qualname__}.{name} is set through the descriptor {type(attr).__qualname__} (a class with "
             "__set__), whose code mooncake_ast does not differentiate. Use a property, or a plain attribute "
             "and a method.")
+
+
+def _as_python_reads(obj: Any, name: str, value: Any) -> bool:
+    """Did a custom __getattribute__ hand back what Python's own would (the stored field, or the class's method
+    bound to obj)? Then the read is followed as a plain one (the field's derivative)."""
+    try:
+        fields = object.__getattribute__(obj, "__dict__")
+    except AttributeError:  # __slots__ only
+        fields = {}
+    if name in fields:
+        return fields[name] is value
+    method = inspect.getattr_static(type(obj), name, None)
+    return isinstance(value, types.MethodType) and value.__self__ is obj and value.__func__ is method
 
 
 def _slot_values(obj: Any) -> tuple:

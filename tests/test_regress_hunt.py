@@ -3,7 +3,8 @@
 * `for v in A.flat` (a list or comprehension of `A.flat`, too): reverse mode dropped the items' adjoints (a
   zero gradient); they now go into A's storage in C order, as `A.flat[i]` reads do.
 * A property whose getter writes to its object (a lazily cached value), a functools.cached_property, a
-  user-defined descriptor (`__get__`/`__set__`) and a `__getattr__` fallback: both modes read the plain value
+  user-defined descriptor (`__get__`/`__set__`), a `__getattr__` fallback and a `__getattribute__` that
+  changes the value: both modes read the plain value
   and then differentiated the getter a second time (which saw the cache filled), or not at all: zero or
   partial derivatives. They are refused by name (UnsupportedDerivativeError); a getter that only reads, and
   a class with `__getattr__` whose real fields are read, still work.
@@ -91,6 +92,15 @@ class HasDescriptor:
         self.q = q
 
 
+class Tripling:
+    def __init__(self, v):
+        self.v = v
+
+    def __getattribute__(self, name):
+        value = object.__getattribute__(self, name)
+        return value * 3.0 if name == "v" else value
+
+
 class Forwarding:
     def __init__(self, d):
         self.d = d
@@ -111,12 +121,17 @@ def descriptor(x):
     return HasDescriptor(x[0]).q * x[1]
 
 
+def custom_getattribute(x):
+    return Tripling(x[0]).v * x[1]
+
+
 def getattr_fallback(x):
     o = Forwarding({"a": x[0], "b": x[1]})
     return o.a * o.b
 
 
-@pytest.mark.parametrize("f", [lazy_property, cached_property, descriptor, getattr_fallback])
+@pytest.mark.parametrize("f", [lazy_property, cached_property, descriptor, getattr_fallback,
+                               custom_getattribute])
 def test_attributes_computed_by_code_not_followed_are_refused(f):
     with pytest.raises(UnsupportedDerivativeError):
         mc.grad(f)(X.copy())
@@ -175,3 +190,16 @@ def accumulator_factory(x):
 @pytest.mark.parametrize("f", [counter_factory, accumulator_factory])
 def test_closures_from_a_factory_without_inputs(f):
     check_derivatives(f, X.copy())
+
+
+class Helper:  # no __init__
+    def twice(self, v):
+        return 2.0 * v
+
+
+def object_without_init(x):
+    return Helper().twice(x[0] * x[1])
+
+
+def test_class_without_init_in_forward_mode():
+    check_derivatives(object_without_init, X.copy())  # forward mode refused it (reverse mode took it)

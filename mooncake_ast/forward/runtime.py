@@ -181,6 +181,8 @@ def _materialize_mutable(y: Any, dy: Any) -> Any:
 def _construct(cls: type, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
     """`cls(*args)` for a user class: allocate, then differentiate `__init__` on the new object."""
     init = cls.__init__
+    if init is object.__init__ and cls.__new__ is object.__new__ and not args and not kwargs:
+        return cls(), MutableTangent({})  # a class without __init__ (`Helper()`): an empty object, as in reverse mode
     if cls.__new__ is not object.__new__ or not isinstance(init, types.FunctionType):
         raise MissingRuleError(cls, "forward", "a class without a Python __init__")
     obj = cls.__new__(cls)

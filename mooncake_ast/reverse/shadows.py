@@ -377,7 +377,7 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
     if is_other_array(obj) and not callable(y):  # a Dask array's attributes, as an ndarray's (not Dask's getters)
         return _array_attribute_reverse(g, obj, name, obj_bar)
     if is_mutable(obj):
-        check_attribute_read(obj, name)
+        check_attribute_read(obj, name, y)
     prop = getattr(type(obj), name, None) if not isinstance(obj, type) else None
     if isinstance(prop, property):
         # Computed by a getter: run it again here (obj is back in the state it read) and pull g through it.

@@ -496,7 +496,7 @@ def getattr_tangent(obj, dobj, name, value):
                                       f"array is not supported")
         return MethodTangent(dobj) if callable(value) else NoTangent
     if isinstance(dobj, MutableTangent):
-        check_attribute_read(obj, name)
+        check_attribute_read(obj, name, value)
         fields = dobj.fields
         if name in fields:
             d = fields[name]
