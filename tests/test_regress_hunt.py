@@ -203,3 +203,12 @@ def object_without_init(x):
 
 def test_class_without_init_in_forward_mode():
     check_derivatives(object_without_init, X.copy())  # forward mode refused it (reverse mode took it)
+
+
+def numpy_scalar_indexed(x):
+    a = np.sum(x * x)  # a NumPy scalar (np.float64), not an array
+    return a[()] * 2.0 + float(np.sum(a[None] * 3.0)) + a.item()
+
+
+def test_numpy_scalar_indexed():
+    check_derivatives(numpy_scalar_indexed, X.copy())  # reverse mode dropped a[()]'s adjoint

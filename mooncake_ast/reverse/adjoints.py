@@ -173,6 +173,8 @@ def item_adjoint(container: Any, index: Any, g: Any) -> Any:
         return AdjList(items)
     if isinstance(container, dict):
         return AdjDict({index: g})
+    if isinstance(container, np.generic) and container.dtype.kind in "fc":
+        return np.sum(g)  # `s[()]`, `s[...]`, `s[None]` of a NumPy scalar: each entry is s (it was dropped: a zero)
     return NoTangent
 
 
