@@ -49,8 +49,12 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
             owner = getattr(f, "__self__", None)
             if (rule.key.__class__ is tuple) and owner is not None:  # a method: self is the first operand
                 dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+                if rule.mutates and not rule.zero:
+                    _refuse_untracked_write(f, owner, dself, dargs)
                 y, dy = registry.run_template(rule, _unbound(f), (owner, *args), (dself, *dargs), kwargs, dkwargs)
             else:
+                if rule.mutates and args and not rule.zero and 0 in rule.mutates:
+                    _refuse_untracked_write(f, args[0], dargs[0], dargs[1:])
                 y, dy = registry.run_template(rule, f, tuple(args), tuple(dargs), kwargs, dkwargs)
                 if rule.mutates and args:
                     dy = _conform_result(args[0], args, dargs, dy)
@@ -259,6 +263,35 @@ def _bind_fast(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwar
     if simple and not kwargs and len(args) == len(names):
         return tuple(args), tuple(dargs)
     return bind(fn, dfn, args, dargs, kwargs, dkwargs)
+
+
+def _refuse_untracked_write(f: Any, target: Any, dtarget: Any, dothers: Any) -> None:
+    """A value with a derivative written in place into a container or array that has no tangent storage: one
+    reached through state the derivative does not follow (a mutable class attribute read through an instance,
+    `self.items.append(v)` with `items = []` on the class). Its tangent would be dropped: refused."""
+    if dtarget is not NoTangent or not isinstance(target, (list, dict, set, np.ndarray)):
+        return
+    if not any(_nonzero_tangent(d) for d in dothers):
+        return
+    from ..errors import UnsupportedDerivativeError
+
+    raise UnsupportedDerivativeError(
+        f"{getattr(f, '__qualname__', f)} writes a value with a derivative into a {type(target).__name__} whose "
+        "derivative is not tracked: state outside the function's own objects, such as a mutable class attribute "
+        "shared by all instances (`items = []` in the class body, changed through `self.items`). Create it in "
+        "__init__ (an instance attribute) or inside the function, or pass it as an argument.")
+
+
+def _nonzero_tangent(d: Any) -> bool:
+    if d is NoTangent or d is None:
+        return False
+    if isinstance(d, np.ndarray):
+        return bool(d.any())
+    if isinstance(d, (float, int, complex)):
+        return d != 0
+    if isinstance(d, (list, tuple)):
+        return any(_nonzero_tangent(v) for v in d)
+    return True
 
 
 _CELL_TANGENTS: dict = {}  # id(primal cell) -> (weakref to a function holding it, its index there, tangent cell)
