@@ -212,3 +212,64 @@ def numpy_scalar_indexed(x):
 
 def test_numpy_scalar_indexed():
     check_derivatives(numpy_scalar_indexed, X.copy())  # reverse mode dropped a[()]'s adjoint
+
+
+def real_part_of_a_number(x):
+    return x[0].real * float(x[1]).real + x[2].imag
+
+
+def test_real_part_of_a_number():
+    check_derivatives(real_part_of_a_number, X.copy())  # reverse mode dropped the adjoint of x[i].real
+
+
+class Registry:
+    items = []  # class-level state, shared by all instances
+
+    def __init__(self, k):
+        self.k = k
+
+    def add(self, v):
+        self.items.append(v * self.k)
+
+
+def class_level_list(x):
+    Registry.items = []
+    Registry(2.0).add(x[0])
+    return Registry.items[0] * x[1]
+
+
+def test_class_level_state_written_through_self_is_refused_in_forward_mode():
+    # forward mode dropped the tangent written into Registry.items (a zero)
+    with pytest.raises(UnsupportedDerivativeError):
+        mc.jvp(class_level_list, (X.copy(),), (np.ones(3),))
+
+
+@pytest.mark.xfail(strict=True, reason="known: reverse mode reads Registry.items (a global) as a constant")
+def test_class_level_state_written_through_self_in_reverse_mode():
+    with pytest.raises(UnsupportedDerivativeError):
+        mc.grad(class_level_list)(X.copy())
+
+
+class Square:
+    scale = 3.0
+
+    def __init__(self, w):
+        self.w = w
+
+    @property
+    def area(self):
+        return self.w * self.w
+
+
+class DoubledSquare(Square):
+    @property
+    def area(self):
+        return super().area * 2.0 + super().scale
+
+
+def property_through_super(x):
+    return DoubledSquare(x[0]).area * x[1]
+
+
+def test_property_read_through_super():
+    check_derivatives(property_through_super, X.copy())  # `super().area` (not called) crashed: no __class__ cell
