@@ -54,8 +54,9 @@ def _function_writes(fn: Any, depth: int = 0) -> bool:
             f = node.func
             if isinstance(f, ast.Name) and f.id in ("setattr", "delattr"):
                 writes = True
-            elif isinstance(f, ast.Attribute) and f.attr in _WRITING_METHODS:
-                writes = True
+            elif isinstance(f, ast.Attribute) and f.attr in _WRITING_METHODS and not (
+                    isinstance(f.value, ast.Name) and isinstance(fn.__globals__.get(f.value.id), types.ModuleType)):
+                writes = True  # (`np.add(a, b)`: a module's function, not a container's method)
             elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and depth < 3:
                 owner = getattr(fn, "__qualname__", "").rpartition(".")[0]
                 cls = fn.__globals__.get(owner) if owner and "." not in owner else None

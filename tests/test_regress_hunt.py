@@ -62,7 +62,7 @@ class Pure:
 
     @property
     def c(self):
-        return self.a ** 2
+        return np.add(self.a, 0.0) ** 2  # (np.add: a module's function, not a write)
 
 
 class Cached:
