@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import ops
 from ..arrays import library_of_type
+from ..attribute_checks import check_attribute_write
 from ..errors import MooncakeError
 from ..tangents import NoTangent, zero_tangent
 
@@ -217,6 +218,8 @@ def _attribute_method(f: Any, args: tuple) -> Optional[tuple]:
     """(function, argument order) for a property's setter/deleter/getter reached by setattr/delattr/getattr."""
     if len(args) < 2 or not isinstance(args[1], str) or not is_user_object(args[0]):
         return None
+    if f is builtins.setattr:
+        check_attribute_write(args[0], args[1])  # a user descriptor's __set__ is refused
     prop = _special(type(args[0]), args[1])
     if not isinstance(prop, property):
         return None

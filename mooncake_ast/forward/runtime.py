@@ -22,7 +22,7 @@ from ..arrays import is_other_array, mutable_in_place
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
-from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, storage, zero_tangent
+from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, is_mutable, storage, zero_tangent
 from . import objects
 
 
@@ -49,8 +49,12 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
             owner = getattr(f, "__self__", None)
             if (rule.key.__class__ is tuple) and owner is not None:  # a method: self is the first operand
                 dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+                if rule.mutates and not rule.zero:
+                    _refuse_untracked_write(f, owner, dself, dargs)
                 y, dy = registry.run_template(rule, _unbound(f), (owner, *args), (dself, *dargs), kwargs, dkwargs)
             else:
+                if rule.mutates and args and not rule.zero and 0 in rule.mutates:
+                    _refuse_untracked_write(f, args[0], dargs[0], dargs[1:])
                 y, dy = registry.run_template(rule, f, tuple(args), tuple(dargs), kwargs, dkwargs)
                 if rule.mutates and args:
                     dy = _conform_result(args[0], args, dargs, dy)
@@ -60,6 +64,8 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     if isinstance(f, types.FunctionType):
         # The derived rule runs from this frame (not through helpers): each level of the user's
         # recursion costs two Python frames (the generated function and fcall), not four.
+        if f.__closure__ is not None and isinstance(df, FunctionTangent) and type(df.cells) is not tuple:
+            df.cells = _closure_tangent_cells(f)
         rule, primals, tangents = _derived_rule(f, df, args, dargs, kwargs, dkwargs)
         if rule.takes_self:
             return rule.fn(f, df, *primals, *tangents)
@@ -179,6 +185,8 @@ def _materialize_mutable(y: Any, dy: Any) -> Any:
 def _construct(cls: type, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
     """`cls(*args)` for a user class: allocate, then differentiate `__init__` on the new object."""
     init = cls.__init__
+    if init is object.__init__ and cls.__new__ is object.__new__ and not args and not kwargs:
+        return cls(), MutableTangent({})  # a class without __init__ (`Helper()`): an empty object, as in reverse mode
     if cls.__new__ is not object.__new__ or not isinstance(init, types.FunctionType):
         raise MissingRuleError(cls, "forward", "a class without a Python __init__")
     obj = cls.__new__(cls)
@@ -255,6 +263,73 @@ def _bind_fast(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwar
     if simple and not kwargs and len(args) == len(names):
         return tuple(args), tuple(dargs)
     return bind(fn, dfn, args, dargs, kwargs, dkwargs)
+
+
+def _refuse_untracked_write(f: Any, target: Any, dtarget: Any, dothers: Any) -> None:
+    """A value with a derivative written in place into a container or array that has no tangent storage: one
+    reached through state the derivative does not follow (a mutable class attribute read through an instance,
+    `self.items.append(v)` with `items = []` on the class). Its tangent would be dropped: refused."""
+    if dtarget is not NoTangent or not isinstance(target, (list, dict, set, np.ndarray)):
+        return
+    if not any(_nonzero_tangent(d) for d in dothers):
+        return
+    from ..errors import UnsupportedDerivativeError
+
+    raise UnsupportedDerivativeError(
+        f"{getattr(f, '__qualname__', f)} writes a value with a derivative into a {type(target).__name__} whose "
+        "derivative is not tracked: state outside the function's own objects, such as a mutable class attribute "
+        "shared by all instances (`items = []` in the class body, changed through `self.items`). Create it in "
+        "__init__ (an instance attribute) or inside the function, or pass it as an argument.")
+
+
+def _nonzero_tangent(d: Any) -> bool:
+    if d is NoTangent or d is None:
+        return False
+    if isinstance(d, np.ndarray):
+        return bool(d.any())
+    if isinstance(d, (float, int, complex)):
+        return d != 0
+    if isinstance(d, (list, tuple)):
+        return any(_nonzero_tangent(v) for v in d)
+    return True
+
+
+_CELL_TANGENTS: dict = {}  # id(primal cell) -> (weakref to a function holding it, its index there, tangent cell)
+
+
+def _closure_tangent_cells(f: types.FunctionType) -> tuple:
+    """Tangent cells for a closure made where none of its cells held a tangent (a factory called without
+    differentiable inputs: `def make(): s = [0.0]; def inc(v): s[0] += v ...`). A mutable value in a cell gets
+    zero storage kept in its tangent cell, so the closure's writes through it persist from call to call (before,
+    the function's tangent had no cells: forward mode crashed). Closures sharing a cell (`inc` and `get` from
+    one factory) share its tangent cell: found through a live function that holds the same cell."""
+    import weakref
+
+    cells = []
+    for i, c in enumerate(f.__closure__):
+        known = _CELL_TANGENTS.get(id(c))
+        if known is not None:
+            holder = known[0]()
+            if holder is not None and holder.__closure__[known[1]] is c:
+                cells.append(known[2])
+                continue
+        dc = types.CellType()
+        try:
+            v = c.cell_contents
+        except ValueError:
+            v = None
+        if v is not None and is_mutable(v):
+            dc.cell_contents = zero_tangent(v)
+        key = id(c)
+        _CELL_TANGENTS[key] = (weakref.ref(f, lambda _, key=key: _forget_cell(key)), i, dc)
+        cells.append(dc)
+    return tuple(cells)
+
+
+def _forget_cell(key: int) -> None:
+    entry = _CELL_TANGENTS.get(key)
+    if entry is not None and entry[0]() is None:
+        del _CELL_TANGENTS[key]
 
 
 def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:

@@ -166,6 +166,10 @@ class ExpressionLowering:
 
     # ------------------------------------------------------------ access
     def expr_Attribute(self, node: cst.Attribute) -> Value:
+        found = self._super_method(node, getter=True)
+        if found is not None:  # `super().name` read, not called (a parent's property): getter(obj)
+            fn, lead = found
+            return self.b.call(fn, lead)
         obj = self.expr(node.value)
         return self.b.call(getattr, [obj, Const(node.attr.value)])
 
@@ -207,7 +211,7 @@ class ExpressionLowering:
                 args.append(self.expr(a.value))
         return self.b.call(fn, args, kwargs)
 
-    def _super_method(self, func: cst.BaseExpression) -> Optional[tuple[Value, list[Value]]]:
+    def _super_method(self, func: cst.BaseExpression, getter: bool = False) -> Optional[tuple[Value, list[Value]]]:
         """`super().name` / `super(C, obj).name` about to be called: (the function, [obj]).
 
         See supercalls.py: the function `super` would find is called with the instance as its
@@ -233,10 +237,11 @@ class ExpressionLowering:
             cls, obj = self.expr(call.args[0].value), self.expr(call.args[1].value)
         else:
             return None
-        from .supercalls import super_function
+        from .supercalls import super_function, super_getter
 
         typ = self.b.call(type, [obj])
-        fn = self.b.call(super_function, [cls, typ, Const(func.attr.value)], hint="super_" + func.attr.value.strip("_"))  # type: ignore[attr-defined]
+        fn = self.b.call(super_getter if getter else super_function, [cls, typ, Const(func.attr.value)],
+                         hint="super_" + func.attr.value.strip("_"))  # type: ignore[attr-defined]
         return fn, [obj]
 
     def _star_call(self, fn: Value, node: cst.Call, lead: Optional[list[Value]] = None) -> Value:

@@ -45,6 +45,35 @@ def _find(cls: type, typ: type, name: str) -> Callable:
     return _looked_up_when_called(cls, name)
 
 
+def _find_getter(cls: type, typ: type, name: str) -> Callable:
+    """What reads `super(cls, obj).name` (not called), as a callable taking obj: a parent's property getter (user
+    code, differentiated); anything else is looked up by Python when called."""
+    mro = typ.__mro__
+    for klass in mro[mro.index(cls) + 1:] if cls in mro else ():
+        if name in vars(klass):
+            raw = vars(klass)[name]
+            if isinstance(raw, property) and isinstance(raw.fget, types.FunctionType):
+                return raw.fget
+            if not hasattr(type(raw), "__get__"):  # a plain class attribute (a constant): itself
+                return _constant(raw)
+            break
+    return _read_when_called(cls, name)
+
+
+def _constant(value: Any) -> Callable:
+    def read(instance):
+        return value
+
+    return read
+
+
+def _read_when_called(cls: type, name: str) -> Callable:
+    def read(instance):
+        return getattr(super(cls, instance), name)
+
+    return read
+
+
 def _without_instance(fn: Callable) -> Callable:
     def call(_instance, *args, **kwargs):
         return fn(*args, **kwargs)
@@ -64,3 +93,6 @@ def _looked_up_when_called(cls: type, name: str) -> Callable:
 super_function = functools.partial(_find)
 super_function.__module__ = __name__  # type: ignore[attr-defined]
 super_function.__qualname__ = "super_function"  # type: ignore[attr-defined]
+super_getter = functools.partial(_find_getter)
+super_getter.__module__ = __name__  # type: ignore[attr-defined]
+super_getter.__qualname__ = "super_getter"  # type: ignore[attr-defined]

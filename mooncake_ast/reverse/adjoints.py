@@ -174,6 +174,8 @@ def item_adjoint(container: Any, index: Any, g: Any) -> Any:
         return AdjList(items)
     if isinstance(container, dict):
         return AdjDict({index: g})
+    if isinstance(container, np.generic) and container.dtype.kind in "fc":
+        return np.sum(g)  # `s[()]`, `s[...]`, `s[None]` of a NumPy scalar: each entry is s (it was dropped: a zero)
     return NoTangent
 
 
@@ -286,7 +288,21 @@ def sequence_adjoint(x: Any, g: Any) -> Any:
         return g
     if isinstance(x, (list, tuple, np.ndarray)) or is_array(x):
         return g
+    if isinstance(x, np.flatiter):
+        return _flat_iter_adjoint(x, g)
     return NoTangent if isinstance(x, (dict, set, range, str)) else _iter_adjoint(x, g)
+
+
+def _flat_iter_adjoint(x: np.flatiter, g: Any) -> Any:
+    """`for v in A.flat`: the items' adjoints go, in C order, into the shadow of the array the iterator walks
+    (as `A.flat[i]` reads do); the iterator itself holds nothing (before, they were dropped: a zero gradient)."""
+    from .shadows import shadow
+
+    arr = x.base
+    items = [0.0 if v is NoTangent or v is None else v for v in g]
+    if items:
+        np.add.at(shadow(arr), np.unravel_index(np.arange(len(items)), arr.shape), np.asarray(items))
+    return NoTangent
 
 
 def _iter_adjoint(x: Any, g: Any) -> Any:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..arrays import is_other_array, mutable_in_place
+from ..attribute_checks import check_attribute_read
 from ..tangents import MutableTangent, NoTangent, declared_slots, fields_of, is_mutable, slot_names
 from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, add_rows, item_adjoint, unbroadcast
 
@@ -373,8 +374,12 @@ def _shares(a: Any, i: Any, y: Any) -> bool:
 def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
     if g is NoTangent:
         return obj_bar
+    if isinstance(obj, (float, np.floating)) and name == "real":
+        return accumulate(obj_bar, g)  # a real number's .real is itself (the adjoint was dropped: a zero)
     if is_other_array(obj) and not callable(y):  # a Dask array's attributes, as an ndarray's (not Dask's getters)
         return _array_attribute_reverse(g, obj, name, obj_bar)
+    if is_mutable(obj):
+        check_attribute_read(obj, name, y)
     prop = getattr(type(obj), name, None) if not isinstance(obj, type) else None
     if isinstance(prop, property):
         # Computed by a getter: run it again here (obj is back in the state it read) and pull g through it.
@@ -394,7 +399,7 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
         if name in ("T", "mT"):
             return acc(obj, obj_bar, np.swapaxes(np.asarray(g), -1, -2) if name == "mT" else np.asarray(g).T)
         return obj_bar
-    if hasattr(obj, "_fields") and name in obj._fields:
+    if isinstance(obj, tuple) and hasattr(type(obj), "_fields") and name in obj._fields:
         items = [NoTangent] * len(obj)
         items[obj._fields.index(name)] = g
         return accumulate(obj_bar, route(obj, AdjTuple(items)))

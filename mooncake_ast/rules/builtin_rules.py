@@ -15,6 +15,7 @@ from ..arrays import is_other_array
 from ..errors import UnsupportedDerivativeError
 from .. import ops
 from ..batching import Batched
+from ..errors import UnsupportedDerivativeError
 from ..frontend import stmt_ops
 from ..tangents import NoTangent
 from . import helpers as h
@@ -496,6 +497,7 @@ def getattr_tangent(obj, dobj, name, value):
                                       f"array is not supported")
         return MethodTangent(dobj) if callable(value) else NoTangent
     if isinstance(dobj, MutableTangent):
+        check_attribute_read(obj, name, value)
         fields = dobj.fields
         if name in fields:
             d = fields[name]
@@ -528,6 +530,7 @@ def setattr_tangent(dobj, value, name, dv):
 
 
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, Tangent, is_mutable, storage, zero_tangent  # noqa: E402
+from ..attribute_checks import check_attribute_read  # noqa: E402
 
 
 # ------------------------------------------------------------------ higher-order builtins (run-time rules)

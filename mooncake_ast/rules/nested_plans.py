@@ -65,7 +65,7 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
     n = len(args)
     if kwargs:
         return _array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
-    if f is _super_function():  # (finds a parent's method from classes and a name: no tangent flows in)
+    if f is _super_function() or f is _super_getter():  # (find a parent's method/getter from classes and a name)
         return _zero_plan(f, args)
     if f in _HELPERS:
         return _helper_plan(f, args, dargs)
@@ -144,6 +144,12 @@ def _zero_plan(f: Any, args: tuple) -> Any:
     n = len(args)
     return api._Plan(api._zero_fwd, (f, tuple(args)), lambda b: (NoTangent, api._expand(b[1], n), (NoTangent,) * n),
                      lambda tf, targs, tdargs: (NoTangent, targs))
+
+
+def _super_getter() -> Any:
+    from ..frontend.supercalls import super_getter
+
+    return super_getter
 
 
 def _super_function() -> Any:

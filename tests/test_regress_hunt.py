@@ -1,0 +1,275 @@
+"""Silently wrong derivatives found by probing ordinary Python/NumPy code (hunt, Nov 27).
+
+* `for v in A.flat` (a list or comprehension of `A.flat`, too): reverse mode dropped the items' adjoints (a
+  zero gradient); they now go into A's storage in C order, as `A.flat[i]` reads do.
+* A property whose getter writes to its object (a lazily cached value), a functools.cached_property, a
+  user-defined descriptor (`__get__`/`__set__`), a `__getattr__` fallback and a `__getattribute__` that
+  changes the value: both modes read the plain value
+  and then differentiated the getter a second time (which saw the cache filled), or not at all: zero or
+  partial derivatives. They are refused by name (UnsupportedDerivativeError); a getter that only reads, and
+  a class with `__getattr__` whose real fields are read, still work.
+* Closures from a factory called without differentiable inputs (`def make(): s = [0.0]; def inc(v): s[0] += v`)
+  had a function tangent without cells: forward mode crashed on the first write. They now get tangent cells,
+  shared between closures that share a cell (`inc` and `get` from one factory).
+* (Second-order derivatives through `for v in obj` crashed on a relative import inside sequence_tangent.)"""
+import functools
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.errors import UnsupportedDerivativeError
+from mooncake_ast.testing import check_derivatives
+
+X = np.array([0.7, -1.3, 2.1])
+
+
+def flat_loop(x):
+    A = np.stack([x, x ** 2]).T
+    s, k = 0.0, 1.0
+    for v in A.flat:
+        s = s + v * v * k
+        k = k + 1.0
+    return s
+
+
+def flat_list(x):
+    A = np.stack([x, np.sin(x)])
+    L = list(A.flat)
+    return L[0] * L[4] + sum([v * 2.0 for v in A.flat])
+
+
+@pytest.mark.parametrize("f", [flat_loop, flat_list])
+def test_loop_over_flat(f):
+    check_derivatives(f, X.copy())
+
+
+class Lazy:
+    def __init__(self, a):
+        self.a = a
+        self._c = None
+
+    @property
+    def c(self):
+        if self._c is None:
+            self._c = self.a ** 2
+        return self._c
+
+
+class Pure:
+    def __init__(self, a):
+        self.a = a
+
+    @property
+    def c(self):
+        return np.add(self.a, 0.0) ** 2  # (np.add: a module's function, not a write)
+
+
+class Cached:
+    def __init__(self, a):
+        self.a = a
+
+    @functools.cached_property
+    def c(self):
+        return self.a ** 2
+
+
+class Tripled:
+    def __set_name__(self, owner, name):
+        self.name = "_" + name
+
+    def __get__(self, obj, typ=None):
+        return getattr(obj, self.name) * 3.0
+
+    def __set__(self, obj, val):
+        setattr(obj, self.name, val)
+
+
+class HasDescriptor:
+    q = Tripled()
+
+    def __init__(self, q):
+        self.q = q
+
+
+class Tripling:
+    def __init__(self, v):
+        self.v = v
+
+    def __getattribute__(self, name):
+        value = object.__getattribute__(self, name)
+        return value * 3.0 if name == "v" else value
+
+
+class Forwarding:
+    def __init__(self, d):
+        self.d = d
+
+    def __getattr__(self, name):
+        return self.d[name]
+
+
+def lazy_property(x):
+    return Lazy(x[0]).c + x[1]
+
+
+def cached_property(x):
+    return Cached(x[0]).c + x[1]
+
+
+def descriptor(x):
+    return HasDescriptor(x[0]).q * x[1]
+
+
+def custom_getattribute(x):
+    return Tripling(x[0]).v * x[1]
+
+
+def getattr_fallback(x):
+    o = Forwarding({"a": x[0], "b": x[1]})
+    return o.a * o.b
+
+
+@pytest.mark.parametrize("f", [lazy_property, cached_property, descriptor, getattr_fallback,
+                               custom_getattribute])
+def test_attributes_computed_by_code_not_followed_are_refused(f):
+    with pytest.raises(UnsupportedDerivativeError):
+        mc.grad(f)(X.copy())
+    with pytest.raises(UnsupportedDerivativeError):
+        mc.jvp(f, (X.copy(),), (np.ones(3),))
+
+
+def pure_property_and_real_field(x):
+    o = Forwarding({"a": x[0]})
+    return Pure(x[1]).c * o.d["a"]
+
+
+def test_pure_property_and_real_fields_still_work():
+    check_derivatives(pure_property_and_real_field, X.copy())
+
+
+def make_counter():
+    s = [0.0]
+
+    def inc(v):
+        s[0] += v
+        return s[0]
+
+    def get():
+        return s[0]
+
+    return inc, get
+
+
+def make_accumulator():
+    total = 0.0
+
+    def add(v):
+        nonlocal total
+        total = total + v
+
+    def get():
+        return total
+
+    return add, get
+
+
+def counter_factory(x):
+    inc, get = make_counter()
+    inc(x[0] * x[1])
+    return inc(x[2]) * get() * x[0]
+
+
+def accumulator_factory(x):
+    add, get = make_accumulator()
+    add(x[0] * x[1])
+    add(x[2])
+    return get() * x[0]
+
+
+@pytest.mark.parametrize("f", [counter_factory, accumulator_factory])
+def test_closures_from_a_factory_without_inputs(f):
+    check_derivatives(f, X.copy())
+
+
+class Helper:  # no __init__
+    def twice(self, v):
+        return 2.0 * v
+
+
+def object_without_init(x):
+    return Helper().twice(x[0] * x[1])
+
+
+def test_class_without_init_in_forward_mode():
+    check_derivatives(object_without_init, X.copy())  # forward mode refused it (reverse mode took it)
+
+
+def numpy_scalar_indexed(x):
+    a = np.sum(x * x)  # a NumPy scalar (np.float64), not an array
+    return a[()] * 2.0 + float(np.sum(a[None] * 3.0)) + a.item()
+
+
+def test_numpy_scalar_indexed():
+    check_derivatives(numpy_scalar_indexed, X.copy())  # reverse mode dropped a[()]'s adjoint
+
+
+def real_part_of_a_number(x):
+    return x[0].real * float(x[1]).real + x[2].imag
+
+
+def test_real_part_of_a_number():
+    check_derivatives(real_part_of_a_number, X.copy())  # reverse mode dropped the adjoint of x[i].real
+
+
+class Registry:
+    items = []  # class-level state, shared by all instances
+
+    def __init__(self, k):
+        self.k = k
+
+    def add(self, v):
+        self.items.append(v * self.k)
+
+
+def class_level_list(x):
+    Registry.items = []
+    Registry(2.0).add(x[0])
+    return Registry.items[0] * x[1]
+
+
+def test_class_level_state_written_through_self_is_refused_in_forward_mode():
+    # forward mode dropped the tangent written into Registry.items (a zero)
+    with pytest.raises(UnsupportedDerivativeError):
+        mc.jvp(class_level_list, (X.copy(),), (np.ones(3),))
+
+
+@pytest.mark.xfail(strict=True, reason="known: reverse mode reads Registry.items (a global) as a constant")
+def test_class_level_state_written_through_self_in_reverse_mode():
+    with pytest.raises(UnsupportedDerivativeError):
+        mc.grad(class_level_list)(X.copy())
+
+
+class Square:
+    scale = 3.0
+
+    def __init__(self, w):
+        self.w = w
+
+    @property
+    def area(self):
+        return self.w * self.w
+
+
+class DoubledSquare(Square):
+    @property
+    def area(self):
+        return super().area * 2.0 + super().scale
+
+
+def property_through_super(x):
+    return DoubledSquare(x[0]).area * x[1]
+
+
+def test_property_read_through_super():
+    check_derivatives(property_through_super, X.copy())  # `super().area` (not called) crashed: no __class__ cell
