@@ -273,3 +273,31 @@ def property_through_super(x):
 
 def test_property_read_through_super():
     check_derivatives(property_through_super, X.copy())  # `super().area` (not called) crashed: no __class__ cell
+
+
+def _make_accumulator():
+    s = [0.0]
+
+    def inc(v):
+        s[0] += v * v
+        return s[0]
+    return inc
+
+
+_ACCUMULATE = _make_accumulator()
+
+
+def through_a_stateful_closure_made_outside(x):
+    return _ACCUMULATE(x)
+
+
+def test_stateful_closure_made_outside_in_reverse_mode():
+    # (the state it captured before this call is a constant; what this call adds is differentiated)
+    assert mc.grad(through_a_stateful_closure_made_outside)(1.5) == pytest.approx(3.0)
+
+
+@pytest.mark.xfail(strict=True, reason="known: forward mode gives the write into the captured list fresh tangent "
+                                       "storage at each read, so the call's own contribution is dropped (0)")
+def test_stateful_closure_made_outside_in_forward_mode():
+    _, dy = mc.jvp(through_a_stateful_closure_made_outside, (1.5,), (1.0,))
+    assert dy == pytest.approx(3.0)
