@@ -119,27 +119,6 @@ class ModuleWriter:
         return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _distinct_parameters(params: list, names: dict, count: dict) -> None:
-    """Give parameters that share a name distinct ones. Two names clash only where one of the values is never
-    read (names are shared by values that are never live together): `def f(a, b, da, db)` has a tangent
-    parameter for b, named `db` too, that no statement reads. The unread one is renamed."""
-    taken = set(names.values())
-    first: dict = {}
-    for p in params:
-        n = names.get(p)
-        if n not in first:
-            first[n] = p
-            continue
-        other = first[n]
-        victim = p if count.get(p, 0) == 0 or count.get(other, 0) > 0 else other
-        k = 2
-        while f"{n}_{k}" in taken:
-            k += 1
-        names[victim] = f"{n}_{k}"
-        taken.add(names[victim])
-        first[n] = p if victim is other else other
-
-
 def comment_for(loc: Any) -> str:
     return f"# {os.path.basename(loc.file)}:{loc.line}  {loc.text}"
 
@@ -189,7 +168,6 @@ def emit_function(
     for p in params:
         pref.setdefault(p, p.name if isinstance(p, Param) else p.hint)  # type: ignore[union-attr]
     names = assign_names(fn, named, writer.reserved | set(writer.aliases.values()), pref, tangent_of, adjoint_of, external_names)
-    _distinct_parameters(params, names, count)
     writer.last_names = names
     emitter.names.update(names)
     writer.reserved |= set(names.values())

@@ -93,10 +93,15 @@ def assign_names(
     g_members: dict[Value, int] = {}
     g_live: dict[Value, int] = {}
     g_preferred: dict[Value, bool] = {}
+    # Parameters are all bound at entry, read or not: each clashes with every other (`def f(a, b, da, db)`
+    # has an unread tangent parameter for b, whose name `db` is the user's parameter's).
+    all_params = 0
+    for p in params:
+        all_params |= live.bit[p]
     for v in named:
         groups.find(v)
         g_members[v] = live.bit[v]
-        g_live[v] = live.after.get(v, 0)
+        g_live[v] = live.after.get(v, 0) | (all_params if isinstance(v, Param) else 0)
         g_preferred[v] = v in preferred
 
     def group_conflicts(ra: Value, rb: Value) -> bool:

@@ -40,6 +40,7 @@ from ..reverse.adjoints import AdjTuple, accumulate
 from ..reverse.runtime import may_write, rcall
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize
 from ..tangents import storage as _storage
+from .operator_rules import integer_scalar
 from .builtin_rules import storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
@@ -114,15 +115,14 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
     if f is _fcall_rt:
         return _fcall_plan(args, dargs)
     plain = _PLAIN.get(f) if _hashable(f) else None
-    # (the exponent's tangent symbolically zero: a constant exponent; a tangent that is zero in value may belong
-    # to a differentiated exponent, whose derivative an outer derivative needs)
-    # An integer exponent (`x ** 2`) is constant at every order whatever its tangent holds: the full form's
-    # log(base) is nan below 0, and nan times that zero tangent would spoil a third derivative.
+    # An integer exponent (`x ** 2`) is constant at every order whatever its tangent holds (through int()); an
+    # exponent whose tangent is symbolically zero is a constant here; a tangent that is zero in value may belong
+    # to a differentiated exponent, whose derivative an outer derivative needs.
     if f is h.pow_deriv:
-        plain = _pow_deriv_int_fwd if _integer_scalar(args[1]) else \
+        plain = _pow_deriv_int_fwd if integer_scalar(args[1]) else \
             _pow_deriv_fwd if _symbolic_zero(dargs[1]) or _integer(args[1]) else _pow_deriv_full_fwd
     elif f is operator.pow:
-        plain = _pow_int_fwd if _integer_scalar(args[1]) else \
+        plain = _pow_int_fwd if integer_scalar(args[1]) else \
             _pow_const_fwd if _symbolic_zero(dargs[1]) or _integer(args[1]) else _pow_full_fwd
     elif f is h.log_for_pow and n in (1, 2):
         plain = _log_for_pow_fwd if n == 1 else _log_for_pow_at_fwd
@@ -199,14 +199,9 @@ def _symbolic_zero(d: Any) -> bool:
     return d is NoTangent or d is None
 
 
-def _integer_scalar(v: Any) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-
-
 def _integer(v: Any) -> bool:
     """An int (not a bool), a NumPy integer or an integer array: a value that is never differentiated."""
-    return (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) or \
-        (isinstance(v, np.ndarray) and v.dtype.kind in "iu")
+    return integer_scalar(v) or (isinstance(v, np.ndarray) and v.dtype.kind in "iu")
 
 
 def _variadic(f: Any) -> bool:

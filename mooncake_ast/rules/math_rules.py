@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from . import helpers as h
-from .operator_rules import pow_tangent
+from .operator_rules import integer_scalar, pow_tangent
 from .registry import defjvp, defvjp, defzero
 
 
@@ -70,11 +70,7 @@ h.FLOAT_ELEMENTWISE.add(add1)
 # ------------------------------------------------------------------ two arguments
 defjvp(math.pow, pow_tangent)
 defvjp(math.pow, lambda t, g, y, a, b: (t.mul(g, t.call(h.pow_deriv, a, b)),
-                                        None if _integer(t.value(b)) else t.mul(g, t.mul(y, t.call(h.log_for_pow, a, g)))))
-
-
-def _integer(v):
-    return isinstance(v, int) and not isinstance(v, bool)
+                                        None if integer_scalar(t.value(b)) else t.mul(g, t.mul(y, t.call(h.log_for_pow, a, g)))))
 defvjp(math.atan2, lambda t, g, y, a, b: (t.div(t.mul(g, b), t.add(t.mul(a, a), t.mul(b, b))),
                                           t.neg(t.div(t.mul(g, a), t.add(t.mul(a, a), t.mul(b, b))))))
 defvjp(math.hypot, lambda t, g, y, *xs: tuple(t.mul(g, t.div(x, y)) for x in xs))

@@ -160,14 +160,17 @@ def _pair(t, both):
     return t.call(op.getitem, both, 0), t.call(op.getitem, both, 1)
 defvjp(op.truediv, lambda t, g, y, a, b: (t.unb(t.div(g, b), a), t.unb(t.neg(t.div(t.mul(g, y), b)), b)))
 defvjp(op.mod, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(t.mul(g, t.call(op.floordiv, a, b))), b)))
+def integer_scalar(v):
+    """An int (not a bool) or a NumPy integer: an exponent that is never differentiated, at any order."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
 def pow_adjoints(t, g, y, a, b):
     """(a's, b's) adjoints of a ** b; none for an integer exponent (`x ** 2`), which is never differentiated:
     its term, log(a) (nan below 0), would be computed for nothing at run time and spoil higher orders.  For other
     exponents log_for_pow(a, g) is finite where g is 0, so that the derivatives of b's adjoint are not nan * 0."""
-    b_value = t.value(b)
-    integer = isinstance(b_value, (int, np.integer)) and not isinstance(b_value, bool)
     return (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a),
-            None if integer else t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a, g))), b))
+            None if integer_scalar(t.value(b)) else t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a, g))), b))
 
 
 defvjp(op.pow, pow_adjoints)

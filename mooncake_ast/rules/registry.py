@@ -513,7 +513,7 @@ class EagerBuilder:
 
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         values = [self._v(a) for a in args]
-        if any(v is NoTangent for v in values) and numpy_function(fn):
+        if any(v is NoTangent for v in values) and numpy_function(fn):  # (identity: `in` would compare arrays)
             # NumPy reads the symbolic zero as 0.0 (its __array__); an array library that refuses conversions
             # (CuPy) needs the number itself.
             values = [0.0 if v is NoTangent else v for v in values]
