@@ -143,6 +143,12 @@ class StructuredEmitter:
             simple = k_uses == 3 + len(extras) and items_named
             if not live and not simple:
                 items_named = False  # `for k in range(n)`, the items read in the body
+            if live and n.callee() is min:
+                # A zip's loop stops at its shortest sequence: the printed header must name every sequence whose
+                # length the test reads (`for r, x in zip(A, xs)`), or it would run on past the shortest one.
+                shown = {seq, *(x.args[0] for x in extras)} if items_named else {seq}
+                if not {x.args[0] for x in n.args if isinstance(x, Call) and x.callee() is len} <= shown:
+                    continue
             n_used_elsewhere = not live and self.use_count.get(n, 0) > 1  # e.g. recorded as a trip count: keep it
             consumed = {br.cond, inc} | set(chain)
             if items_named:

@@ -18,7 +18,7 @@ import numpy as np
 from .. import ops
 from .nodes import Call, Const, Value
 from .types import (BOOL, FLOAT, FLOAT_ELEMENTWISE, INT, RANGE, SLICE, UNKNOWN, AVal, Arr, Num, Tup, _axes, _dtype,
-                    _getattr, broadcast_axes, getitem_type, is_float_array, join, literal, NOT_LITERAL)
+                    _getattr, Lst, broadcast_axes, getitem_type, is_float_array, join, literal, NOT_LITERAL)
 
 _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.pos,
           operator.abs, operator.mod, operator.floordiv, builtins.abs, builtins.pow}
@@ -139,6 +139,8 @@ def _builtin_reduction(fn: Any, args: list) -> AVal:
         items = list(t.items) + ([INT] if fn is builtins.sum else [])
         return _numbers(items)
     if isinstance(t, Arr) and t.axes is not None and len(t.axes) == 1 and t.dtype == "f":
+        return FLOAT
+    if isinstance(t, Lst) and t.item == FLOAT:
         return FLOAT
     return UNKNOWN
 
@@ -287,9 +289,9 @@ def result_type(fn: Any, s: Call, args: list, constant: Optional[Callable[[Value
         return UNKNOWN
     if kw:
         if fn in _REDUCTIONS and set(kw) <= {"axis", "keepdims"} and len(args) == 1 and \
-                all(isinstance(v, Const) for v in kw.values()):
-            return _reduction(args[0], kw["axis"].value if "axis" in kw else None,
-                              bool(kw["keepdims"].value) if "keepdims" in kw else False)
+                all(literal(v) is not NOT_LITERAL for v in kw.values()):  # (`axis=-1` is neg(1) in the IR)
+            return _reduction(args[0], literal(kw["axis"]) if "axis" in kw else None,
+                              bool(literal(kw["keepdims"])) if "keepdims" in kw else False)
         return UNKNOWN
     if fn in (operator.matmul, np.matmul, np.dot) and len(args) == 2:
         return _matmul(*args)

@@ -20,6 +20,8 @@ The lattice is small on purpose:
   non-size-one axis must have the same size, or NumPy would have refused, and two axes of
   the same symbolic size are never broadcast against each other;
 * `Tup(items)`: a tuple with per-item types; `RANGE`: a range (its items are ints);
+* `Lst(item)`, `Dct(items)`, `Obj(items)`: lists of floats, dicts and objects of named float arrays,
+  as parameters that the function only reads;
 * `NONE`, and `UNKNOWN` (anything: the generated code decides when it runs).
 
 Inference (ir/inference.py) is a fixpoint over the IR from the parameters' types, the result
@@ -69,6 +71,15 @@ class Dct(AVal):
 
     def get(self, key: Any) -> Optional[AVal]:
         return next((t for k, t in self.items if k == key), None)
+
+
+@dataclass(frozen=True)
+class Lst(AVal):
+    """A list whose items all have one type (a parameter only: `any:list:f`, a list of Python floats).  The item
+    type holds only while nothing writes the list: reverse/typed_lists.py keeps the type only for lists
+    the function reads and never writes, aliases or hands on."""
+
+    item: AVal
 
 
 @dataclass(frozen=True)
@@ -141,6 +152,8 @@ def decode(kind: str, name: str = "") -> AVal:
         return FLOAT  # an int or bool argument is promoted by arithmetic: treat it as a number
     if parts[0] == "arr" and len(parts) >= 3 and parts[1] and all(c in "1n" for c in parts[2]):
         return Arr(parts[1], tuple(c if c == "1" or not name else f"n@{name}.{k}" for k, c in enumerate(parts[2])))
+    if parts[:3] == ["any", "list", "f"]:
+        return Lst(FLOAT)
     if len(parts) >= 3 and (parts[0], parts[1]) in (("any", "dict"), ("obj", "fields")):
         items = []
         for entry in parts[2].split(";"):
@@ -249,7 +262,10 @@ def _axes(t: AVal) -> Optional[tuple]:
 # ---------------------------------------------------------------- reads of parts
 
 def basic_index(index_t: AVal, index_v: Value) -> Optional[list]:
-    """The parts of a basic index (`i`, `a:b`, `i, a:b`) as "int" / "slice", or None for anything else."""
+    """The parts of a basic index (`i`, `a:b`, `i, a:b`, `:, None`) as "int" / "slice" / "new" (a new axis of
+    size one), or None for anything else.  No position repeats: `a_bar[index] += g` is right for each."""
+    if isinstance(index_v, Const) and index_v.value is None:
+        return ["new"]
     parts = list(index_t.items) if isinstance(index_t, Tup) else [index_t]
     out = []
     for p in parts:
@@ -257,6 +273,8 @@ def basic_index(index_t: AVal, index_v: Value) -> Optional[list]:
             out.append("int")
         elif p == SLICE:
             out.append("slice")
+        elif p == NONE:
+            out.append("new")
         else:
             return None
     return out
@@ -266,12 +284,15 @@ SLICE = _Named("SLICE")
 
 
 def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
-    if isinstance(a, Tup) and isinstance(iv, Const) and type(iv.value) is int and -len(a.items) <= iv.value < len(a.items):
-        return a.items[iv.value]
+    k = literal(iv)
+    if isinstance(a, Tup) and type(k) is int and -len(a.items) <= k < len(a.items):
+        return a.items[k]  # (`x.shape[-1]` too: a negative literal is neg(1) in the IR)
     if a is RANGE and i == INT:
         return INT
     if isinstance(a, Dct) and isinstance(iv, Const) and a.get(iv.value) is not None:
         return a.get(iv.value)
+    if isinstance(a, Lst) and i == INT:
+        return a.item
     if isinstance(a, Arr) and a.axes is not None and isinstance(i, Arr) and i.axes and i.dtype in "iub":
         if i.dtype in "iu":  # `x[idx]`: one item (or row) per position of idx
             return Arr(a.dtype, i.axes + a.axes[1:])
@@ -280,15 +301,20 @@ def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
         return UNKNOWN
     if isinstance(a, Arr) and a.axes is not None:
         parts = basic_index(i, iv)
-        if parts is None or len(parts) > len(a.axes):
+        if parts is None or len([p for p in parts if p != "new"]) > len(a.axes):
             return UNKNOWN if a.dtype == "f" else Arr(a.dtype, None)
         axes = list(a.axes)
         index_values = iv.args if isinstance(iv, Call) and iv.callee() is ops.tuple_of else [iv]
         out = []
+        axis = 0  # (the next axis of a an index part takes; a new axis takes none)
         for k, p in enumerate(parts):
+            if p == "new":
+                out.append("1")
+                continue
             if p == "slice":
-                out.append(_sliced(axes[k], index_values[k] if k < len(index_values) else None))
-        out.extend(axes[len(parts):])
+                out.append(_sliced(axes[axis], index_values[k] if k < len(index_values) else None))
+            axis += 1
+        out.extend(axes[axis:])
         if not out:
             return {"f": FLOAT, "i": INT, "u": INT, "b": BOOL}.get(a.dtype, UNKNOWN)
         return Arr(a.dtype, tuple(out))

@@ -19,7 +19,7 @@ from ..ir.nodes import Call, Const, Global, Param, Return, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts
 from ..ir.op_types import makes_new_array
 from ..ir.types import UNKNOWN, Num, differentiable, is_float_array, not_one, type_of_argument
-from . import buffers, typed_dicts
+from . import buffers, typed_dicts, typed_lists
 from .special import INPLACE, SPECIAL
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def storage_backed(self: "ReverseTransform") -> set:
         for s in b.stmts:
             fn, rule = self.resolver.callee(s)
             touched: list = []
-            if buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn):
+            if buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn) or typed_lists.exempt(self, s, fn):
                 continue
             if fn is None or (rule is None and fn not in SPECIAL) or (rule is not None and rule.user_frule is not None):
                 touched = [s.fn, *s.args, *s.kwargs.values()]  # dispatched: unknown code

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from ..ir.kinds import NUM
-from ..ir.nodes import Const, Param, Value
+from ..ir.nodes import Call, Const, Param, Value
 from ..ir.types import FLOAT_ELEMENTWISE, NOT_LITERAL, UNKNOWN, Num, is_float_array, literal, not_one, type_of_argument
 from ..tangents import NoTangent
 from . import adjoints as adj
@@ -80,6 +80,9 @@ class TemplateBuilder:
 
     def value(self, h: Any) -> Any:
         v = h.v if isinstance(h, PH) else h
+        if isinstance(v, Call):
+            k = literal(v)  # (`axis=-1` is neg(1) in the IR)
+            return v if k is NOT_LITERAL else k
         return v.value if isinstance(v, Const) else v
 
     def needs(self, h: Any) -> bool:

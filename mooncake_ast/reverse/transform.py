@@ -39,7 +39,7 @@ from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, is_float_arr
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
-from . import buffers, prepare, shadows, typed_dicts
+from . import buffers, prepare, shadows, typed_dicts, typed_lists
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
@@ -79,6 +79,13 @@ class ReverseTransform:
                 types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)  # (`a = a * s` has a type)
             if not (methods or inplace):
                 break
+        self.types = types
+        self.list_aliases: dict = {}
+        while True:  # (lists the function does more with than read lose their type: typed_lists.py)
+            dropped, self.list_aliases = typed_lists.keep_only_read(self)
+            if not dropped:
+                break
+            types = self.types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
         inactive = {p for p in ir.params if p.name in inactive_names}
@@ -103,14 +110,16 @@ class ReverseTransform:
         self.maybe_unbound = _maybe_unbound(ir)
         self.buffers: set = buffers.find_buffers(self)
         self.typed_dicts: set = typed_dicts.find_typed_dicts(self)
+        self.typed_lists: dict = typed_lists.find_typed_lists(self)  # the list or its loop sequence -> the list
         self.item_vars: dict = {}
         while True:
             self.stored = prepare.storage_backed(self)
-            reached = {r for r in self.buffers | self.typed_dicts if r in self.stored}
+            reached = {r for r in self.buffers | self.typed_dicts | set(self.typed_lists.values()) if r in self.stored}
             if not reached:
                 break
             self.buffers -= reached  # something else can reach it after all: identity-keyed storage
             self.typed_dicts -= reached
+            self.typed_lists = {v: p for v, p in self.typed_lists.items() if p not in reached}
         self.useful = prepare.useful(self)
         # Float-array parameters whose adjoints collect contributions inside loops: a zero array from the
         # start, added into in place (what a person writes), so the loop's adjoint is always an array.
@@ -246,6 +255,9 @@ class ReverseTransform:
         """v_bar += g (into v's shadow storage when v turns out to be mutable)."""
         if g is None or not self.active(v):
             return
+        if v in self.typed_lists:  # (a reader of the whole list: `sum(xs)`)
+            typed_lists.add_whole(self, self.typed_lists[v], self.spreads.materialize(g))
+            return
         cur = self.read_adj(v)
         spreads = self.spreads
         if v in self.buffers or v in self.accumulators:  # an array adjoint of our own, added into in place
@@ -356,6 +368,9 @@ class ReverseTransform:
                 buf = self.b.call(np.zeros_like, [self.primal(r)])
                 self.dense_values.add(buf)
                 self.write_adj(r, buf)
+        for p in self.ir.params:
+            if self.typed_lists.get(p) is p and self.active(p):
+                self.write_adj(p, typed_lists.new_adjoint(self, p))
         self.rev_seq(self.regions.items)
         grads = [typed_dicts.adjoint(self, p) if p in self.typed_dicts else
                  self.read_adj(p) if self.is_num(p) or p not in self.stored else
@@ -465,6 +480,9 @@ class ReverseTransform:
 
     def rev_stmt(self, s: Call) -> None:
         fn, rule = self.resolver.callee(s)
+        if s.args and s.args[0] in self.typed_lists and typed_lists.handles(self, s, fn):
+            typed_lists.reverse_read(self, s, fn)
+            return
         if s.args and s.args[0] in self.typed_dicts and typed_dicts.exempt(self, s, fn):
             typed_dicts.reverse_read(self, s)
             return

@@ -1,0 +1,132 @@
+"""Lists of floats the function only reads: a plain list of adjoints, `xs_bar[i] += v_bar`.
+
+`for v in xs: total += v * v` with `xs` a list of floats is where a person writes
+
+    xs_bar = [0.0] * len(xs)           # once, at the start of the pullback
+    ...
+    xs_bar[i] += 2.0 * v * total_bar   # each read's adjoint into its slot
+
+and not identity-keyed storage.  The call passes a list of Python floats that no other argument
+is (reverse/runtime.kinds_of types it `any:list:f`, ir/types.Lst), and this function only reads it:
+items by an int index (also through the loop's `sequence`, which for a list is the list itself),
+`len`, and the reductions of `_READERS`, which make new values.  Then every item read is a float
+(its adjoint a number: plain arithmetic) and nothing else can reach the list.  Any other use (a
+write, a method, a return, handing it to a user function, a phi) and the parameter loses its type
+before the pullback is built (`keep_only_read`), so nothing relies on the item type the writes
+could break; storage keeps those right.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+import statistics
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import ops
+from ..ir.nodes import Call, Const, Param, Value
+from ..ir.types import INT, UNKNOWN, Lst
+from .buffers import uses_of
+from .list_adjoints import add_list_adjoint
+
+if TYPE_CHECKING:
+    from .transform import ReverseTransform
+
+# Functions that read a whole list of floats and return a new value (never the list or a view of it): their
+# rules' adjoints for the list arrive as values and are added into the list's adjoint.
+_READERS = {builtins.sum, builtins.max, builtins.min, builtins.sorted, math.fsum, np.array, np.asarray, np.sum,
+            np.mean, np.std, np.var, np.prod, np.max, np.min, np.median, statistics.mean, statistics.fmean,
+            statistics.pstdev, statistics.stdev, statistics.pvariance, statistics.variance, statistics.median}
+
+
+def _roots(rt: "ReverseTransform") -> list:
+    return [p for p in rt.ir.params if isinstance(rt.param_types.get(p.name), Lst)]
+
+
+def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, root: Param) -> bool:
+    """Is every use of v (the list or its loop `sequence`) a read that cannot change or leak it?"""
+    for s, pos in uses.get(v, []):
+        if not isinstance(s, Call) or pos != 0 or s.kwargs:
+            return False
+        fn = rt.resolver.callee(s)[0]
+        if fn is operator.getitem and len(s.args) == 2 and rt.type_of(s.args[1]) == INT:
+            continue
+        if fn is builtins.len and len(s.args) == 1:
+            continue
+        if fn is ops.sequence and len(s.args) == 1:
+            aliases[s] = root
+            if not _reads_only(rt, s, uses, aliases, root):
+                return False
+            continue
+        if _hashable(fn) and fn in _READERS and len(s.args) == 1:
+            continue
+        return False
+    return True
+
+
+def _hashable(fn: Any) -> bool:
+    try:
+        hash(fn)
+    except TypeError:
+        return False
+    return True
+
+
+def keep_only_read(rt: "ReverseTransform") -> tuple[bool, dict]:
+    """Drop the list type of parameters the function does more with than read (see the module docstring).
+    Returns (whether a type was dropped, the aliases of the lists kept: value -> its list parameter)."""
+    uses = uses_of(rt)
+    aliases: dict = {}
+    dropped = False
+    for p in _roots(rt):
+        found: dict = {}
+        if _reads_only(rt, p, uses, found, p):
+            aliases.update(found)
+            aliases[p] = p
+        else:
+            rt.param_types[p.name] = UNKNOWN
+            dropped = True
+    return dropped, aliases
+
+
+def find_typed_lists(rt: "ReverseTransform") -> dict:
+    """value -> list parameter, for the typed lists and the loop sequences over them."""
+    return {v: p for v, p in rt.list_aliases.items() if isinstance(rt.param_types.get(p.name), Lst)}
+
+
+def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
+    """Does statement s read a typed list in a way that needs no identity-keyed storage?"""
+    return bool(s.args) and s.args[0] in rt.typed_lists and (
+        fn in (operator.getitem, builtins.len, ops.sequence) or _hashable(fn) and fn in _READERS)
+
+
+def handles(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
+    """Is s a read of a typed list that `reverse_read` undoes (item reads; the loop's sequence has nothing to undo)?"""
+    return bool(s.args) and s.args[0] in rt.typed_lists and fn in (operator.getitem, builtins.len, ops.sequence)
+
+
+def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
+    """`v = xs[i]`: `xs_bar[i] += v_bar`."""
+    if fn is not operator.getitem:
+        return
+    g = rt.take_adj(s)
+    root = rt.typed_lists[s.args[0]]
+    if g is None or not rt.active(root):
+        return
+    st = rt.b.call(ops.add_to_item, [rt.read_adj(root), g, rt.primal(s.args[1])])
+    st.keep = True  # type: ignore[attr-defined]
+
+
+def add_whole(rt: "ReverseTransform", root: Param, contribution: Value) -> None:
+    """A reader's adjoint for the whole list (`sum(xs)`, `np.mean(xs)`), added slot by slot."""
+    st = rt.b.call(add_list_adjoint, [rt.read_adj(root), contribution])
+    st.keep = True  # type: ignore[attr-defined]
+
+
+def new_adjoint(rt: "ReverseTransform", p: Param) -> Value:
+    """`[0.0] * len(xs)`: the list's adjoint, made once at the start of the pullback."""
+    zeros = rt.b.call(ops.list_of, [Const(0.0)])
+    return rt.b.call(operator.mul, [zeros, rt.b.call(builtins.len, [rt.primal(p)])])
+
