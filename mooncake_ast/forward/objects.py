@@ -512,7 +512,9 @@ class ObjectFlow:
     NumPy and math results, arithmetic of those) are never objects.
     """
 
-    def __init__(self, stmts: list, phis: list, param_kinds: Optional[dict], user_globals: dict, raw_callee: Any) -> None:
+    def __init__(self, stmts: list, phis: list, param_kinds: Optional[dict], user_globals: dict, raw_callee: Any,
+                 plain_calls: frozenset = frozenset()) -> None:
+        """`plain_calls`: calls of the user's functions known to return numbers or arrays (reverse/call_types.py)."""
         from ..ir.nodes import Call, Const, Global, Param, Phi
 
         self.kinds = param_kinds
@@ -554,8 +556,8 @@ class ObjectFlow:
                 fn = fns[s]
                 if fn is None:  # a method of a number or an array (x.sum()) gives numbers and arrays
                     f = s.fn
-                    ok = (isinstance(f, Call) and raw_callee(f) is builtins.getattr and len(f.args) == 2
-                          and is_plain(f.args[0]))
+                    ok = s in plain_calls or (isinstance(f, Call) and raw_callee(f) is builtins.getattr and len(f.args) == 2
+                                              and is_plain(f.args[0]))
                 elif _numeric_module(fn) or fn in _NUMBER_RESULT:
                     ok = True
                 elif fn in (operator.getitem, builtins.getattr):
@@ -626,6 +628,10 @@ class ObjectFlow:
         while changed:
             changed = False
             for st in stmts:
+                if st in plain_calls:  # (its result holds no object; the callee may still store some in its operands)
+                    for v in (*st.args, *st.kwargs.values()):
+                        changed |= add(v, HOLD)
+                    continue
                 if is_plain(st):
                     continue
                 fn = fns[st]

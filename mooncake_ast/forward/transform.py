@@ -65,6 +65,7 @@ class StaticResolver:
         # The argument kinds (num/arr/obj/objs/any) of the rule being made; None: generic.
         self.param_kinds = param_kinds if param_kinds is not None else objects.current_kinds()
         self._objects: Optional[tuple] = None  # (statements analysed, those left to run-time dispatch)
+        self.plain_calls: frozenset = frozenset()  # calls of user functions known to return numbers or arrays
 
     def resolve(self, v: Value) -> Any:
         if v in self._memo:
@@ -125,7 +126,7 @@ class StaticResolver:
         from . import objects
 
         stmts, phis = values
-        flow = objects.ObjectFlow(stmts, phis, self.param_kinds, self.g, self.raw_callee)
+        flow = objects.ObjectFlow(stmts, phis, self.param_kinds, self.g, self.raw_callee, self.plain_calls)
         gated = set()
         for st in stmts:
             fn = self.raw_callee(st)

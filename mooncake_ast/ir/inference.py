@@ -8,16 +8,24 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+import numpy as np
+
+from .. import ops
+from .analysis import uses
 from .nodes import Call, Const, Function, Param, Phi, Value
-from .op_types import result_type
+from .op_types import array_of_items, result_type
 from .types import _BOTTOM, NONE, UNKNOWN, AVal, join, type_of_argument
 
 
 def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]],
-                constant: Optional[Callable[[Value], Any]] = None) -> dict[Value, AVal]:
+                constant: Optional[Callable[[Value], Any]] = None,
+                call_type: Optional[Callable[[Call, list], Optional[AVal]]] = None) -> dict[Value, AVal]:
     """The type of every statement and phi of fn.  `resolve(s)` gives a call's callee (and rule);
-    `constant(v)` (optional) what a module attribute denotes, or raises LookupError."""
+    `constant(v)` (optional) what a module attribute denotes, or raises LookupError; `call_type(s, args)`
+    (optional) the type of a call of the user's own code, from the callee's code (reverse/call_types.py), or
+    None where it does not know the callee."""
     types: dict[Value, AVal] = {}
+    count = uses(fn)
 
     def of(v: Value) -> AVal:
         if isinstance(v, Const):
@@ -37,7 +45,19 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
         args = [of(a) for a in s.args]
         if _BOTTOM in args:
             return _BOTTOM
-        return result_type(resolve(s)[0], s, args, constant)
+        if call_type is not None:
+            t = call_type(s, args)
+            if t is not None:
+                return t
+        callee = resolve(s)[0]
+        if callee in (np.array, np.asarray) and len(s.args) == 1 and not s.kwargs:
+            d = s.args[0]
+            if isinstance(d, Call) and d.callee() in (ops.list_of, ops.tuple_of) and count.get(d) == 1 and not d.kwargs:
+                items = [of(a) for a in d.args]  # (a display used only here: nothing changed it in between)
+                if _BOTTOM in items:
+                    return _BOTTOM
+                return array_of_items(items)
+        return result_type(callee, s, args, constant)
 
     changed = True
     while changed:

@@ -192,6 +192,19 @@ def _literal_vector(v: Value) -> AVal:
     return Arr(dtype, ("n",) if len(items) > 1 else ("1",))
 
 
+def array_of_items(items: list) -> AVal:
+    """`np.array([a, b, c])` of numbers, or of float arrays of one known shape (stacked along a new first axis)."""
+    if not items:
+        return UNKNOWN
+    first = "n" if len(items) > 1 else "1"
+    if all(isinstance(t, Num) for t in items):
+        kinds = {t.kind for t in items}
+        return Arr("f" if "float" in kinds else "b" if kinds == {"bool"} else "i", (first,))
+    if all(is_float_array(t) for t in items) and len({t.axes for t in items}) == 1:
+        return Arr("f", (first,) + items[0].axes)
+    return UNKNOWN
+
+
 def numpy_result(fn: Any, args: list, s: Call) -> AVal:
     """The result type of a NumPy function called positionally (no keywords) on these argument types."""
     n = len(args)

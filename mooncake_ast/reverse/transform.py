@@ -35,11 +35,11 @@ from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
 from ..ir.typed_methods import resolve_methods
 from ..ir.inference import infer_types
-from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, is_float_array, is_real, type_of_argument
+from ..ir.types import FLOAT, INT, UNKNOWN, AVal, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
-from . import buffers, prepare, shadows, typed_dicts, typed_lists
+from . import buffers, call_types, prepare, shadows, typed_dicts, typed_lists
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
@@ -68,17 +68,19 @@ class ReverseTransform:
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
         prepare.deletes_as_pops(self)
-        types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)
-        param_type = lambda v: self.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN  # noqa: E731
-        for _ in range(6):  # (each step can type what the next one needs: a.copy(), then a *= s, then a.sum())
-            methods = resolve_methods(ir, types, param_type)
-            if methods:
-                types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)  # (np.sum(x) has a type; x.sum() had none)
-            inplace = prepare.plain_inplace(ir, types, self.param_types, self.resolver.callee)
-            if inplace:
-                types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)  # (`a = a * s` has a type)
-            if not (methods or inplace):
+        self.typed_calls: dict = {}  # call of a user function -> (the function, its result's type): call_types.py
+        types = self._settle_types(ir)
+        for _ in range(4):
+            # Calls known to return numbers or arrays: operators on their results are not dispatched (forward/objects.py),
+            # which types more, which can type more calls.
+            plain = frozenset(st for st, (_, t) in self.typed_calls.items() if t is not UNKNOWN)
+            if plain == self.resolver.plain_calls:
                 break
+            self.resolver = StaticResolver(user_globals)
+            self.resolver.plain_calls = plain
+            types = self._settle_types(ir)
+        for st, (callee, _) in self.typed_calls.items():
+            self.resolver.bindings[st.fn.name] = callee  # (the derivative is stale once the name is rebound)
         self.types = types
         self.list_aliases: dict = {}
         while True:  # (lists the function does more with than read lose their type: typed_lists.py)
@@ -149,6 +151,38 @@ class ReverseTransform:
         self.attrs: dict[tuple, Call] = {}  # (primal, "shape"/"size"/"ndim") -> its forward statement (primal_attr)
         self._active_memo: dict = {}  # region id -> (region, has an adjoint to move)
         self._exit_memo: dict = {}  # region id -> (region, kinds of its exits: prepare.exit_kinds)
+
+    def _infer(self, ir: Function) -> dict:
+        self.typed_calls = {}
+        types = infer_types(ir, self.param_types, self.resolver.callee, self._constant, self._call_type)
+        self.typed_calls = {st: (callee, types.get(st, UNKNOWN)) for st, (callee, _) in self.typed_calls.items()
+                            if types.get(st, UNKNOWN) is not UNKNOWN}  # (the final, joined types)
+        return types
+
+    def _settle_types(self, ir: Function) -> dict:
+        """Types, with the rewrites they allow (methods of arrays resolved, in-place updates made plain) to a fixpoint."""
+        types = self._infer(ir)
+        param_type = lambda v: self.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN  # noqa: E731
+        for _ in range(6):  # (each step can type what the next one needs: a.copy(), then a *= s, then a.sum())
+            methods = resolve_methods(ir, types, param_type)
+            if methods:
+                types = self._infer(ir)  # (np.sum(x) has a type; x.sum() had none)
+            inplace = prepare.plain_inplace(ir, types, self.param_types, self.resolver.callee)
+            if inplace:
+                types = self._infer(ir)  # (`a = a * s` has a type)
+            if not (methods or inplace):
+                break
+        return types
+
+    def _call_type(self, s: Call, args: list) -> Optional[AVal]:
+        """The type of a call of one of the user's functions, from its code (call_types.py); None otherwise."""
+        callee = call_types.user_function(self.resolver, s)
+        if callee is None:
+            return None
+        t = call_types.result_of_call(callee, s, args)
+        if t is not UNKNOWN:
+            self.typed_calls[s] = (callee, t)
+        return t
 
     def _constant(self, v: Value) -> Any:
         """What a module attribute (`math.pi`) denotes, for types; LookupError when it is not one."""
