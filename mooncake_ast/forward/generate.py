@@ -140,6 +140,42 @@ def code_names(code: types.CodeType) -> frozenset:
     return found
 
 
+def function_digest(fn: types.FunctionType, depth: int = 3) -> str:
+    """A digest of fn's code and of the global functions it calls (to the depth reverse/call_types.py types
+    calls to): what the types of calls of fn depend on, for cache keys.  Built from the code objects
+    (bytecode, names, constants), so it is the same in every process of one Python version."""
+    h = hashlib.sha256()
+    _code_into(h, fn.__code__)
+    if depth > 1:
+        g = fn.__globals__
+        for name in sorted(_global_names(fn.__code__)):
+            other = g.get(name)
+            if type(other) is types.FunctionType and other is not fn:
+                h.update(name.encode() + b"=" + function_digest(other, depth - 1).encode())
+    return h.hexdigest()[:16]
+
+
+def _global_names(code: types.CodeType) -> set:
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _global_names(c)
+    return names
+
+
+def _code_into(h: Any, code: types.CodeType) -> None:
+    h.update(code.co_code)
+    h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars, code.co_argcount,
+                   code.co_kwonlyargcount, code.co_flags)).encode())
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _code_into(h, c)
+        elif isinstance(c, frozenset):
+            h.update(repr(sorted(map(repr, c))).encode())
+        else:
+            h.update(repr(c).encode())
+
+
 def describe(obj: Any) -> str:
     """What an object is, for keys and binding checks: modules by name, callables by qualified
     name and rule, other values by type."""
@@ -186,7 +222,10 @@ def environment(fn: types.FunctionType) -> list[str]:
                 # Whether it may be a user object decides if operators on it are inlined (forward/objects.py).
                 from .objects import _plain_global
 
-                out.append(f"{n}=global" if _plain_global(v) else f"{n}=global object")
+                if type(v) is types.FunctionType:  # (calls of it are typed from its code: reverse/call_types.py)
+                    out.append(f"{n}=function {function_digest(v)}")
+                else:
+                    out.append(f"{n}=global" if _plain_global(v) else f"{n}=global object")
         elif hasattr(builtins, n):
             out.append(f"{n}=builtin {describe(getattr(builtins, n))}")
     # Builtins the generated code may call although the function does not mention them (`len`,

@@ -124,6 +124,11 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
         if not isinstance(s, Call) or pos is None or pos == -1:
             return False
         fn, _ = rt.resolver.callee(s)
+        if fn is operator.setitem and isinstance(r, Param):
+            # A parameter written in place: the caller may hold adjoints of the array as it is after the call (it
+            # reads it afterwards) in identity-keyed storage, which undoing the write must see; a buffer of our own
+            # starts at zero and would miss them.
+            return False
         if fn is operator.getitem and pos == 0 and array_index(rt, s.args[1]) is not None and not s.kwargs:
             parts += 1  # (`x[idx]`, `x[mask]`: a copy, its adjoint added back by position)
             continue

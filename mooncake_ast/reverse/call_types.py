@@ -10,12 +10,11 @@ anything else is UNKNOWN, as before.
 The call itself is still made by the run-time dispatcher (the callee's derived rule, or a user rule), so a
 callee's writes and aliasing are handled as for any dispatched call; only its result's type is used.  The
 derived module depends on the callee's code: forward/generate.environment puts each global function's
-digest (`function_digest`, with the functions it calls in turn) in the cache key, and the binding is
-recorded, so rebinding the name makes the derivative stale.
+digest (`function_digest`, with the functions it calls in turn, to the same depth) in the cache key, and
+the binding is recorded, so rebinding the name makes the derivative stale.
 """
 from __future__ import annotations
 
-import hashlib
 import types
 from typing import Any, Optional
 
@@ -140,40 +139,3 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int) -> AVal:
                  types_.get(v, UNKNOWN))
             out = t if out is None else join(out, t)
     return UNKNOWN if out is None else _kept(out)
-
-
-def function_digest(fn: types.FunctionType, depth: int = _DEPTH) -> str:
-    """A digest of fn's code and of the global functions it calls (to `_DEPTH`): what the types of calls of
-    fn depend on, for cache keys.  Built from the code objects (bytecode, names, constants), so it is the
-    same in every process of one Python version."""
-    h = hashlib.sha256()
-    _code_into(h, fn.__code__)
-    if depth > 1:
-        g = fn.__globals__
-        for name in sorted(_global_names(fn.__code__)):
-            other = g.get(name)
-            if type(other) is types.FunctionType and other is not fn:
-                h.update(name.encode() + b"=" + function_digest(other, depth - 1).encode())
-    return h.hexdigest()[:16]
-
-
-def _global_names(code: types.CodeType) -> set:
-    names = set(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            names |= _global_names(c)
-    return names
-
-
-def _code_into(h: Any, code: types.CodeType) -> None:
-    h.update(code.co_code)
-    h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars, code.co_argcount,
-                   code.co_kwonlyargcount, code.co_flags)).encode())
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            _code_into(h, c)
-        elif isinstance(c, frozenset):
-            h.update(repr(sorted(map(repr, c))).encode())
-        else:
-            h.update(repr(c).encode())
-
