@@ -8,9 +8,12 @@ fields are constants there; `mc.grad(Model.loss)(m, 3.0)` gives the object's gra
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import types
 from typing import Any, Callable, Optional
+
+from .errors import MooncakeError
 
 
 class Differentiable:
@@ -76,6 +79,8 @@ class Differentiable:
 
     def _generated(self, mode: str) -> Any:
         fn = self.__wrapped_fn__
+        if mode in ("forward", "reverse"):
+            fn = _function_of(fn, mode)
         if mode == "forward":
             from .forward.runtime import LATEST, derived_forward
 
@@ -88,7 +93,7 @@ class Differentiable:
             # The module the last gradient call used (specialised on its arguments), or a generic one.
             rule = LATEST.get(getattr(fn, "__code__", None))
             return (rule or DerivedReverse(fn, {})).gen
-        raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
+        raise ModeError(f"source(f, mode): mode must be 'forward' or 'reverse', not {mode!r}")
 
     def source(self, mode: str = "forward") -> str:
         """The text of the generated module ("forward" or "reverse"): the one the last call in that mode
@@ -134,7 +139,8 @@ def differentiate(f: Callable) -> Differentiable:
         `.source(mode)`, `.source_path(mode)` and `.ir()`.  On a method of a class, `obj.method.grad(x)`
         differentiates with respect to `x` (the object is bound).
     Raises:
-        nothing itself; its methods raise what `mc.grad`, `mc.jvp`, ... raise.
+        NotCallableError: f is not callable (a MooncakeError and a TypeError).  Its methods raise what
+        `mc.grad`, `mc.jvp`, ... raise.
 
     Example:
         >>> @mc.differentiate
@@ -144,7 +150,44 @@ def differentiate(f: Callable) -> Differentiable:
         (3.0, (3.0, 3.0))
         >>> print(f.source("reverse"))   # the generated reverse-mode module
     """
+    from .errors import refuse_not_callable
+
+    refuse_not_callable(f, "mc.differentiate")
     return f if isinstance(f, Differentiable) else Differentiable(f)
+
+
+class ModeError(MooncakeError, ValueError):
+    """`source(f, mode)` with a mode other than "forward" or "reverse"."""
+
+
+def _function_of(f: Any, mode: str) -> types.FunctionType:
+    """The Python function whose generated module `source(f)` shows: f, a method's function, a partial's
+    function, a callable object's `__call__`; a callable with a rule of its own (np.sin) or without Python code has none."""
+    from .errors import qualified_name
+    from .rules import registry
+
+    while isinstance(f, functools.partial):
+        f = f.func  # (the module of the function it calls)
+    library = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    if isinstance(f, types.FunctionType) and not os.path.abspath(f.__code__.co_filename).startswith(library):
+        return f
+    target = getattr(f, "__func__", None) if isinstance(f, types.MethodType) else None
+    if target is None and not isinstance(f, (types.BuiltinFunctionType, type)) and registry.lookup(f) is None \
+            and not type(f).__module__.startswith("mooncake_ast"):
+        call = getattr(type(f), "__call__", None)
+        target = call if isinstance(call, types.FunctionType) else None
+    if isinstance(target, types.FunctionType):
+        return target
+    name = qualified_name(f)
+    if registry.lookup(f) is not None:
+        raise MooncakeError(f"{name} has no generated {mode} module: mooncake_ast differentiates it with a rule "
+                            f"(mooncake-ast rules lists them); mc.source shows the modules of Python functions")
+    if type(f).__module__.startswith("mooncake_ast") or isinstance(f, types.FunctionType):  # mc.grad(g), mc.jacrev(g)
+        raise MooncakeError(f"{f!r} has no generated {mode} module of its own: its derivatives run g's generated "
+                            f"code; mc.source(g, mode) shows it (mc.source(mc.grad(g), 'forward') shows the "
+                            f"module of Hessian-vector products)")
+    raise MooncakeError(f"{name} has no generated {mode} module: it is not a Python function (mc.source shows "
+                        f"the module generated for a Python function, a method or a callable object's __call__)")
 
 
 def _lookup(module: Any, qualname: Any) -> Any:

@@ -132,3 +132,25 @@ class UnsupportedInputError(MooncakeError, TypeError):
     """An argument, tangent, cotangent or result of a type the rules do not model (a NumPy subclass such as
     np.matrix or a masked array, another library's array, a Fraction): refused, never differentiated wrongly;
     the message names the type, the place and the conversion to make."""
+
+
+class NotCallableError(MooncakeError, TypeError):
+    """What was given to differentiate is not callable (`mc.grad(f(x))` instead of `mc.grad(f)`, a rule
+    registered for a number...): the message names what was given and what is expected."""
+
+
+class CallArgumentsError(MooncakeError, TypeError):
+    """A function was called, while a derivative ran, with arguments that do not fit its signature
+    (too few, too many, an unknown keyword): the message names the function and its signature, as
+    calling it directly would.  It is a TypeError, as that call's error is."""
+
+
+def refuse_not_callable(f: Any, api: str, what: str = "a function to differentiate", hint: str = "") -> None:
+    """A NotCallableError when `f` is not callable: `api` is the entry point (`mc.grad`), `what` the role
+    of `f` there, `hint` what to do (default: pass the function, not its value)."""
+    if callable(f):
+        return
+    shown = repr(f)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    hint = hint or f"pass the function itself, e.g. {api}(f), not its value f(x)"
+    raise NotCallableError(f"{api} needs {what}, got {shown} (of type {type(f).__name__}), which is not callable; {hint}")

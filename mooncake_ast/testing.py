@@ -35,6 +35,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .tangents import MutableTangent, NoTangent, Tangent, is_data_object, materialize, zeros_like_tangent
+from .errors import MissingRuleError
 
 
 class DerivativeCheckError(AssertionError):
@@ -446,13 +447,18 @@ def check_derivatives(
     rng = np.random.default_rng(seed)
     case = _Case(f, args, kwargs, rtol, atol, name)
 
-    if "forward" in modes:
-        worst = _check_forward(case, rng, directions)
-        report.checks.append(f"forward ok (worst relative error {worst:.1e})")
-        report.worst_forward_error = worst
-    if "reverse" in modes:
-        done = _check_reverse(case, rng, fd_max)
-        report.checks.append("reverse ok (" + ", ".join(done) + ")")
+    try:
+        if "forward" in modes:
+            worst = _check_forward(case, rng, directions)
+            report.checks.append(f"forward ok (worst relative error {worst:.1e})")
+            report.worst_forward_error = worst
+        if "reverse" in modes:
+            done = _check_reverse(case, rng, fd_max)
+            report.checks.append("reverse ok (" + ", ".join(done) + ")")
+    except MissingRuleError as e:  # (no source: a SourceUnavailableError that says where functions can live)
+        from .tracebacks import for_user
+
+        raise for_user(e)
     return report
 
 
