@@ -118,8 +118,8 @@ def test_generate_writes_standalone_modules_that_import_and_run_elsewhere(cli, t
     assert files == ["user_gen_f_forward.py", "user_gen_f_reverse.py"]
     assert out.split() == [str(out_dir / n) for n in files]
     fwd_text = (out_dir / files[0]).read_text()
-    assert "from user_gen_f_forward import f__forward" in fwd_text
-    assert "value, tangent = f__forward(x, n, dx, dn)" in fwd_text
+    assert "from user_gen_f_forward import f__jvp" in fwd_text
+    assert "value, tangent = f__jvp(x, n, dx, dn)" in fwd_text
     assert "mooncake-ast generate" in fwd_text and "namespace of your module `user_gen`" in fwd_text
     for name in files:  # module-level imports: only numpy, the standard library and mooncake_ast.runtime
         text = (out_dir / name).read_text()
@@ -132,14 +132,14 @@ def test_generate_writes_standalone_modules_that_import_and_run_elsewhere(cli, t
         import json, sys
         import numpy as np
         sys.path.insert(0, sys.argv[1])
-        from user_gen_f_forward import f__forward
+        from user_gen_f_forward import f__jvp
         from user_gen_f_reverse import f__vjp
-        y, dy = f__forward(0.3, 5, 1.0, None)
+        y, dy = f__jvp(0.3, 5, 1.0, None)
         value, pullback = f__vjp(0.3, 5)
         x_bar, n_bar = pullback(1.0)
         import user_gen
         user_gen.SCALE = 3.0   # the derivative runs in the user's module: it sees the new global
-        print(json.dumps([y, dy, value, x_bar, f__forward(0.3, 5, 1.0, None)[1], user_gen.__file__]))
+        print(json.dumps([y, dy, value, x_bar, f__jvp(0.3, 5, 1.0, None)[1], user_gen.__file__]))
         """)
     env = dict(os.environ, PYTHONPATH=ROOT, PYTHONDONTWRITEBYTECODE="1", MOONCAKE_AST_CACHE_DIR=str(tmp_path / "cache"))
     p = subprocess.run([sys.executable, "-c", script, str(out_dir)], capture_output=True, text=True, env=env,
@@ -183,7 +183,7 @@ def test_generate_reverse_for_arrays_and_module_path_targets(cli, tmp_path, monk
         import clipkg.models as models
 
         m = models.Model(3.0)
-        y, dy = e.energy__forward(m, 2.0, mc.Tangent({"k": 0.0}), 1.0)
+        y, dy = e.energy__jvp(m, 2.0, mc.Tangent({"k": 0.0}), 1.0)
         assert (y, dy) == pytest.approx((12.0, 12.0))
     finally:
         sys.path.remove(str(out_dir))
@@ -198,11 +198,11 @@ def test_show(cli, tmp_path):
     src = write(tmp_path, "user_show.py", USER)
     code, out, err = cli("show", f"{src}::f")
     assert code == 0, err
-    assert "def f__forward(x, n, dx, dn" in out and "__pullback" not in out
+    assert "def f__jvp(x, n, dx, dn" in out and "__pullback" not in out
     code, out, _ = cli("show", f"{src}::f", "--mode", "reverse")
     assert code == 0 and "def f__pullback(" in out
     code, out, _ = cli("show", f"{src}::Model.square", "--mode", "both")
-    assert code == 0 and "def square__forward(" in out and "def square__pullback(" in out
+    assert code == 0 and "def square__jvp(" in out and "def square__forward(" in out and "def square__pullback(" in out
 
 
 def test_ir_and_dot(cli, tmp_path):
