@@ -128,8 +128,11 @@ def test_generate_writes_standalone_modules_that_import_and_run_elsewhere(cli, t
                             for ln in tops), tops
     assert not (tmp_path / "project" / "__pycache__").exists()
     # In a new process, from another directory, with only the output directory on the path.
+    # No libcst and an empty cache: nothing may be derived (f's callee `helper` is in the module too).
+    assert "_mc_callees['user_gen.helper']" in fwd_text
     script = textwrap.dedent("""
         import json, sys
+        sys.modules["libcst"] = None
         import numpy as np
         sys.path.insert(0, sys.argv[1])
         from user_gen_f_forward import f__jvp
@@ -145,6 +148,8 @@ def test_generate_writes_standalone_modules_that_import_and_run_elsewhere(cli, t
     p = subprocess.run([sys.executable, "-c", script, str(out_dir)], capture_output=True, text=True, env=env,
                        cwd=str(tmp_path), timeout=120)
     assert p.returncode == 0, p.stderr
+    cache_dir = tmp_path / "cache"
+    assert not cache_dir.exists() or not [f for _, _, fs in os.walk(cache_dir) for f in fs if f.endswith(".py")]
     y, dy, value, x_bar, dy3, user_file = json.loads(p.stdout)
 
     def f(x, n, scale=2.0):
@@ -157,6 +162,91 @@ def test_generate_writes_standalone_modules_that_import_and_run_elsewhere(cli, t
     assert dy == pytest.approx(df(0.3, 5)) and x_bar == pytest.approx(df(0.3, 5))
     assert dy3 == pytest.approx(df(0.3, 5, 3.0))
     assert os.path.samefile(user_file, src)
+
+
+OTHER = """\
+def scale(v, k=2.0):
+    return v * k
+"""
+
+ENERGY = """\
+import numpy as np
+from energy_other import scale as sc
+
+
+def pair(d, eps=0.1):
+    return 1.0 / (d * d + eps)
+
+
+def fill(a, x):
+    for i in range(len(a)):
+        a[i] = x[i] * 2.0
+    return a
+
+
+def power(x, n):
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def total_energy(pos, eps=0.1):
+    e = 0.0
+    for i in range(len(pos)):
+        for j in range(i + 1, len(pos)):
+            e = e + pair(pos[i] - pos[j], eps=eps)
+    acc = []
+    acc.append(np.sum(pos * pos))
+    b = fill(np.zeros(len(pos)), pos)
+    return e + acc[0] + np.sum(b) + power(pos[0], 3) + np.sum(sc(pos))
+"""
+
+
+def test_generate_writes_the_callees_of_other_modules_keeps_defaults_and_derives_nothing(cli, tmp_path):
+    """Callees in the same module and in another (imported under another name), recursion, a keyword
+    argument, an in-place write, `__vjp` without the defaulted argument: equal to mc.grad / mc.jvp."""
+    write(tmp_path / "src", "energy_other.py", OTHER)
+    src = write(tmp_path / "src", "energy_model.py", ENERGY)
+    out_dir = tmp_path / "out"
+    code, _, err = cli("generate", f"{src}::total_energy", "--mode", "both", "-o", out_dir)
+    assert code == 0, err
+    text = (out_dir / "energy_model_total_energy_reverse.py").read_text()
+    for name in ("pair", "fill", "power"):
+        assert f"_mc_callees['energy_model.{name}']" in text
+    assert "_mc_callees['energy_other.scale']" in text and "derived when first run" not in text
+    script = textwrap.dedent("""
+        import json, sys
+        sys.modules["libcst"] = None
+        import numpy as np
+        sys.path[:0] = sys.argv[1:3]
+        from energy_model_total_energy_reverse import total_energy__vjp
+        from energy_model_total_energy_forward import total_energy__jvp
+        pos = np.array([0.3, 1.1, 2.0])
+        value, pullback = total_energy__vjp(pos)
+        pos_bar, eps_bar = pullback(1.0)
+        dys = [float(total_energy__jvp(pos, 0.2, e, 1.0)[1]) for e in np.eye(3)]
+        print(json.dumps([float(value), list(pos_bar), float(eps_bar), dys]))
+        """)
+    env = dict(os.environ, PYTHONPATH=ROOT, PYTHONDONTWRITEBYTECODE="1", MOONCAKE_AST_CACHE_DIR=str(tmp_path / "cache"))
+    p = subprocess.run([sys.executable, "-c", script, str(out_dir), str(tmp_path / "src")], capture_output=True,
+                       text=True, env=env, cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert not (tmp_path / "cache").exists() or not [f for _, _, fs in os.walk(tmp_path / "cache") for f in fs]
+    value, pos_bar, eps_bar, dys = json.loads(p.stdout)
+    sys.path.insert(0, str(tmp_path / "src"))
+    try:
+        import energy_model
+
+        pos = np.array([0.3, 1.1, 2.0])
+        v, (g_pos, g_eps) = mc.value_and_grad(energy_model.total_energy, argnums=(0, 1))(pos, 0.1)
+        assert value == pytest.approx(v) and pos_bar == pytest.approx(g_pos) and eps_bar == pytest.approx(g_eps)
+        for e, dy in zip(np.eye(3), dys):  # (with eps's tangent 1.0 and eps=0.2)
+            assert dy == pytest.approx(mc.jvp(energy_model.total_energy, (pos, 0.2), (e, 1.0))[1])
+        mc.testing.check_derivatives(energy_model.total_energy, pos, 0.1)
+    finally:
+        sys.path.remove(str(tmp_path / "src"))
+        for name in ("energy_model", "energy_other"):
+            sys.modules.pop(name, None)
 
 
 def test_generate_reverse_for_arrays_and_module_path_targets(cli, tmp_path, monkeypatch):
