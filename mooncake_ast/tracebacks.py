@@ -251,7 +251,10 @@ def for_user(e: BaseException) -> BaseException:
         replaced = _bad_arguments(e)
     if replaced is not None:
         replaced.__cause__, replaced.__suppress_context__ = None, True
-        return replaced.with_traceback(_rebuilt(_entries(e.__traceback__)))
+        entries = _entries(e.__traceback__)
+        if isinstance(replaced, CallArgumentsError):  # (the binding's own frames are not the user's business)
+            entries = [en for en in entries if not en[0].f_code.co_filename.endswith(os.sep + "inspect.py")]
+        return replaced.with_traceback(_rebuilt(entries))
     if isinstance(e, MissingRuleError) and not isinstance(e, SourceUnavailableError):
         replaced = _no_source(e)
         if replaced is not None:
