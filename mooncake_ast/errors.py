@@ -10,7 +10,11 @@ class MooncakeError(Exception):
     Each names the line of your code it is about (file:line) where there is one, and says what to do.
     Exceptions your own code raises while a derivative runs are not wrapped: they keep their type and
     message, and the traceback shows your lines.  A failure that is a bug of mooncake_ast itself is an
-    InternalError (mooncake_ast.tracebacks), which asks you to report it."""
+    InternalError (mooncake_ast.tracebacks), which asks you to report it.
+
+    Besides the classes exported as mc.*, mooncake_ast.errors has NotCallableError (something that is not
+    a function given to differentiate) and CallArgumentsError (a call whose arguments do not fit the
+    function's signature); both are TypeErrors too, as the same mistakes without mooncake_ast are."""
 
 
 class UnsupportedSyntaxError(MooncakeError):
