@@ -25,7 +25,40 @@ class UnsupportedSyntaxError(MooncakeError):
     def __init__(self, what: str, file: str, line: int, col: int, text: str) -> None:
         self.what, self.file, self.line, self.col, self.text = what, file, line, col, text
         caret = " " * col + "^"
-        super().__init__(f"{file}:{line}:{col + 1}: unsupported syntax: {what}\n    {text}\n    {caret}")
+        advice = syntax_advice(what)
+        self.advice = advice
+        super().__init__(f"{file}:{line}:{col + 1}: unsupported syntax: {what}" + (f"; {advice}" if advice else "")
+                         + f"\n    {text}\n    {caret}")
+
+
+# What to write instead of each construct the frontend refuses (by the start of its description).
+_SYNTAX_ADVICE = [
+    ("try", "mooncake_ast does not differentiate exception handling: check the condition with an `if` before "
+            "the operation that would fail, or put the try/except around the call of mc.grad, or in a helper "
+            "function you give a rule (@mc.frule / @mc.rrule)"),
+    ("yield", "a generator cannot be differentiated: build and return a list (or an array) of the values"),
+    ("async", "differentiate a plain synchronous function: await the inputs first and pass them in"),
+    ("await", "differentiate a plain synchronous function: await the inputs first and pass them in"),
+    ("class definition", "define the class at module level and use it from the function"),
+    ("del of a variable", "leave the name alone (it is freed when the function returns), or rebind it"),
+    ("name ", "assign the variable on every path before it is read (e.g. `y = 0.0` before the `if`)"),
+    ("assignment to", "compute the value into a variable, then store it with a plain assignment"),
+    ("augmented assignment target", "write it as `target = target + value`"),
+    ("relative or star import", "import at module level, by name"),
+    ("starred subscript", "build the index as a tuple first: `idx = (*a, b)`, then `x[idx]`"),
+    ("match pattern", "write the test as if/elif with isinstance() and comparisons"),
+    ("or-pattern", "give each alternative its own `case`"),
+    ("`**rest`", ""),
+    ("expression", "write the expression with ordinary calls and operators"),
+]
+
+
+def syntax_advice(what: str) -> str:
+    """What to write instead of an unsupported construct (described as the frontend describes it)."""
+    for start, advice in _SYNTAX_ADVICE:
+        if what.startswith(start):
+            return advice
+    return ""
 
 
 class MissingRuleError(MooncakeError):

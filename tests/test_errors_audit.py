@@ -111,6 +111,19 @@ def test_source_of_what_has_no_generated_module(user):
     assert "def two__pullback(" in mc.source(part, "reverse")  # a partial: its function's module
 
 
+def test_unsupported_syntax_says_what_to_write_instead(tmp_path):
+    from mooncake_ast.frontend.statements import lower_function
+
+    namespace: dict = {}
+    path = tmp_path / "user_syntax_mod.py"
+    path.write_text("def f(x):\n    try:\n        return x * 2.0\n    except ValueError:\n        return x\n\n\n"
+                    "def g(x):\n    yield x\n")
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    for name, advice in (("f", "check the condition with an `if`"), ("g", "return a list")):
+        e = _raised(lambda: lower_function(namespace[name]))
+        assert isinstance(e, mc.UnsupportedSyntaxError) and advice in str(e).splitlines()[0], str(e)
+
+
 def test_check_derivatives_of_a_function_without_source():
     namespace: dict = {}
     exec("def h(x):\n    return x * x\n", namespace)
