@@ -31,6 +31,10 @@ class Differentiable:
     """
 
     def __init__(self, f: Callable) -> None:
+        # Above @staticmethod / @classmethod: the function, bound as those bind it (see __get__).
+        self._binds = type(f) if isinstance(f, (staticmethod, classmethod)) else None
+        if self._binds is not None:
+            f = f.__func__
         self.__wrapped_fn__ = f
         functools.update_wrapper(self, f, updated=())
 
@@ -38,6 +42,10 @@ class Differentiable:
         return self.__wrapped_fn__(*args, **kwargs)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if self._binds is staticmethod:
+            return self
+        if self._binds is classmethod:
+            return Differentiable(types.MethodType(self.__wrapped_fn__, objtype if objtype is not None else type(obj)))
         if obj is None:
             return self
         return Differentiable(types.MethodType(self.__wrapped_fn__, obj))
@@ -133,7 +141,8 @@ def differentiate(f: Callable) -> Differentiable:
     """Wrap `f` so that it keeps working as before and has its derivatives as methods; a decorator too.
 
     Args:
-        f: a Python function, method, lambda or callable object whose source is available.
+        f: a Python function, method, lambda or callable object whose source is available (above or
+            below @staticmethod / @classmethod in a class: it binds as they do).
     Returns:
         a `Differentiable`: `f(...)` unchanged, plus `.grad`, `.value_and_grad`, `.jvp`, `.vjp`,
         `.source(mode)`, `.source_path(mode)` and `.ir()`.  On a method of a class, `obj.method.grad(x)`
@@ -152,7 +161,8 @@ def differentiate(f: Callable) -> Differentiable:
     """
     from .errors import refuse_not_callable
 
-    refuse_not_callable(f, "mc.differentiate")
+    if not isinstance(f, (staticmethod, classmethod)):
+        refuse_not_callable(f, "mc.differentiate")
     return f if isinstance(f, Differentiable) else Differentiable(f)
 
 

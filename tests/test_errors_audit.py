@@ -22,6 +22,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 USER = '''\
 import math
 
+import mooncake_ast as mc
+
 
 def two(x, y):
     return x * y
@@ -42,6 +44,18 @@ def sine_sum(x, n):
         t = x * i
         s = s + math.sin(t)
     return s
+
+
+class Shapes:
+    @mc.differentiate
+    @staticmethod
+    def cube(x):
+        return x ** 3
+
+    @mc.differentiate
+    @classmethod
+    def five(cls, x):
+        return x * 5.0
 '''
 
 
@@ -92,6 +106,12 @@ def test_arguments_that_do_not_fit_name_the_function_and_its_signature(user):
     assert isinstance(e, CallArgumentsError) and "too many positional arguments" in str(e), str(e)
     last = traceback.extract_tb(e.__traceback__)[-1]
     assert last.filename.endswith("user_audit_mod.py") and last.line == "return two(y, 1.0, 3.0)"
+
+
+def test_differentiate_above_staticmethod_and_classmethod(user):
+    s = user.Shapes()
+    assert user.Shapes.cube(2.0) == 8.0 and s.cube.grad(2.0) == 12.0 and user.Shapes.cube.grad(2.0) == 12.0
+    assert s.five(1.0) == 5.0 and user.Shapes.five.grad(2.0) == 5.0 and s.five.jvp((2.0,), (1.0,)) == (10.0, 5.0)
 
 
 def test_grad_of_a_function_without_return_says_so(user):
