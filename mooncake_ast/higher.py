@@ -230,7 +230,8 @@ class _InputLayout:
         start = 0
         for leaf, size in zip(leaves, self.sizes):
             b = np.zeros((self.n,) + leaf.shape)
-            b.reshape(self.n, -1)[start:start + size] = np.eye(size)
+            if size:  # (an empty leaf has no directions)
+                b.reshape(self.n, -1)[start:start + size] = np.eye(size)
             self.eyes.append(b)
             start += size
 
@@ -321,7 +322,7 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
         dy = materialize(dy, y)
         aux = None
         if has_aux:
-            y, aux, dy = y[0], y[1], dy[0]
+            (y, aux), dy = aux_pair("jacfwd", f, y), dy[0]
         if type(y) is np.ndarray and y.dtype.kind == "f" and type(dy) is Batched:  # one array out: the common case
             out_tree, d = ("leaf", y.shape), dy.data
             if d.shape[1:] != y.shape or d.shape[0] != n:

@@ -46,6 +46,14 @@ def sine_sum(x, n):
     return s
 
 
+def doubled(x):
+    return x * 2.0
+
+
+def cubes(x):
+    return sum(x ** 3)
+
+
 class Shapes:
     @mc.differentiate
     @staticmethod
@@ -112,6 +120,18 @@ def test_differentiate_above_staticmethod_and_classmethod(user):
     s = user.Shapes()
     assert user.Shapes.cube(2.0) == 8.0 and s.cube.grad(2.0) == 12.0 and user.Shapes.cube.grad(2.0) == 12.0
     assert s.five(1.0) == 5.0 and user.Shapes.five.grad(2.0) == 5.0 and s.five.jvp((2.0,), (1.0,)) == (10.0, 5.0)
+
+
+@pytest.mark.parametrize("jac", ["jacfwd", "jacrev"])
+def test_jacobians_with_has_aux_of_a_function_without_a_pair(user, jac):
+    e = _raised(lambda: getattr(mc, jac)(user.doubled, has_aux=True)(np.ones(3)))  # (jacfwd: its batched pass)
+    assert isinstance(e, mc.NonScalarOutputError) and "pair (value, aux)" in str(e), repr(e)
+
+
+def test_jacobians_of_empty_arrays(user):
+    for jac in (mc.jacfwd, mc.jacrev):
+        assert jac(user.doubled)(np.zeros(0)).shape == (0, 0)
+    assert mc.hessian(user.cubes)(np.zeros(0)).shape == (0, 0)
 
 
 def test_grad_of_a_function_without_return_says_so(user):
