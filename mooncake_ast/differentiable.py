@@ -193,9 +193,10 @@ def _function_of(f: Any, mode: str) -> types.FunctionType:
         raise MooncakeError(f"{name} has no generated {mode} module: mooncake_ast differentiates it with a rule "
                             f"(mooncake-ast rules lists them); mc.source shows the modules of Python functions")
     if type(f).__module__.startswith("mooncake_ast") or isinstance(f, types.FunctionType):  # mc.grad(g), mc.jacrev(g)
-        raise MooncakeError(f"{f!r} has no generated {mode} module of its own: its derivatives run g's generated "
-                            f"code; mc.source(g, mode) shows it (mc.source(mc.grad(g), 'forward') shows the "
-                            f"module of Hessian-vector products)")
+        shown = f.__name__ if isinstance(f, types.FunctionType) else repr(f)
+        raise MooncakeError(f"{shown} has no generated {mode} module of its own: its derivatives run the generated "
+                            f"code of the function g it was made from; mc.source(g, mode) shows it "
+                            f"(mc.source(mc.grad(g), 'forward') shows the module of Hessian-vector products)")
     raise MooncakeError(f"{name} has no generated {mode} module: it is not a Python function (mc.source shows "
                         f"the module generated for a Python function, a method or a callable object's __call__)")
 
