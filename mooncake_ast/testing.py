@@ -35,11 +35,12 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .tangents import MutableTangent, NoTangent, Tangent, is_data_object, materialize, zeros_like_tangent
-from .errors import MissingRuleError
+from .errors import MissingRuleError, MooncakeError
 
 
-class DerivativeCheckError(AssertionError):
-    """A derivative check failed; the message names the check and the discrepancy."""
+class DerivativeCheckError(MooncakeError, AssertionError):
+    """A derivative check failed; the message names the check and the discrepancy.  An AssertionError, so
+    that a test runner reports it as a failed check (and a MooncakeError, as every error of mooncake_ast)."""
 
 
 @dataclasses.dataclass
