@@ -190,7 +190,7 @@ def entry_names(part: Part, mode: str) -> tuple:
 def joined_code(parts: list) -> tuple[str, str]:
     """(the import lines, the code) of all parts, their calls of each other's functions rewritten to go
     through `_mc_callees`."""
-    keys = {key_of(p.fn) for p in parts}
+    keys = {key_of(p.fn) for p in parts if includable(p.fn)}
     imports: dict = {}
     for p in parts:
         imports.update(p.imports)
@@ -231,7 +231,8 @@ def callees_code(parts: list, mode: str) -> str:
     for p in parts:
         if p.fn.__module__ != main:
             elsewhere.setdefault(p.fn.__module__, []).extend(p.names)
-    entries = {key_of(p.fn): (p.fn.__module__, p.fn.__name__, entry_names(p, mode)) for p in parts}
+    entries = {key_of(p.fn): (p.fn.__module__, p.fn.__name__, entry_names(p, mode)) for p in parts
+               if includable(p.fn)}  # (a method named on the command line is not called by name)
     adapter = "forward_callee" if mode == "forward" else "reverse_callee"
     return f'''
 

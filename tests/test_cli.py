@@ -199,6 +199,14 @@ def total_energy(pos, eps=0.1):
     acc.append(np.sum(pos * pos))
     b = fill(np.zeros(len(pos)), pos)
     return e + acc[0] + np.sum(b) + power(pos[0], 3) + np.sum(sc(pos))
+
+
+class Springs:
+    def __init__(self, k):
+        self.k = k
+
+    def energy(self, pos):
+        return self.k * total_energy(pos)
 """
 
 
@@ -209,6 +217,8 @@ def test_generate_writes_the_callees_of_other_modules_keeps_defaults_and_derives
     src = write(tmp_path / "src", "energy_model.py", ENERGY)
     out_dir = tmp_path / "out"
     code, _, err = cli("generate", f"{src}::total_energy", "--mode", "both", "-o", out_dir)
+    assert code == 0, err
+    code, _, err = cli("generate", f"{src}::Springs.energy", "--mode", "reverse", "-o", out_dir)  # a method
     assert code == 0, err
     text = (out_dir / "energy_model_total_energy_reverse.py").read_text()
     for name in ("pair", "fill", "power"):
@@ -225,14 +235,18 @@ def test_generate_writes_the_callees_of_other_modules_keeps_defaults_and_derives
         value, pullback = total_energy__vjp(pos)
         pos_bar, eps_bar = pullback(1.0)
         dys = [float(total_energy__jvp(pos, 0.2, e, 1.0)[1]) for e in np.eye(3)]
-        print(json.dumps([float(value), list(pos_bar), float(eps_bar), dys]))
+        import energy_model
+        from energy_model_Springs_energy_reverse import energy__vjp
+        _, springs_pullback = energy__vjp(energy_model.Springs(3.0), pos)
+        springs_bar = list(springs_pullback(1.0)[1])
+        print(json.dumps([float(value), list(pos_bar), float(eps_bar), dys, springs_bar]))
         """)
     env = dict(os.environ, PYTHONPATH=ROOT, PYTHONDONTWRITEBYTECODE="1", MOONCAKE_AST_CACHE_DIR=str(tmp_path / "cache"))
     p = subprocess.run([sys.executable, "-c", script, str(out_dir), str(tmp_path / "src")], capture_output=True,
                        text=True, env=env, cwd=str(tmp_path), timeout=120)
     assert p.returncode == 0, p.stderr
     assert not (tmp_path / "cache").exists() or not [f for _, _, fs in os.walk(tmp_path / "cache") for f in fs]
-    value, pos_bar, eps_bar, dys = json.loads(p.stdout)
+    value, pos_bar, eps_bar, dys, springs_bar = json.loads(p.stdout)
     sys.path.insert(0, str(tmp_path / "src"))
     try:
         import energy_model
@@ -240,6 +254,7 @@ def test_generate_writes_the_callees_of_other_modules_keeps_defaults_and_derives
         pos = np.array([0.3, 1.1, 2.0])
         v, (g_pos, g_eps) = mc.value_and_grad(energy_model.total_energy, argnums=(0, 1))(pos, 0.1)
         assert value == pytest.approx(v) and pos_bar == pytest.approx(g_pos) and eps_bar == pytest.approx(g_eps)
+        assert springs_bar == pytest.approx(3.0 * g_pos)
         for e, dy in zip(np.eye(3), dys):  # (with eps's tangent 1.0 and eps=0.2)
             assert dy == pytest.approx(mc.jvp(energy_model.total_energy, (pos, 0.2), (e, 1.0))[1])
         mc.testing.check_derivatives(energy_model.total_energy, pos, 0.1)
