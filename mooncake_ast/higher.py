@@ -57,6 +57,10 @@ def _flatten(x: Any, leaves: list) -> Any:
     if isinstance(x, np.ndarray) and x.dtype.kind in "iuf":
         leaves.append(np.asarray(x, dtype=float) if x.dtype.kind != "f" else x)
         return ("leaf", x.shape)
+    if x is NoTangent:  # (the derivative of an int: jacrev's adjoint of an int argument, jacfwd's tangent of len(x))
+        raise PytreeError("a Jacobian needs float arguments and results (or float arrays, or containers of them): "
+                          "an int argument (in reverse mode) or an int result has none; pass floats (2.0, not 2), "
+                          "leave int arguments out of argnums, and return floats")
     raise PytreeError(f"a Jacobian's inputs and outputs must be floats, float arrays, or tuples, lists and dicts "
                       f"of them; got {type(x).__name__}")
 
