@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .errors import MooncakeError, UnsupportedDerivativeError, generated_location
+from .errors import MooncakeError, UnsupportedDerivativeError, generated_location, refuse_not_callable
 from .foreign import arguments, refuse_foreign
 from .reverse import shadows
 from .reverse.adjoints import AdjTuple
@@ -115,6 +115,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         (0.958..., 0.479...)
     """
     try:
+        refuse_not_callable(f, "mc.jvp")
         if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
             raise TangentError("jvp(f, primals, tangents): primals and tangents must be tuples, e.g. "
                                "mc.jvp(f, (x,), (dx,))")
@@ -154,15 +155,17 @@ def source(f: Callable, mode: str = "forward") -> str:
 
     Args:
         f: a function (or an `mc.differentiate` wrapper, or `mc.grad(g)`).
-        mode: "forward" (the jvp module, `f__jvp`) or "reverse" (`f__forward` records a tape and
-            `f__pullback` walks back through it).  The module is the one the last call in that mode
+        mode: "forward" (the jvp module: `f__jvp(<primals>, <tangents>)` returns the value and the
+            tangent) or "reverse" (`f__forward` runs f and records a tape, `f__pullback` walks back
+            through it).  The module is the one the last call in that mode
             used (derivatives are specialised on argument types), else a generic one.
             For `f = mc.grad(g)` in "forward" mode (Hessian-vector products, `hessian`, `jvp(grad(g))`),
             it is reverse mode over g's generated forward code.
     Returns:
         the module's Python source, with a comment naming the line of your code each group comes from.
     Raises:
-        ValueError: an unknown mode.  The errors of `jvp` / `grad` when f cannot be differentiated.
+        MooncakeError (also a ValueError): an unknown mode; f has no generated module (a built-in such
+        as np.sin, differentiated by a rule).  The errors of `jvp` / `grad` when f cannot be differentiated.
 
     Example:
         >>> print(mc.source(f, "reverse"))
@@ -230,6 +233,7 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
         (array([1.        , 0.54030231]),)
     """
     try:
+        refuse_not_callable(f, "mc.vjp")
         y, pullback = _vjp(f, primals, {})
     except Exception as e:
         raise _tb.for_user(e)
@@ -327,6 +331,7 @@ class ValueAndGrad:
     _api_name = "value_and_grad"
 
     def __init__(self, f: Callable, argnums: Any = 0, has_aux: bool = False) -> None:
+        refuse_not_callable(f, f"mc.{self._api_name}")
         self.f, self.argnums, self.has_aux = f, argnums, has_aux
         _wraps(self, f)
         self.given = (argnums,) if type(argnums) is int else _argnums_checked(argnums, self._api_name, f)
@@ -416,6 +421,10 @@ class ValueAndGrad:
             return np.ones_like(value) if value.dtype.kind == "f" else NoTangent  # (in its library: a lazy Dask 1)
         if isinstance(value, (complex, np.complexfloating)) or (isinstance(value, np.ndarray) and value.dtype.kind == "c"):
             _refuse_complex(self._api_name, fn, [("the result", value)])
+        if value is None:
+            raise NonScalarOutputError(
+                f"{self._api_name} of {_name(fn)} needs a real scalar result (a float or a 0-d float array), but "
+                f"{_name(fn)} returned None: does it end without a `return`?")
         raise NonScalarOutputError(
             f"{self._api_name} of {_name(fn)} needs a real scalar result (a float or a 0-d float array), got "
             f"{_describe(value)}; for a vector-valued function use mc.vjp (a vector-Jacobian product) or mc.jacrev / "

@@ -33,7 +33,10 @@ class TangentError(MooncakeError, ValueError, TypeError):
 
 
 class ComplexReverseError(ReverseError):
-    """Reverse mode was given complex numbers (an argument, the result or a cotangent)."""
+    """Reverse mode (grad, value_and_grad, vjp, jacrev) was given complex numbers: an argument, the result or
+    a cotangent.  Their adjoint convention is not implemented, so they are refused rather than guessed; use
+    forward mode (mc.jvp, mc.jacfwd), or pass the real and imaginary parts as separate float arguments.
+    The message names the argument and the function."""
 
 
 

@@ -19,6 +19,7 @@ import importlib.util
 import os
 import re
 import sys
+import textwrap
 import types
 from typing import Any, Optional
 
@@ -220,9 +221,16 @@ def standalone_text(target: Target, mode: str, out_dir: str) -> str:
     lines that bind its functions to the user's module on import."""
     from . import __version__
 
-    body, takes_self = _generate(target.fn, mode)
+    from .standalone import CALLEES, binding_code, callees_code, defaulted, joined_code, standalone_parts, vjp_code
+
+    parts, others, takes_self = standalone_parts(target.fn, mode, _generate)
+    imports, code = joined_code(parts)
+    uses_callees = f"{CALLEES}[" in code
+    holder = f"\n\n{CALLEES}: dict = {{}}  # the derivatives of the functions called, by name (filled at the end)" \
+        if uses_callees else ""
+    body = "\n".join(parts[0].header) + "\n" + imports + holder + "\n\n\n" + code + "\n"
     defs = _defs(body)
-    names = list(defs)
+    names = [n for p in parts if p.fn.__module__ == target.fn.__module__ for n in p.names]
     modname = target.module_name
     if target.path is not None:
         rel = os.path.relpath(target.path, os.path.abspath(out_dir)) if _same_drive(target.path, out_dir) else target.path
@@ -240,9 +248,19 @@ def standalone_text(target: Target, mode: str, out_dir: str) -> str:
         "# (the generated code imports mooncake_ast.runtime).  On import, its functions are bound to the",
         f"# namespace of your module `{modname}`" + (f" ({rel})" if rel else "") + ": the module of that name if it is",
         "# already imported, else loaded from that file; so they see your globals and helpers, as",
-        f"# {fn.__qualname__} does.  Usage:",
-        "#",
+        f"# {fn.__qualname__} does.",
     ]
+    if len(parts) > 1:
+        called = ", ".join(f"{p.fn.__module__}.{p.fn.__name__}" for p in parts[1:])
+        head += textwrap.wrap(f"It holds the derivatives of the functions {fn.__qualname__} calls too ({called}), so "
+                              "running it derives nothing (no cache, no libcst).", 96,
+                              initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
+    if others:
+        elsewhere = ", ".join(f"{o.__module__}.{o.__qualname__}" for o in others)
+        head += textwrap.wrap("Functions it calls that could not be written here (methods, closures, functions passed "
+                              f"in) are derived when first run, as mc.grad does (that needs libcst and the cache): "
+                              f"{elsewhere}.", 96, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
+    head += ["# Usage:", "#"]
     if mode == "forward":
         fwd = names[0]
         params = defs[fwd]
@@ -270,121 +288,16 @@ def standalone_text(target: Target, mode: str, out_dir: str) -> str:
         ]
         if takes_self:
             head.append(f"# ({fwd} takes {fn.__qualname__} itself first: it reads its own closure.)")
-    tail = _binding_code(names, modname, rel)
+    tail = binding_code(names, modname, rel)
     if mode == "reverse":
-        tail = _vjp_code(base, fwd, pb, primals, fn.__qualname__ if takes_self else None, _defaulted(fn)) + tail
+        tail = vjp_code(base, fwd, pb, primals, fn.__qualname__ if takes_self else None, defaulted(fn)) + tail
+    if uses_callees:
+        tail += callees_code(parts, mode)
     return "\n".join(head) + "\n#\n" + body.rstrip("\n") + "\n" + tail
 
 
 def _same_drive(a: str, b: str) -> bool:
     return os.path.splitdrive(os.path.abspath(a))[0] == os.path.splitdrive(os.path.abspath(b))[0]
-
-
-def _defaulted(fn: Any) -> tuple:
-    """(qualified name, names of parameters with defaults) of a function reachable from its module by name,
-    so that `__vjp` can take the same defaults (read from the function when called: any value works)."""
-    import inspect
-
-    if "<locals>" in getattr(fn, "__qualname__", "<locals>"):
-        return ("", ())
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return ("", ())
-    return (fn.__qualname__, tuple(p.name for p in params if p.default is not inspect.Parameter.empty
-                                   and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)))
-
-
-def _vjp_code(base: str, fwd: str, pb: str, params: list[str], self_expr: Optional[str],
-              defaulted: tuple = ("", ())) -> str:
-    names = [p.lstrip("*") for p in params]
-    args = ", ".join(names)
-    qual, with_default = defaulted
-    # A parameter after the first defaulted one gets the sentinel too (Python needs defaults to be trailing).
-    first = next((i for i, n in enumerate(names) if n in with_default), len(names)) if qual else len(names)
-    sig = ", ".join(n if i < first else f"{n}=_DEFAULT" for i, n in enumerate(names))
-    fill = "".join(f"\n    if {n} is _DEFAULT:\n        {n} = _defaults['{n}']" for n in names[first:])
-    if fill:
-        fill = ("\n    _defaults = {_k: _p.default for _k, _p in __import__('inspect').signature("
-                f"_user_module.{qual}).parameters.items()}}" + fill)
-    tup = f"({args},)" if len(names) == 1 else f"({args})"
-    fwd_args = f"_user_module.{self_expr}, {args}" if self_expr else args
-    sentinel = "\n\n_DEFAULT = object()  # a parameter not given: its default is the function's own\n" if fill else ""
-    return f'''{sentinel}
-
-def {base}__vjp({sig}):
-    """(value, pullback); pullback(value_bar) returns one adjoint per argument."""
-    from mooncake_ast.reverse import shadows as _shadows
-{fill}
-
-    _ctx = _shadows.Context()
-    with _ctx:
-        _value, _tape = {fwd}({fwd_args})
-    _after = _shadows.snapshot(({args}, _value))
-    _used = []
-
-    def _pullback(_value_bar):
-        if _used:
-            from mooncake_ast.errors import MooncakeError
-            raise MooncakeError("this pullback was called before: its tape is consumed; call {base}__vjp again")
-        _used.append(True)
-        try:
-            with _ctx:
-                _adjoints = {pb}(_value_bar, _tape)
-                _adjoints = tuple(_shadows.full_adjoint(_a, _g) for _a, _g in zip({tup}, _adjoints))
-        finally:
-            _shadows.reapply(_after)  # also when interrupted half way back (Ctrl-C)
-        return _adjoints
-
-    return _value, _pullback
-'''
-
-
-def _binding_code(names: list[str], modname: str, rel: Optional[str]) -> str:
-    return f'''
-
-def _bind_to_user_module(names={tuple(names)!r}, module_name={modname!r}, relative_path={rel!r}):
-    """Run the functions above in the namespace of the user's module (its globals, helpers, imports)."""
-    import importlib
-    import importlib.util
-    import os
-    import sys
-    import types
-
-    def same(module, path):
-        try:
-            return os.path.samefile(getattr(module, "__file__", None) or "", path)
-        except OSError:
-            return False
-
-    path = None
-    if relative_path is not None:
-        path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), relative_path))
-    module = sys.modules.get(module_name)
-    if module is None and path is not None and same(sys.modules.get("__main__"), path):
-        module = sys.modules["__main__"]  # the user's module is the running script
-    if module is None and path is not None and os.path.isfile(path) and "." not in module_name:
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[module_name]
-            raise
-    if module is None:
-        module = importlib.import_module(module_name)
-    for name in names:
-        raw = globals()[name]
-        bound = types.FunctionType(raw.__code__, vars(module), raw.__name__, raw.__defaults__, raw.__closure__)
-        bound.__kwdefaults__ = raw.__kwdefaults__
-        bound.__doc__ = raw.__doc__
-        globals()[name] = bound
-    return module
-
-
-_user_module = _bind_to_user_module()
-'''
 
 
 # ---------------------------------------------------------------- commands

@@ -8,9 +8,12 @@ fields are constants there; `mc.grad(Model.loss)(m, 3.0)` gives the object's gra
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import types
 from typing import Any, Callable, Optional
+
+from .errors import MooncakeError
 
 
 class Differentiable:
@@ -28,6 +31,10 @@ class Differentiable:
     """
 
     def __init__(self, f: Callable) -> None:
+        # Above @staticmethod / @classmethod: the function, bound as those bind it (see __get__).
+        self._binds = type(f) if isinstance(f, (staticmethod, classmethod)) else None
+        if self._binds is not None:
+            f = f.__func__
         self.__wrapped_fn__ = f
         functools.update_wrapper(self, f, updated=())
 
@@ -35,6 +42,10 @@ class Differentiable:
         return self.__wrapped_fn__(*args, **kwargs)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if self._binds is staticmethod:
+            return self
+        if self._binds is classmethod:
+            return Differentiable(types.MethodType(self.__wrapped_fn__, objtype if objtype is not None else type(obj)))
         if obj is None:
             return self
         return Differentiable(types.MethodType(self.__wrapped_fn__, obj))
@@ -76,6 +87,8 @@ class Differentiable:
 
     def _generated(self, mode: str) -> Any:
         fn = self.__wrapped_fn__
+        if mode in ("forward", "reverse"):
+            fn = _function_of(fn, mode)
         if mode == "forward":
             from .forward.runtime import LATEST, derived_forward
 
@@ -88,7 +101,7 @@ class Differentiable:
             # The module the last gradient call used (specialised on its arguments), or a generic one.
             rule = LATEST.get(getattr(fn, "__code__", None))
             return (rule or DerivedReverse(fn, {})).gen
-        raise ValueError(f"mode must be 'forward' or 'reverse', not {mode!r}")
+        raise ModeError(f"source(f, mode): mode must be 'forward' or 'reverse', not {mode!r}")
 
     def source(self, mode: str = "forward") -> str:
         """The text of the generated module ("forward" or "reverse"): the one the last call in that mode
@@ -128,13 +141,15 @@ def differentiate(f: Callable) -> Differentiable:
     """Wrap `f` so that it keeps working as before and has its derivatives as methods; a decorator too.
 
     Args:
-        f: a Python function, method, lambda or callable object whose source is available.
+        f: a Python function, method, lambda or callable object whose source is available (above or
+            below @staticmethod / @classmethod in a class: it binds as they do).
     Returns:
         a `Differentiable`: `f(...)` unchanged, plus `.grad`, `.value_and_grad`, `.jvp`, `.vjp`,
         `.source(mode)`, `.source_path(mode)` and `.ir()`.  On a method of a class, `obj.method.grad(x)`
         differentiates with respect to `x` (the object is bound).
     Raises:
-        nothing itself; its methods raise what `mc.grad`, `mc.jvp`, ... raise.
+        NotCallableError: f is not callable (a MooncakeError and a TypeError).  Its methods raise what
+        `mc.grad`, `mc.jvp`, ... raise.
 
     Example:
         >>> @mc.differentiate
@@ -144,7 +159,46 @@ def differentiate(f: Callable) -> Differentiable:
         (3.0, (3.0, 3.0))
         >>> print(f.source("reverse"))   # the generated reverse-mode module
     """
+    from .errors import refuse_not_callable
+
+    if not isinstance(f, (staticmethod, classmethod)):
+        refuse_not_callable(f, "mc.differentiate")
     return f if isinstance(f, Differentiable) else Differentiable(f)
+
+
+class ModeError(MooncakeError, ValueError):
+    """`source(f, mode)` with a mode other than "forward" or "reverse"."""
+
+
+def _function_of(f: Any, mode: str) -> types.FunctionType:
+    """The Python function whose generated module `source(f)` shows: f, a method's function, a partial's
+    function, a callable object's `__call__`; a callable with a rule of its own (np.sin) or without Python code has none."""
+    from .errors import qualified_name
+    from .rules import registry
+
+    while isinstance(f, functools.partial):
+        f = f.func  # (the module of the function it calls)
+    library = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    if isinstance(f, types.FunctionType) and not os.path.abspath(f.__code__.co_filename).startswith(library):
+        return f
+    target = getattr(f, "__func__", None) if isinstance(f, types.MethodType) else None
+    if target is None and not isinstance(f, (types.BuiltinFunctionType, type)) and registry.lookup(f) is None \
+            and not type(f).__module__.startswith("mooncake_ast"):
+        call = getattr(type(f), "__call__", None)
+        target = call if isinstance(call, types.FunctionType) else None
+    if isinstance(target, types.FunctionType):
+        return target
+    name = qualified_name(f)
+    if registry.lookup(f) is not None:
+        raise MooncakeError(f"{name} has no generated {mode} module: mooncake_ast differentiates it with a rule "
+                            f"(mooncake-ast rules lists them); mc.source shows the modules of Python functions")
+    if type(f).__module__.startswith("mooncake_ast") or isinstance(f, types.FunctionType):  # mc.grad(g), mc.jacrev(g)
+        shown = f.__name__ if isinstance(f, types.FunctionType) else repr(f)
+        raise MooncakeError(f"{shown} has no generated {mode} module of its own: its derivatives run the generated "
+                            f"code of the function g it was made from; mc.source(g, mode) shows it "
+                            f"(mc.source(mc.grad(g), 'forward') shows the module of Hessian-vector products)")
+    raise MooncakeError(f"{name} has no generated {mode} module: it is not a Python function (mc.source shows "
+                        f"the module generated for a Python function, a method or a callable object's __call__)")
 
 
 def _lookup(module: Any, qualname: Any) -> Any:

@@ -10,7 +10,11 @@ class MooncakeError(Exception):
     Each names the line of your code it is about (file:line) where there is one, and says what to do.
     Exceptions your own code raises while a derivative runs are not wrapped: they keep their type and
     message, and the traceback shows your lines.  A failure that is a bug of mooncake_ast itself is an
-    InternalError (mooncake_ast.tracebacks), which asks you to report it."""
+    InternalError (mooncake_ast.tracebacks), which asks you to report it.
+
+    Besides the classes exported as mc.*, mooncake_ast.errors has NotCallableError (something that is not
+    a function given to differentiate) and CallArgumentsError (a call whose arguments do not fit the
+    function's signature); both are TypeErrors too, as the same mistakes without mooncake_ast are."""
 
 
 class UnsupportedSyntaxError(MooncakeError):
@@ -21,7 +25,40 @@ class UnsupportedSyntaxError(MooncakeError):
     def __init__(self, what: str, file: str, line: int, col: int, text: str) -> None:
         self.what, self.file, self.line, self.col, self.text = what, file, line, col, text
         caret = " " * col + "^"
-        super().__init__(f"{file}:{line}:{col + 1}: unsupported syntax: {what}\n    {text}\n    {caret}")
+        advice = syntax_advice(what)
+        self.advice = advice
+        super().__init__(f"{file}:{line}:{col + 1}: unsupported syntax: {what}" + (f"; {advice}" if advice else "")
+                         + f"\n    {text}\n    {caret}")
+
+
+# What to write instead of each construct the frontend refuses (by the start of its description).
+_SYNTAX_ADVICE = [
+    ("try", "mooncake_ast does not differentiate exception handling: check the condition with an `if` before "
+            "the operation that would fail, or put the try/except around the call of mc.grad, or in a helper "
+            "function you give a rule (@mc.frule / @mc.rrule)"),
+    ("yield", "a generator cannot be differentiated: build and return a list (or an array) of the values"),
+    ("async", "differentiate a plain synchronous function: await the inputs first and pass them in"),
+    ("await", "differentiate a plain synchronous function: await the inputs first and pass them in"),
+    ("class definition", "define the class at module level and use it from the function"),
+    ("del of a variable", "leave the name alone (it is freed when the function returns), or rebind it"),
+    ("name ", "assign the variable on every path before it is read (e.g. `y = 0.0` before the `if`)"),
+    ("assignment to", "compute the value into a variable, then store it with a plain assignment"),
+    ("augmented assignment target", "write it as `target = target + value`"),
+    ("relative or star import", "import at module level, by name"),
+    ("starred subscript", "build the index as a tuple first: `idx = (*a, b)`, then `x[idx]`"),
+    ("match pattern", "write the test as if/elif with isinstance() and comparisons"),
+    ("or-pattern", "give each alternative its own `case`"),
+    ("`**rest`", ""),
+    ("expression", "write the expression with ordinary calls and operators"),
+]
+
+
+def syntax_advice(what: str) -> str:
+    """What to write instead of an unsupported construct (described as the frontend describes it)."""
+    for start, advice in _SYNTAX_ADVICE:
+        if what.startswith(start):
+            return advice
+    return ""
 
 
 class MissingRuleError(MooncakeError):
@@ -132,3 +169,25 @@ class UnsupportedInputError(MooncakeError, TypeError):
     """An argument, tangent, cotangent or result of a type the rules do not model (a NumPy subclass such as
     np.matrix or a masked array, another library's array, a Fraction): refused, never differentiated wrongly;
     the message names the type, the place and the conversion to make."""
+
+
+class NotCallableError(MooncakeError, TypeError):
+    """What was given to differentiate is not callable (`mc.grad(f(x))` instead of `mc.grad(f)`, a rule
+    registered for a number...): the message names what was given and what is expected."""
+
+
+class CallArgumentsError(MooncakeError, TypeError):
+    """A function was called, while a derivative ran, with arguments that do not fit its signature
+    (too few, too many, an unknown keyword): the message names the function and its signature, as
+    calling it directly would.  It is a TypeError, as that call's error is."""
+
+
+def refuse_not_callable(f: Any, api: str, what: str = "a function to differentiate", hint: str = "") -> None:
+    """A NotCallableError when `f` is not callable: `api` is the entry point (`mc.grad`), `what` the role
+    of `f` there, `hint` what to do (default: pass the function, not its value)."""
+    if callable(f):
+        return
+    shown = repr(f)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    hint = hint or f"pass the function itself, e.g. {api}(f), not its value f(x)"
+    raise NotCallableError(f"{api} needs {what}, got {shown} (of type {type(f).__name__}), which is not callable; {hint}")

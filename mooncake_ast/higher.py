@@ -57,6 +57,10 @@ def _flatten(x: Any, leaves: list) -> Any:
     if isinstance(x, np.ndarray) and x.dtype.kind in "iuf":
         leaves.append(np.asarray(x, dtype=float) if x.dtype.kind != "f" else x)
         return ("leaf", x.shape)
+    if x is NoTangent:  # (the derivative of an int: jacrev's adjoint of an int argument, jacfwd's tangent of len(x))
+        raise PytreeError("a Jacobian needs float arguments and results (or float arrays, or containers of them): "
+                          "an int argument (in reverse mode) or an int result has none; pass floats (2.0, not 2), "
+                          "leave int arguments out of argnums, and return floats")
     raise PytreeError(f"a Jacobian's inputs and outputs must be floats, float arrays, or tuples, lists and dicts "
                       f"of them; got {type(x).__name__}")
 
@@ -137,12 +141,27 @@ def _assemble(blocks: list, out_tree: Any, in_tree: Any, single: bool) -> Any:
 
 
 def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
-    """`J(*args)`: the Jacobian of f by forward mode: one batched forward pass for all input directions where
-    f's forward code can carry a batch (a pass down a path not seen before is checked against an ordinary
-    pass, see _batched_blocks), else one jvp per direction.
+    """The Jacobian of f by forward mode (one input direction per column), JAX's layout.
 
-    What depends only on the call's argument kinds (argnums resolved, the input pytree and its sizes, the
-    identity directions) is worked out once per kind and kept on the Jacobian function."""
+    Args:
+        f: a function of floats, float arrays, and tuples/lists/dicts of them, whose source is available.
+        argnums: the position (an int) or positions (a tuple) of the arguments to differentiate.
+        has_aux: whether f returns `(value, aux)`; aux is returned as it is.
+    Returns:
+        `J(*args, **kwargs)`: the Jacobian at args; a block has the output's dimensions, then the
+        input's (a tuple of blocks for a tuple argnums); with has_aux, `(J, aux)`.
+    Raises:
+        ArgnumsError, TangentError, NonScalarOutputError (has_aux without a pair), and the errors of mc.jvp.
+
+    Example:
+        >>> J = mc.jacfwd(lambda x: np.array([x[0] * x[1], np.sin(x[2])]))(np.array([1.0, 2.0, 3.0]))
+        >>> J.shape                                  # [[2, 1, 0], [0, 0, cos(3)]]
+        (2, 3)
+
+    How: one batched forward pass for all input directions where f's forward code can carry a batch (a
+    pass down a path not seen before is checked against an ordinary pass, see _batched_blocks), else
+    one jvp per direction.  What depends only on the call's argument kinds (argnums resolved, the input
+    pytree and its sizes, the identity directions) is worked out once per kind and kept on J."""
     _argnums_checked(argnums, "jacfwd", f)
     single = not isinstance(argnums, (tuple, list))
     layouts: dict = {}  # argument kinds -> _InputLayout
@@ -215,7 +234,8 @@ class _InputLayout:
         start = 0
         for leaf, size in zip(leaves, self.sizes):
             b = np.zeros((self.n,) + leaf.shape)
-            b.reshape(self.n, -1)[start:start + size] = np.eye(size)
+            if size:  # (an empty leaf has no directions)
+                b.reshape(self.n, -1)[start:start + size] = np.eye(size)
             self.eyes.append(b)
             start += size
 
@@ -306,7 +326,7 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
         dy = materialize(dy, y)
         aux = None
         if has_aux:
-            y, aux, dy = y[0], y[1], dy[0]
+            (y, aux), dy = aux_pair("jacfwd", f, y), dy[0]
         if type(y) is np.ndarray and y.dtype.kind == "f" and type(dy) is Batched:  # one array out: the common case
             out_tree, d = ("leaf", y.shape), dy.data
             if d.shape[1:] != y.shape or d.shape[0] != n:
@@ -457,7 +477,26 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
 
 
 def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
-    """`J(*args)`: the Jacobian of f by reverse mode (one forward pass, one pullback per output component)."""
+    """The Jacobian of f by reverse mode: one forward pass, one pullback per output component (cheaper than
+    jacfwd when there are fewer outputs than inputs).
+
+    Args:
+        f: a function of floats, float arrays, and tuples/lists/dicts of them, whose source is available.
+        argnums: the position (an int) or positions (a tuple) of the arguments to differentiate.
+        has_aux: whether f returns `(value, aux)`; aux is returned as it is.
+    Returns:
+        `J(*args, **kwargs)`: the Jacobian at args, in jacfwd's layout (the output's dimensions, then the
+        input's; a tuple of blocks for a tuple argnums); with has_aux, `(J, aux)`.
+    Raises:
+        ArgnumsError, NonScalarOutputError (has_aux without a pair), ComplexReverseError, and the errors
+        of mc.vjp.
+
+    Example:
+        >>> def f(a, b):
+        ...     return a * b
+        >>> mc.jacrev(f, argnums=(0, 1))(2.0, 3.0)
+        (3.0, 2.0)
+    """
     _argnums_checked(argnums, "jacrev", f)
     single = not isinstance(argnums, (tuple, list))
 
@@ -516,7 +555,22 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
 
 
 def hessian(f: Callable, argnums: Any = 0) -> Callable:
-    """`H(*args)`: the Hessian of scalar-valued f, forward over reverse (`jacfwd(grad(f))`).
+    """The Hessian of scalar-valued f, forward over reverse (`jacfwd(grad(f))`).
+
+    Args:
+        f: a function returning a real scalar, whose source is available.
+        argnums: the position (an int) or positions (a tuple) of the arguments to differentiate.
+    Returns:
+        `H(*args, **kwargs)`: the matrix of second derivatives at args (shape `x.shape + x.shape` for an
+        array x; nested tuples of blocks for a tuple argnums).
+    Raises:
+        the errors of mc.grad (NonScalarOutputError for a non-scalar f) and of mc.jacfwd; NestingError for
+        a second derivative mooncake_ast cannot compute correctly (named in the message).
+
+    Example:
+        >>> mc.hessian(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0]))
+        array([[ 6.,  0.],
+               [ 0., 12.]])
 
     Each column is a Hessian-vector product: reverse mode over f's generated forward code."""
     return jacfwd(grad_for_hessian(f, argnums), argnums)
@@ -528,9 +582,24 @@ def grad_for_hessian(f: Callable, argnums: Any) -> Grad:
 
 @user_errors
 def hvp(f: Callable, primals: tuple, tangents: tuple) -> Any:
-    """The Hessian-vector product `H(primals) @ tangents` of scalar-valued f (JAX's `jvp(grad(f), ...)[1]`).
+    """The Hessian-vector product `H(primals) @ tangents` of scalar-valued f (JAX's `jvp(grad(f), ...)[1]`),
+    without forming H: one reverse pass over f's generated forward code.
 
-    With one primal, the product is for argument 0 (like `grad(f)`); with several, a tuple, one per primal."""
+    Args:
+        f: a function returning a real scalar, whose source is available.
+        primals: a tuple, the point (f's positional arguments).
+        tangents: a tuple, the vector, one tangent per primal, of its primal's structure.
+    Returns:
+        With one primal, `H @ v` for argument 0 (like `grad(f)`), of the primal's structure; with several,
+        a tuple, one per primal.
+    Raises:
+        MooncakeError: primals and tangents not tuples of one length.  TangentError: a tangent of the wrong
+        structure or shape.  The errors of mc.grad and mc.jvp.
+
+    Example:
+        >>> mc.hvp(lambda x: np.sum(x ** 3), (np.array([1.0, 2.0]),), (np.ones(2),))
+        array([ 6., 12.])
+    """
     from .rules.api_rules import _dense
 
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple) or len(primals) != len(tangents):

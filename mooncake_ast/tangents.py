@@ -26,7 +26,16 @@ from .arrays import is_other_array, mutable_in_place
 
 
 class NoTangentType:
-    """The tangent of a non-differentiable value; a symbolic zero in tangent arithmetic."""
+    """`mc.NoTangent()`: the tangent (and adjoint) of a value that is not differentiable (an int, a bool,
+    a str, None, an int array), and a symbolic zero in tangent arithmetic.
+
+    A singleton: `mc.NoTangent() is mc.NoTangent()`.  Gradients with respect to such arguments are it;
+    as a tangent given to mc.jvp (or a cotangent given to a vjp function) it means zero, as None does.
+
+    Example:
+        >>> mc.grad(lambda x, n: x * n, argnums=(0, 1))(2.0, 3)
+        (3.0, NoTangent())
+    """
 
     _instance = None
     __array_ufunc__ = None  # make NumPy defer to our reflected operators
@@ -126,7 +135,19 @@ NoTangent = NoTangentType()
 
 @dataclasses.dataclass(frozen=True)
 class Tangent:
-    """The tangent of an immutable object: field name -> tangent (attribute access)."""
+    """The tangent (or gradient) of an object: its fields' tangents by name, read as attributes.
+
+    `mc.grad` returns one for an object argument (a dataclass, a class instance); give one (or a dict of
+    field -> tangent) to mc.jvp as the tangent of an object.  Fields not listed have a zero tangent.
+
+    Args:
+        fields: a dict, field name -> tangent.
+
+    Example:
+        >>> g = mc.grad(lambda p: p.w * p.w)(Params(w=3.0))   # Params: a dataclass with a field w
+        >>> g.w
+        6.0
+    """
 
     fields: dict
 
@@ -142,7 +163,13 @@ class Tangent:
 
 
 class MutableTangent:
-    """The tangent of a mutable object: fields updated in place as the object's are."""
+    """The tangent of a mutable object inside a derivative: its fields' tangents by name, updated in place
+    as the object's fields are written (generated code makes and reads them; results given to you are
+    `mc.Tangent`s, and an mc.MutableTangent may be given as a tangent where a Tangent may).
+
+    Args:
+        fields: a dict, field name -> tangent.
+    """
 
     def __init__(self, fields: dict) -> None:
         object.__setattr__(self, "fields", dict(fields))
@@ -165,7 +192,11 @@ class MutableTangent:
 
 
 class FunctionTangent:
-    """The tangent of a function object: tangent cells parallel to its closure, and its defaults' tangents."""
+    """The tangent of a function object (a closure passed as an argument, a callable that captures floats):
+    tangent cells parallel to its closure, and the tangents of its defaults.
+
+    It is what generated code passes for a closure's captured values; a user rarely makes one (None, or
+    mc.NoTangent(), is the tangent of a function that captures nothing differentiable)."""
 
     __slots__ = ("cells", "defaults", "kwdefaults")
 

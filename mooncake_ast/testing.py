@@ -35,10 +35,12 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .tangents import MutableTangent, NoTangent, Tangent, is_data_object, materialize, zeros_like_tangent
+from .errors import MissingRuleError, MooncakeError
 
 
-class DerivativeCheckError(AssertionError):
-    """A derivative check failed; the message names the check and the discrepancy."""
+class DerivativeCheckError(MooncakeError, AssertionError):
+    """A derivative check failed; the message names the check and the discrepancy.  An AssertionError, so
+    that a test runner reports it as a failed check (and a MooncakeError, as every error of mooncake_ast)."""
 
 
 @dataclasses.dataclass
@@ -436,8 +438,28 @@ def check_derivatives(
 ) -> Report:
     """Check `f`'s derivatives at `args` in the given modes; raise DerivativeCheckError on failure.
 
-    `fd_max`: reverse mode compares each number of an input (a group of inputs sharing objects)
-    with central finite differences when it has at most this many."""
+    Forward mode is compared with central finite differences in random directions; reverse mode with
+    forward mode (the dot-product test <y_bar, J x_dot> = <J^T y_bar, x_dot>) and, for inputs of at most
+    `fd_max` numbers, with finite differences of each number.  Arguments are not changed.
+
+    Args:
+        f: the function (its source must be available, as for mc.grad).
+        *args, **kwargs: the point; every float, float array and container of them is differentiated.
+        modes: ("forward", "reverse"), or one of them.
+        rtol, atol: the tolerances of the comparisons.
+        seed: the random directions' seed.
+        directions: how many random directions forward mode is checked in.
+        fd_max: reverse mode compares each number of an input (a group of inputs sharing objects)
+            with central finite differences when it has at most this many.
+    Returns:
+        a Report (`checks`: what was checked, with the worst errors).
+    Raises:
+        DerivativeCheckError: a derivative disagrees (the message names the check and the argument).
+        The errors of mc.jvp / mc.vjp (SourceUnavailableError for a function without source, ...).
+
+    Example:
+        >>> mc.testing.check_derivatives(lambda x, y: np.sum(np.sin(x) * y), np.ones(3), 2.0)
+    """
     from .api import _as_function
 
     f = _as_function(f)
@@ -446,13 +468,18 @@ def check_derivatives(
     rng = np.random.default_rng(seed)
     case = _Case(f, args, kwargs, rtol, atol, name)
 
-    if "forward" in modes:
-        worst = _check_forward(case, rng, directions)
-        report.checks.append(f"forward ok (worst relative error {worst:.1e})")
-        report.worst_forward_error = worst
-    if "reverse" in modes:
-        done = _check_reverse(case, rng, fd_max)
-        report.checks.append("reverse ok (" + ", ".join(done) + ")")
+    try:
+        if "forward" in modes:
+            worst = _check_forward(case, rng, directions)
+            report.checks.append(f"forward ok (worst relative error {worst:.1e})")
+            report.worst_forward_error = worst
+        if "reverse" in modes:
+            done = _check_reverse(case, rng, fd_max)
+            report.checks.append("reverse ok (" + ", ".join(done) + ")")
+    except MissingRuleError as e:  # (no source: a SourceUnavailableError that says where functions can live)
+        from .tracebacks import for_user
+
+        raise for_user(e)
     return report
 
 

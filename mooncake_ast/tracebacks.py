@@ -30,7 +30,8 @@ import sys
 import types
 from typing import Any, Callable, Optional
 
-from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, generated_location
+from .errors import (CallArgumentsError, MissingRuleError, MooncakeError, NotCallableError, SourceUnavailableError,
+                     generated_location)
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _COMMENT = re.compile(r"\s*# (?:grad of )?(\S+\.py):(\d+)\s")
@@ -205,11 +206,55 @@ def _no_source(e: MissingRuleError) -> Optional[SourceUnavailableError]:
     return err
 
 
+def _not_callable(e: MissingRuleError) -> Optional[NotCallableError]:
+    """"no rule for 3" of a call of something that is not callable: what Python would say, as a MooncakeError."""
+    fn = getattr(e, "fn", None)
+    if callable(fn):
+        return None
+    shown = repr(fn)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return NotCallableError(f"{shown} (of type {type(fn).__name__}) is not callable: a function to differentiate, or one "
+                            f"that your code calls, must be a function, not its value")
+
+
+def _bad_arguments(e: TypeError) -> Optional[CallArgumentsError]:
+    """A TypeError of binding a call's arguments to a function's signature inside the library (too few,
+    too many, an unknown keyword): as a CallArgumentsError that names the function and its signature."""
+    tb, binder = e.__traceback__, None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if _is_library(code.co_filename) and "fn" in tb.tb_frame.f_locals and code.co_name == "bind":
+            binder = tb.tb_frame.f_locals["fn"]
+        last, tb = tb, tb.tb_next
+    if binder is None or not last.tb_frame.f_code.co_filename.endswith("inspect.py"):
+        return None
+    import inspect
+
+    name = getattr(binder, "__qualname__", None) or repr(binder)
+    try:
+        sig = f"{name}{inspect.signature(binder)}"
+    except (TypeError, ValueError):
+        sig = name
+    return CallArgumentsError(f"{name}() called with arguments that do not fit its signature {sig}: {e}")
+
+
 def for_user(e: BaseException) -> BaseException:
     """The exception to raise in place of `e` at a public entry point: `e` itself with the user's
-    traceback (see the module docstring), or an InternalError / SourceUnavailableError made from it."""
+    traceback (see the module docstring), or an InternalError / SourceUnavailableError /
+    NotCallableError / CallArgumentsError made from it."""
     if _full() or not isinstance(e, Exception):
         return e
+    replaced: Optional[MooncakeError] = None
+    if isinstance(e, MissingRuleError) and not isinstance(e, SourceUnavailableError):
+        replaced = _not_callable(e)
+    elif type(e) is TypeError:
+        replaced = _bad_arguments(e)
+    if replaced is not None:
+        replaced.__cause__, replaced.__suppress_context__ = None, True
+        entries = _entries(e.__traceback__)
+        if isinstance(replaced, CallArgumentsError):  # (the binding's own frames are not the user's business)
+            entries = [en for en in entries if not en[0].f_code.co_filename.endswith(os.sep + "inspect.py")]
+        return replaced.with_traceback(_rebuilt(entries))
     if isinstance(e, MissingRuleError) and not isinstance(e, SourceUnavailableError):
         replaced = _no_source(e)
         if replaced is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .errors import UserRuleError, qualified_name
+from .errors import UserRuleError, qualified_name, refuse_not_callable
 from .rules import registry
 
 
@@ -34,8 +34,10 @@ def frule(fn: Any) -> Callable[[Callable], Callable]:
         The rule is returned unchanged, and used wherever fn is called, in derived code too; fn is
         never traced into.  Registering again replaces the rule; derivatives that used the old one
         are made again.
-    Raises (when a derivative runs):
-        UserRuleError: the rule does not return a pair; the message names the rule's file:line.
+    Raises:
+        NotCallableError: fn, or the rule, is not callable (when registering).
+        UserRuleError (when a derivative runs): the rule does not return a pair; the message names the
+        rule's file:line.
 
     Example:
         >>> def softplus(x):
@@ -46,7 +48,11 @@ def frule(fn: Any) -> Callable[[Callable], Callable]:
         ...     return softplus(x), dx / (1.0 + np.exp(-x))
     """
 
+    refuse_not_callable(fn, "mc.frule", "the callable the rule is for", "write @mc.frule(my_fn) above the rule's def")
+
     def register(rule: Callable) -> Callable:
+        refuse_not_callable(rule, f"mc.frule({qualified_name(fn)})", "the rule, a function",
+                            "use it as a decorator, above the rule's def")
         r = registry._entry(fn)
         r.user_frule, r.jvp, r.zero = _forward_adapter(fn, rule), None, False
         r.fingerprint = registry._fingerprint(rule)
@@ -67,9 +73,10 @@ def rrule(fn: Any) -> Callable[[Callable], Callable]:
         (mc.NoTangent() for one that is not differentiable).  The rule is returned unchanged and used
         wherever fn is called in reverse mode; fn is never traced into.  A function with only an
         rrule cannot be differentiated in forward mode (register an frule too).
-    Raises (when a derivative runs):
-        UserRuleError: the rule does not return `(value, pullback)`, or the pullback returns the
-        wrong number of adjoints; the message names the rule's file:line.
+    Raises:
+        NotCallableError: fn, or the rule, is not callable (when registering).
+        UserRuleError (when a derivative runs): the rule does not return `(value, pullback)`, or the
+        pullback returns the wrong number of adjoints; the message names the rule's file:line.
 
     Example:
         >>> def clip_grad(x):
@@ -79,7 +86,11 @@ def rrule(fn: Any) -> Callable[[Callable], Callable]:
         ...     return x, lambda y_bar: (np.clip(y_bar, -1.0, 1.0),)
     """
 
+    refuse_not_callable(fn, "mc.rrule", "the callable the rule is for", "write @mc.rrule(my_fn) above the rule's def")
+
     def register(rule: Callable) -> Callable:
+        refuse_not_callable(rule, f"mc.rrule({qualified_name(fn)})", "the rule, a function",
+                            "use it as a decorator, above the rule's def")
         r = registry._entry(fn)
         r.user_rrule, r.vjp, r.zero = _reverse_adapter(fn, rule), None, False
         r.fingerprint = registry._fingerprint(r.user_frule, rule)
@@ -98,10 +109,14 @@ def zero_derivative(*fns: Any) -> None:
 
     Args:
         *fns: the callables.
+    Raises:
+        NotCallableError: one of them is not callable.
 
     Example:
         >>> mc.zero_derivative(np.random.default_rng().normal, my_logger)
     """
+    for fn in fns:
+        refuse_not_callable(fn, "mc.zero_derivative", "callables", "pass the functions themselves, not their values")
     registry.defzero(*fns)
     registry.bump_version()
 

@@ -358,7 +358,7 @@ def test_a_cache_path_under_a_regular_file_falls_back_to_memory_with_one_warning
 
 def test_no_home_directory_falls_back_to_memory_with_one_warning(tmp_path):
     write_module(tmp_path, "user_nohome", USER)
-    code = DRIVER.format(mod="user_nohome") + "print(mc.source(m.f, 'forward').count('def f__forward'))\n"
+    code = DRIVER.format(mod="user_nohome") + "print(mc.source(m.f, 'forward').count('def f__jvp'))\n"
     env = _env("", tmp_path, HOME="", XDG_CACHE_HOME="")
     env.pop("MOONCAKE_AST_CACHE_DIR")
     p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=str(tmp_path))

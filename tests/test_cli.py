@@ -118,8 +118,8 @@ def test_generate_writes_standalone_modules_that_import_and_run_elsewhere(cli, t
     assert files == ["user_gen_f_forward.py", "user_gen_f_reverse.py"]
     assert out.split() == [str(out_dir / n) for n in files]
     fwd_text = (out_dir / files[0]).read_text()
-    assert "from user_gen_f_forward import f__forward" in fwd_text
-    assert "value, tangent = f__forward(x, n, dx, dn)" in fwd_text
+    assert "from user_gen_f_forward import f__jvp" in fwd_text
+    assert "value, tangent = f__jvp(x, n, dx, dn)" in fwd_text
     assert "mooncake-ast generate" in fwd_text and "namespace of your module `user_gen`" in fwd_text
     for name in files:  # module-level imports: only numpy, the standard library and mooncake_ast.runtime
         text = (out_dir / name).read_text()
@@ -128,23 +128,28 @@ def test_generate_writes_standalone_modules_that_import_and_run_elsewhere(cli, t
                             for ln in tops), tops
     assert not (tmp_path / "project" / "__pycache__").exists()
     # In a new process, from another directory, with only the output directory on the path.
+    # No libcst and an empty cache: nothing may be derived (f's callee `helper` is in the module too).
+    assert "_mc_callees['user_gen.helper']" in fwd_text
     script = textwrap.dedent("""
         import json, sys
+        sys.modules["libcst"] = None
         import numpy as np
         sys.path.insert(0, sys.argv[1])
-        from user_gen_f_forward import f__forward
+        from user_gen_f_forward import f__jvp
         from user_gen_f_reverse import f__vjp
-        y, dy = f__forward(0.3, 5, 1.0, None)
+        y, dy = f__jvp(0.3, 5, 1.0, None)
         value, pullback = f__vjp(0.3, 5)
         x_bar, n_bar = pullback(1.0)
         import user_gen
         user_gen.SCALE = 3.0   # the derivative runs in the user's module: it sees the new global
-        print(json.dumps([y, dy, value, x_bar, f__forward(0.3, 5, 1.0, None)[1], user_gen.__file__]))
+        print(json.dumps([y, dy, value, x_bar, f__jvp(0.3, 5, 1.0, None)[1], user_gen.__file__]))
         """)
     env = dict(os.environ, PYTHONPATH=ROOT, PYTHONDONTWRITEBYTECODE="1", MOONCAKE_AST_CACHE_DIR=str(tmp_path / "cache"))
     p = subprocess.run([sys.executable, "-c", script, str(out_dir)], capture_output=True, text=True, env=env,
                        cwd=str(tmp_path), timeout=120)
     assert p.returncode == 0, p.stderr
+    cache_dir = tmp_path / "cache"
+    assert not cache_dir.exists() or not [f for _, _, fs in os.walk(cache_dir) for f in fs if f.endswith(".py")]
     y, dy, value, x_bar, dy3, user_file = json.loads(p.stdout)
 
     def f(x, n, scale=2.0):
@@ -157,6 +162,106 @@ def test_generate_writes_standalone_modules_that_import_and_run_elsewhere(cli, t
     assert dy == pytest.approx(df(0.3, 5)) and x_bar == pytest.approx(df(0.3, 5))
     assert dy3 == pytest.approx(df(0.3, 5, 3.0))
     assert os.path.samefile(user_file, src)
+
+
+OTHER = """\
+def scale(v, k=2.0):
+    return v * k
+"""
+
+ENERGY = """\
+import numpy as np
+from energy_other import scale as sc
+
+
+def pair(d, eps=0.1):
+    return 1.0 / (d * d + eps)
+
+
+def fill(a, x):
+    for i in range(len(a)):
+        a[i] = x[i] * 2.0
+    return a
+
+
+def power(x, n):
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def total_energy(pos, eps=0.1):
+    e = 0.0
+    for i in range(len(pos)):
+        for j in range(i + 1, len(pos)):
+            e = e + pair(pos[i] - pos[j], eps=eps)
+    acc = []
+    acc.append(np.sum(pos * pos))
+    b = fill(np.zeros(len(pos)), pos)
+    return e + acc[0] + np.sum(b) + power(pos[0], 3) + np.sum(sc(pos))
+
+
+class Springs:
+    def __init__(self, k):
+        self.k = k
+
+    def energy(self, pos):
+        return self.k * total_energy(pos)
+"""
+
+
+def test_generate_writes_the_callees_of_other_modules_keeps_defaults_and_derives_nothing(cli, tmp_path):
+    """Callees in the same module and in another (imported under another name), recursion, a keyword
+    argument, an in-place write, `__vjp` without the defaulted argument: equal to mc.grad / mc.jvp."""
+    write(tmp_path / "src", "energy_other.py", OTHER)
+    src = write(tmp_path / "src", "energy_model.py", ENERGY)
+    out_dir = tmp_path / "out"
+    code, _, err = cli("generate", f"{src}::total_energy", "--mode", "both", "-o", out_dir)
+    assert code == 0, err
+    code, _, err = cli("generate", f"{src}::Springs.energy", "--mode", "reverse", "-o", out_dir)  # a method
+    assert code == 0, err
+    text = (out_dir / "energy_model_total_energy_reverse.py").read_text()
+    for name in ("pair", "fill", "power"):
+        assert f"_mc_callees['energy_model.{name}']" in text
+    assert "_mc_callees['energy_other.scale']" in text and "derived when first run" not in text
+    script = textwrap.dedent("""
+        import json, sys
+        sys.modules["libcst"] = None
+        import numpy as np
+        sys.path[:0] = sys.argv[1:3]
+        from energy_model_total_energy_reverse import total_energy__vjp
+        from energy_model_total_energy_forward import total_energy__jvp
+        pos = np.array([0.3, 1.1, 2.0])
+        value, pullback = total_energy__vjp(pos)
+        pos_bar, eps_bar = pullback(1.0)
+        dys = [float(total_energy__jvp(pos, 0.2, e, 1.0)[1]) for e in np.eye(3)]
+        import energy_model
+        from energy_model_Springs_energy_reverse import energy__vjp
+        _, springs_pullback = energy__vjp(energy_model.Springs(3.0), pos)
+        springs_bar = list(springs_pullback(1.0)[1])
+        print(json.dumps([float(value), list(pos_bar), float(eps_bar), dys, springs_bar]))
+        """)
+    env = dict(os.environ, PYTHONPATH=ROOT, PYTHONDONTWRITEBYTECODE="1", MOONCAKE_AST_CACHE_DIR=str(tmp_path / "cache"))
+    p = subprocess.run([sys.executable, "-c", script, str(out_dir), str(tmp_path / "src")], capture_output=True,
+                       text=True, env=env, cwd=str(tmp_path), timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert not (tmp_path / "cache").exists() or not [f for _, _, fs in os.walk(tmp_path / "cache") for f in fs]
+    value, pos_bar, eps_bar, dys, springs_bar = json.loads(p.stdout)
+    sys.path.insert(0, str(tmp_path / "src"))
+    try:
+        import energy_model
+
+        pos = np.array([0.3, 1.1, 2.0])
+        v, (g_pos, g_eps) = mc.value_and_grad(energy_model.total_energy, argnums=(0, 1))(pos, 0.1)
+        assert value == pytest.approx(v) and pos_bar == pytest.approx(g_pos) and eps_bar == pytest.approx(g_eps)
+        assert springs_bar == pytest.approx(3.0 * g_pos)
+        for e, dy in zip(np.eye(3), dys):  # (with eps's tangent 1.0 and eps=0.2)
+            assert dy == pytest.approx(mc.jvp(energy_model.total_energy, (pos, 0.2), (e, 1.0))[1])
+        mc.testing.check_derivatives(energy_model.total_energy, pos, 0.1)
+    finally:
+        sys.path.remove(str(tmp_path / "src"))
+        for name in ("energy_model", "energy_other"):
+            sys.modules.pop(name, None)
 
 
 def test_generate_reverse_for_arrays_and_module_path_targets(cli, tmp_path, monkeypatch):
@@ -183,7 +288,7 @@ def test_generate_reverse_for_arrays_and_module_path_targets(cli, tmp_path, monk
         import clipkg.models as models
 
         m = models.Model(3.0)
-        y, dy = e.energy__forward(m, 2.0, mc.Tangent({"k": 0.0}), 1.0)
+        y, dy = e.energy__jvp(m, 2.0, mc.Tangent({"k": 0.0}), 1.0)
         assert (y, dy) == pytest.approx((12.0, 12.0))
     finally:
         sys.path.remove(str(out_dir))
@@ -198,11 +303,11 @@ def test_show(cli, tmp_path):
     src = write(tmp_path, "user_show.py", USER)
     code, out, err = cli("show", f"{src}::f")
     assert code == 0, err
-    assert "def f__forward(x, n, dx, dn" in out and "__pullback" not in out
+    assert "def f__jvp(x, n, dx, dn" in out and "__pullback" not in out
     code, out, _ = cli("show", f"{src}::f", "--mode", "reverse")
     assert code == 0 and "def f__pullback(" in out
     code, out, _ = cli("show", f"{src}::Model.square", "--mode", "both")
-    assert code == 0 and "def square__forward(" in out and "def square__pullback(" in out
+    assert code == 0 and "def square__jvp(" in out and "def square__forward(" in out and "def square__pullback(" in out
 
 
 def test_ir_and_dot(cli, tmp_path):

@@ -320,7 +320,8 @@ def test_differentiate_on_methods_binds_the_object(user):
 
 PUBLIC = ["grad", "value_and_grad", "jvp", "vjp", "differentiate", "source", "frule", "rrule", "zero_derivative",
           "Differentiable", "MooncakeError", "SourceUnavailableError", "MissingRuleError", "UnsupportedSyntaxError",
-          "ArgnumsError", "TangentError", "NonScalarOutputError"]
+          "ArgnumsError", "TangentError", "NonScalarOutputError", "jacfwd", "jacrev", "hessian", "hvp", "NoTangent",
+          "Tangent", "MutableTangent", "FunctionTangent", "ComplexReverseError", "testing"]
 
 
 @pytest.mark.parametrize("name", PUBLIC)
@@ -329,9 +330,13 @@ def test_public_names_have_docstrings_worth_reading(name):
     assert len(doc) > 150, (name, doc)
 
 
-@pytest.mark.parametrize("name", ["grad", "value_and_grad", "jvp", "vjp", "differentiate", "source", "frule", "rrule"])
+@pytest.mark.parametrize("name", ["grad", "value_and_grad", "jvp", "vjp", "differentiate", "source", "frule", "rrule",
+                                  "jacfwd", "jacrev", "hessian", "hvp", "testing.check_derivatives"])
 def test_entry_point_docstrings_say_args_returns_raises_and_show_an_example(name):
-    doc = inspect.getdoc(getattr(mc, name))
+    obj = mc
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    doc = inspect.getdoc(obj)
     for part in ("Args:", "Returns:", "Example"):
         assert part in doc, (name, part)
     if name not in ("frule", "rrule"):

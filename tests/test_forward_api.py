@@ -147,7 +147,7 @@ def test_differentiate_wrapper_and_ir():
     assert f.jvp((0.0,), (1.0,)) == (2.0, 2.0)
     text = f.ir()
     assert "L0:" in text and "return" in text
-    assert "def f__forward" in f.source("forward")
+    assert "def f__jvp" in f.source("forward")
     path = f.source_path("forward")
     assert path is not None and open(path).read().endswith(f.source("forward").split("\n", 2)[2])
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import importlib
 import os
+import re
 import sys
 import types
 from typing import Any, Iterable, Optional
@@ -175,14 +176,17 @@ def emit_function(
     body = emitter.emit_function_body()
     # Aliases chosen while emitting must not collide with the names chosen before.
     signature = [names[p] for p in params]
-    helpers = writer.helper_params()
+    level = "elif_level"  # counters of flat elif chains: level_<depth>, unlike any name in use
+    while any(n.startswith(level) for n in writer.reserved | emitter.reserved):
+        level = "_" + level
+    body_lines = format_nodes(body, level_name=level)
+    # Our imports, as keyword-only parameters: only those this function's body reads.
+    used = set(re.findall(r"[A-Za-z_]\w*", "\n".join(body_lines)))
+    helpers = [h for h in writer.helper_params() if h.split("=", 1)[0] in used]
     if helpers:
         signature += ["*"] + helpers
     lines = [f"def {name}({', '.join(signature)}):"]
     if docstring:
         lines.append(f'    """{docstring}"""')
-    level = "elif_level"  # counters of flat elif chains: level_<depth>, unlike any name in use
-    while any(n.startswith(level) for n in writer.reserved | emitter.reserved):
-        level = "_" + level
-    lines += format_nodes(body, level_name=level)
+    lines += body_lines
     return "\n".join(lines) + "\n"

@@ -399,7 +399,7 @@ def forward_source_text(fn: types.FunctionType, kinds: Optional[dict] = None) ->
     t = ForwardTransform(ir, fn.__globals__, kinds or {})
     fwd, params = t.run()
     writer = ModuleWriter(user_names(fn, ir), fn.__globals__, ir.local_names)
-    name = f"{ir.name if ir.name.isidentifier() else 'lambda_'}__forward"
+    name = f"{ir.name if ir.name.isidentifier() else 'lambda_'}__jvp"
     from .. import __version__
 
     primal_params = ", ".join(p.name for p in ir.params)
@@ -427,6 +427,6 @@ def generate_forward(fn: types.FunctionType, kinds: Optional[dict] = None) -> Ge
 
     module, meta = cache.load_module(key, cache.entry_stem(fn.__module__, fn.__qualname__, "forward"), build,
                                      accept=lambda meta: bindings_hold(fn, meta.get("bindings")))
-    name = next(n for n in vars(module) if n.endswith("__forward"))
+    name = next(n for n in vars(module) if n.endswith("__jvp"))
     bound = bind_to(getattr(module, name), fn)
     return Generated(bound, bool(meta.get("takes_self")), current_bindings(fn, meta.get("bindings", {})), module, key, name)

@@ -4,7 +4,7 @@ The entry points are not traced as code (their bodies manage tapes and contexts)
 primitives, and their rules apply a transformation to the *generated* code:
 
 * `jvp(f, primals, tangents)` (and the run-time dispatcher `fcall` that forward code calls) is,
-  under an outer transformation, a call of f's generated forward function `f__forward(*primals,
+  under an outer transformation, a call of f's generated forward function `f__jvp(*primals,
   *tangents)`, which is ordinary Python: reverse mode differentiates it (reverse over forward) and
   forward mode differentiates it again (forward over forward).
 * `grad(f)(*args)` is differentiated through the symmetry of second derivatives, never by
