@@ -176,6 +176,19 @@ def _code_into(h: Any, code: types.CodeType) -> None:
             h.update(repr(c).encode())
 
 
+def lineage_digest(fn: types.FunctionType) -> str:
+    """What tells the versions of fn's derivative apart for eviction (cache_evict.lineage): fn's source and the
+    code of the global functions it calls, whose edits also make a new derivative (their calls are typed
+    from their code), so the older one is superseded rather than left behind."""
+    h = hashlib.sha256(source_digest(fn).encode())
+    g = fn.__globals__
+    for name in sorted(code_names(fn.__code__)):
+        other = g.get(name)
+        if type(other) is types.FunctionType:
+            h.update(f"{name}={function_digest(other)}".encode())
+    return h.hexdigest()
+
+
 def describe(obj: Any) -> str:
     """What an object is, for keys and binding checks: modules by name, callables by qualified
     name and rule, other values by type."""
@@ -423,7 +436,7 @@ def generate_forward(fn: types.FunctionType, kinds: Optional[dict] = None) -> Ge
         with deriving(fn, mode):
             text, takes_self, bindings = forward_source_text(fn, kinds)
         return text, {"takes_self": takes_self, "bindings": binding_descriptions(bindings),
-                      **lineage(fn, source_digest(fn))}  # older versions are evicted
+                      **lineage(fn, lineage_digest(fn))}  # older versions are evicted
 
     module, meta = cache.load_module(key, cache.entry_stem(fn.__module__, fn.__qualname__, "forward"), build,
                                      accept=lambda meta: bindings_hold(fn, meta.get("bindings")))

@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import cache
 from ..forward.generate import (bind_to, binding_descriptions, bindings_hold, current_bindings, derivative_key,
-                                deriving, source_digest)
+                                deriving, lineage_digest)
 from ..ir.nodes import Call, Return
 
 # Lowering, the transform and emission are imported when a module is generated (see forward/generate.py).
@@ -103,7 +103,7 @@ def generate_reverse(fn: types.FunctionType, kinds: dict[str, str]) -> Generated
         may_write = bool(rt.saves or rt.dispatched or rt.user_appends)
         return text, {"takes_self": rt.uses_self, "reads_closure": bool(rt.ir.freevars), "may_write": may_write,
                       "bindings": binding_descriptions(rt.resolver.bindings),
-                      **lineage(fn, source_digest(fn))}  # older versions are evicted
+                      **lineage(fn, lineage_digest(fn))}  # older versions are evicted
 
     module, meta = cache.load_module(key, cache.entry_stem(fn.__module__, fn.__qualname__, "reverse"), build,
                                      accept=lambda meta: bindings_hold(fn, meta.get("bindings")))
