@@ -20,6 +20,7 @@ Only values a reverse template actually uses are recorded.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 import sys
 
@@ -44,10 +45,13 @@ from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
 from .prepare import hashable as _hashable
-from ..rules import registry
+from ..rules import builtin_rules, registry
 from .special import INPLACE, SAVE_ARGS, SPECIAL
 from .templates import PH, TemplateBuilder
 
+
+
+_SETS = {ops.set_of, builtins.set, builtins.frozenset, set.add}
 
 
 class ReverseUnsupported(MooncakeError):
@@ -514,6 +518,9 @@ class ReverseTransform:
 
     def rev_stmt(self, s: Call) -> None:
         fn, rule = self.resolver.callee(s)
+        if _hashable(fn) and fn in _SETS:
+            self._rev_set(s, fn)
+            return
         if s.args and s.args[0] in self.typed_lists and typed_lists.handles(self, s, fn):
             typed_lists.reverse_read(self, s, fn)
             return
@@ -577,6 +584,18 @@ class ReverseTransform:
         for k, v in s.kwargs.items():
             if self.active(v):
                 self.accumulate(v, self.b.call(adj.item_of, [kwargs_bar, Const(k)]))
+
+    def _rev_set(self, s: Call, fn: Any) -> None:
+        """Sets keep no adjoints of their items (equal items merge): refuse where one would be dropped, that is
+        where the set gets an adjoint (`sum({x, 2 * x})`) or an item that needs one is added to it."""
+        if fn is set.add:
+            if len(s.args) == 2 and self.active(s.args[1]):
+                check = self.b.call(builtin_rules.check_set_item, [self.primal(s.args[1])])
+                check.keep = True  # type: ignore[attr-defined]
+            return self._rev_special(s, fn, *SPECIAL[fn])
+        if self.take_adj(s) is not None:  # (a set that depends on the inputs: checked when the pullback runs)
+            check = self.b.call(builtin_rules.check_set_items, [self.primal(s)])
+            check.keep = True  # type: ignore[attr-defined]
 
     def _rev_special(self, s: Call, fn: Any, save: Any, helper: Any, adjoint_args: tuple) -> None:
         """Reads of parts and writes: a run-time helper undoes the write and routes adjoints through storage.

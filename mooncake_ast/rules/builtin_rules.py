@@ -53,7 +53,55 @@ defjvp(ops.merge_dicts, lambda t, y, *parts: t.call(merge_tangent, *[t.call(ops.
 defjvp(ops.cell_get, lambda t, y, c: t.call(cell_tangent_get, t.d(c)) if t.d(c) is not None else None)
 defjvp(ops.cell_set, lambda t, y, c, v: t.call(ops.cell_set, t.d(c), stored(t, v)) if t.d(c) is not None else None, mutates=(0,))
 defjvp(list.append, lambda t, y, l, x: t.call(list.append, t.d(l), stored(t, x)) if t.d(l) is not None else None, mutates=(0,))
-defjvp(set.add, lambda t, y, s, x: None, mutates=(0,))
+defjvp(set.add, lambda t, y, s, x: t.call(set_tangent, t.d(x)) if t.d(x) is not None else None, mutates=(0,))
+defjvp(ops.set_of, lambda t, y, *xs: t.call(set_tangent, *[t.d(x) for x in xs if t.d(x) is not None])
+       if any(t.d(x) is not None for x in xs) else None)
+defjvp(builtins.set, lambda t, y, xs=(): t.call(set_items_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+defjvp(builtins.frozenset, lambda t, y, xs=(): t.call(set_items_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+
+
+SET_REFUSAL = ("a set (or frozenset) holds numbers that carry derivatives, and a set keeps no derivative of its "
+               "items (equal items merge, the order is arbitrary); use a list or a tuple, or `sorted(set(...))` of "
+               "values that do not depend on the inputs")
+
+
+def set_tangent(*dxs):
+    """Sets keep no tangents: refuse when a nonzero one would be dropped (a zero one is dropped rightly)."""
+    for d in dxs:
+        if not _no_tangent(d):
+            raise UnsupportedDerivativeError(SET_REFUSAL)
+    return NoTangent
+
+
+def _carries_derivative(v) -> bool:
+    """Could v (an item of a set) carry a derivative: a real or complex number or array, or a tuple holding one?"""
+    if isinstance(v, (bool, int, str, bytes, type(None), np.integer, np.bool_)):
+        return False
+    if isinstance(v, tuple):
+        return any(_carries_derivative(i) for i in v)
+    if isinstance(v, np.ndarray):
+        return v.dtype.kind in "fc"
+    return isinstance(v, (float, complex, np.floating, np.complexfloating))
+
+
+def check_set_items(items) -> None:
+    """Reverse mode of a set that gets an adjoint: refuse if it holds anything that can carry a derivative (its
+    adjoint would be dropped); sets of ints, strings and tuples of them are fine."""
+    if any(_carries_derivative(v) for v in items):
+        raise UnsupportedDerivativeError(SET_REFUSAL)
+
+
+def check_set_item(v) -> None:
+    """`s.add(v)` in reverse mode, for a set that depends on the inputs (see check_set_items)."""
+    if _carries_derivative(v):
+        raise UnsupportedDerivativeError(SET_REFUSAL)
+
+
+def set_items_tangent(xs, dxs):
+    """`set(xs)`: the items' tangents (none for a dict's keys, a string's characters, a range's ints) must be zero."""
+    if dxs is NoTangent or isinstance(xs, (dict, set, frozenset, str, range)):
+        return NoTangent
+    return set_tangent(*(dxs if isinstance(dxs, (list, tuple)) else [dxs]))
 defzero(ops.not_contains, ops.format_value, ops.join_str, ops.assert_failed, ops.import_module, ops.nested_code)
 defzero(*stmt_ops.ZERO_DERIVATIVE)  # the helpers lowered `with`/`global`/`raise from` call (frontend/stmt_ops.py)
 
@@ -176,8 +224,8 @@ defjvp(builtins.next, lambda t, y, it, *default: t.call(next_tangent, t.d(it), *
        if t.d(it) is not None or any(t.d(d) is not None for d in default) else None, mutates=(0,))
 defzero(builtins.len, builtins.range, builtins.isinstance, builtins.issubclass, builtins.int, builtins.bool,
         builtins.str, builtins.repr, builtins.type, builtins.id, builtins.hash, builtins.print, builtins.callable,
-        builtins.hasattr, builtins.all, builtins.any, builtins.format, builtins.ord, builtins.chr, builtins.set,
-        builtins.frozenset, builtins.slice, builtins.bin, builtins.hex, builtins.oct, builtins.ascii)
+        builtins.hasattr, builtins.all, builtins.any, builtins.format, builtins.ord, builtins.chr,
+        builtins.slice, builtins.bin, builtins.hex, builtins.oct, builtins.ascii)
 
 
 def _floordiv(a, b):
