@@ -102,3 +102,50 @@ TABLE = np.array([1.0, 2.0, 3.0])
 def reads_global_via_call(x):
     t = returns_global()
     return np.sum(t * x)
+
+
+def fresh_then_written(W, x):
+    z = layer(W, x)
+    z[0] = z[0] * 2.0
+    return np.sum(z ** 2) + np.sum(layer(W, x))
+
+
+def head(x):
+    return x[1:]
+
+
+def view_then_written(x):
+    h = head(x)
+    h2 = h * 2.0
+    h[0] = 5.0 * h[0]
+    return np.sum(h2 * x[1:]) + np.sum(x ** 2)
+
+
+def twice_same(W, x):
+    a = layer(W, x)
+    b = layer(W, x)
+    return np.sum(a * b)
+
+
+def keep(lst, x):
+    r = np.tanh(x)
+    lst.append(r)
+    return r
+
+
+def stored_then_written(x):
+    lst = []
+    r = keep(lst, x)
+    lst[0][0] = 3.0 * lst[0][0]
+    return np.sum(r * x)
+
+
+def transposed(A):
+    return A.T
+
+
+def transpose_then_written(A):
+    B = transposed(A)
+    C = B * 1.5
+    B[0, 1] = B[0, 1] * 4.0
+    return np.sum(C * A)

@@ -27,6 +27,11 @@ CASES = [
     (c.keyword_call, (Y,)),
     (c.nested_helpers, (X,)),
     (c.reads_global_via_call, (np.array([0.5, -1.0, 2.0]),)),
+    (c.fresh_then_written, (W1, X)),
+    (c.view_then_written, (X,)),
+    (c.twice_same, (W1, X)),
+    (c.stored_then_written, (X,)),
+    (c.transpose_then_written, (R.normal(size=(3, 3)),)),
 ]
 
 

@@ -18,12 +18,41 @@ from __future__ import annotations
 import types
 from typing import Any, Optional
 
-from ..ir.nodes import Call, Const, Global, Param, Return
+import builtins
+import operator
+
+import numpy as np
+
+from .. import ops
+from ..ir.nodes import Call, Const, Global, Param, Phi, Return
+from ..ir.op_types import makes_new_array
 from ..ir.types import UNKNOWN, AVal, Arr, Num, Tup, join, type_of_argument
+from .special import INPLACE
+
+# Reads of parts (and the lowering's own containers): they write nothing.
+_READS = {operator.getitem, builtins.getattr, builtins.len, ops.sequence, ops.unpack, ops.tuple_of, ops.list_of,
+          ops.dict_of, ops.identity, builtins.range, builtins.slice}
 
 _DEPTH = 3  # callee of a callee of a callee: deeper calls stay unknown
-_SUMMARIES: dict = {}  # (code, globals id, argument types) -> result type
+_SUMMARIES: dict = {}  # (code, globals id, argument types) -> (result type, returns a fresh value and writes nothing)
 _ACTIVE: set = set()  # (code, argument types) being summarised (recursion gives UNKNOWN)
+
+
+class _FreshCall:
+    """What activity analysis (forward/activity.py) is told about a call `returns_fresh` approves: its result shares
+    no storage with its arguments (`fresh`); it is still run by the dispatcher, so every argument may be written
+    as far as activity goes (no `jvp`, no `mutates`: all positions are targets, none a module-level write)."""
+
+    zero = False
+    jvp = None
+    vjp = None
+    mutates: tuple = ()
+    user_frule = None
+    user_rrule = None
+    fresh = True
+
+
+FRESH_CALL = _FreshCall()
 
 
 def user_function(resolver: Any, s: Call) -> Optional[types.FunctionType]:
@@ -75,26 +104,37 @@ def _parameter_types(fn: types.FunctionType, s: Call, args: list) -> Optional[di
 
 def result_of_call(fn: types.FunctionType, s: Call, args: list, depth: int = 0) -> AVal:
     """The type of `fn(*args)` (argument types `args`), from fn's code; UNKNOWN where not known."""
+    return _summary(fn, s, args, depth)[0]
+
+
+def returns_fresh(fn: types.FunctionType, s: Call, args: list) -> bool:
+    """Does `fn(*args)` write nothing its caller can reach and return a number or an array made inside it (never
+    an argument, a view of one, or anything else its caller can reach)?  Then the result is an object of its
+    own: reverse mode keeps its adjoint in a local variable (forward/activity.returns_fresh)."""
+    return _summary(fn, s, args, 0)[1]
+
+
+def _summary(fn: types.FunctionType, s: Call, args: list, depth: int) -> tuple:
     if depth >= _DEPTH:
-        return UNKNOWN
+        return UNKNOWN, False
     # (a list, dict or object is typed only as a parameter its function only reads: the callee may write it)
     params = _parameter_types(fn, s, [_kept(a) for a in args])
     if params is None:
-        return UNKNOWN
+        return UNKNOWN, False
     key = (fn.__code__, id(fn.__globals__), tuple(sorted(params.items(), key=lambda kv: kv[0])))
     try:
         hash(key)
     except TypeError:
-        return UNKNOWN
+        return UNKNOWN, False
     if key in _SUMMARIES:
         return _SUMMARIES[key]
     if key in _ACTIVE:
-        return UNKNOWN  # (recursion: the result is what the base case gives, unknown here)
+        return UNKNOWN, False  # (recursion: the result is what the base case gives, unknown here)
     _ACTIVE.add(key)
     try:
         out = _summarise(fn, params, depth)
     except Exception:  # noqa: BLE001 - a callee we cannot lower or type is simply not typed
-        out = UNKNOWN
+        out = UNKNOWN, False
     finally:
         _ACTIVE.discard(key)
     if len(_SUMMARIES) > 4096:
@@ -120,9 +160,14 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int) -> AVal:
             raise LookupError(v)
         return out
 
+    nested: dict = {}  # typed calls in fn -> (their summary)
+
     def call_type(st: Call, arg_types: list) -> Optional[AVal]:
         callee = user_function(resolver, st)
-        return None if callee is None else result_of_call(callee, st, arg_types, depth + 1)
+        if callee is None:
+            return None
+        nested[st] = _summary(callee, st, arg_types, depth + 1)
+        return nested[st][0]
 
     param_of = {p.name: p for p in ir.params}
     types_ = infer_types(ir, params, resolver.callee, constant, call_type)
@@ -131,11 +176,69 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int) -> AVal:
             break
         types_ = infer_types(ir, params, resolver.callee, constant, call_type)
     out: Any = None
+    returned = []
     for b in ir.blocks:
         if isinstance(b.term, Return):
             v = b.term.value
+            returned.append(v)
             t = (params.get(v.name, UNKNOWN) if isinstance(v, Param) and v.name in param_of else
                  type_of_argument(v.value) if isinstance(v, Const) and v.value is not None else
                  types_.get(v, UNKNOWN))
             out = t if out is None else join(out, t)
-    return UNKNOWN if out is None else _kept(out)
+    kept = UNKNOWN if out is None else _kept(out)
+    fresh = isinstance(kept, (Num, Arr)) and _writes_nothing(ir, resolver, nested, types_) and \
+        all(_made_here(v, types_, resolver, nested, set()) for v in returned)
+    return kept, fresh
+
+
+def _writes_nothing(ir: Any, resolver: Any, nested: dict, types_: dict) -> bool:
+    """Does the function write no object (no item, attribute or cell stores, no in-place updates of anything but
+    numbers, no mutating rule, no code we do not see)?  Calls of typed user functions count by their summary."""
+    for b in ir.blocks:
+        for st in b.stmts:
+            if st in nested:
+                if not nested[st][1]:
+                    return False
+                continue
+            fn, rule = resolver.callee(st)
+            if fn is None or "out" in st.kwargs:
+                return False
+            if fn in _READS:
+                continue
+            if rule is None or rule.mutates or rule.user_frule is not None or rule.user_rrule is not None:
+                return False
+            if _hashable(fn) and fn in INPLACE and not all(isinstance(types_.get(a, type_of_argument(getattr(a, "value", None)))
+                                                                      if isinstance(a, Const) else types_.get(a), Num)
+                                                           for a in st.args):
+                return False  # (`s += x` of numbers makes a new number)
+    return True
+
+
+def _made_here(v: Any, types_: dict, resolver: Any, nested: dict, seen: set) -> bool:
+    """Is the returned value v a number, or an array the function made (never a parameter, a view or a global)?"""
+    if isinstance(v, Const):
+        return isinstance(type_of_argument(v.value), Num)
+    if isinstance(types_.get(v), Num):
+        return True  # (numbers are immutable: sharing one is harmless)
+    if isinstance(v, Phi):
+        if v in seen:
+            return True
+        seen.add(v)
+        return all(_made_here(x, types_, resolver, nested, seen) for x in v.incoming.values())
+    if not isinstance(v, Call):
+        return False
+    if v in nested:
+        return nested[v][1]
+    fn = resolver.callee(v)[0]
+    if fn in (np.array, np.asarray) and len(v.args) == 1 and isinstance(v.args[0], Call) and \
+            v.args[0].callee() in (ops.list_of, ops.tuple_of):
+        return True  # (an array of a display: a new one)
+    return makes_new_array(fn) and not {"out", "copy"} & set(v.kwargs)
+
+
+def _hashable(fn: Any) -> bool:
+    try:
+        hash(fn)
+    except TypeError:
+        return False
+    return True

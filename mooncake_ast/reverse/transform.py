@@ -93,10 +93,13 @@ class ReverseTransform:
                 break
             types = self.types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
-        self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
+        # Calls of user functions that write nothing and return a new value: their results are objects of their own.
+        self.fresh_calls = {st: callee for st, (callee, _) in self.typed_calls.items()
+                            if call_types.returns_fresh(callee, st, [self.type_of(a) for a in st.args])}
+        self.act = Activity(ir, self._activity_rule, self.uses_self, user_globals=self.resolver.g)
         inactive = {p for p in ir.params if p.name in inactive_names}
         if inactive:
-            self.act = Activity(ir, self.resolver.callee, self.uses_self, inactive=inactive, user_globals=self.resolver.g)
+            self.act = Activity(ir, self._activity_rule, self.uses_self, inactive=inactive, user_globals=self.resolver.g)
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
         self.types = types
         self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
@@ -187,6 +190,11 @@ class ReverseTransform:
         if t is not UNKNOWN:
             self.typed_calls[s] = (callee, t)
         return t
+
+    def _activity_rule(self, s: Call) -> tuple:
+        """The callee and rule activity analysis sees: a fresh user call's result shares nothing with its arguments."""
+        callee = self.fresh_calls.get(s)
+        return (callee, call_types.FRESH_CALL) if callee is not None else self.resolver.callee(s)
 
     def _constant(self, v: Value) -> Any:
         """What a module attribute (`math.pi`) denotes, for types; LookupError when it is not one."""
