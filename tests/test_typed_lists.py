@@ -37,6 +37,7 @@ READ_ONLY = [
     (c.early_exit, (XS, 5.0), None),
     (c.while_newton, ([0.5, 2.0, 3.5],), set()),
     (c.list_and_array, (XS, A), set()),
+    (c.items_to_helper, (XS,), None),
 ]
 
 
@@ -68,6 +69,7 @@ MORE_THAN_READ = [
     (c.sliced, ([0.7, -1.3, 2.0],)),
     (c.method_read, ([0.7, -1.3, 0.8],)),
     (c.reversed_iteration, ([0.7, -1.3, 2.0],)),
+    (c.items_to_helper_then_written, ([0.7, -1.3, 2.0],)),
 ]
 
 

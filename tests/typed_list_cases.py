@@ -133,3 +133,22 @@ def reversed_iteration(xs):
     for k, v in enumerate(reversed(xs)):
         s = s + k * v
     return s
+
+
+def _soft(v):
+    return v / (1.0 + abs(v))
+
+
+def items_to_helper(xs):
+    s = 0.0
+    for v in xs:
+        s = s + _soft(v) * v
+    return s
+
+
+def items_to_helper_then_written(xs):
+    s = 0.0
+    for v in xs:
+        s = s + _soft(v)
+    xs[0] = np.array([s, 2.0 * s])
+    return s + float(np.sum(xs[0]))

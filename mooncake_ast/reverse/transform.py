@@ -36,7 +36,7 @@ from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
 from ..ir.typed_methods import resolve_methods
 from ..ir.inference import infer_types
-from ..ir.types import FLOAT, INT, UNKNOWN, AVal, decode, differentiable, is_float_array, is_real, type_of_argument
+from ..ir.types import FLOAT, INT, UNKNOWN, AVal, Lst, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
@@ -73,25 +73,27 @@ class ReverseTransform:
         self.resolver = StaticResolver(user_globals)
         prepare.deletes_as_pops(self)
         self.typed_calls: dict = {}  # call of a user function -> (the function, its result's type): call_types.py
-        types = self._settle_types(ir)
-        for _ in range(4):
+        self.list_aliases: dict = {}
+        self._typing_calls = True
+        for attempt in range(8):
+            if attempt == 7:  # (no fixpoint: nothing typed from callees or lists, which is always sound)
+                self._typing_calls = False
+                self.param_types = {k: (UNKNOWN if isinstance(t, Lst) else t) for k, t in self.param_types.items()}
+                self.resolver = StaticResolver(user_globals)
+            types = self.types = self._settle_types(ir)
+            # Lists the function does more with than read lose their type (typed_lists.py): type again without it.
+            dropped, self.list_aliases = typed_lists.keep_only_read(self)
+            if dropped:
+                continue
             # Calls known to return numbers or arrays: operators on their results are not dispatched (forward/objects.py),
-            # which types more, which can type more calls.
+            # which types more, which can type more calls; the resolver's set must be what the final types say.
             plain = frozenset(st for st, (_, t) in self.typed_calls.items() if t is not UNKNOWN)
             if plain == self.resolver.plain_calls:
                 break
             self.resolver = StaticResolver(user_globals)
             self.resolver.plain_calls = plain
-            types = self._settle_types(ir)
         for st, (callee, _) in self.typed_calls.items():
             self.resolver.bindings[st.fn.name] = callee  # (the derivative is stale once the name is rebound)
-        self.types = types
-        self.list_aliases: dict = {}
-        while True:  # (lists the function does more with than read lose their type: typed_lists.py)
-            dropped, self.list_aliases = typed_lists.keep_only_read(self)
-            if not dropped:
-                break
-            types = self.types = infer_types(ir, self.param_types, self.resolver.callee, self._constant)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         # Calls of user functions that write nothing and return a new value: their results are objects of their own.
         self.fresh_calls = {st: callee for st, (callee, _) in self.typed_calls.items()
@@ -183,7 +185,7 @@ class ReverseTransform:
 
     def _call_type(self, s: Call, args: list) -> Optional[AVal]:
         """The type of a call of one of the user's functions, from its code (call_types.py); None otherwise."""
-        callee = call_types.user_function(self.resolver, s)
+        callee = call_types.user_function(self.resolver, s) if self._typing_calls else None
         if callee is None:
             return None
         t = call_types.result_of_call(callee, s, args)
