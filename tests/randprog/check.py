@@ -90,6 +90,10 @@ def _is_float_leaf(x) -> bool:
     return isinstance(x, (float, np.floating)) or (isinstance(x, np.ndarray) and x.dtype.kind == "f")
 
 
+def _is_float_list(x) -> bool:
+    return type(x) is list and bool(x) and all(type(v) is float for v in x)
+
+
 def flatten(y) -> np.ndarray:
     """Every float in y, in a fixed order (ints, bools, None and strings carry no derivative)."""
     out = []
@@ -156,7 +160,7 @@ def _weights(y, rng):
 
 def _perturbed(args, i, idx, h):
     a = copy.deepcopy(args)
-    if isinstance(a[i], np.ndarray):
+    if isinstance(a[i], (np.ndarray, list)):
         a[i][idx] += h
         return a
     return a[:i] + (a[i] + h,) + a[i + 1:]
@@ -164,7 +168,8 @@ def _perturbed(args, i, idx, h):
 
 def _along(args, tans, h):
     a = copy.deepcopy(args)
-    return tuple(x + h * t if t is not None else x for x, t in zip(a, tans))
+    return tuple(x + h * t if t is not None and not isinstance(x, list) else
+                 [v + h * dv for v, dv in zip(x, t)] if t is not None else x for x, t in zip(a, tans))
 
 
 def _call_flat(f, args):
@@ -185,9 +190,9 @@ STEPS = (1e-6, 1e-4)
 
 def fd_gradient(f, args, i, w, h):
     x = args[i]
-    if isinstance(x, np.ndarray):
-        g = np.zeros(x.shape)
-        for idx in np.ndindex(x.shape):
+    if isinstance(x, (np.ndarray, list)):
+        g = np.zeros(np.shape(x))
+        for idx in (np.ndindex(x.shape) if isinstance(x, np.ndarray) else range(len(x))):
             g[idx] = (w @ _call_flat(f, _perturbed(args, i, idx, h)) - w @ _call_flat(f, _perturbed(args, i, idx, -h))) / (2 * h)
         return g
     return float((w @ _call_flat(f, _perturbed(args, i, None, h)) - w @ _call_flat(f, _perturbed(args, i, None, -h))) / (2 * h))
@@ -265,7 +270,7 @@ def check_function(f, args, modes=("reverse", "forward"), seed: int = 0, family:
     rng = np.random.default_rng(seed)
     scale = float(np.max(np.abs(flat_ref))) if flat_ref.size else 1.0
     w = _weights(y_ref, rng)
-    diff = [i for i, a in enumerate(args) if _is_float_leaf(a)]
+    diff = [i for i, a in enumerate(args) if _is_float_leaf(a) or _is_float_list(a)]
     # Finite differences: computed only when a mode got as far as numbers to compare.
     fd_cache = {}
 
@@ -344,6 +349,8 @@ def check_function(f, args, modes=("reverse", "forward"), seed: int = 0, family:
 def _tangent(a, rng):
     if isinstance(a, np.ndarray):
         return rng.normal(size=a.shape)
+    if isinstance(a, list):
+        return [float(v) for v in rng.normal(size=len(a))]
     return float(rng.normal())
 
 

@@ -767,6 +767,68 @@ def s_with(g):
 FAMILIES["language"] = [s_match, s_with, s_cmp_branch, s_assign]  # (after "mixed", whose programs stay as they were)
 
 
+# ---------------------------------------------------------------- the user's own helpers and lists of floats
+# (reverse/call_types.py types calls of helpers from their code; reverse/typed_lists.py types a list of floats a
+# function only reads: these programs check both, and the ways a list or a helper's result stops being plain.)
+
+VHELPERS = [
+    "def vh_{n}(p, s):\n    return np.tanh(p) * s + p ** 2",
+    "def vh_{n}(p, s):\n    q = np.sin(p)\n    return q * q + s",
+    "def vh_{n}(p, s):\n    return np.array([p[0] * s, p[1] + p[2], math.sin(s)])",
+    "def vh_{n}(p, s):\n    return p[::-1] * s",
+    "def vh_{n}(p, s):\n    out = np.zeros(3)\n    out[0] = s\n    out[1:] = p[:2] * 2.0\n    return out",
+    "def vh_{n}(p, s):\n    p[0] = p[0] * s\n    return p * 1.0",
+    "def vh_{n}(p, s):\n    return p",
+]
+
+
+def s_array_helper(g):
+    n = g.fresh("")
+    form = g.rng.randrange(len(VHELPERS))
+    g.helper(f"vh_{n}", VHELPERS[form].format(n=n))
+    v = g.fresh()
+    arg = g.expr(V, maxdepth=1)
+    if form == 5:  # (writes its argument: hand it a copy of the caller's own value)
+        arg = f"({arg}) * 1.0"
+    g.emit(f"{v} = vh_{n}({arg}, {g.expr(S, maxdepth=1)})")
+    g.define(v, V)
+    if g.rng.random() < 0.3:  # a write into the result
+        g.emit(f"{v}[{g.rng.randrange(3)}] = {g.expr(S, maxdepth=1)}")
+
+
+def s_scalar_helpers(g):
+    n = g.fresh("")
+    g.helper(f"sh_{n}", f"def sh_{n}(u, v):\n    return math.sin(u) * v + u * u / (1.0 + v * v)")
+    g.helper(f"sh2_{n}", f"def sh2_{n}(u):\n    return sh_{n}(u, 0.5) + sh_{n}(0.3, u)")
+    v = g.fresh()
+    g.emit(f"{v} = sh2_{n}({g.expr(S, maxdepth=1)}) + sh_{n}({g.expr(S, maxdepth=1)}, {g.leaf(S)})")
+    g.define(v, S)
+
+
+def s_list_param(g):
+    t = g.fresh("t")
+    s = g.expr(S, maxdepth=1)
+    form = g.rng.randrange(7)
+    if form == 0:
+        g.emit(f"{t} = 0.0", "for v in xs:", f"    {t} = {t} + v * math.sin(v + {s})")
+    elif form == 1:
+        g.emit(f"{t} = 0.0", "for k, v in enumerate(xs):", f"    {t} = {t} + (k + 1.0) * v * v")
+    elif form == 2:
+        g.emit(f"{t} = xs[0] * xs[-1] + xs[1] * {s}")
+    elif form == 3:
+        g.emit(f"{t} = sum(xs) * max(xs) + min(xs) * {s}")
+    elif form == 4:
+        g.emit(f"{t} = 0.0", f"for v, w in zip(xs, {g.pick(V) or 'C3'}):", f"    {t} = {t} + v * w")
+    elif form == 5:
+        g.emit(f"{t} = float(np.sum(np.array(xs) * {g.expr(V, maxdepth=1)}))")
+    else:  # (the list is written: it stays generic)
+        g.emit(f"xs[{g.rng.randrange(3)}] = xs[{g.rng.randrange(3)}] * {s}", f"{t} = sum(xs)")
+    g.define(t, S)
+
+
+FAMILIES["calls"] = [s_list_param, s_array_helper, s_scalar_helpers, s_list_param, s_assign]
+
+
 def generate(seed: int, family: str) -> Program:
     """The program of this seed in this family (deterministic)."""
     rng = random.Random(f"{family}:{seed}")
@@ -782,6 +844,9 @@ def generate(seed: int, family: str) -> Program:
     for p in params:
         g.define(p, shapes[p])
     args = [repr(_num(rng)) if shapes[p] == S else _arr(rng, shapes[p]) for p in params]
+    if family == "calls":  # (a list of floats too: reverse/typed_lists.py)
+        params.append("xs")
+        args.append(repr([_num(rng) for _ in range(3)]))
     snippets = FAMILIES[family]
     main = snippets[0]
     for i in range(rng.randint(2, 5)):
