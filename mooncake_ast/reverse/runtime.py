@@ -415,14 +415,16 @@ def kinds_of(args: tuple) -> tuple:
     dicts = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_dict(a)]
     objs = [k for k, a in enumerate(args) if kinds[k] == "obj" and _array_object(a)]
     lists = [k for k, a in enumerate(args) if kinds[k] == "any" and _float_list(a)]
-    if not (typed or dicts or objs or lists) or any(k not in ("num", "arr") and i not in dicts and i not in objs
-                                                    and i not in lists and not k.startswith("mod:")
-                                                    for i, k in enumerate(kinds)):
+    tuples = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_tuple(a)]
+    if not (typed or dicts or objs or lists or tuples) or any(
+            k not in ("num", "arr") and i not in dicts and i not in objs and i not in lists and i not in tuples
+            and not k.startswith("mod:") for i, k in enumerate(kinds)):
         return kinds
     if len({id(args[k]) for k in lists}) < len(lists):
         return kinds  # the same list twice: one adjoint, kept by storage
     fields = {k: (args[k] if k in dicts else vars(args[k])) for k in dicts + objs}
-    arrays = [args[k] for k in typed] + [v for d in fields.values() for v in d.values() if type(v) is np.ndarray]
+    arrays = [args[k] for k in typed] + [v for d in fields.values() for v in d.values() if type(v) is np.ndarray] + \
+        [v for k in tuples for v in args[k] if type(v) is np.ndarray]
     if len({id(args[k]) for k in objs}) < len(objs):
         return kinds  # the same object twice: one adjoint, kept by storage
     for a, b in itertools.combinations(arrays, 2):
@@ -437,6 +439,8 @@ def kinds_of(args: tuple) -> tuple:
             out[k] = "arr:" + a.dtype.kind.replace("u", "i") + ":" + "".join("1" if n == 1 else "n" for n in a.shape)
     for k in lists:  # (a list of floats holds no array: nothing to share)
         out[k] = "any:list:f"
+    for k in tuples:
+        out[k] = "any:tuple:" + ";".join("num" if type(v) is float else _axes_code(v).replace(":", ".") for v in args[k])
     for k in dicts + objs:  # (still "any" / "obj" to everything that reads only the kind's first part)
         out[k] = ("any:dict:" if k in dicts else "obj:fields:") + ";".join(
             f"{key}=" + ("num" if type(v) is float else _axes_code(v).replace(":", ".")) for key, v in fields[k].items())
@@ -461,6 +465,12 @@ def _array_dict(d: Any) -> bool:
     return type(d) is dict and 0 < len(d) <= 16 and all(
         type(k) is str and k.isidentifier() and (type(v) is float or type(v) is np.ndarray and v.dtype.kind == "f")
         for k, v in d.items())
+
+
+def _array_tuple(x: Any) -> bool:
+    """A small tuple of float arrays and floats (`params = (W, b)`): reverse mode types it."""
+    return type(x) is tuple and 0 < len(x) <= 16 and all(
+        type(v) is float or type(v) is np.ndarray and v.dtype.kind == "f" for v in x)
 
 
 def _float_list(x: Any) -> bool:

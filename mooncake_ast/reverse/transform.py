@@ -129,7 +129,7 @@ class ReverseTransform:
             if not reached:
                 break
             self.buffers -= reached  # something else can reach it after all: identity-keyed storage
-            self.typed_dicts -= reached
+            self.typed_dicts = {v for v in self.typed_dicts if typed_dicts.root(self, v) not in reached and v not in reached}
             self.typed_lists = {v: p for v, p in self.typed_lists.items() if p not in reached}
         self.useful = prepare.useful(self)
         # Float-array parameters whose adjoints collect contributions inside loops: a zero array from the

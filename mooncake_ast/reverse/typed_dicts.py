@@ -1,5 +1,6 @@
-"""Dicts of named float arrays (model parameters) read by constant keys, and objects whose fields are
-float arrays read by name: one adjoint variable per key or field.
+"""Dicts of named float arrays (model parameters) read by constant keys, objects whose fields are float
+arrays read by name, and tuples of float arrays and floats read by constant index or unpacked
+(`W, b = params`): one adjoint variable per key, field or item.
 
 `params["W"] @ x + params["b"]` with `params` a dict of float arrays is where a person writes
 `W_bar = ...; b_bar = ...; return {"W": W_bar, "b": b_bar}`, and `self.W @ x + self.b` in a method of a
@@ -18,39 +19,67 @@ from typing import TYPE_CHECKING, Any
 
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
-from ..ir.types import Arr, Dct, Obj
+from ..ir.types import NOT_LITERAL, Arr, Dct, Obj, Tup, literal
 from ..tangents import MutableTangent, NoTangent
 from .buffers import reads_only, uses_of
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
 
-_READ = {Dct: operator.getitem, Obj: builtins.getattr}  # how the function reads a key or a field
+_READ = {Dct: operator.getitem, Obj: builtins.getattr, Tup: operator.getitem}  # how the function reads a part
+
+
+def _key(t: Any, v: Value) -> Any:
+    """The key or field a constant read names (a tuple's index made non-negative), or None if it names none."""
+    k = literal(v)
+    if isinstance(t, Tup):
+        return k % len(t.items) if type(k) is int and -len(t.items) <= k < len(t.items) else None
+    return k if k is not NOT_LITERAL and isinstance(v, Const) and t.get(k) is not None else None
+
+
+def _reads_parts(rt: "ReverseTransform", v: Value, t: Any, uses: dict, unpacked: dict, root: Param) -> bool:
+    """Is every use of v (the parameter, or `unpack` of a tuple) a constant read of one part, each part only read?"""
+    for s, pos in uses.get(v, []):
+        if not (isinstance(s, Call) and pos == 0 and not s.kwargs):
+            return False
+        fn = rt.resolver.callee(s)[0]
+        if isinstance(t, Tup) and v is root and fn is ops.unpack and literal(s.args[1]) == len(t.items):
+            unpacked[s] = root  # `W, b = params`: its reads are reads of the tuple's items
+            if not _reads_parts(rt, s, t, uses, unpacked, root):
+                return False
+            continue
+        if not (fn is _READ[type(t)] and len(s.args) == 2 and _key(t, s.args[1]) is not None):
+            return False
+        if isinstance(rt.type_of(s), Arr) and not reads_only(rt, s, uses, None):
+            return False  # an item written, viewed or passed on: storage keeps it right
+    return True
 
 
 def find_typed_dicts(rt: "ReverseTransform") -> set:
+    """The dict, object and tuple parameters read only by constant keys (and the `unpack` of such a tuple, which
+    `root` maps back to it)."""
     uses = uses_of(rt)
     found = set()
+    rt.typed_dict_root = {}
     for p in rt.ir.params:
         t = rt.type_of(p)
         if type(t) not in _READ or p not in uses:
             continue
-        ok = True
-        for s, pos in uses[p]:
-            if not (isinstance(s, Call) and pos == 0 and rt.resolver.callee(s)[0] is _READ[type(t)] and not s.kwargs
-                    and len(s.args) == 2 and isinstance(s.args[1], Const) and t.get(s.args[1].value) is not None):
-                ok = False
-                break
-            if isinstance(rt.type_of(s), Arr) and not reads_only(rt, s, uses, None):
-                ok = False  # an item written, viewed or passed on: storage keeps it right
-                break
-        if ok:
+        unpacked: dict = {}
+        if _reads_parts(rt, p, t, uses, unpacked, p):
             found.add(p)
+            found.update(unpacked)
+            rt.typed_dict_root.update(unpacked)
     return found
 
 
+def root(rt: "ReverseTransform", v: Value) -> Value:
+    return rt.typed_dict_root.get(v, v)
+
+
 def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
-    return fn in (operator.getitem, builtins.getattr) and len(s.args) == 2 and s.args[0] in rt.typed_dicts
+    return (fn in (operator.getitem, builtins.getattr) and len(s.args) == 2 or fn is ops.unpack) and \
+        bool(s.args) and s.args[0] in rt.typed_dicts
 
 
 def _item_var(rt: "ReverseTransform", p: Value, key: str) -> str:
@@ -62,11 +91,14 @@ def _item_var(rt: "ReverseTransform", p: Value, key: str) -> str:
 
 
 def reverse_read(rt: "ReverseTransform", s: Call) -> None:
-    """`v = d["k"]`: `k_bar = k_bar + v_bar`."""
+    """`v = d["k"]`: `k_bar = k_bar + v_bar` (and nothing for `unpack` of a tuple: its reads are the items')."""
+    if s.callee() is ops.unpack or rt.resolver.callee(s)[0] is ops.unpack:
+        return
     g = rt.take_adj(s)
     if g is None:
         return
-    var = _item_var(rt, s.args[0], s.args[1].value)
+    p = root(rt, s.args[0])
+    var = _item_var(rt, p, _key(rt.type_of(p), s.args[1]))
     cur = rt.b.read(var)
     new = g if isinstance(cur, Const) and cur.value is NoTangent else rt.b.call(operator.add, [cur, g])
     rt.b.write(var, new)
@@ -78,6 +110,9 @@ def adjoint(rt: "ReverseTransform", p: Param) -> Value:
     is its tangent, `MutableTangent({"W": W_bar, "b": b_bar})`."""
     parts: list = []
     t = rt.type_of(p)
+    if isinstance(t, Tup):  # `(W_bar, b_bar)`
+        reads = [f"%item{id(p)}.{k}" for k in range(len(t.items))]
+        return rt.b.call(ops.tuple_of, [rt.b.read(var) if var in rt.item_vars else Const(NoTangent) for var in reads])
     for key, _ in t.items:
         var = f"%item{id(p)}.{key}"
         parts += [Const(key), rt.b.read(var) if var in rt.item_vars else Const(NoTangent)]
