@@ -7,19 +7,21 @@ over it from the argument types, and the join of its returned values' types is t
 the emitter writes plain code on is kept (floats, ints, bools, float arrays of known rank, tuples of those);
 anything else is UNKNOWN, as before.
 
-The call itself is still made by the run-time dispatcher (the callee's derived rule, or a user rule), so a
-callee's writes and aliasing are handled as for any dispatched call; only its result's type is used.  The
-derived module depends on the callee's code: forward/generate.environment puts each global function's
-digest (`function_digest`, with the functions it calls in turn, to the same depth) in the cache key, and
-the binding is recorded, so rebinding the name makes the derivative stale.
+The call itself is still made by the run-time dispatcher (the callee's derived rule), so its arguments keep
+identity-keyed storage as for any dispatched call.  Its result does not when the callee writes nothing and
+returns a number or an array it made (`returns_fresh`): activity analysis then keeps the result apart from
+the arguments, and its adjoint is a local variable handed to the callee's pullback.  A function with a rule
+of the user's own is not looked into.  The derived module depends on the callee's code:
+forward/generate.environment puts each global function's digest (`function_digest`, with the functions it
+calls in turn, to the same depth) in the cache key, and the binding is recorded, so rebinding the name
+makes the derivative stale.
 """
 from __future__ import annotations
 
-import types
-from typing import Any, Optional
-
 import builtins
 import operator
+import types
+from typing import Any, Optional
 
 import numpy as np
 
@@ -27,6 +29,7 @@ from .. import ops
 from ..ir.nodes import Call, Const, Global, Param, Phi, Return
 from ..ir.op_types import makes_new_array
 from ..ir.types import UNKNOWN, AVal, Arr, Num, Tup, join, type_of_argument
+from ..rules import registry
 from .special import INPLACE
 
 # Reads of parts (and the lowering's own containers): they write nothing.
@@ -63,7 +66,7 @@ def user_function(resolver: Any, s: Call) -> Optional[types.FunctionType]:
     fn = resolver.g[f.name]
     if type(fn) is not types.FunctionType or fn.__code__.co_flags & 0x2A0:  # (generators, coroutines)
         return None
-    return fn
+    return fn if registry.lookup(fn) is None else None  # (a rule of the user's: its result is what the rule says)
 
 
 def _kept(t: AVal) -> AVal:
