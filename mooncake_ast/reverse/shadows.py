@@ -258,9 +258,10 @@ def full_adjoint(v: Any, g: Any, _memo: dict | None = None) -> Any:
     if id(v) in memo:
         return memo[id(v)]
     if is_mutable(v):
-        if isinstance(v, np.ndarray) and type(g) is np.ndarray and g.shape == v.shape and g.dtype == v.dtype \
+        if (isinstance(v, np.ndarray) and type(g) is np.ndarray and g.shape == v.shape and g.dtype == v.dtype
+                or type(v) is list and type(g) is list and len(g) == len(v) and all(type(x) is float for x in g)) \
                 and not _has_shadow(v):
-            # A typed pullback (reverse/buffers.py) kept nothing in storage: the value it returned is the
+            # A typed pullback (reverse/buffers.py, typed_lists.py) kept nothing in storage: the value it returned is the
             # whole adjoint.  Called directly (no Context), storage made now would outlive the call; under
             # a Context the value becomes v's storage (no zeros, no copy) so that v passed twice adds up.
             if not getattr(_local, "stack", None):
