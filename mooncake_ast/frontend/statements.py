@@ -23,6 +23,7 @@ from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Ph
 from .expressions import AUGMENTED, ExpressionLowering
 from .match import bound_names, lower_match
 from .with_stmt import WithFrame, leave_for_jump, leave_for_raise, lower_with
+from . import try_stmt
 from . import stmt_ops
 from .source import FunctionSource, function_source
 
@@ -59,8 +60,13 @@ class Lowering(ExpressionLowering):
         self.ir = Function(name, [], [FreeVar(n, i) for i, n in enumerate(fn.__code__.co_freevars)], self.loc_of(node))
         self.ir.self_ref = SelfRef(name if name.isidentifier() else "fn")  # type: ignore[attr-defined]
         self.b = Builder(self.ir)
+        self.b.safe = try_stmt.SAFE
         self.loops: list[tuple[Block, Block]] = []  # (continue target, break target)
-        self.withs: list[WithFrame] = []  # the `with` statements being lowered, outermost first
+        self.withs: list = []  # the `with` statements (WithFrame) and `finally` bodies (try_stmt.FinallyFrame) being lowered, outermost first
+        self.try_targets: list = []  # where an exception raised here goes (try_stmt.TryTarget), innermost last
+        self.handling: list[Value] = []  # the exceptions the `except` clauses being lowered handle (a bare `raise`)
+        self.pending: list[list[Block]] = [[]]  # per scope, the joins its failure points go to (try_stmt.py)
+        self.fail_points = 0  # failure points lowered so far (try_stmt.py)
         self.scopes: list[dict[str, str]] = []  # comprehension scopes: name -> builder var
         self._temps = 0
         self._nested_seen: dict[tuple[str, int], int] = {}
@@ -210,12 +216,18 @@ class Lowering(ExpressionLowering):
             i = stars[0]
             items = self.b.call(ops.unpack_star, [value, Const(i), Const(len(elts) - i - 1)])
         for k, e in enumerate(elts):
-            item = self.b.call(operator.getitem, [items, Const(k)])
+            with self.b.unguarded():  # (within the length unpack checked)
+                item = self.b.call(operator.getitem, [items, Const(k)])
             self.assign(e.value, item)
 
     # ------------------------------------------------------------ statements
     def body(self, body: Union[cst.BaseSuite, list]) -> None:
         stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else body
+        try_stmt.open_scope(self)
+        self._statements(stmts)
+        try_stmt.close_scope(self)
+
+    def _statements(self, stmts) -> None:
         for s in stmts:
             if self.b.terminated:
                 return  # unreachable code after return/break/continue/raise
@@ -227,7 +239,9 @@ class Lowering(ExpressionLowering):
                     self.small(small)
             else:
                 self.b.loc = self.loc_of(s)
+                since = self.fail_points
                 self.compound(s)
+                try_stmt.on_failure(self, since)  # an exception raised inside goes on: skip the rest
 
     def small(self, s: cst.BaseSmallStatement) -> None:
         method: Optional[Callable] = getattr(self, "stmt_" + type(s).__name__, None)
@@ -282,12 +296,22 @@ class Lowering(ExpressionLowering):
     def stmt_Return(self, s: cst.Return) -> None:
         value = self.expr(s.value) if s.value is not None else Const(None)
         leave_for_jump(self, all_frames=True)
-        self.b.ret(value)
+        if not self.b.terminated:  # (a `finally` run on the way may have returned itself)
+            self.b.ret(value)
 
     def stmt_Raise(self, s: cst.Raise) -> None:
         exc = self.expr(s.exc) if s.exc is not None else None
         if s.cause is not None and exc is not None:
             exc = self.b.call(stmt_ops.raise_from, [exc, self.expr(s.cause.item)])
+        self.raise_value(exc)
+
+    def raise_value(self, exc: Optional[Value]) -> None:
+        """`raise exc` (None: a bare `raise`): into the innermost `try`, else out of the function."""
+        if exc is None and self.handling:
+            exc = self.handling[-1]  # a bare `raise` in a handler re-raises what it handles
+        if exc is not None and self.try_targets:
+            try_stmt.raise_value(self, exc)
+            return
         self.b.raise_(leave_for_raise(self, exc))
 
     def stmt_Assert(self, s: cst.Assert) -> None:
@@ -297,17 +321,19 @@ class Lowering(ExpressionLowering):
         self.b.seal(fail)
         self.b.position_at(fail)
         msg = [self.expr(s.msg)] if s.msg is not None else []
-        self.b.raise_(leave_for_raise(self, self.b.call(ops.assert_failed, msg)))
+        self.raise_value(self.b.call(ops.assert_failed, msg))
         self.b.seal(ok)
         self.b.position_at(ok)
 
     def stmt_Break(self, s: cst.Break) -> None:
+        target = self.loops[-1][1]
         leave_for_jump(self, all_frames=False)
-        self.b.goto(self.loops[-1][1])
+        self.b.goto(target)
 
     def stmt_Continue(self, s: cst.Continue) -> None:
+        target = self.loops[-1][0]
         leave_for_jump(self, all_frames=False)
-        self.b.goto(self.loops[-1][0])
+        self.b.goto(target)
 
     def stmt_Del(self, s: cst.Del) -> None:
         targets = s.target.elements if isinstance(s.target, cst.Tuple) else [s.target]
@@ -369,7 +395,7 @@ class Lowering(ExpressionLowering):
             self._resume_at(join)
 
     def stmt_While(self, s: cst.While) -> None:
-        if _makes_blocks(s.test):
+        if _makes_blocks(s.test) or self.b.guard is not None:  # (guarded calls in the test make blocks)
             self._while_test_in_body(s)
             return
         header, body, orelse, exit_ = (self.b.new_block() for _ in range(4))
@@ -382,7 +408,9 @@ class Lowering(ExpressionLowering):
         self.b.seal(body)
         self.b.position_at(body)
         self.loops.append((header, exit_))
+        since = self.fail_points
         self.body(s.body)
+        try_stmt.on_failure(self, since, exit_)
         self.loops.pop()
         self.b.goto(header)
         self.b.seal(header)
@@ -419,7 +447,12 @@ class Lowering(ExpressionLowering):
         self.b.branch(Const(True), body, never)
         self.b.seal(body)
         self.b.position_at(body)
-        cond = self.expr(s.test)
+        since = try_stmt.open_scope(self)
+        cond_var = self.temp_var("test")
+        self.b.write(cond_var, self.expr(s.test))
+        try_stmt.close_scope(self)
+        try_stmt.on_failure(self, since, exit_)
+        cond = self.b.read(cond_var)
         run, fail = self.b.new_block(), self.b.new_block()
         self.b.branch(cond, run, fail)
         self.b.seal(fail)
@@ -430,7 +463,9 @@ class Lowering(ExpressionLowering):
         self.b.seal(run)
         self.b.position_at(run)
         self.loops.append((header, exit_))
+        since = self.fail_points
         self.body(s.body)
+        try_stmt.on_failure(self, since, exit_)
         self.loops.pop()
         self.b.goto(header)
         self.b.seal(header)
@@ -482,20 +517,23 @@ class Lowering(ExpressionLowering):
         self.b.loc = loc
         # The length is read at every test, as Python's list iterator does: a list the body
         # appends to is iterated to its new end.
-        lengths = [self.b.call(len, [q]) for q in seqs]
-        n = lengths[0] if len(lengths) == 1 else self.b.call(min, lengths)
-        more = self.b.call(operator.lt, [k, n])
+        with self.b.unguarded():  # (the loop's own structure: indexing a sequence within its length)
+            lengths = [self.b.call(len, [q]) for q in seqs]
+            n = lengths[0] if len(lengths) == 1 else self.b.call(min, lengths)
+            more = self.b.call(operator.lt, [k, n])
         self.b.branch(more, body_blk, orelse_blk)
         self.b.seal(body_blk)
         self.b.position_at(body_blk)
-        item = self.b.call(operator.getitem, [seq, k])
+        with self.b.unguarded():
+            item = self.b.call(operator.getitem, [seq, k])
         header.loop = LoopInfo("for", loc=loc, counter=k, seq=seq, length=n, item=item, latch=latch,
                                exit=exit_, orelse=orelse_blk if orelse is not None else None)
         if parallel is None:
             self.assign(target, item)
         else:
             kind, seqs, start = parallel
-            parts: list[Value] = [item] + [self.b.call(operator.getitem, [q, k]) for q in seqs[1:]]
+            with self.b.unguarded():
+                parts: list[Value] = [item] + [self.b.call(operator.getitem, [q, k]) for q in seqs[1:]]
             if kind == "enumerate":
                 index = k if start is None else self.b.call(operator.add, [k, start])
                 parts = [index, item]
@@ -506,13 +544,17 @@ class Lowering(ExpressionLowering):
             else:
                 self.assign(target, self.b.call(ops.tuple_of, parts))
         self.loops.append((latch, exit_))
+        since = try_stmt.open_scope(self)
         body()
+        try_stmt.close_scope(self)
+        try_stmt.on_failure(self, since, exit_)  # an exception raised in the body leaves the loop
         self.loops.pop()
         self.b.goto(latch)
         self.b.seal(latch)
         self.b.position_at(latch)
         self.b.loc = loc
-        self.b.write(counter_var, self.b.call(operator.add, [self.b.read(counter_var), Const(1)]))
+        with self.b.unguarded():
+            self.b.write(counter_var, self.b.call(operator.add, [self.b.read(counter_var), Const(1)]))
         self.b.goto(header)
         self.b.seal(header)
         self.b.seal(orelse_blk)
@@ -635,10 +677,15 @@ class Lowering(ExpressionLowering):
         raise AssertionError(f"free variable {name!r} of a nested function is not a cell here")
 
     def stmt_Match(self, s: cst.Match) -> None:
+        if self.try_targets:
+            self.unsupported(s, "a match statement inside a try statement (move the match into a helper function)")
         lower_match(self, s)
 
     def stmt_With(self, s: cst.With) -> None:
         lower_with(self, s)
+
+    def stmt_Try(self, s: cst.Try) -> None:
+        try_stmt.lower_try(self, s)
 
     def stmt_Global(self, s: cst.Global) -> None:
         pass  # the names were made module-global writes when the scope was analysed (stmt_ops.store_global)
