@@ -388,11 +388,14 @@ class Lowering(ExpressionLowering):
                 break
             self.b.loc = self.loc_of(node.orelse)
             node = node.orelse
+            try_stmt.open_scope(self)  # (the elif's test is in the else arm: inside a `try`, its failures meet there)
         if isinstance(node.orelse, cst.Else):
             self.body(node.orelse.body)
-        for join in reversed(joins):
-            self.b.goto(join)
-            self._resume_at(join)
+        for level in reversed(range(len(joins))):
+            self.b.goto(joins[level])
+            self._resume_at(joins[level])
+            if level:
+                try_stmt.close_scope(self)
 
     def stmt_While(self, s: cst.While) -> None:
         if _makes_blocks(s.test) or self.b.guard is not None:  # (guarded calls in the test make blocks)

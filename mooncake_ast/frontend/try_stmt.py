@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # Callees that cannot raise (or only on the library's own bugs): not guarded.
 SAFE = frozenset({ops.tuple_of, ops.list_of, ops.identity, ops.new_cell, ops.cell_set, ops.cell_get,
                   ops.nested_code, ops.make_function, try_ops.raised, try_ops.caught, try_ops.reraise,
-                  try_ops.exception_instance})
+                  try_ops.exception_instance, list.append, set.add})  # (a comprehension adding its item)
 
 
 @dataclass
@@ -217,6 +217,7 @@ def run_finally(lw: "Lowering", frame: FinallyFrame) -> None:
 def lower_try(lw: "Lowering", s: cst.Try) -> None:
     b = lw.b
     loc = b.loc
+    _bind_placeholders(lw, s)
     frame: Optional[FinallyFrame] = None
     fin: Optional[TryTarget] = None
     if s.finalbody is not None:
@@ -346,7 +347,26 @@ def _handler_body(lw: "Lowering", h: cst.ExceptHandler, exc: Value) -> None:
 
 
 def _unbind(lw: "Lowering", name: str) -> None:
-    """Python deletes the `as` name when the handler ends (a plain local only; a cell keeps its value)."""
+    """Python deletes the `as` name when the handler ends (a plain local only; a cell keeps its value).
+    It is bound to None instead (see _bind_placeholders): only a read Python would refuse sees it."""
     key = lw._var_key(name)
     if key == name and name not in lw.cells and name in lw.locals:
-        lw.b.write(key, UNDEFINED)
+        lw.b.write(key, Const(None))
+
+
+def _bind_placeholders(lw: "Lowering", s: cst.Try) -> None:
+    """Bind None to the plain locals the statement assigns that are unbound where it starts.
+
+    An exception skips the rest of the body, so such a variable reaches the handlers, and the joins
+    after them, unbound on some paths and bound on others, and those paths meet in several joins.
+    Reverse mode records the values that cross a join, and a variable unbound there cannot be read.
+    None stands for "unbound": only a read that raises UnboundLocalError in Python sees it (the
+    derivative of such a run is not asked for: the plain call raises)."""
+    from .statements import _LocalNames
+
+    v = _LocalNames()
+    v.depth = 1
+    s.visit(v)
+    for name in sorted(v.names):
+        if name in lw.locals and name not in lw.cells and lw._var_key(name) == name and lw.b.read(name) is UNDEFINED:
+            lw.b.write(name, Const(None))

@@ -458,6 +458,8 @@ def simplify_cfg(fn: Function) -> None:
                 dest = mid.term.target
                 if dest is mid or (dest.phis and b in dest.preds):
                     continue
+                if dest.loop is not None and isinstance(t, Branch):
+                    continue  # a loop's pre-header under a branch (the arm that enters the loop) stays
                 if dest.phis and len(mid.preds) != 1:
                     continue
                 for phi in dest.phis:
