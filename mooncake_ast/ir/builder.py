@@ -424,6 +424,7 @@ def simplify_cfg(fn: Function) -> None:
     Blocks that the emitter needs to see (loop headers and latches) are kept.
     """
     keep = {fn.entry}
+    latches = {b.loop.latch for b in fn.blocks if b.loop is not None and b.loop.latch is not None}
     for b in fn.blocks:
         if b.loop is not None:
             keep.add(b)
@@ -460,6 +461,8 @@ def simplify_cfg(fn: Function) -> None:
                     continue
                 if dest.loop is not None and isinstance(t, Branch):
                     continue  # a loop's pre-header under a branch (the arm that enters the loop) stays
+                if dest.phis and dest in latches and isinstance(t, Branch):
+                    continue  # no edge from a branch straight into a latch's phis: reverse mode records there
                 if dest.phis and len(mid.preds) != 1:
                     continue
                 for phi in dest.phis:
