@@ -97,6 +97,12 @@ class Lowering(ExpressionLowering):
         else:
             self.b.block = None
 
+    def _preheader(self) -> None:
+        """Inside a `try`, the block entering a loop may be an empty arm of a guarded call's branch: kept
+        (ir/builder.simplify_cfg), so the loop is entered from a block of its own and the CFG stays nested."""
+        if self.b.guard is not None and self.b.block is not None:
+            self.b.block.preheader = True  # type: ignore[attr-defined]
+
     def temp_var(self, kind: str) -> str:
         self._temps += 1
         return f"%{kind}{self._temps}"
@@ -444,6 +450,7 @@ class Lowering(ExpressionLowering):
         normal = self.temp_var("normal") if s.orelse is not None else None
         if normal is not None:
             self.b.write(normal, Const(False))
+        self._preheader()
         self.b.goto(header)
         self.b.position_at(header)
         header.loop = LoopInfo("while", loc=loc, exit=exit_, orelse=None)
@@ -514,6 +521,7 @@ class Lowering(ExpressionLowering):
         header, body_blk, latch, orelse_blk, exit_ = (self.b.new_block() for _ in range(5))
         counter_var = self.temp_var("k")
         self.b.write(counter_var, Const(0))
+        self._preheader()
         self.b.goto(header)
         self.b.position_at(header)
         k = self.b.read(counter_var)

@@ -459,8 +459,8 @@ def simplify_cfg(fn: Function) -> None:
                 dest = mid.term.target
                 if dest is mid or (dest.phis and b in dest.preds):
                     continue
-                if dest.loop is not None and isinstance(t, Branch):
-                    continue  # a loop's pre-header under a branch (the arm that enters the loop) stays
+                if getattr(mid, "preheader", False) and isinstance(t, Branch):
+                    continue  # a loop's pre-header under a branch (a `try`'s guarded call before a loop) stays
                 if dest.phis and dest in latches and isinstance(t, Branch):
                     continue  # no edge from a branch straight into a latch's phis: reverse mode records there
                 if dest.phis and len(mid.preds) != 1:
