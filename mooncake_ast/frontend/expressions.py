@@ -380,7 +380,10 @@ class ExpressionLowering:
 
     # ------------------------------------------------------------ rejected
     def expr_Yield(self, node: cst.Yield) -> Value:
-        self.unsupported(node, "yield (generators)")  # type: ignore[attr-defined]
+        if isinstance(node.value, cst.From):
+            self.unsupported(node, "yield from (write `for v in it: yield v`)")  # type: ignore[attr-defined]
+        # A `yield` statement is lowered by the statements (generator_ops.py); its value is what .send() passes in.
+        self.unsupported(node, "yield used as a value (what .send() passes in); use `yield v` as a statement")  # type: ignore[attr-defined]
         raise AssertionError
 
     def expr_Await(self, node: cst.Await) -> Value:

@@ -8,6 +8,7 @@ Comprehension variables get their own scope, as in Python 3.
 """
 from __future__ import annotations
 
+import inspect
 import operator
 import os
 import types
@@ -23,7 +24,7 @@ from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Ph
 from .expressions import AUGMENTED, ExpressionLowering
 from .match import bound_names, lower_match
 from .with_stmt import WithFrame, leave_for_jump, leave_for_raise, lower_with
-from . import try_stmt
+from . import generator_ops, try_stmt
 from . import stmt_ops
 from .source import FunctionSource, function_source
 
@@ -67,6 +68,10 @@ class Lowering(ExpressionLowering):
         self.handling: list[Value] = []  # the exceptions the `except` clauses being lowered handle (a bare `raise`)
         self.pending: list[list[Block]] = [[]]  # per scope, the joins its failure points go to (try_stmt.py)
         self.fail_points = 0  # failure points lowered so far (try_stmt.py)
+        # A generator function: lowered as one collecting what it yields (generator_ops.py).
+        self.generator = bool(fn.__code__.co_flags & inspect.CO_GENERATOR)
+        self.gen_items: Optional[Value] = None
+        self.gen_state: Optional[Value] = None
         self.scopes: list[dict[str, str]] = []  # comprehension scopes: name -> builder var
         self._temps = 0
         self._nested_seen: dict[tuple[str, int], int] = {}
@@ -112,19 +117,24 @@ class Lowering(ExpressionLowering):
         node = self.src.node
         if isinstance(node, cst.FunctionDef) and node.asynchronous is not None:
             self.unsupported(node, "async function")
+        if self.generator and isinstance(node, cst.Lambda):
+            self.unsupported(node, "yield in a lambda")
         entry = self.b.new_block()
         self.b.seal(entry)
         self.b.position_at(entry)
         self.b.loc = self.ir.loc
         self._params(node.params)
         self.ir.local_names = set(self.locals)
+        if self.generator:
+            self.gen_items = self.b.call(ops.list_of, [], hint="items")
+            self.gen_state = self.b.call(generator_ops.snapshot, [self.ir.self_ref, *self.ir.params], hint="inputs")  # type: ignore[attr-defined]
         if isinstance(node, cst.Lambda):
             self.b.loc = self.loc_of(node.body)
             self.b.ret(self.expr(node.body))
         else:
             self.body(node.body)
             if not self.b.terminated:
-                self.b.ret(Const(None))
+                self.b.ret(self._returned(Const(None)))
         self.b.finish()
         return self.ir
 
@@ -264,7 +274,26 @@ class Lowering(ExpressionLowering):
         method(s)  # type: ignore[misc]
 
     def stmt_Expr(self, s: cst.Expr) -> None:
+        if isinstance(s.value, cst.Yield) and self.generator:
+            self._yield(s.value)
+            return
         self.expr(s.value)
+
+    def _yield(self, node: cst.Yield) -> None:
+        """`yield v` (a statement): v is the generator's next item (generator_ops.py)."""
+        if isinstance(node.value, cst.From):
+            self.unsupported(node, "`yield from` (write `for v in it: yield v`)")
+        value = self.expr(node.value) if node.value is not None else Const(None)
+        with self.b.unguarded():  # (appending cannot raise)
+            self.b.call(list.append, [self.gen_items, value])
+
+    def _returned(self, value: Value) -> Value:
+        """What a `return` returns: in a generator, the iterator over its items (`value` rides along, as
+        StopIteration's value)."""
+        if not self.generator:
+            return value
+        with self.b.unguarded():
+            return self.b.call(generator_ops.finish, [self.gen_items, self.gen_state, value], hint="generator")
 
     def stmt_Pass(self, s: cst.Pass) -> None:
         pass
@@ -303,7 +332,7 @@ class Lowering(ExpressionLowering):
         value = self.expr(s.value) if s.value is not None else Const(None)
         leave_for_jump(self, all_frames=True)
         if not self.b.terminated:  # (a `finally` run on the way may have returned itself)
-            self.b.ret(value)
+            self.b.ret(self._returned(value))
 
     def stmt_Raise(self, s: cst.Raise) -> None:
         exc = self.expr(s.exc) if s.exc is not None else None
@@ -404,6 +433,10 @@ class Lowering(ExpressionLowering):
                 try_stmt.close_scope(self)
 
     def stmt_While(self, s: cst.While) -> None:
+        if self.generator and _always_true(s.test) and not _leaves(s.body):
+            self.unsupported(s, "an infinite generator (`while True` with no `break`, `return` or `raise`): mooncake_ast "
+                                "runs a generator to its end when it is called; give the loop an end (e.g. pass the "
+                                "number of items wanted)")
         if _makes_blocks(s.test) or self.b.guard is not None:  # (guarded calls in the test make blocks)
             self._while_test_in_body(s)
             return
@@ -711,6 +744,40 @@ def _describe(s: cst.CSTNode) -> str:
         "ClassDef": "class definition inside a function", "Match": "match statement",
     }
     return names.get(type(s).__name__, f"{type(s).__name__} statement")
+
+
+def _always_true(test: cst.BaseExpression) -> bool:
+    if isinstance(test, cst.Name):
+        return test.value == "True"
+    if isinstance(test, cst.Integer):
+        return test.evaluated_value != 0
+    return False
+
+
+def _leaves(body: cst.CSTNode) -> bool:
+    """Does this loop body contain a `break` of its own, or a `return` or `raise`?"""
+    found = False
+
+    class V(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.loops = 0
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal found
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(node, (cst.Return, cst.Raise)) or (isinstance(node, cst.Break) and not self.loops):
+                found = True
+            if isinstance(node, (cst.For, cst.While)):
+                self.loops += 1
+            return True
+
+        def on_leave(self, node: cst.CSTNode) -> None:
+            if isinstance(node, (cst.For, cst.While)):
+                self.loops -= 1
+
+    body.visit(V())
+    return found
 
 
 def _makes_blocks(test: cst.BaseExpression) -> bool:
