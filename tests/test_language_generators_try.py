@@ -282,3 +282,239 @@ def raise_in_while_body(xs):
 @pytest.mark.parametrize("fn", [raise_in_loop_body, break_and_return_in_loop_body, raise_in_while_body])
 def test_loop_body_left_by_raise_or_return(fn):
     check_derivatives(fn, np.array([0.5, 0.9, 1.2]), modes=BOTH)
+
+
+# ---------------------------------------------------------------- generators
+
+def layers(params):
+    for W, b in params:
+        yield W, b
+
+
+def bayesian_net(params, x):
+    h = x
+    for W, b in layers(params):
+        h = np.tanh(W @ h + b)
+    return np.sum(h)
+
+
+def terms(x, n):
+    for i in range(n):
+        if i % 2 == 0:
+            yield x * i
+        else:
+            yield np.sin(x) * i
+        if i > 10:
+            return
+
+
+def sum_of_generator(x):
+    return sum(terms(x, 4))
+
+
+def list_of_generator(x):
+    items = list(terms(x, 3))
+    return items[1] * items[2]
+
+
+def zip_with_generator(x, ys):
+    s = 0.0
+    for a, b in zip(terms(x, 3), ys):
+        s = s + a * b
+    return s
+
+
+def consumer_breaks_early(x):
+    s = 0.0
+    for v in terms(x, 5):
+        if v > 1.0:
+            break
+        s = s + v * v
+    return s
+
+
+def _pairs(a):
+    for i in range(len(a) - 1):
+        yield a[i] * a[i + 1]
+
+
+def generator_of_generator(a):
+    def scaled(c):
+        for v in _pairs(a):
+            yield c * v
+    return sum(scaled(2.0)) + max(_pairs(a))
+
+
+def try_in_generator(d, keys):
+    for k in keys:
+        try:
+            yield d[k] ** 2
+        except KeyError:
+            yield 0.0
+
+
+def consumes_try_generator(x):
+    d = {"a": x, "b": np.exp(x)}
+    return sum(try_in_generator(d, ["a", "z", "b"]))
+
+
+class _Model:
+    def __init__(self, ws):
+        self.ws = ws
+
+    def weights(self):
+        for w in self.ws:
+            yield w
+
+
+def method_generator(ws, x):
+    m = _Model(ws)
+    out = x
+    for w in m.weights():
+        out = np.sin(w * out)
+    return out
+
+
+_RNG = np.random.default_rng(0)
+PARAMS = [(_RNG.normal(size=(3, 2)), _RNG.normal(size=3)), (_RNG.normal(size=(1, 3)), _RNG.normal(size=1))]
+
+GEN_CASES = [
+    ("bayesian_net", bayesian_net, (PARAMS, np.array([0.3, -0.2]))),
+    ("sum", sum_of_generator, (0.7,)),
+    ("list", list_of_generator, (0.7,)),
+    ("zip", zip_with_generator, (0.7, [1.0, 2.0, 3.0])),
+    ("break_early", consumer_breaks_early, (0.7,)),
+    ("nested", generator_of_generator, (np.array([0.3, 0.8, -0.4]),)),
+    ("try_inside", consumes_try_generator, (0.6,)),
+    ("method", method_generator, ([0.5, 1.5], 0.3)),
+]
+
+
+@pytest.mark.parametrize("fn,args", [c[1:] for c in GEN_CASES], ids=[c[0] for c in GEN_CASES])
+def test_generator(fn, args):
+    check_derivatives(fn, *args, modes=BOTH)
+
+
+def next_consumer(x):
+    g = terms(x, 3)
+    a = next(g)
+    b = next(g)
+    return a * b + x
+
+
+def test_generator_consumed_with_next():
+    check_derivatives(next_consumer, 0.7, modes=("forward",))
+    with pytest.raises(mc.MooncakeError):  # reverse mode keeps one pass from the first item
+        mc.grad(next_consumer)(0.7)
+
+
+# ---------------------------------------------------------------- refusals (both modes), naming the user's line
+
+def _scale_inputs(a):
+    for i in range(len(a)):
+        a[i] = a[i] * 2.0
+        yield a[i]
+
+
+def generator_writes_inputs(x):
+    a = [x, x * x]
+    return sum(_scale_inputs(a))
+
+
+def _reads(a):
+    for i in range(len(a)):
+        yield a[i]
+
+
+def consumer_writes_inputs(x):
+    a = [x, x * x, 1.0]
+    s = 0.0
+    for v in _reads(a):
+        a[-1] = a[-1] + v
+        s = s + a[-1]
+    return s
+
+
+def _line_of(fn, text):
+    src, first = inspect.getsourcelines(fn)
+    return first + next(i for i, l in enumerate(src) if text in l)
+
+
+@pytest.mark.parametrize("fn", [generator_writes_inputs, consumer_writes_inputs])
+def test_laziness_that_would_change_results_is_refused(fn):
+    assert fn(0.5) == fn(0.5)  # (the plain call runs)
+    for run in (lambda: mc.grad(fn)(0.5), lambda: mc.jvp(fn, (0.5,), (1.0,))):
+        with pytest.raises(mc.UnsupportedDerivativeError) as info:
+            run()
+        assert "generator" in str(info.value) and __file__ in str(info.value)
+
+
+def _infinite(x):
+    while True:
+        yield x
+        x = x * 0.5
+
+
+def _yield_from(x):
+    yield from [x, x]
+
+
+def _sends(x):
+    y = yield x
+    yield y
+
+
+def _returns_value(x):
+    yield x
+    return x
+
+
+def _uses(gen):
+    def f(x):
+        return sum(gen(x))
+    return f
+
+
+REFUSED = [
+    (_infinite, "infinite generator", "while True:"),
+    (_yield_from, "yield from", "yield from [x, x]"),
+    (_sends, "yield used as a value", "y = yield x"),
+    (_returns_value, "returning a value", "return x"),
+]
+
+
+@pytest.mark.parametrize("gen,what,text", REFUSED, ids=[r[1] for r in REFUSED])
+def test_generator_refusals(gen, what, text):
+    for run in (lambda: mc.grad(_uses(gen))(0.5), lambda: mc.jvp(_uses(gen), (0.5,), (1.0,))):
+        with pytest.raises(mc.UnsupportedSyntaxError) as info:
+            run()
+        assert what in str(info.value)
+        assert info.value.file == __file__ and info.value.line == _line_of(gen, text)
+
+
+def _try_star(x):
+    y = x
+    try:
+        y = x * 2.0
+    except* ValueError:
+        y = 0.0
+    return y
+
+
+def test_except_star_refused():
+    with pytest.raises(mc.UnsupportedSyntaxError) as info:
+        mc.grad(_try_star)(0.5)
+    assert info.value.line == _line_of(_try_star, "try:")
+
+
+def max_of_iterator(a):
+    return max(iter([a[0] * a[1], a[1] * a[2]]))
+
+
+def test_max_of_a_plain_iterator_is_refused_not_zero():
+    # (was a silently zero derivative in both modes: the rule re-read the exhausted iterator)
+    a = np.array([0.3, 0.8, -0.4])
+    with pytest.raises(mc.UnsupportedDerivativeError):
+        mc.grad(max_of_iterator)(a)
+    with pytest.raises(mc.UnsupportedDerivativeError):
+        mc.jvp(max_of_iterator, (a,), (np.ones(3),))

@@ -158,6 +158,14 @@ class EagerGenerator:
 EagerGenerator.__module__ = "builtins"
 
 
+def consumed(it: Any) -> None:
+    """A `for` loop over `it` ended: if `it` is a generator's iterator, its inputs must be as the body left them
+    (the loop's body, run between items, would otherwise have changed what a lazy generator reads)."""
+    state = getattr(it, "_state", None)
+    if isinstance(state, State):
+        _consumed_check(state)
+
+
 def finish(items: list, state: State, value: Any = None) -> EagerGenerator:
     """What calling the generator function returns (the primal: used where no derivative is asked)."""
     _finished(state)
@@ -241,6 +249,6 @@ def register_rules() -> None:
     from ..rules.builtin_rules import _run_time_reverse
     from ..rules.registry import defrule, defzero
 
-    defzero(snapshot)
+    defzero(snapshot, consumed)
     defrule(finish, frule_finish)
     _run_time_reverse(finish, rrule_finish)

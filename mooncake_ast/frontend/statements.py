@@ -329,6 +329,8 @@ class Lowering(ExpressionLowering):
             self.unsupported(t, "augmented assignment target")
 
     def stmt_Return(self, s: cst.Return) -> None:
+        if self.generator and s.value is not None and not (isinstance(s.value, cst.Name) and s.value.value == "None"):
+            self.unsupported(s, "a generator returning a value (StopIteration.value, what `yield from` gives)")
         value = self.expr(s.value) if s.value is not None else Const(None)
         leave_for_jump(self, all_frames=True)
         if not self.b.terminated:  # (a `finally` run on the way may have returned itself)
@@ -543,13 +545,16 @@ class Lowering(ExpressionLowering):
         """
         loc = self.b.loc
         parallel = self._parallel_iteration(iterable)
+        consumed: list[Value] = []  # iterables that may be generators: checked when the loop ends
         if parallel is not None:
             # enumerate/zip of sequences: index each sequence in step, so every iteration reads
             # its elements when it runs (as Python's lazy iterators do), not up front.
             kind, seqs, start = parallel
+            consumed = [_sequenced(q) for q, node in zip(seqs, self._parallel_nodes(iterable)) if _may_generate(node)]
         else:
             it = self.expr(iterable)
             seqs = [self.b.call(ops.sequence, [it])]
+            consumed = [it] if _may_generate(iterable) else []
         seq = seqs[0]
         header, body_blk, latch, orelse_blk, exit_ = (self.b.new_block() for _ in range(5))
         counter_var = self.temp_var("k")
@@ -607,6 +612,15 @@ class Lowering(ExpressionLowering):
             self.body(orelse)
         self.b.goto(exit_)
         self._resume_at(exit_)
+        if consumed and not self.b.terminated:
+            with self.b.unguarded():
+                for it in consumed:
+                    # (a generator's items were computed when it was called: its inputs must not have changed since)
+                    self.b.call(generator_ops.consumed, [it])
+
+    def _parallel_nodes(self, iterable: cst.Call) -> list:
+        args = [a.value for a in iterable.args if a.keyword is None]
+        return args[:1] if isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" else args
 
     def _parallel_iteration(self, iterable: cst.BaseExpression) -> Optional[tuple[str, list[Value], Optional[Value]]]:
         """`enumerate(xs[, start])` or `zip(xs, ys, ...)` of the builtins: ("enumerate"|"zip", the
@@ -744,6 +758,28 @@ def _describe(s: cst.CSTNode) -> str:
         "ClassDef": "class definition inside a function", "Match": "match statement",
     }
     return names.get(type(s).__name__, f"{type(s).__name__} statement")
+
+
+_NOT_GENERATORS = frozenset({"range", "reversed", "sorted", "list", "tuple", "dict", "set", "map", "filter", "iter",
+                             "zip", "enumerate", "items", "keys", "values", "split", "nditer", "ndenumerate", "ndindex"})
+
+
+def _sequenced(q: Value) -> Value:
+    """The iterable `ops.sequence(it)` (guarded inside a `try`: `guarded_call(ops.sequence, (it,), {})`) reads."""
+    from .try_ops import guarded_call
+
+    if isinstance(q, Stmt) and q.callee() is guarded_call:
+        return q.args[1].args[0]  # type: ignore[attr-defined]
+    return q.args[0]  # type: ignore[attr-defined]
+
+
+def _may_generate(node: cst.BaseExpression) -> bool:
+    """Can iterating this expression consume a generator called right there (`for v in gen(x)`)?"""
+    if not isinstance(node, cst.Call):
+        return False
+    f = node.func
+    name = f.value if isinstance(f, cst.Name) else f.attr.value if isinstance(f, cst.Attribute) else None
+    return name not in _NOT_GENERATORS
 
 
 def _always_true(test: cst.BaseExpression) -> bool:
