@@ -173,6 +173,48 @@ def array_write_then_raise(x):
     return np.sum(a * a)
 
 
+def while_in_try(x, n):
+    y = x
+    i = 0
+    try:
+        while i < n and y < 10.0:
+            y = y * (1.0 + x)
+            if y > 2.0:
+                raise OverflowError
+            i += 1
+    except OverflowError:
+        y = np.sqrt(y)
+    return y
+
+def try_in_while(x):
+    y = x
+    i = 0
+    while i < 4:
+        try:
+            if i == 2:
+                raise KeyError
+            y = y * np.cos(y)
+        except KeyError:
+            y = y + x
+        finally:
+            i += 1
+    return y
+
+def nested_finally(x, k):
+    out = x
+    try:
+        try:
+            out = out * 2.0
+            if k:
+                return out * x
+            out = out + np.sin(x)
+        finally:
+            out = out * 3.0
+    finally:
+        out = out + 1.0
+    return out
+
+
 A2 = np.array([[2.0, 1.0], [1.0, 3.0]])
 A32 = np.array([[1.0, 2.0], [2.0, 4.5], [0.5, 1.0]])
 
@@ -198,6 +240,11 @@ TRY_CASES = [
     ("with_inside_try_raise", with_inside_try, (0.4, True)),
     ("with_inside_try_ok", with_inside_try, (0.4, False)),
     ("array_write_then_raise", array_write_then_raise, (0.6,)),
+    ("while_in_try_raises", while_in_try, (0.5, 5)),
+    ("while_in_try_ends", while_in_try, (0.1, 3)),
+    ("try_in_while", try_in_while, (0.4,)),
+    ("nested_finally_return", nested_finally, (0.4, True)),
+    ("nested_finally", nested_finally, (0.4, False)),
 ]
 
 

@@ -14,10 +14,10 @@ says what it checks).  `with a, b:` is `with a: with b:`.
 
 When the body raises.  A `raise` statement in the body calls `__exit__(type, exc, tb)` first,
 innermost manager first, then raises; a manager that would swallow the exception is refused
-(UnsupportedDerivativeError).  An exception raised by a *call* in the body propagates unchanged,
-but `__exit__` is not run: the IR has no exception edges, so generated code cannot catch it
-(a manager's cleanup, e.g. NumPy's error state, is then left as `__enter__` set it; the
-derivative call has failed anyway).  `contextlib.suppress`, which exists to swallow such
+(UnsupportedDerivativeError).  Inside a `try` (try_stmt.py) an exception raised by a call in the
+body does the same on its way to the handlers.  Outside any `try`, an exception raised by a
+*call* in the body propagates unchanged, but `__exit__` is not run (a manager's cleanup, e.g.
+NumPy's error state, is then left as `__enter__` set it; the derivative call has failed anyway).  `contextlib.suppress`, which exists to swallow such
 exceptions, is refused by name.  In reverse mode the pullback runs after the `with` has been
 left: the manager is not in force while adjoints are computed (`np.errstate` warnings in the
 pullback are NumPy's defaults).
