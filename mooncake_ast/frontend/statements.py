@@ -23,8 +23,8 @@ from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
 from .match import bound_names, lower_match
-from .with_stmt import WithFrame, leave_for_jump, leave_for_raise, lower_with
-from . import generator_ops, try_stmt
+from .with_stmt import leave_for_jump, leave_for_raise, lower_with
+from . import generator_ops, generators, try_stmt
 from . import stmt_ops
 from .source import FunctionSource, function_source
 
@@ -134,7 +134,7 @@ class Lowering(ExpressionLowering):
         else:
             self.body(node.body)
             if not self.b.terminated:
-                self.b.ret(self._returned(Const(None)))
+                self.b.ret(generators.returned(self, Const(None)))
         self.b.finish()
         return self.ir
 
@@ -275,25 +275,9 @@ class Lowering(ExpressionLowering):
 
     def stmt_Expr(self, s: cst.Expr) -> None:
         if isinstance(s.value, cst.Yield) and self.generator:
-            self._yield(s.value)
+            generators.lower_yield(self, s.value)
             return
         self.expr(s.value)
-
-    def _yield(self, node: cst.Yield) -> None:
-        """`yield v` (a statement): v is the generator's next item (generator_ops.py)."""
-        if isinstance(node.value, cst.From):
-            self.unsupported(node, "`yield from` (write `for v in it: yield v`)")
-        value = self.expr(node.value) if node.value is not None else Const(None)
-        with self.b.unguarded():  # (appending cannot raise)
-            self.b.call(list.append, [self.gen_items, value])
-
-    def _returned(self, value: Value) -> Value:
-        """What a `return` returns: in a generator, the iterator over its items (`value` rides along, as
-        StopIteration's value)."""
-        if not self.generator:
-            return value
-        with self.b.unguarded():
-            return self.b.call(generator_ops.finish, [self.gen_items, self.gen_state, value], hint="generator")
 
     def stmt_Pass(self, s: cst.Pass) -> None:
         pass
@@ -329,12 +313,11 @@ class Lowering(ExpressionLowering):
             self.unsupported(t, "augmented assignment target")
 
     def stmt_Return(self, s: cst.Return) -> None:
-        if self.generator and s.value is not None and not (isinstance(s.value, cst.Name) and s.value.value == "None"):
-            self.unsupported(s, "a generator returning a value (StopIteration.value, what `yield from` gives)")
+        generators.refuse_return_value(self, s)
         value = self.expr(s.value) if s.value is not None else Const(None)
         leave_for_jump(self, all_frames=True)
         if not self.b.terminated:  # (a `finally` run on the way may have returned itself)
-            self.b.ret(self._returned(value))
+            self.b.ret(generators.returned(self, value))
 
     def stmt_Raise(self, s: cst.Raise) -> None:
         exc = self.expr(s.exc) if s.exc is not None else None
@@ -435,7 +418,7 @@ class Lowering(ExpressionLowering):
                 try_stmt.close_scope(self)
 
     def stmt_While(self, s: cst.While) -> None:
-        if self.generator and _always_true(s.test) and not _leaves(s.body):
+        if self.generator and generators.endless(s):
             self.unsupported(s, "an infinite generator (`while True` with no `break`, `return` or `raise`): mooncake_ast "
                                 "runs a generator to its end when it is called; give the loop an end (e.g. pass the "
                                 "number of items wanted)")
@@ -550,11 +533,11 @@ class Lowering(ExpressionLowering):
             # enumerate/zip of sequences: index each sequence in step, so every iteration reads
             # its elements when it runs (as Python's lazy iterators do), not up front.
             kind, seqs, start = parallel
-            consumed = [_sequenced(q) for q, node in zip(seqs, self._parallel_nodes(iterable)) if _may_generate(node)]
+            consumed = [generators.sequenced(q) for q, node in zip(seqs, self._parallel_nodes(iterable)) if generators.may_generate(node)]
         else:
             it = self.expr(iterable)
             seqs = [self.b.call(ops.sequence, [it])]
-            consumed = [it] if _may_generate(iterable) else []
+            consumed = [it] if generators.may_generate(iterable) else []
         seq = seqs[0]
         header, body_blk, latch, orelse_blk, exit_ = (self.b.new_block() for _ in range(5))
         counter_var = self.temp_var("k")
@@ -758,62 +741,6 @@ def _describe(s: cst.CSTNode) -> str:
         "ClassDef": "class definition inside a function", "Match": "match statement",
     }
     return names.get(type(s).__name__, f"{type(s).__name__} statement")
-
-
-_NOT_GENERATORS = frozenset({"range", "reversed", "sorted", "list", "tuple", "dict", "set", "map", "filter", "iter",
-                             "zip", "enumerate", "items", "keys", "values", "split", "nditer", "ndenumerate", "ndindex"})
-
-
-def _sequenced(q: Value) -> Value:
-    """The iterable `ops.sequence(it)` (guarded inside a `try`: `guarded_call(ops.sequence, (it,), {})`) reads."""
-    from .try_ops import guarded_call
-
-    if isinstance(q, Stmt) and q.callee() is guarded_call:
-        return q.args[1].args[0]  # type: ignore[attr-defined]
-    return q.args[0]  # type: ignore[attr-defined]
-
-
-def _may_generate(node: cst.BaseExpression) -> bool:
-    """Can iterating this expression consume a generator called right there (`for v in gen(x)`)?"""
-    if not isinstance(node, cst.Call):
-        return False
-    f = node.func
-    name = f.value if isinstance(f, cst.Name) else f.attr.value if isinstance(f, cst.Attribute) else None
-    return name not in _NOT_GENERATORS
-
-
-def _always_true(test: cst.BaseExpression) -> bool:
-    if isinstance(test, cst.Name):
-        return test.value == "True"
-    if isinstance(test, cst.Integer):
-        return test.evaluated_value != 0
-    return False
-
-
-def _leaves(body: cst.CSTNode) -> bool:
-    """Does this loop body contain a `break` of its own, or a `return` or `raise`?"""
-    found = False
-
-    class V(cst.CSTVisitor):
-        def __init__(self) -> None:
-            self.loops = 0
-
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            nonlocal found
-            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-                return False
-            if isinstance(node, (cst.Return, cst.Raise)) or (isinstance(node, cst.Break) and not self.loops):
-                found = True
-            if isinstance(node, (cst.For, cst.While)):
-                self.loops += 1
-            return True
-
-        def on_leave(self, node: cst.CSTNode) -> None:
-            if isinstance(node, (cst.For, cst.While)):
-                self.loops -= 1
-
-    body.visit(V())
-    return found
 
 
 def _makes_blocks(test: cst.BaseExpression) -> bool:
