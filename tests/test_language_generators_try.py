@@ -504,6 +504,58 @@ def test_generator_consumed_with_next():
         mc.grad(next_consumer)(0.7)
 
 
+def _two_then_raise(x):
+    yield x
+    yield x * x
+    raise ValueError("after two")
+
+
+def consumer_catches_generator_error(x):
+    s = 0.0
+    try:
+        for v in _two_then_raise(x):
+            s = s + np.sin(v)
+    except ValueError:
+        s = -s  # (the loop's body ran for both items first, as with Python's lazy generator)
+    return s
+
+
+def sum_catches_generator_error(x):
+    try:
+        return sum(_two_then_raise(x))
+    except ValueError:
+        return x * 5.0
+
+
+def consumer_stops_before_the_error(x):
+    s = 0.0
+    for v in _two_then_raise(x):
+        s = s + v
+        if s > 0.0:
+            break
+    return s
+
+
+def loops_in_try(d, x):
+    s = 0.0
+    try:
+        for k in d.keys():
+            s = s + d[k] * x
+        for t in np.linspace(0.0, 1.0, 3):
+            s = s + x * t
+        for i, v in enumerate(sorted(d.values())):
+            s = s + v * i
+    except KeyError:
+        s = -1.0
+    return s
+
+
+@pytest.mark.parametrize("fn,args", [(consumer_catches_generator_error, (0.6,)), (sum_catches_generator_error, (0.6,)),
+                                     (consumer_stops_before_the_error, (0.6,)), (loops_in_try, ({"a": 0.5, "b": 1.5}, 0.7))])
+def test_generator_exception_comes_after_its_items(fn, args):
+    check_derivatives(fn, *args, modes=BOTH)
+
+
 # ---------------------------------------------------------------- refusals (both modes), naming the user's line
 
 def _scale_inputs(a):

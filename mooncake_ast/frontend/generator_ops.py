@@ -127,14 +127,34 @@ def _consumed_check(state: State) -> None:
             "and change the inputs afterwards, or compute the items in the loop itself")
 
 
-class EagerGenerator:
+class _Handing:
+    """What both iterators share: the items, where the consumer is, the exception to raise after the items."""
+
+    def _end(self) -> Any:
+        error, self._error = self._error, None
+        if error is not None:
+            raise error  # (once, as from Python's generator; then it is exhausted)
+        raise StopIteration(self._value) if self._value is not None else StopIteration
+
+    def take_items(self) -> list:
+        """The items not handed out yet, all at once (`ops.sequence`: a `for` loop's), leaving the exception
+        for `exhausted` to raise when the loop asks past the last one."""
+        if self._i:
+            _consumed_check(self._state)
+        rest = self.items[self._i:]
+        self._i = len(self.items)
+        self._taken = len(rest)
+        return rest
+
+
+class EagerGenerator(_Handing):
     """The items a generator's body yielded, handed out in order (forward mode, and the plain run)."""
 
-    __slots__ = ("items", "_i", "_state", "_value")
+    __slots__ = ("items", "_i", "_state", "_value", "_error", "_taken")
     __mc_value__ = True
 
-    def __init__(self, items: list, state: State, value: Any = None) -> None:
-        self.items, self._i, self._state, self._value = items, 0, state, value
+    def __init__(self, items: list, state: State, value: Any = None, error: Any = None) -> None:
+        self.items, self._i, self._state, self._value, self._error, self._taken = items, 0, state, value, error, 0
 
     def __iter__(self) -> "EagerGenerator":
         return self
@@ -142,7 +162,7 @@ class EagerGenerator:
     def __next__(self) -> Any:
         i = self._i
         if i >= len(self.items):
-            raise StopIteration(self._value) if self._value is not None else StopIteration
+            self._end()
         if i:
             _consumed_check(self._state)
         self._i = i + 1
@@ -150,6 +170,13 @@ class EagerGenerator:
 
     def __length_hint__(self) -> int:
         return len(self.items) - self._i
+
+
+def exhausted(it: Any, n: int) -> None:
+    """A `for` loop over `it` ended because its items ran out, after `n` rounds: a generator whose body raised
+    after its items raises that exception now (a loop over Python's generator gets it from the next item)."""
+    if isinstance(it, _Handing) and it._error is not None and n >= it._taken:
+        it._end()
 
 
 # The transforms treat instances of classes written in Python as the user's objects, whose special
@@ -166,17 +193,17 @@ def consumed(it: Any) -> None:
         _consumed_check(state)
 
 
-def finish(items: list, state: State, value: Any = None) -> EagerGenerator:
+def finish(items: list, state: State, value: Any = None, error: Any = None) -> EagerGenerator:
     """What calling the generator function returns (the primal: used where no derivative is asked)."""
     _finished(state)
-    return EagerGenerator(items, state, value)
+    return EagerGenerator(items, state, value, error)
 
 
 def frule_finish(args: tuple, dargs: tuple, **kw: Any) -> tuple:
     from ..rules.builtin_rules import iter_tangents
 
-    items, state, value = (*args, None)[:3]
-    y = finish(items, state, value)
+    items, state, value, error = (*args, None, None)[:4]
+    y = finish(items, state, value, error)
     ditems = dargs[0]
     tangents = iter_tangents(items, ditems) if ditems is not NoTangent else [NoTangent] * len(items)
     return y, iter(list(tangents))
@@ -192,8 +219,12 @@ def _reverse_class() -> type:
         return _REVERSE_CLASS[0]
     from ..reverse.adjoints import ItemsIterator
 
-    class ReverseEagerGenerator(ItemsIterator):
-        __slots__ = ("_i", "_state", "_value", "_started")
+    class ReverseEagerGenerator(ItemsIterator, _Handing):
+        __slots__ = ("_i", "_state", "_value", "_started", "_error", "_taken")
+
+        def take_items(self) -> list:
+            self.__iter__()  # (one consumer, from the start)
+            return _Handing.take_items(self)
 
         def __iter__(self) -> "ReverseEagerGenerator":
             if self._started and 0 < self._i < len(self.items):
@@ -213,7 +244,7 @@ def _reverse_class() -> type:
                     f"reverse mode: next() on the generator {name}{_where(self._state.fn)}: its items' adjoints are "
                     "kept for one pass from the first item; loop over it (or `list(...)` it) instead, or use forward mode")
             if i >= len(self.items):
-                raise StopIteration(self._value) if self._value is not None else StopIteration
+                self._end()
             if i:
                 _consumed_check(self._state)
             self._i = i + 1
@@ -227,19 +258,20 @@ def _reverse_class() -> type:
     return ReverseEagerGenerator
 
 
-def rrule_finish(items: list, state: State, value: Any = None) -> tuple:
+def rrule_finish(items: list, state: State, value: Any = None, error: Any = None) -> tuple:
     from ..reverse.adjoints import AdjList
 
     _finished(state)
     y = _reverse_class()(items)
-    y._i, y._state, y._value, y._started = 0, state, value, False
+    y._i, y._state, y._value, y._started, y._error, y._taken = 0, state, value, False, error, 0
+    rest = (NoTangent,) if error is not None else ()
 
     def pullback(g: Any) -> tuple:
         if g is NoTangent or g is None:
-            return NoTangent, NoTangent, NoTangent
+            return (NoTangent, NoTangent, NoTangent, *rest)
         gs = list(g)
         bar = AdjList((gs + [NoTangent] * len(items))[:len(items)])
-        return bar, NoTangent, NoTangent
+        return (bar, NoTangent, NoTangent, *rest)
 
     return y, pullback
 
@@ -249,6 +281,6 @@ def register_rules() -> None:
     from ..rules.builtin_rules import _run_time_reverse
     from ..rules.registry import defrule, defzero
 
-    defzero(snapshot, consumed)
+    defzero(snapshot, consumed, exhausted)
     defrule(finish, frule_finish)
     _run_time_reverse(finish, rrule_finish)

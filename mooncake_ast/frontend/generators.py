@@ -11,7 +11,7 @@ meanwhile (`generator_ops.consumed`).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
@@ -20,6 +20,38 @@ from . import generator_ops
 
 if TYPE_CHECKING:  # pragma: no cover
     from .statements import Lowering
+
+
+def lower_body(lw: "Lowering", body: cst.BaseSuite) -> None:
+    """The body, as if inside `try: ... except BaseException as e: return finish(items, inputs, None, e)`:
+    an exception the body raises comes out of the iterator after the items yielded before it, as from
+    Python's generator (a consumer catching it sees those items first)."""
+    from .try_stmt import TryTarget, failed_here, sync_guard
+
+    b = lw.b
+    target = TryTarget(lw.temp_var("exc"), lw.temp_var("failed"), len(lw.withs))
+    b.write(target.failed, Const(False))
+    b.write(target.var, Const(None))
+    lw.try_targets.append(target)
+    sync_guard(lw)
+    since = lw.fail_points
+    lw.body(body)
+    f = failed_here(lw, since)
+    lw.try_targets.pop()
+    sync_guard(lw)
+    if b.terminated:
+        return
+    if f is not None:
+        err, ok = b.new_block(), b.new_block()
+        b.branch(f, err, ok)
+        b.seal(err)
+        b.position_at(err)
+        b.ret(returned(lw, Const(None), b.read(target.var)))
+        b.seal(ok)
+        b.position_at(ok)
+        if not ok.preds:
+            return
+    b.ret(returned(lw, Const(None)))
 
 
 def lower_yield(lw: "Lowering", node: cst.Yield) -> None:
@@ -31,12 +63,14 @@ def lower_yield(lw: "Lowering", node: cst.Yield) -> None:
         lw.b.call(list.append, [lw.gen_items, value])
 
 
-def returned(lw: "Lowering", value: Value) -> Value:
-    """What a `return` returns: in a generator, the iterator over its items."""
+def returned(lw: "Lowering", value: Value, error: Optional[Value] = None) -> Value:
+    """What a `return` returns: in a generator, the iterator over its items (and the exception the body
+    raised after them, if it did)."""
     if not lw.generator:
         return value
     with lw.b.unguarded():
-        return lw.b.call(generator_ops.finish, [lw.gen_items, lw.gen_state, value], hint="generator")
+        extra = [error] if error is not None else []
+        return lw.b.call(generator_ops.finish, [lw.gen_items, lw.gen_state, value, *extra], hint="generator")
 
 
 def refuse_return_value(lw: "Lowering", s: cst.Return) -> None:

@@ -131,10 +131,12 @@ class Lowering(ExpressionLowering):
         if isinstance(node, cst.Lambda):
             self.b.loc = self.loc_of(node.body)
             self.b.ret(self.expr(node.body))
+        elif self.generator:
+            generators.lower_body(self, node.body)
         else:
             self.body(node.body)
             if not self.b.terminated:
-                self.b.ret(generators.returned(self, Const(None)))
+                self.b.ret(Const(None))
         self.b.finish()
         return self.ir
 
@@ -560,6 +562,7 @@ class Lowering(ExpressionLowering):
             item = self.b.call(operator.getitem, [seq, k])
         header.loop = LoopInfo("for", loc=loc, counter=k, seq=seq, length=n, item=item, latch=latch,
                                exit=exit_, orelse=orelse_blk if orelse is not None else None)
+        since = try_stmt.open_scope(self)  # (the target's unpacking and the body: one scope, left by `break`)
         if parallel is None:
             self.assign(target, item)
         else:
@@ -576,7 +579,6 @@ class Lowering(ExpressionLowering):
             else:
                 self.assign(target, self.b.call(ops.tuple_of, parts))
         self.loops.append((latch, exit_))
-        since = try_stmt.open_scope(self)
         body()
         try_stmt.close_scope(self)
         try_stmt.on_failure(self, since, exit_)  # an exception raised in the body leaves the loop
@@ -591,8 +593,13 @@ class Lowering(ExpressionLowering):
         self.b.seal(header)
         self.b.seal(orelse_blk)
         self.b.position_at(orelse_blk)
-        if orelse is not None:
+        try_stmt.open_scope(self)  # (inside a `try`: the else part's failure paths meet before the exit)
+        for it in consumed:
+            # (the loop asked for the item after the last: a generator's deferred exception comes out here)
+            self.b.call(generator_ops.exhausted, [it, n])
+        if orelse is not None and not self.b.terminated:
             self.body(orelse)
+        try_stmt.close_scope(self)
         self.b.goto(exit_)
         self._resume_at(exit_)
         if consumed and not self.b.terminated:

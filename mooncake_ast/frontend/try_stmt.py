@@ -31,16 +31,23 @@ import libcst as cst
 
 from .. import ops
 from ..ir.builder import UNDEFINED
-from ..ir.nodes import Block, Const, Value
+from ..ir.nodes import Block, Const, Global, Value
 from . import stmt_ops, try_ops
 
 if TYPE_CHECKING:  # pragma: no cover
     from .statements import Lowering
 
-# Callees that cannot raise (or only on the library's own bugs): not guarded.
+# Callees that cannot raise (or only on the library's own bugs): not guarded.  Also `ops.sequence`, what a
+# `for` loop iterates: the loop's structure (and its tangent sequence) is built on that call; it raises
+# only for what is not iterable, which then propagates out of the derivative (an error, never a wrong path).
 SAFE = frozenset({ops.tuple_of, ops.list_of, ops.identity, ops.new_cell, ops.cell_set, ops.cell_get,
                   ops.nested_code, ops.make_function, try_ops.raised, try_ops.caught, try_ops.reraise,
-                  try_ops.exception_instance, list.append, set.add})  # (a comprehension adding its item)
+                  try_ops.exception_instance, list.append, set.add,  # (a comprehension adding its item)
+                  ops.sequence})
+# Builtins of loop headers and tests, whose results carry no derivative, called by their global name (not
+# rebound in the module): kept as plain calls, so the transforms still see them as such (a TypeError they
+# raise propagates out of the derivative).
+SAFE_BUILTINS = frozenset({"len", "range", "isinstance", "type", "id", "callable"})
 
 
 @dataclass
@@ -82,6 +89,9 @@ def stacks(lw: "Lowering", frames: int, targets: int) -> Iterator[None]:
 
 def guard_call(lw: "Lowering", fn: Any, args: list, kwargs: Optional[dict], hint: Optional[str]) -> Value:
     b = lw.b
+    if isinstance(fn, Global) and fn.name in SAFE_BUILTINS and fn.name not in lw.pyfn.__globals__:
+        with b.unguarded():
+            return b.call(fn, args, kwargs, hint=hint)
     with b.unguarded():
         callee = fn if isinstance(fn, Value) else Const(fn)
         packed = b.call(ops.tuple_of, list(args))
@@ -225,11 +235,13 @@ def lower_try(lw: "Lowering", s: cst.Try) -> None:
         lw.withs.append(frame)
         fin = TryTarget(lw.temp_var("exc"), lw.temp_var("failed"), len(lw.withs))
         b.write(fin.failed, Const(False))
+        b.write(fin.var, Const(None))  # (bound on every path: reverse mode records values crossing joins)
         lw.try_targets.append(fin)
     handlers = list(s.handlers)
     if handlers:
         target = TryTarget(lw.temp_var("exc"), lw.temp_var("failed"), len(lw.withs))
         b.write(target.failed, Const(False))
+        b.write(target.var, Const(None))
         lw.try_targets.append(target)
         sync_guard(lw)
         inner = lw.fail_points
