@@ -46,4 +46,5 @@ LANGUAGE_ZERO_CASES = {
     _P + "try_ops.reraise": Case(caught_key_error, 0.4, "z"),
     _P + "generator_ops.snapshot": Case(loop_over_generator, A),
     _P + "generator_ops.consumed": Case(loop_over_generator, A),
+    _P + "generator_ops.exhausted": Case(loop_over_generator, A),
 }
