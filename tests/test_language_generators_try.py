@@ -3,6 +3,7 @@
 Every case runs through check_derivatives in both modes: the derivative follows the path that ran,
 including an exception raised and caught inside the function.  Refusals name the user's line.
 """
+import functools
 import inspect
 
 import numpy as np
@@ -332,11 +333,22 @@ def test_method_raising_in_an_object_that_it_may_write():
     assert "_Acc.add raised ValueError part-way" in str(info.value)
 
 
-def test_helper_raising_after_a_write():
+def partial_write_through_partial(x):
+    out = [x]
+    g = functools.partial(_append_then_raise, out)
+    try:
+        g(x)
+    except ValueError:
+        pass
+    return out[0] * out[-1]
+
+
+@pytest.mark.parametrize("fn", [partial_write_helper, partial_write_through_partial])
+def test_helper_raising_after_a_write(fn):
     # forward mode follows it statement by statement; reverse mode refuses (its pullback is unknown)
-    check_derivatives(partial_write_helper, 0.7, modes=("forward",))
+    check_derivatives(fn, 0.7, modes=("forward",))
     with pytest.raises(mc.UnsupportedDerivativeError) as info:
-        mc.grad(partial_write_helper)(0.7)
+        mc.grad(fn)(0.7)
     assert "part-way" in str(info.value)
 
 

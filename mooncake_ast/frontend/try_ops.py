@@ -24,6 +24,7 @@ rules run f's own rule (`fcall` / `rcall`) and catch what it raises:
 """
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any
 
@@ -89,8 +90,11 @@ def reraise(exc: BaseException) -> BaseException:
 # ---------------------------------------------------------------- rules
 
 def _is_primitive(f: Any) -> bool:
-    """Is f run by a rule, not differentiated as Python code?"""
+    """Is f run by a rule, not differentiated as Python code?  (A partial is what it wraps.)"""
     from ..rules import registry
+
+    if isinstance(f, functools.partial):
+        return _is_primitive(f.func)
 
     try:
         if registry.lookup(f) is not None:
