@@ -678,3 +678,20 @@ def test_max_of_a_plain_iterator_is_refused_not_zero():
         mc.grad(max_of_iterator)(a)
     with pytest.raises(mc.UnsupportedDerivativeError):
         mc.jvp(max_of_iterator, (a,), (np.ones(3),))
+
+
+def inputs_changed_before_the_loop(x):
+    a = [x, x * x]
+    g = _reads(a)
+    a[0] = 3.0  # Python's generator has not started: it reads 3.0
+    s = 0.0
+    for v in g:
+        s = s + v
+    return s
+
+
+def test_inputs_changed_between_call_and_loop_are_refused():
+    for run in (lambda: mc.grad(inputs_changed_before_the_loop)(0.5),
+                lambda: mc.jvp(inputs_changed_before_the_loop, (0.5,), (1.0,))):
+        with pytest.raises(mc.UnsupportedDerivativeError):
+            run()

@@ -13,8 +13,9 @@ when the body does not interact with its consumer.  What would differ is checked
 * the body changes its inputs (arguments, the objects they hold, closure variables) while it runs:
   its consumer would see the changes too early.  `snapshot` fingerprints the inputs when the body
   starts, `finish` compares at its end; a change is refused (UnsupportedDerivativeError).
-* the consumer changes those inputs between two items (a lazy body would read the new values):
-  each item handed out after the first compares the inputs with how the body left them.
+* the inputs change between the call and an item being handed out (the consumer's loop body, or code
+  between the call and the loop: a lazy body would read the new values): each item handed out, and
+  the end of a `for` loop over the call, compares the inputs with how the body left them.
 * an infinite generator (`while True` without `break` or `return` in the body) is refused when
   lowered; an exception the body raises comes out of the call, not out of the n-th `next`.
 * reverse mode: the items' adjoints come back as a list from the first item on, so the iterator
@@ -139,8 +140,7 @@ class _Handing:
     def take_items(self) -> list:
         """The items not handed out yet, all at once (`ops.sequence`: a `for` loop's), leaving the exception
         for `exhausted` to raise when the loop asks past the last one."""
-        if self._i:
-            _consumed_check(self._state)
+        _consumed_check(self._state)
         rest = self.items[self._i:]
         self._i = len(self.items)
         self._taken = len(rest)
@@ -163,8 +163,7 @@ class EagerGenerator(_Handing):
         i = self._i
         if i >= len(self.items):
             self._end()
-        if i:
-            _consumed_check(self._state)
+        _consumed_check(self._state)  # (also before the first: code between the call and the loop may change them)
         self._i = i + 1
         return self.items[i]
 
@@ -245,8 +244,7 @@ def _reverse_class() -> type:
                     "kept for one pass from the first item; loop over it (or `list(...)` it) instead, or use forward mode")
             if i >= len(self.items):
                 self._end()
-            if i:
-                _consumed_check(self._state)
+            _consumed_check(self._state)
             self._i = i + 1
             return self.items[i]
 
