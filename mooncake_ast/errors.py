@@ -18,8 +18,8 @@ class MooncakeError(Exception):
 
 
 class UnsupportedSyntaxError(MooncakeError):
-    """Your function uses a construct mooncake_ast cannot differentiate (e.g. `yield`, `async`, `global`
-    writes, `try/finally` around a return): the message names file:line:column, shows the line with a
+    """Your function uses a construct mooncake_ast cannot differentiate (e.g. `yield from`, `async`,
+    `try/except*`, an infinite generator): the message names file:line:column, shows the line with a
     caret under the construct, and says what to write instead.  Attributes: what, file, line, col, text."""
 
     def __init__(self, what: str, file: str, line: int, col: int, text: str) -> None:

@@ -85,6 +85,9 @@ def sequence(iterable: Any) -> Any:
     """
     if isinstance(iterable, (list, tuple, range, np.ndarray, str)) or is_array(iterable):
         return iterable  # (a Dask or CuPy array too: indexed like NumPy's, its rows' adjoints in its library)
+    take = getattr(iterable, "take_items", None)
+    if take is not None and getattr(type(iterable), "__mc_value__", False):
+        return take()  # a generator's items (frontend/generator_ops.py: its exception, if any, waits for the loop's end)
     return list(iterable)
 
 

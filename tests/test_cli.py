@@ -56,7 +56,7 @@ if __name__ == "__main__":
 """
 
 BAD_SYNTAX = "def f(x):\n    return x +\n"
-UNSUPPORTED = "def f(x):\n    try:\n        return x * x\n    except Exception:\n        return 0.0\n"
+UNSUPPORTED = "def f(x):\n    y = x\n    try:\n        y = x * x\n    except* Exception:\n        y = 0.0\n    return y\n"
 
 
 @pytest.fixture

@@ -7,19 +7,20 @@ import mooncake_ast as mc
 from mooncake_ast.frontend.statements import lower_function
 
 
-def uses_yield(x):
-    yield x * 2
+def uses_yield_from(x):
+    yield from [x * 2]
 
 
 async def uses_async(x):
     return x
 
 
-def uses_try(x):
+def uses_try_star(x):
     try:
-        return 1.0 / x
-    except ZeroDivisionError:
-        return 0.0
+        y = 1.0 / x
+    except* ZeroDivisionError:
+        y = 0.0
+    return y
 
 
 def uses_class(x):
@@ -38,11 +39,12 @@ def uses_await_in_lambda(x):
     return (lambda: (yield x))
 
 
-# `global`, `with`, `match` and `raise ... from` are lowered now: tests/test_language_match_with.py.
+# `global`, `with`, `match` and `raise ... from` are lowered now: tests/test_language_match_with.py;
+# `try` and generators: tests/test_language_generators_try.py.
 CASES = [
-    (uses_yield, "yield", "yield x * 2"),
+    (uses_yield_from, "yield from", "yield from [x * 2]"),
     (uses_async, "async", "async def uses_async(x):"),
-    (uses_try, "try", "try:"),
+    (uses_try_star, "try/except*", "try:"),
     (uses_class, "class definition", "class Box:"),
     (uses_del_name, "del of a variable", "del y"),
 ]
@@ -68,7 +70,7 @@ def test_rejected_with_location(fn, what, line_text):
 
 def test_jvp_reports_unsupported_syntax_not_a_crash():
     with pytest.raises(mc.UnsupportedSyntaxError):
-        mc.jvp(uses_try, (2.0,), (1.0,))
+        mc.jvp(uses_try_star, (2.0,), (1.0,))
 
 
 def test_missing_rule_names_the_callable_and_how_to_register():

@@ -457,6 +457,12 @@ class StructuredEmitter:
             self.copies(dst, inner.header, out)
             out.append("continue")
             return
+        if inner is not None and inner.latch is not None and dst is inner.latch:
+            self.copies(src, dst, out)
+            self.emit_stmts(dst, out)
+            self.copies(dst, inner.header, out)
+            out.append("continue")
+            return
         self.copies(src, dst, out)
         if inner is not None and dst is inner.header:
             out.append("continue")
@@ -475,7 +481,9 @@ class StructuredEmitter:
         info = h.loop
         assert info is not None
         form = self._for_forms.get(h)
-        frame = _Frame(h, info.exit, info.latch if form else None, "for" if form else "while")
+        # A for loop printed as `while` keeps its latch special too: each jump to it prints the latch's
+        # statements (the counter's increment, records reverse mode put there) before `continue`.
+        frame = _Frame(h, info.exit, info.latch if form or info.kind == "for" else None, "for" if form else "while")
         body: list = []
         t = h.term
         if form is not None:

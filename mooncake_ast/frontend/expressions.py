@@ -107,7 +107,7 @@ class ExpressionLowering:
             self.b.branch(left, join, rhs)
         self.b.seal(rhs)
         self.b.position_at(rhs)
-        self.b.write(var, self.expr(node.right))
+        self._arm(lambda: self.b.write(var, self.expr(node.right)))
         self.b.goto(join)
         self.b.seal(join)
         self.b.position_at(join)
@@ -119,6 +119,9 @@ class ExpressionLowering:
             comp = node.comparisons[0]
             return self._compare(comp.operator, left, self.expr(comp.comparator))
         var = self.temp_var("cmp")  # type: ignore[attr-defined]
+        if self.b.guard is not None:  # inside a `try`: one join per comparison, each arm its own scope
+            self._guarded_chain(var, left, list(node.comparisons))
+            return self.b.read(var)
         join = self.b.new_block()
         last = len(node.comparisons) - 1
         for i, comp in enumerate(node.comparisons):
@@ -138,6 +141,30 @@ class ExpressionLowering:
         self.b.position_at(join)
         return self.b.read(var)
 
+    def _guarded_chain(self, var: str, left: Value, comps: list) -> None:
+        right = self.expr(comps[0].comparator)
+        result = self._compare(comps[0].operator, left, right)
+        self.b.write(var, result)
+        if len(comps) == 1:
+            return
+        more, join = self.b.new_block(), self.b.new_block()
+        self.b.branch(result, more, join)
+        self.b.seal(more)
+        self.b.position_at(more)
+        self._arm(lambda: self._guarded_chain(var, right, comps[1:]))
+        self.b.goto(join)
+        self.b.seal(join)
+        self.b.position_at(join)
+
+    def _arm(self, lower: Callable[[], None]) -> None:
+        """An arm of a branch inside an expression: inside a `try`, its failure paths meet at its end
+        (frontend/try_stmt.py), so the CFG stays nested; the statement tests `failed` afterwards."""
+        from .try_stmt import close_scope, open_scope
+
+        open_scope(self)  # type: ignore[arg-type]
+        lower()
+        close_scope(self)  # type: ignore[arg-type]
+
     def _compare(self, op: cst.BaseCompOp, left: Value, right: Value) -> Value:
         if isinstance(op, cst.In):
             return self.b.call(operator.contains, [right, left])
@@ -153,7 +180,7 @@ class ExpressionLowering:
         for blk, expr in ((then, node.body), (orelse, node.orelse)):
             self.b.seal(blk)
             self.b.position_at(blk)
-            self.b.write(var, self.expr(expr))
+            self._arm(lambda: self.b.write(var, self.expr(expr)))
             self.b.goto(join)
         self.b.seal(join)
         self.b.position_at(join)
@@ -353,7 +380,10 @@ class ExpressionLowering:
 
     # ------------------------------------------------------------ rejected
     def expr_Yield(self, node: cst.Yield) -> Value:
-        self.unsupported(node, "yield (generators)")  # type: ignore[attr-defined]
+        if isinstance(node.value, cst.From):
+            self.unsupported(node, "yield from (write `for v in it: yield v`)")  # type: ignore[attr-defined]
+        # A `yield` statement is lowered by the statements (generator_ops.py); its value is what .send() passes in.
+        self.unsupported(node, "yield used as a value (what .send() passes in); use `yield v` as a statement")  # type: ignore[attr-defined]
         raise AssertionError
 
     def expr_Await(self, node: cst.Await) -> Value:

@@ -8,6 +8,7 @@ Comprehension variables get their own scope, as in Python 3.
 """
 from __future__ import annotations
 
+import inspect
 import operator
 import os
 import types
@@ -22,7 +23,8 @@ from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
 from .match import bound_names, lower_match
-from .with_stmt import WithFrame, leave_for_jump, leave_for_raise, lower_with
+from .with_stmt import leave_for_jump, leave_for_raise, lower_with
+from . import generator_ops, generators, try_stmt
 from . import stmt_ops
 from .source import FunctionSource, function_source
 
@@ -59,8 +61,17 @@ class Lowering(ExpressionLowering):
         self.ir = Function(name, [], [FreeVar(n, i) for i, n in enumerate(fn.__code__.co_freevars)], self.loc_of(node))
         self.ir.self_ref = SelfRef(name if name.isidentifier() else "fn")  # type: ignore[attr-defined]
         self.b = Builder(self.ir)
+        self.b.safe = try_stmt.SAFE
         self.loops: list[tuple[Block, Block]] = []  # (continue target, break target)
-        self.withs: list[WithFrame] = []  # the `with` statements being lowered, outermost first
+        self.withs: list = []  # the `with` statements (WithFrame) and `finally` bodies (try_stmt.FinallyFrame) being lowered, outermost first
+        self.try_targets: list = []  # where an exception raised here goes (try_stmt.TryTarget), innermost last
+        self.handling: list[Value] = []  # the exceptions the `except` clauses being lowered handle (a bare `raise`)
+        self.pending: list[list[Block]] = [[]]  # per scope, the joins its failure points go to (try_stmt.py)
+        self.fail_points = 0  # failure points lowered so far (try_stmt.py)
+        # A generator function: lowered as one collecting what it yields (generator_ops.py).
+        self.generator = bool(fn.__code__.co_flags & inspect.CO_GENERATOR)
+        self.gen_items: Optional[Value] = None
+        self.gen_state: Optional[Value] = None
         self.scopes: list[dict[str, str]] = []  # comprehension scopes: name -> builder var
         self._temps = 0
         self._nested_seen: dict[tuple[str, int], int] = {}
@@ -91,6 +102,12 @@ class Lowering(ExpressionLowering):
         else:
             self.b.block = None
 
+    def _preheader(self) -> None:
+        """Inside a `try`, the block entering a loop may be an empty arm of a guarded call's branch: kept
+        (ir/builder.simplify_cfg), so the loop is entered from a block of its own and the CFG stays nested."""
+        if self.b.guard is not None and self.b.block is not None:
+            self.b.block.preheader = True  # type: ignore[attr-defined]
+
     def temp_var(self, kind: str) -> str:
         self._temps += 1
         return f"%{kind}{self._temps}"
@@ -100,15 +117,22 @@ class Lowering(ExpressionLowering):
         node = self.src.node
         if isinstance(node, cst.FunctionDef) and node.asynchronous is not None:
             self.unsupported(node, "async function")
+        if self.generator and isinstance(node, cst.Lambda):
+            self.unsupported(node, "yield in a lambda")
         entry = self.b.new_block()
         self.b.seal(entry)
         self.b.position_at(entry)
         self.b.loc = self.ir.loc
         self._params(node.params)
         self.ir.local_names = set(self.locals)
+        if self.generator:
+            self.gen_items = self.b.call(ops.list_of, [], hint="items")
+            self.gen_state = self.b.call(generator_ops.snapshot, [self.ir.self_ref, *self.ir.params], hint="inputs")  # type: ignore[attr-defined]
         if isinstance(node, cst.Lambda):
             self.b.loc = self.loc_of(node.body)
             self.b.ret(self.expr(node.body))
+        elif self.generator:
+            generators.lower_body(self, node.body)
         else:
             self.body(node.body)
             if not self.b.terminated:
@@ -210,12 +234,18 @@ class Lowering(ExpressionLowering):
             i = stars[0]
             items = self.b.call(ops.unpack_star, [value, Const(i), Const(len(elts) - i - 1)])
         for k, e in enumerate(elts):
-            item = self.b.call(operator.getitem, [items, Const(k)])
+            with self.b.unguarded():  # (within the length unpack checked)
+                item = self.b.call(operator.getitem, [items, Const(k)])
             self.assign(e.value, item)
 
     # ------------------------------------------------------------ statements
     def body(self, body: Union[cst.BaseSuite, list]) -> None:
         stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else body
+        try_stmt.open_scope(self)
+        self._statements(stmts)
+        try_stmt.close_scope(self)
+
+    def _statements(self, stmts) -> None:
         for s in stmts:
             if self.b.terminated:
                 return  # unreachable code after return/break/continue/raise
@@ -227,7 +257,9 @@ class Lowering(ExpressionLowering):
                     self.small(small)
             else:
                 self.b.loc = self.loc_of(s)
+                since = self.fail_points
                 self.compound(s)
+                try_stmt.on_failure(self, since)  # an exception raised inside goes on: skip the rest
 
     def small(self, s: cst.BaseSmallStatement) -> None:
         method: Optional[Callable] = getattr(self, "stmt_" + type(s).__name__, None)
@@ -244,6 +276,9 @@ class Lowering(ExpressionLowering):
         method(s)  # type: ignore[misc]
 
     def stmt_Expr(self, s: cst.Expr) -> None:
+        if isinstance(s.value, cst.Yield) and self.generator:
+            generators.lower_yield(self, s.value)
+            return
         self.expr(s.value)
 
     def stmt_Pass(self, s: cst.Pass) -> None:
@@ -280,14 +315,25 @@ class Lowering(ExpressionLowering):
             self.unsupported(t, "augmented assignment target")
 
     def stmt_Return(self, s: cst.Return) -> None:
+        generators.refuse_return_value(self, s)
         value = self.expr(s.value) if s.value is not None else Const(None)
         leave_for_jump(self, all_frames=True)
-        self.b.ret(value)
+        if not self.b.terminated:  # (a `finally` run on the way may have returned itself)
+            self.b.ret(generators.returned(self, value))
 
     def stmt_Raise(self, s: cst.Raise) -> None:
         exc = self.expr(s.exc) if s.exc is not None else None
         if s.cause is not None and exc is not None:
             exc = self.b.call(stmt_ops.raise_from, [exc, self.expr(s.cause.item)])
+        self.raise_value(exc)
+
+    def raise_value(self, exc: Optional[Value]) -> None:
+        """`raise exc` (None: a bare `raise`): into the innermost `try`, else out of the function."""
+        if exc is None and self.handling:
+            exc = self.handling[-1]  # a bare `raise` in a handler re-raises what it handles
+        if exc is not None and self.try_targets:
+            try_stmt.raise_value(self, exc)
+            return
         self.b.raise_(leave_for_raise(self, exc))
 
     def stmt_Assert(self, s: cst.Assert) -> None:
@@ -297,17 +343,19 @@ class Lowering(ExpressionLowering):
         self.b.seal(fail)
         self.b.position_at(fail)
         msg = [self.expr(s.msg)] if s.msg is not None else []
-        self.b.raise_(leave_for_raise(self, self.b.call(ops.assert_failed, msg)))
+        self.raise_value(self.b.call(ops.assert_failed, msg))
         self.b.seal(ok)
         self.b.position_at(ok)
 
     def stmt_Break(self, s: cst.Break) -> None:
+        target = self.loops[-1][1]
         leave_for_jump(self, all_frames=False)
-        self.b.goto(self.loops[-1][1])
+        self.b.goto(target)
 
     def stmt_Continue(self, s: cst.Continue) -> None:
+        target = self.loops[-1][0]
         leave_for_jump(self, all_frames=False)
-        self.b.goto(self.loops[-1][0])
+        self.b.goto(target)
 
     def stmt_Del(self, s: cst.Del) -> None:
         targets = s.target.elements if isinstance(s.target, cst.Tuple) else [s.target]
@@ -362,14 +410,21 @@ class Lowering(ExpressionLowering):
                 break
             self.b.loc = self.loc_of(node.orelse)
             node = node.orelse
+            try_stmt.open_scope(self)  # (the elif's test is in the else arm: inside a `try`, its failures meet there)
         if isinstance(node.orelse, cst.Else):
             self.body(node.orelse.body)
-        for join in reversed(joins):
-            self.b.goto(join)
-            self._resume_at(join)
+        for level in reversed(range(len(joins))):
+            self.b.goto(joins[level])
+            self._resume_at(joins[level])
+            if level:
+                try_stmt.close_scope(self)
 
     def stmt_While(self, s: cst.While) -> None:
-        if _makes_blocks(s.test):
+        if self.generator and generators.endless(s):
+            self.unsupported(s, "an infinite generator (`while True` with no `break`, `return` or `raise`): mooncake_ast "
+                                "runs a generator to its end when it is called; give the loop an end (e.g. pass the "
+                                "number of items wanted)")
+        if _makes_blocks(s.test) or self.b.guard is not None:  # (guarded calls in the test make blocks)
             self._while_test_in_body(s)
             return
         header, body, orelse, exit_ = (self.b.new_block() for _ in range(4))
@@ -382,7 +437,9 @@ class Lowering(ExpressionLowering):
         self.b.seal(body)
         self.b.position_at(body)
         self.loops.append((header, exit_))
+        since = self.fail_points
         self.body(s.body)
+        try_stmt.on_failure(self, since, exit_)
         self.loops.pop()
         self.b.goto(header)
         self.b.seal(header)
@@ -413,13 +470,19 @@ class Lowering(ExpressionLowering):
         normal = self.temp_var("normal") if s.orelse is not None else None
         if normal is not None:
             self.b.write(normal, Const(False))
+        self._preheader()
         self.b.goto(header)
         self.b.position_at(header)
         header.loop = LoopInfo("while", loc=loc, exit=exit_, orelse=None)
         self.b.branch(Const(True), body, never)
         self.b.seal(body)
         self.b.position_at(body)
-        cond = self.expr(s.test)
+        since = try_stmt.open_scope(self)
+        cond_var = self.temp_var("test")
+        self.b.write(cond_var, self.expr(s.test))
+        try_stmt.close_scope(self)
+        try_stmt.on_failure(self, since, exit_)
+        cond = self.b.read(cond_var)
         run, fail = self.b.new_block(), self.b.new_block()
         self.b.branch(cond, run, fail)
         self.b.seal(fail)
@@ -430,7 +493,9 @@ class Lowering(ExpressionLowering):
         self.b.seal(run)
         self.b.position_at(run)
         self.loops.append((header, exit_))
+        since = self.fail_points
         self.body(s.body)
+        try_stmt.on_failure(self, since, exit_)
         self.loops.pop()
         self.b.goto(header)
         self.b.seal(header)
@@ -465,37 +530,45 @@ class Lowering(ExpressionLowering):
         """
         loc = self.b.loc
         parallel = self._parallel_iteration(iterable)
+        consumed: list[Value] = []  # iterables that may be generators: checked when the loop ends
         if parallel is not None:
             # enumerate/zip of sequences: index each sequence in step, so every iteration reads
             # its elements when it runs (as Python's lazy iterators do), not up front.
             kind, seqs, start = parallel
+            consumed = [generators.sequenced(q) for q, node in zip(seqs, self._parallel_nodes(iterable)) if generators.may_generate(node)]
         else:
             it = self.expr(iterable)
             seqs = [self.b.call(ops.sequence, [it])]
+            consumed = [it] if generators.may_generate(iterable) else []
         seq = seqs[0]
         header, body_blk, latch, orelse_blk, exit_ = (self.b.new_block() for _ in range(5))
         counter_var = self.temp_var("k")
         self.b.write(counter_var, Const(0))
+        self._preheader()
         self.b.goto(header)
         self.b.position_at(header)
         k = self.b.read(counter_var)
         self.b.loc = loc
         # The length is read at every test, as Python's list iterator does: a list the body
         # appends to is iterated to its new end.
-        lengths = [self.b.call(len, [q]) for q in seqs]
-        n = lengths[0] if len(lengths) == 1 else self.b.call(min, lengths)
-        more = self.b.call(operator.lt, [k, n])
+        with self.b.unguarded():  # (the loop's own structure: indexing a sequence within its length)
+            lengths = [self.b.call(len, [q]) for q in seqs]
+            n = lengths[0] if len(lengths) == 1 else self.b.call(min, lengths)
+            more = self.b.call(operator.lt, [k, n])
         self.b.branch(more, body_blk, orelse_blk)
         self.b.seal(body_blk)
         self.b.position_at(body_blk)
-        item = self.b.call(operator.getitem, [seq, k])
+        with self.b.unguarded():
+            item = self.b.call(operator.getitem, [seq, k])
         header.loop = LoopInfo("for", loc=loc, counter=k, seq=seq, length=n, item=item, latch=latch,
                                exit=exit_, orelse=orelse_blk if orelse is not None else None)
+        since = try_stmt.open_scope(self)  # (the target's unpacking and the body: one scope, left by `break`)
         if parallel is None:
             self.assign(target, item)
         else:
             kind, seqs, start = parallel
-            parts: list[Value] = [item] + [self.b.call(operator.getitem, [q, k]) for q in seqs[1:]]
+            with self.b.unguarded():
+                parts: list[Value] = [item] + [self.b.call(operator.getitem, [q, k]) for q in seqs[1:]]
             if kind == "enumerate":
                 index = k if start is None else self.b.call(operator.add, [k, start])
                 parts = [index, item]
@@ -507,20 +580,37 @@ class Lowering(ExpressionLowering):
                 self.assign(target, self.b.call(ops.tuple_of, parts))
         self.loops.append((latch, exit_))
         body()
+        try_stmt.close_scope(self)
+        try_stmt.on_failure(self, since, exit_)  # an exception raised in the body leaves the loop
         self.loops.pop()
         self.b.goto(latch)
         self.b.seal(latch)
         self.b.position_at(latch)
         self.b.loc = loc
-        self.b.write(counter_var, self.b.call(operator.add, [self.b.read(counter_var), Const(1)]))
+        with self.b.unguarded():
+            self.b.write(counter_var, self.b.call(operator.add, [self.b.read(counter_var), Const(1)]))
         self.b.goto(header)
         self.b.seal(header)
         self.b.seal(orelse_blk)
         self.b.position_at(orelse_blk)
-        if orelse is not None:
+        try_stmt.open_scope(self)  # (inside a `try`: the else part's failure paths meet before the exit)
+        for it in consumed:
+            # (the loop asked for the item after the last: a generator's deferred exception comes out here)
+            self.b.call(generator_ops.exhausted, [it, n])
+        if orelse is not None and not self.b.terminated:
             self.body(orelse)
+        try_stmt.close_scope(self)
         self.b.goto(exit_)
         self._resume_at(exit_)
+        if consumed and not self.b.terminated:
+            with self.b.unguarded():
+                for it in consumed:
+                    # (a generator's items were computed when it was called: its inputs must not have changed since)
+                    self.b.call(generator_ops.consumed, [it])
+
+    def _parallel_nodes(self, iterable: cst.Call) -> list:
+        args = [a.value for a in iterable.args if a.keyword is None]
+        return args[:1] if isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" else args
 
     def _parallel_iteration(self, iterable: cst.BaseExpression) -> Optional[tuple[str, list[Value], Optional[Value]]]:
         """`enumerate(xs[, start])` or `zip(xs, ys, ...)` of the builtins: ("enumerate"|"zip", the
@@ -635,10 +725,15 @@ class Lowering(ExpressionLowering):
         raise AssertionError(f"free variable {name!r} of a nested function is not a cell here")
 
     def stmt_Match(self, s: cst.Match) -> None:
+        if self.try_targets:
+            self.unsupported(s, "a match statement inside a try statement (move the match into a helper function)")
         lower_match(self, s)
 
     def stmt_With(self, s: cst.With) -> None:
         lower_with(self, s)
+
+    def stmt_Try(self, s: cst.Try) -> None:
+        try_stmt.lower_try(self, s)
 
     def stmt_Global(self, s: cst.Global) -> None:
         pass  # the names were made module-global writes when the scope was analysed (stmt_ops.store_global)

@@ -14,10 +14,10 @@ says what it checks).  `with a, b:` is `with a: with b:`.
 
 When the body raises.  A `raise` statement in the body calls `__exit__(type, exc, tb)` first,
 innermost manager first, then raises; a manager that would swallow the exception is refused
-(UnsupportedDerivativeError).  An exception raised by a *call* in the body propagates unchanged,
-but `__exit__` is not run: the IR has no exception edges, so generated code cannot catch it
-(a manager's cleanup, e.g. NumPy's error state, is then left as `__enter__` set it; the
-derivative call has failed anyway).  `contextlib.suppress`, which exists to swallow such
+(UnsupportedDerivativeError).  Inside a `try` (try_stmt.py) an exception raised by a call in the
+body does the same on its way to the handlers.  Outside any `try`, an exception raised by a
+*call* in the body propagates unchanged, but `__exit__` is not run (a manager's cleanup, e.g.
+NumPy's error state, is then left as `__enter__` set it; the derivative call has failed anyway).  `contextlib.suppress`, which exists to swallow such
 exceptions, is refused by name.  In reverse mode the pullback runs after the `with` has been
 left: the manager is not in force while adjoints are computed (`np.errstate` warnings in the
 pullback are NumPy's defaults).
@@ -60,10 +60,13 @@ def _enter(lw: "Lowering", items: list, body: cst.BaseSuite) -> None:
     if item.asname is not None:
         lw.assign(item.asname.name, value)
     lw.withs.append(WithFrame(mgr, exit_, len(lw.loops)))
+    since = lw.fail_points
     _enter(lw, items[1:], body)
     lw.withs.pop()
-    if not b.terminated:
-        _exit(lw, WithFrame(mgr, exit_, 0))
+    from .try_stmt import unless_failed
+
+    # (an exception raised inside, on its way to a `try` around, has already left the manager)
+    unless_failed(lw, since, lambda: _exit(lw, WithFrame(mgr, exit_, 0)))
 
 
 def _exit(lw: "Lowering", frame: WithFrame) -> None:
@@ -71,10 +74,18 @@ def _exit(lw: "Lowering", frame: WithFrame) -> None:
 
 
 def leave_for_jump(lw: "Lowering", all_frames: bool) -> None:
-    """Before `return` (all_frames) or `break`/`continue`: leave the managers the jump leaves."""
-    for frame in reversed(lw.withs):
+    """Before `return` (all_frames) or `break`/`continue`: leave the managers the jump leaves, and run
+    the `finally` bodies it leaves (try_stmt.py), innermost first; stop if one of those jumps itself."""
+    from .try_stmt import FinallyFrame, run_finally
+
+    for frame in reversed(list(lw.withs)):
+        if lw.b.terminated:
+            return
         if all_frames or frame.loops >= len(lw.loops):
-            _exit(lw, frame)
+            if isinstance(frame, FinallyFrame):
+                run_finally(lw, frame)
+            else:
+                _exit(lw, frame)
 
 
 def leave_for_raise(lw: "Lowering", exc: Optional[Value]) -> Optional[Value]:
@@ -82,5 +93,5 @@ def leave_for_raise(lw: "Lowering", exc: Optional[Value]) -> Optional[Value]:
     if exc is None:
         return None  # a bare `raise` (nothing caught to re-raise here): as written
     for frame in reversed(lw.withs):
-        exc = lw.b.call(stmt_ops.exit_raising, [frame.mgr, exc])
+        exc = lw.b.call(stmt_ops.exit_raising, [frame.mgr, exc])  # (no `finally` here: a `try` would have caught it)
     return exc

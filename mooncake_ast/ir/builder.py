@@ -7,7 +7,8 @@ predecessors are known (loop headers after the back edge is added).
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Optional
 
 from .nodes import Block, Branch, Call, Const, Function, Goto, Loc, Phi, Raise, Return, Stmt, Terminator, Value
 
@@ -47,6 +48,19 @@ class Builder:
         self.loc: Optional[Loc] = None
         # Variables each SSA value was bound to, for readable names.
         self.var_of: dict[Value, str] = {}
+        # Inside a `try` (frontend/try_stmt.py): lowers a call that can raise, with its exception edge.
+        self.guard: Optional[Callable[..., Value]] = None
+        self.safe: frozenset = frozenset()  # callees the guard leaves alone
+        self._unguarded = 0
+
+    @contextmanager
+    def unguarded(self) -> Iterator[None]:
+        """Calls made meanwhile are not guarded (structure: loop counters, the guard's own calls)."""
+        self._unguarded += 1
+        try:
+            yield
+        finally:
+            self._unguarded -= 1
 
     # ------------------------------------------------------------ blocks
     def new_block(self) -> Block:
@@ -89,6 +103,8 @@ class Builder:
     def call(self, fn: Any, args: list[Value], kwargs: Optional[dict[str, Value]] = None, hint: Optional[str] = None) -> Call:
         """Append `fn(*args, **kwargs)`; `fn` may be a Value or a known callable."""
         assert self.block is not None, "emitting into a terminated block"
+        if self.guard is not None and not self._unguarded and (isinstance(fn, Value) or fn not in self.safe):
+            return self.guard(fn, args, kwargs, hint)  # type: ignore[return-value]
         callee = fn if isinstance(fn, Value) else Const(fn)
         stmt = Call(callee, args, kwargs, hint=hint, loc=self.loc)
         stmt.block = self.block
@@ -408,6 +424,7 @@ def simplify_cfg(fn: Function) -> None:
     Blocks that the emitter needs to see (loop headers and latches) are kept.
     """
     keep = {fn.entry}
+    latches = {b.loop.latch for b in fn.blocks if b.loop is not None and b.loop.latch is not None}
     for b in fn.blocks:
         if b.loop is not None:
             keep.add(b)
@@ -442,6 +459,10 @@ def simplify_cfg(fn: Function) -> None:
                 dest = mid.term.target
                 if dest is mid or (dest.phis and b in dest.preds):
                     continue
+                if getattr(mid, "preheader", False) and isinstance(t, Branch):
+                    continue  # a loop's pre-header under a branch (a `try`'s guarded call before a loop) stays
+                if dest.phis and dest in latches and isinstance(t, Branch):
+                    continue  # no edge from a branch straight into a latch's phis: reverse mode records there
                 if dest.phis and len(mid.preds) != 1:
                     continue
                 for phi in dest.phis:

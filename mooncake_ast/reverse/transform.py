@@ -741,6 +741,11 @@ class ReverseTransform:
             if isinstance(x, Stmts):
                 return block(x.block)
             if isinstance(x, Edge):
+                if x.kind == "continue" and x.dst is not None and x.dst.loop is None:
+                    # into a for loop's latch, which goes on to the header: the header's phis take their
+                    # value on this edge (`if c: raise ...` then the rest of the body: a branch whose
+                    # other arm is the body's end)
+                    return block(x.dst) or any(block(s) for s in x.dst.successors())
                 return (x.dst is not None and block(x.dst)) or (x.kind == "return" and block(x.src))
             return False
 

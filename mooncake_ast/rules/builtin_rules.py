@@ -291,11 +291,25 @@ def _sequence_tangent(x, dx):
     return [NoTangent] * len(x)
 
 
+def _iterable_items(x):
+    """The items max/min read from x, after the call: an iterator is exhausted by then, so ours (map's
+    recorded results, a generator's items) give their list, and any other iterator is refused (its
+    items are gone: the derivative would be silently zero)."""
+    items = getattr(x, "items", None)
+    if isinstance(items, list):
+        return items
+    if iter(x) is x:
+        raise UnsupportedDerivativeError(
+            f"max/min of an iterator ({type(x).__name__}): its items are consumed by the call, so their derivatives "
+            "cannot be found afterwards; pass a list (`max(list(it))`)")
+    return list(x)
+
+
 def minmax_tangent(which, y, xs, dxs, ddefault=NoTangent):
     """Tangent of max/min: that of the first argument equal to the result (ties: the first); that of
     `default=` when the iterable was empty."""
     if len(xs) == 1:  # max(iterable)
-        items = list(xs[0])
+        items = _iterable_items(xs[0])
         if not items:
             return ddefault
         ditems = dxs[0]
@@ -315,7 +329,7 @@ def minmax_adjoint(y, xs, k, g):
     from ..reverse.adjoints import AdjList, AdjTuple
 
     if len(xs) == 1:
-        items = list(xs[0])
+        items = _iterable_items(xs[0])
         out = [NoTangent] * len(items)
         for i, v in enumerate(items):
             if _same_item(v, y):

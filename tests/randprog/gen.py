@@ -829,6 +829,50 @@ def s_list_param(g):
 FAMILIES["calls"] = [s_list_param, s_array_helper, s_scalar_helpers, s_list_param, s_assign]
 
 
+def s_try(g):
+    t = g.fresh("t")
+    s = g.expr(S, maxdepth=1)
+    form = g.rng.randrange(3)
+    if form == 0:
+        g.emit("try:", f"    if {s} > {_num(g.rng, -0.5, 0.5)!r}:", "        raise ValueError", f"    {t} = {g.expr(S)}",
+               "except ValueError:", f"    {t} = {g.expr(S)} * 0.5")
+    elif form == 1:
+        d = g.fresh("d")
+        g.emit(f"{d} = {{'a': {s}, 'b': {g.expr(S, maxdepth=1)}}}", "try:",
+               f"    {t} = {d}[{g.rng.choice(['a', 'b', 'z'])!r}] * {g.leaf(S)}", "except KeyError:", f"    {t} = {s} * 0.5")
+    else:
+        g.emit(f"{t} = 0.0", f"for i in range({g.rng.randint(1, 4)}):", "    try:",
+               f"        if i == {g.rng.randint(0, 2)}:", "            raise IndexError", f"        {t} = {t} + {s} * (i + 1)",
+               "    except IndexError:", f"        {t} = {t} - {s}", "    finally:", f"        {t} = {t} * 0.9")
+    g.define(t, S)
+
+
+GENERATOR = '''def gen_{n}(p, m):
+    for i in range(m):
+        if i % 2:
+            yield p * (i + 1)
+        else:
+            yield math.sin(p * i) + p'''
+
+
+def s_generator(g):
+    t = g.fresh("t")
+    n = g.fresh("")
+    g.helper(f"gen_{n}", GENERATOR.format(n=n))
+    s, m = g.expr(S, maxdepth=1), g.rng.randint(1, 4)
+    form = g.rng.randrange(3)
+    if form == 0:
+        g.emit(f"{t} = sum(gen_{n}({s}, {m}))")
+    elif form == 1:
+        g.emit(f"{t} = 0.0", f"for v in gen_{n}({s}, {m}):", f"    {t} = {t} + v * v")
+    else:
+        g.emit(f"{t} = list(gen_{n}({s}, {m}))[-1] * {g.leaf(S)}")
+    g.define(t, S)
+
+
+FAMILIES["exceptions"] = [s_try, s_generator, s_assign]  # (try/except/finally and generators; a family of its own)
+
+
 def generate(seed: int, family: str) -> Program:
     """The program of this seed in this family (deterministic)."""
     rng = random.Random(f"{family}:{seed}")

@@ -60,7 +60,7 @@ def crashes(x, a):
 def refused(x, a):
     try:
         t = x * 2.0
-    except ValueError:
+    except* ValueError:  # (refused: try/except*; plain try/except is differentiated now)
         t = 0.0
     return t + np.sum(a)
 

@@ -1,0 +1,132 @@
+"""Lowering of generator functions (generator_ops.py has the run-time side and says what is checked).
+
+A function with `yield` is lowered as one that collects what it yields: its entry makes the list
+`items` and fingerprints its inputs (`generator_ops.snapshot`), `yield v` appends v, and every
+`return` returns `generator_ops.finish(items, inputs, None)`, the iterator its caller receives.
+What cannot be made to agree with Python's lazy generator is refused here, naming the line:
+`yield from`, the value of a `yield` expression (what `.send()` passes in), a generator returning
+a value, and a `while True` loop that nothing leaves (an infinite generator).  A `for` loop over a
+call checks, when it ends, that the inputs of a generator it may have consumed did not change
+meanwhile (`generator_ops.consumed`).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+import libcst as cst
+
+from ..ir.nodes import Const, Stmt, Value
+from . import generator_ops
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .statements import Lowering
+
+
+def lower_body(lw: "Lowering", body: cst.BaseSuite) -> None:
+    """The body, as if inside `try: ... except BaseException as e: return finish(items, inputs, None, e)`:
+    an exception the body raises comes out of the iterator after the items yielded before it, as from
+    Python's generator (a consumer catching it sees those items first)."""
+    from .try_stmt import TryTarget, failed_here, sync_guard
+
+    b = lw.b
+    target = TryTarget(lw.temp_var("exc"), lw.temp_var("failed"), len(lw.withs))
+    b.write(target.failed, Const(False))
+    b.write(target.var, Const(None))
+    lw.try_targets.append(target)
+    sync_guard(lw)
+    since = lw.fail_points
+    lw.body(body)
+    f = failed_here(lw, since)
+    lw.try_targets.pop()
+    sync_guard(lw)
+    if b.terminated:
+        return
+    if f is not None:
+        err, ok = b.new_block(), b.new_block()
+        b.branch(f, err, ok)
+        b.seal(err)
+        b.position_at(err)
+        b.ret(returned(lw, Const(None), b.read(target.var)))
+        b.seal(ok)
+        b.position_at(ok)
+        if not ok.preds:
+            return
+    b.ret(returned(lw, Const(None)))
+
+
+def lower_yield(lw: "Lowering", node: cst.Yield) -> None:
+    """`yield v` (a statement): v is the generator's next item."""
+    if isinstance(node.value, cst.From):
+        lw.unsupported(node, "`yield from` (write `for v in it: yield v`)")
+    value = lw.expr(node.value) if node.value is not None else Const(None)
+    with lw.b.unguarded():  # (appending cannot raise)
+        lw.b.call(list.append, [lw.gen_items, value])
+
+
+def returned(lw: "Lowering", value: Value, error: Optional[Value] = None) -> Value:
+    """What a `return` returns: in a generator, the iterator over its items (and the exception the body
+    raised after them, if it did)."""
+    if not lw.generator:
+        return value
+    with lw.b.unguarded():
+        extra = [error] if error is not None else []
+        return lw.b.call(generator_ops.finish, [lw.gen_items, lw.gen_state, value, *extra], hint="generator")
+
+
+def refuse_return_value(lw: "Lowering", s: cst.Return) -> None:
+    if lw.generator and s.value is not None and not (isinstance(s.value, cst.Name) and s.value.value == "None"):
+        lw.unsupported(s, "a generator returning a value (StopIteration.value, what `yield from` gives)")
+
+
+_NOT_GENERATORS = frozenset({"range", "reversed", "sorted", "list", "tuple", "dict", "set", "map", "filter", "iter",
+                             "zip", "enumerate", "items", "keys", "values", "split", "nditer", "ndenumerate", "ndindex"})
+
+
+def sequenced(q: Value) -> Value:
+    """The iterable `ops.sequence(it)` (guarded inside a `try`: `guarded_call(ops.sequence, (it,), {})`) reads."""
+    from .try_ops import guarded_call
+
+    if isinstance(q, Stmt) and q.callee() is guarded_call:
+        return q.args[1].args[0]  # type: ignore[attr-defined]
+    return q.args[0]  # type: ignore[attr-defined]
+
+
+def may_generate(node: cst.BaseExpression) -> bool:
+    """Can iterating this expression consume a generator called right there (`for v in gen(x)`)?"""
+    if not isinstance(node, cst.Call):
+        return False
+    f = node.func
+    name = f.value if isinstance(f, cst.Name) else f.attr.value if isinstance(f, cst.Attribute) else None
+    return name not in _NOT_GENERATORS
+
+
+def endless(s: cst.While) -> bool:
+    """`while True:` (or a nonzero constant) whose body has no `break` of its own, `return` or `raise`."""
+    test = s.test
+    always = (isinstance(test, cst.Name) and test.value == "True") or (isinstance(test, cst.Integer) and test.evaluated_value != 0)
+    return always and not _leaves(s.body)
+
+
+def _leaves(body: cst.CSTNode) -> bool:
+    found = False
+
+    class V(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.loops = 0
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal found
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(node, (cst.Return, cst.Raise)) or (isinstance(node, cst.Break) and not self.loops):
+                found = True
+            if isinstance(node, (cst.For, cst.While)):
+                self.loops += 1
+            return True
+
+        def on_leave(self, node: cst.CSTNode) -> None:
+            if isinstance(node, (cst.For, cst.While)):
+                self.loops -= 1
+
+    body.visit(V())
+    return found
