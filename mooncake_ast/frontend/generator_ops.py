@@ -152,6 +152,7 @@ class EagerGenerator(_Handing):
 
     __slots__ = ("items", "_i", "_state", "_value", "_error", "_taken")
     __mc_value__ = True
+    __mc_items__ = True  # (its `items` are what it yields: rules/builtin_rules._iterable_items reads them)
 
     def __init__(self, items: list, state: State, value: Any = None, error: Any = None) -> None:
         self.items, self._i, self._state, self._value, self._error, self._taken = items, 0, state, value, error, 0

@@ -415,6 +415,7 @@ class ItemsIterator:
 
     __slots__ = ("items", "_it")
     __mc_value__ = True  # its adjoint is a value (a list, one per item), not storage
+    __mc_items__ = True  # its `items` are what it yields (rules/builtin_rules._iterable_items reads them)
 
     def __init__(self, items: list) -> None:
         self.items = items

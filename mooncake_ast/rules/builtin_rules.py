@@ -296,7 +296,7 @@ def _iterable_items(x):
     recorded results, a generator's items) give their list, and any other iterator is refused (its
     items are gone: the derivative would be silently zero)."""
     items = getattr(x, "items", None)
-    if isinstance(items, list) and type(x).__module__.startswith("mooncake_ast."):  # (not a user's `items` field)
+    if isinstance(items, list) and getattr(type(x), "__mc_items__", False):  # (ours; not a user's `items` field)
         return items
     if iter(x) is x:
         raise UnsupportedDerivativeError(
