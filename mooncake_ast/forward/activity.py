@@ -23,6 +23,9 @@ from .. import ops
 from ..errors import MooncakeError
 from ..ir.nodes import Call, Const, Function, Global, Phi, Value
 from ..rules.registry import Rule
+from ..tangents import is_mutable
+
+_HEAPTYPE = 1 << 9  # a class made by a `class` statement
 
 
 class GlobalWriteError(MooncakeError):
@@ -113,7 +116,19 @@ class Activity:
         self.targets: set[Value] = set()  # values written in place (their tangents must be storage)
         self._union_aliases()
         self.module_level = self._module_level()
+        self.opaque_writer = False
+        self._refusing = True
         self._fixpoint()
+        shared = self._shared_state() if self.opaque_writer else ()
+        if shared:
+            # A call differentiated from its source (or dispatched at run time) may write data with a
+            # derivative into state the function reads from the module (a class attribute changed through
+            # `self.items`, a list captured by a closure made at module level): those reads are not
+            # constants, they have adjoints/tangents like the function's own objects.  (Refusals of
+            # writes into module-level objects were decided above, on the inputs' own activity.)
+            self._refusing = False
+            self.mutated_classes.update(self.find(g) for g in shared)
+            self._fixpoint()
         self._close_targets()
 
     # ------------------------------------------------------------ alias classes
@@ -178,6 +193,8 @@ class Activity:
             changed = True
         if operands_active and s.fn in self.module_level and self._mutating_method_of_global(s.fn):
             self._refuse_global_write(s, self.module_level[s.fn])
+        if operands_active and rule is None:
+            self.opaque_writer = True
         if operands_active:
             if rule is not None and (rule.jvp is not None or rule.zero or rule.user_frule is not None):
                 positions = rule.mutates
@@ -235,6 +252,24 @@ class Activity:
                         found[a] = a
         return found
 
+    def _shared_state(self) -> tuple:
+        """The module-level names read here whose objects hold state a callee may change in place: user
+        classes (their class attributes) and mutable objects (lists, dicts, float arrays, instances)."""
+        if self.user_globals is None:
+            return ()
+        out = []
+        for v in self.module_level:
+            if not isinstance(v, Global):
+                continue
+            obj = self.user_globals.get(v.name, _NO_VALUE)
+            if obj is _NO_VALUE:
+                continue
+            if isinstance(obj, type) and obj.__flags__ & _HEAPTYPE and not issubclass(obj, BaseException):
+                out.append(v)
+            elif is_mutable(obj):
+                out.append(v)
+        return tuple(out)
+
     def _mutating_method_of_global(self, fn_value: Value) -> bool:
         """Is `fn_value` (e.g. `LOG.append`, `cfg.items.extend`) a method that changes a builtin container
         or array reached from a module-level name, as the module holds it now?"""
@@ -245,6 +280,8 @@ class Activity:
         return isinstance(owner, (list, dict, set, bytearray, np.ndarray)) and name in MUTATING_METHODS
 
     def _refuse_global_write(self, s: Call, g: Global) -> None:
+        if not self._refusing:
+            return
         where = f"{s.loc}: " if s.loc is not None else ""
         text = f"\n    {s.loc.text.strip()}" if s.loc is not None and s.loc.text else ""
         raise GlobalWriteError(

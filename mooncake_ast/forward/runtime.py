@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import sys
+import threading
 import types
 from typing import Any, Optional
 
@@ -64,8 +66,8 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     if isinstance(f, types.FunctionType):
         # The derived rule runs from this frame (not through helpers): each level of the user's
         # recursion costs two Python frames (the generated function and fcall), not four.
-        if f.__closure__ is not None and isinstance(df, FunctionTangent) and type(df.cells) is not tuple:
-            df.cells = _closure_tangent_cells(f)
+        if f.__closure__ is not None:
+            df = closure_tangent(f, df)
         rule, primals, tangents = _derived_rule(f, df, args, dargs, kwargs, dkwargs)
         if rule.takes_self:
             return rule.fn(f, df, *primals, *tangents)
@@ -242,6 +244,8 @@ class DerivedForward:
 
     def call_bound(self, fn: types.FunctionType, dfn: Any, primals: tuple, tangents: tuple) -> tuple:
         if self.takes_self:
+            if fn.__closure__ is not None:
+                dfn = closure_tangent(fn, dfn)
             return self.fn(fn, dfn, *primals, *tangents)
         return self.fn(*primals, *tangents)
 
@@ -269,17 +273,36 @@ def _refuse_untracked_write(f: Any, target: Any, dtarget: Any, dothers: Any) -> 
     """A value with a derivative written in place into a container or array that has no tangent storage: one
     reached through state the derivative does not follow (a mutable class attribute read through an instance,
     `self.items.append(v)` with `items = []` on the class). Its tangent would be dropped: refused."""
-    if dtarget is not NoTangent or not isinstance(target, (list, dict, set, np.ndarray)):
+    if dtarget is not NoTangent or not (isinstance(target, (list, dict, set, np.ndarray)) or is_mutable(target)
+                                        or (isinstance(target, type) and target.__flags__ & (1 << 9))):
         return
     if not any(_nonzero_tangent(d) for d in dothers):
         return
     from ..errors import UnsupportedDerivativeError
 
+    what = f"the class {target.__qualname__}" if isinstance(target, type) else f"a {type(target).__name__}"
     raise UnsupportedDerivativeError(
-        f"{getattr(f, '__qualname__', f)} writes a value with a derivative into a {type(target).__name__} whose "
+        f"{getattr(f, '__qualname__', f)} writes a value with a derivative into {what} whose "
         "derivative is not tracked: state outside the function's own objects, such as a mutable class attribute "
         "shared by all instances (`items = []` in the class body, changed through `self.items`). Create it in "
         "__init__ (an instance attribute) or inside the function, or pass it as an argument.")
+
+
+def refuse_untracked_store(target: Any, tangents: tuple) -> None:
+    """A write into `target` (a user class: `type(self).total = v`; a float array, list, dict or object)
+    whose tangent is not tracked where the write happens, of data with a nonzero tangent: refused."""
+    if not any(_nonzero_tangent(d) for d in tangents):
+        return
+    if not (is_mutable(target) or (isinstance(target, type) and target.__flags__ & (1 << 9))):
+        return  # (an int array, a tuple, ...: what is stored there carries no derivative)
+    from ..errors import UnsupportedDerivativeError
+
+    what = f"the class {target.__qualname__}" if isinstance(target, type) else f"a {type(target).__name__}"
+    raise UnsupportedDerivativeError(
+        f"forward mode: a value with a derivative is written into {what} whose derivative is not tracked here "
+        "(state shared outside the function's own objects, such as a class attribute set through "
+        "`type(self)`); its derivative would be lost. Keep the state in an instance attribute or pass it as "
+        "an argument.")
 
 
 def _nonzero_tangent(d: Any) -> bool:
@@ -294,42 +317,109 @@ def _nonzero_tangent(d: Any) -> bool:
     return True
 
 
-_CELL_TANGENTS: dict = {}  # id(primal cell) -> (weakref to a function holding it, its index there, tangent cell)
+def closure_tangent(f: types.FunctionType, df: Any) -> Any:
+    """The tangent of closure f, with tangent cells: df's own, or, where df has none (a closure made outside
+    the function being differentiated -- a module-level `counter = make_counter()` -- or made inside it by a
+    factory called without differentiable inputs), those of this forward computation (`_session_cells`)."""
+    if isinstance(df, FunctionTangent):
+        if type(df.cells) is not tuple:
+            df.cells = _session_cells(f)
+        return df
+    if df is NoTangent or df is None:
+        return FunctionTangent(_session_cells(f))
+    return df
 
 
-def _closure_tangent_cells(f: types.FunctionType) -> tuple:
-    """Tangent cells for a closure made where none of its cells held a tangent (a factory called without
-    differentiable inputs: `def make(): s = [0.0]; def inc(v): s[0] += v ...`). A mutable value in a cell gets
-    zero storage kept in its tangent cell, so the closure's writes through it persist from call to call (before,
-    the function's tangent had no cells: forward mode crashed). Closures sharing a cell (`inc` and `get` from
-    one factory) share its tangent cell: found through a live function that holds the same cell."""
-    import weakref
+_CALL_CODES: set = set()  # the code of the run-time entries into forward code (filled below)
+_session_local = threading.local()
 
+
+def _session() -> dict:
+    """The tangent storage of state that lives outside the function being differentiated, for one outermost
+    forward computation (the outermost generated forward function, or run-time entry, on this thread's
+    stack), as reverse mode's shadows live for one gradient computation.  What such state held before the
+    computation is a constant (a zero tangent); what the computation writes into it keeps its tangent from
+    call to call within it -- and no longer: the next computation starts from zeros again."""
+    frame = sys._getframe(2)
+    last = getattr(_session_local, "last", None)
+    if last is not None:
+        f = frame
+        while f is not None:
+            if f is last[0]:
+                return last[1]
+            f = f.f_back
+    outer = None
+    f = frame
+    while f is not None:
+        if f.f_code in _CALL_CODES or f.f_code.co_name.endswith("__forward"):
+            outer = f
+        f = f.f_back
+    store: dict = {}
+    _session_local.last = (outer, store)  # (holding the frame keeps its identity unique while we compare it)
+    return store
+
+
+def _session_cells(f: types.FunctionType) -> tuple:
+    """Tangent cells for f's closure cells in this forward computation: one per primal cell (closures
+    sharing a cell, `inc` and `get` from one factory, share it), a mutable value in a cell getting zero
+    storage (one per object: two cells holding one list share it), so writes through it persist from call
+    to call.  (Before, a closure made outside had no tangent cells: a write into the list it captured got
+    new storage at each read and its tangent was dropped, silently.)"""
+    store = _session()
     cells = []
-    for i, c in enumerate(f.__closure__):
-        known = _CELL_TANGENTS.get(id(c))
-        if known is not None:
-            holder = known[0]()
-            if holder is not None and holder.__closure__[known[1]] is c:
-                cells.append(known[2])
-                continue
+    for c in f.__closure__:
+        known = store.get(id(c))
+        if known is not None and known[0] is c:
+            cells.append(known[1])
+            continue
         dc = types.CellType()
         try:
             v = c.cell_contents
         except ValueError:
             v = None
         if v is not None and is_mutable(v):
-            dc.cell_contents = zero_tangent(v)
-        key = id(c)
-        _CELL_TANGENTS[key] = (weakref.ref(f, lambda _, key=key: _forget_cell(key)), i, dc)
+            dc.cell_contents = _session_storage(store, v)
+        store[id(c)] = (c, dc)
         cells.append(dc)
     return tuple(cells)
 
 
-def _forget_cell(key: int) -> None:
-    entry = _CELL_TANGENTS.get(key)
-    if entry is not None and entry[0]() is None:
-        del _CELL_TANGENTS[key]
+class ClassTangent(MutableTangent):
+    """The tangent of a user class (its class attributes are state): number attributes as fields; mutable
+    ones (lists, arrays, ...) kept by identity in the session, as when read through an instance."""
+
+    __mc_class__ = True
+
+
+def module_tangent(obj: Any) -> Any:
+    """The tangent of module-level state `obj` (a list a closure made at module level also holds, a class
+    whose attributes its methods change, ...) read by generated forward code: the storage this forward
+    computation keeps for it, zero storage at first."""
+    if isinstance(obj, type):
+        if not obj.__flags__ & (1 << 9):
+            return NoTangent
+        store = _session()
+        known = store.get(id(obj))
+        if known is None or known[0] is not obj:
+            known = store[id(obj)] = (obj, ClassTangent({}))
+        return known[1]
+    if not is_mutable(obj):
+        return NoTangent
+    return _session_storage(_session(), obj)
+
+
+def set_shared_tangent(obj: Any, d: Any) -> None:
+    """`Cls.items = v`: v's tangent storage d is the one every later read of v in this computation sees."""
+    _session()[id(obj)] = (obj, d)
+
+
+def _session_storage(store: dict, obj: Any) -> Any:
+    known = store.get(id(obj))
+    if known is not None and known[0] is obj:
+        return known[1]
+    d = zero_tangent(obj)
+    store[id(obj)] = (obj, d)
+    return d
 
 
 def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
@@ -457,6 +547,7 @@ def _entry_code() -> Any:
 
 
 _ENTRY_CODE = _entry_code()
+_CALL_CODES.update({fcall.__code__, DerivedForward.call_bound.__code__, DerivedForward.__call__.__code__})
 _JACOBIAN_RULE = _JacobianRule()
 
 

@@ -311,6 +311,12 @@ class ForwardTransform:
             s = Call(Const(cell_tangent), [self.tangent[ir.self_ref], Const(fv.index)], loc=ir.loc)  # type: ignore[attr-defined]
             entry_extra.append(s)
             self._set(fv, s)
+        for g in _active_globals(ir, self.act.active):
+            # Module-level state a callee may write data with a derivative into (activity.py): its tangent is
+            # the storage this forward computation keeps for it (runtime.module_tangent), shared with callees.
+            s = Call(Const(module_tangent), [g], loc=ir.loc)
+            entry_extra.append(s)
+            self._set(g, s)
         # Tangent phis first (their incoming values are filled at the end).
         tphis: list[tuple[Phi, Phi]] = []
         for b in ir.blocks:
@@ -387,6 +393,8 @@ class ForwardTransform:
                 y = None if rule.mutates else s
                 dy = rule.jvp(b, y, *s.args, **s.kwargs)  # type: ignore[misc]
                 dy = self._conform(s, rule, b, dy)
+                if rule.mutates and dy is None and not b.out:
+                    self._guard_untracked_store(s, rule, out)
                 if rule.mutates:
                     out += b.out
                     out.append(s)
@@ -397,6 +405,19 @@ class ForwardTransform:
             self._ensure_storage(s, fn, out)
             return
         self._dispatch(s, fn, out)
+
+    def _guard_untracked_store(self, s: Call, rule: Rule, out: list) -> None:
+        """A write of active data into an object with no tangent here (`type(self).total = v`: a class, from
+        a call without a derivative) would drop v's tangent: checked when the code runs (runtime.untracked_store)."""
+        pos = rule.mutates[0]
+        if pos >= len(s.args):
+            return
+        dvs = [self.tangent[v] for i, v in enumerate(s.args) if i != pos and self.tangent.get(v) is not None]
+        if self.tangent.get(s.args[pos]) is None and dvs:
+            g = Call(Const(untracked_store), [s.args[pos], *dvs], loc=s.loc)
+            g.derived = True  # type: ignore[attr-defined]
+            g.effect = True  # type: ignore[attr-defined]
+            out.append(g)
 
     def _conform(self, s: Call, rule: Rule, b: IRTemplateBuilder, dy: Any) -> Any:
         """A tangent a template passes through from one operand gets the result's shape, in fresh storage.
@@ -548,6 +569,39 @@ def cell_tangent(dfn: Any, index: int) -> Any:
     if isinstance(dfn, FunctionTangent) and dfn.cells[index] is not None:
         return dfn.cells[index]
     return types.CellType()
+
+
+def _active_globals(ir: Function, active: set) -> list:
+    found: dict = {}
+    for b in ir.blocks:
+        for st in b.stmts:
+            for v in st.operands():
+                if isinstance(v, Global) and v in active:
+                    found[v] = None
+    return list(found)
+
+
+def module_tangent(obj: Any) -> Any:
+    """The tangent of module-level state read by forward code (runtime.module_tangent)."""
+    from .runtime import module_tangent as run
+
+    return run(obj)
+
+
+def untracked_store(target: Any, *tangents: Any) -> None:
+    """Refuse a write of data with a nonzero tangent into an object whose tangent is not tracked here."""
+    from .runtime import refuse_untracked_store
+
+    refuse_untracked_store(target, tangents)
+
+
+def _register() -> None:
+    from ..rules.registry import defzero
+
+    defzero(module_tangent, untracked_store)  # (forward code differentiated again: the storage itself is a constant there)
+
+
+_register()
 
 
 def _uses(ir: Function, v: Value) -> bool:

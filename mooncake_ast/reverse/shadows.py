@@ -403,12 +403,21 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
         items = [NoTangent] * len(obj)
         items[obj._fields.index(name)] = g
         return accumulate(obj_bar, route(obj, AdjTuple(items)))
-    if is_mutable(obj):
+    if is_mutable(obj) or (_user_class(obj) and not callable(y)):
+        # (a user class's attribute is state too: `Registry.total` read after a method set it from the inputs)
         if is_mutable(y):
             return obj_bar
         _add_field(shadow(obj), obj, name, g)
         return obj_bar
     return obj_bar
+
+
+def _user_class(obj: Any) -> bool:
+    """A class made by a `class` statement, whose attributes are state shared by its instances."""
+    return isinstance(obj, type) and bool(obj.__flags__ & _HEAPTYPE)
+
+
+_HEAPTYPE = 1 << 9
 
 
 def _array_attribute_reverse(g: Any, obj: Any, name: str, obj_bar: Any) -> Any:
@@ -571,6 +580,8 @@ def delitem_reverse(g: Any, y: Any, saved: Any, a: Any, i: Any) -> None:
 
 
 def save_attr(obj: Any, name: str) -> Any:
+    if isinstance(obj, type):
+        return vars(obj).get(name, _MISSING)
     return fields_of(obj).get(name, _MISSING)
 
 
@@ -578,13 +589,20 @@ def setattr_reverse(g: Any, y: Any, old: Any, obj: Any, name: str, v: Any, v_bar
     remember(obj)
     sh = shadow(obj)
     slot = sh.fields.pop(name, NoTangent) if isinstance(sh, MutableTangent) else NoTangent
-    if old is _MISSING:
+    if isinstance(obj, type):  # a class attribute (type.__setattr__, not object's)
+        if old is _MISSING:
+            if name in vars(obj):
+                delattr(obj, name)
+        else:
+            setattr(obj, name, old)
+    elif old is _MISSING:
         try:
             object.__delattr__(obj, name)
         except AttributeError:
             pass
     else:
         object.__setattr__(obj, name, old)
+    if old is not _MISSING:
         if isinstance(sh, MutableTangent):
             sh.fields[name] = shadow(old) if is_mutable(old) else NoTangent
     return v_bar if is_mutable(v) else accumulate(v_bar, slot)
@@ -751,6 +769,8 @@ def state_of(x: Any) -> Any:
             return x.cell_contents
         except ValueError:
             return _MISSING
+    if isinstance(x, type):
+        return dict(vars(x))
     if hasattr(x, "__dict__") or slot_names(x):
         return fields_of(x)
     return _NO_STATE  # (a deque, a bytearray, ...: left as the pullback leaves it)
@@ -776,6 +796,13 @@ def put_state(x: Any, s: Any) -> None:
                 pass
         else:
             x.cell_contents = s
+    elif isinstance(x, type):
+        now = vars(x)
+        for k, v in s.items():
+            if now.get(k, _MISSING) is not v:
+                setattr(x, k, v)
+        for k in [k for k in now if k not in s]:
+            delattr(x, k)
     elif s is not _NO_STATE:
         declared = declared_slots(x)
         d = getattr(x, "__dict__", None)
