@@ -325,9 +325,24 @@ def closure_tangent(f: types.FunctionType, df: Any) -> Any:
         if type(df.cells) is not tuple:
             df.cells = _session_cells(f)
         return df
-    if df is NoTangent or df is None:
+    if (df is NoTangent or df is None) and _keeps_state(f):
         return FunctionTangent(_session_cells(f))
     return df
+
+
+def _keeps_state(f: types.FunctionType) -> bool:
+    """Can what f's cells hold change between two reads in one computation (f writes it, or it is a mutable
+    object someone else may write)?  Otherwise the zero tangent of a constant is right as it is."""
+    from ..attribute_checks import writes_captured
+
+    for c in f.__closure__:
+        try:
+            v = c.cell_contents
+        except ValueError:
+            continue
+        if is_mutable(v):
+            return True
+    return writes_captured(f)
 
 
 _CALL_CODES: set = set()  # the code of the run-time entries into forward code (filled below)

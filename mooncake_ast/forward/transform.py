@@ -285,6 +285,7 @@ class ForwardTransform:
         self.tangent: dict[Value, Optional[Value]] = {}
         self.tangent_of: dict[Value, Value] = {}
         self.uses_self = bool(ir.freevars) or _uses(ir, ir.self_ref)  # type: ignore[attr-defined]
+        self.writes_captured: Optional[str] = None  # the function's name, where it writes what it captures
 
     def run(self) -> tuple[Function, list[Value]]:
         ir = self.ir
@@ -308,7 +309,8 @@ class ForwardTransform:
         params += list(ir.params) + tparams
         entry_extra: list[Call] = []
         for fv in ir.freevars:
-            s = Call(Const(cell_tangent), [self.tangent[ir.self_ref], Const(fv.index)], loc=ir.loc)  # type: ignore[attr-defined]
+            extra = [Const(self.writes_captured)] if self.writes_captured else []
+            s = Call(Const(cell_tangent), [self.tangent[ir.self_ref], Const(fv.index), *extra], loc=ir.loc)  # type: ignore[attr-defined]
             entry_extra.append(s)
             self._set(fv, s)
         for g in _active_globals(ir, self.act.active):
@@ -564,10 +566,21 @@ def item_storage(container: Any, dcontainer: Any, index: Any, item: Any) -> Any:
     return d
 
 
-def cell_tangent(dfn: Any, index: int) -> Any:
-    """The tangent cell of closure cell `index` of a function whose tangent is `dfn`."""
-    if isinstance(dfn, FunctionTangent) and dfn.cells[index] is not None:
+def cell_tangent(dfn: Any, index: int, writer: Optional[str] = None) -> Any:
+    """The tangent cell of closure cell `index` of a function whose tangent is `dfn`.
+
+    A function entered with the zero tangent (forward code differentiated again: the nested plans pass the
+    constant zero) reads zero from its cells; that is its derivative only if it never changes what it
+    captures (a write there would keep its tangent in storage this zero does not have): refused otherwise
+    (`writer`: the closure's name, given where its source writes what it captures)."""
+    if isinstance(dfn, FunctionTangent) and type(dfn.cells) is tuple and dfn.cells[index] is not None:
         return dfn.cells[index]
+    if writer is not None and not isinstance(dfn, FunctionTangent):
+        from ..rules.forward_code_rules import NestingError
+
+        raise NestingError(f"nested derivative of {writer}: forward mode over the forward code of a closure "
+                           "that changes what it captures (a list or counter it keeps between calls) is not "
+                           "supported; pass that state as an argument")
     return types.CellType()
 
 

@@ -1,0 +1,136 @@
+"""Regressions found hunting silently wrong derivatives (second round): state that lives outside the function
+(closures made at module level, class attributes, module-level objects written by callees), and more.
+
+Each function resets the state it uses, so that plain calls (finite differences) and derivative calls agree."""
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.errors import UnsupportedDerivativeError
+from mooncake_ast.testing import check_derivatives
+
+X = np.array([1.2, -0.7, 2.1])
+
+
+def _make_counter():
+    s = [0.0]
+
+    def inc(v):
+        s[0] += v * v
+        return s[0]
+
+    def reset():
+        s[0] = 0.0
+
+    def get():
+        return s[0]
+    return inc, reset, get
+
+
+INC, RESET, GET = _make_counter()
+
+
+def closure_made_outside_called_twice(x):
+    RESET()
+    INC(x)
+    return INC(x) * x + GET()
+
+
+def test_closure_made_outside_keeps_its_tangent_between_calls():
+    # forward mode gave each call (and each read) of the captured list fresh tangent storage: 2x*x + 2x^2 lost
+    check_derivatives(closure_made_outside_called_twice, 1.3)
+
+
+def memoize(fn):
+    cache = {}
+
+    def wrapper(n, x):
+        if n not in cache:
+            cache[n] = fn(n, x)
+        return cache[n]
+    wrapper.cache = cache
+    return wrapper
+
+
+@memoize
+def _power(n, x):
+    return x ** n
+
+
+def memoized_helper(x):
+    _power.cache.clear()
+    return _power(2, x) + _power(2, x) * x  # the second call reads the cache
+
+
+def test_memoizing_decorator():
+    check_derivatives(memoized_helper, 1.3)  # forward mode: the cached value's tangent was lost (0)
+
+
+def _make_adder(buf):
+    def add(v):
+        buf[0] += v * v
+    return add
+
+
+BUF = [0.0]
+ADD = _make_adder(BUF)
+
+
+def module_list_written_by_a_closure(x):
+    BUF[0] = 0.0
+    ADD(x[0])
+    return BUF[0] * x[1]  # BUF read through its module-level name
+
+
+def test_module_level_list_written_by_a_closure_made_outside():
+    check_derivatives(module_list_written_by_a_closure, X.copy())  # both modes read BUF[0] as a constant
+
+
+class Totals:
+    total = 0.0  # class-level number, changed through type(self)
+
+    def bump(self, v):
+        type(self).total = type(self).total + v * v
+
+
+def class_level_number(x):
+    Totals.total = 0.0
+    Totals().bump(x[0])
+    return Totals.total * x[1]
+
+
+def test_class_level_number_written_through_type_of_self():
+    g = mc.grad(class_level_number)(X.copy())  # reverse mode read Totals.total as a constant: [0, x0^2, 0]
+    np.testing.assert_allclose(g, [2 * X[0] * X[1], X[0] ** 2, 0.0], rtol=1e-12)
+    with pytest.raises(UnsupportedDerivativeError):  # forward mode dropped the class attribute's tangent
+        mc.jvp(class_level_number, (X.copy(),), (np.ones(3),))
+
+
+class Meter:
+    def __init__(self):
+        self.total = 0.0
+        self.log = []
+
+    def add(self, v):
+        self.total = self.total + v * v
+        self.log.append(v)
+        return self.total
+
+
+METER = Meter()
+
+
+def module_level_object_updated_by_its_method(x):
+    METER.total = 0.0
+    METER.log = []
+    METER.add(x[0])
+    return METER.add(x[1]) * x[2] + METER.log[0] * METER.total
+
+
+def test_module_level_object_updated_by_its_method():
+    check_derivatives(module_level_object_updated_by_its_method, X.copy())  # forward mode refused it
+
+
+def test_second_order_forward_over_a_closure_that_keeps_state_is_refused():
+    with pytest.raises(mc.NestingError):  # it gave 0
+        mc.jacfwd(mc.jacfwd(closure_made_outside_called_twice))(1.3)
