@@ -120,6 +120,7 @@ class Activity:
         self._refusing = True
         self._fixpoint()
         shared = self._shared_state() if self.opaque_writer else ()
+        self.shared_globals: frozenset = frozenset(shared)  # module-level names read here that callees may change
         if shared:
             # A call differentiated from its source (or dispatched at run time) may write data with a
             # derivative into state the function reads from the module (a class attribute changed through
@@ -258,6 +259,7 @@ class Activity:
         if self.user_globals is None:
             return ()
         out = []
+        held = None
         for v in self.module_level:
             if not isinstance(v, Global):
                 continue
@@ -267,7 +269,16 @@ class Activity:
             if isinstance(obj, type) and obj.__flags__ & _HEAPTYPE and not issubclass(obj, BaseException):
                 out.append(v)
             elif is_mutable(obj):
-                out.append(v)
+                if not isinstance(obj, (list, dict, np.ndarray)):
+                    out.append(v)  # an instance: its methods change it
+                    continue
+                # A plain array, list or dict a callee cannot reach but by its name (a write through the name
+                # is refused in the callee): only where something else holds it too (a closure's cell, an
+                # object's or a class's attribute), through which a callee may change it.
+                if held is None:
+                    held = _held_elsewhere(self.user_globals)
+                if id(obj) in held:
+                    out.append(v)
         return tuple(out)
 
     def _mutating_method_of_global(self, fn_value: Value) -> bool:
@@ -303,3 +314,38 @@ class Activity:
                 if not isinstance(src, Const) and src not in self.targets:
                     self.targets.add(src)
                     work.append(src)
+
+
+def _held_elsewhere(user_globals: dict) -> set:
+    """Ids of the objects held by the module's closures (their cells), objects and classes (their attributes),
+    one level down and one more into lists, tuples and dicts."""
+    import types
+
+    out: set = set()
+
+    def add(x: Any, depth: int) -> None:
+        out.add(id(x))
+        if depth and isinstance(x, (list, tuple)):
+            for y in x[:64]:
+                add(y, depth - 1)
+        elif depth and isinstance(x, dict):
+            for y in list(x.values())[:64]:
+                add(y, depth - 1)
+
+    for obj in list(user_globals.values()):
+        if isinstance(obj, types.FunctionType):
+            for c in obj.__closure__ or ():
+                try:
+                    add(c.cell_contents, 1)
+                except ValueError:
+                    pass
+        elif isinstance(obj, type) and obj.__flags__ & _HEAPTYPE:
+            for y in list(vars(obj).values()):
+                add(y, 1)
+        elif not isinstance(obj, (types.ModuleType, types.BuiltinFunctionType)) and hasattr(obj, "__dict__"):
+            try:
+                for y in list(vars(obj).values()):
+                    add(y, 1)
+            except TypeError:
+                pass
+    return out

@@ -429,11 +429,27 @@ def set_shared_tangent(obj: Any, d: Any) -> None:
 
 
 def _session_storage(store: dict, obj: Any) -> Any:
+    """obj's tangent storage in this computation: zero at first, made part by part so that an object reached
+    two ways (`TRAINER.model` and `MODEL`, a list in two cells) has one storage."""
     known = store.get(id(obj))
     if known is not None and known[0] is obj:
         return known[1]
-    d = zero_tangent(obj)
-    store[id(obj)] = (obj, d)
+    if isinstance(obj, list):
+        d: Any = []
+        store[id(obj)] = (obj, d)
+        d.extend(_session_storage(store, v) if is_mutable(v) else NoTangent for v in obj)
+    elif isinstance(obj, dict):
+        d = {}
+        store[id(obj)] = (obj, d)
+        d.update((k, _session_storage(store, v) if is_mutable(v) else NoTangent) for k, v in obj.items())
+    elif is_mutable(obj) and hasattr(obj, "__dict__") and not isinstance(obj, np.ndarray):
+        d = MutableTangent({})
+        store[id(obj)] = (obj, d)
+        for k, v in vars(obj).items():
+            d.fields[k] = _session_storage(store, v) if is_mutable(v) else zero_tangent(v)
+    else:
+        d = zero_tangent(obj)
+        store[id(obj)] = (obj, d)
     return d
 
 
