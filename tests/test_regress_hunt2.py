@@ -134,3 +134,27 @@ def test_module_level_object_updated_by_its_method():
 def test_second_order_forward_over_a_closure_that_keeps_state_is_refused():
     with pytest.raises(mc.NestingError):  # it gave 0
         mc.jacfwd(mc.jacfwd(closure_made_outside_called_twice))(1.3)
+
+
+def _cached_square(v, key, cache={}):  # noqa: B006  (a mutable default kept between calls, on purpose)
+    if key not in cache:
+        cache[key] = v * v
+    return cache[key]
+
+
+def _collect(v, acc=[]):  # noqa: B006
+    acc.append(v * 2.0)
+    return acc
+
+
+def mutable_defaults(a):
+    _cached_square.__defaults__[0].clear()
+    _collect.__defaults__[0].clear()
+    _collect(a[0])
+    out = _collect(a[1])
+    return _cached_square(a[0], "k") + _cached_square(a[0], "k") * a[1] + out[0] * out[1]
+
+
+def test_mutable_default_arguments_keep_their_tangent_between_calls():
+    # forward mode: the cached value's tangent was lost (a fresh tangent per call); the list was refused
+    check_derivatives(mutable_defaults, X.copy())

@@ -501,6 +501,11 @@ def bind(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: di
             k = positional.index(p) - first_default
             primals.append(defaults[k])
             tangents.append(ddefaults[k] if k < len(ddefaults) else NoTangent)
+        if tangents[-1] is NoTangent and name not in bound.arguments and is_mutable(primals[-1]) and \
+                p.kind is not p.VAR_POSITIONAL and p.kind is not p.VAR_KEYWORD:
+            # A mutable default (`cache={}`, `acc=[]`) lives as long as the function: state kept between calls,
+            # whose tangent this computation keeps (as for a closure's cells), not new storage at each call.
+            tangents[-1] = _session_storage(_session(), primals[-1])
     return tuple(primals), tuple(tangents)
 
 
