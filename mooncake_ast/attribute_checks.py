@@ -226,3 +226,60 @@ def _bytecode_writes(code: Any) -> bool:
                                                           or ins.argval in _ARRAY_WRITING_METHODS):
             return True
     return any(isinstance(c, type(code)) and _bytecode_writes(c) for c in code.co_consts)
+
+
+_CLASS_STATE: dict = {}  # class -> may its class attributes change (see class_keeps_state)
+
+
+def class_keeps_state(cls: type) -> bool:
+    """May the class-level attributes of user class `cls` change while the code runs: does it (or a base)
+    hold a mutable class attribute (a list, dict, array, object: changed in place through any instance),
+    or does one of its methods assign a class attribute (`cls.n = ...`, `type(self).n = ...`,
+    `self.__class__.n = ...`, `Name.n = ...`)?  Syntactic; True where a method's source cannot be read."""
+    known = _CLASS_STATE.get(cls)
+    if known is not None:
+        return known
+    from .tangents import is_mutable
+
+    _CLASS_STATE[cls] = False  # (recursion guard)
+    users = [k for k in cls.__mro__ if k is not object and k.__flags__ & (1 << 9)]
+    names = {k.__name__ for k in users}
+    out = False
+    for k in users:
+        for v in list(vars(k).values()):
+            if not callable(v) and not isinstance(v, (staticmethod, classmethod, property)) and is_mutable(v):
+                out = True
+                break
+            fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v.fget if isinstance(v, property) else v
+            if isinstance(fn, types.FunctionType) and _assigns_class_attribute(fn, names):
+                out = True
+                break
+        if out:
+            break
+    _CLASS_STATE[cls] = out
+    return out
+
+
+def _assigns_class_attribute(fn: types.FunctionType, class_names: set) -> bool:
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return True
+
+    def class_like(e: Any) -> bool:
+        if isinstance(e, ast.Name):
+            return e.id == "cls" or e.id in class_names
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "type":
+            return True
+        return isinstance(e, ast.Attribute) and e.attr == "__class__"
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            flat = [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
+            if any(isinstance(t, ast.Attribute) and class_like(t.value) for t in flat):
+                return True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") \
+                and node.args and class_like(node.args[0]):
+            return True
+    return False

@@ -158,3 +158,58 @@ def mutable_defaults(a):
 def test_mutable_default_arguments_keep_their_tangent_between_calls():
     # forward mode: the cached value's tangent was lost (a fresh tangent per call); the list was refused
     check_derivatives(mutable_defaults, X.copy())
+
+
+class Registry:
+    entries = {}  # class-level dict, filled through instances, read through the class
+
+    def __init__(self, name):
+        self.name = name
+
+    def put(self, v):
+        self.entries[self.name] = v * 2.0
+
+    @classmethod
+    def get(cls, name):
+        return cls.entries[name]
+
+
+def class_level_dict(x):
+    Registry.entries = {}
+    Registry("a").put(x[0])
+    Registry("b").put(x[1] * x[2])
+    return Registry.get("a") * Registry.get("b") + len(Registry.entries)
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+        self.acts = []
+
+    def forward(self, x):
+        h = np.tanh(self.w * x)
+        self.acts.append(h)
+        return h
+
+
+MODEL = Model(np.array([0.5, -0.3, 1.2]))
+
+
+def module_level_model_keeps_activations(x):
+    MODEL.acts = []
+    z = MODEL.forward(MODEL.forward(x) * 2.0)
+    return np.sum(z) + np.sum(MODEL.acts[0] ** 2)
+
+
+def test_class_and_module_level_state_in_both_modes():
+    check_derivatives(class_level_dict, X.copy())  # both were refused
+    check_derivatives(module_level_model_keeps_activations, X.copy())  # both were refused
+
+
+def test_second_order_through_module_level_state():
+    f = module_level_model_keeps_activations
+    g = mc.grad(f)
+    fd = np.array([(g(X + 1e-6 * e) - g(X - 1e-6 * e)) / 2e-6 for e in np.eye(3)])
+    np.testing.assert_allclose(mc.hessian(f)(X.copy()), fd, rtol=1e-5, atol=1e-6)
+    with pytest.raises(mc.NestingError):  # forward over forward mixed both orders in one storage: wrong
+        mc.jacfwd(mc.jacfwd(f))(X.copy())

@@ -194,7 +194,7 @@ class Activity:
             changed = True
         if operands_active and s.fn in self.module_level and self._mutating_method_of_global(s.fn):
             self._refuse_global_write(s, self.module_level[s.fn])
-        if operands_active and rule is None:
+        if operands_active and rule is None and _may_reach_module_state(s.callee()):
             self.opaque_writer = True
         if operands_active:
             if rule is not None and (rule.jvp is not None or rule.zero or rule.user_frule is not None):
@@ -267,7 +267,10 @@ class Activity:
             if obj is _NO_VALUE:
                 continue
             if isinstance(obj, type) and obj.__flags__ & _HEAPTYPE and not issubclass(obj, BaseException):
-                out.append(v)
+                from ..attribute_checks import class_keeps_state
+
+                if class_keeps_state(obj):  # (a class of methods and constants holds no state to follow)
+                    out.append(v)
             elif is_mutable(obj):
                 if not isinstance(obj, (list, dict, np.ndarray)):
                     out.append(v)  # an instance: its methods change it
@@ -314,6 +317,17 @@ class Activity:
                 if not isinstance(src, Const) and src not in self.targets:
                     self.targets.add(src)
                     work.append(src)
+
+
+def _may_reach_module_state(raw: Any) -> bool:
+    """May a call of `raw` (the callable written in the code; None: known only when it runs) change state
+    the module holds?  Operators and builtins dispatched at run time only run user code on user objects, whose
+    methods are then the calls to ask about; everything else may."""
+    if raw is None:
+        return True
+    if getattr(raw, "__module__", None) in ("_operator", "operator", "builtins") or isinstance(raw, np.ufunc):
+        return False
+    return True
 
 
 def _held_elsewhere(user_globals: dict) -> set:

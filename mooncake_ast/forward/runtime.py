@@ -405,6 +405,16 @@ class ClassTangent(MutableTangent):
 
     __mc_class__ = True
 
+    def __init__(self, fields: dict) -> None:
+        object.__setattr__(self, "fields", _ClassFields(fields))
+
+
+class _ClassFields(dict):
+    """A class's attribute tangents: an attribute never set from the inputs (a method, a constant) has none."""
+
+    def __missing__(self, name: str) -> Any:
+        return NoTangent
+
 
 def module_tangent(obj: Any) -> Any:
     """The tangent of module-level state `obj` (a list a closure made at module level also holds, a class
