@@ -213,3 +213,51 @@ def test_second_order_through_module_level_state():
     np.testing.assert_allclose(mc.hessian(f)(X.copy()), fd, rtol=1e-5, atol=1e-6)
     with pytest.raises(mc.NestingError):  # forward over forward mixed both orders in one storage: wrong
         mc.jacfwd(mc.jacfwd(f))(X.copy())
+
+
+def _make_store(weights):
+    state = {"acc": np.zeros(2)}
+
+    def add(v):
+        state["acc"] = state["acc"] + weights * v
+
+    def get():
+        return state["acc"]
+
+    def clear():
+        state["acc"] = np.zeros(2)
+    return add, get, clear
+
+
+STORE_ADD, STORE_GET, STORE_CLEAR = _make_store(np.array([0.5, 2.0]))
+
+
+class Tally:
+    def __init__(self):
+        self.items = []
+
+    def add(self, v):
+        self.items.append(v * v)
+
+    def result(self):
+        return sum(self.items)
+
+
+TALLY = Tally()
+
+
+def _report():
+    return TALLY.result() * 2.0
+
+
+def state_read_by_calls_without_inputs(x):
+    STORE_CLEAR()
+    STORE_ADD(x[0])
+    TALLY.items = []
+    TALLY.add(x[1])
+    return np.sum(STORE_GET() ** 2) + _report() * x[2]  # get(), _report(): no input-dependent operand
+
+
+def test_calls_without_inputs_that_read_state_written_from_them():
+    # both modes took `STORE_GET()` and `_report()` for constants (no input-dependent operand): 0
+    check_derivatives(state_read_by_calls_without_inputs, X.copy())

@@ -117,6 +117,9 @@ class Activity:
         self._union_aliases()
         self.module_level = self._module_level()
         self.opaque_writer = False
+        self.stateful_calls: set = set()  # calls without active operands whose callee reads state (see _visit)
+        self._stateful: dict = {}
+        self._held: Optional[set] = None
         self._refusing = True
         self._fixpoint()
         shared = self._shared_state() if self.opaque_writer else ()
@@ -191,6 +194,12 @@ class Activity:
             return False
         if operands_active and s not in self.active:
             self.active.add(s)
+            changed = True
+        elif not operands_active and rule is None and s not in self.active and self._stateful_callee(s):
+            # `get()` with no input-dependent operands may still return state written from the inputs (by
+            # `acc(x)` before it: a closure, a module-level object, a class kept by the module).
+            self.active.add(s)
+            self.stateful_calls.add(s)
             changed = True
         if operands_active and s.fn in self.module_level and self._mutating_method_of_global(s.fn):
             self._refuse_global_write(s, self.module_level[s.fn])
@@ -284,6 +293,18 @@ class Activity:
                     out.append(v)
         return tuple(out)
 
+    def _stateful_callee(self, s: Call) -> bool:
+        if self.user_globals is None:
+            return False
+        found = self._stateful.get(s)
+        if found is None:
+            raw = s.callee()
+            obj = raw if raw is not None else _evaluate_path(s.fn, self.user_globals)
+            if self._held is None:
+                self._held = _held_elsewhere(self.user_globals)
+            found = self._stateful[s] = obj is not _NO_VALUE and _reads_state(obj, self._held, 3)
+        return found
+
     def _mutating_method_of_global(self, fn_value: Value) -> bool:
         """Is `fn_value` (e.g. `LOG.append`, `cfg.items.extend`) a method that changes a builtin container
         or array reached from a module-level name, as the module holds it now?"""
@@ -363,3 +384,54 @@ def _held_elsewhere(user_globals: dict) -> set:
             except TypeError:
                 pass
     return out
+
+
+def _reads_state(obj: Any, held: set, depth: int) -> bool:
+    """May calling `obj` give a result that depends on state kept outside the call (so that a call without
+    input-dependent arguments still has a derivative): a closure that keeps state, a function with a mutable
+    default or reading (a few calls deep) a module-level object, a stateful class or a closure, a method of an
+    object, a callable object."""
+    import types
+
+    from ..attribute_checks import class_keeps_state
+    from ..tangents import is_data_object
+
+    if isinstance(obj, types.MethodType):
+        owner = obj.__self__
+        return is_mutable(owner) or (isinstance(owner, type) and bool(owner.__flags__ & _HEAPTYPE)
+                                     and class_keeps_state(owner))
+    if isinstance(obj, type):
+        return bool(obj.__flags__ & _HEAPTYPE) and class_keeps_state(obj)
+    if not isinstance(obj, types.FunctionType):
+        return is_data_object(obj) and is_mutable(obj)
+    if any(is_mutable(d) for d in (*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values())):
+        return True
+    for c in obj.__closure__ or ():
+        try:
+            v = c.cell_contents
+        except ValueError:
+            continue
+        if is_mutable(v) or (depth and isinstance(v, types.FunctionType) and _reads_state(v, held, depth - 1)):
+            return True
+    if depth == 0:
+        return False
+    g = obj.__globals__
+    for name in _global_names(obj.__code__):
+        v = g.get(name, _NO_VALUE)
+        if v is _NO_VALUE or isinstance(v, types.ModuleType):
+            continue
+        if isinstance(v, (list, dict, np.ndarray)):
+            if id(v) in held:
+                return True
+        elif isinstance(v, (types.FunctionType, types.MethodType, type)) or is_data_object(v):
+            if _reads_state(v, held, depth - 1):
+                return True
+    return False
+
+
+def _global_names(code: Any) -> set:
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if hasattr(c, "co_names"):
+            names |= _global_names(c)
+    return names

@@ -376,7 +376,7 @@ class ForwardTransform:
         operands = [v for v in s.operands() if v is not s.fn or fn is None]
         any_active = any(v in self.act.active for v in operands)
         b = IRTemplateBuilder(self, [], s.loc, effect=bool(rule is not None and rule.mutates))
-        if not any_active:
+        if not any_active and s not in self.act.stateful_calls:
             # Active only because it is written later with active data: start from zero.
             out.append(s)
             if fn is ops.identity and isinstance(s.args[0], Const):
