@@ -261,3 +261,53 @@ def state_read_by_calls_without_inputs(x):
 def test_calls_without_inputs_that_read_state_written_from_them():
     # both modes took `STORE_GET()` and `_report()` for constants (no input-dependent operand): 0
     check_derivatives(state_read_by_calls_without_inputs, X.copy())
+
+
+def _with_double(v):
+    return v, v * 2.0  # the argument itself, returned in a tuple
+
+
+def _in_list(v):
+    return [v, v * 2.0]
+
+
+def _in_dict(v):
+    return {"v": v, "w": v * 2.0}
+
+
+def _nested(v):
+    return v * 2.0, [v]
+
+
+def _twice(v):
+    out = v * 2.0
+    return out, out  # one array in two slots
+
+
+def _twice_in_list(v):
+    out = v * 2.0
+    return [out, out]
+
+
+def argument_returned_in_a_container(a):
+    p, q = _with_double(a)
+    lst = _in_list(a)
+    d = _in_dict(a)
+    t = _nested(a)
+    return (np.sum(p ** 2) + np.sum(q) + np.sum(lst[0] ** 2) + np.sum(lst[1]) + np.sum(d["v"] ** 3)
+            + np.sum(d["w"]) + np.sum(t[0]) + np.sum(t[1][0] ** 2))
+
+
+def one_array_in_two_slots(a):
+    p, q = _twice(a)
+    q[0] = 7.0
+    u, w = _twice_in_list(a * 3.0)
+    w[1] = 5.0
+    return np.sum(p * a) + np.sum(u * a)
+
+
+def test_reverse_mode_of_an_array_returned_twice_or_with_the_argument():
+    # reverse mode counted the storage of `v` (or `out`) once per slot: the caller's adjoint of the argument
+    # came back from the callee as a value holding that storage and was added into it again
+    check_derivatives(argument_returned_in_a_container, X.copy())
+    check_derivatives(one_array_in_two_slots, X.copy())

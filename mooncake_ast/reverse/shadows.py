@@ -26,7 +26,7 @@ import numpy as np
 from ..arrays import is_other_array, mutable_in_place
 from ..attribute_checks import check_attribute_read
 from ..tangents import MutableTangent, NoTangent, declared_slots, fields_of, is_mutable, slot_names
-from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, add_rows, item_adjoint, unbroadcast
+from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, item_adjoint, unbroadcast
 
 _MISSING = object()
 
@@ -34,9 +34,11 @@ _MISSING = object()
 class ShadowList(AdjList):
     """Adjoint slots of a list: a mutable item's slot is that item's own shadow."""
 
+    holds_storage = True  # (adjoints.item_of: one object in two slots has one storage)
+
 
 class ShadowDict(AdjDict):
-    pass
+    holds_storage = True
 
 
 class ShadowCell:
@@ -55,6 +57,7 @@ class Context:
 
     def __init__(self) -> None:
         self.shadows: dict[int, tuple[Any, Any]] = {}
+        self.arrays: dict[int, Any] = {}  # the array storages among them, by id (is_storage)
         self.adopted: dict[int, Any] = {}  # returned adjoints taken as storage (full_adjoint), by id
         # Objects the pullback rolled back, with their state before it did (the state the forward pass,
         # like the plain call, left them in), by id: put back when the pullback is done (`remember`).
@@ -116,7 +119,14 @@ def shadow(obj: Any) -> Any:
         return found[1]
     sh = _new_shadow(obj)
     ctx.shadows[id(obj)] = (obj, sh)
+    if type(sh) is np.ndarray:
+        ctx.arrays[id(sh)] = sh
     return sh
+
+
+def is_storage(a: np.ndarray) -> bool:
+    """Is array `a` the adjoint storage of an array (not a value adjoint)?"""
+    return current().arrays.get(id(a)) is a
 
 
 def _has_shadow(obj: Any) -> bool:
@@ -313,12 +323,38 @@ def take(v: Any, v_bar: Any) -> Any:
         sh = shadow(v)
         return sh.slot if isinstance(sh, ShadowCell) else sh  # the storage itself: adding it back is a no-op
     if isinstance(v, tuple) and holds_mutable(v):
-        # The whole adjoint: the value's parts, and the storage of the mutable objects inside.
-        # (A cell's part is its storage object, not the slot's value, so that adding it back is a no-op.)
-        parts = v_bar if isinstance(v_bar, (tuple, list)) else ()
-        return AdjTuple(shadow(vi) if isinstance(vi, types.CellType) else take(vi, parts[k] if k < len(parts) else NoTangent)
-                        for k, vi in enumerate(v))
+        return _take_tuple(v, v_bar, set())
     return v_bar
+
+
+def _take_tuple(v: tuple, v_bar: Any, seen: set) -> Any:
+    """The whole adjoint of a tuple holding mutable objects: the value's parts, and the storage of the mutable
+    objects inside -- each object's storage once: an object in two slots (`return out, out`) gets it in the
+    first and zero in the others, or a reader adding the slots up (the tuple's pullback) counts it twice.
+    (A cell's part is its storage object, not the slot's value, so that adding it back is a no-op.)"""
+    parts = v_bar if isinstance(v_bar, (tuple, list)) else ()
+    for vi in v:  # objects a list or dict in the tuple holds too: their storage is in that container's slot
+        if isinstance(vi, (list, dict)):
+            seen.update(id(x) for x in (vi.values() if isinstance(vi, dict) else vi) if is_mutable(x))
+    out = []
+    stored = []
+    for k, vi in enumerate(v):
+        pk = parts[k] if k < len(parts) else NoTangent
+        if isinstance(vi, types.CellType) or is_mutable(vi):
+            item = shadow(vi) if isinstance(vi, types.CellType) else take(vi, pk)
+            if id(vi) in seen:
+                item = NoTangent
+            else:
+                stored.append(k)
+            seen.add(id(vi))
+        elif isinstance(vi, tuple) and holds_mutable(vi):
+            item = _take_tuple(vi, pk, seen)
+        else:
+            item = take(vi, pk)
+        out.append(item)
+    t = StorageTuple(out)
+    t.storage_at = frozenset(stored)
+    return t
 
 
 
