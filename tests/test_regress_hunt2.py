@@ -311,3 +311,19 @@ def test_reverse_mode_of_an_array_returned_twice_or_with_the_argument():
     # came back from the callee as a value holding that storage and was added into it again
     check_derivatives(argument_returned_in_a_container, X.copy())
     check_derivatives(one_array_in_two_slots, X.copy())
+
+
+def _layer(x, W):
+    h = np.tanh(W @ x)
+    return h, (x, W, h)  # a cache of the arguments, as hand-written backprop code keeps one
+
+
+def layer_with_cache(W):
+    x = np.array([0.5, -1.0, 2.0])
+    h, cache = _layer(x, W)
+    h2, cache2 = _layer(h, W)
+    return np.sum(h2 ** 2) + np.sum(cache[2] * cache2[0]) + np.sum(cache2[1] * W)
+
+
+def test_layer_returning_a_cache_of_its_arguments():
+    check_derivatives(layer_with_cache, np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6], [-0.3, 0.2, 0.1]]))
