@@ -327,3 +327,52 @@ def layer_with_cache(W):
 
 def test_layer_returning_a_cache_of_its_arguments():
     check_derivatives(layer_with_cache, np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6], [-0.3, 0.2, 0.1]]))
+
+
+def _make_momentum(beta, lr):
+    state = {}
+
+    def step(name, p, g):
+        v = state.get(name)
+        if v is None:
+            v = np.zeros_like(p)
+        v = beta * v + g
+        state[name] = v
+        return p - lr * v
+
+    def reset():
+        state.clear()
+    return step, reset
+
+
+MOMENTUM_STEP, MOMENTUM_RESET = _make_momentum(0.9, 0.1)
+
+
+class _Adam:
+    def __init__(self, lr):
+        self.lr = lr
+        self.m = None
+        self.t = 0
+
+    def update(self, p, g):
+        self.t += 1
+        if self.m is None:
+            self.m = np.zeros_like(p)
+        self.m = 0.8 * self.m + 0.2 * g
+        return p - self.lr * self.m / (1 - 0.8 ** self.t)
+
+
+OPTIMIZER = _Adam(0.05)
+
+
+def unrolled_training(w):
+    MOMENTUM_RESET()
+    OPTIMIZER.m, OPTIMIZER.t = None, 0
+    for _ in range(3):
+        w = MOMENTUM_STEP("w", w, 2.0 * w + np.sin(w))
+        w = OPTIMIZER.update(w, w ** 3 - w)
+    return np.sum(w ** 2)
+
+
+def test_unrolled_training_with_optimizers_made_at_module_level():
+    check_derivatives(unrolled_training, X.copy())  # forward mode lost the optimizers' state (wrong)
