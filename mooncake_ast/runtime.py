@@ -16,7 +16,8 @@ from .rules.numpy_methods import *  # noqa: F401,F403
 from .rules.math_rules import (add1, digamma, dist_adjoint, dist_tangent, frexp_adjoint, frexp_tangent, fsum_tangent,  # noqa: F401
     mathprod_adjoint, mathprod_tangent, modf_adjoint, modf_tangent, remainder_quotient)
 from .forward.runtime import fcall  # noqa: F401
-from .forward.transform import cell_tangent, fresh_storage, item_storage, module_tangent, untracked_store  # noqa: F401
+from .forward.transform import cell_tangent, fresh_storage, item_storage  # noqa: F401
+from .forward.state import module_tangent, untracked_store  # noqa: F401
 from .tangents import storage  # noqa: F401
 from .reverse.adjoints import *  # noqa: F401,F403
 from .reverse.runtime import rcall  # noqa: F401  (the dispatcher itself: one frame less per call)

@@ -5,7 +5,8 @@ import numpy as np
 
 import mooncake_ast as mc
 from mooncake_ast.forward.runtime import conform, fcall
-from mooncake_ast.forward.transform import cell_tangent, fresh_storage, item_storage, module_tangent, untracked_store
+from mooncake_ast.forward.state import module_tangent, untracked_store
+from mooncake_ast.forward.transform import cell_tangent, fresh_storage, item_storage
 from mooncake_ast.rules import helpers as h
 from mooncake_ast.rules.api_rules import forward_code
 from mooncake_ast.rules.numpy_creation import array_tangent, asarray_tangent
@@ -161,8 +162,8 @@ def module_tangent_case(x):
 
 
 API_ZERO_CASES = {
-    "mooncake_ast.forward.transform.module_tangent": Case(module_tangent_case, 0.4),
-    "mooncake_ast.forward.transform.untracked_store": Case(module_tangent_case, 0.4),
+    "mooncake_ast.forward.state.module_tangent": Case(module_tangent_case, 0.4),
+    "mooncake_ast.forward.state.untracked_store": Case(module_tangent_case, 0.4),
     "mooncake_ast.rules.helpers.sign": Case(sign_case, X3),
     "mooncake_ast.tangents.zero_tangent": Case(zero_tangent_case, 0.4),
     "mooncake_ast.rules.api_rules.forward_code": Case(forward_code_case, 0.4),

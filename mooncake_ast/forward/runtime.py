@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import builtins
 import inspect
-import sys
-import threading
 import types
 from typing import Any, Optional
 
@@ -25,7 +23,8 @@ from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, is_mutable, storage, zero_tangent
-from . import objects
+from . import objects, state
+from .state import _session, _session_storage, closure_tangent
 
 
 def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = None, dkwargs: Any = None) -> tuple:
@@ -288,23 +287,6 @@ def _refuse_untracked_write(f: Any, target: Any, dtarget: Any, dothers: Any) -> 
         "__init__ (an instance attribute) or inside the function, or pass it as an argument.")
 
 
-def refuse_untracked_store(target: Any, tangents: tuple) -> None:
-    """A write into `target` (a user class: `type(self).total = v`; a float array, list, dict or object)
-    whose tangent is not tracked where the write happens, of data with a nonzero tangent: refused."""
-    if not any(_nonzero_tangent(d) for d in tangents):
-        return
-    if not (is_mutable(target) or (isinstance(target, type) and target.__flags__ & (1 << 9))):
-        return  # (an int array, a tuple, ...: what is stored there carries no derivative)
-    from ..errors import UnsupportedDerivativeError
-
-    what = f"the class {target.__qualname__}" if isinstance(target, type) else f"a {type(target).__name__}"
-    raise UnsupportedDerivativeError(
-        f"forward mode: a value with a derivative is written into {what} whose derivative is not tracked here "
-        "(state shared outside the function's own objects, such as a class attribute set through "
-        "`type(self)`); its derivative would be lost. Keep the state in an instance attribute or pass it as "
-        "an argument.")
-
-
 def _nonzero_tangent(d: Any) -> bool:
     if d is NoTangent or d is None:
         return False
@@ -315,152 +297,6 @@ def _nonzero_tangent(d: Any) -> bool:
     if isinstance(d, (list, tuple)):
         return any(_nonzero_tangent(v) for v in d)
     return True
-
-
-def closure_tangent(f: types.FunctionType, df: Any) -> Any:
-    """The tangent of closure f, with tangent cells: df's own, or, where df has none (a closure made outside
-    the function being differentiated -- a module-level `counter = make_counter()` -- or made inside it by a
-    factory called without differentiable inputs), those of this forward computation (`_session_cells`)."""
-    if isinstance(df, FunctionTangent):
-        if type(df.cells) is not tuple:
-            df.cells = _session_cells(f)
-        return df
-    if (df is NoTangent or df is None) and _keeps_state(f):
-        return FunctionTangent(_session_cells(f))
-    return df
-
-
-def _keeps_state(f: types.FunctionType) -> bool:
-    """Can what f's cells hold change between two reads in one computation (f writes it, or it is a mutable
-    object someone else may write)?  Otherwise the zero tangent of a constant is right as it is."""
-    from ..attribute_checks import writes_captured
-
-    for c in f.__closure__:
-        try:
-            v = c.cell_contents
-        except ValueError:
-            continue
-        if is_mutable(v):
-            return True
-    return writes_captured(f)
-
-
-_CALL_CODES: set = set()  # the code of the run-time entries into forward code (filled below)
-_session_local = threading.local()
-
-
-def _session() -> dict:
-    """The tangent storage of state that lives outside the function being differentiated, for one outermost
-    forward computation (the outermost generated forward function, or run-time entry, on this thread's
-    stack), as reverse mode's shadows live for one gradient computation.  What such state held before the
-    computation is a constant (a zero tangent); what the computation writes into it keeps its tangent from
-    call to call within it -- and no longer: the next computation starts from zeros again."""
-    frame = sys._getframe(2)
-    last = getattr(_session_local, "last", None)
-    if last is not None:
-        f = frame
-        while f is not None:
-            if f is last[0]:
-                return last[1]
-            f = f.f_back
-    outer = None
-    f = frame
-    while f is not None:
-        if f.f_code in _CALL_CODES or f.f_code.co_name.endswith("__forward"):
-            outer = f
-        f = f.f_back
-    store: dict = {}
-    _session_local.last = (outer, store)  # (holding the frame keeps its identity unique while we compare it)
-    return store
-
-
-def _session_cells(f: types.FunctionType) -> tuple:
-    """Tangent cells for f's closure cells in this forward computation: one per primal cell (closures
-    sharing a cell, `inc` and `get` from one factory, share it), a mutable value in a cell getting zero
-    storage (one per object: two cells holding one list share it), so writes through it persist from call
-    to call.  (Before, a closure made outside had no tangent cells: a write into the list it captured got
-    new storage at each read and its tangent was dropped, silently.)"""
-    store = _session()
-    cells = []
-    for c in f.__closure__:
-        known = store.get(id(c))
-        if known is not None and known[0] is c:
-            cells.append(known[1])
-            continue
-        dc = types.CellType()
-        try:
-            v = c.cell_contents
-        except ValueError:
-            v = None
-        if v is not None and is_mutable(v):
-            dc.cell_contents = _session_storage(store, v)
-        store[id(c)] = (c, dc)
-        cells.append(dc)
-    return tuple(cells)
-
-
-class ClassTangent(MutableTangent):
-    """The tangent of a user class (its class attributes are state): number attributes as fields; mutable
-    ones (lists, arrays, ...) kept by identity in the session, as when read through an instance."""
-
-    __mc_class__ = True
-
-    def __init__(self, fields: dict) -> None:
-        object.__setattr__(self, "fields", _ClassFields(fields))
-
-
-class _ClassFields(dict):
-    """A class's attribute tangents: an attribute never set from the inputs (a method, a constant) has none."""
-
-    def __missing__(self, name: str) -> Any:
-        return NoTangent
-
-
-def module_tangent(obj: Any) -> Any:
-    """The tangent of module-level state `obj` (a list a closure made at module level also holds, a class
-    whose attributes its methods change, ...) read by generated forward code: the storage this forward
-    computation keeps for it, zero storage at first."""
-    if isinstance(obj, type):
-        if not obj.__flags__ & (1 << 9):
-            return NoTangent
-        store = _session()
-        known = store.get(id(obj))
-        if known is None or known[0] is not obj:
-            known = store[id(obj)] = (obj, ClassTangent({}))
-        return known[1]
-    if not is_mutable(obj):
-        return NoTangent
-    return _session_storage(_session(), obj)
-
-
-def set_shared_tangent(obj: Any, d: Any) -> None:
-    """`Cls.items = v`: v's tangent storage d is the one every later read of v in this computation sees."""
-    _session()[id(obj)] = (obj, d)
-
-
-def _session_storage(store: dict, obj: Any) -> Any:
-    """obj's tangent storage in this computation: zero at first, made part by part so that an object reached
-    two ways (`TRAINER.model` and `MODEL`, a list in two cells) has one storage."""
-    known = store.get(id(obj))
-    if known is not None and known[0] is obj:
-        return known[1]
-    if isinstance(obj, list):
-        d: Any = []
-        store[id(obj)] = (obj, d)
-        d.extend(_session_storage(store, v) if is_mutable(v) else NoTangent for v in obj)
-    elif isinstance(obj, dict):
-        d = {}
-        store[id(obj)] = (obj, d)
-        d.update((k, _session_storage(store, v) if is_mutable(v) else NoTangent) for k, v in obj.items())
-    elif is_mutable(obj) and hasattr(obj, "__dict__") and not isinstance(obj, np.ndarray):
-        d = MutableTangent({})
-        store[id(obj)] = (obj, d)
-        for k, v in vars(obj).items():
-            d.fields[k] = _session_storage(store, v) if is_mutable(v) else zero_tangent(v)
-    else:
-        d = zero_tangent(obj)
-        store[id(obj)] = (obj, d)
-    return d
 
 
 def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
@@ -593,7 +429,7 @@ def _entry_code() -> Any:
 
 
 _ENTRY_CODE = _entry_code()
-_CALL_CODES.update({fcall.__code__, DerivedForward.call_bound.__code__, DerivedForward.__call__.__code__})
+state.CALL_CODES.update({fcall.__code__, DerivedForward.call_bound.__code__, DerivedForward.__call__.__code__})
 _JACOBIAN_RULE = _JacobianRule()
 
 

@@ -29,6 +29,7 @@ from ..ir.kinds import NUM, infer_kinds
 from ..rules import helpers
 from ..tangents import storage
 from .activity import Activity
+from .state import active_globals, module_tangent, refuse_nested_module_state, untracked_store
 
 _NUMERIC = (int, float, complex)
 
@@ -313,8 +314,8 @@ class ForwardTransform:
             s = Call(Const(cell_tangent), [self.tangent[ir.self_ref], Const(fv.index), *extra], loc=ir.loc)  # type: ignore[attr-defined]
             entry_extra.append(s)
             self._set(fv, s)
-        _refuse_nested_module_state(ir, self.resolver)
-        for g in _active_globals(ir, self.act.active, self.resolver.g):
+        refuse_nested_module_state(ir, self.resolver.raw_callee)
+        for g in active_globals(ir, self.act.active, self.resolver.g):
             # Module-level state a callee may write data with a derivative into (activity.py): its tangent is
             # the storage this forward computation keeps for it (runtime.module_tangent), shared with callees.
             s = Call(Const(module_tangent), [g], loc=ir.loc)
@@ -583,62 +584,6 @@ def cell_tangent(dfn: Any, index: int, writer: Optional[str] = None) -> Any:
                            "that changes what it captures (a list or counter it keeps between calls) is not "
                            "supported; pass that state as an argument")
     return types.CellType()
-
-
-def _active_globals(ir: Function, active: set, user_globals: dict) -> list:
-    """The module-level names read here that hold state with a derivative: active, and (as the module holds
-    them now) a user class or a mutable object -- not functions, modules, numbers."""
-    from ..tangents import is_mutable
-
-    found: dict = {}
-    for b in ir.blocks:
-        for st in b.stmts:
-            for v in st.operands():
-                if isinstance(v, Global) and v in active and v not in found:
-                    obj = user_globals.get(v.name)
-                    # (a class only called, `Point(...)`, is not read: its instances' own tangents do)
-                    if is_mutable(obj) or (isinstance(obj, type) and obj.__flags__ & (1 << 9) and v is not st.fn):
-                        found[v] = None
-    return list(found)
-
-
-def _refuse_nested_module_state(ir: Function, resolver: "StaticResolver") -> None:
-    """Forward code that keeps tangents of module-level state (module_tangent), differentiated again: both
-    orders would keep theirs in the one storage of the computation, mixed.  Refused."""
-    for b in ir.blocks:
-        for st in b.stmts:
-            callee = st.fn
-            by_name = isinstance(callee, Call) and callee.callee() is getattr and len(callee.args) == 2 and \
-                isinstance(callee.args[1], Const) and callee.args[1].value == "module_tangent"  # (`_mc.module_tangent`)
-            if by_name or resolver.raw_callee(st) is module_tangent:
-                from ..rules.forward_code_rules import NestingError
-
-                raise NestingError("nested derivative: forward mode over forward code that keeps the derivative "
-                                   "of module-level state (a module-level object, or a class attribute, that a "
-                                   "method or closure changes) is not supported; pass that object as an argument")
-
-
-def module_tangent(obj: Any) -> Any:
-    """The tangent of module-level state read by forward code (runtime.module_tangent)."""
-    from .runtime import module_tangent as run
-
-    return run(obj)
-
-
-def untracked_store(target: Any, *tangents: Any) -> None:
-    """Refuse a write of data with a nonzero tangent into an object whose tangent is not tracked here."""
-    from .runtime import refuse_untracked_store
-
-    refuse_untracked_store(target, tangents)
-
-
-def _register() -> None:
-    from ..rules.registry import defzero
-
-    defzero(module_tangent, untracked_store)  # (forward code differentiated again: the storage itself is a constant there)
-
-
-_register()
 
 
 def _uses(ir: Function, v: Value) -> bool:

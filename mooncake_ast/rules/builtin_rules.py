@@ -514,7 +514,7 @@ def getattr_tangent(obj, dobj, name, value):
         if is_mutable(value) and (isinstance(obj, type) or name not in getattr(obj, "__dict__", {})):
             # a class's list (dict, array, ...), read through the class or an instance: state shared by all
             # instances, its tangent kept by identity for this forward computation (forward/runtime.py)
-            from ..forward.runtime import module_tangent
+            from ..forward.state import module_tangent
 
             return module_tangent(value)
         if name in getattr(obj, "__dict__", {}):
@@ -533,7 +533,7 @@ def getattr_tangent(obj, dobj, name, value):
 def setattr_tangent(dobj, value, name, dv):
     if isinstance(dobj, MutableTangent):
         if getattr(dobj, "__mc_class__", False) and is_mutable(value):
-            from ..forward.runtime import set_shared_tangent  # a class attribute: by identity (getattr_tangent)
+            from ..forward.state import set_shared_tangent  # a class attribute: by identity (getattr_tangent)
 
             set_shared_tangent(value, storage(value, dv))
             return
