@@ -435,3 +435,37 @@ def _global_names(code: Any) -> set:
         if hasattr(c, "co_names"):
             names |= _global_names(c)
     return names
+
+
+_PART_READS = (getattr, operator.getitem, operator.setitem, setattr, operator.delitem, delattr)
+
+
+def read_shared_through_items(ir: Function, act: "Activity", user_globals: dict) -> bool:
+    """Reverse mode gives a module-level name (a Global) no adjoint: where a callee may change the array or list
+    it holds (act.shared_globals) and it is read by its bare name as an operand (`sum(BUF)`, `ARR * x`), the
+    read becomes one of all its items (`ARR[...]`, a view; `BUF[:]`, a copy), whose adjoint the reverse of
+    that read routes into the object's storage -- where the callee's pullback finds it.  True if anything
+    changed (the caller then analyses the function again)."""
+    changed = False
+    for b in ir.blocks:
+        out = []
+        for st in b.stmts:
+            fn = st.callee()
+            for i, a in enumerate(st.args):
+                if not (isinstance(a, Global) and a in act.shared_globals) or (i == 0 and fn in _PART_READS):
+                    continue
+                obj = user_globals.get(a.name)
+                if isinstance(obj, np.ndarray):
+                    key = Const(Ellipsis)
+                elif isinstance(obj, list):
+                    key = Const(slice(None))
+                else:
+                    continue
+                read = Call(Const(operator.getitem), [a, key], loc=st.loc)
+                read.block = b  # type: ignore[attr-defined]
+                out.append(read)
+                st.args[i] = read
+                changed = True
+            out.append(st)
+        b.stmts = out
+    return changed
