@@ -162,3 +162,124 @@ def _slot_values(obj: Any) -> tuple:
         slots = klass.__dict__.get("__slots__", ())
         out.extend([slots] if isinstance(slots, str) else slots)
     return tuple(out)
+
+
+_CAPTURED_WRITES: dict = {}  # code object -> may the function change what its closure captures?
+
+
+def writes_captured(fn: Any) -> bool:
+    """May closure `fn` change the state it captures: assign a captured name (`nonlocal`), store into it
+    (`s[0] += v`, `s.a = v`) or call a method that changes it (`s.append(v)`)?  A syntactic check (what a
+    callee the closure hands its state to does is not followed); without readable source (a lambda inside
+    a longer expression), from the bytecode: any store to a cell, an item or an attribute, or a call of a
+    method named like a writing one."""
+    code = getattr(fn, "__code__", None)
+    if code is None or not code.co_freevars:
+        return False
+    known = _CAPTURED_WRITES.get(code)
+    if known is not None:
+        return known
+    free = set(code.co_freevars)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        _CAPTURED_WRITES[code] = _bytecode_writes(code)
+        return _CAPTURED_WRITES[code]
+
+    def root(e: Any) -> Any:
+        while isinstance(e, (ast.Attribute, ast.Subscript, ast.Starred)):
+            e = e.value
+        return e.id if isinstance(e, ast.Name) else None
+
+    def captured(e: Any) -> bool:
+        return root(e) in free
+
+    writes = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Nonlocal):
+            writes = True
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            flat = [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
+            writes = any(isinstance(t, (ast.Attribute, ast.Subscript)) and captured(t) for t in flat)
+        elif isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Attribute) and captured(f.value):
+                writes = f.attr in _WRITING_METHODS or f.attr in _ARRAY_WRITING_METHODS
+        if writes:
+            break
+    _CAPTURED_WRITES[code] = writes
+    return writes
+
+
+_ARRAY_WRITING_METHODS = frozenset({"fill", "sort", "resize", "itemset", "put", "partition", "setflags",
+                                    "extend", "insert", "reverse"})
+
+
+def _bytecode_writes(code: Any) -> bool:
+    import dis
+
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("STORE_DEREF", "STORE_SUBSCR", "STORE_ATTR", "DELETE_SUBSCR", "DELETE_ATTR", "STORE_SLICE"):
+            return True
+        if ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and (ins.argval in _WRITING_METHODS
+                                                          or ins.argval in _ARRAY_WRITING_METHODS):
+            return True
+    return any(isinstance(c, type(code)) and _bytecode_writes(c) for c in code.co_consts)
+
+
+_CLASS_STATE: dict = {}  # class -> may its class attributes change (see class_keeps_state)
+
+
+def class_keeps_state(cls: type) -> bool:
+    """May the class-level attributes of user class `cls` change while the code runs: does it (or a base)
+    hold a mutable class attribute (a list, dict, array, object: changed in place through any instance),
+    or does one of its methods assign a class attribute (`cls.n = ...`, `type(self).n = ...`,
+    `self.__class__.n = ...`, `Name.n = ...`)?  Syntactic; True where a method's source cannot be read."""
+    known = _CLASS_STATE.get(cls)
+    if known is not None:
+        return known
+    from .tangents import is_mutable
+
+    _CLASS_STATE[cls] = False  # (recursion guard)
+    users = [k for k in cls.__mro__ if k is not object and k.__flags__ & (1 << 9)]
+    names = {k.__name__ for k in users}
+    out = False
+    for k in users:
+        for v in list(vars(k).values()):
+            if not callable(v) and not isinstance(v, (staticmethod, classmethod, property)) and is_mutable(v):
+                out = True
+                break
+            fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v.fget if isinstance(v, property) else v
+            if isinstance(fn, types.FunctionType) and _assigns_class_attribute(fn, names):
+                out = True
+                break
+        if out:
+            break
+    _CLASS_STATE[cls] = out
+    return out
+
+
+def _assigns_class_attribute(fn: types.FunctionType, class_names: set) -> bool:
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return True
+
+    def class_like(e: Any) -> bool:
+        if isinstance(e, ast.Name):
+            return e.id == "cls" or e.id in class_names
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "type":
+            return True
+        return isinstance(e, ast.Attribute) and e.attr == "__class__"
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            flat = [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
+            if any(isinstance(t, ast.Attribute) and class_like(t.value) for t in flat):
+                return True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("setattr", "delattr") \
+                and node.args and class_like(node.args[0]):
+            return True
+    return False

@@ -17,6 +17,7 @@ from .rules.math_rules import (add1, digamma, dist_adjoint, dist_tangent, frexp_
     mathprod_adjoint, mathprod_tangent, modf_adjoint, modf_tangent, remainder_quotient)
 from .forward.runtime import fcall  # noqa: F401
 from .forward.transform import cell_tangent, fresh_storage, item_storage  # noqa: F401
+from .forward.state import module_tangent, untracked_store  # noqa: F401
 from .tangents import storage  # noqa: F401
 from .reverse.adjoints import *  # noqa: F401,F403
 from .reverse.runtime import rcall  # noqa: F401  (the dispatcher itself: one frame less per call)

@@ -5,6 +5,7 @@ import numpy as np
 
 import mooncake_ast as mc
 from mooncake_ast.forward.runtime import conform, fcall
+from mooncake_ast.forward.state import module_tangent, untracked_store
 from mooncake_ast.forward.transform import cell_tangent, fresh_storage, item_storage
 from mooncake_ast.rules import helpers as h
 from mooncake_ast.rules.api_rules import forward_code
@@ -152,7 +153,17 @@ def cell_tangent_case(x):
     return x * (1.0 if cell_tangent_get(c) is NoTangent else 2.0)
 
 
+_MODULE_STATE = [0.5]
+
+
+def module_tangent_case(x):
+    untracked_store(_MODULE_STATE, NoTangent)  # (nothing with a derivative written: no refusal)
+    return x * (1.0 + 0.0 * len(module_tangent(_MODULE_STATE)))
+
+
 API_ZERO_CASES = {
+    "mooncake_ast.forward.state.module_tangent": Case(module_tangent_case, 0.4),
+    "mooncake_ast.forward.state.untracked_store": Case(module_tangent_case, 0.4),
     "mooncake_ast.rules.helpers.sign": Case(sign_case, X3),
     "mooncake_ast.tangents.zero_tangent": Case(zero_tangent_case, 0.4),
     "mooncake_ast.rules.api_rules.forward_code": Case(forward_code_case, 0.4),

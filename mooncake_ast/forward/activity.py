@@ -23,6 +23,9 @@ from .. import ops
 from ..errors import MooncakeError
 from ..ir.nodes import Call, Const, Function, Global, Phi, Value
 from ..rules.registry import Rule
+from ..tangents import is_mutable
+
+_HEAPTYPE = 1 << 9  # a class made by a `class` statement
 
 
 class GlobalWriteError(MooncakeError):
@@ -115,7 +118,23 @@ class Activity:
         self.targets: set[Value] = set()  # values written in place (their tangents must be storage)
         self._union_aliases()
         self.module_level = self._module_level()
+        self.opaque_writer = False
+        self.stateful_calls: set = set()  # calls without active operands whose callee reads state (see _visit)
+        self._stateful: dict = {}
+        self._held: Optional[set] = None
+        self._refusing = True
         self._fixpoint()
+        shared = self._shared_state() if self.opaque_writer else ()
+        self.shared_globals: frozenset = frozenset(shared)  # module-level names read here that callees may change
+        if shared:
+            # A call differentiated from its source (or dispatched at run time) may write data with a
+            # derivative into state the function reads from the module (a class attribute changed through
+            # `self.items`, a list captured by a closure made at module level): those reads are not
+            # constants, they have adjoints/tangents like the function's own objects.  (Refusals of
+            # writes into module-level objects were decided above, on the inputs' own activity.)
+            self._refusing = False
+            self.mutated_classes.update(self.find(g) for g in shared)
+            self._fixpoint()
         self._close_targets()
 
     # ------------------------------------------------------------ alias classes
@@ -178,8 +197,16 @@ class Activity:
         if operands_active and s not in self.active:
             self.active.add(s)
             changed = True
+        elif not operands_active and rule is None and s not in self.active and self._stateful_callee(s):
+            # `get()` with no input-dependent operands may still return state written from the inputs (by
+            # `acc(x)` before it: a closure, a module-level object, a class kept by the module).
+            self.active.add(s)
+            self.stateful_calls.add(s)
+            changed = True
         if operands_active and s.fn in self.module_level and self._mutating_method_of_global(s.fn):
             self._refuse_global_write(s, self.module_level[s.fn])
+        if operands_active and rule is None and _may_reach_module_state(s.callee()):
+            self.opaque_writer = True
         if operands_active:
             if rule is not None and (rule.jvp is not None or rule.zero or rule.user_frule is not None):
                 positions = rule.mutates
@@ -237,6 +264,49 @@ class Activity:
                         found[a] = a
         return found
 
+    def _shared_state(self) -> tuple:
+        """The module-level names read here whose objects hold state a callee may change in place: user
+        classes (their class attributes) and mutable objects (lists, dicts, float arrays, instances)."""
+        if self.user_globals is None:
+            return ()
+        out = []
+        held = None
+        for v in self.module_level:
+            if not isinstance(v, Global):
+                continue
+            obj = self.user_globals.get(v.name, _NO_VALUE)
+            if obj is _NO_VALUE:
+                continue
+            if isinstance(obj, type) and obj.__flags__ & _HEAPTYPE and not issubclass(obj, BaseException):
+                from ..attribute_checks import class_keeps_state
+
+                if class_keeps_state(obj):  # (a class of methods and constants holds no state to follow)
+                    out.append(v)
+            elif is_mutable(obj):
+                if not isinstance(obj, (list, dict, np.ndarray)):
+                    out.append(v)  # an instance: its methods change it
+                    continue
+                # A plain array, list or dict a callee cannot reach but by its name (a write through the name
+                # is refused in the callee): only where something else holds it too (a closure's cell, an
+                # object's or a class's attribute), through which a callee may change it.
+                if held is None:
+                    held = _held_elsewhere(self.user_globals)
+                if id(obj) in held:
+                    out.append(v)
+        return tuple(out)
+
+    def _stateful_callee(self, s: Call) -> bool:
+        if self.user_globals is None:
+            return False
+        found = self._stateful.get(s)
+        if found is None:
+            raw = s.callee()
+            obj = raw if raw is not None else _evaluate_path(s.fn, self.user_globals)
+            if self._held is None:
+                self._held = _held_elsewhere(self.user_globals)
+            found = self._stateful[s] = obj is not _NO_VALUE and _reads_state(obj, self._held, 3)
+        return found
+
     def _mutating_method_of_global(self, fn_value: Value) -> bool:
         """Is `fn_value` (e.g. `LOG.append`, `cfg.items.extend`) a method that changes a builtin container
         or array reached from a module-level name, as the module holds it now?"""
@@ -247,6 +317,8 @@ class Activity:
         return isinstance(owner, (list, dict, set, bytearray, np.ndarray)) and name in MUTATING_METHODS
 
     def _refuse_global_write(self, s: Call, g: Global) -> None:
+        if not self._refusing:
+            return
         where = f"{s.loc}: " if s.loc is not None else ""
         text = f"\n    {s.loc.text.strip()}" if s.loc is not None and s.loc.text else ""
         raise GlobalWriteError(
@@ -268,3 +340,134 @@ class Activity:
                 if not isinstance(src, Const) and src not in self.targets:
                     self.targets.add(src)
                     work.append(src)
+
+
+def _may_reach_module_state(raw: Any) -> bool:
+    """May a call of `raw` (the callable written in the code; None: known only when it runs) change state
+    the module holds?  Operators and builtins dispatched at run time only run user code on user objects, whose
+    methods are then the calls to ask about; everything else may."""
+    if raw is None:
+        return True
+    if getattr(raw, "__module__", None) in ("_operator", "operator", "builtins") or isinstance(raw, np.ufunc):
+        return False
+    return True
+
+
+def _held_elsewhere(user_globals: dict) -> set:
+    """Ids of the objects held by the module's closures (their cells), objects and classes (their attributes),
+    one level down and one more into lists, tuples and dicts."""
+    import types
+
+    out: set = set()
+
+    def add(x: Any, depth: int) -> None:
+        out.add(id(x))
+        if depth and isinstance(x, (list, tuple)):
+            for y in x[:64]:
+                add(y, depth - 1)
+        elif depth and isinstance(x, dict):
+            for y in list(x.values())[:64]:
+                add(y, depth - 1)
+
+    for obj in list(user_globals.values()):
+        if isinstance(obj, types.FunctionType):
+            for c in obj.__closure__ or ():
+                try:
+                    add(c.cell_contents, 1)
+                except ValueError:
+                    pass
+        elif isinstance(obj, type) and obj.__flags__ & _HEAPTYPE:
+            for y in list(vars(obj).values()):
+                add(y, 1)
+        elif not isinstance(obj, (types.ModuleType, types.BuiltinFunctionType)) and hasattr(obj, "__dict__"):
+            try:
+                for y in list(vars(obj).values()):
+                    add(y, 1)
+            except TypeError:
+                pass
+    return out
+
+
+def _reads_state(obj: Any, held: set, depth: int) -> bool:
+    """May calling `obj` give a result that depends on state kept outside the call (so that a call without
+    input-dependent arguments still has a derivative): a closure that keeps state, a function with a mutable
+    default or reading (a few calls deep) a module-level object, a stateful class or a closure, a method of an
+    object, a callable object."""
+    import types
+
+    from ..attribute_checks import class_keeps_state
+    from ..tangents import is_data_object
+
+    if isinstance(obj, types.MethodType):
+        owner = obj.__self__
+        return is_mutable(owner) or (isinstance(owner, type) and bool(owner.__flags__ & _HEAPTYPE)
+                                     and class_keeps_state(owner))
+    if isinstance(obj, type):
+        return bool(obj.__flags__ & _HEAPTYPE) and class_keeps_state(obj)
+    if not isinstance(obj, types.FunctionType):
+        return is_data_object(obj) and is_mutable(obj)
+    if any(is_mutable(d) for d in (*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values())):
+        return True
+    for c in obj.__closure__ or ():
+        try:
+            v = c.cell_contents
+        except ValueError:
+            continue
+        if is_mutable(v) or (depth and isinstance(v, types.FunctionType) and _reads_state(v, held, depth - 1)):
+            return True
+    if depth == 0:
+        return False
+    g = obj.__globals__
+    for name in _global_names(obj.__code__):
+        v = g.get(name, _NO_VALUE)
+        if v is _NO_VALUE or isinstance(v, types.ModuleType):
+            continue
+        if isinstance(v, (list, dict, np.ndarray)):
+            if id(v) in held:
+                return True
+        elif isinstance(v, (types.FunctionType, types.MethodType, type)) or is_data_object(v):
+            if _reads_state(v, held, depth - 1):
+                return True
+    return False
+
+
+def _global_names(code: Any) -> set:
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if hasattr(c, "co_names"):
+            names |= _global_names(c)
+    return names
+
+
+_PART_READS = (getattr, operator.getitem, operator.setitem, setattr, operator.delitem, delattr)
+
+
+def read_shared_through_items(ir: Function, act: "Activity", user_globals: dict) -> bool:
+    """Reverse mode gives a module-level name (a Global) no adjoint: where a callee may change the array or list
+    it holds (act.shared_globals) and it is read by its bare name as an operand (`sum(BUF)`, `ARR * x`), the
+    read becomes one of all its items (`ARR[...]`, a view; `BUF[:]`, a copy), whose adjoint the reverse of
+    that read routes into the object's storage -- where the callee's pullback finds it.  True if anything
+    changed (the caller then analyses the function again)."""
+    changed = False
+    for b in ir.blocks:
+        out = []
+        for st in b.stmts:
+            fn = st.callee()
+            for i, a in enumerate(st.args):
+                if not (isinstance(a, Global) and a in act.shared_globals) or (i == 0 and fn in _PART_READS):
+                    continue
+                obj = user_globals.get(a.name)
+                if isinstance(obj, np.ndarray):
+                    key = Const(Ellipsis)
+                elif isinstance(obj, list):
+                    key = Const(slice(None))
+                else:
+                    continue
+                read = Call(Const(operator.getitem), [a, key], loc=st.loc)
+                read.block = b  # type: ignore[attr-defined]
+                out.append(read)
+                st.args[i] = read
+                changed = True
+            out.append(st)
+        b.stmts = out
+    return changed

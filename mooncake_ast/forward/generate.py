@@ -410,6 +410,10 @@ def forward_source_text(fn: types.FunctionType, kinds: Optional[dict] = None) ->
     src = function_source(fn)
     ir = lower_function(fn, src)
     t = ForwardTransform(ir, fn.__globals__, kinds or {})
+    if fn.__closure__ is not None:
+        from ..attribute_checks import writes_captured
+
+        t.writes_captured = fn.__qualname__ if writes_captured(fn) else None
     fwd, params = t.run()
     writer = ModuleWriter(user_names(fn, ir), fn.__globals__, ir.local_names)
     name = f"{ir.name if ir.name.isidentifier() else 'lambda_'}__jvp"

@@ -23,7 +23,8 @@ from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, is_mutable, storage, zero_tangent
-from . import objects
+from . import objects, state
+from .state import _session, _session_storage, closure_tangent
 
 
 def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = None, dkwargs: Any = None) -> tuple:
@@ -64,8 +65,8 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     if isinstance(f, types.FunctionType):
         # The derived rule runs from this frame (not through helpers): each level of the user's
         # recursion costs two Python frames (the generated function and fcall), not four.
-        if f.__closure__ is not None and isinstance(df, FunctionTangent) and type(df.cells) is not tuple:
-            df.cells = _closure_tangent_cells(f)
+        if f.__closure__ is not None:
+            df = closure_tangent(f, df)
         rule, primals, tangents = _derived_rule(f, df, args, dargs, kwargs, dkwargs)
         if rule.takes_self:
             return rule.fn(f, df, *primals, *tangents)
@@ -242,6 +243,8 @@ class DerivedForward:
 
     def call_bound(self, fn: types.FunctionType, dfn: Any, primals: tuple, tangents: tuple) -> tuple:
         if self.takes_self:
+            if fn.__closure__ is not None:
+                dfn = closure_tangent(fn, dfn)
             return self.fn(fn, dfn, *primals, *tangents)
         return self.fn(*primals, *tangents)
 
@@ -269,14 +272,16 @@ def _refuse_untracked_write(f: Any, target: Any, dtarget: Any, dothers: Any) -> 
     """A value with a derivative written in place into a container or array that has no tangent storage: one
     reached through state the derivative does not follow (a mutable class attribute read through an instance,
     `self.items.append(v)` with `items = []` on the class). Its tangent would be dropped: refused."""
-    if dtarget is not NoTangent or not isinstance(target, (list, dict, set, np.ndarray)):
+    if dtarget is not NoTangent or not (isinstance(target, (list, dict, set, np.ndarray)) or is_mutable(target)
+                                        or (isinstance(target, type) and target.__flags__ & (1 << 9))):
         return
     if not any(_nonzero_tangent(d) for d in dothers):
         return
     from ..errors import UnsupportedDerivativeError
 
+    what = f"the class {target.__qualname__}" if isinstance(target, type) else f"a {type(target).__name__}"
     raise UnsupportedDerivativeError(
-        f"{getattr(f, '__qualname__', f)} writes a value with a derivative into a {type(target).__name__} whose "
+        f"{getattr(f, '__qualname__', f)} writes a value with a derivative into {what} whose "
         "derivative is not tracked: state outside the function's own objects, such as a mutable class attribute "
         "shared by all instances (`items = []` in the class body, changed through `self.items`). Create it in "
         "__init__ (an instance attribute) or inside the function, or pass it as an argument.")
@@ -292,44 +297,6 @@ def _nonzero_tangent(d: Any) -> bool:
     if isinstance(d, (list, tuple)):
         return any(_nonzero_tangent(v) for v in d)
     return True
-
-
-_CELL_TANGENTS: dict = {}  # id(primal cell) -> (weakref to a function holding it, its index there, tangent cell)
-
-
-def _closure_tangent_cells(f: types.FunctionType) -> tuple:
-    """Tangent cells for a closure made where none of its cells held a tangent (a factory called without
-    differentiable inputs: `def make(): s = [0.0]; def inc(v): s[0] += v ...`). A mutable value in a cell gets
-    zero storage kept in its tangent cell, so the closure's writes through it persist from call to call (before,
-    the function's tangent had no cells: forward mode crashed). Closures sharing a cell (`inc` and `get` from
-    one factory) share its tangent cell: found through a live function that holds the same cell."""
-    import weakref
-
-    cells = []
-    for i, c in enumerate(f.__closure__):
-        known = _CELL_TANGENTS.get(id(c))
-        if known is not None:
-            holder = known[0]()
-            if holder is not None and holder.__closure__[known[1]] is c:
-                cells.append(known[2])
-                continue
-        dc = types.CellType()
-        try:
-            v = c.cell_contents
-        except ValueError:
-            v = None
-        if v is not None and is_mutable(v):
-            dc.cell_contents = zero_tangent(v)
-        key = id(c)
-        _CELL_TANGENTS[key] = (weakref.ref(f, lambda _, key=key: _forget_cell(key)), i, dc)
-        cells.append(dc)
-    return tuple(cells)
-
-
-def _forget_cell(key: int) -> None:
-    entry = _CELL_TANGENTS.get(key)
-    if entry is not None and entry[0]() is None:
-        del _CELL_TANGENTS[key]
 
 
 def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
@@ -380,6 +347,11 @@ def bind(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: di
             k = positional.index(p) - first_default
             primals.append(defaults[k])
             tangents.append(ddefaults[k] if k < len(ddefaults) else NoTangent)
+        if tangents[-1] is NoTangent and name not in bound.arguments and is_mutable(primals[-1]) and \
+                p.kind is not p.VAR_POSITIONAL and p.kind is not p.VAR_KEYWORD:
+            # A mutable default (`cache={}`, `acc=[]`) lives as long as the function: state kept between calls,
+            # whose tangent this computation keeps (as for a closure's cells), not new storage at each call.
+            tangents[-1] = _session_storage(_session(), primals[-1])
     return tuple(primals), tuple(tangents)
 
 
@@ -457,6 +429,7 @@ def _entry_code() -> Any:
 
 
 _ENTRY_CODE = _entry_code()
+state.CALL_CODES.update({fcall.__code__, DerivedForward.call_bound.__code__, DerivedForward.__call__.__code__})
 _JACOBIAN_RULE = _JacobianRule()
 
 

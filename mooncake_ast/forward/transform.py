@@ -29,6 +29,7 @@ from ..ir.kinds import NUM, infer_kinds
 from ..rules import helpers
 from ..tangents import storage
 from .activity import Activity
+from .state import active_globals, module_tangent, refuse_nested_module_state, untracked_store
 
 _NUMERIC = (int, float, complex)
 
@@ -286,6 +287,7 @@ class ForwardTransform:
         self.tangent: dict[Value, Optional[Value]] = {}
         self.tangent_of: dict[Value, Value] = {}
         self.uses_self = bool(ir.freevars) or _uses(ir, ir.self_ref)  # type: ignore[attr-defined]
+        self.writes_captured: Optional[str] = None  # the function's name, where it writes what it captures
 
     def run(self) -> tuple[Function, list[Value]]:
         ir = self.ir
@@ -309,9 +311,17 @@ class ForwardTransform:
         params += list(ir.params) + tparams
         entry_extra: list[Call] = []
         for fv in ir.freevars:
-            s = Call(Const(cell_tangent), [self.tangent[ir.self_ref], Const(fv.index)], loc=ir.loc)  # type: ignore[attr-defined]
+            extra = [Const(self.writes_captured)] if self.writes_captured else []
+            s = Call(Const(cell_tangent), [self.tangent[ir.self_ref], Const(fv.index), *extra], loc=ir.loc)  # type: ignore[attr-defined]
             entry_extra.append(s)
             self._set(fv, s)
+        refuse_nested_module_state(ir, self.resolver.raw_callee)
+        for g in active_globals(ir, self.act.active, self.resolver.g):
+            # Module-level state a callee may write data with a derivative into (activity.py): its tangent is
+            # the storage this forward computation keeps for it (runtime.module_tangent), shared with callees.
+            s = Call(Const(module_tangent), [g], loc=ir.loc)
+            entry_extra.append(s)
+            self._set(g, s)
         # Tangent phis first (their incoming values are filled at the end).
         tphis: list[tuple[Phi, Phi]] = []
         for b in ir.blocks:
@@ -368,7 +378,7 @@ class ForwardTransform:
         operands = [v for v in s.operands() if v is not s.fn or fn is None]
         any_active = any(v in self.act.active for v in operands)
         b = IRTemplateBuilder(self, [], s.loc, effect=bool(rule is not None and rule.mutates))
-        if not any_active:
+        if not any_active and s not in self.act.stateful_calls:
             # Active only because it is written later with active data: start from zero.
             out.append(s)
             if fn is ops.identity and isinstance(s.args[0], Const):
@@ -388,6 +398,8 @@ class ForwardTransform:
                 y = None if rule.mutates else s
                 dy = rule.jvp(b, y, *s.args, **s.kwargs)  # type: ignore[misc]
                 dy = self._conform(s, rule, b, dy)
+                if rule.mutates and dy is None and not b.out:
+                    self._guard_untracked_store(s, rule, out)
                 if rule.mutates:
                     out += b.out
                     out.append(s)
@@ -398,6 +410,19 @@ class ForwardTransform:
             self._ensure_storage(s, fn, out)
             return
         self._dispatch(s, fn, out)
+
+    def _guard_untracked_store(self, s: Call, rule: Rule, out: list) -> None:
+        """A write of active data into an object with no tangent here (`type(self).total = v`: a class, from
+        a call without a derivative) would drop v's tangent: checked when the code runs (runtime.untracked_store)."""
+        pos = rule.mutates[0]
+        if pos >= len(s.args):
+            return
+        dvs = [self.tangent[v] for i, v in enumerate(s.args) if i != pos and self.tangent.get(v) is not None]
+        if self.tangent.get(s.args[pos]) is None and dvs:
+            g = Call(Const(untracked_store), [s.args[pos], *dvs], loc=s.loc)
+            g.derived = True  # type: ignore[attr-defined]
+            g.effect = True  # type: ignore[attr-defined]
+            out.append(g)
 
     def _conform(self, s: Call, rule: Rule, b: IRTemplateBuilder, dy: Any) -> Any:
         """A tangent a template passes through from one operand gets the result's shape, in fresh storage.
@@ -544,10 +569,21 @@ def item_storage(container: Any, dcontainer: Any, index: Any, item: Any) -> Any:
     return d
 
 
-def cell_tangent(dfn: Any, index: int) -> Any:
-    """The tangent cell of closure cell `index` of a function whose tangent is `dfn`."""
-    if isinstance(dfn, FunctionTangent) and dfn.cells[index] is not None:
+def cell_tangent(dfn: Any, index: int, writer: Optional[str] = None) -> Any:
+    """The tangent cell of closure cell `index` of a function whose tangent is `dfn`.
+
+    A function entered with the zero tangent (forward code differentiated again: the nested plans pass the
+    constant zero) reads zero from its cells; that is its derivative only if it never changes what it
+    captures (a write there would keep its tangent in storage this zero does not have): refused otherwise
+    (`writer`: the closure's name, given where its source writes what it captures)."""
+    if isinstance(dfn, FunctionTangent) and type(dfn.cells) is tuple and dfn.cells[index] is not None:
         return dfn.cells[index]
+    if writer is not None and not isinstance(dfn, FunctionTangent):
+        from ..rules.forward_code_rules import NestingError
+
+        raise NestingError(f"nested derivative of {writer}: forward mode over the forward code of a closure "
+                           "that changes what it captures (a list or counter it keeps between calls) is not "
+                           "supported; pass that state as an argument")
     return types.CellType()
 
 

@@ -30,6 +30,16 @@ class AdjTuple(tuple):
         return f"AdjTuple({tuple(self)!r})"
 
 
+class StorageTuple(AdjTuple):
+    """The whole adjoint of a tuple holding mutable objects (shadows.take): at `storage_at`, the objects' own
+    storage.  A reader taking a slot out as a value (`item_of`, in a pullback that adds adjoints up as values)
+    moves an array's storage out (a copy, the storage left zero): a parameter returned in the tuple
+    (`return v, v * 2`) would otherwise have its storage read as its adjoint, added to, and added back into
+    the same storage by the caller -- counted twice."""
+
+    storage_at: frozenset = frozenset()
+
+
 class AdjList(list):
     """The adjoint of a list: `+` adds element by element."""
 
@@ -356,9 +366,37 @@ def item_of(g: Any, key: Any) -> Any:
     if g is NoTangent:
         return g
     try:
-        return g[key]
+        v = g[key]
     except (KeyError, IndexError, TypeError):
         return NoTangent
+    if type(g) is StorageTuple and type(key) is int and key in g.storage_at and type(v) is np.ndarray:
+        moved = v.copy()
+        v[...] = 0
+        return moved
+    if getattr(type(g), "holds_storage", False) and isinstance(v, _STORAGE):
+        # A list's (dict's) storage: a mutable item's slot is that item's storage.  The same storage in an
+        # earlier slot is the same object held twice (`return [out, out]`): its adjoint is counted there, once.
+        if isinstance(g, dict):
+            for k in g:
+                if k == key:
+                    break
+                if g[k] is v:
+                    return NoTangent
+        elif type(key) is int:
+            for j in range(key if key >= 0 else len(g) + key):
+                if g[j] is v:
+                    return NoTangent
+        if type(v) is np.ndarray:
+            from .shadows import is_storage
+
+            if is_storage(v):  # taken out as a value: moved (see StorageTuple)
+                moved = v.copy()
+                v[...] = 0
+                return moved
+    return v
+
+
+_STORAGE = (np.ndarray, list, dict, MutableTangent)
 
 
 def unpack_adjoint(x: Any, g: Any) -> Any:

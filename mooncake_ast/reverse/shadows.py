@@ -26,7 +26,7 @@ import numpy as np
 from ..arrays import is_other_array, mutable_in_place
 from ..attribute_checks import check_attribute_read
 from ..tangents import MutableTangent, NoTangent, declared_slots, fields_of, is_mutable, slot_names
-from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, add_rows, item_adjoint, unbroadcast
+from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, item_adjoint, unbroadcast
 
 _MISSING = object()
 
@@ -34,9 +34,11 @@ _MISSING = object()
 class ShadowList(AdjList):
     """Adjoint slots of a list: a mutable item's slot is that item's own shadow."""
 
+    holds_storage = True  # (adjoints.item_of: one object in two slots has one storage)
+
 
 class ShadowDict(AdjDict):
-    pass
+    holds_storage = True
 
 
 class ShadowCell:
@@ -55,6 +57,7 @@ class Context:
 
     def __init__(self) -> None:
         self.shadows: dict[int, tuple[Any, Any]] = {}
+        self.arrays: dict[int, Any] = {}  # the array storages among them, by id (is_storage)
         self.adopted: dict[int, Any] = {}  # returned adjoints taken as storage (full_adjoint), by id
         # Objects the pullback rolled back, with their state before it did (the state the forward pass,
         # like the plain call, left them in), by id: put back when the pullback is done (`remember`).
@@ -116,7 +119,14 @@ def shadow(obj: Any) -> Any:
         return found[1]
     sh = _new_shadow(obj)
     ctx.shadows[id(obj)] = (obj, sh)
+    if type(sh) is np.ndarray:
+        ctx.arrays[id(sh)] = sh
     return sh
+
+
+def is_storage(a: np.ndarray) -> bool:
+    """Is array `a` the adjoint storage of an array (not a value adjoint)?"""
+    return current().arrays.get(id(a)) is a
 
 
 def _has_shadow(obj: Any) -> bool:
@@ -314,12 +324,38 @@ def take(v: Any, v_bar: Any) -> Any:
         sh = shadow(v)
         return sh.slot if isinstance(sh, ShadowCell) else sh  # the storage itself: adding it back is a no-op
     if isinstance(v, tuple) and holds_mutable(v):
-        # The whole adjoint: the value's parts, and the storage of the mutable objects inside.
-        # (A cell's part is its storage object, not the slot's value, so that adding it back is a no-op.)
-        parts = v_bar if isinstance(v_bar, (tuple, list)) else ()
-        return AdjTuple(shadow(vi) if isinstance(vi, types.CellType) else take(vi, parts[k] if k < len(parts) else NoTangent)
-                        for k, vi in enumerate(v))
+        return _take_tuple(v, v_bar, set())
     return v_bar
+
+
+def _take_tuple(v: tuple, v_bar: Any, seen: set) -> Any:
+    """The whole adjoint of a tuple holding mutable objects: the value's parts, and the storage of the mutable
+    objects inside -- each object's storage once: an object in two slots (`return out, out`) gets it in the
+    first and zero in the others, or a reader adding the slots up (the tuple's pullback) counts it twice.
+    (A cell's part is its storage object, not the slot's value, so that adding it back is a no-op.)"""
+    parts = v_bar if isinstance(v_bar, (tuple, list)) else ()
+    for vi in v:  # objects a list or dict in the tuple holds too: their storage is in that container's slot
+        if isinstance(vi, (list, dict)):
+            seen.update(id(x) for x in (vi.values() if isinstance(vi, dict) else vi) if is_mutable(x))
+    out = []
+    stored = []
+    for k, vi in enumerate(v):
+        pk = parts[k] if k < len(parts) else NoTangent
+        if isinstance(vi, types.CellType) or is_mutable(vi):
+            item = shadow(vi) if isinstance(vi, types.CellType) else take(vi, pk)
+            if id(vi) in seen:
+                item = NoTangent
+            else:
+                stored.append(k)
+            seen.add(id(vi))
+        elif isinstance(vi, tuple) and holds_mutable(vi):
+            item = _take_tuple(vi, pk, seen)
+        else:
+            item = take(vi, pk)
+        out.append(item)
+    t = StorageTuple(out)
+    t.storage_at = frozenset(stored)
+    return t
 
 
 
@@ -404,12 +440,21 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
         items = [NoTangent] * len(obj)
         items[obj._fields.index(name)] = g
         return accumulate(obj_bar, route(obj, AdjTuple(items)))
-    if is_mutable(obj):
+    if is_mutable(obj) or (_user_class(obj) and not callable(y)):
+        # (a user class's attribute is state too: `Registry.total` read after a method set it from the inputs)
         if is_mutable(y):
             return obj_bar
         _add_field(shadow(obj), obj, name, g)
         return obj_bar
     return obj_bar
+
+
+def _user_class(obj: Any) -> bool:
+    """A class made by a `class` statement, whose attributes are state shared by its instances."""
+    return isinstance(obj, type) and bool(obj.__flags__ & _HEAPTYPE)
+
+
+_HEAPTYPE = 1 << 9
 
 
 def _array_attribute_reverse(g: Any, obj: Any, name: str, obj_bar: Any) -> Any:
@@ -572,6 +617,8 @@ def delitem_reverse(g: Any, y: Any, saved: Any, a: Any, i: Any) -> None:
 
 
 def save_attr(obj: Any, name: str) -> Any:
+    if isinstance(obj, type):
+        return vars(obj).get(name, _MISSING)
     return fields_of(obj).get(name, _MISSING)
 
 
@@ -579,13 +626,20 @@ def setattr_reverse(g: Any, y: Any, old: Any, obj: Any, name: str, v: Any, v_bar
     remember(obj)
     sh = shadow(obj)
     slot = sh.fields.pop(name, NoTangent) if isinstance(sh, MutableTangent) else NoTangent
-    if old is _MISSING:
+    if isinstance(obj, type):  # a class attribute (type.__setattr__, not object's)
+        if old is _MISSING:
+            if name in vars(obj):
+                delattr(obj, name)
+        else:
+            setattr(obj, name, old)
+    elif old is _MISSING:
         try:
             object.__delattr__(obj, name)
         except AttributeError:
             pass
     else:
         object.__setattr__(obj, name, old)
+    if old is not _MISSING:
         if isinstance(sh, MutableTangent):
             sh.fields[name] = shadow(old) if is_mutable(old) else NoTangent
     return v_bar if is_mutable(v) else accumulate(v_bar, slot)
@@ -752,6 +806,8 @@ def state_of(x: Any) -> Any:
             return x.cell_contents
         except ValueError:
             return _MISSING
+    if isinstance(x, type):
+        return dict(vars(x))
     if hasattr(x, "__dict__") or slot_names(x):
         return fields_of(x)
     return _NO_STATE  # (a deque, a bytearray, ...: left as the pullback leaves it)
@@ -777,6 +833,13 @@ def put_state(x: Any, s: Any) -> None:
                 pass
         else:
             x.cell_contents = s
+    elif isinstance(x, type):
+        now = vars(x)
+        for k, v in s.items():
+            if now.get(k, _MISSING) is not v:
+                setattr(x, k, v)
+        for k in [k for k in now if k not in s]:
+            delattr(x, k)
     elif s is not _NO_STATE:
         declared = declared_slots(x)
         d = getattr(x, "__dict__", None)

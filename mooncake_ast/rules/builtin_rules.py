@@ -573,6 +573,12 @@ def getattr_tangent(obj, dobj, name, value):
             return fcall(prop.fget, NoTangent, (obj,), (dobj,))[1]
         if isinstance(value, (_types.MethodType, _types.BuiltinMethodType)) and getattr(value, "__self__", None) is obj:
             return MethodTangent(dobj)
+        if is_mutable(value) and (isinstance(obj, type) or name not in getattr(obj, "__dict__", {})):
+            # a class's list (dict, array, ...), read through the class or an instance: state shared by all
+            # instances, its tangent kept by identity for this forward computation (forward/runtime.py)
+            from ..forward.state import module_tangent
+
+            return module_tangent(value)
         if name in getattr(obj, "__dict__", {}):
             fields[name] = zero_tangent(value)  # keep it, so later writes through it are seen
             return fields[name]
@@ -588,6 +594,11 @@ def getattr_tangent(obj, dobj, name, value):
 
 def setattr_tangent(dobj, value, name, dv):
     if isinstance(dobj, MutableTangent):
+        if getattr(dobj, "__mc_class__", False) and is_mutable(value):
+            from ..forward.state import set_shared_tangent  # a class attribute: by identity (getattr_tangent)
+
+            set_shared_tangent(value, storage(value, dv))
+            return
         dobj.fields[name] = storage(value, dv)
 
 

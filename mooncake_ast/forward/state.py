@@ -1,0 +1,242 @@
+"""Forward mode: the tangents of state that lives outside the function being differentiated.
+
+A closure made at module level (`counter = make_counter()`), a memoizing decorator's cache, a mutable
+default argument, a module-level object, a class attribute: the derivative cannot pass them in as
+arguments, yet what the computation writes into them must keep its tangent from one call to the next
+(reverse mode keeps its adjoints by identity for one gradient computation, reverse/shadows.py).  Their
+tangents live here, by identity, for one outermost forward computation (a *session*): zero at first
+(what they held before is a constant), shared by every closure, name and callee that reaches them.
+
+The generated code's entry points (`module_tangent`, `untracked_store`) and the transform's questions
+(`active_globals`, `refuse_nested_module_state`) are here too.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import types
+from typing import Any
+
+import numpy as np
+
+from ..ir.nodes import Call, Const, Function, Global
+from ..tangents import FunctionTangent, MutableTangent, NoTangent, is_mutable, zero_tangent
+
+
+def refuse_untracked_store(target: Any, tangents: tuple) -> None:
+    """A write into `target` (a user class: `type(self).total = v`; a float array, list, dict or object)
+    whose tangent is not tracked where the write happens, of data with a nonzero tangent: refused."""
+    if not any(_nonzero(d) for d in tangents):
+        return
+    if not (is_mutable(target) or (isinstance(target, type) and target.__flags__ & (1 << 9))):
+        return  # (an int array, a tuple, ...: what is stored there carries no derivative)
+    from ..errors import UnsupportedDerivativeError
+
+    what = f"the class {target.__qualname__}" if isinstance(target, type) else f"a {type(target).__name__}"
+    raise UnsupportedDerivativeError(
+        f"forward mode: a value with a derivative is written into {what} whose derivative is not tracked here "
+        "(state shared outside the function's own objects, such as a class attribute set through "
+        "`type(self)`); its derivative would be lost. Keep the state in an instance attribute or pass it as "
+        "an argument.")
+
+
+def closure_tangent(f: types.FunctionType, df: Any) -> Any:
+    """The tangent of closure f, with tangent cells: df's own, or, where df has none (a closure made outside
+    the function being differentiated -- a module-level `counter = make_counter()` -- or made inside it by a
+    factory called without differentiable inputs), those of this forward computation (`_session_cells`)."""
+    if isinstance(df, FunctionTangent):
+        if type(df.cells) is not tuple:
+            df.cells = _session_cells(f)
+        return df
+    if (df is NoTangent or df is None) and _keeps_state(f):
+        return FunctionTangent(_session_cells(f))
+    return df
+
+
+def _keeps_state(f: types.FunctionType) -> bool:
+    """Can what f's cells hold change between two reads in one computation (f writes it, or it is a mutable
+    object someone else may write)?  Otherwise the zero tangent of a constant is right as it is."""
+    from ..attribute_checks import writes_captured
+
+    for c in f.__closure__:
+        try:
+            v = c.cell_contents
+        except ValueError:
+            continue
+        if is_mutable(v):
+            return True
+    return writes_captured(f)
+
+
+CALL_CODES: set = set()  # the code of the run-time entries into forward code (filled below)
+_session_local = threading.local()
+
+
+def _session() -> dict:
+    """The tangent storage of state that lives outside the function being differentiated, for one outermost
+    forward computation (the outermost generated forward function, or run-time entry, on this thread's
+    stack), as reverse mode's shadows live for one gradient computation.  What such state held before the
+    computation is a constant (a zero tangent); what the computation writes into it keeps its tangent from
+    call to call within it -- and no longer: the next computation starts from zeros again."""
+    frame = sys._getframe(2)
+    last = getattr(_session_local, "last", None)
+    if last is not None:
+        f = frame
+        while f is not None:
+            if f is last[0]:
+                return last[1]
+            f = f.f_back
+    outer = None
+    f = frame
+    while f is not None:
+        if f.f_code in CALL_CODES or f.f_code.co_name.endswith("__forward"):
+            outer = f
+        f = f.f_back
+    store: dict = {}
+    _session_local.last = (outer, store)  # (holding the frame keeps its identity unique while we compare it)
+    return store
+
+
+def _session_cells(f: types.FunctionType) -> tuple:
+    """Tangent cells for f's closure cells in this forward computation: one per primal cell (closures
+    sharing a cell, `inc` and `get` from one factory, share it), a mutable value in a cell getting zero
+    storage (one per object: two cells holding one list share it), so writes through it persist from call
+    to call.  (Before, a closure made outside had no tangent cells: a write into the list it captured got
+    new storage at each read and its tangent was dropped, silently.)"""
+    store = _session()
+    cells = []
+    for c in f.__closure__:
+        known = store.get(id(c))
+        if known is not None and known[0] is c:
+            cells.append(known[1])
+            continue
+        dc = types.CellType()
+        try:
+            v = c.cell_contents
+        except ValueError:
+            v = None
+        if v is not None and is_mutable(v):
+            dc.cell_contents = _session_storage(store, v)
+        store[id(c)] = (c, dc)
+        cells.append(dc)
+    return tuple(cells)
+
+
+class ClassTangent(MutableTangent):
+    """The tangent of a user class (its class attributes are state): number attributes as fields; mutable
+    ones (lists, arrays, ...) kept by identity in the session, as when read through an instance."""
+
+    __mc_class__ = True
+
+    def __init__(self, fields: dict) -> None:
+        object.__setattr__(self, "fields", _ClassFields(fields))
+
+
+class _ClassFields(dict):
+    """A class's attribute tangents: an attribute never set from the inputs (a method, a constant) has none."""
+
+    def __missing__(self, name: str) -> Any:
+        return NoTangent
+
+
+def module_tangent(obj: Any) -> Any:
+    """The tangent of module-level state `obj` (a list a closure made at module level also holds, a class
+    whose attributes its methods change, ...) read by generated forward code: the storage this forward
+    computation keeps for it, zero storage at first."""
+    if isinstance(obj, type):
+        if not obj.__flags__ & (1 << 9):
+            return NoTangent
+        store = _session()
+        known = store.get(id(obj))
+        if known is None or known[0] is not obj:
+            known = store[id(obj)] = (obj, ClassTangent({}))
+        return known[1]
+    if not is_mutable(obj):
+        return NoTangent
+    return _session_storage(_session(), obj)
+
+
+def set_shared_tangent(obj: Any, d: Any) -> None:
+    """`Cls.items = v`: v's tangent storage d is the one every later read of v in this computation sees."""
+    _session()[id(obj)] = (obj, d)
+
+
+def _session_storage(store: dict, obj: Any) -> Any:
+    """obj's tangent storage in this computation: zero at first, made part by part so that an object reached
+    two ways (`TRAINER.model` and `MODEL`, a list in two cells) has one storage."""
+    known = store.get(id(obj))
+    if known is not None and known[0] is obj:
+        return known[1]
+    if isinstance(obj, list):
+        d: Any = []
+        store[id(obj)] = (obj, d)
+        d.extend(_session_storage(store, v) if is_mutable(v) else NoTangent for v in obj)
+    elif isinstance(obj, dict):
+        d = {}
+        store[id(obj)] = (obj, d)
+        d.update((k, _session_storage(store, v) if is_mutable(v) else NoTangent) for k, v in obj.items())
+    elif is_mutable(obj) and hasattr(obj, "__dict__") and not isinstance(obj, np.ndarray):
+        d = MutableTangent({})
+        store[id(obj)] = (obj, d)
+        for k, v in vars(obj).items():
+            d.fields[k] = _session_storage(store, v) if is_mutable(v) else zero_tangent(v)
+    else:
+        d = zero_tangent(obj)
+        store[id(obj)] = (obj, d)
+    return d
+
+
+
+def _nonzero(d: Any) -> bool:
+    from .runtime import _nonzero_tangent
+
+    return _nonzero_tangent(d)
+
+
+# ---------------------------------------------------------------- the transform's side
+
+
+def active_globals(ir: Function, active: set, user_globals: dict) -> list:
+    """The module-level names read here that hold state with a derivative: active, and (as the module holds
+    them now) a user class or a mutable object -- not functions, modules, numbers."""
+    found: dict = {}
+    for b in ir.blocks:
+        for st in b.stmts:
+            for v in st.operands():
+                if isinstance(v, Global) and v in active and v not in found:
+                    obj = user_globals.get(v.name)
+                    # (a class only called, `Point(...)`, is not read: its instances' own tangents do)
+                    if is_mutable(obj) or (isinstance(obj, type) and obj.__flags__ & (1 << 9) and v is not st.fn):
+                        found[v] = None
+    return list(found)
+
+
+def refuse_nested_module_state(ir: Function, raw_callee: Any) -> None:
+    """Forward code that keeps tangents of module-level state (module_tangent), differentiated again: both
+    orders would keep theirs in the one storage of the computation, mixed.  Refused."""
+    for b in ir.blocks:
+        for st in b.stmts:
+            callee = st.fn
+            by_name = isinstance(callee, Call) and callee.callee() is getattr and len(callee.args) == 2 and \
+                isinstance(callee.args[1], Const) and callee.args[1].value == "module_tangent"  # (`_mc.module_tangent`)
+            if by_name or raw_callee(st) is module_tangent:
+                from ..rules.forward_code_rules import NestingError
+
+                raise NestingError("nested derivative: forward mode over forward code that keeps the derivative "
+                                   "of module-level state (a module-level object, or a class attribute, that a "
+                                   "method or closure changes) is not supported; pass that object as an argument")
+
+
+def untracked_store(target: Any, *tangents: Any) -> None:
+    """Generated code: refuse a write of data with a nonzero tangent into an object whose tangent is not
+    tracked here (refuse_untracked_store)."""
+    refuse_untracked_store(target, tangents)
+
+
+def _register() -> None:
+    from ..rules.registry import defzero
+
+    defzero(module_tangent, untracked_store)  # (forward code differentiated again: the storage itself is a constant there)
+
+
+_register()
