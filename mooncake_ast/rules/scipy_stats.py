@@ -14,8 +14,8 @@ the standard density, 0 outside the support; Laplace's kink at 0 takes slope 0):
 and the shape parameters have closed forms through digamma.  cdf, logcdf, sf and logsf have
 derivatives in x, loc and scale through the density; with respect to a shape parameter (df of t
 and chi2, a and b of beta, a of gamma) they have no closed form, and a differentiated shape
-parameter is refused there (never a zero).  Poisson's pmf and logpmf are differentiated in mu (k
-and loc move between integers: zero).  multivariate_normal.logpdf/pdf are differentiated in x,
+parameter is refused there (never a zero).  Poisson's pmf, logpmf, cdf, sf, logcdf and logsf are
+differentiated in mu (k and loc move between integers: zero).  multivariate_normal.logpdf/pdf are differentiated in x,
 mean and cov (a 2-D cov: its lower triangle, which SciPy reads; a 1-D cov: the diagonal; a number).
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ CONTINUOUS = {"norm": (), "t": ("df",), "chi2": ("df",), "beta": ("a", "b"), "ga
               "laplace": ()}
 METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 DISCRETE = {"poisson": ("mu",)}
-DISCRETE_METHODS = ("logpmf", "pmf")
+DISCRETE_METHODS = ("logpmf", "pmf", "cdf", "sf", "logcdf", "logsf")
 MULTIVARIATE = {"multivariate_normal": ("logpdf", "pdf")}
 FUNCTIONS = sorted([f"{d}.{m}" for d in CONTINUOUS for m in METHODS] + [f"{d}.{m}" for d in DISCRETE for m in DISCRETE_METHODS]
                    + [f"{d}.{m}" for d, ms in MULTIVARIATE.items() for m in ms])
@@ -174,8 +174,17 @@ def continuous_partial(dist, method, i, y, x, loc, scale, *shapes):
 
 
 def poisson_partial(method, y, k, mu, loc):
-    """d logpmf / d mu = (k - loc) / mu - 1 on the support (0 off it); pmf: times the pmf."""
+    """d logpmf / d mu = (k - loc) / mu - 1 on the support (0 off it); pmf: times the pmf.
+    cdf(k) = sum of pmf(j) for j <= k, and d pmf(j) / d mu = pmf(j - 1) - pmf(j) telescopes:
+    d cdf / d mu = -pmf(floor(k - loc)); sf = 1 - cdf; logcdf and logsf divide by cdf and sf."""
     _real_only(f"poisson.{method}", k, mu, loc)
+    if method in ("cdf", "sf", "logcdf", "logsf"):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = _dist("poisson").pmf(np.floor(np.subtract(k, loc)), mu)  # the last whole count at or below k - loc
+            part = {"cdf": -p, "sf": p, "logcdf": -p / np.exp(y) if method == "logcdf" else 0.0,
+                    "logsf": p / np.exp(y) if method == "logsf" else 0.0}[method]
+            part = np.where(np.asarray(p) == 0, 0.0, part)
+        return _scalar(np.asarray(part, dtype=float))
     n = np.subtract(k, loc)
     with np.errstate(divide="ignore", invalid="ignore"):
         part = np.where(np.isfinite(_dist("poisson").logpmf(k, mu, loc)), n / np.asarray(mu, dtype=float) - 1.0, 0.0)
