@@ -4,3 +4,4 @@ from . import python_statistics_more  # noqa: F401  (statistics.geometric_mean, 
 from . import numpy_linalg_complex  # noqa: F401  (forward mode of eigh/eigvalsh/svd/svdvals for complex matrices; after numpy_linalg)
 from . import python_deque  # noqa: F401  (collections.deque, forward mode; reverse refused by name)
 from . import numpy_misc_ops  # noqa: F401  (np.divmod, np.ldexp, np.around, np.resize, np.ediff1d, np.choose)
+from . import numpy_functional  # noqa: F401  (np.piecewise, np.apply_along_axis: the user function through fcall/rcall)
