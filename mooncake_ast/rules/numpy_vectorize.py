@@ -52,8 +52,19 @@ def _check(vec, kwargs):
 
 
 # ------------------------------------------------------------------ construction
+def _function_tangent_zero(d):
+    """Is a function's tangent zero: no closure cell and no default carries a nonzero tangent?"""
+    from ..tangents import FunctionTangent
+
+    if not isinstance(d, FunctionTangent):
+        return _zeroish(d)
+    cells = d.cells if isinstance(d.cells, tuple) else ()
+    return (all(c is None or _zeroish(getattr(c, "cell_contents", None)) for c in cells)
+            and all(_zeroish(v) for v in d.defaults) and all(_zeroish(v) for v in d.kwdefaults.values()))
+
+
 def frule_construct(args, dargs, **kwargs):
-    if dargs and not _zeroish(dargs[0]):
+    if dargs and not _function_tangent_zero(dargs[0]):
         raise NotImplementedError("forward mode of np.vectorize of a function closing over differentiated values "
                                   "(pass them to it as arguments)")
     return np.vectorize(*args, **kwargs), NoTangent
