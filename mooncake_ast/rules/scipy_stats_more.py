@@ -26,7 +26,7 @@ from .scipy_special_more import RefusedAdjoint
 
 QUANTILES = ("ppf", "isf")
 FROZEN_CONTINUOUS = base.METHODS + QUANTILES
-FROZEN_DISCRETE = base.DISCRETE_METHODS + base.METHODS[2:] + QUANTILES  # (all piecewise constant in k or q)
+FROZEN_DISCRETE = tuple(dict.fromkeys(base.DISCRETE_METHODS + base.METHODS[2:] + QUANTILES))  # (all piecewise constant in k or q)
 REGISTERED: dict = {}  # rule key -> its name in FUNCTIONS (empty until scipy.stats is imported)
 # (scipy_stats.FUNCTIONS and REGISTERED take these in too: the docs page lists SciPy's rules from them)
 FUNCTIONS = sorted([f"{d}.{m}" for d in base.CONTINUOUS for m in QUANTILES]
