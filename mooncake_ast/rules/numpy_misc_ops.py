@@ -75,9 +75,6 @@ defvjp(np.resize, lambda t, g, y, a, new_shape: (t.call(resize_adjoint, a, g), N
 
 
 # ------------------------------------------------------------------ np.ediff1d
-_ABSENT = object()
-
-
 def _ediff_parts(to_end, to_begin):
     nb = 0 if to_begin is None else int(np.size(to_begin))
     ne = 0 if to_end is None else int(np.size(to_end))
