@@ -83,7 +83,10 @@ def _ediff_parts(to_end, to_begin):
 
 def ediff1d_tangent(ary, dary, to_end, dend, to_begin, dbegin):
     def dense(x, d):
-        return None if x is None else np.asarray(_dense(x, d) if not _none(d) else np.zeros(np.shape(x)), dtype=float)
+        if x is None:
+            return None
+        kind = np.result_type(float, np.asarray(x).dtype, np.asarray(d).dtype if not _none(d) else float)
+        return np.asarray(_dense(x, d) if not _none(d) else np.zeros(np.shape(x)), dtype=kind)
 
     return np.ediff1d(dense(ary, dary), to_end=dense(to_end, dend), to_begin=dense(to_begin, dbegin))
 
@@ -158,7 +161,8 @@ def choose_tangent(a, choices, dchoices, mode="raise"):
     from .builtin_rules import iter_tangents
 
     ds = [NoTangent] * len(choices) if _none(dchoices) else list(iter_tangents(choices, dchoices))
-    dense = [np.zeros(np.shape(c)) if _none(d) else np.asarray(_dense(c, d), dtype=float) for c, d in zip(choices, ds)]
+    dense = [np.zeros(np.shape(c)) if _none(d) else np.asarray(_dense(c, d), dtype=np.result_type(float, np.asarray(d).dtype))
+             for c, d in zip(choices, ds)]
     return np.choose(a, dense, mode=mode)
 
 

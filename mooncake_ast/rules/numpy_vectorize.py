@@ -95,15 +95,16 @@ def frule_call(args, dargs, **kwargs):
     _check(vec, kwargs)
     arrays, shape = _broadcast(xs)
     dense = [None if _zeroish(d) else np.broadcast_to(np.asarray(d), shape) for d in dargs[1:]]
-    y = np.zeros(shape)
-    dy = np.zeros(shape)
+    ys, dys = [], []
     for i in np.ndindex(*shape):
         v, dv = fcall(vec.pyfunc, NoTangent, tuple(_item(a[i]) for a in arrays),
                       tuple(NoTangent if d is None else _item(d[i]) for d in dense))
         if isinstance(v, tuple):
             raise NotImplementedError("derivative of np.vectorize of a function with several outputs")
-        y[i] = v
-        dy[i] = 0.0 if _zeroish(dv) else dv
+        ys.append(v)
+        dys.append(0.0 if _zeroish(dv) else dv)
+    y = np.array(ys).reshape(shape)  # (complex where the function returns complex numbers)
+    dy = np.array(dys, dtype=np.result_type(float, *[np.asarray(d).dtype for d in dys])).reshape(shape)
     return (y[()], dy[()]) if y.ndim == 0 else (y, dy)
 
 
@@ -113,14 +114,14 @@ def rrule_call(vec, *xs, **kwargs):
 
     _check(vec, kwargs)
     arrays, shape = _broadcast(xs)
-    y = np.zeros(shape)
-    pbs = {}
+    ys, pbs = [], {}
     for i in np.ndindex(*shape):
         v, pb = rcall(vec.pyfunc, tuple(_item(a[i]) for a in arrays), {})
         if isinstance(v, tuple):
             raise NotImplementedError("derivative of np.vectorize of a function with several outputs")
-        y[i] = v
+        ys.append(v)
         pbs[i] = pb
+    y = np.array(ys).reshape(shape)
 
     def pullback(g):
         if g is NoTangent or g is None:

@@ -6,8 +6,9 @@ Both are bilinear: d conv(a, b) = conv(da, b) + conv(a, db), with the same mode.
 goes through the 'full' convolution, of which 'same' and 'valid' keep a centred block starting at
 (full shape - output shape) // 2 along each axis: the adjoint g is put back into a zero array of
 the full shape, and then a's adjoint is correlate(g_full, b, 'valid') and b's correlate(g_full,
-a, 'valid').  correlate(a, b) is conv(a, b flipped along every axis).  Real arrays only (reverse
-mode has no complex values; forward mode would need the conjugate that correlate takes).
+a, 'valid').  correlate(a, b) is conv(a, b flipped along every axis).  Forward mode takes complex
+arrays (both are linear over the reals in each argument, correlate's conjugate included); reverse
+mode real ones.
 """
 from __future__ import annotations
 
@@ -31,14 +32,12 @@ def _zero(v):
 
 
 def _mode(what, a, b, p, k):
-    """The mode of a call (mode, method), refusing complex input and unknown options."""
+    """The mode of a call (mode, method), refusing unknown options."""
     names = ("mode", "method")
     opts = dict(zip(names, p))
     opts.update(k)
     if set(opts) - set(names) or len(p) > 2:
         raise NotImplementedError(f"derivative of scipy.signal.{what} with {sorted(set(opts) - set(names))}")
-    if np.iscomplexobj(a) or np.iscomplexobj(b):
-        raise NotImplementedError(f"derivative of scipy.signal.{what} of complex arrays")
     mode = opts.get("mode", "full")
     if mode not in _MODES:
         raise NotImplementedError(f"derivative of scipy.signal.{what} with mode={mode!r}")
@@ -66,6 +65,8 @@ def conv_adjoints(what, a, b, y, g, *p, **k):
     mode, _ = _mode(what, a, b, p, k)
     if _zero(g):
         return NoTangent, NoTangent
+    if np.iscomplexobj(a) or np.iscomplexobj(b) or np.iscomplexobj(g):
+        raise NotImplementedError(f"reverse-mode derivative of scipy.signal.{what} of complex arrays")
     sig = _signal()
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     bc = _flip(b) if what == "correlate" else b  # correlate(a, b) = convolve(a, flip(b))
