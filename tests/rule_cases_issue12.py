@@ -118,6 +118,38 @@ ISSUE12_CASES = {
     "statistics.correlation": [C("lambda x, y: statistics.correlation(list(x), y)", v5, RNG.uniform(-1, 1, 5))],
     "statistics.linear_regression": [C(regression, v5, RNG.uniform(-1, 1, 5))],
 }
+
+
+# ---------------------------------------------------------------- numpy_misc_ops.py, numpy_functional.py, numpy_vectorize.py, np.place, np.sign
+def place_into(x, v):
+    y = x * 1.0
+    np.place(y, np.array([True, False, True, True, False]), v)  # 3 entries from 2 values: NumPy repeats them
+    return y * x
+
+
+def branchy(v):
+    return v ** 2 + np.sin(v) if v > 0 else 3.0 * v
+
+
+def slice_pair(v, c):
+    return np.array([np.sum(v * c), np.prod(v)])
+
+
+ISSUE12_CASES.update({
+    "numpy.sign": [C("lambda a: np.sign(a) * a", v5 - 1.0), C("lambda z: np.sign(z) * 2.0", z33[0])],
+    "numpy.divmod": [C("lambda a, b: np.divmod(a, b)[1] * 2.0 + np.divmod(a, b)[0]", m34 * 3.0, RNG.uniform(0.5, 1.5, 4))],
+    "numpy.ldexp": [C("lambda x: np.ldexp(x, np.array([1, 2, 3, 0]))", m34)],
+    "numpy.resize": [C("lambda x: np.resize(x, (2, 4)) + np.sum(np.resize(x, 3))", v5)],
+    "numpy.ediff1d": [C("lambda x, b: np.ediff1d(x, to_begin=b, to_end=[1.0])", m34, RNG.uniform(-1, 1, 2)),
+                      C("lambda x, e: np.ediff1d(x, e)", v5, 0.4)],
+    "numpy.choose": [C("lambda x, y: np.choose(np.array([[0, 3], [1, 2]]), (x, y, x * y, 2.0), mode='wrap')", m34[:2, :2], v5[:2])],
+    "numpy.place": [C(place_into, v5, RNG.uniform(-1, 1, 2))],
+    "numpy.piecewise": [C("lambda x, c: np.piecewise(x, [x < 0.9, x > 0.7], [lambda v: c * v ** 2, lambda v: np.sin(v) * c, 1.5])", v5, 1.3)],
+    "numpy.apply_along_axis": [C("lambda x, c: np.apply_along_axis(slice_pair, 0, x, c)", m34, 0.7)],
+    "numpy.vectorize": [C("lambda x: np.vectorize(branchy)(x)", v5 - 1.0)],
+    "numpy.lib._function_base_impl.vectorize.__call__": [C("lambda x, y: np.vectorize(lambda a, b: a * b + a)(x, y)", m34, v5[:4])],
+})
+ISSUE12_ZERO_CASES_MORE = {"numpy.around": C("lambda x: np.around(x, 1) * x", v5)}
 if hasattr(np.linalg, "svdvals"):
     ISSUE12_CASES["numpy.linalg.svdvals"] = [C("lambda a: np.linalg.svdvals(a)", z43)]
 
@@ -150,6 +182,7 @@ def _stats_cases():
         arg = np.array([0.3, 0.75]) if method in ("ppf", "isf") else np.array([0.4, 1.3])
         by_name[f"rv_discrete_frozen.{method}"] = [C(f"lambda k: k * {wrap}(st.poisson(2.5).{method}(k)) + k", arg)]
     by_name["multivariate_normal_frozen.logpdf"] = [C("lambda x, m, c: st.multivariate_normal(m, c).logpdf(x)", x2, np.array([0.1, -0.2]), COV)]
+    by_name["multivariate_normal_frozen.entropy"] = [C("lambda m, c: st.multivariate_normal(m, c).entropy() * 2.0", np.array([0.1, -0.2]), COV)]
     by_name["multivariate_normal_frozen.pdf"] = [C("lambda x, m, c: st.multivariate_normal(mean=[m, 0.1], cov=c).pdf(x)", x2, 0.3, np.array([0.7, 1.2]))]
     by_name["rv_generic.__call__"] = [C("lambda x, m: st.norm(m, 1.2).logpdf(x) + st.t(3.0, loc=m).logpdf(x)", x, 0.3)]
     by_name["rv_generic.freeze"] = [C("lambda x, s: st.norm.freeze(loc=0.3, scale=s).sf(x)", x, 1.4)]
@@ -163,6 +196,7 @@ ISSUE12_ZERO_CASES = {
     "collections.deque.index": C("lambda x: x * collections.deque([1, 2]).index(2) + x", 0.6),
     "collections.deque.__len__": C("lambda x: x * len(collections.deque([1, 2])) + x", 0.6),
     "collections.deque.__contains__": C("lambda x: x * (2 in collections.deque([1, 2])) + x", 0.6),
+    **ISSUE12_ZERO_CASES_MORE,
 }
 
 try:

@@ -13,10 +13,12 @@ from rule_cases_python_lib import python_lib_cases  # noqa: F401  (re-exported f
 RNG = np.random.default_rng(20261124)
 
 try:
+    import scipy.linalg as la
+    import scipy.signal as sg
     import scipy.special as sp
     import scipy.stats as st
 except ImportError:  # SciPy is optional
-    sp = st = None
+    sp = st = la = sg = None
 
 
 
@@ -69,6 +71,17 @@ def _cases():
                             C("lambda x, m, c: st.multivariate_normal.logpdf(x, mean=m, cov=c)", X[0], mean, cov),
                             C("lambda x, m: st.multivariate_normal.logpdf(x, m)", X, mean)]
     out[(mvn, "pdf")] = [C("lambda x, m, c: st.multivariate_normal.pdf(x, m, c)", X[0], mean, cov)]
+    out[(mvn, "entropy")] = [C("lambda c: st.multivariate_normal.entropy(np.zeros(3), c)", cov),
+                             C("lambda c: st.multivariate_normal.entropy(np.zeros(2), cov=c)", np.array([0.5, 1.5]))]
+    for m in ("cdf", "sf", "logcdf", "logsf"):
+        out[(poisson, m)] = [C(f"lambda mu: st.poisson.{m}(np.array([0.0, 1.0, 2.5, 5.0]), mu)", 2.3)]
+    import scipy.linalg as la
+    import scipy.signal as sg
+    out[la.sqrtm] = [C("lambda a: la.sqrtm(a @ a.T + np.eye(3))", a)]
+    out[la.solve_sylvester] = [C("lambda a, b, q: la.solve_sylvester(a, b, q)", a + 3.0 * np.eye(3), cov, RNG.normal(size=(3, 3)))]
+    out[sg.convolve] = [C("lambda x, y: sg.convolve(x, y) + np.sum(sg.convolve(x, y, 'valid'))", RNG.normal(size=5), RNG.normal(size=3)),
+                        C("lambda x, y: sg.convolve(x, y, mode='same')", RNG.normal(size=(3, 4)), RNG.normal(size=(2, 2)))]
+    out[sg.correlate] = [C("lambda x, y: sg.correlate(x, y, 'same') * 2.0", RNG.normal(size=(3, 4)), RNG.normal(size=(2, 3)))]
     return out
 
 

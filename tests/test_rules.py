@@ -1088,7 +1088,6 @@ ZERO_CASES = {
     "numpy.searchsorted": C("lambda a: np.searchsorted(np.sort(a), 0.0) * a", x3),
     "numpy.digitize": C("lambda a: np.digitize(a, [0.0]) * a", x3),
     "numpy.isin": C("lambda a: np.isin(a, [0.0]) * a", x3),
-    "numpy.sign": C("lambda a: np.sign(a) * a", x3),
     "numpy.signbit": C("lambda a: np.signbit(a) * a", x3),
     "numpy.heaviside": C("lambda a: np.heaviside(a, 0.5) * a", x3),
     "numpy.floor": C("lambda a: np.floor(a * 3.0) + a", x3),

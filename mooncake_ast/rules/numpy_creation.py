@@ -34,7 +34,7 @@ def asarray_tangent(y, x, dx):
 
 # ------------------------------------------------------------------ not differentiable
 defzero(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.eye, np.identity,
-        np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort, np.sign, np.floor, np.ceil,
+        np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort, np.floor, np.ceil,
         np.round, np.rint, np.trunc, np.isnan, np.isinf, np.isfinite, np.greater, np.less, np.equal,
         np.not_equal, np.greater_equal, np.less_equal, np.logical_and, np.logical_or, np.logical_not,
         np.all, np.any, np.nonzero, np.count_nonzero, np.allclose, np.isclose, np.array_equal, np.searchsorted)

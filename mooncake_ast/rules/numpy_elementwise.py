@@ -24,6 +24,27 @@ def unary(fn, dfdx):
     defvjp(fn, lambda t, g, y, x, *a, **k: (t.mul(g, dfdx(t, y, x)),))
 
 
+def sign_tangent(x, dx):
+    """np.sign is a step for real x (derivative 0); for complex x it is x / |x| (NumPy 2), whose
+    tangent is (dx - sign(x) Re(conj(sign(x)) dx)) / |x| (0 at 0, where it jumps)."""
+    if not np.iscomplexobj(x) and not np.iscomplexobj(dx):
+        return NoTangent
+    x = np.asarray(x)
+    m = np.abs(x)
+    safe = np.where(m == 0, 1.0, m)
+    s = x / safe
+    with np.errstate(invalid="ignore"):
+        out = np.where(m == 0, 0.0, (dx - s * np.real(np.conj(s) * dx)) / safe)
+    return out[()] if out.ndim == 0 else out
+
+
+def sign_adjoint(x, g):
+    """Reverse mode: 0 for real x; complex x is refused (reverse mode has no complex values)."""
+    if np.iscomplexobj(x):
+        raise NotImplementedError("reverse-mode derivative of np.sign of a complex number")
+    return NoTangent
+
+
 # ------------------------------------------------------------------ elementwise, one argument
 unary(np.sin, lambda t, y, x: t.call(np.cos, x))
 unary(np.cos, lambda t, y, x: t.neg(t.call(np.sin, x)))
@@ -51,6 +72,8 @@ unary(np.reciprocal, lambda t, y, x: t.neg(t.mul(y, y)))
 defjvp(np.abs, lambda t, y, x, *a, **k: t.call(h.abs_tangent, x, t.d(x)) if t.d(x) is not None else None)
 defvjp(np.abs, lambda t, g, y, x, *a, **k: (t.mul(g, t.call(np.sign, x)),))
 unary(np.fabs, lambda t, y, x: t.call(np.sign, x))
+defjvp(np.sign, lambda t, y, x, *a, **k: t.call(sign_tangent, x, t.d(x)) if t.d(x) is not None else None)
+defvjp(np.sign, lambda t, g, y, x, *a, **k: (t.call(sign_adjoint, x, g),))
 defjvp(np.negative, lambda t, y, x: t.neg(t.d(x)))
 defjvp(np.positive, lambda t, y, x: t.d(x))
 defjvp(np.conjugate, lambda t, y, x: t.lin(np.conjugate, t.d(x)))

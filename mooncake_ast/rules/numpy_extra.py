@@ -351,30 +351,61 @@ def _mH(a):
 
 
 def _pinv_check(a, y, hermitian):
+    """True when some matrix is rank-deficient (see pinv_tangent)."""
     refuse_option("np.linalg.pinv", "hermitian=True", hermitian)
     m, n = np.shape(a)[-2:]
-    if np.any(np.linalg.matrix_rank(y) < min(m, n)):
-        raise NotImplementedError("derivative of np.linalg.pinv of a rank-deficient matrix (the pseudo-inverse jumps there)")
+    return bool(np.any(np.linalg.matrix_rank(y) < min(m, n)))
+
+
+def _null_blocks(A):
+    """Per matrix of A (a stack), bases of the left and right null spaces: (U0, V0), each (..., k, k - r)
+    padded with zero columns to the widest, so U0^H dA V0 is the change of rank a perturbation dA makes."""
+    A = np.asarray(A)
+    lead, (m, n) = A.shape[:-2], A.shape[-2:]
+    U0 = np.zeros(lead + (m, m), dtype=np.result_type(float, A.dtype))
+    V0 = np.zeros(lead + (n, n), dtype=U0.dtype)
+    for i in np.ndindex(*lead):
+        u, s, vh = np.linalg.svd(A[i])
+        r = int(np.linalg.matrix_rank(A[i]))
+        U0[i][:, : m - r] = u[:, r:]
+        V0[i][:, : n - r] = _mH(vh)[:, r:]
+    return U0, V0
 
 
 def pinv_tangent(a, y, da, rcond=None, hermitian=False, **kw):
-    """P = pinv(A), A of full rank: dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P."""
-    _pinv_check(a, y, hermitian)
+    """P = pinv(A): dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P.  Exact when A has full
+    rank, and, when A is rank-deficient, for a dA keeping the rank (U0^H dA V0 = 0 with U0, V0 the
+    null spaces: pinv(X^T X) of a wide X, say); a dA changing the rank is refused (P jumps there)."""
+    deficient = _pinv_check(a, y, hermitian)
     A, P = _inexact(a), np.asarray(y)
     dA = _dz(A, _dz(a, da))
+    if deficient:
+        U0, V0 = _null_blocks(A)
+        off = _mH(U0) @ dA @ V0
+        if np.max(np.abs(off), initial=0.0) > 1e-8 * max(np.max(np.abs(dA), initial=0.0), 1e-300):
+            raise NotImplementedError("derivative of np.linalg.pinv of a rank-deficient matrix in a direction "
+                                      "changing its rank (the pseudo-inverse jumps there)")
     m, n = A.shape[-2:]
     return (-P @ dA @ P + P @ _mH(P) @ _mH(dA) @ (np.eye(m) - A @ P)
             + (np.eye(n) - P @ A) @ _mH(dA) @ _mH(P) @ P)
 
 
 def pinv_adjoint(a, y, g, rcond=None, hermitian=False, **kw):
-    _pinv_check(a, y, hermitian)
+    """The transpose of pinv_tangent's map.  For a rank-deficient A it is the gradient along matrices of
+    A's rank (the part that would change the rank, U0 U0^H G V0 V0^H, removed): exact for every A made
+    from other inputs in a way that keeps the rank; reverse mode cannot see the direction to refuse the
+    others, so that is the convention there (documented; forward mode refuses them)."""
+    deficient = _pinv_check(a, y, hermitian)
     if _zero(g):
         return NoTangent
     A, P, G = np.asarray(a, dtype=float), np.asarray(y), np.asarray(g, dtype=float)
     m, n = A.shape[-2:]
-    return (-_mT(P) @ G @ _mT(P) + (np.eye(m) - A @ P) @ _mT(G) @ P @ _mT(P)
-            + _mT(P) @ P @ _mT(G) @ (np.eye(n) - P @ A))
+    out = (-_mT(P) @ G @ _mT(P) + (np.eye(m) - A @ P) @ _mT(G) @ P @ _mT(P)
+           + _mT(P) @ P @ _mT(G) @ (np.eye(n) - P @ A))
+    if deficient:
+        U0, V0 = _null_blocks(A)
+        out = out - U0 @ _mT(U0) @ out @ V0 @ _mT(V0)
+    return out
 
 
 defjvp(np.linalg.pinv, lambda t, y, a, *p, **k: t.call(pinv_tangent, a, y, t.d(a), *p, **k) if t.d(a) is not None else None)

@@ -122,8 +122,6 @@ defvjp(np.linalg.cond, lambda t, g, y, x, p=None: (t.call(cond_adjoint, x, g, p)
 # ================================================================== eig, eigvals
 def _eig_checked(a):
     a = np.asarray(a)
-    if a.ndim != 2:
-        raise NotImplementedError("derivative of np.linalg.eig/eigvals of a stack of matrices: call it per matrix")
     w, V = np.linalg.eig(a)
     n = len(w)
     if n > 1:
@@ -149,7 +147,31 @@ def _like_input(a, v):
     return np.real(v) if not np.iscomplexobj(a) else v
 
 
+def _item(v, i):
+    """Matrix i of a stack's tangent or adjoint (a symbolic zero stays one)."""
+    return v if _zero(v) else np.asarray(v)[i]
+
+
+def _stacked(fn, a, y, v, pair, vpair=False):
+    """fn applied to each matrix of a stack (a.ndim > 2), its results stacked back: eig and eigvals
+    differentiate matrix by matrix.  pair: y is a (values, vectors) pair; vpair: v is one too."""
+    a = np.asarray(a)
+    lead = a.shape[:-2]
+    outs = []
+    for i in np.ndindex(*lead):
+        yi = (y[0][i], y[1][i]) if pair else y[i]
+        vi = ((_item(v[0], i), _item(v[1], i)) if vpair and not _zero(v) else _item(v, i))
+        outs.append(fn(a[i], yi, vi))
+    if pair and isinstance(outs[0], tuple):
+        return tuple(np.stack([o[j] for o in outs]).reshape(lead + np.shape(outs[0][j])) for j in range(2))
+    if all(_zero(o) for o in outs):
+        return NoTangent
+    return np.stack([np.zeros(a.shape[-2:], a.dtype) if _zero(o) else o for o in outs]).reshape(lead + np.shape(outs[0]))
+
+
 def eigvals_tangent(a, y, da):
+    if np.ndim(a) > 2:
+        return _stacked(eigvals_tangent, a, y, np.broadcast_to(_dz(a, da), np.shape(a)), False)
     w, V = _eig_checked(a)
     M = np.linalg.solve(V, np.asarray(_dz(a, da)) @ V)
     return _like_output(y, np.diagonal(M).copy())
@@ -158,6 +180,8 @@ def eigvals_tangent(a, y, da):
 def eigvals_adjoint(a, y, g):
     if _no_adjoint(g):
         return NoTangent
+    if np.ndim(a) > 2:
+        return _stacked(eigvals_adjoint, a, y, g, False)
     w, V = _eig_checked(a)
     return _like_input(a, np.linalg.solve(_H(V), np.diag(np.asarray(g, dtype=complex)) @ _H(V)))
 
@@ -174,6 +198,8 @@ def _largest(V):
 
 
 def eig_tangent(a, y, da):
+    if np.ndim(a) > 2:
+        return _stacked(eig_tangent, a, y, np.broadcast_to(_dz(a, da), np.shape(a)), True)
     w, V = _eig_checked(a)
     k = _largest(V)
     cols = np.arange(len(w))
@@ -192,6 +218,8 @@ def eig_adjoint(a, y, g):
     wbar, Vbar = (list(g) + [NoTangent, NoTangent])[:2]
     if _zero(wbar) and _zero(Vbar):
         return NoTangent
+    if np.ndim(a) > 2:
+        return _stacked(eig_adjoint, a, y, (wbar, Vbar), True, True)
     w, V = _eig_checked(a)
     n = len(w)
     Mbar = np.zeros((n, n), dtype=complex)

@@ -345,28 +345,42 @@ defjvp(np.vdot, lambda t, y, a, b: t.add(t.lin(np.vdot, t.d(a), b), t.linr(np.vd
 defvjp(np.vdot, lambda t, g, y, a, b: (t.call(vdot_adjoint, g, a, b, 0), t.call(vdot_adjoint, g, a, b, 1)))
 
 
-def _cross_check(a, b, kw):
-    if kw or np.shape(a)[-1:] != (3,) or np.shape(b)[-1:] != (3,):
-        raise NotImplementedError("derivative of np.cross: 3-vectors along the last axis only")
+def _cross_axes(a, b, kw):
+    """(axisa, axisb, axisc) of np.cross (`axis` overrides all three); 3-vectors only (the cross
+    product of 2-vectors, a number, is refused)."""
+    unknown = set(kw) - {"axisa", "axisb", "axisc", "axis"}
+    if unknown:
+        raise NotImplementedError(f"derivative of np.cross with {sorted(unknown)}")
+    axes = [kw.get(n, -1) for n in ("axisa", "axisb", "axisc")]
+    if kw.get("axis") is not None:
+        axes = [kw["axis"]] * 3
+    if np.ndim(a) == 0 or np.ndim(b) == 0 or np.shape(a)[axes[0]] != 3 or np.shape(b)[axes[1]] != 3:
+        raise NotImplementedError("derivative of np.cross: 3-vectors only")
+    return axes
 
 
 def cross_tangent(a, b, da, db, **kw):
-    _cross_check(a, b, kw)
+    """Bilinear: d(a x b) = da x b + a x db, with the same axes."""
+    _cross_axes(a, b, kw)
     out = NoTangent
     if da is not NoTangent:
-        out = np.cross(np.broadcast_to(da, np.shape(a)), b)
+        out = np.cross(np.broadcast_to(da, np.shape(a)), b, **kw)
     if db is not NoTangent:
-        out = out + np.cross(a, np.broadcast_to(db, np.shape(b)))
+        out = out + np.cross(a, np.broadcast_to(db, np.shape(b)), **kw)
     return out
 
 
 def cross_adjoint(g, a, b, which, **kw):
-    """y = a x b: a's adjoint is b x g, b's is g x a (then summed over broadcast axes)."""
-    _cross_check(a, b, kw)
+    """y = a x b (vectors along the last axes): a's adjoint is b x g, b's is g x a (then summed over
+    broadcast axes); other axes are moved last and back."""
+    axa, axb, axc = _cross_axes(a, b, kw)
     if _no_adjoint(g):
         return NoTangent
-    res = np.cross(b, g) if which == 0 else np.cross(g, a)
-    return _unb(res, a if which == 0 else b)
+    a_, b_ = np.moveaxis(np.asarray(a), axa, -1), np.moveaxis(np.asarray(b), axb, -1)
+    g_ = np.moveaxis(np.asarray(g), axc, -1)
+    res = np.cross(b_, g_) if which == 0 else np.cross(g_, a_)
+    x_ = a_ if which == 0 else b_
+    return np.moveaxis(_unb(res, x_), -1, axa if which == 0 else axb)
 
 
 defjvp(np.cross, lambda t, y, a, b, **k: t.call(cross_tangent, a, b, t.dz(a), t.dz(b), **k) if (t.d(a) is not None or t.d(b) is not None) else None)

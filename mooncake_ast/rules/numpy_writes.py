@@ -1,4 +1,4 @@
-"""NumPy functions that write into their first argument (issue 12): np.put, np.copyto, np.fill_diagonal.
+"""NumPy functions that write into their first argument (issue 12): np.put, np.place, np.copyto, np.fill_diagonal.
 
 All three are linear in the values they write, and where they write depends only on the indices, the
 mask and the shapes -- never on the values.  That makes both modes simple and exact:
@@ -173,6 +173,47 @@ def rrule_put(*args, **kwargs):
 
 defjvp(np.put, _put_jvp, mutates=(0,))
 _run_time_reverse(np.put, rrule_put)
+
+
+# ------------------------------------------------------------------ np.place
+_PLACE = ("arr", "mask", "vals")
+
+
+def place_tangent(a, da, mask, v, dv):
+    """Before the primal write: the same write into a's tangent storage (NumPy repeats short values)."""
+    da = _dest_tangent("np.place", _dest("np.place", a), da, dv is not NoTangent)
+    if da is not None:
+        np.place(da, mask, _tangent_of_values(v, dv, da.dtype))
+
+
+def _place_jvp(t, y, *args, **kwargs):
+    b = _bind("place", _PLACE, {}, args, kwargs)
+    if t.d(b["arr"]) is None and t.d(b["vals"]) is None:
+        return None
+    t.call(place_tangent, b["arr"], t.dz(b["arr"]), b["mask"], b["vals"], t.dz(b["vals"]))
+    return None
+
+
+def rrule_place(*args, **kwargs):
+    b = _bind("place", _PLACE, {}, args, kwargs)
+    a, mask, v = _dest("np.place", b["arr"]), b["mask"], b["vals"]
+    _refuse_complex("np.place", a, v)
+    old = a.copy()
+    nv = int(np.size(v))
+    values_of = _scatter_reverse("np.place", a, v, lambda s: np.place(s, mask, np.arange(nv)) if nv else None, nv)
+    y = np.place(a, mask, v)
+
+    def pullback(g):
+        bar = values_of()
+        a[...] = old
+        vbar = _shaped_like(v, np.reshape(bar, np.shape(v))) if nv else NoTangent
+        return _result(args, kwargs, {"arr": NoTangent, "mask": NoTangent, "vals": vbar})
+
+    return y, pullback
+
+
+defjvp(np.place, _place_jvp, mutates=(0,))
+_run_time_reverse(np.place, rrule_place)
 
 
 # ------------------------------------------------------------------ np.fill_diagonal

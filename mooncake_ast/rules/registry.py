@@ -408,7 +408,8 @@ def defrule(fn: Any, frule: Callable, *, mutates: tuple = ()) -> None:
 _SCIPY_LOCK = threading.Lock()
 _SCIPY = [False]  # every SciPy table registered (each is, on the first lookup after its module is imported)
 # (module whose import brings the functions, rules module registering them): scipy.stats after scipy.special
-_SCIPY_TABLES = (("scipy.special", "scipy_rules"), ("scipy.stats", "scipy_stats"))
+_SCIPY_TABLES = (("scipy.special", "scipy_rules"), ("scipy.stats", "scipy_stats"),
+                 ("scipy.linalg", "scipy_linalg_rules"), ("scipy.signal", "scipy_signal_rules"))
 _SCIPY_DONE: set = set()
 
 
@@ -416,7 +417,7 @@ def _scipy_rules() -> bool:
     """Register SciPy's rule tables whose module the user's code has imported and that are not yet
     registered: SciPy (0.5 s to import) is never imported by us, and its functions only exist once it
     is.  True when a table was registered just now."""
-    if _SCIPY[0] or "scipy.special" not in sys.modules:
+    if _SCIPY[0] or not any(m in sys.modules for m, _ in _SCIPY_TABLES):
         return False
     if getattr(_PHASE, "builtin", False):
         return False  # a lookup made while registering tables: not for SciPy's yet
@@ -466,6 +467,8 @@ def all_rules() -> dict[Any, Rule]:
     imported before.  (Derivations never call this: they look rules up one by one.)"""
     if not _SCIPY[0] and not _BUILTIN_PHASE[0]:
         try:
+            import scipy.linalg  # noqa: F401
+            import scipy.signal  # noqa: F401
             import scipy.special  # noqa: F401
             import scipy.stats  # noqa: F401
         except ImportError:  # SciPy is optional

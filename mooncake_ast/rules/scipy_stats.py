@@ -14,9 +14,10 @@ the standard density, 0 outside the support; Laplace's kink at 0 takes slope 0):
 and the shape parameters have closed forms through digamma.  cdf, logcdf, sf and logsf have
 derivatives in x, loc and scale through the density; with respect to a shape parameter (df of t
 and chi2, a and b of beta, a of gamma) they have no closed form, and a differentiated shape
-parameter is refused there (never a zero).  Poisson's pmf and logpmf are differentiated in mu (k
-and loc move between integers: zero).  multivariate_normal.logpdf/pdf are differentiated in x,
-mean and cov (a 2-D cov: its lower triangle, which SciPy reads; a 1-D cov: the diagonal; a number).
+parameter is refused there (never a zero).  Poisson's pmf, logpmf, cdf, sf, logcdf and logsf are
+differentiated in mu (k and loc move between integers: zero).  multivariate_normal.logpdf/pdf are differentiated in x,
+mean and cov (a 2-D cov: its lower triangle, which SciPy reads; a 1-D cov: the diagonal; a number),
+entropy in cov; a singular cov (allow_singular=True) is refused.
 """
 from __future__ import annotations
 
@@ -32,8 +33,8 @@ CONTINUOUS = {"norm": (), "t": ("df",), "chi2": ("df",), "beta": ("a", "b"), "ga
               "laplace": ()}
 METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 DISCRETE = {"poisson": ("mu",)}
-DISCRETE_METHODS = ("logpmf", "pmf")
-MULTIVARIATE = {"multivariate_normal": ("logpdf", "pdf")}
+DISCRETE_METHODS = ("logpmf", "pmf", "cdf", "sf", "logcdf", "logsf")
+MULTIVARIATE = {"multivariate_normal": ("logpdf", "pdf", "entropy")}
 FUNCTIONS = sorted([f"{d}.{m}" for d in CONTINUOUS for m in METHODS] + [f"{d}.{m}" for d in DISCRETE for m in DISCRETE_METHODS]
                    + [f"{d}.{m}" for d, ms in MULTIVARIATE.items() for m in ms])
 REGISTERED: dict = {}  # rule key -> its name in FUNCTIONS (empty until scipy.stats is imported)
@@ -174,8 +175,17 @@ def continuous_partial(dist, method, i, y, x, loc, scale, *shapes):
 
 
 def poisson_partial(method, y, k, mu, loc):
-    """d logpmf / d mu = (k - loc) / mu - 1 on the support (0 off it); pmf: times the pmf."""
+    """d logpmf / d mu = (k - loc) / mu - 1 on the support (0 off it); pmf: times the pmf.
+    cdf(k) = sum of pmf(j) for j <= k, and d pmf(j) / d mu = pmf(j - 1) - pmf(j) telescopes:
+    d cdf / d mu = -pmf(floor(k - loc)); sf = 1 - cdf; logcdf and logsf divide by cdf and sf."""
     _real_only(f"poisson.{method}", k, mu, loc)
+    if method in ("cdf", "sf", "logcdf", "logsf"):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = _dist("poisson").pmf(np.floor(np.subtract(k, loc)), mu)  # the last whole count at or below k - loc
+            part = {"cdf": -p, "sf": p, "logcdf": -p / np.exp(y) if method == "logcdf" else 0.0,
+                    "logsf": p / np.exp(y) if method == "logsf" else 0.0}[method]
+            part = np.where(np.asarray(p) == 0, 0.0, part)
+        return _scalar(np.asarray(part, dtype=float))
     n = np.subtract(k, loc)
     with np.errstate(divide="ignore", invalid="ignore"):
         part = np.where(np.isfinite(_dist("poisson").logpmf(k, mu, loc)), n / np.asarray(mu, dtype=float) - 1.0, 0.0)
@@ -196,7 +206,12 @@ def _mvn_parts(x, mean, cov):
         x = x[..., None]  # a number, or a batch of numbers for a 1-D distribution
     cov = np.asarray(cov, dtype=float)
     c = cov * np.eye(d) if cov.ndim == 0 else (np.diag(cov) if cov.ndim == 1 else cov)
-    inv = np.linalg.inv(np.tril(c) + np.tril(c, -1).T)
+    c = np.tril(c) + np.tril(c, -1).T
+    if np.linalg.matrix_rank(c) < d:
+        raise NotImplementedError("derivative of scipy.stats.multivariate_normal with a singular covariance "
+                                  "(allow_singular=True): the density drops to 0 off its support, so it has no "
+                                  "derivative in the directions that leave it")
+    inv = np.linalg.inv(c)
     r = x - mean
     return r, r @ inv.T, inv
 
@@ -341,11 +356,59 @@ def _poisson_rule(method):
     return jvp, vjp
 
 
-def _mvn_rule(method):
-    names = ("x", "mean", "cov")
+def mvn_entropy_tangent(mean, cov, dcov):
+    """entropy = (d (log 2 pi + 1) + log det C) / 2: d entropy = tr(C^-1 dC) / 2 (the mean plays no part)."""
+    _real_only("multivariate_normal.entropy", mean, cov)
+    _, _, inv = _mvn_parts(np.zeros(_mvn_dim(mean, cov)), mean, cov)
+    de = _cov_tangent(cov, dcov)
+    if de.ndim == 0:
+        de = de * np.eye(inv.shape[0])
+    return float(0.5 * np.sum(inv * de.T))
+
+
+def mvn_entropy_adjoint(mean, cov, g):
+    if g is NoTangent or g is None:
+        return NoTangent
+    _real_only("multivariate_normal.entropy", mean, cov)
+    _, _, inv = _mvn_parts(np.zeros(_mvn_dim(mean, cov)), mean, cov)
+    gs = 0.5 * float(g) * inv.T
+    if np.ndim(cov) == 1:
+        return np.diag(gs).copy()
+    if np.ndim(cov) == 0:
+        return _scalar(np.trace(gs))
+    return np.tril(gs + gs.T - np.diag(np.diag(gs)))
+
+
+def _mvn_dim(mean, cov):
+    if mean is not None and np.ndim(mean):
+        return np.shape(mean)[-1]
+    return np.shape(cov)[-1] if np.ndim(cov) else 1
+
+
+def _mvn_entropy_rule():
+    names = ("mean", "cov")
 
     def jvp(t, y, self, *args, **kwargs):
-        ops = _operands(names, args, kwargs, f"multivariate_normal.{method}")
+        ops = _operands(names, args, kwargs, "multivariate_normal.entropy")
+        mean, cov = (None if o is _ABSENT else o for o in ops)
+        if ops[1] is _ABSENT or t.d(ops[1]) is None:
+            return None
+        return t.call(mvn_entropy_tangent, mean, cov, t.dz(ops[1]))
+
+    def vjp(t, g, y, self, *args, **kwargs):
+        ops = _operands(names, args, kwargs, "multivariate_normal.entropy")
+        mean, cov = (None if o is _ABSENT else o for o in ops)
+        adj = [None, t.call(mvn_entropy_adjoint, mean, cov, g) if _wants(t, ops[1]) else None]
+        return _reverse_result(t, names, args, kwargs, adj)
+
+    return jvp, vjp
+
+
+def _mvn_rule(method):
+    names = ("x", "mean", "cov", "allow_singular")  # allow_singular: a flag (a singular cov is refused)
+
+    def jvp(t, y, self, *args, **kwargs):
+        ops = _operands(names, args, kwargs, f"multivariate_normal.{method}")[:3]
         x, mean, cov = (None if o is _ABSENT else o for o in ops)
         cov = 1.0 if cov is None else cov
         ds = [None if o is _ABSENT else t.d(o) for o in ops]
@@ -354,11 +417,11 @@ def _mvn_rule(method):
         return t.call(mvn_tangent, method, y, x, mean, cov, *(t.dz(o) if o is not _ABSENT else NoTangent for o in ops))
 
     def vjp(t, g, y, self, *args, **kwargs):
-        ops = _operands(names, args, kwargs, f"multivariate_normal.{method}")
+        ops = _operands(names, args, kwargs, f"multivariate_normal.{method}")[:3]
         x, mean, cov = (None if o is _ABSENT else o for o in ops)
         cov = 1.0 if cov is None else cov
         adj = [t.call(mvn_adjoint, method, i, y, x, mean, cov, g) if _wants(t, op) else None for i, op in enumerate(ops)]
-        return _reverse_result(t, names, args, kwargs, adj)
+        return _reverse_result(t, names, args, kwargs, adj + [None])
 
     return jvp, vjp
 
@@ -384,7 +447,7 @@ def register() -> None:
     for method in DISCRETE_METHODS:
         add("poisson", method, _poisson_rule(method))
     for method in MULTIVARIATE["multivariate_normal"]:
-        add("multivariate_normal", method, _mvn_rule(method))
+        add("multivariate_normal", method, _mvn_entropy_rule() if method == "entropy" else _mvn_rule(method))
     from . import scipy_stats_more  # quantiles and frozen distributions (issue 12)
 
     scipy_stats_more.register(stats)

@@ -26,7 +26,7 @@ from .scipy_special_more import RefusedAdjoint
 
 QUANTILES = ("ppf", "isf")
 FROZEN_CONTINUOUS = base.METHODS + QUANTILES
-FROZEN_DISCRETE = base.DISCRETE_METHODS + base.METHODS[2:] + QUANTILES  # (all piecewise constant in k or q)
+FROZEN_DISCRETE = tuple(dict.fromkeys(base.DISCRETE_METHODS + base.METHODS[2:] + QUANTILES))  # (all piecewise constant in k or q)
 REGISTERED: dict = {}  # rule key -> its name in FUNCTIONS (empty until scipy.stats is imported)
 # (scipy_stats.FUNCTIONS and REGISTERED take these in too: the docs page lists SciPy's rules from them)
 FUNCTIONS = sorted([f"{d}.{m}" for d in base.CONTINUOUS for m in QUANTILES]
@@ -256,6 +256,37 @@ def frozen_mvn_adjoints(method, fz, y, x, g):
     return xbar, MutableTangent({"mean": mbar, "cov_object": MutableTangent({"_covariance": cbar})})
 
 
+def frozen_mvn_entropy_tangent(fz, dfz):
+    dcov = _fields(_fields(dfz).get("cov_object", NoTangent)).get("_covariance", NoTangent)
+    if _zero(dcov):
+        return 0.0
+    return base.mvn_entropy_tangent(fz.mean, _covariance_of(fz), dcov)
+
+
+def frozen_mvn_entropy_adjoint(fz, g):
+    """The frozen object's adjoint: the covariance array's, in its fields (the mean plays no part)."""
+    from ..tangents import MutableTangent
+
+    if g is NoTangent or g is None:
+        return NoTangent
+    cbar = base.mvn_entropy_adjoint(fz.mean, _covariance_of(fz), g)
+    return MutableTangent({"cov_object": MutableTangent({"_covariance": cbar})})
+
+
+def _frozen_entropy_rule():
+    """multivariate_normal(mean, cov).entropy(): it reads SciPy's log-determinant, made when the object was,
+    so it needs a rule (traced, it would see a constant and give 0)."""
+    def jvp(t, y, self, *rest, **kwargs):
+        if rest or kwargs:
+            raise NotImplementedError("derivative of a frozen distribution's entropy with arguments")
+        return None if t.d(self) is None else t.call(frozen_mvn_entropy_tangent, self, t.dz(self))
+
+    def vjp(t, g, y, self, *rest, **kwargs):
+        return (t.call(frozen_mvn_entropy_adjoint, self, g),) + (None,) * len(rest)
+
+    return jvp, vjp
+
+
 def _is_mvn(dist):
     return type(dist).__name__ == "multivariate_normal_gen"
 
@@ -394,8 +425,9 @@ def register(stats) -> None:
         add((infra.rv_continuous_frozen, method), _frozen_rule(method, "continuous"), f"rv_continuous_frozen.{method}")
     for method in FROZEN_DISCRETE:
         add((infra.rv_discrete_frozen, method), _frozen_rule(method, "discrete"), f"rv_discrete_frozen.{method}")
-    for method in base.MULTIVARIATE["multivariate_normal"]:
+    for method in ("logpdf", "pdf"):
         add((multi.multivariate_normal_frozen, method), _frozen_rule(method, "mvn"), f"multivariate_normal_frozen.{method}")
+    add((multi.multivariate_normal_frozen, "entropy"), _frozen_entropy_rule(), "multivariate_normal_frozen.entropy")
     add(infra.rv_generic.__call__, _construct_rule(), "rv_generic.__call__")
     add((infra.rv_generic, "freeze"), _construct_rule(), "rv_generic.freeze")
     add(multi.multivariate_normal_gen.__call__, _construct_rule(), "multivariate_normal_gen.__call__")

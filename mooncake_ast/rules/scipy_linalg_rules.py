@@ -1,0 +1,97 @@
+"""Rules of `scipy.linalg` functions whose source cannot be traced (they call compiled code inside a
+`try`), both modes; registered by registry.lookup once the user's code has imported scipy.linalg.
+This module never imports SciPy itself.
+
+* sqrtm: Y = sqrtm(A) solves Y Y = A, so Y dY + dY Y = dA: dY = solve_sylvester(Y, Y, dA); the
+  adjoint solves the transposed equation, Abar = solve_sylvester(Y^T, Y^T, Ybar).
+* solve_sylvester: X solves A X + X B = Q, so A dX + dX B = dQ - dA X - X dB.  With the operator
+  L(X) = A X + X B, whose adjoint is L*(Y) = A^T Y + Y B^T: Qbar = L*^-1(Xbar) =
+  solve_sylvester(A^T, B^T, Xbar), Abar = -Qbar X^T, Bbar = -X^T Qbar.
+Both need the Sylvester equation to have one solution (no eigenvalue of A equal to minus one of B;
+for sqrtm, no two eigenvalues of Y summing to 0): otherwise SciPy's solver fails and so does the rule.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tangents import NoTangent
+
+FUNCTIONS = ["linalg.solve_sylvester", "linalg.sqrtm"]
+REGISTERED: dict = {}
+
+
+def _linalg():
+    import scipy.linalg
+
+    return scipy.linalg
+
+
+def _zero(v):
+    return v is None or v is NoTangent
+
+
+def _mT(a):
+    return np.swapaxes(np.asarray(a), -1, -2)
+
+
+def _square(what, a):
+    if np.ndim(a) != 2:
+        raise NotImplementedError(f"derivative of scipy.linalg.{what} of anything but a 2-D matrix")
+
+
+def sqrtm_tangent(a, y, da):
+    _square("sqrtm", a)
+    da = np.broadcast_to(np.asarray(da), np.shape(a))
+    return _linalg().solve_sylvester(y, y, da)
+
+
+def sqrtm_adjoint(a, y, g):
+    _square("sqrtm", a)
+    if _zero(g):
+        return NoTangent
+    out = _linalg().solve_sylvester(np.conj(_mT(y)), np.conj(_mT(y)), np.asarray(g))
+    return np.real(out) if not np.iscomplexobj(a) else out
+
+
+def sylvester_tangent(a, b, q, x, da, db, dq):
+    rhs = 0.0
+    if not _zero(dq):
+        rhs = rhs + np.asarray(dq)
+    if not _zero(da):
+        rhs = rhs - np.asarray(da) @ x
+    if not _zero(db):
+        rhs = rhs - x @ np.asarray(db)
+    rhs = np.broadcast_to(rhs, np.shape(x))
+    return _linalg().solve_sylvester(a, b, rhs)
+
+
+def sylvester_adjoints(a, b, x, g):
+    """(Abar, Bbar, Qbar)."""
+    if _zero(g):
+        return NoTangent, NoTangent, NoTangent
+    qbar = _linalg().solve_sylvester(_mT(a), _mT(b), np.asarray(g))
+    return -qbar @ _mT(x), -_mT(x) @ qbar, qbar
+
+
+def register() -> None:
+    """Register the rules (registry.lookup calls this once scipy.linalg is imported)."""
+    from .numpy_common import _split
+    from .registry import defjvp, defvjp
+
+    la = _linalg()
+    REGISTERED[la.sqrtm] = "linalg.sqrtm"
+    REGISTERED[la.solve_sylvester] = "linalg.solve_sylvester"
+
+    defjvp(la.sqrtm, lambda t, y, a, *p, **k: t.call(sqrtm_tangent, a, y, t.dz(a)) if t.d(a) is not None else None)
+    defvjp(la.sqrtm, lambda t, g, y, a, *p, **k: (t.call(sqrtm_adjoint, a, y, g),) + (None,) * len(p))
+
+    def sylvester_jvp(t, y, a, b, q):
+        if t.d(a) is None and t.d(b) is None and t.d(q) is None:
+            return None
+        return t.call(sylvester_tangent, a, b, q, y, t.dz(a), t.dz(b), t.dz(q))
+
+    def sylvester_vjp(t, g, y, a, b, q):
+        return tuple(_split(t, t.call(sylvester_adjoints, a, b, y, g), 3))
+
+    defjvp(la.solve_sylvester, sylvester_jvp)
+    defvjp(la.solve_sylvester, sylvester_vjp)
