@@ -33,10 +33,11 @@ class UnsupportedSyntaxError(MooncakeError):
 
 # What to write instead of each construct the frontend refuses (by the start of its description).
 _SYNTAX_ADVICE = [
-    ("try", "mooncake_ast does not differentiate exception handling: check the condition with an `if` before "
-            "the operation that would fail, or put the try/except around the call of mc.grad, or in a helper "
-            "function you give a rule (@mc.frule / @mc.rrule)"),
-    ("yield", "a generator cannot be differentiated: build and return a list (or an array) of the values"),
+    ("try/except*", "exception groups are not differentiated: catch with a plain `except`, or check the "
+                    "condition with an `if` before the operation that would fail"),
+    ("try", "put the try/except around the call of mc.grad, or check the condition with an `if` before the "
+            "operation that would fail"),
+    ("yield", "yield each value as a statement (`for v in it: yield v`), or build and return a list of the values"),
     ("async", "differentiate a plain synchronous function: await the inputs first and pass them in"),
     ("await", "differentiate a plain synchronous function: await the inputs first and pass them in"),
     ("class definition", "define the class at module level and use it from the function"),

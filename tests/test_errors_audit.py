@@ -156,10 +156,10 @@ def test_unsupported_syntax_says_what_to_write_instead(tmp_path):
 
     namespace: dict = {}
     path = tmp_path / "user_syntax_mod.py"
-    path.write_text("def f(x):\n    try:\n        return x * 2.0\n    except ValueError:\n        return x\n\n\n"
-                    "def g(x):\n    yield x\n")
+    path.write_text("def f(x):\n    y = x\n    try:\n        y = x * 2.0\n    except* ValueError:\n        y = x\n"
+                    "    return y\n\n\ndef g(x):\n    v = yield x\n    return v\n")
     exec(compile(path.read_text(), str(path), "exec"), namespace)
-    for name, advice in (("f", "check the condition with an `if`"), ("g", "return a list")):
+    for name, advice in (("f", "catch with a plain `except`"), ("g", "yield each value as a statement")):
         e = _raised(lambda: lower_function(namespace[name]))
         assert isinstance(e, mc.UnsupportedSyntaxError) and advice in str(e).splitlines()[0], str(e)
 

@@ -74,9 +74,8 @@ CASES = {
     "sine_loop": (sine_loop, lambda: (0.3, 6), True),
     "branchy_high": (branchy, lambda: (1.7,), True),
     "branchy_low": (branchy, lambda: (0.3,), True),
-    # (the value's type is not known when the code is generated -- helper's result is found at run time --
-    # so grad needs the value to check it)
-    "calls_user_code": (calls_user_code, lambda: (R.normal(size=5),), False),
+    # (helper's result is typed from its code, reverse/call_types.py: a float, so grad needs no value to check it)
+    "calls_user_code": (calls_user_code, lambda: (R.normal(size=5),), True),
     "value_read_by_the_tape": (value_read_by_the_tape, lambda: (R.normal(size=3) * 0.3,), False),
     "early_exit_loop": (early_exit_loop, lambda: (np.array([0.3, -1.2, 0.8, 2.5, 0.1]),), True),
     "mean_of_products": (mean_of_products, lambda: (R.normal(size=(5, 3)), R.normal(size=3)), True),
