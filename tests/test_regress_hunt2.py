@@ -395,8 +395,5 @@ def module_list_read_by_its_bare_name(a):
     return sum(SQUARES) * a[2]
 
 
-@pytest.mark.xfail(strict=True, reason="known: reverse mode gives a module-level name read as a bare operand "
-                                       "(`sum(SQUARES)`) no adjoint; fix proposed to the lead (reverse/transform.py "
-                                       "calling activity.read_shared_through_items)")
 def test_module_level_list_read_by_its_bare_name_in_reverse_mode():
     check_derivatives(module_list_read_by_its_bare_name, X.copy())

@@ -29,7 +29,7 @@ from typing import Any, Callable, Optional
 
 from .. import ops
 from ..errors import MooncakeError
-from ..forward.activity import Activity
+from ..forward.activity import Activity, read_shared_through_items
 from ..forward.transform import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
@@ -99,6 +99,9 @@ class ReverseTransform:
         self.fresh_calls = {st: callee for st, (callee, _) in self.typed_calls.items()
                             if call_types.returns_fresh(callee, st, [self.type_of(a) for a in st.args])}
         self.act = Activity(ir, self._activity_rule, self.uses_self, user_globals=self.resolver.g)
+        if read_shared_through_items(ir, self.act, self.resolver.g):  # (module-level state read by its bare name)
+            types = self.types = self._infer(ir)
+            self.act = Activity(ir, self._activity_rule, self.uses_self, user_globals=self.resolver.g)
         inactive = {p for p in ir.params if p.name in inactive_names}
         if inactive:
             self.act = Activity(ir, self._activity_rule, self.uses_self, inactive=inactive, user_globals=self.resolver.g)
