@@ -34,13 +34,11 @@ from ..forward.transform import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
-from ..ir.typed_methods import resolve_methods
-from ..ir.inference import infer_types
-from ..ir.types import FLOAT, INT, UNKNOWN, AVal, Lst, decode, differentiable, is_float_array, is_real, type_of_argument
+from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
-from . import buffers, call_types, prepare, shadows, typed_dicts, typed_lists
+from . import buffers, call_types, prepare, settle_types, shadows, typed_dicts, typed_lists
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
@@ -72,28 +70,7 @@ class ReverseTransform:
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
         prepare.deletes_as_pops(self)
-        self.typed_calls: dict = {}  # call of a user function -> (the function, its result's type): call_types.py
-        self.list_aliases: dict = {}
-        self._typing_calls = True
-        for attempt in range(8):
-            if attempt == 7:  # (no fixpoint: nothing typed from callees or lists, which is always sound)
-                self._typing_calls = False
-                self.param_types = {k: (UNKNOWN if isinstance(t, Lst) else t) for k, t in self.param_types.items()}
-                self.resolver = StaticResolver(user_globals)
-            types = self.types = self._settle_types(ir)
-            # Lists the function does more with than read lose their type (typed_lists.py): type again without it.
-            dropped, self.list_aliases = typed_lists.keep_only_read(self)
-            if dropped:
-                continue
-            # Calls known to return numbers or arrays: operators on their results are not dispatched (forward/objects.py),
-            # which types more, which can type more calls; the resolver's set must be what the final types say.
-            plain = frozenset(st for st, (_, t) in self.typed_calls.items() if t is not UNKNOWN)
-            if plain == self.resolver.plain_calls:
-                break
-            self.resolver = StaticResolver(user_globals)
-            self.resolver.plain_calls = plain
-        for st, (callee, _) in self.typed_calls.items():
-            self.resolver.bindings[st.fn.name] = callee  # (the derivative is stale once the name is rebound)
+        types = self.types = settle_types.settle(self, ir, user_globals)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         # Calls of user functions that write nothing and return a new value: their results are objects of their own.
         self.fresh_calls = {st: callee for st, (callee, _) in self.typed_calls.items()
@@ -165,36 +142,7 @@ class ReverseTransform:
         self._exit_memo: dict = {}  # region id -> (region, kinds of its exits: prepare.exit_kinds)
 
     def _infer(self, ir: Function) -> dict:
-        self.typed_calls = {}
-        types = infer_types(ir, self.param_types, self.resolver.callee, self._constant, self._call_type)
-        self.typed_calls = {st: (callee, types.get(st, UNKNOWN)) for st, (callee, _) in self.typed_calls.items()
-                            if types.get(st, UNKNOWN) is not UNKNOWN}  # (the final, joined types)
-        return types
-
-    def _settle_types(self, ir: Function) -> dict:
-        """Types, with the rewrites they allow (methods of arrays resolved, in-place updates made plain) to a fixpoint."""
-        types = self._infer(ir)
-        param_type = lambda v: self.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN  # noqa: E731
-        for _ in range(6):  # (each step can type what the next one needs: a.copy(), then a *= s, then a.sum())
-            methods = resolve_methods(ir, types, param_type)
-            if methods:
-                types = self._infer(ir)  # (np.sum(x) has a type; x.sum() had none)
-            inplace = prepare.plain_inplace(ir, types, self.param_types, self.resolver.callee)
-            if inplace:
-                types = self._infer(ir)  # (`a = a * s` has a type)
-            if not (methods or inplace):
-                break
-        return types
-
-    def _call_type(self, s: Call, args: list) -> Optional[AVal]:
-        """The type of a call of one of the user's functions, from its code (call_types.py); None otherwise."""
-        callee = call_types.user_function(self.resolver, s) if self._typing_calls else None
-        if callee is None:
-            return None
-        t = call_types.result_of_call(callee, s, args)
-        if t is not UNKNOWN:
-            self.typed_calls[s] = (callee, t)
-        return t
+        return settle_types.infer(self, ir)
 
     def _activity_rule(self, s: Call) -> tuple:
         """The callee and rule activity analysis sees: a fresh user call's result shares nothing with its arguments."""

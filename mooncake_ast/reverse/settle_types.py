@@ -1,0 +1,90 @@
+"""The types reverse mode writes its pullback on, settled to one fixpoint (ir/inference.py does each round).
+
+Three things feed each other: rewrites the types allow (methods of float arrays resolved to NumPy
+functions, in-place updates of typed arrays made plain: ir/typed_methods.py, prepare.plain_inplace), lists
+of floats that keep their type only while the function just reads them (typed_lists.py), and calls of the
+user's own functions typed from the callee's code (call_types.py), whose results, once known to be numbers
+or arrays, let operators on them resolve statically (the resolver's `plain_calls`, forward/objects.py),
+which types more.  `settle` repeats until the resolver's plain calls are what the final types say; if
+that does not happen in a few rounds, nothing is typed from callees or lists, which is always sound.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional
+
+from ..forward.transform import StaticResolver
+from ..ir.inference import infer_types
+from ..ir.nodes import Call, Function, Param
+from ..ir.typed_methods import resolve_methods
+from ..ir.types import UNKNOWN, AVal, Lst
+from . import call_types, prepare, typed_lists
+
+if TYPE_CHECKING:
+    from .transform import ReverseTransform
+
+_ROUNDS = 8
+
+
+def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
+    """The types of ir's values; sets rt.typed_calls, rt.list_aliases and rt.resolver (with its plain calls)."""
+    rt.typed_calls = {}  # call of a user function -> (the function, its result's type)
+    rt.list_aliases = {}
+    rt.typing_calls = True
+    types: dict = {}
+    for attempt in range(_ROUNDS):
+        if attempt == _ROUNDS - 1:  # (no fixpoint: nothing typed from callees or lists)
+            rt.typing_calls = False
+            rt.param_types = {k: (UNKNOWN if isinstance(t, Lst) else t) for k, t in rt.param_types.items()}
+            rt.resolver = StaticResolver(user_globals)
+        types = rt.types = _rewrites_settled(rt, ir)
+        # Lists the function does more with than read lose their type (typed_lists.py): type again without it.
+        dropped, rt.list_aliases = typed_lists.keep_only_read(rt)
+        if dropped:
+            continue
+        plain = frozenset(st for st, (_, t) in rt.typed_calls.items() if t is not UNKNOWN)
+        if plain == rt.resolver.plain_calls:
+            break
+        rt.resolver = StaticResolver(user_globals)
+        rt.resolver.plain_calls = plain
+    for st, (callee, _) in rt.typed_calls.items():
+        rt.resolver.bindings[st.fn.name] = callee  # (the derivative is stale once the name is rebound)
+    return types
+
+
+def infer(rt: "ReverseTransform", ir: Function) -> dict:
+    """One round of inference; rt.typed_calls holds the calls of user functions it typed (their final types)."""
+    rt.typed_calls = {}
+    types = infer_types(ir, rt.param_types, rt.resolver.callee, rt._constant, lambda s, args: _call_type(rt, s, args))
+    rt.typed_calls = {st: (callee, types.get(st, UNKNOWN)) for st, (callee, _) in rt.typed_calls.items()
+                      if types.get(st, UNKNOWN) is not UNKNOWN}
+    return types
+
+
+def _rewrites_settled(rt: "ReverseTransform", ir: Function) -> dict:
+    """Types, with the rewrites they allow (methods of arrays resolved, in-place updates made plain) to a fixpoint."""
+    types = infer(rt, ir)
+
+    def param_type(v: Any) -> Any:
+        return rt.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN
+
+    for _ in range(6):  # (each step can type what the next one needs: a.copy(), then a *= s, then a.sum())
+        methods = resolve_methods(ir, types, param_type)
+        if methods:
+            types = infer(rt, ir)  # (np.sum(x) has a type; x.sum() had none)
+        inplace = prepare.plain_inplace(ir, types, rt.param_types, rt.resolver.callee)
+        if inplace:
+            types = infer(rt, ir)  # (`a = a * s` has a type)
+        if not (methods or inplace):
+            break
+    return types
+
+
+def _call_type(rt: "ReverseTransform", s: Call, args: list) -> Optional[AVal]:
+    """The type of a call of one of the user's functions, from its code (call_types.py); None otherwise."""
+    callee = call_types.user_function(rt.resolver, s) if rt.typing_calls else None
+    if callee is None:
+        return None
+    t = call_types.result_of_call(callee, s, args)
+    if t is not UNKNOWN:
+        rt.typed_calls[s] = (callee, t)
+    return t
