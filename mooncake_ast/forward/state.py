@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..frames import inside, outermost
 from ..ir.nodes import Call, Const, Function, Global
 from ..tangents import FunctionTangent, MutableTangent, NoTangent, is_mutable, zero_tangent
 
@@ -80,18 +81,9 @@ def _session() -> dict:
     call to call within it -- and no longer: the next computation starts from zeros again."""
     frame = sys._getframe(2)
     last = getattr(_session_local, "last", None)
-    if last is not None:
-        f = frame
-        while f is not None:
-            if f is last[0]:
-                return last[1]
-            f = f.f_back
-    outer = None
-    f = frame
-    while f is not None:
-        if f.f_code in CALL_CODES or f.f_code.co_name.endswith("__forward"):
-            outer = f
-        f = f.f_back
+    if last is not None and last[0] is not None and inside(frame, last[0]):
+        return last[1]
+    outer = outermost(frame, lambda f: f.f_code in CALL_CODES or f.f_code.co_name.endswith("__forward"))
     store: dict = {}
     _session_local.last = (outer, store)  # (holding the frame keeps its identity unique while we compare it)
     return store

@@ -26,19 +26,10 @@ def lower_body(lw: "Lowering", body: cst.BaseSuite) -> None:
     """The body, as if inside `try: ... except BaseException as e: return finish(items, inputs, None, e)`:
     an exception the body raises comes out of the iterator after the items yielded before it, as from
     Python's generator (a consumer catching it sees those items first)."""
-    from .try_stmt import TryTarget, failed_here, sync_guard
+    from .try_stmt import protected_body
 
     b = lw.b
-    target = TryTarget(lw.temp_var("exc"), lw.temp_var("failed"), len(lw.withs))
-    b.write(target.failed, Const(False))
-    b.write(target.var, Const(None))
-    lw.try_targets.append(target)
-    sync_guard(lw)
-    since = lw.fail_points
-    lw.body(body)
-    f = failed_here(lw, since)
-    lw.try_targets.pop()
-    sync_guard(lw)
+    target, f = protected_body(lw, body)
     if b.terminated:
         return
     if f is not None:

@@ -224,6 +224,29 @@ def run_finally(lw: "Lowering", frame: FinallyFrame) -> None:
         lw.body(frame.body)
 
 
+def new_target(lw: "Lowering") -> "TryTarget":
+    """Where a protected region's failures go: its exception and failed-flag variables, bound on every path
+    (reverse mode records values crossing joins)."""
+    target = TryTarget(lw.temp_var("exc"), lw.temp_var("failed"), len(lw.withs))
+    lw.b.write(target.failed, Const(False))
+    lw.b.write(target.var, Const(None))
+    return target
+
+
+def protected_body(lw: "Lowering", body: Any) -> tuple:
+    """Lower body as a protected region (a `try` body, a generator's body): (its target, the value that says
+    whether it failed, or None if nothing in it can fail)."""
+    target = new_target(lw)
+    lw.try_targets.append(target)
+    sync_guard(lw)
+    since = lw.fail_points
+    lw.body(body)
+    f = failed_here(lw, since)
+    lw.try_targets.pop()
+    sync_guard(lw)
+    return target, f
+
+
 def lower_try(lw: "Lowering", s: cst.Try) -> None:
     b = lw.b
     loc = b.loc
@@ -233,22 +256,11 @@ def lower_try(lw: "Lowering", s: cst.Try) -> None:
     if s.finalbody is not None:
         frame = FinallyFrame(s.finalbody.body, len(lw.loops), len(lw.withs), len(lw.try_targets))
         lw.withs.append(frame)
-        fin = TryTarget(lw.temp_var("exc"), lw.temp_var("failed"), len(lw.withs))
-        b.write(fin.failed, Const(False))
-        b.write(fin.var, Const(None))  # (bound on every path: reverse mode records values crossing joins)
+        fin = new_target(lw)
         lw.try_targets.append(fin)
     handlers = list(s.handlers)
     if handlers:
-        target = TryTarget(lw.temp_var("exc"), lw.temp_var("failed"), len(lw.withs))
-        b.write(target.failed, Const(False))
-        b.write(target.var, Const(None))
-        lw.try_targets.append(target)
-        sync_guard(lw)
-        inner = lw.fail_points
-        lw.body(s.body)
-        f = failed_here(lw, inner)
-        lw.try_targets.pop()
-        sync_guard(lw)
+        target, f = protected_body(lw, s.body)
         if f is None:
             _else(lw, s)
         else:

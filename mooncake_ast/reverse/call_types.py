@@ -21,7 +21,7 @@ from __future__ import annotations
 import builtins
 import operator
 import types
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from ..ir.nodes import Call, Const, Global, Param, Phi, Return
 from ..ir.op_types import makes_new_array
 from ..ir.types import UNKNOWN, AVal, Arr, Num, Tup, join, type_of_argument
 from ..rules import registry
-from .special import INPLACE
+from .special import INPLACE, hashable
 
 # Reads of parts (and the lowering's own containers): they write nothing.
 _READS = {operator.getitem, builtins.getattr, builtins.len, ops.sequence, ops.unpack, ops.tuple_of, ops.list_of,
@@ -172,29 +172,33 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int) -> AVal:
         nested[st] = _summary(callee, st, arg_types, depth + 1)
         return nested[st][0]
 
-    param_of = {p.name: p for p in ir.params}
+    def param_type(v: Any) -> AVal:
+        return params.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN
+
     types_ = infer_types(ir, params, resolver.callee, constant, call_type)
     for _ in range(4):
-        if not resolve_methods(ir, types_, lambda v: params.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN):
+        if not resolve_methods(ir, types_, param_type):
             break
         types_ = infer_types(ir, params, resolver.callee, constant, call_type)
-    out: Any = None
-    returned = []
-    for b in ir.blocks:
-        if isinstance(b.term, Return):
-            v = b.term.value
-            returned.append(v)
-            t = (params.get(v.name, UNKNOWN) if isinstance(v, Param) and v.name in param_of else
-                 type_of_argument(v.value) if isinstance(v, Const) and v.value is not None else
-                 types_.get(v, UNKNOWN))
-            out = t if out is None else join(out, t)
-    kept = UNKNOWN if out is None else _kept(out)
-    fresh = isinstance(kept, (Num, Arr)) and _writes_nothing(ir, resolver, nested, types_) and \
-        all(_made_here(v, types_, resolver, nested, set()) for v in returned)
+
+    def type_of(v: Any) -> AVal:
+        if isinstance(v, Param):
+            return param_type(v)
+        return type_of_argument(v.value) if isinstance(v, Const) else types_.get(v, UNKNOWN)
+
+    returned = [b.term.value for b in ir.blocks if isinstance(b.term, Return)]
+    if not returned:
+        return UNKNOWN, False
+    out = type_of(returned[0])
+    for v in returned[1:]:
+        out = join(out, type_of(v))
+    kept = _kept(out)
+    fresh = isinstance(kept, (Num, Arr)) and _writes_nothing(ir, resolver, nested, type_of) and \
+        all(_made_here(v, type_of, resolver, nested, set()) for v in returned)
     return kept, fresh
 
 
-def _writes_nothing(ir: Any, resolver: Any, nested: dict, types_: dict) -> bool:
+def _writes_nothing(ir: Any, resolver: Any, nested: dict, type_of: Callable[[Any], AVal]) -> bool:
     """Does the function write no object (no item, attribute or cell stores, no in-place updates of anything but
     numbers, no mutating rule, no code we do not see)?  Calls of typed user functions count by their summary."""
     for b in ir.blocks:
@@ -206,28 +210,24 @@ def _writes_nothing(ir: Any, resolver: Any, nested: dict, types_: dict) -> bool:
             fn, rule = resolver.callee(st)
             if fn is None or "out" in st.kwargs:
                 return False
-            if fn in _READS:
+            if hashable(fn) and fn in _READS:
                 continue
             if rule is None or rule.mutates or rule.user_frule is not None or rule.user_rrule is not None:
                 return False
-            if _hashable(fn) and fn in INPLACE and not all(isinstance(types_.get(a, type_of_argument(getattr(a, "value", None)))
-                                                                      if isinstance(a, Const) else types_.get(a), Num)
-                                                           for a in st.args):
+            if hashable(fn) and fn in INPLACE and not all(isinstance(type_of(a), Num) for a in st.args):
                 return False  # (`s += x` of numbers makes a new number)
     return True
 
 
-def _made_here(v: Any, types_: dict, resolver: Any, nested: dict, seen: set) -> bool:
+def _made_here(v: Any, type_of: Callable[[Any], AVal], resolver: Any, nested: dict, seen: set) -> bool:
     """Is the returned value v a number, or an array the function made (never a parameter, a view or a global)?"""
-    if isinstance(v, Const):
-        return isinstance(type_of_argument(v.value), Num)
-    if isinstance(types_.get(v), Num):
+    if isinstance(type_of(v), Num):
         return True  # (numbers are immutable: sharing one is harmless)
     if isinstance(v, Phi):
         if v in seen:
             return True
         seen.add(v)
-        return all(_made_here(x, types_, resolver, nested, seen) for x in v.incoming.values())
+        return all(_made_here(x, type_of, resolver, nested, seen) for x in v.incoming.values())
     if not isinstance(v, Call):
         return False
     if v in nested:
@@ -237,11 +237,3 @@ def _made_here(v: Any, types_: dict, resolver: Any, nested: dict, seen: set) -> 
             v.args[0].callee() in (ops.list_of, ops.tuple_of):
         return True  # (an array of a display: a new one)
     return makes_new_array(fn) and not {"out", "copy"} & set(v.kwargs)
-
-
-def _hashable(fn: Any) -> bool:
-    try:
-        hash(fn)
-    except TypeError:
-        return False
-    return True

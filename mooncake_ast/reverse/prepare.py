@@ -20,7 +20,7 @@ from ..ir.regions import Edge, If, Loop, Seq, Stmts
 from ..ir.op_types import makes_new_array
 from ..ir.types import UNKNOWN, Num, differentiable, is_float_array, not_one, type_of_argument
 from . import buffers, typed_dicts, typed_lists
-from .special import INPLACE, SPECIAL
+from .special import INPLACE, SPECIAL, hashable
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -158,14 +158,6 @@ def mark_loops(self: "ReverseTransform", r: Any, inside: bool) -> None:
         self.in_loop.add(r.header)
         mark_loops(self, r.body, True)
         mark_loops(self, r.orelse, inside)
-
-
-def hashable(x: Any) -> bool:
-    try:
-        hash(x)
-        return True
-    except TypeError:
-        return False
 
 
 _PLAIN_OF_INPLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..arrays import is_other_array, mutable_in_place
 from ..attribute_checks import check_attribute_read
+from ..frames import inside, outermost
 from ..tangents import MutableTangent, NoTangent, declared_slots, fields_of, is_mutable, slot_names
 from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, item_adjoint, unbroadcast
 
@@ -92,18 +93,9 @@ def _direct_context(frame: Any) -> Context:
     next call starts: `full_adjoint(x, x_bar)` after the pullback gives an array argument's adjoint.
     """
     last = getattr(_local, "direct", None)
-    if last is not None and last[0] is not None:
-        f = frame
-        while f is not None:  # still inside the call that made it? (its frame is above us)
-            if f is last[0]:
-                return last[1]
-            f = f.f_back
-    outer = None
-    f = frame
-    while f is not None:
-        if f.f_code.co_name.endswith("__pullback"):
-            outer = f
-        f = f.f_back
+    if last is not None and last[0] is not None and inside(frame, last[0]):
+        return last[1]  # (still inside the call that made it)
+    outer = outermost(frame, lambda f: f.f_code.co_name.endswith("__pullback"))
     if last is not None and outer is None:
         return last[1]  # read after the pullback returned (full_adjoint): the last call's storage
     ctx = Context()

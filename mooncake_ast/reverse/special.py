@@ -10,6 +10,7 @@ adjoints the helper returns.
 from __future__ import annotations
 
 import operator
+from typing import Any
 
 from .. import ops
 from . import shadows
@@ -34,3 +35,12 @@ SPECIAL: dict = {
 }
 SAVE_ARGS = {shadows.save_item: (0, 1), shadows.save_attr: (0, 1), shadows.save_cell: (0,), shadows.save_inplace: (0,),
              shadows.save_membership: (0, 1), shadows.save_delete: (0, 1)}
+
+
+def hashable(x: Any) -> bool:
+    """Can x be looked up in the tables above (a callable with `__eq__` and no hash cannot)?"""
+    try:
+        hash(x)
+        return True
+    except TypeError:
+        return False

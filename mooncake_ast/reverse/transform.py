@@ -70,20 +70,17 @@ class ReverseTransform:
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
         prepare.deletes_as_pops(self)
-        types = self.types = settle_types.settle(self, ir, user_globals)
+        self.types = settle_types.settle(self, ir, user_globals)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         # Calls of user functions that write nothing and return a new value: their results are objects of their own.
         self.fresh_calls = {st: callee for st, (callee, _) in self.typed_calls.items()
                             if call_types.returns_fresh(callee, st, [self.type_of(a) for a in st.args])}
-        self.act = Activity(ir, self._activity_rule, self.uses_self, user_globals=self.resolver.g)
+        inactive = frozenset(p for p in ir.params if p.name in inactive_names)
+        self.act = Activity(ir, self._activity_rule, self.uses_self, inactive=inactive, user_globals=self.resolver.g)
         if read_shared_through_items(ir, self.act, self.resolver.g):  # (module-level state read by its bare name)
-            types = self.types = self._infer(ir)
-            self.act = Activity(ir, self._activity_rule, self.uses_self, user_globals=self.resolver.g)
-        inactive = {p for p in ir.params if p.name in inactive_names}
-        if inactive:
+            self.types = self._infer(ir)
             self.act = Activity(ir, self._activity_rule, self.uses_self, inactive=inactive, user_globals=self.resolver.g)
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
-        self.types = types
         self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
         self.spreads = Spreads(self)  # scalar adjoints standing for arrays (spread.py)
         returned = [b.term.value for b in ir.blocks if isinstance(b.term, Return)]

@@ -92,7 +92,7 @@ def _item_var(rt: "ReverseTransform", p: Value, key: str) -> str:
 
 def reverse_read(rt: "ReverseTransform", s: Call) -> None:
     """`v = d["k"]`: `k_bar = k_bar + v_bar` (and nothing for `unpack` of a tuple: its reads are the items')."""
-    if s.callee() is ops.unpack or rt.resolver.callee(s)[0] is ops.unpack:
+    if rt.resolver.callee(s)[0] is ops.unpack:
         return
     g = rt.take_adj(s)
     if g is None:

@@ -30,6 +30,7 @@ from ..ir.nodes import Call, Const, Param, Value
 from ..ir.types import INT, UNKNOWN, Lst
 from .buffers import uses_of
 from .list_adjoints import add_list_adjoint
+from .special import hashable
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -60,16 +61,8 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             if not _reads_only(rt, s, uses, aliases, root):
                 return False
             continue
-        if _hashable(fn) and fn in _READERS and len(s.args) == 1:
+        if hashable(fn) and fn in _READERS and len(s.args) == 1:
             continue
-        return False
-    return True
-
-
-def _hashable(fn: Any) -> bool:
-    try:
-        hash(fn)
-    except TypeError:
         return False
     return True
 
@@ -99,7 +92,7 @@ def find_typed_lists(rt: "ReverseTransform") -> dict:
 def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Does statement s read a typed list in a way that needs no identity-keyed storage?"""
     return bool(s.args) and s.args[0] in rt.typed_lists and (
-        fn in (operator.getitem, builtins.len, ops.sequence) or _hashable(fn) and fn in _READERS)
+        fn in (operator.getitem, builtins.len, ops.sequence) or hashable(fn) and fn in _READERS)
 
 
 def handles(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
