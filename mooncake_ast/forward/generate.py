@@ -155,6 +155,24 @@ def function_digest(fn: types.FunctionType, depth: int = 3) -> str:
     return h.hexdigest()[:16]
 
 
+_LIBRARY_CLASS_MODULES = frozenset({"builtins"})
+
+
+def class_digest(cls: type) -> str:
+    """A digest of a class's own functions (as `function_digest`) and of its other attributes' names and types:
+    what the types of its instances made inside a function depend on (reverse/local_objects.py)."""
+    h = hashlib.sha256()
+    for name, v in sorted(vars(cls).items(), key=lambda kv: kv[0]):
+        if type(v) is types.FunctionType:
+            h.update(f"{name}=function {function_digest(v)};".encode())
+        elif name not in ("__dict__", "__weakref__", "__doc__", "__module__", "__qualname__"):
+            h.update(f"{name}={type(v).__qualname__};".encode())
+    fields = getattr(cls, "__dataclass_fields__", None)
+    if isinstance(fields, dict):
+        h.update(repr([(f.name, f.init, repr(f.default)[:80], f.default_factory is not None) for f in fields.values()]).encode())
+    return h.hexdigest()[:16]
+
+
 def _global_names(code: types.CodeType) -> set:
     names = set(code.co_names)
     for c in code.co_consts:
@@ -237,6 +255,9 @@ def environment(fn: types.FunctionType) -> list[str]:
 
                 if type(v) is types.FunctionType:  # (calls of it are typed from its code: reverse/call_types.py)
                     out.append(f"{n}=function {function_digest(v)}")
+                elif type(v) is type and v.__mro__ == (v, object) and v.__module__ not in _LIBRARY_CLASS_MODULES:
+                    # (its instances made here are typed from its code: reverse/local_objects.py)
+                    out.append(f"{n}=class {class_digest(v)}")
                 else:
                     out.append(f"{n}=global" if _plain_global(v) else f"{n}=global object")
         elif hasattr(builtins, n):

@@ -19,11 +19,11 @@ from .types import _BOTTOM, NONE, UNKNOWN, AVal, join, type_of_argument
 
 def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]],
                 constant: Optional[Callable[[Value], Any]] = None,
-                call_type: Optional[Callable[[Call, list], Optional[AVal]]] = None) -> dict[Value, AVal]:
+                call_type: Optional[Callable[[Call, list, Callable], Optional[AVal]]] = None) -> dict[Value, AVal]:
     """The type of every statement and phi of fn.  `resolve(s)` gives a call's callee (and rule);
-    `constant(v)` (optional) what a module attribute denotes, or raises LookupError; `call_type(s, args)`
-    (optional) the type of a call of the user's own code, from the callee's code (reverse/call_types.py), or
-    None where it does not know the callee."""
+    `constant(v)` (optional) what a module attribute denotes, or raises LookupError; `call_type(s, args, of)`
+    (optional) the type of a call of the user's own code, from the callee's code (reverse/call_types.py,
+    reverse/local_objects.py; `of` gives any value's current type), or None where it does not know the callee."""
     types: dict[Value, AVal] = {}
     count = uses(fn)
 
@@ -46,7 +46,7 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
         if _BOTTOM in args:
             return _BOTTOM
         if call_type is not None:
-            t = call_type(s, args)
+            t = call_type(s, args, of)
             if t is not None:
                 return t
         callee = resolve(s)[0]

@@ -105,9 +105,10 @@ def _parameter_types(fn: types.FunctionType, s: Call, args: list) -> Optional[di
     return out
 
 
-def result_of_call(fn: types.FunctionType, s: Call, args: list, depth: int = 0) -> AVal:
-    """The type of `fn(*args)` (argument types `args`), from fn's code; UNKNOWN where not known."""
-    return _summary(fn, s, args, depth)[0]
+def result_of_call(fn: types.FunctionType, s: Call, args: list, depth: int = 0, keep_first: bool = False) -> AVal:
+    """The type of `fn(*args)` (argument types `args`), from fn's code; UNKNOWN where not known.  `keep_first`: the
+    first argument is `self` of a method that only reads its fields (reverse/local_objects.py), typed as it is."""
+    return _summary(fn, s, args, depth, keep_first)[0]
 
 
 def returns_fresh(fn: types.FunctionType, s: Call, args: list) -> bool:
@@ -117,11 +118,11 @@ def returns_fresh(fn: types.FunctionType, s: Call, args: list) -> bool:
     return _summary(fn, s, args, 0)[1]
 
 
-def _summary(fn: types.FunctionType, s: Call, args: list, depth: int) -> tuple:
+def _summary(fn: types.FunctionType, s: Call, args: list, depth: int, keep_first: bool = False) -> tuple:
     if depth >= _DEPTH:
         return UNKNOWN, False
     # (a list, dict or object is typed only as a parameter its function only reads: the callee may write it)
-    params = _parameter_types(fn, s, [_kept(a) for a in args])
+    params = _parameter_types(fn, s, [a if keep_first and k == 0 else _kept(a) for k, a in enumerate(args)])
     if params is None:
         return UNKNOWN, False
     key = (fn.__code__, id(fn.__globals__), tuple(sorted(params.items(), key=lambda kv: kv[0])))
@@ -165,7 +166,7 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int) -> AVal:
 
     nested: dict = {}  # typed calls in fn -> (their summary)
 
-    def call_type(st: Call, arg_types: list) -> Optional[AVal]:
+    def call_type(st: Call, arg_types: list, of: Any = None) -> Optional[AVal]:
         callee = user_function(resolver, st)
         if callee is None:
             return None

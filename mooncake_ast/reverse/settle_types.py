@@ -16,8 +16,8 @@ from ..forward.transform import StaticResolver
 from ..ir.inference import infer_types
 from ..ir.nodes import Call, Function, Param
 from ..ir.typed_methods import resolve_methods
-from ..ir.types import UNKNOWN, AVal, Lst
-from . import call_types, prepare, typed_lists
+from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Lst, Num, Obj, Tup
+from . import call_types, local_objects, prepare, typed_lists
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -30,10 +30,13 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
     rt.typed_calls = {}  # call of a user function -> (the function, its result's type)
     rt.list_aliases = {}
     rt.typing_calls = True
+    rejected: set = set()  # objects whose fields were written with values of other types
+    rt.local_objects = local_objects.find(ir, rt.resolver)
     types: dict = {}
     for attempt in range(_ROUNDS):
         if attempt == _ROUNDS - 1:  # (no fixpoint: nothing typed from callees or lists)
             rt.typing_calls = False
+            rt.local_objects = {}
             rt.param_types = {k: (UNKNOWN if isinstance(t, Lst) else t) for k, t in rt.param_types.items()}
             rt.resolver = StaticResolver(user_globals)
         types = rt.types = _rewrites_settled(rt, ir)
@@ -41,20 +44,41 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
         dropped, rt.list_aliases = typed_lists.keep_only_read(rt)
         if dropped:
             continue
-        plain = frozenset(st for st, (_, t) in rt.typed_calls.items() if t is not UNKNOWN)
+        plain = frozenset(st for st, (_, t) in rt.typed_calls.items() if t is not UNKNOWN) | _plain_reads(rt, ir, types)
         if plain == rt.resolver.plain_calls:
-            break
+            # Settled; the fields of the function's own objects keep their types only if every write agrees.
+            bad = local_objects.writes_keep_types(ir, rt.local_objects, types, rt.type_of)
+            if not bad:
+                break
+            rejected |= bad
+            rt.local_objects = {s: v for s, v in rt.local_objects.items() if s not in rejected}
+            plain = frozenset()
         rt.resolver = StaticResolver(user_globals)
         rt.resolver.plain_calls = plain
     for st, (callee, _) in rt.typed_calls.items():
         rt.resolver.bindings[st.fn.name] = callee  # (the derivative is stale once the name is rebound)
+    for st, (shape, _) in rt.local_objects.items():
+        rt.resolver.bindings[st.fn.name] = shape.cls
     return types
+
+
+def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset:
+    """Field reads and method calls of the function's own objects that give numbers, arrays or tuples of those:
+    operators on them are plain."""
+    out = set()
+    for b in ir.blocks:
+        for s in b.stmts:
+            if isinstance(types.get(s), (Num, Arr, Tup)) and types[s] is not UNKNOWN and (
+                    local_objects.method_of(rt.local_objects, s) is not None or
+                    isinstance(s, Call) and s.callee() is getattr and len(s.args) == 2 and s.args[0] in rt.local_objects):
+                out.add(s)
+    return frozenset(out)
 
 
 def infer(rt: "ReverseTransform", ir: Function) -> dict:
     """One round of inference; rt.typed_calls holds the calls of user functions it typed (their final types)."""
     rt.typed_calls = {}
-    types = infer_types(ir, rt.param_types, rt.resolver.callee, rt._constant, lambda s, args: _call_type(rt, s, args))
+    types = infer_types(ir, rt.param_types, rt.resolver.callee, rt._constant, lambda s, args, of: _call_type(rt, s, args, of))
     rt.typed_calls = {st: (callee, types.get(st, UNKNOWN)) for st, (callee, _) in rt.typed_calls.items()
                       if types.get(st, UNKNOWN) is not UNKNOWN}
     return types
@@ -79,8 +103,18 @@ def _rewrites_settled(rt: "ReverseTransform", ir: Function) -> dict:
     return types
 
 
-def _call_type(rt: "ReverseTransform", s: Call, args: list) -> Optional[AVal]:
-    """The type of a call of one of the user's functions, from its code (call_types.py); None otherwise."""
+def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional[AVal]:
+    """The type of a call of one of the user's functions, from its code (call_types.py), of a constructor of an
+    object the function makes, or of a method of one (local_objects.py); None otherwise."""
+    if s in rt.local_objects:
+        return local_objects.object_type(rt.local_objects, s, of)
+    method = local_objects.method_of(rt.local_objects, s)
+    if method is not None:
+        self_type = of(method[0])
+        if not isinstance(self_type, Obj):
+            return self_type if self_type is _BOTTOM else None
+        t = call_types.result_of_call(method[1], s, [self_type, *args], keep_first=True)
+        return t if t is not UNKNOWN else None
     callee = call_types.user_function(rt.resolver, s) if rt.typing_calls else None
     if callee is None:
         return None

@@ -573,6 +573,54 @@ class Derived(Base):
         return super().value(t) + self.j'''
 
 
+BODY = '''class Body:
+    def __init__(self, x, v, m=2.0):
+        self.x = x
+        self.v = v
+        self.m = m
+        self.steps = 0
+
+    def energy(self, k):
+        return 0.5 * self.m * self.v ** 2 + 0.5 * k * self.x ** 2
+
+    def momentum(self):
+        return self.m * self.v + 0.0 * self.energy(1.0)'''
+
+STATE = '''class State:
+    def __init__(self, w, s):
+        self.w = w
+        self.s = s
+
+    def combined(self, t):
+        return np.tanh(self.w * self.s) + t * self.w
+
+    def norm2(self):
+        return np.sum(self.w * self.w) * self.s'''
+
+
+def s_local_object(g):
+    """Objects made here and used by field and read-only method (reverse/local_objects.py types them)."""
+    v = g.fresh()
+    form = g.rng.randrange(3)
+    s = g.expr(S, maxdepth=1)
+    o = g.fresh("o")
+    if form == 0:
+        g.helper("Body", BODY)
+        g.emit(f"{o} = Body({s}, {g.leaf(S)})", "for _ in range(3):",
+               f"    {o}.v = {o}.v - 0.1 * {o}.x * {g.leaf(S)} / {o}.m",
+               f"    {o}.x = {o}.x + 0.1 * {o}.v", f"    {o}.steps = {o}.steps + 1",
+               f"{v} = {o}.energy({g.leaf(S)}) + {o}.momentum() * {o}.steps")
+    elif form == 1:
+        g.helper("State", STATE)
+        g.emit(f"{o} = State({g.pick(V)}, {s})", f"{o}.w = {o}.w * {o}.s + {g.leaf(V)}",
+               f"{v} = np.sum({o}.combined({g.leaf(S)})) + {o}.norm2()")
+    else:
+        g.helper("Body", BODY)
+        g.emit(f"{o} = Body({s}, {g.leaf(S)}, m={g.leaf(S)})", f"{o}.x = {o}.x * {o}.x",
+               f"{v} = {o}.energy({o}.x) * {o}.m")
+    g.define(v, S)
+
+
 def s_class(g):
     v = g.fresh()
     form = g.rng.randrange(6)
@@ -713,7 +761,7 @@ FAMILIES = {
     "containers": [s_tuple_reads, s_params_loop, s_list_ops, s_dict_ops, s_assign],
     "rows": [s_rows, s_unused_in_loop, s_assign],
     "inplace": [s_inplace, s_np_assign, s_const_broadcast],
-    "classes": [s_class, s_assign],
+    "classes": [s_class, s_local_object, s_assign],
     "closures": [s_closure, s_assign],
     "control": [s_while, s_branch_loop, s_forelse_return, s_cmp_branch, s_assign],
 }
