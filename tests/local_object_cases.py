@@ -204,3 +204,37 @@ def field_view(W, b, x):
     row = layer.W[0]
     t = layer.W.T
     return np.sum(row * x) + np.sum(t @ b) + np.sum(layer.forward(x))
+
+
+def two_bodies(x, y):
+    a = Body(x, y)
+    b = Body(y, x, mass=x)
+    a.v = a.v * b.kinetic()
+    b.x = a.energy(b.v) + b.x
+    return a.kinetic() * b.x + b.mass
+
+
+def same_argument_twice(x):
+    b = Body(x, x)
+    b.x = b.x * b.v
+    return b.energy(x) + b.kinetic()
+
+
+def method_twice_between_writes(x, k):
+    b = Body(x, 0.5)
+    e1 = b.energy(k)
+    b.v = e1 * b.x
+    e2 = b.energy(k)
+    b.x = e2
+    return b.energy(e1) + e2
+
+
+def in_a_branch(x, y):
+    b = Body(x, y)
+    if x > 0.0:
+        b.v = b.v * 3.0
+    else:
+        b.x = b.x - 1.0
+    while b.x < 2.0:
+        b.x = b.x + 0.5 * b.v * b.v + 0.1
+    return b.kinetic() + b.x

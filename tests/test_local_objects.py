@@ -35,6 +35,11 @@ CASES = [
     (c.parameter_written_after, (W, B, X)),
     (c.field_replaced, (W, B, X)),
     (c.field_view, (W, B, X)),
+    (c.two_bodies, (0.6, 0.3)),
+    (c.same_argument_twice, (0.7,)),
+    (c.method_twice_between_writes, (0.4, 1.3)),
+    (c.in_a_branch, (0.4, 0.9)),
+    (c.in_a_branch, (-0.4, 0.9)),
 ]
 
 
@@ -48,6 +53,20 @@ def test_arithmetic_on_fields_is_plain(fn, args):
     mc.vjp(fn, *args)
     src = mc.source(fn, "reverse")
     assert "_mc.rcall(operator" not in src
+
+
+FIELD_VARIABLES = [c.spring, c.compound, c.per_iteration, c.two_bodies, c.same_argument_twice,
+                   c.method_twice_between_writes, c.in_a_branch]
+
+
+@pytest.mark.parametrize("fn", FIELD_VARIABLES, ids=[f.__name__ for f in FIELD_VARIABLES])
+def test_number_fields_have_adjoint_variables(fn):
+    """The object is made and written plainly; its fields' adjoints are local variables (reverse/object_fields.py)."""
+    args = next(a for f, a in CASES if f is fn)
+    mc.vjp(fn, *args)
+    src = mc.source(fn, "reverse")
+    for helper in ("getattr_reverse", "rcall(setattr", "_mc.take(", "_mc.acc("):
+        assert helper not in src, helper
 
 
 def test_the_key_follows_the_class_code():

@@ -28,7 +28,7 @@ import numpy as np
 from .. import ops
 from ..ir.nodes import Call, Const, Global, Param, Phi, Return
 from ..ir.op_types import makes_new_array
-from ..ir.types import UNKNOWN, AVal, Arr, Num, Tup, join, type_of_argument
+from ..ir.types import UNKNOWN, AVal, Arr, Num, Obj, Tup, is_float_array, join, type_of_argument
 from ..rules import registry
 from .special import INPLACE, hashable
 
@@ -105,10 +105,10 @@ def _parameter_types(fn: types.FunctionType, s: Call, args: list) -> Optional[di
     return out
 
 
-def result_of_call(fn: types.FunctionType, s: Call, args: list, depth: int = 0, keep_first: bool = False) -> AVal:
-    """The type of `fn(*args)` (argument types `args`), from fn's code; UNKNOWN where not known.  `keep_first`: the
-    first argument is `self` of a method that only reads its fields (reverse/local_objects.py), typed as it is."""
-    return _summary(fn, s, args, depth, keep_first)[0]
+def result_of_call(fn: types.FunctionType, s: Call, args: list, depth: int = 0, owner: Optional[type] = None) -> AVal:
+    """The type of `fn(*args)` (argument types `args`), from fn's code; UNKNOWN where not known.  `owner`: fn is a
+    method of that class that only reads the fields of its `self` (reverse/local_objects.py), args[0] its type."""
+    return _summary(fn, s, args, depth, owner)[0]
 
 
 def returns_fresh(fn: types.FunctionType, s: Call, args: list) -> bool:
@@ -118,11 +118,11 @@ def returns_fresh(fn: types.FunctionType, s: Call, args: list) -> bool:
     return _summary(fn, s, args, 0)[1]
 
 
-def _summary(fn: types.FunctionType, s: Call, args: list, depth: int, keep_first: bool = False) -> tuple:
+def _summary(fn: types.FunctionType, s: Call, args: list, depth: int, owner: Optional[type] = None) -> tuple:
     if depth >= _DEPTH:
         return UNKNOWN, False
     # (a list, dict or object is typed only as a parameter its function only reads: the callee may write it)
-    params = _parameter_types(fn, s, [a if keep_first and k == 0 else _kept(a) for k, a in enumerate(args)])
+    params = _parameter_types(fn, s, [a if owner is not None and k == 0 else _kept(a) for k, a in enumerate(args)])
     if params is None:
         return UNKNOWN, False
     key = (fn.__code__, id(fn.__globals__), tuple(sorted(params.items(), key=lambda kv: kv[0])))
@@ -136,7 +136,7 @@ def _summary(fn: types.FunctionType, s: Call, args: list, depth: int, keep_first
         return UNKNOWN, False  # (recursion: the result is what the base case gives, unknown here)
     _ACTIVE.add(key)
     try:
-        out = _summarise(fn, params, depth)
+        out = _summarise(fn, params, depth, owner)
     except Exception:  # noqa: BLE001 - a callee we cannot lower or type is simply not typed
         out = UNKNOWN, False
     finally:
@@ -147,7 +147,7 @@ def _summary(fn: types.FunctionType, s: Call, args: list, depth: int, keep_first
     return out
 
 
-def _summarise(fn: types.FunctionType, params: dict, depth: int) -> AVal:
+def _summarise(fn: types.FunctionType, params: dict, depth: int, owner: Optional[type] = None) -> AVal:
     from ..forward.transform import StaticResolver
     from ..frontend.source import function_source
     from ..frontend.statements import lower_function
@@ -155,7 +155,7 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int) -> AVal:
     from ..ir.typed_methods import resolve_methods
 
     ir = lower_function(fn, function_source(fn))
-    kinds = {name: ("num" if isinstance(t, Num) else "arr" if isinstance(t, Arr) else "any") for name, t in params.items()}
+    kinds = {name: _kind(t) for name, t in params.items()}
     resolver = StaticResolver(fn.__globals__, kinds)
 
     def constant(v: Any) -> Any:
@@ -167,6 +167,10 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int) -> AVal:
     nested: dict = {}  # typed calls in fn -> (their summary)
 
     def call_type(st: Call, arg_types: list, of: Any = None) -> Optional[AVal]:
+        method = _own_method(st, owner, ir.params[0] if ir.params else None)
+        if method is not None:  # `self.kinetic()` in a method that only reads self: typed as the caller's call was
+            nested[st] = _summary(method, st, [params[ir.params[0].name], *arg_types], depth + 1, owner)
+            return nested[st][0]
         callee = user_function(resolver, st)
         if callee is None:
             return None
@@ -180,6 +184,14 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int) -> AVal:
     for _ in range(4):
         if not resolve_methods(ir, types_, param_type):
             break
+        types_ = infer_types(ir, params, resolver.callee, constant, call_type)
+    for _ in range(4):  # (operators on what typed calls give are plain: as reverse/settle_types.py does)
+        plain = frozenset(st for st, (t, _) in nested.items() if t is not UNKNOWN)
+        if plain == resolver.plain_calls:
+            break
+        resolver = StaticResolver(fn.__globals__, kinds)
+        resolver.plain_calls = plain
+        nested.clear()
         types_ = infer_types(ir, params, resolver.callee, constant, call_type)
 
     def type_of(v: Any) -> AVal:
@@ -197,6 +209,31 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int) -> AVal:
     fresh = isinstance(kept, (Num, Arr)) and _writes_nothing(ir, resolver, nested, type_of) and \
         all(_made_here(v, type_of, resolver, nested, set()) for v in returned)
     return kept, fresh
+
+
+def _kind(t: AVal) -> str:
+    """The kind string forward/objects.py reads for a parameter of type t (a typed `self`'s fields are named)."""
+    if isinstance(t, Num):
+        return "num"
+    if isinstance(t, Arr):
+        return "arr"
+    if isinstance(t, Obj):
+        fields = [f"{k}=num" if isinstance(v, Num) else f"{k}=f." + "".join("1" if a == "1" else "n" for a in v.axes)
+                  for k, v in t.items if isinstance(v, Num) or is_float_array(v)]
+        return "obj:fields:" + ";".join(fields) if fields else "any"
+    return "any"
+
+
+def _own_method(st: Call, owner: Optional[type], me: Any) -> Optional[types.FunctionType]:
+    """The read-only method of `owner` that `st` calls on the method's own `self` (`me`), or None."""
+    from .local_objects import class_shape, read_only_method
+
+    f = st.fn
+    if owner is None or me is None or not (isinstance(f, Call) and f.callee() is builtins.getattr and
+                                           len(f.args) == 2 and f.args[0] is me and isinstance(f.args[1], Const)):
+        return None
+    shape = class_shape(owner)
+    return read_only_method(shape, f.args[1].value) if shape is not None and isinstance(f.args[1].value, str) else None
 
 
 def _writes_nothing(ir: Any, resolver: Any, nested: dict, type_of: Callable[[Any], AVal]) -> bool:

@@ -19,7 +19,7 @@ from ..ir.nodes import Call, Const, Global, Param, Return, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts
 from ..ir.op_types import makes_new_array
 from ..ir.types import UNKNOWN, Num, differentiable, is_float_array, not_one, type_of_argument
-from . import buffers, typed_dicts, typed_lists
+from . import buffers, object_fields, typed_dicts, typed_lists
 from .special import INPLACE, SPECIAL, hashable
 
 if TYPE_CHECKING:
@@ -78,13 +78,17 @@ def storage_backed(self: "ReverseTransform") -> set:
     into its slot instead of building a whole zero array), or handed to code we do not see.
     """
     roots: set = set()
+    field_roots = {self.act.find(p) for p in getattr(self, "field_objects", ())}
     for b in self.ir.blocks:
         for s in b.stmts:
             fn, rule = self.resolver.callee(s)
             touched: list = []
-            if buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn) or typed_lists.exempt(self, s, fn):
+            if buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn) or typed_lists.exempt(self, s, fn) or \
+                    object_fields.exempt(self, s, fn):
                 continue
-            if fn is None or (rule is None and fn not in SPECIAL) or (rule is not None and rule.user_frule is not None):
+            if s in getattr(self, "field_method_calls", ()):
+                touched = [*s.args, *s.kwargs.values()]  # (the method's self: object_fields collects its adjoints)
+            elif fn is None or (rule is None and fn not in SPECIAL) or (rule is not None and rule.user_frule is not None):
                 touched = [s.fn, *s.args, *s.kwargs.values()]  # dispatched: unknown code
             elif hashable(fn) and fn in SPECIAL:
                 touched = [s, *s.args]  # the run-time helpers add into storage for every argument
@@ -94,6 +98,8 @@ def storage_backed(self: "ReverseTransform") -> set:
                 touched = [s.args[0]]
             for v in touched:
                 if not isinstance(v, Const) and differentiable(self.type_of(v)):  # (an int holds no array)
+                    if isinstance(self.type_of(v), Num) and self.act.find(v) in field_roots:
+                        continue  # (a number shares no storage with the object its class was joined with)
                     roots.add(self.act.find(v))
     return {v for v in self.act.parent if self.act.find(v) in roots}
 

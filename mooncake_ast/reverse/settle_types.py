@@ -113,7 +113,7 @@ def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional
         self_type = of(method[0])
         if not isinstance(self_type, Obj):
             return self_type if self_type is _BOTTOM else None
-        t = call_types.result_of_call(method[1], s, [self_type, *args], keep_first=True)
+        t = call_types.result_of_call(method[1], s, [self_type, *args], owner=rt.local_objects[method[0]][0].cls)
         return t if t is not UNKNOWN else None
     callee = call_types.user_function(rt.resolver, s) if rt.typing_calls else None
     if callee is None:

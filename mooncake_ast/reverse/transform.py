@@ -38,7 +38,7 @@ from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, is_float_arr
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
-from . import buffers, call_types, prepare, settle_types, shadows, typed_dicts, typed_lists
+from . import buffers, call_types, object_fields, prepare, settle_types, shadows, typed_dicts, typed_lists
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
@@ -100,11 +100,15 @@ class ReverseTransform:
         self.typed_dicts: set = typed_dicts.find_typed_dicts(self)
         self.typed_lists: dict = typed_lists.find_typed_lists(self)  # the list or its loop sequence -> the list
         self.item_vars: dict = {}
+        self.field_objects, self.field_method_calls = object_fields.find(self)
         while True:
             self.stored = prepare.storage_backed(self)
-            reached = {r for r in self.buffers | self.typed_dicts | set(self.typed_lists.values()) if r in self.stored}
+            reached = {r for r in self.buffers | self.typed_dicts | set(self.typed_lists.values()) | self.field_objects
+                       if r in self.stored}
             if not reached:
                 break
+            self.field_objects -= reached
+            self.field_method_calls = {c: p for c, p in self.field_method_calls.items() if p in self.field_objects}
             self.buffers -= reached  # something else can reach it after all: identity-keyed storage
             self.typed_dicts = {v for v in self.typed_dicts if typed_dicts.root(self, v) not in reached and v not in reached}
             self.typed_lists = {v: p for v, p in self.typed_lists.items() if p not in reached}
@@ -185,7 +189,8 @@ class ReverseTransform:
         if isinstance(g, Phi):
             var = self.b.var_of.get(g)
             primal = self.adj_vars.get(var) if var is not None else None
-            if primal is not None and self.is_num(primal):
+            if primal is not None and self.is_num(primal) or var is not None and var in self.item_vars and \
+                    object_fields.is_field_var(var):
                 return True  # (a number's adjoint variable only ever holds numbers: accumulate sees to it)
             if primal is not None and is_float_array(self.type_of(primal)) and self.var_number[var] not in self.not_dense:
                 self.assumed_dense[g] = self.var_number[var]
@@ -485,6 +490,9 @@ class ReverseTransform:
         if s.args and s.args[0] in self.typed_dicts and typed_dicts.exempt(self, s, fn):
             typed_dicts.reverse_read(self, s)
             return
+        if object_fields.exempt(self, s, fn):
+            object_fields.reverse(self, s, fn)
+            return
         if s.args and s.args[0] in self.buffers and fn in (operator.getitem, operator.setitem):
             (buffers.reverse_read if fn is operator.getitem else buffers.reverse_write)(self, s)
             return
@@ -534,7 +542,10 @@ class ReverseTransform:
                 if self.active(v):
                     self.accumulate(v, gv)
             return
-        if self.active(s.fn):
+        if s in self.field_method_calls:
+            if self.active(self.field_method_calls[s]):
+                object_fields.method_adjoint(self, s, f_bar)
+        elif self.active(s.fn):
             self.accumulate(s.fn, f_bar)
         for i, a in enumerate(s.args):
             if self.active(a):

@@ -1,0 +1,137 @@
+"""Objects the function makes whose fields are numbers: one adjoint variable per field, as a person would keep.
+
+`b = Body(x0, v0)`, then `b.v = b.v - dt * k * b.x / b.m` in a loop and `b.energy(k)` at the end: a person's
+pullback keeps `b_x_bar`, `b_v_bar`, `b_m_bar`; a field read adds to its variable (`b_x_bar += g`), a field
+write hands the variable to the written value and zeroes it (`t_bar = b_v_bar; b_v_bar = 0.0`), and the
+constructor hands each variable to the argument the field was made from (`x0_bar += b_x_bar`).  No
+identity-keyed storage, no dispatch: the forward pass makes the object and writes its fields plainly.
+
+Which objects: those reverse/local_objects.py typed (the function only reads and writes them by field and calls
+methods that only read them), every field a number (floats are immutable: nothing reaches a field's value
+but the field), each bound method called once, in the block that read it, with no field write in between
+(the call's pullback is where the method's reads of the fields get their adjoints:
+field_adjoints.method_self_adjoints collects them from what the method's pullback gave back or stored).
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+from typing import TYPE_CHECKING, Any, Optional
+
+from ..ir.nodes import Call, Const, Value
+from ..ir.types import FLOAT, Num, Obj
+from .buffers import uses_of
+from .cleanup import NUM_ZERO
+from .cleanup import is_zero
+from .field_adjoints import method_self_adjoints
+
+if TYPE_CHECKING:
+    from .transform import ReverseTransform
+
+
+def find(rt: "ReverseTransform") -> tuple[set, dict]:
+    """(the constructor calls whose objects get field variables, {method call: its object's constructor call})."""
+    uses = uses_of(rt)
+    objects: set = set()
+    method_calls: dict = {}
+    for p in getattr(rt, "local_objects", {}):
+        t = rt.types.get(p)
+        if not isinstance(t, Obj) or not all(isinstance(ti, Num) for _, ti in t.items):
+            continue
+        calls = _method_calls(rt, p, t, uses)
+        if calls is not None:
+            objects.add(p)
+            method_calls.update(calls)
+    return objects, method_calls
+
+
+def _method_calls(rt: "ReverseTransform", p: Call, t: Obj, uses: dict) -> Optional[dict]:
+    calls = {}
+    for u, _ in uses.get(p, []):
+        if not isinstance(u, Call) or u.callee() is not builtins.getattr or t.get(u.args[1].value) is not None:
+            continue  # (field reads and writes: local_objects checked them)
+        method_uses = uses.get(u, [])
+        if len(method_uses) != 1:
+            return None
+        c, pos = method_uses[0]
+        if not isinstance(c, Call) or pos != -1 or rt.home.get(c) is not rt.home.get(u):
+            return None
+        stmts = rt.home[u].stmts
+        between = stmts[stmts.index(u):stmts.index(c)]
+        if any(s.callee() is builtins.setattr and s.args[0] is p for s in between if isinstance(s, Call)):
+            return None
+        calls[c] = p
+    return calls
+
+
+def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
+    """Is s a statement of a field-variable object (its constructor, a field read or write, a method read) whose
+    pullback this module writes, so it touches no storage?"""
+    objects = getattr(rt, "field_objects", ())
+    return s in objects or (s.callee() in (builtins.getattr, builtins.setattr) and bool(s.args) and s.args[0] in objects)
+
+
+def is_field_var(var: str) -> bool:
+    """Is var one of this module's variables (they only ever hold numbers)?"""
+    return var.startswith("%field")
+
+
+def _var(rt: "ReverseTransform", p: Value, field: str) -> str:
+    var = f"%field{id(p)}.{field}"
+    if var not in rt.item_vars:
+        rt.item_vars[var] = (p, field)
+        rt.b.write(var, NUM_ZERO, rt.rev.entry)  # zero from the entry on (loops get their phis)
+    return var
+
+
+def _add(rt: "ReverseTransform", p: Value, field: str, g: Value) -> None:
+    var = _var(rt, p, field)
+    cur = rt.b.read(var)
+    new = g if is_zero(cur) else rt.b.call(operator.add, [cur, g])
+    rt.dense_values.add(new)
+    rt.b.write(var, new)
+
+
+def _float_fields(rt: "ReverseTransform", p: Value) -> list:
+    return [f for f, t in rt.types[p].items if t == FLOAT]
+
+
+def reverse(rt: "ReverseTransform", s: Call, fn: Any) -> None:
+    """The pullback of a statement `exempt` approved."""
+    if s in rt.field_objects:  # `b = Body(x0, v0)`: x0_bar += b_x_bar; ...; then zero (an earlier object is another)
+        stored = rt.local_objects[s][1]
+        for field in _float_fields(rt, s):
+            var = _var(rt, s, field)
+            g = rt.b.read(var)
+            v = stored[field]
+            if not is_zero(g) and not isinstance(v, Const):
+                rt.accumulate(v, g)
+            rt.b.write(var, NUM_ZERO)
+        return
+    p, name = s.args[0], s.args[1].value
+    if rt.types[p].get(name) != FLOAT:
+        return  # (a method read: its call collected the fields' adjoints; an int field has none)
+    if s.callee() is builtins.getattr:  # `v = b.x`: b_x_bar += v_bar
+        g = rt.take_adj(s)
+        if g is not None:
+            _add(rt, p, name, g)
+        return
+    var = _var(rt, p, name)  # `b.x = v`: v_bar += b_x_bar; b_x_bar = 0.0
+    g = rt.b.read(var)
+    if not is_zero(g):
+        rt.accumulate(s.args[2], g)
+    rt.b.write(var, NUM_ZERO)
+
+
+def method_adjoint(rt: "ReverseTransform", s: Call, f_bar: Value) -> None:
+    """A method call's bound-method adjoint f_bar: its object's fields' adjoints, added to their variables."""
+    p = rt.field_method_calls[s]
+    fields = _float_fields(rt, p)
+    if not fields:
+        return
+    parts = rt.b.call(method_self_adjoints, [rt.primal(p), f_bar, Const(tuple(fields))])
+    parts.tuple_size = len(fields)  # type: ignore[attr-defined]
+    for k, field in enumerate(fields):
+        part = rt.b.call(operator.getitem, [parts, Const(k)])
+        rt.dense_values.add(part)
+        _add(rt, p, field, part)
