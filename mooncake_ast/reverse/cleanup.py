@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..ir.nodes import Call, Const, Function, Value
+from ..ir.nodes import Call, Const, Function, Phi, Value
 from ..tangents import NoTangent
 from . import adjoints as adj
 
@@ -62,6 +62,88 @@ def drop_aliases(fn: Function) -> None:
         for b in fn.blocks:
             b.stmts = [s for s in b.stmts if s not in replace]
         substitute(fn, replace)
+
+
+def remove_redundant_phis(fn: Function) -> None:
+    """Phis that, together with other phis, only ever carry one value are that value.
+
+    Building SSA removes a phi whose operands are one value (Braun et al.'s trivial phis), but not a cycle of
+    phis that only pass one value around: nested loops whose adjoint variable is zero on entry and zeroed again
+    before each back edge give `outer = phi(0.0, inner)`, `inner = phi(outer, 0.0)`, and every `r_bar + g`
+    on them stays an addition.  Each strongly connected group of phis with exactly one operand from outside
+    the group is replaced by that operand (repeated: a replacement can make an enclosing group redundant)."""
+    while True:
+        replace = _redundant_phi_groups([p for b in fn.blocks for p in b.phis])
+        if not replace:
+            return
+        for b in fn.blocks:
+            b.phis = [p for p in b.phis if p not in replace]
+        substitute(fn, replace)
+        for b in fn.blocks:
+            if b.loop is not None:
+                for attr in ("counter", "seq", "length", "item"):
+                    v = getattr(b.loop, attr)
+                    while v in replace:
+                        v = replace[v]
+                        setattr(b.loop, attr, v)
+
+
+def _redundant_phi_groups(phis: list) -> dict:
+    """{phi: the one value it stands for} for the strongly connected groups of phis that carry a single value."""
+    live = set(phis)
+    index: dict = {}
+    low: dict = {}
+    stack: list = []
+    on_stack: set = set()
+    groups: list = []
+
+    def visit(root: Phi) -> None:  # Tarjan's algorithm, iteratively (long chains of loops)
+        work = [(root, iter([v for v in root.incoming.values() if v in live]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            p, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter([v for v in nxt.incoming.values() if v in live])))
+                elif nxt in on_stack:
+                    low[p] = min(low[p], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[p])
+            if low[p] == index[p]:
+                group = set()
+                while True:
+                    q = stack.pop()
+                    on_stack.discard(q)
+                    group.add(q)
+                    if q is p:
+                        break
+                groups.append(group)
+
+    for p in phis:
+        if p not in index:
+            visit(p)
+    replace: dict = {}
+    for group in groups:  # (Tarjan gives operands' groups first: replacements are already known there)
+        outside = set()
+        for p in group:
+            for v in p.incoming.values():
+                while v in replace:
+                    v = replace[v]
+                if v not in group:
+                    outside.add(v)
+        if len(outside) == 1:
+            value = outside.pop()
+            for p in group:
+                replace[p] = value
+    return replace
 
 
 def substitute(fn: Function, replace: dict) -> None:

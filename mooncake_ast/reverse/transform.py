@@ -39,7 +39,7 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Lo
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
 from . import buffers, call_types, object_fields, prepare, settle_types, shadows, typed_dicts, typed_lists
-from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, substitute
+from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
 from .prepare import hashable as _hashable
@@ -379,6 +379,8 @@ class ReverseTransform:
         self.b.ret(self.b.call(ops.tuple_of, grads))
         self.b.finish()
         fold_zero_additions(self.rev, self.is_dense)
+        remove_redundant_phis(self.rev)
+        fold_zero_additions(self.rev, self.is_dense)  # (what the groups of phis stood for may be zero)
         for blk in self.rev.blocks:
             for phi in blk.phis:
                 primal = self.adj_vars.get(self.b.var_of.get(phi, ""))
