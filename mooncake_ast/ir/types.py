@@ -302,6 +302,12 @@ def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
         if len(i.axes) <= len(a.axes):  # `x[mask]`: the items where the mask holds, flattened over its axes
             return Arr(a.dtype, ("?",) + a.axes[len(i.axes):])
         return UNKNOWN
+    if isinstance(a, Arr) and a.axes is not None and isinstance(i, Tup) and 0 < len(i.items) <= len(a.axes) and all(
+            isinstance(t, Arr) and t.dtype in "iu" and t.axes for t in i.items):
+        # `x[rows, cols]` with int arrays (advanced indexing of the leading axes): their broadcast shape, then
+        # the axes not indexed
+        axes = broadcast_axes([t.axes for t in i.items])
+        return Arr(a.dtype, axes + a.axes[len(i.items):]) if axes is not None else UNKNOWN
     if isinstance(a, Arr) and a.axes is not None:
         parts = basic_index(i, iv)
         if parts is None or len([p for p in parts if p != "new"]) > len(a.axes):

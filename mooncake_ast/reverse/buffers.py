@@ -27,7 +27,7 @@ import numpy as np
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Return, Value
 from ..ir.op_types import makes_new_array
-from ..ir.types import FLOAT, NOT_LITERAL, Arr, basic_index, getitem_type, is_float_array, is_real, literal
+from ..ir.types import FLOAT, NOT_LITERAL, Arr, Tup, basic_index, getitem_type, is_float_array, is_real, literal
 from . import adjoints as adj
 from . import shadows
 from .special import INPLACE
@@ -66,6 +66,9 @@ def array_index(rt: "ReverseTransform", idx: Value) -> Any:
     t = rt.type_of(idx)
     if isinstance(t, Arr) and t.axes is not None and len(t.axes) >= 1:
         return "int" if t.dtype in "iu" else "bool" if t.dtype == "b" else None
+    if isinstance(t, Tup) and t.items and isinstance(idx, Call) and idx.callee() is ops.tuple_of and all(
+            isinstance(i, Arr) and i.dtype in "iu" and i.axes for i in t.items):
+        return "int"  # (`x[rows, cols]`: positions may repeat too)
     return None
 
 
