@@ -138,3 +138,23 @@ def test_unused_tuple_item_with_an_infinite_part():
     x = np.array([1.0, 2.0, 3.0])
     with np.errstate(all="ignore"):
         assert np.allclose(mc.grad(c.uses_first_of_pair)(x), 2.0 * x)
+
+
+@pytest.mark.parametrize("rows,cols", [([0, 2, 2, 0], [1, 1, 1, 3]), ([1], [0]), ([2, 2], [3, 3])])
+def test_pair_index_reads(rows, cols):
+    X = arr(3, 4, seed=23)
+    check_derivatives(c.pair_index_reads, X, np.array(rows), np.array(cols))
+    assert "np.add.at(X_bar, (rows, cols), picked_bar)" in mc.source(c.pair_index_reads, "reverse")
+
+
+def test_joins_are_typed():
+    from mooncake_ast.ir.op_types import joined_items
+    from mooncake_ast.ir.types import UNKNOWN, Arr
+
+    a, b = Arr("f", ("n@a.0", "n")), Arr("f", ("?", "n"))
+    assert joined_items(np.concatenate, [a, b], 0) == Arr("f", ("?", "n"))
+    assert joined_items(np.concatenate, [a, b], -1) == Arr("f", ("n@a.0", "?"))
+    assert joined_items(np.stack, [a, a], 1) == Arr("f", ("n@a.0", "n", "n"))
+    assert joined_items(np.stack, [a], -1) == Arr("f", ("n@a.0", "n", "1"))
+    assert joined_items(np.concatenate, [a, Arr("f", ("n",))], 0) == UNKNOWN  # (ranks differ)
+    check_derivatives(c.joins, arr(4, seed=24), arr(4, seed=25))

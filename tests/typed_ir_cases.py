@@ -109,3 +109,15 @@ def ratio_stats(x):
 def uses_first_of_pair(x):
     a, b = ratio_stats(x)
     return a
+
+
+def pair_index_reads(X, rows, cols):
+    """x[rows, cols] with repeated pairs: np.add.at with the index tuple."""
+    picked = X[rows, cols]
+    return np.sum(picked * picked) + np.sum(np.tanh(X))
+
+
+def joins(a, b):
+    C = np.concatenate([a, b * b], axis=0)
+    S = np.stack([a, b, a * b], axis=1)
+    return np.sum(C * C) + np.sum(np.sin(S)) + np.sum(np.concatenate((a, b)) * 2.0)

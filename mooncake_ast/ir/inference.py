@@ -13,8 +13,8 @@ import numpy as np
 from .. import ops
 from .analysis import uses
 from .nodes import Call, Const, Function, Param, Phi, Value
-from .op_types import array_of_items, result_type
-from .types import _BOTTOM, NONE, UNKNOWN, AVal, join, type_of_argument
+from .op_types import array_of_items, joined_items, result_type
+from .types import _BOTTOM, NONE, UNKNOWN, AVal, join, literal, type_of_argument
 
 
 def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]],
@@ -57,6 +57,14 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
                 if _BOTTOM in items:
                     return _BOTTOM
                 return array_of_items(items)
+        if callee in (np.concatenate, np.stack) and 1 <= len(s.args) <= 2 and set(s.kwargs) <= {"axis"}:
+            d = s.args[0]
+            axis = s.args[1] if len(s.args) == 2 else s.kwargs.get("axis", Const(0))
+            if isinstance(d, Call) and d.callee() in (ops.list_of, ops.tuple_of) and count.get(d) == 1 and not d.kwargs:
+                items = [of(a) for a in d.args]
+                if _BOTTOM in items:
+                    return _BOTTOM
+                return joined_items(callee, items, literal(axis))
         return result_type(callee, s, args, constant)
 
     changed = True

@@ -205,6 +205,29 @@ def array_of_items(items: list) -> AVal:
     return UNKNOWN
 
 
+def joined_items(fn: Any, items: list, axis: Any) -> AVal:
+    """`np.concatenate([a, b], axis)` and `np.stack([a, b], axis)` of float arrays of one rank: the joined axis (a
+    new one for stack) of unknown size, the others as the items have them (NumPy requires them equal)."""
+    if not items or not all(is_float_array(t) for t in items) or len({len(t.axes) for t in items}) != 1 or \
+            type(axis) is not int:
+        return UNKNOWN
+    ndim = len(items[0].axes)
+    others = []
+    for k in range(ndim):
+        col = {t.axes[k] for t in items}
+        others.append(col.pop() if len(col) == 1 else next((c for c in col if c[0] == "n"), "?"))
+    if fn is np.stack:
+        k = axis + ndim + 1 if axis < 0 else axis
+        if not 0 <= k <= ndim:
+            return UNKNOWN
+        return Arr("f", tuple(others[:k]) + ("n" if len(items) > 1 else "1",) + tuple(others[k:]))
+    k = axis + ndim if axis < 0 else axis
+    if not 0 <= k < ndim:
+        return UNKNOWN
+    others[k] = "?"
+    return Arr("f", tuple(others))
+
+
 def numpy_result(fn: Any, args: list, s: Call) -> AVal:
     """The result type of a NumPy function called positionally (no keywords) on these argument types."""
     n = len(args)
