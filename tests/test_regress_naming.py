@@ -26,3 +26,25 @@ def test_parameters_named_like_tangents_both_modes():
 
 def test_parameters_named_like_adjoints_both_modes():
     check_derivatives(adjoint_named_parameters, np.array([0.5, -1.0]), np.array([2.0, 0.3]), 0.7)
+
+
+def test_tape_slots_have_one_name_in_both_passes():
+    """Issue 13: the forward pass packs `tape = (xs, stack, stack_2, ...)` and the pullback unpacks the same names
+    (it said `stack_3` for the forward's `stack_2` when a name in between was taken)."""
+    import re
+
+    from tests.corpus import all_cases
+
+    checked = 0
+    for case in all_cases():
+        if not case.name.startswith(("control.", "scalar.")):
+            continue
+        mc.vjp(case.fn, *case.args())
+        src = mc.source(case.fn, "reverse")
+        packed = re.findall(r"^    tape = \((.*)\)$", src, re.M)
+        unpacked = re.findall(r"^    (.*) = tape$", src, re.M)
+        if packed and unpacked:
+            checked += 1
+            assert [x.strip() for x in packed[0].split(",") if x.strip()] == \
+                [x.strip() for x in unpacked[0].split(",") if x.strip()], case.name
+    assert checked > 20

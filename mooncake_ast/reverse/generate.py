@@ -66,6 +66,9 @@ def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str]) -> tuple[
     for r in refs:
         if r.primal in names_fwd:
             preferred[r] = names_fwd[r.primal]
+    for value, ref in getattr(rt, "tape_slots", ()):  # (stacks and records too: `stack_2` on both sides)
+        if value in names_fwd and ref not in preferred:
+            preferred[ref] = names_fwd[value]
     rev_text = emit_function(rev, writer, f"{base}__pullback", rev_params, adjoint_of=rt.adjoint_of,
                              preferred=preferred, external_names=names_fwd)
     writer.add_function(fwd_text)

@@ -224,7 +224,8 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             _append(b, tape)
             _append(b, out)
             b.term.value = out
-    # The pullback unpacks the tape on entry: `x, n, t_stack = tape`.
+    # The pullback unpacks the tape on entry: `x, n, t_stack = tape`, each slot named as the forward pass names it.
+    rt.tape_slots = list(zip(tape_values, tape_refs))
     unpack = Call(Const(ops.identity), [rt.tape], hint=None)
     unpack.tuple_size = len(tape_refs)  # type: ignore[attr-defined]
     for j, r in enumerate(tape_refs):
