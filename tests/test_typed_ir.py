@@ -158,3 +158,13 @@ def test_joins_are_typed():
     assert joined_items(np.stack, [a], -1) == Arr("f", ("n@a.0", "n", "1"))
     assert joined_items(np.concatenate, [a, Arr("f", ("n",))], 0) == UNKNOWN  # (ranks differ)
     check_derivatives(c.joins, arr(4, seed=24), arr(4, seed=25))
+
+
+PAIR_FAMILY = [c.pair_reads_of_written, c.pair_accumulate_then_read, c.pair_copy_written, c.pair_write_of_copy]
+
+
+@pytest.mark.parametrize("fn", PAIR_FAMILY, ids=[f.__name__ for f in PAIR_FAMILY])
+def test_pair_index_reads_with_writes(fn):
+    X = arr(3, 4, seed=26)
+    for rows, cols in (([0, 2, 2, 0], [1, 1, 1, 3]), ([1], [0]), ([2, 2], [3, 3])):
+        check_derivatives(fn, X, np.array(rows), np.array(cols))

@@ -121,3 +121,29 @@ def joins(a, b):
     C = np.concatenate([a, b * b], axis=0)
     S = np.stack([a, b, a * b], axis=1)
     return np.sum(C * C) + np.sum(np.sin(S)) + np.sum(np.concatenate((a, b)) * 2.0)
+
+
+def pair_reads_of_written(X, rows, cols):
+    A = X * 2.0
+    A[0] = np.sin(A[1])
+    v = A[rows, cols]
+    A[1, 2] = v[0] * 3.0
+    return np.sum(v * v) + np.sum(A * A)
+
+def pair_accumulate_then_read(X, rows, cols):
+    A = np.zeros_like(X)
+    for k in range(len(rows)):
+        A[rows[k], cols[k]] += X[rows[k], cols[k]] ** 2
+    w = A[rows, cols]
+    return np.sum(w) + np.sum(A[rows][:, cols])
+
+def pair_copy_written(X, rows, cols):
+    B = X[rows, cols]
+    B[0] = 5.0
+    return np.sum(B * X[rows, cols])
+
+def pair_write_of_copy(X, rows, cols):
+    t = X[rows, cols]
+    X2 = X.copy()
+    X2[rows, cols] = t * t
+    return np.sum(X2 ** 2) + np.sum(X2[rows, cols])
