@@ -231,6 +231,11 @@ def joined_items(fn: Any, items: list, axis: Any) -> AVal:
 def numpy_result(fn: Any, args: list, s: Call) -> AVal:
     """The result type of a NumPy function called positionally (no keywords) on these argument types."""
     n = len(args)
+    if n == 1 and isinstance(args[0], Lst) and args[0].item == FLOAT:  # (a list of floats: reverse/typed_lists.py)
+        if fn in (np.array, np.asarray):
+            return Arr("f", ("?",))
+        if fn in (np.sum, np.mean, np.std, np.var, np.prod, np.max, np.min, np.median):
+            return FLOAT
     if fn in (np.array, np.asarray) and n == 1:
         return _literal_vector(s.args[0])
     if fn is np.linalg.norm and n == 1 and (is_float_array(args[0]) or args[0] == FLOAT):

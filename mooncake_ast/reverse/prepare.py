@@ -78,7 +78,6 @@ def storage_backed(self: "ReverseTransform") -> set:
     into its slot instead of building a whole zero array), or handed to code we do not see.
     """
     roots: set = set()
-    field_roots = {self.act.find(p) for p in getattr(self, "field_objects", ())}
     for b in self.ir.blocks:
         for s in b.stmts:
             fn, rule = self.resolver.callee(s)
@@ -98,8 +97,8 @@ def storage_backed(self: "ReverseTransform") -> set:
                 touched = [s.args[0]]
             for v in touched:
                 if not isinstance(v, Const) and differentiable(self.type_of(v)):  # (an int holds no array)
-                    if isinstance(self.type_of(v), Num) and self.act.find(v) in field_roots:
-                        continue  # (a number shares no storage with the object its class was joined with)
+                    if isinstance(self.type_of(v), Num):
+                        continue  # (a number has no storage, and shares none with what its class was joined with)
                     roots.add(self.act.find(v))
     return {v for v in self.act.parent if self.act.find(v) in roots}
 

@@ -10,6 +10,7 @@ that does not happen in a few rounds, nothing is typed from callees or lists, wh
 """
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..forward.transform import StaticResolver
@@ -17,7 +18,7 @@ from ..ir.inference import infer_types
 from ..ir.nodes import Call, Function, Param
 from ..ir.typed_methods import resolve_methods
 from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Lst, Num, Obj, Tup
-from . import call_types, local_objects, prepare, typed_lists
+from . import call_types, local_lists, local_objects, prepare, typed_lists
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -32,11 +33,14 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
     rt.typing_calls = True
     rejected: set = set()  # objects whose fields were written with values of other types
     rt.local_objects = local_objects.find(ir, rt.resolver)
+    local_lists.rewrite_appends(ir)
+    rt.local_lists = local_lists.candidates(ir)
     types: dict = {}
     for attempt in range(_ROUNDS):
         if attempt == _ROUNDS - 1:  # (no fixpoint: nothing typed from callees or lists)
             rt.typing_calls = False
             rt.local_objects = {}
+            rt.local_lists = set()
             rt.param_types = {k: (UNKNOWN if isinstance(t, Lst) else t) for k, t in rt.param_types.items()}
             rt.resolver = StaticResolver(user_globals)
         types = rt.types = _rewrites_settled(rt, ir)
@@ -48,7 +52,9 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
         if plain == rt.resolver.plain_calls:
             # Settled; the fields of the function's own objects keep their types only if every write agrees.
             bad = local_objects.writes_keep_types(ir, rt.local_objects, types, rt.type_of)
-            if not bad:
+            bad_lists = local_lists.appends_keep_type(rt, ir)
+            rt.local_lists -= bad_lists
+            if not bad and not bad_lists:
                 break
             rejected |= bad
             rt.local_objects = {s: v for s, v in rt.local_objects.items() if s not in rejected}
@@ -63,8 +69,8 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
 
 
 def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset:
-    """Field reads and method calls of the function's own objects that give numbers, arrays or tuples of those:
-    operators on them are plain."""
+    """Field reads and method calls of the function's own objects that give numbers, arrays or tuples of those, and
+    items of typed lists: operators on them are plain."""
     out = set()
     for b in ir.blocks:
         for s in b.stmts:
@@ -72,6 +78,8 @@ def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset
                     local_objects.method_of(rt.local_objects, s) is not None or
                     isinstance(s, Call) and s.callee() is getattr and len(s.args) == 2 and s.args[0] in rt.local_objects):
                 out.add(s)
+            elif isinstance(types.get(s), Num) and isinstance(s, Call) and s.args and s.args[0] in rt.list_aliases:
+                out.add(s)  # (an item, `max`, `sum`, ... of a list of floats the function only reads or builds: a float)
     return frozenset(out)
 
 
@@ -106,6 +114,8 @@ def _rewrites_settled(rt: "ReverseTransform", ir: Function) -> dict:
 def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional[AVal]:
     """The type of a call of one of the user's functions, from its code (call_types.py), of a constructor of an
     object the function makes, or of a method of one (local_objects.py); None otherwise."""
+    if s in rt.local_lists:
+        return local_lists.LIST_OF_FLOATS
     if s in rt.local_objects:
         return local_objects.object_type(rt.local_objects, s, of)
     method = local_objects.method_of(rt.local_objects, s)

@@ -43,7 +43,13 @@ _READERS = {builtins.sum, builtins.max, builtins.min, builtins.sorted, math.fsum
 
 
 def _roots(rt: "ReverseTransform") -> list:
-    return [p for p in rt.ir.params if isinstance(rt.param_types.get(p.name), Lst)]
+    """The list parameters typed `any:list:f`, and the lists the function builds by appending (local_lists.py)."""
+    return [p for p in rt.ir.params if isinstance(rt.param_types.get(p.name), Lst)] + \
+        [s for s in rt.ir.entry.stmts if s in getattr(rt, "local_lists", ())]
+
+
+def _is_root(rt: "ReverseTransform", p: Value) -> bool:
+    return isinstance(rt.param_types.get(p.name), Lst) if isinstance(p, Param) else p in getattr(rt, "local_lists", ())
 
 
 def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, root: Param) -> bool:
@@ -54,6 +60,8 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
         fn = rt.resolver.callee(s)[0]
         if fn is operator.getitem and len(s.args) == 2 and rt.type_of(s.args[1]) == INT:
             continue
+        if fn is list.append and v is root and not isinstance(root, Param) and s.args[1] is not root:
+            continue  # (a list the function builds: local_lists.py)
         if fn is builtins.len and len(s.args) == 1:
             continue
         if fn is ops.sequence and len(s.args) == 1:
@@ -78,31 +86,48 @@ def keep_only_read(rt: "ReverseTransform") -> tuple[bool, dict]:
         if _reads_only(rt, p, uses, found, p):
             aliases.update(found)
             aliases[p] = p
-        else:
+        elif isinstance(p, Param):
             rt.param_types[p.name] = UNKNOWN
+            dropped = True
+        else:
+            rt.local_lists.discard(p)
             dropped = True
     return dropped, aliases
 
 
 def find_typed_lists(rt: "ReverseTransform") -> dict:
     """value -> list parameter, for the typed lists and the loop sequences over them."""
-    return {v: p for v, p in rt.list_aliases.items() if isinstance(rt.param_types.get(p.name), Lst)}
+    return {v: p for v, p in rt.list_aliases.items() if _is_root(rt, p)}
 
 
 def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Does statement s read a typed list in a way that needs no identity-keyed storage?"""
+    if rt.typed_lists.get(s) is s:
+        return True  # (`terms = []`: a list the function builds)
     return bool(s.args) and s.args[0] in rt.typed_lists and (
-        fn in (operator.getitem, builtins.len, ops.sequence) or hashable(fn) and fn in _READERS)
+        fn in (operator.getitem, builtins.len, ops.sequence, list.append) or hashable(fn) and fn in _READERS)
 
 
 def handles(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
-    """Is s a read of a typed list that `reverse_read` undoes (item reads; the loop's sequence has nothing to undo)?"""
-    return bool(s.args) and s.args[0] in rt.typed_lists and fn in (operator.getitem, builtins.len, ops.sequence)
+    """Is s a read of a typed list that `reverse_read` undoes (item reads, appends; the loop's sequence, `len` and
+    the making of a list the function builds have nothing to undo)?"""
+    return rt.typed_lists.get(s) is s or bool(s.args) and s.args[0] in rt.typed_lists and \
+        fn in (operator.getitem, builtins.len, ops.sequence, list.append)
 
 
 def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
-    """`v = xs[i]`: `xs_bar[i] += v_bar`."""
-    if fn is not operator.getitem:
+    """`v = xs[i]`: `xs_bar[i] += v_bar`; `xs.append(v)`: `v_bar = xs_bar.pop()`."""
+    if fn is list.append and s.args and s.args[0] in rt.typed_lists:
+        root = rt.typed_lists[s.args[0]]
+        if not rt.active(root):
+            return
+        g = rt.b.call(list.pop, [rt.read_adj(root)])
+        g.keep = True  # type: ignore[attr-defined]  # (popped even when v needs no adjoint: the slots stay aligned)
+        rt.dense_values.add(g)
+        if rt.active(s.args[1]):
+            rt.accumulate(s.args[1], g)
+        return
+    if fn is not operator.getitem or rt.typed_lists.get(s) is s:
         return
     g = rt.take_adj(s)
     root = rt.typed_lists[s.args[0]]
@@ -118,7 +143,7 @@ def add_whole(rt: "ReverseTransform", root: Param, contribution: Value) -> None:
     st.keep = True  # type: ignore[attr-defined]
 
 
-def new_adjoint(rt: "ReverseTransform", p: Param) -> Value:
+def new_adjoint(rt: "ReverseTransform", p: Value) -> Value:
     """`[0.0] * len(xs)`: the list's adjoint, made once at the start of the pullback."""
     zeros = rt.b.call(ops.list_of, [Const(0.0)])
     return rt.b.call(operator.mul, [zeros, rt.b.call(builtins.len, [rt.primal(p)])])

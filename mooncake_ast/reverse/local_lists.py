@@ -1,0 +1,63 @@
+"""Lists of floats the function builds itself by appending: `terms = []`, `terms.append(x ** k / k!)`, `sum(terms)`.
+
+A person's pullback for that keeps `terms_bar = [0.0] * len(terms)` (the list as it ends), adds each read's
+adjoint into its slot, and undoes each append by taking the last slot: `v_bar = terms_bar.pop()`.  Nothing
+else needs identity-keyed storage, because nothing else can reach the list.  Which lists:
+
+* made empty (`[]`) in the function's first block (so once per call: its adjoint is made once);
+* only appended to (`terms.append(v)`, rewritten here to `list.append(terms, v)`: a list made by `[]` has
+  the builtin method), every value appended a float;
+* otherwise only read as reverse/typed_lists.py reads a list parameter (items by an int index, `len`, a loop
+  over it, the reductions that make new values), never returned, stored, aliased by a phi or handed on.
+
+The list is then typed `Lst(FLOAT)` (its items read as floats: plain arithmetic), and reverse/typed_lists.py
+treats it as a read-only list parameter whose appends it also undoes.  `settle_types` drops the type where an
+appended value turns out not to be a float.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import TYPE_CHECKING
+
+from .. import ops
+from ..ir.analysis import uses
+from ..ir.nodes import Call, Const, Function
+from ..ir.types import FLOAT, Lst
+
+if TYPE_CHECKING:
+    from .transform import ReverseTransform
+
+LIST_OF_FLOATS = Lst(FLOAT)
+
+
+def rewrite_appends(fn: Function) -> None:
+    """`getattr(xs, "append")(v)` is `list.append(xs, v)` where xs is a list made by `[]` here."""
+    count = uses(fn)
+    for b in fn.blocks:
+        for s in b.stmts:
+            m = s.fn
+            if not (isinstance(m, Call) and m.callee() is builtins.getattr and len(m.args) == 2 and
+                    isinstance(m.args[1], Const) and m.args[1].value == "append" and count.get(m) == 1 and
+                    len(s.args) == 1 and not s.kwargs):
+                continue
+            xs = m.args[0]
+            if isinstance(xs, Call) and xs.callee() is ops.list_of and not xs.args and not xs.kwargs:
+                s.fn, s.args = Const(list.append), [xs, s.args[0]]
+                m.block.stmts.remove(m)  # type: ignore[union-attr]
+
+
+def candidates(fn: Function) -> set:
+    """The empty lists made in the first block that the function only appends to (other uses: typed_lists checks)."""
+    return {s for s in fn.entry.stmts
+            if isinstance(s, Call) and s.callee() is ops.list_of and not s.args and not s.kwargs}
+
+
+def appends_keep_type(rt: "ReverseTransform", ir: Function) -> set:
+    """The candidate lists something not a float is appended to."""
+    bad = set()
+    for b in ir.blocks:
+        for s in b.stmts:
+            if isinstance(s, Call) and s.callee() is list.append and s.args[0] in rt.local_lists and \
+                    rt.type_of(s.args[1]) != FLOAT:
+                bad.add(s.args[0])
+    return bad
