@@ -350,6 +350,22 @@ def s_params_loop(g):
     g.define(v, S)
 
 
+def s_built_list(g):
+    """A list built from empty by appending floats in a loop and read back (reverse/local_lists.py types it)."""
+    xs, v, k, w = g.fresh("xs"), g.fresh(), g.fresh("k"), g.fresh("w")
+    n = g.rng.randint(1, 4)
+    g.emit(f"{xs} = []", f"for {k} in range({n}):",
+           f"    {xs}.append({g.expr(S, maxdepth=1)} * ({k} + 1) + ({xs}[-1] * 0.5 if {k} > 0 else 0.0))")
+    form = g.rng.randrange(3)
+    if form == 0:
+        g.emit(f"{v} = sum({xs}) + max({xs}) * {xs}[0] + len({xs})")
+    elif form == 1:
+        g.emit(f"{v} = 0.0", f"for {w} in {xs}:", f"    {v} = {v} + {w} * {w}")
+    else:
+        g.emit(f"{v} = float(np.sum(np.array({xs}) ** 2)) + min({xs})")
+    g.define(v, S)
+
+
 def s_list_ops(g):
     xs, v = g.fresh("xs"), g.fresh()
     n = 1
@@ -758,7 +774,7 @@ def s_cmp_branch(g):
 FAMILIES = {
     "arith": [s_assign, s_aug, s_negpow, s_unused_in_loop, s_helper_call],
     "numpy": [s_np_assign, s_const_broadcast, s_reduce, s_matmul, s_assign],
-    "containers": [s_tuple_reads, s_params_loop, s_list_ops, s_dict_ops, s_assign],
+    "containers": [s_tuple_reads, s_params_loop, s_list_ops, s_built_list, s_dict_ops, s_assign],
     "rows": [s_rows, s_unused_in_loop, s_assign],
     "inplace": [s_inplace, s_np_assign, s_const_broadcast],
     "classes": [s_class, s_local_object, s_assign],
