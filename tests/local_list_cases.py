@@ -3,6 +3,8 @@ import math
 
 import numpy as np
 
+from tests import local_object_cases as lo
+
 
 def series(x, n):
     terms = []
@@ -114,3 +116,33 @@ def sorted_read(xs, t):
     for v in xs:
         kept.append(v * t)
     return sorted(kept)[0] * sorted(kept)[-1] + kept[1]
+
+
+def while_break_list(x):
+    vals = []
+    k = 0
+    while True:
+        vals.append(x * k + math.cos(x))
+        k += 1
+        if vals[-1] > 3.0 or k > 6:
+            break
+    return sum(vals) * vals[0]
+
+def try_list(x):
+    vals = []
+    for k in range(4):
+        try:
+            if k == 2:
+                raise ValueError("skip")
+            vals.append(x ** k)
+        except ValueError:
+            vals.append(2.0 * x)
+    return sum(vals) + vals[2] * vals[-1]
+
+def list_of_obj_fields(x):
+    c = lo.Counter(x, 1.0)
+    vals = []
+    for k in range(3):
+        c.x = c.x * 1.1
+        vals.append(c.x)
+    return sum(vals) + c.energy(vals[1])

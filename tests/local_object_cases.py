@@ -238,3 +238,40 @@ def in_a_branch(x, y):
     while b.x < 2.0:
         b.x = b.x + 0.5 * b.v * b.v + 0.1
     return b.kinetic() + b.x
+
+
+class Counter:
+    calls = 0
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+    def energy(self, k):
+        Counter.calls += 1
+        return self.x * self.y * k
+    def scale_into(self, arr):
+        arr *= self.x
+        return np.sum(arr)
+
+def aug(x, y):
+    c = Counter(x, y)
+    c.x += 1.0
+    c.y *= c.x
+    return c.energy(2.0) + c.x
+
+def scale_arg(x, w):
+    c = Counter(x, 2.0)
+    a = w.copy()
+    s = c.scale_into(a)
+    return s + np.sum(a * w) + c.x
+
+def two_counters(x, y):
+    a = Counter(x, y)
+    b = Counter(y, x)
+    b.x = a.energy(b.y)
+    a.y = b.energy(a.x)
+    return a.x * a.y + b.x * b.y
+
+def float64_fields(x, w):
+    c = Counter(np.sum(w) * x, x)
+    c.x = c.x * np.float64(2.0)
+    return c.energy(1.5)

@@ -22,6 +22,10 @@ CASES = [
     (c.made_in_loop, (0.9,)),
     (c.item_written, (0.7,)),
     (c.sorted_read, ([0.5, -1.0, 2.0, 0.1], 0.2)),
+    (c.while_break_list, (0.4,)),
+    (c.while_break_list, (1.4,)),
+    (c.try_list, (0.6,)),
+    (c.list_of_obj_fields, (0.7,)),
 ]
 
 

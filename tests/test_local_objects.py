@@ -40,6 +40,10 @@ CASES = [
     (c.method_twice_between_writes, (0.4, 1.3)),
     (c.in_a_branch, (0.4, 0.9)),
     (c.in_a_branch, (-0.4, 0.9)),
+    (c.aug, (0.4, 0.7)),
+    (c.scale_arg, (0.5, X)),
+    (c.two_counters, (0.3, 0.8)),
+    (c.float64_fields, (0.5, X)),
 ]
 
 
