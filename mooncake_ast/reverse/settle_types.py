@@ -78,8 +78,7 @@ def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset
                     local_objects.method_of(rt.local_objects, s) is not None or
                     isinstance(s, Call) and s.callee() is getattr and len(s.args) == 2 and s.args[0] in rt.local_objects):
                 out.add(s)
-            elif isinstance(types.get(s), Num) and isinstance(s, Call) and s.args and s.args[0] in rt.list_aliases:
-                out.add(s)  # (an item, `max`, `sum`, ... of a list of floats the function only reads or builds: a float)
+
     return frozenset(out)
 
 
