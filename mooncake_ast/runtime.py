@@ -21,7 +21,7 @@ from .forward.state import module_tangent, untracked_store  # noqa: F401
 from .tangents import storage  # noqa: F401
 from .reverse.adjoints import *  # noqa: F401,F403
 from .reverse.runtime import rcall  # noqa: F401  (the dispatcher itself: one frame less per call)
-from .reverse.list_adjoints import add_list_adjoint  # noqa: F401
+from .reverse.list_adjoints import add_layer_adjoint, add_list_adjoint, zero_layers  # noqa: F401
 from .reverse.field_adjoints import method_self_adjoints  # noqa: F401
 from .reverse.shadows import (acc, append_reverse, cell_get_reverse, cell_set_reverse, getattr_reverse,  # noqa: F401
     getitem_reverse, inplace_reverse, save_attr, save_cell, save_inplace, save_item, setattr_reverse, setitem_reverse, take, transfer,

@@ -154,6 +154,9 @@ def decode(kind: str, name: str = "") -> AVal:
         return Arr(parts[1], tuple(c if c == "1" or not name else f"n@{name}.{k}" for k, c in enumerate(parts[2])))
     if parts[:3] == ["any", "list", "f"]:
         return Lst(FLOAT)
+    if len(parts) >= 4 and parts[:3] == ["any", "list", "tuple"]:  # `any:list:tuple:f.nn;f.n`: `[(W1, b1), ...]`
+        # (no size symbols: the items' sizes differ)
+        return Lst(Tup(tuple(FLOAT if code == "num" else Arr("f", tuple(code[2:])) for code in parts[3].split(";"))))
     if len(parts) >= 3 and parts[:2] == ["any", "tuple"]:  # `any:tuple:num;f.nn`: a tuple of floats and float arrays
         return Tup(tuple(FLOAT if code == "num" else decode("arr:" + code.replace(".", ":"), f"{name}.{k}")
                          for k, code in enumerate(parts[2].split(";"))))

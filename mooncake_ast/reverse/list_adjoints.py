@@ -1,8 +1,10 @@
-"""The one run-time helper of typed lists (reverse/typed_lists.py), kept apart so generated modules import it
+"""The run-time helpers of typed lists (reverse/typed_lists.py), kept apart so generated modules import them
 without the transform."""
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from ..tangents import NoTangent
 
@@ -15,3 +17,23 @@ def add_list_adjoint(xs_bar: list, g: Any) -> None:
     for k, gk in enumerate(g):
         if gk is not NoTangent and gk is not None:
             xs_bar[k] += float(gk)
+
+
+def zero_layers(xs: list) -> list:
+    """The adjoint of a list of tuples of float arrays and floats (`[(W1, b1), (W2, b2)]`): zeros of its layout."""
+    return [tuple(np.zeros_like(v) if type(v) is np.ndarray else 0.0 for v in item) for item in xs]
+
+
+def add_layer_adjoint(xs_bar: list, g: Any, i: int) -> None:
+    """xs_bar[i] += g for one tuple of the list (g: its adjoint, a tuple whose parts may be the symbolic zero)."""
+    if g is NoTangent or g is None:
+        return
+    parts = list(xs_bar[i])
+    for k, gk in enumerate(g):
+        if gk is NoTangent or gk is None:
+            continue
+        if type(parts[k]) is np.ndarray:
+            parts[k] += gk  # (a zero array of our own, never a user's)
+        else:
+            parts[k] = parts[k] + float(gk)
+    xs_bar[i] = tuple(parts)

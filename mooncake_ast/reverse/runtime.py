@@ -416,15 +416,17 @@ def kinds_of(args: tuple) -> tuple:
     objs = [k for k, a in enumerate(args) if kinds[k] == "obj" and _array_object(a)]
     lists = [k for k, a in enumerate(args) if kinds[k] == "any" and _float_list(a)]
     tuples = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_tuple(a)]
-    if not (typed or dicts or objs or lists or tuples) or any(
+    layers = [k for k, a in enumerate(args) if kinds[k] == "any" and _tuple_list_code(a) is not None]
+    if not (typed or dicts or objs or lists or tuples or layers) or any(
             k not in ("num", "arr") and i not in dicts and i not in objs and i not in lists and i not in tuples
-            and not k.startswith("mod:") for i, k in enumerate(kinds)):
+            and i not in layers and not k.startswith("mod:") for i, k in enumerate(kinds)):
         return kinds
-    if len({id(args[k]) for k in lists}) < len(lists):
+    if len({id(args[k]) for k in lists + layers}) < len(lists + layers):
         return kinds  # the same list twice: one adjoint, kept by storage
     fields = {k: (args[k] if k in dicts else vars(args[k])) for k in dicts + objs}
     arrays = [args[k] for k in typed] + [v for d in fields.values() for v in d.values() if type(v) is np.ndarray] + \
-        [v for k in tuples for v in args[k] if type(v) is np.ndarray]
+        [v for k in tuples for v in args[k] if type(v) is np.ndarray] + \
+        [v for k in layers for item in args[k] for v in item if type(v) is np.ndarray]
     if len({id(args[k]) for k in objs}) < len(objs):
         return kinds  # the same object twice: one adjoint, kept by storage
     for a, b in itertools.combinations(arrays, 2):
@@ -439,6 +441,8 @@ def kinds_of(args: tuple) -> tuple:
             out[k] = "arr:" + a.dtype.kind.replace("u", "i") + ":" + "".join("1" if n == 1 else "n" for n in a.shape)
     for k in lists:  # (a list of floats holds no array: nothing to share)
         out[k] = "any:list:f"
+    for k in layers:  # (a list of tuples of float arrays and floats: `for W, b in params`)
+        out[k] = "any:list:tuple:" + _tuple_list_code(args[k])  # type: ignore[operator]
     for k in tuples:
         out[k] = "any:tuple:" + ";".join("num" if type(v) is float else _axes_code(v).replace(":", ".") for v in args[k])
     for k in dicts + objs:  # (still "any" / "obj" to everything that reads only the kind's first part)
@@ -471,6 +475,26 @@ def _array_tuple(x: Any) -> bool:
     """A small tuple of float arrays and floats (`params = (W, b)`): reverse mode types it."""
     return type(x) is tuple and 0 < len(x) <= 16 and all(
         type(v) is float or type(v) is np.ndarray and v.dtype.kind == "f" for v in x)
+
+
+def _tuple_list_code(x: Any) -> Any:
+    """`f.nn;f.n` for a list of tuples of one layout (`[(W1, b1), (W2, b2)]`: float arrays of one rank, or floats, at
+    each position; an axis "1" or "n" where every item agrees, else "?"), or None.  Reverse mode types it when the
+    function only reads it (reverse/typed_lists.py)."""
+    if type(x) is not list or not 0 < len(x) <= 64 or type(x[0]) is not tuple or not 0 < len(x[0]) <= 8:
+        return None
+    width = len(x[0])
+    codes = []
+    for pos in range(width):
+        col = [t[pos] if type(t) is tuple and len(t) == width else None for t in x]
+        if all(type(v) is float for v in col):
+            codes.append("num")
+            continue
+        if not all(type(v) is np.ndarray and v.dtype.kind == "f" for v in col) or len({v.ndim for v in col}) != 1:
+            return None
+        axes = ["".join("1" if n == 1 else "n" for n in v.shape) for v in col]
+        codes.append("f." + "".join(a[0] if len(set(a)) == 1 else "?" for a in zip(*axes)))
+    return ";".join(codes)
 
 
 def _float_list(x: Any) -> bool:

@@ -486,7 +486,7 @@ class ReverseTransform:
         if _hashable(fn) and fn in _SETS:
             self._rev_set(s, fn)
             return
-        if s.args and s.args[0] in self.typed_lists and typed_lists.handles(self, s, fn):
+        if typed_lists.handles(self, s, fn):
             typed_lists.reverse_read(self, s, fn)
             return
         if s.args and s.args[0] in self.typed_dicts and typed_dicts.exempt(self, s, fn):

@@ -27,9 +27,11 @@ import numpy as np
 
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
-from ..ir.types import INT, UNKNOWN, Lst
+from ..ir.types import INT, UNKNOWN, Lst, Tup
+from . import layer_lists
 from .buffers import uses_of
-from .list_adjoints import add_list_adjoint
+from .cleanup import is_zero
+from .list_adjoints import add_layer_adjoint, add_list_adjoint, zero_layers
 from .special import hashable
 
 if TYPE_CHECKING:
@@ -59,6 +61,12 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             return False
         fn = rt.resolver.callee(s)[0]
         if fn is operator.getitem and len(s.args) == 2 and rt.type_of(s.args[1]) == INT:
+            item_type = _item_type(rt, root)
+            if isinstance(item_type, Tup):  # (a list of tuples: the item must be taken apart, layer_lists.py)
+                parts = layer_lists.parts_only_read(rt, s, item_type, uses, root)
+                if parts is None:
+                    return False
+                rt.layer_parts.update(parts)
             continue
         if fn is list.append and v is root and not isinstance(root, Param) and s.args[1] is not root:
             continue  # (a list the function builds: local_lists.py)
@@ -81,6 +89,7 @@ def keep_only_read(rt: "ReverseTransform") -> tuple[bool, dict]:
     uses = uses_of(rt)
     aliases: dict = {}
     dropped = False
+    rt.layer_parts = {}
     for p in _roots(rt):
         found: dict = {}
         if _reads_only(rt, p, uses, found, p):
@@ -102,8 +111,8 @@ def find_typed_lists(rt: "ReverseTransform") -> dict:
 
 def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Does statement s read a typed list in a way that needs no identity-keyed storage?"""
-    if rt.typed_lists.get(s) is s:
-        return True  # (`terms = []`: a list the function builds)
+    if rt.typed_lists.get(s) is s or layer_lists.live(rt, s):
+        return True  # (`terms = []`: a list the function builds; `W, b = item`, `item[0]`: layer_lists.py)
     return bool(s.args) and s.args[0] in rt.typed_lists and (
         fn in (operator.getitem, builtins.len, ops.sequence, list.append) or hashable(fn) and fn in _READERS)
 
@@ -111,7 +120,7 @@ def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
 def handles(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Is s a read of a typed list that `reverse_read` undoes (item reads, appends; the loop's sequence, `len` and
     the making of a list the function builds have nothing to undo)?"""
-    return rt.typed_lists.get(s) is s or bool(s.args) and s.args[0] in rt.typed_lists and \
+    return rt.typed_lists.get(s) is s or layer_lists.live(rt, s) or bool(s.args) and s.args[0] in rt.typed_lists and \
         fn in (operator.getitem, builtins.len, ops.sequence, list.append)
 
 
@@ -127,13 +136,18 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
         if rt.active(s.args[1]):
             rt.accumulate(s.args[1], g)
         return
+    if layer_lists.live(rt, s):
+        layer_lists.reverse_part(rt, s)
+        return
     if fn is not operator.getitem or rt.typed_lists.get(s) is s:
         return
-    g = rt.take_adj(s)
     root = rt.typed_lists[s.args[0]]
-    if g is None or not rt.active(root):
+    item_type = _item_type(rt, root)
+    g = layer_lists.item_adjoint(rt, s, len(item_type.items)) if isinstance(item_type, Tup) else rt.take_adj(s)
+    if g is None or is_zero(g) or not rt.active(root):
         return
-    st = rt.b.call(ops.add_to_item, [rt.read_adj(root), g, rt.primal(s.args[1])])
+    add = add_layer_adjoint if _layers(rt, root) else ops.add_to_item  # (a tuple's adjoint is added part by part)
+    st = rt.b.call(add, [rt.read_adj(root), g, rt.primal(s.args[1])])
     st.keep = True  # type: ignore[attr-defined]
 
 
@@ -143,8 +157,22 @@ def add_whole(rt: "ReverseTransform", root: Param, contribution: Value) -> None:
     st.keep = True  # type: ignore[attr-defined]
 
 
+def _item_type(rt: "ReverseTransform", root: Value) -> Any:
+    t = rt.type_of(root)
+    return t.item if isinstance(t, Lst) else None
+
+
+def _layers(rt: "ReverseTransform", root: Value) -> bool:
+    """Is root a list of tuples (`[(W1, b1), (W2, b2)]`) rather than of floats?"""
+    t = rt.type_of(root)
+    return isinstance(t, Lst) and isinstance(t.item, Tup)
+
+
 def new_adjoint(rt: "ReverseTransform", p: Value) -> Value:
-    """`[0.0] * len(xs)`: the list's adjoint, made once at the start of the pullback."""
+    """`[0.0] * len(xs)`: the list's adjoint, made once at the start of the pullback (zeros of each tuple's parts for
+    a list of tuples)."""
+    if _layers(rt, p):
+        return rt.b.call(zero_layers, [rt.primal(p)])
     zeros = rt.b.call(ops.list_of, [Const(0.0)])
     return rt.b.call(operator.mul, [zeros, rt.b.call(builtins.len, [rt.primal(p)])])
 
