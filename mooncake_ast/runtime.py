@@ -24,6 +24,7 @@ from .reverse.runtime import rcall  # noqa: F401  (the dispatcher itself: one fr
 from .reverse.list_adjoints import add_layer_adjoint, add_list_adjoint, zero_layers  # noqa: F401
 from .reverse.field_adjoints import method_self_adjoints  # noqa: F401
 from .reverse.shadows import (acc, append_reverse, cell_get_reverse, cell_set_reverse, getattr_reverse,  # noqa: F401
+    getattr_default_reverse,
     getitem_reverse, inplace_reverse, save_attr, save_cell, save_inplace, save_item, setattr_reverse, setitem_reverse, take, transfer,
     save_membership, set_add_reverse, ufunc_out_reverse)
 

@@ -441,6 +441,13 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
     return obj_bar
 
 
+def getattr_default_reverse(g: Any, y: Any, obj: Any, name: str, default: Any, obj_bar: Any, default_bar: Any) -> tuple:
+    """`getattr(obj, name, default)`: the adjoint goes to the attribute when obj has it, else to the default."""
+    if hasattr(obj, name):
+        return getattr_reverse(g, y, obj, name, obj_bar), default_bar
+    return obj_bar, acc(default, default_bar, g)
+
+
 def _user_class(obj: Any) -> bool:
     """A class made by a `class` statement, whose attributes are state shared by its instances."""
     return isinstance(obj, type) and bool(obj.__flags__ & _HEAPTYPE)

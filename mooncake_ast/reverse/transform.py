@@ -499,6 +499,8 @@ class ReverseTransform:
             (buffers.reverse_read if fn is operator.getitem else buffers.reverse_write)(self, s)
             return
         special = SPECIAL.get(fn) if _hashable(fn) else None
+        if fn is getattr and len(s.args) == 3:  # (with a default: its adjoint too, when it was the value)
+            special = (None, shadows.getattr_default_reverse, (0, 2))
         if fn is operator.getitem and registry.is_index_builder(self.resolver.resolve(s.args[0])):
             special = None  # np.r_[x, y], np.c_[...]: the items are operands (the getitem rule's adjoint of the index)
         if fn in INPLACE and all(self.is_num(a) or isinstance(a, Const) and type(a.value) in (int, float, bool) for a in s.args):

@@ -522,14 +522,25 @@ def dict_update_tangent(dd, other, dother, *kw_tangents):
 
 # ------------------------------------------------------------------ attributes, closures
 NONDIFF_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "__class__", "__name__", "itemsize", "nbytes"})
-defjvp(builtins.getattr, lambda t, y, obj, name, *default: t.call(getattr_tangent, obj, t.d(obj), name, y)
-       if t.d(obj) is not None and t.value(name) not in NONDIFF_ATTRS else None)
+defjvp(builtins.getattr, lambda t, y, obj, name, *default: (
+    t.call(getattr_default_tangent, obj, t.dz(obj), name, y, t.dz(default[0]))
+    if default and (t.d(obj) is not None or t.d(default[0]) is not None) and t.value(name) not in NONDIFF_ATTRS else
+    t.call(getattr_tangent, obj, t.d(obj), name, y) if not default and t.d(obj) is not None and t.value(name) not in NONDIFF_ATTRS
+    else None))
 defjvp(builtins.setattr, lambda t, y, obj, name, v: t.call(setattr_tangent, t.d(obj), v, name, t.dz(v)) if t.d(obj) is not None else None, mutates=(0,))
 defjvp(ops.make_function, lambda t, y, code, outer, defaults, kwdefaults, closure: t.call(
     FunctionTangent, t.dz(closure), t.dz(defaults), t.dz(kwdefaults)))
 
 
 _ARRAY_DATA_ATTRIBUTES = frozenset({"flat", "A", "H"})  # attributes of an array that carry its data in another form
+
+
+def getattr_default_tangent(obj, dobj, name, value, ddefault):
+    """The tangent of `getattr(obj, name, default)`: the attribute's when obj has it, else the default's (the
+    default's tangent was dropped before: a silently wrong derivative)."""
+    if hasattr(obj, name):
+        return getattr_tangent(obj, dobj, name, value)
+    return ddefault
 
 
 def getattr_tangent(obj, dobj, name, value):
