@@ -405,6 +405,8 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
         return obj_bar
     if isinstance(obj, (float, np.floating)) and name == "real":
         return accumulate(obj_bar, g)  # a real number's .real is itself (the adjoint was dropped: a zero)
+    if isinstance(obj, (complex, np.complexfloating)) and name in ("real", "imag"):
+        return accumulate(obj_bar, complex(g) if name == "real" else 1j * complex(g))  # (cplx: Re(conj(a) b))
     if is_other_array(obj) and not callable(y):  # a Dask array's attributes, as an ndarray's (not Dask's getters)
         return _array_attribute_reverse(g, obj, name, obj_bar)
     if is_mutable(obj):
