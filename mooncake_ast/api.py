@@ -214,8 +214,10 @@ def _to_user(g: Any, primal: Any) -> Any:
         return float(np.asarray(g).reshape(()))
     if isinstance(primal, (float, np.floating)) and isinstance(g, (complex, np.complexfloating)):
         return float(g.real)  # (as for arrays above)
-    if type(primal) is complex and isinstance(g, (int, float, complex, np.number)):
-        return complex(g)  # a complex argument's gradient is a complex number (dL/dx + i dL/dy)
+    if isinstance(primal, (complex, np.complexfloating)) and (isinstance(g, (int, float, complex, np.number)) or
+                                                             (isinstance(g, np.ndarray) and g.size == 1 and g.dtype.kind in "iufc")):
+        v = np.asarray(g).reshape(())[()]  # a complex argument's gradient is a complex number (dL/dx + i dL/dy)
+        return complex(v) if type(primal) is complex else type(primal)(v)
     return g
 
 

@@ -138,6 +138,9 @@ def unbroadcast(g: Any, like: Any) -> Any:
         if total.dtype.kind == "c":
             total = total.real
         return float(total) if isinstance(like, (float, int)) else total
+    if isinstance(like, (complex, np.complexfloating)) and isinstance(g, np.ndarray):
+        total = g.sum()  # (a complex number broadcast against an array)
+        return complex(total) if type(like) is complex else total
     if real_like and isinstance(g, (complex, np.complexfloating)):
         return float(g.real) if isinstance(like, (float, int)) else g.real
     return g
@@ -623,6 +626,17 @@ def refuse_complex_rule(name: str, *values: Any) -> None:
             raise ReverseError(f"reverse mode of {name} with complex values is not supported (its pullback is "
                                f"written for real numbers; forward mode supports them: use mc.jvp). Complex "
                                f"reverse mode covers the rules listed in README 'Complex numbers'")
+
+
+def refuse_complex_power(y: Any) -> None:
+    """`a ** b` of Python floats gave a complex number (a negative base, a fractional power): the code after it
+    was made for real numbers (ir/kinds.py types it a number), so reverse mode refuses it."""
+    if type(y) is complex:
+        from .runtime import ReverseError
+
+        raise ReverseError(f"reverse mode of a ** b of real numbers with a complex result ({y!r}: a negative base "
+                           f"to a fractional power) is not supported; make the base complex (complex(a) ** b) or use "
+                           f"forward mode (mc.jvp)")
 
 
 def conj(v: Any) -> Any:

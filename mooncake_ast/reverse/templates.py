@@ -69,6 +69,11 @@ class TemplateBuilder:
         in the pullback that its result and differentiated operands are not complex, unless their types prove
         it: a real formula must never run on complex numbers (a missing conj is a silently wrong gradient)."""
         if rule.complex_ok:
+            if fn in _POW and self.rt.is_num(s) and not _integral(literal(s.args[1]) if len(s.args) > 1 else 1):
+                # Python's float ** float is complex for a negative base: the numbers' plain templates after it
+                # (typed as real numbers, ir/kinds.py) must not see it, so such a result is refused here.
+                check = self.rt.b.call(adj.refuse_complex_power, [self.rt.primal(s)])
+                check.keep = True  # type: ignore[attr-defined]
             return
         values = [s] + [a for a in (*s.args, *s.kwargs.values()) if self.rt.active(a)]
         doubtful = [v for v in dict.fromkeys(values) if not self.certainly_real(v)]
@@ -230,6 +235,14 @@ class TemplateBuilder:
 
     def lin(self, fn: Any, g: Any, *args: Any, **kwargs: Any) -> Any:
         return None if g is None else self.call(fn, g, *args, **kwargs)
+
+
+_POW = frozenset([operator.pow, operator.ipow, pow])
+
+
+def _integral(k: Any) -> bool:
+    """Is a literal exponent a whole number (then a ** k of a real a is real)?"""
+    return type(k) in (int, float) and float(k).is_integer()
 
 
 _ARITHMETIC = frozenset([operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos])

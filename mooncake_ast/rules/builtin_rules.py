@@ -721,6 +721,11 @@ for _num in (complex, float):
 # Right for complex values in reverse mode (README "Complex numbers"; tests/test_complex_reverse.py): abs takes
 # g z/|z|, complex(re, im) gives re g and -1j g (real parts for real parts), sum adds, pow conjugates.
 defcomplex(builtins.abs, builtins.complex, builtins.sum, builtins.pow, (complex, "conjugate"), (float, "conjugate"))
+# Containers and iteration move values without arithmetic: their adjoints move back unchanged.
+defcomplex(ops.tuple_of, ops.list_of, ops.dict_of, ops.identity, ops.sequence, ops.unpack, ops.unpack_star,
+           ops.concat_tuple, ops.merge_dicts, ops.make_function, builtins.list, builtins.tuple, builtins.zip,
+           builtins.enumerate, builtins.reversed, (list, "copy"), dict.get, (dict, "get"), (dict, "items"),
+           (dict, "values"))
 
 
 # ------------------------------------------------------------------ run-time reverse rules

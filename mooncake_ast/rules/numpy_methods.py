@@ -84,7 +84,10 @@ defvjp_method(nd, "squeeze", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, 
 def astype_adjoint(x, g, y=None):
     if _no_adjoint(g) or np.asarray(x).dtype.kind not in "fc" or (y is not None and np.asarray(y).dtype.kind not in "fc"):
         return NoTangent  # an integer result carries no derivative
-    return np.asarray(g).astype(np.asarray(x).dtype)
+    g = np.asarray(g)
+    if g.dtype.kind == "c" and np.asarray(x).dtype.kind != "c":
+        g = g.real  # (a real array cast to complex: the real part, the adjoint of R -> C)
+    return g.astype(np.asarray(x).dtype)
 
 
 def item_adjoint_array(x, g, *a):
@@ -136,7 +139,7 @@ def tolist_adjoint(x, g):
 # Right for complex values in reverse mode (README "Complex numbers"): reshapes and copies move adjoints unchanged,
 # conj conjugates them, dot conjugates the other factor (numpy_products).  tests/test_complex_reverse.py.
 defcomplex(*((nd, _name) for _name in ("copy", "reshape", "ravel", "flatten", "transpose", "squeeze", "conj", "conjugate",
-                                        "dot", "swapaxes")))
+                                        "dot", "swapaxes", "astype", "item", "diagonal", "trace", "take", "repeat")))
 
 
 # ================================================================== methods that are the function with self first
