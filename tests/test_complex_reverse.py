@@ -15,6 +15,7 @@ import mooncake_ast as mc
 from mooncake_ast.testing import DerivativeCheckError, check_derivatives
 
 RNG = np.random.default_rng(7)
+pytestmark = pytest.mark.filterwarnings("error::numpy.exceptions.ComplexWarning")  # (a cast dropping imaginary parts)
 
 
 def _c(*shape):
@@ -56,6 +57,9 @@ CASES = {
     "inv det solve": (lambda m, z: np.linalg.inv(m) @ z + np.linalg.det(m) + np.linalg.solve(m, z), (M, Z)),
     "real matrix, complex vector": (lambda r, z: np.linalg.solve(r, z) + np.linalg.inv(r) @ z, (R, Z)),
     "methods": (lambda m: m.sum() + m.mean(axis=1) + m.conj().ravel()[:3] + m.dot(m[0]), (M,)),
+    "attributes .real .imag": (lambda z: z.real * z.imag + getattr(z, "imag") ** 2, (Z,)),
+    "eig eigvals": (lambda m: np.linalg.eigvals(m) + np.abs(np.linalg.eig(m)[1][0]), (M,)),
+    "complex128 constructor": (lambda x, z: np.complex128(x) * z + np.complex128(z[0]), (0.7, Z)),
 }
 
 

@@ -425,6 +425,10 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
         inner = g.self_adjoint if isinstance(g, MethodAdjoint) else g
         return acc(obj, obj_bar, inner)
     if isinstance(obj, np.ndarray):
+        if name in ("real", "imag") and obj.dtype.kind == "c" and isinstance(y, np.ndarray) and \
+                not np.may_share_memory(shadow(obj), shadow(y)):
+            # (cplx) a complex array's float view has storage of its own: its adjoint g reaches obj as g or 1j g
+            return acc(obj, obj_bar, np.asarray(g) if name == "real" else 1j * np.asarray(g))
         if name in ("T", "mT", "real", "imag") and isinstance(y, np.ndarray) and np.shares_memory(obj, y):
             return obj_bar  # a view: its adjoint is already in obj's storage
         if name in ("T", "mT"):

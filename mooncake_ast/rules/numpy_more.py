@@ -489,4 +489,4 @@ from . import numpy_more_linalg, numpy_ufunc_methods  # noqa: E402,F401  (the re
 
 
 # Right for complex values in reverse mode (README "Complex numbers"; tests/test_complex_reverse.py).
-defcomplex(np.angle, np.real_if_close)
+defcomplex(np.angle, np.real_if_close, np.complex128, np.complex64, np.clongdouble)
