@@ -59,6 +59,9 @@ CASES = {
     "methods": (lambda m: m.sum() + m.mean(axis=1) + m.conj().ravel()[:3] + m.dot(m[0]), (M,)),
     "attributes .real .imag": (lambda z: z.real * z.imag + getattr(z, "imag") ** 2, (Z,)),
     "eig eigvals": (lambda m: np.linalg.eigvals(m) + np.abs(np.linalg.eig(m)[1][0]), (M,)),
+    "eigh eigvalsh": (lambda m: np.linalg.eigh(m)[1][0] * np.linalg.eigvalsh(m, UPLO="U"), (M,)),
+    "svd": (lambda m: np.linalg.svd(m, full_matrices=False)[0][1] + np.linalg.svd(m.T, full_matrices=False)[2][:, 0]
+            + np.linalg.svd(m, compute_uv=False), (M[:, :2],)),
     "complex128 constructor": (lambda x, z: np.complex128(x) * z + np.complex128(z[0]), (0.7, Z)),
 }
 
@@ -181,7 +184,7 @@ def _fractional_power(x):
     (_arcsin_loss, (Z,)),  # a template not marked right for complex values
     (_dispatched, (Z, np.arcsin)),  # the same, dispatched when the code runs
     (lambda m: np.linalg.slogdet(m)[1].real, (M,)),  # a rule that refuses complex matrices itself
-    (lambda m: np.sum(np.abs(np.linalg.eigh(m)[1])), (M + M.conj().T,)),
+    (lambda m: np.sum(np.abs(np.linalg.cholesky(m @ m.conj().T))), (M,)),
     (lambda x: np.sum(np.real(np.arcsin(np.fft.fft(x)))), (X,)),  # complex only in between
     (_fractional_power, (-2.0,)),
 ])
