@@ -628,15 +628,16 @@ def refuse_complex_rule(name: str, *values: Any) -> None:
                                f"reverse mode covers the rules listed in README 'Complex numbers'")
 
 
-def refuse_complex_power(y: Any) -> None:
-    """`a ** b` of Python floats gave a complex number (a negative base, a fractional power): the code after it
-    was made for real numbers (ir/kinds.py types it a number), so reverse mode refuses it."""
-    if type(y) is complex:
+def refuse_complex_power(a: Any, b: Any) -> None:
+    """`a ** b` of Python numbers gives a complex number for a negative base and a fractional power: the code after
+    it was made for real numbers (ir/kinds.py types it a number), so reverse mode refuses it.  (a is on the tape
+    already, for the derivative; the result is not kept for this.)"""
+    if type(a) in (float, int) and a < 0 and type(a ** b) is complex:
         from .runtime import ReverseError
 
-        raise ReverseError(f"reverse mode of a ** b of real numbers with a complex result ({y!r}: a negative base "
-                           f"to a fractional power) is not supported; make the base complex (complex(a) ** b) or use "
-                           f"forward mode (mc.jvp)")
+        raise ReverseError(f"reverse mode of a ** b of real numbers with a complex result ({a!r} ** {b!r}: a negative "
+                           f"base to a fractional power) is not supported; make the base complex (complex(a) ** b) "
+                           f"or use forward mode (mc.jvp)")
 
 
 def conj(v: Any) -> Any:

@@ -72,7 +72,8 @@ class TemplateBuilder:
             if fn in _POW and self.rt.is_num(s) and not _integral(literal(s.args[1]) if len(s.args) > 1 else 1):
                 # Python's float ** float is complex for a negative base: the numbers' plain templates after it
                 # (typed as real numbers, ir/kinds.py) must not see it, so such a result is refused here.
-                check = self.rt.b.call(adj.refuse_complex_power, [self.rt.primal(s)])
+                a, b = s.args[0], s.args[1] if len(s.args) > 1 else Const(1)
+                check = self.rt.b.call(adj.refuse_complex_power, [self.rt.primal(a), self.rt.primal(b)])
                 check.keep = True  # type: ignore[attr-defined]
             return
         values = [s] + [a for a in (*s.args, *s.kwargs.values()) if self.rt.active(a)]
