@@ -156,6 +156,21 @@ def test_mixed_real_and_complex_program():
     assert gx.dtype == float and gz.dtype == complex and type(gs) is float  # real arguments get real gradients
 
 
+def _in_place(z, w):
+    a = z.copy()
+    a *= w
+    a += 1j
+    a /= w + 2.0
+    c = np.empty(3, dtype=complex)
+    np.multiply(a, z, out=c)
+    np.sin(c, out=c)
+    return c
+
+
+def test_in_place_updates_and_out_arguments():
+    check_derivatives(_in_place, Z, W, modes=("reverse",))
+
+
 def test_complex_values_inside_containers():
     def f(p):
         return np.sum(np.abs(p["a"] * p["b"][0])) + p["b"][1].real
@@ -175,6 +190,12 @@ def _dispatched(z, fn):
     return np.sum(np.real(fn(z)))
 
 
+def _arcsin_out(z):
+    c = np.empty(3, dtype=complex)
+    np.arcsin(z, out=c)
+    return np.sum(c.real)
+
+
 def _fractional_power(x):
     s = x ** 0.5  # a complex number for x < 0: the real-number code after it must not run on it
     return (s * s * s).imag
@@ -183,6 +204,8 @@ def _fractional_power(x):
 @pytest.mark.parametrize("f, args", [
     (_arcsin_loss, (Z,)),  # a template not marked right for complex values
     (_dispatched, (Z, np.arcsin)),  # the same, dispatched when the code runs
+    (_arcsin_out, (Z,)),  # the same, writing into out=
+    (lambda z: np.sum(np.real(_dispatched(z, np.arccos) * z)), (Z,)),  # inside a callee
     (lambda m: np.linalg.slogdet(m)[1].real, (M,)),  # a rule that refuses complex matrices itself
     (lambda m: np.sum(np.abs(np.linalg.cholesky(m @ m.conj().T))), (M,)),
     (lambda x: np.sum(np.real(np.arcsin(np.fft.fft(x)))), (X,)),  # complex only in between

@@ -22,7 +22,7 @@ from ..rules import registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..rules.registry import H
 from ..tangents import NoTangent
-from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate, refuse_complex_rule
+from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate
 from ..forward import objects
 from .special import SPECIAL
 
@@ -89,8 +89,6 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
             def template_pullback(g: Any) -> tuple:
                 if g is NoTangent:
                     return NoTangent, AdjTuple([NoTangent] * len(args)), AdjDict()
-                if not rule.complex_ok:  # (a real formula never runs on complex values: registry.defcomplex)
-                    refuse_complex_rule(registry.qualified(f), y, *call_args, *kwargs.values())
                 pos, named = registry.run_vjp(rule, f, EagerReverse(), g, H(y, None), tuple(H(a, None) for a in call_args),
                                               {k: H(v, None) for k, v in kwargs.items()})
                 pos = [NoTangent if c is None else c for c in pos]

@@ -904,5 +904,9 @@ def ufunc_out_reverse(g: Any, y: Any, old: Any, fn: Any, out: Any, args: tuple, 
     inputs = tuple(old if a is target else a for a in args)
     rule = registry.lookup(fn)
     y_val = fn(*inputs)
+    if not rule.complex_ok:  # type: ignore[union-attr]  # (cplx: registry.defcomplex)
+        from .adjoints import refuse_complex_rule
+
+        refuse_complex_rule(registry.qualified(fn), y_val, *inputs)
     contribs = rule.vjp(EagerReverse(), gy, H(y_val, None), *[H(a, None) for a in inputs])  # type: ignore[union-attr,misc]
     return tuple(acc(a, b, NoTangent if c is None else c) for a, b, c in zip(args, bars, contribs))

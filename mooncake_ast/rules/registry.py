@@ -394,6 +394,10 @@ def run_vjp(rule: Rule, fn: Any, builder: Any, g: Any, y: Any, args: tuple, kwar
         builder.keyword_adjoints = True
     except AttributeError:
         pass
+    if not rule.complex_ok:  # (a real formula never runs on complex values: defcomplex)
+        from ..reverse.adjoints import refuse_complex_rule
+
+        refuse_complex_rule(qualified(fn), *(v.value if isinstance(v, H) else v for v in (y, *args, *kwargs.values())))
     pos, named = split_adjoints(rule.vjp(builder, g, y, *args, **kwargs))  # type: ignore[misc]
     pos += [None] * (len(args) - len(pos))
     return pos[:len(args)], named
