@@ -316,10 +316,9 @@ defvjp(np.polyval, lambda t, g, y, p, x: (t.call(polyval_adjoint, p, x, g, 0), t
 # ================================================================== complex values in reverse mode (README "Complex numbers")
 # Holomorphic ones take conj(f'(x)) g (unary's cj); abs, sign, angle, real, imag, conj follow Re(conj(a) b);
 # arithmetic conjugates the other factor; unb takes the real part for a real operand.  Each is checked with
-# complex inputs in tests/test_complex_reverse.py.  Not here (real-only, refused for complex): arcsin, arccos,
-# arctan, cbrt, fabs, the comparisons-based ones (maximum, minimum, fmax, fmin, clip, where), arctan2, hypot,
+# complex inputs in tests/test_complex_reverse.py.  Not here (real-only, refused for complex): cbrt, fabs, the comparisons-based ones (maximum, minimum, fmax, fmin, clip, where), arctan2, hypot,
 # logaddexp(2), sinc, deg2rad and the others below them.
-defcomplex(np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh, np.arcsinh, np.arccosh, np.arctanh, np.exp, np.exp2,
+defcomplex(np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh, np.tanh, np.arcsinh, np.arccosh, np.arctanh, np.exp, np.exp2,
            np.expm1, np.log, np.log2, np.log10, np.log1p, np.sqrt, np.square, np.reciprocal, np.abs, np.sign,
            np.negative, np.positive, np.conjugate, np.real, np.imag, np.add, np.subtract, np.multiply, np.divide,
            np.power, np.where)
