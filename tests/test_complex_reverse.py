@@ -229,3 +229,10 @@ def test_fractional_power_of_a_complex_base_is_differentiated():
         return (s * s * s).imag + cmath.pi
 
     check_derivatives(f, -2.0)
+
+
+def test_scipy_rules_marked_for_complex():
+    sp = pytest.importorskip("scipy.special")
+    spla = pytest.importorskip("scipy.linalg")
+    check_derivatives(lambda z: sp.erf(z) + sp.erfc(2 * z), 0.5 * Z, modes=("reverse",))
+    check_derivatives(lambda a: spla.sqrtm(a), M, modes=("reverse",))
