@@ -57,8 +57,9 @@ def refuse_complex_power(a: Any, b: Any) -> None:
 
 def conj(v: Any) -> Any:
     """np.conj(v) for a complex v, v itself otherwise (a real adjoint stays what it is: a float stays a float)."""
-    if type(v) is float or (type(v) is np.ndarray and v.dtype.kind != "c") or v is NoTangent:
+    tp = type(v)
+    if tp is np.ndarray:
+        return np.conj(v) if v.dtype.kind == "c" else v
+    if tp is float or v is NoTangent:
         return v
-    if _is_complex(v):
-        return np.conj(v)
-    return v
+    return np.conj(v) if _is_complex(v) else v
