@@ -3,8 +3,9 @@
 Inputs are checked at this boundary, as JAX checks them, so that a mistake is an error that
 says what to do and never a wrong number: `argnums` (an int or a tuple of distinct ints,
 negative ones counted from the end), the structure, shape and dtype of tangents against the
-primals and of cotangents against the result, a scalar result for `grad`, and (reverse mode
-only) no complex numbers in the arguments, the result or the cotangent.
+primals and of cotangents against the result, and a real scalar result for `grad` (a complex one is a
+ComplexReverseError pointing to vjp).  Complex arguments, results and cotangents are differentiated in
+reverse mode by the rules README "Complex numbers" lists; other rules refuse them when the pullback runs.
 """
 from __future__ import annotations
 
@@ -185,7 +186,8 @@ def source(f: Callable, mode: str = "forward") -> str:
 def _to_user(g: Any, primal: Any) -> Any:
     """An adjoint in the structure of its argument (tuples, lists, dicts; objects as mc.Tangent)."""
     if type(primal) is np.ndarray and type(g) is np.ndarray and g.shape == primal.shape and primal.dtype.kind == "f":
-        return g if g.dtype == primal.dtype else g.astype(primal.dtype)
+        # (a complex adjoint of a real argument: its real part, the adjoint of R -> C; README "Complex numbers")
+        return g if g.dtype == primal.dtype else (g.real if g.dtype.kind == "c" else g).astype(primal.dtype)
     if isinstance(primal, (bool, int, str, bytes, type(None))) and not isinstance(primal, float):
         return NoTangent
     if g is NoTangent or g is None:
@@ -204,10 +206,18 @@ def _to_user(g: Any, primal: Any) -> Any:
     if isinstance(primal, np.ndarray):
         if primal.dtype.kind not in "fc":
             return NoTangent
+        if primal.dtype.kind == "f" and np.iscomplexobj(g):
+            g = np.real(g)  # (as above)
         return np.asarray(g, dtype=primal.dtype).reshape(primal.shape) if np.ndim(g) else np.full(primal.shape, g, dtype=primal.dtype)
     if isinstance(primal, (float, np.floating)) and (_is_real_number(g) or (isinstance(g, np.ndarray) and g.size == 1
                                                                             and g.dtype.kind in "iuf")):
         return float(np.asarray(g).reshape(()))
+    if isinstance(primal, (float, np.floating)) and isinstance(g, (complex, np.complexfloating)):
+        return float(g.real)  # (as for arrays above)
+    if isinstance(primal, (complex, np.complexfloating)) and (isinstance(g, (int, float, complex, np.number)) or
+                                                             (isinstance(g, np.ndarray) and g.size == 1 and g.dtype.kind in "iufc")):
+        v = np.asarray(g).reshape(())[()]  # a complex argument's gradient is a complex number (dL/dx + i dL/dy)
+        return complex(v) if type(primal) is complex else type(primal)(v)
     return g
 
 
@@ -224,7 +234,8 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
         times; afterwards the arguments are as the plain call left them.
     Raises:
         TangentError (from vjp_fn): a cotangent of the wrong structure, shape or dtype.
-        ComplexReverseError: complex numbers (use forward mode).  The errors of `jvp` when f cannot be
+        ReverseError: a rule not yet right for complex values met one (README "Complex numbers": the
+        convention is x_bar = conj(f'(z)) y_bar; JAX's is its conjugate).  The errors of `jvp` when f cannot be
         differentiated; an exception your code raises is raised unchanged, with your file:line.
 
     Example:
@@ -248,30 +259,25 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     return y, vjp_fn
 
 
-def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp", on_restored: Optional[Callable] = None,
-         complex_ok: bool = False) -> tuple[Any, Callable]:
+def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
+         on_restored: Optional[Callable] = None) -> tuple[Any, Callable]:
     """vjp with keyword arguments: `(y, pullback)`, `pullback(out_bar) -> (args_bar, kwargs_bar)`.
 
     For check_derivatives: `on_restored()` runs after the pullback, before the caller's objects are put
-    back in their post-call state; `complex_ok` lets rules that meet complex intermediates be tested
-    with the convention <y_bar, y_dot> = Re(conj(y_bar) y_dot)."""
+    back in their post-call state."""
     fn = _as_function(f)
-    refuse = (lambda values: None) if complex_ok else functools.partial(_refuse_complex, api, fn)
     refuse_foreign(api, _name(fn), arguments(args, kwargs))
-    refuse([(f"argument {i}", a) for i, a in enumerate(args)] + [(f"keyword argument {k!r}", v) for k, v in kwargs.items()])
     ctx = shadows.Context()
     guard = functools.partial(lazy.guard, args, kwargs)  # (Dask values stay lazy: lazy.py)
     with ctx, _refusals_located(), guard():
         y, pb = rcall(fn, tuple(args), kwargs)
     refuse_foreign(api, _name(fn), [("the result", y)])
-    refuse([("the result", y)])
     post = _snapshot((*args, *kwargs.values(), y))
     state: dict = {"pb": pb, "pre": None}
 
     def pullback(out_bar: Any) -> tuple:
         refuse_foreign(api, _name(fn), [("the cotangent", out_bar)])
         seed = _Converter("cotangent", api, symbolic_top=False)(out_bar, y, "the result", top=True)
-        refuse([("the cotangent", out_bar)])
         if state.get("broken"):
             raise MooncakeError(f"{api}: an earlier call of this pullback was interrupted, so the arguments' state "
                                 "on entry is not known any more; call mc.vjp again")
@@ -381,8 +387,6 @@ class ValueAndGrad:
         nums, wrt = self._nums(len(args))
         api = self._api_name
         refuse_foreign(api, _name(fn), arguments(args, kwargs, wrt.__contains__))
-        _refuse_complex(api, fn, [(f"argument {i}", a) for i, a in enumerate(args)]
-                        + [(f"keyword argument {k!r}", v) for k, v in kwargs.items()])
         if type(fn) is types.FunctionType and registry.lookup(fn) is None:
             out, pb = derived_reverse(fn, args, kwargs, wrt)  # the usual case: no general dispatch
         else:
@@ -503,7 +507,8 @@ def grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     Raises:
         ArgnumsError: argnums not an int / tuple of distinct ints, or out of range for the call.
         NonScalarOutputError: f's result is not a real scalar (use mc.vjp or mc.jacrev), or with
-            has_aux=True not a pair.  ComplexReverseError: complex numbers (use mc.jvp).
+            has_aux=True not a pair.  ComplexReverseError: a complex result (use mc.vjp).  A complex
+            argument's gradient is complex, dL/dx + i dL/dy for z = x + iy (JAX returns its conjugate).
         UnsupportedSyntaxError, MissingRuleError, SourceUnavailableError: f cannot be differentiated (the
         message says why and what to do).  An exception your code raises is raised unchanged, and the
         traceback shows your file:line.

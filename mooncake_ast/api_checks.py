@@ -1,5 +1,5 @@
 """Checks of the values a user gives the API (DESIGN.md §1): tangents and cotangents against their
-primals and results, and complex numbers in reverse mode.
+primals and results, and a complex result given to grad.
 
 They run at the boundary, as JAX checks them, so that a mistake is a TangentError or a
 ComplexReverseError that says what to do, never a wrong number deep inside a derivative.
@@ -33,10 +33,15 @@ class TangentError(MooncakeError, ValueError, TypeError):
 
 
 class ComplexReverseError(ReverseError):
-    """Reverse mode (grad, value_and_grad, vjp, jacrev) was given complex numbers: an argument, the result or
-    a cotangent.  Their adjoint convention is not implemented, so they are refused rather than guessed; use
-    forward mode (mc.jvp, mc.jacfwd), or pass the real and imaginary parts as separate float arguments.
-    The message names the argument and the function."""
+    """grad or value_and_grad of a function with a complex result: a gradient needs a real scalar (a real loss).
+    Use mc.vjp with a complex cotangent, or differentiate a real function of the result (its real part, abs).
+
+    Complex arguments are differentiated in reverse mode (README "Complex numbers"): the gradient of a real
+    loss L with respect to z = x + iy is dL/dx + i dL/dy, and a pullback maps y_bar to
+    x_bar = conj(f'(z)) * y_bar for holomorphic f -- Re(sum(conj(x_bar) * x_dot)) == Re(sum(conj(y_bar) * y_dot))
+    for every tangent x_dot, the real inner product on C = R^2.  JAX returns the conjugate of this gradient
+    (conjugate to convert); PyTorch and autograd return this one.  A rule whose reverse template is not yet right
+    for complex values refuses them with a ReverseError that names it."""
 
 
 
@@ -248,13 +253,13 @@ def _find_complex(x: Any, where: str, seen: Optional[set] = None) -> Optional[st
 
 
 def _refuse_complex(api: str, f: Any, values: list) -> None:
-    """Reverse mode has no adjoint convention for complex numbers yet: refuse them where they enter."""
+    """grad needs a real scalar result: refuse a complex one, pointing to vjp (ComplexReverseError)."""
     for where, v in values:
         found = _find_complex(v, where)
         if found:
             raise ComplexReverseError(
-                f"{api} of {_name(f)}: {found} holds complex numbers; reverse mode does not support complex values "
-                f"yet (no adjoint convention is implemented). Use forward mode (mc.jvp), or pass the real and "
-                f"imaginary parts as separate float arguments")
+                f"{api} of {_name(f)}: {found} is complex; a gradient needs a real scalar result (a real loss). "
+                f"Use mc.vjp with a complex cotangent, or take the gradient of a real function of it "
+                f"(np.real(...), np.abs(...) ** 2). Complex arguments are fine: their gradient is dL/dx + i dL/dy")
 
 

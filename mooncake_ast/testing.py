@@ -21,9 +21,12 @@ and names the check and the argument that failed:
   (DESIGN.md §1), and an object passed twice (`f(a, a)`, `f([a], a)`) is one input with one
   gradient: arguments sharing objects are checked together, each shared number counted once.
 
-Reverse mode here takes complex values, which the public API refuses (no adjoint convention is
-promised to users yet): rules that meet complex intermediates are checked with the convention
-<y_bar, y_dot> = Re(conj(y_bar) y_dot), real and imaginary parts as separate numbers.
+Complex numbers are checked as pairs of real numbers (real part, imaginary part), in the real inner
+product on C = R^2 that reverse mode follows (README "Complex numbers"): tangents and cotangents of complex
+values are random complex numbers, <a, b> = Re(sum(conj(a) * b)), so the dot-product test is
+Re(sum(conj(x_bar) x_dot)) == Re(sum(conj(y_bar) y_dot)), and finite differences perturb each real and each
+imaginary part (d/d Re z of Re<y_bar, f> is Re(z_bar), d/d Im z is Im(z_bar)).  A complex argument's gradient
+must be complex, a real argument's real.
 """
 from __future__ import annotations
 
@@ -342,6 +345,9 @@ def _gradient_problem(g: Any, p: Any, where: str) -> Optional[str]:
     if _is_leaf_float(p):
         ok = isinstance(g, (float, np.floating)) and not isinstance(g, np.ndarray)
         return None if ok else f"{where} is a float, its gradient must be a float, not {type(g).__name__} {g!r}"
+    if isinstance(p, (complex, np.complexfloating)):
+        ok = isinstance(g, (complex, np.complexfloating)) and not isinstance(g, np.ndarray)
+        return None if ok else f"{where} is a complex number, its gradient must be one, not {type(g).__name__} {g!r}"
     if isinstance(p, np.ndarray) and p.dtype.kind in "fc":
         if not isinstance(g, np.ndarray) or g.shape != p.shape or g.dtype != p.dtype:
             what = f"an array of shape {g.shape} and dtype {g.dtype}" if isinstance(g, np.ndarray) else repr(g)
@@ -582,8 +588,7 @@ def _pull(case: _Case, y_bar_of: Callable, check: bool) -> tuple[Any, Any, list]
         if check:
             case.check_state(run_values, "pullback restores", "at the end of the pullback", against=entry)
 
-    y, pullback = _vjp(case.f, run_args, run_kwargs, api="check_derivatives", on_restored=restored,
-                        complex_ok=True)
+    y, pullback = _vjp(case.f, run_args, run_kwargs, api="check_derivatives", on_restored=restored)
     if check:
         case.check_result(y, "vjp primal", "of vjp")
         case.check_state(run_values, "vjp primal", "after vjp")

@@ -14,6 +14,7 @@ import numpy as np
 from ..arrays import add_at, is_array, is_other_array, library_of_type
 from ..errors import UnsupportedDerivativeError
 from ..tangents import MutableTangent, NoTangent
+from .complex_values import conj, refuse_complex, refuse_complex_power, refuse_complex_rule  # noqa: F401  (as _mc.*)
 
 
 class AdjTuple(tuple):
@@ -114,26 +115,35 @@ def unbroadcast(g: Any, like: Any) -> Any:
     """Sum `g` over the axes NumPy broadcast `like` along, so it has `like`'s shape (and is a number if `like` is)."""
     if type(g) is np.ndarray and type(like) is np.ndarray and g.shape == like.shape and g.dtype.kind != "c":
         return g  # the common case, first
-    refuse_complex(g, like)
     if g is NoTangent:
         return g
     if is_other_array(like) or is_other_array(g):
+        refuse_complex(g, like)
         return _unbroadcast_in_library(g, like)
+    # A complex adjoint reaching a real operand: its real part (the adjoint of R -> C, x -> x + 0j).
     if isinstance(like, np.ndarray):
         g = np.asarray(g)
+        if g.dtype.kind == "c" and like.dtype.kind != "c":
+            g = g.real
         if g.shape == like.shape:
-            return g if like.dtype.kind == "c" or g.dtype.kind != "c" else g.real
+            return g
         while g.ndim > like.ndim:
             g = g.sum(axis=0)
         for axis, n in enumerate(like.shape):
             if n == 1 and g.shape[axis] != 1:
                 g = g.sum(axis=axis, keepdims=True)
         return np.broadcast_to(g, like.shape).copy() if g.shape != like.shape else g
-    if isinstance(like, (float, int, np.floating, np.integer)) and isinstance(g, np.ndarray):
+    real_like = isinstance(like, (float, int, np.floating, np.integer))
+    if real_like and isinstance(g, np.ndarray):
         total = g.sum()
+        if total.dtype.kind == "c":
+            total = total.real
         return float(total) if isinstance(like, (float, int)) else total
-    if isinstance(like, (float, int)) and isinstance(g, (complex, np.complexfloating)):
-        return g.real
+    if isinstance(like, (complex, np.complexfloating)) and isinstance(g, np.ndarray):
+        total = g.sum()  # (a complex number broadcast against an array)
+        return complex(total) if type(like) is complex else total
+    if real_like and isinstance(g, (complex, np.complexfloating)):
+        return float(g.real) if isinstance(like, (float, int)) else g.real
     return g
 
 
@@ -591,21 +601,9 @@ def values_adjoint(d: dict, g: Any) -> Any:
     return AdjDict({k: gi for k, gi in zip(d, g)})
 
 
-def refuse_complex(*values: Any) -> None:
-    """Reverse mode does not implement the adjoint convention for complex numbers yet: say so, never guess."""
-    for v in values:
-        if type(v) is complex or isinstance(v, np.complexfloating) or \
-                ((isinstance(v, np.ndarray) or is_other_array(v)) and v.dtype.kind == "c"):
-            from .runtime import ReverseError
-
-            raise ReverseError("reverse mode of complex values is not supported yet (forward mode supports them: use mc.jvp)")
-
-
 def add_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = True) -> tuple:
     """Adjoints of y = a + b: sums for numbers and arrays, the two pieces for concatenated sequences."""
     if type(y) is np.ndarray:
-        if y.dtype.kind == "c":
-            refuse_complex(y)
         return (unbroadcast(g, a) if need_a else NoTangent), (unbroadcast(g, b) if need_b else NoTangent)
     if g is NoTangent:
         return NoTangent, NoTangent
@@ -622,10 +620,10 @@ def mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = 
     `need_a`/`need_b` say whether an operand is differentiated at all (known when the code is made).
     """
     if type(y) is np.ndarray:
-        if y.dtype.kind == "c":
-            refuse_complex(y)
+        if y.dtype.kind == "c":  # (complex: a_bar = g conj(b), b_bar = g conj(a); real parts for real operands)
+            return (unbroadcast(g * conj(b), a) if need_a else NoTangent), \
+                (unbroadcast(g * conj(a), b) if need_b else NoTangent)
         return (unbroadcast(g * b, a) if need_a else NoTangent), (unbroadcast(g * a, b) if need_b else NoTangent)
-    refuse_complex(y)
     if g is NoTangent:
         return NoTangent, NoTangent
     if isinstance(y, (list, tuple)):
@@ -638,7 +636,7 @@ def mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = 
         return (wrap(total), NoTangent) if seq is a else (NoTangent, wrap(total))
     if isinstance(y, str):
         return NoTangent, NoTangent
-    return unbroadcast(g * b, a), unbroadcast(g * a, b)
+    return unbroadcast(g * conj(b), a), unbroadcast(g * conj(a), b)
 
 
 def add_to_item_unless_zero(a: np.ndarray, g: Any, index: Any) -> None:

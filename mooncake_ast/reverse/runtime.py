@@ -581,9 +581,6 @@ def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = N
         from ..forward.runtime import bind
 
         primals, _ = bind(fn, NoTangent, tuple(args), (NoTangent,) * len(args), kwargs, {})
-    from .adjoints import refuse_complex
-
-    refuse_complex(*primals)
     kinds_t = kinds_of(primals)
     fast_key = (fn.__code__, id(fn.__globals__), kinds_t, wrt)  # equal code in two modules: two rules
     rule = _FAST.get(fast_key)

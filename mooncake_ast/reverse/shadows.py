@@ -405,6 +405,8 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
         return obj_bar
     if isinstance(obj, (float, np.floating)) and name == "real":
         return accumulate(obj_bar, g)  # a real number's .real is itself (the adjoint was dropped: a zero)
+    if isinstance(obj, (complex, np.complexfloating)) and name in ("real", "imag"):
+        return accumulate(obj_bar, complex(g) if name == "real" else 1j * complex(g))  # (cplx: Re(conj(a) b))
     if is_other_array(obj) and not callable(y):  # a Dask array's attributes, as an ndarray's (not Dask's getters)
         return _array_attribute_reverse(g, obj, name, obj_bar)
     if is_mutable(obj):
@@ -423,6 +425,10 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
         inner = g.self_adjoint if isinstance(g, MethodAdjoint) else g
         return acc(obj, obj_bar, inner)
     if isinstance(obj, np.ndarray):
+        if name in ("real", "imag") and obj.dtype.kind == "c" and isinstance(y, np.ndarray) and \
+                not np.may_share_memory(shadow(obj), shadow(y)):
+            # (cplx) a complex array's float view has storage of its own: its adjoint g reaches obj as g or 1j g
+            return acc(obj, obj_bar, np.asarray(g) if name == "real" else 1j * np.asarray(g))
         if name in ("T", "mT", "real", "imag") and isinstance(y, np.ndarray) and np.shares_memory(obj, y):
             return obj_bar  # a view: its adjoint is already in obj's storage
         if name in ("T", "mT"):
@@ -905,5 +911,9 @@ def ufunc_out_reverse(g: Any, y: Any, old: Any, fn: Any, out: Any, args: tuple, 
     inputs = tuple(old if a is target else a for a in args)
     rule = registry.lookup(fn)
     y_val = fn(*inputs)
+    if not rule.complex_ok:  # type: ignore[union-attr]  # (cplx: registry.defcomplex)
+        from .adjoints import refuse_complex_rule
+
+        refuse_complex_rule(registry.qualified(fn), y_val, *inputs)
     contribs = rule.vjp(EagerReverse(), gy, H(y_val, None), *[H(a, None) for a in inputs])  # type: ignore[union-attr,misc]
     return tuple(acc(a, b, NoTangent if c is None else c) for a, b, c in zip(args, bars, contribs))

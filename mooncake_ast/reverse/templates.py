@@ -14,7 +14,7 @@ import numpy as np
 
 from ..ir.kinds import NUM
 from ..ir.nodes import Call, Const, Param, Value
-from ..ir.types import FLOAT_ELEMENTWISE, NOT_LITERAL, UNKNOWN, Num, is_float_array, literal, not_one, type_of_argument
+from ..ir.types import FLOAT_ELEMENTWISE, NOT_LITERAL, UNKNOWN, Arr, Num, is_float_array, literal, not_one, type_of_argument
 from ..tangents import NoTangent
 from . import adjoints as adj
 from .handles import PH
@@ -53,6 +53,36 @@ class TemplateBuilder:
         if isinstance(h, Const):
             return type_of_argument(h.value)
         return UNKNOWN
+
+    def certainly_real(self, v: Value) -> bool:
+        """Is primal value v certainly not complex when the code runs (a number, a real array, by its type)?"""
+        if isinstance(v, Const):
+            return not isinstance(v.value, (complex, np.complexfloating)) and \
+                not (isinstance(v.value, np.ndarray) and v.value.dtype.kind == "c")
+        if self.rt.is_num(v):
+            return True
+        t = self.rt.type_of(v)
+        return isinstance(t, Num) or (isinstance(t, Arr) and t.dtype in "fiub")
+
+    def refuse_complex_unless_safe(self, rule: Any, fn: Any, s: Call) -> None:
+        """A rule whose reverse template is not marked right for complex values (registry.defcomplex) gets a check
+        in the pullback that its result and differentiated operands are not complex, unless their types prove
+        it: a real formula must never run on complex numbers (a missing conj is a silently wrong gradient)."""
+        if rule.complex_ok:
+            if fn in _POW and self.rt.is_num(s) and not _integral(literal(s.args[1]) if len(s.args) > 1 else 1):
+                # Python's float ** float is complex for a negative base: the numbers' plain templates after it
+                # (typed as real numbers, ir/kinds.py) must not see it, so such a result is refused here.
+                a, b = s.args[0], s.args[1] if len(s.args) > 1 else Const(1)
+                check = self.rt.b.call(adj.refuse_complex_power, [self.rt.primal(a), self.rt.primal(b)])
+                check.keep = True  # type: ignore[attr-defined]
+            return
+        values = [s] + [a for a in (*s.args, *s.kwargs.values()) if self.rt.active(a)]
+        doubtful = [v for v in dict.fromkeys(values) if not self.certainly_real(v)]
+        if doubtful:
+            from ..rules.registry import qualified
+
+            check = self.rt.b.call(adj.refuse_complex_rule, [Const(qualified(fn)), *(self.rt.primal(v) for v in doubtful)])
+            check.keep = True  # type: ignore[attr-defined]
 
     def dense(self, g: Any) -> bool:
         """Is the adjoint g certainly a real value when the pullback runs (never the symbolic zero)?"""
@@ -206,6 +236,14 @@ class TemplateBuilder:
 
     def lin(self, fn: Any, g: Any, *args: Any, **kwargs: Any) -> Any:
         return None if g is None else self.call(fn, g, *args, **kwargs)
+
+
+_POW = frozenset([operator.pow, operator.ipow, pow])
+
+
+def _integral(k: Any) -> bool:
+    """Is a literal exponent a whole number (then a ** k of a real a is real)?"""
+    return type(k) in (int, float) and float(k).is_integer()
 
 
 _ARITHMETIC = frozenset([operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos])

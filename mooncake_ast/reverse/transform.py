@@ -522,6 +522,7 @@ class ReverseTransform:
             if self.is_num(s):
                 self.dense_values.add(g)  # a number's adjoint is a number (its zero is 0.0)
             t = TemplateBuilder(self, self.is_num(s), self.types.get(s), stmt=s, stmt_fn=fn)
+            t.refuse_complex_unless_safe(rule, fn, s)  # (cplx: real-only templates never see complex values)
             t.receive(g)
             t.keyword_adjoints = True  # type: ignore[attr-defined]  # adjoints of keyword operands come back as a KwAdj
             contribs = rule.vjp(t, g, PH(s), *[PH(a) for a in s.args], **{k: PH(v) for k, v in s.kwargs.items()})

@@ -20,7 +20,7 @@ from ..frontend import stmt_ops
 from ..tangents import NoTangent
 from . import helpers as h
 from .operator_rules import pow_adjoints, pow_tangent
-from .registry import defjvp, defmethod, defrule, defvjp, defzero
+from .registry import defcomplex, defjvp, defmethod, defrule, defvjp, defvjp_method, defzero
 
 
 def _tangents(t, xs):
@@ -717,6 +717,26 @@ defvjp((dict, "items"), lambda t, g, y, d: (t.call(_A().items_adjoint, d, g),))
 defvjp((dict, "values"), lambda t, g, y, d: (t.call(_A().values_adjoint, d, g),))
 defvjp(builtins.complex, lambda t, g, y, real=0.0, imag=0.0: (t.call(complex_part_adjoint, real, g, 0), t.call(complex_part_adjoint, imag, g, 1)))
 defvjp(builtins.divmod, lambda t, g, y, a, b: (t.call(divmod_adjoint, a, b, g, 0), t.call(divmod_adjoint, a, b, g, 1)))
+
+
+def conjugate_number(v):
+    """conj of a number or a tangent/adjoint of one (a Python complex stays one; the symbolic zero stays zero)."""
+    return v if v is NoTangent or isinstance(v, (int, float)) else v.conjugate()
+
+
+# z.conjugate() of a Python complex number (or of a float: itself); conj is its own adjoint.
+for _num in (complex, float):
+    defmethod(_num, "conjugate", lambda t, y, x: t.call(conjugate_number, t.d(x)) if t.d(x) is not None else None)
+    defvjp_method(_num, "conjugate", lambda t, g, y, x: (t.call(conjugate_number, g),))
+
+# Right for complex values in reverse mode (README "Complex numbers"; tests/test_complex_reverse.py): abs takes
+# g z/|z|, complex(re, im) gives re g and -1j g (real parts for real parts), sum adds, pow conjugates.
+defcomplex(builtins.abs, builtins.complex, builtins.sum, builtins.pow, (complex, "conjugate"), (float, "conjugate"))
+# Containers and iteration move values without arithmetic: their adjoints move back unchanged.
+defcomplex(ops.tuple_of, ops.list_of, ops.dict_of, ops.identity, ops.sequence, ops.unpack, ops.unpack_star,
+           ops.concat_tuple, ops.merge_dicts, ops.make_function, builtins.list, builtins.tuple, builtins.zip,
+           builtins.enumerate, builtins.reversed, (list, "copy"), dict.get, (dict, "get"), (dict, "items"),
+           (dict, "values"))
 
 
 # ------------------------------------------------------------------ run-time reverse rules

@@ -209,8 +209,10 @@ CONVENTIONS = '''\
   derivative 0, the value of the kink.
 - **NumPy scalars** (`np.float64`, ...) have the rules of the `ndarray` methods they share (`item`,
   `reshape`, `squeeze`, `tolist`, `sum`, ...).
-- **Complex numbers**: the tangent of a complex value is complex; `np.real`, `np.imag`,
-  `np.conjugate`, `complex`, `np.abs` and `np.vdot` follow the inner product Re(conj(a) b) in reverse mode.
+- **Complex numbers**: the tangent of a complex value is complex; reverse mode follows the inner product
+  Re(conj(a) b) (x_bar = conj(f'(z)) y_bar; a real loss's gradient is dL/dx + i dL/dy, JAX's conjugate).
+  Only rules marked right for complex values (`registry.defcomplex`; README "Complex numbers" lists them)
+  take them in reverse mode; the others refuse complex values with an error that names the rule.
 '''
 
 

@@ -29,6 +29,27 @@ def _unb(g, like):
     return unbroadcast(g, like)
 
 
+def cj(t, v, *like):
+    """conj(v) in a reverse template, for complex values (x_bar = conj(f'(x)) y_bar: README "Complex numbers"); v
+    itself where each of `like` (the operands v is made from) is certainly real when the pullback is made, so
+    real code is generated as before.  At run time (EagerReverse) conj leaves real values as they are."""
+    if v is None:
+        return None
+    real = getattr(t, "certainly_real", None)
+    if real is not None and like and all(_certainly_real(t, real, x) for x in like):
+        return v
+    from ..reverse.adjoints import conj
+
+    return t.call(conj, v)
+
+
+def _certainly_real(t, real, x):
+    if isinstance(x, (int, float)):
+        return True
+    v = getattr(x, "v", None)  # (a PH: a primal operand)
+    return v is not None and real(v)
+
+
 def _no_out(t, name, k):
     """Keyword arguments without `out=` (a call writing into `out=` is refused when it runs)."""
     if "out" in k:

@@ -13,15 +13,24 @@ import numpy as np
 from ..arrays import is_other_array
 from ..tangents import NoTangent
 from . import helpers as h
-from .numpy_common import _in_storage, _inexact, _no_adjoint, _refuse_keywords, _split, _unb
+from .numpy_common import _in_storage, _inexact, _no_adjoint, _refuse_keywords, _split, _unb, cj
 from .operator_rules import pow_adjoints, pow_tangent
-from .registry import defjvp, defvjp, defzero
+from .registry import defcomplex, defjvp, defvjp, defzero
 
 
 def unary(fn, dfdx):
     """Register y = fn(x) elementwise: forward and reverse from one derivative."""
     defjvp(fn, lambda t, y, x, *a, **k: t.mul(t.d(x), dfdx(t, y, x)))
-    defvjp(fn, lambda t, g, y, x, *a, **k: (t.mul(g, dfdx(t, y, x)),))
+    defvjp(fn, lambda t, g, y, x, *a, **k: (t.mul(g, cj(t, dfdx(t, y, x), x)),))  # (complex x: conj(f'(x)) g)
+
+
+def _real(t, x):
+    """Is operand x certainly real (by its type, in a reverse template being made; a number at run time)?"""
+    real = getattr(t, "certainly_real", None)
+    if real is not None:
+        return hasattr(x, "v") and real(x.v)
+    num = getattr(t, "num", None)
+    return num is not None and num(x)
 
 
 def sign_tangent(x, dx):
@@ -39,10 +48,17 @@ def sign_tangent(x, dx):
 
 
 def sign_adjoint(x, g):
-    """Reverse mode: 0 for real x; complex x is refused (reverse mode has no complex values)."""
-    if np.iscomplexobj(x):
-        raise NotImplementedError("reverse-mode derivative of np.sign of a complex number")
-    return NoTangent
+    """Reverse mode: 0 for real x; for complex x, s = x / |x|: (g - s Re(conj(s) g)) / |x| (0 at 0), the
+    adjoint of sign_tangent in the inner product Re(conj(a) b)."""
+    if not np.iscomplexobj(x) or _no_adjoint(g):
+        return NoTangent
+    x, g = np.asarray(x), np.asarray(g)
+    m = np.abs(x)
+    safe = np.where(m == 0, 1.0, m)
+    s = x / safe
+    with np.errstate(invalid="ignore"):
+        out = np.where(m == 0, 0.0, (g - s * np.real(np.conj(s) * g)) / safe)
+    return out[()] if out.ndim == 0 else out
 
 
 # ------------------------------------------------------------------ elementwise, one argument
@@ -56,7 +72,8 @@ unary(np.sinh, lambda t, y, x: t.call(np.cosh, x))
 unary(np.cosh, lambda t, y, x: t.call(np.sinh, x))
 unary(np.tanh, lambda t, y, x: t.sub(1.0, t.mul(y, y)))
 unary(np.arcsinh, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.add(t.mul(x, x), 1.0))))
-unary(np.arccosh, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.sub(t.mul(x, x), 1.0))))
+unary(np.arccosh, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.sub(t.mul(x, x), 1.0))) if _real(t, x)
+      else t.div(1.0, t.mul(t.call(np.sqrt, t.sub(x, 1.0)), t.call(np.sqrt, t.add(x, 1.0)))))  # (right off the reals too)
 unary(np.arctanh, lambda t, y, x: t.div(1.0, t.sub(1.0, t.mul(x, x))))
 unary(np.exp, lambda t, y, x: y)
 unary(np.exp2, lambda t, y, x: t.mul(y, np.log(2.0)))
@@ -70,7 +87,7 @@ unary(np.cbrt, lambda t, y, x: t.div(1.0, t.mul(3.0, t.mul(y, y))))
 unary(np.square, lambda t, y, x: t.mul(2.0, x))
 unary(np.reciprocal, lambda t, y, x: t.neg(t.mul(y, y)))
 defjvp(np.abs, lambda t, y, x, *a, **k: t.call(h.abs_tangent, x, t.d(x)) if t.d(x) is not None else None)
-defvjp(np.abs, lambda t, g, y, x, *a, **k: (t.mul(g, t.call(np.sign, x)),))
+defvjp(np.abs, lambda t, g, y, x, *a, **k: (t.mul(g, t.call(np.sign, x)),))  # (complex x: g x / |x|, NumPy 2's sign)
 unary(np.fabs, lambda t, y, x: t.call(np.sign, x))
 defjvp(np.sign, lambda t, y, x, *a, **k: t.call(sign_tangent, x, t.d(x)) if t.d(x) is not None else None)
 defvjp(np.sign, lambda t, g, y, x, *a, **k: (t.call(sign_adjoint, x, g),))
@@ -171,16 +188,17 @@ defjvp(np.subtract.at, lambda t, y, a, idx, b=None: t.call(np.subtract.at, t.d(a
 
 
 # log: the adjoint as one division (g / x) rather than g * (1 / x)
-defvjp(np.log, lambda t, g, y, x, *a, **k: (t.div(g, x),))
-defvjp(np.log1p, lambda t, g, y, x, *a, **k: (t.div(g, t.add(1.0, x)),))
+defvjp(np.log, lambda t, g, y, x, *a, **k: (t.div(g, cj(t, x, x)),))
+defvjp(np.log1p, lambda t, g, y, x, *a, **k: (t.div(g, cj(t, t.add(1.0, x), x)),))
 
 # ================================================================== reverse rules
 defvjp(np.negative, lambda t, g, y, x: (t.neg(g),))
 defvjp(np.positive, lambda t, g, y, x: (g,))
 defvjp(np.add, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(g, b)))
 defvjp(np.subtract, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(t.neg(g), b)))
-defvjp(np.multiply, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, b), a), t.unb(t.mul(g, a), b)))
-defvjp(np.divide, lambda t, g, y, a, b, **k: (t.unb(t.div(g, b), a), t.unb(t.neg(t.div(t.mul(g, y), b)), b)))
+defvjp(np.multiply, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, cj(t, b, b)), a), t.unb(t.mul(g, cj(t, a, a)), b)))
+defvjp(np.divide, lambda t, g, y, a, b, **k: (t.unb(t.div(g, cj(t, b, b)), a),
+                                              t.unb(t.neg(t.div(t.mul(g, cj(t, y, y)), cj(t, b, b))), b)))
 defvjp(np.power, lambda t, g, y, a, b, **k: pow_adjoints(t, g, y, a, b))
 defvjp(np.maximum, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(np.greater_equal, a, b), g, 0.0), a),
                                                t.unb(t.call(np.where, t.call(np.greater_equal, a, b), 0.0, g), b)))
@@ -293,3 +311,14 @@ def polyval_adjoint(p, x, g, which):
 
 defjvp(np.polyval, lambda t, y, p, x: t.call(polyval_tangent, p, x, t.dz(p), t.dz(x)) if (t.d(p) is not None or t.d(x) is not None) else None)
 defvjp(np.polyval, lambda t, g, y, p, x: (t.call(polyval_adjoint, p, x, g, 0), t.call(polyval_adjoint, p, x, g, 1)))
+
+
+# ================================================================== complex values in reverse mode (README "Complex numbers")
+# Holomorphic ones take conj(f'(x)) g (unary's cj); abs, sign, angle, real, imag, conj follow Re(conj(a) b);
+# arithmetic conjugates the other factor; unb takes the real part for a real operand.  Each is checked with
+# complex inputs in tests/test_complex_reverse.py.  Not here (real-only, refused for complex): cbrt, fabs, the comparisons-based ones (maximum, minimum, fmax, fmin, clip, where), arctan2, hypot,
+# logaddexp(2), sinc, deg2rad and the others below them.
+defcomplex(np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh, np.tanh, np.arcsinh, np.arccosh, np.arctanh, np.exp, np.exp2,
+           np.expm1, np.log, np.log2, np.log10, np.log1p, np.sqrt, np.square, np.reciprocal, np.abs, np.sign,
+           np.negative, np.positive, np.conjugate, np.real, np.imag, np.add, np.subtract, np.multiply, np.divide,
+           np.power, np.where)

@@ -17,9 +17,8 @@ numbers, Re(conj(a) * b) (see numpy_elementwise's real/imag rules):
 
 `out=` is handled for every rule by the registry (the template sees the call without it; a call that
 still reaches these helpers with one is refused).  Only `a` is differentiated; `n`, `s`, `axes` and
-`norm` are options.  Reverse mode meets complex values only inside rules (it refuses complex inputs and
-complex arithmetic elsewhere), so a real input and real functions of the spectrum (np.real, np.imag,
-np.abs) are what reverse mode differentiates here; forward mode takes complex inputs too.
+`norm` are options.  Every rule here is marked right for complex values in reverse mode (registry.defcomplex):
+complex inputs, and complex spectra fed to other whitelisted rules, are differentiated in both modes.
 """
 from __future__ import annotations
 
@@ -29,7 +28,7 @@ import numpy as np
 
 from ..tangents import NoTangent
 from .numpy_common import _no_adjoint
-from .registry import defjvp, defvjp
+from .registry import defcomplex, defjvp, defvjp
 
 _C2C = {np.fft.fft: np.fft.fftn, np.fft.ifft: np.fft.ifftn, np.fft.fft2: np.fft.fftn,
         np.fft.ifft2: np.fft.ifftn, np.fft.fftn: np.fft.fftn, np.fft.ifftn: np.fft.ifftn}
@@ -162,3 +161,6 @@ defjvp(np.fft.fftshift, lambda t, y, x, *p, **k: t.call(np.fft.fftshift, t.d(x),
 defjvp(np.fft.ifftshift, lambda t, y, x, *p, **k: t.call(np.fft.ifftshift, t.d(x), *p, **k) if t.d(x) is not None else None)
 defvjp(np.fft.fftshift, lambda t, g, y, x, *p, **k: (t.call(shift_adjoint, False, g, *p, **k),) + (None,) * len(p))
 defvjp(np.fft.ifftshift, lambda t, g, y, x, *p, **k: (t.call(shift_adjoint, True, g, *p, **k),) + (None,) * len(p))
+
+
+defcomplex(*_C2C, *_R2C, *_C2R, np.fft.hfft, np.fft.ihfft, np.fft.fftshift, np.fft.ifftshift)

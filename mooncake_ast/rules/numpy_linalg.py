@@ -12,8 +12,8 @@ import numpy as np
 
 from ..arrays import as_array
 from ..tangents import NoTangent
-from .numpy_common import _inexact, _no_adjoint, _split, _unb
-from .registry import defjvp, defvjp
+from .numpy_common import _inexact, _no_adjoint, _split, _unb, cj
+from .registry import defcomplex, defjvp, defvjp
 
 
 # ------------------------------------------------------------------ linear algebra
@@ -120,7 +120,8 @@ def norm_adjoint(x, y, g, ord=None, axis=None, keepdims=False):
 
 
 defvjp(np.linalg.norm, lambda t, g, y, x, ord=None, axis=None, keepdims=False: (t.call(norm_adjoint, x, y, g, ord, axis, keepdims),))
-defvjp(np.linalg.inv, lambda t, g, y, a: (t.neg(t.call(np.matmul, t.call(np.swapaxes, y, -1, -2), t.call(np.matmul, g, t.call(np.swapaxes, y, -1, -2)))),))
+defvjp(np.linalg.inv, lambda t, g, y, a: (t.neg(t.call(np.matmul, cj(t, t.call(np.swapaxes, y, -1, -2), a),
+                                                         t.call(np.matmul, g, cj(t, t.call(np.swapaxes, y, -1, -2), a)))),))
 
 
 # ================================================================== linear algebra (real matrices)
@@ -143,10 +144,13 @@ def _dense_or_zero(g, like):
 
 
 def solve_vjp(g, y, a, b):
-    """x = solve(a, b): b's adjoint solve(a^T, g); a's -b_bar x^T.  A 1-D b is one vector (NumPy 2 rule)."""
+    """x = solve(a, b): b's adjoint solve(a^T, g); a's -b_bar x^T.  A 1-D b is one vector (NumPy 2 rule).
+    Complex: solve(a^H, g) and -b_bar x^H (README "Complex numbers"); real parts for a real a or b (_unb)."""
     if _no_adjoint(g):
         return NoTangent, NoTangent
     g = np.asarray(g)
+    if np.iscomplexobj(a) or np.iscomplexobj(y):
+        a, y = np.conj(a), np.conj(y)  # (a^H = conj(a)^T; x^H = conj(x)^T)
     if np.ndim(b) == 1:
         bb = np.linalg.solve(_mT(a), g[..., None])[..., 0]
         ab = -bb[..., :, None] * np.asarray(y)[..., None, :]
@@ -160,6 +164,8 @@ def det_adjoint(a, y, g):
     """d det(A) = det(A) tr(A^-1 dA): A's adjoint g det(A) A^-T (a singular A raises LinAlgError)."""
     if _no_adjoint(g):
         return NoTangent
+    if np.iscomplexobj(a):  # holomorphic in A: the conjugate of the derivative (README "Complex numbers")
+        return (np.asarray(g) * np.conj(y))[..., None, None] * np.conj(_mT(np.linalg.inv(a)))
     return (np.asarray(g) * y)[..., None, None] * _mT(np.linalg.inv(a))
 
 
@@ -472,3 +478,8 @@ defvjp(np.linalg.lstsq, lambda t, g, y, a, b, rcond=None: (t.call(lstsq_adjoint,
 if hasattr(np.linalg, "svdvals"):
     defjvp(np.linalg.svdvals, lambda t, y, a: t.call(svd_tangent, a, y, t.d(a), False, False) if t.d(a) is not None else None)
     defvjp(np.linalg.svdvals, lambda t, g, y, a: (t.call(svd_adjoint, a, y, g, False, False),))
+
+# Right for complex values in reverse mode (README "Complex numbers"; tests/test_complex_reverse.py): norm's
+# gradient is built from the phases x/|x| (g real), inv takes -Y^H g Y^H, solve solve(a^H, g) and -b_bar x^H,
+# det g conj(det) A^-H.  The others (slogdet, cholesky, eigh, qr, svd, lstsq) refuse complex values in reverse.
+defcomplex(np.linalg.norm, np.linalg.inv, np.linalg.solve, np.linalg.det)

@@ -15,7 +15,7 @@ from .numpy_common import _float_dtype, _linear, _no, _no_adjoint, _no_out
 from .numpy_elementwise import _clip_bounds, _clip_jvp, _clip_vjp, conjugate_adjoint
 from .numpy_products import dot_adjoint_a, dot_adjoint_b
 from .numpy_shapes import diagonal_adjoint, repeat_adjoint, swapaxes_adjoint, take_adjoint, trace_adjoint, transpose_adjoint
-from .registry import all_rules, defmethod, defvjp_method, defzero, lookup
+from .registry import all_rules, defcomplex, defmethod, defvjp_method, defzero, lookup
 
 
 # ------------------------------------------------------------------ array methods (self first)
@@ -84,7 +84,10 @@ defvjp_method(nd, "squeeze", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, 
 def astype_adjoint(x, g, y=None):
     if _no_adjoint(g) or np.asarray(x).dtype.kind not in "fc" or (y is not None and np.asarray(y).dtype.kind not in "fc"):
         return NoTangent  # an integer result carries no derivative
-    return np.asarray(g).astype(np.asarray(x).dtype)
+    g = np.asarray(g)
+    if g.dtype.kind == "c" and np.asarray(x).dtype.kind != "c":
+        g = g.real  # (a real array cast to complex: the real part, the adjoint of R -> C)
+    return g.astype(np.asarray(x).dtype)
 
 
 def item_adjoint_array(x, g, *a):
@@ -133,6 +136,12 @@ def tolist_adjoint(x, g):
     return np.asarray(dense(g), dtype=_float_dtype(x)).reshape(np.shape(x))
 
 
+# Right for complex values in reverse mode (README "Complex numbers"): reshapes and copies move adjoints unchanged,
+# conj conjugates them, dot conjugates the other factor (numpy_products).  tests/test_complex_reverse.py.
+defcomplex(*((nd, _name) for _name in ("copy", "reshape", "ravel", "flatten", "transpose", "squeeze", "conj", "conjugate",
+                                        "dot", "swapaxes", "astype", "item", "diagonal", "trace", "take", "repeat")))
+
+
 # ================================================================== methods that are the function with self first
 def _as_method(name, fn):
     """ndarray.<name>(...) is fn(self, ...) with the same parameters: one rule for both (out=, initial=, where=,
@@ -142,6 +151,8 @@ def _as_method(name, fn):
         defmethod(nd, name, r.jvp_template or r.jvp)
     if r is not None and r.vjp is not None:
         defvjp_method(nd, name, getattr(r.vjp, "__wrapped__", r.vjp))
+        if r.complex_ok:
+            defcomplex((nd, name))
 
 
 for _name, _fn in (("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min), ("prod", np.prod),
@@ -168,3 +179,5 @@ def _scalar_methods():
                 defmethod(np.generic, key[1], rule.jvp_template or rule.jvp, mutates=rule.mutates)
             if rule.vjp is not None:
                 defvjp_method(np.generic, key[1], rule.vjp)
+                if rule.complex_ok:
+                    defcomplex((np.generic, key[1]))

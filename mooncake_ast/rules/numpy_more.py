@@ -22,7 +22,7 @@ import numpy as np
 from ..tangents import NoTangent
 from .numpy_common import _bind, _inexact, _no_adjoint, _split
 from .numpy_extra import _dz, _number, _refuse_adjoint, _refuse_tangent, _zero, refuse_option
-from .registry import KwAdj, defjvp, defvjp, defzero
+from .registry import KwAdj, defcomplex, defjvp, defvjp, defzero
 
 _NAMES: dict = {}
 
@@ -486,3 +486,7 @@ defzero(np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, n
 
 
 from . import numpy_more_linalg, numpy_ufunc_methods  # noqa: E402,F401  (the rest of this table, split by topic)
+
+
+# Right for complex values in reverse mode (README "Complex numbers"; tests/test_complex_reverse.py).
+defcomplex(np.angle, np.real_if_close, np.complex128, np.complex64, np.clongdouble)

@@ -13,7 +13,7 @@ import numpy as np
 from ..tangents import NoTangent
 from .numpy_common import _no_adjoint, _split
 from .numpy_extra import _dz, _number, _zero
-from .registry import defjvp, defvjp
+from .registry import defcomplex, defjvp, defvjp
 
 
 def _mT(a):
@@ -240,3 +240,7 @@ defjvp(np.linalg.eigvals, lambda t, y, a: t.call(eigvals_tangent, a, y, t.d(a)) 
 defvjp(np.linalg.eigvals, lambda t, g, y, a: (t.call(eigvals_adjoint, a, y, g),))
 defjvp(np.linalg.eig, lambda t, y, a: t.call(eig_tangent, a, y, t.d(a)) if t.d(a) is not None else None)
 defvjp(np.linalg.eig, lambda t, g, y, a: (t.call(eig_adjoint, a, y, g),))
+
+
+# Written with conjugate transposes (module docstring); checked with complex matrices in tests/test_complex_reverse.py.
+defcomplex(np.linalg.eig, np.linalg.eigvals)

@@ -14,7 +14,7 @@ from .. import ops
 from ..arrays import in_library_of
 from ..tangents import NoTangent
 from .numpy_common import _float_dtype, _in_storage, _no_adjoint, _unb
-from .registry import defjvp, defvjp
+from .registry import defcomplex, defjvp, defvjp
 
 
 # ------------------------------------------------------------------ products
@@ -29,11 +29,13 @@ defvjp(np.dot, lambda t, g, y, a, b: (t.call(dot_adjoint_a, g, a, b), t.call(dot
 defvjp(np.matmul, lambda t, g, y, a, b: (t.call(matmul_adjoint_a, g, a, b), t.call(matmul_adjoint_b, g, a, b)))
 
 
-def dot_adjoint_a(g, a, b):
+def dot_adjoint_a(g, a, b, _conj=True):
     """np.dot(a, b) sums a's last axis against b's second-to-last (its only one if b is a vector)."""
     if _no_adjoint(g):
         return NoTangent
     a, b, g = in_library_of((a, b, g))
+    if _conj and _complex(g, a, b):  # (complex: contract with conj(b), the real part for a real a; README "Complex numbers")
+        return _fit(dot_adjoint_a(g, a, np.conj(b), _conj=False), a)
     if a.ndim == 0 or b.ndim == 0:
         return (g * b).sum() if a.ndim == 0 else g * b
     if b.ndim == 1:
@@ -46,10 +48,12 @@ def dot_adjoint_a(g, a, b):
     return np.tensordot(g, b, axes=(gk, bk))
 
 
-def dot_adjoint_b(g, a, b):
+def dot_adjoint_b(g, a, b, _conj=True):
     if _no_adjoint(g):
         return NoTangent
     a, b, g = in_library_of((a, b, g))
+    if _conj and _complex(g, a, b):
+        return _fit(dot_adjoint_b(g, np.conj(a), b, _conj=False), b)
     if a.ndim == 0 or b.ndim == 0:
         return (g * a).sum() if b.ndim == 0 else g * a
     if a.ndim == 1:
@@ -59,10 +63,12 @@ def dot_adjoint_b(g, a, b):
     return np.moveaxis(out, 0, -2) if b.ndim > 2 else out  # (n, k.., m) -> (k.., n, m)
 
 
-def matmul_adjoint_a(g, a, b):
+def matmul_adjoint_a(g, a, b, _conj=True):
     if _no_adjoint(g):
         return NoTangent
     a, b, g = in_library_of((a, b, g))
+    if _conj and _complex(g, a, b):
+        return _fit(matmul_adjoint_a(g, a, np.conj(b), _conj=False), a)
     if a.ndim == 2 and b.ndim == 2:
         return g @ b.T
     if a.ndim == 2 and b.ndim == 1:
@@ -76,10 +82,12 @@ def matmul_adjoint_a(g, a, b):
     return unbroadcast(gb, a)
 
 
-def matmul_adjoint_b(g, a, b):
+def matmul_adjoint_b(g, a, b, _conj=True):
     if _no_adjoint(g):
         return NoTangent
     a, b, g = in_library_of((a, b, g))
+    if _conj and _complex(g, a, b):
+        return _fit(matmul_adjoint_b(g, np.conj(a), b, _conj=False), b)
     if a.ndim == 2 and b.ndim in (1, 2):
         return a.T @ g  # matrix-vector stays matrix-vector
     if a.ndim == 1:
@@ -95,20 +103,25 @@ defvjp(np.outer, lambda t, g, y, a, b: (t.call(outer_adjoint, g, a, b, 0), t.cal
 defvjp(np.inner, lambda t, g, y, a, b: (t.call(inner_adjoint_a, g, a, b), t.call(inner_adjoint_b, g, a, b)))
 
 
-def outer_adjoint(g, a, b, which):
+def outer_adjoint(g, a, b, which, _conj=True):
     """np.outer flattens its inputs: y[i, j] = a.flat[i] * b.flat[j]."""
     if _no_adjoint(g):
         return NoTangent
+    if _conj and _complex(g, a, b):
+        x = a if which == 0 else b
+        return _fit(outer_adjoint(g, np.conj(a), np.conj(b), which, _conj=False), x)
     g = np.asarray(g)
     out = g @ np.ravel(b) if which == 0 else g.T @ np.ravel(a)
     x = a if which == 0 else b
     return _scalar_like(x, out.reshape(np.shape(x)))
 
 
-def inner_adjoint_a(g, a, b):
+def inner_adjoint_a(g, a, b, _conj=True):
     """np.inner: y[i.., j..] = sum_k a[i.., k] b[j.., k] (a product when either is a scalar)."""
     if _no_adjoint(g):
         return NoTangent
+    if _conj and _complex(g, a, b):
+        return _fit(inner_adjoint_a(g, a, np.conj(b), _conj=False), a)
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 0 or b.ndim == 0:
         return (g * b).sum() if a.ndim == 0 else g * b
@@ -116,14 +129,28 @@ def inner_adjoint_a(g, a, b):
     return np.tensordot(g, b, axes=(list(range(g.ndim - nb, g.ndim)), list(range(nb))))
 
 
-def inner_adjoint_b(g, a, b):
+def inner_adjoint_b(g, a, b, _conj=True):
     if _no_adjoint(g):
         return NoTangent
+    if _conj and _complex(g, a, b):
+        return _fit(inner_adjoint_b(g, np.conj(a), b, _conj=False), b)
     a, b, g = np.asarray(a), np.asarray(b), np.asarray(g)
     if a.ndim == 0 or b.ndim == 0:
         return (g * a).sum() if b.ndim == 0 else g * a
     na = a.ndim - 1
     return np.tensordot(g, a, axes=(list(range(na)), list(range(na))))
+
+
+def _complex(*values):
+    """Is any of the values complex (then adjoints contract with the other factors' conjugates)?"""
+    return any(np.iscomplexobj(v) for v in values)
+
+
+def _fit(res, x):
+    """An adjoint for x: its real part where x is real (the adjoint of R -> C), as the kind of number x is."""
+    if np.iscomplexobj(res) and not np.iscomplexobj(x):
+        res = np.real(res)
+    return _scalar_like(x, res) if not isinstance(x, np.ndarray) else res
 
 
 def _scalar_like(x, arr):
@@ -183,7 +210,7 @@ def einsum_tangent(subscripts, operands, tangents, **kw):
     return total
 
 
-def einsum_adjoint(subscripts, k, g, *operands):
+def einsum_adjoint(subscripts, k, g, *operands, _conj=True):
     """The adjoint of operand k: an einsum of g with the other operands onto k's letters.
 
     Letters only operand k has were summed over: g spreads along them.  A repeated letter (a trace,
@@ -194,6 +221,9 @@ def einsum_adjoint(subscripts, k, g, *operands):
         return NoTangent
     if len(operands) == 1 and _in_storage(operands[0], g):
         return NoTangent  # y was a view of the operand (e.g. "ij->ji"): its adjoint is already in the operand's storage
+    if _conj and _complex(g, *operands):  # (the other operands conjugated; the real part for a real operand)
+        conj = [o if j == k else np.conj(o) for j, o in enumerate(operands)]
+        return _fit(einsum_adjoint(subscripts, k, g, *[np.asarray(o) for o in conj], _conj=False), operands[k])
     arrays = [np.asarray(o) for o in operands]
     terms, out = _einsum_terms(subscripts, [a.shape for a in arrays])
     mine, x = terms[k], arrays[k]
@@ -309,10 +339,12 @@ defjvp(np.tensordot, lambda t, y, a, b, axes=2: t.add(t.lin(np.tensordot, t.d(a)
 defvjp(np.tensordot, lambda t, g, y, a, b, axes=2: (t.call(tensordot_adjoint, 0, g, a, b, axes), t.call(tensordot_adjoint, 1, g, a, b, axes), None))
 
 
-def kron_adjoint(k, g, a, b):
+def kron_adjoint(k, g, a, b, _conj=True):
     """kron(a, b) viewed with shape (a0, b0, a1, b1, ...) is the outer product: contract g with the other factor."""
     if _no_adjoint(g):
         return NoTangent
+    if _conj and _complex(g, a, b):
+        return _fit(kron_adjoint(k, g, np.conj(a) if k == 1 else a, np.conj(b) if k == 0 else b, _conj=False), a if k == 0 else b)
     A, B = np.asarray(a), np.asarray(b)
     nd = max(A.ndim, B.ndim)
     sa = (1,) * (nd - A.ndim) + A.shape
@@ -338,7 +370,7 @@ def vdot_adjoint(g, a, b, which):
     other = b if which == 0 else a
     res = (np.conjugate(g) if which == 0 else g) * np.ravel(other)
     x = a if which == 0 else b
-    return _scalar_like(x, res.reshape(np.shape(x)))
+    return _fit(res.reshape(np.shape(x)), x)
 
 
 defjvp(np.vdot, lambda t, y, a, b: t.add(t.lin(np.vdot, t.d(a), b), t.linr(np.vdot, a, t.d(b))))
@@ -385,3 +417,6 @@ def cross_adjoint(g, a, b, which, **kw):
 
 defjvp(np.cross, lambda t, y, a, b, **k: t.call(cross_tangent, a, b, t.dz(a), t.dz(b), **k) if (t.d(a) is not None or t.d(b) is not None) else None)
 defvjp(np.cross, lambda t, g, y, a, b, **k: (t.call(cross_adjoint, g, a, b, 0, **k), t.call(cross_adjoint, g, a, b, 1, **k)))
+
+
+defcomplex(np.dot, np.matmul, np.inner, np.outer, np.einsum, np.tensordot, np.kron, np.vdot)

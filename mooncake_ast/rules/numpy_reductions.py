@@ -12,7 +12,7 @@ import numpy as np
 from ..arrays import is_other_array
 from ..tangents import NoTangent
 from .numpy_common import _float_dtype, _inexact, _no_adjoint
-from .registry import defjvp, defvjp
+from .registry import defcomplex, defjvp, defvjp
 
 
 # ------------------------------------------------------------------ reductions
@@ -227,13 +227,21 @@ def sum_adjoint(x, g, axis=None, keepdims=False, where=True):
         return np.where(where, sum_adjoint(x, g, axis, keepdims), 0.0)
     if is_other_array(x) or is_other_array(g):
         return _spread_in_library(x, g, axis, keepdims)
+    dtype = _spread_dtype(x, g)
+    if dtype is float and np.iscomplexobj(g):
+        g = np.real(g)  # (a complex adjoint reaching a real x: its real part)
     if axis is None and np.ndim(g) == 0:
-        return np.full(np.shape(x), g, dtype=float)
+        return np.full(np.shape(x), g, dtype=dtype)
     x = np.asarray(x)
-    g = np.asarray(g, dtype=float)
+    g = np.asarray(g, dtype=dtype)
     if axis is not None and not keepdims:
         g = np.expand_dims(g, axis)
     return np.broadcast_to(g, x.shape).copy()
+
+
+def _spread_dtype(x, g):
+    """complex where x and g are complex (the adjoint of a complex sum is complex), float otherwise."""
+    return complex if np.iscomplexobj(g) and np.iscomplexobj(x) else float
 
 
 def _spread_in_library(x, g, axis, keepdims):
@@ -262,7 +270,8 @@ def mean_adjoint(x, g, axis=None, keepdims=False, where=True):
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(where, sum_adjoint(x, g, axis, keepdims) / count, 0.0)
     if axis is None and np.ndim(g) == 0:
-        return np.full(np.shape(x), g / np.size(x), dtype=float)
+        dtype = _spread_dtype(x, g)
+        return np.full(np.shape(x), (g if dtype is complex else np.real(g)) / np.size(x), dtype=dtype)
     x = np.asarray(x)
     n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
     return sum_adjoint(x, g, axis, keepdims) / n
@@ -301,7 +310,8 @@ def prod_adjoint(x, g, axis=None, keepdims=False):
     if _no_adjoint(g):
         return NoTangent
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
-    return _product_of_others(x, axis) * gk
+    others = _product_of_others(x, axis)
+    return (np.conj(others) if np.iscomplexobj(others) else others) * gk  # (complex: conj of the derivative)
 
 
 def var_adjoint(x, g, axis, ddof, keepdims):
@@ -395,3 +405,9 @@ def sort_adjoint(a, g, axis=-1):
 
 defjvp(np.sort, lambda t, y, a, axis=-1, **k: t.call(sort_tangent, a, t.d(a), axis) if t.d(a) is not None else None)
 defvjp(np.sort, lambda t, g, y, a, axis=-1, **k: (t.call(sort_adjoint, a, g, axis),))
+
+
+# Right for complex values in reverse mode (README "Complex numbers"): sums, means and cumsum are linear with real
+# coefficients, max/min route g to the entry NumPy picks, prod conjugates the product of the others, var/std
+# (real results) give 2 (x - mean) g / (n - ddof) as for reals.  Checked in tests/test_complex_reverse.py.
+defcomplex(np.sum, np.mean, np.max, np.min, np.prod, np.var, np.std, np.cumsum)

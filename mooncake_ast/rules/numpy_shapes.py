@@ -13,7 +13,7 @@ from ..arrays import as_array, is_other_array
 from ..tangents import NoTangent
 from . import helpers as h
 from .numpy_common import _has_no, _bind, _dense, _float_dtype, _in_storage, _inexact, _linear, _no, _no_adjoint, _no_out, _refuse_keywords, _split, _unb
-from .registry import defjvp, defvjp
+from .registry import defcomplex, defjvp, defvjp
 
 
 # ------------------------------------------------------------------ shapes and copies (linear)
@@ -72,6 +72,8 @@ def join_adjoint(kind, xs, g, axis):
             g = g.reshape(-1) if axis is None else g
         bounds = np.cumsum([a.shape[ax] for a in normal])[:-1].tolist()
         pieces = [p.reshape(a.shape) for p, a in zip(np.split(g, bounds, axis=ax), arrays)]
+    if g.dtype.kind == "c":  # (a real piece of a complex result: the real part of its adjoint)
+        pieces = [p if a.dtype.kind == "c" else p.real for p, a in zip(pieces, arrays)]
     return AdjList(pieces) if isinstance(xs, list) else AdjTuple(pieces)
 
 
@@ -141,13 +143,14 @@ def repeat_adjoint(x, g, repeats, axis=None):
         return NoTangent
     x = np.asarray(x)
     g = np.asarray(g)
+    dtype = np.result_type(x.dtype, float)  # (complex for a complex x)
     if axis is None:
-        flat = np.zeros(x.size)
+        flat = np.zeros(x.size, dtype=dtype)
         idx = np.repeat(np.arange(x.size), repeats)
         np.add.at(flat, idx, g.reshape(-1))
         return flat.reshape(x.shape)
     idx = np.repeat(np.arange(x.shape[axis]), repeats)
-    out = np.zeros(x.shape)
+    out = np.zeros(x.shape, dtype=dtype)
     moved_out = np.moveaxis(out, axis, 0)
     np.add.at(moved_out, idx, np.moveaxis(g, axis, 0))
     return out
@@ -414,3 +417,10 @@ defvjp(np.take_along_axis, lambda t, g, y, arr, indices, axis=-1: (t.call(take_a
 if hasattr(np, "matrix_transpose"):
     defjvp(np.matrix_transpose, lambda t, y, x: t.lin(np.matrix_transpose, t.d(x)))
     defvjp(np.matrix_transpose, lambda t, g, y, x: (t.call(h.linear, np.matrix_transpose, g),))
+
+
+# Right for complex values in reverse mode (README "Complex numbers"; tests/test_complex_reverse.py): they move
+# numbers without arithmetic, so adjoints move back unchanged (a real piece of a join keeps the real part).
+defcomplex(np.copy, np.reshape, np.ravel, np.squeeze, np.expand_dims, np.transpose, np.concatenate, np.stack,
+           np.vstack, np.hstack, np.atleast_1d, np.atleast_2d, np.roll, np.flip, np.swapaxes, np.moveaxis,
+           np.broadcast_to, np.diagonal, np.diag, np.triu, np.tril, np.take, np.trace, np.tile, np.repeat, np.split)

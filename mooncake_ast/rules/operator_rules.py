@@ -6,7 +6,8 @@ import operator as op
 import numpy as np
 
 from . import helpers as h
-from .registry import defjvp, defvjp, defzero
+from .numpy_common import cj
+from .registry import defcomplex, defjvp, defvjp, defzero
 
 # ------------------------------------------------------------------ arithmetic
 defjvp(op.add, lambda t, y, a, b: t.add(t.d(a), t.d(b)))
@@ -158,7 +159,8 @@ def _pair(t, both):
     if hasattr(both, "tuple_size"):
         both.tuple_size = 2
     return t.call(op.getitem, both, 0), t.call(op.getitem, both, 1)
-defvjp(op.truediv, lambda t, g, y, a, b: (t.unb(t.div(g, b), a), t.unb(t.neg(t.div(t.mul(g, y), b)), b)))
+defvjp(op.truediv, lambda t, g, y, a, b: (t.unb(t.div(g, cj(t, b, b)), a),
+                                          t.unb(t.neg(t.div(t.mul(g, cj(t, y, y)), cj(t, b, b))), b)))
 defvjp(op.mod, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(t.mul(g, t.call(op.floordiv, a, b))), b)))
 def integer_scalar(v):
     """An int (not a bool) or a NumPy integer: an exponent that is never differentiated, at any order."""
@@ -169,14 +171,14 @@ def pow_adjoints(t, g, y, a, b):
     """(a's, b's) adjoints of a ** b; none for an integer exponent (`x ** 2`), which is never differentiated:
     its term, log(a) (nan below 0), would be computed for nothing at run time and spoil higher orders.  For other
     exponents log_for_pow(a, g) is finite where g is 0, so that the derivatives of b's adjoint are not nan * 0."""
-    return (t.unb(t.mul(g, t.call(h.pow_deriv, a, b)), a),
-            None if integer_scalar(t.value(b)) else t.unb(t.mul(g, t.mul(y, t.call(h.log_for_pow, a, g))), b))
+    return (t.unb(t.mul(g, cj(t, t.call(h.pow_deriv, a, b), a, b)), a),
+            None if integer_scalar(t.value(b)) else t.unb(t.mul(g, cj(t, t.mul(y, t.call(h.log_for_pow, a, g)), y)), b))
 
 
 defvjp(op.pow, pow_adjoints)
 defvjp(op.neg, lambda t, g, y, a: (t.neg(g),))
 defvjp(op.pos, lambda t, g, y, a: (g,))
-defvjp(op.abs, lambda t, g, y, a: (t.mul(g, t.call(h.sign, a)),))
+defvjp(op.abs, lambda t, g, y, a: (t.mul(g, t.call(h.sign, a)),))  # (complex a: g a/|a|, NumPy 2's sign)
 defvjp(op.matmul, lambda t, g, y, a, b: (t.call(_np_rules().matmul_adjoint_a, g, a, b), t.call(_np_rules().matmul_adjoint_b, g, a, b)))
 defvjp(op.getitem, lambda t, g, y, a, i: (t.call(_adj().item_adjoint, a, i, g), t.call(index_adjoint, a, i, g) if _needs(t, i) else None))
 
@@ -191,3 +193,9 @@ def _adj():
     from ..reverse import adjoints
 
     return adjoints
+
+
+# Right for complex values in reverse mode (README "Complex numbers"; tests/test_complex_reverse.py): mul, truediv
+# and pow conjugate the other factor and the derivative (the run-time helpers add_vjp/mul_vjp/unbroadcast as well);
+# abs takes g x / |x|; a complex adjoint reaching a real operand keeps its real part (unbroadcast).
+defcomplex(op.add, op.sub, op.mul, op.truediv, op.pow, op.neg, op.pos, op.abs, op.matmul, op.getitem)

@@ -55,6 +55,7 @@ class Rule:
     vjp: Optional[Callable] = None
     fingerprint_of: Any = ""  # a str, or a Fingerprint computed when first asked for
     jvp_template: Optional[Template] = None  # jvp as written (jvp itself binds the call's arguments first)
+    complex_ok: bool = False  # its reverse template is right for complex values too (defcomplex)
 
     @property
     def fingerprint(self) -> str:
@@ -214,6 +215,23 @@ def defvjp(fn: Any, template: Template) -> None:
     r = _entry(fn)
     r.vjp = _binding_vjp(fn, template)
     r.fingerprint = _fingerprint(r.jvp_template or r.jvp, template, r.mutates)
+
+
+def defcomplex(*fns: Any) -> None:
+    """Mark the reverse templates of `fns` right for complex values (the whitelist of README "Complex numbers").
+
+    Reverse mode follows the real inner product on C = R^2: a template must give x_bar with
+    Re(sum(conj(x_bar) x_dot)) == Re(sum(conj(y_bar) y_dot)), so conj(f'(z)) * y_bar for holomorphic f,
+    and the real part of an adjoint that reaches a real operand.  Only templates written that way and
+    checked by check_derivatives with complex inputs are marked: every other template refuses complex
+    operands and results when the pullback runs (reverse/adjoints.refuse_complex_rule), never guesses.
+    Keys are what defvjp takes (a callable, or `(type, method name)`).
+    """
+    for fn in fns:
+        r = _RULES.get(fn)
+        if r is None or r.vjp is None:
+            raise ValueError(f"defcomplex({fn!r}): no reverse template is registered for it")
+        r.complex_ok = True
 
 
 # ---------------------------------------------------------------- binding a call's arguments
@@ -376,6 +394,10 @@ def run_vjp(rule: Rule, fn: Any, builder: Any, g: Any, y: Any, args: tuple, kwar
         builder.keyword_adjoints = True
     except AttributeError:
         pass
+    if not rule.complex_ok:  # (a real formula never runs on complex values: defcomplex)
+        from ..reverse.adjoints import refuse_complex_rule
+
+        refuse_complex_rule(qualified(fn), *(v.value if isinstance(v, H) else v for v in (y, *args, *kwargs.values())))
     pos, named = split_adjoints(rule.vjp(builder, g, y, *args, **kwargs))  # type: ignore[misc]
     pos += [None] * (len(args) - len(pos))
     return pos[:len(args)], named

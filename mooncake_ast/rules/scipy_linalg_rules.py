@@ -84,6 +84,9 @@ def register() -> None:
 
     defjvp(la.sqrtm, lambda t, y, a, *p, **k: t.call(sqrtm_tangent, a, y, t.dz(a)) if t.d(a) is not None else None)
     defvjp(la.sqrtm, lambda t, g, y, a, *p, **k: (t.call(sqrtm_adjoint, a, y, g),) + (None,) * len(p))
+    from .registry import defcomplex
+
+    defcomplex(la.sqrtm)  # (its adjoint solves with conjugate transposes: right for complex values)
 
     def sylvester_jvp(t, y, a, b, q):
         if t.d(a) is None and t.d(b) is None and t.d(q) is None:

@@ -251,6 +251,9 @@ def register() -> None:
     elementwise("log_expit", lambda t, y, x: t.call(log_expit_deriv, x))
     elementwise("erf", lambda t, y, x: t.call(erf_deriv, x))
     elementwise("erfc", lambda t, y, x: t.call(erfc_deriv, x))
+    from .registry import defcomplex
+
+    defcomplex(sp.erf, sp.erfc)  # holomorphic: unary's conj(f'(z)) g is right for complex z (README "Complex numbers")
     elementwise("erfinv", lambda t, y, x: t.call(erfinv_deriv, y))
     elementwise("erfcinv", lambda t, y, x: t.call(erfcinv_deriv, y))
     elementwise("erfcx", lambda t, y, x: t.call(erfcx_deriv, x, y))
