@@ -99,6 +99,16 @@ def changed_rules() -> list[Any]:
     return list(_CHANGED)
 
 
+def key_fingerprint(rule: Rule) -> str:
+    """What a cache key says of `rule`: its fingerprint where the user registered or changed it, else
+    "builtin" (a built-in rule is a function of the library's files, which the key describes already,
+    so its fingerprint need not be digested in every process that computes a key)."""
+    fp = rule.fingerprint_of
+    if type(fp) is str:
+        return fp
+    return str(fp) if rule.key in _CHANGED else "builtin"
+
+
 class Fingerprint:
     """A rule's fingerprint, computed when first needed (registration at import stays cheap).
 
