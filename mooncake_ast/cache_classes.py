@@ -197,4 +197,6 @@ def _write(d: cache._Dir, name: str, codes: dict) -> Optional[OSError]:
         payload = zlib.compress(marshal.dumps(codes))  # (a tenth of the size: 80 kB for libcst 1.0)
     except ValueError:
         return None
-    return cache.write_atomic(d, name, MAGIC_NUMBER + hashlib.sha256(payload).digest() + payload)
+    from .cache_write import write_atomic
+
+    return write_atomic(d, name, MAGIC_NUMBER + hashlib.sha256(payload).digest() + payload)

@@ -18,7 +18,7 @@ import types
 from importlib.util import MAGIC_NUMBER
 from typing import Optional
 
-from .cache import _Dir, code_name, read_bytes, write_atomic
+from .cache import _Dir, code_name, read_bytes
 
 _STAMP = 32  # bytes of SHA-256
 
@@ -48,6 +48,8 @@ def load(d: _Dir, entry: str, filename: str, text: str) -> Optional[types.CodeTy
 
 def store(d: _Dir, entry: str, filename: str, text: str, code: types.CodeType) -> None:
     """Keep `code` (compiled from `text`) as entry `entry`'s compiled form; failures are ignored."""
+    from .cache_write import write_atomic
+
     try:
         data = stamp(filename, text) + marshal.dumps(code)
     except ValueError:
