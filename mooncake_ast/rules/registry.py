@@ -283,6 +283,8 @@ def bind_positional(fn: Any, args: Any, kwargs: dict) -> tuple[tuple, dict]:
 
 
 def _moved_names(fn: Any, n_args: int, n_bound: int) -> list:
+    if n_bound <= n_args:  # nothing moved (the usual call): no signature to read (a builtin's is parsed by inspect)
+        return []
     sig = _signature(fn)
     params = list(sig.parameters.values()) if sig is not None else []
     return [p.name for p in params[n_args:n_bound]]
