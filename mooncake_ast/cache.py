@@ -31,6 +31,7 @@ import errno
 import hashlib
 import json
 import linecache
+import marshal
 import os
 import re
 import stat
@@ -38,6 +39,7 @@ import sys
 import threading
 import types
 import warnings
+from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -361,15 +363,43 @@ def _execute(body: str, filename: str, modname: str, text: str, d: Optional[_Dir
     module.__mooncake_ast_text__ = text  # type: ignore[attr-defined]  (what was checked and executed)
     code = None
     if d is not None and name is not None:
-        from . import cache_code
-
-        code = cache_code.load(d, name, filename, text)
+        code = load_code(d, name, filename, text)
     if code is None:
         code = compile(body_with_padding(body), filename, "exec", dont_inherit=True)
         if d is not None and name is not None:
-            cache_code.store(d, name, filename, text, code)
+            from .cache_code import store
+
+            store(d, name, filename, text, code)
     exec(code, module.__dict__)
     return module
+
+
+_STAMP = 32  # bytes of SHA-256
+
+
+def code_stamp(filename: str, text: str) -> bytes:
+    """What an entry's compiled form (cache_code) must say it was compiled from: this interpreter, this
+    file, this text."""
+    return hashlib.sha256(MAGIC_NUMBER + b"\0" + filename.encode("utf-8", "surrogatepass") + b"\0"
+                          + text.encode("utf-8")).digest()
+
+
+def load_code(d: _Dir, entry: str, filename: str, text: str) -> Optional[types.CodeType]:
+    """The compiled form of entry `entry` (whose checked text is `text`), or None where none is usable
+    (here, not in cache_code: a warm hit reads it, and one module less to import is worth it)."""
+    status, info = read_bytes(d, code_name(entry))
+    if status != "ok":
+        return None
+    data = info[0]  # type: ignore[index]
+    if data[:_STAMP] != code_stamp(filename, text):
+        return None
+    try:
+        code = marshal.loads(data[_STAMP:])
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(code, types.CodeType) or code.co_filename != filename:
+        return None
+    return code
 
 
 def body_with_padding(body: str) -> str:
