@@ -69,14 +69,14 @@ def expected(power=2):
 
 def _library_now():
     """The library part of every key, computed afresh (it changes when mooncake_ast's own code does)."""
-    from mooncake_ast.forward import generate
+    from mooncake_ast import cache_key
 
-    saved = list(generate._LIBRARY)
-    generate._LIBRARY.clear()
+    saved = list(cache_key._LIBRARY)
+    cache_key._LIBRARY.clear()
     try:
-        return generate.library_fingerprint()
+        return cache_key.library_fingerprint()
     finally:
-        generate._LIBRARY[:] = saved
+        cache_key._LIBRARY[:] = saved
 
 
 def across_processes(test):
