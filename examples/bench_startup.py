@@ -20,7 +20,9 @@ measured is exactly what a new process pays: imports, reading the cache, keys.  
   cache directory where another function was derived before).
 
 Medians of a few runs; `--quick` runs fewer, `--no-sizes` skips the derivation-size rows, `--cpu`
-measures the fresh processes' CPU time instead of wall time (steadier on a shared machine).
+measures the fresh processes' CPU time instead of wall time (steadier on a shared machine).  To
+compare two checkouts on a busy machine, `python scripts/startup_ab.py OTHER_CHECKOUT [N] [--cpu]`
+runs the warm-hit and first-gradient rows of both, interleaved.
 """
 from __future__ import annotations
 

@@ -21,22 +21,25 @@ Directories we create are 0700, files 0600.
 * An unusable location (read-only, no home directory, a path under a regular file)
   falls back to memory.  Each kind of problem is reported by at most one warning per
   process; differentiation always works.
+
+This module is what a warm hit needs (finding, checking and running an entry); making an entry
+is in cache_write.py and the `mooncake-ast cache` commands in cache_admin.py, loaded when needed.
 """
 from __future__ import annotations
 
 import errno
-import gc
 import hashlib
 import json
 import linecache
+import marshal
 import os
 import re
 import stat
 import sys
 import threading
-import time
 import types
 import warnings
+from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -63,9 +66,20 @@ def _entry_re() -> "re.Pattern[str]":
     return _ENTRY_RE[0]
 
 
+# What making entries (cache_write) and the `mooncake-ast cache` commands (cache_admin) use, reachable
+# from here as before: a warm hit loads neither module.
+_ELSEWHERE = {"with_header": "cache_write", "write_atomic": "cache_write", "EntryInfo": "cache_admin",
+              "list_entries": "cache_admin", "verify_entries": "cache_admin", "prune_entries": "cache_admin",
+              "clear_entries": "cache_admin"}
+
+
 def __getattr__(name: str) -> object:
     if name == "ENTRY_RE":  # `<module>.<qualname>.<mode>.<hash>.py`, the entries' names
         return _entry_re()
+    if name in _ELSEWHERE:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__package__}.{_ELSEWHERE[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -228,12 +242,6 @@ def open_dir(create: bool = True, quiet: bool = False) -> Optional[_Dir]:
 # ---------------------------------------------------------------- entries
 
 
-def with_header(key: str, meta: dict, body: str) -> str:
-    first = f"{KEY_LINE}{key} {json.dumps(meta, sort_keys=True, separators=(',', ':'))}"
-    digest = hashlib.sha256((first + "\n" + body).encode()).hexdigest()
-    return f"{first}\n{DIGEST_LINE}{digest}\n{body}"
-
-
 def parse_text(text: str) -> Optional[tuple[str, dict, str]]:
     """(key, meta, body) if `text` is a complete, intact entry, else None."""
     parts = text.split("\n", 2)
@@ -309,37 +317,6 @@ def read_bytes(d: _Dir, name: str) -> tuple[str, object]:
         os.close(fd)
 
 
-def _publish(d: _Dir, name: str, text: str) -> bool:
-    """Write `text` as entry `name`: a private temporary file, then an atomic rename."""
-    e = write_atomic(d, name, text.encode("utf-8"))
-    if e is None:
-        return True
-    _warn_once("unwritable", f"mooncake_ast: cannot write to the cache {d.path} ({e.strerror or e}); "
-                             "keeping derivatives in memory")
-    return False
-
-
-def write_atomic(d: _Dir, name: str, data: bytes) -> Optional[OSError]:
-    """Write `data` as file `name` (a private temporary file, then an atomic rename); the error, if any."""
-    tmp = f".tmp-{os.getpid()}-{os.urandom(6).hex()}.py"
-    try:
-        fd = d.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
-        d.replace(tmp, name)
-        return None
-    except OSError as e:
-        try:
-            d.unlink(tmp)
-        except OSError:
-            pass
-        return e
-
-
 def entry_stem(module: str, qualname: str, mode: str) -> str:
     """`<module>.<qualname>.<mode>`, with characters that do not belong in file names removed."""
     text = f"{module}.{qualname}".replace("<", "").replace(">", "")
@@ -386,15 +363,43 @@ def _execute(body: str, filename: str, modname: str, text: str, d: Optional[_Dir
     module.__mooncake_ast_text__ = text  # type: ignore[attr-defined]  (what was checked and executed)
     code = None
     if d is not None and name is not None:
-        from . import cache_code
-
-        code = cache_code.load(d, name, filename, text)
+        code = load_code(d, name, filename, text)
     if code is None:
         code = compile(body_with_padding(body), filename, "exec", dont_inherit=True)
         if d is not None and name is not None:
-            cache_code.store(d, name, filename, text, code)
+            from .cache_code import store
+
+            store(d, name, filename, text, code)
     exec(code, module.__dict__)
     return module
+
+
+_STAMP = 32  # bytes of SHA-256
+
+
+def code_stamp(filename: str, text: str) -> bytes:
+    """What an entry's compiled form (cache_code) must say it was compiled from: this interpreter, this
+    file, this text."""
+    return hashlib.sha256(MAGIC_NUMBER + b"\0" + filename.encode("utf-8", "surrogatepass") + b"\0"
+                          + text.encode("utf-8")).digest()
+
+
+def load_code(d: _Dir, entry: str, filename: str, text: str) -> Optional[types.CodeType]:
+    """The compiled form of entry `entry` (whose checked text is `text`), or None where none is usable
+    (here, not in cache_code: a warm hit reads it, and one module less to import is worth it)."""
+    status, info = read_bytes(d, code_name(entry))
+    if status != "ok":
+        return None
+    data = info[0]  # type: ignore[index]
+    if data[:_STAMP] != code_stamp(filename, text):
+        return None
+    try:
+        code = marshal.loads(data[_STAMP:])
+    except (EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(code, types.CodeType) or code.co_filename != filename:
+        return None
+    return code
 
 
 def body_with_padding(body: str) -> str:
@@ -422,7 +427,9 @@ def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
     name = f"{stem}.{key[:16]}.py"
     d = open_dir()
     if d is None:
-        return _in_memory(key, stem, generate, modname)
+        from .cache_write import in_memory
+
+        return in_memory(key, stem, generate, modname)
     try:
         status, info = _read_entry(d, name)
         path = str(d.path / name)
@@ -437,75 +444,16 @@ def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
                 _memory[key] = (module, meta)
                 return module, meta
             status, info = "invalid", "bad header or digest"
+        from .cache_write import in_memory, make_entry
+
         if status == "refused":
             _warn_once("refused", f"mooncake_ast: refusing cache entry {path} ({info}); regenerating it in memory")
-            return _in_memory(key, stem, generate, modname)
+            return in_memory(key, stem, generate, modname)
         if status == "invalid":
             _warn_once("invalid", f"mooncake_ast: cache entry {path} is invalid ({info}); regenerating it")
-        body, meta = _generate(generate)
-        text = with_header(key, meta, body)
-        if not _publish(d, name, text):
-            return _in_memory(key, stem, lambda: (body, meta), modname)
-        try:
-            _remember_lines(path, text, d.lstat(name))
-        except OSError:
-            pass
-        from .cache_evict import after_publish
-
-        after_publish(d, name, meta.get("source") if isinstance(meta.get("source"), str) else None)
-        module = _execute(body, path, modname, text, d, name)
-        _memory[key] = (module, meta)
-        return module, meta
+        return make_entry(d, key, name, path, modname, stem, generate)
     finally:
         d.close()
-
-
-_PAUSE: list = [0, None]  # generations in progress (under GENERATION_LOCK), how the outermost paused the collector
-
-
-class _CollectorPaused:
-    """Around a generation: the cyclic garbage collector leaves the objects that existed before it alone.
-
-    A first derivation follows large imports (libcst's node classes, our lowering modules), so
-    the collector's full passes, which walk every object the process holds, fall due while it
-    runs: a third of a small derivation's time.  `gc.freeze()` sets what exists aside for the
-    collector (collections still run, over the objects the derivation makes) and `gc.unfreeze()`
-    gives it all back afterwards, so nothing is kept that would have been collected.  Where the
-    user has frozen objects (their unfreeze must stay theirs) the collector is disabled instead;
-    where it is disabled already, nothing changes.  Nested generations pause it once."""
-
-    __slots__ = ()
-
-    def __enter__(self) -> None:
-        if _PAUSE[0] == 0:
-            how = None
-            if gc.isenabled():
-                if gc.get_freeze_count() == 0:
-                    gc.freeze()
-                    how = "freeze"
-                else:
-                    gc.disable()
-                    how = "disable"
-            _PAUSE[1] = how
-        _PAUSE[0] += 1
-
-    def __exit__(self, *exc: object) -> None:
-        _PAUSE[0] -= 1
-        if _PAUSE[0] == 0:
-            how, _PAUSE[1] = _PAUSE[1], None
-            if how == "freeze":
-                gc.unfreeze()
-            elif how == "disable":
-                gc.enable()
-
-
-def _generate(generate: Callable[[], tuple[str, dict]]) -> tuple[str, dict]:
-    """`generate()`, with the collector paused and the dataclasses made meanwhile (libcst's and our
-    lowering modules', imported by a first generation) from code kept in the cache (cache_classes)."""
-    from .cache_classes import KeptCode
-
-    with _CollectorPaused(), KeptCode():
-        return generate()
 
 
 def _touch(d: _Dir, name: str) -> None:
@@ -524,16 +472,6 @@ def _remember_lines(path: str, text: str, st: os.stat_result) -> None:
     linecache.cache[path] = (st.st_size, st.st_mtime, text.splitlines(True), path)
 
 
-def _in_memory(key: str, stem: str, generate: Callable[[], tuple[str, dict]], modname: str) -> tuple[types.ModuleType, dict]:
-    body, meta = _generate(generate)
-    filename = f"<mooncake_ast {stem}>"
-    text = with_header(key, meta, body)
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    module = _execute(body, filename, modname, text)
-    _memory[key] = (module, meta)
-    return module, meta
-
-
 def source_path(module: types.ModuleType) -> Optional[str]:
     f = getattr(module, "__file__", None)
     return f if f and os.path.exists(f) else None
@@ -544,137 +482,3 @@ def read_source(module: types.ModuleType) -> str:
     if text is not None:
         return text
     return "".join(linecache.getlines(module.__file__))
-
-
-# ---------------------------------------------------------------- for people (`mooncake-ast cache ...`)
-
-
-class EntryInfo:
-    """One entry, as `mooncake-ast cache list` shows it."""
-
-    __slots__ = ("name", "function", "mode", "size", "mtime")
-
-    def __init__(self, name: str, function: str, mode: str, size: int, mtime: float) -> None:
-        self.name, self.function, self.mode, self.size, self.mtime = name, function, mode, size, mtime
-
-    def __repr__(self) -> str:
-        return f"EntryInfo({self.name!r}, {self.function!r}, {self.mode!r}, {self.size}, {self.mtime})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, EntryInfo) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]  (mutable, like the dataclass it was)
-
-    @property
-    def age(self) -> str:
-        s = max(0.0, time.time() - self.mtime)
-        for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
-            if s >= n:
-                return f"{int(s // n)}{unit}"
-        return f"{int(s)}s"
-
-
-def list_entries() -> list[EntryInfo]:
-    d = open_dir(create=False, quiet=True)
-    if d is None:
-        return []
-    try:
-        out = []
-        for name in d.names():
-            m = _entry_re().match(name)
-            if m is None:
-                continue
-            try:
-                st = d.lstat(name)
-            except OSError:
-                continue
-            out.append(EntryInfo(name, m["function"], m["mode"], st.st_size, st.st_mtime))
-        return out
-    finally:
-        d.close()
-
-
-def verify_entries() -> tuple[int, list[str]]:
-    """(number of entries, problems): each entry's permissions, header, key and digest."""
-    try:
-        root = cache_root()
-    except NoCacheDirectory as e:
-        return 0, [f"no cache directory: {e}"]
-    try:
-        st = os.lstat(root)
-    except FileNotFoundError:
-        return 0, []
-    except OSError as e:
-        return 0, [f"{root}: {e.strerror or e}"]
-    why = _unsafe(st, "the directory") or (None if stat.S_ISDIR(st.st_mode) else "it is not a directory")
-    if why is not None:
-        return 0, [f"{root}: {why}"]
-    d = open_dir(create=False, quiet=True)
-    if d is None:
-        return 0, [f"{root}: cannot be opened"]
-    problems: list[str] = []
-    count = 0
-    try:
-        for name in d.names():
-            if name.startswith(".tmp-"):
-                try:
-                    old = time.time() - d.lstat(name).st_mtime > 3600  # younger: a writer may be at work
-                except OSError:
-                    old = False
-                if old:
-                    problems.append(f"{name}: leftover temporary file (a writer was interrupted)")
-                continue
-            m = _entry_re().match(name)
-            if m is None:
-                continue
-            count += 1
-            status, info = _read_entry(d, name)
-            if status != "ok":
-                problems.append(f"{name}: {'refused: ' if status == 'refused' else ''}{info}")
-                continue
-            parsed = parse_text(info[0])  # type: ignore[index]
-            if parsed is None:
-                problems.append(f"{name}: bad header or digest (truncated or modified)")
-            elif not parsed[0].startswith(m["hash"]):
-                problems.append(f"{name}: its key does not match its name")
-        return count, problems
-    finally:
-        d.close()
-
-
-def prune_entries() -> dict[str, list[str]]:
-    """Remove superseded entries, stale temporary files and entries beyond the size cap (cache_evict)."""
-    d = open_dir(create=False, quiet=True)
-    if d is None:
-        return {}
-    try:
-        from .cache_evict import prune
-
-        return prune(d)
-    finally:
-        d.close()
-
-
-def clear_entries() -> int:
-    """Remove every entry and temporary file (only files named like ours), then the directory if empty."""
-    d = open_dir(create=False, quiet=True)
-    if d is None:
-        return 0
-    removed = 0
-    try:
-        for name in d.names():
-            entry = _entry_re().match(name) is not None
-            if entry or (name.startswith(".tmp-") and name.endswith(".py")) or is_code_name(name) \
-                    or name.startswith(CLASSES_PREFIX):
-                try:
-                    d.unlink(name)
-                    removed += entry or name.startswith(".tmp-")  # (compiled forms are part of their entry)
-                except OSError:
-                    pass
-    finally:
-        d.close()
-    try:
-        os.rmdir(d.path)
-    except OSError:
-        pass
-    return removed

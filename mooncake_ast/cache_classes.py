@@ -12,9 +12,9 @@ text exactly as `exec` would (file name "<string>", the calling frame's `__futur
 same namespaces) and keeps it.  Nothing else changes: the classes are made by `dataclasses` from
 the same functions.
 
-The code objects are kept, marshalled and compressed, keyed by their text, in dot-named files of
-the cache directory, one per interpreter and top-level package of the classes (`code_file_name`;
-about 80 kB for libcst 1.0), each read when a class of its package is first made under the hook
+The code objects are kept, marshalled (not compressed: inflating them cost more than reading
+them), keyed by their text, in dot-named files of the cache directory, one per interpreter and
+top-level package of the classes (`code_file_name`; about 750 kB for libcst 1.0), each read when a class of its package is first made under the hook
 in a process, and rewritten (what it held and what was compiled) when a hooked period compiled
 something new for it; it counts towards the cache's size cap (cache_evict).  It
 is trusted exactly as far as the derivative cache is: read with the cache's checks (ours,
@@ -30,7 +30,6 @@ import marshal
 import sys
 import threading
 import types
-import zlib
 from importlib.util import MAGIC_NUMBER
 from typing import Any, Optional
 
@@ -186,15 +185,17 @@ def _read(d: cache._Dir, name: str) -> dict:
     if data[:head] != MAGIC_NUMBER or hashlib.sha256(data[head + _DIGEST:]).digest() != data[head:head + _DIGEST]:
         return {}
     try:
-        codes = marshal.loads(zlib.decompress(data[head + _DIGEST:]))
-    except (EOFError, ValueError, TypeError, zlib.error):
+        codes = marshal.loads(data[head + _DIGEST:])
+    except (EOFError, ValueError, TypeError):
         return {}
     return codes if type(codes) is dict else {}
 
 
 def _write(d: cache._Dir, name: str, codes: dict) -> Optional[OSError]:
     try:
-        payload = zlib.compress(marshal.dumps(codes))  # (a tenth of the size: 80 kB for libcst 1.0)
+        payload = marshal.dumps(codes)  # (not compressed: inflating 750 kB cost every import of libcst 2 ms)
     except ValueError:
         return None
-    return cache.write_atomic(d, name, MAGIC_NUMBER + hashlib.sha256(payload).digest() + payload)
+    from .cache_write import write_atomic
+
+    return write_atomic(d, name, MAGIC_NUMBER + hashlib.sha256(payload).digest() + payload)

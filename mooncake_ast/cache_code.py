@@ -8,46 +8,21 @@ stamp matches a digest of the entry text that was *just checked* (plus the inter
 bytecode magic and the file name the code reports in tracebacks).  Anything else (missing,
 refused, stale, truncated, another Python) is a silent miss: the text is compiled, as without
 this file, and the compiled form rewritten.  Eviction removes it with its entry and removes
-any whose entry is gone (`cache_evict`).
+any whose entry is gone (`cache_evict`).  Reading it is in cache.py (`load_code`, what a warm hit
+runs); this module writes it.
 """
 from __future__ import annotations
 
-import hashlib
 import marshal
 import types
-from importlib.util import MAGIC_NUMBER
-from typing import Optional
 
-from .cache import _Dir, code_name, read_bytes, write_atomic
-
-_STAMP = 32  # bytes of SHA-256
-
-
-def stamp(filename: str, text: str) -> bytes:
-    """What the compiled form must say it was compiled from: this interpreter, this file, this text."""
-    return hashlib.sha256(MAGIC_NUMBER + b"\0" + filename.encode("utf-8", "surrogatepass") + b"\0"
-                          + text.encode("utf-8")).digest()
-
-
-def load(d: _Dir, entry: str, filename: str, text: str) -> Optional[types.CodeType]:
-    """The code of entry `entry` (whose checked text is `text`), or None where none is usable."""
-    status, info = read_bytes(d, code_name(entry))
-    if status != "ok":
-        return None
-    data = info[0]  # type: ignore[index]
-    if data[:_STAMP] != stamp(filename, text):
-        return None
-    try:
-        code = marshal.loads(data[_STAMP:])
-    except (EOFError, ValueError, TypeError):
-        return None
-    if not isinstance(code, types.CodeType) or code.co_filename != filename:
-        return None
-    return code
+from .cache import _Dir, code_name, code_stamp as stamp, load_code as load  # noqa: F401  (reading: in cache.py)
 
 
 def store(d: _Dir, entry: str, filename: str, text: str, code: types.CodeType) -> None:
     """Keep `code` (compiled from `text`) as entry `entry`'s compiled form; failures are ignored."""
+    from .cache_write import write_atomic
+
     try:
         data = stamp(filename, text) + marshal.dumps(code)
     except ValueError:

@@ -11,14 +11,16 @@ what is *worth* keeping:
   Lambdas record nothing: several share one name.)
 * **A size cap.**  `MOONCAKE_AST_CACHE_MAX_MB` (default 256; 0 or less: no cap) bounds the
   directory's entries; beyond it, the least recently used go first (a hit refreshes an
-  entry's mtime), down to 90% of the cap, never the entry just written.
+  entry's mtime), down to 90% of the cap, never the entry just written.  The sizes are
+  measured again after a publish only when the entries have grown by an eighth since the last
+  look, or near the cap (`CAP_STATE`): not two `stat`s per entry for every derivation.
 * **Stale temporary files.**  A writer killed between creating `.tmp-<pid>-<rand>.py`
   and renaming it leaves the file behind; one is removed once its process is gone (and
   it is older than a few seconds), or once it is an hour old whatever its pid says (a
   pid of another machine or container sharing the directory).
 
 * **Compiled forms** (`cache_code`) go with their entry, count with it towards the cap, and
-  are removed once their entry is gone.  libcst's compiled dataclass code (`cache_classes`,
+  are removed once their entry is gone (found when the directory is looked at in full).  libcst's compiled dataclass code (`cache_classes`,
   one small file) counts towards the cap and is kept.
 
 This runs after each publish (generation has just cost far more) and on
@@ -32,7 +34,7 @@ import re
 import time
 from typing import Any, Optional
 
-from .cache import CLASSES_PREFIX, ENTRY_RE, KEY_LINE, _Dir, code_name, is_code_name
+from .cache import CLASSES_PREFIX, ENTRY_RE, KEY_LINE, _Dir, code_name, is_code_name, read_bytes
 
 DEFAULT_MAX_MB = 256
 TMP_RE = re.compile(r"^\.tmp-(?P<pid>\d+)-[0-9a-f]+\.py$")
@@ -119,8 +121,9 @@ def drop_superseded(d: _Dir, names: list[str], published: str, source: Optional[
     if stem is None or source is None:
         return []
     gone = []
+    prefix = stem.rpartition(".")[0] + "."  # (a cheap test first: most names are other functions')
     for name in names:
-        if name != published and _stem(name) == stem:
+        if name != published and name.startswith(prefix) and _stem(name) == stem:
             other = source_of(d, name)
             # the same file, another text: an edited version (another file: another script's `f`)
             if other is not None and other != source and _same_file(other, source) and _remove(d, name):
@@ -137,7 +140,7 @@ def drop_stale_temporaries(d: _Dir, names: list[str], now: Optional[float] = Non
     now = time.time() if now is None else now
     gone = []
     for name in names:
-        m = TMP_RE.match(name)
+        m = TMP_RE.match(name) if name.startswith(".tmp-") else None
         if m is None:
             continue
         try:
@@ -164,9 +167,14 @@ def _alive(pid: int) -> bool:
 
 def enforce_cap(d: _Dir, names: list[str], keep: Optional[str] = None, cap: Optional[int] = None) -> list[str]:
     """Remove least recently used entries while the entries' total size exceeds the cap; returns them."""
+    return _enforce_cap(d, names, keep, cap)[0]
+
+
+def _enforce_cap(d: _Dir, names: list[str], keep: Optional[str], cap: Optional[int]) -> tuple[list[str], int, int]:
+    """enforce_cap's removals, and the number and total size of the entries left (-1, -1: no cap)."""
     cap = max_bytes() if cap is None else cap
     if cap is None:
-        return []
+        return [], -1, -1
     sized = []
     present = set(names)
     total = 0
@@ -191,7 +199,7 @@ def enforce_cap(d: _Dir, names: list[str], keep: Optional[str] = None, cap: Opti
         sized.append((st.st_mtime, name, size))
     total += sum(s for _, _, s in sized)
     if total <= cap:
-        return []
+        return [], len(sized), total
     gone = []
     target = int(cap * 0.9)
     for _, name, size in sorted(sized):
@@ -200,7 +208,43 @@ def enforce_cap(d: _Dir, names: list[str], keep: Optional[str] = None, cap: Opti
         if name != keep and _remove(d, name):
             gone.append(name)
             total -= size
-    return gone
+    return gone, len(sized) - len(gone), total
+
+
+# What the last full look at the directory found (`<entries> <bytes>`, -1 bytes where there is no cap):
+# measuring every entry costs two `stat`s each and matching every compiled form to its entry a digest
+# each, 40 ms per derivation in a directory of 2000 entries, so after a publish the directory is looked
+# at in full (orphaned compiled forms, the size cap) only once it holds an eighth more entries than
+# then, or the sizes then, grown by as many average entries, come near the cap.  (The cap bounds
+# growth, loosely between two looks: at most an eighth more entries than a look found; `prune` looks
+# in full.)
+CAP_STATE = ".cap-state"
+
+
+def _look_due(d: _Dir, names: list[str], cap: Optional[int]) -> bool:
+    """Must the directory be looked at in full now: orphaned compiled forms, the sizes (see CAP_STATE)?"""
+    status, info = read_bytes(d, CAP_STATE)
+    if status != "ok":
+        return True
+    try:
+        count, total = (int(x) for x in info[0].decode("ascii").split())  # type: ignore[index]
+    except (UnicodeDecodeError, ValueError):
+        return True
+    grown = _entry_count(names) - count
+    if count <= 0 or grown < 0 or grown > count // 8:
+        return True
+    return cap is not None and (total < 0 or total + grown * (total // count) > cap * 0.8)
+
+
+def _entry_count(names: list[str]) -> int:
+    """About how many entries `names` holds (`*.py` not dot-named: a growth measure, no pattern to match)."""
+    return sum(1 for n in names if n.endswith(".py") and not n.startswith("."))
+
+
+def _note_sizes(d: _Dir, names: list[str], gone: list[str], total: int) -> None:
+    from .cache_write import write_atomic
+
+    write_atomic(d, CAP_STATE, f"{_entry_count(names) - len(gone)} {total}\n".encode("ascii"))
 
 
 def after_publish(d: _Dir, published: str, source: Optional[str]) -> None:
@@ -210,8 +254,11 @@ def after_publish(d: _Dir, published: str, source: Optional[str]) -> None:
         gone = set(drop_superseded(d, names, published, source))
         gone |= set(drop_stale_temporaries(d, names))
         left = [n for n in names if n not in gone]
-        drop_orphan_code(d, left)
-        enforce_cap(d, left, keep=published)
+        cap = max_bytes()
+        if _look_due(d, left, cap):
+            drop_orphan_code(d, left)
+            over, _, total = _enforce_cap(d, left, published, cap)
+            _note_sizes(d, left, over, total)
     except OSError:
         pass
 
@@ -237,4 +284,6 @@ def prune(d: _Dir) -> dict[str, list[str]]:
     temporaries = drop_stale_temporaries(d, names)
     left = [n for n in names if n not in set(superseded) | set(temporaries)]
     drop_orphan_code(d, left)
-    return {"superseded": superseded, "temporaries": temporaries, "over the size cap": enforce_cap(d, left)}
+    over, _, total = _enforce_cap(d, left, None, None)
+    _note_sizes(d, left, over, total)
+    return {"superseded": superseded, "temporaries": temporaries, "over the size cap": over}

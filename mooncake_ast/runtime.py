@@ -1,42 +1,79 @@
-"""The one namespace generated modules import (as `_mc`): syntax helpers and AD runtime."""
-from .ops import *  # noqa: F401,F403
-from .ops import make_function, nested_code, new_cell  # noqa: F401
-from .tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, Tangent, zero_tangent  # noqa: F401
-from .rules.registry import update  # noqa: F401
-from .rules.helpers import *  # noqa: F401,F403
-from .rules.builtin_rules import *  # noqa: F401,F403
-from .rules.numpy_common import *  # noqa: F401,F403
-from .rules.numpy_elementwise import *  # noqa: F401,F403
-from .rules.numpy_reductions import *  # noqa: F401,F403
-from .rules.numpy_products import *  # noqa: F401,F403
-from .rules.numpy_shapes import *  # noqa: F401,F403
-from .rules.numpy_creation import *  # noqa: F401,F403
-from .rules.numpy_linalg import *  # noqa: F401,F403
-from .rules.numpy_methods import *  # noqa: F401,F403
-from .rules.math_rules import (add1, digamma, dist_adjoint, dist_tangent, frexp_adjoint, frexp_tangent, fsum_tangent,  # noqa: F401
-    mathprod_adjoint, mathprod_tangent, modf_adjoint, modf_tangent, remainder_quotient)
-from .forward.runtime import fcall  # noqa: F401
-from .forward.transform import cell_tangent, fresh_storage, item_storage  # noqa: F401
-from .forward.state import module_tangent, untracked_store  # noqa: F401
-from .tangents import storage  # noqa: F401
-from .reverse.adjoints import *  # noqa: F401,F403
-from .reverse.runtime import rcall  # noqa: F401  (the dispatcher itself: one frame less per call)
-from .reverse.list_adjoints import add_layer_adjoint, add_list_adjoint, zero_layers  # noqa: F401
-from .reverse.field_adjoints import method_self_adjoints  # noqa: F401
-from .reverse.shadows import (acc, append_reverse, cell_get_reverse, cell_set_reverse, getattr_reverse,  # noqa: F401
-    getattr_default_reverse,
-    getitem_reverse, inplace_reverse, save_attr, save_cell, save_inplace, save_item, setattr_reverse, setitem_reverse, take, transfer,
-    save_membership, set_add_reverse, ufunc_out_reverse)
+"""The one namespace generated modules import (as `_mc`): syntax helpers and AD runtime.
+
+It holds what the star imports listed in `_SOURCES` would give, in that order (a later source wins),
+but each name is found when first asked for (`_mc.acc`, `getattr(runtime, name)`) and then kept here:
+copying the names of twenty modules on import cost a warm cache hit a tenth of its time, and a
+generated module uses a handful of them.  SciPy's helpers (rules/scipy_rules) come last, imported
+only when a name is found nowhere else.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+
+# (module, names): None takes what `from module import *` takes, else exactly the names listed
+_SOURCES: tuple = (
+    (".ops", None),
+    (".ops", ("make_function", "nested_code", "new_cell")),
+    (".tangents", ("FunctionTangent", "MethodTangent", "MutableTangent", "NoTangent", "Tangent", "zero_tangent")),
+    (".rules.registry", ("update",)),
+    (".rules.helpers", None),
+    (".rules.builtin_rules", None),
+    (".rules.numpy_common", None),
+    (".rules.numpy_elementwise", None),
+    (".rules.numpy_reductions", None),
+    (".rules.numpy_products", None),
+    (".rules.numpy_shapes", None),
+    (".rules.numpy_creation", None),
+    (".rules.numpy_linalg", None),
+    (".rules.numpy_methods", None),
+    (".rules.math_rules", ("add1", "digamma", "dist_adjoint", "dist_tangent", "frexp_adjoint", "frexp_tangent",
+                           "fsum_tangent", "mathprod_adjoint", "mathprod_tangent", "modf_adjoint", "modf_tangent",
+                           "remainder_quotient")),
+    (".forward.runtime", ("fcall",)),
+    (".forward.transform", ("cell_tangent", "fresh_storage", "item_storage")),
+    (".forward.state", ("module_tangent", "untracked_store")),
+    (".tangents", ("storage",)),
+    (".reverse.adjoints", None),
+    (".reverse.runtime", ("rcall",)),  # (the dispatcher itself: one frame less per call)
+    (".reverse.list_adjoints", ("add_layer_adjoint", "add_list_adjoint", "zero_layers")),
+    (".reverse.field_adjoints", ("method_self_adjoints",)),
+    (".reverse.shadows", ("acc", "append_reverse", "cell_get_reverse", "cell_set_reverse", "getattr_reverse",
+                          "getattr_default_reverse",
+                          "getitem_reverse", "inplace_reverse", "save_attr", "save_cell", "save_inplace", "save_item",
+                          "setattr_reverse", "setitem_reverse", "take", "transfer", "save_membership", "set_add_reverse",
+                          "ufunc_out_reverse")),
+)
+_MISSING = object()
+
+
+def _exported(module: object, name: str) -> object:
+    """What `from module import *` binds to `name`, or _MISSING."""
+    public = getattr(module, "__all__", None)
+    if public is not None:
+        return getattr(module, name, _MISSING) if name in public else _MISSING
+    return vars(module).get(name, _MISSING) if not name.startswith("_") else _MISSING
+
+
+def find(name: str) -> object:
+    """`name` as the star imports of `_SOURCES` would bind it, else as SciPy's helpers do; _MISSING if neither."""
+    if name.startswith("_"):
+        return _MISSING
+    for modname, names in reversed(_SOURCES):
+        if names is not None and name not in names:
+            continue
+        module = sys.modules.get(__package__ + modname) or importlib.import_module(modname, __package__)
+        found = getattr(module, name, _MISSING) if names is not None else _exported(module, name)
+        if found is not _MISSING:
+            return found
+    from .rules import scipy_rules
+
+    return vars(scipy_rules).get(name, _MISSING)
 
 
 def __getattr__(name: str) -> object:
-    """SciPy's derivative helpers (rules/scipy_rules), as `from .rules.scipy_rules import *` would give them,
-    imported when first asked for: importing them would cost a warm cache hit a tenth of its time."""
-    if not name.startswith("_"):
-        from .rules import scipy_rules
-
-        found = vars(scipy_rules)
-        if name in found:
-            globals()[name] = found[name]
-            return found[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    found = find(name)
+    if found is _MISSING:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = found
+    return found

@@ -54,6 +54,8 @@ out = {{
     "f_jvp": mc.jvp(m.f, (0.5,), (1.0,))[1],
     "g_grad": mc.grad(m.g)(W).tolist(),
     "generated": "mooncake_ast.frontend.statements" in sys.modules,
+    "miss_modules": [n for n in ("mooncake_ast.cache_write", "mooncake_ast.cache_admin", "mooncake_ast.cache_evict",
+                                 "mooncake_ast.frontend.source") if n in sys.modules],
 }}
 print(json.dumps(out))
 """
@@ -67,14 +69,14 @@ def expected(power=2):
 
 def _library_now():
     """The library part of every key, computed afresh (it changes when mooncake_ast's own code does)."""
-    from mooncake_ast.forward import generate
+    from mooncake_ast import cache_key
 
-    saved = list(generate._LIBRARY)
-    generate._LIBRARY.clear()
+    saved = list(cache_key._LIBRARY)
+    cache_key._LIBRARY.clear()
     try:
-        return generate.library_fingerprint()
+        return cache_key.library_fingerprint()
     finally:
-        generate._LIBRARY[:] = saved
+        cache_key._LIBRARY[:] = saved
 
 
 def across_processes(test):
@@ -164,6 +166,7 @@ def test_hit_in_a_new_process_generates_nothing_and_an_edited_callee_is_seen(tmp
     out, err = run_driver(cache_dir, tmp_path, "user_edit")
     check(out)
     assert not out["generated"], "a process whose derivatives are all cached must not lower or emit anything"
+    assert out["miss_modules"] == [], "a warm hit loads neither what makes entries nor the cache commands"
     assert entries(cache_dir) == first
     # Edit the callee only: helper's entries are new, and so are f's (calls of helper are typed from helper's
     # code, reverse/call_types.py, so f's key names helper's code); g's stay.
@@ -175,6 +178,40 @@ def test_hit_in_a_new_process_generates_nothing_and_an_edited_callee_is_seen(tmp
     assert kept < set(now) and not (set(first) - kept) & set(now), (first, now)
     assert len(now) == 5, now  # (the older versions are evicted: no key can reach them any more)
     assert not warnings_in(err)
+
+
+def test_an_edited_function_or_library_file_is_a_new_entry(tmp_path):
+    """Editing the function, or any file of the library (here one a warm hit never imports), makes a new
+    key: the entry made before is not served (the library's part of the key is computed once per process
+    from its files' states, cache_key.library_fingerprint)."""
+    import shutil
+
+    lib = tmp_path / "lib"
+    shutil.copytree(os.path.join(ROOT, "mooncake_ast"), lib / "mooncake_ast", ignore=shutil.ignore_patterns("__pycache__"))
+    cache_dir = tmp_path / "cache"
+    write_module(tmp_path, "user_lib", USER)
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), str(lib)]), "PYTHONDONTWRITEBYTECODE": ""}  # (the copy's bytecode is kept)
+
+    def run_once():
+        out, err = run_driver(cache_dir, tmp_path, "user_lib", **env)
+        assert not warnings_in(err)
+        return out
+
+    out = run_once()
+    check(out)
+    assert out["generated"] and not run_once()["generated"]
+    write_module(tmp_path, "user_lib", USER.replace("float(np.sum(np.tanh(w) ** 2))", "float(np.sum(np.tanh(w) ** 3))"))
+    out = run_once()
+    assert out["generated"] and out["g_grad"] == pytest.approx((3 * np.tanh(W) ** 2 * (1 - np.tanh(W) ** 2)).tolist())
+    assert not run_once()["generated"]
+    render = lib / "mooncake_ast" / "emit" / "render.py"
+    text = render.read_text()
+    render.write_text(text + "\n# an edit\n")  # (same inode: written in place, as many editors do)
+    t = time.time() + 2
+    os.utime(render, (t, t))
+    out = run_once()
+    assert out["generated"] and out["g_grad"] == pytest.approx((3 * np.tanh(W) ** 2 * (1 - np.tanh(W) ** 2)).tolist())
+    assert not run_once()["generated"]
 
 
 def test_reload_in_one_process_sees_an_edited_callee_and_rule(tmp_path):

@@ -174,3 +174,35 @@ def test_cli_prune(tmp_path):
 def test_cap_parsing_accepts_fractions(monkeypatch, value):
     monkeypatch.setenv("MOONCAKE_AST_CACHE_MAX_MB", value)
     assert cache_evict.max_bytes() > 0
+
+
+def test_after_a_publish_the_directory_is_looked_at_in_full_only_as_it_grows(tmp_path, monkeypatch):
+    """Measuring every entry (two stats each) and matching compiled forms to entries would cost every
+    derivation time in proportion to the cache's size: after a publish it is done again once the entries
+    have grown by an eighth since the last full look, or near the cap (cache_evict.CAP_STATE)."""
+    monkeypatch.setenv("MOONCAKE_AST_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "_memory", {})
+    looks = []
+    real = cache_evict._enforce_cap
+    monkeypatch.setattr(cache_evict, "_enforce_cap", lambda *a: looks.append(a) or real(*a))
+
+    def publish(i, body="def f(x):\n    return x\n"):
+        cache.load_module(f"{i:064x}", f"user.f{i}.forward", lambda: (body, {"source": f"user.py:{i}"}))
+
+    for i in range(40):
+        publish(i)
+    # a full look at each publish while the directory is small, then once per eighth of growth
+    assert 5 <= len(looks) < 30
+    state = (tmp_path / "cache" / cache_evict.CAP_STATE).read_text().split()
+    assert int(state[0]) >= 32 and int(state[1]) > 0
+    n = len(looks)
+    publish(40)
+    assert len(looks) == n  # one more entry in forty: no full look
+    # near the cap: every publish looks, and the cap holds
+    total = int(state[1])
+    monkeypatch.setenv("MOONCAKE_AST_CACHE_MAX_MB", str(total * 0.7 / 1024 / 1024))
+    publish(41)
+    assert len(looks) == n + 1
+    names = os.listdir(tmp_path / "cache")
+    size = sum(os.path.getsize(tmp_path / "cache" / m) for m in names if cache.ENTRY_RE.match(m) or cache.is_code_name(m))
+    assert size <= total * 0.7

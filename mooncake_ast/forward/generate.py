@@ -1,30 +1,26 @@
 """Build the forward-mode module of a function: key, cache lookup, and (on a miss) lower, transform, emit.
 
-The cache key is computed *before* anything is generated, from what the generated text
-depends on (`derivative_key`): the function's source and position, its name, the mode and
-options, what the names it mentions denote in its module (see `environment`), every
-rule's fingerprint, the library (version and code) and the Python version.  A hit costs
-a source lookup and a few hashes, then the checked module is executed; nothing is lowered
-or emitted.  The names the generated code resolved statically (builtins, modules: the
-transform's `StaticResolver.bindings`) travel in the entry's header and are checked
-against the function's module after loading, and again on every call (`stale`).
+The cache key is computed *before* anything is generated (`cache_key.derivative_key`, from what
+the generated text depends on); a hit costs a source lookup and a few hashes, then the checked
+module is executed; nothing is lowered or emitted.  The names the generated code resolved
+statically travel in the entry's header and are checked against the function's module after
+loading, and again on every call (`stale`).  The key's functions live in cache_key.py (what a
+warm hit loads) and are re-exported here.
 """
 from __future__ import annotations
 
-import builtins
+import _thread
 import contextlib
-import hashlib
-import inspect
-import linecache
 import os
 import sys
 import threading
 import types
-import warnings
 from typing import Any, Iterator, Optional
 
 from .. import cache
-from ..rules import registry
+from ..cache_key import (_LIBRARY, _RULES_MEMO, bind_to, binding_descriptions, bindings_hold, class_digest,  # noqa: F401  (re-exported)
+                         code_names, current_bindings, derivative_key, describe, environment, function_digest,
+                         library_fingerprint, lineage_digest, rules_fingerprint, source_digest)
 
 # Lowering and emission (and libcst, the parser) are imported when a module is generated:
 # a process whose derivatives are all in the cache never loads them.
@@ -37,344 +33,6 @@ class Generated:
                  key: str, name: str) -> None:
         self.function, self.takes_self, self.bindings = function, takes_self, bindings
         self.module, self.key, self.name = module, key, name
-
-
-# ---------------------------------------------------------------- the key
-
-
-_RULES_MEMO: list = [None, ""]
-
-
-def _stable_name(obj: Any) -> str:
-    """A name for `obj` that is the same in every process (no memory addresses)."""
-    from ..errors import qualified_name
-
-    return registry.strip_addresses(qualified_name(obj))
-
-
-def rules_fingerprint() -> str:
-    """A digest of the rule tables as far as the library's own files do not already say it.
-
-    The built-in tables are a function of the library's code (in `library_fingerprint`), of
-    NumPy's version (some rules exist only in some versions) and of Python's (in the key).  What
-    the user registered or changed (`mc.frule`, `mc.rrule`, `zero_derivative`, a direct `defjvp`)
-    is described rule by rule: name, modes and template fingerprints.  So a process pays for
-    this in proportion to its own rules, not to the library's 400-odd."""
-    changed = registry.changed_rules()
-    rules = [(k, registry.lookup_exact(k)) for k in changed]
-    sig = (registry.registry_version(), tuple(
-        (id(k), id(r.fingerprint_of), r.zero, r.mutates, id(r.jvp), id(r.vjp), id(r.user_frule), id(r.user_rrule))
-        for k, r in rules if r is not None))
-    if _RULES_MEMO[0] == sig:
-        return _RULES_MEMO[1]
-    import numpy
-
-    rows = [f"numpy {numpy.__version__}"]
-    if rules:
-        from ..rules.catalog import entry_name
-
-        for key, r in rules:
-            if r is None:
-                continue
-            try:
-                name = entry_name(key)
-            except Exception:  # a key our names do not cover: its type is still stable
-                name = type(key).__qualname__
-            modes = "".join("1" if x else "0" for x in (r.jvp, r.vjp, r.user_frule, r.user_rrule))
-            rows.append(f"{registry.strip_addresses(name)}:{r.fingerprint}:{r.zero}:{r.mutates}:{modes}")
-    h = hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()
-    _RULES_MEMO[:] = [sig, h]
-    return h
-
-
-_LIBRARY: list = []
-
-
-def library_fingerprint() -> str:
-    """The library's version and the state of its files (an edited checkout is a new library).
-
-    Hashing every file's contents in every process would cost more than a warm gradient, so the
-    state is each file's path, size, modification time (ns) and inode: one `stat` per file, once
-    per process.  Editing, replacing or adding a file changes it; reinstalling identical files
-    changes it too (the cache then regenerates once, never reuses a stale module).
-    """
-    if not _LIBRARY:
-        from .. import __version__
-
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        rows = [f"{__version__}\0{root}\0"]
-        pending = [("", root)]  # (path relative to root, directory): one scandir per directory
-        while pending:
-            rel, folder = pending.pop()
-            try:
-                entries = sorted(os.scandir(folder), key=lambda e: e.name)
-            except OSError:
-                rows.append(f"{rel}:?\n")
-                continue
-            for e in entries:
-                if e.name.endswith(".py"):
-                    try:
-                        st = e.stat()
-                        state = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
-                    except OSError:
-                        state = "?"
-                    rows.append(f"{rel}{e.name}:{state}\n")
-                elif not e.name.startswith((".", "__pycache__")) and e.is_dir():
-                    pending.append((f"{rel}{e.name}/", e.path))
-        _LIBRARY.append(f"{__version__}:{hashlib.sha256(''.join(rows).encode()).hexdigest()}")
-    return _LIBRARY[0]
-
-
-_NAMES: dict = {}
-
-
-def code_names(code: types.CodeType) -> frozenset:
-    """Every name a code object (and the code nested in it) mentions."""
-    found = _NAMES.get(code)
-    if found is None:
-        names = set(code.co_names) | set(code.co_varnames) | set(code.co_freevars) | set(code.co_cellvars)
-        for c in code.co_consts:
-            if isinstance(c, types.CodeType):
-                names |= code_names(c)
-        found = _NAMES[code] = frozenset(names)
-    return found
-
-
-def function_digest(fn: types.FunctionType, depth: int = 3) -> str:
-    """A digest of fn's code and of the global functions it calls (to the depth reverse/call_types.py types
-    calls to): what the types of calls of fn depend on, for cache keys.  Built from the code objects
-    (bytecode, names, constants), so it is the same in every process of one Python version."""
-    h = hashlib.sha256()
-    _code_into(h, fn.__code__)
-    if depth > 1:
-        g = fn.__globals__
-        for name in sorted(_global_names(fn.__code__)):
-            other = g.get(name)
-            if type(other) is types.FunctionType and other is not fn:
-                h.update(name.encode() + b"=" + function_digest(other, depth - 1).encode())
-    return h.hexdigest()[:16]
-
-
-_LIBRARY_CLASS_MODULES = frozenset({"builtins"})
-
-
-def class_digest(cls: type) -> str:
-    """A digest of a class's own functions (as `function_digest`) and of its other attributes' names and types:
-    what the types of its instances made inside a function depend on (reverse/local_objects.py)."""
-    h = hashlib.sha256()
-    for name, v in sorted(vars(cls).items(), key=lambda kv: kv[0]):
-        if type(v) is types.FunctionType:
-            h.update(f"{name}=function {function_digest(v)};".encode())
-        elif name not in ("__dict__", "__weakref__", "__doc__", "__module__", "__qualname__"):
-            h.update(f"{name}={type(v).__qualname__};".encode())
-    fields = getattr(cls, "__dataclass_fields__", None)
-    if isinstance(fields, dict):
-        h.update(repr([(f.name, f.init, repr(f.default)[:80], f.default_factory is not None) for f in fields.values()]).encode())
-    return h.hexdigest()[:16]
-
-
-def _global_names(code: types.CodeType) -> set:
-    names = set(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            names |= _global_names(c)
-    return names
-
-
-def _code_into(h: Any, code: types.CodeType) -> None:
-    h.update(code.co_code)
-    h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars, code.co_argcount,
-                   code.co_kwonlyargcount, code.co_flags)).encode())
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            _code_into(h, c)
-        elif isinstance(c, frozenset):
-            h.update(repr(sorted(map(repr, c))).encode())
-        else:
-            h.update(repr(c).encode())
-
-
-def lineage_digest(fn: types.FunctionType) -> str:
-    """What tells the versions of fn's derivative apart for eviction (cache_evict.lineage): fn's source and the
-    code of the global functions it calls, whose edits also make a new derivative (their calls are typed
-    from their code), so the older one is superseded rather than left behind."""
-    h = hashlib.sha256(source_digest(fn).encode())
-    g = fn.__globals__
-    for name in sorted(code_names(fn.__code__)):
-        other = g.get(name)
-        if type(other) is types.FunctionType:
-            h.update(f"{name}={function_digest(other)}".encode())
-    return h.hexdigest()
-
-
-def describe(obj: Any) -> str:
-    """What an object is, for keys and binding checks: modules by name, callables by qualified
-    name and rule, other values by type."""
-    if isinstance(obj, types.ModuleType):
-        return f"module {obj.__name__}"
-    if obj is _MISSING:
-        return "missing"
-    try:
-        if callable(obj):
-            rule = registry.lookup(obj)
-            return f"{type(obj).__qualname__} {_stable_name(obj)}" + (f" rule {rule.fingerprint}" if rule is not None else "")
-    except Exception:  # an object whose attributes cannot be read: its type is what we know
-        pass
-    return type(obj).__qualname__
-
-
-_MISSING = object()
-
-
-_BUILTIN_NAMES: list = []
-
-
-def _builtin_names() -> frozenset:
-    if not _BUILTIN_NAMES:
-        _BUILTIN_NAMES.append(frozenset(dir(builtins)))
-    return _BUILTIN_NAMES[0]
-
-
-def environment(fn: types.FunctionType) -> list[str]:
-    """What every name the function mentions denotes in its module, as far as generation can use it:
-    a module (and, for names read from modules, what they denote there), a builtin, or a
-    global of the user's (looked up when the code runs)."""
-    names = code_names(fn.__code__)
-    g = fn.__globals__
-    out: list[str] = []
-    modules: list[types.ModuleType] = []
-    for n in sorted(names):
-        if n in g:
-            v = g[n]
-            if isinstance(v, types.ModuleType):
-                out.append(f"{n}=module {v.__name__}")
-                modules.append(v)
-            else:
-                # Whether it may be a user object decides if operators on it are inlined (forward/objects.py).
-                from .objects import _plain_global
-
-                if type(v) is types.FunctionType:  # (calls of it are typed from its code: reverse/call_types.py)
-                    out.append(f"{n}=function {function_digest(v)}")
-                elif type(v) is type and v.__mro__ == (v, object) and v.__module__ not in _LIBRARY_CLASS_MODULES:
-                    # (its instances made here are typed from its code: reverse/local_objects.py)
-                    out.append(f"{n}=class {class_digest(v)}")
-                else:
-                    out.append(f"{n}=global" if _plain_global(v) else f"{n}=global object")
-        elif hasattr(builtins, n):
-            out.append(f"{n}=builtin {describe(getattr(builtins, n))}")
-    # Builtins the generated code may call although the function does not mention them (`len`,
-    # `range`, ... in loops and pullbacks) are written `builtins.len` if the module shadows them.
-    shadowed = sorted(n for n in g.keys() & _builtin_names() if not n.startswith("__"))
-    out.append("shadowed builtins: " + ",".join(shadowed))
-    seen: set = set()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        while modules:
-            m = modules.pop()
-            if id(m) in seen:
-                continue
-            seen.add(id(m))
-            d = vars(m)
-            for n in sorted(names):
-                if n in d:  # only what the module defines: no lazy imports triggered
-                    v = d[n]
-                    out.append(f"{m.__name__}.{n}={describe(v)}")
-                    if isinstance(v, types.ModuleType):
-                        modules.append(v)
-    return out
-
-
-def _last_line(code: types.CodeType) -> int:
-    """The last source line any instruction of `code` (or of code nested in it) spans."""
-    last = code.co_firstlineno
-    for _, end, _, _ in code.co_positions():
-        if end is not None and end > last:
-            last = end
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            last = max(last, _last_line(c))
-    return last
-
-
-def source_digest(fn: types.FunctionType) -> str:
-    """A digest of the text the generated module is made from, without parsing it.
-
-    The text is the file's lines from the code's first line (its first decorator) to the last
-    line any of its instructions spans: all of the definition that can change what it does.
-    Read through linecache (checked against the file's size and time first, as `inspect` does),
-    not `inspect.getsourcelines`, whose module search and tokenizer cost more than a warm
-    gradient.
-    """
-    code = getattr(fn, "__code__", None)  # the function's own code: never the one __wrapped__ names
-    if not isinstance(code, types.CodeType):
-        from ..frontend.source import function_source
-
-        function_source(fn)  # raises the error that explains why there is no source
-        raise TypeError(f"{fn!r} is not a Python function")
-    file = code.co_filename
-    if not (file.startswith("<") and file.endswith(">")):
-        linecache.checkcache(file)
-    lines = linecache.getlines(file, fn.__globals__)
-    first, last = code.co_firstlineno, _last_line(code)
-    if not lines or last > len(lines):  # not the lines the code was compiled from: as inspect finds them
-        try:
-            text, first = inspect.getsourcelines(code)
-        except (OSError, TypeError):
-            from ..frontend.source import function_source
-
-            function_source(fn)  # raises the error that explains why there is no source
-            raise
-        lines, last = text, -1
-        h = hashlib.sha256("".join(text).encode())
-    else:
-        h = hashlib.sha256("".join(lines[first - 1:last]).encode())
-    if code.co_name == "<lambda>":
-        # A lambda may be found by parsing the whole file, and several may share a line: the
-        # positions of its code (line and column of every instruction) say which one it is.
-        h.update("".join(lines).encode())
-        h.update(repr(tuple(code.co_positions())).encode())
-    h.update(f"\0{file}\0{first}\0{last}".encode())
-    return h.hexdigest()
-
-
-def derivative_key(fn: types.FunctionType, mode: str) -> str:
-    """The cache key of fn's derivative module in `mode` ("forward", or "reverse:<argument kinds>")."""
-    h = hashlib.sha256()
-    for part in (source_digest(fn), fn.__module__, fn.__qualname__, mode, library_fingerprint(), sys.version,
-                 rules_fingerprint(), "\n".join(environment(fn))):
-        h.update(str(part).encode())
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-# ---------------------------------------------------------------- bindings in the entry's header
-
-
-def binding_descriptions(bindings: dict) -> dict:
-    return {name: describe(obj) for name, obj in sorted(bindings.items())}
-
-
-def _current(fn: types.FunctionType, name: str) -> Any:
-    g = fn.__globals__
-    return g[name] if name in g else getattr(builtins, name, _MISSING)
-
-
-def bindings_hold(fn: types.FunctionType, described: Any) -> bool:
-    """Does every name the cached module resolved statically still denote the same thing?"""
-    if not isinstance(described, dict):
-        return False
-    return all(describe(_current(fn, name)) == what for name, what in described.items())
-
-
-def current_bindings(fn: types.FunctionType, described: dict) -> dict:
-    return {name: _current(fn, name) for name in described}
-
-
-def bind_to(raw: types.FunctionType, fn: types.FunctionType) -> types.FunctionType:
-    """The generated function `raw`, running in the user function's module namespace."""
-    bound = types.FunctionType(raw.__code__, fn.__globals__, raw.__name__, raw.__defaults__, raw.__closure__)
-    bound.__kwdefaults__ = raw.__kwdefaults__
-    return bound
 
 
 # ---------------------------------------------------------------- generation
@@ -399,25 +57,34 @@ def deriving(fn: types.FunctionType, mode: str) -> Iterator[None]:
 
     code = getattr(fn, "__code__", None)
     where = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code is not None else "?"
-    timer = threading.Timer(PROGRESS_AFTER_S, lambda: print(
-        f"mooncake_ast: deriving {fn.__module__}.{fn.__qualname__} ({where}), {mode.split(':')[0]} mode ...",
-        file=sys.stderr, flush=True))
-    timer.daemon = True
+    message = f"mooncake_ast: deriving {fn.__module__}.{fn.__qualname__} ({where}), {mode.split(':')[0]} mode ..."
+    done = _thread.allocate_lock()
+    done.acquire()
     with _STACK_LOCK:
         if _STACK_USERS[0] == 0:
             _STACK_USERS[1] = sys.getrecursionlimit()
             sys.setrecursionlimit(max(_STACK_USERS[1], DEEP_STACK))
         _STACK_USERS[0] += 1
-    timer.start()
+    # The watcher is a bare thread waiting on `done` (threading.Timer's start waits until the new thread
+    # runs: milliseconds on a busy machine, for every derivation).
+    _thread.start_new_thread(_progress, (done, PROGRESS_AFTER_S, message))
     try:
         yield
     finally:
-        timer.cancel()
+        done.release()
         with _STACK_LOCK:
             _STACK_USERS[0] -= 1
             if _STACK_USERS[0] == 0:
                 sys.setrecursionlimit(_STACK_USERS[1])
 
+
+def _progress(done: Any, after: float, message: str) -> None:
+    """Print `message` on stderr unless `done` is released within `after` seconds."""
+    if not done.acquire(timeout=after):
+        try:
+            print(message, file=sys.stderr, flush=True)
+        except Exception:  # a closed or replaced stderr: progress is a courtesy
+            pass
 
 
 def forward_source_text(fn: types.FunctionType, kinds: Optional[dict] = None) -> tuple[str, bool, dict]:

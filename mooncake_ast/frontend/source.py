@@ -225,6 +225,84 @@ def positions_of(module: cst.Module) -> Mapping:
     return positions
 
 
+_FIELDS: dict[type, tuple] = {}
+
+
+def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """`node.visit(visitor)` for a visitor that only reads: its `on_visit` and `on_leave` (so its
+    `visit_<Node>` and `leave_<Node>` methods) are called on the same nodes, depth first, but children
+    are taken in the order of their fields (not always the source's: for visitors that collect, not
+    ones that depend on order; whitespace nodes libcst's walk skips may be passed), and nothing is copied: libcst's own walk makes a new node for every
+    node it passes, which made one look at a function's names cost more than lowering it.  Iterative:
+    deep syntax (a long elif chain) needs no deep stack."""
+    cls = type(visitor)
+    if cls.on_visit is cst.CSTVisitor.on_visit and cls.on_leave is cst.CSTVisitor.on_leave:
+        on_visit, on_leave = _dispatcher(visitor)  # (the methods found once per node type, not per node)
+    else:
+        on_visit, on_leave = visitor.on_visit, visitor.on_leave
+    stack: list = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is tuple:  # (leaving a node whose children were visited)
+            on_leave(n[0])
+            continue
+        if not on_visit(n):
+            on_leave(n)
+            continue
+        stack.append((n,))
+        tp = type(n)
+        fields = _FIELDS.get(tp)
+        if fields is None:
+            fields = _FIELDS[tp] = tuple(tp.__dataclass_fields__)
+        children = []
+        for name in fields:
+            v = getattr(n, name)
+            kind = _KINDS.get(type(v)) or _kind(type(v))
+            if kind == 1:
+                children.append(v)
+            elif kind == 2:
+                children.extend(x for x in v if (_KINDS.get(type(x)) or _kind(type(x))) == 1)
+        children.reverse()
+        stack += children
+
+
+_KINDS: dict[type, int] = {}
+
+
+def _kind(tp: type) -> int:
+    """1: a node type, 2: a list or tuple, 3: anything else (known per type, from its MRO: CSTNode is an
+    ABC, whose isinstance and issubclass tests of other types walk its two hundred subclasses)."""
+    kind = _KINDS[tp] = 1 if cst.CSTNode in tp.__mro__ else 2 if tp in (list, tuple) else 3
+    return kind
+
+
+def _dispatcher(visitor: cst.CSTVisitor) -> tuple:
+    """`on_visit` and `on_leave` as CSTVisitor defines them (a node's `visit_<Type>` / `leave_<Type>`;
+    children are visited unless its visit method returns False), with the methods looked up once per type."""
+    visits: dict = {}
+    leaves: dict = {}
+
+    def on_visit(n: cst.CSTNode) -> bool:
+        tp = type(n)
+        f = visits.get(tp, _UNSEEN)
+        if f is _UNSEEN:
+            f = visits[tp] = getattr(visitor, "visit_" + tp.__name__, None)
+        return f is None or f(n) is not False
+
+    def on_leave(n: cst.CSTNode) -> None:
+        tp = type(n)
+        f = leaves.get(tp, _UNSEEN)
+        if f is _UNSEEN:
+            f = leaves[tp] = getattr(visitor, "leave_" + tp.__name__, None)
+        if f is not None:
+            f(n)
+
+    return on_visit, on_leave
+
+
+_UNSEEN = object()
+
+
 def _find(text: str, code: types.CodeType, line_offset: int, col_offset: int, file: str, file_lines: list[str]) -> Optional[FunctionSource]:
     parsed = _parse(text)
     if parsed is None:

@@ -26,7 +26,7 @@ from .match import bound_names, lower_match
 from .with_stmt import leave_for_jump, leave_for_raise, lower_with
 from . import generator_ops, generators, try_stmt
 from . import stmt_ops
-from .source import FunctionSource, function_source
+from .source import FunctionSource, function_source, walk
 
 
 class SelfRef(Param):
@@ -766,7 +766,7 @@ def _makes_blocks(test: cst.BaseExpression) -> bool:
                 return False
             return True
 
-    test.visit(V())
+    walk(test, V())
     return found
 
 
@@ -863,8 +863,8 @@ def _scope_names(node: Union[cst.FunctionDef, cst.Lambda]) -> tuple[set[str], se
     global): one walk of its tree."""
     v = _LocalNames()
     v.depth = 1
-    node.params.visit(v)
-    node.body.visit(v)
+    walk(node.params, v)  # (source.walk: libcst's own walk copies every node it passes)
+    walk(node.body, v)
     return v.names, v.nonlocal_names, v.global_names
 
 

@@ -6,8 +6,7 @@ import types
 from typing import Any
 
 from .. import cache
-from ..forward.generate import (bind_to, binding_descriptions, bindings_hold, current_bindings, derivative_key,
-                                deriving, lineage_digest)
+from ..cache_key import bind_to, binding_descriptions, bindings_hold, current_bindings, derivative_key, lineage_digest
 from ..ir.nodes import Call, Return
 
 # Lowering, the transform and emission are imported when a module is generated (see forward/generate.py).
@@ -100,6 +99,7 @@ def generate_reverse(fn: types.FunctionType, kinds: dict[str, str]) -> Generated
 
     def build() -> tuple[str, dict]:
         from ..cache_evict import lineage  # (eviction's module: only when an entry is made)
+        from ..forward.generate import deriving
 
         with deriving(fn, "reverse"):  # progress on stderr past 1 s; deep syntax needs a deep stack
             text, rt = reverse_source_text(fn, kinds)

@@ -100,6 +100,16 @@ def changed_rules() -> list[Any]:
     return list(_CHANGED)
 
 
+def key_fingerprint(rule: Rule) -> str:
+    """What a cache key says of `rule`: its fingerprint where the user registered or changed it, else
+    "builtin" (a built-in rule is a function of the library's files, which the key describes already,
+    so its fingerprint need not be digested in every process that computes a key)."""
+    fp = rule.fingerprint_of
+    if type(fp) is str:
+        return fp
+    return str(fp) if rule.key in _CHANGED else "builtin"
+
+
 class Fingerprint:
     """A rule's fingerprint, computed when first needed (registration at import stays cheap).
 
@@ -291,6 +301,8 @@ def bind_positional(fn: Any, args: Any, kwargs: dict) -> tuple[tuple, dict]:
 
 
 def _moved_names(fn: Any, n_args: int, n_bound: int) -> list:
+    if n_bound <= n_args:  # nothing moved (the usual call): no signature to read (a builtin's is parsed by inspect)
+        return []
     sig = _signature(fn)
     params = list(sig.parameters.values()) if sig is not None else []
     return [p.name for p in params[n_args:n_bound]]

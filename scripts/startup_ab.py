@@ -1,0 +1,78 @@
+"""Compare the start-up figures of two checkouts, interleaved (issue 11): `python scripts/startup_ab.py OTHER [N] [--cpu]`.
+
+On a shared machine two runs of examples/bench_startup.py minutes apart see different loads; this runs
+the same fresh-process scenario in both checkouts one after the other, N times (default 15), and
+prints min / first quartile / median per checkout: the warm hit (a new process, the derivative
+cached), the first gradient of a new 15-line function once libcst is imported, and the same
+including libcst's import (a cache directory in use in each case).  `--cpu` measures the process's
+CPU time (waiting for a core not counted), steadier when the machine is busy.  Not a test: nothing
+asserts on the numbers.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(HERE, "examples"))
+from bench_startup import fifteen_line_source  # noqa: E402
+
+CLOCK = "process_time" if "--cpu" in sys.argv else "perf_counter"
+GRAD = ("t = time.{clock}()\nmc.grad(m.f)(np.array([0.1, 0.2, 0.3]))\n"
+        "print(json.dumps({{'t': time.{clock}() - t, 'libcst': 'libcst' in sys.modules}}))\n")
+
+
+def run(tree: str, work: str, cache: str, module: str, pre: str = "") -> dict:
+    code = (f"import json, sys, time\nsys.path.insert(0, {work!r})\nimport numpy as np\nimport mooncake_ast as mc\n{pre}"
+            f"import {module} as m\n" + GRAD.format(clock=CLOCK))
+    env = dict(os.environ, PYTHONPATH=tree, MOONCAKE_AST_CACHE_DIR=cache)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as users run: modules' bytecode cached
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=work, timeout=300)
+    if p.returncode:
+        raise SystemExit(p.stderr[-2000:])
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if not args:
+        raise SystemExit(__doc__)
+    trees = {"this": HERE, "other": os.path.abspath(args[0])}
+    n = int(args[1]) if len(args) > 1 else 15
+    src = fifteen_line_source().replace("def model(", "def f(")
+    work = tempfile.mkdtemp(prefix="mc_ab_")
+    rows: dict = {(k, what): [] for k in trees for what in ("warm hit", "first, libcst imported", "first, all in")}
+    try:
+        with open(os.path.join(work, "warm.py"), "w") as fh:
+            fh.write(src)
+        for k, tree in trees.items():  # a cache directory in use, holding warm.f's derivative
+            run(tree, work, os.path.join(work, f"cache_{k}"), "warm")
+        for i in range(n):
+            for what in ("warm hit", "first, libcst imported", "first, all in"):
+                for k, tree in trees.items():
+                    cache = os.path.join(work, f"cache_{k}")
+                    if what == "warm hit":
+                        out = run(tree, work, cache, "warm")
+                        assert not out["libcst"], "a warm hit must not import libcst"
+                    else:
+                        name = f"new_{k}_{i}_{'cst' if 'libcst' in what else 'all'}"
+                        with open(os.path.join(work, f"{name}.py"), "w") as fh:
+                            fh.write(src)
+                        pre = "import libcst, libcst.metadata\n" if "libcst" in what else ""
+                        out = run(tree, work, cache, name, pre)
+                    rows[(k, what)].append(out["t"])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{n} interleaved fresh processes per row, {'CPU' if CLOCK == 'process_time' else 'wall'} time; this = {HERE}, other = {trees['other']}")
+    for (k, what), ts in rows.items():
+        ts.sort()
+        print(f"{what:24s} {k:5s}  min {ts[0] * 1e3:7.2f}  q1 {ts[len(ts) // 4] * 1e3:7.2f}  median {statistics.median(ts) * 1e3:7.2f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""What a warm cache hit computes and loads: the key's description of rules (mooncake_ast/cache_key.py,
+rules/registry.key_fingerprint) and the run-time namespace generated modules import (mooncake_ast/runtime.py).
+
+In-process and quick; the scenarios across processes (edits of functions, callees and library files) are in
+test_cache.py.  Nothing here is timed (examples/bench_startup.py measures)."""
+import importlib.util
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+import mooncake_ast as mc
+from mooncake_ast import cache_key, runtime
+from mooncake_ast.rules import registry
+
+
+def _module(tmp_path, name, text):
+    """A module of `text` from a file of its own (the key reads the function's source)."""
+    path = tmp_path / f"{name}_{abs(hash(text))}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def test_a_built_in_rule_is_described_by_presence_and_a_user_rule_by_its_fingerprint():
+    # Built-in rules are functions of the library's files (the key's library part): no digest of their templates.
+    assert cache_key.describe(np.sin).endswith(" rule builtin")
+    assert cache_key.describe(len).endswith(" rule zero")  # (a zero rule's fingerprint is a plain word)
+    assert " rule " not in cache_key.describe(lambda x: x)  # no rule at all
+
+    def cubed(x):
+        return x ** 3
+
+    before = cache_key.describe(cubed)
+    assert " rule " not in before
+
+    @mc.frule(cubed)
+    def _(primals, tangents):
+        (x,), (dx,) = primals, tangents
+        return x ** 3, 3.0 * x * x * dx
+
+    first = cache_key.describe(cubed)
+    rule = registry.lookup(cubed)
+    assert first.endswith(f" rule {rule.fingerprint}") and rule.fingerprint not in ("builtin", "")
+
+    @mc.frule(cubed)
+    def _(primals, tangents):
+        (x,), (dx,) = primals, tangents
+        return x ** 3, 30.0 * x * x * dx  # another rule: another description, so another key
+
+    assert cache_key.describe(cubed) != first
+
+
+def test_a_user_rule_for_a_builtin_callable_changes_the_key(tmp_path):
+    m = _module(tmp_path, "key_user_rule", "import math\n\ndef f(x):\n    return math.erf(x) * 2.0\n")
+    before = cache_key.derivative_key(m.f, "forward")
+    assert cache_key.describe(math.erf).endswith(" rule builtin")
+    saved = registry.lookup_exact(math.erf)
+    fields = {k: getattr(saved, k) for k in ("jvp", "zero", "mutates", "user_frule", "user_rrule", "vjp", "fingerprint_of",
+                                           "jvp_template")}
+    changed = dict(registry._CHANGED)
+    try:
+        @mc.frule(math.erf)
+        def _(primals, tangents):
+            (x,), (dx,) = primals, tangents
+            return math.erf(x), 2.0 / math.sqrt(math.pi) * math.exp(-x * x) * dx
+
+        assert not cache_key.describe(math.erf).endswith(" rule builtin")
+        assert cache_key.derivative_key(m.f, "forward") != before
+    finally:  # (the built-in rule back, for the tests that follow)
+        for k, v in fields.items():
+            setattr(saved, k, v)
+        registry._CHANGED.clear()
+        registry._CHANGED.update(changed)
+        registry._VERSION[0] += 1
+    assert cache_key.derivative_key(m.f, "forward") == before
+
+
+def test_the_key_follows_the_functions_text_and_callees_code(tmp_path):
+    text = "def helper(x):\n    return x * x\n\ndef f(x):\n    return helper(x) + 1.0\n"
+    a = _module(tmp_path, "key_text", text)
+    key = cache_key.derivative_key(a.f, "forward")
+    assert cache_key.derivative_key(a.f, "forward") == key
+    assert cache_key.derivative_key(a.f, "reverse:[('x', 'num')]") != key
+    callee = _module(tmp_path, "key_text", text.replace("x * x", "x * x * x"))
+    assert cache_key.derivative_key(callee.f, "forward") != key
+    # the function edited in place in its file: the key follows the text (read through linecache, checked
+    # against the file's size and time)
+    with open(a.__file__, "w") as fh:
+        fh.write(text.replace("+ 1.0", "+ 2.0"))
+    t = time.time() + 2
+    os.utime(a.__file__, (t, t))
+    spec = importlib.util.spec_from_file_location("key_text", a.__file__)
+    edited = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(edited)
+    assert cache_key.derivative_key(edited.f, "forward") != key
+
+
+def test_the_run_time_namespace_binds_what_its_star_imports_would():
+    """runtime.py finds helpers when first asked for; what it finds is what `from <source> import *`, in
+    _SOURCES' order, would have bound (a later source wins)."""
+    import importlib
+
+    expected: dict = {}
+    for modname, names in runtime._SOURCES:
+        module = importlib.import_module(modname, "mooncake_ast")
+        if names is None:
+            public = getattr(module, "__all__", None)
+            names = public if public is not None else [n for n in vars(module) if not n.startswith("_")]
+        for n in names:
+            expected[n] = getattr(module, n)
+    assert len(expected) > 200
+    wrong = [n for n, v in expected.items() if getattr(runtime, n) is not v]
+    assert wrong == []
+    assert runtime.acc is sys.modules["mooncake_ast.reverse.shadows"].acc and "acc" in vars(runtime)  # kept once found
+    assert getattr(runtime, "no_such_helper", None) is None and getattr(runtime, "_private", None) is None
