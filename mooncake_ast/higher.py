@@ -499,6 +499,13 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     """
     _argnums_checked(argnums, "jacrev", f)
     single = not isinstance(argnums, (tuple, list))
+    if getattr(f, "__mc_jacobian__", None) is not None and not has_aux:
+        # The Jacobian of a Jacobian function (jacrev(jacfwd(f)), jacrev(hessian(f))): the same array as
+        # jacfwd's, whose tangents the Jacobian's forward rule gives (jacobian_forward); reverse mode would
+        # have to trace the Jacobian's own Python (its loops over directions and its caches), which it cannot.
+        out = jacfwd(f, argnums)
+        out.__name__ = f"jacrev({_name(f)})"
+        return out  # (its __mc_jacobian__ says jacfwd: its own tangents are Jacobians by forward mode too)
 
     def jac(*args: Any, **kwargs: Any) -> Any:
         nums = _nums(argnums, len(args), "jacrev", f)
