@@ -393,11 +393,24 @@ def _prepare_all_cells(call_args: tuple) -> None:
     any other is refused, since what it captures may be differentiated (not supported nested)."""
     for a in call_args:
         if isinstance(a, types.FunctionType) and a.__closure__ and _captures_values(a):
-            if not is_constant(a):
+            if not is_constant(a) and not _module_level_constant(a):
                 raise NestingError(f"nested derivative of {_name(a)}: reverse mode over the forward code of a function "
                                    f"that captures values (closure variables) made inside differentiated code is not "
                                    f"supported; pass those values as arguments")
             _prepare_cells(a)
+
+
+def _module_level_constant(f: types.FunctionType) -> bool:
+    """A closure made before the differentiation began, which keeps no state: held by a module-level name of its
+    own module (`scale = make_scale(2.0)`), its cells holding numbers, tuples, functions (nothing mutable) that it
+    never rebinds.  What it captures is a constant of every derivative, as for the function differentiated (a
+    closure made inside differentiated code is a new object that no module-level name holds)."""
+    from ..forward.state import _keeps_state
+
+    g = getattr(f, "__globals__", None)
+    if not isinstance(g, dict) or _keeps_state(f):
+        return False
+    return any(v is f for v in list(g.values()))
 
 
 def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> tuple:
