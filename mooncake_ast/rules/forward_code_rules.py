@@ -208,6 +208,25 @@ def _pow_deriv_dp(t: Any, base: Any, p: Any, z: Any) -> Any:
     return t.mul(t.call(np.power, base, t.sub(p, 1.0)), t.add(1.0, t.mul(p, t.call(h.log_for_pow, base, z))))
 
 
+_JOIN_KINDS = {np.concatenate: "concatenate", np.stack: "stack", np.vstack: "vstack", np.hstack: "hstack"}
+
+
+def _join_tangent_adjoint(join: Any, xs: Any, dxs: Any, g: Any, axis: Any) -> Any:
+    """The adjoints of the parts' tangents dxs of `join_tangent(join, xs, dxs, axis)` (a part without a tangent
+    gets none)."""
+    from .numpy_shapes import join_adjoint
+
+    pieces = join_adjoint(_JOIN_KINDS[join], xs, g, axis)
+    if pieces is NoTangent:
+        return NoTangent
+    pieces = [NoTangent if d is NoTangent or d is None else p for p, d in zip(pieces, dxs)]
+    if isinstance(dxs, tuple):
+        return AdjTuple(pieces)
+    from ..reverse.adjoints import AdjList
+
+    return AdjList(pieces)
+
+
 def _helper_defs() -> None:
     from ..forward import transform as fwd
     from ..forward.runtime import conform
@@ -222,6 +241,16 @@ def _helper_defs() -> None:
     defvjp(h.pow_deriv, lambda t, g, y, base, p: (t.call(_unbroadcast_to, t.mul(g, _pow_deriv_d(t, base, p)), base),
                                                   t.call(_unbroadcast_to, t.mul(g, _pow_deriv_dp(t, base, p, g)), p)))
     defzero(h.sign, zero_tangent)
+    # Run-time helpers of NumPy rules that forward code calls, differentiated again: the mask of max/min's first
+    # extremum is piecewise constant; the tangent of a join is linear in the parts' tangents (xs: their shapes)
+    from . import numpy_reductions, numpy_shapes
+
+    defzero(numpy_reductions._first_extremum)
+    defjvp(numpy_shapes.join_tangent, lambda t, y, join, xs, dxs, axis: t.call(numpy_shapes.join_tangent, join, xs,
+                                                                              t.d(dxs), axis)
+           if t.d(dxs) is not None else None)
+    defvjp(numpy_shapes.join_tangent, lambda t, g, y, join, xs, dxs, axis:
+           (None, None, t.call(_join_tangent_adjoint, join, xs, dxs, g, axis), None))
     # The tangent cells of a function's closure: the plans above always pass the function's tangent as the
     # constant zero (NoTangent) with a zero tangent of its own, so what is read from it is a constant zero.
     defzero(cell_tangent, builtin_rules.cell_tangent_get)
