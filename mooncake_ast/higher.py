@@ -561,6 +561,39 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
     return y, dy
 
 
+def jacobian_reverse(J: Callable, args: tuple, kwargs: dict) -> tuple:
+    """`(J(*args), pullback)` for a Jacobian function J under reverse mode (`grad(lambda x: g(mc.jacfwd(f)(x)))`):
+    J's own Python (loops over directions, caches) cannot be traced, so the adjoint of each float or float-array
+    argument is the cotangent contracted with the Jacobian of J by forward mode (jacobian_forward's tangents):
+    `a_bar = sum W * dJ/da`, one Jacobian of J per argument."""
+    from .reverse.adjoints import AdjDict, AdjTuple
+
+    from .rules.api_rules import _TRACED, _refuse_captures
+
+    f, argnums, has_aux, kind = J.__mc_jacobian__
+    if kwargs or has_aux:
+        raise NestingError(f"nested derivative of {J.__name__}: keyword arguments and has_aux are not supported")
+    if J in _TRACED:  # made inside differentiated code: what f captures may be differentiated, and gets no adjoint
+        _refuse_captures(f, J.__name__)
+    y = J(*args)
+    if not (isinstance(y, np.ndarray) or isinstance(y, (float, np.floating))):
+        raise NestingError(f"reverse mode over {J.__name__}: a Jacobian given as a tuple of blocks (several "
+                           f"arguments or outputs) is not supported there; use mc.jacfwd of it, or one argnums")
+    positions = [i for i, a in enumerate(args) if isinstance(a, (float, np.floating)) and not isinstance(a, bool)
+                 or isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+
+    def pullback(w: Any) -> tuple:
+        w = np.asarray(materialize(w, y) if w is not NoTangent else np.zeros(np.shape(y)), dtype=float)
+        bars: list = [NoTangent] * len(args)
+        for i in positions:
+            JJ = np.asarray(jacfwd(J, argnums=i)(*args))  # J's dimensions, then argument i's
+            bar = np.tensordot(w, JJ, axes=w.ndim)
+            bars[i] = bar if isinstance(args[i], np.ndarray) else float(bar)
+        return NoTangent, AdjTuple(bars), AdjDict({})
+
+    return y, pullback
+
+
 def hessian(f: Callable, argnums: Any = 0) -> Callable:
     """The Hessian of scalar-valued f, forward over reverse (`jacfwd(grad(f))`).
 
@@ -690,3 +723,17 @@ _VG_APPLY = ValueAndGrad(apply, argnums=1)
 _VG_DIRECTIONAL = ValueAndGrad(directional, argnums=1)
 _GRAD_DIRECTIONAL = Grad(directional, argnums=1)
 _GRAD_APPLY = Grad(apply, argnums=1)
+
+
+def _defs() -> None:
+    """mc.jacfwd / mc.jacrev / mc.hessian called inside differentiated code make constants (their rules), as
+    mc.grad does (rules/api_rules.py); the Jacobian functions they return have rules of their own
+    (jacobian_forward, jacobian_reverse)."""
+    from .rules.api_rules import _factory_frule, _factory_rrule
+    from .rules.forward_code_rules import user_rule
+
+    for factory in (jacfwd, jacrev, hessian):
+        user_rule(factory, _factory_frule(factory), _factory_rrule(factory))
+
+
+_defs()
