@@ -26,6 +26,7 @@ from ..tangents import MethodTangent, NoTangent
 from ..tangents import storage as _storage
 from . import helpers as h
 from . import nested_helpers as nh
+from . import numpy_reductions as _numpy_reductions
 from .registry import _entry, defjvp, defvjp, defzero
 
 
@@ -148,6 +149,28 @@ def _unpack_fwd(x, n, dx, dn):
     return _ops.unpack(x, n), _ops.unpack(dx, n)
 
 
+def _dot_fwd(a, b, da, db):
+    return np.dot(a, b), np.dot(da, b) + np.dot(a, db)
+
+
+def _linear_fwd(*ad):
+    # `h.linear(fn, dx, *rest)` (forward code's tangent of a linear NumPy call: reshape, sum, take, ...) and its
+    # tangent: linear in dx, fn and rest (shapes, axes, indices) constant.  Variadic, so a plan of its own
+    # (a call with *rest has no positional plan, api_rules._plan).
+    k = len(ad) // 2
+    args = ad[:k]
+    return h.linear(*args), h.linear(args[0], ad[k + 1], *args[2:])
+
+
+def _extremum_fwd(*ad):
+    # `extremum_tangent(x, y, dx, axis, keepdims[, where])` (max/min's tangent: dx at the first extremum) and
+    # its tangent: linear in dx, its mask piecewise constant in x and y
+    k = len(ad) // 2
+    args = ad[:k]
+    return _numpy_reductions.extremum_tangent(*args), _numpy_reductions.extremum_tangent(args[0], args[1], ad[k + 2],
+                                                                                         *args[3:])
+
+
 _PLAIN = {_ops.unpack: _unpack_fwd, operator.getitem: _getitem_fwd, operator.pos: _pos_fwd, operator.mul: _mul_fwd, operator.add: _add_fwd, operator.sub: _sub_fwd, operator.truediv: _truediv_fwd,
           operator.matmul: _matmul_fwd, operator.neg: _neg_fwd}
 
@@ -246,6 +269,9 @@ def _helper_defs() -> None:
     from . import numpy_reductions, numpy_shapes
 
     defzero(numpy_reductions._first_extremum)
+    _PLAIN[h.linear] = _linear_fwd
+    _PLAIN[np.dot] = _dot_fwd
+    _PLAIN[numpy_reductions.extremum_tangent] = _extremum_fwd
     defjvp(numpy_shapes.join_tangent, lambda t, y, join, xs, dxs, axis: t.call(numpy_shapes.join_tangent, join, xs,
                                                                               t.d(dxs), axis)
            if t.d(dxs) is not None else None)
