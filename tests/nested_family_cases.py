@@ -117,3 +117,8 @@ ACCUMULATE = make_acc()
 def uses_stateful_closure(x):
     ACCUMULATE(np.sum(x * x))
     return ACCUMULATE(np.sum(x)) * np.sum(x)
+
+
+def dot_of_products(t):
+    a = np.array([t, 0.5 * t, 0.3])
+    return np.sin(np.dot(a, a * a)) + np.sin(np.dot(t, t * t))

@@ -94,6 +94,16 @@ def test_nested_max():
     _close(mc.grad(mc.grad(mc.grad(s)))(0.7), (gg(0.7 + 1e-5) - gg(0.7 - 1e-5)) / 2e-5)
 
 
+def test_third_order_through_dot():
+    """np.dot's tangent `linear(np.dot, da, b)` differentiated again: b has a tangent too (a first twin of
+    `linear` held its other arguments constant and gave wrong third derivatives; the family checker found it)."""
+    f = C.dot_of_products
+    gg = mc.grad(mc.grad(f))
+    ref = (gg(0.7 + 1e-5) - gg(0.7 - 1e-5)) / 2e-5
+    _close(mc.grad(mc.grad(mc.grad(f)))(0.7), ref)
+    _close(mc.jvp(lambda t: mc.jvp(lambda s: mc.jvp(f, (s,), (1.0,))[1], (t,), (1.0,))[1], (0.7,), (1.0,))[1], ref)
+
+
 # ---------------------------------------------------------------- state shared with the module
 
 

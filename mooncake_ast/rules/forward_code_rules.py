@@ -18,6 +18,7 @@ import numpy as np
 from .. import ops as _ops
 from ..errors import MooncakeError
 from ..forward.runtime import _all_zero
+from ..forward.runtime import fcall as _fcall
 from ..forward.runtime import conform as _conform
 from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple
@@ -154,12 +155,15 @@ def _dot_fwd(a, b, da, db):
 
 
 def _linear_fwd(*ad):
-    # `h.linear(fn, dx, *rest)` (forward code's tangent of a linear NumPy call: reshape, sum, take, ...) and its
-    # tangent: linear in dx, fn and rest (shapes, axes, indices) constant.  Variadic, so a plan of its own
-    # (a call with *rest has no positional plan, api_rules._plan).
+    # `h.linear(fn, dx, *rest)` (forward code's tangent of a NumPy call linear in its first argument: reshape, sum,
+    # np.dot's `dot(da, b)`, ...) and its tangent: the tangent of the call fn(dx, *rest) itself, whose other
+    # arguments may be differentiated too (np.dot's b).  Variadic, so a plan of its own (a call with *rest has no
+    # positional plan, api_rules._plan).
     k = len(ad) // 2
     args = ad[:k]
-    return h.linear(*args), h.linear(args[0], ad[k + 1], *args[2:])
+    if args[1] is NoTangent:
+        return NoTangent, NoTangent
+    return _fcall(args[0], NoTangent, args[1:], ad[k + 1:])
 
 
 def _extremum_fwd(*ad):
