@@ -117,6 +117,19 @@ def test_forward_over_forward_with_module_state(f):
     _close(mc.hessian(f)(X.copy()), H)
 
 
+def test_third_order_over_module_state():
+    """A module-level list of numbers is a constant (no tangent storage: forward/activity.py), so every order
+    works; state a method writes keeps storage, and a third order over it stays a NestingError (it crashed)."""
+    f = C.reads_module_list
+    H = lambda z: mc.hessian(f)(z.copy())  # noqa: E731
+    T = _fd(H, X)
+    _close(mc.jacfwd(mc.hessian(f))(X.copy()), T)
+    jjj = mc.jvp(lambda p: mc.jvp(lambda q: mc.jvp(f, (q,), (V,))[1], (p,), (V,))[1], (X.copy(),), (V,))[1]
+    _close(jjj, np.einsum("ijk,i,j,k->", T, V, V, V))
+    with pytest.raises(mc.NestingError):
+        mc.jacfwd(mc.hessian(C.module_object_accumulates))(X.copy())
+
+
 def test_closure_made_at_module_level():
     """Reverse over forward code of a module-level closure that keeps no state (`scale = make_scale(2.0)`) was
     refused as 'made inside differentiated code'."""
