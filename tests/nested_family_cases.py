@@ -122,3 +122,10 @@ def uses_stateful_closure(x):
 def dot_of_products(t):
     a = np.array([t, 0.5 * t, 0.3])
     return np.sin(np.dot(a, a * a)) + np.sin(np.dot(t, t * t))
+
+
+def write_through_named_view(t):
+    b = np.array([0.3, -0.5, 0.8]) * t
+    w = b[1:]
+    w *= t
+    return np.sum(b * b)
