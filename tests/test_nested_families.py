@@ -145,11 +145,13 @@ def test_closure_keeping_state_still_refused():
         mc.hessian(C.uses_stateful_closure)(X.copy())
 
 
-@pytest.mark.xfail(strict=True, reason="known: third derivative through an in-place write into a named view is wrong "
-                   "(forward code of nested_helpers.item_read gives the tangent's tangent as a fresh array, not a view; "
-                   "found by scripts/random_nested.py, inplace seed 3000022; also wrong before this branch)")
 def test_third_order_through_a_named_view():
+    """A third derivative through an in-place write into a named view (`w = b[1:]; w *= t`) was wrong: forward code
+    of nested_helpers.item_read gave the tangent of a view as a fresh array (found by scripts/random_nested.py,
+    inplace seed 3000022; wrong before this branch too).  view_read keeps it a view at every order."""
     f = C.write_through_named_view
     gg = mc.grad(mc.grad(f))
     ref = (gg(0.7 + 1e-5) - gg(0.7 - 1e-5)) / 2e-5
     assert mc.grad(mc.grad(mc.grad(f)))(0.7) == pytest.approx(ref, rel=1e-5)
+    j = mc.jvp(lambda s: mc.jvp(lambda r: mc.jvp(f, (r,), (1.0,))[1], (s,), (1.0,))[1], (0.7,), (1.0,))[1]
+    assert j == pytest.approx(ref, rel=1e-5)

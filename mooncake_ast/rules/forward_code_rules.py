@@ -150,6 +150,11 @@ def _unpack_fwd(x, n, dx, dn):
     return _ops.unpack(x, n), _ops.unpack(dx, n)
 
 
+def _view_read_fwd(tc, index, dtc, dindex):
+    # nested_helpers.view_read and its tangent: the same view of the (dense) tangent
+    return nh.view_read(tc, index), nh.view_read(dtc, index)
+
+
 def _dot_fwd(a, b, da, db):
     return np.dot(a, b), np.dot(da, b) + np.dot(a, db)
 
@@ -273,6 +278,10 @@ def _helper_defs() -> None:
     from . import numpy_reductions, numpy_shapes
 
     defzero(numpy_reductions._first_extremum)
+    defjvp(nh.view_read, lambda t, y, tc, index: t.call(fwd.item_storage, tc, t.d(tc), index, y)
+           if t.d(tc) is not None else None)
+    _entry(nh.view_read).vjp = _entry(operator.getitem).vjp
+    _PLAIN[nh.view_read] = _view_read_fwd
     _PLAIN[h.linear] = _linear_fwd
     _PLAIN[np.dot] = _dot_fwd
     _PLAIN[numpy_reductions.extremum_tangent] = _extremum_fwd
