@@ -697,10 +697,12 @@ def forward_of_forward(f, args, dargs, targs, tdargs):
     fn, takes_self, extra, zeros, nones = forward_code(f, args, dargs)
     if takes_self is None:  # (its plan arranges the arguments: rules/nested_plans.py)
         return forward_of_fcall(f, NoTangent, args, dargs, NoTangent, NoTangent, targs, tdargs)
+    # (star displays, not `+`: the tangent of `t + c` for a constant tuple c, such as extra's, lost c's items when
+    # this function was differentiated again: a fourth order then called code with too few arguments)
     if takes_self:
-        return plain_jvp(fn, (f, NoTangent) + args + extra + dargs + zeros,
-                         (NoTangent, NoTangent) + targs + zeros + tdargs + zeros)
-    return plain_jvp(fn, args + extra + dargs + zeros, targs + zeros + tdargs + zeros)
+        return plain_jvp(fn, (f, NoTangent, *args, *extra, *dargs, *zeros),
+                         (NoTangent, NoTangent, *targs, *zeros, *tdargs, *zeros))
+    return plain_jvp(fn, (*args, *extra, *dargs, *zeros), (*targs, *zeros, *tdargs, *zeros))
 
 
 def plain_jvp(fn, primals, tangents):

@@ -1,4 +1,6 @@
 """Functions of tests/test_nested_families.py (in a module of their own, so their source is read from a file)."""
+import math
+
 import numpy as np
 
 import mooncake_ast as mc
@@ -129,3 +131,7 @@ def write_through_named_view(t):
     w = b[1:]
     w *= t
     return np.sum(b * b)
+
+
+def plain_math(t):
+    return math.sin(t * t) * 1.5

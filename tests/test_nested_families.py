@@ -155,3 +155,13 @@ def test_third_order_through_a_named_view():
     assert mc.grad(mc.grad(mc.grad(f)))(0.7) == pytest.approx(ref, rel=1e-5)
     j = mc.jvp(lambda s: mc.jvp(lambda r: mc.jvp(f, (r,), (1.0,))[1], (s,), (1.0,))[1], (0.7,), (1.0,))[1]
     assert j == pytest.approx(ref, rel=1e-5)
+
+
+def test_third_forward_order_of_plain_code():
+    """jvp(jvp(jvp(f))) of `math.sin(t * t) * 1.5` called the generated code with too few arguments (the tangent of
+    the constant tuple `(1.0,)` given to the inner jvp was lost in a concatenation)."""
+    f = C.plain_math
+    gg = mc.grad(mc.grad(f))
+    ref = (gg(0.7 + 1e-5) - gg(0.7 - 1e-5)) / 2e-5
+    j = mc.jvp(lambda s: mc.jvp(lambda r: mc.jvp(f, (r,), (1.0,))[1], (s,), (1.0,))[1], (0.7,), (1.0,))[1]
+    assert j == pytest.approx(ref, rel=1e-5)

@@ -243,9 +243,15 @@ def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
     n = len(fargs)
     call = (f, fargs, _dense_keep(_expand(fdargs, n), fargs), _dense_keep(_expand(tfargs, n), fargs),
             _dense_keep(_expand(tfdargs, n), fargs))
+    def outer(tf: Any, targs: Any, tdargs: Any) -> tuple:
+        # per item, never a bare NoTangent for a whole tuple: forward_of_forward concatenates these tuples, and the
+        # tangent of a concatenation with a constant tuple (jvp's `(1.0,)`) lost its items (a third forward
+        # order of `math.sin(x * x)` called the generated code with too few arguments)
+        targs, tdargs = _expand(targs, 3), _expand(tdargs, 3)
+        return (NoTangent, _expand(targs[1], n), _expand(targs[2], n), _expand(tdargs[1], n), _expand(tdargs[2], n))
+
     return _Plan(higher.forward_of_forward, call,
-                 lambda b: (NoTangent, (NoTangent, b[1], b[2]), (NoTangent, b[3], b[4])),
-                 lambda tf, targs, tdargs: (NoTangent, targs[1], targs[2], tdargs[1], tdargs[2]))
+                 lambda b: (NoTangent, (NoTangent, b[1], b[2]), (NoTangent, b[3], b[4])), outer)
 
 
 def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
