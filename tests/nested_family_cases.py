@@ -135,3 +135,15 @@ def write_through_named_view(t):
 
 def plain_math(t):
     return math.sin(t * t) * 1.5
+
+
+def scaled_sin(p, scale=1.5):
+    return math.sin(p) * scale
+
+
+def cubic(p, q=0.5, r=2.0):
+    return p ** 3 * q + r * p
+
+
+def calls_with_defaults(t):
+    return scaled_sin(t * t) + cubic(t) + cubic(t, 0.25)

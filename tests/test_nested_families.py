@@ -165,3 +165,14 @@ def test_third_forward_order_of_plain_code():
     ref = (gg(0.7 + 1e-5) - gg(0.7 - 1e-5)) / 2e-5
     j = mc.jvp(lambda s: mc.jvp(lambda r: mc.jvp(f, (r,), (1.0,))[1], (s,), (1.0,))[1], (0.7,), (1.0,))[1]
     assert j == pytest.approx(ref, rel=1e-5)
+
+
+def test_helper_with_default_arguments():
+    """A module-level helper called without its defaults (`scaled_sin(t * t)`) was refused nested ('call it with all
+    its parameters given positionally'); its defaults are constants, passed as extra primals."""
+    f = C.calls_with_defaults
+    g, gg = mc.grad(f), mc.grad(mc.grad(f))
+    _close(gg(0.7), (g(0.7 + 1e-5) - g(0.7 - 1e-5)) / 2e-5)
+    ref = (gg(0.7 + 1e-5) - gg(0.7 - 1e-5)) / 2e-5
+    _close(mc.grad(mc.grad(mc.grad(f)))(0.7), ref)
+    _close(mc.jvp(lambda s: mc.jvp(lambda r: mc.jvp(f, (r,), (1.0,))[1], (s,), (1.0,))[1], (0.7,), (1.0,))[1], ref)

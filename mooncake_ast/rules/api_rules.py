@@ -157,7 +157,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
                       for a, d in zip(args, dargs))
         primals, tangents = _bind_fast(f, NoTangent, args, dargs, {}, {})
         m = len(primals)
-        if (m != n or _variadic(f)) and not _only_module_keywords(f, n):  # (`*a` binds n arguments to one)
+        if (m != n or _variadic(f)) and not _only_module_keywords(f, n) and not _constant_defaults(f, n, m):
             raise NestingError(f"nested derivative of {_name(f)}: call it with all its parameters given positionally "
                                f"(defaults, *args and keywords are not supported nested)")
         # (generated code's `*, _mc=_mc` keywords are parameters of its own forward code: passed, zero tangent)
@@ -207,6 +207,20 @@ def _integer(v: Any) -> bool:
 def _variadic(f: Any) -> bool:
     """Does f take *args or **kwargs (so that its parameters are not its positional arguments one by one)?"""
     return bool(f.__code__.co_flags & (0x04 | 0x08))  # CO_VARARGS | CO_VARKEYWORDS
+
+
+def _constant_defaults(f: Any, n: int, m: int) -> bool:
+    """Do the m - n parameters after the n given positionally take f's defaults, and are those constants here?  A
+    module-level function's defaults were made when its module ran (`def helper(p, scale=1.0)` called as
+    `helper(y)`): constants at every order, passed as constant extra primals without adjoints (as generated code's
+    module keywords).  A function made inside differentiated code may have defaults made from the inputs: refused."""
+    if _variadic(f) or m <= n or "<locals>" in getattr(f, "__qualname__", "<locals>"):
+        return False
+    from ..tangents import is_mutable
+
+    code, defaults = f.__code__, f.__defaults__ or ()
+    return m == code.co_argcount and n >= code.co_argcount - len(defaults) and not code.co_kwonlyargcount and \
+        not any(is_mutable(d) for d in defaults)  # (a mutable default is state the function may change)
 
 
 def _only_module_keywords(f: Any, n: int) -> bool:
