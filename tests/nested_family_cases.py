@@ -147,3 +147,11 @@ def cubic(p, q=0.5, r=2.0):
 
 def calls_with_defaults(t):
     return scaled_sin(t * t) + cubic(t) + cubic(t, 0.25)
+
+
+def shifted_sin(p, scale=1.0, shift=0.0):
+    return math.sin(p) * scale + shift * p
+
+
+def calls_with_keywords(t):
+    return shifted_sin(t * t, scale=t + 1.0) + shifted_sin(t, shift=2.0 * t) + shifted_sin(t, scale=0.5)

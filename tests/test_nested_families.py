@@ -176,3 +176,18 @@ def test_helper_with_default_arguments():
     ref = (gg(0.7 + 1e-5) - gg(0.7 - 1e-5)) / 2e-5
     _close(mc.grad(mc.grad(mc.grad(f)))(0.7), ref)
     _close(mc.jvp(lambda s: mc.jvp(lambda r: mc.jvp(f, (r,), (1.0,))[1], (s,), (1.0,))[1], (0.7,), (1.0,))[1], ref)
+
+
+def test_helper_with_keyword_arguments():
+    """Keywords of a module-level helper, differentiated ones included (`shifted_sin(t * t, scale=t + 1.0)`), were
+    refused nested; the call is planned as a positional one and the keywords' adjoints come back as a dict."""
+    f = C.calls_with_keywords
+    g, gg = mc.grad(f), mc.grad(mc.grad(f))
+    want = (g(0.7 + 1e-5) - g(0.7 - 1e-5)) / 2e-5
+    _close(gg(0.7), want)
+    _close(mc.jvp(g, (0.7,), (1.0,))[1], want)
+    _close(mc.grad(lambda t: mc.jvp(f, (t,), (1.0,))[1])(0.7), want)
+    _close(mc.jvp(lambda t: mc.jvp(f, (t,), (1.0,))[1], (0.7,), (1.0,))[1], want)
+    ref = (gg(0.7 + 1e-5) - gg(0.7 - 1e-5)) / 2e-5
+    _close(mc.grad(mc.grad(mc.grad(f)))(0.7), ref)
+    _close(mc.jvp(lambda s: mc.jvp(lambda r: mc.jvp(f, (r,), (1.0,))[1], (s,), (1.0,))[1], (0.7,), (1.0,))[1], ref)

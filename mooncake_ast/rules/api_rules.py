@@ -271,6 +271,8 @@ def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
 def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
     """fcall of `fcall` itself (forward code that dispatches a call at run time, differentiated forward)."""
     f, df, fargs, fdargs, *rest = args
+    if rest and rest[0] and _keywords_positional(f, len(fargs), rest[0]) is not None and not _carries(df):
+        return _fcall_keywords_plan(f, df, fargs, fdargs, rest, _expand(dargs, len(args)))
     if rest and (rest[0] or (len(rest) > 1 and rest[1] not in (None, NoTangent, {}))):
         raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
     tf, tdf, tfargs, tfdargs, *_ = _expand(dargs, len(args))
@@ -285,6 +287,37 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
 
     def outer(t_f: Any, targs: tuple, tdargs: tuple) -> tuple:
         return inner.outer(t_f, (targs[0], targs[2], targs[3]), (tdargs[0], tdargs[2], tdargs[3]))
+
+    return _Plan(inner.fn, inner.call_args, split, outer)
+
+
+def _fcall_keywords_plan(f: Any, df: Any, fargs: Any, fdargs: Any, rest: list, dargs: tuple) -> _Plan:
+    """fcall of `fcall(f, df, args, dargs, kwargs, dkwargs)` for a plain function whose keywords name positional
+    parameters: the positional call's plan, the keywords' adjoints given back as dicts."""
+    from ..reverse.adjoints import AdjDict
+
+    n = len(fargs)
+    kw, dkw = rest[0], (rest[1] if len(rest) > 1 else None)
+    names = _keywords_positional(f, n, kw)
+    tf, tdf, tfargs, tfdargs, tkw, tdkw = (tuple(dargs) + (NoTangent,) * 6)[:6]
+    pos = lambda a, k: _positional(f, names, _expand(a, n), k, True)  # noqa: E731
+    inner = _jvp_plan((f, _positional(f, names, fargs, kw), pos(fdargs, dkw)), (tf, pos(tfargs, tkw), pos(tfdargs, tdkw)))
+    m = n + len(names)
+
+    def parts(b: Any) -> tuple:
+        b = _expand(b, m)
+        return AdjTuple(b[:n]), AdjDict({k: b[n + i] for i, k in enumerate(names) if k in kw})
+
+    def split(b: Any) -> tuple:
+        _, (_, a1, a2), (_, d1, d2) = inner.split(b)
+        (a1, k1), (a2, k2), (d1, l1), (d2, l2) = parts(a1), parts(a2), parts(d1), parts(d2)
+        k = 4 + len(rest)  # (fcall's own arguments: f, df, args, dargs, kwargs[, dkwargs])
+        return NoTangent, (NoTangent, NoTangent, a1, a2, k1, k2)[:k], (NoTangent, NoTangent, d1, d2, l1, l2)[:k]
+
+    def outer(t_f: Any, targs: tuple, tdargs: tuple) -> tuple:
+        targs, tdargs = _expand(targs, 6), _expand(tdargs, 6)
+        return inner.outer(t_f, (targs[0], pos(targs[2], targs[4]), pos(targs[3], targs[5])),
+                           (tdargs[0], pos(tdargs[2], tdargs[4]), pos(tdargs[3], tdargs[5])))
 
     return _Plan(inner.fn, inner.call_args, split, outer)
 
@@ -610,7 +643,67 @@ def _jvp_frule(p: tuple, t: tuple) -> tuple:
     return (y, materialize(dy, y)), (materialize(ty, y), materialize(tdy, y))
 
 
+def _keywords_positional(f: Any, n: int, kwargs: Any) -> Any:
+    """For a call `f(*args, **kwargs)` of a module-level Python function (no rule) whose keywords name positional
+    parameters: the names of the parameters after the n positional arguments, in order, that the keywords (and
+    f's defaults) fill, so the call can be planned as a positional one; else None."""
+    if not kwargs or not isinstance(f, types.FunctionType) or lookup(f) is not None or _variadic(f) or \
+            "<locals>" in f.__qualname__ or f.__code__.co_kwonlyargcount:
+        return None
+    code = f.__code__
+    names = code.co_varnames[:code.co_argcount]
+    rest = names[n:]
+    defaults = f.__defaults__ or ()
+    first_default = code.co_argcount - len(defaults)
+    if any(k not in rest for k in kwargs):
+        return None
+    used = [k for k in rest if k in kwargs]
+    last = max(rest.index(k) for k in used)
+    # every parameter up to the last keyword given: given, or a default (which is then passed as a constant)
+    if any(names.index(r) < first_default for r in rest[:last + 1] if r not in kwargs):
+        return None
+    from ..tangents import is_mutable
+
+    if any(is_mutable(d) for d in defaults):
+        return None
+    return rest[:last + 1]
+
+
+def _positional(f: Any, names: Any, args: tuple, kwargs: Any, tangents: bool = False) -> tuple:
+    """args followed by the values of names: from kwargs (a dict, or NoTangent for all zeros), else f's defaults
+    (for tangents: zero)."""
+    code = f.__code__
+    defaults = dict(zip(code.co_varnames[code.co_argcount - len(f.__defaults__ or ()):code.co_argcount],
+                        f.__defaults__ or ()))
+    kw = kwargs if isinstance(kwargs, dict) else {}
+    out = []
+    for k in names:
+        if k in kw:
+            out.append(kw[k])
+        else:
+            out.append(NoTangent if tangents else defaults[k])
+    return (*tuple(args), *out)
+
+
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
+    names = _keywords_positional(f, len(args), kwargs)
+    if names is not None:  # (keywords of a plain function: a positional call, their adjoints a dict)
+        n = len(args)
+        pargs = _positional(f, names, args, kwargs)
+        pdargs = _positional(f, names, _expand(dargs, n), dkwargs, tangents=True)
+        out, pb = _rev_fcall(f, df, pargs, pdargs)
+
+        def kw_pullback(g: Any) -> tuple:
+            from ..reverse.adjoints import AdjDict
+
+            f_bar, a_bar, d_bar, df_bar = pb(g)
+            a_bar, d_bar = _expand(a_bar, len(pargs)), _expand(d_bar, len(pargs))
+            k_bar = AdjDict({k: a_bar[n + i] for i, k in enumerate(names) if k in kwargs})
+            dk_bar = AdjDict({k: d_bar[n + i] for i, k in enumerate(names) if k in kwargs}) \
+                if isinstance(dkwargs, dict) else NoTangent
+            return f_bar, df_bar, AdjTuple(a_bar[:n]), AdjTuple(d_bar[:n]), k_bar, dk_bar
+
+        return out, kw_pullback
     _refuse_tangent_keywords(f, kwargs, dkwargs)
     out, pb = _rev_fcall(f, df, args, dargs, kwargs)
 
@@ -625,6 +718,15 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
     f, df, args, dargs, *rest = p
     tf, tdf, targs, tdargs, *trest = _expand(t, len(p))
     kwargs = rest[0] if rest else None
+    names = _keywords_positional(f, len(args), kwargs)
+    if names is not None:  # (keywords of a plain function: a positional call)
+        n = len(args)
+        dkwargs = rest[1] if len(rest) > 1 else None
+        tkwargs, tdkwargs = (trest + [None, None])[:2]
+        return _fwd_fcall(f, df, _positional(f, names, args, kwargs),
+                          _positional(f, names, _expand(dargs, n), dkwargs, True), tf, tdf,
+                          _positional(f, names, _expand(targs, n), tkwargs, True),
+                          _positional(f, names, _expand(tdargs, n), tdkwargs, True))
     _refuse_tangent_keywords(f, kwargs, rest[1] if len(rest) > 1 else None)
     _refuse_tangent_keywords(f, kwargs, trest[0] if trest else None)
     return _fwd_fcall(f, df, tuple(args), dargs, tf, tdf, targs, tdargs, kwargs)
