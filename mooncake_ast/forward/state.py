@@ -79,7 +79,10 @@ def _session() -> dict:
     stack), as reverse mode's shadows live for one gradient computation.  What such state held before the
     computation is a constant (a zero tangent); what the computation writes into it keeps its tangent from
     call to call within it -- and no longer: the next computation starts from zeros again."""
-    frame = sys._getframe(2)
+    return _session_at(sys._getframe(2))
+
+
+def _session_at(frame: Any) -> dict:
     last = getattr(_session_local, "last", None)
     if last is not None and last[0] is not None and inside(frame, last[0]):
         return last[1]
@@ -137,19 +140,23 @@ def module_tangent(obj: Any, level: int = 0) -> Any:
     computation keeps for it, zero storage at first.  `level` > 0: forward code of forward code
     (module_state_level), whose storage is kept apart from that of the code it differentiates; there obj may
     be storage of a lower level itself."""
-    store = _session()
-    if level:
-        store = store.setdefault(("level", level), {})
     if isinstance(obj, type):
         if not obj.__flags__ & (1 << 9):
             return NoTangent
+        store = _level_store(level)
         known = store.get(id(obj))
         if known is None or known[0] is not obj:
             known = store[id(obj)] = (obj, ClassTangent({}))
         return known[1]
     if not is_mutable(obj):
         return NoTangent
-    return _session_storage(store, obj)
+    return _session_storage(_level_store(level), obj)
+
+
+def _level_store(level: int) -> dict:
+    """The storage of this forward computation (its session) for tangents of module-level state of one level."""
+    store = _session_at(sys._getframe(2))
+    return store.setdefault(("level", level), {}) if level else store
 
 
 def set_shared_tangent(obj: Any, d: Any) -> None:
