@@ -4,6 +4,7 @@ next-lower derivative (tests/randprog/nested.py), by family.
 
     python scripts/random_nested.py --n 200 --seed 0 [--families arith,control] [--nestings hessian,grad_grad]
                                     [--jobs 1] [--out DIR]
+    python scripts/random_nested.py --corpus [--nestings ...]    # the functions of tests/corpus instead
 
 Prints a table of classes per family, then the failure signatures (class, nesting, normalised message) with
 how many programs show each and one example seed; results.jsonl in --out has one line per program.
@@ -40,6 +41,22 @@ def _init(cache_root: str, timeout: int) -> None:
     _STATE["timeout"] = timeout
 
 
+def _run_case(task):
+    index, nestings = task
+    from tests.corpus import all_cases
+    from tests.randprog.check import Result, Timeout
+    from tests.randprog.nested import check_case_nested
+    case = all_cases()[index]
+    signal.alarm(_STATE["timeout"])
+    try:
+        r = check_case_nested(case, _STATE["dir"], nestings or None)
+    except Timeout:
+        r = Result("CRASH", [("CRASH", "all", "timeout", "")], case.name)
+    finally:
+        signal.alarm(0)
+    return case.name.split(".")[0], index, r.cls, [(c, m, k, d[:300]) for c, m, k, d in r.problems]
+
+
 def _run_one(task):
     family, seed, nestings = task
     from tests.randprog.check import Result, Timeout
@@ -65,6 +82,7 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=120, help="seconds per program")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--corpus", action="store_true", help="check the functions of tests/corpus (by module)")
     opts = ap.parse_args(argv)
     import multiprocessing as mp
     families = [f for f in opts.families.split(",") if f]
@@ -75,6 +93,13 @@ def main(argv=None) -> int:
     out = opts.out or tempfile.mkdtemp(prefix="random-nested-")
     os.makedirs(out, exist_ok=True)
     tasks = [(families[i % len(families)], opts.seed * 1_000_000 + i, nestings) for i in range(opts.n)]
+    run = _run_one
+    if opts.corpus:
+        from tests.corpus import MODULES, all_cases
+        families = list(MODULES)
+        tasks = [(i, nestings) for i in range(len(all_cases()))]
+        run = _run_case
+        opts.n = len(tasks)
     classes = ["ok", "WRONG", "CRASH", "REFUSED", "NOISY", "INVALID"]
     counts = collections.Counter()
     sigs: dict = collections.defaultdict(list)
@@ -83,7 +108,7 @@ def main(argv=None) -> int:
     cache_root = tempfile.mkdtemp(prefix="mccache-nested-")
     with ctx.Pool(opts.jobs, initializer=_init, initargs=(cache_root, opts.timeout), maxtasksperchild=50) as pool, \
             open(os.path.join(out, "results.jsonl"), "w") as log:
-        for k, (family, seed, cls, problems) in enumerate(pool.imap_unordered(_run_one, tasks)):
+        for k, (family, seed, cls, problems) in enumerate(pool.imap_unordered(run, tasks)):
             log.write(json.dumps({"family": family, "seed": seed, "class": cls, "problems": problems}) + "\n")
             log.flush()
             counts[(family, cls)] += 1

@@ -260,3 +260,41 @@ def check_program_nested(prog, directory: str, nestings=None, seed: int = 0) -> 
         problems += check_nested_module(mod, copy.deepcopy(args[i]), nestings, prog.family).problems
     cls = next((c for c in ORDER if any(p[0] == c for p in problems)), "ok")
     return Result(cls, problems, prog.family)
+
+
+# ------------------------------------------------------------------ functions of the corpus (tests/corpus)
+
+
+def check_case_nested(case, directory: str, nestings=None, seed: int = 0) -> Result:
+    """The nestings of a corpus case (tests/corpus Case: fn and a factory of fresh arguments) in its first float
+    argument and its first 1-d float-array argument, the other arguments made fresh by the factory on each call."""
+    name = case.name
+    try:
+        if case.kwargs():
+            return Result("INVALID", [("INVALID", "plain", "keyword arguments", "")], name)
+        args = case.args()
+        with np.errstate(over="raise", divide="raise", invalid="raise", under="ignore"):
+            y_ref = case.fn(*copy.deepcopy(args))
+        flat = flatten(y_ref)
+        if flat.size == 0 or not np.all(np.isfinite(flat)):
+            return Result("INVALID", [("INVALID", "plain", "no finite float result", "")], name)
+    except Exception as e:  # noqa: BLE001
+        return Result("INVALID", [("INVALID", "plain", type(e).__name__, str(e)[:200])], name)
+    rng = np.random.default_rng(seed)
+    positions = [i for i, a in enumerate(args) if type(a) is float][:1] + \
+                [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.ndim == 1 and a.dtype.kind == "f"][:1]
+    problems = []
+    for i in positions:
+        call = "_FN(" + ", ".join("x" if k == i else f"_a[{k}]" for k in range(len(args))) + ")"
+        head = (f"import numpy as np\nfrom tests.corpus import all_cases\n\n"
+                f"_CASE = [c for c in all_cases() if c.name == {name!r}][0]\n_FN = _CASE.fn\n_ARGS = _CASE.args\n")
+        body = wrapper_text(call, y_ref, args[i], rng)
+        try:
+            mod = load_wrapper(head + body.replace("    _y = " + call, "    _a = _ARGS()\n    _y = " + call),
+                               directory, "corpus")
+        except Exception as e:  # noqa: BLE001
+            problems.append(("INVALID", "plain", "wrapper", f"{type(e).__name__}: {e}"))
+            continue
+        problems += check_nested_module(mod, copy.deepcopy(args[i]), nestings, name).problems
+    cls = next((c for c in ORDER if any(p[0] == c for p in problems)), "ok")
+    return Result(cls, problems, name)
