@@ -155,3 +155,16 @@ def shifted_sin(p, scale=1.0, shift=0.0):
 
 def calls_with_keywords(t):
     return shifted_sin(t * t, scale=t + 1.0) + shifted_sin(t, shift=2.0 * t) + shifted_sin(t, scale=0.5)
+
+
+def loop_over_items(t):
+    xs = [t, 2.0 * t, 0.5]
+    s = 0.0
+    for e in xs:
+        s = s + math.sin(e) * e
+    for i, r in enumerate(np.array([t, t * t])):
+        if r > 0.2:
+            s = s + r ** 3 * (i + 1)
+        else:
+            s = s - r
+    return s

@@ -191,3 +191,14 @@ def test_helper_with_keyword_arguments():
     ref = (gg(0.7 + 1e-5) - gg(0.7 - 1e-5)) / 2e-5
     _close(mc.grad(mc.grad(mc.grad(f)))(0.7), ref)
     _close(mc.jvp(lambda s: mc.jvp(lambda r: mc.jvp(f, (r,), (1.0,))[1], (s,), (1.0,))[1], (0.7,), (1.0,))[1], ref)
+
+
+def test_third_order_through_loops_over_items():
+    """Loops over lists and arrays (`for e in xs`, enumerate) at the third order: the tangent of a loop's sequence had
+    no forward rule of its own there (a NestingError), and an item's tangent read by index failed (`list +
+    NoTangent`)."""
+    f = C.loop_over_items
+    gg = mc.grad(mc.grad(f))
+    ref = (gg(0.7 + 1e-5) - gg(0.7 - 1e-5)) / 2e-5
+    _close(mc.grad(mc.grad(mc.grad(f)))(0.7), ref)
+    _close(mc.jvp(lambda s: mc.jvp(lambda r: mc.jvp(f, (r,), (1.0,))[1], (s,), (1.0,))[1], (0.7,), (1.0,))[1], ref)

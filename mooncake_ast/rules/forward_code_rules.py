@@ -28,6 +28,7 @@ from ..tangents import storage as _storage
 from . import helpers as h
 from . import nested_helpers as nh
 from . import numpy_reductions as _numpy_reductions
+from . import builtin_rules as _builtin_rules
 from .registry import _entry, defjvp, defvjp, defzero
 
 
@@ -148,6 +149,12 @@ def _pos_fwd(a, da):
 
 def _unpack_fwd(x, n, dx, dn):
     return _ops.unpack(x, n), _ops.unpack(dx, n)
+
+
+def _sequence_fwd(x, dx):
+    # `ops.sequence(x)` (what a for loop iterates) and its tangent, as its forward template writes them
+    seq = _ops.sequence(x)
+    return seq, _builtin_rules.sequence_tangent(x, seq, dx)
 
 
 def _view_read_fwd(tc, index, dtc, dindex):
@@ -282,6 +289,7 @@ def _helper_defs() -> None:
            if t.d(tc) is not None else None)
     _entry(nh.view_read).vjp = _entry(operator.getitem).vjp
     _PLAIN[nh.view_read] = _view_read_fwd
+    _PLAIN[_ops.sequence] = _sequence_fwd
     _PLAIN[h.linear] = _linear_fwd
     _PLAIN[np.dot] = _dot_fwd
     _PLAIN[numpy_reductions.extremum_tangent] = _extremum_fwd
