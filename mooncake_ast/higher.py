@@ -549,6 +549,7 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
     f, argnums, has_aux, kind = J.__mc_jacobian__
     if kwargs or has_aux:
         raise NestingError(f"nested derivative of {J.__name__}: keyword arguments and has_aux are not supported")
+    pre = _snapshot(tuple(args))
     y = J(*args)
     dirs = tuple(None if d is NoTangent else d for d in dargs)
     if all(d is None for d in dirs):
@@ -557,7 +558,14 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
     def directional_derivative(*a):
         return directional(f, a, dirs)
 
-    dy = (jacfwd if kind == "jacfwd" else jacrev)(directional_derivative, argnums)(*args)
+    # (from the arguments' values on entry: J(*args) leaves them as f leaves them, which may be updated in place;
+    # the Jacobian of the directional derivative was taken at the updated values, a wrong jacfwd(jacfwd(f)))
+    post = _snapshot(tuple(args))
+    _reapply(pre)
+    try:
+        dy = (jacfwd if kind == "jacfwd" else jacrev)(directional_derivative, argnums)(*args)
+    finally:
+        _reapply(post)
     return y, dy
 
 

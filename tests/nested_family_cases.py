@@ -168,3 +168,9 @@ def loop_over_items(t):
         else:
             s = s - r
     return s
+
+
+def prefix_sum_inplace(x):
+    for i in range(1, x.shape[0]):
+        x[i] += x[i - 1]
+    return np.sum(np.sin(x))

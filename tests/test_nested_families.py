@@ -202,3 +202,12 @@ def test_third_order_through_loops_over_items():
     ref = (gg(0.7 + 1e-5) - gg(0.7 - 1e-5)) / 2e-5
     _close(mc.grad(mc.grad(mc.grad(f)))(0.7), ref)
     _close(mc.jvp(lambda s: mc.jvp(lambda r: mc.jvp(f, (r,), (1.0,))[1], (s,), (1.0,))[1], (0.7,), (1.0,))[1], ref)
+
+
+def test_jacobian_of_jacobian_of_a_function_updating_its_argument():
+    """jacfwd(jacfwd(f)) of an f that updates its argument in place took the inner Jacobian at the updated values
+    (jacobian_forward ran J first, then differentiated at what J left)."""
+    f = C.prefix_sum_inplace
+    H = _fd(lambda z: mc.grad(f)(z.copy()), X)
+    _close(mc.jacfwd(mc.jacfwd(f))(X.copy()), H)
+    _close(mc.jacrev(mc.jacfwd(f))(X.copy()), H)
