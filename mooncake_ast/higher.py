@@ -499,6 +499,13 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     """
     _argnums_checked(argnums, "jacrev", f)
     single = not isinstance(argnums, (tuple, list))
+    if getattr(f, "__mc_jacobian__", None) is not None and not has_aux:
+        # The Jacobian of a Jacobian function (jacrev(jacfwd(f)), jacrev(hessian(f))): the same array as
+        # jacfwd's, whose tangents the Jacobian's forward rule gives (jacobian_forward); reverse mode would
+        # have to trace the Jacobian's own Python (its loops over directions and its caches), which it cannot.
+        out = jacfwd(f, argnums)
+        out.__name__ = f"jacrev({_name(f)})"
+        return out  # (its __mc_jacobian__ says jacfwd: its own tangents are Jacobians by forward mode too)
 
     def jac(*args: Any, **kwargs: Any) -> Any:
         nums = _nums(argnums, len(args), "jacrev", f)
@@ -542,6 +549,7 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
     f, argnums, has_aux, kind = J.__mc_jacobian__
     if kwargs or has_aux:
         raise NestingError(f"nested derivative of {J.__name__}: keyword arguments and has_aux are not supported")
+    pre = _snapshot(tuple(args))
     y = J(*args)
     dirs = tuple(None if d is NoTangent else d for d in dargs)
     if all(d is None for d in dirs):
@@ -550,8 +558,48 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
     def directional_derivative(*a):
         return directional(f, a, dirs)
 
-    dy = (jacfwd if kind == "jacfwd" else jacrev)(directional_derivative, argnums)(*args)
+    # (from the arguments' values on entry: J(*args) leaves them as f leaves them, which may be updated in place;
+    # the Jacobian of the directional derivative was taken at the updated values, a wrong jacfwd(jacfwd(f)))
+    post = _snapshot(tuple(args))
+    _reapply(pre)
+    try:
+        dy = (jacfwd if kind == "jacfwd" else jacrev)(directional_derivative, argnums)(*args)
+    finally:
+        _reapply(post)
     return y, dy
+
+
+def jacobian_reverse(J: Callable, args: tuple, kwargs: dict) -> tuple:
+    """`(J(*args), pullback)` for a Jacobian function J under reverse mode (`grad(lambda x: g(mc.jacfwd(f)(x)))`):
+    J's own Python (loops over directions, caches) cannot be traced, so the adjoint of each float or float-array
+    argument is the cotangent contracted with the Jacobian of J by forward mode (jacobian_forward's tangents):
+    `a_bar = sum W * dJ/da`, one Jacobian of J per argument."""
+    from .reverse.adjoints import AdjDict, AdjTuple
+
+    from .rules.api_rules import _TRACED, _refuse_captures
+
+    f, argnums, has_aux, kind = J.__mc_jacobian__
+    if kwargs or has_aux:
+        raise NestingError(f"nested derivative of {J.__name__}: keyword arguments and has_aux are not supported")
+    if J in _TRACED:  # made inside differentiated code: what f captures may be differentiated, and gets no adjoint
+        _refuse_captures(f, J.__name__)
+    y = J(*args)
+    if not (isinstance(y, np.ndarray) or isinstance(y, (float, np.floating))):
+        raise NestingError(f"reverse mode over {J.__name__}: a Jacobian given as a tuple of blocks (several "
+                           f"arguments or outputs) is not supported there; use mc.jacfwd of it, or one argnums")
+    positions = [i for i, a in enumerate(args) if isinstance(a, (float, np.floating)) and not isinstance(a, bool)
+                 or isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+
+    def pullback(w: Any) -> tuple:
+        w = np.asarray(materialize(w, y) if w is not NoTangent else np.zeros(np.shape(y)), dtype=float)
+        bars: list = [NoTangent] * len(args)
+        for i in positions:
+            JJ = np.asarray(jacfwd(J, argnums=i)(*args))  # J's dimensions, then argument i's
+            bar = np.tensordot(w, JJ, axes=w.ndim)
+            bars[i] = bar if isinstance(args[i], np.ndarray) else float(bar)
+        return NoTangent, AdjTuple(bars), AdjDict({})
+
+    return y, pullback
 
 
 def hessian(f: Callable, argnums: Any = 0) -> Callable:
@@ -657,10 +705,12 @@ def forward_of_forward(f, args, dargs, targs, tdargs):
     fn, takes_self, extra, zeros, nones = forward_code(f, args, dargs)
     if takes_self is None:  # (its plan arranges the arguments: rules/nested_plans.py)
         return forward_of_fcall(f, NoTangent, args, dargs, NoTangent, NoTangent, targs, tdargs)
+    # (star displays, not `+`: the tangent of `t + c` for a constant tuple c, such as extra's, lost c's items when
+    # this function was differentiated again: a fourth order then called code with too few arguments)
     if takes_self:
-        return plain_jvp(fn, (f, NoTangent) + args + extra + dargs + zeros,
-                         (NoTangent, NoTangent) + targs + zeros + tdargs + zeros)
-    return plain_jvp(fn, args + extra + dargs + zeros, targs + zeros + tdargs + zeros)
+        return plain_jvp(fn, (f, NoTangent, *args, *extra, *dargs, *zeros),
+                         (NoTangent, NoTangent, *targs, *zeros, *tdargs, *zeros))
+    return plain_jvp(fn, (*args, *extra, *dargs, *zeros), (*targs, *zeros, *tdargs, *zeros))
 
 
 def plain_jvp(fn, primals, tangents):
@@ -683,3 +733,17 @@ _VG_APPLY = ValueAndGrad(apply, argnums=1)
 _VG_DIRECTIONAL = ValueAndGrad(directional, argnums=1)
 _GRAD_DIRECTIONAL = Grad(directional, argnums=1)
 _GRAD_APPLY = Grad(apply, argnums=1)
+
+
+def _defs() -> None:
+    """mc.jacfwd / mc.jacrev / mc.hessian called inside differentiated code make constants (their rules), as
+    mc.grad does (rules/api_rules.py); the Jacobian functions they return have rules of their own
+    (jacobian_forward, jacobian_reverse)."""
+    from .rules.api_rules import _factory_frule, _factory_rrule
+    from .rules.forward_code_rules import user_rule
+
+    for factory in (jacfwd, jacrev, hessian):
+        user_rule(factory, _factory_frule(factory), _factory_rrule(factory))
+
+
+_defs()

@@ -161,6 +161,8 @@ class Activity:
                 fn, rule = self.static_rule(s)
                 if fn is not None and returns_fresh(fn, rule):
                     continue
+                if s.callee() is operator.getitem and len(s.args) == 2 and self._item_of_constant_list(s.args[0]):
+                    continue  # `W[0]` of a module-level list of numbers: a number, no part of W
                 if fn in ALIASES_FIRST_ARG and s.args:
                     self.union(s, s.args[0])  # x[i], x.a, x += y: the result is (part of) x
                     continue
@@ -170,6 +172,15 @@ class Activity:
                 for v in s.operands():
                     if v is not s.fn or fn is None:
                         self.union(s, v)
+
+    def _item_of_constant_list(self, v: Value) -> bool:
+        """Is v a module-level list or tuple that holds only numbers now (its items are immutable: reading one
+        makes no alias of the list)?  (As _shared_state, this reads the module's current value.)"""
+        if not isinstance(v, Global) or self.user_globals is None:
+            return False
+        obj = self.user_globals.get(v.name, _NO_VALUE)
+        return type(obj) in (list, tuple) and 0 < len(obj) <= 4096 and \
+            all(type(e) in (float, int, bool, complex) for e in obj)
 
     # ------------------------------------------------------------ fixpoint
     def _fixpoint(self) -> None:

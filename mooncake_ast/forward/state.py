@@ -8,7 +8,7 @@ tangents live here, by identity, for one outermost forward computation (a *sessi
 (what they held before is a constant), shared by every closure, name and callee that reaches them.
 
 The generated code's entry points (`module_tangent`, `untracked_store`) and the transform's questions
-(`active_globals`, `refuse_nested_module_state`) are here too.
+(`active_globals`, `module_state_level`) are here too.
 """
 from __future__ import annotations
 
@@ -79,7 +79,10 @@ def _session() -> dict:
     stack), as reverse mode's shadows live for one gradient computation.  What such state held before the
     computation is a constant (a zero tangent); what the computation writes into it keeps its tangent from
     call to call within it -- and no longer: the next computation starts from zeros again."""
-    frame = sys._getframe(2)
+    return _session_at(sys._getframe(2))
+
+
+def _session_at(frame: Any) -> dict:
     last = getattr(_session_local, "last", None)
     if last is not None and last[0] is not None and inside(frame, last[0]):
         return last[1]
@@ -131,21 +134,29 @@ class _ClassFields(dict):
         return NoTangent
 
 
-def module_tangent(obj: Any) -> Any:
+def module_tangent(obj: Any, level: int = 0) -> Any:
     """The tangent of module-level state `obj` (a list a closure made at module level also holds, a class
     whose attributes its methods change, ...) read by generated forward code: the storage this forward
-    computation keeps for it, zero storage at first."""
+    computation keeps for it, zero storage at first.  `level` > 0: forward code of forward code
+    (module_state_level), whose storage is kept apart from that of the code it differentiates; there obj may
+    be storage of a lower level itself."""
     if isinstance(obj, type):
         if not obj.__flags__ & (1 << 9):
             return NoTangent
-        store = _session()
+        store = _level_store(level)
         known = store.get(id(obj))
         if known is None or known[0] is not obj:
             known = store[id(obj)] = (obj, ClassTangent({}))
         return known[1]
     if not is_mutable(obj):
         return NoTangent
-    return _session_storage(_session(), obj)
+    return _session_storage(_level_store(level), obj)
+
+
+def _level_store(level: int) -> dict:
+    """The storage of this forward computation (its session) for tangents of module-level state of one level."""
+    store = _session_at(sys._getframe(2))
+    return store.setdefault(("level", level), {}) if level else store
 
 
 def set_shared_tangent(obj: Any, d: Any) -> None:
@@ -203,20 +214,42 @@ def active_globals(ir: Function, active: set, user_globals: dict) -> list:
     return list(found)
 
 
-def refuse_nested_module_state(ir: Function, raw_callee: Any) -> None:
-    """Forward code that keeps tangents of module-level state (module_tangent), differentiated again: both
-    orders would keep theirs in the one storage of the computation, mixed.  Refused."""
+def _module_tangent_level(st: Call, raw_callee: Any) -> Any:
+    """The level of a `module_tangent(obj[, level])` statement (0: written by first-order forward code), or None
+    where st is another call."""
+    callee = st.fn
+    by_name = isinstance(callee, Call) and callee.callee() is getattr and len(callee.args) == 2 and \
+        isinstance(callee.args[1], Const) and callee.args[1].value == "module_tangent"  # (`_mc.module_tangent`)
+    if not (by_name or raw_callee(st) is module_tangent):
+        return None
+    if len(st.args) > 1 and isinstance(st.args[1], Const) and type(st.args[1].value) is int:
+        return st.args[1].value
+    return 0
+
+
+def module_state_level(ir: Function, raw_callee: Any) -> int:
+    """The level of the tangent storage of module-level state that forward code made from `ir` keeps: 0 for a
+    user function; for generated forward code that keeps such storage itself (its `module_tangent(obj, k)`
+    statements), one more than the highest level it uses.  Each level has storage of its own in a computation
+    (`module_tangent(obj, level)`), so the tangents of two orders never mix, and what the code differentiated
+    keeps at level k (an object: storage) gets its own tangent storage at the new level (module_tangent_of)."""
+    level = 0
     for b in ir.blocks:
         for st in b.stmts:
-            callee = st.fn
-            by_name = isinstance(callee, Call) and callee.callee() is getattr and len(callee.args) == 2 and \
-                isinstance(callee.args[1], Const) and callee.args[1].value == "module_tangent"  # (`_mc.module_tangent`)
-            if by_name or raw_callee(st) is module_tangent:
-                from ..rules.forward_code_rules import NestingError
+            k = _module_tangent_level(st, raw_callee)
+            if k is not None:
+                level = max(level, k + 1)
+    if level > 1 or (level and not ir.name.endswith("__jvp")):
+        # Supported: forward code of first-order forward code (`f__jvp`).  A third order of forward mode over such
+        # storage, and forward mode over reverse code that keeps it (mc.jacfwd(mc.hessian(f))), crashed when the
+        # state was written (lists of storage out of step with the lists they shadow,
+        # tests/test_nested_families.py): refused.
+        from ..rules.forward_code_rules import NestingError
 
-                raise NestingError("nested derivative: forward mode over forward code that keeps the derivative "
-                                   "of module-level state (a module-level object, or a class attribute, that a "
-                                   "method or closure changes) is not supported; pass that object as an argument")
+        raise NestingError("nested derivative: a third order of forward mode over code that keeps the derivative "
+                           "of module-level state (a module-level object, or a class attribute, that a method or "
+                           "closure changes) is not supported; pass that object as an argument")
+    return level
 
 
 def untracked_store(target: Any, *tangents: Any) -> None:

@@ -29,7 +29,7 @@ from ..ir.kinds import NUM, infer_kinds
 from ..rules import helpers
 from ..tangents import storage
 from .activity import Activity
-from .state import active_globals, module_tangent, refuse_nested_module_state, untracked_store
+from .state import _module_tangent_level, active_globals, module_state_level, module_tangent, untracked_store
 
 _NUMERIC = (int, float, complex)
 
@@ -315,11 +315,12 @@ class ForwardTransform:
             s = Call(Const(cell_tangent), [self.tangent[ir.self_ref], Const(fv.index), *extra], loc=ir.loc)  # type: ignore[attr-defined]
             entry_extra.append(s)
             self._set(fv, s)
-        refuse_nested_module_state(ir, self.resolver.raw_callee)
+        self.state_level = module_state_level(ir, self.resolver.raw_callee)
+        level = [Const(self.state_level)] if self.state_level else []
         for g in active_globals(ir, self.act.active, self.resolver.g):
             # Module-level state a callee may write data with a derivative into (activity.py): its tangent is
             # the storage this forward computation keeps for it (runtime.module_tangent), shared with callees.
-            s = Call(Const(module_tangent), [g], loc=ir.loc)
+            s = Call(Const(module_tangent), [g, *level], loc=ir.loc)
             entry_extra.append(s)
             self._set(g, s)
         # Tangent phis first (their incoming values are filled at the end).
@@ -373,6 +374,14 @@ class ForwardTransform:
     def _statement(self, s: Call, out: list) -> None:
         if s not in self.act.active:
             out.append(s)
+            return
+        if self.state_level and _module_tangent_level(s, self.resolver.raw_callee) is not None:
+            # storage that the forward code differentiated keeps for module-level state: its tangent is storage
+            # of this level for that object, kept by identity like the state's own (forward/state.py)
+            out.append(s)
+            b = IRTemplateBuilder(self, [], s.loc)
+            self._set(s, b.call(module_tangent, s, Const(self.state_level)))
+            out += b.out
             return
         fn, rule = self.resolver.callee(s)
         operands = [v for v in s.operands() if v is not s.fn or fn is None]

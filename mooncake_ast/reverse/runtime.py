@@ -222,6 +222,10 @@ def _runtime_reverse(f: Any) -> Any:
         return _container_write
     if name == "at" and owner is not None and getattr(owner, "__name__", None) in ("add", "subtract"):
         return _ufunc_at
+    if getattr(f, "__mc_jacobian__", None) is not None:  # (mc.jacfwd/jacrev/hessian: reverse by forward mode)
+        from ..higher import jacobian_reverse
+
+        return jacobian_reverse
     try:
         return _HIGHER_ORDER.get(f)
     except TypeError:

@@ -400,7 +400,17 @@ def _shares(a: Any, i: Any, y: Any) -> bool:
     return not isinstance(i, slice)
 
 
-def getattr_reverse(g: Any, y: Any, obj: Any, name: str, obj_bar: Any) -> Any:
+def getattr_reverse(g: Any, y: Any, obj: Any, name: str, *rest: Any) -> Any:
+    # rest: (obj_bar,), or (default, obj_bar) for `getattr(obj, name, default)` (the default gets no adjoint: refused
+    # below where it was returned with a nonzero one)
+    obj_bar = rest[-1]
+    if len(rest) == 2 and not hasattr(obj, name):
+        if g is NoTangent or g is None or rest[0] is None or type(rest[0]) in (bool, int, str):
+            return obj_bar  # (a default without a derivative)
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError(f"reverse mode: `getattr(obj, {name!r}, default)` returned its default, "
+                                         f"whose derivative is not supported; test with hasattr instead")
     if g is NoTangent:
         return obj_bar
     if isinstance(obj, (float, np.floating)) and name == "real":

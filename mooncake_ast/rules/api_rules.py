@@ -48,6 +48,8 @@ from .nested_plans import (_dense_keep, carries as _carries, fcall_df_plan as _f
                            refuse_not_implemented as _refuse_not_implemented,
                            refuse_tangent_keywords as _refuse_tangent_keywords,
                            value_and_grad_jvp as _value_and_grad_jvp)
+from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
+                           _module_level_constant, _positional, _refuse_reverse_over_nested_state)
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
                                  _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_deriv_fwd, _pow_deriv_full_fwd,
                                  _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd,
@@ -157,7 +159,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
                       for a, d in zip(args, dargs))
         primals, tangents = _bind_fast(f, NoTangent, args, dargs, {}, {})
         m = len(primals)
-        if (m != n or _variadic(f)) and not _only_module_keywords(f, n):  # (`*a` binds n arguments to one)
+        if (m != n or _variadic(f)) and not _only_module_keywords(f, n) and not _constant_defaults(f, n, m):
             raise NestingError(f"nested derivative of {_name(f)}: call it with all its parameters given positionally "
                                f"(defaults, *args and keywords are not supported nested)")
         # (generated code's `*, _mc=_mc` keywords are parameters of its own forward code: passed, zero tangent)
@@ -243,14 +245,22 @@ def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
     n = len(fargs)
     call = (f, fargs, _dense_keep(_expand(fdargs, n), fargs), _dense_keep(_expand(tfargs, n), fargs),
             _dense_keep(_expand(tfdargs, n), fargs))
+    def outer(tf: Any, targs: Any, tdargs: Any) -> tuple:
+        # per item, never a bare NoTangent for a whole tuple: forward_of_forward concatenates these tuples, and the
+        # tangent of a concatenation with a constant tuple (jvp's `(1.0,)`) lost its items (a third forward
+        # order of `math.sin(x * x)` called the generated code with too few arguments)
+        targs, tdargs = _expand(targs, 3), _expand(tdargs, 3)
+        return (NoTangent, _expand(targs[1], n), _expand(targs[2], n), _expand(tdargs[1], n), _expand(tdargs[2], n))
+
     return _Plan(higher.forward_of_forward, call,
-                 lambda b: (NoTangent, (NoTangent, b[1], b[2]), (NoTangent, b[3], b[4])),
-                 lambda tf, targs, tdargs: (NoTangent, targs[1], targs[2], tdargs[1], tdargs[2]))
+                 lambda b: (NoTangent, (NoTangent, b[1], b[2]), (NoTangent, b[3], b[4])), outer)
 
 
 def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
     """fcall of `fcall` itself (forward code that dispatches a call at run time, differentiated forward)."""
     f, df, fargs, fdargs, *rest = args
+    if rest and rest[0] and _keywords_positional(f, len(fargs), rest[0]) is not None and not _carries(df):
+        return _fcall_keywords_plan(f, df, fargs, fdargs, rest, _expand(dargs, len(args)))
     if rest and (rest[0] or (len(rest) > 1 and rest[1] not in (None, NoTangent, {}))):
         raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
     tf, tdf, tfargs, tfdargs, *_ = _expand(dargs, len(args))
@@ -393,7 +403,7 @@ def _prepare_all_cells(call_args: tuple) -> None:
     any other is refused, since what it captures may be differentiated (not supported nested)."""
     for a in call_args:
         if isinstance(a, types.FunctionType) and a.__closure__ and _captures_values(a):
-            if not is_constant(a):
+            if not is_constant(a) and not _module_level_constant(a):
                 raise NestingError(f"nested derivative of {_name(a)}: reverse mode over the forward code of a function "
                                    f"that captures values (closure variables) made inside differentiated code is not "
                                    f"supported; pass those values as arguments")
@@ -410,6 +420,7 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -
     wrt = frozenset(i for i, a in enumerate(plan.call_args) if not isinstance(a, types.ModuleType)
                     and i not in plan.inactive)
     _prepare_all_cells(plan.call_args)
+    _refuse_reverse_over_nested_state(f, plan.fn)
     out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
     _refuse_not_implemented(f, out)
 
@@ -550,6 +561,24 @@ def _jvp_frule(p: tuple, t: tuple) -> tuple:
 
 
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
+    names = _keywords_positional(f, len(args), kwargs)
+    if names is not None:  # (keywords of a plain function: a positional call, their adjoints a dict)
+        n = len(args)
+        pargs = _positional(f, names, args, kwargs)
+        pdargs = _positional(f, names, _expand(dargs, n), dkwargs, tangents=True)
+        out, pb = _rev_fcall(f, df, pargs, pdargs)
+
+        def kw_pullback(g: Any) -> tuple:
+            from ..reverse.adjoints import AdjDict
+
+            f_bar, a_bar, d_bar, df_bar = pb(g)
+            a_bar, d_bar = _expand(a_bar, len(pargs)), _expand(d_bar, len(pargs))
+            k_bar = AdjDict({k: a_bar[n + i] for i, k in enumerate(names) if k in kwargs})
+            dk_bar = AdjDict({k: d_bar[n + i] for i, k in enumerate(names) if k in kwargs}) \
+                if isinstance(dkwargs, dict) else NoTangent
+            return f_bar, df_bar, AdjTuple(a_bar[:n]), AdjTuple(d_bar[:n]), k_bar, dk_bar
+
+        return out, kw_pullback
     _refuse_tangent_keywords(f, kwargs, dkwargs)
     out, pb = _rev_fcall(f, df, args, dargs, kwargs)
 
@@ -564,6 +593,15 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
     f, df, args, dargs, *rest = p
     tf, tdf, targs, tdargs, *trest = _expand(t, len(p))
     kwargs = rest[0] if rest else None
+    names = _keywords_positional(f, len(args), kwargs)
+    if names is not None:  # (keywords of a plain function: a positional call)
+        n = len(args)
+        dkwargs = rest[1] if len(rest) > 1 else None
+        tkwargs, tdkwargs = (trest + [None, None])[:2]
+        return _fwd_fcall(f, df, _positional(f, names, args, kwargs),
+                          _positional(f, names, _expand(dargs, n), dkwargs, True), tf, tdf,
+                          _positional(f, names, _expand(targs, n), tkwargs, True),
+                          _positional(f, names, _expand(tdargs, n), tdkwargs, True))
     _refuse_tangent_keywords(f, kwargs, rest[1] if len(rest) > 1 else None)
     _refuse_tangent_keywords(f, kwargs, trest[0] if trest else None)
     return _fwd_fcall(f, df, tuple(args), dargs, tf, tdf, targs, tdargs, kwargs)

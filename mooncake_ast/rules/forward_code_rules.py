@@ -18,6 +18,7 @@ import numpy as np
 from .. import ops as _ops
 from ..errors import MooncakeError
 from ..forward.runtime import _all_zero
+from ..forward.runtime import fcall as _fcall
 from ..forward.runtime import conform as _conform
 from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple
@@ -26,6 +27,8 @@ from ..tangents import MethodTangent, NoTangent
 from ..tangents import storage as _storage
 from . import helpers as h
 from . import nested_helpers as nh
+from . import numpy_reductions as _numpy_reductions
+from . import builtin_rules as _builtin_rules
 from .registry import _entry, defjvp, defvjp, defzero
 
 
@@ -148,6 +151,42 @@ def _unpack_fwd(x, n, dx, dn):
     return _ops.unpack(x, n), _ops.unpack(dx, n)
 
 
+def _sequence_fwd(x, dx):
+    # `ops.sequence(x)` (what a for loop iterates) and its tangent, as its forward template writes them
+    seq = _ops.sequence(x)
+    return seq, _builtin_rules.sequence_tangent(x, seq, dx)
+
+
+def _view_read_fwd(tc, index, dtc, dindex):
+    # nested_helpers.view_read and its tangent: the same view of the (dense) tangent
+    return nh.view_read(tc, index), nh.view_read(dtc, index)
+
+
+def _dot_fwd(a, b, da, db):
+    return np.dot(a, b), np.dot(da, b) + np.dot(a, db)
+
+
+def _linear_fwd(*ad):
+    # `h.linear(fn, dx, *rest)` (forward code's tangent of a NumPy call linear in its first argument: reshape, sum,
+    # np.dot's `dot(da, b)`, ...) and its tangent: the tangent of the call fn(dx, *rest) itself, whose other
+    # arguments may be differentiated too (np.dot's b).  Variadic, so a plan of its own (a call with *rest has no
+    # positional plan, api_rules._plan).
+    k = len(ad) // 2
+    args = ad[:k]
+    if args[1] is NoTangent:
+        return NoTangent, NoTangent
+    return _fcall(args[0], NoTangent, args[1:], ad[k + 1:])
+
+
+def _extremum_fwd(*ad):
+    # `extremum_tangent(x, y, dx, axis, keepdims[, where])` (max/min's tangent: dx at the first extremum) and
+    # its tangent: linear in dx, its mask piecewise constant in x and y
+    k = len(ad) // 2
+    args = ad[:k]
+    return _numpy_reductions.extremum_tangent(*args), _numpy_reductions.extremum_tangent(args[0], args[1], ad[k + 2],
+                                                                                         *args[3:])
+
+
 _PLAIN = {_ops.unpack: _unpack_fwd, operator.getitem: _getitem_fwd, operator.pos: _pos_fwd, operator.mul: _mul_fwd, operator.add: _add_fwd, operator.sub: _sub_fwd, operator.truediv: _truediv_fwd,
           operator.matmul: _matmul_fwd, operator.neg: _neg_fwd}
 
@@ -208,6 +247,25 @@ def _pow_deriv_dp(t: Any, base: Any, p: Any, z: Any) -> Any:
     return t.mul(t.call(np.power, base, t.sub(p, 1.0)), t.add(1.0, t.mul(p, t.call(h.log_for_pow, base, z))))
 
 
+_JOIN_KINDS = {np.concatenate: "concatenate", np.stack: "stack", np.vstack: "vstack", np.hstack: "hstack"}
+
+
+def _join_tangent_adjoint(join: Any, xs: Any, dxs: Any, g: Any, axis: Any) -> Any:
+    """The adjoints of the parts' tangents dxs of `join_tangent(join, xs, dxs, axis)` (a part without a tangent
+    gets none)."""
+    from .numpy_shapes import join_adjoint
+
+    pieces = join_adjoint(_JOIN_KINDS[join], xs, g, axis)
+    if pieces is NoTangent:
+        return NoTangent
+    pieces = [NoTangent if d is NoTangent or d is None else p for p, d in zip(pieces, dxs)]
+    if isinstance(dxs, tuple):
+        return AdjTuple(pieces)
+    from ..reverse.adjoints import AdjList
+
+    return AdjList(pieces)
+
+
 def _helper_defs() -> None:
     from ..forward import transform as fwd
     from ..forward.runtime import conform
@@ -222,6 +280,24 @@ def _helper_defs() -> None:
     defvjp(h.pow_deriv, lambda t, g, y, base, p: (t.call(_unbroadcast_to, t.mul(g, _pow_deriv_d(t, base, p)), base),
                                                   t.call(_unbroadcast_to, t.mul(g, _pow_deriv_dp(t, base, p, g)), p)))
     defzero(h.sign, zero_tangent)
+    # Run-time helpers of NumPy rules that forward code calls, differentiated again: the mask of max/min's first
+    # extremum is piecewise constant; the tangent of a join is linear in the parts' tangents (xs: their shapes)
+    from . import numpy_reductions, numpy_shapes
+
+    defzero(numpy_reductions._first_extremum)
+    defjvp(nh.view_read, lambda t, y, tc, index: t.call(fwd.item_storage, tc, t.d(tc), index, y)
+           if t.d(tc) is not None else None)
+    _entry(nh.view_read).vjp = _entry(operator.getitem).vjp
+    _PLAIN[nh.view_read] = _view_read_fwd
+    _PLAIN[_ops.sequence] = _sequence_fwd
+    _PLAIN[h.linear] = _linear_fwd
+    _PLAIN[np.dot] = _dot_fwd
+    _PLAIN[numpy_reductions.extremum_tangent] = _extremum_fwd
+    defjvp(numpy_shapes.join_tangent, lambda t, y, join, xs, dxs, axis: t.call(numpy_shapes.join_tangent, join, xs,
+                                                                              t.d(dxs), axis)
+           if t.d(dxs) is not None else None)
+    defvjp(numpy_shapes.join_tangent, lambda t, g, y, join, xs, dxs, axis:
+           (None, None, t.call(_join_tangent_adjoint, join, xs, dxs, g, axis), None))
     # The tangent cells of a function's closure: the plans above always pass the function's tangent as the
     # constant zero (NoTangent) with a zero tangent of its own, so what is read from it is a constant zero.
     defzero(cell_tangent, builtin_rules.cell_tangent_get)

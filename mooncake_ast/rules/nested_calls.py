@@ -1,0 +1,154 @@
+"""Nested calls whose arguments are not simply positional, and the closures and state nested derivatives may
+treat as constants (split from api_rules.py, one concept per module):
+
+* a module-level helper called with keywords or leaving its defaults out (`helper(y, scale=s)`): planned as a
+  positional call, the keywords' adjoints given back as a dict, the defaults constant extra primals;
+* a closure made at module level that keeps no state: what it captures is a constant of every derivative;
+* reverse mode over a second forward order that keeps storage of module-level state: refused (it crashed).
+"""
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from ..reverse.adjoints import AdjTuple
+from ..tangents import NoTangent
+from .forward_code_rules import NestingError, _expand, _name
+from .registry import lookup
+
+
+def _api() -> Any:
+    from . import api_rules
+
+    return api_rules
+
+
+def _variadic(f: Any) -> bool:
+    return _api()._variadic(f)
+
+
+def _constant_defaults(f: Any, n: int, m: int) -> bool:
+    """Do the m - n parameters after the n given positionally take f's defaults, and are those constants here?  A
+    module-level function's defaults were made when its module ran (`def helper(p, scale=1.0)` called as
+    `helper(y)`): constants at every order, passed as constant extra primals without adjoints (as generated code's
+    module keywords).  A function made inside differentiated code may have defaults made from the inputs: refused."""
+    if _variadic(f) or m <= n or "<locals>" in getattr(f, "__qualname__", "<locals>"):
+        return False
+    from ..tangents import is_mutable
+
+    code, defaults = f.__code__, f.__defaults__ or ()
+    return m == code.co_argcount and n >= code.co_argcount - len(defaults) and not code.co_kwonlyargcount and \
+        not any(is_mutable(d) for d in defaults)  # (a mutable default is state the function may change)
+
+
+def _fcall_keywords_plan(f: Any, df: Any, fargs: Any, fdargs: Any, rest: list, dargs: tuple) -> Any:
+    """fcall of `fcall(f, df, args, dargs, kwargs, dkwargs)` for a plain function whose keywords name positional
+    parameters: the positional call's plan, the keywords' adjoints given back as dicts."""
+    from ..reverse.adjoints import AdjDict
+
+    n = len(fargs)
+    kw, dkw = rest[0], (rest[1] if len(rest) > 1 else None)
+    names = _keywords_positional(f, n, kw)
+    tf, tdf, tfargs, tfdargs, tkw, tdkw = (tuple(dargs) + (NoTangent,) * 6)[:6]
+    pos = lambda a, k: _positional(f, names, _expand(a, n), k, True)  # noqa: E731
+    inner = _api()._jvp_plan((f, _positional(f, names, fargs, kw), pos(fdargs, dkw)), (tf, pos(tfargs, tkw), pos(tfdargs, tdkw)))
+    m = n + len(names)
+
+    def parts(b: Any) -> tuple:
+        b = _expand(b, m)
+        return AdjTuple(b[:n]), AdjDict({k: b[n + i] for i, k in enumerate(names) if k in kw})
+
+    def split(b: Any) -> tuple:
+        _, (_, a1, a2), (_, d1, d2) = inner.split(b)
+        (a1, k1), (a2, k2), (d1, l1), (d2, l2) = parts(a1), parts(a2), parts(d1), parts(d2)
+        k = 4 + len(rest)  # (fcall's own arguments: f, df, args, dargs, kwargs[, dkwargs])
+        return NoTangent, (NoTangent, NoTangent, a1, a2, k1, k2)[:k], (NoTangent, NoTangent, d1, d2, l1, l2)[:k]
+
+    def outer(t_f: Any, targs: tuple, tdargs: tuple) -> tuple:
+        targs, tdargs = _expand(targs, 6), _expand(tdargs, 6)
+        return inner.outer(t_f, (targs[0], pos(targs[2], targs[4]), pos(targs[3], targs[5])),
+                           (tdargs[0], pos(tdargs[2], tdargs[4]), pos(tdargs[3], tdargs[5])))
+
+    return _api()._Plan(inner.fn, inner.call_args, split, outer)
+
+
+_KEEPS_LEVELS: dict = {}  # code of forward code of forward code -> whether it keeps storage of storage
+
+
+def _refuse_reverse_over_nested_state(f: Any, fn: Any) -> None:
+    """Reverse mode over forward code of forward code that keeps tangent storage of module-level state (its
+    `module_tangent(obj, 1)` calls, forward/state.py): the storage's lists fell out of step with the state's
+    (an IndexError in tests/test_nested_families.py), so refused, as before levels of storage existed."""
+    code = getattr(fn, "__code__", None)
+    if code is None or "module_tangent" not in code.co_names or not code.co_name.endswith("__jvp__jvp"):
+        return
+    keeps = _KEEPS_LEVELS.get(code)
+    if keeps is None:
+        import inspect
+        import re
+
+        try:
+            text = inspect.getsource(fn)
+        except (OSError, TypeError):
+            text = "module_tangent(?, 1)"  # (unknown: refused)
+        keeps = _KEEPS_LEVELS[code] = re.search(r"module_tangent\([^()]*, \d+\)", text) is not None
+    if keeps:  # (module_tangent(obj) only, of state the code it differentiates reads: fine)
+        raise NestingError(f"nested derivative of {_name(f)}: reverse mode over a second order of forward mode over "
+                           f"code that keeps the derivative of module-level state (a module-level object, or a class "
+                           f"attribute, that a method or closure changes) is not supported; pass that object as an "
+                           f"argument")
+
+
+def _module_level_constant(f: types.FunctionType) -> bool:
+    """A closure made before the differentiation began, which keeps no state: held by a module-level name of its
+    own module (`scale = make_scale(2.0)`), its cells holding numbers, tuples, functions (nothing mutable) that it
+    never rebinds.  What it captures is a constant of every derivative, as for the function differentiated (a
+    closure made inside differentiated code is a new object that no module-level name holds)."""
+    from ..forward.state import _keeps_state
+
+    g = getattr(f, "__globals__", None)
+    if not isinstance(g, dict) or _keeps_state(f):
+        return False
+    return any(v is f for v in list(g.values()))
+
+
+def _keywords_positional(f: Any, n: int, kwargs: Any) -> Any:
+    """For a call `f(*args, **kwargs)` of a module-level Python function (no rule) whose keywords name positional
+    parameters: the names of the parameters after the n positional arguments, in order, that the keywords (and
+    f's defaults) fill, so the call can be planned as a positional one; else None."""
+    if not kwargs or not isinstance(f, types.FunctionType) or lookup(f) is not None or _variadic(f) or \
+            "<locals>" in f.__qualname__ or f.__code__.co_kwonlyargcount:
+        return None
+    code = f.__code__
+    names = code.co_varnames[:code.co_argcount]
+    rest = names[n:]
+    defaults = f.__defaults__ or ()
+    first_default = code.co_argcount - len(defaults)
+    if any(k not in rest for k in kwargs):
+        return None
+    used = [k for k in rest if k in kwargs]
+    last = max(rest.index(k) for k in used)
+    # every parameter up to the last keyword given: given, or a default (which is then passed as a constant)
+    if any(names.index(r) < first_default for r in rest[:last + 1] if r not in kwargs):
+        return None
+    from ..tangents import is_mutable
+
+    if any(is_mutable(d) for d in defaults):
+        return None
+    return rest[:last + 1]
+
+
+def _positional(f: Any, names: Any, args: tuple, kwargs: Any, tangents: bool = False) -> tuple:
+    """args followed by the values of names: from kwargs (a dict, or NoTangent for all zeros), else f's defaults
+    (for tangents: zero)."""
+    code = f.__code__
+    defaults = dict(zip(code.co_varnames[code.co_argcount - len(f.__defaults__ or ()):code.co_argcount],
+                        f.__defaults__ or ()))
+    kw = kwargs if isinstance(kwargs, dict) else {}
+    out = []
+    for k in names:
+        if k in kw:
+            out.append(kw[k])
+        else:
+            out.append(NoTangent if tangents else defaults[k])
+    return (*tuple(args), *out)
