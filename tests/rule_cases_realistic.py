@@ -1,0 +1,55 @@
+"""Test inputs of the rules added for the realistic-function audit (scripts/realistic_audit.py):
+rules/python_itertools.py, ... merged into CASES / ZERO_CASES of tests/test_rules.py by catalog name."""
+import bisect  # noqa: F401  (the cases' sources use these)
+import heapq  # noqa: F401
+import itertools  # noqa: F401
+import math  # noqa: F401
+import operator  # noqa: F401
+
+import numpy as np
+
+from rule_case_kit import kit
+
+F, Case = kit("realistic rule case", globals())
+C = Case
+RNG = np.random.default_rng(4242)
+v4 = RNG.uniform(-0.9, 0.9, 4)
+m32 = RNG.uniform(-0.9, 0.9, (3, 2))
+
+
+def _acc(x):
+    fn = sum(v * v for v in itertools.accumulate(x))  # the default: running sums
+    return fn + sum(itertools.accumulate(x, lambda a, b: a * 0.5 + b * b))
+
+
+def _acc_closure(x, s):
+    return sum(itertools.accumulate(list(x), lambda a, b: a * s + b, initial=2))  # a closure over s
+
+
+REAL_CASES = {
+    "itertools.pairwise": [C("lambda x: sum(a * b for a, b in itertools.pairwise(x))", v4),
+                           C("lambda X: sum(np.sum(a * b) for a, b in itertools.pairwise(X))", m32)],
+    "itertools.product": [C("lambda a, b: sum(math.sin(x * y) for x, y in itertools.product(a, b)) + sum(p * q for p, q in itertools.product(a, repeat=2))", v4[:2], list(v4[2:]))],
+    "itertools.combinations": [C("lambda x: sum(a * b * c for a, b, c in itertools.combinations(x, 3))", v4)],
+    "itertools.combinations_with_replacement": [C("lambda x: sum(a * b for a, b in itertools.combinations_with_replacement(x, 2))", v4)],
+    "itertools.permutations": [C("lambda x: sum(a * b ** 2 for a, b in itertools.permutations(x, 2))", v4)],
+    "itertools.chain": [C("lambda x, y: sum(v * v for v in itertools.chain(x, y, [y[0]]))", v4[:2], list(v4[2:]))],
+    "chain.from_iterable": [C("lambda x, y: sum(itertools.chain.from_iterable([x, [y * y]]))", v4, 0.7)],
+    "itertools.islice": [C("lambda x: sum(v * v for v in itertools.islice(x, 1, None, 2)) + sum(itertools.islice(iter(x), 2))", v4)],
+    "itertools.compress": [C("lambda x: sum(v ** 3 for v in itertools.compress(x, [1, 0, 1, 1]))", v4)],
+    "itertools.takewhile": [C("lambda x: sum(itertools.takewhile(lambda v: v < 0.8, x * x))", v4)],
+    "itertools.dropwhile": [C("lambda x: sum(itertools.dropwhile(lambda v: v < 0.3, x * x))", v4)],
+    "itertools.filterfalse": [C("lambda x: sum(v * v for v in itertools.filterfalse(lambda v: v > 0, x))", v4)],
+    "itertools.repeat": [C("lambda x: sum(v * v for v in itertools.repeat(x, 3))", 0.4)],
+    "itertools.accumulate": [C(_acc, v4), C(_acc, list(v4)), C(_acc_closure, v4, 0.6, modes=("reverse",)),
+                             C("lambda x: sum(itertools.accumulate(x, operator.mul, initial=2))", v4)],
+    "itertools.starmap": [C("lambda x, y: sum(itertools.starmap(lambda a, b: a * b * b, zip(x, y)))", v4, v4[::-1].copy())],
+    "heapq.nlargest": [C("lambda x: sum(v * v for v in heapq.nlargest(2, list(x)))", v4)],
+    "heapq.nsmallest": [C("lambda x: sum(heapq.nsmallest(3, x * x, key=lambda v: -v))", v4)],
+    "heapq.merge": [C("lambda x, y: sum(v * i for i, v in enumerate(heapq.merge(sorted(x), [y, y + 1.0])))", v4, 0.1)],
+}
+
+REAL_ZERO_CASES = {
+    "_bisect.bisect_left": C("lambda x: x[bisect.bisect_left([0.1, 0.5], x[1])] * x[0]", v4),
+    "_bisect.bisect_right": C("lambda x: x[bisect.bisect([0.1, 0.5], x[1])] * x[0]", v4),
+}
