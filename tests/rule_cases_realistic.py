@@ -53,3 +53,47 @@ REAL_ZERO_CASES = {
     "_bisect.bisect_left": C("lambda x: x[bisect.bisect_left([0.1, 0.5], x[1])] * x[0]", v4),
     "_bisect.bisect_right": C("lambda x: x[bisect.bisect([0.1, 0.5], x[1])] * x[0]", v4),
 }
+
+
+# ------------------------------------------------------------------ SciPy (optional)
+try:
+    import scipy.integrate as si
+    import scipy.linalg as sl
+    import scipy.spatial.distance as sd
+except ImportError:  # SciPy is optional
+    sl = sd = si = None
+
+A3 = RNG.normal(size=(3, 3)) + 3.0 * np.eye(3)
+P3 = np.array([[0.1, 0.9, 0.2], [0.3, 0.2, 3.0], [1.5, 0.4, 0.1]])  # lu_factor pivots
+b3, B32 = RNG.normal(size=3), RNG.normal(size=(3, 2))
+X43, Y33 = RNG.normal(size=(4, 3)), RNG.normal(size=(3, 3))
+
+
+def _scipy_cases():
+    return {
+        sl.cholesky: [C("lambda a: sl.cholesky(a @ a.T + np.eye(3), lower=True)", A3),
+                      C("lambda a: sl.cholesky(a @ a.T + np.eye(3))", A3)],
+        sl.cho_factor: [C("lambda a: sl.cho_factor(a @ a.T + np.eye(3))[0] * 1.0", A3),
+                        C("lambda a: sl.cho_factor(a @ a.T + np.eye(3), lower=True)[0] * 1.0", A3)],
+        sl.cho_solve: [C("lambda a, b: sl.cho_solve(sl.cho_factor(a @ a.T + np.eye(3)), b)", A3, b3),
+                       C("lambda a, b: sl.cho_solve(sl.cho_factor(a @ a.T + np.eye(3), lower=True), b)", A3, B32)],
+        sl.solve_triangular: [C("lambda a, b: sl.solve_triangular(a, b, lower=True)", A3, b3),
+                              C("lambda a, b: sl.solve_triangular(a, b, trans='T', unit_diagonal=True)", A3, B32)],
+        sl.lu_factor: [C("lambda a: sl.lu_factor(a)[0] * 1.0", P3)],
+        sl.lu_solve: [C("lambda a, b: sl.lu_solve(sl.lu_factor(a), b)", P3, b3),
+                      C("lambda a, b: sl.lu_solve(sl.lu_factor(a), b, trans=1)", P3, B32)],
+        sl.expm: [C("lambda a: sl.expm(a)", 0.3 * A3)],
+        sl.logm: [C("lambda a: sl.logm(a @ a.T / 10.0)", A3)],
+        sd.pdist: [C("lambda x: sd.pdist(x) + sd.pdist(x, 'sqeuclidean') * sd.pdist(x, metric='cityblock')", X43)],
+        sd.cdist: [C("lambda a, b: sd.cdist(a, b) + sd.cdist(a, b, 'sqeuclidean') * sd.cdist(a, b, metric='cityblock')", X43, Y33)],
+        sd.squareform: [C("lambda x: sd.squareform(sd.pdist(x)) @ x", X43),
+                        C("lambda m: sd.squareform(m + m.T - 2.0 * np.diag(np.diag(m)))", Y33)],
+    }
+
+
+def scipy_real_cases(entries):
+    """The SciPy cases by catalog name (`entries`: catalog())."""
+    if sl is None:
+        return {}
+    names = {e.key: e.name for e in entries}
+    return {names[k]: v for k, v in _scipy_cases().items() if k in names}

@@ -409,7 +409,8 @@ _SCIPY_LOCK = threading.Lock()
 _SCIPY = [False]  # every SciPy table registered (each is, on the first lookup after its module is imported)
 # (module whose import brings the functions, rules module registering them): scipy.stats after scipy.special
 _SCIPY_TABLES = (("scipy.special", "scipy_rules"), ("scipy.stats", "scipy_stats"),
-                 ("scipy.linalg", "scipy_linalg_rules"), ("scipy.signal", "scipy_signal_rules"))
+                 ("scipy.linalg", "scipy_linalg_rules"), ("scipy.signal", "scipy_signal_rules"),
+                 ("scipy.spatial", "scipy_spatial_rules"), ("scipy.integrate", "scipy_integrate_rules"))
 _SCIPY_DONE: set = set()
 
 
@@ -468,7 +469,9 @@ def all_rules() -> dict[Any, Rule]:
     if not _SCIPY[0] and not _BUILTIN_PHASE[0]:
         try:
             import scipy.linalg  # noqa: F401
+            import scipy.integrate  # noqa: F401
             import scipy.signal  # noqa: F401
+            import scipy.spatial.distance  # noqa: F401
             import scipy.special  # noqa: F401
             import scipy.stats  # noqa: F401
         except ImportError:  # SciPy is optional
