@@ -69,8 +69,32 @@ b3, B32 = RNG.normal(size=3), RNG.normal(size=(3, 2))
 X43, Y33 = RNG.normal(size=(4, 3)), RNG.normal(size=(3, 3))
 
 
+def _decay(y, t, k):
+    return np.array([-k * y[0], k * y[0] - 0.5 * y[1]])
+
+
+def _ode_args(k, y0):
+    return si.odeint(_decay, y0, np.linspace(0.0, 2.0, 4), args=(k,))
+
+
+def _ode_closure(k, y0):
+    return si.odeint(lambda t, y: -k * y * y, y0, [0.0, 0.5, 1.0], tfirst=True)
+
+
+def _quad_args(a, lo, hi):
+    val, err = si.quad(lambda t, c: math.sin(c * t) * t, lo, hi, args=(a,))
+    return val
+
+
 def _scipy_cases():
     return {
+        si.odeint: [C(_ode_args, 0.8, np.array([1.0, 0.2]), rtol=1e-4, atol=1e-5),
+                    C(_ode_closure, 0.7, np.array([1.0, 0.2]), rtol=1e-4, atol=1e-5)],
+        si.quad: [C("lambda a: si.quad(lambda t: np.exp(-a * t * t), 0.0, 1.0)[0]", 0.6),
+                  C(_quad_args, 1.3, 0.1, 0.9)],
+        si.cumulative_trapezoid: [C("lambda y: si.cumulative_trapezoid(y, dx=0.1)", v4),
+                                  C("lambda y, x: si.cumulative_trapezoid(y, x, initial=0)", v4, np.array([0.0, 0.3, 0.4, 1.0])),
+                                  C("lambda Y, h: si.cumulative_trapezoid(Y, dx=h, axis=0)", m32, 0.3)],
         sl.cholesky: [C("lambda a: sl.cholesky(a @ a.T + np.eye(3), lower=True)", A3),
                       C("lambda a: sl.cholesky(a @ a.T + np.eye(3))", A3)],
         sl.cho_factor: [C("lambda a: sl.cho_factor(a @ a.T + np.eye(3))[0] * 1.0", A3),
