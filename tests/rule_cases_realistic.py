@@ -49,7 +49,27 @@ REAL_CASES = {
     "heapq.merge": [C("lambda x, y: sum(v * i for i, v in enumerate(heapq.merge(sorted(x), [y, y + 1.0])))", v4, 0.1)],
 }
 
+def _put_along(X, v):
+    Y = X * 1.0
+    np.put_along_axis(Y, np.array([[0, 1], [1, 1], [1, 0]]), v * v, axis=1)  # (1, 1): the last write wins
+    return Y * X
+
+
+x8, w8 = RNG.uniform(-0.95, 0.95, 8), RNG.uniform(0.5, 1.5, 8)
+REAL_CASES.update({
+    "numpy.histogram": [C("lambda w, x: np.histogram(x, bins=4, range=(-1.0, 1.0), weights=w)[0]", w8, x8),
+                        C("lambda w, x: np.histogram(x, bins=4, weights=w, density=True)[0]", w8, x8),
+                        C("lambda x, lo, hi: (lambda c, e: c * e[1:])(*np.histogram(x, 3, (lo, hi), density=True))", x8, -1.0, 1.0),
+                        C("lambda x, b: np.histogram(x, bins=b * 2.0, density=True)[0]", x8, np.array([-0.6, -0.1, 0.2, 0.7]))],
+    "numpy.fromiter": [C("lambda x: np.fromiter((v ** 2 for v in x), dtype=float) * 2.0", v4),
+                       C("lambda x: np.fromiter(map(np.sin, x), float, 3)", v4)],
+    "numpy.put_along_axis": [C(_put_along, m32 @ m32.T, m32)],
+})
+
 REAL_ZERO_CASES = {
+    "numpy.lexsort": C("lambda x: x[np.lexsort((x, np.array([1, 0, 1, 0])))] * 2.0", v4),
+    "numpy.isrealobj": C("lambda x: x * np.isrealobj(x)", v4),
+    "numpy.iscomplexobj": C("lambda x: x * (1.0 + np.iscomplexobj(x))", v4),
     "_bisect.bisect_left": C("lambda x: x[bisect.bisect_left([0.1, 0.5], x[1])] * x[0]", v4),
     "_bisect.bisect_right": C("lambda x: x[bisect.bisect([0.1, 0.5], x[1])] * x[0]", v4),
 }
