@@ -66,6 +66,9 @@ REAL_CASES.update({
     "numpy.put_along_axis": [C(_put_along, m32 @ m32.T, m32)],
 })
 
+REAL_CASES["numpy.trapezoid"] = [C("lambda u, h: np.trapezoid(u ** 2, dx=h)", v4, 0.2),  # (keyword operands' adjoints)
+                               C("lambda u, x: np.trapezoid(u ** 2, x=x * x)", v4[:3], np.array([0.1, 0.4, 0.8]))]
+
 REAL_ZERO_CASES = {
     "numpy.lexsort": C("lambda x: x[np.lexsort((x, np.array([1, 0, 1, 0])))] * 2.0", v4),
     "numpy.isrealobj": C("lambda x: x * np.isrealobj(x)", v4),

@@ -141,10 +141,18 @@ def _trapz_jvp(t, yv, p, k, name):
 
 
 def _trapz_vjp(t, g, yv, p, k, name):
-    _refuse_keywords(t, name, **{n: v for n, v in k.items() if n in ("x", "dx")})
+    named = [n for n in ("x", "dx") if n in k]
+    if not getattr(t, "keyword_adjoints", False):
+        _refuse_keywords(t, name, **{n: k[n] for n in named})
+        named = []
     b = _bind(_TRAPZ, p, k)
     ybar, xbar, dxbar = _split(t, t.call(trapz_adjoint, g, yv, b.get("x"), b.get("dx", 1.0), b.get("axis", -1)), 3)
-    return (ybar, xbar, dxbar, None)[:1 + len(p)]
+    out = (ybar, xbar, dxbar, None)[:1 + len(p)]
+    if named:  # (np.trapezoid(y, dx=h): the reverse transform takes keyword operands' adjoints as a KwAdj)
+        from .registry import KwAdj
+
+        out += (KwAdj({n: {"x": xbar, "dx": dxbar}[n] for n in named}),)
+    return out
 
 
 for _name in ("trapezoid", "trapz"):
