@@ -69,6 +69,11 @@ REAL_CASES.update({
 REAL_CASES["numpy.trapezoid"] = [C("lambda u, h: np.trapezoid(u ** 2, dx=h)", v4, 0.2),  # (keyword operands' adjoints)
                                C("lambda u, x: np.trapezoid(u ** 2, x=x * x)", v4[:3], np.array([0.1, 0.4, 0.8]))]
 
+REAL_CASES["numpy.cross"] = [C("lambda a, b: np.cross(a, b)", m32, m32[::-1].copy()),  # 2-vectors: the z component
+                             C("lambda a, b: np.cross(a, b, axisa=0)", m32.T.copy(), RNG.uniform(-1, 1, (3, 2)))]
+REAL_CASES["numpy.gradient"] = [C("lambda x, h: np.gradient(x * x, h)", v4, 0.5),  # a uniform spacing, differentiated
+                                C("lambda X, h, k: np.gradient(X * X, h, k)[1]", m32, 0.5, 0.7)]
+
 REAL_ZERO_CASES = {
     "numpy.lexsort": C("lambda x: x[np.lexsort((x, np.array([1, 0, 1, 0])))] * 2.0", v4),
     "numpy.isrealobj": C("lambda x: x * np.isrealobj(x)", v4),
@@ -82,9 +87,10 @@ REAL_ZERO_CASES = {
 try:
     import scipy.integrate as si
     import scipy.linalg as sl
+    import scipy.optimize as so
     import scipy.spatial.distance as sd
 except ImportError:  # SciPy is optional
-    sl = sd = si = None
+    sl = sd = si = so = None
 
 A3 = RNG.normal(size=(3, 3)) + 3.0 * np.eye(3)
 P3 = np.array([[0.1, 0.9, 0.2], [0.3, 0.2, 3.0], [1.5, 0.4, 0.1]])  # lu_factor pivots
@@ -109,8 +115,45 @@ def _quad_args(a, lo, hi):
     return val
 
 
+def _fit(w, x):
+    """A fit made once from constants, its result used as data (res["x"]: see tests/test_rules_realistic.py)."""
+    res = so.minimize(lambda z: np.sum((z - 1.0) ** 2), np.zeros(2))
+    return np.sum(w * res["x"]) + np.sum(x * so.minimize_scalar(lambda t: (t - 0.3) ** 2)["x"])
+
+
+# Fits made from constants, their results used as data.  The data are literal tuples: an array, even a
+# global one, is taken as possibly differentiated by reverse mode's activity analysis, and its refused
+# adjoint then refuses the call (tests/test_rules_realistic.py shows the refusal).
+CONSTANT_FITS = {
+    "curve_fit": "so.curve_fit(lambda t, a, b: a * t + b, (0.0, 1.0, 2.0, 3.0), (1.0, 3.0, 5.2, 7.1))[0]",
+    "least_squares": "so.least_squares(lambda z: z - 1.5, np.zeros(2))['x']",
+    "root": "so.root(lambda z: z ** 3 - 2.0, np.ones(2))['x']",
+    "root_scalar": "so.root_scalar(lambda z: z * z - 2.0, bracket=(0.0, 2.0))['root']",
+    "fsolve": "so.fsolve(lambda z: z ** 3 - 3.0, np.ones(2))",
+    "linprog": "so.linprog((1.0, 1.0), A_ub=((-1.0, 0.0), (0.0, -1.0)), b_ub=(-1.0, -1.0))['x']",
+    "lsq_linear": "so.lsq_linear(((1.0, 0.0), (0.0, 2.0)), (1.0, 2.0))['x']",
+    "nnls": "so.nnls(((1.0, 0.0), (0.0, 1.0)), (1.0, -2.0))[0]",
+    "fmin": "so.fmin(lambda z: np.sum((z - 0.5) ** 2), np.zeros(2), disp=False)",
+    "fminbound": "so.fminbound(lambda z: (z - 0.2) ** 2, -1.0, 1.0)",
+}
+
+
+def _root(c, d):
+    return so.brentq(lambda x, a, b: math.cos(x) - a * x - b, 0.0, 2.0, args=(c, d)) ** 2
+
+
 def _scipy_cases():
-    return {
+    roots = {so.brentq: "so.brentq(lambda x: x ** 3 - c, 0.0, 3.0, xtol=1e-14)",
+             so.brenth: "so.brenth(lambda x: x ** 3 - c, 0.0, 3.0, xtol=1e-14)",
+             so.ridder: "so.ridder(lambda x: x ** 3 - c, 0.0, 3.0, xtol=1e-14)",
+             so.bisect: "so.bisect(lambda x: x ** 3 - c, 0.0, 3.0, xtol=1e-14)",
+             so.toms748: "so.toms748(lambda x: x ** 3 - c, 0.0, 3.0, xtol=1e-14)",
+             so.newton: "so.newton(lambda x: x * x - c, 1.0, tol=1e-14)"}
+    out = {fn: [C(f"lambda c: {src} * c", 2.0)] for fn, src in roots.items()}
+    out[so.brentq].append(C(_root, 0.5, 0.1))
+    fits = {getattr(so, n): [C(f"lambda w: np.sum(w * {src})", RNG.uniform(-1, 1, 2))] for n, src in CONSTANT_FITS.items()}
+    fits[so.minimize] = fits[so.minimize_scalar] = [C(_fit, RNG.uniform(-1, 1, 2), 0.4)]
+    return {**out, **fits,
         si.odeint: [C(_ode_args, 0.8, np.array([1.0, 0.2]), rtol=1e-4, atol=1e-5),
                     C(_ode_closure, 0.7, np.array([1.0, 0.2]), rtol=1e-4, atol=1e-5)],
         si.quad: [C("lambda a: si.quad(lambda t: np.exp(-a * t * t), 0.0, 1.0)[0]", 0.6),

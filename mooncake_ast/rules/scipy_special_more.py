@@ -62,7 +62,7 @@ class RefusedAdjoint:
         raise NotImplementedError(self.message)
 
     __add__ = __radd__ = __iadd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
-    __neg__ = __float__ = __int__ = __index__ = __bool__ = __len__ = __iter__ = __array__ = _refuse
+    __neg__ = __float__ = __int__ = __index__ = __bool__ = __len__ = __iter__ = __array__ = __getitem__ = _refuse
     __array_ufunc__ = __array_function__ = _refuse
 
     def __repr__(self):
