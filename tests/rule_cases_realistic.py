@@ -158,6 +158,8 @@ def _scipy_cases():
                     C(_ode_closure, 0.7, np.array([1.0, 0.2]), rtol=1e-4, atol=1e-5)],
         si.quad: [C("lambda a: si.quad(lambda t: np.exp(-a * t * t), 0.0, 1.0)[0]", 0.6),
                   C(_quad_args, 1.3, 0.1, 0.9)],
+        si.solve_ivp: [C("lambda w: np.sum(w * si.solve_ivp(lambda t, y: -y, (0.0, 1.0), (1.0, 2.0), t_eval=(0.5, 1.0))['y'])",
+                         RNG.uniform(-1, 1, (2, 2)))],
         si.cumulative_trapezoid: [C("lambda y: si.cumulative_trapezoid(y, dx=0.1)", v4),
                                   C("lambda y, x: si.cumulative_trapezoid(y, x, initial=0)", v4, np.array([0.0, 0.3, 0.4, 1.0])),
                                   C("lambda Y, h: si.cumulative_trapezoid(Y, dx=h, axis=0)", m32, 0.3)],

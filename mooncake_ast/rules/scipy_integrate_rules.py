@@ -18,6 +18,10 @@ function through fcall (forward) or rcall (reverse), so it may be a closure over
 * cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None): bilinear in y and the spacing:
   out = cumsum(h (y[1:] + y[:-1]) / 2) along axis.
 
+* solve_ivp: a constant when nothing it reads is differentiated (a reference solution computed once);
+  otherwise refused, pointing to odeint or a fixed-step integrator written in Python (both
+  differentiated).  Its result object's fields are read by item (sol["y"]) in reverse mode.
+
 Differentiated times (odeint's t) and options passed positionally after `args` are refused, as are
 full_output=True for quad and tfirst with Dfun (the Jacobian argument is not used by the rules).
 """
@@ -29,7 +33,10 @@ import numpy as np
 
 from ..tangents import NoTangent
 
-FUNCTIONS = ["integrate.cumulative_trapezoid", "integrate.odeint", "integrate.quad"]
+FUNCTIONS = ["integrate.cumulative_trapezoid", "integrate.odeint", "integrate.quad", "integrate.solve_ivp"]
+_IVP = ("derivative of scipy.integrate.solve_ivp with respect to what it reads (its function's arguments or captured "
+        "values, y0, t_span): not implemented.  Use scipy.integrate.odeint (differentiated in both modes), or a "
+        "fixed-step integrator written in Python")
 REGISTERED: dict = {}
 _RK4_TOL, _RK4_MAX = 1e-7, 4096
 _GL_NODES, _GL_TOL = 64, 1e-9
@@ -365,6 +372,24 @@ def cumtrapz_adjoints(y, g, x=None, dx=1.0, axis=-1, initial=None):
     return np.moveaxis(ybar, -1, axis), xbar, dxbar
 
 
+# ------------------------------------------------------------------ solve_ivp (constant only)
+def ivp_tangent(*tangents):
+    from .scipy_optimize_rules import _live
+
+    if any(_live(d) for d in tangents):
+        raise NotImplementedError(_IVP)
+    return NoTangent
+
+
+def ivp_adjoint(g, f=None, first=False):
+    from .scipy_optimize_rules import _live, _may_differentiate
+    from .scipy_special_more import RefusedAdjoint
+
+    if not _live(g) or (first and not _may_differentiate(f)):
+        return NoTangent
+    return RefusedAdjoint(_IVP)
+
+
 # ------------------------------------------------------------------ registration
 def register() -> None:
     """Register the rules (registry.lookup calls this once scipy.integrate is imported)."""
@@ -403,4 +428,22 @@ def register() -> None:
 
     defjvp(si.cumulative_trapezoid, ct_jvp)
     defvjp(si.cumulative_trapezoid, ct_vjp)
-    del KwAdj
+
+    REGISTERED[si.solve_ivp] = "integrate.solve_ivp"
+
+    def ivp_jvp(t, y, *args, **k):
+        live = [t.d(v) for v in list(args) + list(k.values()) if t.d(v) is not None]
+        return t.call(ivp_tangent, *live) if live else None
+
+    def ivp_vjp(t, g, y, *args, **k):
+        needs = getattr(t, "needs", None)
+
+        def adj(v, first):
+            return None if needs is not None and not needs(v) else t.call(ivp_adjoint, g, v, first)
+
+        named = {n: adj(v, False) for n, v in k.items()}
+        named = {n: v for n, v in named.items() if v is not None}
+        return tuple(adj(v, i == 0) for i, v in enumerate(args)) + ((KwAdj(named),) if named else ())
+
+    defjvp(si.solve_ivp, ivp_jvp)
+    defvjp(si.solve_ivp, ivp_vjp)
