@@ -89,8 +89,9 @@ try:
     import scipy.linalg as sl
     import scipy.optimize as so
     import scipy.spatial.distance as sd
+    import scipy.stats as st
 except ImportError:  # SciPy is optional
-    sl = sd = si = so = None
+    sl = sd = si = so = st = None
 
 A3 = RNG.normal(size=(3, 3)) + 3.0 * np.eye(3)
 P3 = np.array([[0.1, 0.9, 0.2], [0.3, 0.2, 3.0], [1.5, 0.4, 0.1]])  # lu_factor pivots
@@ -183,9 +184,30 @@ def _scipy_cases():
     }
 
 
+# the distributions added to rules/scipy_stats.py for the audit: (name, shapes as source text, points x)
+NEW_CONTINUOUS = [("lognorm", "0.6, ", np.array([0.4, 1.1, 2.5])), ("uniform", "", np.array([0.2, 0.5, 0.9])),
+                  ("cauchy", "", np.array([-0.6, 0.15, 0.9])), ("logistic", "", np.array([-0.6, 0.15, 0.9])),
+                  ("invgamma", "2.5, ", np.array([0.4, 1.1, 2.5])), ("halfnorm", "", np.array([0.2, 0.7, 1.4])),
+                  ("weibull_min", "1.7, ", np.array([0.4, 1.1, 2.5]))]
+
+
+def _stats_cases():
+    out = {}
+    for dist, shapes, x in NEW_CONTINUOUS:
+        cls = type(getattr(st, dist))
+        for m in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
+            out[(cls, m)] = [C(f"lambda x, loc, scale: st.{dist}.{m}(x, {shapes}loc, scale)", x, -0.05, 1.3)]
+        if shapes:  # the shape parameter, differentiated in the density
+            out[(cls, "logpdf")].append(C(f"lambda x, a: st.{dist}.logpdf(x, a, scale=1.2)", x, float(shapes[:-2])))
+        q = np.array([0.2, 0.55, 0.9])
+        out[(cls, "ppf")] = [C(f"lambda q, m, s: st.{dist}.ppf(q, {shapes}m, s)", q, 0.1, 1.3)]
+        out[(cls, "isf")] = [C(f"lambda q: st.{dist}.isf(q, {shapes}scale=1.5)", q)]
+    return out
+
+
 def scipy_real_cases(entries):
     """The SciPy cases by catalog name (`entries`: catalog())."""
     if sl is None:
         return {}
     names = {e.key: e.name for e in entries}
-    return {names[k]: v for k, v in _scipy_cases().items() if k in names}
+    return {names[k]: v for k, v in {**_scipy_cases(), **_stats_cases()}.items() if k in names}
