@@ -75,6 +75,15 @@ REAL_CASES["numpy.gradient"] = [C("lambda x, h: np.gradient(x * x, h)", v4, 0.5)
                                 C("lambda X, h, k: np.gradient(X * X, h, k)[1]", m32, 0.5, 0.7)]
 
 REAL_ZERO_CASES = {
+    "numpy.result_type": C("lambda x: x.astype(np.result_type(x, 1.0)) * 2.0", v4),
+    "numpy.common_type": C("lambda x: x.astype(np.common_type(x)) * 2.0", v4),
+    "numpy.promote_types": C("lambda x: x.astype(np.promote_types(x.dtype, np.float32)) * 2.0", v4),
+    "numpy.can_cast": C("lambda x: x * np.can_cast(x.dtype, np.float64)", v4),
+    "numpy.min_scalar_type": C("lambda x: x * (np.min_scalar_type(3) == np.uint8)", v4),
+    "numpy.finfo": C("lambda x: x + np.finfo(x.dtype).eps * x", v4),
+    "numpy.iinfo": C("lambda x: x * (np.iinfo(np.int8).max / 127)", v4),
+    "numpy.dtype": C("lambda x: x.astype(np.dtype('float64')) * 2.0", v4),
+    "numpy.issubdtype": C("lambda x: x * np.issubdtype(x.dtype, np.floating)", v4),
     "numpy.lexsort": C("lambda x: x[np.lexsort((x, np.array([1, 0, 1, 0])))] * 2.0", v4),
     "numpy.isrealobj": C("lambda x: x * np.isrealobj(x)", v4),
     "numpy.iscomplexobj": C("lambda x: x * (1.0 + np.iscomplexobj(x))", v4),

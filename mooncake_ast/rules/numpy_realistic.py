@@ -1,5 +1,6 @@
 """NumPy functions met in realistic code (scripts/realistic_audit.py), both modes: np.histogram,
-np.fromiter, np.put_along_axis, and the zero-derivative np.lexsort, np.isrealobj, np.iscomplexobj.
+np.fromiter, np.put_along_axis, and the zero-derivative np.lexsort, np.isrealobj, np.iscomplexobj and the
+type queries (np.result_type, np.finfo, np.dtype, ...).
 
 * histogram(a, bins, range, density, weights) -> (hist, edges).  The counts are piecewise constant in
   `a`; with weights they are linear in them (dhist = histogram(a, edges, weights=dw)).  The edges are
@@ -26,6 +27,9 @@ from .numpy_writes import (_bind, _dest, _dest_tangent, _refuse_complex, _result
 from .registry import defjvp, defrule, defvjp, defzero
 
 defzero(np.lexsort, np.isrealobj, np.iscomplexobj)
+# Types and their limits (library code reached from SciPy asks them): nothing to differentiate.
+defzero(np.result_type, np.common_type, np.promote_types, np.can_cast, np.min_scalar_type, np.finfo, np.iinfo,
+        np.dtype, np.issubdtype)
 
 
 def _zero(v):
