@@ -98,9 +98,10 @@ try:
     import scipy.linalg as sl
     import scipy.optimize as so
     import scipy.spatial.distance as sd
+    import scipy.special as sp
     import scipy.stats as st
 except ImportError:  # SciPy is optional
-    sl = sd = si = so = st = None
+    sl = sd = si = so = st = sp = None
 
 A3 = RNG.normal(size=(3, 3)) + 3.0 * np.eye(3)
 P3 = np.array([[0.1, 0.9, 0.2], [0.3, 0.2, 3.0], [1.5, 0.4, 0.1]])  # lu_factor pivots
@@ -214,9 +215,27 @@ def _stats_cases():
     return out
 
 
+def _special_cases():
+    p3, c3, u3 = np.array([0.7, 1.5, 2.5]), np.array([-0.6, 0.15, 0.9]), np.array([0.1, 0.45, 0.8])
+    return {
+        sp.log1p: [C("lambda x: sp.log1p(x)", u3)], sp.expm1: [C("lambda x: sp.expm1(x)", c3)],
+        sp.k0: [C("lambda x: sp.k0(x)", p3)], sp.k1: [C("lambda x: sp.k1(x)", p3)],
+        sp.k0e: [C("lambda x: sp.k0e(x)", p3)], sp.k1e: [C("lambda x: sp.k1e(x)", p3)],
+        sp.i0e: [C("lambda x: sp.i0e(x)", c3)], sp.i1e: [C("lambda x: sp.i1e(x)", c3)],
+        sp.exp1: [C("lambda x: sp.exp1(x)", p3)],
+        sp.ellipk: [C("lambda m: sp.ellipk(m)", u3)], sp.ellipe: [C("lambda m: sp.ellipe(m)", u3)],
+        sp.kv: [C("lambda x: sp.kv(1.5, x)", p3), C("lambda x: sp.kv(np.array([0.5, 1.0, 2.5]), x)", p3)],
+        sp.kve: [C("lambda x: sp.kve(0.5, x)", p3)],
+        sp.expn: [C("lambda x: sp.expn(2, x) + sp.expn(1, x) + sp.expn(0, x)", p3)],
+        sp.binom: [C("lambda n, k: sp.binom(n, k)", p3 + 3.0, u3 * 2.0)],
+        sp.boxcox: [C("lambda x, l: sp.boxcox(x, l)", p3, 0.4), C("lambda x, l: sp.boxcox(x, l)", p3, np.array([0.3, 0.0, -0.5]))],
+        sp.boxcox1p: [C("lambda x, l: sp.boxcox1p(x, l)", u3, 0.6)],
+    }
+
+
 def scipy_real_cases(entries):
     """The SciPy cases by catalog name (`entries`: catalog())."""
     if sl is None:
         return {}
     names = {e.key: e.name for e in entries}
-    return {names[k]: v for k, v in {**_scipy_cases(), **_stats_cases()}.items() if k in names}
+    return {names[k]: v for k, v in {**_scipy_cases(), **_stats_cases(), **_special_cases()}.items() if k in names}
