@@ -74,6 +74,14 @@ REAL_CASES["numpy.cross"] = [C("lambda a, b: np.cross(a, b)", m32, m32[::-1].cop
 REAL_CASES["numpy.gradient"] = [C("lambda x, h: np.gradient(x * x, h)", v4, 0.5),  # a uniform spacing, differentiated
                                 C("lambda X, h, k: np.gradient(X * X, h, k)[1]", m32, 0.5, 0.7)]
 
+_DRAW_ARGS = {"normal": "m, s", "laplace": "m, s", "gumbel": "m, s", "logistic": "m, s", "uniform": "m, m + s",
+              "lognormal": "m, s", "exponential": "s"}
+for _cls in ("Generator", "RandomState"):
+    _make = "np.random.default_rng(5)" if _cls == "Generator" else "np.random.RandomState(5)"
+    for _kind, _args in _DRAW_ARGS.items():
+        REAL_CASES[f"numpy.{_cls}.{_kind}"] = [C(f"lambda m, s: {_make}.{_kind}({_args}, size=3)", 0.3, 1.2)]
+REAL_CASES["numpy.Generator.normal"].append(C("lambda m, s: np.random.default_rng(5).normal(loc=m, scale=s, size=(2, 3))", v4[:3], 0.7))
+
 REAL_ZERO_CASES = {
     "numpy.result_type": C("lambda x: x.astype(np.result_type(x, 1.0)) * 2.0", v4),
     "numpy.common_type": C("lambda x: x.astype(np.common_type(x)) * 2.0", v4),

@@ -11,6 +11,8 @@ type queries (np.result_type, np.finfo, np.dtype, ...).
   refused when the data are differentiated (their edges follow rules of thumb on the data).
 * fromiter(iterable, dtype, count): the array of the items (a generator is consumed, as the plain
   call consumes it); tangents and adjoints item by item.
+* Generator / RandomState draws (normal, lognormal, uniform, exponential, laplace, gumbel, logistic)
+  with differentiated parameters: reparameterised (see the section below).
 * put_along_axis(arr, indices, values, axis): a write into arr, done like numpy_writes.py's np.put:
   the same write into the tangent storage (forward), and the written entries' adjoint routed to the
   values that landed there, found by replaying the write on the values' positions (reverse).
@@ -24,7 +26,7 @@ import numpy as np
 from ..tangents import NoTangent
 from .numpy_writes import (_bind, _dest, _dest_tangent, _refuse_complex, _result, _run_time_reverse,
                            _scatter_reverse, _shaped_like, _tangent_of_values)
-from .registry import defjvp, defrule, defvjp, defzero
+from .registry import KwAdj, defjvp, defrule, defvjp, defzero
 
 defzero(np.lexsort, np.isrealobj, np.iscomplexobj)
 # Types and their limits (library code reached from SciPy asks them): nothing to differentiate.
@@ -244,3 +246,91 @@ def rrule_put_along_axis(*args, **kwargs):
 
 defjvp(np.put_along_axis, _paa_jvp, mutates=(0,))
 _run_time_reverse(np.put_along_axis, rrule_put_along_axis)
+
+
+# ------------------------------------------------------------------ random draws: reparameterised
+# A draw y = loc + scale * z (z the standard draw the generator made) moves with its parameters as
+# that expression does: the tangent is dloc + dscale * (y - loc) / scale, the generator's state and the
+# standard draw fixed (the reparameterisation trick).  lognormal is exp of a normal draw, uniform is
+# low + (high - low) u, exponential is scale * e.  A zero scale (z unknown) with a differentiated scale
+# is refused.
+_DRAWS = {"normal": ("loc", "scale", 0.0, 1.0), "laplace": ("loc", "scale", 0.0, 1.0),
+          "gumbel": ("loc", "scale", 0.0, 1.0), "logistic": ("loc", "scale", 0.0, 1.0),
+          "uniform": ("low", "high", 0.0, 1.0), "lognormal": ("mean", "sigma", 0.0, 1.0),
+          "exponential": (None, "scale", 0.0, 1.0)}
+
+
+def _standard(kind, y, a, b):
+    """(dy/da, dy/db) at the draw y."""
+    y = np.asarray(y, dtype=float)
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if kind == "uniform":
+            u = np.where(b != a, (y - a) / np.where(b != a, b - a, 1.0), 0.0)
+            return 1.0 - u, u
+        if kind == "lognormal":
+            z = np.where(b != 0, (np.log(y) - a) / np.where(b != 0, b, 1.0), np.nan)
+            return y, y * z
+        z = np.where(b != 0, (y - a) / np.where(b != 0, b, 1.0), np.nan)
+        return np.ones_like(y), z
+
+
+def draw_tangent(kind, y, a, b, da, db):
+    pa, pb = _standard(kind, y, a, b)
+    out = np.zeros(np.shape(y))
+    if not _zero(da):
+        out = out + pa * np.asarray(da, dtype=float)
+    if not _zero(db):
+        if np.any(np.isnan(pb)):
+            raise NotImplementedError(f"derivative of a {kind} draw in its scale where the scale is 0")
+        out = out + pb * np.asarray(db, dtype=float)
+    return out[()] if out.ndim == 0 else out
+
+
+def draw_adjoints(kind, y, a, b, g):
+    from ..reverse.adjoints import unbroadcast
+
+    if _zero(g):
+        return NoTangent, NoTangent
+    pa, pb = _standard(kind, y, a, b)
+    g = np.asarray(g, dtype=float)
+    if np.any(np.isnan(pb)):
+        raise NotImplementedError(f"reverse mode of a {kind} draw where the scale is 0")
+    abar, bbar = unbroadcast(g * pa, np.asarray(a)), unbroadcast(g * pb, np.asarray(b))
+    as_num = (lambda v, like: float(np.sum(v)) if np.ndim(like) == 0 else v)
+    return as_num(abar, a), as_num(bbar, b)
+
+
+def _draw_rules(kind):
+    a_name, b_name, a_default, b_default = _DRAWS[kind]
+    names = (a_name, b_name, "size") if a_name else (b_name, "size")
+
+    def operands(args, kwargs):
+        bound = dict(builtins.zip(names, args), **kwargs)
+        a = bound.get(a_name, a_default) if a_name else 0.0
+        return a, bound.get(b_name, b_default), bound
+
+    def jvp(t, y, self, *args, **kwargs):
+        a, b, _ = operands(args, kwargs)
+        if t.d(a) is None and t.d(b) is None:
+            return None
+        return t.call(draw_tangent, kind, y, a, b, t.dz(a), t.dz(b))
+
+    def vjp(t, g, y, self, *args, **kwargs):
+        from .numpy_common import _split
+
+        a, b, _ = operands(args, kwargs)
+        abar, bbar = _split(t, t.call(draw_adjoints, kind, y, a, b, g), 2)
+        by_name = {a_name: abar, b_name: bbar} if a_name else {b_name: bbar}
+        pos = [None] + [by_name.get(n) for n in names[:len(args)]]
+        named = {n: by_name[n] for n in kwargs if n in by_name}
+        return tuple(pos) + ((KwAdj(named),) if named else ())
+
+    return jvp, vjp
+
+
+for _cls in (np.random.Generator, np.random.RandomState):
+    for _kind in _DRAWS:
+        _jvp, _vjp = _draw_rules(_kind)
+        defjvp((_cls, _kind), _jvp)
+        defvjp((_cls, _kind), _vjp)
