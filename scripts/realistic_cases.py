@@ -599,6 +599,57 @@ def statistics_mix(x, y):
     return statistics.mean(xs) * statistics.stdev(ys) + statistics.correlation(xs, ys)
 
 
+# ============================================================ added after the first audit (rules written for them)
+def vae_elbo(mu, log_sigma, W):
+    """A reparameterised sample through a linear decoder."""
+    z = np.random.default_rng(1).normal(mu, np.exp(log_sigma))
+    return np.sum((W @ z) ** 2) - np.sum(log_sigma)
+
+
+def matern_kernel(ell, x):
+    """Matern-3/2-like kernel with a modified Bessel function of the second kind."""
+    r = scipy.spatial.distance.pdist(x[:, None]) / ell + 1e-3
+    nu = 1.5
+    return np.sum(2 ** (1 - nu) / scipy.special.gamma(nu) * r ** nu * scipy.special.kv(nu, r))
+
+
+def implied_vol(price, S=100.0, K=95.0, T=0.5, r=0.02):
+    """Implied volatility by a root finder: differentiated through the implicit function theorem."""
+    def bs(sigma):
+        d1 = (math.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * math.sqrt(T))
+        d2 = d1 - sigma * math.sqrt(T)
+        return S * scipy.stats.norm.cdf(d1) - K * math.exp(-r * T) * scipy.stats.norm.cdf(d2) - price
+
+    return scipy.optimize.brentq(bs, 1e-3, 3.0, xtol=1e-14)
+
+
+def boxcox_loglik(lmbda, x):
+    y = scipy.special.boxcox(x, lmbda)
+    return -0.5 * len(x) * np.log(np.var(y)) + (lmbda - 1) * np.sum(np.log(x))
+
+
+def weibull_survival(c, scale, t):
+    return np.sum(scipy.stats.weibull_min.logsf(t, c, scale=scale)) + np.sum(scipy.stats.weibull_min.logpdf(t[:2], c, scale=scale))
+
+
+def gp_lu(log_ell, x, y):
+    K = np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2 / np.exp(2 * log_ell)) + 0.1 * np.eye(len(x))
+    return y @ scipy.linalg.lu_solve(scipy.linalg.lu_factor(K), y)
+
+
+def kinetics_odeint(k1, k2):
+    def rhs(c, t):
+        return [-k1 * c[0], k1 * c[0] - k2 * c[1], k2 * c[1]]
+
+    sol = scipy.integrate.odeint(rhs, [1.0, 0.0, 0.0], np.linspace(0, 3, 7))
+    return np.sum((sol[:, 1] - 0.3) ** 2)
+
+
+def ema_accumulate_ml(x, w):
+    smooth = np.fromiter(itertools.accumulate(x * w, lambda a, b: 0.8 * a + 0.2 * b), dtype=float)
+    return np.sum(smooth ** 2)
+
+
 # ============================================================ the points
 A3 = RNG.normal(size=(3, 3)) + 3 * np.eye(3)
 X53, y5 = U(5, 3), U(5)
@@ -706,4 +757,12 @@ CASES = [
     ("linalg", logm_obj, (spd3 / 10.0,)),
     ("special", special_mix, (U(4, lo=-0.9, hi=0.9),)),
     ("stdlib", statistics_mix, (U(5), U(5))),
+    ("added", vae_elbo, (U(3), 0.2 * U(3), U(2, 3))),
+    ("added", matern_kernel, (0.7, U(4))),
+    ("added", implied_vol, (9.0,)),
+    ("added", boxcox_loglik, (0.4, U(6, lo=0.5, hi=2.0))),
+    ("added", weibull_survival, (1.6, 1.2, U(4, lo=0.3, hi=2.0))),
+    ("added", gp_lu, (0.1, U(4), U(4))),
+    ("added", kinetics_odeint, (0.9, 0.4)),
+    ("added", ema_accumulate_ml, (U(5), U(5))),
 ]

@@ -86,3 +86,11 @@ def test_optimize_result_attribute_of_a_constant_fit():
         return np.sum(w * so.minimize(lambda z: np.sum((z - 1.0) ** 2), np.zeros(2)).x)
 
     check_derivatives(f, np.array([0.2, 0.3]), modes=("reverse",))
+
+
+def test_integer_operand_of_a_refusing_rule():
+    """An int computed from an int parameter (`100 - q`) reaches np.percentile's q: no refusal (ints carry none)."""
+    def var(x, q=5):
+        return np.percentile(x * x, 100 - q)
+
+    check_derivatives(var, np.array([0.3, -0.5, 0.9, 0.1]))

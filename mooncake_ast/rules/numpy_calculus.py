@@ -83,7 +83,7 @@ def gradient_spacing_adjoint(g, y, f, j, *varargs, axis=None, edge_order=1):
             continue
         h = varargs[j]
         if np.ndim(h) != 0:
-            return refused_adjoint(gi, "np.gradient", "coordinate arrays as spacing")
+            return refused_adjoint(gi, "np.gradient", "coordinate arrays as spacing", h)
         total += -float(np.sum(np.asarray(gi, dtype=float) * yi)) / h
     return total
 

@@ -100,11 +100,11 @@ def _refuse_keywords(t, name, **kw):
         _keep(t.call(keyword_adjoint_unsupported, name, *live))
 
 
-def refused_keyword_adjoint(g, name, key):
+def refused_keyword_adjoint(g, name, key, value):
     """The adjoint of a keyword operand whose derivative a rule does not give (see _refuse_keywords)."""
     from .numpy_extra import refused_adjoint
 
-    return refused_adjoint(g, name, f"{key}= (a differentiated keyword argument: pass it positionally)")
+    return refused_adjoint(g, name, f"{key}= (a differentiated keyword argument: pass it positionally)", value)
 
 
 def keyword_adjoint_unsupported(name, *values):

@@ -82,14 +82,15 @@ def _refuse_adjoint(t, name, what, *xs):
         _keep(t.call(unsupported_adjoint, name, what, *live))
 
 
-def refused_adjoint(g, name, what):
+def refused_adjoint(g, name, what, *value):
     """The adjoint of an operand whose derivative is not supported, in reverse mode: zero when the result's
     adjoint is, otherwise a RefusedAdjoint -- discarded unread when the operand turns out to be a constant
     (a helper function called with a literal: `quantile(x, 0.3)` inside `def h(x, q)`), a refusal as soon as
     it is added to a real adjoint.  (Refusing at run time from the value alone would refuse constants.)"""
+    from ..reverse.runtime import _nondifferentiable
     from .scipy_special_more import RefusedAdjoint, _all_zero
 
-    if _all_zero(g):
+    if _all_zero(g) or (value and _nondifferentiable(value[0])):  # (an int, a bool array: nothing to refuse)
         return NoTangent
     return RefusedAdjoint(f"reverse mode of {name}: the derivative with respect to {what} is not supported")
 
@@ -99,7 +100,7 @@ def _refused(t, g, name, what, x):
     needs = getattr(t, "needs", None)
     if needs is not None and not needs(x):
         return None
-    return t.call(refused_adjoint, g, name, what)
+    return t.call(refused_adjoint, g, name, what, x)
 
 
 def refuse_option(name, option, bad):

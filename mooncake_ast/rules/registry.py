@@ -327,7 +327,7 @@ def _binding_vjp(fn: Any, template: Template) -> Template:
 
             for k, name in list(refused.items()):
                 if k in rest and named.get(k) is None:
-                    named[k] = t.call(refused_keyword_adjoint, g, name, k)
+                    named[k] = t.call(refused_keyword_adjoint, g, name, k, rest[k])
             refused.clear()
         if len(pos) > len(bound) and not names:
             names.append(_template_operand_names(template, 3))

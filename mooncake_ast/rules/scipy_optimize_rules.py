@@ -79,10 +79,11 @@ def constant_tangent(name, *tangents):
     return NoTangent
 
 
-def constant_adjoint(name, g):
+def constant_adjoint(name, g, *value):
+    from ..reverse.runtime import _nondifferentiable
     from .scipy_special_more import RefusedAdjoint
 
-    if not _live(g):
+    if not _live(g) or (value and _nondifferentiable(value[0])):
         return NoTangent
     return RefusedAdjoint(_constant_message(name))
 
@@ -264,7 +265,7 @@ def register() -> None:
             def adjoint(key, a, first):
                 if key in start or (needs is not None and not needs(a)):
                     return None
-                return t.call(function_adjoint, name, a, g) if first else t.call(constant_adjoint, name, g)
+                return t.call(function_adjoint, name, a, g) if first else t.call(constant_adjoint, name, g, a)
 
             out = tuple(adjoint(params[i] if i < len(params) else None, a, i == 0) for i, a in enumerate(args))
             named = {k: adjoint(k, v, k == params[0]) for k, v in kw.items()}
