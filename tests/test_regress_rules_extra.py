@@ -396,7 +396,7 @@ def lambda_cov_weights(x):
 @pytest.mark.parametrize("f, args, argnums, match", [
     (interp_xp, (0.5, np.array([0.0, 1.0, 2.0])), (0, 1), "xp"),
     (average_returned, (U(3), U(3, lo=0.5, hi=1.0)), (0,), "returned"),
-    (gradient_spacing, (U(4), 0.5), (0, 1), "spacing"),
+    (gradient_spacing, (U(4), np.array([0.0, 0.3, 0.7, 1.0])), (0, 1), "spacing"),  # (a uniform spacing is differentiated)
     (meshgrid_views, (U(2), U(3)), (0,), "copy=False"),
     (nan_to_num_inplace, (U(3),), (0,), "copy=False"),
     (lambda_quantile_nearest, (U(5),), (0,), "method"),

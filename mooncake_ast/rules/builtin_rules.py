@@ -799,7 +799,9 @@ def rrule_filter(f, it):
                 out[i] = gs[pos]
         return NoTangent, _like(it, out) if any(v is not NoTangent for v in out) else NoTangent
 
-    return iter([items[i] for i in keep]), pullback
+    from ..reverse.adjoints import ItemsIterator
+
+    return ItemsIterator([items[i] for i in keep]), pullback  # (sum(filter(...)) reads the items it gave)
 
 
 def rrule_map(f, *its):

@@ -6,3 +6,5 @@ from . import python_deque  # noqa: F401  (collections.deque, forward mode; reve
 from . import numpy_misc_ops  # noqa: F401  (np.divmod, np.ldexp, np.around, np.resize, np.ediff1d, np.choose)
 from . import numpy_functional  # noqa: F401  (np.piecewise, np.apply_along_axis: the user function through fcall/rcall)
 from . import numpy_vectorize  # noqa: F401  (np.vectorize of a Python function, element by element)
+from . import python_itertools  # noqa: F401  (itertools selections, accumulate, starmap; heapq.nlargest/nsmallest/merge; bisect)
+from . import numpy_realistic  # noqa: F401  (np.histogram, np.fromiter, np.put_along_axis, np.lexsort, ...; after numpy_writes)

@@ -8,7 +8,7 @@ import numpy as np
 from ..tangents import NoTangent
 from .numpy_common import _bind, _inexact, _refuse_keywords, _split, _unb
 from .registry import defjvp, defvjp
-from .numpy_extra import _dz, _like, _live, _number, _parts, _refuse_adjoint, _refuse_tangent, _zero, refuse_option
+from .numpy_extra import _dz, _like, _live, _number, _parts, _refuse_tangent, _refused, _zero, refuse_option
 from .numpy_statistics import _axes, _out
 
 
@@ -47,20 +47,65 @@ def gradient_adjoint(g, f, *varargs, axis=None, edge_order=1):
     return out
 
 
-def _gradient_jvp(t, f, varargs, k):
-    _refuse_tangent(t, "np.gradient", "its spacing (varargs)", *varargs)
-    if t.d(f) is None:
+def _spacing_parts(y, naxes):
+    return [y] if naxes == 1 else list(y)
+
+
+def gradient_spacing_tangent(f, y, dy, n, *vd, axis=None, edge_order=1):
+    """dy plus the spacings' share: with a uniform (scalar) spacing h the result is (differences) / h, so
+    its derivative in h is -result / h.  Coordinate arrays as spacing are refused."""
+    varargs, dvarargs = vd[:n], vd[n:]
+    axes = _gradient_axes(f, axis)
+    ys = _spacing_parts(y, len(axes))
+    dys = _spacing_parts(dy, len(axes)) if not _zero(dy) else [0.0] * len(axes)
+    out = []
+    for i, (yi, di) in enumerate(zip(ys, dys)):
+        h, dh = _gradient_spacing(varargs, i, len(axes)), _gradient_spacing(dvarargs, i, len(axes))
+        if not _zero(dh) and np.any(dh):
+            if np.ndim(h) != 0:
+                raise NotImplementedError("forward mode of np.gradient: the derivative with respect to coordinate "
+                                          "arrays as spacing is not supported (a uniform spacing is)")
+            di = di - yi * (dh / h)
+        out.append(np.broadcast_to(di, np.shape(yi)) if np.ndim(di) == 0 else di)
+    return out[0] if len(axes) == 1 else type(y)(out) if isinstance(y, tuple) else out
+
+
+def gradient_spacing_adjoint(g, y, f, j, *varargs, axis=None, edge_order=1):
+    """The adjoint of the j-th spacing: -sum(g * result) / h over the axes it spaces (uniform spacing)."""
+    from .numpy_extra import refused_adjoint
+
+    axes = _gradient_axes(f, axis)
+    gs = [g] if len(axes) == 1 else _parts(g, len(axes))
+    ys = _spacing_parts(y, len(axes))
+    total = 0.0
+    for i, (gi, yi) in enumerate(zip(gs, ys)):
+        if _zero(gi) or (len(varargs) > 1 and i != j):
+            continue
+        h = varargs[j]
+        if np.ndim(h) != 0:
+            return refused_adjoint(gi, "np.gradient", "coordinate arrays as spacing", h)
+        total += -float(np.sum(np.asarray(gi, dtype=float) * yi)) / h
+    return total
+
+
+def _gradient_jvp(t, y, f, varargs, k):
+    if not _live(t, f, *varargs):
         return None
-    return t.call(gradient_tangent, f, t.d(f), *varargs, **k)
+    if all(t.d(v) is None for v in varargs):
+        return t.call(gradient_tangent, f, t.d(f), *varargs, **k)
+    dy = t.call(gradient_tangent, f, t.d(f), *varargs, **k) if t.d(f) is not None else NoTangent
+    return t.call(gradient_spacing_tangent, f, y, dy, len(varargs), *varargs, *[t.dz(v) for v in varargs], **k)
 
 
-def _gradient_vjp(t, g, f, varargs, k):
-    _refuse_adjoint(t, "np.gradient", "its spacing (varargs)", *varargs)
-    return (t.call(gradient_adjoint, g, f, *varargs, **k),) + (None,) * len(varargs)
+def _gradient_vjp(t, g, y, f, varargs, k):
+    needs = getattr(t, "needs", None)
+    return (t.call(gradient_adjoint, g, f, *varargs, **k),) + tuple(
+        t.call(gradient_spacing_adjoint, g, y, f, j, *varargs, **k) if needs is None or needs(v) else None
+        for j, v in enumerate(varargs))
 
 
-defjvp(np.gradient, lambda t, y, f, *varargs, **k: _gradient_jvp(t, f, varargs, k))
-defvjp(np.gradient, lambda t, g, y, f, *varargs, **k: _gradient_vjp(t, g, f, varargs, k))
+defjvp(np.gradient, lambda t, y, f, *varargs, **k: _gradient_jvp(t, y, f, varargs, k))
+defvjp(np.gradient, lambda t, g, y, f, *varargs, **k: _gradient_vjp(t, g, y, f, varargs, k))
 
 
 # ------------------------------------------------------------------ np.trapezoid (np.trapz)
@@ -141,10 +186,18 @@ def _trapz_jvp(t, yv, p, k, name):
 
 
 def _trapz_vjp(t, g, yv, p, k, name):
-    _refuse_keywords(t, name, **{n: v for n, v in k.items() if n in ("x", "dx")})
+    named = [n for n in ("x", "dx") if n in k]
+    if not getattr(t, "keyword_adjoints", False):
+        _refuse_keywords(t, name, **{n: k[n] for n in named})
+        named = []
     b = _bind(_TRAPZ, p, k)
     ybar, xbar, dxbar = _split(t, t.call(trapz_adjoint, g, yv, b.get("x"), b.get("dx", 1.0), b.get("axis", -1)), 3)
-    return (ybar, xbar, dxbar, None)[:1 + len(p)]
+    out = (ybar, xbar, dxbar, None)[:1 + len(p)]
+    if named:  # (np.trapezoid(y, dx=h): the reverse transform takes keyword operands' adjoints as a KwAdj)
+        from .registry import KwAdj
+
+        out += (KwAdj({n: {"x": xbar, "dx": dxbar}[n] for n in named}),)
+    return out
 
 
 for _name in ("trapezoid", "trapz"):
@@ -237,11 +290,10 @@ def _interp_jvp(t, x, xp, fp, a, k):
 
 
 def _interp_vjp(t, g, x, xp, fp, a, k):
-    _refuse_adjoint(t, "np.interp", "xp (the sample positions)", xp)
     _refuse_keywords(t, "np.interp", **{n: v for n, v in k.items() if n in ("left", "right")})
     b = _bind(_INTERP, a, k)
     xbar, fpbar, lbar, rbar = _split(t, t.call(interp_adjoint, g, x, xp, fp, **b), 4)
-    return (xbar, None, fpbar, lbar, rbar, None)[:3 + len(a)]
+    return (xbar, _refused(t, g, "np.interp", "xp (the sample positions)", xp), fpbar, lbar, rbar, None)[:3 + len(a)]
 
 
 defjvp(np.interp, lambda t, y, x, xp, fp, *a, **k: _interp_jvp(t, x, xp, fp, a, k))

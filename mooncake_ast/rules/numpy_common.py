@@ -107,8 +107,25 @@ def _refuse_keywords(t, name, **kw):
     refused (NotImplementedError when the pullback runs) rather than silently given a zero adjoint."""
     needs = getattr(t, "needs", None)
     live = [v for v in kw.values() if needs is None or needs(v)]
+    if live and getattr(t, "keyword_adjoints", False):
+        # The caller takes keyword adjoints: each gets a refused adjoint (registry._binding_vjp adds them),
+        # which a constant operand discards unread -- refusing here from the value alone would refuse
+        # constants a helper function was called with.
+        pending = getattr(t, "refused_keywords", None)
+        if pending is None:
+            pending = {}
+            t.refused_keywords = pending
+        pending.update({k: name for k, v in kw.items() if needs is None or needs(v)})
+        return
     if live:
         _keep(t.call(keyword_adjoint_unsupported, name, *live))
+
+
+def refused_keyword_adjoint(g, name, key, value):
+    """The adjoint of a keyword operand whose derivative a rule does not give (see _refuse_keywords)."""
+    from .numpy_extra import refused_adjoint
+
+    return refused_adjoint(g, name, f"{key}= (a differentiated keyword argument: pass it positionally)", value)
 
 
 def keyword_adjoint_unsupported(name, *values):

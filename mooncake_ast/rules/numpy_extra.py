@@ -82,6 +82,27 @@ def _refuse_adjoint(t, name, what, *xs):
         _keep(t.call(unsupported_adjoint, name, what, *live))
 
 
+def refused_adjoint(g, name, what, *value):
+    """The adjoint of an operand whose derivative is not supported, in reverse mode: zero when the result's
+    adjoint is, otherwise a RefusedAdjoint -- discarded unread when the operand turns out to be a constant
+    (a helper function called with a literal: `quantile(x, 0.3)` inside `def h(x, q)`), a refusal as soon as
+    it is added to a real adjoint.  (Refusing at run time from the value alone would refuse constants.)"""
+    from ..reverse.runtime import _nondifferentiable
+    from .scipy_special_more import RefusedAdjoint, _all_zero
+
+    if _all_zero(g) or (value and _nondifferentiable(value[0])):  # (an int, a bool array: nothing to refuse)
+        return NoTangent
+    return RefusedAdjoint(f"reverse mode of {name}: the derivative with respect to {what} is not supported")
+
+
+def _refused(t, g, name, what, x):
+    """A reverse template's adjoint for operand x (see refused_adjoint): None when x gets no adjoint."""
+    needs = getattr(t, "needs", None)
+    if needs is not None and not needs(x):
+        return None
+    return t.call(refused_adjoint, g, name, what, x)
+
+
 def refuse_option(name, option, bad):
     if bad:
         raise NotImplementedError(f"derivative of {name} with {option}")
@@ -332,9 +353,17 @@ def _nan_to_num_jvp(t, x, a, k):
 
 
 def _nan_to_num_vjp(t, g, x, a, k):
+    from .registry import KwAdj
+
     copy, fills = _nan_to_num_k(t, a, k)
-    _refuse_adjoint(t, "np.nan_to_num", "its replacement values (nan=, posinf=, neginf=)", *fills)
-    return (t.call(nan_to_num_adjoint, x, g, copy),) + (None,) * len(a)
+    what = "its replacement values (nan=, posinf=, neginf=)"
+    if not getattr(t, "keyword_adjoints", False):
+        _refuse_adjoint(t, "np.nan_to_num", what, *fills)
+    out = (t.call(nan_to_num_adjoint, x, g, copy),) + tuple(
+        _refused(t, g, "np.nan_to_num", what, v) if i >= 1 else None for i, v in enumerate(a))
+    named = {n: _refused(t, g, "np.nan_to_num", what, k[n]) for n in ("nan", "posinf", "neginf") if n in k}
+    named = {n: v for n, v in named.items() if v is not None}
+    return out + ((KwAdj(named),) if named and getattr(t, "keyword_adjoints", False) else ())
 
 
 defjvp(np.nan_to_num, lambda t, y, x, *a, **k: _nan_to_num_jvp(t, x, a, k))

@@ -386,9 +386,14 @@ def _cross_axes(a, b, kw):
     axes = [kw.get(n, -1) for n in ("axisa", "axisb", "axisc")]
     if kw.get("axis") is not None:
         axes = [kw["axis"]] * 3
-    if np.ndim(a) == 0 or np.ndim(b) == 0 or np.shape(a)[axes[0]] != 3 or np.shape(b)[axes[1]] != 3:
-        raise NotImplementedError("derivative of np.cross: 3-vectors only")
+    if np.ndim(a) == 0 or np.ndim(b) == 0 or np.shape(a)[axes[0]] not in (2, 3) or np.shape(b)[axes[1]] not in (2, 3):
+        raise NotImplementedError("derivative of np.cross: 2- or 3-vectors only")
     return axes
+
+
+def _as3(v):
+    """A 2-vector (last axis) as the 3-vector np.cross takes it for: z = 0."""
+    return v if v.shape[-1] == 3 else np.concatenate([v, np.zeros(v.shape[:-1] + (1,), dtype=v.dtype)], axis=-1)
 
 
 def cross_tangent(a, b, da, db, **kw):
@@ -409,10 +414,14 @@ def cross_adjoint(g, a, b, which, **kw):
     if _no_adjoint(g):
         return NoTangent
     a_, b_ = np.moveaxis(np.asarray(a), axa, -1), np.moveaxis(np.asarray(b), axb, -1)
-    g_ = np.moveaxis(np.asarray(g), axc, -1)
-    res = np.cross(b_, g_) if which == 0 else np.cross(g_, a_)
+    if a_.shape[-1] == 2 and b_.shape[-1] == 2:  # the result is the z component, a number per pair
+        g_ = np.asarray(g)[..., None] * np.array([0.0, 0.0, 1.0])
+    else:
+        g_ = np.moveaxis(np.asarray(g), axc, -1)
+    a3, b3 = _as3(a_), _as3(b_)
+    res = np.cross(b3, g_) if which == 0 else np.cross(g_, a3)
     x_ = a_ if which == 0 else b_
-    return np.moveaxis(_unb(res, x_), -1, axa if which == 0 else axb)
+    return np.moveaxis(_unb(res[..., :x_.shape[-1]], x_), -1, axa if which == 0 else axb)
 
 
 defjvp(np.cross, lambda t, y, a, b, **k: t.call(cross_tangent, a, b, t.dz(a), t.dz(b), **k) if (t.d(a) is not None or t.d(b) is not None) else None)

@@ -9,7 +9,7 @@ from ..tangents import NoTangent
 from .numpy_common import _bind, _inexact, _refuse_keywords, _split, _unb
 from .numpy_reductions import extremum_adjoint, extremum_tangent, sum_adjoint
 from .registry import KwAdj, defjvp, defvjp
-from .numpy_extra import _dz, _like, _number, _refuse_adjoint, _refuse_tangent, _zero, refuse_option
+from .numpy_extra import _dz, _like, _number, _refuse_tangent, _refused, _zero, refuse_option
 
 
 # ================================================================== statistics
@@ -221,8 +221,8 @@ def _quantile_jvp(t, fn, name, y, a, q, p, k):
 
 
 def _quantile_vjp(t, fn, name, g, y, a, q, p, k):
-    _refuse_adjoint(t, name, "q", q)
-    return (t.call(quantile_adjoint, name, a, _quantile_q(t, fn, q), y, g, **_bind(_QUANTILE, p, k)), None) + (None,) * len(p)
+    return (t.call(quantile_adjoint, name, a, _quantile_q(t, fn, q), y, g, **_bind(_QUANTILE, p, k)),
+            _refused(t, g, name, "q", q)) + (None,) * len(p)
 
 
 defjvp(np.median, lambda t, y, a, *p, **k: t.call(quantile_tangent, "np.median", a, 0.5, y, t.d(a), **_bind(_MEDIAN, p, k)) if t.d(a) is not None else None)

@@ -351,6 +351,14 @@ def _binding_vjp(fn: Any, template: Template) -> Template:
     def vjp(t: Any, g: Any, y: Any, /, *args: Any, **kwargs: Any) -> Any:
         bound, rest = bind_positional(fn, args, kwargs)
         pos, named = split_adjoints(template(t, g, y, *bound, **rest))
+        refused = getattr(t, "refused_keywords", None)
+        if refused:  # keyword operands a template refused (numpy_common._refuse_keywords): refused adjoints
+            from .numpy_common import refused_keyword_adjoint
+
+            for k, name in list(refused.items()):
+                if k in rest and named.get(k) is None:
+                    named[k] = t.call(refused_keyword_adjoint, g, name, k, rest[k])
+            refused.clear()
         if len(pos) > len(bound) and not names:
             names.append(_template_operand_names(template, 3))
         names_of_template = names[0] if names else []
@@ -443,7 +451,9 @@ _SCIPY_LOCK = threading.Lock()
 _SCIPY = [False]  # every SciPy table registered (each is, on the first lookup after its module is imported)
 # (module whose import brings the functions, rules module registering them): scipy.stats after scipy.special
 _SCIPY_TABLES = (("scipy.special", "scipy_rules"), ("scipy.stats", "scipy_stats"),
-                 ("scipy.linalg", "scipy_linalg_rules"), ("scipy.signal", "scipy_signal_rules"))
+                 ("scipy.linalg", "scipy_linalg_rules"), ("scipy.signal", "scipy_signal_rules"),
+                 ("scipy.spatial", "scipy_spatial_rules"), ("scipy.integrate", "scipy_integrate_rules"),
+                 ("scipy.optimize", "scipy_optimize_rules"))
 _SCIPY_DONE: set = set()
 
 
@@ -502,7 +512,10 @@ def all_rules() -> dict[Any, Rule]:
     if not _SCIPY[0] and not _BUILTIN_PHASE[0]:
         try:
             import scipy.linalg  # noqa: F401
+            import scipy.integrate  # noqa: F401
+            import scipy.optimize  # noqa: F401
             import scipy.signal  # noqa: F401
+            import scipy.spatial.distance  # noqa: F401
             import scipy.special  # noqa: F401
             import scipy.stats  # noqa: F401
         except ImportError:  # SciPy is optional

@@ -16,7 +16,9 @@ import numpy as np
 
 from ..tangents import NoTangent
 
-FUNCTIONS = ["linalg.solve_sylvester", "linalg.sqrtm"]
+from .scipy_linalg_more import FUNCTIONS as MORE_FUNCTIONS
+
+FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS)  # (scipy_linalg_more: the rest)
 REGISTERED: dict = {}
 
 
@@ -98,3 +100,7 @@ def register() -> None:
 
     defjvp(la.solve_sylvester, sylvester_jvp)
     defvjp(la.solve_sylvester, sylvester_vjp)
+
+    from . import scipy_linalg_more
+
+    scipy_linalg_more.register(REGISTERED)

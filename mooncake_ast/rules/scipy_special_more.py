@@ -13,8 +13,10 @@ import numpy as np
 
 from ..tangents import NoTangent
 
+from .scipy_special_realistic import FUNCTIONS as _REALISTIC
+
 FUNCTIONS = ["betainc", "gammainc", "gammaincc", "gammasgn", "iv", "ive", "j0", "j1", "jv", "rgamma",
-             "y0", "y1", "yn"]
+             "y0", "y1", "yn"] + _REALISTIC
 
 
 def _special():
@@ -62,7 +64,7 @@ class RefusedAdjoint:
         raise NotImplementedError(self.message)
 
     __add__ = __radd__ = __iadd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
-    __neg__ = __float__ = __int__ = __index__ = __bool__ = __len__ = __iter__ = __array__ = _refuse
+    __neg__ = __float__ = __int__ = __index__ = __bool__ = __len__ = __iter__ = __array__ = __getitem__ = _refuse
     __array_ufunc__ = __array_function__ = _refuse
 
     def __repr__(self):
@@ -216,6 +218,9 @@ def register(sp, named) -> None:
         defjvp(fn, jvp)
         defvjp(fn, vjp)
 
+    from . import scipy_special_realistic
+
+    scipy_special_realistic.register(sp, named)  # (log1p, expm1, Bessel K, exponential integrals, binom, boxcox, ...)
     unary(named("j0", sp.j0), lambda t, y, x: t.call(j0_dx, x))
     unary(named("j1", sp.j1), lambda t, y, x: t.call(j1_dx, x))
     unary(named("y0", sp.y0), lambda t, y, x: t.call(y0_dx, x))

@@ -30,7 +30,8 @@ from .scipy_special_more import RefusedAdjoint
 
 # distribution -> names of its shape parameters (between x and loc, positionally)
 CONTINUOUS = {"norm": (), "t": ("df",), "chi2": ("df",), "beta": ("a", "b"), "gamma": ("a",), "expon": (),
-              "laplace": ()}
+              "laplace": (), "lognorm": ("s",), "uniform": (), "cauchy": (), "logistic": (), "invgamma": ("a",),
+              "halfnorm": (), "weibull_min": ("c",)}
 METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 DISCRETE = {"poisson": ("mu",)}
 DISCRETE_METHODS = ("logpmf", "pmf", "cdf", "sf", "logcdf", "logsf")
@@ -85,6 +86,25 @@ def _score(dist, z, shapes):
             inside = (z > 0) & (z < 1)
             zs = np.where(inside, z, 0.5)
             return np.where(inside, np.subtract(a, 1.0) / zs - np.subtract(b, 1.0) / (1.0 - zs), 0.0)
+        pos = z > 0
+        zp = np.where(pos, z, 1.0)
+        if dist == "lognorm":  # log f = -log s - log z - log(z)^2 / (2 s^2)
+            (sh,) = shapes
+            return np.where(pos, -1.0 / zp - np.log(zp) / (np.square(sh) * zp), 0.0)
+        if dist == "uniform":
+            return np.zeros_like(z)
+        if dist == "cauchy":
+            return -2.0 * z / (1.0 + z * z)
+        if dist == "logistic":
+            return -np.tanh(z / 2.0)
+        if dist == "invgamma":  # log f = -(a + 1) log z - 1 / z - gammaln(a)
+            (a,) = shapes
+            return np.where(pos, -np.add(a, 1.0) / zp + 1.0 / (zp * zp), 0.0)
+        if dist == "halfnorm":
+            return np.where(z >= 0, -z, 0.0)
+        if dist == "weibull_min":  # log f = log c + (c - 1) log z - z^c
+            (c,) = shapes
+            return np.where(pos, np.subtract(c, 1.0) / zp - c * zp ** np.subtract(c, 1.0), 0.0)
     raise NotImplementedError(f"scipy.stats.{dist}: no rule")  # pragma: no cover  (every CONTINUOUS entry is above)
 
 
@@ -113,6 +133,17 @@ def _shape_score(dist, j, z, shapes):
             both = sp.digamma(np.add(a, b))
             part = np.log(zs) - sp.digamma(a) + both if j == 0 else np.log1p(-zs) - sp.digamma(b) + both
             return np.where(inside, part, 0.0)
+        pos = z > 0
+        lz = np.log(np.where(pos, z, 1.0))
+        if dist == "lognorm":
+            (sh,) = shapes
+            return np.where(pos, -1.0 / np.asarray(sh) + lz * lz / np.power(sh, 3.0), 0.0)
+        if dist == "invgamma":
+            (a,) = shapes
+            return np.where(pos, -lz - sp.digamma(a), 0.0)
+        if dist == "weibull_min":
+            (c,) = shapes
+            return np.where(pos, 1.0 / np.asarray(c) + lz - np.where(pos, z, 1.0) ** c * lz, 0.0)
     raise NotImplementedError(f"scipy.stats.{dist}: no shape parameter {j}")  # pragma: no cover
 
 

@@ -1,0 +1,390 @@
+"""Rules of `itertools` and `heapq` selections (issue 12, realistic code), both modes.
+
+itertools' iterators are classes without Python source, so they need rules.  Most of them only move
+items around: item k of the result (or its component j, for the tuples pairwise/product/combinations
+yield) *is* item i of input m.  Such a call is described by that map (a "plan"), computed with the
+same itertools call on positions in place of items, so itertools itself decides the order, and both
+modes follow it: forward mode gives each result item the tangents of the items it holds; reverse mode
+adds the result items' adjoints back onto the items they came from (an item used several times, as in
+`product(a, a)`, collects all of its uses).
+
+`accumulate(it, func)` and `starmap(func, it)` call a function: every call goes through fcall/rcall,
+so it may be any differentiable callable (a lambda, a closure over differentiated values, a ufunc).
+
+The inputs are read when the call is made (an iterator passed in is consumed as far as the plain call
+would consume it over the whole iteration; `islice(it, stop)` reads only `stop` items), and the result
+is an iterator over the list of results, so it can be consumed in part.  Left out on purpose: the
+infinite iterators (count, cycle, repeat without `times`), zip_longest and tee; accumulate's `initial`
+in forward mode when it is a float (a keyword-only argument's tangent is not seen by a run-time rule:
+refused rather than dropped).
+
+heapq.nlargest/nsmallest/merge are selections too (their plan: heapq on positions, keyed by the
+items).  bisect's searches return positions: zero derivative.
+"""
+from __future__ import annotations
+
+import bisect
+import heapq
+import itertools
+import operator
+
+import numpy as np
+
+from ..tangents import NoTangent
+from .registry import KwAdj, _entry, _fingerprint, defrule, defzero
+
+
+def _run_time_reverse(fn, rrule):
+    r = _entry(fn)
+    r.user_rrule = rrule
+    r.fingerprint = _fingerprint(r.user_frule, rrule)
+
+
+def _tangents(items, d):
+    from .builtin_rules import iter_tangents
+
+    if d is NoTangent or d is None:
+        return [NoTangent] * len(items)
+    return list(iter_tangents(items, d))[: len(items)]
+
+
+def _gs(g, n):
+    """The result items' adjoints (zero for items never consumed)."""
+    gs = [] if g is NoTangent or g is None else list(g)
+    return gs[:n] + [NoTangent] * (n - len(gs))
+
+
+def _items_iterator(items):
+    """The result in reverse mode: a plain iterator over the items (consumed by loops like any other)."""
+    from ..reverse.adjoints import ItemsIterator
+
+    return ItemsIterator(items)
+
+
+def _component(g, j):
+    from ..reverse.adjoints import item_of
+
+    return item_of(g, j)
+
+
+# ------------------------------------------------------------------ selections
+def _selection(name, plan_of):
+    """Register a selection: plan_of(args, kwargs) -> (cols, plan, tuples, inputs), where cols[m] is
+    the list of items of input m, plan[k] the (m, i) references of result item k (one, or one per
+    component when `tuples`), and inputs[m] the argument position (an int) or keyword (a str) input
+    m came from."""
+
+    def build(cols, plan, tuples):
+        if tuples:
+            return [tuple(cols[m][i] for m, i in refs) for refs in plan]
+        return [cols[refs[0][0]][refs[0][1]] for refs in plan]
+
+    def frule(args, dargs, **kwargs):
+        cols, plan, tuples, inputs = plan_of(args, kwargs)
+        dcols = []
+        for items, where in zip(cols, inputs):
+            if isinstance(where, str):
+                raise NotImplementedError(f"forward mode of {name} with {where}= given by keyword: pass it positionally")
+            single = getattr(items, "_mc_single", False)
+            dcols.append([dargs[where]] if single else _tangents(items, dargs[where]))
+        return iter(build(cols, plan, tuples)), iter(build(dcols, plan, tuples))
+
+    def rrule(*args, **kwargs):
+        from ..reverse.adjoints import _like, accumulate
+
+        cols, plan, tuples, inputs = plan_of(args, kwargs)
+        ys = build(cols, plan, tuples)
+
+        def pullback(g):
+            bars = [[NoTangent] * len(c) for c in cols]
+            for k, gk in enumerate(_gs(g, len(plan))):
+                if gk is NoTangent or gk is None:
+                    continue
+                for j, (m, i) in enumerate(plan[k]):
+                    part = _component(gk, j) if tuples else gk
+                    bars[m][i] = accumulate(bars[m][i], part)
+            out, named = [NoTangent] * len(args), {}
+            for m, where in enumerate(inputs):
+                if all(b is NoTangent for b in bars[m]):
+                    continue
+                source = args[where] if isinstance(where, int) else kwargs[where]
+                bar = bars[m][0] if getattr(cols[m], "_mc_single", False) else _like(source, bars[m])
+                if isinstance(where, int):
+                    out[where] = accumulate(out[where], bar)
+                else:
+                    named[where] = bar
+            return tuple(out) + ((KwAdj(named),) if named else ())
+
+        return _items_iterator(ys), pullback
+
+    return frule, rrule
+
+
+def _pairwise(args, kwargs):
+    (it,) = args
+    items = list(it)
+    return [items], [[(0, i), (0, i + 1)] for i in range(len(items) - 1)], True, [0]
+
+
+def _product(args, kwargs):
+    repeat = kwargs.get("repeat", 1)
+    cols = [list(a) for a in args]
+    n = len(cols)
+    pools = [range(len(c)) for c in cols] * repeat
+    plan = [[(j % n, i) for j, i in enumerate(idx)] for idx in itertools.product(*pools)] if n else [[]] * (repeat >= 0)
+    return cols, plan, True, list(range(n))
+
+
+def _choose(fn):
+    def plan_of(args, kwargs):
+        items = list(args[0])
+        rest = args[1:] + tuple(kwargs.values())
+        plan = [[(0, i) for i in idx] for idx in fn(range(len(items)), *rest)]
+        return [items], plan, True, [0]
+
+    return plan_of
+
+
+def _chain(args, kwargs):
+    cols = [list(a) for a in args]
+    return cols, [[(m, i)] for m, c in enumerate(cols) for i in range(len(c))], False, list(range(len(cols)))
+
+
+def _islice(args, kwargs):
+    it, rest = args[0], args[1:]
+    s = slice(*rest)
+    if s.stop is None:
+        items = list(it)
+    else:
+        items = list(itertools.islice(it, s.stop))
+    return [items], [[(0, i)] for i in itertools.islice(range(len(items)), *rest)], False, [0]
+
+
+def _compress(args, kwargs):
+    bound = dict(zip(("data", "selectors"), args), **kwargs)
+    items = list(bound["data"])
+    keep = list(itertools.compress(range(len(items)), bound["selectors"]))
+    return [items], [[(0, i)] for i in keep], False, [0 if args else "data"]
+
+
+def _while(fn):
+    def plan_of(args, kwargs):
+        pred, it = args
+        items = list(it)
+        keep = list(fn(lambda i: pred(items[i]), range(len(items))))
+        return [items], [[(0, i)] for i in keep], False, [1]
+
+    return plan_of
+
+
+def _repeat(args, kwargs):
+    x = args[0]
+    times = args[1] if len(args) > 1 else kwargs.get("times")
+    if times is None:
+        raise NotImplementedError("derivative of itertools.repeat without `times` (an infinite iterator): pass times")
+    return [_Single(x)], [[(0, 0)]] * max(int(times), 0), False, [0]
+
+
+class _Single(list):
+    """One item that is the argument itself (repeat's object): its adjoint is the item's, not a list."""
+
+    _mc_single = True
+
+    def __init__(self, x):
+        super().__init__([x])
+
+
+def _heap_select(which):
+    def plan_of(args, kwargs):
+        n, it = args[0], args[1]
+        key = kwargs.get("key", args[2] if len(args) > 2 else None)
+        items = list(it)
+        k = (lambda i: key(items[i])) if key is not None else (lambda i: items[i])
+        return [items], [[(0, i)] for i in which(n, range(len(items)), key=k)], False, [1]
+
+    return plan_of
+
+
+def _merge(args, kwargs):
+    cols = [list(a) for a in args]
+    key, reverse = kwargs.get("key"), kwargs.get("reverse", False)
+    k = (lambda mi: key(cols[mi[0]][mi[1]])) if key is not None else (lambda mi: cols[mi[0]][mi[1]])
+    order = heapq.merge(*[[(m, i) for i in range(len(c))] for m, c in enumerate(cols)], key=k, reverse=reverse)
+    return cols, [[mi] for mi in order], False, list(range(len(cols)))
+
+
+def _as_list_rule(name, fn, plan_of):
+    """heapq.nlargest/nsmallest return lists, not iterators."""
+    frule, rrule = _selection(name, plan_of)
+
+    def f(args, dargs, **kwargs):
+        y, dy = frule(args, dargs, **kwargs)
+        return list(y), list(dy)
+
+    def r(*args, **kwargs):
+        y, pb = rrule(*args, **kwargs)
+        return list(y), pb
+
+    defrule(fn, f)
+    _run_time_reverse(fn, r)
+
+
+SELECTIONS = {
+    itertools.pairwise: _pairwise,
+    itertools.product: _product,
+    itertools.combinations: _choose(itertools.combinations),
+    itertools.combinations_with_replacement: _choose(itertools.combinations_with_replacement),
+    itertools.permutations: _choose(itertools.permutations),
+    itertools.chain: _chain,
+    itertools.chain.from_iterable: lambda args, kwargs: _chain(tuple(args[0]), {}),
+    itertools.islice: _islice,
+    itertools.compress: _compress,
+    itertools.takewhile: _while(itertools.takewhile),
+    itertools.dropwhile: _while(itertools.dropwhile),
+    itertools.filterfalse: _while(itertools.filterfalse),
+    itertools.repeat: _repeat,
+    heapq.merge: _merge,
+}
+for _fn, _plan in SELECTIONS.items():
+    _f, _r = _selection(getattr(_fn, "__qualname__", str(_fn)), _plan)
+    defrule(_fn, _f)
+    _run_time_reverse(_fn, _r)
+_as_list_rule("heapq.nlargest", heapq.nlargest, _heap_select(heapq.nlargest))
+_as_list_rule("heapq.nsmallest", heapq.nsmallest, _heap_select(heapq.nsmallest))
+
+
+# chain.from_iterable's adjoint goes to the outer iterable: one adjoint per inner iterable.
+def _from_iterable_rrule(outer):
+    from ..reverse.adjoints import _like
+
+    inner = list(outer)
+    _, rrule = _selection("itertools.chain.from_iterable", _chain)
+    y, pb = rrule(*inner)
+
+    def pullback(g):
+        bars = pb(g)
+        return (_like(outer, list(bars)) if any(b is not NoTangent for b in bars) else NoTangent,)
+
+    return y, pullback
+
+
+def _from_iterable_frule(args, dargs, **kwargs):
+    inner = list(args[0])
+    dinner = _tangents(inner, dargs[0])
+    f, _ = _selection("itertools.chain.from_iterable", _chain)
+    return f(tuple(inner), tuple(dinner))
+
+
+defrule(itertools.chain.from_iterable, _from_iterable_frule)
+_run_time_reverse(itertools.chain.from_iterable, _from_iterable_rrule)
+
+
+# ------------------------------------------------------------------ calls of a function
+def _accumulate_args(args, kwargs):
+    it = args[0]
+    func = args[1] if len(args) > 1 else kwargs.get("func")
+    return list(it), (operator.add if func is None else func), kwargs.get("initial")
+
+
+def frule_accumulate(args, dargs, **kwargs):
+    from ..forward.runtime import fcall
+
+    items, func, initial = _accumulate_args(args, kwargs)
+    ditems = _tangents(items, dargs[0])
+    dfunc = dargs[1] if len(args) > 1 else NoTangent
+    if initial is not None and isinstance(initial, (float, complex, np.inexact, np.ndarray)):
+        raise NotImplementedError("forward mode of itertools.accumulate with a float `initial=` (its tangent is not "
+                                  "known to the rule): put the initial value in front of the items instead")
+    if initial is not None:
+        items, ditems = [initial] + items, [NoTangent] + ditems
+    if not items:
+        return iter([]), iter([])
+    ys, dys = [items[0]], [ditems[0]]
+    for x, dx in zip(items[1:], ditems[1:]):
+        y, dy = fcall(func, dfunc, (ys[-1], x), (dys[-1], dx))
+        ys.append(y)
+        dys.append(dy)
+    return iter(ys), iter(dys)
+
+
+def rrule_accumulate(*args, **kwargs):
+    from ..reverse.adjoints import _like, accumulate
+    from ..reverse.runtime import rcall
+
+    items, func, initial = _accumulate_args(args, kwargs)
+    has_initial = initial is not None
+    seq = ([initial] if has_initial else []) + items
+    ys, calls = seq[:1], []
+    for x in seq[1:]:
+        y, pb = rcall(func, (ys[-1], x), {})
+        ys.append(y)
+        calls.append(pb)
+
+    def pullback(g):
+        gs = _gs(g, len(ys))
+        bars = [NoTangent] * len(seq)
+        carry = NoTangent
+        fn_bar = NoTangent
+        for k in reversed(range(1, len(ys))):
+            total = accumulate(gs[k], carry)
+            fb, ab, _ = calls[k - 1](total)
+            fn_bar = accumulate(fn_bar, fb)
+            bars[k] = accumulate(bars[k], ab[1])
+            carry = ab[0]
+        if seq:
+            bars[0] = accumulate(bars[0], accumulate(gs[0], carry))
+        item_bars = bars[1:] if has_initial else bars
+        out = [_like(args[0], item_bars) if any(b is not NoTangent for b in item_bars) else NoTangent]
+        named = {}
+        if len(args) > 1:
+            out.append(fn_bar)
+        elif "func" in kwargs and fn_bar is not NoTangent:
+            named["func"] = fn_bar
+        if has_initial and bars[0] is not NoTangent:
+            named["initial"] = bars[0]
+        return tuple(out) + ((KwAdj(named),) if named else ())
+
+    return _items_iterator(ys), pullback
+
+
+def frule_starmap(args, dargs, **kwargs):
+    from ..forward.runtime import fcall
+
+    func, it = args
+    items = list(it)
+    ditems = _tangents(items, dargs[1])
+    ys, dys = [], []
+    for x, dx in zip(items, ditems):
+        y, dy = fcall(func, dargs[0], tuple(x), _tangents(list(x), dx) if dx is not NoTangent else NoTangent)
+        ys.append(y)
+        dys.append(dy)
+    return iter(ys), iter(dys)
+
+
+def rrule_starmap(func, it):
+    from ..reverse.adjoints import AdjTuple, _like, accumulate
+    from ..reverse.runtime import rcall
+
+    items = [tuple(x) for x in it]
+    calls = [rcall(func, x, {}) for x in items]
+
+    def pullback(g):
+        gs = _gs(g, len(calls))
+        fn_bar, bars = NoTangent, []
+        for k in reversed(range(len(calls))):
+            fb, ab, _ = calls[k][1](gs[k])
+            fn_bar = accumulate(fn_bar, fb)
+            bars.append(AdjTuple(list(ab)))
+        bars.reverse()
+        return fn_bar, _like(it, bars)
+
+    return _items_iterator([y for y, _ in calls]), pullback
+
+
+defrule(itertools.accumulate, frule_accumulate)
+_run_time_reverse(itertools.accumulate, rrule_accumulate)
+defrule(itertools.starmap, frule_starmap)
+_run_time_reverse(itertools.starmap, rrule_starmap)
+
+# ------------------------------------------------------------------ positions: zero derivative
+defzero(bisect.bisect_left, bisect.bisect_right, bisect.bisect)

@@ -1,0 +1,204 @@
+"""More `scipy.special` functions met in realistic code (Matern kernels, exponential integrals, Box-Cox
+transforms, elliptic integrals, binomial coefficients), both modes.  Registered by
+scipy_special_more.register(); this module never imports SciPy itself.
+
+Derivatives (all in closed form through SciPy's own functions):
+* log1p: 1 / (1 + x); expm1: exp(x)
+* k0: -k1; k1: -k0 - k1 / x; k0e = e^x k0: k0e - k1e; k1e: k1e (1 - 1/x) - k0e
+* i0e = e^-|x| i0: i1e - sign(x) i0e; i1e: i0e - i1e (sign(x) + 1/x)  (sign 0 at 0)
+* kv(v, x): -(k_{v-1} + k_{v+1}) / 2; kve(v, x) = e^x kv: kve - (kve_{v-1} + kve_{v+1}) / 2;
+  expn(n, x): -expn(n - 1, x) (expn(0, x) = e^-x / x); exp1 = expn(1, .): -e^-x / x.  Their order
+  v or n is refused when differentiated (no closed form).
+* ellipk(m): (E - (1 - m) K) / (2 m (1 - m)); ellipe(m): (E - K) / (2 m)  (m = 0: pi/8 and -pi/8)
+* binom(n, k) = Gamma(n+1) / (Gamma(k+1) Gamma(n-k+1)): d/dn = binom (psi(n+1) - psi(n-k+1)),
+  d/dk = binom (psi(n-k+1) - psi(k+1))
+* boxcox(x, l) = (x^l - 1) / l (log x at l = 0): d/dx = x^(l-1), d/dl = (x^l log x) / l - (x^l - 1) / l^2
+  ((log x)^2 / 2 at l = 0); boxcox1p(x, l) = boxcox(1 + x, l).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+FUNCTIONS = ["binom", "boxcox", "boxcox1p", "ellipe", "ellipk", "exp1", "expm1", "expn", "i0e", "i1e", "k0", "k0e",
+             "k1", "k1e", "kv", "kve", "log1p"]
+
+
+def _special():
+    import scipy.special
+
+    return scipy.special
+
+
+def _scalar(x):
+    x = np.asarray(x)
+    return x[()] if x.ndim == 0 else x
+
+
+def log1p_dx(x):
+    return 1.0 / np.add(1.0, x)
+
+
+def k0_dx(x):
+    return -_special().k1(x)
+
+
+def k1_dx(x):
+    sp = _special()
+    return _scalar(-sp.k0(x) - sp.k1(x) / np.asarray(x, dtype=float))
+
+
+def k0e_dx(x):
+    sp = _special()
+    return sp.k0e(x) - sp.k1e(x)
+
+
+def k1e_dx(x):
+    sp = _special()
+    return _scalar(sp.k1e(x) * (1.0 - 1.0 / np.asarray(x, dtype=float)) - sp.k0e(x))
+
+
+def i0e_dx(x):
+    sp = _special()
+    return sp.i1e(x) - np.sign(x) * sp.i0e(x)
+
+
+def i1e_dx(x):
+    sp = _special()
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = sp.i0e(x) - sp.i1e(x) * (np.sign(x) + 1.0 / np.where(x == 0, 1.0, x))
+    return _scalar(np.where(x == 0, 0.5, out))  # i1e(x) ~ x / 2 near 0
+
+
+def kv_dx(v, x):
+    sp = _special()
+    return -0.5 * (sp.kv(np.subtract(v, 1), x) + sp.kv(np.add(v, 1), x))
+
+
+def kve_dx(v, x):
+    sp = _special()
+    return sp.kve(v, x) - 0.5 * (sp.kve(np.subtract(v, 1), x) + sp.kve(np.add(v, 1), x))
+
+
+def expn_dx(n, x):
+    """d expn(n, x) / dx = -expn(n - 1, x) for n >= 1; expn(0, x) = exp(-x) / x: -(1 + 1/x) exp(-x) / x."""
+    sp = _special()
+    n = np.asarray(n)
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(n >= 1, -sp.expn(np.maximum(n - 1, 0), x), -(1.0 + 1.0 / x) * np.exp(-x) / x)
+    return _scalar(out)
+
+
+def exp1_dx(x):
+    x = np.asarray(x, dtype=float)
+    with np.errstate(divide="ignore"):
+        return _scalar(-np.exp(-x) / x)
+
+
+def ellipk_dm(m):
+    sp = _special()
+    m = np.asarray(m, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (sp.ellipe(m) - (1.0 - m) * sp.ellipk(m)) / (2.0 * m * (1.0 - m))
+    return _scalar(np.where(m == 0, math.pi / 8.0, out))
+
+
+def ellipe_dm(m):
+    sp = _special()
+    m = np.asarray(m, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = (sp.ellipe(m) - sp.ellipk(m)) / (2.0 * m)
+    return _scalar(np.where(m == 0, -math.pi / 8.0, out))
+
+
+def binom_partials(n, k, y):
+    """(d binom / dn, d binom / dk)."""
+    sp = _special()
+    a = sp.digamma(np.subtract(n, k) + 1.0)
+    return _scalar(y * (sp.digamma(np.add(n, 1.0)) - a)), _scalar(y * (a - sp.digamma(np.add(k, 1.0))))
+
+
+def boxcox_partials(x, lmbda, shift=0.0):
+    """(d/dx, d/dlmbda) of boxcox(x + shift, lmbda)."""
+    u = np.add(x, shift)
+    lu = np.log(u)
+    lm = np.asarray(lmbda, dtype=float)
+    zero = lm == 0
+    ls = np.where(zero, 1.0, lm)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ul = np.exp(lm * lu)
+        dl = np.where(zero, 0.5 * lu * lu, ul * lu / ls - (ul - 1.0) / (ls * ls))
+        dx = np.exp((lm - 1.0) * lu)
+    return _scalar(dx), _scalar(dl)
+
+
+def register(sp, named) -> None:
+    """Register the rules (scipy_special_more.register calls this with scipy.special and its `named`)."""
+    from .numpy_common import _split
+    from .numpy_rules import unary
+    from .registry import defjvp, defvjp
+    from .scipy_special_more import refuse_parameter, refused_parameter_adjoint
+
+    unary(named("log1p", sp.log1p), lambda t, y, x: t.call(log1p_dx, x))
+    unary(named("expm1", sp.expm1), lambda t, y, x: t.add(y, 1.0))
+    unary(named("k0", sp.k0), lambda t, y, x: t.call(k0_dx, x))
+    unary(named("k1", sp.k1), lambda t, y, x: t.call(k1_dx, x))
+    unary(named("k0e", sp.k0e), lambda t, y, x: t.call(k0e_dx, x))
+    unary(named("k1e", sp.k1e), lambda t, y, x: t.call(k1e_dx, x))
+    unary(named("i0e", sp.i0e), lambda t, y, x: t.call(i0e_dx, x))
+    unary(named("i1e", sp.i1e), lambda t, y, x: t.call(i1e_dx, x))
+    unary(named("exp1", sp.exp1), lambda t, y, x: t.call(exp1_dx, x))
+    unary(named("ellipk", sp.ellipk), lambda t, y, x: t.call(ellipk_dm, x))
+    unary(named("ellipe", sp.ellipe), lambda t, y, x: t.call(ellipe_dm, x))
+
+    # an order (refused when differentiated) then x
+    for name, dx, param in (("kv", kv_dx, "v"), ("kve", kve_dx, "v"), ("expn", expn_dx, "n")):
+        fn = named(name, getattr(sp, name))
+
+        def jvp(t, y, p, x, name=name, dx=dx, param=param):
+            out = t.mul(t.d(x), t.call(dx, p, x))
+            if t.d(p) is not None:
+                out = t.add(out, t.call(refuse_parameter, t.d(p), name, param))
+            return out
+
+        def vjp(t, g, y, p, x, name=name, dx=dx, param=param):
+            needs = getattr(t, "needs", None)
+            pbar = None if needs is not None and not needs(p) else t.call(refused_parameter_adjoint, g, name, param)
+            return (pbar, t.unb(t.mul(g, t.call(dx, p, x)), x))
+
+        defjvp(fn, jvp)
+        defvjp(fn, vjp)
+
+    # two differentiated operands
+    binom = named("binom", sp.binom)
+
+    def binom_jvp(t, y, n, k):
+        if t.d(n) is None and t.d(k) is None:
+            return None
+        dn, dk = _split(t, t.call(binom_partials, n, k, y), 2)
+        return t.add(t.mul(t.d(n), dn), t.mul(t.d(k), dk))
+
+    def binom_vjp(t, g, y, n, k):
+        dn, dk = _split(t, t.call(binom_partials, n, k, y), 2)
+        return (t.unb(t.mul(g, dn), n), t.unb(t.mul(g, dk), k))
+
+    defjvp(binom, binom_jvp)
+    defvjp(binom, binom_vjp)
+    for name, shift in (("boxcox", 0.0), ("boxcox1p", 1.0)):
+        fn = named(name, getattr(sp, name))
+
+        def bc_jvp(t, y, x, lmbda, shift=shift):
+            if t.d(x) is None and t.d(lmbda) is None:
+                return None
+            dx, dl = _split(t, t.call(boxcox_partials, x, lmbda, shift), 2)
+            return t.add(t.mul(t.d(x), dx), t.mul(t.d(lmbda), dl))
+
+        def bc_vjp(t, g, y, x, lmbda, shift=shift):
+            dx, dl = _split(t, t.call(boxcox_partials, x, lmbda, shift), 2)
+            return (t.unb(t.mul(g, dx), x), t.unb(t.mul(g, dl), lmbda))
+
+        defjvp(fn, bc_jvp)
+        defvjp(fn, bc_vjp)

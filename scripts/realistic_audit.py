@@ -1,0 +1,60 @@
+"""Audit of realistic functions: the functions of scripts/realistic_cases.py (physics, statistics, signal
+processing, optimisation, ML losses, ODE integrators, Bayesian models, geometry, finance, standard-library
+idioms), each checked by mooncake_ast.testing.check_derivatives in each mode, and classified as
+scripts/audit_issue12.py does: ok / missing / refused / wrong / error.
+
+    PYTHONPATH=. python scripts/realistic_audit.py [-v] [substring ...]
+
+A substring selects cases by function name or group.  Not a test: a map of what is left.
+"""
+import collections
+import copy
+import sys
+import traceback
+import warnings
+
+import mooncake_ast as mc  # noqa: F401
+from mooncake_ast.testing import check_derivatives
+
+from audit_issue12 import classify  # (this script's folder is on sys.path; the same categories)
+from realistic_cases import CASES
+
+
+def run(fn, args, verbose):
+    out = []
+    for mode in ("forward", "reverse"):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                check_derivatives(fn, *copy.deepcopy(args), modes=(mode,), rtol=1e-4, atol=1e-5)
+            out.append(("ok", ""))
+        except Exception as exc:  # noqa: BLE001
+            out.append(classify(exc))
+            if verbose:
+                traceback.print_exc()
+    return out
+
+
+def main(argv):
+    verbose = "-v" in argv
+    wanted = [a for a in argv if a != "-v"]
+    counts = {"forward": collections.Counter(), "reverse": collections.Counter()}
+    for group, fn, args in CASES:
+        name = f"{group}.{fn.__name__}"
+        if wanted and not any(w in name for w in wanted):
+            continue
+        (fs, fm), (rs, rm) = run(fn, args, verbose)
+        counts["forward"][fs] += 1
+        counts["reverse"][rs] += 1
+        line = f"{name:40s} fwd={fs:8s} rev={rs:8s}"
+        if fm:
+            line += "  F: " + fm.splitlines()[0][:160]
+        if rm and rm != fm:
+            line += "  R: " + rm.splitlines()[0][:160]
+        print(line, flush=True)
+    for mode, c in counts.items():
+        print(mode, dict(sorted(c.items())))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
