@@ -95,3 +95,11 @@ def test_rebinding_the_class_remakes_the_derivative():
     _define(g, "<local_objects_b>", "class P:\n    def __init__(self, x):\n        self.x = x\n"
             "    def sq(self):\n        return 3.0 * self.x\n")
     assert mc.grad(g["f"])(3.0) == pytest.approx(3.0)
+
+
+def test_second_derivative_through_a_dataclass_with_defaults():
+    """grad(grad(f)) where f makes a dataclass leaving a field to its default (an IndexError in the nested plan)."""
+    g2 = mc.grad(mc.grad(lambda x: c.default_field(x) ** 2))(0.4)
+    assert np.isclose(g2, 18.0)
+    h = mc.hessian(lambda x: c.default_field(x) * c.default_field(x))(0.7)
+    assert np.isclose(h, 18.0)

@@ -290,11 +290,15 @@ def _construct_plan(cls: type, args: tuple, dargs: tuple) -> Any:
         if getattr(params, "frozen", False) or hasattr(cls, "__post_init__"):
             raise _refuse(f"constructing the frozen dataclass or dataclass with __post_init__ {cls.__name__}")
         fields, initvars, bound = _objects.dataclass_init(cls, args, {})
-        if initvars or [nm for nm, _, given in fields if given] != list(bound.arguments)[:n] or \
-                len(bound.arguments) != n:
-            raise _refuse(f"constructing dataclass {cls.__name__} with defaults or init-only fields")
+        given = [nm for nm, _, g in fields if g]
+        if initvars or given != list(bound.arguments)[:n] or len(bound.arguments) != n or \
+                [nm for nm, _, _ in fields][:n] != given:
+            raise _refuse(f"constructing dataclass {cls.__name__} with init-only fields or keyword arguments")
+        # (the fields left to their defaults follow the given ones, with no tangent: constants)
         names = tuple(nm for nm, _, _ in fields)
-        return api._Plan(nh.construct_fields_fwd, (cls, names, tuple(args), dd),
+        defaults = tuple(value for _, value, g in fields if not g)
+        return api._Plan(nh.construct_fields_fwd, (cls, names, tuple(args) + defaults,
+                                                   tuple(dd) + (NoTangent,) * len(defaults)),
                          lambda b: (NoTangent, tuple(api._expand(b[2], n)), tuple(api._expand(b[3], n))),
                          lambda tf, targs, tdargs: (NoTangent, NoTangent, targs, tdargs))
     return api._Plan(nh.construct_fwd, (cls, tuple(args), dd),
