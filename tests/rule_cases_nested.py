@@ -12,6 +12,9 @@ from mooncake_ast.rules.nested_plans import plan_args, plan_function, plan_tange
 from mooncake_ast.rules.operator_rules import index_tangent
 from mooncake_ast.rules.registry import update
 from mooncake_ast.tangents import NoTangent
+import mooncake_ast as mc
+from mooncake_ast.rules.numpy_reductions import _first_extremum
+from mooncake_ast.rules.numpy_shapes import join_tangent
 
 X3 = np.array([0.3, -0.7, 1.1])
 
@@ -87,7 +90,45 @@ def getattr_field_case(x):
     return np.sum(getattr_tangent(Box(), d, "a", 2.0) * x)
 
 
+def view_read_case(x):
+    return np.sum(nh.view_read(x * 2.0, slice(1, None)) ** 2)
+
+
+def join_tangent_case(x, d):
+    return np.sum(join_tangent(np.concatenate, (x, x * 2.0), (d, d * x), 0) ** 2)
+
+
+def _cubic(v):
+    return np.sum(v ** 3)
+
+
+def _cubes(v):
+    return v ** 3
+
+
+def jacfwd_factory_case(x):
+    return np.sum(mc.jacfwd(_cubes)(x) * x)
+
+
+def jacrev_factory_case(x):
+    return np.sum(mc.jacrev(_cubes)(x) * x)
+
+
+def hessian_factory_case(x):
+    return np.sum(mc.hessian(_cubic)(x) * x)
+
+
+def first_extremum_case(x):
+    return x * float(np.sum(_first_extremum(x, np.max(x), None, False)))
+
+
 NESTED_CASES = {
+    "mooncake_ast.rules.nested_helpers.view_read": [Case(view_read_case, X3)],
+    "mooncake_ast.rules.numpy_shapes.join_tangent": [Case(join_tangent_case, X3, X3 * 2.0)],
+    # (mc.jacfwd / jacrev / hessian called inside differentiated code: their results' derivatives, as mc.grad's)
+    "mooncake_ast.higher.jacfwd": [Case(jacfwd_factory_case, X3)],
+    "mooncake_ast.higher.jacrev": [Case(jacrev_factory_case, X3)],
+    "mooncake_ast.higher.hessian": [Case(hessian_factory_case, X3)],
     "mooncake_ast.rules.nested_helpers.method_tangent_fwd": [Case(method_tangent_case, X3, X3 * 2.0)],
     "mooncake_ast.rules.nested_helpers.with_dense_tangent": [Case(with_dense_tangent_case, 0.4, 1.3)],
     "mooncake_ast.rules.nested_helpers.new_object": [Case(new_objects_case, 0.4)],
@@ -109,5 +150,6 @@ def plan_function_case(x):
 
 
 NESTED_ZERO_CASES = {
+    "mooncake_ast.rules.numpy_reductions._first_extremum": Case(first_extremum_case, X3),
     "mooncake_ast.rules.nested_plans.plan_function": Case(plan_function_case, 0.4),
 }

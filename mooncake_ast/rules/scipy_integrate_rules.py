@@ -326,6 +326,8 @@ def _check_initial(initial):
 
 def cumtrapz_tangent(y, out, dy, x=None, dx=1.0, axis=-1, initial=None, ddx=NoTangent, dxx=NoTangent):
     _check_initial(initial)
+    if any(np.iscomplexobj(v) for v in (y, dy, x, dx) if v is not None and v is not NoTangent):
+        raise NotImplementedError("derivative of scipy.integrate.cumulative_trapezoid of complex values is not supported")
     yy, h = _trap_parts(y, x, dx, axis)
     s = 0.5 * h * _dense_like(dy, yy, y, axis, pairs=True)
     if x is None and _nonzero(ddx):

@@ -132,6 +132,7 @@ def _cho_matrix_tangent(c, lower, dc):
 
 def cho_solve_tangent(c_and_lower, b, x, dcl, db):
     c, lower = _cho_parts(c_and_lower)
+    _real("cho_solve", c, b, db)
     rhs = _dense(db, x) * 1.0
     dc = _first(dcl)
     if not _zero(dc):
@@ -166,6 +167,7 @@ def _triangle(a, lower, unit_diagonal):
 
 
 def solve_triangular_tangent(a, b, x, da, db, trans=0, lower=False, unit_diagonal=False):
+    _real("solve_triangular", a, b, da, db)
     rhs = _dense(db, x) * 1.0
     if not _zero(da):
         dT = _tri(np.asarray(da), lower, 1 if unit_diagonal else 0)
@@ -238,6 +240,7 @@ def _lu_matrix_tangent(lu, piv, dlu):
 
 def lu_solve_tangent(lu_and_piv, b, x, dlp, db, trans=0):
     lu, piv = lu_and_piv
+    _real("lu_solve", lu, b, db)
     rhs = _dense(db, x) * 1.0
     dlu = _first(dlp)
     if not _zero(dlu):

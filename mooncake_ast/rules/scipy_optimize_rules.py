@@ -166,6 +166,9 @@ def root_tangent(name, func, y, dfunc, dargs, *args, **kwargs):
     b = _bound(getattr(_optimize(), name), (func,) + args, kwargs)
     full = bool(b.get("full_output"))
     x = y[0] if full else y
+    extra = b.get("args", ())
+    if np.iscomplexobj(x) or any(np.iscomplexobj(a) for a in (extra if isinstance(extra, tuple) else (extra,))):
+        raise NotImplementedError(f"derivative of scipy.optimize.{name} of complex values is not supported")
     if np.ndim(x) != 0:
         raise NotImplementedError(f"derivative of scipy.optimize.{name} with an array of starting points")
     p = _p(b)

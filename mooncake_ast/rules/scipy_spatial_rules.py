@@ -109,6 +109,8 @@ def cdist_adjoints(XA, XB, D, g, metric="euclidean", **kwargs):
 
 
 def squareform_tangent(X, y, dX, force="no", checks=True):
+    if np.iscomplexobj(X) or np.iscomplexobj(dX):
+        raise NotImplementedError("derivative of scipy.spatial.distance.squareform of complex values is not supported")
     return _distance().squareform(np.broadcast_to(np.asarray(dX, dtype=float), np.shape(X)), force=force, checks=False)
 
 

@@ -58,7 +58,8 @@ class RefusedAdjoint:
     refuses_use = True  # (api._to_user raises when a user asks for this adjoint)
 
     def __init__(self, message):
-        self.message = message
+        where = _user_location()  # (raised later, where the adjoint is used: say now which line of the user's made it)
+        self.message = f"{where}: {message}" if where else message
 
     def _refuse(self, *args, **kwargs):
         raise NotImplementedError(self.message)
@@ -69,6 +70,26 @@ class RefusedAdjoint:
 
     def __repr__(self):
         return f"<refused: {self.message}>"
+
+
+def _user_location():
+    """`file.py:12` of the user's statement whose pullback is running (the nearest generated frame made from the
+    user's code, not from a library's), or None."""
+    import os
+    import sys
+
+    from ..tracebacks import _generated_source, _is_library, _user_line
+
+    f = sys._getframe(2)
+    while f is not None:
+        name = f.f_code.co_filename
+        src = _generated_source(name)
+        if src and not _is_library(src) and "site-packages" not in src:
+            loc = _user_line(name, f.f_lineno)
+            if loc:
+                return f"{os.path.basename(loc[0])}:{loc[1]}"
+        f = f.f_back
+    return None
 
 
 def _parameter_message(fn, param):

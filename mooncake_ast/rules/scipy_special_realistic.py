@@ -93,6 +93,8 @@ def expn_dx(n, x):
 
 
 def exp1_dx(x):
+    if np.iscomplexobj(x):
+        raise NotImplementedError("derivative of scipy.special.exp1 of complex values is not supported")
     x = np.asarray(x, dtype=float)
     with np.errstate(divide="ignore"):
         return _scalar(-np.exp(-x) / x)
