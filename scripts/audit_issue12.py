@@ -294,8 +294,8 @@ def compile_case(src):
     return eval(compile(src + "\n", fname, "eval"), globals())
 
 
-def run(name, src, args, verbose):
-    fn = compile_case(src)
+def check_both(fn, args, verbose):
+    """[(category, detail)] for forward and reverse mode of fn at args (what every audit script reports)."""
     out = []
     for mode in ("forward", "reverse"):
         try:
@@ -306,6 +306,10 @@ def run(name, src, args, verbose):
             if verbose:
                 traceback.print_exc()
     return out
+
+
+def run(name, src, args, verbose):
+    return check_both(compile_case(src), args, verbose)
 
 
 def main(argv):

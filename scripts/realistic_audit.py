@@ -8,31 +8,19 @@ scripts/audit_issue12.py does: ok / missing / refused / wrong / error.
 A substring selects cases by function name or group.  Not a test: a map of what is left.
 """
 import collections
-import copy
 import sys
-import traceback
 import warnings
 
 import mooncake_ast as mc  # noqa: F401
-from mooncake_ast.testing import check_derivatives
 
-from audit_issue12 import classify  # (this script's folder is on sys.path; the same categories)
+from audit_issue12 import check_both  # (this script's folder is on sys.path; the same categories)
 from realistic_cases import CASES
 
 
 def run(fn, args, verbose):
-    out = []
-    for mode in ("forward", "reverse"):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                check_derivatives(fn, *copy.deepcopy(args), modes=(mode,), rtol=1e-4, atol=1e-5)
-            out.append(("ok", ""))
-        except Exception as exc:  # noqa: BLE001
-            out.append(classify(exc))
-            if verbose:
-                traceback.print_exc()
-    return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return check_both(fn, args, verbose)
 
 
 def main(argv):

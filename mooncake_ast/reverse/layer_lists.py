@@ -18,6 +18,7 @@ from ..ir.nodes import Call, Const, Value
 from ..ir.types import Arr, Tup, literal
 from .buffers import reads_only
 from .cleanup import ZERO, is_zero
+from .typed_dicts import item_var
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -62,11 +63,7 @@ def live(rt: "ReverseTransform", s: Value) -> bool:
 
 
 def _var(rt: "ReverseTransform", item: Value, k: int) -> str:
-    var = f"%part{id(item)}.{k}"
-    if var not in rt.item_vars:
-        rt.item_vars[var] = (item, k)
-        rt.b.write(var, ZERO, rt.rev.entry)  # zero from the entry on (loops get their phis)
-    return var
+    return item_var(rt, "part", item, k, ZERO)
 
 
 def reverse_part(rt: "ReverseTransform", s: Call) -> None:

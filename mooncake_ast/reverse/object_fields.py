@@ -24,6 +24,7 @@ from .buffers import uses_of
 from .cleanup import NUM_ZERO
 from .cleanup import is_zero
 from .field_adjoints import method_self_adjoints
+from .typed_dicts import item_var
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -77,11 +78,7 @@ def is_field_var(var: str) -> bool:
 
 
 def _var(rt: "ReverseTransform", p: Value, field: str) -> str:
-    var = f"%field{id(p)}.{field}"
-    if var not in rt.item_vars:
-        rt.item_vars[var] = (p, field)
-        rt.b.write(var, NUM_ZERO, rt.rev.entry)  # zero from the entry on (loops get their phis)
-    return var
+    return item_var(rt, "field", p, field, NUM_ZERO)
 
 
 def _add(rt: "ReverseTransform", p: Value, field: str, g: Value) -> None:

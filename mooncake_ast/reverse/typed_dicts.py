@@ -82,12 +82,19 @@ def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
         bool(s.args) and s.args[0] in rt.typed_dicts
 
 
-def _item_var(rt: "ReverseTransform", p: Value, key: str) -> str:
-    var = f"%item{id(p)}.{key}"
+def item_var(rt: "ReverseTransform", prefix: str, owner: Value, key: Any, zero: Value) -> str:
+    """The pullback variable `%<prefix><owner>.<key>` holding the adjoint of one part of owner (a key, a field, a
+    tuple position), defined as `zero` from the pullback's entry on, so that reads inside loops get their phis.
+    (typed_dicts, object_fields and layer_lists keep their parts' adjoints this way.)"""
+    var = f"%{prefix}{id(owner)}.{key}"
     if var not in rt.item_vars:
-        rt.item_vars[var] = (p, key)
-        rt.b.write(var, Const(NoTangent), rt.rev.entry)  # zero from the entry on (loops get their phis)
+        rt.item_vars[var] = (owner, key)
+        rt.b.write(var, zero, rt.rev.entry)
     return var
+
+
+def _item_var(rt: "ReverseTransform", p: Value, key: str) -> str:
+    return item_var(rt, "item", p, key, Const(NoTangent))
 
 
 def reverse_read(rt: "ReverseTransform", s: Call) -> None:
