@@ -10,7 +10,6 @@ that does not happen in a few rounds, nothing is typed from callees or lists, wh
 """
 from __future__ import annotations
 
-import operator
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..forward.transform import StaticResolver
@@ -69,8 +68,9 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
 
 
 def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset:
-    """Field reads and method calls of the function's own objects that give numbers, arrays or tuples of those, and
-    items of typed lists: operators on them are plain."""
+    """Field reads and method calls of the function's own objects that give numbers, arrays or tuples of those:
+    operators on them are plain.  (Not the items of typed lists: a plain call marks its operands as holding objects,
+    which would make the list's items possible objects.)"""
     out = set()
     for b in ir.blocks:
         for s in b.stmts:
@@ -78,7 +78,6 @@ def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset
                     local_objects.method_of(rt.local_objects, s) is not None or
                     isinstance(s, Call) and s.callee() is getattr and len(s.args) == 2 and s.args[0] in rt.local_objects):
                 out.add(s)
-
     return frozenset(out)
 
 
