@@ -259,7 +259,7 @@ _SIGNATURES: dict = {}
 def _bind_fast(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
     info = _SIGNATURES.get(fn.__code__)
     if info is None:
-        params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
+        params = list(_code_signature(fn).parameters.values())
         info = _SIGNATURES[fn.__code__] = ([p.name for p in params],
                                            all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params))
     names, simple = info
@@ -312,9 +312,19 @@ def _derived_rule(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwa
     return derived_forward(f, kinds), primals, tangents
 
 
+def _code_signature(fn: types.FunctionType) -> inspect.Signature:
+    """The signature of fn's code, which its derivative takes, even where a decorator set another `__signature__`
+    (array_api_compat's wrappers show the wrapped function's parameters)."""
+    if "__signature__" not in getattr(fn, "__dict__", {}):
+        return inspect.signature(fn, follow_wrapped=False)
+    clone = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    clone.__kwdefaults__ = fn.__kwdefaults__
+    return inspect.signature(clone, follow_wrapped=False)
+
+
 def bind(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple[tuple, tuple]:
     """Match arguments and their tangents to the parameters (defaults, *args, **kwargs, keywords)."""
-    sig = inspect.signature(fn, follow_wrapped=False)
+    sig = _code_signature(fn)
     bound = sig.bind(*args, **kwargs)
     dbound = sig.bind_partial(*dargs, **{k: dkwargs.get(k, NoTangent) for k in kwargs})
     primals, tangents = [], []
@@ -341,7 +351,8 @@ def bind(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: di
             primals.append({})
             tangents.append({})
         elif p.kind is p.KEYWORD_ONLY:
-            primals.append(kwdefaults[name])
+            # (a signature set by hand, `__signature__`, may give defaults the code's __kwdefaults__ does not have)
+            primals.append(kwdefaults[name] if name in kwdefaults else p.default)
             tangents.append(dkwdefaults.get(name, NoTangent) if dkwdefaults else NoTangent)
         else:
             k = positional.index(p) - first_default
@@ -392,7 +403,7 @@ def derived_forward(fn: types.FunctionType, kinds: Optional[tuple] = None) -> De
     key = (fn.__code__, id(fn.__globals__), kinds)
     rule = _DERIVED.get(key)
     if rule is None or rule.stale(fn):
-        names = _SIGNATURES.get(fn.__code__, (None,))[0] or list(inspect.signature(fn, follow_wrapped=False).parameters)
+        names = _SIGNATURES.get(fn.__code__, (None,))[0] or list(_code_signature(fn).parameters)
         try:
             rule = DerivedForward(fn, dict(zip(names, kinds)) if kinds else {})
         except SourceUnavailableError as e:

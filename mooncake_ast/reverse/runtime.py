@@ -24,6 +24,7 @@ from ..rules.registry import H
 from ..tangents import NoTangent
 from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate
 from ..forward import objects
+from ..forward.runtime import _code_signature
 from .special import SPECIAL
 
 
@@ -568,7 +569,7 @@ def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = N
     """(the derived rule for this call's argument kinds, the bound primals, fn's parameters)."""
     sig = _SIGNATURES.get(fn.__code__)
     if sig is None:
-        params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
+        params = list(_code_signature(fn).parameters.values())
         simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
         npos = sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
         # keyword-only parameters after the positional ones, none of them *args / **kwargs (generated
