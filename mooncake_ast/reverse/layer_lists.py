@@ -58,7 +58,7 @@ def _part(rt: "ReverseTransform", s: object, pos: object, t: Tup, item: Call, ro
 
 def live(rt: "ReverseTransform", s: Value) -> bool:
     """Is s a part read or unpack of an item of a list that is still typed?"""
-    info = getattr(rt, "layer_parts", {}).get(s)
+    info = rt.layer_parts.get(s)
     return info is not None and rt.typed_lists.get(info[2]) is info[2]
 
 

@@ -14,10 +14,12 @@ and nothing stored anything else; this module works out the same, and only where
 * every value written to a field has the type the field got from the constructor (`settle_types` checks
   after inference and drops the object's type otherwise).
 
-Then the object's type is `Obj` with its fields' types (numbers only: an array field may be written through
-an alias, which the type would not see), reads of its fields have those types, and calls of its methods are
-typed from their code (reverse/call_types.py) with `self` of that type.  The object's own adjoint is still
-kept by the generic machinery; what becomes plain is the arithmetic on what is read from it.
+Then the object's type is `Obj` with its fields' types (numbers and float arrays of known rank; a type says
+what a value is, and an array written in place through an alias keeps its type: whose adjoint lives where is
+decided apart, by storage), reads of its fields have those types, and calls of its methods are typed from
+their code (reverse/call_types.py) with `self` of that type.  What becomes plain is the arithmetic on what is
+read from it; when every field is a number, reverse/object_fields.py also keeps the object's adjoint as one
+variable per field.
 """
 from __future__ import annotations
 
@@ -33,7 +35,6 @@ from typing import Any, Optional
 from ..ir.nodes import Call, Const, Global
 from ..ir.types import _BOTTOM, UNKNOWN, AVal, Num, Obj, is_float_array, type_of_argument
 
-ARRAYS = True
 
 
 @dataclass(frozen=True)
@@ -176,9 +177,9 @@ def _callee_class(resolver: Any, s: Call) -> Optional[ClassShape]:
     return class_shape(resolver.g[f.name])
 
 
-def find(ir: Any, resolver: Any, rejected: frozenset = frozenset()) -> dict:
+def find(ir: Any, resolver: Any) -> dict:
     """The constructor calls whose objects the function only reads and writes by field and calls read-only methods
-    of: {call: (shape, {field: the value stored by the constructor})}; also sets up nothing else."""
+    of: {call: (shape, {field: the value stored by the constructor})}."""
     uses: dict = {}
     for b in ir.blocks:
         for phi in b.phis:
@@ -192,7 +193,7 @@ def find(ir: Any, resolver: Any, rejected: frozenset = frozenset()) -> dict:
     out: dict = {}
     for b in ir.blocks:
         for s in b.stmts:
-            if s in rejected or not isinstance(s, Call):
+            if not isinstance(s, Call):
                 continue
             shape = _callee_class(resolver, s)
             if shape is None:
@@ -247,14 +248,14 @@ def _used_by_field(shape: ClassShape, p: Call, uses: dict) -> bool:
 
 
 def object_type(found: dict, s: Call, type_of: Any) -> AVal:
-    """The type of the object constructor call s makes: its fields' types (numbers only)."""
+    """The type of the object constructor call s makes: its fields' types (numbers and float arrays; others unknown)."""
     _, stored = found[s]
     items = []
     for field, v in sorted(stored.items()):
         t = type_of_argument(v.value) if isinstance(v, Const) else type_of(v)
         if t is _BOTTOM:
             return t  # (not seen yet: the fixpoint comes back)
-        items.append((field, t if isinstance(t, Num) or ARRAYS and is_float_array(t) else UNKNOWN))
+        items.append((field, t if isinstance(t, Num) or is_float_array(t) else UNKNOWN))
     return Obj(tuple(items))
 
 

@@ -35,7 +35,7 @@ def find(rt: "ReverseTransform") -> tuple[set, dict]:
     uses = uses_of(rt)
     objects: set = set()
     method_calls: dict = {}
-    for p in getattr(rt, "local_objects", {}):
+    for p in rt.local_objects:
         t = rt.types.get(p)
         if not isinstance(t, Obj) or not all(isinstance(ti, Num) for _, ti in t.items):
             continue
@@ -68,7 +68,7 @@ def _method_calls(rt: "ReverseTransform", p: Call, t: Obj, uses: dict) -> Option
 def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Is s a statement of a field-variable object (its constructor, a field read or write, a method read) whose
     pullback this module writes, so it touches no storage?"""
-    objects = getattr(rt, "field_objects", ())
+    objects = rt.field_objects
     return s in objects or (s.callee() in (builtins.getattr, builtins.setattr) and bool(s.args) and s.args[0] in objects)
 
 

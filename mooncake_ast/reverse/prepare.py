@@ -85,7 +85,7 @@ def storage_backed(self: "ReverseTransform") -> set:
             if buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn) or typed_lists.exempt(self, s, fn) or \
                     object_fields.exempt(self, s, fn):
                 continue
-            if s in getattr(self, "field_method_calls", ()):
+            if s in self.field_method_calls:
                 touched = [*s.args, *s.kwargs.values()]  # (the method's self: object_fields collects its adjoints)
             elif fn is None or (rule is None and fn not in SPECIAL) or (rule is not None and rule.user_frule is not None):
                 touched = [s.fn, *s.args, *s.kwargs.values()]  # dispatched: unknown code

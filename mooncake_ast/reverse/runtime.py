@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import builtins
 import inspect
-import itertools
 import sys
 import types
 from typing import Any, Callable
@@ -434,9 +433,12 @@ def kinds_of(args: tuple) -> tuple:
         [v for k in layers for item in args[k] for v in item if type(v) is np.ndarray]
     if len({id(args[k]) for k in objs}) < len(objs):
         return kinds  # the same object twice: one adjoint, kept by storage
-    for a, b in itertools.combinations(arrays, 2):
-        # (two distinct arrays that own their data cannot overlap: only views need NumPy's test)
-        if a is b or not (a.base is None and b.base is None) and np.may_share_memory(a, b):
+    if len({id(a) for a in arrays}) < len(arrays):
+        return kinds  # (one array twice)
+    # Two distinct arrays that own their data cannot overlap: only views need NumPy's test (a list of many layers
+    # costs one pass, not one test per pair, on every call).
+    for v in arrays:
+        if v.base is not None and any(a is not v and np.may_share_memory(v, a) for a in arrays):
             return kinds
     out = list(kinds)
     for k in typed:

@@ -30,7 +30,6 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
     rt.typed_calls = {}  # call of a user function -> (the function, its result's type)
     rt.list_aliases = {}
     rt.typing_calls = True
-    rejected: set = set()  # objects whose fields were written with values of other types
     rt.local_objects = local_objects.find(ir, rt.resolver)
     local_lists.rewrite_appends(ir)
     rt.local_lists = local_lists.candidates(ir)
@@ -55,8 +54,7 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
             rt.local_lists -= bad_lists
             if not bad and not bad_lists:
                 break
-            rejected |= bad
-            rt.local_objects = {s: v for s, v in rt.local_objects.items() if s not in rejected}
+            rt.local_objects = {s: v for s, v in rt.local_objects.items() if s not in bad}  # (a field written otherwise)
             plain = frozenset()
         rt.resolver = StaticResolver(user_globals)
         rt.resolver.plain_calls = plain

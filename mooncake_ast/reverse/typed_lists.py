@@ -47,11 +47,11 @@ _READERS = {builtins.sum, builtins.max, builtins.min, builtins.sorted, math.fsum
 def _roots(rt: "ReverseTransform") -> list:
     """The list parameters typed `any:list:f`, and the lists the function builds by appending (local_lists.py)."""
     return [p for p in rt.ir.params if isinstance(rt.param_types.get(p.name), Lst)] + \
-        [s for s in rt.ir.entry.stmts if s in getattr(rt, "local_lists", ())]
+        [s for s in rt.ir.entry.stmts if s in rt.local_lists]
 
 
 def _is_root(rt: "ReverseTransform", p: Value) -> bool:
-    return isinstance(rt.param_types.get(p.name), Lst) if isinstance(p, Param) else p in getattr(rt, "local_lists", ())
+    return isinstance(rt.param_types.get(p.name), Lst) if isinstance(p, Param) else p in rt.local_lists
 
 
 def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, root: Param) -> bool:

@@ -38,13 +38,7 @@ def sign_tangent(x, dx):
     tangent is (dx - sign(x) Re(conj(sign(x)) dx)) / |x| (0 at 0, where it jumps)."""
     if not np.iscomplexobj(x) and not np.iscomplexobj(dx):
         return NoTangent
-    x = np.asarray(x)
-    m = np.abs(x)
-    safe = np.where(m == 0, 1.0, m)
-    s = x / safe
-    with np.errstate(invalid="ignore"):
-        out = np.where(m == 0, 0.0, (dx - s * np.real(np.conj(s) * dx)) / safe)
-    return out[()] if out.ndim == 0 else out
+    return _sign_projection(np.asarray(x), dx)
 
 
 def sign_adjoint(x, g):
@@ -52,12 +46,16 @@ def sign_adjoint(x, g):
     adjoint of sign_tangent in the inner product Re(conj(a) b)."""
     if not np.iscomplexobj(x) or _no_adjoint(g):
         return NoTangent
-    x, g = np.asarray(x), np.asarray(g)
+    return _sign_projection(np.asarray(x), np.asarray(g))
+
+
+def _sign_projection(x, v):
+    """(v - s Re(conj(s) v)) / |x| with s = x / |x| (0 at 0): sign's tangent map, which is its own adjoint."""
     m = np.abs(x)
     safe = np.where(m == 0, 1.0, m)
     s = x / safe
     with np.errstate(invalid="ignore"):
-        out = np.where(m == 0, 0.0, (g - s * np.real(np.conj(s) * g)) / safe)
+        out = np.where(m == 0, 0.0, (v - s * np.real(np.conj(s) * v)) / safe)
     return out[()] if out.ndim == 0 else out
 
 

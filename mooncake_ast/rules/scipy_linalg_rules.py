@@ -14,26 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tangents import NoTangent
-
 from .scipy_linalg_more import FUNCTIONS as MORE_FUNCTIONS
+from .scipy_linalg_more import _linalg, _mT, _zero  # noqa: F401  (the helpers both modules use)
+from ..tangents import NoTangent
 
 FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS)  # (scipy_linalg_more: the rest)
 REGISTERED: dict = {}
-
-
-def _linalg():
-    import scipy.linalg
-
-    return scipy.linalg
-
-
-def _zero(v):
-    return v is None or v is NoTangent
-
-
-def _mT(a):
-    return np.swapaxes(np.asarray(a), -1, -2)
 
 
 def _square(what, a):
