@@ -29,9 +29,9 @@ import sys
 
 import numpy as np
 
-from .check import ORDER, FDError, Result, Timeout, _exception_problem, _short, flatten, load_program, same
+from .check import (ORDER, FDError, Result, Timeout, _close, _exception_problem, _short, flatten, load_program,
+                    same)
 
-RTOL, ATOL = 1e-4, 1e-6
 STEPS = (1e-5, 1e-3)
 _counter = itertools.count()
 
@@ -132,14 +132,6 @@ def wrapper_text(call: str, y_ref, x, rng) -> str:
 
 
 # ------------------------------------------------------------------ finite differences of a derivative
-
-
-def _close(ad, fd, scale) -> bool:
-    ad, fd = np.asarray(ad, dtype=float), np.asarray(fd, dtype=float)
-    if ad.shape != fd.shape:
-        return False
-    tol = ATOL * max(1.0, scale) + RTOL * np.maximum(np.abs(fd), np.abs(ad))
-    return bool(np.all(np.abs(ad - fd) <= tol))
 
 
 def _at(x, h, direction):
