@@ -72,14 +72,17 @@ class ReverseTransform:
         prepare.deletes_as_pops(self)
         self.types = settle_types.settle(self, ir, user_globals)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
+        # The function object has an adjoint (its cells') only if it has cells or is read other than for the code
+        # and globals of the functions it defines (`lambda` and `def` inside it: ops.nested_code, make_function).
+        self_active = bool(ir.freevars) or any(ir.self_ref in _data_operands(s) for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         # Calls of user functions that write nothing and return a new value: their results are objects of their own.
         self.fresh_calls = {st: callee for st, (callee, _) in self.typed_calls.items()
                             if call_types.returns_fresh(callee, st, [self.type_of(a) for a in st.args])}
         inactive = frozenset(p for p in ir.params if p.name in inactive_names)
-        self.act = Activity(ir, self._activity_rule, self.uses_self, inactive=inactive, user_globals=self.resolver.g)
+        self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g)
         if read_shared_through_items(ir, self.act, self.resolver.g):  # (module-level state read by its bare name)
             self.types = self._infer(ir)
-            self.act = Activity(ir, self._activity_rule, self.uses_self, inactive=inactive, user_globals=self.resolver.g)
+            self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g)
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
         self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
         self.spreads = Spreads(self)  # scalar adjoints standing for arrays (spread.py)
@@ -813,6 +816,17 @@ class ReverseTransform:
         if isinstance(item, Loop):
             return any(e.kind in ("return", "raise") for e in item.body.exits() + item.orelse.exits())
         return False
+
+
+def _data_operands(s: Any) -> list:
+    """The operands of s whose values it reads as data: not the function whose code and globals `ops.nested_code` and
+    `ops.make_function` take (they read nothing of it that has a derivative)."""
+    fn = s.callee() if isinstance(s, Call) else None
+    if fn is ops.nested_code:
+        return []
+    if fn is ops.make_function and len(s.args) == 5:
+        return [s.args[0], *s.args[2:]]
+    return s.operands()
 
 
 def _modules_as_constants(ir: Function, param_kinds: dict) -> None:
