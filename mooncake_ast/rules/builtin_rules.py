@@ -667,9 +667,16 @@ defvjp(ops.concat_tuple, lambda t, g, y, *parts: tuple(t.call(_A().concat_part_a
 defvjp(ops.merge_dicts, lambda t, g, y, *parts: tuple(t.call(_A().merge_part_adjoint, g, p) for p in parts))
 defvjp(builtins.getattr, lambda t, g, y, obj, name, *d: (t.call(_A().attr_adjoint, obj, name, g), None) + (None,) * len(d))
 defvjp(builtins.abs, lambda t, g, y, x: (t.mul(g, t.call(h.sign, x)),))
-defvjp(builtins.float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),))
+defvjp(builtins.float, lambda t, g, y, x=0.0: (_float_adjoint(t, g, x),))
 for _np_float in (np.float64, np.float32):
-    defvjp(_np_float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),))
+    defvjp(_np_float, lambda t, g, y, x=0.0: (_float_adjoint(t, g, x),))
+
+
+def _float_adjoint(t, g, x):
+    """float(x): g itself for a real number x (typed pullbacks), else the real part of g, shaped as x."""
+    if getattr(t, "plain_numbers", None) is not None and t.plain_numbers(g, x):
+        return g
+    return t.call(_A().real_adjoint, x, g)
 defvjp(builtins.sum, lambda t, g, y, xs, start=_NO_START: (
     t.call(_A().sum_items_adjoint, xs, g) if start is _NO_START else t.call(_A().sum_items_adjoint, xs, g, start),
     None if start is _NO_START else t.call(_A().sum_start_adjoint, start, g)))
