@@ -26,6 +26,11 @@ CASES = [
     (c.float_item, (0.3,)),
     (c.calls_helper, (np.array([0.3, -0.4, 1.1]),)),
     (c.row_update, (np.array([[0.3, -0.4], [1.1, 0.2], [0.5, 0.6]]),)),
+    (c.items_of_array, (np.array([0.1, -0.9, 0.3, 1.4]),)),
+    (c.rows_of_matrix, (np.array([[0.3, -0.4], [1.1, 0.2], [0.5, 0.6]]), np.array([0.7, -0.2]))),
+    (c.items_then_written, (np.array([0.3, -0.4, 1.1]),)),
+    (c.items_with_break, (np.array([0.3, -0.9, 1.1, 0.2]),)),
+    (c.enumerate_items, (np.array([0.3, -0.9, 1.1]),)),
 ]
 
 
@@ -44,3 +49,9 @@ def test_the_pullback_walks_the_range_backwards(fn, args):
 def test_loops_left_early_keep_their_trip_counts():
     mc.vjp(c.left_by_break, 0.9)
     assert "[::-1]" not in mc.source(c.left_by_break, "reverse")
+
+
+def test_the_items_of_an_array_parameter_have_a_plain_adjoint_array():
+    mc.vjp(c.items_of_array, np.array([0.1, -0.9, 0.3, 1.4]))
+    src = mc.source(c.items_of_array, "reverse")
+    assert "r_bar = np.zeros_like(r)" in src and "getitem_reverse" not in src and "sequence_adjoint" not in src, src

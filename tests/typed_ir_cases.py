@@ -111,6 +111,19 @@ def uses_first_of_pair(x):
     return a
 
 
+def counted_stats(x):
+    s = 0.0
+    for v in x:
+        s += v * v  # (in-place on a number: typed like `s = s + v * v`)
+    n = len(x) - len(x)
+    return s / n, s, n
+
+
+def uses_second_of_triple(x):
+    res = counted_stats(x)
+    return res[1] + 0.0 * res[2]
+
+
 def pair_index_reads(X, rows, cols):
     """x[rows, cols] with repeated pairs: np.add.at with the index tuple."""
     picked = X[rows, cols]

@@ -107,3 +107,46 @@ def row_update(A):
     for i in range(1, B.shape[0]):
         B[i, :] = B[i, :] + 0.5 * B[i - 1, :] * B[i, :]
     return np.sum(B ** 2)
+
+
+def items_of_array(r, delta=0.5):
+    total = 0.0
+    for ri in r:  # (the loop reads r[k]: the pullback adds into r_bar[k])
+        a = abs(ri)
+        if a <= delta:
+            total = total + 0.5 * ri * ri
+        else:
+            total = total + delta * (a - 0.5 * delta)
+    return total
+
+
+def rows_of_matrix(A, w):
+    s = 0.0
+    for row in A:
+        s = s + np.tanh(row @ w) * row[0]
+    return s
+
+
+def items_then_written(x):
+    y = x.copy()
+    s = 0.0
+    for v in y:
+        s = s + v * v
+    y[0] = y[0] * s  # (written after the loop: the restore comes first in the pullback)
+    return float(np.sum(y * x))
+
+
+def items_with_break(x):
+    s = 0.0
+    for v in x:
+        if s > 1.0:
+            break
+        s = s + v * v
+    return s
+
+
+def enumerate_items(x):
+    s = 0.0
+    for k, v in enumerate(x):
+        s = s + v * (k + 1) * x[k]
+    return s

@@ -322,9 +322,11 @@ def result_type(fn: Any, s: Call, args: list, constant: Optional[Callable[[Value
     if fn in (builtins.max, builtins.min, builtins.sum) and not kw:
         return _builtin_reduction(fn, args)
     if fn in _PLAIN_OF_INPLACE and len(args) == 2 and not kw:
-        # (numbers: left to ir/kinds.py for now; typed FLOAT, their adjoints become plain numbers, and a symbolic
-        # zero arriving through a tuple turns into 0.0, which times an infinite primal is nan)
+        # (numbers: `s += x` is `s = s + x`; an unused tuple item's adjoint stays the symbolic zero where the caller
+        # says so: reverse/transform.quiet_items)
         a, b = args
+        if all(isinstance(t, Num) for t in args):
+            return _elementwise(_PLAIN_OF_INPLACE[fn], args, fn is operator.itruediv)
         if is_float_array(a) and _dtype(b) in ("f", "i", "u", "b"):
             return a  # the same array, updated in place (NumPy refuses what would change its shape or dtype)
         return UNKNOWN

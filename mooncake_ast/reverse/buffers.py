@@ -27,7 +27,7 @@ import numpy as np
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Return, Value
 from ..ir.op_types import makes_new_array
-from ..ir.types import FLOAT, NOT_LITERAL, Arr, Tup, basic_index, getitem_type, is_float_array, is_real, literal
+from ..ir.types import FLOAT, INT, NOT_LITERAL, Arr, Tup, basic_index, getitem_type, is_float_array, is_real, literal
 from . import adjoints as adj
 from . import shadows
 from .special import INPLACE
@@ -142,9 +142,37 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
             if fn is operator.getitem and isinstance(rt.type_of(s), Arr) and not reads_only(rt, s, uses, r):
                 return False
             continue
+        if fn is ops.sequence and pos == 0 and not s.kwargs and _walked_only(rt, s, uses, r):
+            parts += 1  # (`for v in x`: the loop reads x[k] of its counter k)
+            continue
         if not reads_only(rt, r, {r: [(s, pos)]}, r):
             return False
     return parts > 0
+
+
+def _walked_only(rt: "ReverseTransform", seq: Call, uses: dict, root: Value) -> bool:
+    """Is the loop sequence `seq` of array root (ops.sequence gives the array itself) only read item by item, by an
+    int (the loop's counter) and `len`, each item a float or an array only read by operations that make new ones?"""
+    for s, pos in uses.get(seq, []):
+        if not isinstance(s, Call) or pos != 0 or s.kwargs:
+            return False
+        fn, _ = rt.resolver.callee(s)
+        if fn is len:
+            continue
+        if fn is not operator.getitem or rt.type_of(s.args[1]) != INT:
+            return False
+        if isinstance(rt.type_of(s), Arr) and not reads_only(rt, s, uses, root):
+            return False
+    return True
+
+
+def root_of(rt: "ReverseTransform", v: Value) -> Any:
+    """The buffer v is, or the buffer whose items the loop sequence v walks (`for v in x`); None otherwise."""
+    if v in rt.buffers:
+        return v
+    if isinstance(v, Call) and v.callee() is ops.sequence and len(v.args) == 1 and v.args[0] in rt.buffers:
+        return v.args[0]
+    return None
 
 
 def find_buffers(rt: "ReverseTransform") -> set:
@@ -155,14 +183,15 @@ def find_buffers(rt: "ReverseTransform") -> set:
     for v in list(uses):
         if isinstance(v, (Param, Call)) and _qualifies(rt, v, uses, quiet):
             found.add(v)
-    return found
+    # A loop's sequence of a buffer is that buffer (root_of): its reads add into the buffer's adjoint.
+    return {v for v in found if not (isinstance(v, Call) and v.callee() is ops.sequence and v.args[0] in found)}
 
 
 def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Does statement s use a buffer in a way that needs no identity-keyed storage?"""
-    if not s.args or s.args[0] not in rt.buffers:
+    if not s.args or root_of(rt, s.args[0]) is None:
         return False
-    if fn in (operator.getitem, operator.setitem):
+    if fn in (operator.getitem, operator.setitem) or fn is ops.sequence or fn is len:
         return True
     return fn is getattr and isinstance(s.args[1], Const) and s.args[1].value in _SHAPE_ATTRIBUTES
 
@@ -192,7 +221,7 @@ def save_for(rt: "ReverseTransform", s: Call) -> Call:
 def reverse_read(rt: "ReverseTransform", s: Call) -> None:
     """`v = a[idx]`: `a_bar[idx] += v_bar` (which broadcasts a spread v_bar in)."""
     g = rt.take_adj(s, keep_spread=True)
-    a = s.args[0]
+    a = root_of(rt, s.args[0])
     if g is None or not rt.active(a):
         return
     buf = rt.read_adj(a)

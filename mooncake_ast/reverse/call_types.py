@@ -130,6 +130,12 @@ def result_of_call(fn: types.FunctionType, s: Call, args: list, depth: int = 0, 
     return _summary(fn, s, args, depth, owner)[0]
 
 
+def number_items(fn: types.FunctionType, s: Call, args: list) -> tuple:
+    """The positions of the tuple `fn(*args)` returns that hold a number on every path (whatever the other items
+    are), from fn's code; () when its result is not known to be a tuple."""
+    return _summary(fn, s, args, 0)[2]
+
+
 def returns_fresh(fn: types.FunctionType, s: Call, args: list) -> bool:
     """Does `fn(*args)` write nothing its caller can reach and return a number or an array made inside it (never
     an argument, a view of one, or anything else its caller can reach)?  Then the result is an object of its
@@ -139,25 +145,25 @@ def returns_fresh(fn: types.FunctionType, s: Call, args: list) -> bool:
 
 def _summary(fn: types.FunctionType, s: Call, args: list, depth: int, owner: Optional[type] = None) -> tuple:
     if depth >= _DEPTH:
-        return UNKNOWN, False
+        return UNKNOWN, False, ()
     # (a list, dict or object is typed only as a parameter its function only reads: the callee may write it)
     params = _parameter_types(fn, s, [a if owner is not None and k == 0 else _kept(a) for k, a in enumerate(args)])
     if params is None:
-        return UNKNOWN, False
+        return UNKNOWN, False, ()
     key = (fn.__code__, id(fn.__globals__), tuple(sorted(params.items(), key=lambda kv: kv[0])))
     try:
         hash(key)
     except TypeError:
-        return UNKNOWN, False
+        return UNKNOWN, False, ()
     if key in _SUMMARIES:
         return _SUMMARIES[key]
     if key in _ACTIVE:
-        return UNKNOWN, False  # (recursion: the result is what the base case gives, unknown here)
+        return UNKNOWN, False, ()  # (recursion: the result is what the base case gives, unknown here)
     _ACTIVE.add(key)
     try:
         out = _summarise(fn, params, depth, owner)
     except Exception:  # noqa: BLE001 - a callee we cannot lower or type is simply not typed
-        out = UNKNOWN, False
+        out = UNKNOWN, False, ()
     finally:
         _ACTIVE.discard(key)
     if len(_SUMMARIES) > 4096:
@@ -220,14 +226,15 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int, owner: Optional
 
     returned = [b.term.value for b in ir.blocks if isinstance(b.term, Return)]
     if not returned:
-        return UNKNOWN, False
+        return UNKNOWN, False, ()
     out = type_of(returned[0])
     for v in returned[1:]:
         out = join(out, type_of(v))
     kept = _kept(out)
     fresh = isinstance(kept, (Num, Arr)) and _writes_nothing(ir, resolver, nested, type_of) and \
         all(_made_here(v, type_of, resolver, nested, set()) for v in returned)
-    return kept, fresh
+    numbers = tuple(k for k, t in enumerate(out.items) if isinstance(t, Num)) if isinstance(out, Tup) else ()
+    return kept, fresh, numbers
 
 
 def _kind(t: AVal) -> str:

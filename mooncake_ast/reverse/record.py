@@ -540,7 +540,8 @@ def _patch_dispatch(rt: ReverseTransform) -> None:
             f = s.fn
             args = Call(Const(ops.tuple_of), list(s.args), loc=s.loc)
             kwargs = Call(Const(ops.dict_of), [x for k, v in s.kwargs.items() for x in (Const(k), v)], loc=s.loc)
-        call = Call(Const(_dispatch), [f, args, kwargs], loc=s.loc)
+        quiet = rt.quiet_of.get(s)
+        call = Call(Const(_dispatch), [f, args, kwargs] + ([Const(None), Const(quiet)] if quiet else []), loc=s.loc)
         call.tuple_size = 2  # type: ignore[attr-defined]
         i = b.stmts.index(s)
         pre = [x for x in (args, kwargs) if isinstance(x, Call) and x.block is None]

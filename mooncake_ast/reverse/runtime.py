@@ -38,8 +38,10 @@ def _zero_pullback(n: int, kwargs: dict) -> Callable:
     return pullback
 
 
-def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
-    """`(f(*args, **kwargs), pullback)`.  `wrt`: positions of the arguments to differentiate (None: all)."""
+def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ()) -> tuple:
+    """`(f(*args, **kwargs), pullback)`.  `wrt`: positions of the arguments to differentiate (None: all).
+    `quiet`: positions of items of f's tuple result that the caller never gives an adjoint (numbers it does not
+    use): a function derived from its source is derived knowing so (transform.quiet_items)."""
     kwargs = kwargs or {}
     if objects.dispatches(f):
         done = objects.float_reverse(f, args) if not kwargs else None
@@ -103,7 +105,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
     if isinstance(f, types.FunctionType):
         # The generated forward runs from this frame (not through derived_reverse): each level of
         # the user's recursion costs two Python frames (the generated function and rcall).
-        rule, primals, sig_params = derived_rule(f, args, kwargs, wrt)
+        rule, primals, sig_params = derived_rule(f, args, kwargs, wrt, quiet)
         gen = rule.gen
         out = gen.forward(f, *primals) if gen.takes_self else gen.forward(*primals)
         return _with_pullback(f, gen, out, sig_params, args, kwargs)
@@ -527,13 +529,13 @@ def may_write(pullback: Any) -> bool:
 
 
 class DerivedReverse:
-    def __init__(self, fn: types.FunctionType, kinds: dict[str, str]) -> None:
+    def __init__(self, fn: types.FunctionType, kinds: dict[str, str], quiet: tuple = ()) -> None:
         from ..cache import GENERATION_LOCK
         from .generate import generate_reverse
 
         # the key (it reads sources) and the module are made one thread at a time (see GENERATION_LOCK)
         with GENERATION_LOCK, objects.generating(kinds):  # the resolver gives operators on user objects to rcall
-            self.gen = generate_reverse(fn, kinds)
+            self.gen = generate_reverse(fn, kinds, quiet)
         self.registry_version = registry.registry_version()
 
         self._checks = tuple(self.gen.bindings.items())
@@ -567,7 +569,7 @@ def derived_reverse(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any 
     return _with_pullback(fn, gen, out, sig_params, args, kwargs)
 
 
-def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = None) -> tuple:
+def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ()) -> tuple:
     """(the derived rule for this call's argument kinds, the bound primals, fn's parameters)."""
     sig = _SIGNATURES.get(fn.__code__)
     if sig is None:
@@ -591,7 +593,7 @@ def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = N
 
         primals, _ = bind(fn, NoTangent, tuple(args), (NoTangent,) * len(args), kwargs, {})
     kinds_t = kinds_of(primals)
-    fast_key = (fn.__code__, id(fn.__globals__), kinds_t, wrt)  # equal code in two modules: two rules
+    fast_key = (fn.__code__, id(fn.__globals__), kinds_t, wrt, quiet)  # equal code in two modules: two rules
     rule = _FAST.get(fast_key)
     if rule is None or rule.stale(fn):
         kinds = {p.name: k for p, k in zip(sig_params, kinds_t)}
@@ -599,11 +601,11 @@ def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = N
             for i, p in enumerate(sig_params):
                 if i >= len(args) or i not in wrt:
                     kinds[p.name] += ":inactive"  # not differentiated; still a number or not
-        key = (fn.__code__, id(fn.__globals__), tuple(sorted(kinds.items())))
+        key = (fn.__code__, id(fn.__globals__), tuple(sorted(kinds.items())), quiet)
         rule = _DERIVED.get(key)
         if rule is None or rule.stale(fn):
             try:
-                rule = DerivedReverse(fn, kinds)
+                rule = DerivedReverse(fn, kinds, quiet)
             except SourceUnavailableError as e:
                 raise MissingRuleError(fn, "reverse", f"no Python source: {e}") from None
             _DERIVED[key] = rule

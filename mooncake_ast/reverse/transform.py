@@ -34,7 +34,7 @@ from ..forward.transform import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
-from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, is_float_array, is_real, type_of_argument
+from ..ir.types import FLOAT, INT, UNKNOWN, Num, Tup, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
@@ -57,8 +57,16 @@ class ReverseUnsupported(MooncakeError):
 
 
 class ReverseTransform:
-    def __init__(self, ir: Function, user_globals: dict, param_kinds: dict[str, str], not_dense: frozenset = frozenset()) -> None:
+    def __init__(self, ir: Function, user_globals: dict, param_kinds: dict[str, str], not_dense: frozenset = frozenset(),
+                 quiet: tuple = ()) -> None:
         self.ir = ir
+        # Items of the returned tuples that the caller gives no adjoint (rcall's `quiet`): their adjoints stay the
+        # symbolic zero here, never 0.0 times a partial derivative that may be infinite.
+        self.quiet = frozenset(quiet)
+        self.returned_tuples = {b.term.value for b in ir.blocks if isinstance(b.term, Return)
+                                and isinstance(b.term.value, Call) and b.term.value.callee() is ops.tuple_of}
+        self.quiet_of: dict = {}  # dispatched call -> positions of its tuple result this function never reads
+        self._uses_memo: Optional[dict] = None
         _modules_as_constants(ir, param_kinds)
         # Adjoint variables (by creation order) whose loop phis were assumed real and turned out not to be.
         self.not_dense = not_dense
@@ -500,7 +508,7 @@ class ReverseTransform:
         if object_fields.exempt(self, s, fn):
             object_fields.reverse(self, s, fn)
             return
-        if s.args and s.args[0] in self.buffers and fn in (operator.getitem, operator.setitem):
+        if s.args and buffers.root_of(self, s.args[0]) is not None and fn in (operator.getitem, operator.setitem):
             (buffers.reverse_read if fn is operator.getitem else buffers.reverse_write)(self, s)
             return
         special = SPECIAL.get(fn) if _hashable(fn) else None
@@ -532,8 +540,10 @@ class ReverseTransform:
             t.keyword_adjoints = True  # type: ignore[attr-defined]  # adjoints of keyword operands come back as a KwAdj
             contribs = rule.vjp(t, g, PH(s), *[PH(a) for a in s.args], **{k: PH(v) for k, v in s.kwargs.items()})
             pos, named = registry.split_adjoints(contribs)
-            for a, c in zip(s.args, pos):
-                self.accumulate(a, c)
+            quiet = self.quiet if s in self.returned_tuples else ()
+            for k, (a, c) in enumerate(zip(s.args, pos)):
+                if k not in quiet:
+                    self.accumulate(a, c)
             for k, c in named.items():
                 self.accumulate(s.kwargs[k], c)
             return
@@ -643,8 +653,51 @@ class ReverseTransform:
             rc = Call(Const(adj.rcall_marker), [], loc=s.loc)  # patched in the forward IR later
             rc.hint = None
             self.dispatched[s] = rc
+            quiet = self._quiet_items(s)
+            if quiet:
+                self.quiet_of[s] = quiet
             self.home[rc] = self.home[s]
         return rc
+
+    def _quiet_items(self, s: Call) -> tuple:
+        """Positions of the tuple a dispatched call returns that certainly get no adjoint here: numbers this function
+        reads only by unpacking or indexing with a constant, where nothing it returns depends on them (or not at
+        all).  The callee is derived knowing so (rcall's `quiet`)."""
+        t = self.type_of(s)
+        if isinstance(t, Tup):
+            numbers = tuple(k for k, item in enumerate(t.items) if isinstance(item, Num))
+        else:  # (a tuple with items the emitter does not type: which ones are numbers, from the callee's code)
+            callee = call_types.user_function(self.resolver, s) or call_types.local_function(s, self.resolver.g)
+            numbers = call_types.number_items(callee, s, [self.type_of(a) for a in s.args]) \
+                if callee is not None and not s.kwargs else ()
+            if numbers and isinstance(s.fn, Global):
+                self.resolver.bindings[s.fn.name] = callee  # (the derivative is stale once the name is rebound)
+        if not numbers:
+            return ()
+        uses = self._uses()
+        reads: dict = {}
+        for st, pos in uses.get(s, []):
+            if not (isinstance(st, Call) and pos == 0 and not st.kwargs and len(st.args) == 2):
+                return ()
+            if st.callee() is ops.unpack:
+                for item, k in uses.get(st, []):
+                    if not (isinstance(item, Call) and item.callee() is operator.getitem and k == 0 and
+                            isinstance(item.args[1], Const) and type(item.args[1].value) is int):
+                        return ()
+                    reads.setdefault(item.args[1].value, []).append(item)
+            elif st.callee() is operator.getitem and isinstance(st.args[1], Const) and type(st.args[1].value) is int:
+                reads.setdefault(st.args[1].value, []).append(st)
+            else:
+                return ()
+        def unused(v: Value) -> bool:  # (only statements that influence nothing read it: no adjoint can reach it)
+            return all(isinstance(st, Call) and st not in self.useful for st, _ in uses.get(v, []))
+
+        return tuple(k for k in numbers if all(unused(v) for v in reads.get(k, ())))
+
+    def _uses(self) -> dict:
+        if self._uses_memo is None:
+            self._uses_memo = buffers.uses_of(self)
+        return self._uses_memo
 
     # ------------------------------------------------------------ control flow
     def _if(self, cond: Value, then_fn: Callable[[], None], else_fn: Callable[[], None]) -> None:
