@@ -211,7 +211,7 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int, owner: Optional
             break
         types_ = infer_types(ir, params, resolver.callee, constant, call_type)
     for _ in range(4):  # (operators on what typed calls give are plain: as reverse/settle_types.py does)
-        plain = frozenset(st for st, (t, _) in nested.items() if t is not UNKNOWN)
+        plain = frozenset(st for st, found in nested.items() if found[0] is not UNKNOWN)
         if plain == resolver.plain_calls:
             break
         resolver = StaticResolver(fn.__globals__, kinds)
