@@ -76,3 +76,42 @@ def writes_its_argument(x):
 
     y = np.array([x, 1.0])
     return float(np.sum(bump(y)) * x)
+
+
+def bisection(c):
+    lo, hi = 0.0, 2.0 + c
+    f = lambda x: x * x - c  # noqa: E731  (captures c: its cell holds a number)
+    while hi - lo > 1e-9:
+        mid = 0.5 * (lo + hi)
+        if f(mid) > 0:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi) * c
+
+
+def captured_then_rebound(x):
+    k = x
+    g = lambda v: v * k  # noqa: E731
+    a = g(2.0)
+    k = x * x  # (the cell is written again: the closure sees the new value)
+    return a + g(3.0)
+
+
+def nonlocal_writer(x):
+    total = 0.0
+
+    def add(v):
+        nonlocal total  # (the nested function writes the cell: not typed from it)
+        total = total + v * x
+        return total
+
+    add(1.0)
+    add(2.0)
+    return total
+
+
+def captured_array(w):
+    scale = np.sum(w * w)
+    f = lambda v: np.tanh(v * scale)  # noqa: E731
+    return float(np.sum(f(w))) + scale

@@ -20,6 +20,10 @@ CASES = [
     (c.returns_tuple, (1.7,)),
     (c.local_recursion, (0.9, 3)),
     (c.writes_its_argument, (0.6,)),
+    (c.bisection, (2.0,)),
+    (c.captured_then_rebound, (0.7,)),
+    (c.nonlocal_writer, (0.7,)),
+    (c.captured_array, (np.array([0.3, -0.4, 1.1]),)),
 ]
 
 
@@ -33,3 +37,9 @@ def test_results_of_local_functions_are_plain_numbers():
     pullback = mc.source(c.normal_cdf_price, "reverse").split("def normal_cdf_price__pullback")[1].split("\ndef ")[0]
     for generic in ("_mc.acc", "_mc.take", "_mc.NoTangent", "mul_vjp", "add_vjp"):
         assert generic not in pullback, pullback
+
+
+def test_a_closure_over_a_number_is_typed():
+    mc.vjp(c.bisection, 2.0)
+    forward = mc.source(c.bisection, "reverse").split("def bisection__pullback")[0]
+    assert "rcall(operator" not in forward  # (`hi - lo`, `0.5 * (lo + hi)`, `f(mid) > 0` are plain)

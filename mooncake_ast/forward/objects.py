@@ -553,7 +553,7 @@ class ObjectFlow:
         while changed:
             changed = False
             for s in stmts:
-                if s not in plain:
+                if s not in plain or s in plain_calls:  # (typed by reverse mode: a number or an array)
                     continue
                 fn = fns[s]
                 if fn is None:  # a method of a number or an array (x.sum()) gives numbers and arrays
@@ -562,6 +562,8 @@ class ObjectFlow:
                                               and is_plain(f.args[0]))
                 elif _numeric_module(fn) or fn in _NUMBER_RESULT:
                     ok = True
+                elif fn is operator.getitem and len(s.args) == 2 and _display_item(s, raw_callee) is not None:
+                    ok = is_plain(_display_item(s, raw_callee))  # (`lo, hi = 0.0, x`: an item of a tuple display)
                 elif fn in (operator.getitem, builtins.getattr):
                     ok = (is_plain(s.args[0]) or fn is builtins.getattr and self._field_read(s)) if s.args else False
                 elif fn in _ARITHMETIC or fn is ops.identity:
@@ -775,6 +777,18 @@ def float_forward(f: Any, args: tuple, dargs: tuple) -> Optional[tuple]:
     if not (da is NoTangent or type(da) is float) or not (db is NoTangent or type(db) is float):
         return None
     return rule(args[0], args[1], da, db)
+
+
+def _display_item(s: Any, raw_callee: Any) -> Any:
+    """The item `t[k]` reads when t is a tuple display made here and k a constant inside it (`lo = (0.0, x)[0]`,
+    what `lo, hi = 0.0, x` lowers to); None otherwise."""
+    from ..ir.nodes import Call, Const
+
+    t, k = s.args
+    if isinstance(t, Call) and raw_callee(t) is ops.tuple_of and not t.kwargs and isinstance(k, Const) and \
+            type(k.value) is int and -len(t.args) <= k.value < len(t.args):
+        return t.args[k.value]
+    return None
 
 
 def float_reverse(f: Any, args: tuple) -> Optional[tuple]:

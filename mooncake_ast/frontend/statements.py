@@ -705,12 +705,14 @@ class Lowering(ExpressionLowering):
                 kwdefaults += [Const(p.name.value), self.expr(p.default)]
         code_obj = ops.nested_code(self.pyfn, name, line, nth)
         closure = [self._cell_for(v) for v in code_obj.co_freevars]
+        cells = self.b.call(ops.tuple_of, closure)
+        cells.closure_of = True  # type: ignore[attr-defined]  # (reverse/settle_types.closed_cells)
         args = [
             code,
             self.ir.self_ref,  # type: ignore[attr-defined]
             self.b.call(ops.tuple_of, defaults),
             self.b.call(ops.dict_of, kwdefaults),
-            self.b.call(ops.tuple_of, closure),
+            cells,
         ]
         made = self.b.call(ops.make_function, args, hint=name if name != "<lambda>" else "lam")
         made.code_object = code_obj  # type: ignore[attr-defined]  # (reverse/call_types.local_function types its calls)

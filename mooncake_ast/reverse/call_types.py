@@ -26,14 +26,14 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .. import ops
-from ..ir.nodes import Call, Const, Global, Param, Phi, Return
+from ..ir.nodes import Call, Const, FreeVar, Global, Param, Phi, Return
 from ..ir.op_types import makes_new_array
-from ..ir.types import UNKNOWN, AVal, Arr, Num, Obj, Tup, is_float_array, join, type_of_argument
+from ..ir.types import _BOTTOM as _BOTTOM_TYPE, UNKNOWN, AVal, Arr, Num, Obj, Tup, is_float_array, join, type_of_argument
 from ..rules import registry
 from .special import INPLACE, hashable
 
 # Reads of parts (and the lowering's own containers): they write nothing.
-_READS = {operator.getitem, builtins.getattr, builtins.len, ops.sequence, ops.unpack, ops.tuple_of, ops.list_of,
+_READS = {operator.getitem, builtins.getattr, builtins.len, ops.sequence, ops.unpack, ops.tuple_of, ops.list_of, ops.cell_get,
           ops.dict_of, ops.identity, builtins.range, builtins.slice}
 
 _DEPTH = 3  # callee of a callee of a callee: deeper calls stay unknown
@@ -69,10 +69,12 @@ def user_function(resolver: Any, s: Call) -> Optional[types.FunctionType]:
     return fn if registry.lookup(fn) is None else None  # (a rule of the user's: its result is what the rule says)
 
 
-def local_function(s: Call, user_globals: dict) -> Optional[types.FunctionType]:
+def local_function(s: Call, user_globals: dict, cell_type: Optional[Callable[[Any], Optional[AVal]]] = None,
+                   cells: Optional[dict] = None) -> Optional[types.FunctionType]:
     """A stand-in for the function a call statement calls when that is a `def` or `lambda` of the function being
-    differentiated that captures no variable and has no defaults (`N = lambda z: 0.5 * (1 + math.erf(z))`): its
-    code and globals are known when the derivative is made, which is all its summary reads.  None otherwise."""
+    differentiated with no defaults (`N = lambda z: 0.5 * (1 + math.erf(z))`): its code and globals are known when
+    the derivative is made, which is all its summary reads.  Variables it captures need `cell_type` to know what
+    their cells hold (reverse/settle_types.cell_type); their types go into `cells` by name.  None otherwise."""
     f = s.fn
     while isinstance(f, Call) and f.callee() is ops.identity and len(f.args) == 1:
         f = f.args[0]  # (`N = lam`)
@@ -80,11 +82,21 @@ def local_function(s: Call, user_globals: dict) -> Optional[types.FunctionType]:
         return None
     code = getattr(f, "code_object", None)
     _, _, defaults, kwdefaults, closure = f.args
-    if code is None or code.co_freevars or code.co_flags & 0x2A0 or code.co_flags & 0x0C or code.co_kwonlyargcount:
-        return None  # (captured cells, generators and coroutines, *args / **kwargs, keyword-only parameters)
+    if code is None or code.co_flags & 0x2A0 or code.co_flags & 0x0C or code.co_kwonlyargcount:
+        return None  # (generators and coroutines, *args / **kwargs, keyword-only parameters)
     if not all(isinstance(v, Call) and v.callee() in (ops.tuple_of, ops.dict_of) and not v.args
-               for v in (defaults, kwdefaults, closure)):
+               for v in (defaults, kwdefaults)) or not (isinstance(closure, Call) and closure.callee() is ops.tuple_of):
         return None
+    if code.co_freevars:
+        if cell_type is None or cells is None or len(closure.args) != len(code.co_freevars):
+            return None
+        for name, cell in zip(code.co_freevars, closure.args):
+            t = cell_type(cell)
+            if t is None or t is _BOTTOM_TYPE:
+                return None
+            cells[name] = t
+        return types.FunctionType(code, user_globals, code.co_name, None,
+                                  tuple(types.CellType(None) for _ in code.co_freevars))
     return types.FunctionType(code, user_globals, code.co_name)
 
 
@@ -124,10 +136,11 @@ def _parameter_types(fn: types.FunctionType, s: Call, args: list) -> Optional[di
     return out
 
 
-def result_of_call(fn: types.FunctionType, s: Call, args: list, depth: int = 0, owner: Optional[type] = None) -> AVal:
+def result_of_call(fn: types.FunctionType, s: Call, args: list, depth: int = 0, owner: Optional[type] = None,
+                   cells: Optional[dict] = None) -> AVal:
     """The type of `fn(*args)` (argument types `args`), from fn's code; UNKNOWN where not known.  `owner`: fn is a
     method of that class that only reads the fields of its `self` (reverse/local_objects.py), args[0] its type."""
-    return _summary(fn, s, args, depth, owner)[0]
+    return _summary(fn, s, args, depth, owner, cells)[0]
 
 
 def number_items(fn: types.FunctionType, s: Call, args: list) -> tuple:
@@ -143,14 +156,16 @@ def returns_fresh(fn: types.FunctionType, s: Call, args: list) -> bool:
     return _summary(fn, s, args, 0)[1]
 
 
-def _summary(fn: types.FunctionType, s: Call, args: list, depth: int, owner: Optional[type] = None) -> tuple:
+def _summary(fn: types.FunctionType, s: Call, args: list, depth: int, owner: Optional[type] = None,
+             cells: Optional[dict] = None) -> tuple:
     if depth >= _DEPTH:
         return UNKNOWN, False, ()
     # (a list, dict or object is typed only as a parameter its function only reads: the callee may write it)
     params = _parameter_types(fn, s, [a if owner is not None and k == 0 else _kept(a) for k, a in enumerate(args)])
     if params is None:
         return UNKNOWN, False, ()
-    key = (fn.__code__, id(fn.__globals__), tuple(sorted(params.items(), key=lambda kv: kv[0])))
+    key = (fn.__code__, id(fn.__globals__), tuple(sorted(params.items(), key=lambda kv: kv[0])),
+           tuple(sorted((cells or {}).items(), key=lambda kv: kv[0])))
     try:
         hash(key)
     except TypeError:
@@ -161,7 +176,7 @@ def _summary(fn: types.FunctionType, s: Call, args: list, depth: int, owner: Opt
         return UNKNOWN, False, ()  # (recursion: the result is what the base case gives, unknown here)
     _ACTIVE.add(key)
     try:
-        out = _summarise(fn, params, depth, owner)
+        out = _summarise(fn, params, depth, owner, cells or {})
     except Exception:  # noqa: BLE001 - a callee we cannot lower or type is simply not typed
         out = UNKNOWN, False, ()
     finally:
@@ -172,7 +187,8 @@ def _summary(fn: types.FunctionType, s: Call, args: list, depth: int, owner: Opt
     return out
 
 
-def _summarise(fn: types.FunctionType, params: dict, depth: int, owner: Optional[type] = None) -> AVal:
+def _summarise(fn: types.FunctionType, params: dict, depth: int, owner: Optional[type] = None,
+               cells: Optional[dict] = None) -> AVal:
     from ..forward.transform import StaticResolver
     from ..frontend.source import function_source
     from ..frontend.statements import lower_function
@@ -192,6 +208,10 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int, owner: Optional
     nested: dict = {}  # typed calls in fn -> (their summary)
 
     def call_type(st: Call, arg_types: list, of: Any = None) -> Optional[AVal]:
+        if st.callee() is ops.cell_get and st.args and isinstance(st.args[0], FreeVar) and cells and \
+                st.args[0].name in cells:
+            nested[st] = (cells[st.args[0].name], True, ())  # (a captured variable: what the caller's cell holds;
+            return nested[st][0]                             # operators on it are plain)
         method = _own_method(st, owner, ir.params[0] if ir.params else None)
         if method is not None:  # `self.kinetic()` in a method that only reads self: typed as the caller's call was
             nested[st] = _summary(method, st, [params[ir.params[0].name], *arg_types], depth + 1, owner)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
+from .. import ops
 from ..forward.transform import StaticResolver
 from ..ir.inference import infer_types
 from ..ir.nodes import Call, Function, Global, Param
 from ..ir.typed_methods import resolve_methods
-from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Lst, Num, Obj, Tup
+from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Lst, Num, Obj, Tup, join
 from . import call_types, local_lists, local_objects, prepare, typed_lists
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
     rt.list_aliases = {}
     rt.typing_calls = True
     rt.local_objects = local_objects.find(ir, rt.resolver)
+    rt.closed_cells = closed_cells(ir)
     local_lists.rewrite_appends(ir)
     rt.local_lists = local_lists.candidates(ir)
     types: dict = {}
@@ -74,6 +76,7 @@ def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset
     for b in ir.blocks:
         for s in b.stmts:
             if isinstance(types.get(s), (Num, Arr, Tup)) and types[s] is not UNKNOWN and (
+                    s.callee() is ops.cell_get and s.args[0] in rt.closed_cells or  # (a captured variable's value)
                     local_objects.method_of(rt.local_objects, s) is not None or
                     isinstance(s, Call) and s.callee() is getattr and len(s.args) == 2 and s.args[0] in rt.local_objects):
                 out.add(s)
@@ -108,9 +111,74 @@ def _rewrites_settled(rt: "ReverseTransform", ir: Function) -> dict:
     return types
 
 
+def closed_cells(ir: Function) -> dict:
+    """The cells this function makes for its variables that nested functions read (`f = lambda x: x * x - c`) and
+    only this function writes: cell -> the values it stores in it.  A nested function that assigns the variable
+    (`nonlocal c`), or a cell used any other way, is left out.  A read of such a cell has the type of the values
+    stored (their join), as a plain variable would."""
+    import dis
+
+    cells = {s: [] for b in ir.blocks for s in b.stmts if isinstance(s, Call) and s.callee() is ops.new_cell}
+    if not cells:
+        return {}
+    for b in ir.blocks:
+        for s in b.stmts:
+            fn = s.callee() if isinstance(s, Call) else None
+            for k, a in enumerate(s.operands()):
+                if a not in cells:
+                    continue
+                if fn is ops.cell_set and k == 1 and a is s.args[0]:
+                    cells[a].append(s.args[1])
+                elif fn is ops.cell_get or (fn is ops.tuple_of and _closure_only(s)):
+                    continue
+                else:
+                    cells.pop(a, None)
+            if fn is ops.make_function and getattr(s, "code_object", None) is not None:
+                code = s.code_object
+                written = {i.argval for c in _codes(code) for i in dis.get_instructions(c)
+                           if i.opname in ("STORE_DEREF", "DELETE_DEREF")}
+                closure = s.args[4]
+                if isinstance(closure, Call):
+                    for name, cell in zip(code.co_freevars, closure.args):
+                        if name in written:
+                            cells.pop(cell, None)
+    return {c: v for c, v in cells.items() if v}
+
+
+def _closure_only(s: Call) -> bool:
+    """Is the tuple s only the closure argument of nested functions (ops.make_function's last)?"""
+    return getattr(s, "closure_of", False)
+
+
+def _codes(code: Any) -> list:
+    import types as _types
+
+    out = [code]
+    for c in code.co_consts:
+        if isinstance(c, _types.CodeType):
+            out += _codes(c)
+    return out
+
+
+def cell_type(rt: "ReverseTransform", cell: Any, of: Any) -> Optional[AVal]:
+    """The type of a read of a closed cell (closed_cells): the join of what is stored in it, if the emitter types
+    that (a number or a float array); None otherwise."""
+    writes = rt.closed_cells.get(cell)
+    if not writes:
+        return None
+    t = _BOTTOM
+    for v in writes:
+        t = join(t, of(v))
+    if t is _BOTTOM:
+        return t
+    return t if isinstance(t, Num) or (isinstance(t, Arr) and t.axes is not None and t.dtype == "f") else None
+
+
 def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional[AVal]:
     """The type of a call of one of the user's functions, from its code (call_types.py), of a constructor of an
     object the function makes, or of a method of one (local_objects.py); None otherwise."""
+    if s.callee() is ops.cell_get and s.args and s.args[0] in rt.closed_cells:
+        return cell_type(rt, s.args[0], of)
     if s in rt.local_lists:
         return local_lists.LIST_OF_FLOATS
     if s in rt.local_objects:
@@ -122,11 +190,13 @@ def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional
             return self_type if self_type is _BOTTOM else None
         t = call_types.result_of_call(method[1], s, [self_type, *args], owner=rt.local_objects[method[0]][0].cls)
         return t if t is not UNKNOWN else None
-    callee = (call_types.user_function(rt.resolver, s) or call_types.local_function(s, rt.resolver.g)) \
+    cells: dict = {}
+    callee = (call_types.user_function(rt.resolver, s) or
+              call_types.local_function(s, rt.resolver.g, lambda c: cell_type(rt, c, of), cells)) \
         if rt.typing_calls else None
     if callee is None:
         return None
-    t = call_types.result_of_call(callee, s, args)
+    t = call_types.result_of_call(callee, s, args, cells=cells)
     if t is not UNKNOWN:
         rt.typed_calls[s] = (callee, t)
     return t
