@@ -1,0 +1,62 @@
+"""Test inputs of the rules added while tracing SciPy for issue 12 (helper `scipy`): rules/scipy_linalg_banded.py,
+the layout conversions of rules/numpy_creation.py, and the cmath/NumPy rules of rules/numpy_float_bits.py and
+rules/python_cmath.py; merged into CASES / ZERO_CASES of tests/test_rules.py by catalog name."""
+import cmath  # noqa: F401  (the cases' sources use these)
+
+import numpy as np
+
+from rule_case_kit import kit
+
+F, Case = kit("engine12 rule case", globals())
+C = Case
+RNG = np.random.default_rng(1212)
+v4 = RNG.uniform(-0.9, 0.9, 4)
+m32 = RNG.uniform(-0.9, 0.9, (3, 2))
+
+try:
+    import scipy.linalg as sl
+    from scipy.interpolate import _ppoly
+except ImportError:  # SciPy is optional
+    sl = _ppoly = None
+
+
+def _band(lower, upper, n=5):
+    ab = RNG.normal(size=(lower + upper + 1, n))
+    ab[upper] += 4.0  # (diagonally dominant: well conditioned)
+    return ab
+
+
+ENGINE12_CASES = {
+    "numpy.ascontiguousarray": [C("lambda x: np.ascontiguousarray(x.T) * 2.0", m32),
+                                C("lambda x: np.ascontiguousarray(x, dtype=np.float64)", v4)],
+    "numpy.asfortranarray": [C("lambda x: np.asfortranarray(x) * x", m32)],
+}
+ENGINE12_ZERO_CASES: dict = {}
+
+
+def _ppoly_eval(c, x, xp, nu=0, extrapolate=True):
+    out = np.empty((len(xp), c.shape[2]))
+    _ppoly.evaluate(c, x, xp, nu, extrapolate, out)
+    return out * 1.0
+
+
+BREAKS = np.array([0.0, 0.4, 0.7, 1.0])
+POINTS = np.array([0.1, 0.5, 0.95, 0.45, 1.2, -0.1])  # (none at a breakpoint; two outside, extrapolated)
+
+
+def engine12_scipy_cases(entries):
+    """The SciPy cases by catalog name (`entries`: catalog())."""
+    if sl is None:
+        return {}
+    names = {e.key: e.name for e in entries}
+    cases = {
+        sl.solve_banded: [C("lambda ab, b: sl.solve_banded((1, 1), ab, b)", _band(1, 1), RNG.normal(size=5)),
+                          C("lambda ab, b: sl.solve_banded((2, 0), ab, b, check_finite=False)", _band(2, 0),
+                            RNG.normal(size=(5, 2))),
+                          C("lambda ab, b: sl.solve_banded((0, 2), ab * 1.0, b * 1.0, overwrite_ab=True, overwrite_b=True)",
+                            _band(0, 2), RNG.normal(size=5))],
+        _ppoly.evaluate: [C(_ppoly_eval, RNG.normal(size=(4, 3, 2)), BREAKS, POINTS),
+                          C(lambda c, x, xp: _ppoly_eval(c, x, xp, 1, False), RNG.normal(size=(3, 3, 1)), BREAKS,
+                            POINTS[:4])],
+    }
+    return {names[k]: v for k, v in cases.items() if k in names}

@@ -1,0 +1,135 @@
+"""Engine bugs found by tracing SciPy (issue 12), each with a plain-Python regression and the SciPy call
+that found it, checked by check_derivatives (finite differences in forward mode, the dot-product test
+for reverse mode).
+
+* A loop's variable assigned in some iterations only, whose value crosses a join reverse mode records
+  (SciPy's CubicSpline._validate_bc: `deriv_order, deriv_value = bc` inside a `try` in a loop): the
+  forward pass read it unbound (UnboundLocalError).
+* `x.astype(float, copy=False)` of a float array is x itself: its adjoint was counted twice (SciPy's
+  array-API `xp.astype(y, dtype, copy=False)` in every spline's prepare_input).
+* A nested `def`/`lambda` was active when the function defining it was (it takes it for its globals):
+  a constant `minimize(lambda p: ..., x0)` was taken for a differentiated one.
+* A SciPy solver's refusal of a derivative with respect to a closure over the inputs reached the
+  closure's function object only, where it was dropped: a silent zero gradient in reverse mode.
+"""
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.testing import check_derivatives
+
+
+# ---------------------------------------------------------------- a loop variable bound in some iterations
+def parts(y, specs):
+    out = []
+    for s in specs:
+        if isinstance(s, str):
+            out.append(y)
+        else:
+            try:
+                a, b = s
+            except Exception as e:
+                raise ValueError("bad") from e
+            out.append(a * b)
+    return out
+
+
+def uses_parts(y, specs):
+    out = parts(y, specs)
+    return np.sum(out[0] * out[1])
+
+
+def bound_late(x, kinds):
+    acc = []
+    for k in kinds:
+        if k > 0:
+            w = x * k  # w: unbound in the iterations before the first k > 0
+        acc.append(x)
+    return np.sum(acc[-1] * x) + (np.sum(w) if any(k > 0 for k in kinds) else 0.0)
+
+
+@pytest.mark.parametrize("specs", [["n", (2.0, np.array([0.5, 1.5]))], [(2.0, np.array([1.0, -1.0])), "n"]],
+                         ids=["unbound-first", "bound-first"])
+def test_loop_variable_bound_on_some_paths(specs):
+    check_derivatives(uses_parts, np.array([0.3, 0.7]), specs)
+
+
+def test_loop_variable_bound_late():
+    check_derivatives(bound_late, np.array([0.3, 0.7]), [-1.0, 2.0, -3.0])
+
+
+# ---------------------------------------------------------------- astype(copy=False)
+def astype_no_copy(y):
+    z = y.astype(np.float64, copy=False)
+    return z * 2.0 + y
+
+
+def test_astype_without_copy_is_the_array_itself():
+    check_derivatives(astype_no_copy, np.array([0.3, 0.5, 0.9]))
+
+
+# ---------------------------------------------------------------- SciPy
+sl = pytest.importorskip("scipy.linalg")
+si = pytest.importorskip("scipy.interpolate")
+so = pytest.importorskip("scipy.optimize")
+XS = np.linspace(0.0, 1.0, 6)
+Y = np.sin(3.0 * XS)
+
+
+@pytest.mark.parametrize("bc", ["not-a-knot", "natural", ((1, 0.0), (2, 1.0))], ids=["not-a-knot", "natural", "clamped"])
+def test_cubic_spline(bc):
+    check_derivatives(lambda y: si.CubicSpline(XS, y, bc_type=bc)(np.array([0.37, 0.81])), Y)
+
+
+def test_cubic_spline_in_knots_and_points():
+    # (the points stay inside one interval each under the finite differences)
+    check_derivatives(lambda x, y, t: si.CubicSpline(x, y)(t), XS, Y, np.array([0.33, 0.5, 0.91]))
+
+
+def test_constant_minimize_is_a_constant():
+    def f(x):
+        p = so.minimize(lambda p: np.sum((p - 1.5) ** 2), np.zeros(2))["x"]
+        return np.sum(np.sin(x) * p)
+
+    x = np.array([1.0, 2.0])
+    g = mc.grad(f)(x)
+    p = so.minimize(lambda p: np.sum((p - 1.5) ** 2), np.zeros(2))["x"]
+    assert np.allclose(g, np.cos(x) * p)
+    assert np.allclose(mc.jvp(f, (x,), (np.ones(2),))[1], np.sum(np.cos(x) * p))
+
+
+def test_constant_minimize_attribute():
+    # (the lambda was active with the function defining it: forward mode failed on its zero tangent, reverse
+    # mode refused the attribute read)
+    def f(x):
+        p = so.minimize(lambda p: np.sum((p - 1.5) ** 2), np.zeros(2)).x
+        return np.sum(np.sin(x)) * float(np.sum(p))
+
+    check_derivatives(f, np.array([1.0, 2.0]))
+
+
+def test_constant_minimize_over_captured_constants():
+    def f(x):
+        d = np.array([0.5, 1.0]) * 2.0  # a constant the objective captures
+        p = so.minimize(lambda p: np.sum((p - d) ** 2), np.zeros(2))["x"]
+        return np.sum(p * x)
+
+    x = np.array([1.0, 2.0])
+    assert np.allclose(mc.grad(f)(x), [1.0, 2.0], atol=1e-6)
+
+
+@pytest.mark.parametrize("how", ["closure", "default"])
+def test_minimize_over_the_inputs_is_refused(how):
+    def by_closure(x):
+        return np.sum(so.minimize(lambda p: np.sum((p - x) ** 2), np.zeros(2))["x"])
+
+    def by_default(x):
+        return np.sum(so.minimize(lambda p, x=x: np.sum((p - x) ** 2), np.zeros(2))["x"])
+
+    f = by_closure if how == "closure" else by_default
+    for mode in ("forward", "reverse"):
+        with pytest.raises(Exception, match="scipy.optimize.minimize"):
+            if mode == "reverse":
+                mc.grad(f)(np.array([1.0, 2.0]))  # (it was a silent zero)
+            else:
+                mc.jvp(f, (np.array([1.0, 2.0]),), (np.ones(2),))
