@@ -15,9 +15,14 @@ m32 = RNG.uniform(-0.9, 0.9, (3, 2))
 
 try:
     import scipy.linalg as sl
+    import scipy.special as sp
+    import scipy.stats as st
     from scipy.interpolate import _ppoly
 except ImportError:  # SciPy is optional
-    sl = _ppoly = None
+    sl = sp = st = _ppoly = None
+P4 = np.array([0.2, 0.5, 0.3, 0.7])
+Q4 = np.array([0.4, 0.1, 0.3, 0.2])
+M23 = np.array([[0.2, 0.5, 0.3], [0.7, 0.4, 0.9]])
 
 
 def _band(lower, upper, n=5):
@@ -58,5 +63,20 @@ def engine12_scipy_cases(entries):
         _ppoly.evaluate: [C(_ppoly_eval, RNG.normal(size=(4, 3, 2)), BREAKS, POINTS),
                           C(lambda c, x, xp: _ppoly_eval(c, x, xp, 1, False), RNG.normal(size=(3, 3, 1)), BREAKS,
                             POINTS[:4])],
+        sp.rel_entr: [C("lambda p, q: sp.rel_entr(p, q)", P4, Q4)],
+        sp.kl_div: [C("lambda p, q: sp.kl_div(p, q)", P4, Q4)],
+        st.entropy: [C("lambda p: st.entropy(p)", P4), C("lambda p, q: st.entropy(p, qk=q, base=2.0)", P4, Q4),
+                     C("lambda m: st.entropy(m, axis=1)", M23)],
+        st.skew: [C("lambda p: st.skew(p)", P4), C("lambda m: st.skew(m, axis=None, bias=False)", M23)],
+        st.kurtosis: [C("lambda p: st.kurtosis(p)", P4),
+                      C("lambda m: st.kurtosis(m, axis=1, keepdims=True, fisher=False)", M23)],
+        st.gmean: [C("lambda p: st.gmean(p)", P4)],
+        st.hmean: [C("lambda m: st.hmean(m, axis=0)", M23)],
+        st.pmean: [C("lambda p: st.pmean(p, 1.5)", P4)],
+        st.sem: [C("lambda m: st.sem(m, axis=1)", M23)],
+        st.tmin: [C("lambda p: st.tmin(p)", P4)],
+        st.tmax: [C("lambda p: st.tmax(p)", P4)],
+        st.median_abs_deviation: [C("lambda p: st.median_abs_deviation(p)", P4)],
+        st.trim_mean: [C("lambda p: st.trim_mean(p, 0.1)", P4)],
     }
     return {names[k]: v for k, v in cases.items() if k in names}

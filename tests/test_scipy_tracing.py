@@ -133,3 +133,19 @@ def test_minimize_over_the_inputs_is_refused(how):
                 mc.grad(f)(np.array([1.0, 2.0]))  # (it was a silent zero)
             else:
                 mc.jvp(f, (np.array([1.0, 2.0]),), (np.ones(2),))
+
+
+# ---------------------------------------------------------------- scipy.stats behind _axis_nan_policy
+st = pytest.importorskip("scipy.stats")
+
+
+def test_stats_wrapper_options():
+    x = np.array([0.2, 0.5, 0.3, 0.7])
+    check_derivatives(lambda x: st.skew(x, nan_policy="omit") * st.entropy(x, x[::-1] + 0.1), x)  # (no NaN: as 'propagate')
+    y = np.array([0.2, np.nan, 0.3, 0.7])
+    for mode in ("forward", "reverse"):
+        with pytest.raises(Exception, match="nan_policy='omit'"):
+            if mode == "reverse":
+                mc.grad(lambda y: st.kurtosis(y, nan_policy="omit"))(y)
+            else:
+                mc.jvp(lambda y: st.kurtosis(y, nan_policy="omit"), (y,), (np.ones(4),))
