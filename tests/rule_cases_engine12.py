@@ -15,11 +15,12 @@ m32 = RNG.uniform(-0.9, 0.9, (3, 2))
 
 try:
     import scipy.linalg as sl
+    import scipy.signal as ss
     import scipy.special as sp
     import scipy.stats as st
     from scipy.interpolate import _ppoly
 except ImportError:  # SciPy is optional
-    sl = sp = st = _ppoly = None
+    sl = ss = sp = st = _ppoly = None
 P4 = np.array([0.2, 0.5, 0.3, 0.7])
 Q4 = np.array([0.4, 0.1, 0.3, 0.2])
 M23 = np.array([[0.2, 0.5, 0.3], [0.7, 0.4, 0.9]])
@@ -65,6 +66,10 @@ def engine12_scipy_cases(entries):
                             POINTS[:4])],
         sp.rel_entr: [C("lambda p, q: sp.rel_entr(p, q)", P4, Q4)],
         sp.kl_div: [C("lambda p, q: sp.kl_div(p, q)", P4, Q4)],
+        ss.savgol_filter: [C("lambda x: ss.savgol_filter(x, 5, 2)", RNG.normal(size=12)),
+                           C("lambda x, d: ss.savgol_filter(x, 7, 3, deriv=1, delta=d)", RNG.normal(size=40), 0.3),
+                           C("lambda x, c: ss.savgol_filter(x, 6, 2, mode='constant', cval=c)", RNG.normal(size=30), 0.7),
+                           C("lambda x: ss.savgol_filter(x, 3, 1, axis=0, mode='wrap')", m32)],
         st.entropy: [C("lambda p: st.entropy(p)", P4), C("lambda p, q: st.entropy(p, qk=q, base=2.0)", P4, Q4),
                      C("lambda m: st.entropy(m, axis=1)", M23)],
         st.skew: [C("lambda p: st.skew(p)", P4), C("lambda m: st.skew(m, axis=None, bias=False)", M23)],
