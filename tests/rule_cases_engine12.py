@@ -2,6 +2,7 @@
 the layout conversions of rules/numpy_creation.py, and the cmath/NumPy rules of rules/numpy_float_bits.py and
 rules/python_cmath.py; merged into CASES / ZERO_CASES of tests/test_rules.py by catalog name."""
 import cmath  # noqa: F401  (the cases' sources use these)
+import math  # noqa: F401
 
 import numpy as np
 
@@ -37,7 +38,33 @@ ENGINE12_CASES = {
                                 C("lambda x: np.ascontiguousarray(x, dtype=np.float64)", v4)],
     "numpy.asfortranarray": [C("lambda x: np.asfortranarray(x) * x", m32)],
 }
-ENGINE12_ZERO_CASES: dict = {}
+ZC = complex(0.6, -0.8)
+_CM1 = ["exp", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh",
+        "atanh"]
+ENGINE12_CASES.update({f"cmath.{n}": [C(f"lambda z: cmath.{n}(z) * (1.0 + 0.5j)", ZC),
+                                       C(f"lambda x: cmath.{n}(x * 0.5 + 0.1)", 0.3)] for n in _CM1})
+ENGINE12_CASES["cmath.acosh"].append(C("lambda z: cmath.acosh(z)", complex(-1.5, 0.4)))  # (Re z < 0: the other sign)
+ENGINE12_CASES["cmath.sqrt"].append(C("lambda x: cmath.sqrt(x)", -2.0))  # (a real operand, a complex result)
+ENGINE12_CASES.update({
+    "cmath.log": [C("lambda z: cmath.log(z)", ZC), C("lambda z, b: cmath.log(z, b)", ZC, 2.5),
+                  C("lambda z, b: cmath.log(z, b)", ZC, complex(1.5, 0.5))],
+    "cmath.phase": [C("lambda z: cmath.phase(z) * 2.0", ZC), C("lambda x: cmath.phase(x) + x", 0.7)],
+    "cmath.polar": [C("lambda z: cmath.polar(z)[0] + 3.0 * cmath.polar(z)[1]", ZC)],
+    "cmath.rect": [C("lambda r, p: cmath.rect(r, p)", 1.3, 0.4)],
+})
+ENGINE12_CASES.update({
+    "math.nextafter": [C("lambda a, b: math.nextafter(a, b) * b", 0.3, 2.0)],
+    "numpy.frexp": [C("lambda x: np.frexp(x)[0] * 2.0 + np.frexp(x)[1]", np.array([0.3, -2.5, 7.0, 1e-3]))],
+    "numpy.nextafter": [C("lambda x, y: np.nextafter(x, y) * y", v4, 2.0 + v4),
+                        C("lambda x: np.nextafter(x, 0.0)", m32)],
+})
+ENGINE12_ZERO_CASES: dict = {
+    "numpy.spacing": C("lambda x: np.spacing(x) + x", v4),
+    "cmath.isfinite": C("lambda z: float(cmath.isfinite(z)) + z", ZC),
+    "cmath.isinf": C("lambda z: float(cmath.isinf(z)) + z", ZC),
+    "cmath.isnan": C("lambda z: float(cmath.isnan(z)) + z", ZC),
+    "cmath.isclose": C("lambda z: float(cmath.isclose(z, 1j)) + z", ZC),
+}
 
 
 def _ppoly_eval(c, x, xp, nu=0, extrapolate=True):

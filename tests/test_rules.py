@@ -1065,7 +1065,6 @@ ZERO_CASES = {
     "math.gcd": C("lambda a: math.gcd(4, 6) * a", s1),
     "math.lcm": C("lambda a: math.lcm(4, 6) * a", s1),
     "math.isqrt": C("lambda a: math.isqrt(10) * a", s1),
-    "math.nextafter": C("lambda a: math.nextafter(a, 2.0) * 0.0 + a", s1),
     "math.ulp": C("lambda a: math.ulp(a) * 0.0 + a", s1),
     "numpy.zeros": C("lambda a: np.zeros(3) + a", s1),
     "numpy.ones": C("lambda a: np.ones(3) * a", s1),
