@@ -72,6 +72,7 @@ def test_astype_without_copy_is_the_array_itself():
 sl = pytest.importorskip("scipy.linalg")
 si = pytest.importorskip("scipy.interpolate")
 so = pytest.importorskip("scipy.optimize")
+sint = pytest.importorskip("scipy.integrate")
 XS = np.linspace(0.0, 1.0, 6)
 Y = np.sin(3.0 * XS)
 
@@ -108,6 +109,19 @@ def test_constant_minimize_attribute():
     check_derivatives(f, np.array([1.0, 2.0]))
 
 
+def test_constant_solver_results_read_as_attributes():
+    # (res.x, sol.y: SciPy's result objects hand their items out as attributes; reverse mode refused them)
+    def f(x):
+        p = so.minimize(lambda p: np.sum((p - 1.5) ** 2), np.zeros(2)).x
+        sol = sint.solve_ivp(lambda t, u: -0.5 * u, (0.0, 1.0), np.array([1.0]), rtol=1e-10, atol=1e-12)
+        return np.sum(x * p) * sol.y[0, -1]
+
+    x = np.array([1.0, 2.0])
+    p = so.minimize(lambda p: np.sum((p - 1.5) ** 2), np.zeros(2)).x
+    assert np.allclose(mc.grad(f)(x), p * np.exp(-0.5), rtol=1e-6)
+    check_derivatives(f, x)
+
+
 def test_constant_minimize_over_captured_constants():
     def f(x):
         d = np.array([0.5, 1.0]) * 2.0  # a constant the objective captures
@@ -118,7 +132,7 @@ def test_constant_minimize_over_captured_constants():
     assert np.allclose(mc.grad(f)(x), [1.0, 2.0], atol=1e-6)
 
 
-@pytest.mark.parametrize("how", ["closure", "default"])
+@pytest.mark.parametrize("how", ["closure", "default", "attribute"])
 def test_minimize_over_the_inputs_is_refused(how):
     def by_closure(x):
         return np.sum(so.minimize(lambda p: np.sum((p - x) ** 2), np.zeros(2))["x"])
@@ -126,7 +140,10 @@ def test_minimize_over_the_inputs_is_refused(how):
     def by_default(x):
         return np.sum(so.minimize(lambda p, x=x: np.sum((p - x) ** 2), np.zeros(2))["x"])
 
-    f = by_closure if how == "closure" else by_default
+    def by_attribute(x):
+        return np.sum(so.minimize(lambda p: np.sum((p - x) ** 2), np.zeros(2)).x * x)
+
+    f = {"closure": by_closure, "default": by_default, "attribute": by_attribute}[how]
     for mode in ("forward", "reverse"):
         with pytest.raises(Exception, match="scipy.optimize.minimize"):
             if mode == "reverse":
