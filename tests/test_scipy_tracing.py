@@ -11,6 +11,7 @@ for reverse mode).
   a constant `minimize(lambda p: ..., x0)` was taken for a differentiated one.
 * A SciPy solver's refusal of a derivative with respect to a closure over the inputs reached the
   closure's function object only, where it was dropped: a silent zero gradient in reverse mode.
+* np.max/np.min along an axis of an array with another, empty, axis failed (reshape(-1) of size 0).
 """
 import numpy as np
 import pytest
@@ -66,6 +67,16 @@ def astype_no_copy(y):
 
 def test_astype_without_copy_is_the_array_itself():
     check_derivatives(astype_no_copy, np.array([0.3, 0.5, 0.9]))
+
+
+# ---------------------------------------------------------------- np.max with an empty axis kept
+def max_over_rows_of_no_columns(x):
+    a = np.ones((2, 0)) * x[0]  # (SciPy's _broadcast_shapes: np.max of a shape table after np.delete)
+    return np.sum(np.max(a, axis=0)) + np.sum(np.min(np.ones((0, 3)) * x[1], axis=1)) + x[1] * x[0]
+
+
+def test_extremum_over_an_axis_when_a_kept_axis_is_empty():
+    check_derivatives(max_over_rows_of_no_columns, np.array([0.3, 0.7]))  # (ValueError: reshape(-1) of size 0)
 
 
 # ---------------------------------------------------------------- SciPy

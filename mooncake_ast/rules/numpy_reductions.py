@@ -113,7 +113,8 @@ def _first_extremum(x, y, axis, keepdims, where=True):
     if not axes:
         return hit if lazy else np.array(hit)
     moved = np.moveaxis(hit, axes, tuple(range(-len(axes), 0)))
-    flat = moved.reshape(moved.shape[: moved.ndim - len(axes)] + (-1,))
+    kept = moved.shape[: moved.ndim - len(axes)]
+    flat = moved.reshape(kept + (int(np.prod(moved.shape[len(kept):])),))  # (not -1: ambiguous when a kept axis is empty)
     if lazy:
         # Dask has no put_along_axis: the first hit is the one where the running count of hits is 1.
         mask = flat & (np.cumsum(flat, axis=-1) == 1)
