@@ -368,7 +368,7 @@ def _flowing_operands(s: Call) -> tuple:
 def _empty(v: Value) -> bool:
     """Is v an empty tuple or dict (a function's defaults, kw-defaults or cells, as lowering builds them)?"""
     if isinstance(v, Const):
-        return v.value in ((), {}, None)
+        return v.value is None or (isinstance(v.value, (tuple, dict)) and not v.value)
     return isinstance(v, Call) and v.callee() in (ops.tuple_of, ops.dict_of) and not v.args and not v.kwargs
 
 

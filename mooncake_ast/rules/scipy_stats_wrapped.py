@@ -114,12 +114,14 @@ def _rrule(fn):
 
 def register(stats) -> None:
     """Register the rules (scipy_stats.register calls this with scipy.stats)."""
+    from . import scipy_stats as base
     from .registry import _entry, _fingerprint, defjvp
 
     for name in NAMES:
         fn = getattr(stats, name, None)
         if fn is None or getattr(fn, "__wrapped__", None) is None:
             continue
+        base.REGISTERED[fn] = name  # (scipy_stats.FUNCTIONS lists these too)
         defjvp(fn, _jvp(fn))
         r = _entry(fn)
         r.user_rrule = _rrule(fn)
