@@ -118,11 +118,30 @@ def check_attribute_read(obj: Any, name: str, value: Any) -> None:
         _PLAIN.add((tp, name))
         return
     if attr is None and name not in getattr(obj, "__dict__", {}) and name not in _slot_values(obj):
-        if _is_user_code(fallback):
+        if _is_user_code(fallback) and not item_attribute(obj, name, value):
             raise UnsupportedDerivativeError(
                 f"{tp.__qualname__}.{name} is provided by {tp.__qualname__}.__getattr__ (a fallback for missing "
                 "attributes), whose result mooncake_ast does not differentiate. Read the value directly "
                 "(e.g. from the dict or object it forwards to), or use a property.")
+
+
+def item_attribute(obj: Any, name: str, value: Any) -> bool:
+    """Is `obj.name` the item obj[name] of a dict subclass whose `__getattr__` hands missing attributes its items
+    (SciPy's OptimizeResult and OdeResult: `res.x` is `res["x"]`)?  Checked on the objects: no attribute of that
+    name on the class or the instance, and the value read is the very item.  Its derivative is then the item's."""
+    tp = type(obj)
+    if not isinstance(obj, dict) or tp is dict or name in getattr(obj, "__dict__", {}):
+        return False
+    if dict.get(obj, name, _MISSING) is not value or value is _MISSING:
+        return False
+    try:
+        inspect.getattr_static(tp, name)
+        return False  # (a class attribute, method or property: not the fallback)
+    except AttributeError:
+        return inspect.getattr_static(tp, "__getattr__", None) is not None
+
+
+_MISSING = object()
 
 
 def check_attribute_write(obj: Any, name: str) -> None:

@@ -64,6 +64,15 @@ CASES = {
     "svd": (lambda m: np.linalg.svd(m, full_matrices=False)[0][1] + np.linalg.svd(m.T, full_matrices=False)[2][:, 0]
             + np.linalg.svd(m, compute_uv=False), (M[:, :2],)),
     "complex128 constructor": (lambda x, z: np.complex128(x) * z + np.complex128(z[0]), (0.7, Z)),
+    "cumprod": (lambda z, m: np.cumprod(z) + np.cumprod(m, axis=1)[1] + m.cumprod(axis=0)[2], (Z, M)),
+    "slogdet": (lambda m: np.linalg.slogdet(m)[1] * (1.0 + 0.5j) + np.linalg.slogdet(m)[0], (M,)),
+    "cholesky": (lambda m: np.linalg.cholesky(m @ m.conj().T + 3 * np.eye(3))[2]
+                 + np.linalg.cholesky(m.conj().T @ m + 3 * np.eye(3), upper=True)[0], (M,)),
+    "cholesky of a non-Hermitian input": (lambda m: np.linalg.cholesky(m + 4 * np.eye(3))[1], (M,)),  # (reads a triangle)
+    "qr": (lambda m: np.linalg.qr(m)[0][1] + np.linalg.qr(m)[1][0] + np.linalg.qr(m[:, :2], mode="r")[1].sum(), (M,)),
+    "lstsq": (lambda m, z: np.linalg.lstsq(m[:, :2], z, rcond=None)[0] + np.linalg.lstsq(m[:, :2], z, rcond=None)[1]
+              + np.linalg.lstsq(m[:, :2], z, rcond=None)[3], (M, Z)),
+    "lstsq, real matrix": (lambda r, z: np.linalg.lstsq(r[:, :2], z, rcond=None)[0], (R, Z)),
 }
 
 
@@ -207,8 +216,8 @@ def _fractional_power(x):
     (_dispatched, (Z, np.sinc)),  # the same, dispatched when the code runs
     (_maximum_out, (Z,)),  # the same, writing into out=
     (lambda z: np.sum(np.real(_dispatched(z, np.sinc) * z)), (Z,)),  # inside a callee
-    (lambda m: np.linalg.slogdet(m)[1].real, (M,)),  # a rule that refuses complex matrices itself
-    (lambda m: np.sum(np.abs(np.linalg.cholesky(m @ m.conj().T))), (M,)),
+    (lambda z: np.sum(np.real(np.sort(z))), (Z,)),  # complex values have no order to differentiate through
+    (lambda z: np.sum(np.real(np.clip(z, -0.5, 0.5))), (Z,)),
     (lambda x: np.sum(np.real(np.fmax(np.fft.fft(x), 0.5))), (X,)),  # complex only in between
     (_fractional_power, (-2.0,)),
 ])

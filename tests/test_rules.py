@@ -1065,7 +1065,6 @@ ZERO_CASES = {
     "math.gcd": C("lambda a: math.gcd(4, 6) * a", s1),
     "math.lcm": C("lambda a: math.lcm(4, 6) * a", s1),
     "math.isqrt": C("lambda a: math.isqrt(10) * a", s1),
-    "math.nextafter": C("lambda a: math.nextafter(a, 2.0) * 0.0 + a", s1),
     "math.ulp": C("lambda a: math.ulp(a) * 0.0 + a", s1),
     "numpy.zeros": C("lambda a: np.zeros(3) + a", s1),
     "numpy.ones": C("lambda a: np.ones(3) * a", s1),
@@ -1143,6 +1142,7 @@ from rule_cases_issue12 import ISSUE12_CASES, ISSUE12_ZERO_CASES; [CASES.setdefa
 from rule_cases_nested import NESTED_CASES, NESTED_ZERO_CASES; [CASES.setdefault(k, []).extend(v) for k, v in NESTED_CASES.items()]; ZERO_CASES.update(NESTED_ZERO_CASES)  # noqa: E402,E702,E501  (nested_helpers.py, nested_plans.py)
 from rule_cases_language import LANGUAGE_CASES, LANGUAGE_ZERO_CASES; CASES.update(LANGUAGE_CASES); ZERO_CASES.update(LANGUAGE_ZERO_CASES)  # noqa: E402,E702,E501  (frontend/try_ops.py, frontend/generator_ops.py)
 from rule_cases_realistic import REAL_CASES, REAL_ZERO_CASES, scipy_real_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in {**REAL_CASES, **scipy_real_cases(catalog())}.items()]; ZERO_CASES.update(REAL_ZERO_CASES)  # noqa: E402,E702,E501  (rules added for scripts/realistic_audit.py)
+from rule_cases_engine12 import ENGINE12_CASES, ENGINE12_ZERO_CASES, engine12_scipy_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in {**ENGINE12_CASES, **engine12_scipy_cases(catalog())}.items()]; ZERO_CASES.update(ENGINE12_ZERO_CASES)  # noqa: E402,E702,E501  (rules added by the issue-12 SciPy tracing: rule_cases_engine12.py)
 # Syntax helpers the frontend emits for f-strings, assert, for-range loops, imports and nested defs:
 # every test using that syntax runs them; they take no differentiable operands of their own.
 ZERO_EXEMPT = {

@@ -201,7 +201,7 @@ class Activity:
 
     def _visit(self, s: Call) -> bool:
         fn, rule = self.static_rule(s)
-        operands_active = any(v in self.active for v in s.operands())
+        operands_active = any(v in self.active for v in _flowing_operands(s))
         changed = False
         if rule is not None and rule.zero and not rule.mutates:
             return False
@@ -351,6 +351,25 @@ class Activity:
                 if not isinstance(src, Const) and src not in self.targets:
                     self.targets.add(src)
                     work.append(src)
+
+
+def _flowing_operands(s: Call) -> tuple:
+    """The operands whose tangents can reach s's result.  A nested `def`/`lambda` (ops.make_function) takes
+    the function defining it only for its module's globals and its name; what the new function carries is
+    its cells and defaults.  Cells are storage a caller may write later (a counter's `nonlocal total`), so
+    a function with any of those stays active with the function that makes it (as before); one with none
+    carries nothing.  Counting the outer function for those too made `minimize(lambda p: ..., x0)` of
+    constants a differentiated call (refused, or its zero tangent met where none was expected)."""
+    if s.callee() is ops.make_function and len(s.args) == 5 and all(_empty(a) for a in s.args[2:]):
+        return (s.fn, s.args[0], *s.args[2:], *s.kwargs.values())
+    return s.operands()
+
+
+def _empty(v: Value) -> bool:
+    """Is v an empty tuple or dict (a function's defaults, kw-defaults or cells, as lowering builds them)?"""
+    if isinstance(v, Const):
+        return v.value is None or (isinstance(v.value, (tuple, dict)) and not v.value)
+    return isinstance(v, Call) and v.callee() in (ops.tuple_of, ops.dict_of) and not v.args and not v.kwargs
 
 
 def _may_reach_module_state(raw: Any) -> bool:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..arrays import is_other_array, mutable_in_place
-from ..attribute_checks import check_attribute_read
+from ..attribute_checks import check_attribute_read, item_attribute
 from ..frames import inside, outermost
 from ..tangents import MutableTangent, NoTangent, declared_slots, fields_of, is_mutable, slot_names
 from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, item_adjoint, unbroadcast
@@ -420,6 +420,9 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, *rest: Any) -> Any:
     if is_other_array(obj) and not callable(y):  # a Dask array's attributes, as an ndarray's (not Dask's getters)
         return _array_attribute_reverse(g, obj, name, obj_bar)
     if is_mutable(obj):
+        if item_attribute(obj, name, y):  # (`res.x` of SciPy's OptimizeResult: the item res["x"])
+            _add_slot(shadow(obj), name, y, g)
+            return obj_bar
         check_attribute_read(obj, name, y)
     prop = getattr(type(obj), name, None) if not isinstance(obj, type) else None
     if isinstance(prop, property):

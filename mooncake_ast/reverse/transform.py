@@ -148,6 +148,7 @@ class ReverseTransform:
         self.saves: dict[Call, Call] = {}  # forward write -> the statement saving what it overwrites
         self.anchored: set = set()
         self.edge_records: dict[tuple, list[Value]] = {}  # (src, dst) -> values recorded when the edge is taken
+        self.unbound_records: set = set()  # of those, values some path brings to their edge unassigned
         self._keyed_stacks: dict[tuple, Call] = {}
         self.walked_items: dict[Value, Value] = {}  # a primal loop's item -> the pullback loop's (_repeat_over)
         self.walked_ranges: dict[Block, Value] = {}  # the header of such a loop -> the range it walks
@@ -357,8 +358,9 @@ class ReverseTransform:
     def primal_attr(self, v: Value, attr: str) -> Value:
         """`v.shape` (size, ndim) in the pullback: computed in the forward pass next to v and recorded, so the
         tape keeps a few ints, not v's array, when that is all the pullback reads of v (record.finalize
-        places the statement; a parameter is on the tape anyway)."""
-        if not isinstance(v, Stmt) or v not in self.home:
+        places the statement; a parameter is on the tape anyway).  A variable some path leaves unassigned is
+        recorded where it is read instead (see primal), the attribute taken there."""
+        if not isinstance(v, Stmt) or v not in self.home or v in self.maybe_unbound:
             return self.b.call(getattr, [self.primal(v), Const(attr)])
         a = self.attrs.get((v, attr))
         if a is None:
@@ -386,6 +388,7 @@ class ReverseTransform:
             if self.typed_lists.get(p) is p and self.active(p):
                 self.write_adj(p, typed_lists.new_adjoint(self, p))
         self.rev_seq(self.regions.items)
+        _bind_unassigned(self.unbound_records)
         grads = [typed_dicts.adjoint(self, p) if p in self.typed_dicts else
                  self.read_adj(p) if self.is_num(p) or p not in self.stored else
                  self.b.call(shadows.take, [self.primal(p), self.read_adj(p)]) for p in self.ir.params]
@@ -460,6 +463,7 @@ class ReverseTransform:
             record = self.b.call(list.pop, [stack])
             record.tuple_size = len(others)  # type: ignore[attr-defined]
             self.edge_records[(src, dst)] = [v for _, v in others]
+            self.unbound_records.update(v for _, v in others if v in self.maybe_unbound)
         j = 0
         for phi, v in moves:
             if not self._by_storage(phi):
@@ -913,6 +917,29 @@ def _name(fn: Any) -> str:
     from ..errors import qualified_name
 
     return qualified_name(fn)
+
+
+def _bind_unassigned(values: set) -> None:
+    """Bind None, in the forward pass, to the variables behind `values` where no path has assigned them yet.
+
+    A value recorded on an edge is read when the edge is taken, and a variable that some path brings there
+    unassigned (a loop's variable assigned in some iterations only: SciPy's CubicSpline) would raise
+    UnboundLocalError.  None stands for "unbound", as for a `try` (frontend/try_stmt._bind_placeholders):
+    only a read the plain call refuses sees it, and the edge that carries it carries no adjoint (nothing
+    read the value on that path).  The phis are patched after the pullback is built, so the analysis that
+    placed the tape's reads (`maybe_unbound`) saw the variable as it is in the source."""
+    seen: set = set()
+    todo = [v for v in values if isinstance(v, Phi)]
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        for pred, v in list(p.incoming.items()):
+            if v is UNDEFINED:
+                p.incoming[pred] = Const(None)
+            elif isinstance(v, Phi):
+                todo.append(v)
 
 
 def _maybe_unbound(ir: Function) -> set:

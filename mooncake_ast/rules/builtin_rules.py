@@ -719,7 +719,24 @@ def xs_tuple(t, xs):
 
 # Closures' adjoints live in their cells' storage; the defaults' adjoints come back in the function's.
 defvjp(ops.make_function, lambda t, g, y, code, outer, defaults, kwdefaults, closure: (
-    None, None, t.call(_A().defaults_adjoint, g, "defaults"), t.call(_A().defaults_adjoint, g, "kwdefaults"), None))
+    None, None, t.call(function_part_adjoint, g, "defaults", defaults),
+    t.call(function_part_adjoint, g, "kwdefaults", kwdefaults), t.call(function_part_adjoint, g, "closure", closure)))
+
+
+def function_part_adjoint(g, which, part):
+    """The adjoint of the defaults, kw-defaults or cells a function was made with, from the function's.
+
+    A rule that cannot differentiate with respect to a function (a SciPy solver given a closure over the
+    inputs) hands it a RefusedAdjoint: it goes on to every value the function carries, where a use raises
+    the refusal (a captured constant is never read back, so it is discarded there).  Kept on the function
+    itself it was dropped: a silent zero.  Otherwise the cells' adjoints are in their storage already."""
+    if getattr(type(g), "refuses_use", False):
+        if which == "kwdefaults":
+            return {k: g for k in part} if part else NoTangent
+        return tuple(g for _ in part) if part else NoTangent
+    if which == "closure":
+        return NoTangent
+    return _A().defaults_adjoint(g, which)
 defvjp(builtins.zip, lambda t, g, y, *xs: tuple(t.call(_A().zip_adjoint, xs_tuple(t, xs), g, k) for k in range(len(xs))))
 defvjp(builtins.enumerate, lambda t, g, y, xs, start=0: (t.call(_A().zip_adjoint, t.call(ops.tuple_of, range, xs), g, 1), None))
 defvjp(builtins.reversed, lambda t, g, y, xs: (t.call(_A().reversed_adjoint, xs, g),))

@@ -8,3 +8,6 @@ from . import numpy_functional  # noqa: F401  (np.piecewise, np.apply_along_axis
 from . import numpy_vectorize  # noqa: F401  (np.vectorize of a Python function, element by element)
 from . import python_itertools  # noqa: F401  (itertools selections, accumulate, starmap; heapq.nlargest/nsmallest/merge; bisect)
 from . import numpy_realistic  # noqa: F401  (np.histogram, np.fromiter, np.put_along_axis, np.lexsort, ...; after numpy_writes)
+from . import python_cmath  # noqa: F401  (the cmath module, complex values in both modes)
+from . import numpy_float_bits  # noqa: F401  (np.frexp, np.nextafter, np.spacing)
+from . import numpy_linalg_complex_more  # noqa: F401  (np.linalg slogdet/cholesky/qr/lstsq of complex matrices; after numpy_linalg_complex)

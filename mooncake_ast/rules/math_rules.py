@@ -245,7 +245,10 @@ def digamma(x: float) -> float:
 
 # ------------------------------------------------------------------ not differentiable
 defzero(math.floor, math.ceil, math.trunc, math.isfinite, math.isinf, math.isnan, math.isclose,
-        math.factorial, math.comb, math.perm, math.gcd, math.isqrt, math.lcm, math.nextafter, math.ulp)
+        math.factorial, math.comb, math.perm, math.gcd, math.isqrt, math.lcm, math.ulp)
+# nextafter(a, b): a moved by one unit in the last place, piecewise a itself (derivative 1 in a, 0 in b)
+defjvp(math.nextafter, lambda t, y, a, b, **k: t.d(a))
+defvjp(math.nextafter, lambda t, g, y, a, b, **k: (g, None))
 
 
 def _fsum_adjoint(xs, g):

@@ -18,6 +18,9 @@ from .registry import defjvp, defvjp, defzero
 defjvp(np.array, lambda t, y, x, *a, **k: t.call(array_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
 defjvp(np.asarray, lambda t, y, x, *a, **k: t.call(asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
 defjvp(np.asanyarray, lambda t, y, x, *a, **k: t.call(asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
+# (the layout-only conversions: x itself where it is laid out so already, as asarray; SciPy's PPoly uses them)
+defjvp(np.ascontiguousarray, lambda t, y, x, *a, **k: t.call(asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
+defjvp(np.asfortranarray, lambda t, y, x, *a, **k: t.call(asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
 
 
 def array_tangent(y, x, dx):
@@ -195,3 +198,5 @@ def array_adjoint(x, g):
 defvjp(np.array, lambda t, g, y, x, *a, **k: (t.call(array_adjoint, x, g),) + (None,) * len(a))
 defvjp(np.asarray, lambda t, g, y, x, *a, **k: (t.call(array_adjoint, x, g),) + (None,) * len(a))
 defvjp(np.asanyarray, lambda t, g, y, x, *a, **k: (t.call(array_adjoint, x, g),) + (None,) * len(a))
+defvjp(np.ascontiguousarray, lambda t, g, y, x, *a, **k: (t.call(array_adjoint, x, g),) + (None,) * len(a))
+defvjp(np.asfortranarray, lambda t, g, y, x, *a, **k: (t.call(array_adjoint, x, g),) + (None,) * len(a))

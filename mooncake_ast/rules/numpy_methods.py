@@ -84,6 +84,8 @@ defvjp_method(nd, "squeeze", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, 
 def astype_adjoint(x, g, y=None):
     if _no_adjoint(g) or np.asarray(x).dtype.kind not in "fc" or (y is not None and np.asarray(y).dtype.kind not in "fc"):
         return NoTangent  # an integer result carries no derivative
+    if y is x:
+        return g  # (`copy=False` of the same dtype: x itself, whose storage g is; a copy of it was counted twice)
     g = np.asarray(g)
     if g.dtype.kind == "c" and np.asarray(x).dtype.kind != "c":
         g = g.real  # (a real array cast to complex: the real part, the adjoint of R -> C)

@@ -113,7 +113,8 @@ def _first_extremum(x, y, axis, keepdims, where=True):
     if not axes:
         return hit if lazy else np.array(hit)
     moved = np.moveaxis(hit, axes, tuple(range(-len(axes), 0)))
-    flat = moved.reshape(moved.shape[: moved.ndim - len(axes)] + (-1,))
+    kept = moved.shape[: moved.ndim - len(axes)]
+    flat = moved.reshape(kept + (int(np.prod(moved.shape[len(kept):])),))  # (not -1: ambiguous when a kept axis is empty)
     if lazy:
         # Dask has no put_along_axis: the first hit is the one where the running count of hits is 1.
         mask = flat & (np.cumsum(flat, axis=-1) == 1)
@@ -359,8 +360,11 @@ def cumprod_tangent(x, y, dx, axis=None):
 
 
 def cumprod_adjoint(x, y, g, axis=None):
+    """J^T g (real), conj(J)^T g = J(conj x)^T g for complex x (holomorphic: README "Complex numbers")."""
     if _no_adjoint(g):
         return NoTangent
+    if np.iscomplexobj(x):
+        x, y = np.conj(x), np.conj(y)
     v, ax = _cumprod_last(x, axis)
     gv, _ = _cumprod_last(np.asarray(g), axis)
     yv, _ = _cumprod_last(y, axis)
@@ -410,4 +414,4 @@ defvjp(np.sort, lambda t, g, y, a, axis=-1, **k: (t.call(sort_adjoint, a, g, axi
 # Right for complex values in reverse mode (README "Complex numbers"): sums, means and cumsum are linear with real
 # coefficients, max/min route g to the entry NumPy picks, prod conjugates the product of the others, var/std
 # (real results) give 2 (x - mean) g / (n - ddof) as for reals.  Checked in tests/test_complex_reverse.py.
-defcomplex(np.sum, np.mean, np.max, np.min, np.prod, np.var, np.std, np.cumsum)
+defcomplex(np.sum, np.mean, np.max, np.min, np.prod, np.var, np.std, np.cumsum, np.cumprod)

@@ -453,7 +453,7 @@ _SCIPY = [False]  # every SciPy table registered (each is, on the first lookup a
 _SCIPY_TABLES = (("scipy.special", "scipy_rules"), ("scipy.stats", "scipy_stats"),
                  ("scipy.linalg", "scipy_linalg_rules"), ("scipy.signal", "scipy_signal_rules"),
                  ("scipy.spatial", "scipy_spatial_rules"), ("scipy.integrate", "scipy_integrate_rules"),
-                 ("scipy.optimize", "scipy_optimize_rules"))
+                 ("scipy.optimize", "scipy_optimize_rules"), ("scipy.interpolate", "scipy_interpolate_rules"))
 _SCIPY_DONE: set = set()
 
 
@@ -513,6 +513,7 @@ def all_rules() -> dict[Any, Rule]:
         try:
             import scipy.linalg  # noqa: F401
             import scipy.integrate  # noqa: F401
+            import scipy.interpolate  # noqa: F401
             import scipy.optimize  # noqa: F401
             import scipy.signal  # noqa: F401
             import scipy.spatial.distance  # noqa: F401

@@ -396,7 +396,7 @@ def ivp_adjoint(g, f=None, first=False):
 def register() -> None:
     """Register the rules (registry.lookup calls this once scipy.integrate is imported)."""
     from .numpy_common import _split
-    from .registry import KwAdj, defjvp, defvjp
+    from .registry import KwAdj, _entry, defjvp, defvjp
 
     si = _integrate()
     REGISTERED[si.odeint] = "integrate.odeint"
@@ -449,3 +449,4 @@ def register() -> None:
 
     defjvp(si.solve_ivp, ivp_jvp)
     defvjp(si.solve_ivp, ivp_vjp)
+    _entry(si.solve_ivp).fresh = True  # (activity: a new result object, no part of what it was given)

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .scipy_linalg_banded import FUNCTIONS as BANDED_FUNCTIONS
 from .scipy_linalg_more import FUNCTIONS as MORE_FUNCTIONS
 from .scipy_linalg_more import _linalg, _mT, _zero  # noqa: F401  (the helpers both modules use)
 from ..tangents import NoTangent
 
-FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS)  # (scipy_linalg_more: the rest)
+FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS + BANDED_FUNCTIONS)  # (the rest: scipy_linalg_more, _banded)
 REGISTERED: dict = {}
 
 
@@ -87,6 +88,7 @@ def register() -> None:
     defjvp(la.solve_sylvester, sylvester_jvp)
     defvjp(la.solve_sylvester, sylvester_vjp)
 
-    from . import scipy_linalg_more
+    from . import scipy_linalg_banded, scipy_linalg_more
 
     scipy_linalg_more.register(REGISTERED)
+    scipy_linalg_banded.register(REGISTERED)

@@ -53,7 +53,8 @@ def _live(d, depth=0) -> bool:
     if isinstance(d, dict):
         return any(_live(x, depth + 1) for x in d.values())
     if isinstance(d, FunctionTangent):
-        cells = [c.cell_contents if hasattr(c, "cell_contents") else c for c in d.cells if c is not None]
+        cells = [c.cell_contents if hasattr(c, "cell_contents") else c for c in d.cells if c is not None] \
+            if isinstance(d.cells, (tuple, list)) else []  # (NoTangent: a function made without cells)
         return _live(cells, depth + 1) or _live(d.defaults, depth + 1) or _live(d.kwdefaults, depth + 1)
     if isinstance(d, MethodTangent):
         return _live(d.self_tangent, depth + 1)
@@ -277,3 +278,4 @@ def register() -> None:
 
         defjvp(fn, cjvp)
         defvjp(fn, cvjp)
+        _entry(fn).fresh = True  # (activity: a new result object, no part of the function or data it was given)

@@ -16,7 +16,9 @@ import numpy as np
 
 from ..tangents import NoTangent
 
-FUNCTIONS = ["signal.convolve", "signal.correlate"]
+from .scipy_signal_savgol import FUNCTIONS as _SAVGOL
+
+FUNCTIONS = ["signal.convolve", "signal.correlate"] + _SAVGOL  # (scipy_signal_savgol: savgol_filter)
 REGISTERED: dict = {}
 _MODES = ("full", "valid", "same")
 
@@ -99,3 +101,6 @@ def register() -> None:
 
         defjvp(fn, jvp)
         defvjp(fn, vjp)
+    from . import scipy_signal_savgol
+
+    scipy_signal_savgol.register(REGISTERED)

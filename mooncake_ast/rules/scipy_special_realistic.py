@@ -14,6 +14,10 @@ Derivatives (all in closed form through SciPy's own functions):
   d/dk = binom (psi(n-k+1) - psi(k+1))
 * boxcox(x, l) = (x^l - 1) / l (log x at l = 0): d/dx = x^(l-1), d/dl = (x^l log x) / l - (x^l - 1) / l^2
   ((log x)^2 / 2 at l = 0); boxcox1p(x, l) = boxcox(1 + x, l).
+* rel_entr(x, y) = x log(x / y) (x, y > 0; 0 at x = 0 <= y; +inf elsewhere): d/dx = log(x / y) + 1,
+  d/dy = -x / y; kl_div(x, y) = rel_entr(x, y) - x + y: d/dx = log(x / y), d/dy = 1 - x / y.  At x = 0 the
+  slope in x is -inf (as entr's is +inf), in y that of the value y there (0, or 1 for kl_div); where the
+  value is +inf, 0.  (scipy.stats.entropy(pk, qk) is made of rel_entr.)
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ import math
 import numpy as np
 
 FUNCTIONS = ["binom", "boxcox", "boxcox1p", "ellipe", "ellipk", "exp1", "expm1", "expn", "i0e", "i1e", "k0", "k0e",
-             "k1", "k1e", "kv", "kve", "log1p"]
+             "k1", "k1e", "kl_div", "kv", "kve", "log1p", "rel_entr"]
 
 
 def _special():
@@ -38,6 +42,20 @@ def _scalar(x):
 
 def log1p_dx(x):
     return 1.0 / np.add(1.0, x)
+
+
+def entropy_partials(x, y, kl):
+    """(d/dx, d/dy) of rel_entr(x, y) (kl: of kl_div(x, y)); see the module's docstring."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    x, y = np.broadcast_arrays(x, y)
+    inside = (x > 0) & (y > 0)
+    at_zero = (x == 0) & (y >= 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_ratio = np.log(np.where(inside, x, 1.0) / np.where(inside, y, 1.0))
+        ratio = np.where(inside, x / np.where(inside, y, 1.0), 0.0)
+    dx = np.where(inside, log_ratio + (0.0 if kl else 1.0), np.where(at_zero & (y > 0), -np.inf, 0.0))
+    dy = np.where(inside, (1.0 if kl else 0.0) - ratio, np.where(at_zero, 1.0 if kl else 0.0, 0.0))
+    return _scalar(dx), _scalar(dy)
 
 
 def k0_dx(x):
@@ -189,6 +207,21 @@ def register(sp, named) -> None:
 
     defjvp(binom, binom_jvp)
     defvjp(binom, binom_vjp)
+    for name, kl in (("rel_entr", False), ("kl_div", True)):
+        fn = named(name, getattr(sp, name))
+
+        def ent_jvp(t, y, a, b, kl=kl):
+            if t.d(a) is None and t.d(b) is None:
+                return None
+            dx, dy = _split(t, t.call(entropy_partials, a, b, kl), 2)
+            return t.add(t.mul(t.d(a), dx), t.mul(t.d(b), dy))
+
+        def ent_vjp(t, g, y, a, b, kl=kl):
+            dx, dy = _split(t, t.call(entropy_partials, a, b, kl), 2)
+            return (t.unb(t.mul(g, dx), a), t.unb(t.mul(g, dy), b))
+
+        defjvp(fn, ent_jvp)
+        defvjp(fn, ent_vjp)
     for name, shift in (("boxcox", 0.0), ("boxcox1p", 1.0)):
         fn = named(name, getattr(sp, name))
 
