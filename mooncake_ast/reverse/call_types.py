@@ -150,8 +150,8 @@ def number_items(fn: types.FunctionType, s: Call, args: list) -> tuple:
 
 
 def returns_fresh(fn: types.FunctionType, s: Call, args: list) -> bool:
-    """Does `fn(*args)` write nothing its caller can reach and return a number or an array made inside it (never
-    an argument, a view of one, or anything else its caller can reach)?  Then the result is an object of its
+    """Does `fn(*args)` write nothing its caller can reach and return a number, a tuple of numbers or an array made
+    inside it (never an argument, a view of one, or anything else its caller can reach)?  Then the result is an object of its
     own: reverse mode keeps its adjoint in a local variable (forward/activity.returns_fresh)."""
     return _summary(fn, s, args, 0)[1]
 
@@ -251,7 +251,7 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int, owner: Optional
     for v in returned[1:]:
         out = join(out, type_of(v))
     kept = _kept(out)
-    fresh = isinstance(kept, (Num, Arr)) and _writes_nothing(ir, resolver, nested, type_of) and \
+    fresh = (isinstance(kept, (Num, Arr)) or _numbers(kept)) and _writes_nothing(ir, resolver, nested, type_of) and \
         all(_made_here(v, type_of, resolver, nested, set()) for v in returned)
     numbers = tuple(k for k, t in enumerate(out.items) if isinstance(t, Num)) if isinstance(out, Tup) else ()
     return kept, fresh, numbers
@@ -303,9 +303,15 @@ def _writes_nothing(ir: Any, resolver: Any, nested: dict, type_of: Callable[[Any
     return True
 
 
+def _numbers(t: AVal) -> bool:
+    """Is t a tuple of numbers (immutable all the way down: it shares nothing its caller could change)?"""
+    return isinstance(t, Tup) and bool(t.items) and all(isinstance(i, Num) for i in t.items)
+
+
 def _made_here(v: Any, type_of: Callable[[Any], AVal], resolver: Any, nested: dict, seen: set) -> bool:
-    """Is the returned value v a number, or an array the function made (never a parameter, a view or a global)?"""
-    if isinstance(type_of(v), Num):
+    """Is the returned value v a number (or a tuple of numbers), or an array the function made (never a parameter, a
+    view or a global)?"""
+    if isinstance(type_of(v), Num) or _numbers(type_of(v)):
         return True  # (numbers are immutable: sharing one is harmless)
     if isinstance(v, Phi):
         if v in seen:
