@@ -66,6 +66,23 @@ def _entry_re() -> "re.Pattern[str]":
     return _ENTRY_RE[0]
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
+def entry_parts(name: str) -> Optional[tuple[str, str, str]]:
+    """(function, mode, hash) of an entry's name, as `ENTRY_RE` reads it (a miss's upkeep asks this of its
+    own entry and of its function's others: no pattern to compile), else None."""
+    if not name.endswith(".py") or "\n" in name:
+        return None
+    parts = name[:-3].rsplit(".", 2)
+    if len(parts) != 3:
+        return None
+    function, mode, digest = parts
+    if not function or mode not in ("forward", "reverse") or len(digest) != 16 or not _HEX.issuperset(digest):
+        return None
+    return function, mode, digest
+
+
 # What making entries (cache_write) and the `mooncake-ast cache` commands (cache_admin) use, reachable
 # from here as before: a warm hit loads neither module.
 _ELSEWHERE = {"with_header": "cache_write", "write_atomic": "cache_write", "EntryInfo": "cache_admin",
