@@ -14,7 +14,6 @@ import sys
 import types
 from typing import Any, Iterable, Optional
 
-from ..ir.analysis import uses
 from ..ir.nodes import Function, Param, Stmt, Value
 from .names import assign_names, fresh
 from .structure import StructuredEmitter, _user_named, format_nodes
@@ -177,7 +176,7 @@ def emit_function(
     emitter = StructuredEmitter(fn, {}, writer.qualify, comment=grad_comment_for if adjoint_of else comment_for,
                                 reserved=frozenset(writer.reserved),
                                 inlinable=inlinable or keep_named)
-    count = uses(fn)
+    count = emitter.use_count  # (uses(fn), counted by the emitter already)
     loop_items = {b.loop.item for b in fn.blocks if b.loop is not None and b.loop.item is not None}
     named: set[Value] = set(params)
     for b in fn.blocks:

@@ -22,7 +22,6 @@ from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
-from .match import bound_names, lower_match
 from .with_stmt import leave_for_jump, leave_for_raise, lower_with
 from . import generator_ops, generators, try_stmt
 from . import stmt_ops
@@ -727,6 +726,8 @@ class Lowering(ExpressionLowering):
     def stmt_Match(self, s: cst.Match) -> None:
         if self.try_targets:
             self.unsupported(s, "a match statement inside a try statement (move the match into a helper function)")
+        from .match import lower_match  # (imported by the first `match` statement: most functions have none)
+
         lower_match(self, s)
 
     def stmt_With(self, s: cst.With) -> None:
@@ -846,6 +847,8 @@ class _LocalNames(cst.CSTVisitor):
         self.names.update(_target_names(node.target))
 
     def visit_MatchCase(self, node: cst.MatchCase) -> None:
+        from .match import bound_names
+
         self.names.update(bound_names(node.pattern))
 
     def visit_Import(self, node: cst.Import) -> None:
