@@ -22,7 +22,6 @@ from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
-from .with_stmt import leave_for_jump, leave_for_raise, lower_with
 from . import generator_ops, generators, try_stmt
 from . import stmt_ops
 from .source import FunctionSource, function_source, walk
@@ -156,6 +155,13 @@ class Lowering(ExpressionLowering):
             param = Param(p.name.value, i, kind)
             self.ir.params.append(param)
             self.assign_name(p.name.value, param)
+
+    def _leave_for_jump(self, all_frames: bool) -> None:
+        """with_stmt.leave_for_jump, where a `with` or a `finally` is being left (imported only then)."""
+        if self.withs:
+            from .with_stmt import leave_for_jump
+
+            leave_for_jump(self, all_frames)
 
     # ------------------------------------------------------------ names
     def _var_key(self, name: str) -> Optional[str]:
@@ -316,7 +322,7 @@ class Lowering(ExpressionLowering):
     def stmt_Return(self, s: cst.Return) -> None:
         generators.refuse_return_value(self, s)
         value = self.expr(s.value) if s.value is not None else Const(None)
-        leave_for_jump(self, all_frames=True)
+        self._leave_for_jump(all_frames=True)
         if not self.b.terminated:  # (a `finally` run on the way may have returned itself)
             self.b.ret(generators.returned(self, value))
 
@@ -333,7 +339,11 @@ class Lowering(ExpressionLowering):
         if exc is not None and self.try_targets:
             try_stmt.raise_value(self, exc)
             return
-        self.b.raise_(leave_for_raise(self, exc))
+        if self.withs:
+            from .with_stmt import leave_for_raise
+
+            exc = leave_for_raise(self, exc)
+        self.b.raise_(exc)
 
     def stmt_Assert(self, s: cst.Assert) -> None:
         cond = self.expr(s.test)
@@ -348,12 +358,12 @@ class Lowering(ExpressionLowering):
 
     def stmt_Break(self, s: cst.Break) -> None:
         target = self.loops[-1][1]
-        leave_for_jump(self, all_frames=False)
+        self._leave_for_jump(all_frames=False)
         self.b.goto(target)
 
     def stmt_Continue(self, s: cst.Continue) -> None:
         target = self.loops[-1][0]
-        leave_for_jump(self, all_frames=False)
+        self._leave_for_jump(all_frames=False)
         self.b.goto(target)
 
     def stmt_Del(self, s: cst.Del) -> None:
@@ -731,6 +741,8 @@ class Lowering(ExpressionLowering):
         lower_match(self, s)
 
     def stmt_With(self, s: cst.With) -> None:
+        from .with_stmt import lower_with  # (imported by the first `with` statement)
+
         lower_with(self, s)
 
     def stmt_Try(self, s: cst.Try) -> None:
