@@ -11,7 +11,6 @@ so `t = x * i; y = sin(t)` with `t` used once prints as `y = sin(x * i)`.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Callable, Optional, Union
 
 from .. import ops
@@ -26,27 +25,38 @@ class EmitError(ControlFlowError):
     """The CFG has a shape the structured emitter does not handle."""
 
 
-@dataclasses.dataclass
 class If:
-    cond: str
-    then: list
-    orelse: list
+    """`if cond: then else: orelse` in the printed structure (plain classes, not dataclasses: making a
+    dataclass costs a first derivation its creation, ~0.1 ms each)."""
+
+    __slots__ = ("cond", "then", "orelse")
+
+    def __init__(self, cond: str, then: list, orelse: list) -> None:
+        self.cond, self.then, self.orelse = cond, then, orelse
+
+    def __repr__(self) -> str:
+        return f"If({self.cond!r}, {self.then!r}, {self.orelse!r})"
 
 
-@dataclasses.dataclass
 class Loop:
-    head: str  # "while x > 0" / "for x in xs"
-    body: list
-    orelse: list
+    """A printed loop: its head (`while x > 0`, `for x in xs`), body and `else` part."""
+
+    __slots__ = ("head", "body", "orelse")
+
+    def __init__(self, head: str, body: list, orelse: list) -> None:
+        self.head, self.body, self.orelse = head, body, orelse
+
+    def __repr__(self) -> str:
+        return f"Loop({self.head!r}, {self.body!r}, {self.orelse!r})"
 
 
-
-@dataclasses.dataclass
 class _Frame:
-    header: Block
-    exit: Optional[Block]
-    latch: Optional[Block]
-    kind: str
+    """A loop being printed: where `continue` and `break` go."""
+
+    __slots__ = ("header", "exit", "latch", "kind")
+
+    def __init__(self, header: Block, exit: Optional[Block], latch: Optional[Block], kind: str) -> None:
+        self.header, self.exit, self.latch, self.kind = header, exit, latch, kind
 
 
 class StructuredEmitter:
