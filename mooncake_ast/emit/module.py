@@ -14,7 +14,9 @@ import sys
 import types
 from typing import Any, Iterable, Optional
 
+from .. import runtime
 from ..ir.nodes import Function, Param, Stmt, Value
+from ..tangents import NoTangent
 from .names import assign_names, fresh
 from .structure import StructuredEmitter, _user_named, format_nodes
 
@@ -63,8 +65,6 @@ class ModuleWriter:
 
     def qualify(self, fn: Any) -> str:
         """An expression that evaluates to the callable `fn` inside the generated module."""
-        from ..tangents import NoTangent
-
         if fn is NoTangent:
             return f"{self.module_alias('mooncake_ast.runtime')}.NoTangent"
         if isinstance(fn, types.ModuleType) and sys.modules.get(fn.__name__) is fn:
@@ -86,8 +86,6 @@ class ModuleWriter:
         if mod == "_operator":
             mod = "operator"
         if mod and mod.startswith("mooncake_ast"):
-            from .. import runtime
-
             if getattr(runtime, getattr(fn, "__name__", ""), None) is fn:
                 return f"{self.module_alias('mooncake_ast.runtime')}.{fn.__name__}"
         if mod and mod.startswith("numpy") and hasattr(fn, "nin"):

@@ -20,7 +20,7 @@ from .. import ops
 from ..errors import UnsupportedSyntaxError
 from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.builder import UNDEFINED, Builder
-from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Phi, Stmt, Value
+from ..ir.nodes import Block, Const, FreeVar, Function, Global, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
 from . import generator_ops, generators, try_stmt
 from . import stmt_ops
@@ -176,8 +176,6 @@ class Lowering(ExpressionLowering):
             if name in self.freevars:
                 return self.b.call(ops.cell_get, [self.freevars[name]], hint=name)
             self.ir.globals_read.add(name)
-            from ..ir.nodes import Global
-
             return Global(name)
         if key == name and name in self.cells:
             return self.b.call(ops.cell_get, [self.cells[name]], hint=name)
