@@ -86,9 +86,9 @@ class _CollectorPaused:
     machine, 0.2 s once the generation's objects are looked at after it instead (a small
     function's derivation costs the same either way, about 1 ms).  Cyclic garbage made meanwhile
     waits until the generation ends, other threads' too (the 1000-branch chain's peak memory
-    grew by 2%).  Nothing
-    the user froze or disabled changes; nested generations pause it once.  (Freezing what
-    existed before, as this did first, still left the passes over the generation's own objects.)"""
+    grew by 2%).  Nothing the user froze or disabled changes; nested generations pause it once.
+    (Freezing what existed before, as this did first, still left the passes over the generation's
+    own objects.)"""
 
     __slots__ = ()
 
