@@ -30,14 +30,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from typing import Any, Optional
 
-from .cache import CLASSES_PREFIX, ENTRY_RE, KEY_LINE, _Dir, code_name, is_code_name, read_bytes
+from .cache import CLASSES_PREFIX, KEY_LINE, _Dir, code_name, entry_parts, is_code_name, read_bytes
 
 DEFAULT_MAX_MB = 256
-TMP_RE = re.compile(r"^\.tmp-(?P<pid>\d+)-[0-9a-f]+\.py$")
 TMP_GRACE_S = 10.0  # a live writer needs milliseconds: older and its process gone, it is a leftover
 TMP_MAX_AGE_S = 3600.0
 
@@ -84,8 +82,8 @@ def source_of(d: _Dir, name: str) -> Optional[str]:
 
 
 def _stem(name: str) -> Optional[str]:
-    m = ENTRY_RE.match(name)
-    return None if m is None else f"{m['function']}.{m['mode']}"
+    parts = entry_parts(name)
+    return None if parts is None else f"{parts[0]}.{parts[1]}"
 
 
 def _remove(d: _Dir, name: str) -> bool:
@@ -93,7 +91,7 @@ def _remove(d: _Dir, name: str) -> bool:
         d.unlink(name)
     except OSError:
         return False
-    if ENTRY_RE.match(name):
+    if entry_parts(name) is not None:
         try:
             d.unlink(code_name(name))  # its compiled form (cache_code), if any
         except OSError:
@@ -103,7 +101,7 @@ def _remove(d: _Dir, name: str) -> bool:
 
 def drop_orphan_code(d: _Dir, names: list[str]) -> list[str]:
     """Remove compiled forms whose entry is gone (removed by another process, or by hand)."""
-    wanted = {code_name(n) for n in names if ENTRY_RE.match(n)}
+    wanted = {code_name(n) for n in names if entry_parts(n) is not None}
     gone = []
     for name in names:
         if is_code_name(name) and name not in wanted:
@@ -140,17 +138,30 @@ def drop_stale_temporaries(d: _Dir, names: list[str], now: Optional[float] = Non
     now = time.time() if now is None else now
     gone = []
     for name in names:
-        m = TMP_RE.match(name) if name.startswith(".tmp-") else None
-        if m is None:
+        pid = _tmp_pid(name)
+        if pid is None:
             continue
         try:
             age = now - d.lstat(name).st_mtime
         except OSError:
             continue
-        if age > TMP_MAX_AGE_S or (age > TMP_GRACE_S and not _alive(int(m["pid"]))):
+        if age > TMP_MAX_AGE_S or (age > TMP_GRACE_S and not _alive(pid)):
             if _remove(d, name):
                 gone.append(name)
     return gone
+
+
+def _tmp_pid(name: str) -> Optional[int]:
+    """The writer's process id in a temporary file's name (`.tmp-<pid>-<hex>.py`, cache_write.write_atomic), else None."""
+    if not (name.startswith(".tmp-") and name.endswith(".py")):
+        return None
+    pid, sep, tag = name[5:-3].partition("-")
+    if not sep or not pid.isascii() or not pid.isdigit() or not tag or not _HEX_DIGITS.issuperset(tag):
+        return None
+    return int(pid)
+
+
+_HEX_DIGITS = frozenset("0123456789abcdef")
 
 
 def _alive(pid: int) -> bool:
@@ -184,7 +195,7 @@ def _enforce_cap(d: _Dir, names: list[str], keep: Optional[str], cap: Optional[i
                 total += d.lstat(name).st_size
             except OSError:
                 pass
-        if ENTRY_RE.match(name) is None:
+        if entry_parts(name) is None:
             continue
         try:
             st = d.lstat(name)

@@ -73,43 +73,37 @@ def write_atomic(d: _Dir, name: str, data: bytes) -> Optional[OSError]:
         return e
 
 
-_PAUSE: list = [0, None]  # generations in progress (under GENERATION_LOCK), how the outermost paused the collector
+_PAUSE: list = [0, False]  # generations in progress (under GENERATION_LOCK), whether the outermost disabled the collector
 
 
 class _CollectorPaused:
-    """Around a generation: the cyclic garbage collector leaves the objects that existed before it alone.
+    """Around a generation: the cyclic garbage collector does not run.
 
-    A first derivation follows large imports (libcst's node classes, our lowering modules), so
-    the collector's full passes, which walk every object the process holds, fall due while it
-    runs: a third of a small derivation's time.  `gc.freeze()` sets what exists aside for the
-    collector (collections still run, over the objects the derivation makes) and `gc.unfreeze()`
-    gives it all back afterwards, so nothing is kept that would have been collected.  Where the
-    user has frozen objects (their unfreeze must stay theirs) the collector is disabled instead;
-    where it is disabled already, nothing changes.  Nested generations pause it once."""
+    A generation makes many objects that live as long as it does (the syntax tree, the IR, its
+    analyses), so the collector's passes, which walk every object not yet collected, keep
+    finding the same survivors, and its full passes grow with the size of the function and fall
+    due more often the larger it is: 0.66 of 3.15 s for a 1000-branch elif chain on the project's
+    machine, 0.2 s once the generation's objects are looked at after it instead (a small
+    function's derivation costs the same either way, about 1 ms).  Cyclic garbage made meanwhile
+    waits until the generation ends, other threads' too (the 1000-branch chain's peak memory
+    grew by 2%).  Nothing the user froze or disabled changes; nested generations pause it once.
+    (Freezing what existed before, as this did first, still left the passes over the generation's
+    own objects.)"""
 
     __slots__ = ()
 
     def __enter__(self) -> None:
         if _PAUSE[0] == 0:
-            how = None
-            if gc.isenabled():
-                if gc.get_freeze_count() == 0:
-                    gc.freeze()
-                    how = "freeze"
-                else:
-                    gc.disable()
-                    how = "disable"
-            _PAUSE[1] = how
+            _PAUSE[1] = gc.isenabled()
+            if _PAUSE[1]:
+                gc.disable()
         _PAUSE[0] += 1
 
     def __exit__(self, *exc: object) -> None:
         _PAUSE[0] -= 1
-        if _PAUSE[0] == 0:
-            how, _PAUSE[1] = _PAUSE[1], None
-            if how == "freeze":
-                gc.unfreeze()
-            elif how == "disable":
-                gc.enable()
+        if _PAUSE[0] == 0 and _PAUSE[1]:
+            _PAUSE[1] = False
+            gc.enable()
 
 
 def _generate(generate: Callable[[], tuple[str, dict]]) -> tuple[str, dict]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import builtins
 import importlib
 import os
-import re
 import sys
 import types
 from typing import Any, Iterable, Optional
 
-from ..ir.analysis import uses
+from .. import runtime
 from ..ir.nodes import Function, Param, Stmt, Value
+from ..tangents import NoTangent
 from .names import assign_names, fresh
 from .structure import StructuredEmitter, _user_named, format_nodes
 
@@ -65,8 +65,6 @@ class ModuleWriter:
 
     def qualify(self, fn: Any) -> str:
         """An expression that evaluates to the callable `fn` inside the generated module."""
-        from ..tangents import NoTangent
-
         if fn is NoTangent:
             return f"{self.module_alias('mooncake_ast.runtime')}.NoTangent"
         if isinstance(fn, types.ModuleType) and sys.modules.get(fn.__name__) is fn:
@@ -88,8 +86,6 @@ class ModuleWriter:
         if mod == "_operator":
             mod = "operator"
         if mod and mod.startswith("mooncake_ast"):
-            from .. import runtime
-
             if getattr(runtime, getattr(fn, "__name__", ""), None) is fn:
                 return f"{self.module_alias('mooncake_ast.runtime')}.{fn.__name__}"
         if mod and mod.startswith("numpy") and hasattr(fn, "nin"):
@@ -118,6 +114,31 @@ class ModuleWriter:
         for f in self.functions:
             lines += ["", f.rstrip("\n"), ""]
         return "\n".join(lines).rstrip("\n") + "\n"
+
+
+_LEADING = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def _reads_name(text: str, name: str) -> bool:
+    """Is `name` one of the words `re.findall(r"[A-Za-z_]\\w*", text)` finds?  (No pattern: compiling one
+    cost each first derivation a tenth of a millisecond.)  A word starts at a letter or `_` that no word
+    started before it in its run of word characters, and runs over all word characters after it."""
+    i = text.find(name)
+    while i >= 0:
+        j = i + len(name)
+        if j == len(text) or not _word_char(text[j]):
+            r = i
+            while r > 0 and _word_char(text[r - 1]):
+                r -= 1
+            if not any(c in _LEADING for c in text[r:i]):
+                return True
+        i = text.find(name, i + 1)
+    return False
+
+
+def _word_char(c: str) -> bool:
+    """`\\w` of a str pattern: alphanumeric or `_`."""
+    return c.isalnum() or c == "_"
 
 
 def comment_for(loc: Any) -> str:
@@ -153,7 +174,7 @@ def emit_function(
     emitter = StructuredEmitter(fn, {}, writer.qualify, comment=grad_comment_for if adjoint_of else comment_for,
                                 reserved=frozenset(writer.reserved),
                                 inlinable=inlinable or keep_named)
-    count = uses(fn)
+    count = emitter.use_count  # (uses(fn), counted by the emitter already)
     loop_items = {b.loop.item for b in fn.blocks if b.loop is not None and b.loop.item is not None}
     named: set[Value] = set(params)
     for b in fn.blocks:
@@ -181,8 +202,8 @@ def emit_function(
         level = "_" + level
     body_lines = format_nodes(body, level_name=level)
     # Our imports, as keyword-only parameters: only those this function's body reads.
-    used = set(re.findall(r"[A-Za-z_]\w*", "\n".join(body_lines)))
-    helpers = [h for h in writer.helper_params() if h.split("=", 1)[0] in used]
+    text = "\n".join(body_lines)
+    helpers = [h for h in writer.helper_params() if _reads_name(text, h.split("=", 1)[0])]
     if helpers:
         signature += ["*"] + helpers
     lines = [f"def {name}({', '.join(signature)}):"]

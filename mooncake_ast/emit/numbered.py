@@ -10,11 +10,7 @@ set that only grows": pointers with path compression).
 """
 from __future__ import annotations
 
-import re
 from typing import Optional
-
-_NUMBERED = re.compile(r"(.+)_([1-9][0-9]*)")
-_TEMP = re.compile(r"t([1-9][0-9]*)")
 
 
 def candidate(base: Optional[str], i: int) -> str:
@@ -24,13 +20,20 @@ def candidate(base: Optional[str], i: int) -> str:
 def readings(name: str) -> list[tuple[Optional[str], int]]:
     """Every (base, i) whose candidate is `name`."""
     out: list[tuple[Optional[str], int]] = [(name, 1)]
-    m = _NUMBERED.fullmatch(name)
-    if m and int(m[2]) >= 2:
-        out.append((m[1], int(m[2])))
-    m = _TEMP.fullmatch(name)
-    if m:
-        out.append((None, int(m[1])))
+    base, sep, digits = name.rpartition("_")
+    if sep and base and "\n" not in base and _index(digits) >= 2:
+        out.append((base, int(digits)))
+    if name[:1] == "t" and _index(name[1:]):
+        out.append((None, int(name[1:])))
     return out
+
+
+def _index(digits: str) -> int:
+    """The number `digits` spells if it is one in `[1-9][0-9]*` (ASCII), else 0.  (Plain string tests: a pattern
+    costs its compilation in every process that derives something.)"""
+    if digits[:1] in ("", "0") or not (digits.isascii() and digits.isdigit()):
+        return 0
+    return int(digits)
 
 
 class _Skip:

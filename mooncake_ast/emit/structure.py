@@ -11,7 +11,7 @@ so `t = x * i; y = sin(t)` with `t` used once prints as `y = sin(x * i)`.
 """
 from __future__ import annotations
 
-import dataclasses
+import operator
 from typing import Any, Callable, Optional, Union
 
 from .. import ops
@@ -26,27 +26,38 @@ class EmitError(ControlFlowError):
     """The CFG has a shape the structured emitter does not handle."""
 
 
-@dataclasses.dataclass
 class If:
-    cond: str
-    then: list
-    orelse: list
+    """`if cond: then else: orelse` in the printed structure (plain classes, not dataclasses: making a
+    dataclass costs a first derivation its creation, ~0.1 ms each)."""
+
+    __slots__ = ("cond", "then", "orelse")
+
+    def __init__(self, cond: str, then: list, orelse: list) -> None:
+        self.cond, self.then, self.orelse = cond, then, orelse
+
+    def __repr__(self) -> str:
+        return f"If({self.cond!r}, {self.then!r}, {self.orelse!r})"
 
 
-@dataclasses.dataclass
 class Loop:
-    head: str  # "while x > 0" / "for x in xs"
-    body: list
-    orelse: list
+    """A printed loop: its head (`while x > 0`, `for x in xs`), body and `else` part."""
+
+    __slots__ = ("head", "body", "orelse")
+
+    def __init__(self, head: str, body: list, orelse: list) -> None:
+        self.head, self.body, self.orelse = head, body, orelse
+
+    def __repr__(self) -> str:
+        return f"Loop({self.head!r}, {self.body!r}, {self.orelse!r})"
 
 
-
-@dataclasses.dataclass
 class _Frame:
-    header: Block
-    exit: Optional[Block]
-    latch: Optional[Block]
-    kind: str
+    """A loop being printed: where `continue` and `break` go."""
+
+    __slots__ = ("header", "exit", "latch", "kind")
+
+    def __init__(self, header: Block, exit: Optional[Block], latch: Optional[Block], kind: str) -> None:
+        self.header, self.exit, self.latch, self.kind = header, exit, latch, kind
 
 
 class StructuredEmitter:
@@ -248,7 +259,7 @@ class StructuredEmitter:
         args = [self.value(a) for a in s.args]
         kwargs = {k: self.value(v) for k, v in s.kwargs.items()}
         raw = [a.value if isinstance(a, Const) else a for a in s.args]
-        if fn in (__import__("operator").getitem, __import__("operator").setitem, __import__("operator").delitem) and len(s.args) >= 2:
+        if fn in _INDEXING and len(s.args) >= 2:
             raw[1] = _IndexText(self.index_text(s.args[1]))
         fn_text = None if fn is not None else self.value(s.fn)
         return self.renderer.expression(fn, fn_text, args, kwargs, raw)
@@ -329,7 +340,7 @@ class StructuredEmitter:
         if fn is not None and s not in self.names:
             args = [self.value(a) for a in s.args]
             raw = [a.value if isinstance(a, Const) else a for a in s.args]
-            if fn in (__import__("operator").setitem, __import__("operator").delitem):
+            if fn in _STORING:
                 raw[1] = _IndexText(self.index_text(s.args[1]))
             elif fn is ops.add_to_item:
                 raw[2] = _IndexText(self.index_text(s.args[2]))
@@ -348,8 +359,6 @@ class StructuredEmitter:
         return i + 1
 
     def _tuple_targets(self, s: Call, stmts: list, i: int) -> Optional[tuple[list[str], list[Call]]]:
-        import operator
-
         n_uses = self.use_count.get(s, 0)
         if n_uses == 0:
             return None
@@ -556,22 +565,29 @@ class StructuredEmitter:
             out.append(f"raise {self.value(t.exc)[0]}" if t.exc is not None else "raise")
 
 
+_INDEXING = (operator.getitem, operator.setitem, operator.delitem)
+_STORING = (operator.setitem, operator.delitem)
+
+
 def _unpacked_item(s: Any) -> bool:
     """`t[k]` of a tuple that is printed as a tuple assignment (`a, b = ...`): keep it named."""
-    import operator
-
     if s.callee() is not operator.getitem or not isinstance(s.args[1], Const):
         return False
     src = s.args[0]
     return isinstance(src, Call) and _tuple_size(src) is not None
 
 
+_UNPACK_TANGENT: list = []
+
+
 def _tuple_size(src: Call) -> Optional[int]:
     """How many items a call returns, when known from the call itself."""
-    from ..rules.builtin_rules import unpack_tangent
+    if not _UNPACK_TANGENT:
+        from ..rules.builtin_rules import unpack_tangent  # (a function-level import runs each call: once here)
 
+        _UNPACK_TANGENT.append(unpack_tangent)
     fn = src.callee()
-    if fn in (ops.unpack, unpack_tangent) and isinstance(src.args[1], Const):
+    if (fn is ops.unpack or fn is _UNPACK_TANGENT[0]) and isinstance(src.args[1], Const):
         return src.args[1].value
     if fn is ops.unpack_star and all(isinstance(a, Const) for a in src.args[1:]):
         return src.args[1].value + 1 + src.args[2].value  # type: ignore[union-attr]

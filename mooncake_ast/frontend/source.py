@@ -228,13 +228,14 @@ def positions_of(module: cst.Module) -> Mapping:
 _FIELDS: dict[type, tuple] = {}
 
 
-def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, prune: Optional[type] = None) -> None:
     """`node.visit(visitor)` for a visitor that only reads: its `on_visit` and `on_leave` (so its
     `visit_<Node>` and `leave_<Node>` methods) are called on the same nodes, depth first, but children
     are taken in the order of their fields (not always the source's: for visitors that collect, not
     ones that depend on order; whitespace nodes libcst's walk skips may be passed), and nothing is copied: libcst's own walk makes a new node for every
     node it passes, which made one look at a function's names cost more than lowering it.  Iterative:
-    deep syntax (a long elif chain) needs no deep stack."""
+    deep syntax (a long elif chain) needs no deep stack.  Nodes of type `prune` (and what is inside
+    them) are left out, for a visitor that has nothing to find there."""
     cls = type(visitor)
     if cls.on_visit is cst.CSTVisitor.on_visit and cls.on_leave is cst.CSTVisitor.on_leave:
         on_visit, on_leave = _dispatcher(visitor)  # (the methods found once per node type, not per node)
@@ -259,9 +260,11 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
             v = getattr(n, name)
             kind = _KINDS.get(type(v)) or _kind(type(v))
             if kind == 1:
-                children.append(v)
+                if prune is None or not _pruned(type(v), prune):
+                    children.append(v)
             elif kind == 2:
-                children.extend(x for x in v if (_KINDS.get(type(x)) or _kind(type(x))) == 1)
+                children.extend(x for x in v if (_KINDS.get(type(x)) or _kind(type(x))) == 1
+                                and (prune is None or not _pruned(type(x), prune)))
         children.reverse()
         stack += children
 
@@ -274,6 +277,17 @@ def _kind(tp: type) -> int:
     ABC, whose isinstance and issubclass tests of other types walk its two hundred subclasses)."""
     kind = _KINDS[tp] = 1 if cst.CSTNode in tp.__mro__ else 2 if tp in (list, tuple) else 3
     return kind
+
+
+_PRUNED: dict[tuple, bool] = {}
+
+
+def _pruned(tp: type, prune: type) -> bool:
+    """issubclass(tp, prune), known per type from tp's MRO (no ABC subclass walk: see _kind)."""
+    found = _PRUNED.get((tp, prune))
+    if found is None:
+        found = _PRUNED[(tp, prune)] = prune in tp.__mro__
+    return found
 
 
 def _dispatcher(visitor: cst.CSTVisitor) -> tuple:

@@ -20,10 +20,8 @@ from .. import ops
 from ..errors import UnsupportedSyntaxError
 from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.builder import UNDEFINED, Builder
-from ..ir.nodes import Block, Const, FreeVar, Function, Loc, LoopInfo, Param, Phi, Stmt, Value
+from ..ir.nodes import Block, Const, FreeVar, Function, Global, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
-from .match import bound_names, lower_match
-from .with_stmt import leave_for_jump, leave_for_raise, lower_with
 from . import generator_ops, generators, try_stmt
 from . import stmt_ops
 from .source import FunctionSource, function_source, walk
@@ -76,7 +74,7 @@ class Lowering(ExpressionLowering):
         self._temps = 0
         self._nested_seen: dict[tuple[str, int], int] = {}
         self.freevars = {v.name: v for v in self.ir.freevars}
-        local_names, self.nonlocals, self.globals_declared = _scope_names(node)
+        local_names, self.nonlocals, self.globals_declared = _scope_names(node, src.text)
         self.locals = local_names - self.nonlocals - self.globals_declared
         self.cells: dict[str, Value] = {}
         self.captured = _captured_names(fn.__code__)
@@ -158,6 +156,13 @@ class Lowering(ExpressionLowering):
             self.ir.params.append(param)
             self.assign_name(p.name.value, param)
 
+    def _leave_for_jump(self, all_frames: bool) -> None:
+        """with_stmt.leave_for_jump, where a `with` or a `finally` is being left (imported only then)."""
+        if self.withs:
+            from .with_stmt import leave_for_jump
+
+            leave_for_jump(self, all_frames)
+
     # ------------------------------------------------------------ names
     def _var_key(self, name: str) -> Optional[str]:
         for scope in reversed(self.scopes):
@@ -171,8 +176,6 @@ class Lowering(ExpressionLowering):
             if name in self.freevars:
                 return self.b.call(ops.cell_get, [self.freevars[name]], hint=name)
             self.ir.globals_read.add(name)
-            from ..ir.nodes import Global
-
             return Global(name)
         if key == name and name in self.cells:
             return self.b.call(ops.cell_get, [self.cells[name]], hint=name)
@@ -317,7 +320,7 @@ class Lowering(ExpressionLowering):
     def stmt_Return(self, s: cst.Return) -> None:
         generators.refuse_return_value(self, s)
         value = self.expr(s.value) if s.value is not None else Const(None)
-        leave_for_jump(self, all_frames=True)
+        self._leave_for_jump(all_frames=True)
         if not self.b.terminated:  # (a `finally` run on the way may have returned itself)
             self.b.ret(generators.returned(self, value))
 
@@ -334,7 +337,11 @@ class Lowering(ExpressionLowering):
         if exc is not None and self.try_targets:
             try_stmt.raise_value(self, exc)
             return
-        self.b.raise_(leave_for_raise(self, exc))
+        if self.withs:
+            from .with_stmt import leave_for_raise
+
+            exc = leave_for_raise(self, exc)
+        self.b.raise_(exc)
 
     def stmt_Assert(self, s: cst.Assert) -> None:
         cond = self.expr(s.test)
@@ -349,12 +356,12 @@ class Lowering(ExpressionLowering):
 
     def stmt_Break(self, s: cst.Break) -> None:
         target = self.loops[-1][1]
-        leave_for_jump(self, all_frames=False)
+        self._leave_for_jump(all_frames=False)
         self.b.goto(target)
 
     def stmt_Continue(self, s: cst.Continue) -> None:
         target = self.loops[-1][0]
-        leave_for_jump(self, all_frames=False)
+        self._leave_for_jump(all_frames=False)
         self.b.goto(target)
 
     def stmt_Del(self, s: cst.Del) -> None:
@@ -731,9 +738,13 @@ class Lowering(ExpressionLowering):
     def stmt_Match(self, s: cst.Match) -> None:
         if self.try_targets:
             self.unsupported(s, "a match statement inside a try statement (move the match into a helper function)")
+        from .match import lower_match  # (imported by the first `match` statement: most functions have none)
+
         lower_match(self, s)
 
     def stmt_With(self, s: cst.With) -> None:
+        from .with_stmt import lower_with  # (imported by the first `with` statement)
+
         lower_with(self, s)
 
     def stmt_Try(self, s: cst.Try) -> None:
@@ -850,6 +861,8 @@ class _LocalNames(cst.CSTVisitor):
         self.names.update(_target_names(node.target))
 
     def visit_MatchCase(self, node: cst.MatchCase) -> None:
+        from .match import bound_names
+
         self.names.update(bound_names(node.pattern))
 
     def visit_Import(self, node: cst.Import) -> None:
@@ -862,13 +875,16 @@ class _LocalNames(cst.CSTVisitor):
                 self.names.add(a.asname.name.value if a.asname else a.name.value)  # type: ignore[union-attr]
 
 
-def _scope_names(node: Union[cst.FunctionDef, cst.Lambda]) -> tuple[set[str], set[str], set[str]]:
+def _scope_names(node: Union[cst.FunctionDef, cst.Lambda], text: Optional[str] = None) -> tuple[set[str], set[str], set[str]]:
     """(names bound in the function's own scope, names it declares nonlocal, names it declares
-    global): one walk of its tree."""
+    global): one walk of its tree.  Inside an expression only `:=` binds a name of this scope (a
+    lambda's and a comprehension's own names are theirs), so where the function's text has none,
+    the walk leaves expressions out: two thirds of the nodes of a numeric function."""
     v = _LocalNames()
     v.depth = 1
-    walk(node.params, v)  # (source.walk: libcst's own walk copies every node it passes)
-    walk(node.body, v)
+    prune = cst.BaseExpression if text is not None and ":=" not in text else None
+    walk(node.params, v, prune)  # (source.walk: libcst's own walk copies every node it passes)
+    walk(node.body, v, prune)
     return v.names, v.nonlocal_names, v.global_names
 
 

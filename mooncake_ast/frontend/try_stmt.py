@@ -24,7 +24,6 @@ unless an enclosing `try` protects them.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import libcst as cst
@@ -50,23 +49,28 @@ SAFE = frozenset({ops.tuple_of, ops.list_of, ops.identity, ops.new_cell, ops.cel
 SAFE_BUILTINS = frozenset({"len", "range", "isinstance", "type", "id", "callable"})
 
 
-@dataclass
 class TryTarget:
-    """The `try` protecting the code being lowered: where an exception raised there goes."""
+    """The `try` protecting the code being lowered: where an exception raised there goes.  (Plain classes,
+    not dataclasses: making a dataclass costs every first derivation ~0.1 ms.)"""
 
-    var: str  # the builder variable that carries the exception
-    failed: str  # the builder variable that says an exception is on its way (True) or not
-    frames: int  # len(lw.withs) when the region began: frames above it are left on the way
+    __slots__ = ("var", "failed", "frames")
+
+    def __init__(self, var: str, failed: str, frames: int) -> None:
+        self.var = var  # the builder variable that carries the exception
+        self.failed = failed  # the builder variable that says an exception is on its way (True) or not
+        self.frames = frames  # len(lw.withs) when the region began: frames above it are left on the way
 
 
-@dataclass
 class FinallyFrame:
     """A `finally` body to run before a jump leaves its `try` (kept in lw.withs, with the managers)."""
 
-    body: Any
-    loops: int  # how many loops enclosed the `try`
-    frames: int  # len(lw.withs) below this frame
-    targets: int  # len(lw.try_targets) below this `try`
+    __slots__ = ("body", "loops", "frames", "targets")
+
+    def __init__(self, body: Any, loops: int, frames: int, targets: int) -> None:
+        self.body = body
+        self.loops = loops  # how many loops enclosed the `try`
+        self.frames = frames  # len(lw.withs) below this frame
+        self.targets = targets  # len(lw.try_targets) below this `try`
 
 
 def sync_guard(lw: "Lowering") -> None:

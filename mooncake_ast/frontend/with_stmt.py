@@ -24,7 +24,6 @@ pullback are NumPy's defaults).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
@@ -36,11 +35,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from .statements import Lowering
 
 
-@dataclass
 class WithFrame:
-    mgr: Value
-    exit: Value
-    loops: int  # how many loops enclosed the `with` (break/continue leave the frames inside the innermost)
+    """A `with` being lowered (a plain class: a dataclass costs its creation on import)."""
+
+    __slots__ = ("mgr", "exit", "loops")
+
+    def __init__(self, mgr: Value, exit: Value, loops: int) -> None:
+        self.mgr, self.exit = mgr, exit
+        self.loops = loops  # how many loops enclosed the `with` (break/continue leave the frames inside the innermost)
 
 
 def lower_with(lw: "Lowering", s: cst.With) -> None:

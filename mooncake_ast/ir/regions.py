@@ -18,7 +18,6 @@ forward pass, adjoint transfers in the reverse pass) can be placed on it.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Optional, Union
 
 from ..errors import ControlFlowError, block_loc
@@ -26,40 +25,65 @@ from .analysis import immediate_dominators
 from .nodes import Block, Branch, Function, Goto, Raise, Return
 
 
-@dataclasses.dataclass
-class Stmts:
-    block: Block
+class _Record:
+    """What `@dataclasses.dataclass` gave these classes (field-wise `==`, unhashable, a repr), written out:
+    making six dataclasses cost every first derivation ~0.5 ms."""
+
+    _FIELDS: tuple = ()  # (no __slots__: as a dataclass's, an instance takes other attributes)
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._fields() == other._fields()  # type: ignore[attr-defined]
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._FIELDS)})"
 
 
-@dataclasses.dataclass
-class Edge:
-    src: Block
-    dst: Optional[Block]
-    kind: str  # next | enter | continue | break | exit | return | raise
+class Stmts(_Record):
+    _FIELDS = ("block",)
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
 
 
-@dataclasses.dataclass
-class If:
-    block: Block
-    then: "Seq"
-    orelse: "Seq"
-    join: Optional[Block]
+class Edge(_Record):
+    _FIELDS = ("src", "dst", "kind")
+
+    def __init__(self, src: Block, dst: Optional[Block], kind: str) -> None:
+        self.src, self.dst = src, dst
+        self.kind = kind  # next | enter | continue | break | exit | return | raise
 
 
-@dataclasses.dataclass
-class Loop:
-    header: Block
-    body: "Seq"  # starts with the header's statements (Stmts(header)) for while loops
-    orelse: "Seq"
-    exit: Optional[Block]
+class If(_Record):
+    _FIELDS = ("block", "then", "orelse", "join")
+
+    def __init__(self, block: Block, then: "Seq", orelse: "Seq", join: Optional[Block]) -> None:
+        self.block, self.then, self.orelse, self.join = block, then, orelse, join
+
+
+class Loop(_Record):
+    _FIELDS = ("header", "body", "orelse", "exit")
+
+    def __init__(self, header: Block, body: "Seq", orelse: "Seq", exit: Optional[Block]) -> None:
+        self.header = header
+        self.body = body  # starts with the header's statements (Stmts(header)) for while loops
+        self.orelse, self.exit = orelse, exit
 
 
 Region = Union[Stmts, Edge, If, Loop, "Seq"]
 
 
-@dataclasses.dataclass
-class Seq:
-    items: list
+class Seq(_Record):
+    _FIELDS = ("items",)
+
+    def __init__(self, items: list) -> None:
+        self.items = items
 
     def exits(self) -> list[Edge]:
         """Every Edge inside, in order (nested regions included)."""
@@ -88,11 +112,11 @@ class RegionError(ControlFlowError):
     """The CFG is not the structured shape this builder knows (no such CFG comes from Python source)."""
 
 
-@dataclasses.dataclass
-class _Frame:
-    header: Block
-    exit: Optional[Block]
-    latch: Optional[Block]
+class _Frame(_Record):
+    _FIELDS = ("header", "exit", "latch")
+
+    def __init__(self, header: Block, exit: Optional[Block], latch: Optional[Block]) -> None:
+        self.header, self.exit, self.latch = header, exit, latch
 
 
 class RegionBuilder:
