@@ -171,3 +171,15 @@ def test_pair_index_reads_with_writes(fn):
     X = arr(3, 4, seed=26)
     for rows, cols in (([0, 2, 2, 0], [1, 1, 1, 3]), ([1], [0]), ([2, 2], [3, 3])):
         check_derivatives(fn, X, np.array(rows), np.array(cols))
+
+
+@pytest.mark.parametrize("fn", [c.standardised_first, c.tuple_items_by_index, c.tuple_passed_on])
+def test_tuples_of_numbers_from_user_functions(fn):
+    x = np.array([0.3, 1.2, -0.4, 2.0])
+    check_derivatives(fn, x)
+
+
+def test_a_returned_tuple_of_numbers_is_unpacked_plainly():
+    mc.vjp(c.standardised_first, np.array([0.3, 1.2, -0.4, 2.0]))
+    src = mc.source(c.standardised_first, "reverse")
+    assert "(mean_bar, var_bar)" in src and "getitem_reverse" not in src and "unpack_adjoint" not in src, src

@@ -160,3 +160,23 @@ def pair_write_of_copy(X, rows, cols):
     X2 = X.copy()
     X2[rows, cols] = t * t
     return np.sum(X2 ** 2) + np.sum(X2[rows, cols])
+
+
+def mean_var(x):
+    m = np.mean(x)
+    return m, np.mean((x - m) ** 2)
+
+
+def standardised_first(x):
+    mean, var = mean_var(x)  # (a tuple of numbers from a user function: its items' adjoints are variables)
+    return (x[0] - mean) / math.sqrt(var)
+
+
+def tuple_items_by_index(x):
+    res = mean_var(x)
+    return res[1] * 2.0 + res[0] * res[1]
+
+
+def tuple_passed_on(x):
+    res = mean_var(x)
+    return sum(res)  # (the tuple used whole: storage as before)

@@ -530,7 +530,10 @@ class ReverseTransform:
         if "out" in s.kwargs and s.kwargs.keys() == {"out"} and isinstance(fn, np.ufunc):
             self._rev_ufunc_out(s, fn)
             return
-        g = self.take_adj(s, keep_spread=True)  # (templates broadcast spreads; the dispatched path below does not)
+        if s in self.typed_dicts:  # (a user function's tuple of numbers, read item by item: its items' adjoints)
+            g = typed_dicts.adjoint(self, s) if self.active(s) else None
+        else:
+            g = self.take_adj(s, keep_spread=True)  # (templates broadcast spreads; the dispatched path below does not)
         if rule is not None and rule.zero:
             return
         if rule is not None and rule.vjp is not None and rule.user_rrule is None and "out" not in s.kwargs:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
-from ..ir.types import NOT_LITERAL, Arr, Dct, Obj, Tup, literal
+from ..ir.types import NOT_LITERAL, Arr, Dct, Num, Obj, Tup, literal
 from ..tangents import MutableTangent, NoTangent
 from .buffers import reads_only, uses_of
 
@@ -61,7 +61,10 @@ def find_typed_dicts(rt: "ReverseTransform") -> set:
     uses = uses_of(rt)
     found = set()
     rt.typed_dict_root = {}
-    for p in rt.ir.params:
+    # (and the tuples of numbers a user function returns, read the same way: `mean, var = stats(x)`)
+    results = [s for s in rt.fresh_calls if isinstance(rt.type_of(s), Tup) and rt.type_of(s).items and
+               all(isinstance(i, Num) for i in rt.type_of(s).items)]
+    for p in [*rt.ir.params, *results]:
         t = rt.type_of(p)
         if type(t) not in _READ or p not in uses:
             continue
@@ -112,9 +115,10 @@ def reverse_read(rt: "ReverseTransform", s: Call) -> None:
     rt.adjoint_of.setdefault(new, s)
 
 
-def adjoint(rt: "ReverseTransform", p: Param) -> Value:
+def adjoint(rt: "ReverseTransform", p: Value) -> Value:
     """The dict's adjoint: `{"W": W_bar, "b": b_bar}` (the symbolic zero for keys never read); an object's
-    is its tangent, `MutableTangent({"W": W_bar, "b": b_bar})`."""
+    is its tangent, `MutableTangent({"W": W_bar, "b": b_bar})`; a tuple's `(mean_bar, var_bar)` (a parameter's,
+    or a call's result's, handed to the call's pullback)."""
     parts: list = []
     t = rt.type_of(p)
     if isinstance(t, Tup):  # `(W_bar, b_bar)`
