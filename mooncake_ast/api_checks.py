@@ -161,9 +161,13 @@ class _Converter:
             if arr.shape != p.shape:
                 self.fail(where, f"has shape {arr.shape}, but it is {_describe(p)}: give a {self.what} of shape "
                                  f"{p.shape}")
-            if arr.dtype.kind not in ("iuf" if p.dtype.kind == "f" else "iufc"):
+            # An array (co)tangent of a float array is a float array (an integer or bool one is a mistake, as
+            # in JAX: perhaps the primal was passed); numbers and lists of them are converted.
+            kinds = ("f" if p.dtype.kind == "f" else "fc") if arr is t else ("iuf" if p.dtype.kind == "f" else "iufc")
+            if arr.dtype.kind not in kinds:
                 self.fail(where, f"has dtype {arr.dtype}, but it is {_describe(p)}: give a "
-                                 f"{'real ' if p.dtype.kind == 'f' else ''}{self.what} of dtype {p.dtype}")
+                                 f"{'real ' if p.dtype.kind == 'f' else ''}{self.what} of dtype {p.dtype} "
+                                 f"(np.asarray(t, dtype=np.{p.dtype.name}) converts one)")
             return np.array(arr, dtype=p.dtype)
         if isinstance(p, (list, tuple)) and not isinstance(t, (Tangent, MutableTangent)):
             if not isinstance(t, (list, tuple)) or len(t) != len(p):
@@ -204,7 +208,7 @@ class _Converter:
                              f"is {_describe(t)}")
         if t.shape != p.shape:
             self.fail(where, f"has shape {t.shape}, but it is {_describe(p)}: give a {self.what} of shape {p.shape}")
-        if t.dtype.kind not in ("iuf" if p.dtype.kind == "f" else "iufc"):
+        if t.dtype.kind not in ("f" if p.dtype.kind == "f" else "fc"):
             self.fail(where, f"has dtype {t.dtype}, but it is {_describe(p)}: give a "
                              f"{'real ' if p.dtype.kind == 'f' else ''}{self.what} of dtype {p.dtype}")
         if not is_other_array(t):
@@ -216,7 +220,11 @@ class _Converter:
     def _check_fields(self, given: Any, names: Any, where: str, p: Any) -> None:
         extra = [k for k in given if k not in names]
         if extra:
-            self.fail(where, f"names {extra!r}, which {_describe(p)} does not have")
+            have = list(names)
+            noun = "keys" if isinstance(p, dict) else "fields"
+            self.fail(where, f"names {noun[:-1]}{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}, which "
+                             f"{_describe(p)} does not have (its {noun}: {', '.join(map(repr, have[:8]))}"
+                             f"{', ...' if len(have) > 8 else ''}); give a {self.what} with the argument's {noun}")
 
 
 def _find_complex(x: Any, where: str, seen: Optional[set] = None) -> Optional[str]:

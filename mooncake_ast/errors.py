@@ -47,6 +47,8 @@ _SYNTAX_ADVICE = [
     ("augmented assignment target", "write it as `target = target + value`"),
     ("relative or star import", "import at module level, by name"),
     ("starred subscript", "build the index as a tuple first: `idx = (*a, b)`, then `x[idx]`"),
+    ("a generator returning a value", "yield the value as the last item, or return it from a plain function "
+                                      "that builds a list of the items (`return items, value`)"),
     ("match pattern", "write the test as if/elif with isinstance() and comparisons"),
     ("or-pattern", "give each alternative its own `case`"),
     ("`**rest`", ""),
@@ -146,6 +148,16 @@ class SourceUnavailableError(MissingRuleError):
     def __init__(self, msg: str, fn: Any = None) -> None:
         MooncakeError.__init__(self, msg)
         self.fn, self.mode, self.why = fn, None, msg
+
+
+def no_source_message(fn: Any, file: str) -> str:
+    """The message of a SourceUnavailableError for function `fn` defined in `file` (`<string>`, `<stdin>`...)."""
+    name = getattr(fn, "__qualname__", None) or repr(fn)
+    return (f"cannot differentiate {name}: its source code is not available ({file}); mooncake_ast differentiates "
+            f"a function by reading its source, and a function typed at a plain Python prompt, given to `python -c` "
+            f"or made by exec() has none: define it in a .py file, in IPython or in a Jupyter notebook (they keep "
+            f"the source), or register one with @mc.frule / @mc.rrule (mc.zero_derivative if it is not "
+            f"differentiable)")
 
 
 def qualified_name(fn: Any) -> str:

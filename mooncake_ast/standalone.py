@@ -340,6 +340,12 @@ def _bind_to_user_module(names={tuple(names)!r}, module_name={modname!r}, relati
         except OSError:
             return False
 
+    def same_dir(entry, folder):
+        try:
+            return os.path.samefile(entry or ".", folder)
+        except OSError:
+            return False
+
     path = None
     if relative_path is not None:
         path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), relative_path))
@@ -347,6 +353,9 @@ def _bind_to_user_module(names={tuple(names)!r}, module_name={modname!r}, relati
     if module is None and path is not None and same(sys.modules.get("__main__"), path):
         module = sys.modules["__main__"]  # the user's module is the running script
     if module is None and path is not None and os.path.isfile(path) and "." not in module_name:
+        folder = os.path.dirname(path)
+        if not any(same_dir(p, folder) for p in sys.path):
+            sys.path.append(folder)  # its own imports of modules beside it work, as when it runs as a script
         spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module

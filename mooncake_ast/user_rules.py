@@ -109,6 +109,9 @@ def zero_derivative(*fns: Any) -> None:
 
     Args:
         *fns: the callables.
+    Returns:
+        None; the declaration holds for this process, for every derivative made after it (a derivative
+        already generated that calls one of them is regenerated: the rules are part of the cache key).
     Raises:
         NotCallableError: one of them is not callable.
 

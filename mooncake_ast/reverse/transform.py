@@ -509,7 +509,11 @@ class ReverseTransform:
             self._rev_special(s, fn, *special)
             return
         elif rule is not None and rule.mutates and rule.user_rrule is None:  # (a run-time rule undoes its own write)
-            raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} (an in-place update) is not supported yet")
+            raise ReverseUnsupported(
+                f"{_where(s)}: reverse mode of {_name(fn)} (an in-place update) is not supported yet: "
+                + ("loop over the iterator with `for`, or make a list of it first (list(it)); " if fn is next else "")
+                + "use forward mode (mc.jvp, mc.jacfwd), or register a reverse rule (@mc.rrule) for a function of "
+                  "yours that makes this call")
         if "out" in s.kwargs and s.kwargs.keys() == {"out"} and isinstance(fn, np.ufunc):
             self._rev_ufunc_out(s, fn)
             return
@@ -615,7 +619,8 @@ class ReverseTransform:
     def _rev_ufunc_out(self, s: Call, fn: Any) -> None:
         """`fn(a, b, out=c)` writes c: save it, undo it, route c's adjoint to the inputs."""
         if fn is None or registry.lookup(fn) is None or registry.lookup(fn).vjp is None or s.kwargs.keys() != {"out"}:
-            raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} with out= is not supported")
+            raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} with out= is not supported: write "
+                                     f"`y = {_name(fn)}(...)` without out=, or use forward mode (mc.jvp)")
         out_v = s.kwargs["out"]
         saved = self.saves.get(s)
         if saved is None:
