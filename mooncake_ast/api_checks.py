@@ -161,10 +161,9 @@ class _Converter:
             if arr.shape != p.shape:
                 self.fail(where, f"has shape {arr.shape}, but it is {_describe(p)}: give a {self.what} of shape "
                                  f"{p.shape}")
-            # An array (co)tangent of a float array is a float array (an integer or bool one is a mistake, as
-            # in JAX: perhaps the primal was passed); numbers and lists of them are converted.
-            kinds = ("f" if p.dtype.kind == "f" else "fc") if arr is t else ("iuf" if p.dtype.kind == "f" else "iufc")
-            if arr.dtype.kind not in kinds:
+            # Integer directions are directions (converted to the primal's dtype, as Python ints are); bools,
+            # strings, objects and complex values for a real array are mistakes.
+            if arr.dtype.kind not in ("iuf" if p.dtype.kind == "f" else "iufc"):
                 self.fail(where, f"has dtype {arr.dtype}, but it is {_describe(p)}: give a "
                                  f"{'real ' if p.dtype.kind == 'f' else ''}{self.what} of dtype {p.dtype} "
                                  f"(np.asarray(t, dtype=np.{p.dtype.name}) converts one)")
@@ -208,7 +207,7 @@ class _Converter:
                              f"is {_describe(t)}")
         if t.shape != p.shape:
             self.fail(where, f"has shape {t.shape}, but it is {_describe(p)}: give a {self.what} of shape {p.shape}")
-        if t.dtype.kind not in ("f" if p.dtype.kind == "f" else "fc"):
+        if t.dtype.kind not in ("iuf" if p.dtype.kind == "f" else "iufc"):
             self.fail(where, f"has dtype {t.dtype}, but it is {_describe(p)}: give a "
                              f"{'real ' if p.dtype.kind == 'f' else ''}{self.what} of dtype {p.dtype}")
         if not is_other_array(t):

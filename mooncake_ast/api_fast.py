@@ -70,7 +70,7 @@ def fresh_array_tangent(p: np.ndarray, t: Any) -> Optional[np.ndarray]:
     a real array of p's shape (the general path's converter says what is wrong)."""
     if t is None or t is NoTangent:
         return np.zeros_like(p)
-    if type(t) is np.ndarray and t.shape == p.shape and t.dtype.kind == "f":
+    if type(t) is np.ndarray and t.shape == p.shape and t.dtype.kind in "iuf":
         return np.array(t, dtype=p.dtype)
     return None
 

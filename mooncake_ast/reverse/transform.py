@@ -511,7 +511,8 @@ class ReverseTransform:
         elif rule is not None and rule.mutates and rule.user_rrule is None:  # (a run-time rule undoes its own write)
             raise ReverseUnsupported(
                 f"{_where(s)}: reverse mode of {_name(fn)} (an in-place update) is not supported yet: "
-                + ("loop over the iterator with `for`, or make a list of it first (list(it)); " if fn is next else "")
+                + ("take the items with a `for` loop over the iterator (and `break`), or index a list of them; "
+                   if fn is next else "")
                 + "use forward mode (mc.jvp, mc.jacfwd), or register a reverse rule (@mc.rrule) for a function of "
                   "yours that makes this call")
         if "out" in s.kwargs and s.kwargs.keys() == {"out"} and isinstance(fn, np.ufunc):

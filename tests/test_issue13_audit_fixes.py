@@ -1,0 +1,200 @@
+"""What scripts/audit_issue13.py found and was mended: an assert's line in tracebacks, a lambda's frame, one
+frame per Differentiable method, messages that say what to do (a dict tangent's keys, mc.source without
+source, next() in reverse mode), generated modules whose user module imports its siblings, and
+check_derivatives without false alarms for float32 arguments and int results."""
+import importlib
+import os
+import subprocess
+import sys
+import textwrap
+import traceback
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+USER = '''\
+import math
+
+import numpy as np
+
+
+def checked(x):
+    y = x * 2.0
+    assert y < 100.0, "y must stay below 100"
+    assert y > 0.0, "y must be positive"
+    return y * y
+
+
+def with_lambda(x):
+    g = lambda v: math.log(v)
+    return g(x) * 2.0
+
+
+def helper(y):
+    if y > 100.0:
+        raise ValueError("too large")
+    return y * 2.0
+
+
+def f(x):
+    return helper(x * 3.0)
+
+
+def takes_next(x):
+    it = iter([x, 2.0 * x])
+    a = next(it)
+    return a * 3.0
+
+
+def returns_int(x):
+    return 3
+
+
+def f32_loss(x):
+    return np.sum(np.sin(x) * x)
+'''
+
+
+@pytest.fixture(scope="module")
+def user(tmp_path_factory):
+    d = tmp_path_factory.mktemp("issue13_fixes")
+    (d / "issue13_fixes_mod.py").write_text(USER)
+    sys.path.insert(0, str(d))
+    try:
+        yield importlib.import_module("issue13_fixes_mod")
+    finally:
+        sys.path.remove(str(d))
+        sys.modules.pop("issue13_fixes_mod", None)
+
+
+def _raised(call):
+    with pytest.raises(Exception) as info:
+        call()
+    return info.value
+
+
+def _frames(e):
+    return [(os.path.basename(fs.filename), fs.lineno, fs.name, fs.line)
+            for fs in traceback.extract_tb(e.__traceback__)]
+
+
+def _line(text, marker):
+    return next(i for i, line in enumerate(text.splitlines(), 1) if marker in line)
+
+
+@pytest.mark.parametrize("x, marker", [(60.0, "below 100"), (-1.0, "be positive")])
+@pytest.mark.parametrize("api", ["grad", "jvp"])
+def test_a_failed_assert_points_at_that_assert(user, api, x, marker):
+    """Generated code raises the assert's error in a branch with no comment of its own: the line is the
+    function's assert whose message it is, not the line of the nearest comment."""
+    call = (lambda: mc.grad(user.checked)(x)) if api == "grad" else (lambda: mc.jvp(user.checked, (x,), (1.0,)))
+    e = _raised(call)
+    assert type(e) is AssertionError and marker in str(e)
+    last = _frames(e)[-1]
+    assert last[:3] == ("issue13_fixes_mod.py", _line(USER, marker), "checked") and last[3].startswith("assert"), last
+
+
+@pytest.mark.parametrize("api", ["grad", "hessian"])
+def test_a_lambdas_frame_names_its_file_in_full_and_lambda(user, api):
+    e = _raised(lambda: getattr(mc, api)(user.with_lambda)(-1.0))
+    assert type(e) is ValueError and "math domain error" in str(e)
+    last = traceback.extract_tb(e.__traceback__)[-1]
+    assert last.filename == user.__file__ and last.lineno == _line(USER, "lambda v:") and last.name == "<lambda>"
+
+
+def test_differentiable_methods_add_one_frame_of_the_library(user):
+    d = mc.differentiate(user.f)
+    for call in (lambda: d.grad(50.0), lambda: d.value_and_grad(50.0), lambda: d.jvp((50.0,), (1.0,)),
+                 lambda: d.vjp(50.0)):
+        e = _raised(call)
+        assert type(e) is ValueError
+        library = [fr for fr in traceback.extract_tb(e.__traceback__) if "mooncake_ast" + os.sep in fr.filename]
+        assert len(library) == 1 and library[0].filename.endswith("differentiable.py"), library
+        assert _frames(e)[-1][3] == 'raise ValueError("too large")'
+
+
+def test_a_dict_tangent_with_an_unknown_key_names_the_arguments_keys(user):
+    e = _raised(lambda: mc.jvp(user.f32_loss, ({"a": 1.0, "b": 2.0},), ({"c": 1.0},)))
+    assert isinstance(e, mc.TangentError)
+    assert "key 'c'" in str(e) and "its keys: 'a', 'b'" in str(e), str(e)
+
+
+def test_source_of_a_function_made_by_exec_says_where_functions_can_live():
+    namespace: dict = {}
+    exec("def h(x):\n    return x * 3.0\n", namespace)
+    e = _raised(lambda: mc.source(namespace["h"], "reverse"))
+    assert isinstance(e, mc.SourceUnavailableError)
+    assert all(w in str(e) for w in (".py file", "IPython", "Jupyter", "python -c")), str(e)
+
+
+def test_next_in_reverse_mode_says_what_to_do(user):
+    e = _raised(lambda: mc.grad(user.takes_next)(1.5))
+    assert isinstance(e, mc.MooncakeError) and "`for` loop" in str(e) and "mc.jvp" in str(e), str(e)
+    assert mc.jvp(user.takes_next, (1.5,), (1.0,)) == (4.5, 3.0)  # (forward mode, which it points to, works)
+
+
+def test_check_derivatives_of_float32_arguments_and_int_results(user):
+    """Float32 difference quotients round at float32's precision: steps and tolerances follow it (no false
+    alarm), and a derivative 1% off is still caught.  An int result has no tangent to compare."""
+    x32 = np.linspace(0.1, 1.0, 4).astype(np.float32)
+    mc.testing.check_derivatives(user.f32_loss, x32)
+    mc.testing.check_derivatives(user.f32_loss, np.float32(0.7))
+    mc.testing.check_derivatives(user.returns_int, 1.5)
+
+    def off(x):
+        return np.sin(x)
+
+    @mc.frule(off)
+    def _off_jvp(primals, tangents):
+        return np.sin(primals[0]), tangents[0] * np.cos(primals[0]) * 1.01
+
+    def uses_off(x):
+        return np.sum(off(x))
+
+    with pytest.raises(mc.testing.DerivativeCheckError):
+        mc.testing.check_derivatives(uses_off, x32, modes=("forward",))
+
+
+ENERGY = '''\
+import numpy as np
+
+from issue13_physics import pair
+
+
+def total(pos, eps=0.1):
+    return pair(np.sum(pos * pos), eps)
+'''
+
+
+def test_generated_modules_load_a_user_module_that_imports_its_siblings(tmp_path, monkeypatch, capsys):
+    """Run from another directory, with only the output folder on sys.path: loading ../issue13_energy.py runs
+    its `from issue13_physics import pair`, which resolves beside it, as when that file runs as a script."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "issue13_physics.py").write_text("def pair(r, eps):\n    return 1.0 / (r + eps)\n")
+    (src / "issue13_energy.py").write_text(ENERGY)
+    monkeypatch.setenv("MOONCAKE_AST_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["generate", f"{src / 'issue13_energy.py'}::total", "--mode", "reverse", "-o", str(src / "out")]) == 0
+    capsys.readouterr()
+    script = textwrap.dedent("""
+        import sys
+        import numpy as np
+        sys.path.insert(0, sys.argv[1])
+        from issue13_energy_total_reverse import total__vjp
+        value, pullback = total__vjp(np.array([1.0, 2.0]))
+        print(value, *np.ravel(pullback(1.0)[0]))
+        """)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = dict(os.environ, PYTHONPATH=ROOT, MOONCAKE_AST_CACHE_DIR=str(tmp_path / "cache2"))
+    p = subprocess.run([sys.executable, "-c", script, str(src / "out")], capture_output=True, text=True,
+                       cwd=str(elsewhere), env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    value, *grad = map(float, p.stdout.split())
+    r = 5.0 + 0.1
+    assert value == pytest.approx(1.0 / r) and grad == pytest.approx([-2.0 * 1.0 / r ** 2, -2.0 * 2.0 / r ** 2])
