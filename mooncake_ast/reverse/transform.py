@@ -447,19 +447,26 @@ class ReverseTransform:
             record = self.b.call(list.pop, [stack])
             record.tuple_size = len(others)  # type: ignore[attr-defined]
             self.edge_records[(src, dst)] = [v for _, v in others]
+        # The phis move in parallel: every phi's adjoint is taken before any is added to a source, since a
+        # source may be another phi of dst (`a, b = b, a * b` in a loop: the latch gives phi a the value of
+        # phi b), whose own adjoint must move before a's is added to it.
         j = 0
+        taken: list = []
         for phi, v in moves:
             if not self._by_storage(phi):
-                g = self.take_adj(phi)  # an adjoint held as a value moves as a value
-                if g is not None:
-                    self.accumulate(v, g)
+                taken.append((v, self.take_adj(phi), None))  # an adjoint held as a value moves as a value
                 continue
             crossed = self.b.call(operator.getitem, [record, Const(j)], hint=v.hint if v.hint and not v.hint.startswith("%") else None)
             j += 1
             phi_bar = self.read_adj(phi)
             self.b.write(self._var(phi), self.zero(phi))
-            if self.active(v):
-                self.write_adj(v, self.b.call(shadows.transfer, [crossed, phi_bar, self.read_adj(v)]))
+            taken.append((v, phi_bar, crossed))
+        for v, g, crossed in taken:
+            if crossed is None:
+                if g is not None:
+                    self.accumulate(v, g)
+            elif self.active(v):
+                self.write_adj(v, self.b.call(shadows.transfer, [crossed, g, self.read_adj(v)]))
 
     def rev_block(self, blk: Block, site: Optional[str] = None) -> None:
         """Reverse one block.  `site` names a second place the same block is undone (its records
