@@ -65,6 +65,23 @@ def _flatten(x: Any, leaves: list) -> Any:
                       f"of them; got {type(x).__name__}")
 
 
+def _refuse_ints(api: str, where: str, x: Any) -> None:
+    """A PytreeError naming `where` when x is (or holds) an int or an int array: it has no derivative, so it
+    has no place in a Jacobian (rather than a TangentError about a tangent the user never gave)."""
+    if isinstance(x, (tuple, list)):
+        for i, v in enumerate(x):
+            _refuse_ints(api, f"{where}[{i}]", v)
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            _refuse_ints(api, f"{where}[{k!r}]", v)
+    elif (isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))) or \
+            (isinstance(x, np.ndarray) and x.dtype.kind in "iu"):
+        shown = "an int" if not isinstance(x, np.ndarray) else f"an int array (dtype {x.dtype})"
+        raise PytreeError(f"{api}: {where} is {shown}, which has no derivative; a Jacobian needs floats and float "
+                          f"arrays: pass floats (2.0, not 2; x.astype(float)), leave int arguments out of argnums, "
+                          f"and return floats")
+
+
 def _unflatten(tree: Any, leaves: Any) -> Any:
     it = iter(leaves)
 
@@ -174,6 +191,9 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
                                                          set(_nums(argnums, len(args), "jacfwd", f)).__contains__))
         if lay is None:
             nums = _nums(argnums, len(args), "jacfwd", f)
+            if type(f) is Grad:  # (hessian: the gradient's tangent at an int has no meaning)
+                for i in nums:
+                    _refuse_ints("hessian", f"argument {i}", args[i])
             lay = _InputLayout(tuple(args[i] for i in nums), nums, args)
             if key is not None and len(layouts) < 64:
                 layouts[key] = lay
@@ -509,11 +529,14 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 
     def jac(*args: Any, **kwargs: Any) -> Any:
         nums = _nums(argnums, len(args), "jacrev", f)
+        for i in nums:
+            _refuse_ints("jacrev", f"argument {i}", args[i])
         in_leaves: list = []
         in_tree = _flatten(tuple(args[i] for i in nums), in_leaves)
         sizes = [leaf.size for leaf in in_leaves]
         y_all, pullback = _vjp(f, tuple(args), kwargs, api="jacrev")
         y, aux = aux_pair("jacrev", f, y_all) if has_aux else (y_all, None)
+        _refuse_ints("jacrev", "the result", y)
         out_leaves: list = []
         out_tree = _flatten(y, out_leaves)
         rows: list = []

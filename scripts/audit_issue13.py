@@ -838,6 +838,46 @@ def odd_inputs():
     return out
 
 
+@check("constructs: agree with differences or refuse")
+def constructs():
+    """Each function of scripts/audit13_constructs.py at two points, by grad, jvp, vjp, jacrev (against central
+    differences) and hessian (against differences of differences, loosely): a MooncakeError is an honest
+    refusal; any other exception, or a number that disagrees, is a failure."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import audit13_constructs as C
+
+    def fd(f, x, h=1e-6):
+        return (f(x + h) - f(x - h)) / (2 * h)
+
+    leaks, wrong, refused, done = [], [], 0, 0
+    for name in C.CASES:
+        f = getattr(C, name)
+        for x in (0.3, 1.7):
+            ref = fd(f, x)
+            for api, call in (("grad", lambda: mc.grad(f)(x)), ("jvp", lambda: mc.jvp(f, (x,), (1.0,))[1]),
+                              ("vjp", lambda: mc.vjp(f, x)[1](1.0)[0]), ("jacrev", lambda: mc.jacrev(f)(x)),
+                              ("hessian", lambda: mc.hessian(f)(x))):
+                done += 1
+                try:
+                    with contextlib.redirect_stdout(io.StringIO()):
+                        r = call()
+                except mc.MooncakeError:
+                    refused += 1
+                    continue
+                except Exception as e:  # noqa: BLE001
+                    leaks.append(f"{name}/{api}: {type(e).__name__}: {str(e)[:150]}")
+                    continue
+                if api == "hessian":
+                    h2 = (fd(f, x + 1e-4) - fd(f, x - 1e-4)) / 2e-4
+                    if not np.allclose(r, h2, rtol=1e-3, atol=1e-3):
+                        wrong.append(f"{name}/{api} at {x}: {r} vs {h2}")
+                elif not np.allclose(r, ref, rtol=1e-5, atol=1e-6):
+                    wrong.append(f"{name}/{api} at {x}: {r} vs {ref}")
+    return [(f"{done} calls over {len(C.CASES)} functions ({refused} refused): no other exception", not leaks,
+             "\n".join(leaks) or "none"),
+            ("every number agrees with differences", not wrong, "\n".join(wrong) or "all agree")]
+
+
 # ------------------------------------------------------------------------------------------ reference
 
 

@@ -57,6 +57,18 @@ def returns_int(x):
 
 def f32_loss(x):
     return np.sum(np.sin(x) * x)
+
+
+def caught(x):
+    try:
+        y = math.log(x)
+    except ValueError:
+        y = 0.0
+    return y * x
+
+
+def square(x):
+    return x * x
 '''
 
 
@@ -198,3 +210,19 @@ def test_generated_modules_load_a_user_module_that_imports_its_siblings(tmp_path
     value, *grad = map(float, p.stdout.split())
     r = 5.0 + 0.1
     assert value == pytest.approx(1.0 / r) and grad == pytest.approx([-2.0 * 1.0 / r ** 2, -2.0 * 2.0 / r ** 2])
+
+
+def test_a_try_statement_at_second_order_is_named_as_such(user):
+    assert mc.grad(user.caught)(2.0) == pytest.approx(np.log(2.0) + 1.0)
+    e = _raised(lambda: mc.hessian(user.caught)(2.0))
+    assert isinstance(e, mc.NestingError) and "`try` statement" in str(e) and "guarded_call" not in str(e), str(e)
+
+
+@pytest.mark.parametrize("api, fn, arg", [("jacrev", "square", 3), ("hessian", "square", 3),
+                                         ("hessian", "f32_loss", np.arange(3))])
+def test_jacobians_of_int_arguments_say_to_pass_floats(user, api, fn, arg):
+    """(Not a TangentError about a tangent the user never gave.)"""
+    f = getattr(user, fn)
+    e = _raised(lambda: getattr(mc, api)(f)(arg))
+    assert isinstance(e, mc.MooncakeError) and "argument 0 is an int" in str(e) and "pass floats" in str(e), str(e)
+    assert getattr(mc, api)(f)(np.asarray(arg, dtype=float)) is not None
