@@ -124,19 +124,11 @@ class UnsupportedDerivativeError(MooncakeError, NotImplementedError):
 def generated_location(tb: Any) -> Optional[str]:
     """`file.py:12  text` of the user's line that the innermost generated-code frame of `tb` runs
     (generated modules say, in a comment above each group of lines, which source line it comes from)."""
-    import linecache
-    import re
     import traceback
 
-    for frame in reversed(traceback.extract_tb(tb)):
-        if not linecache.getline(frame.filename, 1).startswith("# mooncake_ast-key"):
-            continue
-        for n in range(frame.lineno or 0, 0, -1):
-            m = re.match(r"\s*# (?:grad of )?(\S+\.py:\d+)\s+(.*)$", linecache.getline(frame.filename, n))
-            if m:
-                return f"{m.group(1)}  {m.group(2).strip()}"
-        return None
-    return None
+    from .tracebacks import user_location  # (the layer above: it maps generated frames to the user's lines)
+
+    return user_location(traceback.extract_tb(tb))
 
 
 class SourceUnavailableError(MissingRuleError):

@@ -150,6 +150,26 @@ def _user_name(code_name: str, filename: str = "") -> str:
     return name
 
 
+def user_location(frames: list) -> Optional[str]:
+    """`file.py:12  text` of the user's line that the innermost generated-code frame among `frames` (FrameSummary
+    objects, innermost last: traceback.extract_tb / extract_stack) runs, mapped through generated code made from
+    generated code (second derivatives); frames of derivatives of the library's own Python are passed over."""
+    for fs in reversed(frames):
+        src = _generated_source(fs.filename)
+        if src is None or (src and _is_library(src)):
+            continue
+        where = _user_line(fs.filename, fs.lineno or 1)
+        for _ in range(4):
+            if where is None or _generated_source(where[0]) is None:
+                break
+            where = _user_line(*where)
+        if where is None or _is_library(where[0]) or _generated_source(where[0]) is not None:
+            return None
+        text = linecache.getline(where[0], where[1]).strip()
+        return f"{os.path.basename(where[0])}:{where[1]}  {text}"
+    return None
+
+
 def _fake_frame(filename: str, lineno: int, name: str, local_vars: dict) -> Optional[types.TracebackType]:
     """A traceback entry whose frame runs `name` at `filename:lineno` (compiled to raise there), so that
     tracebacks print the user's line; its locals are those of the generated frame it stands for."""
@@ -199,7 +219,7 @@ def _entries(tb: Optional[types.TracebackType]) -> list:
                     break
                 named_by = where[0]
                 where = _user_line(*where, module_file if isinstance(module_file, str) else None)
-            if where is not None:
+            if where is not None and not _is_library(where[0]):  # (not code of the library it derived itself)
                 fake = _fake_frame(where[0], where[1], _user_name(frame.f_code.co_name, named_by), frame.f_locals)
                 if fake is not None:
                     out.append((fake.tb_frame, fake.tb_lasti, fake.tb_lineno))

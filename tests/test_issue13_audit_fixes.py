@@ -18,9 +18,16 @@ from mooncake_ast.cli import main
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 USER = '''\
+import contextlib
 import math
 
 import numpy as np
+
+
+def with_value(x):
+    with contextlib.nullcontext(x) as v:
+        y = v * 3.0
+    return y
 
 
 def checked(x):
@@ -226,3 +233,14 @@ def test_jacobians_of_int_arguments_say_to_pass_floats(user, api, fn, arg):
     e = _raised(lambda: getattr(mc, api)(f)(arg))
     assert isinstance(e, mc.MooncakeError) and "argument 0 is an int" in str(e) and "pass floats" in str(e), str(e)
     assert getattr(mc, api)(f)(np.asarray(arg, dtype=float)) is not None
+
+
+@pytest.mark.parametrize("api", ["grad", "hessian"])
+def test_a_refusal_under_a_second_derivative_names_the_users_line(user, api):
+    """Not the line of the library's own Python that the second derivative also differentiates (a rule's code),
+    in the message or as a frame of the traceback."""
+    e = _raised(lambda: getattr(mc, api)(user.with_value)(0.3))
+    assert isinstance(e, mc.UnsupportedDerivativeError), e
+    assert f"issue13_fixes_mod.py:{_line(USER, 'nullcontext(x) as v')}  with contextlib" in str(e), str(e)
+    files = [fr.filename for fr in traceback.extract_tb(e.__traceback__)]
+    assert sum("mooncake_ast" + os.sep in f for f in files) == 1, files
