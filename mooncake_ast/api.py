@@ -169,7 +169,12 @@ def source(f: Callable, mode: str = "forward") -> str:
         as np.sin, differentiated by a rule).  The errors of `jvp` / `grad` when f cannot be differentiated.
 
     Example:
-        >>> print(mc.source(f, "reverse"))
+        >>> def f(x):
+        ...     return x * x
+        >>> mc.grad(f)(3.0)
+        6.0
+        >>> "def f__pullback(" in mc.source(f, "reverse")   # print(...) it to read it
+        True
     """
     try:
         if isinstance(f, ValueAndGrad) and mode == "forward":
@@ -484,7 +489,7 @@ def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Call
 
     Example:
         >>> value, g = mc.value_and_grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
-        >>> value, g
+        >>> float(value), g
         (5.0, array([2., 4.]))
     """
     return ValueAndGrad(f, argnums, has_aux)

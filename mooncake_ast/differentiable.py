@@ -173,7 +173,8 @@ def differentiate(f: Callable) -> Differentiable:
         ...     return x * y + y
         >>> f.grad(2.0, 3.0), f.grad(2.0, 3.0, argnums=(0, 1))
         (3.0, (3.0, 3.0))
-        >>> print(f.source("reverse"))   # the generated reverse-mode module
+        >>> "def f__pullback(" in f.source("reverse")   # the generated reverse-mode module: print it
+        True
     """
     from .errors import refuse_not_callable
 

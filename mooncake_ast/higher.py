@@ -514,8 +514,8 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     Example:
         >>> def f(a, b):
         ...     return a * b
-        >>> mc.jacrev(f, argnums=(0, 1))(2.0, 3.0)
-        (3.0, 2.0)
+        >>> [float(block) for block in mc.jacrev(f, argnums=(0, 1))(2.0, 3.0)]   # NumPy scalars: d/da, d/db
+        [3.0, 2.0]
     """
     _argnums_checked(argnums, "jacrev", f)
     single = not isinstance(argnums, (tuple, list))

@@ -144,7 +144,11 @@ class Tangent:
         fields: a dict, field name -> tangent.
 
     Example:
-        >>> g = mc.grad(lambda p: p.w * p.w)(Params(w=3.0))   # Params: a dataclass with a field w
+        >>> import dataclasses
+        >>> @dataclasses.dataclass
+        ... class Params:
+        ...     w: float
+        >>> g = mc.grad(lambda p: p.w * p.w)(Params(w=3.0))
         >>> g.w
         6.0
     """

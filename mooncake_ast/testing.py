@@ -502,7 +502,9 @@ def check_derivatives(
         The errors of mc.jvp / mc.vjp (SourceUnavailableError for a function without source, ...).
 
     Example:
-        >>> mc.testing.check_derivatives(lambda x, y: np.sum(np.sin(x) * y), np.ones(3), 2.0)
+        >>> report = mc.testing.check_derivatives(lambda x, y: np.sum(np.sin(x) * y), np.ones(3), 2.0)
+        >>> report.checks[0].startswith("forward ok")
+        True
     """
     from .api import _as_function
 

@@ -904,6 +904,16 @@ def reference():
             out.append((f"help(mc.{name})", ok, f"{len(doc)} chars" + (f", missing {missing}" if missing else "")))
             continue
         out.append((f"help(mc.{name})", len(doc) > 80 and len(h) > 300, f"{len(doc)} chars doc, {len(h)} chars help"))
+    # the examples of help(mc.X) run as shown
+    import doctest
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    failures: list = []
+    for name in mc.__all__:
+        for test in finder.find(getattr(mc, name), name, globs={"mc": mc, "np": np, "math": math}):
+            runner.run(test, out=failures.append)
+    res = runner.summarize(verbose=False)
+    out.append((f"docstring examples run as shown ({res.attempted})", res.failed == 0, "".join(failures)[:1500]))
     # testing.check_derivatives
     doc = mc.testing.check_derivatives.__doc__ or ""
     out.append(("help(mc.testing.check_derivatives)", all(w in doc for w in ("Args", "Raises")) and ">>>" in doc,

@@ -244,3 +244,20 @@ def test_a_refusal_under_a_second_derivative_names_the_users_line(user, api):
     assert f"issue13_fixes_mod.py:{_line(USER, 'nullcontext(x) as v')}  with contextlib" in str(e), str(e)
     files = [fr.filename for fr in traceback.extract_tb(e.__traceback__)]
     assert sum("mooncake_ast" + os.sep in f for f in files) == 1, files
+
+
+def test_every_docstring_example_of_the_public_names_runs():
+    """help(mc.X) shows examples: each runs as shown (doctest, with mc, np and math at hand)."""
+    import doctest
+    import math
+
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    objs = [(n, getattr(mc, n)) for n in mc.__all__] + [("testing.check_derivatives", mc.testing.check_derivatives)]
+    objs += [(f"Differentiable.{m}", getattr(mc.Differentiable, m)) for m in ("grad", "value_and_grad", "jvp", "vjp")]
+    report: list = []
+    for name, obj in objs:
+        for test in finder.find(obj, name, globs={"mc": mc, "np": np, "math": math}):
+            runner.run(test, out=report.append)
+    results = runner.summarize(verbose=False)
+    assert results.attempted >= 30 and results.failed == 0, "".join(report)
