@@ -364,6 +364,12 @@ def _bind_to_user_module(names={tuple(names)!r}, module_name={modname!r}, relati
         except BaseException:
             del sys.modules[module_name]
             raise
+    if module is None and path is not None and os.path.isfile(path) and "." in module_name:
+        root = os.path.dirname(path)
+        for _ in range(module_name.count(".")):
+            root = os.path.dirname(root)
+        if not any(same_dir(p, root) for p in sys.path):
+            sys.path.append(root)  # the folder that holds the package, so that the import below finds it
     if module is None:
         module = importlib.import_module(module_name)
     for name in names:

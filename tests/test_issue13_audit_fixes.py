@@ -261,3 +261,39 @@ def test_every_docstring_example_of_the_public_names_runs():
             runner.run(test, out=report.append)
     results = runner.summarize(verbose=False)
     assert results.attempted >= 30 and results.failed == 0, "".join(report)
+
+
+def test_generated_modules_of_a_package_module_load_it_from_anywhere(tmp_path, monkeypatch, capsys):
+    """`mooncake-ast generate mypkg.core:f` run in the project; the module imported in a process elsewhere, with
+    only its folder on sys.path: the package is found from the module's relative path (its relative import of a
+    sibling module too), and nothing is derived (no libcst)."""
+    project = tmp_path / "project"
+    (project / "issue13pkg").mkdir(parents=True)
+    (project / "issue13pkg" / "__init__.py").write_text("")
+    (project / "issue13pkg" / "helpers.py").write_text("import numpy as np\n\n\ndef h(x):\n    return np.sin(x)\n")
+    (project / "issue13pkg" / "core.py").write_text(
+        "import numpy as np\n\nfrom .helpers import h\n\n\ndef f(x, scale=3.0):\n    return np.sum(h(x) * scale)\n")
+    monkeypatch.chdir(project)
+    monkeypatch.syspath_prepend(str(project))
+    monkeypatch.setenv("MOONCAKE_AST_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["generate", "issue13pkg.core:f", "--mode", "reverse", "-o", str(project / "out")]) == 0
+    capsys.readouterr()
+    for name in ("issue13pkg", "issue13pkg.core", "issue13pkg.helpers"):
+        sys.modules.pop(name, None)
+    script = textwrap.dedent("""
+        import sys
+        import numpy as np
+        sys.modules["libcst"] = None
+        sys.path.insert(0, sys.argv[1])
+        from core_f_reverse import f__vjp
+        value, pullback = f__vjp(np.array([0.1, 0.2]))
+        print(value, *np.ravel(pullback(1.0)[0]))
+        """)
+    env = dict(os.environ, PYTHONPATH=ROOT, MOONCAKE_AST_CACHE_DIR=str(tmp_path / "cache2"))
+    p = subprocess.run([sys.executable, "-c", script, str(project / "out")], capture_output=True, text=True,
+                       cwd=str(tmp_path), env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    value, *grad = map(float, p.stdout.split())
+    x = np.array([0.1, 0.2])
+    assert value == pytest.approx(3.0 * np.sum(np.sin(x))) and grad == pytest.approx(3.0 * np.cos(x))
+    assert not (tmp_path / "cache2").exists()
