@@ -254,8 +254,12 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     except Exception as e:
         raise _tb.for_user(e)
 
-    def vjp_fn(out_bar: Any) -> tuple:
+    def vjp_fn(out_bar: Any, *more: Any) -> tuple:
         try:
+            if more:
+                raise TangentError(f"vjp_fn takes one cotangent, of the structure of {_name(f)}'s result, but was "
+                                   f"given {1 + len(more)}: for a result that is a tuple, pass one tuple, "
+                                   f"vjp_fn((a_bar, b_bar))")
             return pullback(out_bar)[0]
         except Exception as e:
             raise _tb.for_user(e)

@@ -134,10 +134,13 @@ def _nums(argnums: Any, nargs: int, api: str, f: Any) -> tuple:
     for n in _argnums_checked(argnums, api, f):
         if not -nargs <= n < nargs:
             raise ArgnumsError(f"{api}({_name(f)}, argnums={argnums!r}): argument {n} is out of range for a call with "
-                               f"{nargs} positional arguments")
+                               f"{nargs} positional argument{'s' if nargs != 1 else ''} (valid: {-nargs} to {nargs - 1}); "
+                               f"argnums counts positional arguments only: pass the argument to differentiate "
+                               f"positionally")
         nums.append(n % nargs)
     if len(set(nums)) != len(nums):
-        raise ArgnumsError(f"{api}({_name(f)}, argnums={argnums!r}): repeated argument")
+        raise ArgnumsError(f"{api}({_name(f)}, argnums={argnums!r}): positions {nums} repeat an argument; give each "
+                           f"position once")
     return tuple(nums)
 
 
@@ -183,17 +186,18 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     single = not isinstance(argnums, (tuple, list))
     layouts: dict = {}  # argument kinds -> _InputLayout
 
+    api = "hessian" if type(f) is Grad else "jacfwd"  # (the Jacobian of a gradient: what mc.hessian makes)
+
     def jac(*args: Any, **kwargs: Any) -> Any:
         key = _kinds_key(args) if not kwargs else None
         lay = layouts.get(key) if key is not None else None
         if lay is None or not lay.plain:  # (floats and float arrays hold nothing foreign)
-            refuse_foreign("jacfwd", _name(f), arguments(args, kwargs,
-                                                         set(_nums(argnums, len(args), "jacfwd", f)).__contains__))
+            refuse_foreign(api, _name(f), arguments(args, kwargs, set(_nums(argnums, len(args), api, f)).__contains__))
         if lay is None:
-            nums = _nums(argnums, len(args), "jacfwd", f)
+            nums = _nums(argnums, len(args), api, f)
             if type(f) is Grad:  # (hessian: the gradient's tangent at an int has no meaning)
                 for i in nums:
-                    _refuse_ints("hessian", f"argument {i}", args[i])
+                    _refuse_ints(api, f"argument {i}", args[i])
             lay = _InputLayout(tuple(args[i] for i in nums), nums, args)
             if key is not None and len(layouts) < 64:
                 layouts[key] = lay

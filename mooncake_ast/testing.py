@@ -507,7 +507,9 @@ def check_derivatives(
         True
     """
     from .api import _as_function
+    from .errors import refuse_not_callable
 
+    refuse_not_callable(f, "mc.testing.check_derivatives")
     f = _as_function(f)
     name = getattr(f, "__qualname__", repr(f))
     report = Report(name, [])

@@ -76,6 +76,16 @@ def caught(x):
 
 def square(x):
     return x * x
+
+
+class Model:
+    def check(self, v):
+        if v > 10.0:
+            raise ValueError("method raised")
+        return v
+
+    def loss(self, x):
+        return self.check(x * 2.0) * 3.0
 '''
 
 
@@ -297,3 +307,21 @@ def test_generated_modules_of_a_package_module_load_it_from_anywhere(tmp_path, m
     x = np.array([0.1, 0.2])
     assert value == pytest.approx(3.0 * np.sum(np.sin(x))) and grad == pytest.approx(3.0 * np.cos(x))
     assert not (tmp_path / "cache2").exists()
+
+
+def test_api_mistakes_are_mooncake_errors(user):
+    _, vjp_fn = mc.vjp(user.square, 2.0)
+    e = _raised(lambda: vjp_fn(1.0, 2.0))
+    assert isinstance(e, mc.TangentError) and "one cotangent" in str(e), str(e)
+    e = _raised(lambda: mc.hessian(user.square, argnums=2)(1.0))
+    assert isinstance(e, mc.ArgnumsError) and str(e).startswith("hessian(") and "valid: -1 to 0" in str(e), str(e)
+    e = _raised(lambda: mc.testing.check_derivatives(3.0, 1.0))
+    assert isinstance(e, mc.MooncakeError) and "not callable" in str(e), str(e)
+
+
+def test_an_exception_in_a_method_the_function_calls_shows_both_lines(user):
+    e = _raised(lambda: mc.grad(user.Model().loss)(10.0))
+    assert type(e) is ValueError and str(e) == "method raised"
+    frames = _frames(e)
+    assert frames[-1][1:3] == (_line(USER, 'raise ValueError("method raised")'), "check"), frames
+    assert frames[-2][1:3] == (_line(USER, "return self.check(x * 2.0)"), "loss"), frames
