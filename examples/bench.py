@@ -193,8 +193,28 @@ def newton_sqrt_sum(x):
 
 
 def newton_sqrt_sum_grad_by_hand(x):
-    # d sqrt(a)/da = 1 / (2 sqrt(a)); the Newton iterates have converged, and so have their derivatives.
-    return 0.5 / np.sqrt(x)
+    # The reverse of the same iteration, as a person would write it for this algorithm: run each element's
+    # Newton steps keeping the iterates, then walk them backwards. (The closed form 0.5 / sqrt(x) is another
+    # algorithm: it skips the iteration a differentiator has to go through, so it is no baseline for one.)
+    g = np.empty_like(x)
+    for i in range(x.shape[0]):
+        a = x[i]
+        if a < 1.0:
+            r, dr0 = 1.0, 0.0
+        elif a < 100.0:
+            r, dr0 = 0.5 * a, 0.5
+        else:
+            r, dr0 = 0.1 * a, 0.1
+        iterates = []
+        while abs(r * r - a) > 1e-12 * a:
+            iterates.append(r)
+            r = 0.5 * (r + a / r)
+        r_bar, a_bar = 1.0, 0.0
+        for r in reversed(iterates):
+            a_bar += 0.5 / r * r_bar
+            r_bar *= 0.5 * (1.0 - a / (r * r))
+        g[i] = a_bar + dr0 * r_bar
+    return g
 
 
 # ---------------------------------------------------------------- 7. in-place recurrence

@@ -19,7 +19,7 @@ from .errors import MooncakeError
 from .foreign import refuse_foreign
 from .forward.runtime import fast_forward_rule
 from .reverse import shadows
-from .reverse.fastpath import fast_pullback, fast_rule
+from .reverse.fastpath import fast_pullback, fast_rule, with_number_defaults
 from .tangents import NoTangent, materialize
 
 
@@ -165,6 +165,7 @@ def grad_fast(vg: Any, args: tuple) -> Optional[tuple]:
         if type(fn) is not types.FunctionType:
             return None
     nums, wrt = vg._nums(len(args))
+    args = with_number_defaults(fn, args)  # (argnums count the arguments given: nums index both alike)
     rule = fast_rule(fn, args, wrt)
     if rule is None:
         return None

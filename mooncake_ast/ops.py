@@ -91,6 +91,11 @@ def sequence(iterable: Any) -> Any:
     return list(iterable)
 
 
+def choose(cond: Any, a: Any, b: Any) -> Any:
+    """`a if cond else b` (the generated code prints it so; both operands are already computed values)."""
+    return a if cond else b
+
+
 def unpack(value: Any, count: int) -> tuple:
     """`a, b = value`: exactly `count` items, with Python's error otherwise."""
     items = tuple(value)

@@ -351,8 +351,13 @@ def isfinite_tangent(t: Any) -> bool:
     return True
 
 
+_PLAIN_VALUES = frozenset({float, int, bool, complex, str, bytes, tuple, frozenset, type(None), np.float64, np.int64})
+
+
 def is_mutable(x: Any) -> bool:
     """Can x be changed in place (so its tangent must be storage, not the symbolic zero)?"""
+    if type(x) in _PLAIN_VALUES:
+        return False  # (the common case first: the pullbacks of generic code ask this of every number)
     if isinstance(x, np.ndarray):
         return x.dtype.kind in "fc"
     if is_other_array(x):

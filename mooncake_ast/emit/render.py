@@ -128,6 +128,8 @@ class CallRenderer:
             return f"{{{', '.join(pairs)}}}", ATOM
         if fn is ops.identity and n == 1:
             return args[0]
+        if fn is ops.choose and n == 3:
+            return f"{paren(args[1], OR)} if {paren(args[0], OR)} else {paren(args[2], IFEXP)}", IFEXP
         if fn is ops.cell_get and n == 1:
             return f"{paren(args[0], ATOM)}.cell_contents", ATOM
         if fn is slice:

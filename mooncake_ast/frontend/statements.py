@@ -712,7 +712,9 @@ class Lowering(ExpressionLowering):
             self.b.call(ops.dict_of, kwdefaults),
             self.b.call(ops.tuple_of, closure),
         ]
-        return self.b.call(ops.make_function, args, hint=name if name != "<lambda>" else "lam")
+        made = self.b.call(ops.make_function, args, hint=name if name != "<lambda>" else "lam")
+        made.code_object = code_obj  # type: ignore[attr-defined]  # (reverse/call_types.local_function types its calls)
+        return made
 
     def _cell_for(self, name: str) -> Value:
         key = self._var_key(name)

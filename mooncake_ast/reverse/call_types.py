@@ -69,6 +69,25 @@ def user_function(resolver: Any, s: Call) -> Optional[types.FunctionType]:
     return fn if registry.lookup(fn) is None else None  # (a rule of the user's: its result is what the rule says)
 
 
+def local_function(s: Call, user_globals: dict) -> Optional[types.FunctionType]:
+    """A stand-in for the function a call statement calls when that is a `def` or `lambda` of the function being
+    differentiated that captures no variable and has no defaults (`N = lambda z: 0.5 * (1 + math.erf(z))`): its
+    code and globals are known when the derivative is made, which is all its summary reads.  None otherwise."""
+    f = s.fn
+    while isinstance(f, Call) and f.callee() is ops.identity and len(f.args) == 1:
+        f = f.args[0]  # (`N = lam`)
+    if not (isinstance(f, Call) and f.callee() is ops.make_function and len(f.args) == 5):
+        return None
+    code = getattr(f, "code_object", None)
+    _, _, defaults, kwdefaults, closure = f.args
+    if code is None or code.co_freevars or code.co_flags & 0x2A0 or code.co_flags & 0x0C or code.co_kwonlyargcount:
+        return None  # (captured cells, generators and coroutines, *args / **kwargs, keyword-only parameters)
+    if not all(isinstance(v, Call) and v.callee() in (ops.tuple_of, ops.dict_of) and not v.args
+               for v in (defaults, kwdefaults, closure)):
+        return None
+    return types.FunctionType(code, user_globals, code.co_name)
+
+
 def _kept(t: AVal) -> AVal:
     """t if the emitter may write plain code on it, else UNKNOWN."""
     if isinstance(t, Num):

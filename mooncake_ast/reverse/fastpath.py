@@ -69,6 +69,8 @@ def fast_rule(fn: types.FunctionType, args: tuple, wrt: Any) -> Any:
     kinds = fast_kinds(args)
     if kinds is None:
         return None
+    if len(args) < fn.__code__.co_argcount:
+        return None  # (with_number_defaults first: the caller passes the primals)
     key = (fn.__code__, id(fn.__globals__), kinds, wrt)
     rule = _CALLS.get(key)
     if rule is not None and not rule.stale(fn):
@@ -84,6 +86,25 @@ def fast_rule(fn: types.FunctionType, args: tuple, wrt: Any) -> Any:
         _CALLS[key] = rule
         return rule
     return None
+
+
+def with_number_defaults(fn: types.FunctionType, args: tuple) -> tuple:
+    """The primals of `fn(*args)` when args leave out trailing positional parameters whose defaults are numbers
+    (`def f(x, tol=1e-12)`), so that the common call stays common; args itself otherwise.  (The defaults are
+    read on every call: a function whose defaults were reassigned gets the new values, and fast_kinds sees
+    their kinds.)"""
+    code = fn.__code__
+    missing = code.co_argcount - len(args)
+    if missing <= 0 or code.co_kwonlyargcount or code.co_flags & 0x0C:
+        return args
+    defaults = fn.__defaults__
+    if defaults is None or len(defaults) < missing:
+        return args
+    tail = defaults[len(defaults) - missing:]
+    for d in tail:
+        if type(d) is not float and type(d) is not int and type(d) is not bool:
+            return args
+    return args + tail
 
 
 def fast_pullback(fn: types.FunctionType, gen: Any, out: tuple, args: tuple) -> Callable:

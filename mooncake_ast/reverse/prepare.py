@@ -18,7 +18,7 @@ from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, Global, Param, Return, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts
 from ..ir.op_types import makes_new_array
-from ..ir.types import UNKNOWN, Num, differentiable, is_float_array, not_one, type_of_argument
+from ..ir.types import UNKNOWN, Arr, Num, differentiable, is_float_array, not_one, type_of_argument
 from . import buffers, object_fields, typed_dicts, typed_lists
 from .special import INPLACE, SPECIAL, hashable
 
@@ -83,7 +83,7 @@ def storage_backed(self: "ReverseTransform") -> set:
             fn, rule = self.resolver.callee(s)
             touched: list = []
             if buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn) or typed_lists.exempt(self, s, fn) or \
-                    object_fields.exempt(self, s, fn):
+                    object_fields.exempt(self, s, fn) or _reads_layout(self, s, fn):
                 continue
             if s in self.field_method_calls:
                 touched = [*s.args, *s.kwargs.values()]  # (the method's self: object_fields collects its adjoints)
@@ -101,6 +101,13 @@ def storage_backed(self: "ReverseTransform") -> set:
                         continue  # (a number has no storage, and shares none with what its class was joined with)
                     roots.add(self.act.find(v))
     return {v for v in self.act.parent if self.act.find(v) in roots}
+
+def _reads_layout(self: "ReverseTransform", s: Any, fn: Any) -> bool:
+    """`x.shape` (size, ndim, dtype) of a typed array: ints and a dtype, no data, so nothing to keep in storage."""
+    return (fn is getattr and len(s.args) == 2 and isinstance(s.args[1], Const) and
+            s.args[1].value in ("shape", "size", "ndim", "dtype") and isinstance(self.type_of(s.args[0]), Arr) and
+            not differentiable(self.type_of(s)))
+
 
 def useful(self: "ReverseTransform") -> set:
     """Values that may influence the result (backward activity): only they get adjoint code.

@@ -26,7 +26,7 @@ from ..ir.types import INT
 from . import adjoints as adj
 from .runtime import rcall as _dispatch
 from .prepare import own_exits, own_exits_loop
-from .cleanup import drop_aliases, share_repeats
+from .cleanup import drop_aliases, share_repeats, substitute
 from .dead_restores import drop_dead_restores
 from .reassociate import reassociate
 from .transform import ReverseTransform, _stack_ref, anchor
@@ -86,6 +86,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     all_refs = {id(r) for refs in surviving.values() for r in refs}
     for b in rev.blocks:
         b.stmts = [s for s in b.stmts if id(s) not in all_refs]
+    walked = _read_walked_items(rt, surviving)
     anchors: dict[Any, tuple[Block, int]] = {}
     for b in rev.blocks:
         for i, s in enumerate(b.stmts):
@@ -125,7 +126,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
                 if not any(r.args[0].value is n for n in needs):  # type: ignore[union-attr]
                     needs.append(r.args[0].value)  # type: ignore[union-attr]
         loc = blk.stmts[-1].loc if blk.stmts else fwd.loc
-        derived = _recomputable(rt, needs) if blk not in rt.top else {}
+        derived = _recomputable(rt, needs, walked) if blk not in rt.top else {}
         if derived:
             needs = [n for n in needs if id(n) not in derived]
         if blk not in rt.top and len(needs) <= 2:
@@ -153,7 +154,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
                     pop = ref if ref is not None else Call(Const(list.pop), [srefs[j]])
                     pop.fn, pop.args = Const(list.pop), [srefs[j]]
                     pops.append(pop)
-                base = {id(n): pops[j] for j, n in enumerate(needs)}
+                base = {**walked, **{id(n): pops[j] for j, n in enumerate(needs)}}
                 inserts.setdefault(rb, []).append((idx, pops + _recompute(later, derived, base)))
             continue
         rec = Call(Const(ops.tuple_of), list(needs), hint=None, loc=loc)
@@ -187,7 +188,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
                 if later and id(n) not in base:  # (read only to recompute a value from it)
                     base[id(n)] = Call(Const(operator.getitem), [load, Const(j)])
                     refs.append(base[id(n)])
-            refs += _recompute(later, derived, base)
+            refs += _recompute(later, derived, {**walked, **base})
             inserts.setdefault(rb, []).append((idx, [load, *refs] if blk not in rt.top else refs))
             if blk in rt.top:
                 inserts.setdefault(rev.entry, []).append((0, [load]))
@@ -205,6 +206,8 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             _append(blk, Call(Const(list.append), [stack, blk.term.cond], loc=blk.term.loc))  # type: ignore[union-attr]
         elif kind in ("count", "normal"):
             _record_loop_exits(fwd, rt, item, kind, stack)
+        elif kind == "range":  # (transform._walked_range: a loop that always runs to its end)
+            _on_edge(fwd, item, item.term.orelse, [Call(Const(list.append), [stack, rt.walked_ranges[item]])])
         elif kind == "edge":
             src, dst = item
             vals = rt.edge_records[(src, dst)]
@@ -259,11 +262,36 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
 _INT_ARITHMETIC = (operator.add, operator.sub, operator.mul)
 
 
-def _recomputable(rt: ReverseTransform, needs: list) -> dict:
-    """The values a loop body's record need not keep: integer arithmetic on other values it keeps and integer
-    constants (`i - 1` next to `i`), computed again where the pullback pops the record (`y_bar[i - 1]`),
-    as a person would; by id.  (Python integers: the same operands give the same result.)"""
-    kept = {id(n) for n in needs}
+def _read_walked_items(rt: ReverseTransform, surviving: dict) -> dict:
+    """The pullback's references to the items of loops it walks backwards (transform._repeat_over) become the
+    pullback loop's own item: nothing recorded.  Returns {id of the primal item: the pullback's item}."""
+    walked: dict = {}
+    replace: dict = {}
+    for key in list(surviving):
+        keep = []
+        for r in surviving[key]:
+            item = rt.walked_items.get(r.args[0].value)  # type: ignore[union-attr]
+            if item is None:
+                keep.append(r)
+            else:
+                replace[r] = item
+        if keep:
+            surviving[key] = keep
+        else:
+            del surviving[key]
+    for v, item in rt.walked_items.items():
+        walked[id(v)] = item
+    if replace:
+        substitute(rt.rev, replace)
+    return walked
+
+
+def _recomputable(rt: ReverseTransform, needs: list, walked: dict) -> dict:
+    """The values a loop body's record need not keep: integer arithmetic on other values it keeps, on the items
+    of loops the pullback walks backwards (`walked`) and on integer constants (`i - 1` next to `i`), computed
+    again where the pullback pops the record (`y_bar[i - 1]`), as a person would; by id.  (Python integers:
+    the same operands give the same result.)"""
+    kept = {id(n) for n in needs} | set(walked)
     out = {}
     for n in needs:
         if not (isinstance(n, Call) and n.callee() in _INT_ARITHMETIC and len(n.args) == 2 and not n.kwargs

@@ -581,6 +581,8 @@ def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = N
     sig_params, simple, kwonly = sig
     if simple and not kwargs and len(args) == len(sig_params):
         primals = tuple(args)
+    elif simple and not kwargs and len(args) < len(sig_params) and len(fn.__defaults__ or ()) >= len(sig_params) - len(args):
+        primals = tuple(args) + fn.__defaults__[len(fn.__defaults__) - (len(sig_params) - len(args)):]  # as bind() gives
     elif kwonly and not kwargs and len(args) == len(sig_params) - len(kwonly) and _has_defaults(fn, kwonly):
         kwdefaults = fn.__kwdefaults__
         primals = tuple(args) + tuple(kwdefaults[name] for name in kwonly)  # as bind() gives them

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ..forward.transform import StaticResolver
 from ..ir.inference import infer_types
-from ..ir.nodes import Call, Function, Param
+from ..ir.nodes import Call, Function, Global, Param
 from ..ir.typed_methods import resolve_methods
 from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Lst, Num, Obj, Tup
 from . import call_types, local_lists, local_objects, prepare, typed_lists
@@ -59,7 +59,8 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
         rt.resolver = StaticResolver(user_globals)
         rt.resolver.plain_calls = plain
     for st, (callee, _) in rt.typed_calls.items():
-        rt.resolver.bindings[st.fn.name] = callee  # (the derivative is stale once the name is rebound)
+        if isinstance(st.fn, Global):
+            rt.resolver.bindings[st.fn.name] = callee  # (the derivative is stale once the name is rebound)
     for st, (shape, _) in rt.local_objects.items():
         rt.resolver.bindings[st.fn.name] = shape.cls
     return types
@@ -121,7 +122,8 @@ def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional
             return self_type if self_type is _BOTTOM else None
         t = call_types.result_of_call(method[1], s, [self_type, *args], owner=rt.local_objects[method[0]][0].cls)
         return t if t is not UNKNOWN else None
-    callee = call_types.user_function(rt.resolver, s) if rt.typing_calls else None
+    callee = (call_types.user_function(rt.resolver, s) or call_types.local_function(s, rt.resolver.g)) \
+        if rt.typing_calls else None
     if callee is None:
         return None
     t = call_types.result_of_call(callee, s, args)

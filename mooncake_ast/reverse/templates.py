@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
+from .. import ops
 from ..ir.kinds import NUM
 from ..ir.nodes import Call, Const, Param, Value
 from ..ir.types import FLOAT_ELEMENTWISE, NOT_LITERAL, UNKNOWN, Arr, Num, is_float_array, literal, not_one, type_of_argument
@@ -162,6 +163,19 @@ class TemplateBuilder:
             shapes = [self._shape(a) for a in args]  # (np.cos(x) in the pullback of np.sin(x) has x's shape)
             if shapes and None not in shapes:
                 self.shapes[out] = "full" if "full" in shapes else "part" if "part" in shapes else "scalar"
+        return out
+
+    def plain_numbers(self, g: Any, *operands: Any) -> bool:
+        """Are g and the operands certainly real numbers when the pullback runs (by their types), so that a
+        template may use Python's own conditional on them?"""
+        return self.result_is_num and self.dense(g) and all(
+            isinstance(self.type_of(h), Num) and self.type_of(h).kind in ("float", "int", "bool") for h in operands)
+
+    def choose(self, cond: Any, a: Any, b: Any) -> Value:
+        """`a if cond else b` in the pullback, for real numbers a and b (plain_numbers)."""
+        out = self.rt.b.call(ops.choose, [self._val(cond), self._val(a), self._val(b)])
+        self.rt.dense_values.add(out)
+        self.shapes[out] = "scalar"
         return out
 
     def spread(self, g: Value, like: Any) -> Value:

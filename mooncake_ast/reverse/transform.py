@@ -72,14 +72,17 @@ class ReverseTransform:
         prepare.deletes_as_pops(self)
         self.types = settle_types.settle(self, ir, user_globals)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
+        # The function object has an adjoint (its cells') only if it has cells or is read other than for the code
+        # and globals of the functions it defines (`lambda` and `def` inside it: ops.nested_code, make_function).
+        self_active = bool(ir.freevars) or any(ir.self_ref in _data_operands(s) for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         # Calls of user functions that write nothing and return a new value: their results are objects of their own.
         self.fresh_calls = {st: callee for st, (callee, _) in self.typed_calls.items()
                             if call_types.returns_fresh(callee, st, [self.type_of(a) for a in st.args])}
         inactive = frozenset(p for p in ir.params if p.name in inactive_names)
-        self.act = Activity(ir, self._activity_rule, self.uses_self, inactive=inactive, user_globals=self.resolver.g)
+        self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g)
         if read_shared_through_items(ir, self.act, self.resolver.g):  # (module-level state read by its bare name)
             self.types = self._infer(ir)
-            self.act = Activity(ir, self._activity_rule, self.uses_self, inactive=inactive, user_globals=self.resolver.g)
+            self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g)
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
         self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
         self.spreads = Spreads(self)  # scalar adjoints standing for arrays (spread.py)
@@ -138,6 +141,8 @@ class ReverseTransform:
         self.anchored: set = set()
         self.edge_records: dict[tuple, list[Value]] = {}  # (src, dst) -> values recorded when the edge is taken
         self._keyed_stacks: dict[tuple, Call] = {}
+        self.walked_items: dict[Value, Value] = {}  # a primal loop's item -> the pullback loop's (_repeat_over)
+        self.walked_ranges: dict[Block, Value] = {}  # the header of such a loop -> the range it walks
         self.attrs: dict[tuple, Call] = {}  # (primal, "shape"/"size"/"ndim") -> its forward statement (primal_attr)
         self._active_memo: dict = {}  # region id -> (region, has an adjoint to move)
         self._exit_memo: dict = {}  # region id -> (region, kinds of its exits: prepare.exit_kinds)
@@ -682,8 +687,39 @@ class ReverseTransform:
             self._if(normal, lambda: self._rev_normal_exit(r), lambda: None)
         else:
             self._rev_normal_exit(r)
+        rng = self._walked_range(r)
+        if rng is not None:
+            self._repeat_over(rng, r.header.loop.item, lambda: self.rev_seq(r.body.items))  # type: ignore[union-attr]
+            return
         count = self._count(r)
         self._repeat(count, lambda: self.rev_seq(r.body.items))
+
+    def _walked_range(self, r: Loop) -> Optional[Value]:
+        """The range a `for i in range(...)` loop walked, when the pullback can walk it backwards instead of
+        recording `i` on every trip: the loop always runs to its end (no break, return or raise leaves it), so
+        its items are the whole range.  Recorded once per run of the loop, where a trip count would be."""
+        info = r.header.loop
+        if info is None or info.kind != "for" or info.item is None or not isinstance(info.seq, Call):
+            return None
+        seq = info.seq
+        if not (seq.callee() is ops.sequence and len(seq.args) == 1 and isinstance(seq.args[0], Call)
+                and self.resolver.resolve(seq.args[0].fn) is range) or self._leaves_early(r):
+            return None
+        if self.active(seq) or self.active(info.item) or self.type_of(info.item) != INT:
+            return None  # (an item with an adjoint is read through the loop's counter: run-time kinds)
+        self.walked_ranges[r.header] = seq.args[0]
+        named = info.item.hint and not info.item.hint.startswith("%") and info.item.hint != "_"
+        return self.b.call(list.pop, [self._stack_for(("range", r.header), "ranges")],
+                           hint=f"{info.item.hint}_range" if named else "steps")
+
+    def _repeat_over(self, rng: Value, primal_item: Value, body: Callable[[], None]) -> None:
+        """`for i in rng[::-1]: body()`: the pullback's `i` is the primal loop's, read where the body's reverse
+        reads it (record.finalize substitutes it for the references to the primal item)."""
+        b = self.b
+        backwards = b.call(operator.getitem, [rng, b.call(slice, [Const(None), Const(None), Const(-1)])])
+        item_hint = primal_item.hint if primal_item.hint and not primal_item.hint.startswith("%") else "_"
+        self._repeat(Const(None), body, over=b.call(ops.sequence, [backwards]), item_hint=item_hint,
+                     primal_item=primal_item)
 
     def _rev_normal_exit(self, r: Loop) -> None:
         """Undo a loop's normal end: its else clause, the exit edge, and the last (failed) test.
@@ -731,11 +767,13 @@ class ReverseTransform:
 
         return prepare.bottom_up(r, self._active_memo, leaf, join)
 
-    def _repeat(self, count: Value, body: Callable[[], None]) -> None:
-        """`for _ in range(count): body()` in the pullback."""
+    def _repeat(self, count: Value, body: Callable[[], None], over: Optional[Value] = None, item_hint: str = "_",
+                primal_item: Optional[Value] = None) -> None:
+        """`for _ in range(count): body()` in the pullback (`for i in over:` when `over` is given, its items
+        standing for `primal_item`'s in the body)."""
         b = self.b
         loc = b.loc
-        seq = b.call(ops.sequence, [b.call(range, [count])])
+        seq = over if over is not None else b.call(ops.sequence, [b.call(range, [count])])
         n = b.call(len, [seq])
         header, body_blk, latch, exit_ = (b.new_block() for _ in range(4))
         key = f"%rk{id(header)}"
@@ -747,8 +785,11 @@ class ReverseTransform:
         b.branch(more, body_blk, exit_)
         b.seal(body_blk)
         b.position_at(body_blk)
-        item = b.call(operator.getitem, [seq, k], hint="_")
+        item = b.call(operator.getitem, [seq, k], hint=item_hint)
         item.keep = True  # type: ignore[attr-defined]  # printed as the `_` of `for _ in range(count)`
+        if primal_item is not None:
+            self.walked_items[primal_item] = item
+            self.types[item] = self.type_of(primal_item)
         header.loop = LoopInfo("for", loc=loc, counter=k, seq=seq, length=n, item=item, latch=latch, exit=exit_)
         body()
         b.goto(latch)
@@ -788,6 +829,17 @@ class ReverseTransform:
         if isinstance(item, Loop):
             return any(e.kind in ("return", "raise") for e in item.body.exits() + item.orelse.exits())
         return False
+
+
+def _data_operands(s: Any) -> list:
+    """The operands of s whose values it reads as data: not the function whose code and globals `ops.nested_code` and
+    `ops.make_function` take (they read nothing of it that has a derivative)."""
+    fn = s.callee() if isinstance(s, Call) else None
+    if fn is ops.nested_code:
+        return []
+    if fn is ops.make_function and len(s.args) == 5:
+        return [s.args[0], *s.args[2:]]
+    return s.operands()
 
 
 def _modules_as_constants(ir: Function, param_kinds: dict) -> None:

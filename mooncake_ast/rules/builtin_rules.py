@@ -8,6 +8,7 @@ reverse/runtime.py, which undo the mutation.
 from __future__ import annotations
 
 import builtins
+import operator
 
 import numpy as np
 
@@ -666,19 +667,31 @@ defvjp(ops.concat_tuple, lambda t, g, y, *parts: tuple(t.call(_A().concat_part_a
 defvjp(ops.merge_dicts, lambda t, g, y, *parts: tuple(t.call(_A().merge_part_adjoint, g, p) for p in parts))
 defvjp(builtins.getattr, lambda t, g, y, obj, name, *d: (t.call(_A().attr_adjoint, obj, name, g), None) + (None,) * len(d))
 defvjp(builtins.abs, lambda t, g, y, x: (t.mul(g, t.call(h.sign, x)),))
-defvjp(builtins.float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),))
+defvjp(builtins.float, lambda t, g, y, x=0.0: (_float_adjoint(t, g, x),))
 for _np_float in (np.float64, np.float32):
-    defvjp(_np_float, lambda t, g, y, x=0.0: (t.call(_A().real_adjoint, x, g),))
+    defvjp(_np_float, lambda t, g, y, x=0.0: (_float_adjoint(t, g, x),))
+
+
+def _float_adjoint(t, g, x):
+    """float(x): g itself for a real number x (typed pullbacks), else the real part of g, shaped as x."""
+    if getattr(t, "plain_numbers", None) is not None and t.plain_numbers(g, x):
+        return g
+    return t.call(_A().real_adjoint, x, g)
 defvjp(builtins.sum, lambda t, g, y, xs, start=_NO_START: (
     t.call(_A().sum_items_adjoint, xs, g) if start is _NO_START else t.call(_A().sum_items_adjoint, xs, g, start),
     None if start is _NO_START else t.call(_A().sum_start_adjoint, start, g)))
-defvjp(builtins.max, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw))
-defvjp(builtins.min, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw))
+defvjp(builtins.max, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw, operator.gt))
+defvjp(builtins.min, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw, operator.lt))
 
 
-def _minmax_vjp(t, g, y, xs, kw):
+def _minmax_vjp(t, g, y, xs, kw, beats):
     from .registry import KwAdj
 
+    if len(xs) == 2 and not kw and getattr(t, "plain_numbers", None) is not None and t.plain_numbers(g, *xs):
+        # max(a, b) of two numbers is b only when b > a (ties and NaNs keep a), min(a, b) when b < a:
+        # `a_bar = 0.0 if b > a else g`, `b_bar = g if b > a else 0.0`.
+        second = t.call(beats, xs[1], xs[0])
+        return t.choose(second, 0.0, g), t.choose(second, g, 0.0)
     out = tuple(t.call(minmax_adjoint, y, xs_tuple(t, xs), k, g) for k in range(len(xs)))
     needs = getattr(t, "needs", None)
     if "default" in kw and (needs is None or needs(kw["default"])):

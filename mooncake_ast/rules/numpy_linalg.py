@@ -8,6 +8,8 @@ Unsupported cases raise NotImplementedError when the rule runs.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..arrays import as_array
@@ -119,7 +121,24 @@ def norm_adjoint(x, y, g, ord=None, axis=None, keepdims=False):
     return grad * gk
 
 
-defvjp(np.linalg.norm, lambda t, g, y, x, ord=None, axis=None, keepdims=False: (t.call(norm_adjoint, x, y, g, ord, axis, keepdims),))
+defvjp(np.linalg.norm, lambda t, g, y, x, ord=None, axis=None, keepdims=False: (
+    _euclid_adjoint(t, g, y, x) if ord is None and axis is None and not keepdims and _plain_vector(t, g, x)
+    else t.call(norm_adjoint, x, y, g, ord, axis, keepdims),))
+
+
+def _plain_vector(t, g, x):
+    """Is `np.linalg.norm(x)` a real scalar of a real float array x, with a real adjoint g (typed pullbacks)?"""
+    from ..ir.types import Arr
+
+    type_of = getattr(t, "type_of", None)
+    return type_of is not None and getattr(t, "result_is_num", False) and t.dense(g) and \
+        isinstance(type_of(x), Arr) and type_of(x).dtype == "f"
+
+
+def _euclid_adjoint(t, g, y, x):
+    """`x * (g / y)`, with 0 where the norm is 0 (the documented choice at that kink: x is all zeros there, and
+    `y + (y == 0)` divides by 1 instead of 0)."""
+    return t.mul(x, t.div(g, t.call(operator.add, y, t.call(operator.eq, y, 0.0))))
 defvjp(np.linalg.inv, lambda t, g, y, a: (t.neg(t.call(np.matmul, cj(t, t.call(np.swapaxes, y, -1, -2), a),
                                                          t.call(np.matmul, g, cj(t, t.call(np.swapaxes, y, -1, -2), a)))),))
 
