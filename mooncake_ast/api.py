@@ -40,13 +40,36 @@ class ArgnumsError(MooncakeError, ValueError, TypeError):
     """`argnums` is not an int or a tuple of distinct ints within the call's positional arguments.
 
     The message shows the argnums given, the number of positional arguments of the call, and the valid
-    range; argnums counts positional arguments only, so pass an argument to differentiate positionally."""
+    range; argnums counts positional arguments only, so pass an argument to differentiate positionally.
+
+    Example:
+        >>> def g(x):
+        ...     return x * x
+        >>> try:
+        ...     mc.grad(g, argnums=1)(3.0)
+        ... except mc.ArgnumsError as e:
+        ...     print(e)
+        grad(g, argnums=1): argument 1 is out of range for a call with 1 positional argument (valid: -1 to 0);
+        argnums counts positional arguments only: pass the argument to differentiate positionally
+    """
 
 
 class NonScalarOutputError(MooncakeError, TypeError):
     """`grad` / `value_and_grad` of a function whose result is not a real scalar (a float, a NumPy float or
     a 0-d float array), or, with has_aux=True, not a pair `(value, aux)`.  For a vector-valued function use
-    `mc.vjp` (a vector-Jacobian product) or `mc.jacrev` / `mc.jacfwd` (the whole Jacobian)."""
+    `mc.vjp` (a vector-Jacobian product) or `mc.jacrev` / `mc.jacfwd` (the whole Jacobian).
+
+    Example:
+        >>> def v(x):
+        ...     return x * np.ones(2)
+        >>> try:
+        ...     mc.grad(v)(1.0)
+        ... except mc.NonScalarOutputError as e:
+        ...     print("mc.jacrev" in str(e))
+        True
+        >>> mc.jacrev(v)(1.0)
+        array([1., 1.])
+    """
 
 
 @contextlib.contextmanager

@@ -29,7 +29,18 @@ class TangentError(MooncakeError, ValueError, TypeError):
     The message says where (`argument 0`, `the result[1]['w']`), what the primal is (`an array of shape
     (3,) and dtype float64`) and what was given.  Tangents have the structure of their primal: a float
     for a float, an array of the same shape for an array, the same container for a container, an
-    mc.Tangent (or a dict) of fields for an object; None or mc.NoTangent() for a zero."""
+    mc.Tangent (or a dict) of fields for an object; None or mc.NoTangent() for a zero.
+
+    Example:
+        >>> def g(x):
+        ...     return x * 2.0
+        >>> try:
+        ...     mc.jvp(g, (np.ones(3),), (np.ones(2),))
+        ... except mc.TangentError as e:
+        ...     print(e)
+        jvp: the tangent of argument 0 has shape (2,), but it is an array of shape (3,) and dtype float64:
+        give a tangent of shape (3,)
+    """
 
 
 class ComplexReverseError(ReverseError):
@@ -41,7 +52,20 @@ class ComplexReverseError(ReverseError):
     x_bar = conj(f'(z)) * y_bar for holomorphic f -- Re(sum(conj(x_bar) * x_dot)) == Re(sum(conj(y_bar) * y_dot))
     for every tangent x_dot, the real inner product on C = R^2.  JAX returns the conjugate of this gradient
     (conjugate to convert); PyTorch and autograd return this one.  A rule whose reverse template is not yet right
-    for complex values refuses them with a ReverseError that names it."""
+    for complex values refuses them with a ReverseError that names it.
+
+    Example:
+        >>> def sq(z):
+        ...     return z * z
+        >>> try:
+        ...     mc.grad(sq)(1.0 + 2.0j)
+        ... except mc.ComplexReverseError as e:
+        ...     print(type(e).__name__)
+        ComplexReverseError
+        >>> y, vjp_fn = mc.vjp(sq, 1.0 + 2.0j)
+        >>> vjp_fn(1.0)                             # conj(f'(z)) * 1
+        ((2-4j),)
+    """
 
 
 

@@ -22,6 +22,12 @@ class Differentiable:
     Methods: `grad(*args, argnums=0, has_aux=False)`, `value_and_grad(...)`, `jvp(primals, tangents)`,
     `vjp(*primals)`, `source(mode)`, `source_path(mode)`, `ir()`.  It can decorate a method of a class.
 
+    Args:
+        f: the function (made by `mc.differentiate(f)` or `@mc.differentiate`).
+    Raises:
+        its methods raise what `mc.grad`, `mc.jvp`, ... raise (ArgnumsError, TangentError, ...); an
+        exception f raises is raised unchanged, with f's file:line in the traceback.
+
     Example:
         >>> @mc.differentiate
         ... def f(x):
