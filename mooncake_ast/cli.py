@@ -221,7 +221,7 @@ def standalone_text(target: Target, mode: str, out_dir: str) -> str:
     lines that bind its functions to the user's module on import."""
     from . import __version__
 
-    from .standalone import CALLEES, binding_code, callees_code, defaulted, joined_code, standalone_parts, vjp_code
+    from .standalone import CALLEES, binding_code, callees_code, defaulted, joined_code, standalone_parts, vjp_code, vjp_signature
 
     parts, others, takes_self = standalone_parts(target.fn, mode, _generate)
     imports, code = joined_code(parts)
@@ -278,7 +278,7 @@ def standalone_text(target: Target, mode: str, out_dir: str) -> str:
         bars = ", ".join(p + "_bar" for p in primals) + ("," if len(primals) == 1 else "")
         head += [
             f"#     from {out_mod} import {base}__vjp",
-            f"#     value, pullback = {base}__vjp({', '.join(primals)})",
+            f"#     value, pullback = {base}__vjp({vjp_signature(primals, defaulted(fn))[1]})",
             f"#     {bars} = pullback(1.0)   # the adjoints of the arguments (call it once)",
             "#",
             f"# {base}__vjp runs {fwd} (the function, recording a tape) and {pb} (back through the tape)",

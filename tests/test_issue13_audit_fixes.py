@@ -325,3 +325,55 @@ def test_an_exception_in_a_method_the_function_calls_shows_both_lines(user):
     frames = _frames(e)
     assert frames[-1][1:3] == (_line(USER, 'raise ValueError("method raised")'), "check"), frames
     assert frames[-2][1:3] == (_line(USER, "return self.check(x * 2.0)"), "loss"), frames
+
+
+SIGNATURES = '''\
+def helper(v):
+    return v * v
+
+
+def kwonly(x, *, scale=3.0, shift=0.5):
+    return helper(x) * scale + shift
+
+
+def starargs(x, *rest, k=2.0):
+    s = x
+    for r in rest:
+        s = s + helper(r)
+    return s * k
+'''
+
+
+def test_generated_vjp_takes_arguments_as_the_function_does(tmp_path, monkeypatch, capsys):
+    """`__vjp` keeps keyword-only defaults (it took them as required positional arguments), takes `*args`
+    as `*args`, and gives their adjoints as mc.vjp does (a plain tuple for `*rest`, not the library's own)."""
+    (tmp_path / "issue13_sigs.py").write_text(SIGNATURES)
+    monkeypatch.setenv("MOONCAKE_AST_CACHE_DIR", str(tmp_path / "cache"))
+    for target in ("kwonly", "starargs"):
+        assert main(["generate", f"{tmp_path / 'issue13_sigs.py'}::{target}", "--mode", "reverse",
+                     "-o", str(tmp_path / "out")]) == 0
+    capsys.readouterr()
+    header = (tmp_path / "out" / "issue13_sigs_kwonly_reverse.py").read_text()
+    assert "kwonly__vjp(x, scale=scale, shift=shift)" in header and "def kwonly__vjp(x, *, scale=_DEFAULT" in header
+    script = textwrap.dedent("""
+        import json, sys
+        sys.modules["libcst"] = None
+        sys.path.insert(0, sys.argv[1])
+        from issue13_sigs_kwonly_reverse import kwonly__vjp
+        from issue13_sigs_starargs_reverse import starargs__vjp
+        out = []
+        for call in (lambda: kwonly__vjp(1.5), lambda: kwonly__vjp(1.5, scale=2.0),
+                     lambda: starargs__vjp(1.5, 2.0, 3.0), lambda: starargs__vjp(1.5, 2.0, k=3.0)):
+            value, pullback = call()
+            bars = pullback(1.0)
+            out.append([value, [list(b) if type(b) is tuple else b for b in bars], type(bars[1]).__name__])
+        print(json.dumps(out))
+        """)
+    env = dict(os.environ, PYTHONPATH=ROOT, MOONCAKE_AST_CACHE_DIR=str(tmp_path / "cache2"))
+    p = subprocess.run([sys.executable, "-c", script, str(tmp_path / "out")], capture_output=True, text=True,
+                       cwd=str(tmp_path), env=env, timeout=120)
+    assert p.returncode == 0, p.stderr
+    got = __import__("json").loads(p.stdout)
+    assert got[0][:2] == [7.25, [9.0, 2.25, 1.0]] and got[1][:2] == [5.0, [6.0, 2.25, 1.0]]
+    assert got[2] == [29.0, [2.0, [8.0, 12.0], 14.5], "tuple"]  # (x + 4 + 9) * 2: d/dx, d/drest, d/dk
+    assert got[3][:2] == [16.5, [3.0, [12.0], 5.5]]
