@@ -34,8 +34,8 @@ from .errors import (CallArgumentsError, MissingRuleError, MooncakeError, NotCal
                      generated_location, no_source_message)
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_COMMENT = re.compile(r"\s*# (?:grad of )?(\S+\.py):(\d+)\s")
-_HEADER_DEF = re.compile(r"# .* of ([\w.<>]+) \((\S+\.py):(\d+)\)")
+_COMMENT = re.compile(r"\s*# (?:grad of )?(\S+):(\d+)(?:\s|$)")  # (any file name: IPython's `<ipython-input-1-...>`)
+_HEADER_DEF = re.compile(r"# .* of ([\w.<>]+) \((\S+):(\d+)\)")
 _SUFFIX = re.compile(r"^(.+?)__(forward|pullback|jvp|vjp|batched)\w*$")
 _MARK = "_mooncake_ast_user_error_"
 

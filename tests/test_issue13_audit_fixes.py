@@ -377,3 +377,39 @@ def test_generated_vjp_takes_arguments_as_the_function_does(tmp_path, monkeypatc
     assert got[0][:2] == [7.25, [9.0, 2.25, 1.0]] and got[1][:2] == [5.0, [6.0, 2.25, 1.0]]
     assert got[2] == [29.0, [2.0, [8.0, 12.0], 14.5], "tuple"]  # (x + 4 + 9) * 2: d/dx, d/drest, d/dk
     assert got[3][:2] == [16.5, [3.0, [12.0], 5.5]]
+
+
+IPYTHON_CELLS = """
+import json, traceback
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+cells = [
+    "import traceback\\nimport numpy as np\\nimport mooncake_ast as mc",
+    "def f(x):\\n    return np.sin(3.0 * x) * x",
+    "def g(x):\\n    return f(x) + x ** 2",
+    "def bad(x):\\n    if x > 1.0:\\n        raise ValueError('too big')\\n    return x",
+    "out = [mc.grad(g)(0.5), mc.jvp(g, (0.5,), (1.0,))[1], mc.hessian(g)(0.5)]",
+    "try:\\n    mc.grad(bad)(2.0)\\nexcept ValueError as e:\\n    out.append(traceback.extract_tb(e.__traceback__)[-1].line)",
+    "def f(x):\\n    return x * x * x",
+    "out.append(mc.grad(f)(2.0))",
+]
+for cell in cells:
+    result = shell.run_cell(cell)
+    assert result.success, (cell, result.error_in_exec or result.error_before_exec)
+print(json.dumps([float(v) if not isinstance(v, str) else v for v in shell.user_ns["out"]]))
+"""
+
+
+def test_functions_typed_in_ipython_are_differentiated_and_their_lines_shown():
+    """What README says of IPython and Jupyter (cells run by InteractiveShell.run_cell, as the kernel runs them):
+    a cell's functions and their callees are differentiated, a redefinition is seen, and the traceback of an
+    exception of the user's shows the cell's line (their file names are `<ipython-input-...>`, not `.py`)."""
+    pytest.importorskip("IPython")
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    p = subprocess.run([sys.executable, "-c", IPYTHON_CELLS], capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    g, dg, h, line, g3 = __import__("json").loads(p.stdout.strip().splitlines()[-1])
+    x = 0.5
+    assert g == pytest.approx(3 * x * np.cos(3 * x) + np.sin(3 * x) + 2 * x) and dg == pytest.approx(g)
+    assert h == pytest.approx(6 * np.cos(3 * x) - 9 * x * np.sin(3 * x) + 2)
+    assert line == "raise ValueError('too big')" and g3 == 12.0
