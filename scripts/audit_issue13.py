@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import importlib
+import importlib.util
 import io
 import math
 import os
@@ -506,6 +507,36 @@ def no_source():
         out.append((f"plain REPL (python -i) {tag}", line.startswith(tag + " OK"), line[:240]))
     return out
 
+
+
+IPYTHON = """
+import traceback
+from IPython.core.interactiveshell import InteractiveShell
+shell = InteractiveShell.instance()
+cells = ["import numpy as np\\nimport mooncake_ast as mc", "def f(x):\\n    return np.sin(3.0 * x) * x",
+         "def g(x):\\n    return f(x) + x ** 2",
+         "def bad(x):\\n    if x > 1.0:\\n        raise ValueError('too big')\\n    return x",
+         "print('RESULT', mc.grad(g)(0.5), mc.hessian(g)(0.5))",
+         "import traceback\\ntry:\\n    mc.grad(bad)(2.0)\\nexcept ValueError as e:\\n    print('LINE', traceback.extract_tb(e.__traceback__)[-1].line)"]
+for cell in cells:
+    r = shell.run_cell(cell)
+    if not r.success:
+        print('FAILED', cell, r.error_in_exec or r.error_before_exec)
+"""
+
+
+@check("IPython / Jupyter (cells run by InteractiveShell.run_cell, as a kernel runs them)")
+def ipython_cells():
+    if importlib.util.find_spec("IPython") is None:
+        return [("IPython cells", None, "IPython not installed")]
+    p = run_py(IPYTHON)
+    x = 0.5
+    g = 3 * x * math.cos(3 * x) + math.sin(3 * x) + 2 * x
+    res = next((ln.split()[1:] for ln in p.stdout.splitlines() if ln.startswith("RESULT")), None)
+    ok = res is not None and abs(float(res[0]) - g) < 1e-9 and "FAILED" not in p.stdout
+    line_ok = "LINE raise ValueError('too big')" in p.stdout
+    return [("a cell's functions and callees: grad, hessian", ok, (p.stdout + p.stderr)[-400:]),
+            ("a cell's exception: the traceback shows the cell's line", line_ok, (p.stdout + p.stderr)[-400:])]
 
 
 UNSUPPORTED = {
