@@ -413,3 +413,15 @@ def test_functions_typed_in_ipython_are_differentiated_and_their_lines_shown():
     assert g == pytest.approx(3 * x * np.cos(3 * x) + np.sin(3 * x) + 2 * x) and dg == pytest.approx(g)
     assert h == pytest.approx(6 * np.cos(3 * x) - 9 * x * np.sin(3 * x) + 2)
     assert line == "raise ValueError('too big')" and g3 == 12.0
+
+
+def test_cli_input_mistakes_exit_2_and_say_what_to_write(tmp_path, monkeypatch, capsys):
+    (tmp_path / "issue13_cli.py").write_text("def f(x, n):\n    return x * n\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MOONCAKE_AST_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["check", "issue13_cli.py::f", "--args", "(0.3, 2, 7)"]) == 2
+    err = capsys.readouterr().err
+    assert "raises TypeError without any derivative" in err and "--args" in err and len(err.splitlines()) == 1
+    assert main(["generate", "issue13_cli.py:f"]) == 2
+    assert "issue13_cli.py::f" in capsys.readouterr().err
+    assert main(["check", "issue13_cli.py::f", "--args", "(0.3, 2)"]) == 0
