@@ -98,6 +98,10 @@ def _describe(x: Any) -> str:
         return f"a {type(x).__name__} of length {len(x)}"
     if x is None:
         return "None"
+    from .frontend.generator_ops import _Handing  # (what a differentiated generator function returns)
+
+    if isinstance(x, _Handing):
+        return "a generator (a function with `yield`: differentiate a function that consumes it, e.g. sum(gen(x)))"
     name = type(x).__name__
     return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
@@ -208,6 +212,10 @@ class _Converter:
             self._check_fields(t, p, where, p)
             return {k: self(t.get(k), v, f"{where}[{k!r}]") for k, v in p.items()}
         if _is_object(p):
+            from .frontend.generator_ops import _Handing
+
+            if isinstance(p, _Handing):
+                self.fail(where, f"is {_describe(p)}, which has no {self.what}")
             given = _fields_given(t)
             if given is None:
                 self.fail(where, f"must be an mc.Tangent with fields of {type(p).__name__} (or a dict of them): "

@@ -78,6 +78,10 @@ def square(x):
     return x * x
 
 
+def gen_only(x):
+    yield x * 2.0
+
+
 class Model:
     def check(self, v):
         if v > 10.0:
@@ -425,3 +429,9 @@ def test_cli_input_mistakes_exit_2_and_say_what_to_write(tmp_path, monkeypatch, 
     assert main(["generate", "issue13_cli.py:f"]) == 2
     assert "issue13_cli.py::f" in capsys.readouterr().err
     assert main(["check", "issue13_cli.py::f", "--args", "(0.3, 2)"]) == 0
+
+
+def test_a_generator_function_differentiated_directly_is_named_a_generator(user):
+    for call in (lambda: mc.grad(user.gen_only)(1.0), lambda: mc.vjp(user.gen_only, 1.0)[1](1.0)):
+        e = _raised(call)
+        assert isinstance(e, mc.MooncakeError) and "a generator" in str(e) and "EagerGenerator" not in str(e), str(e)
