@@ -1156,7 +1156,7 @@ def naming_problems(text: str, user_names: set) -> list:
         for st in ast.walk(node):
             if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
                 name = st.targets[0].id
-                if name not in loads and not name.startswith("_") and isinstance(st.value, ast.Call):
+                if name not in loads and not name.startswith("_"):
                     probs.append(f"{node.name}: dead `{ast.unparse(st)[:60]}`")
     for n in user_names:
         if re.search(rf"\b{re.escape(n)}1\b", text) and not re.search(rf"\b{re.escape(n)}\b", text):
@@ -1219,6 +1219,8 @@ def naming():
                     if mode == "forward":
                         args = case.args()
                         mc.jvp(case.fn, args, tuple(None for _ in args))
+                    elif isinstance(case.fn(*case.args()), float):  # (mc.grad: the module has forward_tape too)
+                        mc.grad(case.fn, argnums=tuple(range(len(case.args()))))(*case.args())
                     else:
                         mc.vjp(case.fn, *case.args())
                 text = mc.source(case.fn, mode)
@@ -1228,8 +1230,11 @@ def naming():
             for p in naming_problems(text, set()) + (tape_mismatch(text) if mode == "reverse" else []):
                 bad.append(f"{case.name} [{mode}] {p}")
     known = [b for b in bad if "ufunc_out_argument" in b]
-    rest = [b for b in bad if b not in known]
-    out.append((f"corpus ({seen} modules): naming", not rest, "\n".join(rest[:30]) or f"clean; known: {known}"))
+    dead = [b for b in bad if b not in known and ": dead `" in b]
+    rest = [b for b in bad if b not in known and b not in dead]
+    out.append((f"corpus ({seen} modules): naming, parameters, tape slots", not rest,
+                "\n".join(rest[:30]) or f"clean; known: {known}"))
+    out.append((f"corpus ({seen} modules): no dead assignments", not dead, "\n".join(dead[:30]) or "none"))
     return out
 
 
