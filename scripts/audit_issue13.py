@@ -1030,6 +1030,10 @@ GEN_USER = write("gen13/energy.py", '''\
         return e * scale
 
 
+    def kw_energy(pos, *rest, eps=1e-3, **options):
+        return total_energy(pos, eps) + sum(rest)
+
+
     class Chain:
         def __init__(self, k):
             self.k = k
@@ -1051,7 +1055,7 @@ sys.path.insert(0, sys.argv[1])
 from energy_total_energy_forward import total_energy__jvp
 from energy_total_energy_reverse import total_energy__vjp
 pos = np.array([[0.0, 0.0], [1.0, 0.2], [0.3, 1.1]])
-v, dv = total_energy__jvp(pos, 1e-3, 2.0, np.ones_like(pos), 0.0, 0.0)
+v, dv = total_energy__jvp(pos, 1e-3, 2.0, np.arange(6.0).reshape(3, 2) * 0.1, 0.0, 0.0)
 v2, pb = total_energy__vjp(pos)
 bars = pb(1.0)
 from energy_Chain_energy_reverse import energy__vjp
@@ -1060,8 +1064,15 @@ chain = sys.modules["energy"].Chain(2.0)
 cv, cpb = energy__vjp(chain, np.array([0.0, 1.0, 3.0]))
 cg = np.asarray(cpb(1.0)[1]).tolist()
 cdv = energy__jvp(chain, np.array([0.0, 1.0, 3.0]), None, np.ones(3))[1]
+try:
+    from energy_kw_energy_reverse import kw_energy__vjp
+    kv, kpb = kw_energy__vjp(pos, 2.0)
+    kbars = kpb(1.0)
+    kw = [kv, np.asarray(kbars[0]).tolist(), list(kbars[1]), type(kbars[1]).__name__]
+except Exception as e:
+    kw = repr(e)
 print(json.dumps({"v": v, "dv": dv, "v2": v2, "g": np.asarray(bars[0]).tolist(), "n": len(bars), "cg": cg,
-                  "cdv": float(cdv),
+                  "cdv": float(cdv), "kw": kw,
                   "libcst": "libcst" in sys.modules, "cache": os.listdir(os.environ["MOONCAKE_AST_CACHE_DIR"])
                   if os.path.isdir(os.environ["MOONCAKE_AST_CACHE_DIR"]) else []}))
 '''
@@ -1074,7 +1085,7 @@ def generate():
     gen_dir = os.path.dirname(GEN_USER)
     outdir = os.path.join(gen_dir, "derivatives")
     env = dict(os.environ, PYTHONPATH=ROOT, MOONCAKE_AST_CACHE_DIR=os.path.join(WORK, "gencache"))
-    for target in ("energy.py::total_energy", "energy.py::Chain.energy"):
+    for target in ("energy.py::total_energy", "energy.py::Chain.energy", "energy.py::kw_energy"):
         p = subprocess.run([sys.executable, "-m", "mooncake_ast", "generate", target, "--mode", "both",
                             "-o", "derivatives"], capture_output=True, text=True, cwd=gen_dir, env=env)
         out.append((f"generate {target}", p.returncode == 0, (p.stdout + p.stderr)[-500:]))
@@ -1097,11 +1108,15 @@ def generate():
     out.append(("__vjp keeps defaults (value, gradient)", abs(r["v2"] - val) < 1e-12 and np.allclose(r["g"], g),
                 f"v={r['v2']} vs {val}"))
     out.append(("__vjp pullback gives one adjoint per parameter", r["n"] == 3, f"{r['n']} adjoints"))
-    out.append(("__jvp agrees with mc.jvp", abs(r["dv"] - mc.jvp(energy.total_energy, (pos,), (np.ones_like(pos),))[1])
+    out.append(("__jvp agrees with mc.jvp", abs(r["dv"] - mc.jvp(energy.total_energy, (pos,), (np.arange(6.0).reshape(3, 2) * 0.1,))[1])
                 < 1e-9, f"{r['dv']}"))
     txt = open(os.path.join(outdir, "energy_total_energy_reverse.py")).read()
     out.append(("callees written into the output (dist, physics.pair)", "def dist" in txt and "def pair" in txt,
                 "dist and pair defined in the module"))
+    kv, kg = mc.value_and_grad(energy.kw_energy)(pos, 2.0)
+    ok = isinstance(r["kw"], list) and abs(r["kw"][0] - kv) < 1e-12 and np.allclose(r["kw"][1], kg) and \
+        r["kw"][2:] == [[1.0], "tuple"]
+    out.append(("__vjp takes *args, keyword-only defaults, **kwargs as the function does", ok, str(r["kw"])[:300]))
     cx = np.array([0.0, 1.0, 3.0])
     cg = mc.grad(energy.Chain(2.0).energy)(cx)
     out.append(("generated Class.method modules agree with mc.grad / mc.jvp", np.allclose(r["cg"], cg) and
