@@ -591,8 +591,10 @@ def unsupported():
             if e is None:
                 out.append((f"{name} ({api})", True, "supported"))
             else:
-                ok = isinstance(e, mc.MooncakeError) and bool(re.search(r"\b(instead|write|use|define|put|pass|leave|rebind|assign|give|import|call|move|match|catch|check|yield|loop|return)\b",
-                                                                        str(e)))
+                advice = getattr(e, "advice", "") or str(e)  # (UnsupportedSyntaxError keeps its advice apart)
+                ok = isinstance(e, mc.MooncakeError) and bool(re.search(
+                    r"\b(instead|write|use|define|put|pass|leave|rebind|assign|give|import|call|move|read|catch"
+                    r"|check|loop|test|yield the)\b", advice))
                 out.append((f"{name} ({api})", ok, f"{type(e).__name__}: {str(e)[:220]}"))
     return out
 
