@@ -591,10 +591,9 @@ def unsupported():
             if e is None:
                 out.append((f"{name} ({api})", True, "supported"))
             else:
-                advice = getattr(e, "advice", "") or str(e)  # (UnsupportedSyntaxError keeps its advice apart)
-                ok = isinstance(e, mc.MooncakeError) and bool(re.search(
+                ok = isinstance(e, mc.MooncakeError) and bool(getattr(e, "advice", "") or re.search(
                     r"\b(instead|write|use|define|put|pass|leave|rebind|assign|give|import|call|move|read|catch"
-                    r"|check|loop|test|yield the)\b", advice))
+                    r"|check|loop|test)\b", str(e)))  # (UnsupportedSyntaxError keeps its advice apart)
                 out.append((f"{name} ({api})", ok, f"{type(e).__name__}: {str(e)[:220]}"))
     return out
 
