@@ -165,9 +165,20 @@ def user_location(frames: list) -> Optional[str]:
             where = _user_line(*where)
         if where is None or _is_library(where[0]) or _generated_source(where[0]) is not None:
             return None
-        text = linecache.getline(where[0], where[1]).strip()
+        text = linecache.getline(where[0], where[1]).strip() or _comment_text(fs.filename, fs.lineno or 1)
         return f"{os.path.basename(where[0])}:{where[1]}  {text}"
     return None
+
+
+def _comment_text(filename: str, lineno: int) -> str:
+    """The source text the nearest `# file.py:12  text` comment above `lineno` of a generated module quotes
+    (for a user file linecache cannot read any more)."""
+    for n in range(lineno, 0, -1):
+        line = linecache.getline(filename, n)
+        m = _COMMENT.match(line)
+        if m:
+            return line[m.end():].strip()
+    return ""
 
 
 def _fake_frame(filename: str, lineno: int, name: str, local_vars: dict) -> Optional[types.TracebackType]:
