@@ -1,8 +1,18 @@
 """mooncake_ast: automatic differentiation of ordinary Python and NumPy by source transformation.
 
     import mooncake_ast as mc
-    y, dy = mc.jvp(f, (x,), (dx,))
-    print(mc.source(f, "forward"))   # the generated derivative, as a readable module
+    y, dy = mc.jvp(f, (x,), (dx,))        # forward mode
+    g = mc.grad(f)(x)                      # reverse mode (also value_and_grad, vjp)
+    H = mc.hessian(f)(x)                   # jacfwd, jacrev, hessian, hvp; any nesting
+    print(mc.source(f, "forward"))         # the generated derivative, as a readable module
+
+Functions are differentiated from their source: define them in a .py file, in IPython or in a Jupyter
+notebook (a function typed at the plain `python` prompt, given to `python -c` or made by exec() has
+none: SourceUnavailableError).  Hand-written rules: mc.frule, mc.rrule, mc.zero_derivative.  Every error
+of the library is an mc.MooncakeError that says what to do; an exception your function raises keeps its
+type and message, and the traceback shows your lines.  `help(mc.grad)` and docs/api.md document every
+public name; mc.testing.check_derivatives checks derivatives against finite differences.  The command line
+`mooncake-ast generate FILE.py::FUNC` writes derivative modules that run on their own.
 """
 __version__ = "0.1.0"
 

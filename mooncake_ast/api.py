@@ -40,13 +40,36 @@ class ArgnumsError(MooncakeError, ValueError, TypeError):
     """`argnums` is not an int or a tuple of distinct ints within the call's positional arguments.
 
     The message shows the argnums given, the number of positional arguments of the call, and the valid
-    range; argnums counts positional arguments only, so pass an argument to differentiate positionally."""
+    range; argnums counts positional arguments only, so pass an argument to differentiate positionally.
+
+    Example:
+        >>> def g(x):
+        ...     return x * x
+        >>> try:
+        ...     mc.grad(g, argnums=1)(3.0)
+        ... except mc.ArgnumsError as e:
+        ...     print(e)
+        grad(g, argnums=1): argument 1 is out of range for a call with 1 positional argument (valid: -1 to 0);
+        argnums counts positional arguments only: pass the argument to differentiate positionally
+    """
 
 
 class NonScalarOutputError(MooncakeError, TypeError):
     """`grad` / `value_and_grad` of a function whose result is not a real scalar (a float, a NumPy float or
     a 0-d float array), or, with has_aux=True, not a pair `(value, aux)`.  For a vector-valued function use
-    `mc.vjp` (a vector-Jacobian product) or `mc.jacrev` / `mc.jacfwd` (the whole Jacobian)."""
+    `mc.vjp` (a vector-Jacobian product) or `mc.jacrev` / `mc.jacfwd` (the whole Jacobian).
+
+    Example:
+        >>> def v(x):
+        ...     return x * np.ones(2)
+        >>> try:
+        ...     mc.grad(v)(1.0)
+        ... except mc.NonScalarOutputError as e:
+        ...     print("mc.jacrev" in str(e))
+        True
+        >>> mc.jacrev(v)(1.0)
+        array([1., 1.])
+    """
 
 
 @contextlib.contextmanager
@@ -169,7 +192,12 @@ def source(f: Callable, mode: str = "forward") -> str:
         as np.sin, differentiated by a rule).  The errors of `jvp` / `grad` when f cannot be differentiated.
 
     Example:
-        >>> print(mc.source(f, "reverse"))
+        >>> def f(x):
+        ...     return x * x
+        >>> mc.grad(f)(3.0)
+        6.0
+        >>> "def f__pullback(" in mc.source(f, "reverse")   # print(...) it to read it
+        True
     """
     try:
         if isinstance(f, ValueAndGrad) and mode == "forward":
@@ -249,8 +277,12 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     except Exception as e:
         raise _tb.for_user(e)
 
-    def vjp_fn(out_bar: Any) -> tuple:
+    def vjp_fn(out_bar: Any, *more: Any) -> tuple:
         try:
+            if more:
+                raise TangentError(f"vjp_fn takes one cotangent, of the structure of {_name(f)}'s result, but was "
+                                   f"given {1 + len(more)}: for a result that is a tuple, pass one tuple, "
+                                   f"vjp_fn((a_bar, b_bar))")
             return pullback(out_bar)[0]
         except Exception as e:
             raise _tb.for_user(e)
@@ -484,7 +516,7 @@ def value_and_grad(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Call
 
     Example:
         >>> value, g = mc.value_and_grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
-        >>> value, g
+        >>> float(value), g
         (5.0, array([2., 4.]))
     """
     return ValueAndGrad(f, argnums, has_aux)

@@ -29,7 +29,18 @@ class TangentError(MooncakeError, ValueError, TypeError):
     The message says where (`argument 0`, `the result[1]['w']`), what the primal is (`an array of shape
     (3,) and dtype float64`) and what was given.  Tangents have the structure of their primal: a float
     for a float, an array of the same shape for an array, the same container for a container, an
-    mc.Tangent (or a dict) of fields for an object; None or mc.NoTangent() for a zero."""
+    mc.Tangent (or a dict) of fields for an object; None or mc.NoTangent() for a zero.
+
+    Example:
+        >>> def g(x):
+        ...     return x * 2.0
+        >>> try:
+        ...     mc.jvp(g, (np.ones(3),), (np.ones(2),))
+        ... except mc.TangentError as e:
+        ...     print(e)
+        jvp: the tangent of argument 0 has shape (2,), but it is an array of shape (3,) and dtype float64:
+        give a tangent of shape (3,)
+    """
 
 
 class ComplexReverseError(ReverseError):
@@ -41,7 +52,20 @@ class ComplexReverseError(ReverseError):
     x_bar = conj(f'(z)) * y_bar for holomorphic f -- Re(sum(conj(x_bar) * x_dot)) == Re(sum(conj(y_bar) * y_dot))
     for every tangent x_dot, the real inner product on C = R^2.  JAX returns the conjugate of this gradient
     (conjugate to convert); PyTorch and autograd return this one.  A rule whose reverse template is not yet right
-    for complex values refuses them with a ReverseError that names it."""
+    for complex values refuses them with a ReverseError that names it.
+
+    Example:
+        >>> def sq(z):
+        ...     return z * z
+        >>> try:
+        ...     mc.grad(sq)(1.0 + 2.0j)
+        ... except mc.ComplexReverseError as e:
+        ...     print(type(e).__name__)
+        ComplexReverseError
+        >>> y, vjp_fn = mc.vjp(sq, 1.0 + 2.0j)
+        >>> vjp_fn(1.0)                             # conj(f'(z)) * 1
+        ((2-4j),)
+    """
 
 
 
@@ -74,6 +98,10 @@ def _describe(x: Any) -> str:
         return f"a {type(x).__name__} of length {len(x)}"
     if x is None:
         return "None"
+    from .frontend.generator_ops import _Handing  # (what a differentiated generator function returns)
+
+    if isinstance(x, _Handing):
+        return "a generator (a function with `yield`: differentiate a function that consumes it, e.g. sum(gen(x)))"
     name = type(x).__name__
     return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
@@ -161,9 +189,12 @@ class _Converter:
             if arr.shape != p.shape:
                 self.fail(where, f"has shape {arr.shape}, but it is {_describe(p)}: give a {self.what} of shape "
                                  f"{p.shape}")
+            # Integer directions are directions (converted to the primal's dtype, as Python ints are); bools,
+            # strings, objects and complex values for a real array are mistakes.
             if arr.dtype.kind not in ("iuf" if p.dtype.kind == "f" else "iufc"):
                 self.fail(where, f"has dtype {arr.dtype}, but it is {_describe(p)}: give a "
-                                 f"{'real ' if p.dtype.kind == 'f' else ''}{self.what} of dtype {p.dtype}")
+                                 f"{'real ' if p.dtype.kind == 'f' else ''}{self.what} of dtype {p.dtype} "
+                                 f"(np.asarray(t, dtype=np.{p.dtype.name}) converts one)")
             return np.array(arr, dtype=p.dtype)
         if isinstance(p, (list, tuple)) and not isinstance(t, (Tangent, MutableTangent)):
             if not isinstance(t, (list, tuple)) or len(t) != len(p):
@@ -181,6 +212,10 @@ class _Converter:
             self._check_fields(t, p, where, p)
             return {k: self(t.get(k), v, f"{where}[{k!r}]") for k, v in p.items()}
         if _is_object(p):
+            from .frontend.generator_ops import _Handing
+
+            if isinstance(p, _Handing):
+                self.fail(where, f"is {_describe(p)}, which has no {self.what}")
             given = _fields_given(t)
             if given is None:
                 self.fail(where, f"must be an mc.Tangent with fields of {type(p).__name__} (or a dict of them): "
@@ -216,7 +251,11 @@ class _Converter:
     def _check_fields(self, given: Any, names: Any, where: str, p: Any) -> None:
         extra = [k for k in given if k not in names]
         if extra:
-            self.fail(where, f"names {extra!r}, which {_describe(p)} does not have")
+            have = list(names)
+            noun = "keys" if isinstance(p, dict) else "fields"
+            self.fail(where, f"names {noun[:-1]}{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}, which "
+                             f"{_describe(p)} does not have (its {noun}: {', '.join(map(repr, have[:8]))}"
+                             f"{', ...' if len(have) > 8 else ''}); give a {self.what} with the argument's {noun}")
 
 
 def _find_complex(x: Any, where: str, seen: Optional[set] = None) -> Optional[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import builtins
+import copy
 import importlib
 import importlib.util
 import os
@@ -137,7 +138,10 @@ def load_target(spec: str) -> Target:
         try:
             module = importlib.import_module(modname)
         except ImportError as e:
-            raise InputError(f"cannot import module {modname}: {_one_line(e)}") from None
+            hint = ""
+            if modname.endswith(".py") or os.path.isfile(modname):
+                hint = f"; for a file, write {modname}::{qualname} (FILE.py::FUNC, with two colons)"
+            raise InputError(f"cannot import module {modname}: {_one_line(e)}{hint}") from None
         except SyntaxError as e:
             raise InputError(f"{e.filename}:{e.lineno}:{e.offset or 0}: syntax error: {e.msg}") from None
         except SystemExit as e:
@@ -221,7 +225,7 @@ def standalone_text(target: Target, mode: str, out_dir: str) -> str:
     lines that bind its functions to the user's module on import."""
     from . import __version__
 
-    from .standalone import CALLEES, binding_code, callees_code, defaulted, joined_code, standalone_parts, vjp_code
+    from .standalone import CALLEES, binding_code, callees_code, defaulted, joined_code, standalone_parts, vjp_code, vjp_signature
 
     parts, others, takes_self = standalone_parts(target.fn, mode, _generate)
     imports, code = joined_code(parts)
@@ -278,7 +282,7 @@ def standalone_text(target: Target, mode: str, out_dir: str) -> str:
         bars = ", ".join(p + "_bar" for p in primals) + ("," if len(primals) == 1 else "")
         head += [
             f"#     from {out_mod} import {base}__vjp",
-            f"#     value, pullback = {base}__vjp({', '.join(primals)})",
+            f"#     value, pullback = {base}__vjp({vjp_signature(primals, defaulted(fn))[1]})",
             f"#     {bars} = pullback(1.0)   # the adjoints of the arguments (call it once)",
             "#",
             f"# {base}__vjp runs {fwd} (the function, recording a tape) and {pb} (back through the tape)",
@@ -450,6 +454,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     except MooncakeError as e:
         raise InputError(_one_line(e)) from None
     except Exception as e:
+        try:
+            target.fn(*copy.deepcopy(call_args))
+        except Exception as plain:  # the function itself refuses these arguments: an input error, not a check
+            raise InputError(f"{target.fn.__qualname__}{args.args if isinstance(values, tuple) else f'({args.args})'} "
+                             f"raises {type(plain).__name__} without any derivative: {_one_line(plain)}; give "
+                             f"--args that the function accepts") from None
         raise CheckFailed(f"{target.fn.__qualname__} raised {type(e).__name__}: {_one_line(e)}") from None
     print(f"ok: {report}")
     return 0

@@ -22,6 +22,12 @@ class Differentiable:
     Methods: `grad(*args, argnums=0, has_aux=False)`, `value_and_grad(...)`, `jvp(primals, tangents)`,
     `vjp(*primals)`, `source(mode)`, `source_path(mode)`, `ir()`.  It can decorate a method of a class.
 
+    Args:
+        f: the function (made by `mc.differentiate(f)` or `@mc.differentiate`).
+    Raises:
+        its methods raise what `mc.grad`, `mc.jvp`, ... raise (ArgnumsError, TangentError, ...); an
+        exception f raises is raised unchanged, with f's file:line in the traceback.
+
     Example:
         >>> @mc.differentiate
         ... def f(x):
@@ -62,28 +68,44 @@ class Differentiable:
     def jvp(self, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         """`mc.jvp(f, primals, tangents)`: `(f(*primals), J @ tangents)`, forward mode."""
         from .api import jvp
+        from .tracebacks import for_user
 
-        return jvp(self.__wrapped_fn__, primals, tangents)
+        try:
+            return jvp(self.__wrapped_fn__, primals, tangents)
+        except Exception as e:  # (so that the traceback shows this line, not the library's below it)
+            raise for_user(e)
 
     def vjp(self, *primals: Any) -> tuple[Any, Callable]:
         """`mc.vjp(f, *primals)`: `(f(*primals), vjp_fn)`; `vjp_fn(out_bar)` gives one adjoint per primal."""
         from .api import vjp
+        from .tracebacks import for_user
 
-        return vjp(self.__wrapped_fn__, *primals)
+        try:
+            return vjp(self.__wrapped_fn__, *primals)
+        except Exception as e:
+            raise for_user(e)
 
     def grad(self, *args: Any, argnums: Any = 0, has_aux: bool = False, **kwargs: Any) -> Any:
         """`mc.grad(f, argnums, has_aux)(*args, **kwargs)`: the gradient of scalar-valued f at `args`
         (with has_aux=True, f returns `(value, aux)` and this returns `(gradient, aux)`)."""
         from .api import grad
+        from .tracebacks import for_user
 
-        return grad(self.__wrapped_fn__, argnums, has_aux)(*args, **kwargs)
+        try:
+            return grad(self.__wrapped_fn__, argnums, has_aux)(*args, **kwargs)
+        except Exception as e:
+            raise for_user(e)
 
     def value_and_grad(self, *args: Any, argnums: Any = 0, has_aux: bool = False, **kwargs: Any) -> Any:
         """`mc.value_and_grad(f, argnums, has_aux)(*args, **kwargs)`: `(value, gradient)`
         (with has_aux=True: `((value, aux), gradient)`)."""
         from .api import value_and_grad
+        from .tracebacks import for_user
 
-        return value_and_grad(self.__wrapped_fn__, argnums, has_aux)(*args, **kwargs)
+        try:
+            return value_and_grad(self.__wrapped_fn__, argnums, has_aux)(*args, **kwargs)
+        except Exception as e:
+            raise for_user(e)
 
     def _generated(self, mode: str) -> Any:
         fn = self.__wrapped_fn__
@@ -157,7 +179,8 @@ def differentiate(f: Callable) -> Differentiable:
         ...     return x * y + y
         >>> f.grad(2.0, 3.0), f.grad(2.0, 3.0, argnums=(0, 1))
         (3.0, (3.0, 3.0))
-        >>> print(f.source("reverse"))   # the generated reverse-mode module
+        >>> "def f__pullback(" in f.source("reverse")   # the generated reverse-mode module: print it
+        True
     """
     from .errors import refuse_not_callable
 

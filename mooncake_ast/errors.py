@@ -14,13 +14,35 @@ class MooncakeError(Exception):
 
     Besides the classes exported as mc.*, mooncake_ast.errors has NotCallableError (something that is not
     a function given to differentiate) and CallArgumentsError (a call whose arguments do not fit the
-    function's signature); both are TypeErrors too, as the same mistakes without mooncake_ast are."""
+    function's signature); both are TypeErrors too, as the same mistakes without mooncake_ast are.
+
+    Example:
+        >>> def g(x):
+        ...     return x * x
+        >>> try:
+        ...     mc.grad(g, argnums="x")(1.0)
+        ... except mc.MooncakeError as e:       # every error of mooncake_ast
+        ...     print(type(e).__name__)
+        ArgnumsError
+    """
 
 
 class UnsupportedSyntaxError(MooncakeError):
     """Your function uses a construct mooncake_ast cannot differentiate (e.g. `yield from`, `async`,
     `try/except*`, an infinite generator): the message names file:line:column, shows the line with a
-    caret under the construct, and says what to write instead.  Attributes: what, file, line, col, text."""
+    caret under the construct, and says what to write instead.  Attributes: what, file, line, col, text.
+
+    Example:
+        >>> def gen_all(xs):
+        ...     yield from xs
+        >>> def total(x):
+        ...     return sum(gen_all([x, 2.0 * x]))
+        >>> try:
+        ...     mc.grad(total)(1.0)
+        ... except mc.UnsupportedSyntaxError as e:
+        ...     print("yield from" in e.what, e.text.strip())
+        True yield from xs
+    """
 
     def __init__(self, what: str, file: str, line: int, col: int, text: str) -> None:
         self.what, self.file, self.line, self.col, self.text = what, file, line, col, text
@@ -47,6 +69,8 @@ _SYNTAX_ADVICE = [
     ("augmented assignment target", "write it as `target = target + value`"),
     ("relative or star import", "import at module level, by name"),
     ("starred subscript", "build the index as a tuple first: `idx = (*a, b)`, then `x[idx]`"),
+    ("a generator returning a value", "yield the value as the last item, or return it from a plain function "
+                                      "that builds a list of the items (`return items, value`)"),
     ("match pattern", "write the test as if/elif with isinstance() and comparisons"),
     ("or-pattern", "give each alternative its own `case`"),
     ("`**rest`", ""),
@@ -66,7 +90,18 @@ class MissingRuleError(MooncakeError):
     """A callable with no rule and no Python source to differentiate (a C extension function, a NumPy
     function without a rule yet).  The message names the callable and how to register a rule:
     `@mc.frule(fn)` / `@mc.rrule(fn)`, or `mc.zero_derivative(fn)` if it is not differentiable.
-    Attributes: fn, mode ("forward" / "reverse"), why."""
+    Attributes: fn, mode ("forward" / "reverse"), why.
+
+    Example:
+        >>> double = np.frompyfunc(lambda v: v * 2.0, 1, 1)   # a ufunc made at run time: no rule
+        >>> def f(x):
+        ...     return double(x) + x
+        >>> try:
+        ...     mc.grad(f)(1.0)
+        ... except mc.MissingRuleError as e:
+        ...     print(type(e).__name__, e.fn is double)
+        MissingRuleError True
+    """
 
     def __init__(self, fn: Any, mode: str = "forward", why: Optional[str] = None) -> None:
         name = qualified_name(fn)
@@ -116,36 +151,60 @@ def block_loc(block: Any) -> Any:
 
 class UnsupportedDerivativeError(MooncakeError, NotImplementedError):
     """A rule refuses an option or operand whose derivative it does not implement (never a guess);
-    the message names the line of the user's code that made the call."""
+    the message names the line of the user's code that made the call, and what to do instead.
+
+    Example:
+        >>> import contextlib
+        >>> def w(x):
+        ...     with contextlib.nullcontext(x) as v:   # a library's __enter__ handing a float on
+        ...         return v * 2.0
+        >>> try:
+        ...     mc.grad(w)(1.0)
+        ... except mc.UnsupportedDerivativeError as e:
+        ...     print("before the `with` statement" in str(e))
+        True
+    """
 
 
 def generated_location(tb: Any) -> Optional[str]:
     """`file.py:12  text` of the user's line that the innermost generated-code frame of `tb` runs
     (generated modules say, in a comment above each group of lines, which source line it comes from)."""
-    import linecache
-    import re
     import traceback
 
-    for frame in reversed(traceback.extract_tb(tb)):
-        if not linecache.getline(frame.filename, 1).startswith("# mooncake_ast-key"):
-            continue
-        for n in range(frame.lineno or 0, 0, -1):
-            m = re.match(r"\s*# (?:grad of )?(\S+\.py:\d+)\s+(.*)$", linecache.getline(frame.filename, n))
-            if m:
-                return f"{m.group(1)}  {m.group(2).strip()}"
-        return None
-    return None
+    from .tracebacks import user_location  # (the layer above: it maps generated frames to the user's lines)
+
+    return user_location(traceback.extract_tb(tb))
 
 
 class SourceUnavailableError(MissingRuleError):
     """The source of a Python function cannot be found: it was typed at a plain Python prompt, given to
     `python -c` or made by exec().  mooncake_ast differentiates a function by reading its source, so
     define it in a .py file, an IPython session or a Jupyter notebook (all of which keep the source), or
-    register a rule for it (a MissingRuleError: no rule and no source)."""
+    register a rule for it (a MissingRuleError: no rule and no source).
+
+    Example:
+        >>> namespace = {}
+        >>> exec("def h(x):\\n    return x * 3.0", namespace)   # exec keeps no source
+        >>> try:
+        ...     mc.grad(namespace["h"])(1.0)
+        ... except mc.SourceUnavailableError as e:
+        ...     print("Jupyter" in str(e))
+        True
+    """
 
     def __init__(self, msg: str, fn: Any = None) -> None:
         MooncakeError.__init__(self, msg)
         self.fn, self.mode, self.why = fn, None, msg
+
+
+def no_source_message(fn: Any, file: str) -> str:
+    """The message of a SourceUnavailableError for function `fn` defined in `file` (`<string>`, `<stdin>`...)."""
+    name = getattr(fn, "__qualname__", None) or repr(fn)
+    return (f"cannot differentiate {name}: its source code is not available ({file}); mooncake_ast differentiates "
+            f"a function by reading its source, and a function typed at a plain Python prompt, given to `python -c` "
+            f"or made by exec() has none: define it in a .py file, in IPython or in a Jupyter notebook (they keep "
+            f"the source), or register one with @mc.frule / @mc.rrule (mc.zero_derivative if it is not "
+            f"differentiable)")
 
 
 def qualified_name(fn: Any) -> str:

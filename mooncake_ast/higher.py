@@ -65,6 +65,23 @@ def _flatten(x: Any, leaves: list) -> Any:
                       f"of them; got {type(x).__name__}")
 
 
+def _refuse_ints(api: str, where: str, x: Any) -> None:
+    """A PytreeError naming `where` when x is (or holds) an int or an int array: it has no derivative, so it
+    has no place in a Jacobian (rather than a TangentError about a tangent the user never gave)."""
+    if isinstance(x, (tuple, list)):
+        for i, v in enumerate(x):
+            _refuse_ints(api, f"{where}[{i}]", v)
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            _refuse_ints(api, f"{where}[{k!r}]", v)
+    elif (isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))) or \
+            (isinstance(x, np.ndarray) and x.dtype.kind in "iu"):
+        shown = "an int" if not isinstance(x, np.ndarray) else f"an int array (dtype {x.dtype})"
+        raise PytreeError(f"{api}: {where} is {shown}, which has no derivative; a Jacobian needs floats and float "
+                          f"arrays: pass floats (2.0, not 2; x.astype(float)), leave int arguments out of argnums, "
+                          f"and return floats")
+
+
 def _unflatten(tree: Any, leaves: Any) -> Any:
     it = iter(leaves)
 
@@ -117,10 +134,13 @@ def _nums(argnums: Any, nargs: int, api: str, f: Any) -> tuple:
     for n in _argnums_checked(argnums, api, f):
         if not -nargs <= n < nargs:
             raise ArgnumsError(f"{api}({_name(f)}, argnums={argnums!r}): argument {n} is out of range for a call with "
-                               f"{nargs} positional arguments")
+                               f"{nargs} positional argument{'s' if nargs != 1 else ''} (valid: {-nargs} to {nargs - 1}); "
+                               f"argnums counts positional arguments only: pass the argument to differentiate "
+                               f"positionally")
         nums.append(n % nargs)
     if len(set(nums)) != len(nums):
-        raise ArgnumsError(f"{api}({_name(f)}, argnums={argnums!r}): repeated argument")
+        raise ArgnumsError(f"{api}({_name(f)}, argnums={argnums!r}): positions {nums} repeat an argument; give each "
+                           f"position once")
     return tuple(nums)
 
 
@@ -166,14 +186,18 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     single = not isinstance(argnums, (tuple, list))
     layouts: dict = {}  # argument kinds -> _InputLayout
 
+    api = "hessian" if type(f) is Grad else "jacfwd"  # (the Jacobian of a gradient: what mc.hessian makes)
+
     def jac(*args: Any, **kwargs: Any) -> Any:
         key = _kinds_key(args) if not kwargs else None
         lay = layouts.get(key) if key is not None else None
         if lay is None or not lay.plain:  # (floats and float arrays hold nothing foreign)
-            refuse_foreign("jacfwd", _name(f), arguments(args, kwargs,
-                                                         set(_nums(argnums, len(args), "jacfwd", f)).__contains__))
+            refuse_foreign(api, _name(f), arguments(args, kwargs, set(_nums(argnums, len(args), api, f)).__contains__))
         if lay is None:
-            nums = _nums(argnums, len(args), "jacfwd", f)
+            nums = _nums(argnums, len(args), api, f)
+            if type(f) is Grad:  # (hessian: the gradient's tangent at an int has no meaning)
+                for i in nums:
+                    _refuse_ints(api, f"argument {i}", args[i])
             lay = _InputLayout(tuple(args[i] for i in nums), nums, args)
             if key is not None and len(layouts) < 64:
                 layouts[key] = lay
@@ -494,8 +518,8 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     Example:
         >>> def f(a, b):
         ...     return a * b
-        >>> mc.jacrev(f, argnums=(0, 1))(2.0, 3.0)
-        (3.0, 2.0)
+        >>> [float(block) for block in mc.jacrev(f, argnums=(0, 1))(2.0, 3.0)]   # NumPy scalars: d/da, d/db
+        [3.0, 2.0]
     """
     _argnums_checked(argnums, "jacrev", f)
     single = not isinstance(argnums, (tuple, list))
@@ -509,11 +533,14 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 
     def jac(*args: Any, **kwargs: Any) -> Any:
         nums = _nums(argnums, len(args), "jacrev", f)
+        for i in nums:
+            _refuse_ints("jacrev", f"argument {i}", args[i])
         in_leaves: list = []
         in_tree = _flatten(tuple(args[i] for i in nums), in_leaves)
         sizes = [leaf.size for leaf in in_leaves]
         y_all, pullback = _vjp(f, tuple(args), kwargs, api="jacrev")
         y, aux = aux_pair("jacrev", f, y_all) if has_aux else (y_all, None)
+        _refuse_ints("jacrev", "the result", y)
         out_leaves: list = []
         out_tree = _flatten(y, out_leaves)
         rows: list = []

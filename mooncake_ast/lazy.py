@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import linecache
 import os
-import re
 import sys
 import threading
 from typing import Any, Iterable, Optional
@@ -164,14 +163,8 @@ def _generated(filename: str) -> bool:
 def _user_line(frame: Any) -> Optional[str]:
     """`file.py:12  text` of the user's line the innermost generated-code frame runs (as errors.generated_location
     finds it from a traceback)."""
-    f = frame
-    while f is not None:
-        name = f.f_code.co_filename
-        if _generated(name):
-            for n in range(f.f_lineno or 0, 0, -1):
-                m = re.match(r"\s*# (?:grad of )?(\S+\.py:\d+)\s+(.*)$", linecache.getline(name, n))
-                if m:
-                    return f"{m.group(1)}  {m.group(2).strip()}"
-            return None
-        f = f.f_back
-    return None
+    import traceback
+
+    from .tracebacks import user_location
+
+    return user_location(traceback.extract_stack(frame))

@@ -144,7 +144,11 @@ class Tangent:
         fields: a dict, field name -> tangent.
 
     Example:
-        >>> g = mc.grad(lambda p: p.w * p.w)(Params(w=3.0))   # Params: a dataclass with a field w
+        >>> import dataclasses
+        >>> @dataclasses.dataclass
+        ... class Params:
+        ...     w: float
+        >>> g = mc.grad(lambda p: p.w * p.w)(Params(w=3.0))
         >>> g.w
         6.0
     """
@@ -169,6 +173,11 @@ class MutableTangent:
 
     Args:
         fields: a dict, field name -> tangent.
+
+    Example:
+        >>> t = mc.MutableTangent({"w": 1.0, "b": 0.0})
+        >>> t.w, t.b
+        (1.0, 0.0)
     """
 
     def __init__(self, fields: dict) -> None:
@@ -196,7 +205,12 @@ class FunctionTangent:
     tangent cells parallel to its closure, and the tangents of its defaults.
 
     It is what generated code passes for a closure's captured values; a user rarely makes one (None, or
-    mc.NoTangent(), is the tangent of a function that captures nothing differentiable)."""
+    mc.NoTangent(), is the tangent of a function that captures nothing differentiable).
+
+    Args:
+        cells: one tangent cell per cell of the function's closure (None where it captures nothing
+            differentiable).
+        defaults: the tangents of its positional defaults; kwdefaults: of its keyword-only defaults."""
 
     __slots__ = ("cells", "defaults", "kwdefaults")
 

@@ -27,6 +27,14 @@ values are random complex numbers, <a, b> = Re(sum(conj(a) * b)), so the dot-pro
 Re(sum(conj(x_bar) x_dot)) == Re(sum(conj(y_bar) y_dot)), and finite differences perturb each real and each
 imaginary part (d/d Re z of Re<y_bar, f> is Re(z_bar), d/d Im z is Im(z_bar)).  A complex argument's gradient
 must be complex, a real argument's real.
+
+Float32 (float16) arguments and results are checked at their precision: the steps and tolerances follow
+their machine epsilon, so that a right derivative passes and one off by 1% still fails.
+
+Example:
+    >>> report = mc.testing.check_derivatives(lambda x: np.sum(np.tanh(x) * x), np.ones(3))
+    >>> report.checks[0].startswith("forward ok"), report.checks[1].startswith("reverse ok")
+    (True, True)
 """
 from __future__ import annotations
 
@@ -173,6 +181,9 @@ def tangent_vector(t: Any, primal: Any) -> np.ndarray:
 
 
 def _dense_like(t: Any, p: Any) -> Any:
+    if isinstance(p, (bool, int, str, bytes, type(None), np.integer, np.bool_)) and not isinstance(p, float) or \
+            (isinstance(p, np.ndarray) and p.dtype.kind not in "fc"):
+        return NoTangent  # (flatten(p) has no numbers for it, whatever tangent a derivative gives it)
     if t is NoTangent:
         return zeros_like_tangent(p)
     if isinstance(p, (list, tuple)) and isinstance(t, (list, tuple)):
@@ -384,6 +395,31 @@ def _gradient_problem(g: Any, p: Any, where: str) -> Optional[str]:
 
 
 STEPS = (1e-3, 1e-4, 1e-5, 1e-6, 1e-7)
+
+
+def _coarsest_eps(values: list) -> float:
+    """The machine epsilon of the least precise float (NumPy float32, float16, ... scalar or array; complex
+    by its parts) in `values` and their containers; 0.0 when there are only float64s and Python floats."""
+    worst = 0.0
+    seen: set = set()
+
+    def walk(v: Any) -> None:
+        nonlocal worst
+        if id(v) in seen:
+            return
+        if isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in "fc":
+            if v.dtype.itemsize < (8 if v.dtype.kind == "f" else 16):
+                worst = max(worst, float(np.finfo(v.dtype).eps))
+        elif isinstance(v, (list, tuple, dict)) or (hasattr(v, "__dict__") and is_data_object(v)):
+            seen.add(id(v))
+            items = v.values() if isinstance(v, dict) else vars(v).values() if hasattr(v, "__dict__") and \
+                not isinstance(v, (list, tuple)) else v
+            for e in items:
+                walk(e)
+
+    walk(values)
+    return worst
+
 FD_ORDER = (1e-5, 1e-4, 1e-6, 1e-3, 1e-7)  # per-component differences: the usual best step first
 
 
@@ -399,6 +435,16 @@ class _Case:
         ref_args, ref_kwargs = copy.deepcopy((args, kwargs))
         self.y_ref = f(*ref_args, **ref_kwargs)
         self.ref_values = [*ref_args, *ref_kwargs.values()]
+        self.steps, self.fd_order = STEPS, FD_ORDER
+        eps = _coarsest_eps([*self.values, self.y_ref])
+        if eps > 1e-12:
+            # float32 (float16) numbers: a difference quotient rounds at their precision, so the best step is
+            # about eps ** (1/3) and its error about eps ** (2/3) relative: tolerances and steps follow (a
+            # float64 tolerance would call a right float32 derivative wrong).
+            self.rtol = max(rtol, 100.0 * eps ** (2.0 / 3.0))
+            self.atol = max(atol, 0.1 * self.rtol)
+            h = eps ** (1.0 / 3.0)
+            self.steps = self.fd_order = (h, 2.0 * h, 0.5 * h, 4.0 * h, 0.25 * h)
 
     def split(self, values: list) -> tuple[tuple, dict]:
         n = len(self.args)
@@ -464,10 +510,14 @@ def check_derivatives(
         The errors of mc.jvp / mc.vjp (SourceUnavailableError for a function without source, ...).
 
     Example:
-        >>> mc.testing.check_derivatives(lambda x, y: np.sum(np.sin(x) * y), np.ones(3), 2.0)
+        >>> report = mc.testing.check_derivatives(lambda x, y: np.sum(np.sin(x) * y), np.ones(3), 2.0)
+        >>> report.checks[0].startswith("forward ok")
+        True
     """
     from .api import _as_function
+    from .errors import refuse_not_callable
 
+    refuse_not_callable(f, "mc.testing.check_derivatives")
     f = _as_function(f)
     name = getattr(f, "__qualname__", repr(f))
     report = Report(name, [])
@@ -522,7 +572,7 @@ def _forward_error(case: _Case, dvalues: list, check_primal: bool) -> tuple[floa
     ad = np.concatenate(parts)
     seeds = [NoTangent if d is None else d for d in dvalues]
     best, best_fd = math.inf, None
-    for h in STEPS:
+    for h in case.steps:
         plus, minus = _evaluate(case, seeds, h), _evaluate(case, seeds, -h)
         if plus is None or minus is None or plus.shape != ad.shape or minus.shape != ad.shape:
             continue
@@ -693,7 +743,7 @@ def _fd_test(case: _Case, group: list, g_vec: np.ndarray, ybar_vec: np.ndarray) 
     best_err = np.full(n, math.inf)
     best_fd = np.full(n, math.nan)
     remaining = list(range(n))
-    for h in FD_ORDER:
+    for h in case.fd_order:
         still = []
         for k in remaining:
             plus, minus = phi(k, h), phi(k, -h)

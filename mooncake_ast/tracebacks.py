@@ -31,11 +31,11 @@ import types
 from typing import Any, Callable, Optional
 
 from .errors import (CallArgumentsError, MissingRuleError, MooncakeError, NotCallableError, SourceUnavailableError,
-                     generated_location)
+                     generated_location, no_source_message)
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
-_COMMENT = re.compile(r"\s*# (?:grad of )?(\S+\.py):(\d+)\s")
-_HEADER_DEF = re.compile(r"# .* of [\w.<>]+ \((\S+\.py):(\d+)\)")
+_COMMENT = re.compile(r"\s*# (?:grad of )?(\S+):(\d+)(?:\s|$)")  # (any file name: IPython's `<ipython-input-1-...>`)
+_HEADER_DEF = re.compile(r"# .* of ([\w.<>]+) \((\S+):(\d+)\)")
 _SUFFIX = re.compile(r"^(.+?)__(forward|pullback|jvp|vjp|batched)\w*$")
 _MARK = "_mooncake_ast_user_error_"
 
@@ -68,45 +68,117 @@ def _generated_source(filename: str) -> Optional[str]:
         return ""
 
 
-def _user_line(filename: str, lineno: int) -> Optional[tuple]:
-    """(file, line) of the user's code that line `lineno` of generated module `filename` comes from."""
-    src = _generated_source(filename) or ""
-    for n in range(lineno, 0, -1):
-        m = _COMMENT.match(linecache.getline(filename, n))
-        if m:
-            return _same_statement(filename, lineno, _resolve(m.group(1), src), int(m.group(2)))
+def _user_line(filename: str, lineno: int, module_file: Optional[str] = None) -> Optional[tuple]:
+    """(file, line) of the user's code that line `lineno` of generated module `filename` comes from.
+
+    The comments name the file by its base name; the full path is the key header's source, else
+    `module_file` (the `__file__` of the globals the generated code runs in: the user's module)."""
+    src = _generated_source(filename) or module_file or ""
+    header = None
     for n in range(1, 8):
         m = _HEADER_DEF.match(linecache.getline(filename, n))
         if m:
-            return _same_statement(filename, lineno, _resolve(m.group(1), src), int(m.group(2)))
+            header = (_resolve(m.group(2), src), int(m.group(3)))
+            break
+    for n in range(lineno, 0, -1):
+        m = _COMMENT.match(linecache.getline(filename, n))
+        if m:
+            return _same_statement(filename, lineno, _resolve(m.group(1), src), int(m.group(2)), header)
+    if header is not None:
+        return _same_statement(filename, lineno, header[0], header[1], header)
     return None
 
 
-def _same_statement(filename: str, lineno: int, user_file: str, user_line: int) -> tuple:
-    """A `raise` or `assert` is emitted without a comment of its own when it is the only statement of a
-    branch: the nearest comment above names the branch's condition.  The user's line is then the first
-    line of that keyword after the condition's."""
-    word = linecache.getline(filename, lineno).split(None, 1)[:1]
-    if word and word[0] in ("raise", "assert") and \
-            linecache.getline(user_file, user_line).split(None, 1)[:1] != word:
-        for n in range(user_line + 1, user_line + 60):
-            text = linecache.getline(user_file, n)
-            if not text:
-                break
-            if text.split(None, 1)[:1] == word or text.strip().startswith(word[0] + "("):
-                return user_file, n
-            if text.strip().startswith("def "):
-                break
-    return user_file, user_line
+_LITERAL = re.compile(r"""(['"])((?:\\.|(?!\1).)*)\1""")
+
+
+def _same_statement(filename: str, lineno: int, user_file: str, user_line: int, header: Optional[tuple]) -> tuple:
+    """A `raise` (also an `assert`, emitted as `raise _mc.assert_failed(...)`) is emitted without a comment of
+    its own when it is the only statement of a branch: the nearest comment above then names another line
+    (the branch's condition, or the other branch's last statement).  The user's line is then the line of
+    that keyword in the function (`header`: the def's file and line) nearest after the comment's line
+    (else before it), preferring one whose text holds the message."""
+    text = linecache.getline(filename, lineno)
+    word = text.split(None, 1)[:1]
+    if not word or word[0] not in ("raise", "assert"):
+        return user_file, user_line
+    word = "assert" if "assert_failed(" in text else word[0]
+    if linecache.getline(user_file, user_line).split(None, 1)[:1] == [word]:
+        return user_file, user_line
+    first = header[1] if header is not None and header[0] == user_file else max(1, user_line - 60)
+    lines = [n for n in _function_lines(user_file, first, user_line + 60)
+             if re.match(rf"\s*{word}\b", linecache.getline(user_file, n))]
+    if not lines:
+        return user_file, user_line
+    messages = [m.group(2) for m in _LITERAL.finditer(text)]
+    said = [n for n in lines if any(msg and msg in linecache.getline(user_file, n) for msg in messages)]
+    pool = said or lines
+    after = [n for n in pool if n > user_line]
+    return user_file, (min(after) if after else max(pool))
+
+
+def _function_lines(user_file: str, first: int, last: int) -> list:
+    """Line numbers from `first` (a def line) while they stay inside that function's body (at most to `last`)."""
+    head = linecache.getline(user_file, first)
+    indent = len(head) - len(head.lstrip())
+    out = []
+    for n in range(first + 1, last + 1):
+        t = linecache.getline(user_file, n)
+        if not t:
+            break
+        if t.strip() and not t.lstrip().startswith("#") and len(t) - len(t.lstrip()) <= indent \
+                and head.lstrip().startswith(("def ", "async def ")):
+            break
+        out.append(n)
+    return out
 
 
 def _resolve(shown: str, src: str) -> str:
     return src if src and os.path.basename(src) == os.path.basename(shown) else shown
 
 
-def _user_name(code_name: str) -> str:
+def _user_name(code_name: str, filename: str = "") -> str:
+    """The user's function name of generated function `code_name` (`f__forward` -> `f`; a lambda's, whose
+    generated name is `lambda___forward`, from the module's header)."""
     m = _SUFFIX.match(code_name)
-    return m.group(1) if m else code_name
+    name = m.group(1) if m else code_name
+    if name == "lambda_" and filename:
+        for n in range(1, 8):
+            h = _HEADER_DEF.match(linecache.getline(filename, n))
+            if h and h.group(1).endswith("<lambda>"):
+                return "<lambda>"
+    return name
+
+
+def user_location(frames: list) -> Optional[str]:
+    """`file.py:12  text` of the user's line that the innermost generated-code frame among `frames` (FrameSummary
+    objects, innermost last: traceback.extract_tb / extract_stack) runs, mapped through generated code made from
+    generated code (second derivatives); frames of derivatives of the library's own Python are passed over."""
+    for fs in reversed(frames):
+        src = _generated_source(fs.filename)
+        if src is None or (src and _is_library(src)):
+            continue
+        where = _user_line(fs.filename, fs.lineno or 1)
+        for _ in range(4):
+            if where is None or _generated_source(where[0]) is None:
+                break
+            where = _user_line(*where)
+        if where is None or _is_library(where[0]) or _generated_source(where[0]) is not None:
+            return None
+        text = linecache.getline(where[0], where[1]).strip() or _comment_text(fs.filename, fs.lineno or 1)
+        return f"{os.path.basename(where[0])}:{where[1]}  {text}"
+    return None
+
+
+def _comment_text(filename: str, lineno: int) -> str:
+    """The source text the nearest `# file.py:12  text` comment above `lineno` of a generated module quotes
+    (for a user file linecache cannot read any more)."""
+    for n in range(lineno, 0, -1):
+        line = linecache.getline(filename, n)
+        m = _COMMENT.match(line)
+        if m:
+            return line[m.end():].strip()
+    return ""
 
 
 def _fake_frame(filename: str, lineno: int, name: str, local_vars: dict) -> Optional[types.TracebackType]:
@@ -150,13 +222,16 @@ def _entries(tb: Optional[types.TracebackType]) -> list:
     while tb is not None:
         frame, filename = tb.tb_frame, tb.tb_frame.f_code.co_filename
         if _generated_source(filename) is not None:
-            where = _user_line(filename, tb.tb_lineno)
+            module_file = frame.f_globals.get("__file__")
+            where = _user_line(filename, tb.tb_lineno, module_file if isinstance(module_file, str) else None)
+            named_by = filename
             for _ in range(4):  # a derivative of generated code (hessian): map through to the user's line
                 if where is None or _generated_source(where[0]) is None:
                     break
-                where = _user_line(*where)
-            if where is not None:
-                fake = _fake_frame(where[0], where[1], _user_name(frame.f_code.co_name), frame.f_locals)
+                named_by = where[0]
+                where = _user_line(*where, module_file if isinstance(module_file, str) else None)
+            if where is not None and not _is_library(where[0]):  # (not code of the library it derived itself)
+                fake = _fake_frame(where[0], where[1], _user_name(frame.f_code.co_name, named_by), frame.f_locals)
                 if fake is not None:
                     out.append((fake.tb_frame, fake.tb_lasti, fake.tb_lineno))
         elif not _is_library(filename):
@@ -195,14 +270,8 @@ def _no_source(e: MissingRuleError) -> Optional[SourceUnavailableError]:
     if not why.startswith("no Python source"):
         return None
     fn = getattr(e, "fn", None)
-    name = getattr(fn, "__qualname__", None) or repr(fn)
     file = getattr(getattr(fn, "__code__", None), "co_filename", "?")
-    err = SourceUnavailableError(
-        f"cannot differentiate {name}: its source code is not available ({file}); mooncake_ast differentiates "
-        f"a function by reading its source, and a function typed at a plain Python prompt, given to `python -c` "
-        f"or made by exec() has none: define it in a .py file, in IPython or in a Jupyter notebook (they keep "
-        f"the source), or register one with @mc.frule / @mc.rrule (mc.zero_derivative if it is not "
-        f"differentiable)", fn)
+    err = SourceUnavailableError(no_source_message(fn, file), fn)
     return err
 
 

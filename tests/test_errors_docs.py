@@ -331,6 +331,7 @@ def test_public_names_have_docstrings_worth_reading(name):
 
 
 @pytest.mark.parametrize("name", ["grad", "value_and_grad", "jvp", "vjp", "differentiate", "source", "frule", "rrule",
+                                  "zero_derivative",
                                   "jacfwd", "jacrev", "hessian", "hvp", "testing.check_derivatives"])
 def test_entry_point_docstrings_say_args_returns_raises_and_show_an_example(name):
     obj = mc

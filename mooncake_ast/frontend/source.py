@@ -17,7 +17,7 @@ import types
 from typing import Mapping, Optional, Union
 
 from ..cache_classes import import_libcst
-from ..errors import MissingRuleError, SourceUnavailableError
+from ..errors import MissingRuleError, SourceUnavailableError, no_source_message
 
 cst = import_libcst()  # (its dataclasses made from code kept in the cache: half of libcst's import time)
 from libcst.metadata import MetadataWrapper, PositionProvider  # noqa: E402
@@ -84,8 +84,9 @@ def function_source(fn: object) -> FunctionSource:
     try:
         lines, first = _definition_lines(code, file_lines) or inspect.getsourcelines(code)
     except (OSError, TypeError) as e:
-        hint = " (a function typed at a prompt, `python -c` or exec has none: define it in a .py file)" if file.startswith("<") else ""
-        raise SourceUnavailableError(f"cannot get the source of {fn.__qualname__} ({file}): {e}{hint}") from None
+        if file.startswith("<"):  # typed at a prompt, `python -c`, exec: what works instead
+            raise SourceUnavailableError(no_source_message(fn, file), fn) from None
+        raise SourceUnavailableError(f"cannot get the source of {fn.__qualname__} ({file}): {e}", fn) from None
     if not file_lines:
         file_lines = [""] * (first - 1) + lines
     text = "".join(lines)

@@ -18,7 +18,6 @@ derivative come out silently wrong:
 from __future__ import annotations
 
 import contextlib
-import re
 import traceback
 import types
 from typing import Any
@@ -35,20 +34,10 @@ REFUSED = (contextlib.suppress,)
 
 def _where() -> str:
     """` (file.py:12  text)`: the user's line that the innermost generated-code frame runs."""
-    for frame in reversed(traceback.extract_stack()):
-        try:
-            with open(frame.filename) as f:
-                lines = f.read().splitlines()
-        except OSError:
-            continue
-        if not lines or not lines[0].startswith("# mooncake_ast-key"):
-            continue
-        for n in range((frame.lineno or 1) - 1, -1, -1):
-            m = re.match(r"\s*# (?:grad of )?(\S+\.py:\d+)\s+(.*)$", lines[n])
-            if m:
-                return f" ({m.group(1)}  {m.group(2).strip()})"
-        return ""
-    return ""
+    from ..tracebacks import user_location
+
+    found = user_location(traceback.extract_stack())
+    return f" ({found})" if found else ""
 
 
 def carries_tangent(x: Any, depth: int = 0) -> bool:

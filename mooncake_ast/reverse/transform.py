@@ -464,19 +464,26 @@ class ReverseTransform:
             record.tuple_size = len(others)  # type: ignore[attr-defined]
             self.edge_records[(src, dst)] = [v for _, v in others]
             self.unbound_records.update(v for _, v in others if v in self.maybe_unbound)
+        # The phis move in parallel: every phi's adjoint is taken before any is added to a source, since a
+        # source may be another phi of dst (`a, b = b, a * b` in a loop: the latch gives phi a the value of
+        # phi b), whose own adjoint must move before a's is added to it.
         j = 0
+        taken: list = []
         for phi, v in moves:
             if not self._by_storage(phi):
-                g = self.take_adj(phi)  # an adjoint held as a value moves as a value
-                if g is not None:
-                    self.accumulate(v, g)
+                taken.append((v, self.take_adj(phi), None))  # an adjoint held as a value moves as a value
                 continue
             crossed = self.b.call(operator.getitem, [record, Const(j)], hint=v.hint if v.hint and not v.hint.startswith("%") else None)
             j += 1
             phi_bar = self.read_adj(phi)
             self.b.write(self._var(phi), self.zero(phi))
-            if self.active(v):
-                self.write_adj(v, self.b.call(shadows.transfer, [crossed, phi_bar, self.read_adj(v)]))
+            taken.append((v, phi_bar, crossed))
+        for v, g, crossed in taken:
+            if crossed is None:
+                if g is not None:
+                    self.accumulate(v, g)
+            elif self.active(v):
+                self.write_adj(v, self.b.call(shadows.transfer, [crossed, g, self.read_adj(v)]))
 
     def rev_block(self, blk: Block, site: Optional[str] = None) -> None:
         """Reverse one block.  `site` names a second place the same block is undone (its records
@@ -526,7 +533,12 @@ class ReverseTransform:
             self._rev_special(s, fn, *special)
             return
         elif rule is not None and rule.mutates and rule.user_rrule is None:  # (a run-time rule undoes its own write)
-            raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} (an in-place update) is not supported yet")
+            raise ReverseUnsupported(
+                f"{_where(s)}: reverse mode of {_name(fn)} (an in-place update) is not supported yet: "
+                + ("take the items with a `for` loop over the iterator (and `break`), or index a list of them; "
+                   if fn is next else "")
+                + "use forward mode (mc.jvp, mc.jacfwd), or register a reverse rule (@mc.rrule) for a function of "
+                  "yours that makes this call")
         if "out" in s.kwargs and s.kwargs.keys() == {"out"} and isinstance(fn, np.ufunc):
             self._rev_ufunc_out(s, fn)
             return
@@ -637,7 +649,8 @@ class ReverseTransform:
     def _rev_ufunc_out(self, s: Call, fn: Any) -> None:
         """`fn(a, b, out=c)` writes c: save it, undo it, route c's adjoint to the inputs."""
         if fn is None or registry.lookup(fn) is None or registry.lookup(fn).vjp is None or s.kwargs.keys() != {"out"}:
-            raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} with out= is not supported")
+            raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} with out= is not supported: write "
+                                     f"`y = {_name(fn)}(...)` without out=, or use forward mode (mc.jvp)")
         out_v = s.kwargs["out"]
         saved = self.saves.get(s)
         if saved is None:

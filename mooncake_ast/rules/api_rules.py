@@ -187,8 +187,15 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
         plan.arg_pos = list(range(n))
         plan.tan_pos = list(range(m, m + n))
         return plan
+    from ..frontend.try_ops import guarded_call
+
+    if f is guarded_call:  # (how a `try` statement runs its body's calls: the user knows the statement, not this)
+        raise NestingError("nested derivative: a `try` statement of your function is not supported at second order; "
+                           "test the condition with an `if` before the operation that would fail, or move the "
+                           "try/except into a function you do not differentiate twice")
     raise NestingError(f"nested derivative: the forward derivative of {_name(f)} comes from a hand-written rule, which "
-                       f"has no derivative of its own; higher derivatives through it are not supported")
+                       f"has no derivative of its own; higher derivatives through it are not supported: write the "
+                       f"line without it, or register a rule for a function of yours that calls it")
 
 
 def _special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> Any:

@@ -33,7 +33,21 @@ from .registry import _entry, defjvp, defvjp, defzero
 
 
 class NestingError(MooncakeError, NotImplementedError):
-    """A derivative of a derivative that mooncake_ast cannot compute correctly (named in the message)."""
+    """A derivative of a derivative that mooncake_ast cannot compute correctly (named in the message), raised
+    rather than a wrong number; the message says what to change (README "Higher-order derivatives" lists the
+    cases: a closure made inside the differentiated code, has_aux and keywords of nested entry points, ...).
+
+    Example:
+        >>> def f(x):
+        ...     def inner(v):
+        ...         return v * x                  # captures x, and is made inside f
+        ...     return inner(x)
+        >>> try:
+        ...     mc.hessian(f)(1.0)
+        ... except mc.NestingError as e:
+        ...     print(type(e).__name__)
+        NestingError
+    """
 
 
 def _name(f: Any) -> str:
