@@ -937,6 +937,52 @@ def s_generator(g):
 FAMILIES["exceptions"] = [s_try, s_generator, s_assign]  # (try/except/finally and generators; a family of its own)
 
 
+ROTATE_HELPER = '''def stats_{n}(p, q):
+    m = (p + q) * 0.5
+    d = p - q
+    return m, d * d, float(m) * 1e300 * 1e10'''
+
+
+def s_loops(g):
+    """Loops as scientists write them: rotating tuples, `+=` on numbers, items of arrays, ranges inside ranges,
+    closures over numbers, min/max of two numbers, a helper's tuple of numbers with an item left unused (its third
+    item overflows to inf: an unused infinite must not reach the gradient as 0.0 * inf)."""
+    t = g.fresh("t")
+    s = g.expr(S, maxdepth=1)
+    form = g.rng.randrange(8)
+    if form == 0:
+        p, q = g.fresh("p"), g.fresh("q")
+        g.emit(f"{p}, {q} = {s}, 0.5", f"for i in range({g.rng.randint(1, 5)}):", f"    {p}, {q} = {q}, {p} * {q} + 0.1",
+               f"{t} = {p} + 2.0 * {q}")
+    elif form == 1:
+        p, q, r = g.fresh("p"), g.fresh("q"), g.fresh("r")
+        g.emit(f"{p}, {q}, {r} = {s}, 0.3, {g.leaf(S)}", f"for i in range({g.rng.randint(1, 4)}):",
+               f"    {p}, {q}, {r} = {q}, {r}, {p} * 0.5 + math.sin({r})", f"{t} = {p} * {q} + {r}")
+    elif form == 2:
+        g.emit(f"{t} = 0.0", f"for v in {g.pick(V)}:", f"    {t} += v * v * {s}", f"    {t} -= 0.1 * v")
+    elif form == 3:
+        g.emit(f"{t} = 0.0", f"for i in range({g.rng.randint(0, 4)}):", "    for j in range(i):",
+               f"        {t} += math.sin({s} * (i - j)) / (1 + j)")
+    elif form == 4:
+        c, f = g.fresh("c"), g.fresh("f")
+        g.emit(f"{c} = {s}", f"{f} = lambda z: z * z - {c}", f"{t} = 0.0", f"for i in range({g.rng.randint(1, 4)}):",
+               f"    {t} = {t} + {f}({t} + 0.1 * i)")
+    elif form == 5:
+        g.emit(f"{t} = -1.0", f"for i in range({g.rng.randint(1, 5)}):",
+               f"    {t} = max({t}, math.sin({s} * (i + 1))) + min(0.2113 * i, {g.leaf(S)})")  # (no ties: kinks)
+    elif form == 6:
+        n = g.fresh("")
+        g.helper(f"stats_{n}", ROTATE_HELPER.format(n=n))
+        m, v, w = g.fresh("m"), g.fresh("v"), g.fresh("w")
+        g.emit(f"{m}, {v}, {w} = stats_{n}({s}, {g.leaf(S)})", f"{t} = {m} * {v}")
+    else:
+        g.emit(f"{t} = 0.0", f"for k, v in enumerate({g.pick(V)}):", f"    {t} += v * (k + 1) * {s}")
+    g.define(t, S)
+
+
+FAMILIES["loops"] = [s_loops, s_loops, s_assign]  # (last: the families above keep their programs)
+
+
 def generate(seed: int, family: str) -> Program:
     """The program of this seed in this family (deterministic)."""
     rng = random.Random(f"{family}:{seed}")
