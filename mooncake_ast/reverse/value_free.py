@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import ops
 from ..ir.nodes import Branch, Call, Const, Function, Phi, Return, Value
-from ..ir.types import FLOAT, Arr, Num, size_symbol
+from ..ir.types import FLOAT, Arr, Num, Tup, size_symbol
 from .prepare import hashable
 
 if TYPE_CHECKING:
@@ -63,7 +63,8 @@ def strip(rt: "ReverseTransform", fwd: Function) -> bool:
                 a.args[0] = same
                 redirected.add(id(a))
     needed = _needed(fwd, pure, pairs, {k: v for k, v in shapes.items() if k in redirected})
-    gone = [v for v in values if id(v) in pure and id(v) not in needed]
+    returned = {id(p) for p in pairs}
+    gone = [v for v in values if id(v) in pure and id(v) not in needed and id(v) not in returned]
     work = [v for v in gone if isinstance(v, Call) and not _module_function(rt, v)]
     if len(work) < _WORTH and not any(v.block in rt.in_loop or rt.resolver.callee(v)[0] in _SAFE_REDUCTIONS for v in work):
         return False  # (a third function in the module for a pass or two saved is not worth reading; a NumPy
@@ -152,6 +153,15 @@ def _pure(rt: "ReverseTransform", v: Any) -> bool:
     if v.callee() is builtins.getattr and len(v.args) == 2 and isinstance(v.args[1], Const):
         return _module_function(rt, v)  # `np.mean`: the function itself
     fn = rt.resolver.callee(v)[0]
+    if fn is ops.identity or fn is ops.tuple_of:
+        return True  # (a name for a value, a tuple display: nothing runs that could raise)
+    if fn is builtins.getattr and len(v.args) == 2 and isinstance(v.args[1], Const) and \
+            v.args[1].value in ("shape", "size", "ndim") and isinstance(rt.type_of(v.args[0]), Arr):
+        return True  # (a typed array's layout)
+    if fn is operator.getitem and len(v.args) == 2 and isinstance(v.args[1], Const) and type(v.args[1].value) is int:
+        t = rt.type_of(v.args[0])
+        if isinstance(t, Tup) and -len(t.items) <= v.args[1].value < len(t.items):
+            return True  # (an item of a tuple of known length: `x.shape[0]`)
     if fn is None or not hashable(fn) or not all(_plain_operand(rt, a) for a in v.args):
         return False
     types_ = [rt.type_of(a) for a in v.args]
