@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .errors import MooncakeError, UnsupportedDerivativeError, generated_location, refuse_not_callable
+from .errors import MooncakeError, UnsupportedDerivativeError, UnsupportedInputError, generated_location, refuse_not_callable
 from .foreign import arguments, refuse_foreign
 from .reverse import shadows
 from .reverse.adjoints import AdjTuple
@@ -419,6 +419,8 @@ class ValueAndGrad:
         nums, wrt = self._nums(len(args))
         api = self._api_name
         refuse_foreign(api, _name(fn), arguments(args, kwargs, wrt.__contains__))
+        for i in nums:
+            _refuse_function_with_state(api, fn, i, args[i])
         if type(fn) is types.FunctionType and registry.lookup(fn) is None:
             out, pb = derived_reverse(fn, args, kwargs, wrt)  # the usual case: no general dispatch
         else:
@@ -465,6 +467,56 @@ class ValueAndGrad:
             f"{self._api_name} of {_name(fn)} needs a real scalar result (a float or a 0-d float array), got "
             f"{_describe(value)}; for a vector-valued function use mc.vjp (a vector-Jacobian product) or mc.jacrev / "
             f"mc.jacfwd (the whole Jacobian), or reduce the result to a scalar (e.g. np.sum)")
+
+
+def _refuse_function_with_state(api: str, fn: Any, i: int, arg: Any) -> None:
+    """A differentiated argument that is a function holding numbers or arrays (a closure's cells, defaults, a
+    bound method's object): its gradient would be the derivative with respect to what it holds, which has no
+    form to hand back; returning the zero tangent would read as "no dependence".  Refused, saying what to do."""
+    if not callable(arg) or isinstance(arg, type):
+        return
+    held = []
+    f = arg.__func__ if isinstance(arg, types.MethodType) else arg
+    if isinstance(arg, types.MethodType):
+        held.append(arg.__self__)
+    if isinstance(f, types.FunctionType):
+        held += [c.cell_contents for c in f.__closure__ or () if _cell_filled(c)]
+        held += list(f.__defaults__ or ()) + list((f.__kwdefaults__ or {}).values())
+    elif not isinstance(f, (types.BuiltinFunctionType, np.ufunc)):
+        held.append(f)  # (a callable object: its fields)
+    if any(_holds_numbers(v, 0) for v in held):
+        raise UnsupportedInputError(
+            f"{api}({_name(fn)}, argnums=...): argument {i} is a function ({_name(arg)}) that holds numbers or "
+            f"arrays (captured variables, defaults or its object's fields); mooncake_ast has no gradient to give for "
+            f"a function: pass the values it holds as arguments and differentiate with respect to them "
+            f"(e.g. `{api}(lambda k, x: {_name(fn)}(make(k), x))`), or leave argument {i} out of argnums")
+
+
+def _cell_filled(c: Any) -> bool:
+    try:
+        c.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _holds_numbers(v: Any, depth: int) -> bool:
+    """Does v hold a float, a complex or a float/complex array (itself, or in a container or an object's fields,
+    a few levels deep)?"""
+    if isinstance(v, bool) or depth > 3:
+        return False
+    if isinstance(v, (float, complex, np.floating, np.complexfloating)):
+        return True
+    if isinstance(v, np.ndarray):
+        return v.dtype.kind in "fc"
+    if isinstance(v, (list, tuple)):
+        return any(_holds_numbers(x, depth + 1) for x in v[:64])
+    if isinstance(v, dict):
+        return any(_holds_numbers(x, depth + 1) for x in list(v.values())[:64])
+    fields = getattr(v, "__dict__", None)
+    if isinstance(fields, dict) and not isinstance(v, (types.ModuleType, types.FunctionType, type)):
+        return any(_holds_numbers(x, depth + 1) for x in list(fields.values())[:64])
+    return False
 
 
 class Grad(ValueAndGrad):

@@ -435,3 +435,23 @@ def test_a_generator_function_differentiated_directly_is_named_a_generator(user)
     for call in (lambda: mc.grad(user.gen_only)(1.0), lambda: mc.vjp(user.gen_only, 1.0)[1](1.0)):
         e = _raised(call)
         assert isinstance(e, mc.MooncakeError) and "a generator" in str(e) and "EagerGenerator" not in str(e), str(e)
+
+
+def _make_scaler(k):
+    return lambda v: v * k
+
+
+def _apply(f, x):
+    return f(x) * x
+
+
+def test_grad_with_respect_to_a_function_holding_numbers_is_refused():
+    """d/dk of apply(make(k), x) is x**2, but a function has no gradient to hand back: the zero tangent would
+    read as "no dependence" (a silently wrong answer), so it is refused with what to do."""
+    f = _make_scaler(3.0)
+    with pytest.raises(mc.MooncakeError, match="holds numbers or arrays"):
+        mc.grad(_apply, argnums=0)(f, 2.0)
+    with pytest.raises(mc.MooncakeError, match="pass the values it holds as arguments"):
+        mc.value_and_grad(_apply, argnums=(0, 1))(f, 2.0)
+    assert mc.grad(_apply, argnums=1)(f, 2.0) == pytest.approx(12.0)  # (not differentiated: fine)
+    assert mc.grad(lambda k, x: _apply(_make_scaler(k), x))(3.0, 2.0) == pytest.approx(4.0)
