@@ -10,6 +10,7 @@ common ndarray methods whose NumPy function takes the same arguments in the same
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import Any, Callable
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from .. import ops
 from .analysis import uses
 from .nodes import Call, Const, Function, Value
-from .types import is_float_array
+from .types import Dct, is_float_array
 
 # method name -> (NumPy function, keyword arguments the method and the function share)
 _METHODS: dict[str, tuple[Any, frozenset]] = {
@@ -56,6 +57,9 @@ def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callab
                     done += 1
                 continue
             m = s.fn
+            if _dict_get(fn, s, m, count, types, type_of_param):
+                done += 1
+                continue
             if not (isinstance(m, Call) and m.callee() is builtins.getattr and len(m.args) == 2 and not m.kwargs
                     and isinstance(m.args[1], Const) and m.args[1].value in _METHODS and count.get(m) == 1):
                 continue
@@ -77,3 +81,43 @@ def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callab
             home.stmts.remove(m)
             done += 1
     return done
+
+
+def _dict_get(fn: Function, s: Call, m: Any, count: dict, types: dict, type_of_param: Callable[[Value], Any]) -> bool:
+    """`d.get("k", default)` of a dict whose keys the type names (`any:dict:a=num;c=num`): `d["k"]` when the key is
+    there, the default itself when it is not (the derivative is specialised on the keys); True if rewritten."""
+    if not (isinstance(m, Call) and m.callee() is builtins.getattr and len(m.args) == 2 and not m.kwargs and
+            isinstance(m.args[1], Const) and m.args[1].value == "get" and count.get(m) == 1 and not s.kwargs and
+            1 <= len(s.args) <= 2 and isinstance(s.args[0], Const) and isinstance(s.args[0].value, str)):
+        return False
+    obj = m.args[0]
+    t = types.get(obj) if obj in types else type_of_param(obj)
+    if not isinstance(t, Dct) or not _only_read(obj, fn):
+        return False
+    if t.get(s.args[0].value) is not None:
+        s.fn, s.args = Const(operator.getitem), [obj, s.args[0]]
+    else:
+        s.fn, s.args = Const(ops.identity), [s.args[1] if len(s.args) == 2 else Const(None)]
+    home = m.block if getattr(m, "block", None) is not None else s.block
+    home.stmts.remove(m)
+    return True
+
+
+def _only_read(d: Value, fn: Function) -> bool:
+    """Is every use of the dict d in fn a read by a constant key or a `.get` (nothing can add a key)?"""
+    for b in fn.blocks:
+        for st in b.stmts:
+            if d not in st.operands():
+                continue
+            if st.callee() is operator.getitem and len(st.args) == 2 and st.args[0] is d and isinstance(st.args[1], Const):
+                continue
+            if st.callee() is builtins.getattr and len(st.args) == 2 and st.args[0] is d and isinstance(st.args[1], Const) \
+                    and st.args[1].value in ("get", "keys", "values", "items", "__contains__"):
+                continue
+            return False
+        for phi in b.phis:
+            if d in phi.incoming.values():
+                return False
+        if b.term is not None and d in b.term.operands():
+            return False
+    return True

@@ -10,14 +10,15 @@ that does not happen in a few rounds, nothing is typed from callees or lists, wh
 """
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING, Any, Optional
 
 from .. import ops
 from ..forward.transform import StaticResolver
 from ..ir.inference import infer_types
-from ..ir.nodes import Call, Function, Global, Param
+from ..ir.nodes import Call, Const, Function, Global, Param
 from ..ir.typed_methods import resolve_methods
-from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Lst, Num, Obj, Tup, join
+from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup, join
 from . import call_types, local_lists, local_objects, prepare, typed_lists
 
 if TYPE_CHECKING:
@@ -77,10 +78,20 @@ def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset
         for s in b.stmts:
             if isinstance(types.get(s), (Num, Arr, Tup)) and types[s] is not UNKNOWN and (
                     s.callee() is ops.cell_get and s.args[0] in rt.closed_cells or  # (a captured variable's value)
+                    _typed_item(rt, s) or  # (an item of a dict or tuple parameter of known item types)
                     local_objects.method_of(rt.local_objects, s) is not None or
                     isinstance(s, Call) and s.callee() is getattr and len(s.args) == 2 and s.args[0] in rt.local_objects):
                 out.add(s)
     return frozenset(out)
+
+
+def _typed_item(rt: "ReverseTransform", s: Any) -> bool:
+    """`d["k"]` / `t[0]` of a dict or tuple parameter whose item types the call's kinds give (numbers, float
+    arrays): the item is what its type says, never an object."""
+    if not (isinstance(s, Call) and s.callee() is operator.getitem and len(s.args) == 2 and isinstance(s.args[0], Param)
+            and isinstance(s.args[1], Const)):
+        return False
+    return isinstance(rt.param_types.get(s.args[0].name), (Dct, Tup))
 
 
 def infer(rt: "ReverseTransform", ir: Function) -> dict:
