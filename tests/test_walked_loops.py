@@ -31,6 +31,12 @@ CASES = [
     (c.items_then_written, (np.array([0.3, -0.4, 1.1]),)),
     (c.items_with_break, (np.array([0.3, -0.9, 1.1, 0.2]),)),
     (c.enumerate_items, (np.array([0.3, -0.9, 1.1]),)),
+    (c.horner_list, ([1.0, -0.5, 0.25, 0.1], 0.7)),
+    (c.horner_list, ([], 0.7)),
+    (c.horner_array, (np.array([1.0, -0.5, 0.25, 0.1]), 0.7)),
+    (c.reversed_rows, (np.array([[0.3, -0.4], [1.1, 0.2], [0.5, 0.6]]), np.array([0.7, -0.2]))),
+    (c.reversed_with_break, ([1.0, 1.5, 0.25, 0.1], 1.7)),
+    (c.reversed_of_written_list, ([1.0, -0.5, 0.25], 0.7)),
 ]
 
 
@@ -55,3 +61,9 @@ def test_the_items_of_an_array_parameter_have_a_plain_adjoint_array():
     mc.vjp(c.items_of_array, np.array([0.1, -0.9, 0.3, 1.4]))
     src = mc.source(c.items_of_array, "reverse")
     assert "r_bar = np.zeros_like(r)" in src and "getitem_reverse" not in src and "sequence_adjoint" not in src, src
+
+
+def test_reversed_list_is_walked_by_index():
+    mc.vjp(c.horner_array, np.array([1.0, -0.5, 0.25, 0.1]), 0.7)
+    src = mc.source(c.horner_array, "reverse")
+    assert "range(len(coeffs) - 1, -1, -1)" in src and "coeffs_bar[i] +=" in src and "reversed_adjoint" not in src, src

@@ -150,3 +150,42 @@ def enumerate_items(x):
     for k, v in enumerate(x):
         s = s + v * (k + 1) * x[k]
     return s
+
+
+def horner_list(coeffs, x):
+    acc = 0.0
+    for c in reversed(coeffs):
+        acc = acc * x + c
+    return acc
+
+
+def horner_array(coeffs, x):
+    acc = 0.0
+    for c in reversed(coeffs):
+        acc = acc * x + c * c
+    return acc + float(np.sum(coeffs))
+
+
+def reversed_rows(A, w):
+    s = 0.0
+    for row in reversed(A):
+        s = s * 0.5 + np.tanh(row @ w)
+    return s
+
+
+def reversed_with_break(xs, x):
+    acc = 0.0
+    for c in reversed(xs):
+        if acc > 2.0:
+            break
+        acc = acc * x + c
+    return acc
+
+
+def reversed_of_written_list(xs, x):
+    xs.append(x)  # (the list is changed: reversed() kept as it is)
+    acc = 0.0
+    for c in reversed(xs):
+        acc = acc * 0.5 + c * x
+    xs.pop()
+    return acc

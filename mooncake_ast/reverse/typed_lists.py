@@ -9,7 +9,7 @@
 and not identity-keyed storage.  The call passes a list of Python floats that no other argument
 is (reverse/runtime.kinds_of types it `any:list:f`, ir/types.Lst), and this function only reads it:
 items by an int index (also through the loop's `sequence`, which for a list is the list itself),
-`len`, and the reductions of `_READERS`, which make new values.  Then every item read is a float
+`len`, and the reductions of `READERS`, which make new values.  Then every item read is a float
 (its adjoint a number: plain arithmetic) and nothing else can reach the list.  Any other use (a
 write, a method, a return, handing it to a user function, a phi) and the parameter loses its type
 before the pullback is built (`keep_only_read`), so nothing relies on the item type the writes
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 # Functions that read a whole list of floats and return a new value (never the list or a view of it): their
 # rules' adjoints for the list arrive as values and are added into the list's adjoint.
-_READERS = {builtins.sum, builtins.max, builtins.min, builtins.sorted, math.fsum, np.array, np.asarray, np.sum,
+READERS = {builtins.sum, builtins.max, builtins.min, builtins.sorted, math.fsum, np.array, np.asarray, np.sum,
             np.mean, np.std, np.var, np.prod, np.max, np.min, np.median, statistics.mean, statistics.fmean,
             statistics.pstdev, statistics.stdev, statistics.pvariance, statistics.variance, statistics.median}
 
@@ -77,7 +77,7 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             if not _reads_only(rt, s, uses, aliases, root):
                 return False
             continue
-        if hashable(fn) and fn in _READERS and len(s.args) == 1:
+        if hashable(fn) and fn in READERS and len(s.args) == 1:
             continue
         return False
     return True
@@ -114,7 +114,7 @@ def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     if rt.typed_lists.get(s) is s or layer_lists.live(rt, s):
         return True  # (`terms = []`: a list the function builds; `W, b = item`, `item[0]`: layer_lists.py)
     return bool(s.args) and s.args[0] in rt.typed_lists and (
-        fn in (operator.getitem, builtins.len, ops.sequence, list.append) or hashable(fn) and fn in _READERS)
+        fn in (operator.getitem, builtins.len, ops.sequence, list.append) or hashable(fn) and fn in READERS)
 
 
 def handles(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
