@@ -470,24 +470,18 @@ class ValueAndGrad:
 
 
 def _refuse_function_with_state(api: str, fn: Any, i: int, arg: Any) -> None:
-    """A differentiated argument that is a function holding numbers or arrays (a closure's cells, defaults, a
-    bound method's object): its gradient would be the derivative with respect to what it holds, which has no
-    form to hand back; returning the zero tangent would read as "no dependence".  Refused, saying what to do."""
-    if not callable(arg) or isinstance(arg, type):
-        return
-    held = []
-    f = arg.__func__ if isinstance(arg, types.MethodType) else arg
-    if isinstance(arg, types.MethodType):
-        held.append(arg.__self__)
-    if isinstance(f, types.FunctionType):
-        held += [c.cell_contents for c in f.__closure__ or () if _cell_filled(c)]
-        held += list(f.__defaults__ or ()) + list((f.__kwdefaults__ or {}).values())
-    elif not isinstance(f, (types.BuiltinFunctionType, np.ufunc)):
-        held.append(f)  # (a callable object: its fields)
+    """A differentiated argument that is a function holding numbers or arrays (a closure's cells, its defaults):
+    its gradient would be the derivative with respect to what it holds, which has no form to hand back;
+    returning the zero tangent would read as "no dependence".  Refused, saying what to do.  (A callable object's
+    gradient is the tangent of its fields, as for any object.)"""
+    if not isinstance(arg, types.FunctionType):
+        return  # (a callable object's gradient is its fields' tangent: supported)
+    held = [c.cell_contents for c in arg.__closure__ or () if _cell_filled(c)]
+    held += list(arg.__defaults__ or ()) + list((arg.__kwdefaults__ or {}).values())
     if any(_holds_numbers(v, 0) for v in held):
         raise UnsupportedInputError(
             f"{api}({_name(fn)}, argnums=...): argument {i} is a function ({_name(arg)}) that holds numbers or "
-            f"arrays (captured variables, defaults or its object's fields); mooncake_ast has no gradient to give for "
+            f"arrays (captured variables or defaults); mooncake_ast has no gradient to give for "
             f"a function: pass the values it holds as arguments and differentiate with respect to them "
             f"(e.g. `{api}(lambda k, x: {_name(fn)}(make(k), x))`), or leave argument {i} out of argnums")
 
