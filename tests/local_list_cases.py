@@ -146,3 +146,13 @@ def list_of_obj_fields(x):
         c.x = c.x * 1.1
         vals.append(c.x)
     return sum(vals) + c.energy(vals[1])
+
+
+def running_variance(x, lam=0.9):
+    m, v = 0.0, 0.0  # (a tuple of constants unpacked: numbers joined with the list by the append below)
+    out = []
+    for xi in x:
+        m = lam * m + (1 - lam) * xi
+        v = lam * v + (1 - lam) * (xi - m) ** 2
+        out.append(v)
+    return sum(out) / len(out)

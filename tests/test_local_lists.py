@@ -26,6 +26,7 @@ CASES = [
     (c.while_break_list, (1.4,)),
     (c.try_list, (0.6,)),
     (c.list_of_obj_fields, (0.7,)),
+    (c.running_variance, (np.array([0.1, -0.9, 0.3, 1.4, 0.2]),)),
 ]
 
 
@@ -39,3 +40,9 @@ def test_appended_floats_have_a_plain_list_adjoint(fn, args):
     mc.vjp(fn, *args)
     src = mc.source(fn, "reverse")
     assert ".pop()" in src and "append_reverse" not in src and "_mc.take(" not in src
+
+
+def test_numbers_unpacked_from_constants_do_not_make_the_list_generic():
+    mc.vjp(c.running_variance, np.array([0.1, -0.9, 0.3, 1.4, 0.2]))
+    src = mc.source(c.running_variance, "reverse")
+    assert "out_bar_2 = [0.0] * len(out)" in src and "append_reverse" not in src and "getitem_reverse" not in src, src

@@ -18,7 +18,7 @@ from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, Global, Param, Return, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts
 from ..ir.op_types import makes_new_array
-from ..ir.types import UNKNOWN, Arr, Num, differentiable, is_float_array, not_one, type_of_argument
+from ..ir.types import UNKNOWN, Arr, Num, Tup, differentiable, is_float_array, not_one, type_of_argument
 from . import buffers, object_fields, typed_dicts, typed_lists
 from .special import INPLACE, SPECIAL, hashable
 
@@ -97,8 +97,10 @@ def storage_backed(self: "ReverseTransform") -> set:
                 touched = [s.args[0]]
             for v in touched:
                 if not isinstance(v, Const) and differentiable(self.type_of(v)):  # (an int holds no array)
-                    if isinstance(self.type_of(v), Num):
-                        continue  # (a number has no storage, and shares none with what its class was joined with)
+                    t = self.type_of(v)
+                    if isinstance(t, Num) or isinstance(t, Tup) and all(isinstance(i, Num) for i in t.items):
+                        continue  # (a number, or a tuple of numbers, has no storage, and shares none with what its
+                        # class was joined with: `m, v = 0.0, 0.0` and then `out.append(v)`)
                     roots.add(self.act.find(v))
     return {v for v in self.act.parent if self.act.find(v) in roots}
 

@@ -610,6 +610,10 @@ class ReverseTransform:
 
         `adjoint_args` are the positions of the arguments whose (value) adjoints the helper updates and returns.
         """
+        if fn is operator.getitem and s.args and isinstance(s.args[0], Call) and s.args[0].callee() is ops.tuple_of \
+                and all(isinstance(a, Const) for a in s.args[0].args):
+            self.take_adj(s)  # (an item of a display of constants, `m, v = 0.0, 0.0`: its adjoint goes nowhere)
+            return
         writes = save is not None and helper is not shadows.inplace_reverse
         g = self.take_adj(s) if s in self.act.active and not writes else ZERO  # a write's own value is None
         old = []
