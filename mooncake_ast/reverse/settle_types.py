@@ -18,8 +18,8 @@ from ..forward.transform import StaticResolver
 from ..ir.inference import infer_types
 from ..ir.nodes import Call, Const, Function, Global, Param
 from ..ir.typed_methods import resolve_methods
-from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup, join
-from . import call_types, local_lists, local_objects, prepare, typed_lists
+from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup
+from . import call_types, closed_cells, local_lists, local_objects, prepare, reversed_loops, typed_lists
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -33,8 +33,8 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
     rt.list_aliases = {}
     rt.typing_calls = True
     rt.local_objects = local_objects.find(ir, rt.resolver)
-    rt.closed_cells = closed_cells(ir)
-    walk_reversed(rt, ir)
+    rt.closed_cells = closed_cells.closed_cells(ir)
+    reversed_loops.walk_reversed(rt, ir)
     local_lists.rewrite_appends(ir)
     rt.local_lists = local_lists.candidates(ir)
     types: dict = {}
@@ -123,130 +123,11 @@ def _rewrites_settled(rt: "ReverseTransform", ir: Function) -> dict:
     return types
 
 
-def walk_reversed(rt: "ReverseTransform", ir: Function) -> None:
-    """`for c in reversed(xs)` over a list or array parameter becomes `for i in range(len(xs) - 1, -1, -1):
-    c = xs[i]`: the same reads in the same order (reversed() reads xs by index as it goes), now reads of xs by an
-    int index, which typed lists and buffers differentiate plainly, and a loop over a range, which the pullback
-    walks without recording its items."""
-    from .cleanup import substitute
-
-    for b in ir.blocks:
-        for seq in list(b.stmts):
-            if not (seq.callee() is ops.sequence and len(seq.args) == 1 and isinstance(seq.args[0], Call)):
-                continue
-            rev = seq.args[0]
-            if not (rt.resolver.resolve(rev.fn) is reversed and len(rev.args) == 1 and not rev.kwargs and
-                    isinstance(rev.args[0], Param) and isinstance(rt.param_types.get(rev.args[0].name), (Lst, Arr))):
-                continue
-            xs = rev.args[0]
-            if not _only_read(rt, ir, xs):
-                continue  # (a list the function changes: reversed() and indexing could part ways)
-            users = [st for blk in ir.blocks for st in blk.stmts if rev in st.operands() or seq in st.operands()]
-            items = [st for st in users if st.callee() is operator.getitem and st.args[0] is seq]
-            if any(st is not seq and st not in items and not (st.callee() is len and st.args == [seq]) for st in users) \
-                    or len(items) != 1 or any(rev in blk.term.operands() or seq in blk.term.operands() for blk in ir.blocks) \
-                    or any(seq in phi.incoming.values() for blk in ir.blocks for phi in blk.phis):
-                continue
-            rb = rev.block if rev.block is not None else b
-            n = Call(Const(len), [xs], loc=rev.loc)
-            last = Call(Const(operator.sub), [n, Const(1)], loc=rev.loc)
-            for st in (n, last):
-                st.block = rb
-            rb.stmts[rb.stmts.index(rev):rb.stmts.index(rev)] = [n, last]
-            rev.fn, rev.args = Const(range), [last, Const(-1), Const(-1)]
-            item = items[0]
-            value = Call(Const(operator.getitem), [xs, item], hint=item.hint, loc=item.loc)
-            item.hint = "i"
-            substitute(ir, {item: value})
-            value.args = [xs, item]
-            value.block = item.block
-            item.block.stmts.insert(item.block.stmts.index(item) + 1, value)
-
-
-def _only_read(rt: "ReverseTransform", ir: Function, xs: Param) -> bool:
-    """Is every use of xs in ir a read that changes nothing (an item, its length, a loop over it, reversed(), a
-    reduction typed_lists knows)?"""
-    for blk in ir.blocks:
-        if xs in blk.term.operands() or any(xs in phi.incoming.values() for phi in blk.phis):  # type: ignore[union-attr]
-            return False
-        for st in blk.stmts:
-            if xs not in st.operands():
-                continue
-            fn = rt.resolver.callee(st)[0] if st.fn is not xs else None
-            if not (st.args and st.args[0] is xs and xs not in st.args[1:] and not st.kwargs and
-                    (fn in (operator.getitem, len, ops.sequence, reversed) or fn in typed_lists.READERS)):
-                return False
-    return True
-
-
-def closed_cells(ir: Function) -> dict:
-    """The cells this function makes for its variables that nested functions read (`f = lambda x: x * x - c`) and
-    only this function writes: cell -> the values it stores in it.  A nested function that assigns the variable
-    (`nonlocal c`), or a cell used any other way, is left out.  A read of such a cell has the type of the values
-    stored (their join), as a plain variable would."""
-    import dis
-
-    cells = {s: [] for b in ir.blocks for s in b.stmts if isinstance(s, Call) and s.callee() is ops.new_cell}
-    if not cells:
-        return {}
-    for b in ir.blocks:
-        for s in b.stmts:
-            fn = s.callee() if isinstance(s, Call) else None
-            for k, a in enumerate(s.operands()):
-                if a not in cells:
-                    continue
-                if fn is ops.cell_set and k == 1 and a is s.args[0]:
-                    cells[a].append(s.args[1])
-                elif fn is ops.cell_get or (fn is ops.tuple_of and _closure_only(s)):
-                    continue
-                else:
-                    cells.pop(a, None)
-            if fn is ops.make_function and getattr(s, "code_object", None) is not None:
-                code = s.code_object
-                written = {i.argval for c in _codes(code) for i in dis.get_instructions(c)
-                           if i.opname in ("STORE_DEREF", "DELETE_DEREF")}
-                closure = s.args[4]
-                if isinstance(closure, Call):
-                    for name, cell in zip(code.co_freevars, closure.args):
-                        if name in written:
-                            cells.pop(cell, None)
-    return {c: v for c, v in cells.items() if v}
-
-
-def _closure_only(s: Call) -> bool:
-    """Is the tuple s only the closure argument of nested functions (ops.make_function's last)?"""
-    return getattr(s, "closure_of", False)
-
-
-def _codes(code: Any) -> list:
-    import types as _types
-
-    out = [code]
-    for c in code.co_consts:
-        if isinstance(c, _types.CodeType):
-            out += _codes(c)
-    return out
-
-
-def cell_type(rt: "ReverseTransform", cell: Any, of: Any) -> Optional[AVal]:
-    """The type of a read of a closed cell (closed_cells): the join of what is stored in it, if the emitter types
-    that (a number or a float array); None otherwise."""
-    writes = rt.closed_cells.get(cell)
-    if not writes:
-        return None
-    t = _BOTTOM
-    for v in writes:
-        t = join(t, of(v))
-    if t is _BOTTOM:
-        return t
-    return t if isinstance(t, Num) or (isinstance(t, Arr) and t.axes is not None and t.dtype == "f") else None
-
-
 def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional[AVal]:
     """The type of a call of one of the user's functions, from its code (call_types.py), of a constructor of an
     object the function makes, or of a method of one (local_objects.py); None otherwise."""
     if s.callee() is ops.cell_get and s.args and s.args[0] in rt.closed_cells:
-        return cell_type(rt, s.args[0], of)
+        return closed_cells.cell_type(rt, s.args[0], of)
     if s in rt.local_lists:
         return local_lists.LIST_OF_FLOATS
     if s in rt.local_objects:
@@ -260,7 +141,7 @@ def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional
         return t if t is not UNKNOWN else None
     cells: dict = {}
     callee = (call_types.user_function(rt.resolver, s) or
-              call_types.local_function(s, rt.resolver.g, lambda c: cell_type(rt, c, of), cells)) \
+              call_types.local_function(s, rt.resolver.g, lambda c: closed_cells.cell_type(rt, c, of), cells)) \
         if rt.typing_calls else None
     if callee is None:
         return None

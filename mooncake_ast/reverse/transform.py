@@ -34,11 +34,12 @@ from ..forward.transform import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
-from ..ir.types import FLOAT, INT, UNKNOWN, Num, Tup, decode, differentiable, is_float_array, is_real, type_of_argument
+from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
-from . import buffers, call_types, object_fields, prepare, settle_types, shadows, typed_dicts, typed_lists
+from . import (buffers, call_types, object_fields, prepare, quiet_items, settle_types, shadows, typed_dicts, typed_lists,
+               walked_loops)
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
@@ -66,7 +67,6 @@ class ReverseTransform:
         self.returned_tuples = {b.term.value for b in ir.blocks if isinstance(b.term, Return)
                                 and isinstance(b.term.value, Call) and b.term.value.callee() is ops.tuple_of}
         self.quiet_of: dict = {}  # dispatched call -> positions of its tuple result this function never reads
-        self._uses_memo: Optional[dict] = None
         _modules_as_constants(ir, param_kinds)
         # Adjoint variables (by creation order) whose loop phis were assumed real and turned out not to be.
         self.not_dense = not_dense
@@ -150,7 +150,7 @@ class ReverseTransform:
         self.edge_records: dict[tuple, list[Value]] = {}  # (src, dst) -> values recorded when the edge is taken
         self.unbound_records: set = set()  # of those, values some path brings to their edge unassigned
         self._keyed_stacks: dict[tuple, Call] = {}
-        self.walked_items: dict[Value, Value] = {}  # a primal loop's item -> the pullback loop's (_repeat_over)
+        self.walked_items: dict[Value, Value] = {}  # a primal loop's item -> the pullback loop's (walked_loops.py)
         self.walked_ranges: dict[Block, Value] = {}  # the header of such a loop -> the range it walks
         self.attrs: dict[tuple, Call] = {}  # (primal, "shape"/"size"/"ndim") -> its forward statement (primal_attr)
         self._active_memo: dict = {}  # region id -> (region, has an adjoint to move)
@@ -677,51 +677,11 @@ class ReverseTransform:
             rc = Call(Const(adj.rcall_marker), [], loc=s.loc)  # patched in the forward IR later
             rc.hint = None
             self.dispatched[s] = rc
-            quiet = self._quiet_items(s)
+            quiet = quiet_items.unread_numbers(self, s)
             if quiet:
                 self.quiet_of[s] = quiet
             self.home[rc] = self.home[s]
         return rc
-
-    def _quiet_items(self, s: Call) -> tuple:
-        """Positions of the tuple a dispatched call returns that certainly get no adjoint here: numbers this function
-        reads only by unpacking or indexing with a constant, where nothing it returns depends on them (or not at
-        all).  The callee is derived knowing so (rcall's `quiet`)."""
-        t = self.type_of(s)
-        if isinstance(t, Tup):
-            numbers = tuple(k for k, item in enumerate(t.items) if isinstance(item, Num))
-        else:  # (a tuple with items the emitter does not type: which ones are numbers, from the callee's code)
-            callee = call_types.user_function(self.resolver, s) or call_types.local_function(s, self.resolver.g)
-            numbers = call_types.number_items(callee, s, [self.type_of(a) for a in s.args]) \
-                if callee is not None and not s.kwargs else ()
-            if numbers and isinstance(s.fn, Global):
-                self.resolver.bindings[s.fn.name] = callee  # (the derivative is stale once the name is rebound)
-        if not numbers:
-            return ()
-        uses = self._uses()
-        reads: dict = {}
-        for st, pos in uses.get(s, []):
-            if not (isinstance(st, Call) and pos == 0 and not st.kwargs and len(st.args) == 2):
-                return ()
-            if st.callee() is ops.unpack:
-                for item, k in uses.get(st, []):
-                    if not (isinstance(item, Call) and item.callee() is operator.getitem and k == 0 and
-                            isinstance(item.args[1], Const) and type(item.args[1].value) is int):
-                        return ()
-                    reads.setdefault(item.args[1].value, []).append(item)
-            elif st.callee() is operator.getitem and isinstance(st.args[1], Const) and type(st.args[1].value) is int:
-                reads.setdefault(st.args[1].value, []).append(st)
-            else:
-                return ()
-        def unused(v: Value) -> bool:  # (only statements that influence nothing read it: no adjoint can reach it)
-            return all(isinstance(st, Call) and st not in self.useful for st, _ in uses.get(v, []))
-
-        return tuple(k for k in numbers if all(unused(v) for v in reads.get(k, ())))
-
-    def _uses(self) -> dict:
-        if self._uses_memo is None:
-            self._uses_memo = buffers.uses_of(self)
-        return self._uses_memo
 
     # ------------------------------------------------------------ control flow
     def _if(self, cond: Value, then_fn: Callable[[], None], else_fn: Callable[[], None]) -> None:
@@ -751,39 +711,12 @@ class ReverseTransform:
             self._if(normal, lambda: self._rev_normal_exit(r), lambda: None)
         else:
             self._rev_normal_exit(r)
-        rng = self._walked_range(r)
+        rng = walked_loops.walked_range(self, r)
         if rng is not None:
-            self._repeat_over(rng, r.header.loop.item, lambda: self.rev_seq(r.body.items))  # type: ignore[union-attr]
+            walked_loops.repeat_over(self, rng, r.header.loop.item, lambda: self.rev_seq(r.body.items))  # type: ignore[union-attr]
             return
         count = self._count(r)
         self._repeat(count, lambda: self.rev_seq(r.body.items))
-
-    def _walked_range(self, r: Loop) -> Optional[Value]:
-        """The range a `for i in range(...)` loop walked, when the pullback can walk it backwards instead of
-        recording `i` on every trip: the loop always runs to its end (no break, return or raise leaves it), so
-        its items are the whole range.  Recorded once per run of the loop, where a trip count would be."""
-        info = r.header.loop
-        if info is None or info.kind != "for" or info.item is None or not isinstance(info.seq, Call):
-            return None
-        seq = info.seq
-        if not (seq.callee() is ops.sequence and len(seq.args) == 1 and isinstance(seq.args[0], Call)
-                and self.resolver.resolve(seq.args[0].fn) is range) or self._leaves_early(r):
-            return None
-        if self.active(seq) or self.active(info.item) or self.type_of(info.item) != INT:
-            return None  # (an item with an adjoint is read through the loop's counter: run-time kinds)
-        self.walked_ranges[r.header] = seq.args[0]
-        named = info.item.hint and not info.item.hint.startswith("%") and info.item.hint != "_"
-        return self.b.call(list.pop, [self._stack_for(("range", r.header), "ranges")],
-                           hint=f"{info.item.hint}_range" if named else "steps")
-
-    def _repeat_over(self, rng: Value, primal_item: Value, body: Callable[[], None]) -> None:
-        """`for i in rng[::-1]: body()`: the pullback's `i` is the primal loop's, read where the body's reverse
-        reads it (record.finalize substitutes it for the references to the primal item)."""
-        b = self.b
-        backwards = b.call(operator.getitem, [rng, b.call(slice, [Const(None), Const(None), Const(-1)])])
-        item_hint = primal_item.hint if primal_item.hint and not primal_item.hint.startswith("%") else "_"
-        self._repeat(Const(None), body, over=b.call(ops.sequence, [backwards]), item_hint=item_hint,
-                     primal_item=primal_item)
 
     def _rev_normal_exit(self, r: Loop) -> None:
         """Undo a loop's normal end: its else clause, the exit edge, and the last (failed) test.

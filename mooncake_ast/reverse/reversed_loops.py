@@ -1,0 +1,76 @@
+"""`for c in reversed(xs)` over a list or array parameter the function only reads, walked by index.
+
+`reversed(xs)` reads xs by index as it goes, from the end; `for i in range(len(xs) - 1, -1, -1): c = xs[i]` makes
+the same reads in the same order.  The second form is what the typed machinery differentiates plainly: reads of
+a typed list or a buffer array by an int index (`coeffs_bar[i] += acc_bar`), inside a loop over a range that the
+pullback walks backwards without recording its items (walked_loops.py).  Horner's rule comes out as a person
+writes its gradient.  Only for a parameter nothing in the function can change (a changed list could make the two
+forms part ways), and only in reverse mode, before types are inferred.
+"""
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING
+
+from .. import ops
+from ..ir.nodes import Call, Const, Function, Param
+from ..ir.types import Arr, Lst
+from . import typed_lists
+from .cleanup import substitute
+
+if TYPE_CHECKING:
+    from .transform import ReverseTransform
+
+
+def walk_reversed(rt: "ReverseTransform", ir: Function) -> None:
+    """`for c in reversed(xs)` over a list or array parameter becomes `for i in range(len(xs) - 1, -1, -1):
+    c = xs[i]`: the same reads in the same order (reversed() reads xs by index as it goes), now reads of xs by an
+    int index, which typed lists and buffers differentiate plainly, and a loop over a range, which the pullback
+    walks without recording its items."""
+    for b in ir.blocks:
+        for seq in list(b.stmts):
+            if not (seq.callee() is ops.sequence and len(seq.args) == 1 and isinstance(seq.args[0], Call)):
+                continue
+            rev = seq.args[0]
+            if not (rt.resolver.resolve(rev.fn) is reversed and len(rev.args) == 1 and not rev.kwargs and
+                    isinstance(rev.args[0], Param) and isinstance(rt.param_types.get(rev.args[0].name), (Lst, Arr))):
+                continue
+            xs = rev.args[0]
+            if not _only_read(rt, ir, xs):
+                continue  # (a list the function changes: reversed() and indexing could part ways)
+            users = [st for blk in ir.blocks for st in blk.stmts if rev in st.operands() or seq in st.operands()]
+            items = [st for st in users if st.callee() is operator.getitem and st.args[0] is seq]
+            if any(st is not seq and st not in items and not (st.callee() is len and st.args == [seq]) for st in users) \
+                    or len(items) != 1 or any(rev in blk.term.operands() or seq in blk.term.operands() for blk in ir.blocks) \
+                    or any(seq in phi.incoming.values() for blk in ir.blocks for phi in blk.phis):
+                continue
+            rb = rev.block if rev.block is not None else b
+            n = Call(Const(len), [xs], loc=rev.loc)
+            last = Call(Const(operator.sub), [n, Const(1)], loc=rev.loc)
+            for st in (n, last):
+                st.block = rb
+            rb.stmts[rb.stmts.index(rev):rb.stmts.index(rev)] = [n, last]
+            rev.fn, rev.args = Const(range), [last, Const(-1), Const(-1)]
+            item = items[0]
+            value = Call(Const(operator.getitem), [xs, item], hint=item.hint, loc=item.loc)
+            item.hint = "i"
+            substitute(ir, {item: value})
+            value.args = [xs, item]
+            value.block = item.block
+            item.block.stmts.insert(item.block.stmts.index(item) + 1, value)
+
+
+def _only_read(rt: "ReverseTransform", ir: Function, xs: Param) -> bool:
+    """Is every use of xs in ir a read that changes nothing (an item, its length, a loop over it, reversed(), a
+    reduction typed_lists knows)?"""
+    for blk in ir.blocks:
+        if xs in blk.term.operands() or any(xs in phi.incoming.values() for phi in blk.phis):  # type: ignore[union-attr]
+            return False
+        for st in blk.stmts:
+            if xs not in st.operands():
+                continue
+            fn = rt.resolver.callee(st)[0] if st.fn is not xs else None
+            if not (st.args and st.args[0] is xs and xs not in st.args[1:] and not st.kwargs and
+                    (fn in (operator.getitem, len, ops.sequence, reversed) or fn in typed_lists.READERS)):
+                return False
+    return True
