@@ -556,8 +556,37 @@ def _jvp_frule(p: tuple, t: tuple) -> tuple:
     tf, tprimals, ttangents = t
     conv = _Converter("tangent", "jvp", symbolic_top=True)
     dargs = tuple(conv(d, x, f"argument {i}", top=True) for i, (x, d) in enumerate(zip(primals, tangents)))
+    n = len(primals)
+    # f's forward code writes into its arrays and their tangents in place (`da[2] = ...` where f writes a[2]), so
+    # at this order every array it takes needs tangent storage: a symbolic zero there dropped the write (forward
+    # over forward of an in-place update was wrong by the dropped term).  The jvp's tangents are fresh copies
+    # (conv), so the outer tangents of those copies are fresh storage too, never the caller's.
+    tprimals = tuple(_storage_of_array(t, x) for t, x in zip(_expand(tprimals, n), primals))
+    dargs = tuple(_storage_of_array(d, x) for d, x in zip(dargs, primals))
+    ttangents = tuple(_fresh_storage(t, x) for t, x in zip(_expand(ttangents, n), dargs))
     (y, dy), (ty, tdy) = _fwd_fcall(f, NoTangent, tuple(primals), dargs, tf, NoTangent, tprimals, ttangents)
     return (y, materialize(dy, y)), (materialize(ty, y), materialize(tdy, y))
+
+
+def _storage_of_array(t: Any, x: Any) -> Any:
+    """t, or zero storage where t is a symbolic zero of a float array x (forward code may write into it)."""
+    if (t is NoTangent or t is None) and type(x) is np.ndarray and x.dtype.kind in "fc":
+        return np.zeros_like(x)
+    return t
+
+
+def _fresh_storage(t: Any, x: Any) -> Any:
+    """The tangent of x, a fresh copy of a value whose tangent is t: for float arrays (also inside lists and tuples),
+    fresh storage holding t; other tangents as they are."""
+    if type(x) is np.ndarray and x.dtype.kind in "fc":
+        return np.zeros_like(x) if t is NoTangent or t is None else np.array(materialize(t, x), dtype=x.dtype)
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        parts = list(t) if isinstance(t, (list, tuple)) and len(t) == len(x) else [NoTangent] * len(x)
+        out = [_fresh_storage(p, v) for p, v in zip(parts, x)]
+        if all(o is NoTangent for o in out) and not isinstance(t, (list, tuple)):
+            return t
+        return out if isinstance(x, list) else tuple(out)
+    return t
 
 
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:

@@ -1,0 +1,62 @@
+"""Regressions of forward mode over forward mode (issue 10), each found by scripts/random_nested.py and checked
+against central differences of a first derivative that check_derivatives checks first."""
+import numpy as np
+
+import mooncake_ast as mc
+
+X = np.array([-0.388, -0.264, -0.557])
+T = np.array([-1.179, -0.743, 0.621])
+V = np.array([0.3, 1.0, -0.4])
+
+
+def _close(a, b):
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def _dir_fd(d1, x, v, h=1e-5):
+    return (np.asarray(d1(x + h * v)) - np.asarray(d1(x - h * v))) / (2 * h)
+
+
+def scale_item_by_another(a):
+    a[2] = a[2] * a[0]
+    return np.sum(a * a)
+
+
+def writes_both_arguments(a, b):
+    b[0] = b[0] * a[1]
+    a[2] = a[2] * b[1]
+    return np.sum(a * a) + np.sum(b * b)
+
+
+def test_forward_over_forward_of_an_update_in_place():
+    """jvp(jvp(f)) of a function that updates its argument in place was wrong (inplace seeds 6000058, 5000013): the
+    jvp's tangent is a fresh copy whose outer tangent was the symbolic zero, and the forward code's in-place write of
+    the tangent (`da[2] = ...`) into it was dropped."""
+    f = scale_item_by_another
+    mc.testing.check_derivatives(f, X.copy())
+
+    def inner(x):
+        return mc.jvp(f, (x,), (T,))[1]
+
+    _close(mc.jvp(inner, (X.copy(),), (V,))[1], _dir_fd(inner, X, V))
+    H = np.stack([_dir_fd(lambda z: mc.grad(f)(z.copy()), X, e) for e in np.eye(3)], axis=-1)
+    _close(mc.jacfwd(mc.jacfwd(f))(X.copy()), H)
+
+
+Y = np.array([0.3, 0.5, 0.9])
+
+
+def tangent_of_first(x):
+    return mc.jvp(writes_both_arguments, (x, Y.copy()), (T, None))[1]
+
+
+def tangent_of_second(x):
+    return mc.jvp(writes_both_arguments, (Y.copy(), x), (None, T))[1]
+
+
+def test_forward_over_forward_with_a_zero_tangent_argument():
+    """The same through an argument whose inner tangent is None (a symbolic zero made dense inside the plan); the
+    inner functions are module-level (a closure took another path, which was right)."""
+    mc.testing.check_derivatives(writes_both_arguments, X.copy(), Y.copy())
+    for inner in (tangent_of_first, tangent_of_second):
+        _close(mc.jvp(inner, (X.copy(),), (V,))[1], _dir_fd(inner, X, V))
