@@ -60,3 +60,62 @@ def test_forward_over_forward_with_a_zero_tangent_argument():
     mc.testing.check_derivatives(writes_both_arguments, X.copy(), Y.copy())
     for inner in (tangent_of_first, tangent_of_second):
         _close(mc.jvp(inner, (X.copy(),), (V,))[1], _dir_fd(inner, X, V))
+
+
+def sgd_step_on_list(xs, lr):
+    for i in range(len(xs)):
+        g = 2.0 * xs[i] - 1.0
+        xs[i] = xs[i] - lr * g
+    return sum(v * v for v in xs)
+
+
+def fresh_arguments():
+    return ([0.3, -1.2, 0.8], 0.1)
+
+
+def loss_of_rate(lr):
+    a = fresh_arguments()
+    return sgd_step_on_list(a[0], lr)
+
+
+def tangent_of_loss(lr):
+    return mc.jvp(loss_of_rate, (lr,), (1.0,))[1]
+
+
+def test_forward_over_forward_of_a_list_read_from_a_tuple():
+    """jvp(jvp(f)) was zero where f updates in place a list it read from a tuple without tangent storage (corpus
+    mutation.list_setitem_update): the outer tangents of the list and of its tangent were symbolic zeros, and the
+    forward code's writes into them were dropped.  fcall's forward rule gives them storage now."""
+    mc.testing.check_derivatives(loss_of_rate, 0.1)
+    h = 1e-5
+    want = (tangent_of_loss(0.1 + h) - tangent_of_loss(0.1 - h)) / (2 * h)
+    _close(mc.jvp(tangent_of_loss, (0.1,), (1.0,))[1], want)
+    _close(mc.jacfwd(mc.jacfwd(loss_of_rate))(0.1), want)
+
+
+XS = np.array([-1.0, 0.0, 0.5])
+COEFFS = np.array([1.0, -0.5, 0.3, 0.2])
+
+
+def polyval_at(coeffs, x):
+    powers = np.arange(coeffs.shape[0])
+    return np.sum((x[:, None] ** powers[None, :]) @ coeffs)
+
+
+def polyval_in_x(x):
+    return polyval_at(np.array([1.0, -0.5, 0.3, 0.2]), x)  # (not COEFFS: a third order over module state is refused)
+
+
+def polyval_in_coeffs(c):
+    return polyval_at(c, XS.copy())
+
+
+def test_nested_integer_powers_at_zero():
+    """Second derivatives of `x ** np.arange(n)` at x = 0 were nan (corpus numpy_funcs.polyval_vec): the
+    derivative of pow_deriv, p * pow_deriv(base, p - 1), was 0 * inf where p == 0."""
+    mc.testing.check_derivatives(polyval_in_x, XS.copy())
+    g = lambda z: mc.grad(polyval_in_x)(z.copy())  # noqa: E731
+    H = np.stack([_dir_fd(g, XS, e) for e in np.eye(3)], axis=-1)
+    _close(mc.hessian(polyval_in_x)(XS.copy()), H)
+    _close(mc.jacfwd(mc.jacfwd(polyval_in_x))(XS.copy()), H)
+    assert np.all(mc.jacfwd(mc.jacfwd(polyval_in_coeffs))(COEFFS.copy()) == 0.0)

@@ -461,7 +461,30 @@ def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, ta
             outer = tuple(NoTangent if i in plan.inactive else t for i, t in enumerate(outer))
         out = fcall(plan.fn, NoTangent, plan.call_args, outer)
     _refuse_not_implemented(f, out[0])
-    return out
+    return _result_storage(out)
+
+
+def _result_storage(out: tuple) -> tuple:
+    """out = ((y, dy), its tangent) with tangent storage for a list, dict or float array y or dy whose tangent is the
+    symbolic zero: the code that called fcall may write into them (`xs[i] = ...` and its tangent's twin `dxs[i] = ...`
+    after `xs = a[0]` of a tuple without tangent storage), and a write into a symbolic zero is dropped (jvp(jvp(f)) of
+    an update of a list read from a tuple was zero).  Objects' tangents are left as they are (nested_plans.py)."""
+    (y, dy), t = out
+    ty, tdy = _expand(t, 2)
+    ty2, tdy2 = _plain_storage(y, ty), _plain_storage(dy, tdy)
+    if ty2 is ty and tdy2 is tdy:
+        return out
+    return (y, dy), (ty2, tdy2)
+
+
+def _plain_storage(v: Any, t: Any) -> Any:
+    if t is not NoTangent and t is not None:
+        return t
+    if type(v) is np.ndarray:
+        return np.zeros_like(v) if v.dtype.kind in "fc" else t
+    if type(v) is list or type(v) is dict:
+        return _storage(v, NoTangent)
+    return t
 
 
 def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = False) -> Any:
