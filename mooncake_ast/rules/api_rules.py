@@ -44,7 +44,7 @@ from .operator_rules import integer_scalar
 from .builtin_rules import storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
-from .nested_plans import (_dense_keep, carries as _carries, fcall_df_plan as _fcall_df_plan, method_parts,
+from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _carries, fcall_df_plan as _fcall_df_plan, method_parts,
                            refuse_not_implemented as _refuse_not_implemented,
                            refuse_tangent_keywords as _refuse_tangent_keywords,
                            value_and_grad_jvp as _value_and_grad_jvp)
@@ -90,7 +90,10 @@ def _refuse_lazy_second_order(f: Any, dy: Any) -> None:
 
 
 def _dense(ts: tuple, ps: tuple) -> tuple:
-    return tuple(materialize(t, p) for t, p in zip(ts, ps))
+    """The tangents ts with their symbolic zeros made dense; lists and dicts among them (also inside tuples) made dense
+    in place, never copied: reverse mode keeps the adjoints of lists and dicts in storage found by identity, so the
+    adjoint of a copy was lost (third derivatives through `a, b = h(x)` where h returns lists were 0)."""
+    return tuple(_dense_same(t, p) for t, p in zip(ts, ps))
 
 
 def _plain_outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
@@ -468,7 +471,8 @@ def _result_storage(out: tuple) -> tuple:
     """out = ((y, dy), its tangent) with tangent storage for a list, dict or float array y or dy whose tangent is the
     symbolic zero: the code that called fcall may write into them (`xs[i] = ...` and its tangent's twin `dxs[i] = ...`
     after `xs = a[0]` of a tuple without tangent storage), and a write into a symbolic zero is dropped (jvp(jvp(f)) of
-    an update of a list read from a tuple was zero).  Objects' tangents are left as they are (nested_plans.py)."""
+    an update of a list read from a tuple was zero).  So does an object's tangent; user objects are left as they are
+    (nested_plans.py)."""
     (y, dy), t = out
     ty, tdy = _expand(t, 2)
     ty2, tdy2 = _plain_storage(y, ty), _plain_storage(dy, tdy)
@@ -482,7 +486,9 @@ def _plain_storage(v: Any, t: Any) -> Any:
         return t
     if type(v) is np.ndarray:
         return np.zeros_like(v) if v.dtype.kind in "fc" else t
-    if type(v) is list or type(v) is dict:
+    if type(v) is list or type(v) is dict or type(v) is MutableTangent:
+        # (a MutableTangent value: an object's tangent made by forward code being differentiated, as construct_fwd's
+        # `to = new_tangent()`, whose fields __init__'s forward code writes: jvp(jvp(jvp(f))) of `Box(x * x).x` lost them)
         return _storage(v, NoTangent)
     return t
 

@@ -365,18 +365,22 @@ def helper_twin(f: Any, args: tuple) -> Optional[Callable]:
 
 
 def with_dense_tangent(y: Any, dy: Any) -> tuple:
-    """(y, dy with its symbolic zeros made dense): what `mc.jvp` returns (an identity on dy's values)."""
-    from ..tangents import materialize
+    """(y, dy with its symbolic zeros made dense): what `mc.jvp` returns (an identity on dy's values).  A list or dict
+    dy is made dense in place, never copied: reverse mode keeps the adjoints of lists and dicts in storage found by
+    identity, and forward mode writes through their tangents, so a copy lost them (third derivatives through a helper
+    that returns a list or dict were 0)."""
+    from .nested_plans import _dense_one
 
-    return y, materialize(dy, y)
+    return y, _dense_one(dy, y)
 
 
 def _with_dense_tangent_frule(p: tuple, t: Any) -> tuple:
-    from ..tangents import materialize
+    from .nested_plans import _dense_one
 
     y, dy = p
     ty, tdy = (NoTangent, NoTangent) if t is NoTangent or t is None else tuple(t)
-    return with_dense_tangent(y, dy), (ty, materialize(tdy, y) if tdy is not NoTangent and tdy is not None else tdy)
+    out = with_dense_tangent(y, dy)
+    return out, (ty, _dense_one(tdy, out[1]) if tdy is not NoTangent and tdy is not None else tdy)
 
 
 def _with_dense_tangent_rrule(y: Any, dy: Any) -> tuple:

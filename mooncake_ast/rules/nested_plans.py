@@ -40,6 +40,26 @@ def _dense_one(d: Any, a: Any) -> Any:
         return NoTangent
     if isinstance(d, (MutableTangent, MethodTangent)):
         return d
+    return dense_same(d, a)
+
+
+def dense_same(d: Any, a: Any) -> Any:
+    """materialize(d, a), but a list, dict or object's tangent d (also inside tuples) kept, made dense in place, never
+    copied: reverse mode keeps the adjoints of lists, dicts and objects in storage found by identity (so a copy's
+    adjoint was lost: third derivatives through a helper returning a list, a dict or an object were 0), and forward
+    code writes through them."""
+    if isinstance(d, (MutableTangent, MethodTangent)):
+        return d
+    if type(d) is tuple and type(a) is tuple and len(d) == len(a):
+        items = tuple(dense_same(v, x) for v, x in zip(d, a))
+        return d if all(i is v for i, v in zip(items, d)) else items
+    if (type(d) is list and type(a) is list and len(d) == len(a)) or (type(d) is dict and type(a) is dict):
+        for k in (range(len(a)) if type(a) is list else list(a)):
+            v = d.get(k, NoTangent) if type(d) is dict else d[k]
+            dense = dense_same(v, a[k])
+            if dense is not v:
+                d[k] = dense
+        return d
     return materialize(d, a)
 
 

@@ -1,0 +1,80 @@
+"""Regressions of third derivatives (issue 10) through values a callee returns or builds: lists, dicts, arrays and
+objects.  Each third derivative is compared with central differences of the second derivative mc.grad(mc.grad(f)),
+itself compared with central differences of mc.grad(f), which check_derivatives checks."""
+import math
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+
+X0 = 0.769
+H = 1e-5
+
+
+def as_list(x):
+    return [math.sin(x) * x]
+
+
+def as_dict(x):
+    return {"r": math.sin(x) * x}
+
+
+def as_array(x):
+    return np.array([math.sin(x) * x])
+
+
+def item_of_list(x):
+    return as_list(x)[0]
+
+
+def item_of_dict(x):
+    return as_dict(x)["r"]
+
+
+def item_of_array(x):
+    return as_array(x)[0]
+
+
+class Box:
+    def __init__(self, v):
+        self.v = v
+
+
+class Squares:
+    def __init__(self, v):
+        self.v = v * v
+
+
+def field_of_new_object(x):
+    return Box(math.sin(x) * x).v
+
+
+def field_set_in_init(x):
+    return Squares(x).v ** 3
+
+
+def _tangent(f):
+    def first(x):
+        return mc.jvp(f, (x,), (1.0,))[1]
+
+    def second(x):
+        return mc.jvp(first, (x,), (1.0,))[1]
+
+    return first, second
+
+
+@pytest.mark.parametrize("f", [item_of_list, item_of_dict, item_of_array, field_of_new_object, field_set_in_init])
+def test_third_derivative_through_a_returned_container_or_object(f):
+    """Reverse mode over forward code of forward code lost the adjoints of lists, dicts and object tangents that a plan
+    or mc.jvp's result copied (adjoints of those are kept by identity): grad(grad(grad(f))) was 0.  Forward mode at the
+    third order lost the tangents of an object's tangent made in construction (a symbolic zero where forward code
+    writes the fields): jvp(jvp(jvp(f))) was 0 or short by the terms of the fields set in __init__."""
+    mc.testing.check_derivatives(f, X0)
+    g, gg = mc.grad(f), mc.grad(mc.grad(f))
+    assert gg(X0) == pytest.approx((g(X0 + H) - g(X0 - H)) / (2 * H), rel=1e-5, abs=1e-6)
+    want = (gg(X0 + H) - gg(X0 - H)) / (2 * H)
+    assert mc.grad(mc.grad(mc.grad(f)))(X0) == pytest.approx(want, rel=1e-5, abs=1e-6)
+    first, second = _tangent(f)
+    assert mc.jvp(second, (X0,), (1.0,))[1] == pytest.approx(want, rel=1e-5, abs=1e-6)
+    assert mc.grad(second)(X0) == pytest.approx(want, rel=1e-5, abs=1e-6)
