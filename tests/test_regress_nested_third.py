@@ -78,3 +78,48 @@ def test_third_derivative_through_a_returned_container_or_object(f):
     first, second = _tangent(f)
     assert mc.jvp(second, (X0,), (1.0,))[1] == pytest.approx(want, rel=1e-5, abs=1e-6)
     assert mc.grad(second)(X0) == pytest.approx(want, rel=1e-5, abs=1e-6)
+
+
+V = np.array([0.3, -0.2, 0.5])
+XA = np.array([-0.45, -0.62, 0.13])
+
+
+def writes_its_argument(x):
+    x[0] = x[0] * x[1]
+    return np.sum(x ** 3)
+
+
+def tangent_along_v(w):
+    return mc.jvp(writes_its_argument, (w,), (V,))[1]
+
+
+def second_along_v(z):
+    return mc.jvp(tangent_along_v, (z,), (V,))[1]
+
+
+def hvp_along_v(z):
+    return mc.jvp(mc.grad(writes_its_argument), (z,), (V,))[1]
+
+
+def _fd(d, x):
+    return np.stack([(d(x + H * e) - d(x - H * e)) / (2 * H) for e in np.eye(x.size)], axis=-1)
+
+
+def test_third_derivatives_of_a_function_that_writes_its_argument():
+    """Forward mode over mc.jvp nested in differentiated code wrote f's tangent updates into the caller's tangent
+    array (V itself changed, and jvp(jvp(jvp(f))) was wrong); forward mode over a gradient's tangent took the
+    directional derivative at the arguments f had already updated (jvp(hessian(f)), jacfwd(hessian(f)) wrong)."""
+    mc.testing.check_derivatives(writes_its_argument, XA.copy())
+    Hd = lambda z: mc.hessian(writes_its_argument)(z.copy())  # noqa: E731
+    np.testing.assert_allclose(Hd(XA), _fd(lambda z: mc.grad(writes_its_argument)(z.copy()), XA), rtol=1e-5, atol=1e-6)
+    T = _fd(Hd, XA)
+    v0 = V.copy()
+    np.testing.assert_allclose(mc.jvp(second_along_v, (XA.copy(),), (V,))[1], np.einsum("ijk,i,j,k->", T, V, V, V),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(V, v0)
+    np.testing.assert_allclose(mc.grad(second_along_v)(XA.copy()), np.einsum("ijk,i,j->k", T, V, V), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(mc.jacfwd(mc.hessian(writes_its_argument))(XA.copy()), T, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mc.jvp(mc.hessian(writes_its_argument), (XA.copy(),), (V,))[1], T @ V, rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(mc.jacrev(hvp_along_v)(XA.copy()), np.einsum("ijk,j->ik", T, V), rtol=1e-5, atol=1e-6)

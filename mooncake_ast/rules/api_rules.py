@@ -235,8 +235,11 @@ def _api_jvp() -> Any:
     return _jvp_api
 
 
-def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
-    """fcall of `jvp` itself (forward code of a function that calls mc.jvp): `higher.forward_of_forward`."""
+def _jvp_plan(args: tuple, dargs: tuple, fresh: bool = True) -> _Plan:
+    """fcall of `jvp` itself (forward code of a function that calls mc.jvp): `higher.forward_of_jvp`, which gives f
+    fresh copies of the tangents as mc.jvp does (f's forward code writes into them where f writes into its arguments,
+    and wrote into the caller's tangent array: `v` of `mc.jvp(f, (w,), (v,))` nested); `fresh=False` for fcall of
+    fcall, whose callee writes through its tangents into the caller's (`higher.forward_of_forward`)."""
     from .. import higher
 
     f, fargs, fdargs = args
@@ -255,7 +258,7 @@ def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
         targs, tdargs = _expand(targs, 3), _expand(tdargs, 3)
         return (NoTangent, _expand(targs[1], n), _expand(targs[2], n), _expand(tdargs[1], n), _expand(tdargs[2], n))
 
-    return _Plan(higher.forward_of_forward, call,
+    return _Plan(higher.forward_of_jvp if fresh else higher.forward_of_forward, call,
                  lambda b: (NoTangent, (NoTangent, b[1], b[2]), (NoTangent, b[3], b[4])), outer)
 
 
@@ -269,7 +272,7 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
     tf, tdf, tfargs, tfdargs, *_ = _expand(dargs, len(args))
     if _carries(df) or _carries(tdf) or _carries(tf):
         return _fcall_df_plan(f, df, fargs, fdargs, tf, tdf, tfargs, tfdargs, len(rest))
-    inner = _jvp_plan((f, fargs, fdargs), (tf, tfargs, tfdargs))
+    inner = _jvp_plan((f, fargs, fdargs), (tf, tfargs, tfdargs), fresh=False)
 
     def split(b: Any) -> tuple:
         _, (_, a1, a2), (_, d1, d2) = inner.split(b)
