@@ -119,3 +119,28 @@ def test_nested_integer_powers_at_zero():
     _close(mc.hessian(polyval_in_x)(XS.copy()), H)
     _close(mc.jacfwd(mc.jacfwd(polyval_in_x))(XS.copy()), H)
     assert np.all(mc.jacfwd(mc.jacfwd(polyval_in_coeffs))(COEFFS.copy()) == 0.0)
+
+
+def array_of_its_float(x, a):
+    v = np.sin(x + np.array([0.2, -0.4, 0.6]))
+    return v + 0.1 * np.sum(v)
+
+
+def ignores_its_array(a):
+    return np.sum(np.array([0.1, 0.2, 0.3]) * array_of_its_float(0.552, a))
+
+
+def constant_in_its_array(a):
+    v = np.sin(0.5 + np.array([0.2, -0.4, 0.6]))
+    return np.sum(v + 0.1 * np.sum(v))
+
+
+def test_second_derivatives_where_the_argument_does_not_reach_the_result():
+    """hessian(f) crashed where f calls a helper whose array result depends on a float it is given as a constant (the
+    helper's forward code summed a symbolic zero tangent, whose adjoint had the wrong shape: randprog numpy seed
+    3000100), and was refused (NonScalarOutputError) for a function whose result does not depend on its argument."""
+    for f in (ignores_its_array, constant_in_its_array):
+        mc.testing.check_derivatives(f, X.copy())
+        H = np.stack([_dir_fd(lambda z: mc.grad(f)(z.copy()), X, e) for e in np.eye(3)], axis=-1)
+        _close(mc.hessian(f)(X.copy()), H)
+        _close(mc.jvp(mc.grad(f), (X.copy(),), (V,))[1], H @ V)

@@ -422,9 +422,11 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -
     plan = _plan(f, df, args, dargs, kwargs)
     if plan.grad_of is not None:
         _refuse_traced_captures(plan.grad_of)
-    # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants
+    # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants, and so
+    # is a symbolic zero tangent: differentiated, the forward code's operations on it (`np.sum(dv)` of a NoTangent dv)
+    # got adjoints of the wrong shape (hessian of `f(0.5, a)` where f's array result depends on its float argument only)
     wrt = frozenset(i for i, a in enumerate(plan.call_args) if not isinstance(a, types.ModuleType)
-                    and i not in plan.inactive)
+                    and i not in plan.inactive and a is not NoTangent)
     _prepare_all_cells(plan.call_args)
     _refuse_reverse_over_nested_state(f, plan.fn)
     out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
@@ -529,6 +531,11 @@ def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = F
         if with_grad and not _real_scalar(y):
             return None
         post = _snapshot(args) if writes else None
+        if (dy is NoTangent or dy is None) and _real_scalar(y):
+            # a symbolic zero: no differentiated argument reaches the result (its Hessian and gradient are zero; the
+            # arguments stay as f left them)
+            zeros = tuple(materialize(NoTangent, args[i]) for i in nums)
+            return (y, zeros, zeros) if with_grad else zeros
         seed = 1.0 if not isinstance(dy, np.ndarray) else np.ones((), dtype=dy.dtype)
         if not isinstance(dy, (float, np.floating, np.ndarray)) or np.ndim(dy) != 0:
             refuse_hessian_result(f, y, dy)
