@@ -123,3 +123,52 @@ def test_third_derivatives_of_a_function_that_writes_its_argument():
     np.testing.assert_allclose(mc.jvp(mc.hessian(writes_its_argument), (XA.copy(),), (V,))[1], T @ V, rtol=1e-5,
                                atol=1e-6)
     np.testing.assert_allclose(mc.jacrev(hvp_along_v)(XA.copy()), np.einsum("ijk,j->ik", T, V), rtol=1e-5, atol=1e-6)
+
+
+def first_above(xs, t):
+    for i, v in enumerate(xs):
+        if v > t:
+            return v * (i + 1) + t * t * t
+    return sum(xs)
+
+
+def fresh_list_and_threshold():
+    return ([0.2, 0.5, 1.4, 0.3], 1.0)
+
+
+def threshold_scan(t):
+    a = fresh_list_and_threshold()
+    return first_above(a[0], t)
+
+
+class Poly:
+    def __init__(self, coeffs):
+        self.coeffs = coeffs
+
+    def __call__(self, x):
+        acc = 0.0
+        for c in reversed(self.coeffs):
+            acc = acc * x + c
+        return acc
+
+    def derivative(self):
+        return Poly([i * c for i, c in enumerate(self.coeffs)][1:])
+
+
+def polynomial_object(c0):
+    p = Poly([c0, c0 * c0, 0.5, -0.2])
+    return p(0.9) + p.derivative()(0.9) ** 2
+
+
+@pytest.mark.parametrize("f", [threshold_scan, polynomial_object])
+def test_third_derivative_through_items_of_lists(f):
+    """Third derivatives through an item of a tuple holding a list, and through a list an object keeps, raised
+    TypeError ('can only concatenate list (not NoTangentType) to list': the forward code of an item read added an
+    index tangent to the item's): reads of items at higher orders are view_read's, whose index has no tangent."""
+    x0 = 0.8
+    mc.testing.check_derivatives(f, x0)
+    gg = mc.grad(mc.grad(f))
+    want = (gg(x0 + H) - gg(x0 - H)) / (2 * H)
+    assert mc.grad(mc.grad(mc.grad(f)))(x0) == pytest.approx(want, rel=1e-5, abs=1e-6)
+    first, second = _tangent(f)
+    assert mc.jvp(second, (x0,), (1.0,))[1] == pytest.approx(want, rel=1e-5, abs=1e-6)

@@ -40,7 +40,7 @@ from ..reverse.adjoints import AdjTuple, accumulate
 from ..reverse.runtime import may_write, rcall
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize
 from ..tangents import storage as _storage
-from .operator_rules import integer_scalar
+from .operator_rules import _is_concatenator, integer_scalar
 from .builtin_rules import storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
@@ -52,7 +52,7 @@ from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_p
                            _module_level_constant, _positional, _refuse_reverse_over_nested_state)
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
                                  _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_deriv_fwd, _pow_deriv_full_fwd,
-                                 _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd,
+                                 _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd, _view_read_fwd,
                                  _zero, _zero_fwd, user_rule)
 
 
@@ -120,6 +120,11 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
     if f is _fcall_rt:
         return _fcall_plan(args, dargs)
     plain = _PLAIN.get(f) if _hashable(f) else None
+    if f is operator.getitem and n == 2 and not _is_concatenator(args[0]):
+        # an index is never differentiated (but np.r_'s): view_read's forward code adds no index tangent, which
+        # getitem's added to the item's (`list + NoTangent` raised a TypeError at the third order: an item of a
+        # tuple holding a list)
+        plain = _view_read_fwd
     # An integer exponent (`x ** 2`) is constant at every order whatever its tangent holds (through int()); an
     # exponent whose tangent is symbolically zero is a constant here; a tangent that is zero in value may belong
     # to a differentiated exponent, whose derivative an outer derivative needs.

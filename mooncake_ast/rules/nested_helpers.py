@@ -100,7 +100,7 @@ def view_read(tc, index):
     """`tc[index]` whose index is never differentiated (its rules: forward_code_rules.py), so that the tangent of a
     view is a view of the tangent (item storage) at every order: read as `tc[index]` in item_read, a parameter
     index made forward code add an index tangent, a fresh array, and writes through a named view of a view
-    (`w = b[1:]; w *= x`, third order) were lost.  (Arrays only: item_read_view.)"""
+    (`w = b[1:]; w *= x`, third order) were lost."""
     return tc[index]
 
 
@@ -354,7 +354,9 @@ def helper_twin(f: Any, args: tuple) -> Optional[Callable]:
     if f is item_storage and len(args) == 4:
         if isinstance(args[1], (np.ndarray, list, tuple, dict)):
             item_storage(*args)  # (a mutable item's zero tangent made storage, kept in the container's tangent)
-            return item_read_view if isinstance(args[1], np.ndarray) else item_read
+            # (view_read for every container: read as `tc[index]`, a parameter index made forward code add an
+            # index tangent, which `list + NoTangent` refused at the third order: polynomial_class of the corpus)
+            return item_read_view
         return None
     if f is builtin_rules.getattr_tangent and len(args) == 4 and args[1] is not NoTangent:
         twin = getattr_twin(*args)
