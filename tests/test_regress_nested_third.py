@@ -203,3 +203,48 @@ def test_nested_derivatives_through_a_constructor_called_with_keywords():
     assert mc.grad(first)(X0) == pytest.approx(gg(X0), rel=1e-9)
     want = (gg(X0 + H) - gg(X0 - H)) / (2 * H)
     assert mc.grad(mc.grad(mc.grad(f)))(X0) == pytest.approx(want, rel=1e-5, abs=1e-6)
+
+
+WEIGHTS = [np.array([0.3, -0.2, 0.4]), 0.5]
+
+
+def weighted_by_module_list(x):
+    y = np.sin(x * np.array([1.0, 2.0, 0.5]))
+    return np.sum(WEIGHTS[0] * y) + WEIGHTS[1] * x ** 3
+
+
+def writes_into_module_list(x):
+    w = WEIGHTS[0]
+    w[0] = x
+    return np.sum(w)
+
+
+def test_third_derivative_over_a_module_level_list_of_arrays():
+    """A module-level list holding arrays (weights, `W = [w, 0.5]`) read by the function got tangent storage of
+    module-level state, over which a third order was refused (and most of the random programs' third orders with
+    it); its items are constants now, as a list of numbers' are.  A write into one is still refused (forward mode)."""
+    f = weighted_by_module_list
+    mc.testing.check_derivatives(f, X0)
+    gg = mc.grad(mc.grad(f))
+    want = (gg(X0 + H) - gg(X0 - H)) / (2 * H)
+    assert mc.grad(mc.grad(mc.grad(f)))(X0) == pytest.approx(want, rel=1e-5, abs=1e-6)
+    first, second = _tangent(f)
+    assert mc.jvp(second, (X0,), (1.0,))[1] == pytest.approx(want, rel=1e-5, abs=1e-6)
+    with pytest.raises(mc.MooncakeError, match="module-level object `WEIGHTS`"):
+        mc.jvp(writes_into_module_list, (X0,), (1.0,))
+
+
+def writes_then_reads_module_list(x):
+    WEIGHTS[0][0] = x * x
+    return np.sum(WEIGHTS[0])
+
+
+def test_write_into_an_array_of_a_module_level_list_is_refused():
+    """`W[0][0] = x * x; return np.sum(W[0])` gave a tangent of 0 in forward mode, silently (the dispatched read
+    `W[0]` was not seen as part of the module-level W, so the write was not refused); it is a GlobalWriteError."""
+    saved = WEIGHTS[0].copy()
+    try:
+        with pytest.raises(mc.MooncakeError, match="module-level object `WEIGHTS`"):
+            mc.jvp(writes_then_reads_module_list, (X0,), (1.0,))
+    finally:
+        WEIGHTS[0][...] = saved
