@@ -1,6 +1,7 @@
 """Regressions of third derivatives (issue 10) through values a callee returns or builds: lists, dicts, arrays and
 objects.  Each third derivative is compared with central differences of the second derivative mc.grad(mc.grad(f)),
 itself compared with central differences of mc.grad(f), which check_derivatives checks."""
+import dataclasses
 import math
 
 import numpy as np
@@ -248,3 +249,32 @@ def test_write_into_an_array_of_a_module_level_list_is_refused():
             mc.jvp(writes_then_reads_module_list, (X0,), (1.0,))
     finally:
         WEIGHTS[0][...] = saved
+
+
+@dataclasses.dataclass
+class Log:
+    rate: float
+    values: list = dataclasses.field(default_factory=list)
+
+    def push(self, v):
+        self.values.append(v * self.rate)
+
+
+def pushes_into_a_dataclass(x):
+    h = Log(x)
+    for k in range(3):
+        h.push(x * k + 0.5)
+    return sum(h.values) * h.values[-1]
+
+
+def test_nested_derivatives_of_a_dataclass_with_a_default_factory():
+    """jvp(jvp(f)) crashed (IndexError in construct_fields_fwd) where f builds a dataclass whose list field comes from
+    default_factory: the plan gave no tangents for the fields left to their defaults, and none as storage."""
+    f = pushes_into_a_dataclass
+    mc.testing.check_derivatives(f, X0)
+    g, gg = mc.grad(f), mc.grad(mc.grad(f))
+    assert gg(X0) == pytest.approx((g(X0 + H) - g(X0 - H)) / (2 * H), rel=1e-5, abs=1e-6)
+    first, second = _tangent(f)
+    assert mc.jvp(first, (X0,), (1.0,))[1] == pytest.approx(gg(X0), rel=1e-9)
+    want = (gg(X0 + H) - gg(X0 - H)) / (2 * H)
+    assert mc.jvp(second, (X0,), (1.0,))[1] == pytest.approx(want, rel=1e-5, abs=1e-6)

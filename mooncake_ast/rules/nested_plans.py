@@ -20,7 +20,7 @@ import numpy as np
 from ..forward import objects as _objects
 from ..reverse.adjoints import MethodAdjoint
 from ..reverse.shadows import reapply, snapshot
-from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize
+from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
 from . import nested_helpers as nh
 
 
@@ -317,10 +317,13 @@ def _construct_plan(cls: type, args: tuple, dargs: tuple) -> Any:
         # (the fields left to their defaults follow the given ones, with no tangent: constants)
         names = tuple(nm for nm, _, _ in fields)
         defaults = tuple(value for _, value, g in fields if not g)
-        return api._Plan(nh.construct_fields_fwd, (cls, names, tuple(args) + defaults,
-                                                   tuple(dd) + (NoTangent,) * len(defaults)),
+        # (a mutable default, as default_factory's new list, gets tangent storage at each order: methods write it)
+        zeros = tuple(zero_tangent(d) for d in defaults)
+        return api._Plan(nh.construct_fields_fwd, (cls, names, tuple(args) + defaults, tuple(dd) + zeros),
                          lambda b: (NoTangent, tuple(api._expand(b[2], n)), tuple(api._expand(b[3], n))),
-                         lambda tf, targs, tdargs: (NoTangent, NoTangent, targs, tdargs))
+                         lambda tf, targs, tdargs: (NoTangent, NoTangent,
+                                                    (*api._expand(targs, n), *(zero_tangent(d) for d in defaults)),
+                                                    (*api._expand(tdargs, n), *(zero_tangent(z) for z in zeros))))
     return api._Plan(nh.construct_fwd, (cls, tuple(args), dd),
                      lambda b: (NoTangent, tuple(api._expand(b[1], n)), tuple(api._expand(b[2], n))),
                      lambda tf, targs, tdargs: (NoTangent, targs, tdargs))
