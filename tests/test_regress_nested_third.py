@@ -278,3 +278,34 @@ def test_nested_derivatives_of_a_dataclass_with_a_default_factory():
     assert mc.jvp(first, (X0,), (1.0,))[1] == pytest.approx(gg(X0), rel=1e-9)
     want = (gg(X0 + H) - gg(X0 - H)) / (2 * H)
     assert mc.jvp(second, (X0,), (1.0,))[1] == pytest.approx(want, rel=1e-5, abs=1e-6)
+
+
+class Pair:
+    SCALE = 1.5
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    @staticmethod
+    def combine(u, v):
+        return u * v + u
+
+
+def uses_a_static_method(x):
+    p = Pair(x * x, 2.0)
+    return Pair.combine(p.a, x) * Pair.SCALE
+
+
+def test_nested_derivatives_through_a_static_method_read_from_its_class():
+    """jvp(jvp(f)) crashed (KeyError 'combine') where f calls `Pair.combine(...)`: the class's tangent storage took the
+    static method for a field; and a third order was refused (the class's module-level storage).  A class whose
+    attributes never change is a constant now, and its functions have no tangent."""
+    f = uses_a_static_method
+    mc.testing.check_derivatives(f, X0)
+    g, gg = mc.grad(f), mc.grad(mc.grad(f))
+    assert gg(X0) == pytest.approx((g(X0 + H) - g(X0 - H)) / (2 * H), rel=1e-5, abs=1e-6)
+    first, second = _tangent(f)
+    assert mc.jvp(first, (X0,), (1.0,))[1] == pytest.approx(gg(X0), rel=1e-9)
+    want = (gg(X0 + H) - gg(X0 - H)) / (2 * H)
+    assert mc.grad(mc.grad(mc.grad(f)))(X0) == pytest.approx(want, rel=1e-5, abs=1e-6)

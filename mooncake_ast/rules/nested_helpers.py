@@ -140,6 +140,9 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
     if isinstance(obj, list) and isinstance(dobj, list):
         return attr_method if callable(value) and getattr(value, "__self__", None) is obj else None
     if isinstance(dobj, MutableTangent):
+        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)) and \
+                dobj.fields.get(name, NoTangent) is NoTangent:
+            return attr_constant  # (`C.combine`, a static method read through its class: no tangent at any order)
         if name in dobj.fields or name in getattr(obj, "__dict__", {}):
             return attr_field
         prop = getattr(type(obj), name, None)
