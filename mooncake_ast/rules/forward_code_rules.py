@@ -28,6 +28,7 @@ from ..tangents import storage as _storage
 from . import helpers as h
 from . import nested_helpers as nh
 from . import numpy_reductions as _numpy_reductions
+from . import numpy_shapes as _numpy_shapes
 from . import builtin_rules as _builtin_rules
 from .registry import _entry, defjvp, defvjp, defzero
 
@@ -201,6 +202,14 @@ def _extremum_fwd(*ad):
                                                                                          *args[3:])
 
 
+def _join_tangent_fwd(join, xs, dxs, axis, t_join, t_xs, t_dxs, t_axis):
+    # `join_tangent(join, xs, dxs, axis)` (np.stack/concatenate's tangent) and its tangent: linear in dxs, the parts
+    # xs giving shapes only (a third order over np.stack(rows) was refused: randprog rows)
+    if t_dxs is NoTangent:
+        t_dxs = [NoTangent] * len(xs)
+    return _numpy_shapes.join_tangent(join, xs, dxs, axis), _numpy_shapes.join_tangent(join, xs, t_dxs, axis)
+
+
 _PLAIN = {_ops.unpack: _unpack_fwd, operator.getitem: _getitem_fwd, operator.pos: _pos_fwd, operator.mul: _mul_fwd, operator.add: _add_fwd, operator.sub: _sub_fwd, operator.truediv: _truediv_fwd,
           operator.matmul: _matmul_fwd, operator.neg: _neg_fwd}
 
@@ -307,6 +316,7 @@ def _helper_defs() -> None:
     _PLAIN[h.linear] = _linear_fwd
     _PLAIN[np.dot] = _dot_fwd
     _PLAIN[numpy_reductions.extremum_tangent] = _extremum_fwd
+    _PLAIN[numpy_shapes.join_tangent] = _join_tangent_fwd
     defjvp(numpy_shapes.join_tangent, lambda t, y, join, xs, dxs, axis: t.call(numpy_shapes.join_tangent, join, xs,
                                                                               t.d(dxs), axis)
            if t.d(dxs) is not None else None)
