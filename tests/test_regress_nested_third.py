@@ -329,3 +329,21 @@ def test_third_derivative_through_stack_and_concatenate():
     assert mc.grad(mc.grad(mc.grad(f)))(X0) == pytest.approx(want, rel=1e-5, abs=1e-6)
     first, second = _tangent(f)
     assert mc.jvp(second, (X0,), (1.0,))[1] == pytest.approx(want, rel=1e-5, abs=1e-6)
+
+
+def copies_then_updates(x):
+    v = np.arange(3.0) / 4 - x
+    b = np.copy(v)
+    b[1] = b[0] * (x + v[1])
+    return np.sum(np.sin(b)) * x
+
+
+def test_third_derivative_through_np_copy():
+    """A third forward order through np.copy was refused ('the forward derivative of copy comes from a hand-written
+    rule'): np.copy, linear, has a plain forward function at higher orders."""
+    f = copies_then_updates
+    mc.testing.check_derivatives(f, X0)
+    gg = mc.grad(mc.grad(f))
+    want = (gg(X0 + H) - gg(X0 - H)) / (2 * H)
+    first, second = _tangent(f)
+    assert mc.jvp(second, (X0,), (1.0,))[1] == pytest.approx(want, rel=1e-5, abs=1e-6)

@@ -120,6 +120,8 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
     if f is _fcall_rt:
         return _fcall_plan(args, dargs)
     plain = _PLAIN.get(f) if _hashable(f) else None
+    if f is np.copy and n == 1:  # (`_mc.linear(np.copy, da)`, differentiated at a third order)
+        plain = _copy_fwd
     if f is operator.getitem and n == 2 and not _is_concatenator(args[0]):
         # an index is never differentiated (but np.r_'s): view_read's forward code adds no index tangent, which
         # getitem's added to the item's (`list + NoTangent` raised a TypeError at the third order: an item of a
@@ -197,6 +199,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
         return plan
     raise NestingError(f"nested derivative: the forward derivative of {_name(f)} comes from a hand-written rule, which "
                        f"has no derivative of its own; higher derivatives through it are not supported")
+
+
+def _copy_fwd(a, da):
+    return np.copy(a), np.copy(da)
 
 
 def _special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> Any:
