@@ -161,7 +161,14 @@ def polynomial_object(c0):
     return p(0.9) + p.derivative()(0.9) ** 2
 
 
-@pytest.mark.parametrize("f,forward", [(threshold_scan, True), (polynomial_object, False)])
+def list_of_tuples(x):
+    ps = []
+    for k in range(3):
+        ps.append((x * k, np.array([x, 1.0])))
+    return sum(a * np.sum(v) * x for a, v in ps)
+
+
+@pytest.mark.parametrize("f,forward", [(threshold_scan, True), (polynomial_object, False), (list_of_tuples, True)])
 def test_third_derivative_through_items_of_lists(f, forward):
     """Third derivatives through an item of a tuple holding a list, and through a list an object keeps, raised
     TypeError ('can only concatenate list (not NoTangentType) to list': the forward code of an item read added an
