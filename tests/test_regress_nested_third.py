@@ -354,3 +354,16 @@ def test_third_derivative_through_np_copy():
     want = (gg(X0 + H) - gg(X0 - H)) / (2 * H)
     first, second = _tangent(f)
     assert mc.jvp(second, (X0,), (1.0,))[1] == pytest.approx(want, rel=1e-5, abs=1e-6)
+
+
+def test_third_forward_order_of_a_loop_over_a_range():
+    """jvp(jvp(jvp(f))) crashed ('NoTangent is not iterable') on a loop `for i in range(2)` whose forward code, at the
+    third order, dispatches ops.sequence: its tangent is one zero per item now (randprog rows seed 7100000075, checked
+    against finite differences of the second derivative by the family checker)."""
+    import tempfile
+
+    from tests.randprog.gen import generate
+    from tests.randprog.nested import check_program_nested
+
+    r = check_program_nested(generate(7100000075, "rows"), tempfile.mkdtemp(prefix="nested-third-"), ("jvp_jvp_jvp",))
+    assert r.cls == "ok", r.describe()
