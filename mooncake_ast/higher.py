@@ -718,8 +718,11 @@ def grad_call_jvp(f, nums, single, with_value, args, dargs):
 
     The tangent of the gradient is the gradient of the directional derivative (symmetry of second
     derivatives), so this is reverse mode over forward mode."""
+    # (the directional derivative first, on copies of the arrays: f may write its arguments, and each derivative is
+    # at their values on entry; then f's own call leaves them as f leaves them.  Both on the same arrays gave
+    # jvp(hessian(f)) of `x[0] = x[0] * x[1]` at the updated x.)
+    dvalue, dg_all = _VG_DIRECTIONAL(f, fresh_arrays(args), dargs)
     value, g_all = _VG_APPLY(f, args)
-    dvalue, dg_all = _VG_DIRECTIONAL(f, args, dargs)
     g = _pick(g_all, nums, single)
     dg = _pick(dg_all, nums, single)
     if with_value:
@@ -738,6 +741,23 @@ def forward_of_forward(f, args, dargs, targs, tdargs):
         return plain_jvp(fn, (f, NoTangent, *args, *extra, *dargs, *zeros),
                          (NoTangent, NoTangent, *targs, *zeros, *tdargs, *zeros))
     return plain_jvp(fn, (*args, *extra, *dargs, *zeros), (*targs, *zeros, *tdargs, *zeros))
+
+
+def forward_of_jvp(f, args, dargs, targs, tdargs):
+    """forward_of_forward for a call of mc.jvp, which gives f fresh copies of its tangents (f's forward code writes into
+    them where f writes into its arguments; the caller's tangents, and their tangents, stay as they were)."""
+    return forward_of_forward(f, args, fresh_arrays(dargs), targs, fresh_arrays(tdargs))
+
+
+def fresh_arrays(ts):
+    """ts with each array a copy (differentiable: its tangent and adjoint are the original's)."""
+    out = []
+    for t in ts:
+        if isinstance(t, np.ndarray):
+            out.append(t.copy())
+        else:
+            out.append(t)
+    return tuple(out)
 
 
 def plain_jvp(fn, primals, tangents):

@@ -49,7 +49,7 @@ def _run_case(task):
     case = all_cases()[index]
     signal.alarm(_STATE["timeout"])
     try:
-        r = check_case_nested(case, _STATE["dir"], nestings or None)
+        r = check_case_nested(case, _STATE["dir"], nestings or None, index=index)
     except Timeout:
         r = Result("CRASH", [("CRASH", "all", "timeout", "")], case.name)
     finally:

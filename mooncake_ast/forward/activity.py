@@ -174,13 +174,17 @@ class Activity:
                         self.union(s, v)
 
     def _item_of_constant_list(self, v: Value) -> bool:
-        """Is v a module-level list or tuple that holds only numbers now (its items are immutable: reading one
-        makes no alias of the list)?  (As _shared_state, this reads the module's current value.)"""
+        """Is v a module-level list or tuple that holds only numbers and arrays of numbers now (reading an item
+        makes no alias of the list: a number is immutable, and a write into an array item is a write into
+        module-level state, refused as such by _module_level)?  Weights kept at module level (`W = [w1, 0.5]`) are
+        then constants with no tangent storage, so every order of nesting works over them (a third order over
+        module-level storage is refused).  (As _shared_state, this reads the module's current value.)"""
         if not isinstance(v, Global) or self.user_globals is None:
             return False
         obj = self.user_globals.get(v.name, _NO_VALUE)
         return type(obj) in (list, tuple) and 0 < len(obj) <= 4096 and \
-            all(type(e) in (float, int, bool, complex) for e in obj)
+            all(type(e) in (float, int, bool, complex) or (type(e) is np.ndarray and e.dtype.kind in "biufc")
+                for e in obj)
 
     # ------------------------------------------------------------ fixpoint
     def _fixpoint(self) -> None:
@@ -262,6 +266,8 @@ class Activity:
                             changed = True
                 for st in b.stmts:
                     fn, _ = self.static_rule(st)
+                    if fn is None:  # (`W[0]` of a module-level list is dispatched at run time: still a part of W)
+                        fn = st.callee()
                     if st in found or not st.args or fn not in ALIASES_FIRST_ARG or fn in INPLACE_OPS:
                         continue
                     a = st.args[0]

@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from .. import ops
 from ..arrays import is_other_array, mutable_in_place
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
@@ -61,6 +62,10 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
                     dy = _conform_result(args[0], args, dargs, dy)
                 else:
                     dy = _conform_result(y, args, dargs, dy)
+            if dy is NoTangent and f is ops.sequence:
+                # what a for loop iterates, dispatched (forward code differentiated again): its tangent is iterated in
+                # step with it (`zip(seq, dseq)`), so one zero per item, as the loop's own template gives
+                return y, [NoTangent] * len(y)
             return y, _materialize_mutable(y, dy)
     if isinstance(f, types.FunctionType):
         # The derived rule runs from this frame (not through helpers): each level of the user's

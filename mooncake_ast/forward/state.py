@@ -199,6 +199,12 @@ def _nonzero(d: Any) -> bool:
 # ---------------------------------------------------------------- the transform's side
 
 
+def _class_keeps_state(cls: type) -> bool:
+    from ..attribute_checks import class_keeps_state
+
+    return class_keeps_state(cls)
+
+
 def active_globals(ir: Function, active: set, user_globals: dict) -> list:
     """The module-level names read here that hold state with a derivative: active, and (as the module holds
     them now) a user class or a mutable object -- not functions, modules, numbers."""
@@ -208,8 +214,11 @@ def active_globals(ir: Function, active: set, user_globals: dict) -> list:
             for v in st.operands():
                 if isinstance(v, Global) and v in active and v not in found:
                     obj = user_globals.get(v.name)
-                    # (a class only called, `Point(...)`, is not read: its instances' own tangents do)
-                    if is_mutable(obj) or (isinstance(obj, type) and obj.__flags__ & (1 << 9) and v is not st.fn):
+                    # (a class only called, `Point(...)`, is not read: its instances' own tangents do; nor is a
+                    # class of methods and constants, `C.combine(u, v)`, whose attributes never change: a constant,
+                    # over which every order of nesting works)
+                    if is_mutable(obj) or (isinstance(obj, type) and obj.__flags__ & (1 << 9) and v is not st.fn
+                                           and _class_keeps_state(obj)):
                         found[v] = None
     return list(found)
 

@@ -40,11 +40,11 @@ from ..reverse.adjoints import AdjTuple, accumulate
 from ..reverse.runtime import may_write, rcall
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize
 from ..tangents import storage as _storage
-from .operator_rules import integer_scalar
+from .operator_rules import _is_concatenator, integer_scalar
 from .builtin_rules import storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
-from .nested_plans import (_dense_keep, carries as _carries, fcall_df_plan as _fcall_df_plan, method_parts,
+from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _carries, fcall_df_plan as _fcall_df_plan, method_parts,
                            refuse_not_implemented as _refuse_not_implemented,
                            refuse_tangent_keywords as _refuse_tangent_keywords,
                            value_and_grad_jvp as _value_and_grad_jvp)
@@ -52,7 +52,7 @@ from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_p
                            _module_level_constant, _positional, _refuse_reverse_over_nested_state)
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
                                  _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_deriv_fwd, _pow_deriv_full_fwd,
-                                 _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd,
+                                 _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd, _view_read_fwd,
                                  _zero, _zero_fwd, user_rule)
 
 
@@ -90,7 +90,10 @@ def _refuse_lazy_second_order(f: Any, dy: Any) -> None:
 
 
 def _dense(ts: tuple, ps: tuple) -> tuple:
-    return tuple(materialize(t, p) for t, p in zip(ts, ps))
+    """The tangents ts with their symbolic zeros made dense; lists and dicts among them (also inside tuples) made dense
+    in place, never copied: reverse mode keeps the adjoints of lists and dicts in storage found by identity, so the
+    adjoint of a copy was lost (third derivatives through `a, b = h(x)` where h returns lists were 0)."""
+    return tuple(_dense_same(t, p) for t, p in zip(ts, ps))
 
 
 def _plain_outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
@@ -117,6 +120,13 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
     if f is _fcall_rt:
         return _fcall_plan(args, dargs)
     plain = _PLAIN.get(f) if _hashable(f) else None
+    if f is np.copy and n == 1:  # (`_mc.linear(np.copy, da)`, differentiated at a third order)
+        plain = _copy_fwd
+    if f is operator.getitem and n == 2 and not _is_concatenator(args[0]):
+        # an index is never differentiated (but np.r_'s): view_read's forward code adds no index tangent, which
+        # getitem's added to the item's (`list + NoTangent` raised a TypeError at the third order: an item of a
+        # tuple holding a list)
+        plain = _view_read_fwd
     # An integer exponent (`x ** 2`) is constant at every order whatever its tangent holds (through int()); an
     # exponent whose tangent is symbolically zero is a constant here; a tangent that is zero in value may belong
     # to a differentiated exponent, whose derivative an outer derivative needs.
@@ -198,6 +208,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
                        f"line without it, or register a rule for a function of yours that calls it")
 
 
+def _copy_fwd(a, da):
+    return np.copy(a), np.copy(da)
+
+
 def _special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> Any:
     from .nested_plans import special_plan
 
@@ -239,8 +253,11 @@ def _api_jvp() -> Any:
     return _jvp_api
 
 
-def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
-    """fcall of `jvp` itself (forward code of a function that calls mc.jvp): `higher.forward_of_forward`."""
+def _jvp_plan(args: tuple, dargs: tuple, fresh: bool = True) -> _Plan:
+    """fcall of `jvp` itself (forward code of a function that calls mc.jvp): `higher.forward_of_jvp`, which gives f
+    fresh copies of the tangents as mc.jvp does (f's forward code writes into them where f writes into its arguments,
+    and wrote into the caller's tangent array: `v` of `mc.jvp(f, (w,), (v,))` nested); `fresh=False` for fcall of
+    fcall, whose callee writes through its tangents into the caller's (`higher.forward_of_forward`)."""
     from .. import higher
 
     f, fargs, fdargs = args
@@ -259,7 +276,7 @@ def _jvp_plan(args: tuple, dargs: tuple) -> _Plan:
         targs, tdargs = _expand(targs, 3), _expand(tdargs, 3)
         return (NoTangent, _expand(targs[1], n), _expand(targs[2], n), _expand(tdargs[1], n), _expand(tdargs[2], n))
 
-    return _Plan(higher.forward_of_forward, call,
+    return _Plan(higher.forward_of_jvp if fresh else higher.forward_of_forward, call,
                  lambda b: (NoTangent, (NoTangent, b[1], b[2]), (NoTangent, b[3], b[4])), outer)
 
 
@@ -273,7 +290,7 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
     tf, tdf, tfargs, tfdargs, *_ = _expand(dargs, len(args))
     if _carries(df) or _carries(tdf) or _carries(tf):
         return _fcall_df_plan(f, df, fargs, fdargs, tf, tdf, tfargs, tfdargs, len(rest))
-    inner = _jvp_plan((f, fargs, fdargs), (tf, tfargs, tfdargs))
+    inner = _jvp_plan((f, fargs, fdargs), (tf, tfargs, tfdargs), fresh=False)
 
     def split(b: Any) -> tuple:
         _, (_, a1, a2), (_, d1, d2) = inner.split(b)
@@ -423,9 +440,11 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -
     plan = _plan(f, df, args, dargs, kwargs)
     if plan.grad_of is not None:
         _refuse_traced_captures(plan.grad_of)
-    # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants
+    # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants, and so
+    # is a symbolic zero tangent: differentiated, the forward code's operations on it (`np.sum(dv)` of a NoTangent dv)
+    # got adjoints of the wrong shape (hessian of `f(0.5, a)` where f's array result depends on its float argument only)
     wrt = frozenset(i for i, a in enumerate(plan.call_args) if not isinstance(a, types.ModuleType)
-                    and i not in plan.inactive)
+                    and i not in plan.inactive and a is not NoTangent)
     _prepare_all_cells(plan.call_args)
     _refuse_reverse_over_nested_state(f, plan.fn)
     out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
@@ -468,7 +487,33 @@ def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, ta
             outer = tuple(NoTangent if i in plan.inactive else t for i, t in enumerate(outer))
         out = fcall(plan.fn, NoTangent, plan.call_args, outer)
     _refuse_not_implemented(f, out[0])
-    return out
+    return _result_storage(out)
+
+
+def _result_storage(out: tuple) -> tuple:
+    """out = ((y, dy), its tangent) with tangent storage for a list, dict or float array y or dy whose tangent is the
+    symbolic zero: the code that called fcall may write into them (`xs[i] = ...` and its tangent's twin `dxs[i] = ...`
+    after `xs = a[0]` of a tuple without tangent storage), and a write into a symbolic zero is dropped (jvp(jvp(f)) of
+    an update of a list read from a tuple was zero).  So does an object's tangent; user objects are left as they are
+    (nested_plans.py)."""
+    (y, dy), t = out
+    ty, tdy = _expand(t, 2)
+    ty2, tdy2 = _plain_storage(y, ty), _plain_storage(dy, tdy)
+    if ty2 is ty and tdy2 is tdy:
+        return out
+    return (y, dy), (ty2, tdy2)
+
+
+def _plain_storage(v: Any, t: Any) -> Any:
+    if t is not NoTangent and t is not None:
+        return t
+    if type(v) is np.ndarray:
+        return np.zeros_like(v) if v.dtype.kind in "fc" else t
+    if type(v) is list or type(v) is dict or type(v) is MutableTangent:
+        # (a MutableTangent value: an object's tangent made by forward code being differentiated, as construct_fwd's
+        # `to = new_tangent()`, whose fields __init__'s forward code writes: jvp(jvp(jvp(f))) of `Box(x * x).x` lost them)
+        return _storage(v, NoTangent)
+    return t
 
 
 def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = False) -> Any:
@@ -504,6 +549,11 @@ def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = F
         if with_grad and not _real_scalar(y):
             return None
         post = _snapshot(args) if writes else None
+        if (dy is NoTangent or dy is None) and _real_scalar(y):
+            # a symbolic zero: no differentiated argument reaches the result (its Hessian and gradient are zero; the
+            # arguments stay as f left them)
+            zeros = tuple(materialize(NoTangent, args[i]) for i in nums)
+            return (y, zeros, zeros) if with_grad else zeros
         seed = 1.0 if not isinstance(dy, np.ndarray) else np.ones((), dtype=dy.dtype)
         if not isinstance(dy, (float, np.floating, np.ndarray)) or np.ndim(dy) != 0:
             refuse_hessian_result(f, y, dy)
@@ -563,8 +613,37 @@ def _jvp_frule(p: tuple, t: tuple) -> tuple:
     tf, tprimals, ttangents = t
     conv = _Converter("tangent", "jvp", symbolic_top=True)
     dargs = tuple(conv(d, x, f"argument {i}", top=True) for i, (x, d) in enumerate(zip(primals, tangents)))
+    n = len(primals)
+    # f's forward code writes into its arrays and their tangents in place (`da[2] = ...` where f writes a[2]), so
+    # at this order every array it takes needs tangent storage: a symbolic zero there dropped the write (forward
+    # over forward of an in-place update was wrong by the dropped term).  The jvp's tangents are fresh copies
+    # (conv), so the outer tangents of those copies are fresh storage too, never the caller's.
+    tprimals = tuple(_storage_of_array(t, x) for t, x in zip(_expand(tprimals, n), primals))
+    dargs = tuple(_storage_of_array(d, x) for d, x in zip(dargs, primals))
+    ttangents = tuple(_fresh_storage(t, x) for t, x in zip(_expand(ttangents, n), dargs))
     (y, dy), (ty, tdy) = _fwd_fcall(f, NoTangent, tuple(primals), dargs, tf, NoTangent, tprimals, ttangents)
     return (y, materialize(dy, y)), (materialize(ty, y), materialize(tdy, y))
+
+
+def _storage_of_array(t: Any, x: Any) -> Any:
+    """t, or zero storage where t is a symbolic zero of a float array x (forward code may write into it)."""
+    if (t is NoTangent or t is None) and type(x) is np.ndarray and x.dtype.kind in "fc":
+        return np.zeros_like(x)
+    return t
+
+
+def _fresh_storage(t: Any, x: Any) -> Any:
+    """The tangent of x, a fresh copy of a value whose tangent is t: for float arrays (also inside lists and tuples),
+    fresh storage holding t; other tangents as they are."""
+    if type(x) is np.ndarray and x.dtype.kind in "fc":
+        return np.zeros_like(x) if t is NoTangent or t is None else np.array(materialize(t, x), dtype=x.dtype)
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        parts = list(t) if isinstance(t, (list, tuple)) and len(t) == len(x) else [NoTangent] * len(x)
+        out = [_fresh_storage(p, v) for p, v in zip(parts, x)]
+        if all(o is NoTangent for o in out) and not isinstance(t, (list, tuple)):
+            return t
+        return out if isinstance(x, list) else tuple(out)
+    return t
 
 
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:

@@ -28,6 +28,7 @@ from ..tangents import storage as _storage
 from . import helpers as h
 from . import nested_helpers as nh
 from . import numpy_reductions as _numpy_reductions
+from . import numpy_shapes as _numpy_shapes
 from . import builtin_rules as _builtin_rules
 from .registry import _entry, defjvp, defvjp, defzero
 
@@ -101,12 +102,26 @@ def _neg_fwd(a, da):
 
 
 def _pow_deriv_fwd(base, p, dbase, dp):
-    return h.pow_deriv(base, p), dbase * (p * h.pow_deriv(base, p - 1))
+    return h.pow_deriv(base, p), dbase * (p * h.pow_deriv(base, lowered_exponent(p)))
+
+
+def lowered_exponent(p):
+    """p - 1, but 0 where an integer p is 0: so `p * pow_deriv(base, lowered_exponent(p))`, the second derivative
+    p (p-1) base**(p-2), is exactly 0 where p == 0, as pow_deriv is (it was 0 * inf = nan at base 0: `x ** np.arange(3)`
+    at x = 0, nested).  Only integers are masked: they are never differentiated, so the mask changes no derivative
+    (a float p keeps d/dp through p - 1).  Plain Python without rules of its own: differentiated again, it is traced."""
+    if isinstance(p, np.ndarray):
+        if p.dtype.kind in "iu":
+            return np.where(p == 0, 1, p) - 1
+        return p - 1.0
+    if isinstance(p, (int, np.integer)) and not isinstance(p, bool):
+        return float(p - 1) if p != 0 else 0.0
+    return p - 1.0
 
 
 def _pow_deriv_full_fwd(base, p, dbase, dp):
     # d/dp (p * base**(p-1)) = base**(p-1) * (1 + p * log(base)), as _pow_deriv_dp
-    return h.pow_deriv(base, p), dbase * (p * h.pow_deriv(base, p - 1)) + dp * (
+    return h.pow_deriv(base, p), dbase * (p * h.pow_deriv(base, lowered_exponent(p))) + dp * (
         np.power(base, p - 1.0) * (1.0 + p * h.log_for_pow(base, dp)))
 
 
@@ -145,7 +160,7 @@ def _pow_int_fwd(a, b, da, db):
 
 def _pow_deriv_int_fwd(base, p, dbase, dp):
     k = int(p)
-    return h.pow_deriv(base, k), dbase * (k * h.pow_deriv(base, k - 1))
+    return h.pow_deriv(base, k), dbase * (k * h.pow_deriv(base, lowered_exponent(k)))
 
 
 def _log_for_pow_fwd(base, dbase):
@@ -201,6 +216,14 @@ def _extremum_fwd(*ad):
                                                                                          *args[3:])
 
 
+def _join_tangent_fwd(join, xs, dxs, axis, t_join, t_xs, t_dxs, t_axis):
+    # `join_tangent(join, xs, dxs, axis)` (np.stack/concatenate's tangent) and its tangent: linear in dxs, the parts
+    # xs giving shapes only (a third order over np.stack(rows) was refused: randprog rows)
+    if t_dxs is NoTangent:
+        t_dxs = [NoTangent] * len(xs)
+    return _numpy_shapes.join_tangent(join, xs, dxs, axis), _numpy_shapes.join_tangent(join, xs, t_dxs, axis)
+
+
 _PLAIN = {_ops.unpack: _unpack_fwd, operator.getitem: _getitem_fwd, operator.pos: _pos_fwd, operator.mul: _mul_fwd, operator.add: _add_fwd, operator.sub: _sub_fwd, operator.truediv: _truediv_fwd,
           operator.matmul: _matmul_fwd, operator.neg: _neg_fwd}
 
@@ -252,7 +275,7 @@ def _prepare_cells(f: Any) -> None:
 
 
 def _pow_deriv_d(t: Any, base: Any, p: Any) -> Any:
-    return t.mul(p, t.call(h.pow_deriv, base, t.sub(p, 1.0)))
+    return t.mul(p, t.call(h.pow_deriv, base, t.call(lowered_exponent, p)))
 
 
 def _pow_deriv_dp(t: Any, base: Any, p: Any, z: Any) -> Any:
@@ -307,6 +330,7 @@ def _helper_defs() -> None:
     _PLAIN[h.linear] = _linear_fwd
     _PLAIN[np.dot] = _dot_fwd
     _PLAIN[numpy_reductions.extremum_tangent] = _extremum_fwd
+    _PLAIN[numpy_shapes.join_tangent] = _join_tangent_fwd
     defjvp(numpy_shapes.join_tangent, lambda t, y, join, xs, dxs, axis: t.call(numpy_shapes.join_tangent, join, xs,
                                                                               t.d(dxs), axis)
            if t.d(dxs) is not None else None)

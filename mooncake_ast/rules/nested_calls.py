@@ -51,7 +51,8 @@ def _fcall_keywords_plan(f: Any, df: Any, fargs: Any, fdargs: Any, rest: list, d
     names = _keywords_positional(f, n, kw)
     tf, tdf, tfargs, tfdargs, tkw, tdkw = (tuple(dargs) + (NoTangent,) * 6)[:6]
     pos = lambda a, k: _positional(f, names, _expand(a, n), k, True)  # noqa: E731
-    inner = _api()._jvp_plan((f, _positional(f, names, fargs, kw), pos(fdargs, dkw)), (tf, pos(tfargs, tkw), pos(tfdargs, tdkw)))
+    inner = _api()._jvp_plan((f, _positional(f, names, fargs, kw), pos(fdargs, dkw)), (tf, pos(tfargs, tkw),
+                                                                                      pos(tfdargs, tdkw)), fresh=False)
     m = n + len(names)
 
     def parts(b: Any) -> tuple:
@@ -112,18 +113,32 @@ def _module_level_constant(f: types.FunctionType) -> bool:
     return any(v is f for v in list(g.values()))
 
 
+def _bound_function(f: Any) -> tuple:
+    """(the Python function whose parameters a call of f binds, how many of its first parameters the call does not
+    give): a plain function itself; a user class's `__init__` (after self: `Body(x, v, mass=2.0)`); else (None, 0)."""
+    if isinstance(f, types.FunctionType):
+        return f, 0
+    if isinstance(f, type):
+        from .nested_plans import _user_class
+
+        if _user_class(f):
+            return f.__init__, 1
+    return None, 0
+
+
 def _keywords_positional(f: Any, n: int, kwargs: Any) -> Any:
-    """For a call `f(*args, **kwargs)` of a module-level Python function (no rule) whose keywords name positional
-    parameters: the names of the parameters after the n positional arguments, in order, that the keywords (and
-    f's defaults) fill, so the call can be planned as a positional one; else None."""
-    if not kwargs or not isinstance(f, types.FunctionType) or lookup(f) is not None or _variadic(f) or \
-            "<locals>" in f.__qualname__ or f.__code__.co_kwonlyargcount:
+    """For a call `f(*args, **kwargs)` of a module-level Python function (no rule) or user class whose keywords name
+    positional parameters: the names of the parameters after the n positional arguments, in order, that the keywords
+    (and the defaults) fill, so the call can be planned as a positional one; else None."""
+    fn, skip = _bound_function(f)
+    if not kwargs or fn is None or lookup(f) is not None or _variadic(fn) or \
+            "<locals>" in f.__qualname__ or fn.__code__.co_kwonlyargcount:
         return None
-    code = f.__code__
-    names = code.co_varnames[:code.co_argcount]
+    code = fn.__code__
+    names = code.co_varnames[skip:code.co_argcount]
     rest = names[n:]
-    defaults = f.__defaults__ or ()
-    first_default = code.co_argcount - len(defaults)
+    defaults = fn.__defaults__ or ()
+    first_default = len(names) - len(defaults)
     if any(k not in rest for k in kwargs):
         return None
     used = [k for k in rest if k in kwargs]
@@ -141,9 +156,10 @@ def _keywords_positional(f: Any, n: int, kwargs: Any) -> Any:
 def _positional(f: Any, names: Any, args: tuple, kwargs: Any, tangents: bool = False) -> tuple:
     """args followed by the values of names: from kwargs (a dict, or NoTangent for all zeros), else f's defaults
     (for tangents: zero)."""
-    code = f.__code__
-    defaults = dict(zip(code.co_varnames[code.co_argcount - len(f.__defaults__ or ()):code.co_argcount],
-                        f.__defaults__ or ()))
+    fn, _ = _bound_function(f)
+    code = fn.__code__
+    defaults = dict(zip(code.co_varnames[code.co_argcount - len(fn.__defaults__ or ()):code.co_argcount],
+                        fn.__defaults__ or ()))
     kw = kwargs if isinstance(kwargs, dict) else {}
     out = []
     for k in names:

@@ -100,7 +100,7 @@ def view_read(tc, index):
     """`tc[index]` whose index is never differentiated (its rules: forward_code_rules.py), so that the tangent of a
     view is a view of the tangent (item storage) at every order: read as `tc[index]` in item_read, a parameter
     index made forward code add an index tangent, a fresh array, and writes through a named view of a view
-    (`w = b[1:]; w *= x`, third order) were lost.  (Arrays only: item_read_view.)"""
+    (`w = b[1:]; w *= x`, third order) were lost."""
     return tc[index]
 
 
@@ -140,6 +140,9 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
     if isinstance(obj, list) and isinstance(dobj, list):
         return attr_method if callable(value) and getattr(value, "__self__", None) is obj else None
     if isinstance(dobj, MutableTangent):
+        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)) and \
+                dobj.fields.get(name, NoTangent) is NoTangent:
+            return attr_constant  # (`C.combine`, a static method read through its class: no tangent at any order)
         if name in dobj.fields or name in getattr(obj, "__dict__", {}):
             return attr_field
         prop = getattr(type(obj), name, None)
@@ -354,7 +357,9 @@ def helper_twin(f: Any, args: tuple) -> Optional[Callable]:
     if f is item_storage and len(args) == 4:
         if isinstance(args[1], (np.ndarray, list, tuple, dict)):
             item_storage(*args)  # (a mutable item's zero tangent made storage, kept in the container's tangent)
-            return item_read_view if isinstance(args[1], np.ndarray) else item_read
+            # (view_read for every container: read as `tc[index]`, a parameter index made forward code add an
+            # index tangent, which `list + NoTangent` refused at the third order: polynomial_class of the corpus)
+            return item_read_view
         return None
     if f is builtin_rules.getattr_tangent and len(args) == 4 and args[1] is not NoTangent:
         twin = getattr_twin(*args)
@@ -365,18 +370,22 @@ def helper_twin(f: Any, args: tuple) -> Optional[Callable]:
 
 
 def with_dense_tangent(y: Any, dy: Any) -> tuple:
-    """(y, dy with its symbolic zeros made dense): what `mc.jvp` returns (an identity on dy's values)."""
-    from ..tangents import materialize
+    """(y, dy with its symbolic zeros made dense): what `mc.jvp` returns (an identity on dy's values).  A list or dict
+    dy is made dense in place, never copied: reverse mode keeps the adjoints of lists and dicts in storage found by
+    identity, and forward mode writes through their tangents, so a copy lost them (third derivatives through a helper
+    that returns a list or dict were 0)."""
+    from .nested_plans import _dense_one
 
-    return y, materialize(dy, y)
+    return y, _dense_one(dy, y)
 
 
 def _with_dense_tangent_frule(p: tuple, t: Any) -> tuple:
-    from ..tangents import materialize
+    from .nested_plans import _dense_one
 
     y, dy = p
     ty, tdy = (NoTangent, NoTangent) if t is NoTangent or t is None else tuple(t)
-    return with_dense_tangent(y, dy), (ty, materialize(tdy, y) if tdy is not NoTangent and tdy is not None else tdy)
+    out = with_dense_tangent(y, dy)
+    return out, (ty, _dense_one(tdy, out[1]) if tdy is not NoTangent and tdy is not None else tdy)
 
 
 def _with_dense_tangent_rrule(y: Any, dy: Any) -> tuple:

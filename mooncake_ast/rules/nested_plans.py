@@ -20,7 +20,7 @@ import numpy as np
 from ..forward import objects as _objects
 from ..reverse.adjoints import MethodAdjoint
 from ..reverse.shadows import reapply, snapshot
-from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize
+from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
 from . import nested_helpers as nh
 
 
@@ -39,6 +39,26 @@ def _dense_one(d: Any, a: Any) -> Any:
             return 0.0
         return NoTangent
     if isinstance(d, (MutableTangent, MethodTangent)):
+        return d
+    return dense_same(d, a)
+
+
+def dense_same(d: Any, a: Any) -> Any:
+    """materialize(d, a), but a list, dict or object's tangent d (also inside tuples) kept, made dense in place, never
+    copied: reverse mode keeps the adjoints of lists, dicts and objects in storage found by identity (so a copy's
+    adjoint was lost: third derivatives through a helper returning a list, a dict or an object were 0), and forward
+    code writes through them."""
+    if isinstance(d, (MutableTangent, MethodTangent)):
+        return d
+    if type(d) is tuple and type(a) is tuple and len(d) == len(a):
+        items = tuple(dense_same(v, x) for v, x in zip(d, a))
+        return d if all(i is v for i, v in zip(items, d)) else items
+    if (type(d) is list and type(a) is list and len(d) == len(a)) or (type(d) is dict and type(a) is dict):
+        for k in (range(len(a)) if type(a) is list else list(a)):
+            v = d.get(k, NoTangent) if type(d) is dict else d[k]
+            dense = dense_same(v, a[k])
+            if dense is not v:
+                d[k] = dense
         return d
     return materialize(d, a)
 
@@ -297,10 +317,13 @@ def _construct_plan(cls: type, args: tuple, dargs: tuple) -> Any:
         # (the fields left to their defaults follow the given ones, with no tangent: constants)
         names = tuple(nm for nm, _, _ in fields)
         defaults = tuple(value for _, value, g in fields if not g)
-        return api._Plan(nh.construct_fields_fwd, (cls, names, tuple(args) + defaults,
-                                                   tuple(dd) + (NoTangent,) * len(defaults)),
+        # (a mutable default, as default_factory's new list, gets tangent storage at each order: methods write it)
+        zeros = tuple(zero_tangent(d) for d in defaults)
+        return api._Plan(nh.construct_fields_fwd, (cls, names, tuple(args) + defaults, tuple(dd) + zeros),
                          lambda b: (NoTangent, tuple(api._expand(b[2], n)), tuple(api._expand(b[3], n))),
-                         lambda tf, targs, tdargs: (NoTangent, NoTangent, targs, tdargs))
+                         lambda tf, targs, tdargs: (NoTangent, NoTangent,
+                                                    (*api._expand(targs, n), *(zero_tangent(d) for d in defaults)),
+                                                    (*api._expand(tdargs, n), *(zero_tangent(z) for z in zeros))))
     return api._Plan(nh.construct_fwd, (cls, tuple(args), dd),
                      lambda b: (NoTangent, tuple(api._expand(b[1], n)), tuple(api._expand(b[2], n))),
                      lambda tf, targs, tdargs: (NoTangent, targs, tdargs))

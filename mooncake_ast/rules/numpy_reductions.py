@@ -222,7 +222,7 @@ defvjp(np.mean, lambda t, g, y, x, axis=None, **k: (t.call(mean_adjoint, x, g, a
 
 def sum_adjoint(x, g, axis=None, keepdims=False, where=True):
     """Spread g back over the summed axes (only onto the positions `where=` selected)."""
-    if _no_adjoint(g):
+    if _no_adjoint(g) or x is NoTangent:  # (x: a symbolic zero tangent, summed by forward code differentiated again)
         return NoTangent
     if where is not True:
         return np.where(where, sum_adjoint(x, g, axis, keepdims), 0.0)

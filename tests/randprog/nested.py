@@ -257,9 +257,11 @@ def check_program_nested(prog, directory: str, nestings=None, seed: int = 0) -> 
 # ------------------------------------------------------------------ functions of the corpus (tests/corpus)
 
 
-def check_case_nested(case, directory: str, nestings=None, seed: int = 0) -> Result:
+def check_case_nested(case, directory: str, nestings=None, seed: int = 0, index=None) -> Result:
     """The nestings of a corpus case (tests/corpus Case: fn and a factory of fresh arguments) in its first float
-    argument and its first 1-d float-array argument, the other arguments made fresh by the factory on each call."""
+    argument and its first 1-d float-array argument, the other arguments made fresh by the factory on each call.
+    `index`: the case's position in all_cases() (two cases may share a name: ping_pong with and without its default
+    argument), else it is found by name."""
     name = case.name
     try:
         if case.kwargs():
@@ -279,7 +281,9 @@ def check_case_nested(case, directory: str, nestings=None, seed: int = 0) -> Res
     for i in positions:
         call = "_FN(" + ", ".join("x" if k == i else f"_a[{k}]" for k in range(len(args))) + ")"
         head = (f"import numpy as np\nfrom tests.corpus import all_cases\n\n"
-                f"_CASE = [c for c in all_cases() if c.name == {name!r}][0]\n_FN = _CASE.fn\n_ARGS = _CASE.args\n")
+                + (f"_CASE = all_cases()[{index}]\n" if index is not None else
+                   f"_CASE = [c for c in all_cases() if c.name == {name!r}][0]\n")
+                + "_FN = _CASE.fn\n_ARGS = _CASE.args\n")
         body = wrapper_text(call, y_ref, args[i], rng)
         try:
             mod = load_wrapper(head + body.replace("    _y = " + call, "    _a = _ARGS()\n    _y = " + call),
