@@ -44,7 +44,8 @@ from .operator_rules import _is_concatenator, integer_scalar
 from .builtin_rules import storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
-from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _carries, fcall_df_plan as _fcall_df_plan, method_parts,
+from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _carries,
+                           fcall_df_plan as _fcall_df_plan, method_parts,
                            refuse_not_implemented as _refuse_not_implemented,
                            refuse_tangent_keywords as _refuse_tangent_keywords,
                            value_and_grad_jvp as _value_and_grad_jvp)
@@ -511,7 +512,8 @@ def _plain_storage(v: Any, t: Any) -> Any:
         return np.zeros_like(v) if v.dtype.kind in "fc" else t
     if type(v) is list or type(v) is dict or type(v) is MutableTangent:
         # (a MutableTangent value: an object's tangent made by forward code being differentiated, as construct_fwd's
-        # `to = new_tangent()`, whose fields __init__'s forward code writes: jvp(jvp(jvp(f))) of `Box(x * x).x` lost them)
+        # `to = new_tangent()`, whose fields __init__'s forward code writes: jvp(jvp(jvp(f))) of `Box(x * x).x`
+        # lost them)
         return _storage(v, NoTangent)
     return t
 
