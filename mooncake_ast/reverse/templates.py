@@ -267,4 +267,5 @@ _BROADCASTING = _ARITHMETIC | {operator.pow, operator.floordiv, operator.mod}
 def _keeps_dense(fn: Any) -> bool:
     """Operators and NumPy functions of real values give real values; our run-time helpers may give the
     symbolic zero (except the numeric ones, ir/types.FLOAT_ELEMENTWISE)."""
-    return not (getattr(fn, "__module__", None) or "").startswith("mooncake_ast") or fn in FLOAT_ELEMENTWISE
+    return not (getattr(fn, "__module__", None) or "").startswith("mooncake_ast") or fn in FLOAT_ELEMENTWISE or \
+        getattr(fn, "dense_in_dense", False)  # (an adjoint helper that gives an array whenever its g is one)

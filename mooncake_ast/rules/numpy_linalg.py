@@ -121,6 +121,7 @@ def norm_adjoint(x, y, g, ord=None, axis=None, keepdims=False):
     return grad * gk
 
 
+norm_adjoint.dense_in_dense = True  # type: ignore[attr-defined]  # (an array of x's shape for a real g)
 defvjp(np.linalg.norm, lambda t, g, y, x, ord=None, axis=None, keepdims=False: (
     _euclid_adjoint(t, g, y, x) if ord is None and axis is None and not keepdims and _plain_vector(t, g, x)
     else t.call(norm_adjoint, x, y, g, ord, axis, keepdims),))

@@ -325,6 +325,12 @@ def var_adjoint(x, g, axis, ddof, keepdims):
     return 2.0 / (n - ddof) * centred * gk
 
 
+# Helpers that give an array of x's shape whenever g is not the symbolic zero: a typed pullback may treat what
+# they return as dense when g is (reverse/templates._keeps_dense), so what follows them stays plain NumPy.
+for _helper in (extremum_adjoint, cumsum_adjoint, prod_adjoint, var_adjoint, std_adjoint):
+    _helper.dense_in_dense = True  # type: ignore[attr-defined]
+
+
 # ================================================================== cumulative products, sorting
 
 
