@@ -23,3 +23,18 @@ def param_written(params, x):
 def arrays(params, x):
     h = np.tanh(params["W"] @ x + params.get("b", 0.0))
     return float(np.sum(h * h))
+
+
+class Box:
+    def __init__(self, v):
+        self.v = v
+
+    def __mul__(self, other):
+        return self.v * other * 2.0
+
+
+def param_item_replaced(params, x):
+    params["a"] = Box(x)  # (an item replaced by an object: its reads are not numbers any more)
+    r = params["a"] * x
+    params["a"] = 0.5
+    return r

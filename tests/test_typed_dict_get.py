@@ -16,6 +16,7 @@ CASES = [
     (c.param_written, ({"a": 0.7}, 1.3)),
     (c.arrays, ({"W": W, "b": np.array([0.1, -0.2, 0.3])}, np.array([0.4, -0.6]))),
     (c.arrays, ({"W": W}, np.array([0.4, -0.6]))),
+    (c.param_item_replaced, ({"a": 0.7}, 1.3)),
 ]
 
 

@@ -92,7 +92,7 @@ def _dict_get(fn: Function, s: Call, m: Any, count: dict, types: dict, type_of_p
         return False
     obj = m.args[0]
     t = types.get(obj) if obj in types else type_of_param(obj)
-    if not isinstance(t, Dct) or not _only_read(obj, fn):
+    if not isinstance(t, Dct) or not only_read(obj, fn):
         return False
     if t.get(s.args[0].value) is not None:
         s.fn, s.args = Const(operator.getitem), [obj, s.args[0]]
@@ -103,7 +103,7 @@ def _dict_get(fn: Function, s: Call, m: Any, count: dict, types: dict, type_of_p
     return True
 
 
-def _only_read(d: Value, fn: Function) -> bool:
+def only_read(d: Value, fn: Function) -> bool:
     """Is every use of the dict d in fn a read by a constant key or a `.get` (nothing can add a key)?"""
     for b in fn.blocks:
         for st in b.stmts:

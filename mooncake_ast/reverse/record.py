@@ -206,7 +206,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             _append(blk, Call(Const(list.append), [stack, blk.term.cond], loc=blk.term.loc))  # type: ignore[union-attr]
         elif kind in ("count", "normal"):
             _record_loop_exits(fwd, rt, item, kind, stack)
-        elif kind == "range":  # (transform._walked_range: a loop that always runs to its end)
+        elif kind == "range":  # (walked_loops.walked_range: a loop that always runs to its end)
             _on_edge(fwd, item, item.term.orelse, [Call(Const(list.append), [stack, rt.walked_ranges[item]])])
         elif kind == "edge":
             src, dst = item
@@ -263,7 +263,7 @@ _INT_ARITHMETIC = (operator.add, operator.sub, operator.mul)
 
 
 def _read_walked_items(rt: ReverseTransform, surviving: dict) -> dict:
-    """The pullback's references to the items of loops it walks backwards (transform._repeat_over) become the
+    """The pullback's references to the items of loops it walks backwards (walked_loops.py) become the
     pullback loop's own item: nothing recorded.  Returns {id of the primal item: the pullback's item}."""
     walked: dict = {}
     replace: dict = {}

@@ -14,10 +14,11 @@ import operator
 from typing import TYPE_CHECKING, Any, Optional
 
 from .. import ops
+from ..forward import objects
 from ..forward.transform import StaticResolver
 from ..ir.inference import infer_types
 from ..ir.nodes import Call, Const, Function, Global, Param
-from ..ir.typed_methods import resolve_methods
+from ..ir.typed_methods import only_read, resolve_methods
 from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup
 from . import call_types, closed_cells, local_lists, local_objects, prepare, reversed_loops, typed_lists
 
@@ -32,6 +33,11 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
     rt.typed_calls = {}  # call of a user function -> (the function, its result's type)
     rt.list_aliases = {}
     rt.typing_calls = True
+    # A dict parameter's type names its items' types as the call passed them; a function that writes the dict
+    # (`params["a"] = Box(x)`) may change them, so it is typed only when the function just reads it.
+    for p in ir.params:
+        if isinstance(rt.param_types.get(p.name), Dct) and not only_read(p, ir):
+            rt.param_types[p.name] = UNKNOWN
     rt.local_objects = local_objects.find(ir, rt.resolver)
     rt.closed_cells = closed_cells.closed_cells(ir)
     reversed_loops.walk_reversed(rt, ir)
@@ -44,7 +50,7 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
             rt.local_objects = {}
             rt.local_lists = set()
             rt.param_types = {k: (UNKNOWN if isinstance(t, Lst) else t) for k, t in rt.param_types.items()}
-            rt.resolver = StaticResolver(user_globals)
+            rt.resolver = _resolver(rt, user_globals)
         types = rt.types = _rewrites_settled(rt, ir)
         # Lists the function does more with than read lose their type (typed_lists.py): type again without it.
         dropped, rt.list_aliases = typed_lists.keep_only_read(rt)
@@ -56,11 +62,15 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
             bad = local_objects.writes_keep_types(ir, rt.local_objects, types, rt.type_of)
             bad_lists = local_lists.appends_keep_type(rt, ir)
             rt.local_lists -= bad_lists
-            if not bad and not bad_lists:
+            bad_params = _param_fields_rewritten(rt, ir)
+            for name in bad_params:
+                rt.param_types[name] = UNKNOWN
+            rt.untyped_params = set(getattr(rt, "untyped_params", ())) | set(bad_params)
+            if not bad and not bad_lists and not bad_params:
                 break
             rt.local_objects = {s: v for s, v in rt.local_objects.items() if s not in bad}  # (a field written otherwise)
             plain = frozenset()
-        rt.resolver = StaticResolver(user_globals)
+        rt.resolver = _resolver(rt, user_globals)
         rt.resolver.plain_calls = plain
     for st, (callee, _) in rt.typed_calls.items():
         if isinstance(st.fn, Global):
@@ -86,13 +96,44 @@ def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset
     return frozenset(out)
 
 
+def _resolver(rt: "ReverseTransform", user_globals: dict) -> StaticResolver:
+    """A resolver for another round; an object parameter whose fields the function rewrites is "any" to it too
+    (its field reads are no longer numbers or arrays: forward/objects.ObjectFlow._field_read)."""
+    kinds = objects.current_kinds()
+    untyped = getattr(rt, "untyped_params", ())
+    if kinds is not None and untyped:
+        kinds = {k: ("any" if k in untyped else v) for k, v in kinds.items()}
+    return StaticResolver(user_globals, kinds)
+
+
+def _param_fields_rewritten(rt: "ReverseTransform", ir: Function) -> list:
+    """Object parameters typed by field (`obj:fields:a=num`) whose function writes a field with a value of another
+    type, or one the type does not name (`p.a = Box(x)`): their reads are not what the call passed any more."""
+    out = []
+    for p in ir.params:
+        t = rt.param_types.get(p.name)
+        if not isinstance(t, Obj):
+            continue
+        for b in ir.blocks:
+            for st in b.stmts:
+                if st.callee() is setattr and len(st.args) == 3 and st.args[0] is p and (
+                        not isinstance(st.args[1], Const) or t.get(st.args[1].value) is None or
+                        rt.type_of(st.args[2]) != t.get(st.args[1].value)):
+                    out.append(p.name)
+                    break
+            else:
+                continue
+            break
+    return out
+
+
 def _typed_item(rt: "ReverseTransform", s: Any) -> bool:
     """`d["k"]` / `t[0]` of a dict or tuple parameter whose item types the call's kinds give (numbers, float
     arrays): the item is what its type says, never an object."""
     if not (isinstance(s, Call) and s.callee() is operator.getitem and len(s.args) == 2 and isinstance(s.args[0], Param)
             and isinstance(s.args[1], Const)):
         return False
-    return isinstance(rt.param_types.get(s.args[0].name), (Dct, Tup))
+    return isinstance(rt.param_types.get(s.args[0].name), (Dct, Tup)) and only_read(s.args[0], rt.ir)
 
 
 def infer(rt: "ReverseTransform", ir: Function) -> dict:
