@@ -13,6 +13,8 @@ CASES = [
     (c.field_replaced, lambda: (c.Holder(0.7), 1.3, 0.4)),
     (c.field_rewritten_same_type, lambda: (c.Holder(0.7), 1.3, 0.4)),
     (c.dict_only_read, lambda: ({"a": 0.7, "b": 0.2}, 1.3)),
+    (c.field_replaced_by_a_method, lambda: (c.Resettable(0.7), 1.3, 0.4)),
+    (c.field_replaced_by_a_helper, lambda: (c.Holder(0.7), 1.3, 0.4)),
 ]
 
 

@@ -39,3 +39,25 @@ def field_rewritten_same_type(p, x, y):
 
 def dict_only_read(params, x):
     return params["a"] * x + params.get("b", 2.0) * x * x
+
+
+class Resettable:
+    def __init__(self, a):
+        self.a = a
+
+    def reset(self, x):
+        self.a = Box(x)
+
+
+def field_replaced_by_a_method(p, x, y):
+    p.reset(x)  # (a method writes the field: the object is "any" from here)
+    return p.a * y
+
+
+def _set_field(p, x):
+    p.a = Box(x)
+
+
+def field_replaced_by_a_helper(p, x, y):
+    _set_field(p, x)
+    return p.a * y

@@ -107,24 +107,33 @@ def _resolver(rt: "ReverseTransform", user_globals: dict) -> StaticResolver:
 
 
 def _param_fields_rewritten(rt: "ReverseTransform", ir: Function) -> list:
-    """Object parameters typed by field (`obj:fields:a=num`) whose function writes a field with a value of another
-    type, or one the type does not name (`p.a = Box(x)`): their reads are not what the call passed any more."""
+    """Object parameters typed by field (`obj:fields:a=num`) that the function writes a field of with a value of
+    another type, or one the type does not name (`p.a = Box(x)`), or hands to code that may (a method call, an
+    argument of a call): their reads are not what the call passed any more."""
     out = []
     for p in ir.params:
         t = rt.param_types.get(p.name)
-        if not isinstance(t, Obj):
-            continue
-        for b in ir.blocks:
-            for st in b.stmts:
-                if st.callee() is setattr and len(st.args) == 3 and st.args[0] is p and (
-                        not isinstance(st.args[1], Const) or t.get(st.args[1].value) is None or
-                        rt.type_of(st.args[2]) != t.get(st.args[1].value)):
-                    out.append(p.name)
-                    break
-            else:
-                continue
-            break
+        if isinstance(t, Obj) and not _fields_kept(rt, ir, p, t):
+            out.append(p.name)
     return out
+
+
+def _fields_kept(rt: "ReverseTransform", ir: Function, p: Param, t: Obj) -> bool:
+    """Is every use of p a read of one of its typed fields, or a write of one with a value of the field's type?"""
+    for b in ir.blocks:
+        if p in b.term.operands() or any(p in phi.incoming.values() for phi in b.phis):  # type: ignore[union-attr]
+            return False
+        for st in b.stmts:
+            if p not in st.operands():
+                continue
+            name = st.args[1].value if len(st.args) >= 2 and isinstance(st.args[1], Const) else None
+            if st.callee() is getattr and len(st.args) == 2 and st.args[0] is p and t.get(name) is not None:
+                continue
+            if st.callee() is setattr and len(st.args) == 3 and st.args[0] is p and t.get(name) is not None \
+                    and st.args[2] is not p and rt.type_of(st.args[2]) == t.get(name):
+                continue
+            return False
+    return True
 
 
 def _typed_item(rt: "ReverseTransform", s: Any) -> bool:
