@@ -97,12 +97,12 @@ def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset
 
 
 def _resolver(rt: "ReverseTransform", user_globals: dict) -> StaticResolver:
-    """A resolver for another round; an object parameter whose fields the function rewrites is "any" to it too
-    (its field reads are no longer numbers or arrays: forward/objects.ObjectFlow._field_read)."""
+    """A resolver for another round; an object parameter whose fields the function rewrites is an object of no
+    known fields to it too, "obj" (its field reads are no longer numbers or arrays: ObjectFlow._field_read)."""
     kinds = objects.current_kinds()
     untyped = getattr(rt, "untyped_params", ())
     if kinds is not None and untyped:
-        kinds = {k: ("any" if k in untyped else v) for k, v in kinds.items()}
+        kinds = {k: ("obj" if k in untyped else v) for k, v in kinds.items()}
     return StaticResolver(user_globals, kinds)
 
 
