@@ -24,10 +24,15 @@ def run(fn, args, verbose):
 
 
 def main(argv):
+    audit(CASES, argv)
+
+
+def audit(cases, argv):
+    """Check each (group, function, args) of `cases` in both modes and print a line each, then the counts."""
     verbose = "-v" in argv
     wanted = [a for a in argv if a != "-v"]
     counts = {"forward": collections.Counter(), "reverse": collections.Counter()}
-    for group, fn, args in CASES:
+    for group, fn, args in cases:
         name = f"{group}.{fn.__name__}"
         if wanted and not any(w in name for w in wanted):
             continue
