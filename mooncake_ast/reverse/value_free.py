@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import ops
 from ..ir.nodes import Branch, Call, Const, Function, Phi, Return, Value
-from ..ir.types import FLOAT, Arr, Num, Tup, size_symbol
+from ..ir.types import FLOAT, Arr, Dct, Num, Tup, size_symbol
 from .prepare import hashable
 
 if TYPE_CHECKING:
@@ -162,6 +162,9 @@ def _pure(rt: "ReverseTransform", v: Any) -> bool:
         t = rt.type_of(v.args[0])
         if isinstance(t, Tup) and -len(t.items) <= v.args[1].value < len(t.items):
             return True  # (an item of a tuple of known length: `x.shape[0]`)
+    if fn is operator.getitem and len(v.args) == 2 and isinstance(v.args[1], Const) and \
+            isinstance(rt.type_of(v.args[0]), Dct) and rt.type_of(v.args[0]).get(v.args[1].value) is not None:
+        return True  # (a key the dict's type names: the derivative is specialised on its keys, and it is only read)
     if fn is None or not hashable(fn) or not all(_plain_operand(rt, a) for a in v.args):
         return False
     types_ = [rt.type_of(a) for a in v.args]
