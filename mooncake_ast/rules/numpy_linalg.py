@@ -397,14 +397,19 @@ def svd_tangent(a, y, da, full_matrices=True, compute_uv=True, hermitian=False):
     return dU, np.diagonal(dP, axis1=-2, axis2=-1).copy(), _mT(dV)
 
 
+def singular_values_adjoint(a, g, hermitian=False):
+    """The adjoint of the singular values alone (`compute_uv=False`): U diag(g) V^H, real or complex a."""
+    if _no_adjoint(g):
+        return NoTangent
+    if hermitian:
+        raise NotImplementedError("derivative of np.linalg.svd with hermitian=True")
+    U, s, Vh = np.linalg.svd(a, full_matrices=False)
+    return (U * np.asarray(g)[..., None, :]) @ Vh
+
+
 def svd_adjoint(a, y, g, full_matrices=True, compute_uv=True, hermitian=False):
     if not compute_uv:
-        if _no_adjoint(g):
-            return NoTangent
-        if hermitian:
-            raise NotImplementedError("derivative of np.linalg.svd with hermitian=True")
-        U, s, Vh = np.linalg.svd(a, full_matrices=False)
-        return (U * np.asarray(g)[..., None, :]) @ Vh
+        return singular_values_adjoint(a, g, hermitian)
     _svd_check(a, full_matrices, hermitian)
     U, s, Vh = y
     Ubar, sbar, Vhbar = _parts(g, 3)

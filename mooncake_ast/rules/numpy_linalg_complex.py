@@ -226,12 +226,7 @@ def svd_complex_adjoint(a, y, g, full_matrices=True, compute_uv=True, hermitian=
     common phase turn, then dU = U off_u + (1 - U U^H) dA V / s, dV likewise, off_u = F * (dP S + S dP^H),
     off_v = F * (S dP + dP^H S), ds = Re diag(dP), rel = Im diag(dP) / s, and dP = U^H dA V."""
     if not compute_uv:
-        if _no_adjoint(g):
-            return NoTangent
-        if hermitian:
-            raise NotImplementedError("derivative of np.linalg.svd with hermitian=True")
-        U, s, Vh = np.linalg.svd(a, full_matrices=False)
-        return (U * np.asarray(g)[..., None, :]) @ Vh
+        return real.singular_values_adjoint(a, g, hermitian)  # (U diag(g) V^H: the same for complex a)
     real._svd_check(a, full_matrices, hermitian)
     U, s, Vh = y
     Ubar, sbar, Vhbar = real._parts(g, 3)

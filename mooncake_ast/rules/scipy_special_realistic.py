@@ -157,7 +157,6 @@ def boxcox_partials(x, lmbda, shift=0.0):
 
 def register(sp, named) -> None:
     """Register the rules (scipy_special_more.register calls this with scipy.special and its `named`)."""
-    from .numpy_common import _split
     from .numpy_rules import unary
     from .registry import defjvp, defvjp
     from .scipy_special_more import refuse_parameter, refused_parameter_adjoint
@@ -192,48 +191,31 @@ def register(sp, named) -> None:
         defjvp(fn, jvp)
         defvjp(fn, vjp)
 
-    # two differentiated operands
-    binom = named("binom", sp.binom)
-
-    def binom_jvp(t, y, n, k):
-        if t.d(n) is None and t.d(k) is None:
-            return None
-        dn, dk = _split(t, t.call(binom_partials, n, k, y), 2)
-        return t.add(t.mul(t.d(n), dn), t.mul(t.d(k), dk))
-
-    def binom_vjp(t, g, y, n, k):
-        dn, dk = _split(t, t.call(binom_partials, n, k, y), 2)
-        return (t.unb(t.mul(g, dn), n), t.unb(t.mul(g, dk), k))
-
-    defjvp(binom, binom_jvp)
-    defvjp(binom, binom_vjp)
+    # two differentiated operands: `partials(a, b, *extra)` gives both partial derivatives at once
+    _def_two_operands(named("binom", sp.binom), lambda n, k, y: (binom_partials, (n, k, y)))
     for name, kl in (("rel_entr", False), ("kl_div", True)):
-        fn = named(name, getattr(sp, name))
-
-        def ent_jvp(t, y, a, b, kl=kl):
-            if t.d(a) is None and t.d(b) is None:
-                return None
-            dx, dy = _split(t, t.call(entropy_partials, a, b, kl), 2)
-            return t.add(t.mul(t.d(a), dx), t.mul(t.d(b), dy))
-
-        def ent_vjp(t, g, y, a, b, kl=kl):
-            dx, dy = _split(t, t.call(entropy_partials, a, b, kl), 2)
-            return (t.unb(t.mul(g, dx), a), t.unb(t.mul(g, dy), b))
-
-        defjvp(fn, ent_jvp)
-        defvjp(fn, ent_vjp)
+        _def_two_operands(named(name, getattr(sp, name)), lambda a, b, y, kl=kl: (entropy_partials, (a, b, kl)))
     for name, shift in (("boxcox", 0.0), ("boxcox1p", 1.0)):
-        fn = named(name, getattr(sp, name))
+        _def_two_operands(named(name, getattr(sp, name)), lambda x, lm, y, shift=shift: (boxcox_partials, (x, lm, shift)))
 
-        def bc_jvp(t, y, x, lmbda, shift=shift):
-            if t.d(x) is None and t.d(lmbda) is None:
-                return None
-            dx, dl = _split(t, t.call(boxcox_partials, x, lmbda, shift), 2)
-            return t.add(t.mul(t.d(x), dx), t.mul(t.d(lmbda), dl))
 
-        def bc_vjp(t, g, y, x, lmbda, shift=shift):
-            dx, dl = _split(t, t.call(boxcox_partials, x, lmbda, shift), 2)
-            return (t.unb(t.mul(g, dx), x), t.unb(t.mul(g, dl), lmbda))
+def _def_two_operands(fn, partials_call):
+    """Both rules of fn(a, b) from one helper that gives (d/da, d/db): `partials_call(a, b, y)` names the helper
+    and its arguments.  (SciPy's ufuncs take their operands by position only: the templates' names are free.)"""
+    from .numpy_common import _split
+    from .registry import defjvp, defvjp
 
-        defjvp(fn, bc_jvp)
-        defvjp(fn, bc_vjp)
+    def jvp(t, y, a, b):
+        if t.d(a) is None and t.d(b) is None:
+            return None
+        helper, args = partials_call(a, b, y)
+        da, db = _split(t, t.call(helper, *args), 2)
+        return t.add(t.mul(t.d(a), da), t.mul(t.d(b), db))
+
+    def vjp(t, g, y, a, b):
+        helper, args = partials_call(a, b, y)
+        da, db = _split(t, t.call(helper, *args), 2)
+        return (t.unb(t.mul(g, da), a), t.unb(t.mul(g, db), b))
+
+    defjvp(fn, jvp)
+    defvjp(fn, vjp)
