@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from .nodes import Block, FreeVar, Function, Param, Stmt, Value
 
@@ -174,3 +174,15 @@ def used_value(fn: Function, v: Value) -> Optional[Value]:
     if isinstance(v, FreeVar):
         return getattr(fn, "self_ref", None)
     return None
+
+
+def used_only_by(fn: Function, v: Value, ok: Callable[[Any], bool]) -> bool:
+    """Is v read only by statements `ok` accepts (never by a phi or a terminator)?  How the typed passes ask
+    "does the function just read this parameter?" (ir/typed_methods, reverse/reversed_loops, settle_types)."""
+    for b in fn.blocks:
+        if (b.term is not None and v in b.term.operands()) or any(v in phi.incoming.values() for phi in b.phis):
+            return False
+        for st in b.stmts:
+            if v in st.operands() and not ok(st):
+                return False
+    return True

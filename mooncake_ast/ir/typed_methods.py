@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import ops
-from .analysis import uses
+from .analysis import used_only_by, uses
 from .nodes import Call, Const, Function, Value
 from .types import Dct, is_float_array
 
@@ -105,19 +105,10 @@ def _dict_get(fn: Function, s: Call, m: Any, count: dict, types: dict, type_of_p
 
 def only_read(d: Value, fn: Function) -> bool:
     """Is every use of the dict d in fn a read by a constant key or a `.get` (nothing can add a key)?"""
-    for b in fn.blocks:
-        for st in b.stmts:
-            if d not in st.operands():
-                continue
-            if st.callee() is operator.getitem and len(st.args) == 2 and st.args[0] is d and isinstance(st.args[1], Const):
-                continue
-            if st.callee() is builtins.getattr and len(st.args) == 2 and st.args[0] is d and isinstance(st.args[1], Const) \
-                    and st.args[1].value in ("get", "keys", "values", "items", "__contains__"):
-                continue
+    def read(st: Call) -> bool:
+        if len(st.args) != 2 or st.args[0] is not d or not isinstance(st.args[1], Const):
             return False
-        for phi in b.phis:
-            if d in phi.incoming.values():
-                return False
-        if b.term is not None and d in b.term.operands():
-            return False
-    return True
+        return st.callee() is operator.getitem or st.callee() is builtins.getattr and \
+            st.args[1].value in ("get", "keys", "values", "items", "__contains__")
+
+    return used_only_by(fn, d, read)

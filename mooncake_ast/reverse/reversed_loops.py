@@ -13,6 +13,7 @@ import operator
 from typing import TYPE_CHECKING
 
 from .. import ops
+from ..ir.analysis import used_only_by
 from ..ir.nodes import Call, Const, Function, Param
 from ..ir.types import Arr, Lst
 from . import typed_lists
@@ -63,14 +64,9 @@ def walk_reversed(rt: "ReverseTransform", ir: Function) -> None:
 def _only_read(rt: "ReverseTransform", ir: Function, xs: Param) -> bool:
     """Is every use of xs in ir a read that changes nothing (an item, its length, a loop over it, reversed(), a
     reduction typed_lists knows)?"""
-    for blk in ir.blocks:
-        if xs in blk.term.operands() or any(xs in phi.incoming.values() for phi in blk.phis):  # type: ignore[union-attr]
-            return False
-        for st in blk.stmts:
-            if xs not in st.operands():
-                continue
-            fn = rt.resolver.callee(st)[0] if st.fn is not xs else None
-            if not (st.args and st.args[0] is xs and xs not in st.args[1:] and not st.kwargs and
-                    (fn in (operator.getitem, len, ops.sequence, reversed) or fn in typed_lists.READERS)):
-                return False
-    return True
+    def read(st: Call) -> bool:
+        fn = rt.resolver.callee(st)[0] if st.fn is not xs else None
+        return bool(st.args) and st.args[0] is xs and xs not in st.args[1:] and not st.kwargs and \
+            (fn in (operator.getitem, len, ops.sequence, reversed) or fn in typed_lists.READERS)
+
+    return used_only_by(ir, xs, read)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from .. import ops
 from ..forward import objects
 from ..forward.transform import StaticResolver
+from ..ir.analysis import used_only_by
 from ..ir.inference import infer_types
 from ..ir.nodes import Call, Const, Function, Global, Param
 from ..ir.typed_methods import only_read, resolve_methods
@@ -120,20 +121,16 @@ def _param_fields_rewritten(rt: "ReverseTransform", ir: Function) -> list:
 
 def _fields_kept(rt: "ReverseTransform", ir: Function, p: Param, t: Obj) -> bool:
     """Is every use of p a read of one of its typed fields, or a write of one with a value of the field's type?"""
-    for b in ir.blocks:
-        if p in b.term.operands() or any(p in phi.incoming.values() for phi in b.phis):  # type: ignore[union-attr]
+    def kept(st: Call) -> bool:
+        name = st.args[1].value if len(st.args) >= 2 and isinstance(st.args[1], Const) else None
+        if not (st.args and st.args[0] is p and t.get(name) is not None):
             return False
-        for st in b.stmts:
-            if p not in st.operands():
-                continue
-            name = st.args[1].value if len(st.args) >= 2 and isinstance(st.args[1], Const) else None
-            if st.callee() is getattr and len(st.args) == 2 and st.args[0] is p and t.get(name) is not None:
-                continue
-            if st.callee() is setattr and len(st.args) == 3 and st.args[0] is p and t.get(name) is not None \
-                    and st.args[2] is not p and rt.type_of(st.args[2]) == t.get(name):
-                continue
-            return False
-    return True
+        if st.callee() is getattr and len(st.args) == 2:
+            return True
+        return st.callee() is setattr and len(st.args) == 3 and st.args[2] is not p and \
+            rt.type_of(st.args[2]) == t.get(name)
+
+    return used_only_by(ir, p, kept)
 
 
 def _typed_item(rt: "ReverseTransform", s: Any) -> bool:
