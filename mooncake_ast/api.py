@@ -20,7 +20,7 @@ from .errors import MooncakeError, UnsupportedDerivativeError, UnsupportedInputE
 from .foreign import arguments, refuse_foreign
 from .reverse import shadows
 from .reverse.adjoints import AdjTuple
-from .reverse.runtime import derived_reverse, may_write, rcall
+from .reverse.runtime import _nondifferentiable as _nondifferentiable_value, derived_reverse, may_write, rcall
 from .rules import registry
 from . import api_fast as _fast  # (the short paths of jvp and grad: it reads this module's helpers when called)
 from . import hvp_fast as _hvp_fast  # (the short path of jvp(grad(f)): likewise)
@@ -478,12 +478,19 @@ def _refuse_function_with_state(api: str, fn: Any, i: int, arg: Any) -> None:
         return  # (a callable object's gradient is its fields' tangent: supported)
     held = [c.cell_contents for c in arg.__closure__ or () if _cell_filled(c)]
     held += list(arg.__defaults__ or ()) + list((arg.__kwdefaults__ or {}).values())
-    if any(_holds_numbers(v, 0) for v in held):
+    if not all(_holds_nothing_differentiable(v) for v in held):
         raise UnsupportedInputError(
             f"{api}({_name(fn)}, argnums=...): argument {i} is a function ({_name(arg)}) that holds numbers or "
             f"arrays (captured variables or defaults); mooncake_ast has no gradient to give for "
             f"a function: pass the values it holds as arguments and differentiate with respect to them "
             f"(e.g. `{api}(lambda k, x: {_name(fn)}(make(k), x))`), or leave argument {i} out of argnums")
+
+
+def _holds_nothing_differentiable(v: Any) -> bool:
+    try:
+        return _nondifferentiable_value(v)
+    except RecursionError:  # (an object graph too deep or cyclic to walk: count it as holding numbers)
+        return False
 
 
 def _cell_filled(c: Any) -> bool:
@@ -492,25 +499,6 @@ def _cell_filled(c: Any) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _holds_numbers(v: Any, depth: int) -> bool:
-    """Does v hold a float, a complex or a float/complex array (itself, or in a container or an object's fields,
-    a few levels deep)?"""
-    if isinstance(v, bool) or depth > 3:
-        return False
-    if isinstance(v, (float, complex, np.floating, np.complexfloating)):
-        return True
-    if isinstance(v, np.ndarray):
-        return v.dtype.kind in "fc"
-    if isinstance(v, (list, tuple)):
-        return any(_holds_numbers(x, depth + 1) for x in v[:64])
-    if isinstance(v, dict):
-        return any(_holds_numbers(x, depth + 1) for x in list(v.values())[:64])
-    fields = getattr(v, "__dict__", None)
-    if isinstance(fields, dict) and not isinstance(v, (types.ModuleType, types.FunctionType, type)):
-        return any(_holds_numbers(x, depth + 1) for x in list(fields.values())[:64])
-    return False
 
 
 class Grad(ValueAndGrad):
