@@ -483,7 +483,8 @@ def _refuse_function_with_state(api: str, fn: Any, i: int, arg: Any) -> None:
             f"{api}({_name(fn)}, argnums=...): argument {i} is a function ({_name(arg)}) that holds numbers or "
             f"arrays (captured variables or defaults); mooncake_ast has no gradient to give for "
             f"a function: pass the values it holds as arguments and differentiate with respect to them "
-            f"(e.g. `{api}(lambda k, x: {_name(fn)}(make(k), x))`), or leave argument {i} out of argnums")
+            f"(e.g. `{api}(lambda k, x: {_name(fn)}(build(k), x))`, where build(k) makes the function from k), or "
+            f"leave argument {i} out of argnums")
 
 
 def _holds_nothing_differentiable(v: Any) -> bool:
