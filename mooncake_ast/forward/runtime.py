@@ -396,7 +396,7 @@ def fast_forward_rule(fn: types.FunctionType, args: tuple) -> Optional[DerivedFo
 
 _UNBOUND = object()
 _DERIVED: dict[tuple, DerivedForward] = {}
-LATEST: dict = {}  # code -> the rule made most recently (what `mc.source(f, "forward")` shows)
+LATEST: dict = {}  # code -> the rule used most recently (what `mc.source(f, "forward")` shows)
 
 
 def derived_forward(fn: types.FunctionType, kinds: Optional[tuple] = None) -> DerivedForward:
@@ -414,7 +414,7 @@ def derived_forward(fn: types.FunctionType, kinds: Optional[tuple] = None) -> De
         except SourceUnavailableError as e:
             raise MissingRuleError(fn, "forward", f"no Python source: {e}") from None
         _DERIVED[key] = rule
-        LATEST[fn.__code__] = rule
+    LATEST[fn.__code__] = rule  # (made or reused: what `mc.source` shows is the rule the last call ran)
     return rule
 
 

@@ -74,20 +74,22 @@ def array_index(rt: "ReverseTransform", idx: Value) -> Any:
 
 def reads_only(rt: "ReverseTransform", v: Value, uses: dict, root: Value) -> bool:
     """Is every use of v an operation that makes a new array (or a copy into root)?"""
-    for s, pos in uses.get(v, []):
-        if not isinstance(s, Call) or pos is None or pos == -1:
-            return False
-        fn, rule = rt.resolver.callee(s)
-        if fn is operator.setitem and pos == 2 and s.args[0] is root:
-            continue
-        if fn is getattr and pos == 0 and isinstance(s.args[1], Const) and s.args[1].value in _SHAPE_ATTRIBUTES:
-            continue
-        if fn is len and pos == 0:
-            continue  # (an int: no alias, no adjoint)
-        if not (makes_new_array(fn) and rule is not None and (rule.zero or rule.vjp is not None) and not rule.mutates and
-                rule.user_rrule is None and rule.user_frule is None and not {"out", "copy"} & set(s.kwargs)):
-            return False
-    return True
+    return all(isinstance(s, Call) and reads_only_use(rt, s, pos, root) for s, pos in uses.get(v, []))
+
+
+def reads_only_use(rt: "ReverseTransform", s: Call, pos: Any, root: Value) -> bool:
+    """Does statement s, reading a value at position pos, make a new array of it (or copy it into root)?"""
+    if pos is None or pos == -1:
+        return False
+    fn, rule = rt.resolver.callee(s)
+    if fn is operator.setitem and pos == 2 and s.args[0] is root:
+        return True
+    if fn is getattr and pos == 0 and isinstance(s.args[1], Const) and s.args[1].value in _SHAPE_ATTRIBUTES:
+        return True
+    if fn is len and pos == 0:
+        return True  # (an int: no alias, no adjoint)
+    return makes_new_array(fn) and rule is not None and (rule.zero or rule.vjp is not None) and not rule.mutates and \
+        rule.user_rrule is None and rule.user_frule is None and not {"out", "copy"} & set(s.kwargs)
 
 
 def writes_nothing(rt: "ReverseTransform") -> bool:

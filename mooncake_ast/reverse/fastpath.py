@@ -14,7 +14,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..rules import registry
-from .runtime import _SIGNATURES, DerivedReverse, _axes_code, _with_pullback, derived_rule
+from .runtime import _SIGNATURES, LATEST, DerivedReverse, _axes_code, _with_pullback, derived_rule
 
 _CALLS: dict[tuple, DerivedReverse] = {}  # (code, id(globals), kinds, wrt) -> rule, for fast_rule's calls
 _AXES: dict[tuple, str] = {}  # shape -> kind of a float array of that shape (kinds_of's "arr:f:..")
@@ -74,6 +74,7 @@ def fast_rule(fn: types.FunctionType, args: tuple, wrt: Any) -> Any:
     key = (fn.__code__, id(fn.__globals__), kinds, wrt)
     rule = _CALLS.get(key)
     if rule is not None and not rule.stale(fn):
+        LATEST[fn.__code__] = rule  # (what `mc.source` shows: the rule the last call ran)
         return rule
     _CALLS.pop(key, None)
     if registry.lookup(fn) is not None:

@@ -24,6 +24,12 @@ def zero_layers(xs: list) -> list:
     return [tuple(np.zeros_like(v) if type(v) is np.ndarray else 0.0 for v in item) for item in xs]
 
 
+def zero_arrays(xs: list) -> list:
+    """The adjoint of a list of float arrays (`Ws = [W1, W2]`): a zero array like each, which the pullback adds
+    each item's adjoint into (`Ws_bar[i] += W_bar`: arrays of our own, never a user's)."""
+    return [np.zeros_like(v) for v in xs]
+
+
 def add_layer_adjoint(xs_bar: list, g: Any, i: int) -> None:
     """xs_bar[i] += g for one tuple of the list (g: its adjoint, a tuple whose parts may be the symbolic zero)."""
     if g is NoTangent or g is None:

@@ -423,16 +423,18 @@ def kinds_of(args: tuple) -> tuple:
     lists = [k for k, a in enumerate(args) if kinds[k] == "any" and _float_list(a)]
     tuples = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_tuple(a)]
     layers = [k for k, a in enumerate(args) if kinds[k] == "any" and _tuple_list_code(a) is not None]
-    if not (typed or dicts or objs or lists or tuples or layers) or any(
+    stacks = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_list_code(a) is not None]
+    if not (typed or dicts or objs or lists or tuples or layers or stacks) or any(
             k not in ("num", "arr") and i not in dicts and i not in objs and i not in lists and i not in tuples
-            and i not in layers and not k.startswith("mod:") for i, k in enumerate(kinds)):
+            and i not in layers and i not in stacks and not k.startswith("mod:") for i, k in enumerate(kinds)):
         return kinds
-    if len({id(args[k]) for k in lists + layers}) < len(lists + layers):
+    if len({id(args[k]) for k in lists + layers + stacks}) < len(lists + layers + stacks):
         return kinds  # the same list twice: one adjoint, kept by storage
     fields = {k: (args[k] if k in dicts else vars(args[k])) for k in dicts + objs}
     arrays = [args[k] for k in typed] + [v for d in fields.values() for v in d.values() if type(v) is np.ndarray] + \
         [v for k in tuples for v in args[k] if type(v) is np.ndarray] + \
-        [v for k in layers for item in args[k] for v in item if type(v) is np.ndarray]
+        [v for k in layers for item in args[k] for v in item if type(v) is np.ndarray] + \
+        [v for k in stacks for v in args[k]]
     if len({id(args[k]) for k in objs}) < len(objs):
         return kinds  # the same object twice: one adjoint, kept by storage
     if len({id(a) for a in arrays}) < len(arrays):
@@ -452,6 +454,8 @@ def kinds_of(args: tuple) -> tuple:
         out[k] = "any:list:f"
     for k in layers:  # (a list of tuples of float arrays and floats: `for W, b in params`)
         out[k] = "any:list:tuple:" + _tuple_list_code(args[k])  # type: ignore[operator]
+    for k in stacks:  # (a list of float arrays of one rank: `for W in Ws`)
+        out[k] = "any:list:arr:" + _array_list_code(args[k])  # type: ignore[operator]
     for k in tuples:
         out[k] = "any:tuple:" + ";".join("num" if type(v) is float else _axes_code(v).replace(":", ".") for v in args[k])
     for k in dicts + objs:  # (still "any" / "obj" to everything that reads only the kind's first part)
@@ -506,6 +510,18 @@ def _tuple_list_code(x: Any) -> Any:
     return ";".join(codes)
 
 
+def _array_list_code(x: Any) -> Any:
+    """`f.nn` for a list of float arrays of one rank (`Ws = [W1, W2, W3]`: an axis "1" or "n" where every item
+    agrees, else "?"), or None.  Reverse mode types it when the function only reads it (reverse/typed_lists.py)."""
+    if type(x) is not list or not 0 < len(x) <= 64 or type(x[0]) is not np.ndarray:
+        return None
+    ndim = x[0].ndim
+    if not all(type(v) is np.ndarray and v.dtype.kind == "f" and v.ndim == ndim for v in x):
+        return None
+    axes = ["".join("1" if n == 1 else "n" for n in v.shape) for v in x]
+    return "f." + "".join(a[0] if len(set(a)) == 1 else "?" for a in zip(*axes))
+
+
 def _float_list(x: Any) -> bool:
     """A list of Python floats (a sample, coefficients): reverse mode types it when the function only reads it
     (reverse/typed_lists.py).  Long lists stay generic: the test runs on every call."""
@@ -555,7 +571,7 @@ class DerivedReverse:
 _UNBOUND = object()
 _DERIVED: dict[tuple, DerivedReverse] = {}
 _FAST: dict[tuple, DerivedReverse] = {}  # (code, argument kinds, wrt) -> rule, without building the full key
-LATEST: dict = {}  # code -> the rule made most recently (what `mc.source(f, "reverse")` shows)
+LATEST: dict = {}  # code -> the rule used most recently (what `mc.source(f, "reverse")` shows)
 
 
 _SIGNATURES: dict = {}
@@ -610,7 +626,7 @@ def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = N
                 raise MissingRuleError(fn, "reverse", f"no Python source: {e}") from None
             _DERIVED[key] = rule
         _FAST[fast_key] = rule
-        LATEST[fn.__code__] = rule
+    LATEST[fn.__code__] = rule  # (made or reused: what `mc.source` shows is the rule the last call ran)
     return rule, primals, sig_params
 
 

@@ -255,6 +255,8 @@ TABLE = {
     math_rules.add1: add1,
     numpy_products.matmul_adjoint_a: matmul_adjoint_a,
     numpy_products.matmul_adjoint_b: matmul_adjoint_b,
+    numpy_products.dot_adjoint_a: matmul_adjoint_a,  # (np.dot is matmul for real operands of rank 1 and 2)
+    numpy_products.dot_adjoint_b: matmul_adjoint_b,
     numpy_reductions.sum_adjoint: sum_adjoint,
     numpy_reductions.mean_adjoint: mean_adjoint,
     numpy_shapes.transpose_adjoint: transpose_adjoint,

@@ -1,4 +1,4 @@
-"""Lists of floats the function only reads: a plain list of adjoints, `xs_bar[i] += v_bar`.
+"""Lists of floats (or of float arrays) the function only reads: a plain list of adjoints, `xs_bar[i] += v_bar`.
 
 `for v in xs: total += v * v` with `xs` a list of floats is where a person writes
 
@@ -27,11 +27,12 @@ import numpy as np
 
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
-from ..ir.types import INT, UNKNOWN, Lst, Tup
+from ..ir.types import FLOAT, INT, UNKNOWN, Arr, Lst, Tup, literal
 from . import layer_lists
 from .buffers import uses_of
 from .cleanup import is_zero
-from .list_adjoints import add_layer_adjoint, add_list_adjoint, zero_layers
+from .buffers import reads_only_use
+from .list_adjoints import add_layer_adjoint, add_list_adjoint, zero_arrays, zero_layers
 from .special import hashable
 
 if TYPE_CHECKING:
@@ -67,6 +68,8 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
                 if parts is None:
                     return False
                 rt.layer_parts.update(parts)
+            elif isinstance(item_type, Arr) and not _item_only_read(rt, s, uses):
+                return False  # (an array item written, viewed or handed on: storage keeps it right)
             continue
         if fn is list.append and v is root and not isinstance(root, Param) and s.args[1] is not root:
             continue  # (a list the function builds: local_lists.py)
@@ -77,10 +80,30 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             if not _reads_only(rt, s, uses, aliases, root):
                 return False
             continue
-        if hashable(fn) and fn in READERS and len(s.args) == 1:
+        if hashable(fn) and fn in READERS and len(s.args) == 1 and _item_type(rt, root) == FLOAT:
             continue
         return False
     return True
+
+
+def _item_only_read(rt: "ReverseTransform", v: Value, uses: dict, depth: int = 0) -> bool:
+    """Does every use of the array item v (or of its transpose, `W.T`) make a new array?  Nothing writes the item
+    then (the list is only read, and no other argument shares its memory: runtime.kinds_of), so a transposed view
+    of it is as good as a copy."""
+    for s, pos in uses.get(v, []):
+        if isinstance(s, Call) and pos == 0 and depth < 3 and _transposes(rt, s):
+            if not _item_only_read(rt, s, uses, depth + 1):
+                return False
+        elif not isinstance(s, Call) or not reads_only_use(rt, s, pos, None):
+            return False
+    return True
+
+
+def _transposes(rt: "ReverseTransform", s: Call) -> bool:
+    fn = rt.resolver.callee(s)[0]
+    if fn is getattr:
+        return len(s.args) == 2 and literal(s.args[1]) == "T"
+    return fn is np.transpose and len(s.args) == 1 and not s.kwargs
 
 
 def keep_only_read(rt: "ReverseTransform") -> tuple[bool, dict]:
@@ -146,7 +169,8 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     g = layer_lists.item_adjoint(rt, s, len(item_type.items)) if isinstance(item_type, Tup) else rt.take_adj(s)
     if g is None or is_zero(g) or not rt.active(root):
         return
-    add = add_layer_adjoint if _layers(rt, root) else ops.add_to_item  # (a tuple's adjoint is added part by part)
+    # (a tuple's adjoint is added part by part; an array's into the list's zero array of our own, in place)
+    add = add_layer_adjoint if _layers(rt, root) else ops.add_to_item
     st = rt.b.call(add, [rt.read_adj(root), g, rt.primal(s.args[1])])
     st.keep = True  # type: ignore[attr-defined]
 
@@ -173,6 +197,8 @@ def new_adjoint(rt: "ReverseTransform", p: Value) -> Value:
     a list of tuples)."""
     if _layers(rt, p):
         return rt.b.call(zero_layers, [rt.primal(p)])
+    if isinstance(_item_type(rt, p), Arr):
+        return rt.b.call(zero_arrays, [rt.primal(p)])
     zeros = rt.b.call(ops.list_of, [Const(0.0)])
     return rt.b.call(operator.mul, [zeros, rt.b.call(builtins.len, [rt.primal(p)])])
 
