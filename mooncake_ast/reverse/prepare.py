@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .. import ops
 from ..ir.analysis import uses
-from ..ir.nodes import Call, Const, Global, Param, Return, Value
+from ..ir.nodes import Call, Const, Global, Param, Phi, Return, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts
 from ..ir.op_types import makes_new_array
 from ..ir.types import UNKNOWN, Arr, Num, Tup, differentiable, is_float_array, not_one, type_of_argument
-from . import buffers, object_fields, typed_dicts, typed_lists
+from . import buffers, object_fields, typed_dicts, typed_lists, view_reads
+from .carried_inplace import LoopFacts, carried_type
 from .special import INPLACE, SPECIAL, hashable
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def storage_backed(self: "ReverseTransform") -> set:
             fn, rule = self.resolver.callee(s)
             touched: list = []
             if buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn) or typed_lists.exempt(self, s, fn) or \
-                    object_fields.exempt(self, s, fn) or _reads_layout(self, s, fn):
+                    object_fields.exempt(self, s, fn) or _reads_layout(self, s, fn) or view_reads.exempt(self, s):
                 continue
             if s in self.field_method_calls:
                 touched = [*s.args, *s.kwargs.values()]  # (the method's self: object_fields collects its adjoints)
@@ -190,6 +191,7 @@ def plain_inplace(ir: Any, types: dict, param_types: dict, callee: Callable) -> 
             for o in s.operands():
                 readers.setdefault(o, []).append(s)
     changed = False
+    facts = None
     for b in ir.blocks:
         position = {s: i for i, s in enumerate(b.stmts)}
         for s in b.stmts:
@@ -199,16 +201,23 @@ def plain_inplace(ir: Any, types: dict, param_types: dict, callee: Callable) -> 
                 continue
             v, w = s.args
             tv = types.get(v)
-            if not (isinstance(v, Call) and is_float_array(tv)
-                    and (makes_new_array(callee(v)[0]) or getattr(v, "plain_inplace", False))):
+            if isinstance(v, Phi):  # (`u += alpha * lap` on the array a loop carries: carried_inplace.py)
+                if facts is None:
+                    facts = LoopFacts(ir, readers)
+                tv = carried_type(facts, s, v, types, callee)
+                if tv is None:
+                    continue
+            elif not (isinstance(v, Call) and is_float_array(tv)
+                      and (makes_new_array(callee(v)[0]) or getattr(v, "plain_inplace", False))):
                 continue
-            # Every other reader of v ran before, in this block, and made a new object of it (`a /= np.sum(a)`):
-            # none holds v itself or a view of it, so none can see the difference.
-            others = [r for r in readers.get(v, []) if r is not s]
-            if count.get(v, 0) != 1 + len(others) or any(
-                    position.get(r, len(b.stmts)) >= position[s] or r.fn is v or not makes_new_array(callee(r)[0])
-                    for r in others):
-                continue
+            else:
+                # Every other reader of v ran before, in this block, and made a new object of it (`a /= np.sum(a)`):
+                # none holds v itself or a view of it, so none can see the difference.
+                others = [r for r in readers.get(v, []) if r is not s]
+                if count.get(v, 0) != 1 + len(others) or any(
+                        position.get(r, len(b.stmts)) >= position[s] or r.fn is v or not makes_new_array(callee(r)[0])
+                        for r in others):
+                    continue
             tw = param_types.get(w.name, UNKNOWN) if isinstance(w, Param) else \
                 type_of_argument(w.value) if isinstance(w, Const) else types.get(w, UNKNOWN)
             if not _fits(tw, tv):

@@ -39,7 +39,7 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Lo
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
 from . import (buffers, call_types, object_fields, prepare, quiet_items, settle_types, shadows, typed_dicts, typed_lists,
-               walked_loops)
+               view_reads, walked_loops)
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
@@ -108,6 +108,7 @@ class ReverseTransform:
                 self.home[s] = b
         self.maybe_unbound = _maybe_unbound(ir)
         self.buffers: set = buffers.find_buffers(self)
+        self.view_reads: set = {s for s in view_reads.find(self) if buffers.root_of(self, s.args[0]) is None}
         self.typed_dicts: set = typed_dicts.find_typed_dicts(self)
         self.typed_lists: dict = typed_lists.find_typed_lists(self)  # the list or its loop sequence -> the list
         self.item_vars: dict = {}
@@ -521,6 +522,9 @@ class ReverseTransform:
             return
         if s.args and buffers.root_of(self, s.args[0]) is not None and fn in (operator.getitem, operator.setitem):
             (buffers.reverse_read if fn is operator.getitem else buffers.reverse_write)(self, s)
+            return
+        if fn is operator.getitem and view_reads.handles(self, s):
+            view_reads.reverse_read(self, s)
             return
         special = SPECIAL.get(fn) if _hashable(fn) else None
         if fn is getattr and len(s.args) == 3:  # (with a default: its adjoint too, when it was the value)
