@@ -93,9 +93,10 @@ def makes_new_array(fn: Any) -> bool:
         return False
     if fn in _ARITH or fn in _COMPARE or fn in _REDUCTIONS or fn in (operator.matmul, np.matmul) or fn in FLOAT_ELEMENTWISE:
         return True
-    if fn in (np.zeros_like, np.ones_like, np.empty_like, np.copy, np.array, np.dot, np.vdot, np.inner, np.outer,
-              np.tensordot, np.kron, np.concatenate, np.stack, np.vstack, np.hstack):
-        return True  # (products and joins always copy)
+    if fn in (np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.copy, np.array, np.zeros, np.ones, np.empty,
+              np.full, np.eye, np.identity, np.arange, np.linspace, np.dot, np.vdot, np.inner, np.outer, np.tensordot,
+              np.kron, np.concatenate, np.stack, np.vstack, np.hstack):
+        return True  # (constructors, products and joins always make a new array)
     if isinstance(fn, np.ufunc):
         return fn.nout == 1
     return getattr(fn, "__module__", None) == "math"

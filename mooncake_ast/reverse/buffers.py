@@ -119,8 +119,8 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
     if isinstance(r, Param):
         if not rt.param_is_typed(r):
             return False
-    elif not (isinstance(r, Call) and rt.home.get(r) in rt.top and (makes_new_array(rt.resolver.callee(r)[0]) or quiet)
-              and not {"out", "copy"} & set(r.kwargs)):
+    elif not (isinstance(r, Call) and (rt.home.get(r) in rt.top or _block_local(rt, r, uses))
+              and (makes_new_array(rt.resolver.callee(r)[0]) or quiet) and not {"out", "copy"} & set(r.kwargs)):
         return False  # (`b = a` or a view would share a's storage, and a write through one would change the other)
     parts = 0
     for s, pos in uses.get(r, []):
@@ -150,6 +150,30 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
         if not reads_only(rt, r, {r: [(s, pos)]}, r):
             return False
     return parts > 0
+
+
+def _block_local(rt: "ReverseTransform", r: Call, uses: dict) -> bool:
+    """Is the array r made, and all of it (and of its views) used, in one block that runs more than once (a loop's
+    trip)?  Then its buffer starts at zero where the pullback begins to undo that block (`local_buffers`), once per
+    run of the block, as the array itself is made afresh in each."""
+    home = rt.home.get(r)
+    if home is None or home in rt.top:
+        return False
+    work, seen = [r], {r}
+    while work:
+        v = work.pop()
+        for s, pos in uses.get(v, []):
+            if not isinstance(s, Call) or rt.home.get(s) is not home or rt.resolver.callee(s)[0] is ops.sequence:
+                return False
+            if rt.resolver.callee(s)[0] is operator.getitem and pos == 0 and s not in seen:
+                seen.add(s)
+                work.append(s)  # (a view's readers: in the block too)
+    return True
+
+
+def local_buffers(rt: "ReverseTransform", block: Any) -> list:
+    """The buffers made in block that start at zero where the pullback undoes it (`_block_local`), in order."""
+    return [s for s in block.stmts if s in rt.buffers and isinstance(s, Call) and block not in rt.top]
 
 
 def _walked_only(rt: "ReverseTransform", seq: Call, uses: dict, root: Value) -> bool:

@@ -379,7 +379,8 @@ class ReverseTransform:
         self.b.position_at(entry)
         self.b.loc = self.ir.loc
         owned = self.buffers | self.accumulators
-        in_order = [p for p in self.ir.params if p in owned] + [s for b in self.ir.blocks for s in b.stmts if s in owned]
+        in_order = [p for p in self.ir.params if p in owned] + \
+            [s for b in self.ir.blocks if b in self.top for s in b.stmts if s in owned]  # (others: rev_block)
         for r in in_order:  # (in program order: the generated code must not depend on hashing)
             if self.active(r):
                 buf = self.b.call(np.zeros_like, [self.primal(r)])
@@ -495,6 +496,11 @@ class ReverseTransform:
         if key not in self.anchored:
             self.b.call(anchor, [Const(key)])  # where this block's record is loaded
             self.anchored.add(key)
+        for s in buffers.local_buffers(self, blk):  # (made afresh in each run of the block: so is the adjoint)
+            if self.active(s):
+                buf = self.b.call(np.zeros_like, [self.primal(s)])
+                self.dense_values.add(buf)
+                self.write_adj(s, buf)
         for s in blk.stmts:
             if self.spreads.keeps(s) and self.active(s):
                 # Its adjoint lives in this block's reverse only, and starts at zero there: said here, so a
