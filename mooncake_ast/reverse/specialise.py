@@ -84,7 +84,9 @@ def _axis(axes: tuple) -> Any:
 
 def _both(t: "TemplateBuilder", g: Any, y: Any, a: Any, b: Any, need_a: Any, need_b: Any, ga: Any, gb: Any) -> Any:
     ty, ta, tb = t.type_of(y), t.type_of(a), t.type_of(b)
-    if not (t.dense(g) and is_real(ty) and is_real(ta) and is_real(tb)):
+    # (an int or bool operand that needs no adjoint, `2 * u`, is as good as a float to the other's adjoint)
+    if not (t.dense(g) and is_real(ty) and (is_real(ta) or isinstance(ta, Num) and not t.value(need_a))
+            and (is_real(tb) or isinstance(tb, Num) and not t.value(need_b))):
         return NotImplemented
     # (an array with a number broadcasts to its own shape: nothing to undo, whatever its axes)
     out_a = (ga() if isinstance(tb, Num) else unbroadcast(t, ga(), ty, ta)) if t.value(need_a) else None
