@@ -125,3 +125,17 @@ def view_of_view(x, a):
         y = x * (a + k)
         total = total + np.sum(y[1:][::-1] * y[:-1])
     return total
+
+
+def self_view_unused(u0, a):
+    b = u0 * 1.0
+    for _ in range(3):
+        b += b[::1]
+    return a * np.sum(u0)
+
+
+def self_view_used(u0, a):
+    b = u0 * a
+    for _ in range(3):
+        b += 0.5 * b[::-1]
+    return np.sum(b ** 2)

@@ -28,6 +28,8 @@ CASES = [
     (c.slice_written_later, (U, 0.5)),
     (c.view_written, (U, 0.5)),
     (c.view_of_view, (U, 0.5)),
+    (c.self_view_unused, (U, 0.5)),  # (random programs, seed 10500: the update's adjoint is the symbolic zero)
+    (c.self_view_used, (U, 0.5)),
 ]
 
 

@@ -19,6 +19,7 @@ import numpy as np
 from .. import ops
 from ..ir.nodes import Call
 from ..ir.types import is_float_array, is_real
+from . import adjoints as adj
 from .buffers import index_in_pullback, is_basic_index, reads_only, uses_of
 from .cleanup import is_zero
 
@@ -58,7 +59,8 @@ def reverse_read(rt: "ReverseTransform", s: Call) -> None:
     if g is None or is_zero(g) or not rt.active(a):
         return
     whole = rt.b.call(np.zeros_like, [rt.primal(a)])
-    st = rt.b.call(ops.add_to_item, [whole, g, index_in_pullback(rt, s.args[1])])
+    add = ops.add_to_item if rt.is_dense(g) else adj.add_to_item_unless_zero  # (g may be the symbolic zero)
+    st = rt.b.call(add, [whole, g, index_in_pullback(rt, s.args[1])])
     st.keep = True  # type: ignore[attr-defined]
     rt.dense_values.add(whole)
     rt.accumulate(a, whole)

@@ -983,6 +983,79 @@ def s_loops(g):
 FAMILIES["loops"] = [s_loops, s_loops, s_assign]  # (last: the families above keep their programs)
 
 
+# ---------------------------------------------------------------- arrays updated in place by a loop, lists of arrays
+# (reverse/carried_inplace.py makes `b += ...` on the array a loop carries plain, reverse/view_reads.py slices of
+# arrays nothing writes, buffers.py arrays filled within one trip, typed_lists.py a list of arrays only read: these
+# programs check them and the ways in place and out of place differ: the array of one trip kept or viewed past
+# the update, an alias taken before the loop, an update in a branch.)
+
+
+def s_carried(g):
+    b, k, v = g.fresh("b"), g.fresh("k"), g.fresh()
+    a = g.pick(V)
+    g.emit(f"{b} = " + g.rng.choice([f"{a}.copy()", f"{a} * 1.0", f"np.tanh({a})", f"np.zeros(3) + {g.leaf(S)}"]))
+    alias = g.chance(0.15)
+    if alias:
+        g.emit(f"{b}_0 = {b}")
+    form = g.rng.randrange(6)
+    kept = g.fresh("hist") if form == 5 else g.fresh("head") if form == 3 else None
+    if form == 5:
+        g.emit(f"{kept} = []")
+    g.emit(f"for {k} in range({g.rng.randint(1, 4)}):")
+    s = g.expr(S, maxdepth=1)
+    body = []
+    if form == 0:
+        body += [f"lap = np.zeros_like({b})", f"lap[1:-1] = {b}[2:] - 2 * {b}[1:-1] + {b}[:-2]",
+                 f"{b} += 0.3 * math.tanh({s}) * lap"]
+    elif form == 1:
+        body += [f"{b} += {s} * ({b}[::-1] - {b}) * 0.2"]
+    elif form == 2:
+        body += [f"{b} -= 0.1 * ({b} ** 3 - {b} * {s})"]
+    elif form == 3:
+        body += [f"{kept} = {b}[:2]", f"{b} *= 0.5 + 0.4 * math.tanh({s})"]
+    elif form == 4:
+        body += [f"if {k} % 2 == 0:", f"    {b} += {s} * np.sin({b})"]
+    else:
+        body += [f"{b} += 0.2 * np.cos({b} + {s})", f"{kept}.append({b})"]
+    if form == 3:
+        body.append(f"{v}_acc = np.sum({kept} ** 2)")
+    g.emit(*("    " + line for line in body))
+    total = f"np.sum({b} * {b})"
+    if form == 3:
+        total += f" + {v}_acc"
+    elif form == 5:
+        total += f" + sum(np.sum(h * h) for h in {kept})"
+    if alias:
+        total += f" + np.sum({b}_0)"
+    g.emit(f"{v} = {total}")
+    g.define(v, S)
+    g.define(b, V)
+
+
+def s_array_list(g):
+    t = g.fresh("t")
+    s = g.expr(S, maxdepth=1)
+    h = g.pick(V)
+    form = g.rng.randrange(6)
+    if form == 0:
+        g.emit(f"{t} = {h}", "for w in vs:", f"    {t} = np.tanh(w * {t} + {s})")
+        g.emit(f"{t} = np.sum({t})")
+    elif form == 1:
+        g.emit(f"{t} = 0.0", "for i in range(len(vs)):", f"    {t} = {t} + np.dot(vs[i], {h}) * (i + 1.0)")
+    elif form == 2:
+        g.emit(f"{t} = np.sum(vs[0] * vs[-1]) + np.sum(vs[1].T * {s})")
+    elif form == 3:
+        g.emit(f"{t} = 0.0", f"for w in reversed(vs):", f"    {t} = {t} * 0.5 + np.sum(np.sin(w))")
+    elif form == 4:  # (an item written: the list stays generic)
+        g.emit(f"vs[0][1] = vs[0][1] * {s}", f"{t} = np.sum(vs[0]) + np.sum(vs[1])")
+    else:  # (the whole list reduced: generic too)
+        g.emit(f"{t} = np.sum(sum(vs) * {h})")
+    g.define(t, S)
+
+
+FAMILIES["arrays"] = [s_carried, s_array_list, s_carried, s_assign]  # (after "loops": the families above keep theirs)
+
+
 def generate(seed: int, family: str) -> Program:
     """The program of this seed in this family (deterministic)."""
     rng = random.Random(f"{family}:{seed}")
@@ -1001,6 +1074,9 @@ def generate(seed: int, family: str) -> Program:
     if family == "calls":  # (a list of floats too: reverse/typed_lists.py)
         params.append("xs")
         args.append(repr([_num(rng) for _ in range(3)]))
+    if family == "arrays":  # (a list of float arrays too: reverse/typed_lists.py)
+        params.append("vs")
+        args.append("[" + ", ".join(_arr(rng, (3,)) for _ in range(3)) + "]")
     snippets = FAMILIES[family]
     main = snippets[0]
     for i in range(rng.randint(2, 5)):
