@@ -37,6 +37,7 @@ def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str], quiet: tu
     not_dense: set = set()
     while True:  # (at most a few rounds: each one only adds to not_dense)
         ir = lower_function(fn, src)
+        ir.code = fn.__code__  # type: ignore[attr-defined]  # (inline.py: a function is not inlined into itself)
         rt = ReverseTransform(ir, fn.__globals__, kinds, not_dense=not_dense, quiet=quiet)
         rt.run()
         wrong = rt.unproven_dense()

@@ -8,7 +8,9 @@ identity-keyed storage, no dispatch: the forward pass makes the object and write
 
 Which objects: those reverse/local_objects.py typed (the function only reads and writes them by field and calls
 methods that only read them), every field a number (floats are immutable: nothing reaches a field's value
-but the field), each bound method called once, in the block that read it, with no field write in between
+but the field) or a float array that nothing writes in place or hands on (`arrays_reached`: then a field read's
+adjoint may wait in the field's variable until the constructor's reverse hands it to the array stored; an
+object with array fields has no method calls left, inline.py having put them in line), each bound method called once, in the block that read it, with no field write in between
 (the call's pullback is where the method's reads of the fields get their adjoints:
 field_adjoints.method_self_adjoints collects them from what the method's pullback gave back or stored).
 """
@@ -19,7 +21,8 @@ import operator
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..ir.nodes import Call, Const, Value
-from ..ir.types import FLOAT, Num, Obj
+from ..ir.types import FLOAT, Num, Obj, is_float_array
+from ..tangents import NoTangent
 from .buffers import uses_of
 from .cleanup import NUM_ZERO
 from .cleanup import is_zero
@@ -37,13 +40,34 @@ def find(rt: "ReverseTransform") -> tuple[set, dict]:
     method_calls: dict = {}
     for p in rt.local_objects:
         t = rt.types.get(p)
-        if not isinstance(t, Obj) or not all(isinstance(ti, Num) for _, ti in t.items):
+        if not isinstance(t, Obj) or not all(isinstance(ti, Num) or is_float_array(ti) for _, ti in t.items):
             continue
         calls = _method_calls(rt, p, t, uses)
-        if calls is not None:
+        if calls is not None and not (calls and _array_fields(rt, p)):  # (methods: number fields only)
             objects.add(p)
             method_calls.update(calls)
     return objects, method_calls
+
+
+def arrays_reached(rt: "ReverseTransform") -> set:
+    """The objects with array fields some array of which (as stored, or as read from the field) keeps its adjoint in
+    identity-keyed storage: something writes it in place, or hands it on, and the pullback must see the adjoint
+    of a field read before it undoes that, not when the constructor's reverse hands the field's variable on."""
+    out = set()
+    for p in rt.field_objects:
+        arrays = _array_fields(rt, p)
+        if not arrays:
+            continue
+        stored = rt.local_objects[p][1]
+        values = [stored[f] for f in arrays if f in stored]
+        for b in rt.ir.blocks:
+            for st in b.stmts:
+                if st.callee() in (builtins.getattr, builtins.setattr) and st.args and st.args[0] is p and \
+                        isinstance(st.args[1], Const) and st.args[1].value in arrays:
+                    values.append(st if st.callee() is builtins.getattr else st.args[2])
+        if any(v in rt.stored for v in values):
+            out.add(p)
+    return out
 
 
 def _method_calls(rt: "ReverseTransform", p: Call, t: Obj, uses: dict) -> Optional[dict]:
@@ -93,6 +117,15 @@ def _float_fields(rt: "ReverseTransform", p: Value) -> list:
     return [f for f, t in rt.types[p].items if t == FLOAT]
 
 
+def _array_fields(rt: "ReverseTransform", p: Value) -> list:
+    return [f for f, t in rt.types[p].items if is_float_array(t)]
+
+
+def _array_var(rt: "ReverseTransform", p: Value, field: str) -> str:
+    """An array field's adjoint variable (the symbolic zero until a read adds to it: `NoTangent + g` is g)."""
+    return item_var(rt, "afield", p, field, Const(NoTangent))
+
+
 def reverse(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     """The pullback of a statement `exempt` approved."""
     if s in rt.field_objects:  # `b = Body(x0, v0)`: x0_bar += b_x_bar; ...; then zero (an earlier object is another)
@@ -104,8 +137,18 @@ def reverse(rt: "ReverseTransform", s: Call, fn: Any) -> None:
             if not is_zero(g) and not isinstance(v, Const):
                 rt.accumulate(v, g)
             rt.b.write(var, NUM_ZERO)
+        for field in _array_fields(rt, s):
+            var = _array_var(rt, s, field)
+            g = rt.b.read(var)
+            v = stored.get(field)
+            if not _no_tangent(g) and v is not None and not isinstance(v, Const):
+                rt.accumulate(v, g)
+            rt.b.write(var, Const(NoTangent))
         return
     p, name = s.args[0], s.args[1].value
+    if is_float_array(rt.types[p].get(name)):
+        _reverse_array_field(rt, s, p, name)
+        return
     if rt.types[p].get(name) != FLOAT:
         return  # (a method read: its call collected the fields' adjoints; an int field has none)
     if s.callee() is builtins.getattr:  # `v = b.x`: b_x_bar += v_bar
@@ -118,6 +161,28 @@ def reverse(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     if not is_zero(g):
         rt.accumulate(s.args[2], g)
     rt.b.write(var, NUM_ZERO)
+
+
+def _no_tangent(g: Value) -> bool:
+    return isinstance(g, Const) and g.value is NoTangent
+
+
+def _reverse_array_field(rt: "ReverseTransform", s: Call, p: Value, name: str) -> None:
+    """`W = layer.W`: `layer_W_bar = layer_W_bar + W_bar`; `layer.W = V`: `V_bar += layer_W_bar`, then zero."""
+    var = _array_var(rt, p, name)
+    if s.callee() is builtins.getattr:
+        g = rt.take_adj(s)
+        if g is None:
+            return
+        cur = rt.b.read(var)
+        new = g if _no_tangent(cur) else rt.b.call(operator.add, [cur, g])
+        rt.b.write(var, new)
+        rt.adjoint_of.setdefault(new, s)
+        return
+    g = rt.b.read(var)
+    if not _no_tangent(g):
+        rt.accumulate(s.args[2], g)
+    rt.b.write(var, Const(NoTangent))
 
 
 def method_adjoint(rt: "ReverseTransform", s: Call, f_bar: Value) -> None:

@@ -38,8 +38,8 @@ from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, is_float_arr
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
-from . import (buffers, call_types, object_fields, prepare, quiet_items, settle_types, shadows, typed_dicts, typed_lists,
-               view_reads, walked_loops)
+from . import (buffers, call_types, inline, object_fields, prepare, quiet_items, settle_types, shadows, typed_dicts,
+               typed_lists, view_reads, walked_loops)
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
@@ -77,6 +77,9 @@ class ReverseTransform:
         param_kinds = {k: v.split(":")[0] for k, v in param_kinds.items()}
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
+        # Small helpers and methods of the function's own objects, in line (inline.py): names they were read by.
+        self.inlined_bindings: dict = {}
+        inline.inline_calls(ir, user_globals, self.inlined_bindings, getattr(ir, "code", None))
         prepare.deletes_as_pops(self)
         self.types = settle_types.settle(self, ir, user_globals)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
@@ -116,7 +119,7 @@ class ReverseTransform:
         while True:
             self.stored = prepare.storage_backed(self)
             reached = {r for r in self.buffers | self.typed_dicts | set(self.typed_lists.values()) | self.field_objects
-                       if r in self.stored}
+                       if r in self.stored} | object_fields.arrays_reached(self)
             if not reached:
                 break
             self.field_objects -= reached
@@ -374,6 +377,7 @@ class ReverseTransform:
 
     # ------------------------------------------------------------ the walk
     def run(self) -> None:
+        self.resolver.bindings.update(self.inlined_bindings)
         entry = self.b.new_block()
         self.b.seal(entry)
         self.b.position_at(entry)

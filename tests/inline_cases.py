@@ -1,0 +1,200 @@
+"""Functions calling helpers and methods of their own module (reverse/inline.py puts them in line), and the near
+misses that stay calls (early returns, recursion, *args, helpers of other modules, calls in a loop's test)."""
+import math
+
+import numpy as np
+
+from tests.typed_ir_callees import mean_var
+
+SCALE = 1.5
+
+
+def _affine(W, b, x):
+    return np.tanh(W @ x + b)
+
+
+def two_layers(W1, b1, W2, x):
+    h = _affine(W1, b1, x)
+    return np.sum(_affine(W2, 0.1, h) ** 2)
+
+
+def _soft(z, t=0.5, *unused):
+    return z / (1.0 + abs(z) * t)
+
+
+def _with_defaults(z, t=0.5):
+    return z / (1.0 + z * z * t)
+
+
+def defaults_and_keywords(x, y):
+    return _with_defaults(x) + _with_defaults(y, t=2.0) * _with_defaults(t=0.25, z=x * y)
+
+
+def _rhs(y, k):
+    return -k * y + np.sin(y)
+
+
+def euler(y0, k):
+    y = y0
+    for _ in range(6):
+        y = y + 0.1 * _rhs(y, k)
+    return np.sum(y ** 2)
+
+
+def _clipped(v, lo):
+    out = v
+    if v < lo:
+        out = lo + 0.1 * (v - lo)
+    return out
+
+
+def branch_in_helper(x, lo):
+    total = 0.0
+    for k in range(4):
+        total = total + _clipped(x * k, lo) ** 2
+    return total
+
+
+def _early(v):
+    if v > 1.0:
+        return v * v
+    return 2.0 * v - 1.0
+
+
+def early_return(x):
+    return _early(x) + _early(0.5 * x)
+
+
+def _fact(n, x):
+    return x if n <= 1 else n * x * _fact(n - 1, x)
+
+
+def recursive(x):
+    return _fact(4, x)
+
+
+def _scaled(x):
+    return SCALE * x * x
+
+
+def reads_global(x):
+    return _scaled(x) + 1.0
+
+
+def _writes(p, s):
+    p[0] = p[0] * s
+    return p * 2.0
+
+
+def helper_writes_argument(x, s):
+    q = x * 1.0
+    r = _writes(q, s)
+    return np.sum(q * r)
+
+
+def _pair(x):
+    return x * 2.0, np.sin(x)
+
+
+def tuple_result(x):
+    a, b = _pair(x)
+    return np.sum(a * b)
+
+
+def _identity(v):
+    return v
+
+
+def returns_parameter(x):
+    y = _identity(x)
+    return np.sum(y * x)
+
+
+def _outer_helper(x):
+    return _affine(np.eye(3), 0.0, x) * 2.0
+
+
+def helper_of_helper(x):
+    return np.sum(_outer_helper(x))
+
+
+def other_module(x):
+    m, v = mean_var(x)
+    return m * v
+
+
+def _small(v):
+    return v * v
+
+
+def call_in_loop_test(x):
+    n = 0
+    y = x
+    while _small(y) > 0.01 and n < 20:
+        y = 0.5 * y
+        n += 1
+    return y
+
+
+class Layer:
+    def __init__(self, W, b):
+        self.W = W
+        self.b = b
+
+    def forward(self, x):
+        return np.tanh(self.W @ x + self.b)
+
+    def penalty(self):
+        return np.sum(self.W ** 2) + np.sum(self.b ** 2)
+
+
+def layer_method(W, b, x):
+    layer = Layer(W, b)
+    y = layer.forward(x)
+    return np.sum(y ** 2) + 0.01 * layer.penalty()
+
+
+class Body:
+    def __init__(self, x, v):
+        self.x = x
+        self.v = v
+
+    def step(self, dt, k):
+        self.v = self.v - dt * k * self.x
+        self.x = self.x + dt * self.v
+
+    def energy(self, k):
+        return 0.5 * self.v * self.v + 0.5 * k * self.x * self.x
+
+
+def body_steps(x0, v0, k):
+    b = Body(x0, v0)
+    for _ in range(8):
+        b.step(0.1, k)
+    return b.energy(k)
+
+
+class Cloud:
+    def __init__(self, pos):
+        self.pos = pos
+
+    def shift(self, d):
+        self.pos = self.pos + d
+        return self.pos
+
+    def spread(self):
+        return np.sum((self.pos - np.mean(self.pos)) ** 2)
+
+
+def array_field_written(p0, d):
+    c = Cloud(p0)
+    c.shift(d)
+    c.shift(0.5 * d)
+    return c.spread()
+
+
+def array_field_aliased(p0, d):
+    c = Cloud(p0 * 1.0)
+    p = c.pos
+    p[0] = d
+    return c.spread() + np.sum(p)

@@ -1,0 +1,76 @@
+"""Issue 9: small helpers of the function's own module and methods of objects it makes are differentiated in line
+(reverse/inline.py), so their pullbacks are plain; the near misses stay calls, and every derivative is right."""
+import importlib
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.testing import check_derivatives
+from tests import inline_cases as c
+
+R = np.random.default_rng(41)
+W, B, X = R.normal(size=(3, 3)) / 2, R.normal(size=3), R.normal(size=3)
+
+CASES = [
+    (c.two_layers, (W, B, W.T.copy(), X)),
+    (c.defaults_and_keywords, (0.7, -0.4)),
+    (c.euler, (X, 0.8)),
+    (c.branch_in_helper, (0.4, 0.3)),
+    (c.early_return, (1.3,)),
+    (c.recursive, (0.9,)),
+    (c.reads_global, (0.6,)),
+    (c.helper_writes_argument, (X, 1.7)),
+    (c.tuple_result, (X,)),
+    (c.returns_parameter, (X,)),
+    (c.helper_of_helper, (X,)),
+    (c.other_module, (X,)),
+    (c.call_in_loop_test, (0.9,)),
+    (c.layer_method, (W, B, X)),
+    (c.body_steps, (1.0, 0.2, 2.0)),
+    (c.array_field_written, (X, B)),
+    (c.array_field_aliased, (X, 0.3)),
+]
+
+
+@pytest.mark.parametrize("fn,args", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_inlined_calls(fn, args):
+    check_derivatives(fn, *args)
+
+
+@pytest.mark.parametrize("fn,args", [(c.two_layers, (W, B, W.T.copy(), X)), (c.layer_method, (W, B, X)),
+                                     (c.euler, (X, 0.8)), (c.tuple_result, (X,))])
+def test_inlined_pullbacks_are_plain(fn, args):
+    mc.vjp(fn, *args)
+    src = mc.source(fn, "reverse")
+    assert "rcall" not in src and "_mc.acc(" not in src and "getattr_reverse" not in src, src
+
+
+@pytest.mark.parametrize("fn,args", [(c.early_return, (1.3,)), (c.recursive, (0.9,)), (c.other_module, (X,))])
+def test_near_misses_stay_calls(fn, args):
+    mc.vjp(fn, *args)
+    assert "rcall" in mc.source(fn, "reverse")
+
+
+def test_rebinding_or_editing_a_helper_rederives(tmp_path, monkeypatch):
+    """The derivative depends on the inlined helper: a new binding of its name, or new code, is seen."""
+    src = textwrap.dedent("""
+        def helper(x):
+            return x * x
+
+        def f(x):
+            return helper(x) + 1.0
+    """)
+    (tmp_path / "inl_mod.py").write_text(src)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("inl_mod")
+    assert mc.grad(mod.f)(3.0) == pytest.approx(6.0)
+    mod.helper = lambda x: x * x * x
+    assert mc.grad(mod.f)(3.0) == pytest.approx(27.0)
+    (tmp_path / "inl_mod.py").write_text(src.replace("return x * x", "return 5.0 * x"))
+    sys.modules.pop("inl_mod")
+    importlib.invalidate_caches()
+    mod = importlib.import_module("inl_mod")
+    assert mc.grad(mod.f)(3.0) == pytest.approx(5.0)
