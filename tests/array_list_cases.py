@@ -97,3 +97,12 @@ def returned_item(vs, x):
 
 def item_row_read(Ws, x):
     return np.sum(Ws[0][0] * x) + np.sum(Ws[1] @ x)
+
+
+def unused_chain(Ws, x):
+    h = x
+    for W in Ws:
+        h = W @ h
+    t = np.sum(h)
+    t = 3 + t
+    return np.sum(x ** 2)

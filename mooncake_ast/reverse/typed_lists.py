@@ -31,6 +31,7 @@ from ..ir.types import FLOAT, INT, UNKNOWN, Arr, Lst, Tup, literal
 from . import layer_lists
 from .buffers import uses_of
 from .cleanup import is_zero
+from . import adjoints as adj
 from .buffers import reads_only_use
 from .list_adjoints import add_layer_adjoint, add_list_adjoint, zero_arrays, zero_layers
 from .special import hashable
@@ -169,8 +170,10 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     g = layer_lists.item_adjoint(rt, s, len(item_type.items)) if isinstance(item_type, Tup) else rt.take_adj(s)
     if g is None or is_zero(g) or not rt.active(root):
         return
-    # (a tuple's adjoint is added part by part; an array's into the list's zero array of our own, in place)
-    add = add_layer_adjoint if _layers(rt, root) else ops.add_to_item
+    # (a tuple's adjoint is added part by part; an array's into the list's zero array of our own, in place, which
+    # the symbolic zero cannot be added to in place: `add_to_item_unless_zero` where g may be it)
+    add = add_layer_adjoint if _layers(rt, root) else ops.add_to_item if not isinstance(item_type, Arr) or \
+        rt.is_dense(g) else adj.add_to_item_unless_zero
     st = rt.b.call(add, [rt.read_adj(root), g, rt.primal(s.args[1])])
     st.keep = True  # type: ignore[attr-defined]
 
