@@ -101,8 +101,10 @@ def _factor_sum(s: Any, blk: Any, count: dict, chains: dict, kinds: "_Kinds", ep
         twice = _Chain(sa, [Const(2.0), *ca.num], ca.den, 0)
         f = common
         inner = chains.get(f)
-        if inner is not None and f.block is blk and epoch.get(f) == epoch[s]:
-            # (the factor is itself a product, `out_bar * 0.5`: its factors join, and the constants fold)
+        if inner is not None and f.block is blk and epoch.get(f) == epoch[s] and count.get(f, 0) <= 2:
+            # (the factor is itself a product, `out_bar * 0.5`: its factors join, and the constants fold; not when
+            # something else reads it too: its factors would be read in two places, and a temporary read only by
+            # it must stay where it is, not move down to the sum: `math.tanh(a @ a - x)`, random programs)
             rest = without(ca)
             twice = _Chain(sa * inner.sign, [Const(2.0), *inner.num, *rest.num], inner.den + rest.den, 0)
         plan = _plan(twice, kinds)
