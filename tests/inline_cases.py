@@ -198,3 +198,34 @@ def array_field_aliased(p0, d):
     p = c.pos
     p[0] = d
     return c.spread() + np.sum(p)
+
+
+def _apply(f, x, times=1):
+    for _ in range(times):
+        x = f(x)
+    return x
+
+
+def lambdas_and_math(x, a):
+    u = _apply(math.sin, x)
+    v = _apply(lambda t: 0.5 * t + a, x, times=3)
+    sq = lambda z: z * z * a  # noqa: E731
+    return u * v + sq(x)
+
+
+def closure_writes(x):
+    total = x
+
+    def bump(k):
+        nonlocal total
+        total = total * k + x
+        return total
+
+    bump(2.0)
+    bump(0.5)
+    return total * bump(1.5)
+
+
+def two_lambdas_one_line(x):
+    f, g = (lambda t: t * t), (lambda t: 3.0 * t)
+    return f(x) + g(x) * f(g(x))

@@ -32,6 +32,9 @@ CASES = [
     (c.body_steps, (1.0, 0.2, 2.0)),
     (c.array_field_written, (X, B)),
     (c.array_field_aliased, (X, 0.3)),
+    (c.lambdas_and_math, (0.7, 0.3)),
+    (c.closure_writes, (0.8,)),
+    (c.two_lambdas_one_line, (0.6,)),
 ]
 
 
@@ -41,7 +44,7 @@ def test_inlined_calls(fn, args):
 
 
 @pytest.mark.parametrize("fn,args", [(c.two_layers, (W, B, W.T.copy(), X)), (c.layer_method, (W, B, X)),
-                                     (c.euler, (X, 0.8)), (c.tuple_result, (X,))])
+                                     (c.euler, (X, 0.8)), (c.tuple_result, (X,)), (c.lambdas_and_math, (0.7, 0.3))])
 def test_inlined_pullbacks_are_plain(fn, args):
     mc.vjp(fn, *args)
     src = mc.source(fn, "reverse")

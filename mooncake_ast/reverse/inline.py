@@ -10,9 +10,10 @@ arguments, its return goes to what follows the call), so the whole computation i
 function and its pullback is plain.
 
 Only where that cannot change what runs: the callee is a plain function of the caller's own module (same globals,
-so its global reads mean what they meant), or a method `obj.m(...)` of an instance this function makes of a plain
-class of that module (reverse/local_objects.class_shape) whose bound method is called at once; no rule of the
-user's; no closure, generator, `*args`/`**kwargs` or keyword-only parameters, defaults that are numbers or
+so its global reads mean what they meant), a method `obj.m(...)` of an instance this function makes of a plain
+class of that module (reverse/local_objects.class_shape) whose bound method is called at once, or a `def` or
+`lambda` of the function itself without defaults (its variables read the caller's own cells, as they would); no
+rule of the user's; no closure, generator, `*args`/`**kwargs` or keyword-only parameters, defaults that are numbers or
 strings; one `return`, at the end (early exits would not leave structured code); no nested functions, no frame
 introspection; small; not recursive.  The name it was read by is recorded as a binding, so rebinding it makes the
 derivative stale, and its code is in the cache key (forward/generate.environment digests global functions and
@@ -25,7 +26,9 @@ import inspect
 import types
 from typing import Any, Optional
 
+from .. import ops
 from ..ir.fold_tuples import fold_tuple_reads
+from ..ir.analysis import dominators, uses
 from ..ir.nodes import Block, Call, Const, Function, Global, Goto, Return
 from ..rules import registry
 from .cleanup import substitute
@@ -49,7 +52,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                  for t in [_target(ir, s, user_globals, caller_code)] if t is not None]
         if not found:
             break
-        for b, s, (fn, self_value, name) in found:
+        for b, s, (fn, self_value, name, cells) in found:
             if _block_of(ir, s).loop is not None:
                 continue  # (a call in a loop's header, `while f(x) > tol`: the header stays one block)
             try:
@@ -57,11 +60,13 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             except Exception:  # noqa: BLE001 - a callee we cannot lower stays a call
                 continue
             size = sum(len(blk.stmts) for blk in callee.blocks)
-            if size > _MAX_STATEMENTS or budget + size > _MAX_TOTAL or not _plain_body(callee):
+            if size > _MAX_STATEMENTS or budget + size > _MAX_TOTAL or not _plain_body(callee) or \
+                    len(callee.freevars) != len(cells):
                 continue
             args = _bind(fn, callee, s, self_value)
             if args is None:
                 continue
+            args.update(zip(callee.freevars, cells))  # (a closure's variables: the caller's own cells)
             _splice(ir, _block_of(ir, s), s, callee, args)
             if self_value is not None:  # (the bound method `obj.m`, read only by the call)
                 bound = s.fn
@@ -71,12 +76,77 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             done += 1
             if name is not None:
                 bindings[name] = user_globals[name]  # (the derivative is stale once the name is rebound)
-            else:
+            elif self_value is not None:
                 cls_name = self_value.fn.name
                 bindings[cls_name] = user_globals[cls_name]
     if done:
         fold_tuple_reads(ir)  # (`a, b = helper(x)` of a helper returning `(s, s / n)`: a is s, as in the helper)
+        _drop_unused_functions(ir)
+        _cells_as_values(ir)
     return done
+
+
+def _cells_as_values(ir: Function) -> None:
+    """A cell that only the function itself now reads (its closures all in line), written once before every read:
+    each read is the value written (`a_cell.cell_contents = a` ... `a_cell.cell_contents` is `a`)."""
+    count = uses(ir)
+    sets: dict = {}
+    gets: dict = {}
+    for b in ir.blocks:
+        for st in b.stmts:
+            if st.callee() is ops.cell_set and len(st.args) == 2:
+                sets.setdefault(st.args[0], []).append(st)
+            elif st.callee() is ops.cell_get and len(st.args) == 1:
+                gets.setdefault(st.args[0], []).append(st)
+    dom = None
+    for cell, written in sets.items():
+        if not (isinstance(cell, Call) and cell.callee() is ops.new_cell and len(written) == 1):
+            continue
+        w = written[0]
+        reads = gets.get(cell, [])
+        if count.get(cell, 0) != 1 + len(reads) or w.args[1] is cell:
+            continue  # (the cell is read otherwise: a closure not in line, a frame)
+        dom = dom or dominators(ir)
+        wb = _block_of(ir, w)
+        if not all(_before(ir, dom, w, wb, r) for r in reads):
+            continue
+        substitute(ir, {r: w.args[1] for r in reads})
+        gone = {w, cell, *reads}
+        for b in ir.blocks:
+            b.stmts = [st for st in b.stmts if st not in gone]
+
+
+def _before(ir: Function, dom: Any, w: Call, wb: Block, r: Call) -> bool:
+    """Does w run before r on every path to r?"""
+    rb = _block_of(ir, r)
+    if rb is wb:
+        return wb.stmts.index(w) < wb.stmts.index(r)
+    return rb in dom and wb in dom[rb]
+
+
+def _drop_unused_functions(ir: Function) -> None:
+    """The `def`s and `lambda`s every call of which is now in line (and the names they were given, the code and
+    the tuples of defaults and cells only they read): making a function object changes nothing, and nothing
+    reads these any more."""
+    parts: set = set()
+    while True:
+        count = uses(ir)
+        dead = {s for b in ir.blocks for s in b.stmts if not count.get(s) and (
+            s.callee() is ops.make_function or s in parts or
+            s.callee() is ops.identity and len(s.args) == 1 and _is_function(s.args[0]))}
+        if not dead:
+            return
+        for d in dead:
+            parts.update(a for a in d.args if isinstance(a, Call) and
+                         a.callee() in (ops.nested_code, ops.tuple_of, ops.dict_of, ops.make_function))
+        for b in ir.blocks:
+            b.stmts = [s for s in b.stmts if s not in dead]
+
+
+def _is_function(v: Any) -> bool:
+    while isinstance(v, Call) and v.callee() is ops.identity and len(v.args) == 1:
+        v = v.args[0]
+    return isinstance(v, Call) and v.callee() is ops.make_function
 
 
 def _block_of(ir: Function, s: Call) -> Block:
@@ -88,6 +158,10 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any) -> Optional[tuple]
     from .local_objects import class_shape
 
     self_value = name = None
+    local = _local_function(s, g)
+    if local is not None:
+        fn, cells = local
+        return (fn, None, None, cells) if _plain_code(fn, caller_code) else None
     if isinstance(s.fn, Global):
         name = s.fn.name
         fn = g.get(name)
@@ -103,14 +177,37 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any) -> Optional[tuple]
         self_value = obj
     else:
         return None
-    if type(fn) is not types.FunctionType or fn.__globals__ is not g or registry.lookup(fn) is not None:
+    if type(fn) is not types.FunctionType or fn.__globals__ is not g or registry.lookup(fn) is not None or \
+            fn.__code__.co_freevars or not _plain_code(fn, caller_code):
         return None
+    return fn, self_value, name, []
+
+
+def _plain_code(fn: types.FunctionType, caller_code: Any) -> bool:
     code = fn.__code__
-    if code is caller_code or code.co_freevars or code.co_flags & 0x2AC or code.co_kwonlyargcount:
-        return None  # (closures, generators and coroutines, *args / **kwargs, keyword-only parameters)
-    if any(type(d) not in _PLAIN_DEFAULTS for d in fn.__defaults__ or ()):
+    if code is caller_code or code.co_flags & 0x2AC or code.co_kwonlyargcount:
+        return False  # (generators and coroutines, *args / **kwargs, keyword-only parameters)
+    return all(type(d) in _PLAIN_DEFAULTS for d in fn.__defaults__ or ())
+
+
+def _local_function(s: Call, g: dict) -> Optional[tuple]:
+    """(a stand-in function, the cells it closes over) for a call of a `def` or `lambda` of the caller with no
+    defaults (`lam = lambda t: 0.5 * t`, then `lam(x)`), also once handed to a helper inlined before; else None."""
+    f = s.fn
+    while isinstance(f, Call) and f.callee() is ops.identity and len(f.args) == 1:
+        f = f.args[0]
+    if not (isinstance(f, Call) and f.callee() is ops.make_function and len(f.args) == 5):
         return None
-    return fn, self_value, name
+    code = getattr(f, "code_object", None)
+    _, _, defaults, kwdefaults, closure = f.args
+    if code is None or not all(isinstance(v, Call) and v.callee() in (ops.tuple_of, ops.dict_of) and not v.args
+                               for v in (defaults, kwdefaults)):
+        return None
+    if not (isinstance(closure, Call) and closure.callee() is ops.tuple_of and
+            len(closure.args) == len(code.co_freevars)):
+        return None
+    fn = types.FunctionType(code, g, code.co_name, None, tuple(types.CellType(None) for _ in code.co_freevars))
+    return fn, list(closure.args)
 
 
 def _uses(ir: Function, v: Any) -> int:
@@ -120,7 +217,7 @@ def _uses(ir: Function, v: Any) -> int:
 def _plain_body(callee: Function) -> bool:
     """One return, at the end of the callee's code; nothing that reads its own frame or function object."""
     returns = [b for b in callee.blocks if isinstance(b.term, Return)]
-    if len(returns) != 1 or callee.freevars:
+    if len(returns) != 1:
         return False
     self_ref = getattr(callee, "self_ref", None)
     for b in callee.blocks:
