@@ -12,7 +12,7 @@ what a person writes: `t = np.zeros_like(u); t[2:] += g; u_bar = u_bar + t`.
 from __future__ import annotations
 
 import operator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
