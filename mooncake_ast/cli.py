@@ -220,50 +220,124 @@ def output_name(target: Target, mode: str) -> str:
     return _identifier(f"{target.module_name.rsplit('.', 1)[-1]}_{target.fn.__qualname__}_{mode}")
 
 
-def standalone_text(target: Target, mode: str, out_dir: str) -> str:
-    """A derivative module to commit: the generated code, a header saying how to call it, and the few
-    lines that bind its functions to the user's module on import."""
+def _location(module: types.ModuleType, qualname: str) -> tuple:
+    """(object, steps from the module to it) for `Class.method` / `func`, unwrapped as load_target unwraps
+    (prebuilt.resolve follows the steps when the written module is imported)."""
+    from .api import Differentiable
+    from .prebuilt import _attr
+
+    obj: Any = module
+    steps: list = []
+    for part in qualname.split("."):
+        try:
+            obj = _attr(obj, part) if isinstance(obj, (type, types.ModuleType)) else getattr(obj, part)
+        except AttributeError:
+            return None, ()
+        steps.append(("attr", part))
+    for _ in range(4):
+        if isinstance(obj, Differentiable):
+            obj, step = obj.__wrapped_fn__, ("get", "__wrapped_fn__")
+        elif isinstance(obj, (staticmethod, classmethod, types.MethodType)):
+            obj, step = obj.__func__, ("get", "__func__")
+        elif isinstance(obj, property) and obj.fget is not None:
+            obj, step = obj.fget, ("get", "fget")
+        else:
+            break
+        steps.append(step)
+    return obj, tuple(steps)
+
+
+def load_include(spec: str, target: Target) -> tuple:
+    """An `--include` TARGET: (the function or class, (module, steps)); module None for the target's own."""
+    if "::" in spec:
+        file, _, qualname = spec.partition("::")
+        module = import_file(file)
+    else:
+        modname, sep, qualname = spec.rpartition(":")
+        if not sep or not all(p.isidentifier() for p in modname.split(".")):
+            raise InputError(f"--include {spec}: expected FILE.py::NAME or module.path:NAME")
+        try:
+            module = importlib.import_module(modname)
+        except Exception as e:
+            raise InputError(f"--include {spec}: cannot import module {modname}: {_one_line(e)}") from None
+    if not qualname or not all(p.isidentifier() for p in qualname.split(".")):
+        raise InputError(f"--include {spec}: expected a function or class name after '{'::' if '::' in spec else ':'}'")
+    obj, steps = _location(module, qualname)
+    if obj is None or not isinstance(obj, (types.FunctionType, type)):
+        raise InputError(f"--include {spec}: no function or class {qualname} in {module.__name__}")
+    return obj, (None if module is target.module else module.__name__, steps)
+
+
+def _command(target: Target, mode: str, includes: tuple) -> str:
+    return " ".join([PROG, "generate", target.spec, "--mode", mode] + [f"--include {i}" for i in includes])
+
+
+def standalone_text(target: Target, mode: str, out_dir: str, includes: tuple = ()) -> tuple[str, list]:
+    """(a derivative module to commit, warnings): the generated code of the function and of everything it may
+    reach, a header saying how to call it, and the lines that bind it to the user's modules on import."""
     from . import __version__
+    from .standalone import binding_code, collect, defaulted, joined_code, table_code, vjp_code, vjp_signature
 
-    from .standalone import CALLEES, binding_code, callees_code, defaulted, joined_code, standalone_parts, vjp_code, vjp_signature
+    fn = target.fn
+    _, steps = _location(target.module, fn.__qualname__)
 
-    parts, others, takes_self = standalone_parts(target.fn, mode, _generate)
+    def refuse(f: Any, m: str, e: BaseException) -> None:
+        from .errors import MooncakeError
+
+        if isinstance(e, MooncakeError):
+            raise InputError(_one_line(e)) from None
+        raise InputError(f"cannot differentiate {f.__qualname__} in {m} mode: {type(e).__name__}: {_one_line(e)}") from None
+
+    collected = collect(fn, target.module, mode, (*[load_include(i, target) for i in includes], (fn, (None, steps))),
+                        on_error=refuse)
+    parts = collected.parts
     imports, code = joined_code(parts)
-    uses_callees = f"{CALLEES}[" in code
-    holder = f"\n\n{CALLEES}: dict = {{}}  # the derivatives of the functions called, by name (filled at the end)" \
-        if uses_callees else ""
-    body = "\n".join(parts[0].header) + "\n" + imports + holder + "\n\n\n" + code + "\n"
+    body = "\n".join(parts[0].header) + "\n" + imports + "\n\n\n" + code + "\n"
     defs = _defs(body)
-    names = [n for p in parts if p.fn.__module__ == target.fn.__module__ for n in p.names]
+    names = parts[0].names
     modname = target.module_name
     if target.path is not None:
         rel = os.path.relpath(target.path, os.path.abspath(out_dir)) if _same_drive(target.path, out_dir) else target.path
         rel = rel.replace(os.sep, "/")
     else:
         rel = None
-    fn = target.fn
+    command = _command(target, mode, includes)
     out_mod = output_name(target, mode)
+    takes_self = collected.takes_self
     self_note = ([f"#     # it takes {fn.__qualname__} itself and mooncake_ast.NoTangent() first (it reads its own closure)"]
                  if takes_self else [])
     head = [
         f"# Standalone {mode}-mode derivative of {modname}.{fn.__qualname__}, written by mooncake_ast {__version__}:",
-        f"#     {PROG} generate {target.spec} --mode {mode}",
+        f"#     {command}",
         "# Do not edit; run the command again after changing the function.  Needs numpy and mooncake_ast",
         "# (the generated code imports mooncake_ast.runtime).  On import, its functions are bound to the",
         f"# namespace of your module `{modname}`" + (f" ({rel})" if rel else "") + ": the module of that name if it is",
         "# already imported, else loaded from that file; so they see your globals and helpers, as",
         f"# {fn.__qualname__} does.",
     ]
+
+    def para(text: str) -> list:
+        return textwrap.wrap(text, 96, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
+
     if len(parts) > 1:
-        called = ", ".join(f"{p.fn.__module__}.{p.fn.__name__}" for p in parts[1:])
-        head += textwrap.wrap(f"It holds the derivatives of the functions {fn.__qualname__} calls too ({called}), so "
-                              "running it derives nothing (no cache, no libcst).", 96,
-                              initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
-    if others:
-        elsewhere = ", ".join(f"{o.__module__}.{o.__qualname__}" for o in others)
-        head += textwrap.wrap("Functions it calls that could not be written here (methods, closures, functions passed "
-                              f"in) are derived when first run, as mc.grad does (that needs libcst and the cache): "
-                              f"{elsewhere}.", 96, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
+        held = ", ".join(f"{p.unit.label}" for p in parts[1:])
+        head += para(f"It holds the derivatives of what {fn.__qualname__} may call too ({held}): running it derives "
+                     "nothing (no cache, no libcst).  It refuses to load once one of those functions is edited.")
+    warnings = []
+    for unit, why in collected.failed:
+        if unit.named:
+            warnings.append(f"{unit.code.co_filename}:{unit.code.co_firstlineno}: the derivative of {unit.label} "
+                            f"cannot be written ahead ({why}); if it is called, it is derived when the module runs "
+                            "(that needs libcst)")
+    if collected.failed:
+        head += para("Not written here (their derivatives failed; if reached, they are derived when run, which needs "
+                     "libcst): " + "; ".join(f"{u.label} ({why})" for u, why in collected.failed) + ".")
+    for message in collected.unknown:
+        warnings.append(f"{message}; its derivative is derived when it runs (that needs libcst and the cache); "
+                        "to write it in, add --include FILE.py::NAME (a function or class) for each one it may be")
+    if collected.unknown:
+        head += para("Calls it cannot know ahead (a function its caller passes in), derived when they run unless "
+                     "named with --include: " + "; ".join(m.split(": ", 1)[0] for m in collected.unknown) + ".")
     head += ["# Usage:", "#"]
     if mode == "forward":
         fwd = names[0]
@@ -274,6 +348,7 @@ def standalone_text(target: Target, mode: str, out_dir: str) -> str:
             "#     # tangents (the d... arguments) have the structure of the arguments: 0.0 or zeros where",
             "#     # nothing changes, mooncake_ast.NoTangent() for ints and other non-differentiable values",
         ] + self_note
+        entries: tuple = (fwd,)
     else:
         fwd = next(n for n in names if n.endswith("__forward"))
         pb = next(n for n in names if n.endswith("__pullback"))
@@ -292,12 +367,12 @@ def standalone_text(target: Target, mode: str, out_dir: str) -> str:
         ]
         if takes_self:
             head.append(f"# ({fwd} takes {fn.__qualname__} itself first: it reads its own closure.)")
-    tail = binding_code(names, modname, rel)
+        entries = tuple(n for n in names if n.endswith(("__forward", "__pullback", "__forward_tape")))
+    tail = binding_code(modname, rel)
     if mode == "reverse":
         tail = vjp_code(base, fwd, pb, primals, fn.__qualname__ if takes_self else None, defaulted(fn)) + tail
-    if uses_callees:
-        tail += callees_code(parts, mode)
-    return "\n".join(head) + "\n#\n" + body.rstrip("\n") + "\n" + tail
+    tail += table_code(collected, mode, entries, command)
+    return "\n".join(head) + "\n#\n" + body.rstrip("\n") + "\n" + tail, warnings
 
 
 def _same_drive(a: str, b: str) -> bool:
@@ -316,7 +391,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
     out_dir = args.output
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise InputError(f"-o {out_dir}: not a directory")
-    texts = [(output_name(target, m) + ".py", standalone_text(target, m, out_dir)) for m in _modes(args.mode)]
+    texts = []
+    warned: list = []
+    for m in _modes(args.mode):
+        text, warnings = standalone_text(target, m, out_dir, tuple(args.include))
+        texts.append((output_name(target, m) + ".py", text))
+        warned += [w for w in warnings if w not in warned]
+    for w in warned:
+        print(f"{PROG}: warning: {w}", file=sys.stderr)
     for name, text in texts:  # never write a file that does not compile
         try:
             compile(text, name, "exec", dont_inherit=True)
@@ -483,6 +565,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("target", metavar="TARGET")
     mode_arg(g, "forward")
     g.add_argument("-o", "--output", metavar="DIR", default=".", help="directory to write to (default: .)")
+    g.add_argument("--include", action="append", default=[], metavar="TARGET",
+                   help="also write the derivatives of this function or class (all its methods), FILE.py::NAME or "
+                        "module.path:NAME: one the function is handed by its caller, which cannot be known ahead "
+                        "(repeat for several)")
     g.set_defaults(run=cmd_generate)
 
     s = sub.add_parser("show", help="print the generated derivative module")
