@@ -20,7 +20,6 @@ import importlib.util
 import os
 import re
 import sys
-import textwrap
 import types
 from typing import Any, Optional
 
@@ -197,20 +196,6 @@ def _generate(fn: types.FunctionType, mode: str) -> tuple[str, bool]:
         raise InputError(f"cannot differentiate {fn.__qualname__} in {mode} mode: {type(e).__name__}: {_one_line(e)}") from None
 
 
-_DEF = re.compile(r"^def (\w+)\((.*)\):$", re.M)
-
-
-def _defs(text: str) -> dict[str, list[str]]:
-    """The top-level functions of a generated module and their parameters (without our keyword-only helpers)."""
-    out = {}
-    for m in _DEF.finditer(text):
-        params = [p.strip() for p in m.group(2).split(",") if p.strip()]
-        if "*" in params:
-            params = params[:params.index("*")]
-        out[m.group(1)] = params
-    return out
-
-
 def _identifier(text: str) -> str:
     return re.sub(r"\W", "_", text)
 
@@ -273,10 +258,8 @@ def _command(target: Target, mode: str, includes: tuple) -> str:
 
 
 def standalone_text(target: Target, mode: str, out_dir: str, includes: tuple = ()) -> tuple[str, list]:
-    """(a derivative module to commit, warnings): the generated code of the function and of everything it may
-    reach, a header saying how to call it, and the lines that bind it to the user's modules on import."""
-    from . import __version__
-    from .standalone import binding_code, collect, defaulted, joined_code, table_code, vjp_code, vjp_signature
+    """(a derivative module to commit, warnings to print): standalone.module_text of what `collect` finds."""
+    from .standalone import collect, module_text
 
     fn = target.fn
     _, steps = _location(target.module, fn.__qualname__)
@@ -290,89 +273,14 @@ def standalone_text(target: Target, mode: str, out_dir: str, includes: tuple = (
 
     collected = collect(fn, target.module, mode, (*[load_include(i, target) for i in includes], (fn, (None, steps))),
                         on_error=refuse)
-    parts = collected.parts
-    imports, code = joined_code(parts)
-    body = "\n".join(parts[0].header) + "\n" + imports + "\n\n\n" + code + "\n"
-    defs = _defs(body)
-    names = parts[0].names
-    modname = target.module_name
     if target.path is not None:
         rel = os.path.relpath(target.path, os.path.abspath(out_dir)) if _same_drive(target.path, out_dir) else target.path
         rel = rel.replace(os.sep, "/")
     else:
         rel = None
-    command = _command(target, mode, includes)
-    out_mod = output_name(target, mode)
-    takes_self = collected.takes_self
-    self_note = ([f"#     # it takes {fn.__qualname__} itself and mooncake_ast.NoTangent() first (it reads its own closure)"]
-                 if takes_self else [])
-    head = [
-        f"# Standalone {mode}-mode derivative of {modname}.{fn.__qualname__}, written by mooncake_ast {__version__}:",
-        f"#     {command}",
-        "# Do not edit; run the command again after changing the function.  Needs numpy and mooncake_ast",
-        "# (the generated code imports mooncake_ast.runtime).  On import, its functions are bound to the",
-        f"# namespace of your module `{modname}`" + (f" ({rel})" if rel else "") + ": the module of that name if it is",
-        "# already imported, else loaded from that file; so they see your globals and helpers, as",
-        f"# {fn.__qualname__} does.",
-    ]
-
-    def para(text: str) -> list:
-        return textwrap.wrap(text, 96, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
-
-    if len(parts) > 1:
-        held = ", ".join(f"{p.unit.label}" for p in parts[1:])
-        head += para(f"It holds the derivatives of what {fn.__qualname__} may call too ({held}): running it derives "
-                     "nothing (no cache, no libcst).  It refuses to load once one of those functions is edited.")
-    warnings = []
-    for unit, why in collected.failed:
-        if unit.named:
-            warnings.append(f"{unit.code.co_filename}:{unit.code.co_firstlineno}: the derivative of {unit.label} "
-                            f"cannot be written ahead ({why}); if it is called, it is derived when the module runs "
-                            "(that needs libcst)")
-    if collected.failed:
-        head += para("Not written here (their derivatives failed; if reached, they are derived when run, which needs "
-                     "libcst): " + "; ".join(f"{u.label} ({why})" for u, why in collected.failed) + ".")
-    for message in collected.unknown:
-        warnings.append(f"{message}; its derivative is derived when it runs (that needs libcst and the cache); "
-                        "to write it in, add --include FILE.py::NAME (a function or class) for each one it may be")
-    if collected.unknown:
-        head += para("Calls it cannot know ahead (a function its caller passes in), derived when they run unless "
-                     "named with --include: " + "; ".join(m.split(": ", 1)[0] for m in collected.unknown) + ".")
-    head += ["# Usage:", "#"]
-    if mode == "forward":
-        fwd = names[0]
-        params = defs[fwd]
-        head += [
-            f"#     from {out_mod} import {fwd}",
-            f"#     value, tangent = {fwd}({', '.join(params)})",
-            "#     # tangents (the d... arguments) have the structure of the arguments: 0.0 or zeros where",
-            "#     # nothing changes, mooncake_ast.NoTangent() for ints and other non-differentiable values",
-        ] + self_note
-        entries: tuple = (fwd,)
-    else:
-        fwd = next(n for n in names if n.endswith("__forward"))
-        pb = next(n for n in names if n.endswith("__pullback"))
-        base = fwd[: -len("__forward")]
-        primals = defs[fwd][1:] if takes_self else defs[fwd]
-        bars = ", ".join(p + "_bar" for p in primals) + ("," if len(primals) == 1 else "")
-        head += [
-            f"#     from {out_mod} import {base}__vjp",
-            f"#     value, pullback = {base}__vjp({vjp_signature(primals, defaulted(fn))[1]})",
-            f"#     {bars} = pullback(1.0)   # the adjoints of the arguments (call it once)",
-            "#",
-            f"# {base}__vjp runs {fwd} (the function, recording a tape) and {pb} (back through the tape)",
-            "# inside one mooncake_ast.reverse.shadows.Context, which holds the adjoints of arrays, lists and",
-            "# objects; arguments are left as a plain call leaves them.  The code is generic in the argument",
-            "# kinds (mc.grad specialises it, e.g. for floats).",
-        ]
-        if takes_self:
-            head.append(f"# ({fwd} takes {fn.__qualname__} itself first: it reads its own closure.)")
-        entries = tuple(n for n in names if n.endswith(("__forward", "__pullback", "__forward_tape")))
-    tail = binding_code(modname, rel)
-    if mode == "reverse":
-        tail = vjp_code(base, fwd, pb, primals, fn.__qualname__ if takes_self else None, defaulted(fn)) + tail
-    tail += table_code(collected, mode, entries, command)
-    return "\n".join(head) + "\n#\n" + body.rstrip("\n") + "\n" + tail, warnings
+    where = f"{target.spec.partition('::')[0]}::" if "::" in target.spec else f"{target.module_name}:"
+    return module_text(collected, mode, target.module_name, rel, _command(target, mode, includes),
+                       output_name(target, mode), where, bool(includes))
 
 
 def _same_drive(a: str, b: str) -> bool:

@@ -23,6 +23,7 @@ import functools
 import hashlib
 import importlib
 import linecache
+import os
 import sys
 import types
 from typing import Any, Callable, Optional
@@ -42,6 +43,7 @@ class ForwardRule:
 
     def __init__(self, code: types.CodeType, fn: Callable, takes_self: bool, owner: str) -> None:
         self.code, self.fn, self.takes_self, self.owner = code, fn, takes_self, owner
+        self.globals = fn.__globals__  # (the same code run in other globals is another function)
         self.bindings: dict = {}
 
     def stale(self, fn: Any) -> bool:
@@ -63,7 +65,7 @@ class ReverseRule:
 
     def __init__(self, code: types.CodeType, forward: Callable, pullback: Callable, takes_self: bool,
                  reads_closure: bool, may_write: bool, owner: str) -> None:
-        self.code, self.owner = code, owner
+        self.code, self.owner, self.globals = code, owner, forward.__globals__
         self.gen = types.SimpleNamespace(forward=forward, pullback=pullback, takes_self=takes_self,
                                          reads_closure=reads_closure, may_write=may_write, forward_tape=None,
                                          bindings={}, module=None, key="")
@@ -78,7 +80,7 @@ def forward_rule(fn: types.FunctionType) -> Optional[ForwardRule]:
     if owner is None:
         return None
     rule = FORWARD.get(id(fn.__code__))
-    if rule is not None and rule.code is fn.__code__:
+    if rule is not None and rule.code is fn.__code__ and rule.globals is fn.__globals__:
         return rule
     missing(fn, "forward", owner)
     return None
@@ -89,7 +91,7 @@ def reverse_rule(fn: types.FunctionType) -> Optional[ReverseRule]:
     if owner is None:
         return None
     rule = REVERSE.get(id(fn.__code__))
-    if rule is not None and rule.code is fn.__code__:
+    if rule is not None and rule.code is fn.__code__ and rule.globals is fn.__globals__:
         return rule
     missing(fn, "reverse", owner)
     return None
@@ -100,17 +102,19 @@ def missing(fn: types.FunctionType, mode: str, owner: str) -> None:
     which and what to do; with it, a warning (once per function), and the caller derives it."""
     code = fn.__code__
     where = f"{code.co_filename}:{code.co_firstlineno}"
-    name = f"{getattr(fn, '__module__', None) or '?'}.{fn.__qualname__}"
+    name = f"{getattr(fn, '__module__', None) or '?'}.{getattr(code, 'co_qualname', None) or fn.__qualname__}"
     if "<locals>" in fn.__qualname__:
         include = f"{code.co_filename}::{fn.__qualname__.split('.<locals>.')[0]}"
         hint = f"it is defined inside {fn.__qualname__.split('.<locals>.')[0]}: pass `--include {include}`"
+    elif "<lambda>" in fn.__qualname__:
+        hint = f"define it with `def` at the top level of {os.path.basename(code.co_filename)} and pass its name with " \
+               f"`--include {code.co_filename}::NAME`"
     else:
         owner_name = fn.__qualname__.rsplit(".", 1)[0] if "." in fn.__qualname__ else fn.__qualname__
         hint = f"pass `--include {code.co_filename}::{owner_name}`"
     reason = REASONS.get((id(code), mode))
     if reason is not None and reason[0] is code:
-        text = (f"{owner} has no {mode}-mode derivative of {name} ({where}), which it called: it could not be "
-                f"written ahead ({reason[1]})")
+        text = f"{owner} holds no {mode}-mode derivative of {name} ({where}), which it called: {reason[1]}"
     else:
         text = (f"{owner} has no {mode}-mode derivative of {name} ({where}), which it called: it could not be "
                 f"known when the module was written (a function, or an object of a class, handed in by the "
@@ -234,21 +238,29 @@ def register(namespace: dict, user_module: types.ModuleType, table: tuple, mode:
 
     bound: dict = {}
     rules: list = []
-    for module_name, steps, name, line, digest, generated, takes_self, reads_closure, may_write in table:
+    for k, (module_name, steps, name, line, digest, generated, takes_self, reads_closure, may_write) in enumerate(table):
+        # The first row is the module's own function: it must be there as it was.  Another that is gone or
+        # edited is left out (its derivative is stale), and what reaches it hears why (`missing`).
         where = f"{module_name or user_module.__name__}.{name}"
         try:
             module = user_module if module_name is None else (sys.modules.get(module_name)
                                                               or importlib.import_module(module_name))
             obj, globs = resolve(module, steps)
             code = obj if isinstance(obj, types.CodeType) else obj.__code__
-        except Exception as e:  # noqa: BLE001  (the user's code no longer has it: say so)
-            raise MooncakeError(f"{owner}: cannot find {where} (line {line}), whose derivative it holds "
-                                f"({type(e).__name__}: {e}): the code changed since the module was written; run "
-                                f"`{command}` again") from None
+        except Exception as e:  # noqa: BLE001  (the user's code no longer has it)
+            if k == 0:
+                raise MooncakeError(f"{owner}: cannot find {where} (line {line}), whose derivative it is "
+                                    f"({type(e).__name__}: {e}): the code changed since the module was written; run "
+                                    f"`{command}` again") from None
+            continue
+        where = f"{globs.get('__name__', where)}.{getattr(code, 'co_qualname', name)}"
         if code.co_name != name.rsplit(".", 1)[-1] or (digest is not None and source_digest(code, globs) not in
                                                        (digest, None)):
-            raise MooncakeError(f"{owner}: {where} ({code.co_filename}:{code.co_firstlineno}) changed since the "
-                                f"module was written, so its derivative there is stale; run `{command}` again")
+            if k == 0:
+                raise MooncakeError(f"{owner}: {where} ({code.co_filename}:{code.co_firstlineno}) changed since the "
+                                    f"module was written, so its derivative there is stale; run `{command}` again")
+            REASONS[(id(code), mode)] = (code, f"it changed since the module was written; run `{command}` again")
+            continue
         fns = []
         for g in generated:
             raw = namespace[g]
@@ -268,7 +280,7 @@ def register(namespace: dict, user_module: types.ModuleType, table: tuple, mode:
             code = obj if isinstance(obj, types.CodeType) else obj.__code__
         except Exception:  # noqa: BLE001  (then it is missing without a reason)
             continue
-        REASONS[(id(code), mode)] = (code, why)
+        REASONS[(id(code), mode)] = (code, f"its derivative could not be written ahead ({why})")
     namespace.update(bound)
     for name in entries:
         namespace[name] = entry(namespace[name], owner)

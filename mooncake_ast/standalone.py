@@ -14,7 +14,6 @@ module's entry points (`vjp_code`) and binding (`binding_code`); `user_adjoint` 
 from __future__ import annotations
 
 import ast
-import inspect
 import keyword
 import re
 import types
@@ -102,7 +101,7 @@ def _import_alias(line: str) -> str:
 
 def _base_name(unit: Any, taken: set) -> str:
     """A readable, unique prefix for a unit's generated functions: `helper`, `Spring_energy`, `outer_g`."""
-    parts = unit.fn.__qualname__.replace("<lambda>", "lambda").replace("<locals>", "").split(".")
+    parts = unit.qualname.replace("<lambda>", "lambda").replace("<locals>", "").split(".")
     base = re.sub(r"\W", "_", "_".join(p.strip("_") for p in parts if p.strip("_"))) or "fn"
     if base[0].isdigit() or keyword.iskeyword(base):
         base = "f_" + base
@@ -117,12 +116,12 @@ def _base_name(unit: Any, taken: set) -> str:
 
 class Collected:
     """What one standalone module holds: `parts` (the entry's first), the units whose derivatives could not
-    be written (unit, reason), the calls no one can know ahead (messages), whether the entry takes itself."""
+    be written (unit, reason), the calls no one can know ahead, whether the entry takes itself."""
 
     def __init__(self) -> None:
         self.parts: list[Part] = []
         self.failed: list[tuple] = []
-        self.unknown: list[str] = []
+        self.unknown: list[tuple] = []  # (file, line, function, name) of calls of what its caller passes in
         self.takes_self = False
 
 
@@ -144,8 +143,7 @@ def collect(fn: types.FunctionType, user_module: types.ModuleType, mode: str, in
     if entry is None:
         raise ValueError(f"{fn.__qualname__} is not a function whose derivative can be written")
     for line, name in passed_in_calls(fn):
-        out.unknown.append(f"{fn.__code__.co_filename}:{line}: {fn.__qualname__} calls `{name}(...)`, a function or "
-                           f"callable object its caller passes in: which one is known only when it runs")
+        out.unknown.append((fn.__code__.co_filename, line, fn.__qualname__, name))
     taken: set = set()
     aliases: dict = {}
     order = [entry] + [u for u in scan.units if u is not entry]
@@ -229,156 +227,109 @@ __import__("mooncake_ast.prebuilt").prebuilt.register(
 '''
 
 
-# ---------------------------------------------------------------- the module's own entry point and binding
-
-
-def defaulted(fn: Any) -> tuple:
-    """(qualified name, names of parameters with defaults, {name: kind of parameter}) of a function reachable
-    from its module by name, so that `__vjp` takes its arguments as the function does: the same defaults (read
-    from the function when called: any value works), `*args`, keyword-only parameters and `**kwargs`."""
-
-    if "<locals>" in getattr(fn, "__qualname__", "<locals>"):
-        return ("", (), {})
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return ("", (), {})
-    return (fn.__qualname__, tuple(p.name for p in params if p.default is not inspect.Parameter.empty),
-            {p.name: p.kind.name for p in params})
-
-
-def vjp_signature(params: list[str], defaulted: tuple = ("", (), {})) -> tuple:
-    """(the parameters of `__vjp`, a call of it, the parameters whose default is read from the function) for
-    the forward function's parameters `params` (positional, then `*args`, keyword-only, `**kwargs` ones, each
-    by its name, as the function has them)."""
-    qual, with_default, kinds = (tuple(defaulted) + ({},))[:3]
-    sig: list = []
-    call: list = []
-    fill: list = []
-    star = after_default = False
-    for n in (p.lstrip("*") for p in params):
-        kind = kinds.get(n, "POSITIONAL_OR_KEYWORD")
-        if kind == "VAR_POSITIONAL":
-            sig.append("*" + n)
-            call.append("*" + n)
-            star = True
-        elif kind == "VAR_KEYWORD":
-            sig.append("**" + n)
-            call.append("**" + n)
-        elif kind == "KEYWORD_ONLY":
-            if not star:
-                sig.append("*")
-                star = True
-            sig.append(f"{n}=_DEFAULT" if qual and n in with_default else n)
-            fill += [n] if qual and n in with_default else []
-            call.append(f"{n}={n}")
-        else:
-            # A parameter after the first defaulted one gets the sentinel too (Python needs trailing defaults).
-            after_default = after_default or bool(qual and n in with_default)
-            sig.append(f"{n}=_DEFAULT" if after_default else n)
-            fill += [n] if after_default else []
-            call.append(n)
-    return ", ".join(sig), ", ".join(call), fill
-
-
-def vjp_code(base: str, fwd: str, pb: str, params: list[str], self_expr: Optional[str],
-              defaulted: tuple = ("", (), {})) -> str:
-    names = [p.lstrip("*") for p in params]
-    args = ", ".join(names)
-    qual = defaulted[0]
-    sig, _, filled = vjp_signature(params, defaulted)
-    fill = "".join(f"\n    if {n} is _DEFAULT:\n        {n} = _defaults['{n}']" for n in filled)
-    if fill:
-        fill = ("\n    _defaults = {_k: _p.default for _k, _p in __import__('inspect').signature("
-                f"_user_module.{qual}).parameters.items()}}" + fill)
-    tup = f"({args},)" if len(names) == 1 else f"({args})"
-    fwd_args = f"_user_module.{self_expr}, {args}" if self_expr else args
-    sentinel = "\n\n_DEFAULT = object()  # a parameter not given: its default is the function's own\n" if fill else ""
-    return f'''{sentinel}
-
-def {base}__vjp({sig}):
-    """(value, pullback); pullback(value_bar) returns one adjoint per argument."""
-    from mooncake_ast.reverse import shadows as _shadows
-    from mooncake_ast.standalone import user_adjoint as _user_adjoint
-{fill}
-
-    _ctx = _shadows.Context()
-    with _ctx:
-        _value, _tape = {fwd}({fwd_args})
-    _after = _shadows.snapshot(({args}, _value))
-    _used = []
-
-    def _pullback(_value_bar):
-        if _used:
-            from mooncake_ast.errors import MooncakeError
-            raise MooncakeError("this pullback was called before: its tape is consumed; call {base}__vjp again")
-        _used.append(True)
-        try:
-            with _ctx:
-                _adjoints = {pb}(_value_bar, _tape)
-                _adjoints = tuple(_user_adjoint(_a, _g) for _a, _g in zip({tup}, _adjoints))
-        finally:
-            _shadows.reapply(_after)  # also when interrupted half way back (Ctrl-C)
-        return _adjoints
-
-    return _value, _pullback
-'''
-
-
-def binding_code(modname: str, rel: Optional[str]) -> str:
-    return f'''
-
-def _bind_to_user_module(module_name={modname!r}, relative_path={rel!r}):
-    """Your module: the functions above run in its namespace (its globals, helpers, imports), and in those of
-    the other modules whose functions they derive."""
-    import importlib
-    import importlib.util
+def module_text(collected: Collected, mode: str, modname: str, rel: Optional[str], command: str, out_mod: str,
+                include_hint: str, included: bool) -> tuple[str, list]:
+    """(the module's text, warnings for the command to print): a header saying how to call it and what it
+    holds, the generated code, `__vjp` (reverse mode), the lines that find the user's module and install the
+    derivatives on import.  `rel`: the user's file from the output directory; `include_hint`: `FILE.py::`
+    or `module:` of the function's own module, for the warnings; `included`: --include was given."""
     import os
-    import sys
+    import textwrap
 
-    def same(module, path):
-        try:
-            return os.path.samefile(getattr(module, "__file__", None) or "", path)
-        except OSError:
-            return False
+    from . import __version__
+    from .standalone_templates import binding_code, defaulted, vjp_code, vjp_signature
 
-    def same_dir(entry, folder):
-        try:
-            return os.path.samefile(entry or ".", folder)
-        except OSError:
-            return False
+    fn = collected.parts[0].fn
+    parts = collected.parts
+    imports, code = joined_code(parts)
+    body = "\n".join(parts[0].header) + "\n" + imports + "\n\n\n" + code + "\n"
+    names = parts[0].names
+    takes_self = collected.takes_self
+    self_note = ([f"#     # it takes {fn.__qualname__} itself and mooncake_ast.NoTangent() first (it reads its own closure)"]
+                 if takes_self else [])
+    head = [
+        f"# Standalone {mode}-mode derivative of {modname}.{fn.__qualname__}, written by mooncake_ast {__version__}:",
+        f"#     {command}",
+        "# Do not edit; run the command again after changing the function.  Needs numpy and mooncake_ast",
+        "# (the generated code imports mooncake_ast.runtime).  On import, its functions are bound to the",
+        f"# namespace of your module `{modname}`" + (f" ({rel})" if rel else "") + ": the module of that name if it is",
+        "# already imported, else loaded from that file; so they see your globals and helpers, as",
+        f"# {fn.__qualname__} does.",
+    ]
 
-    path = None
-    if relative_path is not None:
-        path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), relative_path))
-    module = sys.modules.get(module_name)
-    if module is None and path is not None and same(sys.modules.get("__main__"), path):
-        module = sys.modules["__main__"]  # the user's module is the running script
-    if module is None and path is not None and os.path.isfile(path) and "." not in module_name:
-        folder = os.path.dirname(path)
-        if not any(same_dir(p, folder) for p in sys.path):
-            sys.path.append(folder)  # its own imports of modules beside it work, as when it runs as a script
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[module_name]
-            raise
-    if module is None and path is not None and os.path.isfile(path) and "." in module_name:
-        root = os.path.dirname(path)
-        for _ in range(module_name.count(".")):
-            root = os.path.dirname(root)
-        if not any(same_dir(p, root) for p in sys.path):
-            sys.path.append(root)  # the folder that holds the package, so that the import below finds it
-    if module is None:
-        module = importlib.import_module(module_name)
-    return module
+    def para(text: str) -> list:
+        return textwrap.wrap(text, 96, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
+
+    if len(parts) > 1:
+        held = ", ".join(f"{p.unit.label}" for p in parts[1:])
+        head += para(f"It holds the derivatives of what {fn.__qualname__} may call too ({held}): running it derives "
+                     "nothing (no cache, no libcst).  Each is checked against your source on import; one edited since "
+                     "is not used (run the command again).")
+    warnings = []
+    for unit, why in collected.failed:
+        if unit.named:
+            warnings.append(f"{unit.code.co_filename}:{unit.code.co_firstlineno}: the derivative of {unit.label} "
+                            f"cannot be written ahead ({why}); if it is called, it is derived when the module runs "
+                            "(that needs libcst)")
+    if collected.failed:
+        head += para("Not written here (their derivatives failed; if reached, they are derived when run, which needs "
+                     "libcst): " + "; ".join(f"{u.label} ({why})" for u, why in collected.failed) + ".")
+    for file, line, qual, name in collected.unknown if not included else ():  # (--include: named, we trust)
+        warnings.append(f"{file}:{line}: {qual} calls `{name}(...)`, a function or callable object its caller passes "
+                        "in, known only when it runs: its derivative is derived then, which needs libcst and the "
+                        f"cache. To write it in, name each one it may be: --include {include_hint}NAME (a function, or a "
+                        "class for all its methods)")
+    if collected.unknown:
+        head += para("Calls it cannot know ahead (of what its caller passes in), derived when they run unless named "
+                     "with --include: " + ", ".join(f"`{name}(...)` ({os.path.basename(file)}:{line})"
+                                                    for file, line, _, name in collected.unknown) + ".")
+    head += ["# Usage:", "#"]
+    defs = _defs(body)
+    if mode == "forward":
+        fwd = names[0]
+        params = defs[fwd]
+        head += [
+            f"#     from {out_mod} import {fwd}",
+            f"#     value, tangent = {fwd}({', '.join(params)})",
+            "#     # tangents (the d... arguments) have the structure of the arguments: 0.0 or zeros where",
+            "#     # nothing changes, mooncake_ast.NoTangent() for ints and other non-differentiable values",
+        ] + self_note
+        entries: tuple = (fwd,)
+    else:
+        fwd = next(n for n in names if n.endswith("__forward"))
+        pb = next(n for n in names if n.endswith("__pullback"))
+        base = fwd[: -len("__forward")]
+        primals = defs[fwd][1:] if takes_self else defs[fwd]
+        bars = ", ".join(p + "_bar" for p in primals) + ("," if len(primals) == 1 else "")
+        head += [
+            f"#     from {out_mod} import {base}__vjp",
+            f"#     value, pullback = {base}__vjp({vjp_signature(primals, defaulted(fn))[1]})",
+            f"#     {bars} = pullback(1.0)   # the adjoints of the arguments (call it once)",
+            "#",
+            f"# {base}__vjp runs {fwd} (the function, recording a tape) and {pb} (back through the tape)",
+            "# inside one mooncake_ast.reverse.shadows.Context, which holds the adjoints of arrays, lists and",
+            "# objects; arguments are left as a plain call leaves them.  The code is generic in the argument",
+            "# kinds (mc.grad specialises it, e.g. for floats).",
+        ]
+        if takes_self:
+            head.append(f"# ({fwd} takes {fn.__qualname__} itself first: it reads its own closure.)")
+        entries = tuple(n for n in names if n.endswith(("__forward", "__pullback", "__forward_tape")))
+    tail = binding_code(modname, rel)
+    if mode == "reverse":
+        tail = vjp_code(base, fwd, pb, primals, fn.__qualname__ if takes_self else None, defaulted(fn)) + tail
+    tail += table_code(collected, mode, entries, command)
+    return "\n".join(head) + "\n#\n" + body.rstrip("\n") + "\n" + tail, warnings
 
 
-_user_module = _bind_to_user_module()
-'''
+def _defs(text: str) -> dict[str, list[str]]:
+    """The top-level functions of a generated module and their parameters (without our keyword-only helpers)."""
+    out = {}
+    for m in _DEF.finditer(text):
+        params = [p.strip() for p in m.group(2).split(",") if p.strip()]
+        if "*" in params:
+            params = params[:params.index("*")]
+        out[m.group(1)] = params
+    return out
 
 
 # ---------------------------------------------------------------- run time (imported by the written modules)

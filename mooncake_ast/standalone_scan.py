@@ -67,8 +67,13 @@ class Unit:
         self.code = fn.__code__
 
     @property
+    def qualname(self) -> str:
+        """The qualified name of the code (a decorator's wrapper is not the function it wraps)."""
+        return getattr(self.code, "co_qualname", None) or self.fn.__qualname__
+
+    @property
     def label(self) -> str:
-        return f"{self.fn.__module__}.{self.fn.__qualname__}"
+        return f"{self.fn.__module__}.{self.qualname}"
 
     @property
     def where(self) -> str:
