@@ -147,6 +147,40 @@ def entry(fn: Callable, owner: str) -> Callable:
     return run
 
 
+def jvp_entry(fn: Callable, owner: str, takes_self: bool) -> Callable:
+    """A written forward module's `f__jvp(<primals>, <tangents>)` as mc.jvp takes them: each tangent checked
+    against its primal and given in the form the generated code takes (an mc.Tangent or dict of an object's
+    fields, None for zero, an array copied to fresh storage), the result's tangent with dense zeros."""
+    import inspect
+
+    sig = inspect.signature(fn)
+    params = [p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    skip = 2 if takes_self else 0
+    n = (len(params) - skip) // 2
+    names = params[skip:skip + n]
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        from .api_checks import _Converter
+        from .tangents import NoTangent, materialize
+
+        bound = sig.bind(*args, **kwargs).arguments
+        values = [bound[p] for p in params]
+        head, primals, tangents = values[:skip], values[skip:skip + n], values[skip + n:]
+        if takes_self and head[1] is None:
+            head[1] = NoTangent
+        conv = _Converter("tangent", f"{owner}.{fn.__name__}", symbolic_top=True)
+        tangents = [conv(t, p, f"argument {name!r}", top=True) for name, p, t in zip(names, primals, tangents)]
+        token = _ACTIVE.set(owner)
+        try:
+            y, dy = fn(*head, *primals, *tangents)
+        finally:
+            _ACTIVE.reset(token)
+        return y, materialize(dy, y)
+
+    return run
+
+
 # ---------------------------------------------------------------- what the written modules call on import
 
 
@@ -283,6 +317,7 @@ def register(namespace: dict, user_module: types.ModuleType, table: tuple, mode:
         REASONS[(id(code), mode)] = (code, f"its derivative could not be written ahead ({why})")
     namespace.update(bound)
     for name in entries:
-        namespace[name] = entry(namespace[name], owner)
+        namespace[name] = jvp_entry(namespace[name], owner, table[0][6]) if mode == "forward" else \
+            entry(namespace[name], owner)
     for table_of, rule in rules:
         table_of[id(rule.code)] = rule
