@@ -291,8 +291,8 @@ def module_text(collected: Collected, mode: str, modname: str, rel: Optional[str
         head += [
             f"#     from {out_mod} import {fwd}",
             f"#     value, tangent = {fwd}({', '.join(params)})",
-            "#     # tangents (the d... arguments) have the structure of the arguments: 0.0 or zeros where",
-            "#     # nothing changes, mooncake_ast.NoTangent() for ints and other non-differentiable values",
+            "#     # tangents (the d... arguments) as mc.jvp takes them: of the arguments' structure, None",
+            "#     # for zero, a mooncake_ast.Tangent (or dict) of the fields of an object",
         ] + self_note
         entries: tuple = (fwd,)
     else:
