@@ -271,7 +271,7 @@ def standalone_text(target: Target, mode: str, out_dir: str, includes: tuple = (
             raise InputError(_one_line(e)) from None
         raise InputError(f"cannot differentiate {f.__qualname__} in {m} mode: {type(e).__name__}: {_one_line(e)}") from None
 
-    collected = collect(fn, target.module, mode, (*[load_include(i, target) for i in includes], (fn, (None, steps))),
+    collected = collect(fn, steps, target.module, mode, tuple(load_include(i, target) for i in includes),
                         on_error=refuse)
     if target.path is not None:
         rel = os.path.relpath(target.path, os.path.abspath(out_dir)) if _same_drive(target.path, out_dir) else target.path

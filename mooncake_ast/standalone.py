@@ -125,23 +125,22 @@ class Collected:
         self.takes_self = False
 
 
-def collect(fn: types.FunctionType, user_module: types.ModuleType, mode: str, includes: tuple = (),
-            derive_fn: Callable = derive, on_error: Callable = None) -> Collected:
+def collect(fn: types.FunctionType, steps: tuple, user_module: types.ModuleType, mode: str, includes: tuple = (),
+            derive_fn: Callable = derive, on_error: Optional[Callable] = None) -> Collected:
     """Find what fn's derivative may reach (standalone_scan), derive each generically in `mode`.
 
-    `includes`: (object, (module, steps)) that the command line names besides (`--include`).  fn's own
-    derivative failing raises (`on_error(fn, mode, exception)` may say how); another's is recorded."""
+    `steps`: from the user's module to fn (prebuilt.resolve's path).  `includes`: (object, (module, steps))
+    that the command line names besides (`--include`).  fn's own derivative failing raises
+    (`on_error(fn, mode, exception)` may say how); another's is recorded."""
     from .standalone_scan import Scan, passed_in_calls
 
     scan = Scan(user_module)
-    scan.visit(fn, (None, ()), True)  # (its canonical place replaces the empty path)
+    scan.function(fn, (None, steps), True, entry=True)
     for obj, loc in includes:
         scan.visit(obj, loc, True)
     scan.close()
     out = Collected()
-    entry = scan.by_code.get(fn.__code__)
-    if entry is None:
-        raise ValueError(f"{fn.__qualname__} is not a function whose derivative can be written")
+    entry = scan.by_code[fn.__code__]
     for line, name in passed_in_calls(fn):
         out.unknown.append((fn.__code__.co_filename, line, fn.__qualname__, name))
     taken: set = set()

@@ -210,13 +210,16 @@ class Scan:
                                                                 property)):
                     self.visit(raw, (kloc[0], kloc[1] + (("attr", name),)), False, 1)
 
-    def function(self, fn: types.FunctionType, loc: tuple, named: bool, ours: bool = False) -> None:
+    def function(self, fn: types.FunctionType, loc: tuple, named: bool, ours: bool = False, entry: bool = False
+                 ) -> None:
+        """A function the derivative may call (`entry`: the one named on the command line, written whatever
+        it is), found at `loc`, then what it reaches."""
         code = fn.__code__
         if code in self.by_code:
             if named:
                 self.by_code[code].named = True
             return
-        if not derivable(fn, ours):
+        if not entry and not derivable(fn, ours):
             return
         canonical = self._canonical(fn)
         unit = Unit(fn, *(canonical or loc), named)
