@@ -31,7 +31,7 @@ from typing import Any, Callable, Optional
 FORWARD: dict = {}  # id(code) -> ForwardRule
 REVERSE: dict = {}  # id(code) -> ReverseRule
 _ACTIVE: contextvars.ContextVar = contextvars.ContextVar("mooncake_ast_standalone", default=None)
-REASONS: dict = {}  # (id(code), mode) -> (code, why its derivative could not be written ahead)
+REASONS: dict = {}  # (id(code), mode) -> (code, why it holds no derivative of it, whether deriving it failed)
 _WARNED: set = set()
 
 
@@ -113,6 +113,7 @@ def missing(fn: types.FunctionType, mode: str, owner: str) -> None:
         owner_name = fn.__qualname__.rsplit(".", 1)[0] if "." in fn.__qualname__ else fn.__qualname__
         hint = f"pass `--include {code.co_filename}::{owner_name}`"
     reason = REASONS.get((id(code), mode))
+    failed = reason is not None and reason[0] is code and reason[2]
     if reason is not None and reason[0] is code:
         text = f"{owner} holds no {mode}-mode derivative of {name} ({where}), which it called: {reason[1]}"
     else:
@@ -124,8 +125,9 @@ def missing(fn: types.FunctionType, mode: str, owner: str) -> None:
     except ImportError:
         from .errors import MooncakeError
 
-        raise MooncakeError(text + "; or install libcst, and it is derived when first called.") from None
-    if (code, mode) not in _WARNED:
+        raise MooncakeError(text + ("." if failed else "; or install libcst, and it is derived when first called.")
+                            ) from None
+    if not failed and (code, mode) not in _WARNED:  # (a failed one: deriving it raises the error, with your line)
         _WARNED.add((code, mode))
         import warnings
 
@@ -187,6 +189,8 @@ def jvp_entry(fn: Callable, owner: str, takes_self: bool) -> Callable:
 def source_digest(code: types.CodeType, namespace: Optional[dict] = None) -> Optional[str]:
     """A digest of the source lines of `code` (its first line through its last instruction's), or None where
     they cannot be read: a written derivative is refused once the function it derives has been edited."""
+    if not code.co_filename.startswith("<"):
+        linecache.checkcache(code.co_filename)  # (a file edited since it was read is read again)
     lines = linecache.getlines(code.co_filename, namespace)
     if not lines:
         return None
@@ -293,7 +297,7 @@ def register(namespace: dict, user_module: types.ModuleType, table: tuple, mode:
             if k == 0:
                 raise MooncakeError(f"{owner}: {where} ({code.co_filename}:{code.co_firstlineno}) changed since the "
                                     f"module was written, so its derivative there is stale; run `{command}` again")
-            REASONS[(id(code), mode)] = (code, f"it changed since the module was written; run `{command}` again")
+            REASONS[(id(code), mode)] = (code, f"it changed since the module was written; run `{command}` again", False)
             continue
         fns = []
         for g in generated:
@@ -314,7 +318,7 @@ def register(namespace: dict, user_module: types.ModuleType, table: tuple, mode:
             code = obj if isinstance(obj, types.CodeType) else obj.__code__
         except Exception:  # noqa: BLE001  (then it is missing without a reason)
             continue
-        REASONS[(id(code), mode)] = (code, f"its derivative could not be written ahead ({why})")
+        REASONS[(id(code), mode)] = (code, f"its derivative could not be written ahead ({why})", True)
     namespace.update(bound)
     for name in entries:
         namespace[name] = jvp_entry(namespace[name], owner, table[0][6]) if mode == "forward" else \

@@ -280,20 +280,38 @@ class Scan:
 
     def close(self) -> None:
         """Follow the user modules' attributes and classes that the names read reach, until nothing is added."""
-        universe = [(m, cls) for m in list(sys.modules.values()) if _user_module(m)
-                    for cls in list(vars(m).values()) if isinstance(cls, type) and cls.__module__ == m.__name__]
         while True:
             before = (len(self.units), len(self.classes), len(self.modules), len(self.names))
             for modname, module in list(self.modules.items()):
                 loc = None if module is self.user_module else modname
                 for name in sorted(self.names & set(vars(module))):
                     self.visit(vars(module)[name], (loc, (("attr", name),)), True)
-            for module, cls in universe:
-                if cls not in self.classes and any(n in vars(k) for k in cls.__mro__[:-1] for n in self.names):
-                    self.cls(cls, self._canonical(cls) or (None if module is self.user_module else module.__name__,
-                                                            (("attr", cls.__name__),)))
+            for module in self._involved():
+                for cls in list(vars(module).values()):
+                    if isinstance(cls, type) and cls.__module__ == module.__name__ and cls not in self.classes and \
+                            any(n in vars(k) for k in cls.__mro__[:-1] for n in self.names):
+                        self.cls(cls, self._canonical(cls) or (None if module is self.user_module else module.__name__,
+                                                                (("attr", cls.__name__),)))
             if (len(self.units), len(self.classes), len(self.modules), len(self.names)) == before:
                 return
+
+    def _involved(self) -> list:
+        """The user's modules whose classes objects handed to the code may be of: the user's module, those of
+        the functions and classes found, and the user's modules they import (directly or not)."""
+        todo = [self.user_module] + [sys.modules.get(u.fn.__module__) for u in self.units] + \
+            [sys.modules.get(c.__module__) for c in self.classes] + list(self.modules.values())
+        seen: dict = {}
+        while todo:
+            m = todo.pop()
+            if m is None or id(m) in seen or not _user_module(m):
+                continue
+            seen[id(m)] = m
+            for v in list(vars(m).values()):
+                if isinstance(v, types.ModuleType):
+                    todo.append(v)
+                elif isinstance(v, (type, types.FunctionType)):
+                    todo.append(sys.modules.get(getattr(v, "__module__", None) or ""))
+        return list(seen.values())
 
 
 def _plain(raw: Any) -> Any:

@@ -158,6 +158,21 @@ except mc.MooncakeError as e:
 import sa_user_takes_fn_included_reverse as included   # written with --include sa_user.py::cube
 value, pullback = included.takes_fn__vjp(sa_user.cube, 0.3)
 r["included"] = float(pullback(1.0)[1])
+# The user edits `helper` after the modules were written: a written module loads (its own function is as it
+# was) but refuses to run the stale derivative, saying what to do.
+user_file = os.path.join(src_dir, "sa_user.py")
+original = open(user_file).read()
+open(user_file, "w").write(original.replace("return RATE * square(x)", "return RATE * square(x) + 0.0"))
+for name in [m for m in sys.modules if m.startswith("sa_user")]:
+    del sys.modules[name]
+try:
+    import sa_user_total_forward
+    sa_user_total_forward.total__jvp(sys.modules["sa_user"].total, None, 0.4, 2.0, 0.5, 1.0, 0.0, 0.0)
+    r["stale"] = "no error"
+except mc.MooncakeError as e:
+    r["stale"] = str(e)
+finally:
+    open(user_file, "w").write(original)
 cache = os.environ["MOONCAKE_AST_CACHE_DIR"]
 r["libcst"] = "libcst" in sys.modules and sys.modules["libcst"] is not None
 r["derived"] = [m for m in ("mooncake_ast.frontend.statements", "mooncake_ast.emit.module") if m in sys.modules]
@@ -238,4 +253,6 @@ def test_written_modules_run_without_libcst_or_cache_and_agree_with_differences(
     assert r["model_jvp"] == pytest.approx(fd_w, rel=1e-6)
     assert "sa_user.cube (" in r["takes_fn"] and f"--include {user}::cube" in r["takes_fn"] and "libcst" in r["takes_fn"]
     assert r["included"] == pytest.approx(3 * 0.3 ** 2, rel=1e-12)
+    assert "sa_user.helper (" in r["stale"] and "changed since the module was written" in r["stale"] and \
+        "mooncake-ast generate" in r["stale"], r["stale"]
     assert r["included"] == pytest.approx(central(lambda t: sa_user.takes_fn(sa_user.cube, t), 0.3), rel=1e-6)
