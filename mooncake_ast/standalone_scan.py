@@ -260,7 +260,7 @@ class Scan:
                 if not library or isinstance(value, types.FunctionType):
                     self.visit(value, (where, (("attr", name),)), True)
         if not library:
-            self.names |= set(code.co_names) | protocol_names(code)
+            self.names |= set(code.co_names) | protocol_names(code, namespace)
         seen: dict = {}
         for c in nested_codes(code):
             nth = seen[(c.co_name, c.co_firstlineno)] = seen.get((c.co_name, c.co_firstlineno), -1) + 1
@@ -326,8 +326,9 @@ def _tree(code: types.CodeType) -> Optional[ast.AST]:
         return None
 
 
-def protocol_names(code: types.CodeType) -> set:
-    """Special methods a user object may have called on it by the operations in code's source."""
+def protocol_names(code: types.CodeType, namespace: dict) -> set:
+    """Special methods a user object may have called on it by the operations in code's source (`__call__`:
+    a call of a name that is not a global of `namespace`, e.g. a parameter)."""
     tree = _tree(code)
     out: set = set()
     if tree is None:
@@ -350,7 +351,8 @@ def protocol_names(code: types.CodeType) -> set:
             out |= {"__enter__", "__exit__"}
         elif isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name):
-                out |= set(_BUILTIN_PROTOCOL.get(node.func.id, ("__call__",)))
+                name = node.func.id
+                out |= set(_BUILTIN_PROTOCOL.get(name, () if name in namespace else ("__call__",)))
             elif not isinstance(node.func, ast.Attribute):
                 out.add("__call__")
     return out
