@@ -1,6 +1,6 @@
 """The `mooncake-ast` command (also `python -m mooncake_ast`); see `mooncake-ast --help`.
 
-    mooncake-ast generate FILE.py::FUNC [--mode forward|reverse|both] [-o DIR]
+    mooncake-ast generate FILE.py::FUNC [--mode forward|reverse|both] [-o DIR] [--include TARGET ...]
     mooncake-ast show FILE.py::FUNC [--mode ...]
     mooncake-ast ir FILE.py::FUNC [--dot]
     mooncake-ast rules

@@ -166,7 +166,11 @@ def jvp_entry(fn: Callable, owner: str, takes_self: bool) -> Callable:
         from .api_checks import _Converter
         from .tangents import NoTangent, materialize
 
-        bound = sig.bind(*args, **kwargs).arguments
+        try:
+            bound = sig.bind(*args, **kwargs).arguments
+        except TypeError as e:  # (as Python words it for the function itself)
+            raise TypeError(f"{fn.__name__}(): {e}" + ("; it takes the function itself and its tangent (None) first"
+                                                       if takes_self else "")) from None
         values = [bound[p] for p in params]
         head, primals, tangents = values[:skip], values[skip:skip + n], values[skip + n:]
         if takes_self and head[1] is None:
