@@ -1,6 +1,6 @@
 """The `mooncake-ast` command (also `python -m mooncake_ast`); see `mooncake-ast --help`.
 
-    mooncake-ast generate FILE.py::FUNC [--mode forward|reverse|both] [-o DIR]
+    mooncake-ast generate FILE.py::FUNC [--mode forward|reverse|both] [-o DIR] [--include TARGET ...]
     mooncake-ast show FILE.py::FUNC [--mode ...]
     mooncake-ast ir FILE.py::FUNC [--dot]
     mooncake-ast rules
@@ -20,7 +20,6 @@ import importlib.util
 import os
 import re
 import sys
-import textwrap
 import types
 from typing import Any, Optional
 
@@ -197,20 +196,6 @@ def _generate(fn: types.FunctionType, mode: str) -> tuple[str, bool]:
         raise InputError(f"cannot differentiate {fn.__qualname__} in {mode} mode: {type(e).__name__}: {_one_line(e)}") from None
 
 
-_DEF = re.compile(r"^def (\w+)\((.*)\):$", re.M)
-
-
-def _defs(text: str) -> dict[str, list[str]]:
-    """The top-level functions of a generated module and their parameters (without our keyword-only helpers)."""
-    out = {}
-    for m in _DEF.finditer(text):
-        params = [p.strip() for p in m.group(2).split(",") if p.strip()]
-        if "*" in params:
-            params = params[:params.index("*")]
-        out[m.group(1)] = params
-    return out
-
-
 def _identifier(text: str) -> str:
     return re.sub(r"\W", "_", text)
 
@@ -220,84 +205,82 @@ def output_name(target: Target, mode: str) -> str:
     return _identifier(f"{target.module_name.rsplit('.', 1)[-1]}_{target.fn.__qualname__}_{mode}")
 
 
-def standalone_text(target: Target, mode: str, out_dir: str) -> str:
-    """A derivative module to commit: the generated code, a header saying how to call it, and the few
-    lines that bind its functions to the user's module on import."""
-    from . import __version__
+def _location(module: types.ModuleType, qualname: str) -> tuple:
+    """(object, steps from the module to it) for `Class.method` / `func`, unwrapped as load_target unwraps
+    (prebuilt.resolve follows the steps when the written module is imported)."""
+    from .api import Differentiable
+    from .prebuilt import _attr
 
-    from .standalone import CALLEES, binding_code, callees_code, defaulted, joined_code, standalone_parts, vjp_code, vjp_signature
+    obj: Any = module
+    steps: list = []
+    for part in qualname.split("."):
+        try:
+            obj = _attr(obj, part) if isinstance(obj, (type, types.ModuleType)) else getattr(obj, part)
+        except AttributeError:
+            return None, ()
+        steps.append(("attr", part))
+    for _ in range(4):
+        if isinstance(obj, Differentiable):
+            obj, step = obj.__wrapped_fn__, ("get", "__wrapped_fn__")
+        elif isinstance(obj, (staticmethod, classmethod, types.MethodType)):
+            obj, step = obj.__func__, ("get", "__func__")
+        elif isinstance(obj, property) and obj.fget is not None:
+            obj, step = obj.fget, ("get", "fget")
+        else:
+            break
+        steps.append(step)
+    return obj, tuple(steps)
 
-    parts, others, takes_self = standalone_parts(target.fn, mode, _generate)
-    imports, code = joined_code(parts)
-    uses_callees = f"{CALLEES}[" in code
-    holder = f"\n\n{CALLEES}: dict = {{}}  # the derivatives of the functions called, by name (filled at the end)" \
-        if uses_callees else ""
-    body = "\n".join(parts[0].header) + "\n" + imports + holder + "\n\n\n" + code + "\n"
-    defs = _defs(body)
-    names = [n for p in parts if p.fn.__module__ == target.fn.__module__ for n in p.names]
-    modname = target.module_name
+
+def load_include(spec: str, target: Target) -> tuple:
+    """An `--include` TARGET: (the function or class, (module, steps)); module None for the target's own."""
+    if "::" in spec:
+        file, _, qualname = spec.partition("::")
+        module = import_file(file)
+    else:
+        modname, sep, qualname = spec.rpartition(":")
+        if not sep or not all(p.isidentifier() for p in modname.split(".")):
+            raise InputError(f"--include {spec}: expected FILE.py::NAME or module.path:NAME")
+        try:
+            module = importlib.import_module(modname)
+        except Exception as e:
+            raise InputError(f"--include {spec}: cannot import module {modname}: {_one_line(e)}") from None
+    if not qualname or not all(p.isidentifier() for p in qualname.split(".")):
+        raise InputError(f"--include {spec}: expected a function or class name after '{'::' if '::' in spec else ':'}'")
+    obj, steps = _location(module, qualname)
+    if obj is None or not isinstance(obj, (types.FunctionType, type)):
+        raise InputError(f"--include {spec}: no function or class {qualname} in {module.__name__}")
+    return obj, (None if module is target.module else module.__name__, steps)
+
+
+def _command(target: Target, mode: str, includes: tuple) -> str:
+    return " ".join([PROG, "generate", target.spec, "--mode", mode] + [f"--include {i}" for i in includes])
+
+
+def standalone_text(target: Target, mode: str, out_dir: str, includes: tuple = ()) -> tuple[str, list]:
+    """(a derivative module to commit, warnings to print): standalone.module_text of what `collect` finds."""
+    from .standalone import collect, module_text
+
+    fn = target.fn
+    _, steps = _location(target.module, fn.__qualname__)
+
+    def refuse(f: Any, m: str, e: BaseException) -> None:
+        from .errors import MooncakeError
+
+        if isinstance(e, MooncakeError):
+            raise InputError(_one_line(e)) from None
+        raise InputError(f"cannot differentiate {f.__qualname__} in {m} mode: {type(e).__name__}: {_one_line(e)}") from None
+
+    collected = collect(fn, steps, target.module, mode, tuple(load_include(i, target) for i in includes),
+                        on_error=refuse)
     if target.path is not None:
         rel = os.path.relpath(target.path, os.path.abspath(out_dir)) if _same_drive(target.path, out_dir) else target.path
         rel = rel.replace(os.sep, "/")
     else:
         rel = None
-    fn = target.fn
-    out_mod = output_name(target, mode)
-    self_note = ([f"#     # it takes {fn.__qualname__} itself and mooncake_ast.NoTangent() first (it reads its own closure)"]
-                 if takes_self else [])
-    head = [
-        f"# Standalone {mode}-mode derivative of {modname}.{fn.__qualname__}, written by mooncake_ast {__version__}:",
-        f"#     {PROG} generate {target.spec} --mode {mode}",
-        "# Do not edit; run the command again after changing the function.  Needs numpy and mooncake_ast",
-        "# (the generated code imports mooncake_ast.runtime).  On import, its functions are bound to the",
-        f"# namespace of your module `{modname}`" + (f" ({rel})" if rel else "") + ": the module of that name if it is",
-        "# already imported, else loaded from that file; so they see your globals and helpers, as",
-        f"# {fn.__qualname__} does.",
-    ]
-    if len(parts) > 1:
-        called = ", ".join(f"{p.fn.__module__}.{p.fn.__name__}" for p in parts[1:])
-        head += textwrap.wrap(f"It holds the derivatives of the functions {fn.__qualname__} calls too ({called}), so "
-                              "running it derives nothing (no cache, no libcst).", 96,
-                              initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
-    if others:
-        elsewhere = ", ".join(f"{o.__module__}.{o.__qualname__}" for o in others)
-        head += textwrap.wrap("Functions it calls that could not be written here (methods, closures, functions passed "
-                              f"in) are derived when first run, as mc.grad does (that needs libcst and the cache): "
-                              f"{elsewhere}.", 96, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
-    head += ["# Usage:", "#"]
-    if mode == "forward":
-        fwd = names[0]
-        params = defs[fwd]
-        head += [
-            f"#     from {out_mod} import {fwd}",
-            f"#     value, tangent = {fwd}({', '.join(params)})",
-            "#     # tangents (the d... arguments) have the structure of the arguments: 0.0 or zeros where",
-            "#     # nothing changes, mooncake_ast.NoTangent() for ints and other non-differentiable values",
-        ] + self_note
-    else:
-        fwd = next(n for n in names if n.endswith("__forward"))
-        pb = next(n for n in names if n.endswith("__pullback"))
-        base = fwd[: -len("__forward")]
-        primals = defs[fwd][1:] if takes_self else defs[fwd]
-        bars = ", ".join(p + "_bar" for p in primals) + ("," if len(primals) == 1 else "")
-        head += [
-            f"#     from {out_mod} import {base}__vjp",
-            f"#     value, pullback = {base}__vjp({vjp_signature(primals, defaulted(fn))[1]})",
-            f"#     {bars} = pullback(1.0)   # the adjoints of the arguments (call it once)",
-            "#",
-            f"# {base}__vjp runs {fwd} (the function, recording a tape) and {pb} (back through the tape)",
-            "# inside one mooncake_ast.reverse.shadows.Context, which holds the adjoints of arrays, lists and",
-            "# objects; arguments are left as a plain call leaves them.  The code is generic in the argument",
-            "# kinds (mc.grad specialises it, e.g. for floats).",
-        ]
-        if takes_self:
-            head.append(f"# ({fwd} takes {fn.__qualname__} itself first: it reads its own closure.)")
-    tail = binding_code(names, modname, rel)
-    if mode == "reverse":
-        tail = vjp_code(base, fwd, pb, primals, fn.__qualname__ if takes_self else None, defaulted(fn)) + tail
-    if uses_callees:
-        tail += callees_code(parts, mode)
-    return "\n".join(head) + "\n#\n" + body.rstrip("\n") + "\n" + tail
+    where = f"{target.spec.partition('::')[0]}::" if "::" in target.spec else f"{target.module_name}:"
+    return module_text(collected, mode, target.module_name, rel, _command(target, mode, includes),
+                       output_name(target, mode), where, bool(includes))
 
 
 def _same_drive(a: str, b: str) -> bool:
@@ -316,7 +299,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
     out_dir = args.output
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise InputError(f"-o {out_dir}: not a directory")
-    texts = [(output_name(target, m) + ".py", standalone_text(target, m, out_dir)) for m in _modes(args.mode)]
+    texts = []
+    warned: list = []
+    for m in _modes(args.mode):
+        text, warnings = standalone_text(target, m, out_dir, tuple(args.include))
+        texts.append((output_name(target, m) + ".py", text))
+        warned += [w for w in warnings if w not in warned]
+    for w in warned:
+        print(f"{PROG}: warning: {w}", file=sys.stderr)
     for name, text in texts:  # never write a file that does not compile
         try:
             compile(text, name, "exec", dont_inherit=True)
@@ -483,6 +473,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("target", metavar="TARGET")
     mode_arg(g, "forward")
     g.add_argument("-o", "--output", metavar="DIR", default=".", help="directory to write to (default: .)")
+    g.add_argument("--include", action="append", default=[], metavar="TARGET",
+                   help="also write the derivatives of this function or class (all its methods), FILE.py::NAME or "
+                        "module.path:NAME: one the function is handed by its caller, which cannot be known ahead "
+                        "(repeat for several)")
     g.set_defaults(run=cmd_generate)
 
     s = sub.add_parser("show", help="print the generated derivative module")

@@ -1,41 +1,58 @@
 """The modules `mooncake-ast generate` writes: derivatives that stand alone.
 
-A standalone module holds the generated derivative of the function named on the command line and of
-every function of the same module that it calls, found in the generated code's run-time calls
-(`_mc.fcall(helper, ...)` / `_mc.rcall(helper, ...)`) and followed transitively.  Those calls are
-rewritten to call the derivatives written beside them (through a dict handed to each function as a
-keyword parameter, `_mc_callees`), so importing and running the module derives nothing: no cache,
-no libcst, no source files read but the user's module itself (whose globals the code runs in).
+A standalone module holds the generic derivative of the function named on the command line and of every
+function its derivative may reach at run time (standalone_scan.py finds them: helpers, methods of objects,
+closures and lambdas, callable objects, special methods of operators, functions passed as arguments where
+the code names them).  On import, each is bound to the globals of the function it derives and installed
+for the run-time dispatch (prebuilt.register), so running the module derives nothing: no cache, no libcst,
+no source files read but the user's modules themselves.  Its generated code is left as written: a call
+`_mc.fcall(helper, ...)` / `_mc.rcall(obj.method, ...)` finds the derivative written beside it.
 
-What cannot be listed ahead of time (a method called on an object, a function passed in as an
-argument or made by a closure, a function of another module) is still derived when first called,
-as mc.grad does it; the module's header names the functions of other modules it found.
-
-Two halves: the generation (`standalone_parts`, used by cli.py) and the run-time adapters the written
-module imports when it is loaded (`forward_callee`, `reverse_callee`), which take the place of the
-derived rules `fcall` / `rcall` would have made.
+This file is the generation (`collect`, `joined_code`, `table_code`, used by cli.py) and the text of the
+module's entry points (`vjp_code`) and binding (`binding_code`); `user_adjoint` runs in the written module.
 """
 from __future__ import annotations
 
 import ast
-import builtins
-import inspect
+import keyword
 import re
 import types
 from typing import Any, Callable, Optional
 
-CALLEES = "_mc_callees"  # the keyword parameter that hands the callees' derivatives to the generated functions
 _DEF = re.compile(r"^def (\w+)\((.*)\):$", re.M)
+_SUFFIXES = ("__forward_tape", "__forward", "__pullback", "__jvp")
 
 
 # ---------------------------------------------------------------- generation
 
 
-class Part:
-    """One function's generated module, split: its header comments, its imports (alias -> line), its code."""
+def derive(fn: types.FunctionType, mode: str) -> tuple:
+    """(module text, takes_self, reads_closure, may_write) of fn's generic derivative in `mode`."""
+    from .forward.generate import deriving
 
-    def __init__(self, fn: types.FunctionType, text: str) -> None:
-        self.fn = fn
+    with deriving(fn, mode):  # (progress on stderr past a second; a deep stack for deep syntax)
+        if mode == "forward":
+            from .forward.generate import forward_source_text
+
+            text, takes_self, _ = forward_source_text(fn)
+            return text, takes_self, False, True
+        from .reverse.generate import reverse_source_text
+
+        text, rt = reverse_source_text(fn, {})
+    # (as reverse/generate.generate_reverse says it: a dispatched call of a function that writes nothing its
+    # caller can reach is a fresh call)
+    may_write = bool(rt.saves or any(s not in rt.fresh_calls for s in rt.dispatched) or rt.user_appends)
+    return text, rt.uses_self, bool(rt.ir.freevars), may_write
+
+
+class Part:
+    """One unit's generated module, split: its header comments, its imports (alias -> line), its code; its
+    generated functions renamed after the unit (`Spring_energy__jvp`) but for the first part's."""
+
+    def __init__(self, unit: Any, text: str, takes_self: bool, reads_closure: bool, may_write: bool,
+                 base: Optional[str], mode: str) -> None:
+        self.unit, self.fn = unit, unit.fn
+        self.takes_self, self.reads_closure, self.may_write = takes_self, reads_closure, may_write
         lines = text.splitlines()
         i = 0
         self.header: list[str] = []
@@ -49,9 +66,27 @@ class Part:
                 self.imports[_import_alias(line)] = line
             else:
                 rest.append(line)
-        self.code = "\n".join(rest).strip("\n")
-        self.names = [m.group(1) for m in _DEF.finditer(self.code)]
-        self.calls: dict = {}  # the name a call uses -> the key of the part it calls (filled by standalone_parts)
+        code = "\n".join(rest).strip("\n")
+        if base is not None:
+            code = _drop_function(code, "__forward_tape")  # (the dispatch runs __forward)
+            for old in [m.group(1) for m in _DEF.finditer(code)]:
+                suffix = next((x for x in _SUFFIXES if old.endswith(x)), None)
+                if suffix is not None:
+                    code = re.sub(rf"\b{re.escape(old)}\b", base + suffix, code)
+        self.code = code
+        self.names = [m.group(1) for m in re.finditer(r"^def (\w+)\(", code, re.M)]
+        wanted = ("__jvp",) if mode == "forward" else ("__forward", "__pullback")
+        self.entry_names = tuple(next(n for n in self.names if n.endswith(w) and not n.endswith("__forward_tape"))
+                                 for w in wanted)
+
+
+def _drop_function(code: str, suffix: str) -> str:
+    lines = code.splitlines()
+    for node in ast.parse(code).body:
+        if isinstance(node, ast.FunctionDef) and node.name.endswith(suffix):
+            first = node.lineno - 1 - len(node.decorator_list)
+            return "\n".join(lines[:first] + lines[node.end_lineno:]).rstrip("\n")
+    return code
 
 
 def _import_alias(line: str) -> str:
@@ -64,359 +99,236 @@ def _import_alias(line: str) -> str:
     return words[-1]
 
 
-def _resolve(node: ast.expr, namespace: dict) -> Any:
-    """The object a Name / dotted Attribute denotes in a module namespace (None if it cannot be told)."""
-    if isinstance(node, ast.Name):
-        if node.id in namespace:
-            return namespace[node.id]
-        return getattr(builtins, node.id, None)
-    if isinstance(node, ast.Attribute):
-        owner = _resolve(node.value, namespace)
-        return getattr(owner, node.attr, None) if isinstance(owner, (types.ModuleType, type)) else None
-    return None
+def _base_name(unit: Any, taken: set) -> str:
+    """A readable, unique prefix for a unit's generated functions: `helper`, `Spring_energy`, `outer_g`."""
+    parts = unit.qualname.replace("<lambda>", "lambda").replace("<locals>", "").split(".")
+    base = re.sub(r"\W", "_", "_".join(p.strip("_") for p in parts if p.strip("_"))) or "fn"
+    if base[0].isdigit() or keyword.iskeyword(base):
+        base = "f_" + base
+    if base in taken:
+        base = re.sub(r"\W", "_", f"{unit.fn.__module__}_{base}")
+    k, found = 2, base
+    while found in taken:
+        found, k = f"{base}_{k}", k + 1
+    taken.add(found)
+    return found
 
 
-def _local_names(tree: ast.AST) -> set:
-    """Parameters and assigned names of the generated functions (a callee's name used for a local is not a
-    call of the module-level function)."""
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.arg):
-            out.add(node.arg)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            out.add(node.id)
+class Collected:
+    """What one standalone module holds: `parts` (the entry's first), the units whose derivatives could not
+    be written (unit, reason), the calls no one can know ahead, whether the entry takes itself."""
+
+    def __init__(self) -> None:
+        self.parts: list[Part] = []
+        self.failed: list[tuple] = []
+        self.unknown: list[tuple] = []  # (file, line, function, name) of calls of what its caller passes in
+        self.takes_self = False
+
+
+def collect(fn: types.FunctionType, steps: tuple, user_module: types.ModuleType, mode: str, includes: tuple = (),
+            derive_fn: Callable = derive, on_error: Optional[Callable] = None) -> Collected:
+    """Find what fn's derivative may reach (standalone_scan), derive each generically in `mode`.
+
+    `steps`: from the user's module to fn (prebuilt.resolve's path).  `includes`: (object, (module, steps))
+    that the command line names besides (`--include`).  fn's own derivative failing raises
+    (`on_error(fn, mode, exception)` may say how); another's is recorded."""
+    from .standalone_scan import Scan, passed_in_calls
+
+    scan = Scan(user_module)
+    scan.function(fn, (None, steps), True, entry=True)
+    for obj, loc in includes:
+        scan.visit(obj, loc, True)
+    scan.close()
+    out = Collected()
+    entry = scan.by_code[fn.__code__]
+    for line, name in passed_in_calls(fn):
+        out.unknown.append((fn.__code__.co_filename, line, fn.__qualname__, name))
+    taken: set = set()
+    aliases: dict = {}
+    order = [entry] + [u for u in scan.units if u is not entry]
+    done = set()
+    while len(done) < len(scan.units):
+        unit = next(u for u in order if u.code not in done)
+        done.add(unit.code)
+        try:
+            text, takes_self, reads_closure, may_write = derive_fn(unit.fn, mode)
+        except Exception as e:  # noqa: BLE001
+            if unit is entry:
+                if on_error is not None:
+                    on_error(unit.fn, mode, e)
+                raise
+            out.failed.append((unit, _one_line(e)))
+            continue
+        before = len(scan.units)
+        scan.generated(text)  # (mooncake_ast's helpers it hands to the dispatch)
+        order += scan.units[before:]
+        base = None if unit is entry else _base_name(unit, taken)
+        part = Part(unit, text, takes_self, reads_closure, may_write, base, mode)
+        if unit is entry:
+            taken |= {n.rsplit("__", 1)[0] for n in part.names}
+            out.takes_self = takes_self
+        clash = [a for a, line in part.imports.items() if aliases.get(a, line) != line]
+        if clash:
+            out.failed.append((unit, f"its derivative imports {clash[0]} as another one here does not"))
+            continue
+        aliases.update(part.imports)
+        out.parts.append(part)
     return out
 
 
-def _called(part: Part) -> tuple[list, list]:
-    """(`(name, function)` of the user functions `part`'s code calls through fcall/rcall by a global name,
-    in order; Python functions it calls otherwise, which are derived at run time)."""
-    tree = ast.parse(part.code)
-    local = _local_names(tree)
-    namespace = part.fn.__globals__
-    found, other = [], []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("fcall", "rcall") and node.args):
-            continue
-        target = node.args[0]
-        obj = _resolve(target, namespace)
-        if not isinstance(obj, types.FunctionType) or _is_library(obj) or _is_installed(obj):
-            continue
-        if isinstance(target, ast.Name) and target.id not in local and includable(obj):
-            if (target.id, obj) not in found:
-                found.append((target.id, obj))
-        elif obj not in other:
-            other.append(obj)
-    return found, other
-
-
-def key_of(fn: types.FunctionType) -> str:
-    return f"{fn.__module__}.{fn.__name__}"
-
-
-def _is_installed(fn: types.FunctionType) -> bool:
-    """A function of the standard library or of an installed package (not the user's code)."""
-    import os
-    import sysconfig
-
-    file = os.path.abspath(fn.__code__.co_filename)
-    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib") if k in sysconfig.get_paths()}
-    return any(file.startswith(os.path.abspath(r) + os.sep) for r in roots)
-
-
-def _is_library(fn: types.FunctionType) -> bool:
-    import os
-
-    return os.path.abspath(fn.__code__.co_filename).startswith(os.path.dirname(os.path.abspath(__file__)) + os.sep)
-
-
-def includable(fn: types.FunctionType) -> bool:
-    """Can fn's derivative be written into a standalone module: a module-level function of an imported
-    module (found there by its name), without a closure or a rule of its own."""
-    import sys
-
-    from .rules import registry
-
-    module = sys.modules.get(fn.__module__)
-    return (module is not None and getattr(module, fn.__name__, None) is fn and fn.__qualname__ == fn.__name__
-            and fn.__closure__ is None and registry.lookup(fn) is None)
-
-
-def standalone_parts(fn: types.FunctionType, mode: str, generate: Callable[[types.FunctionType, str], tuple]
-                     ) -> tuple[list, list, bool]:
-    """(the parts: fn's first, then the functions it calls, transitively; Python functions of other modules
-    it calls; whether fn's functions take fn itself first).  `generate(fn, mode) -> (text, takes_self)`."""
-    text, takes_self = generate(fn, mode)
-    parts = [Part(fn, text)]
-    others: list = []
-    seen = {fn}
-    aliases = dict(parts[0].imports)
-    taken = set(parts[0].names)
-    i = 0
-    while i < len(parts):
-        found, other = _called(parts[i])
-        others += [o for o in other if o not in others]
-        parts[i].calls = {name: key_of(callee) for name, callee in found}
-        for _, callee in found:
-            if callee in seen:
-                continue
-            seen.add(callee)
-            try:
-                ctext, ctakes_self = generate(callee, mode)
-            except Exception:
-                others.append(callee)  # (derived at run time, where its error, if any, names the user's line)
-                continue
-            part = Part(callee, ctext)
-            clash = any(aliases.get(a, line) != line for a, line in part.imports.items()) or (taken & set(part.names))
-            if ctakes_self or clash:
-                others.append(callee)
-                continue
-            aliases.update(part.imports)
-            taken |= set(part.names)
-            parts.append(part)
-        i += 1
-    included = [p.fn for p in parts]
-    return parts, [o for o in others if o not in included], takes_self
-
-
-def entry_names(part: Part, mode: str) -> tuple:
-    """The generated functions of one part the run-time adapters call: (jvp,) or (forward, pullback)."""
-    if mode == "forward":
-        return (next(n for n in part.names if n.endswith("__jvp")),)
-    return (next(n for n in part.names if n.endswith("__forward")), next(n for n in part.names if n.endswith("__pullback")))
+def _one_line(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    return f"{type(e).__name__}: {lines[0] if lines else ''}"
 
 
 def joined_code(parts: list) -> tuple[str, str]:
-    """(the import lines, the code) of all parts, their calls of each other's functions rewritten to go
-    through `_mc_callees`."""
-    keys = {key_of(p.fn) for p in parts if includable(p.fn)}
+    """(the import lines, the code) of all parts: the entry's, then each other's under a comment naming it."""
     imports: dict = {}
     for p in parts:
         imports.update(p.imports)
     chunks = []
     for k, p in enumerate(parts):
-        calls = {name: key for name, key in p.calls.items() if key in keys}
         code = p.code
-        if calls:
-            call = re.compile(r"\b\w+\.(fcall|rcall)\((" + "|".join(sorted(map(re.escape, calls))) + r"), ")
-            code = call.sub(lambda m: f"{CALLEES}[{calls[m.group(2)]!r}](", code)
-            code = _DEF.sub(lambda m: _with_callees_param(m) if f"{CALLEES}[" in _body_of(code, m) else m.group(0), code)
         if k:
-            where = f"{p.fn.__code__.co_filename.replace(chr(92), '/').rsplit('/', 1)[-1]}:{p.fn.__code__.co_firstlineno}"
-            code = f"# The derivative of {p.fn.__module__}.{p.fn.__name__} ({where}), called by the code above.\n\n\n" + code
+            why = "" if p.unit.named else " (a method of a class it reaches)"
+            code = f"# The derivative of {p.unit.label} ({p.unit.where}){why}.\n" + code
         chunks.append(code)
     return "\n".join(imports.values()), "\n\n\n".join(chunks)
 
 
-def _body_of(code: str, m: re.Match) -> str:
-    """The text of the function whose def line `m` matched (up to the next top-level def)."""
-    nxt = _DEF.search(code, m.end())
-    return code[m.end():nxt.start() if nxt else len(code)]
+def table_code(collected: Collected, mode: str, entries: tuple, command: str) -> str:
+    """The lines, at the end of the module, that install its derivatives for the run-time dispatch."""
+    from .prebuilt import source_digest
 
-
-def _with_callees_param(m: re.Match) -> str:
-    params = m.group(2)
-    extra = f"{CALLEES}={CALLEES}"
-    params = f"{params}, {extra}" if "*" in [p.strip() for p in params.split(",")] else \
-        (f"{params}, *, {extra}" if params.strip() else f"*, {extra}")
-    return f"def {m.group(1)}({params}):"
-
-
-def callees_code(parts: list, mode: str) -> str:
-    """The lines, at the end of the module, that bind the functions of other modules to their modules'
-    namespaces and fill `_mc_callees` with run-time adapters of all the functions written above."""
-    main = parts[0].fn.__module__
-    elsewhere: dict = {}
-    for p in parts:
-        if p.fn.__module__ != main:
-            elsewhere.setdefault(p.fn.__module__, []).extend(p.names)
-    entries = {key_of(p.fn): (p.fn.__module__, p.fn.__name__, entry_names(p, mode)) for p in parts
-               if includable(p.fn)}  # (a method named on the command line is not called by name)
-    adapter = "forward_callee" if mode == "forward" else "reverse_callee"
+    rows = []
+    for p in collected.parts:
+        u = p.unit
+        digest = source_digest(u.code, u.fn.__globals__)
+        rows.append(f"    ({u.module!r}, {u.steps!r}, {u.code.co_name!r}, {u.code.co_firstlineno}, {digest!r}, "
+                    f"{p.entry_names!r}, {p.takes_self}, {p.reads_closure}, {p.may_write}),")
+    failed = [f"    ({u.module!r}, {u.steps!r}, {u.code.co_name!r}, {reason!r})," for u, reason in collected.failed]
+    failed_text = ""
+    if failed:
+        failed_text = ("\n\n# What it may reach whose derivative could not be written (if reached, it is derived when "
+                       "run, with libcst):\n_NOT_WRITTEN = (\n" + "\n".join(failed) + "\n)")
     return f'''
 
-def _use_callees(callees={entries!r}, elsewhere={elsewhere!r}):
-    """Calls of the functions above from each other's code run their derivatives written here: nothing is
-    derived when this module runs.  (Those of other modules run in their modules' namespaces.)"""
-    import importlib
-    import sys
-    import types
+# Each derivative above, with where its function is found again in your code (checked against the source
+# it was derived from): the run-time dispatch runs these instead of deriving anything.
+# (module (None: yours), path, name, first line, source digest, generated functions, takes the function
+# itself first, reads its closure, may write to what its caller can reach)
+_DERIVATIVES = (
+{chr(10).join(rows)}
+){failed_text}
 
-    from mooncake_ast.standalone import {adapter}
-
-    for module_name, names in elsewhere.items():
-        module = sys.modules.get(module_name) or importlib.import_module(module_name)
-        for name in names:
-            raw = globals()[name]
-            bound = types.FunctionType(raw.__code__, vars(module), raw.__name__, raw.__defaults__, raw.__closure__)
-            bound.__kwdefaults__ = raw.__kwdefaults__
-            globals()[name] = bound
-    for key, (module_name, name, generated) in callees.items():
-        module = sys.modules.get(module_name) or importlib.import_module(module_name)
-        {CALLEES}[key] = {adapter}(getattr(module, name), *(globals()[g] for g in generated))
-
-
-_use_callees()
+__import__("mooncake_ast.prebuilt").prebuilt.register(
+    globals(), _user_module, _DERIVATIVES, {mode!r}, __name__, {entries!r}, {command!r}{", _NOT_WRITTEN" if failed else ""})
 '''
 
 
-# ---------------------------------------------------------------- the module's own entry point and binding
-
-
-def defaulted(fn: Any) -> tuple:
-    """(qualified name, names of parameters with defaults, {name: kind of parameter}) of a function reachable
-    from its module by name, so that `__vjp` takes its arguments as the function does: the same defaults (read
-    from the function when called: any value works), `*args`, keyword-only parameters and `**kwargs`."""
-
-    if "<locals>" in getattr(fn, "__qualname__", "<locals>"):
-        return ("", (), {})
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return ("", (), {})
-    return (fn.__qualname__, tuple(p.name for p in params if p.default is not inspect.Parameter.empty),
-            {p.name: p.kind.name for p in params})
-
-
-def vjp_signature(params: list[str], defaulted: tuple = ("", (), {})) -> tuple:
-    """(the parameters of `__vjp`, a call of it, the parameters whose default is read from the function) for
-    the forward function's parameters `params` (positional, then `*args`, keyword-only, `**kwargs` ones, each
-    by its name, as the function has them)."""
-    qual, with_default, kinds = (tuple(defaulted) + ({},))[:3]
-    sig: list = []
-    call: list = []
-    fill: list = []
-    star = after_default = False
-    for n in (p.lstrip("*") for p in params):
-        kind = kinds.get(n, "POSITIONAL_OR_KEYWORD")
-        if kind == "VAR_POSITIONAL":
-            sig.append("*" + n)
-            call.append("*" + n)
-            star = True
-        elif kind == "VAR_KEYWORD":
-            sig.append("**" + n)
-            call.append("**" + n)
-        elif kind == "KEYWORD_ONLY":
-            if not star:
-                sig.append("*")
-                star = True
-            sig.append(f"{n}=_DEFAULT" if qual and n in with_default else n)
-            fill += [n] if qual and n in with_default else []
-            call.append(f"{n}={n}")
-        else:
-            # A parameter after the first defaulted one gets the sentinel too (Python needs trailing defaults).
-            after_default = after_default or bool(qual and n in with_default)
-            sig.append(f"{n}=_DEFAULT" if after_default else n)
-            fill += [n] if after_default else []
-            call.append(n)
-    return ", ".join(sig), ", ".join(call), fill
-
-
-def vjp_code(base: str, fwd: str, pb: str, params: list[str], self_expr: Optional[str],
-              defaulted: tuple = ("", (), {})) -> str:
-    names = [p.lstrip("*") for p in params]
-    args = ", ".join(names)
-    qual = defaulted[0]
-    sig, _, filled = vjp_signature(params, defaulted)
-    fill = "".join(f"\n    if {n} is _DEFAULT:\n        {n} = _defaults['{n}']" for n in filled)
-    if fill:
-        fill = ("\n    _defaults = {_k: _p.default for _k, _p in __import__('inspect').signature("
-                f"_user_module.{qual}).parameters.items()}}" + fill)
-    tup = f"({args},)" if len(names) == 1 else f"({args})"
-    fwd_args = f"_user_module.{self_expr}, {args}" if self_expr else args
-    sentinel = "\n\n_DEFAULT = object()  # a parameter not given: its default is the function's own\n" if fill else ""
-    return f'''{sentinel}
-
-def {base}__vjp({sig}):
-    """(value, pullback); pullback(value_bar) returns one adjoint per argument."""
-    from mooncake_ast.reverse import shadows as _shadows
-    from mooncake_ast.standalone import user_adjoint as _user_adjoint
-{fill}
-
-    _ctx = _shadows.Context()
-    with _ctx:
-        _value, _tape = {fwd}({fwd_args})
-    _after = _shadows.snapshot(({args}, _value))
-    _used = []
-
-    def _pullback(_value_bar):
-        if _used:
-            from mooncake_ast.errors import MooncakeError
-            raise MooncakeError("this pullback was called before: its tape is consumed; call {base}__vjp again")
-        _used.append(True)
-        try:
-            with _ctx:
-                _adjoints = {pb}(_value_bar, _tape)
-                _adjoints = tuple(_user_adjoint(_a, _g) for _a, _g in zip({tup}, _adjoints))
-        finally:
-            _shadows.reapply(_after)  # also when interrupted half way back (Ctrl-C)
-        return _adjoints
-
-    return _value, _pullback
-'''
-
-
-def binding_code(names: list[str], modname: str, rel: Optional[str]) -> str:
-    return f'''
-
-def _bind_to_user_module(names={tuple(names)!r}, module_name={modname!r}, relative_path={rel!r}):
-    """Run the functions above in the namespace of the user's module (its globals, helpers, imports)."""
-    import importlib
-    import importlib.util
+def module_text(collected: Collected, mode: str, modname: str, rel: Optional[str], command: str, out_mod: str,
+                include_hint: str, included: bool) -> tuple[str, list]:
+    """(the module's text, warnings for the command to print): a header saying how to call it and what it
+    holds, the generated code, `__vjp` (reverse mode), the lines that find the user's module and install the
+    derivatives on import.  `rel`: the user's file from the output directory; `include_hint`: `FILE.py::`
+    or `module:` of the function's own module, for the warnings; `included`: --include was given."""
     import os
-    import sys
-    import types
+    import textwrap
 
-    def same(module, path):
-        try:
-            return os.path.samefile(getattr(module, "__file__", None) or "", path)
-        except OSError:
-            return False
+    from . import __version__
+    from .standalone_templates import binding_code, defaulted, vjp_code, vjp_signature
 
-    def same_dir(entry, folder):
-        try:
-            return os.path.samefile(entry or ".", folder)
-        except OSError:
-            return False
+    fn = collected.parts[0].fn
+    parts = collected.parts
+    imports, code = joined_code(parts)
+    body = "\n".join(parts[0].header) + "\n" + imports + "\n\n\n" + code + "\n"
+    names = parts[0].names
+    takes_self = collected.takes_self
+    self_note = ([f"#     # it takes {fn.__qualname__} itself and mooncake_ast.NoTangent() first (it reads its own closure)"]
+                 if takes_self else [])
+    head = [
+        f"# Standalone {mode}-mode derivative of {modname}.{fn.__qualname__}, written by mooncake_ast {__version__}:",
+        f"#     {command}",
+        "# Do not edit; run the command again after changing the function.  Needs numpy and mooncake_ast",
+        "# (the generated code imports mooncake_ast.runtime).  On import, its functions are bound to the",
+        f"# namespace of your module `{modname}`" + (f" ({rel})" if rel else "") + ": the module of that name if it is",
+        "# already imported, else loaded from that file; so they see your globals and helpers, as",
+        f"# {fn.__qualname__} does.",
+    ]
 
-    path = None
-    if relative_path is not None:
-        path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), relative_path))
-    module = sys.modules.get(module_name)
-    if module is None and path is not None and same(sys.modules.get("__main__"), path):
-        module = sys.modules["__main__"]  # the user's module is the running script
-    if module is None and path is not None and os.path.isfile(path) and "." not in module_name:
-        folder = os.path.dirname(path)
-        if not any(same_dir(p, folder) for p in sys.path):
-            sys.path.append(folder)  # its own imports of modules beside it work, as when it runs as a script
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[module_name]
-            raise
-    if module is None and path is not None and os.path.isfile(path) and "." in module_name:
-        root = os.path.dirname(path)
-        for _ in range(module_name.count(".")):
-            root = os.path.dirname(root)
-        if not any(same_dir(p, root) for p in sys.path):
-            sys.path.append(root)  # the folder that holds the package, so that the import below finds it
-    if module is None:
-        module = importlib.import_module(module_name)
-    for name in names:
-        raw = globals()[name]
-        bound = types.FunctionType(raw.__code__, vars(module), raw.__name__, raw.__defaults__, raw.__closure__)
-        bound.__kwdefaults__ = raw.__kwdefaults__
-        bound.__doc__ = raw.__doc__
-        globals()[name] = bound
-    return module
+    def para(text: str) -> list:
+        return textwrap.wrap(text, 96, initial_indent="# ", subsequent_indent="# ", break_on_hyphens=False)
+
+    if len(parts) > 1:
+        held = ", ".join(f"{p.unit.label}" for p in parts[1:])
+        head += para(f"It holds the derivatives of what {fn.__qualname__} may call too ({held}): running it derives "
+                     "nothing (no cache, no libcst).  Each is checked against your source on import; one edited since "
+                     "is not used (run the command again).")
+    warnings = []
+    for unit, why in collected.failed:
+        if unit.named:
+            warnings.append(f"{unit.code.co_filename}:{unit.code.co_firstlineno}: the derivative of {unit.label} "
+                            f"cannot be written ahead ({why}); if it is called, it is derived when the module runs "
+                            "(that needs libcst)")
+    if collected.failed:
+        head += para("Not written here (their derivatives failed; if reached, they are derived when run, which needs "
+                     "libcst): " + "; ".join(f"{u.label} ({why})" for u, why in collected.failed) + ".")
+    for file, line, qual, name in collected.unknown if not included else ():  # (--include: named, we trust)
+        warnings.append(f"{file}:{line}: {qual} calls `{name}(...)`, a function or callable object its caller passes "
+                        "in, known only when it runs: its derivative is derived then, which needs libcst and the "
+                        f"cache. To write it in, name each one it may be: --include {include_hint}NAME (a function, or a "
+                        "class for all its methods)")
+    if collected.unknown:
+        head += para("Calls it cannot know ahead (of what its caller passes in), derived when they run unless named "
+                     "with --include: " + ", ".join(f"`{name}(...)` ({os.path.basename(file)}:{line})"
+                                                    for file, line, _, name in collected.unknown) + ".")
+    head += ["# Usage:", "#"]
+    defs = _defs(body)
+    if mode == "forward":
+        fwd = names[0]
+        params = defs[fwd]
+        head += [
+            f"#     from {out_mod} import {fwd}",
+            f"#     value, tangent = {fwd}({', '.join(params)})",
+            "#     # tangents (the d... arguments) as mc.jvp takes them: of the arguments' structure, None",
+            "#     # for zero, a mooncake_ast.Tangent (or dict) of the fields of an object",
+        ] + self_note
+        entries: tuple = (fwd,)
+    else:
+        fwd = next(n for n in names if n.endswith("__forward"))
+        pb = next(n for n in names if n.endswith("__pullback"))
+        base = fwd[: -len("__forward")]
+        primals = defs[fwd][1:] if takes_self else defs[fwd]
+        bars = ", ".join(p + "_bar" for p in primals) + ("," if len(primals) == 1 else "")
+        head += [
+            f"#     from {out_mod} import {base}__vjp",
+            f"#     value, pullback = {base}__vjp({vjp_signature(primals, defaulted(fn))[1]})",
+            f"#     {bars} = pullback(1.0)   # the adjoints of the arguments (call it once)",
+            "#",
+            f"# {base}__vjp runs {fwd} (the function, recording a tape) and {pb} (back through the tape)",
+            "# inside one mooncake_ast.reverse.shadows.Context, which holds the adjoints of arrays, lists and",
+            "# objects; arguments are left as a plain call leaves them.  The code is generic in the argument",
+            "# kinds (mc.grad specialises it, e.g. for floats).",
+        ]
+        if takes_self:
+            head.append(f"# ({fwd} takes {fn.__qualname__} itself first: it reads its own closure.)")
+        entries = tuple(n for n in names if n.endswith(("__forward", "__pullback", "__forward_tape")))
+    tail = binding_code(modname, rel)
+    if mode == "reverse":
+        tail = vjp_code(base, fwd, pb, primals, fn.__qualname__ if takes_self else None, defaulted(fn)) + tail
+    tail += table_code(collected, mode, entries, command)
+    return "\n".join(head) + "\n#\n" + body.rstrip("\n") + "\n" + tail, warnings
 
 
-_user_module = _bind_to_user_module()
-'''
+def _defs(text: str) -> dict[str, list[str]]:
+    """The top-level functions of a generated module and their parameters (without our keyword-only helpers)."""
+    out = {}
+    for m in _DEF.finditer(text):
+        params = [p.strip() for p in m.group(2).split(",") if p.strip()]
+        if "*" in params:
+            params = params[:params.index("*")]
+        out[m.group(1)] = params
+    return out
 
 
 # ---------------------------------------------------------------- run time (imported by the written modules)
@@ -429,33 +341,3 @@ def user_adjoint(primal: Any, adjoint: Any) -> Any:
     from .reverse import shadows
 
     return _to_user(shadows.full_adjoint(primal, adjoint), primal)
-
-
-def forward_callee(fn: types.FunctionType, jvp: Callable) -> Callable:
-    """`fcall(fn, ...)` for a function whose generic forward derivative `jvp` is written in the module:
-    the arguments bound to fn's parameters (defaults, *args, keywords) as fcall binds them."""
-    from .forward.runtime import bind
-
-    def call(dfn: Any, args: tuple, dargs: tuple, kwargs: Optional[dict] = None, dkwargs: Optional[dict] = None) -> tuple:
-        primals, tangents = bind(fn, dfn, tuple(args), tuple(dargs), kwargs or {}, dkwargs or {})
-        return jvp(*primals, *tangents)
-
-    return call
-
-
-def reverse_callee(fn: types.FunctionType, forward: Callable, pullback: Callable) -> Callable:
-    """`rcall(fn, ...)` for a function whose generic reverse derivative (`forward`, `pullback`) is written in
-    the module: `(value, pullback)` with the adjoints mapped back to the call's arguments, as rcall does."""
-    from .forward.runtime import bind
-    from .reverse.runtime import _with_pullback
-    from .tangents import NoTangent
-
-    params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
-    gen = types.SimpleNamespace(pullback=pullback, may_write=True)
-
-    def call(args: tuple, kwargs: Optional[dict] = None, wrt: Any = None) -> tuple:
-        kwargs = kwargs or {}
-        primals, _ = bind(fn, NoTangent, tuple(args), (NoTangent,) * len(args), kwargs, {})
-        return _with_pullback(fn, gen, forward(*primals), params, tuple(args), kwargs)
-
-    return call

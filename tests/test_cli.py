@@ -129,7 +129,7 @@ def test_generate_writes_standalone_modules_that_import_and_run_elsewhere(cli, t
     assert not (tmp_path / "project" / "__pycache__").exists()
     # In a new process, from another directory, with only the output directory on the path.
     # No libcst and an empty cache: nothing may be derived (f's callee `helper` is in the module too).
-    assert "_mc_callees['user_gen.helper']" in fwd_text
+    assert "def helper__jvp(" in fwd_text and "(('attr', 'helper'),)" in fwd_text
     script = textwrap.dedent("""
         import json, sys
         sys.modules["libcst"] = None
@@ -221,9 +221,9 @@ def test_generate_writes_the_callees_of_other_modules_keeps_defaults_and_derives
     code, _, err = cli("generate", f"{src}::Springs.energy", "--mode", "reverse", "-o", out_dir)  # a method
     assert code == 0, err
     text = (out_dir / "energy_model_total_energy_reverse.py").read_text()
-    for name in ("pair", "fill", "power"):
-        assert f"_mc_callees['energy_model.{name}']" in text
-    assert "_mc_callees['energy_other.scale']" in text and "derived when first run" not in text
+    for name in ("pair", "fill", "power", "scale"):
+        assert f"def {name}__forward(" in text
+    assert "('energy_other', (('attr', 'scale'),)" in text and "Not written here" not in text
     script = textwrap.dedent("""
         import json, sys
         sys.modules["libcst"] = None

@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .. import ops
+from .. import ops, prebuilt
 from ..arrays import is_other_array, mutable_in_place
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
@@ -395,6 +395,7 @@ def fast_forward_rule(fn: types.FunctionType, args: tuple) -> Optional[DerivedFo
 
 
 _UNBOUND = object()
+_WRITTEN_AHEAD = prebuilt.FORWARD  # (empty unless a module `mooncake-ast generate` wrote was imported)
 _DERIVED: dict[tuple, DerivedForward] = {}
 LATEST: dict = {}  # code -> the rule used most recently (what `mc.source(f, "forward")` shows)
 
@@ -405,6 +406,8 @@ def derived_forward(fn: types.FunctionType, kinds: Optional[tuple] = None) -> De
     # equality), and each needs its own derived rule, bound to its own globals.
     if fn.__code__ is _ENTRY_CODE and getattr(fn, "__mc_jacobian__", None) is not None:
         return _JACOBIAN_RULE  # (a Jacobian function: its derivative is another Jacobian, higher.jacobian_forward)
+    if _WRITTEN_AHEAD and (written := prebuilt.forward_rule(fn)) is not None:
+        return written  # (while a module `mooncake-ast generate` wrote runs: its derivative, nothing derived)
     key = (fn.__code__, id(fn.__globals__), kinds)
     rule = _DERIVED.get(key)
     if rule is None or rule.stale(fn):

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import prebuilt
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..rules import registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
@@ -569,6 +570,7 @@ class DerivedReverse:
 
 
 _UNBOUND = object()
+_WRITTEN_AHEAD = prebuilt.REVERSE  # (empty unless a module `mooncake-ast generate` wrote was imported)
 _DERIVED: dict[tuple, DerivedReverse] = {}
 _FAST: dict[tuple, DerivedReverse] = {}  # (code, argument kinds, wrt) -> rule, without building the full key
 LATEST: dict = {}  # code -> the rule used most recently (what `mc.source(f, "reverse")` shows)
@@ -608,6 +610,8 @@ def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = N
         from ..forward.runtime import bind
 
         primals, _ = bind(fn, NoTangent, tuple(args), (NoTangent,) * len(args), kwargs, {})
+    if _WRITTEN_AHEAD and (written := prebuilt.reverse_rule(fn)) is not None:
+        return written, primals, sig_params  # (while a module `mooncake-ast generate` wrote runs: nothing derived)
     kinds_t = kinds_of(primals)
     fast_key = (fn.__code__, id(fn.__globals__), kinds_t, wrt, quiet)  # equal code in two modules: two rules
     rule = _FAST.get(fast_key)
