@@ -398,13 +398,14 @@ def test_cache_path_list_verify_clear(cli, tmp_path, monkeypatch):
     assert src.exists()
     code, out, _ = cli("cache", "list")
     lines = out.strip().splitlines()
-    assert code == 0 and lines[0].split() == ["FUNCTION", "MODE", "SIZE", "AGE"] and lines[-1] == f"4 entries in {cache_dir}"
+    # (reverse mode has the helper in line, reverse/inline.py: no entry of its own)
+    assert code == 0 and lines[0].split() == ["FUNCTION", "MODE", "SIZE", "AGE"] and lines[-1] == f"3 entries in {cache_dir}"
     rows = [ln.split() for ln in lines[1:-1]]
     assert sorted((r[0], r[1]) for r in rows) == [("user_cache_cli.f", "forward"), ("user_cache_cli.f", "reverse"),
-                                                  ("user_cache_cli.helper", "forward"), ("user_cache_cli.helper", "reverse")]
+                                                  ("user_cache_cli.helper", "forward")]
     assert all(int(r[2]) > 100 and r[3].endswith("s") for r in rows)
     code, out, _ = cli("cache", "verify")
-    assert code == 0 and out.strip() == f"4 entries ok in {cache_dir}"
+    assert code == 0 and out.strip() == f"3 entries ok in {cache_dir}"
     names = sorted(n for n in os.listdir(cache_dir) if cache.ENTRY_RE.match(n))
     with open(cache_dir / names[0], "a") as fh:
         fh.write("# tampered\n")
@@ -414,7 +415,7 @@ def test_cache_path_list_verify_clear(cli, tmp_path, monkeypatch):
     assert f"{names[0]}: bad header or digest" in out and f"{names[1]}: refused: " in out and "writable by group" in out
     (cache_dir / "notes.txt").write_text("not ours\n")
     code, out, _ = cli("cache", "clear")
-    assert code == 0 and out.strip() == f"removed 4 entries from {cache_dir}"
+    assert code == 0 and out.strip() == f"removed 3 entries from {cache_dir}"
     assert os.listdir(cache_dir) == ["notes.txt"]  # only our files are removed
     code, out, _ = cli("cache", "list")
     assert out.strip() == f"0 entries in {cache_dir}"
