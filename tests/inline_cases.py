@@ -229,3 +229,36 @@ def closure_writes(x):
 def two_lambdas_one_line(x):
     f, g = (lambda t: t * t), (lambda t: 3.0 * t)
     return f(x) + g(x) * f(g(x))
+
+
+def _make_scaler(s):
+    def scale(v):
+        return s * v
+    return scale
+
+
+def factory(x, s):
+    f = _make_scaler(s * s)
+    g = _make_scaler(2.0)
+    return f(x) + g(f(x)) ** 2
+
+
+def _kw(x, scale=1.0, shift=0.0, *, squash=True):
+    y = scale * x + shift
+    return math.tanh(y) if squash else y
+
+
+def keyword_only(x, y):
+    return _kw(x) + _kw(x, shift=y) * _kw(y, scale=x, squash=False)
+
+
+def _flagged(x, flag):
+    if flag:
+        out = x * x
+    else:
+        out = -x
+    return out
+
+
+def constant_flags(x):
+    return _flagged(x, True) + _flagged(x, False) * _flagged(x, 0)

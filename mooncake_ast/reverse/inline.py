@@ -13,8 +13,7 @@ Only where that cannot change what runs: the callee is a plain function of the c
 so its global reads mean what they meant), a method `obj.m(...)` of an instance this function makes of a plain
 class of that module (reverse/local_objects.class_shape) whose bound method is called at once, or a `def` or
 `lambda` of the function itself without defaults (its variables read the caller's own cells, as they would); no
-rule of the user's; no closure, generator, `*args`/`**kwargs` or keyword-only parameters, defaults that are numbers or
-strings; one `return`, at the end (early exits would not leave structured code); no nested functions, no frame
+rule of the user's; no closure, generator, `*args`/`**kwargs`, defaults that are numbers or strings; one `return`, at the end (early exits would not leave structured code); no nested functions, no frame
 introspection; small; not recursive.  The name it was read by is recorded as a binding, so rebinding it makes the
 derivative stale, and its code is in the cache key (forward/generate.environment digests global functions and
 classes).
@@ -29,7 +28,7 @@ from typing import Any, Optional
 from .. import ops
 from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.analysis import dominators, uses
-from ..ir.nodes import Block, Call, Const, Function, Global, Goto, Return
+from ..ir.nodes import Block, Branch, Call, Const, Function, Global, Goto, Return
 from ..rules import registry
 from .cleanup import substitute
 
@@ -67,6 +66,9 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             if args is None:
                 continue
             args.update(zip(callee.freevars, cells))  # (a closure's variables: the caller's own cells)
+            self_ref = getattr(callee, "self_ref", None)
+            if self_ref is not None and not cells:  # (the functions it defines find their code in it: `make_scaler`)
+                args[self_ref] = Const(fn)
             _splice(ir, _block_of(ir, s), s, callee, args)
             if self_value is not None:  # (the bound method `obj.m`, read only by the call)
                 bound = s.fn
@@ -83,7 +85,31 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
         fold_tuple_reads(ir)  # (`a, b = helper(x)` of a helper returning `(s, s / n)`: a is s, as in the helper)
         _drop_unused_functions(ir)
         _cells_as_values(ir)
+        _constant_branches(ir)
     return done
+
+
+def _constant_branches(ir: Function) -> None:
+    """`if squash:` of a default the call left as it was (`True`): only the branch that runs is kept."""
+    changed = False
+    for b in ir.blocks:
+        if isinstance(b.term, Branch) and isinstance(b.term.cond, Const) and b.loop is None and \
+                type(b.term.cond.value) in (bool, int, float, str, type(None)):
+            taken, dropped = (b.term.then, b.term.orelse) if b.term.cond.value else (b.term.orelse, b.term.then)
+            if taken is dropped:
+                continue
+            b.term = Goto(taken)
+            for phi in dropped.phis:
+                phi.incoming.pop(b, None)
+            changed = True
+    if changed:
+        ir.remove_unreachable()
+        single = {}
+        for b in ir.blocks:  # (a join left with one way in: its phis are the value that comes)
+            if len(b.preds) == 1 and b.loop is None:
+                single.update((phi, next(iter(phi.incoming.values()))) for phi in b.phis if len(phi.incoming) == 1)
+                b.phis = [phi for phi in b.phis if phi not in single]
+        substitute(ir, single)
 
 
 def _cells_as_values(ir: Function) -> None:
@@ -185,9 +211,9 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any) -> Optional[tuple]
 
 def _plain_code(fn: types.FunctionType, caller_code: Any) -> bool:
     code = fn.__code__
-    if code is caller_code or code.co_flags & 0x2AC or code.co_kwonlyargcount:
-        return False  # (generators and coroutines, *args / **kwargs, keyword-only parameters)
-    return all(type(d) in _PLAIN_DEFAULTS for d in fn.__defaults__ or ())
+    if code is caller_code or code.co_flags & 0x2AC:
+        return False  # (generators and coroutines, *args / **kwargs)
+    return all(type(d) in _PLAIN_DEFAULTS for d in [*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()])
 
 
 def _local_function(s: Call, g: dict) -> Optional[tuple]:
@@ -222,8 +248,8 @@ def _plain_body(callee: Function) -> bool:
     self_ref = getattr(callee, "self_ref", None)
     for b in callee.blocks:
         for s in b.stmts:
-            if self_ref is not None and self_ref in s.operands():
-                return False
+            if self_ref is not None and self_ref in s.operands() and s.callee() not in (ops.nested_code, ops.make_function):
+                return False  # (its own function object read otherwise than to find the code of what it defines)
             fn = s.callee()
             if isinstance(s.fn, Global) and getattr(builtins, s.fn.name, None) in _FRAME_READERS or \
                     fn in _FRAME_READERS:
@@ -234,8 +260,9 @@ def _plain_body(callee: Function) -> bool:
 def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any) -> Optional[dict]:
     """{parameter: the value it takes} for the call s, or None if the call does not bind plainly."""
     positional = ([self_value] if self_value is not None else []) + list(s.args)
-    params = callee.params
-    if len(positional) > len(params) or any(p.kind != "POSITIONAL_OR_KEYWORD" for p in params):
+    params = [p for p in callee.params if p.kind == "POSITIONAL_OR_KEYWORD"]
+    keyword_only = [p for p in callee.params if p.kind == "KEYWORD_ONLY"]
+    if len(positional) > len(params) or len(params) + len(keyword_only) != len(callee.params):
         return None
     out: dict = {}
     for p, v in zip(params, positional):
@@ -249,7 +276,15 @@ def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any) ->
             out[p] = Const(defaults[k - first_default])
         else:
             return None
-    if set(s.kwargs) - {p.name for p in params[len(positional):]}:
+    kwdefaults = fn.__kwdefaults__ or {}
+    for p in keyword_only:
+        if p.name in s.kwargs:
+            out[p] = s.kwargs[p.name]
+        elif p.name in kwdefaults:
+            out[p] = Const(kwdefaults[p.name])
+        else:
+            return None
+    if set(s.kwargs) - {p.name for p in [*params[len(positional):], *keyword_only]}:
         return None
     return out
 
