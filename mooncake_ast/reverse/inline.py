@@ -9,14 +9,23 @@ inferred: the callee is lowered from its source and its blocks take the call's p
 arguments, its return goes to what follows the call), so the whole computation is typed and differentiated as one
 function and its pullback is plain.
 
-Only where that cannot change what runs: the callee is a plain function of the caller's own module (same globals,
-so its global reads mean what they meant), a method `obj.m(...)` of an instance this function makes of a plain
-class of that module (reverse/local_objects.class_shape) whose bound method is called at once, or a `def` or
-`lambda` of the function itself without defaults (its variables read the caller's own cells, as they would); no
-rule of the user's; no closure, generator, `*args`/`**kwargs`, defaults that are numbers or strings; one `return`, at the end (early exits would not leave structured code); no nested functions, no frame
-introspection; small; not recursive.  The name it was read by is recorded as a binding, so rebinding it makes the
-derivative stale, and its code is in the cache key (forward/generate.environment digests global functions and
-classes).
+Only where that cannot change what runs and the user's traceback stays theirs:
+
+* the callee is a plain function of the caller's own module (same globals, so its global reads mean what they
+  meant), a method `obj.m(...)` of an instance this function makes of a plain class of that module
+  (reverse/local_objects.class_shape) whose bound method is called at once, or a `def`/`lambda` of the function
+  itself without defaults (its variables read the caller's own cells, as they would);
+* no rule of the user's on it; not a generator; no `*args`/`**kwargs`; defaults that are numbers, strings or None;
+* one `return`, at the end (early exits would not leave structured code), and no `raise` or `assert` (an error the
+  helper raises must show the user the helper's frame and the caller's: tracebacks.py maps a generated frame to
+  one user line);
+* its own function object read only to find the code of the functions it defines (a factory of closures); no
+  frame introspection (`locals()`, `super()`, ...); small; not the caller itself.
+
+Global names read are recorded as bindings, so rebinding one makes the derivative stale, and the callees' code is
+in the cache key (forward/generate.environment digests global functions and classes).  Afterwards the defs and
+lambdas every call of which is in line are dropped, cells only the function reads are its values again, and
+branches on the constants a call passed are folded.
 """
 from __future__ import annotations
 
@@ -28,7 +37,7 @@ from typing import Any, Optional
 from .. import ops
 from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.analysis import dominators, uses
-from ..ir.nodes import Block, Branch, Call, Const, Function, Global, Goto, Return
+from ..ir.nodes import Block, Branch, Call, Const, Function, Global, Goto, Raise, Return
 from ..rules import registry
 from .cleanup import substitute
 
@@ -243,8 +252,9 @@ def _uses(ir: Function, v: Any) -> int:
 def _plain_body(callee: Function) -> bool:
     """One return, at the end of the callee's code; nothing that reads its own frame or function object."""
     returns = [b for b in callee.blocks if isinstance(b.term, Return)]
-    if len(returns) != 1:
-        return False
+    if len(returns) != 1 or any(isinstance(b.term, Raise) for b in callee.blocks):
+        return False  # (a `raise` or `assert` of the helper's: the user's traceback shows the helper's frame and the
+        # call's line, which code in line could not give: tracebacks.py maps each generated frame to one user line)
     self_ref = getattr(callee, "self_ref", None)
     for b in callee.blocks:
         for s in b.stmts:
