@@ -262,3 +262,25 @@ def _flagged(x, flag):
 
 def constant_flags(x):
     return _flagged(x, True) + _flagged(x, False) * _flagged(x, 0)
+
+
+class Dense:
+    def __init__(self, W, b):
+        self.W = W
+        self.b = b
+
+    def __call__(self, x):
+        return np.tanh(self.W @ x + self.b)
+
+
+def callable_object(W, b, x):
+    layer = Dense(W, b)
+    return np.sum(layer(layer(x)) ** 2)
+
+
+def callable_object_kept(W, b, x):
+    layer = Dense(W, b)
+    f = layer
+    out = f(x)
+    layers = [layer]
+    return np.sum(out * layers[0](x))

@@ -38,6 +38,8 @@ CASES = [
     (c.factory, (0.6, 1.1)),
     (c.keyword_only, (0.6, -0.3)),
     (c.constant_flags, (0.6,)),
+    (c.callable_object, (W, B, X)),
+    (c.callable_object_kept, (W, B, X)),
 ]
 
 
@@ -48,7 +50,8 @@ def test_inlined_calls(fn, args):
 
 @pytest.mark.parametrize("fn,args", [(c.two_layers, (W, B, W.T.copy(), X)), (c.layer_method, (W, B, X)),
                                      (c.euler, (X, 0.8)), (c.tuple_result, (X,)), (c.lambdas_and_math, (0.7, 0.3)),
-                                     (c.factory, (0.6, 1.1)), (c.keyword_only, (0.6, -0.3)), (c.constant_flags, (0.6,))])
+                                     (c.factory, (0.6, 1.1)), (c.keyword_only, (0.6, -0.3)), (c.constant_flags, (0.6,)),
+                                     (c.callable_object, (W, B, X))])
 def test_inlined_pullbacks_are_plain(fn, args):
     mc.vjp(fn, *args)
     src = mc.source(fn, "reverse")

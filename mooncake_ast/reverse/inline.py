@@ -13,7 +13,8 @@ Only where that cannot change what runs and the user's traceback stays theirs:
 
 * the callee is a plain function of the caller's own module (same globals, so its global reads mean what they
   meant), a method `obj.m(...)` of an instance this function makes of a plain class of that module
-  (reverse/local_objects.class_shape) whose bound method is called at once, or a `def`/`lambda` of the function
+  (reverse/local_objects.class_shape) whose bound method is called at once (or the instance itself, its
+  `__call__`), or a `def`/`lambda` of the function
   itself without defaults (its variables read the caller's own cells, as they would);
 * no rule of the user's on it; not a generator; no `*args`/`**kwargs`; defaults that are numbers, strings or None;
 * one `return`, at the end (early exits would not leave structured code), and no `raise` or `assert` (an error the
@@ -79,7 +80,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             if self_ref is not None and not cells:  # (the functions it defines find their code in it: `make_scaler`)
                 args[self_ref] = Const(fn)
             _splice(ir, _block_of(ir, s), s, callee, args)
-            if self_value is not None:  # (the bound method `obj.m`, read only by the call)
+            if self_value is not None and s.fn is not self_value:  # (the bound method `obj.m`, read only by the call)
                 bound = s.fn
                 home = _block_of(ir, bound)
                 home.stmts = [x for x in home.stmts if x is not bound]
@@ -189,15 +190,18 @@ def _block_of(ir: Function, s: Call) -> Block:
 
 
 def _target(ir: Function, s: Call, g: dict, caller_code: Any) -> Optional[tuple]:
-    """(the function s calls, the value of `self` or None, the global name read) if s may be inlined."""
-    from .local_objects import class_shape
-
+    """(the function s calls, the value of `self` or None, the global name read, the cells it closes over) if s may
+    be inlined."""
     self_value = name = None
     local = _local_function(s, g)
     if local is not None:
         fn, cells = local
         return (fn, None, None, cells) if _plain_code(fn, caller_code) else None
-    if isinstance(s.fn, Global):
+    if isinstance(s.fn, Call) and isinstance(s.fn.fn, Global) and s.fn.callee() is None and \
+            _plain_class(g.get(s.fn.fn.name)) is not None:  # `layer(x)` of `layer = Dense(W, b)`: its `__call__`
+        fn = _plain_class(g.get(s.fn.fn.name)).__dict__.get("__call__")
+        self_value = s.fn
+    elif isinstance(s.fn, Global):
         name = s.fn.name
         fn = g.get(name)
     elif isinstance(s.fn, Call) and s.fn.callee() is getattr and len(s.fn.args) == 2 and \
@@ -205,8 +209,8 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any) -> Optional[tuple]
         obj = s.fn.args[0]
         if not (isinstance(obj, Call) and isinstance(obj.fn, Global) and _uses(ir, s.fn) == 1):
             return None
-        cls = g.get(obj.fn.name)
-        if not isinstance(cls, type) or class_shape(cls) is None:
+        cls = _plain_class(g.get(obj.fn.name))
+        if cls is None:
             return None
         fn = cls.__dict__.get(s.fn.args[1].value)
         self_value = obj
@@ -216,6 +220,13 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any) -> Optional[tuple]
             fn.__code__.co_freevars or not _plain_code(fn, caller_code):
         return None
     return fn, self_value, name, []
+
+
+def _plain_class(cls: Any) -> Any:
+    """cls if it is a class whose instances find their methods plainly (reverse/local_objects.class_shape)."""
+    from .local_objects import class_shape
+
+    return cls if isinstance(cls, type) and class_shape(cls) is not None else None
 
 
 def _plain_code(fn: types.FunctionType, caller_code: Any) -> bool:
