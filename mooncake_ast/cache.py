@@ -365,7 +365,7 @@ def _module_name(stem: str, key: str) -> str:
     return "mooncake_ast.generated." + _only(f"{stem}_{key[:16]}", _NAME_CHARS)
 
 
-CODE_PREFIX = ".code-"  # an entry's compiled form (see cache_code): dot-named, like temporaries
+CODE_PREFIX = ".code-"  # an entry's compiled form (see cache_write.store_code): dot-named, like temporaries
 CLASSES_PREFIX = ".dataclass-code-"  # libcst's dataclass methods, compiled (see cache_classes)
 
 
@@ -383,7 +383,7 @@ def is_code_name(name: str) -> bool:
 def _execute(body: str, filename: str, modname: str, text: str, d: Optional[_Dir] = None,
              name: Optional[str] = None) -> types.ModuleType:
     """Run a checked entry's body as a new module.  With the directory and entry name, its code
-    object comes from (or goes to) the entry's compiled form (`cache_code`): compiling costs more
+    object comes from (or goes to) the entry's compiled form (`cache_write.store_code`): compiling costs more
     than the rest of a warm hit."""
     module = types.ModuleType(modname)
     module.__file__ = filename
@@ -394,9 +394,9 @@ def _execute(body: str, filename: str, modname: str, text: str, d: Optional[_Dir
     if code is None:
         code = compile(body_with_padding(body), filename, "exec", dont_inherit=True)
         if d is not None and name is not None:
-            from .cache_code import store
+            from .cache_write import store_code
 
-            store(d, name, filename, text, code)
+            store_code(d, name, filename, text, code)
     exec(code, module.__dict__)
     return module
 
@@ -405,7 +405,7 @@ _STAMP = 32  # bytes of SHA-256
 
 
 def code_stamp(filename: str, text: str) -> bytes:
-    """What an entry's compiled form (cache_code) must say it was compiled from: this interpreter, this
+    """What an entry's compiled form (cache_write.store_code) must say it was compiled from: this interpreter, this
     file, this text."""
     return hashlib.sha256(MAGIC_NUMBER + b"\0" + filename.encode("utf-8", "surrogatepass") + b"\0"
                           + text.encode("utf-8")).digest()
@@ -413,7 +413,7 @@ def code_stamp(filename: str, text: str) -> bytes:
 
 def load_code(d: _Dir, entry: str, filename: str, text: str) -> Optional[types.CodeType]:
     """The compiled form of entry `entry` (whose checked text is `text`), or None where none is usable
-    (here, not in cache_code: a warm hit reads it, and one module less to import is worth it)."""
+    (here, not in cache_write: a warm hit reads it, and one module less to import is worth it)."""
     status, info = read_bytes(d, code_name(entry))
     if status != "ok":
         return None
