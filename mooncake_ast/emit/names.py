@@ -16,7 +16,7 @@ from typing import Optional
 from ..ir.analysis import reverse_postorder
 from ..ir.nodes import Function, Param, Phi, Value
 from .interference import LiveAfter
-from .numbered import NumberedNames, candidate, readings
+from .numbered import NumberedNames, readings
 
 TANGENT_PREFIX = "d"
 ADJOINT_SUFFIX = "_bar"
@@ -170,28 +170,33 @@ def assign_names(
     base_members: dict[Optional[str], int] = {}
     numbered = NumberedNames(taken_user)
 
-    def blocked(name: str, root: Value) -> bool:
-        m = held_members.get(name)
-        return m is not None and bool(m & g_live[root] or held_live[name] & g_members[root])
-
     def choose(base: Optional[str], root: Value) -> tuple[str, int]:
         """The first of base, base_2, base_3, ... (t1, t2, ... for a temporary, base None) that
         no clashing group holds and the user's names leave free (but for the group's own), with
         its index."""
-        all_clash = not base_members.get(base, 0) & ~g_live[root]
+        live, members = g_live[root], g_members[root]
+        all_clash = not base_members.get(base, 0) & ~live
         given = numbered.given.get(base, ())
         own: list[int] = []  # indices of names in use that the group may take: its own
         if numbered.has_taken(base):
             own = sorted({i for o in user_owned(root) if o in taken_user for b, i in readings(o)
                           if b == base and not (all_clash and i in given)})
+        # (the tests written out, not calls: a long function tries some 50 names per group; a name is blocked when a
+        # group holding it clashes with root, and `candidate(base, c)` is the name)
+        skip = numbered.skipper(base, all_clash)
+        skipped = skip.members
         i, k = 1, 0
         while True:
-            j = numbered.first_free(base, i, all_clash)
-            while k < len(own) and own[k] < i:
-                k += 1
-            c = min(j, own[k]) if k < len(own) else j
-            name = candidate(base, c)
-            if not blocked(name, root):
+            j = skip.first(i) if i in skipped else i
+            if own:
+                while k < len(own) and own[k] < i:
+                    k += 1
+                c = min(j, own[k]) if k < len(own) else j
+            else:
+                c = j
+            name = f"t{c}" if base is None else base if c == 1 else f"{base}_{c}"
+            held = held_members.get(name)
+            if held is None or not (held & live or held_live[name] & members):
                 return name, c
             i = c + 1
 
