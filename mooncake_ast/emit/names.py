@@ -16,7 +16,7 @@ from typing import Optional
 from ..ir.analysis import reverse_postorder
 from ..ir.nodes import Function, Param, Phi, Value
 from .interference import LiveAfter
-from .numbered import NumberedNames, readings
+from .numbered import NumberedNames, candidate, readings
 
 TANGENT_PREFIX = "d"
 ADJOINT_SUFFIX = "_bar"
@@ -165,8 +165,10 @@ def assign_names(
     # named from it.  When every group named from root's base clashes with root (stacks made one
     # after another, all live at once), every index given is blocked and the search skips them,
     # as it skips the names in use: flags, flags_2, ..., flags_500 would otherwise cost 500 tries.
-    held_members: dict[str, int] = {}
-    held_live: dict[str, int] = {}
+    # (`held`: name -> [members, live]; `held_at`: base -> index -> the same list, for every (base, index)
+    # whose candidate is the name -- numbered.readings -- so that trying index c of a base is a look-up of c.)
+    held: dict[str, list] = {}
+    held_at: dict[Optional[str], dict[int, list]] = {}
     base_members: dict[Optional[str], int] = {}
     numbered = NumberedNames(taken_user)
 
@@ -181,10 +183,12 @@ def assign_names(
         if numbered.has_taken(base):
             own = sorted({i for o in user_owned(root) if o in taken_user for b, i in readings(o)
                           if b == base and not (all_clash and i in given)})
-        # (the tests written out, not calls: a long function tries some 50 names per group; a name is blocked when a
-        # group holding it clashes with root, and `candidate(base, c)` is the name)
+        # (the tests written out, not calls: a long function tries some 50 names per group.  Name
+        # `candidate(base, c)` is blocked when a group holding it clashes with root; its holders are found by
+        # index where readings() reads every such name, by name otherwise.)
         skip = numbered.skipper(base, all_clash)
         skipped = skip.members
+        at = held_at.get(base, {}) if base is None or (base and "\n" not in base) else None
         i, k = 1, 0
         while True:
             j = skip.first(i) if i in skipped else i
@@ -194,10 +198,9 @@ def assign_names(
                 c = min(j, own[k]) if k < len(own) else j
             else:
                 c = j
-            name = f"t{c}" if base is None else base if c == 1 else f"{base}_{c}"
-            held = held_members.get(name)
-            if held is None or not (held & live or held_live[name] & members):
-                return name, c
+            cell = at.get(c) if at is not None else held.get(candidate(base, c))
+            if cell is None or not (cell[0] & live or cell[1] & members):
+                return candidate(base, c), c
             i = c + 1
 
     # Primal values first (in program order), then derivatives, so derivative
@@ -213,8 +216,13 @@ def assign_names(
             continue
         base = base_of(root)
         name, i = choose(base, root)
-        held_members[name] = held_members.get(name, 0) | g_members[root]
-        held_live[name] = held_live.get(name, 0) | g_live[root]
+        cell = held.get(name)
+        if cell is None:
+            cell = held[name] = [0, 0]
+            for b, k in readings(name):
+                held_at.setdefault(b, {})[k] = cell
+        cell[0] |= g_members[root]
+        cell[1] |= g_live[root]
         base_members[base] = base_members.get(base, 0) | g_members[root]
         numbered.give(base, i)
         for m in groups.members[root]:
