@@ -73,7 +73,7 @@ def rules_fingerprint() -> str:
 
 
 _LIBRARY: list = []
-_SCAN_DIR = os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
+_SCAN_DIR = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd and hasattr(os, "O_DIRECTORY")
 
 
 def library_fingerprint() -> str:

@@ -122,7 +122,7 @@ def test_the_source_digest_reads_the_lines_python_compiled_and_their_encoding(tm
     assert digests[0] != digests[1]
 
 
-def test_the_library_scan_sees_each_python_file(tmp_path):
+def test_the_library_scan_sees_each_python_file(tmp_path, monkeypatch):
     """The library's part of the key (cache_key.library_fingerprint) reads every .py file's state: an edit
     in place (same size, same inode), a new file in a subpackage; not bytecode or dot-named folders."""
     (tmp_path / "sub" / "__pycache__").mkdir(parents=True)
@@ -150,6 +150,9 @@ def test_the_library_scan_sees_each_python_file(tmp_path):
     assert b.stat().st_ino == ino and scan()[0] == names and scan()[1] != states
     (tmp_path / "sub" / "new.py").write_text("")
     assert scan()[0] == ["a.py", "sub/b.py", "sub/new.py"]
+    found = scan()
+    monkeypatch.setattr(cache_key, "_SCAN_DIR", not cache_key._SCAN_DIR)  # (by paths where there is no dir_fd)
+    assert scan() == found
 
 
 def test_the_run_time_namespace_binds_what_its_star_imports_would():
