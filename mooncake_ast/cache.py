@@ -327,13 +327,17 @@ def read_bytes(d: _Dir, name: str) -> tuple[str, object]:
             why = "it is not a regular file"
         if why is not None:
             return "refused", why
+        # Reads of the size fstat gave, plus one byte to see the end: a fixed 1 MiB buffer would be
+        # allocated (mapped and unmapped) for a 5 kB entry, which costs a warm hit more than the read.
         chunks = []
+        size = st.st_size + 1
         while True:
-            chunk = os.read(fd, 1 << 20)
+            chunk = os.read(fd, size)
             if not chunk:
                 break
             chunks.append(chunk)
-        return "ok", (b"".join(chunks), st)
+            size = 1 << 16  # (the file grew since fstat: what is left, in reasonable pieces)
+        return "ok", (chunks[0] if len(chunks) == 1 else b"".join(chunks), st)
     except OSError as e:
         return "invalid", str(e)
     finally:
@@ -361,7 +365,7 @@ def _module_name(stem: str, key: str) -> str:
     return "mooncake_ast.generated." + _only(f"{stem}_{key[:16]}", _NAME_CHARS)
 
 
-CODE_PREFIX = ".code-"  # an entry's compiled form (see cache_code): dot-named, like temporaries
+CODE_PREFIX = ".code-"  # an entry's compiled form (see cache_write.store_code): dot-named, like temporaries
 CLASSES_PREFIX = ".dataclass-code-"  # libcst's dataclass methods, compiled (see cache_classes)
 
 
@@ -379,7 +383,7 @@ def is_code_name(name: str) -> bool:
 def _execute(body: str, filename: str, modname: str, text: str, d: Optional[_Dir] = None,
              name: Optional[str] = None) -> types.ModuleType:
     """Run a checked entry's body as a new module.  With the directory and entry name, its code
-    object comes from (or goes to) the entry's compiled form (`cache_code`): compiling costs more
+    object comes from (or goes to) the entry's compiled form (`cache_write.store_code`): compiling costs more
     than the rest of a warm hit."""
     module = types.ModuleType(modname)
     module.__file__ = filename
@@ -390,9 +394,9 @@ def _execute(body: str, filename: str, modname: str, text: str, d: Optional[_Dir
     if code is None:
         code = compile(body_with_padding(body), filename, "exec", dont_inherit=True)
         if d is not None and name is not None:
-            from .cache_code import store
+            from .cache_write import store_code
 
-            store(d, name, filename, text, code)
+            store_code(d, name, filename, text, code)
     exec(code, module.__dict__)
     return module
 
@@ -401,7 +405,7 @@ _STAMP = 32  # bytes of SHA-256
 
 
 def code_stamp(filename: str, text: str) -> bytes:
-    """What an entry's compiled form (cache_code) must say it was compiled from: this interpreter, this
+    """What an entry's compiled form (cache_write.store_code) must say it was compiled from: this interpreter, this
     file, this text."""
     return hashlib.sha256(MAGIC_NUMBER + b"\0" + filename.encode("utf-8", "surrogatepass") + b"\0"
                           + text.encode("utf-8")).digest()
@@ -409,7 +413,7 @@ def code_stamp(filename: str, text: str) -> bytes:
 
 def load_code(d: _Dir, entry: str, filename: str, text: str) -> Optional[types.CodeType]:
     """The compiled form of entry `entry` (whose checked text is `text`), or None where none is usable
-    (here, not in cache_code: a warm hit reads it, and one module less to import is worth it)."""
+    (here, not in cache_write: a warm hit reads it, and one module less to import is worth it)."""
     status, info = read_bytes(d, code_name(entry))
     if status != "ok":
         return None

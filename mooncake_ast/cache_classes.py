@@ -182,10 +182,11 @@ def _read(d: cache._Dir, name: str) -> dict:
         return {}
     data = info[0]  # type: ignore[index]
     head = len(MAGIC_NUMBER)
-    if data[:head] != MAGIC_NUMBER or hashlib.sha256(data[head + _DIGEST:]).digest() != data[head:head + _DIGEST]:
+    payload = memoryview(data)[head + _DIGEST:]  # (a view: no copy of the 750 kB, for the digest or for marshal)
+    if data[:head] != MAGIC_NUMBER or hashlib.sha256(payload).digest() != data[head:head + _DIGEST]:
         return {}
     try:
-        codes = marshal.loads(data[head + _DIGEST:])
+        codes = marshal.loads(payload)
     except (EOFError, ValueError, TypeError):
         return {}
     return codes if type(codes) is dict else {}

@@ -19,7 +19,7 @@ what is *worth* keeping:
   it is older than a few seconds), or once it is an hour old whatever its pid says (a
   pid of another machine or container sharing the directory).
 
-* **Compiled forms** (`cache_code`) go with their entry, count with it towards the cap, and
+* **Compiled forms** (`cache_write.store_code`) go with their entry, count with it towards the cap, and
   are removed once their entry is gone (found when the directory is looked at in full).  libcst's compiled dataclass code (`cache_classes`,
   one small file) counts towards the cap and is kept.
 
@@ -93,7 +93,7 @@ def _remove(d: _Dir, name: str) -> bool:
         return False
     if entry_parts(name) is not None:
         try:
-            d.unlink(code_name(name))  # its compiled form (cache_code), if any
+            d.unlink(code_name(name))  # its compiled form (cache_write.store_code), if any
         except OSError:
             pass
     return True

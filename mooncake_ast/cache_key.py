@@ -73,6 +73,7 @@ def rules_fingerprint() -> str:
 
 
 _LIBRARY: list = []
+_SCAN_DIR = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd and hasattr(os, "O_DIRECTORY")
 
 
 def library_fingerprint() -> str:
@@ -81,33 +82,65 @@ def library_fingerprint() -> str:
     Hashing every file's contents in every process would cost more than a warm gradient, so the
     state is each file's path, size, modification time (ns) and inode: one `stat` per file, once
     per process.  Editing, replacing or adding a file changes it; reinstalling identical files
-    changes it too (the cache then regenerates once, never reuses a stale module).
+    changes it too (the cache then regenerates once, never reuses a stale module).  (No cheaper
+    test is sound: an edit in place changes the file's own times only, not its directory's.)
     """
     if not _LIBRARY:
         from . import __version__
 
         root = os.path.dirname(os.path.abspath(__file__))
-        rows = [f"{__version__}\0{root}\0"]
-        pending = [("", root)]  # (path relative to root, directory): one scandir per directory
-        while pending:
-            rel, folder = pending.pop()
-            try:
-                entries = sorted(os.scandir(folder), key=lambda e: e.name)
-            except OSError:
-                rows.append(f"{rel}:?\n")
-                continue
-            for e in entries:
-                if e.name.endswith(".py"):
-                    try:
-                        st = e.stat()
-                        state = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
-                    except OSError:
-                        state = "?"
-                    rows.append(f"{rel}{e.name}:{state}\n")
-                elif not e.name.startswith((".", "__pycache__")) and e.is_dir():
-                    pending.append((f"{rel}{e.name}/", e.path))
-        _LIBRARY.append(f"{__version__}:{hashlib.sha256(''.join(rows).encode()).hexdigest()}")
+        names: list = [__version__, root]
+        states: list = [0, 0, 0, 0, 0, 0]
+        _scan(root, "", names, states)
+        h = hashlib.sha256("\0".join(names).encode())
+        h.update(" ".join(map(hex, states)).encode())  # (hex: writing 500 large ints in decimal costs more than the hash)
+        _LIBRARY.append(f"{__version__}:{h.hexdigest()}")
     return _LIBRARY[0]
+
+
+def _scan(folder: str, rel: str, names: list, states: list) -> None:
+    """Append the path of each .py file under `folder` to `names` and its size, mtime (ns) and inode
+    to `states` (-1s where it cannot be read), in name order (subdirectories, except dot-named ones
+    and __pycache__, after the files of their parent).
+
+    A warm hit pays this (about 170 files): the names are listed once per directory and each file
+    is stat'ed by its name relative to its open directory, with no per-file object but the stat."""
+    fd = None
+    try:
+        if _SCAN_DIR:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            listed = sorted(os.listdir(fd))
+        else:
+            listed = sorted(os.listdir(folder))
+    except OSError:
+        if fd is not None:
+            os.close(fd)
+        names.append(rel + "?")
+        states += (-1, -1, -1)
+        return
+    subdirs = []
+    stat = os.stat
+    try:
+        for name in listed:
+            if name.endswith(".py"):
+                names.append(rel + name)
+                try:
+                    st = stat(name, dir_fd=fd) if fd is not None else stat(os.path.join(folder, name))
+                    states += (st.st_size, st.st_mtime_ns, st.st_ino)
+                except OSError:
+                    states += (-1, -1, -1)
+            elif not name.startswith((".", "__pycache__")):
+                try:  # (a directory, or a symlink to one, is scanned: as `os.scandir`'s is_dir() finds them)
+                    st = stat(name, dir_fd=fd) if fd is not None else stat(os.path.join(folder, name))
+                except OSError:
+                    continue
+                if (st.st_mode & 0o170000) == 0o040000:
+                    subdirs.append(name)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    for name in subdirs:
+        _scan(os.path.join(folder, name), f"{rel}{name}/", names, states)
 
 
 _NAMES: dict = {}
@@ -210,6 +243,7 @@ _MISSING = object()
 
 
 _BUILTIN_NAMES: list = []
+_BUILTINS_DICT = vars(builtins)
 
 
 def _builtin_names() -> frozenset:
@@ -243,7 +277,7 @@ def environment(fn: types.FunctionType) -> list[str]:
                     out.append(f"{n}=class {class_digest(v)}")
                 else:
                     out.append(f"{n}=global" if _plain_global(v) else f"{n}=global object")
-        elif hasattr(builtins, n):
+        elif n in _BUILTINS_DICT:  # (not hasattr: a miss costs it an AttributeError, 3 µs a name)
             out.append(f"{n}=builtin {describe(getattr(builtins, n))}")
     # Builtins the generated code may call although the function does not mention them (`len`,
     # `range`, ... in loops and pullbacks) are written `builtins.len` if the module shadows them.
@@ -284,9 +318,11 @@ def source_digest(fn: types.FunctionType) -> str:
 
     The text is the file's lines from the code's first line (its first decorator) to the last
     line any of its instructions spans: all of the definition that can change what it does.
-    Read through linecache (checked against the file's size and time first, as `inspect` does),
-    not `inspect.getsourcelines`, whose module search and tokenizer cost more than a warm
-    gradient.
+    The lines are read as linecache gives them where it holds the file (checked against the
+    file's size and time first, as `inspect` does) or where the file cannot be read from disk
+    (a loader's source); otherwise as bytes straight from the file, which is the same text
+    without linecache's decoding and caching (a warm hit reads no more of it).  Not
+    `inspect.getsourcelines`, whose module search and tokenizer cost more than a warm gradient.
     """
     code = getattr(fn, "__code__", None)  # the function's own code: never the one __wrapped__ names
     if not isinstance(code, types.CodeType):
@@ -295,9 +331,7 @@ def source_digest(fn: types.FunctionType) -> str:
         function_source(fn)  # raises the error that explains why there is no source
         raise TypeError(f"{fn!r} is not a Python function")
     file = code.co_filename
-    if not (file.startswith("<") and file.endswith(">")):
-        linecache.checkcache(file)
-    lines = linecache.getlines(file, fn.__globals__)
+    lines: list = _file_lines(file, fn.__globals__)
     first, last = code.co_firstlineno, _last_line(code)
     if not lines or last > len(lines):  # not the lines the code was compiled from: as inspect finds them
         try:
@@ -310,14 +344,39 @@ def source_digest(fn: types.FunctionType) -> str:
         lines, last = text, -1
         h = hashlib.sha256("".join(text).encode())
     else:
-        h = hashlib.sha256("".join(lines[first - 1:last]).encode())
+        h = hashlib.sha256(_joined(lines[first - 1:last]))
+        if type(lines[0]) is bytes and first > 1:
+            # The bytes mean what an encoding declaration in the file's first two lines says (PEP 263):
+            # a new declaration is a new text.
+            for line in lines[:2]:
+                if b"coding" in line:
+                    h.update(b"\0" + line)
     if code.co_name == "<lambda>":
         # A lambda may be found by parsing the whole file, and several may share a line: the
         # positions of its code (line and column of every instruction) say which one it is.
-        h.update("".join(lines).encode())
+        h.update(_joined(lines))
         h.update(repr(tuple(code.co_positions())).encode())
     h.update(f"\0{file}\0{first}\0{last}".encode())
     return h.hexdigest()
+
+
+def _file_lines(file: str, module_globals: dict) -> list:
+    """The lines of source file `file`: text from linecache where it holds the file or the file is not
+    on disk, else bytes read from the file (split where a text read splits them: at \\n, \\r\\n and \\r)."""
+    if file.startswith("<") and file.endswith(">"):
+        return linecache.getlines(file, module_globals)
+    if file not in linecache.cache:
+        try:
+            with open(file, "rb") as fh:
+                return fh.read().splitlines(True)
+        except OSError:
+            pass  # (a loader's source, a file found on sys.path: as linecache finds them)
+    linecache.checkcache(file)
+    return linecache.getlines(file, module_globals)
+
+
+def _joined(lines: list) -> bytes:
+    return b"".join(lines) if lines and type(lines[0]) is bytes else "".join(lines).encode()
 
 
 def derivative_key(fn: types.FunctionType, mode: str) -> str:

@@ -1,7 +1,19 @@
-"""Making a cache entry (a miss): generation with the collector paused, atomic publication, the memory fallback.
+"""Making a cache entry (a miss): generation with the collector paused, atomic publication, the memory fallback,
+and the entry's compiled code.
 
 A warm hit never loads this module (cache.py reads and checks entries); a miss has just cost a
-derivation, next to which importing it is nothing.
+derivation, next to which importing it is little (one module, not two: a first gradient pays each).
+
+An entry's compiled code is kept beside it so that a warm hit does not compile the module again:
+compiling a generated module costs more than everything else a process pays to use a cached
+derivative (reading, checking, executing it), so the code object is stored, marshalled, in a
+dot-named file beside the entry (`cache.code_name`, written by `store_code`).  It is trusted exactly
+as far as the entry is: it is read with the same checks (ours, private, no symlink), and used only if
+its stamp matches a digest of the entry text that was *just checked* (plus the interpreter's bytecode
+magic and the file name the code reports in tracebacks).  Anything else (missing, refused, stale,
+truncated, another Python) is a silent miss: the text is compiled, as without this file, and the
+compiled form rewritten.  Eviction removes it with its entry and removes any whose entry is gone
+(`cache_evict`).  Reading it is in cache.py (`load_code`, what a warm hit runs).
 """
 from __future__ import annotations
 
@@ -9,12 +21,13 @@ import gc
 import hashlib
 import json
 import linecache
+import marshal
 import os
 import types
 from typing import Callable, Optional
 
 from . import cache
-from .cache import DIGEST_LINE, KEY_LINE, _NOFOLLOW, _Dir, _execute, _remember_lines, _warn_once
+from .cache import DIGEST_LINE, KEY_LINE, _NOFOLLOW, _Dir, _execute, _remember_lines, _warn_once, code_name, code_stamp
 
 
 def with_header(key: str, meta: dict, body: str) -> str:
@@ -71,6 +84,15 @@ def write_atomic(d: _Dir, name: str, data: bytes) -> Optional[OSError]:
         except OSError:
             pass
         return e
+
+
+def store_code(d: _Dir, entry: str, filename: str, text: str, code: types.CodeType) -> None:
+    """Keep `code` (compiled from `text`) as entry `entry`'s compiled form; failures are ignored."""
+    try:
+        data = code_stamp(filename, text) + marshal.dumps(code)
+    except ValueError:
+        return
+    write_atomic(d, code_name(entry), data)
 
 
 _PAUSE: list = [0, False]  # generations in progress (under GENERATION_LOCK), whether the outermost disabled the collector

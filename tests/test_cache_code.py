@@ -1,4 +1,4 @@
-"""An entry's compiled form (mooncake_ast/cache_code.py): used on a warm hit instead of compiling,
+"""An entry's compiled form (mooncake_ast/cache_write.py store_code, cache.py load_code): used on a warm hit instead of compiling,
 never when it does not match the checked text, and kept or removed with its entry.
 
 Driven through `cache.load_module` with a stand-in generator, in a private directory; `compile`
@@ -68,14 +68,12 @@ def test_a_compiled_form_that_does_not_match_is_ignored_and_replaced(cache_dir, 
         load(key="b" * 64, body="def double(x):\n    return 3 * x\n")
         path.write_bytes(code_file(cache_dir, key="b" * 64).read_bytes())
     else:  # stamped for the same text at another path (a moved directory): tracebacks would lie
-        from mooncake_ast import cache_code
-
         entry = cache_dir / "user.double.forward.aaaaaaaaaaaaaaaa.py"
         text = entry.read_text()
         code = compile(cache.body_with_padding(cache.parse_text(text)[2]), "/elsewhere/x.py", "exec")
         import marshal
 
-        path.write_bytes(cache_code.stamp("/elsewhere/x.py", text) + marshal.dumps(code))
+        path.write_bytes(cache.code_stamp("/elsewhere/x.py", text) + marshal.dumps(code))
     os.chmod(path, 0o600)
     before = compiles[0]
     assert load().double(4) == 8  # the right function, whatever the compiled form held

@@ -100,6 +100,61 @@ def test_the_key_follows_the_functions_text_and_callees_code(tmp_path):
     assert cache_key.derivative_key(edited.f, "forward") != key
 
 
+def test_the_source_digest_reads_the_lines_python_compiled_and_their_encoding(tmp_path):
+    """A file linecache does not hold is read as bytes (cache_key._file_lines): split where a text read
+    splits lines, and a new encoding declaration is a new text even where the function's bytes stay."""
+    mixed = tmp_path / "mixed.py"
+    mixed.write_bytes(b"a = 1\r\nb = 2\rc = 3\n# form feed \x0c and \x1c stay inside a line\n")
+    lines = cache_key._file_lines(str(mixed), {})
+    with open(mixed, newline=None) as fh:  # (universal newlines, as linecache and the compiler read it)
+        assert [line.rstrip(b"\r\n").decode() for line in lines] == [line.rstrip("\n") for line in fh.readlines()]
+    assert len(lines) == 4 and b"".join(lines) == mixed.read_bytes()
+    body = b"\n\ndef f(x):\n    s = '\x80'\n    return x * x\n"
+    path = tmp_path / "declared.py"
+    digests = []
+    for declared in (b"latin-1", b"cp1252"):  # (b'\x80' is '\x80' in one, the euro sign in the other)
+        path.write_bytes(b"# -*- coding: " + declared + b" -*-" + body)
+        spec = importlib.util.spec_from_file_location("declared", path)
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        assert str(path) not in __import__("linecache").cache
+        digests.append(cache_key.source_digest(m.f))
+    assert digests[0] != digests[1]
+
+
+def test_the_library_scan_sees_each_python_file(tmp_path, monkeypatch):
+    """The library's part of the key (cache_key.library_fingerprint) reads every .py file's state: an edit
+    in place (same size, same inode), a new file in a subpackage; not bytecode or dot-named folders."""
+    (tmp_path / "sub" / "__pycache__").mkdir(parents=True)
+    (tmp_path / ".hidden").mkdir()
+    for rel in ("a.py", "sub/b.py", "sub/__pycache__/b.cpython-311.pyc", ".hidden/c.py", "data.txt"):
+        (tmp_path / rel).write_text("x = 1\n")
+
+    def scan():
+        names: list = []
+        states: list = []
+        cache_key._scan(str(tmp_path), "", names, states)
+        return names, states
+
+    names, states = scan()
+    assert names == ["a.py", "sub/b.py"] and len(states) == 6 and -1 not in states
+    (tmp_path / "sub" / "__pycache__" / "b.cpython-311.pyc").write_text("y = 22\n")
+    (tmp_path / ".hidden" / "c.py").write_text("y = 22\n")
+    assert scan() == (names, states)
+    b = tmp_path / "sub" / "b.py"
+    ino = b.stat().st_ino
+    with open(b, "r+") as fh:
+        fh.write("x = 2\n")  # (in place: same size, same inode)
+    later = b.stat().st_mtime_ns + 2_000_000_000
+    os.utime(b, ns=(later, later))
+    assert b.stat().st_ino == ino and scan()[0] == names and scan()[1] != states
+    (tmp_path / "sub" / "new.py").write_text("")
+    assert scan()[0] == ["a.py", "sub/b.py", "sub/new.py"]
+    found = scan()
+    monkeypatch.setattr(cache_key, "_SCAN_DIR", not cache_key._SCAN_DIR)  # (by paths where there is no dir_fd)
+    assert scan() == found
+
+
 def test_the_run_time_namespace_binds_what_its_star_imports_would():
     """runtime.py finds helpers when first asked for; what it finds is what `from <source> import *`, in
     _SOURCES' order, would have bound (a later source wins)."""

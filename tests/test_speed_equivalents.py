@@ -48,6 +48,16 @@ def test_numbered_names_read_as_the_patterns_read_them():
         assert readings(name) == want, name
 
 
+def test_each_numbered_candidate_is_read_back_by_its_index():
+    """emit/names.py finds the holders of `candidate(base, c)` by (base, c) among the readings of the names held:
+    every candidate must be read back as its own (base, index)."""
+    from mooncake_ast.emit.numbered import candidate
+
+    for base in [None, "x", "x_2", "t", "_", "a__3", "y_stack", "t1", "\u00e9"]:
+        for c in (1, 2, 3, 10, 101):
+            assert (base, c) in readings(candidate(base, c)), (base, c)
+
+
 @pytest.mark.parametrize("text", ["np.sin(x)", "2np + x", "xnp", "np_x", "a.np", "_mc.acc(np)", "\u00e9np", "1_np", "",
                                   "np", "x = 1\nnp2 = np"])
 def test_the_names_a_body_reads_are_the_words_the_pattern_finds(text):

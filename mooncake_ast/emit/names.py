@@ -165,34 +165,42 @@ def assign_names(
     # named from it.  When every group named from root's base clashes with root (stacks made one
     # after another, all live at once), every index given is blocked and the search skips them,
     # as it skips the names in use: flags, flags_2, ..., flags_500 would otherwise cost 500 tries.
-    held_members: dict[str, int] = {}
-    held_live: dict[str, int] = {}
+    # (`held`: name -> [members, live]; `held_at`: base -> index -> the same list, for every (base, index)
+    # whose candidate is the name -- numbered.readings -- so that trying index c of a base is a look-up of c.)
+    held: dict[str, list] = {}
+    held_at: dict[Optional[str], dict[int, list]] = {}
     base_members: dict[Optional[str], int] = {}
     numbered = NumberedNames(taken_user)
-
-    def blocked(name: str, root: Value) -> bool:
-        m = held_members.get(name)
-        return m is not None and bool(m & g_live[root] or held_live[name] & g_members[root])
 
     def choose(base: Optional[str], root: Value) -> tuple[str, int]:
         """The first of base, base_2, base_3, ... (t1, t2, ... for a temporary, base None) that
         no clashing group holds and the user's names leave free (but for the group's own), with
         its index."""
-        all_clash = not base_members.get(base, 0) & ~g_live[root]
+        live, members = g_live[root], g_members[root]
+        all_clash = not base_members.get(base, 0) & ~live
         given = numbered.given.get(base, ())
         own: list[int] = []  # indices of names in use that the group may take: its own
         if numbered.has_taken(base):
             own = sorted({i for o in user_owned(root) if o in taken_user for b, i in readings(o)
                           if b == base and not (all_clash and i in given)})
+        # (the tests written out, not calls: a long function tries some 50 names per group.  Name
+        # `candidate(base, c)` is blocked when a group holding it clashes with root; its holders are found by
+        # index where readings() reads every such name, by name otherwise.)
+        skip = numbered.skipper(base, all_clash)
+        skipped = skip.members
+        at = held_at.get(base, {}) if base is None or (base and "\n" not in base) else None
         i, k = 1, 0
         while True:
-            j = numbered.first_free(base, i, all_clash)
-            while k < len(own) and own[k] < i:
-                k += 1
-            c = min(j, own[k]) if k < len(own) else j
-            name = candidate(base, c)
-            if not blocked(name, root):
-                return name, c
+            j = skip.first(i) if i in skipped else i
+            if own:
+                while k < len(own) and own[k] < i:
+                    k += 1
+                c = min(j, own[k]) if k < len(own) else j
+            else:
+                c = j
+            cell = at.get(c) if at is not None else held.get(candidate(base, c))
+            if cell is None or not (cell[0] & live or cell[1] & members):
+                return candidate(base, c), c
             i = c + 1
 
     # Primal values first (in program order), then derivatives, so derivative
@@ -208,8 +216,13 @@ def assign_names(
             continue
         base = base_of(root)
         name, i = choose(base, root)
-        held_members[name] = held_members.get(name, 0) | g_members[root]
-        held_live[name] = held_live.get(name, 0) | g_live[root]
+        cell = held.get(name)
+        if cell is None:
+            cell = held[name] = [0, 0]
+            for b, k in readings(name):
+                held_at.setdefault(b, {})[k] = cell
+        cell[0] |= g_members[root]
+        cell[1] |= g_live[root]
         base_members[base] = base_members.get(base, 0) | g_members[root]
         numbered.give(base, i)
         for m in groups.members[root]:

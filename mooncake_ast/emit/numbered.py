@@ -72,13 +72,18 @@ class NumberedNames:
 
     def first_free(self, base: Optional[str], i: int, skip_given: bool) -> int:
         """The smallest index >= i whose candidate is not taken (nor given, if `skip_given`)."""
+        return self.skipper(base, skip_given).first(i)
+
+    def skipper(self, base: Optional[str], skip_given: bool) -> _Skip:
+        """What first_free asks (`.first(i)`), for a caller that asks it many times (`.members`: the indices
+        it skips; an index not in it is its own answer)."""
         table = self._skip_both if skip_given else self._skip_taken
         skip = table.get(base)
         if skip is None:
             taken = self.taken_idx.get(base, set())
             members = taken | self.given.get(base, set()) if skip_given else taken
             skip = table[base] = _Skip(members)
-        return skip.first(i)
+        return skip
 
     def give(self, base: Optional[str], i: int) -> None:
         self.given.setdefault(base, set()).add(i)

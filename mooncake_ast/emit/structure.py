@@ -94,6 +94,8 @@ class StructuredEmitter:
         self._inlinable_pred = inlinable
         self._last_loc: Optional[tuple] = None
         self._for_forms: dict[Block, tuple] = {}
+        self._taken: set = set()  # what _temp_name keeps: the names in use when names and reserved had
+        self._taken_sizes: tuple = (-1, -1)  # these sizes
         self._plan_loops()
         self._plan_inlining()
 
@@ -314,11 +316,20 @@ class StructuredEmitter:
         out.append(f"{self.names[s]} = {text}" if s in self.names else text)
 
     def _temp_name(self) -> str:
-        taken = set(self.names.values()) | self.reserved
+        """The first of `t1`, `t2`, ... that no value's name and no reserved name is.  The names in use are
+        kept in a set, rebuilt only when `names` or `reserved` grew otherwise than by the name returned
+        here (rebuilding it for every temporary cost a long function the square of its size)."""
+        sizes = (len(self.names), len(self.reserved))
+        if self._taken_sizes != sizes:
+            self._taken = set(self.names.values()) | self.reserved
+        taken = self._taken
         i = 1
         while f"t{i}" in taken:
             i += 1
-        return f"t{i}"
+        name = f"t{i}"
+        taken.add(name)
+        self._taken_sizes = (sizes[0] + 1, sizes[1])  # (the caller names a value with it)
+        return name
 
     def _emit_one(self, s: Call, stmts: list, i: int, out: list) -> int:
         self._loc_comment(s, out)
