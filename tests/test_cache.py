@@ -162,21 +162,21 @@ def test_hit_in_a_new_process_generates_nothing_and_an_edited_callee_is_seen(tmp
     check(out)
     assert out["generated"] and not warnings_in(err)
     first = entries(cache_dir)
-    assert len(first) == 5  # f and helper: forward and reverse; g: reverse
+    assert len(first) == 4  # f and helper: forward; f and g: reverse (reverse mode has helper in line)
     out, err = run_driver(cache_dir, tmp_path, "user_edit")
     check(out)
     assert not out["generated"], "a process whose derivatives are all cached must not lower or emit anything"
     assert out["miss_modules"] == [], "a warm hit loads neither what makes entries nor the cache commands"
     assert entries(cache_dir) == first
-    # Edit the callee only: helper's entries are new, and so are f's (calls of helper are typed from helper's
-    # code, reverse/call_types.py, so f's key names helper's code); g's stay.
+    # Edit the callee only: helper's entry is new, and so are f's (f's reverse mode has helper's code in line,
+    # reverse/inline.py, so f's key names helper's code); g's stay.
     write_module(tmp_path, "user_edit", USER.replace("return x * x\n", "return x * x * x\n"))
     out, err = run_driver(cache_dir, tmp_path, "user_edit")
     check(out, power=3)
     now = entries(cache_dir)
     kept = {n for n in first if ".g." in n}
     assert kept < set(now) and not (set(first) - kept) & set(now), (first, now)
-    assert len(now) == 5, now  # (the older versions are evicted: no key can reach them any more)
+    assert len(now) == 4, now  # (the older versions are evicted: no key can reach them any more)
     assert not warnings_in(err)
 
 
@@ -286,7 +286,7 @@ def _fill(tmp_path, name="user_fill"):
     write_module(tmp_path, name, USER)
     check(run_driver(cache_dir, tmp_path, name)[0])
     names = entries(cache_dir)
-    assert len(names) == 5
+    assert len(names) == 4
     return cache_dir, names
 
 
