@@ -143,5 +143,54 @@ def store_global(fn: Any, name: str, value: Any) -> None:
     fn.__globals__[name] = value
 
 
+class _Undefined:
+    """The class of `DELETED`, named like ir/builder's marker of a variable never assigned: type inference
+    leaves both out of a phi's type (ir/inference.py)."""
+
+    def __init__(self) -> None:
+        self.__qualname__ = "DELETED"  # (how generated code names it: emit/module.qualify)
+
+    def __repr__(self) -> str:
+        return "DELETED"
+
+    def __reduce__(self) -> str:
+        return "DELETED"
+
+
+DELETED = _Undefined()
+"""The value of a local variable after `del` (frontend/del_stmt.py)."""
+
+
+def check_bound(value: Any, name: str) -> None:
+    """Raise as Python does where a deleted local `name` is read (or deleted again)."""
+    if value is DELETED:
+        raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value")
+
+
+def check_cell(cell: Any, name: str) -> None:
+    """check_bound for a variable a nested function captures: its cell is empty after `del`."""
+    try:
+        cell.cell_contents
+    except ValueError:
+        raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value") from None
+
+
+def delete_cell(cell: Any, name: str) -> None:
+    """`del name` of a variable a nested function captures (or one declared `nonlocal`)."""
+    try:
+        del cell.cell_contents
+    except ValueError:
+        raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value") from None
+
+
+def delete_global(fn: Any, name: str) -> None:
+    """`del name` in `fn`'s module, for a function declaring `global name`."""
+    try:
+        del fn.__globals__[name]
+    except KeyError:
+        raise NameError(f"name '{name}' is not defined") from None
+
+
 # Registered as zero-derivative rules by rules/builtin_rules.py, with the `ops` helpers.
-ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_exit, exit_raising, raise_from, store_global)
+ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_exit, exit_raising, raise_from, store_global,
+                   check_bound, check_cell, delete_cell, delete_global)
