@@ -22,7 +22,7 @@ from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Global, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
-from . import del_stmt, generator_ops, generators, try_stmt
+from . import del_stmt, generator_ops, generators, imports, try_stmt
 from . import stmt_ops
 from .source import FunctionSource, function_source, walk
 
@@ -375,24 +375,10 @@ class Lowering(ExpressionLowering):
         del_stmt.lower_del(self, s)
 
     def stmt_Import(self, s: cst.Import) -> None:
-        for alias in s.names:
-            full = cst.Module([]).code_for_node(alias.name)
-            mod = self.b.call(ops.import_module, [Const(full)])
-            if alias.asname is not None:
-                mod = self.b.call(ops.import_module, [Const(full), Const(("*",))])
-                self.assign_name(alias.asname.name.value, mod)  # type: ignore[union-attr]
-            else:
-                self.assign_name(full.split(".")[0], mod)
+        imports.lower_import(self, s)
 
     def stmt_ImportFrom(self, s: cst.ImportFrom) -> None:
-        if isinstance(s.names, cst.ImportStar) or s.relative:
-            self.unsupported(s, "relative or star import inside a function")
-        full = cst.Module([]).code_for_node(s.module)  # type: ignore[arg-type]
-        names = tuple(a.name.value for a in s.names)  # type: ignore[union-attr]
-        mod = self.b.call(ops.import_module, [Const(full), Const(names)])
-        for a in s.names:  # type: ignore[union-attr]
-            name = a.asname.name.value if a.asname else a.name.value  # type: ignore[union-attr]
-            self.assign_name(name, self.b.call(getattr, [mod, Const(a.name.value)]))  # type: ignore[union-attr]
+        imports.lower_import_from(self, s)  # (relative imports resolved against the function's package)
 
     # ------------------------------------------------------------ control flow
     def stmt_If(self, s: cst.If) -> None:
