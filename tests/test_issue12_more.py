@@ -26,3 +26,27 @@ def test_relative_import_inside_a_function(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     f = importlib.import_module("mc_relpkg.inner.use").f
     check_derivatives(f, np.array([0.5, 1.5, 2.0]))
+
+
+# ---------------------------------------------------------------- item access by the special method's name
+def _defaultdict_setitem(x):
+    import collections
+
+    d = collections.defaultdict(float)
+    collections.defaultdict.__setitem__(d, "a", x * 2.0)
+    d["b"] += x
+    d.__setitem__("c", d.__getitem__("a") * x)
+    return d["a"] * d["b"] + d["c"] + d.__len__()
+
+
+def _list_and_array_dunders(a):
+    items = [a * 2.0, a]
+    list.__setitem__(items, 0, items.__getitem__(1) * 3.0)
+    b = np.ndarray.__getitem__(a, 0) * a.__getitem__(1)
+    items.__delitem__(1)
+    return items[0] * b
+
+
+@pytest.mark.parametrize("f, x", [(_defaultdict_setitem, 1.3), (_list_and_array_dunders, np.array([0.3, 0.7]))])
+def test_item_access_by_special_method(f, x):
+    check_derivatives(f, x)

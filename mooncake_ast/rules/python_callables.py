@@ -272,7 +272,7 @@ CALLS = {
 def call_rule(f: Any) -> Any:
     """The (forward, reverse) call rules of a callable object of one of the types above, of a
     namedtuple class (rules/python_collections.py), of a bound method of a deque (rules/python_deque.py),
-    or None."""
+    of a builtin container's item-access method called by name (rules/python_dunders.py), or None."""
     if isinstance(f, type):
         from .python_collections import construct_forward, construct_reverse, is_namedtuple_class
 
@@ -286,7 +286,9 @@ def call_rule(f: Any) -> Any:
         from .python_deque import call_rule as deque_call_rule
 
         return deque_call_rule(f)
-    return None
+    from .python_dunders import call_rule as dunder_call_rule  # `dict.__setitem__(d, k, v)`, `d.__getitem__(k)`, ...
+
+    return dunder_call_rule(f)
 
 
 def _run_time_reverse(fn, rrule):

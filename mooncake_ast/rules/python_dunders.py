@@ -1,0 +1,90 @@
+"""Item access called by its special method's name: `dict.__setitem__(d, k, v)`, `d.__getitem__(k)`,
+`collections.defaultdict.__setitem__`, `list.__delitem__`, `np.ndarray.__getitem__`, `d.__len__()`, ...
+
+These are the builtin types' slot wrappers and method descriptors, so they have no source, and they do
+exactly what the operator does (`operator.setitem(d, k, v)`, ...) as long as the object's class does
+not override the method in Python.  So each call is differentiated as that operator call, both modes,
+through the same run-time dispatch (the writes saved and undone in reverse mode as for `d[k] = v`).  A
+class that overrides the method is refused by name: the explicit call skips the override, the operator
+would not.  python_callables.call_rule hands these callables here.
+"""
+from __future__ import annotations
+
+import operator
+import types
+from typing import Any, Optional
+
+import numpy as np
+
+from ..tangents import MethodTangent, NoTangent
+
+_OPERATORS = {"__getitem__": operator.getitem, "__setitem__": operator.setitem, "__delitem__": operator.delitem,
+              "__contains__": operator.contains, "__len__": len}
+_OWNERS = (dict, list, tuple, np.ndarray)
+
+
+def _split(f: Any) -> Optional[tuple]:
+    """(the operator, whether f is bound to its object) for a builtin item-access method, else None."""
+    op = _OPERATORS.get(getattr(f, "__name__", None))
+    if op is None or isinstance(f, (types.FunctionType, types.MethodType)):
+        return None
+    owner = getattr(f, "__objclass__", None)
+    self = getattr(f, "__self__", None)
+    bound = self is not None and not isinstance(self, (type, types.ModuleType))
+    if owner is None and bound:
+        owner = type(self)
+    if not (isinstance(owner, type) and issubclass(owner, _OWNERS)):
+        return None
+    return op, bound
+
+
+def _check(f: Any, obj: Any) -> None:
+    name = f.__name__
+    own = getattr(type(obj), name, None)
+    base = next((getattr(c, name) for c in type(obj).__mro__ if c in _OWNERS and name in vars(c)), None)
+    if own is not base:
+        raise NotImplementedError(f"derivative of {type(obj).__qualname__} item access through the base class's "
+                                  f"{name} (the class overrides it): call the operator (`d[k]`, `d[k] = v`) instead")
+
+
+def call_rule(f: Any) -> Optional[tuple]:
+    """(forward, reverse) call rules of a builtin item-access method, or None."""
+    return (call_forward, call_reverse) if _split(f) is not None else None
+
+
+def call_forward(f, df, args, dargs, kwargs, dkwargs):
+    from ..forward.runtime import fcall
+
+    op, bound = _split(f)
+    if kwargs:
+        raise TypeError(f"{f.__name__}() takes no keyword arguments")
+    if bound:
+        dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+        args, dargs = (f.__self__, *args), (dself, *dargs)
+    if not args:
+        raise TypeError(f"descriptor '{f.__name__}' needs an argument")
+    _check(f, args[0])
+    return fcall(op, NoTangent, tuple(args), tuple(dargs))
+
+
+def call_reverse(f, args, kwargs):
+    from ..reverse.adjoints import AdjDict, AdjTuple, MethodAdjoint
+    from ..reverse.runtime import rcall
+
+    op, bound = _split(f)
+    if kwargs:
+        raise TypeError(f"{f.__name__}() takes no keyword arguments")
+    full = (f.__self__, *args) if bound else tuple(args)
+    if not full:
+        raise TypeError(f"descriptor '{f.__name__}' needs an argument")
+    _check(f, full[0])
+    y, pb = rcall(op, full, {})
+
+    def pullback(g):
+        _, a, _k = pb(g)
+        a = list(a) + [NoTangent] * (len(full) - len(a))
+        if bound:
+            return MethodAdjoint(a[0]), AdjTuple(a[1:]), AdjDict()
+        return NoTangent, AdjTuple(a), AdjDict()
+
+    return y, pullback
