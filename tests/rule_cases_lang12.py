@@ -1,5 +1,5 @@
-"""Test inputs of the scipy.stats rules whose derivative is a NumPy model's (rules/scipy_stats_models.py):
-merged into CASES of tests/test_rules.py by catalog name."""
+"""Test inputs of the scipy.stats rules whose derivative is a NumPy model's (rules/scipy_stats_models.py) and of
+odeint with respect to its times (rules/scipy_integrate_rules.py): merged into CASES of tests/test_rules.py by catalog name."""
 import numpy as np
 
 from rule_case_kit import kit
@@ -7,11 +7,16 @@ from rule_case_kit import kit
 F, Case = kit("lang12 rule case", globals())
 C = Case
 try:
+    import scipy.integrate as si
     import scipy.stats as st
 except ImportError:  # SciPy is optional
-    st = None
+    si = st = None
 V = np.array([0.3, 1.2, -0.7, 2.1, 0.5, 1.9])
 M = np.array([[0.3, 1.2, -0.7], [2.1, 0.5, 1.9], [0.2, -1.1, 0.8], [1.4, 0.1, 0.6]])
+
+
+def _ode(y, t, k):
+    return np.array([y[1], -k * y[0] - 0.1 * t * y[1]])
 
 
 def lang12_scipy_cases(entries):
@@ -30,5 +35,9 @@ def lang12_scipy_cases(entries):
         st.tsem: [C("lambda a: st.tsem(a, (-1.0, None))", V)],
         st.iqr: [C("lambda a: st.iqr(a, axis=0, rng=(10, 80), scale='normal')", M),
                  C("lambda a: st.iqr(a, interpolation='midpoint', keepdims=True)", M)],
+        si.odeint: [C("lambda y0, t, k: si.odeint(_ode, y0, t, (k,))", np.array([0.4, -0.2]), np.array([0.1, 0.3, 0.6]),
+                      0.7, rtol=1e-4, atol=1e-5),
+                    C("lambda t: si.odeint(lambda t, y: -y * y, [1.0], list(t), tfirst=True)", np.array([0.0, 0.5]),
+                      rtol=1e-4, atol=1e-5)],
     }
     return {names[k]: v for k, v in cases.items() if k in names}
