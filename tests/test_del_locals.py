@@ -42,6 +42,16 @@ def several(a):
     return np.sum(b)
 
 
+def deleted_in_some_iterations(a):
+    out = 0.0
+    for i in range(3):
+        b = a[i] * a
+        out = out + np.sum(b)
+        if i < 2:
+            del b
+    return out + np.sum(b)  # (the last iteration's b: a phi that may hold the deleted marker, typed as such)
+
+
 def caught(x):
     y = x * 2.0
     try:
@@ -62,7 +72,7 @@ def captured(x):
 
 @pytest.mark.parametrize("f, args", [
     (straight, (1.5,)), (rebind_in_branch, (1.5, True)), (rebind_in_branch, (1.5, False)), (in_loop, (1.3, 4)),
-    (several, (np.array([0.3, 0.8]),)), (caught, (1.5,)), (captured, (1.5,)),
+    (several, (np.array([0.3, 0.8]),)), (deleted_in_some_iterations, (np.array([0.2, 0.5, 0.9]),)), (caught, (1.5,)), (captured, (1.5,)),
 ])
 def test_derivative_after_del(f, args):
     check_derivatives(f, *args)
@@ -80,6 +90,17 @@ def deleted_twice(x):
     del y
     del y
     return x
+
+
+def test_second_derivative_through_del():
+    def f(x, c):
+        y = x * x
+        del x
+        if c:
+            x = y * 3.0
+        return x * y
+
+    assert mc.hessian(f)(1.5, True) == pytest.approx(36.0 * 1.5 ** 2)
 
 
 @pytest.mark.parametrize("f, args", [(deleted_on_one_path, (1.5, True)), (deleted_twice, (1.5,))])

@@ -15,9 +15,9 @@ assigned" and "deleted" are one state and every read of it is checked at run tim
 rather than refused when the function is transformed.
 
 The sentinel is a constant: it carries no tangent, and no adjoint flows along an edge that carries
-it (nothing can read the value on that path).  Its class is named `_Undefined`, like the builder's
-marker, so type inference leaves it out of a phi's type (ir/inference.py, ir/kinds.py): after
-`del x` in one branch, x is still a float where it can be read.
+it (nothing can read the value on that path).  Type inference joins it like any constant, so a phi
+that may hold it is of no known type and the transforms use run-time dispatch for it (only such
+phis: a variable deleted and never read again, the usual case, makes none).
 """
 from __future__ import annotations
 

@@ -143,9 +143,10 @@ def store_global(fn: Any, name: str, value: Any) -> None:
     fn.__globals__[name] = value
 
 
-class _Undefined:
-    """The class of `DELETED`, named like ir/builder's marker of a variable never assigned: type inference
-    leaves both out of a phi's type (ir/inference.py)."""
+class _Deleted:
+    """The class of `DELETED`.  Not named like ir/builder's `_Undefined`, which type inference leaves out of a
+    phi's type: a phi that may hold DELETED is typed as what it may hold, so reverse mode does not take a
+    float's or an array's attributes (`.shape`) from it where it is DELETED."""
 
     def __init__(self) -> None:
         self.__qualname__ = "DELETED"  # (how generated code names it: emit/module.qualify)
@@ -157,7 +158,7 @@ class _Undefined:
         return "DELETED"
 
 
-DELETED = _Undefined()
+DELETED = _Deleted()
 """The value of a local variable after `del` (frontend/del_stmt.py)."""
 
 
