@@ -8,11 +8,30 @@ F, Case = kit("lang12 rule case", globals())
 C = Case
 try:
     import scipy.integrate as si
+    import scipy.special as sp
     import scipy.stats as st
 except ImportError:  # SciPy is optional
-    si = st = None
+    si = sp = st = None
 V = np.array([0.3, 1.2, -0.7, 2.1, 0.5, 1.9])
 M = np.array([[0.3, 1.2, -0.7], [2.1, 0.5, 1.9], [0.2, -1.1, 0.8], [1.4, 0.1, 0.6]])
+
+
+A = np.array([[[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]], [[0.7, 0.2, -0.1], [-0.3, 0.5, 0.2]]])
+P = np.array([0.3, 0.6, 0.2, 0.8])
+LANG12_CASES = {  # rules/numpy_strided.py, rules/numpy_products_more.py
+    "numpy.lib.stride_tricks.as_strided": [
+        C("lambda a: np.lib.stride_tricks.as_strided(a, (2, 2), (8, 8)) ** 2", V),
+        C("lambda a: np.lib.stride_tricks.as_strided(np.concatenate([a, a * 2.0])[2:], (3, 3), (-8, 8)) * 1.0", V[:3])],
+    "numpy.lib.stride_tricks.sliding_window_view": [
+        C("lambda a: np.lib.stride_tricks.sliding_window_view(a, 3) ** 2", V),
+        C("lambda m: np.lib.stride_tricks.sliding_window_view(m, (2, 2)) * m[0, 0]", M)],
+    "numpy.broadcast_arrays": [C("lambda a, b: np.broadcast_arrays(a, b)[0] * np.broadcast_arrays(a, b)[1] ** 2",
+                                 V[:3], M[:2, :1])],
+    "numpy.vecdot": [C("lambda a, b: np.vecdot(a, b)", A, V[:3]), C("lambda a, b: np.vecdot(a, b, axis=1)", A, A * 2.0)],
+    "numpy.linalg.vecdot": [C("lambda a, b: np.linalg.vecdot(a, b)", M, V[:3])],
+    "numpy.matvec": [C("lambda a, b: np.matvec(a, b)", A, V[:3])],
+    "numpy.vecmat": [C("lambda a, b: np.vecmat(a, b)", V[:2], A)],
+}
 
 
 def _ode(y, t, k):
@@ -35,6 +54,10 @@ def lang12_scipy_cases(entries):
         st.tsem: [C("lambda a: st.tsem(a, (-1.0, None))", V)],
         st.iqr: [C("lambda a: st.iqr(a, axis=0, rng=(10, 80), scale='normal')", M),
                  C("lambda a: st.iqr(a, interpolation='midpoint', keepdims=True)", M)],
+        sp.betaincc: [C("lambda x: sp.betaincc(2.0, 3.0, x)", P)],
+        sp.stdtr: [C("lambda x: sp.stdtr(3.5, x * 4.0 - 2.0)", P)],
+        sp.dawsn: [C("lambda x: sp.dawsn(x * 3.0)", P)],
+        sp._ufuncs._zeta: [C("lambda q: sp.zeta(3.0, q + 1.0)", P)],
         si.odeint: [C("lambda y0, t, k: si.odeint(_ode, y0, t, (k,))", np.array([0.4, -0.2]), np.array([0.1, 0.3, 0.6]),
                       0.7, rtol=1e-4, atol=1e-5),
                     C("lambda t: si.odeint(lambda t, y: -y * y, [1.0], list(t), tfirst=True)", np.array([0.0, 0.5]),

@@ -50,3 +50,11 @@ def _list_and_array_dunders(a):
 @pytest.mark.parametrize("f, x", [(_defaultdict_setitem, 1.3), (_list_and_array_dunders, np.array([0.3, 0.7]))])
 def test_item_access_by_special_method(f, x):
     check_derivatives(f, x)
+
+
+# ---------------------------------------------------------------- SciPy code that takes strided views (as_strided)
+@pytest.mark.parametrize("make", ["toeplitz", "hankel"])
+def test_scipy_matrices_built_from_strided_views(make):
+    sl = pytest.importorskip("scipy.linalg")
+    build = getattr(sl, make)
+    check_derivatives(lambda a: build(a, a[::-1] * 2.0) @ a, np.array([0.3, 1.2, -0.7]))
