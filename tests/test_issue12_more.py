@@ -58,3 +58,14 @@ def test_scipy_matrices_built_from_strided_views(make):
     sl = pytest.importorskip("scipy.linalg")
     build = getattr(sl, make)
     check_derivatives(lambda a: build(a, a[::-1] * 2.0) @ a, np.array([0.3, 1.2, -0.7]))
+
+
+# ---------------------------------------------------------------- NumPy 2 functions through their Python implementation
+@pytest.mark.parametrize("f, x", [
+    (lambda m: np.amax(m, axis=0) * np.amin(m), np.array([[0.3, 1.2], [-0.7, 2.1]])),
+    (lambda m: np.cumulative_sum(m, axis=0, include_initial=True) * np.unstack(m)[1], np.array([[0.3, 1.2], [-0.7, 2.1]])),
+    (lambda m: np.linalg.matrix_norm(m) + np.linalg.vector_norm(m[0], ord=3), np.array([[0.3, 1.2], [-0.7, 2.1]])),
+    (lambda m: np.linalg.tensorsolve(m + 3.0 * np.eye(2), m[0]), np.array([[0.3, 1.2], [-0.7, 2.1]])),  # (__array_wrap__)
+])
+def test_numpy_dispatcher_without_a_rule(f, x):
+    check_derivatives(f, x)

@@ -1,4 +1,4 @@
-"""NumPy 2's vector products, both modes: np.vecdot, np.matvec, np.vecmat (and np.linalg.vecdot).
+"""NumPy 2's vector products, both modes: np.vecdot, np.matvec, np.vecmat (and np.linalg.vecdot, np.linalg.outer).
 
 Bilinear, like the products of numpy_products.py: the tangent is the product with one factor replaced
 by its tangent, each factor's adjoint contracts g with the other factor (broadcast dimensions summed
@@ -91,6 +91,11 @@ _VECDOTS = [f for f in (getattr(np, "vecdot", None), getattr(np.linalg, "vecdot"
 for _f in _VECDOTS:
     defjvp(_f, _jvp2(vecdot_tangent, _f, keywords=True))
     defvjp(_f, lambda t, g, y, a, b, **kw: (t.call(vecdot_adjoint, a, b, g, 0, **kw), t.call(vecdot_adjoint, a, b, g, 1, **kw)))
+if hasattr(np.linalg, "outer"):  # (1-D operands only: np.outer's rules; its implementation passes out=None to np.outer)
+    from .numpy_products import outer_adjoint
+
+    defjvp(np.linalg.outer, lambda t, y, a, b: t.add(t.lin(np.outer, t.d(a), b), t.linr(np.outer, a, t.d(b))))
+    defvjp(np.linalg.outer, lambda t, g, y, a, b: (t.call(outer_adjoint, g, a, b, 0), t.call(outer_adjoint, g, a, b, 1)))
 if hasattr(np, "matvec"):
     defjvp(np.matvec, _jvp2(matvec_tangent, np.matvec))
     defvjp(np.matvec, lambda t, g, y, a, b: (t.call(matvec_adjoint, a, b, g, 0), t.call(matvec_adjoint, a, b, g, 1)))

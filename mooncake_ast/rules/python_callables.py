@@ -272,7 +272,8 @@ CALLS = {
 def call_rule(f: Any) -> Any:
     """The (forward, reverse) call rules of a callable object of one of the types above, of a
     namedtuple class (rules/python_collections.py), of a bound method of a deque (rules/python_deque.py),
-    of a builtin container's item-access method called by name (rules/python_dunders.py), or None."""
+    of a builtin container's item-access method called by name (rules/python_dunders.py), of a NumPy
+    function without a rule whose implementation is Python (rules/numpy_dispatchers.py), or None."""
     if isinstance(f, type):
         from .python_collections import construct_forward, construct_reverse, is_namedtuple_class
 
@@ -288,7 +289,12 @@ def call_rule(f: Any) -> Any:
         return deque_call_rule(f)
     from .python_dunders import call_rule as dunder_call_rule  # `dict.__setitem__(d, k, v)`, `d.__getitem__(k)`, ...
 
-    return dunder_call_rule(f)
+    found = dunder_call_rule(f)
+    if found is None:
+        from .numpy_dispatchers import call_rule as dispatcher_call_rule  # NumPy functions through their Python code
+
+        found = dispatcher_call_rule(f)
+    return found
 
 
 def _run_time_reverse(fn, rrule):

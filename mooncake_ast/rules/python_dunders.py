@@ -48,8 +48,36 @@ def _check(f: Any, obj: Any) -> None:
 
 
 def call_rule(f: Any) -> Optional[tuple]:
-    """(forward, reverse) call rules of a builtin item-access method, or None."""
+    """(forward, reverse) call rules of a builtin item-access method (or of an ndarray's __array_wrap__), or None."""
+    if _is_array_wrap(f):
+        return wrap_forward, wrap_reverse
     return (call_forward, call_reverse) if _split(f) is not None else None
+
+
+# ------------------------------------------------------------------ ndarray.__array_wrap__
+# `wrap(result)` in NumPy's own Python code (np.linalg.tensorsolve, ...): for a plain ndarray it hands back
+# the array it is given (or, with return_scalar, its 0-d value), so its derivative is the identity.
+def _is_array_wrap(f: Any) -> bool:
+    return getattr(f, "__name__", None) == "__array_wrap__" and type(getattr(f, "__self__", None)) is np.ndarray
+
+
+def wrap_forward(f, df, args, dargs, kwargs, dkwargs):
+    y = f(*args, **kwargs)
+    d = dargs[0] if dargs else NoTangent
+    if isinstance(d, np.ndarray) and not isinstance(y, np.ndarray):
+        d = d[()]  # (return_scalar: the 0-d result as a scalar)
+    return y, d
+
+
+def wrap_reverse(f, args, kwargs):
+    from ..reverse.adjoints import AdjDict, AdjTuple, MethodAdjoint
+
+    y = f(*args, **kwargs)
+
+    def pullback(g):
+        return MethodAdjoint(NoTangent), AdjTuple([g] + [NoTangent] * (len(args) - 1)), AdjDict()
+
+    return y, pullback
 
 
 def call_forward(f, df, args, dargs, kwargs, dkwargs):

@@ -26,9 +26,12 @@ import numpy as np
 from ..tangents import NoTangent
 
 NAMES = ["entropy", "gmean", "hmean", "kurtosis", "median_abs_deviation", "pmean", "sem", "skew", "tmax", "tmin",
-         "trim_mean", "moment", "variation", "tmean", "tvar", "tstd", "tsem", "iqr"]
+         "trim_mean", "moment", "variation", "tmean", "tvar", "tstd", "tsem", "iqr",
+         "kstat", "kstatvar", "circmean", "circvar", "circstd", "differential_entropy"]
 FUNCTIONS = list(NAMES)  # (docs.py lists them as scipy.stats.<name>)
-_OWN = ("keepdims", "nan_policy")  # the wrapper's options (the wrapped functions ignore a nan_policy they take)
+# the wrapper's options (the wrapped functions ignore a nan_policy they take; `_no_deco`: SciPy's own calls of a
+# decorated function from inside another, which skip the wrapper)
+_OWN = ("keepdims", "nan_policy", "_no_deco")
 
 
 def _inner(fn):
