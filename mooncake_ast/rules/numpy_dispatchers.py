@@ -50,8 +50,12 @@ def call_rule(f: Any) -> Optional[tuple]:
 
 def call_forward(f, df, args, dargs, kwargs, dkwargs):
     from ..errors import MissingRuleError
-    from ..forward.runtime import fcall
+    from ..forward.runtime import _all_zero, fcall
+    from ..tangents import zero_tangent
 
+    if all(_all_zero(d) for d in dargs) and all(_all_zero(d) for d in dkwargs.values()):
+        y = f(*args, **kwargs)  # nothing differentiable goes in: the plain call, as for any callable without a rule
+        return y, zero_tangent(y)
     if _overridden((*args, *kwargs.values())):
         raise MissingRuleError(f, "forward")
     return fcall(_implementation(f), NoTangent, tuple(args), tuple(dargs), kwargs, dkwargs)
@@ -59,8 +63,10 @@ def call_forward(f, df, args, dargs, kwargs, dkwargs):
 
 def call_reverse(f, args, kwargs):
     from ..errors import MissingRuleError
-    from ..reverse.runtime import rcall
+    from ..reverse.runtime import _nondifferentiable, _zero_pullback, rcall
 
+    if all(_nondifferentiable(a) for a in (*args, *kwargs.values())):
+        return f(*args, **kwargs), _zero_pullback(len(args), kwargs)  # (nothing differentiable goes in)
     if _overridden((*args, *kwargs.values())):
         raise MissingRuleError(f, "reverse")
     y, pb = rcall(_implementation(f), tuple(args), kwargs)
