@@ -7,11 +7,12 @@ from rule_case_kit import kit
 F, Case = kit("lang12 rule case", globals())
 C = Case
 try:
+    import scipy.fft as sf
     import scipy.integrate as si
     import scipy.special as sp
     import scipy.stats as st
 except ImportError:  # SciPy is optional
-    si = sp = st = None
+    sf = si = sp = st = None
 V = np.array([0.3, 1.2, -0.7, 2.1, 0.5, 1.9])
 M = np.array([[0.3, 1.2, -0.7], [2.1, 0.5, 1.9], [0.2, -1.1, 0.8], [1.4, 0.1, 0.6]])
 
@@ -65,6 +66,13 @@ def lang12_scipy_cases(entries):
         st.circvar: [C("lambda a: st.circvar(a)", V)],
         st.circstd: [C("lambda a: st.circstd(a, high=3.0, low=-1.0)", V)],
         st.differential_entropy: [C("lambda a: st.differential_entropy(a)", V)],
+        sf.fft: [C("lambda a: sf.fft(a, 6, norm='ortho')", V)], sf.ifft: [C("lambda a: sf.ifft(a * 1j, axis=0)", M)],
+        sf.rfft: [C("lambda a: sf.rfft(a)", V)], sf.irfft: [C("lambda a: sf.irfft(sf.rfft(a) * 2.0, 6)", V)],
+        sf.hfft: [C("lambda a: sf.hfft(a + 1j * a[::-1])", V)], sf.ihfft: [C("lambda a: sf.ihfft(a, norm='forward')", V)],
+        sf.fft2: [C("lambda a: sf.fft2(a)", M)], sf.ifft2: [C("lambda a: sf.ifft2(a, s=(3, 3))", M)],
+        sf.rfft2: [C("lambda a: sf.rfft2(a)", M)], sf.irfft2: [C("lambda a: sf.irfft2(sf.rfft2(a), M.shape)", M)],
+        sf.fftn: [C("lambda a: sf.fftn(a, axes=(0,))", M)], sf.ifftn: [C("lambda a: sf.ifftn(a)", M)],
+        sf.rfftn: [C("lambda a: sf.rfftn(a, axes=(1,))", M)], sf.irfftn: [C("lambda a: sf.irfftn(sf.rfftn(a), M.shape)", M)],
         si.odeint: [C("lambda y0, t, k: si.odeint(_ode, y0, t, (k,))", np.array([0.4, -0.2]), np.array([0.1, 0.3, 0.6]),
                       0.7, rtol=1e-4, atol=1e-5),
                     C("lambda t: si.odeint(lambda t, y: -y * y, [1.0], list(t), tfirst=True)", np.array([0.0, 0.5]),

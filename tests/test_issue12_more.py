@@ -69,3 +69,8 @@ def test_scipy_matrices_built_from_strided_views(make):
 ])
 def test_numpy_dispatcher_without_a_rule(f, x):
     check_derivatives(f, x)
+
+
+def test_fftconvolve_through_scipy_fft():
+    ss = pytest.importorskip("scipy.signal")
+    check_derivatives(lambda a: ss.fftconvolve(a, a[::-1] * 2.0), np.array([0.3, 1.2, -0.7, 2.1]))
