@@ -95,7 +95,10 @@ def _user_location():
 
 def _parameter_message(fn, param):
     return (f"derivative of scipy.special.{fn} with respect to its parameter {param!r} "
-            f"(no closed form in SciPy); only the derivative in x is supported")
+            f"(no closed form in SciPy); only the derivative in {_SUPPORTED.get(fn, 'x')} is supported")
+
+
+_SUPPORTED = {"zeta": "q"}  # (the argument whose derivative is given, where it is not x)
 
 
 def refused_parameter_adjoint(g, fn: str, param: str):
