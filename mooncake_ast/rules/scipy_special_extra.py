@@ -63,9 +63,7 @@ def register(sp, named, two, param_vjp) -> None:
     unary(named("dawsn", sp.dawsn), lambda t, y, x: t.call(dawsn_dx, x, y))
     ufuncs = getattr(sp, "_ufuncs", None)
     hurwitz = getattr(ufuncs, "_zeta", None)
-    if hurwitz is not None:
-        named("zeta", hurwitz)
-
+    if hurwitz is not None:  # (sp.zeta is Python calling this ufunc: listed as zeta, not `named` for the internal name)
         def zeta_jvp(t, y, x, q, *out):
             dq = t.mul(t.d(q), t.call(zeta_dq, x, q)) if t.d(q) is not None else None
             dx = t.call(refuse_parameter, t.d(x), "zeta", "x") if t.d(x) is not None else None
