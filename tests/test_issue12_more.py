@@ -74,3 +74,17 @@ def test_numpy_dispatcher_without_a_rule(f, x):
 def test_fftconvolve_through_scipy_fft():
     ss = pytest.importorskip("scipy.signal")
     check_derivatives(lambda a: ss.fftconvolve(a, a[::-1] * 2.0), np.array([0.3, 1.2, -0.7, 2.1]))
+
+
+# ---------------------------------------------------------------- `try: len(x) except TypeError:` (NumPy's histogram2d)
+def _count_or_one(x, bins):
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    return x * n
+
+
+@pytest.mark.parametrize("bins", [3, [1, 2]])
+def test_try_len_except_type_error(bins):
+    check_derivatives(_count_or_one, 1.5, bins)
