@@ -6,6 +6,7 @@ import textwrap
 import numpy as np
 import pytest
 
+import mooncake_ast as mc
 from mooncake_ast.testing import check_derivatives
 
 
@@ -88,3 +89,13 @@ def _count_or_one(x, bins):
 @pytest.mark.parametrize("bins", [3, [1, 2]])
 def test_try_len_except_type_error(bins):
     check_derivatives(_count_or_one, 1.5, bins)
+
+
+def _zip_strict(a, b):
+    return sum(p * q for p, q in zip(a, b, strict=True))
+
+
+def test_zip_strict_in_a_loop():
+    check_derivatives(_zip_strict, np.array([0.3, 1.2]), np.array([0.5, -0.7]))
+    with pytest.raises(ValueError, match="zip"):
+        mc.grad(_zip_strict)(np.array([0.3, 1.2]), np.array([0.5]))

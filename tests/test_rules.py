@@ -1155,6 +1155,7 @@ ZERO_EXEMPT = {
                                                        "exit_raising", "raise_from", "store_global")),
     # `del name` helpers: run by tests/test_del_locals.py
     *(f"mooncake_ast.frontend.stmt_ops.{n}" for n in ("check_bound", "check_cell", "delete_cell", "delete_global")),
+    "mooncake_ast.frontend.stmt_ops.zip_strict",  # (`for ... in zip(..., strict=True)`: tests/test_issue12_more.py)
 }
 
 # A few primitives called through a function value, so their templates run eagerly (run-time dispatch).

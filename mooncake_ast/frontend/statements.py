@@ -628,13 +628,17 @@ class Lowering(ExpressionLowering):
                 return None
             items = [pos[0].value]
         else:
-            if not args or any(a.keyword is not None for a in args):
-                return None  # zip() or zip(..., strict=...): as written
-            items = [a.value for a in args]
+            strict = [a for a in args if a.keyword is not None]
+            if len(strict) == len(args) or len(strict) > 1 or (strict and strict[0].keyword.value != "strict"):  # type: ignore[union-attr]
+                return None  # zip() or other keywords: as written
+            items = [a.value for a in args if a.keyword is None]
         values = [self.expr(x) for x in items]
         start = self.expr(start_node) if start_node is not None else None
         self.ir.globals_read.add(name)  # the derivative assumed the builtin: a module global of that name is a new key
-        return name, [self.b.call(ops.sequence, [v]) for v in values], start
+        seqs = [self.b.call(ops.sequence, [v]) for v in values]
+        if name == "zip" and strict:  # zip(..., strict=s): unequal lengths raise ValueError, checked before the loop
+            self.b.call(stmt_ops.zip_strict, [self.expr(strict[0].value), *seqs])
+        return name, seqs, start
 
     def comprehension(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
         self.scopes.append({})

@@ -192,6 +192,18 @@ def delete_global(fn: Any, name: str) -> None:
         raise NameError(f"name '{name}' is not defined") from None
 
 
+def zip_strict(strict: Any, *seqs: Any) -> None:
+    """`for ... in zip(*seqs, strict=strict)`: the ValueError zip raises for sequences of unequal lengths (here
+    before the loop runs, where Python raises when the shortest is exhausted: the derivative of a call that
+    raises is not asked for)."""
+    if strict:
+        n = len(seqs[0])
+        for i, q in enumerate(seqs[1:], start=2):
+            if len(q) != n:
+                how = "shorter" if len(q) < n else "longer"
+                raise ValueError(f"zip() argument {i} is {how} than argument{'s 1-' + str(i - 1) if i > 2 else ' 1'}")
+
+
 # Registered as zero-derivative rules by rules/builtin_rules.py, with the `ops` helpers.
 ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_exit, exit_raising, raise_from, store_global,
-                   check_bound, check_cell, delete_cell, delete_global)
+                   check_bound, check_cell, delete_cell, delete_global, zip_strict)
