@@ -48,7 +48,12 @@ def _list_and_array_dunders(a):
     return items[0] * b
 
 
-@pytest.mark.parametrize("f, x", [(_defaultdict_setitem, 1.3), (_list_and_array_dunders, np.array([0.3, 0.7]))])
+def _array_arithmetic_by_name(a):
+    return np.polyval(np.polyint(a), 0.5) + a.__rsub__(2.0) * np.ndarray.__mul__(a, a[::-1]) + a.__rpow__(1.5)
+
+
+@pytest.mark.parametrize("f, x", [(_defaultdict_setitem, 1.3), (_list_and_array_dunders, np.array([0.3, 0.7])),
+                                  (_array_arithmetic_by_name, np.array([0.3, 1.2, -0.7]))])
 def test_item_access_by_special_method(f, x):
     check_derivatives(f, x)
 

@@ -1,5 +1,6 @@
 """Item access called by its special method's name: `dict.__setitem__(d, k, v)`, `d.__getitem__(k)`,
-`collections.defaultdict.__setitem__`, `list.__delitem__`, `np.ndarray.__getitem__`, `d.__len__()`, ...
+`collections.defaultdict.__setitem__`, `list.__delitem__`, `np.ndarray.__getitem__`, `d.__len__()`, ...;
+and an array's arithmetic by name (`p.__truediv__(q)`, `a.__rmul__(2.0)`).
 
 These are the builtin types' slot wrappers and method descriptors, so they have no source, and they do
 exactly what the operator does (`operator.setitem(d, k, v)`, ...) as long as the object's class does
@@ -21,6 +22,19 @@ from ..tangents import MethodTangent, NoTangent
 _OPERATORS = {"__getitem__": operator.getitem, "__setitem__": operator.setitem, "__delitem__": operator.delitem,
               "__contains__": operator.contains, "__len__": len}
 _OWNERS = (dict, list, tuple, np.ndarray)
+# An array's arithmetic by name (`p.__truediv__(q)` in np.polyint): the operator, with the operands swapped for
+# the reflected ones.  Only for arrays, whose methods do not answer NotImplemented (checked: an operand that
+# opts out of NumPy's operators with __array_ufunc__ = None is refused).
+_ARITHMETIC = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "truediv": operator.truediv,
+               "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow, "matmul": operator.matmul}
+for _n, _op in _ARITHMETIC.items():
+    _OPERATORS[f"__{_n}__"] = _op
+    _OPERATORS[f"__r{_n}__"] = _op
+for _n, _op in {"neg": operator.neg, "pos": operator.pos, "abs": operator.abs}.items():
+    _OPERATORS[f"__{_n}__"] = _op
+_REFLECTED = frozenset(f"__r{n}__" for n in _ARITHMETIC)
+_ARRAY_ONLY = frozenset(n for n in _OPERATORS if n not in ("__getitem__", "__setitem__", "__delitem__", "__contains__",
+                                                          "__len__"))
 
 
 def _split(f: Any) -> Optional[tuple]:
@@ -35,7 +49,19 @@ def _split(f: Any) -> Optional[tuple]:
         owner = type(self)
     if not (isinstance(owner, type) and issubclass(owner, _OWNERS)):
         return None
+    if f.__name__ in _ARRAY_ONLY and not issubclass(owner, np.ndarray):
+        return None
     return op, bound
+
+
+def _operands(f: Any, full: tuple) -> tuple:
+    """The operator's operands: the reflected methods swap them; an operand opting out of NumPy's operators refused."""
+    if f.__name__ in _ARRAY_ONLY and any(getattr(type(v), "__array_ufunc__", 0) is None for v in full):
+        raise NotImplementedError(f"derivative of ndarray.{f.__name__} with an operand that sets __array_ufunc__ = None "
+                                  "(NumPy answers NotImplemented): write the operator instead")
+    if f.__name__ in _REFLECTED and len(full) == 2:
+        return (full[1], full[0]), True
+    return full, False
 
 
 def _check(f: Any, obj: Any) -> None:
@@ -92,7 +118,8 @@ def call_forward(f, df, args, dargs, kwargs, dkwargs):
     if not args:
         raise TypeError(f"descriptor '{f.__name__}' needs an argument")
     _check(f, args[0])
-    return fcall(op, NoTangent, tuple(args), tuple(dargs))
+    (args, swapped), dargs = _operands(f, tuple(args)), tuple(dargs)
+    return fcall(op, NoTangent, args, dargs[::-1] if swapped else dargs)
 
 
 def call_reverse(f, args, kwargs):
@@ -106,11 +133,14 @@ def call_reverse(f, args, kwargs):
     if not full:
         raise TypeError(f"descriptor '{f.__name__}' needs an argument")
     _check(f, full[0])
-    y, pb = rcall(op, full, {})
+    ordered, swapped = _operands(f, full)
+    y, pb = rcall(op, ordered, {})
 
     def pullback(g):
         _, a, _k = pb(g)
         a = list(a) + [NoTangent] * (len(full) - len(a))
+        if swapped:
+            a = a[::-1]
         if bound:
             return MethodAdjoint(a[0]), AdjTuple(a[1:]), AdjDict()
         return NoTangent, AdjTuple(a), AdjDict()
