@@ -104,3 +104,17 @@ def test_zip_strict_in_a_loop():
     check_derivatives(_zip_strict, np.array([0.3, 1.2]), np.array([0.5, -0.7]))
     with pytest.raises(ValueError, match="zip"):
         mc.grad(_zip_strict)(np.array([0.3, 1.2]), np.array([0.5]))
+
+
+# ---------------------------------------------------------------- statistics with weights and keyword arguments
+def test_statistics_weights_and_keywords():
+    import statistics
+
+    v, w = np.array([0.3, 1.2, -0.7, 2.1]), np.array([1.0, 2.0, 0.5, 1.5])
+    check_derivatives(lambda a, b: statistics.fmean(list(a), list(b)), v, w)
+    check_derivatives(lambda a: statistics.fmean(list(a), weights=[1, 2, 3, 4]), v)
+    # keyword arguments holding floats, in reverse mode: the same gradient as passed by position (checked above)
+    by_name = mc.grad(lambda a, b: statistics.fmean(list(a), weights=list(b)), argnums=(0, 1))(v, w)
+    by_position = mc.grad(lambda a, b: statistics.fmean(list(a), list(b)), argnums=(0, 1))(v, w)
+    np.testing.assert_allclose(by_name[0], by_position[0])
+    np.testing.assert_allclose(by_name[1], by_position[1])
