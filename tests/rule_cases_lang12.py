@@ -1,5 +1,7 @@
 """Test inputs of the scipy.stats rules whose derivative is a NumPy model's (rules/scipy_stats_models.py) and of
 odeint with respect to its times (rules/scipy_integrate_rules.py): merged into CASES of tests/test_rules.py by catalog name."""
+import collections  # noqa: F401  (the cases' sources use it)
+
 import numpy as np
 
 from rule_case_kit import kit
@@ -19,7 +21,9 @@ M = np.array([[0.3, 1.2, -0.7], [2.1, 0.5, 1.9], [0.2, -1.1, 0.8], [1.4, 0.1, 0.
 
 A = np.array([[[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]], [[0.7, 0.2, -0.1], [-0.3, 0.5, 0.2]]])
 P = np.array([0.3, 0.6, 0.2, 0.8])
-LANG12_CASES = {  # rules/numpy_strided.py, rules/numpy_products_more.py
+LANG12_CASES = {  # rules/numpy_strided.py, rules/numpy_products_more.py, rules/python_collections.py
+    "collections.OrderedDict": [C("lambda a, x: (lambda d: d['w'] * d['b'] + d['k'])(collections.OrderedDict([('k', x)], w=a, b=x))",
+                                  V[:3], 0.7)],
     "numpy.lib.stride_tricks.as_strided": [
         C("lambda a: np.lib.stride_tricks.as_strided(a, (2, 2), (8, 8)) ** 2", V),
         C("lambda a: np.lib.stride_tricks.as_strided(np.concatenate([a, a * 2.0])[2:], (3, 3), (-8, 8)) * 1.0", V[:3])],
