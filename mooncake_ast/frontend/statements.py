@@ -617,6 +617,7 @@ class Lowering(ExpressionLowering):
         if any(a.star for a in args):
             return None
         start_node: Optional[cst.BaseExpression] = None
+        strict: list = []  # zip's `strict=` argument
         if name == "enumerate":
             pos = [a for a in args if a.keyword is None]
             kw = [a for a in args if a.keyword is not None]
@@ -874,9 +875,10 @@ class _LocalNames(cst.CSTVisitor):
 def _scope_names(node: Union[cst.FunctionDef, cst.Lambda], text: Optional[str] = None,
                  deleted: Optional[set] = None) -> tuple[set[str], set[str], set[str]]:
     """(names bound in the function's own scope, names it declares nonlocal, names it declares
-    global), and the names it deletes added to `deleted`: one walk of its tree.  Inside an expression only `:=` binds a name of this scope (a
-    lambda's and a comprehension's own names are theirs), so where the function's text has none,
-    the walk leaves expressions out: two thirds of the nodes of a numeric function."""
+    global), and the names it deletes added to `deleted`: one walk of its tree.  Inside an
+    expression only `:=` binds a name of this scope (a lambda's and a comprehension's own names
+    are theirs), so where the function's text has none, the walk leaves expressions out: two
+    thirds of the nodes of a numeric function."""
     v = _LocalNames()
     v.depth = 1
     prune = cst.BaseExpression if text is not None and ":=" not in text else None
