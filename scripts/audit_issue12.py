@@ -177,6 +177,8 @@ CASES = [
     ("operator.methodcaller", "lambda x: operator.methodcaller('scale', 3.0)(Obj(x))", (x5,)),
     ("collections.defaultdict", "lambda x: (lambda d: (d.__setitem__('a', d['a'] + x), d['a'])[1])(collections.defaultdict(float))", (0.4,)),
     ("np.add.at(const a)", "lambda b: (lambda a: (np.add.at(a, [0, 0, 2], b), a * 1.0)[1])(np.zeros(5))", (U(3),)),
+    ("defaultdict.__setitem__ (unbound)", "lambda x: (lambda d: (collections.defaultdict.__setitem__(d, 'a', d['a'] + x), d['a'] * x)[1])(collections.defaultdict(float))", (0.4,)),
+    ("list.__getitem__/__setitem__", "lambda x: (lambda l: (list.__setitem__(l, 0, l.__getitem__(1) * x), l[0] * x)[1])([x, x * 2.0])", (0.4,)),
     ("collections.defaultdict[]", "lambda x: (lambda d: (operator.setitem(d, 'a', d['a'] + x), d['a'])[1])(collections.defaultdict(float))", (0.4,)),
     ("collections.deque(maxlen) floats", "lambda x: (lambda d: (d.append(x * 2), d.append(x), d.append(3.0), d[0] * d[1])[3])(collections.deque(maxlen=2))", (0.4,)),
     ("collections.deque of indices", "lambda x: (lambda q: (q.append(2), x[q.popleft()] * x[q.pop()])[1])(collections.deque([0]))", (x5,)),
@@ -270,6 +272,16 @@ SCIPY += [
     ("stats.poisson.logpmf(mu)", "lambda mu: _sp()[1].poisson.logpmf(np.array([0, 1, 3]), mu)", (1.7,)),
     ("stats.poisson.pmf(mu)", "lambda mu: _sp()[1].poisson.pmf(np.array([0, 1, 3]), mu)", (1.7,)),
     ("stats.multivariate_normal.logpdf", "lambda x, m: _sp()[1].multivariate_normal.logpdf(x, m, S3)", (U(3), U(3))),
+    # behind SciPy's `_axis_nan_policy` decorator: derivatives of NumPy models (rules/scipy_stats_models.py)
+    ("stats.moment", "lambda x: _sp()[1].moment(x, [2, 3], axis=1)", (x34,)),
+    ("stats.variation", "lambda x: _sp()[1].variation(x + 2.0, ddof=1)", (x34,)),
+    ("stats.tmean", "lambda x: _sp()[1].tmean(x, (-0.5, 0.8))", (x34,)),
+    ("stats.tvar", "lambda x: _sp()[1].tvar(x, (-0.5, None), axis=None)", (x34,)),
+    ("stats.tstd", "lambda x: _sp()[1].tstd(x, axis=1)", (x34,)),
+    ("stats.tsem", "lambda x: _sp()[1].tsem(x)", (x5,)),
+    ("stats.iqr", "lambda x: _sp()[1].iqr(x, axis=0, scale='normal')", (x34,)),
+    ("integrate.odeint(t)", "lambda y0, t: __import__('scipy.integrate').integrate.odeint(lambda y, s: -y * s, y0, t)",
+     (U(2), np.array([0.1, 0.4, 0.7]))),
 ]
 
 

@@ -29,24 +29,17 @@ def uses_class(x):
     return x
 
 
-def uses_del_name(x):
-    y = x
-    del y
-    return x
-
-
 def uses_await_in_lambda(x):
     return (lambda: (yield x))
 
 
 # `global`, `with`, `match` and `raise ... from` are lowered now: tests/test_language_match_with.py;
-# `try` and generators: tests/test_language_generators_try.py.
+# `try` and generators: tests/test_language_generators_try.py; `del name`: tests/test_del_locals.py.
 CASES = [
     (uses_yield_from, "yield from", "yield from [x * 2]"),
     (uses_async, "async", "async def uses_async(x):"),
     (uses_try_star, "try/except*", "try:"),
     (uses_class, "class definition", "class Box:"),
-    (uses_del_name, "del of a variable", "del y"),
 ]
 
 

@@ -22,7 +22,7 @@ from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Global, Loc, LoopInfo, Param, Phi, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
-from . import generator_ops, generators, try_stmt
+from . import del_stmt, generator_ops, generators, imports, try_stmt
 from . import stmt_ops
 from .source import FunctionSource, function_source, walk
 
@@ -74,7 +74,8 @@ class Lowering(ExpressionLowering):
         self._temps = 0
         self._nested_seen: dict[tuple[str, int], int] = {}
         self.freevars = {v.name: v for v in self.ir.freevars}
-        local_names, self.nonlocals, self.globals_declared = _scope_names(node, src.text)
+        self.deleted: set[str] = set()  # names the function `del`s (del_stmt.py)
+        local_names, self.nonlocals, self.globals_declared = _scope_names(node, src.text, self.deleted)
         self.locals = local_names - self.nonlocals - self.globals_declared
         self.cells: dict[str, Value] = {}
         self.captured = _captured_names(fn.__code__)
@@ -123,6 +124,8 @@ class Lowering(ExpressionLowering):
         self.b.loc = self.ir.loc
         self._params(node.params)
         self.ir.local_names = set(self.locals)
+        if self.deleted:
+            del_stmt.bind_at_entry(self)
         if self.generator:
             self.gen_items = self.b.call(ops.list_of, [], hint="items")
             self.gen_state = self.b.call(generator_ops.snapshot, [self.ir.self_ref, *self.ir.params], hint="inputs")  # type: ignore[attr-defined]
@@ -178,10 +181,14 @@ class Lowering(ExpressionLowering):
             self.ir.globals_read.add(name)
             return Global(name)
         if key == name and name in self.cells:
+            if name in self.deleted:
+                self.b.call(stmt_ops.check_cell, [self.cells[name], Const(name)])
             return self.b.call(ops.cell_get, [self.cells[name]], hint=name)
         if key in self.comp_cells:
             return self.b.call(ops.cell_get, [self.comp_cells[key]], hint=name)
         value = self.b.read(key)
+        if key == name and name in self.deleted:
+            return del_stmt.checked_read(self, name, value)
         if value is UNDEFINED:
             self.unsupported(node, f"name {name!r} may be used before it is assigned")
         return value
@@ -365,36 +372,13 @@ class Lowering(ExpressionLowering):
         self.b.goto(target)
 
     def stmt_Del(self, s: cst.Del) -> None:
-        targets = s.target.elements if isinstance(s.target, cst.Tuple) else [s.target]
-        for t in targets:
-            if isinstance(t, cst.Element):
-                t = t.value
-            if isinstance(t, cst.Subscript):
-                self.b.call(operator.delitem, [self.expr(t.value), self.index(t)])
-            elif isinstance(t, cst.Attribute):
-                self.b.call(delattr, [self.expr(t.value), Const(t.attr.value)])
-            else:
-                self.unsupported(t, "del of a variable")
+        del_stmt.lower_del(self, s)
 
     def stmt_Import(self, s: cst.Import) -> None:
-        for alias in s.names:
-            full = cst.Module([]).code_for_node(alias.name)
-            mod = self.b.call(ops.import_module, [Const(full)])
-            if alias.asname is not None:
-                mod = self.b.call(ops.import_module, [Const(full), Const(("*",))])
-                self.assign_name(alias.asname.name.value, mod)  # type: ignore[union-attr]
-            else:
-                self.assign_name(full.split(".")[0], mod)
+        imports.lower_import(self, s)
 
     def stmt_ImportFrom(self, s: cst.ImportFrom) -> None:
-        if isinstance(s.names, cst.ImportStar) or s.relative:
-            self.unsupported(s, "relative or star import inside a function")
-        full = cst.Module([]).code_for_node(s.module)  # type: ignore[arg-type]
-        names = tuple(a.name.value for a in s.names)  # type: ignore[union-attr]
-        mod = self.b.call(ops.import_module, [Const(full), Const(names)])
-        for a in s.names:  # type: ignore[union-attr]
-            name = a.asname.name.value if a.asname else a.name.value  # type: ignore[union-attr]
-            self.assign_name(name, self.b.call(getattr, [mod, Const(a.name.value)]))  # type: ignore[union-attr]
+        imports.lower_import_from(self, s)  # (relative imports resolved against the function's package)
 
     # ------------------------------------------------------------ control flow
     def stmt_If(self, s: cst.If) -> None:
@@ -633,6 +617,7 @@ class Lowering(ExpressionLowering):
         if any(a.star for a in args):
             return None
         start_node: Optional[cst.BaseExpression] = None
+        strict: list = []  # zip's `strict=` argument
         if name == "enumerate":
             pos = [a for a in args if a.keyword is None]
             kw = [a for a in args if a.keyword is not None]
@@ -644,13 +629,17 @@ class Lowering(ExpressionLowering):
                 return None
             items = [pos[0].value]
         else:
-            if not args or any(a.keyword is not None for a in args):
-                return None  # zip() or zip(..., strict=...): as written
-            items = [a.value for a in args]
+            strict = [a for a in args if a.keyword is not None]
+            if len(strict) == len(args) or len(strict) > 1 or (strict and strict[0].keyword.value != "strict"):  # type: ignore[union-attr]
+                return None  # zip() or other keywords: as written
+            items = [a.value for a in args if a.keyword is None]
         values = [self.expr(x) for x in items]
         start = self.expr(start_node) if start_node is not None else None
         self.ir.globals_read.add(name)  # the derivative assumed the builtin: a module global of that name is a new key
-        return name, [self.b.call(ops.sequence, [v]) for v in values], start
+        seqs = [self.b.call(ops.sequence, [v]) for v in values]
+        if name == "zip" and strict:  # zip(..., strict=s): unequal lengths raise ValueError, checked before the loop
+            self.b.call(stmt_ops.zip_strict, [self.expr(strict[0].value), *seqs])
+        return name, seqs, start
 
     def comprehension(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
         self.scopes.append({})
@@ -810,6 +799,7 @@ class _LocalNames(cst.CSTVisitor):
         self.names: set[str] = set()
         self.nonlocal_names: set[str] = set()  # declared `nonlocal` in this scope
         self.global_names: set[str] = set()  # declared `global` in this scope
+        self.deleted: set[str] = set()  # names `del` unbinds in this scope (del_stmt.py)
         self.depth = 0
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
@@ -817,6 +807,13 @@ class _LocalNames(cst.CSTVisitor):
 
     def visit_Global(self, node: cst.Global) -> None:
         self.global_names.update(a.name.value for a in node.names)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        from .del_stmt import deleted_targets
+
+        names = deleted_targets(node.target)
+        self.names.update(names)  # (`del x` makes x local, as an assignment does)
+        self.deleted.update(names)
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
@@ -875,16 +872,20 @@ class _LocalNames(cst.CSTVisitor):
                 self.names.add(a.asname.name.value if a.asname else a.name.value)  # type: ignore[union-attr]
 
 
-def _scope_names(node: Union[cst.FunctionDef, cst.Lambda], text: Optional[str] = None) -> tuple[set[str], set[str], set[str]]:
+def _scope_names(node: Union[cst.FunctionDef, cst.Lambda], text: Optional[str] = None,
+                 deleted: Optional[set] = None) -> tuple[set[str], set[str], set[str]]:
     """(names bound in the function's own scope, names it declares nonlocal, names it declares
-    global): one walk of its tree.  Inside an expression only `:=` binds a name of this scope (a
-    lambda's and a comprehension's own names are theirs), so where the function's text has none,
-    the walk leaves expressions out: two thirds of the nodes of a numeric function."""
+    global), and the names it deletes added to `deleted`: one walk of its tree.  Inside an
+    expression only `:=` binds a name of this scope (a lambda's and a comprehension's own names
+    are theirs), so where the function's text has none, the walk leaves expressions out: two
+    thirds of the nodes of a numeric function."""
     v = _LocalNames()
     v.depth = 1
     prune = cst.BaseExpression if text is not None and ":=" not in text else None
     walk(node.params, v, prune)  # (source.walk: libcst's own walk copies every node it passes)
     walk(node.body, v, prune)
+    if deleted is not None:
+        deleted.update(v.deleted)
     return v.names, v.nonlocal_names, v.global_names
 
 

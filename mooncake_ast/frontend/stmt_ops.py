@@ -143,5 +143,67 @@ def store_global(fn: Any, name: str, value: Any) -> None:
     fn.__globals__[name] = value
 
 
+class _Deleted:
+    """The class of `DELETED`.  Not named like ir/builder's `_Undefined`, which type inference leaves out of a
+    phi's type: a phi that may hold DELETED is typed as what it may hold, so reverse mode does not take a
+    float's or an array's attributes (`.shape`) from it where it is DELETED."""
+
+    def __init__(self) -> None:
+        self.__qualname__ = "DELETED"  # (how generated code names it: emit/module.qualify)
+
+    def __repr__(self) -> str:
+        return "DELETED"
+
+    def __reduce__(self) -> str:
+        return "DELETED"
+
+
+DELETED = _Deleted()
+"""The value of a local variable after `del` (frontend/del_stmt.py)."""
+
+
+def check_bound(value: Any, name: str) -> None:
+    """Raise as Python does where a deleted local `name` is read (or deleted again)."""
+    if value is DELETED:
+        raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value")
+
+
+def check_cell(cell: Any, name: str) -> None:
+    """check_bound for a variable a nested function captures: its cell is empty after `del`."""
+    try:
+        cell.cell_contents
+    except ValueError:
+        raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value") from None
+
+
+def delete_cell(cell: Any, name: str) -> None:
+    """`del name` of a variable a nested function captures (or one declared `nonlocal`)."""
+    try:
+        del cell.cell_contents
+    except ValueError:
+        raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value") from None
+
+
+def delete_global(fn: Any, name: str) -> None:
+    """`del name` in `fn`'s module, for a function declaring `global name`."""
+    try:
+        del fn.__globals__[name]
+    except KeyError:
+        raise NameError(f"name '{name}' is not defined") from None
+
+
+def zip_strict(strict: Any, *seqs: Any) -> None:
+    """`for ... in zip(*seqs, strict=strict)`: the ValueError zip raises for sequences of unequal lengths (here
+    before the loop runs, where Python raises when the shortest is exhausted: the derivative of a call that
+    raises is not asked for)."""
+    if strict:
+        n = len(seqs[0])
+        for i, q in enumerate(seqs[1:], start=2):
+            if len(q) != n:
+                how = "shorter" if len(q) < n else "longer"
+                raise ValueError(f"zip() argument {i} is {how} than argument{'s 1-' + str(i - 1) if i > 2 else ' 1'}")
+
+
 # Registered as zero-derivative rules by rules/builtin_rules.py, with the `ops` helpers.
-ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_exit, exit_raising, raise_from, store_global)
+ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_exit, exit_raising, raise_from, store_global,
+                   check_bound, check_cell, delete_cell, delete_global, zip_strict)

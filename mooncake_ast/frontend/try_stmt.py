@@ -93,7 +93,8 @@ def stacks(lw: "Lowering", frames: int, targets: int) -> Iterator[None]:
 
 def guard_call(lw: "Lowering", fn: Any, args: list, kwargs: Optional[dict], hint: Optional[str]) -> Value:
     b = lw.b
-    if isinstance(fn, Global) and fn.name in SAFE_BUILTINS and fn.name not in lw.pyfn.__globals__:
+    if isinstance(fn, Global) and fn.name in SAFE_BUILTINS and fn.name not in lw.pyfn.__globals__ \
+            and not getattr(lw, "catching_type_errors", 0):
         with b.unguarded():
             return b.call(fn, args, kwargs, hint=hint)
     with b.unguarded():
@@ -228,6 +229,27 @@ def run_finally(lw: "Lowering", frame: FinallyFrame) -> None:
         lw.body(frame.body)
 
 
+def catches_type_error(lw: "Lowering", handlers: list) -> bool:
+    """Might one of these `except` clauses catch a TypeError (`except TypeError`, `except Exception`, a bare
+    `except`, or a class it cannot tell)?  Then the builtins SAFE_BUILTINS leaves unguarded are guarded in
+    the `try` body: `try: n = len(bins) except TypeError: n = 1` (NumPy's histogram2d) takes the handler."""
+    import builtins
+
+    for h in handlers:
+        if h.type is None:
+            return True
+        kinds = [e.value for e in h.type.elements] if isinstance(h.type, cst.Tuple) else [h.type]
+        for k in kinds:
+            obj: Any = None
+            if isinstance(k, cst.Name) and lw._var_key(k.value) is None and k.value not in lw.freevars:
+                obj = lw.pyfn.__globals__.get(k.value, getattr(builtins, k.value, None))
+            elif isinstance(k, cst.Attribute) and isinstance(k.value, cst.Name) and lw._var_key(k.value.value) is None:
+                obj = getattr(lw.pyfn.__globals__.get(k.value.value), k.attr.value, None)
+            if not (isinstance(obj, type) and issubclass(obj, BaseException)) or issubclass(TypeError, obj):
+                return True
+    return False
+
+
 def new_target(lw: "Lowering") -> "TryTarget":
     """Where a protected region's failures go: its exception and failed-flag variables, bound on every path
     (reverse mode records values crossing joins)."""
@@ -264,7 +286,10 @@ def lower_try(lw: "Lowering", s: cst.Try) -> None:
         lw.try_targets.append(fin)
     handlers = list(s.handlers)
     if handlers:
+        catching = catches_type_error(lw, handlers)
+        lw.catching_type_errors = getattr(lw, "catching_type_errors", 0) + catching
         target, f = protected_body(lw, s.body)
+        lw.catching_type_errors -= catching
         if f is None:
             _else(lw, s)
         else:

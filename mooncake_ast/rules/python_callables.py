@@ -21,6 +21,7 @@ from __future__ import annotations
 import collections
 
 import functools
+import types
 import operator
 from typing import Any
 
@@ -272,11 +273,14 @@ CALLS = {
 def call_rule(f: Any) -> Any:
     """The (forward, reverse) call rules of a callable object of one of the types above, of a
     namedtuple class (rules/python_collections.py), of a bound method of a deque (rules/python_deque.py),
-    or None."""
+    of a builtin container's item-access method called by name (rules/python_dunders.py), of a NumPy
+    function without a rule whose implementation is Python (rules/numpy_dispatchers.py), or None."""
     if isinstance(f, type):
         from .python_collections import construct_forward, construct_reverse, is_namedtuple_class
 
-        return (construct_forward, construct_reverse) if is_namedtuple_class(f) else None
+        if is_namedtuple_class(f):
+            return construct_forward, construct_reverse
+        return (construct_plain_forward, construct_plain_reverse) if _untraceable_class(f) else None
     if isinstance(f, functools.partial) and str(getattr(f.func, "__module__", "")).startswith(("mooncake_ast.", "functools")):
         return None  # our own partials (supercalls.py) and functools.wraps: as before
     for cls in type(f).__mro__[:-1]:
@@ -286,7 +290,46 @@ def call_rule(f: Any) -> Any:
         from .python_deque import call_rule as deque_call_rule
 
         return deque_call_rule(f)
-    return None
+    from .python_dunders import call_rule as dunder_call_rule  # `dict.__setitem__(d, k, v)`, `d.__getitem__(k)`, ...
+
+    found = dunder_call_rule(f)
+    if found is None:
+        from .numpy_dispatchers import call_rule as dispatcher_call_rule  # NumPy functions through their Python code
+
+        found = dispatcher_call_rule(f)
+    return found
+
+
+# ------------------------------------------------------------------ classes whose construction cannot be traced
+# A class with its own __new__ or an __init__ written in C (random.Random, collections.Counter, a C extension's
+# type) cannot be constructed field by field as the transforms construct Python classes.  Given nothing that
+# carries a derivative, its instance is a constant: the plain call, with a zero tangent (pullback).  Otherwise
+# the missing-rule error, as before.
+def _untraceable_class(cls: type) -> bool:
+    init = cls.__init__
+    if init is object.__init__ and cls.__new__ is object.__new__:
+        return False  # (an empty object: the transforms make it)
+    return cls.__new__ is not object.__new__ or not isinstance(init, types.FunctionType)
+
+
+def construct_plain_forward(cls, dcls, args, dargs, kwargs, dkwargs):
+    from ..errors import MissingRuleError
+    from ..forward.runtime import _all_zero
+    from ..tangents import zero_tangent
+
+    if not (all(_all_zero(d) for d in dargs) and all(_all_zero(d) for d in dkwargs.values())):
+        raise MissingRuleError(cls, "forward", "a class without a Python __init__")
+    y = cls(*args, **kwargs)
+    return y, zero_tangent(y)
+
+
+def construct_plain_reverse(cls, args, kwargs):
+    from ..errors import MissingRuleError
+    from ..reverse.runtime import _nondifferentiable, _zero_pullback
+
+    if not all(_nondifferentiable(a) for a in (*args, *kwargs.values())):
+        raise MissingRuleError(cls, "reverse", "a class without a Python __init__")
+    return cls(*args, **kwargs), _zero_pullback(len(args), kwargs)
 
 
 def _run_time_reverse(fn, rrule):

@@ -1,4 +1,4 @@
-"""`collections` types made inside differentiated code (issue 12): defaultdict and namedtuple classes.
+"""`collections` types made inside differentiated code (issue 12): defaultdict, OrderedDict and namedtuple classes.
 
 * `defaultdict(factory, mapping_or_pairs, **kw)` is a dict: its tangent is a defaultdict of the
   values' tangents whose factory makes the zero tangent of what the primal factory makes, so a read
@@ -90,6 +90,33 @@ def rrule_defaultdict(*args: Any, **kw: Any) -> tuple:
 
 defjvp(collections.defaultdict, _defaultdict_jvp)
 _run_time_reverse(collections.defaultdict, rrule_defaultdict)
+
+
+# ------------------------------------------------------------------ collections.OrderedDict
+# A dict that remembers insertion order (as every dict does now): dict's rules, with an OrderedDict made.
+# Its own methods (move_to_end, popitem(last=False)) have no rules.
+def ordereddict_tangent(y: Any, pairs: tuple, dkw: dict) -> Any:
+    from .builtin_rules import dict_tangent
+
+    return collections.OrderedDict(dict_tangent(y, pairs, dkw))
+
+
+def _ordereddict_jvp(t: Any, y: Any, *a: Any, **kw: Any) -> Any:
+    from .. import ops
+
+    return t.call(ordereddict_tangent, y, t.call(ops.tuple_of, *[t.call(ops.tuple_of, x, t.dz(x)) for x in a]),
+                  t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, t.dz(v))]))
+
+
+def rrule_ordereddict(*args: Any, **kw: Any) -> tuple:
+    from .builtin_rules import rrule_dict
+
+    y, pullback = rrule_dict(*args, **kw)  # (its pullback reads the adjoint by key)
+    return collections.OrderedDict(y), pullback
+
+
+defjvp(collections.OrderedDict, _ordereddict_jvp)
+_run_time_reverse(collections.OrderedDict, rrule_ordereddict)
 
 
 # ------------------------------------------------------------------ namedtuple classes

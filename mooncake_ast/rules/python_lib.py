@@ -12,13 +12,14 @@ means and deviations of `statistics`.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import statistics
 
 import numpy as np
 
 from ..tangents import NoTangent
-from .registry import _entry, _fingerprint, defrule
+from .registry import KwAdj, _entry, _fingerprint, defrule
 
 
 def _run_time_reverse(fn, rrule):
@@ -133,54 +134,93 @@ def _weights(fn, values, mu):
     return sd, [w * scale for w in dvar], None if dmu is None else dmu * scale
 
 
-def _stat_value(fn, data, mu):
-    # The library's own value (statistics.mean works in exact rational arithmetic).
-    f = getattr(statistics, fn)
-    return f(data) if mu is None else f(data, mu)
+def _constant(v) -> bool:
+    """Can v carry no derivative (None, ints, containers of them)?"""
+    if v is None or isinstance(v, (bool, int, np.integer)):
+        return True
+    if isinstance(v, np.ndarray):
+        return v.dtype.kind in "biu"
+    if isinstance(v, (list, tuple)):
+        return all(_constant(x) for x in v)
+    return False
+
+
+def _positional(fn, args, kwargs, forward):
+    """The call's arguments by position (data, then mu/xbar/weights when given).  Forward rules are not given
+    the tangents of keyword arguments, so there a keyword argument that could carry one is refused."""
+    if not kwargs:
+        return tuple(args)
+    if forward and not all(_constant(v) for v in kwargs.values()):
+        raise NotImplementedError(f"forward mode of statistics.{fn} with a keyword argument holding floats: "
+                                  "pass it positionally")
+    bound = inspect.signature(getattr(statistics, fn)).bind(*args, **kwargs)
+    return tuple(bound.arguments.values())
+
+
+def _weighted(values, weights):
+    """fmean(values, weights) = sum(w x) / sum(w): (value, d/dx_i, d/dw_i)."""
+    ws = _data(weights)
+    if len(ws) != len(values):
+        raise statistics.StatisticsError("data and weights must be the same length")
+    total = math.fsum(float(w) for w in ws)
+    y = math.fsum(float(w) * float(x) for w, x in zip(ws, values)) / total
+    return y, [float(w) / total for w in ws], [(float(x) - y) / total for x in values]
 
 
 def _stat_rules(fn):
     def frule(args, dargs, **kwargs):
+        args = _positional(fn, args, kwargs, True)
+        dargs = tuple(dargs) + (NoTangent,) * (len(args) - len(dargs))
         data = args[0]
-        if kwargs:
-            raise NotImplementedError(f"derivative of statistics.{fn} with keyword arguments: pass them positionally")
-        if fn == "fmean" and len(args) > 1:
-            raise NotImplementedError("derivative of statistics.fmean with weights")
-        mu = args[1] if len(args) > 1 else None
-        dmu_in = dargs[1] if len(args) > 1 else NoTangent
+        second = args[1] if len(args) > 1 else None
         values = _data(data)
-        y = _stat_value(fn, data, mu)
-        _, w, wmu = _weights(fn, values, mu)
-        ditems = _item_tangents(values, dargs[0])
+        y = getattr(statistics, fn)(*args)
+        if fn == "fmean" and second is not None:
+            _, w, wmu = _weighted(values, second)
+            pairs = list(zip(w, _item_tangents(values, dargs[0]))) + list(zip(wmu, _item_tangents(_data(second), dargs[1])))
+        else:
+            _, w, wmu = _weights(fn, values, second)
+            pairs = list(zip(w, _item_tangents(values, dargs[0])))
+            if wmu is not None and dargs[1] is not NoTangent and dargs[1] is not None:
+                pairs.append((wmu, dargs[1]))
         dy = NoTangent
-        for wi, di in zip(w, ditems):
-            if di is not NoTangent:
+        for wi, di in pairs:
+            if di is not NoTangent and di is not None:
                 dy = wi * di if dy is NoTangent else dy + wi * di
-        if wmu is not None and dmu_in is not NoTangent and dmu_in is not None:
-            dy = wmu * dmu_in if dy is NoTangent else dy + wmu * dmu_in
         return y, dy
 
     def rrule(*args, **kwargs):
         from ..reverse.adjoints import _like
 
-        data = args[0]
-        if kwargs:
-            raise NotImplementedError(f"reverse mode of statistics.{fn} with keyword arguments")
-        if fn == "fmean" and len(args) > 1:
-            raise NotImplementedError("derivative of statistics.fmean with weights")
-        mu = args[1] if len(args) > 1 else None
+        given = len(args)
+        full = _positional(fn, args, kwargs, False)
+        data = full[0]
+        second = full[1] if len(full) > 1 else None
         values = _data(data)
-        y = _stat_value(fn, data, mu)
-        _, w, wmu = _weights(fn, values, mu)
+        y = getattr(statistics, fn)(*full)
+        if fn == "fmean" and second is not None:
+            _, w, wmu = _weighted(values, second)
+        else:
+            _, w, wmu = _weights(fn, values, second)
+
+        def like(x, parts):
+            if isinstance(x, np.ndarray):
+                return np.asarray(parts, dtype=float).reshape(x.shape)
+            return _like(x, parts)
 
         def pullback(g):
             if g is NoTangent or g is None:
-                return (NoTangent,) * len(args)
-            if isinstance(data, np.ndarray):
-                bar = g * np.asarray(w, dtype=float).reshape(data.shape)
-            else:
-                bar = _like(data, [g * wi for wi in w])
-            return (bar,) if len(args) == 1 else (bar, g * wmu)
+                return (NoTangent,) * given
+            bars = [like(data, [g * wi for wi in w])]
+            if len(full) > 1:
+                if fn == "fmean":
+                    bars.append(NoTangent if second is None else like(second, [g * wi for wi in wmu]))
+                else:
+                    bars.append(NoTangent if wmu is None else g * wmu)
+            params = list(inspect.signature(f).parameters)
+            named = {k: bars[params.index(k)] for k in kwargs if params.index(k) < len(bars)}
+            named = {k: v for k, v in named.items() if v is not NoTangent}
+            return tuple(bars[:given]) + ((KwAdj(named),) if named else ())
 
         return y, pullback
 

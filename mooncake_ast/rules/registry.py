@@ -453,7 +453,8 @@ _SCIPY = [False]  # every SciPy table registered (each is, on the first lookup a
 _SCIPY_TABLES = (("scipy.special", "scipy_rules"), ("scipy.stats", "scipy_stats"),
                  ("scipy.linalg", "scipy_linalg_rules"), ("scipy.signal", "scipy_signal_rules"),
                  ("scipy.spatial", "scipy_spatial_rules"), ("scipy.integrate", "scipy_integrate_rules"),
-                 ("scipy.optimize", "scipy_optimize_rules"), ("scipy.interpolate", "scipy_interpolate_rules"))
+                 ("scipy.optimize", "scipy_optimize_rules"), ("scipy.interpolate", "scipy_interpolate_rules"),
+                 ("scipy.fft", "scipy_fft_rules"))
 _SCIPY_DONE: set = set()
 
 

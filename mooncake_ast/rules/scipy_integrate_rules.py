@@ -22,7 +22,10 @@ function through fcall (forward) or rcall (reverse), so it may be a closure over
   otherwise refused, pointing to odeint or a fixed-step integrator written in Python (both
   differentiated).  Its result object's fields are read by item (sol["y"]) in reverse mode.
 
-Differentiated times (odeint's t) and options passed positionally after `args` are refused, as are
+* odeint's times t: y(t_i) moves with t_i along the solution (f(y(t_i), t_i) dt_i), and t_0 is where the
+  solution starts (y(t_i) gains -Phi(t_i, t_0) f(y0, t_0) dt_0, Phi = dy(t_i)/dy0; the two cancel at i = 0).
+
+Options passed positionally after `args` are refused, as are
 full_output=True for quad and tfirst with Dfun (the Jacobian argument is not used by the rules).
 """
 from __future__ import annotations
@@ -103,8 +106,6 @@ def odeint_tangent(func, y0, tt, y, dfunc, dy0, dtt, dargs, *rest, **kw):
 
     odeint = _integrate().odeint
     b = _bound(odeint, (func, y0, tt) + rest, kw)
-    if _nonzero(dtt):
-        raise NotImplementedError("derivative of scipy.integrate.odeint with respect to the times t")
     if b["Dfun"] is not None and b["tfirst"]:
         raise NotImplementedError("derivative of scipy.integrate.odeint with Dfun and tfirst=True")
     p = _tuple(b["args"])
@@ -121,10 +122,31 @@ def odeint_tangent(func, y0, tt, y, dfunc, dy0, dtt, dargs, *rest, **kw):
         return np.concatenate([np.ravel(np.asarray(f, dtype=float)), np.ravel(_dense(df, yy))])
 
     opts = {k: b[k] for k in _ODE_OPTS if b[k] is not None}
-    z0 = np.concatenate([y0.ravel(), np.ravel(_dense(dy0, y0))])
-    sol = odeint(aug, z0, tt, **opts)
+    s0 = np.ravel(_dense(dy0, y0))
+    dt = np.ravel(_dense(dtt, tt)) if _nonzero(dtt) else None
+    times = np.asarray(tt, dtype=float)
+    if dt is not None:  # moving t[0] moves where the solution starts: dy(t_i) gains -Phi(t_i, t_0) f(y0, t_0) dt_0
+        s0 = s0 - dt[0] * _rhs_value(func, tfirst, y0.ravel(), times[0], p)
+    sol = odeint(aug, np.concatenate([y0.ravel(), s0]), tt, **opts)
     ds = sol[:, n:]
+    if dt is not None:  # ... and each output moves along the solution with its own time: f(y(t_i), t_i) dt_i
+        Y = (y[0] if b["full_output"] else y).reshape(len(times), -1)
+        ds = ds + dt[:, None] * np.stack([_rhs_value(func, tfirst, Y[i], times[i], p) for i in range(len(times))])
     return (ds, NoTangent) if b["full_output"] else ds
+
+
+def _rhs_value(func, tfirst, y, t, p):
+    """func at (y, t) as a flat float array (a plain call: it multiplies a time's tangent or adjoint)."""
+    return np.ravel(np.asarray(func(*_rhs_call(func, tfirst, y, t, p)), dtype=float))
+
+
+def _times_adjoint(func, tfirst, tt, Y, gY, y0_bar, p):
+    """The adjoint of odeint's times t: g_i . f(y_i, t_i) for each output, less y0_bar . f(y0, t_0) for t_0
+    (where the solution starts; y0_bar = sum_i Phi(t_i, t_0)^T g_i is the adjoint of y0)."""
+    f = [_rhs_value(func, tfirst, Y[i], tt[i], p) for i in range(len(tt))]
+    out = np.array([float(np.dot(gY[i], f[i])) for i in range(len(tt))])
+    out[0] -= float(np.dot(y0_bar, f[0]))
+    return out
 
 
 def _rk4_plain(func, tfirst, y0, tt, p, m):
@@ -213,9 +235,11 @@ def rrule_odeint(*args, **kwargs):
                 ybar = nxt
             ybar = ybar + gY[k]
         y0_bar = ybar.reshape(np.shape(b["y0"])) if isinstance(b["y0"], np.ndarray) else _like_y0(b["y0"], ybar)
+        t_bar = _times_adjoint(func, tfirst, tt, Y.reshape(len(tt), -1), gY, ybar, p)
+        t_bar = t_bar.reshape(np.shape(b["t"])) if isinstance(b["t"], np.ndarray) else _like_y0(b["t"], t_bar)
         p_adj = NoTangent if all(_zero(v) for v in p_bar) else (
             AdjTuple(p_bar) if isinstance(b["args"], (tuple, list)) else p_bar[0])
-        out = {"func": fn_bar, "y0": y0_bar, "t": NoTangent, "args": p_adj}
+        out = {"func": fn_bar, "y0": y0_bar, "t": t_bar, "args": p_adj}
         names = ["func", "y0", "t", "args"]
         pos = [out.get(names[i], NoTangent) if i < len(names) else NoTangent for i in range(len(args))]
         named = {k: out[k] for k in kwargs if k in out and not _zero(out[k])}

@@ -13,10 +13,11 @@ import numpy as np
 
 from ..tangents import NoTangent
 
+from .scipy_special_extra import FUNCTIONS as _EXTRA
 from .scipy_special_realistic import FUNCTIONS as _REALISTIC
 
 FUNCTIONS = ["betainc", "gammainc", "gammaincc", "gammasgn", "iv", "ive", "j0", "j1", "jv", "rgamma",
-             "y0", "y1", "yn"] + _REALISTIC
+             "y0", "y1", "yn"] + _REALISTIC + _EXTRA
 
 
 def _special():
@@ -94,7 +95,10 @@ def _user_location():
 
 def _parameter_message(fn, param):
     return (f"derivative of scipy.special.{fn} with respect to its parameter {param!r} "
-            f"(no closed form in SciPy); only the derivative in x is supported")
+            f"(no closed form in SciPy); only the derivative in {_SUPPORTED.get(fn, 'x')} is supported")
+
+
+_SUPPORTED = {"zeta": "q"}  # (the argument whose derivative is given, where it is not x)
 
 
 def refused_parameter_adjoint(g, fn: str, param: str):
@@ -217,8 +221,9 @@ def register(sp, named) -> None:
     two = [("betainc", ("a", "b"), betainc_dx, False), ("gammainc", ("a",), gammainc_dx, False),
            ("gammaincc", ("a",), gammaincc_dx, False), ("jv", ("v",), jv_dx, False), ("iv", ("v",), iv_dx, False),
            ("ive", ("v",), ive_dx, True), ("yn", ("n",), yn_dx, False)]
-    for name, params, dx, with_y in two:
-        fn = named(name, getattr(sp, name))
+
+    def make(name, fn, params, dx, with_y=False):
+        """The rules of fn(*params, x): a closed-form d/dx (`dx`), the parameters refused when differentiated."""
         k = len(params)
 
         def jvp(t, y, *ops, name=name, params=params, dx=dx, with_y=with_y, k=k):
@@ -238,6 +243,13 @@ def register(sp, named) -> None:
 
         defjvp(fn, jvp)
         defvjp(fn, vjp)
+
+    for name, params, dx, with_y in two:
+        make(name, named(name, getattr(sp, name)), params, dx, with_y)
+
+    from . import scipy_special_extra
+
+    scipy_special_extra.register(sp, named, make, param_vjp)  # (betaincc, stdtr, dawsn, zeta)
 
     from . import scipy_special_realistic
 

@@ -1,6 +1,9 @@
 """scipy.stats functions behind SciPy's `_axis_nan_policy` decorator (entropy, skew, kurtosis, the means, ...),
 both modes; registered by scipy_stats.register() once the user's code has imported scipy.stats.
 
+Where SciPy's function is itself long array-API code (moment, variation, tmean, tvar, tstd, tsem, iqr),
+a NumPy model of it stands in for the wrapped function (scipy_stats_models.py), under the same check.
+
 The decorator's wrapper (axis=None, `nan_policy`, `keepdims`, broadcasting of samples, too-small samples)
 is long Python that the transforms cannot trace (it deletes local variables), and the function it wraps
 is plain NumPy code that they can.  So the derivative is that of the wrapped function (`F.__wrapped__`),
@@ -23,12 +26,20 @@ import numpy as np
 from ..tangents import NoTangent
 
 NAMES = ["entropy", "gmean", "hmean", "kurtosis", "median_abs_deviation", "pmean", "sem", "skew", "tmax", "tmin",
-         "trim_mean"]
+         "trim_mean", "moment", "variation", "tmean", "tvar", "tstd", "tsem", "iqr",
+         "kstat", "kstatvar", "circmean", "circvar", "circstd", "differential_entropy"]
 FUNCTIONS = list(NAMES)  # (docs.py lists them as scipy.stats.<name>)
-_OWN = ("keepdims", "nan_policy")  # the wrapper's options (the wrapped functions ignore a nan_policy they take)
+# the wrapper's options (the wrapped functions ignore a nan_policy they take; `_no_deco`: SciPy's own calls of a
+# decorated function from inside another, which skip the wrapper)
+_OWN = ("keepdims", "nan_policy", "_no_deco")
 
 
 def _inner(fn):
+    from .scipy_stats_models import MODELS
+
+    model = MODELS.get(fn.__name__)
+    if model is not None:
+        return model  # (a NumPy model of the statistic: scipy_stats_models.py)
     inner = getattr(fn, "__wrapped__", None)
     if inner is None:
         raise NotImplementedError(f"derivative of {fn.__name__}: SciPy's wrapper hides the function it wraps")

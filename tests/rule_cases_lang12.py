@@ -1,0 +1,85 @@
+"""Test inputs of the scipy.stats rules whose derivative is a NumPy model's (rules/scipy_stats_models.py) and of
+odeint with respect to its times (rules/scipy_integrate_rules.py): merged into CASES of tests/test_rules.py by catalog name."""
+import collections  # noqa: F401  (the cases' sources use it)
+
+import numpy as np
+
+from rule_case_kit import kit
+
+F, Case = kit("lang12 rule case", globals())
+C = Case
+try:
+    import scipy.fft as sf
+    import scipy.integrate as si
+    import scipy.special as sp
+    import scipy.stats as st
+except ImportError:  # SciPy is optional
+    sf = si = sp = st = None
+V = np.array([0.3, 1.2, -0.7, 2.1, 0.5, 1.9])
+M = np.array([[0.3, 1.2, -0.7], [2.1, 0.5, 1.9], [0.2, -1.1, 0.8], [1.4, 0.1, 0.6]])
+
+
+A = np.array([[[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]], [[0.7, 0.2, -0.1], [-0.3, 0.5, 0.2]]])
+P = np.array([0.3, 0.6, 0.2, 0.8])
+LANG12_CASES = {  # rules/numpy_strided.py, rules/numpy_products_more.py, rules/python_collections.py
+    "collections.OrderedDict": [C("lambda a, x: (lambda d: d['w'] * d['b'] + d['k'])(collections.OrderedDict([('k', x)], w=a, b=x))",
+                                  V[:3], 0.7)],
+    "numpy.lib.stride_tricks.as_strided": [
+        C("lambda a: np.lib.stride_tricks.as_strided(a, (2, 2), (8, 8)) ** 2", V),
+        C("lambda a: np.lib.stride_tricks.as_strided(np.concatenate([a, a * 2.0])[2:], (3, 3), (-8, 8)) * 1.0", V[:3])],
+    "numpy.lib.stride_tricks.sliding_window_view": [
+        C("lambda a: np.lib.stride_tricks.sliding_window_view(a, 3) ** 2", V),
+        C("lambda m: np.lib.stride_tricks.sliding_window_view(m, (2, 2)) * m[0, 0]", M)],
+    "numpy.broadcast_arrays": [C("lambda a, b: np.broadcast_arrays(a, b)[0] * np.broadcast_arrays(a, b)[1] ** 2",
+                                 V[:3], M[:2, :1])],
+    "numpy.vecdot": [C("lambda a, b: np.vecdot(a, b)", A, V[:3]), C("lambda a, b: np.vecdot(a, b, axis=1)", A, A * 2.0)],
+    "numpy.linalg.vecdot": [C("lambda a, b: np.linalg.vecdot(a, b)", M, V[:3])],
+    "numpy.linalg.outer": [C("lambda a, b: np.linalg.outer(a, b)", V[:3], V[3:])],
+    "numpy.matvec": [C("lambda a, b: np.matvec(a, b)", A, V[:3])],
+    "numpy.vecmat": [C("lambda a, b: np.vecmat(a, b)", V[:2], A)],
+}
+
+
+def _ode(y, t, k):
+    return np.array([y[1], -k * y[0] - 0.1 * t * y[1]])
+
+
+def lang12_scipy_cases(entries):
+    """The cases by catalog name (`entries`: catalog())."""
+    if st is None:
+        return {}
+    names = {e.key: e.name for e in entries}
+    cases = {
+        st.moment: [C("lambda a: st.moment(a, 3)", V), C("lambda a: st.moment(a, [2, 3], axis=1)", M),
+                    C("lambda a: st.moment(a, 2, axis=None, center=a[0, 0])", M)],
+        st.variation: [C("lambda a: st.variation(a + 3.0)", V),
+                       C("lambda a: st.variation(a + 3.0, axis=1, ddof=1, keepdims=True)", M)],
+        st.tmean: [C("lambda a: st.tmean(a, (-1.0, 1.5), (False, True), axis=0)", M)],
+        st.tvar: [C("lambda a: st.tvar(a, (None, 1.5), axis=None)", M)],
+        st.tstd: [C("lambda a: st.tstd(a, axis=1, ddof=0)", M)],
+        st.tsem: [C("lambda a: st.tsem(a, (-1.0, None))", V)],
+        st.iqr: [C("lambda a: st.iqr(a, axis=0, rng=(10, 80), scale='normal')", M),
+                 C("lambda a: st.iqr(a, interpolation='midpoint', keepdims=True)", M)],
+        sp.betaincc: [C("lambda x: sp.betaincc(2.0, 3.0, x)", P)],
+        sp.stdtr: [C("lambda x: sp.stdtr(3.5, x * 4.0 - 2.0)", P)],
+        sp.dawsn: [C("lambda x: sp.dawsn(x * 3.0)", P)],
+        sp._ufuncs._zeta: [C("lambda q: sp.zeta(3.0, q + 1.0)", P)],
+        st.kstat: [C("lambda a: st.kstat(a, 3)", V)],
+        st.kstatvar: [C("lambda a: st.kstatvar(a)", V)],
+        st.circmean: [C("lambda a: st.circmean(a)", V)],
+        st.circvar: [C("lambda a: st.circvar(a)", V)],
+        st.circstd: [C("lambda a: st.circstd(a, high=3.0, low=-1.0)", V)],
+        st.differential_entropy: [C("lambda a: st.differential_entropy(a)", V)],
+        sf.fft: [C("lambda a: sf.fft(a, 6, norm='ortho')", V)], sf.ifft: [C("lambda a: sf.ifft(a * 1j, axis=0)", M)],
+        sf.rfft: [C("lambda a: sf.rfft(a)", V)], sf.irfft: [C("lambda a: sf.irfft(sf.rfft(a) * 2.0, 6)", V)],
+        sf.hfft: [C("lambda a: sf.hfft(a + 1j * a[::-1])", V)], sf.ihfft: [C("lambda a: sf.ihfft(a, norm='forward')", V)],
+        sf.fft2: [C("lambda a: sf.fft2(a)", M)], sf.ifft2: [C("lambda a: sf.ifft2(a, s=(3, 3))", M)],
+        sf.rfft2: [C("lambda a: sf.rfft2(a)", M)], sf.irfft2: [C("lambda a: sf.irfft2(sf.rfft2(a), M.shape)", M)],
+        sf.fftn: [C("lambda a: sf.fftn(a, axes=(0,))", M)], sf.ifftn: [C("lambda a: sf.ifftn(a)", M)],
+        sf.rfftn: [C("lambda a: sf.rfftn(a, axes=(1,))", M)], sf.irfftn: [C("lambda a: sf.irfftn(sf.rfftn(a), M.shape)", M)],
+        si.odeint: [C("lambda y0, t, k: si.odeint(_ode, y0, t, (k,))", np.array([0.4, -0.2]), np.array([0.1, 0.3, 0.6]),
+                      0.7, rtol=1e-4, atol=1e-5),
+                    C("lambda t: si.odeint(lambda t, y: -y * y, [1.0], list(t), tfirst=True)", np.array([0.0, 0.5]),
+                      rtol=1e-4, atol=1e-5)],
+    }
+    return {names[k]: v for k, v in cases.items() if k in names}
