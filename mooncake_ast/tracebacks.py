@@ -170,6 +170,25 @@ def user_location(frames: list) -> Optional[str]:
     return None
 
 
+_VIA = re.compile(r"in (\S+), called at (\S+):(\d+)")
+
+
+def _inline_chain(filename: str, lineno: Optional[int]) -> list:
+    """[(callee, file, line of its call), ...], outermost call first, of the code put in line (reverse/inline.py)
+    that line `lineno` of generated module `filename` runs: its comment ends `[in helper, called at f.py:12]`."""
+    if lineno is None:
+        return []
+    for n in range(lineno, 0, -1):
+        line = linecache.getline(filename, n)
+        if _COMMENT.match(line):
+            tail = line.rstrip()
+            if not tail.endswith("]") or "  [in " not in tail:
+                return []
+            return [(m.group(1), m.group(2), int(m.group(3)))
+                    for m in _VIA.finditer(tail[tail.rindex("  [in ") + 3:-1])]
+    return []
+
+
 def _comment_text(filename: str, lineno: int) -> str:
     """The source text the nearest `# file.py:12  text` comment above `lineno` of a generated module quotes
     (for a user file linecache cannot read any more)."""
@@ -231,7 +250,15 @@ def _entries(tb: Optional[types.TracebackType]) -> list:
                 named_by = where[0]
                 where = _user_line(*where, module_file if isinstance(module_file, str) else None)
             if where is not None and not _is_library(where[0]):  # (not code of the library it derived itself)
-                fake = _fake_frame(where[0], where[1], _user_name(frame.f_code.co_name, named_by), frame.f_locals)
+                name = _user_name(frame.f_code.co_name, named_by)
+                src = _generated_source(named_by) or (module_file if isinstance(module_file, str) else "") or ""
+                for called, file, line in _inline_chain(named_by, tb.tb_lineno if named_by == filename else None):
+                    # (code put in line, reverse/inline.py: the caller's frame at the call, then the callee's)
+                    fake = _fake_frame(_resolve(file, src), line, name, frame.f_locals)
+                    if fake is not None:
+                        out.append((fake.tb_frame, fake.tb_lasti, fake.tb_lineno))
+                    name = called
+                fake = _fake_frame(where[0], where[1], name, frame.f_locals)
                 if fake is not None:
                     out.append((fake.tb_frame, fake.tb_lasti, fake.tb_lineno))
         elif not _is_library(filename):

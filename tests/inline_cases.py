@@ -284,3 +284,16 @@ def callable_object_kept(W, b, x):
     out = f(x)
     layers = [layer]
     return np.sum(out * layers[0](x))
+
+
+def _logged(v):
+    return math.log(v) * 2.0
+
+
+def _outer_logged(v):
+    return _logged(v + 1.0) + v
+
+
+def error_in_helper(x):
+    y = x * 3.0
+    return _outer_logged(y)

@@ -56,7 +56,7 @@ def with_aux(x):
     return x * x, {"note": "aux"}
 
 
-def probe_helper(x):
+def probe_helper(x, *rest):  # (*rest: reverse mode calls it, not puts it in line, reverse/inline.py)
     return x * 2.0
 
 

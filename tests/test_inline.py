@@ -84,3 +84,21 @@ def test_rebinding_or_editing_a_helper_rederives(tmp_path, monkeypatch):
     importlib.invalidate_caches()
     mod = importlib.import_module("inl_mod")
     assert mc.grad(mod.f)(3.0) == pytest.approx(5.0)
+
+
+def test_an_error_in_code_put_in_line_shows_every_frame():
+    """math.log of a negative number two helpers down: the traceback shows the caller's call, the first helper's
+    call and the second helper's line, each under its own function's name (Loc.via, tracebacks._inline_chain)."""
+    import inspect
+    import traceback
+
+    with pytest.raises(ValueError, match="math domain error") as info:
+        mc.grad(c.error_in_helper)(-1.0)
+    frames = [(f.name, f.lineno) for f in traceback.extract_tb(info.value.__traceback__) if f.filename == c.__file__]
+    lines, start = inspect.getsourcelines(c)
+    where = {text.strip(): n + 1 for n, text in enumerate(lines)}
+    assert frames[-3:] == [("error_in_helper", where["return _outer_logged(y)"]),
+                           ("_outer_logged", where["return _logged(v + 1.0) + v"]),
+                           ("_logged", where["return math.log(v) * 2.0"])], frames
+    mc.vjp(c.error_in_helper, 2.0)
+    assert "  [in _outer_logged, called at inline_cases.py:" in mc.source(c.error_in_helper, "reverse")

@@ -142,12 +142,20 @@ def _word_char(c: str) -> bool:
 
 
 def comment_for(loc: Any) -> str:
-    return f"# {os.path.basename(loc.file)}:{loc.line}  {loc.text}"
+    return f"# {os.path.basename(loc.file)}:{loc.line}  {loc.text}{_via(loc)}"
 
 
 def grad_comment_for(loc: Any) -> str:
     """Above adjoint code: which source line it differentiates."""
-    return f"# grad of {os.path.basename(loc.file)}:{loc.line}  {loc.text}"
+    return f"# grad of {os.path.basename(loc.file)}:{loc.line}  {loc.text}{_via(loc)}"
+
+
+def _via(loc: Any) -> str:
+    """`  [in helper, called at f.py:12]` for code put in line (outermost call first): read by tracebacks.py."""
+    via = getattr(loc, "via", ())
+    if not via:
+        return ""
+    return "  [" + "; ".join(f"in {name}, called at {os.path.basename(file)}:{line}" for name, file, line in reversed(via)) + "]"
 
 
 def emit_function(

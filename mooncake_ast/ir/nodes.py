@@ -18,12 +18,16 @@ from typing import Any, Iterator, Optional
 
 @dataclasses.dataclass(frozen=True)
 class Loc:
-    """Where a statement comes from: absolute file line and column, and the text."""
+    """Where a statement comes from: absolute file line and column, and the text.  `via` says, for a statement of a
+    function put in line into another (reverse/inline.py), which function it belongs to and where that was called:
+    `((callee name, call file, call line), ...)`, innermost call first, so that comments and tracebacks show the
+    user every frame their code would have."""
 
     file: str
     line: int
     col: int
     text: str = ""
+    via: tuple = ()
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}"

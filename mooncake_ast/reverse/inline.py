@@ -31,6 +31,7 @@ branches on the constants a call passed are folded.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import inspect
 import types
 from typing import Any, Optional
@@ -310,10 +311,26 @@ def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any) ->
     return out
 
 
+def _mark_inlined(callee: Function, call: Call) -> None:
+    """Each of the callee's statements says whose it is and where it was called (Loc.via), for comments and
+    tracebacks: an error raised in it shows the caller's frame at the call and the callee's at its own line."""
+    if call.loc is None:
+        return
+    step = ((callee.name, call.loc.file, call.loc.line),) + call.loc.via
+    for blk in callee.blocks:
+        for x in [*blk.phis, *blk.stmts, blk.term]:
+            loc = getattr(x, "loc", None)
+            if loc is not None:
+                x.loc = dataclasses.replace(loc, via=step + loc.via)
+        if blk.loop is not None and blk.loop.loc is not None:
+            blk.loop.loc = dataclasses.replace(blk.loop.loc, via=step + blk.loop.loc.via)
+
+
 def _splice(ir: Function, b: Block, s: Call, callee: Function, args: dict) -> None:
     """The callee's blocks in the place of s: b's statements after s and its terminator move to a new block that
     the callee's return goes to, and what read s reads the returned value."""
     substitute(callee, args)
+    _mark_inlined(callee, s)
     for blk in callee.blocks:  # (a loop over a parameter: what its record says it walks)
         if blk.loop is not None:
             for attr in ("counter", "seq", "length", "item"):
