@@ -1056,6 +1056,59 @@ def s_array_list(g):
 FAMILIES["arrays"] = [s_carried, s_array_list, s_carried, s_assign]  # (after "loops": the families above keep theirs)
 
 
+# ---------------------------------------------------------------- helpers put in line (reverse/inline.py)
+# (factories of closures, callable objects, keyword-only defaults that fold a branch, helpers of helpers, a helper
+# that writes its argument, and the near misses that stay calls: early returns, *args)
+
+
+def s_factory(g):
+    n, v = g.fresh(""), g.fresh()
+    g.helper(f"mk_{n}", f"def mk_{n}(c):\n    def inner(t):\n        return c * t + math.sin(t)\n    return inner")
+    f = g.fresh("f")
+    g.emit(f"{f} = mk_{n}({g.expr(S, maxdepth=1)})", f"{v} = {f}({g.leaf(S)}) + {f}({f}({g.expr(S, maxdepth=1)}))")
+    g.define(v, S)
+
+
+def s_callable_object(g):
+    n, v, o = g.fresh(""), g.fresh(), g.fresh("o")
+    g.helper(f"Aff{n}", f"class Aff{n}:\n    def __init__(self, w, b):\n        self.w = w\n        self.b = b\n\n"
+                        f"    def __call__(self, x):\n        return np.tanh(self.w * x + self.b)\n\n"
+                        f"    def scale(self, k):\n        return self.w * k")
+    a = g.pick(V)
+    g.emit(f"{o} = Aff{n}({g.expr(V, maxdepth=1)}, {g.expr(S, maxdepth=1)})",
+           f"{v} = np.sum({o}({o}({a}))) + np.sum({o}.scale({g.leaf(S)}))")
+    g.define(v, S)
+
+
+def s_kw_helper(g):
+    n, v = g.fresh(""), g.fresh()
+    form = g.rng.randrange(4)
+    if form == 0:
+        g.helper(f"kw_{n}", f"def kw_{n}(x, s=1.0, *, squash=True):\n    y = s * x\n    return math.tanh(y) if squash else y")
+    elif form == 1:
+        g.helper(f"kw_{n}", f"def kw_{n}(x, s=1.0, *, squash=True):\n    if squash:\n        out = math.tanh(s * x)\n"
+                            f"    else:\n        out = x - s\n    return out")
+    elif form == 2:  # (an early return: stays a call)
+        g.helper(f"kw_{n}", f"def kw_{n}(x, s=1.0, *, squash=True):\n    if squash:\n        return math.tanh(s * x)\n"
+                            f"    return x - s")
+    else:  # (a helper of a helper)
+        g.helper(f"kin_{n}", f"def kin_{n}(u):\n    return u * u + 0.5")
+        g.helper(f"kw_{n}", f"def kw_{n}(x, s=1.0, *, squash=True):\n    return kin_{n}(x) * s if squash else kin_{n}(s)")
+    x = g.expr(S, maxdepth=1)
+    g.emit(f"{v} = kw_{n}({x}) + kw_{n}({g.leaf(S)}, s={g.expr(S, maxdepth=1)}, squash=False) * kw_{n}({x}, 0.5)")
+    g.define(v, S)
+
+
+def s_writing_helper(g):
+    n, v, b = g.fresh(""), g.fresh(), g.fresh("b")
+    g.helper(f"wr_{n}", f"def wr_{n}(p, s):\n    p[0] = p[0] * s\n    return p * 2.0")
+    g.emit(f"{b} = {g.pick(V)} * 1.0", f"{v} = np.sum(wr_{n}({b}, {g.expr(S, maxdepth=1)}) * {b})")
+    g.define(v, S)
+
+
+FAMILIES["inline"] = [s_factory, s_callable_object, s_kw_helper, s_writing_helper, s_assign]  # (after "arrays")
+
+
 def generate(seed: int, family: str) -> Program:
     """The program of this seed in this family (deterministic)."""
     rng = random.Random(f"{family}:{seed}")
