@@ -78,8 +78,10 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                 continue
             args.update(zip(callee.freevars, cells))  # (a closure's variables: the caller's own cells)
             self_ref = getattr(callee, "self_ref", None)
-            if self_ref is not None and not cells:  # (the functions it defines find their code in it: `make_scaler`)
-                args[self_ref] = Const(fn)
+            if self_ref is not None and _reads(callee, self_ref):
+                if cells or name is None:
+                    continue  # (a def of the caller's that defines functions itself: no name to find its code by)
+                args[self_ref] = Const(fn)  # (the functions it defines find their code in it: `make_scaler`)
             _splice(ir, _block_of(ir, s), s, callee, args)
             if self_value is not None and s.fn is not self_value:  # (the bound method `obj.m`, read only by the call)
                 bound = s.fn
@@ -255,6 +257,10 @@ def _local_function(s: Call, g: dict) -> Optional[tuple]:
         return None
     fn = types.FunctionType(code, g, code.co_name, None, tuple(types.CellType(None) for _ in code.co_freevars))
     return fn, list(closure.args)
+
+
+def _reads(fn: Function, v: Any) -> bool:
+    return any(v in x.operands() for b in fn.blocks for x in [*b.phis, *b.stmts, b.term])
 
 
 def _uses(ir: Function, v: Any) -> int:
