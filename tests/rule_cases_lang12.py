@@ -25,8 +25,9 @@ LANG12_CASES = {  # rules/numpy_strided.py, rules/numpy_products_more.py, rules/
     "collections.OrderedDict": [C("lambda a, x: (lambda d: d['w'] * d['b'] + d['k'])(collections.OrderedDict([('k', x)], w=a, b=x))",
                                   V[:3], 0.7)],
     "numpy.lib.stride_tricks.as_strided": [
-        C("lambda a: np.lib.stride_tricks.as_strided(a, (2, 2), (8, 8)) ** 2", V),
-        C("lambda a: np.lib.stride_tricks.as_strided(np.concatenate([a, a * 2.0])[2:], (3, 3), (-8, 8)) * 1.0", V[:3])],
+        C("lambda a: np.lib.stride_tricks.as_strided(a, (2, 2), (a.itemsize, a.itemsize)) ** 2", V),
+        C("lambda a: np.lib.stride_tricks.as_strided(np.concatenate([a, a * 2.0])[2:], (3, 3), (-a.itemsize, a.itemsize))"
+          " * 1.0", V[:3])],
     "numpy.lib.stride_tricks.sliding_window_view": [
         C("lambda a: np.lib.stride_tricks.sliding_window_view(a, 3) ** 2", V),
         C("lambda m: np.lib.stride_tricks.sliding_window_view(m, (2, 2)) * m[0, 0]", M)],
