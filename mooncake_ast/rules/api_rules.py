@@ -49,6 +49,7 @@ from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _c
                            refuse_not_implemented as _refuse_not_implemented,
                            refuse_tangent_keywords as _refuse_tangent_keywords,
                            value_and_grad_jvp as _value_and_grad_jvp)
+from . import nested_out as _nested_out
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
                            _module_level_constant, _positional, _refuse_reverse_over_nested_state)
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
@@ -284,6 +285,9 @@ def _jvp_plan(args: tuple, dargs: tuple, fresh: bool = True) -> _Plan:
 def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
     """fcall of `fcall` itself (forward code that dispatches a call at run time, differentiated forward)."""
     f, df, fargs, fdargs, *rest = args
+    helper = _nested_out.out_helper(f, len(fargs), rest[0]) if rest else None
+    if helper is not None:  # (a ufunc writing out=)
+        return _nested_out.fcall_plan(helper, f, fargs, fdargs, rest, _expand(dargs, len(args)))
     if rest and rest[0] and _keywords_positional(f, len(fargs), rest[0]) is not None and not _carries(df):
         return _fcall_keywords_plan(f, df, fargs, fdargs, rest, _expand(dargs, len(args)))
     if rest and (rest[0] or (len(rest) > 1 and rest[1] not in (None, NoTangent, {}))):
@@ -649,6 +653,9 @@ def _fresh_storage(t: Any, x: Any) -> Any:
 
 
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
+    helper = _nested_out.out_helper(f, len(args), kwargs)
+    if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
+        return _nested_out.rrule(helper, f, args, dargs, kwargs, dkwargs)
     names = _keywords_positional(f, len(args), kwargs)
     if names is not None:  # (keywords of a plain function: a positional call, their adjoints a dict)
         n = len(args)
@@ -681,6 +688,10 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
     f, df, args, dargs, *rest = p
     tf, tdf, targs, tdargs, *trest = _expand(t, len(p))
     kwargs = rest[0] if rest else None
+    helper = _nested_out.out_helper(f, len(args), kwargs)
+    if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
+        return _nested_out.frule(helper, f, args, dargs, kwargs, rest[1] if len(rest) > 1 else None, targs, tdargs,
+                                 *(list(trest) + [None, None])[:2])
     names = _keywords_positional(f, len(args), kwargs)
     if names is not None:  # (keywords of a plain function: a positional call)
         n = len(args)
