@@ -23,7 +23,7 @@ from ..forward.runtime import conform as _conform
 from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple
 from ..reverse.adjoints import MethodAdjoint
-from ..tangents import MethodTangent, NoTangent
+from ..tangents import FunctionTangent, MethodTangent, NoTangent
 from ..tangents import storage as _storage
 from . import helpers as h
 from . import nested_helpers as nh
@@ -56,8 +56,34 @@ def _name(f: Any) -> str:
 
 
 def _zero(t: Any) -> bool:
-    """Is t a zero tangent (symbolic, or dense zeros)?"""
+    """Is t a zero tangent (symbolic, or dense zeros)?  A function's tangent is zero when what it captures has zero
+    tangents that cannot change: cells empty or holding no tangent or a zero number (a closure over a function, a
+    constant), never storage (a list or an array tangent may still be written through)."""
+    if isinstance(t, FunctionTangent):
+        return all(c is None or _fixed_zero(_cell_value(c)) for c in t.cells) and \
+            all(_fixed_zero(d) for d in t.defaults) and all(_fixed_zero(d) for d in t.kwdefaults.values())
     return _all_zero(t)
+
+
+_EMPTY = object()
+
+
+def _cell_value(c: Any) -> Any:
+    try:
+        return c.cell_contents
+    except ValueError:
+        return _EMPTY
+
+
+def _fixed_zero(v: Any) -> bool:
+    """A zero tangent that nothing can write into: none, or the number 0 (also in a tuple)."""
+    if v is NoTangent or v is None or v is _EMPTY:
+        return True
+    if type(v) is float or type(v) is int or type(v) is complex:
+        return v == 0
+    if type(v) is tuple:
+        return all(_fixed_zero(x) for x in v)
+    return False
 
 
 def _expand(ts: Any, n: int) -> tuple:
