@@ -29,7 +29,7 @@ from .forward.runtime import fcall
 from . import hvp_fast
 from .tangents import NoTangent, materialize, zero_tangent
 from .api import (ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _reapply, _snapshot,
-                  _vjp, aux_pair, jvp)
+                  _vjp, _wraps, aux_pair, jvp)
 from .tracebacks import user_errors
 from .batching import Batched, Trace, unbatch
 from .foreign import arguments, refuse_foreign
@@ -213,6 +213,7 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 
     jac.__name__ = f"jacfwd({_name(f)})"
     out = user_errors(jac)
+    _wraps(out, f)  # (f's __name__, __doc__, __wrapped__, as mc.grad's)
     out.__mc_jacobian__ = (f, argnums, has_aux, "jacfwd")  # type: ignore[attr-defined]  (see jacobian_forward)
     return out
 
@@ -528,7 +529,7 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         # jacfwd's, whose tangents the Jacobian's forward rule gives (jacobian_forward); reverse mode would
         # have to trace the Jacobian's own Python (its loops over directions and its caches), which it cannot.
         out = jacfwd(f, argnums)
-        out.__name__ = f"jacrev({_name(f)})"
+        _wraps(out, f)
         return out  # (its __mc_jacobian__ says jacfwd: its own tangents are Jacobians by forward mode too)
 
     def jac(*args: Any, **kwargs: Any) -> Any:
@@ -564,8 +565,15 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 
     jac.__name__ = f"jacrev({_name(f)})"
     out = user_errors(jac)
+    _wraps(out, f)  # (f's __name__, __doc__, __wrapped__, as mc.grad's)
     out.__mc_jacobian__ = (f, argnums, has_aux, "jacrev")  # type: ignore[attr-defined]  (see jacobian_forward)
     return out
+
+
+def _jacobian_name(J: Callable) -> str:
+    """`jacfwd(f)` / `jacrev(f)` for messages (J itself carries f's __name__, as mc.grad's result does)."""
+    f, _, _, kind = J.__mc_jacobian__
+    return f"{kind}({_name(f)})"
 
 
 def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tuple:
@@ -575,7 +583,7 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
     Jacobians of Hessian-vector products."""
     f, argnums, has_aux, kind = J.__mc_jacobian__
     if kwargs or has_aux:
-        raise NestingError(f"nested derivative of {J.__name__}: keyword arguments and has_aux are not supported")
+        raise NestingError(f"nested derivative of {_jacobian_name(J)}: keyword arguments and has_aux are not supported")
     pre = _snapshot(tuple(args))
     y = J(*args)
     dirs = tuple(None if d is NoTangent else d for d in dargs)
@@ -607,12 +615,12 @@ def jacobian_reverse(J: Callable, args: tuple, kwargs: dict) -> tuple:
 
     f, argnums, has_aux, kind = J.__mc_jacobian__
     if kwargs or has_aux:
-        raise NestingError(f"nested derivative of {J.__name__}: keyword arguments and has_aux are not supported")
+        raise NestingError(f"nested derivative of {_jacobian_name(J)}: keyword arguments and has_aux are not supported")
     if J in _TRACED:  # made inside differentiated code: what f captures may be differentiated, and gets no adjoint
-        _refuse_captures(f, J.__name__)
+        _refuse_captures(f, _jacobian_name(J))
     y = J(*args)
     if not (isinstance(y, np.ndarray) or isinstance(y, (float, np.floating))):
-        raise NestingError(f"reverse mode over {J.__name__}: a Jacobian given as a tuple of blocks (several "
+        raise NestingError(f"reverse mode over {_jacobian_name(J)}: a Jacobian given as a tuple of blocks (several "
                            f"arguments or outputs) is not supported there; use mc.jacfwd of it, or one argnums")
     positions = [i for i, a in enumerate(args) if isinstance(a, (float, np.floating)) and not isinstance(a, bool)
                  or isinstance(a, np.ndarray) and a.dtype.kind == "f"]
@@ -648,7 +656,9 @@ def hessian(f: Callable, argnums: Any = 0) -> Callable:
                [ 0., 12.]])
 
     Each column is a Hessian-vector product: reverse mode over f's generated forward code."""
-    return jacfwd(grad_for_hessian(f, argnums), argnums)
+    out = jacfwd(grad_for_hessian(f, argnums), argnums)
+    _wraps(out, f)  # (f's own __name__, __doc__ and __wrapped__, not its gradient's)
+    return out
 
 
 def grad_for_hessian(f: Callable, argnums: Any) -> Grad:
