@@ -137,7 +137,7 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
         if callable(value) and getattr(value, "__self__", None) is obj:
             return attr_method
         return None
-    if isinstance(obj, list) and isinstance(dobj, list):
+    if (isinstance(obj, list) and isinstance(dobj, list)) or (type(obj) is dict and isinstance(dobj, dict)):
         return attr_method if callable(value) and getattr(value, "__self__", None) is obj else None
     if isinstance(dobj, MutableTangent):
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)) and \

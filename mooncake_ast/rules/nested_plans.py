@@ -22,6 +22,7 @@ from ..reverse.adjoints import MethodAdjoint
 from ..reverse.shadows import reapply, snapshot
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
 from . import nested_helpers as nh
+from .nested_containers import dict_method_plan, is_dict_method, list_method_plan
 
 
 def _api() -> Any:
@@ -112,7 +113,9 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
     if nh.is_array_method(f):
         return _array_method_plan(f, df, args, dargs, {})
     if nh.is_list_method(f):
-        return _list_method_plan(f, df, args, dargs)
+        return list_method_plan(f, df, args, dargs)
+    if is_dict_method(f):
+        return dict_method_plan(f, df, args, dargs)
     if isinstance(f, type) and _user_class(f):
         return _construct_plan(f, args, dargs)
     if _user_object(f) and not isinstance(f, type):
@@ -382,31 +385,6 @@ def _array_outer(n_arg: int, a: Any, name: str, args: tuple, tf: Any, tdf: Any, 
 
 
 # ---------------------------------------------------------------- list methods
-
-
-def _list_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
-    """`xs.append(v)` and `xs.pop()` with the list's tangent in df (a MethodTangent of a list)."""
-    api = _api()
-    xs, name = f.__self__, f.__name__
-    dxs = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
-    if not isinstance(dxs, list):
-        if api._zero(dxs) and all(api._zero(d) for d in dargs):
-            return None
-        raise _refuse(f"the list method .{name}() on a list whose tangent is a {type(dxs).__name__}")
-    if name == "append" and len(args) == 1:
-        fn, call = nh.append_fwd, (xs, args[0], dxs, _dense_one(dargs[0], args[0]))
-        split = lambda b: (MethodAdjoint(b[0]), (b[1],), (b[3],))  # noqa: E731
-        outer = lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), targs[0], _self_t(tdf), tdargs[0])  # noqa: E731
-    elif name == "pop" and not args:
-        fn, call = nh.pop_fwd, (xs, dxs)
-        split = lambda b: (MethodAdjoint(b[0]), (), ())  # noqa: E731
-        outer = lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf))  # noqa: E731
-    else:
-        raise _refuse(f"the list method .{name}() of a differentiated list inside generated code")
-    plan = api._Plan(fn, call, split, outer)
-    plan.df_bar = lambda b: MethodAdjoint(b[len(call) // 2])
-    plan.takes_df = True
-    return plan
 
 
 def _self_t(t: Any) -> Any:
