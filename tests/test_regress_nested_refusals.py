@@ -185,3 +185,24 @@ def test_dict_methods_of_a_differentiated_dict():
     differentiated again, were refused ('the tangent of attribute 'get' of a differentiated object'; randprog
     containers): planned as plain Python doing the method to the dict and to its tangent dict."""
     _check_nested(dict_methods, dict_methods_x)
+
+
+# ---------------------------------------------------------------- zip at the third order
+
+
+def zipped_rows(x, a):
+    v = np.tanh(np.array([x, x * x, 0.5]) - a)
+    t = 0.0
+    for i, (e, c) in enumerate(zip(v, a * x)):
+        t = t + e * c * (i + 1)
+    return t
+
+
+def zipped_rows_x(x):
+    return zipped_rows(x, np.array([0.3, -0.2, 0.5]))
+
+
+def test_third_order_through_zip():
+    """`for i, (e, c) in enumerate(zip(v, w))` at the third order: the forward code of builtin_rules.zip_tangent calls
+    zip(*cols), whose forward derivative came from a hand-written rule (refused; randprog rows); planned as zip_fwd."""
+    _check_nested(zipped_rows, zipped_rows_x)

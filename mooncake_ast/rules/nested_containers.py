@@ -42,6 +42,13 @@ def reverse_fwd(xs, txs):
     return None, NoTangent
 
 
+def zip_fwd(*ad):
+    # `zip(*xs)` over lists and tuples (as builtin_rules.zip_tangent, traced, calls it) and its tangent: the items'
+    # tangents zipped alike, a list of tuples as zip_tangent gives them
+    k = len(ad) // 2
+    return zip(*ad[:k]), list(zip(*ad[k:]))
+
+
 def dict_get1_fwd(d, k, td, tk):
     if k in d:
         return d[k], td[k]
@@ -146,6 +153,23 @@ def dict_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
     plan.df_bar = lambda b: MethodAdjoint(b[len(call) // 2])
     plan.takes_df = True
     return plan
+
+
+def zip_plan(args: tuple, dargs: tuple) -> Any:
+    """`zip(*xs)` of lists and tuples (in the forward code of builtin_rules.zip_tangent, differentiated at a third
+    order): zip_fwd, with a symbolic zero tangent of a sequence made one zero per item; else None."""
+    from .nested_plans import _dense_one, _plain_plan
+
+    if not args or any(type(a) not in (list, tuple) for a in args):
+        return None
+    ds = []
+    for a, d in zip(args, dargs):
+        if d is NoTangent or d is None:
+            d = [_dense_one(NoTangent, v) for v in a]
+        if type(d) not in (list, tuple) or len(d) != len(a):
+            return None
+        ds.append(d)
+    return _plain_plan(zip_fwd, (*args, *ds), len(args))
 
 
 def _self_t(t: Any) -> Any:

@@ -22,7 +22,7 @@ from ..reverse.adjoints import MethodAdjoint
 from ..reverse.shadows import reapply, snapshot
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
 from . import nested_helpers as nh
-from .nested_containers import dict_method_plan, is_dict_method, list_method_plan
+from .nested_containers import dict_method_plan, is_dict_method, list_method_plan, zip_plan
 
 
 def _api() -> Any:
@@ -112,6 +112,8 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return _special_method_plan(f, args, dargs)
     if nh.is_array_method(f):
         return _array_method_plan(f, df, args, dargs, {})
+    if f is builtins.zip:
+        return zip_plan(tuple(args), tuple(_api()._expand(dargs, n)))
     if nh.is_list_method(f):
         return list_method_plan(f, df, args, dargs)
     if is_dict_method(f):
