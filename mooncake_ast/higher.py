@@ -744,7 +744,7 @@ def forward_of_forward(f, args, dargs, targs, tdargs):
     """(jvp(f, args, dargs), its tangent for tangents targs, tdargs): forward mode over f's forward code."""
     fn, takes_self, extra, zeros, nones = forward_code(f, args, dargs)
     if takes_self is None:  # (its plan arranges the arguments: rules/nested_plans.py)
-        return forward_of_fcall(f, NoTangent, args, dargs, NoTangent, NoTangent, targs, tdargs)
+        return forward_of_fcall(f, NoTangent, args, dargs, NoTangent, NoTangent, targs, tdargs, None)
     # (star displays, not `+`: the tangent of `t + c` for a constant tuple c, such as extra's, lost c's items when
     # this function was differentiated again: a fourth order then called code with too few arguments)
     if takes_self:
@@ -778,12 +778,14 @@ def plain_jvp(fn, primals, tangents):
     return with_dense_tangent(yy, dyy)
 
 
-def forward_of_fcall(f, df, args, dargs, tf, tdf, targs, tdargs):
-    """(fcall(f, df, args, dargs), its tangent for tangents tf, tdf, targs, tdargs): forward mode over the function
-    of the call's plan (rules/nested_plans.py), for callables whose tangent df is part of the call (methods,
-    objects) and whose own tangent tf may be nonzero (an object with differentiated fields)."""
-    fn = plan_function(f, df, args, dargs)
-    return plain_jvp(fn, plan_args(f, df, args, dargs), plan_tangents(f, df, args, dargs, tf, tdf, targs, tdargs))
+def forward_of_fcall(f, df, args, dargs, tf, tdf, targs, tdargs, kwargs):
+    """(fcall(f, df, args, dargs, kwargs), its tangent for tangents tf, tdf, targs, tdargs): forward mode over the
+    function of the call's plan (rules/nested_plans.py), for callables whose tangent df is part of the call (methods,
+    objects) and whose own tangent tf may be nonzero (an object with differentiated fields); kwargs (None or keywords
+    never differentiated, an array method's axis) are the plan's."""
+    fn = plan_function(f, df, args, dargs, kwargs)
+    return plain_jvp(fn, plan_args(f, df, args, dargs, kwargs),
+                     plan_tangents(f, df, args, dargs, kwargs, tf, tdf, targs, tdargs))
 
 
 _VG_APPLY = ValueAndGrad(apply, argnums=1)

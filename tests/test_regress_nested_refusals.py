@@ -206,3 +206,66 @@ def test_third_order_through_zip():
     """`for i, (e, c) in enumerate(zip(v, w))` at the third order: the forward code of builtin_rules.zip_tangent calls
     zip(*cols), whose forward derivative came from a hand-written rule (refused; randprog rows); planned as zip_fwd."""
     _check_nested(zipped_rows, zipped_rows_x)
+
+
+# ---------------------------------------------------------------- an array method with keywords, third order
+
+
+def method_with_axis(x, a):
+    M = a[:, None] * np.array([x, x * x])
+    return np.sum(np.sin(M.sum(axis=0)) * M.mean(axis=1)[:2]) + x * M.sum(axis=1)[0]
+
+
+def method_with_axis_x(x):
+    return method_with_axis(x, np.array([0.3, -0.2, 0.5]))
+
+
+def test_third_order_of_an_array_method_with_keywords():
+    """`M.sum(axis=0)` at the third order: fcall of fcall with the method's keywords was refused ('keyword arguments
+    are not supported nested'; randprog numpy); the keywords, never differentiated, go to the method's plan."""
+    _check_nested(method_with_axis, method_with_axis_x)
+
+
+# ---------------------------------------------------------------- zero tangent storage, third order
+
+
+def _forelse(p, q):
+    for i in range(0):
+        if i > 5:
+            break
+    else:
+        if np.sum(p) < 50.0:
+            return p[1] * q + np.sum(p)
+    return np.sum(p)
+
+
+def loop_then_helper(x, a):
+    y = 0.338
+    A = np.array([[-0.217, -0.573, 0.676], [-0.367, -0.839, 0.773]])
+    u1 = 0.5 + 0.4 * math.tanh(y)
+    it2 = 0
+    while u1 < 2.0 and it2 < 20:
+        u1 = u1 * 1.3 + 0.1
+        it2 += 1
+    v4 = _forelse(a, u1)
+    if v4 > (A.sum() / (1.0 + (y) ** 2)):
+        v5 = np.tanh(a.mean())
+    else:
+        v5 = A.sum()
+    if u1 > (A.sum() * v4):
+        v6 = float(np.sum(a))
+    else:
+        v6 = ((np.dot(a, a) + (a[1])) + np.sum(a))
+    v7 = (np.log(2.0 + np.sin(A)) + (A - y))
+    return x + u1 + v4 + v5 + v6 + np.sum(v7 * v7) + x * x * np.sum(a)
+
+
+def loop_then_helper_x(x):
+    return loop_then_helper(x, np.array([0.817, -0.273, 0.769]))
+
+
+def test_third_order_through_new_tangent_storage():
+    """Second-order forward code makes zero tangent storage for results (nested_helpers.result_storage / zero_storage),
+    which a third order refused ('a new object's tangent storage, differentiated'; randprog control seed 7700000052,
+    whose f this is): planned as fresh storage whose tangent is fresh storage too."""
+    _check_nested(loop_then_helper, loop_then_helper_x)

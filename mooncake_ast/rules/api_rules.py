@@ -50,6 +50,7 @@ from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _c
                            refuse_tangent_keywords as _refuse_tangent_keywords,
                            value_and_grad_jvp as _value_and_grad_jvp)
 from . import nested_out as _nested_out
+from .nested_helpers import is_array_method as _is_array_method
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
                            _module_level_constant, _positional, _refuse_reverse_over_nested_state)
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
@@ -290,9 +291,12 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
         return _nested_out.fcall_plan(helper, f, fargs, fdargs, rest, _expand(dargs, len(args)))
     if rest and rest[0] and _keywords_positional(f, len(fargs), rest[0]) is not None and not _carries(df):
         return _fcall_keywords_plan(f, df, fargs, fdargs, rest, _expand(dargs, len(args)))
+    tf, tdf, tfargs, tfdargs, *t_rest = _expand(dargs, len(args))
     if rest and (rest[0] or (len(rest) > 1 and rest[1] not in (None, NoTangent, {}))):
-        raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
-    tf, tdf, tfargs, tfdargs, *_ = _expand(dargs, len(args))
+        # (an array method's keywords, never differentiated, `x.sum(axis=0)`: its plan takes them)
+        if not (_is_array_method(f) and _carries(df) and _constant_keywords((*rest[1:], *t_rest))):
+            raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
+        return _fcall_df_plan(f, df, fargs, fdargs, tf, tdf, tfargs, tfdargs, len(rest), rest[0])
     if _carries(df) or _carries(tdf) or _carries(tf):
         return _fcall_df_plan(f, df, fargs, fdargs, tf, tdf, tfargs, tfdargs, len(rest))
     inner = _jvp_plan((f, fargs, fdargs), (tf, tfargs, tfdargs), fresh=False)
@@ -306,6 +310,11 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
         return inner.outer(t_f, (targs[0], targs[2], targs[3]), (tdargs[0], tdargs[2], tdargs[3]))
 
     return _Plan(inner.fn, inner.call_args, split, outer)
+
+
+def _constant_keywords(tangents: tuple) -> bool:
+    """Are these tangents of a call's keywords (dicts of them, or symbolic zeros) all zero?"""
+    return all(all(_zero(v) for v in t.values()) if isinstance(t, dict) else _zero(t) for t in tangents)
 
 
 def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:

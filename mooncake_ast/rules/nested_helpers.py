@@ -396,3 +396,15 @@ def _with_dense_tangent_rrule(y: Any, dy: Any) -> tuple:
         return gy, gdy
 
     return with_dense_tangent(y, dy), pullback
+
+
+def zero_storage_fwd(o, to):
+    """`zero_storage(o)` and its tangent, fresh zero storage of its own (forward code writes into both)."""
+    s = zero_storage(o)
+    return s, zero_storage(s)
+
+
+def result_storage_fwd(y, ty):
+    """`result_storage(y)` and its tangent, as new_object_fwd's: storage where the result is mutable."""
+    s = result_storage(y)
+    return s, zero_storage(s)

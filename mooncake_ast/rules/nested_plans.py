@@ -93,7 +93,8 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
     if f in _LINEAR_HELPERS and n == 3:
         return _plain_plan(_LINEAR_HELPERS[f], (*args, *_dense_keep(dargs, args)), 3)
     if f is nh.new_object or f is nh.new_tangent or f is nh.zero_storage or f is nh.result_storage:
-        fn = {nh.new_object: nh.new_object_fwd, nh.new_tangent: nh.new_tangent_fwd}.get(f)
+        fn = {nh.new_object: nh.new_object_fwd, nh.new_tangent: nh.new_tangent_fwd, nh.zero_storage: nh.zero_storage_fwd,
+              nh.result_storage: nh.result_storage_fwd}.get(f)
         if fn is None:
             raise _refuse("a new object's tangent storage, differentiated")
         return _plain_plan(fn, (*args, *(NoTangent,) * n), n)
@@ -402,20 +403,23 @@ def carries(t: Any) -> bool:
 
 
 def fcall_df_plan(f: Any, df: Any, fargs: Any, fdargs: Any, tf: Any, tdf: Any, tfargs: Any, tfdargs: Any,
-                  n_rest: int) -> Any:
+                  n_rest: int, kwargs: Any = None) -> Any:
     """fcall of fcall for a callable with tangents of its own (a method of a differentiated object, a callable
-    object): `higher.forward_of_fcall`, whose plan takes the callable's tangent df and its tangent tf."""
+    object): `higher.forward_of_fcall`, whose plan takes the callable's tangent df and its tangent tf (and the call's
+    keywords, never differentiated: an array method's axis)."""
     from .. import higher
 
     api = _api()
     fargs = tuple(fargs)
     n = len(fargs)
     call = (f, df, fargs, _dense_keep(api._expand(fdargs, n), fargs), tf, tdf,
-            _dense_keep(api._expand(tfargs, n), fargs), _dense_keep(api._expand(tfdargs, n), fargs))
+            _dense_keep(api._expand(tfargs, n), fargs), _dense_keep(api._expand(tfdargs, n), fargs), kwargs or None)
     rest = (NoTangent,) * n_rest
-    return api._Plan(higher.forward_of_fcall, call,
+    plan = api._Plan(higher.forward_of_fcall, call,
                      lambda b: (NoTangent, (b[0], b[1], b[2], b[3]) + rest, (b[4], b[5], b[6], b[7]) + rest),
-                     lambda t_f, targs, tdargs: (*targs[:4], *tdargs[:4]))
+                     lambda t_f, targs, tdargs: (*targs[:4], *tdargs[:4], NoTangent))
+    plan.inactive = frozenset({8})  # (the keywords: constants)
+    return plan
 
 
 def refuse_not_implemented(f: Any, out: Any) -> None:
@@ -461,22 +465,24 @@ def value_and_grad_jvp(g: Any, args: tuple, dargs: tuple, nums: tuple, single: b
 # `plan_tangents`: their derivatives are the plan's own maps (`outer` forward, `split` backward).
 
 
-def plan_function(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
-    """The function the plan of `fcall(f, df, args, dargs)` calls (a constant: zero derivative)."""
-    return _api()._plan(f, df, tuple(args), tuple(dargs)).fn
+def plan_function(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> Any:
+    """The function the plan of `fcall(f, df, args, dargs, kwargs)` calls (a constant: zero derivative)."""
+    return _api()._plan(f, df, tuple(args), tuple(dargs), kwargs).fn
 
 
-def plan_args(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
-    """The arguments the plan of `fcall(f, df, args, dargs)` calls its function with."""
-    return tuple(_api()._plan(f, df, tuple(args), tuple(dargs)).call_args)
+def plan_args(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> tuple:
+    """The arguments the plan of `fcall(f, df, args, dargs, kwargs)` calls its function with (keywords, never
+    differentiated, are the plan's: an array method's axis)."""
+    return tuple(_api()._plan(f, df, tuple(args), tuple(dargs), kwargs).call_args)
 
 
-def plan_tangents(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: tuple, tdargs: tuple) -> tuple:
+def plan_tangents(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any, tf: Any, tdf: Any, targs: tuple,
+                  tdargs: tuple) -> tuple:
     """Their tangents for tangents tf of f, tdf of df, targs of args and tdargs of dargs (linear in those, constant
     in the rest)."""
     api = _api()
     n = len(args)
-    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    plan = api._plan(f, df, tuple(args), tuple(dargs), kwargs)
     return tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
 
 
@@ -498,48 +504,48 @@ def _split(plan: Any, g: Any) -> tuple:
 
 def _plan_args_frule(p: tuple, t: Any) -> tuple:
     api = _api()
-    f, df, args, dargs = p
-    tf, tdf, targs, tdargs = api._expand(t, 4)
+    f, df, args, dargs, kwargs = p
+    tf, tdf, targs, tdargs, _ = api._expand(t, 5)
     n = len(args)
-    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    plan = api._plan(f, df, tuple(args), tuple(dargs), kwargs)
     return tuple(plan.call_args), tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
 
 
-def _plan_args_rrule(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
+def _plan_args_rrule(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> tuple:
     from ..reverse.adjoints import AdjTuple
 
-    plan = _api()._plan(f, df, tuple(args), tuple(dargs))
+    plan = _api()._plan(f, df, tuple(args), tuple(dargs), kwargs)
 
     def pullback(g: Any) -> tuple:
         f_bar, a, d, df_bar = _split(plan, g)
-        return f_bar, df_bar, AdjTuple(a), AdjTuple(d)
+        return f_bar, df_bar, AdjTuple(a), AdjTuple(d), NoTangent
 
     return tuple(plan.call_args), pullback
 
 
 def _plan_tangents_frule(p: tuple, t: Any) -> tuple:
     api = _api()
-    f, df, args, dargs, tf, tdf, targs, tdargs = p
-    *_, ttf, ttdf, ttargs, ttdargs = api._expand(t, 8)
+    f, df, args, dargs, kwargs, tf, tdf, targs, tdargs = p
+    *_, ttf, ttdf, ttargs, ttdargs = api._expand(t, 9)
     n = len(args)
-    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    plan = api._plan(f, df, tuple(args), tuple(dargs), kwargs)
     y = tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
     return y, tuple(_outer(plan, ttf, ttdf, api._expand(ttargs, n), api._expand(ttdargs, n)))
 
 
-def _plan_tangents_rrule(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: tuple,
+def _plan_tangents_rrule(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any, tf: Any, tdf: Any, targs: tuple,
                          tdargs: tuple) -> tuple:
     from ..reverse.adjoints import AdjTuple
 
     api = _api()
-    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    plan = api._plan(f, df, tuple(args), tuple(dargs), kwargs)
     n = len(args)
     y = tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
 
     def pullback(g: Any) -> tuple:
         f_bar, a, d, df_bar = _split(plan, g)
         zeros = AdjTuple((NoTangent,) * n)
-        return NoTangent, NoTangent, zeros, zeros, f_bar, df_bar, AdjTuple(a), AdjTuple(d)
+        return NoTangent, NoTangent, zeros, zeros, NoTangent, f_bar, df_bar, AdjTuple(a), AdjTuple(d)
 
     return y, pullback
 
