@@ -56,9 +56,9 @@ def _name(f: Any) -> str:
 
 
 def _zero(t: Any) -> bool:
-    """Is t a zero tangent (symbolic, or dense zeros)?  A function's tangent is zero when what it captures has zero
-    tangents that cannot change: cells empty or holding no tangent or a zero number (a closure over a function, a
-    constant), never storage (a list or an array tangent may still be written through)."""
+    """Is t a zero tangent (symbolic, or dense zeros)?  A function's tangent is zero when what it captures has no
+    tangent: cells empty or holding none (a closure over a function, a constant), never a number or storage (a list
+    or an array tangent may still be written through)."""
     if isinstance(t, FunctionTangent):
         return all(c is None or _fixed_zero(_cell_value(c)) for c in t.cells) and \
             all(_fixed_zero(d) for d in t.defaults) and all(_fixed_zero(d) for d in t.kwdefaults.values())
@@ -76,11 +76,10 @@ def _cell_value(c: Any) -> Any:
 
 
 def _fixed_zero(v: Any) -> bool:
-    """A zero tangent that nothing can write into: none, or the number 0 (also in a tuple)."""
+    """No tangent at all (also in a tuple): what cannot be differentiated, at any order.  (A number 0 is not: it may
+    be a differentiated value's tangent that is zero at this point only, whose own derivative need not be.)"""
     if v is NoTangent or v is None or v is _EMPTY:
         return True
-    if type(v) is float or type(v) is int or type(v) is complex:
-        return v == 0
     if type(v) is tuple:
         return all(_fixed_zero(x) for x in v)
     return False
