@@ -29,7 +29,7 @@ from .forward.runtime import fcall
 from . import hvp_fast
 from .tangents import NoTangent, materialize, zero_tangent
 from .api import (ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _reapply, _snapshot,
-                  _vjp, _wraps, aux_pair, jvp)
+                  _vjp, _wraps, aux_pair, grad, jvp)
 from .tracebacks import user_errors
 from .batching import Batched, Trace, unbatch
 from .foreign import arguments, refuse_foreign
@@ -788,6 +788,44 @@ def forward_of_fcall(f, df, args, dargs, tf, tdf, targs, tdargs, kwargs):
                      plan_tangents(f, df, args, dargs, kwargs, tf, tdf, targs, tdargs))
 
 
+def hvp_plain(f, primals, tangents):
+    """mc.hvp as ordinary Python, `jvp(grad(f, argnums=all), primals, tangents)[1]`: what mc.hvp called inside
+    differentiated code is differentiated as (its rules, _defs), the API entry points in it having rules of their own."""
+    n = len(primals)
+    d = jvp(grad(f, tuple(range(n))), primals, tangents)[1]
+    if n == 1:
+        return d[0]
+    return d
+
+
+def factory_fwd(factory, args, kwargs):
+    """`(factory(*args, **kwargs), no tangent)` for mc.grad & co. in forward code differentiated again: the call goes
+    through the factory's rules (rules/api_rules._factory_frule / _factory_rrule), whose result is a constant."""
+    return factory(*args, **kwargs), NoTangent
+
+
+def _hvp_frule(p: tuple, t: Any, **kwargs: Any) -> tuple:
+    from .forward.runtime import fcall as _fcall
+
+    if kwargs:
+        raise NestingError("nested derivative of mc.hvp: keyword arguments are not supported")
+    return _fcall(hvp_plain, NoTangent, tuple(p), t)
+
+
+def _hvp_rrule(*args: Any, **kwargs: Any) -> tuple:
+    from .reverse.runtime import rcall
+
+    if kwargs:
+        raise NestingError("nested derivative of mc.hvp: keyword arguments are not supported")
+    y, pb = rcall(hvp_plain, tuple(args), {})
+
+    def pullback(g: Any) -> tuple:
+        _, bars, _ = pb(g)
+        return tuple(bars) if bars is not NoTangent else (NoTangent,) * len(args)
+
+    return y, pullback
+
+
 _VG_APPLY = ValueAndGrad(apply, argnums=1)
 _VG_DIRECTIONAL = ValueAndGrad(directional, argnums=1)
 _GRAD_DIRECTIONAL = Grad(directional, argnums=1)
@@ -803,6 +841,7 @@ def _defs() -> None:
 
     for factory in (jacfwd, jacrev, hessian):
         user_rule(factory, _factory_frule(factory), _factory_rrule(factory))
+    user_rule(hvp, _hvp_frule, _hvp_rrule)  # (mc.hvp inside differentiated code: hvp_plain's derivatives)
 
 
 _defs()

@@ -286,3 +286,51 @@ def test_third_order_through_new_tangent_storage():
     which a third order refused ('a new object's tangent storage, differentiated'; randprog control seed 7700000052,
     whose f this is): planned as fresh storage whose tangent is fresh storage too."""
     _check_nested(loop_then_helper, loop_then_helper_x)
+
+
+# ---------------------------------------------------------------- mc.hvp inside differentiated code
+
+
+def _cubic(x, a):
+    return np.sum(np.sin(x) * x * a) + np.sum(x) ** 3
+
+
+def hvp_inside(x, a):
+    hv = mc.hvp(lambda u: np.sum(np.sin(u) * u * u), (a * x,), (np.ones(3),))
+    h1, h2 = mc.hvp(_cubic, (a * x, a), (a, np.ones(3)))
+    return np.sum(hv * a) + np.sum(h1 * h2) * x
+
+
+def test_hvp_called_inside_differentiated_code():
+    """mc.hvp inside a differentiated function was traced (its body's relative import refused); it has rules now:
+    those of jvp(grad(f, argnums=all)) (higher.hvp_plain), with one and with two primals (third derivatives of the
+    functions given to it)."""
+    mc.testing.check_derivatives(hvp_inside, X0, A0.copy())
+    _close(mc.grad(hvp_inside)(X0, A0.copy()), _fd_x(hvp_inside, X0, A0))
+    _close(mc.jvp(hvp_inside, (X0, A0.copy()), (0.0, T.copy()))[1], _fd_a(hvp_inside, X0, A0, T))
+
+
+def _wiggle(x):
+    return math.sin(x) * x * x
+
+
+def grad_inside(x):
+    return mc.grad(_wiggle)(x) * x + mc.grad(_wiggle, argnums=0)(x * x)
+
+
+def grad_of_closure_inside(x):
+    k = 3.0 * x
+    return mc.grad(lambda s: math.sin(s * k))(x)
+
+
+def test_grad_made_inside_code_differentiated_twice():
+    """mc.grad(g) (positionally or with argnums=) inside a function differentiated twice: forward code calling the
+    factory had no plan ('the forward derivative of grad comes from a hand-written rule'); the gradient function is a
+    constant made through the factory's rules.  A closure over differentiated values stays refused."""
+    g1 = mc.grad(grad_inside)
+    want = (g1(X0 + H) - g1(X0 - H)) / (2 * H)
+    _close(mc.grad(mc.grad(grad_inside))(X0), want)
+    _close(mc.jvp(g1, (X0,), (1.0,))[1], want)
+    _close(mc.jvp(lambda s: mc.jvp(grad_inside, (s,), (1.0,))[1], (X0,), (1.0,))[1], want)
+    with pytest.raises(mc.MooncakeError):
+        mc.grad(mc.grad(grad_of_closure_inside))(X0)

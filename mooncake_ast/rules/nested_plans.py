@@ -75,6 +75,36 @@ def _plain_plan(fn: Any, call_args: tuple, n: int) -> Any:
                      layout=(False, ()))
 
 
+def _is_factory(f: Any) -> bool:
+    """mc.grad, mc.value_and_grad, mc.jacfwd, mc.jacrev, mc.hessian (their results are constants of a derivative)."""
+    from .. import api, higher
+
+    return any(f is g for g in (api.grad, api.value_and_grad, higher.jacfwd, higher.jacrev, higher.hessian))
+
+
+def _factory_plan(f: Any, args: tuple, dargs: tuple, kwargs: Any) -> Any:
+    """`mc.grad(g, ...)` (and the other factories) in forward code differentiated again: a constant made by a call
+    through the factory's own rules (higher.factory_fwd), which mark it made inside differentiated code; refused where
+    g has a tangent (it captures differentiated values), as the factory's rules refuse it."""
+    from ..higher import factory_fwd
+
+    api = _api()
+    n = len(args)
+    d = api._expand(dargs, n)
+    if n and not api._zero(d[0]):
+        raise _refuse(f"mc.{f.__name__} of a function whose captured variables are differentiated (pass them as "
+                      f"arguments instead)")
+    return api._Plan(factory_fwd, (f, tuple(args), dict(kwargs or {})),
+                     lambda b: (NoTangent, (NoTangent,) * n, (NoTangent,) * n),
+                     lambda tf, targs, tdargs: (NoTangent, NoTangent, NoTangent))
+
+
+def _is_hvp(f: Any) -> bool:
+    from ..higher import hvp
+
+    return f is hvp
+
+
 def _refuse(what: str) -> Exception:
     return _api().NestingError(f"nested derivative: {what} is not supported at this order")
 
@@ -84,6 +114,8 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
 
     Keyword arguments (never differentiated: the caller checked) are taken by array methods only."""
     n = len(args)
+    if _is_factory(f):
+        return _factory_plan(f, args, dargs, kwargs)
     if kwargs:
         return _array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
     if f is _super_function() or f is _super_getter():  # (find a parent's method/getter from classes and a name)
@@ -113,6 +145,10 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return _special_method_plan(f, args, dargs)
     if nh.is_array_method(f):
         return _array_method_plan(f, df, args, dargs, {})
+    if _is_hvp(f):  # (mc.hvp in forward code differentiated again: its plain Python, as its rules run it)
+        from ..higher import hvp_plain
+
+        return _api()._plan(hvp_plain, df, tuple(args), tuple(dargs))
     if f is builtins.zip:
         return zip_plan(tuple(args), tuple(_api()._expand(dargs, n)))
     if nh.is_list_method(f):
