@@ -54,9 +54,25 @@ def lineage(fn: Any, digest: str) -> dict:
     """What an entry's header records so that its newer versions can supersede it: the source's
     digest and file.  Nothing for lambdas: several share one name in a module, and each would
     evict the others."""
-    if "<lambda>" in fn.__qualname__:
+    if "<lambda>" in fn.__qualname__ or _property_accessor(fn):
         return {}
     return {"source": f"{fn.__code__.co_filename}:{digest[:16]}"}
+
+
+def _property_accessor(fn: Any) -> bool:
+    """Is fn the getter, setter or deleter of a property of a module-level class?  They share one qualname
+    (`Box.k`), so each would evict the others' entries as "another text of the same function" (the getter's
+    module, still in use, lost its file: second derivatives, which read it, failed with SourceUnavailableError)."""
+    owner, _, name = fn.__qualname__.rpartition(".")
+    if not owner or "<locals>" in owner:
+        return False
+    obj: Any = getattr(fn, "__globals__", {})
+    for part in owner.split("."):
+        obj = obj.get(part) if isinstance(obj, dict) else getattr(obj, "__dict__", {}).get(part)
+        if obj is None:
+            return False
+    prop = getattr(obj, "__dict__", {}).get(name)
+    return isinstance(prop, property) and any(a is fn for a in (prop.fget, prop.fset, prop.fdel))
 
 
 def source_of(d: _Dir, name: str) -> Optional[str]:

@@ -12,8 +12,8 @@ float arrays are inputs and outputs, and a block of a scalar by a scalar is a Nu
 * `hessian(f) = jacfwd(grad(f))`; `jvp` of a `grad(f)` is a Hessian-vector product, computed by
   reverse mode over f's generated forward code (see rules/api_rules.py): `hvp` calls that directly.
 
-The small functions at the bottom (`directional`, `apply`, `grad_call_jvp`) are ordinary Python
-on purpose: the rules of the API entry points differentiate them, so they must stay traceable.
+The small functions the rules of the API entry points differentiate (`directional`, `apply`,
+`grad_call_jvp`, ...) are ordinary Python in higher_traced.py, re-exported here.
 """
 from __future__ import annotations
 
@@ -22,18 +22,18 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .rules.api_rules import NestingError, _plan, forward_code, hvp_core
-from .rules.nested_helpers import with_dense_tangent
-from .rules.nested_plans import plan_args, plan_function, plan_tangents
-from .forward.runtime import fcall
+from .rules.api_rules import NestingError, _plan, hvp_core
 from . import hvp_fast
 from .tangents import NoTangent, materialize, zero_tangent
-from .api import (ArgnumsError, Grad, MooncakeError, ValueAndGrad, _argnums_checked, _jvp, _name, _reapply, _snapshot,
-                  _vjp, aux_pair, jvp)
+from .api import (ArgnumsError, Grad, MooncakeError, _argnums_checked, _jvp, _name, _reapply, _snapshot, _vjp, _wraps,
+                  aux_pair)
 from .tracebacks import user_errors
 from .batching import Batched, Trace, unbatch
 from .foreign import arguments, refuse_foreign
 from .forward.runtime import fast_forward_rule
+from .higher_traced import (_GRAD_APPLY, _GRAD_DIRECTIONAL, _VG_APPLY, _VG_DIRECTIONAL, _hvp_frule,  # noqa: F401
+                            _hvp_rrule, apply, directional, factory_fwd, forward_of_fcall, forward_of_forward,
+                            forward_of_jvp, fresh_arrays, grad_call_jvp, hvp_plain, plain_jvp)
 
 
 class PytreeError(MooncakeError, TypeError):
@@ -213,6 +213,7 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 
     jac.__name__ = f"jacfwd({_name(f)})"
     out = user_errors(jac)
+    _wraps(out, f)  # (f's __name__, __doc__, __wrapped__, as mc.grad's)
     out.__mc_jacobian__ = (f, argnums, has_aux, "jacfwd")  # type: ignore[attr-defined]  (see jacobian_forward)
     return out
 
@@ -528,7 +529,7 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         # jacfwd's, whose tangents the Jacobian's forward rule gives (jacobian_forward); reverse mode would
         # have to trace the Jacobian's own Python (its loops over directions and its caches), which it cannot.
         out = jacfwd(f, argnums)
-        out.__name__ = f"jacrev({_name(f)})"
+        _wraps(out, f)
         return out  # (its __mc_jacobian__ says jacfwd: its own tangents are Jacobians by forward mode too)
 
     def jac(*args: Any, **kwargs: Any) -> Any:
@@ -564,8 +565,15 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 
     jac.__name__ = f"jacrev({_name(f)})"
     out = user_errors(jac)
+    _wraps(out, f)  # (f's __name__, __doc__, __wrapped__, as mc.grad's)
     out.__mc_jacobian__ = (f, argnums, has_aux, "jacrev")  # type: ignore[attr-defined]  (see jacobian_forward)
     return out
+
+
+def _jacobian_name(J: Callable) -> str:
+    """`jacfwd(f)` / `jacrev(f)` for messages (J itself carries f's __name__, as mc.grad's result does)."""
+    f, _, _, kind = J.__mc_jacobian__
+    return f"{kind}({_name(f)})"
 
 
 def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tuple:
@@ -575,7 +583,7 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
     Jacobians of Hessian-vector products."""
     f, argnums, has_aux, kind = J.__mc_jacobian__
     if kwargs or has_aux:
-        raise NestingError(f"nested derivative of {J.__name__}: keyword arguments and has_aux are not supported")
+        raise NestingError(f"nested derivative of {_jacobian_name(J)}: keyword arguments and has_aux are not supported")
     pre = _snapshot(tuple(args))
     y = J(*args)
     dirs = tuple(None if d is NoTangent else d for d in dargs)
@@ -607,12 +615,12 @@ def jacobian_reverse(J: Callable, args: tuple, kwargs: dict) -> tuple:
 
     f, argnums, has_aux, kind = J.__mc_jacobian__
     if kwargs or has_aux:
-        raise NestingError(f"nested derivative of {J.__name__}: keyword arguments and has_aux are not supported")
+        raise NestingError(f"nested derivative of {_jacobian_name(J)}: keyword arguments and has_aux are not supported")
     if J in _TRACED:  # made inside differentiated code: what f captures may be differentiated, and gets no adjoint
-        _refuse_captures(f, J.__name__)
+        _refuse_captures(f, _jacobian_name(J))
     y = J(*args)
     if not (isinstance(y, np.ndarray) or isinstance(y, (float, np.floating))):
-        raise NestingError(f"reverse mode over {J.__name__}: a Jacobian given as a tuple of blocks (several "
+        raise NestingError(f"reverse mode over {_jacobian_name(J)}: a Jacobian given as a tuple of blocks (several "
                            f"arguments or outputs) is not supported there; use mc.jacfwd of it, or one argnums")
     positions = [i for i, a in enumerate(args) if isinstance(a, (float, np.floating)) and not isinstance(a, bool)
                  or isinstance(a, np.ndarray) and a.dtype.kind == "f"]
@@ -648,7 +656,9 @@ def hessian(f: Callable, argnums: Any = 0) -> Callable:
                [ 0., 12.]])
 
     Each column is a Hessian-vector product: reverse mode over f's generated forward code."""
-    return jacfwd(grad_for_hessian(f, argnums), argnums)
+    out = jacfwd(grad_for_hessian(f, argnums), argnums)
+    _wraps(out, f)  # (f's own __name__, __doc__ and __wrapped__, not its gradient's)
+    return out
 
 
 def grad_for_hessian(f: Callable, argnums: Any) -> Grad:
@@ -692,96 +702,6 @@ def hvp(f: Callable, primals: tuple, tangents: tuple) -> Any:
     return grads[0] if len(primals) == 1 else tuple(grads)
 
 
-# ---------------------------------------------------------------- traceable helpers (see rules/api_rules.py)
-
-
-def directional(f, args, dargs):
-    """Df(args)[dargs]: the derivative of f at args in direction dargs."""
-    return jvp(f, args, dargs)[1]
-
-
-def apply(f, args):
-    return f(*args)
-
-
-def _pick(t, nums, single):
-    if single:
-        return t[nums[0]]
-    out = []
-    for i in nums:
-        out.append(t[i])
-    return tuple(out)
-
-
-def grad_call_jvp(f, nums, single, with_value, args, dargs):
-    """(grad f(args), its tangent in direction dargs) -- or (value, grad) and theirs with `with_value`.
-
-    The tangent of the gradient is the gradient of the directional derivative (symmetry of second
-    derivatives), so this is reverse mode over forward mode."""
-    # (the directional derivative first, on copies of the arrays: f may write its arguments, and each derivative is
-    # at their values on entry; then f's own call leaves them as f leaves them.  Both on the same arrays gave
-    # jvp(hessian(f)) of `x[0] = x[0] * x[1]` at the updated x.)
-    dvalue, dg_all = _VG_DIRECTIONAL(f, fresh_arrays(args), dargs)
-    value, g_all = _VG_APPLY(f, args)
-    g = _pick(g_all, nums, single)
-    dg = _pick(dg_all, nums, single)
-    if with_value:
-        return (value, g), (dvalue, dg)
-    return g, dg
-
-
-def forward_of_forward(f, args, dargs, targs, tdargs):
-    """(jvp(f, args, dargs), its tangent for tangents targs, tdargs): forward mode over f's forward code."""
-    fn, takes_self, extra, zeros, nones = forward_code(f, args, dargs)
-    if takes_self is None:  # (its plan arranges the arguments: rules/nested_plans.py)
-        return forward_of_fcall(f, NoTangent, args, dargs, NoTangent, NoTangent, targs, tdargs)
-    # (star displays, not `+`: the tangent of `t + c` for a constant tuple c, such as extra's, lost c's items when
-    # this function was differentiated again: a fourth order then called code with too few arguments)
-    if takes_self:
-        return plain_jvp(fn, (f, NoTangent, *args, *extra, *dargs, *zeros),
-                         (NoTangent, NoTangent, *targs, *zeros, *tdargs, *zeros))
-    return plain_jvp(fn, (*args, *extra, *dargs, *zeros), (*targs, *zeros, *tdargs, *zeros))
-
-
-def forward_of_jvp(f, args, dargs, targs, tdargs):
-    """forward_of_forward for a call of mc.jvp, which gives f fresh copies of its tangents (f's forward code writes into
-    them where f writes into its arguments; the caller's tangents, and their tangents, stay as they were)."""
-    return forward_of_forward(f, args, fresh_arrays(dargs), targs, fresh_arrays(tdargs))
-
-
-def fresh_arrays(ts):
-    """ts with each array a copy (differentiable: its tangent and adjoint are the original's)."""
-    out = []
-    for t in ts:
-        if isinstance(t, np.ndarray):
-            out.append(t.copy())
-        else:
-            out.append(t)
-    return tuple(out)
-
-
-def plain_jvp(fn, primals, tangents):
-    """`jvp(fn, primals, tangents)` without the API's conversion of the tangents, whose fresh copies would cut
-    them from the objects and arrays the forward code writes through (an object's field tangents, set by its
-    `__init__` run as a call of its own)."""
-    yy, dyy = fcall(fn, NoTangent, primals, tangents)
-    return with_dense_tangent(yy, dyy)
-
-
-def forward_of_fcall(f, df, args, dargs, tf, tdf, targs, tdargs):
-    """(fcall(f, df, args, dargs), its tangent for tangents tf, tdf, targs, tdargs): forward mode over the function
-    of the call's plan (rules/nested_plans.py), for callables whose tangent df is part of the call (methods,
-    objects) and whose own tangent tf may be nonzero (an object with differentiated fields)."""
-    fn = plan_function(f, df, args, dargs)
-    return plain_jvp(fn, plan_args(f, df, args, dargs), plan_tangents(f, df, args, dargs, tf, tdf, targs, tdargs))
-
-
-_VG_APPLY = ValueAndGrad(apply, argnums=1)
-_VG_DIRECTIONAL = ValueAndGrad(directional, argnums=1)
-_GRAD_DIRECTIONAL = Grad(directional, argnums=1)
-_GRAD_APPLY = Grad(apply, argnums=1)
-
-
 def _defs() -> None:
     """mc.jacfwd / mc.jacrev / mc.hessian called inside differentiated code make constants (their rules), as
     mc.grad does (rules/api_rules.py); the Jacobian functions they return have rules of their own
@@ -791,6 +711,7 @@ def _defs() -> None:
 
     for factory in (jacfwd, jacrev, hessian):
         user_rule(factory, _factory_frule(factory), _factory_rrule(factory))
+    user_rule(hvp, _hvp_frule, _hvp_rrule)  # (mc.hvp inside differentiated code: hvp_plain's derivatives)
 
 
 _defs()

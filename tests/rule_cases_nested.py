@@ -54,12 +54,12 @@ def storage_case(x):
 
 
 def plan_args_case(x, d):
-    call = plan_args(operator.mul, NoTangent, (x, 2.0), (d, 0.0))
+    call = plan_args(operator.mul, NoTangent, (x, 2.0), (d, 0.0), None)
     return call[0] * call[1] + call[2] * call[0]
 
 
 def plan_tangents_case(x, d):
-    t = plan_tangents(operator.mul, NoTangent, (x, 2.0), (d, 0.0), NoTangent, NoTangent, (x * 2.0, 0.0), (d, 0.0))
+    t = plan_tangents(operator.mul, NoTangent, (x, 2.0), (d, 0.0), None, NoTangent, NoTangent, (x * 2.0, 0.0), (d, 0.0))
     return t[0] * x + t[2] * t[0]
 
 
@@ -118,6 +118,10 @@ def hessian_factory_case(x):
     return np.sum(mc.hessian(_cubic)(x) * x)
 
 
+def hvp_inside_case(x):
+    return np.sum(mc.hvp(_cubic, (x,), (x * 2.0,)) * x)
+
+
 def first_extremum_case(x):
     return x * float(np.sum(_first_extremum(x, np.max(x), None, False)))
 
@@ -129,6 +133,7 @@ NESTED_CASES = {
     "mooncake_ast.higher.jacfwd": [Case(jacfwd_factory_case, X3)],
     "mooncake_ast.higher.jacrev": [Case(jacrev_factory_case, X3)],
     "mooncake_ast.higher.hessian": [Case(hessian_factory_case, X3)],
+    "mooncake_ast.higher.hvp": [Case(hvp_inside_case, X3)],
     "mooncake_ast.rules.nested_helpers.method_tangent_fwd": [Case(method_tangent_case, X3, X3 * 2.0)],
     "mooncake_ast.rules.nested_helpers.with_dense_tangent": [Case(with_dense_tangent_case, 0.4, 1.3)],
     "mooncake_ast.rules.nested_helpers.new_object": [Case(new_objects_case, 0.4)],
@@ -146,7 +151,7 @@ NESTED_CASES = {
 
 
 def plan_function_case(x):
-    return x * (1.0 if plan_function(operator.mul, NoTangent, (x, 2.0), (1.0, 0.0)) is not None else 2.0)
+    return x * (1.0 if plan_function(operator.mul, NoTangent, (x, 2.0), (1.0, 0.0), None) is not None else 2.0)
 
 
 NESTED_ZERO_CASES = {

@@ -420,3 +420,18 @@ def test_jacfwd_reused_across_points_shapes_and_kinds():
         da, db = J2(a, b)
         np.testing.assert_allclose(da, [b, np.cos(a)], rtol=1e-12)
         np.testing.assert_allclose(db, [a, 2 * b], rtol=1e-12)
+
+
+def test_jacobian_wrappers_carry_name_doc_and_wrapped():
+    """mc.jacfwd / mc.jacrev / mc.hessian return functions with f's __name__, __doc__ and __wrapped__ (so its
+    signature), as mc.grad's do; nested ones too (jacrev of a Jacobian function)."""
+    import inspect
+
+    for api in (mc.jacfwd, mc.jacrev, mc.hessian):
+        J = api(wiggle)
+        assert J.__name__ == "wiggle" and J.__wrapped__ is wiggle and J.__doc__ == wiggle.__doc__
+        assert inspect.signature(J) == inspect.signature(wiggle)
+    JJ = mc.jacrev(mc.jacfwd(wiggle))
+    assert JJ.__name__ == "wiggle" and JJ.__doc__ == wiggle.__doc__
+    H = mc.hessian(wiggle)(0.7)
+    assert float(H) == pytest.approx(fd_scalar(mc.grad(wiggle), 0.7), rel=1e-6)

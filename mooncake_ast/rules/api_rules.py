@@ -49,6 +49,8 @@ from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _c
                            refuse_not_implemented as _refuse_not_implemented,
                            refuse_tangent_keywords as _refuse_tangent_keywords,
                            value_and_grad_jvp as _value_and_grad_jvp)
+from . import nested_out as _nested_out
+from .nested_helpers import is_array_method as _is_array_method
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
                            _module_level_constant, _positional, _refuse_reverse_over_nested_state)
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
@@ -284,11 +286,17 @@ def _jvp_plan(args: tuple, dargs: tuple, fresh: bool = True) -> _Plan:
 def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
     """fcall of `fcall` itself (forward code that dispatches a call at run time, differentiated forward)."""
     f, df, fargs, fdargs, *rest = args
+    helper = _nested_out.out_helper(f, len(fargs), rest[0]) if rest else None
+    if helper is not None:  # (a ufunc writing out=)
+        return _nested_out.fcall_plan(helper, f, fargs, fdargs, rest, _expand(dargs, len(args)))
     if rest and rest[0] and _keywords_positional(f, len(fargs), rest[0]) is not None and not _carries(df):
         return _fcall_keywords_plan(f, df, fargs, fdargs, rest, _expand(dargs, len(args)))
+    tf, tdf, tfargs, tfdargs, *t_rest = _expand(dargs, len(args))
     if rest and (rest[0] or (len(rest) > 1 and rest[1] not in (None, NoTangent, {}))):
-        raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
-    tf, tdf, tfargs, tfdargs, *_ = _expand(dargs, len(args))
+        # (an array method's keywords, never differentiated, `x.sum(axis=0)`: its plan takes them)
+        if not (_is_array_method(f) and _carries(df) and _constant_keywords((*rest[1:], *t_rest))):
+            raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
+        return _fcall_df_plan(f, df, fargs, fdargs, tf, tdf, tfargs, tfdargs, len(rest), rest[0])
     if _carries(df) or _carries(tdf) or _carries(tf):
         return _fcall_df_plan(f, df, fargs, fdargs, tf, tdf, tfargs, tfdargs, len(rest))
     inner = _jvp_plan((f, fargs, fdargs), (tf, tfargs, tfdargs), fresh=False)
@@ -302,6 +310,11 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
         return inner.outer(t_f, (targs[0], targs[2], targs[3]), (tdargs[0], tdargs[2], tdargs[3]))
 
     return _Plan(inner.fn, inner.call_args, split, outer)
+
+
+def _constant_keywords(tangents: tuple) -> bool:
+    """Are these tangents of a call's keywords (dicts of them, or symbolic zeros) all zero?"""
+    return all(all(_zero(v) for v in t.values()) if isinstance(t, dict) else _zero(t) for t in tangents)
 
 
 def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:
@@ -649,6 +662,9 @@ def _fresh_storage(t: Any, x: Any) -> Any:
 
 
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
+    helper = _nested_out.out_helper(f, len(args), kwargs)
+    if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
+        return _nested_out.rrule(helper, f, args, dargs, kwargs, dkwargs)
     names = _keywords_positional(f, len(args), kwargs)
     if names is not None:  # (keywords of a plain function: a positional call, their adjoints a dict)
         n = len(args)
@@ -681,6 +697,10 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
     f, df, args, dargs, *rest = p
     tf, tdf, targs, tdargs, *trest = _expand(t, len(p))
     kwargs = rest[0] if rest else None
+    helper = _nested_out.out_helper(f, len(args), kwargs)
+    if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
+        return _nested_out.frule(helper, f, args, dargs, kwargs, rest[1] if len(rest) > 1 else None, targs, tdargs,
+                                 *(list(trest) + [None, None])[:2])
     names = _keywords_positional(f, len(args), kwargs)
     if names is not None:  # (keywords of a plain function: a positional call)
         n = len(args)

@@ -597,10 +597,32 @@ def getattr_tangent(obj, dobj, name, value):
         return NoTangent
     if isinstance(dobj, Tangent):
         return dobj.fields.get(name, NoTangent)
+    if isinstance(dobj, FunctionTangent) or (type(dobj) is _types.CellType and type(obj) is _types.CellType):
+        return _function_part_tangent(dobj, name)
     if isinstance(dobj, tuple) and hasattr(obj, "_fields") and name in obj._fields:
         return dobj[obj._fields.index(name)]
     if callable(value) and getattr(value, "__self__", None) is obj:
         return MethodTangent(dobj)
+    return NoTangent
+
+
+def _function_part_tangent(dobj, name):
+    """The tangent of `fn.__closure__` / `__defaults__` / `__kwdefaults__` for a function's tangent dobj (a
+    FunctionTangent: its tangent cells, its defaults' tangents), or of `cell.cell_contents` for a tangent cell dobj.
+    Forward code of a closure reads what it captures so (`fn.__closure__[0].cell_contents`); differentiated again
+    with the closure's tangent nonzero (mc.jvp of a closure over differentiated values, inside differentiated code),
+    the captured values' tangents come from here (they were dropped: a silently wrong jvp(jvp(f)))."""
+    if name == "cell_contents":
+        try:
+            return dobj.cell_contents
+        except ValueError:  # (an empty tangent cell: nothing differentiable stored yet)
+            return NoTangent
+    if name == "__closure__":
+        return tuple(NoTangent if c is None else c for c in dobj.cells)
+    if name == "__defaults__":
+        return tuple(dobj.defaults) if dobj.defaults else NoTangent
+    if name == "__kwdefaults__":
+        return dict(dobj.kwdefaults) if dobj.kwdefaults else NoTangent
     return NoTangent
 
 

@@ -20,10 +20,10 @@ from ..errors import MooncakeError
 from ..forward.runtime import _all_zero
 from ..forward.runtime import fcall as _fcall
 from ..forward.runtime import conform as _conform
-from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple
 from ..reverse.adjoints import MethodAdjoint
-from ..tangents import MethodTangent, NoTangent
+from ..tangents import FunctionTangent, MethodTangent, NoTangent
+from .nested_cells import _CellShadow, _prepare_cells, function_tangent_zero  # noqa: F401  (api_rules reads them here)
 from ..tangents import storage as _storage
 from . import helpers as h
 from . import nested_helpers as nh
@@ -56,7 +56,11 @@ def _name(f: Any) -> str:
 
 
 def _zero(t: Any) -> bool:
-    """Is t a zero tangent (symbolic, or dense zeros)?"""
+    """Is t a zero tangent (symbolic, or dense zeros)?  A function's tangent is zero when what it captures has no
+    tangent: cells empty or holding none (a closure over a function, a constant), never a number or storage (a list
+    or an array tangent may still be written through)."""
+    if isinstance(t, FunctionTangent):
+        return function_tangent_zero(t)
     return _all_zero(t)
 
 
@@ -226,49 +230,6 @@ def _join_tangent_fwd(join, xs, dxs, axis, t_join, t_xs, t_dxs, t_axis):
 
 _PLAIN = {_ops.unpack: _unpack_fwd, operator.getitem: _getitem_fwd, operator.pos: _pos_fwd, operator.mul: _mul_fwd, operator.add: _add_fwd, operator.sub: _sub_fwd, operator.truediv: _truediv_fwd,
           operator.matmul: _matmul_fwd, operator.neg: _neg_fwd}
-
-
-class _CellFields:
-    """`fields` of a cell's adjoint storage, as reverse mode's attribute rule sees it: `cell_contents` is the slot."""
-
-    __slots__ = ("sh",)
-
-    def __init__(self, sh: Any) -> None:
-        self.sh = sh
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.sh.slot if name == "cell_contents" else default
-
-    def __setitem__(self, name: str, value: Any) -> None:
-        if name != "cell_contents":
-            raise NestingError(f"nested derivative: attribute {name!r} of a closure cell")
-        self.sh.slot = value
-
-
-class _CellShadow(_shadows.ShadowCell):
-    """A closure cell's adjoint storage that forward code's explicit read `fn.__closure__[i].cell_contents` can add
-    into (reverse mode's own closure reads use `slot` directly; this is the same slot)."""
-
-    __slots__ = ()
-
-    @property
-    def fields(self) -> _CellFields:
-        return _CellFields(self)
-
-
-def _prepare_cells(f: Any) -> None:
-    """Give f's closure cells adjoint storage that explicit `cell_contents` reads route into (see _CellShadow)."""
-    ctx = _shadows.current()
-    for cell in getattr(f, "__closure__", None) or ():
-        found = ctx.shadows.get(id(cell))
-        if found is not None and found[0] is cell:
-            if isinstance(found[1], _CellShadow) or not isinstance(found[1], _shadows.ShadowCell):
-                continue
-            sh = _CellShadow()
-            sh.slot = found[1].slot
-        else:
-            sh = _CellShadow()
-        ctx.shadows[id(cell)] = (cell, sh)
 
 
 # ---------------------------------------------------------------- rules of the run-time helpers

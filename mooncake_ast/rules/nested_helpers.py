@@ -137,7 +137,7 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
         if callable(value) and getattr(value, "__self__", None) is obj:
             return attr_method
         return None
-    if isinstance(obj, list) and isinstance(dobj, list):
+    if (isinstance(obj, list) and isinstance(dobj, list)) or (type(obj) is dict and isinstance(dobj, dict)):
         return attr_method if callable(value) and getattr(value, "__self__", None) is obj else None
     if isinstance(dobj, MutableTangent):
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)) and \
@@ -396,3 +396,15 @@ def _with_dense_tangent_rrule(y: Any, dy: Any) -> tuple:
         return gy, gdy
 
     return with_dense_tangent(y, dy), pullback
+
+
+def zero_storage_fwd(o, to):
+    """`zero_storage(o)` and its tangent, fresh zero storage of its own (forward code writes into both)."""
+    s = zero_storage(o)
+    return s, zero_storage(s)
+
+
+def result_storage_fwd(y, ty):
+    """`result_storage(y)` and its tangent, as new_object_fwd's: storage where the result is mutable."""
+    s = result_storage(y)
+    return s, zero_storage(s)

@@ -22,6 +22,7 @@ from ..reverse.adjoints import MethodAdjoint
 from ..reverse.shadows import reapply, snapshot
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
 from . import nested_helpers as nh
+from .nested_containers import dict_method_plan, is_dict_method, list_method_plan, zip_plan
 
 
 def _api() -> Any:
@@ -74,6 +75,36 @@ def _plain_plan(fn: Any, call_args: tuple, n: int) -> Any:
                      layout=(False, ()))
 
 
+def _is_factory(f: Any) -> bool:
+    """mc.grad, mc.value_and_grad, mc.jacfwd, mc.jacrev, mc.hessian (their results are constants of a derivative)."""
+    from .. import api, higher
+
+    return any(f is g for g in (api.grad, api.value_and_grad, higher.jacfwd, higher.jacrev, higher.hessian))
+
+
+def _factory_plan(f: Any, args: tuple, dargs: tuple, kwargs: Any) -> Any:
+    """`mc.grad(g, ...)` (and the other factories) in forward code differentiated again: a constant made by a call
+    through the factory's own rules (higher.factory_fwd), which mark it made inside differentiated code; refused where
+    g has a tangent (it captures differentiated values), as the factory's rules refuse it."""
+    from ..higher import factory_fwd
+
+    api = _api()
+    n = len(args)
+    d = api._expand(dargs, n)
+    if n and not api._zero(d[0]):
+        raise _refuse(f"mc.{f.__name__} of a function whose captured variables are differentiated (pass them as "
+                      f"arguments instead)")
+    return api._Plan(factory_fwd, (f, tuple(args), dict(kwargs or {})),
+                     lambda b: (NoTangent, (NoTangent,) * n, (NoTangent,) * n),
+                     lambda tf, targs, tdargs: (NoTangent, NoTangent, NoTangent))
+
+
+def _is_hvp(f: Any) -> bool:
+    from ..higher import hvp
+
+    return f is hvp
+
+
 def _refuse(what: str) -> Exception:
     return _api().NestingError(f"nested derivative: {what} is not supported at this order")
 
@@ -83,6 +114,8 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
 
     Keyword arguments (never differentiated: the caller checked) are taken by array methods only."""
     n = len(args)
+    if _is_factory(f):
+        return _factory_plan(f, args, dargs, kwargs)
     if kwargs:
         return _array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
     if f is _super_function() or f is _super_getter():  # (find a parent's method/getter from classes and a name)
@@ -92,7 +125,8 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
     if f in _LINEAR_HELPERS and n == 3:
         return _plain_plan(_LINEAR_HELPERS[f], (*args, *_dense_keep(dargs, args)), 3)
     if f is nh.new_object or f is nh.new_tangent or f is nh.zero_storage or f is nh.result_storage:
-        fn = {nh.new_object: nh.new_object_fwd, nh.new_tangent: nh.new_tangent_fwd}.get(f)
+        fn = {nh.new_object: nh.new_object_fwd, nh.new_tangent: nh.new_tangent_fwd, nh.zero_storage: nh.zero_storage_fwd,
+              nh.result_storage: nh.result_storage_fwd}.get(f)
         if fn is None:
             raise _refuse("a new object's tangent storage, differentiated")
         return _plain_plan(fn, (*args, *(NoTangent,) * n), n)
@@ -111,8 +145,16 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return _special_method_plan(f, args, dargs)
     if nh.is_array_method(f):
         return _array_method_plan(f, df, args, dargs, {})
+    if _is_hvp(f):  # (mc.hvp in forward code differentiated again: its plain Python, as its rules run it)
+        from ..higher import hvp_plain
+
+        return _api()._plan(hvp_plain, df, tuple(args), tuple(dargs))
+    if f is builtins.zip:
+        return zip_plan(tuple(args), tuple(_api()._expand(dargs, n)))
     if nh.is_list_method(f):
-        return _list_method_plan(f, df, args, dargs)
+        return list_method_plan(f, df, args, dargs)
+    if is_dict_method(f):
+        return dict_method_plan(f, df, args, dargs)
     if isinstance(f, type) and _user_class(f):
         return _construct_plan(f, args, dargs)
     if _user_object(f) and not isinstance(f, type):
@@ -384,31 +426,6 @@ def _array_outer(n_arg: int, a: Any, name: str, args: tuple, tf: Any, tdf: Any, 
 # ---------------------------------------------------------------- list methods
 
 
-def _list_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
-    """`xs.append(v)` and `xs.pop()` with the list's tangent in df (a MethodTangent of a list)."""
-    api = _api()
-    xs, name = f.__self__, f.__name__
-    dxs = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
-    if not isinstance(dxs, list):
-        if api._zero(dxs) and all(api._zero(d) for d in dargs):
-            return None
-        raise _refuse(f"the list method .{name}() on a list whose tangent is a {type(dxs).__name__}")
-    if name == "append" and len(args) == 1:
-        fn, call = nh.append_fwd, (xs, args[0], dxs, _dense_one(dargs[0], args[0]))
-        split = lambda b: (MethodAdjoint(b[0]), (b[1],), (b[3],))  # noqa: E731
-        outer = lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), targs[0], _self_t(tdf), tdargs[0])  # noqa: E731
-    elif name == "pop" and not args:
-        fn, call = nh.pop_fwd, (xs, dxs)
-        split = lambda b: (MethodAdjoint(b[0]), (), ())  # noqa: E731
-        outer = lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf))  # noqa: E731
-    else:
-        raise _refuse(f"the list method .{name}() of a differentiated list inside generated code")
-    plan = api._Plan(fn, call, split, outer)
-    plan.df_bar = lambda b: MethodAdjoint(b[len(call) // 2])
-    plan.takes_df = True
-    return plan
-
-
 def _self_t(t: Any) -> Any:
     return t.self_tangent if isinstance(t, MethodTangent) else NoTangent
 
@@ -422,20 +439,23 @@ def carries(t: Any) -> bool:
 
 
 def fcall_df_plan(f: Any, df: Any, fargs: Any, fdargs: Any, tf: Any, tdf: Any, tfargs: Any, tfdargs: Any,
-                  n_rest: int) -> Any:
+                  n_rest: int, kwargs: Any = None) -> Any:
     """fcall of fcall for a callable with tangents of its own (a method of a differentiated object, a callable
-    object): `higher.forward_of_fcall`, whose plan takes the callable's tangent df and its tangent tf."""
+    object): `higher.forward_of_fcall`, whose plan takes the callable's tangent df and its tangent tf (and the call's
+    keywords, never differentiated: an array method's axis)."""
     from .. import higher
 
     api = _api()
     fargs = tuple(fargs)
     n = len(fargs)
     call = (f, df, fargs, _dense_keep(api._expand(fdargs, n), fargs), tf, tdf,
-            _dense_keep(api._expand(tfargs, n), fargs), _dense_keep(api._expand(tfdargs, n), fargs))
+            _dense_keep(api._expand(tfargs, n), fargs), _dense_keep(api._expand(tfdargs, n), fargs), kwargs or None)
     rest = (NoTangent,) * n_rest
-    return api._Plan(higher.forward_of_fcall, call,
+    plan = api._Plan(higher.forward_of_fcall, call,
                      lambda b: (NoTangent, (b[0], b[1], b[2], b[3]) + rest, (b[4], b[5], b[6], b[7]) + rest),
-                     lambda t_f, targs, tdargs: (*targs[:4], *tdargs[:4]))
+                     lambda t_f, targs, tdargs: (*targs[:4], *tdargs[:4], NoTangent))
+    plan.inactive = frozenset({8})  # (the keywords: constants)
+    return plan
 
 
 def refuse_not_implemented(f: Any, out: Any) -> None:
@@ -481,22 +501,24 @@ def value_and_grad_jvp(g: Any, args: tuple, dargs: tuple, nums: tuple, single: b
 # `plan_tangents`: their derivatives are the plan's own maps (`outer` forward, `split` backward).
 
 
-def plan_function(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
-    """The function the plan of `fcall(f, df, args, dargs)` calls (a constant: zero derivative)."""
-    return _api()._plan(f, df, tuple(args), tuple(dargs)).fn
+def plan_function(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> Any:
+    """The function the plan of `fcall(f, df, args, dargs, kwargs)` calls (a constant: zero derivative)."""
+    return _api()._plan(f, df, tuple(args), tuple(dargs), kwargs).fn
 
 
-def plan_args(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
-    """The arguments the plan of `fcall(f, df, args, dargs)` calls its function with."""
-    return tuple(_api()._plan(f, df, tuple(args), tuple(dargs)).call_args)
+def plan_args(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> tuple:
+    """The arguments the plan of `fcall(f, df, args, dargs, kwargs)` calls its function with (keywords, never
+    differentiated, are the plan's: an array method's axis)."""
+    return tuple(_api()._plan(f, df, tuple(args), tuple(dargs), kwargs).call_args)
 
 
-def plan_tangents(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: tuple, tdargs: tuple) -> tuple:
+def plan_tangents(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any, tf: Any, tdf: Any, targs: tuple,
+                  tdargs: tuple) -> tuple:
     """Their tangents for tangents tf of f, tdf of df, targs of args and tdargs of dargs (linear in those, constant
     in the rest)."""
     api = _api()
     n = len(args)
-    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    plan = api._plan(f, df, tuple(args), tuple(dargs), kwargs)
     return tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
 
 
@@ -518,48 +540,48 @@ def _split(plan: Any, g: Any) -> tuple:
 
 def _plan_args_frule(p: tuple, t: Any) -> tuple:
     api = _api()
-    f, df, args, dargs = p
-    tf, tdf, targs, tdargs = api._expand(t, 4)
+    f, df, args, dargs, kwargs = p
+    tf, tdf, targs, tdargs, _ = api._expand(t, 5)
     n = len(args)
-    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    plan = api._plan(f, df, tuple(args), tuple(dargs), kwargs)
     return tuple(plan.call_args), tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
 
 
-def _plan_args_rrule(f: Any, df: Any, args: tuple, dargs: tuple) -> tuple:
+def _plan_args_rrule(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any) -> tuple:
     from ..reverse.adjoints import AdjTuple
 
-    plan = _api()._plan(f, df, tuple(args), tuple(dargs))
+    plan = _api()._plan(f, df, tuple(args), tuple(dargs), kwargs)
 
     def pullback(g: Any) -> tuple:
         f_bar, a, d, df_bar = _split(plan, g)
-        return f_bar, df_bar, AdjTuple(a), AdjTuple(d)
+        return f_bar, df_bar, AdjTuple(a), AdjTuple(d), NoTangent
 
     return tuple(plan.call_args), pullback
 
 
 def _plan_tangents_frule(p: tuple, t: Any) -> tuple:
     api = _api()
-    f, df, args, dargs, tf, tdf, targs, tdargs = p
-    *_, ttf, ttdf, ttargs, ttdargs = api._expand(t, 8)
+    f, df, args, dargs, kwargs, tf, tdf, targs, tdargs = p
+    *_, ttf, ttdf, ttargs, ttdargs = api._expand(t, 9)
     n = len(args)
-    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    plan = api._plan(f, df, tuple(args), tuple(dargs), kwargs)
     y = tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
     return y, tuple(_outer(plan, ttf, ttdf, api._expand(ttargs, n), api._expand(ttdargs, n)))
 
 
-def _plan_tangents_rrule(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: tuple,
+def _plan_tangents_rrule(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any, tf: Any, tdf: Any, targs: tuple,
                          tdargs: tuple) -> tuple:
     from ..reverse.adjoints import AdjTuple
 
     api = _api()
-    plan = api._plan(f, df, tuple(args), tuple(dargs))
+    plan = api._plan(f, df, tuple(args), tuple(dargs), kwargs)
     n = len(args)
     y = tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
 
     def pullback(g: Any) -> tuple:
         f_bar, a, d, df_bar = _split(plan, g)
         zeros = AdjTuple((NoTangent,) * n)
-        return NoTangent, NoTangent, zeros, zeros, f_bar, df_bar, AdjTuple(a), AdjTuple(d)
+        return NoTangent, NoTangent, zeros, zeros, NoTangent, f_bar, df_bar, AdjTuple(a), AdjTuple(d)
 
     return y, pullback
 

@@ -1,0 +1,150 @@
+"""The ordinary Python that the rules of the API entry points differentiate (rules/api_rules.py, nested_plans.py).
+
+Nested derivatives run these small functions as plain code, and differentiate them again at the next order: so
+they must stay traceable (no relative imports, no `with`, no `try`; positional calls), and every callable they
+call must have a rule or source.  `higher` re-exports them (api_rules reads `higher.grad_call_jvp` & co.).
+
+* `directional`, `apply`, `grad_call_jvp`: the tangent of a gradient is the gradient of the directional derivative;
+* `forward_of_forward`, `forward_of_jvp`, `forward_of_fcall`, `plain_jvp`, `fresh_arrays`: forward mode over
+  generated forward code (a step of a third derivative);
+* `hvp_plain` and `factory_fwd`: mc.hvp, and mc.grad & co., called inside differentiated code.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .api import Grad, ValueAndGrad, grad, jvp
+from .forward.runtime import fcall
+from .rules.api_rules import NestingError, forward_code
+from .rules.nested_helpers import with_dense_tangent
+from .rules.nested_plans import plan_args, plan_function, plan_tangents
+from .tangents import NoTangent
+
+
+def directional(f, args, dargs):
+    """Df(args)[dargs]: the derivative of f at args in direction dargs."""
+    return jvp(f, args, dargs)[1]
+
+
+def apply(f, args):
+    return f(*args)
+
+
+def _pick(t, nums, single):
+    if single:
+        return t[nums[0]]
+    out = []
+    for i in nums:
+        out.append(t[i])
+    return tuple(out)
+
+
+def grad_call_jvp(f, nums, single, with_value, args, dargs):
+    """(grad f(args), its tangent in direction dargs) -- or (value, grad) and theirs with `with_value`.
+
+    The tangent of the gradient is the gradient of the directional derivative (symmetry of second
+    derivatives), so this is reverse mode over forward mode."""
+    # (the directional derivative first, on copies of the arrays: f may write its arguments, and each derivative is
+    # at their values on entry; then f's own call leaves them as f leaves them.  Both on the same arrays gave
+    # jvp(hessian(f)) of `x[0] = x[0] * x[1]` at the updated x.)
+    dvalue, dg_all = _VG_DIRECTIONAL(f, fresh_arrays(args), dargs)
+    value, g_all = _VG_APPLY(f, args)
+    g = _pick(g_all, nums, single)
+    dg = _pick(dg_all, nums, single)
+    if with_value:
+        return (value, g), (dvalue, dg)
+    return g, dg
+
+
+def forward_of_forward(f, args, dargs, targs, tdargs):
+    """(jvp(f, args, dargs), its tangent for tangents targs, tdargs): forward mode over f's forward code."""
+    fn, takes_self, extra, zeros, nones = forward_code(f, args, dargs)
+    if takes_self is None:  # (its plan arranges the arguments: rules/nested_plans.py)
+        return forward_of_fcall(f, NoTangent, args, dargs, NoTangent, NoTangent, targs, tdargs, None)
+    # (star displays, not `+`: the tangent of `t + c` for a constant tuple c, such as extra's, lost c's items when
+    # this function was differentiated again: a fourth order then called code with too few arguments)
+    if takes_self:
+        return plain_jvp(fn, (f, NoTangent, *args, *extra, *dargs, *zeros),
+                         (NoTangent, NoTangent, *targs, *zeros, *tdargs, *zeros))
+    return plain_jvp(fn, (*args, *extra, *dargs, *zeros), (*targs, *zeros, *tdargs, *zeros))
+
+
+def forward_of_jvp(f, args, dargs, targs, tdargs):
+    """forward_of_forward for a call of mc.jvp, which gives f fresh copies of its tangents (f's forward code writes into
+    them where f writes into its arguments; the caller's tangents, and their tangents, stay as they were)."""
+    return forward_of_forward(f, args, fresh_arrays(dargs), targs, fresh_arrays(tdargs))
+
+
+def fresh_arrays(ts):
+    """ts with each array a copy (differentiable: its tangent and adjoint are the original's)."""
+    out = []
+    for t in ts:
+        if isinstance(t, np.ndarray):
+            out.append(t.copy())
+        else:
+            out.append(t)
+    return tuple(out)
+
+
+def plain_jvp(fn, primals, tangents):
+    """`jvp(fn, primals, tangents)` without the API's conversion of the tangents, whose fresh copies would cut
+    them from the objects and arrays the forward code writes through (an object's field tangents, set by its
+    `__init__` run as a call of its own)."""
+    yy, dyy = fcall(fn, NoTangent, primals, tangents)
+    return with_dense_tangent(yy, dyy)
+
+
+def forward_of_fcall(f, df, args, dargs, tf, tdf, targs, tdargs, kwargs):
+    """(fcall(f, df, args, dargs, kwargs), its tangent for tangents tf, tdf, targs, tdargs): forward mode over the
+    function of the call's plan (rules/nested_plans.py), for callables whose tangent df is part of the call (methods,
+    objects) and whose own tangent tf may be nonzero (an object with differentiated fields); kwargs (None or keywords
+    never differentiated, an array method's axis) are the plan's."""
+    fn = plan_function(f, df, args, dargs, kwargs)
+    return plain_jvp(fn, plan_args(f, df, args, dargs, kwargs),
+                     plan_tangents(f, df, args, dargs, kwargs, tf, tdf, targs, tdargs))
+
+
+def hvp_plain(f, primals, tangents):
+    """mc.hvp as ordinary Python, `jvp(grad(f, argnums=all), primals, tangents)[1]`: what mc.hvp called inside
+    differentiated code is differentiated as (its rules, _defs), the API entry points in it having rules of their own."""
+    n = len(primals)
+    d = jvp(grad(f, tuple(range(n))), primals, tangents)[1]
+    if n == 1:
+        return d[0]
+    return d
+
+
+def factory_fwd(factory, args, kwargs):
+    """`(factory(*args, **kwargs), no tangent)` for mc.grad & co. in forward code differentiated again: the call goes
+    through the factory's rules (rules/api_rules._factory_frule / _factory_rrule), whose result is a constant."""
+    return factory(*args, **kwargs), NoTangent
+
+
+def _hvp_frule(p: tuple, t: Any, **kwargs: Any) -> tuple:
+    from .forward.runtime import fcall as _fcall
+
+    if kwargs:
+        raise NestingError("nested derivative of mc.hvp: keyword arguments are not supported")
+    return _fcall(hvp_plain, NoTangent, tuple(p), t)
+
+
+def _hvp_rrule(*args: Any, **kwargs: Any) -> tuple:
+    from .reverse.runtime import rcall
+
+    if kwargs:
+        raise NestingError("nested derivative of mc.hvp: keyword arguments are not supported")
+    y, pb = rcall(hvp_plain, tuple(args), {})
+
+    def pullback(g: Any) -> tuple:
+        _, bars, _ = pb(g)
+        return tuple(bars) if bars is not NoTangent else (NoTangent,) * len(args)
+
+    return y, pullback
+
+
+_VG_APPLY = ValueAndGrad(apply, argnums=1)
+_VG_DIRECTIONAL = ValueAndGrad(directional, argnums=1)
+_GRAD_DIRECTIONAL = Grad(directional, argnums=1)
+_GRAD_APPLY = Grad(apply, argnums=1)

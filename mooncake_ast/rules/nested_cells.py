@@ -1,0 +1,86 @@
+"""Closure cells in nested derivatives: what a function's tangent holds, and adjoint storage for explicit cell reads.
+
+* A function's tangent (FunctionTangent: tangent cells parallel to its closure, its defaults' tangents) counts as zero
+  for nesting only where it holds no tangent at all: a number 0 may be a differentiated value's tangent that is zero
+  at this point only (its own derivative need not be), and a list or array tangent may still be written through.
+* Forward code reads what a closure captures explicitly (`fn.__closure__[i].cell_contents`); reverse mode over it
+  routes those reads' adjoints into the cell's adjoint slot (_CellShadow), the slot reverse mode's own closure reads
+  use.  (Split from forward_code_rules.py, one concept per module.)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..reverse import shadows as _shadows
+from ..tangents import FunctionTangent, NoTangent
+
+
+def function_tangent_zero(t: FunctionTangent) -> bool:
+    """Is the function's tangent t zero for nesting (its cells empty or holding no tangent, nor its defaults)?"""
+    return all(c is None or _fixed_zero(_cell_value(c)) for c in t.cells) and \
+        all(_fixed_zero(d) for d in t.defaults) and all(_fixed_zero(d) for d in t.kwdefaults.values())
+
+
+_EMPTY = object()
+
+
+def _cell_value(c: Any) -> Any:
+    try:
+        return c.cell_contents
+    except ValueError:
+        return _EMPTY
+
+
+def _fixed_zero(v: Any) -> bool:
+    """No tangent at all (also in a tuple): what cannot be differentiated, at any order.  (A number 0 is not: it may
+    be a differentiated value's tangent that is zero at this point only, whose own derivative need not be.)"""
+    if v is NoTangent or v is None or v is _EMPTY:
+        return True
+    if type(v) is tuple:
+        return all(_fixed_zero(x) for x in v)
+    return False
+
+
+class _CellFields:
+    """`fields` of a cell's adjoint storage, as reverse mode's attribute rule sees it: `cell_contents` is the slot."""
+
+    __slots__ = ("sh",)
+
+    def __init__(self, sh: Any) -> None:
+        self.sh = sh
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.sh.slot if name == "cell_contents" else default
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        if name != "cell_contents":
+            from .forward_code_rules import NestingError
+
+            raise NestingError(f"nested derivative: attribute {name!r} of a closure cell")
+        self.sh.slot = value
+
+
+class _CellShadow(_shadows.ShadowCell):
+    """A closure cell's adjoint storage that forward code's explicit read `fn.__closure__[i].cell_contents` can add
+    into (reverse mode's own closure reads use `slot` directly; this is the same slot)."""
+
+    __slots__ = ()
+
+    @property
+    def fields(self) -> _CellFields:
+        return _CellFields(self)
+
+
+def _prepare_cells(f: Any) -> None:
+    """Give f's closure cells adjoint storage that explicit `cell_contents` reads route into (see _CellShadow)."""
+    ctx = _shadows.current()
+    for cell in getattr(f, "__closure__", None) or ():
+        found = ctx.shadows.get(id(cell))
+        if found is not None and found[0] is cell:
+            if isinstance(found[1], _CellShadow) or not isinstance(found[1], _shadows.ShadowCell):
+                continue
+            sh = _CellShadow()
+            sh.slot = found[1].slot
+        else:
+            sh = _CellShadow()
+        ctx.shadows[id(cell)] = (cell, sh)
