@@ -297,3 +297,30 @@ def _outer_logged(v):
 def error_in_helper(x):
     y = x * 3.0
     return _outer_logged(y)
+
+
+class Strategy:
+    def __init__(self, step):
+        self.step = step
+
+    def step(self, x):  # (shadowed by the field of that name: `s.step(x)` calls the field)
+        return x * 100.0
+
+
+def field_shadows_method(x):
+    s = Strategy(lambda t: t * t)
+    return s.step(x) + 1.0
+
+
+class Counter2:
+    def __init__(self, a):
+        self.a = a
+
+    def value(self):
+        return self.a * 2.0
+
+
+def method_replaced(x):
+    c = Counter2(x)
+    c.value = lambda: x * x * x
+    return c.value()

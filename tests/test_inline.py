@@ -40,6 +40,8 @@ CASES = [
     (c.constant_flags, (0.6,)),
     (c.callable_object, (W, B, X)),
     (c.callable_object_kept, (W, B, X)),
+    (c.field_shadows_method, (0.7,)),
+    (c.method_replaced, (0.7,)),
 ]
 
 

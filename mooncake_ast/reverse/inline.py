@@ -213,9 +213,10 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any) -> Optional[tuple]
         if not (isinstance(obj, Call) and isinstance(obj.fn, Global) and _uses(ir, s.fn) == 1):
             return None
         cls = _plain_class(g.get(obj.fn.name))
-        if cls is None:
+        attr = s.fn.args[1].value
+        if cls is None or _instance_may_hold(ir, cls, obj, attr):
             return None
-        fn = cls.__dict__.get(s.fn.args[1].value)
+        fn = cls.__dict__.get(attr)
         self_value = obj
     else:
         return None
@@ -223,6 +224,19 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any) -> Optional[tuple]
             fn.__code__.co_freevars or not _plain_code(fn, caller_code):
         return None
     return fn, self_value, name, []
+
+
+def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str) -> bool:
+    """Might `obj.attr` find an instance attribute rather than the class's method (a field of that name stored by
+    the constructor, or an attribute of that name written anywhere in the function)?"""
+    from .local_objects import class_shape
+
+    shape = class_shape(cls)
+    if shape is None or any(f == attr for f, _ in shape.fields) or any(f == attr for f, _ in shape.constants):
+        return True
+    return any(st.callee() in (builtins.setattr, builtins.delattr) and st.args and st.args[0] is obj
+               and not (isinstance(st.args[1], Const) and st.args[1].value != attr)
+               for b in ir.blocks for st in b.stmts)
 
 
 def _plain_class(cls: Any) -> Any:
