@@ -324,3 +324,23 @@ def method_replaced(x):
     c = Counter2(x)
     c.value = lambda: x * x * x
     return c.value()
+
+
+def _base(v):
+    return v * 2.0
+
+
+def _cube(v):
+    return v * v * v
+
+
+def rebinds_helper(x):
+    global _base
+    y = _base(x)
+    _base = _cube
+    z = _base(x)
+    _base = _base_saved
+    return y + z
+
+
+_base_saved = _base

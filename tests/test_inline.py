@@ -42,6 +42,7 @@ CASES = [
     (c.callable_object_kept, (W, B, X)),
     (c.field_shadows_method, (0.7,)),
     (c.method_replaced, (0.7,)),
+    (c.rebinds_helper, (0.7,)),
 ]
 
 

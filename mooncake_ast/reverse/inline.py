@@ -207,6 +207,8 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any) -> Optional[tuple]
     elif isinstance(s.fn, Global):
         name = s.fn.name
         fn = g.get(name)
+        if _writes_global(ir, name):
+            return None  # (`global helper; helper = ...` in the function: the call reads what it holds then)
     elif isinstance(s.fn, Call) and s.fn.callee() is getattr and len(s.fn.args) == 2 and \
             isinstance(s.fn.args[1], Const) and type(s.fn.args[1].value) is str:
         obj = s.fn.args[0]
@@ -237,6 +239,13 @@ def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str) -> bool:
     return any(st.callee() in (builtins.setattr, builtins.delattr) and st.args and st.args[0] is obj
                and not (isinstance(st.args[1], Const) and st.args[1].value != attr)
                for b in ir.blocks for st in b.stmts)
+
+
+def _writes_global(ir: Function, name: str) -> bool:
+    from ..frontend import stmt_ops
+
+    return any(st.callee() in (stmt_ops.store_global, getattr(stmt_ops, "delete_global", None)) and len(st.args) >= 2
+               and isinstance(st.args[1], Const) and st.args[1].value == name for b in ir.blocks for st in b.stmts)
 
 
 def _plain_class(cls: Any) -> Any:
