@@ -21,6 +21,7 @@ from typing import Any, Optional
 
 from .. import ops
 from ..ir.builder import UNDEFINED
+from ..ir.ufunc_out import single_out_tuples
 from ..ir.nodes import Call, Const, Function, Global, Param, Phi, Return, Stmt, Value
 from ..rules.registry import Rule, lookup, numpy_function, update
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
@@ -110,6 +111,11 @@ class StaticResolver:
         if self._dispatched_operator(s, fn):
             return None, None  # an operator that may reach a user object's method: decided when the code runs
         return fn, lookup(fn)
+
+    def raw_resolve(self, v: Value) -> Any:
+        """The callable value v denotes when the code is generated, or None."""
+        fn = self.resolve(v)
+        return None if fn is self._NOTHING else fn
 
     def raw_callee(self, s: Call) -> Any:
         fn = self.resolve(s.fn)
@@ -283,6 +289,7 @@ class ForwardTransform:
         self.ir = ir
         self.param_kinds = param_kinds or {}
         self.resolver = StaticResolver(user_globals, self.param_kinds)
+        single_out_tuples(ir, self.resolver.raw_resolve)
         self.resolver.analyse(([st for b in ir.blocks for st in b.stmts], [p for b in ir.blocks for p in b.phis]))
         self.tangent: dict[Value, Optional[Value]] = {}
         self.tangent_of: dict[Value, Value] = {}

@@ -36,6 +36,7 @@ from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
 from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
+from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
 from . import (buffers, call_types, inline, object_fields, prepare, quiet_items, settle_types, shadows, typed_dicts,
@@ -77,6 +78,7 @@ class ReverseTransform:
         param_kinds = {k: v.split(":")[0] for k, v in param_kinds.items()}
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
+        single_out_tuples(ir, self.resolver.raw_resolve)
         # Small helpers and methods of the function's own objects, in line (inline.py): names they were read by.
         self.inlined_bindings: dict = {}
         inline.inline_calls(ir, user_globals, self.inlined_bindings, getattr(ir, "code", None))
