@@ -76,24 +76,22 @@ class ReverseRule:
 
 def forward_rule(fn: types.FunctionType) -> Optional[ForwardRule]:
     """The forward derivative of fn that a written module holds, while one runs (else None: derive)."""
-    owner = _ACTIVE.get()
-    if owner is None:
-        return None
-    rule = FORWARD.get(id(fn.__code__))
-    if rule is not None and rule.code is fn.__code__ and rule.globals is fn.__globals__:
-        return rule
-    missing(fn, "forward", owner)
-    return None
+    return _written(FORWARD, fn, "forward")
 
 
 def reverse_rule(fn: types.FunctionType) -> Optional[ReverseRule]:
+    """The reverse derivative of fn that a written module holds, while one runs (else None: derive)."""
+    return _written(REVERSE, fn, "reverse")
+
+
+def _written(table: dict, fn: types.FunctionType, mode: str) -> Any:
     owner = _ACTIVE.get()
     if owner is None:
         return None
-    rule = REVERSE.get(id(fn.__code__))
+    rule = table.get(id(fn.__code__))
     if rule is not None and rule.code is fn.__code__ and rule.globals is fn.__globals__:
         return rule
-    missing(fn, "reverse", owner)
+    missing(fn, mode, owner)
     return None
 
 
