@@ -153,9 +153,9 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
 
 
 def _block_local(rt: "ReverseTransform", r: Call, uses: dict) -> bool:
-    """Is the array r made, and all of it (and of its views) used, in one block that runs more than once (a loop's
-    trip)?  Then its buffer starts at zero where the pullback begins to undo that block (`local_buffers`), once per
-    run of the block, as the array itself is made afresh in each."""
+    """Is the array r made, and all of it (and of its views) used, in one block that not every run passes exactly once
+    (a loop's trip, a branch)?  Then its buffer starts at zero where the pullback begins to undo that block
+    (`local_buffers`), once per run of the block, as the array itself is made afresh in each."""
     home = rt.home.get(r)
     if home is None or home in rt.top:
         return False
