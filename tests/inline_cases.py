@@ -344,3 +344,51 @@ def rebinds_helper(x):
 
 
 _base_saved = _base
+
+
+class Particle:
+    def __init__(self, pos, vel, mass=1.0):
+        self.pos = pos
+        self.vel = vel
+        self.mass = mass
+
+    def kinetic(self):
+        return 0.5 * self.mass * np.dot(self.vel, self.vel)
+
+    def step(self, force, dt):
+        self.vel = self.vel + dt * force / self.mass
+        self.pos = self.pos + dt * self.vel
+
+
+def particle_loop(k, x0):
+    p = Particle(x0.copy(), np.zeros_like(x0), mass=2.0)
+    energy = 0.0
+    for _ in range(6):
+        p.step(-k * p.pos, 0.05)
+        energy += p.kinetic()
+    return energy + 0.5 * k * np.dot(p.pos, p.pos)
+
+
+def field_overwritten_unread(k, x0):
+    p = Particle(x0 * 1.0, x0 * 0.0)
+    total = 0.0
+    for j in range(4):
+        p.vel = np.sin(x0 * (k + j))
+        total = total + np.sum(p.vel * p.pos)
+    return total
+
+
+def field_resized(k, x0):
+    p = Particle(x0 * k, x0)
+    for _ in range(2):
+        p.pos = np.concatenate([p.pos[1:], p.pos[:1]]) * k
+    return np.sum(p.pos ** 2) + np.sum(p.vel)
+
+
+def object_per_trip(k, x0):
+    total = 0.0
+    for j in range(3):
+        p = Particle(x0 * (k + j), x0 * k)
+        p.step(x0, 0.1)
+        total = total + p.kinetic() + np.sum(p.pos)
+    return total

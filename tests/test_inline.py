@@ -43,6 +43,10 @@ CASES = [
     (c.field_shadows_method, (0.7,)),
     (c.method_replaced, (0.7,)),
     (c.rebinds_helper, (0.7,)),
+    (c.particle_loop, (1.5, X)),
+    (c.field_overwritten_unread, (0.6, X)),
+    (c.field_resized, (0.6, X)),
+    (c.object_per_trip, (0.6, X)),
 ]
 
 
@@ -105,3 +109,12 @@ def test_an_error_in_code_put_in_line_shows_every_frame():
                            ("_logged", where["return math.log(v) * 2.0"])], frames
     mc.vjp(c.error_in_helper, 2.0)
     assert "  [in _outer_logged, called at inline_cases.py:" in mc.source(c.error_in_helper, "reverse")
+
+
+def test_array_fields_in_a_loop_are_plain():
+    """A particle whose `step` writes its array fields in a loop: each field's adjoint is an array from the
+    pullback's entry on (object_fields.start_dense), so what reads it is plain NumPy, not `_mc.add_vjp`."""
+    mc.vjp(c.particle_loop, 1.5, X)
+    src = mc.source(c.particle_loop, "reverse")
+    pullback = src[src.index("def particle_loop__pullback"):]
+    assert "_mc." not in pullback.split("def particle_loop__forward_tape")[0], pullback

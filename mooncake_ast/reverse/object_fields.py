@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import builtins
 import operator
+
+import numpy as np
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..ir.nodes import Call, Const, Value
@@ -175,14 +177,51 @@ def _reverse_array_field(rt: "ReverseTransform", s: Call, p: Value, name: str) -
         if g is None:
             return
         cur = rt.b.read(var)
-        new = g if _no_tangent(cur) else rt.b.call(operator.add, [cur, g])
+        fresh_zero = isinstance(cur, Call) and cur.callee() is np.zeros_like and cur in rt.dense_values and rt.is_dense(g)
+        new = g if _no_tangent(cur) or fresh_zero else rt.b.call(operator.add, [cur, g])  # (0 + g is g: no pass)
+        if isinstance(new, Call) and new is not g and (rt.is_dense(cur) or rt.is_dense(g)):
+            rt.dense_values.add(new)  # (an array plus an array, or plus the symbolic zero: an array)
         rt.b.write(var, new)
         rt.adjoint_of.setdefault(new, s)
         return
     g = rt.b.read(var)
     if not _no_tangent(g):
         rt.accumulate(s.args[2], g)
-    rt.b.write(var, Const(NoTangent))
+    if rt.is_dense(g):  # (it stays an array: a zero one, `np.zeros_like(pos_bar)`, so a loop's phi of it is real)
+        zero = rt.b.call(np.zeros_like, [g])
+        rt.dense_values.add(zero)
+        rt.b.write(var, zero)
+    else:
+        rt.b.write(var, Const(NoTangent))
+
+
+def start_dense(rt: "ReverseTransform") -> None:
+    """At the pullback's entry: the variable of each array field of an object made in a block every run passes once
+    starts as a zero array like the array its constructor stored (the field's writes keep its type, sizes included),
+    and stays an array (`_reverse_array_field`), so the phis of it a loop makes are real and what reads it is the
+    plain NumPy (transform.is_dense: assumed, and proven once the pullback is built)."""
+    for b in rt.ir.blocks:
+        if b not in rt.top:
+            continue
+        for p in b.stmts:
+            if p not in rt.field_objects or not rt.active(p):
+                continue
+            stored = rt.local_objects[p][1]
+            for field in _array_fields(rt, p):
+                v, t = stored.get(field), rt.types[p].get(field)
+                if v is None or not all(a == "1" or a.startswith("n@") for a in t.axes):
+                    continue  # (sizes not known to stay: the symbolic zero, as before)
+                var = f"%afield{id(p)}.{field}"
+                zero = rt.b.call(np.zeros_like, [rt.primal(v)])
+                rt.dense_values.add(zero)
+                rt.item_vars[var] = (p, field)
+                rt.var_number[var] = len(rt.var_number)
+                rt.b.write(var, zero)
+
+
+def is_dense_array_var(var: str) -> bool:
+    """Is var an array field's variable (`start_dense` made it an array from the entry on)?"""
+    return var.startswith("%afield")
 
 
 def method_adjoint(rt: "ReverseTransform", s: Call, f_bar: Value) -> None:

@@ -215,6 +215,10 @@ class ReverseTransform:
             if primal is not None and is_float_array(self.type_of(primal)) and self.var_number[var] not in self.not_dense:
                 self.assumed_dense[g] = self.var_number[var]
                 return True
+            if var is not None and var in self.var_number and object_fields.is_dense_array_var(var) and \
+                    self.var_number[var] not in self.not_dense:
+                self.assumed_dense[g] = self.var_number[var]  # (an array field's variable: object_fields.start_dense)
+                return True
         return False
 
     def unproven_dense(self) -> set:
@@ -395,6 +399,7 @@ class ReverseTransform:
         for p in [*self.ir.params, *self.ir.entry.stmts]:  # (list parameters, and lists the function builds)
             if self.typed_lists.get(p) is p and self.active(p):
                 self.write_adj(p, typed_lists.new_adjoint(self, p))
+        object_fields.start_dense(self)
         self.rev_seq(self.regions.items)
         _bind_unassigned(self.unbound_records)
         grads = [typed_dicts.adjoint(self, p) if p in self.typed_dicts else
