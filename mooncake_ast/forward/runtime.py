@@ -21,6 +21,7 @@ import numpy as np
 from .. import ops, prebuilt
 from ..arrays import is_other_array, mutable_in_place
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
+from ..library_errors import in_library, runs_plainly
 from ..rules import registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, is_mutable, storage, zero_tangent
@@ -70,12 +71,21 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     if isinstance(f, types.FunctionType):
         # The derived rule runs from this frame (not through helpers): each level of the user's
         # recursion costs two Python frames (the generated function and fcall), not four.
+        if runs_plainly(f) and df is NoTangent and all(d is NoTangent for d in (*dargs, *dkwargs.values())):
+            y = f(*args, **kwargs)  # (inspect.signature(fn), no tangent going in: not traced)
+            return y, _materialize_mutable(y, NoTangent)
         if f.__closure__ is not None:
             df = closure_tangent(f, df)
-        rule, primals, tangents = _derived_rule(f, df, args, dargs, kwargs, dkwargs)
-        if rule.takes_self:
-            return rule.fn(f, df, *primals, *tangents)
-        return rule.fn(*primals, *tangents)
+        try:
+            rule, primals, tangents = _derived_rule(f, df, args, dargs, kwargs, dkwargs)
+            if rule.takes_self:
+                return rule.fn(f, df, *primals, *tangents)
+            return rule.fn(*primals, *tangents)
+        except MooncakeError as e:
+            named = in_library(f, e)  # (installed code holding what we cannot differentiate: named by what was called)
+            if named is None:
+                raise
+            raise named from None
     if isinstance(f, types.MethodType):
         dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
         return fcall(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs), kwargs, dkwargs)

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import prebuilt
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
+from ..library_errors import in_library, runs_plainly
 from ..rules import registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..rules.registry import H
@@ -106,9 +107,17 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
     if isinstance(f, types.FunctionType):
         # The generated forward runs from this frame (not through derived_reverse): each level of
         # the user's recursion costs two Python frames (the generated function and rcall).
-        rule, primals, sig_params = derived_rule(f, args, kwargs, wrt, quiet)
-        gen = rule.gen
-        out = gen.forward(f, *primals) if gen.takes_self else gen.forward(*primals)
+        if runs_plainly(f) and all(_nondifferentiable(a) for a in (*args, *kwargs.values())):
+            return f(*args, **kwargs), _zero_pullback(len(args), kwargs)  # (inspect.signature(fn): not traced)
+        try:
+            rule, primals, sig_params = derived_rule(f, args, kwargs, wrt, quiet)
+            gen = rule.gen
+            out = gen.forward(f, *primals) if gen.takes_self else gen.forward(*primals)
+        except MooncakeError as e:
+            named = in_library(f, e)  # (installed code holding what we cannot differentiate: named by what was called)
+            if named is None:
+                raise
+            raise named from None
         return _with_pullback(f, gen, out, sig_params, args, kwargs)
     if isinstance(f, types.MethodType):
         y, pb = rcall(f.__func__, (f.__self__, *args), kwargs)
