@@ -28,11 +28,10 @@ import numpy as np
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
 from ..ir.types import FLOAT, INT, UNKNOWN, Arr, Lst, Tup, literal
-from . import layer_lists
-from .buffers import uses_of
-from .cleanup import is_zero
 from . import adjoints as adj
-from .buffers import reads_only_use
+from . import layer_lists
+from .buffers import reads_only_use, uses_of
+from .cleanup import is_zero
 from .list_adjoints import add_layer_adjoint, add_list_adjoint, zero_arrays, zero_layers
 from .special import hashable
 
