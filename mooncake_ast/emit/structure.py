@@ -19,6 +19,7 @@ from ..errors import ControlFlowError, block_loc
 from ..ir.analysis import immediate_dominators, uses
 from ..ir.builder import UNDEFINED
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Phi, Raise, Return, Stmt, Value
+from ..ir.regions import merge_points
 from .render import ATOM, INPLACE_SYNTAX, CallRenderer, Expr, literal, slice_text
 
 
@@ -449,8 +450,7 @@ class StructuredEmitter:
             raise EmitError(f"{b} has no terminator", block_loc(b))
 
     def _merge_child(self, b: Block, loops: list[_Frame]) -> Optional[Block]:
-        special = {f.exit for f in loops} | {f.header for f in loops} | {f.latch for f in loops}
-        kids = [c for c in self._dom_children.get(b, ()) if len(c.preds) >= 2 and c not in special]
+        kids = merge_points(b, loops, self._dom_children, self.idom)
         if len(kids) > 1:
             raise EmitError(f"{b} has several merge points", block_loc(b))
         return kids[0] if kids else None

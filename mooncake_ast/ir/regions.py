@@ -119,6 +119,25 @@ class _Frame(_Record):
         self.header, self.exit, self.latch = header, exit, latch
 
 
+def merge_points(b: Block, loops: list, dom_children: dict, idom: dict) -> list:
+    """The blocks b immediately dominates where its branches meet again (the regions builder's and the emitter's).
+
+    A merge point has two ways in from outside itself: a loop's header, entered once and reached again by its own
+    back edges, is no merge point of b's branches (`if c:` whose body starts with a `while` loop); nor are the
+    headers, exits and latches of the loops b is in."""
+    special = {f.exit for f in loops} | {f.header for f in loops} | {f.latch for f in loops}
+    return [c for c in dom_children.get(b, ()) if len(c.preds) >= 2 and c not in special
+            and sum(1 for p in c.preds if not _dominates(idom, c, p)) >= 2]
+
+
+def _dominates(idom: dict, a: Block, b: Optional[Block]) -> bool:
+    while b is not None:
+        if b is a:
+            return True
+        b = idom.get(b)
+    return False
+
+
 class RegionBuilder:
     def __init__(self, fn: Function) -> None:
         self.fn = fn
@@ -164,8 +183,7 @@ class RegionBuilder:
             raise RegionError(f"{b} has no terminator", block_loc(b))
 
     def _merge_child(self, b: Block, loops: list[_Frame]) -> Optional[Block]:
-        special = {f.exit for f in loops} | {f.header for f in loops} | {f.latch for f in loops}
-        kids = [c for c in self._dom_children.get(b, ()) if len(c.preds) >= 2 and c not in special]
+        kids = merge_points(b, loops, self._dom_children, self.idom)
         if len(kids) > 1:
             raise RegionError(f"{b} has several merge points", block_loc(b))
         return kids[0] if kids else None
