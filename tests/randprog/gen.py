@@ -1109,6 +1109,36 @@ def s_writing_helper(g):
 FAMILIES["inline"] = [s_factory, s_callable_object, s_kw_helper, s_writing_helper, s_assign]  # (after "arrays")
 
 
+# ---------------------------------------------------------------- branches whose bodies begin with a loop
+# (`if c:` then `while ...:` at once: the loop's header is entered from the branch; ir/regions.merge_points)
+
+
+def s_branch_leading_loop(g):
+    k, v = g.fresh("k"), g.fresh()
+    s = g.pick(S)
+    cond = g.rng.choice([f"{s} > 0.1", f"{s} is not None", f"abs({s}) < 5.0"])
+    g.emit(f"{v} = {g.expr(S, maxdepth=1)}", f"{k} = {g.rng.randint(1, 5)}", f"if {cond}:")
+    form = g.rng.randrange(4)
+    if form == 0:
+        g.emit(f"    while {k} > 0:", f"        {k} = {k} - 1", f"        {v} = {v} * 0.9 + math.sin({v})")
+    elif form == 1:
+        g.emit("    while True:", f"        if {k} > 2:", f"            {k} = {k} - 1",
+               f"            {v} = math.tanh({v}) + 0.5 * {v}", "            continue", "        break")
+    elif form == 2:
+        g.emit(f"    for j in range({k}):", f"        {v} = {v} * 1.1", f"        if {v} > 3.0:", "            break")
+    else:
+        g.emit(f"    while {k} > 0:", f"        {k} = {k} - 1", f"        if {v} > 2.0:", "            break",
+               f"        {v} = {v} + 0.3 * {g.leaf(S)}")
+    if g.chance(0.6):
+        g.emit(f"    {v} = {v} * 2.0")
+    if g.chance(0.4):
+        g.emit("else:", f"    {v} = -{v}")
+    g.define(v, S)
+
+
+FAMILIES["shapes"] = [s_branch_leading_loop, s_branch_leading_loop, s_assign]  # (after "inline")
+
+
 def generate(seed: int, family: str) -> Program:
     """The program of this seed in this family (deterministic)."""
     rng = random.Random(f"{family}:{seed}")
