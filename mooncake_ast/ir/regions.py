@@ -127,7 +127,8 @@ def merge_points(b: Block, loops: list, dom_children: dict, idom: dict) -> list:
     headers, exits and latches of the loops b is in."""
     special = {f.exit for f in loops} | {f.header for f in loops} | {f.latch for f in loops}
     return [c for c in dom_children.get(b, ()) if len(c.preds) >= 2 and c not in special
-            and sum(1 for p in c.preds if not _dominates(idom, c, p)) >= 2]
+            and (c.loop is None or sum(1 for p in c.preds if not _dominates(idom, c, p)) >= 2)]  # (back edges reach
+    # only loop headers: the others are counted as they are, in constant time -- a chain of elifs stays linear)
 
 
 def _dominates(idom: dict, a: Block, b: Optional[Block]) -> bool:
