@@ -155,7 +155,8 @@ def _via(loc: Any) -> str:
     via = getattr(loc, "via", ())
     if not via:
         return ""
-    return "  [" + "; ".join(f"in {name}, called at {os.path.basename(file)}:{line}" for name, file, line in reversed(via)) + "]"
+    calls = [f"in {name}, called at {os.path.basename(file)}:{line}" for name, file, line in reversed(via)]
+    return "  [" + "; ".join(calls) + "]"
 
 
 def emit_function(
