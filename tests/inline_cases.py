@@ -392,3 +392,31 @@ def object_per_trip(k, x0):
         p.step(x0, 0.1)
         total = total + p.kinetic() + np.sum(p.pos)
     return total
+
+
+def _scaled_by_global(v):
+    return v * SCALE
+
+
+def param_named_like_a_global(SCALE):  # noqa: N803  (the helper's global SCALE is not this)
+    return _scaled_by_global(SCALE) + SCALE
+
+
+def _sine(v):
+    return np.sin(v)
+
+
+def param_named_np(np):  # noqa: F811  (shadows the module the helper reads)
+    return _sine(np) * 2.0
+
+
+def _uses_local_total(v):
+    total = v * 3.0
+    return total + math.cos(v)
+
+
+def global_named_like_a_helpers_local(x):
+    return _uses_local_total(x) * TOTAL
+
+
+TOTAL = 0.5

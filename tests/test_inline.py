@@ -47,6 +47,9 @@ CASES = [
     (c.field_overwritten_unread, (0.6, X)),
     (c.field_resized, (0.6, X)),
     (c.object_per_trip, (0.6, X)),
+    (c.param_named_like_a_global, (3.0,)),  # (a helper's global read would be the caller's variable: stays a call)
+    (c.param_named_np, (0.5,)),
+    (c.global_named_like_a_helpers_local, (0.5,)),
 ]
 
 

@@ -21,7 +21,9 @@ Only where that cannot change what runs and the user's traceback stays theirs:
   helper raises must show the user the helper's frame and the caller's: tracebacks.py maps a generated frame to
   one user line);
 * its own function object read only to find the code of the functions it defines (a factory of closures); no
-  frame introspection (`locals()`, `super()`, ...); small; not the caller itself.
+  frame introspection (`locals()`, `super()`, ...); small; not the caller itself;
+* no global name either reads is a variable of the other (`def f(SCALE): return helper(SCALE)` with `helper`
+  reading the module's `SCALE`).
 
 Global names read are recorded as bindings, so rebinding one makes the derivative stale, and the callees' code is
 in the cache key (forward/generate.environment digests global functions and classes).  Afterwards the defs and
@@ -71,7 +73,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                 continue
             size = sum(len(blk.stmts) for blk in callee.blocks)
             if size > _MAX_STATEMENTS or budget + size > _MAX_TOTAL or not _plain_body(callee) or \
-                    len(callee.freevars) != len(cells):
+                    len(callee.freevars) != len(cells) or _names_clash(ir, callee):
                 continue
             args = _bind(fn, callee, s, self_value)
             if args is None:
@@ -280,6 +282,22 @@ def _local_function(s: Call, g: dict) -> Optional[tuple]:
         return None
     fn = types.FunctionType(code, g, code.co_name, None, tuple(types.CellType(None) for _ in code.co_freevars))
     return fn, list(closure.args)
+
+
+def _names_clash(ir: Function, callee: Function) -> bool:
+    """Would a global name one of them reads be a variable of the other once they are one function (`def f(SCALE):
+    return helper(SCALE)` with `helper` reading the global `SCALE`): the generated code would read the variable."""
+    mine = {p.name for p in ir.params} | set(ir.local_names)
+    theirs = {p.name for p in callee.params} | set(callee.local_names)
+    return bool(_global_names(callee) & mine) or bool(_global_names(ir) & theirs)
+
+
+def _global_names(fn: Function) -> set:
+    names = set(fn.globals_read)
+    for b in fn.blocks:
+        for x in [*b.stmts, b.term]:
+            names.update(o.name for o in x.operands() if isinstance(o, Global))
+    return names
 
 
 def _reads(fn: Function, v: Any) -> bool:
