@@ -295,7 +295,7 @@ def _names_clash(ir: Function, callee: Function) -> bool:
 def _global_names(fn: Function) -> set:
     names = set(fn.globals_read)
     for b in fn.blocks:
-        for x in [*b.stmts, b.term]:
+        for x in [*b.phis, *b.stmts, b.term]:
             names.update(o.name for o in x.operands() if isinstance(o, Global))
     return names
 
