@@ -43,10 +43,18 @@ _INTROSPECTION = frozenset({"inspect", "typing", "warnings", "re", "textwrap", "
                             "dataclasses", "ast", "tokenize", "linecache"})
 
 
+_PLAIN: dict = {}  # code -> runs_plainly's answer (asked at every dispatched call of a Python function)
+
+
 def runs_plainly(fn: Any) -> bool:
     """Is fn a function of one of `_INTROSPECTION`'s modules (the caller checks that nothing differentiable goes in)?"""
-    return isinstance(fn, types.FunctionType) and (fn.__module__ or "").split(".")[0] in _INTROSPECTION and \
-        is_library(fn)
+    if not isinstance(fn, types.FunctionType):
+        return False
+    code = fn.__code__
+    known = _PLAIN.get(code)
+    if known is None:
+        known = _PLAIN[code] = (fn.__module__ or "").split(".")[0] in _INTROSPECTION and is_library(fn)
+    return known
 
 
 def is_library(fn: types.FunctionType) -> bool:
