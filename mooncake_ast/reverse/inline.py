@@ -60,8 +60,9 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
 
     done = budget = 0
     for _ in range(_ROUNDS):
+        rebound = _written_globals(ir)
         found = [(b, s, t) for b in ir.blocks for s in b.stmts
-                 for t in [_target(ir, s, user_globals, caller_code)] if t is not None]
+                 for t in [_target(ir, s, user_globals, caller_code, rebound)] if t is not None]
         if not found:
             break
         for b, s, (fn, self_value, name, cells) in found:
@@ -194,7 +195,7 @@ def _block_of(ir: Function, s: Call) -> Block:
     return next(b for b in ir.blocks if any(x is s for x in b.stmts))
 
 
-def _target(ir: Function, s: Call, g: dict, caller_code: Any) -> Optional[tuple]:
+def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set) -> Optional[tuple]:
     """(the function s calls, the value of `self` or None, the global name read, the cells it closes over) if s may
     be inlined."""
     self_value = name = None
@@ -209,7 +210,7 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any) -> Optional[tuple]
     elif isinstance(s.fn, Global):
         name = s.fn.name
         fn = g.get(name)
-        if _writes_global(ir, name):
+        if name in rebound:
             return None  # (`global helper; helper = ...` in the function: the call reads what it holds then)
     elif isinstance(s.fn, Call) and s.fn.callee() is getattr and len(s.fn.args) == 2 and \
             isinstance(s.fn.args[1], Const) and type(s.fn.args[1].value) is str:
@@ -243,11 +244,13 @@ def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str) -> bool:
                for b in ir.blocks for st in b.stmts)
 
 
-def _writes_global(ir: Function, name: str) -> bool:
+def _written_globals(ir: Function) -> set:
+    """The module globals the function writes or deletes (`global helper; helper = ...`)."""
     from ..frontend import stmt_ops
 
-    return any(st.callee() in (stmt_ops.store_global, getattr(stmt_ops, "delete_global", None)) and len(st.args) >= 2
-               and isinstance(st.args[1], Const) and st.args[1].value == name for b in ir.blocks for st in b.stmts)
+    writers = (stmt_ops.store_global, getattr(stmt_ops, "delete_global", None))
+    return {st.args[1].value for b in ir.blocks for st in b.stmts
+            if st.callee() in writers and len(st.args) >= 2 and isinstance(st.args[1], Const)}
 
 
 def _plain_class(cls: Any) -> Any:
