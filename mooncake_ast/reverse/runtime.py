@@ -67,7 +67,6 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
                 grads = pb(g)
                 grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
                 pos, named = registry.split_adjoints(grads)  # a trailing KwAdj: keyword arguments' adjoints
-                pos, named = [_as_value(v) for v in pos], {k: _as_value(v) for k, v in named.items()}
                 return NoTangent, AdjTuple(pos), AdjDict(named)
 
             return y, user_pullback
@@ -642,22 +641,6 @@ def derived_rule(fn: types.FunctionType, args: tuple, kwargs: dict, wrt: Any = N
         _FAST[fast_key] = rule
     LATEST[fn.__code__] = rule  # (made or reused: what `mc.source` shows is the rule the last call ran)
     return rule, primals, sig_params
-
-
-def _as_value(v: Any) -> Any:
-    """An argument's adjoint that a run-time rule hands back, as a value of its own: an array that is some argument's
-    identity-keyed storage (a rule whose pullback ran a derived rule, e.g. SciPy's wrapped statistics) is moved out
-    (a copy, the storage left zero).  The caller adds it where the argument's adjoint lives -- a variable of its
-    pullback, or that storage again; left in, the storage would be counted twice (`st.entropy(x, Q) + np.sum(x**2)`)."""
-    if type(v) is not np.ndarray:
-        return v
-    from .shadows import is_storage
-
-    if not is_storage(v):
-        return v
-    moved = v.copy()
-    v[...] = 0
-    return moved
 
 
 def _has_defaults(fn: types.FunctionType, names: tuple) -> bool:

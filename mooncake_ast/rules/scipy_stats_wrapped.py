@@ -114,15 +114,28 @@ def _rrule(fn):
                 return (NoTangent,) * len(args) + ((KwAdj(),) if kwargs else ())
             g = np.reshape(g, np.shape(y_inner)) if np.ndim(g) else g
             _, pos, named = pb(g)
-            # (arrays that are the arguments' identity-keyed storage are moved out by the dispatcher's wrapper of run-time
-            # rules: reverse/runtime._as_value)
-            pos = tuple(pos) + (NoTangent,) * (len(args) - len(pos))
+            # (values, not the arguments' identity-keyed storage the traced pullback returns for arrays: the caller
+            # may hold an argument's adjoint as a value and add this to it, which would count the storage twice)
+            pos = tuple(_as_value(v) for v in pos) + (NoTangent,) * (len(args) - len(pos))
             named = {k: v for k, v in dict(named).items() if v is not NoTangent and v is not None}
             return pos + ((KwAdj(named),) if named else ())
 
         return y, pullback
 
     return rrule
+
+
+def _as_value(v):
+    """An argument's adjoint as a value of its own: an array that is the argument's identity-keyed storage is moved
+    out (a copy, the storage left zero).  The caller adds it where the argument's adjoint lives -- a variable of its
+    pullback, or that storage again; left in, a second such call would add to the value the first handed back."""
+    from ..reverse import shadows
+
+    if type(v) is np.ndarray and shadows.is_storage(v):
+        moved = v.copy()
+        v[...] = 0
+        return moved
+    return v
 
 
 def register(stats) -> None:
