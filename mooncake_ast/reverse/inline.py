@@ -47,7 +47,7 @@ from .cleanup import substitute
 
 _MAX_STATEMENTS = 60  # a callee this long stays a call
 _MAX_TOTAL = 400  # statements inlined into one function, all together
-_ROUNDS = 2  # a helper's helpers are inlined too, one level down
+_ROUNDS = 4  # a helper's helpers are inlined too, and the closures a factory put in line returns
 _FRAME_READERS = {builtins.locals, builtins.globals, builtins.vars, builtins.eval, builtins.exec, builtins.super,
                   inspect.currentframe}
 _PLAIN_DEFAULTS = (int, float, bool, str, type(None))
@@ -97,11 +97,11 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             elif self_value is not None:
                 cls_name = self_value.fn.name
                 bindings[cls_name] = user_globals[cls_name]
-    if done:
-        fold_tuple_reads(ir)  # (`a, b = helper(x)` of a helper returning `(s, s / n)`: a is s, as in the helper)
-        _drop_unused_functions(ir)
-        _cells_as_values(ir)
-        _constant_branches(ir)
+        if done:  # (between rounds, so that `h = compose(f, g)` then `h(x)` calls g's and f's values, put in line next)
+            fold_tuple_reads(ir)  # (`a, b = helper(x)` of a helper returning `(s, s / n)`: a is s, as in the helper)
+            _drop_unused_functions(ir)
+            _cells_as_values(ir)
+            _constant_branches(ir)
     return done
 
 
