@@ -34,12 +34,12 @@ from ..forward.transform import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
-from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, is_float_array, is_real, type_of_argument
+from ..ir.types import FLOAT, INT, UNKNOWN, Num, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
-from . import (buffers, call_types, inline, object_fields, prepare, quiet_items, settle_types, shadows, typed_dicts,
+from . import (buffers, call_types, inline, object_fields, prepare, quiet_items, scalar_objects, settle_types, shadows, typed_dicts,
                typed_lists, view_reads, walked_loops)
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
@@ -81,7 +81,9 @@ class ReverseTransform:
         single_out_tuples(ir, self.resolver.raw_resolve)
         # Small helpers and methods of the function's own objects, in line (inline.py): names they were read by.
         self.inlined_bindings: dict = {}
-        inline.inline_calls(ir, user_globals, self.inlined_bindings, getattr(ir, "code", None))
+        numbers = frozenset(k for k, t in self.param_types.items() if isinstance(t, Num))
+        inline.inline_calls(ir, user_globals, self.inlined_bindings, getattr(ir, "code", None), numbers)
+        scalar_objects.replace_objects(ir, user_globals, self.inlined_bindings, numbers)  # (objects only read: their fields)
         prepare.deletes_as_pops(self)
         self.types = settle_types.settle(self, ir, user_globals)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
