@@ -41,7 +41,7 @@ from typing import Any, Optional
 from .. import ops
 from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.analysis import dominators, uses
-from ..ir.nodes import Block, Branch, Call, Const, Function, Global, Goto, Phi, Raise, Return
+from ..ir.nodes import Block, Branch, Call, Const, Function, Global, Goto, Raise, Return
 from ..rules import registry
 from . import value_classes
 from .cleanup import substitute

@@ -20,7 +20,8 @@ Only where nothing could tell the difference:
   `__dict__`, its class), so no one could see that it was never made.
 
 Arithmetic on numbers that nothing reads any more (`-self.x` of a `__neg__` in line whose `.y` alone is read) goes
-with it: negation, addition, subtraction and multiplication of numbers cannot fail or do anything else.
+once types are known (drop_dead_arithmetic): negation, addition, subtraction and multiplication of numbers cannot
+fail or do anything else.
 
 The class's global name is recorded as a binding, as for inlined methods (rebinding it makes the derivative stale).
 """
@@ -36,14 +37,13 @@ import types
 
 from .. import ops
 from ..ir.fold_tuples import fold_tuple_reads
-from ..ir.nodes import Call, Const, Function, Global, Param, Phi, Value
+from ..ir.nodes import Call, Const, Function, Global, Phi, Value
 from .cleanup import substitute
 from .local_objects import ClassShape, class_shape
 
 
-def replace_objects(ir: Function, user_globals: dict, bindings: dict, numbers: frozenset = frozenset()) -> int:
-    """Replace what qualifies (see the module docstring); the number of objects replaced.  `numbers`: the parameters
-    the derivative is specialised to numbers for."""
+def replace_objects(ir: Function, user_globals: dict, bindings: dict) -> int:
+    """Replace what qualifies (see the module docstring); the number of objects replaced."""
     made = {s: found for b in ir.blocks for s in b.stmts for found in [_construction(s, user_globals)] if found}
     if not made:
         return 0
@@ -114,37 +114,25 @@ def replace_objects(ir: Function, user_globals: dict, bindings: dict, numbers: f
         if s in cls_of:
             bindings[s.fn.name] = user_globals[s.fn.name]
     fold_tuple_reads(ir)
-    _drop_dead_arithmetic(ir, numbers)
     return sum(1 for v in cls_of if isinstance(v, Call))
 
 
 _CANNOT_FAIL = (operator.neg, operator.pos, operator.add, operator.sub, operator.mul)
 
 
-def _drop_dead_arithmetic(ir: Function, numbers: frozenset) -> None:
-    """Statements `-a`, `a + b`, `a - b`, `a * b` of numbers whose results nothing reads."""
-    known: set = {x for b in ir.blocks for x in [*b.phis, *b.stmts]
-                  if isinstance(x, Phi) or x.callee() in _CANNOT_FAIL and not x.kwargs and x.args}
-    changed = True
-    while changed:  # (numbers: constants, number parameters, and arithmetic and phis of numbers, from the top down)
-        changed = False
-        for x in list(known):
-            ins = x.incoming.values() if isinstance(x, Phi) else x.args
-            if not all(_is_number(v, numbers, known) for v in ins if v is not x):
-                known.discard(x)
-                changed = True
+def drop_dead_arithmetic(ir: Function, type_of: Any) -> None:
+    """Statements `-a`, `a + b`, `a - b`, `a * b` of numbers (by their inferred types) whose results nothing reads:
+    they cannot fail or do anything else (`-self.x` of a `__neg__` in line whose `.y` alone is read)."""
+    from ..ir.types import Num
+
     while True:
         used = {o for b in ir.blocks for x in [*b.phis, *b.stmts, b.term] for o in x.operands()}
-        dead = {x for b in ir.blocks for x in b.stmts if x in known and x not in used}
+        dead = {x for b in ir.blocks for x in b.stmts if x not in used and x.callee() in _CANNOT_FAIL and
+                not x.kwargs and x.args and all(isinstance(type_of(a), Num) for a in x.args)}
         if not dead:
             return
         for b in ir.blocks:
             b.stmts = [x for x in b.stmts if x not in dead]
-
-
-def _is_number(v: Any, numbers: frozenset, known: set) -> bool:
-    return v in known or isinstance(v, Const) and type(v.value) in (int, float) or \
-        isinstance(v, Param) and v.name in numbers
 
 
 _ITERATED: dict = {}  # class -> the fields its `__iter__` gives, or None

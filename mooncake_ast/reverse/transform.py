@@ -83,9 +83,10 @@ class ReverseTransform:
         self.inlined_bindings: dict = {}
         numbers = frozenset(k for k, t in self.param_types.items() if isinstance(t, Num))
         inline.inline_calls(ir, user_globals, self.inlined_bindings, getattr(ir, "code", None), numbers)
-        scalar_objects.replace_objects(ir, user_globals, self.inlined_bindings, numbers)  # (objects only read: their fields)
+        scalar_objects.replace_objects(ir, user_globals, self.inlined_bindings)  # (objects only read: their fields)
         prepare.deletes_as_pops(self)
         self.types = settle_types.settle(self, ir, user_globals)
+        scalar_objects.drop_dead_arithmetic(ir, self.type_of)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         # The function object has an adjoint (its cells') only if it has cells or is read other than for the code
         # and globals of the functions it defines (`lambda` and `def` inside it: ops.nested_code, make_function).
