@@ -235,5 +235,60 @@ def array_operand(a, x):
     return float(np.sum(a * w.x)) + w.y
 
 
-ALL = [projectile, subclass_reflected, guarded_add, inplace_method, array_operand, oscillator, branch_objects, keyword_construction, while_state, array_fields, escapes_to_call,
+class Acc:
+    def __init__(self):
+        self.total = 0.0
+        self.count = 0
+
+
+def _feed(acc, value):
+    acc.total += value
+    acc.count += 1
+
+
+def written_fields(xs, k):
+    """Fields written in a loop by a helper put in line, a new field written then read."""
+    acc = Acc()
+    for x in xs:
+        _feed(acc, x * k)
+        if x > 0.0:
+            acc.total = acc.total * 0.9
+    acc.mean = acc.total / acc.count
+    return acc.mean * acc.total + acc.count
+
+
+def written_in_branch_only(x, y):
+    """A field the constructor does not store, written on one path and read where the other may reach: stays."""
+    s = State(x, y)
+    if x > 0.0:
+        s.extra = x * y
+    else:
+        s.extra = y
+    if y > 5.0:
+        s.extra2 = 1.0
+    out = s.extra * s.x + s.v
+    if y > 5.0:
+        out = out + s.extra2 * x
+    return out
+
+
+def built_in_loop(x, y):
+    """An object made and written in each trip of a loop."""
+    out = 0.0
+    for i in range(3):
+        s = State(x * i, y)
+        s.v = s.v + s.x * x
+        s.x = math.sin(s.v)
+        out = out + s.x * s.v
+    return out
+
+
+def written_then_escapes(x, y):
+    """Written, then handed to a helper that is not put in line: stays an object."""
+    s = State(x, y)
+    s.v = s.v * x
+    return _consume(s) + s.v
+
+
+ALL = [written_fields, written_in_branch_only, built_in_loop, written_then_escapes, projectile, subclass_reflected, guarded_add, inplace_method, array_operand, oscillator, branch_objects, keyword_construction, while_state, array_fields, escapes_to_call,
        escapes_by_write, escapes_by_return, method_in_line, identity_compared]

@@ -24,6 +24,10 @@ ARGS = {
     "guarded_add": (0.3, 1.1),
     "inplace_method": (0.3, 1.1),
     "array_operand": (np.array([0.5, -1.0]), 0.7),
+    "written_fields": ([0.5, -1.2, 0.8], 1.3),
+    "written_in_branch_only": (0.4, 1.1),
+    "built_in_loop": (0.4, 1.1),
+    "written_then_escapes": (0.4, 1.1),
 }
 
 
@@ -34,10 +38,11 @@ def test_derivatives_both_modes(fn):
 
 def test_branch_objects_other_branch():
     check_derivatives(cases.branch_objects, -0.4, 1.3)
+    check_derivatives(cases.written_in_branch_only, -0.4, 6.0)
 
 
 @pytest.mark.parametrize("name", ["oscillator", "branch_objects", "keyword_construction", "while_state",
-                                  "method_in_line", "projectile"])
+                                  "method_in_line", "projectile", "written_fields", "built_in_loop"])
 def test_pullback_is_plain(name):
     fn = getattr(cases, name)
     mc.grad(fn)(*ARGS[name])

@@ -23,6 +23,12 @@ Arithmetic on numbers that nothing reads any more (`-self.x` of a `__neg__` in l
 once types are known (drop_dead_arithmetic): negation, addition, subtraction and multiplication of numbers cannot
 fail or do anything else.
 
+An object whose fields are also written (`acc.total += v`, also in a helper put in line) is replaced the same way
+when it is used only by field reads and writes, never through a phi (so no other name can reach it): each field is
+a variable, and SSA is built for it as for the function's own variables (Braun et al.: a read finds the last write
+in its block, else asks the blocks before, with a phi where paths meet).  A field a read could find unwritten (a
+field the constructor does not store, read on a path that never wrote it) keeps the object.
+
 The class's global name is recorded as a binding, as for inlined methods (rebinding it makes the derivative stale).
 """
 from __future__ import annotations
@@ -37,8 +43,8 @@ import types
 
 from .. import ops
 from ..ir.fold_tuples import fold_tuple_reads
-from ..ir.nodes import Call, Const, Function, Global, Phi, Value
-from .cleanup import substitute
+from ..ir.nodes import Block, Call, Const, Function, Global, Phi, Value
+from .cleanup import remove_redundant_phis, substitute
 from .local_objects import ClassShape, class_shape
 
 
@@ -163,6 +169,109 @@ def _iterated_fields(cls: type) -> Optional[tuple]:
         out = None
     _ITERATED[fn] = out
     return out
+
+
+def replace_written_objects(ir: Function, user_globals: dict, bindings: dict) -> int:
+    """Objects whose fields are also written, as variables (see the module docstring); the number replaced."""
+    readers = _readers(ir)
+    done = 0
+    for b in ir.blocks:
+        for s in list(b.stmts):
+            found = _construction(s, user_globals)
+            if found is None or not readers.get(s) or not _only_fields(s, readers[s]):
+                continue
+            if _promote(ir, s, b, found[1]):
+                bindings[s.fn.name] = user_globals[s.fn.name]
+                done += 1
+                readers = _readers(ir)
+    if done:
+        remove_redundant_phis(ir)
+        fold_tuple_reads(ir)
+    return done
+
+
+def _only_fields(obj: Call, readers: list) -> bool:
+    """Is obj used only as the object of `getattr(obj, "f")` and `setattr(obj, "f", v)` (its result unread)?"""
+    for r in readers:
+        if not (isinstance(r, Call) and r.callee() in (getattr, setattr) and not r.kwargs and r.args[0] is obj and
+                len(r.args) == (2 if r.callee() is getattr else 3) and isinstance(r.args[1], Const) and
+                type(r.args[1].value) is str and all(a is not obj for a in r.args[1:])):
+            return False
+    return True
+
+
+_UNWRITTEN = Const(None)  # (a field no write reaches: the object stays)
+
+
+def _promote(ir: Function, obj: Call, home: Block, initial: dict) -> bool:
+    """Replace obj's field reads and writes by SSA values; False (and nothing changed) if a read may find none."""
+    events: dict = {}  # block -> [(statement, field, value written or None for a read)]
+    for b in ir.blocks:
+        for st in b.stmts:
+            if st.args and st.args[0] is obj and st.callee() in (getattr, setattr):
+                events.setdefault(b, []).append((st, st.args[1].value, st.args[2] if st.callee() is setattr else None))
+    new_phis: list = []
+    at_entry: dict = {}
+
+    def end_of(b: Block, field: str) -> Value:
+        for st, f, v in reversed(events.get(b, [])):
+            if f == field and v is not None:
+                return v
+        if b is home:
+            return initial.get(field, _UNWRITTEN)
+        return entry_of(b, field)
+
+    def entry_of(b: Block, field: str) -> Value:
+        key = (b, field)
+        if key not in at_entry:
+            if b is home or not b.preds:
+                at_entry[key] = _UNWRITTEN
+            elif len(b.preds) == 1:
+                at_entry[key] = _UNWRITTEN  # (a cycle of single predecessors: only through unreachable code)
+                at_entry[key] = end_of(b.preds[0], field)
+            else:
+                phi = Phi(hint=f"{obj.hint}_{field}" if obj.hint else field)
+                phi.block = b
+                at_entry[key] = phi
+                new_phis.append((b, phi))
+                phi.incoming = {p: end_of(p, field) for p in b.preds}
+        return at_entry[key]
+
+    replace: dict = {}
+    for b, evs in events.items():
+        current: dict = {}
+        for st, f, v in evs:
+            if v is not None:
+                current[f] = v
+            else:
+                if f in current:
+                    replace[st] = current[f]
+                elif b is home and home.stmts.index(st) > home.stmts.index(obj):
+                    replace[st] = initial.get(f, _UNWRITTEN)
+                else:
+                    replace[st] = entry_of(b, f)
+    if _reaches_unwritten(list(replace.values())):
+        return False
+    for b, phi in new_phis:
+        b.phis.append(phi)
+    gone = {obj, *(st for evs in events.values() for st, _, _ in evs)}
+    substitute(ir, replace)
+    for b in ir.blocks:
+        b.stmts = [st for st in b.stmts if st not in gone]
+    return True
+
+
+def _reaches_unwritten(values: list) -> bool:
+    seen: set = set()
+    todo = list(values)
+    while todo:
+        v = todo.pop()
+        if v is _UNWRITTEN:
+            return True
+        if isinstance(v, Phi) and v not in seen:
+            seen.add(v)
+            todo.extend(v.incoming.values())
+    return False
 
 
 def _construction(s: Call, g: dict) -> Optional[tuple]:

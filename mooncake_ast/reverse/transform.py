@@ -84,6 +84,7 @@ class ReverseTransform:
         numbers = frozenset(k for k, t in self.param_types.items() if isinstance(t, Num))
         inline.inline_calls(ir, user_globals, self.inlined_bindings, getattr(ir, "code", None), numbers)
         scalar_objects.replace_objects(ir, user_globals, self.inlined_bindings)  # (objects only read: their fields)
+        scalar_objects.replace_written_objects(ir, user_globals, self.inlined_bindings)
         prepare.deletes_as_pops(self)
         self.types = settle_types.settle(self, ir, user_globals)
         scalar_objects.drop_dead_arithmetic(ir, self.type_of)
