@@ -240,6 +240,7 @@ def derivation_time(source: str, arg: str = "0.3", runs: int = 1, settle: bool =
     is imported, in a cache directory in use: another function was derived there before, in another
     process (so what a cache keeps besides derivatives, such as compiled dataclass code, is there).
     `settle`: the collection the imports left due is made before the timer (see the module's docstring)."""
+    settle_line = "import gc; gc.collect()  # (the full pass the imports left due, not the gradient's)" if settle else ""
     work = tempfile.mkdtemp(prefix="mc_bench_")
     try:
         with open(os.path.join(work, "big.py"), "w") as fh:
@@ -256,7 +257,7 @@ def derivation_time(source: str, arg: str = "0.3", runs: int = 1, settle: bool =
             import mooncake_ast as mc
             import libcst, libcst.metadata
             import big
-            {'import gc; gc.collect()  # (the full pass the imports left due: not the gradient's)' if settle else ''}
+            {settle_line}
             t = time.{CLOCK}()
             mc.grad(big.f)({arg})
             print(json.dumps({{"t": time.{CLOCK}() - t}}))
