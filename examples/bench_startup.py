@@ -19,14 +19,13 @@ measured is exactly what a new process pays: imports, reading the cache, keys.  
   if/elif chains of 100/200/500/1000 branches (first reverse gradient, libcst imported, in a
   cache directory where another function was derived before).
 
-The rows timed "libcst already imported" settle first the full collection that the imports leave
-due (`gc.collect()` before the timer): `import numpy, mooncake_ast, libcst` leaves CPython's
-oldest generation due for a pass (about 53,000 objects, 20-25 ms of CPU on the project's
-machine), which the next ~700 container allocations after the imports pay, whatever they are
-(`[[] for _ in range(800)]` right after the imports takes those 20-25 ms).  A gradient that is
-the very first thing after the imports pays it, one made later does not: the row "... pending
-collection not settled" shows the former, for comparison.  (Where mooncake_ast imports libcst
-itself, the first derivation, with the collector paused, leaves no pass due: the all-in rows.)
+The rows timed "libcst already imported" settle first any full collection that the imports left
+due (`gc.collect()` before the timer): such a pass (over about 53,000 objects, 20-25 ms of CPU on
+the project's machine) is paid by the next ~700 container allocations after the imports, whatever
+they are (`[[] for _ in range(800)]`), so it is the imports' cost, not the gradient's.  Before
+`import mooncake_ast` paused the collector (mooncake_ast/__init__.py), `import numpy,
+mooncake_ast, libcst` left one due, and a gradient made first thing paid it; the row "... pending
+collection not settled" measures that case, for comparison.
 
 Medians of a few runs; `--quick` runs fewer, `--no-sizes` skips the derivation-size rows, `--cpu`
 measures the fresh processes' CPU time instead of wall time (steadier on a shared machine).  To
