@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 
 # The import runs with the cyclic collector paused (as a derivation does, cache_write._CollectorPaused):
 # it makes ~15,000 objects that live as long as the process, which the collector's passes meanwhile
-# would keep walking, and those passes (three of the middle generation) made the oldest generation's
+# would keep walking, and those passes (three of the middle generation, after numpy's import) made the oldest generation's
 # full pass fall due right after `import mooncake_ast, libcst` (20-25 ms paid by the next few hundred
 # allocations).  Only an enabled collector is paused, and it is enabled again however the import ends.
 import gc as _gc
