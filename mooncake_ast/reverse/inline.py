@@ -62,7 +62,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
 
     done = budget = 0
     for _ in range(_ROUNDS):
-        rebound = _written_globals(ir)
+        rebound = written_globals(ir)
         found = [(b, s, t) for b in ir.blocks for s in b.stmts
                  for t in [_target(ir, s, user_globals, caller_code, rebound, numbers)] if t is not None]
         if not found:
@@ -256,7 +256,7 @@ def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str) -> bool:
                for b in ir.blocks for st in b.stmts)
 
 
-def _written_globals(ir: Function) -> set:
+def written_globals(ir: Function) -> set:
     """The module globals the function writes or deletes (`global helper; helper = ...`)."""
     from ..frontend import stmt_ops
 

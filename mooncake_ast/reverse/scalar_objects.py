@@ -45,12 +45,15 @@ from .. import ops
 from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.nodes import Block, Call, Const, Function, Global, Phi, Value
 from .cleanup import remove_redundant_phis, substitute
+from .inline import written_globals
 from .local_objects import ClassShape, class_shape
 
 
 def replace_objects(ir: Function, user_globals: dict, bindings: dict) -> int:
     """Replace what qualifies (see the module docstring); the number of objects replaced."""
-    made = {s: found for b in ir.blocks for s in b.stmts for found in [_construction(s, user_globals)] if found}
+    rebound = written_globals(ir)
+    made = {s: found for b in ir.blocks for s in b.stmts for found in [_construction(s, user_globals)]
+            if found and s.fn.name not in rebound}
     if not made:
         return 0
     cls_of: dict = {s: shape for s, (shape, _) in made.items()}
@@ -174,11 +177,12 @@ def _iterated_fields(cls: type) -> Optional[tuple]:
 def replace_written_objects(ir: Function, user_globals: dict, bindings: dict) -> int:
     """Objects whose fields are also written, as variables (see the module docstring); the number replaced."""
     readers = _readers(ir)
+    rebound = written_globals(ir)
     done = 0
     for b in ir.blocks:
         for s in list(b.stmts):
             found = _construction(s, user_globals)
-            if found is None or not readers.get(s) or not _only_fields(s, readers[s]):
+            if found is None or s.fn.name in rebound or not readers.get(s) or not _only_fields(s, readers[s]):
                 continue
             if _promote(ir, s, b, found[1]):
                 bindings[s.fn.name] = user_globals[s.fn.name]
@@ -279,8 +283,8 @@ def _construction(s: Call, g: dict) -> Optional[tuple]:
     if not isinstance(s.fn, Global):
         return None
     shape = class_shape(g.get(s.fn.name))
-    if shape is None:
-        return None
+    if shape is None or "__new__" in shape.cls.__dict__ or "__del__" in shape.cls.__dict__:
+        return None  # (an object of its own making, or one whose end runs code: it must be made)
     bound = _bind(shape, s)
     if bound is None:
         return None

@@ -82,4 +82,24 @@ def s_state_loop(g):
     g.define(v, S)
 
 
-FAMILIES["values"] = [s_value_ops, s_state_loop, s_assign]  # (after "shapes": the families above keep theirs)
+def s_accumulator(g):
+    n, v, acc = g.fresh(""), g.fresh(), g.fresh("acc")
+    g.helper(f"Ac{n}", f"class Ac{n}:\n    def __init__(self, scale=1.0):\n        self.total = 0.0\n        self.count = 0\n"
+                       f"        self.scale = scale")
+    g.helper(f"feed{n}", f"def feed{n}(acc, value):\n    acc.total += acc.scale * value\n    acc.count += 1")
+    g.emit(f"{acc} = Ac{n}({g.leaf(S)})", f"for _j in range({g.rng.randint(1, 4)}):")
+    if g.chance(0.5):
+        g.emit(f"    feed{n}({acc}, {g.expr(S, maxdepth=1)})")
+    else:
+        g.emit(f"    {acc}.total = {acc}.total * 0.8 + math.sin({g.leaf(S)} + _j)", f"    {acc}.count += 1")
+    if g.chance(0.5):
+        g.emit(f"    if {acc}.total > 0.2:", f"        {acc}.scale = {acc}.scale * 0.5")
+    if g.chance(0.3):  # (a field only one path writes, read on that path only: the object stays)
+        g.emit(f"if {g.leaf(S)} > 0.0:", f"    {acc}.peak = {acc}.total * 2.0")
+        g.emit(f"    {v} = {acc}.peak + {acc}.total / {acc}.count", "else:", f"    {v} = {acc}.scale")
+    else:
+        g.emit(f"{acc}.mean = {acc}.total / {acc}.count", f"{v} = {acc}.mean * {acc}.scale + {acc}.total")
+    g.define(v, S)
+
+
+FAMILIES["values"] = [s_value_ops, s_state_loop, s_accumulator, s_assign]  # (after "shapes": the families above keep theirs)
