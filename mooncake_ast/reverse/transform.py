@@ -269,7 +269,10 @@ class ReverseTransform:
     def is_num(self, v: Value) -> bool:
         if isinstance(v, Param):
             return self.param_kinds.get(v.name) == "num"
-        return self.kinds.get(v) == NUM or self.types.get(v) == FLOAT
+        t = self.types.get(v, UNKNOWN)
+        if t is not UNKNOWN and not isinstance(t, Num):
+            return False  # (the types know better: `x * (a < b)` is an array)
+        return self.kinds.get(v) == NUM or t == FLOAT
 
     def read_adj(self, v: Value) -> Value:
         val = self.b.read(self._var(v))
