@@ -67,7 +67,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                  for t in [_target(ir, s, user_globals, caller_code, rebound, numbers)] if t is not None]
         if not found:
             break
-        for b, s, (fn, self_value, name, cells, swap) in found:
+        for b, s, (fn, self_value, name, cells, how) in found:
             if _block_of(ir, s).loop is not None:
                 continue  # (a call in a loop's header, `while f(x) > tol`: the header stays one block)
             try:
@@ -78,7 +78,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             if size > _MAX_STATEMENTS or budget + size > _MAX_TOTAL or not _plain_body(callee) or \
                     len(callee.freevars) != len(cells) or _names_clash(ir, callee):
                 continue
-            args = _bind(fn, callee, s, self_value, swap)
+            args = _bind(fn, callee, s, self_value, how)
             if args is None:
                 continue
             args.update(zip(callee.freevars, cells))  # (a closure's variables: the caller's own cells)
@@ -88,8 +88,8 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                     continue  # (a def of the caller's that defines functions itself: no name to find its code by)
                 args[self_ref] = Const(fn)  # (the functions it defines find their code in it: `make_scaler`)
             _splice(ir, _block_of(ir, s), s, callee, args)
-            if self_value is not None and s.fn is not self_value:  # (the bound method `obj.m`, read only by the call)
-                bound = s.fn
+            if isinstance(s.fn, Call) and s.fn is not self_value and _uses(ir, s.fn) == 0:
+                bound = s.fn  # (the bound method `obj.m` or the static method `C.m`, read only by the call)
                 home = _block_of(ir, bound)
                 home.stmts = [x for x in home.stmts if x is not bound]
             budget += size
@@ -198,14 +198,13 @@ def _block_of(ir: Function, s: Call) -> Block:
 
 
 def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numbers: frozenset) -> Optional[tuple]:
-    """(the function s calls, the value of `self` or None, the global name read, the cells it closes over, whether
-    it takes the call's two arguments the other way round) if s may be inlined."""
-    self_value = name = None
-    order = False
+    """(the function s calls, the value of `self` or None, the global name read, the cells it closes over, how it
+    takes the call's arguments: see _bind) if s may be inlined."""
+    self_value = name = how = None
     local = _local_function(s, g)
     if local is not None:
         fn, cells = local
-        return (fn, None, None, cells, False) if _plain_code(fn, caller_code) else None
+        return (fn, None, None, cells, None) if _plain_code(fn, caller_code) else None
     if value_classes.operator_of(s, g) is not None:  # `v + dt * g` of instances of a plain class: its methods
         objects = [a for a in s.args if not value_classes.is_number(a, numbers)]
         classes = {value_classes.class_of(a, g, numbers) for a in objects}
@@ -213,7 +212,7 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
         fn = value_classes.dispatched(s, cls, numbers, g) if cls is not None else None
         if fn is None:
             return None
-        order = value_classes.operands_in_order(s, numbers) != list(s.args)  # (reflected: `dt * g` is g.__rmul__(dt))
+        how = "swap" if value_classes.operands_in_order(s, numbers) != list(s.args) else None  # (`dt * g`: g.__rmul__(dt))
         name = next(c.fn.name for c in value_classes.values_of(objects[0], numbers)[0])
         if name in rebound:
             return None
@@ -226,6 +225,25 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
         fn = g.get(name)
         if name in rebound:
             return None  # (`global helper; helper = ...` in the function: the call reads what it holds then)
+    elif s.callee() is getattr and len(s.args) == 2 and not s.kwargs and isinstance(s.args[1], Const) and \
+            type(s.args[1].value) is str:  # `c.norm` of a property of the object's plain class: its getter
+        cls = value_classes.class_of(s.args[0], g, numbers)
+        prop = cls.__dict__.get(s.args[1].value) if cls is not None else None
+        if type(prop) is not property or type(prop.fget) is not types.FunctionType or \
+                any(_instance_may_hold(ir, cls, v, s.args[1].value) for v in value_classes.values_of(s.args[0], numbers)[1]):
+            return None
+        fn, how = prop.fget, "property"
+        name = cls.__name__ if g.get(cls.__name__) is cls else None
+        if name is None or name in rebound:
+            return None
+    elif isinstance(s.fn, Call) and s.fn.callee() is getattr and len(s.fn.args) == 2 and \
+            isinstance(s.fn.args[0], Global) and isinstance(s.fn.args[1], Const) and \
+            type(_plain_class(g.get(s.fn.args[0].name)).__dict__.get(s.fn.args[1].value) if
+                 _plain_class(g.get(s.fn.args[0].name)) is not None else None) is staticmethod:
+        name = s.fn.args[0].name  # `Counter2D.combine(u, v)` of a static method of a plain class: its function
+        if name in rebound:
+            return None
+        fn = g[name].__dict__[s.fn.args[1].value].__func__
     elif isinstance(s.fn, Call) and s.fn.callee() is getattr and len(s.fn.args) == 2 and \
             isinstance(s.fn.args[1], Const) and type(s.fn.args[1].value) is str:
         obj = s.fn.args[0]
@@ -240,7 +258,7 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
     if type(fn) is not types.FunctionType or fn.__globals__ is not g or registry.lookup(fn) is not None or \
             fn.__code__.co_freevars or not _plain_code(fn, caller_code):
         return None
-    return fn, self_value, name, [], order
+    return fn, self_value, name, [], how
 
 
 def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str) -> bool:
@@ -341,10 +359,12 @@ def _plain_body(callee: Function) -> bool:
     return True
 
 
-def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any, swap: bool) -> Optional[dict]:
-    """{parameter: the value it takes} for the call s (its two arguments the other way round if swap), or None if
-    the call does not bind plainly."""
-    positional = ([self_value] if self_value is not None else []) + (s.args[::-1] if swap else list(s.args))
+def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any, how: Optional[str]) -> Optional[dict]:
+    """{parameter: the value it takes} for the call s, or None if the call does not bind plainly.  `how`: "swap" for
+    an operator's reflected method (`dt * g` is `g.__rmul__(dt)`), "property" for `getattr(obj, "p")` of a property
+    (its getter takes obj), None for a call as written."""
+    given = s.args[::-1] if how == "swap" else s.args[:1] if how == "property" else list(s.args)
+    positional = ([self_value] if self_value is not None else []) + given
     params = [p for p in callee.params if p.kind == "POSITIONAL_OR_KEYWORD"]
     keyword_only = [p for p in callee.params if p.kind == "KEYWORD_ONLY"]
     if len(positional) > len(params) or len(params) + len(keyword_only) != len(callee.params):
