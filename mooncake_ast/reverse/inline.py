@@ -88,7 +88,8 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                     continue  # (a def of the caller's that defines functions itself: no name to find its code by)
                 args[self_ref] = Const(fn)  # (the functions it defines find their code in it: `make_scaler`)
             _splice(ir, _block_of(ir, s), s, callee, args)
-            if isinstance(s.fn, Call) and s.fn is not self_value and _uses(ir, s.fn) == 0:
+            if isinstance(s.fn, Call) and s.fn.callee() is getattr and s.fn is not self_value and \
+                    _uses(ir, s.fn) == 0:
                 bound = s.fn  # (the bound method `obj.m` or the static method `C.m`, read only by the call)
                 home = _block_of(ir, bound)
                 home.stmts = [x for x in home.stmts if x is not bound]
