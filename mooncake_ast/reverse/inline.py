@@ -213,7 +213,8 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
         fn = value_classes.dispatched(s, cls, numbers, g) if cls is not None else None
         if fn is None:
             return None
-        how = "swap" if value_classes.operands_in_order(s, numbers) != list(s.args) else None  # (`dt * g`: g.__rmul__(dt))
+        reflected = value_classes.operands_in_order(s, numbers) != list(s.args)
+        how = "swap" if reflected else None  # (`dt * g` is g.__rmul__(dt))
         name = next(c.fn.name for c in value_classes.values_of(objects[0], numbers)[0])
         if name in rebound:
             return None
@@ -231,7 +232,8 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
         cls = value_classes.class_of(s.args[0], g, numbers)
         prop = cls.__dict__.get(s.args[1].value) if cls is not None else None
         if type(prop) is not property or type(prop.fget) is not types.FunctionType or \
-                any(_instance_may_hold(ir, cls, v, s.args[1].value) for v in value_classes.values_of(s.args[0], numbers)[1]):
+                any(_instance_may_hold(ir, cls, v, s.args[1].value)
+                    for v in value_classes.values_of(s.args[0], numbers)[1]):
             return None
         fn, how = prop.fget, "property"
         name = cls.__name__ if g.get(cls.__name__) is cls else None
