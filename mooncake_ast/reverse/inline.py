@@ -62,6 +62,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
 
     done = budget = 0
     for _ in range(_ROUNDS):
+        _static_applies(ir)
         rebound = written_globals(ir)
         found = [(b, s, t) for b in ir.blocks for s in b.stmts
                  for t in [_target(ir, s, user_globals, caller_code, rebound, numbers)] if t is not None]
@@ -87,6 +88,13 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                 if cells or name is None:
                     continue  # (a def of the caller's that defines functions itself: no name to find its code by)
                 args[self_ref] = Const(fn)  # (the functions it defines find their code in it: `make_scaler`)
+            for p, v in list(args.items()):
+                if isinstance(v, _Extra):  # (`*values`: the call's extra positional arguments, as a tuple)
+                    packed = Call(Const(ops.tuple_of), v.items, loc=s.loc)
+                    home = _block_of(ir, s)
+                    home.stmts.insert(home.stmts.index(s), packed)
+                    packed.block = home
+                    args[p] = packed
             _splice(ir, _block_of(ir, s), s, callee, args)
             if isinstance(s.fn, Call) and s.fn.callee() is getattr and s.fn is not self_value and \
                     _uses(ir, s.fn) == 0:
@@ -295,8 +303,8 @@ def _plain_class(cls: Any) -> Any:
 
 def _plain_code(fn: types.FunctionType, caller_code: Any) -> bool:
     code = fn.__code__
-    if code is caller_code or code.co_flags & 0x2AC:
-        return False  # (generators and coroutines, *args / **kwargs)
+    if code is caller_code or code.co_flags & 0x2A8:
+        return False  # (generators and coroutines, **kwargs)
     return all(type(d) in _PLAIN_DEFAULTS for d in [*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()])
 
 
@@ -370,9 +378,12 @@ def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any, ho
     positional = ([self_value] if self_value is not None else []) + given
     params = [p for p in callee.params if p.kind == "POSITIONAL_OR_KEYWORD"]
     keyword_only = [p for p in callee.params if p.kind == "KEYWORD_ONLY"]
-    if len(positional) > len(params) or len(params) + len(keyword_only) != len(callee.params):
+    var = [p for p in callee.params if p.kind == "VAR_POSITIONAL"]
+    if len(positional) > len(params) and not var or len(params) + len(keyword_only) + len(var) != len(callee.params):
         return None
     out: dict = {}
+    if var:
+        out[var[0]] = _Extra(positional[len(params):])
     for p, v in zip(params, positional):
         out[p] = v
     defaults = fn.__defaults__ or ()
@@ -395,6 +406,49 @@ def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any, ho
     if set(s.kwargs) - {p.name for p in [*params[len(positional):], *keyword_only]}:
         return None
     return out
+
+
+class _Extra:
+    """The extra positional arguments a `*values` parameter takes (made a tuple where the call is put in line)."""
+
+    def __init__(self, items: list) -> None:
+        self.items = list(items)
+
+
+def _static_applies(ir: Function) -> None:
+    """`helper(*args, power=3.0)` with `args = (x, y, z)`: a call with its arguments known where it is made
+    (`ops.apply` of tuple displays, and of dict displays with string keys that nothing else reads), written as
+    the plain call `helper(x, y, z, power=3.0)` so that it may be put in line."""
+    count = uses(ir)
+    touched: set = set()
+    for b in ir.blocks:
+        for s in b.stmts:
+            if s.callee() is not ops.apply or len(s.args) != 3 or s.kwargs:
+                continue
+            fn, args, kwargs = s.args
+            if not (isinstance(args, Call) and args.callee() is ops.concat_tuple and not args.kwargs and
+                    all(isinstance(a, Call) and a.callee() is ops.tuple_of and not a.kwargs for a in args.args)):
+                continue
+            if not (isinstance(kwargs, Call) and kwargs.callee() is ops.merge_kwargs and not kwargs.kwargs and
+                    count.get(kwargs) == 1 and all(isinstance(d, Call) and d.callee() is ops.dict_of and
+                                                   count.get(d) == 1 and not d.kwargs for d in kwargs.args)):
+                continue
+            keys = [k for d in kwargs.args for k in d.args[0::2]]
+            if not all(isinstance(k, Const) and type(k.value) is str for k in keys) or \
+                    len({k.value for k in keys}) != len(keys):
+                continue  # (a repeated keyword: Python's TypeError stays)
+            s.fn = fn
+            s.args = [item for part in args.args for item in part.args]
+            s.kwargs = {k.value: v for d in kwargs.args for k, v in zip(d.args[0::2], d.args[1::2])}
+            touched.update([args, *args.args, kwargs, *kwargs.args])
+    while touched:  # (the displays only the call read: making them changes nothing)
+        count = uses(ir)
+        dead = {t for t in touched if not count.get(t)}
+        if not dead:
+            break
+        touched -= dead
+        for b in ir.blocks:
+            b.stmts = [x for x in b.stmts if x not in dead]
 
 
 def _mark_inlined(callee: Function, call: Call) -> None:
