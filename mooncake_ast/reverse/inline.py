@@ -419,6 +419,8 @@ def _static_applies(ir: Function) -> None:
     """`helper(*args, power=3.0)` with `args = (x, y, z)`: a call with its arguments known where it is made
     (`ops.apply` of tuple displays, and of dict displays with string keys that nothing else reads), written as
     the plain call `helper(x, y, z, power=3.0)` so that it may be put in line."""
+    if not any(s.callee() is ops.apply for b in ir.blocks for s in b.stmts):
+        return
     count = uses(ir)
     touched: set = set()
     for b in ir.blocks:
