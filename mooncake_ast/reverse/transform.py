@@ -36,6 +36,7 @@ from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
 from ..ir.types import FLOAT, INT, UNKNOWN, Num, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
+from ..ir.fold_dicts import fold_dict_reads
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
@@ -83,6 +84,7 @@ class ReverseTransform:
         self.inlined_bindings: dict = {}
         numbers = frozenset(k for k, t in self.param_types.items() if isinstance(t, Num))
         inline.inline_calls(ir, user_globals, self.inlined_bindings, getattr(ir, "code", None), numbers)
+        fold_dict_reads(ir, user_globals)  # (`opts["lr"]` of a dict display only read by constant keys)
         scalar_objects.replace_objects(ir, user_globals, self.inlined_bindings)  # (objects only read: their fields)
         scalar_objects.replace_written_objects(ir, user_globals, self.inlined_bindings)
         prepare.deletes_as_pops(self)
