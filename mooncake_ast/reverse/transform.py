@@ -41,7 +41,7 @@ from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
 from . import (buffers, call_types, inline, object_fields, prepare, quiet_items, scalar_objects, settle_types, shadows, typed_dicts,
-               typed_lists, view_reads, walked_loops)
+               typed_lists, unroll, view_reads, walked_loops)
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
@@ -83,6 +83,7 @@ class ReverseTransform:
         # Small helpers and methods of the function's own objects, in line (inline.py): names they were read by.
         self.inlined_bindings: dict = {}
         numbers = frozenset(k for k, t in self.param_types.items() if isinstance(t, Num))
+        unroll.unroll_display_loops(ir)  # (`for W, b in [(W1, b1), (W2, b2)]`: written out, then typed)
         inline.inline_calls(ir, user_globals, self.inlined_bindings, getattr(ir, "code", None), numbers)
         fold_dict_reads(ir, user_globals)  # (`opts["lr"]` of a dict display only read by constant keys)
         scalar_objects.replace_objects(ir, user_globals, self.inlined_bindings)  # (objects only read: their fields)
