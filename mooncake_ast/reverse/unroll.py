@@ -73,6 +73,10 @@ def _plan(ir: Function, h: Block, count: dict) -> Optional[tuple]:
         return None  # (the walked sequence read otherwise)
     if info.item is None or not any(info.item in b.stmts for b in body):
         return None
+    inside = {h, *body}
+    if any(o is info.counter for b in ir.blocks if b not in inside for x in [*b.phis, *b.stmts, b.term]
+           for o in x.operands()):
+        return None  # (the trip counter read after the loop)
     return h, preheaders[0], body, items
 
 
