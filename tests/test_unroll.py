@@ -17,8 +17,8 @@ def test_derivatives_both_modes(fn):
     check_derivatives(fn, *ARGS)
 
 
-@pytest.mark.parametrize("fn", [cases.tuples_of_arrays, cases.layer_objects, cases.branch_and_counter],
-                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [cases.tuples_of_arrays, cases.layer_objects, cases.branch_and_counter,
+                                cases.mixed_items], ids=lambda f: f.__name__)
 def test_written_out_pullback_is_plain(fn):
     mc.grad(fn, argnums=(0, 1, 2, 3))(*ARGS)
     src = mc.source(fn, "reverse")

@@ -23,7 +23,9 @@ def _tuple_display(v: Value) -> "Call | None":
     return None
 
 
-def fold_tuple_reads(fn: Function) -> None:
+def fold_tuple_reads(fn: Function, literals: bool = False) -> None:
+    """Fold what qualifies (see the module docstring); `literals`: literal items too (a loop over displays written
+    out, `M, k = (W1, 1.5)`: the tuple would stay for its 1.5 alone, and its adjoint with it)."""
     memo: dict = {}
 
     def folded(v: Value) -> Value:
@@ -40,7 +42,7 @@ def fold_tuple_reads(fn: Function) -> None:
             k = v.args[1].value
             if src is not None and -len(src.args) <= k < len(src.args):
                 item = src.args[k]
-                if not isinstance(item, Const):
+                if literals or not isinstance(item, Const):
                     out = folded(item)
         elif f is ops.unpack and len(v.args) == 2 and isinstance(v.args[1], Const):
             src = _tuple_display(folded(v.args[0]))

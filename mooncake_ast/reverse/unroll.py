@@ -36,7 +36,7 @@ def unroll_display_loops(ir: Function) -> int:
         plan = next((p for h in ir.blocks for p in [_plan(ir, h, count)] if p is not None), None)
         if plan is None:
             if done:
-                fold_tuple_reads(ir)  # (`W, b = (W1, b1)` of the first copy: W is W1)
+                fold_tuple_reads(ir, literals=True)  # (`W, b = (W1, b1)` of the first copy: W is W1)
             return done
         _write_out(ir, *plan)
         done += 1
