@@ -315,6 +315,15 @@ def merge(x, y):
     return d["a"] * d["b"]
 
 
+def _kw_product(a, b):
+    return a * b
+
+
+def keywords(x, y):
+    d = {"a": x}
+    return _kw_product(**d, b=y * x) + d["a"]  # (d read twice: the call stays `_kw_product(**d, b=...)`)
+
+
 def concat(x, y):
     t = (*(x, y), *(y,))
     return t[0] * t[1] + t[2]
@@ -529,6 +538,7 @@ CASES = {
     "mooncake_ast.ops.unpack_star": [C(star_unpack, [s1, s2, 0.3])],
     "mooncake_ast.ops.concat_tuple": [C(concat, s1, s2)],
     "mooncake_ast.ops.merge_dicts": [C(merge, s1, s2)],
+    "mooncake_ast.ops.merge_kwargs": [C(keywords, s1, s2)],
     "mooncake_ast.ops.cell_get": [C(cell, s1)],
     "mooncake_ast.ops.cell_set": [C(cell, s1)],
     "mooncake_ast.ops.make_function": [C(closure, s1)],
