@@ -70,3 +70,15 @@ def test_rebinding_the_class_rederives():
         assert not np.allclose(mc.grad(fn)(*ARGS["oscillator"]), before)
     finally:
         cases.State = old
+
+
+@pytest.mark.parametrize("name", ["oscillator", "projectile", "written_fields", "property_and_static"])
+def test_forward_code_is_plain_too(name):
+    """Forward mode runs the same passes (reverse/plainer.py): no object is made or dispatched on."""
+    fn = getattr(cases, name)
+    args = ARGS[name]
+    mc.jvp(fn, args, tuple(1.0 if isinstance(a, float) else None for a in args))
+    src = mc.source(fn, "forward")
+    code = "\n".join(line for line in src[src.index(f"def {name}__jvp("):].splitlines()
+                     if not line.strip().startswith("#"))
+    assert "fcall" not in code and "getattr_tangent" not in code and "setattr" not in code, code

@@ -33,3 +33,12 @@ def test_near_misses_stay_loops(fn):
     src = mc.source(fn, "reverse")
     forward = src[src.index(f"def {fn.__name__}__forward("):src.index(f"def {fn.__name__}__pullback(")]
     assert "for " in forward or "while " in forward, forward
+
+
+def test_forward_code_is_written_out_too():
+    fn = cases.layer_objects
+    mc.jvp(fn, ARGS, tuple(np.ones_like(a) for a in ARGS))
+    src = mc.source(fn, "forward")
+    code = "\n".join(line for line in src[src.index("def layer_objects__jvp("):].splitlines()
+                     if not line.strip().startswith("#"))
+    assert "fcall" not in code and "for " not in code, code

@@ -27,6 +27,7 @@ from ..rules.registry import Rule, lookup, numpy_function, update
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
 from ..ir.dce import sweep
 from ..ir.kinds import NUM, infer_kinds
+from ..ir.types import FLOAT, UNKNOWN
 from ..rules import helpers
 from ..tangents import storage
 from .activity import Activity
@@ -290,19 +291,36 @@ class ForwardTransform:
         self.param_kinds = param_kinds or {}
         self.resolver = StaticResolver(user_globals, self.param_kinds)
         single_out_tuples(ir, self.resolver.raw_resolve)
+        # The reverse transform's clean-ups first (loops over displays written out, helpers and value classes'
+        # operators in line, dicts and objects as their values), so forward code is as plain for them.
+        from ..reverse.plainer import make_plainer  # (the IR passes live with reverse mode, which needed them first)
+
+        make_plainer(ir, user_globals, self.resolver.bindings,
+                     frozenset(k for k, v in self.param_kinds.items() if v.split(":")[0] == "num"))
         self.resolver.analyse(([st for b in ir.blocks for st in b.stmts], [p for b in ir.blocks for p in b.phis]))
         self.tangent: dict[Value, Optional[Value]] = {}
         self.tangent_of: dict[Value, Value] = {}
         self.uses_self = bool(ir.freevars) or _uses(ir, ir.self_ref)  # type: ignore[attr-defined]
         self.writes_captured: Optional[str] = None  # the function's name, where it writes what it captures
 
+    def _number_type(self, v: Value) -> Any:
+        """FLOAT for a value certainly a number (ir/kinds.py), else UNKNOWN."""
+        if isinstance(v, Const):
+            return FLOAT if type(v.value) in (int, float) else UNKNOWN
+        if isinstance(v, Param):
+            return FLOAT if self.param_kinds.get(v.name, "").split(":")[0] == NUM else UNKNOWN
+        return FLOAT if self.kinds.get(v) == NUM else UNKNOWN
+
     def run(self) -> tuple[Function, list[Value]]:
         ir = self.ir
         from .runtime import fcall as runtime_fcall
 
         self.fcall = runtime_fcall
-        self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
         self.kinds = infer_kinds(ir, self.param_kinds, self.resolver.callee)
+        from ..reverse.scalar_objects import drop_dead_arithmetic
+
+        drop_dead_arithmetic(ir, self._number_type)  # (`-self.x` of a `__neg__` in line whose `.y` alone is read)
+        self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
         # Parameters and their tangents.
         tparams: list[Value] = []
         for p in ir.params:
