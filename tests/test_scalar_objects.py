@@ -72,7 +72,7 @@ def test_rebinding_the_class_rederives():
         cases.State = old
 
 
-@pytest.mark.parametrize("name", ["oscillator", "projectile", "written_fields", "property_and_static"])
+@pytest.mark.parametrize("name", ["branch_objects", "projectile", "written_fields", "property_and_static"])
 def test_forward_code_is_plain_too(name):
     """Forward mode runs the same passes (reverse/plainer.py): no object is made or dispatched on."""
     fn = getattr(cases, name)
