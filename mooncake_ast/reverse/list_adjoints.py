@@ -43,3 +43,10 @@ def add_layer_adjoint(xs_bar: list, g: Any, i: int) -> None:
         else:
             parts[k] = parts[k] + float(gk)
     xs_bar[i] = tuple(parts)
+
+
+def add_to_each(d_bar: dict, g: Any) -> None:
+    """d_bar[k] += g for every key: `sum(d.values())`'s adjoint into a dict's adjoint of floats (reverse/local_dicts.py;
+    its keys are the dict's when the view was read)."""
+    for k in d_bar:
+        d_bar[k] += g

@@ -1,0 +1,138 @@
+"""Functions for tests/test_local_containers.py: dicts of floats a function builds (or takes) and reads by key,
+through its views and by `sum`, and the near misses that must stay on the generic path."""
+import math
+
+
+# ---------------------------------------------------------------- built by a display, a comprehension, writes
+
+
+def display_by_key(x, y):
+    d = {"a": x * y, "b": math.sin(x)}
+    return d["a"] * d["b"] + d["a"]
+
+
+def display_values_sum(x, y):
+    d = {"a": x * y, "b": y * y, "c": 2.0}
+    return sum(d.values()) * x
+
+
+def comprehension_items(values, scale):
+    scaled = {k: v * scale for k, v in values.items()}
+    return sum(scaled.values()) + scaled["x"] * scaled["y"]
+
+
+def setitem_loop_values(x, n):
+    d = {}
+    for i in range(n):
+        d[i] = x ** (i + 1) / (i + 1)
+    total = 0.0
+    for v in d.values():
+        total = total + v * v
+    return total
+
+
+def setitem_loop_items(x, n):
+    d = {}
+    for i in range(n):
+        d[i] = math.cos(x * i)
+    total = 0.0
+    for k, v in d.items():
+        total += k * v
+    return total
+
+
+def keys_then_index(values, w):
+    d = {k: v * w for k, v in values.items()}
+    total = 0.0
+    for k in d:
+        total = total + d[k] * values[k]
+    return total
+
+
+def overwritten_key(x, y):
+    d = {"a": x}
+    first = d["a"] * 3.0
+    d["a"] = y * x
+    second = d["a"] ** 2
+    d["a"] = 0.5
+    return first + second + d["a"] * y
+
+
+def duplicate_display_keys(x, y, k1, k2):
+    d = {k1: x * 2.0, k2: y * 3.0}
+    return sum(d.values()) + d[k1] * x
+
+
+def pairs_by_index(values, s):
+    out = 0.0
+    for item in values.items():
+        out = out + item[1] * s
+    return out
+
+
+def param_values_only(values, s):
+    return sum(values.values()) * s + len(values)
+
+
+# ---------------------------------------------------------------- near misses: the generic path keeps them right
+
+
+def returned_dict(x):
+    d = {"a": x * x}
+    d["b"] = d["a"] + 1.0
+    return d
+
+
+def dict_in_loop(x):
+    total = 0.0
+    for i in range(3):
+        d = {"v": x * i}
+        total = total + d["v"] * x
+    return total
+
+
+def write_after_view(x):
+    d = {"a": x}
+    total = sum(d.values())
+    d["b"] = x * x
+    return total + sum(d.values())
+
+
+def float_keys(x):
+    d = {x: x * 2.0}
+    total = 0.0
+    for k, v in d.items():
+        total = total + k * v
+    return total
+
+
+def handed_on(x):
+    d = {"a": x}
+    _scale(d)
+    return d["a"] * x
+
+
+def _scale(d):
+    d["a"] = d["a"] * 2.0
+
+
+def aliased(x):
+    d = {"a": x}
+    e = d
+    e["a"] = x * 3.0
+    return d["a"] * x
+
+
+def array_values(x):
+    import numpy as np
+
+    d = {"a": np.sin(x), "b": x * 2.0}
+    return float(np.sum(d["a"] * d["b"]))
+
+
+def branch_made(x, flag):
+    if flag:
+        d = {"a": x}
+    else:
+        d = {"a": 2.0 * x}
+    return d["a"] * x
