@@ -136,3 +136,8 @@ def branch_made(x, flag):
     else:
         d = {"a": 2.0 * x}
     return d["a"] * x
+
+
+def duplicate_constant_keys(x, y):
+    d = {"a": x * 2.0, "b": y, "a": y * 3.0}  # noqa: F601 - the second "a" wins
+    return sum(d.values()) + d["a"] * x

@@ -1,0 +1,83 @@
+"""Issue 9: containers a function builds (or takes) and reads get plain adjoints in reverse mode
+(reverse/local_dicts.py: `d_bar = dict.fromkeys(d, 0.0)`, `d_bar[k] += g`), checked against finite
+differences in both modes, and the near misses (returned, made in a loop, written after a view is read,
+aliased, handed on, array values, made in a branch) stay right on the generic path."""
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.testing import check_derivatives
+from tests import local_dict_cases as c
+
+V = {"x": 1.5, "y": -0.5, "z": 2.0}
+
+# (function, arguments): made by a display, a comprehension or writes in a loop; read by key, by `.items()`,
+# `.values()`, `for k in d`, `sum`; a dict parameter of floats read through its views.
+PLAIN = [
+    (c.display_by_key, (0.7, 1.3)),
+    (c.display_values_sum, (0.7, 1.3)),
+    (c.comprehension_items, (V, 0.7)),
+    (c.setitem_loop_values, (0.8, 4)),
+    (c.setitem_loop_items, (0.8, 4)),
+    (c.keys_then_index, (V, 0.6)),
+    (c.overwritten_key, (0.7, 1.2)),
+    (c.duplicate_constant_keys, (0.7, 1.2)),
+    (c.pairs_by_index, (V, 0.3)),
+    (c.param_values_only, (V, 0.3)),
+]
+
+NEAR_MISSES = [
+    (c.returned_dict, (0.7,)),
+    (c.dict_in_loop, (0.7,)),
+    (c.write_after_view, (0.7,)),
+    (c.handed_on, (0.7,)),
+    (c.aliased, (0.7,)),
+    (c.array_values, (np.array([0.3, 0.5]),)),
+    (c.branch_made, (0.7, True)),
+    (c.branch_made, (0.7, False)),
+    (c.duplicate_display_keys, (0.7, 1.2, 1, 2)),
+]
+
+# What the generic path writes for containers: none of it is left where the types are known.
+GENERIC = ("_mc.acc(", "_mc.take(", "_mc.rcall(", "_mc.item_of(", "_mc.getitem_reverse(", "_mc.setitem_reverse(",
+           "_mc.getattr_reverse(", "_mc.sum_items_adjoint(", "_mc.save_item(")
+
+
+def _pullback(fn, args):
+    mc.vjp(fn, *args)
+    src = mc.source(fn, "reverse")
+    start = src.index(f"def {fn.__name__}__pullback(")
+    end = src.find("\ndef ", start + 1)
+    return src[start:end if end > 0 else len(src)]
+
+
+@pytest.mark.parametrize("fn,args", PLAIN + NEAR_MISSES, ids=[f.__name__ for f, _ in PLAIN + NEAR_MISSES])
+def test_dicts_derivatives(fn, args):
+    check_derivatives(fn, *args)
+
+
+@pytest.mark.parametrize("fn,args", PLAIN, ids=[f.__name__ for f, _ in PLAIN])
+def test_dicts_have_a_plain_dict_adjoint(fn, args):
+    pb = _pullback(fn, args)
+    assert not [h for h in GENERIC if h in pb], pb
+
+
+def test_comprehension_pullback_reads_like_a_person_wrote_it():
+    pb = _pullback(c.comprehension_items, (V, 0.7))
+    assert "scaled_bar = dict.fromkeys(scaled, 0.0)" in pb
+    assert "values_bar = dict.fromkeys(values, 0.0)" in pb
+    assert "scaled_bar[k] = 0.0" in pb and "values_bar[k] += " in pb
+    assert pb.count("_mc.") == 1  # (`sum(scaled.values())`: add_to_each)
+
+
+def test_overwritten_key_gives_each_value_its_own_reads():
+    # d["a"] is written three times; each read belongs to the value written last before it
+    _, pb = mc.vjp(c.overwritten_key, 0.7, 1.2)
+    x, y = 0.7, 1.2
+    assert np.allclose(pb(1.0), (3.0 + 2 * (y * x) * y, 2 * (y * x) * x + 0.5))
+
+
+def test_float_keys_stay_generic():
+    # a key that carries a derivative: the dict is not typed (its keys' adjoints would be dropped)
+    pb = _pullback(c.float_keys, (0.7,))
+    assert "dict.fromkeys" not in pb
