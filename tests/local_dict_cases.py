@@ -141,3 +141,22 @@ def branch_made(x, flag):
 def duplicate_constant_keys(x, y):
     d = {"a": x * 2.0, "b": y, "a": y * 3.0}  # noqa: F601 - the second "a" wins
     return sum(d.values()) + d["a"] * x
+
+
+# ---------------------------------------------------------------- lists built where the code runs once
+
+
+def list_after_loop(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + x * i
+    vals = [s * k for k in range(3)]
+    return sum(vals) + vals[1] * x
+
+
+def list_in_loop(x, n):
+    total = 0.0
+    for i in range(n):
+        vals = [x * k for k in range(i + 1)]
+        total = total + sum(vals)
+    return total

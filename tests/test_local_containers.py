@@ -36,6 +36,7 @@ NEAR_MISSES = [
     (c.branch_made, (0.7, True)),
     (c.branch_made, (0.7, False)),
     (c.duplicate_display_keys, (0.7, 1.2, 1, 2)),
+    (c.list_in_loop, (0.7, 3)),
 ]
 
 # What the generic path writes for containers: none of it is left where the types are known.
@@ -81,3 +82,10 @@ def test_float_keys_stay_generic():
     # a key that carries a derivative: the dict is not typed (its keys' adjoints would be dropped)
     pb = _pullback(c.float_keys, (0.7,))
     assert "dict.fromkeys" not in pb
+
+
+def test_list_built_after_a_loop_has_a_plain_list_adjoint():
+    check_derivatives(c.list_after_loop, 0.7, 3)
+    pb = _pullback(c.list_after_loop, (0.7, 3))
+    assert "vals_bar = [0.0] * len(vals)" in pb and "vals_bar.pop()" in pb
+    assert "_mc.append_reverse(" not in pb and "_mc.take(" not in pb

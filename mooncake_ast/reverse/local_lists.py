@@ -4,7 +4,9 @@ A person's pullback for that keeps `terms_bar = [0.0] * len(terms)` (the list as
 adjoint into its slot, and undoes each append by taking the last slot: `v_bar = terms_bar.pop()`.  Nothing
 else needs identity-keyed storage, because nothing else can reach the list.  Which lists:
 
-* made empty (`[]`) in the function's first block (so once per call: its adjoint is made once);
+* made empty (`[]`) where the code runs once per call (not in a loop, on every path to a return: the function's
+  first block, or after a loop, as a comprehension or generator there makes its list), so its adjoint is made
+  once, at the start of the pullback;
 * only appended to (`terms.append(v)`, rewritten here to `list.append(terms, v)`: a list made by `[]` has
   the builtin method), every value appended a float;
 * otherwise only read as reverse/typed_lists.py reads a list parameter (items by an int index, `len`, a loop
@@ -20,8 +22,8 @@ import builtins
 from typing import TYPE_CHECKING
 
 from .. import ops
-from ..ir.analysis import uses
-from ..ir.nodes import Call, Const, Function
+from ..ir.analysis import dominators, uses
+from ..ir.nodes import Call, Const, Function, Return
 from ..ir.types import FLOAT, Lst
 
 if TYPE_CHECKING:
@@ -47,9 +49,32 @@ def rewrite_appends(fn: Function) -> None:
 
 
 def candidates(fn: Function) -> set:
-    """The empty lists made in the first block that the function only appends to (other uses: typed_lists checks)."""
-    return {s for s in fn.entry.stmts
+    """The empty lists made where the code runs once that the function only appends to (other uses: typed_lists
+    checks)."""
+    return {s for b in once_blocks(fn) for s in b.stmts
             if isinstance(s, Call) and s.callee() is ops.list_of and not s.args and not s.kwargs}
+
+
+def once_blocks(fn: Function) -> set:
+    """The blocks that run exactly once whenever the function returns: in no loop, dominating every return."""
+    dom = dominators(fn)
+    preds: dict = {}
+    for b in fn.blocks:
+        for t in b.successors():
+            preds.setdefault(t, []).append(b)
+    in_loop: set = set()
+    for b in fn.blocks:
+        for h in b.successors():
+            if h in dom[b]:  # a back edge b -> h: its loop is h and what reaches b without passing h
+                body, todo = {h}, [b]
+                while todo:
+                    x = todo.pop()
+                    if x not in body:
+                        body.add(x)
+                        todo.extend(preds.get(x, []))
+                in_loop |= body
+    returns = [b for b in fn.blocks if isinstance(b.term, Return)]
+    return {b for b in fn.blocks if b not in in_loop and b in dom and all(b in dom[r] for r in returns)}
 
 
 def appends_keep_type(rt: "ReverseTransform", ir: Function) -> set:

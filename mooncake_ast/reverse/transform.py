@@ -398,7 +398,7 @@ class ReverseTransform:
                 buf = self.b.call(np.zeros_like, [self.primal(r)])
                 self.dense_values.add(buf)
                 self.write_adj(r, buf)
-        for p in [*self.ir.params, *self.ir.entry.stmts]:  # (list parameters, and lists the function builds)
+        for p in [*self.ir.params, *(s for b in self.ir.blocks for s in b.stmts)]:  # (list parameters, lists it builds)
             if self.typed_lists.get(p) is p and self.active(p):
                 self.write_adj(p, typed_lists.new_adjoint(self, p))
         local_dicts.start(self)

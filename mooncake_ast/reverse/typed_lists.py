@@ -48,7 +48,7 @@ READERS = {builtins.sum, builtins.max, builtins.min, builtins.sorted, math.fsum,
 def _roots(rt: "ReverseTransform") -> list:
     """The list parameters typed `any:list:f`, and the lists the function builds by appending (local_lists.py)."""
     return [p for p in rt.ir.params if isinstance(rt.param_types.get(p.name), Lst)] + \
-        [s for s in rt.ir.entry.stmts if s in rt.local_lists]
+        [s for b in rt.ir.blocks for s in b.stmts if s in rt.local_lists]
 
 
 def _is_root(rt: "ReverseTransform", p: Value) -> bool:
