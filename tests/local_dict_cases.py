@@ -160,3 +160,17 @@ def list_in_loop(x, n):
         vals = [x * k for k in range(i + 1)]
         total = total + sum(vals)
     return total
+
+
+def list_display(x, y):
+    vals = [x * y, math.sin(x), 2.0]
+    vals.append(y * y)
+    total = 0.0
+    for v in vals:
+        total = total + v * x
+    return total + vals[0] * vals[3] + sum(vals)
+
+
+def list_display_repeated_item(x):
+    vals = [x, x, x * x]
+    return vals[0] * vals[1] + sum(vals)

@@ -24,6 +24,9 @@ PLAIN = [
     (c.duplicate_constant_keys, (0.7, 1.2)),
     (c.pairs_by_index, (V, 0.3)),
     (c.param_values_only, (V, 0.3)),
+    (c.list_after_loop, (0.7, 3)),
+    (c.list_display, (0.7, 1.3)),
+    (c.list_display_repeated_item, (0.7,)),
 ]
 
 NEAR_MISSES = [
@@ -41,7 +44,7 @@ NEAR_MISSES = [
 
 # What the generic path writes for containers: none of it is left where the types are known.
 GENERIC = ("_mc.acc(", "_mc.take(", "_mc.rcall(", "_mc.item_of(", "_mc.getitem_reverse(", "_mc.setitem_reverse(",
-           "_mc.getattr_reverse(", "_mc.sum_items_adjoint(", "_mc.save_item(")
+           "_mc.getattr_reverse(", "_mc.sum_items_adjoint(", "_mc.save_item(", "_mc.append_reverse(", "_mc.add_list_adjoint(")
 
 
 def _pullback(fn, args):
@@ -85,7 +88,12 @@ def test_float_keys_stay_generic():
 
 
 def test_list_built_after_a_loop_has_a_plain_list_adjoint():
-    check_derivatives(c.list_after_loop, 0.7, 3)
     pb = _pullback(c.list_after_loop, (0.7, 3))
     assert "vals_bar = [0.0] * len(vals)" in pb and "vals_bar.pop()" in pb
     assert "_mc.append_reverse(" not in pb and "_mc.take(" not in pb
+    assert "_mc.add_list_adjoint(" not in pb and "_mc.sum_items_adjoint(" not in pb  # (`sum(vals)`: add_to_each)
+
+
+def test_list_display_takes_its_items_slots():
+    pb = _pullback(c.list_display, (0.7, 1.3))
+    assert "vals_bar = [0.0] * len(vals)" in pb and "vals_bar[0]" in pb and "vals_bar.pop()" in pb

@@ -45,8 +45,9 @@ def add_layer_adjoint(xs_bar: list, g: Any, i: int) -> None:
     xs_bar[i] = tuple(parts)
 
 
-def add_to_each(d_bar: dict, g: Any) -> None:
-    """d_bar[k] += g for every key: `sum(d.values())`'s adjoint into a dict's adjoint of floats (reverse/local_dicts.py;
-    its keys are the dict's when the view was read)."""
-    for k in d_bar:
-        d_bar[k] += g
+def add_to_each(xs_bar: Any, g: Any) -> None:
+    """xs_bar[k] += g for every slot: `sum(xs)`'s adjoint into a list of floats' adjoint (reverse/typed_lists.py), or
+    `sum(d.values())`'s into a dict's of floats (reverse/local_dicts.py; its keys are the dict's when the view was
+    read)."""
+    for k in (xs_bar if type(xs_bar) is dict else range(len(xs_bar))):
+        xs_bar[k] += g

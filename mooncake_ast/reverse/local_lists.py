@@ -1,14 +1,15 @@
 """Lists of floats the function builds itself by appending: `terms = []`, `terms.append(x ** k / k!)`, `sum(terms)`.
 
 A person's pullback for that keeps `terms_bar = [0.0] * len(terms)` (the list as it ends), adds each read's
-adjoint into its slot, and undoes each append by taking the last slot: `v_bar = terms_bar.pop()`.  Nothing
+adjoint into its slot, undoes each append by taking the last slot: `v_bar = terms_bar.pop()`, and a display's
+items take the slots left at the end: `x_bar += terms_bar[0]`.  Nothing
 else needs identity-keyed storage, because nothing else can reach the list.  Which lists:
 
-* made empty (`[]`) where the code runs once per call (not in a loop, on every path to a return: the function's
+* made empty (`[]`) or by a display of floats (`[x, 2.0 * x]`) where the code runs once per call (not in a loop, on every path to a return: the function's
   first block, or after a loop, as a comprehension or generator there makes its list), so its adjoint is made
   once, at the start of the pullback;
 * only appended to (`terms.append(v)`, rewritten here to `list.append(terms, v)`: a list made by `[]` has
-  the builtin method), every value appended a float;
+  the builtin method), every value appended (and every item of the display) a float;
 * otherwise only read as reverse/typed_lists.py reads a list parameter (items by an int index, `len`, a loop
   over it, the reductions that make new values), never returned, stored, aliased by a phi or handed on.
 
@@ -43,16 +44,16 @@ def rewrite_appends(fn: Function) -> None:
                     len(s.args) == 1 and not s.kwargs):
                 continue
             xs = m.args[0]
-            if isinstance(xs, Call) and xs.callee() is ops.list_of and not xs.args and not xs.kwargs:
+            if isinstance(xs, Call) and xs.callee() is ops.list_of and not xs.kwargs:
                 s.fn, s.args = Const(list.append), [xs, s.args[0]]
                 m.block.stmts.remove(m)  # type: ignore[union-attr]
 
 
 def candidates(fn: Function) -> set:
-    """The empty lists made where the code runs once that the function only appends to (other uses: typed_lists
+    """The lists (`[]`, or a display of items: `[x, y]`) made where the code runs once that the function only appends to (other uses: typed_lists
     checks)."""
     return {s for b in once_blocks(fn) for s in b.stmts
-            if isinstance(s, Call) and s.callee() is ops.list_of and not s.args and not s.kwargs}
+            if isinstance(s, Call) and s.callee() is ops.list_of and not s.kwargs and s not in s.args}
 
 
 def once_blocks(fn: Function) -> set:
@@ -79,7 +80,7 @@ def once_blocks(fn: Function) -> set:
 
 def appends_keep_type(rt: "ReverseTransform", ir: Function) -> set:
     """The candidate lists something not a float is appended to."""
-    bad = set()
+    bad = {s for s in rt.local_lists if any(rt.type_of(a) != FLOAT for a in s.args)}  # (a display's items)
     for b in ir.blocks:
         for s in b.stmts:
             if isinstance(s, Call) and s.callee() is list.append and s.args[0] in rt.local_lists and \

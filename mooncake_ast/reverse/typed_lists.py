@@ -32,7 +32,7 @@ from . import adjoints as adj
 from . import layer_lists
 from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
-from .list_adjoints import add_layer_adjoint, add_list_adjoint, zero_arrays, zero_layers
+from .list_adjoints import add_layer_adjoint, add_list_adjoint, add_to_each, zero_arrays, zero_layers
 from .special import hashable
 
 if TYPE_CHECKING:
@@ -162,6 +162,15 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     if layer_lists.live(rt, s):
         layer_lists.reverse_part(rt, s)
         return
+    if rt.typed_lists.get(s) is s and fn is ops.list_of and s.args:  # a display of floats: its items' slots
+        if rt.active(s):
+            bar = rt.read_adj(s)
+            for k, a in enumerate(s.args):
+                if rt.active(a):
+                    g = rt.b.call(operator.getitem, [bar, Const(k)])
+                    rt.dense_values.add(g)
+                    rt.accumulate(a, g)
+        return
     if fn is not operator.getitem or rt.typed_lists.get(s) is s:
         return
     root = rt.typed_lists[s.args[0]]
@@ -178,7 +187,14 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
 
 
 def add_whole(rt: "ReverseTransform", root: Param, contribution: Value) -> None:
-    """A reader's adjoint for the whole list (`sum(xs)`, `np.mean(xs)`), added slot by slot."""
+    """A reader's adjoint for the whole list (`sum(xs)`, `np.mean(xs)`), added slot by slot (`sum(xs)` of floats: the
+    same g into every slot, `add_to_each(xs_bar, g)`)."""
+    c = contribution
+    if isinstance(c, Call) and c.callee() is adj.sum_items_adjoint and len(c.args) == 2 and not c.kwargs and \
+            _item_type(rt, root) == FLOAT and rt.is_dense(c.args[1]):
+        st = rt.b.call(add_to_each, [rt.read_adj(root), c.args[1]])
+        st.keep = True  # type: ignore[attr-defined]
+        return
     st = rt.b.call(add_list_adjoint, [rt.read_adj(root), contribution])
     st.keep = True  # type: ignore[attr-defined]
 
