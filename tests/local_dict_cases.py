@@ -174,3 +174,50 @@ def list_display(x, y):
 def list_display_repeated_item(x):
     vals = [x, x, x * x]
     return vals[0] * vals[1] + sum(vals)
+
+
+def running_update(x, n):
+    d = {"s": 1.0, "t": x}
+    for i in range(n):
+        d["s"] = d["s"] * x + d["t"]
+        d["t"] += 0.5 * d["s"]
+    return d["s"] + d["t"]
+
+
+def view_in_loop_with_writes(x, n):
+    d = {0: x}
+    total = 0.0
+    for i in range(n):
+        total = total + sum(d.values())
+        d[i + 1] = total * x
+    return total
+
+
+def int_value_written(x):
+    d = {"a": x}
+    d["b"] = 3
+    return d["a"] * d["b"]
+
+
+def captured(x):
+    d = {"a": x}
+
+    def get():
+        return d["a"]
+
+    return get() * x
+
+
+def contains_check(x):
+    d = {"a": x * 2.0}
+    return d["a"] * x if "a" in d else x
+
+
+def values_in_branch(x, flag):
+    d = {"a": x, "b": x * x}
+    if flag:
+        total = sum(d.values())
+    else:
+        d["c"] = 3.0 * x
+        total = d["c"] + d["a"]
+    return total * x

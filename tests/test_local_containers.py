@@ -27,6 +27,10 @@ PLAIN = [
     (c.list_after_loop, (0.7, 3)),
     (c.list_display, (0.7, 1.3)),
     (c.list_display_repeated_item, (0.7,)),
+    (c.running_update, (0.7, 3)),
+    (c.values_in_branch, (0.7, True)),
+    (c.values_in_branch, (0.7, False)),
+    (c.contains_check, (0.7,)),
 ]
 
 NEAR_MISSES = [
@@ -40,6 +44,9 @@ NEAR_MISSES = [
     (c.branch_made, (0.7, False)),
     (c.duplicate_display_keys, (0.7, 1.2, 1, 2)),
     (c.list_in_loop, (0.7, 3)),
+    (c.view_in_loop_with_writes, (0.7, 3)),
+    (c.int_value_written, (0.7,)),
+    (c.captured, (0.7,)),
 ]
 
 # What the generic path writes for containers: none of it is left where the types are known.

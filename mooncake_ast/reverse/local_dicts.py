@@ -17,7 +17,7 @@ and not identity-keyed storage.  Which dicts:
   types it `any:dict:a=num;...`, its keys strings) that the function only reads;
 * every value written a float, every key something that carries no derivative (a constant, an int, a key
   of such a dict), so dropping the keys' adjoints drops nothing;
-* used only by reads: `d[k]`, `len(d)`, `for k in d`, and the views `d.values()`, `d.items()`, `d.keys()`
+* used only by reads: `d[k]`, `len(d)`, `k in d`, `for k in d`, and the views `d.values()`, `d.items()`, `d.keys()`
   when they are iterated, summed or measured; never returned, stored, aliased by a phi or handed on, so
   nothing else can reach it;
 * no write can run after a read of a view (the view saw the final dict: the keys the pullback finds in the
@@ -139,8 +139,9 @@ def _uses_ok(d: Value, uses: dict, found: dict, callee: Any) -> bool:
             found[s] = (WRITE, d, None)
         elif fn is operator.getitem and _call_at(s, pos, 2) and s.args[1] is not d:
             found[s] = (READ, d, None)
-        elif fn is builtins.len and _call_at(s, pos, 1):
-            found[s] = (LEN, d, None)
+        elif fn is builtins.len and _call_at(s, pos, 1) or fn in (operator.contains, ops.not_contains) and \
+                _call_at(s, pos, 2) and s.args[1] is not d:
+            found[s] = (LEN, d, None)  # (`len(d)`, `k in d`: no derivative)
         elif fn is ops.sequence and _call_at(s, pos, 1):  # `for k in d`: its keys
             found[s] = (SEQ, d, "keys")
             if not _seq_ok(s, d, "keys", uses, found, callee):
