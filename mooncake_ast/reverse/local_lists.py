@@ -23,8 +23,11 @@ import builtins
 from typing import TYPE_CHECKING
 
 from .. import ops
+from typing import Any, Optional
+
 from ..ir.analysis import dominators, uses
 from ..ir.nodes import Call, Const, Function, Return
+from ..ir.regions import If, Loop, Seq, Stmts, build_regions
 from ..ir.types import FLOAT, Lst
 
 if TYPE_CHECKING:
@@ -49,11 +52,88 @@ def rewrite_appends(fn: Function) -> None:
                 m.block.stmts.remove(m)  # type: ignore[union-attr]
 
 
-def candidates(fn: Function) -> set:
-    """The lists (`[]`, or a display of items: `[x, y]`) made where the code runs once that the function only appends to (other uses: typed_lists
-    checks)."""
-    return {s for b in once_blocks(fn) for s in b.stmts
-            if isinstance(s, Call) and s.callee() is ops.list_of and not s.kwargs and s not in s.args}
+def candidates(fn: Function) -> tuple[set, set]:
+    """The lists (`[]`, or a display of items: `[x, y]`) that the function only appends to (other uses: typed_lists
+    checks), made where the code runs once, or anew in each run of a part of the code that holds every use
+    (a comprehension in a loop's body: see `per_run`).  Returns (all of them, those made in each run)."""
+    once = once_blocks(fn)
+    made = [s for b in fn.blocks for s in b.stmts
+            if isinstance(s, Call) and s.callee() is ops.list_of and not s.kwargs and s not in s.args]
+    runs = {s for s in made if s.block not in once and per_run(fn, s)}  # type: ignore[attr-defined]
+    return {s for s in made if s.block in once} | runs, runs  # type: ignore[attr-defined]
+
+
+def per_run(fn: Function, xs: Call) -> bool:
+    """Is the list xs made in a block that is one step of a sequence of regions (ir/regions.py), with every use of it
+    (and of its loop's `sequence`) in that step or the steps after it?  Then each run of that sequence makes it and
+    uses it up, and the pullback makes its adjoint when it starts undoing that run (`start_in_seq`)."""
+    found = _step_of(build_regions(fn), xs.block)  # type: ignore[attr-defined]
+    if found is None:
+        return False
+    items, k = found
+    inside: set = set()
+    for item in items[k:]:
+        _blocks(item, inside)
+    users = [s for b in fn.blocks for s in b.stmts if xs in s.operands()]
+    users += [u for s in users if s.callee() is ops.sequence for b in fn.blocks for u in b.stmts if s in u.operands()]
+    phis = any(xs in p.incoming.values() for b in fn.blocks for p in b.phis)
+    terms = any(xs in b.term.operands() for b in fn.blocks)  # type: ignore[union-attr]
+    return not phis and not terms and all(u.block in inside for u in users)  # type: ignore[attr-defined]
+
+
+def _step_of(r: Any, blk: Any) -> Optional[tuple]:
+    """(the items of the Seq that has `Stmts(blk)` as an item, its position), or None."""
+    if isinstance(r, Seq):
+        for k, item in enumerate(r.items):
+            if isinstance(item, Stmts) and item.block is blk:
+                return r.items, k
+            found = _step_of(item, blk)
+            if found is not None:
+                return found
+    elif isinstance(r, If):
+        return _step_of(r.then, blk) or _step_of(r.orelse, blk)
+    elif isinstance(r, Loop):
+        return _step_of(r.body, blk) or _step_of(r.orelse, blk)
+    return None
+
+
+def _blocks(r: Any, out: set) -> None:
+    if isinstance(r, Seq):
+        for item in r.items:
+            _blocks(item, out)
+    elif isinstance(r, Stmts):
+        out.add(r.block)
+    elif isinstance(r, If):
+        out.add(r.block)
+        _blocks(r.then, out)
+        _blocks(r.orelse, out)
+    elif isinstance(r, Loop):
+        out.add(r.header)
+        _blocks(r.body, out)
+        _blocks(r.orelse, out)
+
+
+def start_in_seq(rt: "ReverseTransform", items: list) -> None:
+    """At the start of undoing one run of a sequence: the adjoints of the lists made anew in each run of it (in a
+    step no earlier step can leave the sequence before: the run made them), `xs_bar = [0.0] * len(xs)`.  The
+    block's record is loaded here (its anchor), so `xs` is read from it."""
+    from .transform import anchor
+    from .typed_lists import new_adjoint
+
+    for item in items:
+        if rt._may_exit(item):
+            return  # (the steps after it are undone in a part of their own: rev_seq)
+        if not isinstance(item, Stmts):
+            continue
+        for s in item.block.stmts:
+            if s in rt.run_lists and rt.typed_lists.get(s) is s and rt.active(s):
+                prev, key = rt.cur, item.block
+                if key not in rt.anchored:
+                    rt.b.call(anchor, [Const(key)])
+                    rt.anchored.add(key)
+                rt.cur = key
+                rt.write_adj(s, new_adjoint(rt, s))
+                rt.cur = prev
 
 
 def once_blocks(fn: Function) -> set:

@@ -44,7 +44,7 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
     rt.closed_cells = closed_cells.closed_cells(ir)
     reversed_loops.walk_reversed(rt, ir)
     local_lists.rewrite_appends(ir)
-    rt.local_lists = local_lists.candidates(ir)
+    rt.local_lists, rt.run_lists = local_lists.candidates(ir)
     rt.dict_roles = local_dicts.candidates(rt, ir)
     types: dict = {}
     for attempt in range(_ROUNDS):

@@ -39,8 +39,8 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Lo
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
-from . import (buffers, call_types, inline, local_dicts, object_fields, prepare, quiet_items, settle_types, shadows,
-               typed_dicts, typed_lists, view_reads, walked_loops)
+from . import (buffers, call_types, inline, local_dicts, local_lists, object_fields, prepare, quiet_items,
+               settle_types, shadows, typed_dicts, typed_lists, view_reads, walked_loops)
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
@@ -399,7 +399,7 @@ class ReverseTransform:
                 self.dense_values.add(buf)
                 self.write_adj(r, buf)
         for p in [*self.ir.params, *(s for b in self.ir.blocks for s in b.stmts)]:  # (list parameters, lists it builds)
-            if self.typed_lists.get(p) is p and self.active(p):
+            if self.typed_lists.get(p) is p and self.active(p) and p not in self.run_lists:
                 self.write_adj(p, typed_lists.new_adjoint(self, p))
         local_dicts.start(self)
         object_fields.start_dense(self)
@@ -421,6 +421,7 @@ class ReverseTransform:
 
     def rev_seq(self, items: list) -> None:
         """Reverse a sequence; an item that may leave early guards the reverse of what follows it."""
+        local_lists.start_in_seq(self, items)  # (lists made anew in each run of it)
         for i, item in enumerate(items):
             if self._may_exit(item) and i + 1 < len(items):
                 flag = self._exit_flag(item)

@@ -162,7 +162,7 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     if layer_lists.live(rt, s):
         layer_lists.reverse_part(rt, s)
         return
-    if rt.typed_lists.get(s) is s and fn is ops.list_of and s.args:  # a display of floats: its items' slots
+    if rt.typed_lists.get(s) is s and fn is ops.list_of:  # a display of floats: its items' slots
         if rt.active(s):
             bar = rt.read_adj(s)
             for k, a in enumerate(s.args):
@@ -170,6 +170,8 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
                     g = rt.b.call(operator.getitem, [bar, Const(k)])
                     rt.dense_values.add(g)
                     rt.accumulate(a, g)
+            if s in rt.run_lists:  # (made anew in each run: so is its adjoint, local_lists.start_in_seq)
+                rt.b.write(rt._var(s), rt.zero(s))
         return
     if fn is not operator.getitem or rt.typed_lists.get(s) is s:
         return
