@@ -221,3 +221,21 @@ def values_in_branch(x, flag):
         d["c"] = 3.0 * x
         total = d["c"] + d["a"]
     return total * x
+
+
+def list_slices(xs, s):
+    head = xs[:2]
+    back = xs[::-1]
+    built = [s * v for v in xs]
+    built.append(s)
+    part = built[1:-1:2]
+    built.append(s * s)
+    return sum(head) * back[0] + sum(p * p for p in part) + built[-1] * sum(back[1:])
+
+
+def slices_in_loop(xs, s):
+    total = 0.0
+    for i in range(len(xs)):
+        window = xs[i:i + 2]
+        total = total + sum(window) * s + window[0] ** 2
+    return total

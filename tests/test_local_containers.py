@@ -31,6 +31,8 @@ PLAIN = [
     (c.values_in_branch, (0.7, True)),
     (c.values_in_branch, (0.7, False)),
     (c.contains_check, (0.7,)),
+    (c.list_slices, ([0.4, 1.1, -0.6, 0.9, 1.3], 0.7)),
+    (c.slices_in_loop, ([0.4, 1.1, -0.6, 0.9], 0.7)),
 ]
 
 NEAR_MISSES = [

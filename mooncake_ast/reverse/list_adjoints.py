@@ -51,3 +51,10 @@ def add_to_each(xs_bar: Any, g: Any) -> None:
     read)."""
     for k in (xs_bar if type(xs_bar) is dict else range(len(xs_bar))):
         xs_bar[k] += g
+
+
+def add_slice(xs_bar: list, index: slice, ys_bar: list) -> None:
+    """xs_bar[index] += ys_bar slot by slot: the adjoint of `ys = xs[index]` (a copy of some of a list of floats'
+    items, reverse/local_lists.py) into the list's."""
+    for k, g in zip(range(*index.indices(len(xs_bar))), ys_bar):
+        xs_bar[k] += g

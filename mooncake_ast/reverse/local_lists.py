@@ -20,6 +20,7 @@ appended value turns out not to be a float.
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import TYPE_CHECKING
 
 from .. import ops
@@ -28,7 +29,7 @@ from typing import Any, Optional
 from ..ir.analysis import dominators, uses
 from ..ir.nodes import Call, Const, Function, Return
 from ..ir.regions import If, Loop, Seq, Stmts, build_regions
-from ..ir.types import FLOAT, Lst
+from ..ir.types import _BOTTOM, FLOAT, UNKNOWN, Lst
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -58,9 +59,23 @@ def candidates(fn: Function) -> tuple[set, set]:
     (a comprehension in a loop's body: see `per_run`).  Returns (all of them, those made in each run)."""
     once = once_blocks(fn)
     made = [s for b in fn.blocks for s in b.stmts
-            if isinstance(s, Call) and s.callee() is ops.list_of and not s.kwargs and s not in s.args]
+            if isinstance(s, Call) and (s.callee() is ops.list_of and not s.kwargs and s not in s.args or is_slice(s))]
     runs = {s for s in made if s.block not in once and per_run(fn, s)}  # type: ignore[attr-defined]
     return {s for s in made if s.block in once} | runs, runs  # type: ignore[attr-defined]
+
+
+def is_slice(s: Call) -> bool:
+    """`xs[a:b:c]`: a new list of the items (a list's slice is a copy), typed when xs is a list of floats."""
+    return s.callee() is operator.getitem and len(s.args) == 2 and not s.kwargs and isinstance(s.args[1], Call) and \
+        s.args[1].callee() is builtins.slice and s.args[0] is not s
+
+
+def made_type(s: Call, of: Any) -> Any:
+    """The type of a list this module keeps: a list of floats (a slice: if what it slices is one)."""
+    if is_slice(s):
+        t = of(s.args[0])
+        return t if t == LIST_OF_FLOATS or t is _BOTTOM else UNKNOWN
+    return LIST_OF_FLOATS
 
 
 def per_run(fn: Function, xs: Call) -> bool:
@@ -160,7 +175,8 @@ def once_blocks(fn: Function) -> set:
 
 def appends_keep_type(rt: "ReverseTransform", ir: Function) -> set:
     """The candidate lists something not a float is appended to."""
-    bad = {s for s in rt.local_lists if any(rt.type_of(a) != FLOAT for a in s.args)}  # (a display's items)
+    bad = {s for s in rt.local_lists if (rt.type_of(s.args[0]) != LIST_OF_FLOATS if is_slice(s) else
+                                         any(rt.type_of(a) != FLOAT for a in s.args))}  # (a display's items)
     for b in ir.blocks:
         for s in b.stmts:
             if isinstance(s, Call) and s.callee() is list.append and s.args[0] in rt.local_lists and \

@@ -181,7 +181,7 @@ def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional
     if s.callee() is ops.cell_get and s.args and s.args[0] in rt.closed_cells:
         return closed_cells.cell_type(rt, s.args[0], of)
     if s in rt.local_lists:
-        return local_lists.LIST_OF_FLOATS
+        return local_lists.made_type(s, of)
     if s in rt.dict_roles:
         t = local_dicts.call_type(rt, s)
         if t is not None:

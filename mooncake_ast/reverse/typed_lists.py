@@ -32,7 +32,7 @@ from . import adjoints as adj
 from . import layer_lists
 from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
-from .list_adjoints import add_layer_adjoint, add_list_adjoint, add_to_each, zero_arrays, zero_layers
+from .list_adjoints import add_layer_adjoint, add_list_adjoint, add_slice, add_to_each, zero_arrays, zero_layers
 from .special import hashable
 
 if TYPE_CHECKING:
@@ -71,6 +71,8 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             elif isinstance(item_type, Arr) and not _item_only_read(rt, s, uses):
                 return False  # (an array item written, viewed or handed on: storage keeps it right)
             continue
+        if fn is operator.getitem and s in rt.local_lists and _item_type(rt, root) == FLOAT:
+            continue  # (`xs[1:]`: a new list, local_lists.py, whose adjoint goes into xs_bar's slots: add_slice)
         if fn is list.append and v is root and not isinstance(root, Param) and s.args[1] is not root:
             continue  # (a list the function builds: local_lists.py)
         if fn is builtins.len and len(s.args) == 1:
@@ -172,6 +174,14 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
                     rt.accumulate(a, g)
             if s in rt.run_lists:  # (made anew in each run: so is its adjoint, local_lists.start_in_seq)
                 rt.b.write(rt._var(s), rt.zero(s))
+        return
+    if rt.typed_lists.get(s) is s and fn is operator.getitem:  # `ys = xs[a:b]`: ys_bar into xs_bar's slots
+        src = rt.typed_lists.get(s.args[0])
+        if rt.active(s) and src is not None and rt.active(src):
+            st = rt.b.call(add_slice, [rt.read_adj(src), rt.primal(s.args[1]), rt.read_adj(s)])
+            st.keep = True  # type: ignore[attr-defined]
+        if s in rt.run_lists:
+            rt.b.write(rt._var(s), rt.zero(s))
         return
     if fn is not operator.getitem or rt.typed_lists.get(s) is s:
         return
