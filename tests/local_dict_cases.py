@@ -239,3 +239,15 @@ def slices_in_loop(xs, s):
         window = xs[i:i + 2]
         total = total + sum(window) * s + window[0] ** 2
     return total
+
+
+def star_middle(xs, s):
+    a, *mid, b = xs
+    built = [v * s for v in mid]
+    first, *others = built
+    return a * b + sum(mid) * s + first * sum(others)
+
+
+def star_too_short(xs):
+    a, *mid, b = xs
+    return a * b + sum(mid)

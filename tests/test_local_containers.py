@@ -33,6 +33,8 @@ PLAIN = [
     (c.contains_check, (0.7,)),
     (c.list_slices, ([0.4, 1.1, -0.6, 0.9, 1.3], 0.7)),
     (c.slices_in_loop, ([0.4, 1.1, -0.6, 0.9], 0.7)),
+    (c.star_middle, ([0.4, 1.1, -0.6, 0.9, 1.3], 0.7)),
+    (c.star_middle, ([0.4, 1.1, -0.6], 0.7)),
 ]
 
 NEAR_MISSES = [
@@ -106,3 +108,9 @@ def test_list_built_after_a_loop_has_a_plain_list_adjoint():
 def test_list_display_takes_its_items_slots():
     pb = _pullback(c.list_display, (0.7, 1.3))
     assert "vals_bar = [0.0] * len(vals)" in pb and "vals_bar[0]" in pb and "vals_bar.pop()" in pb
+
+
+def test_star_unpacking_keeps_python_s_error():
+    with pytest.raises(ValueError):
+        mc.vjp(c.star_too_short, [0.4])
+    assert np.allclose(mc.vjp(c.star_too_short, [0.4, 1.5])[1](1.0)[0], [1.5, 0.4])

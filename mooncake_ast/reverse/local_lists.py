@@ -29,6 +29,7 @@ from typing import Any, Optional
 from ..ir.analysis import dominators, uses
 from ..ir.nodes import Call, Const, Function, Return
 from ..ir.regions import If, Loop, Seq, Stmts, build_regions
+from . import star_lists
 from ..ir.types import _BOTTOM, FLOAT, UNKNOWN, Lst
 
 if TYPE_CHECKING:
@@ -53,13 +54,14 @@ def rewrite_appends(fn: Function) -> None:
                 m.block.stmts.remove(m)  # type: ignore[union-attr]
 
 
-def candidates(fn: Function) -> tuple[set, set]:
+def candidates(fn: Function, extra: set = frozenset()) -> tuple[set, set]:
     """The lists (`[]`, or a display of items: `[x, y]`) that the function only appends to (other uses: typed_lists
     checks), made where the code runs once, or anew in each run of a part of the code that holds every use
     (a comprehension in a loop's body: see `per_run`).  Returns (all of them, those made in each run)."""
     once = once_blocks(fn)
     made = [s for b in fn.blocks for s in b.stmts
-            if isinstance(s, Call) and (s.callee() is ops.list_of and not s.kwargs and s not in s.args or is_slice(s))]
+            if isinstance(s, Call) and (s.callee() is ops.list_of and not s.kwargs and s not in s.args or is_slice(s)
+                                        or s in extra)]  # (extra: the starred parts of unpackings, star_lists.py)
     runs = {s for s in made if s.block not in once and per_run(fn, s)}  # type: ignore[attr-defined]
     return {s for s in made if s.block in once} | runs, runs  # type: ignore[attr-defined]
 
@@ -175,8 +177,9 @@ def once_blocks(fn: Function) -> set:
 
 def appends_keep_type(rt: "ReverseTransform", ir: Function) -> set:
     """The candidate lists something not a float is appended to."""
-    bad = {s for s in rt.local_lists if (rt.type_of(s.args[0]) != LIST_OF_FLOATS if is_slice(s) else
-                                         any(rt.type_of(a) != FLOAT for a in s.args))}  # (a display's items)
+    bad = {s for s in rt.local_lists if s not in rt.star_parts and (
+        rt.type_of(s.args[0]) != LIST_OF_FLOATS if is_slice(s) else any(rt.type_of(a) != FLOAT for a in s.args))}
+    bad |= star_lists.bad_rests(rt)  # (a display's items; what a slice or a starred part takes from)
     for b in ir.blocks:
         for s in b.stmts:
             if isinstance(s, Call) and s.callee() is list.append and s.args[0] in rt.local_lists and \

@@ -21,7 +21,8 @@ from ..ir.inference import infer_types
 from ..ir.nodes import Call, Const, Function, Global, Param
 from ..ir.typed_methods import only_read, resolve_methods
 from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup
-from . import call_types, closed_cells, local_dicts, local_lists, local_objects, prepare, reversed_loops, typed_lists
+from . import (call_types, closed_cells, local_dicts, local_lists, local_objects, prepare, reversed_loops, star_lists,
+               typed_lists)
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -44,7 +45,8 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
     rt.closed_cells = closed_cells.closed_cells(ir)
     reversed_loops.walk_reversed(rt, ir)
     local_lists.rewrite_appends(ir)
-    rt.local_lists, rt.run_lists = local_lists.candidates(ir)
+    rt.star_parts = star_lists.find(ir)
+    rt.local_lists, rt.run_lists = local_lists.candidates(ir, {p for p in rt.star_parts if star_lists.is_rest(rt, p)})
     rt.dict_roles = local_dicts.candidates(rt, ir)
     types: dict = {}
     for attempt in range(_ROUNDS):
@@ -180,6 +182,8 @@ def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional
     object the function makes, or of a method of one (local_objects.py); None otherwise."""
     if s.callee() is ops.cell_get and s.args and s.args[0] in rt.closed_cells:
         return closed_cells.cell_type(rt, s.args[0], of)
+    if rt.star_parts.get(s) is not None:
+        return star_lists.part_type(rt, s, of)
     if s in rt.local_lists:
         return local_lists.made_type(s, of)
     if s in rt.dict_roles:

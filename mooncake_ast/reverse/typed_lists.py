@@ -29,7 +29,7 @@ from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
 from ..ir.types import FLOAT, INT, UNKNOWN, Arr, Lst, Tup, literal
 from . import adjoints as adj
-from . import layer_lists
+from . import layer_lists, star_lists
 from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
 from .list_adjoints import add_layer_adjoint, add_list_adjoint, add_slice, add_to_each, zero_arrays, zero_layers
@@ -71,6 +71,8 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             elif isinstance(item_type, Arr) and not _item_only_read(rt, s, uses):
                 return False  # (an array item written, viewed or handed on: storage keeps it right)
             continue
+        if fn is ops.unpack_star and star_lists.reads_only(rt, s) and _item_type(rt, root) == FLOAT:
+            continue  # (`first, *rest = xs`: reads of items and a new list, star_lists.py)
         if fn is operator.getitem and s in rt.local_lists and _item_type(rt, root) == FLOAT:
             continue  # (`xs[1:]`: a new list, local_lists.py, whose adjoint goes into xs_bar's slots: add_slice)
         if fn is list.append and v is root and not isinstance(root, Param) and s.args[1] is not root:
@@ -136,7 +138,7 @@ def find_typed_lists(rt: "ReverseTransform") -> dict:
 
 def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Does statement s read a typed list in a way that needs no identity-keyed storage?"""
-    if rt.typed_lists.get(s) is s or layer_lists.live(rt, s):
+    if rt.typed_lists.get(s) is s or layer_lists.live(rt, s) or star_lists.live(rt, s):
         return True  # (`terms = []`: a list the function builds; `W, b = item`, `item[0]`: layer_lists.py)
     return bool(s.args) and s.args[0] in rt.typed_lists and (
         fn in (operator.getitem, builtins.len, ops.sequence, list.append) or hashable(fn) and fn in READERS)
@@ -145,12 +147,16 @@ def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
 def handles(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Is s a read of a typed list that `reverse_read` undoes (item reads, appends; the loop's sequence, `len` and
     the making of a list the function builds have nothing to undo)?"""
-    return rt.typed_lists.get(s) is s or layer_lists.live(rt, s) or bool(s.args) and s.args[0] in rt.typed_lists and \
+    return rt.typed_lists.get(s) is s or layer_lists.live(rt, s) or star_lists.live(rt, s) or \
+        bool(s.args) and s.args[0] in rt.typed_lists and \
         fn in (operator.getitem, builtins.len, ops.sequence, list.append)
 
 
 def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     """`v = xs[i]`: `xs_bar[i] += v_bar`; `xs.append(v)`: `v_bar = xs_bar.pop()`."""
+    if star_lists.live(rt, s):
+        star_lists.reverse(rt, s, add_slice)
+        return
     if fn is list.append and s.args and s.args[0] in rt.typed_lists:
         root = rt.typed_lists[s.args[0]]
         if not rt.active(root):
