@@ -2,6 +2,8 @@
 through its views and by `sum`, and the near misses that must stay on the generic path."""
 import math
 
+import numpy as np
+
 
 # ---------------------------------------------------------------- built by a display, a comprehension, writes
 
@@ -124,8 +126,6 @@ def aliased(x):
 
 
 def array_values(x):
-    import numpy as np
-
     d = {"a": np.sin(x), "b": x * 2.0}
     return float(np.sum(d["a"] * d["b"]))
 
@@ -251,3 +251,23 @@ def star_middle(xs, s):
 def star_too_short(xs):
     a, *mid, b = xs
     return a * b + sum(mid)
+
+
+def star_arrays(params, x):
+    first, *middle, last = params
+    h = np.tanh(first @ x)
+    for W in middle:
+        h = np.tanh(W @ h)
+    return float(np.sum(last @ h))
+
+
+def star_array_viewed(params, x):
+    first, *rest = params
+    row = first[0]
+    return float(np.sum(row * x) + sum(np.sum(W) for W in rest))
+
+
+def star_array_written(params, x):
+    first, *rest = params
+    first *= 2.0
+    return float(np.sum(first @ x) + np.sum(rest[0]))

@@ -35,6 +35,8 @@ PLAIN = [
     (c.slices_in_loop, ([0.4, 1.1, -0.6, 0.9], 0.7)),
     (c.star_middle, ([0.4, 1.1, -0.6, 0.9, 1.3], 0.7)),
     (c.star_middle, ([0.4, 1.1, -0.6], 0.7)),
+    (c.star_arrays, ([np.random.default_rng(70 + i).normal(size=(3, 3)) * 0.6 for i in range(4)],
+                     np.random.default_rng(75).normal(size=3))),
 ]
 
 NEAR_MISSES = [
@@ -49,6 +51,8 @@ NEAR_MISSES = [
     (c.duplicate_display_keys, (0.7, 1.2, 1, 2)),
     (c.list_in_loop, (0.7, 3)),
     (c.view_in_loop_with_writes, (0.7, 3)),
+    (c.star_array_viewed, ([np.random.default_rng(70 + i).normal(size=(2, 3)) for i in range(3)], np.ones(3))),
+    (c.star_array_written, ([np.random.default_rng(70 + i).normal(size=(2, 3)) for i in range(3)], np.ones(3))),
     (c.int_value_written, (0.7,)),
     (c.captured, (0.7,)),
 ]

@@ -1,7 +1,7 @@
-"""Star-unpacking a list of floats: `first, *rest = xs`, `*init, last = xs`, read as reads of the list.
+"""Star-unpacking a list of floats (or of float arrays): `first, *rest = xs`, `*init, last = xs`, read as reads of the list.
 
 `ops.unpack_star(xs, before, after)` gives `(xs[0], ..., xs[before:len - after], ..., xs[-1])`.  When xs is a
-list of floats reverse/typed_lists.py keeps (`xs_bar` a plain list of adjoints) and the tuple is only taken
+list of floats or float arrays reverse/typed_lists.py keeps (`xs_bar` a plain list of adjoints) and the tuple is only taken
 apart by constant positions (what the frontend makes of a starred assignment), each single item is a read of
 xs at a constant index (`xs_bar[0] += first_bar`, `xs_bar[-1] += last_bar`), and the starred part a new list
 (reverse/local_lists.py, a slice of xs: `add_slice(xs_bar, slice(1, None), rest_bar)`).  The unpacking itself
@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import ops
 from ..ir.nodes import Call, Const, Function
-from ..ir.types import _BOTTOM, FLOAT, UNKNOWN, Lst
+from ..ir.types import _BOTTOM, FLOAT, UNKNOWN, Lst, is_float_array
+from . import adjoints as adj
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -63,20 +64,32 @@ def part_type(rt: "ReverseTransform", s: Call, of: Any) -> Any:
     t = of(u.args[0])
     if t is _BOTTOM:
         return t
-    if t != LIST_OF_FLOATS:
+    if not kept(t):
         return UNKNOWN
-    return LIST_OF_FLOATS if is_rest(rt, s) else FLOAT
+    return t if is_rest(rt, s) else t.item
+
+
+def kept(t: Any) -> bool:
+    """A list of floats or of float arrays (reverse/typed_lists.py keeps both)."""
+    return isinstance(t, Lst) and (t.item == FLOAT or is_float_array(t.item))
 
 
 def bad_rests(rt: "ReverseTransform") -> set:
     """The starred parts kept as lists of their own whose list turned out not to be a list of floats."""
-    return {s for s in rt.local_lists if is_rest(rt, s) and rt.type_of(rt.star_parts[s][0].args[0]) != LIST_OF_FLOATS}
+    return {s for s in rt.local_lists if is_rest(rt, s) and not kept(rt.type_of(rt.star_parts[s][0].args[0]))}
 
 
-def reads_only(rt: "ReverseTransform", u: Call) -> bool:
-    """Is u an unpacking (of a typed list of floats) this module undoes?"""
-    return rt.star_parts.get(u, 1) is None and all(
-        p in rt.local_lists for p, part in rt.star_parts.items() if part is not None and part[0] is u and is_rest(rt, p))
+def reads_only(rt: "ReverseTransform", u: Call, item_only_read: Any) -> bool:
+    """Is u an unpacking (of a typed list) this module undoes: its starred part a list kept as the function's own, and
+    (arrays) each single item only read (`item_only_read`: typed_lists._item_only_read)?"""
+    if rt.star_parts.get(u, 1) is not None:
+        return False
+    for p, part in rt.star_parts.items():
+        if part is None or part[0] is not u:
+            continue
+        if p not in rt.local_lists if is_rest(rt, p) else is_float_array(rt.type_of(p)) and not item_only_read(p):
+            return False
+    return True
 
 
 def live(rt: "ReverseTransform", s: Any) -> bool:
@@ -106,5 +119,6 @@ def reverse(rt: "ReverseTransform", s: Call, add_slice: Any) -> None:
     g = rt.take_adj(s)
     if g is None or not rt.active(root):
         return
-    st = rt.b.call(ops.add_to_item, [rt.read_adj(root), g, Const(j if j < before else j - before - 1 - after)])
+    add = ops.add_to_item if rt.is_num(s) or rt.is_dense(g) else adj.add_to_item_unless_zero
+    st = rt.b.call(add, [rt.read_adj(root), g, Const(j if j < before else j - before - 1 - after)])
     st.keep = True  # type: ignore[attr-defined]

@@ -71,7 +71,8 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             elif isinstance(item_type, Arr) and not _item_only_read(rt, s, uses):
                 return False  # (an array item written, viewed or handed on: storage keeps it right)
             continue
-        if fn is ops.unpack_star and star_lists.reads_only(rt, s) and _item_type(rt, root) == FLOAT:
+        if fn is ops.unpack_star and star_lists.reads_only(rt, s, lambda p: _item_only_read(rt, p, uses)) and \
+                star_lists.kept(rt.type_of(root)):
             continue  # (`first, *rest = xs`: reads of items and a new list, star_lists.py)
         if fn is operator.getitem and s in rt.local_lists and _item_type(rt, root) == FLOAT:
             continue  # (`xs[1:]`: a new list, local_lists.py, whose adjoint goes into xs_bar's slots: add_slice)
