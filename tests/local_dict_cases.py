@@ -271,3 +271,25 @@ def star_array_written(params, x):
     first, *rest = params
     first *= 2.0
     return float(np.sum(first @ x) + np.sum(rest[0]))
+
+
+def array_list_built(x, n):
+    hs = [x]
+    for i in range(n):
+        hs.append(np.tanh(hs[-1] * 0.5 + x))
+    return float(np.sum(hs[-1] * hs[1]))
+
+
+def array_list_item_written(x, n):
+    hs = [x * 1.0]
+    for i in range(n):
+        h = np.tanh(hs[-1] * 0.5 + x)
+        hs.append(h)
+        h *= 2.0
+    return float(np.sum(hs[-1] * hs[1]))
+
+
+def array_list_param_appended(x, y):
+    hs = [x, y]
+    hs.append(x * y)
+    return float(np.sum(hs[0] * hs[2] + hs[1]))

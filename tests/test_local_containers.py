@@ -37,6 +37,8 @@ PLAIN = [
     (c.star_middle, ([0.4, 1.1, -0.6], 0.7)),
     (c.star_arrays, ([np.random.default_rng(70 + i).normal(size=(3, 3)) * 0.6 for i in range(4)],
                      np.random.default_rng(75).normal(size=3))),
+    (c.array_list_built, (np.array([0.3, -0.2, 0.5]), 3)),
+    (c.array_list_param_appended, (np.array([0.3, -0.2]), np.array([1.1, 0.4]))),
 ]
 
 NEAR_MISSES = [
@@ -52,6 +54,7 @@ NEAR_MISSES = [
     (c.list_in_loop, (0.7, 3)),
     (c.view_in_loop_with_writes, (0.7, 3)),
     (c.star_array_viewed, ([np.random.default_rng(70 + i).normal(size=(2, 3)) for i in range(3)], np.ones(3))),
+    (c.array_list_item_written, (np.array([0.3, -0.2, 0.5]), 3)),
     (c.star_array_written, ([np.random.default_rng(70 + i).normal(size=(2, 3)) for i in range(3)], np.ones(3))),
     (c.int_value_written, (0.7,)),
     (c.captured, (0.7,)),

@@ -27,10 +27,12 @@ from .. import ops
 from typing import Any, Optional
 
 from ..ir.analysis import dominators, uses
-from ..ir.nodes import Call, Const, Function, Return
+from ..ir.nodes import Call, Const, Function, Param, Return
 from ..ir.regions import If, Loop, Seq, Stmts, build_regions
 from . import star_lists
-from ..ir.types import _BOTTOM, FLOAT, UNKNOWN, Lst
+from .buffers import reads_only_use, uses_of
+from ..ir.op_types import makes_new_array
+from ..ir.types import _BOTTOM, FLOAT, INT, UNKNOWN, Arr, Lst, is_float_array, join
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -72,12 +74,56 @@ def is_slice(s: Call) -> bool:
         s.args[1].callee() is builtins.slice and s.args[0] is not s
 
 
-def made_type(s: Call, of: Any) -> Any:
-    """The type of a list this module keeps: a list of floats (a slice: if what it slices is one)."""
+def made_type(rt: "ReverseTransform", s: Call, of: Any) -> Any:
+    """The type of a list this module keeps: a list of floats, or of float arrays of one rank (the join of what it
+    is made of and what is appended to it: `appends_keep_type` checks it after the round); a slice, if what it
+    slices is one."""
     if is_slice(s):
         t = of(s.args[0])
-        return t if t == LIST_OF_FLOATS or t is _BOTTOM else UNKNOWN
-    return LIST_OF_FLOATS
+        return t if star_lists.kept(t) or t is _BOTTOM else UNKNOWN
+    ts = [_unsized(t) for t in map(of, _values(rt, s)) if t is not _BOTTOM]
+    if not ts:
+        return _BOTTOM  # (nothing known yet: a guess here could stick, as a join never forgets)
+    item = ts[0]
+    for t in ts[1:]:
+        item = join(item, t)
+    return Lst(item) if star_lists.kept(Lst(item)) else UNKNOWN
+
+
+def _unsized(t: Any) -> Any:
+    """An item's type without size symbols (the items' sizes may differ: `n@x.0` is `n`), so that the list's type does
+    not change as more of its items get types (two list types do not join: the change would make it unknown)."""
+    if isinstance(t, Arr) and t.axes is not None:
+        return Arr(t.dtype, tuple(a.split("@")[0] for a in t.axes))
+    return t
+
+
+def array_item_reads(rt: "ReverseTransform") -> frozenset:
+    """The item reads of the lists of arrays the function builds (settle_types._plain_reads): their items are arrays
+    (`appends_keep_type` checks, and a round without the list follows where it fails), so operators on them are
+    plain.  Every item read of such a list is one, so none of them sees the list as holding objects."""
+    roots = {xs for xs in rt.local_lists if not is_slice(xs) and xs not in rt.star_parts and
+             any(is_float_array(rt.type_of(v)) for v in _values(rt, xs))}
+    roots |= {xs for xs in rt.local_lists if is_slice(xs) and rt.list_aliases.get(xs.args[0]) in roots}
+    out = set()
+    for b in rt.ir.blocks:
+        for s in b.stmts:
+            if isinstance(s, Call) and s.callee() is operator.getitem and len(s.args) == 2 and \
+                    rt.list_aliases.get(s.args[0]) in roots and rt.type_of(s.args[1]) == INT:
+                out.add(s)
+    return frozenset(out)
+
+
+def _values(rt: "ReverseTransform", xs: Call) -> list:
+    """What the list xs is made of and what is appended to it."""
+    found = getattr(rt, "_list_values", None)
+    if found is None:
+        found = rt._list_values = {}
+        for b in rt.ir.blocks:
+            for st in b.stmts:
+                if isinstance(st, Call) and st.callee() is list.append and len(st.args) == 2:
+                    found.setdefault(st.args[0], []).append(st.args[1])
+    return [*xs.args, *found.get(xs, [])] if xs.callee() is ops.list_of else []
 
 
 def per_run(fn: Function, xs: Call) -> bool:
@@ -176,13 +222,37 @@ def once_blocks(fn: Function) -> set:
 
 
 def appends_keep_type(rt: "ReverseTransform", ir: Function) -> set:
-    """The candidate lists something not a float is appended to."""
-    bad = {s for s in rt.local_lists if s not in rt.star_parts and (
-        rt.type_of(s.args[0]) != LIST_OF_FLOATS if is_slice(s) else any(rt.type_of(a) != FLOAT for a in s.args))}
-    bad |= star_lists.bad_rests(rt)  # (a display's items; what a slice or a starred part takes from)
-    for b in ir.blocks:
-        for s in b.stmts:
-            if isinstance(s, Call) and s.callee() is list.append and s.args[0] in rt.local_lists and \
-                    rt.type_of(s.args[1]) != FLOAT:
-                bad.add(s.args[0])
+    """The candidate lists whose type this round was wrong: something appended (or an item of the display) not of
+    the list's item type, or an array that is not a new one only read (its list's items must not change under it:
+    something else could write it otherwise); a slice or a starred part of what is no list kept here."""
+    bad = {s for s in rt.local_lists if s not in rt.star_parts and is_slice(s) and not star_lists.kept(rt.type_of(s))}
+    bad |= star_lists.bad_rests(rt)
+    uses = uses_of(rt)
+    for xs in rt.local_lists:
+        if xs in rt.star_parts or is_slice(xs):
+            continue
+        t = rt.type_of(xs)
+        if not star_lists.kept(t):
+            bad.add(xs)
+            continue
+        for v in _values(rt, xs):
+            tv = rt.type_of(v)
+            if t.item == FLOAT and tv != FLOAT or t.item != FLOAT and not (is_float_array(tv) and _fresh(rt, v, xs, uses)):
+                bad.add(xs)
     return bad
+
+
+def _fresh(rt: "ReverseTransform", v: Any, xs: Call, uses: dict) -> bool:
+    """Is the array v a new one (or an array parameter) that nothing but xs holds and nothing writes: every other use
+    makes a new array of it?"""
+    if isinstance(v, Call):
+        if not makes_new_array(rt.resolver.callee(v)[0]):
+            return False
+    elif not (isinstance(v, Param) and is_float_array(rt.param_types.get(v.name, UNKNOWN))):
+        return False
+    for s, pos in uses.get(v, []):
+        if s is xs or isinstance(s, Call) and s.callee() is list.append and s.args[0] is xs and pos == 1:
+            continue
+        if not isinstance(s, Call) or not reads_only_use(rt, s, pos, None):
+            return False
+    return True

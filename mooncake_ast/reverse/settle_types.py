@@ -101,7 +101,7 @@ def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset
                     local_objects.method_of(rt.local_objects, s) is not None or
                     isinstance(s, Call) and s.callee() is getattr and len(s.args) == 2 and s.args[0] in rt.local_objects):
                 out.add(s)
-    return frozenset(out)
+    return frozenset(out) | local_lists.array_item_reads(rt)
 
 
 def _resolver(rt: "ReverseTransform", user_globals: dict) -> StaticResolver:
@@ -185,7 +185,7 @@ def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional
     if rt.star_parts.get(s) is not None:
         return star_lists.part_type(rt, s, of)
     if s in rt.local_lists:
-        return local_lists.made_type(s, of)
+        return local_lists.made_type(rt, s, of)
     if s in rt.dict_roles:
         t = local_dicts.call_type(rt, s)
         if t is not None:

@@ -74,7 +74,7 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
         if fn is ops.unpack_star and star_lists.reads_only(rt, s, lambda p: _item_only_read(rt, p, uses)) and \
                 star_lists.kept(rt.type_of(root)):
             continue  # (`first, *rest = xs`: reads of items and a new list, star_lists.py)
-        if fn is operator.getitem and s in rt.local_lists and _item_type(rt, root) == FLOAT:
+        if fn is operator.getitem and s in rt.local_lists:  # (its type: local_lists.appends_keep_type)
             continue  # (`xs[1:]`: a new list, local_lists.py, whose adjoint goes into xs_bar's slots: add_slice)
         if fn is list.append and v is root and not isinstance(root, Param) and s.args[1] is not root:
             continue  # (a list the function builds: local_lists.py)
