@@ -200,23 +200,24 @@ def start_in_seq(rt: "ReverseTransform", items: list) -> None:
 
 
 def once_blocks(fn: Function) -> set:
-    """The blocks that run exactly once whenever the function returns: in no loop, dominating every return."""
+    """The blocks that run exactly once whenever the function returns: in no loop (as ReverseTransform.top counts
+    loops: ir/regions.py), dominating every return."""
     dom = dominators(fn)
-    preds: dict = {}
-    for b in fn.blocks:
-        for t in b.successors():
-            preds.setdefault(t, []).append(b)
     in_loop: set = set()
-    for b in fn.blocks:
-        for h in b.successors():
-            if h in dom[b]:  # a back edge b -> h: its loop is h and what reaches b without passing h
-                body, todo = {h}, [b]
-                while todo:
-                    x = todo.pop()
-                    if x not in body:
-                        body.add(x)
-                        todo.extend(preds.get(x, []))
-                in_loop |= body
+
+    def loops(r: Any) -> None:
+        if isinstance(r, Seq):
+            for item in r.items:
+                loops(item)
+        elif isinstance(r, If):
+            loops(r.then)
+            loops(r.orelse)
+        elif isinstance(r, Loop):
+            in_loop.add(r.header)
+            _blocks(r.body, in_loop)
+            loops(r.orelse)
+
+    loops(build_regions(fn))
     returns = [b for b in fn.blocks if isinstance(b.term, Return)]
     return {b for b in fn.blocks if b not in in_loop and b in dom and all(b in dom[r] for r in returns)}
 
