@@ -16,21 +16,36 @@ public name; mc.testing.check_derivatives checks derivatives against finite diff
 """
 __version__ = "0.1.0"
 
-from . import rules as _rules  # noqa: F401  (registers the built-in rules)
-from .rules.registry import builtin_phase as _builtin_phase
+# The import runs with the cyclic collector paused (as a derivation does, cache_write._CollectorPaused):
+# it makes ~15,000 objects that live as long as the process, which the collector's passes meanwhile
+# would keep walking, and those passes (three of the middle generation, after numpy's import) made the oldest generation's
+# full pass fall due right after `import mooncake_ast, libcst` (20-25 ms paid by the next few hundred
+# allocations).  Only an enabled collector is paused, and it is enabled again however the import ends.
+import gc as _gc
 
-with _builtin_phase():  # the rules the library's own modules register below are built-in too (the key's library part covers them)
-    from .api import Differentiable, differentiate, grad, jvp, source, value_and_grad, vjp
-    from .higher import hessian, hvp, jacfwd, jacrev
-    from .rules import api_rules as _api_rules  # noqa: F401  (rules of the entry points: derivatives nest)
-    from .rules.api_rules import NestingError
-    from .api import ArgnumsError, ComplexReverseError, NonScalarOutputError, TangentError
-    from .user_rules import frule, rrule, zero_derivative
-    from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, UnsupportedDerivativeError, UnsupportedSyntaxError
-    from .tangents import FunctionTangent, MutableTangent, Tangent
-    from .tangents import NoTangentType as NoTangent  # NoTangent() is the (singleton) tangent of ints, bools, str, None
+_collecting = _gc.isenabled()
+if _collecting:
+    _gc.disable()
+try:
+    from . import rules as _rules  # noqa: F401  (registers the built-in rules)
+    from .rules.registry import builtin_phase as _builtin_phase
 
-    from . import testing  # noqa: E402
+    with _builtin_phase():  # the rules the library's own modules register below are built-in too (the key's library part covers them)
+        from .api import Differentiable, differentiate, grad, jvp, source, value_and_grad, vjp
+        from .higher import hessian, hvp, jacfwd, jacrev
+        from .rules import api_rules as _api_rules  # noqa: F401  (rules of the entry points: derivatives nest)
+        from .rules.api_rules import NestingError
+        from .api import ArgnumsError, ComplexReverseError, NonScalarOutputError, TangentError
+        from .user_rules import frule, rrule, zero_derivative
+        from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, UnsupportedDerivativeError, UnsupportedSyntaxError
+        from .tangents import FunctionTangent, MutableTangent, Tangent
+        from .tangents import NoTangentType as NoTangent  # NoTangent() is the (singleton) tangent of ints, bools, str, None
+
+        from . import testing  # noqa: E402
+finally:
+    if _collecting:
+        _gc.enable()
+    del _collecting, _gc
 
 __all__ = [
     "jvp", "vjp", "grad", "value_and_grad", "differentiate", "frule", "rrule", "zero_derivative", "source", "Differentiable", "NoTangent", "Tangent", "MutableTangent",

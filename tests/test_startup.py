@@ -185,6 +185,26 @@ def test_the_collector_is_paused_while_generating_and_given_back(tmp_path, monke
     assert _state() == was
 
 
+@pytest.mark.parametrize("user_disabled", [False, True])
+def test_importing_runs_no_collection_and_gives_the_collector_back(tmp_path, user_disabled):
+    """`import mooncake_ast` pauses an enabled collector (no pass runs while it imports: at most one young one
+    once it is enabled again, over what the import made) and enables it again; a collector the user
+    disabled stays disabled.  (Unpaused, this import ran about 70 passes, five of the middle generation.)"""
+    out = python(f"""
+        import gc, json
+        {"gc.disable()" if user_disabled else ""}
+        started = []
+        gc.callbacks.append(lambda phase, info: started.append(info["generation"]) if phase == "start" else None)
+        gc.collect()  # (from no debt: what finding and loading the package's first module allocates falls due nowhere)
+        started.clear()
+        import mooncake_ast
+        during = list(started)
+        print(json.dumps({{"during": during, "enabled": gc.isenabled(), "names": [n for n in ("_gc", "_collecting")
+                                                                              if hasattr(mooncake_ast, n)]}}))
+        """, tmp_path / "cache", tmp_path)
+    assert out["during"] in ([], [0]) and out["enabled"] is not user_disabled and out["names"] == []
+
+
 # ---------------------------------------------------------------- a warm hit, and what it keys on
 
 USER = """\

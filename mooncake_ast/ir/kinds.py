@@ -24,9 +24,10 @@ _ARITH = {
     operator.neg, operator.pos, operator.abs, operator.iadd, operator.isub, operator.imul, operator.itruediv,
     operator.ipow, operator.ifloordiv, operator.imod,
 }
-_NUM_RESULT = {builtins.len, builtins.float, builtins.int, builtins.round, operator.lt, operator.le, operator.gt,
-               operator.ge, operator.eq, operator.ne, operator.not_, builtins.bool, builtins.isinstance}
-_NUM_OF_NUMS = {builtins.abs, builtins.min, builtins.max, builtins.pow}
+_NUM_RESULT = {builtins.len, builtins.float, builtins.int, operator.not_, builtins.bool, builtins.isinstance}
+# (comparisons and `round` of arrays are arrays: `x * (a < b)` is an array for a float x)
+_NUM_OF_NUMS = {builtins.abs, builtins.min, builtins.max, builtins.pow, builtins.round, operator.lt, operator.le,
+                operator.gt, operator.ge, operator.eq, operator.ne}
 _MATH_NOT_NUMBER = {math.frexp, math.modf}  # they return pairs
 
 

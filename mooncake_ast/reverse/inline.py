@@ -43,29 +43,31 @@ from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.analysis import dominators, uses
 from ..ir.nodes import Block, Branch, Call, Const, Function, Global, Goto, Raise, Return
 from ..rules import registry
+from . import value_classes
 from .cleanup import substitute
 
 _MAX_STATEMENTS = 60  # a callee this long stays a call
 _MAX_TOTAL = 400  # statements inlined into one function, all together
-_ROUNDS = 2  # a helper's helpers are inlined too, one level down
+_ROUNDS = 4  # a helper's helpers are inlined too, and the closures a factory put in line returns
 _FRAME_READERS = {builtins.locals, builtins.globals, builtins.vars, builtins.eval, builtins.exec, builtins.super,
                   inspect.currentframe}
 _PLAIN_DEFAULTS = (int, float, bool, str, type(None))
 
 
-def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: Any) -> int:
+def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: Any,
+                 numbers: frozenset = frozenset()) -> int:
     """Inline what qualifies (see the module docstring), recording the global names read in `bindings`; the number
-    of calls inlined."""
+    of calls inlined.  `numbers`: the parameters the derivative is specialised to numbers for."""
     from ..frontend.statements import lower_function  # (the frontend: only when a callee is lowered)
 
     done = budget = 0
     for _ in range(_ROUNDS):
-        rebound = _written_globals(ir)
+        rebound = written_globals(ir)
         found = [(b, s, t) for b in ir.blocks for s in b.stmts
-                 for t in [_target(ir, s, user_globals, caller_code, rebound)] if t is not None]
+                 for t in [_target(ir, s, user_globals, caller_code, rebound, numbers)] if t is not None]
         if not found:
             break
-        for b, s, (fn, self_value, name, cells) in found:
+        for b, s, (fn, self_value, name, cells, swap) in found:
             if _block_of(ir, s).loop is not None:
                 continue  # (a call in a loop's header, `while f(x) > tol`: the header stays one block)
             try:
@@ -76,7 +78,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             if size > _MAX_STATEMENTS or budget + size > _MAX_TOTAL or not _plain_body(callee) or \
                     len(callee.freevars) != len(cells) or _names_clash(ir, callee):
                 continue
-            args = _bind(fn, callee, s, self_value)
+            args = _bind(fn, callee, s, self_value, swap)
             if args is None:
                 continue
             args.update(zip(callee.freevars, cells))  # (a closure's variables: the caller's own cells)
@@ -95,13 +97,13 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             if name is not None:
                 bindings[name] = user_globals[name]  # (the derivative is stale once the name is rebound)
             elif self_value is not None:
-                cls_name = self_value.fn.name
+                cls_name = value_classes.values_of(self_value, numbers)[0][0].fn.name
                 bindings[cls_name] = user_globals[cls_name]
-    if done:
-        fold_tuple_reads(ir)  # (`a, b = helper(x)` of a helper returning `(s, s / n)`: a is s, as in the helper)
-        _drop_unused_functions(ir)
-        _cells_as_values(ir)
-        _constant_branches(ir)
+        if done:  # (between rounds, so that `h = compose(f, g)` then `h(x)` calls g's and f's values, put in line next)
+            fold_tuple_reads(ir)  # (`a, b = helper(x)` of a helper returning `(s, s / n)`: a is s, as in the helper)
+            _drop_unused_functions(ir)
+            _cells_as_values(ir)
+            _constant_branches(ir)
     return done
 
 
@@ -195,15 +197,27 @@ def _block_of(ir: Function, s: Call) -> Block:
     return next(b for b in ir.blocks if any(x is s for x in b.stmts))
 
 
-def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set) -> Optional[tuple]:
-    """(the function s calls, the value of `self` or None, the global name read, the cells it closes over) if s may
-    be inlined."""
+def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numbers: frozenset) -> Optional[tuple]:
+    """(the function s calls, the value of `self` or None, the global name read, the cells it closes over, whether
+    it takes the call's two arguments the other way round) if s may be inlined."""
     self_value = name = None
+    order = False
     local = _local_function(s, g)
     if local is not None:
         fn, cells = local
-        return (fn, None, None, cells) if _plain_code(fn, caller_code) else None
-    if isinstance(s.fn, Call) and isinstance(s.fn.fn, Global) and s.fn.callee() is None and \
+        return (fn, None, None, cells, False) if _plain_code(fn, caller_code) else None
+    if value_classes.operator_of(s, g) is not None:  # `v + dt * g` of instances of a plain class: its methods
+        objects = [a for a in s.args if not value_classes.is_number(a, numbers)]
+        classes = {value_classes.class_of(a, g, numbers) for a in objects}
+        cls = classes.pop() if len(classes) == 1 else None
+        fn = value_classes.dispatched(s, cls, numbers, g) if cls is not None else None
+        if fn is None:
+            return None
+        order = value_classes.operands_in_order(s, numbers) != list(s.args)  # (reflected: `dt * g` is g.__rmul__(dt))
+        name = next(c.fn.name for c in value_classes.values_of(objects[0], numbers)[0])
+        if name in rebound:
+            return None
+    elif isinstance(s.fn, Call) and isinstance(s.fn.fn, Global) and s.fn.callee() is None and \
             _plain_class(g.get(s.fn.fn.name)) is not None:  # `layer(x)` of `layer = Dense(W, b)`: its `__call__`
         fn = _plain_class(g.get(s.fn.fn.name)).__dict__.get("__call__")
         self_value = s.fn
@@ -215,11 +229,9 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set) -> O
     elif isinstance(s.fn, Call) and s.fn.callee() is getattr and len(s.fn.args) == 2 and \
             isinstance(s.fn.args[1], Const) and type(s.fn.args[1].value) is str:
         obj = s.fn.args[0]
-        if not (isinstance(obj, Call) and isinstance(obj.fn, Global) and _uses(ir, s.fn) == 1):
-            return None
-        cls = _plain_class(g.get(obj.fn.name))
+        cls = value_classes.class_of(obj, g, numbers) if _uses(ir, s.fn) == 1 else None
         attr = s.fn.args[1].value
-        if cls is None or _instance_may_hold(ir, cls, obj, attr):
+        if cls is None or any(_instance_may_hold(ir, cls, v, attr) for v in value_classes.values_of(obj, numbers)[1]):
             return None
         fn = cls.__dict__.get(attr)
         self_value = obj
@@ -228,7 +240,7 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set) -> O
     if type(fn) is not types.FunctionType or fn.__globals__ is not g or registry.lookup(fn) is not None or \
             fn.__code__.co_freevars or not _plain_code(fn, caller_code):
         return None
-    return fn, self_value, name, []
+    return fn, self_value, name, [], order
 
 
 def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str) -> bool:
@@ -244,7 +256,7 @@ def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str) -> bool:
                for b in ir.blocks for st in b.stmts)
 
 
-def _written_globals(ir: Function) -> set:
+def written_globals(ir: Function) -> set:
     """The module globals the function writes or deletes (`global helper; helper = ...`)."""
     from ..frontend import stmt_ops
 
@@ -329,9 +341,10 @@ def _plain_body(callee: Function) -> bool:
     return True
 
 
-def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any) -> Optional[dict]:
-    """{parameter: the value it takes} for the call s, or None if the call does not bind plainly."""
-    positional = ([self_value] if self_value is not None else []) + list(s.args)
+def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any, swap: bool) -> Optional[dict]:
+    """{parameter: the value it takes} for the call s (its two arguments the other way round if swap), or None if
+    the call does not bind plainly."""
+    positional = ([self_value] if self_value is not None else []) + (s.args[::-1] if swap else list(s.args))
     params = [p for p in callee.params if p.kind == "POSITIONAL_OR_KEYWORD"]
     keyword_only = [p for p in callee.params if p.kind == "KEYWORD_ONLY"]
     if len(positional) > len(params) or len(params) + len(keyword_only) != len(callee.params):

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import numpy as np
 
 from .. import ops
-from ..ir.kinds import NUM
-from ..ir.nodes import Call, Const, Param, Value
+from ..ir.nodes import Call, Const, Value
 from ..ir.types import FLOAT_ELEMENTWISE, NOT_LITERAL, UNKNOWN, Arr, Num, is_float_array, literal, not_one, type_of_argument
 from ..tangents import NoTangent
 from . import adjoints as adj
@@ -99,8 +98,8 @@ class TemplateBuilder:
         return x if isinstance(x, Value) else Const(x)
 
     def num(self, h: Any) -> bool:
-        return isinstance(h, PH) and (isinstance(h.v, Const) and isinstance(h.v.value, (int, float)) or self.rt.kinds.get(h.v) == NUM
-                                      or isinstance(h.v, Param) and self.rt.param_kinds.get(h.v.name) == NUM)
+        return isinstance(h, PH) and (isinstance(h.v, Const) and isinstance(h.v.value, (int, float)) or
+                                      self.rt.is_num(h.v))
 
     def literal(self, h: Any) -> Any:
         """The number an operand certainly is when the pullback is made (`-2` included), or NOT_LITERAL."""

@@ -34,13 +34,13 @@ from ..forward.transform import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
-from ..ir.types import FLOAT, INT, UNKNOWN, decode, differentiable, is_float_array, is_real, type_of_argument
+from ..ir.types import FLOAT, INT, UNKNOWN, Num, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
 from . import (buffers, call_types, inline, local_dicts, local_lists, object_fields, prepare, quiet_items,
-               settle_types, shadows, typed_dicts, typed_lists, view_reads, walked_loops)
+               scalar_objects, settle_types, shadows, typed_dicts, typed_lists, view_reads, walked_loops)
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
@@ -81,9 +81,13 @@ class ReverseTransform:
         single_out_tuples(ir, self.resolver.raw_resolve)
         # Small helpers and methods of the function's own objects, in line (inline.py): names they were read by.
         self.inlined_bindings: dict = {}
-        inline.inline_calls(ir, user_globals, self.inlined_bindings, getattr(ir, "code", None))
+        numbers = frozenset(k for k, t in self.param_types.items() if isinstance(t, Num))
+        inline.inline_calls(ir, user_globals, self.inlined_bindings, getattr(ir, "code", None), numbers)
+        scalar_objects.replace_objects(ir, user_globals, self.inlined_bindings)  # (objects only read: their fields)
+        scalar_objects.replace_written_objects(ir, user_globals, self.inlined_bindings)
         prepare.deletes_as_pops(self)
         self.types = settle_types.settle(self, ir, user_globals)
+        scalar_objects.drop_dead_arithmetic(ir, self.type_of)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
         # The function object has an adjoint (its cells') only if it has cells or is read other than for the code
         # and globals of the functions it defines (`lambda` and `def` inside it: ops.nested_code, make_function).
@@ -267,7 +271,10 @@ class ReverseTransform:
     def is_num(self, v: Value) -> bool:
         if isinstance(v, Param):
             return self.param_kinds.get(v.name) == "num"
-        return self.kinds.get(v) == NUM or self.types.get(v) == FLOAT
+        t = self.types.get(v, UNKNOWN)
+        if t is not UNKNOWN and not isinstance(t, Num):
+            return False  # (the types know better: `x * (a < b)` is an array)
+        return self.kinds.get(v) == NUM or t == FLOAT
 
     def read_adj(self, v: Value) -> Value:
         val = self.b.read(self._var(v))

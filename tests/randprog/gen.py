@@ -1165,3 +1165,6 @@ def generate(seed: int, family: str) -> Program:
     for i in range(rng.randint(2, 5)):
         (main if i == 0 else rng.choice(snippets))(g)
     return dataclasses.replace(g.finish(params, args), seed=seed)
+
+
+from . import gen_values  # noqa: E402,F401  (registers the family "values")
