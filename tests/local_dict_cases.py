@@ -293,3 +293,25 @@ def array_list_param_appended(x, y):
     hs = [x, y]
     hs.append(x * y)
     return float(np.sum(hs[0] * hs[2] + hs[1]))
+
+
+def dict_per_iteration_views(x, n):
+    total = 0.0
+    for i in range(n):
+        d = {}
+        d["a"] = x * i
+        d["b"] = x * x
+        for k, v in d.items():
+            total = total + v * d["a"]
+    return total
+
+
+def dict_per_iteration_written_after_view(x, n):
+    total = 0.0
+    for i in range(n):
+        d = {}
+        d["a"] = x * i
+        total = total + sum(d.values())
+        d["b"] = total * x
+        total = total + d["b"]
+    return total

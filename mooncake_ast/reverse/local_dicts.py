@@ -12,8 +12,8 @@ person writes
 
 and not identity-keyed storage.  Which dicts:
 
-* a dict the function builds (`{}` or a display `{"a": x, "b": y}`, made where it runs once: not in a
-  loop or a branch), written only by `d[k] = v`; or a dict parameter of floats (reverse/runtime.kinds_of
+* a dict the function builds (`{}` or a display `{"a": x, "b": y}`, made where it runs once, or anew in each
+  run of a part of the code that holds all its uses: a loop's body), written only by `d[k] = v`; or a dict parameter of floats (reverse/runtime.kinds_of
   types it `any:dict:a=num;...`, its keys strings) that the function only reads;
 * every value written a float, every key something that carries no derivative (a constant, an int, a key
   of such a dict), so dropping the keys' adjoints drops nothing;
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from .. import ops
 from ..ir.nodes import Call, Const, Function, Param, Value
 from ..ir.types import BOOL, FLOAT, INT, UNKNOWN, Dct, Lst, Tup
-from .buffers import uses_of
+from . import local_lists
 from .list_adjoints import add_to_each
 
 if TYPE_CHECKING:
@@ -296,14 +296,17 @@ def find(rt: "ReverseTransform") -> set:
     """The typed dicts whose adjoints are plain dicts: made where the code runs once, no write after a view."""
     roots = {role[1] for role in rt.dict_roles.values()}
     ok = set()
+    rt.run_dicts = set()
     for d in roots:
         if d in rt.typed_dicts:
             continue
         if isinstance(d, Call) and rt.home.get(d) not in rt.top:
-            continue
+            if not local_lists.one_run(rt.ir, d, [s for s, role in rt.dict_roles.items() if role[1] is d]):
+                continue
+            rt.run_dicts.add(d)  # (made anew in each run of a part of the code: local_lists.start_in_seq)
         writes = [s for s, role in rt.dict_roles.items() if role[1] is d and role[0] == WRITE]
         views = [s for s, role in rt.dict_roles.items() if role[1] is d and role[0] == VIEW]
-        if any(_reaches(rt, v, w) for v in views for w in writes):
+        if any(_reaches(rt, v, w, rt.home.get(d)) for v in views for w in writes):
             continue
         if d in rt.act.active and not all(w in rt.act.active for w in writes):
             continue  # (every write must be undone, a constant's too: it zeroes its slot)
@@ -318,8 +321,9 @@ def keep(rt: "ReverseTransform", roots: set) -> set:
     return roots
 
 
-def _reaches(rt: "ReverseTransform", a: Call, b: Call) -> bool:
-    """Can statement b run after statement a (later in its block, or in a block reachable from a's)?"""
+def _reaches(rt: "ReverseTransform", a: Call, b: Call, made: Any = None) -> bool:
+    """Can statement b run after statement a (later in its block, or in a block reachable from a's) on the same dict:
+    not through the block `made` that makes it (a path through it reaches the next dict it makes)?"""
     ba, bb = rt.home[a], rt.home[b]
     if ba is bb and ba.stmts.index(b) > ba.stmts.index(a):
         return True
@@ -327,6 +331,8 @@ def _reaches(rt: "ReverseTransform", a: Call, b: Call) -> bool:
     todo = list(ba.successors())
     while todo:
         blk = todo.pop()
+        if blk is made:
+            continue
         if blk is bb:
             return True
         if blk in seen:
@@ -345,9 +351,10 @@ def exempt(rt: "ReverseTransform", s: Call) -> bool:
 
 
 def start(rt: "ReverseTransform") -> None:
-    """`d_bar = dict.fromkeys(d, 0.0)` for each typed dict, at the start of the pullback."""
+    """`d_bar = dict.fromkeys(d, 0.0)` for each typed dict, at the start of the pullback (a dict made anew in each run
+    of a part of the code: when the pullback starts undoing that run, local_lists.start_in_seq)."""
     for d in [*rt.ir.params, *(s for b in rt.ir.blocks for s in b.stmts)]:
-        if d in rt.local_dicts and rt.active(d):
+        if d in rt.local_dicts and d not in rt.run_dicts and rt.active(d):
             zeros = rt.b.call(dict.fromkeys, [rt.primal(d), Const(0.0)])
             rt.write_adj(d, zeros)
 

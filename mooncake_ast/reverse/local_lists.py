@@ -130,18 +130,23 @@ def per_run(fn: Function, xs: Call) -> bool:
     """Is the list xs made in a block that is one step of a sequence of regions (ir/regions.py), with every use of it
     (and of its loop's `sequence`) in that step or the steps after it?  Then each run of that sequence makes it and
     uses it up, and the pullback makes its adjoint when it starts undoing that run (`start_in_seq`)."""
-    found = _step_of(build_regions(fn), xs.block)  # type: ignore[attr-defined]
+    users = [s for b in fn.blocks for s in b.stmts if xs in s.operands()]
+    users += [u for s in users if s.callee() is ops.sequence for b in fn.blocks for u in b.stmts if s in u.operands()]
+    phis = any(xs in p.incoming.values() for b in fn.blocks for p in b.phis)
+    terms = any(xs in b.term.operands() for b in fn.blocks)  # type: ignore[union-attr]
+    return not phis and not terms and one_run(fn, xs, users)
+
+
+def one_run(fn: Function, made: Call, users: list) -> bool:
+    """Is `made` (a statement) one step of a sequence of regions, with these statements in that step or after it?"""
+    found = _step_of(build_regions(fn), made.block)  # type: ignore[attr-defined]
     if found is None:
         return False
     items, k = found
     inside: set = set()
     for item in items[k:]:
         _blocks(item, inside)
-    users = [s for b in fn.blocks for s in b.stmts if xs in s.operands()]
-    users += [u for s in users if s.callee() is ops.sequence for b in fn.blocks for u in b.stmts if s in u.operands()]
-    phis = any(xs in p.incoming.values() for b in fn.blocks for p in b.phis)
-    terms = any(xs in b.term.operands() for b in fn.blocks)  # type: ignore[union-attr]
-    return not phis and not terms and all(u.block in inside for u in users)  # type: ignore[attr-defined]
+    return all(u.block in inside for u in users)  # type: ignore[attr-defined]
 
 
 def _step_of(r: Any, blk: Any) -> Optional[tuple]:
@@ -177,7 +182,8 @@ def _blocks(r: Any, out: set) -> None:
 
 
 def start_in_seq(rt: "ReverseTransform", items: list) -> None:
-    """At the start of undoing one run of a sequence: the adjoints of the lists made anew in each run of it (in a
+    """At the start of undoing one run of a sequence: the adjoints of the lists (and dicts, local_dicts.py) made anew
+    in each run of it (in a
     step no earlier step can leave the sequence before: the run made them), `xs_bar = [0.0] * len(xs)`.  The
     block's record is loaded here (its anchor), so `xs` is read from it."""
     from .transform import anchor
@@ -189,14 +195,15 @@ def start_in_seq(rt: "ReverseTransform", items: list) -> None:
         if not isinstance(item, Stmts):
             continue
         for s in item.block.stmts:
-            if s in rt.run_lists and rt.typed_lists.get(s) is s and rt.active(s):
+            is_list = s in rt.run_lists and rt.typed_lists.get(s) is s
+            if (is_list or s in rt.run_dicts and s in rt.local_dicts) and rt.active(s):
                 prev, key = rt.cur, item.block
                 if key not in rt.anchored:
                     rt.b.call(anchor, [Const(key)])
                     rt.anchored.add(key)
-                rt.cur = key
-                rt.write_adj(s, new_adjoint(rt, s))
-                rt.cur = prev
+                rt.cur, loc, rt.b.loc = key, rt.b.loc, s.loc
+                rt.write_adj(s, new_adjoint(rt, s) if is_list else rt.b.call(dict.fromkeys, [rt.primal(s), Const(0.0)]))
+                rt.cur, rt.b.loc = prev, loc
 
 
 def once_blocks(fn: Function) -> set:
