@@ -49,6 +49,18 @@ def merge_dicts(*parts: Any) -> dict:
     return out
 
 
+def merge_kwargs(*parts: Any) -> dict:
+    """A call's keywords, `f(a=1, **opts)`: unlike a dict display's `{**a, **b}`, a name given twice is Python's
+    TypeError."""
+    out: dict = {}
+    for p in parts:
+        for k in p.keys():
+            if k in out:
+                raise TypeError(f"got multiple values for keyword argument '{k}'")
+            out[k] = p[k]
+    return out
+
+
 def apply(fn: Any, args: tuple, kwargs: dict) -> Any:
     """`fn(*args, **kwargs)`."""
     return fn(*args, **kwargs)

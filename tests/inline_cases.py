@@ -420,3 +420,36 @@ def global_named_like_a_helpers_local(x):
 
 
 TOTAL = 0.5
+
+
+def _varsum(*values, power=2.0):
+    total = 0.0
+    for v in values:
+        total = total + v ** power
+    return total
+
+
+def _first_and_rest(a, *rest):
+    return a * len(rest) + (rest[0] if rest else 0.0)
+
+
+def star_calls(x, y, z):
+    """`*args` and `**kw` with arguments known where the call is made, and a `*values` parameter: in line."""
+    args = (x, y, z)
+    opts = {"power": 3.0}
+    return _varsum(*args, **opts) + _varsum(x, y) + _first_and_rest(x) + _first_and_rest(x, *(y, z))
+
+
+def star_call_of_mutated_dict(x, y):
+    """A dict the function changes before `**` hands it on: stays a call, as written."""
+    opts = {"power": 2.0}
+    opts["power"] = 3.0
+    return _varsum(x, y, **opts)
+
+
+def star_call_repeated_keyword(x):
+    """A keyword given twice: Python's TypeError, not a call put in line."""
+    try:
+        return _varsum(x, **{"power": 2.0}, **{"power": 3.0})
+    except TypeError:
+        return x * 4.0

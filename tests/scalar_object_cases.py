@@ -290,5 +290,46 @@ def written_then_escapes(x, y):
     return _consume(s) + s.v
 
 
-ALL = [written_fields, written_in_branch_only, built_in_loop, written_then_escapes, projectile, subclass_reflected, guarded_add, inplace_method, array_operand, oscillator, branch_objects, keyword_construction, while_state, array_fields, escapes_to_call,
+class Polar:
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    @property
+    def norm(self):
+        return math.sqrt(self.a ** 2 + self.b ** 2)
+
+    @property
+    def angle(self):
+        return math.atan2(self.b, self.a)
+
+    @angle.setter
+    def angle(self, t):
+        r = self.norm
+        self.a = r * math.cos(t)
+        self.b = r * math.sin(t)
+
+    @staticmethod
+    def combine(u, v):
+        return u * v + u
+
+    def scaled(self, s):
+        return Polar(self.a * s, self.b * s)
+
+
+def property_and_static(a, b, s):
+    """A property read, a static method and a method returning a new instance: all in line, the object its
+    fields."""
+    c = Polar(a, b).scaled(s)
+    return Polar.combine(c.norm, a) + c.a
+
+
+def property_setter(a, b, t):
+    """Writing a property with a setter runs the setter, not a field write."""
+    c = Polar(a, b)
+    c.angle = t * a
+    return c.a * 2.0 + c.b + c.norm
+
+
+ALL = [property_and_static, property_setter, written_fields, written_in_branch_only, built_in_loop, written_then_escapes, projectile, subclass_reflected, guarded_add, inplace_method, array_operand, oscillator, branch_objects, keyword_construction, while_state, array_fields, escapes_to_call,
        escapes_by_write, escapes_by_return, method_in_line, identity_compared]

@@ -50,6 +50,9 @@ CASES = [
     (c.param_named_like_a_global, (3.0,)),  # (a helper's global read would be the caller's variable: stays a call)
     (c.param_named_np, (0.5,)),
     (c.global_named_like_a_helpers_local, (0.5,)),
+    (c.star_calls, (0.6, -0.4, 1.2)),
+    (c.star_call_of_mutated_dict, (0.6, -0.4)),
+    (c.star_call_repeated_keyword, (0.6,)),
 ]
 
 
@@ -68,7 +71,14 @@ def test_inlined_pullbacks_are_plain(fn, args):
     assert "rcall" not in src and "_mc.acc(" not in src and "getattr_reverse" not in src, src
 
 
-@pytest.mark.parametrize("fn,args", [(c.early_return, (1.3,)), (c.recursive, (0.9,)), (c.other_module, (X,))])
+def test_star_calls_are_put_in_line():
+    mc.vjp(c.star_calls, 0.6, -0.4, 1.2)
+    src = mc.source(c.star_calls, "reverse")
+    assert "rcall" not in src and "apply" not in src, src
+
+
+@pytest.mark.parametrize("fn,args", [(c.early_return, (1.3,)), (c.recursive, (0.9,)), (c.other_module, (X,)),
+                                     (c.star_call_of_mutated_dict, (0.6, -0.4))])
 def test_near_misses_stay_calls(fn, args):
     mc.vjp(fn, *args)
     assert "rcall" in mc.source(fn, "reverse")

@@ -28,6 +28,8 @@ ARGS = {
     "written_in_branch_only": (0.4, 1.1),
     "built_in_loop": (0.4, 1.1),
     "written_then_escapes": (0.4, 1.1),
+    "property_and_static": (0.6, -0.8, 1.5),
+    "property_setter": (0.6, -0.8, 1.5),
 }
 
 
@@ -42,7 +44,7 @@ def test_branch_objects_other_branch():
 
 
 @pytest.mark.parametrize("name", ["oscillator", "branch_objects", "keyword_construction", "while_state",
-                                  "method_in_line", "projectile", "written_fields", "built_in_loop"])
+                                  "method_in_line", "projectile", "written_fields", "built_in_loop", "property_and_static"])
 def test_pullback_is_plain(name):
     fn = getattr(cases, name)
     mc.grad(fn)(*ARGS[name])

@@ -626,7 +626,7 @@ class ObjectFlow:
 
         parts = {operator.getitem, builtins.getattr, builtins.next, ops.cell_get}
         containers = {builtins.iter, ops.sequence, ops.unpack, ops.tuple_of, ops.list_of, ops.set_of, ops.dict_of,
-                      getattr(ops, "concat_tuple", None), getattr(ops, "merge_dicts", None)}
+                      getattr(ops, "concat_tuple", None), getattr(ops, "merge_dicts", None), ops.merge_kwargs}
         writes = {operator.setitem: 0, builtins.setattr: 0, ops.cell_set: 0}
         changed = True
         while changed:

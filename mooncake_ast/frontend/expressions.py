@@ -296,7 +296,7 @@ class ExpressionLowering:
         if pending_kw:
             kw_parts.append(self.b.call(ops.dict_of, pending_kw))
         args = self.b.call(ops.concat_tuple, pos_parts)
-        kwargs = self.b.call(ops.merge_dicts, kw_parts)
+        kwargs = self.b.call(ops.merge_kwargs, kw_parts)
         return self.b.call(ops.apply, [fn, args, kwargs])
 
     # ------------------------------------------------------------ displays

@@ -62,12 +62,13 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
 
     done = budget = 0
     for _ in range(_ROUNDS):
+        _static_applies(ir)
         rebound = written_globals(ir)
         found = [(b, s, t) for b in ir.blocks for s in b.stmts
                  for t in [_target(ir, s, user_globals, caller_code, rebound, numbers)] if t is not None]
         if not found:
             break
-        for b, s, (fn, self_value, name, cells, swap) in found:
+        for b, s, (fn, self_value, name, cells, how) in found:
             if _block_of(ir, s).loop is not None:
                 continue  # (a call in a loop's header, `while f(x) > tol`: the header stays one block)
             try:
@@ -78,7 +79,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             if size > _MAX_STATEMENTS or budget + size > _MAX_TOTAL or not _plain_body(callee) or \
                     len(callee.freevars) != len(cells) or _names_clash(ir, callee):
                 continue
-            args = _bind(fn, callee, s, self_value, swap)
+            args = _bind(fn, callee, s, self_value, how)
             if args is None:
                 continue
             args.update(zip(callee.freevars, cells))  # (a closure's variables: the caller's own cells)
@@ -87,9 +88,17 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                 if cells or name is None:
                     continue  # (a def of the caller's that defines functions itself: no name to find its code by)
                 args[self_ref] = Const(fn)  # (the functions it defines find their code in it: `make_scaler`)
+            for p, v in list(args.items()):
+                if isinstance(v, _Extra):  # (`*values`: the call's extra positional arguments, as a tuple)
+                    packed = Call(Const(ops.tuple_of), v.items, loc=s.loc)
+                    home = _block_of(ir, s)
+                    home.stmts.insert(home.stmts.index(s), packed)
+                    packed.block = home
+                    args[p] = packed
             _splice(ir, _block_of(ir, s), s, callee, args)
-            if self_value is not None and s.fn is not self_value:  # (the bound method `obj.m`, read only by the call)
-                bound = s.fn
+            if isinstance(s.fn, Call) and s.fn.callee() is getattr and s.fn is not self_value and \
+                    _uses(ir, s.fn) == 0:
+                bound = s.fn  # (the bound method `obj.m` or the static method `C.m`, read only by the call)
                 home = _block_of(ir, bound)
                 home.stmts = [x for x in home.stmts if x is not bound]
             budget += size
@@ -198,14 +207,13 @@ def _block_of(ir: Function, s: Call) -> Block:
 
 
 def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numbers: frozenset) -> Optional[tuple]:
-    """(the function s calls, the value of `self` or None, the global name read, the cells it closes over, whether
-    it takes the call's two arguments the other way round) if s may be inlined."""
-    self_value = name = None
-    order = False
+    """(the function s calls, the value of `self` or None, the global name read, the cells it closes over, how it
+    takes the call's arguments: see _bind) if s may be inlined."""
+    self_value = name = how = None
     local = _local_function(s, g)
     if local is not None:
         fn, cells = local
-        return (fn, None, None, cells, False) if _plain_code(fn, caller_code) else None
+        return (fn, None, None, cells, None) if _plain_code(fn, caller_code) else None
     if value_classes.operator_of(s, g) is not None:  # `v + dt * g` of instances of a plain class: its methods
         objects = [a for a in s.args if not value_classes.is_number(a, numbers)]
         classes = {value_classes.class_of(a, g, numbers) for a in objects}
@@ -213,7 +221,8 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
         fn = value_classes.dispatched(s, cls, numbers, g) if cls is not None else None
         if fn is None:
             return None
-        order = value_classes.operands_in_order(s, numbers) != list(s.args)  # (reflected: `dt * g` is g.__rmul__(dt))
+        reflected = value_classes.operands_in_order(s, numbers) != list(s.args)
+        how = "swap" if reflected else None  # (`dt * g` is g.__rmul__(dt))
         name = next(c.fn.name for c in value_classes.values_of(objects[0], numbers)[0])
         if name in rebound:
             return None
@@ -226,6 +235,26 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
         fn = g.get(name)
         if name in rebound:
             return None  # (`global helper; helper = ...` in the function: the call reads what it holds then)
+    elif s.callee() is getattr and len(s.args) == 2 and not s.kwargs and isinstance(s.args[1], Const) and \
+            type(s.args[1].value) is str:  # `c.norm` of a property of the object's plain class: its getter
+        cls = value_classes.class_of(s.args[0], g, numbers)
+        prop = cls.__dict__.get(s.args[1].value) if cls is not None else None
+        if type(prop) is not property or type(prop.fget) is not types.FunctionType or \
+                any(_instance_may_hold(ir, cls, v, s.args[1].value)
+                    for v in value_classes.values_of(s.args[0], numbers)[1]):
+            return None
+        fn, how = prop.fget, "property"
+        name = cls.__name__ if g.get(cls.__name__) is cls else None
+        if name is None or name in rebound:
+            return None
+    elif isinstance(s.fn, Call) and s.fn.callee() is getattr and len(s.fn.args) == 2 and \
+            isinstance(s.fn.args[0], Global) and isinstance(s.fn.args[1], Const) and \
+            type(_plain_class(g.get(s.fn.args[0].name)).__dict__.get(s.fn.args[1].value) if
+                 _plain_class(g.get(s.fn.args[0].name)) is not None else None) is staticmethod:
+        name = s.fn.args[0].name  # `Counter2D.combine(u, v)` of a static method of a plain class: its function
+        if name in rebound:
+            return None
+        fn = g[name].__dict__[s.fn.args[1].value].__func__
     elif isinstance(s.fn, Call) and s.fn.callee() is getattr and len(s.fn.args) == 2 and \
             isinstance(s.fn.args[1], Const) and type(s.fn.args[1].value) is str:
         obj = s.fn.args[0]
@@ -240,7 +269,7 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
     if type(fn) is not types.FunctionType or fn.__globals__ is not g or registry.lookup(fn) is not None or \
             fn.__code__.co_freevars or not _plain_code(fn, caller_code):
         return None
-    return fn, self_value, name, [], order
+    return fn, self_value, name, [], how
 
 
 def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str) -> bool:
@@ -274,8 +303,8 @@ def _plain_class(cls: Any) -> Any:
 
 def _plain_code(fn: types.FunctionType, caller_code: Any) -> bool:
     code = fn.__code__
-    if code is caller_code or code.co_flags & 0x2AC:
-        return False  # (generators and coroutines, *args / **kwargs)
+    if code is caller_code or code.co_flags & 0x2A8:
+        return False  # (generators and coroutines, **kwargs)
     return all(type(d) in _PLAIN_DEFAULTS for d in [*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()])
 
 
@@ -341,15 +370,20 @@ def _plain_body(callee: Function) -> bool:
     return True
 
 
-def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any, swap: bool) -> Optional[dict]:
-    """{parameter: the value it takes} for the call s (its two arguments the other way round if swap), or None if
-    the call does not bind plainly."""
-    positional = ([self_value] if self_value is not None else []) + (s.args[::-1] if swap else list(s.args))
+def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any, how: Optional[str]) -> Optional[dict]:
+    """{parameter: the value it takes} for the call s, or None if the call does not bind plainly.  `how`: "swap" for
+    an operator's reflected method (`dt * g` is `g.__rmul__(dt)`), "property" for `getattr(obj, "p")` of a property
+    (its getter takes obj), None for a call as written."""
+    given = s.args[::-1] if how == "swap" else s.args[:1] if how == "property" else list(s.args)
+    positional = ([self_value] if self_value is not None else []) + given
     params = [p for p in callee.params if p.kind == "POSITIONAL_OR_KEYWORD"]
     keyword_only = [p for p in callee.params if p.kind == "KEYWORD_ONLY"]
-    if len(positional) > len(params) or len(params) + len(keyword_only) != len(callee.params):
+    var = [p for p in callee.params if p.kind == "VAR_POSITIONAL"]
+    if len(positional) > len(params) and not var or len(params) + len(keyword_only) + len(var) != len(callee.params):
         return None
     out: dict = {}
+    if var:
+        out[var[0]] = _Extra(positional[len(params):])
     for p, v in zip(params, positional):
         out[p] = v
     defaults = fn.__defaults__ or ()
@@ -372,6 +406,49 @@ def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any, sw
     if set(s.kwargs) - {p.name for p in [*params[len(positional):], *keyword_only]}:
         return None
     return out
+
+
+class _Extra:
+    """The extra positional arguments a `*values` parameter takes (made a tuple where the call is put in line)."""
+
+    def __init__(self, items: list) -> None:
+        self.items = list(items)
+
+
+def _static_applies(ir: Function) -> None:
+    """`helper(*args, power=3.0)` with `args = (x, y, z)`: a call with its arguments known where it is made
+    (`ops.apply` of tuple displays, and of dict displays with string keys that nothing else reads), written as
+    the plain call `helper(x, y, z, power=3.0)` so that it may be put in line."""
+    count = uses(ir)
+    touched: set = set()
+    for b in ir.blocks:
+        for s in b.stmts:
+            if s.callee() is not ops.apply or len(s.args) != 3 or s.kwargs:
+                continue
+            fn, args, kwargs = s.args
+            if not (isinstance(args, Call) and args.callee() is ops.concat_tuple and not args.kwargs and
+                    all(isinstance(a, Call) and a.callee() is ops.tuple_of and not a.kwargs for a in args.args)):
+                continue
+            if not (isinstance(kwargs, Call) and kwargs.callee() is ops.merge_kwargs and not kwargs.kwargs and
+                    count.get(kwargs) == 1 and all(isinstance(d, Call) and d.callee() is ops.dict_of and
+                                                   count.get(d) == 1 and not d.kwargs for d in kwargs.args)):
+                continue
+            keys = [k for d in kwargs.args for k in d.args[0::2]]
+            if not all(isinstance(k, Const) and type(k.value) is str for k in keys) or \
+                    len({k.value for k in keys}) != len(keys):
+                continue  # (a repeated keyword: Python's TypeError stays)
+            s.fn = fn
+            s.args = [item for part in args.args for item in part.args]
+            s.kwargs = {k.value: v for d in kwargs.args for k, v in zip(d.args[0::2], d.args[1::2])}
+            touched.update([args, *args.args, kwargs, *kwargs.args])
+    while touched:  # (the displays only the call read: making them changes nothing)
+        count = uses(ir)
+        dead = {t for t in touched if not count.get(t)}
+        if not dead:
+            break
+        touched -= dead
+        for b in ir.blocks:
+            b.stmts = [x for x in b.stmts if x not in dead]
 
 
 def _mark_inlined(callee: Function, call: Call) -> None:

@@ -182,7 +182,8 @@ def replace_written_objects(ir: Function, user_globals: dict, bindings: dict) ->
     for b in ir.blocks:
         for s in list(b.stmts):
             found = _construction(s, user_globals)
-            if found is None or s.fn.name in rebound or not readers.get(s) or not _only_fields(s, readers[s]):
+            if found is None or s.fn.name in rebound or not readers.get(s) or \
+                    not _only_fields(s, readers[s], found[0]):
                 continue
             if _promote(ir, s, b, found[1]):
                 bindings[s.fn.name] = user_globals[s.fn.name]
@@ -194,12 +195,17 @@ def replace_written_objects(ir: Function, user_globals: dict, bindings: dict) ->
     return done
 
 
-def _only_fields(obj: Call, readers: list) -> bool:
-    """Is obj used only as the object of `getattr(obj, "f")` and `setattr(obj, "f", v)` (its result unread)?"""
+def _only_fields(obj: Call, readers: list, shape: ClassShape) -> bool:
+    """Is obj used only as the object of `getattr(obj, "f")` and `setattr(obj, "f", v)` (its result unread), each
+    f a field the constructor stores or a name the class does not have (a property's setter, a method, a class
+    constant: reading or writing those is not a field's)?"""
+    fields = set(_field_names(shape))
     for r in readers:
         if not (isinstance(r, Call) and r.callee() in (getattr, setattr) and not r.kwargs and r.args[0] is obj and
                 len(r.args) == (2 if r.callee() is getattr else 3) and isinstance(r.args[1], Const) and
                 type(r.args[1].value) is str and all(a is not obj for a in r.args[1:])):
+            return False
+        if r.args[1].value not in fields and hasattr(shape.cls, r.args[1].value):
             return False
     return True
 

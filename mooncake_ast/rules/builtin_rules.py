@@ -51,6 +51,7 @@ defjvp(ops.unpack, lambda t, y, x, n: t.call(unpack_tangent, t.d(x), n) if t.d(x
 defjvp(ops.unpack_star, lambda t, y, x, i, j: t.call(unpack_star_tangent, t.d(x), x, i, j) if t.d(x) is not None else None)
 defjvp(ops.concat_tuple, lambda t, y, *parts: t.call(concat_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
 defjvp(ops.merge_dicts, lambda t, y, *parts: t.call(merge_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
+defjvp(ops.merge_kwargs, lambda t, y, *parts: t.call(merge_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
 defjvp(ops.cell_get, lambda t, y, c: t.call(cell_tangent_get, t.d(c)) if t.d(c) is not None else None)
 defjvp(ops.cell_set, lambda t, y, c, v: t.call(ops.cell_set, t.d(c), stored(t, v)) if t.d(c) is not None else None, mutates=(0,))
 defjvp(list.append, lambda t, y, l, x: t.call(list.append, t.d(l), stored(t, x)) if t.d(l) is not None else None, mutates=(0,))
@@ -687,6 +688,7 @@ defvjp(ops.unpack, lambda t, g, y, x, n: (t.call(_A().unpack_adjoint, x, g), Non
 defvjp(ops.unpack_star, lambda t, g, y, x, i, j: (t.call(_A().unpack_star_adjoint, x, g, i, j), None, None))
 defvjp(ops.concat_tuple, lambda t, g, y, *parts: tuple(t.call(_A().concat_part_adjoint, g, y, *parts, k) for k in range(len(parts))))
 defvjp(ops.merge_dicts, lambda t, g, y, *parts: tuple(t.call(_A().merge_part_adjoint, g, p) for p in parts))
+defvjp(ops.merge_kwargs, lambda t, g, y, *parts: tuple(t.call(_A().merge_part_adjoint, g, p) for p in parts))
 defvjp(builtins.getattr, lambda t, g, y, obj, name, *d: (t.call(_A().attr_adjoint, obj, name, g), None) + (None,) * len(d))
 defvjp(builtins.abs, lambda t, g, y, x: (t.mul(g, t.call(h.sign, x)),))
 defvjp(builtins.float, lambda t, g, y, x=0.0: (_float_adjoint(t, g, x),))
@@ -786,7 +788,7 @@ for _num in (complex, float):
 defcomplex(builtins.abs, builtins.complex, builtins.sum, builtins.pow, (complex, "conjugate"), (float, "conjugate"))
 # Containers and iteration move values without arithmetic: their adjoints move back unchanged.
 defcomplex(ops.tuple_of, ops.list_of, ops.dict_of, ops.identity, ops.sequence, ops.unpack, ops.unpack_star,
-           ops.concat_tuple, ops.merge_dicts, ops.make_function, builtins.list, builtins.tuple, builtins.zip,
+           ops.concat_tuple, ops.merge_dicts, ops.merge_kwargs, ops.make_function, builtins.list, builtins.tuple, builtins.zip,
            builtins.enumerate, builtins.reversed, (list, "copy"), dict.get, (dict, "get"), (dict, "items"),
            (dict, "values"))
 
