@@ -315,3 +315,16 @@ def dict_per_iteration_written_after_view(x, n):
         d["b"] = total * x
         total = total + d["b"]
     return total
+
+
+def array_list_sliced(Ws, x):
+    acts = [x]
+    for W in Ws:
+        acts.append(np.tanh(W @ acts[-1]))
+    return sum(float(np.sum(a ** 2)) for a in acts[1:]) + float(np.sum(acts[0] * acts[-1]))
+
+
+def array_list_returned(x):
+    hs = [x * 2.0]
+    hs.append(np.sin(hs[0]))
+    return hs

@@ -98,20 +98,13 @@ def _unsized(t: Any) -> Any:
     return t
 
 
-def array_item_reads(rt: "ReverseTransform") -> frozenset:
-    """The item reads of the lists of arrays the function builds (settle_types._plain_reads): their items are arrays
-    (`appends_keep_type` checks, and a round without the list follows where it fails), so operators on them are
-    plain.  Every item read of such a list is one, so none of them sees the list as holding objects."""
+def array_lists(rt: "ReverseTransform") -> frozenset:
+    """The lists of arrays the function builds, and their slices (settle_types._plain_reads): they hold arrays only
+    (`appends_keep_type` checks, and a round without the list follows where it fails), so reading an item gives an
+    array and operators on it are plain (forward/objects.py: a plain value holds no object)."""
     roots = {xs for xs in rt.local_lists if not is_slice(xs) and xs not in rt.star_parts and
              any(is_float_array(rt.type_of(v)) for v in _values(rt, xs))}
-    roots |= {xs for xs in rt.local_lists if is_slice(xs) and rt.list_aliases.get(xs.args[0]) in roots}
-    out = set()
-    for b in rt.ir.blocks:
-        for s in b.stmts:
-            if isinstance(s, Call) and s.callee() is operator.getitem and len(s.args) == 2 and \
-                    rt.list_aliases.get(s.args[0]) in roots and rt.type_of(s.args[1]) == INT:
-                out.add(s)
-    return frozenset(out)
+    return frozenset(roots | {xs for xs in rt.local_lists if is_slice(xs) and rt.list_aliases.get(xs.args[0]) in roots})
 
 
 def _values(rt: "ReverseTransform", xs: Call) -> list:

@@ -101,7 +101,7 @@ def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset
                     local_objects.method_of(rt.local_objects, s) is not None or
                     isinstance(s, Call) and s.callee() is getattr and len(s.args) == 2 and s.args[0] in rt.local_objects):
                 out.add(s)
-    return frozenset(out) | local_lists.array_item_reads(rt)
+    return frozenset(out) | local_lists.array_lists(rt)
 
 
 def _resolver(rt: "ReverseTransform", user_globals: dict) -> StaticResolver:
