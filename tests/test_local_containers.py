@@ -1,7 +1,9 @@
 """Issue 9: containers a function builds (or takes) and reads get plain adjoints in reverse mode
-(reverse/local_dicts.py: `d_bar = dict.fromkeys(d, 0.0)`, `d_bar[k] += g`), checked against finite
-differences in both modes, and the near misses (returned, written after a view is read,
-aliased, handed on, array values, made in a branch) stay right on the generic path."""
+(reverse/local_dicts.py: `d_bar = dict.fromkeys(d, 0.0)`, `d_bar[k] += g`; reverse/local_lists.py and
+star_lists.py: `xs_bar = [0.0] * len(xs)`, `v_bar = xs_bar.pop()`, slices and starred parts), checked
+against finite differences in both modes, and the near misses (returned, written after a view is read,
+aliased, array values written in place or viewed, made in a branch, keys that carry a derivative) stay
+right, on the generic path."""
 import numpy as np
 import pytest
 
@@ -11,8 +13,10 @@ from tests import local_dict_cases as c
 
 V = {"x": 1.5, "y": -0.5, "z": 2.0}
 
-# (function, arguments): made by a display, a comprehension or writes in a loop; read by key, by `.items()`,
-# `.values()`, `for k in d`, `sum`; a dict parameter of floats read through its views.
+# (function, arguments): dicts made by a display, a comprehension or writes in a loop (once, or in each run of a
+# loop's body); read by key, by `.items()`, `.values()`, `for k in d`, `k in d`, `sum`; a dict parameter of
+# floats read through its views; lists of floats or arrays made by a display, appends or a comprehension, after a
+# loop or in each run of one, sliced or star-unpacked.
 PLAIN = [
     (c.display_by_key, (0.7, 1.3)),
     (c.display_values_sum, (0.7, 1.3)),
@@ -41,6 +45,7 @@ PLAIN = [
     (c.array_list_sliced, ([np.random.default_rng(80 + i).normal(size=(3, 3)) * 0.6 for i in range(3)],
                            np.random.default_rng(85).normal(size=3))),
     (c.dict_in_loop, (0.7,)),
+    (c.list_in_loop, (0.7, 3)),
     (c.dict_per_iteration_views, (0.7, 3)),
     (c.array_list_param_appended, (np.array([0.3, -0.2]), np.array([1.1, 0.4]))),
 ]
@@ -54,7 +59,6 @@ NEAR_MISSES = [
     (c.branch_made, (0.7, True)),
     (c.branch_made, (0.7, False)),
     (c.duplicate_display_keys, (0.7, 1.2, 1, 2)),
-    (c.list_in_loop, (0.7, 3)),
     (c.view_in_loop_with_writes, (0.7, 3)),
     (c.dict_per_iteration_written_after_view, (0.7, 3)),
     (c.star_array_viewed, ([np.random.default_rng(70 + i).normal(size=(2, 3)) for i in range(3)], np.ones(3))),
