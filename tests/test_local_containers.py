@@ -71,7 +71,8 @@ NEAR_MISSES = [
 
 # What the generic path writes for containers: none of it is left where the types are known.
 GENERIC = ("_mc.acc(", "_mc.take(", "_mc.rcall(", "_mc.item_of(", "_mc.getitem_reverse(", "_mc.setitem_reverse(",
-           "_mc.getattr_reverse(", "_mc.sum_items_adjoint(", "_mc.save_item(", "_mc.append_reverse(", "_mc.add_list_adjoint(")
+           "_mc.getattr_reverse(", "_mc.sum_items_adjoint(", "_mc.save_item(", "_mc.append_reverse(",
+           "_mc.add_list_adjoint(")
 
 
 def _pullback(fn, args):

@@ -13,8 +13,9 @@ person writes
 and not identity-keyed storage.  Which dicts:
 
 * a dict the function builds (`{}` or a display `{"a": x, "b": y}`, made where it runs once, or anew in each
-  run of a part of the code that holds all its uses: a loop's body), written only by `d[k] = v`; or a dict parameter of floats (reverse/runtime.kinds_of
-  types it `any:dict:a=num;...`, its keys strings) that the function only reads;
+  run of a part of the code that holds all its uses: a loop's body), written only by `d[k] = v`; or a dict
+  parameter of floats (reverse/runtime.kinds_of types it `any:dict:a=num;...`, its keys strings) that the
+  function only reads;
 * every value written a float, every key something that carries no derivative (a constant, an int, a key
   of such a dict), so dropping the keys' adjoints drops nothing;
 * used only by reads: `d[k]`, `len(d)`, `k in d`, `for k in d`, and the views `d.values()`, `d.items()`, `d.keys()`
@@ -49,12 +50,6 @@ _VIEWS = ("values", "items", "keys")
 MAKE, WRITE, READ, VIEW_GET, VIEW, SEQ, VALUE_AT, PAIR, UNPACKED, KEY, VALUE_OF_PAIR, SUM, LEN = (
     "make", "write", "read", "view_get", "view", "seq", "value_at", "pair", "unpacked", "key", "value_of_pair",
     "sum", "len")
-
-
-class _Found:
-    def __init__(self) -> None:
-        self.roles: dict = {}  # statement -> (role, root, extra)
-        self.writes: list = []  # (root, key value, written value)
 
 
 def candidates(rt: "ReverseTransform", ir: Function) -> dict:

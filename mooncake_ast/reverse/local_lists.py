@@ -1,38 +1,40 @@
-"""Lists of floats the function builds itself by appending: `terms = []`, `terms.append(x ** k / k!)`, `sum(terms)`.
+"""Lists of floats (or float arrays) the function builds itself: `terms = []`, `terms.append(x ** k / k!)`,
+`sum(terms)`.
 
 A person's pullback for that keeps `terms_bar = [0.0] * len(terms)` (the list as it ends), adds each read's
 adjoint into its slot, undoes each append by taking the last slot: `v_bar = terms_bar.pop()`, and a display's
-items take the slots left at the end: `x_bar += terms_bar[0]`.  Nothing
-else needs identity-keyed storage, because nothing else can reach the list.  Which lists:
+items take the slots left at the end: `x_bar += terms_bar[0]`.  Nothing else needs identity-keyed storage,
+because nothing else can reach the list.  Which lists:
 
-* made empty (`[]`) or by a display of floats (`[x, 2.0 * x]`) where the code runs once per call (not in a loop, on every path to a return: the function's
-  first block, or after a loop, as a comprehension or generator there makes its list), so its adjoint is made
-  once, at the start of the pullback;
-* only appended to (`terms.append(v)`, rewritten here to `list.append(terms, v)`: a list made by `[]` has
-  the builtin method), every value appended (and every item of the display) a float;
+* made empty (`[]`) or by a display of floats (`[x, 2.0 * x]`) where the code runs once per call (not in a
+  loop, on every path to a return: the function's first block, or after a loop, as a comprehension or
+  generator there makes its list), so its adjoint is made once, at the start of the pullback; or anew in
+  each run of a part of the code that holds all its uses (a comprehension in a loop's body: `per_run`);
+  or by slicing such a list (`xs[1:]`), or as the starred part of unpacking one (star_lists.py); a list of
+  float arrays too, when each array is a new one nothing else holds or writes (`appends_keep_type`);
+* only appended to (`terms.append(v)`, rewritten here to `list.append(terms, v)`: a list made by a display
+  has the builtin method), every value appended (and every item of the display) of the list's item type;
 * otherwise only read as reverse/typed_lists.py reads a list parameter (items by an int index, `len`, a loop
   over it, the reductions that make new values), never returned, stored, aliased by a phi or handed on.
 
-The list is then typed `Lst(FLOAT)` (its items read as floats: plain arithmetic), and reverse/typed_lists.py
-treats it as a read-only list parameter whose appends it also undoes.  `settle_types` drops the type where an
-appended value turns out not to be a float.
+The list is then typed `Lst(FLOAT)` (its items read as floats: plain arithmetic; `Lst(Arr)` for arrays), and
+reverse/typed_lists.py treats it as a read-only list parameter whose appends it also undoes.  `settle_types`
+drops the type where an appended value turns out not to be of the item type.
 """
 from __future__ import annotations
 
 import builtins
 import operator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Optional
 
 from .. import ops
-from typing import Any, Optional
-
 from ..ir.analysis import dominators, uses
 from ..ir.nodes import Call, Const, Function, Param, Return
+from ..ir.op_types import makes_new_array
 from ..ir.regions import If, Loop, Seq, Stmts, build_regions
+from ..ir.types import _BOTTOM, FLOAT, UNKNOWN, Arr, Lst, is_float_array, join
 from . import star_lists
 from .buffers import reads_only_use, uses_of
-from ..ir.op_types import makes_new_array
-from ..ir.types import _BOTTOM, FLOAT, INT, UNKNOWN, Arr, Lst, is_float_array, join
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -238,7 +240,8 @@ def appends_keep_type(rt: "ReverseTransform", ir: Function) -> set:
             continue
         for v in _values(rt, xs):
             tv = rt.type_of(v)
-            if t.item == FLOAT and tv != FLOAT or t.item != FLOAT and not (is_float_array(tv) and _fresh(rt, v, xs, uses)):
+            if t.item == FLOAT and tv != FLOAT or \
+                    t.item != FLOAT and not (is_float_array(tv) and _fresh(rt, v, xs, uses)):
                 bad.add(xs)
     return bad
 

@@ -1,8 +1,9 @@
-"""Star-unpacking a list of floats (or of float arrays): `first, *rest = xs`, `*init, last = xs`, read as reads of the list.
+"""Star-unpacking a list of floats (or of float arrays): `first, *rest = xs`, `*init, last = xs`, read as reads of
+the list.
 
 `ops.unpack_star(xs, before, after)` gives `(xs[0], ..., xs[before:len - after], ..., xs[-1])`.  When xs is a
-list of floats or float arrays reverse/typed_lists.py keeps (`xs_bar` a plain list of adjoints) and the tuple is only taken
-apart by constant positions (what the frontend makes of a starred assignment), each single item is a read of
+list of floats or float arrays reverse/typed_lists.py keeps (`xs_bar` a plain list of adjoints) and the tuple is
+only taken apart by constant positions (what the frontend makes of a starred assignment), each single item is a read of
 xs at a constant index (`xs_bar[0] += first_bar`, `xs_bar[-1] += last_bar`), and the starred part a new list
 (reverse/local_lists.py, a slice of xs: `add_slice(xs_bar, slice(1, None), rest_bar)`).  The unpacking itself
 still runs in the forward pass, so too short a list raises Python's error as before.
@@ -101,7 +102,8 @@ def live(rt: "ReverseTransform", s: Any) -> bool:
 
 
 def reverse(rt: "ReverseTransform", s: Call, add_slice: Any) -> None:
-    """`first = parts[0]`: `xs_bar[0] += first_bar`; `rest = parts[1]`: `add_slice(xs_bar, slice(1, None), rest_bar)`."""
+    """`first = parts[0]`: `xs_bar[0] += first_bar`; `rest = parts[1]`:
+    `add_slice(xs_bar, slice(1, None), rest_bar)`."""
     part = rt.star_parts.get(s)
     if part is None:
         return  # (the unpacking itself: its parts carry the adjoints)
