@@ -115,3 +115,32 @@ def affine_loss(W, b, x):
 def dict_params_loss(params, x):
     h = np.tanh(params["W"] @ x + params["b"])
     return np.sum(h * h)
+
+
+class Vec2:
+    """A value class with operators: its methods go in line and its objects become their fields."""
+
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+    def __add__(self, o):
+        return Vec2(self.x + o.x, self.y + o.y)
+
+    def __mul__(self, k):
+        return Vec2(self.x * k, self.y * k)
+
+    __rmul__ = __mul__
+
+    def __abs__(self):
+        return math.sqrt(self.x * self.x + self.y * self.y)
+
+
+def projectile(px, py, vx, dt):
+    p = Vec2(px, py)
+    v = Vec2(vx, 2.0)
+    g = Vec2(0.0, -9.8)
+    for _ in range(10):
+        v = v + dt * g
+        p = p + v * dt
+    return abs(p)

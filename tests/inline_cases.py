@@ -453,3 +453,32 @@ def star_call_repeated_keyword(x):
         return _varsum(x, **{"power": 2.0}, **{"power": 3.0})
     except TypeError:
         return x * 4.0
+
+
+def _poly(x, **coeffs):
+    return coeffs.get("c0", 0.0) + coeffs.get("c1", 0.0) * x + coeffs["c2"] * x * x
+
+
+def keyword_options(x, y):
+    """`**options` parameters take the call's extra keywords; dicts read only by constant keys are their values."""
+    opts = {"c0": y, "c1": x * y, "c2": 0.5}
+    settings = dict(rate=0.1, decay=y)
+    return _poly(x, **opts) + _poly(y, c2=x) * settings["rate"] + settings.get("decay") * settings.get("m", 2.0)
+
+
+def dict_changed_or_missing(x, y):
+    """A dict written after it is made, or read by a key it lacks: stays a dict (and Python's KeyError stays)."""
+    d = {"a": x, "b": y}
+    d["a"] = d["a"] * y
+    e = {"k": x}
+    try:
+        miss = e["z"]
+    except KeyError:
+        miss = y * y
+    return d["a"] + d["b"] + miss + e["k"]
+
+
+def repeated_keys(x, y):
+    """A key given twice in a display: the last value, as Python keeps it."""
+    d = {"a": x, "b": y, "a": x * y}  # noqa: F601
+    return d["a"] * 2.0 + d["b"]

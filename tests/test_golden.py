@@ -74,10 +74,12 @@ def _arrays():
         g.euler_lotka_volterra: ((r.normal(size=(3, 3)) * 0.1, r.normal(size=3) * 0.1, r.random(3), 0.01, 4), (0, 1)),
         g.dict_params_loss: (({"W": r.normal(size=(3, 4)), "b": r.normal(size=3)}, r.normal(size=4)), 0),
         g.Affine.loss: ((g.Affine(r.normal(size=(3, 4)), r.normal(size=3)), r.normal(size=4)), 0),
+        g.projectile: ((0.0, 1.0, 3.0, 0.05), (0, 1, 2, 3)),  # (a value class's operators: its objects are fields)
     }
 
 
-TYPED = [g.mlp_loss, g.logistic_loss, g.inplace_recurrence, g.euler_lotka_volterra, g.dict_params_loss, g.Affine.loss]
+TYPED = [g.mlp_loss, g.logistic_loss, g.inplace_recurrence, g.euler_lotka_volterra, g.dict_params_loss, g.Affine.loss,
+         g.projectile]
 
 
 @pytest.mark.parametrize("fn", TYPED, ids=[f.__qualname__ for f in TYPED])

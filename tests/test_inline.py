@@ -53,6 +53,9 @@ CASES = [
     (c.star_calls, (0.6, -0.4, 1.2)),
     (c.star_call_of_mutated_dict, (0.6, -0.4)),
     (c.star_call_repeated_keyword, (0.6,)),
+    (c.keyword_options, (0.6, -0.4)),
+    (c.dict_changed_or_missing, (0.6, -0.4)),
+    (c.repeated_keys, (0.6, -0.4)),
 ]
 
 
@@ -64,7 +67,8 @@ def test_inlined_calls(fn, args):
 @pytest.mark.parametrize("fn,args", [(c.two_layers, (W, B, W.T.copy(), X)), (c.layer_method, (W, B, X)),
                                      (c.euler, (X, 0.8)), (c.tuple_result, (X,)), (c.lambdas_and_math, (0.7, 0.3)),
                                      (c.factory, (0.6, 1.1)), (c.keyword_only, (0.6, -0.3)), (c.constant_flags, (0.6,)),
-                                     (c.callable_object, (W, B, X))])
+                                     (c.callable_object, (W, B, X)), (c.keyword_options, (0.6, -0.4)),
+                                     (c.repeated_keys, (0.6, -0.4))])
 def test_inlined_pullbacks_are_plain(fn, args):
     mc.vjp(fn, *args)
     src = mc.source(fn, "reverse")

@@ -16,7 +16,9 @@ Only where that cannot change what runs and the user's traceback stays theirs:
   (reverse/local_objects.class_shape) whose bound method is called at once (or the instance itself, its
   `__call__`), or a `def`/`lambda` of the function
   itself without defaults (its variables read the caller's own cells, as they would);
-* no rule of the user's on it; not a generator; no `*args`/`**kwargs`; defaults that are numbers, strings or None;
+* no rule of the user's on it; not a generator; defaults that are numbers, strings or None (`*values` and
+  `**options` take the call's extra arguments as a tuple and a dict display; `helper(*args, **opts)` of displays is
+  first the plain call it stands for);
 * one `return`, at the end (early exits would not leave structured code), and no `raise` or `assert` (an error the
   helper raises must show the user the helper's frame and the caller's: tracebacks.py maps a generated frame to
   one user line);
@@ -39,6 +41,7 @@ import types
 from typing import Any, Optional
 
 from .. import ops
+from ..ir.fold_dicts import fold_dict_reads
 from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.analysis import dominators, uses
 from ..ir.nodes import Block, Branch, Call, Const, Function, Global, Goto, Raise, Return
@@ -89,8 +92,8 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                     continue  # (a def of the caller's that defines functions itself: no name to find its code by)
                 args[self_ref] = Const(fn)  # (the functions it defines find their code in it: `make_scaler`)
             for p, v in list(args.items()):
-                if isinstance(v, _Extra):  # (`*values`: the call's extra positional arguments, as a tuple)
-                    packed = Call(Const(ops.tuple_of), v.items, loc=s.loc)
+                if isinstance(v, _Extra):  # (`*values`, `**options`: the call's extra arguments, as a display)
+                    packed = Call(Const(v.display), v.items, loc=s.loc)
                     home = _block_of(ir, s)
                     home.stmts.insert(home.stmts.index(s), packed)
                     packed.block = home
@@ -110,6 +113,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                 bindings[cls_name] = user_globals[cls_name]
         if done:  # (between rounds, so that `h = compose(f, g)` then `h(x)` calls g's and f's values, put in line next)
             fold_tuple_reads(ir)  # (`a, b = helper(x)` of a helper returning `(s, s / n)`: a is s, as in the helper)
+            fold_dict_reads(ir, user_globals)  # (`coeffs.get("c0", 0.0)` of a helper's `**coeffs`)
             _drop_unused_functions(ir)
             _cells_as_values(ir)
             _constant_branches(ir)
@@ -303,8 +307,8 @@ def _plain_class(cls: Any) -> Any:
 
 def _plain_code(fn: types.FunctionType, caller_code: Any) -> bool:
     code = fn.__code__
-    if code is caller_code or code.co_flags & 0x2A8:
-        return False  # (generators and coroutines, **kwargs)
+    if code is caller_code or code.co_flags & 0x2A0:
+        return False  # (generators and coroutines)
     return all(type(d) in _PLAIN_DEFAULTS for d in [*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()])
 
 
@@ -379,7 +383,9 @@ def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any, ho
     params = [p for p in callee.params if p.kind == "POSITIONAL_OR_KEYWORD"]
     keyword_only = [p for p in callee.params if p.kind == "KEYWORD_ONLY"]
     var = [p for p in callee.params if p.kind == "VAR_POSITIONAL"]
-    if len(positional) > len(params) and not var or len(params) + len(keyword_only) + len(var) != len(callee.params):
+    var_kw = [p for p in callee.params if p.kind == "VAR_KEYWORD"]
+    if len(positional) > len(params) and not var or \
+            len(params) + len(keyword_only) + len(var) + len(var_kw) != len(callee.params):
         return None
     out: dict = {}
     if var:
@@ -403,22 +409,29 @@ def _bind(fn: types.FunctionType, callee: Function, s: Call, self_value: Any, ho
             out[p] = Const(kwdefaults[p.name])
         else:
             return None
-    if set(s.kwargs) - {p.name for p in [*params[len(positional):], *keyword_only]}:
-        return None
+    extra = [k for k in s.kwargs if k not in {p.name for p in [*params[len(positional):], *keyword_only]}]
+    if extra and (not var_kw or any(k in {p.name for p in params} for k in extra)):
+        return None  # (an unknown keyword, or one a positional argument already gave: Python's TypeError stays)
+    if var_kw:
+        out[var_kw[0]] = _Extra([x for k in extra for x in (Const(k), s.kwargs[k])], ops.dict_of)
     return out
 
 
 class _Extra:
-    """The extra positional arguments a `*values` parameter takes (made a tuple where the call is put in line)."""
+    """The extra arguments a `*values` or `**options` parameter takes (made a tuple or a dict where the call is put
+    in line): the items of the display to make."""
 
-    def __init__(self, items: list) -> None:
+    def __init__(self, items: list, display: Any = ops.tuple_of) -> None:
         self.items = list(items)
+        self.display = display
 
 
 def _static_applies(ir: Function) -> None:
     """`helper(*args, power=3.0)` with `args = (x, y, z)`: a call with its arguments known where it is made
     (`ops.apply` of tuple displays, and of dict displays with string keys that nothing else reads), written as
     the plain call `helper(x, y, z, power=3.0)` so that it may be put in line."""
+    if not any(s.callee() is ops.apply for b in ir.blocks for s in b.stmts):
+        return
     count = uses(ir)
     touched: set = set()
     for b in ir.blocks:

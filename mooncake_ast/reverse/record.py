@@ -28,6 +28,7 @@ from .runtime import rcall as _dispatch
 from .prepare import own_exits, own_exits_loop
 from .cleanup import drop_aliases, share_repeats, substitute
 from .dead_restores import drop_dead_restores
+from .empty_loops import drop_empty_loops, drop_unread_pops
 from .reassociate import reassociate
 from .transform import ReverseTransform, _stack_ref, anchor
 
@@ -64,6 +65,11 @@ def _place_attributes(rt: ReverseTransform) -> None:
 def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     rev, fwd = rt.rev, rt.ir
     sweep_pullback(rev)
+    anchored = {blk for blk, refs in rt.refs.items() if any(r.block is not None and r in r.block.stmts for r in refs)}
+    control = {sref for _, sref in _all_stacks(rt)}
+    if drop_empty_loops(rev, control, anchor, anchored):
+        sweep_pullback(rev)  # (what only the loops read)
+        drop_unread_pops(rev, control)  # (the ranges they walked)
     reassociate(rt, rev)
     sweep_pullback(rev)  # (before share_repeats: a factor it replaced may sit where its operands are not yet made)
     drop_aliases(rev)

@@ -176,6 +176,8 @@ def _iterated_fields(cls: type) -> Optional[tuple]:
 
 def replace_written_objects(ir: Function, user_globals: dict, bindings: dict) -> int:
     """Objects whose fields are also written, as variables (see the module docstring); the number replaced."""
+    if not any(isinstance(s.fn, Global) for b in ir.blocks for s in b.stmts):
+        return 0
     readers = _readers(ir)
     rebound = written_globals(ir)
     done = 0

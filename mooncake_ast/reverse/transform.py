@@ -36,11 +36,12 @@ from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
 from ..ir.types import FLOAT, INT, UNKNOWN, Num, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
+from ..ir.fold_dicts import fold_dict_reads
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
 from . import (buffers, call_types, inline, local_dicts, local_lists, object_fields, prepare, quiet_items,
-               scalar_objects, settle_types, shadows, typed_dicts, typed_lists, view_reads, walked_loops)
+               scalar_objects, settle_types, shadows, typed_dicts, typed_lists, unroll, view_reads, walked_loops)
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
@@ -82,7 +83,9 @@ class ReverseTransform:
         # Small helpers and methods of the function's own objects, in line (inline.py): names they were read by.
         self.inlined_bindings: dict = {}
         numbers = frozenset(k for k, t in self.param_types.items() if isinstance(t, Num))
+        unroll.unroll_display_loops(ir)  # (`for W, b in [(W1, b1), (W2, b2)]`: written out, then typed)
         inline.inline_calls(ir, user_globals, self.inlined_bindings, getattr(ir, "code", None), numbers)
+        fold_dict_reads(ir, user_globals)  # (`opts["lr"]` of a dict display only read by constant keys)
         scalar_objects.replace_objects(ir, user_globals, self.inlined_bindings)  # (objects only read: their fields)
         scalar_objects.replace_written_objects(ir, user_globals, self.inlined_bindings)
         prepare.deletes_as_pops(self)

@@ -102,4 +102,32 @@ def s_accumulator(g):
     g.define(v, S)
 
 
-FAMILIES["values"] = [s_value_ops, s_state_loop, s_accumulator, s_assign]  # (after "shapes": the families above keep theirs)
+def s_layers(g):
+    n, v, h = g.fresh(""), g.fresh(), g.fresh("h")
+    g.helper(f"Ly{n}", f"class Ly{n}:\n    def __init__(self, w, b=0.1):\n        self.w = w\n        self.b = b\n\n"
+                       f"    def __call__(self, x):\n        return math.tanh(self.w * x + self.b)")
+    k = g.rng.randint(1, 3)
+    form = g.rng.randrange(3)
+    if form == 0:  # (objects)
+        items = ", ".join(f"Ly{n}({g.leaf(S)}, {g.rng.choice(['0.1', '-0.2'])})" for _ in range(k))
+        head = f"for lay in [{items}]:" if g.chance(0.5) else f"for lay in ({items},):"
+        step = f"    {h} = lay({h})"
+    elif form == 1:  # (tuples, the trip number read)
+        items = ", ".join(f"({g.leaf(S)}, {g.expr(S, maxdepth=1)})" for _ in range(k))
+        head = f"for i, (wt, bs) in enumerate([{items}]):"
+        step = f"    {h} = math.tanh(wt * {h} + bs) + 0.1 * i"
+    else:  # (a near miss: the list changed first, or a break)
+        items = ", ".join(f"({g.leaf(S)}, {g.expr(S, maxdepth=1)})" for _ in range(k))
+        g.emit(f"pl{n} = [{items}]", f"pl{n}.append((0.5, 0.25))")
+        head = f"for wt, bs in pl{n}:"
+        step = f"    {h} = math.tanh(wt * {h} + bs)"
+    g.emit(f"{h} = {g.expr(S, maxdepth=1)}", head, step)
+    if g.chance(0.3):
+        g.emit(f"    if {h} > 0.5:", f"        {h} = {h} * 0.5")
+    elif g.chance(0.2):
+        g.emit(f"    if {h} > 2.0:", "        break")
+    g.emit(f"{v} = {h}")
+    g.define(v, S)
+
+
+FAMILIES["values"] = [s_value_ops, s_state_loop, s_accumulator, s_layers, s_assign]  # (after "shapes": the families above keep theirs)
