@@ -294,10 +294,14 @@ class StructuredEmitter:
     def _absorb(self, s: Union[Call, Any], pending: list, out: list, operands=None, keep_rest: bool = False) -> None:
         """Inline the pending temporaries `s` uses if they are exactly the last ones pending, in order."""
         ops_ = [v for v in (operands if operands is not None else s.operands()) if v in pending and v not in self.rendered]
-        if ops_ and pending[-len(ops_):] == ops_:
-            for v in ops_:
+        exprs = [self.call_expr(v) for v in ops_] if ops_ and pending[-len(ops_):] == ops_ else None
+        if exprs is not None and any(_nesting(e[0]) > _MAX_NESTING for e in exprs):
+            exprs, keep_rest = None, False  # (a chain of a few hundred calls, one inside the next: Python's parser
+            # refuses more than 200 nested parentheses, so the pending values get names here)
+        if exprs is not None:
+            for v, e in zip(ops_, exprs):
                 self.inlined.add(v)
-                self.rendered[v] = self.call_expr(v)
+                self.rendered[v] = e
             del pending[-len(ops_):]
         elif ops_ and keep_rest:
             keep_rest = False  # s needs values out of order: evaluate everything pending now
@@ -735,3 +739,18 @@ def format_nodes(nodes: list, indent: str = "    ", depth: int = 1, level_name: 
                 lines.append(f"{pad}else:")
                 lines += format_nodes(n.orelse, indent, depth + 1, level_name)
     return lines
+
+
+_MAX_NESTING = 60  # brackets one inside another in an expression put together from single-use values
+
+
+def _nesting(text: str) -> int:
+    """How deep brackets nest in the text (string literals' brackets counted too: an upper bound)."""
+    depth = deepest = 0
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+    return deepest

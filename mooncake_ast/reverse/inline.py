@@ -67,8 +67,11 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
     for _ in range(_ROUNDS):
         _static_applies(ir)
         rebound = written_globals(ir)
+        # (no instance of a plain class made here: no operator, property or method of one to look at)
+        instances = any(isinstance(s.fn, Global) and _plain_class(user_globals.get(s.fn.name)) is not None
+                        for b in ir.blocks for s in b.stmts)
         found = [(b, s, t) for b in ir.blocks for s in b.stmts
-                 for t in [_target(ir, s, user_globals, caller_code, rebound, numbers)] if t is not None]
+                 for t in [_target(ir, s, user_globals, caller_code, rebound, numbers, instances)] if t is not None]
         if not found:
             break
         for b, s, (fn, self_value, name, cells, how) in found:
@@ -210,7 +213,8 @@ def _block_of(ir: Function, s: Call) -> Block:
     return next(b for b in ir.blocks if any(x is s for x in b.stmts))
 
 
-def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numbers: frozenset) -> Optional[tuple]:
+def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numbers: frozenset,
+            instances: bool = True) -> Optional[tuple]:
     """(the function s calls, the value of `self` or None, the global name read, the cells it closes over, how it
     takes the call's arguments: see _bind) if s may be inlined."""
     self_value = name = how = None
@@ -218,6 +222,8 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
     if local is not None:
         fn, cells = local
         return (fn, None, None, cells, None) if _plain_code(fn, caller_code) else None
+    if not instances and (value_classes.operator_of(s, g) is not None or s.callee() is getattr):
+        return None
     if value_classes.operator_of(s, g) is not None:  # `v + dt * g` of instances of a plain class: its methods
         objects = [a for a in s.args if not value_classes.is_number(a, numbers)]
         classes = {value_classes.class_of(a, g, numbers) for a in objects}
