@@ -59,6 +59,8 @@ NEAR_MISSES = [
     (c.branch_made, (0.7, True)),
     (c.branch_made, (0.7, False)),
     (c.duplicate_display_keys, (0.7, 1.2, 1, 2)),
+    (c.duplicate_display_keys, (0.7, 1.2, "a", "a")),  # (equal keys: the first value reaches nothing)
+    (c.duplicate_display_keys, (0.7, 1.2, 1, 1)),
     (c.view_in_loop_with_writes, (0.7, 3)),
     (c.dict_per_iteration_written_after_view, (0.7, 3)),
     (c.star_array_viewed, ([np.random.default_rng(70 + i).normal(size=(2, 3)) for i in range(3)], np.ones(3))),

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..tangents import NoTangent
+from .adjoints import item_of
 
 
 def add_list_adjoint(xs_bar: list, g: Any) -> None:
@@ -58,3 +59,12 @@ def add_slice(xs_bar: list, index: slice, ys_bar: list) -> None:
     items, reverse/local_lists.py) into the list's."""
     for k, g in zip(range(*index.indices(len(xs_bar))), ys_bar):
         xs_bar[k] += g
+
+
+def display_value_adjoint(g: Any, keys: tuple, k: int) -> Any:
+    """The adjoint of the k-th value of a dict display `{k0: v0, k1: v1, ...}`: its key's slot of g, unless a later
+    pair has an equal key (the dict keeps the last value for it: this one reached nothing)."""
+    key = keys[k]
+    if any(other == key for other in keys[k + 1:]):
+        return NoTangent
+    return item_of(g, key)
