@@ -46,14 +46,6 @@ def add_layer_adjoint(xs_bar: list, g: Any, i: int) -> None:
     xs_bar[i] = tuple(parts)
 
 
-def add_to_each(xs_bar: Any, g: Any) -> None:
-    """xs_bar[k] += g for every slot: `sum(xs)`'s adjoint into a list of floats' adjoint (reverse/typed_lists.py), or
-    `sum(d.values())`'s into a dict's of floats (reverse/local_dicts.py; its keys are the dict's when the view was
-    read)."""
-    for k in (xs_bar if type(xs_bar) is dict else range(len(xs_bar))):
-        xs_bar[k] += g
-
-
 def add_slice(xs_bar: list, index: slice, ys_bar: list) -> None:
     """xs_bar[index] += ys_bar slot by slot: the adjoint of `ys = xs[index]` (a copy of some of a list of floats'
     items, reverse/local_lists.py) into the list's."""
@@ -68,3 +60,16 @@ def display_value_adjoint(g: Any, keys: tuple, k: int) -> Any:
     if any(other == key for other in keys[k + 1:]):
         return NoTangent
     return item_of(g, key)
+
+
+def add_to_every_slot(rt: Any, bar: Any, g: Any, keys: Any) -> None:
+    """`for k in keys: bar[k] += g` in the pullback (the loop a person writes for `sum(xs)`'s adjoint: keys are
+    `range(len(xs_bar))` for a list, the dict's adjoint itself for a dict; g is a number)."""
+    from .. import ops
+
+    def body() -> None:
+        k = rt.b.block.stmts[-1]  # (the loop's item, made just before the body: ReverseTransform._repeat)
+        st = rt.b.call(ops.add_to_item, [bar, g, k])
+        st.keep = True  # type: ignore[attr-defined]
+
+    rt._repeat(None, body, over=rt.b.call(ops.sequence, [keys]), item_hint="k")

@@ -39,7 +39,7 @@ from .. import ops
 from ..ir.nodes import Call, Const, Function, Param, Value
 from ..ir.types import BOOL, FLOAT, INT, UNKNOWN, Dct, Lst, Tup
 from . import local_lists
-from .list_adjoints import add_to_each
+from .list_adjoints import add_to_every_slot
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -378,9 +378,9 @@ def reverse(rt: "ReverseTransform", s: Call) -> None:
     elif role == VALUE_OF_PAIR:  # (`for k, v in d.items()`: k, where the loop names it)
         named = [k for k, r in rt.dict_roles.items() if r[0] == KEY and k.args[0] is extra and k in rt.home]
         key = rt.primal(named[0]) if named else rt.b.call(operator.getitem, [rt.primal(extra), Const(0)])
-    elif role == SUM:
-        st = rt.b.call(add_to_each, [rt.read_adj(d), g])
-        st.keep = True  # type: ignore[attr-defined]
+    elif role == SUM:  # `for k in d_bar: d_bar[k] += g`
+        bar = rt.read_adj(d)
+        add_to_every_slot(rt, bar, g, bar)
         return
     else:
         return  # (keys, lengths, the views and the sequences carry no derivative of their own)

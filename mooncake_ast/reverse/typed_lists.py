@@ -32,7 +32,7 @@ from . import adjoints as adj
 from . import layer_lists, star_lists
 from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
-from .list_adjoints import add_layer_adjoint, add_list_adjoint, add_slice, add_to_each, zero_arrays, zero_layers
+from .list_adjoints import add_layer_adjoint, add_list_adjoint, add_slice, add_to_every_slot, zero_arrays, zero_layers
 from .special import hashable
 
 if TYPE_CHECKING:
@@ -207,12 +207,12 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
 
 def add_whole(rt: "ReverseTransform", root: Param, contribution: Value) -> None:
     """A reader's adjoint for the whole list (`sum(xs)`, `np.mean(xs)`), added slot by slot (`sum(xs)` of floats: the
-    same g into every slot, `add_to_each(xs_bar, g)`)."""
+    same g into every slot, `for k in range(len(xs_bar)): xs_bar[k] += g`)."""
     c = contribution
     if isinstance(c, Call) and c.callee() is adj.sum_items_adjoint and len(c.args) == 2 and not c.kwargs and \
             _item_type(rt, root) == FLOAT and rt.is_dense(c.args[1]):
-        st = rt.b.call(add_to_each, [rt.read_adj(root), c.args[1]])
-        st.keep = True  # type: ignore[attr-defined]
+        bar = rt.read_adj(root)  # `for k in range(len(xs_bar)): xs_bar[k] += g`
+        add_to_every_slot(rt, bar, c.args[1], rt.b.call(range, [rt.b.call(builtins.len, [bar])]))
         return
     st = rt.b.call(add_list_adjoint, [rt.read_adj(root), contribution])
     st.keep = True  # type: ignore[attr-defined]
