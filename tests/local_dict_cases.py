@@ -328,3 +328,12 @@ def array_list_returned(x):
     hs = [x * 2.0]
     hs.append(np.sin(hs[0]))
     return hs
+
+
+def sum_loop_name_clash(x, n):
+    total = 0.0
+    for k in range(n):
+        vals = [x * j for j in range(3)]
+        d = {j: x * j for j in range(2)}
+        total = total + sum(vals) * k + sum(d.values()) * k * x
+    return total

@@ -46,6 +46,7 @@ PLAIN = [
                            np.random.default_rng(85).normal(size=3))),
     (c.dict_in_loop, (0.7,)),
     (c.list_in_loop, (0.7, 3)),
+    (c.sum_loop_name_clash, (0.7, 3)),
     (c.dict_per_iteration_views, (0.7, 3)),
     (c.array_list_param_appended, (np.array([0.3, -0.2]), np.array([1.1, 0.4]))),
 ]
