@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..tangents import NoTangent
+from .adjoints import item_of
 
 
 def add_list_adjoint(xs_bar: list, g: Any) -> None:
@@ -43,3 +44,32 @@ def add_layer_adjoint(xs_bar: list, g: Any, i: int) -> None:
         else:
             parts[k] = parts[k] + float(gk)
     xs_bar[i] = tuple(parts)
+
+
+def add_slice(xs_bar: list, index: slice, ys_bar: list) -> None:
+    """xs_bar[index] += ys_bar slot by slot: the adjoint of `ys = xs[index]` (a copy of some of a list of floats'
+    items, reverse/local_lists.py) into the list's."""
+    for k, g in zip(range(*index.indices(len(xs_bar))), ys_bar):
+        xs_bar[k] += g
+
+
+def display_value_adjoint(g: Any, keys: tuple, k: int) -> Any:
+    """The adjoint of the k-th value of a dict display `{k0: v0, k1: v1, ...}`: its key's slot of g, unless a later
+    pair has an equal key (the dict keeps the last value for it: this one reached nothing)."""
+    key = keys[k]
+    if any(other == key for other in keys[k + 1:]):
+        return NoTangent
+    return item_of(g, key)
+
+
+def add_to_every_slot(rt: Any, bar: Any, g: Any, keys: Any) -> None:
+    """`for k in keys: bar[k] += g` in the pullback (the loop a person writes for `sum(xs)`'s adjoint: keys are
+    `range(len(xs_bar))` for a list, the dict's adjoint itself for a dict; g is a number)."""
+    from .. import ops
+
+    def body() -> None:
+        k = rt.b.block.stmts[-1]  # (the loop's item, made just before the body: ReverseTransform._repeat)
+        st = rt.b.call(ops.add_to_item, [bar, g, k])
+        st.keep = True  # type: ignore[attr-defined]
+
+    rt._repeat(None, body, over=rt.b.call(ops.sequence, [keys]), item_hint="k")

@@ -83,7 +83,8 @@ def storage_backed(self: "ReverseTransform") -> set:
         for s in b.stmts:
             fn, rule = self.resolver.callee(s)
             touched: list = []
-            if buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn) or typed_lists.exempt(self, s, fn) or \
+            if s in self.dict_roles or buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn) or \
+                    typed_lists.exempt(self, s, fn) or \
                     object_fields.exempt(self, s, fn) or _reads_layout(self, s, fn) or view_reads.exempt(self, s):
                 continue
             if s in self.field_method_calls:

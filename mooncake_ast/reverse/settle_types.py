@@ -21,7 +21,8 @@ from ..ir.inference import infer_types
 from ..ir.nodes import Call, Const, Function, Global, Param
 from ..ir.typed_methods import only_read, resolve_methods
 from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup
-from . import call_types, closed_cells, local_lists, local_objects, prepare, reversed_loops, typed_lists
+from . import (call_types, closed_cells, local_dicts, local_lists, local_objects, prepare, reversed_loops, star_lists,
+               typed_lists)
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -37,19 +38,23 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
     # A dict parameter's type names its items' types as the call passed them; a function that writes the dict
     # (`params["a"] = Box(x)`) may change them, so it is typed only when the function just reads it.
     for p in ir.params:
-        if isinstance(rt.param_types.get(p.name), Dct) and not only_read(p, ir):
+        if isinstance(rt.param_types.get(p.name), Dct) and not only_read(p, ir) and \
+                not local_dicts.param_only_read(rt, ir, p):
             rt.param_types[p.name] = UNKNOWN
     rt.local_objects = local_objects.find(ir, rt.resolver)
     rt.closed_cells = closed_cells.closed_cells(ir)
     reversed_loops.walk_reversed(rt, ir)
     local_lists.rewrite_appends(ir)
-    rt.local_lists = local_lists.candidates(ir)
+    rt.star_parts = star_lists.find(ir)
+    rt.local_lists, rt.run_lists = local_lists.candidates(ir, {p for p in rt.star_parts if star_lists.is_rest(rt, p)})
+    rt.dict_roles = local_dicts.candidates(rt, ir)
     types: dict = {}
     for attempt in range(_ROUNDS):
         if attempt == _ROUNDS - 1:  # (no fixpoint: nothing typed from callees or lists)
             rt.typing_calls = False
             rt.local_objects = {}
             rt.local_lists = set()
+            rt.dict_roles, rt.dict_int_keys = {}, set()
             rt.param_types = {k: (UNKNOWN if isinstance(t, Lst) else t) for k, t in rt.param_types.items()}
             rt.resolver = _resolver(rt, user_globals)
         types = rt.types = _rewrites_settled(rt, ir)
@@ -63,6 +68,7 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
             bad = local_objects.writes_keep_types(ir, rt.local_objects, types, rt.type_of)
             bad_lists = local_lists.appends_keep_type(rt, ir)
             rt.local_lists -= bad_lists
+            bad_lists = bad_lists | local_dicts.values_keep_type(rt)
             bad_params = _param_fields_rewritten(rt, ir)
             for name in bad_params:
                 rt.param_types[name] = UNKNOWN
@@ -91,10 +97,11 @@ def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset
             if isinstance(types.get(s), (Num, Arr, Tup)) and types[s] is not UNKNOWN and (
                     s.callee() is ops.cell_get and s.args[0] in rt.closed_cells or  # (a captured variable's value)
                     _typed_item(rt, s) or  # (an item of a dict or tuple parameter of known item types)
+                    local_dicts.plain_read(rt, s) or  # (a float read of a dict of floats: local_dicts.py)
                     local_objects.method_of(rt.local_objects, s) is not None or
                     isinstance(s, Call) and s.callee() is getattr and len(s.args) == 2 and s.args[0] in rt.local_objects):
                 out.add(s)
-    return frozenset(out)
+    return frozenset(out) | local_lists.array_lists(rt)
 
 
 def _resolver(rt: "ReverseTransform", user_globals: dict) -> StaticResolver:
@@ -175,8 +182,14 @@ def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional
     object the function makes, or of a method of one (local_objects.py); None otherwise."""
     if s.callee() is ops.cell_get and s.args and s.args[0] in rt.closed_cells:
         return closed_cells.cell_type(rt, s.args[0], of)
+    if rt.star_parts.get(s) is not None:
+        return star_lists.part_type(rt, s, of)
     if s in rt.local_lists:
-        return local_lists.LIST_OF_FLOATS
+        return local_lists.made_type(rt, s, of)
+    if s in rt.dict_roles:
+        t = local_dicts.call_type(rt, s)
+        if t is not None:
+            return t
     if s in rt.local_objects:
         return local_objects.object_type(rt.local_objects, s, of)
     method = local_objects.method_of(rt.local_objects, s)

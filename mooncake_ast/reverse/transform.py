@@ -39,8 +39,8 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Lo
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
-from . import (buffers, call_types, object_fields, prepare, quiet_items, scalar_objects, settle_types, shadows, typed_dicts,
-               typed_lists, view_reads, walked_loops)
+from . import (buffers, call_types, local_dicts, local_lists, object_fields, prepare, quiet_items, scalar_objects,
+               settle_types, shadows, typed_dicts, typed_lists, view_reads, walked_loops)
 from .plainer import make_plainer
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
@@ -119,12 +119,13 @@ class ReverseTransform:
         self.view_reads: set = {s for s in view_reads.find(self) if buffers.root_of(self, s.args[0]) is None}
         self.typed_dicts: set = typed_dicts.find_typed_dicts(self)
         self.typed_lists: dict = typed_lists.find_typed_lists(self)  # the list or its loop sequence -> the list
+        self.local_dicts: set = local_dicts.find(self)  # dicts of floats whose adjoints are plain dicts
         self.item_vars: dict = {}
         self.field_objects, self.field_method_calls = object_fields.find(self)
         while True:
             self.stored = prepare.storage_backed(self)
             reached = {r for r in self.buffers | self.typed_dicts | set(self.typed_lists.values()) | self.field_objects
-                       if r in self.stored} | object_fields.arrays_reached(self)
+                       | self.local_dicts if r in self.stored} | object_fields.arrays_reached(self)
             if not reached:
                 break
             self.field_objects -= reached
@@ -132,6 +133,7 @@ class ReverseTransform:
             self.buffers -= reached  # something else can reach it after all: identity-keyed storage
             self.typed_dicts = {v for v in self.typed_dicts if typed_dicts.root(self, v) not in reached and v not in reached}
             self.typed_lists = {v: p for v, p in self.typed_lists.items() if p not in reached}
+            self.local_dicts = local_dicts.keep(self, self.local_dicts - reached)
         self.useful = prepare.useful(self)
         # Float-array parameters whose adjoints collect contributions inside loops: a zero array from the
         # start, added into in place (what a person writes), so the loop's adjoint is always an array.
@@ -402,9 +404,10 @@ class ReverseTransform:
                 buf = self.b.call(np.zeros_like, [self.primal(r)])
                 self.dense_values.add(buf)
                 self.write_adj(r, buf)
-        for p in [*self.ir.params, *self.ir.entry.stmts]:  # (list parameters, and lists the function builds)
-            if self.typed_lists.get(p) is p and self.active(p):
+        for p in [*self.ir.params, *(s for b in self.ir.blocks for s in b.stmts)]:  # (list parameters, lists it builds)
+            if self.typed_lists.get(p) is p and self.active(p) and p not in self.run_lists:
                 self.write_adj(p, typed_lists.new_adjoint(self, p))
+        local_dicts.start(self)
         object_fields.start_dense(self)
         self.rev_seq(self.regions.items)
         _bind_unassigned(self.unbound_records)
@@ -424,6 +427,7 @@ class ReverseTransform:
 
     def rev_seq(self, items: list) -> None:
         """Reverse a sequence; an item that may leave early guards the reverse of what follows it."""
+        local_lists.start_in_seq(self, items)  # (lists made anew in each run of it)
         for i, item in enumerate(items):
             if self._may_exit(item) and i + 1 < len(items):
                 flag = self._exit_flag(item)
@@ -530,6 +534,9 @@ class ReverseTransform:
         self.cur = prev
 
     def rev_stmt(self, s: Call) -> None:
+        if s in self.dict_roles:
+            local_dicts.reverse(self, s)
+            return
         fn, rule = self.resolver.callee(s)
         if _hashable(fn) and fn in _SETS:
             self._rev_set(s, fn)

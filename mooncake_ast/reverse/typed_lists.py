@@ -29,10 +29,10 @@ from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
 from ..ir.types import FLOAT, INT, UNKNOWN, Arr, Lst, Tup, literal
 from . import adjoints as adj
-from . import layer_lists
+from . import layer_lists, star_lists
 from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
-from .list_adjoints import add_layer_adjoint, add_list_adjoint, zero_arrays, zero_layers
+from .list_adjoints import add_layer_adjoint, add_list_adjoint, add_slice, add_to_every_slot, zero_arrays, zero_layers
 from .special import hashable
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ READERS = {builtins.sum, builtins.max, builtins.min, builtins.sorted, math.fsum,
 def _roots(rt: "ReverseTransform") -> list:
     """The list parameters typed `any:list:f`, and the lists the function builds by appending (local_lists.py)."""
     return [p for p in rt.ir.params if isinstance(rt.param_types.get(p.name), Lst)] + \
-        [s for s in rt.ir.entry.stmts if s in rt.local_lists]
+        [s for b in rt.ir.blocks for s in b.stmts if s in rt.local_lists]
 
 
 def _is_root(rt: "ReverseTransform", p: Value) -> bool:
@@ -71,6 +71,11 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             elif isinstance(item_type, Arr) and not _item_only_read(rt, s, uses):
                 return False  # (an array item written, viewed or handed on: storage keeps it right)
             continue
+        if fn is ops.unpack_star and star_lists.reads_only(rt, s, lambda p: _item_only_read(rt, p, uses)) and \
+                star_lists.kept(rt.type_of(root)):
+            continue  # (`first, *rest = xs`: reads of items and a new list, star_lists.py)
+        if fn is operator.getitem and s in rt.local_lists:  # (its type: local_lists.appends_keep_type)
+            continue  # (`xs[1:]`: a new list, local_lists.py, whose adjoint goes into xs_bar's slots: add_slice)
         if fn is list.append and v is root and not isinstance(root, Param) and s.args[1] is not root:
             continue  # (a list the function builds: local_lists.py)
         if fn is builtins.len and len(s.args) == 1:
@@ -134,7 +139,7 @@ def find_typed_lists(rt: "ReverseTransform") -> dict:
 
 def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Does statement s read a typed list in a way that needs no identity-keyed storage?"""
-    if rt.typed_lists.get(s) is s or layer_lists.live(rt, s):
+    if rt.typed_lists.get(s) is s or layer_lists.live(rt, s) or star_lists.live(rt, s):
         return True  # (`terms = []`: a list the function builds; `W, b = item`, `item[0]`: layer_lists.py)
     return bool(s.args) and s.args[0] in rt.typed_lists and (
         fn in (operator.getitem, builtins.len, ops.sequence, list.append) or hashable(fn) and fn in READERS)
@@ -143,12 +148,16 @@ def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
 def handles(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Is s a read of a typed list that `reverse_read` undoes (item reads, appends; the loop's sequence, `len` and
     the making of a list the function builds have nothing to undo)?"""
-    return rt.typed_lists.get(s) is s or layer_lists.live(rt, s) or bool(s.args) and s.args[0] in rt.typed_lists and \
+    return rt.typed_lists.get(s) is s or layer_lists.live(rt, s) or star_lists.live(rt, s) or \
+        bool(s.args) and s.args[0] in rt.typed_lists and \
         fn in (operator.getitem, builtins.len, ops.sequence, list.append)
 
 
 def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     """`v = xs[i]`: `xs_bar[i] += v_bar`; `xs.append(v)`: `v_bar = xs_bar.pop()`."""
+    if star_lists.live(rt, s):
+        star_lists.reverse(rt, s, add_slice)
+        return
     if fn is list.append and s.args and s.args[0] in rt.typed_lists:
         root = rt.typed_lists[s.args[0]]
         if not rt.active(root):
@@ -161,6 +170,25 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
         return
     if layer_lists.live(rt, s):
         layer_lists.reverse_part(rt, s)
+        return
+    if rt.typed_lists.get(s) is s and fn is ops.list_of:  # a display of floats: its items' slots
+        if rt.active(s):
+            bar = rt.read_adj(s)
+            for k, a in enumerate(s.args):
+                if rt.active(a):
+                    g = rt.b.call(operator.getitem, [bar, Const(k)])
+                    rt.dense_values.add(g)
+                    rt.accumulate(a, g)
+            if s in rt.run_lists:  # (made anew in each run: so is its adjoint, local_lists.start_in_seq)
+                rt.b.write(rt._var(s), rt.zero(s))
+        return
+    if rt.typed_lists.get(s) is s and fn is operator.getitem:  # `ys = xs[a:b]`: ys_bar into xs_bar's slots
+        src = rt.typed_lists.get(s.args[0])
+        if rt.active(s) and src is not None and rt.active(src):
+            st = rt.b.call(add_slice, [rt.read_adj(src), rt.primal(s.args[1]), rt.read_adj(s)])
+            st.keep = True  # type: ignore[attr-defined]
+        if s in rt.run_lists:
+            rt.b.write(rt._var(s), rt.zero(s))
         return
     if fn is not operator.getitem or rt.typed_lists.get(s) is s:
         return
@@ -178,7 +206,14 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
 
 
 def add_whole(rt: "ReverseTransform", root: Param, contribution: Value) -> None:
-    """A reader's adjoint for the whole list (`sum(xs)`, `np.mean(xs)`), added slot by slot."""
+    """A reader's adjoint for the whole list (`sum(xs)`, `np.mean(xs)`), added slot by slot (`sum(xs)` of floats: the
+    same g into every slot, `for k in range(len(xs_bar)): xs_bar[k] += g`)."""
+    c = contribution
+    if isinstance(c, Call) and c.callee() is adj.sum_items_adjoint and len(c.args) == 2 and not c.kwargs and \
+            _item_type(rt, root) == FLOAT and rt.is_dense(c.args[1]):
+        bar = rt.read_adj(root)  # `for k in range(len(xs_bar)): xs_bar[k] += g`
+        add_to_every_slot(rt, bar, c.args[1], rt.b.call(range, [rt.b.call(builtins.len, [bar])]))
+        return
     st = rt.b.call(add_list_adjoint, [rt.read_adj(root), contribution])
     st.keep = True  # type: ignore[attr-defined]
 

@@ -681,7 +681,19 @@ def _A():
 
 defvjp(ops.tuple_of, lambda t, g, y, *xs: tuple(t.call(_A().item_of, g, i) for i in range(len(xs))))
 defvjp(ops.list_of, lambda t, g, y, *xs: tuple(t.call(_A().item_of, g, i) for i in range(len(xs))))
-defvjp(ops.dict_of, lambda t, g, y, *kv: tuple(None if i % 2 == 0 else t.call(_A().item_of, g, kv[i - 1]) for i in range(len(kv))))
+defvjp(ops.dict_of, lambda t, g, y, *kv: tuple(None if i % 2 == 0 else _display_value(t, g, kv, i) for i in range(len(kv))))
+
+
+def _display_value(t, g, kv, i):
+    """`{k1: x, k2: y}`: each value gets its key's slot of g, but only the last of equal keys (the dict kept that
+    one): a key that is no constant, or a constant given twice, asks when the code runs."""
+    keys = kv[0::2]
+    known = getattr(t, "is_const", lambda k: True)  # (run time, EagerReverse: every key is known)
+    if all(known(k) for k in keys) and len({repr(t.value(k)) for k in keys}) == len(keys):
+        return t.call(_A().item_of, g, kv[i - 1])
+    from ..reverse import list_adjoints
+
+    return t.call(list_adjoints.display_value_adjoint, g, t.call(ops.tuple_of, *keys), i // 2)
 defvjp(ops.identity, lambda t, g, y, x: (g,))
 defvjp(ops.sequence, lambda t, g, y, x: (t.call(_A().sequence_adjoint, x, g),))
 defvjp(ops.unpack, lambda t, g, y, x, n: (t.call(_A().unpack_adjoint, x, g), None))
