@@ -119,6 +119,10 @@ class TemplateBuilder:
         """Does operand h get an adjoint at all?"""
         return isinstance(h, PH) and self.rt.active(h.v)
 
+    def varied(self, h: Any) -> bool:
+        """Does operand h depend on the inputs (whether or not its adjoint is wanted: a dict's key)?"""
+        return isinstance(h, PH) and h.v in self.rt.act.active
+
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         if fn is operator.getitem and len(args) == 2 and isinstance(args[0], Pair):
             return args[0][args[1]]  # a part of what a specialised helper worked out

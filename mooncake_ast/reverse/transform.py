@@ -556,6 +556,9 @@ class ReverseTransform:
         if fn is operator.getitem and view_reads.handles(self, s):
             view_reads.reverse_read(self, s)
             return
+        if fn is operator.setitem and len(s.args) == 3 and s.args[1] in self.act.active:
+            check = self.b.call(builtin_rules.check_dict_keys, [self.primal(s.args[1])])  # (`d[x * 3.0] = v`)
+            check.keep = True  # type: ignore[attr-defined]
         special = SPECIAL.get(fn) if _hashable(fn) else None
         if fn is getattr and len(s.args) == 3:  # (with a default: its adjoint too, when it was the value)
             special = (None, shadows.getattr_default_reverse, (0, 2))

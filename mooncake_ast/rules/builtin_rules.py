@@ -44,7 +44,8 @@ def storage_of(x, dx):
 # ------------------------------------------------------------------ displays and unpacking
 defjvp(ops.tuple_of, lambda t, y, *xs: t.call(ops.tuple_of, *_tangents(t, xs)))
 defjvp(ops.list_of, lambda t, y, *xs: t.call(ops.list_of, *_tangents(t, xs)))
-defjvp(ops.dict_of, lambda t, y, *kv: t.call(ops.dict_of, *[x if i % 2 == 0 else t.dz(x) for i, x in enumerate(kv)]))
+defjvp(ops.dict_of, lambda t, y, *kv: t.call(ops.dict_of, *[(x if t.d(x) is None else t.call(checked_key, x, t.d(x)))
+                                                             if i % 2 == 0 else t.dz(x) for i, x in enumerate(kv)]))
 defjvp(ops.identity, lambda t, y, x: t.d(x))
 defjvp(ops.sequence, lambda t, y, x: t.call(sequence_tangent, x, y, t.d(x)) if t.d(x) is not None else None)
 defjvp(ops.unpack, lambda t, y, x, n: t.call(unpack_tangent, t.d(x), n) if t.d(x) is not None else None)
@@ -65,6 +66,30 @@ defjvp(builtins.frozenset, lambda t, y, xs=(): t.call(set_items_tangent, xs, t.d
 SET_REFUSAL = ("a set (or frozenset) holds numbers that carry derivatives, and a set keeps no derivative of its "
                "items (equal items merge, the order is arbitrary); use a list or a tuple, or `sorted(set(...))` of "
                "values that do not depend on the inputs")
+
+
+KEY_REFUSAL = ("a dict's key depends on the inputs, and a dict keeps no derivative of its keys (equal keys merge): "
+               "key the dict by something that does not depend on the inputs, or keep the numbers in a list")
+
+
+def checked_key(k, dk):
+    """A dict display's key in forward mode: a key whose tangent is not zero would lose it silently; refused."""
+    if not _zero_tangent(dk):
+        raise UnsupportedDerivativeError(KEY_REFUSAL)
+    return k
+
+
+def _zero_tangent(dk) -> bool:
+    """A key's or an index's tangent that is zero: none, 0.0, zeros, or a tuple of those (`x[()]`, `x[i, j]`)."""
+    if isinstance(dk, (tuple, list)):
+        return all(_zero_tangent(d) for d in dk)
+    return _no_tangent(dk) or isinstance(dk, slice)
+
+
+def check_dict_keys(*keys) -> None:
+    """Reverse mode of a dict display whose keys depend on the inputs: refused if one can carry a derivative."""
+    if any(_carries_derivative(k) for k in keys):
+        raise UnsupportedDerivativeError(KEY_REFUSAL)
 
 
 def set_tangent(*dxs):
@@ -405,7 +430,12 @@ def dict_tangent(y, pairs, dkw):
 
 
 def _pair_value(dpair):
-    return NoTangent if dpair is NoTangent else dpair[1]
+    """A (key, value) pair's value tangent; the key's must be zero (a dict keeps no derivative of its keys)."""
+    if dpair is NoTangent:
+        return NoTangent
+    if not _zero_tangent(dpair[0]):
+        raise UnsupportedDerivativeError(KEY_REFUSAL)
+    return dpair[1]
 
 
 def zip_tangent(xs, dxs):
@@ -681,7 +711,18 @@ def _A():
 
 defvjp(ops.tuple_of, lambda t, g, y, *xs: tuple(t.call(_A().item_of, g, i) for i in range(len(xs))))
 defvjp(ops.list_of, lambda t, g, y, *xs: tuple(t.call(_A().item_of, g, i) for i in range(len(xs))))
-defvjp(ops.dict_of, lambda t, g, y, *kv: tuple(None if i % 2 == 0 else _display_value(t, g, kv, i) for i in range(len(kv))))
+defvjp(ops.dict_of, lambda t, g, y, *kv: _dict_display_adjoints(t, g, kv))
+
+
+def _dict_display_adjoints(t, g, kv):
+    """The values' adjoints; keys get none, so a key that depends on the inputs is refused when the code runs."""
+    varied = getattr(t, "varied", lambda k: False)  # (run time, EagerReverse: nothing is known to depend on them)
+    active_keys = [k for k in kv[0::2] if varied(k)]
+    if active_keys:
+        check = t.call(check_dict_keys, *active_keys)
+        if hasattr(check, "__dict__"):
+            check.keep = True  # (its result unread: the pullback's sweep would drop it)
+    return tuple(None if i % 2 == 0 else _display_value(t, g, kv, i) for i in range(len(kv)))
 
 
 def _display_value(t, g, kv, i):

@@ -123,7 +123,18 @@ def index_adjoint(a, i, g):
         start += n
         adj.append(float(got[0]) if np.ndim(v) == 0 and not isinstance(v, np.ndarray) else got.reshape(np.shape(v)))
     return tuple(adj) if isinstance(i, tuple) else adj[0]
-defjvp(op.setitem, lambda t, y, a, i, v: t.call(op.setitem, t.d(a), i, _slot(t, v)) if t.d(a) is not None else None, mutates=(0,))
+defjvp(op.setitem, lambda t, y, a, i, v: t.call(op.setitem, t.d(a), _checked_index(t, i), _slot(t, v))
+       if t.d(a) is not None else None, mutates=(0,))
+
+
+def _checked_index(t, i):
+    """`d[x * 3.0] = v`: a key with a tangent would lose it (builtin_rules.checked_key refuses one that is not
+    zero); an index without one is the index."""
+    if t.d(i) is None:
+        return i
+    from .builtin_rules import checked_key
+
+    return t.call(checked_key, i, t.d(i))
 
 
 def _slot(t, v):
