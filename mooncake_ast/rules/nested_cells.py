@@ -84,3 +84,29 @@ def _prepare_cells(f: Any) -> None:
         else:
             sh = _CellShadow()
         ctx.shadows[id(cell)] = (cell, sh)
+
+
+def owned_cells(f: Any) -> bool:
+    """Does every differentiable value f captures sit in a closure cell that the reverse computation now running made
+    (its adjoint storage is in the current context: reverse/shadows.save_cell), with nothing differentiable among its
+    defaults?  Then a rule differentiating f's forward code in this context routes the captured values' adjoints into
+    those cells, which the pullback of the code that made the closure reads (`cell_set_reverse`): exact.  A closure
+    made by another computation (an enclosing derivative, whose context is not current) is not: its adjoint there
+    would be dropped, so the caller refuses it."""
+    from ..api import _nondifferentiable
+
+    defaults = [*(getattr(f, "__defaults__", None) or ()), *((getattr(f, "__kwdefaults__", None) or {}).values())]
+    if any(not _nondifferentiable(v) and not callable(v) and not isinstance(v, type(_shadows)) for v in defaults):
+        return False
+    stack = getattr(_shadows._local, "stack", None)
+    if not stack:
+        return False
+    shadows = stack[-1].shadows
+    for cell in getattr(f, "__closure__", None) or ():
+        v = _cell_value(cell)
+        if v is _EMPTY or _nondifferentiable(v) or callable(v) or isinstance(v, type(_shadows)):
+            continue
+        found = shadows.get(id(cell))
+        if found is None or found[0] is not cell:
+            return False
+    return True
