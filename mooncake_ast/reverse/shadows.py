@@ -639,12 +639,18 @@ def delitem_reverse(g: Any, y: Any, saved: Any, a: Any, i: Any) -> None:
 
 
 def save_attr(obj: Any, name: str) -> Any:
+    if type(obj) is types.CellType and name == "cell_contents":  # (forward code's own cells, differentiated: a cell)
+        return save_cell(obj)
     if isinstance(obj, type):
         return vars(obj).get(name, _MISSING)
     return fields_of(obj).get(name, _MISSING)
 
 
 def setattr_reverse(g: Any, y: Any, old: Any, obj: Any, name: str, v: Any, v_bar: Any) -> Any:
+    if type(obj) is types.CellType and name == "cell_contents":
+        # `cell.cell_contents = v` in generated forward code, differentiated: as a write of the cell (the adjoint
+        # that reads of the cell routed into its slot goes to v; it was dropped)
+        return cell_set_reverse(g, y, old, obj, v, v_bar)
     remember(obj)
     sh = shadow(obj)
     slot = sh.fields.pop(name, NoTangent) if isinstance(sh, MutableTangent) else NoTangent

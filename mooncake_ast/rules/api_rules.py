@@ -38,7 +38,7 @@ from ..forward.runtime import _bind_fast, derived_forward, fcall as _fcall_rt
 from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple, accumulate
 from ..reverse.runtime import may_write, rcall
-from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize
+from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, materialize
 from ..tangents import storage as _storage
 from .operator_rules import _is_concatenator, integer_scalar
 from .builtin_rules import storage_of as _storage_of
@@ -53,7 +53,7 @@ from . import nested_out as _nested_out
 from .nested_helpers import is_array_method as _is_array_method
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
                            _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state)
-from .nested_cells import owned_cells
+from .nested_cells import owned_cells, owned_tangent
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
                                  _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_deriv_fwd, _pow_deriv_full_fwd,
                                  _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd, _view_read_fwd,
@@ -104,7 +104,9 @@ def _plain_outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
     return (*targs, *tdargs)
 
 
-def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Plan:
+def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, reverse: bool = False) -> _Plan:
+    """`reverse`: the plan is for reverse mode over the call in the computation now running (_rev_fcall), which
+    takes a closure's nonzero tangent where it was made in this computation (nested_cells.owned_tangent)."""
     if isinstance(f, Differentiable):
         f = f.__wrapped_fn__
     n = len(args)
@@ -184,6 +186,15 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
                                f"compile ({e.msg}); use reverse mode for the outer derivatives") from e
         pad = (NoTangent,) * (m - n)
         if rule.takes_self:
+            if not _zero(df) and reverse and owned_tangent(f, df):
+                # a closure over differentiated values made in this computation, with its tangent (forward code
+                # calling it): its forward code reads both's cells, whose adjoints go into the cells' storage, which
+                # the pullback of the code that made them reads (_prepare_all_cells)
+                plan = _Plan(rule.fn, (f, df, *primals, *tangents),
+                             lambda b: (NoTangent, tuple(b[2:2 + n]), tuple(b[2 + m:2 + m + n])), None)
+                plan.arg_pos = list(range(2, 2 + n))
+                plan.tan_pos = list(range(2 + m, 2 + m + n))
+                return plan
             if not _zero(df):
                 raise NestingError(f"nested derivative of {_name(f)}: differentiating with respect to the variables the "
                                    f"function captures (closure, defaults) is not supported nested; pass them as arguments")
@@ -449,6 +460,8 @@ def _prepare_all_cells(call_args: tuple) -> None:
     a closure made by the reverse computation now running gets the same storage, which that computation's pullback
     reads (nested_cells.owned_cells); any other is refused, since what it captures may be differentiated."""
     for a in call_args:
+        if isinstance(a, FunctionTangent):  # (a closure's tangent, passed with it: nested_cells.owned_tangent)
+            _prepare_cells(a)
         if isinstance(a, types.FunctionType) and a.__closure__ and _captures_values(a):
             if not is_constant(a) and not _module_level_constant(a) and not owned_cells(a):
                 raise NestingError(f"nested derivative of {_name(a)}: reverse mode over the forward code of a function "
@@ -461,7 +474,7 @@ def _prepare_all_cells(call_args: tuple) -> None:
 def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> tuple:
     """Reverse rule of `fcall(f, df, args, dargs) -> (y, dy)`: reverse mode over f's forward code."""
     args, dargs = tuple(args), _expand(dargs, len(args))
-    plan = _plan(f, df, args, dargs, kwargs)
+    plan = _plan(f, df, args, dargs, kwargs, reverse=True)
     if plan.grad_of is not None:
         _refuse_traced_captures(plan.grad_of)
     # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants, and so
