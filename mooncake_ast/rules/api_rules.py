@@ -41,7 +41,7 @@ from ..reverse.runtime import may_write, rcall
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, materialize
 from ..tangents import storage as _storage
 from .operator_rules import _is_concatenator, integer_scalar
-from .builtin_rules import storage_of as _storage_of
+from .builtin_rules import cell_tangent_get as _cell_tangent_get, storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
 from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _carries,
@@ -147,7 +147,9 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     elif _storage_like(f):
         plain = _storage_fwd if f is not _conform_target() else _conform_fwd
     rule = lookup(f) if plain is None and _hashable(f) else None
-    if rule is not None and rule.zero and not isinstance(f, type):
+    if rule is not None and (rule.zero or f is _cell_tangent_get) and not isinstance(f, type):
+        # (a closure's tangent cell read, dispatched by forward code differentiated again: a zero there, where
+        # forward mode passes closures' tangents as the constant zero; forward_code_rules.py)
         return _Plan(_zero_fwd, (f, tuple(args)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
                      lambda tf, targs, tdargs: (NoTangent, targs), layout=None)
     if plain is not None:
