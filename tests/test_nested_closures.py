@@ -129,6 +129,17 @@ def closure_updates_a_list(x):
     return acc[0] * x
 
 
+def closure_over_an_int(x):
+    n = 0
+    while n < 2:
+        n += 1
+
+    def g(t):
+        return t * n
+
+    return g(x * x) * x
+
+
 def closure_over_an_array(a):
     K = np.sqrt(1.0 + a * a)
 
@@ -138,11 +149,13 @@ def closure_over_an_array(a):
     return g(a) * a[0]
 
 
-@pytest.mark.parametrize("f,x", [(calls_a_closure, X0), (closure_updates_a_list, X0), (closure_over_an_array, A)])
+@pytest.mark.parametrize("f,x", [(calls_a_closure, X0), (closure_updates_a_list, X0), (closure_over_an_int, X0),
+                                 (closure_over_an_array, A)])
 def test_second_derivatives_of_a_function_calling_its_closure(f, x):
     """Reverse mode over forward code that calls a closure over differentiated values was refused ('differentiating
     with respect to the variables the function captures'; randprog closures): the closure's tangent is taken along,
-    the adjoints of both's cells read back by the code that made them (grad over jvp, jvp over grad, hessian)."""
+    the adjoints of both's cells read back by the code that made them (grad over jvp, jvp over grad, hessian); a
+    closure over an int crashed there (its cell had no storage for the adjoint of the int's read)."""
     g = mc.grad(f)
     v = np.ones_like(x) if isinstance(x, np.ndarray) else 1.0
     want = (np.asarray(g(x + H * v)) - np.asarray(g(x - H * v))) / (2 * H)

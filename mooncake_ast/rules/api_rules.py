@@ -464,12 +464,14 @@ def _prepare_all_cells(call_args: tuple) -> None:
     for a in call_args:
         if isinstance(a, FunctionTangent):  # (a closure's tangent, passed with it: nested_cells.owned_tangent)
             _prepare_cells(a)
-        if isinstance(a, types.FunctionType) and a.__closure__ and _captures_values(a):
-            if not is_constant(a) and not _module_level_constant(a) and not owned_cells(a):
+        if isinstance(a, types.FunctionType) and a.__closure__:
+            if _captures_values(a) and not is_constant(a) and not _module_level_constant(a) and not owned_cells(a):
                 raise NestingError(f"nested derivative of {_name(a)}: reverse mode over the forward code of a function "
                                    f"that captures values (closure variables) made inside differentiated code is not "
                                    f"supported here (the closure was made by an enclosing derivative, or captures them "
                                    f"through defaults); pass those values as arguments")
+            # (also cells of ints and other constants: a read's adjoint, computed all the same (`t * k` of an int k),
+            # has storage to go to, where it is dropped; plain cell storage has none, an AttributeError)
             _prepare_cells(a)
 
 
