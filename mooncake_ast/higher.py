@@ -617,7 +617,8 @@ def jacobian_reverse(J: Callable, args: tuple, kwargs: dict) -> tuple:
     if kwargs or has_aux:
         raise NestingError(f"nested derivative of {_jacobian_name(J)}: keyword arguments and has_aux are not supported")
     if J in _TRACED:  # made inside differentiated code: what f captures may be differentiated, and gets no adjoint
-        _refuse_captures(f, _jacobian_name(J))
+        # (hessian's f is grad(g): g's captures, not the gradient object's)
+        _refuse_captures(f.f if isinstance(f, Grad) else f, _jacobian_name(J))
     y = J(*args)
     if not (isinstance(y, np.ndarray) or isinstance(y, (float, np.floating))):
         raise NestingError(f"reverse mode over {_jacobian_name(J)}: a Jacobian given as a tuple of blocks (several "

@@ -314,7 +314,11 @@ def take(v: Any, v_bar: Any) -> Any:
         if v_bar is not NoTangent and v_bar is not None:
             add_into(v, v_bar)  # a no-op if v_bar is the storage itself
         sh = shadow(v)
-        return sh.slot if isinstance(sh, ShadowCell) else sh  # the storage itself: adding it back is a no-op
+        # the storage itself: adding it back is a no-op (a cell's slot value for reverse code's own closure reads; a
+        # cell that forward code reads explicitly, `fn.__closure__[i].cell_contents`, differentiated at a higher
+        # order, hands back its storage, which the read of the closure tuple routes into the cell: the slot's
+        # value was added to the slot again)
+        return sh.slot if type(sh) is ShadowCell else sh
     if isinstance(v, tuple) and holds_mutable(v):
         return _take_tuple(v, v_bar, set())
     return v_bar
@@ -635,12 +639,18 @@ def delitem_reverse(g: Any, y: Any, saved: Any, a: Any, i: Any) -> None:
 
 
 def save_attr(obj: Any, name: str) -> Any:
+    if type(obj) is types.CellType and name == "cell_contents":  # (forward code's own cells, differentiated: a cell)
+        return save_cell(obj)
     if isinstance(obj, type):
         return vars(obj).get(name, _MISSING)
     return fields_of(obj).get(name, _MISSING)
 
 
 def setattr_reverse(g: Any, y: Any, old: Any, obj: Any, name: str, v: Any, v_bar: Any) -> Any:
+    if type(obj) is types.CellType and name == "cell_contents":
+        # `cell.cell_contents = v` in generated forward code, differentiated: as a write of the cell (the adjoint
+        # that reads of the cell routed into its slot goes to v; it was dropped)
+        return cell_set_reverse(g, y, old, obj, v, v_bar)
     remember(obj)
     sh = shadow(obj)
     slot = sh.fields.pop(name, NoTangent) if isinstance(sh, MutableTangent) else NoTangent
@@ -664,6 +674,14 @@ def setattr_reverse(g: Any, y: Any, old: Any, obj: Any, name: str, v: Any, v_bar
 
 
 def save_cell(cell: Any) -> Any:
+    # (the cell's adjoint storage now, in the computation writing it: a rule differentiating a closure over it at a
+    # higher order routes the adjoints of what the closure captures into this storage, and only into storage of the
+    # computation that made the cell, the one whose pullback reads it: rules/nested_cells.owned_cells)
+    stack = getattr(_local, "stack", None)
+    if stack:
+        found = stack[-1].shadows.get(id(cell))
+        if found is None or found[0] is not cell:
+            stack[-1].shadows[id(cell)] = (cell, ShadowCell())
     try:
         return cell.cell_contents
     except ValueError:

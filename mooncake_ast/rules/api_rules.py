@@ -38,10 +38,10 @@ from ..forward.runtime import _bind_fast, derived_forward, fcall as _fcall_rt
 from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple, accumulate
 from ..reverse.runtime import may_write, rcall
-from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize
+from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, materialize
 from ..tangents import storage as _storage
 from .operator_rules import _is_concatenator, integer_scalar
-from .builtin_rules import storage_of as _storage_of
+from .builtin_rules import cell_tangent_get as _cell_tangent_get, storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
 from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _carries,
@@ -52,7 +52,8 @@ from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _c
 from . import nested_out as _nested_out
 from .nested_helpers import is_array_method as _is_array_method
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
-                           _module_level_constant, _positional, _refuse_reverse_over_nested_state)
+                           _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state)
+from .nested_cells import owned_cells, owned_tangent
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
                                  _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_deriv_fwd, _pow_deriv_full_fwd,
                                  _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd, _view_read_fwd,
@@ -103,7 +104,9 @@ def _plain_outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
     return (*targs, *tdargs)
 
 
-def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Plan:
+def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, reverse: bool = False) -> _Plan:
+    """`reverse`: the plan is for reverse mode over the call in the computation now running (_rev_fcall), which
+    takes a closure's nonzero tangent where it was made in this computation (nested_cells.owned_tangent)."""
     if isinstance(f, Differentiable):
         f = f.__wrapped_fn__
     n = len(args)
@@ -144,7 +147,9 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
     elif _storage_like(f):
         plain = _storage_fwd if f is not _conform_target() else _conform_fwd
     rule = lookup(f) if plain is None and _hashable(f) else None
-    if rule is not None and rule.zero and not isinstance(f, type):
+    if rule is not None and (rule.zero or f is _cell_tangent_get) and not isinstance(f, type):
+        # (a closure's tangent cell read, dispatched by forward code differentiated again: a zero there, where
+        # forward mode passes closures' tangents as the constant zero; forward_code_rules.py)
         return _Plan(_zero_fwd, (f, tuple(args)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
                      lambda tf, targs, tdargs: (NoTangent, targs), layout=None)
     if plain is not None:
@@ -183,6 +188,15 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> _Pl
                                f"compile ({e.msg}); use reverse mode for the outer derivatives") from e
         pad = (NoTangent,) * (m - n)
         if rule.takes_self:
+            if not _zero(df) and reverse and owned_tangent(f, df):
+                # a closure over differentiated values made in this computation, with its tangent (forward code
+                # calling it): its forward code reads both's cells, whose adjoints go into the cells' storage, which
+                # the pullback of the code that made them reads (_prepare_all_cells)
+                plan = _Plan(rule.fn, (f, df, *primals, *tangents),
+                             lambda b: (NoTangent, tuple(b[2:2 + n]), tuple(b[2 + m:2 + m + n])), None)
+                plan.arg_pos = list(range(2, 2 + n))
+                plan.tan_pos = list(range(2 + m, 2 + m + n))
+                return plan
             if not _zero(df):
                 raise NestingError(f"nested derivative of {_name(f)}: differentiating with respect to the variables the "
                                    f"function captures (closure, defaults) is not supported nested; pass them as arguments")
@@ -363,6 +377,13 @@ def _refuse_traced_captures(g: Any) -> None:
 def _factory_frule(factory: Any) -> Any:
     def frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
         if p and not _zero(t[0]):
+            from .nested_closures import closure_factory_tangent
+
+            tangent = closure_factory_tangent(factory, tuple(p), tuple(_expand(t, len(p))), kwargs)
+            if tangent is not None:  # (a closure over differentiated values: nested_closures.py)
+                y = factory(*p, **kwargs)
+                _TRACED.add(y)
+                return y, tangent
             raise NestingError(f"nested derivative: mc.{factory.__name__} of a function whose captured variables are "
                                f"differentiated is not supported; pass them as arguments instead")
         y = factory(*p, **kwargs)
@@ -438,20 +459,26 @@ def _cell_full(c: Any) -> bool:
 def _prepare_all_cells(call_args: tuple) -> None:
     """Functions passed to forward code that capture differentiable values: constants of the differentiation
     now running get cell storage their explicit reads add into (the adjoint is dropped: they are constants);
-    any other is refused, since what it captures may be differentiated (not supported nested)."""
+    a closure made by the reverse computation now running gets the same storage, which that computation's pullback
+    reads (nested_cells.owned_cells); any other is refused, since what it captures may be differentiated."""
     for a in call_args:
-        if isinstance(a, types.FunctionType) and a.__closure__ and _captures_values(a):
-            if not is_constant(a) and not _module_level_constant(a):
+        if isinstance(a, FunctionTangent):  # (a closure's tangent, passed with it: nested_cells.owned_tangent)
+            _prepare_cells(a)
+        if isinstance(a, types.FunctionType) and a.__closure__:
+            if _captures_values(a) and not is_constant(a) and not _module_level_constant(a) and not owned_cells(a):
                 raise NestingError(f"nested derivative of {_name(a)}: reverse mode over the forward code of a function "
                                    f"that captures values (closure variables) made inside differentiated code is not "
-                                   f"supported; pass those values as arguments")
+                                   f"supported here (the closure was made by an enclosing derivative, or captures them "
+                                   f"through defaults); pass those values as arguments")
+            # (also cells of ints and other constants: a read's adjoint, computed all the same (`t * k` of an int k),
+            # has storage to go to, where it is dropped; plain cell storage has none, an AttributeError)
             _prepare_cells(a)
 
 
 def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> tuple:
     """Reverse rule of `fcall(f, df, args, dargs) -> (y, dy)`: reverse mode over f's forward code."""
     args, dargs = tuple(args), _expand(dargs, len(args))
-    plan = _plan(f, df, args, dargs, kwargs)
+    plan = _plan(f, df, args, dargs, kwargs, reverse=True)
     if plan.grad_of is not None:
         _refuse_traced_captures(plan.grad_of)
     # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants, and so
@@ -460,8 +487,12 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -
     wrt = frozenset(i for i, a in enumerate(plan.call_args) if not isinstance(a, types.ModuleType)
                     and i not in plan.inactive and a is not NoTangent)
     _prepare_all_cells(plan.call_args)
-    _refuse_reverse_over_nested_state(f, plan.fn)
-    out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
+    frozen = _refuse_reverse_over_nested_state(f, plan.fn)
+    if frozen:  # (module-level arrays the code keeps storage of: read-only meanwhile, nested_calls.py)
+        with _frozen(f, frozen):
+            out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
+    else:
+        out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
     _refuse_not_implemented(f, out)
 
     def pullback(g: Any) -> tuple:
@@ -723,6 +754,12 @@ def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
     dg, *dargs = t
     if kwargs:
         raise NestingError(f"nested derivative of {g!r}: keyword arguments are not supported nested")
+    if type(dg).__name__ == "ClosureTangent" and not kwargs and not g.has_aux:
+        from .nested_closures import grad_jvp_closure
+
+        nums, _ = g._nums(len(args))
+        return grad_jvp_closure(g, dg, tuple(args), _dense(tuple(dargs), tuple(args)), nums,
+                                not isinstance(g.argnums, (tuple, list)), type(g).__name__ == "ValueAndGrad")
     if not _zero(dg):
         raise NestingError(f"nested derivative of {g!r}: the function given to grad has a nonzero tangent (it captures "
                            f"differentiated variables); pass them as arguments instead")
@@ -762,6 +799,11 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
         raise NestingError(f"nested derivative of {g!r}: keyword arguments are not supported nested")
     if g.has_aux:
         raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
+    if g in _TRACED and isinstance(g.f, types.FunctionType) and owned_cells(g.f):
+        from .nested_closures import grad_rrule_closure, owns_differentiable
+
+        if owns_differentiable(g.f):  # (a closure over values this computation differentiates: nested_closures.py)
+            return grad_rrule_closure(g, args)
     _refuse_traced_captures(g)
     nums, _ = g._nums(len(args))
     single = not isinstance(g.argnums, (tuple, list))

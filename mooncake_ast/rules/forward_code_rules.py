@@ -64,6 +64,17 @@ def _zero(t: Any) -> bool:
     return _all_zero(t)
 
 
+def _cell_tangent_get_adjoint(g: Any, y: Any, dc: Any) -> Any:
+    """Reverse of `cell_tangent_get(dc)` (a closure's tangent cell read by its forward code): g into the cell's
+    storage (an array's adjoint is in its own storage already), none for the cell as a value."""
+    from ..reverse import shadows
+
+    if dc is None or dc is NoTangent:
+        return NoTangent
+    shadows.cell_get_reverse(g, y, dc, NoTangent)
+    return NoTangent
+
+
 def _expand(ts: Any, n: int) -> tuple:
     return (NoTangent,) * n if ts is NoTangent or ts is None else tuple(ts)
 
@@ -297,9 +308,13 @@ def _helper_defs() -> None:
            if t.d(dxs) is not None else None)
     defvjp(numpy_shapes.join_tangent, lambda t, g, y, join, xs, dxs, axis:
            (None, None, t.call(_join_tangent_adjoint, join, xs, dxs, g, axis), None))
-    # The tangent cells of a function's closure: the plans above always pass the function's tangent as the
-    # constant zero (NoTangent) with a zero tangent of its own, so what is read from it is a constant zero.
-    defzero(cell_tangent, builtin_rules.cell_tangent_get)
+    # The tangent cells of a function's closure: forward mode over forward code passes the function's tangent as
+    # the constant zero (a nonzero one is refused: api_rules._plan), so what is read from it has no tangent; reverse
+    # mode over it may pass a closure's own tangent, made by the computation now running (_plan's `reverse`,
+    # nested_cells.owned_tangent): a read's adjoint goes into the tangent cell's storage, as a closure read's does.
+    defzero(cell_tangent)
+    defjvp(builtin_rules.cell_tangent_get, lambda t, y, dc: None)
+    defvjp(builtin_rules.cell_tangent_get, lambda t, g, y, dc: (t.call(_cell_tangent_get_adjoint, g, y, dc),))
     # (log_for_pow(base, z): z only picks log|base| or nan below 0, piecewise constant: no derivative of its own)
     defjvp(h.log_for_pow, lambda t, y, base, z=None: t.div(t.d(base), base))
     defvjp(h.log_for_pow, lambda t, g, y, base, z=None: (t.div(g, base),) if z is None else (t.div(g, base), None))

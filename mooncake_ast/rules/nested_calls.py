@@ -4,7 +4,8 @@ treat as constants (split from api_rules.py, one concept per module):
 * a module-level helper called with keywords or leaving its defaults out (`helper(y, scale=s)`): planned as a
   positional call, the keywords' adjoints given back as a dict, the defaults constant extra primals;
 * a closure made at module level that keeps no state: what it captures is a constant of every derivative;
-* reverse mode over a second forward order that keeps storage of module-level state: refused (it crashed).
+* reverse mode over a second forward order that keeps storage of module-level state: refused (it crashed), but
+  for module-level arrays, kept read-only meanwhile.
 """
 from __future__ import annotations
 
@@ -76,28 +77,95 @@ def _fcall_keywords_plan(f: Any, df: Any, fargs: Any, fdargs: Any, rest: list, d
 _KEEPS_LEVELS: dict = {}  # code of forward code of forward code -> whether it keeps storage of storage
 
 
-def _refuse_reverse_over_nested_state(f: Any, fn: Any) -> None:
+def _refuse_reverse_over_nested_state(f: Any, fn: Any) -> tuple:
     """Reverse mode over forward code of forward code that keeps tangent storage of module-level state (its
     `module_tangent(obj, 1)` calls, forward/state.py): the storage's lists fell out of step with the state's
-    (an IndexError in tests/test_nested_families.py), so refused, as before levels of storage existed."""
+    (an IndexError in tests/test_nested_families.py), so refused, as before levels of storage existed -- unless
+    every such object is a module-level NumPy array (a constant array handed to a class's constructor, `Model(W)`,
+    gets storage because the object could write it).  Those are returned, to be kept read-only while the code runs
+    (_frozen): a write into one raises, and is refused, instead of a derivative missing the write's."""
     code = getattr(fn, "__code__", None)
     if code is None or "module_tangent" not in code.co_names or not code.co_name.endswith("__jvp__jvp"):
-        return
+        return ()
     keeps = _KEEPS_LEVELS.get(code)
     if keeps is None:
         import inspect
-        import re
 
         try:
             text = inspect.getsource(fn)
         except (OSError, TypeError):
             text = "module_tangent(?, 1)"  # (unknown: refused)
-        keeps = _KEEPS_LEVELS[code] = re.search(r"module_tangent\([^()]*, \d+\)", text) is not None
-    if keeps:  # (module_tangent(obj) only, of state the code it differentiates reads: fine)
+        keeps = _KEEPS_LEVELS[code] = _kept_state(text)
+    if keeps is False:  # (module_tangent(obj) only, of state the code it differentiates reads: fine)
+        return ()
+    arrays = _module_arrays(keeps, getattr(fn, "__globals__", {}))
+    if arrays is None:
         raise NestingError(f"nested derivative of {_name(f)}: reverse mode over a second order of forward mode over "
                            f"code that keeps the derivative of module-level state (a module-level object, or a class "
                            f"attribute, that a method or closure changes) is not supported; pass that object as an "
                            f"argument")
+    return arrays
+
+
+def _kept_state(text: str) -> Any:
+    """False where forward code of forward code (its text) keeps no storage of storage; else the module-level names
+    whose storage it keeps (None where one cannot be named: a local not made by `module_tangent(NAME)`)."""
+    import re
+
+    targets = re.findall(r"module_tangent\(([^()]*), \d+\)", text)
+    if not targets:
+        return False
+    names = []
+    for t in targets:
+        t = t.strip()
+        if not t.isidentifier():
+            return None
+        made = re.findall(rf"\b{t} = [\w.]*module_tangent\((\w+)\)", text)
+        if made:  # (a lower order's storage of NAME: `t1 = _mc.module_tangent(W)`)
+            if len(set(made)) != 1:
+                return None
+            t = made[0]
+        names.append(t)
+    return tuple(sorted(set(names)))
+
+
+def _module_arrays(names: Any, g: dict) -> Any:
+    """The module-level NumPy arrays of these names in globals g, or None where one is not such an array."""
+    import numpy as np
+
+    if not names:
+        return None
+    out = []
+    for name in names:
+        v = g.get(name)
+        if type(v) is not np.ndarray or v.dtype.kind not in "fiub":
+            return None
+        out.append(v)
+    return tuple(out)
+
+
+class _frozen:
+    """Keeps arrays read-only while the code under it runs; a write into one is refused (see
+    _refuse_reverse_over_nested_state)."""
+
+    def __init__(self, f: Any, arrays: tuple) -> None:
+        self.f, self.arrays, self.flags = f, arrays, ()
+
+    def __enter__(self) -> "_frozen":
+        self.flags = tuple(a.flags.writeable for a in self.arrays)
+        for a in self.arrays:
+            a.flags.writeable = False
+        return self
+
+    def __exit__(self, typ: Any, e: Any, tb: Any) -> Any:
+        for a, w in zip(self.arrays, self.flags):
+            if w:
+                a.flags.writeable = True
+        if typ is ValueError and "read-only" in str(e):
+            raise NestingError(f"nested derivative of {_name(self.f)}: reverse mode over a second order of forward mode "
+                               f"over code that writes a module-level array (through an object holding it) is not "
+                               f"supported; pass the array as an argument") from e
+        return False
 
 
 def _module_level_constant(f: types.FunctionType) -> bool:

@@ -72,9 +72,13 @@ class _CellShadow(_shadows.ShadowCell):
 
 
 def _prepare_cells(f: Any) -> None:
-    """Give f's closure cells adjoint storage that explicit `cell_contents` reads route into (see _CellShadow)."""
+    """Give f's closure cells (a FunctionTangent's tangent cells) adjoint storage that explicit `cell_contents` reads
+    route into (see _CellShadow)."""
     ctx = _shadows.current()
-    for cell in getattr(f, "__closure__", None) or ():
+    cells = f.cells if isinstance(f, FunctionTangent) else getattr(f, "__closure__", None)
+    for cell in cells or ():
+        if cell is None:
+            continue
         found = ctx.shadows.get(id(cell))
         if found is not None and found[0] is cell:
             if isinstance(found[1], _CellShadow) or not isinstance(found[1], _shadows.ShadowCell):
@@ -84,3 +88,49 @@ def _prepare_cells(f: Any) -> None:
         else:
             sh = _CellShadow()
         ctx.shadows[id(cell)] = (cell, sh)
+
+
+def owned_cells(f: Any) -> bool:
+    """Does every differentiable value f captures sit in a closure cell that the reverse computation now running made
+    (its adjoint storage is in the current context: reverse/shadows.save_cell), with nothing differentiable among its
+    defaults?  Then a rule differentiating f's forward code in this context routes the captured values' adjoints into
+    those cells, which the pullback of the code that made the closure reads (`cell_set_reverse`): exact.  A closure
+    made by another computation (an enclosing derivative, whose context is not current) is not: its adjoint there
+    would be dropped, so the caller refuses it."""
+    from ..api import _nondifferentiable
+
+    defaults = [*(getattr(f, "__defaults__", None) or ()), *((getattr(f, "__kwdefaults__", None) or {}).values())]
+    if any(not _nondifferentiable(v) and not callable(v) and not isinstance(v, type(_shadows)) for v in defaults):
+        return False
+    stack = getattr(_shadows._local, "stack", None)
+    if not stack:
+        return False
+    shadows = stack[-1].shadows
+    for cell in getattr(f, "__closure__", None) or ():
+        v = _cell_value(cell)
+        if v is _EMPTY or _nondifferentiable(v) or callable(v) or isinstance(v, type(_shadows)):
+            continue
+        found = shadows.get(id(cell))
+        if found is None or found[0] is not cell:
+            return False
+    return True
+
+
+def owned_tangent(f: Any, df: Any) -> bool:
+    """Is df, the nonzero tangent of the closure f, a FunctionTangent of tangent cells only (no defaults' tangents)
+    that the reverse computation now running made, as it made f's own cells (owned_cells)?  Forward code made both
+    (`dk_cell = _mc.new_cell()`, `_mc.FunctionTangent((dk_cell,), ...)`), and reverse mode over it reads their
+    storage back."""
+    if not isinstance(df, FunctionTangent) or type(df.cells) is not tuple or not owned_cells(f):
+        return False
+    if not all(_fixed_zero(d) for d in df.defaults) or not all(_fixed_zero(d) for d in df.kwdefaults.values()):
+        return False
+    stack = getattr(_shadows._local, "stack", None)
+    shadows = stack[-1].shadows
+    for cell in df.cells:
+        if cell is None or _fixed_zero(_cell_value(cell)):
+            continue
+        found = shadows.get(id(cell))
+        if found is None or found[0] is not cell:
+            return False
+    return True

@@ -1,0 +1,166 @@
+"""Nested derivatives of closures over differentiated values: `k = 3 * x; mc.grad(lambda s: sin(s * k))(x)` inside a
+function differentiated again.  The derivative then runs through what the closure captures as well as through its
+arguments.
+
+* Reverse mode (the closure made by the reverse computation now running): the adjoint of `grad(f)(a)` for a
+  cotangent w (and w0 of a value) is the adjoint of `w0 f(a) + Df(a)[w]`, one reverse pass over f's forward code in
+  this computation's context; the captured values' adjoints go into their cells' storage, which the pullback of the
+  code that made the closure reads (nested_cells.owned_cells says when that is so; elsewhere it stays refused).
+* Forward mode: mc.grad / mc.value_and_grad of a closure whose tangent is nonzero give a gradient object whose tangent
+  is `ClosureTangent(tf)`; the tangent of `grad(f)(a)` in direction da is then `grad_a Df(a)[da, tf]`, reverse mode
+  over f's forward code called with the closure's tangent tf (the captured values' tangents, constants of that pass),
+  and its gradient the adjoint of the tangent input, from the same pass.
+"""
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+from ..api import _reapply, _snapshot, _to_user
+from ..reverse import shadows as _shadows
+from ..reverse.adjoints import AdjTuple
+from ..reverse.runtime import may_write, rcall
+from ..tangents import FunctionTangent, NoTangent
+from .forward_code_rules import NestingError, _expand, _name, _zero
+
+
+def owns_differentiable(f: Any, _seen: Any = None) -> bool:
+    """Does the plain function f capture a value that may be differentiated in a cell that the reverse computation now
+    running made -- itself, or through a function it captures (`def f(s): return h(s) * s` where h captures k)?"""
+    from ..api import _nondifferentiable
+
+    seen = set() if _seen is None else _seen
+    if id(f) in seen:
+        return False
+    seen.add(id(f))
+    stack = getattr(_shadows._local, "stack", None)
+    if not stack:
+        return False
+    shadows = stack[-1].shadows
+    for cell in getattr(f, "__closure__", None) or ():
+        try:
+            v = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(v, types.FunctionType):
+            if owns_differentiable(v, seen):
+                return True
+        elif not _nondifferentiable(v) and not isinstance(v, types.ModuleType) and not callable(v):
+            found = shadows.get(id(cell))
+            if found is not None and found[0] is cell:
+                return True
+    return False
+
+
+class ClosureTangent:
+    """The tangent of `mc.grad(f)` / `mc.value_and_grad(f)` made, in differentiated code, of a closure f whose
+    captured values have tangents: f's own tangent `tf` (a FunctionTangent)."""
+
+    __slots__ = ("tf",)
+
+    def __init__(self, tf: Any) -> None:
+        self.tf = tf
+
+    def __repr__(self) -> str:
+        return f"ClosureTangent({self.tf!r})"
+
+
+def closure_factory_tangent(factory: Any, p: tuple, t: tuple, kwargs: dict) -> Any:
+    """The tangent of `factory(*p, **kwargs)` (mc.grad, mc.value_and_grad) whose function p[0] has the nonzero
+    tangent t[0], or None where it is not a plain closure whose captured values forward mode can carry."""
+    from .. import api
+
+    if factory not in (api.grad, api.value_and_grad) or not isinstance(p[0], types.FunctionType):
+        return None
+    if not isinstance(t[0], FunctionTangent) or kwargs.get("has_aux") or any(not _zero(x) for x in t[1:]):
+        return None
+    tf = t[0]
+    if any(not _zero(d) for d in tf.defaults) or any(not _zero(d) for d in tf.kwdefaults.values()):
+        return None
+    return ClosureTangent(tf)
+
+
+def grad_jvp_closure(g: Any, tg: ClosureTangent, args: tuple, dargs: tuple, nums: tuple, single: bool,
+                     with_value: bool) -> tuple:
+    """(grad f(args), its tangent) -- ((value, grad), their tangents) with `with_value` -- for `g = grad(f)` whose
+    f captures values with tangents tg.tf, in direction dargs: one reverse pass over f's forward code called with
+    (args, dargs, tf), seeded on the tangent output (see the module's docstring)."""
+    from .api_rules import _plan, _prepare_all_cells, _real_scalar, constant_callable, refuse_hessian_result
+
+    f = g.f
+    n = len(args)
+    dargs = tuple(d.copy() if type(d) is np.ndarray else d for d in dargs)  # (f's forward code may write them)
+    pre = _snapshot(tuple(args))
+    ctx = _shadows.Context()
+    with ctx, constant_callable(f):  # (f's captured values are constants of this pass; their tangents are tf's)
+        plan = _plan(f, NoTangent, tuple(args), dargs)
+        if plan.layout is None or not plan.layout[0] or plan.arg_pos is None:
+            raise NestingError(f"nested derivative of {g!r}: forward mode over the gradient of {_name(f)}, whose "
+                               f"captured variables are differentiated, is not supported for this call; pass them "
+                               f"as arguments")
+        call_args = (plan.call_args[0], tg.tf, *plan.call_args[2:])
+        wrt = frozenset(plan.arg_pos[i] for i in nums) | frozenset(plan.tan_pos[i] for i in nums)
+        _prepare_all_cells(call_args)
+        (y, dy), pb = rcall(plan.fn, call_args, {}, wrt=wrt)
+        writes = may_write(pb)
+        if not _real_scalar(y):
+            refuse_hessian_result(f, y, dy)
+        if dy is NoTangent or dy is None:
+            dy = 0.0
+        if not isinstance(dy, (float, np.floating, np.ndarray)) or np.ndim(dy) != 0:
+            refuse_hessian_result(f, y, dy)
+        post = _snapshot(tuple(args)) if writes else None
+        _, bars, _ = pb(AdjTuple((NoTangent, 1.0)))
+        tangents = tuple(_to_user(_shadows.full_adjoint(args[i], bars[plan.arg_pos[i]]), args[i]) for i in nums)
+        grads = tuple(_to_user(_shadows.full_adjoint(call_args[plan.tan_pos[i]], bars[plan.tan_pos[i]]), args[i])
+                      for i in nums)
+    if post is not None:
+        _shadows.put_back(post, ctx)
+    else:
+        _reapply(pre)
+    grad = grads[0] if single else grads
+    dgrad = tangents[0] if single else tangents
+    if with_value:
+        return (y, grad), (dy, dgrad)
+    return grad, dgrad
+
+
+def grad_rrule_closure(g: Any, args: tuple) -> tuple:
+    """Reverse rule of `grad(f)(*args)` / `value_and_grad(f)(*args)` for a closure f made by the reverse computation
+    now running, over values it differentiates: the adjoint for a cotangent w of the gradient (and w0 of the value) is
+    that of `w0 f(a) + Df(a)[w]`, with respect to the arguments and to what f captures alike, one reverse pass over
+    f's forward code in this computation's context, seeded (w0, 1) (see the module's docstring)."""
+    from .api_rules import _dense, _rev_fcall
+
+    nums, _ = g._nums(len(args))
+    single = not isinstance(g.argnums, (tuple, list))
+    with_value = type(g).__name__ == "ValueAndGrad"
+    n = len(args)
+    pre = _snapshot(tuple(args))
+    y = g(*args)
+
+    def pullback(w: Any) -> tuple:
+        if w is NoTangent:
+            return (NoTangent, *([NoTangent] * n))
+        w_grad = w[1] if with_value else w
+        w_val = w[0] if with_value else NoTangent
+        parts = (w_grad,) if single else tuple(_expand(w_grad, len(nums)))
+        dirs = [NoTangent] * n
+        for i, wi in zip(nums, parts):
+            dirs[i] = wi
+        # (f runs again here, from the arguments' values on entry; they are left so, as a reverse pass leaves what
+        # it undid)
+        _reapply(pre)
+        try:
+            (_, dy), pb = _rev_fcall(g.f, NoTangent, tuple(args), _dense(tuple(dirs), tuple(args)))
+            if not isinstance(dy, (float, np.floating, np.ndarray)) or np.ndim(dy) != 0:
+                raise NestingError(f"nested derivative of {g!r}: the directional derivative of its function is not "
+                                   f"a real scalar")
+            _, a_bar, _, _ = pb(AdjTuple((NoTangent if w_val is None else w_val, 1.0)))
+        finally:
+            _reapply(pre)
+        return (NoTangent, *_expand(a_bar, n))
+
+    return y, pullback
