@@ -131,6 +131,19 @@ def _all_zero(t: Any) -> bool:
     return False
 
 
+def fit(y: Any, dy: Any) -> Any:
+    """The tangent of a sum `x + a` of a number x and an array a, of the array's shape: `dx + da` is a number
+    when da is a zero with no shape (an int's or a number argument's `NoTangent`), and `np.sum` of it would
+    count it once instead of once per element."""
+    import numpy as np
+
+    if dy is NoTangent or type(y) is not np.ndarray or getattr(dy, "shape", None) == y.shape:
+        return dy
+    out = np.empty(y.shape, dtype=np.result_type(y.dtype, np.asarray(dy).dtype))
+    out[...] = dy
+    return out
+
+
 def conform(y: Any, x: Any, dx: Any) -> Any:
     """The tangent of y when it is x's tangent passed through (`y = c + x` with c constant).
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 import builtins
 import types
 from typing import Any, Optional
@@ -285,6 +287,9 @@ def fcall(*a: Any, **k: Any) -> Any:  # placeholder resolved lazily to avoid an 
     return real(*a, **k)
 
 
+_SUMS = frozenset([operator.add, operator.sub, np.add, np.subtract])
+
+
 class ForwardTransform:
     def __init__(self, ir: Function, user_globals: dict, param_kinds: Optional[dict] = None) -> None:
         self.ir = ir
@@ -302,6 +307,27 @@ class ForwardTransform:
         self.tangent_of: dict[Value, Value] = {}
         self.uses_self = bool(ir.freevars) or _uses(ir, ir.self_ref)  # type: ignore[attr-defined]
         self.writes_captured: Optional[str] = None  # the function's name, where it writes what it captures
+        self.types: Optional[dict] = None  # inferred when a sum's operands are asked about (_adds_a_number)
+
+    def _adds_a_number(self, s: Call) -> bool:
+        """Is the sum s an array and one of its operands with a tangent a number?  Then that tangent plus one
+        that is a bare zero when the code runs (a number argument's NoTangent, passed through `np.ones(3) + n`)
+        is a number, and `np.sum` of it counts it once (runtime.fit gives it the sum's shape)."""
+        from ..ir.types import Num
+
+        if self.types is None:
+            from ..ir.inference import infer_types
+            from ..ir.types import decode
+
+            try:
+                self.types = infer_types(self.ir, {k: decode(v, k) for k, v in self.param_kinds.items()},
+                                         self.resolver.callee)
+            except Exception:  # noqa: BLE001 - no types: the kinds alone say which operands are numbers
+                self.types = {}
+        if isinstance(self.types.get(s), Num):
+            return False
+        return any(self.tangent.get(a) is not None and
+                   (self._number_type(a) is FLOAT or isinstance(self.types.get(a), Num)) for a in s.args)
 
     def _number_type(self, v: Value) -> Any:
         """FLOAT for a value certainly a number (ir/kinds.py), else UNKNOWN."""
@@ -469,6 +495,11 @@ class ForwardTransform:
             return dy
         import operator
 
+        if s.callee() in _SUMS and not rule.mutates and "out" not in s.kwargs and self.kinds.get(s) != NUM and \
+                self._adds_a_number(s):
+            from .runtime import fit
+
+            return b.call(fit, s, dy)  # (`x * 0.5 + (c + n)`: a number's tangent plus one that may be a bare zero)
         source, inner = dy, None
         if isinstance(dy, Call) and dy in b.out and dy.callee() in (operator.neg, operator.pos) and len(dy.args) == 1:
             source, inner = dy.args[0], dy
