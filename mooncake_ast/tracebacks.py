@@ -243,16 +243,16 @@ def _entries(tb: Optional[types.TracebackType]) -> list:
         if _generated_source(filename) is not None:
             module_file = frame.f_globals.get("__file__")
             where = _user_line(filename, tb.tb_lineno, module_file if isinstance(module_file, str) else None)
-            named_by = filename
+            named_by, named_line = filename, tb.tb_lineno
             for _ in range(4):  # a derivative of generated code (hessian): map through to the user's line
                 if where is None or _generated_source(where[0]) is None:
                     break
-                named_by = where[0]
+                named_by, named_line = where[0], where[1]
                 where = _user_line(*where, module_file if isinstance(module_file, str) else None)
             if where is not None and not _is_library(where[0]):  # (not code of the library it derived itself)
                 name = _user_name(frame.f_code.co_name, named_by)
                 src = _generated_source(named_by) or (module_file if isinstance(module_file, str) else "") or ""
-                for called, file, line in _inline_chain(named_by, tb.tb_lineno if named_by == filename else None):
+                for called, file, line in _inline_chain(named_by, named_line):
                     # (code put in line, reverse/inline.py: the caller's frame at the call, then the callee's)
                     fake = _fake_frame(_resolve(file, src), line, name, frame.f_locals)
                     if fake is not None:

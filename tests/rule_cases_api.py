@@ -4,7 +4,7 @@ which checks each in both modes.  The functions are defs in this file, so their 
 import numpy as np
 
 import mooncake_ast as mc
-from mooncake_ast.forward.runtime import conform, fcall
+from mooncake_ast.forward.runtime import conform, fcall, fit
 from mooncake_ast.forward.state import module_tangent, untracked_store
 from mooncake_ast.forward.transform import cell_tangent, fresh_storage, item_storage
 from mooncake_ast.rules import helpers as h
@@ -93,6 +93,10 @@ def concat_tangent_case(a, b):
     return t[0] * t[1] + t[2]
 
 
+def fit_case(v, d):
+    return fit(v, d * 2.0) * v + fit(v, np.sum(d))  # (the tangent of a sum of an array and a number)
+
+
 def fresh_storage_case(v, d):
     return fresh_storage(v, d) * v
 
@@ -126,6 +130,7 @@ API_CASES = {
     "mooncake_ast.tangents.storage": [Case(storage_case, X3, X3 * 2.0)],
     "mooncake_ast.rules.builtin_rules.storage_of": [Case(storage_of_case, X3, X3 * 2.0)],
     "mooncake_ast.forward.runtime.conform": [Case(conform_case, X3, X3 * 3.0, X3 - 1.0)],
+    "mooncake_ast.forward.runtime.fit": [Case(fit_case, X3, X3 * 2.0)],
     "mooncake_ast.rules.builtin_rules.getattr_tangent": [Case(getattr_tangent_case, 0.4)],
     "mooncake_ast.rules.builtin_rules.concat_tangent": [Case(concat_tangent_case, 0.4, -1.2)],
     "mooncake_ast.forward.transform.fresh_storage": [Case(fresh_storage_case, X3, X3 * 2.0)],
@@ -153,6 +158,9 @@ def cell_tangent_case(x):
     return x * (1.0 if cell_tangent_get(c) is NoTangent else 2.0)
 
 
+API_CASES["mooncake_ast.rules.builtin_rules.cell_tangent_get"] = [Case(cell_tangent_case, 0.4)]  # (a rule both ways now)
+
+
 _MODULE_STATE = [0.5]
 
 
@@ -168,5 +176,4 @@ API_ZERO_CASES = {
     "mooncake_ast.tangents.zero_tangent": Case(zero_tangent_case, 0.4),
     "mooncake_ast.rules.api_rules.forward_code": Case(forward_code_case, 0.4),
     "mooncake_ast.forward.transform.cell_tangent": Case(cell_tangent_case, 0.4),
-    "mooncake_ast.rules.builtin_rules.cell_tangent_get": Case(cell_tangent_case, 0.4),
 }

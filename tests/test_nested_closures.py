@@ -211,6 +211,8 @@ def test_third_derivatives_with_a_module_array_in_a_constructor():
     third = _fd(gg, X0)
     _close(mc.grad(mc.grad(mc.grad(model_energy)))(X0), third)
     _close(mc.jvp(mc.hessian(model_energy), (X0,), (1.0,))[1], third)
-    with pytest.raises(mc.NestingError):
+    from mooncake_ast.forward.activity import GlobalWriteError
+
+    with pytest.raises((mc.NestingError, GlobalWriteError)):  # (bump in line: the write to KEPT is seen as such)
         mc.grad(mc.grad(mc.grad(writes_through_holder)))(X0)
     assert KEPT.flags.writeable

@@ -36,9 +36,9 @@ def test_near_misses_stay_loops(fn):
 
 
 def test_forward_code_is_written_out_too():
-    fn = cases.layer_objects
+    fn = cases.tuples_of_arrays
     mc.jvp(fn, ARGS, tuple(np.ones_like(a) for a in ARGS))
     src = mc.source(fn, "forward")
-    code = "\n".join(line for line in src[src.index("def layer_objects__jvp("):].splitlines()
+    code = "\n".join(line for line in src[src.index("def tuples_of_arrays__jvp("):].splitlines()
                      if not line.strip().startswith("#"))
     assert "fcall" not in code and "for " not in code, code

@@ -295,6 +295,9 @@ class StructuredEmitter:
         """Inline the pending temporaries `s` uses if they are exactly the last ones pending, in order."""
         ops_ = [v for v in (operands if operands is not None else s.operands()) if v in pending and v not in self.rendered]
         exprs = [self.call_expr(v) for v in ops_] if ops_ and pending[-len(ops_):] == ops_ else None
+        if exprs is not None and isinstance(s, Call) and s.callee() is ops.add_to_item and \
+                any(self._pops(v) for v in ops_):
+            exprs, keep_rest = None, False  # (`a[i] += a.pop()`: Python reads a[i] before the pop, the IR after)
         if exprs is not None and any(_nesting(e[0]) > _MAX_NESTING for e in exprs):
             exprs, keep_rest = None, False  # (a chain of a few hundred calls, one inside the next: Python's parser
             # refuses more than 200 nested parentheses, so the pending values get names here)
@@ -309,6 +312,14 @@ class StructuredEmitter:
             for v in pending:
                 self._emit_named(v, out, force_name=True)
             pending.clear()
+
+    def _pops(self, v: Any, depth: int = 0) -> bool:
+        """Does the expression v would be written as take an item out of a container (`stack.pop()`)?"""
+        if not isinstance(v, Call) or depth > 50:
+            return False
+        if v.callee() in _TAKES_ITEMS:
+            return True
+        return any(self._pops(a, depth + 1) for a in v.args if a in self.inlined)
 
     def _flush_for_terminator(self, b: Block, pending: list, out: list) -> None:
         self._absorb(None, pending, out, operands=list(b.term.operands()))  # type: ignore[union-attr]
@@ -742,6 +753,7 @@ def format_nodes(nodes: list, indent: str = "    ", depth: int = 1, level_name: 
 
 
 _MAX_NESTING = 60  # brackets one inside another in an expression put together from single-use values
+_TAKES_ITEMS = frozenset([list.pop, dict.pop, set.pop, dict.popitem])
 
 
 def _nesting(text: str) -> int:

@@ -296,12 +296,12 @@ class ForwardTransform:
         self.param_kinds = param_kinds or {}
         self.resolver = StaticResolver(user_globals, self.param_kinds)
         single_out_tuples(ir, self.resolver.raw_resolve)
-        # The reverse transform's clean-ups first (loops over displays written out, helpers and value classes'
-        # operators in line, dicts and objects as their values), so forward code is as plain for them.
+        # The reverse transform's clean-ups first (loops over displays written out, dicts and objects as their
+        # values; helpers stay calls here, reverse/plainer.py says why), so forward code is as plain for them.
         from ..reverse.plainer import make_plainer  # (the IR passes live with reverse mode, which needed them first)
 
         make_plainer(ir, user_globals, self.resolver.bindings,
-                     frozenset(k for k, v in self.param_kinds.items() if v.split(":")[0] == "num"))
+                     frozenset(k for k, v in self.param_kinds.items() if v.split(":")[0] == "num"), in_line=False)
         self.resolver.analyse(([st for b in ir.blocks for st in b.stmts], [p for b in ir.blocks for p in b.phis]))
         self.tangent: dict[Value, Optional[Value]] = {}
         self.tangent_of: dict[Value, Value] = {}

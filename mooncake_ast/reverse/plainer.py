@@ -2,7 +2,7 @@
 
 Julia's compiler inlines callees, replaces aggregates by their fields and unrolls small loops before Mooncake sees
 the code, so Mooncake differentiates plain arithmetic.  Python has no such compiler, so both transforms run these
-passes first, in this order: a `for` loop over a short display of tuples or objects is written out
+passes first (forward mode all but the inlining), in this order: a `for` loop over a short display of tuples or objects is written out
 (unroll.py), so its items are known values; small helpers, methods, value classes' operators, properties and
 closures are put in line (inline.py); dicts read only by constant keys are their values (ir/fold_dicts.py);
 objects made here and used only through their fields become one variable per field (scalar_objects.py).
@@ -14,11 +14,15 @@ from ..ir.nodes import Function
 from . import inline, scalar_objects, unroll
 
 
-def make_plainer(ir: Function, user_globals: dict, bindings: dict, numbers: frozenset) -> None:
+def make_plainer(ir: Function, user_globals: dict, bindings: dict, numbers: frozenset, in_line: bool = True) -> None:
     """Run the passes on ir; the global names they read (a helper's, a class's) go to bindings, so that rebinding
-    one makes the derivative stale.  numbers: the parameters the derivative is specialised to numbers for."""
+    one makes the derivative stale.  numbers: the parameters the derivative is specialised to numbers for.
+    in_line: put helpers in line too (forward mode does not yet: a helper's code in line can call what has a
+    hand-written forward rule, which a derivative of the forward code, a Hessian, cannot differentiate again;
+    called, the helper's own derivative is planned as a whole)."""
     unroll.unroll_display_loops(ir)  # (`for W, b in [(W1, b1), (W2, b2)]`: written out, then typed)
-    inline.inline_calls(ir, user_globals, bindings, getattr(ir, "code", None), numbers)
+    if in_line:
+        inline.inline_calls(ir, user_globals, bindings, getattr(ir, "code", None), numbers)
     fold_dict_reads(ir, user_globals)  # (`opts["lr"]` of a dict display only read by constant keys)
     scalar_objects.replace_objects(ir, user_globals, bindings)  # (objects only read: their fields)
     scalar_objects.replace_written_objects(ir, user_globals, bindings)

@@ -40,9 +40,9 @@ class NestingError(MooncakeError, NotImplementedError):
 
     Example:
         >>> def f(x):
-        ...     def inner(v):
-        ...         return v * x                  # captures x, and is made inside f
-        ...     return inner(x)
+        ...     c = x * 2.0
+        ...     g = lambda t, c=c: t * c          # a default that carries a derivative, made inside f
+        ...     return g(x)
         >>> try:
         ...     mc.hessian(f)(1.0)
         ... except mc.NestingError as e:
@@ -151,6 +151,12 @@ def _storage_fwd(x, dx, ddx_of_x, ddx):
 
 def _conform_fwd(y, x, dx, dy, dx_, ddx):
     return _conform(y, x, dx), _conform(y, x, ddx)
+
+
+def _fit_fwd(y, dy, dy_of_y, ddy):
+    from ..forward.runtime import fit  # (linear in the tangent: the tangent's tangent is fitted the same way)
+
+    return fit(y, dy), fit(y, ddy)
 
 
 def _zero_fwd(f, args):
@@ -277,7 +283,7 @@ def _join_tangent_adjoint(join: Any, xs: Any, dxs: Any, g: Any, axis: Any) -> An
 
 def _helper_defs() -> None:
     from ..forward import transform as fwd
-    from ..forward.runtime import conform
+    from ..forward.runtime import conform, fit
     from ..forward.transform import cell_tangent
     from ..tangents import storage, zero_tangent
     from . import builtin_rules
@@ -298,6 +304,7 @@ def _helper_defs() -> None:
            if t.d(tc) is not None else None)
     _entry(nh.view_read).vjp = _entry(operator.getitem).vjp
     _PLAIN[nh.view_read] = _view_read_fwd
+    _PLAIN[fit] = _fit_fwd
     _PLAIN[_ops.sequence] = _sequence_fwd
     _PLAIN[h.linear] = _linear_fwd
     _PLAIN[np.dot] = _dot_fwd
@@ -323,6 +330,9 @@ def _helper_defs() -> None:
         defvjp(fn, lambda t, g, y, x, dx: (None, g))
     defjvp(conform, lambda t, y, yy, x, dx: t.call(conform, yy, x, t.d(dx)) if t.d(dx) is not None else None)
     defvjp(conform, lambda t, g, y, yy, x, dx: (None, None, t.call(_conform_adjoint, g, yy, x, dx)))
+    # (fit is linear in the tangent, as conform: a broadcast, undone by unbroadcasting)
+    defjvp(fit, lambda t, y, yy, dy: t.call(fit, yy, t.d(dy)) if t.d(dy) is not None else None)
+    defvjp(fit, lambda t, g, y, yy, dy: (None, t.call(_unbroadcast_to, g, dy)))
     user(builtin_rules.getattr_tangent, _getattr_tangent_frule, _getattr_tangent_rrule)
     user(builtin_rules.concat_tangent, _concat_tangent_frule, _concat_tangent_rrule)
     defjvp(fwd.fresh_storage, lambda t, y, value, d: t.call(fwd.fresh_storage, value, t.d(d)) if t.d(d) is not None else None)
