@@ -425,7 +425,37 @@ def unpack_adjoint(x: Any, g: Any) -> Any:
         return AdjList(g)
     if isinstance(x, tuple):
         return AdjTuple(g)
-    return NoTangent
+    return _unpack_other_adjoint(x, g)
+
+
+_NO_ITEM_DERIVATIVES = (range, str, bytes, dict, set, frozenset, type({}.keys()))
+
+
+def _unpack_other_adjoint(x: Any, g: Any) -> Any:
+    """`a, b = x` of an iterator, a dict view or `A.flat` (their adjoint was dropped: a silently wrong gradient).
+
+    An iterator's (a dict view's) adjoint is the list of its items' adjoints, as its maker's pullback takes it
+    (`iter`, `zip`, `map`, `reversed`, `dict.values`); `A.flat`'s goes into A's storage, entry by entry in C
+    order, ending at the last entry (unpacking consumed the iterator to its end).  Anything else whose items
+    carry an adjoint is refused, never dropped."""
+    if isinstance(x, _NO_ITEM_DERIVATIVES) or all(v is NoTangent or v is None for v in g):
+        return NoTangent
+    if isinstance(x, np.flatiter):
+        from .shadows import shadow
+        from ..tangents import is_mutable
+
+        if is_mutable(x.base):
+            sh, start = shadow(x.base), x.base.size - len(g)
+            for k, v in enumerate(g):
+                if v is not NoTangent and v is not None:
+                    sh.flat[start + k] += v  # (the items of A.flat are numbers, never views)
+        return NoTangent
+    if isinstance(x, (type({}.values()), type({}.items()))) or iter(x) is x:
+        return AdjList(g)
+    from ..errors import UnsupportedDerivativeError
+
+    raise UnsupportedDerivativeError(f"reverse mode of unpacking a {type(x).__qualname__} (`a, b = x`) whose items carry "
+                                     f"derivatives is not supported: unpack a list or a tuple of them (`a, b = list(x)`)")
 
 
 def unpack_star_adjoint(x: Any, g: Any, i: int, j: int) -> Any:

@@ -424,6 +424,9 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, *rest: Any) -> Any:
             _add_slot(shadow(obj), name, y, g)
             return obj_bar
         check_attribute_read(obj, name, y)
+    if isinstance(obj, tuple) and name in (getattr(type(obj), "_extra_fields", None) or ()):
+        _add_field(shadow(obj), obj, name, g)  # a tuple bunch's extra field: kept for its constructor's pullback
+        return obj_bar  # (rules/python_bunches.py)
     prop = getattr(type(obj), name, None) if not isinstance(obj, type) else None
     if isinstance(prop, property):
         # Computed by a getter: run it again here (obj is back in the state it read) and pull g through it.

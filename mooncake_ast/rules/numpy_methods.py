@@ -81,7 +81,15 @@ defvjp_method(nd, "item", lambda t, g, y, x, *a: (t.call(item_adjoint_array, x, 
 defvjp_method(nd, "squeeze", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
 
 
+def _numbers_object_array(x):
+    """An object array holding real or complex numbers (np.frompyfunc's result): its adjoint is a numeric array."""
+    return isinstance(x, np.ndarray) and x.dtype == object and all(
+        isinstance(v, (float, complex, np.floating, np.complexfloating)) for v in x.flat)
+
+
 def astype_adjoint(x, g, y=None):
+    if _numbers_object_array(x) and not _no_adjoint(g) and np.asarray(y).dtype.kind in "fc":
+        return np.asarray(g)  # (the object array's maker takes its adjoint as numbers)
     if _no_adjoint(g) or np.asarray(x).dtype.kind not in "fc" or (y is not None and np.asarray(y).dtype.kind not in "fc"):
         return NoTangent  # an integer result carries no derivative
     if y is x:

@@ -1,0 +1,89 @@
+"""Issue 12, more of the language and library: SciPy's tuple-bunch results (scipy.stats.linregress and any class
+made by SciPy's _make_tuple_bunch; rules/python_bunches.py, rules/scipy_stats_linregress.py), unpacking
+iterators, dict views and `A.flat` in reverse mode (their adjoint was dropped), np.frompyfunc
+(rules/numpy_vectorize.py) and object arrays holding numbers.  Each case through check_derivatives: forward
+against finite differences, reverse against forward and finite differences."""
+import numpy as np
+import pytest
+
+from mooncake_ast.testing import check_derivatives
+
+RNG = np.random.default_rng(1227)
+X, Y = RNG.normal(size=6), RNG.normal(size=6)
+
+
+# ---------------------------------------------------------------- scipy.stats.linregress
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_linregress_every_output(alternative):
+    import scipy.stats
+
+    def f(x, y):
+        r = scipy.stats.linregress(x, y, alternative=alternative)
+        return r.slope + 2.0 * r.intercept + 3.0 * r.rvalue + 5.0 * r.pvalue + 7.0 * r.stderr + 11.0 * r.intercept_stderr
+
+    check_derivatives(f, X, Y)
+
+
+def test_linregress_unpacked_from_lists_and_batched():
+    import scipy.stats
+
+    def unpacked(x, y):
+        slope, intercept, r, p, se = scipy.stats.linregress(list(x), y=y)
+        return slope * intercept + r * se
+
+    def batched(x, y):
+        res = scipy.stats.linregress(x, y, axis=1)
+        return np.sum(res.slope * res.intercept_stderr + res[2])
+
+    check_derivatives(unpacked, X, Y)
+    check_derivatives(batched, RNG.normal(size=(2, 5)), RNG.normal(size=(2, 5)))
+
+
+def test_tuple_bunch_made_in_the_function():
+    from scipy._lib._bunch import _make_tuple_bunch
+
+    Result = _make_tuple_bunch("Result", ["a", "b"], ["extra"])
+
+    def f(x):
+        res = Result(x[0] * 2.0, b=np.sin(x[1]), extra=x[2] * x[0])
+        a, b = res
+        return a * b + res.extra * 3.0 + res.b
+
+    check_derivatives(f, X[:3])
+
+
+# ---------------------------------------------------------------- unpacking what is not a list or a tuple
+def test_unpacking_iterators_views_and_flat():
+    def f(x):
+        d = {"a": x[0] * 2.0, "b": x[1]}
+        a, b = d.values()
+        (_, c), (_, e) = d.items()
+        p, q, r = iter([x[0], x[1] * 2.0, x[2]])
+        s, t, u = reversed([x[2], x[1], x[0] * x[1]])
+        (m, n), (o, w) = zip([x[0], x[1]], [x[2], 1.0])
+        g, h, k = map(np.sin, [x[0], x[1], x[2]])
+        f0, f1, *rest = np.outer(x, x).T.flat
+        return a * b + c * e + p * q * r + s * t + u + m * n + o * w + g * h * k + f0 * f1 + rest[2]
+
+    check_derivatives(f, X[:3])
+
+
+# ---------------------------------------------------------------- np.frompyfunc, object arrays
+SQUARE_SIN = np.frompyfunc(lambda t: t * t + np.sin(t), 1, 1)  # made outside: its function is found by the rule
+
+
+def test_frompyfunc():
+    def f(x, y):
+        g = np.frompyfunc(lambda t, s: t * s + np.cos(t), 2, 1)
+        out = g(x, y[:, None]).astype(float)  # broadcast: (3, 6)
+        return np.sum(out ** 2) + np.sum(SQUARE_SIN(x)) + SQUARE_SIN(x[0]) * 2.0
+
+    check_derivatives(f, X, Y[:3])
+
+
+def test_object_array_of_numbers():
+    def f(x):
+        a = np.array([x[0], x[1] * 2.0, 3.0], dtype=object)
+        return np.sum(a * a)  # (a Python float: the entries are objects)
+
+    check_derivatives(f, X[:2])
