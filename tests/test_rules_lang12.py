@@ -87,3 +87,49 @@ def test_object_array_of_numbers():
         return np.sum(a * a)  # (a Python float: the entries are objects)
 
     check_derivatives(f, X[:2])
+
+
+# ---------------------------------------------------------------- more small rules
+def test_modf_and_normal_dist_inv_cdf():
+    import statistics
+
+    def f(x):
+        frac, whole = np.modf(x * 3.0)
+        return np.sum(frac * frac + whole) + np.modf(x[0] * 5.0)[0]
+
+    def g(p, mu, sigma):
+        return statistics.NormalDist(mu, sigma).inv_cdf(p) * 2.0
+
+    check_derivatives(f, np.array([0.3, -1.2, 2.1]))
+    check_derivatives(g, 0.3, 0.5, 1.7)
+
+
+# ---------------------------------------------------------------- a callable without a rule inside installed code
+def test_missing_rule_inside_installed_code_names_what_was_called(tmp_path, monkeypatch):
+    """Installed code (a module under a folder counted as installed) calls a compiled callable without a rule: the
+    error names the function the user's code called and the path to the callable, and is a MissingRuleError."""
+    import importlib
+    import sys
+
+    import mooncake_ast as mc
+    from mooncake_ast import library_errors
+
+    (tmp_path / "lang12lib.py").write_text(
+        "import numpy as np\n\n_TWICE = np.frompyfunc(lambda v: v * 2.0, 1, 1)\n\n\n"
+        "def outer(x):\n    return inner(x) + 1.0\n\n\ndef inner(x):\n    return _TWICE.accumulate(x)[-1] * x[0]\n")
+    monkeypatch.setattr(library_errors, "_INSTALLED", (*library_errors._INSTALLED, str(tmp_path) + "/"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    lib = importlib.import_module("lang12lib")
+    try:
+        def f(x):
+            return lib.outer(x * 2.0)
+
+        for mode, run in (("reverse", lambda: mc.grad(f)(np.ones(2))), ("forward", lambda: mc.jvp(f, (np.ones(2),), (np.ones(2),)))):
+            with pytest.raises(mc.MissingRuleError) as info:
+                run()
+            text = str(info.value)
+            assert text.startswith("cannot differentiate lang12lib.outer"), text  # (inner may be inlined into outer)
+            assert f"no {mode} rule" in text and "accumulate" in text and "register a rule for lang12lib.outer" in text
+            assert info.value.mode == mode and info.value.fn.__name__ == "accumulate"
+    finally:
+        sys.modules.pop("lang12lib", None)
