@@ -133,3 +133,79 @@ def test_missing_rule_inside_installed_code_names_what_was_called(tmp_path, monk
             assert info.value.mode == mode and info.value.fn.__name__ == "accumulate"
     finally:
         sys.modules.pop("lang12lib", None)
+
+
+# ---------------------------------------------------------------- collections.deque in reverse mode too
+def test_deque_methods_move_adjoints_with_items():
+    from collections import deque
+
+    def f(a):
+        d = deque([a[0], a[1]], maxlen=4)
+        d.extend(a[i] * 2.0 for i in range(3))  # a generator; evicts from the left
+        d.extendleft([a[3], 1.0])  # evicts from the right
+        d.rotate(-2)
+        d.reverse()
+        x, y = d.pop(), d.popleft()
+        d.insert(1, a[4] * 3.0)
+        d.remove(d[2])
+        d[0] = d[0] * a[1]
+        del d[1]
+        e = d.copy() + deque([a[2]])
+        e.appendleft(5.0)
+        return x * y + d[0] * d[-1] + sum(e) * e[1] + d.index(d[0]) + len(d)
+
+    check_derivatives(f, np.array([0.3, 0.5, 0.9, 1.3, 0.7]))
+
+
+def test_deque_sliding_window_queue_and_array_items():
+    from collections import deque
+
+    def window(x):
+        w, out = deque(maxlen=3), 0.0
+        for v in x:
+            w.append(v * v)
+            out = out + sum(w) / len(w)
+        return out
+
+    def queue(x):
+        q, tot = deque([(0, x[0])]), 0.0
+        while q:
+            i, v = q.popleft()
+            tot = tot + v * (i + 1)
+            if 2 * i + 2 < len(x):
+                q.extend([(2 * i + 1, v * x[2 * i + 1]), (2 * i + 2, x[2 * i + 2])])
+        return tot
+
+    def arrays(a):
+        d = deque([a, a * 2.0])
+        first = d.popleft()
+        d[0][1] = first[0] * 3.0  # a write into an item the deque holds
+        return np.sum(d[0] ** 2) + np.sum(first) + np.sum(np.array(deque(a, maxlen=2)))
+
+    check_derivatives(window, np.array([0.3, 0.5, 0.9, 1.3]))
+    check_derivatives(queue, np.array([0.3, 0.5, 0.9, 1.3, 0.7]))
+    check_derivatives(arrays, np.array([0.3, 0.5, 0.9]))
+
+
+# ---------------------------------------------------------------- ufunc.reduceat
+@pytest.mark.parametrize("u", [np.add, np.multiply, np.maximum, np.divide, np.logaddexp])
+def test_reduceat(u):
+    def f(a, v):
+        return np.sum(u.reduceat(a, [1, 0, 3], axis=1) ** 2) + np.sum(u.reduceat(v, [0, 2, 2, 4]))
+
+    check_derivatives(f, RNG.uniform(1.2, 1.9, size=(2, 5)), RNG.uniform(1.2, 1.9, size=6))
+
+
+def test_reduceat_in_an_undocumented_order_is_refused():
+    import mooncake_ast as mc
+
+    v = RNG.uniform(1.2, 1.9, size=6)
+
+    def f(v):
+        return np.sum(np.power.reduceat(v, [0, 3]))
+
+    if np.isclose(np.power.reduceat(v, [0, 3])[0], (v[0] ** v[1]) ** v[2]):
+        check_derivatives(f, v)  # (a NumPy that folds np.power left to right)
+    else:
+        with pytest.raises(NotImplementedError, match="reduceat"):
+            mc.grad(f)(v)

@@ -7,6 +7,7 @@ concatenate).  `NoTangent` is the zero of every adjoint.
 """
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 import numpy as np
@@ -631,16 +632,19 @@ def values_adjoint(d: dict, g: Any) -> Any:
     return AdjDict({k: gi for k, gi in zip(d, g)})
 
 
+_SEQ = (list, tuple, collections.deque)  # (sequences `+` concatenates and `*` repeats)
+
+
 def add_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = True) -> tuple:
     """Adjoints of y = a + b: sums for numbers and arrays, the two pieces for concatenated sequences."""
     if type(y) is np.ndarray:
         return (unbroadcast(g, a) if need_a else NoTangent), (unbroadcast(g, b) if need_b else NoTangent)
     if g is NoTangent:
         return NoTangent, NoTangent
-    if isinstance(y, (list, tuple)) and isinstance(a, (list, tuple)):
-        n = len(a)
-        wrap = AdjList if isinstance(a, list) else AdjTuple
-        return wrap(g[:n]), (AdjList if isinstance(b, list) else AdjTuple)(g[n:])
+    if isinstance(y, _SEQ) and isinstance(a, _SEQ):
+        n, g = len(a), list(g)
+        wrap = AdjTuple if isinstance(a, tuple) else AdjList
+        return wrap(g[:n]), (AdjTuple if isinstance(b, tuple) else AdjList)(g[n:])
     return unbroadcast(g, a), unbroadcast(g, b)
 
 
@@ -656,13 +660,13 @@ def mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = 
         return (unbroadcast(g * b, a) if need_a else NoTangent), (unbroadcast(g * a, b) if need_b else NoTangent)
     if g is NoTangent:
         return NoTangent, NoTangent
-    if isinstance(y, (list, tuple)):
-        seq, n = (a, b) if isinstance(a, (list, tuple)) else (b, a)
+    if isinstance(y, _SEQ):
+        seq, n = (a, b) if isinstance(a, _SEQ) else (b, a)
         m = len(seq)
         total: list = [NoTangent] * m
         for k in range(len(y)):
             total[k % m] = accumulate(total[k % m], g[k])
-        wrap = AdjList if isinstance(seq, list) else AdjTuple
+        wrap = AdjTuple if isinstance(seq, tuple) else AdjList
         return (wrap(total), NoTangent) if seq is a else (NoTangent, wrap(total))
     if isinstance(y, str):
         return NoTangent, NoTangent
