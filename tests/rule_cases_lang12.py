@@ -1,6 +1,7 @@
 """Test inputs of the scipy.stats rules whose derivative is a NumPy model's (rules/scipy_stats_models.py) and of
 odeint with respect to its times (rules/scipy_integrate_rules.py): merged into CASES of tests/test_rules.py by catalog name."""
 import collections  # noqa: F401  (the cases' sources use it)
+import statistics  # noqa: F401
 
 import numpy as np
 
@@ -22,6 +23,13 @@ M = np.array([[0.3, 1.2, -0.7], [2.1, 0.5, 1.9], [0.2, -1.1, 0.8], [1.4, 0.1, 0.
 A = np.array([[[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]], [[0.7, 0.2, -0.1], [-0.3, 0.5, 0.2]]])
 P = np.array([0.3, 0.6, 0.2, 0.8])
 LANG12_CASES = {  # rules/numpy_strided.py, rules/numpy_products_more.py, rules/python_collections.py
+    "_statistics._normal_dist_inv_cdf": [C("lambda p, m, s: statistics.NormalDist(m, s).inv_cdf(p)", 0.3, 0.5, 1.7)],
+    "numpy.modf": [C("lambda a: np.modf(a * 3.0)[0] + np.modf(a)[1]", V)],
+    "numpy.frompyfunc": [C("lambda a, b: np.frompyfunc(lambda t, s: t * s + np.sin(t), 2, 1)(a, b[:, None]).astype(float)",
+                           V, V[:2])],
+    "numpy.ufunc.reduceat": [C("lambda a: np.add.reduceat(a, [0, 2, 2, 4])", V),
+                             C("lambda m: np.multiply.reduceat(m, [2, 0], axis=1)", M),
+                             C("lambda m: np.maximum.reduceat(m, [0, 3])", M)],
     "collections.OrderedDict": [C("lambda a, x: (lambda d: d['w'] * d['b'] + d['k'])(collections.OrderedDict([('k', x)], w=a, b=x))",
                                   V[:3], 0.7)],
     "numpy.lib.stride_tricks.as_strided": [
@@ -65,6 +73,8 @@ def lang12_scipy_cases(entries):
         sp.stdtr: [C("lambda x: sp.stdtr(3.5, x * 4.0 - 2.0)", P)],
         sp.dawsn: [C("lambda x: sp.dawsn(x * 3.0)", P)],
         sp._ufuncs._zeta: [C("lambda q: sp.zeta(3.0, q + 1.0)", P)],
+        st.linregress: [C("lambda x, y: st.linregress(x, y).slope * st.linregress(x, y).intercept_stderr", V, V[::-1] ** 2),
+                        C("lambda x, y: tuple(st.linregress(x, y, alternative='less'))[1:4]", V, np.sin(V))],
         st.kstat: [C("lambda a: st.kstat(a, 3)", V)],
         st.kstatvar: [C("lambda a: st.kstatvar(a)", V)],
         st.circmean: [C("lambda a: st.circmean(a)", V)],

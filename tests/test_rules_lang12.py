@@ -209,3 +209,15 @@ def test_reduceat_in_an_undocumented_order_is_refused():
     else:
         with pytest.raises(NotImplementedError, match="reduceat"):
             mc.grad(f)(v)
+
+
+# ---------------------------------------------------------------- order= of ravel, flatten, reshape
+def test_ravel_flatten_reshape_follow_their_order():
+    w = np.arange(12.0)
+
+    def f(x):
+        return (np.sum(np.ravel(x, order="F") * w) + np.sum(x.flatten("F") * w) + np.sum(x.ravel(order="K") * w)
+                + np.sum(x.T.ravel("A") * w) + np.sum(x.reshape(4, 3, order="F") * w.reshape(4, 3))
+                + np.sum(np.reshape(x, (2, 6), order="F") ** 2 * w.reshape(2, 6)))
+
+    check_derivatives(f, RNG.normal(size=(3, 4)))
