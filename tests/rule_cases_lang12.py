@@ -24,6 +24,9 @@ A = np.array([[[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]], [[0.7, 0.2, -0.1], [-0.3, 0.
 P = np.array([0.3, 0.6, 0.2, 0.8])
 LANG12_CASES = {  # rules/numpy_strided.py, rules/numpy_products_more.py, rules/python_collections.py
     "_statistics._normal_dist_inv_cdf": [C("lambda p, m, s: statistics.NormalDist(m, s).inv_cdf(p)", 0.3, 0.5, 1.7)],
+    "numpy.ndarray.choose": [C("lambda a, b: np.array([0, 1, 0]).choose([a, b])", V[:3], V[3:])],
+    "numpy.ndarray.view": [C("lambda a: a.view() * a", V), C("lambda m: m.T.view(np.float64)", M)],
+    "numpy.polymul": [C("lambda a, b: np.polymul(a, b)", V, V[:2])],
     "numpy.modf": [C("lambda a: np.modf(a * 3.0)[0] + np.modf(a)[1]", V)],
     "numpy.frompyfunc": [C("lambda a, b: np.frompyfunc(lambda t, s: t * s + np.sin(t), 2, 1)(a, b[:, None]).astype(float)",
                            V, V[:2])],

@@ -221,3 +221,17 @@ def test_ravel_flatten_reshape_follow_their_order():
                 + np.sum(np.reshape(x, (2, 6), order="F") ** 2 * w.reshape(2, 6)))
 
     check_derivatives(f, RNG.normal(size=(3, 4)))
+
+
+# ---------------------------------------------------------------- ndarray methods that are functions
+def test_array_methods_put_compress_choose_view():
+    def f(x):
+        y = x * 2.0
+        y.put([0, 7], x[3:] * 3.0, mode="wrap")
+        z = y.view()
+        z[1] = x[0] * x[2]  # (a write through the view reaches y)
+        c = np.outer(x, x).compress([True, False, True, True, False], axis=1)
+        return (np.sum(y ** 2) + np.sum(c * np.arange(3)) + np.sum(np.array([0, 1, 0]).choose([x[:3], x[2:]]) ** 2)
+                + x[np.sort(x).searchsorted(0.0) % 5] + np.sum(x[np.argpartition(x, 2)[:2]]))
+
+    check_derivatives(f, np.array([0.3, -0.5, 0.9, 1.3, -0.7]))

@@ -193,3 +193,29 @@ def _scalar_methods():
                 defvjp_method(np.generic, key[1], rule.vjp)
                 if rule.complex_ok:
                     defcomplex((np.generic, key[1]))
+
+
+# ================================================================== more methods (issue 12)
+defzero((nd, "searchsorted"), (nd, "argpartition"), (nd, "nonzero"))
+
+
+def view_tangent(x, dx, *a, **k):
+    """x.view(): the same entries; a view of the tangent, so writes through it reach x's tangent too."""
+    _plain_view(x, a, k)
+    return np.asarray(dx).view()
+
+
+def view_adjoint(x, g, *a, **k):
+    _plain_view(x, a, k)
+    return g  # (a view of x's own storage when it is one: adding it there is a no-op)
+
+
+def _plain_view(x, a, k):
+    dtype = k.get("dtype", a[0] if a else None)
+    if dtype is not None and (not isinstance(dtype, (type, np.dtype, str)) or np.dtype(dtype) != x.dtype) or k.get("type") \
+            or len(a) > 1:
+        raise NotImplementedError("derivative of ndarray.view with another dtype or type (it reinterprets the bytes)")
+
+
+defmethod(nd, "view", lambda t, y, x, *a, **k: t.call(view_tangent, x, t.d(x), *a, **k) if t.d(x) is not None else None)
+defvjp_method(nd, "view", lambda t, g, y, x, *a, **k: (t.call(view_adjoint, x, g, *a, **k),) + (None,) * len(a))

@@ -296,6 +296,12 @@ def call_rule(f: Any) -> Any:
         from .python_deque import call_rule as deque_call_rule
 
         return deque_call_rule(f)
+    if isinstance(getattr(f, "__self__", None), np.ndarray):
+        from .numpy_method_calls import call_rule as array_call_rule  # a.put(...), a.compress(...)
+
+        found = array_call_rule(f)
+        if found is not None:
+            return found
     if isinstance(f, np.ufunc):
         from .numpy_vectorize import call_frompyfunc_forward, call_frompyfunc_reverse, pyfunc_of
 
