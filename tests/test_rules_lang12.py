@@ -235,3 +235,11 @@ def test_array_methods_put_compress_choose_view():
                 + x[np.sort(x).searchsorted(0.0) % 5] + np.sum(x[np.argpartition(x, 2)[:2]]))
 
     check_derivatives(f, np.array([0.3, -0.5, 0.9, 1.3, -0.7]))
+
+
+def test_unique_with_its_integer_results():
+    def f(x):
+        v, idx, inv, cnt = np.unique(x * 2.0, return_index=True, return_inverse=True, return_counts=True)
+        return np.sum(v ** 2 * cnt) + np.sum(v[inv] * x) + x[idx[0]]
+
+    check_derivatives(f, np.array([0.3, -0.5, 0.9, 1.3, -0.7]))
