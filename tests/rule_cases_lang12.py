@@ -12,16 +12,19 @@ C = Case
 try:
     import scipy.fft as sf
     import scipy.integrate as si
+    import scipy.linalg as sl
     import scipy.special as sp
     import scipy.stats as st
 except ImportError:  # SciPy is optional
-    sf = si = sp = st = None
+    sf = si = sl = sp = st = None
 V = np.array([0.3, 1.2, -0.7, 2.1, 0.5, 1.9])
 M = np.array([[0.3, 1.2, -0.7], [2.1, 0.5, 1.9], [0.2, -1.1, 0.8], [1.4, 0.1, 0.6]])
 
 
 A = np.array([[[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]], [[0.7, 0.2, -0.1], [-0.3, 0.5, 0.2]]])
 P = np.array([0.3, 0.6, 0.2, 0.8])
+SQ = np.array([[4.0, 0.3, -0.5], [0.2, 3.0, 0.7], [-0.1, 0.4, 5.0]])
+SPD = SQ @ SQ.T
 LANG12_CASES = {  # rules/numpy_strided.py, rules/numpy_products_more.py, rules/python_collections.py
     "_statistics._normal_dist_inv_cdf": [C("lambda p, m, s: statistics.NormalDist(m, s).inv_cdf(p)", 0.3, 0.5, 1.7)],
     "numpy.ndarray.choose": [C("lambda a, b: np.array([0, 1, 0]).choose([a, b])", V[:3], V[3:])],
@@ -85,6 +88,16 @@ def lang12_scipy_cases(entries):
         sp.eval_hermite: [C("lambda a: sp.eval_hermite(3, a)", P)], sp.eval_chebyt: [C("lambda a: sp.eval_chebyt(4, a)", P)],
         sp.eval_legendre: [C("lambda a: sp.eval_legendre(3, a)", P), C("lambda a: sp.eval_legendre(3, a * 0.0 + 1.0) * a", P)],
         sp.huber: [C("lambda a: sp.huber(0.5, a - 0.2)", P)], sp.pseudo_huber: [C("lambda a: sp.pseudo_huber(0.5, a - 0.2)", P)],
+        sl.inv: [C("lambda a: sl.inv(a)", SQ)], sl.det: [C("lambda a: sl.det(a)", SQ)],
+        sl.solve: [C("lambda a, b: sl.solve(a, b)", SQ, V[:3]), C("lambda a, b: sl.solve(a, b, assume_a='pos', lower=True)",
+                                                                   SPD + np.tril(SQ, -1), V[:3])],
+        sl.eigh: [C("lambda a: (lambda w, v: (w, v * v[0]))(*sl.eigh(a))", SPD),  # (v * v[0]: the same for -v)
+                  C("lambda a: sl.eigh(a, eigvals_only=True, lower=False)", SPD)],
+        sl.eigvalsh: [C("lambda a: sl.eigvalsh(a)", SPD)],
+        sl.svd: [C("lambda a: sl.svd(a, full_matrices=False)", M), C("lambda a: sl.svd(a, compute_uv=False)", M)],
+        sl.svdvals: [C("lambda a: sl.svdvals(a)", M)], sl.qr: [C("lambda a: sl.qr(a, mode='economic')", M)],
+        sl.lstsq: [C("lambda a, b: sl.lstsq(a, b)[0]", M, V[:4])], sl.pinv: [C("lambda a: sl.pinv(a)", M)],
+        sl.norm: [C("lambda a: sl.norm(a, ord=1, axis=0)", M)],
         st.kstat: [C("lambda a: st.kstat(a, 3)", V)],
         st.kstatvar: [C("lambda a: st.kstatvar(a)", V)],
         st.circmean: [C("lambda a: st.circmean(a)", V)],

@@ -243,3 +243,20 @@ def test_unique_with_its_integer_results():
         return np.sum(v ** 2 * cnt) + np.sum(v[inv] * x) + x[idx[0]]
 
     check_derivatives(f, np.array([0.3, -0.5, 0.9, 1.3, -0.7]))
+
+
+# ---------------------------------------------------------------- scipy.linalg through NumPy models
+def test_scipy_linalg_everyday_functions():
+    import scipy.linalg as sl
+
+    a = np.array([[4.0, 0.3, -0.5], [0.2, 3.0, 0.7], [-0.1, 0.4, 5.0]])
+    s = a @ a.T
+
+    def f(a, s, b):
+        w, v = sl.eigh(s)
+        u, sv, vh = sl.svd(a)
+        return (np.sum(sl.solve(a, b)) + sl.det(a) + np.sum(sl.inv(a) ** 2) + np.sum(sl.solve(s, b, assume_a="pos"))
+                + np.sum(w) + np.sum(v * v[0]) + np.sum(sv) + np.sum(u[:, 0] * vh[0]) + np.sum(sl.qr(a)[1] ** 2)
+                + np.sum(sl.lstsq(a, b)[0]) + np.sum(sl.pinv(a)) + sl.norm(a))
+
+    check_derivatives(f, a, s, np.array([0.3, -0.2, 0.9]))
