@@ -347,8 +347,6 @@ def test_linalg(f, args):
 
 
 # ---------------------------------------------------------------- refused, never a wrong number
-def interp_xp(x, xp):
-    return np.interp(x, xp, np.array([0.0, 1.0, 4.0]))
 
 
 def average_weights_kw(a, w):
@@ -394,7 +392,6 @@ def lambda_cov_weights(x):
 
 
 @pytest.mark.parametrize("f, args, argnums, match", [
-    (interp_xp, (0.5, np.array([0.0, 1.0, 2.0])), (0, 1), "xp"),
     (average_returned, (U(3), U(3, lo=0.5, hi=1.0)), (0,), "returned"),
     (gradient_spacing, (U(4), np.array([0.0, 0.3, 0.7, 1.0])), (0, 1), "spacing"),  # (a uniform spacing is differentiated)
     (meshgrid_views, (U(2), U(3)), (0,), "copy=False"),

@@ -260,3 +260,17 @@ def test_scipy_linalg_everyday_functions():
                 + np.sum(sl.lstsq(a, b)[0]) + np.sum(sl.pinv(a)) + sl.norm(a))
 
     check_derivatives(f, a, s, np.array([0.3, -0.2, 0.9]))
+
+
+# ---------------------------------------------------------------- np.interp in the sample positions too
+def test_interp_with_respect_to_the_sample_positions():
+    import scipy.interpolate as si
+
+    xq = np.array([-0.5, 0.3, 1.7, 2.5, 3.9, 5.0])
+
+    def f(xp, fp):
+        return (np.sum(np.interp(xq, xp, fp) ** 2) + np.sum(np.interp(xq, np.sort(xp), np.sin(fp), left=0.1, right=2.0))
+                + np.sum(si.interp1d(xp, fp)(np.array([0.5, 2.0]))))
+
+    xp = np.array([0.0, 1.0, 2.2, 3.1, 4.5])
+    check_derivatives(f, xp, np.cos(xp))
