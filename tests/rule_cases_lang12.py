@@ -13,10 +13,11 @@ try:
     import scipy.fft as sf
     import scipy.integrate as si
     import scipy.linalg as sl
+    import scipy.signal as ss
     import scipy.special as sp
     import scipy.stats as st
 except ImportError:  # SciPy is optional
-    sf = si = sl = sp = st = None
+    sf = si = sl = sp = ss = st = None
 V = np.array([0.3, 1.2, -0.7, 2.1, 0.5, 1.9])
 M = np.array([[0.3, 1.2, -0.7], [2.1, 0.5, 1.9], [0.2, -1.1, 0.8], [1.4, 0.1, 0.6]])
 
@@ -98,6 +99,8 @@ def lang12_scipy_cases(entries):
         sl.svdvals: [C("lambda a: sl.svdvals(a)", M)], sl.qr: [C("lambda a: sl.qr(a, mode='economic')", M)],
         sl.lstsq: [C("lambda a, b: sl.lstsq(a, b)[0]", M, V[:4])], sl.pinv: [C("lambda a: sl.pinv(a)", M)],
         sl.norm: [C("lambda a: sl.norm(a, ord=1, axis=0)", M)],
+        ss.lfilter: [C("lambda b, a, x: ss.lfilter(b, a, x)", P[:3], np.array([1.2, -0.3]), V),
+                     C("lambda x: ss.lfilter([1.0, 0.5], [1.0, -0.3], x, axis=0)", M)],
         st.kstat: [C("lambda a: st.kstat(a, 3)", V)],
         st.kstatvar: [C("lambda a: st.kstatvar(a)", V)],
         st.circmean: [C("lambda a: st.circmean(a)", V)],

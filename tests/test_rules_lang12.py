@@ -274,3 +274,12 @@ def test_interp_with_respect_to_the_sample_positions():
 
     xp = np.array([0.0, 1.0, 2.2, 3.1, 4.5])
     check_derivatives(f, xp, np.cos(xp))
+
+
+def test_lfilter():
+    import scipy.signal as ss
+
+    def f(b, a, x):
+        return np.sum(ss.lfilter(b, a, x) ** 2) + np.sum(ss.lfilter([1.0, 0.5], a, x=np.outer(x[:2], x), axis=0))
+
+    check_derivatives(f, np.array([0.5, 0.2, 0.1]), np.array([1.2, -0.3, 0.1]), np.random.default_rng(3).normal(size=7))
