@@ -387,8 +387,6 @@ def lambda_svd_tall(a):
     return np.sum(np.linalg.svd(a)[0])
 
 
-def lambda_cov_weights(x):
-    return np.sum(np.cov(x, aweights=np.array([1.0, 2.0, 1.0, 0.5])))
 
 
 @pytest.mark.parametrize("f, args, argnums, match", [
@@ -398,7 +396,6 @@ def lambda_cov_weights(x):
     (nan_to_num_inplace, (U(3),), (0,), "copy=False"),
     (lambda_quantile_nearest, (U(5),), (0,), "method"),
     (lambda_svd_tall, (U(3, 2),), (0,), "full_matrices"),
-    (lambda_cov_weights, (U(2, 4),), (0,), "aweights"),
 ])
 def test_refused(f, args, argnums, match):
     with pytest.raises(NotImplementedError, match=match):

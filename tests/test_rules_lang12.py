@@ -283,3 +283,12 @@ def test_lfilter():
         return np.sum(ss.lfilter(b, a, x) ** 2) + np.sum(ss.lfilter([1.0, 0.5], a, x=np.outer(x[:2], x), axis=0))
 
     check_derivatives(f, np.array([0.5, 0.2, 0.1]), np.array([1.2, -0.3, 0.1]), np.random.default_rng(3).normal(size=7))
+
+
+def test_cov_with_constant_weights():
+    def f(x, y):
+        aw, fw = np.array([1.0, 2.0, 0.5, 1.5, 1.0]), np.array([1, 2, 1, 3, 1])
+        return (np.cov(x, aweights=aw) + np.cov(x, fweights=fw, aweights=aw, ddof=0)
+                + np.sum(np.cov(x[0], y, fweights=fw)) + np.cov(x.T, rowvar=False, aweights=aw, bias=True))
+
+    check_derivatives(f, RNG.normal(size=(2, 5)), RNG.normal(size=5))

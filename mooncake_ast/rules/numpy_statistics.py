@@ -352,16 +352,31 @@ def _cov_layout(m, y, rowvar):
 
 
 def _cov_parts(m, y, rowvar, bias, ddof, fweights, aweights, dtype=None):
-    refuse_option("np.cov", "fweights= or aweights=", fweights is not None or aweights is not None)
+    """(X, the centred X times the observations' weights, m's rows, the divisor), as np.cov computes them: with
+    weights w = fweights * aweights (constants), C = (X - avg) diag(w) (X - avg)^H / fact."""
     X, rows = _cov_layout(m, y, rowvar)
     if ddof is None:
         ddof = 0 if bias else 1
-    Xc = X - X.mean(axis=1, keepdims=True)
-    return X, Xc, rows, X.shape[1] - ddof
+    w = None if fweights is None else np.asarray(fweights, dtype=float)
+    if aweights is not None:
+        w = np.asarray(aweights, dtype=float) if w is None else w * np.asarray(aweights, dtype=float)
+    if w is None:
+        Xc = X - X.mean(axis=1, keepdims=True)
+        return X, Xc, rows, X.shape[1] - ddof
+    v1 = np.sum(w)
+    Xc = X - (X * w).sum(axis=1, keepdims=True) / v1
+    if ddof == 0:
+        fact = v1
+    elif aweights is None:
+        fact = v1 - ddof
+    else:
+        fact = v1 - ddof * np.sum(w * np.asarray(aweights, dtype=float)) / v1
+    return X, Xc * w, rows, fact  # ((Xc w) sums to zero over the observations: the mean's change drops out)
 
 
 def _cov_change(m, y, dm, dy, rowvar, Xc, fact):
-    """dC = (dX Xc^H + Xc dX^H) / fact: the mean's change drops out, as Xc's rows sum to zero."""
+    """dC = (dX Xc^H + Xc dX^H) / fact: the mean's change drops out, as Xc's rows sum to zero (Xc: centred and
+    weighted)."""
     dX, _ = _cov_layout(_dz(m, dm), None if y is None else _dz(y, dy), rowvar)
     P = dX @ Xc.T.conj()
     return (P + P.T.conj()) / fact
@@ -401,15 +416,16 @@ def _cov_jvp(t, m, p, k):
     y = b.get("y")
     if t.d(m) is None and t.d(y) is None:
         return None
-    _refuse_tangent(t, "np.cov", "fweights/aweights", b.get("fweights"), b.get("aweights"))
+    _refuse_tangent(t, "np.cov", "fweights/aweights (the weights)", b.get("fweights"), b.get("aweights"))
     return t.call(cov_tangent, m, t.dz(m), t.dz(y), **b)
 
 
 def _cov_vjp(t, g, m, p, k):
-    _refuse_keywords(t, "np.cov", **{n: v for n, v in k.items() if n == "y"})
+    _refuse_keywords(t, "np.cov", **{n: v for n, v in k.items() if n in ("y", "fweights", "aweights")})
     b = _bind(_COV, p, k)
     mbar, ybar = _split(t, t.call(cov_adjoint, g, m, **b), 2)
-    return ((mbar, ybar) + (None,) * 5)[:1 + len(p)]
+    weights = tuple(_refused(t, g, "np.cov", "fweights/aweights (the weights)", v) for v in p[4:6])
+    return ((mbar, ybar, None, None, None) + weights + (None,))[:1 + len(p)]
 
 
 defjvp(np.cov, lambda t, _r, m, *p, **k: _cov_jvp(t, m, p, k))
