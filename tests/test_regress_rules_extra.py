@@ -353,8 +353,6 @@ def average_weights_kw(a, w):
     return np.average(a, weights=w)
 
 
-def average_returned(a, w):
-    return np.average(a, weights=w, returned=True)[0]
 
 
 def select_default_kw(a, d):
@@ -390,7 +388,6 @@ def lambda_svd_tall(a):
 
 
 @pytest.mark.parametrize("f, args, argnums, match", [
-    (average_returned, (U(3), U(3, lo=0.5, hi=1.0)), (0,), "returned"),
     (gradient_spacing, (U(4), np.array([0.0, 0.3, 0.7, 1.0])), (0, 1), "spacing"),  # (a uniform spacing is differentiated)
     (meshgrid_views, (U(2), U(3)), (0,), "copy=False"),
     (nan_to_num_inplace, (U(3),), (0,), "copy=False"),

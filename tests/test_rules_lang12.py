@@ -292,3 +292,12 @@ def test_cov_with_constant_weights():
                 + np.sum(np.cov(x[0], y, fweights=fw)) + np.cov(x.T, rowvar=False, aweights=aw, bias=True))
 
     check_derivatives(f, RNG.normal(size=(2, 5)), RNG.normal(size=5))
+
+
+def test_average_returned():
+    def f(x, w):
+        avg, total = np.average(x, axis=1, weights=w, returned=True)
+        mean, count = np.average(x, axis=0, returned=True)
+        return np.sum(avg * total) + np.sum(mean) * count[0]
+
+    check_derivatives(f, RNG.normal(size=(3, 4)), RNG.uniform(0.5, 1.5, size=4))

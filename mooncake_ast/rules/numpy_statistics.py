@@ -54,7 +54,17 @@ def _average_weights(a, w, axis):
 
 
 def average_tangent(a, y, da, dw, axis=None, weights=None, returned=False, keepdims=False):
-    refuse_option("np.average", "returned=True", returned)
+    if returned:  # (average, sum of the weights): the sum's tangent is the weights' summed
+        d = _average_tangent(a, y[0], da, dw, axis, weights, keepdims)
+        if weights is None or _zero(dw):
+            return d, _out(np.zeros(np.shape(y[1])), y[1])
+        a_ = _inexact(a)
+        dws = np.broadcast_to(_average_weights(a_, _dz(weights, dw), axis), a_.shape)
+        return d, _out(np.broadcast_to(np.sum(dws, axis=axis, keepdims=True), _keep_shape(a_, axis)), y[1])
+    return _average_tangent(a, y, da, dw, axis, weights, keepdims)
+
+
+def _average_tangent(a, y, da, dw, axis, weights, keepdims):
     a = _inexact(a)
     if weights is None:
         return _out(np.mean(np.broadcast_to(_dz(a, da), a.shape), axis=axis, keepdims=True), y)
@@ -70,8 +80,16 @@ def average_tangent(a, y, da, dw, axis=None, weights=None, returned=False, keepd
 
 
 def average_adjoint(g, a, axis=None, weights=None, returned=False, keepdims=False):
-    """(a's adjoint, the weights' adjoint)."""
-    refuse_option("np.average", "returned=True", returned)
+    """(a's adjoint, the weights' adjoint); with returned=True g is (the average's, the sum of the weights')."""
+    if returned:
+        gs = list(g) if isinstance(g, (tuple, list)) else [NoTangent, NoTangent]
+        abar, wbar = average_adjoint(gs[0], a, axis, weights, False, keepdims)
+        if weights is not None and not _zero(gs[1]):
+            a_ = _inexact(a)
+            w = _average_weights(a_, weights, axis)
+            part = _unb(np.broadcast_to(_as_kept(gs[1], a_, axis), a_.shape), w).reshape(np.shape(weights))
+            wbar = _number(part) if wbar is NoTangent else wbar + part
+        return abar, wbar
     if _zero(g):
         return NoTangent, NoTangent
     a = _inexact(a)
