@@ -31,6 +31,8 @@ LANG12_CASES = {  # rules/numpy_strided.py, rules/numpy_products_more.py, rules/
     "numpy.ndarray.choose": [C("lambda a, b: np.array([0, 1, 0]).choose([a, b])", V[:3], V[3:])],
     "numpy.ndarray.view": [C("lambda a: a.view() * a", V), C("lambda m: m.T.view(np.float64)", M)],
     "numpy.polymul": [C("lambda a, b: np.polymul(a, b)", V, V[:2])],
+    "numpy.nanprod": [C("lambda a: np.nanprod(np.where(a > 1.5, np.nan, a))", V),
+                      C("lambda m: np.nanprod(np.where(m > 1.5, np.nan, m), axis=1, keepdims=True)", M)],
     "numpy.modf": [C("lambda a: np.modf(a * 3.0)[0] + np.modf(a)[1]", V)],
     "numpy.frompyfunc": [C("lambda a, b: np.frompyfunc(lambda t, s: t * s + np.sin(t), 2, 1)(a, b[:, None]).astype(float)",
                            V, V[:2])],

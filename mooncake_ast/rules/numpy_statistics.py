@@ -273,6 +273,29 @@ def nansum_adjoint(a, g, axis=None, dtype=None, out=None, keepdims=False, initia
     return _number(_out(np.where(_valid(a), sum_adjoint(np.asarray(a), g, axis, keepdims), 0.0), a))
 
 
+def _ones_for_nan(a):
+    a = _inexact(a)
+    return np.where(_valid(a), a, 1.0)
+
+
+def nanprod_tangent(a, da, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """np.nanprod is np.prod with each NaN taken as 1 (a constant: no derivative there)."""
+    _nan_args("np.nanprod", out, where)
+    from .numpy_reductions import prod_tangent
+
+    d = np.where(_valid(a), np.broadcast_to(_dz(a, da), np.shape(a)), 0.0)
+    return _number(prod_tangent(_ones_for_nan(a), d, axis, keepdims))
+
+
+def nanprod_adjoint(a, g, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    _nan_args("np.nanprod", out, where)
+    if _zero(g):
+        return NoTangent
+    from .numpy_reductions import prod_adjoint
+
+    return _number(_out(np.where(_valid(a), prod_adjoint(_ones_for_nan(a), np.asarray(g), axis, keepdims), 0.0), a))
+
+
 def nanmean_tangent(a, da, axis=None, dtype=None, out=None, keepdims=False, where=None):
     _nan_args("np.nanmean", out, where)
     v = _valid(a)
@@ -338,6 +361,8 @@ def nanvar_adjoint(name, a, y, g, axis=None, dtype=None, out=None, ddof=0, keepd
     return _number(_out(scale * centred * gk, a))
 
 
+defjvp(np.nanprod, lambda t, y, a, *p, **k: t.call(nanprod_tangent, a, t.d(a), *p, **k) if t.d(a) is not None else None)
+defvjp(np.nanprod, lambda t, g, y, a, *p, **k: (t.call(nanprod_adjoint, a, g, *p, **k),) + (None,) * len(p))
 defjvp(np.nansum, lambda t, y, a, *p, **k: t.call(nansum_tangent, a, t.d(a), *p, **k) if t.d(a) is not None else None)
 defvjp(np.nansum, lambda t, g, y, a, *p, **k: (t.call(nansum_adjoint, a, g, *p, **k),) + (None,) * len(p))
 defjvp(np.nanmean, lambda t, y, a, *p, **k: t.call(nanmean_tangent, a, t.d(a), *p, **k) if t.d(a) is not None else None)
