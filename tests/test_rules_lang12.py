@@ -301,3 +301,14 @@ def test_average_returned():
         return np.sum(avg * total) + np.sum(mean) * count[0]
 
     check_derivatives(f, RNG.normal(size=(3, 4)), RNG.uniform(0.5, 1.5, size=4))
+
+
+def test_nan_reductions_and_nearest_quantiles():
+    mask = np.array([[0, 1, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 0, 0]], bool)
+
+    def f(x):
+        y = np.where(mask, np.nan, x)
+        return (np.nanprod(y) + np.sum(np.nanprod(y, axis=1)) + np.sum(np.nanquantile(y, [0.3, 0.7], axis=1))
+                + np.nanpercentile(y, 40) + np.sum(np.quantile(x, [0.1, 0.875], axis=1, method="nearest")))
+
+    check_derivatives(f, RNG.normal(size=(3, 5)))

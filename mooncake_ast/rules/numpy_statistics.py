@@ -152,12 +152,15 @@ defvjp(np.ptp, lambda t, g, y, a, *p, **k: (t.call(ptp_adjoint, a, g, *p, **k),)
 
 
 # ------------------------------------------------------------------ median, percentile, quantile
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint")
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _order_statistics(a, q, axis, method):
+def _order_statistics(a, q, axis, method, skip_nan=False):
     """The weights W (one array per q, each shaped like the flattened slices `flat`) with which the
-    quantile is sum(W * flat) over the last axis, and how to move a's axes to and from that layout."""
+    quantile is sum(W * flat) over the last axis, and how to move a's axes to and from that layout.
+    skip_nan (np.nanquantile): each slice's quantile is of its entries that are not NaN (sorted first)."""
+    if skip_nan:
+        return _nan_order_statistics(a, q, axis, method)
     if method not in _QUANTILE_METHODS:
         raise NotImplementedError(f"derivative of a quantile with method={method!r}: only {', '.join(_QUANTILE_METHODS)}")
     a = _inexact(a)
@@ -179,12 +182,54 @@ def _order_statistics(a, q, axis, method):
             frac = 0.0
         elif method == "higher":
             lo, frac = (int(np.ceil(vi)), 0.0)
+        elif method == "nearest":
+            lo, frac = (int(np.around(vi)), 0.0)  # (NumPy rounds half to even)
         elif method == "midpoint":
             frac = 0.5 if vi != lo else 0.0
         w = (1.0 - frac) * (positions == order[..., lo:lo + 1])
         if frac:
             w = w + frac * (positions == order[..., hi:hi + 1])
         weights.append(np.where(bad, np.nan, w))
+    return weights, moved.shape, ax, last
+
+
+def _position_weights(n, qi, method):
+    """[(rank, weight)] of the order statistics a quantile qi of n sorted values takes."""
+    vi = qi * (n - 1)
+    lo = int(np.floor(vi))
+    hi = min(lo + 1, n - 1)
+    frac = vi - lo
+    if method == "lower":
+        frac = 0.0
+    elif method == "higher":
+        lo, frac = (int(np.ceil(vi)), 0.0)
+    elif method == "nearest":
+        lo, frac = (int(np.around(vi)), 0.0)
+    elif method == "midpoint":
+        frac = 0.5 if vi != lo else 0.0
+    return [(lo, 1.0 - frac)] + ([(hi, frac)] if frac else [])
+
+
+def _nan_order_statistics(a, q, axis, method):
+    if method not in _QUANTILE_METHODS:
+        raise NotImplementedError(f"derivative of a quantile with method={method!r}: only {', '.join(_QUANTILE_METHODS)}")
+    a = _inexact(a)
+    ax = _axes(a.ndim, axis)
+    last = tuple(range(a.ndim - len(ax), a.ndim))
+    moved = np.moveaxis(a, ax, last)
+    flat = moved.reshape(moved.shape[: moved.ndim - len(ax)] + (-1,))
+    order = np.argsort(flat, axis=-1, kind="stable")  # (NaN sorts last)
+    counts = np.sum(~np.isnan(flat), axis=-1)
+    weights = []
+    for qi in np.asarray(q, dtype=float).reshape(-1):
+        w = np.zeros(flat.shape)
+        for row in np.ndindex(*flat.shape[:-1]):
+            if counts[row] == 0:
+                w[row] = np.nan  # (an all-NaN slice: NumPy's result is NaN, and so is its derivative)
+                continue
+            for rank, weight in _position_weights(int(counts[row]), qi, method):
+                w[row + (order[row + (rank,)],)] += weight
+        weights.append(w)
     return weights, moved.shape, ax, last
 
 
@@ -198,7 +243,7 @@ def _quantile_args(name, out, overwrite_input, kw):
 
 def quantile_tangent(name, a, q, y, da, axis=None, out=None, overwrite_input=False, method="linear", **kw):
     _quantile_args(name, out, overwrite_input, kw)
-    weights, mshape, ax, last = _order_statistics(a, q, axis, method)
+    weights, mshape, ax, last = _order_statistics(a, q, axis, method, name.startswith("np.nan"))
     d = np.moveaxis(np.broadcast_to(_dz(a, da), np.shape(a)), ax, last).reshape(weights[0].shape if weights else (0,))
     parts = [np.sum(w * d, axis=-1) for w in weights]
     return _out(np.stack(parts) if parts else np.zeros(0), y)
@@ -208,7 +253,7 @@ def quantile_adjoint(name, a, q, y, g, axis=None, out=None, overwrite_input=Fals
     _quantile_args(name, out, overwrite_input, kw)
     if _zero(g):
         return NoTangent
-    weights, mshape, ax, last = _order_statistics(a, q, axis, method)
+    weights, mshape, ax, last = _order_statistics(a, q, axis, method, name.startswith("np.nan"))
     gq = np.asarray(g, dtype=float).reshape((len(weights),) + weights[0].shape[:-1])
     flat = sum(gq[i][..., None] * w for i, w in enumerate(weights))
     return _number(_out(np.moveaxis(np.asarray(flat).reshape(mshape), last, ax), a))
@@ -222,13 +267,14 @@ def percent(q):
     return np.asarray(q, dtype=float) / 100.0
 
 
-for _fn, _name in ((np.quantile, "np.quantile"), (np.percentile, "np.percentile")):
+for _fn, _name in ((np.quantile, "np.quantile"), (np.percentile, "np.percentile"), (np.nanquantile, "np.nanquantile"),
+                   (np.nanpercentile, "np.nanpercentile")):
     defjvp(_fn, lambda t, y, a, q, *p, _fn=_fn, _name=_name, **k: _quantile_jvp(t, _fn, _name, y, a, q, p, k))
     defvjp(_fn, lambda t, g, y, a, q, *p, _fn=_fn, _name=_name, **k: _quantile_vjp(t, _fn, _name, g, y, a, q, p, k))
 
 
 def _quantile_q(t, fn, q):
-    return t.call(percent, q) if fn is np.percentile else q
+    return t.call(percent, q) if fn in (np.percentile, np.nanpercentile) else q
 
 
 def _quantile_jvp(t, fn, name, y, a, q, p, k):
