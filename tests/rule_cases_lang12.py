@@ -36,6 +36,7 @@ LANG12_CASES = {  # rules/numpy_strided.py, rules/numpy_products_more.py, rules/
     "numpy.nanquantile": [C("lambda a: np.nanquantile(np.where(a > 1.5, np.nan, a), [0.3, 0.8])", V),
                           C("lambda m: np.nanquantile(np.where(m > 1.5, np.nan, m), 0.4, axis=1, method='nearest')", M)],
     "numpy.nanpercentile": [C("lambda m: np.nanpercentile(np.where(m > 1.5, np.nan, m), 40, axis=0, keepdims=True)", M)],
+    "numpy.putmask": [C("lambda a, v: (np.putmask(a, a > 0.6, v), a * 2.0)[1]", V.copy(), V[:2] * 3.0)],
     "numpy.modf": [C("lambda a: np.modf(a * 3.0)[0] + np.modf(a)[1]", V)],
     "numpy.frompyfunc": [C("lambda a, b: np.frompyfunc(lambda t, s: t * s + np.sin(t), 2, 1)(a, b[:, None]).astype(float)",
                            V, V[:2])],

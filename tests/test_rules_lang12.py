@@ -312,3 +312,13 @@ def test_nan_reductions_and_nearest_quantiles():
                 + np.nanpercentile(y, 40) + np.sum(np.quantile(x, [0.1, 0.875], axis=1, method="nearest")))
 
     check_derivatives(f, RNG.normal(size=(3, 5)))
+
+
+def test_putmask():
+    def f(a, v):
+        z = np.zeros(5)
+        np.putmask(z, np.array([1, 0, 1, 1, 0], bool), v * v)  # (values repeated over the flat positions)
+        np.putmask(a, a > 0, v)
+        return a * 2.0 + z
+
+    check_derivatives(f, np.array([0.3, -0.5, 0.9, 1.3, -0.7]), np.array([1.5, 2.5]))
