@@ -322,3 +322,16 @@ def test_putmask():
         return a * 2.0 + z
 
     check_derivatives(f, np.array([0.3, -0.5, 0.9, 1.3, -0.7]), np.array([1.5, 2.5]))
+
+
+def test_distribution_moments_in_loc_and_scale():
+    import mooncake_ast as mc
+    import scipy.stats as st
+
+    def f(loc, scale):
+        return (st.norm.mean(loc=loc, scale=scale) + st.gamma.std(2.0, loc, scale) + st.t.entropy(3.0, scale=scale)
+                + st.beta(2.0, 3.0, loc=loc, scale=scale).var() + st.gamma.median(2.0, loc, scale))
+
+    check_derivatives(f, 0.3, 1.5)
+    with pytest.raises(NotImplementedError, match="shape parameter"):
+        mc.grad(lambda a: st.gamma.mean(a, scale=2.0))(2.0)
