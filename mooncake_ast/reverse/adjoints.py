@@ -453,10 +453,25 @@ def _unpack_other_adjoint(x: Any, g: Any) -> Any:
         return NoTangent
     if isinstance(x, (type({}.values()), type({}.items()))) or iter(x) is x:
         return AdjList(g)
+    if all(_in_storage(v) for v in g):
+        return NoTangent  # (mutable items: their adjoints are in their own storage already)
     from ..errors import UnsupportedDerivativeError
 
     raise UnsupportedDerivativeError(f"reverse mode of unpacking a {type(x).__qualname__} (`a, b = x`) whose items carry "
                                      f"derivatives is not supported: unpack a list or a tuple of them (`a, b = list(x)`)")
+
+
+def _in_storage(v: Any) -> bool:
+    """Is the item adjoint v nothing, or the storage of a mutable item (counted there)?"""
+    if v is NoTangent or v is None:
+        return True
+    if isinstance(v, (list, dict, MutableTangent)) and getattr(v, "holds_storage", isinstance(v, MutableTangent)):
+        return True
+    if type(v) is np.ndarray:
+        from .shadows import is_storage
+
+        return is_storage(v)
+    return False
 
 
 def unpack_star_adjoint(x: Any, g: Any, i: int, j: int) -> Any:
