@@ -26,6 +26,12 @@ A = np.array([[[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]], [[0.7, 0.2, -0.1], [-0.3, 0.
 P = np.array([0.3, 0.6, 0.2, 0.8])
 SQ = np.array([[4.0, 0.3, -0.5], [0.2, 3.0, 0.7], [-0.1, 0.4, 5.0]])
 SPD = SQ @ SQ.T
+LANG12_ZERO_CASES = {  # zero-derivative rules of this branch: a sample each
+    "numpy.logical_xor": C("lambda a: np.logical_xor(a > 0.4, a < 1.5) * a", V),
+    "numpy.ndarray.searchsorted": C("lambda a: a * (np.sort(V) + 0.05).searchsorted(a)", V),
+    "numpy.ndarray.argpartition": C("lambda a: a[a.argpartition(2)] * 1.0", V),
+    "numpy.ndarray.nonzero": C("lambda a: a[(a > 0.4).nonzero()] * 2.0", V),
+}
 LANG12_CASES = {  # rules/numpy_strided.py, rules/numpy_products_more.py, rules/python_collections.py
     "_statistics._normal_dist_inv_cdf": [C("lambda p, m, s: statistics.NormalDist(m, s).inv_cdf(p)", 0.3, 0.5, 1.7)],
     "numpy.ndarray.choose": [C("lambda a, b: np.array([0, 1, 0]).choose([a, b])", V[:3], V[3:])],

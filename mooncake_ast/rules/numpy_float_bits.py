@@ -53,6 +53,6 @@ defvjp(np.modf, lambda t, g, y, x, **k: (t.unb(t.call(modf_adjoint, g), x),))
 defjvp(np.nextafter, lambda t, y, x1, x2, **k: t.call(nextafter_tangent, y, t.d(x1)) if t.d(x1) is not None else None)
 defvjp(np.nextafter, lambda t, g, y, x1, x2, **k: (t.unb(g, x1), None))
 defzero(np.spacing)
-# Integer and truth-valued ufuncs: no derivative (a float operand gives a bool result, or a TypeError as NumPy does).
-defzero(np.logical_xor, np.gcd, np.lcm, np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift,
-        np.right_shift, np.isnat)
+# A truth-valued ufunc of floats: no derivative.  (The integer ufuncs -- gcd, bitwise_and, ... -- need no rule: their
+# integer operands carry no derivative, and a float operand is NumPy's TypeError.)
+defzero(np.logical_xor)
