@@ -16,7 +16,7 @@ import sysconfig
 import types
 from typing import Any, Optional
 
-from .errors import ControlFlowError, UnsupportedDerivativeError, UnsupportedSyntaxError
+from .errors import ControlFlowError, MissingRuleError, UnsupportedDerivativeError, UnsupportedSyntaxError, qualified_name
 
 _INSTALLED = tuple(sorted({os.path.abspath(p) + os.sep for k, p in sysconfig.get_paths().items()
                            if k in ("stdlib", "platstdlib", "purelib", "platlib")}))
@@ -28,13 +28,33 @@ class LibraryCodeError(UnsupportedDerivativeError):
     callable your code called (`path[0]`), the calls that led to the construct, the construct and its file:line, and
     how to register a rule for the callable.  Attributes: path (callable names, outermost first), detail."""
 
-    def __init__(self, path: list, detail: str) -> None:
+    def __init__(self, path: list, detail: str, also: str = "") -> None:
         self.path, self.detail = path, detail
         through = f" (through {' -> '.join(path[1:])})" if len(path) > 1 else ""
-        super().__init__(
-            f"cannot differentiate {path[0]}{through}: its source holds what mooncake_ast cannot differentiate: "
+        UnsupportedDerivativeError.__init__(
+            self, f"cannot differentiate {path[0]}{through}: its source holds what mooncake_ast cannot differentiate: "
             f"{detail}\nWhat to do: register a rule for {path[0]} (@mc.rrule for reverse mode, @mc.frule for forward "
-            f"mode; docs/rules.md shows how), or call a NumPy version of it of your own; the other mode may work.")
+            f"mode; docs/rules.md shows how){also}, or call a NumPy version of it of your own; the other mode may work.")
+
+    def named_by(self, outer: str) -> "LibraryCodeError":
+        """The same error, met through a call of `outer` (installed code too)."""
+        return LibraryCodeError([outer, *self.path], self.detail)
+
+
+class LibraryMissingRuleError(LibraryCodeError, MissingRuleError):
+    """A callable without a rule (and without Python source to trace) met inside installed code: named by what your
+    code called, as LibraryCodeError says, and a MissingRuleError whose `fn` and `mode` are the callable without a
+    rule (`why` is None: the message says it).  Attribute `missing`: the MissingRuleError raised inside."""
+
+    def __init__(self, path: list, missing: MissingRuleError) -> None:
+        inner = qualified_name(missing.fn)
+        why = f" ({missing.why})" if missing.why else ""
+        LibraryCodeError.__init__(self, path, f"it calls {inner}, which has no {missing.mode} rule{why}",
+                                  f", or one for {inner} (mc.zero_derivative({inner}) if it is not differentiable)")
+        self.fn, self.mode, self.why, self.missing = missing.fn, missing.mode, None, missing
+
+    def named_by(self, outer: str) -> "LibraryCodeError":
+        return LibraryMissingRuleError([outer, *self.path], self.missing)
 
 
 # Standard-library modules that look at code and text, never compute with numbers: a call of theirs given nothing
@@ -68,7 +88,9 @@ def in_library(fn: Any, e: BaseException) -> Optional[LibraryCodeError]:
     if not isinstance(fn, types.FunctionType) or not is_library(fn):
         return None
     if isinstance(e, LibraryCodeError):
-        return LibraryCodeError([public_name(fn), *e.path], e.detail)
+        return e.named_by(public_name(fn))
+    if isinstance(e, MissingRuleError) and callable(e.fn) and not _users_own(e.fn):
+        return LibraryMissingRuleError([public_name(fn)], e)  # (a value called, a function of the user's: theirs)
     if isinstance(e, ControlFlowError):
         where = f"{e.file}:{e.line}: " if e.file else ""
         shown = str(e).split("\n")
@@ -77,6 +99,11 @@ def in_library(fn: Any, e: BaseException) -> Optional[LibraryCodeError]:
     if isinstance(e, UnsupportedSyntaxError) or type(e).__name__ == "ReverseUnsupported":
         return LibraryCodeError([public_name(fn)], str(e).split("\n")[0])
     return None
+
+
+def _users_own(fn: Any) -> bool:
+    """A Python function of the user's (handed to installed code, e.g. a lambda given to SciPy)."""
+    return isinstance(fn, types.FunctionType) and not is_library(fn)
 
 
 def public_name(fn: types.FunctionType) -> str:

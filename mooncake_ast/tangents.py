@@ -372,7 +372,7 @@ def is_mutable(x: Any) -> bool:
         return x.dtype.kind in "fc"
     if is_other_array(x):
         return False  # Dask/CuPy arrays are values to the transforms (writes into them are refused)
-    if isinstance(x, (list, dict, types.CellType)):
+    if isinstance(x, (list, dict, types.CellType, collections.deque)):
         return True
     if getattr(type(x), "__mc_value__", False):
         return False  # our own run-time objects that behave as values (e.g. map's recorded results)

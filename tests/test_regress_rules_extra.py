@@ -347,16 +347,12 @@ def test_linalg(f, args):
 
 
 # ---------------------------------------------------------------- refused, never a wrong number
-def interp_xp(x, xp):
-    return np.interp(x, xp, np.array([0.0, 1.0, 4.0]))
 
 
 def average_weights_kw(a, w):
     return np.average(a, weights=w)
 
 
-def average_returned(a, w):
-    return np.average(a, weights=w, returned=True)[0]
 
 
 def select_default_kw(a, d):
@@ -378,7 +374,7 @@ def nan_to_num_inplace(x):
 
 
 def lambda_quantile_nearest(x):
-    return np.quantile(x, 0.3, method="nearest")
+    return np.quantile(x, 0.3, method="hazen")  # (method="nearest" is differentiated now; hazen is not)
 
 
 def lambda_pinv_rank1(v):
@@ -389,19 +385,14 @@ def lambda_svd_tall(a):
     return np.sum(np.linalg.svd(a)[0])
 
 
-def lambda_cov_weights(x):
-    return np.sum(np.cov(x, aweights=np.array([1.0, 2.0, 1.0, 0.5])))
 
 
 @pytest.mark.parametrize("f, args, argnums, match", [
-    (interp_xp, (0.5, np.array([0.0, 1.0, 2.0])), (0, 1), "xp"),
-    (average_returned, (U(3), U(3, lo=0.5, hi=1.0)), (0,), "returned"),
     (gradient_spacing, (U(4), np.array([0.0, 0.3, 0.7, 1.0])), (0, 1), "spacing"),  # (a uniform spacing is differentiated)
     (meshgrid_views, (U(2), U(3)), (0,), "copy=False"),
     (nan_to_num_inplace, (U(3),), (0,), "copy=False"),
     (lambda_quantile_nearest, (U(5),), (0,), "method"),
     (lambda_svd_tall, (U(3, 2),), (0,), "full_matrices"),
-    (lambda_cov_weights, (U(2, 4),), (0,), "aweights"),
 ])
 def test_refused(f, args, argnums, match):
     with pytest.raises(NotImplementedError, match=match):

@@ -7,6 +7,7 @@ concatenate).  `NoTangent` is the zero of every adjoint.
 """
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 import numpy as np
@@ -425,7 +426,52 @@ def unpack_adjoint(x: Any, g: Any) -> Any:
         return AdjList(g)
     if isinstance(x, tuple):
         return AdjTuple(g)
-    return NoTangent
+    return _unpack_other_adjoint(x, g)
+
+
+_NO_ITEM_DERIVATIVES = (range, str, bytes, dict, set, frozenset, type({}.keys()))
+
+
+def _unpack_other_adjoint(x: Any, g: Any) -> Any:
+    """`a, b = x` of an iterator, a dict view or `A.flat` (their adjoint was dropped: a silently wrong gradient).
+
+    An iterator's (a dict view's) adjoint is the list of its items' adjoints, as its maker's pullback takes it
+    (`iter`, `zip`, `map`, `reversed`, `dict.values`); `A.flat`'s goes into A's storage, entry by entry in C
+    order, ending at the last entry (unpacking consumed the iterator to its end).  Anything else whose items
+    carry an adjoint is refused, never dropped."""
+    if isinstance(x, _NO_ITEM_DERIVATIVES) or all(v is NoTangent or v is None for v in g):
+        return NoTangent
+    if isinstance(x, np.flatiter):
+        from .shadows import shadow
+        from ..tangents import is_mutable
+
+        if is_mutable(x.base):
+            sh, start = shadow(x.base), x.base.size - len(g)
+            for k, v in enumerate(g):
+                if v is not NoTangent and v is not None:
+                    sh.flat[start + k] += v  # (the items of A.flat are numbers, never views)
+        return NoTangent
+    if isinstance(x, (type({}.values()), type({}.items()))) or iter(x) is x:
+        return AdjList(g)
+    if all(_in_storage(v) for v in g):
+        return NoTangent  # (mutable items: their adjoints are in their own storage already)
+    from ..errors import UnsupportedDerivativeError
+
+    raise UnsupportedDerivativeError(f"reverse mode of unpacking a {type(x).__qualname__} (`a, b = x`) whose items carry "
+                                     f"derivatives is not supported: unpack a list or a tuple of them (`a, b = list(x)`)")
+
+
+def _in_storage(v: Any) -> bool:
+    """Is the item adjoint v nothing, or the storage of a mutable item (counted there)?"""
+    if v is NoTangent or v is None:
+        return True
+    if isinstance(v, (list, dict, MutableTangent)) and getattr(v, "holds_storage", isinstance(v, MutableTangent)):
+        return True
+    if type(v) is np.ndarray:
+        from .shadows import is_storage
+
+        return is_storage(v)
+    return False
 
 
 def unpack_star_adjoint(x: Any, g: Any, i: int, j: int) -> Any:
@@ -601,16 +647,19 @@ def values_adjoint(d: dict, g: Any) -> Any:
     return AdjDict({k: gi for k, gi in zip(d, g)})
 
 
+_SEQ = (list, tuple, collections.deque)  # (sequences `+` concatenates and `*` repeats)
+
+
 def add_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = True) -> tuple:
     """Adjoints of y = a + b: sums for numbers and arrays, the two pieces for concatenated sequences."""
     if type(y) is np.ndarray:
         return (unbroadcast(g, a) if need_a else NoTangent), (unbroadcast(g, b) if need_b else NoTangent)
     if g is NoTangent:
         return NoTangent, NoTangent
-    if isinstance(y, (list, tuple)) and isinstance(a, (list, tuple)):
-        n = len(a)
-        wrap = AdjList if isinstance(a, list) else AdjTuple
-        return wrap(g[:n]), (AdjList if isinstance(b, list) else AdjTuple)(g[n:])
+    if isinstance(y, _SEQ) and isinstance(a, _SEQ):
+        n, g = len(a), list(g)
+        wrap = AdjTuple if isinstance(a, tuple) else AdjList
+        return wrap(g[:n]), (AdjTuple if isinstance(b, tuple) else AdjList)(g[n:])
     return unbroadcast(g, a), unbroadcast(g, b)
 
 
@@ -626,13 +675,13 @@ def mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = 
         return (unbroadcast(g * b, a) if need_a else NoTangent), (unbroadcast(g * a, b) if need_b else NoTangent)
     if g is NoTangent:
         return NoTangent, NoTangent
-    if isinstance(y, (list, tuple)):
-        seq, n = (a, b) if isinstance(a, (list, tuple)) else (b, a)
+    if isinstance(y, _SEQ):
+        seq, n = (a, b) if isinstance(a, _SEQ) else (b, a)
         m = len(seq)
         total: list = [NoTangent] * m
         for k in range(len(y)):
             total[k % m] = accumulate(total[k % m], g[k])
-        wrap = AdjList if isinstance(seq, list) else AdjTuple
+        wrap = AdjTuple if isinstance(seq, tuple) else AdjList
         return (wrap(total), NoTangent) if seq is a else (NoTangent, wrap(total))
     if isinstance(y, str):
         return NoTangent, NoTangent

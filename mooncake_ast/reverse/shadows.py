@@ -14,6 +14,7 @@ outermost pullback the API re-applies the post-call state the caller saw.
 """
 from __future__ import annotations
 
+import collections
 import copy
 import functools
 import sys
@@ -138,7 +139,7 @@ def _new_shadow(obj: Any) -> Any:
                 flat = sb.ravel(order="K")[offset // sb.itemsize:]
                 return np.lib.stride_tricks.as_strided(flat, obj.shape, obj.strides, writeable=True)
         return np.zeros_like(obj, dtype=obj.dtype if obj.dtype.kind in "fc" else float, subok=False)
-    if isinstance(obj, list):
+    if isinstance(obj, (list, collections.deque)):  # (a deque's slots by position: rules/python_deque.py)
         return ShadowList(shadow(v) if is_mutable(v) else NoTangent for v in obj)
     if isinstance(obj, dict):
         return ShadowDict({k: shadow(v) if is_mutable(v) else NoTangent for k, v in obj.items()})
@@ -212,7 +213,7 @@ def add_into(v: Any, g: Any) -> None:
             sh[one] += np.sum(g, axis=repeated, keepdims=True)
         else:
             sh += g
-    elif isinstance(v, list):
+    elif isinstance(v, (list, collections.deque)):
         for i, gi in enumerate(g):
             _add_slot(sh, i, v[i], gi)
     elif isinstance(v, dict):
@@ -281,9 +282,10 @@ def full_adjoint(v: Any, g: Any, _memo: dict | None = None) -> Any:
         if isinstance(sh, ShadowCell):
             return sh.slot
         memo[id(v)] = sh  # a cycle comes back to the storage itself
-        if isinstance(v, list):
+        if isinstance(v, (list, collections.deque)):
             out: Any = AdjList(full_adjoint(item, NoTangent if is_mutable(item) else sh[i], memo)
                                for i, item in enumerate(v))
+            out = collections.deque(out, v.maxlen) if isinstance(v, collections.deque) else out
         elif isinstance(v, dict):
             out = AdjDict({k: full_adjoint(item, NoTangent if is_mutable(item) else sh.get(k, NoTangent), memo)
                            for k, item in v.items()})
@@ -375,7 +377,7 @@ def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any) -> Any:
                 sh[i] += g
             else:
                 np.add.at(sh, i, g)
-        elif isinstance(a, list):
+        elif isinstance(a, (list, collections.deque)):
             if isinstance(i, slice):
                 for j, gj in zip(range(*i.indices(len(a))), g):
                     _add_slot(sh, j, a[j], gj)
@@ -428,6 +430,9 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, *rest: Any) -> Any:
             _add_slot(shadow(obj), name, y, g)
             return obj_bar
         check_attribute_read(obj, name, y)
+    if isinstance(obj, tuple) and name in (getattr(type(obj), "_extra_fields", None) or ()):
+        _add_field(shadow(obj), obj, name, g)  # a tuple bunch's extra field: kept for its constructor's pullback
+        return obj_bar  # (rules/python_bunches.py)
     prop = getattr(type(obj), name, None) if not isinstance(obj, type) else None
     if isinstance(prop, property):
         # Computed by a getter: run it again here (obj is back in the state it read) and pull g through it.
@@ -539,7 +544,7 @@ def _refuse_write(a: Any, what: str) -> None:
 
 
 def is_mutable_item(a: Any) -> bool:
-    return isinstance(a, (list, dict))
+    return isinstance(a, (list, dict, collections.deque))
 
 
 def setitem_reverse(g: Any, y: Any, old: Any, a: Any, i: Any, v: Any, v_bar: Any) -> Any:
@@ -555,7 +560,7 @@ def setitem_reverse(g: Any, y: Any, old: Any, a: Any, i: Any, v: Any, v_bar: Any
         sh[i] = 0
         a[i] = old
         return acc(v, v_bar, unbroadcast(slot, v) if isinstance(v, np.ndarray) or np.ndim(slot) == 0 else slot.sum() if not isinstance(v, np.ndarray) else slot)
-    if isinstance(a, (list, dict)):
+    if isinstance(a, (list, dict, collections.deque)):
         sh = shadow(a)
         if isinstance(i, slice):
             # Where the written items are now: a plain slice may have changed the list's length.
@@ -722,6 +727,11 @@ def save_inplace(a: Any) -> Any:
         _refuse_write(a, "an in-place operator (a op= b)")
     if isinstance(a, np.ndarray):
         return a.copy()
+    if isinstance(a, collections.deque):
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError("reverse mode of `d += items` (d *= n) on a collections.deque is not supported: "
+                                         "write d.extend(items)")
     if isinstance(a, (list, dict)):
         return copy.copy(a)
     return a
@@ -802,7 +812,7 @@ def reachable_mutables(roots: tuple) -> list:
             out.append(x)
         elif isinstance(x, tuple):
             stack.extend(reversed(x))
-        elif isinstance(x, list):
+        elif isinstance(x, (list, collections.deque)):
             out.append(x)
             stack.extend(reversed(x))
         elif isinstance(x, dict):
@@ -831,7 +841,7 @@ def state_of(x: Any) -> Any:
     """x's own state, one level deep: an array's values, a container's items, an object's fields."""
     if isinstance(x, np.ndarray):
         return x.copy()
-    if isinstance(x, list):
+    if isinstance(x, (list, collections.deque)):
         return list(x)
     if isinstance(x, dict):
         return dict(x)
@@ -846,7 +856,7 @@ def state_of(x: Any) -> Any:
         return dict(vars(x))
     if hasattr(x, "__dict__") or slot_names(x):
         return fields_of(x)
-    return _NO_STATE  # (a deque, a bytearray, ...: left as the pullback leaves it)
+    return _NO_STATE  # (a bytearray, ...: left as the pullback leaves it)
 
 
 _NO_STATE = object()
@@ -858,6 +868,9 @@ def put_state(x: Any, s: Any) -> None:
             x[...] = s
     elif isinstance(x, list):
         x[:] = s
+    elif isinstance(x, collections.deque):
+        x.clear()
+        x.extend(s)
     elif isinstance(x, (dict, set)):
         x.clear()
         x.update(s)

@@ -632,6 +632,10 @@ def getattr_tangent(obj, dobj, name, value):
         return _function_part_tangent(dobj, name)
     if isinstance(dobj, tuple) and hasattr(obj, "_fields") and name in obj._fields:
         return dobj[obj._fields.index(name)]
+    if isinstance(dobj, tuple) and name in (getattr(type(obj), "_extra_fields", None) or ()):
+        from .python_bunches import extra_field_tangent  # (SciPy's LinregressResult.intercept_stderr)
+
+        return extra_field_tangent(obj, dobj, name)
     if callable(value) and getattr(value, "__self__", None) is obj:
         return MethodTangent(dobj)
     return NoTangent

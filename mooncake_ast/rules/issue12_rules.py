@@ -13,3 +13,4 @@ from . import numpy_float_bits  # noqa: F401  (np.frexp, np.nextafter, np.spacin
 from . import numpy_linalg_complex_more  # noqa: F401  (np.linalg slogdet/cholesky/qr/lstsq of complex matrices; after numpy_linalg_complex)
 from . import numpy_strided  # noqa: F401  (as_strided, sliding_window_view, broadcast_arrays; after numpy_shapes)
 from . import numpy_products_more  # noqa: F401  (np.vecdot, np.matvec, np.vecmat, np.linalg.vecdot)
+from . import numpy_ufunc_reduceat  # noqa: F401  (np.add.reduceat and the other arithmetic ufuncs' reduceat)

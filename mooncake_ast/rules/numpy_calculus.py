@@ -8,7 +8,7 @@ import numpy as np
 from ..tangents import NoTangent
 from .numpy_common import _bind, _inexact, _refuse_keywords, _split, _unb
 from .registry import defjvp, defvjp
-from .numpy_extra import _dz, _like, _live, _number, _parts, _refuse_tangent, _refused, _zero, refuse_option
+from .numpy_extra import _dz, _like, _live, _number, _parts, _zero, refuse_option
 from .numpy_statistics import _axes, _out
 
 
@@ -240,16 +240,43 @@ def _interp_slope(x, xp, fp):
     return np.where(inside, (fp[j + 1] - fp[j]) / (xp[j + 1] - xp[j]), 0.0)
 
 
-def interp_tangent(x, xp, fp, dx, dfp, dleft, dright, left=None, right=None, period=None):
+def _xp_partials(x, xp, fp):
+    """(segment j, d y / d xp[j], d y / d xp[j+1], inside): y = fp[j] + s (x - xp[j]) with s the segment's slope, so
+    moving xp[j] changes y by -s (1 - frac), moving xp[j+1] by -s frac; 0 outside [xp[0], xp[-1]) (as the slope in x)."""
+    fp = np.asarray(fp)
+    j, frac, below, above = _interp_segments(x, xp)
+    inside = ~below & (np.asarray(x) < np.asarray(xp, dtype=float)[-1]) if np.shape(xp)[0] > 1 else np.zeros(np.shape(x), bool)
+    s = _interp_slope(x, xp, fp)
+    return j, np.where(inside, -s * (1.0 - frac), 0.0), np.where(inside, -s * frac, 0.0), inside
+
+
+def interp_tangent(x, xp, fp, dx, dfp, dleft, dright, left=None, right=None, period=None, dxp=NoTangent):
     _interp_check(xp, period)
     out = 0.0
+    if not _zero(dxp) and np.shape(xp)[0] > 1:
+        j, pj, pj1, _ = _xp_partials(x, xp, fp)
+        d = np.asarray(_dz(xp, dxp))
+        out = pj * d[j] + pj1 * d[j + 1]
     if not (_zero(dfp) and _zero(dleft) and _zero(dright)):
-        out = np.interp(x, xp, _dz(fp, dfp), left=None if left is None else _dz(left, dleft),
-                        right=None if right is None else _dz(right, dright))
+        out = out + np.interp(x, xp, _dz(fp, dfp), left=None if left is None else _dz(left, dleft),
+                              right=None if right is None else _dz(right, dright))
     if not _zero(dx):
         out = out + _interp_slope(x, xp, fp) * _dz(x, dx)
     out = np.broadcast_to(out, np.shape(x)) if np.ndim(out) < np.ndim(x) else out
     return out[()] if np.ndim(out) == 0 else out
+
+
+def interp_xp_adjoint(g, x, xp, fp, left=None, right=None, period=None):
+    """xp's adjoint (the sample positions)."""
+    _interp_check(xp, period)
+    n = np.shape(xp)[0]
+    if _zero(g) or n < 2:
+        return NoTangent
+    g = np.broadcast_to(np.asarray(g), np.shape(x))
+    j, pj, pj1, inside = _xp_partials(x, xp, fp)
+    w = (g * np.conj(pj))[inside], (g * np.conj(pj1))[inside]  # (a real xp: Re(conj(J) g) for complex fp)
+    bar = np.bincount(j[inside], weights=w[0].real, minlength=n)[:n] + np.bincount(j[inside] + 1, weights=w[1].real, minlength=n)[:n]
+    return _like(bar, xp) if not isinstance(xp, np.ndarray) else bar.reshape(np.shape(xp))
 
 
 def interp_adjoint(g, x, xp, fp, left=None, right=None, period=None):
@@ -282,18 +309,19 @@ _INTERP = ("left", "right", "period")
 
 def _interp_jvp(t, x, xp, fp, a, k):
     b = _bind(_INTERP, a, k)
-    _refuse_tangent(t, "np.interp", "xp (the sample positions)", xp)
     left, right = b.get("left"), b.get("right")
-    if not _live(t, x, fp, left, right):
+    if not _live(t, x, fp, left, right) and t.d(xp) is None:
         return None
-    return t.call(interp_tangent, x, xp, fp, t.dz(x), t.dz(fp), t.dz(left), t.dz(right), **b)
+    return t.call(interp_tangent, x, xp, fp, t.dz(x), t.dz(fp), t.dz(left), t.dz(right), dxp=t.dz(xp), **b)
 
 
 def _interp_vjp(t, g, x, xp, fp, a, k):
     _refuse_keywords(t, "np.interp", **{n: v for n, v in k.items() if n in ("left", "right")})
     b = _bind(_INTERP, a, k)
     xbar, fpbar, lbar, rbar = _split(t, t.call(interp_adjoint, g, x, xp, fp, **b), 4)
-    return (xbar, _refused(t, g, "np.interp", "xp (the sample positions)", xp), fpbar, lbar, rbar, None)[:3 + len(a)]
+    needs = getattr(t, "needs", None)
+    xpbar = None if needs is not None and not needs(xp) else t.call(interp_xp_adjoint, g, x, xp, fp, **b)
+    return (xbar, xpbar, fpbar, lbar, rbar, None)[:3 + len(a)]
 
 
 defjvp(np.interp, lambda t, y, x, xp, fp, *a, **k: _interp_jvp(t, x, xp, fp, a, k))

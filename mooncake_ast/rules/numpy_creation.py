@@ -25,6 +25,10 @@ defjvp(np.asfortranarray, lambda t, y, x, *a, **k: t.call(asarray_tangent, y, x,
 
 def array_tangent(y, x, dx):
     if y.dtype.kind not in "fc":
+        from .numpy_methods import _numbers_object_array
+
+        if _numbers_object_array(y):  # numbers kept as objects: their tangents, as numbers (dropped before)
+            return np.array(_dense(x, dx), dtype=complex if any(isinstance(v, complex) for v in y.flat) else float)
         return _no()
     return np.array(_dense(x, dx), dtype=y.dtype)
 

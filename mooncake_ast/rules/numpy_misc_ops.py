@@ -180,3 +180,21 @@ def choose_adjoint(a, choices, g, mode="raise"):
 defjvp(np.choose, lambda t, y, a, choices, **k: t.call(choose_tangent, a, choices, t.d(choices), _choose_mode(k))
        if t.d(choices) is not None else None)
 defvjp(np.choose, lambda t, g, y, a, choices, **k: (None, t.call(choose_adjoint, a, choices, g, _choose_mode(k))))
+
+from .numpy_methods import _as_method  # noqa: E402
+
+_as_method("choose", np.choose)  # a.choose(choices): self is np.choose's first operand (the indices)
+
+
+def _polymul_like_convolve():
+    """np.polymul(a1, a2) of coefficient arrays is np.convolve(a1, a2): the same rule (it went through poly1d
+    objects, whose tangents the convolution could not read)."""
+    from .registry import defvjp, lookup
+
+    r = lookup(np.convolve)
+    if r is not None and (r.jvp_template or r.jvp) is not None and r.vjp is not None:
+        defjvp(np.polymul, r.jvp_template or r.jvp)
+        defvjp(np.polymul, getattr(r.vjp, "__wrapped__", r.vjp))
+
+
+_polymul_like_convolve()

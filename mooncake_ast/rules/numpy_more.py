@@ -293,9 +293,17 @@ defvjp(np.real_if_close, lambda t, g, y, a, tol=100: (t.call(real_if_close_adjoi
 
 
 # ================================================================== np.unique (the values)
+_UNIQUE_EXTRAS = ("return_index", "return_inverse", "return_counts")  # (integer results: no derivative)
+
+
+def _extras(options):
+    return sum(bool(options.get(n)) for n in _UNIQUE_EXTRAS)
+
+
 def _unique_first(ar, options):
     for name, on in options.items():
-        refuse_option("np.unique", f"{name}=", bool(on) if name != "axis" else on is not None)
+        if name not in _UNIQUE_EXTRAS:
+            refuse_option("np.unique", f"{name}=", bool(on) if name != "axis" else on is not None)
     flat = np.asarray(ar).reshape(-1)
     values, first, counts = np.unique(flat, return_index=True, return_counts=True)
     return flat, first, counts
@@ -307,11 +315,14 @@ def unique_tangent(ar, dar, **options):
     if np.any((counts > 1) & (np.add.reduceat(np.abs(d[np.argsort(flat, kind="stable")]), np.r_[0, np.cumsum(counts)[:-1]]) != 0)):
         raise NotImplementedError("derivative of np.unique where a differentiated value occurs more than once "
                                   "(moving one copy splits the group: no derivative)")
-    return d[first]
+    n = _extras(options)
+    return (d[first],) + (NoTangent,) * n if n else d[first]
 
 
 def unique_adjoint(ar, g, **options):
     flat, first, counts = _unique_first(ar, options)
+    if _extras(options):
+        g = g[0] if isinstance(g, (tuple, list)) else NoTangent  # (the values' adjoint; the rest are integers)
     if _no_adjoint(g):
         return NoTangent
     g = np.asarray(g)

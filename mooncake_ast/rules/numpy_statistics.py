@@ -54,7 +54,17 @@ def _average_weights(a, w, axis):
 
 
 def average_tangent(a, y, da, dw, axis=None, weights=None, returned=False, keepdims=False):
-    refuse_option("np.average", "returned=True", returned)
+    if returned:  # (average, sum of the weights): the sum's tangent is the weights' summed
+        d = _average_tangent(a, y[0], da, dw, axis, weights, keepdims)
+        if weights is None or _zero(dw):
+            return d, _out(np.zeros(np.shape(y[1])), y[1])
+        a_ = _inexact(a)
+        dws = np.broadcast_to(_average_weights(a_, _dz(weights, dw), axis), a_.shape)
+        return d, _out(np.broadcast_to(np.sum(dws, axis=axis, keepdims=True), _keep_shape(a_, axis)), y[1])
+    return _average_tangent(a, y, da, dw, axis, weights, keepdims)
+
+
+def _average_tangent(a, y, da, dw, axis, weights, keepdims):
     a = _inexact(a)
     if weights is None:
         return _out(np.mean(np.broadcast_to(_dz(a, da), a.shape), axis=axis, keepdims=True), y)
@@ -70,8 +80,16 @@ def average_tangent(a, y, da, dw, axis=None, weights=None, returned=False, keepd
 
 
 def average_adjoint(g, a, axis=None, weights=None, returned=False, keepdims=False):
-    """(a's adjoint, the weights' adjoint)."""
-    refuse_option("np.average", "returned=True", returned)
+    """(a's adjoint, the weights' adjoint); with returned=True g is (the average's, the sum of the weights')."""
+    if returned:
+        gs = list(g) if isinstance(g, (tuple, list)) else [NoTangent, NoTangent]
+        abar, wbar = average_adjoint(gs[0], a, axis, weights, False, keepdims)
+        if weights is not None and not _zero(gs[1]):
+            a_ = _inexact(a)
+            w = _average_weights(a_, weights, axis)
+            part = _unb(np.broadcast_to(_as_kept(gs[1], a_, axis), a_.shape), w).reshape(np.shape(weights))
+            wbar = _number(part) if wbar is NoTangent else wbar + part
+        return abar, wbar
     if _zero(g):
         return NoTangent, NoTangent
     a = _inexact(a)
@@ -134,12 +152,15 @@ defvjp(np.ptp, lambda t, g, y, a, *p, **k: (t.call(ptp_adjoint, a, g, *p, **k),)
 
 
 # ------------------------------------------------------------------ median, percentile, quantile
-_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint")
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _order_statistics(a, q, axis, method):
+def _order_statistics(a, q, axis, method, skip_nan=False):
     """The weights W (one array per q, each shaped like the flattened slices `flat`) with which the
-    quantile is sum(W * flat) over the last axis, and how to move a's axes to and from that layout."""
+    quantile is sum(W * flat) over the last axis, and how to move a's axes to and from that layout.
+    skip_nan (np.nanquantile): each slice's quantile is of its entries that are not NaN (sorted first)."""
+    if skip_nan:
+        return _nan_order_statistics(a, q, axis, method)
     if method not in _QUANTILE_METHODS:
         raise NotImplementedError(f"derivative of a quantile with method={method!r}: only {', '.join(_QUANTILE_METHODS)}")
     a = _inexact(a)
@@ -161,12 +182,54 @@ def _order_statistics(a, q, axis, method):
             frac = 0.0
         elif method == "higher":
             lo, frac = (int(np.ceil(vi)), 0.0)
+        elif method == "nearest":
+            lo, frac = (int(np.around(vi)), 0.0)  # (NumPy rounds half to even)
         elif method == "midpoint":
             frac = 0.5 if vi != lo else 0.0
         w = (1.0 - frac) * (positions == order[..., lo:lo + 1])
         if frac:
             w = w + frac * (positions == order[..., hi:hi + 1])
         weights.append(np.where(bad, np.nan, w))
+    return weights, moved.shape, ax, last
+
+
+def _position_weights(n, qi, method):
+    """[(rank, weight)] of the order statistics a quantile qi of n sorted values takes."""
+    vi = qi * (n - 1)
+    lo = int(np.floor(vi))
+    hi = min(lo + 1, n - 1)
+    frac = vi - lo
+    if method == "lower":
+        frac = 0.0
+    elif method == "higher":
+        lo, frac = (int(np.ceil(vi)), 0.0)
+    elif method == "nearest":
+        lo, frac = (int(np.around(vi)), 0.0)
+    elif method == "midpoint":
+        frac = 0.5 if vi != lo else 0.0
+    return [(lo, 1.0 - frac)] + ([(hi, frac)] if frac else [])
+
+
+def _nan_order_statistics(a, q, axis, method):
+    if method not in _QUANTILE_METHODS:
+        raise NotImplementedError(f"derivative of a quantile with method={method!r}: only {', '.join(_QUANTILE_METHODS)}")
+    a = _inexact(a)
+    ax = _axes(a.ndim, axis)
+    last = tuple(range(a.ndim - len(ax), a.ndim))
+    moved = np.moveaxis(a, ax, last)
+    flat = moved.reshape(moved.shape[: moved.ndim - len(ax)] + (-1,))
+    order = np.argsort(flat, axis=-1, kind="stable")  # (NaN sorts last)
+    counts = np.sum(~np.isnan(flat), axis=-1)
+    weights = []
+    for qi in np.asarray(q, dtype=float).reshape(-1):
+        w = np.zeros(flat.shape)
+        for row in np.ndindex(*flat.shape[:-1]):
+            if counts[row] == 0:
+                w[row] = np.nan  # (an all-NaN slice: NumPy's result is NaN, and so is its derivative)
+                continue
+            for rank, weight in _position_weights(int(counts[row]), qi, method):
+                w[row + (order[row + (rank,)],)] += weight
+        weights.append(w)
     return weights, moved.shape, ax, last
 
 
@@ -180,7 +243,7 @@ def _quantile_args(name, out, overwrite_input, kw):
 
 def quantile_tangent(name, a, q, y, da, axis=None, out=None, overwrite_input=False, method="linear", **kw):
     _quantile_args(name, out, overwrite_input, kw)
-    weights, mshape, ax, last = _order_statistics(a, q, axis, method)
+    weights, mshape, ax, last = _order_statistics(a, q, axis, method, name.startswith("np.nan"))
     d = np.moveaxis(np.broadcast_to(_dz(a, da), np.shape(a)), ax, last).reshape(weights[0].shape if weights else (0,))
     parts = [np.sum(w * d, axis=-1) for w in weights]
     return _out(np.stack(parts) if parts else np.zeros(0), y)
@@ -190,7 +253,7 @@ def quantile_adjoint(name, a, q, y, g, axis=None, out=None, overwrite_input=Fals
     _quantile_args(name, out, overwrite_input, kw)
     if _zero(g):
         return NoTangent
-    weights, mshape, ax, last = _order_statistics(a, q, axis, method)
+    weights, mshape, ax, last = _order_statistics(a, q, axis, method, name.startswith("np.nan"))
     gq = np.asarray(g, dtype=float).reshape((len(weights),) + weights[0].shape[:-1])
     flat = sum(gq[i][..., None] * w for i, w in enumerate(weights))
     return _number(_out(np.moveaxis(np.asarray(flat).reshape(mshape), last, ax), a))
@@ -204,13 +267,14 @@ def percent(q):
     return np.asarray(q, dtype=float) / 100.0
 
 
-for _fn, _name in ((np.quantile, "np.quantile"), (np.percentile, "np.percentile")):
+for _fn, _name in ((np.quantile, "np.quantile"), (np.percentile, "np.percentile"), (np.nanquantile, "np.nanquantile"),
+                   (np.nanpercentile, "np.nanpercentile")):
     defjvp(_fn, lambda t, y, a, q, *p, _fn=_fn, _name=_name, **k: _quantile_jvp(t, _fn, _name, y, a, q, p, k))
     defvjp(_fn, lambda t, g, y, a, q, *p, _fn=_fn, _name=_name, **k: _quantile_vjp(t, _fn, _name, g, y, a, q, p, k))
 
 
 def _quantile_q(t, fn, q):
-    return t.call(percent, q) if fn is np.percentile else q
+    return t.call(percent, q) if fn in (np.percentile, np.nanpercentile) else q
 
 
 def _quantile_jvp(t, fn, name, y, a, q, p, k):
@@ -253,6 +317,29 @@ def nansum_adjoint(a, g, axis=None, dtype=None, out=None, keepdims=False, initia
     if _zero(g):
         return NoTangent
     return _number(_out(np.where(_valid(a), sum_adjoint(np.asarray(a), g, axis, keepdims), 0.0), a))
+
+
+def _ones_for_nan(a):
+    a = _inexact(a)
+    return np.where(_valid(a), a, 1.0)
+
+
+def nanprod_tangent(a, da, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """np.nanprod is np.prod with each NaN taken as 1 (a constant: no derivative there)."""
+    _nan_args("np.nanprod", out, where)
+    from .numpy_reductions import prod_tangent
+
+    d = np.where(_valid(a), np.broadcast_to(_dz(a, da), np.shape(a)), 0.0)
+    return _number(prod_tangent(_ones_for_nan(a), d, axis, keepdims))
+
+
+def nanprod_adjoint(a, g, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    _nan_args("np.nanprod", out, where)
+    if _zero(g):
+        return NoTangent
+    from .numpy_reductions import prod_adjoint
+
+    return _number(_out(np.where(_valid(a), prod_adjoint(_ones_for_nan(a), np.asarray(g), axis, keepdims), 0.0), a))
 
 
 def nanmean_tangent(a, da, axis=None, dtype=None, out=None, keepdims=False, where=None):
@@ -320,6 +407,8 @@ def nanvar_adjoint(name, a, y, g, axis=None, dtype=None, out=None, ddof=0, keepd
     return _number(_out(scale * centred * gk, a))
 
 
+defjvp(np.nanprod, lambda t, y, a, *p, **k: t.call(nanprod_tangent, a, t.d(a), *p, **k) if t.d(a) is not None else None)
+defvjp(np.nanprod, lambda t, g, y, a, *p, **k: (t.call(nanprod_adjoint, a, g, *p, **k),) + (None,) * len(p))
 defjvp(np.nansum, lambda t, y, a, *p, **k: t.call(nansum_tangent, a, t.d(a), *p, **k) if t.d(a) is not None else None)
 defvjp(np.nansum, lambda t, g, y, a, *p, **k: (t.call(nansum_adjoint, a, g, *p, **k),) + (None,) * len(p))
 defjvp(np.nanmean, lambda t, y, a, *p, **k: t.call(nanmean_tangent, a, t.d(a), *p, **k) if t.d(a) is not None else None)
@@ -352,16 +441,31 @@ def _cov_layout(m, y, rowvar):
 
 
 def _cov_parts(m, y, rowvar, bias, ddof, fweights, aweights, dtype=None):
-    refuse_option("np.cov", "fweights= or aweights=", fweights is not None or aweights is not None)
+    """(X, the centred X times the observations' weights, m's rows, the divisor), as np.cov computes them: with
+    weights w = fweights * aweights (constants), C = (X - avg) diag(w) (X - avg)^H / fact."""
     X, rows = _cov_layout(m, y, rowvar)
     if ddof is None:
         ddof = 0 if bias else 1
-    Xc = X - X.mean(axis=1, keepdims=True)
-    return X, Xc, rows, X.shape[1] - ddof
+    w = None if fweights is None else np.asarray(fweights, dtype=float)
+    if aweights is not None:
+        w = np.asarray(aweights, dtype=float) if w is None else w * np.asarray(aweights, dtype=float)
+    if w is None:
+        Xc = X - X.mean(axis=1, keepdims=True)
+        return X, Xc, rows, X.shape[1] - ddof
+    v1 = np.sum(w)
+    Xc = X - (X * w).sum(axis=1, keepdims=True) / v1
+    if ddof == 0:
+        fact = v1
+    elif aweights is None:
+        fact = v1 - ddof
+    else:
+        fact = v1 - ddof * np.sum(w * np.asarray(aweights, dtype=float)) / v1
+    return X, Xc * w, rows, fact  # ((Xc w) sums to zero over the observations: the mean's change drops out)
 
 
 def _cov_change(m, y, dm, dy, rowvar, Xc, fact):
-    """dC = (dX Xc^H + Xc dX^H) / fact: the mean's change drops out, as Xc's rows sum to zero."""
+    """dC = (dX Xc^H + Xc dX^H) / fact: the mean's change drops out, as Xc's rows sum to zero (Xc: centred and
+    weighted)."""
     dX, _ = _cov_layout(_dz(m, dm), None if y is None else _dz(y, dy), rowvar)
     P = dX @ Xc.T.conj()
     return (P + P.T.conj()) / fact
@@ -401,15 +505,16 @@ def _cov_jvp(t, m, p, k):
     y = b.get("y")
     if t.d(m) is None and t.d(y) is None:
         return None
-    _refuse_tangent(t, "np.cov", "fweights/aweights", b.get("fweights"), b.get("aweights"))
+    _refuse_tangent(t, "np.cov", "fweights/aweights (the weights)", b.get("fweights"), b.get("aweights"))
     return t.call(cov_tangent, m, t.dz(m), t.dz(y), **b)
 
 
 def _cov_vjp(t, g, m, p, k):
-    _refuse_keywords(t, "np.cov", **{n: v for n, v in k.items() if n == "y"})
+    _refuse_keywords(t, "np.cov", **{n: v for n, v in k.items() if n in ("y", "fweights", "aweights")})
     b = _bind(_COV, p, k)
     mbar, ybar = _split(t, t.call(cov_adjoint, g, m, **b), 2)
-    return ((mbar, ybar) + (None,) * 5)[:1 + len(p)]
+    weights = tuple(_refused(t, g, "np.cov", "fweights/aweights (the weights)", v) for v in p[4:6])
+    return ((mbar, ybar, None, None, None) + weights + (None,))[:1 + len(p)]
 
 
 defjvp(np.cov, lambda t, _r, m, *p, **k: _cov_jvp(t, m, p, k))

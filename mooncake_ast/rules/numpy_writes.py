@@ -309,3 +309,38 @@ def rrule_copyto(*args, **kwargs):
 
 defjvp(np.copyto, _copyto_jvp, mutates=(0,))
 _run_time_reverse(np.copyto, rrule_copyto)
+
+
+# ------------------------------------------------------------------ np.putmask
+# putmask(a, mask, values) writes values[i % values.size] where mask[i] (flat positions): np.copyto of the values
+# repeated to a's shape (np.resize), whose rules exist; the derivative is that model's, run through fcall/rcall.
+def putmask_model(a, mask, values):
+    np.copyto(a, np.resize(values, np.shape(a)), where=np.asarray(mask, dtype=bool))
+
+
+def _putmask_frule(args, dargs, **kwargs):
+    from ..forward.runtime import fcall
+
+    if kwargs:
+        raise NotImplementedError("derivative of np.putmask with keyword arguments")
+    return fcall(putmask_model, NoTangent, tuple(args), tuple(dargs), {}, {})
+
+
+def rrule_putmask(*args, **kwargs):
+    from ..reverse.runtime import rcall
+
+    if kwargs:
+        raise NotImplementedError("derivative of np.putmask with keyword arguments")
+    y, pb = rcall(putmask_model, tuple(args), {})
+
+    def pullback(g):
+        _, bars, _ = pb(g)
+        return tuple(bars)
+
+    return y, pullback
+
+
+from .registry import defrule  # noqa: E402
+
+defrule(np.putmask, _putmask_frule, mutates=(0,))
+_run_time_reverse(np.putmask, rrule_putmask)

@@ -25,6 +25,8 @@ import types
 import operator
 from typing import Any
 
+import numpy as np
+
 from ..tangents import NoTangent, Tangent
 from .registry import KwAdj, _entry, _fingerprint, defjvp, defzero
 
@@ -280,6 +282,10 @@ def call_rule(f: Any) -> Any:
 
         if is_namedtuple_class(f):
             return construct_forward, construct_reverse
+        from . import python_bunches  # SciPy's result classes: a tuple with extra attributes
+
+        if python_bunches.is_tuple_bunch_class(f):
+            return python_bunches.construct_forward, python_bunches.construct_reverse
         return (construct_plain_forward, construct_plain_reverse) if _untraceable_class(f) else None
     if isinstance(f, functools.partial) and str(getattr(f.func, "__module__", "")).startswith(("mooncake_ast.", "functools")):
         return None  # our own partials (supercalls.py) and functools.wraps: as before
@@ -290,6 +296,17 @@ def call_rule(f: Any) -> Any:
         from .python_deque import call_rule as deque_call_rule
 
         return deque_call_rule(f)
+    if isinstance(getattr(f, "__self__", None), np.ndarray):
+        from .numpy_method_calls import call_rule as array_call_rule  # a.put(...), a.compress(...)
+
+        found = array_call_rule(f)
+        if found is not None:
+            return found
+    if isinstance(f, np.ufunc):
+        from .numpy_vectorize import call_frompyfunc_forward, call_frompyfunc_reverse, pyfunc_of
+
+        if pyfunc_of(f) is not None:  # np.frompyfunc(fn, nin, 1): fn entry by entry
+            return call_frompyfunc_forward, call_frompyfunc_reverse
     from .python_dunders import call_rule as dunder_call_rule  # `dict.__setitem__(d, k, v)`, `d.__getitem__(k)`, ...
 
     found = dunder_call_rule(f)

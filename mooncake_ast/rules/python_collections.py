@@ -10,8 +10,7 @@
   tangent / adjoint is a tuple in field order, the project's convention for namedtuples.
   `_make` and `_replace` go through `tuple.__new__(cls, iterable)`, which gets a rule here too.
 
-`collections.deque` has no rules: its methods and reverse storage are not written yet, and the
-missing-rule error says so.
+`collections.deque` has its rules in python_deque.py (forward) and python_deque_reverse.py (reverse).
 """
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ message rather than copied field by field on a guess.
 """
 from __future__ import annotations
 
+import collections
 import copy
 
 import numpy as np
@@ -58,6 +59,8 @@ def _shallow_tangent(x, dx):
         return np.zeros_like(x) if dx is NoTangent or dx is None else np.array(dx, dtype=x.dtype, copy=True)
     if isinstance(x, list):
         return list(_item_tangents(x, dx))
+    if isinstance(x, collections.deque):
+        return collections.deque(_item_tangents(x, dx), x.maxlen)
     if isinstance(x, dict):
         return {k: (NoTangent if dx is NoTangent or dx is None else dx.get(k, NoTangent)) for k in x}
     return dx  # numbers, tuples, strings: copy.copy returns x itself
@@ -70,9 +73,12 @@ defvjp(dict.copy, lambda t, g, y, d: (g,))
 
 
 # ------------------------------------------------------------------ copy.copy
+_SHALLOW = (_LEAVES, np.ndarray, list, dict, tuple, collections.deque)
+
+
 def frule_copy(args, dargs, **kwargs):
     (x,), (dx,) = args, dargs
-    if not isinstance(x, (_LEAVES, np.ndarray, list, dict, tuple)):
+    if not isinstance(x, _SHALLOW):
         _refuse("copy.copy", x)
     return copy.copy(x), _shallow_tangent(x, dx)
 
@@ -80,7 +86,7 @@ def frule_copy(args, dargs, **kwargs):
 def rrule_copy(x):
     """A shallow copy's adjoint is the copy's: its items are the original's (their storage is shared);
     an array's copy is new storage, whose adjoint goes to the original."""
-    if not isinstance(x, (_LEAVES, np.ndarray, list, dict, tuple)):
+    if not isinstance(x, _SHALLOW):
         _refuse("copy.copy", x)
     y = copy.copy(x)
 

@@ -5,12 +5,8 @@ same method call as the primal one (just before it), so appends that push items 
 rotations and pops move tangents exactly as they move items.  Items are kept as list items are (a
 mutable item's tangent is its own storage).
 
-Reverse mode needs adjoint storage for deques, which the reverse pass (reverse/shadows.py) does not have
-yet, and a read of an item (`d[0]`) does not route an adjoint back into a deque.  So reverse mode runs
-deque calls through which no derivative can pass (a queue of indices: the values going in have no
-derivative, and no adjoint comes back out), and refuses by name the others: a deque made of, or given,
-a float or a float array (even a constant one: it cannot be told apart here), or an adjoint reaching a
-value taken out of a deque.  Never a dropped adjoint.
+Reverse mode (python_deque_reverse.py): a deque's adjoint is storage with a slot per position, as a list's,
+and each method's pullback moves the slots back with the items.
 
 The methods are bound methods of a builtin type, so they reach these rules through
 python_callables.call_rule (which hands over the bound method, hence the deque itself) rather than the
@@ -25,12 +21,10 @@ import collections
 import numpy as np
 
 from ..tangents import MethodTangent, NoTangent
+from .python_deque_reverse import call_method_reverse, rrule_deque
 from .registry import _entry, _fingerprint, defjvp, defzero
 
 _SEQUENCES = (list, tuple, range, collections.deque, str, np.ndarray)
-_REVERSE_MESSAGE = ("reverse mode of collections.deque holding values with derivatives (or any float) is not "
-                    "supported yet (its adjoint storage is not written): use a list in code differentiated in "
-                    "reverse mode, or forward mode (mc.jvp)")
 
 
 def _items(it, dit, what):
@@ -53,12 +47,6 @@ def _deque_jvp(t, y, iterable=None, maxlen=None):
     return t.call(deque_tangent, iterable, NoTangent if iterable is None else t.dz(iterable), maxlen)
 
 
-def _nondiff(v) -> bool:
-    from ..reverse.runtime import _nondifferentiable
-
-    return _nondifferentiable(v)
-
-
 def _zero(g) -> bool:
     if isinstance(g, (list, tuple, collections.deque)):
         return all(_zero(v) for v in g)
@@ -68,21 +56,6 @@ def _zero(g) -> bool:
         return not np.any(g)
     except (TypeError, ValueError):  # pragma: no cover
         return False
-
-
-def rrule_deque(*args, **kwargs):
-    """deque(iterable, maxlen) of values without derivatives (checked now)."""
-    items = list(args[0]) if args and args[0] is not None else []
-    if not all(_nondiff(v) for v in items):
-        raise NotImplementedError(_REVERSE_MESSAGE)
-    y = collections.deque(items, *args[1:], **kwargs)
-
-    def pullback(g):
-        if not _zero(g):
-            raise NotImplementedError(_REVERSE_MESSAGE)
-        return (NoTangent,) * len(args)
-
-    return y, pullback
 
 
 # ------------------------------------------------------------------ methods (bound: through call_rule)
@@ -131,23 +104,6 @@ def call_method_forward(f, df, args, dargs, kwargs, dkwargs):
         return f(*args), NoTangent
     dy = _tangent_step(name, d, dd, args, dargs)
     return f(*args), dy
-
-
-def call_method_reverse(f, args, kwargs):
-    """A bound deque method in reverse mode: run when nothing with a derivative goes in; the pullback
-    refuses an adjoint coming back for what it took out."""
-    from ..reverse.adjoints import AdjDict, AdjTuple
-
-    if not all(_nondiff(v) for v in (*args, *kwargs.values())):
-        raise NotImplementedError(_REVERSE_MESSAGE)
-    y = f(*args, **kwargs)
-
-    def pullback(g):
-        if not _zero(g):
-            raise NotImplementedError(_REVERSE_MESSAGE)
-        return NoTangent, AdjTuple([NoTangent] * len(args)), AdjDict()
-
-    return y, pullback
 
 
 def call_rule(f):

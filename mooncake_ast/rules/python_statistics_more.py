@@ -202,3 +202,39 @@ def stat_tangent(name, n_args, keys, *ops_and_tangents):
 for _name in TABLE:
     if hasattr(statistics, _name):
         _rules(_name)
+
+
+# ------------------------------------------------------------------ NormalDist.inv_cdf's compiled helper
+# `statistics.NormalDist(mu, sigma).inv_cdf(p)` is Python that calls `_normal_dist_inv_cdf(p, mu, sigma)`, written in
+# C: x = mu + sigma * Phi^-1(p), so dx/dp = 1 / pdf(x), dx/dmu = 1, dx/dsigma = (x - mu) / sigma.
+def _inv_cdf_partials(p, mu, sigma):
+    x = statistics._normal_dist_inv_cdf(p, mu, sigma)
+    z = (x - mu) / sigma
+    return x, (sigma * math.sqrt(2.0 * math.pi) * math.exp(0.5 * z * z), 1.0, z)
+
+
+def _inv_cdf_frule(args, dargs, **kwargs):
+    x, partials = _inv_cdf_partials(*args, **kwargs)
+    dx = NoTangent
+    for part, d in zip(partials, dargs):
+        if d is not NoTangent and d is not None:
+            dx = part * d if dx is NoTangent else dx + part * d
+    return x, dx
+
+
+def _inv_cdf_rrule(*args, **kwargs):
+    x, partials = _inv_cdf_partials(*args, **kwargs)
+
+    def pullback(g):
+        if g is NoTangent or g is None:
+            return (NoTangent,) * len(args)
+        return tuple(part * g for part in partials[:len(args)])
+
+    return x, pullback
+
+
+if hasattr(statistics, "_normal_dist_inv_cdf"):
+    from .registry import defrule
+
+    defrule(statistics._normal_dist_inv_cdf, _inv_cdf_frule)
+    _run_time_reverse(statistics._normal_dist_inv_cdf, _inv_cdf_rrule)

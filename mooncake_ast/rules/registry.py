@@ -27,6 +27,7 @@ buffer's tangent, or restore the buffer and route its adjoint.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import hashlib
@@ -593,7 +594,10 @@ class EagerBuilder:
             return b
         if b is None or b is NoTangent:
             return a
-        return self._v(a) + self._v(b)
+        a, b = self._v(a), self._v(b)
+        if type(a) is collections.deque and not isinstance(b, collections.deque):
+            return collections.deque([*a, *b], a.maxlen)  # (`d += items` of a deque: its tangent extended)
+        return a + b
 
     def sub(self, a: Any, b: Any) -> Any:
         if b is None or b is NoTangent:
@@ -654,6 +658,10 @@ def update(dx: Any, new: Any) -> Any:
     if isinstance(dx, dict) and isinstance(new, dict):
         dx.clear()
         dx.update(new)
+        return dx
+    if isinstance(dx, collections.deque) and isinstance(new, collections.deque):
+        dx.clear()
+        dx.extend(new)
         return dx
     return new
 

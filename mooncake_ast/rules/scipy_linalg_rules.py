@@ -15,11 +15,12 @@ from __future__ import annotations
 import numpy as np
 
 from .scipy_linalg_banded import FUNCTIONS as BANDED_FUNCTIONS
+from .scipy_linalg_models import FUNCTIONS as MODEL_FUNCTIONS
 from .scipy_linalg_more import FUNCTIONS as MORE_FUNCTIONS
 from .scipy_linalg_more import _linalg, _mT, _zero  # noqa: F401  (the helpers both modules use)
 from ..tangents import NoTangent
 
-FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS + BANDED_FUNCTIONS)  # (the rest: scipy_linalg_more, _banded)
+FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS + BANDED_FUNCTIONS + MODEL_FUNCTIONS)  # (the rest: scipy_linalg_more, _banded)
 REGISTERED: dict = {}
 
 
@@ -88,7 +89,8 @@ def register() -> None:
     defjvp(la.solve_sylvester, sylvester_jvp)
     defvjp(la.solve_sylvester, sylvester_vjp)
 
-    from . import scipy_linalg_banded, scipy_linalg_more
+    from . import scipy_linalg_banded, scipy_linalg_models, scipy_linalg_more
 
     scipy_linalg_more.register(REGISTERED)
     scipy_linalg_banded.register(REGISTERED)
+    scipy_linalg_models.register(REGISTERED)  # (inv, solve, det, eigh, svd, qr, lstsq, pinv, norm: NumPy models)

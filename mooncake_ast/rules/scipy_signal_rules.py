@@ -16,9 +16,10 @@ import numpy as np
 
 from ..tangents import NoTangent
 
+from .scipy_signal_lfilter import FUNCTIONS as _LFILTER
 from .scipy_signal_savgol import FUNCTIONS as _SAVGOL
 
-FUNCTIONS = ["signal.convolve", "signal.correlate"] + _SAVGOL  # (scipy_signal_savgol: savgol_filter)
+FUNCTIONS = ["signal.convolve", "signal.correlate"] + _SAVGOL + _LFILTER  # (savgol_filter, lfilter: their modules)
 REGISTERED: dict = {}
 _MODES = ("full", "valid", "same")
 
@@ -104,3 +105,6 @@ def register() -> None:
     from . import scipy_signal_savgol
 
     scipy_signal_savgol.register(REGISTERED)
+    from . import scipy_signal_lfilter
+
+    scipy_signal_lfilter.register(REGISTERED)

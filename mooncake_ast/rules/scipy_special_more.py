@@ -14,10 +14,11 @@ import numpy as np
 from ..tangents import NoTangent
 
 from .scipy_special_extra import FUNCTIONS as _EXTRA
+from .scipy_special_lang import FUNCTIONS as _LANG
 from .scipy_special_realistic import FUNCTIONS as _REALISTIC
 
 FUNCTIONS = ["betainc", "gammainc", "gammaincc", "gammasgn", "iv", "ive", "j0", "j1", "jv", "rgamma",
-             "y0", "y1", "yn"] + _REALISTIC + _EXTRA
+             "y0", "y1", "yn"] + _REALISTIC + _EXTRA + _LANG
 
 
 def _special():
@@ -250,6 +251,9 @@ def register(sp, named) -> None:
     from . import scipy_special_extra
 
     scipy_special_extra.register(sp, named, make, param_vjp)  # (betaincc, stdtr, dawsn, zeta)
+    from . import scipy_special_lang
+
+    scipy_special_lang.register(sp, named, make)  # (exp2, cbrt, loggamma, expi, spence, yv, hyp1f1, hyp2f1, ...)
 
     from . import scipy_special_realistic
 

@@ -479,13 +479,18 @@ def register() -> None:
         add("poisson", method, _poisson_rule(method))
     for method in MULTIVARIATE["multivariate_normal"]:
         add("multivariate_normal", method, _mvn_entropy_rule() if method == "entropy" else _mvn_rule(method))
-    from . import scipy_stats_more, scipy_stats_wrapped  # quantiles and frozen distributions; entropy, skew, ... (issue 12)
+    from . import scipy_stats_linregress, scipy_stats_moments, scipy_stats_more, scipy_stats_wrapped  # (issue 12)
 
-    scipy_stats_more.register(stats)
-    scipy_stats_wrapped.register(stats)
+    scipy_stats_more.register(stats)  # quantiles and frozen distributions
+    scipy_stats_wrapped.register(stats)  # entropy, skew, kurtosis, the means, ...
+    scipy_stats_linregress.register(stats)
+    scipy_stats_moments.register(stats, REGISTERED)  # mean, median, var, std, entropy in loc and scale
 
 
 from .scipy_stats_more import FUNCTIONS as _MORE  # noqa: E402  (quantiles, frozen distributions: issue 12)
 from .scipy_stats_wrapped import FUNCTIONS as _WRAPPED  # noqa: E402  (entropy, skew, kurtosis, means: issue 12)
 
-FUNCTIONS = sorted(FUNCTIONS + _MORE + _WRAPPED)
+from .scipy_stats_linregress import FUNCTIONS as _LINREGRESS  # noqa: E402
+from .scipy_stats_moments import FUNCTIONS as _MOMENTS  # noqa: E402
+
+FUNCTIONS = sorted(FUNCTIONS + _MORE + _WRAPPED + _LINREGRESS + _MOMENTS)

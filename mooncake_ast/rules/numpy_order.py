@@ -1,0 +1,69 @@
+"""The `order=` of ravel, flatten and reshape (issue 12): which entry of the operand goes where.
+
+`np.ravel(x, order='F')` reads x column by column, so its adjoint is g put back column by column
+(`np.reshape(g, x.shape, order='F')`); the rules used to put it back row by row, a silently wrong gradient.
+'A' reads in Fortran order when x is Fortran-contiguous and not C-contiguous, else in C order; 'K' (ravel,
+flatten) reads in the order the entries lie in memory.  Both are resolved on the primal x, whose layout the
+tangent (a fresh array) does not share.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tangents import NoTangent
+from .numpy_common import _no_adjoint
+
+
+def resolved(x, order) -> str:
+    """'C' or 'F' where that is how `order` reads x, else 'K' (memory order of a non-contiguous x)."""
+    o = "C" if order is None else str(order).upper()
+    x = np.asarray(x)
+    if o == "A":
+        return "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
+    if o == "K":
+        if x.flags.c_contiguous:
+            return "C"
+        return "F" if x.flags.f_contiguous else "K"
+    return o
+
+
+def _memory_positions(x):
+    """The C-order positions of x's entries, in the order np.ravel(x, order='K') reads them."""
+    pos = np.empty_like(np.asarray(x), dtype=np.intp)
+    pos[...] = np.arange(np.size(x)).reshape(np.shape(x))
+    return np.ravel(pos, order="K")
+
+
+def _order(a, k, at):
+    return k.get("order", a[at] if len(a) > at else "C")
+
+
+def ravel_tangent(x, dx, *a, **k):
+    """The tangent of np.ravel(x, order) / x.ravel(order) / x.flatten(order)."""
+    o = resolved(x, _order(a, k, 0))
+    d = np.broadcast_to(np.asarray(dx), np.shape(x))
+    if o == "K":
+        return np.ravel(d)[_memory_positions(x)]
+    return np.array(np.ravel(d, order=o))  # (a copy: a flatten's tangent is storage of its own)
+
+
+def ravel_adjoint(x, g, *a, **k):
+    if _no_adjoint(g):
+        return NoTangent
+    o = resolved(x, _order(a, k, 0))
+    if o == "K":
+        out = np.empty(np.size(x), dtype=np.asarray(g).dtype)
+        out[_memory_positions(x)] = np.ravel(g)
+        return out.reshape(np.shape(x))
+    return np.reshape(g, np.shape(x), order=o)
+
+
+def reshape_tangent(x, dx, shape, order="C", **k):
+    """The tangent of np.reshape(x, shape, order) (x.reshape's, with its shape given as one tuple)."""
+    return np.reshape(dx, shape, order=resolved(x, order))
+
+
+def reshape_adjoint(x, g, order="C"):
+    if _no_adjoint(g):
+        return NoTangent
+    return np.reshape(g, np.shape(x), order=resolved(x, order))
