@@ -270,7 +270,7 @@ def test_a_writing_function_keeps_its_arguments_state():
 
 def test_unsupported_derivative_names_the_line():
     def f(x):
-        return np.interp(0.5, x, np.array([1.0, 2.0, 3.0]))
+        return np.sum(np.pad(x, 1, mode="mean"))
 
     g = mc.grad(f)
     for _ in range(2):

@@ -33,6 +33,8 @@ def _segments(x, indices, axis):
 
 def _checked(u, x, y, indices, axis, dtype, out):
     _plain(f"np.{u.__name__}.reduceat", dtype=dtype)
+    if np.iscomplexobj(x):
+        raise NotImplementedError(f"derivative of np.{u.__name__}.reduceat of complex numbers")
     if out is not None:
         raise NotImplementedError(f"derivative of np.{u.__name__}.reduceat with out=")
     axis = int(axis) % np.ndim(x)

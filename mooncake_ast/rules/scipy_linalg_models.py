@@ -144,12 +144,15 @@ def _agree(name, y, ym):
                     found = s
                     break
         if found is None:
-            _disagree(name)
+            _disagree(name, np.iscomplexobj(a) or np.iscomplexobj(b))
         signs.append(found)
     return signs
 
 
-def _disagree(name):
+def _disagree(name, complex_data=False):
+    if complex_data:  # (eigen- and singular vectors of complex matrices are defined up to a phase, not a sign)
+        raise NotImplementedError(f"derivative of scipy.linalg.{name} of complex matrices: NumPy's counterpart gives "
+                                  f"another result")
     raise NotImplementedError(f"derivative of scipy.linalg.{name} for these arguments: NumPy's counterpart gives "
                               f"another result (an option it does not follow)")
 

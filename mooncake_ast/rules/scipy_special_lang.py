@@ -80,7 +80,7 @@ def chebyt_dx(n, x):
 
 def legendre_dx(n, x):
     sp = _sp()
-    n, x = np.asarray(n, dtype=float), np.asarray(x, dtype=float)
+    n, x = _real(n), _real(x)
     edge = np.isclose(np.abs(x), 1.0)
     safe = np.where(edge, 0.5, x)
     inner = n * (safe * sp.eval_legendre(n, safe) - sp.eval_legendre(np.maximum(n - 1, 0), safe)) / (safe * safe - 1.0)
@@ -88,12 +88,19 @@ def legendre_dx(n, x):
 
 
 def huber_dr(d, r):
-    r = np.asarray(r, dtype=float)
+    r = _real(r)
     return _s(np.where(np.abs(r) <= d, r, d * np.sign(r)))
 
 
 def pseudo_huber_dr(d, r):
-    return _s(np.asarray(r, dtype=float) / np.sqrt(1.0 + np.square(np.divide(r, d))))
+    return _s(_real(r) / np.sqrt(1.0 + np.square(np.divide(r, d))))
+
+
+def _real(a):
+    """a as floats; complex numbers refused (these formulas are the real-valued functions' derivatives)."""
+    if np.iscomplexobj(a):
+        raise NotImplementedError("derivative of a scipy.special function of complex numbers (real formulas only)")
+    return np.asarray(a, dtype=float)
 
 
 def register(sp, named, make) -> None:
