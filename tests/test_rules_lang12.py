@@ -212,9 +212,6 @@ def test_reduceat_in_an_undocumented_order_is_refused():
 
 
 # ---------------------------------------------------------------- order= of ravel, flatten, reshape
-@pytest.mark.xfail(reason="order= of ravel/flatten/reshape: the lang branch's rules broke typed pullbacks, Dask and "
-                         "CuPy arrays and batched jacfwd; reverted at the merge, the silent wrong gradient stays known",
-                   strict=True)
 def test_ravel_flatten_reshape_follow_their_order():
     w = np.arange(12.0)
 

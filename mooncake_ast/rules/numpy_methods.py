@@ -13,6 +13,8 @@ from .. import ops
 from ..tangents import NoTangent
 from .numpy_common import _float_dtype, _linear, _no, _no_adjoint, _no_out
 from .numpy_elementwise import _clip_bounds, _clip_jvp, _clip_vjp, conjugate_adjoint
+from .numpy_order import other_order, ravel_adjoint, ravel_tangent
+from .numpy_order import reshape_adjoint as order_reshape_adjoint, reshape_tangent as order_reshape_tangent
 from .numpy_products import dot_adjoint_a, dot_adjoint_b
 from .numpy_shapes import diagonal_adjoint, repeat_adjoint, swapaxes_adjoint, take_adjoint, trace_adjoint, transpose_adjoint
 from .registry import all_rules, defcomplex, defmethod, defvjp_method, defzero, lookup
@@ -21,11 +23,16 @@ from .registry import all_rules, defcomplex, defmethod, defvjp_method, defzero, 
 # ------------------------------------------------------------------ array methods (self first)
 nd = np.ndarray
 defmethod(nd, "dot", lambda t, y, a, b: t.add(t.lin(np.dot, t.d(a), b), t.linr(np.dot, a, t.d(b))))
-defmethod(nd, "reshape", lambda t, y, x, *shape, **k: t.lin(reshape_tangent, t.d(x), *shape, **k))
+defmethod(nd, "reshape", lambda t, y, x, *shape, **k: (t.call(reshape_method_tangent, x, t.d(x), *shape, **k)
+                                                         if other_order(shape, k, None) else
+                                                         t.lin(reshape_tangent, t.d(x), *shape, **k))
+          if t.d(x) is not None else None)
 defmethod(nd, "transpose", lambda t, y, x, *axes: t.lin(transpose_tangent, t.d(x), *axes))
 defmethod(nd, "copy", lambda t, y, x, *a, **k: t.lin(np.copy, t.d(x)))
-defmethod(nd, "ravel", lambda t, y, x, *a, **k: t.lin(np.ravel, t.d(x), *a, **k))
-defmethod(nd, "flatten", lambda t, y, x, *a, **k: t.lin(flatten_tangent, t.d(x), *a, **k))
+defmethod(nd, "ravel", lambda t, y, x, *a, **k: (t.call(ravel_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
+                                                 t.lin(np.ravel, t.d(x), *a, **k)) if t.d(x) is not None else None)
+defmethod(nd, "flatten", lambda t, y, x, *a, **k: (t.call(ravel_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
+                                                   t.lin(flatten_tangent, t.d(x), *a, **k)) if t.d(x) is not None else None)
 defmethod(nd, "squeeze", lambda t, y, x, *a, **k: t.lin(np.squeeze, t.d(x), *a, **k))
 defmethod(nd, "astype", lambda t, y, x, dtype, *a, **k: t.call(astype_tangent, y, t.d(x)) if t.d(x) is not None else None)
 defmethod(nd, "item", lambda t, y, x, *a: t.call(item_tangent, t.d(x), *a) if t.d(x) is not None else None)
@@ -41,6 +48,14 @@ def reshape_tangent(dx, *shape, **k):
 
 def flatten_tangent(dx, *a, **k):
     return np.array(dx).flatten(*a, **k)
+
+
+def reshape_method_tangent(x, dx, *shape, order="C", **k):
+    return order_reshape_tangent(x, dx, shape[0] if len(shape) == 1 else shape, order)
+
+
+def reshape_method_adjoint(x, g, *shape, order="C", **k):
+    return order_reshape_adjoint(x, g, order)
 
 
 def transpose_tangent(dx, *axes):
@@ -71,9 +86,14 @@ def fill_tangent(dx, dv):
 # ================================================================== reverse rules
 defvjp_method(nd, "dot", lambda t, g, y, a, b: (t.call(dot_adjoint_a, g, a, b), t.call(dot_adjoint_b, g, a, b)))
 defvjp_method(nd, "copy", lambda t, g, y, x, *a, **k: (g,))
-defvjp_method(nd, "reshape", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
-defvjp_method(nd, "ravel", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),))
-defvjp_method(nd, "flatten", lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),))
+defvjp_method(nd, "reshape", lambda t, g, y, x, *a, **k: ((t.call(reshape_method_adjoint, x, g, *a, **k)
+                                                          if other_order(a, k, None) else
+                                                          t.call(np.reshape, g, t.call(np.shape, x))),) + (None,) * len(a))
+defvjp_method(nd, "ravel", lambda t, g, y, x, *a, **k: ((t.call(ravel_adjoint, x, g, *a, **k) if other_order(a, k, 0) else
+                                                        t.call(np.reshape, g, t.call(np.shape, x))),) + (None,) * len(a))
+defvjp_method(nd, "flatten", lambda t, g, y, x, *a, **k: ((t.call(ravel_adjoint, x, g, *a, **k) if other_order(a, k, 0)
+                                                          else t.call(np.reshape, g, t.call(np.shape, x))),)
+              + (None,) * len(a))
 defvjp_method(nd, "clip", lambda t, g, y, x, *a, **k: _clip_vjp(t, g, x, a, k, "ndarray.clip"))
 defvjp_method(nd, "transpose", lambda t, g, y, x, *axes: (t.call(transpose_adjoint, x, g, axes[0] if len(axes) == 1 else (t.call(ops.tuple_of, *axes) if axes else None)),) + (None,) * len(axes))
 defvjp_method(nd, "astype", lambda t, g, y, x, *a, **k: (t.call(astype_adjoint, x, g, y),) + (None,) * len(a))

@@ -14,6 +14,23 @@ from ..tangents import NoTangent
 from .numpy_common import _no_adjoint
 
 
+def other_order(a, k, at) -> bool:
+    """Is a rule's `order` argument (keyword, or positional at `at`; at None: keyword only, as for x.reshape(3, 4),
+    whose positional arguments are the shape) given as something other than 'C'?  An order not known when the code
+    is generated (a variable) counts as another one: the order-aware helper decides when it runs."""
+    if "order" in k:
+        order = k["order"]
+    elif at is not None and len(a) > at:
+        order = a[at]
+    else:
+        return False
+    v = getattr(order, "v", order)  # (a reverse template's placeholder holds the IR value)
+    lit = v.value if type(v).__name__ == "Const" else v
+    if lit is None:
+        return False
+    return not (isinstance(lit, str) and lit.upper() == "C")
+
+
 def resolved(x, order) -> str:
     """'C' or 'F' where that is how `order` reads x, else 'K' (memory order of a non-contiguous x)."""
     o = "C" if order is None else str(order).upper()

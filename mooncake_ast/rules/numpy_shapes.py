@@ -13,11 +13,18 @@ from ..arrays import as_array, is_other_array
 from ..tangents import NoTangent
 from . import helpers as h
 from .numpy_common import _has_no, _bind, _dense, _float_dtype, _in_storage, _inexact, _linear, _no, _no_adjoint, _no_out, _refuse_keywords, _split, _unb
+from .numpy_order import other_order, ravel_adjoint, ravel_tangent, reshape_adjoint, reshape_tangent
 from .registry import defcomplex, defjvp, defvjp
 
 
 # ------------------------------------------------------------------ shapes and copies (linear)
-for _fn in (np.reshape, np.transpose, np.ravel, np.squeeze, np.expand_dims, np.swapaxes, np.moveaxis,
+# (np.reshape and np.ravel with an order other than C: numpy_order.py; C order stays the plain linear rule, which
+# typed pullbacks, lazy arrays and batched tangents take as it is)
+defjvp(np.reshape, lambda t, y, x, *a, **k: (t.call(_reshape_tangent, x, t.d(x), *a, **k) if other_order(a, k, 1) else
+                                              t.lin(np.reshape, t.d(x), *a, **k)) if t.d(x) is not None else None)
+defjvp(np.ravel, lambda t, y, x, *a, **k: (t.call(ravel_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
+                                            t.lin(np.ravel, t.d(x), *a, **k)) if t.d(x) is not None else None)
+for _fn in (np.transpose, np.squeeze, np.expand_dims, np.swapaxes, np.moveaxis,
             np.broadcast_to, np.flip, np.roll, np.tile, np.repeat, np.diag, np.copy, np.atleast_1d,
             np.atleast_2d, np.triu, np.tril, np.fliplr, np.flipud, np.rot90):
     defjvp(_fn, lambda t, y, x, *a, _fn=_fn, **k: t.lin(_fn, t.d(x), *a, **k))
@@ -87,8 +94,18 @@ def transpose_adjoint(x, g, axes=None):
 
 
 defvjp(np.copy, lambda t, g, y, x, *a, **k: (g,))
-defvjp(np.reshape, lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
-defvjp(np.ravel, lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),))
+defvjp(np.reshape, lambda t, g, y, x, *a, **k: ((t.call(np.reshape, g, t.call(np.shape, x)) if not other_order(a, k, 1)
+                                                 else t.call(_reshape_adjoint, x, g, *a, **k)),) + (None,) * len(a))
+defvjp(np.ravel, lambda t, g, y, x, *a, **k: ((t.call(np.reshape, g, t.call(np.shape, x)) if not other_order(a, k, 0)
+                                               else t.call(ravel_adjoint, x, g, *a, **k)),) + (None,) * len(a))
+
+
+def _reshape_tangent(x, dx, shape=None, order="C", *, newshape=None, copy=None):
+    return reshape_tangent(x, dx, newshape if shape is None else shape, order)
+
+
+def _reshape_adjoint(x, g, shape=None, order="C", *, newshape=None, copy=None):
+    return reshape_adjoint(x, g, order)
 defvjp(np.squeeze, lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
 defvjp(np.expand_dims, lambda t, g, y, x, *a, **k: (t.call(np.reshape, g, t.call(np.shape, x)),) + (None,) * len(a))
 defvjp(np.transpose, lambda t, g, y, x, axes=None: (t.call(transpose_adjoint, x, g, axes), None))
