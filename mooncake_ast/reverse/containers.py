@@ -31,6 +31,33 @@ def _slot_value(item: Any, slot: Any) -> Any:
     return NoTangent if is_mutable(item) or slot is None else slot
 
 
+def route_slots(seq: Any, before: list, after: list, origins: list, args: tuple) -> tuple:
+    """Undo a sequence method's moves of adjoint slots: (seq's storage, the slots of its items before the call,
+    the arguments' adjoints).  `origins[j]` says where position j after the call came from: ("old", i) position i
+    before it, ("arg", k) argument k, ("argitem", k, j) item j of argument k (lists and deques alike)."""
+    shadows.remember(seq)
+    sh = shadows.shadow(seq)
+    slots = list(sh)
+    old_slots = [shadows.shadow(v) if is_mutable(v) else NoTangent for v in before]
+    bars: list = [NoTangent] * len(args)
+    item_bars: dict = {}
+    for j, origin in enumerate(origins):
+        slot = _slot_value(after[j], slots[j] if j < len(slots) else NoTangent)
+        if slot is NoTangent:
+            continue
+        if origin[0] == "old":
+            old_slots[origin[1]] = accumulate(old_slots[origin[1]], slot)
+        elif origin[0] == "arg":
+            bars[origin[1]] = accumulate(bars[origin[1]], slot)
+        else:
+            item_bars[origin[2]] = slot
+    if item_bars:
+        src = args[0]
+        parts = [item_bars.get(j, NoTangent) for j in range(len(src))]
+        bars[0] = AdjTuple(parts) if isinstance(src, tuple) else AdjList(parts)
+    return sh, old_slots, bars
+
+
 def _result(bars: list, kwbars: dict | None = None) -> tuple:
     return MethodAdjoint(NoTangent), AdjTuple(bars), AdjDict(kwbars or {})
 
@@ -84,26 +111,7 @@ def _list_method(f: Any, args: tuple, kwargs: dict) -> tuple:
     after = list(lst)
 
     def pullback(g: Any) -> tuple:
-        shadows.remember(lst)
-        sh = shadows.shadow(lst)
-        slots = list(sh)
-        old_slots = [shadows.shadow(v) if is_mutable(v) else NoTangent for v in before]
-        bars: list = [NoTangent] * len(args)
-        item_bars: dict = {}
-        for j, origin in enumerate(origins):
-            slot = _slot_value(after[j], slots[j] if j < len(slots) else NoTangent)
-            if slot is NoTangent:
-                continue
-            if origin[0] == "old":
-                old_slots[origin[1]] = accumulate(old_slots[origin[1]], slot)
-            elif origin[0] == "arg":
-                bars[origin[1]] = accumulate(bars[origin[1]], slot)
-            else:
-                item_bars[origin[2]] = slot
-        if item_bars:
-            src = args[0]
-            parts = [item_bars.get(j, NoTangent) for j in range(len(src))]
-            bars[0] = AdjTuple(parts) if isinstance(src, tuple) else AdjList(parts)
+        sh, old_slots, bars = route_slots(lst, before, after, origins, args)
         if removed_to_result is not None and not is_mutable(y):
             old_slots[removed_to_result] = accumulate(old_slots[removed_to_result], NoTangent if g is None else g)
         lst[:] = before

@@ -97,8 +97,8 @@ def _copy(d: collections.deque) -> tuple:
 
 
 def _change(d: collections.deque, name: str, args: tuple) -> tuple:
-    from ..reverse import shadows
-    from ..reverse.adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate
+    from ..reverse.adjoints import AdjDict, AdjTuple, MethodAdjoint, accumulate
+    from ..reverse.containers import route_slots  # (the list methods' router: the same moves)
 
     before = list(d)
     tags = _tags(d)
@@ -124,26 +124,7 @@ def _change(d: collections.deque, name: str, args: tuple) -> tuple:
     from_result = taken[1] if name in ("pop", "popleft") else None
 
     def pullback(g: Any) -> tuple:
-        shadows.remember(d)
-        sh = shadows.shadow(d)
-        slots = list(sh)
-        old_slots = [shadows.shadow(v) if is_mutable(v) else NoTangent for v in before]
-        bars: list = [NoTangent] * len(args)
-        item_bars: dict = {}
-        for j, origin in enumerate(origins):
-            slot = _slot_value(after[j], slots[j] if j < len(slots) else NoTangent)
-            if slot is NoTangent:
-                continue
-            if origin[0] == "old":
-                old_slots[origin[1]] = accumulate(old_slots[origin[1]], slot)
-            elif origin[0] == "arg":
-                bars[origin[1]] = accumulate(bars[origin[1]], slot)
-            else:
-                item_bars[origin[2]] = slot
-        if item_bars:
-            src = args[0]
-            parts = [item_bars.get(j, NoTangent) for j in range(len(src))]
-            bars[0] = AdjTuple(parts) if isinstance(src, tuple) else AdjList(parts)
+        sh, old_slots, bars = route_slots(d, before, after, origins, args)
         if from_result is not None and not is_mutable(y) and g is not None:
             old_slots[from_result] = accumulate(old_slots[from_result], g)
         d.clear()
