@@ -39,7 +39,7 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Lo
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
-from . import (buffers, call_types, local_dicts, local_lists, object_fields, prepare, quiet_items, scalar_objects,
+from . import (buffers, call_types, dict_keys, local_dicts, local_lists, object_fields, prepare, quiet_items, scalar_objects,
                settle_types, shadows, typed_dicts, typed_lists, view_reads, walked_loops)
 from .plainer import make_plainer
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
@@ -534,6 +534,7 @@ class ReverseTransform:
         self.cur = prev
 
     def rev_stmt(self, s: Call) -> None:
+        dict_keys.emit_key_checks(self, s)  # (a key that depends on the inputs, refused when the code runs)
         if s in self.dict_roles:
             local_dicts.reverse(self, s)
             return

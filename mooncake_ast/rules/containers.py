@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from ..tangents import NoTangent, storage
+from .dict_key_checks import check_key_tangent, check_pair_tangents
 from .registry import defjvp, defmethod, defvjp
 
 
@@ -52,7 +53,8 @@ defmethod(list, "clear", lambda t, y, l: t.call(list_clear_tangent, t.d(l)) if t
 # ---------------------------------------------------------------- dicts
 
 
-def dict_setdefault_tangent(d, dd, k, default, ddefault):
+def dict_setdefault_tangent(d, dd, k, dk, default, ddefault):
+    check_key_tangent(dk)  # (a dict keeps no derivative of its keys)
     if k in d:
         return dd[k] if dd is not NoTangent else NoTangent
     stored = _stored(default, ddefault)
@@ -82,12 +84,23 @@ def dict_update_tangent(d, dd, other, dother, names, *values_and_tangents):
         if hasattr(other, "keys"):
             for k in other.keys():
                 dd[k] = _stored(other[k], dother[k] if dother is not NoTangent else NoTangent)
-        else:
+        elif isinstance(other, (list, tuple)):
             pairs = list(other)
             dpairs = list(dother) if dother is not NoTangent else [NoTangent] * len(pairs)
+            check_pair_tangents(dpairs)
             for (k, v), dp in zip(pairs, dpairs):
                 dv = dp[1] if isinstance(dp, (tuple, list)) else NoTangent
                 dd[k] = _stored(v, dv)
+        else:
+            # An iterator (zip, map, a generator): this runs before the call (a mutating rule's template sees the
+            # values before it), and reading the pairs here spends the iterator, so they go into d here too and
+            # the call itself finds nothing left: d ends as `d.update(it, **kw)` leaves it.
+            pairs = [tuple(p) for p in other]
+            dpairs = list(dother) if dother is not NoTangent else [NoTangent] * len(pairs)
+            check_pair_tangents(dpairs)
+            d.update(pairs)
+            for (k, v), dp in zip(pairs, dpairs):
+                dd[k] = _stored(v, dp[1] if isinstance(dp, (tuple, list)) else NoTangent)
     n = len(names)
     for name, v, dv in zip(names, values_and_tangents[:n], values_and_tangents[n:]):
         dd[name] = _stored(v, dv)
@@ -124,7 +137,7 @@ def dict_imerge_tangent(a, da, b, db):
 
 
 defmethod(dict, "setdefault", lambda t, y, d, k, default=None:
-          t.call(dict_setdefault_tangent, d, t.dz(d), k, default, t.dz(default)), mutates=(0,))
+          t.call(dict_setdefault_tangent, d, t.dz(d), k, t.dz(k), default, t.dz(default)), mutates=(0,))
 defmethod(dict, "pop", lambda t, y, d, k, *default:
           t.call(dict_pop_tangent, d, t.dz(d), k, bool(default), t.dz(default[0]) if default else NoTangent), mutates=(0,))
 defmethod(dict, "popitem", lambda t, y, d: t.call(dict_popitem_tangent, d, t.dz(d)), mutates=(0,))
