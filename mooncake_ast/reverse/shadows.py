@@ -515,7 +515,18 @@ def save_item(a: Any, i: Any) -> Any:
         old = a[i]
     except (KeyError, IndexError):
         return _MISSING
+    if isinstance(a, list) and isinstance(i, slice):
+        return _SavedSlice(old, len(a))
     return old.copy() if isinstance(old, np.ndarray) and not is_mutable_item(a) else old
+
+
+class _SavedSlice(list):
+    """The items a list's slice held before `a[i:j] = v`, with the list's length then: when v is an iterator, the
+    pullback learns from the length how many items the write put in."""
+
+    def __init__(self, items: Any, length_before: int) -> None:
+        super().__init__(items)
+        self.length_before = length_before
 
 
 def _refuse_mixed(g: Any) -> None:
@@ -559,12 +570,20 @@ def setitem_reverse(g: Any, y: Any, old: Any, a: Any, i: Any, v: Any, v_bar: Any
             slot = slot * _surviving(a.shape, i)
         sh[i] = 0
         a[i] = old
-        return acc(v, v_bar, unbroadcast(slot, v) if isinstance(v, np.ndarray) or np.ndim(slot) == 0 else slot.sum() if not isinstance(v, np.ndarray) else slot)
+        if isinstance(v, (list, tuple)):  # (`a[0:2] = [x, y]`: each item gets its entry of the slot)
+            g = unbroadcast(slot, np.zeros(np.shape(v)))
+            return acc(v, v_bar, (AdjList if isinstance(v, list) else AdjTuple)(g))
+        return acc(v, v_bar, unbroadcast(slot, v) if isinstance(v, np.ndarray) or np.ndim(slot) == 0 else slot.sum())
     if isinstance(a, (list, dict, collections.deque)):
         sh = shadow(a)
         if isinstance(i, slice):
             # Where the written items are now: a plain slice may have changed the list's length.
-            n_new = len(v) if hasattr(v, "__len__") else len(a[i])
+            if hasattr(v, "__len__"):
+                n_new = len(v)
+            elif isinstance(old, _SavedSlice) and (i.step is None or i.step == 1):
+                n_new = len(a) - old.length_before + len(old)  # (an iterator, spent by the write)
+            else:
+                n_new = len(a[i])
             if i.step is None or i.step == 1:
                 n_old = len(old) if old is not _MISSING else 0
                 start = i.indices(len(a) - n_new + n_old)[0]
