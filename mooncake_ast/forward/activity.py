@@ -153,6 +153,7 @@ class Activity:
             self.parent[rb] = ra
 
     def _union_aliases(self) -> None:
+        self._union_global_reads()
         for b in self.fn.blocks:
             for phi in b.phis:
                 for v in phi.incoming.values():
@@ -172,6 +173,20 @@ class Activity:
                 for v in s.operands():
                     if v is not s.fn or fn is None:
                         self.union(s, v)
+
+    def _union_global_reads(self) -> None:
+        """Each read of a module-level array, list or dict is a Value of its own in the IR; they are one object.
+        A callee handed `BUF` may write it with values that depend on the inputs, and a later `np.sum(BUF)` reads
+        what was written: the reads are one alias class, so that read is active too (and the object is state a
+        callee may change, _shared_state), instead of a constant whose derivative is silently zero."""
+        if self.user_globals is None:
+            return
+        first: dict[str, Global] = {}
+        for b in self.fn.blocks:
+            for s in b.stmts:
+                for v in s.operands():
+                    if isinstance(v, Global) and type(self.user_globals.get(v.name, _NO_VALUE)) in (np.ndarray, list, dict):
+                        self.union(first.setdefault(v.name, v), v)
 
     def _item_of_constant_list(self, v: Value) -> bool:
         """Is v a module-level list or tuple that holds only numbers and arrays of numbers now (reading an item
@@ -218,7 +233,8 @@ class Activity:
             self.active.add(s)
             self.stateful_calls.add(s)
             changed = True
-        if operands_active and s.fn in self.module_level and self._mutating_method_of_global(s.fn):
+        if (s.fn in self.module_level and any(v in self.active for v in (*s.args, *s.kwargs.values()))
+                and self._mutating_method_of_global(s.fn)):  # (`BUF.clear()`: nothing from the inputs goes in)
             self._refuse_global_write(s, self.module_level[s.fn])
         if operands_active and rule is None and _may_reach_module_state(s.callee()):
             self.opaque_writer = True
@@ -239,8 +255,9 @@ class Activity:
                 written = targets
             else:
                 written = []
+            stored_active = any(v in self.active for v in _flowing_operands(s) if v not in written)
             for t in written:
-                if t in self.module_level:
+                if t in self.module_level and stored_active:  # (constants written over module state: no derivative)
                     self._refuse_global_write(s, self.module_level[t])
             for t in targets:
                 if isinstance(t, Const):
@@ -308,7 +325,7 @@ class Activity:
                 # object's or a class's attribute), through which a callee may change it.
                 if held is None:
                     held = _held_elsewhere(self.user_globals)
-                if id(obj) in held:
+                if id(obj) in held or self.find(v) in self.mutated_classes:  # (or handed to a callee that may write it)
                     out.append(v)
         return tuple(out)
 
@@ -339,7 +356,8 @@ class Activity:
         where = f"{s.loc}: " if s.loc is not None else ""
         text = f"\n    {s.loc.text.strip()}" if s.loc is not None and s.loc.text else ""
         raise GlobalWriteError(
-            f"{where}the module-level object `{g.name}` is written with values that depend on the inputs; "
+            f"{where}the module-level object `{g.name}` is written with values that depend on the inputs (here, or "
+            f"by a callee it is handed to); "
             f"derivatives do not flow through module-level state. Pass `{g.name}` to the function as an "
             f"argument, or create it inside the function.{text}")
 
@@ -496,6 +514,9 @@ def read_shared_through_items(ir: Function, act: "Activity", user_globals: dict)
                 if isinstance(obj, np.ndarray):
                     key = Const(Ellipsis)
                 elif isinstance(obj, list):
+                    _, rule = act.static_rule(st)
+                    if rule is None or rule.mutates:  # (`BUF[:]` is a copy: a callee that may write gets BUF itself)
+                        continue
                     key = Const(slice(None))
                 else:
                     continue
