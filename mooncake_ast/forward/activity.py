@@ -116,6 +116,8 @@ class Activity:
         self.parent: dict[Value, Value] = {}
         self.mutated_classes: set[Value] = set()  # roots of classes written with active data
         self.targets: set[Value] = set()  # values written in place (their tangents must be storage)
+        self.user_written: set[Value] = set()  # roots of values handed, with active data, to user code (_visit)
+        self.global_reads: dict[str, int] = {}  # reads of each module-level array, list and dict (_union_global_reads)
         self._union_aliases()
         self.module_level = self._module_level()
         self.opaque_writer = False
@@ -187,6 +189,7 @@ class Activity:
                 for v in s.operands():
                     if isinstance(v, Global) and type(self.user_globals.get(v.name, _NO_VALUE)) in (np.ndarray, list, dict):
                         self.union(first.setdefault(v.name, v), v)
+                        self.global_reads[v.name] = self.global_reads.get(v.name, 0) + 1
 
     def _item_of_constant_list(self, v: Value) -> bool:
         """Is v a module-level list or tuple that holds only numbers and arrays of numbers now (reading an item
@@ -259,9 +262,12 @@ class Activity:
             for t in written:
                 if t in self.module_level and stored_active:  # (constants written over module state: no derivative)
                     self._refuse_global_write(s, self.module_level[t])
+            user_callee = rule is None and _may_be_user_code(fn)
             for t in targets:
                 if isinstance(t, Const):
                     continue
+                if user_callee:
+                    self.user_written.add(self.find(t))
                 self.targets.add(t)
                 root = self.find(t)
                 if root not in self.mutated_classes:
@@ -325,7 +331,8 @@ class Activity:
                 # object's or a class's attribute), through which a callee may change it.
                 if held is None:
                     held = _held_elsewhere(self.user_globals)
-                if id(obj) in held or self.find(v) in self.mutated_classes:  # (or handed to a callee that may write it)
+                if id(obj) in held or (self.find(v) in self.user_written and self.global_reads.get(v.name, 0) > 1):
+                    # (or handed to user code that may write it, and read again: `helper(BUF, x); np.sum(BUF)`)
                     out.append(v)
         return tuple(out)
 
@@ -394,6 +401,24 @@ def _empty(v: Value) -> bool:
     if isinstance(v, Const):
         return v.value is None or (isinstance(v.value, (tuple, dict)) and not v.value)
     return isinstance(v, Call) and v.callee() in (ops.tuple_of, ops.dict_of) and not v.args and not v.kwargs
+
+
+def _may_be_user_code(fn: Any) -> bool:
+    """Is fn (resolved when the code is generated; None: known only when it runs) possibly the user's own Python
+    code, which may write what it is handed -- not an installed library's function (scipy's, numpy's)?"""
+    import types
+
+    from ..library_errors import is_library
+
+    if fn is None:
+        return True
+    f = getattr(fn, "__func__", fn)
+    if not isinstance(f, types.FunctionType):
+        call = getattr(type(fn), "__call__", None)
+        if not isinstance(call, types.FunctionType):
+            return False  # (a builtin or a C function: its rule, or a refusal, decides)
+        f = call
+    return not is_library(f)
 
 
 def _may_reach_module_state(raw: Any) -> bool:

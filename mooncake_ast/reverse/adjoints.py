@@ -14,7 +14,7 @@ import numpy as np
 
 from ..arrays import add_at, is_array, is_other_array, library_of_type
 from ..errors import UnsupportedDerivativeError
-from ..tangents import MutableTangent, NoTangent
+from ..tangents import MutableTangent, NoTangent, is_mutable
 from .complex_values import conj, refuse_complex, refuse_complex_power, refuse_complex_rule  # noqa: F401  (as _mc.*)
 
 
@@ -24,7 +24,7 @@ class AdjTuple(tuple):
     def __add__(self, other: Any) -> Any:
         if other is NoTangent:
             return self
-        return AdjTuple(accumulate(a, b) for a, b in zip(self, other))
+        return AdjTuple(_slot_sum(a, b) for a, b in zip(self, other))
 
     __radd__ = __add__
 
@@ -48,9 +48,36 @@ class AdjList(list):
     def __add__(self, other: Any) -> Any:
         if other is NoTangent:
             return self
-        return AdjList(accumulate(a, b) for a, b in zip(self, other))
+        slots = [_slot_sum(a, b) for a, b in zip(self, other)]
+        return StorageList(slots) if any(type(v) is np.ndarray and _in_storage(v) for v in slots) else AdjList(slots)
 
     __radd__ = __add__
+
+
+class StorageList(AdjList):
+    """A list's adjoint (`l + l`, `[a] * 2` undone) whose slots of mutable items are still those items' storage:
+    item_of takes such a slot out as a value once (like shadows.ShadowList), so an object held in two slots,
+    or a parameter whose storage is read at the end as well, is not counted twice."""
+
+    holds_storage = True
+
+
+def _in_storage(v: np.ndarray) -> bool:
+    from .shadows import is_storage
+
+    return is_storage(v)
+
+
+def _slot_sum(a: Any, b: Any) -> Any:
+    """One slot of two adjoints of a container added.  A slot holding a mutable object holds that object's storage
+    (its whole adjoint, kept by identity): the same storage from both (`l + l`, `[w] * 2` zipped) is one adjoint,
+    counted once."""
+    if a is b and type(a) is np.ndarray:
+        from .shadows import is_storage
+
+        if is_storage(a):
+            return a
+    return accumulate(a, b)
 
 
 class AdjDict(dict):
@@ -679,13 +706,26 @@ def mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = 
         seq, n = (a, b) if isinstance(a, _SEQ) else (b, a)
         m = len(seq)
         total: list = [NoTangent] * m
+        taken: set = set()
         for k in range(len(y)):
+            if is_mutable(seq[k % m]) and _is_storage_of(g[k], seq[k % m]):
+                # `[a] * 3` repeats one object: its slots may each hold that object's storage (one adjoint, kept
+                # by identity), which is counted once, not once per repeat
+                if id(g[k]) in taken:
+                    continue
+                taken.add(id(g[k]))
             total[k % m] = accumulate(total[k % m], g[k])
-        wrap = AdjTuple if isinstance(seq, tuple) else AdjList
+        wrap = AdjTuple if isinstance(seq, tuple) else StorageList if taken else AdjList
         return (wrap(total), NoTangent) if seq is a else (NoTangent, wrap(total))
     if isinstance(y, str):
         return NoTangent, NoTangent
     return unbroadcast(g * conj(b), a), unbroadcast(g * conj(a), b)
+
+
+def _is_storage_of(g: Any, v: Any) -> bool:
+    from .shadows import shadow
+
+    return g is shadow(v)
 
 
 def add_to_item_unless_zero(a: np.ndarray, g: Any, index: Any) -> None:
