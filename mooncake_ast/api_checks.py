@@ -144,7 +144,7 @@ class _Converter:
         if mutable and id(p) in self.memo:
             first_where, first_t, out = self.memo[id(p)]
             again = self.convert(t, p, where, top)
-            from .testing import same_value
+            from .testing_values import same_value
 
             if not same_value(again, out, rtol=0.0, atol=0.0):
                 self.fail(where, f"differs from the {self.what} of {first_where}, which is the same object: one "

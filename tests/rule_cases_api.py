@@ -11,7 +11,9 @@ from mooncake_ast.rules import helpers as h
 from mooncake_ast.rules.api_rules import forward_code
 from mooncake_ast.rules.numpy_creation import array_tangent, asarray_tangent
 from mooncake_ast.rules.registry import update
-from mooncake_ast.rules.builtin_rules import cell_tangent_get, concat_tangent, getattr_tangent, storage_of
+from mooncake_ast.rules.builtin_attributes import getattr_tangent
+from mooncake_ast.rules.builtin_displays import cell_tangent_get, storage_of
+from mooncake_ast.rules.builtin_iteration import concat_tangent
 from mooncake_ast.tangents import NoTangent, storage, zero_tangent
 
 X3 = np.array([0.3, -0.7, 1.1])
@@ -128,11 +130,11 @@ API_CASES = {
     "mooncake_ast.rules.helpers.pow_deriv": [Case(pow_deriv_case, 1.3, 2.5), Case(pow_deriv_case, X3 + 1.5, 3.0)],
     "mooncake_ast.rules.helpers.log_for_pow": [Case(log_for_pow_case, 1.3), Case(log_for_pow_case, X3 + 1.5)],
     "mooncake_ast.tangents.storage": [Case(storage_case, X3, X3 * 2.0)],
-    "mooncake_ast.rules.builtin_rules.storage_of": [Case(storage_of_case, X3, X3 * 2.0)],
+    "mooncake_ast.rules.builtin_displays.storage_of": [Case(storage_of_case, X3, X3 * 2.0)],
     "mooncake_ast.forward.runtime.conform": [Case(conform_case, X3, X3 * 3.0, X3 - 1.0)],
     "mooncake_ast.forward.runtime.fit": [Case(fit_case, X3, X3 * 2.0)],
-    "mooncake_ast.rules.builtin_rules.getattr_tangent": [Case(getattr_tangent_case, 0.4)],
-    "mooncake_ast.rules.builtin_rules.concat_tangent": [Case(concat_tangent_case, 0.4, -1.2)],
+    "mooncake_ast.rules.builtin_attributes.getattr_tangent": [Case(getattr_tangent_case, 0.4)],
+    "mooncake_ast.rules.builtin_iteration.concat_tangent": [Case(concat_tangent_case, 0.4, -1.2)],
     "mooncake_ast.forward.transform.fresh_storage": [Case(fresh_storage_case, X3, X3 * 2.0)],
     "mooncake_ast.forward.transform.item_storage": [Case(item_storage_case, X3, X3 * 2.0)],
     "mooncake_ast.rules.numpy_creation.array_tangent": [Case(array_tangent_case, X3, X3 * 2.0)],
@@ -158,7 +160,7 @@ def cell_tangent_case(x):
     return x * (1.0 if cell_tangent_get(c) is NoTangent else 2.0)
 
 
-API_CASES["mooncake_ast.rules.builtin_rules.cell_tangent_get"] = [Case(cell_tangent_case, 0.4)]  # (a rule both ways now)
+API_CASES["mooncake_ast.rules.builtin_displays.cell_tangent_get"] = [Case(cell_tangent_case, 0.4)]  # (a rule both ways now)
 
 
 _MODULE_STATE = [0.5]

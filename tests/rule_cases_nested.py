@@ -7,7 +7,7 @@ import numpy as np
 
 from mooncake_ast.forward.transform import item_storage
 from mooncake_ast.rules import nested_helpers as nh
-from mooncake_ast.rules.builtin_rules import getattr_tangent
+from mooncake_ast.rules.builtin_attributes import getattr_tangent
 from mooncake_ast.rules.nested_plans import plan_args, plan_function, plan_tangents
 from mooncake_ast.rules.operator_rules import index_tangent
 from mooncake_ast.rules.registry import update
@@ -146,7 +146,7 @@ NESTED_CASES = {
     # (added to the cases of rule_cases_api.py: the twins of update, item_storage and getattr_tangent)
     "mooncake_ast.rules.registry.update": [Case(update_write_case, X3, 0.7), Case(update_replace_case, 0.4, 1.3)],
     "mooncake_ast.forward.transform.item_storage": [Case(item_storage_of_view_case, X3)],
-    "mooncake_ast.rules.builtin_rules.getattr_tangent": [Case(getattr_field_case, X3)],
+    "mooncake_ast.rules.builtin_attributes.getattr_tangent": [Case(getattr_field_case, X3)],
 }
 
 

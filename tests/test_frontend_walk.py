@@ -5,7 +5,7 @@ entering and leaving each once, skipping children where a visit method says Fals
 visitor defines `visit_<Node>` methods or overrides `on_visit`.  Nothing here is timed."""
 import textwrap
 
-from mooncake_ast.frontend import source, statements
+from mooncake_ast.frontend import scopes, source
 
 cst = source.cst
 
@@ -107,11 +107,11 @@ def test_walk_passes_the_nodes_libcst_passes():
 def test_scope_names_are_those_libcst_s_walk_finds():
     module = cst.parse_module(TEXT)
     node = module.body[2]
-    v = statements._LocalNames()
+    v = scopes._LocalNames()
     v.depth = 1
     node.params.visit(v)
     node.body.visit(v)
-    found = statements._scope_names(node)
+    found = scopes._scope_names(node)
     assert found == (v.names, v.nonlocal_names, v.global_names)
     assert {"a", "b", "c", "n", "fh", "other", "rest", "yy", "pt", "json", "inner", "K", "x", "kw"} <= found[0]
     assert "w" not in found[0] and "u" not in found[0] and found[2] == {"G"}

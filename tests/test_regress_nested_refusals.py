@@ -218,7 +218,7 @@ def zipped_rows_x(x):
 
 
 def test_third_order_through_zip():
-    """`for i, (e, c) in enumerate(zip(v, w))` at the third order: the forward code of builtin_rules.zip_tangent calls
+    """`for i, (e, c) in enumerate(zip(v, w))` at the third order: the forward code of builtin_iteration.zip_tangent calls
     zip(*cols), whose forward derivative came from a hand-written rule (refused; randprog rows); planned as zip_fwd."""
     _check_nested(zipped_rows, zipped_rows_x, second=False)
 

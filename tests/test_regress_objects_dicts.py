@@ -70,7 +70,7 @@ def test_reverse_gradient_against_finite_differences(f):
 
 
 def test_both_modes():
-    # (forward mode of update with pairs, keywords, and of pop/setdefault lacks rules in rules/builtin_rules.py)
+    # (forward mode of update with pairs, keywords, and of pop/setdefault lacks rules in rules/builtin_methods.py)
     check_derivatives(update_dict, 1.3, 0.7)
 
 

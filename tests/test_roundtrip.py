@@ -3,7 +3,7 @@ import copy
 
 import pytest
 
-from mooncake_ast.testing import same_value
+from mooncake_ast.testing_values import same_value
 from tests.corpus import all_cases
 from tests.helpers import lower_verified, run_primal_roundtrip
 

@@ -12,7 +12,7 @@ from mooncake_ast import cache, cache_evict
 from mooncake_ast.emit.module import _reads_name
 from mooncake_ast.emit.numbered import readings
 from mooncake_ast.frontend.expressions import number_value
-from mooncake_ast.frontend.statements import _scope_names
+from mooncake_ast.frontend.scopes import _scope_names
 from mooncake_ast.ir.regions import Edge, Seq
 
 ENTRY_NAMES = ["a.forward.0123456789abcdef.py", "m.C.f.reverse.0123456789abcdef.py", ".forward.0123456789abcdef.py",

@@ -152,7 +152,7 @@ class EagerGenerator(_Handing):
 
     __slots__ = ("items", "_i", "_state", "_value", "_error", "_taken")
     __mc_value__ = True
-    __mc_items__ = True  # (its `items` are what it yields: rules/builtin_rules._iterable_items reads them)
+    __mc_items__ = True  # (its `items` are what it yields: rules/builtin_numeric._iterable_items reads them)
 
     def __init__(self, items: list, state: State, value: Any = None, error: Any = None) -> None:
         self.items, self._i, self._state, self._value, self._error, self._taken = items, 0, state, value, error, 0
@@ -200,7 +200,7 @@ def finish(items: list, state: State, value: Any = None, error: Any = None) -> E
 
 
 def frule_finish(args: tuple, dargs: tuple, **kw: Any) -> tuple:
-    from ..rules.builtin_rules import iter_tangents
+    from ..rules.builtin_iteration import iter_tangents
 
     items, state, value, error = (*args, None, None)[:4]
     y = finish(items, state, value, error)
@@ -277,7 +277,7 @@ def rrule_finish(items: list, state: State, value: Any = None, error: Any = None
 
 def register_rules() -> None:
     """Called by rules/__init__.py with the built-in tables."""
-    from ..rules.builtin_rules import _run_time_reverse
+    from ..rules.builtin_consumers import _run_time_reverse
     from ..rules.registry import defrule, defzero
 
     defzero(snapshot, consumed, exhausted)

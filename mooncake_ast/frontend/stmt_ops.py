@@ -204,6 +204,6 @@ def zip_strict(strict: Any, *seqs: Any) -> None:
                 raise ValueError(f"zip() argument {i} is {how} than argument{'s 1-' + str(i - 1) if i > 2 else ' 1'}")
 
 
-# Registered as zero-derivative rules by rules/builtin_rules.py, with the `ops` helpers.
+# Registered as zero-derivative rules by rules/builtin_displays.py, with the `ops` helpers.
 ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_exit, exit_raising, raise_from, store_global,
                    check_bound, check_cell, delete_cell, delete_global, zip_strict)

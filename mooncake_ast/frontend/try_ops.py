@@ -207,7 +207,7 @@ ZERO_DERIVATIVE = (raised, caught, exception_instance, exception_matches, rerais
 
 def register_rules() -> None:
     """Called by rules/__init__.py with the built-in tables."""
-    from ..rules.builtin_rules import _run_time_reverse
+    from ..rules.builtin_consumers import _run_time_reverse
     from ..rules.registry import defrule, defzero
 
     defzero(*ZERO_DERIVATIVE)

@@ -415,7 +415,7 @@ def _bind_placeholders(lw: "Lowering", s: cst.Try) -> None:
     Reverse mode records the values that cross a join, and a variable unbound there cannot be read.
     None stands for "unbound": only a read that raises UnboundLocalError in Python sees it (the
     derivative of such a run is not asked for: the plain call raises)."""
-    from .statements import _LocalNames
+    from .scopes import _LocalNames
 
     v = _LocalNames()
     v.depth = 1

@@ -1,5 +1,5 @@
 """Run-time refusals of dict keys that depend on the inputs, for the routes a key takes into a dict besides a
-display and a plain `d[k] = v` (builtin_rules.checked_key / check_dict_keys cover those).
+display and a plain `d[k] = v` (builtin_keys.checked_key / check_dict_keys cover those).
 
 A dict keeps no derivative of its keys: equal keys merge, and reading the keys back (`sum(d)`, `d.items()`) gives
 numbers whose derivative was dropped.  So a key that can carry one is refused wherever it enters: `dict(zip(K, V))`,
@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import UnsupportedDerivativeError
 from ..tangents import NoTangent
-from .builtin_rules import KEY_REFUSAL, _carries_derivative, _zero_tangent
+from .builtin_keys import KEY_REFUSAL, _carries_derivative, _zero_tangent
 
 ITERATOR_REFUSAL = ("a dict is filled from an iterator whose items depend on the inputs, and a dict keeps no "
                     "derivative of its keys: make a list of the (key, value) pairs first, with keys that do not "

@@ -29,7 +29,7 @@ from . import helpers as h
 from . import nested_helpers as nh
 from . import numpy_reductions as _numpy_reductions
 from . import numpy_shapes as _numpy_shapes
-from . import builtin_rules as _builtin_rules
+from . import builtin_iteration as _builtin_iteration
 from .registry import _entry, defjvp, defvjp, defzero
 
 
@@ -204,7 +204,7 @@ def _unpack_fwd(x, n, dx, dn):
 def _sequence_fwd(x, dx):
     # `ops.sequence(x)` (what a for loop iterates) and its tangent, as its forward template writes them
     seq = _ops.sequence(x)
-    return seq, _builtin_rules.sequence_tangent(x, seq, dx)
+    return seq, _builtin_iteration.sequence_tangent(x, seq, dx)
 
 
 def _view_read_fwd(tc, index, dtc, dindex):
@@ -286,7 +286,7 @@ def _helper_defs() -> None:
     from ..forward.runtime import conform, fit
     from ..forward.transform import cell_tangent
     from ..tangents import storage, zero_tangent
-    from . import builtin_rules
+    from . import builtin_attributes, builtin_displays, builtin_iteration
 
     user = user_rule
     defjvp(h.pow_deriv, lambda t, y, base, p: t.add(t.mul(t.d(base), _pow_deriv_d(t, base, p)),
@@ -320,12 +320,12 @@ def _helper_defs() -> None:
     # mode over it may pass a closure's own tangent, made by the computation now running (_plan's `reverse`,
     # nested_cells.owned_tangent): a read's adjoint goes into the tangent cell's storage, as a closure read's does.
     defzero(cell_tangent)
-    defjvp(builtin_rules.cell_tangent_get, lambda t, y, dc: None)
-    defvjp(builtin_rules.cell_tangent_get, lambda t, g, y, dc: (t.call(_cell_tangent_get_adjoint, g, y, dc),))
+    defjvp(builtin_displays.cell_tangent_get, lambda t, y, dc: None)
+    defvjp(builtin_displays.cell_tangent_get, lambda t, g, y, dc: (t.call(_cell_tangent_get_adjoint, g, y, dc),))
     # (log_for_pow(base, z): z only picks log|base| or nan below 0, piecewise constant: no derivative of its own)
     defjvp(h.log_for_pow, lambda t, y, base, z=None: t.div(t.d(base), base))
     defvjp(h.log_for_pow, lambda t, g, y, base, z=None: (t.div(g, base),) if z is None else (t.div(g, base), None))
-    for fn in (storage, builtin_rules.storage_of):
+    for fn in (storage, builtin_displays.storage_of):
         defjvp(fn, lambda t, y, x, dx: t.d(dx))
         defvjp(fn, lambda t, g, y, x, dx: (None, g))
     defjvp(conform, lambda t, y, yy, x, dx: t.call(conform, yy, x, t.d(dx)) if t.d(dx) is not None else None)
@@ -333,8 +333,8 @@ def _helper_defs() -> None:
     # (fit is linear in the tangent, as conform: a broadcast, undone by unbroadcasting)
     defjvp(fit, lambda t, y, yy, dy: t.call(fit, yy, t.d(dy)) if t.d(dy) is not None else None)
     defvjp(fit, lambda t, g, y, yy, dy: (None, t.call(_unbroadcast_to, g, dy)))
-    user(builtin_rules.getattr_tangent, _getattr_tangent_frule, _getattr_tangent_rrule)
-    user(builtin_rules.concat_tangent, _concat_tangent_frule, _concat_tangent_rrule)
+    user(builtin_attributes.getattr_tangent, _getattr_tangent_frule, _getattr_tangent_rrule)
+    user(builtin_iteration.concat_tangent, _concat_tangent_frule, _concat_tangent_rrule)
     defjvp(fwd.fresh_storage, lambda t, y, value, d: t.call(fwd.fresh_storage, value, t.d(d)) if t.d(d) is not None else None)
     defvjp(fwd.fresh_storage, lambda t, g, y, value, d: (None, g))
     user(fwd.item_storage, _item_storage_frule, _item_storage_rrule)
@@ -418,22 +418,22 @@ def _refuse_attr(name: str) -> NestingError:
 
 def _getattr_twin(obj: Any, dobj: Any, name: Any, value: Any) -> Any:
     """The twin for a read of a differentiated object's attribute tangent (its storage made first), or refused."""
-    from . import builtin_rules
+    from . import builtin_attributes
 
     twin = nh.getattr_twin(obj, dobj, name, value)
     if twin is None:
         raise _refuse_attr(name)
     if twin is nh.attr_field:
-        builtin_rules.getattr_tangent(obj, dobj, name, value)  # (a mutable field's zero tangent made storage)
+        builtin_attributes.getattr_tangent(obj, dobj, name, value)  # (a mutable field's zero tangent made storage)
     return twin
 
 
 def _getattr_tangent_frule(p: tuple, t: tuple) -> tuple:
-    from . import builtin_rules
+    from . import builtin_attributes
 
     obj, dobj, name, value = p
     if dobj is NoTangent:
-        return builtin_rules.getattr_tangent(*p), NoTangent
+        return builtin_attributes.getattr_tangent(*p), NoTangent
     twin = _getattr_twin(*p)
     if twin is nh.attr_method:  # MethodTangent(dobj): its tangent is MethodTangent(tangent of dobj)
         tdobj = _expand(t, 4)[1]
@@ -442,10 +442,10 @@ def _getattr_tangent_frule(p: tuple, t: tuple) -> tuple:
 
 
 def _getattr_tangent_rrule(obj: Any, dobj: Any, name: Any, value: Any) -> tuple:
-    from . import builtin_rules
+    from . import builtin_attributes
 
     if dobj is NoTangent:
-        return builtin_rules.getattr_tangent(obj, dobj, name, value), lambda g: (NoTangent,) * 4
+        return builtin_attributes.getattr_tangent(obj, dobj, name, value), lambda g: (NoTangent,) * 4
     twin = _getattr_twin(obj, dobj, name, value)
     if twin is nh.attr_method:  # the adjoint of a method tangent is its self tangent's (a MethodAdjoint)
         def pullback(g: Any) -> tuple:
@@ -518,7 +518,7 @@ def _method_tangent_fwd_rrule(*args: Any) -> tuple:
 
 def _concat_tangent_frule(pairs: tuple, tpairs: tuple) -> tuple:
     """`concat_tangent((p, dp), ...)` (the tangent of `(*a, *b)`) is linear in the dp: so is its tangent."""
-    from . import builtin_rules
+    from . import builtin_iteration
 
     out: tuple = ()
     for (p, dp), tpair in zip(pairs, _expand(tpairs, len(pairs))):
@@ -529,11 +529,11 @@ def _concat_tangent_frule(pairs: tuple, tpairs: tuple) -> tuple:
             out = out + tuple(tdp)
         else:
             raise NestingError("nested derivative: unpacking an array into a call (`f(*arr)`) is not supported nested")
-    return builtin_rules.concat_tangent(*pairs), out
+    return builtin_iteration.concat_tangent(*pairs), out
 
 
 def _concat_tangent_rrule(*pairs: Any) -> tuple:
-    from . import builtin_rules
+    from . import builtin_iteration
     for p, dp in pairs:
         if dp is not NoTangent and not isinstance(dp, (tuple, list)):
             raise NestingError("nested derivative: unpacking an array into a call (`f(*arr)`) is not supported nested")
@@ -551,7 +551,7 @@ def _concat_tangent_rrule(*pairs: Any) -> tuple:
             start += k
         return tuple(bars)
 
-    return builtin_rules.concat_tangent(*pairs), pullback
+    return builtin_iteration.concat_tangent(*pairs), pullback
 
 
 def _conform_adjoint(g: Any, y: Any, x: Any, dx: Any) -> Any:

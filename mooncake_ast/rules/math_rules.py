@@ -129,7 +129,7 @@ def modf_adjoint(g):
 
 
 def dist_tangent(p, q, y, dp, dq):
-    from .builtin_rules import iter_tangents
+    from .builtin_iteration import iter_tangents
 
     dps = iter_tangents(p, dp) if dp is not _no() else [0.0] * len(p)
     dqs = iter_tangents(q, dq) if dq is not _no() else [0.0] * len(q)
@@ -199,7 +199,7 @@ def mathprod_adjoint(xs, g):
 
 
 def fsum_tangent(xs, dxs):
-    from .builtin_rules import iter_tangents
+    from .builtin_iteration import iter_tangents
     from ..tangents import NoTangent
 
     out = NoTangent
@@ -209,7 +209,7 @@ def fsum_tangent(xs, dxs):
 
 
 def mathprod_tangent(xs, dxs):
-    from .builtin_rules import iter_tangents
+    from .builtin_iteration import iter_tangents
     from ..tangents import NoTangent
 
     items = list(xs)

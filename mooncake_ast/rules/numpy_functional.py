@@ -36,7 +36,7 @@ def _no_kwargs(name, kwargs):
 
 
 def _items(xs, dxs):
-    from .builtin_rules import iter_tangents
+    from .builtin_iteration import iter_tangents
 
     if dxs is NoTangent or dxs is None:
         return [NoTangent] * len(xs)

@@ -158,7 +158,7 @@ def _picked(a, n, mode):
 
 
 def choose_tangent(a, choices, dchoices, mode="raise"):
-    from .builtin_rules import iter_tangents
+    from .builtin_iteration import iter_tangents
 
     ds = [NoTangent] * len(choices) if _none(dchoices) else list(iter_tangents(choices, dchoices))
     dense = [np.zeros(np.shape(c)) if _none(d) else np.asarray(_dense(c, d), dtype=np.result_type(float, np.asarray(d).dtype))

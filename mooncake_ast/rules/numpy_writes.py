@@ -58,7 +58,7 @@ def _tangent_of_values(v, dv, dtype):
     """The written values' tangent as an array (zeros for a constant), in the destination's dtype kind."""
     if dv is NoTangent or dv is None:
         return np.zeros(np.shape(v), dtype=dtype)
-    from .builtin_rules import iter_tangents
+    from .builtin_iteration import iter_tangents
 
     if isinstance(v, (list, tuple)) and isinstance(dv, (list, tuple)):
         dv = [_tangent_of_values(vi, di, dtype) for vi, di in zip(v, iter_tangents(v, dv))]

@@ -128,18 +128,18 @@ defjvp(op.setitem, lambda t, y, a, i, v: t.call(op.setitem, t.d(a), _checked_ind
 
 
 def _checked_index(t, i):
-    """`d[x * 3.0] = v`: a key with a tangent would lose it (builtin_rules.checked_key refuses one that is not
+    """`d[x * 3.0] = v`: a key with a tangent would lose it (builtin_keys.checked_key refuses one that is not
     zero); an index without one is the index."""
     if t.d(i) is None:
         return i
-    from .builtin_rules import checked_key
+    from .builtin_keys import checked_key
 
     return t.call(checked_key, i, t.d(i))
 
 
 def _slot(t, v):
     """The tangent written into a slot: storage if the value may be mutable, else its tangent or zero."""
-    from .builtin_rules import stored
+    from .builtin_displays import stored
 
     return t.dz(v) if t.is_num(v) else stored(t, v)
 defjvp(op.delitem, lambda t, y, a, i: t.call(op.delitem, t.d(a), i) if t.d(a) is not None else None, mutates=(0,))

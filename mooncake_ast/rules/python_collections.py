@@ -34,7 +34,7 @@ def _zero_factory(factory: Any) -> Any:
 
 
 def defaultdict_tangent(y: Any, factory: Any, pairs: tuple, dkw: dict) -> Any:
-    from .builtin_rules import dict_tangent
+    from .builtin_methods import dict_tangent
 
     out = collections.defaultdict(_zero_factory(factory))
     out.update(dict_tangent(y, pairs, dkw))
@@ -95,7 +95,7 @@ _run_time_reverse(collections.defaultdict, rrule_defaultdict)
 # A dict that remembers insertion order (as every dict does now): dict's rules, with an OrderedDict made.
 # Its own methods (move_to_end, popitem(last=False)) have no rules.
 def ordereddict_tangent(y: Any, pairs: tuple, dkw: dict) -> Any:
-    from .builtin_rules import dict_tangent
+    from .builtin_methods import dict_tangent
 
     return collections.OrderedDict(dict_tangent(y, pairs, dkw))
 
@@ -108,7 +108,7 @@ def _ordereddict_jvp(t: Any, y: Any, *a: Any, **kw: Any) -> Any:
 
 
 def rrule_ordereddict(*args: Any, **kw: Any) -> tuple:
-    from .builtin_rules import rrule_dict
+    from .builtin_consumers import rrule_dict
 
     y, pullback = rrule_dict(*args, **kw)  # (its pullback reads the adjoint by key)
     return collections.OrderedDict(y), pullback
@@ -172,7 +172,7 @@ def construct_reverse(cls, args, kwargs):
 
 # ------------------------------------------------------------------ tuple.__new__(cls, iterable) (namedtuple._make)
 def tuple_new_tangent(cls: Any, it: Any, dit: Any) -> Any:
-    from .builtin_rules import iter_tangents
+    from .builtin_iteration import iter_tangents
 
     parts = iter_tangents(it, dit)
     return NoTangent if parts is NoTangent else tuple(parts)

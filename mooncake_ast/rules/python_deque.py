@@ -29,7 +29,7 @@ _SEQUENCES = (list, tuple, range, collections.deque, str, np.ndarray)
 
 def _items(it, dit, what):
     """The tangents of the items of `it` (NoTangent for each when `dit` is zero)."""
-    from .builtin_rules import iter_tangents
+    from .builtin_iteration import iter_tangents
 
     if not isinstance(it, _SEQUENCES):
         raise NotImplementedError(f"forward mode of {what} of an iterator: pass a list (its length must be known first)")

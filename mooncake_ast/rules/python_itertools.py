@@ -41,7 +41,7 @@ def _run_time_reverse(fn, rrule):
 
 
 def _tangents(items, d):
-    from .builtin_rules import iter_tangents
+    from .builtin_iteration import iter_tangents
 
     if d is NoTangent or d is None:
         return [NoTangent] * len(items)

@@ -29,7 +29,7 @@ def _run_time_reverse(fn, rrule):
 
 
 def _item_tangents(items, dit):
-    from .builtin_rules import iter_tangents
+    from .builtin_iteration import iter_tangents
 
     if dit is NoTangent or dit is None:
         return [NoTangent] * len(items)

@@ -1,0 +1,320 @@
+"""Lowering of loops: `while`, `for` and comprehensions, as index loops over basic blocks.
+
+A `for` loop counts an index over `ops.sequence(iterable)`, so reverse mode knows which item each
+iteration read; `enumerate`/`zip` of sequences index each sequence in step.  A `while` whose test
+makes blocks of its own is lowered with the test inside the body, so the loop header stays one
+block.  A mixin of `Lowering` (statements.py), like ExpressionLowering: its methods are the
+`stmt_While`/`stmt_For` visitors and what expressions.py calls for comprehensions.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Callable, Optional
+
+import libcst as cst
+
+from .. import ops
+from ..ir.nodes import Const, LoopInfo, Phi, Value
+from . import generator_ops, generators, try_stmt
+from . import stmt_ops
+from .scopes import _target_names
+from .source import walk
+
+
+class LoopLowering:
+    """Mixin of `Lowering` (statements.py): loops and comprehensions."""
+
+    def stmt_While(self, s: cst.While) -> None:
+        if self.generator and generators.endless(s):
+            self.unsupported(s, "an infinite generator (`while True` with no `break`, `return` or `raise`): mooncake_ast "
+                                "runs a generator to its end when it is called; give the loop an end (e.g. pass the "
+                                "number of items wanted)")
+        if _makes_blocks(s.test) or self.b.guard is not None:  # (guarded calls in the test make blocks)
+            self._while_test_in_body(s)
+            return
+        header, body, orelse, exit_ = (self.b.new_block() for _ in range(4))
+        loc = self.b.loc
+        self.b.goto(header)
+        self.b.position_at(header)
+        header.loop = LoopInfo("while", loc=loc, exit=exit_, orelse=orelse if s.orelse is not None else None)
+        cond = self.expr(s.test)
+        self.b.branch(cond, body, orelse)
+        self.b.seal(body)
+        self.b.position_at(body)
+        self.loops.append((header, exit_))
+        since = self.fail_points
+        self.body(s.body)
+        try_stmt.on_failure(self, since, exit_)
+        self.loops.pop()
+        self.b.goto(header)
+        self.b.seal(header)
+        self.b.seal(orelse)
+        self.b.position_at(orelse)
+        if s.orelse is not None:
+            self.body(s.orelse.body)
+        self.b.goto(exit_)
+        self._resume_at(exit_)
+
+    def _while_test_in_body(self, s: cst.While) -> None:
+        """`while C: B else: E` where C is itself control flow (`and`, `or`, a chained
+        comparison, a ternary, a comprehension) is lowered as
+
+            normal = False
+            while True:
+                if not C: normal = True; break
+                B
+            if normal: E
+
+        so the loop's header stays one block ending in the loop test, and the test's own
+        blocks are part of each iteration (the last, failing test is a partial iteration,
+        which reverse mode undoes like one left by `break`).  E runs after the loop, so a
+        `break`/`continue` in it refers to the enclosing loop, as in Python.
+        """
+        header, body, never, exit_ = (self.b.new_block() for _ in range(4))
+        loc = self.b.loc
+        normal = self.temp_var("normal") if s.orelse is not None else None
+        if normal is not None:
+            self.b.write(normal, Const(False))
+        self._preheader()
+        self.b.goto(header)
+        self.b.position_at(header)
+        header.loop = LoopInfo("while", loc=loc, exit=exit_, orelse=None)
+        self.b.branch(Const(True), body, never)
+        self.b.seal(body)
+        self.b.position_at(body)
+        since = try_stmt.open_scope(self)
+        cond_var = self.temp_var("test")
+        self.b.write(cond_var, self.expr(s.test))
+        try_stmt.close_scope(self)
+        try_stmt.on_failure(self, since, exit_)
+        cond = self.b.read(cond_var)
+        run, fail = self.b.new_block(), self.b.new_block()
+        self.b.branch(cond, run, fail)
+        self.b.seal(fail)
+        self.b.position_at(fail)
+        if normal is not None:
+            self.b.write(normal, Const(True))
+        self.b.goto(exit_)
+        self.b.seal(run)
+        self.b.position_at(run)
+        self.loops.append((header, exit_))
+        since = self.fail_points
+        self.body(s.body)
+        try_stmt.on_failure(self, since, exit_)
+        self.loops.pop()
+        self.b.goto(header)
+        self.b.seal(header)
+        self.b.seal(never)
+        self.b.position_at(never)
+        self.b.goto(exit_)
+        self._resume_at(exit_)
+        if normal is not None and not self.b.terminated:
+            assert s.orelse is not None
+            then, join = self.b.new_block(), self.b.new_block()
+            ended = self.b.read(normal)
+            if isinstance(ended, Phi):
+                ended.hint = "test_failed"  # printed under a readable name
+            self.b.branch(ended, then, join)
+            self.b.seal(then)
+            self.b.position_at(then)
+            self.b.loc = self.loc_of(s.orelse)
+            self.body(s.orelse.body)
+            self.b.goto(join)
+            self.b.seal(join)
+            self.b.position_at(join)
+
+    def stmt_For(self, s: cst.For) -> None:
+        self.for_loop(s.target, s.iter, lambda: self.body(s.body), s.orelse.body if s.orelse else None)
+
+    def for_loop(self, target: cst.BaseExpression, iterable: cst.BaseExpression, body: Callable[[], None], orelse=None) -> None:
+        """`for target in iterable` as an index loop over `ops.sequence(iterable)`.
+
+        Reverse mode needs to know which element each iteration read, so the
+        loop counts `k` over a sequence that can be indexed; the emitter
+        prints it back as `for target in ...`.
+        """
+        loc = self.b.loc
+        parallel = self._parallel_iteration(iterable)
+        consumed: list[Value] = []  # iterables that may be generators: checked when the loop ends
+        if parallel is not None:
+            # enumerate/zip of sequences: index each sequence in step, so every iteration reads
+            # its elements when it runs (as Python's lazy iterators do), not up front.
+            kind, seqs, start = parallel
+            consumed = [generators.sequenced(q) for q, node in zip(seqs, self._parallel_nodes(iterable)) if generators.may_generate(node)]
+        else:
+            it = self.expr(iterable)
+            seqs = [self.b.call(ops.sequence, [it])]
+            consumed = [it] if generators.may_generate(iterable) else []
+        seq = seqs[0]
+        header, body_blk, latch, orelse_blk, exit_ = (self.b.new_block() for _ in range(5))
+        counter_var = self.temp_var("k")
+        self.b.write(counter_var, Const(0))
+        self._preheader()
+        self.b.goto(header)
+        self.b.position_at(header)
+        k = self.b.read(counter_var)
+        self.b.loc = loc
+        # The length is read at every test, as Python's list iterator does: a list the body
+        # appends to is iterated to its new end.
+        with self.b.unguarded():  # (the loop's own structure: indexing a sequence within its length)
+            lengths = [self.b.call(len, [q]) for q in seqs]
+            n = lengths[0] if len(lengths) == 1 else self.b.call(min, lengths)
+            more = self.b.call(operator.lt, [k, n])
+        self.b.branch(more, body_blk, orelse_blk)
+        self.b.seal(body_blk)
+        self.b.position_at(body_blk)
+        with self.b.unguarded():
+            item = self.b.call(operator.getitem, [seq, k])
+        header.loop = LoopInfo("for", loc=loc, counter=k, seq=seq, length=n, item=item, latch=latch,
+                               exit=exit_, orelse=orelse_blk if orelse is not None else None)
+        since = try_stmt.open_scope(self)  # (the target's unpacking and the body: one scope, left by `break`)
+        if parallel is None:
+            self.assign(target, item)
+        else:
+            kind, seqs, start = parallel
+            with self.b.unguarded():
+                parts: list[Value] = [item] + [self.b.call(operator.getitem, [q, k]) for q in seqs[1:]]
+            if kind == "enumerate":
+                index = k if start is None else self.b.call(operator.add, [k, start])
+                parts = [index, item]
+            elts = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
+            if elts is not None and len(elts) == len(parts) and not any(isinstance(e, cst.StarredElement) for e in elts):
+                for e, v in zip(elts, parts):
+                    self.assign(e.value, v)
+            else:
+                self.assign(target, self.b.call(ops.tuple_of, parts))
+        self.loops.append((latch, exit_))
+        body()
+        try_stmt.close_scope(self)
+        try_stmt.on_failure(self, since, exit_)  # an exception raised in the body leaves the loop
+        self.loops.pop()
+        self.b.goto(latch)
+        self.b.seal(latch)
+        self.b.position_at(latch)
+        self.b.loc = loc
+        with self.b.unguarded():
+            self.b.write(counter_var, self.b.call(operator.add, [self.b.read(counter_var), Const(1)]))
+        self.b.goto(header)
+        self.b.seal(header)
+        self.b.seal(orelse_blk)
+        self.b.position_at(orelse_blk)
+        try_stmt.open_scope(self)  # (inside a `try`: the else part's failure paths meet before the exit)
+        for it in consumed:
+            # (the loop asked for the item after the last: a generator's deferred exception comes out here)
+            self.b.call(generator_ops.exhausted, [it, n])
+        if orelse is not None and not self.b.terminated:
+            self.body(orelse)
+        try_stmt.close_scope(self)
+        self.b.goto(exit_)
+        self._resume_at(exit_)
+        if consumed and not self.b.terminated:
+            with self.b.unguarded():
+                for it in consumed:
+                    # (a generator's items were computed when it was called: its inputs must not have changed since)
+                    self.b.call(generator_ops.consumed, [it])
+
+    def _parallel_nodes(self, iterable: cst.Call) -> list:
+        args = [a.value for a in iterable.args if a.keyword is None]
+        return args[:1] if isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" else args
+
+    def _parallel_iteration(self, iterable: cst.BaseExpression) -> Optional[tuple[str, list[Value], Optional[Value]]]:
+        """`enumerate(xs[, start])` or `zip(xs, ys, ...)` of the builtins: ("enumerate"|"zip", the
+        sequences (`ops.sequence` of each argument), the start or None); else None."""
+        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)):
+            return None
+        name = iterable.func.value
+        if name not in ("enumerate", "zip") or self._var_key(name) is not None or name in self.freevars:
+            return None
+        if name in self.pyfn.__globals__:
+            return None  # the module defines its own
+        args = iterable.args
+        if any(a.star for a in args):
+            return None
+        start_node: Optional[cst.BaseExpression] = None
+        strict: list = []  # zip's `strict=` argument
+        if name == "enumerate":
+            pos = [a for a in args if a.keyword is None]
+            kw = [a for a in args if a.keyword is not None]
+            if len(pos) == 2 and not kw:
+                start_node = pos[1].value
+            elif len(pos) == 1 and len(kw) == 1 and kw[0].keyword.value == "start":  # type: ignore[union-attr]
+                start_node = kw[0].value
+            elif not (len(pos) == 1 and not kw):
+                return None
+            items = [pos[0].value]
+        else:
+            strict = [a for a in args if a.keyword is not None]
+            if len(strict) == len(args) or len(strict) > 1 or (strict and strict[0].keyword.value != "strict"):  # type: ignore[union-attr]
+                return None  # zip() or other keywords: as written
+            items = [a.value for a in args if a.keyword is None]
+        values = [self.expr(x) for x in items]
+        start = self.expr(start_node) if start_node is not None else None
+        self.ir.globals_read.add(name)  # the derivative assumed the builtin: a module global of that name is a new key
+        seqs = [self.b.call(ops.sequence, [v]) for v in values]
+        if name == "zip" and strict:  # zip(..., strict=s): unequal lengths raise ValueError, checked before the loop
+            self.b.call(stmt_ops.zip_strict, [self.expr(strict[0].value), *seqs])
+        return name, seqs, start
+
+    def comprehension(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
+        self.scopes.append({})
+        # A comprehension variable a closure inside it captures lives in a cell, one per
+        # evaluation of the comprehension, as in Python: `[lambda t: t * k for k in range(3)]`
+        # makes three functions that all see the last k.
+        wanted = {n for level in _comp_levels(for_in) for n in _target_names(level.target)} & self.captured
+        saved = self._comp_cells_made
+        self._comp_cells_made = {n: self.b.call(ops.new_cell, [], hint=f"{n}_cell") for n in sorted(wanted)}
+        self._comp_level(for_in, innermost)
+        self._comp_cells_made = saved
+        self.scopes.pop()
+
+    def _comp_level(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
+        if for_in.asynchronous is not None:
+            self.unsupported(for_in, "async comprehension")
+        scope = self.scopes[-1]
+        for name in _target_names(for_in.target):
+            scope[name] = self.temp_var(name)
+            if name in self._comp_cells_made:
+                self.comp_cells[scope[name]] = self._comp_cells_made[name]
+
+        def body() -> None:
+            skip = self.loops[-1][0]
+            for cond in for_in.ifs:
+                ok = self.b.new_block()
+                self.b.branch(self.expr(cond.test), ok, skip)
+                self.b.seal(ok)
+                self.b.position_at(ok)
+            if for_in.inner_for_in is not None:
+                self._comp_level(for_in.inner_for_in, innermost)
+            else:
+                innermost()
+
+        # The first iterable is evaluated in the enclosing scope, as in Python.
+        self.for_loop(for_in.target, for_in.iter, body)
+
+
+def _makes_blocks(test: cst.BaseExpression) -> bool:
+    """Does lowering this expression create blocks (short-circuits, ternaries, chained
+    comparisons, comprehensions), rather than straight-line calls?"""
+    found = False
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            nonlocal found
+            if isinstance(node, cst.Lambda):
+                return False  # its body is another function
+            if isinstance(node, (cst.BooleanOperation, cst.IfExp, cst.ListComp, cst.SetComp, cst.DictComp,
+                                 cst.GeneratorExp)) or (isinstance(node, cst.Comparison) and len(node.comparisons) > 1):
+                found = True
+                return False
+            return True
+
+    walk(test, V())
+    return found
+
+
+def _comp_levels(for_in: Optional[cst.CompFor]) -> list[cst.CompFor]:
+    out = []
+    while for_in is not None:
+        out.append(for_in)
+        for_in = for_in.inner_for_in
+    return out

@@ -1,0 +1,166 @@
+"""Attributes and closures: getattr, setattr and making a function (its defaults and cells), both modes.
+
+The tangent of an object is a MutableTangent (its fields' tangents), of an array an array, of a
+function a FunctionTangent (its cells' and defaults' tangents); `getattr_tangent` reads the one that
+matches `obj.name`.  Shape-like attributes (NONDIFF_ATTRS) carry no derivative.
+"""
+from __future__ import annotations
+
+import builtins
+
+from ..arrays import is_other_array
+from .. import ops
+from ..attribute_checks import check_attribute_read
+from ..batching import Batched
+from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, Tangent, is_mutable, storage, zero_tangent
+from .builtin_iteration import _A
+from .registry import defcomplex, defjvp, defvjp
+
+
+# ------------------------------------------------------------------ attributes, closures
+NONDIFF_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "__class__", "__name__", "itemsize", "nbytes"})
+defjvp(builtins.getattr, lambda t, y, obj, name, *default: (
+    t.call(getattr_default_tangent, obj, t.dz(obj), name, y, t.dz(default[0]))
+    if default and (t.d(obj) is not None or t.d(default[0]) is not None) and t.value(name) not in NONDIFF_ATTRS else
+    t.call(getattr_tangent, obj, t.d(obj), name, y) if not default and t.d(obj) is not None and t.value(name) not in NONDIFF_ATTRS
+    else None))
+defjvp(builtins.setattr, lambda t, y, obj, name, v: t.call(setattr_tangent, t.d(obj), v, name, t.dz(v)) if t.d(obj) is not None else None, mutates=(0,))
+defjvp(ops.make_function, lambda t, y, code, outer, defaults, kwdefaults, closure: t.call(
+    FunctionTangent, t.dz(closure), t.dz(defaults), t.dz(kwdefaults)))
+
+
+_ARRAY_DATA_ATTRIBUTES = frozenset({"flat", "A", "H"})  # attributes of an array that carry its data in another form
+
+
+def getattr_default_tangent(obj, dobj, name, value, ddefault):
+    """The tangent of `getattr(obj, name, default)`: the attribute's when obj has it, else the default's (the
+    default's tangent was dropped before: a silently wrong derivative)."""
+    if hasattr(obj, name):
+        return getattr_tangent(obj, dobj, name, value)
+    return ddefault
+
+
+def getattr_tangent(obj, dobj, name, value):
+    """The tangent of `obj.name`, given the tangent of `obj`."""
+    import numpy as np
+    import types as _types
+
+    if dobj is NoTangent:
+        return NoTangent
+    if isinstance(obj, (int, float, complex)) and name in ("real", "imag"):
+        return complex(dobj).real if name == "real" else complex(dobj).imag  # a number's parts
+    if isinstance(obj, np.ndarray):
+        if name in ("T", "real", "imag", "mT"):
+            if type(dobj) is Batched:  # jacfwd's batch of tangents (batching.py) has its own `.T`
+                return getattr(dobj, name)
+            return getattr(np.asarray(dobj), name)
+        if name == "flat" and isinstance(dobj, np.ndarray):
+            return dobj.flat  # A.flat[i] reads (and A.flat[i] = v writes) the same entries of the tangent
+        if callable(value):
+            return MethodTangent(dobj)
+        return NoTangent
+    if is_other_array(obj):  # a Dask array: its attributes as an ndarray's (its properties are Dask's code)
+        if name in ("T", "real", "imag", "mT"):
+            return getattr(dobj, name)
+        if name in _ARRAY_DATA_ATTRIBUTES:
+            raise NotImplementedError(f"the tangent of the attribute .{name} of a {type(obj).__module__.split('.')[0]} "
+                                      f"array is not supported")
+        return MethodTangent(dobj) if callable(value) else NoTangent
+    if isinstance(dobj, MutableTangent):
+        check_attribute_read(obj, name, value)
+        fields = dobj.fields
+        if name in fields:
+            d = fields[name]
+            if d is NoTangent and is_mutable(value):
+                d = fields[name] = zero_tangent(value)  # storage, so writes through it are kept
+            return d
+        prop = getattr(type(obj), name, None)
+        if isinstance(prop, property):
+            from ..forward.runtime import fcall
+
+            return fcall(prop.fget, NoTangent, (obj,), (dobj,))[1]
+        if isinstance(value, (_types.MethodType, _types.BuiltinMethodType)) and getattr(value, "__self__", None) is obj:
+            return MethodTangent(dobj)
+        if is_mutable(value) and (isinstance(obj, type) or name not in getattr(obj, "__dict__", {})):
+            # a class's list (dict, array, ...), read through the class or an instance: state shared by all
+            # instances, its tangent kept by identity for this forward computation (forward/runtime.py)
+            from ..forward.state import module_tangent
+
+            return module_tangent(value)
+        if name in getattr(obj, "__dict__", {}):
+            fields[name] = zero_tangent(value)  # keep it, so later writes through it are seen
+            return fields[name]
+        return NoTangent
+    if isinstance(dobj, Tangent):
+        return dobj.fields.get(name, NoTangent)
+    if isinstance(dobj, FunctionTangent) or (type(dobj) is _types.CellType and type(obj) is _types.CellType):
+        return _function_part_tangent(dobj, name)
+    if isinstance(dobj, tuple) and hasattr(obj, "_fields") and name in obj._fields:
+        return dobj[obj._fields.index(name)]
+    if isinstance(dobj, tuple) and name in (getattr(type(obj), "_extra_fields", None) or ()):
+        from .python_bunches import extra_field_tangent  # (SciPy's LinregressResult.intercept_stderr)
+
+        return extra_field_tangent(obj, dobj, name)
+    if callable(value) and getattr(value, "__self__", None) is obj:
+        return MethodTangent(dobj)
+    return NoTangent
+
+
+def _function_part_tangent(dobj, name):
+    """The tangent of `fn.__closure__` / `__defaults__` / `__kwdefaults__` for a function's tangent dobj (a
+    FunctionTangent: its tangent cells, its defaults' tangents), or of `cell.cell_contents` for a tangent cell dobj.
+    Forward code of a closure reads what it captures so (`fn.__closure__[0].cell_contents`); differentiated again
+    with the closure's tangent nonzero (mc.jvp of a closure over differentiated values, inside differentiated code),
+    the captured values' tangents come from here (they were dropped: a silently wrong jvp(jvp(f)))."""
+    if name == "cell_contents":
+        try:
+            return dobj.cell_contents
+        except ValueError:  # (an empty tangent cell: nothing differentiable stored yet)
+            return NoTangent
+    if name == "__closure__":
+        return tuple(NoTangent if c is None else c for c in dobj.cells)
+    if name == "__defaults__":
+        return tuple(dobj.defaults) if dobj.defaults else NoTangent
+    if name == "__kwdefaults__":
+        return dict(dobj.kwdefaults) if dobj.kwdefaults else NoTangent
+    return NoTangent
+
+
+def setattr_tangent(dobj, value, name, dv):
+    if isinstance(dobj, MutableTangent):
+        if getattr(dobj, "__mc_class__", False) and is_mutable(value):
+            from ..forward.state import set_shared_tangent  # a class attribute: by identity (getattr_tangent)
+
+            set_shared_tangent(value, storage(value, dv))
+            return
+        dobj.fields[name] = storage(value, dv)
+
+
+# ------------------------------------------------------------------ reverse rules
+defvjp(builtins.getattr, lambda t, g, y, obj, name, *d: (t.call(_A().attr_adjoint, obj, name, g), None) + (None,) * len(d))
+
+
+# Closures' adjoints live in their cells' storage; the defaults' adjoints come back in the function's.
+defvjp(ops.make_function, lambda t, g, y, code, outer, defaults, kwdefaults, closure: (
+    None, None, t.call(function_part_adjoint, g, "defaults", defaults),
+    t.call(function_part_adjoint, g, "kwdefaults", kwdefaults), t.call(function_part_adjoint, g, "closure", closure)))
+
+
+def function_part_adjoint(g, which, part):
+    """The adjoint of the defaults, kw-defaults or cells a function was made with, from the function's.
+
+    A rule that cannot differentiate with respect to a function (a SciPy solver given a closure over the
+    inputs) hands it a RefusedAdjoint: it goes on to every value the function carries, where a use raises
+    the refusal (a captured constant is never read back, so it is discarded there).  Kept on the function
+    itself it was dropped: a silent zero.  Otherwise the cells' adjoints are in their storage already."""
+    if getattr(type(g), "refuses_use", False):
+        if which == "kwdefaults":
+            return {k: g for k in part} if part else NoTangent
+        return tuple(g for _ in part) if part else NoTangent
+    if which == "closure":
+        return NoTangent
+    return _A().defaults_adjoint(g, which)
+
+
+# Making a function moves values without arithmetic: the adjoints move back unchanged.
+defcomplex(ops.make_function)

@@ -1,0 +1,123 @@
+"""map(), filter() and dict(): builtins that consume iterables, with rules that run when the call runs.
+
+Their forward (map, filter) and reverse (dict, filter, map) rules run with the actual arguments,
+like a user's mc.frule / mc.rrule, so they know which item went where and can call the function
+map() applies through the differentiating dispatchers.  `_run_time_reverse` is also how the
+frontend's helpers (frontend/try_ops.py, frontend/generator_ops.py) get reverse rules of that kind.
+"""
+from __future__ import annotations
+
+import builtins
+
+from ..tangents import NoTangent
+from .builtin_iteration import iter_tangents
+from .registry import defrule
+
+
+# ------------------------------------------------------------------ higher-order builtins (run-time rules)
+def frule_map(args, dargs, **kwargs):
+    """map(f, *iterables): each call through fcall, so f may be any differentiable callable."""
+    from ..forward.runtime import fcall
+
+    f, its = args[0], args[1:]
+    df, dits = dargs[0], dargs[1:]
+    columns = [list(it) for it in its]
+    dcolumns = [iter_tangents(c, d) if d is not NoTangent else [NoTangent] * len(c) for c, d in zip(columns, dits)]
+    ys, dys = [], []
+    for items, ditems in zip(zip(*columns), zip(*dcolumns)):
+        y, dy = fcall(f, df, items, ditems)
+        ys.append(y)
+        dys.append(dy)
+    return iter(ys), iter(dys)
+
+
+def frule_filter(args, dargs, **kwargs):
+    from ..forward.runtime import fcall
+
+    f, it = args
+    items = list(it)
+    ditems = iter_tangents(items, dargs[1]) if dargs[1] is not NoTangent else [NoTangent] * len(items)
+    keep = [(x, d) for x, d in zip(items, ditems) if (f(x) if f is not None else x)]
+    return iter([x for x, _ in keep]), iter([d for _, d in keep])
+
+
+defrule(builtins.map, frule_map)
+defrule(builtins.filter, frule_filter)
+
+
+# ------------------------------------------------------------------ run-time reverse rules
+# dict(), filter() and map() consume iterables: their reverse rules run when the call runs (like a
+# user's mc.rrule), so the pullback knows which item went where.
+def _run_time_reverse(fn, rrule):
+    from .registry import _entry, _fingerprint
+
+    r = _entry(fn)
+    r.user_rrule = rrule
+    r.fingerprint = _fingerprint(r.jvp, r.user_frule, rrule)
+
+
+def rrule_dict(*args, **kwargs):
+    """dict(x, **kw): x a mapping or an iterable of pairs (materialised first, so positions are known)."""
+    from ..reverse.adjoints import AdjDict, AdjList, AdjTuple, _like
+
+    x = args[0] if args else None
+    items = None
+    if args and not hasattr(x, "keys"):
+        items = [tuple(p) for p in x] if not isinstance(x, (list, tuple)) else list(x)
+        y = builtins.dict(items, **kwargs)
+    else:
+        y = builtins.dict(*args, **kwargs)
+
+    def pullback(g):
+        from .registry import KwAdj
+
+        if g is NoTangent or g is None:
+            return (NoTangent,) * len(args)
+        named = {k: g.get(k, NoTangent) for k in kwargs}  # dict(r=x): the value under "r" is x's
+        if not args:
+            return (KwAdj(named),)
+        if items is None:
+            return AdjDict({k: g[k] for k in x.keys() if k not in kwargs and k in g}), KwAdj(named)
+        last = {k: i for i, (k, _) in enumerate(items)}
+        out = []
+        for i, pair in enumerate(items):
+            k = pair[0]
+            if last[k] == i and k not in kwargs and k in g:
+                out.append((AdjList if isinstance(pair, list) else AdjTuple)([NoTangent, g[k]]))
+            else:
+                out.append(NoTangent)
+        return _like(x, out), KwAdj(named)
+
+    return y, pullback
+
+
+def rrule_filter(f, it):
+    from ..reverse.adjoints import _like
+
+    items = list(it)
+    keep = [i for i, x in enumerate(items) if (f(x) if f is not None else x)]
+
+    def pullback(g):
+        out = [NoTangent] * len(items)
+        gs = list(g) if g is not NoTangent and g is not None else []
+        for pos, i in enumerate(keep):
+            if pos < len(gs):
+                out[i] = gs[pos]
+        return NoTangent, _like(it, out) if any(v is not NoTangent for v in out) else NoTangent
+
+    from ..reverse.adjoints import ItemsIterator
+
+    return ItemsIterator([items[i] for i in keep]), pullback  # (sum(filter(...)) reads the items it gave)
+
+
+def rrule_map(f, *its):
+    """map's reverse is done by reverse/runtime.py (each call through rcall); this entry delegates to it."""
+    from ..reverse.runtime import _map
+
+    y, pb = _map(builtins.map, (f, *its), {})
+    return y, lambda g: pb(g)[1]
+
+
+_run_time_reverse(builtins.dict, rrule_dict)
+_run_time_reverse(builtins.filter, rrule_filter)
+_run_time_reverse(builtins.map, rrule_map)

@@ -1,0 +1,192 @@
+"""Iteration, unpacking and sequence conversion (`for`, `a, *b = x`, list(), zip(), next(), ...), both modes.
+
+The tangent of an iterable is indexable like its items (`iter_tangents`); iterating a dict, a set,
+a string or a range yields items without a derivative.  These helpers are the base of the other
+builtin tables (rules/builtin_*.py) and of many rule modules that consume iterables.
+"""
+from __future__ import annotations
+
+import builtins
+
+from ..errors import UnsupportedDerivativeError
+from .. import ops
+from ..tangents import MutableTangent, NoTangent
+from .builtin_keys import _no_tangent
+from .registry import defcomplex, defjvp, defvjp
+
+
+def _tangents(t, xs):
+    return [t.dz(x) for x in xs]
+
+
+def _A():
+    """reverse/adjoints, imported when a reverse template first runs (it imports rules)."""
+    from ..reverse import adjoints
+
+    return adjoints
+
+
+# ------------------------------------------------------------------ forward rules
+defjvp(ops.sequence, lambda t, y, x: t.call(sequence_tangent, x, y, t.d(x)) if t.d(x) is not None else None)
+defjvp(ops.unpack, lambda t, y, x, n: t.call(unpack_tangent, t.d(x), n) if t.d(x) is not None else None)
+defjvp(ops.unpack_star, lambda t, y, x, i, j: t.call(unpack_star_tangent, t.d(x), x, i, j) if t.d(x) is not None else None)
+defjvp(ops.concat_tuple, lambda t, y, *parts: t.call(concat_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
+defjvp(ops.merge_dicts, lambda t, y, *parts: t.call(merge_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
+defjvp(ops.merge_kwargs, lambda t, y, *parts: t.call(merge_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
+defjvp(builtins.list, lambda t, y, xs=(): t.call(list_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+defjvp(builtins.tuple, lambda t, y, xs=(): t.call(tuple_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+defjvp(builtins.zip, lambda t, y, *xs: t.call(zip_tangent, t.call(ops.tuple_of, *xs), t.call(ops.tuple_of, *_tangents(t, xs))))
+defjvp(builtins.enumerate, lambda t, y, xs, start=0: t.call(enumerate_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+defjvp(builtins.reversed, lambda t, y, xs: t.call(reversed_tangent, xs, t.d(xs)) if t.d(xs) is not None else None)
+defjvp(builtins.sorted, lambda t, y, xs, **kw: t.call(sorted_tangent, xs, t.d(xs), t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, v)])) if t.d(xs) is not None else None)
+defjvp(builtins.iter, lambda t, y, xs, *sentinel: t.call(iter_tangent, xs, y, t.d(xs)) if t.d(xs) is not None and not sentinel else None)
+defjvp(builtins.next, lambda t, y, it, *default: t.call(next_tangent, t.d(it), *[t.dz(d) for d in default])
+       if t.d(it) is not None or any(t.d(d) is not None for d in default) else None, mutates=(0,))
+
+
+def iter_tangents(xs, dxs):
+    """The tangents of the items `iter(xs)` yields (iterating a dict yields its keys: no tangent)."""
+    if dxs is NoTangent or isinstance(xs, (dict, set, frozenset, str, range)):
+        return [NoTangent] * len(xs) if hasattr(xs, "__len__") else NoTangent
+    if isinstance(dxs, (zip, map, type(reversed([])))):
+        return list(dxs)
+    return list(dxs)
+
+
+def sequence_tangent(x, seq, dx):
+    """Tangent of `ops.sequence(x)`: indexable and iterable like the sequence itself."""
+    if dx is NoTangent:
+        return [NoTangent] * len(seq)
+    if seq is x:
+        return dx
+    if isinstance(x, (dict, set, frozenset)):
+        return [NoTangent] * len(seq)
+    if isinstance(dx, MutableTangent):  # an object's fields: its items come from code not differentiated
+        if all(_no_tangent(v) for v in dx.fields.values()):
+            return [NoTangent] * len(seq)
+        raise UnsupportedDerivativeError(
+            f"forward mode of a for loop over a {type(x).__module__}.{type(x).__qualname__}: its items come from code "
+            f"that is not differentiated, so their tangents are not known; loop over the array or list itself (e.g. "
+            f"`for i in range(len(x))` in place of np.ndenumerate)")
+    return list(dx) if not isinstance(dx, list) else dx
+
+
+def unpack_tangent(dx, n):
+    if dx is NoTangent:
+        return (NoTangent,) * n
+    return tuple(dx)
+
+
+def unpack_star_tangent(dx, x, i, j):
+    items = iter_tangents(x, dx) if dx is not NoTangent else [NoTangent] * len(list(x))
+    stop = len(items) - j
+    return (*items[:i], items[i:stop], *items[stop:])
+
+
+def concat_tangent(*pairs):
+    out: tuple = ()
+    for p, dp in pairs:
+        out = out + (tuple(iter_tangents(p, dp)) if dp is not NoTangent else (NoTangent,) * len(tuple(p)))
+    return out
+
+
+def merge_tangent(*pairs):
+    out: dict = {}
+    for p, dp in pairs:
+        for k in p:
+            out[k] = dp[k] if dp is not NoTangent else NoTangent
+    return out
+
+
+def list_tangent(xs, dxs):
+    return iter_tangents(xs, dxs) if dxs is not NoTangent else [NoTangent] * len(list(xs))
+
+
+def tuple_tangent(xs, dxs):
+    return tuple(list_tangent(xs, dxs))
+
+
+def zip_tangent(xs, dxs):
+    cols = [iter_tangents(x, d) if d is not NoTangent else [NoTangent] * len(list(x)) for x, d in zip(xs, dxs)]
+    return list(zip(*cols))
+
+
+def enumerate_tangent(xs, dxs):
+    items = iter_tangents(xs, dxs)
+    return list(zip([NoTangent] * len(items), items))
+
+
+def reversed_tangent(xs, dxs):
+    return iter_tangents(xs, dxs)[::-1]
+
+
+def iter_tangent(xs, y, dxs):
+    """The tangent of iter(xs): a queue of the items' tangents, consumed by `next` as the iterator is."""
+    if y is xs:
+        return dxs  # iter() of an iterator is that iterator
+    return list_tangent(xs, dxs)
+
+
+_END = object()
+
+
+def next_tangent(dit, *ddefault):
+    """The tangent of next(it[, default]), taken before the call: the next queued tangent."""
+    if dit is NoTangent:
+        return NoTangent
+    if isinstance(dit, list):
+        d = dit.pop(0) if dit else _END
+    else:
+        d = next(dit, _END)
+    if d is _END:
+        return ddefault[0] if ddefault else NoTangent
+    return d
+
+
+def sorted_tangent(xs, dxs, kw):
+    if dxs is NoTangent:
+        return NoTangent
+    items = list(xs)
+    key = kw.get("key")
+    order = builtins.sorted(range(len(items)), key=(lambda i: key(items[i])) if key else (lambda i: items[i]), reverse=kw.get("reverse", False))
+    d = iter_tangents(xs, dxs)
+    return [d[i] for i in order]
+
+
+# ------------------------------------------------------------------ reverse rules
+defvjp(ops.sequence, lambda t, g, y, x: (t.call(_A().sequence_adjoint, x, g),))
+defvjp(ops.unpack, lambda t, g, y, x, n: (t.call(_A().unpack_adjoint, x, g), None))
+defvjp(ops.unpack_star, lambda t, g, y, x, i, j: (t.call(_A().unpack_star_adjoint, x, g, i, j), None, None))
+defvjp(ops.concat_tuple, lambda t, g, y, *parts: tuple(t.call(_A().concat_part_adjoint, g, y, *parts, k) for k in range(len(parts))))
+defvjp(ops.merge_dicts, lambda t, g, y, *parts: tuple(t.call(_A().merge_part_adjoint, g, p) for p in parts))
+defvjp(ops.merge_kwargs, lambda t, g, y, *parts: tuple(t.call(_A().merge_part_adjoint, g, p) for p in parts))
+
+
+defvjp(builtins.list, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),))
+defvjp(builtins.tuple, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),))
+
+
+def items_of_adjoint(xs, g):
+    """The adjoint of xs from that of list(xs)/tuple(xs).  The rows of an array are views: their
+    adjoints may already sit in the array's storage (counted once, as for unpacking)."""
+    from ..reverse.adjoints import sequence_adjoint, unpack_adjoint
+    import numpy as np
+
+    if isinstance(xs, np.ndarray) and g is not NoTangent:
+        return unpack_adjoint(xs, g)
+    return sequence_adjoint(xs, g)
+
+
+def xs_tuple(t, xs):
+    return t.call(ops.tuple_of, *xs)
+
+
+defvjp(builtins.zip, lambda t, g, y, *xs: tuple(t.call(_A().zip_adjoint, xs_tuple(t, xs), g, k) for k in range(len(xs))))
+defvjp(builtins.enumerate, lambda t, g, y, xs, start=0: (t.call(_A().zip_adjoint, t.call(ops.tuple_of, range, xs), g, 1), None))
+defvjp(builtins.reversed, lambda t, g, y, xs: (t.call(_A().reversed_adjoint, xs, g),))
+defvjp(builtins.sorted, lambda t, g, y, xs, **kw: (t.call(_A().sorted_adjoint, xs, g, t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, v)])),))
+
+
+# Iteration moves values without arithmetic: the adjoints move back unchanged.
+defcomplex(ops.sequence, ops.unpack, ops.unpack_star, ops.concat_tuple, ops.merge_dicts, ops.merge_kwargs,
+           builtins.list, builtins.tuple, builtins.zip, builtins.enumerate, builtins.reversed)
