@@ -1,13 +1,15 @@
-"""Compare the start-up figures of two checkouts, interleaved (issue 11): `python scripts/startup_ab.py OTHER [N] [--cpu]`.
+"""Compare the start-up figures of two checkouts, interleaved (issue 11): `python scripts/startup_ab.py OTHER [N] [--cpu] [--rows=a,b]`.
 
 On a shared machine two runs of examples/bench_startup.py minutes apart see different loads; this runs
 the same fresh-process scenario in both checkouts one after the other, N times (default 15), and
-prints min / first quartile / median per checkout: the warm hit (a new process, the derivative
+prints min / first quartile / median per checkout: `import mooncake_ast` after numpy (with SciPy
+installed, and with SciPy hidden), the warm hit (a new process, the derivative
 cached), the first gradient of a new 15-line function once libcst is imported, and the same
 including libcst's import (a cache directory in use in each case; where libcst is imported first,
 the full collection the imports left due is made before the timer, as examples/bench_startup.py
 explains).  `--cpu` measures the process's CPU time (waiting for a core not counted), steadier when
-the machine is busy.  Not a test: nothing asserts on the numbers.
+the machine is busy.  `--rows=import,warm` runs only the rows whose names start with those words.
+Not a test: nothing asserts on the numbers.
 """
 from __future__ import annotations
 
@@ -39,6 +41,21 @@ def run(tree: str, work: str, cache: str, module: str, pre: str = "") -> dict:
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def run_import(tree: str, work: str, hide_scipy: bool) -> dict:
+    code = (("import sys; sys.modules['scipy'] = None\n" if hide_scipy else "") +
+            f"import json, sys, time, numpy\nt = time.{CLOCK}()\nimport mooncake_ast\n"
+            f"print(json.dumps({{'t': time.{CLOCK}() - t}}))\n")
+    env = dict(os.environ, PYTHONPATH=tree)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=work, timeout=300)
+    if p.returncode:
+        raise SystemExit(p.stderr[-2000:])
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+ROWS = ("import", "import, SciPy hidden", "warm hit", "first, libcst imported", "first, all in")
+
+
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if not args:
@@ -47,17 +64,21 @@ def main() -> None:
     n = int(args[1]) if len(args) > 1 else 15
     src = fifteen_line_source().replace("def model(", "def f(")
     work = tempfile.mkdtemp(prefix="mc_ab_")
-    rows: dict = {(k, what): [] for k in trees for what in ("warm hit", "first, libcst imported", "first, all in")}
+    wanted = next((a.split("=", 1)[1].split(",") for a in sys.argv if a.startswith("--rows=")), None)
+    names = [r for r in ROWS if wanted is None or any(r.startswith(w) for w in wanted)]
+    rows: dict = {(k, what): [] for what in names for k in trees}
     try:
         with open(os.path.join(work, "warm.py"), "w") as fh:
             fh.write(src)
-        for k, tree in trees.items():  # a cache directory in use, holding warm.f's derivative
+        for k, tree in trees.items():  # a cache directory in use, holding warm.f's derivative (and bytecode written)
             run(tree, work, os.path.join(work, f"cache_{k}"), "warm")
         for i in range(n):
-            for what in ("warm hit", "first, libcst imported", "first, all in"):
+            for what in names:
                 for k, tree in trees.items():
                     cache = os.path.join(work, f"cache_{k}")
-                    if what == "warm hit":
+                    if what.startswith("import"):
+                        out = run_import(tree, work, "hidden" in what)
+                    elif what == "warm hit":
                         out = run(tree, work, cache, "warm")
                         assert not out["libcst"], "a warm hit must not import libcst"
                     else:

@@ -1,0 +1,39 @@
+"""The digest of the library's keys and checks: SHA-512 cut to 256 bits, without importing `hashlib`.
+
+`import hashlib` loads OpenSSL's binding (about 3 ms on the project's machine) and even CPython's own
+SHA-256 module is a library to load (0.5 ms): either was more than a third of a warm cache hit.
+The standard library's `random`, which `import numpy` imports, loads CPython's SHA-512 module for its
+seeds (so does `import libcst`), so its digests cost nothing to reach.  `hasher` gives the first 32
+bytes of SHA-512 (a 256-bit digest, as the SHA-256 used before: the cache's digests keep their
+lengths; not the standard SHA-512/256, whose initial values differ).  `hashlib` is the fallback where
+CPython's module is missing (another interpreter).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    from _sha2 import sha512 as _sha512  # CPython 3.12 and later
+except ImportError:
+    try:
+        from _sha512 import sha512 as _sha512  # type: ignore[no-redef]  # CPython up to 3.11
+    except ImportError:  # pragma: no cover  (depends on the interpreter)
+        from hashlib import sha512 as _sha512  # type: ignore[no-redef]
+
+
+class hasher:  # noqa: N801  (used like hashlib's constructors)
+    """`hasher(data).hexdigest()`: 64 hex digits (32 bytes from `digest()`), like hashlib.sha256's."""
+
+    __slots__ = ("_h",)
+
+    def __init__(self, data: Any = b"") -> None:
+        self._h = _sha512(data)
+
+    def update(self, data: Any) -> None:
+        self._h.update(data)
+
+    def digest(self) -> bytes:
+        return self._h.digest()[:32]
+
+    def hexdigest(self) -> str:
+        return self._h.hexdigest()[:64]
