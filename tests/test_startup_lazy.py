@@ -1,0 +1,136 @@
+"""Start-up (issue 11), what is deferred: the rule tables registered on first need (registry._LAZY_TABLES),
+the digest that needs no `hashlib`, the IR passes skipped where they find nothing (reverse/plainer.py).
+
+Behaviour only, nothing timed (examples/bench_startup.py and scripts/startup_ab.py measure).  What depends on
+what a process has imported runs in a fresh interpreter."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import types
+
+import numpy as np
+import pytest
+
+import golden_functions
+from mooncake_ast.frontend.statements import lower_function
+from mooncake_ast.ir.fold_dicts import fold_dict_reads
+from mooncake_ast.ir.printer import format_function
+from mooncake_ast.reverse import plainer, unroll
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+USER = """\
+import numpy as np
+
+
+def draws(m, s):
+    rng = np.random.default_rng(5)
+    return np.sum(rng.normal(loc=m, scale=s, size=3))
+
+
+def spectrum(x):
+    return np.sum(np.abs(np.fft.rfft(x)) ** 2)
+
+
+def spectrum_sum(x):
+    return np.sum(np.fft.fft(x).real)
+"""
+
+
+def python(code, tmp_path):
+    env = dict(os.environ, MOONCAKE_AST_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), ROOT, os.environ.get("PYTHONPATH", "")]))
+    p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, env=env,
+                       timeout=120, cwd=str(tmp_path))
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_import_defers_numpy_random_fft_and_hashlib_and_their_rules_come_when_used(tmp_path):
+    """`import mooncake_ast` imports none of numpy.random, numpy.fft, hashlib, SciPy; a draw and a transform the
+    user's code makes later find their (built-in) rules, checked against finite differences."""
+    (tmp_path / "lazy_user.py").write_text(USER)
+    out = python("""
+        import json, sys
+        import numpy as np
+        import mooncake_ast as mc
+        from mooncake_ast.rules import registry
+        heavy = ("numpy.random", "numpy.fft", "hashlib", "_hashlib", "scipy")
+        at_import = [m for m in heavy if m in sys.modules]
+        import lazy_user
+        from mooncake_ast.testing import check_derivatives
+        check_derivatives(lazy_user.draws, 0.3, 1.7)
+        check_derivatives(lazy_user.spectrum, np.array([0.3, -1.2, 2.0, 0.5]))
+        rng = np.random.default_rng(0)
+        print(json.dumps({"at_import": at_import, "changed": len(registry.changed_rules()),
+                          "normal": registry.lookup(rng.normal) is not None,
+                          "rfft": registry.lookup(np.fft.rfft) is not None}))
+        """, tmp_path)
+    assert out == {"at_import": [], "changed": 0, "normal": True, "rfft": True}
+
+
+def test_a_user_rule_is_not_replaced_by_a_table_registered_later(tmp_path):
+    """A rule the user registers for a callable of a deferred table stays theirs when the table is registered: the
+    gradient uses it, and the rule (which cache keys describe by its fingerprint) is the user's, not the table's."""
+    (tmp_path / "lazy_user.py").write_text(USER)
+    out = python("""
+        import json
+        import numpy as np
+        import mooncake_ast as mc
+        from mooncake_ast.rules import registry
+        import lazy_user
+
+        @mc.rrule(np.fft.fft)
+        def fft_doubled(x):  # (a deliberately different pullback: the one a gradient must show)
+            return np.fft.fft(x), lambda g: (2.0 * np.real(g),)
+
+        registry.lookup(np.fft.ifft)  # (the table is due: registered at the latest now)
+        g = mc.grad(lazy_user.spectrum_sum)(np.array([0.3, -1.2, 2.0]))
+        r = registry.lookup(np.fft.fft)
+        print(json.dumps({"grad": g.tolist(), "user": r.user_rrule is not None and r.vjp is None,
+                          "fingerprint": r.fingerprint == str(registry._fingerprint(None, fft_doubled))}))
+        """, tmp_path)
+    assert out == {"grad": pytest.approx([2.0, 2.0, 2.0]), "user": True, "fingerprint": True}
+
+
+# ---------------------------------------------------------------- passes skipped where they find nothing
+
+
+def with_loops_and_dicts(x, n):
+    opts = {"a": 2.0, "b": 0.5}
+    total = 0.0
+    for w in (x, 2.0 * x):
+        total = total + opts["a"] * w
+    i = 0
+    while i < n:
+        total = total * opts["b"]
+        i = i + 1
+    return total
+
+
+def while_only(x, n):
+    i = 0
+    while i < n:
+        x = x * 0.5
+        i = i + 1
+    return [x, 2.0 * x][1]
+
+
+FUNCTIONS = [f for f in vars(golden_functions).values() if isinstance(f, types.FunctionType) and f.__module__ == "golden_functions"]
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS + [with_loops_and_dicts, while_only], ids=lambda f: f.__name__)
+def test_a_pass_the_scan_skips_would_change_nothing(fn):
+    """Where has_for_loop / has_dict_display say no, the pass they guard leaves the IR exactly as it is."""
+    checked = 0
+    for guard, run in ((plainer.has_for_loop, unroll.unroll_display_loops),
+                       (plainer.has_dict_display, lambda ir: fold_dict_reads(ir, fn.__globals__))):
+        ir = lower_function(fn)
+        if guard(ir):
+            continue
+        before = format_function(ir)
+        assert run(ir) == 0 and format_function(ir) == before
+        checked += 1
+    assert checked or fn is with_loops_and_dicts
