@@ -10,15 +10,26 @@ CPython's module is missing (another interpreter).
 """
 from __future__ import annotations
 
+import importlib
+import sys
 from typing import Any
 
-try:
-    from _sha2 import sha512 as _sha512  # CPython 3.12 and later
-except ImportError:
-    try:
-        from _sha512 import sha512 as _sha512  # type: ignore[no-redef]  # CPython up to 3.11
-    except ImportError:  # pragma: no cover  (depends on the interpreter)
-        from hashlib import sha512 as _sha512  # type: ignore[no-redef]
+def _find_sha512() -> Any:
+    for name in ("_sha512", "_sha2"):  # (CPython up to 3.11, from 3.12): the one `random` loaded, else either
+        module = sys.modules.get(name)
+        if module is not None:
+            return module.sha512
+    for name in ("_sha512", "_sha2"):  # (a failed import searches the whole path: only where none is loaded)
+        try:
+            return importlib.import_module(name).sha512
+        except ImportError:
+            pass
+    from hashlib import sha512  # pragma: no cover  (depends on the interpreter)
+
+    return sha512
+
+
+_sha512 = _find_sha512()
 
 
 class hasher:  # noqa: N801  (used like hashlib's constructors)
