@@ -13,7 +13,7 @@ Directories we create are 0700, files 0600.
 * A file is written to a unique temporary name in the same directory and `os.replace`d
   into place, so no reader ever sees half a file.
 * The first line holds the key and what the caller needs to use the module without
-  regenerating it (`meta`, JSON); the second a SHA-256 of the first line and the body.
+  regenerating it (`meta`, JSON); the second a digest (digests.hasher) of the first line and the body.
   The text is read once, checked, and the checked text is what is executed.  A missing,
   truncated, garbage or foreign entry is a miss: regenerated and replaced.
 * Files or directories that another user owns, that group/others can write, or that are
@@ -402,7 +402,7 @@ def _execute(body: str, filename: str, modname: str, text: str, d: Optional[_Dir
     return module
 
 
-_STAMP = 32  # bytes of SHA-256
+_STAMP = 32  # bytes of digests.hasher's digest
 
 
 def code_stamp(filename: str, text: str) -> bytes:

@@ -33,7 +33,7 @@ from importlib.util import MAGIC_NUMBER
 from typing import Any, Optional
 
 from . import cache
-from .digests import hasher
+from .digests import bulk_digest
 
 _FUTURE_FLAGS = 0  # the compiler flags `exec` passes on from its caller's code (CPython's PyCF_MASK)
 for _name in __future__.all_feature_names:
@@ -183,7 +183,7 @@ def _read(d: cache._Dir, name: str) -> dict:
     data = info[0]  # type: ignore[index]
     head = len(MAGIC_NUMBER)
     payload = memoryview(data)[head + _DIGEST:]  # (a view: no copy of the 750 kB, for the digest or for marshal)
-    if data[:head] != MAGIC_NUMBER or hasher(payload).digest() != data[head:head + _DIGEST]:
+    if data[:head] != MAGIC_NUMBER or bulk_digest(payload) != data[head:head + _DIGEST]:
         return {}
     try:
         codes = marshal.loads(payload)
@@ -199,4 +199,4 @@ def _write(d: cache._Dir, name: str, codes: dict) -> Optional[OSError]:
         return None
     from .cache_write import write_atomic
 
-    return write_atomic(d, name, MAGIC_NUMBER + hasher(payload).digest() + payload)
+    return write_atomic(d, name, MAGIC_NUMBER + bulk_digest(payload) + payload)

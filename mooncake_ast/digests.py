@@ -7,6 +7,9 @@ seeds (so does `import libcst`), so its digests cost nothing to reach.  `hasher`
 bytes of SHA-512 (a 256-bit digest, as the SHA-256 used before: the cache's digests keep their
 lengths; not the standard SHA-512/256, whose initial values differ).  `hashlib` is the fallback where
 CPython's module is missing (another interpreter).
+
+`bulk_digest` is for the one large text checked in a process, libcst's kept dataclass code (750 kB,
+cache_classes): CPython's BLAKE2b (a 0.3 ms module to load) digests it in 0.8 ms where SHA-512 takes 2.5.
 """
 from __future__ import annotations
 
@@ -48,3 +51,12 @@ class hasher:  # noqa: N801  (used like hashlib's constructors)
 
     def hexdigest(self) -> str:
         return self._h.hexdigest()[:64]
+
+
+def bulk_digest(data: Any) -> bytes:
+    """A 32-byte digest of a large `data` (BLAKE2b, or `hasher`'s where CPython's module is missing)."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover  (depends on the interpreter)
+        return hasher(data).digest()
+    return blake2b(data, digest_size=32).digest()
