@@ -5,8 +5,9 @@ libcst declares its ~200 node classes as frozen dataclasses.  Creating them has 
 compiling those texts is half of `import libcst` (about 70 of 140 ms on the project's machine),
 which the first derivation of every process pays (our lowering modules add a few dataclasses
 more).  The texts depend only on the classes' declarations, so the same texts come back in every
-process: while libcst is imported (`import_libcst`) and while a derivative is generated
-(`KeptCode`, around `cache`'s generation), `dataclasses` finds an `exec` of ours among its module
+process: while libcst is imported (`import_libcst`), while a derivative is generated (`KeptCode`,
+around `cache`'s generation) and while `import mooncake_ast` makes the library's own (ir/types.py's
+and a dozen more: 2-4 ms of that import; it creates no cache directory), `dataclasses` finds an `exec` of ours among its module
 globals that runs the code object kept for a text compiled before, and otherwise compiles the
 text exactly as `exec` would (file name "<string>", the calling frame's `__future__` flags, the
 same namespaces) and keeps it.  Nothing else changes: the classes are made by `dataclasses` from
@@ -19,7 +20,7 @@ in a process, and rewritten (what it held and what was compiled) when a hooked p
 something new for it; it counts towards the cache's size cap (cache_evict).  It
 is trusted exactly as far as the derivative cache is: read with the cache's checks (ours,
 private, no symlink), used only if it says it was written by this interpreter (bytecode magic)
-and its digest matches its content.  Anything else (missing, refused, torn, another Python, an
+and its digest (digests.bulk_digest) matches its content.  Anything else (missing, refused, torn, another Python, an
 unusable cache) is a silent miss: the texts are compiled, as without this module.
 """
 from __future__ import annotations
@@ -76,6 +77,7 @@ class _Kept:
         self.dirty: set[str] = set()  # packages with code compiled since their file was read or written
         self.compiled = self.reused = 0
         self.depth = 0  # hooked periods in progress (threads, nesting): the outermost removes the hook
+        self.create = True  # the outermost period may create the cache directory to keep what it compiled
 
     def _known(self, package: str) -> dict:
         found = self.known.get(package)
@@ -114,11 +116,12 @@ class _Kept:
             source = code
         exec(source, globals, locals, *args, **kwargs)
 
-    def write(self) -> None:
-        """Keep what was compiled: each package's file rewritten with all its code known here."""
+    def write(self, create: bool = True) -> None:
+        """Keep what was compiled: each package's file rewritten with all its code known here (in a cache
+        directory that exists already, unless `create`)."""
         if not self.dirty:
             return
-        d = cache.open_dir(quiet=True)
+        d = cache.open_dir(create=create, quiet=True)
         if d is None:
             return
         try:
@@ -134,9 +137,14 @@ _KEPT = _Kept()
 
 class KeptCode:
     """While in this context (any thread), dataclasses are made from kept code (see the module's docstring).
-    Re-entrant; where `dataclasses` already has an `exec` that is not ours, it is left alone."""
+    Re-entrant; where `dataclasses` already has an `exec` that is not ours, it is left alone.  `create`:
+    whether the outermost period may create the cache directory to keep what it compiled (not `import
+    mooncake_ast`'s: a directory appears when a first derivative is written, not before)."""
 
-    __slots__ = ("hooked",)
+    __slots__ = ("hooked", "create")
+
+    def __init__(self, create: bool = True) -> None:
+        self.create = create
 
     def __enter__(self) -> None:
         import dataclasses
@@ -147,6 +155,7 @@ class KeptCode:
                 if "exec" in vars(dataclasses):  # someone else's hook
                     return
                 _KEPT.compiled = _KEPT.reused = 0
+                _KEPT.create = self.create
                 dataclasses.exec = _KEPT.exec  # type: ignore[attr-defined]
             _KEPT.depth += 1
             self.hooked = True
@@ -163,7 +172,7 @@ class KeptCode:
             if vars(dataclasses).get("exec") == _KEPT.exec:
                 del dataclasses.exec  # type: ignore[attr-defined]
             STATS.update(compiled=_KEPT.compiled, kept=_KEPT.reused)
-            _KEPT.write()
+            _KEPT.write(_KEPT.create)
 
 
 def import_libcst() -> types.ModuleType:

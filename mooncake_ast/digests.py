@@ -8,8 +8,9 @@ bytes of SHA-512 (a 256-bit digest, as the SHA-256 used before: the cache's dige
 lengths; not the standard SHA-512/256, whose initial values differ).  `hashlib` is the fallback where
 CPython's module is missing (another interpreter).
 
-`bulk_digest` is for the one large text checked in a process, libcst's kept dataclass code (750 kB,
-cache_classes): CPython's BLAKE2b (a 0.3 ms module to load) digests it in 0.8 ms where SHA-512 takes 2.5.
+`bulk_digest` is for the files of kept dataclass code (cache_classes): libcst's (750 kB) by CPython's
+BLAKE2b (a 0.3 ms module to load), which digests it in 0.8 ms where SHA-512 takes 2.5; one under 256 kB
+(the library's own, read by `import mooncake_ast`) by `hasher`, which costs no module.
 """
 from __future__ import annotations
 
@@ -54,7 +55,9 @@ class hasher:  # noqa: N801  (used like hashlib's constructors)
 
 
 def bulk_digest(data: Any) -> bytes:
-    """A 32-byte digest of a large `data` (BLAKE2b, or `hasher`'s where CPython's module is missing)."""
+    """A 32-byte digest of `data`: BLAKE2b's from 256 kB on (where CPython's module is there), else `hasher`'s."""
+    if len(data) < 1 << 18:
+        return hasher(data).digest()
     try:
         from _blake2 import blake2b
     except ImportError:  # pragma: no cover  (depends on the interpreter)

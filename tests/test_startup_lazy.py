@@ -1,5 +1,6 @@
-"""Start-up (issue 11), what is deferred: the rule tables registered on first need (registry._LAZY_TABLES),
-the digest that needs no `hashlib`, the IR passes skipped where they find nothing (reverse/plainer.py).
+"""Start-up (issue 11), what is deferred or kept: the rule tables registered on first need (registry._LAZY_TABLES),
+the digest that needs no `hashlib`, the library's dataclasses made from kept code at import (cache_classes),
+the IR passes skipped where they find nothing (reverse/plainer.py).
 
 Behaviour only, nothing timed (examples/bench_startup.py and scripts/startup_ab.py measure).  What depends on
 what a process has imported runs in a fresh interpreter."""
@@ -93,6 +94,33 @@ def test_a_user_rule_is_not_replaced_by_a_table_registered_later(tmp_path):
                           "fingerprint": r.fingerprint == str(registry._fingerprint(None, fft_doubled))}))
         """, tmp_path)
     assert out == {"grad": pytest.approx([2.0, 2.0, 2.0]), "user": True, "fingerprint": True}
+
+
+def test_import_makes_the_library_dataclasses_from_kept_code_and_creates_no_cache_directory(tmp_path):
+    """`import mooncake_ast` makes its own dataclasses from code kept in the cache (cache_classes): none is kept
+    while the directory does not exist (and the import does not create it), then the next imports compile nothing;
+    the classes made from kept code behave as compiled ones."""
+    code = """
+        import dataclasses, json
+        import mooncake_ast
+        from mooncake_ast import cache_classes
+        from mooncake_ast.ir.types import Arr, Num
+        try:
+            Num("float").kind = "int"
+            frozen = False
+        except dataclasses.FrozenInstanceError:
+            frozen = True
+        print(json.dumps({"stats": cache_classes.STATS, "eq": Num("float") == Num("float") != Num("int"),
+                          "hash": hash(Arr("f", ("n",))) == hash(Arr("f", ("n",))), "repr": repr(Num("int")),
+                          "frozen": frozen}))
+        """
+    runs = [python(code, tmp_path)]
+    created = (tmp_path / "cache").exists()
+    (tmp_path / "cache").mkdir(mode=0o700)
+    runs += [python(code, tmp_path), python(code, tmp_path)]
+    assert not created and runs[0]["stats"]["compiled"] > 0 and runs[1]["stats"]["compiled"] > 0
+    assert runs[2]["stats"]["compiled"] == 0 and runs[2]["stats"]["kept"] > 10
+    assert all(r["eq"] and r["hash"] and r["frozen"] and r["repr"] == "Num(kind='int')" for r in runs)
 
 
 # ---------------------------------------------------------------- passes skipped where they find nothing
