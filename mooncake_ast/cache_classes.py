@@ -1,27 +1,26 @@
 """Creating dataclasses without compiling their methods again: the code is kept in the cache.
 
-libcst declares its ~200 node classes as frozen dataclasses.  Creating them has `dataclasses` write
-~1000 small functions (`__init__`, `__eq__`, `__hash__`, ...) as text and `exec` each text, and
-compiling those texts is half of `import libcst` (about 70 of 140 ms on the project's machine),
-which the first derivation of every process pays (our lowering modules add a few dataclasses
-more).  The texts depend only on the classes' declarations, so the same texts come back in every
-process: while libcst is imported (`import_libcst`), while a derivative is generated (`KeptCode`,
-around `cache`'s generation) and while `import mooncake_ast` makes the library's own (ir/types.py's
-and a dozen more: 2-4 ms of that import; it creates no cache directory), `dataclasses` finds an `exec` of ours among its module
-globals that runs the code object kept for a text compiled before, and otherwise compiles the
-text exactly as `exec` would (file name "<string>", the calling frame's `__future__` flags, the
-same namespaces) and keeps it.  Nothing else changes: the classes are made by `dataclasses` from
-the same functions.
+libcst declares its ~200 node classes as frozen dataclasses.  Creating them has `dataclasses` write ~1000
+small functions (`__init__`, `__eq__`, `__hash__`, ...) as text and `exec` each text, and compiling
+those texts is half of `import libcst` (about 70 of 140 ms on the project's machine), which the first
+derivation of every process pays (our lowering modules add a few dataclasses more).  The texts depend
+only on the classes' declarations, so the same texts come back in every process: while libcst is
+imported (`import_libcst`), while a derivative is generated (`KeptCode`, around `cache`'s generation)
+and while `import mooncake_ast` makes the library's own (ir/types.py's and a dozen more: 2-4 ms of that
+import; it creates no cache directory), `dataclasses` finds an `exec` of ours among its module globals
+that runs the code object kept for a text compiled before, and otherwise compiles the text exactly as
+`exec` would (file name "<string>", the calling frame's `__future__` flags, the same namespaces) and
+keeps it.  Nothing else changes: the classes are made by `dataclasses` from the same functions.
 
-The code objects are kept, marshalled (not compressed: inflating them cost more than reading
-them), keyed by their text, in dot-named files of the cache directory, one per interpreter and
-top-level package of the classes (`code_file_name`; about 750 kB for libcst 1.0), each read when a class of its package is first made under the hook
-in a process, and rewritten (what it held and what was compiled) when a hooked period compiled
-something new for it; it counts towards the cache's size cap (cache_evict).  It
-is trusted exactly as far as the derivative cache is: read with the cache's checks (ours,
-private, no symlink), used only if it says it was written by this interpreter (bytecode magic)
-and its digest (digests.bulk_digest) matches its content.  Anything else (missing, refused, torn, another Python, an
-unusable cache) is a silent miss: the texts are compiled, as without this module.
+The code objects are kept, marshalled (not compressed: inflating them cost more than reading them),
+keyed by their text, in dot-named files of the cache directory, one per interpreter and top-level
+package of the classes (`code_file_name`; about 750 kB for libcst 1.0), each read when a class of its
+package is first made under the hook in a process, and rewritten (what it held and what was compiled)
+when a hooked period compiled something new for it; it counts towards the cache's size cap
+(cache_evict).  It is trusted exactly as far as the derivative cache is: read with the cache's checks
+(ours, private, no symlink), used only if it says it was written by this interpreter (bytecode magic)
+and its digest (digests.bulk_digest) matches its content.  Anything else (missing, refused, torn, another
+Python, an unusable cache) is a silent miss: the texts are compiled, as without this module.
 """
 from __future__ import annotations
 

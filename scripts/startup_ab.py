@@ -1,16 +1,18 @@
-"""Compare the start-up figures of two checkouts, interleaved (issue 11): `python scripts/startup_ab.py OTHER [N] [--cpu] [--rows=a,b]`.
+"""Compare the start-up figures of two checkouts, interleaved (issue 11).
+
+`python scripts/startup_ab.py OTHER [N] [--cpu] [--rows=a,b]`.
 
 On a shared machine two runs of examples/bench_startup.py minutes apart see different loads; this runs
-the same fresh-process scenario in both checkouts one after the other, N times (default 15), and
-prints min / first quartile / median per checkout: `import mooncake_ast` after numpy (with SciPy
-installed, and with SciPy hidden), the warm hit (a new process, the derivative
-cached), the first gradient of a new 15-line function once libcst is imported, and the same
-including libcst's import (a cache directory in use in each case; where libcst is imported first,
-the full collection the imports left due is made before the timer, as examples/bench_startup.py
-explains), and the first reverse gradient of a function of 160 if-blocks and of a 300-line function
-(libcst imported; rows not run by default: `--rows=derive`).  `--cpu` measures the process's CPU time (waiting for a core not counted), steadier when
-the machine is busy.  `--rows=import,warm` runs only the rows whose names start with those words.
-Not a test: nothing asserts on the numbers.
+the same fresh-process scenario in both checkouts one after the other, N times (default 15), and prints
+min / first quartile / median per checkout: `import mooncake_ast` after numpy (with SciPy installed, and
+with SciPy hidden), the warm hit (a new process, the derivative cached), the first gradient of a new
+15-line function once libcst is imported, and the same including libcst's import (a cache directory in
+use in each case; where libcst is imported first, the full collection the imports left due is made
+before the timer, as examples/bench_startup.py explains), and the first reverse gradient of a function
+of 160 if-blocks and of a 300-line function (libcst imported; rows not run by default: `--rows=derive`).
+`--cpu` measures the process's CPU time (waiting for a core not counted), steadier when the machine is
+busy.  `--rows=import,warm` runs only the rows whose names start with those words.  Not a test: nothing
+asserts on the numbers.
 """
 from __future__ import annotations
 

@@ -146,7 +146,8 @@ def while_only(x, n):
     return [x, 2.0 * x][1]
 
 
-FUNCTIONS = [f for f in vars(golden_functions).values() if isinstance(f, types.FunctionType) and f.__module__ == "golden_functions"]
+FUNCTIONS = [f for f in vars(golden_functions).values()
+             if isinstance(f, types.FunctionType) and f.__module__ == "golden_functions"]
 
 
 @pytest.mark.parametrize("fn", FUNCTIONS + [with_loops_and_dicts, while_only], ids=lambda f: f.__name__)
