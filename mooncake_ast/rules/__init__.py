@@ -1,13 +1,13 @@
 """Rule tables; importing this package registers every built-in rule.
 
-SciPy's rules, numpy.fft's and those of numpy.random's draws are registered later, by `registry.lookup`,
-once the user's code has imported their module (registry._LAZY_TABLES): importing SciPy would cost more
-than everything here, and numpy.random (10 ms) and numpy.fft are not imported by `import numpy`.
+SciPy's rules and those of numpy.random's draws are registered later, by `registry.lookup`, once the
+user's code has imported their module (registry._LAZY_TABLES): importing SciPy would cost more than
+everything here, and numpy.random (10 ms) is not imported by `import numpy`.
 """
 from . import builtin_rules, math_rules, numpy_rules, operator_rules  # noqa: F401
 from . import containers  # noqa: F401  (after builtin_rules: its container methods replace theirs)
 from .registry import Rule, all_rules, defjvp, defmethod, defzero, lookup  # noqa: F401
-from . import numpy_extra, numpy_statistics, numpy_calculus, numpy_more  # noqa: F401  (the rest of NumPy; after numpy_rules)
+from . import numpy_extra, numpy_statistics, numpy_calculus, numpy_fft, numpy_more  # noqa: F401  (the rest of NumPy; after numpy_rules)
 from . import python_lib  # noqa: F401  (functools.reduce, statistics)
 from . import numpy_writes  # noqa: F401  (np.put, np.copyto, np.fill_diagonal)
 from . import python_copy  # noqa: F401  (copy.copy, copy.deepcopy, list.copy, dict.copy)
