@@ -27,25 +27,32 @@ _collecting = _gc.isenabled()
 if _collecting:
     _gc.disable()
 try:
-    from . import rules as _rules  # noqa: F401  (registers the built-in rules)
-    from .rules.registry import builtin_phase as _builtin_phase
+    # The library's own dataclasses (ir/types.py's and a few more) are made from code kept in the cache, as
+    # libcst's are (cache_classes.py): compiling their methods was a tenth of this import.  (The cache module
+    # loaded here is what a warm cache hit needs first anyway.)
+    from .cache_classes import KeptCode as _KeptCode
 
-    with _builtin_phase():  # the rules the library's own modules register below are built-in too (the key's library part covers them)
-        from .api import Differentiable, differentiate, grad, jvp, source, value_and_grad, vjp
-        from .higher import hessian, hvp, jacfwd, jacrev
-        from .rules import api_rules as _api_rules  # noqa: F401  (rules of the entry points: derivatives nest)
-        from .rules.api_rules import NestingError
-        from .api import ArgnumsError, ComplexReverseError, NonScalarOutputError, TangentError
-        from .user_rules import frule, rrule, zero_derivative
-        from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, UnsupportedDerivativeError, UnsupportedSyntaxError
-        from .tangents import FunctionTangent, MutableTangent, Tangent
-        from .tangents import NoTangentType as NoTangent  # NoTangent() is the (singleton) tangent of ints, bools, str, None
+    with _KeptCode(create=False):
+        from . import rules as _rules  # noqa: F401  (registers the built-in rules)
+        from .rules.registry import builtin_phase as _builtin_phase
 
-        from . import testing  # noqa: E402
+        with _builtin_phase():  # the rules the library's own modules register below are built-in too (the key's library part covers them)
+            from .api import Differentiable, differentiate, grad, jvp, source, value_and_grad, vjp
+            from .higher import hessian, hvp, jacfwd, jacrev
+            from .rules import api_rules as _api_rules  # noqa: F401  (rules of the entry points: derivatives nest)
+            from .rules.api_rules import NestingError
+            from .api import ArgnumsError, ComplexReverseError, NonScalarOutputError, TangentError
+            from .user_rules import frule, rrule, zero_derivative
+            from .errors import MissingRuleError, MooncakeError, SourceUnavailableError, UnsupportedDerivativeError, UnsupportedSyntaxError
+            from .tangents import FunctionTangent, MutableTangent, Tangent
+            from .tangents import NoTangentType as NoTangent  # NoTangent() is the (singleton) tangent of ints, bools, str, None
+
+            from . import testing  # noqa: E402
 finally:
     if _collecting:
         _gc.enable()
     del _collecting, _gc
+del _KeptCode
 
 __all__ = [
     "jvp", "vjp", "grad", "value_and_grad", "differentiate", "frule", "rrule", "zero_derivative", "source", "Differentiable", "NoTangent", "Tangent", "MutableTangent",

@@ -13,7 +13,7 @@ Directories we create are 0700, files 0600.
 * A file is written to a unique temporary name in the same directory and `os.replace`d
   into place, so no reader ever sees half a file.
 * The first line holds the key and what the caller needs to use the module without
-  regenerating it (`meta`, JSON); the second a SHA-256 of the first line and the body.
+  regenerating it (`meta`, JSON); the second a digest (digests.hasher) of the first line and the body.
   The text is read once, checked, and the checked text is what is executed.  A missing,
   truncated, garbage or foreign entry is a miss: regenerated and replaced.
 * Files or directories that another user owns, that group/others can write, or that are
@@ -28,7 +28,6 @@ is in cache_write.py and the `mooncake-ast cache` commands in cache_admin.py, lo
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import linecache
 import marshal
@@ -42,6 +41,8 @@ import warnings
 from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 from typing import Callable, Optional
+
+from .digests import hasher
 
 KEY_LINE = "# mooncake_ast-key: "
 DIGEST_LINE = "# mooncake_ast-digest: "
@@ -271,7 +272,7 @@ def parse_text(text: str) -> Optional[tuple[str, dict, str]]:
     if len(parts) != 3 or not parts[0].startswith(KEY_LINE) or not parts[1].startswith(DIGEST_LINE):
         return None
     first, digest_line, body = parts
-    if hashlib.sha256((first + "\n" + body).encode()).hexdigest() != digest_line[len(DIGEST_LINE):]:
+    if hasher((first + "\n" + body).encode()).hexdigest() != digest_line[len(DIGEST_LINE):]:
         return None
     key, _, meta_text = first[len(KEY_LINE):].partition(" ")
     try:
@@ -372,7 +373,7 @@ CLASSES_PREFIX = ".dataclass-code-"  # libcst's dataclass methods, compiled (see
 def code_name(entry: str) -> str:
     """The file holding entry `entry`'s compiled code: named by a digest of the entry's name (no
     mode or function in it, so nothing that lists entries by name mistakes it for one)."""
-    return CODE_PREFIX + hashlib.sha256(entry.encode()).hexdigest()[:24]
+    return CODE_PREFIX + hasher(entry.encode()).hexdigest()[:24]
 
 
 def is_code_name(name: str) -> bool:
@@ -401,13 +402,13 @@ def _execute(body: str, filename: str, modname: str, text: str, d: Optional[_Dir
     return module
 
 
-_STAMP = 32  # bytes of SHA-256
+_STAMP = 32  # bytes of digests.hasher's digest
 
 
 def code_stamp(filename: str, text: str) -> bytes:
     """What an entry's compiled form (cache_write.store_code) must say it was compiled from: this interpreter, this
     file, this text."""
-    return hashlib.sha256(MAGIC_NUMBER + b"\0" + filename.encode("utf-8", "surrogatepass") + b"\0"
+    return hasher(MAGIC_NUMBER + b"\0" + filename.encode("utf-8", "surrogatepass") + b"\0"
                           + text.encode("utf-8")).digest()
 
 

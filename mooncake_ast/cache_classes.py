@@ -1,31 +1,30 @@
 """Creating dataclasses without compiling their methods again: the code is kept in the cache.
 
-libcst declares its ~200 node classes as frozen dataclasses.  Creating them has `dataclasses` write
-~1000 small functions (`__init__`, `__eq__`, `__hash__`, ...) as text and `exec` each text, and
-compiling those texts is half of `import libcst` (about 70 of 140 ms on the project's machine),
-which the first derivation of every process pays (our lowering modules add a few dataclasses
-more).  The texts depend only on the classes' declarations, so the same texts come back in every
-process: while libcst is imported (`import_libcst`) and while a derivative is generated
-(`KeptCode`, around `cache`'s generation), `dataclasses` finds an `exec` of ours among its module
-globals that runs the code object kept for a text compiled before, and otherwise compiles the
-text exactly as `exec` would (file name "<string>", the calling frame's `__future__` flags, the
-same namespaces) and keeps it.  Nothing else changes: the classes are made by `dataclasses` from
-the same functions.
+libcst declares its ~200 node classes as frozen dataclasses.  Creating them has `dataclasses` write ~1000
+small functions (`__init__`, `__eq__`, `__hash__`, ...) as text and `exec` each text, and compiling
+those texts is half of `import libcst` (about 70 of 140 ms on the project's machine), which the first
+derivation of every process pays (our lowering modules add a few dataclasses more).  The texts depend
+only on the classes' declarations, so the same texts come back in every process: while libcst is
+imported (`import_libcst`), while a derivative is generated (`KeptCode`, around `cache`'s generation)
+and while `import mooncake_ast` makes the library's own (ir/types.py's and a dozen more: 2-4 ms of that
+import; it creates no cache directory), `dataclasses` finds an `exec` of ours among its module globals
+that runs the code object kept for a text compiled before, and otherwise compiles the text exactly as
+`exec` would (file name "<string>", the calling frame's `__future__` flags, the same namespaces) and
+keeps it.  Nothing else changes: the classes are made by `dataclasses` from the same functions.
 
-The code objects are kept, marshalled (not compressed: inflating them cost more than reading
-them), keyed by their text, in dot-named files of the cache directory, one per interpreter and
-top-level package of the classes (`code_file_name`; about 750 kB for libcst 1.0), each read when a class of its package is first made under the hook
-in a process, and rewritten (what it held and what was compiled) when a hooked period compiled
-something new for it; it counts towards the cache's size cap (cache_evict).  It
-is trusted exactly as far as the derivative cache is: read with the cache's checks (ours,
-private, no symlink), used only if it says it was written by this interpreter (bytecode magic)
-and its digest matches its content.  Anything else (missing, refused, torn, another Python, an
-unusable cache) is a silent miss: the texts are compiled, as without this module.
+The code objects are kept, marshalled (not compressed: inflating them cost more than reading them),
+keyed by their text, in dot-named files of the cache directory, one per interpreter and top-level
+package of the classes (`code_file_name`; about 750 kB for libcst 1.0), each read when a class of its
+package is first made under the hook in a process, and rewritten (what it held and what was compiled)
+when a hooked period compiled something new for it; it counts towards the cache's size cap
+(cache_evict).  It is trusted exactly as far as the derivative cache is: read with the cache's checks
+(ours, private, no symlink), used only if it says it was written by this interpreter (bytecode magic)
+and its digest (digests.bulk_digest) matches its content.  Anything else (missing, refused, torn, another
+Python, an unusable cache) is a silent miss: the texts are compiled, as without this module.
 """
 from __future__ import annotations
 
 import __future__
-import hashlib
 import marshal
 import sys
 import threading
@@ -34,6 +33,7 @@ from importlib.util import MAGIC_NUMBER
 from typing import Any, Optional
 
 from . import cache
+from .digests import bulk_digest
 
 _FUTURE_FLAGS = 0  # the compiler flags `exec` passes on from its caller's code (CPython's PyCF_MASK)
 for _name in __future__.all_feature_names:
@@ -76,6 +76,7 @@ class _Kept:
         self.dirty: set[str] = set()  # packages with code compiled since their file was read or written
         self.compiled = self.reused = 0
         self.depth = 0  # hooked periods in progress (threads, nesting): the outermost removes the hook
+        self.create = True  # the outermost period may create the cache directory to keep what it compiled
 
     def _known(self, package: str) -> dict:
         found = self.known.get(package)
@@ -114,11 +115,12 @@ class _Kept:
             source = code
         exec(source, globals, locals, *args, **kwargs)
 
-    def write(self) -> None:
-        """Keep what was compiled: each package's file rewritten with all its code known here."""
+    def write(self, create: bool = True) -> None:
+        """Keep what was compiled: each package's file rewritten with all its code known here (in a cache
+        directory that exists already, unless `create`)."""
         if not self.dirty:
             return
-        d = cache.open_dir(quiet=True)
+        d = cache.open_dir(create=create, quiet=True)
         if d is None:
             return
         try:
@@ -134,9 +136,14 @@ _KEPT = _Kept()
 
 class KeptCode:
     """While in this context (any thread), dataclasses are made from kept code (see the module's docstring).
-    Re-entrant; where `dataclasses` already has an `exec` that is not ours, it is left alone."""
+    Re-entrant; where `dataclasses` already has an `exec` that is not ours, it is left alone.  `create`:
+    whether the outermost period may create the cache directory to keep what it compiled (not `import
+    mooncake_ast`'s: a directory appears when a first derivative is written, not before)."""
 
-    __slots__ = ("hooked",)
+    __slots__ = ("hooked", "create")
+
+    def __init__(self, create: bool = True) -> None:
+        self.create = create
 
     def __enter__(self) -> None:
         import dataclasses
@@ -147,6 +154,7 @@ class KeptCode:
                 if "exec" in vars(dataclasses):  # someone else's hook
                     return
                 _KEPT.compiled = _KEPT.reused = 0
+                _KEPT.create = self.create
                 dataclasses.exec = _KEPT.exec  # type: ignore[attr-defined]
             _KEPT.depth += 1
             self.hooked = True
@@ -163,7 +171,7 @@ class KeptCode:
             if vars(dataclasses).get("exec") == _KEPT.exec:
                 del dataclasses.exec  # type: ignore[attr-defined]
             STATS.update(compiled=_KEPT.compiled, kept=_KEPT.reused)
-            _KEPT.write()
+            _KEPT.write(_KEPT.create)
 
 
 def import_libcst() -> types.ModuleType:
@@ -183,7 +191,7 @@ def _read(d: cache._Dir, name: str) -> dict:
     data = info[0]  # type: ignore[index]
     head = len(MAGIC_NUMBER)
     payload = memoryview(data)[head + _DIGEST:]  # (a view: no copy of the 750 kB, for the digest or for marshal)
-    if data[:head] != MAGIC_NUMBER or hashlib.sha256(payload).digest() != data[head:head + _DIGEST]:
+    if data[:head] != MAGIC_NUMBER or bulk_digest(payload) != data[head:head + _DIGEST]:
         return {}
     try:
         codes = marshal.loads(payload)
@@ -199,4 +207,4 @@ def _write(d: cache._Dir, name: str, codes: dict) -> Optional[OSError]:
         return None
     from .cache_write import write_atomic
 
-    return write_atomic(d, name, MAGIC_NUMBER + hashlib.sha256(payload).digest() + payload)
+    return write_atomic(d, name, MAGIC_NUMBER + bulk_digest(payload) + payload)

@@ -16,7 +16,6 @@ reverse/generate.py re-export these names).
 from __future__ import annotations
 
 import builtins
-import hashlib
 import inspect
 import linecache
 import os
@@ -26,6 +25,7 @@ import warnings
 from typing import Any
 
 from .rules import registry
+from .digests import hasher
 
 _RULES_MEMO: list = [None, ""]
 
@@ -67,7 +67,7 @@ def rules_fingerprint() -> str:
                 name = type(key).__qualname__
             modes = "".join("1" if x else "0" for x in (r.jvp, r.vjp, r.user_frule, r.user_rrule))
             rows.append(f"{registry.strip_addresses(name)}:{r.fingerprint}:{r.zero}:{r.mutates}:{modes}")
-    h = hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()
+    h = hasher("\n".join(sorted(rows)).encode()).hexdigest()
     _RULES_MEMO[:] = [sig, h]
     return h
 
@@ -92,7 +92,7 @@ def library_fingerprint() -> str:
         names: list = [__version__, root]
         states: list = [0, 0, 0, 0, 0, 0]
         _scan(root, "", names, states)
-        h = hashlib.sha256("\0".join(names).encode())
+        h = hasher("\0".join(names).encode())
         h.update(" ".join(map(hex, states)).encode())  # (hex: writing 500 large ints in decimal costs more than the hash)
         _LIBRARY.append(f"{__version__}:{h.hexdigest()}")
     return _LIBRARY[0]
@@ -162,7 +162,7 @@ def function_digest(fn: types.FunctionType, depth: int = 3) -> str:
     """A digest of fn's code and of the global functions it calls (to the depth reverse/call_types.py types
     calls to): what the types of calls of fn depend on, for cache keys.  Built from the code objects
     (bytecode, names, constants), so it is the same in every process of one Python version."""
-    h = hashlib.sha256()
+    h = hasher()
     _code_into(h, fn.__code__)
     if depth > 1:
         g = fn.__globals__
@@ -176,7 +176,7 @@ def function_digest(fn: types.FunctionType, depth: int = 3) -> str:
 def class_digest(cls: type) -> str:
     """A digest of a class's own functions (as `function_digest`) and of its other attributes' names and types:
     what the types of its instances made inside a function depend on (reverse/local_objects.py)."""
-    h = hashlib.sha256()
+    h = hasher()
     for name, v in sorted(vars(cls).items(), key=lambda kv: kv[0]):
         if type(v) is types.FunctionType:
             h.update(f"{name}=function {function_digest(v)};".encode())
@@ -213,7 +213,7 @@ def lineage_digest(fn: types.FunctionType) -> str:
     """What tells the versions of fn's derivative apart for eviction (cache_evict.lineage): fn's source and the
     code of the global functions it calls, whose edits also make a new derivative (their calls are typed
     from their code), so the older one is superseded rather than left behind."""
-    h = hashlib.sha256(source_digest(fn).encode())
+    h = hasher(source_digest(fn).encode())
     g = fn.__globals__
     for name in sorted(code_names(fn.__code__)):
         other = g.get(name)
@@ -342,9 +342,9 @@ def source_digest(fn: types.FunctionType) -> str:
             function_source(fn)  # raises the error that explains why there is no source
             raise
         lines, last = text, -1
-        h = hashlib.sha256("".join(text).encode())
+        h = hasher("".join(text).encode())
     else:
-        h = hashlib.sha256(_joined(lines[first - 1:last]))
+        h = hasher(_joined(lines[first - 1:last]))
         if type(lines[0]) is bytes and first > 1:
             # The bytes mean what an encoding declaration in the file's first two lines says (PEP 263):
             # a new declaration is a new text.
@@ -381,7 +381,7 @@ def _joined(lines: list) -> bytes:
 
 def derivative_key(fn: types.FunctionType, mode: str) -> str:
     """The cache key of fn's derivative module in `mode` ("forward", or "reverse:<argument kinds>")."""
-    h = hashlib.sha256()
+    h = hasher()
     for part in (source_digest(fn), fn.__module__, fn.__qualname__, mode, library_fingerprint(), sys.version,
                  rules_fingerprint(), "\n".join(environment(fn))):
         h.update(str(part).encode())

@@ -18,7 +18,6 @@ compiled form rewritten.  Eviction removes it with its entry and removes any who
 from __future__ import annotations
 
 import gc
-import hashlib
 import json
 import linecache
 import marshal
@@ -28,11 +27,12 @@ from typing import Callable, Optional
 
 from . import cache
 from .cache import DIGEST_LINE, KEY_LINE, _NOFOLLOW, _Dir, _execute, _remember_lines, _warn_once, code_name, code_stamp
+from .digests import hasher
 
 
 def with_header(key: str, meta: dict, body: str) -> str:
     first = f"{KEY_LINE}{key} {json.dumps(meta, sort_keys=True, separators=(',', ':'))}"
-    digest = hashlib.sha256((first + "\n" + body).encode()).hexdigest()
+    digest = hasher((first + "\n" + body).encode()).hexdigest()
     return f"{first}\n{DIGEST_LINE}{digest}\n{body}"
 
 

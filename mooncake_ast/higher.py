@@ -308,7 +308,7 @@ def _blocks_one_by_one(f: Callable, args: tuple, kwargs: dict, column: Callable,
     return out_tree, aux, blocks
 
 
-_PROBE_RNG = np.random.default_rng(20261123)
+_PROBE_RNG: list = []  # its Generator, made on first use (`import mooncake_ast` does not import numpy.random: 10 ms)
 _NO_BATCH: set = set()  # (code, input shapes) where batched tangents failed or disagreed with the probe
 _MAX_CHECKED = 256  # traces kept per forward code (beyond that, every new pass is probed)
 
@@ -402,7 +402,9 @@ def _checked_of(fn: Any, code: Any) -> Any:
 def _probe(column: Callable, lay: "_InputLayout", has_aux: bool, flats: list) -> None:
     """Raise ValueError unless one ordinary pass in a random direction r gives `r @ flat` for each output leaf."""
     n = lay.n
-    r = _PROBE_RNG.normal(size=n)
+    if not _PROBE_RNG:
+        _PROBE_RNG.append(np.random.default_rng(20261123))
+    r = _PROBE_RNG[0].normal(size=n)
     probe, start = [], 0
     for shape, size, kind in zip(lay.shapes, lay.sizes, lay.kinds):
         piece = r[start:start + size].reshape(shape)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextvars
 import functools
-import hashlib
 import importlib
 import linecache
 import os
@@ -207,7 +206,9 @@ def source_digest(code: types.CodeType, namespace: Optional[dict] = None) -> Opt
     if last > len(lines):
         return None
     text = "".join(lines[code.co_firstlineno - 1:last])
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    from .digests import hasher  # (here: a module fewer for `import mooncake_ast`)
+
+    return hasher(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _last_lines(code: types.CodeType) -> Any:

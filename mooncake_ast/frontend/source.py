@@ -9,7 +9,6 @@ expression) fall back to parsing the whole file.
 """
 from __future__ import annotations
 
-import hashlib
 import inspect
 import linecache
 import textwrap
@@ -18,6 +17,7 @@ from typing import Mapping, Optional, Union
 
 from ..cache_classes import import_libcst
 from ..errors import MissingRuleError, SourceUnavailableError, no_source_message
+from ..digests import hasher
 
 cst = import_libcst()  # (its dataclasses made from code kept in the cache: half of libcst's import time)
 from libcst.metadata import MetadataWrapper, PositionProvider  # noqa: E402
@@ -58,7 +58,7 @@ class FunctionSource:
         start = self.positions[self.node].start
         node_code = cst.Module([]).code_for_node(self.node)
         key = f"{self.text}\0{node_code}\0{start.line + self.line_offset}:{start.column + self.col_offset}"
-        return hashlib.sha256(key.encode()).hexdigest()
+        return hasher(key.encode()).hexdigest()
 
 
 def _as_python_function(fn: object) -> types.FunctionType:
@@ -194,7 +194,7 @@ _PARSED: dict[str, Optional[_Parsed]] = {}
 
 def _parse(text: str) -> Optional[_Parsed]:
     """Parse once per distinct text (a whole file is parsed for every lambda in it otherwise)."""
-    key = hashlib.sha256(text.encode()).hexdigest()
+    key = hasher(text.encode()).hexdigest()
     if key in _PARSED:
         return _PARSED[key]
     try:

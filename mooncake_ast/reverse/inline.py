@@ -268,7 +268,9 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
     elif isinstance(s.fn, Call) and s.fn.callee() is getattr and len(s.fn.args) == 2 and \
             isinstance(s.fn.args[1], Const) and type(s.fn.args[1].value) is str:
         obj = s.fn.args[0]
-        cls = value_classes.class_of(obj, g, numbers) if _uses(ir, s.fn) == 1 else None
+        cls = value_classes.class_of(obj, g, numbers)  # (first: `_uses` walks the whole function, once per call)
+        if cls is not None and _uses(ir, s.fn) != 1:
+            cls = None
         attr = s.fn.args[1].value
         if cls is None or any(_instance_may_hold(ir, cls, v, attr) for v in value_classes.values_of(obj, numbers)[1]):
             return None

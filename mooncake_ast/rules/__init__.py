@@ -1,7 +1,8 @@
 """Rule tables; importing this package registers every built-in rule.
 
-SciPy's rules are registered later, by `registry.lookup`, once the user's code has imported
-`scipy.special` (see scipy_rules): importing SciPy would cost more than everything here.
+SciPy's rules and those of numpy.random's draws are registered later, by `registry.lookup`, once the
+user's code has imported their module (registry._LAZY_TABLES): importing SciPy would cost more than
+everything here, and numpy.random (10 ms) is not imported by `import numpy`.
 """
 from . import builtin_rules, math_rules, numpy_rules, operator_rules  # noqa: F401
 from . import containers  # noqa: F401  (after builtin_rules: its container methods replace theirs)

@@ -329,8 +329,11 @@ def _draw_rules(kind):
     return jvp, vjp
 
 
-for _cls in (np.random.Generator, np.random.RandomState):
-    for _kind in _DRAWS:
-        _jvp, _vjp = _draw_rules(_kind)
-        defjvp((_cls, _kind), _jvp)
-        defvjp((_cls, _kind), _vjp)
+def register_draws() -> None:
+    """Register the draws' rules: by registry._lazy_rules once the user's code has imported numpy.random
+    (importing it costs more than all of the library's rules, and a draw needs it)."""
+    for cls in (np.random.Generator, np.random.RandomState):
+        for kind in _DRAWS:
+            jvp, vjp = _draw_rules(kind)
+            defjvp((cls, kind), jvp)
+            defvjp((cls, kind), vjp)

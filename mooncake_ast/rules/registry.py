@@ -30,7 +30,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
-import hashlib
 import inspect
 import sys
 import threading
@@ -126,7 +125,9 @@ class Fingerprint:
 
     def __str__(self) -> str:
         if self.value is None:
-            h = hashlib.sha256()
+            from ..digests import hasher  # (here: a module fewer for `import mooncake_ast`)
+
+            h = hasher()
             for p in self.parts:
                 _digest_into(h, p, 0)
                 h.update(b"\1")
@@ -201,10 +202,13 @@ def _digest_into(h: Any, obj: Any, depth: int) -> None:
 
 
 def _entry(key: Any) -> Rule:
+    user = not _BUILTIN_PHASE[0] and not getattr(_PHASE, "builtin", False)
+    if user and _PENDING:
+        _lazy_rules()  # (a table registered after the user's rule would replace it)
     rule = _RULES.get(key)
     if rule is None:
         rule = _RULES[key] = Rule(key)
-    if not _BUILTIN_PHASE[0] and not getattr(_PHASE, "builtin", False):
+    if user:
         try:
             _CHANGED[key] = None
         except TypeError:  # pragma: no cover  (keys of the registry are hashable)
@@ -448,37 +452,42 @@ def defrule(fn: Any, frule: Callable, *, mutates: tuple = ()) -> None:
     r.fingerprint = _fingerprint(frule)
 
 
-_SCIPY_LOCK = threading.Lock()
-_SCIPY = [False]  # every SciPy table registered (each is, on the first lookup after its module is imported)
-# (module whose import brings the functions, rules module registering them): scipy.stats after scipy.special
-_SCIPY_TABLES = (("scipy.special", "scipy_rules"), ("scipy.stats", "scipy_stats"),
-                 ("scipy.linalg", "scipy_linalg_rules"), ("scipy.signal", "scipy_signal_rules"),
-                 ("scipy.spatial", "scipy_spatial_rules"), ("scipy.integrate", "scipy_integrate_rules"),
-                 ("scipy.optimize", "scipy_optimize_rules"), ("scipy.interpolate", "scipy_interpolate_rules"),
-                 ("scipy.fft", "scipy_fft_rules"))
-_SCIPY_DONE: set = set()
+_LAZY_LOCK = threading.Lock()
+# Rule tables registered on first need: (module whose import brings the callables, rules module, its function
+# that registers them).  Each is registered by the first lookup that misses (or the first user registration)
+# after the user's code has imported its module: those modules cost more to import than the rules of
+# everything else (SciPy 0.5 s, numpy.random 10 ms), and their callables only exist, and can only be met,
+# once they are imported.  scipy.stats after scipy.special.  (A rules module that registers as it is imported
+# cannot be deferred: a generated module imports the rules module of a helper it calls, `from
+# mooncake_ast.rules import numpy_fft`, and its registrations would then count as the user's.)
+_LAZY_TABLES = (("numpy.random", "numpy_realistic", "register_draws"),
+                ("scipy.special", "scipy_rules", "register"), ("scipy.stats", "scipy_stats", "register"),
+                ("scipy.linalg", "scipy_linalg_rules", "register"), ("scipy.signal", "scipy_signal_rules", "register"),
+                ("scipy.spatial", "scipy_spatial_rules", "register"),
+                ("scipy.integrate", "scipy_integrate_rules", "register"),
+                ("scipy.optimize", "scipy_optimize_rules", "register"),
+                ("scipy.interpolate", "scipy_interpolate_rules", "register"), ("scipy.fft", "scipy_fft_rules", "register"))
+_PENDING = list(_LAZY_TABLES)  # the tables not registered yet (emptied as they are)
 
 
-def _scipy_rules() -> bool:
-    """Register SciPy's rule tables whose module the user's code has imported and that are not yet
-    registered: SciPy (0.5 s to import) is never imported by us, and its functions only exist once it
-    is.  True when a table was registered just now."""
-    if _SCIPY[0] or not any(m in sys.modules for m, _ in _SCIPY_TABLES):
+def _lazy_rules() -> bool:
+    """Register the pending tables whose module the user's code has imported.  True when one was
+    registered just now.  (Cheap when none is due: a few `in sys.modules` per lookup that misses.)"""
+    modules = sys.modules
+    if not any(m in modules for m, _, _ in _PENDING):
         return False
     if getattr(_PHASE, "builtin", False):
-        return False  # a lookup made while registering tables: not for SciPy's yet
-    if not any(m in sys.modules and t not in _SCIPY_DONE for m, t in _SCIPY_TABLES):
-        return False
+        return False  # a lookup made while registering tables: not for the pending ones yet
     import importlib
 
-    with _SCIPY_LOCK:  # another thread looking up meanwhile waits for the whole table
-        for module, table in _SCIPY_TABLES:
-            if module in sys.modules and table not in _SCIPY_DONE:
-                with builtin_phase():
-                    importlib.import_module(f"{__package__}.{table}").register()
-                _SCIPY_DONE.add(table)
-        _SCIPY[0] = len(_SCIPY_DONE) == len(_SCIPY_TABLES)
-    return True
+    with _LAZY_LOCK:  # another thread looking up meanwhile waits for the whole table
+        due = [t for t in _PENDING if t[0] in modules]
+        for table in due:
+            _, name, register = table
+            with builtin_phase():
+                getattr(importlib.import_module(f"{__package__}.{name}"), register)()
+            _PENDING.remove(table)
+    return bool(due)
 
 
 def lookup(fn: Any) -> Optional[Rule]:
@@ -488,7 +497,7 @@ def lookup(fn: Any) -> Optional[Rule]:
         return None
     if rule is not None:
         return rule
-    if not _SCIPY[0] and _scipy_rules():
+    if _PENDING and _lazy_rules():
         return lookup(fn)
     owner = getattr(fn, "__self__", None)
     name = getattr(fn, "__name__", None)
@@ -508,10 +517,12 @@ def lookup_exact(key: Any) -> Optional[Rule]:
 
 
 def all_rules() -> dict[Any, Rule]:
-    """Every registered rule.  After import this is the full table (rule listings, docs): SciPy's
-    rules included whenever SciPy is installed, so a listing does not depend on what the process
-    imported before.  (Derivations never call this: they look rules up one by one.)"""
-    if not _SCIPY[0] and not _BUILTIN_PHASE[0]:
+    """Every registered rule.  After import this is the full table (rule listings, docs): the lazily
+    registered tables included (SciPy's whenever SciPy is installed), so a listing does not depend on
+    what the process imported before.  (Derivations never call this: they look rules up one by one.)"""
+    if _PENDING and not _BUILTIN_PHASE[0]:
+        import numpy.random  # noqa: F401
+
         try:
             import scipy.linalg  # noqa: F401
             import scipy.integrate  # noqa: F401
@@ -523,7 +534,7 @@ def all_rules() -> dict[Any, Rule]:
             import scipy.stats  # noqa: F401
         except ImportError:  # SciPy is optional
             pass
-    _scipy_rules()
+    _lazy_rules()
     return dict(_RULES)
 
 
