@@ -55,6 +55,12 @@ def concatenated_parameter(x, w):
     return np.sum(l2[0] * l2[1] * l2[2])
 
 
+def concatenated_read_by_an_array_sum(x, w):
+    v = ([w, w] * 2)[0]
+    pieces = [w] + [w]
+    return np.sum(np.tanh(v + sum([x]) + pieces))  # (an array plus a list of arrays: NumPy stacks the list)
+
+
 def repeated_nested(x, w):
     grid = [[w * x] * 2] * 2
     return np.sum(grid[0][0] * grid[1][1])
@@ -78,7 +84,7 @@ def repeated_numbers(x, w):
 
 
 CASES = [repeated, repeated_rebound, repeated_mixed, repeated_parameter, repeated_zipped, repeated_summed, concatenated,
-         concatenated_parameter, repeated_nested, repeated_tuple, repeated_loop, repeated_numbers]
+         concatenated_parameter, concatenated_read_by_an_array_sum, repeated_nested, repeated_tuple, repeated_loop, repeated_numbers]
 
 
 @pytest.mark.parametrize("fn", CASES, ids=lambda f: f.__name__)

@@ -684,9 +684,11 @@ def add_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = 
     if g is NoTangent:
         return NoTangent, NoTangent
     if isinstance(y, _SEQ) and isinstance(a, _SEQ):
+        # (the pieces of a list's storage stay storage: a mutable item's slot is its storage, which item_of takes
+        # out once even when the item is in both pieces, `[a] + [a]`)
+        listed = StorageList if getattr(type(g), "holds_storage", False) else AdjList
         n, g = len(a), list(g)
-        wrap = AdjTuple if isinstance(a, tuple) else AdjList
-        return wrap(g[:n]), (AdjTuple if isinstance(b, tuple) else AdjList)(g[n:])
+        return (AdjTuple if isinstance(a, tuple) else listed)(g[:n]), (AdjTuple if isinstance(b, tuple) else listed)(g[n:])
     return unbroadcast(g, a), unbroadcast(g, b)
 
 

@@ -1168,3 +1168,4 @@ def generate(seed: int, family: str) -> Program:
 
 
 from . import gen_values  # noqa: E402,F401  (registers the family "values")
+from . import gen_aliases  # noqa: E402,F401  (registers the family "aliases")
