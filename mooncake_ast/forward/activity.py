@@ -86,6 +86,20 @@ def _evaluate_path(v: Value, user_globals: dict) -> Any:
     return _NO_VALUE
 
 
+_JOINS = (operator.add, operator.mul, operator.iadd, operator.imul)
+
+
+def _is_sequence(v: Value, depth: int = 4) -> bool:
+    """Is v, as the IR shows, a list or tuple: a display, `list(...)`/`tuple(...)`, or a join or repeat of one?
+    (`+` and `*` of numbers and arrays make fresh values; of sequences, a new sequence of the same items.)"""
+    if depth == 0 or not isinstance(v, Call):
+        return False
+    fn = v.callee()
+    if fn in (ops.list_of, ops.tuple_of, list, tuple):
+        return True
+    return fn in _JOINS and any(_is_sequence(a, depth - 1) for a in v.args)
+
+
 def returns_fresh(fn: Any, rule: Optional[Rule]) -> bool:
     """True if fn's result never shares storage with its arguments."""
     if getattr(rule, "fresh", False):  # (a call of a user function whose code shows it: reverse/call_types.py)
@@ -162,6 +176,10 @@ class Activity:
                     self.union(phi, v)
             for s in b.stmts:
                 fn, rule = self.static_rule(s)
+                if s.callee() in _JOINS and any(_is_sequence(a) for a in s.args):
+                    for a in s.args:  # (`[c] * 2`, `l + [c]`, `l += [c]`: the new list holds the operands' items)
+                        self.union(s, a)
+                    continue
                 if fn is not None and returns_fresh(fn, rule):
                     continue
                 if s.callee() is operator.getitem and len(s.args) == 2 and self._item_of_constant_list(s.args[0]):

@@ -105,4 +105,26 @@ def s_module_buffer(g):
     g.define(v, S)
 
 
-FAMILIES["aliases"] = [s_repeated_list, s_items_into_array, s_dict_routes, s_module_buffer, s_assign]  # (after "values")
+def s_shared_inplace(g):
+    """One fresh array under two names, written in place through one of them and read through the other."""
+    n, v, c = g.fresh(""), g.fresh(), g.fresh("c")
+    g.emit(f"{c} = {g.bounded(V, maxdepth=1)} + 0.0")
+    form = g.rng.randrange(4)
+    if form == 0:
+        h = g.fresh("l")
+        g.emit(f"{h} = [{c}] * 2", f"{h}[0] *= {g.leaf(S)}", f"{h}[1] += {g.leaf(V)}", f"{v} = np.sum({h}[1] * {c})")
+    elif form == 1:
+        h = g.fresh("t")
+        g.emit(f"{h} = ({c}, {c}, {g.leaf(V)})", f"{h}[0][1] = {g.leaf(S)} * 2.0", f"{v} = np.sum({h}[1] ** 2) + np.sum({h}[2])")
+    elif form == 2:
+        g.helper(f"Pr{n}", f"class Pr{n}:\n    def __init__(self, a, b):\n        self.a = a\n        self.b = b")
+        h = g.fresh("p")
+        g.emit(f"{h} = Pr{n}({c}, {c})", f"{h}.a *= {g.leaf(S)}", f"{v} = np.sum({h}.b * {h}.a)")
+    else:
+        h = g.fresh("d")
+        g.emit(f"{h} = {{'u': {c}, 'w': {c}}}", f"{h}['u'] -= {g.leaf(V)} * 0.5", f"{v} = np.sum({h}['w'] * {c})")
+    g.define(v, S)
+
+
+FAMILIES["aliases"] = [s_repeated_list, s_items_into_array, s_dict_routes, s_module_buffer, s_shared_inplace,
+                       s_assign]  # (after "values")
