@@ -119,8 +119,10 @@ def returns_fresh(fn: Any, rule: Optional[Rule]) -> bool:
 
 class Activity:
     def __init__(self, fn: Function, static_rule: Callable[[Call], tuple[Any, Optional[Rule]]], self_active: bool,
-                 inactive: frozenset = frozenset(), user_globals: Optional[dict] = None) -> None:
+                 inactive: frozenset = frozenset(), user_globals: Optional[dict] = None,
+                 is_sequence: Optional[Callable[[Value], bool]] = None) -> None:
         self.fn = fn
+        self.is_sequence = is_sequence  # (types, where the caller knows them: a list or tuple the IR does not show)
         self.static_rule = static_rule
         self.user_globals = user_globals  # to see which module-level objects a method call would change
         self.active: set[Value] = set(p for p in fn.params if p not in inactive)
@@ -176,7 +178,8 @@ class Activity:
                     self.union(phi, v)
             for s in b.stmts:
                 fn, rule = self.static_rule(s)
-                if s.callee() in _JOINS and any(_is_sequence(a) for a in s.args):
+                if s.callee() in _JOINS and any(_is_sequence(a) or (self.is_sequence is not None and self.is_sequence(a))
+                                                for a in s.args):
                     for a in s.args:  # (`[c] * 2`, `l + [c]`, `l += [c]`: the new list holds the operands' items)
                         self.union(s, a)
                     continue

@@ -34,7 +34,7 @@ from ..forward.transform import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.kinds import NUM, infer_kinds
-from ..ir.types import FLOAT, INT, UNKNOWN, Num, decode, differentiable, is_float_array, is_real, type_of_argument
+from ..ir.types import FLOAT, INT, UNKNOWN, Lst, Num, Tup, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
@@ -95,10 +95,12 @@ class ReverseTransform:
         self.fresh_calls = {st: callee for st, (callee, _) in self.typed_calls.items()
                             if call_types.returns_fresh(callee, st, [self.type_of(a) for a in st.args])}
         inactive = frozenset(p for p in ir.params if p.name in inactive_names)
-        self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g)
+        self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g,
+                            is_sequence=self._is_sequence)
         if read_shared_through_items(ir, self.act, self.resolver.g):  # (module-level state read by its bare name)
             self.types = self._infer(ir)
-            self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g)
+            self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g,
+                                is_sequence=self._is_sequence)
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
         self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
         self.spreads = Spreads(self)  # scalar adjoints standing for arrays (spread.py)
@@ -261,6 +263,10 @@ class ReverseTransform:
     def zero(self, v: Value) -> Const:
         """The zero adjoint of v: 0.0 for numbers (readable, fast), the symbolic zero otherwise."""
         return NUM_ZERO if self.is_num(v) else ZERO
+
+    def _is_sequence(self, v: Value) -> bool:
+        """Is v a list or tuple (its inferred type): `+` and `*` of it make a new sequence of the same items."""
+        return isinstance(self.type_of(v), (Lst, Tup))
 
     def active(self, v: Value) -> bool:
         """Has v an adjoint to compute: does it depend on the inputs and influence the result?"""
