@@ -74,7 +74,21 @@ def array_index(rt: "ReverseTransform", idx: Value) -> Any:
 
 def reads_only(rt: "ReverseTransform", v: Value, uses: dict, root: Value) -> bool:
     """Is every use of v an operation that makes a new array (or a copy into root)?"""
-    return all(isinstance(s, Call) and reads_only_use(rt, s, pos, root) for s, pos in uses.get(v, []))
+    return all(isinstance(s, Call) and (reads_only_use(rt, s, pos, root) or _joined_item(rt, s, pos, uses, root))
+               for s, pos in uses.get(v, []))
+
+
+_JOINS = {np.concatenate, np.stack, np.vstack, np.hstack, np.array}
+
+
+def _joined_item(rt: "ReverseTransform", s: Call, pos: Any, uses: dict, root: Value) -> bool:
+    """Is s a list or tuple display, read (at position pos) only by joins that copy it into a new array
+    (`np.concatenate([u[:1], v, u[-1:]])`)?  Then nothing keeps the item through the display."""
+    if not (type(pos) is int and pos >= 0 and not s.kwargs and rt.resolver.callee(s)[0] in (ops.list_of, ops.tuple_of)):
+        return False
+    users = uses.get(s, [])
+    return bool(users) and all(isinstance(r, Call) and p == 0 and rt.resolver.callee(r)[0] in _JOINS and
+                               reads_only_use(rt, r, 0, root) for r, p in users)
 
 
 def reads_only_use(rt: "ReverseTransform", s: Call, pos: Any, root: Value) -> bool:

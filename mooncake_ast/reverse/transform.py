@@ -307,8 +307,8 @@ class ReverseTransform:
         elif v not in self.stored and (not isinstance(v, (Param, FreeVar)) or self._local_param(v)):
             if spreads.of(g) is not None and not spreads.keeps(v):
                 g = spreads.materialize(g)
-            if _is_zero(cur):
-                new = g  # a plain value: no storage
+            if _is_zero(cur) or getattr(g, "sole_pieces", False):
+                new = g  # a plain value: no storage (specialise._pieces: the display's whole adjoint)
                 if spreads.of(g) is not None:
                     spreads.mark(g, v)
             elif is_real(self.type_of(v)) and self.is_dense(g):
