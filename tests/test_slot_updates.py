@@ -1,6 +1,7 @@
 """Issue 9: `a[idx] += v` on a float array is differentiated as the write of `a[idx] + v`
-(reverse/slot_updates.py), so the array gets a plain adjoint array (reverse/buffers.py) instead of identity-keyed
-storage; the rewrite must not apply where the slot or the update is seen by anything else."""
+(reverse/slot_updates.py), and `a[mask] = v` is undone like a write at a basic index, so the array gets a plain
+adjoint array (reverse/buffers.py) instead of identity-keyed storage; neither may apply where the slot or the
+update is seen by anything else, or to the caller's array."""
 import numpy as np
 import pytest
 
@@ -57,7 +58,30 @@ def slot_seen_later(x, v):
     return np.sum(a * a) + np.sum(t * v[1:])
 
 
+def masked(x, t):
+    y = x.copy()
+    m = y > t
+    y[m] = t + np.log1p(y[m] - t)
+    y[y < -t] = 0.5 * t  # (a number into every selected slot)
+    return np.sum(y ** 2)
+
+
+def masked_rows(A, v):
+    B = A * 1.0
+    for k in range(2):
+        B[B[:, 0] > 0.1 * k] = v * (k + 1.0)  # (a row into every selected row)
+    return np.sum(np.sin(B) * A)
+
+
+def masked_caller_array(x, t):
+    x[x > t] = t * 2.0
+    return np.sum(x * x)
+
+
 CASES = [
+    (masked, (X, 0.3)),
+    (masked_rows, (A, W)),
+    (masked_caller_array, (X, 0.3)),
     (slices_accumulated, (X, W)),
     (rows_and_columns, (A, W)),
     (overlapping, (X,)),

@@ -151,6 +151,10 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
         if fn is operator.getitem and pos == 0 and array_index(rt, s.args[1]) is not None and not s.kwargs:
             parts += 1  # (`x[idx]`, `x[mask]`: a copy, its adjoint added back by position)
             continue
+        if fn is operator.setitem and pos == 0 and array_index(rt, s.args[1]) == "bool" and not s.kwargs and \
+                is_real(rt.type_of(s.args[2])):
+            parts += 1  # (`x[mask] = v`: no position written twice, so undone like a basic index)
+            continue
         if fn in (operator.getitem, operator.setitem) and pos == 0 and is_basic_index(rt, s.args[1]) and not s.kwargs:
             parts += 1
             if fn is operator.setitem and not is_real(rt.type_of(s.args[2])):
