@@ -61,6 +61,27 @@ def caller_passes_own(x, v):
     return r + np.sum(x * v)
 
 
+def prefix(x):
+    for i in range(1, x.shape[0]):
+        x[i] += x[i - 1]
+    x[0] = x[-1] * 0.5
+    return np.sum(np.sin(x))
+
+
+def _fill(x, s):  # (written item by item; an early return keeps it a call)
+    if s == 0.0:
+        return 0.0
+    for i in range(1, x.shape[0]):
+        x[i] = x[i] * s + x[i - 1] * 0.5
+    return np.sum(x)
+
+
+def caller_of_fill(x, s):
+    y = x * 1.0
+    r = _fill(y, s)
+    return r * np.sum(y * y) + np.sum(y * x)
+
+
 def also_viewed(x, s):  # a view of the array: the generic path
     x *= s
     head = x[:2]
@@ -76,6 +97,8 @@ CASES = [
     (caller_reads_after, (X, 1.3)),
     (caller_passes_own, (X, V)),
     (also_viewed, (X, 0.6)),
+    (prefix, (X,)),
+    (caller_of_fill, (X, 0.7)),
 ]
 
 
@@ -98,3 +121,6 @@ def test_state_after_the_pullback_and_plain_code():
     check_derivatives(caller_reads_after, X.copy(), 1.3, modes=("reverse",))
     callee = mc.source(_scaled, "reverse")
     assert "_mc.claim(x)" in callee and "inplace_reverse" not in callee  # (what the caller above ran)
+    check_derivatives(caller_of_fill, X.copy(), 0.7, modes=("reverse",))
+    callee = mc.source(_fill, "reverse")
+    assert "_mc.claim(x)" in callee and "setitem_reverse" not in callee

@@ -143,11 +143,8 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
         if not isinstance(s, Call) or pos is None or pos == -1:
             return False
         fn, _ = rt.resolver.callee(s)
-        if fn is operator.setitem and isinstance(r, Param):
-            # A parameter written in place: the caller may hold adjoints of the array as it is after the call (it
-            # reads it afterwards) in identity-keyed storage, which undoing the write must see; a buffer of our own
-            # starts at zero and would miss them.
-            return False
+        # (a parameter written in place: the caller may hold adjoints of the array as it is after the call, in
+        # identity-keyed storage, which undoing the writes must see; its buffer starts from them, `starts`)
         if fn is operator.getitem and pos == 0 and array_index(rt, s.args[1]) is not None and not s.kwargs:
             parts += 1  # (`x[idx]`, `x[mask]`: a copy, its adjoint added back by position)
             continue
@@ -217,6 +214,15 @@ def root_of(rt: "ReverseTransform", v: Value) -> Any:
     if isinstance(v, Call) and v.callee() is ops.sequence and len(v.args) == 1 and v.args[0] in rt.buffers:
         return v.args[0]
     return None
+
+
+def start(rt: "ReverseTransform", r: Value) -> Value:
+    """The buffer's first value: zeros, or for a parameter the function writes, the adjoint the caller keeps for
+    the array after the call (`shadows.claim`; it also remembers the array's state, which the restores roll
+    back)."""
+    written = isinstance(r, Param) and any(isinstance(s, Call) and pos == 0 and rt.resolver.callee(s)[0] is operator.setitem
+                                           for s, pos in uses_of(rt).get(r, []))
+    return rt.b.call(shadows.claim if written else np.zeros_like, [rt.primal(r)])
 
 
 def find_buffers(rt: "ReverseTransform") -> set:

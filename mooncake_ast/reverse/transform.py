@@ -409,7 +409,7 @@ class ReverseTransform:
             [s for b in self.ir.blocks if b in self.top for s in b.stmts if s in owned]  # (others: rev_block)
         for r in in_order:  # (in program order: the generated code must not depend on hashing)
             if self.active(r):
-                buf = self.b.call(np.zeros_like, [self.primal(r)])
+                buf = buffers.start(self, r) if r in self.buffers else self.b.call(np.zeros_like, [self.primal(r)])
                 self.dense_values.add(buf)
                 self.write_adj(r, buf)
         for p in [*self.ir.params, *(s for b in self.ir.blocks for s in b.stmts)]:  # (list parameters, lists it builds)
