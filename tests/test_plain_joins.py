@@ -83,3 +83,27 @@ def test_joins_are_plain():
         src = mc.source(fn, "reverse")
         pullback = src[src.index("__pullback("):]
         assert "join_adjoint" not in pullback and "item_of" not in pullback and "_mc.acc(" not in pullback
+
+
+def _pair(a, b):  # (an early return keeps it a call: its caller's adjoint of the tuple reaches its pullback)
+    if b[0] == 123.0:
+        return a, 0.0
+    c = a * b
+    return c, np.sum(c * a)
+
+
+def tuple_items_given_or_not(a, b, s):
+    c, e = _pair(a, b)
+    if s > 0.0:
+        return e * s  # (c gets no adjoint: the callee's pullback sees the symbolic zero for it)
+    return np.sum(c * c) * s + e
+
+
+def test_returned_tuple_items():
+    for s in (0.5, -0.5):
+        check_derivatives(tuple_items_given_or_not, A, B[:3], s, modes=("reverse",))
+    src = mc.source(_pair, "reverse")
+    pullback = src[src.index("__pullback("):]
+    assert "_mc.real_item(" in pullback and "mul_vjp" not in pullback
+    _, pb = mc.vjp(_pair, A, B[:3])
+    np.testing.assert_allclose(pb((None, 1.0))[0], 2.0 * A * B[:3])  # (no adjoint for the array: zeros)

@@ -339,6 +339,13 @@ def item_of(t: "TemplateBuilder", g: Any, key: Any) -> Any:
     k = t.value(key)
     if isinstance(g, Call) and getattr(g, "pieces", False) and type(k) is int and 0 <= k < len(g.args):
         return g.args[k]
+    st, rt = t.stmt, t.rt
+    if st is not None and st in rt.returned_tuples and type(k) is int and 0 <= k < len(st.args) and k not in rt.quiet:
+        item = st.args[k]  # (an array the function returns in a tuple: a real array, whatever the caller gave)
+        if is_float_array(rt.type_of(item)) and rt.active(item):
+            out = rt.b.call(adj.real_item, [g, Const(k), t.call(getattr, PH(item), "shape")])
+            rt.dense_values.add(out)
+            return out
     return NotImplemented
 
 
