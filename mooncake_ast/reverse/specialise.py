@@ -25,7 +25,7 @@ import numpy as np
 from .. import ops
 from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, Value
-from ..ir.types import NOT_LITERAL, AVal, Num, is_float_array, is_real, not_one, size_symbol
+from ..ir.types import NOT_LITERAL, Arr, AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
 from ..rules import forward_code_rules, math_rules, numpy_creation, numpy_products, numpy_reductions, numpy_shapes
 from . import adjoints as adj
@@ -86,9 +86,10 @@ def _axis(axes: tuple) -> Any:
 
 def _both(t: "TemplateBuilder", g: Any, y: Any, a: Any, b: Any, need_a: Any, need_b: Any, ga: Any, gb: Any) -> Any:
     ty, ta, tb = t.type_of(y), t.type_of(a), t.type_of(b)
-    # (an int or bool operand that needs no adjoint, `2 * u`, is as good as a float to the other's adjoint)
-    if not (t.dense(g) and is_real(ty) and (is_real(ta) or isinstance(ta, Num) and not t.value(need_a))
-            and (is_real(tb) or isinstance(tb, Num) and not t.value(need_b))):
+    # (an int or bool operand that needs no adjoint, `2 * u`, `np.arange(n) * u`, is as good as a float to the other's
+    # adjoint)
+    if not (t.dense(g) and is_real(ty) and (is_real(ta) or _integral(ta) and not t.value(need_a))
+            and (is_real(tb) or _integral(tb) and not t.value(need_b))):
         return NotImplemented
     # (an array with a number, or with itself, `c * c`, broadcasts to its own shape: nothing to undo, whatever its axes)
     same = isinstance(a, PH) and isinstance(b, PH) and a.v is b.v
@@ -97,6 +98,11 @@ def _both(t: "TemplateBuilder", g: Any, y: Any, a: Any, b: Any, need_a: Any, nee
     if out_a is NotImplemented or out_b is NotImplemented:
         return NotImplemented
     return Pair((out_a, out_b))
+
+
+def _integral(t: AVal) -> bool:
+    """A number, or an int or bool array of known rank (what it multiplies is real either way)."""
+    return isinstance(t, Num) or isinstance(t, Arr) and t.dtype in "iub" and t.axes is not None
 
 
 def add_vjp(t: "TemplateBuilder", g: Any, y: Any, a: Any, b: Any, need_a: Any = True, need_b: Any = True) -> Any:
