@@ -256,10 +256,12 @@ def trace_adjoint(t: "TemplateBuilder", x: Any, g: Any, offset: Any = 0, axis1: 
     return t.call(operator.mul, g, eye)
 
 
-def _display(xs: Any) -> Optional[list]:
-    """The items of the list or tuple display `[a, b]` an operand is, or None."""
+def _display(t: "TemplateBuilder", xs: Any) -> Optional[list]:
+    """The items of the list or tuple display `[a, b]` an operand is, or None; only for a display whose adjoint is
+    a value (not in identity-keyed storage, where a list's adjoint is a list of slots)."""
     v = xs.v if isinstance(xs, PH) else None
-    if isinstance(v, Call) and v.callee() in (ops.list_of, ops.tuple_of) and not v.kwargs and v.args:
+    if isinstance(v, Call) and v.callee() in (ops.list_of, ops.tuple_of) and not v.kwargs and v.args and \
+            v not in t.rt.stored:
         return list(v.args)
     return None
 
@@ -299,7 +301,7 @@ def join_adjoint(t: "TemplateBuilder", kind: Any, xs: Any, g: Any, axis: Any) ->
     """The adjoint of `np.concatenate([a, b])` (or np.stack) of float arrays of one known rank: g cut
     back into the pieces, `a_bar = g[:n]; b_bar = g[n:]` (`n = a.shape[0]`, recorded), or `g[0]`, `g[1]` for a
     stack.  Views of g, as NumPy's split (the helper's) gives."""
-    items, kind, axis = _display(xs), t.value(kind), t.value(axis)
+    items, kind, axis = _display(t, xs), t.value(kind), t.value(axis)
     if items is None or not t.dense(g) or type(axis) is not int or not is_float_array(t.result_type):
         return NotImplemented
     types_ = [t.rt.type_of(a) for a in items]
@@ -332,7 +334,7 @@ def join_adjoint(t: "TemplateBuilder", kind: Any, xs: Any, g: Any, axis: Any) ->
 
 def array_adjoint(t: "TemplateBuilder", x: Any, g: Any) -> Any:
     """The adjoint of `np.array([a, b])` of numbers: `float(g[0])`, `float(g[1])` (the helper's floats)."""
-    items = _display(x)
+    items = _display(t, x)
     if items is None or not t.dense(g) or not is_float_array(t.result_type) or len(t.result_type.axes) != 1 or \
             not all(isinstance(t.rt.type_of(a), Num) for a in items):
         return NotImplemented
