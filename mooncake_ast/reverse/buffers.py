@@ -220,8 +220,8 @@ def start(rt: "ReverseTransform", r: Value) -> Value:
     """The buffer's first value: zeros, or for a parameter the function writes, the adjoint the caller keeps for
     the array after the call (`shadows.claim`; it also remembers the array's state, which the restores roll
     back)."""
-    written = isinstance(r, Param) and any(isinstance(s, Call) and pos == 0 and rt.resolver.callee(s)[0] is operator.setitem
-                                           for s, pos in uses_of(rt).get(r, []))
+    uses = uses_of(rt).get(r, []) if isinstance(r, Param) else []
+    written = any(isinstance(s, Call) and pos == 0 and rt.resolver.callee(s)[0] is operator.setitem for s, pos in uses)
     return rt.b.call(shadows.claim if written else np.zeros_like, [rt.primal(r)])
 
 

@@ -21,8 +21,8 @@ from ..ir.inference import infer_types
 from ..ir.nodes import Call, Const, Function, Global, Param
 from ..ir.typed_methods import only_read, resolve_methods
 from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup
-from . import (call_types, closed_cells, local_dicts, local_lists, local_objects, prepare, reversed_loops, slot_updates, star_lists,
-               typed_lists)
+from . import (call_types, closed_cells, local_dicts, local_lists, local_objects, prepare, reversed_loops, slot_updates,
+               star_lists, typed_lists)
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform

@@ -50,7 +50,8 @@ def plain_slot_updates(ir: Any, types: dict, param_types: dict, callee: Callable
             if tv == FLOAT:
                 if not isinstance(tw, Num):
                     continue
-            elif not (is_float_array(tv) and (isinstance(tw, Num) or is_float_array(tw) and len(tw.axes) <= len(tv.axes))):
+            elif not (is_float_array(tv) and (isinstance(tw, Num) or
+                                              is_float_array(tw) and len(tw.axes) <= len(tv.axes))):
                 continue  # (v of no more axes than the slot: `t op= v` fails exactly where writing `t op v` back does)
             s.fn, s.args = Const(plain), [slot, w]
             s.plain_inplace = True  # type: ignore[attr-defined]

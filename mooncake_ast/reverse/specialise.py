@@ -339,7 +339,8 @@ def array_adjoint(t: "TemplateBuilder", x: Any, g: Any) -> Any:
             not all(isinstance(t.rt.type_of(a), Num) for a in items):
         return NotImplemented
     g = t.rt.spreads.materialize(g)
-    return _pieces(t, x, [t.rt.b.call(float, [t.rt.b.call(operator.getitem, [g, Const(k)])]) for k in range(len(items))])
+    b = t.rt.b
+    return _pieces(t, x, [b.call(float, [b.call(operator.getitem, [g, Const(k)])]) for k in range(len(items))])
 
 
 def item_of(t: "TemplateBuilder", g: Any, key: Any) -> Any:

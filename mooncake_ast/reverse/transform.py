@@ -39,9 +39,8 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Lo
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
-from . import (buffers, call_types, dict_keys, local_dicts, local_lists, object_fields, prepare, quiet_items, scalar_objects,
-               written_params,
-               settle_types, shadows, typed_dicts, typed_lists, view_reads, walked_loops)
+from . import (buffers, call_types, dict_keys, local_dicts, local_lists, object_fields, prepare, quiet_items,
+               scalar_objects, settle_types, shadows, typed_dicts, typed_lists, view_reads, walked_loops, written_params)
 from .plainer import make_plainer
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
@@ -127,15 +126,16 @@ class ReverseTransform:
         while True:
             while True:
                 self.stored = prepare.storage_backed(self)
-                reached = {r for r in self.buffers | self.typed_dicts | set(self.typed_lists.values()) | self.field_objects
-                           | self.local_dicts if r in self.stored} | object_fields.arrays_reached(self) | \
-                    {p for m, p in self.chain_of.items() if m in self.stored}
+                reached = {r for r in self.buffers | self.typed_dicts | set(self.typed_lists.values())
+                           | self.field_objects | self.local_dicts if r in self.stored} | \
+                    object_fields.arrays_reached(self) | {p for m, p in self.chain_of.items() if m in self.stored}
                 if not reached:
                     break
                 self.field_objects -= reached
                 self.field_method_calls = {c: p for c, p in self.field_method_calls.items() if p in self.field_objects}
                 self.buffers -= reached  # something else can reach it after all: identity-keyed storage
-                self.typed_dicts = {v for v in self.typed_dicts if typed_dicts.root(self, v) not in reached and v not in reached}
+                self.typed_dicts = {v for v in self.typed_dicts
+                                    if typed_dicts.root(self, v) not in reached and v not in reached}
                 self.typed_lists = {v: p for v, p in self.typed_lists.items() if p not in reached}
                 self.local_dicts = local_dicts.keep(self, self.local_dicts - reached)
                 self.chain_of = {m: p for m, p in self.chain_of.items() if p not in reached}
