@@ -82,6 +82,30 @@ def caller_of_fill(x, s):
     return r * np.sum(y * y) + np.sum(y * x)
 
 
+BUF, BUF2 = np.zeros(4), np.ones(4)
+
+
+def _put(buf, x):  # (early returns: called, not in line; the caller passes a module buffer, read as a view of it)
+    if x > 100.0:
+        return
+    buf[1] = x
+
+
+def _scale(buf, x):
+    if x > 100.0:
+        return
+    buf *= x
+
+
+def module_buffers(x, a):
+    _put(BUF, float(np.sum(a * x)))
+    s = 1.5 + np.tanh(np.sum(a))
+    _scale(BUF2, s)
+    out = BUF2 * x  # (read between the updates: its adjoint reaches the first one through storage)
+    _scale(BUF2, 1.0 / s)  # (BUF2 as it was: every call computes the same)
+    return BUF + out  # (BUF itself: its adjoint is the caller's, in identity-keyed storage)
+
+
 def also_viewed(x, s):  # a view of the array: the generic path
     x *= s
     head = x[:2]
@@ -99,6 +123,7 @@ CASES = [
     (also_viewed, (X, 0.6)),
     (prefix, (X,)),
     (caller_of_fill, (X, 0.7)),
+    (module_buffers, (X, V)),
 ]
 
 
