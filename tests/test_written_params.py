@@ -99,7 +99,7 @@ def _scale(buf, x):
 
 def module_buffers(x, a):
     _put(BUF, float(np.sum(a * x)))
-    s = 1.5 + np.tanh(np.sum(a))
+    s = float(1.5 + np.tanh(np.sum(a)))
     _scale(BUF2, s)
     out = BUF2 * x  # (read between the updates: its adjoint reaches the first one through storage)
     _scale(BUF2, 1.0 / s)  # (BUF2 as it was: every call computes the same)

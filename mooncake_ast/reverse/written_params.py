@@ -71,8 +71,9 @@ def _chain(rt: "ReverseTransform", p: Param, uses: dict) -> Any:
                 tw = rt.type_of(w)
                 tm = rt.type_of(m)
                 fits = isinstance(tw, Num) or is_real(tw) and is_float_array(tm) and len(tw.axes) <= len(tm.axes)
-                if w is m or not fits or not is_float_array(rt.type_of(s)):
+                if w is m or not fits:
                     return None
+                rt.types[s] = tm  # (w fits in m: the update keeps m's shape and dtype)
                 if s not in chain:
                     chain.add(s)
                     work.append(s)
