@@ -45,7 +45,7 @@ _SOURCES: tuple = (
     (".reverse.list_adjoints", ("add_layer_adjoint", "add_list_adjoint", "add_slice",
                                 "display_value_adjoint", "zero_arrays", "zero_layers")),
     (".reverse.field_adjoints", ("method_self_adjoints",)),
-    (".reverse.shadows", ("acc", "append_reverse", "cell_get_reverse", "cell_set_reverse", "getattr_reverse",
+    (".reverse.shadows", ("acc", "append_reverse", "cell_get_reverse", "claim", "cell_set_reverse", "getattr_reverse",
                           "getattr_default_reverse",
                           "getitem_reverse", "inplace_reverse", "save_attr", "save_cell", "save_inplace", "save_item",
                           "setattr_reverse", "setitem_reverse", "take", "transfer", "save_membership", "set_add_reverse",

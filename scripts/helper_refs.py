@@ -1,7 +1,10 @@
 """Issue 9's readability metric over the corpus: run-time helper references (`_mc.` uses) per statement
 of each generated pullback, by corpus file and in all.
 
-    python scripts/helper_refs.py [--worst 10]
+    python scripts/helper_refs.py [--worst 10] [--by-helper 15]
+
+`--by-helper N` also lists the N helpers referenced most over the corpus, with the cases that reference each
+most: where making pullbacks plain pays most.
 """
 from __future__ import annotations
 
@@ -17,8 +20,8 @@ import mooncake_ast as mc  # noqa: E402
 from tests.corpus import all_cases  # noqa: E402
 
 
-def pullback_counts(source: str) -> tuple[int, int]:
-    """(`_mc.` references, statements) in the module's `__pullback` functions."""
+def pullback_counts(source: str, helpers: "collections.Counter | None" = None) -> tuple[int, int]:
+    """(`_mc.` references, statements) in the module's `__pullback` functions; `helpers` counts each name."""
     refs = stmts = 0
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef) and node.name.endswith("__pullback"):
@@ -27,19 +30,24 @@ def pullback_counts(source: str) -> tuple[int, int]:
                     stmts += 1
                 if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "_mc":
                     refs += 1
+                    if helpers is not None:
+                        helpers[sub.attr] += 1
     return refs, stmts
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--worst", type=int, default=10)
+    ap.add_argument("--by-helper", type=int, default=0)
     opts = ap.parse_args()
+    by_helper: dict = collections.defaultdict(collections.Counter)  # helper -> case -> references
     by_file: dict = collections.defaultdict(lambda: [0, 0])
     rows = []
     for case in all_cases():
         try:
             mc.vjp(case.fn, *case.args())
-            refs, stmts = pullback_counts(mc.source(case.fn, "reverse"))
+            counts: collections.Counter = collections.Counter()
+            refs, stmts = pullback_counts(mc.source(case.fn, "reverse"), counts)
         except Exception as e:  # noqa: BLE001 - a metric, not a test
             print(f"skip {case.name}: {type(e).__name__}: {e}"[:160])
             continue
@@ -47,6 +55,8 @@ def main() -> None:
         by_file[group][0] += refs
         by_file[group][1] += stmts
         rows.append((refs / max(stmts, 1), refs, stmts, case.name))
+        for name, k in counts.items():
+            by_helper[name][case.name] += k
     print("| corpus file | `_mc.` refs | statements | refs / statement |\n|---|---:|---:|---:|")
     total = [0, 0]
     for group, (refs, stmts) in sorted(by_file.items()):
@@ -57,6 +67,11 @@ def main() -> None:
     print(f"\nworst {opts.worst}:")
     for ratio, refs, stmts, name in sorted(rows, reverse=True)[:opts.worst]:
         print(f"  {ratio:.2f}  {refs}/{stmts}  {name}")
+    if opts.by_helper:
+        print(f"\nhelpers referenced most ({opts.by_helper}):")
+        for name, cases in sorted(by_helper.items(), key=lambda kv: -sum(kv[1].values()))[:opts.by_helper]:
+            top = ", ".join(f"{c} {k}" for c, k in cases.most_common(3))
+            print(f"  {sum(cases.values()):4d}  {name}  ({top})")
 
 
 if __name__ == "__main__":

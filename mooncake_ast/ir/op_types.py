@@ -354,10 +354,10 @@ def result_type(fn: Any, s: Call, args: list, constant: Optional[Callable[[Value
     if fn in _LIKE and len(args) == 1 and isinstance(args[0], Arr):
         return args[0]  # same dtype, same shape
     if fn in (np.zeros, np.ones, np.empty) and len(args) == 1:
-        shape = args[0]
-        if shape == INT:
+        shape = args[0]  # (a number typed float is an int the caller passed as `num`: a float shape would raise)
+        if isinstance(shape, Num):
             return Arr("f", ("?",))
-        if isinstance(shape, Tup) and all(t == INT for t in shape.items):
+        if isinstance(shape, Tup) and all(isinstance(t, Num) for t in shape.items):
             return Arr("f", ("?",) * len(shape.items))
         return UNKNOWN
     return numpy_result(fn, args, s)

@@ -399,6 +399,20 @@ def number_adjoint(g: Any) -> Any:
     return 0.0 if g is NoTangent or g is None else g
 
 
+def real_item(g: Any, key: int, shape: tuple) -> Any:
+    """Item `key` of a returned tuple's adjoint, for an item that is a float array of this shape: that array, zeros
+    where the caller gave none (the symbolic zero), a real number spread to the shape; so the pullback's NumPy on
+    it stays plain (reverse/specialise.item_of)."""
+    gk = item_of(g, key)
+    if gk is NoTangent or gk is None:
+        return np.zeros(shape)
+    if type(gk) is np.ndarray and gk.shape == shape and gk.dtype.kind == "f":
+        return gk
+    if isinstance(gk, (int, float, np.integer, np.floating)) or type(gk) is np.ndarray and gk.dtype.kind in "fiub":
+        return np.array(np.broadcast_to(gk, shape), dtype=float)
+    return gk  # (anything else, as the caller gave it: NumPy on it says what it says)
+
+
 def item_of(g: Any, key: Any) -> Any:
     """g[key], or zero if g has no adjoint there."""
     if g is NoTangent:

@@ -74,7 +74,21 @@ def array_index(rt: "ReverseTransform", idx: Value) -> Any:
 
 def reads_only(rt: "ReverseTransform", v: Value, uses: dict, root: Value) -> bool:
     """Is every use of v an operation that makes a new array (or a copy into root)?"""
-    return all(isinstance(s, Call) and reads_only_use(rt, s, pos, root) for s, pos in uses.get(v, []))
+    return all(isinstance(s, Call) and (reads_only_use(rt, s, pos, root) or _joined_item(rt, s, pos, uses, root))
+               for s, pos in uses.get(v, []))
+
+
+_JOINS = {np.concatenate, np.stack, np.vstack, np.hstack, np.array}
+
+
+def _joined_item(rt: "ReverseTransform", s: Call, pos: Any, uses: dict, root: Value) -> bool:
+    """Is s a list or tuple display, read (at position pos) only by joins that copy it into a new array
+    (`np.concatenate([u[:1], v, u[-1:]])`)?  Then nothing keeps the item through the display."""
+    if not (type(pos) is int and pos >= 0 and not s.kwargs and rt.resolver.callee(s)[0] in (ops.list_of, ops.tuple_of)):
+        return False
+    users = uses.get(s, [])
+    return bool(users) and all(isinstance(r, Call) and p == 0 and rt.resolver.callee(r)[0] in _JOINS and
+                               reads_only_use(rt, r, 0, root) for r, p in users)
 
 
 def reads_only_use(rt: "ReverseTransform", s: Call, pos: Any, root: Value) -> bool:
@@ -129,13 +143,14 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
         if not isinstance(s, Call) or pos is None or pos == -1:
             return False
         fn, _ = rt.resolver.callee(s)
-        if fn is operator.setitem and isinstance(r, Param):
-            # A parameter written in place: the caller may hold adjoints of the array as it is after the call (it
-            # reads it afterwards) in identity-keyed storage, which undoing the write must see; a buffer of our own
-            # starts at zero and would miss them.
-            return False
+        # (a parameter written in place: the caller may hold adjoints of the array as it is after the call, in
+        # identity-keyed storage, which undoing the writes must see; its buffer starts from them, `starts`)
         if fn is operator.getitem and pos == 0 and array_index(rt, s.args[1]) is not None and not s.kwargs:
             parts += 1  # (`x[idx]`, `x[mask]`: a copy, its adjoint added back by position)
+            continue
+        if fn is operator.setitem and pos == 0 and array_index(rt, s.args[1]) == "bool" and not s.kwargs and \
+                is_real(rt.type_of(s.args[2])):
+            parts += 1  # (`x[mask] = v`: no position written twice, so undone like a basic index)
             continue
         if fn in (operator.getitem, operator.setitem) and pos == 0 and is_basic_index(rt, s.args[1]) and not s.kwargs:
             parts += 1
@@ -199,6 +214,15 @@ def root_of(rt: "ReverseTransform", v: Value) -> Any:
     if isinstance(v, Call) and v.callee() is ops.sequence and len(v.args) == 1 and v.args[0] in rt.buffers:
         return v.args[0]
     return None
+
+
+def start(rt: "ReverseTransform", r: Value) -> Value:
+    """The buffer's first value: zeros, or for a parameter the function writes, the adjoint the caller keeps for
+    the array after the call (`shadows.claim`; it also remembers the array's state, which the restores roll
+    back)."""
+    uses = uses_of(rt).get(r, []) if isinstance(r, Param) else []
+    written = any(isinstance(s, Call) and pos == 0 and rt.resolver.callee(s)[0] is operator.setitem for s, pos in uses)
+    return rt.b.call(shadows.claim if written else np.zeros_like, [rt.primal(r)])
 
 
 def find_buffers(rt: "ReverseTransform") -> set:

@@ -173,18 +173,76 @@ def _summary(fn: types.FunctionType, s: Call, args: list, depth: int, owner: Opt
     if key in _SUMMARIES:
         return _SUMMARIES[key]
     if key in _ACTIVE:
-        return UNKNOWN, False, ()  # (recursion: the result is what the base case gives, unknown here)
+        # (recursion: what this call returns is assumed, and checked once the function's summary is known)
+        _RECURSED.add(key)
+        return _ASSUMED.get(key, (UNKNOWN, False, ()))
     _ACTIVE.add(key)
     try:
-        out = _summarise(fn, params, depth, owner, cells or {})
+        out = _recursive_fixpoint(key, lambda: _summarise(fn, params, depth, owner, cells or {}))
     except Exception:  # noqa: BLE001 - a callee we cannot lower or type is simply not typed
-        out = UNKNOWN, False, ()
+        out = UNKNOWN, False, (), ()
     finally:
         _ACTIVE.discard(key)
+        _ASSUMED.pop(key, None)
+        _RECURSED.discard(key)
+    out = out[:3]
     if len(_SUMMARIES) > 4096:
         _SUMMARIES.clear()
     _SUMMARIES[key] = out
     return out
+
+
+_ASSUMED: dict = {}  # key being summarised -> the summary its recursive calls are assumed to have
+_RECURSED: set = set()  # keys whose summary a recursive call read (from _ASSUMED)
+_ROUNDS = 4
+
+
+def _recursive_fixpoint(key: Any, summarise: Callable[[], tuple]) -> tuple:
+    """The summary of a function that may call itself (directly or through others: `_ping` calls `_pong` calls
+    `_ping`).  A recursive call's result is first unknown; if the function's returns are all known but for
+    those that read it (`return 1.0` / `return x * power(x, n - 1)`), their join is assumed for the recursive
+    call and the function summarised again, until the assumption is what comes out.  Then it holds for every
+    call by induction on the depth of the recursion (the deepest call returns through a path that makes no
+    recursive call).  Summaries of other functions worked out under an assumption that did not hold are
+    forgotten (they depend on it)."""
+    before = set(_SUMMARIES)
+    out = summarise()
+    if key not in _RECURSED:
+        return out
+    guess = _join_known(out[3])
+    fresh = guess is not None and (isinstance(guess, (Num, Arr)) or _numbers(guess))
+    for _ in range(_ROUNDS):
+        if guess is None:
+            break
+        for k in set(_SUMMARIES) - before:
+            del _SUMMARIES[k]
+        numbers = tuple(k for k, t in enumerate(guess.items) if isinstance(t, Num)) if isinstance(guess, Tup) else ()
+        assumed = (guess, fresh, numbers)
+        _ASSUMED[key] = assumed
+        out = summarise()
+        if out[:3] == assumed:
+            return out
+        if out[0] is UNKNOWN:
+            break
+        # (the assumption only ever widens -- a larger type, fresh no longer -- so the rounds end)
+        guess, fresh = _kept(join(guess, out[0])), fresh and out[1]
+        if guess is UNKNOWN or (guess, fresh) == assumed[:2]:
+            break
+    for k in set(_SUMMARIES) - before:
+        del _SUMMARIES[k]
+    return UNKNOWN, False, (), ()
+
+
+def _join_known(parts: tuple) -> Optional[AVal]:
+    """The join of the returned values' types that are known (what the base cases give), or None."""
+    known = [t for t in parts if t is not UNKNOWN]
+    if not known:
+        return None
+    out = known[0]
+    for t in known[1:]:
+        out = join(out, t)
+    out = _kept(out)
+    return None if out is UNKNOWN else out
 
 
 def _summarise(fn: types.FunctionType, params: dict, depth: int, owner: Optional[type] = None,
@@ -246,7 +304,7 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int, owner: Optional
 
     returned = [b.term.value for b in ir.blocks if isinstance(b.term, Return)]
     if not returned:
-        return UNKNOWN, False, ()
+        return UNKNOWN, False, (), ()
     out = type_of(returned[0])
     for v in returned[1:]:
         out = join(out, type_of(v))
@@ -254,7 +312,7 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int, owner: Optional
     fresh = (isinstance(kept, (Num, Arr)) or _numbers(kept)) and _writes_nothing(ir, resolver, nested, type_of) and \
         all(_made_here(v, type_of, resolver, nested, set()) for v in returned)
     numbers = tuple(k for k, t in enumerate(out.items) if isinstance(t, Num)) if isinstance(out, Tup) else ()
-    return kept, fresh, numbers
+    return kept, fresh, numbers, tuple(_kept(type_of(v)) for v in returned)
 
 
 def _kind(t: AVal) -> str:

@@ -19,7 +19,7 @@ from ..ir.nodes import Call, Const, Global, Param, Phi, Return, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts
 from ..ir.op_types import makes_new_array
 from ..ir.types import UNKNOWN, Arr, Num, Tup, differentiable, is_float_array, not_one, type_of_argument
-from . import buffers, object_fields, typed_dicts, typed_lists, view_reads
+from . import buffers, object_fields, typed_dicts, typed_lists, view_reads, written_params
 from .carried_inplace import LoopFacts, carried_type
 from .special import INPLACE, SPECIAL, hashable
 
@@ -85,7 +85,8 @@ def storage_backed(self: "ReverseTransform") -> set:
             touched: list = []
             if s in self.dict_roles or buffers.exempt(self, s, fn) or typed_dicts.exempt(self, s, fn) or \
                     typed_lists.exempt(self, s, fn) or \
-                    object_fields.exempt(self, s, fn) or _reads_layout(self, s, fn) or view_reads.exempt(self, s):
+                    object_fields.exempt(self, s, fn) or _reads_layout(self, s, fn) or view_reads.exempt(self, s) or \
+                    written_params.exempt(self, s):
                 continue
             if s in self.field_method_calls:
                 touched = [*s.args, *s.kwargs.values()]  # (the method's self: object_fields collects its adjoints)

@@ -21,8 +21,8 @@ from ..ir.inference import infer_types
 from ..ir.nodes import Call, Const, Function, Global, Param
 from ..ir.typed_methods import only_read, resolve_methods
 from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup
-from . import (call_types, closed_cells, local_dicts, local_lists, local_objects, prepare, reversed_loops, star_lists,
-               typed_lists)
+from . import (call_types, closed_cells, local_dicts, local_lists, local_objects, prepare, reversed_loops, slot_updates,
+               star_lists, typed_lists)
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -170,6 +170,7 @@ def _rewrites_settled(rt: "ReverseTransform", ir: Function) -> dict:
         if methods:
             types = infer(rt, ir)  # (np.sum(x) has a type; x.sum() had none)
         inplace = prepare.plain_inplace(ir, types, rt.param_types, rt.resolver.callee)
+        inplace = slot_updates.plain_slot_updates(ir, types, rt.param_types, rt.resolver.callee) or inplace
         if inplace:
             types = infer(rt, ir)  # (`a = a * s` has a type)
         if not (methods or inplace):

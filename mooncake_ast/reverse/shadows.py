@@ -326,6 +326,18 @@ def take(v: Any, v_bar: Any) -> Any:
     return v_bar
 
 
+def claim(x: np.ndarray) -> np.ndarray:
+    """The adjoint the caller keeps for its array x as it is after the call, as an array of the pullback's own,
+    the storage emptied (the pullback returns the adjoint of x as it was before, which the caller adds back):
+    for a parameter the function updates in place (reverse/written_params.py).  x's state is remembered, as
+    undoing the updates rolls it back (`remember`)."""
+    remember(x)
+    sh = shadow(x)  # (made now if need be: a view's is part of its base's, which may hold the caller's adjoint)
+    out = np.array(sh, dtype=float, copy=True)
+    sh[...] = 0
+    return out
+
+
 def _take_tuple(v: tuple, v_bar: Any, seen: set) -> Any:
     """The whole adjoint of a tuple holding mutable objects: the value's parts, and the storage of the mutable
     objects inside -- each object's storage once: an object in two slots (`return out, out`) gets it in the

@@ -22,10 +22,12 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
-from ..ir.nodes import Call, Const
-from ..ir.types import NOT_LITERAL, AVal, Num, is_float_array, is_real, not_one, size_symbol
+from .. import ops
+from ..ir.analysis import uses
+from ..ir.nodes import Call, Const, Value
+from ..ir.types import NOT_LITERAL, Arr, AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
-from ..rules import forward_code_rules, math_rules, numpy_products, numpy_reductions, numpy_shapes
+from ..rules import forward_code_rules, math_rules, numpy_creation, numpy_products, numpy_reductions, numpy_shapes
 from . import adjoints as adj
 from .handles import PH
 
@@ -84,16 +86,23 @@ def _axis(axes: tuple) -> Any:
 
 def _both(t: "TemplateBuilder", g: Any, y: Any, a: Any, b: Any, need_a: Any, need_b: Any, ga: Any, gb: Any) -> Any:
     ty, ta, tb = t.type_of(y), t.type_of(a), t.type_of(b)
-    # (an int or bool operand that needs no adjoint, `2 * u`, is as good as a float to the other's adjoint)
-    if not (t.dense(g) and is_real(ty) and (is_real(ta) or isinstance(ta, Num) and not t.value(need_a))
-            and (is_real(tb) or isinstance(tb, Num) and not t.value(need_b))):
+    # (an int or bool operand that needs no adjoint, `2 * u`, `np.arange(n) * u`, is as good as a float to the other's
+    # adjoint)
+    if not (t.dense(g) and is_real(ty) and (is_real(ta) or _integral(ta) and not t.value(need_a))
+            and (is_real(tb) or _integral(tb) and not t.value(need_b))):
         return NotImplemented
-    # (an array with a number broadcasts to its own shape: nothing to undo, whatever its axes)
-    out_a = (ga() if isinstance(tb, Num) else unbroadcast(t, ga(), ty, ta)) if t.value(need_a) else None
-    out_b = (gb() if isinstance(ta, Num) else unbroadcast(t, gb(), ty, tb)) if t.value(need_b) else None
+    # (an array with a number, or with itself, `c * c`, broadcasts to its own shape: nothing to undo, whatever its axes)
+    same = isinstance(a, PH) and isinstance(b, PH) and a.v is b.v
+    out_a = (ga() if isinstance(tb, Num) or same else unbroadcast(t, ga(), ty, ta)) if t.value(need_a) else None
+    out_b = (gb() if isinstance(ta, Num) or same else unbroadcast(t, gb(), ty, tb)) if t.value(need_b) else None
     if out_a is NotImplemented or out_b is NotImplemented:
         return NotImplemented
     return Pair((out_a, out_b))
+
+
+def _integral(t: AVal) -> bool:
+    """A number, or an int or bool array of known rank (what it multiplies is real either way)."""
+    return isinstance(t, Num) or isinstance(t, Arr) and t.dtype in "iub" and t.axes is not None
 
 
 def add_vjp(t: "TemplateBuilder", g: Any, y: Any, a: Any, b: Any, need_a: Any = True, need_b: Any = True) -> Any:
@@ -247,6 +256,108 @@ def trace_adjoint(t: "TemplateBuilder", x: Any, g: Any, offset: Any = 0, axis1: 
     return t.call(operator.mul, g, eye)
 
 
+def _display(t: "TemplateBuilder", xs: Any) -> Optional[list]:
+    """The items of the list or tuple display `[a, b]` an operand is, or None; only for a display whose adjoint is
+    a value (not in identity-keyed storage, where a list's adjoint is a list of slots)."""
+    v = xs.v if isinstance(xs, PH) else None
+    if isinstance(v, Call) and v.callee() in (ops.list_of, ops.tuple_of) and not v.kwargs and v.args and \
+            v not in t.rt.stored:
+        return list(v.args)
+    return None
+
+
+def _pieces(t: "TemplateBuilder", xs: PH, parts: list) -> Value:
+    """The adjoints of a display's items, as one tuple whose items the display's reverse takes out when the
+    pullback is made (`item_of`, below), so `(g[:n], g[n:])` never exists when it runs.  Where this statement is
+    the display's only reader, in the display's block, the tuple is all the display's adjoint is each time:
+    `sole_pieces` lets ReverseTransform.accumulate take it as such inside loops too (where the adjoint so far is
+    a phi, known to be zero only once the pullback is built)."""
+    for p in parts:
+        t.rt.dense_values.add(p)
+    out = t.rt.b.call(ops.tuple_of, parts)
+    out.pieces = True  # type: ignore[attr-defined]
+    rt, d = t.rt, xs.v
+    if t.stmt is not None and rt.home.get(d) is rt.home.get(t.stmt) and _use_counts(rt).get(d) == 1:
+        out.sole_pieces = True  # type: ignore[attr-defined]
+    return out
+
+
+def _use_counts(rt: Any) -> dict:
+    counts = getattr(rt, "_use_counts", None)
+    if counts is None:
+        counts = rt._use_counts = uses(rt.ir)
+    return counts
+
+
+def _part(t: "TemplateBuilder", g: Any, axis: int, index: Any) -> Value:
+    """`g[index]` along `axis` (`g[:, index]` for axis 1)."""
+    if axis == 0:
+        return t.rt.b.call(operator.getitem, [g, index])
+    full = t.rt.b.call(slice, [Const(None), Const(None), Const(None)])
+    return t.rt.b.call(operator.getitem, [g, t.rt.b.call(ops.tuple_of, [full] * axis + [index])])
+
+
+def join_adjoint(t: "TemplateBuilder", kind: Any, xs: Any, g: Any, axis: Any) -> Any:
+    """The adjoint of `np.concatenate([a, b])` (or np.stack) of float arrays of one known rank: g cut
+    back into the pieces, `a_bar = g[:n]; b_bar = g[n:]` (`n = a.shape[0]`, recorded), or `g[0]`, `g[1]` for a
+    stack.  Views of g, as NumPy's split (the helper's) gives."""
+    items, kind, axis = _display(t, xs), t.value(kind), t.value(axis)
+    if items is None or not t.dense(g) or type(axis) is not int or not is_float_array(t.result_type):
+        return NotImplemented
+    types_ = [t.rt.type_of(a) for a in items]
+    if not all(is_float_array(x) for x in types_) or len({len(x.axes) for x in types_}) != 1:
+        return NotImplemented
+    rank = len(types_[0].axes)
+    if rank == 0:
+        return NotImplemented
+    if kind not in ("stack", "concatenate"):  # (vstack and hstack results are not typed: ir/inference.py)
+        return NotImplemented
+    out_rank = rank + 1 if kind == "stack" else rank
+    if not -out_rank <= axis < out_rank:
+        return NotImplemented
+    axis %= out_rank
+    # (a spread -- spread.py -- stands for the result by broadcasting, and may be an array: made real, then cut)
+    g = t.rt.spreads.materialize(g)
+    if kind == "stack":
+        return _pieces(t, xs, [_part(t, g, axis, Const(k)) for k in range(len(items))])
+    parts, start = [], Const(None)
+    for k, a in enumerate(items):
+        if k == len(items) - 1:
+            stop: Any = Const(None)
+        else:
+            size = t.rt.b.call(operator.getitem, [t.call(getattr, PH(a), "shape"), Const(axis)])
+            stop = size if k == 0 else t.rt.b.call(operator.add, [start, size])
+        parts.append(_part(t, g, axis, t.rt.b.call(slice, [start, stop, Const(None)])))
+        start = stop
+    return _pieces(t, xs, parts)
+
+
+def array_adjoint(t: "TemplateBuilder", x: Any, g: Any) -> Any:
+    """The adjoint of `np.array([a, b])` of numbers: `float(g[0])`, `float(g[1])` (the helper's floats)."""
+    items = _display(t, x)
+    if items is None or not t.dense(g) or not is_float_array(t.result_type) or len(t.result_type.axes) != 1 or \
+            not all(isinstance(t.rt.type_of(a), Num) for a in items):
+        return NotImplemented
+    g = t.rt.spreads.materialize(g)
+    b = t.rt.b
+    return _pieces(t, x, [b.call(float, [b.call(operator.getitem, [g, Const(k)])]) for k in range(len(items))])
+
+
+def item_of(t: "TemplateBuilder", g: Any, key: Any) -> Any:
+    """An item of the adjoints `_pieces` made: taken out now."""
+    k = t.value(key)
+    if isinstance(g, Call) and getattr(g, "pieces", False) and type(k) is int and 0 <= k < len(g.args):
+        return g.args[k]
+    st, rt = t.stmt, t.rt
+    if st is not None and st in rt.returned_tuples and type(k) is int and 0 <= k < len(st.args) and k not in rt.quiet:
+        item = st.args[k]  # (an array the function returns in a tuple: a real array, whatever the caller gave)
+        if is_float_array(rt.type_of(item)) and rt.active(item):
+            out = rt.b.call(adj.real_item, [g, Const(k), t.call(getattr, PH(item), "shape")])
+            rt.dense_values.add(out)
+            return out
+    return NotImplemented
+
+
 TABLE = {
     adj.unbroadcast: plain_unbroadcast,
     forward_code_rules._unbroadcast_to: plain_unbroadcast,  # (the same, in rules for generated code: issue 10)
@@ -264,6 +375,9 @@ TABLE = {
     numpy_shapes.transpose_adjoint: transpose_adjoint,
     numpy_shapes.trace_adjoint: trace_adjoint,
     np.shape: shape_of,
+    numpy_shapes.join_adjoint: join_adjoint,
+    numpy_creation.array_adjoint: array_adjoint,
+    adj.item_of: item_of,
 }
 
 

@@ -72,7 +72,8 @@ class Spreads:
         reverse, which starts it at zero (transform.rev_block)."""
         if self._local is None:
             rt = self.rt
-            owned = rt.buffers | rt.accumulators | rt.typed_dicts | rt.stored  # (their adjoints live elsewhere)
+            # (their adjoints live elsewhere; a state of a parameter updated in place shares its variable)
+            owned = rt.buffers | rt.accumulators | rt.typed_dicts | rt.stored | set(rt.chain_of)
             self._local = {s for s in _block_local(rt.ir) if s not in owned and is_float_array(rt.type_of(s))}
         return v in self._local
 

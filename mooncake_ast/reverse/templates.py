@@ -18,7 +18,7 @@ from ..ir.types import FLOAT_ELEMENTWISE, NOT_LITERAL, UNKNOWN, Arr, Num, is_flo
 from ..tangents import NoTangent
 from . import adjoints as adj
 from .handles import PH
-from .specialise import Pair, specialised
+from .specialise import Pair, _use_counts, specialised
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -61,6 +61,9 @@ class TemplateBuilder:
                 not (isinstance(v.value, np.ndarray) and v.value.dtype.kind == "c")
         if self.rt.is_num(v):
             return True
+        if isinstance(v, Call) and v.callee() in (ops.list_of, ops.tuple_of) and not v.kwargs and \
+                _use_counts(self.rt).get(v) == 1:
+            return all(self.certainly_real(a) for a in v.args)  # (a display only this statement reads: its items)
         t = self.rt.type_of(v)
         return isinstance(t, Num) or (isinstance(t, Arr) and t.dtype in "fiub")
 
@@ -200,6 +203,10 @@ class TemplateBuilder:
                 return "scalar"
             if a.v is self.stmt:
                 return "full"
+            st = self.stmt
+            if self.broadcasting and is_float_array(ta) and st is not None and not st.kwargs and a.v in st.args and \
+                    all(x is a.v or isinstance(self.rt.type_of(x), Num) for x in st.args):
+                return "full"  # (the statement's only array operand, `c * c`, `x ** 2`: the result has its shape)
             if not (self.broadcasting and is_float_array(ta) and is_float_array(tr)) or len(ta.axes) > len(tr.axes):
                 return None
             # (an operand's axis that is not one has the result's size: that is how broadcasting works)

@@ -39,8 +39,8 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Lo
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
 from . import adjoints as adj
-from . import (buffers, call_types, dict_keys, local_dicts, local_lists, object_fields, prepare, quiet_items, scalar_objects,
-               settle_types, shadows, typed_dicts, typed_lists, view_reads, walked_loops)
+from . import (buffers, call_types, dict_keys, local_dicts, local_lists, object_fields, prepare, quiet_items,
+               scalar_objects, settle_types, shadows, typed_dicts, typed_lists, view_reads, walked_loops, written_params)
 from .plainer import make_plainer
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
@@ -124,24 +124,31 @@ class ReverseTransform:
         self.local_dicts: set = local_dicts.find(self)  # dicts of floats whose adjoints are plain dicts
         self.item_vars: dict = {}
         self.field_objects, self.field_method_calls = object_fields.find(self)
+        self.chain_of: dict = written_params.find(self)  # states of parameters updated in place -> the parameter
         while True:
-            self.stored = prepare.storage_backed(self)
-            reached = {r for r in self.buffers | self.typed_dicts | set(self.typed_lists.values()) | self.field_objects
-                       | self.local_dicts if r in self.stored} | object_fields.arrays_reached(self)
-            if not reached:
+            while True:
+                self.stored = prepare.storage_backed(self)
+                reached = {r for r in self.buffers | self.typed_dicts | set(self.typed_lists.values())
+                           | self.field_objects | self.local_dicts if r in self.stored} | \
+                    object_fields.arrays_reached(self) | {p for m, p in self.chain_of.items() if m in self.stored}
+                if not reached:
+                    break
+                self.field_objects -= reached
+                self.field_method_calls = {c: p for c, p in self.field_method_calls.items() if p in self.field_objects}
+                self.buffers -= reached  # something else can reach it after all: identity-keyed storage
+                self.typed_dicts = {v for v in self.typed_dicts
+                                    if typed_dicts.root(self, v) not in reached and v not in reached}
+                self.typed_lists = {v: p for v, p in self.typed_lists.items() if p not in reached}
+                self.local_dicts = local_dicts.keep(self, self.local_dicts - reached)
+                self.chain_of = {m: p for m, p in self.chain_of.items() if p not in reached}
+            self.useful = prepare.useful(self)
+            if not written_params.drop_inactive(self):
                 break
-            self.field_objects -= reached
-            self.field_method_calls = {c: p for c, p in self.field_method_calls.items() if p in self.field_objects}
-            self.buffers -= reached  # something else can reach it after all: identity-keyed storage
-            self.typed_dicts = {v for v in self.typed_dicts if typed_dicts.root(self, v) not in reached and v not in reached}
-            self.typed_lists = {v: p for v, p in self.typed_lists.items() if p not in reached}
-            self.local_dicts = local_dicts.keep(self, self.local_dicts - reached)
-        self.useful = prepare.useful(self)
         # Float-array parameters whose adjoints collect contributions inside loops: a zero array from the
         # start, added into in place (what a person writes), so the loop's adjoint is always an array.
         in_loops = {o for b in self.in_loop for st in b.stmts for o in st.operands()}
         self.accumulators = {p for p in ir.params if p in in_loops and self._local_param(p)
-                             and is_float_array(self.type_of(p))} - self.buffers
+                             and is_float_array(self.type_of(p))} - self.buffers - set(self.chain_of.values())
         # The pullback under construction.
         self.rev = Function(f"{ir.name}__pullback", [], [], ir.loc)
         self.b = Builder(self.rev)
@@ -252,6 +259,7 @@ class ReverseTransform:
 
     # ------------------------------------------------------------ adjoint variables
     def _var(self, v: Value) -> str:
+        v = self.chain_of.get(v, v)  # (the states of a parameter updated in place share one: written_params.py)
         var = f"%adj{id(v)}"
         if var not in self.adj_vars:
             self.adj_vars[var] = v
@@ -313,8 +321,8 @@ class ReverseTransform:
         elif v not in self.stored and (not isinstance(v, (Param, FreeVar)) or self._local_param(v)):
             if spreads.of(g) is not None and not spreads.keeps(v):
                 g = spreads.materialize(g)
-            if _is_zero(cur):
-                new = g  # a plain value: no storage
+            if _is_zero(cur) or getattr(g, "sole_pieces", False):
+                new = g  # a plain value: no storage (specialise._pieces: the display's whole adjoint)
                 if spreads.of(g) is not None:
                     spreads.mark(g, v)
             elif is_real(self.type_of(v)) and self.is_dense(g):
@@ -407,7 +415,7 @@ class ReverseTransform:
             [s for b in self.ir.blocks if b in self.top for s in b.stmts if s in owned]  # (others: rev_block)
         for r in in_order:  # (in program order: the generated code must not depend on hashing)
             if self.active(r):
-                buf = self.b.call(np.zeros_like, [self.primal(r)])
+                buf = buffers.start(self, r) if r in self.buffers else self.b.call(np.zeros_like, [self.primal(r)])
                 self.dense_values.add(buf)
                 self.write_adj(r, buf)
         for p in [*self.ir.params, *(s for b in self.ir.blocks for s in b.stmts)]:  # (list parameters, lists it builds)
@@ -415,6 +423,7 @@ class ReverseTransform:
                 self.write_adj(p, typed_lists.new_adjoint(self, p))
         local_dicts.start(self)
         object_fields.start_dense(self)
+        written_params.start(self)
         self.rev_seq(self.regions.items)
         _bind_unassigned(self.unbound_records)
         grads = [typed_dicts.adjoint(self, p) if p in self.typed_dicts else
@@ -550,6 +559,9 @@ class ReverseTransform:
             return
         if typed_lists.handles(self, s, fn):
             typed_lists.reverse_read(self, s, fn)
+            return
+        if written_params.exempt(self, s):
+            written_params.reverse(self, s, fn)
             return
         if s.args and s.args[0] in self.typed_dicts and typed_dicts.exempt(self, s, fn):
             typed_dicts.reverse_read(self, s)

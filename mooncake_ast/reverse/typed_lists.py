@@ -209,6 +209,12 @@ def add_whole(rt: "ReverseTransform", root: Param, contribution: Value) -> None:
     """A reader's adjoint for the whole list (`sum(xs)`, `np.mean(xs)`), added slot by slot (`sum(xs)` of floats: the
     same g into every slot, `for k in range(len(xs_bar)): xs_bar[k] += g`)."""
     c = contribution
+    if isinstance(c, Call) and getattr(c, "pieces", False) and _item_type(rt, root) == FLOAT:
+        bar = rt.read_adj(root)  # (specialise._pieces: `np.array(xs)`'s adjoint, one float per slot)
+        for k, part in enumerate(c.args):
+            st = rt.b.call(ops.add_to_item, [bar, part, Const(k)])
+            st.keep = True  # type: ignore[attr-defined]
+        return
     if isinstance(c, Call) and c.callee() is adj.sum_items_adjoint and len(c.args) == 2 and not c.kwargs and \
             _item_type(rt, root) == FLOAT and rt.is_dense(c.args[1]):
         bar = rt.read_adj(root)  # `for k in range(len(xs_bar)): xs_bar[k] += g`
