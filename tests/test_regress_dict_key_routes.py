@@ -179,3 +179,28 @@ def string_defaultdict(x):
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_keys_that_do_not_depend_on_the_inputs_still_work(fn, args):
     check_derivatives(fn, *args)
+
+
+# ---------------------------------------------------------------- the dict subclasses' methods in reverse mode
+
+
+def defaultdict_update(x):
+    d = collections.defaultdict(float)
+    d.update(c=x)
+    d["c"] += x * x
+    return d["c"] * 2
+
+
+def ordereddict_update(x, d):
+    d2 = collections.OrderedDict(d)
+    d2.update([("a", x)])
+    d2.setdefault("z", x * 3.0)
+    return d2["a"] * d2["b"] + d2.pop("z")
+
+
+@pytest.mark.parametrize("fn,args", [(defaultdict_update, (0.7,)), (ordereddict_update, (0.7, {"a": 1.5, "b": 2.0}))],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_dict_subclass_methods(fn, args):
+    """`update`, `setdefault` and `pop` of a defaultdict or an OrderedDict are undone as a dict's are (they had no
+    reverse rule: refused)."""
+    check_derivatives(fn, *args)

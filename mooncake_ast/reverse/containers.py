@@ -12,6 +12,8 @@ step with the container.
 """
 from __future__ import annotations
 
+import collections
+
 from typing import Any, Callable
 
 import numpy as np
@@ -263,6 +265,7 @@ def _ndarray_method(f: Any, args: tuple, kwargs: dict) -> tuple:
 
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear"})
 _DICT_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear"})
+_DICTS = (dict, collections.OrderedDict, collections.defaultdict)  # (not Counter: its update adds counts)
 _ARRAY_METHODS = frozenset({"sort", "fill"})
 
 
@@ -272,7 +275,7 @@ def container_method_reverse(f: Any) -> Callable | None:
     name = getattr(f, "__name__", None)
     if type(owner) is list and name in _LIST_METHODS:
         return _list_method
-    if type(owner) is dict and name in _DICT_METHODS:
+    if type(owner) in _DICTS and name in _DICT_METHODS:
         return _dict_method
     if isinstance(owner, np.ndarray) and name in _ARRAY_METHODS and owner.dtype.kind == "f":
         return _ndarray_method
