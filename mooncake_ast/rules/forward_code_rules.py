@@ -370,8 +370,13 @@ def _update_frule(p: tuple, t: tuple) -> tuple:
     """`update(dx, new)`: forward mode over its twin for these operands (nested_helpers.update_twin)."""
     from .registry import update
 
-    if all(_zero(d) for d in _expand(t, len(p))):
-        return update(*p), NoTangent
+    ts = _expand(t, len(p))
+    if all(_zero(d) for d in ts):
+        # Nothing differentiated flows in.  Written in place, the result is dx itself, and its tangent is dx's
+        # tangent storage (already all zero), never a new NoTangent: later writes through dx (`dw[0] += v` after
+        # `dw *= c`, dw a view) must still reach the storage its base shares.
+        y = update(*p)
+        return y, (ts[0] if y is p[0] and ts[0] is not None else NoTangent)
     twin = nh.update_twin(*p)
     if twin is None:
         raise _refuse_update()
