@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import types
 
 import numpy as np
 
@@ -669,6 +670,8 @@ def setattr_tangent(dobj, value, name, dv):
             set_shared_tangent(value, storage(value, dv))
             return
         dobj.fields[name] = storage(value, dv)
+    elif type(dobj) is types.CellType and name == "cell_contents":  # (a tangent cell: forward code's closures)
+        dobj.cell_contents = storage(value, dv)
 
 
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, Tangent, is_mutable, storage, zero_tangent  # noqa: E402

@@ -319,8 +319,13 @@ def _helper_defs() -> None:
     # the constant zero (a nonzero one is refused: api_rules._plan), so what is read from it has no tangent; reverse
     # mode over it may pass a closure's own tangent, made by the computation now running (_plan's `reverse`,
     # nested_cells.owned_tangent): a read's adjoint goes into the tangent cell's storage, as a closure read's does.
-    defzero(cell_tangent)
-    defjvp(builtin_rules.cell_tangent_get, lambda t, y, dc: None)
+    from .nested_cells import cell_tangent_tangent
+
+    defjvp(cell_tangent, lambda t, y, dfn, index, writer=None: t.call(cell_tangent_tangent, t.d(dfn), index, writer)
+           if t.d(dfn) is not None else None)
+    defvjp(cell_tangent, lambda t, g, y, dfn, index, writer=None: (None, None, None))
+    defjvp(builtin_rules.cell_tangent_get, lambda t, y, dc: t.call(builtin_rules.cell_tangent_get, t.d(dc))
+           if t.d(dc) is not None else None)
     defvjp(builtin_rules.cell_tangent_get, lambda t, g, y, dc: (t.call(_cell_tangent_get_adjoint, g, y, dc),))
     # (log_for_pow(base, z): z only picks log|base| or nan below 0, piecewise constant: no derivative of its own)
     defjvp(h.log_for_pow, lambda t, y, base, z=None: t.div(t.d(base), base))
