@@ -53,5 +53,36 @@ def closure_of_closure(a):
     return outer(a[1]) * a[2]
 
 
+def lambdas_in_loop(x):
+    fs = []
+    for i in range(3):
+        c = x * (i + 1)
+        fs.append(lambda t, c=c: t * c)
+    return fs[0](x) + fs[2](math.sin(x))
+
+
+def two_defaults_one_given(x):
+    def h(t, a=x * x, b=math.cos(x)):
+        return t * a + b
+    return h(x, 2.0) + h(0.5)
+
+
+def array_lambdas(a):
+    fs = []
+    for i in range(2):
+        c = a[i] * 2.0
+        fs.append(lambda t, c=c: np.sum(t * c))
+    return fs[0](a) + fs[1](a * a)
+
+
+def default_array_written(a):
+    w = a * 2.0
+    def g(t, w=w):
+        w *= t[0]
+        return np.sum(t * w)
+    return g(np.sin(a)) + g(a)
+
+
 SCALAR = [closure_scalar, closure_writes_cell]
 ARRAY = [closure_array, nested_def_array_argument, closure_over_list, closure_of_closure]
+DEFAULTS = [lambdas_in_loop, two_defaults_one_given, array_lambdas]

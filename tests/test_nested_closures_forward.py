@@ -8,6 +8,11 @@ the closure's forward code (api_rules._closure_forward_plan), and its reads of i
 (forward_code_rules: cell_tangent, cell_tangent_get).  All of it was refused ("setattr writes a value with a
 derivative into a cell whose derivative is not tracked").
 
+Lambdas whose defaults are made from the inputs (`fs.append(lambda t, c=c: t * c)`, called as `fs[0](y)`) were
+refused at every second order; their calls are planned as positional ones now (rules/nested_defaults.py), the
+defaults' adjoints given back to the function and its tangent.  A mutable default (state the function may write)
+stays refused.
+
 `tangent(x) = jvp(f, (x,), (v(x),))[1]` with a direction v that depends on x makes the second-order tangents of the
 captured values nonzero; check_derivatives checks it forward (jvp∘jvp) and reverse (vjp∘jvp), against finite
 differences.  Reverse mode lost the adjoint of the direction for functions with nested functions (mc.jvp's copy of
@@ -54,3 +59,20 @@ def test_forward_over_forward_of_array_closures(f):
     g, h = mc.grad(f), 1e-5
     H = np.stack([(g(A + h * e) - g(A - h * e)) / (2 * h) for e in np.eye(3)], axis=-1)
     np.testing.assert_allclose(mc.jacfwd(mc.jacfwd(f))(A.copy()), H, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("f", cases.DEFAULTS, ids=lambda f: f.__name__)
+def test_second_derivatives_through_lambdas_with_differentiated_defaults(f):
+    x = A.copy() if f is cases.array_lambdas else X
+    mc.testing.check_derivatives(f, x)
+
+    def gradient(y):
+        return mc.grad(f)(y)
+
+    mc.testing.check_derivatives(gradient, x)  # jvp∘grad and vjp∘grad
+    mc.testing.check_derivatives(_array_tangent(f) if f is cases.array_lambdas else _scalar_tangent(f), x)
+
+
+def test_a_mutable_default_made_inside_stays_refused():
+    with pytest.raises(mc.NestingError, match="defaults"):
+        mc.hessian(cases.default_array_written)(A.copy())

@@ -178,6 +178,11 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         primals, tangents = _bind_fast(f, NoTangent, args, dargs, {}, {})
         m = len(primals)
         if (m != n or _variadic(f)) and not _only_module_keywords(f, n) and not _constant_defaults(f, n, m):
+            from .nested_defaults import defaults_plan
+
+            plan = defaults_plan(f, df, tuple(args), tuple(dargs))
+            if plan is not None:  # (defaults made inside differentiated code: extra arguments, with their tangents)
+                return plan
             raise NestingError(f"nested derivative of {_name(f)}: call it with all its parameters given positionally "
                                f"(defaults, *args and keywords are not supported nested)")
         # (generated code's `*, _mc=_mc` keywords are parameters of its own forward code: passed, zero tangent)
