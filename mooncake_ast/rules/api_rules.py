@@ -147,7 +147,15 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     elif _storage_like(f):
         plain = _storage_fwd if f is not _conform_target() else _conform_fwd
     rule = lookup(f) if plain is None and _hashable(f) else None
-    if rule is not None and (rule.zero or f is _cell_tangent_get) and not isinstance(f, type):
+    if f is _cell_tangent_get or f is _cell_tangent():
+        # (a closure's tangent cell read, dispatched by forward code differentiated again: zero where the tangent it
+        # reads from is; a closure's nonzero tangent reaches forward code now (_closure_forward_plan), so a nonzero
+        # one here is refused, never dropped)
+        if not all(_zero(d) or type(d) is types.CellType and not _cell_full(d) for d in _expand(dargs, n)[:1]):
+            raise NestingError(f"nested derivative: the tangent cells of a closure whose captured variables are "
+                               f"differentiated, read at this order ({_name(f)}), are not supported; pass those "
+                               f"variables as arguments")
+    if rule is not None and (rule.zero or f is _cell_tangent_get or f is _cell_tangent()) and not isinstance(f, type):
         # (a closure's tangent cell read, dispatched by forward code differentiated again: a zero there, where
         # forward mode passes closures' tangents as the constant zero; forward_code_rules.py)
         return _Plan(_zero_fwd, (f, tuple(args)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
@@ -294,6 +302,12 @@ def _only_module_keywords(f: Any, n: int) -> bool:
 
 def _storage_like(f: Any) -> bool:
     return f is _storage or f is _storage_of or f is _conform
+
+
+def _cell_tangent() -> Any:
+    from ..forward.transform import cell_tangent
+
+    return cell_tangent
 
 
 def _conform_target() -> Any:
