@@ -66,5 +66,15 @@ def constant_buffer_view(a):
     return np.sum(z * a)
 
 
+
+
+def list_grown_in_place(a):
+    xs = [-np.tanh(a[0])]
+    xs += [a.mean()]
+    xs.extend([-0.4, a[1] * a[2]])
+    xs[3] = -a[0]
+    return 1.0 * xs[0] + 2.0 * xs[1] + 3.0 * xs[2] + 5.0 * xs[3] * xs[1]
+
+
 CASES = [scale_view_then_item, strided_view_then_setitem, out_into_view_then_item, row_of_reshape, view_of_view,
-         views_in_loop, constant_buffer_view]
+         views_in_loop, constant_buffer_view, list_grown_in_place]

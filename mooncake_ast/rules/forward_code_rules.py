@@ -381,7 +381,12 @@ def _update_frule(p: tuple, t: tuple) -> tuple:
         # tangent storage (already all zero), never a new NoTangent: later writes through dx (`dw[0] += v` after
         # `dw *= c`, dw a view) must still reach the storage its base shares.
         y = update(*p)
-        return y, (ts[0] if y is p[0] and ts[0] is not None else NoTangent)
+        if y is not p[0] or ts[0] is None or ts[0] is NoTangent:
+            return y, NoTangent
+        # (the zero tangent of `new` written into dx's tangent storage as dx was written: a list's may change length)
+        from ..tangents import zero_tangent
+
+        return y, update(ts[0], zero_tangent(p[1]) if ts[1] is NoTangent or ts[1] is None else ts[1])
     twin = nh.update_twin(*p)
     if twin is None:
         raise _refuse_update()
