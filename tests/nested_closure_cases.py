@@ -53,6 +53,16 @@ def closure_of_closure(a):
     return outer(a[1]) * a[2]
 
 
+def closure_over_loop_counter(x):
+    k = 0
+    while k < 2:
+        k += 1
+    def g(t):
+        return t * k + math.sin(t)
+    sq = lambda t: t * t + g(x)
+    return sq(g(x * x)) + sq(0.5)
+
+
 def lambdas_in_loop(x):
     fs = []
     for i in range(3):
@@ -83,6 +93,6 @@ def default_array_written(a):
     return g(np.sin(a)) + g(a)
 
 
-SCALAR = [closure_scalar, closure_writes_cell]
+SCALAR = [closure_scalar, closure_writes_cell, closure_over_loop_counter]
 ARRAY = [closure_array, nested_def_array_argument, closure_over_list, closure_of_closure]
 DEFAULTS = [lambdas_in_loop, two_defaults_one_given, array_lambdas]

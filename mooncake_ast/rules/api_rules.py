@@ -53,7 +53,7 @@ from . import nested_out as _nested_out
 from .nested_helpers import is_array_method as _is_array_method
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
                            _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state)
-from .nested_cells import owned_cells, owned_tangent
+from .nested_cells import as_function_tangent as _as_function_tangent, owned_cells, owned_tangent
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
                                  _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_deriv_fwd, _pow_deriv_full_fwd,
                                  _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd, _view_read_fwd,
@@ -572,7 +572,7 @@ def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, ta
                            f"differentiated variables); pass them as arguments instead")
     if plan.takes_df:
         out = fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs, tdf))
-    elif not _zero(tdf):
+    elif not _zero(_as_function_tangent(tdf)):  # (forward code's FunctionTangent, differentiated: nested_cells)
         raise NestingError("nested derivative: the tangent of a callable's tangent is not supported")
     else:
         outer = plan.outer(tf, targs, tdargs)
