@@ -215,7 +215,9 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
                     raise NestingError(f"nested derivative of {_name(f)}: differentiating with respect to the variables "
                                        f"the function captures (closure, defaults) is not supported nested; pass them "
                                        f"as arguments")
-                return _closure_forward_plan(f, df, rule, primals, tangents, n)
+                from .nested_closures import closure_forward_plan
+
+                return closure_forward_plan(f, df, rule, primals, tangents, n)
             plan = _Plan(rule.fn, (f, NoTangent, *primals, *tangents),
                          lambda b: (NoTangent, tuple(b[2:2 + n]), tuple(b[2 + m:2 + m + n])),
                          lambda tf, targs, tdargs: (tf, NoTangent, *targs, *pad, *tdargs, *pad),
@@ -239,32 +241,6 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     raise NestingError(f"nested derivative: the forward derivative of {_name(f)} comes from a hand-written rule, which "
                        f"has no derivative of its own; higher derivatives through it are not supported: write the "
                        f"line without it, or register a rule for a function of yours that calls it")
-
-
-def _closure_forward_plan(f: Any, df: FunctionTangent, rule: Any, primals: tuple, tangents: tuple, n: int) -> _Plan:
-    """Forward mode over the forward code of a closure whose tangent df is nonzero (what it captures depends on the
-    inputs: `k = 3 * x; def inner(t): return t * k`, made and called by forward code differentiated again): the forward
-    code takes (f, df) first, and their tangents (tf: the tangent cells of f's captured values, tdf: those of df's)
-    come in through `outer` (takes_df), so the second-order tangents of the captured values reach the code that reads
-    them (`_mc.cell_tangent(dinner, 0)`, forward_code_rules).  Reverse mode over it (a third order through this call)
-    is refused by `split`, never given a dropped adjoint of what f captures."""
-    m = len(primals)
-    pad = (NoTangent,) * (m - n)
-
-    def split(b: Any) -> tuple:
-        raise NestingError(f"nested derivative of {_name(f)}: reverse mode over forward mode over a closure whose "
-                           f"captured variables are differentiated is not supported at this order; pass them as "
-                           f"arguments")
-
-    def outer(tf: Any, targs: tuple, tdargs: tuple, tdf: Any = NoTangent) -> tuple:
-        return (tf, tdf, *targs, *pad, *tdargs, *pad)
-
-    plan = _Plan(rule.fn, (f, df, *primals, *tangents), split, outer)
-    plan.takes_df = True
-    plan.df_bar = split
-    plan.arg_pos = list(range(2, 2 + n))
-    plan.tan_pos = list(range(2 + m, 2 + m + n))
-    return plan
 
 
 def _copy_fwd(a, da):
