@@ -175,9 +175,9 @@ def _vjp_frule(p: tuple, t: Any, **kwargs: Any) -> tuple:
 def _vjp_rrule(*args: Any, **kwargs: Any) -> tuple:
     """Reverse mode over a call of mc.vjp: refused by name (reverse mode over vjp_plain's closure counted the
     adjoints of the primals several times: a wrong gradient, never given)."""
-    raise NestingError("nested derivative: reverse mode (mc.grad, mc.vjp, mc.jacrev, mc.hessian) over a function that "
-                       "calls mc.vjp is not supported yet; call mc.grad of <cotangent, f(x)> inside instead, or take the "
-                       "outer derivative with mc.jvp / mc.jacfwd")
+    raise NestingError("nested derivative: reverse mode (mc.grad, mc.vjp, mc.jacrev, mc.hessian) over a function "
+                       "that calls mc.vjp is not supported yet; call mc.grad of <cotangent, f(x)> inside instead, or "
+                       "take the outer derivative with mc.jvp / mc.jacfwd")
 
 
 def factory_fwd(factory, args, kwargs):
