@@ -715,6 +715,10 @@ def _defs() -> None:
     for factory in (jacfwd, jacrev, hessian):
         user_rule(factory, _factory_frule(factory), _factory_rrule(factory))
     user_rule(hvp, _hvp_frule, _hvp_rrule)  # (mc.hvp inside differentiated code: hvp_plain's derivatives)
+    from . import api
+    from .higher_traced import _vjp_frule, _vjp_rrule
+
+    user_rule(api.vjp, _vjp_frule, _vjp_rrule)  # (mc.vjp inside differentiated code: vjp_plain's derivatives)
 
 
 _defs()

@@ -7,7 +7,8 @@ call must have a rule or source.  `higher` re-exports them (api_rules reads `hig
 * `directional`, `apply`, `grad_call_jvp`: the tangent of a gradient is the gradient of the directional derivative;
 * `forward_of_forward`, `forward_of_jvp`, `forward_of_fcall`, `plain_jvp`, `fresh_arrays`: forward mode over
   generated forward code (a step of a third derivative);
-* `hvp_plain` and `factory_fwd`: mc.hvp, and mc.grad & co., called inside differentiated code.
+* `hvp_plain` and `factory_fwd`: mc.hvp, and mc.grad & co., called inside differentiated code;
+* `vjp_plain`, `vjp_apply`, `pairing`: mc.vjp called inside differentiated code (its vjp_fn a gradient).
 """
 from __future__ import annotations
 
@@ -116,6 +117,69 @@ def hvp_plain(f, primals, tangents):
     return d
 
 
+def pairing(f, g, xs):
+    """<g, f(*xs)>: the scalar whose gradient in xs is the vector-Jacobian product of f at xs with g."""
+    return tree_vdot(g, f(*xs))
+
+
+def tree_vdot(g, y):
+    """The real inner product of two pytrees of one structure (floats, arrays, tuples and lists of them)."""
+    if isinstance(y, (tuple, list)):
+        total = 0.0
+        for k in range(len(y)):
+            total = total + tree_vdot(g[k], y[k])
+        return total
+    if isinstance(y, np.ndarray):
+        return np.sum(g * y)
+    return g * y
+
+
+def vjp_apply(f, xs, g):
+    """vjp_fn(g) of `mc.vjp(f, *xs)`: a tuple, one adjoint per primal, as a gradient (so differentiable again).  The
+    cotangent is a value here: a fresh copy, never the same object as a primal (`pb(x)`), whose one adjoint would
+    join the primal's in the gradient."""
+    return _GRAD_PAIRING(f, tree_fresh(g), xs)
+
+
+def tree_fresh(g):
+    """g with every array a new one (differentiable: its tangent and adjoint are g's)."""
+    if isinstance(g, (tuple, list)):
+        out = []
+        for v in g:
+            out.append(tree_fresh(v))
+        return tuple(out) if isinstance(g, tuple) else out
+    if isinstance(g, np.ndarray):
+        return g * 1.0
+    return g
+
+
+def vjp_plain(f, xs):
+    """mc.vjp(f, *xs) as ordinary Python: (f(*xs), vjp_fn) with vjp_fn a closure calling vjp_apply, whose calls the
+    nested derivatives differentiate as they differentiate mc.grad's (rules/api_rules.py)."""
+    y = f(*xs)
+
+    def vjp_fn(g):
+        return vjp_apply(f, xs, g)
+    return y, vjp_fn
+
+
+def _vjp_frule(p: tuple, t: Any, **kwargs: Any) -> tuple:
+    from .forward.runtime import fcall as _fcall
+
+    if kwargs:
+        raise NestingError("nested derivative of mc.vjp: keyword arguments are not supported")
+    t = (NoTangent,) * len(p) if t is NoTangent or t is None else tuple(t)
+    return _fcall(vjp_plain, NoTangent, (p[0], tuple(p[1:])), (t[0], tuple(t[1:])))
+
+
+def _vjp_rrule(*args: Any, **kwargs: Any) -> tuple:
+    """Reverse mode over a call of mc.vjp: refused by name (reverse mode over vjp_plain's closure counted the
+    adjoints of the primals several times: a wrong gradient, never given)."""
+    raise NestingError("nested derivative: reverse mode (mc.grad, mc.vjp, mc.jacrev, mc.hessian) over a function "
+                       "that calls mc.vjp is not supported yet; call mc.grad of <cotangent, f(x)> inside instead, or "
+                       "take the outer derivative with mc.jvp / mc.jacfwd")
+
+
 def factory_fwd(factory, args, kwargs):
     """`(factory(*args, **kwargs), no tangent)` for mc.grad & co. in forward code differentiated again: the call goes
     through the factory's rules (rules/api_rules._factory_frule / _factory_rrule), whose result is a constant."""
@@ -148,3 +212,4 @@ _VG_APPLY = ValueAndGrad(apply, argnums=1)
 _VG_DIRECTIONAL = ValueAndGrad(directional, argnums=1)
 _GRAD_DIRECTIONAL = Grad(directional, argnums=1)
 _GRAD_APPLY = Grad(apply, argnums=1)
+_GRAD_PAIRING = Grad(pairing, argnums=2)

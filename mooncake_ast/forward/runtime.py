@@ -69,6 +69,11 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
                 return y, [NoTangent] * len(y)
             return y, _materialize_mutable(y, dy)
     if isinstance(f, types.FunctionType):
+        if f is ops.new_cell:
+            # a closure's cell made by forward code (`k_cell = _mc.new_cell()`), differentiated again: its tangent is
+            # a cell of its own, which `k_cell.cell_contents = v` fills (builtin_attributes.setattr_tangent) and the
+            # closure's tangent holds (make_function's rule), as the first-order transform makes one for user code
+            return types.CellType(), types.CellType()
         # The derived rule runs from this frame (not through helpers): each level of the user's
         # recursion costs two Python frames (the generated function and fcall), not four.
         if runs_plainly(f) and df is NoTangent and all(d is NoTangent for d in (*dargs, *dkwargs.values())):

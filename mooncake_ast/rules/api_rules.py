@@ -53,7 +53,7 @@ from . import nested_out as _nested_out
 from .nested_helpers import is_array_method as _is_array_method
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
                            _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state)
-from .nested_cells import owned_cells, owned_tangent
+from .nested_cells import as_function_tangent as _as_function_tangent, owned_cells, owned_tangent
 from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
                                  _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_deriv_fwd, _pow_deriv_full_fwd,
                                  _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd, _view_read_fwd,
@@ -147,7 +147,15 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     elif _storage_like(f):
         plain = _storage_fwd if f is not _conform_target() else _conform_fwd
     rule = lookup(f) if plain is None and _hashable(f) else None
-    if rule is not None and (rule.zero or f is _cell_tangent_get) and not isinstance(f, type):
+    if f is _cell_tangent_get or f is _cell_tangent():
+        # (a closure's tangent cell read, dispatched by forward code differentiated again: zero where the tangent it
+        # reads from is; a closure's nonzero tangent reaches forward code now (_closure_forward_plan), so a nonzero
+        # one here is refused, never dropped)
+        if not all(_zero(d) or type(d) is types.CellType and not _cell_full(d) for d in _expand(dargs, n)[:1]):
+            raise NestingError(f"nested derivative: the tangent cells of a closure whose captured variables are "
+                               f"differentiated, read at this order ({_name(f)}), are not supported; pass those "
+                               f"variables as arguments")
+    if rule is not None and (rule.zero or f is _cell_tangent_get or f is _cell_tangent()) and not isinstance(f, type):
         # (a closure's tangent cell read, dispatched by forward code differentiated again: a zero there, where
         # forward mode passes closures' tangents as the constant zero; forward_code_rules.py)
         return _Plan(_zero_fwd, (f, tuple(args)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
@@ -178,6 +186,11 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         primals, tangents = _bind_fast(f, NoTangent, args, dargs, {}, {})
         m = len(primals)
         if (m != n or _variadic(f)) and not _only_module_keywords(f, n) and not _constant_defaults(f, n, m):
+            from .nested_defaults import defaults_plan
+
+            plan = defaults_plan(f, df, tuple(args), tuple(dargs))
+            if plan is not None:  # (defaults made inside differentiated code: extra arguments, with their tangents)
+                return plan
             raise NestingError(f"nested derivative of {_name(f)}: call it with all its parameters given positionally "
                                f"(defaults, *args and keywords are not supported nested)")
         # (generated code's `*, _mc=_mc` keywords are parameters of its own forward code: passed, zero tangent)
@@ -198,8 +211,13 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
                 plan.tan_pos = list(range(2 + m, 2 + m + n))
                 return plan
             if not _zero(df):
-                raise NestingError(f"nested derivative of {_name(f)}: differentiating with respect to the variables the "
-                                   f"function captures (closure, defaults) is not supported nested; pass them as arguments")
+                if reverse or not isinstance(df, FunctionTangent):
+                    raise NestingError(f"nested derivative of {_name(f)}: differentiating with respect to the variables "
+                                       f"the function captures (closure, defaults) is not supported nested; pass them "
+                                       f"as arguments")
+                from .nested_closures import closure_forward_plan
+
+                return closure_forward_plan(f, df, rule, primals, tangents, n)
             plan = _Plan(rule.fn, (f, NoTangent, *primals, *tangents),
                          lambda b: (NoTangent, tuple(b[2:2 + n]), tuple(b[2 + m:2 + m + n])),
                          lambda tf, targs, tdargs: (tf, NoTangent, *targs, *pad, *tdargs, *pad),
@@ -260,6 +278,12 @@ def _only_module_keywords(f: Any, n: int) -> bool:
 
 def _storage_like(f: Any) -> bool:
     return f is _storage or f is _storage_of or f is _conform
+
+
+def _cell_tangent() -> Any:
+    from ..forward.transform import cell_tangent
+
+    return cell_tangent
 
 
 def _conform_target() -> Any:
@@ -524,7 +548,7 @@ def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, ta
                            f"differentiated variables); pass them as arguments instead")
     if plan.takes_df:
         out = fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs, tdf))
-    elif not _zero(tdf):
+    elif not _zero(_as_function_tangent(tdf)):  # (forward code's FunctionTangent, differentiated: nested_cells)
         raise NestingError("nested derivative: the tangent of a callable's tangent is not supported")
     else:
         outer = plan.outer(tf, targs, tdargs)
@@ -649,9 +673,22 @@ def _jvp_rrule(f: Any, primals: tuple, tangents: tuple) -> tuple:
     out = (y, materialize(dy, y))
 
     def pullback(g: Any) -> tuple:
-        return pb(g)[:3]
+        f_bar, a_bar, d_bar = pb(g)[:3]
+        return f_bar, a_bar, AdjTuple(_copy_adjoints(tangents, dargs, d_bar))
 
     return out, pullback
+
+
+def _copy_adjoints(tangents: tuple, dargs: tuple, d_bar: Any) -> tuple:
+    """The adjoints of the user's tangents from those of dargs, the fresh copies mc.jvp gives f (api_checks._Converter):
+    where f's pullback kept a copy's adjoint in its storage (by identity: an array f's forward code may write, as
+    forward code of a function with nested functions may), that storage is the adjoint; it was dropped, so grad of
+    `jvp(f, (x,), (v(x),))[1]` missed every term through the direction v for such f."""
+    from ..reverse.shadows import full_adjoint
+    from ..tangents import is_mutable
+
+    bars = _expand(d_bar, len(dargs))
+    return tuple(full_adjoint(d, b) if d is not t and is_mutable(d) else b for t, d, b in zip(tangents, dargs, bars))
 
 
 def _jvp_frule(p: tuple, t: tuple) -> tuple:

@@ -7,6 +7,7 @@ matches `obj.name`.  Shape-like attributes (NONDIFF_ATTRS) carry no derivative.
 from __future__ import annotations
 
 import builtins
+import types
 
 from ..arrays import is_other_array
 from .. import ops
@@ -134,6 +135,8 @@ def setattr_tangent(dobj, value, name, dv):
             set_shared_tangent(value, storage(value, dv))
             return
         dobj.fields[name] = storage(value, dv)
+    elif type(dobj) is types.CellType and name == "cell_contents":  # (a tangent cell: forward code's closures)
+        dobj.cell_contents = storage(value, dv)
 
 
 # ------------------------------------------------------------------ reverse rules

@@ -319,8 +319,13 @@ def _helper_defs() -> None:
     # the constant zero (a nonzero one is refused: api_rules._plan), so what is read from it has no tangent; reverse
     # mode over it may pass a closure's own tangent, made by the computation now running (_plan's `reverse`,
     # nested_cells.owned_tangent): a read's adjoint goes into the tangent cell's storage, as a closure read's does.
-    defzero(cell_tangent)
-    defjvp(builtin_displays.cell_tangent_get, lambda t, y, dc: None)
+    from .nested_cells import cell_tangent_tangent
+
+    defjvp(cell_tangent, lambda t, y, dfn, index, writer=None: t.call(cell_tangent_tangent, t.d(dfn), index, writer)
+           if t.d(dfn) is not None else None)
+    defvjp(cell_tangent, lambda t, g, y, dfn, index, writer=None: (None, None, None))
+    defjvp(builtin_displays.cell_tangent_get, lambda t, y, dc: t.call(builtin_displays.cell_tangent_get, t.d(dc))
+           if t.d(dc) is not None else None)
     defvjp(builtin_displays.cell_tangent_get, lambda t, g, y, dc: (t.call(_cell_tangent_get_adjoint, g, y, dc),))
     # (log_for_pow(base, z): z only picks log|base| or nan below 0, piecewise constant: no derivative of its own)
     defjvp(h.log_for_pow, lambda t, y, base, z=None: t.div(t.d(base), base))
@@ -370,8 +375,18 @@ def _update_frule(p: tuple, t: tuple) -> tuple:
     """`update(dx, new)`: forward mode over its twin for these operands (nested_helpers.update_twin)."""
     from .registry import update
 
-    if all(_zero(d) for d in _expand(t, len(p))):
-        return update(*p), NoTangent
+    ts = _expand(t, len(p))
+    if all(_zero(d) for d in ts):
+        # Nothing differentiated flows in.  Written in place, the result is dx itself, and its tangent is dx's
+        # tangent storage (already all zero), never a new NoTangent: later writes through dx (`dw[0] += v` after
+        # `dw *= c`, dw a view) must still reach the storage its base shares.
+        y = update(*p)
+        if y is not p[0] or ts[0] is None or ts[0] is NoTangent:
+            return y, NoTangent
+        # (the zero tangent of `new` written into dx's tangent storage as dx was written: a list's may change length)
+        from ..tangents import zero_tangent
+
+        return y, update(ts[0], zero_tangent(p[1]) if ts[1] is NoTangent or ts[1] is None else ts[1])
     twin = nh.update_twin(*p)
     if twin is None:
         raise _refuse_update()

@@ -9,10 +9,11 @@
 """
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from ..reverse import shadows as _shadows
-from ..tangents import FunctionTangent, NoTangent
+from ..tangents import FunctionTangent, MutableTangent, NoTangent
 
 
 def function_tangent_zero(t: FunctionTangent) -> bool:
@@ -39,6 +40,29 @@ def _fixed_zero(v: Any) -> bool:
     if type(v) is tuple:
         return all(_fixed_zero(x) for x in v)
     return False
+
+
+def as_function_tangent(t: Any) -> Any:
+    """t as a FunctionTangent where it is the tangent of one: forward code makes a closure's tangent
+    (`_mc.FunctionTangent((dk_cell,), ...)`), and forward mode over that code constructs it as an object, whose tangent
+    is a MutableTangent of its fields (forward/runtime._construct), its `cells` the tangent cells of dk_cell."""
+    if isinstance(t, MutableTangent) and "cells" in t.fields:
+        cells = t.fields["cells"]
+        cells = tuple(c if type(c) is types.CellType else None for c in cells) if isinstance(cells, tuple) else ()
+        defaults = t.fields.get("defaults")
+        kwdefaults = t.fields.get("kwdefaults")
+        return FunctionTangent(cells, tuple(defaults) if isinstance(defaults, tuple) else (),
+                               dict(kwdefaults) if isinstance(kwdefaults, dict) else {})
+    return t
+
+
+def cell_tangent_tangent(tdfn: Any, index: int, writer: Any = None) -> Any:
+    """The tangent of `cell_tangent(dfn, index, writer)` (the tangent cell a closure's forward code reads what it
+    captures from) for dfn's tangent tdfn: the cell of tdfn's at index, or a fresh one where tdfn has none (refused by
+    cell_tangent for a closure that writes what it captures, as at first order)."""
+    from ..forward.transform import cell_tangent
+
+    return cell_tangent(as_function_tangent(tdfn), index, writer)
 
 
 class _CellFields:

@@ -164,3 +164,31 @@ def grad_rrule_closure(g: Any, args: tuple) -> tuple:
         return (NoTangent, *_expand(a_bar, n))
 
     return y, pullback
+
+
+def closure_forward_plan(f: Any, df: FunctionTangent, rule: Any, primals: tuple, tangents: tuple, n: int) -> Any:
+    """Forward mode over the forward code of a closure whose tangent df is nonzero (what it captures depends on the
+    inputs: `k = 3 * x; def inner(t): return t * k`, made and called by forward code differentiated again): the forward
+    code takes (f, df) first, and their tangents (tf: the tangent cells of f's captured values, tdf: those of df's)
+    come in through `outer` (takes_df), so the second-order tangents of the captured values reach the code that reads
+    them (`_mc.cell_tangent(dinner, 0)`, forward_code_rules).  Reverse mode over it (a third order through this call)
+    is refused by `split`, never given a dropped adjoint of what f captures."""
+    from .api_rules import _Plan
+
+    m = len(primals)
+    pad = (NoTangent,) * (m - n)
+
+    def split(b: Any) -> tuple:
+        raise NestingError(f"nested derivative of {_name(f)}: reverse mode over forward mode over a closure whose "
+                           f"captured variables are differentiated is not supported at this order; pass them as "
+                           f"arguments")
+
+    def outer(tf: Any, targs: tuple, tdargs: tuple, tdf: Any = NoTangent) -> tuple:
+        return (tf, tdf, *targs, *pad, *tdargs, *pad)
+
+    plan = _Plan(rule.fn, (f, df, *primals, *tangents), split, outer)
+    plan.takes_df = True
+    plan.df_bar = split
+    plan.arg_pos = list(range(2, 2 + n))
+    plan.tan_pos = list(range(2 + m, 2 + m + n))
+    return plan

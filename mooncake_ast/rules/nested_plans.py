@@ -525,7 +525,11 @@ def plan_tangents(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any, tf: A
 def _outer(plan: Any, tf: Any, tdf: Any, targs: tuple, tdargs: tuple) -> tuple:
     if plan.takes_df:
         return plan.outer(tf, targs, tdargs, tdf)
-    if not _api()._zero(tdf):
+    from .nested_cells import as_function_tangent
+
+    # (a closure's tangent made by forward code, differentiated: a MutableTangent of its fields, zero where its tangent
+    # cells hold nothing, as for a closure over an int)
+    if not _api()._zero(as_function_tangent(tdf)):
         raise _refuse("the tangent of a callable's tangent")
     return plan.outer(tf, targs, tdargs)
 

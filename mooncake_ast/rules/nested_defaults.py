@@ -1,0 +1,109 @@
+"""Nested derivatives of a call that leaves parameters to the function's defaults, where those defaults were made
+inside differentiated code: `fs.append(lambda t, c=c: t * c)` with c from the inputs, called as `fs[0](y)`.
+
+The call is planned as a positional one: the defaults used become extra arguments of the function's forward code,
+their tangents those the function's tangent holds (a FunctionTangent's `defaults`, made by forward code with the
+function).  Reverse mode gives the defaults' adjoints back where the first order keeps them: the function's in a
+FunctionAdjoint (make_function's reverse rule hands them on to the values the defaults were made from), and the
+function's tangent's in the `defaults` field of its adjoint storage (the FunctionTangent object forward code made,
+whose construction's pullback reads it).  Forward mode over it takes both's tangents (`outer`).  What is not a plain
+positional call with positional defaults (keyword-only parameters, *args, mutable defaults, captured cells with
+tangents) keeps its refusal.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ..reverse.adjoints import AdjTuple, FunctionAdjoint
+from ..tangents import FunctionTangent, MutableTangent, NoTangent, is_mutable, materialize
+from .nested_cells import as_function_tangent, function_tangent_zero
+
+
+def _api() -> Any:
+    from . import api_rules
+
+    return api_rules
+
+
+def _cells_zero(f: Any, df: Any) -> bool:
+    if not f.__closure__ or df is NoTangent or df is None:
+        return True
+    if not isinstance(df, FunctionTangent):
+        return False
+    return function_tangent_zero(FunctionTangent(df.cells, (), {}))
+
+
+def _dense(d: Any, a: Any) -> Any:
+    if (d is NoTangent or d is None) and isinstance(a, np.ndarray) and a.dtype.kind == "f":
+        return materialize(d, a)
+    return d
+
+
+def defaults_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Optional[Any]:
+    """The plan of `fcall(f, df, args, dargs)` for a plain function f called with its first n parameters, the rest
+    taking f's positional defaults; None where this is not such a call."""
+    api = _api()
+    code, defaults = f.__code__, f.__defaults__ or ()
+    n, m = len(args), f.__code__.co_argcount
+    first = m - len(defaults)
+    if api._variadic(f) or code.co_kwonlyargcount or not defaults or not first <= n < m:
+        return None
+    used = defaults[n - first:]
+    if not (df is NoTangent or df is None or isinstance(df, FunctionTangent)) or not _cells_zero(f, df):
+        return None
+    ddefaults = tuple(df.defaults) if isinstance(df, FunctionTangent) and df.defaults else (NoTangent,) * len(defaults)
+    ddefaults = ddefaults + (NoTangent,) * (len(defaults) - len(ddefaults))
+    if any(is_mutable(d) for d in used):
+        # a mutable default is state the function may change between calls (`def g(t, w=w): w *= t[0]`): reverse
+        # mode over the forward code of such a call gave wrong second derivatives; refused (an array default
+        # only read would be right, but which one is read only is not known here)
+        return None
+    primals = (*args, *used)
+    tangents = (*(_dense(d, a) for d, a in zip(dargs, args)),
+                *(_dense(d, a) for d, a in zip(ddefaults[n - first:], used)))
+    from ..forward import objects as _objects
+    from ..forward.runtime import derived_forward
+
+    rule = derived_forward(f, tuple(_objects.kind_of(a) for a in primals))
+    s = 2 if rule.takes_self else 0
+    head = (f, NoTangent) if rule.takes_self else ()
+    k = m - n  # defaults used
+
+    def split(b: Any) -> tuple:
+        b = tuple(b) + (NoTangent,) * (s + 2 * m - len(b))
+        d_bars = b[s + n:s + m]
+        f_bar = NoTangent
+        if any(x is not NoTangent and x is not None for x in d_bars):
+            f_bar = FunctionAdjoint(AdjTuple((NoTangent,) * (len(defaults) - k) + tuple(d_bars)), NoTangent)
+        return f_bar, tuple(b[s:s + n]), tuple(b[s + m:s + m + n])
+
+    def df_bar(b: Any) -> Any:
+        b = tuple(b) + (NoTangent,) * (s + 2 * m - len(b))
+        dd_bars = b[s + m + n:s + 2 * m]
+        if not isinstance(df, FunctionTangent) or all(x is NoTangent or x is None for x in dd_bars):
+            return NoTangent
+        return MutableTangent({"defaults": AdjTuple((NoTangent,) * (len(defaults) - k) + tuple(dd_bars))})
+
+    def outer(tf: Any, targs: tuple, tdargs: tuple, tdf: Any = NoTangent) -> tuple:
+        tdefaults = _defaults_of(tf, len(defaults))[n - first:]
+        tddefaults = _defaults_of(as_function_tangent(tdf), len(defaults))[n - first:]
+        return ((NoTangent, NoTangent) if s else ()) + (*targs, *tdefaults, *tdargs, *tddefaults)
+
+    plan = api._Plan(rule.fn, (*head, *primals, *tangents), split, outer)
+    plan.takes_df = True
+    plan.df_bar = df_bar
+    if s:
+        plan.inactive = frozenset({0, 1})
+    plan.arg_pos = list(range(s, s + n))
+    plan.tan_pos = list(range(s + m, s + m + n))
+    return plan
+
+
+def _defaults_of(t: Any, count: int) -> tuple:
+    """The defaults' tangents a function's tangent t holds (zeros where it holds none)."""
+    if isinstance(t, FunctionTangent) and t.defaults:
+        d = tuple(t.defaults)
+        return d + (NoTangent,) * (count - len(d))
+    return (NoTangent,) * count
