@@ -161,6 +161,16 @@ def cell_tangent_case(x):
 
 
 API_CASES["mooncake_ast.rules.builtin_displays.cell_tangent_get"] = [Case(cell_tangent_case, 0.4)]  # (a rule both ways now)
+API_CASES["mooncake_ast.forward.transform.cell_tangent"] = [Case(cell_tangent_case, 0.4)]  # (forward over forward: cells)
+
+
+def vjp_inside(x):
+    y, pb = mc.vjp(lambda z: np.sin(z) * z, x)
+    return np.sum(pb(np.ones_like(y))[0] * x) + np.sum(y * y)
+
+
+# (reverse mode over mc.vjp is refused by name: test_rules.test_reverse_over_vjp_is_refused)
+API_CASES["mooncake_ast.api.vjp"] = [Case(vjp_inside, X3, modes=("forward",))]
 
 
 _MODULE_STATE = [0.5]
@@ -177,5 +187,4 @@ API_ZERO_CASES = {
     "mooncake_ast.rules.helpers.sign": Case(sign_case, X3),
     "mooncake_ast.tangents.zero_tangent": Case(zero_tangent_case, 0.4),
     "mooncake_ast.rules.api_rules.forward_code": Case(forward_code_case, 0.4),
-    "mooncake_ast.forward.transform.cell_tangent": Case(cell_tangent_case, 0.4),
 }
