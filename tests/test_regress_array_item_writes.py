@@ -70,3 +70,16 @@ def test_a_list_slice_written_from_an_iterator(fn):
     """`lst[1:1] = iter(...)` grew the list by a count the pullback could not see (the iterator is spent): it
     gave 2.1 for 4.2, silently.  The saved slice now carries the list's length before the write."""
     check_derivatives(fn, 0.7)
+
+
+def list_extended_by_an_iterator(x):
+    lst = [x]
+    lst += map(np.sin, [x, 2 * x])
+    lst += (v * v for v in [x, 1.5])
+    return sum(lst) * lst[1]
+
+
+def test_a_list_extended_by_an_iterator():
+    """`lst += map(...)` and `lst += (generator)`: both modes crashed (a list plus an iterator's tangent or
+    adjoint); what `+=` takes from an iterator is its items, a list to both modes' rules."""
+    check_derivatives(list_extended_by_an_iterator, 0.7)

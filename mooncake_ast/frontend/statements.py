@@ -312,7 +312,12 @@ class Lowering(LoopLowering, ExpressionLowering):
         t = s.target
         if isinstance(t, cst.Name):
             current = self.read_name(t.value, t)
-            self.assign_name(t.value, self.b.call(op, [current, self.expr(s.value)], hint=t.value))
+            value = self.expr(s.value)
+            if op is operator.iadd and _makes_iterator(s.value):
+                # `lst += map(...)`: what += takes from an iterator is its items; as a list, both modes' rules for
+                # list `+=` apply (an iterator's tangent or adjoint is no list to add)
+                value = self.b.call(list, [value])
+            self.assign_name(t.value, self.b.call(op, [current, value], hint=t.value))
         elif isinstance(t, cst.Attribute):
             obj = self.expr(t.value)
             name = Const(t.attr.value)
@@ -489,3 +494,12 @@ def _describe(s: cst.CSTNode) -> str:
         "ClassDef": "class definition inside a function", "Match": "match statement",
     }
     return names.get(type(s).__name__, f"{type(s).__name__} statement")
+
+
+_ITERATOR_MAKERS = frozenset({"map", "filter", "zip", "reversed", "iter", "enumerate"})
+
+
+def _makes_iterator(e: cst.BaseExpression) -> bool:
+    """Is e, as written, an iterator (a generator expression, `map(...)`, `zip(...)`, ...)?"""
+    return isinstance(e, cst.GeneratorExp) or (isinstance(e, cst.Call) and isinstance(e.func, cst.Name)
+                                               and e.func.value in _ITERATOR_MAKERS)
