@@ -1,0 +1,66 @@
+"""Test inputs of the rules added by the lang helper's second pass on issue 12 (scipy.special functions defined
+by integrals, elementary-looking ones, ...): merged into CASES of tests/test_rules.py by catalog name, so each
+rule is checked by check_derivatives in both modes (forward against finite differences, reverse against
+forward)."""
+import numpy as np
+
+from rule_case_kit import kit
+
+F, Case = kit("lang13 rule case", globals())
+C = Case
+try:
+    import scipy.linalg as sl
+    import scipy.signal as ss
+    import scipy.special as sp
+    import scipy.stats as st
+except ImportError:  # SciPy is optional
+    sl = sp = ss = st = None
+V = np.array([0.3, 1.2, -0.7, 2.1, 0.5, 1.9])
+P = np.array([0.3, 0.6, 0.2, 0.8])
+N = np.array([[0.3, -0.7], [0.5, 0.2]])  # (a 2-D array: broadcasting against P's shape in the pullbacks)
+
+
+def lang13_scipy_cases(entries):
+    """The cases by catalog name (`entries`: catalog())."""
+    if sp is None:
+        return {}
+    names = {e.key: e.name for e in entries}
+    cases = {
+        sp.airy: [C("lambda x: sp.airy(x)", V), C("lambda x: sp.airy(x)[1] * 2.0 + sp.airy(x)[2]", V)],
+        sp.airye: [C("lambda x: sp.airye(x + 0.1)", P), C("lambda x: sp.airye(-x)[2]", P)],
+        sp.fresnel: [C("lambda x: sp.fresnel(x)", V)],
+        sp.sici: [C("lambda x: sp.sici(x)", P), C("lambda x: sp.sici(-x)[1] + sp.sici(x * 0.0)[0] * x", P)],
+        sp.shichi: [C("lambda x: sp.shichi(x)", P)],
+        sp.struve: [C("lambda x: sp.struve(1.5, x)", P), C("lambda x: sp.struve(0, x * 3.0)", P)],
+        sp.modstruve: [C("lambda x: sp.modstruve(0.5, x)", P)],
+        sp.owens_t: [C("lambda h, a: sp.owens_t(h, a)", V[:4], P), C("lambda h, a: sp.owens_t(h, a)", N, P[:2])],
+        sp.ellipkm1: [C("lambda p: sp.ellipkm1(p)", P)],
+        sp.ellipkinc: [C("lambda phi, m: sp.ellipkinc(phi, m)", P * 2.0, P * 0.9),
+                       C("lambda phi, m: sp.ellipkinc(phi, m * 0.0) * m", P * 2.0, P)],
+        sp.ellipeinc: [C("lambda phi, m: sp.ellipeinc(phi, m)", P * 2.0, P * 0.9 - 0.3),
+                       C("lambda phi, m: sp.ellipeinc(phi, m * 0.0) * m", P * 2.0, P)],
+        sp.wofz: [C("lambda x: sp.wofz(x)", V), C("lambda z: sp.wofz(z)", V[:4] + 1j * P)],
+        sp.voigt_profile: [C("lambda x, s, g: sp.voigt_profile(x, s + 0.5, g + 0.2)", V[:4], P, P[::-1])],
+        sp.cosm1: [C("lambda x: sp.cosm1(x)", V)],
+        sp.exprel: [C("lambda x: sp.exprel(x)", V), C("lambda x: sp.exprel(x * 1e-5)", V)],
+        sp.erfi: [C("lambda x: sp.erfi(x)", V)],
+        sp.exp10: [C("lambda x: sp.exp10(x)", V)],
+        sp.sindg: [C("lambda x: sp.sindg(x * 50.0)", V)], sp.cosdg: [C("lambda x: sp.cosdg(x * 50.0)", V)],
+        sp.tandg: [C("lambda x: sp.tandg(x * 30.0)", V)], sp.cotdg: [C("lambda x: sp.cotdg(x * 30.0 + 10.0)", P)],
+        sp.radian: [C("lambda d, m, s: sp.radian(d, m, s)", V[:4], P, 3.0)],
+        sp.inv_boxcox: [C("lambda y, l: sp.inv_boxcox(y, l)", P, 0.3), C("lambda y, l: sp.inv_boxcox(y, l * 0.0) * l", P, 0.3)],
+        sp.inv_boxcox1p: [C("lambda y, l: sp.inv_boxcox1p(y, l)", P, np.array([0.3, -0.2, 0.5, 1.1]))],
+        sp.poch: [C("lambda z, m: sp.poch(z + 1.0, m)", P, P[::-1])],
+        sp.jve: [C("lambda x: sp.jve(1.5, x)", P)], sp.yve: [C("lambda x: sp.yve(0.5, x + 0.5)", P)],
+        sp.hyp0f1: [C("lambda x: sp.hyp0f1(1.5, x)", V)],
+        sp.gammaincinv: [C("lambda p: sp.gammaincinv(2.0, p)", P)],
+        sp.gammainccinv: [C("lambda p: sp.gammainccinv(2.5, p)", P)],
+        sp.betaincinv: [C("lambda p: sp.betaincinv(2.0, 3.0, p)", P)],
+        sp.eval_laguerre: [C("lambda x: sp.eval_laguerre(3, x)", V), C("lambda x: sp.eval_laguerre(0, x) * x", V)],
+        sp.eval_chebyu: [C("lambda x: sp.eval_chebyu(3, x - 0.5)", P),
+                         C("lambda x: sp.eval_chebyu(3, x * 0.0 + 1.0) * x + sp.eval_chebyu(2, x * 0.0 - 1.0) * x", P)],
+        sp.lambertw: [C("lambda x: sp.lambertw(x)", P), C("lambda x: sp.lambertw(x - 0.35, k=-1)", P[:2] * 0.1)],
+        sp.spherical_jn: [C("lambda x: sp.spherical_jn(2, x)", P)], sp.spherical_yn: [C("lambda x: sp.spherical_yn(1, x + 0.5)", P)],
+        sp.spherical_in: [C("lambda x: sp.spherical_in(2, x)", P)], sp.spherical_kn: [C("lambda x: sp.spherical_kn(1, x + 0.5)", P)],
+    }
+    return {names[k]: v for k, v in cases.items() if k in names}
