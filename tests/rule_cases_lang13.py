@@ -18,6 +18,13 @@ except ImportError:  # SciPy is optional
 V = np.array([0.3, 1.2, -0.7, 2.1, 0.5, 1.9])
 P = np.array([0.3, 0.6, 0.2, 0.8])
 N = np.array([[0.3, -0.7], [0.5, 0.2]])  # (a 2-D array: broadcasting against P's shape in the pullbacks)
+SOS = np.array([[0.2, 0.3, 0.1, 1.0, -0.3, 0.1], [0.5, -0.2, 0.1, 1.0, 0.2, 0.05]])
+X = np.sin(np.arange(9.0)) + 0.1 * np.arange(9.0)
+M2 = np.stack([X, np.cos(X)])
+try:
+    from scipy._lib.array_api_compat.numpy import linalg as xl  # (the solve lfilter_zi calls)
+except ImportError:
+    xl = None
 
 
 def lang13_scipy_cases(entries):
@@ -63,4 +70,17 @@ def lang13_scipy_cases(entries):
         sp.spherical_jn: [C("lambda x: sp.spherical_jn(2, x)", P)], sp.spherical_yn: [C("lambda x: sp.spherical_yn(1, x + 0.5)", P)],
         sp.spherical_in: [C("lambda x: sp.spherical_in(2, x)", P)], sp.spherical_kn: [C("lambda x: sp.spherical_kn(1, x + 0.5)", P)],
     }
+    cases.update({
+        ss.lfilter: [C("lambda b, a, x, zi: ss.lfilter(b, a, x, zi=zi)", P[:3], np.array([1.3, -0.4]), X, P[:2]),
+                     C("lambda x, zi: ss.lfilter([0.2, 0.3], [1.0, -0.4], x, 0, zi)", M2.T.copy(), P[:2].reshape(1, 2)),
+                     C("lambda b, a, zi: ss.lfilter(b, a, X[:1], zi=zi)", P[:3], np.array([0.9, 0.2, -0.1]), P[1:3])],
+        ss.sosfilt: [C("lambda b, a, x: ss.sosfilt(np.concatenate([b, np.ones((2, 1)), a], axis=1), x)", SOS[:, :3], SOS[:, 4:], X),
+                     C("lambda a, x, zi: ss.sosfilt(np.concatenate([SOS[:, :4], a], axis=1), x, zi=zi)", SOS[:, 4:], M2,
+                       np.stack([np.stack([P[:2], P[2:]])] * 2)),
+                     C("lambda x, zi: ss.sosfilt(SOS, x, 0, zi)", M2.T.copy(), np.stack([P[:2].reshape(2, 1) + 0 * M2[:, :1].T] * 2))],
+    })
+    if xl is not None:
+        cases[xl.solve] = [C("lambda a, b: xl.solve(a, b)", np.eye(2) * 3.0 + N, P[:2]),
+                           C("lambda b: ss.filtfilt(b, [1.0, -0.4], X)", P[:2]),
+                           C("lambda x: ss.sosfiltfilt(SOS, x)", np.sin(np.arange(20.0)))]
     return {names[k]: v for k, v in cases.items() if k in names}

@@ -18,8 +18,9 @@ from ..tangents import NoTangent
 
 from .scipy_signal_lfilter import FUNCTIONS as _LFILTER
 from .scipy_signal_savgol import FUNCTIONS as _SAVGOL
+from .scipy_signal_filters import FUNCTIONS as _FILTERS
 
-FUNCTIONS = ["signal.convolve", "signal.correlate"] + _SAVGOL + _LFILTER  # (savgol_filter, lfilter: their modules)
+FUNCTIONS = ["signal.convolve", "signal.correlate"] + _SAVGOL + _LFILTER + _FILTERS  # (savgol_filter, lfilter: their modules)
 REGISTERED: dict = {}
 _MODES = ("full", "valid", "same")
 
@@ -108,3 +109,6 @@ def register() -> None:
     from . import scipy_signal_lfilter
 
     scipy_signal_lfilter.register(REGISTERED)
+    from . import scipy_signal_filters
+
+    scipy_signal_filters.register(REGISTERED)  # (sosfilt; lfilter's zi=)
