@@ -27,11 +27,16 @@ except ImportError:
     xl = None
 
 
-def lang13_scipy_cases(entries):
+def lang13_cases(entries):
     """The cases by catalog name (`entries`: catalog())."""
-    if sp is None:
-        return {}
     names = {e.key: e.name for e in entries}
+    numpy_cases = {
+        np.atleast_1d: [C("lambda a, b: np.atleast_1d(a, b)[0] * 2.0 + np.atleast_1d(a, b)[1]", 0.3, P[:1]),
+                        C("lambda a, b: np.atleast_1d(a, 2.0, b)", 0.3, N)],
+        np.atleast_2d: [C("lambda a, b: np.atleast_2d(a, b)", P, N)],
+    }
+    if sp is None:
+        return {names[k]: v for k, v in numpy_cases.items() if k in names}
     cases = {
         sp.airy: [C("lambda x: sp.airy(x)", V), C("lambda x: sp.airy(x)[1] * 2.0 + sp.airy(x)[2]", V)],
         sp.airye: [C("lambda x: sp.airye(x + 0.1)", P), C("lambda x: sp.airye(-x)[2]", P)],
@@ -83,4 +88,5 @@ def lang13_scipy_cases(entries):
         cases[xl.solve] = [C("lambda a, b: xl.solve(a, b)", np.eye(2) * 3.0 + N, P[:2]),
                            C("lambda b: ss.filtfilt(b, [1.0, -0.4], X)", P[:2]),
                            C("lambda x: ss.sosfiltfilt(SOS, x)", np.sin(np.arange(20.0)))]
+    cases.update(numpy_cases)
     return {names[k]: v for k, v in cases.items() if k in names}
