@@ -18,6 +18,8 @@ except ImportError:  # SciPy is optional
 V = np.array([0.3, 1.2, -0.7, 2.1, 0.5, 1.9])
 P = np.array([0.3, 0.6, 0.2, 0.8])
 N = np.array([[0.3, -0.7], [0.5, 0.2]])  # (a 2-D array: broadcasting against P's shape in the pullbacks)
+N3 = np.array([[0.3, -0.7, 1.1], [0.5, 0.2, -0.4]])  # (distinct entries: no ties for maximum/median)
+A3D = np.arange(24.0).reshape(2, 3, 4) ** 1.3 / 10.0
 SOS = np.array([[0.2, 0.3, 0.1, 1.0, -0.3, 0.1], [0.5, -0.2, 0.1, 1.0, 0.2, 0.05]])
 X = np.sin(np.arange(9.0)) + 0.1 * np.arange(9.0)
 M2 = np.stack([X, np.cos(X)])
@@ -34,6 +36,15 @@ def lang13_cases(entries):
         np.atleast_1d: [C("lambda a, b: np.atleast_1d(a, b)[0] * 2.0 + np.atleast_1d(a, b)[1]", 0.3, P[:1]),
                         C("lambda a, b: np.atleast_1d(a, 2.0, b)", 0.3, N)],
         np.atleast_2d: [C("lambda a, b: np.atleast_2d(a, b)", P, N)],
+        np.pad: [C("lambda a: np.pad(a, ((1, 2), (2, 1)), mode='linear_ramp', end_values=((0.5, 1.0), (2.0, -1.0)))", N),
+                 C("lambda a: np.pad(a, 3, mode='mean')", P),
+                 C("lambda a: np.pad(a, ((1, 2), (0, 1), (2, 0)), mode='mean', stat_length=((1, 2), (2, 1), (3, 3)))", A3D),
+                 C("lambda a: np.pad(a, ((2, 1), (1, 2)), mode='maximum', stat_length=2)", N3),
+                 C("lambda a: np.pad(a, 2, mode='minimum')", N3),
+                 C("lambda a: np.pad(a, ((1, 2), (2, 3)), mode='median')", N3),
+                 C("lambda a: np.pad(a, (3, 2), mode='median', stat_length=(3, 2))", V),
+                 C("lambda a: np.pad(a, ((5, 3), (1, 4)), mode='reflect', reflect_type='odd')", N3),
+                 C("lambda a: np.pad(a, 7, mode='symmetric', reflect_type='odd')", P)],
     }
     if sp is None:
         return {names[k]: v for k, v in numpy_cases.items() if k in names}

@@ -377,7 +377,16 @@ def _pad_mode(mode, kw):
         raise NotImplementedError(f"derivative of np.pad with mode={mode!r}: only {', '.join(_PAD_MODES)} (reflect_type='even')")
 
 
+def _other_mode(mode, kw):
+    """A mode numpy_pad_modes.py differentiates (linear_ramp, mean, maximum, minimum, median, odd reflections)."""
+    return isinstance(mode, str) and (mode not in _PAD_MODES or kw.get("reflect_type", "even") != "even") and mode != "empty"
+
+
 def pad_tangent(x, dx, pad_width, mode="constant", dvalues=NoTangent, **kw):
+    if _other_mode(mode, kw):
+        from . import numpy_pad_modes
+
+        return numpy_pad_modes.pad_tangent(x, dx, pad_width, mode, **kw)
     _pad_mode(mode, kw)
     dx = np.broadcast_to(_inexact(0.0 if dx is NoTangent else dx), np.shape(x))
     if mode == "constant":
@@ -389,6 +398,10 @@ def pad_adjoint(x, g, pad_width, mode="constant", **kw):
     """Each entry of y is a copy of an entry of x (or a constant): x's adjoint sums g over its copies."""
     if _no_adjoint(g):
         return NoTangent
+    if _other_mode(mode, kw):
+        from . import numpy_pad_modes
+
+        return numpy_pad_modes.pad_adjoint(x, g, pad_width, mode, **kw)
     _pad_mode(mode, kw)
     shape = np.shape(x)
     index = np.arange(int(np.prod(shape))).reshape(shape)
