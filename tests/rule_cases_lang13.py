@@ -20,6 +20,7 @@ P = np.array([0.3, 0.6, 0.2, 0.8])
 N = np.array([[0.3, -0.7], [0.5, 0.2]])  # (a 2-D array: broadcasting against P's shape in the pullbacks)
 N3 = np.array([[0.3, -0.7, 1.1], [0.5, 0.2, -0.4]])  # (distinct entries: no ties for maximum/median)
 A3D = np.arange(24.0).reshape(2, 3, 4) ** 1.3 / 10.0
+NS = np.array([[1.2, 0.4, -0.3], [0.2, -0.8, 0.5], [0.1, 0.3, 2.1]])  # (nonsymmetric, real distinct eigenvalues)
 SOS = np.array([[0.2, 0.3, 0.1, 1.0, -0.3, 0.1], [0.5, -0.2, 0.1, 1.0, 0.2, 0.05]])
 X = np.sin(np.arange(9.0)) + 0.1 * np.arange(9.0)
 M2 = np.stack([X, np.cos(X)])
@@ -87,6 +88,9 @@ def lang13_cases(entries):
         sp.spherical_in: [C("lambda x: sp.spherical_in(2, x)", P)], sp.spherical_kn: [C("lambda x: sp.spherical_kn(1, x + 0.5)", P)],
     }
     cases.update({
+        sl.schur: [C("lambda a: sl.schur(a)[0]", NS), C("lambda a: (lambda tz: (tz[0], tz[1] * tz[1][0]))(sl.schur(a, 'real'))", NS)],
+        sl.rq: [C("lambda a: sl.rq(a)", NS), C("lambda a: sl.rq(a, mode='r')", NS),
+                C("lambda a: sl.rq(a, mode='economic')[1][0]", NS)],
         ss.lfilter: [C("lambda b, a, x, zi: ss.lfilter(b, a, x, zi=zi)", P[:3], np.array([1.3, -0.4]), X, P[:2]),
                      C("lambda x, zi: ss.lfilter([0.2, 0.3], [1.0, -0.4], x, 0, zi)", M2.T.copy(), P[:2].reshape(1, 2)),
                      C("lambda b, a, zi: ss.lfilter(b, a, X[:1], zi=zi)", P[:3], np.array([0.9, 0.2, -0.1]), P[1:3])],
