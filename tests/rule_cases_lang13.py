@@ -99,9 +99,27 @@ def lang13_cases(entries):
                        np.stack([np.stack([P[:2], P[2:]])] * 2)),
                      C("lambda x, zi: ss.sosfilt(SOS, x, 0, zi)", M2.T.copy(), np.stack([P[:2].reshape(2, 1) + 0 * M2[:, :1].T] * 2))],
     })
+    for m in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
+        cases[(type(st.weibull_max), m)] = [C(f"lambda x, c, l, s: st.weibull_max.{m}(x, c, l, s)", -P, 1.7, 0.1, 1.3)]
+        cases[(type(st.weibull_min), m)] = [C(f"lambda x, c: st.weibull_min.{m}(x, c, 0.1, 1.2)", P + 0.3, 1.6)]
+        cases[(type(st.lognorm), m)] = [C(f"lambda x, s: st.lognorm.{m}(x, s, scale=1.2)", P + 0.3, 0.7)]
+    for m in ("ppf", "isf"):
+        cases[(type(st.weibull_max), m)] = [C(f"lambda q, c, l, s: st.weibull_max.{m}(q, c, l, s)", P, 1.7, 0.1, 1.3)]
+        cases[(type(st.weibull_min), m)] = [C(f"lambda q, c: st.weibull_min.{m}(q, c, scale=1.3)", P, 1.6)]
+        cases[(type(st.lognorm), m)] = [C(f"lambda q, s: st.lognorm.{m}(q, s, 0.2)", P, 0.7)]
     if xl is not None:
         cases[xl.solve] = [C("lambda a, b: xl.solve(a, b)", np.eye(2) * 3.0 + N, P[:2]),
                            C("lambda b: ss.filtfilt(b, [1.0, -0.4], X)", P[:2]),
                            C("lambda x: ss.sosfiltfilt(SOS, x)", np.sin(np.arange(20.0)))]
     cases.update(numpy_cases)
+    return {names[k]: v for k, v in cases.items() if k in names}
+
+
+def lang13_zero_cases(entries):
+    """Zero-derivative rules of this pass, a sample each, by catalog name."""
+    if st is None:
+        return {}
+    names = {e.key: e.name for e in entries}
+    cases = {(type(st.poisson), "ppf"): C("lambda q, mu: st.poisson.ppf(q, mu) * q", P, 2.5),
+             (type(st.poisson), "isf"): C("lambda q, mu: st.poisson.isf(q, mu, 1) * mu", P, 2.5)}
     return {names[k]: v for k, v in cases.items() if k in names}
