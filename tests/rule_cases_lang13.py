@@ -9,12 +9,13 @@ from rule_case_kit import kit
 F, Case = kit("lang13 rule case", globals())
 C = Case
 try:
+    import scipy.integrate as si
     import scipy.linalg as sl
     import scipy.signal as ss
     import scipy.special as sp
     import scipy.stats as st
 except ImportError:  # SciPy is optional
-    sl = sp = ss = st = None
+    si = sl = sp = ss = st = None
 V = np.array([0.3, 1.2, -0.7, 2.1, 0.5, 1.9])
 P = np.array([0.3, 0.6, 0.2, 0.8])
 N = np.array([[0.3, -0.7], [0.5, 0.2]])  # (a 2-D array: broadcasting against P's shape in the pullbacks)
@@ -28,6 +29,10 @@ try:
     from scipy._lib.array_api_compat.numpy import linalg as xl  # (the solve lfilter_zi calls)
 except ImportError:
     xl = None
+
+
+def _rhs(t, y, k):
+    return np.array([y[1], -k * np.sin(y[0])])
 
 
 def lang13_cases(entries):
@@ -107,6 +112,10 @@ def lang13_cases(entries):
         cases[(type(st.weibull_max), m)] = [C(f"lambda q, c, l, s: st.weibull_max.{m}(q, c, l, s)", P, 1.7, 0.1, 1.3)]
         cases[(type(st.weibull_min), m)] = [C(f"lambda q, c: st.weibull_min.{m}(q, c, scale=1.3)", P, 1.6)]
         cases[(type(st.lognorm), m)] = [C(f"lambda q, s: st.lognorm.{m}(q, s, 0.2)", P, 0.7)]
+    cases[si.solve_ivp] = [
+        C("lambda k, y0: si.solve_ivp(_rhs, (0.0, 1.5), y0, args=(k,), rtol=1e-10, atol=1e-12).y[:, -1]", 0.8, P[:2]),
+        C("lambda k: si.solve_ivp(lambda t, y: -k * y * y, (0.0, 1.0), [1.0, 0.5], t_eval=[0.3, 1.0], method='DOP853',"
+          " rtol=1e-10, atol=1e-12)['y']", 0.7)]
     if xl is not None:
         cases[xl.solve] = [C("lambda a, b: xl.solve(a, b)", np.eye(2) * 3.0 + N, P[:2]),
                            C("lambda b: ss.filtfilt(b, [1.0, -0.4], X)", P[:2]),
