@@ -112,6 +112,15 @@ def lang13_cases(entries):
         cases[(type(st.weibull_max), m)] = [C(f"lambda q, c, l, s: st.weibull_max.{m}(q, c, l, s)", P, 1.7, 0.1, 1.3)]
         cases[(type(st.weibull_min), m)] = [C(f"lambda q, c: st.weibull_min.{m}(q, c, scale=1.3)", P, 1.6)]
         cases[(type(st.lognorm), m)] = [C(f"lambda q, s: st.lognorm.{m}(q, s, 0.2)", P, 0.7)]
+    K2 = np.array([[0.3, -0.5, 1.2, 0.8, -1.1, 0.4], [0.2, 0.9, -0.4, 1.5, 0.1, -0.7]])
+    cases[st.gaussian_kde] = [C("lambda d: st.gaussian_kde(d).covariance + st.gaussian_kde(d).log_det", V),
+                              C("lambda d: st.gaussian_kde(d, 'silverman', weights=[0.2, 0.5, 0.3]).evaluate(0.3)", V[:3],
+                                modes=("forward",))]  # (reverse: weights= refused, even constant ones)
+    cases[(st.gaussian_kde, "evaluate")] = [C("lambda d, p: st.gaussian_kde(d).evaluate(p)", V, P),
+                                            C("lambda d: st.gaussian_kde(d, bw_method=0.4).evaluate(np.array([[0.1], [0.2]]))", K2)]
+    cases[(st.gaussian_kde, "pdf")] = [C("lambda d, p: st.gaussian_kde(list(d)).pdf(p)", V, P)]
+    cases[(st.gaussian_kde, "logpdf")] = [C("lambda d, p: st.gaussian_kde(d).logpdf(p)", K2, N)]
+    cases[(st.gaussian_kde, "__call__")] = [C("lambda p: st.gaussian_kde(V)(p)", P)]
     cases[si.solve_ivp] = [
         C("lambda k, y0: si.solve_ivp(_rhs, (0.0, 1.5), y0, args=(k,), rtol=1e-10, atol=1e-12).y[:, -1]", 0.8, P[:2]),
         C("lambda k: si.solve_ivp(lambda t, y: -k * y * y, (0.0, 1.0), [1.0, 0.5], t_eval=[0.3, 1.0], method='DOP853',"

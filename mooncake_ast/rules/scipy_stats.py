@@ -509,6 +509,9 @@ def register() -> None:
     scipy_stats_wrapped.register(stats)  # entropy, skew, kurtosis, the means, ...
     scipy_stats_linregress.register(stats)
     scipy_stats_moments.register(stats, REGISTERED)  # mean, median, var, std, entropy in loc and scale
+    from . import scipy_stats_kde
+
+    scipy_stats_kde.register(REGISTERED)  # gaussian_kde: making it, evaluate/pdf/logpdf/__call__ (issue 12)
 
 
 from .scipy_stats_more import FUNCTIONS as _MORE  # noqa: E402  (quantiles, frozen distributions: issue 12)
@@ -516,5 +519,6 @@ from .scipy_stats_wrapped import FUNCTIONS as _WRAPPED  # noqa: E402  (entropy, 
 
 from .scipy_stats_linregress import FUNCTIONS as _LINREGRESS  # noqa: E402
 from .scipy_stats_moments import FUNCTIONS as _MOMENTS  # noqa: E402
+from .scipy_stats_kde import FUNCTIONS as _KDE  # noqa: E402
 
-FUNCTIONS = sorted(FUNCTIONS + _MORE + _WRAPPED + _LINREGRESS + _MOMENTS)
+FUNCTIONS = sorted(FUNCTIONS + _MORE + _WRAPPED + _LINREGRESS + _MOMENTS + _KDE)
