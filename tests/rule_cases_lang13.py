@@ -121,6 +121,15 @@ def lang13_cases(entries):
     cases[(st.gaussian_kde, "pdf")] = [C("lambda d, p: st.gaussian_kde(list(d)).pdf(p)", V, P)]
     cases[(st.gaussian_kde, "logpdf")] = [C("lambda d, p: st.gaussian_kde(d).logpdf(p)", K2, N)]
     cases[(st.gaussian_kde, "__call__")] = [C("lambda p: st.gaussian_kde(V)(p)", P)]
+    S = np.sin(np.arange(24.0) * 0.7) + 0.05 * np.arange(24.0) ** 1.5 / 10.0
+    cases[ss.welch] = [C("lambda x: ss.welch(x, nperseg=8)[1]", S),
+                       C("lambda x, fs: ss.welch(x, fs, nperseg=8, noverlap=2, nfft=11, detrend='linear', scaling='spectrum')",
+                         S, 2.5),
+                       C("lambda x, w: ss.welch(x, window=w, nperseg=6, return_onesided=False, detrend=False)[1]", S,
+                         np.hanning(6) + 0.1),
+                       C("lambda x: ss.welch(x, nperseg=5, axis=0)[1]", np.stack([S, S[::-1] ** 2]).T.copy())]
+    cases[ss.periodogram] = [C("lambda x: ss.periodogram(x)[1]", S), C("lambda x, fs: ss.periodogram(x, fs, 'hann', 30)", S, 3.0),
+                             C("lambda x: ss.periodogram(list(x), scaling='spectrum', detrend='linear')[1]", S[:9])]
     cases[si.solve_ivp] = [
         C("lambda k, y0: si.solve_ivp(_rhs, (0.0, 1.5), y0, args=(k,), rtol=1e-10, atol=1e-12).y[:, -1]", 0.8, P[:2]),
         C("lambda k: si.solve_ivp(lambda t, y: -k * y * y, (0.0, 1.0), [1.0, 0.5], t_eval=[0.3, 1.0], method='DOP853',"

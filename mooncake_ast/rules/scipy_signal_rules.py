@@ -19,8 +19,9 @@ from ..tangents import NoTangent
 from .scipy_signal_lfilter import FUNCTIONS as _LFILTER
 from .scipy_signal_savgol import FUNCTIONS as _SAVGOL
 from .scipy_signal_filters import FUNCTIONS as _FILTERS
+from .scipy_signal_spectral import FUNCTIONS as _SPECTRAL
 
-FUNCTIONS = ["signal.convolve", "signal.correlate"] + _SAVGOL + _LFILTER + _FILTERS  # (savgol_filter, lfilter: their modules)
+FUNCTIONS = ["signal.convolve", "signal.correlate"] + _SAVGOL + _LFILTER + _FILTERS + _SPECTRAL  # (savgol_filter, lfilter: their modules)
 REGISTERED: dict = {}
 _MODES = ("full", "valid", "same")
 
@@ -112,3 +113,6 @@ def register() -> None:
     from . import scipy_signal_filters
 
     scipy_signal_filters.register(REGISTERED)  # (sosfilt; lfilter's zi=)
+    from . import scipy_signal_spectral
+
+    scipy_signal_spectral.register(REGISTERED)  # (periodogram, welch)
