@@ -52,6 +52,15 @@ def lang13_cases(entries):
                  C("lambda a: np.pad(a, ((5, 3), (1, 4)), mode='reflect', reflect_type='odd')", N3),
                  C("lambda a: np.pad(a, 7, mode='symmetric', reflect_type='odd')", P)],
     }
+    # numpy.ma refuses a differentiated array (tests/test_rules_lang13.py); a constant one is only data
+    for name in ("array", "masked_array", "asarray", "asanyarray", "masked_invalid", "fix_invalid"):
+        numpy_cases[getattr(np.ma, name)] = [C(f"lambda x: x * np.ma.{name}(np.array([1.0, 2.0, 3.0, 4.0])).filled(0.0)", P)]
+    for name in ("masked_equal", "masked_not_equal", "masked_greater", "masked_greater_equal", "masked_less",
+                 "masked_less_equal", "masked_values", "masked_object"):
+        numpy_cases[getattr(np.ma, name)] = [C(f"lambda x: x * np.ma.{name}(np.array([1.0, 2.0, 3.0, 4.0]), 2.0).filled(0.0)", P)]
+    numpy_cases[np.ma.masked_where] = [C("lambda x: x * np.ma.masked_where(P > 0.5, np.ones(4)).filled(0.0)", P)]
+    numpy_cases[np.ma.masked_inside] = [C("lambda x: x * np.ma.masked_inside(np.ones(4), 0.5, 1.5).filled(2.0)", P)]
+    numpy_cases[np.ma.masked_outside] = [C("lambda x: x * np.ma.masked_outside(np.ones(4), 0.5, 1.5).filled(2.0)", P)]
     if sp is None:
         return {names[k]: v for k, v in numpy_cases.items() if k in names}
     cases = {

@@ -147,6 +147,7 @@ def kde_construct_tangent(kde, dataset, ddataset, bw_method=None, weights=None, 
 def kde_construct_adjoint(kde, dataset, g, bw_method=None, weights=None):
     if _zero(g):
         return NoTangent
+    _check_construct(bw_method, NoTangent)
     f = _fields(g)
     for name in ("_data_cho_cov", "cho_cov", "inv_cov"):
         if not _zero(f.get(name, NoTangent)):
