@@ -137,6 +137,10 @@ def lang13_cases(entries):
                        C("lambda x, w: ss.welch(x, window=w, nperseg=6, return_onesided=False, detrend=False)[1]", S,
                          np.hanning(6) + 0.1),
                        C("lambda x: ss.welch(x, nperseg=5, axis=0)[1]", np.stack([S, S[::-1] ** 2]).T.copy())]
+    cases[ss.convolve2d] = [C("lambda a, b: ss.convolve2d(a, b)", M2[:, :4], N), C("lambda a, b: ss.convolve2d(a, b, 'same')", M2, N),
+                            C("lambda a: ss.convolve2d(a, N, mode='valid', boundary='fill', fillvalue=0)", M2)]
+    cases[ss.correlate2d] = [C("lambda a, b: ss.correlate2d(a, b, 'valid')", M2, N), C("lambda a, b: ss.correlate2d(a, b, 'same')", M2, NS),
+                             C("lambda b: ss.correlate2d(M2, b)", N)]
     cases[ss.periodogram] = [C("lambda x: ss.periodogram(x)[1]", S), C("lambda x, fs: ss.periodogram(x, fs, 'hann', 30)", S, 3.0),
                              C("lambda x: ss.periodogram(list(x), scaling='spectrum', detrend='linear')[1]", S[:9])]
     cases[si.solve_ivp] = [

@@ -49,6 +49,7 @@ def test_signal_refusals():
     ss = pytest.importorskip("scipy.signal")
     refused("complex", lambda x: ss.lfilter([0.5, 0.2], [1.0, -0.3], x, zi=np.array([0.1 + 0.2j]))[0], X)
     refused("median", lambda x: ss.welch(np.concatenate([x, x, x]), nperseg=4, average="median")[1], X)
+    refused("boundary='wrap'", lambda a: ss.convolve2d(a, A, boundary="wrap"), A)
 
 
 def test_stats_and_integrate_refusals():

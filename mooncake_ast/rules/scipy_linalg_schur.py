@@ -76,8 +76,8 @@ def _schur_solve_transposed(T, Xbar):
 
 
 def schur_tangent(a, y, da, output="real", lwork=None, overwrite_a=False, sort=None, check_finite=True):
-    T, Z = y[0], np.asarray(y[1], dtype=float)
-    T = _schur_check(a, output, sort, T)
+    T = _schur_check(a, output, sort, y[0])
+    Z = np.asarray(y[1], dtype=float)
     C = Z.T @ np.asarray(da, dtype=float) @ Z
     X = _schur_solve(T, C)
     K = X - X.T
@@ -87,8 +87,8 @@ def schur_tangent(a, y, da, output="real", lwork=None, overwrite_a=False, sort=N
 def schur_adjoint(a, y, g, output="real", lwork=None, overwrite_a=False, sort=None, check_finite=True):
     if _no_adjoint(g):
         return NoTangent
-    T, Z = y[0], np.asarray(y[1], dtype=float)
-    T = _schur_check(a, output, sort, T)
+    T = _schur_check(a, output, sort, y[0])
+    Z = np.asarray(y[1], dtype=float)
     gT, gZ = g[0], g[1]
     Tbar = np.zeros(T.shape) if _no_adjoint(gT) else np.triu(np.asarray(gT, dtype=float))
     Kbar = T.T @ Tbar - Tbar @ T.T
