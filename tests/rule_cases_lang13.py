@@ -25,6 +25,7 @@ NS = np.array([[1.2, 0.4, -0.3], [0.2, -0.8, 0.5], [0.1, 0.3, 2.1]])  # (nonsymm
 SOS = np.array([[0.2, 0.3, 0.1, 1.0, -0.3, 0.1], [0.5, -0.2, 0.1, 1.0, 0.2, 0.05]])
 X = np.sin(np.arange(9.0)) + 0.1 * np.arange(9.0)
 M2 = np.stack([X, np.cos(X)])
+K2 = np.array([[0.3, -0.5, 1.2, 0.8, -1.1, 0.4], [0.2, 0.9, -0.4, 1.5, 0.1, -0.7]])
 try:
     from scipy._lib.array_api_compat.numpy import linalg as xl  # (the solve lfilter_zi calls)
 except ImportError:
@@ -121,10 +122,12 @@ def lang13_cases(entries):
         cases[(type(st.weibull_max), m)] = [C(f"lambda q, c, l, s: st.weibull_max.{m}(q, c, l, s)", P, 1.7, 0.1, 1.3)]
         cases[(type(st.weibull_min), m)] = [C(f"lambda q, c: st.weibull_min.{m}(q, c, scale=1.3)", P, 1.6)]
         cases[(type(st.lognorm), m)] = [C(f"lambda q, s: st.lognorm.{m}(q, s, 0.2)", P, 0.7)]
-    K2 = np.array([[0.3, -0.5, 1.2, 0.8, -1.1, 0.4], [0.2, 0.9, -0.4, 1.5, 0.1, -0.7]])
     cases[st.gaussian_kde] = [C("lambda d: st.gaussian_kde(d).covariance + st.gaussian_kde(d).log_det", V),
-                              C("lambda d: st.gaussian_kde(d, 'silverman', weights=[0.2, 0.5, 0.3]).evaluate(0.3)", V[:3],
-                                modes=("forward",))]  # (reverse: weights= refused, even constant ones)
+                              C("lambda d, w: (lambda k: k.covariance * k.log_det + k.factor)(st.gaussian_kde(d, 'silverman', w))",
+                                K2, np.concatenate([P, P[:2]]) + 1.0),
+                              C("lambda d: st.gaussian_kde(d, 'silverman', weights=[0.2, 0.5, 0.3]).evaluate(0.3)", V[:3]),
+                              C("lambda d, w: st.gaussian_kde(d, weights=w).logpdf(P[:2])", V, V * V + 1.0),
+                              C("lambda w: st.gaussian_kde(K2, 'silverman', w)(np.array([0.1, 0.2]))", np.concatenate([P, P[:2]]) + 1.0)]
     cases[(st.gaussian_kde, "evaluate")] = [C("lambda d, p: st.gaussian_kde(d).evaluate(p)", V, P),
                                             C("lambda d: st.gaussian_kde(d, bw_method=0.4).evaluate(np.array([[0.1], [0.2]]))", K2)]
     cases[(st.gaussian_kde, "pdf")] = [C("lambda d, p: st.gaussian_kde(list(d)).pdf(p)", V, P)]

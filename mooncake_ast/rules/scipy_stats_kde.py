@@ -9,8 +9,10 @@ it in compiled code, so neither can be traced.  Rules instead:
   C = sum_i w_i (x_i - mu)(x_i - mu)^T / (1 - sum w_i^2) (its tangent: (D W Xc^T + Xc W D^T) / (1 - sum w^2)),
   _data_covariance = C, cho_cov and _data_cho_cov (Cholesky factors: dL = L Phi(L^-1 dC L^-T)) and log_det
   (tr(C^-1 dC)).  The bandwidth factor depends on the weights only (Scott's, Silverman's or a number).
-  Differentiated weights and a callable bw_method are refused.  The pullback takes the adjoints of dataset,
-  covariance, _data_covariance and log_det (of the Cholesky factors: refused).
+  The weights' tangent is the normalised weights' (field _weights, w / sum(w)); they move C (by
+  (sum_i dw_i xc_i xc_i^T + 2 C (w . dw)) / (1 - sum w^2)) and the factor.  A callable bw_method is refused.
+  The pullback takes the adjoints of dataset, _weights, covariance, _data_covariance, log_det and factor (of
+  the Cholesky factors and _neff: refused).
 * the methods: a NumPy model of the estimate, sum_i w_i N(p; x_i, factor^2 C), differentiated by
   mooncake_ast itself (forward.runtime.fcall / reverse.runtime.rcall) and compared with SciPy's value on
   every call (a refusal where they differ, never a wrong derivative).
@@ -39,8 +41,16 @@ def _fields(d):
 
 
 # ------------------------------------------------------------------ the model (traced by mooncake_ast)
-def kde_model(X, w, factor, P, log):
-    """SciPy's estimate at the points P (d x m) from the data X (d x n), weights w and bandwidth factor."""
+def kde_model(X, w, bw, P, log):
+    """SciPy's estimate at the points P (d x m) from the data X (d x n), the normalised weights w and the
+    bandwidth: 'scott' or 'silverman' (factors of the weights' effective count) or the factor itself."""
+    neff = 1.0 / np.sum(w * w)
+    if bw == "scott":
+        factor = neff ** (-1.0 / (X.shape[0] + 4))
+    elif bw == "silverman":
+        factor = (neff * (X.shape[0] + 2) / 4.0) ** (-1.0 / (X.shape[0] + 4))
+    else:
+        factor = bw
     mu = X @ w
     Xc = X - mu[:, None]
     C = (Xc * w) @ Xc.T / (1.0 - w @ w) * (factor * factor)
@@ -63,10 +73,24 @@ def _points(kde, points):
     return P
 
 
+def _bandwidth(kde):
+    """'scott', 'silverman' or the constant factor the object was made with."""
+    import scipy.stats
+
+    fn = getattr(kde.covariance_factor, "__func__", None)
+    if fn is scipy.stats.gaussian_kde.scotts_factor:
+        return "scott"
+    if fn is scipy.stats.gaussian_kde.silverman_factor:
+        return "silverman"
+    if getattr(kde, "_bw_method", None) == "use constant":
+        return float(kde.factor)
+    raise NotImplementedError(_REFUSE.format("with a callable bw_method"))
+
+
 def _inputs(kde):
     if np.iscomplexobj(kde.dataset):
         raise NotImplementedError(_REFUSE.format("of complex data"))
-    return np.asarray(kde.dataset, dtype=float), np.asarray(kde.weights, dtype=float), float(kde.factor)
+    return np.asarray(kde.dataset, dtype=float), np.asarray(kde.weights, dtype=float), _bandwidth(kde)
 
 
 def _agree(y, y_model):
@@ -81,11 +105,13 @@ def kde_tangent(method, kde, dkde, points, dpoints, y):
     X, w, factor = _inputs(kde)
     P = _points(kde, points)
     dX = _fields(dkde).get("dataset", NoTangent)
+    dw = _fields(dkde).get("_weights", NoTangent)
     dP = NoTangent if _zero(dpoints) else np.reshape(np.asarray(dpoints, dtype=float), P.shape)
-    if _zero(dX) and dP is NoTangent:
+    if _zero(dX) and _zero(dw) and dP is NoTangent:
         return NoTangent
+    dense = lambda d, like: np.zeros(like.shape) if _zero(d) else np.broadcast_to(np.asarray(d, dtype=float), like.shape)  # noqa: E731
     val, dval = fcall(kde_model, NoTangent, (X, w, factor, P, method == "logpdf"),
-                      (NoTangent if _zero(dX) else dX, NoTangent, NoTangent, dP, NoTangent))
+                      (dense(dX, X), dense(dw, w), NoTangent, dense(dP, P), NoTangent))
     _agree(y, val)
     return dval
 
@@ -101,26 +127,28 @@ def kde_adjoints(method, kde, points, y, g):
     P = _points(kde, points)
     val, pb = rcall(kde_model, (X, w, factor, P, method == "logpdf"), {})
     _agree(y, val)
+    from .scipy_stats_wrapped import _as_value
+
     _, bars, _ = pb(np.asarray(g, dtype=float))
+    bars = [_as_value(v) for v in bars]  # (values of their own, not the arrays' identity-keyed storage)
     xbar = NoTangent if _zero(bars[0]) else np.array(bars[0], dtype=float)
+    wbar = NoTangent if _zero(bars[1]) else np.array(bars[1], dtype=float)
     pbar = NoTangent if _zero(bars[3]) else np.reshape(np.array(bars[3], dtype=float), np.shape(points))
     if np.ndim(points) == 0 and pbar is not NoTangent:
         pbar = float(pbar)
-    return MutableTangent({"dataset": xbar}), pbar
+    return MutableTangent({"dataset": xbar, "_weights": wbar}), pbar
 
 
 # ------------------------------------------------------------------ making the object
-def _check_construct(bw_method, dweights):
+def _check_construct(bw_method):
     if callable(bw_method):
         raise NotImplementedError(_REFUSE.format("with a callable bw_method"))
-    if not _zero(dweights):
-        raise NotImplementedError(_REFUSE.format("with respect to its weights"))
 
 
 def _cov_parts(kde):
-    X, w, factor = _inputs(kde)
+    X, w, _ = _inputs(kde)
     Xc = X - (X @ w)[:, None]
-    return X, w, factor, Xc, 1.0 - w @ w
+    return X, w, float(kde.factor), Xc, 1.0 - w @ w
 
 
 def _chol_tangent(L, dC):
@@ -129,52 +157,91 @@ def _chol_tangent(L, dC):
     return L @ (np.tril(inner, -1) + 0.5 * np.diag(np.diag(inner)))
 
 
+def _factor_slope(kde, w):
+    """d factor / d w (normalised weights): Scott's and Silverman's factors go as neff^(-1/(d+4)), neff = 1/sum w^2;
+    a constant factor does not move."""
+    bw = _bandwidth(kde)
+    if not isinstance(bw, str):
+        return np.zeros_like(w)
+    neff = 1.0 / np.dot(w, w)
+    return float(kde.factor) * (-1.0 / (kde.d + 4)) / neff * (-2.0 * neff * neff * w)
+
+
 def kde_construct_tangent(kde, dataset, ddataset, bw_method=None, weights=None, dweights=NoTangent):
+    """The object's tangent: the data's, the normalised weights' (field _weights) and what SciPy derives from
+    them (covariances, Cholesky factors, log_det, the bandwidth factor)."""
     from ..tangents import MutableTangent
 
-    _check_construct(bw_method, dweights)
-    if _zero(ddataset):
-        return NoTangent
+    _check_construct(bw_method)
     X, w, factor, Xc, norm = _cov_parts(kde)
-    D = np.reshape(np.asarray(ddataset, dtype=float), X.shape)
-    dC = ((D * w) @ Xc.T + (Xc * w) @ D.T) / norm
     C = np.asarray(kde._data_covariance, dtype=float)
-    dL = _chol_tangent(np.asarray(kde._data_cho_cov, dtype=float), dC)
-    return MutableTangent({"dataset": D, "_data_covariance": dC, "covariance": dC * factor ** 2,
-                           "_data_cho_cov": dL, "cho_cov": dL * factor, "log_det": float(np.sum(np.linalg.inv(C) * dC.T))})
+    dC, df, fields = np.zeros(C.shape), 0.0, {}
+    if not _zero(dweights):
+        raw = np.atleast_1d(np.asarray(weights, dtype=float))
+        dw = np.broadcast_to(np.asarray(dweights, dtype=float), raw.shape)
+        dwn = (dw - w * np.sum(dw)) / np.sum(raw)
+        fields["_weights"] = dwn
+        dC = dC + ((Xc * dwn) @ Xc.T + 2.0 * np.dot(w, dwn) * C) / norm
+        df = float(np.dot(_factor_slope(kde, w), dwn))
+        fields["_neff"] = -2.0 * np.dot(w, dwn) / np.dot(w, w) ** 2
+    if not _zero(ddataset):
+        D = np.reshape(np.asarray(ddataset, dtype=float), X.shape)
+        fields["dataset"] = D
+        dC = dC + ((D * w) @ Xc.T + (Xc * w) @ D.T) / norm
+    if not fields:
+        return NoTangent
+    L = np.asarray(kde._data_cho_cov, dtype=float)
+    dL = _chol_tangent(L, dC)
+    fields.update({"_data_covariance": dC, "covariance": dC * factor ** 2 + 2.0 * factor * df * C, "factor": df,
+                   "_data_cho_cov": dL, "cho_cov": dL * factor + L * df,
+                   "log_det": float(np.sum(np.linalg.inv(C) * dC.T)) + 2.0 * kde.d * df / factor})
+    return MutableTangent(fields)
 
 
 def kde_construct_adjoint(kde, dataset, g, bw_method=None, weights=None):
+    """(the data's adjoint, the weights')."""
     if _zero(g):
-        return NoTangent
-    _check_construct(bw_method, NoTangent)
+        return NoTangent, NoTangent
+    _check_construct(bw_method)
     f = _fields(g)
-    for name in ("_data_cho_cov", "cho_cov", "inv_cov"):
+    for name in ("_data_cho_cov", "cho_cov", "inv_cov", "_neff"):
         if not _zero(f.get(name, NoTangent)):
             raise NotImplementedError(_REFUSE.format(f"through its attribute {name} in reverse mode"))
     X, w, factor, Xc, norm = _cov_parts(kde)
-    Cbar = np.zeros((X.shape[0],) * 2)
-    for name, scale in (("_data_covariance", 1.0), ("covariance", factor ** 2)):
-        v = f.get(name, NoTangent)
-        if not _zero(v):
-            Cbar = Cbar + scale * np.asarray(v, dtype=float)
+    C = np.asarray(kde._data_covariance, dtype=float)
+    Cbar, fbar = np.zeros(C.shape), 0.0
+    v = f.get("_data_covariance", NoTangent)
+    if not _zero(v):
+        Cbar = Cbar + np.asarray(v, dtype=float)
+    v = f.get("covariance", NoTangent)
+    if not _zero(v):
+        Cbar = Cbar + factor ** 2 * np.asarray(v, dtype=float)
+        fbar += 2.0 * factor * float(np.sum(np.asarray(v, dtype=float) * C))
     v = f.get("log_det", NoTangent)
     if not _zero(v):
-        Cbar = Cbar + float(v) * np.linalg.inv(np.asarray(kde._data_covariance, dtype=float)).T
+        Cbar = Cbar + float(v) * np.linalg.inv(C).T
+        fbar += float(v) * 2.0 * kde.d / factor
+    v = f.get("factor", NoTangent)
+    if not _zero(v):
+        fbar += float(v)
     out = ((Cbar + Cbar.T) @ Xc) * w / norm
     v = f.get("dataset", NoTangent)
     if not _zero(v) and not (isinstance(dataset, np.ndarray) and np.shares_memory(dataset, kde.dataset)):
         out = out + np.asarray(v, dtype=float)  # (SciPy's view of the user's array: its adjoint is there already)
-    if np.ndim(dataset) == 0:
-        return float(np.sum(out))
-    return np.reshape(out, np.shape(dataset))
-
-
-def refused_weights(g):
-    """The weights' adjoint: a refusal when used (discarded unread when the weights are a constant)."""
-    from .scipy_special_more import RefusedAdjoint
-
-    return NoTangent if _zero(g) else RefusedAdjoint(_REFUSE.format("with respect to its weights"))
+    xbar = float(np.sum(out)) if np.ndim(dataset) == 0 else np.reshape(out, np.shape(dataset))
+    if weights is None:
+        return xbar, NoTangent
+    wn_bar = np.zeros_like(w)
+    v = f.get("_weights", NoTangent)
+    if not _zero(v):
+        wn_bar = wn_bar + np.asarray(v, dtype=float)
+    wn_bar = wn_bar + (np.einsum("ai,ab,bi->i", Xc, Cbar, Xc) + 2.0 * float(np.sum(Cbar * C)) * w) / norm
+    wn_bar = wn_bar + fbar * _factor_slope(kde, w)
+    if not np.any(wn_bar):
+        return xbar, NoTangent
+    raw = np.atleast_1d(np.asarray(weights, dtype=float))
+    wb = (wn_bar - np.dot(wn_bar, w)) / np.sum(raw)
+    return xbar, (wb.reshape(np.shape(weights)) if isinstance(weights, np.ndarray) else [float(u) for u in wb])
 
 
 # ------------------------------------------------------------------ registration
@@ -194,9 +261,8 @@ def register(registered) -> None:
                       t.dz(weights) if weights is not None else NoTangent)
 
     def construct_vjp(t, g, y, dataset, bw_method=None, weights=None):
-        varied = getattr(t, "varied", None)  # (weights that depend on the inputs: refused; constants get nothing)
-        wbar = None if weights is None or (varied is not None and not varied(weights)) else t.call(refused_weights, g)
-        return (t.call(kde_construct_adjoint, y, dataset, g, bw_method, weights), None, wbar)
+        bars = _split(t, t.call(kde_construct_adjoint, y, dataset, g, bw_method, weights), 2)
+        return (bars[0], None, None if weights is None else bars[1])
 
     defjvp(cls, construct_jvp)
     defvjp(cls, construct_vjp)
