@@ -13,7 +13,9 @@ constant.
   exact solution, as forward mode's is to the solver's tolerance.  Past 4096 steps per interval (stiff?)
   it refuses: use forward mode.
 Refused by name: a differentiated t_span or t_eval (moving ends), events, dense_output=True (the `sol`
-interpolant), vectorized=True, complex y0.
+interpolant), vectorized=True, complex y0, and a call whose own solution is further than 1e-6 (relative) from
+a tight-tolerance one (the default rtol=1e-3 often is): its derivative would then not be the derivative of
+what it computed (the advice: pass rtol=1e-8, atol=1e-10).
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import numpy as np
 from ..tangents import NoTangent, Tangent
 
 _TOL, _MAX = 1e-7, 4096
+_ACCURACY = 1e-6  # (the call's own solution must be this close to the exact one, relative to its size)
 _REFUSE = ("derivative of scipy.integrate.solve_ivp {}: not supported (y0, args and what fun captures are "
            "differentiated; scipy.integrate.odeint also differentiates its times)")
 
@@ -61,6 +64,28 @@ def check(b, dt_span=NoTangent, dt_eval=NoTangent):
         raise NotImplementedError(_REFUSE.format("with respect to t_span or t_eval"))
 
 
+def _reference(b, res, p):
+    """A tight-tolerance solution at the result's times (with t_span[0] first): (times, values, the plain
+    right-hand side).  Refuses where the call's own solution is far from it: its derivative (that of the
+    exact solution, which both modes give) would then not be the derivative of what the call computed."""
+    fun = b["fun"]
+    y0 = np.asarray(b["y0"], dtype=float).ravel()
+    t0 = float(b["t_span"][0])
+    times = np.asarray(res["t"], dtype=float)
+    tt = np.concatenate([[t0], times]) if times.size == 0 or times[0] != t0 else times
+    plain = lambda t, y: np.ravel(np.asarray(fun(t, y, *p), dtype=float))  # noqa: E731
+    ref = _si().solve_ivp(plain, b["t_span"], y0, method="DOP853", t_eval=tt, rtol=1e-11, atol=1e-12).y
+    got = np.asarray(res["y"], dtype=float)
+    scale = np.max(np.abs(ref)) + 1e-300
+    err = np.max(np.abs(got - ref[:, -got.shape[1]:])) / scale if got.size else 0.0
+    if err > _ACCURACY:
+        raise NotImplementedError(
+            f"derivative of scipy.integrate.solve_ivp solved to a relative accuracy of only {err:.1e} here: the "
+            "derivative of the exact solution would not be the derivative of what this call computed.  Pass "
+            "tighter tolerances (e.g. rtol=1e-8, atol=1e-10), or use scipy.integrate.odeint")
+    return tt, ref.T, plain
+
+
 def _args(b):
     a = b.get("args")
     return () if a is None else (tuple(a) if isinstance(a, (tuple, list)) else (a,))
@@ -94,6 +119,7 @@ def ivp_tangent(res, dfun, dy0, dt_span, dt_eval, dargs, *args, **kwargs):
     b = _bound(args, kwargs)
     check(b, dt_span, dt_eval)
     fun, p = b["fun"], _args(b)
+    _reference(b, res, p)
     dp = (NoTangent,) * len(p) if _zero(dargs) else tuple(dargs) if isinstance(dargs, (tuple, list)) else (dargs,)
     y0 = np.asarray(b["y0"], dtype=float)
     n = y0.size
@@ -137,40 +163,53 @@ def rrule_solve_ivp(*args, **kwargs):
     res = si.solve_ivp(*args, **kwargs)
     fun, p = b["fun"], _args(b)
     y0 = np.asarray(b["y0"], dtype=float).ravel()
-    t0 = float(b["t_span"][0])
-    times = np.asarray(res["t"], dtype=float)
-    lead = times.size == 0 or times[0] != t0
-    tt = np.concatenate([[t0], times]) if lead else times
-    plain = lambda t, y: np.ravel(np.asarray(fun(t, y, *p), dtype=float))  # noqa: E731
-    ref = si.solve_ivp(plain, b["t_span"], y0, method="DOP853", t_eval=tt, rtol=1e-11, atol=1e-12).y.T
-    scale = np.max(np.abs(ref)) + 1e-300
-    m = 4
-    while np.max(np.abs(_rk4(plain, y0, tt, m) - ref)) > _TOL * scale:
-        m *= 2
-        if m > _MAX:
-            raise NotImplementedError("reverse mode of scipy.integrate.solve_ivp: a fixed-step RK4 with 4096 steps "
-                                      "between output times does not reproduce the solution (a stiff problem?): use "
-                                      "forward mode (mc.jvp, mc.jacfwd)")
-    steps, y_cur = [], y0.copy()
+    names = list(inspect.signature(si.solve_ivp).parameters)
 
-    def stage(t, yy):
-        out, pb = rcall(fun, (t, yy) + p, {})
-        return np.ravel(np.asarray(out, dtype=float)), pb
+    def tape():
+        """The differentiated RK4 pass (made when an adjoint arrives: a call whose inputs are constants, its
+        result used as data, needs none of it): (output times, steps per interval, [(h, stage pullbacks)])."""
+        tt, ref, plain = _reference(b, res, p)
+        scale = np.max(np.abs(ref)) + 1e-300
+        m = 4
+        while np.max(np.abs(_rk4(plain, y0, tt, m) - ref)) > _TOL * scale:
+            m *= 2
+            if m > _MAX:
+                raise NotImplementedError("reverse mode of scipy.integrate.solve_ivp: a fixed-step RK4 with 4096 steps "
+                                          "between output times does not reproduce the solution (a stiff problem?): "
+                                          "use forward mode (mc.jvp, mc.jacfwd)")
+        steps, y_cur = [], y0.copy()
 
-    for k in range(len(tt) - 1):
-        h, t = (tt[k + 1] - tt[k]) / m, tt[k]
-        for _ in range(m):
-            k1, pb1 = stage(t, y_cur)
-            k2, pb2 = stage(t + 0.5 * h, y_cur + 0.5 * h * k1)
-            k3, pb3 = stage(t + 0.5 * h, y_cur + 0.5 * h * k2)
-            k4, pb4 = stage(t + h, y_cur + h * k3)
-            y_cur, t = y_cur + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4), t + h
-            steps.append((h, (pb1, pb2, pb3, pb4)))
+        def stage(t, yy):
+            out, pb = rcall(fun, (t, yy) + p, {})
+            return np.ravel(np.asarray(out, dtype=float)), pb
+
+        for k in range(len(tt) - 1):
+            h, t = (tt[k + 1] - tt[k]) / m, tt[k]
+            for _ in range(m):
+                k1, pb1 = stage(t, y_cur)
+                k2, pb2 = stage(t + 0.5 * h, y_cur + 0.5 * h * k1)
+                k3, pb3 = stage(t + 0.5 * h, y_cur + 0.5 * h * k2)
+                k4, pb4 = stage(t + h, y_cur + h * k3)
+                y_cur, t = y_cur + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4), t + h
+                steps.append((h, (pb1, pb2, pb3, pb4)))
+        return tt, m, steps
+
+    def refusals(message):
+        """Every input's adjoint a refusal when used (a constant's is discarded unread)."""
+        out = {n: RefusedAdjoint(message) for n in ("fun", "t_span", "y0", "t_eval", "args")}
+        pos = tuple(out.get(names[i], NoTangent) for i in range(len(args)))
+        named = {k: out[k] for k in kwargs if k in out}
+        return pos + ((KwAdj(named),) if named else ())
 
     def pullback(g):
         gy = g.get("y", NoTangent) if isinstance(g, dict) else getattr(g, "y", NoTangent) if g is not None else NoTangent
         if _zero(gy):
             return (NoTangent,) * len(args)
+        try:
+            tt, m, steps = tape()
+        except NotImplementedError as e:
+            return refusals(str(e))
+        lead = len(tt) != len(res["t"])
         gY = np.asarray(gy, dtype=float).reshape(len(y0), -1).T  # (one row per output time)
         if lead:
             gY = np.concatenate([np.zeros((1, len(y0))), gY])
@@ -199,7 +238,6 @@ def rrule_solve_ivp(*args, **kwargs):
             AdjTuple(p_bar) if isinstance(b.get("args"), (tuple, list)) else p_bar[0])
         refused = RefusedAdjoint(_REFUSE.format("with respect to t_span or t_eval"))
         out = {"fun": fn_bar, "t_span": refused, "y0": y0_bar, "t_eval": refused, "args": p_adj}
-        names = list(inspect.signature(si.solve_ivp).parameters)
         pos = [out.get(names[i], NoTangent) for i in range(len(args))]
         named = {k: out[k] for k in kwargs if k in out and out[k] is not NoTangent}
         return tuple(pos) + ((KwAdj(named),) if named else ())
