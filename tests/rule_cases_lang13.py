@@ -98,6 +98,8 @@ def lang13_cases(entries):
         sp.eval_laguerre: [C("lambda x: sp.eval_laguerre(3, x)", V), C("lambda x: sp.eval_laguerre(0, x) * x", V)],
         sp.eval_chebyu: [C("lambda x: sp.eval_chebyu(3, x - 0.5)", P),
                          C("lambda x: sp.eval_chebyu(3, x * 0.0 + 1.0) * x + sp.eval_chebyu(2, x * 0.0 - 1.0) * x", P)],
+        sp.lpmv: [C("lambda x: sp.lpmv(1, 2, x - 0.5)", P), C("lambda x: sp.lpmv(0, 2.5, x * 0.9)", V[:4] / 3.0)],
+        sp.agm: [C("lambda a, b: sp.agm(a + 1.0, b + 0.5)", P, P[::-1]), C("lambda a: sp.agm(a + 1.0, a + 1.0)", P)],
         sp.lambertw: [C("lambda x: sp.lambertw(x)", P), C("lambda x: sp.lambertw(x - 0.35, k=-1)", P[:2] * 0.1)],
         sp.spherical_jn: [C("lambda x: sp.spherical_jn(2, x)", P)], sp.spherical_yn: [C("lambda x: sp.spherical_yn(1, x + 0.5)", P)],
         sp.spherical_in: [C("lambda x: sp.spherical_in(2, x)", P)], sp.spherical_kn: [C("lambda x: sp.spherical_kn(1, x + 0.5)", P)],

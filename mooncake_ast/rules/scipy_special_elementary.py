@@ -15,6 +15,8 @@ SciPy itself).  Every formula is the real-valued function's: complex input is re
     eval_laguerre(n, x)' = -L^(1)_(n-1)(x);  eval_chebyu(n, x)' = ((n+1) T_(n+1) - x U_n) / (x^2 - 1)
     lambertw(z, k)' = W / (z (1 + W))  (1 at z = 0 on the principal branch); real z only, complex result
     spherical_jn/yn/in/kn(n, x)' = the function itself with derivative=True (derivative=True refused)
+    lpmv(m, v, x)' = ((v + 1) x P^m_v - (v - m + 1) P^m_(v+1)) / (1 - x^2)   (x = +-1 refused)
+    agm(a, b) = a pi / (2 K(1 - (b/a)^2)): partials through K and E (agm_partials)
 
 Orders, degrees and shape parameters without a closed form (v, n, a, b of the inverse incomplete functions)
 are refused when differentiated (scipy_special_more.refuse_parameter).
@@ -28,7 +30,7 @@ import numpy as np
 from ..tangents import NoTangent
 from .numpy_common import _no_adjoint, _split
 
-FUNCTIONS = ["betaincinv", "cosdg", "cosm1", "cotdg", "erfi", "eval_chebyu", "eval_laguerre", "exp10", "exprel",
+FUNCTIONS = ["agm", "lpmv", "betaincinv", "cosdg", "cosm1", "cotdg", "erfi", "eval_chebyu", "eval_laguerre", "exp10", "exprel",
              "gammainccinv", "gammaincinv", "hyp0f1", "inv_boxcox", "inv_boxcox1p", "jve", "lambertw", "poch",
              "radian", "sindg", "spherical_in", "spherical_jn", "spherical_kn", "spherical_yn", "tandg", "yve"]
 
@@ -175,6 +177,31 @@ def chebyu_dx(n, x, y):
     return _s(np.where(edge, at_edge, inner))
 
 
+def lpmv_dx(m, v, x, y):
+    """(1 - x^2) dP/dx = (v + 1) x P^m_v - (v - m + 1) P^m_(v+1) (DLMF 14.10.5); x = +-1 refused."""
+    m, v, x = real(m, v, x, name="lpmv")
+    if np.any(np.abs(x) == 1.0):
+        raise NotImplementedError("derivative of scipy.special.lpmv at x = +-1 (an endpoint, where it may be infinite)")
+    return _s(((v + 1.0) * x * np.asarray(y) - (v - m + 1.0) * _sp().lpmv(m, v + 1.0, x)) / (1.0 - x * x))
+
+
+def agm_partials(a, b, y):
+    """agm(a, b) = a pi / (2 K(1 - (b/a)^2)): dM/db = pi r K'(m) / K(m)^2 (r = b/a, m = 1 - r^2), and
+    dM/da = (M - b dM/db) / a (M is homogeneous of degree 1); K'(m) = (E - (1 - m) K) / (2 m (1 - m)), pi/8 at 0."""
+    a, b = real(a, b, name="agm")
+    sp = _sp()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = b / a
+        m = 1.0 - r * r
+        small = np.abs(m) < 1e-6
+        ms = np.where(small, 0.5, m)
+        K = sp.ellipk(m)
+        dK = np.where(small, math.pi / 8.0 + 9.0 * math.pi / 128.0 * m, (sp.ellipe(ms) - (1.0 - ms) * sp.ellipk(ms)) / (2.0 * ms * (1.0 - ms)))
+        db = math.pi * r * dK / (K * K)
+        da = (np.asarray(y) - b * db) / a
+    return _s(da), _s(db)
+
+
 # ------------------------------------------------------------------ lambertw (complex result of real z)
 def lambertw_slope(z, w):
     """W'(z) = W / (z (1 + W)), and 1 at z = 0 (principal branch, where W(0) = 0)."""
@@ -249,7 +276,7 @@ def register(sp, named, make) -> None:
         if hasattr(sp, name):
             unary(named(name, getattr(sp, name)), lambda t, y, x, dx=dx: t.call(dx, x, y))
     for name, partials in (("radian", radian_partials), ("inv_boxcox", inv_boxcox_partials),
-                           ("inv_boxcox1p", inv_boxcox1p_partials), ("poch", poch_partials)):
+                           ("inv_boxcox1p", inv_boxcox1p_partials), ("poch", poch_partials), ("agm", agm_partials)):
         if hasattr(sp, name):
             elementwise_partials(named(name, getattr(sp, name)), partials, defjvp, defvjp)
     for name, params, dx, with_y in (("jve", ("v",), jve_dx, False), ("yve", ("v",), yve_dx, False),
@@ -258,7 +285,8 @@ def register(sp, named, make) -> None:
                                      ("gammainccinv", ("a",), gammainccinv_dx, True),
                                      ("betaincinv", ("a", "b"), betaincinv_dx, True),
                                      ("eval_laguerre", ("n",), laguerre_dx, False),
-                                     ("eval_chebyu", ("n",), chebyu_dx, True)):
+                                     ("eval_chebyu", ("n",), chebyu_dx, True),
+                                     ("lpmv", ("m", "v"), lpmv_dx, True)):
         if hasattr(sp, name):
             make(name, named(name, getattr(sp, name)), params, dx, with_y)
 
