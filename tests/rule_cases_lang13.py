@@ -148,6 +148,9 @@ def lang13_cases(entries):
                             C("lambda a: ss.convolve2d(a, N, mode='valid', boundary='fill', fillvalue=0)", M2)]
     cases[ss.correlate2d] = [C("lambda a, b: ss.correlate2d(a, b, 'valid')", M2, N), C("lambda a, b: ss.correlate2d(a, b, 'same')", M2, NS),
                              C("lambda b: ss.correlate2d(M2, b)", N)]
+    cases[ss.detrend] = [C("lambda x: ss.detrend(x)", S), C("lambda x: ss.detrend(x, 0, 'constant')", M2.T.copy()),
+                         C("lambda x: ss.detrend(list(x), type='linear', bp=[5, 12])", S),
+                         C("lambda z: ss.detrend(z, axis=1)", M2 + 0.5j * M2[::-1])]
     cases[ss.periodogram] = [C("lambda x: ss.periodogram(x)[1]", S), C("lambda x, fs: ss.periodogram(x, fs, 'hann', 30)", S, 3.0),
                              C("lambda x: ss.periodogram(list(x), scaling='spectrum', detrend='linear')[1]", S[:9])]
     cases[si.solve_ivp] = [
