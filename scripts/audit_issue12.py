@@ -379,6 +379,9 @@ LANG13 = [
     ("np.pad(median)", "lambda x: np.pad(x, ((1, 2), (2, 1)), mode='median')", (x34,)),
     ("np.pad(reflect odd)", "lambda x: np.pad(x, 2, mode='reflect', reflect_type='odd')", (x34,)),
     ("np.pad(symmetric odd)", "lambda x: np.pad(x, 3, mode='symmetric', reflect_type='odd')", (x5,)),
+    ("np.atleast_1d(several)", "lambda a, b: np.atleast_1d(a, b)[0] * 2.0 + np.atleast_1d(a, b)[1]", (0.3, U(1))),
+    ("linalg.eig", "lambda a: np.real(_la().eig(a)[0])", (A3,)),
+    ("stats.gaussian_kde(weights)", "lambda w: _sp()[1].gaussian_kde(x5 * 2, weights=w).pdf(np.array([0.1, 0.4]))", (p5,)),
     ("np.ma.masked_where", "lambda x: np.ma.masked_where(x < 0, x).sum()", (x5,)),
     ("np.ma.array mean", "lambda x: np.ma.array(x, mask=[0, 1, 0, 0, 1]).mean()", (x5,)),
 ]

@@ -271,7 +271,8 @@ def register(registered) -> None:
     # time, kde(p) reaching gaussian_kde.__call__ = evaluate)
     keys = [((cls, m), m) for m in METHODS] + [(getattr(cls, m), m) for m in ("evaluate", "pdf", "logpdf")]
     for key, method in keys:
-        registered[key] = f"gaussian_kde.{method}"
+        if isinstance(key, tuple):  # (the docs list each method once)
+            registered[key] = f"gaussian_kde.{method}"
         name = "evaluate" if method in ("__call__", "pdf") else method
 
         def jvp(t, y, self, points, name=name):
