@@ -108,6 +108,8 @@ def lang13_cases(entries):
         sl.schur: [C("lambda a: sl.schur(a)[0]", NS), C("lambda a: (lambda tz: (tz[0], tz[1] * tz[1][0]))(sl.schur(a, 'real'))", NS)],
         sl.eigvals: [C("lambda a: sl.eigvals(a)", NS), C("lambda z: sl.eigvals(z)", NS + 0.3j * N3.T @ N3[:, :3])],
         sl.eig: [C("lambda a: (lambda w, v: (w, v * v[0]))(*sl.eig(a))", NS)],
+        sl.lu: [C("lambda a: sl.lu(a)[1:]", NS[::-1].copy()), C("lambda a: sl.lu(a, permute_l=True)", NS),
+                C("lambda a: sl.lu(a, p_indices=True)[2] * 2.0 + sl.lu(a)[1]", NS)],
         sl.rq: [C("lambda a: sl.rq(a)", NS), C("lambda a: sl.rq(a, mode='r')", NS),
                 C("lambda a: sl.rq(a, mode='economic')[1][0]", NS)],
         ss.lfilter: [C("lambda b, a, x, zi: ss.lfilter(b, a, x, zi=zi)", P[:3], np.array([1.3, -0.4]), X, P[:2]),

@@ -15,6 +15,9 @@ A), and sort= (the count it returns and the reordering).
 rq(A) = (R, Q), A = R Q, R upper, Q orthogonal (square A; mode 'full', 'economic' or 'r').
 M = R^-1 dA Q^T, Omega = lower(M) - lower(M)^T, dR = dA Q^T - R Omega, dQ = Omega Q;
 A_bar = R_bar Q + R^-T lower(Omega_bar - Omega_bar^T) Q with Omega_bar = Q_bar Q^T - R^T R_bar.
+
+lu(A) = (P, L, U), A = P L U (square A; the permutation does not move): F = L^-1 P^T dA U^-1,
+dL = L lower(F), dU = upper(F) U; A_bar = P L^-T (lower(L^T L_bar) + upper(U_bar U^T)) U^-T.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ import numpy as np
 from ..tangents import NoTangent
 from .numpy_common import _no_adjoint
 
-FUNCTIONS = ["linalg.rq", "linalg.schur"]
+FUNCTIONS = ["linalg.lu", "linalg.rq", "linalg.schur"]
 
 
 def _zero(d):
@@ -162,3 +165,65 @@ def register(registered) -> None:
 
         defjvp(fn, jvp)
         defvjp(fn, vjp)
+    register_lu(registered)
+
+
+# ------------------------------------------------------------------ lu (in the same family: triangular factors)
+def _lu_check(a, permute_l, p_indices):
+    if np.iscomplexobj(a):
+        raise NotImplementedError("derivative of scipy.linalg.lu of complex matrices")
+    if np.ndim(a) != 2 or np.shape(a)[0] != np.shape(a)[1]:
+        raise NotImplementedError("derivative of scipy.linalg.lu of a matrix that is not square")
+
+
+def _lu_parts(a, y, permute_l, p_indices):
+    """(P, L, U) with a = P L U, from lu's result (p as a matrix or as indices, or P L when permute_l=True)."""
+    import scipy.linalg
+
+    if permute_l:
+        P, L, U = scipy.linalg.lu(a)
+        return P, L, np.asarray(y[1], dtype=float)
+    p, L, U = y
+    if p_indices:
+        P = np.eye(len(p))[np.asarray(p)].T  # (a = P L U with P[p[i], i] = 1)
+    else:
+        P = np.asarray(p, dtype=float)
+    return P, np.asarray(L, dtype=float), np.asarray(U, dtype=float)
+
+
+def lu_tangent(a, y, da, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+    """F = L^-1 P^T dA U^-1: dL = L lower(F), dU = upper(F) U (P does not move)."""
+    _lu_check(a, permute_l, p_indices)
+    P, L, U = _lu_parts(a, y, permute_l, p_indices)
+    F = np.linalg.solve(L, P.T @ np.asarray(da, dtype=float)) @ np.linalg.inv(U)
+    dL, dU = L @ _lower(F), np.triu(F) @ U
+    zero_p = NoTangent if p_indices else np.zeros(np.shape(y[0]))  # (the permutation does not move)
+    return (P @ dL, dU) if permute_l else (zero_p, dL, dU)
+
+
+def lu_adjoint(a, y, g, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+    _lu_check(a, permute_l, p_indices)
+    if _no_adjoint(g):
+        return NoTangent
+    P, L, U = _lu_parts(a, y, permute_l, p_indices)
+    if permute_l:
+        gL, gU = g[0], g[1]
+        gL = NoTangent if _no_adjoint(gL) else P.T @ np.asarray(gL, dtype=float)
+    else:
+        gL, gU = g[1], g[2]
+    Lbar = np.zeros(L.shape) if _no_adjoint(gL) else np.asarray(gL, dtype=float)
+    Ubar = np.zeros(U.shape) if _no_adjoint(gU) else np.asarray(gU, dtype=float)
+    Fbar = _lower(L.T @ Lbar) + np.triu(Ubar @ U.T)
+    return P @ np.linalg.solve(L.T, Fbar) @ np.linalg.inv(U).T
+
+
+def register_lu(registered) -> None:
+    import scipy.linalg as sl
+
+    from .registry import defjvp, defvjp
+
+    registered[sl.lu] = "linalg.lu"
+    names = ("permute_l", "overwrite_a", "check_finite", "p_indices")
+    defjvp(sl.lu, lambda t, y, a, *p, **k: t.call(lu_tangent, a, y, t.d(a), **dict(zip(names, p)), **k)
+           if t.d(a) is not None else None)
+    defvjp(sl.lu, lambda t, g, y, a, *p, **k: (t.call(lu_adjoint, a, y, g, **dict(zip(names, p)), **k),) + (None,) * len(p))
