@@ -284,6 +284,115 @@ SCIPY += [
      (U(2), np.array([0.1, 0.4, 0.7]))),
 ]
 
+# ---------------------------------------------------------------- the rest (the lang helper's second pass)
+def _sig():
+    import scipy.signal as ss
+    return ss
+
+
+def _la():
+    import scipy.linalg as sl
+    return sl
+
+
+LANG13 = [
+    ("sp.airy", "lambda x: _sp()[0].airy(x)[0] + 2 * _sp()[0].airy(x)[1] + 3 * _sp()[0].airy(x)[2] + _sp()[0].airy(x)[3]", (x5,)),
+    ("sp.airye", "lambda x: _sp()[0].airye(x)[0] * _sp()[0].airye(x)[3]", (p5,)),
+    ("sp.fresnel", "lambda x: _sp()[0].fresnel(x)[0] * 2 + _sp()[0].fresnel(x)[1]", (x5,)),
+    ("sp.sici", "lambda x: _sp()[0].sici(x)[0] * 2 + _sp()[0].sici(x)[1]", (p5,)),
+    ("sp.shichi", "lambda x: _sp()[0].shichi(x)[0] * 2 + _sp()[0].shichi(x)[1]", (p5,)),
+    ("sp.struve", "lambda x: _sp()[0].struve(1.5, x)", (p5,)),
+    ("sp.modstruve", "lambda x: _sp()[0].modstruve(0.5, x)", (p5,)),
+    ("sp.owens_t", "lambda h, a: _sp()[0].owens_t(h, a)", (x5, p5)),
+    ("sp.zeta(x, q) in q", "lambda q: _sp()[0].zeta(3.0, q)", (p5 + 1,)),
+    ("sp.lambertw", "lambda x: np.real(_sp()[0].lambertw(x))", (p5,)),
+    ("sp.ellipkm1", "lambda p: _sp()[0].ellipkm1(p)", (p5,)),
+    ("sp.ellipkinc", "lambda phi, m: _sp()[0].ellipkinc(phi, m)", (p5, p5 * 0.9)),
+    ("sp.ellipeinc", "lambda phi, m: _sp()[0].ellipeinc(phi, m)", (p5, p5 * 0.9)),
+    ("sp.inv_boxcox", "lambda y, l: _sp()[0].inv_boxcox(y, l)", (p5, 0.3)),
+    ("sp.inv_boxcox1p", "lambda y, l: _sp()[0].inv_boxcox1p(y, l)", (p5, 0.3)),
+    ("sp.cosm1", "lambda x: _sp()[0].cosm1(x)", (x5,)),
+    ("sp.exprel", "lambda x: _sp()[0].exprel(x)", (x5,)),
+    ("sp.erfi", "lambda x: _sp()[0].erfi(x)", (x5,)),
+    ("sp.exp10", "lambda x: _sp()[0].exp10(x)", (x5,)),
+    ("sp.sindg", "lambda x: _sp()[0].sindg(x * 90) + _sp()[0].cosdg(x * 90) + _sp()[0].tandg(x * 40)", (x5,)),
+    ("sp.cotdg", "lambda x: _sp()[0].cotdg(x * 40 + 45)", (x5,)),
+    ("sp.radian", "lambda d, m, s: _sp()[0].radian(d, m, s)", (x5, p5, p5)),
+    ("sp.poch", "lambda z, m: _sp()[0].poch(z + 1, m)", (p5, p5)),
+    ("sp.multigammaln", "lambda a: _sp()[0].multigammaln(a, 3)", (2.7,)),
+    ("sp.spherical_jn", "lambda x: _sp()[0].spherical_jn(2, x) + _sp()[0].spherical_yn(1, x + 1)", (p5,)),
+    ("sp.spherical_in", "lambda x: _sp()[0].spherical_in(2, x) + _sp()[0].spherical_kn(1, x + 1)", (p5,)),
+    ("sp.jve", "lambda x: _sp()[0].jve(1.5, x) + _sp()[0].yve(0.5, x)", (p5,)),
+    ("sp.hyp0f1", "lambda x: _sp()[0].hyp0f1(1.5, x)", (x5,)),
+    ("sp.gammaincinv", "lambda y: _sp()[0].gammaincinv(2.0, y)", (p5,)),
+    ("sp.gammainccinv", "lambda y: _sp()[0].gammainccinv(2.0, y)", (p5,)),
+    ("sp.betaincinv", "lambda y: _sp()[0].betaincinv(2.0, 3.0, y)", (p5,)),
+    ("sp.agm", "lambda a, b: _sp()[0].agm(a + 1, b + 1)", (p5, p5)),
+    ("sp.wofz", "lambda x: np.real(_sp()[0].wofz(x + 0.5j))", (x5,)),
+    ("sp.voigt_profile", "lambda x, s, g: _sp()[0].voigt_profile(x, s + 0.5, g + 0.5)", (x5, p5, p5)),
+    ("sp.lpmv", "lambda x: _sp()[0].lpmv(1, 2, x)", (x5,)),
+    ("sp.eval_laguerre", "lambda x: _sp()[0].eval_laguerre(3, x) + _sp()[0].eval_chebyu(2, x)", (x5,)),
+    ("linalg.schur", "lambda a: (lambda tz: tz[1] @ tz[0] @ tz[1].T)(_la().schur(a + a.T))", (A3,)),
+    ("linalg.schur(T diag)", "lambda a: np.diag(_la().schur(a + a.T)[0])", (A3,)),
+    ("linalg.polar", "lambda a: _la().polar(a)[0] + _la().polar(a)[1]", (A3,)),
+    ("linalg.polar(left)", "lambda a: _la().polar(a, 'left')[1]", (A3,)),
+    ("linalg.rq", "lambda a: _la().rq(a)[0] + _la().rq(a)[1]", (A3,)),
+    ("linalg.block_diag", "lambda a, b: _la().block_diag(a, b)", (A3, x34)),
+    ("linalg.toeplitz", "lambda c, r: _la().toeplitz(c, r)", (x5, U(4))),
+    ("linalg.circulant", "lambda c: _la().circulant(c)", (x5,)),
+    ("linalg.hankel", "lambda c, r: _la().hankel(c, r)", (x5, U(4))),
+    ("linalg.eigvals", "lambda a: np.abs(_la().eigvals(a))", (A3,)),
+    ("linalg.lu", "lambda a: _la().lu(a)[1] + _la().lu(a)[2]", (A3,)),
+    ("linalg.cosm", "lambda a: _la().cosm(a * 0.3) + _la().sinm(a * 0.3)", (A3,)),
+    ("linalg.fractional_matrix_power", "lambda a: _la().fractional_matrix_power(a, 0.5)", (S3,)),
+    ("signal.filtfilt", "lambda x: _sig().filtfilt([0.2, 0.3], [1.0, -0.4], x)", (U(20),)),
+    ("signal.filtfilt(b,a)", "lambda b, a: _sig().filtfilt(b, np.concatenate([[1.0], a]), np.linspace(-1, 1, 12) ** 2)", (U(2), U(1) * 0.5)),
+    ("signal.sosfilt", "lambda x: _sig().sosfilt(np.array([[0.2, 0.3, 0.1, 1.0, -0.3, 0.1]]), x)", (U(8),)),
+    ("signal.sosfilt(sos)", "lambda s: _sig().sosfilt(np.concatenate([s, [1.0], s[:2] * 0.3]).reshape(1, 6), x5)", (U(3),)),
+    ("signal.sosfiltfilt", "lambda x: _sig().sosfiltfilt(np.array([[0.2, 0.3, 0.1, 1.0, -0.3, 0.1]]), x)", (U(20),)),
+    ("signal.lfilter(zi)", "lambda x, zi: _sig().lfilter([0.2, 0.3], [1.0, -0.4], x, zi=zi)[0]", (U(8), U(1))),
+    ("signal.lfilter_zi", "lambda b: _sig().lfilter_zi(b, [1.0, -0.4])", (U(2),)),
+    ("signal.welch", "lambda x: _sig().welch(x, nperseg=8)[1]", (U(32),)),
+    ("signal.periodogram", "lambda x: _sig().periodogram(x)[1]", (U(16),)),
+    ("signal.fftconvolve", "lambda a, b: _sig().fftconvolve(a, b, mode='same')", (x5, U(3))),
+    ("signal.convolve", "lambda a, b: _sig().convolve(a, b)", (x5, U(3))),
+    ("signal.correlate", "lambda a, b: _sig().correlate(a, b, mode='valid')", (x5, U(3))),
+    ("signal.convolve2d", "lambda a, b: _sig().convolve2d(a, b, mode='same')", (x34, U(2, 2))),
+    ("signal.correlate2d", "lambda a, b: _sig().correlate2d(a, b)", (x34, U(2, 2))),
+    ("signal.detrend", "lambda x: _sig().detrend(x)", (U(8),)),
+    ("signal.hilbert", "lambda x: np.abs(_sig().hilbert(x))", (U(8),)),
+    ("stats.gaussian_kde(points)", "lambda p: _sp()[1].gaussian_kde(x5 * 2).evaluate(p)", (U(3),)),
+    ("stats.gaussian_kde(data)", "lambda d: _sp()[1].gaussian_kde(d).logpdf(np.array([0.1, 0.4]))", (x5 * 2,)),
+    ("stats.gaussian_kde(call)", "lambda d, p: _sp()[1].gaussian_kde(d)(p)", (x5 * 2, U(3))),
+    ("stats.gaussian_kde(2-D)", "lambda d: _sp()[1].gaussian_kde(d).pdf(np.array([[0.1], [0.2]]))", (U(2, 6) * 2,)),
+    ("stats.weibull_min.logpdf(c)", "lambda x, c: _sp()[1].weibull_min.logpdf(x, c, 0.1, 1.3)", (p5 + 0.5, 1.7)),
+    ("stats.weibull_min.cdf(c)", "lambda x, c: _sp()[1].weibull_min.cdf(x, c)", (p5 + 0.5, 1.7)),
+    ("stats.weibull_max.logpdf", "lambda x, c, s: _sp()[1].weibull_max.logpdf(-x, c, 0.0, s)", (p5, 1.7, 1.2)),
+    ("stats.weibull_max.cdf", "lambda x, c: _sp()[1].weibull_max.cdf(-x, c)", (p5, 1.7)),
+    ("stats.poisson.ppf", "lambda q, mu: mu * _sp()[1].poisson.ppf(q, mu)", (p5, 1.7)),
+    ("integrate.solve_ivp(closure)", "lambda k: _ivp(k)", (0.7,)),
+    ("integrate.solve_ivp(args)", "lambda k: __import__('scipy.integrate').integrate.solve_ivp(lambda t, y, k: -k * y, (0.0, 1.0), np.array([1.0, 2.0]), args=(k,), rtol=1e-10, atol=1e-12).y[:, -1]", (0.7,)),
+    ("np.pad(linear_ramp)", "lambda x: np.pad(x, ((1, 2), (2, 1)), mode='linear_ramp', end_values=0.5)", (x34,)),
+    ("np.pad(mean)", "lambda x: np.pad(x, ((1, 2), (2, 1)), mode='mean', stat_length=2)", (x34,)),
+    ("np.pad(maximum)", "lambda x: np.pad(x, ((1, 2), (2, 1)), mode='maximum')", (x34,)),
+    ("np.pad(minimum)", "lambda x: np.pad(x, 2, mode='minimum', stat_length=3)", (x34,)),
+    ("np.pad(median)", "lambda x: np.pad(x, ((1, 2), (2, 1)), mode='median')", (x34,)),
+    ("np.pad(reflect odd)", "lambda x: np.pad(x, 2, mode='reflect', reflect_type='odd')", (x34,)),
+    ("np.pad(symmetric odd)", "lambda x: np.pad(x, 3, mode='symmetric', reflect_type='odd')", (x5,)),
+    ("np.atleast_1d(several)", "lambda a, b: np.atleast_1d(a, b)[0] * 2.0 + np.atleast_1d(a, b)[1]", (0.3, U(1))),
+    ("linalg.eig", "lambda a: np.real(_la().eig(a)[0])", (A3,)),
+    ("stats.gaussian_kde(weights)", "lambda w: _sp()[1].gaussian_kde(x5 * 2, weights=w).pdf(np.array([0.1, 0.4]))", (p5,)),
+    ("np.ma.masked_where", "lambda x: np.ma.masked_where(x < 0, x).sum()", (x5,)),
+    ("np.ma.array mean", "lambda x: np.ma.array(x, mask=[0, 1, 0, 0, 1]).mean()", (x5,)),
+]
+
+
+def _ivp(k):
+    import scipy.integrate as si
+
+    return si.solve_ivp(lambda t, y: -k * y, (0.0, 1.0), np.array([1.0, 2.0]), rtol=1e-10, atol=1e-12).y[:, -1]
+
+
 
 def classify(exc):
     from mooncake_ast.testing import DerivativeCheckError
@@ -327,7 +436,7 @@ def run(name, src, args, verbose):
 def main(argv):
     verbose = "-v" in argv
     wanted = [a for a in argv if a != "-v"]
-    cases = CASES + SCIPY
+    cases = CASES + SCIPY + LANG13
     counts = collections.Counter()
     for name, src, args in cases:
         if wanted and not any(w in name for w in wanted):

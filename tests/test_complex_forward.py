@@ -25,11 +25,21 @@ REFUSES_COMPLEX = {
     "scipy.linalg._decomp_lu.lu_solve", "scipy.spatial.distance.squareform", "exp1", "scipy.optimize._zeros_py.newton",
     "scipy.integrate._quadrature.cumulative_trapezoid",
     "loggamma", "eval_legendre", "eval_hermite", "numpy.ufunc.reduceat", "scipy.signal._signaltools.lfilter",
+    # (issue 12, second pass: real formulas, refusing complex input by name)
+    "airy", "airye", "fresnel", "sici", "shichi", "erfi", "jve", "yve", "hyp0f1", "eval_laguerre", "eval_chebyu",
+    "scipy.special._lambertw.lambertw", "scipy.special._spherical_bessel.spherical_jn",
+    "scipy.special._spherical_bessel.spherical_yn", "scipy.special._spherical_bessel.spherical_in",
+    "scipy.special._spherical_bessel.spherical_kn", "scipy.linalg._decomp_schur.schur", "scipy.linalg._decomp_qr.rq",
+    "scipy.linalg._decomp_lu.lu",
+    "scipy.signal._signaltools.sosfilt", "scipy.signal._spectral_py.welch", "scipy.signal._spectral_py.periodogram",
 }
 # SciPy's linalg through NumPy models (rules/scipy_linalg_models.py): right for complex input, or refused where
 # the model's result differs from SciPy's (eigenvectors of complex matrices are defined up to a phase).
 MAY_REFUSE_COMPLEX = {"scipy.linalg._basic.solve", "scipy.linalg._decomp.eigh",
-                      "mooncake_ast.api.vjp"}  # (forward over mc.vjp of complex values: its pullback is a gradient, refused)  # (eigh, eigvalsh, svd, svdvals: complex forward rules in rules/numpy_linalg_complex.py)
+                      "mooncake_ast.api.vjp",  # (forward over mc.vjp of complex values: its pullback is a gradient, refused)
+                      "numpy.pad",  # (its order-statistic modes refuse complex values)
+                      "scipy._lib.array_api_compat.numpy.linalg.solve",  # (reached through filtfilt: lfilter refuses)
+                      "scipy.integrate._ivp.ivp.solve_ivp"}  # (complex y0 refused; a constant call is data)  # (eigh, eigvalsh, svd, svdvals: complex forward rules in rules/numpy_linalg_complex.py)
 
 
 def _complexified(a):

@@ -94,7 +94,7 @@ NOTES = {
     "numpy.sort": "ties keep their order",
     "numpy.einsum": "subscripts-string form; traces and diagonals (repeated indices), `...`",
     "numpy.cross": "2- or 3-vectors",
-    "numpy.pad": "modes constant, edge, reflect, symmetric, wrap",
+    "numpy.pad": "modes constant, edge, reflect, symmetric, wrap, linear_ramp, mean, maximum, minimum, median (empty refused)",
     "numpy.linalg.norm": "vector ords None/1/2/p/inf/-inf/0; matrix 'fro', 'nuc', 2, -2, 1, -1, inf, -inf",
     "numpy.linalg.cholesky": "reads one triangle, as NumPy does; positive definite",
     "numpy.linalg.eigh": "reads one triangle; distinct eigenvalues",

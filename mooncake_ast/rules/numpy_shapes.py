@@ -25,8 +25,8 @@ defjvp(np.reshape, lambda t, y, x, *a, **k: (t.call(_reshape_tangent, x, t.d(x),
 defjvp(np.ravel, lambda t, y, x, *a, **k: (t.call(ravel_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
                                             t.lin(np.ravel, t.d(x), *a, **k)) if t.d(x) is not None else None)
 for _fn in (np.transpose, np.squeeze, np.expand_dims, np.swapaxes, np.moveaxis,
-            np.broadcast_to, np.flip, np.roll, np.tile, np.repeat, np.diag, np.copy, np.atleast_1d,
-            np.atleast_2d, np.triu, np.tril, np.fliplr, np.flipud, np.rot90):
+            np.broadcast_to, np.flip, np.roll, np.tile, np.repeat, np.diag, np.copy,
+            np.triu, np.tril, np.fliplr, np.flipud, np.rot90):
     defjvp(_fn, lambda t, y, x, *a, _fn=_fn, **k: t.lin(_fn, t.d(x), *a, **k))
 defjvp(np.diagonal, lambda t, y, x, *a, **k: _linear(t, np.diagonal, t.d(x), *a, **k))
 # np.trace and np.take take `out=`: the tangent must not be written into the primal's buffer.
@@ -123,8 +123,27 @@ def trace_adjoint(x, g, offset=0, axis1=0, axis2=1):
     return _diagonal_scatter(np.shape(x), as_array(g)[..., None], offset, axis1, axis2, _float_dtype(x))
 
 
-defvjp(np.atleast_1d, lambda t, g, y, x: (t.call(np.reshape, g, t.call(np.shape, x)),))
-defvjp(np.atleast_2d, lambda t, g, y, x: (t.call(np.reshape, g, t.call(np.shape, x)),))
+def atleast_tangent(fn, *xs_dxs):
+    """np.atleast_1d/2d of several arrays (a tuple of them): each one's tangent made at least 1-D/2-D."""
+    n = len(xs_dxs) // 2
+    return fn(*[np.zeros(np.shape(x)) if d is NoTangent or d is None else d for x, d in zip(xs_dxs[:n], xs_dxs[n:])])
+
+
+def atleast_adjoints(g, *xs):
+    """The adjoints of np.atleast_1d/2d(*xs) with several arrays: each part of g reshaped back."""
+    parts = [NoTangent] * len(xs) if _no_adjoint(g) else list(g)
+    return tuple(NoTangent if _no_adjoint(p) else np.reshape(p, np.shape(x)) if np.ndim(x) else np.asarray(p).reshape(-1)[0]
+                 for p, x in zip(parts, xs))
+
+
+# (one array: the plain linear rule; several: a tuple, each part on its own -- never one's tangent beside the
+# others' values)
+for _fn in (np.atleast_1d, np.atleast_2d):
+    defjvp(_fn, lambda t, y, x, *xs, _fn=_fn: t.lin(_fn, t.d(x)) if not xs else (
+        t.call(atleast_tangent, _fn, x, *xs, t.dz(x), *[t.dz(v) for v in xs])
+        if any(t.d(v) is not None for v in (x, *xs)) else None))
+    defvjp(_fn, lambda t, g, y, x, *xs: (t.call(np.reshape, g, t.call(np.shape, x)),) if not xs else
+           _split(t, t.call(atleast_adjoints, g, x, *xs), 1 + len(xs)))
 defvjp(np.roll, lambda t, g, y, x, shift, axis=None: (t.call(roll_adjoint, g, shift, axis), None, None))
 
 
@@ -358,7 +377,16 @@ def _pad_mode(mode, kw):
         raise NotImplementedError(f"derivative of np.pad with mode={mode!r}: only {', '.join(_PAD_MODES)} (reflect_type='even')")
 
 
+def _other_mode(mode, kw):
+    """A mode numpy_pad_modes.py differentiates (linear_ramp, mean, maximum, minimum, median, odd reflections)."""
+    return isinstance(mode, str) and (mode not in _PAD_MODES or kw.get("reflect_type", "even") != "even") and mode != "empty"
+
+
 def pad_tangent(x, dx, pad_width, mode="constant", dvalues=NoTangent, **kw):
+    if _other_mode(mode, kw):
+        from . import numpy_pad_modes
+
+        return numpy_pad_modes.pad_tangent(x, dx, pad_width, mode, **kw)
     _pad_mode(mode, kw)
     dx = np.broadcast_to(_inexact(0.0 if dx is NoTangent else dx), np.shape(x))
     if mode == "constant":
@@ -370,6 +398,10 @@ def pad_adjoint(x, g, pad_width, mode="constant", **kw):
     """Each entry of y is a copy of an entry of x (or a constant): x's adjoint sums g over its copies."""
     if _no_adjoint(g):
         return NoTangent
+    if _other_mode(mode, kw):
+        from . import numpy_pad_modes
+
+        return numpy_pad_modes.pad_adjoint(x, g, pad_width, mode, **kw)
     _pad_mode(mode, kw)
     shape = np.shape(x)
     index = np.arange(int(np.prod(shape))).reshape(shape)

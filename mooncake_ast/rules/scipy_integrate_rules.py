@@ -18,9 +18,9 @@ function through fcall (forward) or rcall (reverse), so it may be a closure over
 * cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None): bilinear in y and the spacing:
   out = cumsum(h (y[1:] + y[:-1]) / 2) along axis.
 
-* solve_ivp: a constant when nothing it reads is differentiated (a reference solution computed once);
-  otherwise refused, pointing to odeint or a fixed-step integrator written in Python (both
-  differentiated).  Its result object's fields are read by item (sol["y"]) in reverse mode.
+* solve_ivp: differentiated in y0, args and fun's closure by scipy_integrate_ivp.py (which replaces the
+  constant-only rules here at registration).  Its result object's fields are read by item (sol["y"]) in
+  reverse mode.
 
 * odeint's times t: y(t_i) moves with t_i along the solution (f(y(t_i), t_i) dt_i), and t_0 is where the
   solution starts (y(t_i) gains -Phi(t_i, t_0) f(y0, t_0) dt_0, Phi = dy(t_i)/dy0; the two cancel at i = 0).
@@ -474,3 +474,6 @@ def register() -> None:
     defjvp(si.solve_ivp, ivp_jvp)
     defvjp(si.solve_ivp, ivp_vjp)
     _entry(si.solve_ivp).fresh = True  # (activity: a new result object, no part of what it was given)
+    from . import scipy_integrate_ivp
+
+    scipy_integrate_ivp.register(REGISTERED)  # (replaces the two rules above: y0, args and fun's closure differentiated)

@@ -17,10 +17,12 @@ import numpy as np
 from .scipy_linalg_banded import FUNCTIONS as BANDED_FUNCTIONS
 from .scipy_linalg_models import FUNCTIONS as MODEL_FUNCTIONS
 from .scipy_linalg_more import FUNCTIONS as MORE_FUNCTIONS
+from .scipy_linalg_schur import FUNCTIONS as SCHUR_FUNCTIONS
+from .scipy_linalg_eig import FUNCTIONS as EIG_FUNCTIONS
 from .scipy_linalg_more import _linalg, _mT, _zero  # noqa: F401  (the helpers both modules use)
 from ..tangents import NoTangent
 
-FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS + BANDED_FUNCTIONS + MODEL_FUNCTIONS)  # (the rest: scipy_linalg_more, _banded)
+FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS + BANDED_FUNCTIONS + MODEL_FUNCTIONS + SCHUR_FUNCTIONS + EIG_FUNCTIONS)  # (the rest: scipy_linalg_more, _banded)
 REGISTERED: dict = {}
 
 
@@ -94,3 +96,9 @@ def register() -> None:
     scipy_linalg_more.register(REGISTERED)
     scipy_linalg_banded.register(REGISTERED)
     scipy_linalg_models.register(REGISTERED)  # (inv, solve, det, eigh, svd, qr, lstsq, pinv, norm: NumPy models)
+    from . import scipy_linalg_schur
+
+    scipy_linalg_schur.register(REGISTERED)  # (schur, rq)
+    from . import scipy_linalg_eig
+
+    scipy_linalg_eig.register(REGISTERED)  # (eig, eigvals: np.linalg's rules)

@@ -5,7 +5,7 @@ The filter is a0 y[n] + a1 y[n-1] + ... = b0 x[n] + b1 x[n-1] + ..., linear in x
 (perturbing a moves y by the response of the same filter to -da * y).  Its transpose in x is the same filter
 run backwards in time: x_bar = rev(lfilter(b, a, rev(g))); with w = rev(lfilter([1], a, rev(g))) (g pulled back
 through 1/A), b_bar[k] = sum_n w[n] x[n-k] and a_bar[k] = -sum_n w[n] y[n-k].  Along `axis` for N-D x (b and a
-1-D).  Initial conditions (zi=, which makes lfilter return (y, zf)) are refused, as is complex data.
+1-D).  Initial conditions (zi=, which makes lfilter return (y, zf)): scipy_signal_filters.py.  Complex data refused.
 """
 from __future__ import annotations
 
@@ -83,13 +83,24 @@ def register(registered) -> None:
     registered[fn] = "signal.lfilter"
     names = ("axis", "zi")
 
+    from .scipy_signal_filters import keyed, lfilter_zi_adjoints, lfilter_zi_tangent  # (zi=: scipy_signal_filters.py)
+
     def jvp(t, y, b, a, x, *p, **k):
-        if t.d(b) is None and t.d(a) is None and t.d(x) is None:
+        kw = _bind(names, p, k)
+        zi = kw.pop("zi", None)
+        if t.d(b) is None and t.d(a) is None and t.d(x) is None and (zi is None or t.d(zi) is None):
             return None
-        return t.call(lfilter_tangent, b, a, x, y, t.dz(b), t.dz(a), t.dz(x), **_bind(names, p, k))
+        if zi is not None:
+            return t.call(lfilter_zi_tangent, b, a, x, zi, y, t.dz(b), t.dz(a), t.dz(x), t.dz(zi), **kw)
+        return t.call(lfilter_tangent, b, a, x, y, t.dz(b), t.dz(a), t.dz(x), **kw)
 
     def vjp(t, g, y, b, a, x, *p, **k):
-        return tuple(_split(t, t.call(lfilter_adjoints, b, a, x, y, g, **_bind(names, p, k)), 3)) + (None,) * len(p)
+        kw = _bind(names, p, k)
+        zi = kw.pop("zi", None)
+        if zi is not None:
+            parts = _split(t, t.call(lfilter_zi_adjoints, b, a, x, zi, y, g, **kw), 4)
+            return keyed(parts[:3], p, k, "zi", parts[3])
+        return tuple(_split(t, t.call(lfilter_adjoints, b, a, x, y, g, **kw), 3)) + (None,) * len(p)
 
     defjvp(fn, jvp)
     defvjp(fn, vjp)

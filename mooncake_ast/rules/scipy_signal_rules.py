@@ -18,8 +18,12 @@ from ..tangents import NoTangent
 
 from .scipy_signal_lfilter import FUNCTIONS as _LFILTER
 from .scipy_signal_savgol import FUNCTIONS as _SAVGOL
+from .scipy_signal_filters import FUNCTIONS as _FILTERS
+from .scipy_signal_spectral import FUNCTIONS as _SPECTRAL
+from .scipy_signal_conv2d import FUNCTIONS as _CONV2D
+from .scipy_signal_detrend import FUNCTIONS as _DETREND
 
-FUNCTIONS = ["signal.convolve", "signal.correlate"] + _SAVGOL + _LFILTER  # (savgol_filter, lfilter: their modules)
+FUNCTIONS = ["signal.convolve", "signal.correlate"] + _SAVGOL + _LFILTER + _FILTERS + _SPECTRAL + _CONV2D + _DETREND  # (savgol_filter, lfilter: their modules)
 REGISTERED: dict = {}
 _MODES = ("full", "valid", "same")
 
@@ -108,3 +112,15 @@ def register() -> None:
     from . import scipy_signal_lfilter
 
     scipy_signal_lfilter.register(REGISTERED)
+    from . import scipy_signal_filters
+
+    scipy_signal_filters.register(REGISTERED)  # (sosfilt; lfilter's zi=)
+    from . import scipy_signal_spectral
+
+    scipy_signal_spectral.register(REGISTERED)  # (periodogram, welch)
+    from . import scipy_signal_conv2d
+
+    scipy_signal_conv2d.register(REGISTERED)  # (convolve2d, correlate2d)
+    from . import scipy_signal_detrend
+
+    scipy_signal_detrend.register(REGISTERED)  # (detrend: a self-adjoint projection)

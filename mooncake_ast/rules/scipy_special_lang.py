@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .scipy_special_elementary import FUNCTIONS as _ELEMENTARY
+from .scipy_special_integrals import FUNCTIONS as _INTEGRALS
+
 FUNCTIONS = ["cbrt", "eval_chebyt", "eval_hermite", "eval_legendre", "exp2", "expi", "huber", "hyp1f1", "hyp2f1",
-             "loggamma", "pseudo_huber", "spence", "yv"]
+             "loggamma", "pseudo_huber", "spence", "yv"] + _ELEMENTARY + _INTEGRALS
 
 
 def _sp():
@@ -117,3 +120,7 @@ def register(sp, named, make) -> None:
                              ("huber", ("delta",), huber_dr), ("pseudo_huber", ("delta",), pseudo_huber_dr)):
         if hasattr(sp, name):
             make(name, named(name, getattr(sp, name)), params, dx)
+    from . import scipy_special_elementary, scipy_special_integrals
+
+    scipy_special_elementary.register(sp, named, make)  # (cosm1, exprel, erfi, inv_boxcox, poch, lambertw, ...)
+    scipy_special_integrals.register(sp, named, make)  # (airy, fresnel, sici, shichi, struve, owens_t, ellip*inc, ...)

@@ -14,7 +14,8 @@ the standard density, 0 outside the support; Laplace's kink at 0 takes slope 0):
 and the shape parameters have closed forms through digamma.  cdf, logcdf, sf and logsf have
 derivatives in x, loc and scale through the density; with respect to a shape parameter (df of t
 and chi2, a and b of beta, a of gamma) they have no closed form, and a differentiated shape
-parameter is refused there (never a zero).  Poisson's pmf, logpmf, cdf, sf, logcdf and logsf are
+parameter is refused there (never a zero); the c of weibull_min/weibull_max and the s of lognorm have one
+(scipy_stats_shapes.py).  Poisson's pmf, logpmf, cdf, sf, logcdf and logsf are
 differentiated in mu (k and loc move between integers: zero).  multivariate_normal.logpdf/pdf are differentiated in x,
 mean and cov (a 2-D cov: its lower triangle, which SciPy reads; a 1-D cov: the diagonal; a number),
 entropy in cov; a singular cov (allow_singular=True) is refused.
@@ -31,12 +32,13 @@ from .scipy_special_more import RefusedAdjoint
 # distribution -> names of its shape parameters (between x and loc, positionally)
 CONTINUOUS = {"norm": (), "t": ("df",), "chi2": ("df",), "beta": ("a", "b"), "gamma": ("a",), "expon": (),
               "laplace": (), "lognorm": ("s",), "uniform": (), "cauchy": (), "logistic": (), "invgamma": ("a",),
-              "halfnorm": (), "weibull_min": ("c",)}
+              "halfnorm": (), "weibull_min": ("c",), "weibull_max": ("c",)}
 METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
 DISCRETE = {"poisson": ("mu",)}
 DISCRETE_METHODS = ("logpmf", "pmf", "cdf", "sf", "logcdf", "logsf")
+DISCRETE_QUANTILES = ("ppf", "isf")
 MULTIVARIATE = {"multivariate_normal": ("logpdf", "pdf", "entropy")}
-FUNCTIONS = sorted([f"{d}.{m}" for d in CONTINUOUS for m in METHODS] + [f"{d}.{m}" for d in DISCRETE for m in DISCRETE_METHODS]
+FUNCTIONS = sorted([f"{d}.{m}" for d in CONTINUOUS for m in METHODS] + [f"{d}.{m}" for d in DISCRETE for m in DISCRETE_METHODS + DISCRETE_QUANTILES]
                    + [f"{d}.{m}" for d, ms in MULTIVARIATE.items() for m in ms])
 REGISTERED: dict = {}  # rule key -> its name in FUNCTIONS (empty until scipy.stats is imported)
 
@@ -86,6 +88,11 @@ def _score(dist, z, shapes):
             inside = (z > 0) & (z < 1)
             zs = np.where(inside, z, 0.5)
             return np.where(inside, np.subtract(a, 1.0) / zs - np.subtract(b, 1.0) / (1.0 - zs), 0.0)
+        if dist == "weibull_max":  # log f = log c + (c - 1) log u - u^c, u = -z > 0
+            (c,) = shapes
+            neg = z < 0
+            u = np.where(neg, -z, 1.0)
+            return np.where(neg, -np.subtract(c, 1.0) / u + c * u ** np.subtract(c, 1.0), 0.0)
         pos = z > 0
         zp = np.where(pos, z, 1.0)
         if dist == "lognorm":  # log f = -log s - log z - log(z)^2 / (2 s^2)
@@ -133,6 +140,11 @@ def _shape_score(dist, j, z, shapes):
             both = sp.digamma(np.add(a, b))
             part = np.log(zs) - sp.digamma(a) + both if j == 0 else np.log1p(-zs) - sp.digamma(b) + both
             return np.where(inside, part, 0.0)
+        if dist == "weibull_max":
+            (c,) = shapes
+            neg = z < 0
+            u = np.where(neg, -z, 1.0)
+            return np.where(neg, 1.0 / np.asarray(c) + np.log(u) - u ** c * np.log(u), 0.0)
         pos = z > 0
         lz = np.log(np.where(pos, z, 1.0))
         if dist == "lognorm":
@@ -190,7 +202,11 @@ def continuous_partial(dist, method, i, y, x, loc, scale, *shapes):
                 part = np.where(np.isneginf(y), 0.0, part)
         return _scalar(np.asarray(part, dtype=float))
     if 1 <= i <= k:
-        raise NotImplementedError(_shape_message(dist, method, i - 1))
+        from . import scipy_stats_shapes as closed
+
+        if not closed.closed(dist, i - 1):
+            raise NotImplementedError(_shape_message(dist, method, i - 1))
+        return _scalar(np.asarray(closed.method_shape(dist, method, i - 1, y, z, shapes), dtype=float))
     logf = _dist(dist).logpdf(x, *shapes, loc, scale)
     with np.errstate(over="ignore", invalid="ignore"):
         if method == "cdf":
@@ -344,7 +360,9 @@ def _continuous_rule(dist, method):
         x, shp, loc, scale = vals[0], vals[1:-2], vals[-2], vals[-1]
         return (x, loc, scale, *shp)
 
-    refused = range(1, len(shapes) + 1) if method not in ("logpdf", "pdf") else ()
+    from .scipy_stats_shapes import closed
+
+    refused = [i for i in range(1, len(shapes) + 1) if not closed(dist, i - 1)] if method not in ("logpdf", "pdf") else ()
 
     def jvp(t, y, self, *args, **kwargs):
         ops = _operands(names, args, kwargs, f"{dist}.{method}")
@@ -477,6 +495,12 @@ def register() -> None:
             add(dist, method, _continuous_rule(dist, method))
     for method in DISCRETE_METHODS:
         add("poisson", method, _poisson_rule(method))
+    from .registry import defzero
+
+    for method in DISCRETE_QUANTILES:  # (whole counts: steps in q and in mu, slope 0 between them)
+        key = (type(stats.poisson), method)
+        defzero(key)
+        REGISTERED[key] = f"poisson.{method}"
     for method in MULTIVARIATE["multivariate_normal"]:
         add("multivariate_normal", method, _mvn_entropy_rule() if method == "entropy" else _mvn_rule(method))
     from . import scipy_stats_linregress, scipy_stats_moments, scipy_stats_more, scipy_stats_wrapped  # (issue 12)
@@ -485,6 +509,9 @@ def register() -> None:
     scipy_stats_wrapped.register(stats)  # entropy, skew, kurtosis, the means, ...
     scipy_stats_linregress.register(stats)
     scipy_stats_moments.register(stats, REGISTERED)  # mean, median, var, std, entropy in loc and scale
+    from . import scipy_stats_kde
+
+    scipy_stats_kde.register(REGISTERED)  # gaussian_kde: making it, evaluate/pdf/logpdf/__call__ (issue 12)
 
 
 from .scipy_stats_more import FUNCTIONS as _MORE  # noqa: E402  (quantiles, frozen distributions: issue 12)
@@ -492,5 +519,6 @@ from .scipy_stats_wrapped import FUNCTIONS as _WRAPPED  # noqa: E402  (entropy, 
 
 from .scipy_stats_linregress import FUNCTIONS as _LINREGRESS  # noqa: E402
 from .scipy_stats_moments import FUNCTIONS as _MOMENTS  # noqa: E402
+from .scipy_stats_kde import FUNCTIONS as _KDE  # noqa: E402
 
-FUNCTIONS = sorted(FUNCTIONS + _MORE + _WRAPPED + _LINREGRESS + _MOMENTS)
+FUNCTIONS = sorted(FUNCTIONS + _MORE + _WRAPPED + _LINREGRESS + _MOMENTS + _KDE)

@@ -3,7 +3,8 @@ distributions of scipy_stats.py, and frozen distributions (`norm(loc, scale).log
 Registered by scipy_stats.register(), so only once the user's code has imported scipy.stats.
 
 * ppf(q, *shapes, loc, scale) = loc + scale ppf0(q): d/dq = 1 / pdf(y), d/dloc = 1, d/dscale = (y - loc) / scale;
-  isf(q) = ppf(1 - q): d/dq = -1 / pdf(y).  A differentiated shape parameter is refused (no closed form).
+  isf(q) = ppf(1 - q): d/dq = -1 / pdf(y).  A differentiated shape parameter is refused (no closed form), but
+  for those of scipy_stats_shapes.py (weibull c, lognorm s): -scale dF/dtheta / f at the quantile.
 * Frozen distributions: calling a distribution (`norm(0.0, 2.0)`, `norm.freeze(...)`,
   `multivariate_normal(mean, cov)`) makes an object whose methods call the distribution's with the stored
   parameters; SciPy builds it through `_parse_args`, generated with `exec` (no source).  The frozen
@@ -42,7 +43,11 @@ def quantile_partial(dist, method, i, y, q, loc, scale, *shapes):
     base._real_only(f"{dist}.{method}", q, loc, scale, *shapes)
     k = len(shapes)
     if 1 <= i <= k:
-        raise NotImplementedError(base._shape_message(dist, method, i - 1))
+        from . import scipy_stats_shapes as closed
+
+        if not closed.closed(dist, i - 1):
+            raise NotImplementedError(base._shape_message(dist, method, i - 1))
+        return base._scalar(np.asarray(closed.quantile_shape(dist, i - 1, y, loc, scale, shapes), dtype=float))
     y = np.asarray(y, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if i == 0:
@@ -64,7 +69,9 @@ def _quantile_rule(dist, method):
         vals = [defaults.get(n) if op is base._ABSENT else op for n, op in zip(names, ops)]
         return (vals[0], vals[-2], vals[-1], *vals[1:-2])
 
-    refused = range(1, len(shapes) + 1)
+    from .scipy_stats_shapes import closed
+
+    refused = [i for i in range(1, len(shapes) + 1) if not closed(dist, i - 1)]
 
     def jvp(t, y, self, *args, **kwargs):
         ops = base._operands(names, args, kwargs, f"{dist}.{method}")

@@ -1,0 +1,265 @@
+"""`scipy.integrate.solve_ivp(fun, t_span, y0, method, t_eval, ..., args=...)` differentiated with respect to
+y0, its `args` and what `fun` captures from its closure (issue 12, second pass), both modes; registered by
+scipy_integrate_rules.register() (no SciPy import here).  The result's `y` is differentiated at the times
+`t` the plain call returned (the solver's choice of steps has no derivative); every other field is a
+constant.
+
+* Forward: the sensitivity equations.  solve_ivp integrates the state (y, s), s = dy, with the call's own
+  method and tolerances and t_eval = the plain result's t: s' = the tangent of fun(t, y, *args) given
+  (0, s, d args) and fun's own (its closure's) tangent (forward.runtime.fcall).
+* Reverse: the pullback differentiates a fixed-step Runge-Kutta (RK4) solution between the output times,
+  each stage through reverse.runtime.rcall; the number of steps doubles until RK4 agrees to 1e-7 (relative)
+  with a tight-tolerance solve_ivp (DOP853, rtol 1e-11) at those times, so the derivative is that of the
+  exact solution, as forward mode's is to the solver's tolerance.  Past 4096 steps per interval (stiff?)
+  it refuses: use forward mode.
+Refused by name: a differentiated t_span or t_eval (moving ends), events, dense_output=True (the `sol`
+interpolant), vectorized=True, complex y0, and a call whose own solution is further than 1e-6 (relative) from
+a tight-tolerance one (the default rtol=1e-3 often is): its derivative would then not be the derivative of
+what it computed (the advice: pass rtol=1e-8, atol=1e-10).
+"""
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ..tangents import NoTangent, Tangent
+
+_TOL, _MAX = 1e-7, 4096
+_ACCURACY = 1e-6  # (the call's own solution must be this close to the exact one, relative to its size)
+_REFUSE = ("derivative of scipy.integrate.solve_ivp {}: not supported (y0, args and what fun captures are "
+           "differentiated; scipy.integrate.odeint also differentiates its times)")
+
+
+def _si():
+    import scipy.integrate
+
+    return scipy.integrate
+
+
+def _zero(d):
+    from .scipy_optimize_rules import _live
+
+    return not _live(d)
+
+
+def _bound(args, kwargs):
+    b = inspect.signature(_si().solve_ivp).bind(*args, **kwargs)
+    b.apply_defaults()
+    out = dict(b.arguments)
+    out.update(out.pop("options", {}))
+    return out
+
+
+def check(b, dt_span=NoTangent, dt_eval=NoTangent):
+    if b.get("events") is not None:
+        raise NotImplementedError(_REFUSE.format("with events="))
+    if b.get("dense_output"):
+        raise NotImplementedError(_REFUSE.format("with dense_output=True (its sol interpolant)"))
+    if b.get("vectorized"):
+        raise NotImplementedError(_REFUSE.format("with vectorized=True"))
+    if np.iscomplexobj(b["y0"]):
+        raise NotImplementedError(_REFUSE.format("of complex y0"))
+    if not _zero(dt_span) or not _zero(dt_eval):
+        raise NotImplementedError(_REFUSE.format("with respect to t_span or t_eval"))
+
+
+def _reference(b, res, p):
+    """A tight-tolerance solution at the result's times (with t_span[0] first): (times, values, the plain
+    right-hand side).  Refuses where the call's own solution is far from it: its derivative (that of the
+    exact solution, which both modes give) would then not be the derivative of what the call computed."""
+    fun = b["fun"]
+    y0 = np.asarray(b["y0"], dtype=float).ravel()
+    t0 = float(b["t_span"][0])
+    times = np.asarray(res["t"], dtype=float)
+    tt = np.concatenate([[t0], times]) if times.size == 0 or times[0] != t0 else times
+    plain = lambda t, y: np.ravel(np.asarray(fun(t, y, *p), dtype=float))  # noqa: E731
+    ref = _si().solve_ivp(plain, b["t_span"], y0, method="DOP853", t_eval=tt, rtol=1e-11, atol=1e-12).y
+    got = np.asarray(res["y"], dtype=float)
+    scale = np.max(np.abs(ref)) + 1e-300
+    err = np.max(np.abs(got - ref[:, -got.shape[1]:])) / scale if got.size else 0.0
+    if err > _ACCURACY:
+        raise NotImplementedError(
+            f"derivative of scipy.integrate.solve_ivp solved to a relative accuracy of only {err:.1e} here: the "
+            "derivative of the exact solution would not be the derivative of what this call computed.  Pass "
+            "tighter tolerances (e.g. rtol=1e-8, atol=1e-10), or use scipy.integrate.odeint")
+    return tt, ref.T, plain
+
+
+def _args(b):
+    a = b.get("args")
+    return () if a is None else (tuple(a) if isinstance(a, (tuple, list)) else (a,))
+
+
+def _options(b):
+    """The call's keyword options, for solving the augmented system the same way."""
+    skip = ("fun", "t_span", "y0", "t_eval", "events", "dense_output", "vectorized", "args", "jac", "jac_sparsity")
+    return {k: v for k, v in b.items() if k not in skip}
+
+
+class ResultTangent(Tangent):
+    """The tangent of an OdeResult, a dict whose items are also read as attributes (res.y, res["y"]): an
+    object's tangent (read by attribute) that is read by item too (a field not listed has a zero tangent)."""
+
+    def __getitem__(self, name):
+        return self.fields.get(name, NoTangent)
+
+    def get(self, name, default=NoTangent):
+        return self.fields.get(name, default)
+
+
+def _result_tangent(res, dy):
+    """The tangent of the OdeResult: y's, every other field a constant."""
+    return ResultTangent({"y": dy})
+
+
+def ivp_tangent(res, dfun, dy0, dt_span, dt_eval, dargs, *args, **kwargs):
+    from ..forward.runtime import fcall
+
+    b = _bound(args, kwargs)
+    check(b, dt_span, dt_eval)
+    fun, p = b["fun"], _args(b)
+    _reference(b, res, p)
+    dp = (NoTangent,) * len(p) if _zero(dargs) else tuple(dargs) if isinstance(dargs, (tuple, list)) else (dargs,)
+    y0 = np.asarray(b["y0"], dtype=float)
+    n = y0.size
+
+    def aug(t, z):
+        f, df = fcall(fun, dfun, (t, z[:n]) + p, (NoTangent, z[n:]) + dp)
+        df = np.zeros(n) if df is NoTangent or df is None else np.ravel(np.asarray(df, dtype=float))
+        return np.concatenate([np.ravel(np.asarray(f, dtype=float)), np.broadcast_to(df, (n,))])
+
+    s0 = np.zeros(n) if _zero(dy0) else np.ravel(np.broadcast_to(np.asarray(dy0, dtype=float), y0.shape))
+    sol = _si().solve_ivp(aug, b["t_span"], np.concatenate([y0.ravel(), s0]), t_eval=res["t"], **_options(b))
+    if not sol.success:
+        raise NotImplementedError(_REFUSE.format(f"(the sensitivity equations did not solve: {sol.message})"))
+    return _result_tangent(res, sol.y[n:])
+
+
+# ------------------------------------------------------------------ reverse: RK4 through rcall
+def _rk4(f, y0, tt, m):
+    ys, y = [y0], y0
+    for k in range(len(tt) - 1):
+        h, t = (tt[k + 1] - tt[k]) / m, tt[k]
+        for _ in range(m):
+            k1 = f(t, y)
+            k2 = f(t + 0.5 * h, y + 0.5 * h * k1)
+            k3 = f(t + 0.5 * h, y + 0.5 * h * k2)
+            k4 = f(t + h, y + h * k3)
+            y, t = y + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4), t + h
+        ys.append(y)
+    return np.array(ys)
+
+
+def rrule_solve_ivp(*args, **kwargs):
+    from ..reverse.adjoints import AdjTuple, accumulate
+    from ..reverse.runtime import rcall
+    from .registry import KwAdj
+    from .scipy_special_more import RefusedAdjoint
+
+    si = _si()
+    b = _bound(args, kwargs)
+    check(b)
+    res = si.solve_ivp(*args, **kwargs)
+    fun, p = b["fun"], _args(b)
+    y0 = np.asarray(b["y0"], dtype=float).ravel()
+    names = list(inspect.signature(si.solve_ivp).parameters)
+
+    def tape():
+        """The differentiated RK4 pass (made when an adjoint arrives: a call whose inputs are constants, its
+        result used as data, needs none of it): (output times, steps per interval, [(h, stage pullbacks)])."""
+        tt, ref, plain = _reference(b, res, p)
+        scale = np.max(np.abs(ref)) + 1e-300
+        m = 4
+        while np.max(np.abs(_rk4(plain, y0, tt, m) - ref)) > _TOL * scale:
+            m *= 2
+            if m > _MAX:
+                raise NotImplementedError("reverse mode of scipy.integrate.solve_ivp: a fixed-step RK4 with 4096 steps "
+                                          "between output times does not reproduce the solution (a stiff problem?): "
+                                          "use forward mode (mc.jvp, mc.jacfwd)")
+        steps, y_cur = [], y0.copy()
+
+        def stage(t, yy):
+            out, pb = rcall(fun, (t, yy) + p, {})
+            return np.ravel(np.asarray(out, dtype=float)), pb
+
+        for k in range(len(tt) - 1):
+            h, t = (tt[k + 1] - tt[k]) / m, tt[k]
+            for _ in range(m):
+                k1, pb1 = stage(t, y_cur)
+                k2, pb2 = stage(t + 0.5 * h, y_cur + 0.5 * h * k1)
+                k3, pb3 = stage(t + 0.5 * h, y_cur + 0.5 * h * k2)
+                k4, pb4 = stage(t + h, y_cur + h * k3)
+                y_cur, t = y_cur + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4), t + h
+                steps.append((h, (pb1, pb2, pb3, pb4)))
+        return tt, m, steps
+
+    def refusals(message):
+        """Every input's adjoint a refusal when used (a constant's is discarded unread)."""
+        out = {n: RefusedAdjoint(message) for n in ("fun", "t_span", "y0", "t_eval", "args")}
+        pos = tuple(out.get(names[i], NoTangent) for i in range(len(args)))
+        named = {k: out[k] for k in kwargs if k in out}
+        return pos + ((KwAdj(named),) if named else ())
+
+    def pullback(g):
+        gy = g.get("y", NoTangent) if isinstance(g, dict) else getattr(g, "y", NoTangent) if g is not None else NoTangent
+        if _zero(gy):
+            return (NoTangent,) * len(args)
+        try:
+            tt, m, steps = tape()
+        except NotImplementedError as e:
+            return refusals(str(e))
+        lead = len(tt) != len(res["t"])
+        gY = np.asarray(gy, dtype=float).reshape(len(y0), -1).T  # (one row per output time)
+        if lead:
+            gY = np.concatenate([np.zeros((1, len(y0))), gY])
+        fn_bar, p_bar = NoTangent, [NoTangent] * len(p)
+        ybar = gY[-1].copy()
+        for k in reversed(range(len(tt) - 1)):
+            for j in reversed(range(m)):
+                h, pbs = steps[k * m + j]
+                kbar = [h / 6.0 * ybar, h / 3.0 * ybar, h / 3.0 * ybar, h / 6.0 * ybar]
+                nxt = ybar.copy()
+                for i, coef in ((3, h), (2, 0.5 * h), (1, 0.5 * h), (0, None)):
+                    fb, ab, _ = pbs[i](kbar[i])
+                    fn_bar = accumulate(fn_bar, fb)
+                    yb = np.zeros_like(ybar) if _zero(ab[1]) else np.ravel(np.asarray(ab[1], dtype=float))
+                    nxt = nxt + yb
+                    if coef is not None:
+                        kbar[i - 1] = kbar[i - 1] + coef * yb
+                    for q in range(len(p)):
+                        p_bar[q] = accumulate(p_bar[q], ab[2 + q])
+                ybar = nxt
+            ybar = ybar + gY[k]
+        y0_in = b["y0"]
+        y0_bar = ybar.reshape(np.shape(y0_in)) if isinstance(y0_in, np.ndarray) else (
+            float(ybar[0]) if np.ndim(y0_in) == 0 else type(y0_in)(float(v) for v in ybar))
+        p_adj = NoTangent if all(v is NoTangent for v in p_bar) else (
+            AdjTuple(p_bar) if isinstance(b.get("args"), (tuple, list)) else p_bar[0])
+        refused = RefusedAdjoint(_REFUSE.format("with respect to t_span or t_eval"))
+        out = {"fun": fn_bar, "t_span": refused, "y0": y0_bar, "t_eval": refused, "args": p_adj}
+        pos = [out.get(names[i], NoTangent) for i in range(len(args))]
+        named = {k: out[k] for k in kwargs if k in out and out[k] is not NoTangent}
+        return tuple(pos) + ((KwAdj(named),) if named else ())
+
+    return res, pullback
+
+
+def register(registered) -> None:
+    from .registry import _entry, _fingerprint, defjvp
+
+    si = _si()
+    registered[si.solve_ivp] = "integrate.solve_ivp"
+
+    def jvp(t, y, fun, t_span, y0, *rest, **k):
+        if all(t.d(v) is None for v in (fun, y0, *rest, *k.values())) and t.d(t_span) is None:
+            return None
+        return t.call(ivp_tangent, y, t.dz(fun), t.dz(y0), t.dz(t_span),
+                      t.dz(k["t_eval"]) if "t_eval" in k else NoTangent,
+                      t.dz(k["args"]) if "args" in k else NoTangent, fun, t_span, y0, *rest, **k)
+
+    defjvp(si.solve_ivp, jvp)
+    r = _entry(si.solve_ivp)
+    r.vjp = None
+    r.user_rrule = rrule_solve_ivp
+    r.fingerprint = _fingerprint(r.jvp_template, rrule_solve_ivp)
