@@ -72,11 +72,8 @@ def _slot_sum(a: Any, b: Any) -> Any:
     """One slot of two adjoints of a container added.  A slot holding a mutable object holds that object's storage
     (its whole adjoint, kept by identity): the same storage from both (`l + l`, `[w] * 2` zipped) is one adjoint,
     counted once."""
-    if a is b and type(a) is np.ndarray:
-        from .shadows import is_storage
-
-        if is_storage(a):
-            return a
+    if a is b and type(a) is np.ndarray and _in_storage(a):
+        return a
     return accumulate(a, b)
 
 
