@@ -152,9 +152,10 @@ def _rk4(f, y0, tt, m):
 
 
 def rrule_solve_ivp(*args, **kwargs):
-    from ..reverse.adjoints import AdjTuple, accumulate
+    from ..reverse.adjoints import AdjTuple
     from ..reverse.runtime import rcall
     from .registry import KwAdj
+    from .scipy_integrate_rules import rk4_adjoint_sweep
     from .scipy_special_more import RefusedAdjoint
 
     si = _si()
@@ -213,24 +214,7 @@ def rrule_solve_ivp(*args, **kwargs):
         gY = np.asarray(gy, dtype=float).reshape(len(y0), -1).T  # (one row per output time)
         if lead:
             gY = np.concatenate([np.zeros((1, len(y0))), gY])
-        fn_bar, p_bar = NoTangent, [NoTangent] * len(p)
-        ybar = gY[-1].copy()
-        for k in reversed(range(len(tt) - 1)):
-            for j in reversed(range(m)):
-                h, pbs = steps[k * m + j]
-                kbar = [h / 6.0 * ybar, h / 3.0 * ybar, h / 3.0 * ybar, h / 6.0 * ybar]
-                nxt = ybar.copy()
-                for i, coef in ((3, h), (2, 0.5 * h), (1, 0.5 * h), (0, None)):
-                    fb, ab, _ = pbs[i](kbar[i])
-                    fn_bar = accumulate(fn_bar, fb)
-                    yb = np.zeros_like(ybar) if _zero(ab[1]) else np.ravel(np.asarray(ab[1], dtype=float))
-                    nxt = nxt + yb
-                    if coef is not None:
-                        kbar[i - 1] = kbar[i - 1] + coef * yb
-                    for q in range(len(p)):
-                        p_bar[q] = accumulate(p_bar[q], ab[2 + q])
-                ybar = nxt
-            ybar = ybar + gY[k]
+        ybar, fn_bar, p_bar = rk4_adjoint_sweep(steps, m, gY, 1, len(p))  # (fun(t, y, *args): y at 1)
         y0_in = b["y0"]
         y0_bar = ybar.reshape(np.shape(y0_in)) if isinstance(y0_in, np.ndarray) else (
             float(ybar[0]) if np.ndim(y0_in) == 0 else type(y0_in)(float(v) for v in ybar))

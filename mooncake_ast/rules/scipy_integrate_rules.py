@@ -168,7 +168,7 @@ def _rk4_plain(func, tfirst, y0, tt, p, m):
 
 
 def rrule_odeint(*args, **kwargs):
-    from ..reverse.adjoints import AdjTuple, accumulate
+    from ..reverse.adjoints import AdjTuple
     from ..reverse.runtime import rcall
     from .registry import KwAdj
 
@@ -216,24 +216,7 @@ def rrule_odeint(*args, **kwargs):
         if _zero(gY):
             return (NoTangent,) * len(args)
         gY = np.asarray(gY, dtype=float).reshape(len(tt), -1)
-        fn_bar, p_bar = NoTangent, [NoTangent] * len(p)
-        ybar = gY[-1].copy()
-        for k in reversed(range(len(tt) - 1)):
-            for j in reversed(range(m)):
-                h, pbs = steps[k * m + j]
-                kbar = [h / 6.0 * ybar, h / 3.0 * ybar, h / 3.0 * ybar, h / 6.0 * ybar]
-                nxt = ybar.copy()
-                for i, coef in ((3, h), (2, 0.5 * h), (1, 0.5 * h), (0, None)):
-                    fb, ab, _ = pbs[i](kbar[i])
-                    fn_bar = accumulate(fn_bar, fb)
-                    yb = np.zeros_like(ybar) if _zero(ab[yi]) else np.asarray(ab[yi], dtype=float).ravel()
-                    nxt = nxt + yb
-                    if coef is not None:
-                        kbar[i - 1] = kbar[i - 1] + coef * yb
-                    for q in range(len(p)):
-                        p_bar[q] = accumulate(p_bar[q], ab[2 + q])
-                ybar = nxt
-            ybar = ybar + gY[k]
+        ybar, fn_bar, p_bar = rk4_adjoint_sweep(steps, m, gY, yi, len(p))
         y0_bar = ybar.reshape(np.shape(b["y0"])) if isinstance(b["y0"], np.ndarray) else _like_y0(b["y0"], ybar)
         t_bar = _times_adjoint(func, tfirst, tt, Y.reshape(len(tt), -1), gY, ybar, p)
         t_bar = t_bar.reshape(np.shape(b["t"])) if isinstance(b["t"], np.ndarray) else _like_y0(b["t"], t_bar)
@@ -246,6 +229,34 @@ def rrule_odeint(*args, **kwargs):
         return tuple(pos) + ((KwAdj(named),) if named else ())
 
     return y, pullback
+
+
+def rk4_adjoint_sweep(steps: list, m: int, gY: np.ndarray, yi: int, n_params: int) -> tuple:
+    """Back through fixed-step RK4, m steps per output interval, each step recorded as (h, the pullbacks of its four
+    stage calls of the right-hand side, whose state argument is at position yi and extra arguments from 2 on); gY
+    holds the adjoint of the state at each output time.  Returns the adjoint of the initial state, of the right-hand
+    side, and of each of its extra arguments (odeint's and solve_ivp's reverse modes both take this)."""
+    from ..reverse.adjoints import accumulate
+
+    fn_bar, p_bar = NoTangent, [NoTangent] * n_params
+    ybar = gY[-1].copy()
+    for k in reversed(range(len(gY) - 1)):
+        for j in reversed(range(m)):
+            h, pbs = steps[k * m + j]
+            kbar = [h / 6.0 * ybar, h / 3.0 * ybar, h / 3.0 * ybar, h / 6.0 * ybar]
+            nxt = ybar.copy()
+            for i, coef in ((3, h), (2, 0.5 * h), (1, 0.5 * h), (0, None)):
+                fb, ab, _ = pbs[i](kbar[i])
+                fn_bar = accumulate(fn_bar, fb)
+                yb = np.zeros_like(ybar) if _zero(ab[yi]) else np.asarray(ab[yi], dtype=float).ravel()
+                nxt = nxt + yb
+                if coef is not None:
+                    kbar[i - 1] = kbar[i - 1] + coef * yb
+                for q in range(n_params):
+                    p_bar[q] = accumulate(p_bar[q], ab[2 + q])
+            ybar = nxt
+        ybar = ybar + gY[k]
+    return ybar, fn_bar, p_bar
 
 
 def _like_y0(y0, ybar):
