@@ -20,6 +20,7 @@ from typing import Any
 from .. import ops
 from ..ir.nodes import Call, Const, Global, Value
 from ..rules import dict_key_checks as checks
+from .special import hashable
 
 _CONSTRUCTORS = {dict: 0, collections.OrderedDict: 0, collections.defaultdict: 1}
 
@@ -31,7 +32,7 @@ def emit_key_checks(tr: Any, s: Call) -> None:
         if tr.resolver.callee(s)[0] is None and _varied(tr, s.args[1]):  # (dispatched: the static check is skipped)
             _emit(tr, checks.check_key_of, s.args[0], s.args[1])
         return
-    if _hashable(fn) and fn in _CONSTRUCTORS:
+    if hashable(fn) and fn in _CONSTRUCTORS:
         at = _CONSTRUCTORS[fn]
         if len(s.args) > at:
             _pairs(tr, s, s.args[at])
@@ -92,10 +93,3 @@ def _emit(tr: Any, check: Any, container: Value, operand: Value) -> None:
     c = tr.b.call(check, [tr.primal(container), tr.primal(operand)])
     c.keep = True  # (its result unread: the pullback's sweep would drop it)
 
-
-def _hashable(v: Any) -> bool:
-    try:
-        hash(v)
-    except TypeError:
-        return False
-    return True

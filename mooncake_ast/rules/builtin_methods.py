@@ -55,9 +55,6 @@ defmethod(dict, "get", lambda t, y, d, k, default=None: t.call(dict_get_tangent,
 defmethod(dict, "items", lambda t, y, d: t.call(items_tangent, d, t.d(d)) if t.d(d) is not None else None)
 defmethod(dict, "values", lambda t, y, d: t.call(values_tangent, d, t.d(d)) if t.d(d) is not None else None)
 defmethod(dict, "copy", lambda t, y, d: t.call(dict, t.d(d)) if t.d(d) is not None else None)
-defmethod(dict, "update", lambda t, y, d, *other, **kw: t.call(
-    dict_update_tangent, t.d(d), other[0] if other else (), t.dz(other[0]) if other else NoTangent,
-    *[z for k, v in kw.items() for z in (k, t.dz(v))]) if t.d(d) is not None else None, mutates=(0,))
 defzero(*[(dict, _name) for _name in ("keys", "__len__", "__contains__")],
         *[(list, _name) for _name in ("index", "count", "__len__", "__contains__")],
         *[(str, _name) for _name in ("format", "join", "split", "strip", "upper", "lower", "replace", "startswith", "endswith")])
@@ -95,20 +92,6 @@ def items_tangent(d, dd):
 
 def values_tangent(d, dd):
     return [dd[k] for k in d]
-
-
-def dict_update_tangent(dd, other, dother, *kw_tangents):
-    """d.update(other, **kw) on the tangents: other a mapping or pairs, then the keywords (name, tangent, ...)."""
-    if hasattr(other, "keys"):
-        for k in other.keys():
-            dd[k] = dother[k] if dother is not NoTangent else NoTangent
-    else:
-        pairs = list(other)
-        dpairs = [NoTangent] * len(pairs) if dother is NoTangent else list(dother)
-        for (k, _), dpair in zip(pairs, dpairs):
-            dd[k] = _pair_value(dpair) if dpair is not NoTangent else NoTangent
-    for i in range(0, len(kw_tangents), 2):
-        dd[kw_tangents[i]] = kw_tangents[i + 1]
 
 
 # ------------------------------------------------------------------ reverse rules
