@@ -74,7 +74,10 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                  for t in [_target(ir, s, user_globals, caller_code, rebound, numbers, instances)] if t is not None]
         if not found:
             break
+        spliced: set = set()
         for b, s, (fn, self_value, name, cells, how) in found:
+            if self_value in spliced:
+                continue  # (`(p + q).norm2()`: the object is what `__add__` returns, found in the next round)
             if _block_of(ir, s).loop is not None:
                 continue  # (a call in a loop's header, `while f(x) > tol`: the header stays one block)
             try:
@@ -102,6 +105,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                     packed.block = home
                     args[p] = packed
             _splice(ir, _block_of(ir, s), s, callee, args)
+            spliced.add(s)
             if isinstance(s.fn, Call) and s.fn.callee() is getattr and s.fn is not self_value and \
                     _uses(ir, s.fn) == 0:
                 bound = s.fn  # (the bound method `obj.m` or the static method `C.m`, read only by the call)
