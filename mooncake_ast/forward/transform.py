@@ -24,6 +24,7 @@ from typing import Any, Optional
 from .. import ops
 from ..ir.builder import UNDEFINED
 from ..ir.ufunc_out import single_out_tuples
+from .object_iteration import read_items_first
 from ..ir.nodes import Call, Const, Function, Global, Param, Phi, Return, Stmt, Value
 from ..rules.registry import Rule, lookup, numpy_function, update
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
@@ -302,6 +303,7 @@ class ForwardTransform:
 
         make_plainer(ir, user_globals, self.resolver.bindings,
                      frozenset(k for k, v in self.param_kinds.items() if v.split(":")[0] == "num"), in_line=False)
+        read_items_first(ir, self.resolver)  # (`sum(b)` of an object with `__iter__`: its items, differentiated)
         self.resolver.analyse(([st for b in ir.blocks for st in b.stmts], [p for b in ir.blocks for p in b.phis]))
         self.tangent: dict[Value, Optional[Value]] = {}
         self.tangent_of: dict[Value, Value] = {}

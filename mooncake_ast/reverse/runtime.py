@@ -288,7 +288,13 @@ def _container_write(f: Any, args: tuple, kwargs: dict) -> tuple:
 
 def _map(f: Any, args: tuple, kwargs: dict) -> tuple:
     """map(fn, *iterables): each call through rcall; the result is consumed as a list."""
-    fn, its = args[0], [list(a) for a in args[1:]]
+    from .. import ops
+
+    fn, its, item_pbs = args[0], [], []
+    for a in args[1:]:  # (a user object's items come from its `__iter__`, differentiated as a loop over it is)
+        items, pb = rcall(ops.sequence, (a,), {}) if objects.is_user_object(a) else (a, None)
+        its.append(list(items))
+        item_pbs.append(pb)
     calls = [rcall(fn, items, {}) for items in zip(*its)]
     ys = [y for y, _ in calls]
 
@@ -303,7 +309,9 @@ def _map(f: Any, args: tuple, kwargs: dict) -> tuple:
                 cols[j][k] = a
         from .adjoints import _like
 
-        return NoTangent, AdjTuple([fn_bar] + [_like(orig, c) for orig, c in zip(args[1:], cols)]), AdjDict()
+        bars = [_like(orig, c) if pb is None else pb(AdjList(c))[1][0]
+                for orig, c, pb in zip(args[1:], cols, item_pbs)]
+        return NoTangent, AdjTuple([fn_bar] + bars), AdjDict()
 
     from .adjoints import ItemsIterator
 

@@ -229,9 +229,38 @@ def add_into(v: Any, g: Any) -> None:
         else:
             sh.slot = accumulate(sh.slot, g)
     elif isinstance(sh, MutableTangent):
-        fields = g.fields if isinstance(g, MutableTangent) else {}
-        for k, gi in fields.items():
+        if not isinstance(g, MutableTangent):
+            _refuse_items_adjoint(v, g)
+            return
+        for k, gi in g.fields.items():
             _add_field(sh, v, k, gi)
+
+
+def _refuse_items_adjoint(v: Any, g: Any) -> None:
+    """An object's adjoint is its fields' adjoints; anything else that is not zero came from code that read the
+    object as something else (its items, through an `__iter__` run inside a builtin), and dropping it would make
+    the gradient silently wrong (`sum(map(f, obj))` gave 0)."""
+    if _is_zero_adjoint(g):
+        return
+    from ..errors import UnsupportedDerivativeError
+
+    name = f"{type(v).__module__}.{type(v).__qualname__}"
+    raise UnsupportedDerivativeError(
+        f"reverse mode: a {name} object was read as its items by code that is not differentiated (its `__iter__` "
+        f"run inside a builtin such as map(), zip() or itertools), so their adjoints cannot reach its fields; read "
+        f"the items first with `list(obj)` or a loop (`for v in obj`), or use forward mode (mc.jvp)")
+
+
+def _is_zero_adjoint(g: Any) -> bool:
+    if g is NoTangent or g is None:
+        return True
+    if isinstance(g, (list, tuple)):
+        return all(_is_zero_adjoint(x) for x in g)
+    if isinstance(g, dict):
+        return all(_is_zero_adjoint(x) for x in g.values())
+    if isinstance(g, (int, float, complex, np.number, np.ndarray)):
+        return not np.any(g)
+    return False
 
 
 def _add_slot(sh: Any, key: Any, item: Any, g: Any) -> None:

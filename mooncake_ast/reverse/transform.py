@@ -30,6 +30,7 @@ from typing import Any, Callable, Optional
 from .. import ops
 from ..errors import MooncakeError
 from ..forward.activity import Activity, read_shared_through_items
+from ..forward.object_iteration import read_items_first
 from ..forward.transform import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
@@ -84,6 +85,7 @@ class ReverseTransform:
         self.inlined_bindings: dict = {}
         make_plainer(ir, user_globals, self.inlined_bindings,
                      frozenset(k for k, t in self.param_types.items() if isinstance(t, Num)))
+        read_items_first(ir, self.resolver)  # (`sum(b)` of an object with `__iter__`: its items, differentiated)
         prepare.deletes_as_pops(self)
         self.types = settle_types.settle(self, ir, user_globals)
         scalar_objects.drop_dead_arithmetic(ir, self.type_of)

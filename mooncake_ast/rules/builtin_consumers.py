@@ -21,8 +21,11 @@ def frule_map(args, dargs, **kwargs):
 
     f, its = args[0], args[1:]
     df, dits = dargs[0], dargs[1:]
-    columns = [list(it) for it in its]
-    dcolumns = [iter_tangents(c, d) if d is not NoTangent else [NoTangent] * len(c) for c, d in zip(columns, dits)]
+    columns, dcolumns = [], []
+    for it, d in zip(its, dits):
+        items, ditems = _items_and_tangents(it, d)
+        columns.append(items)
+        dcolumns.append(ditems)
     ys, dys = [], []
     for items, ditems in zip(zip(*columns), zip(*dcolumns)):
         y, dy = fcall(f, df, items, ditems)
@@ -35,10 +38,24 @@ def frule_filter(args, dargs, **kwargs):
     from ..forward.runtime import fcall
 
     f, it = args
-    items = list(it)
-    ditems = iter_tangents(items, dargs[1]) if dargs[1] is not NoTangent else [NoTangent] * len(items)
+    items, ditems = _items_and_tangents(it, dargs[1])
     keep = [(x, d) for x, d in zip(items, ditems) if (f(x) if f is not None else x)]
     return iter([x for x, _ in keep]), iter([d for _, d in keep])
+
+
+def _items_and_tangents(it, d):
+    """The items `it` yields and their tangents.  An instance of a user class yields them from its `__iter__`,
+    which is differentiated like any user code (the dispatched `ops.sequence`, as a `for` loop over it is)."""
+    from .. import ops
+    from ..forward import objects
+    from ..forward.runtime import fcall
+
+    if objects.is_user_object(it) and d is not NoTangent:
+        items, ditems = fcall(ops.sequence, NoTangent, (it,), (d,))
+        items = list(items)
+        return items, list(ditems) if ditems is not NoTangent else [NoTangent] * len(items)
+    items = list(it)
+    return items, iter_tangents(items, d) if d is not NoTangent else [NoTangent] * len(items)
 
 
 defrule(builtins.map, frule_map)
@@ -92,9 +109,14 @@ def rrule_dict(*args, **kwargs):
 
 
 def rrule_filter(f, it):
-    from ..reverse.adjoints import _like
+    from .. import ops
+    from ..forward import objects
+    from ..reverse.adjoints import AdjList, _like
+    from ..reverse.runtime import rcall
 
-    items = list(it)
+    # (a user object's items come from its `__iter__`, differentiated as a loop over it is)
+    items, items_pb = rcall(ops.sequence, (it,), {}) if objects.is_user_object(it) else (it, None)
+    items = list(items)
     keep = [i for i, x in enumerate(items) if (f(x) if f is not None else x)]
 
     def pullback(g):
@@ -103,7 +125,9 @@ def rrule_filter(f, it):
         for pos, i in enumerate(keep):
             if pos < len(gs):
                 out[i] = gs[pos]
-        return NoTangent, _like(it, out) if any(v is not NoTangent for v in out) else NoTangent
+        if not any(v is not NoTangent for v in out):
+            return NoTangent, NoTangent
+        return NoTangent, _like(it, out) if items_pb is None else items_pb(AdjList(out))[1][0]
 
     from ..reverse.adjoints import ItemsIterator
 

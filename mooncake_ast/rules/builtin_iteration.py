@@ -48,6 +48,13 @@ def iter_tangents(xs, dxs):
     """The tangents of the items `iter(xs)` yields (iterating a dict yields its keys: no tangent)."""
     if dxs is NoTangent or isinstance(xs, (dict, set, frozenset, str, range)):
         return [NoTangent] * len(xs) if hasattr(xs, "__len__") else NoTangent
+    if isinstance(dxs, MutableTangent):  # (an object's fields: its items come from its `__iter__`, run in C)
+        if all(_no_tangent(v) for v in dxs.fields.values()):
+            return [NoTangent] * len(xs) if hasattr(xs, "__len__") else NoTangent
+        raise UnsupportedDerivativeError(
+            f"forward mode: a {type(xs).__module__}.{type(xs).__qualname__} object was read as its items by code that "
+            f"is not differentiated (its `__iter__` run inside a builtin such as map(), zip() or itertools), so "
+            f"their tangents are not known; read the items first with `list(obj)` or a loop (`for v in obj`)")
     if isinstance(dxs, (zip, map, type(reversed([])))):
         return list(dxs)
     return list(dxs)

@@ -1,0 +1,71 @@
+"""`sum(b)`, `max(b)`, `list(b)` of an instance of the user's class that defines `__iter__`: its items first.
+
+A builtin that consumes an iterable runs the object's `__iter__` inside C code the transforms cannot see. The
+rules of those builtins take lists, tuples and arrays: handed the object itself, forward mode failed on its
+field tangents and reverse mode put a list of item adjoints where the object's field adjoints belong, so the
+gradient came out zero (`sum(Buf2([x, x * x]))` gave 0 for 2.4). A `for` loop over the same object was right:
+its sequence, `ops.sequence(b)`, is an operator dispatched to the object's own `__iter__` when the code runs
+(forward/objects.py), which is differentiated like any user code.
+
+This pass gives the builtins the same route: where the iterable a consumer reads may be a user object (by
+objects.ObjectFlow), the call reads `ops.sequence(b)` in its place, a list of the items the object yields.
+Only builtins that consume their iterable whole are rewritten (`sum`, `max`, `list`, ...), so reading the items
+first changes nothing the code can see: a lazy one (`map`, `zip`, `enumerate`) might stop early and leave an
+iterator object partly consumed. On lists, tuples and arrays `ops.sequence` is the value itself.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+import statistics
+from typing import Any
+
+import numpy as np
+
+from .. import ops
+from ..ir.nodes import Call, Const, Function
+
+# consumer -> the positions of the arguments it iterates whole
+_CONSUMERS: dict = {
+    builtins.sum: (0,), builtins.list: (0,), builtins.tuple: (0,), builtins.sorted: (0,),
+    builtins.set: (0,), builtins.frozenset: (0,),
+    math.fsum: (0,), math.prod: (0,), functools.reduce: (1,), np.fromiter: (0,),
+    **{getattr(statistics, name): (0,) for name in ("mean", "fmean", "median", "stdev", "pstdev", "variance",
+                                                      "pvariance", "geometric_mean", "harmonic_mean")},
+}
+_EXTREMA = (builtins.max, builtins.min)  # max(b) iterates b; max(a, b) compares a and b
+
+
+def _iterated(fn: Any, s: Call) -> tuple:
+    try:
+        if fn in _EXTREMA:
+            return (0,) if len(s.args) == 1 else ()
+        return _CONSUMERS.get(fn, ())
+    except TypeError:  # (an unhashable callee)
+        return ()
+
+
+def read_items_first(ir: Function, resolver: Any) -> bool:
+    """Rewrite the consumers of possible user objects in ir (see the module docstring); whether any was."""
+    from . import objects
+
+    stmts = [s for b in ir.blocks for s in b.stmts]
+    found = [(s, pos) for s in stmts if isinstance(s, Call)
+             for pos in [_iterated(resolver.raw_callee(s), s)] if pos]
+    if not found:
+        return False
+    flow = objects.ObjectFlow(stmts, [p for b in ir.blocks for p in b.phis], resolver.param_kinds, resolver.g,
+                              resolver.raw_callee, resolver.plain_calls)
+    changed = False
+    for s, positions in found:
+        for i in positions:
+            if i >= len(s.args) or isinstance(s.args[i], Const) or not flow.may_be_object(s.args[i]):
+                continue
+            items = Call(Const(ops.sequence), [s.args[i]], loc=s.loc)
+            home = s.block
+            home.stmts.insert(home.stmts.index(s), items)
+            items.block = home
+            s.args[i] = items
+            changed = True
+    return changed
