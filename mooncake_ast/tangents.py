@@ -199,6 +199,37 @@ class MutableTangent:
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, MutableTangent) and self.fields == other.fields
 
+    # An object handed to NumPy is read through its `__array__`, `__float__` or `__iter__`, in C: its tangent
+    # reaches the function's rule as this, where an array's would be. Its fields' tangents cannot follow what
+    # NumPy read, so the rule's answer would be garbage (the tangent of `np.sum(obj)` came out as this object).
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return _read_by_numpy(self, getattr(ufunc, "__name__", ufunc))
+
+    def __array_function__(self, func: Any, types_: Any, args: Any, kwargs: Any) -> Any:
+        return _read_by_numpy(self, getattr(func, "__name__", func))
+
+
+def _read_by_numpy(t: MutableTangent, name: Any) -> Any:
+    """NoTangent where the object carries no tangent (nothing to lose), else an honest error."""
+    if all(_zero_field(v) for v in t.fields.values()):
+        return NoTangent
+    from .errors import UnsupportedDerivativeError
+
+    raise UnsupportedDerivativeError(
+        f"forward mode: an object with fields {sorted(t.fields)} is handed to numpy.{name}, which reads it through "
+        f"its `__array__`, `__float__` or `__iter__` (not differentiated); hand NumPy the array or number it holds "
+        f"(`obj.values`) instead")
+
+
+def _zero_field(v: Any) -> bool:
+    if v is NoTangent or v is None:
+        return True
+    if isinstance(v, MutableTangent):
+        return all(_zero_field(x) for x in v.fields.values())
+    if isinstance(v, (int, float, complex, np.number, np.ndarray)):
+        return not np.any(v)
+    return False
+
 
 class FunctionTangent:
     """The tangent of a function object (a closure passed as an argument, a callable that captures floats):

@@ -69,3 +69,4 @@ def read_items_first(ir: Function, resolver: Any) -> bool:
             s.args[i] = items
             changed = True
     return changed
+

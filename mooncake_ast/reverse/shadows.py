@@ -240,15 +240,28 @@ def _refuse_items_adjoint(v: Any, g: Any) -> None:
     """An object's adjoint is its fields' adjoints; anything else that is not zero came from code that read the
     object as something else (its items, through an `__iter__` run inside a builtin), and dropping it would make
     the gradient silently wrong (`sum(map(f, obj))` gave 0)."""
-    if _is_zero_adjoint(g):
+    if _is_zero_adjoint(g) or _own_field_as_array(v, g):
         return
     from ..errors import UnsupportedDerivativeError
 
     name = f"{type(v).__module__}.{type(v).__qualname__}"
     raise UnsupportedDerivativeError(
-        f"reverse mode: a {name} object was read as its items by code that is not differentiated (its `__iter__` "
-        f"run inside a builtin such as map(), zip() or itertools), so their adjoints cannot reach its fields; read "
-        f"the items first with `list(obj)` or a loop (`for v in obj`), or use forward mode (mc.jvp)")
+        f"reverse mode: a {name} object was read by code that is not differentiated, through one of its protocol "
+        f"methods (`__iter__` inside map(), zip() or itertools; `__array__` or `__float__` inside NumPy or math), so "
+        f"the adjoints of what it gave cannot reach its fields; read the items first with `list(obj)` or a loop "
+        f"(`for v in obj`), the array or number as a field (`obj.values`), or use forward mode (mc.jvp)")
+
+
+def _own_field_as_array(v: Any, g: Any) -> bool:
+    """Is g the adjoint storage of one of v's array fields itself? `np.asarray(obj)` of an `__array__` that returns
+    the field (`np.asarray(self.v)`) gives that very array, so its adjoint went into the field's storage by
+    identity, and the rule of np.asarray hands the same storage back as obj's."""
+    if not isinstance(g, np.ndarray):
+        return False
+    for f in getattr(v, "__dict__", {}).values():
+        if isinstance(f, np.ndarray) and _has_shadow(f) and shadow(f) is g:
+            return True
+    return False
 
 
 def _is_zero_adjoint(g: Any) -> bool:
