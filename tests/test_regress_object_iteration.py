@@ -162,3 +162,50 @@ def asarray_of_own_field(x):
 def test_asarray_of_own_field_reverse():
     g = mc.grad(asarray_of_own_field)(0.7)
     assert abs(g - 10.0 * 0.7) < 1e-9
+
+
+class Countdown:
+    """An iterator of the user's: `__iter__` returns self, `__next__` raises StopIteration at the end."""
+
+    def __init__(self, vals):
+        self.vals = vals
+        self.i = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.vals):
+            raise StopIteration
+        self.i += 1
+        return self.vals[self.i - 1]
+
+
+def loop_over_iterator(x):
+    s = 0.0
+    for v in Countdown([x, x * x]):
+        s += v * v
+    return s
+
+
+def sum_of_iterator(x):
+    return sum(Countdown([x, 3.0 * x, x * x])) * x
+
+
+@pytest.mark.parametrize("fn", [loop_over_iterator, sum_of_iterator], ids=lambda f: f.__name__)
+def test_iterator_objects(fn):
+    """Iterating it dispatched to `ops.sequence` of what `__iter__` returned, itself: a RecursionError."""
+    check_derivatives(fn, 0.7)
+
+
+def next_of_iterator(x):
+    it = Countdown([x, x * x, 2.0])
+    first = next(it)
+    return first * sum(it)
+
+
+def test_next_of_iterator_object_refused():
+    with pytest.raises(mc.MooncakeError, match="reverse mode of next"):
+        mc.grad(next_of_iterator)(0.7)
+    with pytest.raises(UnsupportedDerivativeError):
+        mc.jvp(next_of_iterator, (0.7,), (1.0,))

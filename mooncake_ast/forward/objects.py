@@ -246,6 +246,15 @@ def _iteration_method(x: Any) -> Optional[tuple]:
     return None
 
 
+def _next_method(it: Any) -> Any:
+    """The user's `__next__` of the iterator `__iter__` gave, or None (a builtin iterator: ops.sequence reads it;
+    for an iterator object that returns itself, ops.sequence would dispatch back here for ever)."""
+    if not is_user_object(it):
+        return None
+    step = _special(type(it), "__next__")
+    return step if _user(step) else None
+
+
 def forward_call(f: Any, args: tuple, dargs: tuple, kwargs: dict) -> Optional[tuple]:
     """(y, dy) for an operator on user objects, differentiating the methods it runs; None if none takes part."""
     from .runtime import fcall
@@ -300,7 +309,17 @@ def _forward_items(x: Any, dx: Any, how: tuple) -> tuple:
     kind, method = how
     if kind == "iter":
         it, dit = fcall(method, NoTangent, (x,), (dx,))
-        return fcall(ops.sequence, NoTangent, (it,), (dit,))
+        step = _next_method(it)
+        if step is None:
+            return fcall(ops.sequence, NoTangent, (it,), (dit,))
+        items, ditems = [], []
+        while True:  # an iterator of the user's (`__iter__` returns self): its `__next__` until StopIteration
+            try:
+                y, dy = fcall(step, NoTangent, (it,), (dit,))
+            except StopIteration:
+                return items, ditems
+            items.append(y)
+            ditems.append(dy)
     items, ditems, i = [], [], 0
     while True:  # the old sequence protocol: x[0], x[1], ... until IndexError
         try:
@@ -401,7 +420,28 @@ def _reverse_iteration(f: Any, args: tuple, how: tuple) -> tuple:
     kind, method = how
     if kind == "iter":
         it, it_pb = rcall(method, (x,), {})
-        items, seq_pb = rcall(ops.sequence, (it,), {})
+        step = _next_method(it)
+        if step is None:
+            items, seq_pb = rcall(ops.sequence, (it,), {})
+        else:  # an iterator of the user's: its `__next__` until StopIteration, each call with its own pullback
+            items, steps = [], []
+            while True:
+                try:
+                    y, pb = rcall(step, (it,), {})
+                except StopIteration:
+                    break
+                items.append(y)
+                steps.append(pb)
+
+            def seq_pb(g: Any) -> tuple:
+                from ..reverse import shadows
+
+                gs = list(g) if g is not NoTangent else []
+                total: Any = NoTangent
+                for k in reversed(range(len(steps))):
+                    _, a, _ = steps[k](gs[k] if k < len(gs) else NoTangent)
+                    total = shadows.acc(it, total, a[0])  # (the iterator collects in its storage)
+                return NoTangent, AdjTuple([total]), AdjDict()
 
         def items_pullback(g: Any) -> Any:
             _, a, _ = seq_pb(g)

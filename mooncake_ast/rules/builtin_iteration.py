@@ -143,6 +143,13 @@ def next_tangent(dit, *ddefault):
         return NoTangent
     if isinstance(dit, list):
         d = dit.pop(0) if dit else _END
+    elif isinstance(dit, MutableTangent):  # (an iterator object of the user's: its `__next__` runs in the call)
+        if all(_no_tangent(v) for v in dit.fields.values()):
+            return NoTangent
+        raise UnsupportedDerivativeError(
+            "forward mode of next() on an iterator object of your class is not supported (its `__next__` runs "
+            "inside next(), not differentiated): take the items with a `for` loop over it, or call "
+            "`it.__next__()` yourself")
     else:
         d = next(dit, _END)
     if d is _END:
