@@ -1,0 +1,76 @@
+"""A user object's fields read and written by name rather than by attribute syntax.
+
+`obj.__dict__["w"]` and `obj.__dict__.update(w=...)` went around the field tangents and adjoints: both modes gave
+0 for 1.47 and 2.0 for 2.8, silently. Reading `__dict__` of an object holding numbers is now refused
+(attribute_checks.check_attribute_read); the routes that work (dataclasses.astuple/asdict/replace/fields,
+getattr and setattr by name) are checked here so that they stay right."""
+import dataclasses
+
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.errors import UnsupportedDerivativeError
+from mooncake_ast.testing import check_derivatives
+
+
+@dataclasses.dataclass
+class Params:
+    w: float
+    b: float
+
+
+class Plain:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+
+def astuple_sum(x):
+    return sum(dataclasses.astuple(Params(x, 2.0 * x))) * x
+
+
+def asdict_product(x):
+    d = dataclasses.asdict(Params(x, 2.0 * x))
+    return d["w"] * d["b"]
+
+
+def getattr_by_name(x):
+    p = Plain(x, x * x)
+    return sum(getattr(p, n) for n in ("w", "b"))
+
+
+def setattr_by_name(x):
+    p = Plain(x, 1.0)
+    for n in ("w", "b"):
+        setattr(p, n, getattr(p, n) * x)
+    return p.w + p.b
+
+
+def fields_after_replace(x):
+    q = dataclasses.replace(Params(x, 1.0), b=x * 2.0)
+    return sum(getattr(q, f.name) for f in dataclasses.fields(q))
+
+
+@pytest.mark.parametrize("fn", [astuple_sum, asdict_product, getattr_by_name, setattr_by_name, fields_after_replace],
+                         ids=lambda f: f.__name__)
+def test_fields_by_name(fn):
+    check_derivatives(fn, 0.7)
+
+
+def dict_read(x):
+    p = Plain(x, x * x)
+    return p.__dict__["w"] * p.__dict__["b"]
+
+
+def dict_update(x):
+    p = Plain(x, 2.0)
+    p.__dict__.update(w=x * x)
+    return p.w * p.b
+
+
+@pytest.mark.parametrize("fn", [dict_read, dict_update], ids=lambda f: f.__name__)
+def test_instance_dict_refused(fn):
+    with pytest.raises(UnsupportedDerivativeError, match="__dict__"):
+        mc.grad(fn)(0.7)
+    with pytest.raises(UnsupportedDerivativeError, match="__dict__"):
+        mc.jvp(fn, (0.7,), (1.0,))
