@@ -206,7 +206,13 @@ class MutableTangent:
         return _read_by_numpy(self, getattr(ufunc, "__name__", ufunc))
 
     def __array_function__(self, func: Any, types_: Any, args: Any, kwargs: Any) -> Any:
+        asked = _WHAT_IT_IS.get(getattr(func, "__name__", None))
+        if asked is not None and getattr(func, "__module__", "").startswith("numpy"):
+            return asked  # (the runtime's generic helpers ask what a tangent is: a scalar of object type)
         return _read_by_numpy(self, getattr(func, "__name__", func))
+
+
+_WHAT_IT_IS = {"shape": (), "ndim": 0, "size": 1, "iscomplexobj": False, "isrealobj": True}
 
 
 def _read_by_numpy(t: MutableTangent, name: Any) -> Any:
@@ -216,7 +222,7 @@ def _read_by_numpy(t: MutableTangent, name: Any) -> Any:
     from .errors import UnsupportedDerivativeError
 
     raise UnsupportedDerivativeError(
-        f"forward mode: an object with fields {sorted(t.fields)} is handed to numpy.{name}, which reads it through "
+        f"the derivative of an object with fields {sorted(t.fields)} is handed to numpy.{name}: NumPy reads objects through "
         f"its `__array__`, `__float__` or `__iter__` (not differentiated); hand NumPy the array or number it holds "
         f"(`obj.values`) instead")
 

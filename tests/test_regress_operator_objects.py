@@ -85,3 +85,35 @@ def test_operator_results_used_at_once(fn):
 
 def test_operator_results_of_arrays():
     check_derivatives(f8, np.array([0.3, 0.9, 1.4]))
+
+
+class Summable:
+    """`sum(objects)` starts from 0: `0 + v` runs `v.__radd__(0)`, inside sum() in C."""
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    def __add__(self, o):
+        if isinstance(o, (int, float)):
+            return Summable(self.a + o, self.b + o)
+        return Summable(self.a + o.a, self.b + o.b)
+
+    def __radd__(self, o):
+        return self.__add__(o)
+
+
+def sum_of_objects(x):
+    s = sum([Summable(x, 1.0), Summable(2.0, x * x)])
+    return s.a * s.b
+
+
+def sum_of_objects_with_start(x):
+    s = sum([Summable(x, 1.0), Summable(2.0, x * x)], Summable(0.0, x))
+    return s.a * s.b
+
+
+@pytest.mark.parametrize("fn", [sum_of_objects, sum_of_objects_with_start], ids=lambda f: f.__name__)
+def test_sum_of_objects(fn):
+    """Forward mode added the objects' tangents with `+` (a TypeError); reverse mode was right."""
+    check_derivatives(fn, 0.7)

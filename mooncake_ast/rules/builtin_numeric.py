@@ -117,11 +117,32 @@ def sum_tangent(y, xs, dxs, start=0, dstart=NoTangent):
         if len(out) != len(y):
             raise NotImplementedError("derivative of sum() concatenating an iterator's items: pass a list")
         return tuple(out) if isinstance(y, tuple) else out
+    if dxs is not NoTangent and isinstance(xs, (list, tuple)) and _holds_objects(xs, start):
+        return _sum_of_objects(xs, dxs, start, dstart)
     out = dstart
     if dxs is not NoTangent:
         for d in iter_tangents(xs, dxs):
             out = out + d
     return out
+
+
+def _holds_objects(xs, start):
+    from ..forward.objects import is_user_object
+
+    return is_user_object(start) or any(is_user_object(v) for v in xs)
+
+
+def _sum_of_objects(xs, dxs, start, dstart):
+    """`sum(vs)` of the user's objects adds them with their `__add__`/`__radd__`, run inside sum() in C: added
+    again here, through the dispatcher that differentiates those methods."""
+    import operator
+
+    from ..forward.runtime import fcall
+
+    total, dtotal = start, dstart
+    for v, d in zip(xs, iter_tangents(xs, dxs)):
+        total, dtotal = fcall(operator.add, NoTangent, (total, v), (dtotal, d))
+    return dtotal
 
 
 def _sequence_tangent(x, dx):
