@@ -322,6 +322,8 @@ class MethodAdjoint:
     def __add__(self, other: Any) -> Any:
         if other is NoTangent:
             return self
+        if other.self_adjoint is self.self_adjoint and isinstance(self.self_adjoint, MutableTangent):
+            return self  # (two calls of `f = obj.method`: both hand back obj's storage, which holds both already)
         return MethodAdjoint(accumulate(self.self_adjoint, other.self_adjoint))
 
     __radd__ = __add__

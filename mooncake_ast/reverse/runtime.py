@@ -299,12 +299,14 @@ def _map(f: Any, args: tuple, kwargs: dict) -> tuple:
     ys = [y for y, _ in calls]
 
     def pullback(g: Any) -> tuple:
+        from . import shadows
+
         fn_bar: Any = NoTangent
         cols: list = [[NoTangent] * len(c) for c in its]
         gs = list(g) if g is not NoTangent else [NoTangent] * len(calls)
         for k in reversed(range(len(calls))):
             fb, ab, _ = calls[k][1](gs[k] if k < len(gs) else NoTangent)
-            fn_bar = accumulate(fn_bar, fb)
+            fn_bar = shadows.acc(fn, fn_bar, fb)  # (a callable object's adjoint is its storage: added once)
             for j, a in enumerate(ab):
                 cols[j][k] = a
         from .adjoints import _like
