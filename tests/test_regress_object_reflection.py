@@ -6,6 +6,8 @@
 getattr and setattr by name) are checked here so that they stay right."""
 import dataclasses
 
+import numpy as np
+
 import pytest
 
 import mooncake_ast as mc
@@ -74,3 +76,18 @@ def test_instance_dict_refused(fn):
         mc.grad(fn)(0.7)
     with pytest.raises(UnsupportedDerivativeError, match="__dict__"):
         mc.jvp(fn, (0.7,), (1.0,))
+
+
+def shape_set_in_place(x):
+    a = np.arange(6.0) * x
+    a.shape = (2, 3)
+    a[:, 1] = a[:, 0] * a[:, 2]
+    return np.sum(a)
+
+
+def test_array_shape_set_in_place():
+    """Forward mode follows `a.shape = ...`; reverse mode crashed with a broadcasting ValueError, and now says what
+    to write instead."""
+    check_derivatives(shape_set_in_place, 0.7, modes=("forward",))
+    with pytest.raises(UnsupportedDerivativeError, match="a.shape"):
+        mc.grad(shape_set_in_place)(0.7)

@@ -719,6 +719,12 @@ def delitem_reverse(g: Any, y: Any, saved: Any, a: Any, i: Any) -> None:
 def save_attr(obj: Any, name: str) -> Any:
     if type(obj) is types.CellType and name == "cell_contents":  # (forward code's own cells, differentiated: a cell)
         return save_cell(obj)
+    if isinstance(obj, np.ndarray) and name in ("shape", "strides", "dtype"):
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError(
+            f"reverse mode of `a.{name} = ...` (an array changed in place under its name) is not supported: write "
+            f"`a = a.reshape(...)` (or `.view`/`.astype`) instead, or use forward mode (mc.jvp)")
     if isinstance(obj, type):
         return vars(obj).get(name, _MISSING)
     return fields_of(obj).get(name, _MISSING)
