@@ -9,6 +9,8 @@ from __future__ import annotations
 import builtins
 import types
 
+import numpy as np
+
 from ..arrays import is_other_array
 from .. import ops
 from ..attribute_checks import check_attribute_read
@@ -137,6 +139,12 @@ def setattr_tangent(dobj, value, name, dv):
         dobj.fields[name] = storage(value, dv)
     elif type(dobj) is types.CellType and name == "cell_contents":  # (a tangent cell: forward code's closures)
         dobj.cell_contents = storage(value, dv)
+    elif isinstance(dobj, np.ndarray) and name == "shape":  # `a.shape = (2, 3)`: the tangent is reshaped alike
+        dobj.shape = value
+    elif isinstance(dobj, np.ndarray) and name in ("strides", "dtype"):
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError(f"derivative of `a.{name} = ...` (the array's bytes reinterpreted in place)")
 
 
 # ------------------------------------------------------------------ reverse rules
