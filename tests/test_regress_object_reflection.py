@@ -91,3 +91,42 @@ def test_array_shape_set_in_place():
     check_derivatives(shape_set_in_place, 0.7, modes=("forward",))
     with pytest.raises(UnsupportedDerivativeError, match="a.shape"):
         mc.grad(shape_set_in_place)(0.7)
+
+
+@dataclasses.dataclass(frozen=True)
+class Frozen:
+    a: float
+    b: float = 0.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "b", self.a * 2.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class FrozenArray:
+    w: np.ndarray
+    n: float = 0.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "n", float(np.sum(self.w ** 2)))
+        object.__setattr__(self, "w", self.w / np.sqrt(self.n))
+
+
+def frozen_scalar(x):
+    f = Frozen(x)
+    return f.a * f.b
+
+
+def frozen_array(x):
+    g = FrozenArray(np.array([x, 1.0, 2.0 * x]))
+    return g.n * np.sum(g.w * np.arange(3.0))
+
+
+def frozen_in_list(x):
+    return sum(f.b * f.a for f in [Frozen(x * i) for i in range(1, 4)])
+
+
+@pytest.mark.parametrize("fn", [frozen_scalar, frozen_array, frozen_in_list], ids=lambda f: f.__name__)
+def test_frozen_dataclass_post_init(fn):
+    """`object.__setattr__` in a frozen dataclass's `__post_init__` had no rule in either mode."""
+    check_derivatives(fn, 0.7)

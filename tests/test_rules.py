@@ -277,6 +277,12 @@ def set_attr(x):
     return b.v * 2.0
 
 
+def object_set_attr(x):
+    b = Box(1.0)
+    object.__setattr__(b, "v", x * x)
+    return b.v * 2.0
+
+
 def cell(x):
     y = x
 
@@ -503,6 +509,7 @@ CASES = {
                 C('lambda z: getattr(z, "real") * 2.0', np.array([1.0 + 2.0j, 0.5 - 1j]), modes=FWD),
                 C('lambda z: getattr(z, "real") * 2.0', np.array([1.0 + 2.0j, 0.5 - 1j]), modes=REV)],
     "setattr": [C(set_attr, s1)],
+    "object.__setattr__": [C(object_set_attr, s1)],
     "iter": [C("lambda x, y: next(iter([x, y])) * 3.0", s1, s2, modes=FWD)],
     "next": [C("lambda x, y: next(iter([x, y])) + next(iter([y]))", s1, s2, modes=FWD),
              C("lambda x, y: next(iter([]), y) * x", s1, s2, modes=FWD)],

@@ -55,6 +55,8 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
             return _special_call(f, args, kwargs)
         if f is iter and len(args) == 1 and not kwargs:
             return _iter_call(args[0])
+    if f is object.__setattr__ and not kwargs:  # (a frozen dataclass's __post_init__: a field write, found at run time)
+        return _special_call(f, args, kwargs)
     special = _runtime_reverse(f)
     if special is not None:
         return special(f, args, kwargs)

@@ -27,6 +27,7 @@ SPECIAL: dict = {
     ops.cell_get: (None, shadows.cell_get_reverse, (0,)),
     operator.setitem: (shadows.save_item, shadows.setitem_reverse, (2,)),
     setattr: (shadows.save_attr, shadows.setattr_reverse, (2,)),
+    object.__setattr__: (shadows.save_attr, shadows.setattr_reverse, (2,)),  # (a frozen dataclass's __post_init__)
     ops.cell_set: (shadows.save_cell, shadows.cell_set_reverse, (1,)),
     list.append: (None, shadows.append_reverse, (1,)),
     set.add: (shadows.save_membership, shadows.set_add_reverse, ()),

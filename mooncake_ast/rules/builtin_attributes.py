@@ -28,6 +28,9 @@ defjvp(builtins.getattr, lambda t, y, obj, name, *default: (
     t.call(getattr_tangent, obj, t.d(obj), name, y) if not default and t.d(obj) is not None and t.value(name) not in NONDIFF_ATTRS
     else None))
 defjvp(builtins.setattr, lambda t, y, obj, name, v: t.call(setattr_tangent, t.d(obj), v, name, t.dz(v)) if t.d(obj) is not None else None, mutates=(0,))
+# `object.__setattr__(self, "b", v)`: how a frozen dataclass's `__post_init__` sets a field (past the class's own
+# `__setattr__`, which refuses): the same field write.
+defjvp(object.__setattr__, lambda t, y, obj, name, v: t.call(setattr_tangent, t.d(obj), v, name, t.dz(v)) if t.d(obj) is not None else None, mutates=(0,))
 defjvp(ops.make_function, lambda t, y, code, outer, defaults, kwdefaults, closure: t.call(
     FunctionTangent, t.dz(closure), t.dz(defaults), t.dz(kwdefaults)))
 
