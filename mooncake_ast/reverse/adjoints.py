@@ -651,6 +651,10 @@ def _like(x: Any, items: list) -> Any:
 
 
 def reversed_adjoint(xs: Any, g: Any) -> Any:
+    if isinstance(g, MutableTangent):  # (`reversed(obj)` of the user's `__reversed__`, run inside reversed())
+        raise UnsupportedDerivativeError(
+            f"reverse mode of reversed() of a {type(xs).__qualname__}: its `__reversed__` runs inside reversed(), not "
+            f"differentiated; call `obj.__reversed__()` yourself, or reverse a list of the items")
     return NoTangent if g is NoTangent else _like(xs, list(g)[::-1])
 
 
