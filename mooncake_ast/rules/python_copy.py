@@ -1,14 +1,16 @@
 """Copies (issue 12): `list.copy` / `dict.copy` called unbound (as `copy.copy` does), `copy.copy` and
 `copy.deepcopy`, for the values a differentiated function holds: numbers, arrays, lists, dicts and
-tuples of those.
+tuples of those, and instances of the user's plain classes (copied field by field, as `copy` does for them).
 
 A copy is the identity on values, so its derivative is the identity too; what needs care is storage.
 A shallow copy shares its items with the original: their tangents (forward) and adjoint storage
 (reverse) are the originals', so only the container's own slots are copied.  A deep copy makes new
 arrays and containers: new tangent storage in forward mode, and in reverse mode the adjoint each new
 object collected goes to the object it was copied from -- once per object, however many times it
-appears (deepcopy keeps shared items shared).  Other objects (a user's classes) are refused with a
-message rather than copied field by field on a guess.
+appears (deepcopy keeps shared items shared).  A user's object is copied by `copy` through its `__dict__`; its
+fields are followed the same way (a shallow copy shares the mutable ones, so only the number fields' adjoints go
+back to the original's fields).  A class that changes how it is copied (`__copy__`, `__deepcopy__`, `__reduce__`,
+`__getstate__`, `__setstate__`, `__slots__`) is refused with a message rather than copied on a guess.
 """
 from __future__ import annotations
 
@@ -17,10 +19,23 @@ import copy
 
 import numpy as np
 
-from ..tangents import NoTangent, is_mutable
+from ..tangents import MutableTangent, NoTangent, is_mutable
 from .registry import _entry, _fingerprint, defjvp, defrule, defvjp
 
 _LEAVES = (bool, int, float, complex, str, bytes, type(None), np.number, np.bool_)
+
+
+_COPY_HOOKS = ("__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__")
+
+
+def _plain_instance(x):
+    """An instance of a user's class that `copy` copies through its `__dict__`, with no hook of the class's own."""
+    from ..forward.objects import is_user_object
+
+    tp = type(x)
+    if not is_user_object(x) or not isinstance(getattr(x, "__dict__", None), dict) or "__slots__" in vars(tp):
+        return False
+    return not any(name in vars(klass) for klass in tp.__mro__ if klass is not object for name in _COPY_HOOKS)
 
 
 def _refuse(name, x):
@@ -39,6 +54,9 @@ def _check(name, x, seen=None):
             _check(name, v, seen)
     elif isinstance(x, dict):
         for v in x.values():
+            _check(name, v, seen)
+    elif _plain_instance(x):
+        for v in vars(x).values():
             _check(name, v, seen)
     else:
         _refuse(name, x)
@@ -63,6 +81,8 @@ def _shallow_tangent(x, dx):
         return collections.deque(_item_tangents(x, dx), x.maxlen)
     if isinstance(x, dict):
         return {k: (NoTangent if dx is NoTangent or dx is None else dx.get(k, NoTangent)) for k in x}
+    if _plain_instance(x):  # (the fields' tangents: a mutable field is the original's own object)
+        return MutableTangent(dict(dx.fields) if isinstance(dx, MutableTangent) else {})
     return dx  # numbers, tuples, strings: copy.copy returns x itself
 
 
@@ -78,7 +98,7 @@ _SHALLOW = (_LEAVES, np.ndarray, list, dict, tuple, collections.deque)
 
 def frule_copy(args, dargs, **kwargs):
     (x,), (dx,) = args, dargs
-    if not isinstance(x, _SHALLOW):
+    if not isinstance(x, _SHALLOW) and not _plain_instance(x):
         _refuse("copy.copy", x)
     return copy.copy(x), _shallow_tangent(x, dx)
 
@@ -86,16 +106,31 @@ def frule_copy(args, dargs, **kwargs):
 def rrule_copy(x):
     """A shallow copy's adjoint is the copy's: its items are the original's (their storage is shared);
     an array's copy is new storage, whose adjoint goes to the original."""
-    if not isinstance(x, _SHALLOW):
+    if not isinstance(x, _SHALLOW) and not _plain_instance(x):
         _refuse("copy.copy", x)
     y = copy.copy(x)
 
     def pullback(g):
         if isinstance(x, np.ndarray) and x.dtype.kind not in "fc":
             return (NoTangent,)
+        if _plain_instance(x):
+            return (_fields_back(x, y, g),)
         return (g,)
 
     return y, pullback
+
+
+def _fields_back(x, y, g):
+    """x's adjoint from that of its shallow copy y: the number fields' adjoints go to x's fields (a mutable field
+    is x's own object, whose storage has its adjoint already)."""
+    from ..reverse import shadows
+
+    if g is not NoTangent and g is not None:
+        shadows.add_into(y, g)  # (a no-op when g is y's storage itself)
+    sh = shadows.shadow(y)
+    parts = {k: v for k, v in sh.fields.items() if not is_mutable(getattr(y, k, None))}
+    shadows.add_into(x, MutableTangent(parts))
+    return NoTangent  # (in x's storage)
 
 
 # ------------------------------------------------------------------ copy.deepcopy
@@ -119,6 +154,12 @@ def _deep_tangent(x, y, dx, memo):
     elif isinstance(x, tuple):
         parts = [_deep_tangent(xi, yi, di, memo) for xi, yi, di in zip(x, y, _item_tangents(x, dx))]
         out = NoTangent if all(p is NoTangent for p in parts) else tuple(parts)
+    elif _plain_instance(x):
+        out = MutableTangent({})
+        memo[id(x)] = out
+        fields = dx.fields if isinstance(dx, MutableTangent) else {}
+        for k, xv in vars(x).items():
+            out.fields[k] = _deep_tangent(xv, vars(y)[k], fields.get(k, NoTangent), memo)
     else:
         _refuse("copy.deepcopy", x)
     memo[id(x)] = out
@@ -160,6 +201,11 @@ def _route_back(x, y, g, seen):
                 from ..reverse.adjoints import AdjDict
 
                 shadows.add_into(x, AdjDict(parts))
+            elif _plain_instance(x):
+                sh = shadows.shadow(y)
+                parts = {k: _route_back(xv, vars(y)[k], sh.fields.get(k, NoTangent) if not is_mutable(vars(y)[k])
+                                        else NoTangent, seen) for k, xv in vars(x).items()}
+                shadows.add_into(x, MutableTangent(parts))
         return NoTangent  # in x's storage now
     if isinstance(x, tuple):
         from ..reverse.adjoints import AdjTuple
