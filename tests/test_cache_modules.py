@@ -77,8 +77,9 @@ def test_second_process_takes_the_modules_from_the_cache(tmp_path):
     cache_dir = tmp_path / "cache"
     first = python(FIRST.format(name="f"), cache_dir, tmp_path)
     assert first["stats"]["recorded"] > 20 and first["stats"]["served"] == 0
-    kept = cache_dir / cache_modules.file_name()
-    assert kept.exists() and (kept.stat().st_mode & 0o777) == 0o600
+    for package in ("mooncake_ast", "libcst"):
+        kept = cache_dir / cache_modules.file_name(package)
+        assert kept.exists() and (kept.stat().st_mode & 0o777) == 0o600
     second = python(FIRST.format(name="g"), cache_dir, tmp_path)  # another function: generated anew
     assert second["stats"]["served"] > 20
     import math
@@ -91,75 +92,101 @@ def test_second_process_takes_the_modules_from_the_cache(tmp_path):
         assert set(out["loaders"].values()) == {"SourceFileLoader"}
         assert out["source"].startswith("def lower_function(")
         assert not out["finder_left"]
-    # a stale file (another library's files) is not used, and is made again
-    data = kept.read_bytes()
-    head = len(MAGIC_NUMBER)
-    kept.write_bytes(data[:head] + bytes(32) + data[head + 32:])
+    # an edited source: that module's kept code is not used (the others' is), and it is recorded again
+    kept_file = cache_dir / cache_modules.file_name("mooncake_ast")
+    rows = marshal.loads(kept_file.read_bytes()[len(MAGIC_NUMBER):])
+    origin, is_package, (size, mtime, ino), code = rows["mooncake_ast.frontend.statements"]
+    rows["mooncake_ast.frontend.statements"] = (origin, is_package, (size, mtime - 1, ino), code)
+    kept_file.write_bytes(MAGIC_NUMBER + marshal.dumps(rows))
     third = python(FIRST.format(name="h"), cache_dir, tmp_path)
-    assert third["stats"]["served"] == 0 and third["stats"]["recorded"] > 20
-    assert kept.read_bytes()[head:head + 32] == data[head:head + 32]
-
-
-def _file(tmp_path, stamp, held):
-    d = cache.open_dir()
-    assert d is not None
-    payload = marshal.dumps(held)
-    (tmp_path / "cache" / cache_modules.file_name()).write_bytes(MAGIC_NUMBER + stamp + payload)
-    os.chmod(tmp_path / "cache" / cache_modules.file_name(), 0o600)
-    d.close()
+    assert third["stats"]["recorded"] >= 1 and third["stats"]["served"] > 20
+    assert marshal.loads(kept_file.read_bytes()[len(MAGIC_NUMBER):])["mooncake_ast.frontend.statements"][2][1] == mtime
 
 
 @pytest.fixture
 def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("MOONCAKE_AST_CACHE_DIR", str(tmp_path / "cache"))
+    cache.open_dir().close()
+    monkeypatch.setattr(cache_modules, "_KEPT", cache_modules._Kept())
     return tmp_path
 
 
-def test_the_file_is_used_only_with_its_stamp_and_its_shape(private_cache):
+def test_a_module_is_served_only_from_the_source_it_was_made_from(private_cache, monkeypatch):
     tmp_path = private_cache
-    stamp = cache_modules._stamp()
-    row = ("/x/mooncake_ast/a.py", False, marshal.dumps(compile("x = 1\n", "/x/mooncake_ast/a.py", "exec")))
-    _file(tmp_path, stamp, {"mooncake_ast.a": row})
-    assert cache_modules._read(stamp) == {"mooncake_ast.a": row}
-    assert cache_modules._read(bytes(32)) == {}  # another library's files (or another version of them)
-    _file(tmp_path, stamp, {"numpy": row, "mooncake_ast.b": ("p", 1, b"")})  # not ours, or not a row
-    assert cache_modules._read(stamp) == {}
-    path = tmp_path / "cache" / cache_modules.file_name()
-    path.write_bytes(MAGIC_NUMBER + stamp + b"\x00garbage")
-    assert cache_modules._read(stamp) == {}
-    path.write_bytes(b"\x00\x00\r\n" + stamp + marshal.dumps({"mooncake_ast.a": row}))  # another Python's
-    assert cache_modules._read(stamp) == {}
-    _file(tmp_path, stamp, {"mooncake_ast.a": row})
+    pkg = tmp_path / "mcfake_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(cache_modules, "PACKAGES", cache_modules.PACKAGES + ("mcfake_pkg",))
+    import mcfake_pkg  # noqa: F401  (the package itself is imported as usual: sys.path decides where it is)
+
+    def fresh_import():
+        sys.modules.pop("mcfake_pkg.mod", None)
+        cache_modules._KEPT.held.clear()  # (read the file again, as a new process would)
+        with cache_modules.KeptModules():
+            import mcfake_pkg.mod
+        return mcfake_pkg.mod, dict(cache_modules.STATS)
+
+    try:
+        mod, stats = fresh_import()
+        assert stats == {"served": 0, "recorded": 1} and mod.X == 1
+        assert (tmp_path / "cache" / cache_modules.file_name("mcfake_pkg")).exists()
+        mod, stats = fresh_import()
+        assert stats == {"served": 1, "recorded": 0} and mod.X == 1
+        assert mod.__file__ == str(pkg / "mod.py") == mod.__spec__.origin
+        (pkg / "mod.py").write_text("X = 22\n")  # an edited source: its kept code is not used
+        mod, stats = fresh_import()
+        assert stats == {"served": 0, "recorded": 1} and mod.X == 22
+        mod, stats = fresh_import()
+        assert stats == {"served": 1, "recorded": 0} and mod.X == 22
+        with cache_modules.KeptModules():
+            assert cache_modules._FINDER.find_spec("mcfake_pkg.mod", ["/elsewhere"]) is None  # another parent path
+            assert cache_modules._FINDER.find_spec("mcfake_pkg", None) is None  # top level: sys.path decides
+        assert cache_modules._FINDER not in sys.meta_path
+    finally:
+        for name in ("mcfake_pkg.mod", "mcfake_pkg"):
+            sys.modules.pop(name, None)
+
+
+def test_the_file_is_used_only_where_it_is_safe_and_well_formed(private_cache):
+    tmp_path = private_cache
+    path = tmp_path / "cache" / cache_modules.file_name("mooncake_ast")
+    row = ("/x/mooncake_ast/a.py", False, (1, 2, 3), marshal.dumps(compile("x = 1\n", "/x/mooncake_ast/a.py", "exec")))
+
+    def write(data):
+        if path.is_symlink() or path.exists():
+            path.unlink()
+        path.write_bytes(data)
+        os.chmod(path, 0o600)
+
+    write(MAGIC_NUMBER + marshal.dumps({"mooncake_ast.a": row}))
+    assert cache_modules._read("mooncake_ast") == {"mooncake_ast.a": row}
+    write(MAGIC_NUMBER + marshal.dumps({"numpy.a": row, "mooncake_ast.b": ("p", 1, (), b"")}))  # not ours, no row
+    assert cache_modules._read("mooncake_ast") == {}
+    write(MAGIC_NUMBER + b"\x00garbage")
+    assert cache_modules._read("mooncake_ast") == {}
+    write(b"\x00\x00\r\n" + marshal.dumps({"mooncake_ast.a": row}))  # another Python's
+    assert cache_modules._read("mooncake_ast") == {}
+    write(MAGIC_NUMBER + marshal.dumps({"mooncake_ast.a": row}))
     os.chmod(path, 0o666)  # others may write it: refused
-    assert cache_modules._read(stamp) == {}
+    assert cache_modules._read("mooncake_ast") == {}
     os.chmod(path, 0o600)
     os.rename(path, tmp_path / "elsewhere")
     os.symlink(tmp_path / "elsewhere", path)  # a symlink: refused
-    assert cache_modules._read(stamp) == {}
+    assert cache_modules._read("mooncake_ast") == {}
 
 
-def test_the_stamp_follows_the_library_fingerprint(monkeypatch):
-    from mooncake_ast import cache_key
-
-    before = cache_modules._stamp()
-    monkeypatch.setattr(cache_key, "_LIBRARY", ["0.0:another"])
-    assert cache_modules._stamp() != before
-
-
-def test_cleared_counted_and_kept_out_of_a_small_cache(private_cache, monkeypatch):
+def test_cleared_and_kept_out_of_a_small_cache(private_cache, monkeypatch):
     tmp_path = private_cache
-    _file(tmp_path, b"s" * 32, {})
+    kept = cache_modules._Kept()
+    monkeypatch.setenv("MOONCAKE_AST_CACHE_MAX_MB", "0.001")  # more than an eighth of the cap: not written
+    kept.recorded = {"mooncake_ast": {"mooncake_ast.a": ("/x/a.py", False, (1, 2, 3), b"c" * 1000)}}
+    kept.write()
+    assert not (tmp_path / "cache" / cache_modules.file_name("mooncake_ast")).exists()
+    monkeypatch.setenv("MOONCAKE_AST_CACHE_MAX_MB", "1")
+    kept.recorded = {"mooncake_ast": {"mooncake_ast.a": ("/x/a.py", False, (1, 2, 3), b"c" * 1000)}}
+    kept.write()
+    assert (tmp_path / "cache" / cache_modules.file_name("mooncake_ast")).exists()
     assert cache_admin.clear_entries() == 0
     assert not (tmp_path / "cache").exists()
-    # not written where it would take more than an eighth of the cap
-    monkeypatch.setenv("MOONCAKE_AST_CACHE_MAX_MB", "0.001")
-    kept = cache_modules._Kept()
-    kept.held, kept.stamp = {}, b"s" * 32
-    kept.recorded = {"mooncake_ast.a": ("/x/a.py", False, b"c" * 1000)}
-    cache.open_dir().close()
-    kept.write()
-    assert not (tmp_path / "cache" / cache_modules.file_name()).exists()
-    monkeypatch.setenv("MOONCAKE_AST_CACHE_MAX_MB", "1")
-    kept.recorded = {"mooncake_ast.a": ("/x/a.py", False, b"c" * 1000)}
-    kept.write()
-    assert (tmp_path / "cache" / cache_modules.file_name()).exists()
