@@ -84,8 +84,8 @@ class _Kept:
 
             cap = max_bytes()
             for package, rows in sorted(recorded.items()):
-                merged = dict(self.modules(package))
-                merged.update(rows)
+                merged = {k: v for k, v in self.modules(package).items() if k not in rows and _fresh(v)}
+                merged.update(rows)  # (rows of removed or edited sources are dropped: a rare write pays the stats)
                 try:
                     payload = marshal.dumps(merged)
                 except ValueError:
@@ -124,6 +124,14 @@ def _read(package: str) -> dict:
     prefix = package + "."
     return {k: v for k, v in held.items() if type(k) is str and k.startswith(prefix) and type(v) is tuple
             and len(v) == 4 and type(v[0]) is str and type(v[1]) is bool and type(v[2]) is tuple and type(v[3]) is bytes}
+
+
+def _fresh(row: tuple) -> bool:
+    """Does a held row's source still have the state its code was made from?"""
+    try:
+        return _state(os.stat(row[0])) == row[2]
+    except (OSError, TypeError):
+        return False
 
 
 def _package_of(name: str) -> Optional[str]:
@@ -187,15 +195,11 @@ class _Finder:
             return None
         row = _KEPT.modules(package).get(name)
         if row is not None:
-            origin, is_package, state, data = row
+            origin, is_package, _, data = row
             where = os.path.dirname(origin)
             if is_package:
                 where = os.path.dirname(where)
-            try:
-                fresh = where in path and _state(os.stat(origin)) == state
-            except (OSError, TypeError):
-                fresh = False
-            if fresh:
+            if where in path and _fresh(row):
                 spec = ModuleSpec(name, _HeldLoader(name, origin, data), origin=origin, is_package=is_package)
                 if is_package:
                     spec.submodule_search_locations = [os.path.dirname(origin)]

@@ -185,8 +185,10 @@ def test_cleared_and_kept_out_of_a_small_cache(private_cache, monkeypatch):
     kept.write()
     assert not (tmp_path / "cache" / cache_modules.file_name("mooncake_ast")).exists()
     monkeypatch.setenv("MOONCAKE_AST_CACHE_MAX_MB", "1")
+    kept.held = {"mooncake_ast": {"mooncake_ast.gone": (str(tmp_path / "gone.py"), False, (1, 2, 3), b"g")}}
     kept.recorded = {"mooncake_ast": {"mooncake_ast.a": ("/x/a.py", False, (1, 2, 3), b"c" * 1000)}}
     kept.write()
-    assert (tmp_path / "cache" / cache_modules.file_name("mooncake_ast")).exists()
+    path = tmp_path / "cache" / cache_modules.file_name("mooncake_ast")
+    assert set(marshal.loads(path.read_bytes()[len(MAGIC_NUMBER):])) == {"mooncake_ast.a"}  # a removed source's row dropped
     assert cache_admin.clear_entries() == 0
     assert not (tmp_path / "cache").exists()
