@@ -8,8 +8,8 @@ much again as running its code: 6 of 19 ms of CPU for the library's seventy, a f
 gradient once libcst is imported.  So, while a derivative is generated (`KeptModules`, around
 cache_write's generation, as cache_classes' `KeptCode`), a finder placed first on `sys.meta_path`
 serves the submodules of the packages in `PACKAGES` not imported yet from one file per package of
-the cache directory, which holds each module's code object (marshalled apart: only what is
-imported is unmarshalled) and the state of the source file it was made from; it records the code
+the cache directory, which holds each module's code object (marshalled apart, behind an index:
+only what is imported is read) and the state of the source file it was made from; it records the code
 of those it did not hold as the import system made it, and each package's file is rewritten, with
 them added, when the generation ends.
 
@@ -53,23 +53,70 @@ def _state(st: os.stat_result) -> tuple:
     return st.st_size, st.st_mtime_ns, st.st_ino
 
 
+# A file: the bytecode magic, the length of the index (8 bytes, little-endian), the index (marshalled:
+# module name -> (origin, is a package, source state, offset, length)), then each module's marshalled code
+# at its offset from the end of the index.  The index alone is read at first; a module's code when it is
+# imported (reading all of a 1.3 MB file, which a single allocation of that size maps page by page,
+# cost more than the import system's own reads of the modules it held).
+_HEAD = len(MAGIC_NUMBER) + 8
+
+
+def _pread(fd: int, n: int, offset: int) -> bytes:
+    if hasattr(os, "pread"):
+        return os.pread(fd, n, offset)
+    os.lseek(fd, offset, os.SEEK_SET)  # pragma: no cover  (Windows)
+    return os.read(fd, n)
+
+
+class _File:
+    """A package's kept file, open while generations run: its index, and its modules' code read when imported."""
+
+    __slots__ = ("fd", "base", "index")
+
+    def __init__(self, fd: Optional[int], base: int, index: dict) -> None:
+        self.fd, self.base, self.index = fd, base, index
+
+    def code(self, row: tuple) -> Optional[bytes]:
+        """The marshalled code of an index row (None where it cannot be read whole: the file is closed, or short)."""
+        if self.fd is None:
+            return None
+        try:
+            data = _pread(self.fd, row[4], self.base + row[3])
+        except OSError:
+            return None
+        return data if len(data) == row[4] else None
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+_NO_FILE = _File(None, 0, {})
+
+
 class _Kept:
-    """This process's view of the files: per package, the modules held (read when first needed) and those
-    recorded since."""
+    """This process's view of the files: per package, the file (opened when first needed, while generations run)
+    and the modules recorded since."""
 
     def __init__(self) -> None:
         self.depth = 0  # generations in progress (nested, or threads): the outermost installs the finder
-        self.held: dict[str, dict] = {}  # package -> module name -> (origin, is a package, source state, code)
-        self.recorded: dict[str, dict] = {}  # package -> modules imported meanwhile, not held
+        self.files: dict[str, _File] = {}  # package -> its file
+        self.recorded: dict[str, dict] = {}  # package -> modules imported meanwhile: (origin, is a package, state, code)
 
-    def modules(self, package: str) -> dict:
-        found = self.held.get(package)
+    def file(self, package: str) -> _File:
+        found = self.files.get(package)
         if found is None:
             with _LOCK:
-                found = self.held.get(package)
+                found = self.files.get(package)
                 if found is None:
-                    found = self.held[package] = _read(package)
+                    found = self.files[package] = _open(package)
         return found
+
+    def close(self) -> None:
+        for f in self.files.values():
+            f.close()
+        self.files.clear()
 
     def write(self) -> None:
         if not self.recorded:
@@ -84,16 +131,27 @@ class _Kept:
 
             cap = max_bytes()
             for package, rows in sorted(recorded.items()):
-                merged = {k: v for k, v in self.modules(package).items() if k not in rows and _fresh(v)}
-                merged.update(rows)  # (rows of removed or edited sources are dropped: a rare write pays the stats)
+                f = self.file(package)
+                merged = dict(rows)
+                for name, row in f.index.items():  # (rows of removed or edited sources are dropped: a rare write pays the stats)
+                    if name not in rows and _fresh(row):
+                        code = f.code(row)
+                        if code is not None:
+                            merged[name] = (row[0], row[1], row[2], code)
+                index: dict = {}
+                offset = 0
+                for name, (origin, is_package, state, code) in sorted(merged.items()):
+                    index[name] = (origin, is_package, state, offset, len(code))
+                    offset += len(code)
                 try:
-                    payload = marshal.dumps(merged)
+                    head = marshal.dumps(index)
                 except ValueError:
                     continue
-                if cap is not None and len(payload) > cap // 8:  # (a small cache keeps derivatives first)
+                if cap is not None and len(head) + offset > cap // 8:  # (a small cache keeps derivatives first)
                     continue
-                if write_atomic(d, file_name(package), MAGIC_NUMBER + payload) is None:
-                    self.held[package] = merged
+                data = b"".join([MAGIC_NUMBER, len(head).to_bytes(8, "little"), head]
+                                + [merged[name][3] for name in sorted(merged)])
+                write_atomic(d, file_name(package), data)
         finally:
             d.close()
 
@@ -101,29 +159,39 @@ class _Kept:
 _KEPT = _Kept()
 
 
-def _read(package: str) -> dict:
+def _open(package: str) -> _File:
+    """Package's file, open, with its index read and checked; `_NO_FILE` where there is none fit to use."""
     d = cache.open_dir(create=False, quiet=True)
     if d is None:
-        return {}
+        return _NO_FILE
     try:
-        status, info = cache.read_bytes(d, file_name(package))
+        status, info = cache.open_checked(d, file_name(package))
     finally:
         d.close()
     if status != "ok":
-        return {}
-    data = info[0]  # type: ignore[index]
-    head = len(MAGIC_NUMBER)
-    if data[:head] != MAGIC_NUMBER:
-        return {}
+        return _NO_FILE
+    fd, st = info  # type: ignore[misc]
     try:
-        held = marshal.loads(memoryview(data)[head:])
-    except (EOFError, ValueError, TypeError):
-        return {}
-    if type(held) is not dict:
-        return {}
-    prefix = package + "."
-    return {k: v for k, v in held.items() if type(k) is str and k.startswith(prefix) and type(v) is tuple
-            and len(v) == 4 and type(v[0]) is str and type(v[1]) is bool and type(v[2]) is tuple and type(v[3]) is bytes}
+        head = _pread(fd, _HEAD, 0)
+        n = int.from_bytes(head[len(MAGIC_NUMBER):], "little")
+        if len(head) != _HEAD or head[:len(MAGIC_NUMBER)] != MAGIC_NUMBER or n > st.st_size - _HEAD:
+            raise ValueError("not a file of kept modules")
+        index = marshal.loads(_pread(fd, n, _HEAD))
+        size = st.st_size - _HEAD - n
+        if type(index) is not dict:
+            raise ValueError("not a file of kept modules")
+        prefix = package + "."
+        index = {k: v for k, v in index.items() if type(k) is str and k.startswith(prefix) and _row(v, size)}
+    except (OSError, EOFError, ValueError, TypeError):
+        os.close(fd)
+        return _NO_FILE
+    return _File(fd, _HEAD + n, index)
+
+
+def _row(v: object, size: int) -> bool:
+    """Is v an index row, its code within the file's `size` bytes of code?"""
+    return (type(v) is tuple and len(v) == 5 and type(v[0]) is str and type(v[1]) is bool and type(v[2]) is tuple
+            and type(v[3]) is int and type(v[4]) is int and 0 <= v[3] and 0 <= v[4] and v[3] + v[4] <= size)
 
 
 def _fresh(row: tuple) -> bool:
@@ -142,15 +210,16 @@ def _package_of(name: str) -> Optional[str]:
 class _HeldLoader(SourceFileLoader):
     """A module's loader as the import system makes it, its code taken from the kept file instead of the `.pyc`."""
 
-    def __init__(self, fullname: str, path: str, data: bytes) -> None:
+    def __init__(self, fullname: str, path: str, file: _File, row: tuple) -> None:
         super().__init__(fullname, path)
-        self._data: Optional[bytes] = data
+        self._held: Optional[tuple] = (file, row)
 
     def get_code(self, fullname: str) -> Any:
-        data, self._data = self._data, None
-        if fullname == self.name and data is not None:
+        held, self._held = self._held, None
+        if fullname == self.name and held is not None:
+            data = held[0].code(held[1])
             try:
-                code = marshal.loads(data)
+                code = marshal.loads(data) if data is not None else None
             except (EOFError, ValueError, TypeError):
                 code = None
             if type(code) is types.CodeType:
@@ -193,14 +262,15 @@ class _Finder:
         package = _package_of(name)
         if package is None or _KEPT.depth == 0 or path is None:
             return None
-        row = _KEPT.modules(package).get(name)
+        file = _KEPT.file(package)
+        row = file.index.get(name)
         if row is not None:
-            origin, is_package, _, data = row
+            origin, is_package = row[0], row[1]
             where = os.path.dirname(origin)
             if is_package:
                 where = os.path.dirname(where)
             if where in path and _fresh(row):
-                spec = ModuleSpec(name, _HeldLoader(name, origin, data), origin=origin, is_package=is_package)
+                spec = ModuleSpec(name, _HeldLoader(name, origin, file, row), origin=origin, is_package=is_package)
                 if is_package:
                     spec.submodule_search_locations = [os.path.dirname(origin)]
                 spec.has_location = True
@@ -240,4 +310,7 @@ class KeptModules:
                 sys.meta_path.remove(_FINDER)
             except ValueError:
                 pass
-            _KEPT.write()
+            try:
+                _KEPT.write()
+            finally:
+                _KEPT.close()

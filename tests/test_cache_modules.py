@@ -57,6 +57,26 @@ def h(x):
 """
 
 
+def kept_file(rows):
+    """The bytes of a kept file holding `rows` (name -> (origin, is a package, state, marshalled code))."""
+    index, blobs, offset = {}, [], 0
+    for name, (origin, is_package, state, code) in rows.items():
+        index[name] = (origin, is_package, state, offset, len(code))
+        blobs.append(code)
+        offset += len(code)
+    head = marshal.dumps(index)
+    return MAGIC_NUMBER + len(head).to_bytes(8, "little") + head + b"".join(blobs)
+
+
+def read_kept(path):
+    """The rows of a kept file, as `kept_file` takes them."""
+    data = path.read_bytes()
+    n = int.from_bytes(data[len(MAGIC_NUMBER):len(MAGIC_NUMBER) + 8], "little")
+    base = len(MAGIC_NUMBER) + 8 + n
+    index = marshal.loads(data[len(MAGIC_NUMBER) + 8:base])
+    return {k: (o, p, s, data[base + off:base + off + ln]) for k, (o, p, s, off, ln) in index.items()}
+
+
 def python(code, cache_dir, tmp_path, **env):
     e = dict(os.environ, MOONCAKE_AST_CACHE_DIR=str(cache_dir),
              PYTHONPATH=os.pathsep.join([str(tmp_path), ROOT, os.environ.get("PYTHONPATH", "")]), **env)
@@ -93,14 +113,14 @@ def test_second_process_takes_the_modules_from_the_cache(tmp_path):
         assert out["source"].startswith("def lower_function(")
         assert not out["finder_left"]
     # an edited source: that module's kept code is not used (the others' is), and it is recorded again
-    kept_file = cache_dir / cache_modules.file_name("mooncake_ast")
-    rows = marshal.loads(kept_file.read_bytes()[len(MAGIC_NUMBER):])
+    path = cache_dir / cache_modules.file_name("mooncake_ast")
+    rows = read_kept(path)
     origin, is_package, (size, mtime, ino), code = rows["mooncake_ast.frontend.statements"]
     rows["mooncake_ast.frontend.statements"] = (origin, is_package, (size, mtime - 1, ino), code)
-    kept_file.write_bytes(MAGIC_NUMBER + marshal.dumps(rows))
+    path.write_bytes(kept_file(rows))
     third = python(FIRST.format(name="h"), cache_dir, tmp_path)
     assert third["stats"]["recorded"] >= 1 and third["stats"]["served"] > 20
-    assert marshal.loads(kept_file.read_bytes()[len(MAGIC_NUMBER):])["mooncake_ast.frontend.statements"][2][1] == mtime
+    assert read_kept(path)["mooncake_ast.frontend.statements"][2][1] == mtime
 
 
 @pytest.fixture
@@ -123,7 +143,7 @@ def test_a_module_is_served_only_from_the_source_it_was_made_from(private_cache,
 
     def fresh_import():
         sys.modules.pop("mcfake_pkg.mod", None)
-        cache_modules._KEPT.held.clear()  # (read the file again, as a new process would)
+        cache_modules._KEPT.close()  # (read the file again, as a new process would)
         with cache_modules.KeptModules():
             import mcfake_pkg.mod
         return mcfake_pkg.mod, dict(cache_modules.STATS)
@@ -160,35 +180,49 @@ def test_the_file_is_used_only_where_it_is_safe_and_well_formed(private_cache):
         path.write_bytes(data)
         os.chmod(path, 0o600)
 
-    write(MAGIC_NUMBER + marshal.dumps({"mooncake_ast.a": row}))
-    assert cache_modules._read("mooncake_ast") == {"mooncake_ast.a": row}
-    write(MAGIC_NUMBER + marshal.dumps({"numpy.a": row, "mooncake_ast.b": ("p", 1, (), b"")}))  # not ours, no row
-    assert cache_modules._read("mooncake_ast") == {}
-    write(MAGIC_NUMBER + b"\x00garbage")
-    assert cache_modules._read("mooncake_ast") == {}
-    write(b"\x00\x00\r\n" + marshal.dumps({"mooncake_ast.a": row}))  # another Python's
-    assert cache_modules._read("mooncake_ast") == {}
-    write(MAGIC_NUMBER + marshal.dumps({"mooncake_ast.a": row}))
+    def index():
+        f = cache_modules._open("mooncake_ast")
+        try:
+            return {k: (v[:3], f.code(v)) for k, v in f.index.items()}
+        finally:
+            f.close()
+
+    write(kept_file({"mooncake_ast.a": row}))
+    assert index() == {"mooncake_ast.a": (row[:3], row[3])}
+    write(kept_file({"numpy.a": row, "mooncake_ast.a": row}))  # another package's name: left out
+    assert set(index()) == {"mooncake_ast.a"}
+    data = kept_file({"mooncake_ast.a": row})
+    write(data[:-1])  # the code cut short: its row points past the end
+    assert index() == {}
+    write(MAGIC_NUMBER + (5).to_bytes(8, "little") + b"\x00garbage")
+    assert index() == {}
+    write(MAGIC_NUMBER + (1 << 40).to_bytes(8, "little"))
+    assert index() == {}
+    write(b"\x00\x00\r\n" + data[len(MAGIC_NUMBER):])  # another Python's
+    assert index() == {}
+    write(data)
     os.chmod(path, 0o666)  # others may write it: refused
-    assert cache_modules._read("mooncake_ast") == {}
+    assert index() == {}
     os.chmod(path, 0o600)
     os.rename(path, tmp_path / "elsewhere")
     os.symlink(tmp_path / "elsewhere", path)  # a symlink: refused
-    assert cache_modules._read("mooncake_ast") == {}
+    assert index() == {}
 
 
 def test_cleared_and_kept_out_of_a_small_cache(private_cache, monkeypatch):
     tmp_path = private_cache
+    path = tmp_path / "cache" / cache_modules.file_name("mooncake_ast")
     kept = cache_modules._Kept()
+    kept.files["mooncake_ast"] = cache_modules._File(None, 0, {})
     monkeypatch.setenv("MOONCAKE_AST_CACHE_MAX_MB", "0.001")  # more than an eighth of the cap: not written
     kept.recorded = {"mooncake_ast": {"mooncake_ast.a": ("/x/a.py", False, (1, 2, 3), b"c" * 1000)}}
     kept.write()
-    assert not (tmp_path / "cache" / cache_modules.file_name("mooncake_ast")).exists()
+    assert not path.exists()
     monkeypatch.setenv("MOONCAKE_AST_CACHE_MAX_MB", "1")
-    kept.held = {"mooncake_ast": {"mooncake_ast.gone": (str(tmp_path / "gone.py"), False, (1, 2, 3), b"g")}}
+    gone = (str(tmp_path / "gone.py"), False, (1, 2, 3), 0, 1)
+    kept.files["mooncake_ast"] = cache_modules._File(None, 0, {"mooncake_ast.gone": gone})
     kept.recorded = {"mooncake_ast": {"mooncake_ast.a": ("/x/a.py", False, (1, 2, 3), b"c" * 1000)}}
     kept.write()
-    path = tmp_path / "cache" / cache_modules.file_name("mooncake_ast")
-    assert set(marshal.loads(path.read_bytes()[len(MAGIC_NUMBER):])) == {"mooncake_ast.a"}  # a removed source's row dropped
+    assert read_kept(path) == {"mooncake_ast.a": ("/x/a.py", False, (1, 2, 3), b"c" * 1000)}  # a removed source's row dropped
     assert cache_admin.clear_entries() == 0
     assert not (tmp_path / "cache").exists()
