@@ -134,23 +134,24 @@ class Builder:
         v = self._defs.get(var, {}).get(block)
         if v is not None:
             return self.resolve(v)
-        sites = self._write_sites.get(var)
-        if sites is None or (len(sites) == 1 and self.fn.blocks[0] in sites):
-            # Assigned in the entry at most: the value is the one at the top of the chain of single
-            # predecessors above `block` (an adjoint first read deep in a loop's body, whose header
-            # is still open: no walk up the chain per variable, quadratic in a long elif chain).
-            block = self._chain_top(block)
-            v = self._defs.get(var, {}).get(block)
-            if v is not None:
-                return self.resolve(v)
-        if var not in self._written and self._all_sealed_above(block):
-            return UNDEFINED  # never assigned, and no loop header left open that could bring a value
-        if self._sites.get(var) is self.fn.entry and self._all_sealed_above(block):
-            return self.resolve(self._defs[var][self.fn.entry])  # assigned only in the entry, which dominates all
         if self._all_sealed_above(block):
+            if var not in self._written:
+                return UNDEFINED  # never assigned, and no loop header left open that could bring a value
+            if self._sites.get(var) is self.fn.entry:
+                return self.resolve(self._defs[var][self.fn.entry])  # assigned only in the entry, which dominates all
             val = self._entry_value(var, block)
             if val is not None:
                 return val
+        else:
+            sites = self._write_sites.get(var)
+            if sites is None or (len(sites) == 1 and self.fn.blocks[0] in sites):
+                # Assigned in the entry at most: the value is the one at the top of the chain of single
+                # predecessors above `block` (an adjoint first read deep in a loop's body, whose header
+                # is still open: no walk up the chain per variable, quadratic in a long elif chain).
+                block = self._chain_top(block)
+                v = self._defs.get(var, {}).get(block)
+                if v is not None:
+                    return self.resolve(v)
         val = self._probe(var, block)
         if val is not None:
             return val
