@@ -9,15 +9,16 @@ measured is exactly what a new process pays: imports, reading the cache, keys.  
 
 * `import mooncake_ast` beyond `import numpy`, with SciPy installed and with SciPy hidden;
 * the first gradient of a new 15-line function: in a cache directory in use (where libcst's
-  compiled dataclass methods are kept, see mooncake_ast/cache_classes.py), in a brand-new one,
+  compiled dataclass methods and the compiled code of the modules generation imports are kept, see
+  mooncake_ast/cache_classes.py and cache_modules.py), in a brand-new one,
   and in a process that has imported libcst already (the derivation and our lowering modules);
 * `import libcst` plainly and as mooncake_ast imports it (compiled methods kept);
 * the same gradient in a new process whose cache already holds it (warm cache);
 * the call overhead of `mc.grad(f)(x)` and `mc.jvp` once derived, beyond calling `f(x)`, and
   on a float array beyond the generated forward and pullback themselves;
 * derivation time against function size: 40/80/160 if-blocks, a 300-line function and
-  if/elif chains of 100/200/500/1000 branches (first reverse gradient, libcst imported, in a
-  cache directory where another function was derived before).
+  if/elif chains of 100/200/500/1000 branches, and of 200/400 inside a loop (first reverse gradient,
+  libcst imported, in a cache directory where another function was derived before).
 
 The rows timed "libcst already imported" settle first any full collection that the imports left
 due (`gc.collect()` before the timer): such a pass (over about 53,000 objects, 20-25 ms of CPU on
@@ -119,6 +120,15 @@ def elif_chain_source(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def elif_chain_in_loop_source(n: int) -> str:
+    """The chain inside a loop that accumulates (its reverse mode was quadratic: scripts/bench_elif.py)."""
+    lines = ["def f(x):", "    acc = 0.0", "    for j in range(3):", "        x = x + 0.25 * j"]
+    for i in range(n):
+        lines += [f"        {'if' if i == 0 else 'elif'} x < {i - 1}:", f"            y = x * {i + 1}.0"]
+    lines += ["        else:", "            y = x * x", "        acc = acc + y * x", "    return acc"]
+    return "\n".join(lines) + "\n"
+
+
 def run(code: str, env: dict | None = None) -> dict:
     """Run `code` in a new interpreter; it prints one JSON object as its last line."""
     e = dict(os.environ)
@@ -168,6 +178,9 @@ def libcst_import_time(cache: str | None = None) -> float | str:
     if cache and not os.path.exists(os.path.join(ROOT, "mooncake_ast", "cache_classes.py")):
         return "n/a (a checkout before cache_classes)"
     before, how = ("import mooncake_ast.cache_classes as cc\n", "cc.import_libcst()") if cache else ("", "import libcst, libcst.metadata")
+    if cache and os.path.exists(os.path.join(ROOT, "mooncake_ast", "cache_modules.py")):  # (its modules kept too)
+        before += "import mooncake_ast.cache_modules as cm\n"
+        how = f"with cm.KeptModules():\n    {how}"
     code = f"import json, time, numpy\n{before}t = time.{CLOCK}()\n{how}\nprint(json.dumps({{'t': time.{CLOCK}() - t}}))"
     env = {"MOONCAKE_AST_CACHE_DIR": cache} if cache else None
     return statistics.median(run(code, env)["t"] for _ in range(RUNS))
@@ -294,6 +307,7 @@ def main() -> None:
         sizes = [("40 if-blocks", if_blocks_source(40)), ("80 if-blocks", if_blocks_source(80)),
                  ("160 if-blocks", if_blocks_source(160)), ("300-line function", long_function_source(300))]
         sizes += [(f"if/elif chain, {n} branches", elif_chain_source(n)) for n in (100, 200, 500, 1000)]
+        sizes += [(f"if/elif chain in a loop, {n} branches", elif_chain_in_loop_source(n)) for n in (200, 400)]
     for label, src in sizes:
         try:
             t: object = derivation_time(src)

@@ -306,6 +306,31 @@ def _read_entry(d: _Dir, name: str) -> tuple[str, object]:
 
 def read_bytes(d: _Dir, name: str) -> tuple[str, object]:
     """A file of the directory, if it is safe to use: ("ok", (bytes, stat)), else as `_read_entry`."""
+    status, info = open_checked(d, name)
+    if status != "ok":
+        return status, info
+    fd, st = info  # type: ignore[misc]
+    try:
+        # Reads of the size fstat gave, plus one byte to see the end: a fixed 1 MiB buffer would be
+        # allocated (mapped and unmapped) for a 5 kB entry, which costs a warm hit more than the read.
+        chunks = []
+        size = st.st_size + 1
+        while True:
+            chunk = os.read(fd, size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size = 1 << 16  # (the file grew since fstat: what is left, in reasonable pieces)
+        return "ok", (chunks[0] if len(chunks) == 1 else b"".join(chunks), st)
+    except OSError as e:
+        return "invalid", str(e)
+    finally:
+        os.close(fd)
+
+
+def open_checked(d: _Dir, name: str) -> tuple[str, object]:
+    """A file of the directory opened for reading, if it is safe to use: ("ok", (fd, stat of what was
+    opened)), the caller closing the fd; else as `_read_entry`."""
     try:
         st = d.lstat(name)
     except FileNotFoundError:
@@ -323,26 +348,16 @@ def read_bytes(d: _Dir, name: str) -> tuple[str, object]:
         return ("refused", "it is a symlink") if e.errno == errno.ELOOP else ("invalid", str(e))
     try:
         st = os.fstat(fd)  # the file actually opened
-        why = _unsafe(st, "it")
-        if why is None and not stat.S_ISREG(st.st_mode):
-            why = "it is not a regular file"
-        if why is not None:
-            return "refused", why
-        # Reads of the size fstat gave, plus one byte to see the end: a fixed 1 MiB buffer would be
-        # allocated (mapped and unmapped) for a 5 kB entry, which costs a warm hit more than the read.
-        chunks = []
-        size = st.st_size + 1
-        while True:
-            chunk = os.read(fd, size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size = 1 << 16  # (the file grew since fstat: what is left, in reasonable pieces)
-        return "ok", (chunks[0] if len(chunks) == 1 else b"".join(chunks), st)
     except OSError as e:
-        return "invalid", str(e)
-    finally:
         os.close(fd)
+        return "invalid", str(e)
+    why = _unsafe(st, "it")
+    if why is None and not stat.S_ISREG(st.st_mode):
+        why = "it is not a regular file"
+    if why is not None:
+        os.close(fd)
+        return "refused", why
+    return "ok", (fd, st)
 
 
 def entry_stem(module: str, qualname: str, mode: str) -> str:
@@ -368,6 +383,7 @@ def _module_name(stem: str, key: str) -> str:
 
 CODE_PREFIX = ".code-"  # an entry's compiled form (see cache_write.store_code): dot-named, like temporaries
 CLASSES_PREFIX = ".dataclass-code-"  # libcst's dataclass methods, compiled (see cache_classes)
+MODULES_PREFIX = ".module-code-"  # the library's modules that generation imports, compiled (see cache_modules)
 
 
 def code_name(entry: str) -> str:

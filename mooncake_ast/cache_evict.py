@@ -33,7 +33,7 @@ import os
 import time
 from typing import Any, Optional
 
-from .cache import CLASSES_PREFIX, KEY_LINE, _Dir, code_name, entry_parts, is_code_name, read_bytes
+from .cache import CLASSES_PREFIX, KEY_LINE, MODULES_PREFIX, _Dir, code_name, entry_parts, is_code_name, read_bytes
 
 DEFAULT_MAX_MB = 256
 TMP_GRACE_S = 10.0  # a live writer needs milliseconds: older and its process gone, it is a leftover
@@ -153,7 +153,7 @@ def drop_stale_temporaries(d: _Dir, names: list[str], now: Optional[float] = Non
     """Remove temporary files left by writers that were killed; returns them."""
     now = time.time() if now is None else now
     gone = []
-    for name in names:
+    for name in [n for n in names if n.startswith(".tmp-")]:  # (a test in C first: a directory in use holds thousands)
         pid = _tmp_pid(name)
         if pid is None:
             continue
@@ -211,6 +211,13 @@ def _enforce_cap(d: _Dir, names: list[str], keep: Optional[str], cap: Optional[i
                 total += d.lstat(name).st_size
             except OSError:
                 pass
+        elif name.startswith(MODULES_PREFIX):  # the library's kept module code (cache_modules): counted, and
+            try:  # removed as an entry would be (it is made again by the next derivation that imports modules)
+                st = d.lstat(name)
+            except OSError:
+                continue
+            sized.append((st.st_mtime, name, st.st_size))
+            continue
         if entry_parts(name) is None:
             continue
         try:

@@ -129,11 +129,13 @@ class _CollectorPaused:
 
 
 def _generate(generate: Callable[[], tuple[str, dict]]) -> tuple[str, dict]:
-    """`generate()`, with the collector paused and the dataclasses made meanwhile (libcst's and our
-    lowering modules', imported by a first generation) from code kept in the cache (cache_classes)."""
+    """`generate()`, with the collector paused, and the library's modules a first generation imports and
+    the dataclasses made meanwhile (libcst's and our lowering modules') from code kept in the cache
+    (cache_modules, cache_classes)."""
     from .cache_classes import KeptCode
+    from .cache_modules import KeptModules
 
-    with _CollectorPaused(), KeptCode():
+    with _CollectorPaused(), KeptModules(), KeptCode():
         return generate()
 
 

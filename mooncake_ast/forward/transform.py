@@ -126,9 +126,9 @@ class StaticResolver:
         return None if fn is self._NOTHING else fn
 
     def _dispatched_operator(self, s: Call, fn: Any) -> bool:
-        from . import objects
-
-        if self._objects is None or not objects.dispatches(fn) or fn is builtins.getattr:
+        # (objects.dispatches kept by `analyse`: a function-level import in each of the ~800 calls a small
+        # derivation makes cost it about a millisecond)
+        if self._objects is None or not self._dispatches(fn) or fn is builtins.getattr:
             return False
         return s in self._objects[1]
 
@@ -147,6 +147,7 @@ class StaticResolver:
             own = fn in objects.ITEMS or fn in objects.ITERATION or fn in (builtins.setattr, builtins.delattr)
             if any(flow.may_be_object(v) for v in (st.args[:1] if own else (*st.args, *st.kwargs.values()))):
                 gated.add(st)
+        self._dispatches = objects.dispatches
         self._objects = (set(stmts), gated)
 
 

@@ -45,6 +45,7 @@ class Builder:
         self._bit: dict[Block, int] = {}  # block -> its bit in the ancestor masks
         self._anc: dict[Block, int] = {}  # closed block -> mask of the blocks with a path to it
         self._roots = 0  # mask of closed blocks without predecessors other than the entry (dead code)
+        self._jump: dict[Block, Block] = {}  # sealed single-predecessor block -> a block higher up its chain
         self.loc: Optional[Loc] = None
         # Variables each SSA value was bound to, for readable names.
         self.var_of: dict[Value, str] = {}
@@ -133,14 +134,24 @@ class Builder:
         v = self._defs.get(var, {}).get(block)
         if v is not None:
             return self.resolve(v)
-        if var not in self._written and self._all_sealed_above(block):
-            return UNDEFINED  # never assigned, and no loop header left open that could bring a value
-        if self._sites.get(var) is self.fn.entry and self._all_sealed_above(block):
-            return self.resolve(self._defs[var][self.fn.entry])  # assigned only in the entry, which dominates all
         if self._all_sealed_above(block):
+            if var not in self._written:
+                return UNDEFINED  # never assigned, and no loop header left open that could bring a value
+            if self._sites.get(var) is self.fn.entry:
+                return self.resolve(self._defs[var][self.fn.entry])  # assigned only in the entry, which dominates all
             val = self._entry_value(var, block)
             if val is not None:
                 return val
+        else:
+            sites = self._write_sites.get(var)
+            if sites is None or (len(sites) == 1 and self.fn.blocks[0] in sites):
+                # Assigned in the entry at most: the value is the one at the top of the chain of single
+                # predecessors above `block` (an adjoint first read deep in a loop's body, whose header
+                # is still open: no walk up the chain per variable, quadratic in a long elif chain).
+                block = self._chain_top(block)
+                v = self._defs.get(var, {}).get(block)
+                if v is not None:
+                    return self.resolve(v)
         val = self._probe(var, block)
         if val is not None:
             return val
@@ -148,6 +159,27 @@ class Builder:
         val = self._lookup(var, block, created)
         self._complete(var, created)
         return self.resolve(val)
+
+    def _chain_top(self, block: Block) -> Block:
+        """The first block at or above `block`, following single predecessors of sealed blocks, that is
+        not sealed or has no or several predecessors.  The links found are kept, shortened to point at
+        the top found (a sealed block's predecessors never change; a top sealed later is passed through)."""
+        jump = self._jump
+        path = []
+        b = block
+        while True:
+            j = jump.get(b)
+            if j is not None:
+                path.append(b)
+                b = j
+            elif b in self._sealed and len(b.preds) == 1:
+                path.append(b)
+                b = b.preds[0]
+            else:
+                break
+        for p in path:
+            jump[p] = b
+        return b
 
     def _all_sealed_above(self, block: Block) -> bool:
         """Are `block` and all the blocks that lead to it sealed?  Memoised when true (a sealed

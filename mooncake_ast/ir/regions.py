@@ -108,6 +108,29 @@ def _exits(r: Region) -> list[Edge]:
     return out
 
 
+def body_values(loop: Loop) -> list:
+    """The statements and phis of a loop's body that each run of the body defines anew: those of its
+    blocks other than loop headers (a header's run once more than the body, or carries values across
+    runs), nested regions included.  One walk with an explicit stack (a long elif chain is deep)."""
+    out: list = []
+    stack: list = [loop.body]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Stmts):
+            if x.block.loop is None:
+                out += x.block.phis
+                out += x.block.stmts
+        elif isinstance(x, Seq):
+            stack.extend(x.items)
+        elif isinstance(x, If):
+            stack += (x.then, x.orelse)
+            if x.join is not None and x.join.loop is None:
+                out += x.join.phis
+        elif isinstance(x, Loop):
+            stack += (x.body, x.orelse)
+    return out
+
+
 class RegionError(ControlFlowError):
     """The CFG is not the structured shape this builder knows (no such CFG comes from Python source)."""
 

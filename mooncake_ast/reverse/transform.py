@@ -38,7 +38,7 @@ from ..ir.kinds import NUM, infer_kinds
 from ..ir.types import FLOAT, INT, UNKNOWN, Lst, Num, Tup, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.ufunc_out import single_out_tuples
-from ..ir.regions import Edge, If, Loop, Seq, Stmts, build_regions
+from ..ir.regions import Edge, If, Loop, Seq, Stmts, body_values, build_regions
 from . import adjoints as adj
 from . import (buffers, call_types, dict_keys, local_dicts, local_lists, object_fields, prepare, quiet_items,
                scalar_objects, settle_types, shadows, typed_dicts, typed_lists, view_reads, walked_loops, written_params)
@@ -771,10 +771,25 @@ class ReverseTransform:
             self._rev_normal_exit(r)
         rng = walked_loops.walked_range(self, r)
         if rng is not None:
-            walked_loops.repeat_over(self, rng, r.header.loop.item, lambda: self.rev_seq(r.body.items))  # type: ignore[union-attr]
+            walked_loops.repeat_over(self, rng, r.header.loop.item, lambda: self._rev_body(r))  # type: ignore[union-attr]
             return
         count = self._count(r)
-        self._repeat(count, lambda: self.rev_seq(r.body.items))
+        self._repeat(count, lambda: self._rev_body(r))
+
+    def _rev_body(self, r: Loop) -> None:
+        """One run of a loop's reversed body; then the adjoints of the numbers each run of the body defines
+        anew are zero again (each was consumed where its definition was undone, in this run, or never
+        touched in it): said at the reversed latch, so the reversed header's phi for each is seen to be
+        trivial at once.  Otherwise the builder, sealing that header, places a phi for each at every join
+        of the body above the latch (an elif chain of N branches in a loop: N^2 phis, all redundant)."""
+        self.rev_seq(r.body.items)
+        if self.b.terminated:
+            return
+        for v in body_values(r):
+            var = f"%adj{id(v)}"
+            if (var in self.adj_vars and v not in self.chain_of and v not in self.stored and v not in self.buffers
+                    and v not in self.accumulators and v not in self.typed_lists and self.is_num(v)):
+                self.b.write(var, self.zero(v))
 
     def _rev_normal_exit(self, r: Loop) -> None:
         """Undo a loop's normal end: its else clause, the exit edge, and the last (failed) test.
