@@ -60,7 +60,8 @@ def read_items_first(ir: Function, resolver: Any) -> bool:
     changed = False
     for s, positions in found:
         for i in positions:
-            if i >= len(s.args) or isinstance(s.args[i], Const) or not flow.may_be_object(s.args[i]):
+            if i >= len(s.args) or isinstance(s.args[i], Const) or not flow.may_be_object(s.args[i]) or \
+                    _container_view(s.args[i], flow, resolver.raw_callee):
                 continue
             items = Call(Const(ops.sequence), [s.args[i]], loc=s.loc)
             home = s.block
@@ -69,4 +70,26 @@ def read_items_first(ir: Function, resolver: Any) -> bool:
             s.args[i] = items
             changed = True
     return changed
+
+
+_VIEWS = frozenset({"values", "keys", "items", "copy"})
+
+
+_BUILTIN_ITERABLES = (builtins.map, builtins.filter, builtins.zip, builtins.enumerate, builtins.reversed, builtins.range,
+                      builtins.iter, builtins.sorted, builtins.list, builtins.tuple, builtins.dict, builtins.set)
+
+
+def _container_view(v: Any, flow: Any, raw_callee: Any) -> bool:
+    """A builtin's own iterable: `map(...)`, `zip(...)`, ... (their items may be objects; they are not one), or
+    `d.values()` (`keys`, `items`, `copy`) of a value that is not itself a user object. ObjectFlow counts every
+    call's result that it cannot see into as a possible object, which would route `sum(d.values())` through the
+    dispatcher for nothing."""
+    if isinstance(v, Call) and any(raw_callee(v) is b for b in _BUILTIN_ITERABLES):
+        return True
+    if not (isinstance(v, Call) and not v.args and not v.kwargs and isinstance(v.fn, Call)):
+        return False
+    bound = v.fn
+    if bound.callee() is not builtins.getattr or len(bound.args) != 2 or not isinstance(bound.args[1], Const):
+        return False
+    return bound.args[1].value in _VIEWS and not flow.may_be_object(bound.args[0])
 

@@ -27,7 +27,7 @@ import numpy as np
 from ..arrays import is_other_array, mutable_in_place
 from ..attribute_checks import check_attribute_read, item_attribute
 from ..frames import inside, outermost
-from ..tangents import MutableTangent, NoTangent, declared_slots, fields_of, is_mutable, slot_names
+from ..tangents import MutableTangent, NoTangent, Tangent, declared_slots, fields_of, is_mutable, slot_names
 from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, item_adjoint, unbroadcast
 
 _MISSING = object()
@@ -229,7 +229,7 @@ def add_into(v: Any, g: Any) -> None:
         else:
             sh.slot = accumulate(sh.slot, g)
     elif isinstance(sh, MutableTangent):
-        if not isinstance(g, MutableTangent):
+        if not isinstance(g, (MutableTangent, Tangent)):  # (a Tangent: a nested rule's adjoint of an object, by field)
             _refuse_items_adjoint(v, g)
             return
         for k, gi in g.fields.items():

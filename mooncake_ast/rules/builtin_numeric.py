@@ -135,8 +135,6 @@ def _holds_objects(xs, start):
 def _sum_of_objects(xs, dxs, start, dstart):
     """`sum(vs)` of the user's objects adds them with their `__add__`/`__radd__`, run inside sum() in C: added
     again here, through the dispatcher that differentiates those methods."""
-    import operator
-
     from ..forward.runtime import fcall
 
     total, dtotal = start, dstart
