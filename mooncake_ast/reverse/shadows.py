@@ -752,6 +752,12 @@ def append_reverse(g: Any, y: Any, lst: Any, x: Any, x_bar: Any) -> Any:
     return x_bar if is_mutable(x) else accumulate(x_bar, slot)
 
 
+def undo_append(lst: Any, x: Any, x_bar: Any = NoTangent) -> Any:
+    """Undo `lst.append(x)` (append_reverse without the call's own value and adjoint: `append` returns None, which
+    has none): pop the item and its slot; x's adjoint with the slot added (a mutable x's slot is its storage)."""
+    return append_reverse(NoTangent, None, lst, x, x_bar)
+
+
 def save_inplace(a: Any) -> Any:
     """The value `a op= b` is about to change (a copy when it is changed in place)."""
     if is_other_array(a) and mutable_in_place(a):

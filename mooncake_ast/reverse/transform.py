@@ -434,6 +434,10 @@ class ReverseTransform:
         fold_zero_additions(self.rev, self.is_dense)
         remove_redundant_phis(self.rev)
         fold_zero_additions(self.rev, self.is_dense)  # (what the groups of phis stood for may be zero)
+        for blk in self.rev.blocks:  # (`undo_append(lst, x)`: x's adjoint starts at the symbolic zero, its default)
+            for st in blk.stmts:
+                if st.callee() is shadows.undo_append and len(st.args) == 3 and st.args[2] is ZERO:
+                    st.args = st.args[:2]
         for blk in self.rev.blocks:
             for phi in blk.phis:
                 primal = self.adj_vars.get(self.b.var_of.get(phi, ""))
@@ -669,6 +673,14 @@ class ReverseTransform:
         if fn is operator.getitem and s.args and isinstance(s.args[0], Call) and s.args[0].callee() is ops.tuple_of \
                 and all(isinstance(a, Const) for a in s.args[0].args):
             self.take_adj(s)  # (an item of a display of constants, `m, v = 0.0, 0.0`: its adjoint goes nowhere)
+            return
+        if helper is shadows.append_reverse and len(s.args) == 2 and not s.kwargs:
+            # (`lst.append(x)` returns None: no value of its own to record, no adjoint of its own to take)
+            x = s.args[1]
+            bar = self.read_adj(x) if self.active(x) else ZERO
+            out = self.b.call(shadows.undo_append, [self.primal(s.args[0]), self.primal(x), bar])
+            if self.active(x):
+                self.write_adj(x, out)
             return
         writes = save is not None and helper is not shadows.inplace_reverse
         g = self.take_adj(s) if s in self.act.active and not writes else ZERO  # a write's own value is None
