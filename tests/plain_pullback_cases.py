@@ -36,3 +36,12 @@ def appended_then_written(xs):
         acc.append(x * 2.0)
     acc[0] += acc[-1]
     return sum(np.sum(a * a) for a in acc)
+
+
+def arrays_of_a_tuple_written(a, b):
+    """Items of a tuple of float arrays (one type) written in place through the loop variable and a view of it."""
+    for w in (a, b):
+        w *= 2.0
+        v = w[1:]
+        v += w[0]
+    return np.sum(a * b) + np.sum(a)

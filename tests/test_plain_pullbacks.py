@@ -24,8 +24,12 @@ def test_items_of_a_tuple_of_floats_read_in_a_loop_are_floats(fn, args):
     assert "append_reverse" not in src and "_mc.take(" not in src and "sum_items_adjoint" not in src, src
 
 
-def test_a_tuple_of_mixed_items_read_in_a_loop_stays_generic():
-    check_derivatives(c.mixed_tuple_in_loop, 0.7, np.array([0.2, -0.4]), modes=("reverse",))
+@pytest.mark.parametrize("fn,args", [
+    (c.mixed_tuple_in_loop, (0.7, np.array([0.2, -0.4]))),
+    (c.arrays_of_a_tuple_written, (np.array([0.3, -0.5, 0.2]), np.array([1.2, 0.4, 0.1]))),
+])
+def test_tuple_items_of_mixed_types_or_written_through_stay_right(fn, args):
+    check_derivatives(fn, *args, modes=("reverse",))
 
 
 @pytest.mark.parametrize("fn,args", [
