@@ -11,7 +11,9 @@ from tests import plain_pullback_cases as c
 def _pullback(fn, *args):
     mc.vjp(fn, *args)
     src = mc.source(fn, "reverse")
-    return src[src.index("__pullback("):]
+    start = src.index("__pullback(", src.index("\ndef "))
+    end = src.find("\ndef ", start)
+    return src[start:end if end >= 0 else len(src)]
 
 
 @pytest.mark.parametrize("fn,args", [
@@ -40,3 +42,27 @@ def test_undoing_an_append_records_nothing_of_the_call(fn, args):
     check_derivatives(fn, *args, modes=("reverse",))
     src = _pullback(fn, *args)
     assert "append_reverse" not in src and "_mc.undo_append(" in src and "undo_append(t" in src, src
+
+
+@pytest.mark.parametrize("fn", [c.horner_over_display, c.horner_over_slice])
+def test_reversed_of_a_list_the_function_makes_is_walked_by_index(fn):
+    check_derivatives(fn, 0.7, 1.3, -0.4, modes=("reverse",))
+    src = _pullback(fn, 0.7, 1.3, -0.4)
+    assert "_mc." not in src.replace("_mc.add_slice(", ""), src
+
+
+@pytest.mark.xfail(strict=True, reason="known bug, before issue 9's changes and in both modes: `for v in reversed(xs)` "
+                   "takes xs's items when the loop starts, so a write to xs inside the loop is not seen (Python reads "
+                   "each item as it gets there)")
+def test_reversed_of_a_display_written_in_the_loop_stays_right():
+    check_derivatives(c.reversed_display_written, 0.7, 1.3, modes=("reverse",))
+
+
+def test_reversed_of_a_display_written_before_the_loop_stays_right():
+    check_derivatives(c.reversed_display_written_before, 0.7, 1.3, modes=("reverse",))
+
+
+def test_writes_take_none_of_their_own_value():
+    check_derivatives(c.writes_of_containers, 0.7, -1.3, modes=("reverse",))
+    src = _pullback(c.writes_of_containers, 0.7, -1.3)
+    assert "_reverse(_mc.NoTangent, None," not in src, src

@@ -436,8 +436,9 @@ class ReverseTransform:
         fold_zero_additions(self.rev, self.is_dense)  # (what the groups of phis stood for may be zero)
         for blk in self.rev.blocks:  # (`undo_append(lst, x)`: x's adjoint starts at the symbolic zero, its default)
             for st in blk.stmts:
-                if st.callee() is shadows.undo_append and len(st.args) == 3 and st.args[2] is ZERO:
-                    st.args = st.args[:2]
+                last = shadows.ZERO_LAST.get(st.callee()) if _hashable(st.callee()) else None
+                if last is not None and len(st.args) == last + 1 and st.args[last] is ZERO and not st.kwargs:
+                    st.args = st.args[:last]
         for blk in self.rev.blocks:
             for phi in blk.phis:
                 primal = self.adj_vars.get(self.b.var_of.get(phi, ""))
@@ -697,8 +698,11 @@ class ReverseTransform:
         firsts = [k for k, i in enumerate(adjoint_args) if s.args[i] not in [s.args[j] for j in adjoint_args[:k]]]
         bars = [self.read_adj(s.args[i]) if self.active(s.args[i]) and k in firsts else ZERO
                 for k, i in enumerate(adjoint_args)]
-        y = Const(None) if writes else self.primal(s)
-        out = self.b.call(helper, [g if g is not None else ZERO, y, *old, *extra, *args, *bars])
+        if writes and helper in shadows.UNDO:  # (a write returns None: no value of its own, no adjoint of its own)
+            out = self.b.call(shadows.UNDO[helper], [*old, *extra, *args, *bars])
+        else:
+            y = Const(None) if writes else self.primal(s)
+            out = self.b.call(helper, [g if g is not None else ZERO, y, *old, *extra, *args, *bars])
         if not adjoint_args:
             return
         if len(adjoint_args) == 1:
