@@ -49,7 +49,8 @@ _SOURCES: tuple = (
                           "getattr_default_reverse",
                           "getitem_reverse", "inplace_reverse", "save_attr", "save_cell", "save_inplace", "save_item",
                           "setattr_reverse", "setitem_reverse", "take", "transfer", "save_membership", "set_add_reverse",
-                          "ufunc_out_reverse")),
+                          "ufunc_out_reverse", "undo_append", "undo_cell_set", "undo_delitem", "undo_set_add",
+                          "undo_setattr", "undo_setitem")),
 )
 _MISSING = object()
 

@@ -75,7 +75,7 @@ NEAR_MISSES = [
 # What the generic path writes for containers: none of it is left where the types are known.
 GENERIC = ("_mc.acc(", "_mc.take(", "_mc.rcall(", "_mc.item_of(", "_mc.getitem_reverse(", "_mc.setitem_reverse(",
            "_mc.getattr_reverse(", "_mc.sum_items_adjoint(", "_mc.save_item(", "_mc.append_reverse(",
-           "_mc.add_list_adjoint(")
+           "_mc.undo_append(", "_mc.add_list_adjoint(")
 
 
 def _pullback(fn, args):
@@ -122,7 +122,7 @@ def test_float_keys_stay_generic():
 def test_list_built_after_a_loop_has_a_plain_list_adjoint():
     pb = _pullback(c.list_after_loop, (0.7, 3))
     assert "vals_bar = [0.0] * len(vals)" in pb and "vals_bar.pop()" in pb
-    assert "_mc.append_reverse(" not in pb and "_mc.take(" not in pb
+    assert "_mc.append_reverse(" not in pb and "_mc.undo_append(" not in pb and "_mc.take(" not in pb
     assert "_mc." not in pb  # (`sum(vals)`: `for k in range(len(vals_bar)): vals_bar[k] += g`)
 
 

@@ -295,6 +295,8 @@ def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
     k = literal(iv)
     if isinstance(a, Tup) and type(k) is int and -len(a.items) <= k < len(a.items):
         return a.items[k]  # (`x.shape[-1]` too: a negative literal is neg(1) in the IR)
+    if isinstance(a, Tup) and i in (INT, BOOL) and a.items and all(t == a.items[0] for t in a.items):
+        return a.items[0]  # (`for v in values` over a tuple whose items have one type: each trip's item has it)
     if a is RANGE and i == INT:
         return INT
     if isinstance(a, Dct) and isinstance(iv, Const) and a.get(iv.value) is not None:

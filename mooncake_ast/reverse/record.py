@@ -43,7 +43,7 @@ from . import shadows
 EFFECTS = {anchor, adj.call_pullback, list.pop, shadows.acc, shadows.getitem_reverse, shadows.getattr_reverse,
            shadows.setitem_reverse, shadows.setattr_reverse, shadows.cell_set_reverse, shadows.cell_get_reverse,
            shadows.append_reverse, shadows.inplace_reverse, shadows.transfer, shadows.set_add_reverse,
-           shadows.ufunc_out_reverse, shadows.delitem_reverse}
+           shadows.ufunc_out_reverse, shadows.delitem_reverse, *shadows.UNDO.values(), shadows.undo_append}
 
 
 def _place_attributes(rt: ReverseTransform) -> None:

@@ -1,4 +1,4 @@
-"""`for c in reversed(xs)` over a list or array parameter the function only reads, walked by index.
+"""`for c in reversed(xs)` over a list or array parameter (or a list it makes) the function only reads, walked by index.
 
 `reversed(xs)` reads xs by index as it goes, from the end; `for i in range(len(xs) - 1, -1, -1): c = xs[i]` makes
 the same reads in the same order.  The second form is what the typed machinery differentiates plainly: reads of
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .. import ops
 from ..ir.analysis import used_only_by
-from ..ir.nodes import Call, Const, Function, Param
+from ..ir.nodes import Call, Const, Function, Param, Value
 from ..ir.types import Arr, Lst
 from . import typed_lists
 from .cleanup import substitute
@@ -33,8 +33,9 @@ def walk_reversed(rt: "ReverseTransform", ir: Function) -> None:
             if not (seq.callee() is ops.sequence and len(seq.args) == 1 and isinstance(seq.args[0], Call)):
                 continue
             rev = seq.args[0]
-            if not (rt.resolver.resolve(rev.fn) is reversed and len(rev.args) == 1 and not rev.kwargs and
-                    isinstance(rev.args[0], Param) and isinstance(rt.param_types.get(rev.args[0].name), (Lst, Arr))):
+            if not (rt.resolver.resolve(rev.fn) is reversed and len(rev.args) == 1 and not rev.kwargs and (
+                    isinstance(rev.args[0], Param) and isinstance(rt.param_types.get(rev.args[0].name), (Lst, Arr))
+                    or _made_list(rt, rev.args[0]))):
                 continue
             xs = rev.args[0]
             if not _only_read(rt, ir, xs):
@@ -61,7 +62,21 @@ def walk_reversed(rt: "ReverseTransform", ir: Function) -> None:
             item.block.stmts.insert(item.block.stmts.index(item) + 1, value)
 
 
-def _only_read(rt: "ReverseTransform", ir: Function, xs: Param) -> bool:
+def _made_list(rt: "ReverseTransform", v: Value, depth: int = 0) -> bool:
+    """Is v certainly a list (so reversed() walks it by index, not a class's own `__reversed__`): a display, or a
+    slice of one, or of a list a comprehension builds (`[i * c for i, c in ...][1:]`)."""
+    if not isinstance(v, Call) or v.kwargs or depth > 4:
+        return False
+    fn = rt.resolver.resolve(v.fn)
+    if fn is ops.list_of:
+        return True
+    if fn is operator.getitem and len(v.args) == 2 and isinstance(v.args[1], Call) and not v.args[1].kwargs and \
+            rt.resolver.resolve(v.args[1].fn) is slice:
+        return _made_list(rt, v.args[0], depth + 1)
+    return False
+
+
+def _only_read(rt: "ReverseTransform", ir: Function, xs: Value) -> bool:
     """Is every use of xs in ir a read that changes nothing (an item, its length, a loop over it, reversed(), a
     reduction typed_lists knows)?"""
     def read(st: Call) -> bool:

@@ -414,7 +414,7 @@ def _take_tuple(v: tuple, v_bar: Any, seen: set) -> Any:
 # ---------------------------------------------------------------- reads of parts
 
 
-def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any) -> Any:
+def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any = NoTangent) -> Any:
     """a[i] read with adjoint g."""
     if g is NoTangent:
         return a_bar
@@ -783,7 +783,7 @@ def cell_set_reverse(g: Any, y: Any, old: Any, cell: Any, v: Any, v_bar: Any) ->
     return v_bar if is_mutable(v) else accumulate(v_bar, slot)
 
 
-def cell_get_reverse(g: Any, y: Any, cell: Any, cell_bar: Any) -> Any:
+def cell_get_reverse(g: Any, y: Any, cell: Any, cell_bar: Any = NoTangent) -> Any:
     if g is NoTangent or is_mutable(y):
         return cell_bar
     sh = shadow(cell)
@@ -798,6 +798,36 @@ def append_reverse(g: Any, y: Any, lst: Any, x: Any, x_bar: Any) -> Any:
     lst.pop()
     slot = sh.pop() if len(sh) > len(lst) else NoTangent
     return x_bar if is_mutable(x) else accumulate(x_bar, slot)
+
+
+def undo_append(lst: Any, x: Any, x_bar: Any = NoTangent) -> Any:
+    """Undo `lst.append(x)` (append_reverse without the call's own value and adjoint: `append` returns None, which
+    has none): pop the item and its slot; x's adjoint with the slot added (a mutable x's slot is its storage)."""
+    return append_reverse(NoTangent, None, lst, x, x_bar)
+
+
+# The writes' reverses as generated pullbacks call them: a write returns None, which has no value to record and no
+# adjoint (the `g, y` the helpers above take); the written value's adjoint starts at the symbolic zero by default.
+
+
+def undo_setitem(old: Any, a: Any, i: Any, v: Any, v_bar: Any = NoTangent) -> Any:
+    return setitem_reverse(NoTangent, None, old, a, i, v, v_bar)
+
+
+def undo_setattr(old: Any, obj: Any, name: str, v: Any, v_bar: Any = NoTangent) -> Any:
+    return setattr_reverse(NoTangent, None, old, obj, name, v, v_bar)
+
+
+def undo_cell_set(old: Any, cell: Any, v: Any, v_bar: Any = NoTangent) -> Any:
+    return cell_set_reverse(NoTangent, None, old, cell, v, v_bar)
+
+
+def undo_set_add(was_in: bool, s: Any, x: Any) -> None:
+    set_add_reverse(NoTangent, None, was_in, s, x)
+
+
+def undo_delitem(saved: Any, a: Any, i: Any) -> None:
+    delitem_reverse(NoTangent, None, saved, a, i)
 
 
 def save_inplace(a: Any) -> Any:
@@ -1040,3 +1070,10 @@ def ufunc_out_reverse(g: Any, y: Any, old: Any, fn: Any, out: Any, args: tuple, 
         refuse_complex_rule(registry.qualified(fn), y_val, *inputs)
     contribs = rule.vjp(EagerReverse(), gy, H(y_val, None), *[H(a, None) for a in inputs])  # type: ignore[union-attr,misc]
     return tuple(acc(a, b, NoTangent if c is None else c) for a, b, c in zip(args, bars, contribs))
+
+
+# The reverse of a write -> the form generated pullbacks call (without the write's own None and its zero adjoint).
+UNDO = {setitem_reverse: undo_setitem, setattr_reverse: undo_setattr, cell_set_reverse: undo_cell_set,
+        set_add_reverse: undo_set_add, delitem_reverse: undo_delitem}
+# Helpers whose last argument (at this position), an adjoint, may be left out where it is the symbolic zero.
+ZERO_LAST = {undo_append: 2, undo_setitem: 4, undo_setattr: 4, undo_cell_set: 3, getitem_reverse: 4, cell_get_reverse: 3}

@@ -436,6 +436,11 @@ class ReverseTransform:
         fold_zero_additions(self.rev, self.is_dense)
         remove_redundant_phis(self.rev)
         fold_zero_additions(self.rev, self.is_dense)  # (what the groups of phis stood for may be zero)
+        for blk in self.rev.blocks:  # (`undo_append(lst, x)`: x's adjoint starts at the symbolic zero, its default)
+            for st in blk.stmts:
+                last = shadows.ZERO_LAST.get(st.callee()) if _hashable(st.callee()) else None
+                if last is not None and len(st.args) == last + 1 and st.args[last] is ZERO and not st.kwargs:
+                    st.args = st.args[:last]
         for blk in self.rev.blocks:
             for phi in blk.phis:
                 primal = self.adj_vars.get(self.b.var_of.get(phi, ""))
@@ -672,6 +677,14 @@ class ReverseTransform:
                 and all(isinstance(a, Const) for a in s.args[0].args):
             self.take_adj(s)  # (an item of a display of constants, `m, v = 0.0, 0.0`: its adjoint goes nowhere)
             return
+        if helper is shadows.append_reverse and len(s.args) == 2 and not s.kwargs:
+            # (`lst.append(x)` returns None: no value of its own to record, no adjoint of its own to take)
+            x = s.args[1]
+            bar = self.read_adj(x) if self.active(x) else ZERO
+            out = self.b.call(shadows.undo_append, [self.primal(s.args[0]), self.primal(x), bar])
+            if self.active(x):
+                self.write_adj(x, out)
+            return
         writes = save is not None and helper is not shadows.inplace_reverse
         g = self.take_adj(s) if s in self.act.active and not writes else ZERO  # a write's own value is None
         old = []
@@ -687,8 +700,11 @@ class ReverseTransform:
         firsts = [k for k, i in enumerate(adjoint_args) if s.args[i] not in [s.args[j] for j in adjoint_args[:k]]]
         bars = [self.read_adj(s.args[i]) if self.active(s.args[i]) and k in firsts else ZERO
                 for k, i in enumerate(adjoint_args)]
-        y = Const(None) if writes else self.primal(s)
-        out = self.b.call(helper, [g if g is not None else ZERO, y, *old, *extra, *args, *bars])
+        if writes and helper in shadows.UNDO:  # (a write returns None: no value of its own, no adjoint of its own)
+            out = self.b.call(shadows.UNDO[helper], [*old, *extra, *args, *bars])
+        else:
+            y = Const(None) if writes else self.primal(s)
+            out = self.b.call(helper, [g if g is not None else ZERO, y, *old, *extra, *args, *bars])
         if not adjoint_args:
             return
         if len(adjoint_args) == 1:

@@ -1,0 +1,110 @@
+"""Functions whose pullbacks issue 9 makes plainer (tests/test_plain_pullbacks.py); their source must be readable."""
+import numpy as np
+
+
+def tuple_items_in_loop(values, p):
+    """A tuple of floats walked by a loop: each item a float, the generator's list a list of floats."""
+    return sum(v ** p for v in values)
+
+
+def tuple_display_in_loop(x, y, z):
+    args = (x, y, z)
+    total = 0.0
+    for v in args:
+        total = total + v * v * x
+    return total
+
+
+def mixed_tuple_in_loop(x, a):
+    """Items of two types: read generically (each trip's item may be either)."""
+    total = 0.0
+    for v in (x, a):
+        total = total + np.sum(v * v)
+    return total
+
+
+def appended_rows(rows, v):
+    """Lists of unknown items built by appending (comprehensions, generators): `lst.append(x)` returns None."""
+    out = [sum(a * b for a, b in zip(row, v)) for row in rows]
+    return sum(o * o for o in out)
+
+
+def appended_then_written(xs):
+    """Appended items (an array among them) written in place afterwards: the slots follow the items."""
+    acc = []
+    for x in xs:
+        acc.append(x * 2.0)
+    acc[0] += acc[-1]
+    return sum(np.sum(a * a) for a in acc)
+
+
+def arrays_of_a_tuple_written(a, b):
+    """Items of a tuple of float arrays (one type) written in place through the loop variable and a view of it."""
+    for w in (a, b):
+        w *= 2.0
+        v = w[1:]
+        v += w[0]
+    return np.sum(a * b) + np.sum(a)
+
+
+def horner_over_display(x, a, b):
+    """`reversed()` of a list the function makes (a display) and only reads: walked by index."""
+    coeffs = [a, b, 0.5, -0.2]
+    acc = 0.0
+    for c in reversed(coeffs):
+        acc = acc * x + c
+    return acc
+
+
+def horner_over_slice(x, a, b):
+    """`reversed()` of a slice of a comprehension's list (a derivative's coefficients)."""
+    cs = [a, b, 0.5, -0.2]
+    ds = [i * c for i, c in enumerate(cs)][1:]
+    acc = 0.0
+    for c in reversed(ds):
+        acc = acc * x + c
+    return acc + sum(cs) * x
+
+
+def reversed_display_written(x, a):
+    """A display written while reversed() walks it: kept as reversed() (the two forms could part ways)."""
+    xs = [a, x, 0.5]
+    acc = 0.0
+    for v in reversed(xs):
+        xs[0] = xs[0] * v
+        acc = acc + xs[0] * v
+    return acc
+
+
+def reversed_display_written_before(x, a):
+    """A display written before reversed() walks it: not only read, so kept as reversed()."""
+    xs = [a, x, 0.5]
+    xs[0] = xs[0] * x
+    acc = 0.0
+    for v in reversed(xs):
+        acc = acc * x + v
+    return acc
+
+
+def writes_of_containers(x, y):
+    """Item, attribute, cell and set writes: a write returns None, so its reverse takes none of it."""
+    d = {"a": x, "b": y}
+    d["a"] = d["a"] * y
+    box = Box()
+    box.v = x * x
+    box.v = box.v + d["a"]
+    seen = set()
+    seen.add(2)
+    total = x
+
+    def bump(k):
+        nonlocal total
+        total = total * k + y
+
+    bump(1.5)
+    del d["b"]
+    return d["a"] + box.v + total + len(seen)
+
+
+class Box:
+    pass
