@@ -404,8 +404,16 @@ def fast_forward_rule(fn: types.FunctionType, args: tuple) -> Optional[DerivedFo
 
     The common call: fn a plain function with no registered rule, called before with a plain positional
     signature that these arguments fill exactly, every argument a Python number or a float array of type
-    np.ndarray (kinds "num" / "arr", as objects.kind_of gives them).  The primals are then the arguments."""
-    info = _SIGNATURES.get(fn.__code__)
+    np.ndarray (kinds "num" / "arr:f:<axes>": a float array's rank and size-one axes, as reverse mode's kinds
+    and ir/types.decode spell them, so that the forward transform knows the types of what it reads from the
+    arrays: an element is a number, which needs no tangent storage).  The primals are then the arguments.
+
+    A repeated call is a dict look-up and the rule's staleness test (_FAST_CALLS): the registry was asked
+    about fn when the entry was made, and a user registration since then makes the rule stale.  (Asking
+    it on every call cost more than the rest of the dispatch: registry.lookup of a function with no rule
+    tests every pending lazy table's module.)"""
+    code = fn.__code__
+    info = _SIGNATURES.get(code)
     if info is None or not info[1] or len(info[0]) != len(args):
         return None
     kinds = []
@@ -414,12 +422,33 @@ def fast_forward_rule(fn: types.FunctionType, args: tuple) -> Optional[DerivedFo
         if t is float or t is int or t is bool:
             kinds.append("num")
         elif t is np.ndarray and a.dtype.kind == "f":
-            kinds.append("arr")
+            kind = _ARRAY_KINDS.get(a.shape)
+            if kind is None:
+                if len(_ARRAY_KINDS) > 4096:
+                    _ARRAY_KINDS.clear()
+                kind = _ARRAY_KINDS[a.shape] = "arr:f:" + "".join(["1" if n == 1 else "n" for n in a.shape])
+            kinds.append(kind)
         else:
             return None
+    kinds = tuple(kinds)
+    key = (code, id(fn.__globals__), kinds)
+    rule = _FAST_CALLS.get(key) if not _WRITTEN_AHEAD else None  # (written modules: derived_forward decides)
+    if rule is not None and not rule.stale(fn):
+        LATEST[code] = rule  # (what `mc.source` shows: the rule the last call ran)
+        return rule
     if registry.lookup(fn) is not None or objects.dispatches(fn):
+        _FAST_CALLS.pop(key, None)
         return None
-    return derived_forward(fn, tuple(kinds))
+    rule = derived_forward(fn, kinds)
+    if type(rule) is DerivedForward and not _WRITTEN_AHEAD:
+        if len(_FAST_CALLS) > 4096:
+            _FAST_CALLS.clear()
+        _FAST_CALLS[key] = rule
+    return rule
+
+
+_FAST_CALLS: dict[tuple, DerivedForward] = {}  # (code, id(globals), kinds) -> rule, for fast_forward_rule's calls
+_ARRAY_KINDS: dict[tuple, str] = {}  # shape -> kind of a float array of that shape ("arr:f:n1")
 
 
 _UNBOUND = object()
@@ -482,3 +511,4 @@ _JACOBIAN_RULE = _JacobianRule()
 
 def clear() -> None:
     _DERIVED.clear()
+    _FAST_CALLS.clear()

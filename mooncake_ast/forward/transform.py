@@ -173,13 +173,14 @@ class IRTemplateBuilder:
         return x.value if isinstance(x, Const) else x
 
     def is_num(self, x: Any) -> bool:
-        """Certainly a number (immutable) when the code runs?"""
+        """Certainly a number (immutable) when the code runs?  (The kinds say so, or the inferred types: an
+        element read from a float array, `np.tanh` of one, is a NumPy scalar, which needs no tangent storage.)"""
         if isinstance(x, Const) or not isinstance(x, Value):
             v = x.value if isinstance(x, Const) else x
             return isinstance(v, (int, float, complex))
         if isinstance(x, Param):
             return self.fwd.param_kinds.get(x.name) == NUM
-        return self.fwd.kinds.get(x) == NUM
+        return self.fwd.kinds.get(x) == NUM or self.fwd.typed_number(x)
 
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
         if fn is helpers.pow_deriv and len(args) == 2 and not kwargs:
@@ -309,12 +310,9 @@ class ForwardTransform:
         self.writes_captured: Optional[str] = None  # the function's name, where it writes what it captures
         self.types: Optional[dict] = None  # inferred when a sum's operands are asked about (_adds_a_number)
 
-    def _adds_a_number(self, s: Call) -> bool:
-        """Is the sum s an array and one of its operands with a tangent a number?  Then that tangent plus one
-        that is a bare zero when the code runs (a number argument's NoTangent, passed through `np.ones(3) + n`)
-        is a number, and `np.sum` of it counts it once (runtime.fit gives it the sum's shape)."""
-        from ..ir.types import Num
-
+    def _infer_types(self) -> dict:
+        """The inferred types of the user's values (ir/inference.py), once, before the transform adds tangents;
+        {} where inference fails (the kinds alone then say which values are numbers)."""
         if self.types is None:
             from ..ir.inference import infer_types
             from ..ir.types import decode
@@ -324,6 +322,21 @@ class ForwardTransform:
                                          self.resolver.callee)
             except Exception:  # noqa: BLE001 - no types: the kinds alone say which operands are numbers
                 self.types = {}
+        return self.types
+
+    def typed_number(self, v: Value) -> bool:
+        """Is v a number (a Python or NumPy scalar: immutable) by the inferred types?"""
+        from ..ir.types import Num
+
+        return isinstance(self._infer_types().get(v), Num)
+
+    def _adds_a_number(self, s: Call) -> bool:
+        """Is the sum s an array and one of its operands with a tangent a number?  Then that tangent plus one
+        that is a bare zero when the code runs (a number argument's NoTangent, passed through `np.ones(3) + n`)
+        is a number, and `np.sum` of it counts it once (runtime.fit gives it the sum's shape)."""
+        from ..ir.types import Num
+
+        self._infer_types()
         if isinstance(self.types.get(s), Num):
             return False
         return any(self.tangent.get(a) is not None and
@@ -346,6 +359,7 @@ class ForwardTransform:
         from ..reverse.scalar_objects import drop_dead_arithmetic
 
         drop_dead_arithmetic(ir, self._number_type)  # (`-self.x` of a `__neg__` in line whose `.y` alone is read)
+        self._infer_types()  # (of the user's code as it is: before tangent statements join it)
         self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
         # Parameters and their tangents.
         tparams: list[Value] = []
@@ -507,7 +521,8 @@ class ForwardTransform:
         if operand is None:
             return dy
         result = s.args[0] if rule.mutates else s
-        if self.kinds.get(result) == NUM or (isinstance(result, Param) and self.param_kinds.get(result.name) == NUM):
+        if self.kinds.get(result) == NUM or (isinstance(result, Param) and self.param_kinds.get(result.name) == NUM) \
+                or (not isinstance(result, Param) and self.typed_number(result)):
             return dy  # a number: immutable, and of the same shape as any number
         from .runtime import conform
 
