@@ -341,8 +341,22 @@ def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwa
 def _derived_rule(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
     """(the derived rule for this call's argument kinds, bound primals, bound tangents)."""
     primals, tangents = _bind_fast(f, df, args, dargs, kwargs, dkwargs)
-    kinds = tuple(objects.kind_of(a) for a in primals)
+    kinds = tuple(_array_kind(a) if type(a) is np.ndarray and a.dtype.kind == "f" else objects.kind_of(a)
+                  for a in primals)
     return derived_forward(f, kinds), primals, tangents
+
+
+def _array_kind(a: np.ndarray) -> str:
+    """The kind of a float array (exactly np.ndarray): "arr:f:" and per axis "1" (size one) or "n", as reverse
+    mode's kinds and ir/types.decode spell them.  The forward transform then knows the types of what the code
+    reads from the array (an element is a number: no tangent storage for it).  fast_forward_rule and the
+    general path give the same kinds, so one rule serves both."""
+    kind = _ARRAY_KINDS.get(a.shape)
+    if kind is None:
+        if len(_ARRAY_KINDS) > 4096:
+            _ARRAY_KINDS.clear()
+        kind = _ARRAY_KINDS[a.shape] = "arr:f:" + "".join(["1" if n == 1 else "n" for n in a.shape])
+    return kind
 
 
 def _code_signature(fn: types.FunctionType) -> inspect.Signature:
@@ -404,9 +418,8 @@ def fast_forward_rule(fn: types.FunctionType, args: tuple) -> Optional[DerivedFo
 
     The common call: fn a plain function with no registered rule, called before with a plain positional
     signature that these arguments fill exactly, every argument a Python number or a float array of type
-    np.ndarray (kinds "num" / "arr:f:<axes>": a float array's rank and size-one axes, as reverse mode's kinds
-    and ir/types.decode spell them, so that the forward transform knows the types of what it reads from the
-    arrays: an element is a number, which needs no tangent storage).  The primals are then the arguments.
+    np.ndarray (kinds "num" / _array_kind's, as the general path gives them).  The primals are then the
+    arguments.
 
     A repeated call is a dict look-up and the rule's staleness test (_FAST_CALLS): the registry was asked
     about fn when the entry was made, and a user registration since then makes the rule stale.  (Asking
@@ -414,7 +427,11 @@ def fast_forward_rule(fn: types.FunctionType, args: tuple) -> Optional[DerivedFo
     tests every pending lazy table's module.)"""
     code = fn.__code__
     info = _SIGNATURES.get(code)
-    if info is None or not info[1] or len(info[0]) != len(args):
+    if info is None:  # (a first call: the signature as _bind_fast reads it, so that it takes this path too)
+        params = list(_code_signature(fn).parameters.values())
+        info = _SIGNATURES[code] = ([p.name for p in params],
+                                    all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params))
+    if not info[1] or len(info[0]) != len(args):
         return None
     kinds = []
     for a in args:
@@ -422,12 +439,7 @@ def fast_forward_rule(fn: types.FunctionType, args: tuple) -> Optional[DerivedFo
         if t is float or t is int or t is bool:
             kinds.append("num")
         elif t is np.ndarray and a.dtype.kind == "f":
-            kind = _ARRAY_KINDS.get(a.shape)
-            if kind is None:
-                if len(_ARRAY_KINDS) > 4096:
-                    _ARRAY_KINDS.clear()
-                kind = _ARRAY_KINDS[a.shape] = "arr:f:" + "".join(["1" if n == 1 else "n" for n in a.shape])
-            kinds.append(kind)
+            kinds.append(_array_kind(a))
         else:
             return None
     kinds = tuple(kinds)
