@@ -291,6 +291,17 @@ def fcall(*a: Any, **k: Any) -> Any:  # placeholder resolved lazily to avoid an 
 _SUMS = frozenset([operator.add, operator.sub, np.add, np.subtract])
 
 
+_FRESH_ARITHMETIC = frozenset([operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos])
+
+
+def _param_type(param_kinds: dict, p: Param) -> Any:
+    """A parameter's type from its kind (ir/types.decode), or None."""
+    from ..ir.types import decode
+
+    kind = param_kinds.get(p.name)
+    return decode(kind, p.name) if kind else None
+
+
 class ForwardTransform:
     def __init__(self, ir: Function, user_globals: dict, param_kinds: Optional[dict] = None) -> None:
         self.ir = ir
@@ -309,6 +320,7 @@ class ForwardTransform:
         self.uses_self = bool(ir.freevars) or _uses(ir, ir.self_ref)  # type: ignore[attr-defined]
         self.writes_captured: Optional[str] = None  # the function's name, where it writes what it captures
         self.types: Optional[dict] = None  # inferred when a sum's operands are asked about (_adds_a_number)
+        self._uses: Optional[dict] = None  # uses of each value in the user's code (run() counts them first)
 
     def _infer_types(self) -> dict:
         """The inferred types of the user's values (ir/inference.py), once, before the transform adds tangents;
@@ -323,6 +335,21 @@ class ForwardTransform:
             except Exception:  # noqa: BLE001 - no types: the kinds alone say which operands are numbers
                 self.types = {}
         return self.types
+
+    def _fresh_and_private(self, dv: Any, v: Value) -> bool:
+        """Is dv, v's tangent, an arithmetic result of the tangent code (new storage: `-dz * t`) and v used once in
+        the user's code (so no other statement reads dv, and a later write to the result's tangent reaches no one)?"""
+        if self._uses is None:
+            return False
+        return (isinstance(dv, Call) and getattr(dv, "derived", False) and dv.callee() in _FRESH_ARITHMETIC
+                and self._uses.get(v) == 1)
+
+    def _float_array(self, v: Value) -> bool:
+        """Is v a float array by the inferred types (or its parameter's kind)?"""
+        from ..ir.types import is_float_array
+
+        t = _param_type(self.param_kinds, v) if isinstance(v, Param) else self._infer_types().get(v)
+        return t is not None and is_float_array(t)
 
     def typed_number(self, v: Value) -> bool:
         """Is v a number (a Python or NumPy scalar: immutable) by the inferred types?"""
@@ -360,6 +387,9 @@ class ForwardTransform:
 
         drop_dead_arithmetic(ir, self._number_type)  # (`-self.x` of a `__neg__` in line whose `.y` alone is read)
         self._infer_types()  # (of the user's code as it is: before tangent statements join it)
+        from ..ir.analysis import uses
+
+        self._uses = uses(ir)
         self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
         # Parameters and their tangents.
         tparams: list[Value] = []
@@ -524,6 +554,13 @@ class ForwardTransform:
         if self.kinds.get(result) == NUM or (isinstance(result, Param) and self.param_kinds.get(result.name) == NUM) \
                 or (not isinstance(result, Param) and self.typed_number(result)):
             return dy  # a number: immutable, and of the same shape as any number
+        if not rule.mutates and self._float_array(operand) and all(
+                a is operand or (isinstance(a, Const) and type(a.value) in (int, float)) for a in s.args) and (
+                inner is not None or self._fresh_and_private(dy, operand)):
+            # `-z`, `1.0 - y`: the operand's tangent negated is new storage already, of the result's shape and dtype
+            # (a float array with Python numbers only: no broadcasting, and NumPy keeps the array's dtype); `1.0 + t`
+            # where t's tangent is new storage that nothing else reads (t has no other use) may pass it on as well
+            return dy
         from .runtime import conform
 
         return b.call(conform, result, operand, dy)
