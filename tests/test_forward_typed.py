@@ -92,3 +92,38 @@ def test_numbers_written_into_array_slots_need_no_storage():
     assert "storage_of" not in src and "conform" not in src
     mc.jvp(shared_operand_then_written, (X,), (np.ones_like(X),))
     assert "conform" in mc.source(shared_operand_then_written, "forward")  # (the copy stays where it is needed)
+
+
+def writes_a_constant_argument(x, buf):
+    buf[0] = x[0] * 2.0
+    return np.sum(buf * x)
+
+
+def uses_a_constant_matrix(w, A):
+    return np.sum(np.tanh(A @ w) * w)
+
+
+def calls_with_constants(x):
+    return np.sum(_helper(x, np.linspace(0.5, 1.5, x.shape[0]), 2.0))
+
+
+def _helper(a, c, k):
+    return np.tanh(a * c) + k * a
+
+
+def test_zero_tangent_arguments_get_no_tangent_code():
+    """fast_forward_rule(..., zero=...): arguments passed with the NoTangent zero (kind `...:inactive`) have no
+    tangent code, and one written with active data gets storage of its own at the entry."""
+    from mooncake_ast.forward.runtime import fast_forward_rule
+    from mooncake_ast.tangents import NoTangent
+
+    A = np.linspace(-1.0, 1.0, 25).reshape(5, 5)
+    w = X
+    d = np.linspace(-1.0, 1.0, 5)
+    for f, args in [(writes_a_constant_argument, (X, np.ones(5))), (uses_a_constant_matrix, (w, A))]:
+        rule = fast_forward_rule(f, args, (False, True))
+        y, dy = rule.call_bound(f, NoTangent, tuple(a.copy() for a in args), (d, NoTangent))
+        fd = (f(args[0] + 1e-6 * d, args[1].copy()) - f(args[0] - 1e-6 * d, args[1].copy())) / 2e-6
+        np.testing.assert_allclose(dy, fd, rtol=1e-6, atol=1e-8)
+        assert "dA @" not in mc.source(f, "forward") and "@ dA" not in mc.source(f, "forward")
+    check_derivatives(calls_with_constants, X)  # (the helper's number argument: a NoTangent, so inactive)

@@ -343,6 +343,9 @@ def _derived_rule(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwa
     primals, tangents = _bind_fast(f, df, args, dargs, kwargs, dkwargs)
     kinds = tuple(_array_kind(a) if type(a) is np.ndarray and a.dtype.kind == "f" else objects.kind_of(a)
                   for a in primals)
+    if any(d is NoTangent for d in tangents):  # (a constant handed to a call: no tangent code for it)
+        kinds = tuple(k + ":inactive" if d is NoTangent and (k == "num" or k.startswith("arr:f:")) else k
+                      for k, d in zip(kinds, tangents))
     return derived_forward(f, kinds), primals, tangents
 
 
@@ -413,13 +416,14 @@ def bind(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: di
     return tuple(primals), tuple(tangents)
 
 
-def fast_forward_rule(fn: types.FunctionType, args: tuple) -> Optional[DerivedForward]:
+def fast_forward_rule(fn: types.FunctionType, args: tuple, zero: Optional[tuple] = None) -> Optional[DerivedForward]:
     """The derived rule `fcall(fn, NoTangent, args, ...)` would use, for the common call only, else None.
 
     The common call: fn a plain function with no registered rule, called before with a plain positional
     signature that these arguments fill exactly, every argument a Python number or a float array of type
     np.ndarray (kinds "num" / _array_kind's, as the general path gives them).  The primals are then the
-    arguments.
+    arguments.  `zero` (optional, one bool per argument) says which tangents the caller passes as NoTangent:
+    the rule computes nothing from those (kind `...:inactive`), so they must be the zero.
 
     A repeated call is a dict look-up and the rule's staleness test (_FAST_CALLS): the registry was asked
     about fn when the entry was made, and a user registration since then makes the rule stale.  (Asking
@@ -442,6 +446,8 @@ def fast_forward_rule(fn: types.FunctionType, args: tuple) -> Optional[DerivedFo
             kinds.append(_array_kind(a))
         else:
             return None
+    if zero is not None and any(zero):
+        kinds = [k + ":inactive" if z else k for k, z in zip(kinds, zero)]
     kinds = tuple(kinds)
     key = (code, id(fn.__globals__), kinds)
     rule = _FAST_CALLS.get(key) if not _WRITTEN_AHEAD else None  # (written modules: derived_forward decides)

@@ -291,6 +291,7 @@ def fcall(*a: Any, **k: Any) -> Any:  # placeholder resolved lazily to avoid an 
 _SUMS = frozenset([operator.add, operator.sub, np.add, np.subtract])
 
 
+_INACTIVE = ":inactive"
 _FRESH_ARITHMETIC = frozenset([operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos])
 
 
@@ -305,7 +306,9 @@ def _param_type(param_kinds: dict, p: Param) -> Any:
 class ForwardTransform:
     def __init__(self, ir: Function, user_globals: dict, param_kinds: Optional[dict] = None) -> None:
         self.ir = ir
-        self.param_kinds = param_kinds or {}
+        # `num:inactive`, `arr:f:n:inactive`: an argument whose tangent is the zero (NoTangent) when the code runs
+        self.inactive_params = frozenset(k for k, v in (param_kinds or {}).items() if v.endswith(_INACTIVE))
+        self.param_kinds = {k: v[:-len(_INACTIVE)] if v.endswith(_INACTIVE) else v for k, v in (param_kinds or {}).items()}
         self.resolver = StaticResolver(user_globals, self.param_kinds)
         single_out_tuples(ir, self.resolver.raw_resolve)
         # The reverse transform's clean-ups first (loops over displays written out, dicts and objects as their
@@ -390,14 +393,19 @@ class ForwardTransform:
         from ..ir.analysis import uses
 
         self._uses = uses(ir)
-        self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g)
+        inactive = frozenset(p for p in ir.params if p.name in self.inactive_params)
+        self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g, inactive=inactive)
         # Parameters and their tangents.
         tparams: list[Value] = []
         for p in ir.params:
             dp = Param("d" + p.name, len(ir.params) + p.index, p.kind)
             dp.hint = None
-            self._set(p, dp)
+            # A parameter whose tangent is the zero (kind `...:inactive`) has none, so nothing is computed from it;
+            # unless data with a derivative is written into it (it is active all the same): then its tangent is
+            # storage of its own, made at the entry (`storage(p, dp)`: zeros for an array, as the zero dp stands for).
+            self._set(p, None if p in inactive else dp)
             tparams.append(dp)
+        written_inactive = [p for p in ir.params if p in inactive and p in self.act.active]
         params: list[Value] = []
         if self.uses_self:
             dself = Param("d" + ir.self_ref.name, -1, "SELF")  # type: ignore[attr-defined]
@@ -405,6 +413,10 @@ class ForwardTransform:
             params += [ir.self_ref, dself]  # type: ignore[attr-defined]
         params += list(ir.params) + tparams
         entry_extra: list[Call] = []
+        for p in written_inactive:
+            s = Call(Const(storage), [p, tparams[ir.params.index(p)]], loc=ir.loc)
+            entry_extra.append(s)
+            self._set(p, s)
         for fv in ir.freevars:
             extra = [Const(self.writes_captured)] if self.writes_captured else []
             s = Call(Const(cell_tangent), [self.tangent[ir.self_ref], Const(fv.index), *extra], loc=ir.loc)  # type: ignore[attr-defined]
