@@ -341,8 +341,25 @@ def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwa
 def _derived_rule(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
     """(the derived rule for this call's argument kinds, bound primals, bound tangents)."""
     primals, tangents = _bind_fast(f, df, args, dargs, kwargs, dkwargs)
-    kinds = tuple(objects.kind_of(a) for a in primals)
+    kinds = tuple(_array_kind(a) if type(a) is np.ndarray and a.dtype.kind == "f" else objects.kind_of(a)
+                  for a in primals)
+    if any(d is NoTangent for d in tangents):  # (a constant handed to a call: no tangent code for it)
+        kinds = tuple(k + ":inactive" if d is NoTangent and (k == "num" or k.startswith("arr:f:")) else k
+                      for k, d in zip(kinds, tangents))
     return derived_forward(f, kinds), primals, tangents
+
+
+def _array_kind(a: np.ndarray) -> str:
+    """The kind of a float array (exactly np.ndarray): "arr:f:" and per axis "1" (size one) or "n", as reverse
+    mode's kinds and ir/types.decode spell them.  The forward transform then knows the types of what the code
+    reads from the array (an element is a number: no tangent storage for it).  fast_forward_rule and the
+    general path give the same kinds, so one rule serves both."""
+    kind = _ARRAY_KINDS.get(a.shape)
+    if kind is None:
+        if len(_ARRAY_KINDS) > 4096:
+            _ARRAY_KINDS.clear()
+        kind = _ARRAY_KINDS[a.shape] = "arr:f:" + "".join(["1" if n == 1 else "n" for n in a.shape])
+    return kind
 
 
 def _code_signature(fn: types.FunctionType) -> inspect.Signature:
@@ -399,14 +416,26 @@ def bind(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwargs: di
     return tuple(primals), tuple(tangents)
 
 
-def fast_forward_rule(fn: types.FunctionType, args: tuple) -> Optional[DerivedForward]:
+def fast_forward_rule(fn: types.FunctionType, args: tuple, zero: Optional[tuple] = None) -> Optional[DerivedForward]:
     """The derived rule `fcall(fn, NoTangent, args, ...)` would use, for the common call only, else None.
 
     The common call: fn a plain function with no registered rule, called before with a plain positional
     signature that these arguments fill exactly, every argument a Python number or a float array of type
-    np.ndarray (kinds "num" / "arr", as objects.kind_of gives them).  The primals are then the arguments."""
-    info = _SIGNATURES.get(fn.__code__)
-    if info is None or not info[1] or len(info[0]) != len(args):
+    np.ndarray (kinds "num" / _array_kind's, as the general path gives them).  The primals are then the
+    arguments.  `zero` (optional, one bool per argument) says which tangents the caller passes as NoTangent:
+    the rule computes nothing from those (kind `...:inactive`), so they must be the zero.
+
+    A repeated call is a dict look-up and the rule's staleness test (_FAST_CALLS): the registry was asked
+    about fn when the entry was made, and a user registration since then makes the rule stale.  (Asking
+    it on every call cost more than the rest of the dispatch: registry.lookup of a function with no rule
+    tests every pending lazy table's module.)"""
+    code = fn.__code__
+    info = _SIGNATURES.get(code)
+    if info is None:  # (a first call: the signature as _bind_fast reads it, so that it takes this path too)
+        params = list(_code_signature(fn).parameters.values())
+        info = _SIGNATURES[code] = ([p.name for p in params],
+                                    all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params))
+    if not info[1] or len(info[0]) != len(args):
         return None
     kinds = []
     for a in args:
@@ -414,12 +443,30 @@ def fast_forward_rule(fn: types.FunctionType, args: tuple) -> Optional[DerivedFo
         if t is float or t is int or t is bool:
             kinds.append("num")
         elif t is np.ndarray and a.dtype.kind == "f":
-            kinds.append("arr")
+            kinds.append(_array_kind(a))
         else:
             return None
+    if zero is not None and any(zero):
+        kinds = [k + ":inactive" if z else k for k, z in zip(kinds, zero)]
+    kinds = tuple(kinds)
+    key = (code, id(fn.__globals__), kinds)
+    rule = _FAST_CALLS.get(key) if not _WRITTEN_AHEAD else None  # (written modules: derived_forward decides)
+    if rule is not None and not rule.stale(fn):
+        LATEST[code] = rule  # (what `mc.source` shows: the rule the last call ran)
+        return rule
     if registry.lookup(fn) is not None or objects.dispatches(fn):
+        _FAST_CALLS.pop(key, None)
         return None
-    return derived_forward(fn, tuple(kinds))
+    rule = derived_forward(fn, kinds)
+    if type(rule) is DerivedForward and not _WRITTEN_AHEAD:
+        if len(_FAST_CALLS) > 4096:
+            _FAST_CALLS.clear()
+        _FAST_CALLS[key] = rule
+    return rule
+
+
+_FAST_CALLS: dict[tuple, DerivedForward] = {}  # (code, id(globals), kinds) -> rule, for fast_forward_rule's calls
+_ARRAY_KINDS: dict[tuple, str] = {}  # shape -> kind of a float array of that shape ("arr:f:n1")
 
 
 _UNBOUND = object()
@@ -482,3 +529,4 @@ _JACOBIAN_RULE = _JacobianRule()
 
 def clear() -> None:
     _DERIVED.clear()
+    _FAST_CALLS.clear()

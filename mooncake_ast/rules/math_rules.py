@@ -19,38 +19,53 @@ def unary(fn, dfdx):
     defvjp(fn, lambda t, g, y, x: (t.mul(g, dfdx(t, y, x)),))
 
 
+def quotient(fn, denominator, negate=False):
+    """Register y = fn(x) with f'(x) = (-)1 / denominator: `dx / d` and `g / d`, one division rather than a
+    product with a reciprocal."""
+    def tangent(t, y, x):
+        d = t.div(t.d(x), denominator(t, y, x))
+        return t.neg(d) if negate and d is not None else d
+
+    def adjoint(t, g, y, x):
+        d = t.div(g, denominator(t, y, x))
+        return (t.neg(d) if negate and d is not None else d,)
+
+    defjvp(fn, tangent)
+    defvjp(fn, adjoint)
+
+
 # ------------------------------------------------------------------ exponentials and logarithms
 unary(math.exp, lambda t, y, x: y)
 unary(math.expm1, lambda t, y, x: t.call(math.exp, x))
 # math.log(x) and math.log(x, base) = ln(x) / ln(base)
-defjvp(math.log, lambda t, y, x, *base: t.mul(t.d(x), t.div(1.0, x)) if not base else t.sub(
+defjvp(math.log, lambda t, y, x, *base: t.div(t.d(x), x) if not base else t.sub(
     t.mul(t.d(x), t.div(1.0, t.mul(x, t.call(math.log, base[0])))),
     t.mul(t.d(base[0]), t.div(y, t.mul(base[0], t.call(math.log, base[0]))))))
-defvjp(math.log, lambda t, g, y, x, *base: (t.mul(g, t.div(1.0, x)),) if not base else (
+defvjp(math.log, lambda t, g, y, x, *base: (t.div(g, x),) if not base else (
     t.mul(g, t.div(1.0, t.mul(x, t.call(math.log, base[0])))),
     t.neg(t.mul(g, t.div(y, t.mul(base[0], t.call(math.log, base[0])))))))
-unary(math.log1p, lambda t, y, x: t.div(1.0, t.call(add1, x)))
-unary(math.log2, lambda t, y, x: t.div(1.0, t.mul(x, math.log(2.0))))
-unary(math.log10, lambda t, y, x: t.div(1.0, t.mul(x, math.log(10.0))))
+quotient(math.log1p, lambda t, y, x: t.call(add1, x))
+quotient(math.log2, lambda t, y, x: t.mul(x, math.log(2.0)))
+quotient(math.log10, lambda t, y, x: t.mul(x, math.log(10.0)))
 unary(math.sqrt, lambda t, y, x: t.div(0.5, y))
-unary(math.cbrt, lambda t, y, x: t.div(1.0, t.mul(3.0, t.mul(y, y)))) if hasattr(math, "cbrt") else None
+quotient(math.cbrt, lambda t, y, x: t.mul(3.0, t.mul(y, y))) if hasattr(math, "cbrt") else None
 unary(math.exp2, lambda t, y, x: t.mul(y, math.log(2.0))) if hasattr(math, "exp2") else None
 
 # ------------------------------------------------------------------ trigonometric
 unary(math.sin, lambda t, y, x: t.call(math.cos, x))
 unary(math.cos, lambda t, y, x: t.neg(t.call(math.sin, x)))
 unary(math.tan, lambda t, y, x: t.add(1.0, t.mul(y, y)))
-unary(math.asin, lambda t, y, x: t.div(1.0, t.call(math.sqrt, t.sub(1.0, t.mul(x, x)))))
-unary(math.acos, lambda t, y, x: t.neg(t.div(1.0, t.call(math.sqrt, t.sub(1.0, t.mul(x, x))))))
-unary(math.atan, lambda t, y, x: t.div(1.0, t.add(1.0, t.mul(x, x))))
+quotient(math.asin, lambda t, y, x: t.call(math.sqrt, t.sub(1.0, t.mul(x, x))))
+quotient(math.acos, lambda t, y, x: t.call(math.sqrt, t.sub(1.0, t.mul(x, x))), negate=True)
+quotient(math.atan, lambda t, y, x: t.add(1.0, t.mul(x, x)))
 
 # ------------------------------------------------------------------ hyperbolic
 unary(math.sinh, lambda t, y, x: t.call(math.cosh, x))
 unary(math.cosh, lambda t, y, x: t.call(math.sinh, x))
 unary(math.tanh, lambda t, y, x: t.sub(1.0, t.mul(y, y)))
-unary(math.asinh, lambda t, y, x: t.div(1.0, t.call(math.sqrt, t.add(t.mul(x, x), 1.0))))
-unary(math.acosh, lambda t, y, x: t.div(1.0, t.call(math.sqrt, t.sub(t.mul(x, x), 1.0))))
-unary(math.atanh, lambda t, y, x: t.div(1.0, t.sub(1.0, t.mul(x, x))))
+quotient(math.asinh, lambda t, y, x: t.call(math.sqrt, t.add(t.mul(x, x), 1.0)))
+quotient(math.acosh, lambda t, y, x: t.call(math.sqrt, t.sub(t.mul(x, x), 1.0)))
+quotient(math.atanh, lambda t, y, x: t.sub(1.0, t.mul(x, x)))
 
 # ------------------------------------------------------------------ special functions
 unary(math.erf, lambda t, y, x: t.mul(2.0 / math.sqrt(math.pi), t.call(math.exp, t.neg(t.mul(x, x)))))

@@ -24,6 +24,21 @@ def unary(fn, dfdx):
     defvjp(fn, lambda t, g, y, x, *a, **k: (t.mul(g, cj(t, dfdx(t, y, x), x)),))  # (complex x: conj(f'(x)) g)
 
 
+def quotient(fn, denominator, negate=False):
+    """Register y = fn(x) elementwise with f'(x) = (-)1 / denominator: the derivative as one division, `dx / d` and
+    `g / conj(d)`, rather than a product with a reciprocal (one array pass fewer, and one rounding)."""
+    def tangent(t, y, x, *a, **k):
+        d = t.div(t.d(x), denominator(t, y, x))
+        return t.neg(d) if negate and d is not None else d
+
+    def adjoint(t, g, y, x, *a, **k):
+        d = t.div(g, cj(t, denominator(t, y, x), x))
+        return (t.neg(d) if negate and d is not None else d,)
+
+    defjvp(fn, tangent)
+    defvjp(fn, adjoint)
+
+
 def _real(t, x):
     """Is operand x certainly real (by its type, in a reverse template being made; a number at run time)?"""
     real = getattr(t, "certainly_real", None)
@@ -63,25 +78,25 @@ def _sign_projection(x, v):
 unary(np.sin, lambda t, y, x: t.call(np.cos, x))
 unary(np.cos, lambda t, y, x: t.neg(t.call(np.sin, x)))
 unary(np.tan, lambda t, y, x: t.add(1.0, t.mul(y, y)))
-unary(np.arcsin, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.sub(1.0, t.mul(x, x)))))
-unary(np.arccos, lambda t, y, x: t.neg(t.div(1.0, t.call(np.sqrt, t.sub(1.0, t.mul(x, x))))))
-unary(np.arctan, lambda t, y, x: t.div(1.0, t.add(1.0, t.mul(x, x))))
+quotient(np.arcsin, lambda t, y, x: t.call(np.sqrt, t.sub(1.0, t.mul(x, x))))
+quotient(np.arccos, lambda t, y, x: t.call(np.sqrt, t.sub(1.0, t.mul(x, x))), negate=True)
+quotient(np.arctan, lambda t, y, x: t.add(1.0, t.mul(x, x)))
 unary(np.sinh, lambda t, y, x: t.call(np.cosh, x))
 unary(np.cosh, lambda t, y, x: t.call(np.sinh, x))
 unary(np.tanh, lambda t, y, x: t.sub(1.0, t.mul(y, y)))
-unary(np.arcsinh, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.add(t.mul(x, x), 1.0))))
+quotient(np.arcsinh, lambda t, y, x: t.call(np.sqrt, t.add(t.mul(x, x), 1.0)))
 unary(np.arccosh, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.sub(t.mul(x, x), 1.0))) if _real(t, x)
       else t.div(1.0, t.mul(t.call(np.sqrt, t.sub(x, 1.0)), t.call(np.sqrt, t.add(x, 1.0)))))  # (right off the reals too)
-unary(np.arctanh, lambda t, y, x: t.div(1.0, t.sub(1.0, t.mul(x, x))))
+quotient(np.arctanh, lambda t, y, x: t.sub(1.0, t.mul(x, x)))
 unary(np.exp, lambda t, y, x: y)
 unary(np.exp2, lambda t, y, x: t.mul(y, np.log(2.0)))
 unary(np.expm1, lambda t, y, x: t.call(np.exp, x))
-unary(np.log, lambda t, y, x: t.div(1.0, x))
-unary(np.log2, lambda t, y, x: t.div(1.0, t.mul(x, np.log(2.0))))
-unary(np.log10, lambda t, y, x: t.div(1.0, t.mul(x, np.log(10.0))))
-unary(np.log1p, lambda t, y, x: t.div(1.0, t.add(1.0, x)))
+quotient(np.log, lambda t, y, x: x)
+quotient(np.log2, lambda t, y, x: t.mul(x, np.log(2.0)))
+quotient(np.log10, lambda t, y, x: t.mul(x, np.log(10.0)))
+quotient(np.log1p, lambda t, y, x: t.add(1.0, x))
 unary(np.sqrt, lambda t, y, x: t.div(0.5, y))
-unary(np.cbrt, lambda t, y, x: t.div(1.0, t.mul(3.0, t.mul(y, y))))
+quotient(np.cbrt, lambda t, y, x: t.mul(3.0, t.mul(y, y)))
 unary(np.square, lambda t, y, x: t.mul(2.0, x))
 unary(np.reciprocal, lambda t, y, x: t.neg(t.mul(y, y)))
 defjvp(np.abs, lambda t, y, x, *a, **k: t.call(h.abs_tangent, x, t.d(x)) if t.d(x) is not None else None)
@@ -184,10 +199,6 @@ def clip_vjp(g, x, lo, hi):
 defjvp(np.add.at, lambda t, y, a, idx, b=None: t.call(np.add.at, t.d(a), idx, t.d(b)) if t.d(a) is not None and t.d(b) is not None else None, mutates=(0,))
 defjvp(np.subtract.at, lambda t, y, a, idx, b=None: t.call(np.subtract.at, t.d(a), idx, t.d(b)) if t.d(a) is not None and t.d(b) is not None else None, mutates=(0,))
 
-
-# log: the adjoint as one division (g / x) rather than g * (1 / x)
-defvjp(np.log, lambda t, g, y, x, *a, **k: (t.div(g, cj(t, x, x)),))
-defvjp(np.log1p, lambda t, g, y, x, *a, **k: (t.div(g, cj(t, t.add(1.0, x), x)),))
 
 # ================================================================== reverse rules
 defvjp(np.negative, lambda t, g, y, x: (t.neg(g),))
