@@ -1,0 +1,45 @@
+"""Nested derivatives that were silently wrong (issue 10), each against finite differences of the derivative
+one order below (itself checked against finite differences of plain calls by the first-order suites)."""
+import numpy as np
+
+import mooncake_ast as mc
+
+A0 = np.array([0.5, 1.2, -0.4])
+C3 = np.array([0.2, -0.4, 0.6])
+
+
+def _fd_jacobian(f, x, h=1e-6):
+    cols = []
+    for k in range(x.size):
+        e = np.zeros_like(x)
+        e[k] = h
+        cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * h))
+    return np.stack(cols, axis=-1)
+
+
+# ---------------------------------------------------------------- module state a helper writes
+
+BUF = np.zeros(3)
+
+
+def _bump(buf, x):
+    if x > 100.0:  # (an early return keeps the helper a call of its own rather than code in line)
+        return
+    buf[1] = buf[0] * x + x * x
+
+
+def through_module_buffer(a):
+    BUF.fill(0.25)
+    _bump(BUF, a @ C3)
+    return float(np.sum(BUF * BUF)) * a[1]
+
+
+def test_hessian_through_module_state_a_helper_writes():
+    """Reverse mode over forward code `f__jvp` that hands the module-level BUF and its tangent storage
+    (`module_tangent(BUF)`) to the helper's forward code: both were read afterwards as constants (the dispatched
+    call `fcall(helper, ...)` has a rule, so activity analysis never saw the helper write them), and the Hessian
+    came out wrong and asymmetric (random nested family "aliases", seed 61000000012)."""
+    f = through_module_buffer
+    ref = _fd_jacobian(mc.grad(f), A0)
+    np.testing.assert_allclose(mc.hessian(f)(A0.copy()), ref, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(mc.jacrev(mc.jacrev(f))(A0.copy()), ref, rtol=1e-6, atol=1e-7)
