@@ -45,6 +45,29 @@ def test_hessian_through_module_state_a_helper_writes():
     np.testing.assert_allclose(mc.jacrev(mc.jacrev(f))(A0.copy()), ref, rtol=1e-6, atol=1e-7)
 
 
+LST = [0.0, 0.0]
+
+
+def _put(lst, v):
+    if v > 100.0:
+        return
+    lst[0] = v * v
+
+
+def through_module_list(a):
+    LST[0] = 0.0
+    _put(LST, a @ C3)
+    return LST[0] * a[1]
+
+
+def test_hessian_through_a_module_list_a_helper_writes():
+    """The same with a module-level list: its Hessian was all zeros, and once the list's reads had adjoints, the list
+    was packed for the helper as a copy (`(LST[:], v)`), so the helper's write missed it (half the Hessian)."""
+    f = through_module_list
+    ref = _fd_jacobian(mc.grad(f), A0)
+    np.testing.assert_allclose(mc.hessian(f)(A0.copy()), ref, rtol=1e-6, atol=1e-7)
+
+
 # ---------------------------------------------------------------- third order over a view of a copy
 
 

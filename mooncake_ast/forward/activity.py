@@ -607,7 +607,10 @@ def read_shared_through_items(ir: Function, act: "Activity", user_globals: dict)
                     key = Const(Ellipsis)
                 elif isinstance(obj, list):
                     _, rule = act.static_rule(st)
-                    if rule is None or rule.mutates:  # (`BUF[:]` is a copy: a callee that may write gets BUF itself)
+                    if rule is None or rule.mutates or fn in (ops.tuple_of, ops.list_of):
+                        # (`BUF[:]` is a copy: a callee that may write gets BUF itself, also packed for it, as forward
+                        # code packs a call's arguments, `fcall(helper, df, (BUF, x), ...)`; the pack's adjoint reaches
+                        # BUF's storage by identity)
                         continue
                     key = Const(slice(None))
                 else:
