@@ -108,3 +108,35 @@ def test_jacobian_of_a_hessian_through_a_view_read():
                     for e in np.eye(3)], axis=-1)
     np.testing.assert_allclose(mc.jacfwd(H)(x.copy()), ref, rtol=1e-7, atol=1e-8)
     np.testing.assert_allclose(mc.jacrev(H)(x.copy()), ref, rtol=1e-7, atol=1e-8)
+
+
+# ---------------------------------------------------------------- one array outside and inside the differentiated argument
+
+
+def _cube(z):
+    return z * z * z
+
+
+def _g(f, x, xs):
+    return np.sum(f(x) * xs[0] ** 2)
+
+
+def _grad_of_aliased(x):
+    return mc.grad(_g, argnums=2)(_cube, x, (x,))[0]
+
+
+def test_derivatives_of_a_gradient_whose_arguments_share_an_array():
+    """`mc.grad(g, argnums=2)(f, x, (x,))`: forward mode over it agrees with finite differences of the gradient (one
+    object, one tangent: x moves in both places); reverse mode over it is refused by name (it was a TangentError
+    about a jvp the user never called)."""
+    x, v = np.array([0.3, -0.5, 0.9]), np.array([1.0, 0.5, -2.0])
+    h = _grad_of_aliased
+    ref = (h(x + 1e-6 * v) - h(x - 1e-6 * v)) / 2e-6
+    np.testing.assert_allclose(mc.jvp(h, (x.copy(),), (v,))[1], ref, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(mc.jacfwd(h)(x.copy()) @ v, ref, rtol=1e-6, atol=1e-8)
+    try:
+        mc.jacrev(h)(x.copy())
+    except mc.NestingError as e:
+        assert "same object" in str(e)
+    else:
+        raise AssertionError("reverse mode over a gradient of aliased arguments was not refused")

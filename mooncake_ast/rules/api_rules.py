@@ -875,8 +875,18 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
         dirs_d = _dense(tuple(dirs), tuple(args))
         # adjoint of the gradient part: grad_a <grad f(a), w> = grad_a Df(a)[w], a separate differentiation
         # (its own adjoint storage: Grad.__call__ opens a fresh context)
-        with constant_callable(g.f):  # made outside differentiated code, or refused above if it captures values
-            bars = list(_expand(higher._GRAD_DIRECTIONAL(g.f, tuple(args), dirs_d), n))
+        try:
+            with constant_callable(g.f):  # made outside differentiated code, or refused above if it captures values
+                bars = list(_expand(higher._GRAD_DIRECTIONAL(g.f, tuple(args), dirs_d), n))
+        except TangentError as e:
+            if "same object" not in str(e):
+                raise
+            # (an argument outside argnums that is the same object as, or inside, a differentiated one: the direction
+            # given to that object in one place and not the other has no meaning; one object has one tangent)
+            raise NestingError(f"nested derivative of {g!r}: reverse mode over this gradient, whose argument outside "
+                               f"argnums is the same object as a differentiated one (`grad(g, argnums=2)(f, x, (x,))`), "
+                               f"is not supported; pass a copy to one of the two places, or differentiate with "
+                               f"respect to both") from e
         if with_value and w_val is not NoTangent and w_val is not None:
             grads = higher._GRAD_APPLY(g.f, tuple(args))
             bars = [accumulate(a, _scaled(w_val, b)) for a, b in zip(bars, grads)]
