@@ -24,6 +24,7 @@ from ..errors import MooncakeError
 from ..ir.nodes import Call, Const, Function, Global, Phi, Value
 from ..rules.registry import Rule
 from ..tangents import is_mutable
+from .nested_activity import dispatched_callee, is_module_tangent, reads_identity
 
 _HEAPTYPE = 1 << 9  # a class made by a `class` statement
 
@@ -211,10 +212,7 @@ class Activity:
                     if isinstance(v, Global) and type(self.user_globals.get(v.name, _NO_VALUE)) in (np.ndarray, list, dict):
                         self.union(first.setdefault(v.name, v), v)
                         self.global_reads[v.name] = self.global_reads.get(v.name, 0) + 1
-                if _is_module_tangent(s) and s.args and isinstance(s.args[0], Global):
-                    # Generated forward code reads the tangent storage of module-level state G by a call
-                    # `module_tangent(G)` for each use: one object, one alias class (reverse mode over that code:
-                    # a callee handed one of them writes it, a later read of another must have an adjoint).
+                if is_module_tangent(s) and s.args and isinstance(s.args[0], Global):  # (one object: nested_activity)
                     self.union(first.setdefault(("module_tangent", s.args[0].name), s), s)
 
     def _item_of_constant_list(self, v: Value) -> bool:
@@ -265,7 +263,7 @@ class Activity:
         if (s.fn in self.module_level and any(v in self.active for v in (*s.args, *s.kwargs.values()))
                 and self._mutating_method_of_global(s.fn)):  # (`BUF.clear()`: nothing from the inputs goes in)
             self._refuse_global_write(s, self.module_level[s.fn])
-        inner = self._dispatched_callee(s, fn, rule)
+        inner = dispatched_callee(s, fn, rule, self.user_globals)  # (forward code's fcall(f, ...): f, differentiated again)
         if operands_active and (rule is None or inner is not _NO_VALUE) and \
                 _may_reach_module_state(s.callee() if inner is _NO_VALUE else inner):
             self.opaque_writer = True
@@ -302,20 +300,6 @@ class Activity:
                     self.mutated_classes.add(root)
                     changed = True
         return changed
-
-    def _dispatched_callee(self, s: Call, fn: Any, rule: Optional[Rule]) -> Any:
-        """The callable generated forward code hands to `fcall(f, df, args, dargs)` (None: known only when it runs),
-        or _NO_VALUE where s is another call.  Differentiated again (reverse mode over forward code), that call runs
-        f's own code, which may write what it is handed (`helper(BUF, x)`) as a call without a rule would: a
-        module-level array it is handed and that is read again is shared state (_shared_state), so its reads get
-        adjoints (read_shared_through_items) instead of being constants whose derivative is silently zero."""
-        if rule is None or not s.args or self.user_globals is None or not _is_fcall(fn):
-            return _NO_VALUE
-        f = s.args[0]
-        if isinstance(f, Const):
-            return f.value
-        obj = _evaluate_path(f, self.user_globals)
-        return None if obj is _NO_VALUE else obj
 
     def _module_level(self) -> dict:
         """Values that are module-level objects or parts of them (`buf`, `buf[1:]`, `cfg.w`), with the global."""
@@ -424,30 +408,6 @@ class Activity:
                 if not isinstance(src, Const) and src not in self.targets:
                     self.targets.add(src)
                     work.append(src)
-
-
-def _is_fcall(fn: Any) -> bool:
-    from .runtime import fcall
-
-    return fn is fcall
-
-
-def _is_module_tangent(s: Call) -> bool:
-    """Is s generated forward code's `_mc.module_tangent(G[, level])` (forward/state.py)?"""
-    from .state import _module_tangent_level
-
-    return _module_tangent_level(s, lambda st: st.callee()) is not None
-
-
-def _reads_identity(s: Call, act: "Activity") -> bool:
-    """Does s, a call of generated forward code, look its object up by identity: `module_tangent(G)` (G's tangent
-    storage) or `getattr_tangent(G, dG, "fill", G.fill)` (a method tangent of G's storage, for G's own bound
-    method)?  A view `G[...]` handed to it instead would find other storage, or no method of its own."""
-    if _is_module_tangent(s):
-        return True
-    from ..rules.builtin_attributes import getattr_tangent
-
-    return act.static_rule(s)[0] is getattr_tangent
 
 
 def _flowing_operands(s: Call) -> tuple:
@@ -600,7 +560,7 @@ def read_shared_through_items(ir: Function, act: "Activity", user_globals: dict)
             fn = st.callee()
             for i, a in enumerate(st.args):
                 if not (isinstance(a, Global) and a in act.shared_globals) or (i == 0 and fn in _PART_READS) or \
-                        _reads_identity(st, act):  # (forward code's storage found by the object's identity)
+                        reads_identity(st, act.static_rule):  # (forward code's storage found by the object's identity)
                     continue
                 obj = user_globals.get(a.name)
                 if isinstance(obj, np.ndarray):
@@ -608,9 +568,8 @@ def read_shared_through_items(ir: Function, act: "Activity", user_globals: dict)
                 elif isinstance(obj, list):
                     _, rule = act.static_rule(st)
                     if rule is None or rule.mutates or fn in (ops.tuple_of, ops.list_of):
-                        # (`BUF[:]` is a copy: a callee that may write gets BUF itself, also packed for it, as forward
-                        # code packs a call's arguments, `fcall(helper, df, (BUF, x), ...)`; the pack's adjoint reaches
-                        # BUF's storage by identity)
+                        # (`BUF[:]` is a copy: a callee that may write gets BUF itself, also packed for it as forward
+                        # code packs a call's arguments; the pack's adjoint reaches BUF's storage by identity)
                         continue
                     key = Const(slice(None))
                 else:
