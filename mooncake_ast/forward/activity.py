@@ -24,6 +24,7 @@ from ..errors import MooncakeError
 from ..ir.nodes import Call, Const, Function, Global, Phi, Value
 from ..rules.registry import Rule
 from ..tangents import is_mutable
+from .nested_activity import dispatched_callee, is_module_tangent, reads_identity
 
 _HEAPTYPE = 1 << 9  # a class made by a `class` statement
 
@@ -204,13 +205,15 @@ class Activity:
         callee may change, _shared_state), instead of a constant whose derivative is silently zero."""
         if self.user_globals is None:
             return
-        first: dict[str, Global] = {}
+        first: dict = {}
         for b in self.fn.blocks:
             for s in b.stmts:
                 for v in s.operands():
                     if isinstance(v, Global) and type(self.user_globals.get(v.name, _NO_VALUE)) in (np.ndarray, list, dict):
                         self.union(first.setdefault(v.name, v), v)
                         self.global_reads[v.name] = self.global_reads.get(v.name, 0) + 1
+                if is_module_tangent(s) and s.args and isinstance(s.args[0], Global):  # (one object: nested_activity)
+                    self.union(first.setdefault(("module_tangent", s.args[0].name), s), s)
 
     def _item_of_constant_list(self, v: Value) -> bool:
         """Is v a module-level list or tuple that holds only numbers and arrays of numbers now (reading an item
@@ -260,7 +263,9 @@ class Activity:
         if (s.fn in self.module_level and any(v in self.active for v in (*s.args, *s.kwargs.values()))
                 and self._mutating_method_of_global(s.fn)):  # (`BUF.clear()`: nothing from the inputs goes in)
             self._refuse_global_write(s, self.module_level[s.fn])
-        if operands_active and rule is None and _may_reach_module_state(s.callee()):
+        inner = dispatched_callee(s, fn, rule, self.user_globals)  # (forward code's fcall(f, ...): f, differentiated again)
+        if operands_active and (rule is None or inner is not _NO_VALUE) and \
+                _may_reach_module_state(s.callee() if inner is _NO_VALUE else inner):
             self.opaque_writer = True
         if operands_active:
             if rule is not None and (rule.jvp is not None or rule.zero or rule.user_frule is not None):
@@ -283,7 +288,7 @@ class Activity:
             for t in written:
                 if t in self.module_level and stored_active:  # (constants written over module state: no derivative)
                     self._refuse_global_write(s, self.module_level[t])
-            user_callee = rule is None and _may_be_user_code(fn)
+            user_callee = (rule is None and _may_be_user_code(fn)) or (inner is not _NO_VALUE and _may_be_user_code(inner))
             for t in targets:
                 if isinstance(t, Const):
                     continue
@@ -554,14 +559,17 @@ def read_shared_through_items(ir: Function, act: "Activity", user_globals: dict)
         for st in b.stmts:
             fn = st.callee()
             for i, a in enumerate(st.args):
-                if not (isinstance(a, Global) and a in act.shared_globals) or (i == 0 and fn in _PART_READS):
+                if not (isinstance(a, Global) and a in act.shared_globals) or (i == 0 and fn in _PART_READS) or \
+                        reads_identity(st, act.static_rule):  # (forward code's storage found by the object's identity)
                     continue
                 obj = user_globals.get(a.name)
                 if isinstance(obj, np.ndarray):
                     key = Const(Ellipsis)
                 elif isinstance(obj, list):
                     _, rule = act.static_rule(st)
-                    if rule is None or rule.mutates:  # (`BUF[:]` is a copy: a callee that may write gets BUF itself)
+                    if rule is None or rule.mutates or fn in (ops.tuple_of, ops.list_of):
+                        # (`BUF[:]` is a copy: a callee that may write gets BUF itself, also packed for it as forward
+                        # code packs a call's arguments; the pack's adjoint reaches BUF's storage by identity)
                         continue
                     key = Const(slice(None))
                 else:

@@ -50,6 +50,8 @@ from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _c
                            refuse_tangent_keywords as _refuse_tangent_keywords,
                            value_and_grad_jvp as _value_and_grad_jvp)
 from . import nested_out as _nested_out
+from . import nested_closures_third as _nested_closures_third
+from .nested_closures_third import plan as _third_closure_plan
 from .nested_helpers import is_array_method as _is_array_method
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
                            _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state)
@@ -125,6 +127,9 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         return _jvp_plan(args, dargs)
     if f is _fcall_rt:
         return _fcall_plan(args, dargs)
+    third = _third_closure_plan(f, args, dargs)
+    if third is not None:  # (a closure made by forward code of forward code: nested_closures_third.py)
+        return third
     plain = _PLAIN.get(f) if _hashable(f) else None
     if f is np.copy and n == 1:  # (`_mc.linear(np.copy, da)`, differentiated at a third order)
         plain = _copy_fwd
@@ -870,8 +875,18 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
         dirs_d = _dense(tuple(dirs), tuple(args))
         # adjoint of the gradient part: grad_a <grad f(a), w> = grad_a Df(a)[w], a separate differentiation
         # (its own adjoint storage: Grad.__call__ opens a fresh context)
-        with constant_callable(g.f):  # made outside differentiated code, or refused above if it captures values
-            bars = list(_expand(higher._GRAD_DIRECTIONAL(g.f, tuple(args), dirs_d), n))
+        try:
+            with constant_callable(g.f):  # made outside differentiated code, or refused above if it captures values
+                bars = list(_expand(higher._GRAD_DIRECTIONAL(g.f, tuple(args), dirs_d), n))
+        except TangentError as e:
+            if "same object" not in str(e):
+                raise
+            # (an argument outside argnums that is the same object as, or inside, a differentiated one: the direction
+            # given to that object in one place and not the other has no meaning; one object has one tangent)
+            raise NestingError(f"nested derivative of {g!r}: reverse mode over this gradient, whose argument outside "
+                               f"argnums is the same object as a differentiated one (`grad(g, argnums=2)(f, x, (x,))`), "
+                               f"is not supported; pass a copy to one of the two places, or differentiate with "
+                               f"respect to both") from e
         if with_value and w_val is not NoTangent and w_val is not None:
             grads = higher._GRAD_APPLY(g.f, tuple(args))
             bars = [accumulate(a, _scaled(w_val, b)) for a, b in zip(bars, grads)]
@@ -890,6 +905,10 @@ def _defs() -> None:
     user = user_rule
     user(jvp, _jvp_frule, _jvp_rrule)
     user(fcall, _fcall_frule, _fcall_rrule)
+    # A cell and its tangent cell made by forward code of forward code (nested_closures_third.new_cell_fwd),
+    # differentiated once more: each has a tangent cell of its own (a fourth order refuses: this rule has none)
+    new_cells = _nested_closures_third.new_cell_fwd
+    user(new_cells, lambda p, t, **kw: (new_cells(), new_cells()), lambda: (new_cells(), lambda g: ()))
     # A dispatched call may write into what it is given (`acc.add(v)` changes acc and its tangent, reached
     # through the bound method and its MethodTangent): activity analysis of forward code must see those writes.
     lookup(fcall).mutates = (1, 2, 3)  # (not the callable: a global class or function is not written)

@@ -302,6 +302,13 @@ def _helper_defs() -> None:
     defjvp(nh.view_read, lambda t, y, tc, index: t.call(fwd.item_storage, tc, t.d(tc), index, y)
            if t.d(tc) is not None else None)
     _entry(nh.view_read).vjp = _entry(operator.getitem).vjp
+    # Reverse mode over code calling view_read (forward code of forward code: `_view_read_fwd`, differentiated at a
+    # third order) reverses it as it reverses `tc[index]`: the read's adjoint, in a view's storage already part of
+    # tc's, is not added to tc's storage a second time (getitem's template did: grad(grad(grad(f))) of a slice of a
+    # copy of an array written in place came out with that slice's adjoint counted twice).
+    from ..reverse.special import SPECIAL
+
+    SPECIAL[nh.view_read] = SPECIAL[operator.getitem]
     _PLAIN[nh.view_read] = _view_read_fwd
     _PLAIN[fit] = _fit_fwd
     _PLAIN[_ops.sequence] = _sequence_fwd

@@ -23,7 +23,7 @@ import numpy as np
 from ..forward.runtime import fcall
 from . import numpy_creation
 from .registry import update
-from ..tangents import MethodTangent, MutableTangent, NoTangent
+from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent
 
 
 # ---------------------------------------------------------------- twins of `_mc.update(dx, new)`
@@ -119,6 +119,17 @@ def attr_property(o, to, name, value):
     return fcall(getattr(type(o), name).fget, NoTangent, (o,), (to,))[1]
 
 
+def attr_closure(o, to, name, value):
+    return tuple(NoTangent if c is None else c for c in to.cells)
+
+
+def attr_cell(o, to, name, value):
+    try:
+        return to.cell_contents
+    except ValueError:  # (an empty tangent cell: nothing differentiable stored yet)
+        return NoTangent
+
+
 def attr_constant(o, to, name, value):
     return NoTangent
 
@@ -131,6 +142,11 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
     """The twin of `builtin_rules.getattr_tangent` for a differentiated object or array, or None."""
     import types
 
+    if isinstance(obj, types.FunctionType) and isinstance(dobj, FunctionTangent) and name == "__closure__" and \
+            type(dobj.cells) is tuple:
+        return attr_closure  # (forward code of a closure reading what it captures, `fn.__closure__[0]`, again)
+    if type(obj) is types.CellType and type(dobj) is types.CellType and name == "cell_contents":
+        return attr_cell  # (a closure's cell that forward code made, read again: its tangent cell's contents)
     if isinstance(obj, np.ndarray) and isinstance(dobj, np.ndarray):
         if name == "T":
             return attr_transpose

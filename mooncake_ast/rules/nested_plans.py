@@ -254,6 +254,12 @@ def _setitem_plan(args: tuple, dargs: tuple) -> Any:
 def _setattr_plan(args: tuple, dargs: tuple) -> Any:
     obj, name, v = args
     dobj, _, dv = dargs
+    if type(obj) is types.CellType and name == "cell_contents" and type(dobj) is types.CellType:
+        # (a closure's cell that forward code made and fills, `x_cell.cell_contents = x`, differentiated again: a
+        # third order through a closure made inside the function)
+        from .nested_closures_third import set_cell_fwd
+
+        return _plain_plan(set_cell_fwd, (obj, name, v, dobj, NoTangent, _dense_one(dv, v)), 3)
     if not isinstance(name, str) or not _user_object(obj):
         raise _refuse(f"setattr on a {type(obj).__name__}")
     prop = _objects._special(type(obj), name)

@@ -1,0 +1,59 @@
+"""Third derivatives through closures made inside the differentiated function, by forward mode (issue 10): forward
+code of forward code makes the closure's cells and tangent cells, and those calls are planned once more
+(mooncake_ast/rules/nested_closures_third.py).  Each against central differences of the second derivative."""
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+
+
+def captures_a_local(x):
+    k = x * 2.0
+    h = lambda y: y * k  # noqa: E731
+    return h(1.0) * x * x
+
+
+def factory(w):
+    def apply(y):
+        return np.tanh(w * y)
+    return apply
+
+
+def through_a_factory(x):
+    return factory(x)(x) * x
+
+
+def accumulates(x):
+    acc = 0.0
+
+    def bump(v):
+        nonlocal acc
+        acc = acc + v * x
+    for i in range(3):
+        bump(x * (i + 1))
+    return acc * x
+
+
+def captures_an_array(a):
+    w = np.tanh(a)
+    f = lambda v: np.sum(v * w * w)  # noqa: E731
+    return f(a) * a[0]
+
+
+@pytest.mark.parametrize("f, x, t", [(captures_a_local, 0.447, 1.0), (through_a_factory, 0.447, 1.0),
+                                     (accumulates, 0.447, 1.0),
+                                     (captures_an_array, np.array([0.3, -0.5, 0.7]), np.array([1.0, 0.4, -0.6]))])
+def test_third_order_forward_through_a_closure(f, x, t):
+    """jvp(jvp(jvp(f))) was refused (setattr on a cell); a first attempt that planned the cells' calls but gave the
+    cells made at the third order no tangent cells was silently wrong (8 for 12 in captures_a_local)."""
+    second = lambda s: mc.jvp(lambda u: mc.jvp(f, (u,), (t,))[1], (s,), (t,))[1]  # noqa: E731
+    ref = (second(x + 1e-4 * t) - second(x - 1e-4 * t)) / 2e-4
+    got = mc.jvp(second, (x,), (t,))[1]
+    assert abs(got - ref) < 1e-6 * max(1.0, abs(ref))
+
+
+def test_third_order_reverse_through_a_closure_is_refused():
+    """Reverse mode over those orders is still refused, never wrong."""
+    gg = mc.grad(mc.grad(captures_a_local))
+    with pytest.raises(mc.MooncakeError):
+        mc.grad(gg)(0.447)
