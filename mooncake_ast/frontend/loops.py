@@ -124,6 +124,12 @@ class LoopLowering:
             self.b.position_at(join)
 
     def stmt_For(self, s: cst.For) -> None:
+        written = _reversed_and_written(s, self)
+        if written is not None:
+            self.unsupported(s, f"a `for` loop over reversed({written}) whose body writes {written}: the loop reads "
+                             f"the items of {written} as they are when it starts, where Python reads each one when it "
+                             f"gets there; walk the indices instead (`for i in reversed(range(len({written}))): "
+                             f"v = {written}[i]`)")
         self.for_loop(s.target, s.iter, lambda: self.body(s.body), s.orelse.body if s.orelse else None)
 
     def for_loop(self, target: cst.BaseExpression, iterable: cst.BaseExpression, body: Callable[[], None], orelse=None) -> None:
@@ -318,3 +324,48 @@ def _comp_levels(for_in: Optional[cst.CompFor]) -> list[cst.CompFor]:
         out.append(for_in)
         for_in = for_in.inner_for_in
     return out
+
+
+_WRITING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill",
+                              "put", "itemset", "resize", "__setitem__", "__delitem__", "__iadd__"})
+
+
+def _reversed_and_written(s: cst.For, lw: object) -> Optional[str]:
+    """The name X of `for v in reversed(X):` (the builtin) when the loop's body writes X's items or calls a method
+    of X that changes them (syntactically: `X[i] = ...`, `X[i] += ...`, `del X[i]`, `X.append(...)`, ...); else None.
+    The loop takes X's items when it starts (ops.sequence materialises the reverse iterator) while Python's reads
+    them one at a time, so such a write would be read differently: refused rather than silently wrong."""
+    it = s.iter
+    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "reversed"
+            and len(it.args) == 1 and isinstance(it.args[0].value, cst.Name)):
+        return None
+    if it.func.value in lw.pyfn.__globals__ or lw._var_key("reversed") is not None:  # type: ignore[attr-defined]
+        return None  # (the module's or the function's own `reversed`)
+    name = it.args[0].value.value
+    found: list = []
+
+    def names(e: cst.BaseExpression) -> bool:
+        return isinstance(e, cst.Name) and e.value == name
+
+    class Writes(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                if isinstance(t.target, cst.Subscript) and names(t.target.value):
+                    found.append(t)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if isinstance(node.target, cst.Subscript) and names(node.target.value) or names(node.target):
+                found.append(node)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            if isinstance(node.target, cst.Subscript) and names(node.target.value):
+                found.append(node)
+
+        def visit_Call(self, node: cst.Call) -> None:
+            f = node.func
+            if isinstance(f, cst.Attribute) and names(f.value) and f.attr.value in _WRITING_METHODS:
+                found.append(node)
+
+    walk(s.body, Writes())
+    return name if found else None
+
