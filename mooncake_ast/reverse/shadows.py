@@ -719,18 +719,37 @@ def delitem_reverse(g: Any, y: Any, saved: Any, a: Any, i: Any) -> None:
 def save_attr(obj: Any, name: str) -> Any:
     if type(obj) is types.CellType and name == "cell_contents":  # (forward code's own cells, differentiated: a cell)
         return save_cell(obj)
-    if isinstance(obj, np.ndarray) and name in ("shape", "strides", "dtype"):
+    if isinstance(obj, np.ndarray) and name == "shape":
+        return _ShapeWas(obj.shape)  # (`a.shape = (2, 3)`: the pullback reshapes a, and its storage, back)
+    if isinstance(obj, np.ndarray) and name in ("strides", "dtype"):
         from ..errors import UnsupportedDerivativeError
 
         raise UnsupportedDerivativeError(
-            f"reverse mode of `a.{name} = ...` (an array changed in place under its name) is not supported: write "
-            f"`a = a.reshape(...)` (or `.view`/`.astype`) instead, or use forward mode (mc.jvp)")
+            f"reverse mode of `a.{name} = ...` (an array's bytes reinterpreted in place) is not supported: write "
+            f"`a = a.view(...)` (or `.astype`) instead, or use forward mode (mc.jvp)")
     if isinstance(obj, type):
         return vars(obj).get(name, _MISSING)
     return fields_of(obj).get(name, _MISSING)
 
 
+class _ShapeWas:
+    """The shape an array had before `a.shape = ...` (save_attr), put back by setattr_reverse."""
+
+    __slots__ = ("shape",)
+
+    def __init__(self, shape: tuple) -> None:
+        self.shape = shape
+
+
 def setattr_reverse(g: Any, y: Any, old: Any, obj: Any, name: str, v: Any, v_bar: Any) -> Any:
+    if type(old) is _ShapeWas:  # (the array and its adjoint storage take their old shape: both C-ordered alike)
+        remember(obj)
+        obj.shape = old.shape
+        if _has_shadow(obj):
+            sh = shadow(obj)
+            if sh.shape != obj.shape:
+                sh.shape = obj.shape
+        return v_bar
     if type(obj) is types.CellType and name == "cell_contents":
         # `cell.cell_contents = v` in generated forward code, differentiated: as a write of the cell (the adjoint
         # that reads of the cell routed into its slot goes to v; it was dropped)
@@ -973,6 +992,8 @@ _NO_STATE = object()
 
 def put_state(x: Any, s: Any) -> None:
     if isinstance(x, np.ndarray):
+        if x.shape != s.shape and x.size == s.size:
+            x.shape = s.shape  # (`a.shape = ...` in the call, undone by the pullback)
         if x.flags.writeable:
             x[...] = s
     elif isinstance(x, list):

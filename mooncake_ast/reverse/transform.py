@@ -394,8 +394,8 @@ class ReverseTransform:
         tape keeps a few ints, not v's array, when that is all the pullback reads of v (record.finalize
         places the statement; a parameter is on the tape anyway).  A variable some path leaves unassigned is
         recorded where it is read instead (see primal), the attribute taken there."""
-        if not isinstance(v, Stmt) or v not in self.home or v in self.maybe_unbound:
-            return self.b.call(getattr, [self.primal(v), Const(attr)])
+        if not isinstance(v, Stmt) or v not in self.home or v in self.maybe_unbound or v in self._reshaped():
+            return self.b.call(getattr, [self.primal(v), Const(attr)])  # (`a.shape = ...` later: read it here)
         a = self.attrs.get((v, attr))
         if a is None:
             named = v.hint and not v.hint.startswith("%")
@@ -404,6 +404,17 @@ class ReverseTransform:
             self.home[a] = self.home[v]
             self.types[a] = INT if attr in ("size", "ndim") else UNKNOWN
         return self.primal(a)
+
+    def _reshaped(self) -> set:
+        """The values whose shape the function sets in place (`a.shape = (2, 3)`): their shape is not the one
+        they were made with."""
+        found = getattr(self, "_reshaped_values", None)
+        if found is None:
+            found = self._reshaped_values = {
+                st.args[0] for b in self.ir.blocks for st in b.stmts if isinstance(st, Call) and
+                st.callee() is setattr and len(st.args) == 3 and isinstance(st.args[1], Const) and
+                st.args[1].value == "shape"}
+        return found
 
     # ------------------------------------------------------------ the walk
     def run(self) -> None:
