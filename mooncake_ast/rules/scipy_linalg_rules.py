@@ -19,10 +19,12 @@ from .scipy_linalg_models import FUNCTIONS as MODEL_FUNCTIONS
 from .scipy_linalg_more import FUNCTIONS as MORE_FUNCTIONS
 from .scipy_linalg_schur import FUNCTIONS as SCHUR_FUNCTIONS
 from .scipy_linalg_eig import FUNCTIONS as EIG_FUNCTIONS
+from .scipy_linalg_power import FUNCTIONS as POWER_FUNCTIONS
 from .scipy_linalg_more import _linalg, _mT, _zero  # noqa: F401  (the helpers both modules use)
 from ..tangents import NoTangent
 
-FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS + BANDED_FUNCTIONS + MODEL_FUNCTIONS + SCHUR_FUNCTIONS + EIG_FUNCTIONS)  # (the rest: scipy_linalg_more, _banded)
+FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS + BANDED_FUNCTIONS + MODEL_FUNCTIONS + SCHUR_FUNCTIONS + EIG_FUNCTIONS
+                   + POWER_FUNCTIONS)  # (the rest: scipy_linalg_more, _banded)
 REGISTERED: dict = {}
 
 
@@ -102,3 +104,6 @@ def register() -> None:
     from . import scipy_linalg_eig
 
     scipy_linalg_eig.register(REGISTERED)  # (eig, eigvals: np.linalg's rules)
+    from . import scipy_linalg_power
+
+    scipy_linalg_power.register(REGISTERED)  # (fractional_matrix_power)

@@ -12,10 +12,9 @@ Continuous distributions work on z = (x - loc) / scale.  With s(z) = d log f(z) 
 the standard density, 0 outside the support; Laplace's kink at 0 takes slope 0):
     d logpdf / dx = s / scale,  d / dloc = -s / scale,  d / dscale = -(s z + 1) / scale,
 and the shape parameters have closed forms through digamma.  cdf, logcdf, sf and logsf have
-derivatives in x, loc and scale through the density; with respect to a shape parameter (df of t
-and chi2, a and b of beta, a of gamma) they have no closed form, and a differentiated shape
-parameter is refused there (never a zero); the c of weibull_min/weibull_max and the s of lognorm have one
-(scipy_stats_shapes.py).  Poisson's pmf, logpmf, cdf, sf, logcdf and logsf are
+derivatives in x, loc and scale through the density, and in every shape parameter through
+scipy_stats_shapes.py (closed forms for weibull's c and lognorm's s; a quadrature per element for the df
+of t and chi2, the a of gamma and invgamma, the a and b of beta).  Poisson's pmf, logpmf, cdf, sf, logcdf and logsf are
 differentiated in mu (k and loc move between integers: zero).  multivariate_normal.logpdf/pdf are differentiated in x,
 mean and cov (a 2-D cov: its lower triangle, which SciPy reads; a 1-D cov: the diagonal; a number),
 entropy in cov; a singular cov (allow_singular=True) is refused.

@@ -3,8 +3,8 @@ distributions of scipy_stats.py, and frozen distributions (`norm(loc, scale).log
 Registered by scipy_stats.register(), so only once the user's code has imported scipy.stats.
 
 * ppf(q, *shapes, loc, scale) = loc + scale ppf0(q): d/dq = 1 / pdf(y), d/dloc = 1, d/dscale = (y - loc) / scale;
-  isf(q) = ppf(1 - q): d/dq = -1 / pdf(y).  A differentiated shape parameter is refused (no closed form), but
-  for those of scipy_stats_shapes.py (weibull c, lognorm s): -scale dF/dtheta / f at the quantile.
+  isf(q) = ppf(1 - q): d/dq = -1 / pdf(y).  A differentiated shape parameter moves the quantile by
+  -scale dF/dtheta / f at the quantile (scipy_stats_shapes.py).
 * Frozen distributions: calling a distribution (`norm(0.0, 2.0)`, `norm.freeze(...)`,
   `multivariate_normal(mean, cov)`) makes an object whose methods call the distribution's with the stored
   parameters; SciPy builds it through `_parse_args`, generated with `exec` (no source).  The frozen
@@ -169,6 +169,12 @@ def _partial(method, name, i, y, x, ops):
     return base.continuous_partial(name, method, i, y, x, *ops)
 
 
+def _closed(name, j):
+    from .scipy_stats_shapes import closed
+
+    return closed(name, j)
+
+
 def _index(name, k):
     """Operand k of (loc, scale, *shapes) as an index into (x, *shapes, loc, scale)."""
     n = len(base.CONTINUOUS[name])
@@ -189,7 +195,7 @@ def frozen_tangent(method, fz, dfz, y, x, dx):
             else (dkwds.get(w[1], NoTangent) if isinstance(dkwds, dict) else NoTangent)
         if _zero(d):
             continue
-        if method not in ("logpdf", "pdf") and k >= 2:
+        if method not in ("logpdf", "pdf") and k >= 2 and not _closed(name, k - 2):
             base.refuse_shape(d, name, method, k - 2)
         part = d * _partial(method, name, _index(name, k), y, x, ops)
         out = part if out is NoTangent else out + part
@@ -216,7 +222,7 @@ def frozen_adjoints(method, fz, y, x, g):
         value = fz.args[w[1]] if w[0] == "args" else fz.kwds[w[1]]
         if _nondiff(value):
             continue
-        if method not in ("logpdf", "pdf") and k >= 2:
+        if method not in ("logpdf", "pdf") and k >= 2 and not _closed(name, k - 2):
             bar = base.refused_adjoint(g, name, method, k - 2)
         else:
             bar = g * _partial(method, name, _index(name, k), y, x, ops)

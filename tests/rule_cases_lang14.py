@@ -1,0 +1,66 @@
+"""Test inputs of the rules added by the lang helper's third pass on issue 12 (the incomplete gamma and beta
+functions in their parameters and the scipy.stats shape parameters through them, fractional_matrix_power,
+solve_ivp in its times): merged into CASES of tests/test_rules.py by catalog name, so each rule is checked by
+check_derivatives in both modes (forward against finite differences, reverse against forward)."""
+import numpy as np
+
+from rule_case_kit import kit
+
+F, Case = kit("lang14 rule case", globals())
+C = Case
+try:
+    import scipy.integrate as si
+    import scipy.linalg as sl
+    import scipy.special as sp
+    import scipy.stats as st
+except ImportError:  # SciPy is optional
+    si = sl = sp = st = None
+P = np.array([0.3, 0.6, 0.2, 0.8])
+Z = np.array([-1.0, 0.3, 2.0, 0.05])
+A = np.array([[2.0, 0.3], [-0.4, 1.5]])
+
+
+def _rhs(t, y, k):
+    return np.array([y[1], -k * np.sin(y[0]) + 0.1 * t])
+
+
+_TIGHT = "rtol=1e-10, atol=1e-12"
+
+
+def lang14_cases(entries):
+    """The cases by catalog name (`entries`: catalog())."""
+    if sp is None:
+        return {}
+    names = {e.key: e.name for e in entries}
+    cases = {
+        sp.gammainc: [C("lambda a, x: sp.gammainc(a, x)", P + 0.5, P * 3.0), C("lambda a: sp.gammainc(a, 40.0 * P)", P * 20.0)],
+        sp.gammaincc: [C("lambda a, x: sp.gammaincc(a * 3.0, x)", P + 0.05, P * 3.0)],
+        sp.betainc: [C("lambda a, b, x: sp.betainc(a, b, x)", P + 0.5, P[::-1] + 1.0, P),
+                     C("lambda a, b: sp.betainc(a, b, 0.4)", np.array([0.2, 30.0]), np.array([40.0, 0.7]))],
+        sp.betaincc: [C("lambda a, b, x: sp.betaincc(a, b, x)", P + 0.5, P[::-1] + 1.0, P)],
+        sp.stdtr: [C("lambda d, t: sp.stdtr(d, t)", P * 5.0 + 0.5, Z), C("lambda d: sp.stdtr(d, 0.0) + sp.stdtr(d, -3.0)", 2.5)],
+        sp.gammaincinv: [C("lambda a, p: sp.gammaincinv(a, p)", P + 0.5, P)],
+        sp.gammainccinv: [C("lambda a, p: sp.gammainccinv(a, p)", P + 0.5, P)],
+        sp.betaincinv: [C("lambda a, b, p: sp.betaincinv(a, b, p)", P + 0.5, P[::-1] + 1.0, P)],
+        sl.fractional_matrix_power: [C("lambda a: sl.fractional_matrix_power(a, 0.5)", A),
+                                     C("lambda a, t: sl.fractional_matrix_power(a, t)", A, -0.7),
+                                     C("lambda a: sl.fractional_matrix_power(a, 2) + sl.fractional_matrix_power(a, -1)", A)],
+        si.solve_ivp: [C(f"lambda t0, T, y0: si.solve_ivp(_rhs, (t0, T), y0, args=(0.8,), {_TIGHT}).y[:, -1]", 0.2, 1.3, P[:2]),
+                       C(f"lambda T: si.solve_ivp(_rhs, [0.0, T], P[:2], args=(0.8,), {_TIGHT}).t[-1] * 2.0", 1.1),
+                       C(f"lambda T: si.solve_ivp(_rhs, (0.0, T), P[:2], t_eval=np.linspace(0.0, T, 4), args=(0.8,), {_TIGHT}).y", 1.1),
+                       C(f"lambda te: si.solve_ivp(_rhs, (0.0, 2.0), P[:2], 'RK45', te, args=(0.8,), {_TIGHT}).y", np.array([0.3, 0.9, 1.5, 1.8])),
+                       C(f"lambda T: si.solve_ivp(_rhs, (1.0, T), P[:2], args=(0.8,), {_TIGHT}).y[:, -1]", 0.2)],
+    }
+    for m in ("cdf", "sf", "logcdf", "logsf"):
+        cases[(type(st.t), m)] = [C(f"lambda x, df: st.t.{m}(x, df, 0.1, 1.3)", Z, 3.5)]
+        cases[(type(st.chi2), m)] = [C(f"lambda x, df: st.chi2.{m}(x, df)", P * 4.0, 2.5)]
+        cases[(type(st.gamma), m)] = [C(f"lambda x, a: st.gamma.{m}(x, a, scale=1.5)", P * 4.0, P + 1.0)]
+        cases[(type(st.invgamma), m)] = [C(f"lambda x, a: st.invgamma.{m}(x, a)", P * 4.0, 2.2)]
+        cases[(type(st.beta), m)] = [C(f"lambda x, a, b: st.beta.{m}(x, a, b)", P, 2.2, P + 0.5)]
+    for m in ("ppf", "isf"):
+        cases[(type(st.t), m)] = [C(f"lambda q, df: st.t.{m}(q, df)", P, 3.5)]
+        cases[(type(st.chi2), m)] = [C(f"lambda q, df: st.chi2.{m}(q, df)", P, 2.5)]
+        cases[(type(st.gamma), m)] = [C(f"lambda q, a: st.gamma.{m}(q, a)", P, P + 1.0)]
+        cases[(type(st.invgamma), m)] = [C(f"lambda q, a: st.invgamma.{m}(q, a, scale=2.0)", P, 2.2)]
+        cases[(type(st.beta), m)] = [C(f"lambda q, a, b: st.beta.{m}(q, a, b)", P, 2.2, 1.5)]
+    return {names[k]: v for k, v in cases.items() if k in names}
