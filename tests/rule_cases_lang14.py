@@ -18,6 +18,9 @@ except ImportError:  # SciPy is optional
 P = np.array([0.3, 0.6, 0.2, 0.8])
 Z = np.array([-1.0, 0.3, 2.0, 0.05])
 A = np.array([[2.0, 0.3], [-0.4, 1.5]])
+C2 = np.array([[1.0, 0.3], [0.3, 2.0]])
+X2 = np.array([[0.2, 0.5], [-0.3, 1.0], [1.2, -0.4]])
+L3 = np.array([[0.5, 0.0, 0.0], [0.15, 0.7, 0.0], [0.05, 0.07, 0.6]])
 
 
 def _rhs(t, y, k):
@@ -63,4 +66,14 @@ def lang14_cases(entries):
         cases[(type(st.gamma), m)] = [C(f"lambda q, a: st.gamma.{m}(q, a)", P, P + 1.0)]
         cases[(type(st.invgamma), m)] = [C(f"lambda q, a: st.invgamma.{m}(q, a, scale=2.0)", P, 2.2)]
         cases[(type(st.beta), m)] = [C(f"lambda q, a, b: st.beta.{m}(q, a, b)", P, 2.2, 1.5)]
+    mvn, frozen = type(st.multivariate_normal), st._multivariate.multivariate_normal_frozen
+    tight = "abseps=1e-11, releps=1e-11, rng=np.random.default_rng(0)"  # (3-D: SciPy integrates by QMC)
+    cases[(mvn, "cdf")] = [C("lambda x, m, c: st.multivariate_normal.cdf(x, m, c)", X2, P[:2], C2),
+                           C("lambda x, m, c: st.multivariate_normal.cdf(x, m, c)", P[:2], 0.3, 1.5),
+                           C("lambda x, c: st.multivariate_normal.cdf(x, np.zeros(2), c)", X2[1], P[1:3] + 0.5),
+                           C(f"lambda x, l: st.multivariate_normal.cdf(x, np.zeros(3), l @ l.T + np.eye(3), {tight})", P[:3], L3,
+                             rtol=1e-4)]
+    cases[(mvn, "logcdf")] = [C("lambda x, m, c: st.multivariate_normal.logcdf(x, mean=m, cov=c)", X2[0], P[:2], C2)]
+    cases[(frozen, "cdf")] = [C("lambda x, m: st.multivariate_normal(m, C2).cdf(x)", X2, P[:2])]
+    cases[(frozen, "logcdf")] = [C("lambda x, c: st.multivariate_normal(np.zeros(2), c).logcdf(x)", X2[2], C2)]
     return {names[k]: v for k, v in cases.items() if k in names}

@@ -17,7 +17,8 @@ scipy_stats_shapes.py (closed forms for weibull's c and lognorm's s; a quadratur
 of t and chi2, the a of gamma and invgamma, the a and b of beta).  Poisson's pmf, logpmf, cdf, sf, logcdf and logsf are
 differentiated in mu (k and loc move between integers: zero).  multivariate_normal.logpdf/pdf are differentiated in x,
 mean and cov (a 2-D cov: its lower triangle, which SciPy reads; a 1-D cov: the diagonal; a number),
-entropy in cov; a singular cov (allow_singular=True) is refused.
+entropy in cov; a singular cov (allow_singular=True) is refused; cdf and logcdf in x, mean and cov:
+scipy_stats_mvn_cdf.py.
 """
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ DISCRETE_METHODS = ("logpmf", "pmf", "cdf", "sf", "logcdf", "logsf")
 DISCRETE_QUANTILES = ("ppf", "isf")
 MULTIVARIATE = {"multivariate_normal": ("logpdf", "pdf", "entropy")}
 FUNCTIONS = sorted([f"{d}.{m}" for d in CONTINUOUS for m in METHODS] + [f"{d}.{m}" for d in DISCRETE for m in DISCRETE_METHODS + DISCRETE_QUANTILES]
-                   + [f"{d}.{m}" for d, ms in MULTIVARIATE.items() for m in ms])
+                   + [f"{d}.{m}" for d, ms in MULTIVARIATE.items() for m in ms]
+                   + ["multivariate_normal.cdf", "multivariate_normal.logcdf"])  # (scipy_stats_mvn_cdf.py)
 REGISTERED: dict = {}  # rule key -> its name in FUNCTIONS (empty until scipy.stats is imported)
 
 
@@ -502,6 +504,10 @@ def register() -> None:
         REGISTERED[key] = f"poisson.{method}"
     for method in MULTIVARIATE["multivariate_normal"]:
         add("multivariate_normal", method, _mvn_entropy_rule() if method == "entropy" else _mvn_rule(method))
+    from . import scipy_stats_mvn_cdf
+
+    for method in scipy_stats_mvn_cdf.METHODS:
+        add("multivariate_normal", method, scipy_stats_mvn_cdf.rule(method))
     from . import scipy_stats_linregress, scipy_stats_moments, scipy_stats_more, scipy_stats_wrapped  # (issue 12)
 
     scipy_stats_more.register(stats)  # quantiles and frozen distributions

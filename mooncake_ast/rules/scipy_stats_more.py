@@ -33,7 +33,7 @@ REGISTERED: dict = {}  # rule key -> its name in FUNCTIONS (empty until scipy.st
 FUNCTIONS = sorted([f"{d}.{m}" for d in base.CONTINUOUS for m in QUANTILES]
                    + [f"rv_continuous_frozen.{m}" for m in FROZEN_CONTINUOUS]
                    + [f"rv_discrete_frozen.{m}" for m in FROZEN_DISCRETE]
-                   + [f"multivariate_normal_frozen.{m}" for m in base.MULTIVARIATE["multivariate_normal"]]
+                   + [f"multivariate_normal_frozen.{m}" for m in base.MULTIVARIATE["multivariate_normal"] + ("cdf", "logcdf")]
                    + ["rv_generic.__call__", "rv_generic.freeze", "multivariate_normal_gen.__call__"])
 
 
@@ -253,6 +253,10 @@ def frozen_mvn_tangent(method, fz, dfz, y, x, dx):
     dmean, dcov = (NoTangent if _zero(d) else d for d in (dmean, dcov))
     if dx is NoTangent and dmean is NoTangent and dcov is NoTangent:
         return NoTangent
+    if method in ("cdf", "logcdf"):
+        from .scipy_stats_mvn_cdf import mvn_cdf_tangent
+
+        return mvn_cdf_tangent(method, y, x, fz.mean, _covariance_of(fz), dx, dmean, dcov, {})
     return base.mvn_tangent(method, y, x, fz.mean, _covariance_of(fz), dx, dmean, dcov)
 
 
@@ -263,9 +267,15 @@ def frozen_mvn_adjoints(method, fz, y, x, g):
     if g is NoTangent or g is None:
         return NoTangent, NoTangent
     cov = _covariance_of(fz)
-    xbar = NoTangent if _nondiff(x) else base.mvn_adjoint(method, 0, y, x, fz.mean, cov, g)
-    mbar = base.mvn_adjoint(method, 1, y, x, fz.mean, cov, g)
-    cbar = base.mvn_adjoint(method, 2, y, x, fz.mean, cov, g)  # (cov is 2-D: its lower triangle, as SciPy reads it)
+    if method in ("cdf", "logcdf"):
+        from .scipy_stats_mvn_cdf import mvn_cdf_adjoint
+
+        adjoint = lambda i: mvn_cdf_adjoint(method, i, y, x, fz.mean, cov, g, {})  # noqa: E731
+    else:
+        adjoint = lambda i: base.mvn_adjoint(method, i, y, x, fz.mean, cov, g)  # noqa: E731
+    xbar = NoTangent if _nondiff(x) else adjoint(0)
+    mbar = adjoint(1)
+    cbar = adjoint(2)  # (cov is 2-D: the triangle SciPy reads)
     return xbar, MutableTangent({"mean": mbar, "cov_object": MutableTangent({"_covariance": cbar})})
 
 
@@ -438,7 +448,7 @@ def register(stats) -> None:
         add((infra.rv_continuous_frozen, method), _frozen_rule(method, "continuous"), f"rv_continuous_frozen.{method}")
     for method in FROZEN_DISCRETE:
         add((infra.rv_discrete_frozen, method), _frozen_rule(method, "discrete"), f"rv_discrete_frozen.{method}")
-    for method in ("logpdf", "pdf"):
+    for method in ("logpdf", "pdf", "cdf", "logcdf"):
         add((multi.multivariate_normal_frozen, method), _frozen_rule(method, "mvn"), f"multivariate_normal_frozen.{method}")
     add((multi.multivariate_normal_frozen, "entropy"), _frozen_entropy_rule(), "multivariate_normal_frozen.entropy")
     add(infra.rv_generic.__call__, _construct_rule(), "rv_generic.__call__")
