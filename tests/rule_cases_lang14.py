@@ -53,6 +53,16 @@ def lang14_cases(entries):
                        C(f"lambda T: si.solve_ivp(_rhs, (0.0, T), P[:2], t_eval=np.linspace(0.0, T, 4), args=(0.8,), {_TIGHT}).y", 1.1),
                        C(f"lambda te: si.solve_ivp(_rhs, (0.0, 2.0), P[:2], 'RK45', te, args=(0.8,), {_TIGHT}).y", np.array([0.3, 0.9, 1.5, 1.8])),
                        C(f"lambda T: si.solve_ivp(_rhs, (1.0, T), P[:2], args=(0.8,), {_TIGHT}).y[:, -1]", 0.2)],
+        sp.chdtr: [C("lambda v, x: sp.chdtr(v, x)", P + 1.0, P * 2.0)], sp.chdtrc: [C("lambda v, x: sp.chdtrc(v, x)", P + 1.0, P * 2.0)],
+        sp.gdtr: [C("lambda a, b, x: sp.gdtr(a, b, x)", P + 1.0, P + 0.5, P * 2.0)],
+        sp.gdtrc: [C("lambda a, b, x: sp.gdtrc(a, b, x)", P + 1.0, P + 0.5, P * 2.0)],
+        sp.pdtr: [C("lambda m: sp.pdtr(3, m)", P * 4.0)], sp.pdtrc: [C("lambda m: sp.pdtrc(2.0, m)", P * 4.0)],
+        sp.bdtr: [C("lambda p: sp.bdtr(3, 7, p)", P)], sp.bdtrc: [C("lambda p: sp.bdtrc(2, 7, p)", P)],
+        sp.fdtr: [C("lambda a, b, x: sp.fdtr(a, b, x)", P + 2.0, P + 3.0, P * 3.0)],
+        sp.fdtrc: [C("lambda a, b, x: sp.fdtrc(a, b, x)", P + 2.0, P + 3.0, P * 3.0)],
+        sp.stdtrit: [C("lambda d, p: sp.stdtrit(d, p)", P * 4.0 + 1.0, P)],
+        sp.ndtri_exp: [C("lambda y: sp.ndtri_exp(y)", -P * 3.0)],
+        sl.solve_continuous_lyapunov: [C("lambda a, q: sl.solve_continuous_lyapunov(a, q)", -2.0 * np.eye(2) + A * 0.3, C2)],
     }
     for m in ("cdf", "sf", "logcdf", "logsf"):
         cases[(type(st.t), m)] = [C(f"lambda x, df: st.t.{m}(x, df, 0.1, 1.3)", Z, 3.5)]

@@ -14,13 +14,14 @@ import numpy as np
 
 from ..tangents import NoTangent
 
+from .scipy_special_distributions import FUNCTIONS as _DISTRIBUTIONS
 from .scipy_special_extra import FUNCTIONS as _EXTRA
 from .scipy_special_params import PARAMS
 from .scipy_special_lang import FUNCTIONS as _LANG
 from .scipy_special_realistic import FUNCTIONS as _REALISTIC
 
 FUNCTIONS = ["betainc", "gammainc", "gammaincc", "gammasgn", "iv", "ive", "j0", "j1", "jv", "rgamma",
-             "y0", "y1", "yn"] + _REALISTIC + _EXTRA + _LANG
+             "y0", "y1", "yn"] + _REALISTIC + _EXTRA + _LANG + _DISTRIBUTIONS
 
 
 def _special():
@@ -274,6 +275,9 @@ def register(sp, named) -> None:
     from . import scipy_special_realistic
 
     scipy_special_realistic.register(sp, named)  # (log1p, expm1, Bessel K, exponential integrals, binom, boxcox, ...)
+    from . import scipy_special_distributions
+
+    scipy_special_distributions.register(sp, named)  # (chdtr, gdtr, pdtr, bdtr, fdtr, stdtrit, ndtri_exp, ...)
     unary(named("j0", sp.j0), lambda t, y, x: t.call(j0_dx, x))
     unary(named("j1", sp.j1), lambda t, y, x: t.call(j1_dx, x))
     unary(named("y0", sp.y0), lambda t, y, x: t.call(y0_dx, x))
