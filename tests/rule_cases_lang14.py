@@ -30,6 +30,9 @@ def _rhs(t, y, k):
 _TIGHT = "rtol=1e-10, atol=1e-12"
 
 
+K = np.array([0, 2, 5, 3])
+
+
 def lang14_cases(entries):
     """The cases by catalog name (`entries`: catalog())."""
     if sp is None:
@@ -86,4 +89,10 @@ def lang14_cases(entries):
     cases[(mvn, "logcdf")] = [C("lambda x, m, c: st.multivariate_normal.logcdf(x, mean=m, cov=c)", X2[0], P[:2], C2)]
     cases[(frozen, "cdf")] = [C("lambda x, m: st.multivariate_normal(m, C2).cdf(x)", X2, P[:2])]
     cases[(frozen, "logcdf")] = [C("lambda x, c: st.multivariate_normal(np.zeros(2), c).logcdf(x)", X2[2], C2)]
+    for m in ("logpmf", "pmf", "cdf", "sf", "logcdf", "logsf"):
+        cases[(type(st.binom), m)] = [C(f"lambda p: st.binom.{m}(K, 6, p)", P), C(f"lambda p: st.binom.{m}(K + 1, 6, p, loc=1)", 0.35)]
+        kb = "np.zeros(4)" if m == "logsf" else "np.array([0, 0, 1, 0])"  # (sf(1) = 0: logsf -inf)
+        cases[(type(st.bernoulli), m)] = [C(f"lambda p: st.bernoulli.{m}({kb}, p)", P)]
+        cases[(type(st.geom), m)] = [C(f"lambda p: st.geom.{m}(K + 1, p)", P)]
+        cases[(type(st.nbinom), m)] = [C(f"lambda n, p: st.nbinom.{m}(K, n, p)", 2.5, P)]
     return {names[k]: v for k, v in cases.items() if k in names}

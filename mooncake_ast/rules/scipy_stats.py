@@ -508,6 +508,11 @@ def register() -> None:
 
     for method in scipy_stats_mvn_cdf.METHODS:
         add("multivariate_normal", method, scipy_stats_mvn_cdf.rule(method))
+    from . import scipy_stats_discrete
+
+    for dist in scipy_stats_discrete.DISTS:
+        for method in scipy_stats_discrete.METHODS:
+            add(dist, method, scipy_stats_discrete.rule(dist, method))
     from . import scipy_stats_linregress, scipy_stats_moments, scipy_stats_more, scipy_stats_wrapped  # (issue 12)
 
     scipy_stats_more.register(stats)  # quantiles and frozen distributions
@@ -525,5 +530,6 @@ from .scipy_stats_wrapped import FUNCTIONS as _WRAPPED  # noqa: E402  (entropy, 
 from .scipy_stats_linregress import FUNCTIONS as _LINREGRESS  # noqa: E402
 from .scipy_stats_moments import FUNCTIONS as _MOMENTS  # noqa: E402
 from .scipy_stats_kde import FUNCTIONS as _KDE  # noqa: E402
+from .scipy_stats_discrete import FUNCTIONS as _DISCRETE  # noqa: E402  (binom, bernoulli, geom, nbinom)
 
-FUNCTIONS = sorted(FUNCTIONS + _MORE + _WRAPPED + _LINREGRESS + _MOMENTS + _KDE)
+FUNCTIONS = sorted(FUNCTIONS + _MORE + _WRAPPED + _LINREGRESS + _MOMENTS + _KDE + _DISCRETE)
