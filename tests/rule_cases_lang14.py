@@ -17,7 +17,7 @@ except ImportError:  # SciPy is optional
     si = sl = sp = st = None
 P = np.array([0.3, 0.6, 0.2, 0.8])
 Z = np.array([-1.0, 0.3, 2.0, 0.05])
-A = np.array([[2.0, 0.3], [-0.4, 1.5]])
+A = np.array([[2.0, 0.3], [0.4, 1.5]])  # (real positive eigenvalues: SciPy returns a real power)
 C2 = np.array([[1.0, 0.3], [0.3, 2.0]])
 X2 = np.array([[0.2, 0.5], [-0.3, 1.0], [1.2, -0.4]])
 L3 = np.array([[0.5, 0.0, 0.0], [0.15, 0.7, 0.0], [0.05, 0.07, 0.6]])
