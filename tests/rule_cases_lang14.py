@@ -33,11 +33,17 @@ _TIGHT = "rtol=1e-10, atol=1e-12"
 K = np.array([0, 2, 5, 3])
 
 
+COVX = np.sin(np.arange(12.0)).reshape(3, 4) + 0.1 * np.arange(12.0).reshape(3, 4)
+NUMPY_CASES = {np.cov: [C("lambda x, w: np.cov(x, aweights=w)", COVX, P + 0.5),
+                        C("lambda x, w: np.cov(x, None, True, False, None, np.array([1, 2, 1, 3]), w)", COVX, P + 0.5),
+                        C("lambda w: np.cov(COVX[0], bias=True, aweights=w)", P + 0.5)]}
+
+
 def lang14_cases(entries):
     """The cases by catalog name (`entries`: catalog())."""
-    if sp is None:
-        return {}
     names = {e.key: e.name for e in entries}
+    if sp is None:
+        return {names[k]: v for k, v in NUMPY_CASES.items() if k in names}
     cases = {
         sp.gammainc: [C("lambda a, x: sp.gammainc(a, x)", P + 0.5, P * 3.0), C("lambda a: sp.gammainc(a, 40.0 * P)", P * 20.0)],
         sp.gammaincc: [C("lambda a, x: sp.gammaincc(a * 3.0, x)", P + 0.05, P * 3.0)],
@@ -95,4 +101,5 @@ def lang14_cases(entries):
         cases[(type(st.bernoulli), m)] = [C(f"lambda p: st.bernoulli.{m}({kb}, p)", P)]
         cases[(type(st.geom), m)] = [C(f"lambda p: st.geom.{m}(K + 1, p)", P)]
         cases[(type(st.nbinom), m)] = [C(f"lambda n, p: st.nbinom.{m}(K, n, p)", 2.5, P)]
+    cases.update(NUMPY_CASES)
     return {names[k]: v for k, v in cases.items() if k in names}
