@@ -36,7 +36,9 @@ K = np.array([0, 2, 5, 3])
 COVX = np.sin(np.arange(12.0)).reshape(3, 4) + 0.1 * np.arange(12.0).reshape(3, 4)
 NUMPY_CASES = {np.cov: [C("lambda x, w: np.cov(x, aweights=w)", COVX, P + 0.5),
                         C("lambda x, w: np.cov(x, None, True, False, None, np.array([1, 2, 1, 3]), w)", COVX, P + 0.5),
-                        C("lambda w: np.cov(COVX[0], bias=True, aweights=w)", P + 0.5)]}
+                        C("lambda w: np.cov(COVX[0], bias=True, aweights=w)", P + 0.5)],
+               np.linalg.pinv: [C("lambda a: np.linalg.pinv(a, hermitian=True)", COVX[:, :3] @ COVX[:, :3].T + np.eye(3)),
+                                C("lambda x: np.linalg.pinv(x.T @ x, hermitian=True)", COVX[:2, :3])]}
 
 
 def lang14_cases(entries):
