@@ -73,6 +73,9 @@ def lang14_cases(entries):
         sp.fdtrc: [C("lambda a, b, x: sp.fdtrc(a, b, x)", P + 2.0, P + 3.0, P * 3.0)],
         sp.stdtrit: [C("lambda d, p: sp.stdtrit(d, p)", P * 4.0 + 1.0, P)],
         sp.ndtri_exp: [C("lambda y: sp.ndtri_exp(y)", -P * 3.0)],
+        sl.cosm: [C("lambda a: sl.cosm(a)", A * 0.4)], sl.sinm: [C("lambda a: sl.sinm(a)", A * 0.4)],
+        sl.tanm: [C("lambda a: sl.tanm(a)", A * 0.4)], sl.coshm: [C("lambda a: sl.coshm(a)", A * 0.4)],
+        sl.sinhm: [C("lambda a: sl.sinhm(a)", A * 0.4)], sl.tanhm: [C("lambda a: sl.tanhm(a)", A * 0.4)],
         sl.solve_continuous_lyapunov: [C("lambda a, q: sl.solve_continuous_lyapunov(a, q)", -2.0 * np.eye(2) + A * 0.3, C2)],
     }
     for m in ("cdf", "sf", "logcdf", "logsf"):
