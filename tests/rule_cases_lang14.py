@@ -76,6 +76,8 @@ def lang14_cases(entries):
         sl.cosm: [C("lambda a: sl.cosm(a)", A * 0.4)], sl.sinm: [C("lambda a: sl.sinm(a)", A * 0.4)],
         sl.tanm: [C("lambda a: sl.tanm(a)", A * 0.4)], sl.coshm: [C("lambda a: sl.coshm(a)", A * 0.4)],
         sl.sinhm: [C("lambda a: sl.sinhm(a)", A * 0.4)], sl.tanhm: [C("lambda a: sl.tanhm(a)", A * 0.4)],
+        sl.eigh: [C("lambda a, b: sl.eigh(a, b)", C2 + np.eye(2), A @ A.T), C("lambda a, b: sl.eigh(a, b, lower=False, eigvals_only=True)", C2, A @ A.T)],
+        sl.eigvalsh: [C("lambda a, b: sl.eigvalsh(a, b)", C2 + np.eye(2), A @ A.T)],
         sl.solve_continuous_lyapunov: [C("lambda a, q: sl.solve_continuous_lyapunov(a, q)", -2.0 * np.eye(2) + A * 0.3, C2)],
     }
     for m in ("cdf", "sf", "logcdf", "logsf"):
