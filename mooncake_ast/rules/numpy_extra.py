@@ -381,7 +381,7 @@ def _mH(a):
 
 def _pinv_check(a, y, hermitian):
     """True when some matrix is rank-deficient (see pinv_tangent)."""
-    refuse_option("np.linalg.pinv", "hermitian=True", hermitian)
+    refuse_option("np.linalg.pinv", "hermitian=True of a complex matrix", hermitian and np.iscomplexobj(a))
     m, n = np.shape(a)[-2:]
     return bool(np.any(np.linalg.matrix_rank(y) < min(m, n)))
 
@@ -408,6 +408,8 @@ def pinv_tangent(a, y, da, rcond=None, hermitian=False, **kw):
     deficient = _pinv_check(a, y, hermitian)
     A, P = _inexact(a), np.asarray(y)
     dA = _dz(A, _dz(a, da))
+    if hermitian:  # (NumPy's eigh reads the lower triangle: the matrix and its change are that triangle mirrored)
+        A, dA = _lower_mirrored(A), _lower_mirrored(dA)
     if deficient:
         U0, V0 = _null_blocks(A)
         off = _mH(U0) @ dA @ V0
@@ -428,13 +430,22 @@ def pinv_adjoint(a, y, g, rcond=None, hermitian=False, **kw):
     if _zero(g):
         return NoTangent
     A, P, G = np.asarray(a, dtype=float), np.asarray(y), np.asarray(g, dtype=float)
+    if hermitian:
+        A = _lower_mirrored(A)
     m, n = A.shape[-2:]
     out = (-_mT(P) @ G @ _mT(P) + (np.eye(m) - A @ P) @ _mT(G) @ P @ _mT(P)
            + _mT(P) @ P @ _mT(G) @ (np.eye(n) - P @ A))
     if deficient:
         U0, V0 = _null_blocks(A)
         out = out - U0 @ _mT(U0) @ out @ V0 @ _mT(V0)
+    if hermitian:  # (to the lower triangle that was read: S = L + L^T - diag L)
+        out = np.tril(out + _mT(out)) - out * np.eye(out.shape[-1])
     return out
+
+
+def _lower_mirrored(a):
+    a = np.asarray(a)
+    return np.tril(a) + _mT(np.tril(a, -1))
 
 
 defjvp(np.linalg.pinv, lambda t, y, a, *p, **k: t.call(pinv_tangent, a, y, t.d(a), *p, **k) if t.d(a) is not None else None)

@@ -471,6 +471,47 @@ def _cov_change(m, y, dm, dy, rowvar, Xc, fact):
     return (P + P.T.conj()) / fact
 
 
+def _aweights_parts(m, y, rowvar, bias, ddof, fweights, aweights):
+    """(the centred, unweighted X, C, fact, f = fweights or 1, a = aweights, v1, ddof) for the derivative in aweights.
+    With w = f a, v1 = sum w: C = Xu diag(w) Xu^T / fact (the mean's change drops out: Xu w sums to zero) and
+    fact = v1 (ddof 0) or v1 - ddof sum(w a) / v1."""
+    X, Xcw, rows, fact = _cov_parts(m, y, rowvar, bias, ddof, fweights, aweights)
+    if np.iscomplexobj(X):
+        raise NotImplementedError("derivative of np.cov of complex values with respect to aweights")
+    a = np.asarray(aweights, dtype=float)
+    f = np.ones_like(a) if fweights is None else np.asarray(fweights, dtype=float)
+    w = f * a
+    v1 = np.sum(w)
+    Xu = X - (X * w).sum(axis=1, keepdims=True) / v1
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    return Xu, Xcw @ Xu.T / fact, fact, f, a, v1, ddof
+
+
+def _fact_slope(f, a, v1, ddof):
+    """d fact / d a_k."""
+    if ddof == 0:
+        return f
+    w = f * a
+    return f - ddof * (2.0 * w / v1 - np.sum(w * a) * f / v1 ** 2)
+
+
+def cov_aweights_tangent(m, da, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    Xu, C, fact, f, a, v1, dd = _aweights_parts(m, y, rowvar, bias, ddof, fweights, aweights)
+    da = np.broadcast_to(np.asarray(da, dtype=float), a.shape)
+    out = ((Xu * (f * da)) @ Xu.T - C * np.sum(_fact_slope(f, a, v1, dd) * da)) / fact
+    out = out.squeeze()
+    return out[()] if out.ndim == 0 else out
+
+
+def cov_aweights_adjoint(g, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    if _zero(g):
+        return NoTangent
+    Xu, C, fact, f, a, v1, dd = _aweights_parts(m, y, rowvar, bias, ddof, fweights, aweights)
+    G = np.asarray(g, dtype=float).reshape(C.shape)
+    bar = (f * np.einsum("ik,ij,jk->k", Xu, G, Xu) - np.sum(G * C) * _fact_slope(f, a, v1, dd)) / fact
+    return _number(bar) if np.ndim(aweights) == 0 else _like(bar, aweights)
+
+
 def cov_tangent(m, dm, dy, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
     X, Xc, rows, fact = _cov_parts(m, y, rowvar, bias, ddof, fweights, aweights)
     out = _cov_change(m, y, dm, dy, rowvar, Xc, fact).squeeze()
@@ -503,18 +544,29 @@ def cov_adjoint(g, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None,
 def _cov_jvp(t, m, p, k):
     b = _bind(_COV, p, k)
     y = b.get("y")
-    if t.d(m) is None and t.d(y) is None:
+    aw = b.get("aweights")
+    if t.d(m) is None and t.d(y) is None and t.d(aw) is None:
         return None
-    _refuse_tangent(t, "np.cov", "fweights/aweights (the weights)", b.get("fweights"), b.get("aweights"))
-    return t.call(cov_tangent, m, t.dz(m), t.dz(y), **b)
+    _refuse_tangent(t, "np.cov", "fweights (whole counts)", b.get("fweights"))
+    out = None if t.d(m) is None and t.d(y) is None else t.call(cov_tangent, m, t.dz(m), t.dz(y), **b)
+    if t.d(aw) is not None:
+        out = t.add(out, t.call(cov_aweights_tangent, m, t.dz(aw), **b))
+    return out
 
 
 def _cov_vjp(t, g, m, p, k):
-    _refuse_keywords(t, "np.cov", **{n: v for n, v in k.items() if n in ("y", "fweights", "aweights")})
+    from .registry import KwAdj
+
+    takes_kw = getattr(t, "keyword_adjoints", False)
+    _refuse_keywords(t, "np.cov", **{n: v for n, v in k.items() if n in ("y", "fweights") or (n == "aweights" and not takes_kw)})
     b = _bind(_COV, p, k)
     mbar, ybar = _split(t, t.call(cov_adjoint, g, m, **b), 2)
-    weights = tuple(_refused(t, g, "np.cov", "fweights/aweights (the weights)", v) for v in p[4:6])
-    return ((mbar, ybar, None, None, None) + weights + (None,))[:1 + len(p)]
+    needs = getattr(t, "needs", None)
+    aw = b.get("aweights")
+    awbar = None if aw is None or (needs is not None and not needs(aw)) else t.call(cov_aweights_adjoint, g, m, **b)
+    weights = (_refused(t, g, "np.cov", "fweights (whole counts)", p[4]) if len(p) > 4 else None, awbar if len(p) > 5 else None)
+    out = ((mbar, ybar, None, None, None) + weights + (None,))[:1 + len(p)]
+    return out + ((KwAdj(aweights=awbar),) if "aweights" in k and awbar is not None and takes_kw else ())
 
 
 defjvp(np.cov, lambda t, _r, m, *p, **k: _cov_jvp(t, m, p, k))

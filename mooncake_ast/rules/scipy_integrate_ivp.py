@@ -12,8 +12,12 @@ constant.
   with a tight-tolerance solve_ivp (DOP853, rtol 1e-11) at those times, so the derivative is that of the
   exact solution, as forward mode's is to the solver's tolerance.  Past 4096 steps per interval (stiff?)
   it refuses: use forward mode.
-Refused by name: a differentiated t_span or t_eval (moving ends), events, dense_output=True (the `sol`
-interpolant), vectorized=True, complex y0, and a call whose own solution is further than 1e-6 (relative) from
+* The times: an output at a moving time tau_k (t_eval's entries; without t_eval, the first and last of the
+  result's `t`, which are t_span's ends) moves along the solution, dy_k += f(tau_k, y_k) dtau_k, and the start
+  t0 = t_span[0] moves the initial condition back along it: dy(t) = Phi(t, t0) (dy0 - f(t0, y0) dt0).  Forward
+  mode starts the sensitivity equations from dy0 - f(t0, y0) dt0; reverse mode gives t0 the adjoint
+  -lambda(t0) . f(t0, y0).  The result's `t` has the tangent dtau (the solver's own interior steps: 0).
+Refused by name: events, dense_output=True (the `sol` interpolant), vectorized=True, complex y0, and a call whose own solution is further than 1e-6 (relative) from
 a tight-tolerance one (the default rtol=1e-3 often is): its derivative would then not be the derivative of
 what it computed (the advice: pass rtol=1e-8, atol=1e-10).
 """
@@ -28,7 +32,7 @@ from ..tangents import NoTangent, Tangent
 _TOL, _MAX = 1e-7, 4096
 _ACCURACY = 1e-6  # (the call's own solution must be this close to the exact one, relative to its size)
 _REFUSE = ("derivative of scipy.integrate.solve_ivp {}: not supported (y0, args and what fun captures are "
-           "differentiated; scipy.integrate.odeint also differentiates its times)")
+           "differentiated, and t_span and t_eval)")
 
 
 def _si():
@@ -51,7 +55,7 @@ def _bound(args, kwargs):
     return out
 
 
-def check(b, dt_span=NoTangent, dt_eval=NoTangent):
+def check(b):
     if b.get("events") is not None:
         raise NotImplementedError(_REFUSE.format("with events="))
     if b.get("dense_output"):
@@ -60,8 +64,36 @@ def check(b, dt_span=NoTangent, dt_eval=NoTangent):
         raise NotImplementedError(_REFUSE.format("with vectorized=True"))
     if np.iscomplexobj(b["y0"]):
         raise NotImplementedError(_REFUSE.format("of complex y0"))
-    if not _zero(dt_span) or not _zero(dt_eval):
-        raise NotImplementedError(_REFUSE.format("with respect to t_span or t_eval"))
+    if np.iscomplexobj(b["t_span"]) or (b.get("t_eval") is not None and np.iscomplexobj(b["t_eval"])):
+        raise NotImplementedError(_REFUSE.format("of complex times"))
+
+
+def _floats(d, k):
+    """A tangent of k times (a tuple or list of tangents, an array, NoTangent) as k floats."""
+    if _zero(d):
+        return np.zeros(k)
+    if isinstance(d, (tuple, list)):
+        return np.array([0.0 if _zero(v) else float(np.real(v)) for v in d])
+    return np.broadcast_to(np.asarray(d, dtype=float), (k,)).astype(float)
+
+
+def _moving_times(b, res, dt_span, dt_eval):
+    """(dt0, the tangent of each output time): t_eval's own, or without t_eval the ends' (t_span's)."""
+    times = np.asarray(res["t"], dtype=float)
+    d0, d1 = _floats(dt_span, 2)
+    if b.get("t_eval") is not None:
+        return d0, _floats(dt_eval, len(np.ravel(b["t_eval"])))[:times.size]
+    dtau = np.zeros(times.size)
+    if times.size:
+        dtau[0], dtau[-1] = d0, d1
+    return d0, dtau
+
+
+def _slopes(fun, p, times, ys):
+    """f(t_k, y_k) at each output (one column each, like res.y)."""
+    if not len(times):
+        return np.zeros(np.shape(ys))
+    return np.stack([np.ravel(np.asarray(fun(t, y, *p), dtype=float)) for t, y in zip(times, np.asarray(ys).T)], axis=1)
 
 
 def _reference(b, res, p):
@@ -117,9 +149,10 @@ def ivp_tangent(res, dfun, dy0, dt_span, dt_eval, dargs, *args, **kwargs):
     from ..forward.runtime import fcall
 
     b = _bound(args, kwargs)
-    check(b, dt_span, dt_eval)
+    check(b)
     fun, p = b["fun"], _args(b)
-    _reference(b, res, p)
+    _, _, plain = _reference(b, res, p)
+    dt0, dtau = _moving_times(b, res, dt_span, dt_eval)
     dp = (NoTangent,) * len(p) if _zero(dargs) else tuple(dargs) if isinstance(dargs, (tuple, list)) else (dargs,)
     y0 = np.asarray(b["y0"], dtype=float)
     n = y0.size
@@ -130,10 +163,16 @@ def ivp_tangent(res, dfun, dy0, dt_span, dt_eval, dargs, *args, **kwargs):
         return np.concatenate([np.ravel(np.asarray(f, dtype=float)), np.broadcast_to(df, (n,))])
 
     s0 = np.zeros(n) if _zero(dy0) else np.ravel(np.broadcast_to(np.asarray(dy0, dtype=float), y0.shape))
+    if dt0:
+        s0 = s0 - dt0 * plain(float(b["t_span"][0]), y0.ravel())
     sol = _si().solve_ivp(aug, b["t_span"], np.concatenate([y0.ravel(), s0]), t_eval=res["t"], **_options(b))
     if not sol.success:
         raise NotImplementedError(_REFUSE.format(f"(the sensitivity equations did not solve: {sol.message})"))
-    return _result_tangent(res, sol.y[n:])
+    dy = sol.y[n:]
+    if np.any(dtau):
+        dy = dy + _slopes(plain, (), res["t"], res["y"]) * dtau
+        return ResultTangent({"y": dy, "t": dtau})
+    return _result_tangent(res, dy)
 
 
 # ------------------------------------------------------------------ reverse: RK4 through rcall
@@ -202,10 +241,16 @@ def rrule_solve_ivp(*args, **kwargs):
         named = {k: out[k] for k in kwargs if k in out}
         return pos + ((KwAdj(named),) if named else ())
 
+    def plain_of():
+        return lambda t, y: np.ravel(np.asarray(fun(t, y, *p), dtype=float))
+
     def pullback(g):
         gy = g.get("y", NoTangent) if isinstance(g, dict) else getattr(g, "y", NoTangent) if g is not None else NoTangent
         if _zero(gy):
-            return (NoTangent,) * len(args)
+            gt = _field(g, "t")
+            if _zero(gt):
+                return (NoTangent,) * len(args)
+            gy = np.zeros(np.shape(res["y"]))  # (only the times' adjoint: t_span's and t_eval's)
         try:
             tt, m, steps = tape()
         except NotImplementedError as e:
@@ -215,18 +260,59 @@ def rrule_solve_ivp(*args, **kwargs):
         if lead:
             gY = np.concatenate([np.zeros((1, len(y0))), gY])
         ybar, fn_bar, p_bar = rk4_adjoint_sweep(steps, m, gY, 1, len(p))  # (fun(t, y, *args): y at 1)
+        span_bar, eval_bar = _time_adjoints(b, res, g, gy, ybar, plain_of(), y0)
         y0_in = b["y0"]
         y0_bar = ybar.reshape(np.shape(y0_in)) if isinstance(y0_in, np.ndarray) else (
             float(ybar[0]) if np.ndim(y0_in) == 0 else type(y0_in)(float(v) for v in ybar))
         p_adj = NoTangent if all(v is NoTangent for v in p_bar) else (
             AdjTuple(p_bar) if isinstance(b.get("args"), (tuple, list)) else p_bar[0])
-        refused = RefusedAdjoint(_REFUSE.format("with respect to t_span or t_eval"))
-        out = {"fun": fn_bar, "t_span": refused, "y0": y0_bar, "t_eval": refused, "args": p_adj}
+        out = {"fun": fn_bar, "t_span": span_bar, "y0": y0_bar, "t_eval": eval_bar, "args": p_adj}
         pos = [out.get(names[i], NoTangent) for i in range(len(args))]
         named = {k: out[k] for k in kwargs if k in out and out[k] is not NoTangent}
         return tuple(pos) + ((KwAdj(named),) if named else ())
 
     return res, pullback
+
+
+def _field(g, name):
+    if g is None or g is NoTangent:
+        return NoTangent
+    return g.get(name, NoTangent) if isinstance(g, dict) else getattr(g, name, NoTangent)
+
+
+def _like(value, bars):
+    """Adjoints of the times `bars` shaped like the argument `value` (a tuple, a list, an array)."""
+    from ..reverse.adjoints import AdjList, AdjTuple
+
+    if not np.any(bars):
+        return NoTangent
+    if isinstance(value, np.ndarray):
+        return np.asarray(bars, dtype=float).reshape(value.shape)
+    items = [float(v) for v in bars]
+    return AdjTuple(items) if isinstance(value, tuple) else AdjList(items)
+
+
+def _time_adjoints(b, res, g, gy, ybar, plain, y0):
+    """(t_span's adjoint, t_eval's) from the adjoints of y and of t and from lambda(t0) = ybar."""
+    times = np.asarray(res["t"], dtype=float)
+    gY = np.asarray(gy, dtype=float).reshape(len(y0), -1)
+    tau_bar = np.sum(gY * _slopes(plain, (), times, res["y"]), axis=0)
+    gt = _field(g, "t")
+    if not _zero(gt):
+        tau_bar = tau_bar + np.broadcast_to(np.asarray(gt, dtype=float), tau_bar.shape)
+    t0 = float(b["t_span"][0])
+    start = -float(np.dot(ybar, plain(t0, y0)))
+    if b.get("t_eval") is not None:  # (t_span's end only bounds the outputs: no adjoint)
+        span = [start, 0.0]
+        t_eval = b["t_eval"]
+        bars = np.zeros(len(np.ravel(t_eval)))
+        bars[:tau_bar.size] = tau_bar
+        return _like(b["t_span"], span), _like(t_eval if isinstance(t_eval, (np.ndarray, tuple, list)) else np.asarray(t_eval), bars)
+    span = [start, 0.0]
+    if times.size:
+        span[0] += tau_bar[0] if times.size > 1 else 0.0
+        span[1] += tau_bar[-1]
+    return _like(b["t_span"], span), NoTangent
 
 
 def register(registered) -> None:
@@ -235,12 +321,16 @@ def register(registered) -> None:
     si = _si()
     registered[si.solve_ivp] = "integrate.solve_ivp"
 
+    rest_names = list(inspect.signature(si.solve_ivp).parameters)[3:]  # (method, t_eval, dense_output, events, ...)
+
     def jvp(t, y, fun, t_span, y0, *rest, **k):
         if all(t.d(v) is None for v in (fun, y0, *rest, *k.values())) and t.d(t_span) is None:
             return None
+        named = dict(zip(rest_names, rest))
+        named.update(k)
         return t.call(ivp_tangent, y, t.dz(fun), t.dz(y0), t.dz(t_span),
-                      t.dz(k["t_eval"]) if "t_eval" in k else NoTangent,
-                      t.dz(k["args"]) if "args" in k else NoTangent, fun, t_span, y0, *rest, **k)
+                      t.dz(named["t_eval"]) if "t_eval" in named else NoTangent,
+                      t.dz(named["args"]) if "args" in named else NoTangent, fun, t_span, y0, *rest, **k)
 
     defjvp(si.solve_ivp, jvp)
     r = _entry(si.solve_ivp)

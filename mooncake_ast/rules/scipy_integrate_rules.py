@@ -18,7 +18,7 @@ function through fcall (forward) or rcall (reverse), so it may be a closure over
 * cumulative_trapezoid(y, x=None, dx=1.0, axis=-1, initial=None): bilinear in y and the spacing:
   out = cumsum(h (y[1:] + y[:-1]) / 2) along axis.
 
-* solve_ivp: differentiated in y0, args and fun's closure by scipy_integrate_ivp.py (which replaces the
+* solve_ivp: differentiated in y0, args, fun's closure, t_span and t_eval by scipy_integrate_ivp.py (which replaces the
   constant-only rules here at registration).  Its result object's fields are read by item (sol["y"]) in
   reverse mode.
 

@@ -8,7 +8,8 @@ while the value is SciPy's own.  The model reads what SciPy reads: `solve(assume
 reads one triangle of `a` (the model mirrors it onto the other), `eigh(lower=...)` one triangle.  SciPy's
 result and the model's are compared each time: where they differ (another sign of an eigenvector or
 singular vector, an option the model does not follow) the derivative is refused, never guessed.  Refused
-too: generalized problems (`b=` of eigh), subsets, pivoting, `mode='raw'`, banded or tridiagonal solves.
+too: subsets and type= 2 or 3 of eigh (its generalized problem with b= is modelled through the Cholesky factor
+of b), pivoting, `mode='raw'`, banded or tridiagonal solves.
 """
 from __future__ import annotations
 
@@ -56,10 +57,29 @@ def solve_model(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_f
     return np.linalg.solve(np.transpose(m) if transposed else m, b)
 
 
+def _mirrored(a, lower):
+    """The Hermitian matrix LAPACK sees from one triangle of a."""
+    part, strict = (np.tril(a), np.tril(a, -1)) if lower else (np.triu(a), np.triu(a, 1))
+    return part + np.conj(strict).T
+
+
+def _generalized(a, b, lower, eigvals_only):
+    """A v = w B v (B positive definite) as the standard problem of C = L^-1 A L^-H, B = L L^H: v = L^-H u."""
+    li = np.linalg.inv(np.linalg.cholesky(_mirrored(b, lower)))
+    c = li @ _mirrored(a, lower) @ np.conj(li).T
+    c = 0.5 * (c + np.conj(c).T)
+    if eigvals_only:
+        return np.linalg.eigvalsh(c)
+    w, u = np.linalg.eigh(c)
+    return w, np.conj(li).T @ u
+
+
 def eigh_model(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
                check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
-    if b is not None or subset_by_index is not None or subset_by_value is not None:
-        _refuse("eigh", "b=, subset_by_index= or subset_by_value=")
+    if subset_by_index is not None or subset_by_value is not None or (b is not None and type != 1):
+        _refuse("eigh", "subset_by_index=, subset_by_value= or type= 2 or 3")
+    if b is not None:
+        return _generalized(a, b, lower, eigvals_only)
     if eigvals_only:
         return np.linalg.eigvalsh(a, UPLO="L" if lower else "U")
     return np.linalg.eigh(a, UPLO="L" if lower else "U")
@@ -67,8 +87,10 @@ def eigh_model(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, 
 
 def eigvalsh_model(a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False, type=1, check_finite=True,
                    subset_by_index=None, subset_by_value=None, driver=None):
-    if b is not None or subset_by_index is not None or subset_by_value is not None:
-        _refuse("eigvalsh", "b=, subset_by_index= or subset_by_value=")
+    if subset_by_index is not None or subset_by_value is not None or (b is not None and type != 1):
+        _refuse("eigvalsh", "subset_by_index=, subset_by_value= or type= 2 or 3")
+    if b is not None:
+        return _generalized(a, b, lower, True)
     return np.linalg.eigvalsh(a, UPLO="L" if lower else "U")
 
 

@@ -19,10 +19,14 @@ from .scipy_linalg_models import FUNCTIONS as MODEL_FUNCTIONS
 from .scipy_linalg_more import FUNCTIONS as MORE_FUNCTIONS
 from .scipy_linalg_schur import FUNCTIONS as SCHUR_FUNCTIONS
 from .scipy_linalg_eig import FUNCTIONS as EIG_FUNCTIONS
+from .scipy_linalg_lyapunov import FUNCTIONS as LYAPUNOV_FUNCTIONS
+from .scipy_linalg_power import FUNCTIONS as POWER_FUNCTIONS
+from .scipy_linalg_trig import FUNCTIONS as TRIG_FUNCTIONS
 from .scipy_linalg_more import _linalg, _mT, _zero  # noqa: F401  (the helpers both modules use)
 from ..tangents import NoTangent
 
-FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS + BANDED_FUNCTIONS + MODEL_FUNCTIONS + SCHUR_FUNCTIONS + EIG_FUNCTIONS)  # (the rest: scipy_linalg_more, _banded)
+FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS + BANDED_FUNCTIONS + MODEL_FUNCTIONS + SCHUR_FUNCTIONS + EIG_FUNCTIONS
+                   + POWER_FUNCTIONS + LYAPUNOV_FUNCTIONS + TRIG_FUNCTIONS)  # (the rest: scipy_linalg_more, _banded)
 REGISTERED: dict = {}
 
 
@@ -102,3 +106,12 @@ def register() -> None:
     from . import scipy_linalg_eig
 
     scipy_linalg_eig.register(REGISTERED)  # (eig, eigvals: np.linalg's rules)
+    from . import scipy_linalg_power
+
+    scipy_linalg_power.register(REGISTERED)  # (fractional_matrix_power)
+    from . import scipy_linalg_lyapunov
+
+    scipy_linalg_lyapunov.register(REGISTERED)  # (solve_continuous_lyapunov)
+    from . import scipy_linalg_trig
+
+    scipy_linalg_trig.register(REGISTERED)  # (cosm, sinm, tanm, coshm, sinhm, tanhm)

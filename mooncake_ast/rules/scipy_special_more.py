@@ -3,9 +3,10 @@
 Registered by scipy_rules.register() (so, like the others, only once the user's code has imported
 scipy.special); this module never imports SciPy itself.  Only derivatives SciPy gives in closed
 form are provided: with respect to x for the incomplete functions, and with respect to the
-argument (not the order) for the Bessel functions.  A differentiated parameter without a closed
-form (the `a`/`b` of betainc, the `a` of gammainc, the order `v` of jv/iv/ive) is refused when its
-tangent or adjoint is nonzero: a zero or a guessed value would be a wrong answer.
+argument (not the order) for the Bessel functions; the `a`/`b` of betainc and betaincc, the `a` of
+gammainc and gammaincc and the df of stdtr by quadrature (scipy_special_params.py).  A differentiated
+parameter without either (the order `v` of jv/iv/ive) is refused when its tangent or adjoint is
+nonzero: a zero or a guessed value would be a wrong answer.
 """
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ import numpy as np
 
 from ..tangents import NoTangent
 
+from .scipy_special_distributions import FUNCTIONS as _DISTRIBUTIONS
 from .scipy_special_extra import FUNCTIONS as _EXTRA
+from .scipy_special_params import PARAMS
 from .scipy_special_lang import FUNCTIONS as _LANG
 from .scipy_special_realistic import FUNCTIONS as _REALISTIC
 
 FUNCTIONS = ["betainc", "gammainc", "gammaincc", "gammasgn", "iv", "ive", "j0", "j1", "jv", "rgamma",
-             "y0", "y1", "yn"] + _REALISTIC + _EXTRA + _LANG
+             "y0", "y1", "yn"] + _REALISTIC + _EXTRA + _LANG + _DISTRIBUTIONS
 
 
 def _special():
@@ -224,8 +227,10 @@ def register(sp, named) -> None:
            ("ive", ("v",), ive_dx, True), ("yn", ("n",), yn_dx, False)]
 
     def make(name, fn, params, dx, with_y=False):
-        """The rules of fn(*params, x): a closed-form d/dx (`dx`), the parameters refused when differentiated."""
+        """The rules of fn(*params, x): a closed-form d/dx (`dx`); a parameter with a derivative helper in
+        scipy_special_params.PARAMS (by quadrature) is differentiated, the others refused when differentiated."""
         k = len(params)
+        pdx = PARAMS.get(name, {})
 
         def jvp(t, y, *ops, name=name, params=params, dx=dx, with_y=with_y, k=k):
             x = ops[k]
@@ -234,13 +239,25 @@ def register(sp, named) -> None:
             else:
                 out = t.mul(t.d(x), t.call(dx, *ops[:k], x, y) if with_y else t.call(dx, *ops[:k], x))
             for p, op in zip(params, ops[:k]):
-                out = t.add(out, param_jvp(t, name, t.d(op), p))
+                if p in pdx:
+                    out = t.add(out, t.mul(t.d(op), t.call(pdx[p], *ops[:k], x)) if t.d(op) is not None else None)
+                else:
+                    out = t.add(out, param_jvp(t, name, t.d(op), p))
             return out
 
         def vjp(t, g, y, *ops, name=name, params=params, dx=dx, with_y=with_y, k=k):
             x = ops[k]
             slope = t.call(dx, *ops[:k], x, y) if with_y else t.call(dx, *ops[:k], x)
-            return tuple(param_vjp(t, g, op, name, p) for p, op in zip(params, ops[:k])) + (t.unb(t.mul(g, slope), x),)
+            return tuple(param_adjoint(t, g, op, name, p, pdx, ops[:k], x) for p, op in zip(params, ops[:k])) + (
+                t.unb(t.mul(g, slope), x),)
+
+        def param_adjoint(t, g, op, name, p, pdx, params, x):
+            if p not in pdx:
+                return param_vjp(t, g, op, name, p)
+            needs = getattr(t, "needs", None)
+            if needs is not None and not needs(op):
+                return None
+            return t.unb(t.mul(g, t.call(pdx[p], *params, x)), op)
 
         defjvp(fn, jvp)
         defvjp(fn, vjp)
@@ -258,6 +275,9 @@ def register(sp, named) -> None:
     from . import scipy_special_realistic
 
     scipy_special_realistic.register(sp, named)  # (log1p, expm1, Bessel K, exponential integrals, binom, boxcox, ...)
+    from . import scipy_special_distributions
+
+    scipy_special_distributions.register(sp, named)  # (chdtr, gdtr, pdtr, bdtr, fdtr, stdtrit, ndtri_exp, ...)
     unary(named("j0", sp.j0), lambda t, y, x: t.call(j0_dx, x))
     unary(named("j1", sp.j1), lambda t, y, x: t.call(j1_dx, x))
     unary(named("y0", sp.y0), lambda t, y, x: t.call(y0_dx, x))

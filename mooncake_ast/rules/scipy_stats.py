@@ -12,13 +12,13 @@ Continuous distributions work on z = (x - loc) / scale.  With s(z) = d log f(z) 
 the standard density, 0 outside the support; Laplace's kink at 0 takes slope 0):
     d logpdf / dx = s / scale,  d / dloc = -s / scale,  d / dscale = -(s z + 1) / scale,
 and the shape parameters have closed forms through digamma.  cdf, logcdf, sf and logsf have
-derivatives in x, loc and scale through the density; with respect to a shape parameter (df of t
-and chi2, a and b of beta, a of gamma) they have no closed form, and a differentiated shape
-parameter is refused there (never a zero); the c of weibull_min/weibull_max and the s of lognorm have one
-(scipy_stats_shapes.py).  Poisson's pmf, logpmf, cdf, sf, logcdf and logsf are
+derivatives in x, loc and scale through the density, and in every shape parameter through
+scipy_stats_shapes.py (closed forms for weibull's c and lognorm's s; a quadrature per element for the df
+of t and chi2, the a of gamma and invgamma, the a and b of beta).  Poisson's pmf, logpmf, cdf, sf, logcdf and logsf are
 differentiated in mu (k and loc move between integers: zero).  multivariate_normal.logpdf/pdf are differentiated in x,
 mean and cov (a 2-D cov: its lower triangle, which SciPy reads; a 1-D cov: the diagonal; a number),
-entropy in cov; a singular cov (allow_singular=True) is refused.
+entropy in cov; a singular cov (allow_singular=True) is refused; cdf and logcdf in x, mean and cov:
+scipy_stats_mvn_cdf.py.
 """
 from __future__ import annotations
 
@@ -39,7 +39,8 @@ DISCRETE_METHODS = ("logpmf", "pmf", "cdf", "sf", "logcdf", "logsf")
 DISCRETE_QUANTILES = ("ppf", "isf")
 MULTIVARIATE = {"multivariate_normal": ("logpdf", "pdf", "entropy")}
 FUNCTIONS = sorted([f"{d}.{m}" for d in CONTINUOUS for m in METHODS] + [f"{d}.{m}" for d in DISCRETE for m in DISCRETE_METHODS + DISCRETE_QUANTILES]
-                   + [f"{d}.{m}" for d, ms in MULTIVARIATE.items() for m in ms])
+                   + [f"{d}.{m}" for d, ms in MULTIVARIATE.items() for m in ms]
+                   + ["multivariate_normal.cdf", "multivariate_normal.logcdf"])  # (scipy_stats_mvn_cdf.py)
 REGISTERED: dict = {}  # rule key -> its name in FUNCTIONS (empty until scipy.stats is imported)
 
 
@@ -503,6 +504,15 @@ def register() -> None:
         REGISTERED[key] = f"poisson.{method}"
     for method in MULTIVARIATE["multivariate_normal"]:
         add("multivariate_normal", method, _mvn_entropy_rule() if method == "entropy" else _mvn_rule(method))
+    from . import scipy_stats_mvn_cdf
+
+    for method in scipy_stats_mvn_cdf.METHODS:
+        add("multivariate_normal", method, scipy_stats_mvn_cdf.rule(method))
+    from . import scipy_stats_discrete
+
+    for dist in scipy_stats_discrete.DISTS:
+        for method in scipy_stats_discrete.METHODS:
+            add(dist, method, scipy_stats_discrete.rule(dist, method))
     from . import scipy_stats_linregress, scipy_stats_moments, scipy_stats_more, scipy_stats_wrapped  # (issue 12)
 
     scipy_stats_more.register(stats)  # quantiles and frozen distributions
@@ -520,5 +530,6 @@ from .scipy_stats_wrapped import FUNCTIONS as _WRAPPED  # noqa: E402  (entropy, 
 from .scipy_stats_linregress import FUNCTIONS as _LINREGRESS  # noqa: E402
 from .scipy_stats_moments import FUNCTIONS as _MOMENTS  # noqa: E402
 from .scipy_stats_kde import FUNCTIONS as _KDE  # noqa: E402
+from .scipy_stats_discrete import FUNCTIONS as _DISCRETE  # noqa: E402  (binom, bernoulli, geom, nbinom)
 
-FUNCTIONS = sorted(FUNCTIONS + _MORE + _WRAPPED + _LINREGRESS + _MOMENTS + _KDE)
+FUNCTIONS = sorted(FUNCTIONS + _MORE + _WRAPPED + _LINREGRESS + _MOMENTS + _KDE + _DISCRETE)

@@ -3,8 +3,8 @@ distributions of scipy_stats.py, and frozen distributions (`norm(loc, scale).log
 Registered by scipy_stats.register(), so only once the user's code has imported scipy.stats.
 
 * ppf(q, *shapes, loc, scale) = loc + scale ppf0(q): d/dq = 1 / pdf(y), d/dloc = 1, d/dscale = (y - loc) / scale;
-  isf(q) = ppf(1 - q): d/dq = -1 / pdf(y).  A differentiated shape parameter is refused (no closed form), but
-  for those of scipy_stats_shapes.py (weibull c, lognorm s): -scale dF/dtheta / f at the quantile.
+  isf(q) = ppf(1 - q): d/dq = -1 / pdf(y).  A differentiated shape parameter moves the quantile by
+  -scale dF/dtheta / f at the quantile (scipy_stats_shapes.py).
 * Frozen distributions: calling a distribution (`norm(0.0, 2.0)`, `norm.freeze(...)`,
   `multivariate_normal(mean, cov)`) makes an object whose methods call the distribution's with the stored
   parameters; SciPy builds it through `_parse_args`, generated with `exec` (no source).  The frozen
@@ -33,7 +33,7 @@ REGISTERED: dict = {}  # rule key -> its name in FUNCTIONS (empty until scipy.st
 FUNCTIONS = sorted([f"{d}.{m}" for d in base.CONTINUOUS for m in QUANTILES]
                    + [f"rv_continuous_frozen.{m}" for m in FROZEN_CONTINUOUS]
                    + [f"rv_discrete_frozen.{m}" for m in FROZEN_DISCRETE]
-                   + [f"multivariate_normal_frozen.{m}" for m in base.MULTIVARIATE["multivariate_normal"]]
+                   + [f"multivariate_normal_frozen.{m}" for m in base.MULTIVARIATE["multivariate_normal"] + ("cdf", "logcdf")]
                    + ["rv_generic.__call__", "rv_generic.freeze", "multivariate_normal_gen.__call__"])
 
 
@@ -169,6 +169,12 @@ def _partial(method, name, i, y, x, ops):
     return base.continuous_partial(name, method, i, y, x, *ops)
 
 
+def _closed(name, j):
+    from .scipy_stats_shapes import closed
+
+    return closed(name, j)
+
+
 def _index(name, k):
     """Operand k of (loc, scale, *shapes) as an index into (x, *shapes, loc, scale)."""
     n = len(base.CONTINUOUS[name])
@@ -189,7 +195,7 @@ def frozen_tangent(method, fz, dfz, y, x, dx):
             else (dkwds.get(w[1], NoTangent) if isinstance(dkwds, dict) else NoTangent)
         if _zero(d):
             continue
-        if method not in ("logpdf", "pdf") and k >= 2:
+        if method not in ("logpdf", "pdf") and k >= 2 and not _closed(name, k - 2):
             base.refuse_shape(d, name, method, k - 2)
         part = d * _partial(method, name, _index(name, k), y, x, ops)
         out = part if out is NoTangent else out + part
@@ -216,7 +222,7 @@ def frozen_adjoints(method, fz, y, x, g):
         value = fz.args[w[1]] if w[0] == "args" else fz.kwds[w[1]]
         if _nondiff(value):
             continue
-        if method not in ("logpdf", "pdf") and k >= 2:
+        if method not in ("logpdf", "pdf") and k >= 2 and not _closed(name, k - 2):
             bar = base.refused_adjoint(g, name, method, k - 2)
         else:
             bar = g * _partial(method, name, _index(name, k), y, x, ops)
@@ -247,6 +253,10 @@ def frozen_mvn_tangent(method, fz, dfz, y, x, dx):
     dmean, dcov = (NoTangent if _zero(d) else d for d in (dmean, dcov))
     if dx is NoTangent and dmean is NoTangent and dcov is NoTangent:
         return NoTangent
+    if method in ("cdf", "logcdf"):
+        from .scipy_stats_mvn_cdf import mvn_cdf_tangent
+
+        return mvn_cdf_tangent(method, y, x, fz.mean, _covariance_of(fz), dx, dmean, dcov, {})
     return base.mvn_tangent(method, y, x, fz.mean, _covariance_of(fz), dx, dmean, dcov)
 
 
@@ -257,9 +267,15 @@ def frozen_mvn_adjoints(method, fz, y, x, g):
     if g is NoTangent or g is None:
         return NoTangent, NoTangent
     cov = _covariance_of(fz)
-    xbar = NoTangent if _nondiff(x) else base.mvn_adjoint(method, 0, y, x, fz.mean, cov, g)
-    mbar = base.mvn_adjoint(method, 1, y, x, fz.mean, cov, g)
-    cbar = base.mvn_adjoint(method, 2, y, x, fz.mean, cov, g)  # (cov is 2-D: its lower triangle, as SciPy reads it)
+    if method in ("cdf", "logcdf"):
+        from .scipy_stats_mvn_cdf import mvn_cdf_adjoint
+
+        adjoint = lambda i: mvn_cdf_adjoint(method, i, y, x, fz.mean, cov, g, {})  # noqa: E731
+    else:
+        adjoint = lambda i: base.mvn_adjoint(method, i, y, x, fz.mean, cov, g)  # noqa: E731
+    xbar = NoTangent if _nondiff(x) else adjoint(0)
+    mbar = adjoint(1)
+    cbar = adjoint(2)  # (cov is 2-D: the triangle SciPy reads)
     return xbar, MutableTangent({"mean": mbar, "cov_object": MutableTangent({"_covariance": cbar})})
 
 
@@ -432,7 +448,7 @@ def register(stats) -> None:
         add((infra.rv_continuous_frozen, method), _frozen_rule(method, "continuous"), f"rv_continuous_frozen.{method}")
     for method in FROZEN_DISCRETE:
         add((infra.rv_discrete_frozen, method), _frozen_rule(method, "discrete"), f"rv_discrete_frozen.{method}")
-    for method in ("logpdf", "pdf"):
+    for method in ("logpdf", "pdf", "cdf", "logcdf"):
         add((multi.multivariate_normal_frozen, method), _frozen_rule(method, "mvn"), f"multivariate_normal_frozen.{method}")
     add((multi.multivariate_normal_frozen, "entropy"), _frozen_entropy_rule(), "multivariate_normal_frozen.entropy")
     add(infra.rv_generic.__call__, _construct_rule(), "rv_generic.__call__")
