@@ -217,7 +217,7 @@ _WHAT_IT_IS = {"shape": (), "ndim": 0, "size": 1, "iscomplexobj": False, "isreal
 
 def _read_by_numpy(t: MutableTangent, name: Any) -> Any:
     """NoTangent where the object carries no tangent (nothing to lose), else an honest error."""
-    if all(_zero_field(v) for v in t.fields.values()):
+    if is_zero_derivative(t):
         return NoTangent
     from .errors import UnsupportedDerivativeError
 
@@ -227,11 +227,17 @@ def _read_by_numpy(t: MutableTangent, name: Any) -> Any:
         f"(`obj.values`) instead")
 
 
-def _zero_field(v: Any) -> bool:
+def is_zero_derivative(v: Any) -> bool:
+    """Is v (a tangent or an adjoint of any structure) zero everywhere? NoTangent, None, numbers and arrays of
+    zeros, and containers and objects' fields of those."""
     if v is NoTangent or v is None:
         return True
-    if isinstance(v, MutableTangent):
-        return all(_zero_field(x) for x in v.fields.values())
+    if isinstance(v, (MutableTangent, Tangent)):
+        return all(is_zero_derivative(x) for x in v.fields.values())
+    if isinstance(v, (list, tuple)):
+        return all(is_zero_derivative(x) for x in v)
+    if isinstance(v, dict):
+        return all(is_zero_derivative(x) for x in v.values())
     if isinstance(v, (int, float, complex, np.number, np.ndarray)):
         return not np.any(v)
     return False

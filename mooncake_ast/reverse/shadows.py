@@ -27,7 +27,7 @@ import numpy as np
 from ..arrays import is_other_array, mutable_in_place
 from ..attribute_checks import check_attribute_read, item_attribute
 from ..frames import inside, outermost
-from ..tangents import MutableTangent, NoTangent, Tangent, declared_slots, fields_of, is_mutable, slot_names
+from ..tangents import MutableTangent, NoTangent, Tangent, declared_slots, is_zero_derivative, fields_of, is_mutable, slot_names
 from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, item_adjoint, unbroadcast
 
 _MISSING = object()
@@ -240,7 +240,7 @@ def _refuse_items_adjoint(v: Any, g: Any) -> None:
     """An object's adjoint is its fields' adjoints; anything else that is not zero came from code that read the
     object as something else (its items, through an `__iter__` run inside a builtin), and dropping it would make
     the gradient silently wrong (`sum(map(f, obj))` gave 0)."""
-    if _is_zero_adjoint(g) or _own_field_as_array(v, g):
+    if is_zero_derivative(g) or _own_field_as_array(v, g):
         return
     from ..errors import UnsupportedDerivativeError
 
@@ -261,18 +261,6 @@ def _own_field_as_array(v: Any, g: Any) -> bool:
     for f in getattr(v, "__dict__", {}).values():
         if isinstance(f, np.ndarray) and _has_shadow(f) and shadow(f) is g:
             return True
-    return False
-
-
-def _is_zero_adjoint(g: Any) -> bool:
-    if g is NoTangent or g is None:
-        return True
-    if isinstance(g, (list, tuple)):
-        return all(_is_zero_adjoint(x) for x in g)
-    if isinstance(g, dict):
-        return all(_is_zero_adjoint(x) for x in g.values())
-    if isinstance(g, (int, float, complex, np.number, np.ndarray)):
-        return not np.any(g)
     return False
 
 
