@@ -36,6 +36,8 @@ REFUSES_COMPLEX = {
 # SciPy's linalg through NumPy models (rules/scipy_linalg_models.py): right for complex input, or refused where
 # the model's result differs from SciPy's (eigenvectors of complex matrices are defined up to a phase).
 MAY_REFUSE_COMPLEX = {"scipy.linalg._basic.solve", "scipy.linalg._decomp.eigh",
+                      # (issue 12, third pass: real formulas, refusing complex matrices by name)
+                      "scipy.linalg._matfuncs.fractional_matrix_power", "scipy.linalg._solvers.solve_continuous_lyapunov",
                       "mooncake_ast.api.vjp",  # (forward over mc.vjp of complex values: its pullback is a gradient, refused)
                       "numpy.pad",  # (its order-statistic modes refuse complex values)
                       "scipy._lib.array_api_compat.numpy.linalg.solve",  # (reached through filtfilt: lfilter refuses)
