@@ -38,6 +38,7 @@ REFUSES_COMPLEX = {
 MAY_REFUSE_COMPLEX = {"scipy.linalg._basic.solve", "scipy.linalg._decomp.eigh",
                       # (issue 12, third pass: real formulas, refusing complex matrices by name)
                       "scipy.linalg._matfuncs.fractional_matrix_power", "scipy.linalg._solvers.solve_continuous_lyapunov",
+                      "numpy.linalg.pinv",  # (hermitian=True: real symmetric matrices; the general pinv takes complex ones)
                       "mooncake_ast.api.vjp",  # (forward over mc.vjp of complex values: its pullback is a gradient, refused)
                       "numpy.pad",  # (its order-statistic modes refuse complex values)
                       "scipy._lib.array_api_compat.numpy.linalg.solve",  # (reached through filtfilt: lfilter refuses)
