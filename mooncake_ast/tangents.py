@@ -222,9 +222,9 @@ def _read_by_numpy(t: MutableTangent, name: Any) -> Any:
     from .errors import UnsupportedDerivativeError
 
     raise UnsupportedDerivativeError(
-        f"the derivative of an object with fields {sorted(t.fields)} is handed to numpy.{name}: NumPy reads objects through "
-        f"its `__array__`, `__float__` or `__iter__` (not differentiated); hand NumPy the array or number it holds "
-        f"(`obj.values`) instead")
+        f"the derivative of an object with fields {sorted(t.fields)} is handed to numpy.{name}: NumPy reads "
+        f"objects through their `__array__`, `__float__` or `__iter__` (not differentiated); hand NumPy the array or "
+        f"number the object holds (`obj.values`) instead")
 
 
 def is_zero_derivative(v: Any) -> bool:
