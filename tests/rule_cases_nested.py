@@ -3,6 +3,8 @@ twins of forward_code_rules.py), merged into CASES / ZERO_CASES of tests/test_ru
 rule's modes.  The functions are defs in this file, so their source is found."""
 import operator
 
+import types
+
 import numpy as np
 
 from mooncake_ast.forward.transform import item_storage
@@ -45,6 +47,13 @@ def new_objects_case(x):
     o = nh.new_object(Box)
     t = nh.new_tangent()
     return x * (1.0 if o.__class__ is Box and not t.fields else 2.0)
+
+
+def new_cells_case(x):
+    from mooncake_ast.rules import nested_closures_third as nct
+
+    cell, tangent_cell = nct.new_cell_fwd()
+    return x * (1.0 if isinstance(cell, types.CellType) and isinstance(tangent_cell, types.CellType) else 2.0)
 
 
 def storage_case(x):
@@ -139,6 +148,7 @@ NESTED_CASES = {
     "mooncake_ast.rules.nested_helpers.new_object": [Case(new_objects_case, 0.4)],
     "mooncake_ast.rules.nested_helpers.new_tangent": [Case(new_objects_case, 0.4)],
     "mooncake_ast.rules.nested_helpers.zero_storage": [Case(storage_case, 0.4)],
+    "mooncake_ast.rules.nested_closures_third.new_cell_fwd": [Case(new_cells_case, 0.4)],
     "mooncake_ast.rules.nested_helpers.result_storage": [Case(storage_case, 0.4)],
     "mooncake_ast.rules.nested_plans.plan_args": [Case(plan_args_case, 0.4, 1.3)],
     "mooncake_ast.rules.nested_plans.plan_tangents": [Case(plan_tangents_case, 0.4, 1.3)],
