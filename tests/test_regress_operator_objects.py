@@ -113,7 +113,12 @@ def sum_of_objects_with_start(x):
     return s.a * s.b
 
 
-@pytest.mark.parametrize("fn", [sum_of_objects, sum_of_objects_with_start], ids=lambda f: f.__name__)
+def sum_of_dict_values(x):
+    s = sum({"a": Summable(x, 1.0), "b": Summable(2.0, x * x)}.values())
+    return s.a * s.b
+
+
+@pytest.mark.parametrize("fn", [sum_of_objects, sum_of_objects_with_start, sum_of_dict_values], ids=lambda f: f.__name__)
 def test_sum_of_objects(fn):
     """Forward mode added the objects' tangents with `+` (a TypeError); reverse mode was right."""
     check_derivatives(fn, 0.7)

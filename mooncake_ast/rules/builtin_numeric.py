@@ -117,13 +117,16 @@ def sum_tangent(y, xs, dxs, start=0, dstart=NoTangent):
         if len(out) != len(y):
             raise NotImplementedError("derivative of sum() concatenating an iterator's items: pass a list")
         return tuple(out) if isinstance(y, tuple) else out
-    if dxs is not NoTangent and isinstance(xs, (list, tuple)) and _holds_objects(xs, start):
-        return _sum_of_objects(xs, dxs, start, dstart)
+    if dxs is not NoTangent and isinstance(xs, (list, tuple, _DICT_VALUES)) and _holds_objects(xs, start):
+        return _sum_of_objects(list(xs), dxs, start, dstart)
     out = dstart
     if dxs is not NoTangent:
         for d in iter_tangents(xs, dxs):
             out = out + d
     return out
+
+
+_DICT_VALUES = type({}.values())  # (`sum(d.values())`: read again here, as a dict's values can be)
 
 
 def _holds_objects(xs, start):
