@@ -23,7 +23,7 @@ from typing import Any
 
 from .errors import UnsupportedDerivativeError
 
-_WRITING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear",
+WRITING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear",
                               "remove", "add", "discard", "__setitem__", "__setattr__", "__delitem__"})
 _WRITES: dict = {}  # code object -> does the function write (to its object, or anything reachable)?
 
@@ -54,7 +54,7 @@ def _function_writes(fn: Any, depth: int = 0) -> bool:
             f = node.func
             if isinstance(f, ast.Name) and f.id in ("setattr", "delattr"):
                 writes = True
-            elif isinstance(f, ast.Attribute) and f.attr in _WRITING_METHODS and not (
+            elif isinstance(f, ast.Attribute) and f.attr in WRITING_METHODS and not (
                     isinstance(f.value, ast.Name) and isinstance(fn.__globals__.get(f.value.id), types.ModuleType)):
                 writes = True  # (`np.add(a, b)`: a module's function, not a container's method)
             elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and depth < 3:
@@ -238,14 +238,14 @@ def writes_captured(fn: Any) -> bool:
         elif isinstance(node, ast.Call):
             f = node.func
             if isinstance(f, ast.Attribute) and captured(f.value):
-                writes = f.attr in _WRITING_METHODS or f.attr in _ARRAY_WRITING_METHODS
+                writes = f.attr in WRITING_METHODS or f.attr in ARRAY_WRITING_METHODS
         if writes:
             break
     _CAPTURED_WRITES[code] = writes
     return writes
 
 
-_ARRAY_WRITING_METHODS = frozenset({"fill", "sort", "resize", "itemset", "put", "partition", "setflags",
+ARRAY_WRITING_METHODS = frozenset({"fill", "sort", "resize", "itemset", "put", "partition", "setflags",
                                     "extend", "insert", "reverse"})
 
 
@@ -255,8 +255,8 @@ def _bytecode_writes(code: Any) -> bool:
     for ins in dis.get_instructions(code):
         if ins.opname in ("STORE_DEREF", "STORE_SUBSCR", "STORE_ATTR", "DELETE_SUBSCR", "DELETE_ATTR", "STORE_SLICE"):
             return True
-        if ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and (ins.argval in _WRITING_METHODS
-                                                          or ins.argval in _ARRAY_WRITING_METHODS):
+        if ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and (ins.argval in WRITING_METHODS
+                                                          or ins.argval in ARRAY_WRITING_METHODS):
             return True
     return any(isinstance(c, type(code)) and _bytecode_writes(c) for c in code.co_consts)
 

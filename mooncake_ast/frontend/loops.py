@@ -14,6 +14,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from .. import ops
+from ..attribute_checks import ARRAY_WRITING_METHODS, WRITING_METHODS
 from ..ir.nodes import Const, LoopInfo, Phi, Value
 from . import generator_ops, generators, try_stmt
 from . import stmt_ops
@@ -326,8 +327,8 @@ def _comp_levels(for_in: Optional[cst.CompFor]) -> list[cst.CompFor]:
     return out
 
 
-_WRITING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill",
-                              "put", "itemset", "resize", "__setitem__", "__delitem__", "__iadd__"})
+# (the writing methods of containers and arrays attribute_checks knows, and `__iadd__`)
+_WRITING_METHODS = WRITING_METHODS | ARRAY_WRITING_METHODS | {"__iadd__"}
 
 
 def _reversed_and_written(s: cst.For, lw: object) -> Optional[str]:

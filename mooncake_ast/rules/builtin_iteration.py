@@ -10,8 +10,7 @@ import builtins
 
 from ..errors import UnsupportedDerivativeError
 from .. import ops
-from ..tangents import MutableTangent, NoTangent
-from .builtin_keys import _no_tangent
+from ..tangents import MutableTangent, NoTangent, is_zero_derivative
 from .registry import defcomplex, defjvp, defvjp
 
 
@@ -49,7 +48,7 @@ def iter_tangents(xs, dxs):
     if dxs is NoTangent or isinstance(xs, (dict, set, frozenset, str, range)):
         return [NoTangent] * len(xs) if hasattr(xs, "__len__") else NoTangent
     if isinstance(dxs, MutableTangent):  # (an object's fields: its items come from its `__iter__`, run in C)
-        if all(_no_tangent(v) for v in dxs.fields.values()):
+        if is_zero_derivative(dxs):
             return [NoTangent] * len(xs) if hasattr(xs, "__len__") else NoTangent
         raise UnsupportedDerivativeError(
             f"forward mode: a {type(xs).__module__}.{type(xs).__qualname__} object was read as its items by code that "
@@ -69,7 +68,7 @@ def sequence_tangent(x, seq, dx):
     if isinstance(x, (dict, set, frozenset)):
         return [NoTangent] * len(seq)
     if isinstance(dx, MutableTangent):  # an object's fields: its items come from code not differentiated
-        if all(_no_tangent(v) for v in dx.fields.values()):
+        if is_zero_derivative(dx):
             return [NoTangent] * len(seq)
         raise UnsupportedDerivativeError(
             f"forward mode of a for loop over a {type(x).__module__}.{type(x).__qualname__}: its items come from code "
@@ -144,7 +143,7 @@ def next_tangent(dit, *ddefault):
     if isinstance(dit, list):
         d = dit.pop(0) if dit else _END
     elif isinstance(dit, MutableTangent):  # (an iterator object of the user's: its `__next__` runs in the call)
-        if all(_no_tangent(v) for v in dit.fields.values()):
+        if is_zero_derivative(dit):
             return NoTangent
         raise UnsupportedDerivativeError(
             "forward mode of next() on an iterator object of your class is not supported (its `__next__` runs "

@@ -117,8 +117,8 @@ def sum_tangent(y, xs, dxs, start=0, dstart=NoTangent):
         if len(out) != len(y):
             raise NotImplementedError("derivative of sum() concatenating an iterator's items: pass a list")
         return tuple(out) if isinstance(y, tuple) else out
-    if dxs is not NoTangent and isinstance(xs, (list, tuple, _DICT_VALUES)) and _holds_objects(xs, start):
-        return _sum_of_objects(list(xs), dxs, start, dstart)
+    if dxs is not NoTangent and isinstance(xs, (list, tuple, _DICT_VALUES)) and _is_object(y):
+        return _sum_of_objects(list(xs), dxs, start, dstart)  # (one test of the result, not of every item)
     out = dstart
     if dxs is not NoTangent:
         for d in iter_tangents(xs, dxs):
@@ -129,10 +129,11 @@ def sum_tangent(y, xs, dxs, start=0, dstart=NoTangent):
 _DICT_VALUES = type({}.values())  # (`sum(d.values())`: read again here, as a dict's values can be)
 
 
-def _holds_objects(xs, start):
+def _is_object(y):
+    """Is the sum an instance of the user's class (the items added with their `__add__`/`__radd__`)?"""
     from ..forward.objects import is_user_object
 
-    return is_user_object(start) or any(is_user_object(v) for v in xs)
+    return is_user_object(y)
 
 
 def _sum_of_objects(xs, dxs, start, dstart):

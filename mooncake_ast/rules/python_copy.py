@@ -106,16 +106,15 @@ def frule_copy(args, dargs, **kwargs):
 def rrule_copy(x):
     """A shallow copy's adjoint is the copy's: its items are the original's (their storage is shared);
     an array's copy is new storage, whose adjoint goes to the original."""
-    if not isinstance(x, _SHALLOW) and not _plain_instance(x):
+    plain = _plain_instance(x)
+    if not isinstance(x, _SHALLOW) and not plain:
         _refuse("copy.copy", x)
     y = copy.copy(x)
 
     def pullback(g):
         if isinstance(x, np.ndarray) and x.dtype.kind not in "fc":
             return (NoTangent,)
-        if _plain_instance(x):
-            return (_fields_back(x, y, g),)
-        return (g,)
+        return (_fields_back(x, y, g),) if plain else (g,)
 
     return y, pullback
 
