@@ -277,9 +277,9 @@ def rrule_finish(items: list, state: State, value: Any = None, error: Any = None
 
 def register_rules() -> None:
     """Called by rules/__init__.py with the built-in tables."""
-    from ..rules.builtin_consumers import _run_time_reverse
+    from ..rules.registry import defrrule_at_run_time
     from ..rules.registry import defrule, defzero
 
     defzero(snapshot, consumed, exhausted)
     defrule(finish, frule_finish)
-    _run_time_reverse(finish, rrule_finish)
+    defrrule_at_run_time(finish, rrule_finish)

@@ -207,9 +207,9 @@ ZERO_DERIVATIVE = (raised, caught, exception_instance, exception_matches, rerais
 
 def register_rules() -> None:
     """Called by rules/__init__.py with the built-in tables."""
-    from ..rules.builtin_consumers import _run_time_reverse
+    from ..rules.registry import defrrule_at_run_time
     from ..rules.registry import defrule, defzero
 
     defzero(*ZERO_DERIVATIVE)
     defrule(guarded_call, frule_guarded)
-    _run_time_reverse(guarded_call, rrule_guarded)
+    defrrule_at_run_time(guarded_call, rrule_guarded)

@@ -11,7 +11,7 @@ import builtins
 
 from ..tangents import NoTangent
 from .builtin_iteration import iter_tangents
-from .registry import defrule
+from .registry import defrrule_at_run_time, defrule
 
 
 # ------------------------------------------------------------------ higher-order builtins (run-time rules)
@@ -65,13 +65,6 @@ defrule(builtins.filter, frule_filter)
 # ------------------------------------------------------------------ run-time reverse rules
 # dict(), filter() and map() consume iterables: their reverse rules run when the call runs (like a
 # user's mc.rrule), so the pullback knows which item went where.
-def _run_time_reverse(fn, rrule):
-    from .registry import _entry, _fingerprint
-
-    r = _entry(fn)
-    r.user_rrule = rrule
-    r.fingerprint = _fingerprint(r.jvp, r.user_frule, rrule)
-
 
 def rrule_dict(*args, **kwargs):
     """dict(x, **kw): x a mapping or an iterable of pairs (materialised first, so positions are known)."""
@@ -142,6 +135,6 @@ def rrule_map(f, *its):
     return y, lambda g: pb(g)[1]
 
 
-_run_time_reverse(builtins.dict, rrule_dict)
-_run_time_reverse(builtins.filter, rrule_filter)
-_run_time_reverse(builtins.map, rrule_map)
+defrrule_at_run_time(builtins.dict, rrule_dict)
+defrrule_at_run_time(builtins.filter, rrule_filter)
+defrrule_at_run_time(builtins.map, rrule_map)

@@ -20,13 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .registry import _entry, _fingerprint, defrule
-
-
-def _run_time_reverse(fn, rrule):
-    r = _entry(fn)
-    r.user_rrule = rrule
-    r.fingerprint = _fingerprint(r.jvp, r.user_frule, rrule)
+from .registry import defrrule_at_run_time, defrule
 
 
 def _no_kwargs(name, kwargs):
@@ -148,7 +142,7 @@ def rrule_piecewise(x, condlist, funclist, *extra, **kwargs):
 
 
 defrule(np.piecewise, frule_piecewise)
-_run_time_reverse(np.piecewise, rrule_piecewise)
+defrrule_at_run_time(np.piecewise, rrule_piecewise)
 
 
 # ------------------------------------------------------------------ np.apply_along_axis
@@ -224,4 +218,4 @@ def rrule_apply_along_axis(f, axis, arr, *extra, **kwargs):
 
 
 defrule(np.apply_along_axis, frule_apply_along_axis)
-_run_time_reverse(np.apply_along_axis, rrule_apply_along_axis)
+defrrule_at_run_time(np.apply_along_axis, rrule_apply_along_axis)

@@ -24,9 +24,9 @@ import builtins
 import numpy as np
 
 from ..tangents import NoTangent
-from .numpy_writes import (_bind, _dest, _dest_tangent, _refuse_complex, _result, _run_time_reverse,
+from .numpy_writes import (_bind, _dest, _dest_tangent, _refuse_complex, _result,
                            _scatter_reverse, _shaped_like, _tangent_of_values)
-from .registry import KwAdj, defjvp, defrule, defvjp, defzero
+from .registry import KwAdj, defjvp, defrrule_at_run_time, defrule, defvjp, defzero
 
 defzero(np.lexsort, np.isrealobj, np.iscomplexobj)
 # Types and their limits (library code reached from SciPy asks them): nothing to differentiate.
@@ -204,7 +204,7 @@ def rrule_fromiter(*args, **kwargs):
 
 
 defrule(np.fromiter, frule_fromiter)
-_run_time_reverse(np.fromiter, rrule_fromiter)
+defrrule_at_run_time(np.fromiter, rrule_fromiter)
 
 
 # ------------------------------------------------------------------ put_along_axis
@@ -245,7 +245,7 @@ def rrule_put_along_axis(*args, **kwargs):
 
 
 defjvp(np.put_along_axis, _paa_jvp, mutates=(0,))
-_run_time_reverse(np.put_along_axis, rrule_put_along_axis)
+defrrule_at_run_time(np.put_along_axis, rrule_put_along_axis)
 
 
 # ------------------------------------------------------------------ random draws: reparameterised

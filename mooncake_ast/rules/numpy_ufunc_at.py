@@ -27,8 +27,8 @@ import numpy as np
 from ..tangents import NoTangent
 from . import helpers as h
 from .numpy_ufunc_methods import _ORDERED, PARTIALS, _register
-from .numpy_writes import _dest, _dest_tangent, _refuse_complex, _run_time_reverse, _shaped_like
-from .registry import defjvp
+from .numpy_writes import _dest, _dest_tangent, _refuse_complex, _shaped_like
+from .registry import defjvp, defrrule_at_run_time
 
 # Arithmetic ufuncs numpy_ufunc_methods.PARTIALS lacks: added to it, with their reduce/accumulate/outer rules
 # (order-dependent folds, so NumPy's result is checked to be the left fold, as for power and fmod there).
@@ -193,4 +193,4 @@ def _rrule(u):
 
 for _u in BINARY + list(UNARY):
     defjvp(_u.at, _jvp(_u), mutates=(0,))
-    _run_time_reverse(_u.at, _rrule(_u))
+    defrrule_at_run_time(_u.at, _rrule(_u))

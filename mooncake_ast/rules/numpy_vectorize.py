@@ -14,13 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .registry import _entry, _fingerprint, defrule
-
-
-def _run_time_reverse(fn, rrule):
-    r = _entry(fn)
-    r.user_rrule = rrule
-    r.fingerprint = _fingerprint(r.jvp, r.user_frule, rrule)
+from .registry import defrrule_at_run_time, defrule
 
 
 def _zeroish(d):
@@ -238,8 +232,8 @@ def rrule_frompyfunc(*args, **kwargs):
 
 
 defrule(np.vectorize, frule_construct)
-_run_time_reverse(np.vectorize, rrule_construct)
+defrrule_at_run_time(np.vectorize, rrule_construct)
 defrule(np.vectorize.__call__, frule_call)
-_run_time_reverse(np.vectorize.__call__, rrule_call)
+defrrule_at_run_time(np.vectorize.__call__, rrule_call)
 defrule(np.frompyfunc, frule_frompyfunc)
-_run_time_reverse(np.frompyfunc, rrule_frompyfunc)
+defrrule_at_run_time(np.frompyfunc, rrule_frompyfunc)

@@ -22,13 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .registry import KwAdj, _entry, _fingerprint, defjvp
-
-
-def _run_time_reverse(fn, rrule):
-    r = _entry(fn)
-    r.user_rrule = rrule
-    r.fingerprint = _fingerprint(r.jvp_template, rrule, r.mutates)
+from .registry import KwAdj, defjvp, defrrule_at_run_time
 
 
 def _bind(name, names, defaults, args, kwargs):
@@ -172,7 +166,7 @@ def rrule_put(*args, **kwargs):
 
 
 defjvp(np.put, _put_jvp, mutates=(0,))
-_run_time_reverse(np.put, rrule_put)
+defrrule_at_run_time(np.put, rrule_put)
 
 
 # ------------------------------------------------------------------ np.place
@@ -213,7 +207,7 @@ def rrule_place(*args, **kwargs):
 
 
 defjvp(np.place, _place_jvp, mutates=(0,))
-_run_time_reverse(np.place, rrule_place)
+defrrule_at_run_time(np.place, rrule_place)
 
 
 # ------------------------------------------------------------------ np.fill_diagonal
@@ -262,7 +256,7 @@ def rrule_fill_diagonal(*args, **kwargs):
 
 
 defjvp(np.fill_diagonal, _fill_jvp, mutates=(0,))
-_run_time_reverse(np.fill_diagonal, rrule_fill_diagonal)
+defrrule_at_run_time(np.fill_diagonal, rrule_fill_diagonal)
 
 
 # ------------------------------------------------------------------ np.copyto
@@ -308,7 +302,7 @@ def rrule_copyto(*args, **kwargs):
 
 
 defjvp(np.copyto, _copyto_jvp, mutates=(0,))
-_run_time_reverse(np.copyto, rrule_copyto)
+defrrule_at_run_time(np.copyto, rrule_copyto)
 
 
 # ------------------------------------------------------------------ np.putmask
@@ -343,4 +337,4 @@ def rrule_putmask(*args, **kwargs):
 from .registry import defrule  # noqa: E402
 
 defrule(np.putmask, _putmask_frule, mutates=(0,))
-_run_time_reverse(np.putmask, rrule_putmask)
+defrrule_at_run_time(np.putmask, rrule_putmask)

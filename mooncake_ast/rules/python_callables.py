@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..tangents import NoTangent, Tangent
-from .registry import KwAdj, _entry, _fingerprint, defjvp, defzero
+from .registry import KwAdj, defjvp, defrrule_at_run_time, defzero
 
 
 class BoundAdjoint:
@@ -349,14 +349,8 @@ def construct_plain_reverse(cls, args, kwargs):
     return cls(*args, **kwargs), _zero_pullback(len(args), kwargs)
 
 
-def _run_time_reverse(fn, rrule):
-    r = _entry(fn)
-    r.user_rrule = rrule
-    r.fingerprint = _fingerprint(r.jvp_template, rrule)
-
-
 defjvp(functools.partial, _partial_jvp)
-_run_time_reverse(functools.partial, rrule_partial)
+defrrule_at_run_time(functools.partial, rrule_partial)
 defjvp(operator.methodcaller, _methodcaller_jvp)
 defzero(operator.itemgetter, operator.attrgetter)  # made from keys and names
-_run_time_reverse(operator.methodcaller, rrule_methodcaller)
+defrrule_at_run_time(operator.methodcaller, rrule_methodcaller)

@@ -19,13 +19,7 @@ import inspect
 from typing import Any
 
 from ..tangents import NoTangent, zero_tangent
-from .registry import KwAdj, _entry, _fingerprint, defjvp, defzero
-
-
-def _run_time_reverse(fn, rrule):
-    r = _entry(fn)
-    r.user_rrule = rrule
-    r.fingerprint = _fingerprint(r.jvp_template, rrule)
+from .registry import KwAdj, defjvp, defrrule_at_run_time, defzero
 
 
 # ------------------------------------------------------------------ collections.defaultdict
@@ -88,7 +82,7 @@ def rrule_defaultdict(*args: Any, **kw: Any) -> tuple:
 
 
 defjvp(collections.defaultdict, _defaultdict_jvp)
-_run_time_reverse(collections.defaultdict, rrule_defaultdict)
+defrrule_at_run_time(collections.defaultdict, rrule_defaultdict)
 
 
 # ------------------------------------------------------------------ collections.OrderedDict
@@ -115,7 +109,7 @@ def rrule_ordereddict(*args: Any, **kw: Any) -> tuple:
 
 
 defjvp(collections.OrderedDict, _ordereddict_jvp)
-_run_time_reverse(collections.OrderedDict, rrule_ordereddict)
+defrrule_at_run_time(collections.OrderedDict, rrule_ordereddict)
 
 
 # ------------------------------------------------------------------ namedtuple classes
@@ -199,7 +193,7 @@ def rrule_tuple_new(cls: Any, it: Any = (), /, *rest: Any) -> tuple:
 
 
 defjvp(tuple.__new__, _tuple_new_jvp)
-_run_time_reverse(tuple.__new__, rrule_tuple_new)
+defrrule_at_run_time(tuple.__new__, rrule_tuple_new)
 
 # Making a namedtuple class (inside the differentiated function): a class, nothing to differentiate;
 # constructing its instances is differentiated above.

@@ -20,7 +20,7 @@ import copy
 import numpy as np
 
 from ..tangents import MutableTangent, NoTangent, is_mutable
-from .registry import _entry, _fingerprint, defjvp, defrule, defvjp
+from .registry import defjvp, defrrule_at_run_time, defrule, defvjp
 
 _LEAVES = (bool, int, float, complex, str, bytes, type(None), np.number, np.bool_)
 
@@ -232,13 +232,7 @@ def rrule_deepcopy(*args, **kwargs):
     return y, pullback
 
 
-def _run_time_reverse(fn, rrule):
-    r = _entry(fn)
-    r.user_rrule = rrule
-    r.fingerprint = _fingerprint(r.user_frule, rrule)
-
-
 defrule(copy.copy, frule_copy)
-_run_time_reverse(copy.copy, rrule_copy)
+defrrule_at_run_time(copy.copy, rrule_copy)
 defrule(copy.deepcopy, frule_deepcopy)
-_run_time_reverse(copy.deepcopy, rrule_deepcopy)
+defrrule_at_run_time(copy.deepcopy, rrule_deepcopy)

@@ -31,13 +31,7 @@ import operator
 import numpy as np
 
 from ..tangents import NoTangent
-from .registry import KwAdj, _entry, _fingerprint, defrule, defzero
-
-
-def _run_time_reverse(fn, rrule):
-    r = _entry(fn)
-    r.user_rrule = rrule
-    r.fingerprint = _fingerprint(r.user_frule, rrule)
+from .registry import KwAdj, defrrule_at_run_time, defrule, defzero
 
 
 def _tangents(items, d):
@@ -226,7 +220,7 @@ def _as_list_rule(name, fn, plan_of):
         return list(y), pb
 
     defrule(fn, f)
-    _run_time_reverse(fn, r)
+    defrrule_at_run_time(fn, r)
 
 
 SELECTIONS = {
@@ -248,7 +242,7 @@ SELECTIONS = {
 for _fn, _plan in SELECTIONS.items():
     _f, _r = _selection(getattr(_fn, "__qualname__", str(_fn)), _plan)
     defrule(_fn, _f)
-    _run_time_reverse(_fn, _r)
+    defrrule_at_run_time(_fn, _r)
 _as_list_rule("heapq.nlargest", heapq.nlargest, _heap_select(heapq.nlargest))
 _as_list_rule("heapq.nsmallest", heapq.nsmallest, _heap_select(heapq.nsmallest))
 
@@ -276,7 +270,7 @@ def _from_iterable_frule(args, dargs, **kwargs):
 
 
 defrule(itertools.chain.from_iterable, _from_iterable_frule)
-_run_time_reverse(itertools.chain.from_iterable, _from_iterable_rrule)
+defrrule_at_run_time(itertools.chain.from_iterable, _from_iterable_rrule)
 
 
 # ------------------------------------------------------------------ calls of a function
@@ -382,9 +376,9 @@ def rrule_starmap(func, it):
 
 
 defrule(itertools.accumulate, frule_accumulate)
-_run_time_reverse(itertools.accumulate, rrule_accumulate)
+defrrule_at_run_time(itertools.accumulate, rrule_accumulate)
 defrule(itertools.starmap, frule_starmap)
-_run_time_reverse(itertools.starmap, rrule_starmap)
+defrrule_at_run_time(itertools.starmap, rrule_starmap)
 
 # ------------------------------------------------------------------ positions: zero derivative
 defzero(bisect.bisect_left, bisect.bisect_right, bisect.bisect)

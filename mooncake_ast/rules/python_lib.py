@@ -19,13 +19,7 @@ import statistics
 import numpy as np
 
 from ..tangents import NoTangent
-from .registry import KwAdj, _entry, _fingerprint, defrule
-
-
-def _run_time_reverse(fn, rrule):
-    r = _entry(fn)
-    r.user_rrule = rrule
-    r.fingerprint = _fingerprint(r.jvp, r.user_frule, rrule)
+from .registry import KwAdj, defrrule_at_run_time, defrule
 
 
 def _item_tangents(items, dit):
@@ -95,7 +89,7 @@ def rrule_reduce(f, it, *rest, **kwargs):
 
 
 defrule(functools.reduce, frule_reduce)
-_run_time_reverse(functools.reduce, rrule_reduce)
+defrrule_at_run_time(functools.reduce, rrule_reduce)
 
 
 # ------------------------------------------------------------------ statistics
@@ -226,7 +220,7 @@ def _stat_rules(fn):
 
     f = getattr(statistics, fn)
     defrule(f, frule)
-    _run_time_reverse(f, rrule)
+    defrrule_at_run_time(f, rrule)
 
 
 for _fn in ("fmean", "mean", "pstdev", "stdev", "pvariance", "variance"):

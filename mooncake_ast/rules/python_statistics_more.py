@@ -22,8 +22,8 @@ import statistics
 import numpy as np
 
 from ..tangents import NoTangent
-from .python_lib import _data, _item_tangents, _run_time_reverse
-from .registry import defjvp
+from .python_lib import _data, _item_tangents
+from .registry import defjvp, defrrule_at_run_time
 
 
 def _values(fn, data):
@@ -171,7 +171,7 @@ def _rules(name):
 
     fn = getattr(statistics, name)
     defjvp(fn, jvp)
-    _run_time_reverse(fn, rrule)
+    defrrule_at_run_time(fn, rrule)
 
 
 def stat_tangent(name, n_args, keys, *ops_and_tangents):
@@ -237,4 +237,4 @@ if hasattr(statistics, "_normal_dist_inv_cdf"):
     from .registry import defrule
 
     defrule(statistics._normal_dist_inv_cdf, _inv_cdf_frule)
-    _run_time_reverse(statistics._normal_dist_inv_cdf, _inv_cdf_rrule)
+    defrrule_at_run_time(statistics._normal_dist_inv_cdf, _inv_cdf_rrule)

@@ -452,6 +452,19 @@ def defrule(fn: Any, frule: Callable, *, mutates: tuple = ()) -> None:
     r.fingerprint = _fingerprint(frule)
 
 
+
+def defrrule_at_run_time(fn: Any, rrule: Callable, *extra: Any) -> None:
+    """Give `fn` a reverse rule that runs when the call runs, like a user's `mc.rrule`.
+
+    For callables whose pullback must know what the call did (which items a consumer read, which callable
+    ran, what a solver converged to): a template fixed when the code is generated cannot know it.  The forward
+    parts registered before stay; the fingerprint covers them, the rule and `extra` (helpers the rule's
+    behaviour depends on), so a changed rule changes the cache key."""
+    r = _entry(fn)
+    r.user_rrule = rrule
+    r.fingerprint = _fingerprint(r.jvp_template or r.jvp, r.user_frule, rrule, r.mutates, *extra)
+
+
 _LAZY_LOCK = threading.Lock()
 # Rule tables registered on first need: (module whose import brings the callables, rules module, its function
 # that registers them).  Each is registered by the first lookup that misses (or the first user registration)

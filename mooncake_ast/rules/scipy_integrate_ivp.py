@@ -316,7 +316,7 @@ def _time_adjoints(b, res, g, gy, ybar, plain, y0):
 
 
 def register(registered) -> None:
-    from .registry import _entry, _fingerprint, defjvp
+    from .registry import defjvp, defrrule_at_run_time
 
     si = _si()
     registered[si.solve_ivp] = "integrate.solve_ivp"
@@ -333,7 +333,4 @@ def register(registered) -> None:
                       t.dz(named["args"]) if "args" in named else NoTangent, fun, t_span, y0, *rest, **k)
 
     defjvp(si.solve_ivp, jvp)
-    r = _entry(si.solve_ivp)
-    r.vjp = None
-    r.user_rrule = rrule_solve_ivp
-    r.fingerprint = _fingerprint(r.jvp_template, rrule_solve_ivp)
+    defrrule_at_run_time(si.solve_ivp, rrule_solve_ivp)

@@ -35,6 +35,7 @@ import inspect
 import numpy as np
 
 from ..tangents import NoTangent
+from .registry import defrrule_at_run_time
 
 FUNCTIONS = ["integrate.cumulative_trapezoid", "integrate.odeint", "integrate.quad", "integrate.solve_ivp"]
 _IVP = ("derivative of scipy.integrate.solve_ivp with respect to what it reads (its function's arguments or captured "
@@ -61,14 +62,6 @@ def _nonzero(d):
     if isinstance(d, (tuple, list)):
         return any(_nonzero(x) for x in d)
     return bool(np.any(np.asarray(d) != 0)) if isinstance(d, (float, int, np.ndarray, np.generic)) else True
-
-
-def _run_time_reverse(fn, rrule):
-    from .registry import _entry, _fingerprint
-
-    r = _entry(fn)
-    r.user_rrule = rrule
-    r.fingerprint = _fingerprint(r.jvp_template, rrule)
 
 
 def _bound(fn, args, kwargs):
@@ -444,7 +437,7 @@ def register() -> None:
         return t.call(odeint_tangent, func, y0, tt, y, t.dz(func), t.dz(y0), t.dz(tt), t.dz(args), args, *rest, **k)
 
     defjvp(si.odeint, odeint_jvp)
-    _run_time_reverse(si.odeint, rrule_odeint)
+    defrrule_at_run_time(si.odeint, rrule_odeint)
 
     def quad_jvp(t, y, func, a, b, args=(), *rest, **k):
         if all(t.d(v) is None for v in (func, a, b, args)):
@@ -452,7 +445,7 @@ def register() -> None:
         return t.call(quad_tangent, func, a, b, y, t.dz(func), t.dz(a), t.dz(b), t.dz(args), args, *rest, **k)
 
     defjvp(si.quad, quad_jvp)
-    _run_time_reverse(si.quad, rrule_quad)
+    defrrule_at_run_time(si.quad, rrule_quad)
 
     def ct_jvp(t, y, yy, x=None, dx=1.0, axis=-1, initial=None):
         if all(t.d(v) is None for v in (yy, x, dx)):

@@ -143,11 +143,9 @@ def solve_banded_rrule(*args, **kwargs):
 
 def register(REGISTERED) -> None:
     """Register the rules (scipy_linalg_rules.register calls this once scipy.linalg is imported)."""
-    from .registry import _entry, _fingerprint, defrule
+    from .registry import defrrule_at_run_time, defrule
 
     la = _linalg()
     REGISTERED[la.solve_banded] = "linalg.solve_banded"
     defrule(la.solve_banded, solve_banded_frule)
-    r = _entry(la.solve_banded)
-    r.user_rrule = solve_banded_rrule
-    r.fingerprint = _fingerprint(solve_banded_frule, solve_banded_rrule)
+    defrrule_at_run_time(la.solve_banded, solve_banded_rrule)

@@ -221,7 +221,7 @@ def _root_rrule(name):
 # ------------------------------------------------------------------ registration
 def register() -> None:
     """Register the rules (registry.lookup calls this once scipy.optimize is imported)."""
-    from .registry import _entry, _fingerprint, defjvp, defvjp
+    from .registry import _entry, defjvp, defrrule_at_run_time, defvjp
 
     opt = _optimize()
     for name in ROOTS:
@@ -241,9 +241,7 @@ def register() -> None:
             return t.call(root_tangent, name, func, y, t.dz(func), t.dz(fargs), *rest, **kw2)
 
         defjvp(fn, jvp)
-        r = _entry(fn)
-        r.user_rrule = _root_rrule(name)
-        r.fingerprint = _fingerprint(r.jvp_template, r.user_rrule)
+        defrrule_at_run_time(fn, _root_rrule(name))
     for name in CONSTANT:
         fn = getattr(opt, name, None)
         if fn is None:

@@ -219,13 +219,11 @@ def _like_arg(bar, arg):
 def register(stats) -> None:
     """Register the rules (scipy_stats.register calls this with scipy.stats)."""
     from . import scipy_stats as base
-    from .registry import _entry, _fingerprint, defjvp
+    from .registry import defjvp, defrrule_at_run_time
 
     fn = getattr(stats, "linregress", None)
     if fn is None:
         return
     base.REGISTERED[fn] = "linregress"
     defjvp(fn, _jvp(fn))
-    r = _entry(fn)
-    r.user_rrule = _rrule(fn)
-    r.fingerprint = _fingerprint(r.jvp_template, linregress_tangent, _outputs, _rrule)
+    defrrule_at_run_time(fn, _rrule(fn), linregress_tangent, _outputs, _rrule)
