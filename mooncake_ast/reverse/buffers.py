@@ -156,7 +156,8 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
             parts += 1
             if fn is operator.setitem and not is_real(rt.type_of(s.args[2])):
                 return False
-            if fn is operator.getitem and isinstance(rt.type_of(s), Arr) and not reads_only(rt, s, uses, r):
+            if fn is operator.getitem and isinstance(rt.type_of(s), Arr) and not (
+                    reads_only(rt, s, uses, r) and _read_before_writes(rt, s, uses, r)):
                 return False
             continue
         if fn is ops.sequence and pos == 0 and not s.kwargs and _walked_only(rt, s, uses, r):
@@ -165,6 +166,32 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
         if not reads_only(rt, r, {r: [(s, pos)]}, r):
             return False
     return parts > 0
+
+
+def _read_before_writes(rt: "ReverseTransform", view: Call, uses: dict, root: Value) -> bool:
+    """Is every read of `view` (a basic index of root that is an array: NumPy's view of root's storage) in view's own
+    block, before any write to root that comes after view there?
+
+    Read before a write, the view is as good as a copy, and its adjoint can go to root's buffer where the view is
+    taken.  Read after one (`v = a[:2]; a[0] = y; v.sum()`), it sees the value written, and its adjoint belongs to
+    that value: the write's pullback, which runs first, would not find it in root's buffer."""
+    home = rt.home.get(view)
+    if home is None:
+        return False
+    readers = []
+    for s, _ in uses.get(view, []):
+        if not isinstance(s, Call) or rt.home.get(s) is not home:
+            return False
+        readers.append(s)
+        if rt.resolver.callee(s)[0] in (ops.list_of, ops.tuple_of):  # (a display read by a join: `_joined_item`)
+            for r, _ in uses.get(s, []):
+                if not isinstance(r, Call) or rt.home.get(r) is not home:
+                    return False
+                readers.append(r)
+    order = {id(s): k for k, s in enumerate(home.stmts)}
+    first, last = order[id(view)], max((order[id(s)] for s in readers), default=-1)
+    return not any(rt.resolver.callee(s)[0] is operator.setitem and s.args[0] is root
+                   for s in home.stmts[first + 1:last + 1])
 
 
 def _block_local(rt: "ReverseTransform", r: Call, uses: dict) -> bool:
@@ -202,7 +229,8 @@ def _walked_only(rt: "ReverseTransform", seq: Call, uses: dict, root: Value) -> 
             continue
         if fn is not operator.getitem or rt.type_of(s.args[1]) != INT:
             return False
-        if isinstance(rt.type_of(s), Arr) and not reads_only(rt, s, uses, root):
+        if isinstance(rt.type_of(s), Arr) and not (reads_only(rt, s, uses, root) and
+                                                    _read_before_writes(rt, s, uses, root)):
             return False
     return True
 
