@@ -360,6 +360,7 @@ def _helper_defs() -> None:
 
     # `a[i]`'s tangent from a differentiated index i: zero unless `a` is np.r_ / np.c_ (refused nested then)
     user(operator_rules.index_tangent, _index_tangent_frule, _index_tangent_rrule)
+    user(operator_rules.with_index_tangent, _with_index_tangent_frule, _with_index_tangent_rrule)
     user(nh.method_tangent_fwd, _method_tangent_fwd_frule, _method_tangent_fwd_rrule)
     user(nh.with_dense_tangent, nh._with_dense_tangent_frule, nh._with_dense_tangent_rrule)
     user(_registry.update, _update_frule, _update_rrule)
@@ -513,6 +514,21 @@ def _index_tangent_rrule(a: Any, i: Any, di: Any) -> tuple:
 
     _index_tangent_check(a)
     return operator_rules.index_tangent(a, i, di), lambda g: (NoTangent,) * 3
+
+
+def _with_index_tangent_frule(p: tuple, t: Any) -> tuple:
+    """Linear in the item, which it returns as is (a view stays a view): so does its tangent."""
+    from . import operator_rules
+
+    _index_tangent_check(p[1])
+    return operator_rules.with_index_tangent(*p), _expand(t, 4)[0]
+
+
+def _with_index_tangent_rrule(item: Any, a: Any, i: Any, di: Any) -> tuple:
+    from . import operator_rules
+
+    _index_tangent_check(a)
+    return operator_rules.with_index_tangent(item, a, i, di), lambda g: (g, NoTangent, NoTangent, NoTangent)
 
 
 def _method_tangent_fwd_frule(p: tuple, t: Any) -> tuple:

@@ -45,8 +45,16 @@ defjvp(op.imatmul, lambda t, y, a, b: t.update(t.d(a), t.add(t.lin(op.matmul, t.
 defjvp(op.imod, lambda t, y, a, b: t.update(t.d(a), t.sub(t.d(a), t.mul(t.call(op.floordiv, a, b), t.d(b)))), mutates=(0,))
 
 # ------------------------------------------------------------------ items
-defjvp(op.getitem, lambda t, y, a, i: t.add(t.lin(op.getitem, t.d(a), i),
-                                            t.call(index_tangent, a, i, t.d(i)) if t.d(i) is not None else None))
+def _getitem_jvp(t, y, a, i):
+    item = t.lin(op.getitem, t.d(a), i)
+    if t.d(i) is None:
+        return item
+    if item is None:
+        return t.call(index_tangent, a, i, t.d(i))
+    return t.call(with_index_tangent, item, a, i, t.d(i))  # (not `item + ...`: a sum is a new array, not a view)
+
+
+defjvp(op.getitem, _getitem_jvp)
 
 
 def _is_concatenator(a):
@@ -85,6 +93,16 @@ def index_tangent(a, i, di):
     if not _is_concatenator(a) or di is NoTangent:
         return NoTangent
     return a[_concat_items(i, di)]
+
+
+def with_index_tangent(item, a, i, di):
+    """`item` (the tangent's `a[i]`) plus the tangent coming from the index i (np.r_ / np.c_ only), as the same
+    object when that is zero: where `a[i]` is a view, its tangent must stay a view of a's tangent, so that a write
+    to the array after the read shows in both (`w = b[s]; b[1:] = ...; w.sum()`)."""
+    from ..tangents import NoTangent
+
+    extra = index_tangent(a, i, di)
+    return item if extra is NoTangent else item + extra
 
 
 def index_adjoint(a, i, g):
