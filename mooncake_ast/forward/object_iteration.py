@@ -60,16 +60,30 @@ def read_items_first(ir: Function, resolver: Any) -> bool:
     changed = False
     for s, positions in found:
         for i in positions:
-            if i >= len(s.args) or isinstance(s.args[i], Const) or not flow.may_be_object(s.args[i]) or \
-                    _container_view(s.args[i], flow, resolver.raw_callee):
+            if i >= len(s.args) or isinstance(s.args[i], Const):
                 continue
-            items = Call(Const(ops.sequence), [s.args[i]], loc=s.loc)
+            if _one_shot_iterator(s.args[i], resolver.raw_callee) and resolver.raw_callee(s) not in (builtins.list, builtins.tuple):
+                items = Call(Const(builtins.list), [s.args[i]], loc=s.loc)  # (see `_one_shot_iterator`)
+            elif not flow.may_be_object(s.args[i]) or _container_view(s.args[i], flow, resolver.raw_callee):
+                continue
+            else:
+                items = Call(Const(ops.sequence), [s.args[i]], loc=s.loc)
             home = s.block
             home.stmts.insert(home.stmts.index(s), items)
             items.block = home
             s.args[i] = items
             changed = True
     return changed
+
+
+def _one_shot_iterator(v: Any, raw_callee: Any) -> bool:
+    """`reversed(xs)` or `iter(xs)`: an iterator the consumer exhausts.  The consumers' reverse rules read the
+    items again in the pullback, from a list, tuple or array (an exhausted iterator has none left: `sum(reversed(
+    xs))` came out zero), and forward mode's `sorted(iter(xs))` lost its tangents the same way.  `list(it)` first
+    reads the items once, with its own rule, which follows the iterator back to xs; the consumer then reads the
+    list, which is what it would have read."""
+    return isinstance(v, Call) and not v.kwargs and len(v.args) == 1 and \
+        any(raw_callee(v) is b for b in (builtins.reversed, builtins.iter))
 
 
 _VIEWS = frozenset({"values", "keys", "items", "copy"})
