@@ -267,8 +267,8 @@ def environment(fn: types.FunctionType) -> list[str]:
                 out.append(f"{n}=module {v.__name__}")
                 modules.append(v)
             else:
-                # Whether it may be a user object decides if operators on it are inlined (forward/objects.py).
-                from .forward.objects import _plain_global
+                # Whether it may be a user object decides if operators on it are inlined (forward/object_flow.py).
+                from .forward.object_flow import _plain_global
 
                 if type(v) is types.FunctionType:  # (calls of it are typed from its code: reverse/call_types.py)
                     out.append(f"{n}=function {function_digest(v)}")

@@ -25,7 +25,8 @@ from ..library_errors import in_library, runs_plainly
 from ..rules import registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, is_mutable, storage, zero_tangent
-from . import objects, state
+from . import object_calls, objects, state
+from .dataclass_init import dataclass_init
 from .state import _session, _session_storage, closure_tangent
 
 
@@ -37,9 +38,9 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     if dkwargs is NoTangent or dkwargs is None:
         dkwargs = {k: NoTangent for k in kwargs}
     if objects.dispatches(f):
-        done = objects.float_forward(f, args, dargs) if not kwargs else None
+        done = object_calls.float_forward(f, args, dargs) if not kwargs else None
         if done is None:
-            done = objects.forward_call(f, args, dargs, kwargs)
+            done = object_calls.forward_call(f, args, dargs, kwargs)
         if done is not None:
             return done
     rule = registry.lookup(f)
@@ -226,7 +227,7 @@ def _construct(cls: type, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict
     obj = cls.__new__(cls)
     dobj = MutableTangent({})
     if getattr(cls, "__dataclass_fields__", None) is not None and _generated(init):
-        fields, initvars, bound = objects.dataclass_init(cls, args, kwargs)
+        fields, initvars, bound = dataclass_init(cls, args, kwargs)
         dbound = inspect.signature(cls).bind_partial(*dargs, **{k: dkwargs.get(k, NoTangent) for k in kwargs})
         for name, value, given in fields:
             object.__setattr__(obj, name, value)  # as the generated __init__ does (also for frozen classes)

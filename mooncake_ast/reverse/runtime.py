@@ -25,7 +25,10 @@ from ..rules.registry import H
 from ..tangents import NoTangent
 from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate
 from ..forward import objects
+from ..forward.dataclass_init import dataclass_init
+from ..forward.object_flow import generating
 from ..forward.runtime import _code_signature
+from . import object_calls
 from .special import SPECIAL
 
 
@@ -46,9 +49,9 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
     use): a function derived from its source is derived knowing so (transform.quiet_items)."""
     kwargs = kwargs or {}
     if objects.dispatches(f):
-        done = objects.float_reverse(f, args) if not kwargs else None
+        done = object_calls.float_reverse(f, args) if not kwargs else None
         if done is None:
-            done = objects.reverse_call(f, args, kwargs)
+            done = object_calls.reverse_call(f, args, kwargs)
         if done is not None:
             return done
         if _hashable(f) and f in SPECIAL:
@@ -334,7 +337,7 @@ def _construct(cls: type, args: tuple, kwargs: dict) -> tuple:
         raise MissingRuleError(cls, "reverse", "a class without a Python __init__")
     obj = cls.__new__(cls)
     if getattr(cls, "__dataclass_fields__", None) is not None and init.__code__.co_filename.startswith("<"):
-        fields, initvars, bound = objects.dataclass_init(cls, args, kwargs)
+        fields, initvars, bound = dataclass_init(cls, args, kwargs)
         for name, value, _ in fields:
             object.__setattr__(obj, name, value)  # as the generated __init__ does (also for frozen classes)
         post = getattr(obj, "__post_init__", None)
@@ -572,7 +575,7 @@ class DerivedReverse:
         from .generate import generate_reverse
 
         # the key (it reads sources) and the module are made one thread at a time (see GENERATION_LOCK)
-        with GENERATION_LOCK, objects.generating(kinds):  # the resolver gives operators on user objects to rcall
+        with GENERATION_LOCK, generating(kinds):  # the resolver gives operators on user objects to rcall
             self.gen = generate_reverse(fn, kinds, quiet)
         self.registry_version = registry.registry_version()
 
