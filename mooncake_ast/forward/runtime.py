@@ -22,7 +22,7 @@ from .. import ops, prebuilt
 from ..arrays import is_other_array, mutable_in_place
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..library_errors import in_library, runs_plainly
-from ..rules import registry
+from ..rules import eager, registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, is_mutable, storage, zero_tangent
 from . import object_calls, objects, state
@@ -55,11 +55,11 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
                 dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
                 if rule.mutates and not rule.zero:
                     _refuse_untracked_write(f, owner, dself, dargs)
-                y, dy = registry.run_template(rule, _unbound(f), (owner, *args), (dself, *dargs), kwargs, dkwargs)
+                y, dy = eager.run_template(rule, _unbound(f), (owner, *args), (dself, *dargs), kwargs, dkwargs)
             else:
                 if rule.mutates and args and not rule.zero and 0 in rule.mutates:
                     _refuse_untracked_write(f, args[0], dargs[0], dargs[1:])
-                y, dy = registry.run_template(rule, f, tuple(args), tuple(dargs), kwargs, dkwargs)
+                y, dy = eager.run_template(rule, f, tuple(args), tuple(dargs), kwargs, dkwargs)
                 if rule.mutates and args:
                     dy = _conform_result(args[0], args, dargs, dy)
                 else:

@@ -27,7 +27,8 @@ from ..ir.builder import UNDEFINED
 from ..ir.ufunc_out import single_out_tuples
 from .object_iteration import read_items_first
 from ..ir.nodes import Call, Const, Function, Global, Param, Phi, Return, Stmt, Value
-from ..rules.registry import Rule, lookup, numpy_function, update
+from ..rules.eager import numpy_function
+from ..rules.registry import Rule, lookup, update
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
 from ..ir.dce import sweep
 from ..ir.kinds import NUM, infer_kinds

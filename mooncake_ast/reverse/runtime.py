@@ -19,9 +19,9 @@ import numpy as np
 from .. import prebuilt
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..library_errors import in_library, runs_plainly
-from ..rules import registry
+from ..rules import call_binding, eager, registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
-from ..rules.registry import H
+from ..rules.eager import H
 from ..tangents import NoTangent
 from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate
 from ..forward import objects
@@ -71,7 +71,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
             def user_pullback(g: Any) -> tuple:
                 grads = pb(g)
                 grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
-                pos, named = registry.split_adjoints(grads)  # a trailing KwAdj: keyword arguments' adjoints
+                pos, named = call_binding.split_adjoints(grads)  # a trailing KwAdj: keyword arguments' adjoints
                 return NoTangent, AdjTuple(pos), AdjDict(named)
 
             return y, user_pullback
@@ -84,7 +84,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
             if kwargs.get("out") is not None:
                 from ..forward.runtime import _unbound
 
-                y, pb = registry.rcall_into_out(rule, _unbound(f) if is_method else f, call_args, kwargs, EagerReverse())
+                y, pb = eager.rcall_into_out(rule, _unbound(f) if is_method else f, call_args, kwargs, EagerReverse())
                 if not is_method:
                     return y, pb
 
@@ -98,7 +98,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
             def template_pullback(g: Any) -> tuple:
                 if g is NoTangent:
                     return NoTangent, AdjTuple([NoTangent] * len(args)), AdjDict()
-                pos, named = registry.run_vjp(rule, f, EagerReverse(), g, H(y, None), tuple(H(a, None) for a in call_args),
+                pos, named = eager.run_vjp(rule, f, EagerReverse(), g, H(y, None), tuple(H(a, None) for a in call_args),
                                               {k: H(v, None) for k, v in kwargs.items()})
                 pos = [NoTangent if c is None else c for c in pos]
                 named = AdjDict({k: NoTangent if c is None else c for k, c in named.items()})

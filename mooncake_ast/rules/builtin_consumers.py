@@ -79,7 +79,7 @@ def rrule_dict(*args, **kwargs):
         y = builtins.dict(*args, **kwargs)
 
     def pullback(g):
-        from .registry import KwAdj
+        from .call_binding import KwAdj
 
         if g is NoTangent or g is None:
             return (NoTangent,) * len(args)

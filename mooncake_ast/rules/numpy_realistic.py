@@ -26,7 +26,8 @@ import numpy as np
 from ..tangents import NoTangent
 from .numpy_writes import (_bind, _dest, _dest_tangent, _refuse_complex, _result,
                            _scatter_reverse, _shaped_like, _tangent_of_values)
-from .registry import KwAdj, defjvp, defrrule_at_run_time, defrule, defvjp, defzero
+from .call_binding import KwAdj
+from .registry import defjvp, defrrule_at_run_time, defrule, defvjp, defzero
 
 defzero(np.lexsort, np.isrealobj, np.iscomplexobj)
 # Types and their limits (library code reached from SciPy asks them): nothing to differentiate.

@@ -19,7 +19,8 @@ import inspect
 from typing import Any
 
 from ..tangents import NoTangent, zero_tangent
-from .registry import KwAdj, defjvp, defrrule_at_run_time, defzero
+from .call_binding import KwAdj
+from .registry import defjvp, defrrule_at_run_time, defzero
 
 
 # ------------------------------------------------------------------ collections.defaultdict

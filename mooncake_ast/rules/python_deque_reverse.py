@@ -52,7 +52,7 @@ def rrule_deque(*args: Any, **kwargs: Any) -> tuple:
                 if args:
                     bars[0] = bar
                 else:
-                    from .registry import KwAdj
+                    from .call_binding import KwAdj
 
                     return tuple(bars) + (KwAdj({"iterable": bar}),)
         return tuple(bars)

@@ -31,7 +31,8 @@ import operator
 import numpy as np
 
 from ..tangents import NoTangent
-from .registry import KwAdj, defrrule_at_run_time, defrule, defzero
+from .call_binding import KwAdj
+from .registry import defrrule_at_run_time, defrule, defzero
 
 
 def _tangents(items, d):

@@ -19,7 +19,8 @@ import statistics
 import numpy as np
 
 from ..tangents import NoTangent
-from .registry import KwAdj, defrrule_at_run_time, defrule
+from .call_binding import KwAdj
+from .registry import defrrule_at_run_time, defrule
 
 
 def _item_tangents(items, dit):

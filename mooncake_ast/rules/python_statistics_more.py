@@ -142,7 +142,7 @@ def _rules(name):
 
     def rrule(*args, **kw):
         from ..reverse.adjoints import _like
-        from .registry import KwAdj
+        from .call_binding import KwAdj
 
         args, kw = _materialized(args, kw)
         y, jac = compute(args, kw)
