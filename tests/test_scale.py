@@ -363,7 +363,7 @@ def test_reads_across_dead_code_and_loops(tmp_path, make):
 
 
 _WATCHED = ("ir/builder.py", "ir/analysis.py", "ir/regions.py", "emit/structure.py", "frontend/statements.py",
-            "emit/names.py", "emit/interference.py", "emit/numbered.py")
+            "emit/names.py", "emit/interference.py", "emit/numbered.py", "emit/planning.py", "emit/layout.py")
 
 
 def _lines_run(fn, arg):
