@@ -85,7 +85,7 @@ def is_user_object(x: Any) -> bool:
     if tp in _PLAIN_TYPES or isinstance(x, _PLAIN_BASES) or library_of_type(tp) is not None:
         return False  # (a Dask or CuPy array: NumPy code, dispatched by NumPy's protocols; arrays.py)
     if getattr(tp, "__mc_items__", False):
-        return False  # reverse.adjoints.ItemsIterator (map's and itertools' results): iterated like a list iterator
+        return False  # reverse.builtin_adjoints.ItemsIterator (map's and itertools' results): iterated like a list iterator
     return tp.__module__ not in ("builtins", "numpy") and not tp.__module__.startswith("numpy.")
 
 

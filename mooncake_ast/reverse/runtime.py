@@ -314,13 +314,13 @@ def _map(f: Any, args: tuple, kwargs: dict) -> tuple:
             fn_bar = shadows.acc(fn, fn_bar, fb)  # (a callable object's adjoint is its storage: added once)
             for j, a in enumerate(ab):
                 cols[j][k] = a
-        from .adjoints import _like
+        from .builtin_adjoints import _like
 
         bars = [_like(orig, c) if pb is None else pb(AdjList(c))[1][0]
                 for orig, c, pb in zip(args[1:], cols, item_pbs)]
         return NoTangent, AdjTuple([fn_bar] + bars), AdjDict()
 
-    from .adjoints import ItemsIterator
+    from .builtin_adjoints import ItemsIterator
 
     return ItemsIterator(ys), pullback
 

@@ -27,7 +27,8 @@ from ..arrays import is_other_array
 from ..attribute_checks import check_attribute_read, item_attribute
 from ..frames import inside, outermost
 from ..tangents import MutableTangent, NoTangent, Tangent, declared_slots, is_zero_derivative, fields_of, is_mutable, slot_names
-from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, item_adjoint, unbroadcast
+from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, unbroadcast
+from .part_adjoints import item_adjoint
 
 _MISSING = object()
 

@@ -188,7 +188,7 @@ def frule_fromiter(args, dargs, **kwargs):
 
 
 def rrule_fromiter(*args, **kwargs):
-    from ..reverse.adjoints import _like
+    from ..reverse.builtin_adjoints import _like
 
     it, dtype, count, extra = _fromiter_args(args, kwargs)
     items = list(it) if count < 0 else [x for _, x in builtins.zip(builtins.range(count), it)]
