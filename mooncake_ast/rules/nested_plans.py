@@ -17,8 +17,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..forward import objects as _objects
 from ..forward.dataclass_init import dataclass_init
+from ..forward import objects as _objects
 from ..reverse.adjoints import MethodAdjoint
 from ..reverse.shadows import reapply, snapshot
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
