@@ -41,7 +41,8 @@ import numpy as np
 
 from ..arrays import is_other_array, mutable_in_place
 from ..tangents import NoTangent, fresh
-from .call_binding import Template, _binding_jvp, _binding_vjp
+# (KwAdj, which reverse templates return, is imported from here by rule modules, as docs/rules.md describes)
+from .call_binding import KwAdj, Template, _binding_jvp, _binding_vjp  # noqa: F401
 from .fingerprints import _fingerprint
 
 
