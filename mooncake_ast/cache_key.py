@@ -24,7 +24,7 @@ import types
 import warnings
 from typing import Any
 
-from .rules import registry
+from .rules import fingerprints, registry
 from .digests import hasher
 
 _RULES_MEMO: list = [None, ""]
@@ -34,7 +34,7 @@ def _stable_name(obj: Any) -> str:
     """A name for `obj` that is the same in every process (no memory addresses)."""
     from .errors import qualified_name
 
-    return registry.strip_addresses(qualified_name(obj))
+    return fingerprints.strip_addresses(qualified_name(obj))
 
 
 def rules_fingerprint() -> str:
@@ -66,7 +66,7 @@ def rules_fingerprint() -> str:
             except Exception:  # a key our names do not cover: its type is still stable
                 name = type(key).__qualname__
             modes = "".join("1" if x else "0" for x in (r.jvp, r.vjp, r.user_frule, r.user_rrule))
-            rows.append(f"{registry.strip_addresses(name)}:{r.fingerprint}:{r.zero}:{r.mutates}:{modes}")
+            rows.append(f"{fingerprints.strip_addresses(name)}:{r.fingerprint}:{r.zero}:{r.mutates}:{modes}")
     h = hasher("\n".join(sorted(rows)).encode()).hexdigest()
     _RULES_MEMO[:] = [sig, h]
     return h
@@ -267,8 +267,8 @@ def environment(fn: types.FunctionType) -> list[str]:
                 out.append(f"{n}=module {v.__name__}")
                 modules.append(v)
             else:
-                # Whether it may be a user object decides if operators on it are inlined (forward/objects.py).
-                from .forward.objects import _plain_global
+                # Whether it may be a user object decides if operators on it are inlined (forward/object_flow.py).
+                from .forward.object_flow import _plain_global
 
                 if type(v) is types.FunctionType:  # (calls of it are typed from its code: reverse/call_types.py)
                     out.append(f"{n}=function {function_digest(v)}")

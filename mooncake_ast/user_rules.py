@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .errors import UserRuleError, qualified_name, refuse_not_callable
-from .rules import registry
+from .rules import call_binding, fingerprints, registry
 
 
 def frule(fn: Any) -> Callable[[Callable], Callable]:
@@ -55,7 +55,7 @@ def frule(fn: Any) -> Callable[[Callable], Callable]:
                             "use it as a decorator, above the rule's def")
         r = registry._entry(fn)
         r.user_frule, r.jvp, r.zero = _forward_adapter(fn, rule), None, False
-        r.fingerprint = registry._fingerprint(rule)
+        r.fingerprint = fingerprints._fingerprint(rule)
         registry.bump_version()
         return rule
 
@@ -93,7 +93,7 @@ def rrule(fn: Any) -> Callable[[Callable], Callable]:
                             "use it as a decorator, above the rule's def")
         r = registry._entry(fn)
         r.user_rrule, r.vjp, r.zero = _reverse_adapter(fn, rule), None, False
-        r.fingerprint = registry._fingerprint(r.user_frule, rule)
+        r.fingerprint = fingerprints._fingerprint(r.user_frule, rule)
         registry.bump_version()
         return rule
 
@@ -174,7 +174,7 @@ def _reverse_adapter(fn: Any, rule: Callable) -> Callable:
         def pullback(y_bar: Any) -> Any:
             grads = pb(y_bar)
             items = list(grads) if isinstance(grads, (tuple, list)) else [grads]
-            if items and isinstance(items[-1], registry.KwAdj):
+            if items and isinstance(items[-1], call_binding.KwAdj):
                 items.pop()
             if len(items) != len(args):
                 raise UserRuleError(

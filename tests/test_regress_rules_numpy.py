@@ -11,7 +11,7 @@ methods; np.r_/np.c_; einsum's interleaved form; std/var where the spread is zer
 result is unused (a scalar zero adjoint).
 
 Reverse mode of `out=` and of keyword operands needs the reverse transform to read keyword adjoints
-(registry.split_adjoints, registry.rcall_into_out); until it does, reverse mode refuses those calls
+(call_binding.split_adjoints, eager.rcall_into_out); until it does, reverse mode refuses those calls
 with an error (never a silent zero), and those checks are reported as xfail.
 """
 import ast
@@ -24,7 +24,7 @@ import pytest
 
 import mooncake_ast as mc
 from mooncake_ast.reverse.transform import ReverseUnsupported
-from mooncake_ast.rules import registry
+from mooncake_ast.rules import call_binding, registry
 from mooncake_ast.testing import check_derivatives
 from tests.test_rules import CASES, F, _modes
 
@@ -538,7 +538,7 @@ def _keyword_version(source):
         fn = eval(compile(ast.Expression(call.func), "<fn>", "eval"), {"np": np})
     except Exception:  # noqa: BLE001
         return None
-    sig = registry._signature(fn)
+    sig = call_binding._signature(fn)
     if sig is None or registry.lookup(fn) is None:
         return None
     params = [p.arg for p in lam.args.args]
@@ -648,9 +648,9 @@ def test_bind_positional():
     def f(a, b, c=1, *, d=2):
         return a
 
-    assert registry.bind_positional(f, (), {"a": 1, "b": 2}) == ((1, 2), {})
-    assert registry.bind_positional(f, (1,), {"b": 2, "c": 3}) == ((1, 2), {"c": 3})  # c has a default: stays
-    assert registry.bind_positional(f, (), {"b": 2}) == ((), {"b": 2})  # a missing: nothing moves past it
-    assert registry.bind_positional(np.add, (), {"x1": 1}) == ((), {"x1": 1})  # ufuncs: as given
-    assert registry.bind_positional(np.linalg.solve, (), {"a": 1, "b": 2}) == ((1, 2), {})
-    assert registry.bind_positional(np.stack, (), {"arrays": [1], "axis": 1}) == (([1],), {"axis": 1})
+    assert call_binding.bind_positional(f, (), {"a": 1, "b": 2}) == ((1, 2), {})
+    assert call_binding.bind_positional(f, (1,), {"b": 2, "c": 3}) == ((1, 2), {"c": 3})  # c has a default: stays
+    assert call_binding.bind_positional(f, (), {"b": 2}) == ((), {"b": 2})  # a missing: nothing moves past it
+    assert call_binding.bind_positional(np.add, (), {"x1": 1}) == ((), {"x1": 1})  # ufuncs: as given
+    assert call_binding.bind_positional(np.linalg.solve, (), {"a": 1, "b": 2}) == ((1, 2), {})
+    assert call_binding.bind_positional(np.stack, (), {"arrays": [1], "axis": 1}) == (([1],), {"axis": 1})

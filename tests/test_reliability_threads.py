@@ -70,7 +70,7 @@ def run_round(count: int, threads: int = 8) -> list:
     """Derive `count` fresh functions from `threads` threads in a fresh cache; return the problems."""
     import mooncake_ast as mc
     from mooncake_ast import cache
-    from mooncake_ast.forward import objects
+    from mooncake_ast.forward import object_flow
     from mooncake_ast.reverse.generate import reverse_source_text
 
     problems: list = []
@@ -118,7 +118,7 @@ def run_round(count: int, threads: int = 8) -> list:
                 body = parsed[2]
                 fname = name.split(".")[1]
                 kinds = {"x": "num", "n": "num:inactive"}
-                with objects.generating(kinds):  # as DerivedReverse generates
+                with object_flow.generating(kinds):  # as DerivedReverse generates
                     fresh, _ = reverse_source_text(by_name[fname], kinds)
                 if fresh != body:
                     problems.append(f"{name}: the cached module differs from a single-threaded generation")

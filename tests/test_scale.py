@@ -16,7 +16,7 @@ import pytest
 
 import mooncake_ast as mc
 from mooncake_ast.forward import generate
-from mooncake_ast.rules import registry
+from mooncake_ast.rules import fingerprints, registry
 from mooncake_ast.testing import check_derivatives
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -181,7 +181,7 @@ def test_rule_fingerprints_follow_the_code_not_the_process():
         return lambda t, y, x: t.mul(t.d(x), c * d)
 
     same_a, same_b = make(2.0), make(2.0)
-    fp = lambda *parts: str(registry._fingerprint(*parts))  # noqa: E731
+    fp = lambda *parts: str(fingerprints._fingerprint(*parts))  # noqa: E731
     assert fp(same_a) == fp(same_b)  # a closure over equal values
     assert fp(make(2.0)) != fp(make(3.0))  # a closure over another value
     assert fp(make(2.0, 5.0)) != fp(make(2.0))
@@ -363,7 +363,7 @@ def test_reads_across_dead_code_and_loops(tmp_path, make):
 
 
 _WATCHED = ("ir/builder.py", "ir/analysis.py", "ir/regions.py", "emit/structure.py", "frontend/statements.py",
-            "emit/names.py", "emit/interference.py", "emit/numbered.py")
+            "emit/names.py", "emit/interference.py", "emit/numbered.py", "emit/planning.py", "emit/layout.py")
 
 
 def _lines_run(fn, arg):

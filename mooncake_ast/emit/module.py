@@ -17,8 +17,10 @@ from typing import Any, Iterable, Optional
 from .. import runtime
 from ..ir.nodes import Function, Param, Stmt, Value
 from ..tangents import NoTangent
+from .layout import format_nodes
 from .names import assign_names, fresh
-from .structure import StructuredEmitter, _user_named, format_nodes
+from .planning import _user_named
+from .structure import StructuredEmitter
 
 RUNTIME_MODULES = ("mooncake_ast.ops", "mooncake_ast.runtime")
 CANONICAL_ALIAS = {"numpy": "np", "numpy.linalg": "la", "operator": "operator", "math": "math", "builtins": "builtins"}

@@ -8,6 +8,9 @@ block; a loop header (marked by the frontend with `LoopInfo`) becomes
 the edges (`a, b = b, a` is parallel in Python).  Single-use temporaries are
 folded back into the expression that uses them when evaluation order allows,
 so `t = x * i; y = sin(t)` with `t` used once prints as `y = sin(x * i)`.
+
+Which index loops print as `for` lines, and which values must keep a name, are decided
+first (planning.py); the `If`/`Loop` tree this module builds becomes lines in layout.py.
 """
 from __future__ import annotations
 
@@ -20,36 +23,13 @@ from ..ir.analysis import immediate_dominators, uses
 from ..ir.builder import UNDEFINED
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Goto, Phi, Raise, Return, Stmt, Value
 from ..ir.regions import merge_points
+from .layout import If, Loop
+from .planning import _tuple_size, _unpacked_item, _user_named, plan_for_loops
 from .render import ATOM, INPLACE_SYNTAX, CallRenderer, Expr, literal, slice_text
 
 
 class EmitError(ControlFlowError):
     """The CFG has a shape the structured emitter does not handle."""
-
-
-class If:
-    """`if cond: then else: orelse` in the printed structure (plain classes, not dataclasses: making a
-    dataclass costs a first derivation its creation, ~0.1 ms each)."""
-
-    __slots__ = ("cond", "then", "orelse")
-
-    def __init__(self, cond: str, then: list, orelse: list) -> None:
-        self.cond, self.then, self.orelse = cond, then, orelse
-
-    def __repr__(self) -> str:
-        return f"If({self.cond!r}, {self.then!r}, {self.orelse!r})"
-
-
-class Loop:
-    """A printed loop: its head (`while x > 0`, `for x in xs`), body and `else` part."""
-
-    __slots__ = ("head", "body", "orelse")
-
-    def __init__(self, head: str, body: list, orelse: list) -> None:
-        self.head, self.body, self.orelse = head, body, orelse
-
-    def __repr__(self) -> str:
-        return f"Loop({self.head!r}, {self.body!r}, {self.orelse!r})"
 
 
 class _Frame:
@@ -85,113 +65,22 @@ class StructuredEmitter:
             d = self.idom.get(c)
             if d is not None:
                 self._dom_children.setdefault(d, []).append(c)
-        self.skip: set[Stmt] = set()
-        self.no_copy: set[Phi] = set()  # loop counters: Python's `for` updates them
-        self.deferred: set[Stmt] = set()  # iterables printed in their `for` line
-        self.loop_items: set[Stmt] = set()  # extra `for` targets (zip form): always named
+        loops = plan_for_loops(fn, self.use_count)  # (planning.py: which loops print as `for`)
+        self.skip: set[Stmt] = loops.skip
+        self.no_copy: set[Phi] = loops.no_copy  # loop counters: Python's `for` updates them
+        self.deferred: set[Stmt] = loops.deferred  # iterables printed in their `for` line
+        self.loop_items: set[Stmt] = loops.loop_items  # extra `for` targets (zip form): always named
         self.inlined: set[Stmt] = set()
         self.rendered: dict[Value, Expr] = {}
         self._user_block: dict[Value, Block] = {}
         self._inlinable_pred = inlinable
         self._last_loc: Optional[tuple] = None
-        self._for_forms: dict[Block, tuple] = {}
+        self._for_forms: dict[Block, tuple] = loops.forms
         self._taken: set = set()  # what _temp_name keeps: the names in use when names and reserved had
         self._taken_sizes: tuple = (-1, -1)  # these sizes
-        self._plan_loops()
         self._plan_inlining()
 
     # ------------------------------------------------------------ planning
-    def _plan_loops(self) -> None:
-        """Which `for` loops print as Python `for` statements, and in which form.
-
-        The frontend's index loop tests `k < len(seq)` in its header each iteration, as
-        Python's iteration of a list does (a list that grows while it is iterated is seen
-        growing); `for x in xs` and `for k, x in enumerate(xs)` have exactly that behaviour.
-        Loops built with the length computed once before them (the pullback's
-        `for _ in range(count)`) print as `for k in range(n)`.
-        """
-        import operator as _op
-
-        for b in self.fn.blocks:
-            info = b.loop
-            if info is None or info.kind != "for":
-                continue
-            k, seq, n, item = info.counter, info.seq, info.length, info.item
-            if not (isinstance(k, Phi) and k.block is b and isinstance(seq, Call) and isinstance(n, Call) and isinstance(item, Call)):
-                continue
-            br = b.term
-            if not isinstance(br, Branch) or not isinstance(br.cond, Call) or not b.stmts or b.stmts[-1] is not br.cond:
-                continue
-            if self.use_count.get(br.cond, 0) != 1 or br.cond.args[:2] != [k, n]:
-                continue
-            # The length, when computed in the header: `len(seq)`, or `min(len(a), len(b))` of a zip.
-            live = n.block is b
-            chain: list = []
-            if live:
-                lens = list(n.args) if n.callee() is min else [n]
-                if not all(isinstance(x, Call) and x.callee() is len and x.block is b and self.use_count.get(x, 0) == 1
-                           for x in lens if x is not n) or n.callee() not in (len, min):
-                    continue
-                chain = ([n] + [x for x in lens if x is not n]) if n.callee() is min else [n]
-                if self.use_count.get(n, 0) != 1 or set(b.stmts) != set(chain) | {br.cond}:
-                    continue
-            elif b.stmts != [br.cond]:
-                continue
-            latch = info.latch
-            if latch is None or len(latch.stmts) != 1 or latch.stmts[0] is not k.incoming.get(latch):
-                continue
-            inc = latch.stmts[0]
-            if self.use_count.get(inc, 0) != 1:
-                continue
-            k_uses = self.use_count.get(k, 0)  # the test, the increment, the item
-            body_stmts = br.then.stmts
-            item_is_first = item.block is br.then and body_stmts and body_stmts[0] is item
-            # Items of other sequences read at the same index (e.g. the tangents): `for x, dx in zip(xs, dxs)`.
-            extras = []
-            for st in body_stmts[1:] if item_is_first else []:
-                if st.callee() is _op.getitem and st.args[1] is k and not st.kwargs and not isinstance(st.args[0], Const):
-                    extras.append(st)
-                else:
-                    break
-            items_named = bool(item_is_first) and _user_named(item)
-            simple = k_uses == 3 + len(extras) and items_named
-            if not live and not simple:
-                items_named = False  # `for k in range(n)`, the items read in the body
-            if live and n.callee() is min:
-                # A zip's loop stops at its shortest sequence: the printed header must name every sequence whose
-                # length the test reads (`for r, x in zip(A, xs)`), or it would run on past the shortest one.
-                shown = {seq, *(x.args[0] for x in extras)} if items_named else {seq}
-                if not {x.args[0] for x in n.args if isinstance(x, Call) and x.callee() is len} <= shown:
-                    continue
-            n_used_elsewhere = not live and self.use_count.get(n, 0) > 1  # e.g. recorded as a trip count: keep it
-            consumed = {br.cond, inc} | set(chain)
-            if items_named:
-                consumed |= {item} | set(extras)
-                self.loop_items |= set(extras)
-            if simple:
-                consumed |= set() if n_used_elsewhere else {n}
-                # The sequences only their lengths and the items read go with them: `for x, y in zip(xs, ys)`.
-                lens_of = {x.args[0]: x for x in ([n] if n.callee() is len else n.args) if isinstance(x, Call) and x.callee() is len}
-                for x in extras:
-                    sq = x.args[0]
-                    if (sq is not seq and sq in lens_of and lens_of[sq] in consumed and isinstance(sq, Call)
-                            and sq.callee() is ops.sequence and self.use_count.get(sq, 0) == 2):
-                        consumed.add(sq)
-                n_is_len_of_seq = seq in lens_of and (lens_of[seq] in consumed)
-                if not n_used_elsewhere and n_is_len_of_seq and self.use_count.get(seq, 0) == 2 and seq.callee() is ops.sequence:
-                    consumed.add(seq)
-                    it = seq.args[0]
-                    pre = seq.block
-                    if (
-                        isinstance(it, Call) and it.block is pre and self.use_count.get(it, 0) == 1
-                        and not _user_named(it) and all(x in consumed for x in pre.stmts[pre.stmts.index(it) + 1:])
-                    ):
-                        consumed.add(it)
-                        self.deferred.add(it)
-            self.skip |= consumed
-            self.no_copy.add(k)
-            self._for_forms[b] = (simple, k, seq, n, item if items_named else None, latch, extras if items_named else [])
-
     def _plan_inlining(self) -> None:
         for b in self.fn.blocks:
             for s in b.stmts:
@@ -595,36 +484,6 @@ _INDEXING = (operator.getitem, operator.setitem, operator.delitem)
 _STORING = (operator.setitem, operator.delitem)
 
 
-def _unpacked_item(s: Any) -> bool:
-    """`t[k]` of a tuple that is printed as a tuple assignment (`a, b = ...`): keep it named."""
-    if s.callee() is not operator.getitem or not isinstance(s.args[1], Const):
-        return False
-    src = s.args[0]
-    return isinstance(src, Call) and _tuple_size(src) is not None
-
-
-_UNPACK_TANGENT: list = []
-
-
-def _tuple_size(src: Call) -> Optional[int]:
-    """How many items a call returns, when known from the call itself."""
-    if not _UNPACK_TANGENT:
-        from ..rules.builtin_rules import unpack_tangent  # (a function-level import runs each call: once here)
-
-        _UNPACK_TANGENT.append(unpack_tangent)
-    fn = src.callee()
-    if (fn is ops.unpack or fn is _UNPACK_TANGENT[0]) and isinstance(src.args[1], Const):
-        return src.args[1].value
-    if fn is ops.unpack_star and all(isinstance(a, Const) for a in src.args[1:]):
-        return src.args[1].value + 1 + src.args[2].value  # type: ignore[union-attr]
-    return getattr(src, "tuple_size", None)
-
-
-def _user_named(s: Any) -> bool:
-    """Bound to a source variable (or given a readable hint): always printed under its name."""
-    return bool(getattr(s, "hint", None)) and not s.hint.startswith("%")
-
-
 def _drop_tail_continue(body: list) -> None:
     """`continue` as the last thing a loop body does is implied."""
     while body and body[-1] == "continue":
@@ -650,106 +509,6 @@ def _negate(cond: Expr) -> str:
     if text.startswith("not "):
         return text[4:] if prec > 3 else f"({text})"
     return f"not {text}" if prec > 4 else f"not ({text})"
-
-
-# An if whose else holds (besides statements) just one more if, and so on: the spine of an elif
-# chain.  Up to this many levels it prints nested (or as `elif`); beyond, flat (`_flat_spine`),
-# since Python refuses more than 100 levels of indentation.
-FLAT_SPINE = 16
-
-
-def _spine(n: "If") -> list:
-    """The chain of ifs each nested alone (among statements) in the previous one's else.
-
-    An if with nothing in its then (printed `if not c:` with the rest inside) counts as `if c: pass`
-    with the rest in its else: a chain whose branches do nothing (a value-free forward pass) is a
-    chain too."""
-    chain = [_flipped(n)]
-    while True:
-        ifs = [k for k, x in enumerate(chain[-1].orelse) if not isinstance(x, str)]
-        if len(ifs) != 1 or not isinstance(chain[-1].orelse[ifs[0]], If):
-            return chain
-        chain.append(_flipped(chain[-1].orelse[ifs[0]]))
-
-
-def _flipped(n: "If") -> "If":
-    """`if c: <body>` with no else and an if inside the body, as `if not c: pass else: <body>`."""
-    if n.orelse or sum(1 for x in n.then if not isinstance(x, str)) != 1 or \
-            not any(isinstance(x, If) for x in n.then):
-        return n
-    c = n.cond
-    flipped = c[4:] if c.startswith("not ") and c[4:].isidentifier() else f"not ({c})"
-    return If(flipped, [], n.then)
-
-
-def _flat_spine(chain: list, indent: str, depth: int, level_name: str) -> list[str]:
-    """Nested ifs printed one after another, same statements in the same order.
-
-    A counter (`level_name` + depth) says how many elses were entered: the test of the k-th if
-    runs when the counter is k (every test before it failed); what follows an inner if in an
-    else runs afterwards, innermost first, when the counter shows that else was entered.
-    """
-    pad, pad1 = indent * depth, indent * (depth + 1)
-    counter = f"{level_name}_{depth}"
-    lines = [f"{pad}{counter} = 0"]
-    tails = []
-    for k, node in enumerate(chain):
-        last = k == len(chain) - 1
-        head = pad if k == 0 else pad1
-        inner_depth = depth + 1 if k == 0 else depth + 2
-        if k > 0:
-            lines.append(f"{pad}if {counter} == {k}:")
-        lines.append(f"{head}if {node.cond}:")
-        lines += format_nodes(node.then or ["pass"], indent, inner_depth, level_name)
-        if last:
-            if node.orelse:
-                lines.append(f"{head}else:")
-                lines += format_nodes(node.orelse, indent, inner_depth, level_name)
-            break
-        split = next(i for i, x in enumerate(node.orelse) if isinstance(x, If))
-        before, after = node.orelse[:split], node.orelse[split + 1:]
-        lines.append(f"{head}else:")
-        lines += format_nodes(before, indent, inner_depth, level_name)
-        lines.append(f"{head}{indent}{counter} = {k + 1}")
-        tails.append((k + 1, after))
-    for k, after in reversed(tails):
-        if after:
-            lines.append(f"{pad}if {counter} >= {k}:")
-            lines += format_nodes(after, indent, depth + 1, level_name)
-    return lines
-
-
-def format_nodes(nodes: list, indent: str = "    ", depth: int = 1, level_name: str = "elif_level") -> list[str]:
-    """Render a structured body to lines (with `elif` for else-if chains, flat for long ones).
-
-    `level_name` is the base of the counters of flat chains (one per depth: a chain inside
-    another has its own); no name of the function may start with it."""
-    lines: list[str] = []
-    pad = indent * depth
-    for n in nodes:
-        if isinstance(n, str):
-            lines.append(pad + n if n else "")
-        elif isinstance(n, If) and len(chain := _spine(n)) > FLAT_SPINE:
-            lines += _flat_spine(chain, indent, depth, level_name)
-        elif isinstance(n, If):
-            lines.append(f"{pad}if {n.cond}:")
-            lines += format_nodes(n.then or ["pass"], indent, depth + 1, level_name)
-            orelse = n.orelse
-            while len(orelse) == 1 and isinstance(orelse[0], If):
-                inner = orelse[0]
-                lines.append(f"{pad}elif {inner.cond}:")
-                lines += format_nodes(inner.then or ["pass"], indent, depth + 1, level_name)
-                orelse = inner.orelse
-            if orelse:
-                lines.append(f"{pad}else:")
-                lines += format_nodes(orelse, indent, depth + 1, level_name)
-        elif isinstance(n, Loop):
-            lines.append(f"{pad}{n.head}:")
-            lines += format_nodes(n.body, indent, depth + 1, level_name)
-            if n.orelse:
-                lines.append(f"{pad}else:")
-                lines += format_nodes(n.orelse, indent, depth + 1, level_name)
-    return lines
 
 
 _MAX_NESTING = 60  # brackets one inside another in an expression put together from single-use values

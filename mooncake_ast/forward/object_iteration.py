@@ -8,7 +8,7 @@ its sequence, `ops.sequence(b)`, is an operator dispatched to the object's own `
 (forward/objects.py), which is differentiated like any user code.
 
 This pass gives the builtins the same route: where the iterable a consumer reads may be a user object (by
-objects.ObjectFlow), the call reads `ops.sequence(b)` in its place, a list of the items the object yields.
+object_flow.ObjectFlow), the call reads `ops.sequence(b)` in its place, a list of the items the object yields.
 Only builtins that consume their iterable whole are rewritten (`sum`, `max`, `list`, ...), so reading the items
 first changes nothing the code can see: a lazy one (`map`, `zip`, `enumerate`) might stop early and leave an
 iterator object partly consumed. On lists, tuples and arrays `ops.sequence` is the value itself.
@@ -48,15 +48,15 @@ def _iterated(fn: Any, s: Call) -> tuple:
 
 def read_items_first(ir: Function, resolver: Any) -> bool:
     """Rewrite the consumers of possible user objects in ir (see the module docstring); whether any was."""
-    from . import objects
+    from .object_flow import ObjectFlow
 
     stmts = [s for b in ir.blocks for s in b.stmts]
     found = [(s, pos) for s in stmts if isinstance(s, Call)
              for pos in [_iterated(resolver.raw_callee(s), s)] if pos]
     if not found:
         return False
-    flow = objects.ObjectFlow(stmts, [p for b in ir.blocks for p in b.phis], resolver.param_kinds, resolver.g,
-                              resolver.raw_callee, resolver.plain_calls)
+    flow = ObjectFlow(stmts, [p for b in ir.blocks for p in b.phis], resolver.param_kinds, resolver.g,
+                      resolver.raw_callee, resolver.plain_calls)
     changed = False
     for s, positions in found:
         for i in positions:

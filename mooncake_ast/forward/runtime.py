@@ -22,10 +22,11 @@ from .. import ops, prebuilt
 from ..arrays import is_other_array, mutable_in_place
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..library_errors import in_library, runs_plainly
-from ..rules import registry
+from ..rules import eager, registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, is_mutable, storage, zero_tangent
-from . import objects, state
+from . import object_calls, objects, state
+from .dataclass_init import dataclass_init
 from .state import _session, _session_storage, closure_tangent
 
 
@@ -37,9 +38,9 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     if dkwargs is NoTangent or dkwargs is None:
         dkwargs = {k: NoTangent for k in kwargs}
     if objects.dispatches(f):
-        done = objects.float_forward(f, args, dargs) if not kwargs else None
+        done = object_calls.float_forward(f, args, dargs) if not kwargs else None
         if done is None:
-            done = objects.forward_call(f, args, dargs, kwargs)
+            done = object_calls.forward_call(f, args, dargs, kwargs)
         if done is not None:
             return done
     rule = registry.lookup(f)
@@ -54,11 +55,11 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
                 dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
                 if rule.mutates and not rule.zero:
                     _refuse_untracked_write(f, owner, dself, dargs)
-                y, dy = registry.run_template(rule, _unbound(f), (owner, *args), (dself, *dargs), kwargs, dkwargs)
+                y, dy = eager.run_template(rule, _unbound(f), (owner, *args), (dself, *dargs), kwargs, dkwargs)
             else:
                 if rule.mutates and args and not rule.zero and 0 in rule.mutates:
                     _refuse_untracked_write(f, args[0], dargs[0], dargs[1:])
-                y, dy = registry.run_template(rule, f, tuple(args), tuple(dargs), kwargs, dkwargs)
+                y, dy = eager.run_template(rule, f, tuple(args), tuple(dargs), kwargs, dkwargs)
                 if rule.mutates and args:
                     dy = _conform_result(args[0], args, dargs, dy)
                 else:
@@ -226,7 +227,7 @@ def _construct(cls: type, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict
     obj = cls.__new__(cls)
     dobj = MutableTangent({})
     if getattr(cls, "__dataclass_fields__", None) is not None and _generated(init):
-        fields, initvars, bound = objects.dataclass_init(cls, args, kwargs)
+        fields, initvars, bound = dataclass_init(cls, args, kwargs)
         dbound = inspect.signature(cls).bind_partial(*dargs, **{k: dkwargs.get(k, NoTangent) for k in kwargs})
         for name, value, given in fields:
             object.__setattr__(obj, name, value)  # as the generated __init__ does (also for frozen classes)

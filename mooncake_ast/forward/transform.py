@@ -27,7 +27,8 @@ from ..ir.builder import UNDEFINED
 from ..ir.ufunc_out import single_out_tuples
 from .object_iteration import read_items_first
 from ..ir.nodes import Call, Const, Function, Global, Param, Phi, Return, Stmt, Value
-from ..rules.registry import Rule, lookup, numpy_function, update
+from ..rules.eager import numpy_function
+from ..rules.registry import Rule, lookup, update
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
 from ..ir.dce import sweep
 from ..ir.kinds import NUM, infer_kinds
@@ -64,13 +65,13 @@ class StaticResolver:
     """
 
     def __init__(self, user_globals: dict, param_kinds: Optional[dict] = None) -> None:
-        from . import objects
+        from .object_flow import current_kinds
 
         self.g = user_globals
         self.bindings: dict[str, Any] = {}
         self._memo: dict[Value, Any] = {}
         # The argument kinds (num/arr/obj/objs/any) of the rule being made; None: generic.
-        self.param_kinds = param_kinds if param_kinds is not None else objects.current_kinds()
+        self.param_kinds = param_kinds if param_kinds is not None else current_kinds()
         self._objects: Optional[tuple] = None  # (statements analysed, those left to run-time dispatch)
         self.plain_calls: frozenset = frozenset()  # calls of user functions known to return numbers or arrays
 
@@ -105,11 +106,11 @@ class StaticResolver:
 
     def callee(self, s: Call) -> tuple[Any, Optional[Rule]]:
         if self._objects is None and getattr(s, "block", None) is not None:
-            from . import objects
+            from .object_flow import function_values
 
             # The first statement asked about belongs to the user's function (the transforms run
             # activity analysis first): analyse that function before anything changes it.
-            self.analyse(objects.function_values(s.block))
+            self.analyse(function_values(s.block))
         fn = self.resolve(s.fn)
         if fn is self._NOTHING:
             return None, None
@@ -136,9 +137,10 @@ class StaticResolver:
     def analyse(self, values: tuple) -> None:
         """Find, once and before any transform changes the IR, the operator statements on possible user objects."""
         from . import objects
+        from .object_flow import ObjectFlow
 
         stmts, phis = values
-        flow = objects.ObjectFlow(stmts, phis, self.param_kinds, self.g, self.raw_callee, self.plain_calls)
+        flow = ObjectFlow(stmts, phis, self.param_kinds, self.g, self.raw_callee, self.plain_calls)
         gated = set()
         for st in stmts:
             fn = self.raw_callee(st)

@@ -217,7 +217,7 @@ def _reverse_class() -> type:
     `sum`'s, read its items there), consumed once from its start."""
     if _REVERSE_CLASS:
         return _REVERSE_CLASS[0]
-    from ..reverse.adjoints import ItemsIterator
+    from ..reverse.builtin_adjoints import ItemsIterator
 
     class ReverseEagerGenerator(ItemsIterator, _Handing):
         __slots__ = ("_i", "_state", "_value", "_started", "_error", "_taken")

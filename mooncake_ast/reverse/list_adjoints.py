@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..tangents import NoTangent
-from .adjoints import item_of
+from .part_adjoints import item_of
 
 
 def add_list_adjoint(xs_bar: list, g: Any) -> None:

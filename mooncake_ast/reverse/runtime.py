@@ -19,13 +19,16 @@ import numpy as np
 from .. import prebuilt
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..library_errors import in_library, runs_plainly
-from ..rules import registry
+from ..rules import call_binding, eager, registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
-from ..rules.registry import H
+from ..rules.eager import H
 from ..tangents import NoTangent
 from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint, accumulate
 from ..forward import objects
+from ..forward.dataclass_init import dataclass_init
+from ..forward.object_flow import generating
 from ..forward.runtime import _code_signature
+from . import object_calls
 from .special import SPECIAL
 
 
@@ -46,9 +49,9 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
     use): a function derived from its source is derived knowing so (transform.quiet_items)."""
     kwargs = kwargs or {}
     if objects.dispatches(f):
-        done = objects.float_reverse(f, args) if not kwargs else None
+        done = object_calls.float_reverse(f, args) if not kwargs else None
         if done is None:
-            done = objects.reverse_call(f, args, kwargs)
+            done = object_calls.reverse_call(f, args, kwargs)
         if done is not None:
             return done
         if _hashable(f) and f in SPECIAL:
@@ -68,7 +71,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
             def user_pullback(g: Any) -> tuple:
                 grads = pb(g)
                 grads = tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
-                pos, named = registry.split_adjoints(grads)  # a trailing KwAdj: keyword arguments' adjoints
+                pos, named = call_binding.split_adjoints(grads)  # a trailing KwAdj: keyword arguments' adjoints
                 return NoTangent, AdjTuple(pos), AdjDict(named)
 
             return y, user_pullback
@@ -81,7 +84,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
             if kwargs.get("out") is not None:
                 from ..forward.runtime import _unbound
 
-                y, pb = registry.rcall_into_out(rule, _unbound(f) if is_method else f, call_args, kwargs, EagerReverse())
+                y, pb = eager.rcall_into_out(rule, _unbound(f) if is_method else f, call_args, kwargs, EagerReverse())
                 if not is_method:
                     return y, pb
 
@@ -95,7 +98,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
             def template_pullback(g: Any) -> tuple:
                 if g is NoTangent:
                     return NoTangent, AdjTuple([NoTangent] * len(args)), AdjDict()
-                pos, named = registry.run_vjp(rule, f, EagerReverse(), g, H(y, None), tuple(H(a, None) for a in call_args),
+                pos, named = eager.run_vjp(rule, f, EagerReverse(), g, H(y, None), tuple(H(a, None) for a in call_args),
                                               {k: H(v, None) for k, v in kwargs.items()})
                 pos = [NoTangent if c is None else c for c in pos]
                 named = AdjDict({k: NoTangent if c is None else c for k, c in named.items()})
@@ -311,13 +314,13 @@ def _map(f: Any, args: tuple, kwargs: dict) -> tuple:
             fn_bar = shadows.acc(fn, fn_bar, fb)  # (a callable object's adjoint is its storage: added once)
             for j, a in enumerate(ab):
                 cols[j][k] = a
-        from .adjoints import _like
+        from .builtin_adjoints import _like
 
         bars = [_like(orig, c) if pb is None else pb(AdjList(c))[1][0]
                 for orig, c, pb in zip(args[1:], cols, item_pbs)]
         return NoTangent, AdjTuple([fn_bar] + bars), AdjDict()
 
-    from .adjoints import ItemsIterator
+    from .builtin_adjoints import ItemsIterator
 
     return ItemsIterator(ys), pullback
 
@@ -334,7 +337,7 @@ def _construct(cls: type, args: tuple, kwargs: dict) -> tuple:
         raise MissingRuleError(cls, "reverse", "a class without a Python __init__")
     obj = cls.__new__(cls)
     if getattr(cls, "__dataclass_fields__", None) is not None and init.__code__.co_filename.startswith("<"):
-        fields, initvars, bound = objects.dataclass_init(cls, args, kwargs)
+        fields, initvars, bound = dataclass_init(cls, args, kwargs)
         for name, value, _ in fields:
             object.__setattr__(obj, name, value)  # as the generated __init__ does (also for frozen classes)
         post = getattr(obj, "__post_init__", None)
@@ -572,7 +575,7 @@ class DerivedReverse:
         from .generate import generate_reverse
 
         # the key (it reads sources) and the module are made one thread at a time (see GENERATION_LOCK)
-        with GENERATION_LOCK, objects.generating(kinds):  # the resolver gives operators on user objects to rcall
+        with GENERATION_LOCK, generating(kinds):  # the resolver gives operators on user objects to rcall
             self.gen = generate_reverse(fn, kinds, quiet)
         self.registry_version = registry.registry_version()
 

@@ -14,7 +14,7 @@ import operator
 from typing import TYPE_CHECKING, Any, Optional
 
 from .. import ops
-from ..forward import objects
+from ..forward.object_flow import current_kinds
 from ..forward.transform import StaticResolver
 from ..ir.analysis import used_only_by
 from ..ir.inference import infer_types
@@ -107,7 +107,7 @@ def _plain_reads(rt: "ReverseTransform", ir: Function, types: dict) -> frozenset
 def _resolver(rt: "ReverseTransform", user_globals: dict) -> StaticResolver:
     """A resolver for another round; an object parameter whose fields the function rewrites is an object of no
     known fields to it too, "obj" (its field reads are no longer numbers or arrays: ObjectFlow._field_read)."""
-    kinds = objects.current_kinds()
+    kinds = current_kinds()
     untyped = getattr(rt, "untyped_params", ())
     if kinds is not None and untyped:
         kinds = {k: ("obj" if k in untyped else v) for k, v in kinds.items()}

@@ -27,7 +27,8 @@ from ..arrays import is_other_array
 from ..attribute_checks import check_attribute_read, item_attribute
 from ..frames import inside, outermost
 from ..tangents import MutableTangent, NoTangent, Tangent, declared_slots, is_zero_derivative, fields_of, is_mutable, slot_names
-from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, item_adjoint, unbroadcast
+from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, unbroadcast
+from .part_adjoints import item_adjoint
 
 _MISSING = object()
 
@@ -711,8 +712,8 @@ def set_add_reverse(g: Any, y: Any, was_in: bool, s: Any, x: Any) -> None:
 
 def ufunc_out_reverse(g: Any, y: Any, old: Any, fn: Any, out: Any, args: tuple, bars: tuple) -> tuple:
     """Undo `fn(*args, out=out)`: the adjoint collected by `out` goes to the inputs (as they were)."""
-    from ..rules import registry
-    from ..rules.registry import H
+    from ..rules import fingerprints, registry
+    from ..rules.eager import H
     from .runtime import EagerReverse
 
     target = out[0] if isinstance(out, tuple) else out
@@ -726,7 +727,7 @@ def ufunc_out_reverse(g: Any, y: Any, old: Any, fn: Any, out: Any, args: tuple, 
     if not rule.complex_ok:  # type: ignore[union-attr]  # (cplx: registry.defcomplex)
         from .adjoints import refuse_complex_rule
 
-        refuse_complex_rule(registry.qualified(fn), y_val, *inputs)
+        refuse_complex_rule(fingerprints.qualified(fn), y_val, *inputs)
     contribs = rule.vjp(EagerReverse(), gy, H(y_val, None), *[H(a, None) for a in inputs])  # type: ignore[union-attr,misc]
     return tuple(acc(a, b, NoTangent if c is None else c) for a, b, c in zip(args, bars, contribs))
 

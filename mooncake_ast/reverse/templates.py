@@ -82,7 +82,7 @@ class TemplateBuilder:
         values = [s] + [a for a in (*s.args, *s.kwargs.values()) if self.rt.active(a)]
         doubtful = [v for v in dict.fromkeys(values) if not self.certainly_real(v)]
         if doubtful:
-            from ..rules.registry import qualified
+            from ..rules.fingerprints import qualified
 
             check = self.rt.b.call(adj.refuse_complex_rule, [Const(qualified(fn)), *(self.rt.primal(v) for v in doubtful)])
             check.keep = True  # type: ignore[attr-defined]

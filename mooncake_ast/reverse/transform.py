@@ -47,7 +47,7 @@ from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis,
 from .cleanup import is_zero as _is_zero
 from .spread import Spreads
 from .prepare import hashable as _hashable
-from ..rules import builtin_rules, registry
+from ..rules import builtin_rules, call_binding, registry
 from .special import INPLACE, SAVE_ARGS, SPECIAL
 from .templates import PH, TemplateBuilder
 
@@ -632,7 +632,7 @@ class ReverseTransform:
             t.receive(g)
             t.keyword_adjoints = True  # type: ignore[attr-defined]  # adjoints of keyword operands come back as a KwAdj
             contribs = rule.vjp(t, g, PH(s), *[PH(a) for a in s.args], **{k: PH(v) for k, v in s.kwargs.items()})
-            pos, named = registry.split_adjoints(contribs)
+            pos, named = call_binding.split_adjoints(contribs)
             quiet = self.quiet if s in self.returned_tuples else ()
             for k, (a, c) in enumerate(zip(s.args, pos)):
                 if k not in quiet:

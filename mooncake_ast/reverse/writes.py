@@ -341,7 +341,7 @@ def inplace_reverse(g: Any, y: Any, old: Any, op: Any, a: Any, b: Any, a_bar: An
     """Undo `y = a op= b` (in place for arrays and lists, a rebinding for numbers)."""
     from ..rules import registry
     from .runtime import EagerReverse
-    from ..rules.registry import H
+    from ..rules.eager import H
 
     rule = registry.lookup(op)
     in_place = y is a and is_mutable(a)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..ir.nodes import Call, Const, Param, Phi
 from ..ir.types import Num, is_float_array, is_real
-from ..rules import registry
+from ..rules import call_binding, registry
 from . import shadows
 from .buffers import reads_only_use, uses_of
 from .handles import PH
@@ -136,7 +136,7 @@ def reverse(rt: "ReverseTransform", s: Call, fn: Any) -> None:
         t = TemplateBuilder(rt, False, rt.types.get(s), stmt=s, stmt_fn=plain)
         t.refuse_complex_unless_safe(rule, plain, s)
         t.receive(g)
-        ga, gw = registry.split_adjoints(rule.vjp(t, g, PH(s), PH(saved), PH(w)))[0][:2]
+        ga, gw = call_binding.split_adjoints(rule.vjp(t, g, PH(s), PH(saved), PH(w)))[0][:2]
         rt.accumulate(x, ga)
         rt.accumulate(w, gw)
     restore = rt.b.call(operator.setitem, [rt.primal(s), Const(Ellipsis), rt.primal(saved)])

@@ -56,10 +56,10 @@ from .nested_helpers import is_array_method as _is_array_method
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
                            _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state)
 from .nested_cells import as_function_tangent as _as_function_tangent, owned_cells, owned_tangent
-from .forward_code_rules import (NestingError, _PLAIN, _conform_fwd, _expand, _name, _pow_const_fwd,  # noqa: F401
-                                 _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_deriv_fwd, _pow_deriv_full_fwd,
-                                 _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd, _prepare_cells, _storage_fwd, _view_read_fwd,
-                                 _zero, _zero_fwd, user_rule)
+from .forward_code_rules import NestingError, _expand, _name, _prepare_cells, _zero, user_rule  # noqa: F401
+from .plain_forwards import (_PLAIN, _conform_fwd, _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_const_fwd,  # noqa: F401
+                             _pow_deriv_fwd, _pow_deriv_full_fwd, _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd,
+                             _storage_fwd, _view_read_fwd, _zero_fwd)
 
 
 # ---------------------------------------------------------------- the forward function of a call

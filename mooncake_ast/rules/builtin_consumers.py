@@ -68,7 +68,8 @@ defrule(builtins.filter, frule_filter)
 
 def rrule_dict(*args, **kwargs):
     """dict(x, **kw): x a mapping or an iterable of pairs (materialised first, so positions are known)."""
-    from ..reverse.adjoints import AdjDict, AdjList, AdjTuple, _like
+    from ..reverse.adjoints import AdjDict, AdjList, AdjTuple
+    from ..reverse.builtin_adjoints import _like
 
     x = args[0] if args else None
     items = None
@@ -79,7 +80,7 @@ def rrule_dict(*args, **kwargs):
         y = builtins.dict(*args, **kwargs)
 
     def pullback(g):
-        from .registry import KwAdj
+        from .call_binding import KwAdj
 
         if g is NoTangent or g is None:
             return (NoTangent,) * len(args)
@@ -104,7 +105,8 @@ def rrule_dict(*args, **kwargs):
 def rrule_filter(f, it):
     from .. import ops
     from ..forward import objects
-    from ..reverse.adjoints import AdjList, _like
+    from ..reverse.adjoints import AdjList
+    from ..reverse.builtin_adjoints import _like
     from ..reverse.runtime import rcall
 
     # (a user object's items come from its `__iter__`, differentiated as a loop over it is)
@@ -122,7 +124,7 @@ def rrule_filter(f, it):
             return NoTangent, NoTangent
         return NoTangent, _like(it, out) if items_pb is None else items_pb(AdjList(out))[1][0]
 
-    from ..reverse.adjoints import ItemsIterator
+    from ..reverse.builtin_adjoints import ItemsIterator
 
     return ItemsIterator([items[i] for i in keep]), pullback  # (sum(filter(...)) reads the items it gave)
 

@@ -182,7 +182,8 @@ defvjp(builtins.tuple, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),)
 def items_of_adjoint(xs, g):
     """The adjoint of xs from that of list(xs)/tuple(xs).  The rows of an array are views: their
     adjoints may already sit in the array's storage (counted once, as for unpacking)."""
-    from ..reverse.adjoints import sequence_adjoint, unpack_adjoint
+    from ..reverse.builtin_adjoints import sequence_adjoint
+    from ..reverse.part_adjoints import unpack_adjoint
     import numpy as np
 
     if isinstance(xs, np.ndarray) and g is not NoTangent:

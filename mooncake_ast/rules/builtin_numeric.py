@@ -256,7 +256,7 @@ defvjp(builtins.min, lambda t, g, y, *xs, **kw: _minmax_vjp(t, g, y, xs, kw, ope
 
 
 def _minmax_vjp(t, g, y, xs, kw, beats):
-    from .registry import KwAdj
+    from .call_binding import KwAdj
 
     if len(xs) == 2 and not kw and getattr(t, "plain_numbers", None) is not None and t.plain_numbers(g, *xs):
         # max(a, b) of two numbers is b only when b > a (ties and NaNs keep a), min(a, b) when b < a:

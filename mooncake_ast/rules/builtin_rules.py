@@ -13,7 +13,7 @@ import; rules/containers.py, imported after this, replaces some container method
 * builtin_consumers: map(), filter() and dict(), whose rules run when the call runs.
 
 The names imported below are what other modules import from here (reverse/transform.py,
-emit/structure.py, rules/api_rules.py, rules/nested_*.py, and `iter_tangents`, which many rule
+emit/planning.py, rules/api_rules.py, rules/nested_*.py, and `iter_tangents`, which many rule
 modules read); new code imports them from the module that defines them.
 """
 from __future__ import annotations

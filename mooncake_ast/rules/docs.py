@@ -153,12 +153,12 @@ function is not differentiable, a rule picks a documented value (the conventions
 
 Templates see their call bound the way the function binds it: operands passed by the function's
 parameter names (`np.dot(a=A, b=B)`, `np.sum(a=x)`, `np.stack(arrays=xs)`) arrive in their positional
-slots (`registry.bind_positional`, from the function's signature; ufuncs and builtins without one are
+slots (`call_binding.bind_positional`, from the function's signature; ufuncs and builtins without one are
 left as called).  A reverse template returns one adjoint per positional argument, then optionally a
 `KwAdj` of adjoints of keyword operands by name (`np.sum(x, initial=y)`, `max([], default=x)`).  A
 caller that does not read keyword adjoints gets a refusal when such an operand is differentiated,
 never a silent zero.  `out=` is handled once for every rule (`run_template` and `rcall_into_out` in
-registry.py): the template computes the fresh result's derivative and never sees `out=`.  A rule whose
+eager.py): the template computes the fresh result's derivative and never sees `out=`.  A rule whose
 result may be a view of an operand (einsum "ij->ji", broadcast_to, diagonal) does not add an adjoint
 that already sits in the operand's storage (`_in_storage`).
 

@@ -200,7 +200,7 @@ def _prod_vjp(t, g, xs, start):
 
 def mathprod_adjoint(xs, g):
     """Each factor's adjoint: g times the product of the others (exact with zeros)."""
-    from ..reverse.adjoints import _like
+    from ..reverse.builtin_adjoints import _like
 
     if g is _no():
         return g
@@ -267,7 +267,7 @@ defvjp(math.nextafter, lambda t, g, y, a, b, **k: (g, None))
 
 
 def _fsum_adjoint(xs, g):
-    from ..reverse.adjoints import sum_items_adjoint
+    from ..reverse.builtin_adjoints import sum_items_adjoint
 
     return sum_items_adjoint(xs, g)
 

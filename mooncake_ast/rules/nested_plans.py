@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..forward.dataclass_init import dataclass_init
 from ..forward import objects as _objects
 from ..reverse.adjoints import MethodAdjoint
 from ..reverse.shadows import reapply, snapshot
@@ -357,7 +358,7 @@ def _construct_plan(cls: type, args: tuple, dargs: tuple) -> Any:
         params = getattr(cls, "__dataclass_params__", None)
         if getattr(params, "frozen", False) or hasattr(cls, "__post_init__"):
             raise _refuse(f"constructing the frozen dataclass or dataclass with __post_init__ {cls.__name__}")
-        fields, initvars, bound = _objects.dataclass_init(cls, args, {})
+        fields, initvars, bound = dataclass_init(cls, args, {})
         given = [nm for nm, _, g in fields if g]
         if initvars or given != list(bound.arguments)[:n] or len(bound.arguments) != n or \
                 [nm for nm, _, _ in fields][:n] != given:

@@ -194,7 +194,7 @@ def _trapz_vjp(t, g, yv, p, k, name):
     ybar, xbar, dxbar = _split(t, t.call(trapz_adjoint, g, yv, b.get("x"), b.get("dx", 1.0), b.get("axis", -1)), 3)
     out = (ybar, xbar, dxbar, None)[:1 + len(p)]
     if named:  # (np.trapezoid(y, dx=h): the reverse transform takes keyword operands' adjoints as a KwAdj)
-        from .registry import KwAdj
+        from .call_binding import KwAdj
 
         out += (KwAdj({n: {"x": xbar, "dx": dxbar}[n] for n in named}),)
     return out

@@ -108,7 +108,7 @@ def _refuse_keywords(t, name, **kw):
     needs = getattr(t, "needs", None)
     live = [v for v in kw.values() if needs is None or needs(v)]
     if live and getattr(t, "keyword_adjoints", False):
-        # The caller takes keyword adjoints: each gets a refused adjoint (registry._binding_vjp adds them),
+        # The caller takes keyword adjoints: each gets a refused adjoint (call_binding._binding_vjp adds them),
         # which a constant operand discards unread -- refusing here from the value alone would refuse
         # constants a helper function was called with.
         pending = getattr(t, "refused_keywords", None)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .registry import KwAdj
+from .call_binding import KwAdj
 from .numpy_common import _bind, _in_storage, _inexact, _keep, _split, _unb
 from .numpy_shapes import split_adjoint, split_tangent
 from .registry import defjvp, defvjp
@@ -353,7 +353,7 @@ def _nan_to_num_jvp(t, x, a, k):
 
 
 def _nan_to_num_vjp(t, g, x, a, k):
-    from .registry import KwAdj
+    from .call_binding import KwAdj
 
     copy, fills = _nan_to_num_k(t, a, k)
     what = "its replacement values (nan=, posinf=, neginf=)"

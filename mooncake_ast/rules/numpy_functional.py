@@ -90,7 +90,8 @@ def frule_piecewise(args, dargs, **kwargs):
 
 
 def rrule_piecewise(x, condlist, funclist, *extra, **kwargs):
-    from ..reverse.adjoints import _like, accumulate
+    from ..reverse.adjoints import accumulate
+    from ..reverse.builtin_adjoints import _like
     from ..reverse.runtime import rcall
 
     _no_kwargs("piecewise", kwargs)

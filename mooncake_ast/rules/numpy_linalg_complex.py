@@ -25,7 +25,8 @@ import numpy as np
 from ..tangents import NoTangent
 from . import numpy_linalg as real
 from .numpy_common import _no_adjoint
-from .registry import _entry, _fingerprint, defcomplex, defjvp, defvjp
+from .fingerprints import _fingerprint
+from .registry import _entry, defcomplex, defjvp, defvjp
 
 
 def _mH(a):

@@ -50,7 +50,7 @@ def _register(fn, name):
         return t.call(refuse_masked, name, *live) if live else None
 
     def vjp(t, g, y, *args, **kwargs):
-        from .registry import KwAdj
+        from .call_binding import KwAdj
 
         needs = getattr(t, "needs", None)
         adj = lambda v: None if needs is not None and not needs(v) else t.call(refused_masked_adjoint, g, name)  # noqa: E731

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..tangents import NoTangent
 from .numpy_common import _dense, _no_adjoint, _split, _unb
-from .registry import KwAdj, defjvp, defvjp, defzero
+from .call_binding import KwAdj
+from .registry import defjvp, defvjp, defzero
 
 
 def _none(v):

@@ -22,7 +22,8 @@ import numpy as np
 from ..tangents import NoTangent
 from .numpy_common import _bind, _inexact, _no_adjoint, _split
 from .numpy_extra import _dz, _number, _refuse_adjoint, _refuse_tangent, _zero, refuse_option
-from .registry import KwAdj, defcomplex, defjvp, defvjp, defzero
+from .call_binding import KwAdj
+from .registry import defcomplex, defjvp, defvjp, defzero
 
 _NAMES: dict = {}
 

@@ -26,7 +26,8 @@ import numpy as np
 from ..tangents import NoTangent
 from .numpy_writes import (_bind, _dest, _dest_tangent, _refuse_complex, _result,
                            _scatter_reverse, _shaped_like, _tangent_of_values)
-from .registry import KwAdj, defjvp, defrrule_at_run_time, defrule, defvjp, defzero
+from .call_binding import KwAdj
+from .registry import defjvp, defrrule_at_run_time, defrule, defvjp, defzero
 
 defzero(np.lexsort, np.isrealobj, np.iscomplexobj)
 # Types and their limits (library code reached from SciPy asks them): nothing to differentiate.
@@ -187,7 +188,7 @@ def frule_fromiter(args, dargs, **kwargs):
 
 
 def rrule_fromiter(*args, **kwargs):
-    from ..reverse.adjoints import _like
+    from ..reverse.builtin_adjoints import _like
 
     it, dtype, count, extra = _fromiter_args(args, kwargs)
     items = list(it) if count < 0 else [x for _, x in builtins.zip(builtins.range(count), it)]

@@ -204,7 +204,7 @@ defvjp(np.sum, lambda t, g, y, x, axis=None, **k: (t.call(sum_adjoint, x, g, axi
 
 def _kw_adjoint(t, k, name, adjoint):
     """`(KwAdj(name=adjoint()),)` when the keyword operand `name` was given and is differentiated, else ()."""
-    from .registry import KwAdj
+    from .call_binding import KwAdj
 
     needs = getattr(t, "needs", None)
     if name not in k or (needs is not None and not needs(k[name])):

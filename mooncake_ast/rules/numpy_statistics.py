@@ -8,7 +8,8 @@ import numpy as np
 from ..tangents import NoTangent
 from .numpy_common import _bind, _inexact, _refuse_keywords, _split, _unb
 from .numpy_reductions import extremum_adjoint, extremum_tangent, sum_adjoint
-from .registry import KwAdj, defjvp, defvjp
+from .call_binding import KwAdj
+from .registry import defjvp, defvjp
 from .numpy_extra import _dz, _like, _number, _refuse_tangent, _refused, _zero, refuse_option
 
 
@@ -555,7 +556,7 @@ def _cov_jvp(t, m, p, k):
 
 
 def _cov_vjp(t, g, m, p, k):
-    from .registry import KwAdj
+    from .call_binding import KwAdj
 
     takes_kw = getattr(t, "keyword_adjoints", False)
     _refuse_keywords(t, "np.cov", **{n: v for n, v in k.items() if n in ("y", "fweights") or (n == "aweights" and not takes_kw)})

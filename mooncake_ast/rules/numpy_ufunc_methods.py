@@ -24,7 +24,8 @@ from . import helpers as h
 from .numpy_common import _bind, _no_adjoint, _split, _unb
 from .numpy_elementwise import fmax_first, fmin_first
 from .numpy_extra import _dz, _number, _zero
-from .registry import KwAdj, defjvp, defvjp
+from .call_binding import KwAdj
+from .registry import defjvp, defvjp
 
 _NV = np._NoValue
 

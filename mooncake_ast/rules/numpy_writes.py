@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..tangents import NoTangent
-from .registry import KwAdj, defjvp, defrrule_at_run_time
+from .call_binding import KwAdj
+from .registry import defjvp, defrrule_at_run_time
 
 
 def _bind(name, names, defaults, args, kwargs):

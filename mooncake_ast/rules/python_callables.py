@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from ..tangents import NoTangent, Tangent
-from .registry import KwAdj, defjvp, defrrule_at_run_time, defzero
+from .call_binding import KwAdj
+from .registry import defjvp, defrrule_at_run_time, defzero
 
 
 class BoundAdjoint:

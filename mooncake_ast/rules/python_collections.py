@@ -19,7 +19,8 @@ import inspect
 from typing import Any
 
 from ..tangents import NoTangent, zero_tangent
-from .registry import KwAdj, defjvp, defrrule_at_run_time, defzero
+from .call_binding import KwAdj
+from .registry import defjvp, defrrule_at_run_time, defzero
 
 
 # ------------------------------------------------------------------ collections.defaultdict
@@ -179,7 +180,7 @@ def _tuple_new_jvp(t: Any, y: Any, cls: Any, it: Any = (), /, *rest: Any) -> Any
 
 
 def rrule_tuple_new(cls: Any, it: Any = (), /, *rest: Any) -> tuple:
-    from ..reverse.adjoints import _like
+    from ..reverse.builtin_adjoints import _like
 
     items = it if isinstance(it, (list, tuple)) else list(it)  # an iterator is consumed once, here
     y = tuple.__new__(cls, items, *rest)

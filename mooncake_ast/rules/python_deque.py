@@ -22,7 +22,8 @@ import numpy as np
 
 from ..tangents import MethodTangent, NoTangent
 from .python_deque_reverse import call_method_reverse, rrule_deque
-from .registry import _entry, _fingerprint, defjvp, defzero
+from .fingerprints import _fingerprint
+from .registry import _entry, defjvp, defzero
 
 _SEQUENCES = (list, tuple, range, collections.deque, str, np.ndarray)
 

@@ -32,7 +32,7 @@ def _slot_value(item: Any, slot: Any) -> Any:
 def rrule_deque(*args: Any, **kwargs: Any) -> tuple:
     """deque(iterable, maxlen): the slots that survive go back to the iterable's items."""
     from ..reverse import shadows
-    from ..reverse.adjoints import _like
+    from ..reverse.builtin_adjoints import _like
 
     it = args[0] if args else kwargs.get("iterable")
     given = it if it is None or isinstance(it, (list, tuple, collections.deque)) else list(it)  # (an iterator: once)
@@ -52,7 +52,7 @@ def rrule_deque(*args: Any, **kwargs: Any) -> tuple:
                 if args:
                     bars[0] = bar
                 else:
-                    from .registry import KwAdj
+                    from .call_binding import KwAdj
 
                     return tuple(bars) + (KwAdj({"iterable": bar}),)
         return tuple(bars)

@@ -31,7 +31,8 @@ import operator
 import numpy as np
 
 from ..tangents import NoTangent
-from .registry import KwAdj, defrrule_at_run_time, defrule, defzero
+from .call_binding import KwAdj
+from .registry import defrrule_at_run_time, defrule, defzero
 
 
 def _tangents(items, d):
@@ -50,13 +51,13 @@ def _gs(g, n):
 
 def _items_iterator(items):
     """The result in reverse mode: a plain iterator over the items (consumed by loops like any other)."""
-    from ..reverse.adjoints import ItemsIterator
+    from ..reverse.builtin_adjoints import ItemsIterator
 
     return ItemsIterator(items)
 
 
 def _component(g, j):
-    from ..reverse.adjoints import item_of
+    from ..reverse.part_adjoints import item_of
 
     return item_of(g, j)
 
@@ -84,7 +85,8 @@ def _selection(name, plan_of):
         return iter(build(cols, plan, tuples)), iter(build(dcols, plan, tuples))
 
     def rrule(*args, **kwargs):
-        from ..reverse.adjoints import _like, accumulate
+        from ..reverse.adjoints import accumulate
+        from ..reverse.builtin_adjoints import _like
 
         cols, plan, tuples, inputs = plan_of(args, kwargs)
         ys = build(cols, plan, tuples)
@@ -249,7 +251,7 @@ _as_list_rule("heapq.nsmallest", heapq.nsmallest, _heap_select(heapq.nsmallest))
 
 # chain.from_iterable's adjoint goes to the outer iterable: one adjoint per inner iterable.
 def _from_iterable_rrule(outer):
-    from ..reverse.adjoints import _like
+    from ..reverse.builtin_adjoints import _like
 
     inner = list(outer)
     _, rrule = _selection("itertools.chain.from_iterable", _chain)
@@ -302,7 +304,8 @@ def frule_accumulate(args, dargs, **kwargs):
 
 
 def rrule_accumulate(*args, **kwargs):
-    from ..reverse.adjoints import _like, accumulate
+    from ..reverse.adjoints import accumulate
+    from ..reverse.builtin_adjoints import _like
     from ..reverse.runtime import rcall
 
     items, func, initial = _accumulate_args(args, kwargs)
@@ -356,7 +359,8 @@ def frule_starmap(args, dargs, **kwargs):
 
 
 def rrule_starmap(func, it):
-    from ..reverse.adjoints import AdjTuple, _like, accumulate
+    from ..reverse.adjoints import AdjTuple, accumulate
+    from ..reverse.builtin_adjoints import _like
     from ..reverse.runtime import rcall
 
     items = [tuple(x) for x in it]

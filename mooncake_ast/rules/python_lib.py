@@ -19,7 +19,8 @@ import statistics
 import numpy as np
 
 from ..tangents import NoTangent
-from .registry import KwAdj, defrrule_at_run_time, defrule
+from .call_binding import KwAdj
+from .registry import defrrule_at_run_time, defrule
 
 
 def _item_tangents(items, dit):
@@ -56,7 +57,8 @@ def frule_reduce(args, dargs, **kwargs):
 
 def rrule_reduce(f, it, *rest, **kwargs):
     """reduce's reverse: each step through rcall; the pullback runs the steps' pullbacks backwards."""
-    from ..reverse.adjoints import _like, accumulate
+    from ..reverse.adjoints import accumulate
+    from ..reverse.builtin_adjoints import _like
     from ..reverse.runtime import rcall
 
     if kwargs:
@@ -184,7 +186,7 @@ def _stat_rules(fn):
         return y, dy
 
     def rrule(*args, **kwargs):
-        from ..reverse.adjoints import _like
+        from ..reverse.builtin_adjoints import _like
 
         given = len(args)
         full = _positional(fn, args, kwargs, False)

@@ -141,8 +141,8 @@ def _rules(name):
         return t.call(stat_tangent, name, len(args), keys, *ops, *[t.dz(op) for op in ops])
 
     def rrule(*args, **kw):
-        from ..reverse.adjoints import _like
-        from .registry import KwAdj
+        from ..reverse.builtin_adjoints import _like
+        from .call_binding import KwAdj
 
         args, kw = _materialized(args, kw)
         y, jac = compute(args, kw)

@@ -193,7 +193,7 @@ def _rk4(f, y0, tt, m):
 def rrule_solve_ivp(*args, **kwargs):
     from ..reverse.adjoints import AdjTuple
     from ..reverse.runtime import rcall
-    from .registry import KwAdj
+    from .call_binding import KwAdj
     from .scipy_integrate_rules import rk4_adjoint_sweep
     from .scipy_special_more import RefusedAdjoint
 

@@ -163,7 +163,7 @@ def _rk4_plain(func, tfirst, y0, tt, p, m):
 def rrule_odeint(*args, **kwargs):
     from ..reverse.adjoints import AdjTuple
     from ..reverse.runtime import rcall
-    from .registry import KwAdj
+    from .call_binding import KwAdj
 
     odeint = _integrate().odeint
     b = _bound(odeint, args, kwargs)
@@ -293,7 +293,7 @@ def quad_tangent(func, a, b_, y, dfunc, da, db, dargs, *rest, **kw):
 def rrule_quad(*args, **kwargs):
     from ..reverse.adjoints import AdjTuple, accumulate
     from ..reverse.runtime import rcall
-    from .registry import KwAdj
+    from .call_binding import KwAdj
 
     quad = _integrate().quad
     b = _bound(quad, args, kwargs)
@@ -424,7 +424,8 @@ def ivp_adjoint(g, f=None, first=False):
 def register() -> None:
     """Register the rules (registry.lookup calls this once scipy.integrate is imported)."""
     from .numpy_common import _split
-    from .registry import KwAdj, _entry, defjvp, defvjp
+    from .call_binding import KwAdj
+    from .registry import _entry, defjvp, defvjp
 
     si = _integrate()
     REGISTERED[si.odeint] = "integrate.odeint"

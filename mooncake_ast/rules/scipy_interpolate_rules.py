@@ -86,7 +86,7 @@ def _jvp(t, y, c, x, xp, nu, extrapolate, out):
 
 def rrule_evaluate(*args, **kwargs):
     from ..reverse import shadows
-    from .registry import KwAdj
+    from .call_binding import KwAdj
 
     b = dict(zip(_NAMES, args))
     b.update(kwargs)
@@ -127,7 +127,8 @@ def rrule_evaluate(*args, **kwargs):
 
 def register() -> None:
     """Register the rules (registry.lookup calls this once scipy.interpolate is imported)."""
-    from .registry import _entry, _fingerprint, defjvp
+    from .fingerprints import _fingerprint
+    from .registry import _entry, defjvp
 
     fn = _ppoly().evaluate
     REGISTERED[fn] = "interpolate._ppoly.evaluate"

@@ -116,7 +116,7 @@ def solve_banded_frule(args, dargs, **kwargs):
 
 def solve_banded_rrule(*args, **kwargs):
     """Reverse: b_bar = A^-T x_bar, ab_bar = band(-b_bar x^T)."""
-    from .registry import KwAdj
+    from .call_binding import KwAdj
 
     la = _linalg()
     p = _bound(args, kwargs)

@@ -216,7 +216,7 @@ def _jvp(name):
 def _rrule(fn, name):
     def rrule(*args, **kwargs):
         from ..reverse.runtime import rcall
-        from .registry import KwAdj
+        from .call_binding import KwAdj
         from .scipy_stats_wrapped import _as_value
 
         y = fn(*args, **kwargs)
@@ -242,7 +242,8 @@ def register(registered: dict) -> None:
     """Register the rules (scipy_linalg_rules.register calls this)."""
     import scipy.linalg as la
 
-    from .registry import _entry, _fingerprint, defjvp
+    from .fingerprints import _fingerprint
+    from .registry import _entry, defjvp
 
     for name in NAMES:
         fn = getattr(la, name, None)

@@ -185,7 +185,7 @@ def _root_rrule(name):
     def rrule(*args, **kwargs):
         from ..reverse.adjoints import AdjTuple
         from ..reverse.runtime import rcall
-        from .registry import KwAdj
+        from .call_binding import KwAdj
 
         fn = getattr(_optimize(), name)
         y = fn(*args, **kwargs)
@@ -260,7 +260,7 @@ def register() -> None:
             return t.call(constant_tangent, name, *live)
 
         def cvjp(t, g, y, *args, name=name, params=params, start=start, **kw):
-            from .registry import KwAdj
+            from .call_binding import KwAdj
 
             needs = getattr(t, "needs", None)
 

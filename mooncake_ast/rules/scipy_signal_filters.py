@@ -273,7 +273,7 @@ def sosfilt_adjoints(sos, x, y, g, axis=-1, zi=None):
 def keyed(adjoints, p, k, name, adjoint):
     """The pullback's result: adjoints of the leading operands, then of the optional positional ones (the
     last being `name`'s when it was passed by position), then, for `name` passed by keyword, a KwAdj."""
-    from .registry import KwAdj
+    from .call_binding import KwAdj
 
     if name in k:
         return tuple(adjoints) + (None,) * len(p) + (KwAdj({name: adjoint}),)

@@ -162,7 +162,8 @@ def spectral_adjoints(which, y, g, args, kwargs):
 def register(registered) -> None:
     import inspect
 
-    from .registry import KwAdj, defjvp, defvjp
+    from .call_binding import KwAdj
+    from .registry import defjvp, defvjp
 
     sig = _signal()
     for which in ("periodogram", "welch"):

@@ -338,13 +338,13 @@ def _wants(t, op):
         return False
     if needs is not None:
         return needs(op)
-    v = getattr(op, "value", op)  # a run-time operand (registry.H)
+    v = getattr(op, "value", op)  # a run-time operand (eager.H)
     return not (isinstance(v, (str, bool, int, type(None), np.integer)) or (isinstance(v, np.ndarray) and v.dtype.kind not in "fc"))
 
 
 def _reverse_result(t, names, args, kwargs, adjoints):
     """(None for the distribution object, adjoints of positional arguments, KwAdj of keyword ones)."""
-    from .registry import KwAdj
+    from .call_binding import KwAdj
 
     pos = [None] + [adjoints[i] for i in range(len(args))]
     named = {n: adjoints[i] for i, n in enumerate(names) if n in kwargs and adjoints[i] is not None}

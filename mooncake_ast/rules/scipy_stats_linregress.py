@@ -167,7 +167,7 @@ def _jvp(fn):
 def _rrule(fn):
     def rrule(*args, **kwargs):
         from .python_bunches import bunch_adjoint
-        from .registry import KwAdj
+        from .call_binding import KwAdj
 
         y = fn(*args, **kwargs)
         a, axis, n, s, dx, dy = _prepare(fn, args, kwargs)

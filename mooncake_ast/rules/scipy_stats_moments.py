@@ -124,7 +124,7 @@ def _vjp(name):
     def vjp(t, g, y, dist, *args, **kwargs):
         from .. import ops
         from .numpy_common import _split
-        from .registry import KwAdj
+        from .call_binding import KwAdj
 
         names = [z for k, v in kwargs.items() for z in (k, v)]
         res = t.call(moment_adjoints, name, dist, g, t.call(ops.tuple_of, *args), t.call(ops.dict_of, *names))

@@ -416,7 +416,7 @@ def _construct_rule():
         return t.call(frozen_construct_tangent, self, y, len(args), keys, *ops, *[t.dz(op) for op in ops])
 
     def vjp(t, g, y, self, *args, **kwargs):
-        from .registry import KwAdj
+        from .call_binding import KwAdj
 
         keys = tuple(kwargs)
         ops = (*args, *kwargs.values())

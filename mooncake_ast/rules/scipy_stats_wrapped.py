@@ -102,7 +102,7 @@ def _jvp(fn):
 def _rrule(fn):
     def rrule(*args, **kwargs):
         from ..reverse.runtime import rcall
-        from .registry import KwAdj
+        from .call_binding import KwAdj
 
         kw = _check(fn, args, kwargs)
         y = fn(*args, **kwargs)
@@ -141,7 +141,8 @@ def _as_value(v):
 def register(stats) -> None:
     """Register the rules (scipy_stats.register calls this with scipy.stats)."""
     from . import scipy_stats as base
-    from .registry import _entry, _fingerprint, defjvp
+    from .fingerprints import _fingerprint
+    from .registry import _entry, defjvp
 
     for name in NAMES:
         fn = getattr(stats, name, None)

@@ -1,0 +1,276 @@
+"""Adjoints of Python's builtins and operators on containers, for their reverse rules.
+
+Iterating a value (`sequence_adjoint`: a for loop's items), `sum`, `max`/`min`, `zip`,
+`reversed`, `sorted`, `dict.get`/`items`/`values`, and `+`/`*` on numbers, arrays and
+sequences (`add_vjp`, `mul_vjp`: concatenation and repetition give each piece its slice)
+hand their result's adjoint back to their operands here.  `ItemsIterator` is the iterator
+those rules hand out so that a consumer still knows its items.  Apart from adjoint_values.py
+(the containers and `accumulate`) and part_adjoints.py (items and attributes), which
+these build on.
+"""
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+import numpy as np
+
+from ..arrays import is_array
+from ..errors import UnsupportedDerivativeError
+from ..tangents import MutableTangent, NoTangent, is_mutable
+from .adjoint_values import AdjDict, AdjList, AdjTuple, StorageList, accumulate, unbroadcast
+from .complex_values import conj
+from .part_adjoints import item_of
+
+
+def sequence_adjoint(x: Any, g: Any) -> Any:
+    """The adjoint of `x` from the adjoint of `ops.sequence(x)` (a list if x was materialised)."""
+    if g is NoTangent:
+        return g
+    if isinstance(x, (list, tuple, np.ndarray)) or is_array(x):
+        return g
+    if isinstance(x, np.flatiter):
+        return _flat_iter_adjoint(x, g)
+    return NoTangent if isinstance(x, (dict, set, range, str)) else _iter_adjoint(x, g)
+
+
+def _flat_iter_adjoint(x: np.flatiter, g: Any) -> Any:
+    """`for v in A.flat`: the items' adjoints go, in C order, into the shadow of the array the iterator walks
+    (as `A.flat[i]` reads do); the iterator itself holds nothing (before, they were dropped: a zero gradient)."""
+    from .shadows import shadow
+
+    arr = x.base
+    items = [0.0 if v is NoTangent or v is None else v for v in g]
+    if items:
+        np.add.at(shadow(arr), np.unravel_index(np.arange(len(items)), arr.shape), np.asarray(items))
+    return NoTangent
+
+
+def _iter_adjoint(x: Any, g: Any) -> Any:
+    """The adjoint of what a loop materialised from x: handed back as it is to our own recorded iterables (map's
+    results, ...), which take a list of their items' adjoints. An object of another class whose iteration was
+    not differentiated (np.ndenumerate: its items come from fields its own code reads) has no place to put
+    them: refused where an item has an adjoint, rather than dropped (a zero gradient)."""
+    if getattr(type(x), "__mc_value__", False) or not _has_fields(x) or _all_symbolic_zero(g):
+        return g
+    name = f"{type(x).__module__}.{type(x).__qualname__}"
+    raise UnsupportedDerivativeError(
+        f"reverse mode of a for loop over a {name}: its items come from code that is not differentiated, so their "
+        f"adjoints cannot reach what it iterates; loop over the array or list itself (e.g. `for i in range(len(x))` "
+        f"or `for i, v in enumerate(x.ravel())` in place of np.ndenumerate), or use forward mode (mc.jvp)")
+
+
+def _has_fields(x: Any) -> bool:
+    return hasattr(x, "__dict__") or bool(getattr(type(x), "__slots__", ()))
+
+
+def _all_symbolic_zero(g: Any) -> bool:
+    if g is NoTangent or g is None:
+        return True
+    if isinstance(g, (list, tuple)):
+        return all(_all_symbolic_zero(v) for v in g)
+    return False
+
+
+class ItemsIterator:
+    """An iterator over a known list of items (e.g. map's results): reverse rules that consume
+    it (`sum(map(f, xs))`) still know, once it is exhausted, how many items it gave."""
+
+    __slots__ = ("items", "_it")
+    __mc_value__ = True  # its adjoint is a value (a list, one per item), not storage
+    __mc_items__ = True  # its `items` are what it yields (rules/builtin_rules._iterable_items reads them)
+
+    def __init__(self, items: list) -> None:
+        self.items = items
+        self._it = iter(items)
+
+    def __iter__(self) -> "ItemsIterator":
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._it)
+
+    def __length_hint__(self) -> int:
+        return self._it.__length_hint__()
+
+
+def sum_items_adjoint(xs: Any, g: Any, start: Any = 0) -> Any:
+    """The items' adjoints of `sum(xs, start)`.  For numbers and arrays sum is linear, so each item
+    gets g, summed over the axes the item was broadcast along.  For lists or tuples sum concatenates:
+    each item gets its own slice of g (after the slice that belongs to start)."""
+    if g is NoTangent:
+        return g
+    if isinstance(xs, np.ndarray):
+        if xs.ndim == 0:
+            return g
+        row = xs[0] if len(xs) else np.zeros(xs.shape[1:])
+        return np.broadcast_to(_unbroadcast_item(g, row), xs.shape).copy()
+    if isinstance(xs, (dict, set, range)):
+        return NoTangent
+    items = xs.items if isinstance(xs, ItemsIterator) else xs if isinstance(xs, (list, tuple)) else list(xs)
+    if _concatenates(items, start):
+        offset = len(start) if isinstance(start, (list, tuple)) else 0
+        pieces = []
+        for item in items:
+            piece = g[offset:offset + len(item)]
+            offset += len(item)
+            pieces.append(AdjList(piece) if isinstance(item, list) else AdjTuple(piece))
+        adjoints = pieces
+    else:
+        adjoints = [_unbroadcast_item(g, item) for item in items]
+    return AdjList(adjoints) if isinstance(xs, (list, ItemsIterator)) else AdjTuple(adjoints)
+
+
+def sum_start_adjoint(start: Any, g: Any) -> Any:
+    """The adjoint of start in `sum(xs, start)`: g (summed over broadcast axes), or for a list or
+    tuple start (concatenation) the leading slice of g."""
+    if g is NoTangent:
+        return g
+    if isinstance(start, (list, tuple)):
+        piece = g[:len(start)]
+        return AdjList(piece) if isinstance(start, list) else AdjTuple(piece)
+    return _unbroadcast_item(g, start)
+
+
+def _concatenates(items: Any, start: Any) -> bool:
+    return isinstance(start, (list, tuple)) or any(isinstance(item, (list, tuple)) for item in items)
+
+
+def _unbroadcast_item(g: Any, item: Any) -> Any:
+    return g if np.shape(g) == np.shape(item) else unbroadcast(g, item)
+
+
+def minmax_adjoint(y: Any, xs: tuple, k: int, g: Any) -> Any:
+    """max/min: the first argument equal to the result gets g (ties: the first)."""
+    if len(xs) == 1:
+        items = list(xs[0])
+        out = [NoTangent] * len(items)
+        for i, v in enumerate(items):
+            if v is y or v == y:
+                out[i] = g
+                break
+        return AdjList(out) if isinstance(xs[0], list) else AdjTuple(out)
+    for i, v in enumerate(xs):
+        if v is y or v == y:
+            return g if i == k else NoTangent
+    return NoTangent
+
+
+def zip_adjoint(xs: tuple, g: Any, k: int) -> Any:
+    """The adjoint of the k-th iterable zipped: the k-th components of the items' adjoints."""
+    if g is NoTangent:
+        return g
+    x = xs[k]
+    comps = [item_of(gi, k) for gi in g]
+    return _like(x, comps)
+
+
+def _like(x: Any, items: list) -> Any:
+    if isinstance(x, np.ndarray):
+        # Row by row: a row's adjoint may be a view of x's own storage (it was read as a view of x),
+        # which adding into x's storage recognises; a stacked copy would count it twice.
+        return AdjList(items[: x.shape[0]])
+    if isinstance(x, list):
+        return AdjList(items)
+    if isinstance(x, tuple):
+        return AdjTuple(items)
+    if isinstance(x, (range, dict, set, str)):
+        return NoTangent
+    return AdjList(items)
+
+
+def reversed_adjoint(xs: Any, g: Any) -> Any:
+    if isinstance(g, MutableTangent):  # (`reversed(obj)` of the user's `__reversed__`, run inside reversed())
+        raise UnsupportedDerivativeError(
+            f"reverse mode of reversed() of a {type(xs).__qualname__}: its `__reversed__` runs inside reversed(), not "
+            f"differentiated; call `obj.__reversed__()` yourself, or reverse a list of the items")
+    return NoTangent if g is NoTangent else _like(xs, list(g)[::-1])
+
+
+def sorted_adjoint(xs: Any, g: Any, kw: dict) -> Any:
+    if g is NoTangent or isinstance(xs, (dict, set)):
+        return NoTangent
+    items = list(xs)
+    key = kw.get("key")
+    order = sorted(range(len(items)), key=(lambda i: key(items[i])) if key else (lambda i: items[i]), reverse=kw.get("reverse", False))
+    out = [NoTangent] * len(items)
+    for pos, i in enumerate(order):
+        out[i] = g[pos]
+    return _like(xs, out)
+
+
+def dict_get_adjoint(d: dict, k: Any, g: Any) -> Any:
+    return AdjDict({k: g}) if k in d and g is not NoTangent else NoTangent
+
+
+def default_adjoint(d: dict, k: Any, g: Any) -> Any:
+    return NoTangent if k in d else g
+
+
+def items_adjoint(d: dict, g: Any) -> Any:
+    """d.items() consumed as (key, value) pairs: the values' adjoints."""
+    if g is NoTangent:
+        return g
+    return AdjDict({k: item_of(gi, 1) for k, gi in zip(d, g)})
+
+
+def values_adjoint(d: dict, g: Any) -> Any:
+    if g is NoTangent:
+        return g
+    return AdjDict({k: gi for k, gi in zip(d, g)})
+
+
+_SEQ = (list, tuple, collections.deque)  # (sequences `+` concatenates and `*` repeats)
+
+
+def add_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = True) -> tuple:
+    """Adjoints of y = a + b: sums for numbers and arrays, the two pieces for concatenated sequences."""
+    if type(y) is np.ndarray:
+        return (unbroadcast(g, a) if need_a else NoTangent), (unbroadcast(g, b) if need_b else NoTangent)
+    if g is NoTangent:
+        return NoTangent, NoTangent
+    if isinstance(y, _SEQ) and isinstance(a, _SEQ):
+        # (the pieces of a list's storage stay storage: a mutable item's slot is its storage, which item_of takes
+        # out once even when the item is in both pieces, `[a] + [a]`)
+        listed = StorageList if getattr(type(g), "holds_storage", False) else AdjList
+        n, g = len(a), list(g)
+        return (AdjTuple if isinstance(a, tuple) else listed)(g[:n]), (AdjTuple if isinstance(b, tuple) else listed)(g[n:])
+    return unbroadcast(g, a), unbroadcast(g, b)
+
+
+def mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool = True, need_b: bool = True) -> tuple:
+    """Adjoints of y = a * b: products for numbers and arrays; for `seq * n` the repeats are summed.
+
+    `need_a`/`need_b` say whether an operand is differentiated at all (known when the code is made).
+    """
+    if type(y) is np.ndarray:
+        if y.dtype.kind == "c":  # (complex: a_bar = g conj(b), b_bar = g conj(a); real parts for real operands)
+            return (unbroadcast(g * conj(b), a) if need_a else NoTangent), \
+                (unbroadcast(g * conj(a), b) if need_b else NoTangent)
+        return (unbroadcast(g * b, a) if need_a else NoTangent), (unbroadcast(g * a, b) if need_b else NoTangent)
+    if g is NoTangent:
+        return NoTangent, NoTangent
+    if isinstance(y, _SEQ):
+        seq, n = (a, b) if isinstance(a, _SEQ) else (b, a)
+        m = len(seq)
+        total: list = [NoTangent] * m
+        taken: set = set()
+        for k in range(len(y)):
+            if is_mutable(seq[k % m]) and _is_storage_of(g[k], seq[k % m]):
+                # `[a] * 3` repeats one object: its slots may each hold that object's storage (one adjoint, kept
+                # by identity), which is counted once, not once per repeat
+                if id(g[k]) in taken:
+                    continue
+                taken.add(id(g[k]))
+            total[k % m] = accumulate(total[k % m], g[k])
+        wrap = AdjTuple if isinstance(seq, tuple) else StorageList if taken else AdjList
+        return (wrap(total), NoTangent) if seq is a else (NoTangent, wrap(total))
+    if isinstance(y, str):
+        return NoTangent, NoTangent
+    return unbroadcast(g * conj(b), a), unbroadcast(g * conj(a), b)
+
+
+def _is_storage_of(g: Any, v: Any) -> bool:
+    from .shadows import shadow
+
+    return g is shadow(v)
