@@ -94,6 +94,22 @@ class ItemsIterator:
         return self._it.__length_hint__()
 
 
+def read_again(xs: Any, what: str) -> list:
+    """The items a consumer (`sum`, `sorted`, ...) read from xs, read again by its pullback.  An iterator is
+    exhausted by then: ours (map's recorded results, a generator's items: ItemsIterator) keep their list, the
+    lowering gives the consumer `list(reversed(xs))` / `list(iter(xs))` for those two (forward/object_iteration.py),
+    and any other iterator is refused: its items are gone, and the derivative would be silently zero."""
+    if isinstance(xs, ItemsIterator):
+        return xs.items
+    if isinstance(xs, (list, tuple)):
+        return list(xs)
+    if iter(xs) is xs:
+        raise UnsupportedDerivativeError(
+            f"reverse mode of {what}() over an iterator ({type(xs).__name__}): its items are consumed by the call, so "
+            f"their derivatives cannot be found afterwards; pass a list (`{what}(list(it))`)")
+    return list(xs)
+
+
 def sum_items_adjoint(xs: Any, g: Any, start: Any = 0) -> Any:
     """The items' adjoints of `sum(xs, start)`.  For numbers and arrays sum is linear, so each item
     gets g, summed over the axes the item was broadcast along.  For lists or tuples sum concatenates:
@@ -107,7 +123,7 @@ def sum_items_adjoint(xs: Any, g: Any, start: Any = 0) -> Any:
         return np.broadcast_to(_unbroadcast_item(g, row), xs.shape).copy()
     if isinstance(xs, (dict, set, range)):
         return NoTangent
-    items = xs.items if isinstance(xs, ItemsIterator) else xs if isinstance(xs, (list, tuple)) else list(xs)
+    items = read_again(xs, "sum")
     if _concatenates(items, start):
         offset = len(start) if isinstance(start, (list, tuple)) else 0
         pieces = []
@@ -184,13 +200,18 @@ def reversed_adjoint(xs: Any, g: Any) -> Any:
         raise UnsupportedDerivativeError(
             f"reverse mode of reversed() of a {type(xs).__qualname__}: its `__reversed__` runs inside reversed(), not "
             f"differentiated; call `obj.__reversed__()` yourself, or reverse a list of the items")
-    return NoTangent if g is NoTangent else _like(xs, list(g)[::-1])
+    if g is NoTangent:
+        return NoTangent
+    items = list(g)[::-1]
+    if isinstance(xs, np.ndarray) and xs.ndim == 1:  # (numbers, not views: an array, as typed pullbacks expect)
+        return np.array([0.0 if v is NoTangent or v is None else v for v in items], dtype=np.result_type(xs, float))
+    return _like(xs, items)
 
 
 def sorted_adjoint(xs: Any, g: Any, kw: dict) -> Any:
     if g is NoTangent or isinstance(xs, (dict, set)):
         return NoTangent
-    items = list(xs)
+    items = read_again(xs, "sorted")
     key = kw.get("key")
     order = sorted(range(len(items)), key=(lambda i: key(items[i])) if key else (lambda i: items[i]), reverse=kw.get("reverse", False))
     out = [NoTangent] * len(items)

@@ -7,7 +7,8 @@ forms the other families do not make:
 * class attributes read through the class and the instance, shadowed by an instance attribute;
 * `@staticmethod` and `@classmethod` constructors, `super()` chains of two levels with overridden hooks;
 * `@functools.cache` methods and helpers, dataclasses with `field(default_factory=...)` and `__post_init__`;
-* methods that return self (chained), and a method that rebinds an array field while a name holds the old one.
+* methods that return self (chained), and a method that rebinds an array field while a name holds the old one;
+* builtins consuming `reversed(xs)` / `iter(xs)`.
 """
 from __future__ import annotations
 
@@ -192,5 +193,31 @@ def s_dataclass_chain(g):
     g.define(v, S)
 
 
+def s_consumed_iterator(g):
+    """A builtin consuming `reversed(xs)` / `iter(xs)` of a list, a tuple or an array (the pullback read the
+    exhausted iterator again: 2026-11-27)."""
+    v, xs = g.fresh(), g.fresh("xs")
+    src = g.rng.choice([f"[{g.expr(S, maxdepth=1)}, {g.leaf(S)}, 0.5]", f"({g.leaf(S)}, {g.expr(S, maxdepth=1)})",
+                        f"{g.leaf(V)} * 1.0"])
+    g.emit(f"{xs} = {src}")
+    it = g.rng.choice([f"reversed({xs})", f"iter({xs})"])
+    form = g.rng.randrange(6)
+    if form == 0:
+        g.emit(f"{v} = sum({it}) * {g.leaf(S)}")
+    elif form == 1:
+        g.emit(f"{v} = sorted({it})[0] + max({it})")
+    elif form == 2:
+        g.emit(f"{v} = math.fsum({it})")
+    elif form == 3:
+        g.helper("statistics", "import statistics")
+        g.emit(f"{v} = statistics.fmean({it}) * 2.0")
+    elif form == 4:
+        it_name = g.fresh("it")
+        g.emit(f"{it_name} = {it}", f"{v} = sum({it_name}) + min({xs})")
+    else:
+        g.emit(f"{v} = sum(t * t for t in {it})")
+    g.define(v, S)
+
+
 FAMILIES["oop"] = [s_inplace_operators, s_own_container, s_class_level, s_super_chain, s_memoised, s_dataclass_chain,
-                   s_assign]  # (after "views")
+                   s_consumed_iterator, s_assign]  # (after "views")
