@@ -472,6 +472,7 @@ def simplify_cfg(fn: Function) -> None:
     fn.recompute_preds()  # (every block is reachable: finish() removed the others)
     blocks = fn.blocks
     order = {b: i for i, b in enumerate(blocks)}  # (blocks are only removed: their relative order stays)
+    alive = set(blocks)
 
     def link(src: Block, dst: Block) -> None:
         """src now jumps to dst: dst's predecessors in block order."""
@@ -511,6 +512,7 @@ def simplify_cfg(fn: Function) -> None:
                 changed.append(succ)
             nxt.stmts, nxt.term = [], None
             blocks.remove(nxt)
+            alive.discard(nxt)
             changed.append(b)
         else:
             # Skip an empty block: jump straight to where it goes.
@@ -539,6 +541,7 @@ def simplify_cfg(fn: Function) -> None:
                     for phi in dest.phis:
                         phi.incoming.pop(mid, None)
                     blocks.remove(mid)
+                    alive.discard(mid)
                 break
             if isinstance(b.term, Branch) and b.term.then is b.term.orelse:
                 b.term = Goto(b.term.then)  # both arms were empty: the test decides nothing
@@ -552,7 +555,8 @@ def simplify_cfg(fn: Function) -> None:
             near.update(c.preds)
             for p in c.preds:
                 near.update(p.preds)
-        i = min([i] + [blocks.index(x) for x in near if x.term is not None and x in blocks])
+        first = min((x for x in near if x in alive), key=order.__getitem__)  # (b is among them)
+        i = blocks.index(first)
     for k, b in enumerate(blocks):
         b.id = k
     fn.recompute_preds()
