@@ -16,7 +16,8 @@ measured is exactly what a new process pays: imports, reading the cache, keys.  
 * the same gradient in a new process whose cache already holds it (warm cache);
 * the call overhead of `mc.grad(f)(x)` and `mc.jvp` once derived, beyond calling `f(x)`, and
   on a float array beyond the generated forward and pullback themselves;
-* derivation time against function size: 40/80/160 if-blocks, a 300-line function and
+* derivation time against function size: 40/80/160 if-blocks, a 300-line function of straight lines and
+  branches, a realistic function of 150 and 300 lines (loops, branches, array code, calls of helpers), and
   if/elif chains of 100/200/500/1000 branches, and of 200/400 inside a loop (first reverse gradient,
   libcst imported, in a cache directory where another function was derived before).
 
@@ -109,6 +110,55 @@ def long_function_source(n_lines: int) -> str:
             lines.append("    b = b + 0.001 * np.exp(-a * a)")
         i += 1
     lines.append("    return a + b")
+    return "\n".join(lines) + "\n"
+
+
+def realistic_function_source(n_lines: int = 300) -> str:
+    """A function of about `n_lines` lines written as people write them: blocks of a layer (`np.tanh(W @ x +
+    b)`), a loop over its items with a branch, calls of two helper functions of the module (one with a loop of
+    its own), a data-dependent `while`, NumPy reductions.  Derived with its callees (first reverse gradient)."""
+    head = textwrap.dedent('''\
+        import numpy as np
+
+        W = np.linspace(-1.0, 1.0, 36).reshape(4, 3, 3)
+
+
+        def _step(h, s):
+            return h * s / (1.0 + s * s)
+
+
+        def _norm2(v):
+            total = 0.0
+            for k in range(len(v)):
+                total = total + v[k] * v[k]
+            return total
+
+
+        def f(x):
+            acc = 0.0
+            b = 0.5
+        ''')
+    lines = head.splitlines()
+    start = len(lines)
+    i = 0
+    while len(lines) - start < n_lines - 1:
+        c = round(0.1 * (i % 5) + 0.1, 2)
+        lines += [
+            f"    # block {i}: a layer, a loop with a branch, a call, a while",
+            f"    h{i} = np.tanh(W[{i % 4}] @ x + b * {c})",
+            f"    s{i} = 0.0",
+            f"    for j in range(3):",
+            f"        if h{i}[j] > 0.0:",
+            f"            s{i} = s{i} + h{i}[j] * h{i}[j]",
+            f"        else:",
+            f"            s{i} = s{i} - 0.5 * h{i}[j]",
+            f"    x = x + 0.1 * _step(h{i}, s{i})",
+            f"    while s{i} > 1.0:",
+            f"        s{i} = s{i} * 0.5",
+            f"    acc = acc + s{i} + 0.01 * _norm2(x) + np.sum(np.exp(-x * x)) / {i + 1}",
+        ]
+        i += 1
+    lines.append("    return acc")
     return "\n".join(lines) + "\n"
 
 
@@ -305,12 +355,14 @@ def main() -> None:
         sizes = []
     else:
         sizes = [("40 if-blocks", if_blocks_source(40)), ("80 if-blocks", if_blocks_source(80)),
-                 ("160 if-blocks", if_blocks_source(160)), ("300-line function", long_function_source(300))]
+                 ("160 if-blocks", if_blocks_source(160)), ("300-line function", long_function_source(300)),
+                 ("realistic 150-line function (loops, branches, arrays, calls)", realistic_function_source(150)),
+                 ("realistic 300-line function (loops, branches, arrays, calls)", realistic_function_source(300))]
         sizes += [(f"if/elif chain, {n} branches", elif_chain_source(n)) for n in (100, 200, 500, 1000)]
         sizes += [(f"if/elif chain in a loop, {n} branches", elif_chain_in_loop_source(n)) for n in (200, 400)]
     for label, src in sizes:
         try:
-            t: object = derivation_time(src)
+            t: object = derivation_time(src, "np.array([0.3, -0.2, 0.5])" if "realistic" in label else "0.3")
         except RuntimeError as e:
             t = "error: " + str(e).strip().splitlines()[-1][:60]
         rows.append((f"derivation (first reverse gradient, cache directory in use): {label}", t))

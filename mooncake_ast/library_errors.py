@@ -12,14 +12,31 @@ from __future__ import annotations
 
 import os
 import sys
-import sysconfig
 import types
 from typing import Any, Optional
 
 from .errors import ControlFlowError, MissingRuleError, UnsupportedDerivativeError, UnsupportedSyntaxError, qualified_name
 
-_INSTALLED = tuple(sorted({os.path.abspath(p) + os.sep for k, p in sysconfig.get_paths().items()
-                           if k in ("stdlib", "platstdlib", "purelib", "platlib")}))
+
+def _installed() -> tuple:
+    """The installation's code folders (module global `_INSTALLED`), found on first need: `sysconfig` costs
+    `import mooncake_ast` a millisecond, and only a dispatched call of installed code asks."""
+    found = globals().get("_INSTALLED")
+    if found is None:
+        import sysconfig
+
+        found = tuple(sorted({os.path.abspath(p) + os.sep for k, p in sysconfig.get_paths().items()
+                              if k in ("stdlib", "platstdlib", "purelib", "platlib")}))
+        globals()["_INSTALLED"] = found
+    return found
+
+
+def __getattr__(name: str) -> Any:
+    if name == "_INSTALLED":
+        return _installed()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
@@ -80,7 +97,7 @@ def runs_plainly(fn: Any) -> bool:
 def is_library(fn: types.FunctionType) -> bool:
     """Is fn's code installed (the standard library, site-packages), not the user's nor mooncake_ast's own?"""
     file = os.path.abspath(fn.__code__.co_filename)
-    return file.startswith(_INSTALLED) and not file.startswith(_PACKAGE)
+    return file.startswith(_installed()) and not file.startswith(_PACKAGE)
 
 
 def in_library(fn: Any, e: BaseException) -> Optional[LibraryCodeError]:

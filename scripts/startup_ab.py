@@ -9,7 +9,8 @@ with SciPy hidden), the warm hit (a new process, the derivative cached), the fir
 15-line function once libcst is imported, and the same including libcst's import (a cache directory in
 use in each case; where libcst is imported first, the full collection the imports left due is made
 before the timer, as examples/bench_startup.py explains), and the first reverse gradient of a function
-of 160 if-blocks and of a 300-line function (libcst imported; rows not run by default: `--rows=derive`).
+of 160 if-blocks, of a 300-line function and of a realistic 300-line one (loops, branches, array code, calls)
+(libcst imported; rows not run by default: `--rows=derive`).
 `--cpu` measures the process's CPU time (waiting for a core not counted), steadier when the machine is
 busy.  `--rows=import,warm` runs only the rows whose names start with those words.  Not a test: nothing
 asserts on the numbers.
@@ -26,7 +27,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(HERE, "examples"))
-from bench_startup import fifteen_line_source, if_blocks_source, long_function_source  # noqa: E402
+from bench_startup import fifteen_line_source, if_blocks_source, long_function_source, realistic_function_source  # noqa: E402
 
 CLOCK = "process_time" if "--cpu" in sys.argv else "perf_counter"
 GRAD = ("x = {arg}\nt = time.{clock}()\nmc.grad(m.f)(x)\n"
@@ -57,8 +58,9 @@ def run_import(tree: str, work: str, hide_scipy: bool) -> dict:
 
 
 ROWS = ("import", "import, SciPy hidden", "warm hit", "first, libcst imported", "first, all in", "derive 160 if-blocks",
-        "derive 300-line function")
-SIZES = {"derive 160 if-blocks": (if_blocks_source, 160), "derive 300-line function": (long_function_source, 300)}
+        "derive 300-line function", "derive realistic 300 lines")
+SIZES = {"derive 160 if-blocks": (if_blocks_source, 160, "0.3"), "derive 300-line function": (long_function_source, 300, "0.3"),
+         "derive realistic 300 lines": (realistic_function_source, 300, "np.array([0.3, -0.2, 0.5])")}
 
 
 def main() -> None:
@@ -89,10 +91,10 @@ def main() -> None:
                     else:
                         name = f"new_{k}_{i}_{names.index(what)}"  # (a new function: its module's name is in its key)
                         with open(os.path.join(work, f"{name}.py"), "w") as fh:
-                            make, n_size = SIZES.get(what, (None, 0))
+                            make, n_size, arg = SIZES.get(what, (None, 0, "np.array([0.1, 0.2, 0.3])"))
                             fh.write(make(n_size) if make else src)
                         pre = "import libcst, libcst.metadata, gc\ngc.collect()\n" if "all in" not in what else ""
-                        out = run(tree, work, cache, name, pre, "0.3" if make else "np.array([0.1, 0.2, 0.3])")
+                        out = run(tree, work, cache, name, pre, arg)
                     rows[(k, what)].append(out["t"])
     finally:
         shutil.rmtree(work, ignore_errors=True)

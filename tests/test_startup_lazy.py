@@ -23,6 +23,8 @@ from mooncake_ast.reverse import plainer, unroll
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 USER = """\
+import statistics
+
 import numpy as np
 
 
@@ -33,6 +35,15 @@ def draws(m, s):
 
 def spectrum(x):
     return np.sum(np.abs(np.fft.rfft(x)) ** 2)
+
+
+def masked(x):
+    return np.ma.array(x, mask=[0, 1, 0]).sum()
+
+
+def spread(a, b):
+    values = [a, a * b, b * b, 1.5]
+    return statistics.pstdev(values) + statistics.geometric_mean([a * a + 1.0, b * b + 2.0])
 """
 
 
@@ -46,8 +57,10 @@ def python(code, tmp_path):
 
 
 def test_import_defers_numpy_random_and_hashlib_and_the_draws_rules_come_when_used(tmp_path):
-    """`import mooncake_ast` imports none of numpy.random, hashlib, SciPy; a draw the user's code makes later finds
-    its (built-in) rule, checked against finite differences.  In a new process the cached derivatives (whose
+    """`import mooncake_ast` imports none of numpy.random, numpy.ma, statistics, hashlib, SciPy, sysconfig; a draw
+    and `statistics` functions the user's code calls later find their (built-in) rules, checked against finite
+    differences, and numpy.ma's refusals are there once the user's code reaches numpy.ma (both modes refuse, cold
+    and warm).  In a new process the cached derivatives (whose
     modules import the rules modules of the helpers they call) leave the rule tables as built in: no rule counts
     as the user's, so other derivatives' keys do not change."""
     (tmp_path / "lazy_user.py").write_text(USER)
@@ -56,21 +69,30 @@ def test_import_defers_numpy_random_and_hashlib_and_the_draws_rules_come_when_us
         import numpy as np
         import mooncake_ast as mc
         from mooncake_ast.rules import registry
-        heavy = ("numpy.random", "hashlib", "_hashlib", "scipy")
+        heavy = ("numpy.random", "numpy.ma", "statistics", "hashlib", "_hashlib", "scipy", "sysconfig")
         at_import = [m for m in heavy if m in sys.modules]
         import lazy_user
         g_draws = mc.grad(lazy_user.draws, argnums=(0, 1))(0.3, 1.7)
         g_spectrum = mc.grad(lazy_user.spectrum)(np.array([0.3, -1.2, 2.0, 0.5]))
+        refused = []
+        for how in (lambda: mc.grad(lazy_user.masked)(np.ones(3)), lambda: mc.jvp(lazy_user.masked, (np.ones(3),), (np.ones(3),))):
+            try:
+                how()
+            except mc.UnsupportedDerivativeError as e:
+                refused.append("numpy.ma.array" in str(e))
+        g_spread = mc.grad(lazy_user.spread, argnums=(0, 1))(0.7, -1.3)
         changed = len(registry.changed_rules())
         from mooncake_ast.testing import check_derivatives
         check_derivatives(lazy_user.draws, 0.3, 1.7)
         check_derivatives(lazy_user.spectrum, np.array([0.3, -1.2, 2.0, 0.5]))
+        check_derivatives(lazy_user.spread, 0.7, -1.3)
         rng = np.random.default_rng(0)
-        print(json.dumps({"at_import": at_import, "changed": changed, "normal": registry.lookup(rng.normal) is not None,
-                          "grads": [*g_draws, *g_spectrum.tolist()]}))
+        print(json.dumps({"at_import": at_import, "changed": changed, "refused": refused, "normal": registry.lookup(rng.normal) is not None,
+                          "grads": [*g_draws, *g_spectrum.tolist(), *g_spread]}))
         """
     cold, warm = python(code, tmp_path), python(code, tmp_path)
     assert cold["at_import"] == warm["at_import"] == [] and cold["changed"] == warm["changed"] == 0
+    assert cold["refused"] == warm["refused"] == [True, True]
     assert cold["normal"] and warm["normal"] and warm["grads"] == pytest.approx(cold["grads"])
 
 

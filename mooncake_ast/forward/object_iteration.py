@@ -18,7 +18,7 @@ from __future__ import annotations
 import builtins
 import functools
 import math
-import statistics
+import sys
 from typing import Any
 
 import numpy as np
@@ -31,9 +31,18 @@ _CONSUMERS: dict = {
     builtins.sum: (0,), builtins.list: (0,), builtins.tuple: (0,), builtins.sorted: (0,),
     builtins.set: (0,), builtins.frozenset: (0,),
     math.fsum: (0,), math.prod: (0,), functools.reduce: (1,), np.fromiter: (0,),
-    **{getattr(statistics, name): (0,) for name in ("mean", "fmean", "median", "stdev", "pstdev", "variance",
-                                                      "pvariance", "geometric_mean", "harmonic_mean")},
 }
+# The consumers of `statistics`, added once the user's code has imported it (importing it here cost 2.5 ms; a
+# function of a module not imported cannot be met)
+_STATISTICS = ("mean", "fmean", "median", "stdev", "pstdev", "variance", "pvariance", "geometric_mean", "harmonic_mean")
+
+
+def _consumers() -> dict:
+    if "statistics" in sys.modules and "statistics" not in _CONSUMERS:
+        st = sys.modules["statistics"]
+        _CONSUMERS.update({getattr(st, name): (0,) for name in _STATISTICS if hasattr(st, name)})
+        _CONSUMERS["statistics"] = ()  # (done)
+    return _CONSUMERS
 _EXTREMA = (builtins.max, builtins.min)  # max(b) iterates b; max(a, b) compares a and b
 
 
@@ -41,7 +50,7 @@ def _iterated(fn: Any, s: Call) -> tuple:
     try:
         if fn in _EXTREMA:
             return (0,) if len(s.args) == 1 else ()
-        return _CONSUMERS.get(fn, ())
+        return _consumers().get(fn, ())
     except TypeError:  # (an unhashable callee)
         return ()
 

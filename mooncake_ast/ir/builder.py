@@ -454,6 +454,14 @@ def simplify_cfg(fn: Function) -> None:
     """Thread jumps through empty blocks and merge straight-line chains.
 
     Blocks that the emitter needs to see (loop headers and latches) are kept.
+
+    The changes are those of a scan that makes the first change it finds in block order and then starts
+    again from the first block, until none applies; but each change updates the predecessor lists of
+    the blocks it touches (in block order, as `recompute_preds` makes them), and the next scan starts at
+    the first block whose test can have changed (the changed blocks and their predecessors two steps
+    back: a jump is threaded through its target to the target's target), not at the entry.  Scanning from
+    the entry after every change, with the predecessors and reachability recomputed each time, made the
+    pass quadratic: half of lowering a 600-line function.
     """
     keep = {fn.entry}
     latches = {b.loop.latch for b in fn.blocks if b.loop is not None and b.loop.latch is not None}
@@ -461,28 +469,52 @@ def simplify_cfg(fn: Function) -> None:
         if b.loop is not None:
             keep.add(b)
             keep.update(x for x in (b.loop.latch, b.loop.exit, b.loop.orelse) if x is not None)
-    changed = True
-    while changed:
-        changed = False
-        fn.recompute_preds()
-        for b in fn.blocks:
-            t = b.term
-            # Merge a block into its only predecessor when that one just jumps here.
-            if isinstance(t, Goto) and t.target not in keep and len(t.target.preds) == 1 and t.target is not b:
-                nxt = t.target
-                assert not nxt.phis
-                for s in nxt.stmts:
-                    s.block = b
-                b.stmts.extend(nxt.stmts)
-                b.term = nxt.term
-                for succ in nxt.successors():
-                    for phi in succ.phis:
-                        if nxt in phi.incoming:
-                            phi.incoming[b] = phi.incoming.pop(nxt)
-                nxt.stmts, nxt.term = [], None
-                fn.blocks.remove(nxt)
-                changed = True
-                break
+    fn.recompute_preds()  # (every block is reachable: finish() removed the others)
+    blocks = fn.blocks
+    order = {b: i for i, b in enumerate(blocks)}  # (blocks are only removed: their relative order stays)
+    alive = set(blocks)
+
+    def link(src: Block, dst: Block) -> None:
+        """src now jumps to dst: dst's predecessors in block order."""
+        preds = dst.preds
+        if src in preds:
+            return
+        k = len(preds)
+        while k > 0 and order[preds[k - 1]] > order[src]:
+            k -= 1
+        preds.insert(k, src)
+
+    def unlink(src: Block, dst: Block) -> None:
+        """src may no longer jump to dst."""
+        if dst not in src.successors() and src in dst.preds:
+            dst.preds.remove(src)
+
+    i = 0
+    while i < len(blocks):
+        b = blocks[i]
+        t = b.term
+        changed: list = []  # blocks whose successors, predecessors, phis or statements changed
+        # Merge a block into its only predecessor when that one just jumps here.
+        if isinstance(t, Goto) and t.target not in keep and len(t.target.preds) == 1 and t.target is not b:
+            nxt = t.target
+            assert not nxt.phis
+            for st in nxt.stmts:
+                st.block = b
+            b.stmts.extend(nxt.stmts)
+            b.term = nxt.term
+            for succ in nxt.successors():
+                for phi in succ.phis:
+                    if nxt in phi.incoming:
+                        phi.incoming[b] = phi.incoming.pop(nxt)
+                if nxt in succ.preds:
+                    succ.preds.remove(nxt)
+                link(b, succ)
+                changed.append(succ)
+            nxt.stmts, nxt.term = [], None
+            blocks.remove(nxt)
+            alive.discard(nxt)
+            changed.append(b)
+        else:
             # Skip an empty block: jump straight to where it goes.
             for attr in ("target", "then", "orelse"):
                 mid = getattr(t, attr, None)
@@ -500,13 +532,31 @@ def simplify_cfg(fn: Function) -> None:
                 for phi in dest.phis:
                     phi.incoming[b] = phi.incoming.pop(mid)
                 setattr(t, attr, dest)
-                changed = True
+                unlink(b, mid)
+                link(b, dest)
+                changed += [b, mid, dest]
+                if not mid.preds:  # nothing reaches it now (only b did: every other block is still reached)
+                    if mid in dest.preds:
+                        dest.preds.remove(mid)
+                    for phi in dest.phis:
+                        phi.incoming.pop(mid, None)
+                    blocks.remove(mid)
+                    alive.discard(mid)
                 break
             if isinstance(b.term, Branch) and b.term.then is b.term.orelse:
                 b.term = Goto(b.term.then)  # both arms were empty: the test decides nothing
-                changed = True
-            if changed:
-                break
-        if changed:
-            fn.remove_unreachable()
+                changed.append(b)
+        if not changed:
+            i += 1
+            continue
+        # Start again at the first block whose test may give another answer now.
+        near = set(changed)
+        for c in changed:
+            near.update(c.preds)
+            for p in c.preds:
+                near.update(p.preds)
+        first = min((x for x in near if x in alive), key=order.__getitem__)  # (b is among them)
+        i = blocks.index(first)
+    for k, b in enumerate(blocks):
+        b.id = k
     fn.recompute_preds()

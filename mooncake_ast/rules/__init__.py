@@ -1,8 +1,8 @@
 """Rule tables; importing this package registers every built-in rule.
 
-SciPy's rules and those of numpy.random's draws are registered later, by `registry.lookup`, once the
+SciPy's rules, those of numpy.random's draws and numpy.ma's refusals are registered later, by `registry.lookup`, once the
 user's code has imported their module (registry._LAZY_TABLES): importing SciPy would cost more than
-everything here, and numpy.random (10 ms) is not imported by `import numpy`.
+everything here, and numpy.random (10 ms) and numpy.ma (8 ms) are not imported by `import numpy`.
 """
 from . import builtin_rules, math_rules, numpy_rules, operator_rules  # noqa: F401
 from . import containers  # noqa: F401  (after builtin_rules: its container methods replace theirs)
@@ -15,7 +15,6 @@ from . import python_callables  # noqa: F401  (functools.partial, operator.itemg
 from . import python_caches  # noqa: F401  (functions memoised with functools.lru_cache / cache)
 from . import python_collections  # noqa: F401  (collections.defaultdict, namedtuple classes, tuple.__new__)
 from . import issue12_rules  # noqa: F401  (issue 12: ufunc.at of the other ufuncs, more statistics, ...)
-from . import numpy_masked  # noqa: F401  (numpy.ma refused by name: its mask would be lost from the derivative)
 from ..frontend import try_ops as _try_ops, generator_ops as _generator_ops
 _try_ops.register_rules()  # (guarded_call and the helpers lowered `try` statements call; frontend/try_ops.py)
 _generator_ops.register_rules()  # (what a generator function's derivative returns; frontend/generator_ops.py)

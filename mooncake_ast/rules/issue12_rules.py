@@ -1,6 +1,8 @@
-"""Registers the rules added for issue 12 after the first round (one import per rule module, in order)."""
+"""Registers the rules added for issue 12 after the first round (one import per rule module, in order).
+
+(python_statistics_more, statistics.geometric_mean/harmonic_mean/correlation/linear_regression, is registered
+when the user's code imports `statistics`: registry._LAZY_TABLES.)"""
 from . import numpy_ufunc_at  # noqa: F401  (np.multiply.at, np.maximum.at, np.negative.at, ...)
-from . import python_statistics_more  # noqa: F401  (statistics.geometric_mean, harmonic_mean, correlation, linear_regression)
 from . import numpy_linalg_complex  # noqa: F401  (forward mode of eigh/eigvalsh/svd/svdvals for complex matrices; after numpy_linalg)
 from . import python_deque  # noqa: F401  (collections.deque, forward mode; reverse refused by name)
 from . import numpy_misc_ops  # noqa: F401  (np.divmod, np.ldexp, np.around, np.resize, np.ediff1d, np.choose)

@@ -8,8 +8,6 @@ refuses: forward mode when its tangent is nonzero, reverse mode when the adjoint
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..tangents import NoTangent
 
 NAMES = ("array", "masked_array", "asarray", "asanyarray", "masked_where", "masked_invalid", "masked_equal",
@@ -62,7 +60,12 @@ def _register(fn, name):
     defvjp(fn, vjp)
 
 
-for _name in NAMES:
-    _fn = getattr(np.ma, _name, None)
-    if _fn is not None:
-        _register(_fn, _name)
+def register() -> None:
+    """Register the refusals (registry._LAZY_TABLES: once the user's code has imported numpy.ma, which
+    `import numpy` does not do and which costs more to import than a fifth of the library)."""
+    import numpy.ma as ma
+
+    for name in NAMES:
+        fn = getattr(ma, name, None)
+        if fn is not None:
+            _register(fn, name)

@@ -6,8 +6,6 @@ is differentiated as the equivalent einsum.
 """
 from __future__ import annotations
 
-import string
-
 import numpy as np
 
 from .. import ops
@@ -15,6 +13,8 @@ from ..arrays import in_library_of
 from ..tangents import NoTangent
 from .numpy_common import _float_dtype, _in_storage, _no_adjoint, _unb
 from .registry import defcomplex, defjvp, defvjp
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # string.ascii_letters (not imported: 0.5 ms)
 
 
 # ------------------------------------------------------------------ products
@@ -177,7 +177,7 @@ def _einsum_terms(subscripts, shapes):
     terms = lhs.split(",")
     if len(terms) != len(shapes):
         raise ValueError(f"einsum subscripts {subscripts!r} name {len(terms)} operands, {len(shapes)} given")
-    spare = [c for c in string.ascii_letters if c not in s]
+    spare = [c for c in _LETTERS if c not in s]
     n_ell = max([len(sh) - (len(tm) - 3) for tm, sh in zip(terms, shapes) if "..." in tm], default=0)
     ell = "".join(spare[:n_ell])
     full = []
@@ -256,7 +256,7 @@ def _einsum_jvp(t, subscripts, operands, k):
 def _interleaved_subscripts(args):
     """np.einsum(op0, sublist0, op1, sublist1, ..., [sublist_out]) as (subscripts string, operands)."""
     def term(sub):
-        return "".join("..." if i is Ellipsis else string.ascii_letters[int(i)] for i in sub)
+        return "".join("..." if i is Ellipsis else _LETTERS[int(i)] for i in sub)
 
     ops_ = list(args[0::2])
     subs = list(args[1::2])
@@ -315,7 +315,7 @@ def tensordot_subscripts(a, b, axes=2):
         ax_b = [ax_b] if np.ndim(ax_b) == 0 else list(ax_b)
     ax_a = [int(i) % na for i in ax_a]
     ax_b = [int(i) % nb for i in ax_b]
-    letters = iter(string.ascii_letters)
+    letters = iter(_LETTERS)
     la = [next(letters) for _ in range(na)]
     lb = [""] * nb
     for i, j in zip(ax_a, ax_b):
@@ -350,7 +350,7 @@ def kron_adjoint(k, g, a, b, _conj=True):
     sa = (1,) * (nd - A.ndim) + A.shape
     sb = (1,) * (nd - B.ndim) + B.shape
     G = np.asarray(g).reshape([n for pair in zip(sa, sb) for n in pair])
-    la, lb = string.ascii_letters[:nd], string.ascii_letters[nd:2 * nd]
+    la, lb = _LETTERS[:nd], _LETTERS[nd:2 * nd]
     lg = "".join(p + q for p, q in zip(la, lb))
     if k == 0:
         res = np.einsum(f"{lg},{lb}->{la}", G, B.reshape(sb)).reshape(A.shape)

@@ -14,13 +14,15 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import statistics
+from typing import Any
 
 import numpy as np
 
 from ..tangents import NoTangent
 from .call_binding import KwAdj
 from .registry import defrrule_at_run_time, defrule
+
+statistics: Any = None  # the module, bound by register_statistics (not imported here: see there)
 
 
 def _item_tangents(items, dit):
@@ -225,5 +227,12 @@ def _stat_rules(fn):
     defrrule_at_run_time(f, rrule)
 
 
-for _fn in ("fmean", "mean", "pstdev", "stdev", "pvariance", "variance"):
-    _stat_rules(_fn)
+def register_statistics() -> None:
+    """Register the rules of `statistics` (registry._LAZY_TABLES: once the user's code has imported it, which costs
+    `import mooncake_ast` 2.5 ms otherwise).  The module global `statistics` the rules' code reads is bound here:
+    nothing else reaches that code (python_statistics_more, which calls it too, is registered after this)."""
+    global statistics
+    import statistics
+
+    for fn in ("fmean", "mean", "pstdev", "stdev", "pvariance", "variance"):
+        _stat_rules(fn)

@@ -199,9 +199,6 @@ def stat_tangent(name, n_args, keys, *ops_and_tangents):
     return NoTangent if all(d is NoTangent for d in douts) else tuple(douts)
 
 
-for _name in TABLE:
-    if hasattr(statistics, _name):
-        _rules(_name)
 
 
 # ------------------------------------------------------------------ NormalDist.inv_cdf's compiled helper
@@ -233,8 +230,14 @@ def _inv_cdf_rrule(*args, **kwargs):
     return x, pullback
 
 
-if hasattr(statistics, "_normal_dist_inv_cdf"):
+def register() -> None:
+    """Register these rules (registry._LAZY_TABLES: once the user's code has imported `statistics`, after
+    python_lib's; importing this module registers nothing, so a generated module may import its helpers)."""
     from .registry import defrule
 
-    defrule(statistics._normal_dist_inv_cdf, _inv_cdf_frule)
-    defrrule_at_run_time(statistics._normal_dist_inv_cdf, _inv_cdf_rrule)
+    for name in TABLE:
+        if hasattr(statistics, name):
+            _rules(name)
+    if hasattr(statistics, "_normal_dist_inv_cdf"):
+        defrule(statistics._normal_dist_inv_cdf, _inv_cdf_frule)
+        defrrule_at_run_time(statistics._normal_dist_inv_cdf, _inv_cdf_rrule)
