@@ -43,6 +43,8 @@ def _consumers() -> dict:
         _CONSUMERS.update({getattr(st, name): (0,) for name in _STATISTICS if hasattr(st, name)})
         _CONSUMERS["statistics"] = ()  # (done)
     return _CONSUMERS
+
+
 _EXTREMA = (builtins.max, builtins.min)  # max(b) iterates b; max(a, b) compares a and b
 
 
