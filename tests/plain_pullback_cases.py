@@ -165,3 +165,39 @@ def row_written(rows, x):
 def rows_to_array(rows, v):
     """A nested list handed to NumPy whole: no typed reads (the generic path)."""
     return float(np.sum(np.array(rows) @ np.array(v)) ** 2) + rows[0][0] * v[1]
+
+
+def int_keyed_powers(coeffs, x):
+    """A dict of floats keyed by powers, read in sorted key order, by items and by a constant key."""
+    total = 0.0
+    for p in sorted(coeffs):
+        total += coeffs[p] * x ** p
+    for p, c in coeffs.items():
+        total = total + c * p
+    return total + coeffs[2] * x
+
+
+def int_keyed_written(coeffs, x):
+    """A key added: the dict is written, so it keeps the generic path."""
+    coeffs[5] = x * coeffs[0]
+    return sum(c * x ** p for p, c in coeffs.items())
+
+
+def sorted_free_powers(coeffs, x):
+    """Keys of several types (an int, a string, a bool): the generic path."""
+    return sum(c * x ** (k if type(k) is int else 1) for k, c in coeffs.items())
+
+
+def closure_writing_its_list():
+    """A closure appends to its own list, which the caller also passes in (as a list of floats, or a row)."""
+    kept = [0.5, 1.5]
+
+    def f(x, xs):
+        kept.append(x)
+        return xs[-1] * x
+
+    def g(x, rows):
+        kept.append(x)
+        return rows[0][-1] * x
+
+    return f, g, kept

@@ -138,3 +138,29 @@ def test_a_row_that_is_another_argument_is_not_typed():
     check_derivatives(c.appended_rows, [v, [0.2, 0.9]], v, modes=("reverse",))
     _, pb = mc.vjp(c.appended_rows, [v, [0.2, 0.9]], v)
     assert "zero_rows" not in mc.source(c.appended_rows, "reverse")
+
+
+def test_a_dict_of_floats_keyed_by_ints_is_a_plain_dict_of_adjoints():
+    """`{0: 1.0, 2: -0.5}` only read (reverse/int_keys.py): `coeffs_bar[p] += g`, its keys ints (`x ** p` plain)."""
+    args = ({0: 1.0, 2: -0.5, 1: 0.3}, 0.8)
+    check_derivatives(c.int_keyed_powers, *args)
+    src = _pullback(c.int_keyed_powers, *args)
+    assert "dict.fromkeys(coeffs, 0.0)" in src and "getitem_reverse" not in src and "_mc.acc(" not in src, src
+
+
+@pytest.mark.parametrize("coeffs", [{0: 1.0, 2: -0.5}, {0: 1.0, "a": 2.0, True: 0.5}])
+def test_dicts_keyed_by_ints_written_or_mixed_stay_right(coeffs):
+    fn = c.int_keyed_written if "a" not in coeffs else c.sorted_free_powers
+    check_derivatives(fn, dict(coeffs), 0.8)
+
+
+def test_a_typed_list_a_closure_writes_is_derived_again_untyped():
+    """`kept.append(x)` with kept the caller's `xs` (or a row of `rows`): the IR cannot see that they are one list, so
+    reverse/generate.py derives again with the list untyped (constant_args.lists_reached_outside); the typed float
+    list crashed with IndexError before, the row would have too."""
+    f, g, kept = c.closure_writing_its_list()
+    for fn, arg in ((f, kept), (g, [kept])):
+        del kept[2:]
+        _, pb = mc.vjp(fn, 0.5, arg)
+        assert np.isclose(pb(1.0)[0], 2 * 0.5)  # (y = x * x: xs[-1] is x once appended)
+        assert "zero_rows" not in mc.source(fn, "reverse") and "[0.0] *" not in mc.source(fn, "reverse")

@@ -168,6 +168,7 @@ def decode(kind: str, name: str = "") -> AVal:
         items = []
         for entry in parts[2].split(";"):
             key, _, code = entry.partition("=")
+            key = int(key[1:]) if key.startswith("#") else key  # (an int key: reverse/int_keys.py)
             items.append((key, FLOAT if code == "num" else decode("arr:" + code.replace(".", ":"), f"{name}.{key}")))
         return Dct(tuple(items)) if parts[0] == "any" else Obj(tuple(items))
     return UNKNOWN

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import ops
+
 _SCALARS = frozenset({bool, int, str, bytes, type(None), range, slice})  # exact types: a subclass may hold more
 _BUDGET = 1024  # items looked at, at most, on every call (a longer argument stays generic)
 
@@ -79,14 +81,15 @@ def is_constant_kind(kind: str) -> bool:
     return kind.startswith("any:const")
 
 
-def outside_writes(act: Any, fn: Any, static_rule: Any) -> bool:
+def outside_writes(act: Any, fn: Any, static_rule: Any, strict: bool = True) -> bool:
     """Does activity analysis `act` of IR function fn see active data written into an object that may come from
     outside the function (so may be a constant argument the IR cannot tell it is), or into state user code may
-    reach?"""
+    reach?  Not `strict`: only a closure's object written here (a list parameter handed to user code or written is
+    untyped anyway, and activity analysis refuses writes into module-level objects)."""
     from ..forward.activity import returns_fresh
     from ..ir.nodes import Call, FreeVar, Global, Param
 
-    if act.opaque_writer or act.user_written:
+    if strict and (act.opaque_writer or act.user_written):
         return True
     if not act.targets:
         return False
@@ -96,16 +99,36 @@ def outside_writes(act: Any, fn: Any, static_rule: Any) -> bool:
     for v in values:
         if act.find(v) not in written:
             continue
-        if isinstance(v, (Param, Global, FreeVar)):
+        if isinstance(v, FreeVar) or isinstance(v, Call) and v.callee() is ops.cell_get:
+            return True  # (a captured variable's object)
+        if not strict:
+            continue
+        if isinstance(v, (Global, Param)):
             return True
         if isinstance(v, Call):
             callee, rule = static_rule(v)
-            if rule is None and not (callee is not None and returns_fresh(callee, rule)):
+            if rule is None and not (callee is not None and returns_fresh(callee, rule)) and not _new_instance(callee):
                 return True  # (what user code or an unknown callee returns may be anything)
     return False
+
+
+def _new_instance(callee: Any) -> bool:
+    """Does calling callee make a new object (a class of the user's with Python's own `__new__`)?"""
+    return isinstance(callee, type) and getattr(callee, "__new__", None) is object.__new__
 
 
 def unsafe(rt: Any, inactive: frozenset, kinds: dict) -> bool:
     """Is some parameter inactive only for being constant data (`any:const`), and might it be written after all?"""
     return any(is_constant_kind(kinds[p.name]) for p in inactive) and \
         outside_writes(rt.act, rt.ir, rt._activity_rule)
+
+
+def lists_reached_outside(rt: Any, kinds: dict) -> set:
+    """The list parameters typed from their items (`any:list:...`: reverse/typed_lists.py, row_lists.py) when activity
+    analysis sees a write of active data into an object from outside the function (`outside_writes`): a closure's
+    list, say, that may be one of them or one of their rows.  reverse/generate.py then derives again with those
+    parameters untyped, and storage keyed by identity keeps them right."""
+    names = {k for k, v in kinds.items() if v.startswith("any:list:")}
+    if not names or not outside_writes(rt.act, rt.ir, rt._activity_rule, strict=False):
+        return set()
+    return names

@@ -39,6 +39,10 @@ def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str], quiet: tu
         ir = lower_function(fn, src)
         ir.code = fn.__code__  # type: ignore[attr-defined]  # (inline.py: a function is not inlined into itself)
         rt = ReverseTransform(ir, fn.__globals__, kinds, not_dense=not_dense, quiet=quiet)
+        if rt.untyped_lists:  # (a write the IR cannot follow may reach a typed list: constant_args.outside_writes)
+            kinds = {k: "any" + (":inactive" if v.endswith(":inactive") else "") if k in rt.untyped_lists else v
+                     for k, v in kinds.items()}
+            continue
         rt.run()
         wrong = rt.unproven_dense()
         if not wrong:

@@ -29,6 +29,7 @@ from ..forward.runtime import _code_signature
 from .special import SPECIAL
 from .constant_args import constant_data, distinct_containers
 from .row_lists import float_rows
+from .int_keys import float_dict_by_ints, key_code
 
 
 class ReverseError(MooncakeError):
@@ -442,7 +443,7 @@ def kinds_of(args: tuple) -> tuple:
     """
     kinds = tuple(_module_kind(a) or objects.kind_of(a) for a in args)
     typed = [k for k, a in enumerate(args) if type(a) is np.ndarray and a.dtype.kind == "f"]
-    dicts = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_dict(a)]
+    dicts = [k for k, a in enumerate(args) if kinds[k] == "any" and (_array_dict(a) or float_dict_by_ints(a))]
     objs = [k for k, a in enumerate(args) if kinds[k] == "obj" and _array_object(a)]
     lists = [k for k, a in enumerate(args) if kinds[k] == "any" and _float_list(a)]
     tuples = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_tuple(a)]
@@ -494,7 +495,7 @@ def kinds_of(args: tuple) -> tuple:
         out[k] = "any:tuple:" + ";".join("num" if type(v) is float else _axes_code(v).replace(":", ".") for v in args[k])
     for k in dicts + objs:  # (still "any" / "obj" to everything that reads only the kind's first part)
         out[k] = ("any:dict:" if k in dicts else "obj:fields:") + ";".join(
-            f"{key}=" + ("num" if type(v) is float else _axes_code(v).replace(":", ".")) for key, v in fields[k].items())
+            f"{key_code(key)}=" + ("num" if type(v) is float else _axes_code(v).replace(":", ".")) for key, v in fields[k].items())
     return tuple(out)
 
 

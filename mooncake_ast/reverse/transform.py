@@ -109,6 +109,7 @@ class ReverseTransform:
             inactive = frozenset(p for p in inactive if not constant_args.is_constant_kind(param_kinds_in[p.name]))
             self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g,
                                 is_sequence=self._is_sequence)
+        self.untyped_lists = constant_args.lists_reached_outside(self, param_kinds_in)  # (generate.py types again)
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
         self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
         self.spreads = Spreads(self)  # scalar adjoints standing for arrays (spread.py)
