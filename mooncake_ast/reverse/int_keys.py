@@ -22,10 +22,6 @@ def key_code(key: Any) -> str:
     return f"#{key}" if type(key) is int else key
 
 
-def decode_key(code: str) -> Any:
-    return int(code[1:]) if code.startswith("#") else code
-
-
 def int_keys(t: Any) -> bool:
     """Are all keys of the dict type t (ir/types.Dct) ints?"""
     return bool(t.items) and all(type(k) is int for k, _ in t.items)

@@ -495,7 +495,8 @@ def kinds_of(args: tuple) -> tuple:
         out[k] = "any:tuple:" + ";".join("num" if type(v) is float else _axes_code(v).replace(":", ".") for v in args[k])
     for k in dicts + objs:  # (still "any" / "obj" to everything that reads only the kind's first part)
         out[k] = ("any:dict:" if k in dicts else "obj:fields:") + ";".join(
-            f"{key_code(key)}=" + ("num" if type(v) is float else _axes_code(v).replace(":", ".")) for key, v in fields[k].items())
+            f"{key_code(key)}=" + ("num" if type(v) is float else _axes_code(v).replace(":", "."))
+            for key, v in fields[k].items())
     return tuple(out)
 
 
