@@ -43,7 +43,7 @@ _SOURCES: tuple = (
     (".reverse.adjoints", None),
     (".reverse.runtime", ("rcall",)),  # (the dispatcher itself: one frame less per call)
     (".reverse.list_adjoints", ("add_layer_adjoint", "add_list_adjoint", "add_slice",
-                                "display_value_adjoint", "zero_arrays", "zero_layers")),
+                                "display_value_adjoint", "zero_arrays", "zero_layers", "zero_rows")),
     (".reverse.field_adjoints", ("method_self_adjoints",)),
     (".reverse.shadows", ("acc", "append_reverse", "cell_get_reverse", "claim", "cell_set_reverse", "getattr_reverse",
                           "getattr_default_reverse",

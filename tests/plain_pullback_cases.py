@@ -108,3 +108,96 @@ def writes_of_containers(x, y):
 
 class Box:
     pass
+
+
+def gather_by_index_list(x, ks):
+    """A list of ints (no derivative) picks items of a float array: the pullback is x's alone."""
+    total = 0.0
+    for k in ks:
+        total = total + x[k] * x[k]
+    return total
+
+
+def exponents_from_pairs(x, pairs, opts):
+    """Integer pairs and a dict of flags and names: data without a derivative, read in loops and branches."""
+    total = 0.0
+    for a, b in pairs:
+        total = total + x ** (a + b)
+    return total * 2.0 if opts["double"] else total
+
+
+def constant_list_made_active(x, ks):
+    """A list of ints that the function fills with floats: it has a derivative after all (activity)."""
+    acc = list(ks)
+    acc.append(x * x)
+    ks.append(x * 3.0)
+    return sum(v * x for v in acc) + ks[-1] * ks[0]
+
+
+def _push(items, v):
+    items.append(v)
+
+
+def constant_list_written_by_a_helper(x, ks, js):
+    """A helper writes a float into the list of ints: the write is through user code, so the list stays active."""
+    _push(ks, x * 2.0)
+    return ks[-1] * x + js[0] * x
+
+
+def row_sums(rows, w):
+    """Rows of a nested list read by index, whole (`sum(row)`), by `len` and in a loop: `rows_bar[i][j] += ...`."""
+    total = 0.0
+    for i in range(len(rows)):
+        row = rows[i]
+        total = total + w * sum(row) ** 2 + row[0] * row[len(row) - 1]
+    for row in rows:
+        for a in row:
+            total = total + a * rows[0][1]
+    return total
+
+
+def row_written(rows, x):
+    """A row written in place: the nested list keeps no type (storage keeps it right)."""
+    rows[1][0] = x * rows[0][0]
+    return sum(sum(r) * r[0] for r in rows)
+
+
+def rows_to_array(rows, v):
+    """A nested list handed to NumPy whole: no typed reads (the generic path)."""
+    return float(np.sum(np.array(rows) @ np.array(v)) ** 2) + rows[0][0] * v[1]
+
+
+def int_keyed_powers(coeffs, x):
+    """A dict of floats keyed by powers, read in sorted key order, by items and by a constant key."""
+    total = 0.0
+    for p in sorted(coeffs):
+        total += coeffs[p] * x ** p
+    for p, c in coeffs.items():
+        total = total + c * p
+    return total + coeffs[2] * x
+
+
+def int_keyed_written(coeffs, x):
+    """A key added: the dict is written, so it keeps the generic path."""
+    coeffs[5] = x * coeffs[0]
+    return sum(c * x ** p for p, c in coeffs.items())
+
+
+def sorted_free_powers(coeffs, x):
+    """Keys of several types (an int, a string, a bool): the generic path."""
+    return sum(c * x ** (k if type(k) is int else 1) for k, c in coeffs.items())
+
+
+def closure_writing_its_list():
+    """A closure appends to its own list, which the caller also passes in (as a list of floats, or a row)."""
+    kept = [0.5, 1.5]
+
+    def f(x, xs):
+        kept.append(x)
+        return xs[-1] * x
+
+    def g(x, rows):
+        kept.append(x)
+        return rows[0][-1] * x
+
+    return f, g, kept

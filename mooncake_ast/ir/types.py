@@ -154,6 +154,8 @@ def decode(kind: str, name: str = "") -> AVal:
         return Arr(parts[1], tuple(c if c == "1" or not name else f"n@{name}.{k}" for k, c in enumerate(parts[2])))
     if parts[:3] == ["any", "list", "f"]:
         return Lst(FLOAT)
+    if parts[:4] == ["any", "list", "list", "f"]:  # `[[1.0, 2.0], [3.0, 4.0]]`: rows of floats (reverse/row_lists.py)
+        return Lst(Lst(FLOAT))
     if len(parts) >= 4 and parts[:3] == ["any", "list", "arr"]:  # `any:list:arr:f.nn`: `[W1, W2, W3]`
         return Lst(Arr("f", tuple(parts[3][2:])))  # (no size symbols: the items' sizes may differ)
     if len(parts) >= 4 and parts[:3] == ["any", "list", "tuple"]:  # `any:list:tuple:f.nn;f.n`: `[(W1, b1), ...]`
@@ -166,6 +168,7 @@ def decode(kind: str, name: str = "") -> AVal:
         items = []
         for entry in parts[2].split(";"):
             key, _, code = entry.partition("=")
+            key = int(key[1:]) if key.startswith("#") else key  # (an int key: reverse/int_keys.py)
             items.append((key, FLOAT if code == "num" else decode("arr:" + code.replace(".", ":"), f"{name}.{key}")))
         return Dct(tuple(items)) if parts[0] == "any" else Obj(tuple(items))
     return UNKNOWN

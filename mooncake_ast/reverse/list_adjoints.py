@@ -31,6 +31,12 @@ def zero_arrays(xs: list) -> list:
     return [np.zeros_like(v) for v in xs]
 
 
+def zero_rows(rows: list) -> list:
+    """The adjoint of a list of lists of floats (reverse/row_lists.py): a zero for each item, in lists of our own that
+    the pullback adds into in place (`rows_bar[i][j] += g`)."""
+    return [[0.0] * len(row) for row in rows]
+
+
 def add_layer_adjoint(xs_bar: list, g: Any, i: int) -> None:
     """xs_bar[i] += g for one tuple of the list (g: its adjoint, a tuple whose parts may be the symbolic zero)."""
     if g is NoTangent or g is None:

@@ -39,6 +39,7 @@ from .. import ops
 from ..ir.nodes import Call, Const, Function, Param, Value
 from ..ir.types import BOOL, FLOAT, INT, UNKNOWN, Dct, Lst, Tup
 from . import local_lists
+from .int_keys import int_keys
 from .list_adjoints import add_to_every_slot
 
 if TYPE_CHECKING:
@@ -68,6 +69,8 @@ def candidates(rt: "ReverseTransform", ir: Function) -> dict:
             roles.update(found)
             if isinstance(d, Call):
                 roles[d] = (MAKE, d, None)
+                rt.dict_int_keys.add(d)
+            elif int_keys(rt.param_types[d.name]):  # (a parameter keyed by ints: reverse/int_keys.py)
                 rt.dict_int_keys.add(d)
     return roles
 
@@ -140,6 +143,10 @@ def _uses_ok(d: Value, uses: dict, found: dict, callee: Any) -> bool:
         elif fn is ops.sequence and _call_at(s, pos, 1):  # `for k in d`: its keys
             found[s] = (SEQ, d, "keys")
             if not _seq_ok(s, d, "keys", uses, found, callee):
+                return False
+        elif fn is builtins.sorted and _call_at(s, pos, 1):  # `for k in sorted(d)`: a new list of its keys, read
+            found[s] = (VIEW, d, "keys")  # like the keys view (no write follows a read of the parameter's keys)
+            if not _view_ok(s, d, "keys", uses, found, callee):
                 return False
         elif fn is builtins.getattr and _call_at(s, pos, 2) and isinstance(s.args[1], Const) and \
                 s.args[1].value in _VIEWS:

@@ -30,6 +30,9 @@ from ..forward.object_flow import generating
 from ..forward.runtime import _code_signature
 from . import object_calls
 from .special import SPECIAL
+from .constant_args import constant_data, distinct_containers
+from .row_lists import float_rows
+from .int_keys import float_dict_by_ints, key_code
 
 
 class ReverseError(MooncakeError):
@@ -443,18 +446,24 @@ def kinds_of(args: tuple) -> tuple:
     """
     kinds = tuple(_module_kind(a) or objects.kind_of(a) for a in args)
     typed = [k for k, a in enumerate(args) if type(a) is np.ndarray and a.dtype.kind == "f"]
-    dicts = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_dict(a)]
+    dicts = [k for k, a in enumerate(args) if kinds[k] == "any" and (_array_dict(a) or float_dict_by_ints(a))]
     objs = [k for k, a in enumerate(args) if kinds[k] == "obj" and _array_object(a)]
     lists = [k for k, a in enumerate(args) if kinds[k] == "any" and _float_list(a)]
     tuples = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_tuple(a)]
     layers = [k for k, a in enumerate(args) if kinds[k] == "any" and _tuple_list_code(a) is not None]
     stacks = [k for k, a in enumerate(args) if kinds[k] == "any" and _array_list_code(a) is not None]
-    if not (typed or dicts or objs or lists or tuples or layers or stacks) or any(
-            k not in ("num", "arr") and i not in dicts and i not in objs and i not in lists and i not in tuples
-            and i not in layers and i not in stacks and not k.startswith("mod:") for i, k in enumerate(kinds)):
+    consts = [k for k, a in enumerate(args) if kinds[k] == "any" and constant_data(a)]  # (reverse/constant_args.py)
+    rows = [k for k, a in enumerate(args) if kinds[k] == "any" and float_rows(a)]  # (reverse/row_lists.py)
+    if not distinct_containers([args[k] for k in consts]):
         return kinds
-    if len({id(args[k]) for k in lists + layers + stacks}) < len(lists + layers + stacks):
-        return kinds  # the same list twice: one adjoint, kept by storage
+    if not (typed or dicts or objs or lists or tuples or layers or stacks or consts or rows) or any(
+            k not in ("num", "arr") and i not in dicts and i not in objs and i not in lists and i not in tuples
+            and i not in layers and i not in stacks and i not in consts and i not in rows and not k.startswith("mod:")
+            for i, k in enumerate(kinds)):
+        return kinds
+    held = [args[k] for k in lists + layers + stacks + rows] + [row for k in rows for row in args[k]]
+    if len({id(v) for v in held}) < len(held):
+        return kinds  # the same list twice (or a row of one another argument): one adjoint, kept by storage
     fields = {k: (args[k] if k in dicts else vars(args[k])) for k in dicts + objs}
     arrays = [args[k] for k in typed] + [v for d in fields.values() for v in d.values() if type(v) is np.ndarray] + \
         [v for k in tuples for v in args[k] if type(v) is np.ndarray] + \
@@ -481,11 +490,16 @@ def kinds_of(args: tuple) -> tuple:
         out[k] = "any:list:tuple:" + _tuple_list_code(args[k])  # type: ignore[operator]
     for k in stacks:  # (a list of float arrays of one rank: `for W in Ws`)
         out[k] = "any:list:arr:" + _array_list_code(args[k])  # type: ignore[operator]
+    for k in rows:  # (a list of lists of floats, each row a list of its own: `rows[i][j]`)
+        out[k] = "any:list:list:f"
+    for k in consts:  # (ints, strings, flags: no derivative, and nothing of another argument inside)
+        out[k] = "any:const:inactive"
     for k in tuples:
         out[k] = "any:tuple:" + ";".join("num" if type(v) is float else _axes_code(v).replace(":", ".") for v in args[k])
     for k in dicts + objs:  # (still "any" / "obj" to everything that reads only the kind's first part)
         out[k] = ("any:dict:" if k in dicts else "obj:fields:") + ";".join(
-            f"{key}=" + ("num" if type(v) is float else _axes_code(v).replace(":", ".")) for key, v in fields[k].items())
+            f"{key_code(key)}=" + ("num" if type(v) is float else _axes_code(v).replace(":", "."))
+            for key, v in fields[k].items())
     return tuple(out)
 
 

@@ -40,8 +40,9 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Lo
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, body_values, build_regions
 from . import adjoints as adj
-from . import (buffers, call_types, dict_keys, local_dicts, local_lists, object_fields, prepare, quiet_items,
-               scalar_objects, settle_types, shadows, typed_dicts, typed_lists, view_reads, walked_loops, written_params)
+from . import (buffers, call_types, constant_args, dict_keys, local_dicts, local_lists, object_fields, prepare,
+               quiet_items, row_lists, scalar_objects, settle_types, shadows, typed_dicts, typed_lists, view_reads,
+               unbound, walked_loops, written_params)
 from .plainer import make_plainer
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
@@ -76,6 +77,7 @@ class ReverseTransform:
         self.assumed_dense: dict = {}  # phi -> its variable's number
         self.var_number: dict[str, int] = {}
         inactive_names = {k for k, v in param_kinds.items() if v.endswith(":inactive")}
+        param_kinds_in = dict(param_kinds)
         self.param_types = {k: decode(v, k) for k, v in param_kinds.items()}
         param_kinds = {k: v.split(":")[0] for k, v in param_kinds.items()}
         self.param_kinds = param_kinds
@@ -103,6 +105,11 @@ class ReverseTransform:
             self.types = self._infer(ir)
             self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g,
                                 is_sequence=self._is_sequence)
+        if constant_args.unsafe(self, inactive, param_kinds_in):  # (a constant argument may be written after all)
+            inactive = frozenset(p for p in inactive if not constant_args.is_constant_kind(param_kinds_in[p.name]))
+            self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g,
+                                is_sequence=self._is_sequence)
+        self.untyped_lists = constant_args.lists_reached_outside(self, param_kinds_in)  # (generate.py types again)
         self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
         self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
         self.spreads = Spreads(self)  # scalar adjoints standing for arrays (spread.py)
@@ -118,7 +125,7 @@ class ReverseTransform:
         for b in ir.blocks:
             for s in [*b.phis, *b.stmts]:
                 self.home[s] = b
-        self.maybe_unbound = _maybe_unbound(ir)
+        self.maybe_unbound = unbound.maybe_unbound(ir)
         self.buffers: set = buffers.find_buffers(self)
         self.view_reads: set = {s for s in view_reads.find(self) if buffers.root_of(self, s.args[0]) is None}
         self.typed_dicts: set = typed_dicts.find_typed_dicts(self)
@@ -304,8 +311,9 @@ class ReverseTransform:
         """v_bar += g (into v's shadow storage when v turns out to be mutable)."""
         if g is None or not self.active(v):
             return
-        if v in self.typed_lists:  # (a reader of the whole list: `sum(xs)`)
-            typed_lists.add_whole(self, self.typed_lists[v], self.spreads.materialize(g))
+        if v in self.typed_lists or row_lists.row_of(self, v) is not None:  # (a reader of a whole list: `sum(xs)`)
+            (typed_lists.add_whole if v in self.typed_lists else row_lists.add_whole)(
+                self, self.typed_lists.get(v, v), self.spreads.materialize(g))
             return
         cur = self.read_adj(v)
         spreads = self.spreads
@@ -438,7 +446,7 @@ class ReverseTransform:
         object_fields.start_dense(self)
         written_params.start(self)
         self.rev_seq(self.regions.items)
-        _bind_unassigned(self.unbound_records)
+        unbound.bind_unassigned(self.unbound_records)
         grads = [typed_dicts.adjoint(self, p) if p in self.typed_dicts else
                  self.read_adj(p) if self.is_num(p) or p not in self.stored else
                  self.b.call(shadows.take, [self.primal(p), self.read_adj(p)]) for p in self.ir.params]
@@ -970,41 +978,3 @@ def _name(fn: Any) -> str:
     from ..errors import qualified_name
 
     return qualified_name(fn)
-
-
-def _bind_unassigned(values: set) -> None:
-    """Bind None, in the forward pass, to the variables behind `values` where no path has assigned them yet.
-
-    A value recorded on an edge is read when the edge is taken, and a variable that some path brings there
-    unassigned (a loop's variable assigned in some iterations only: SciPy's CubicSpline) would raise
-    UnboundLocalError.  None stands for "unbound", as for a `try` (frontend/try_stmt._bind_placeholders):
-    only a read the plain call refuses sees it, and the edge that carries it carries no adjoint (nothing
-    read the value on that path).  The phis are patched after the pullback is built, so the analysis that
-    placed the tape's reads (`maybe_unbound`) saw the variable as it is in the source."""
-    seen: set = set()
-    todo = [v for v in values if isinstance(v, Phi)]
-    while todo:
-        p = todo.pop()
-        if p in seen:
-            continue
-        seen.add(p)
-        for pred, v in list(p.incoming.items()):
-            if v is UNDEFINED:
-                p.incoming[pred] = Const(None)
-            elif isinstance(v, Phi):
-                todo.append(v)
-
-
-def _maybe_unbound(ir: Function) -> set:
-    """Phis of a variable that some path reaches unassigned (an UNDEFINED incoming, directly or
-    through other phis): the forward pass may not hold them at its returns."""
-    phis = [p for b in ir.blocks for p in b.phis]
-    out = {p for p in phis if any(v is UNDEFINED for v in p.incoming.values())}
-    grew = bool(out)
-    while grew:
-        grew = False
-        for p in phis:
-            if p not in out and any(v in out for v in p.incoming.values()):
-                out.add(p)
-                grew = True
-    return out

@@ -29,10 +29,11 @@ from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
 from ..ir.types import FLOAT, INT, UNKNOWN, Arr, Lst, Tup, literal
 from . import adjoints as adj
-from . import layer_lists, star_lists
+from . import layer_lists, row_lists, star_lists
 from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
-from .list_adjoints import add_layer_adjoint, add_list_adjoint, add_slice, add_to_every_slot, zero_arrays, zero_layers
+from .list_adjoints import (add_layer_adjoint, add_list_adjoint, add_slice, add_to_every_slot, zero_arrays, zero_layers,
+                            zero_rows)
 from .special import hashable
 
 if TYPE_CHECKING:
@@ -79,6 +80,12 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
                 if parts is None:
                     return False
                 rt.layer_parts.update(parts)
+            elif isinstance(item_type, Lst):  # (a list of lists of floats: each row only read, row_lists.py)
+                found: dict = {}
+                if not row_lists.only_read(rt, s, uses, root, found):
+                    return False
+                rt.row_parts.update(found)
+                rt.row_rows[s] = root
             elif isinstance(item_type, Arr) and not _item_only_read(rt, s, uses):
                 return False  # (an array item written, viewed or handed on: storage keeps it right)
             continue
@@ -129,6 +136,7 @@ def keep_only_read(rt: "ReverseTransform") -> tuple[bool, dict]:
     aliases: dict = {}
     dropped = False
     rt.layer_parts = {}
+    rt.row_parts, rt.row_rows = {}, {}
     for p in _roots(rt):
         found: dict = {}
         if _reads_only(rt, p, uses, found, p):
@@ -150,8 +158,8 @@ def find_typed_lists(rt: "ReverseTransform") -> dict:
 
 def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Does statement s read a typed list in a way that needs no identity-keyed storage?"""
-    if rt.typed_lists.get(s) is s or layer_lists.live(rt, s) or star_lists.live(rt, s):
-        return True  # (`terms = []`: a list the function builds; `W, b = item`, `item[0]`: layer_lists.py)
+    if rt.typed_lists.get(s) is s or layer_lists.live(rt, s) or star_lists.live(rt, s) or row_lists.live(rt, s):
+        return True  # (`terms = []`: a list the function builds; `W, b = item`, `item[0]`: layer_lists.py; rows)
     return bool(s.args) and s.args[0] in rt.typed_lists and (
         fn in (operator.getitem, builtins.len, ops.sequence, list.append) or hashable(fn) and fn in READERS)
 
@@ -159,6 +167,8 @@ def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
 def handles(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Is s a read of a typed list that `reverse_read` undoes (item reads, appends; the loop's sequence, `len` and
     the making of a list the function builds have nothing to undo)?"""
+    if row_lists.live(rt, s):
+        return rt.row_parts[s][0] != row_lists.WHOLE  # (`sum(row)`: its rule, whose adjoint `accumulate` routes)
     return rt.typed_lists.get(s) is s or layer_lists.live(rt, s) or star_lists.live(rt, s) or \
         bool(s.args) and s.args[0] in rt.typed_lists and \
         fn in (operator.getitem, builtins.len, ops.sequence, list.append)
@@ -168,6 +178,9 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     """`v = xs[i]`: `xs_bar[i] += v_bar`; `xs.append(v)`: `v_bar = xs_bar.pop()`."""
     if star_lists.live(rt, s):
         star_lists.reverse(rt, s, add_slice)
+        return
+    if row_lists.live(rt, s):
+        row_lists.reverse(rt, s)
         return
     if fn is list.append and s.args and s.args[0] in rt.typed_lists:
         root = rt.typed_lists[s.args[0]]
@@ -205,6 +218,8 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
         return
     root = rt.typed_lists[s.args[0]]
     item_type = _item_type(rt, root)
+    if isinstance(item_type, Lst):
+        return  # (`row = rows[i]`: its reads added into `rows_bar[i]` themselves, row_lists.py)
     g = layer_lists.item_adjoint(rt, s, len(item_type.items)) if isinstance(item_type, Tup) else rt.take_adj(s)
     if g is None or is_zero(g) or not rt.active(root):
         return
@@ -216,22 +231,24 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     st.keep = True  # type: ignore[attr-defined]
 
 
-def add_whole(rt: "ReverseTransform", root: Param, contribution: Value) -> None:
+def add_whole(rt: "ReverseTransform", root: Param, contribution: Value, row: Any = None) -> None:
     """A reader's adjoint for the whole list (`sum(xs)`, `np.mean(xs)`), added slot by slot (`sum(xs)` of floats: the
-    same g into every slot, `for k in range(len(xs_bar)): xs_bar[k] += g`)."""
+    same g into every slot, `for k in range(len(xs_bar)): xs_bar[k] += g`).  `row`: the adjoint of one row of a list of
+    lists of floats (row_lists.py) to add into instead of root's."""
     c = contribution
-    if isinstance(c, Call) and getattr(c, "pieces", False) and _item_type(rt, root) == FLOAT:
-        bar = rt.read_adj(root)  # (specialise._pieces: `np.array(xs)`'s adjoint, one float per slot)
+    floats = row is not None or _item_type(rt, root) == FLOAT
+    if isinstance(c, Call) and getattr(c, "pieces", False) and floats:
+        bar = row if row is not None else rt.read_adj(root)  # (specialise._pieces: `np.array(xs)`'s adjoint)
         for k, part in enumerate(c.args):
             st = rt.b.call(ops.add_to_item, [bar, part, Const(k)])
             st.keep = True  # type: ignore[attr-defined]
         return
     if isinstance(c, Call) and c.callee() is adj.sum_items_adjoint and len(c.args) == 2 and not c.kwargs and \
-            _item_type(rt, root) == FLOAT and rt.is_dense(c.args[1]):
-        bar = rt.read_adj(root)  # `for k in range(len(xs_bar)): xs_bar[k] += g`
+            floats and rt.is_dense(c.args[1]):
+        bar = row if row is not None else rt.read_adj(root)  # `for k in range(len(xs_bar)): xs_bar[k] += g`
         add_to_every_slot(rt, bar, c.args[1], rt.b.call(range, [rt.b.call(builtins.len, [bar])]))
         return
-    st = rt.b.call(add_list_adjoint, [rt.read_adj(root), contribution])
+    st = rt.b.call(add_list_adjoint, [row if row is not None else rt.read_adj(root), contribution])
     st.keep = True  # type: ignore[attr-defined]
 
 
@@ -251,6 +268,8 @@ def new_adjoint(rt: "ReverseTransform", p: Value) -> Value:
     a list of tuples)."""
     if _layers(rt, p):
         return rt.b.call(zero_layers, [rt.primal(p)])
+    if isinstance(_item_type(rt, p), Lst):
+        return rt.b.call(zero_rows, [rt.primal(p)])
     if isinstance(_item_type(rt, p), Arr):
         return rt.b.call(zero_arrays, [rt.primal(p)])
     zeros = rt.b.call(ops.list_of, [Const(0.0)])

@@ -1,0 +1,134 @@
+"""Arguments that are data without a derivative: index lists, integer pairs, names, flags.
+
+`f(x, ks)` with `ks = [1, 5, 2]`, or `pairs = [(0, 2), (2, 5)]`, is where a person writes a gradient
+for `x` alone: nothing in `ks` can carry a derivative, so no pullback statement need mention it.
+Kept as a plain `any` argument, it has an adjoint kept in identity-keyed storage, every value
+computed from it (`k % 4`, a set of its items, `sorted` of that) is differentiated by run-time
+helpers, and, worse, one untyped argument keeps every other argument untyped too
+(reverse/runtime.kinds_of types arguments only when nothing else can hold them).
+
+Such an argument is marked `any:const:inactive` (`:inactive` as `wrt` marks the arguments not
+differentiated), so activity analysis starts it without a derivative.  That is right because:
+
+* it holds only immutable scalars without a derivative (ints, bools, strings, None, ranges, slices,
+  NumPy integers) in lists, tuples, sets, frozensets and dicts, so no float, float array or user
+  object of any other argument can be reached through it, and no container occurs in it twice or
+  in two such arguments (runtime.kinds_of: `distinct_containers`);
+* the only way a derivative could get into it is a write of active data into an object that may be
+  it without the IR showing so: one that comes from outside the function (a parameter, a global, a
+  closure cell, what user code returns) or one user code writes.  When activity analysis finds such
+  a write (`outside_writes`), the transform analyses again with the argument active: the generic
+  path then keeps it right, as before.
+
+The pullback still returns its adjoint through the generic `take`, so the caller gets the same
+structure of zeros as before (a list of `NoTangent` for a list).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import ops
+
+_SCALARS = frozenset({bool, int, str, bytes, type(None), range, slice})  # exact types: a subclass may hold more
+_BUDGET = 1024  # items looked at, at most, on every call (a longer argument stays generic)
+
+
+def constant_data(x: Any) -> bool:
+    """Does x (a container) hold only scalars that carry no derivative?  Scalars themselves are other kinds
+    (`num`), so a bare scalar is not asked about here."""
+    if type(x) not in (list, tuple, set, frozenset, dict):
+        return False
+    budget = _BUDGET
+    stack = [x]
+    while stack:
+        v = stack.pop()
+        budget -= 1
+        if budget < 0:
+            return False
+        tp = type(v)
+        if tp is dict:
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif tp in (list, tuple, set, frozenset):
+            stack.extend(v)
+        elif tp not in _SCALARS and not (isinstance(v, (np.integer, np.bool_)) and type(v).__module__ == "numpy"):
+            return False
+    return True
+
+
+def distinct_containers(args: list) -> bool:
+    """Does no list, dict or set occur twice among these constant arguments (nested ones too)?  A write into one
+    would be a write into the other, which the IR cannot see."""
+    seen: set = set()
+    stack = list(args)
+    while stack:
+        v = stack.pop()
+        tp = type(v)
+        if tp in (list, dict, set):
+            if id(v) in seen:
+                return False
+            seen.add(id(v))
+        if tp is dict:
+            stack.extend(v.values())
+        elif tp in (list, tuple, set, frozenset):
+            stack.extend(v)
+    return True
+
+
+def is_constant_kind(kind: str) -> bool:
+    return kind.startswith("any:const")
+
+
+def outside_writes(act: Any, fn: Any, static_rule: Any, strict: bool = True) -> bool:
+    """Does activity analysis `act` of IR function fn see active data written into an object that may come from
+    outside the function (so may be a constant argument the IR cannot tell it is), or into state user code may
+    reach?  Not `strict`: only a closure's object written here (a list parameter handed to user code or written is
+    untyped anyway, and activity analysis refuses writes into module-level objects)."""
+    from ..forward.activity import returns_fresh
+    from ..ir.nodes import Call, FreeVar, Global, Param
+
+    if strict and (act.opaque_writer or act.user_written):
+        return True
+    if not act.targets:
+        return False
+    written = {act.find(t) for t in act.targets}
+    values = [*fn.params, *getattr(fn, "freevars", ()), *(v for b in fn.blocks for v in (*b.phis, *b.stmts))]
+    values += [o for b in fn.blocks for s in b.stmts for o in s.operands() if isinstance(o, (Global, FreeVar))]
+    for v in values:
+        if act.find(v) not in written:
+            continue
+        if isinstance(v, FreeVar) or isinstance(v, Call) and v.callee() is ops.cell_get:
+            return True  # (a captured variable's object)
+        if not strict:
+            continue
+        if isinstance(v, (Global, Param)):
+            return True
+        if isinstance(v, Call):
+            callee, rule = static_rule(v)
+            if rule is None and not (callee is not None and returns_fresh(callee, rule)) and not _new_instance(callee):
+                return True  # (what user code or an unknown callee returns may be anything)
+    return False
+
+
+def _new_instance(callee: Any) -> bool:
+    """Does calling callee make a new object (a class of the user's with Python's own `__new__`)?"""
+    return isinstance(callee, type) and getattr(callee, "__new__", None) is object.__new__
+
+
+def unsafe(rt: Any, inactive: frozenset, kinds: dict) -> bool:
+    """Is some parameter inactive only for being constant data (`any:const`), and might it be written after all?"""
+    return any(is_constant_kind(kinds[p.name]) for p in inactive) and \
+        outside_writes(rt.act, rt.ir, rt._activity_rule)
+
+
+def lists_reached_outside(rt: Any, kinds: dict) -> set:
+    """The list parameters typed from their items (`any:list:...`: reverse/typed_lists.py, row_lists.py) when activity
+    analysis sees a write of active data into an object from outside the function (`outside_writes`): a closure's
+    list, say, that may be one of them or one of their rows.  reverse/generate.py then derives again with those
+    parameters untyped, and storage keyed by identity keeps them right."""
+    names = {k for k, v in kinds.items() if v.startswith("any:list:")}
+    if not names or not outside_writes(rt.act, rt.ir, rt._activity_rule, strict=False):
+        return set()
+    return names
