@@ -26,7 +26,7 @@ from ..ir.nodes import Block, Const, FreeVar, Function, Global, Loc, Param, Stmt
 from .expressions import AUGMENTED, ExpressionLowering
 from .loops import LoopLowering
 from . import del_stmt, generator_ops, generators, imports, try_stmt
-from . import stmt_ops
+from . import lazy_values, stmt_ops
 from .scopes import _captured_names, _scope_names
 from .source import FunctionSource, function_source
 
@@ -122,6 +122,8 @@ class Lowering(LoopLowering, ExpressionLowering):
             self.unsupported(node, "async function")
         if self.generator and isinstance(node, cst.Lambda):
             self.unsupported(node, "yield in a lambda")
+        if isinstance(node, cst.FunctionDef):
+            lazy_values.check(self, node)  # (iterators and views read after what may change them: refused)
         entry = self.b.new_block()
         self.b.seal(entry)
         self.b.position_at(entry)

@@ -1,0 +1,229 @@
+"""Iterators and views a function makes, keeps under a name and reads later: what may change them meanwhile is refused.
+
+Python computes the items of a generator expression, of `map` and `filter`, and what `zip`, `enumerate`, `iter`
+and `reversed` yield, when they are consumed, and `d.values()` / `d.keys()` / `d.items()` are live views of d.
+The derivatives take the items, or their tangents, where the iterator is made: a generator expression is lowered
+like a list comprehension, map's rule calls the function on each item at once, and an iterator's tangent is its
+items' tangents as they are then.  When the iterator is consumed where it is made (`sum(v * v for v in xs)`), or
+nothing between its making and its first use can change what it reads, the two agree.  Otherwise
+(`g = (v * k for v in xs); k = 2.0; sum(g)`, `vals = d.values(); d["a"] = y; sum(vals)`, or a `for` loop over a
+generator expression whose body writes the list it walks) the derivative would follow other values than the
+plain call, and both the value and the derivative came out wrong: refused here, naming both lines.
+
+"Can change" is judged from the code between: an assignment to a name the iterator's expression reads (or to
+a name assigned from one of those, or to it, anywhere in the function: `ys = xs`), a store into an item or
+attribute of one, a method of one other than those that only read, NumPy's writing functions or `out=`, or a
+call of anything but a few builtins that is handed one.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable, Optional
+
+import libcst as cst
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .statements import Lowering
+
+_LAZY_CALLS = frozenset({"map", "filter", "zip", "enumerate", "iter", "reversed"})
+_VIEWS = frozenset({"values", "keys", "items"})
+_EAGER_FOR = frozenset({"map", "filter"})  # (a `for` loop walks zip/enumerate/iter/reversed item by item itself)
+_PURE_CALLS = frozenset({"len", "abs", "min", "max", "sum", "float", "int", "round", "print", "range", "sorted",
+                         "list", "tuple", "dict", "set", "frozenset", "isinstance", "any", "all", "str", "repr",
+                         "bool", "divmod", "pow", "hash", "id", "type", "complex", "format"})
+_NUMPY_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "at"})
+
+
+def check(lw: "Lowering", node: cst.CSTNode) -> None:
+    """Refuse, naming the lines, a lazy iterator or view of `node`'s body whose inputs may change before it is read."""
+    aliases = _aliases(node)
+    for block in _blocks(node):
+        _check_block(lw, list(block), aliases)
+
+
+def _aliases(node: cst.CSTNode) -> dict:
+    """name -> the names it is assigned from, or assigned to, as a whole (`ys = xs`) anywhere in the function:
+    a store through either reaches the other."""
+    out: dict = {}
+    for a in _all(node, cst.Assign):
+        if isinstance(a.value, cst.Name):
+            for t in a.targets:
+                if isinstance(t.target, cst.Name):
+                    out.setdefault(t.target.value, set()).add(a.value.value)
+                    out.setdefault(a.value.value, set()).add(t.target.value)
+    return out
+
+
+def _with_aliases(names: set, aliases: dict) -> set:
+    out, work = set(names), list(names)
+    while work:
+        for other in aliases.get(work.pop(), ()):
+            if other not in out:
+                out.add(other)
+                work.append(other)
+    return out
+
+
+def _blocks(node: cst.CSTNode) -> Iterable:
+    """The statement lists of the function's body and of the compound statements in it (not of nested functions or
+    classes: they are lowered, and checked, on their own)."""
+    found: list = []
+
+    class Finder(cst.CSTVisitor):
+        def visit_IndentedBlock(self, n: cst.IndentedBlock) -> None:
+            found.append(n.body)
+
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> Optional[bool]:
+            return n is node
+
+        def visit_ClassDef(self, n: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return False
+
+    node.visit(Finder())
+    return found
+
+
+def _lazy(e: cst.BaseExpression) -> bool:
+    if isinstance(e, cst.GeneratorExp):
+        return True
+    if isinstance(e, cst.Call):
+        if isinstance(e.func, cst.Name) and e.func.value in _LAZY_CALLS:
+            return True
+        return isinstance(e.func, cst.Attribute) and e.func.attr.value in _VIEWS and not e.args
+    return False
+
+
+def _eager_in_a_for(e: cst.BaseExpression) -> bool:
+    """Is e an iterator whose items the lowering computes before a `for` loop over it starts?"""
+    return isinstance(e, cst.GeneratorExp) or (isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and
+                                                e.func.value in _EAGER_FOR)
+
+
+def _names(node: cst.CSTNode) -> set:
+    """The names node reads, less those its comprehensions bind."""
+    read: set = set()
+    bound: set = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            read.add(n.value)
+
+        def visit_CompFor(self, n: cst.CompFor) -> None:
+            bound.update(_names_in_target(n.target))
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)  # (not the attribute's name)
+            return False
+
+        def visit_Arg(self, n: cst.Arg) -> bool:
+            n.value.visit(self)  # (not a keyword's name)
+            return False
+
+    node.visit(Names())
+    return read - bound
+
+
+def _names_in_target(t: cst.CSTNode) -> set:
+    return {n.value for n in _all(t, cst.Name)}
+
+
+def _all(node: cst.CSTNode, kind: type) -> list:
+    out: list = []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            if isinstance(n, kind):
+                out.append(n)
+            return True
+
+    node.visit(Collect())
+    return out
+
+
+def _root(e: cst.BaseExpression) -> Optional[str]:
+    while isinstance(e, (cst.Attribute, cst.Subscript)):
+        e = e.value
+    return e.value if isinstance(e, cst.Name) else None
+
+
+def _change(stmt: cst.CSTNode, names: set) -> Optional[cst.CSTNode]:
+    """The first part of stmt that may change what an expression reading `names` computes, or None."""
+    for n in _all(stmt, cst.CSTNode):
+        if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.WithItem)):
+            target = n.target if not isinstance(n, cst.WithItem) else (n.asname.name if n.asname else None)
+            if target is None:
+                continue
+            if isinstance(target, (cst.Subscript, cst.Attribute)):
+                if _root(target) in names:
+                    return n  # (an item or attribute of what the expression reads, stored)
+            elif _names_in_target(target) & names:
+                return n  # (a name the expression reads, bound again)
+        elif isinstance(n, cst.Del) and _names(n.target) & names:
+            return n
+        elif isinstance(n, cst.Call):
+            func = n.func
+            if isinstance(func, cst.Attribute) and _root(func) in names and not _reads_only(func.attr.value):
+                return n  # (a method of what the expression reads: it may write it)
+            if isinstance(func, cst.Attribute) and func.attr.value in _NUMPY_WRITERS and \
+                    any(_names(a.value) & names for a in n.args):
+                return n
+            if any(a.keyword is not None and a.keyword.value == "out" for a in n.args):
+                return n
+            pure = isinstance(func, cst.Name) and func.value in _PURE_CALLS
+            if not pure and any(_names(a.value) & names for a in n.args):
+                return n  # (a function handed what the expression reads may write it)
+    return None
+
+
+def _reads_only(method: str) -> bool:
+    return method in ("copy", "sum", "mean", "get", "index", "count", "keys", "values", "items", "tolist", "item",
+                      "reshape", "astype", "dot", "max", "min", "std", "var", "prod", "cumsum", "ravel", "flatten",
+                      "transpose", "conj", "real", "imag")
+
+
+def _uses(stmt: cst.CSTNode, name: str) -> bool:
+    return any(n.value == name for n in _all(stmt, cst.Name))
+
+
+def _line(lw: "Lowering", node: cst.CSTNode) -> int:
+    return lw.src.where(node)[0]
+
+
+def _check_block(lw: "Lowering", stmts: list, aliases: dict) -> None:
+    for i, s in enumerate(stmts):
+        if isinstance(s, cst.For) and _eager_in_a_for(s.iter):
+            _refuse_if_changed(lw, s.iter, _with_aliases(_names(s.iter), aliases), [s.body], s, "in the loop's body")
+        if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Assign)):
+            continue
+        a = s.body[0]
+        if len(a.targets) != 1 or not isinstance(a.targets[0].target, cst.Name) or not _lazy(a.value):
+            continue
+        name = a.targets[0].target.value
+        reads = _with_aliases(_names(a.value) - {name}, aliases)
+        between = []
+        for t in stmts[i + 1:]:
+            if _uses(t, name):
+                if isinstance(t, cst.For) and isinstance(t.iter, cst.Name) and t.iter.value == name and \
+                        _eager_in_a_for(a.value):
+                    between.append(t.body)  # (the loop's body runs between the items)
+                break
+            between.append(t)
+        else:
+            continue  # (not read in this block: nothing to compare)
+        _refuse_if_changed(lw, a.value, reads, between, s, None)
+
+
+def _refuse_if_changed(lw: "Lowering", lazy: cst.BaseExpression, reads: set, between: list, made: cst.CSTNode,
+                       where: Optional[str]) -> None:
+    for t in between:
+        changed = _change(t, reads)
+        if changed is None:
+            continue
+        what = "this generator expression" if isinstance(lazy, cst.GeneratorExp) else \
+            f"`{lw.src.line_text(_line(lw, lazy)).strip()}`"
+        lw.unsupported(made, f"{what}: line {_line(lw, changed)} ({where or 'before it is read'}) may change what it "
+                             "reads; Python computes an iterator's items (and a dict view's) when they are read, "
+                             "mooncake_ast where the iterator is made. Consume it where you make it, or take a list "
+                             "there (`list(...)`)")
