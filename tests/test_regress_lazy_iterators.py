@@ -120,3 +120,17 @@ ACCEPTED = [nothing_in_between_changes_it, loop_writes_elsewhere, view_read_at_o
 @pytest.mark.parametrize("fn", ACCEPTED, ids=lambda f: f.__name__)
 def test_nothing_in_between(fn):
     check_derivatives(fn, 0.7)
+
+
+def itertools_chain_then_write(x):
+    import itertools
+
+    xs = [x, 2.0]
+    c = itertools.chain(xs, [x])
+    xs[1] = x * x
+    return sum(c)
+
+
+def test_itertools_iterator_changed_before_read_is_refused():
+    with pytest.raises(mc.UnsupportedSyntaxError, match="may change what it reads"):
+        mc.grad(itertools_chain_then_write)(0.7)

@@ -1,7 +1,8 @@
 """Iterators and views a function makes, keeps under a name and reads later: what may change them meanwhile is refused.
 
-Python computes the items of a generator expression, of `map` and `filter`, and what `zip`, `enumerate`, `iter`
-and `reversed` yield, when they are consumed, and `d.values()` / `d.keys()` / `d.items()` are live views of d.
+Python computes the items of a generator expression, of `map` and `filter`, and what `zip`, `enumerate`, `iter`,
+`reversed` and `itertools`' iterators yield, when they are consumed, and `d.values()` / `d.keys()` / `d.items()`
+are live views of d.
 The derivatives take the items, or their tangents, where the iterator is made: a generator expression is lowered
 like a list comprehension, map's rule calls the function on each item at once, and an iterator's tangent is its
 items' tangents as they are then.  When the iterator is consumed where it is made (`sum(v * v for v in xs)`), or
@@ -91,6 +92,8 @@ def _lazy(e: cst.BaseExpression) -> bool:
     if isinstance(e, cst.Call):
         if isinstance(e.func, cst.Name) and e.func.value in _LAZY_CALLS:
             return True
+        if isinstance(e.func, cst.Attribute) and isinstance(e.func.value, cst.Name) and e.func.value.value == "itertools":
+            return True  # (itertools' iterators are lazy too)
         return isinstance(e.func, cst.Attribute) and e.func.attr.value in _VIEWS and not e.args
     return False
 

@@ -219,5 +219,27 @@ def s_consumed_iterator(g):
     g.define(v, S)
 
 
+def s_named_iterator(g):
+    """An iterator or view kept under a name and read a few lines later, with code in between that does not change
+    what it reads (frontend/lazy_values.py refuses the other kind; these must be differentiated, and right)."""
+    v, it, xs, d = g.fresh(), g.fresh("it"), g.fresh("xs"), g.fresh("d")
+    g.emit(f"{xs} = [{g.expr(S, maxdepth=1)}, {g.leaf(S)}, 0.5]")
+    form = g.rng.randrange(4)
+    if form == 0:
+        g.emit(f"{it} = (t * {g.leaf(S)} for t in {xs})")
+    elif form == 1:
+        g.emit(f"{it} = map(math.sin, {xs})")
+    elif form == 2:
+        g.emit(f"{d} = {{'a': {xs}[0], 'b': {xs}[1]}}", f"{it} = {d}.values()")
+    else:
+        g.emit(f"{it} = zip({xs}, [1.0, 2.0, 3.0])")
+    g.emit(f"{v}_s = len({xs}) * 0.5", f"{v}_o = np.zeros(2)", f"{v}_o[0] = {g.leaf(S)}")
+    if form == 3:
+        g.emit(f"{v} = sum(p * q for p, q in {it}) * {v}_s + {v}_o.sum()")
+    else:
+        g.emit(f"{v} = sum({it}) * {v}_s + {v}_o.sum()")
+    g.define(v, S)
+
+
 FAMILIES["oop"] = [s_inplace_operators, s_own_container, s_class_level, s_super_chain, s_memoised, s_dataclass_chain,
-                   s_consumed_iterator, s_assign]  # (after "views")
+                   s_consumed_iterator, s_named_iterator, s_assign]  # (after "views")
