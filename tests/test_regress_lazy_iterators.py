@@ -134,3 +134,31 @@ def itertools_chain_then_write(x):
 def test_itertools_iterator_changed_before_read_is_refused():
     with pytest.raises(mc.UnsupportedSyntaxError, match="may change what it reads"):
         mc.grad(itertools_chain_then_write)(0.7)
+
+
+def loop_over_iter_writes_ahead(x):
+    xs = [x, 2.0, 3.0]
+    t = 0.0
+    for v in iter(xs):  # (lowered as `for v in xs`: read item by item, as Python does)
+        xs[-1] = xs[-1] * x
+        t += v
+    return t
+
+
+def test_loop_over_iter_of_a_list_its_body_writes():
+    check_derivatives(loop_over_iter_writes_ahead, 0.7)
+
+
+def named_iterator_loop_writes_ahead(x):
+    xs = [x, 2.0, 3.0]
+    it = iter(xs)
+    t = 0.0
+    for v in it:
+        xs[-1] = xs[-1] * x
+        t += v
+    return t
+
+
+def test_loop_over_a_named_iterator_its_body_changes_is_refused():
+    with pytest.raises(mc.UnsupportedSyntaxError, match="in the loop's body|before it is read"):
+        mc.grad(named_iterator_loop_writes_ahead)(0.7)

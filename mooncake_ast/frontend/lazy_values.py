@@ -197,7 +197,7 @@ def _line(lw: "Lowering", node: cst.CSTNode) -> int:
 def _check_block(lw: "Lowering", stmts: list, aliases: dict) -> None:
     for i, s in enumerate(stmts):
         if isinstance(s, cst.For) and _eager_in_a_for(s.iter):
-            _refuse_if_changed(lw, s.iter, _with_aliases(_names(s.iter), aliases), [s.body], s, "in the loop's body")
+            _refuse_if_changed(lw, s.iter, _with_aliases(_names(s.iter), aliases), [(s.body, "in the loop's body")], s)
         if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Assign)):
             continue
         a = s.body[0]
@@ -208,19 +208,18 @@ def _check_block(lw: "Lowering", stmts: list, aliases: dict) -> None:
         between = []
         for t in stmts[i + 1:]:
             if _uses(t, name):
-                if isinstance(t, cst.For) and isinstance(t.iter, cst.Name) and t.iter.value == name and \
-                        _eager_in_a_for(a.value):
-                    between.append(t.body)  # (the loop's body runs between the items)
+                if isinstance(t, cst.For) and isinstance(t.iter, cst.Name) and t.iter.value == name:
+                    between.append((t.body, "in the loop's body"))  # (run between the items, taken at the start)
                 break
-            between.append(t)
+            between.append((t, None))
         else:
             continue  # (not read in this block: nothing to compare)
-        _refuse_if_changed(lw, a.value, reads, between, s, None)
+        _refuse_if_changed(lw, a.value, reads, between, s)
 
 
-def _refuse_if_changed(lw: "Lowering", lazy: cst.BaseExpression, reads: set, between: list, made: cst.CSTNode,
-                       where: Optional[str]) -> None:
-    for t in between:
+def _refuse_if_changed(lw: "Lowering", lazy: cst.BaseExpression, reads: set, between: list, made: cst.CSTNode) -> None:
+    """`between`: (statement or loop body, where it runs) pairs, in order."""
+    for t, where in between:
         changed = _change(t, reads)
         if changed is None:
             continue

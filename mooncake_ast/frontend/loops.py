@@ -131,7 +131,7 @@ class LoopLowering:
                              f"the items of {written} as they are when it starts, where Python reads each one when it "
                              f"gets there; walk the indices instead (`for i in reversed(range(len({written}))): "
                              f"v = {written}[i]`)")
-        self.for_loop(s.target, s.iter, lambda: self.body(s.body), s.orelse.body if s.orelse else None)
+        self.for_loop(s.target, _without_iter(s.iter, self), lambda: self.body(s.body), s.orelse.body if s.orelse else None)
 
     def for_loop(self, target: cst.BaseExpression, iterable: cst.BaseExpression, body: Callable[[], None], orelse=None) -> None:
         """`for target in iterable` as an index loop over `ops.sequence(iterable)`.
@@ -329,6 +329,17 @@ def _comp_levels(for_in: Optional[cst.CompFor]) -> list[cst.CompFor]:
 
 # (the writing methods of containers and arrays attribute_checks knows, and `__iadd__`)
 _WRITING_METHODS = WRITING_METHODS | ARRAY_WRITING_METHODS | {"__iadd__"}
+
+
+def _without_iter(it: cst.BaseExpression, lw: object) -> cst.BaseExpression:
+    """X for `iter(X)` (the builtin, one argument): a `for` loop calls iter() on what it walks, and iter() of an
+    iterator is that iterator, so `for v in iter(X)` is `for v in X` -- which the loop reads item by item, as Python
+    does (the iterator itself would be taken whole when the loop starts: a body writing X's later items was lost)."""
+    if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "iter" and len(it.args) == 1 \
+            and not it.args[0].star and it.args[0].keyword is None and "iter" not in lw.pyfn.__globals__ \
+            and lw._var_key("iter") is None:  # type: ignore[attr-defined]
+        return it.args[0].value
+    return it
 
 
 def _reversed_and_written(s: cst.For, lw: object) -> Optional[str]:
