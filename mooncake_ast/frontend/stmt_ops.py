@@ -216,6 +216,18 @@ def check_callee(fn: Any, expected: Any) -> None:
             f"but its name now stands for {fn!r}; do not rebind it while the function is in use")
 
 
+def build_class(outer: Any, name: str, line: int, nth: int, bases: tuple, keywords: dict) -> type:
+    """`class name(*bases, **keywords): ...` defined inside `outer` (frontend/statements.stmt_ClassDef): its body
+    run as Python runs it.  The lowering has checked that the body reads none of outer's variables."""
+    import builtins
+
+    from ..ops import nested_code
+
+    code = nested_code(outer, name, line, nth)
+    body = types.FunctionType(code, outer.__globals__, name)
+    return builtins.__build_class__(body, name, *bases, **keywords)
+
+
 def raise_from(exc: Any, cause: Any) -> Any:
     """`raise exc from cause`: the exception to raise, with its `__cause__` set as Python sets it."""
     if isinstance(exc, type) and issubclass(exc, BaseException):
@@ -302,5 +314,5 @@ def zip_strict(strict: Any, *seqs: Any) -> None:
 
 
 # Registered as zero-derivative rules by rules/builtin_displays.py, with the `ops` helpers.
-ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_enter_unbound, opaque_exit, exit_raising, raise_from, store_global, check_callee,
+ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_enter_unbound, opaque_exit, exit_raising, raise_from, store_global, check_callee, build_class,
                    check_bound, check_cell, delete_cell, delete_global, zip_strict)
