@@ -163,6 +163,9 @@ def _lse_weights(a, axis, b, keepdims, return_sign=False):
     d/db = exp(a) / sum(b exp(a)); both with the reduced axes kept.  With return_sign=True the value is
     log|S| (S = sum(b exp(a)), possibly negative), whose derivative is dS / S: the same weights, times sign(S)."""
     a = _inexact(a)
+    if return_sign and (np.iscomplexobj(a) or np.iscomplexobj(b)):
+        raise NotImplementedError("derivative of scipy.special.logsumexp with return_sign=True of complex values (the "
+                                  "sign is then a phase that moves): real values only")
     if return_sign:
         y, sign = _special().logsumexp(a, axis=axis, b=b, keepdims=True, return_sign=True)
         e = np.exp(a - y) * sign

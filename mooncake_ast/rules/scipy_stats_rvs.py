@@ -32,6 +32,8 @@ def _roles(dist, names):
 
 
 def _parts(dist, names, ops):
+    if any(np.iscomplexobj(o) for o in ops if isinstance(o, (complex, np.ndarray, np.generic))):
+        raise NotImplementedError(f"derivative of scipy.stats.{dist.name}.rvs with complex parameters (real only)")
     roles = _roles(dist, names)
     loc = next((o for o, r in zip(ops, roles) if r == "loc"), 0.0)
     scale = next((o for o, r in zip(ops, roles) if r == "scale"), 1.0)

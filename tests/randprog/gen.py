@@ -1170,3 +1170,4 @@ def generate(seed: int, family: str) -> Program:
 from . import gen_values  # noqa: E402,F401  (registers the family "values")
 from . import gen_aliases  # noqa: E402,F401  (registers the family "aliases")
 from . import gen_protocols  # noqa: E402,F401  (registers the family "protocols")
+from . import gen_lang15  # noqa: E402,F401  (registers the family "language15")
