@@ -48,12 +48,33 @@ def sum_of_delegating(w):
     return sum(_pieces(w)) * w[3]
 
 
+def _raises_after(w):
+    yield w[0] * 2.0
+    raise KeyError("done")
+
+
+def _delegates_to_raising(w):
+    yield w[1]
+    yield from _raises_after(w)
+    yield w[2] * 100.0  # (never reached: the delegate's exception goes on from here)
+
+
+def catches_delegated_exception(w):
+    s = 0.0
+    try:
+        for p in _delegates_to_raising(w):
+            s = s + p * p
+    except KeyError:
+        s = s + w[3]
+    return s
+
+
 def _uses_value(w):
     got = yield from _inner(w)
     yield got
 
 
-@pytest.mark.parametrize("f", [loop_over_delegating, sum_of_delegating])
+@pytest.mark.parametrize("f", [loop_over_delegating, sum_of_delegating, catches_delegated_exception])
 def test_yield_from(f):
     check_derivatives(f, A)
 

@@ -82,8 +82,12 @@ def _lower_yield_from(lw: "Lowering", iterable: cst.BaseExpression) -> None:
         with lw.b.unguarded():  # (appending cannot raise)
             lw.b.call(list.append, [lw.gen_items, lw.b.read(lw.scopes[-1][name])])
 
+    from .try_stmt import on_failure
+
+    since = lw.fail_points
     lw.for_loop(cst.Name(name), iterable, body)
     lw.scopes.pop()
+    on_failure(lw, since)  # (an exception the loop raised, a delegate's after its items: skip the rest, as a `for` statement does)
 
 
 def returned(lw: "Lowering", value: Value, error: Optional[Value] = None) -> Value:
