@@ -87,8 +87,10 @@ def lang15_cases(entries):
     mvn = type(st.multivariate_normal)
     frozen = st._multivariate.multivariate_normal_frozen
     cases = {
-        sl.funm: [C("lambda a: sl.funm(a, np.exp)", S3 * 0.5), C("lambda a: sl.funm(a, lambda z: np.sin(z) + z * z)", N3)],
-        sl.signm: [C("lambda a: sl.signm(a)", N3), C("lambda a: sl.signm(a - 0.7 * np.eye(3))", S3)],
+        sl.funm: [C("lambda a: sl.funm(a, np.exp)", S3 * 0.5), C("lambda a: sl.funm(a, lambda z: np.sin(z) + z * z)", N3),
+                  C("lambda a: sl.funm(a, np.exp)", N3 + 0.4j * S3)],
+        sl.signm: [C("lambda a: sl.signm(a)", N3), C("lambda a: sl.signm(a - 0.7 * np.eye(3))", S3),
+                   C("lambda a: sl.signm(a)", N3 + 0.4j * S3)],  # (complex: both modes, defcomplex)
         sp.sph_harm_y: [C("lambda t, p: sp.sph_harm_y(3, -2, t, p)", P + 0.5, P * 3.0),
                         C("lambda t: np.real(sp.sph_harm_y(np.array([[1], [2]]), 1, t, 0.4))", 0.7)],
         sp.huber: [C("lambda d, r: sp.huber(d, r)", 0.7, R), C("lambda d: sp.huber(d, R)", P + 0.5)],
