@@ -1,6 +1,7 @@
 """Test inputs of the rules added by the lang helper's fourth pass on issue 12 (scipy.linalg.funm and signm,
 scipy.special.sph_harm_y, huber/pseudo_huber in delta, logsumexp with return_sign=True, rvs of continuous
-distributions in loc and scale, multivariate_normal.cdf with lower_limit=) and the zero-derivative helpers of
+distributions in loc and scale, multivariate_normal.cdf with lower_limit=, np.interp's left=/right= by keyword in
+reverse mode) and the zero-derivative helpers of
 the new constructs (`with suppress(...)`/`nullcontext(...)`, classes defined inside a function, managers made by
 @contextlib.contextmanager): merged into CASES / ZERO_CASES of tests/test_rules.py by catalog name, so each is
 checked by check_derivatives in both modes."""
@@ -79,11 +80,16 @@ LANG15_ZERO_CASES = {
 }
 
 
+XI = np.array([-0.5, 0.2, 0.7, 1.4])
+NUMPY_CASES = {np.interp: [C("lambda x, l, r: np.interp(x, [0.0, 0.5, 1.0], P[:3], left=l, right=r * 2.0)", XI, 0.4, -0.3),
+                           C("lambda x, fp: np.interp(x, [0.0, 0.5, 1.0], fp, left=0.0, right=fp[-1])", XI, P[1:])]}
+
+
 def lang15_cases(entries):
     """The cases by catalog name (`entries`: catalog())."""
-    if sp is None:
-        return {}
     names = {e.key: e.name for e in entries}
+    if sp is None:
+        return {names[k]: v for k, v in NUMPY_CASES.items() if k in names}
     mvn = type(st.multivariate_normal)
     frozen = st._multivariate.multivariate_normal_frozen
     cases = {
@@ -109,4 +115,5 @@ def lang15_cases(entries):
                             np.array([[0.5, 0.2], [0.1, 0.9]]), np.array([0.1, -0.2]))],
         (frozen, "cdf"): [C("lambda l: st.multivariate_normal(np.zeros(2), C2).cdf(X2, lower_limit=l)", L2)],
     }
+    cases.update(NUMPY_CASES)
     return {names[k]: v for k, v in cases.items() if k in names}
