@@ -19,7 +19,6 @@ import itertools
 
 import numpy as np
 
-from ..tangents import NoTangent
 
 
 def _corners(zn, ln):
@@ -75,6 +74,3 @@ def lower_adjoint(lower, gl, x, xshape):
     full = gl.reshape(xshape).reshape(np.shape(x)) if np.shape(x) else np.sum(gl)
     return unbroadcast(np.asarray(full, dtype=float), np.asarray(lower, dtype=float)) if np.ndim(lower) \
         else float(np.sum(gl))
-
-
-NONE = NoTangent
