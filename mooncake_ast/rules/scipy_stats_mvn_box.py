@@ -20,7 +20,6 @@ import itertools
 import numpy as np
 
 
-
 def _corners(zn, ln):
     """(sign, corner point, which coordinates come from the lower limit) of one box, finite corners only."""
     if not np.all(np.isfinite(zn)):
