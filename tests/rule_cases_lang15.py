@@ -1,7 +1,7 @@
 """Test inputs of the rules added by the lang helper's fourth pass on issue 12 (scipy.linalg.funm and signm,
 scipy.special.sph_harm_y, huber/pseudo_huber in delta, logsumexp with return_sign=True, rvs of continuous
 distributions in loc and scale, multivariate_normal.cdf with lower_limit=, np.interp's left=/right= by keyword in
-reverse mode) and the zero-derivative helpers of
+reverse mode, solve_ivp with events that do not stop the solver) and the zero-derivative helpers of
 the new constructs (`with suppress(...)`/`nullcontext(...)`, classes defined inside a function, managers made by
 @contextlib.contextmanager): merged into CASES / ZERO_CASES of tests/test_rules.py by catalog name, so each is
 checked by check_derivatives in both modes."""
@@ -14,11 +14,12 @@ from rule_case_kit import kit
 F, Case = kit("lang15 rule case", globals())
 C = Case
 try:
+    import scipy.integrate as si
     import scipy.linalg as sl
     import scipy.special as sp
     import scipy.stats as st
 except ImportError:  # SciPy is optional
-    sl = sp = st = None
+    si = sl = sp = st = None
 
 P = np.array([0.3, 0.6, 0.2, 0.8])
 R = np.array([-2.0, -0.3, 0.1, 0.8])
@@ -27,6 +28,21 @@ S3 = np.array([[1.0, 0.2, 0.1], [0.2, 0.8, -0.3], [0.1, -0.3, 0.6]])
 C2 = np.array([[1.0, 0.3], [0.3, 2.0]])
 X2 = np.array([0.5, 0.2])
 L2 = np.array([-0.3, -1.0])
+_IVP_TIGHT = "rtol=1e-10, atol=1e-12"
+
+
+def _decay(t, y, k):
+    return -k * y
+
+
+def _half(t, y, k):
+    return y[0] - 0.5
+
+
+def _second(t, y, k):
+    return y[1] - 0.8 * k
+
+
 _MVN_TIGHT = "abseps=1e-12, releps=1e-12, maxpts=20000, rng=np.random.default_rng(0)"
 
 
@@ -114,6 +130,11 @@ def lang15_cases(entries):
         (mvn, "logcdf"): [C("lambda x, m: st.multivariate_normal.logcdf(x, m, C2, lower_limit=L2)",
                             np.array([[0.5, 0.2], [0.1, 0.9]]), np.array([0.1, -0.2]))],
         (frozen, "cdf"): [C("lambda l: st.multivariate_normal(np.zeros(2), C2).cdf(X2, lower_limit=l)", L2)],
+        si.solve_ivp: [C(f"lambda k, y0: si.solve_ivp(_decay, (0.0, 2.0), y0, events=_half, args=(k,), {_IVP_TIGHT}).y[:, -1]",
+                         0.8, np.array([1.0, 2.0])),  # (events that do not stop the solver: y as without them)
+                       C(f"lambda k, y0: (lambda r: r.t_events[0] * 2.0 + r.y_events[1][0] ** 2)(si.solve_ivp(_decay, "
+                         f"(0.0, 2.0), y0, events=[_half, _second], args=(k,), {_IVP_TIGHT}))", 0.8, np.array([1.0, 2.0]),
+                         modes=("forward",))],  # (their times and states: forward mode; reverse refuses: test_rules_lang15.py)
     }
     cases.update(NUMPY_CASES)
     return {names[k]: v for k, v in cases.items() if k in names}

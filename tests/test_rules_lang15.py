@@ -54,3 +54,23 @@ def test_mvn_box_refuses_an_infinite_upper_limit():
     f = lambda l: st.multivariate_normal.cdf(np.array([np.inf, 0.2]), np.zeros(2), np.eye(2), lower_limit=l)  # noqa: E731
     for e in _both(f, np.array([-0.3, -1.0])):
         assert "infinite x" in str(e)
+
+
+def test_solve_ivp_event_times_reverse_and_terminal_events_refused():
+    si = pytest.importorskip("scipy.integrate")
+
+    def f(k):
+        r = si.solve_ivp(lambda t, y: -k * y, (0.0, 2.0), np.array([1.0, 2.0]), events=lambda t, y: y[0] - 0.5,
+                         rtol=1e-10, atol=1e-12)
+        return r.t_events[0][0]
+
+    with pytest.raises(mc.UnsupportedDerivativeError, match="t_events"):
+        mc.grad(f)(0.8)
+
+    def stop(t, y):
+        return y[0] - 0.5
+
+    stop.terminal = True
+    g = lambda k: si.solve_ivp(lambda t, y: -k * y, (0.0, 2.0), np.ones(1), events=stop, rtol=1e-10, atol=1e-12).y  # noqa: E731
+    for e in _both(g, 0.8):
+        assert "terminal event" in str(e)
