@@ -34,14 +34,15 @@ class UnsupportedSyntaxError(MooncakeError):
 
     Example:
         >>> def gen_all(xs):
-        ...     yield from xs
+        ...     got = yield from xs   # (the value of `yield from`: what the sub-generator returns)
+        ...     yield got
         >>> def total(x):
         ...     return sum(gen_all([x, 2.0 * x]))
         >>> try:
         ...     mc.grad(total)(1.0)
         ... except mc.UnsupportedSyntaxError as e:
         ...     print("yield from" in e.what, e.text.strip())
-        True yield from xs
+        True got = yield from xs   # (the value of `yield from`: what the sub-generator returns)
     """
 
     def __init__(self, what: str, file: str, line: int, col: int, text: str) -> None:
@@ -155,8 +156,11 @@ class UnsupportedDerivativeError(MooncakeError, NotImplementedError):
 
     Example:
         >>> import contextlib
+        >>> @contextlib.contextmanager
+        ... def doubled(x):
+        ...     yield 2.0 * x   # (a manager's generator runs as plain Python: the float it hands on has no derivative)
         >>> def w(x):
-        ...     with contextlib.nullcontext(x) as v:   # a library's __enter__ handing a float on
+        ...     with doubled(x) as v:
         ...         return v * 2.0
         >>> try:
         ...     mc.grad(w)(1.0)

@@ -32,6 +32,7 @@ REFUSES_COMPLEX = {
     "scipy.special._spherical_bessel.spherical_kn", "scipy.linalg._decomp_schur.schur", "scipy.linalg._decomp_qr.rq",
     "scipy.linalg._decomp_lu.lu",
     "scipy.signal._signaltools.sosfilt", "scipy.signal._spectral_py.welch", "scipy.signal._spectral_py.periodogram",
+    "sph_harm_y",  # (issue 12, fourth pass: real angles only)
 }
 # SciPy's linalg through NumPy models (rules/scipy_linalg_models.py): right for complex input, or refused where
 # the model's result differs from SciPy's (eigenvectors of complex matrices are defined up to a phase).
@@ -42,7 +43,9 @@ MAY_REFUSE_COMPLEX = {"scipy.linalg._basic.solve", "scipy.linalg._decomp.eigh",
                       "mooncake_ast.api.vjp",  # (forward over mc.vjp of complex values: its pullback is a gradient, refused)
                       "numpy.pad",  # (its order-statistic modes refuse complex values)
                       "scipy._lib.array_api_compat.numpy.linalg.solve",  # (reached through filtfilt: lfilter refuses)
-                      "scipy.integrate._ivp.ivp.solve_ivp"}  # (complex y0 refused; a constant call is data)  # (eigh, eigvalsh, svd, svdvals: complex forward rules in rules/numpy_linalg_complex.py)
+                      "scipy.integrate._ivp.ivp.solve_ivp",
+                      # (issue 12, fourth pass: return_sign=True refuses complex values, the sign being a moving phase)
+                      "scipy.special._logsumexp.logsumexp"}  # (complex y0 refused; a constant call is data)  # (eigh, eigvalsh, svd, svdvals: complex forward rules in rules/numpy_linalg_complex.py)
 
 
 def _complexified(a):

@@ -284,8 +284,9 @@ def test_with_library_managers_and_nesting():
         check_derivatives(f, *args)
 
 
-def test_with_refuses_what_it_cannot_honour():
+def test_with_suppress_and_nullcontext_are_lowered():
     def suppressing(x):
+        y = x
         with contextlib.suppress(ValueError):
             y = x * 2.0
         return y
@@ -295,6 +296,26 @@ def test_with_refuses_what_it_cannot_honour():
             return v * x
 
     for f in (suppressing, differentiable_enter_value):
+        check_derivatives(f, 1.0)
+
+
+@contextlib.contextmanager
+def _giving(v):
+    yield v * 2.0
+
+
+def test_with_refuses_what_it_cannot_honour():
+    def suppress_by_name(x):
+        m = contextlib.suppress(ValueError)
+        with m:
+            y = x * 2.0
+        return y
+
+    def differentiable_enter_value(x):
+        with _giving(x) as v:
+            return v * x
+
+    for f in (suppress_by_name, differentiable_enter_value):
         with pytest.raises(UnsupportedDerivativeError, match="test_language_match_with.py:"):
             mc.grad(f)(1.0)
         with pytest.raises(UnsupportedDerivativeError):

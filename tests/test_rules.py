@@ -1165,6 +1165,7 @@ from rule_cases_lang12 import LANG12_CASES, lang12_scipy_cases; [CASES.setdefaul
 from rule_cases_lang13 import lang13_cases, lang13_zero_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in lang13_cases(catalog()).items()]; ZERO_CASES.update(lang13_zero_cases(catalog()))  # noqa: E402,E702,E501  (issue 12, second pass: rule_cases_lang13.py)
 from rule_cases_lang14 import lang14_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in lang14_cases(catalog()).items()]  # noqa: E402,E702,E501  (issue 12, third pass: rule_cases_lang14.py)
 from rule_cases_lead import LEAD_CASES; [CASES.setdefault(_k, []).extend(_v) for _k, _v in LEAD_CASES.items()]  # noqa: E402,E702,E501  (rules the lead added: rule_cases_lead.py)
+from rule_cases_lang15 import LANG15_ZERO_CASES, lang15_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in lang15_cases(catalog()).items()]; ZERO_CASES.update(LANG15_ZERO_CASES)  # noqa: E402,E702,E501  (issue 12, fourth pass: rule_cases_lang15.py)
 # Syntax helpers the frontend emits for f-strings, assert, for-range loops, imports and nested defs:
 # every test using that syntax runs them; they take no differentiable operands of their own.
 ZERO_EXEMPT = {

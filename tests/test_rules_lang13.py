@@ -52,6 +52,13 @@ def test_signal_refusals():
     refused("boundary='wrap'", lambda a: ss.convolve2d(a, A, boundary="wrap"), A)
 
 
+def _stop(t, y):
+    return y[0] - 0.5
+
+
+_stop.terminal = True
+
+
 def test_stats_and_integrate_refusals():
     st = pytest.importorskip("scipy.stats")
     si = pytest.importorskip("scipy.integrate")
@@ -59,4 +66,5 @@ def test_stats_and_integrate_refusals():
         mc.grad(lambda d: np.sum(st.gaussian_kde(d).cho_cov))(X)
     refused("callable bw_method", lambda d: st.gaussian_kde(d, bw_method=lambda k: 0.5).evaluate(0.3), X)
     refused("accuracy", lambda k: si.solve_ivp(lambda t, y: -k * y, (0.0, 1.0), np.array([1.0, 2.0])).y, 0.7)  # (rtol=1e-3)
-    refused("events", lambda k: si.solve_ivp(lambda t, y: -k * y, (0.0, 1.0), np.ones(1), events=lambda t, y: y[0] - 0.5).y, 0.7)
+    refused("terminal event", lambda k: si.solve_ivp(lambda t, y: -k * y, (0.0, 1.0), np.ones(1), events=_stop,  # (others: test_rules_lang15.py)
+                                                     rtol=1e-10, atol=1e-12).y, 0.7)

@@ -381,7 +381,8 @@ class ExpressionLowering:
     # ------------------------------------------------------------ rejected
     def expr_Yield(self, node: cst.Yield) -> Value:
         if isinstance(node.value, cst.From):
-            self.unsupported(node, "yield from (write `for v in it: yield v`)")  # type: ignore[attr-defined]
+            self.unsupported(node, "the value of `yield from` (what the sub-generator returns); use `yield from it` as "  # type: ignore[attr-defined]
+                                   "a statement")  # type: ignore[attr-defined]
         # A `yield` statement is lowered by the statements (generator_ops.py); its value is what .send() passes in.
         self.unsupported(node, "yield used as a value (what .send() passes in); use `yield v` as a statement")  # type: ignore[attr-defined]
         raise AssertionError

@@ -3,9 +3,12 @@
 A function with `yield` is lowered as one that collects what it yields: its entry makes the list
 `items` and fingerprints its inputs (`generator_ops.snapshot`), `yield v` appends v, and every
 `return` returns `generator_ops.finish(items, inputs, None)`, the iterator its caller receives.
+`yield from it` (a statement) is `for v in it: yield v`: what it hands on are the items of `it`, and
+a generator `it` is itself run to its end (so it delegates nothing that could interact).
 What cannot be made to agree with Python's lazy generator is refused here, naming the line:
-`yield from`, the value of a `yield` expression (what `.send()` passes in), a generator returning
-a value, and a `while True` loop that nothing leaves (an infinite generator).  A `for` loop over a
+the value of `yield from` and of a `yield` expression (what `.send()` passes in, what a
+sub-generator returns), a generator returning a value, and a `while True` loop that nothing
+leaves (an infinite generator).  A `for` loop over a
 call checks, when it ends, that the inputs of a generator it may have consumed did not change
 meanwhile (`generator_ops.consumed`).
 """
@@ -48,10 +51,43 @@ def lower_body(lw: "Lowering", body: cst.BaseSuite) -> None:
 def lower_yield(lw: "Lowering", node: cst.Yield) -> None:
     """`yield v` (a statement): v is the generator's next item."""
     if isinstance(node.value, cst.From):
-        lw.unsupported(node, "`yield from` (write `for v in it: yield v`)")
+        _lower_yield_from(lw, node.value.item)
+        return
     value = lw.expr(node.value) if node.value is not None else Const(None)
     with lw.b.unguarded():  # (appending cannot raise)
         lw.b.call(list.append, [lw.gen_items, value])
+
+
+_ITEM = "item"  # (the loop's item, in a scope of its own; printed under this name)
+_ITEM_HIDDEN = "__mc_yielded_item"  # (when the iterable itself reads a name `item`)
+
+
+def _lower_yield_from(lw: "Lowering", iterable: cst.BaseExpression) -> None:
+    """`yield from it` as the statement it stands for here, `for v in it: yield v` (a loop over a generator
+    checks, when it ends, what loops over generators check, and passes on an exception raised after the
+    items)."""
+    from .source import walk
+
+    names: set = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            names.add(node.value)
+
+    walk(iterable, Names())
+    name = _ITEM if _ITEM not in names else _ITEM_HIDDEN
+    lw.scopes.append({name: lw.temp_var("item")})
+
+    def body() -> None:
+        with lw.b.unguarded():  # (appending cannot raise)
+            lw.b.call(list.append, [lw.gen_items, lw.b.read(lw.scopes[-1][name])])
+
+    from .try_stmt import on_failure
+
+    since = lw.fail_points
+    lw.for_loop(cst.Name(name), iterable, body)
+    lw.scopes.pop()
+    on_failure(lw, since)  # (an exception the loop raised, a delegate's after its items: skip the rest, as a `for` statement does)
 
 
 def returned(lw: "Lowering", value: Value, error: Optional[Value] = None) -> Value:

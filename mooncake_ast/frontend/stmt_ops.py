@@ -7,11 +7,14 @@ derivative come out silently wrong:
 
 * a library context manager (NumPy's `errstate`, `contextlib`, `io`, `threading`, `warnings`,
   or any whose `__enter__` is not Python code) runs as an opaque call; the value its `__enter__`
-  returns must carry no tangent (None, a file, a manager without float fields, ints, strings, ...).  Managers
+  returns must carry no tangent (None, a file, a manager without float fields, ints, strings, ...).
+  One made by `@contextlib.contextmanager` runs the user's generator as plain Python: it must not
+  change the differentiable numbers its arguments and closure reach (flags and counters it may).  Managers
   written in Python elsewhere (the user's classes) are differentiated like any method call
   (`enter_method` hands back their own `__enter__`/`__exit__`).
-* `contextlib.suppress` is refused: it swallows exceptions, and an exception raised by a call in
-  the body cannot be caught by generated code (see with_stmt.py).
+* `contextlib.suppress` used other than as `with suppress(...)` (which with_stmt.py lowers as a `try`)
+  is refused: it swallows exceptions, and the manager cannot catch an exception raised by a call in
+  generated code.
 * a `global` write of a value that can carry a tangent (a float, an array, ...) is refused: later
   reads of module globals are constants to the transforms, so the derivative would be lost.
 """
@@ -69,8 +72,9 @@ def _is_opaque(cls: type) -> bool:
     return mod.split(".")[0] in OPAQUE_MODULES
 
 
-def enter_method(mgr: Any) -> Any:
-    """The callable that enters `mgr`: its own `__enter__` (differentiated) or `opaque_enter`."""
+def enter_method(mgr: Any, bound: bool = True) -> Any:
+    """The callable that enters `mgr`: its own `__enter__` (differentiated) or `opaque_enter` (`opaque_enter_unbound`
+    for a `with` without `as`: what `__enter__` returns is then not used, derivative or not)."""
     cls = type(mgr)
     if not (hasattr(cls, "__enter__") and hasattr(cls, "__exit__")):
         raise TypeError(f"'{cls.__name__}' object does not support the context manager protocol")
@@ -79,7 +83,9 @@ def enter_method(mgr: Any) -> Any:
             f"`with {cls.__module__}.{cls.__qualname__}(...)`{_where()}: it swallows exceptions, and differentiated "
             "code cannot catch an exception raised inside a `with` body; test for the condition before the "
             "call instead (e.g. `if os.path.exists(p): os.remove(p)`)")
-    return opaque_enter if _is_opaque(cls) else cls.__enter__
+    if _is_opaque(cls):
+        return opaque_enter if bound else opaque_enter_unbound
+    return cls.__enter__
 
 
 def exit_method(mgr: Any) -> Any:
@@ -88,8 +94,76 @@ def exit_method(mgr: Any) -> Any:
     return opaque_exit if _is_opaque(cls) else cls.__exit__
 
 
+def _float_fingerprint(x: Any, depth: int = 0, seen: Any = None) -> Any:
+    """The differentiable numbers reachable from x (floats, complex numbers, float arrays, inside containers
+    and object fields), as a comparable picture; what carries no derivative (ints, strings, flags) is left
+    out, so a manager that only toggles a flag passes."""
+    if isinstance(x, bool) or x is None or isinstance(x, (int, str, bytes)):
+        return None
+    if isinstance(x, (float, complex, np.floating, np.complexfloating)):
+        return ("v", x)
+    if isinstance(x, np.ndarray):
+        return ("a", id(x), x.shape, x.copy()) if x.dtype.kind in "fcO" else None
+    seen = set() if seen is None else seen
+    if depth > 4 or id(x) in seen or isinstance(x, (type, types.ModuleType, types.FunctionType)):
+        return None
+    seen.add(id(x))
+    if isinstance(x, (list, tuple)):
+        return [_float_fingerprint(v, depth + 1, seen) for v in x]
+    if isinstance(x, dict):
+        return [(k, _float_fingerprint(v, depth + 1, seen)) for k, v in list(x.items())]
+    fields = getattr(x, "__dict__", None)
+    if isinstance(fields, dict):
+        return [(k, _float_fingerprint(v, depth + 1, seen)) for k, v in list(fields.items())]
+    return None
+
+
+def _generator_manager_inputs(mgr: Any) -> Any:
+    """For a manager made by `@contextlib.contextmanager` (its generator runs as plain Python, not
+    differentiated): what its generator function can reach, its arguments and closure variables; else None."""
+    if not isinstance(mgr, contextlib._GeneratorContextManager):
+        return None
+    kept = mgr.__dict__.get("_mc_inputs")
+    if kept is not None:  # (`__enter__` deletes func, args and kwds: kept here for the exit's check)
+        return kept
+    fn = getattr(mgr, "func", None)
+    cells = tuple(c.cell_contents for c in (getattr(fn, "__closure__", None) or ()) if _cell_filled(c))
+    inputs = (getattr(mgr, "args", ()), getattr(mgr, "kwds", {}), cells)
+    mgr.__dict__["_mc_inputs"] = inputs
+    mgr.__dict__["_mc_name"] = getattr(fn, "__qualname__", None)
+    return inputs
+
+
+def _cell_filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:
+        return False
+
+
+def _same_numbers(a: Any, b: Any) -> bool:
+    from .generator_ops import _same
+
+    return _same(a, b)
+
+
+def _refuse_changed(mgr: Any, when: str) -> None:
+    name = getattr(mgr, "__dict__", {}).get("_mc_name") or type(mgr).__qualname__
+    raise UnsupportedDerivativeError(
+        f"the context manager {name}{_where()} (made by @contextlib.contextmanager, so run as plain Python, not "
+        f"differentiated) changed a differentiable value it can reach (an argument, a field of one, a closure "
+        f"variable) {when}; that change's derivative would be lost.  Write the manager as a class with "
+        "`__enter__`/`__exit__` methods (those are differentiated), or make the change in the `with` body")
+
+
 def opaque_enter(mgr: Any) -> Any:
+    inputs = _generator_manager_inputs(mgr)
+    before = _float_fingerprint(inputs) if inputs is not None else None
     result = type(mgr).__enter__(mgr)
+    if inputs is not None and not _same_numbers(before, _float_fingerprint(inputs)):
+        type(mgr).__exit__(mgr, None, None, None)
+        _refuse_changed(mgr, "as the `with` statement entered it")
     if carries_tangent(result):
         type(mgr).__exit__(mgr, None, None, None)
         raise UnsupportedDerivativeError(
@@ -99,8 +173,22 @@ def opaque_enter(mgr: Any) -> Any:
     return result
 
 
+def opaque_enter_unbound(mgr: Any) -> None:
+    inputs = _generator_manager_inputs(mgr)
+    before = _float_fingerprint(inputs) if inputs is not None else None
+    type(mgr).__enter__(mgr)
+    if inputs is not None and not _same_numbers(before, _float_fingerprint(inputs)):
+        type(mgr).__exit__(mgr, None, None, None)
+        _refuse_changed(mgr, "as the `with` statement entered it")
+
+
 def opaque_exit(mgr: Any, exc_type: Any = None, exc: Any = None, tb: Any = None) -> Any:
-    return type(mgr).__exit__(mgr, exc_type, exc, tb)
+    inputs = _generator_manager_inputs(mgr)
+    before = _float_fingerprint(inputs) if inputs is not None else None
+    out = type(mgr).__exit__(mgr, exc_type, exc, tb)
+    if inputs is not None and not _same_numbers(before, _float_fingerprint(inputs)):
+        _refuse_changed(mgr, "as the `with` statement left it")
+    return out
 
 
 def exit_raising(mgr: Any, exc: Any) -> Any:
@@ -117,6 +205,27 @@ def exit_raising(mgr: Any, exc: Any) -> Any:
             f"the context manager {type(mgr).__qualname__}{_where()} swallowed an exception raised in its body; "
             "mooncake_ast cannot continue after the `with` on that path: test for the condition instead of raising")
     return exc
+
+
+def check_callee(fn: Any, expected: Any) -> None:
+    """A `with` statement lowered for the callee it called when the function was lowered (with_stmt.py:
+    `contextlib.suppress`, `nullcontext`) calls that one still."""
+    if fn is not expected:
+        raise UnsupportedDerivativeError(
+            f"the `with` statement{_where()} was differentiated for {expected.__module__}.{expected.__qualname__}, "
+            f"but its name now stands for {fn!r}; do not rebind it while the function is in use")
+
+
+def build_class(outer: Any, name: str, line: int, nth: int, bases: tuple, keywords: dict) -> type:
+    """`class name(*bases, **keywords): ...` defined inside `outer` (frontend/statements.stmt_ClassDef): its body
+    run as Python runs it.  The lowering has checked that the body reads none of outer's variables."""
+    import builtins
+
+    from ..ops import nested_code
+
+    code = nested_code(outer, name, line, nth)
+    body = types.FunctionType(code, outer.__globals__, name)
+    return builtins.__build_class__(body, name, *bases, **keywords)
 
 
 def raise_from(exc: Any, cause: Any) -> Any:
@@ -205,5 +314,5 @@ def zip_strict(strict: Any, *seqs: Any) -> None:
 
 
 # Registered as zero-derivative rules by rules/builtin_displays.py, with the `ops` helpers.
-ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_exit, exit_raising, raise_from, store_global,
+ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_enter_unbound, opaque_exit, exit_raising, raise_from, store_global, check_callee, build_class,
                    check_bound, check_cell, delete_cell, delete_global, zip_strict)

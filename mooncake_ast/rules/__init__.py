@@ -15,6 +15,7 @@ from . import python_callables  # noqa: F401  (functools.partial, operator.itemg
 from . import python_caches  # noqa: F401  (functions memoised with functools.lru_cache / cache)
 from . import python_collections  # noqa: F401  (collections.defaultdict, namedtuple classes, tuple.__new__)
 from . import issue12_rules  # noqa: F401  (issue 12: ufunc.at of the other ufuncs, more statistics, ...)
+from . import python_contextlib  # noqa: F401  (the managers @contextlib.contextmanager makes: built plainly)
 from ..frontend import try_ops as _try_ops, generator_ops as _generator_ops
 _try_ops.register_rules()  # (guarded_call and the helpers lowered `try` statements call; frontend/try_ops.py)
 _generator_ops.register_rules()  # (what a generator function's derivative returns; frontend/generator_ops.py)

@@ -316,12 +316,20 @@ def _interp_jvp(t, x, xp, fp, a, k):
 
 
 def _interp_vjp(t, g, x, xp, fp, a, k):
-    _refuse_keywords(t, "np.interp", **{n: v for n, v in k.items() if n in ("left", "right")})
+    named = [n for n in ("left", "right") if n in k]
+    if not getattr(t, "keyword_adjoints", False):
+        _refuse_keywords(t, "np.interp", **{n: k[n] for n in named})
+        named = []
     b = _bind(_INTERP, a, k)
     xbar, fpbar, lbar, rbar = _split(t, t.call(interp_adjoint, g, x, xp, fp, **b), 4)
     needs = getattr(t, "needs", None)
     xpbar = None if needs is not None and not needs(xp) else t.call(interp_xp_adjoint, g, x, xp, fp, **b)
-    return (xbar, xpbar, fpbar, lbar, rbar, None)[:3 + len(a)]
+    out = (xbar, xpbar, fpbar, lbar, rbar, None)[:3 + len(a)]
+    if named:  # (np.interp(x, xp, fp, right=v): the reverse transform takes keyword operands' adjoints as a KwAdj)
+        from .registry import KwAdj
+
+        out += (KwAdj({n: {"left": lbar, "right": rbar}[n] for n in named}),)
+    return out
 
 
 defjvp(np.interp, lambda t, y, x, xp, fp, *a, **k: _interp_jvp(t, x, xp, fp, a, k))

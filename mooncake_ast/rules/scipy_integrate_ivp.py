@@ -17,7 +17,14 @@ constant.
   t0 = t_span[0] moves the initial condition back along it: dy(t) = Phi(t, t0) (dy0 - f(t0, y0) dt0).  Forward
   mode starts the sensitivity equations from dy0 - f(t0, y0) dt0; reverse mode gives t0 the adjoint
   -lambda(t0) . f(t0, y0).  The result's `t` has the tangent dtau (the solver's own interior steps: 0).
-Refused by name: events, dense_output=True (the `sol` interpolant), vectorized=True, complex y0, and a call whose own solution is further than 1e-6 (relative) from
+* Events that do not stop the solver (none `terminal`): y and t are those without events.  Forward mode
+  gives the events' times and states their tangents: an event function e vanishes at its time tau along
+  the solution, so dtau = -(the tangent of e(tau, y(tau), *args) along (0, dy(tau), d args), its closure's
+  included) / (de/dt + grad_y e . f(tau, y(tau))), and dy_event = dy(tau) + f dtau, with dy(tau) from the
+  sensitivity equations' dense output.  Reverse mode: the pullback refuses a nonzero adjoint of
+  t_events / y_events (the event times' adjoints are not computed); y's and t's are exact.
+Refused by name: terminal events (they move the end of the solution), dense_output=True (the `sol` interpolant),
+vectorized=True, complex y0, and a call whose own solution is further than 1e-6 (relative) from
 a tight-tolerance one (the default rtol=1e-3 often is): its derivative would then not be the derivative of
 what it computed (the advice: pass rtol=1e-8, atol=1e-10).
 """
@@ -55,9 +62,14 @@ def _bound(args, kwargs):
     return out
 
 
+def _events(b):
+    ev = b.get("events")
+    return [] if ev is None else list(ev) if isinstance(ev, (list, tuple)) else [ev]
+
+
 def check(b):
-    if b.get("events") is not None:
-        raise NotImplementedError(_REFUSE.format("with events="))
+    if any(getattr(e, "terminal", False) for e in _events(b)):
+        raise NotImplementedError(_REFUSE.format("with a terminal event (it moves the end of the solution)"))
     if b.get("dense_output"):
         raise NotImplementedError(_REFUSE.format("with dense_output=True (its sol interpolant)"))
     if b.get("vectorized"):
@@ -145,7 +157,36 @@ def _result_tangent(res, dy):
     return ResultTangent({"y": dy})
 
 
-def ivp_tangent(res, dfun, dy0, dt_span, dt_eval, dargs, *args, **kwargs):
+def _event_tangents(b, res, sol, n, p, dp, devents, plain):
+    """The tangents of t_events and y_events (see the module's docstring)."""
+    from ..forward.runtime import fcall
+
+    events = _events(b)
+    if isinstance(devents, (list, tuple)):
+        des = list(devents) + [NoTangent] * (len(events) - len(devents))
+    else:
+        des = [devents if len(events) == 1 and not isinstance(b.get("events"), (list, tuple)) else NoTangent] * len(events)
+    zeros = (NoTangent,) * len(p)
+    dts, dys = [], []
+    for e, de, times, states in zip(events, des, res["t_events"], res["y_events"]):
+        dt_e, dy_e = np.zeros(len(times)), np.zeros(np.shape(states))
+        for k, (tau, ytau) in enumerate(zip(times, states)):
+            stau = sol.sol(tau)[n:]
+            ftau = plain(tau, ytau)
+            _, num = fcall(e, de, (tau, ytau) + p, (NoTangent, stau) + dp)
+            _, den = fcall(e, NoTangent, (tau, ytau) + p, (1.0, ftau) + zeros)
+            num = 0.0 if _zero(num) else float(np.real(num))
+            den = float(np.real(den)) if not _zero(den) else 0.0
+            if den == 0.0:
+                raise NotImplementedError(_REFUSE.format("with an event whose function touches zero without crossing it"))
+            dt_e[k] = -num / den
+            dy_e[k] = stau + ftau * dt_e[k]
+        dts.append(dt_e)
+        dys.append(dy_e)
+    return dts, dys
+
+
+def ivp_tangent(res, dfun, dy0, dt_span, dt_eval, dargs, *args, devents=NoTangent, **kwargs):
     from ..forward.runtime import fcall
 
     b = _bound(args, kwargs)
@@ -165,14 +206,19 @@ def ivp_tangent(res, dfun, dy0, dt_span, dt_eval, dargs, *args, **kwargs):
     s0 = np.zeros(n) if _zero(dy0) else np.ravel(np.broadcast_to(np.asarray(dy0, dtype=float), y0.shape))
     if dt0:
         s0 = s0 - dt0 * plain(float(b["t_span"][0]), y0.ravel())
-    sol = _si().solve_ivp(aug, b["t_span"], np.concatenate([y0.ravel(), s0]), t_eval=res["t"], **_options(b))
+    events = bool(_events(b))
+    sol = _si().solve_ivp(aug, b["t_span"], np.concatenate([y0.ravel(), s0]), t_eval=res["t"], dense_output=events,
+                          **_options(b))
     if not sol.success:
         raise NotImplementedError(_REFUSE.format(f"(the sensitivity equations did not solve: {sol.message})"))
     dy = sol.y[n:]
+    fields = {"y": dy}
     if np.any(dtau):
-        dy = dy + _slopes(plain, (), res["t"], res["y"]) * dtau
-        return ResultTangent({"y": dy, "t": dtau})
-    return _result_tangent(res, dy)
+        fields["y"] = dy + _slopes(plain, (), res["t"], res["y"]) * dtau
+        fields["t"] = dtau
+    if events:
+        fields["t_events"], fields["y_events"] = _event_tangents(b, res, sol, n, p, dp, devents, plain)
+    return ResultTangent(fields)
 
 
 # ------------------------------------------------------------------ reverse: RK4 through rcall
@@ -245,6 +291,9 @@ def rrule_solve_ivp(*args, **kwargs):
         return lambda t, y: np.ravel(np.asarray(fun(t, y, *p), dtype=float))
 
     def pullback(g):
+        if _events(b) and (not _zero(_field(g, "t_events")) or not _zero(_field(g, "y_events"))):
+            return refusals("reverse mode of scipy.integrate.solve_ivp: the adjoints of t_events and y_events (the "
+                            "event times and states) are not computed; use forward mode (mc.jvp, mc.jacfwd)")
         gy = g.get("y", NoTangent) if isinstance(g, dict) else getattr(g, "y", NoTangent) if g is not None else NoTangent
         if _zero(gy):
             gt = _field(g, "t")
@@ -328,9 +377,10 @@ def register(registered) -> None:
             return None
         named = dict(zip(rest_names, rest))
         named.update(k)
+        devents = t.dz(named["events"]) if "events" in named else NoTangent
         return t.call(ivp_tangent, y, t.dz(fun), t.dz(y0), t.dz(t_span),
                       t.dz(named["t_eval"]) if "t_eval" in named else NoTangent,
-                      t.dz(named["args"]) if "args" in named else NoTangent, fun, t_span, y0, *rest, **k)
+                      t.dz(named["args"]) if "args" in named else NoTangent, fun, t_span, y0, *rest, devents=devents, **k)
 
     defjvp(si.solve_ivp, jvp)
     defrrule_at_run_time(si.solve_ivp, rrule_solve_ivp)

@@ -22,11 +22,12 @@ from .scipy_linalg_eig import FUNCTIONS as EIG_FUNCTIONS
 from .scipy_linalg_lyapunov import FUNCTIONS as LYAPUNOV_FUNCTIONS
 from .scipy_linalg_power import FUNCTIONS as POWER_FUNCTIONS
 from .scipy_linalg_trig import FUNCTIONS as TRIG_FUNCTIONS
+from .scipy_linalg_funm import FUNCTIONS as FUNM_FUNCTIONS
 from .scipy_linalg_more import _linalg, _mT, _zero  # noqa: F401  (the helpers both modules use)
 from ..tangents import NoTangent
 
 FUNCTIONS = sorted(["linalg.solve_sylvester", "linalg.sqrtm"] + MORE_FUNCTIONS + BANDED_FUNCTIONS + MODEL_FUNCTIONS + SCHUR_FUNCTIONS + EIG_FUNCTIONS
-                   + POWER_FUNCTIONS + LYAPUNOV_FUNCTIONS + TRIG_FUNCTIONS)  # (the rest: scipy_linalg_more, _banded)
+                   + POWER_FUNCTIONS + LYAPUNOV_FUNCTIONS + TRIG_FUNCTIONS + FUNM_FUNCTIONS)  # (the rest: scipy_linalg_more, _banded)
 REGISTERED: dict = {}
 
 
@@ -115,3 +116,6 @@ def register() -> None:
     from . import scipy_linalg_trig
 
     scipy_linalg_trig.register(REGISTERED)  # (cosm, sinm, tanm, coshm, sinhm, tanhm)
+    from . import scipy_linalg_funm
+
+    scipy_linalg_funm.register(REGISTERED)  # (funm, signm)

@@ -8,7 +8,7 @@ module-level functions, so generated code can call them as `_mc.<name>`.
 
 Conventions: `xlogy(x, y)`/`xlog1py(x, y)` take slope 0 in y where x == 0 (where the function is
 0 whatever y is); `entr` has an infinite slope at 0; `gamma`/`digamma`/`gammaln` poles give
-infinities; `logsumexp` with `return_sign=True` is refused (`b=` is differentiated too).
+infinities; `logsumexp`'s `b=` is differentiated too, and `return_sign=True` (the value log|sum|, its sign's slope 0).
 """
 from __future__ import annotations
 
@@ -158,17 +158,20 @@ def beta_da(a, b, y):
 
 
 # ------------------------------------------------------------------ reductions over an axis
-def _lse_check(return_sign):
-    if return_sign:
-        raise NotImplementedError("derivative of scipy.special.logsumexp with return_sign=True")
-
-
-def _lse_weights(a, axis, b, keepdims):
+def _lse_weights(a, axis, b, keepdims, return_sign=False):
     """d logsumexp(a, b=b)/da = b exp(a) / sum(b exp(a)) (softmax when b is None), and
-    d/db = exp(a) / sum(b exp(a)); both with the reduced axes kept."""
+    d/db = exp(a) / sum(b exp(a)); both with the reduced axes kept.  With return_sign=True the value is
+    log|S| (S = sum(b exp(a)), possibly negative), whose derivative is dS / S: the same weights, times sign(S)."""
     a = _inexact(a)
-    y = _special().logsumexp(a, axis=axis, b=b, keepdims=True)
-    e = np.exp(a - y)
+    if return_sign and (np.iscomplexobj(a) or np.iscomplexobj(b)):
+        raise NotImplementedError("derivative of scipy.special.logsumexp with return_sign=True of complex values (the "
+                                  "sign is then a phase that moves): real values only")
+    if return_sign:
+        y, sign = _special().logsumexp(a, axis=axis, b=b, keepdims=True, return_sign=True)
+        e = np.exp(a - y) * sign
+    else:
+        y = _special().logsumexp(a, axis=axis, b=b, keepdims=True)
+        e = np.exp(a - y)
     return (e if b is None else np.multiply(b, e)), e
 
 
@@ -178,36 +181,43 @@ def _lse_reduce(v, axis, keepdims):
 
 
 def logsumexp_tangent(a, da, axis=None, b=None, keepdims=False, return_sign=False, db=NoTangent):
-    """d logsumexp(a, b) = sum(w_a * da + w_b * db) over the axes."""
-    _lse_check(return_sign)
-    wa, wb = _lse_weights(a, axis, b, keepdims)
+    """d logsumexp(a, b) = sum(w_a * da + w_b * db) over the axes (with return_sign, the sign's tangent is 0)."""
+    wa, wb = _lse_weights(a, axis, b, keepdims, return_sign)
     out = 0.0
     if da is not NoTangent and da is not None:
         out = out + wa * da
     if db is not NoTangent and db is not None:
         out = out + np.broadcast_to(wb, np.broadcast_shapes(np.shape(wb), np.shape(db))) * db
-    return _lse_reduce(np.broadcast_to(out, np.shape(wa)) if np.ndim(out) == 0 else out, axis, keepdims)
+    dy = _lse_reduce(np.broadcast_to(out, np.shape(wa)) if np.ndim(out) == 0 else out, axis, keepdims)
+    return (dy, np.zeros_like(dy)) if return_sign else dy
 
 
 def _lse_gk(g, axis, keepdims):
     return np.asarray(g) if keepdims or axis is None else np.expand_dims(g, axis)
 
 
+def _lse_g(g, return_sign):
+    """The adjoint of the value (with return_sign, the first of the pair's: the sign's is dropped, its slope 0)."""
+    if return_sign and isinstance(g, (tuple, list)):
+        g = g[0]
+    return NoTangent if g is None else g
+
+
 def logsumexp_adjoint(a, g, axis=None, b=None, keepdims=False, return_sign=False):
-    _lse_check(return_sign)
+    g = _lse_g(g, return_sign)
     if g is NoTangent:
         return NoTangent
-    return _lse_weights(a, axis, b, keepdims)[0] * _lse_gk(g, axis, keepdims)
+    return _lse_weights(a, axis, b, keepdims, return_sign)[0] * _lse_gk(g, axis, keepdims)
 
 
 def logsumexp_b_adjoint(a, g, axis=None, b=None, keepdims=False, return_sign=False):
     """The adjoint of b (summed back to b's shape)."""
     from ..reverse.adjoints import unbroadcast
 
-    _lse_check(return_sign)
+    g = _lse_g(g, return_sign)
     if g is NoTangent:
         return NoTangent
-    return unbroadcast(_lse_weights(a, axis, b, keepdims)[1] * _lse_gk(g, axis, keepdims), b)
+    return unbroadcast(_lse_weights(a, axis, b, keepdims, return_sign)[1] * _lse_gk(g, axis, keepdims), b)
 
 
 def softmax_tangent(y, dx, axis=None):

@@ -8,8 +8,9 @@ scipy_special_more.register(); this module never imports SciPy itself.
     hyp2f1(a, b, c, x)' = a b / c hyp2f1(a+1, b+1, c+1, x)  (a, b, c refused)
     eval_hermite(n, x)' = 2 n H_{n-1}(x)     eval_chebyt(n, x)' = n U_{n-1}(x)
     eval_legendre(n, x)' = n (x P_n - P_{n-1}) / (x^2 - 1)  (n (n+1) / 2 x^(n+1) at x = +-1)
-    huber(d, r)' = r where |r| <= d, else d sign(r)         (d refused)
-    pseudo_huber(d, r)' = r / sqrt(1 + (r/d)^2)             (d refused)
+    huber(d, r)' = r where |r| <= d, else d sign(r);        d/dd = 0 where |r| <= d, else |r| - d
+    pseudo_huber(d, r)' = r / s, s = sqrt(1 + (r/d)^2);     d/dd = 2 d (s - 1) - r^2 / (d s)
+    (in d: NaN for d < 0, where SciPy's value is inf, and for pseudo_huber at d = 0)
 """
 from __future__ import annotations
 
@@ -97,6 +98,19 @@ def huber_dr(d, r):
 
 def pseudo_huber_dr(d, r):
     return _s(_real(r) / np.sqrt(1.0 + np.square(np.divide(r, d))))
+
+
+def huber_dd(d, r):
+    d, r = _real(d), _real(r)
+    return _s(np.where(d < 0, np.nan, np.where(np.abs(r) <= d, 0.0, np.abs(r) - d)))
+
+
+def pseudo_huber_dd(d, r):
+    d, r = _real(d), _real(r)
+    ok = d > 0
+    safe = np.where(ok, d, 1.0)
+    s = np.sqrt(1.0 + np.square(r / safe))
+    return _s(np.where(ok, 2.0 * safe * (s - 1.0) - np.square(r) / (safe * s), np.nan))
 
 
 def _real(a):

@@ -18,10 +18,11 @@ from .scipy_special_distributions import FUNCTIONS as _DISTRIBUTIONS
 from .scipy_special_extra import FUNCTIONS as _EXTRA
 from .scipy_special_params import PARAMS
 from .scipy_special_lang import FUNCTIONS as _LANG
+from .scipy_special_harmonics import FUNCTIONS as _HARMONICS
 from .scipy_special_realistic import FUNCTIONS as _REALISTIC
 
 FUNCTIONS = ["betainc", "gammainc", "gammaincc", "gammasgn", "iv", "ive", "j0", "j1", "jv", "rgamma",
-             "y0", "y1", "yn"] + _REALISTIC + _EXTRA + _LANG + _DISTRIBUTIONS
+             "y0", "y1", "yn"] + _REALISTIC + _EXTRA + _LANG + _HARMONICS + _DISTRIBUTIONS
 
 
 def _special():
@@ -271,6 +272,9 @@ def register(sp, named) -> None:
     from . import scipy_special_lang
 
     scipy_special_lang.register(sp, named, make)  # (exp2, cbrt, loggamma, expi, spence, yv, hyp1f1, hyp2f1, ...)
+    from . import scipy_special_harmonics
+
+    scipy_special_harmonics.register(sp, named)  # (sph_harm_y)
 
     from . import scipy_special_realistic
 

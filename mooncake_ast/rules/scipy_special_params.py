@@ -216,3 +216,13 @@ PARAMS = {"gammainc": {"a": gammainc_da}, "gammaincc": {"a": gammaincc_da},
           "betainc": {"a": betainc_da, "b": betainc_db}, "betaincc": {"a": betaincc_da, "b": betaincc_db},
           "stdtr": {"df": stdtr_ddf}, "gammaincinv": {"a": gammaincinv_da}, "gammainccinv": {"a": gammainccinv_da},
           "betaincinv": {"a": betaincinv_da, "b": betaincinv_db}}
+
+
+def _huber_params() -> None:
+    from .scipy_special_lang import huber_dd, pseudo_huber_dd
+
+    PARAMS["huber"] = {"delta": huber_dd}  # (closed forms: scipy_special_lang.py)
+    PARAMS["pseudo_huber"] = {"delta": pseudo_huber_dd}
+
+
+_huber_params()

@@ -246,37 +246,38 @@ def _covariance_of(fz):
     return cov
 
 
-def frozen_mvn_tangent(method, fz, dfz, y, x, dx):
+def frozen_mvn_tangent(method, fz, dfz, y, x, dx, lower=None, dlower=NoTangent):
     fields = _fields(dfz)
     dmean = fields.get("mean", NoTangent)
     dcov = _fields(fields.get("cov_object", NoTangent)).get("_covariance", NoTangent)
     dmean, dcov = (NoTangent if _zero(d) else d for d in (dmean, dcov))
-    if dx is NoTangent and dmean is NoTangent and dcov is NoTangent:
+    if dx is NoTangent and dmean is NoTangent and dcov is NoTangent and _zero(dlower):
         return NoTangent
     if method in ("cdf", "logcdf"):
         from .scipy_stats_mvn_cdf import mvn_cdf_tangent
 
-        return mvn_cdf_tangent(method, y, x, fz.mean, _covariance_of(fz), dx, dmean, dcov, {})
+        return mvn_cdf_tangent(method, y, x, fz.mean, _covariance_of(fz), dx, dmean, dcov, {}, lower, dlower)
     return base.mvn_tangent(method, y, x, fz.mean, _covariance_of(fz), dx, dmean, dcov)
 
 
-def frozen_mvn_adjoints(method, fz, y, x, g):
-    """(x's adjoint, the frozen object's: mean's and the covariance array's, in its fields)."""
+def frozen_mvn_adjoints(method, fz, y, x, g, lower=None):
+    """(x's adjoint, the frozen object's: mean's and the covariance array's, in its fields[, lower_limit's])."""
     from ..tangents import MutableTangent
 
     if g is NoTangent or g is None:
-        return NoTangent, NoTangent
+        return (NoTangent, NoTangent) + ((NoTangent,) if lower is not None else ())
     cov = _covariance_of(fz)
     if method in ("cdf", "logcdf"):
         from .scipy_stats_mvn_cdf import mvn_cdf_adjoint
 
-        adjoint = lambda i: mvn_cdf_adjoint(method, i, y, x, fz.mean, cov, g, {})  # noqa: E731
+        adjoint = lambda i: mvn_cdf_adjoint(method, i, y, x, fz.mean, cov, g, {}, lower)  # noqa: E731
     else:
         adjoint = lambda i: base.mvn_adjoint(method, i, y, x, fz.mean, cov, g)  # noqa: E731
     xbar = NoTangent if _nondiff(x) else adjoint(0)
     mbar = adjoint(1)
     cbar = adjoint(2)  # (cov is 2-D: the triangle SciPy reads)
-    return xbar, MutableTangent({"mean": mbar, "cov_object": MutableTangent({"_covariance": cbar})})
+    out = (xbar, MutableTangent({"mean": mbar, "cov_object": MutableTangent({"_covariance": cbar})}))
+    return out + ((NoTangent if _nondiff(lower) else adjoint(3),) if lower is not None else ())
 
 
 def frozen_mvn_entropy_tangent(fz, dfz):
@@ -356,9 +357,16 @@ def _mvn_construct_adjoint(fz, names, ops, g):
 
 def _frozen_rule(method, kind):
     """Rules of a frozen object's method(x)."""
+    box = kind == "mvn" and method in ("cdf", "logcdf")  # (a box: lower_limit=, scipy_stats_mvn_box.py)
+
     def jvp(t, y, self, x, /, *rest, **kwargs):
-        if rest or kwargs:
+        if rest or (kwargs and not (box and set(kwargs) == {"lower_limit"})):
             raise NotImplementedError(f"derivative of a frozen distribution's {method} with extra arguments")
+        if kwargs:
+            lower = kwargs["lower_limit"]
+            if t.d(x) is None and t.d(self) is None and t.d(lower) is None:
+                return None
+            return t.call(frozen_mvn_tangent, method, self, t.dz(self), y, x, t.dz(x), lower, t.dz(lower))
         if kind == "discrete":  # a pmf (cdf, ppf) moves between integers: slope 0 in k and q; the parameter
             if t.d(self) is not None:  # (mu of poisson) is refused where the object is made
                 _keep(t.call(refuse_parameter_tangent, t.d(self)))
@@ -371,6 +379,11 @@ def _frozen_rule(method, kind):
     def vjp(t, g, y, self, x, /, *rest, **kwargs):
         if kind == "discrete":
             return None, None
+        if box and kwargs.get("lower_limit") is not None:
+            from .registry import KwAdj
+
+            xbar, selfbar, lbar = _split(t, t.call(frozen_mvn_adjoints, method, self, y, x, g, kwargs["lower_limit"]), 3)
+            return selfbar, xbar, KwAdj(lower_limit=lbar)
         xbar, selfbar = _split(t, t.call(frozen_mvn_adjoints if kind == "mvn" else frozen_adjoints, method, self, y, x, g), 2)
         return selfbar, xbar
 

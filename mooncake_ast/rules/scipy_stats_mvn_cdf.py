@@ -11,7 +11,8 @@ more SciPy integrates by randomized quasi-Monte Carlo, to its abseps 1e-5, so fr
 derivative carries that error too).  S is what SciPy reads of cov: in 2 dimensions its upper triangle
 (SciPy's bivariate formula reads cov[0, 1]), in 3 and more its lower triangle (its pivoted Cholesky
 factorization), a 1-D cov as the diagonal, a number times the identity; the adjoint of cov goes to the
-entries read.  Refused: lower_limit= (a box, not a lower orthant), a singular cov, complex values.
+entries read.  With lower_limit= (a box), the sum over its corners (scipy_stats_mvn_box.py), in lower_limit
+too.  Refused: a singular cov, complex values.
 """
 from __future__ import annotations
 
@@ -105,9 +106,6 @@ def _setup(x, mean, cov, opts):
     from .scipy_stats import _real_only
 
     _real_only("multivariate_normal.cdf", x, mean, cov)
-    if opts.get("lower_limit") is not None:
-        raise NotImplementedError("derivative of scipy.stats.multivariate_normal.cdf with lower_limit= (a box "
-                                  "probability): not supported; without it (the lower orthant) it is")
     mean_a = None if mean is None else np.asarray(mean, dtype=float)
     d = mean_a.shape[-1] if mean_a is not None and mean_a.ndim else (np.shape(cov)[-1] if np.ndim(cov) else 1)
     if mean_a is None or mean_a.ndim == 0:
@@ -122,7 +120,7 @@ def _setup(x, mean, cov, opts):
     return z, S, d, x.shape
 
 
-def mvn_cdf_tangent(method, y, x, mean, cov, dx, dmean, dcov, opts):
+def mvn_cdf_tangent(method, y, x, mean, cov, dx, dmean, dcov, opts, lower=None, dlower=NoTangent):
     z, S, d, xshape = _setup(x, mean, cov, opts)
     dS = None if dcov is NoTangent else _effective_tangent(cov, dcov, d)
     dz = np.zeros(xshape)
@@ -130,19 +128,33 @@ def mvn_cdf_tangent(method, y, x, mean, cov, dx, dmean, dcov, opts):
         dz = dz + np.reshape(np.broadcast_to(dx, np.shape(x)), xshape) if np.shape(x) else dz + dx
     if dmean is not NoTangent:
         dz = dz - np.asarray(dmean, dtype=float)
-    dz = np.broadcast_to(dz, xshape).reshape(-1, d)
-    out = np.zeros(len(z))
-    for n, p in enumerate(z):
-        g, H = _parts(p, S)
-        out[n] = g @ dz[n] + (0.5 * np.sum(H * dS) if dS is not None else 0.0)
+    if lower is not None:
+        from .scipy_stats_mvn_box import _lower, box_tangent
+
+        dl = np.zeros(xshape) - (0.0 if dmean is NoTangent else np.asarray(dmean, dtype=float))
+        if dlower is not NoTangent:
+            dl = dl + np.reshape(np.broadcast_to(dlower, np.shape(x)), xshape) if np.shape(x) else dl + dlower
+        out = box_tangent(z, S, _lower(lower, x, _mean(mean, d), d, xshape), np.broadcast_to(dz, xshape).reshape(-1, d),
+                          np.broadcast_to(dl, xshape).reshape(-1, d), dS)
+    else:
+        dz = np.broadcast_to(dz, xshape).reshape(-1, d)
+        out = np.zeros(len(z))
+        for n, p in enumerate(z):
+            g, H = _parts(p, S)
+            out[n] = g @ dz[n] + (0.5 * np.sum(H * dS) if dS is not None else 0.0)
     out = out.reshape(np.shape(y))
     if method == "logcdf":
         out = out / np.exp(y)
     return out[()] if out.ndim == 0 else out
 
 
-def mvn_cdf_adjoint(method, which, y, x, mean, cov, g, opts):
-    """The adjoint of x (which 0), mean (1) or cov (2)."""
+def _mean(mean, d):
+    m = np.zeros(d) if mean is None else np.asarray(mean, dtype=float)
+    return np.zeros(d) + m if m.ndim == 0 else m
+
+
+def mvn_cdf_adjoint(method, which, y, x, mean, cov, g, opts, lower=None):
+    """The adjoint of x (which 0), mean (1), cov (2) or lower_limit (3)."""
     from ..reverse.adjoints import unbroadcast
 
     if g is NoTangent or g is None:
@@ -151,16 +163,25 @@ def mvn_cdf_adjoint(method, which, y, x, mean, cov, g, opts):
     gb = np.broadcast_to(np.asarray(g, dtype=float), np.shape(y)).reshape(-1)
     if method == "logcdf":
         gb = gb / np.exp(np.reshape(y, -1))
-    gz = np.zeros((len(z), d))
-    gS = np.zeros((d, d))
-    for n, p in enumerate(z):
-        gr, H = _parts(p, S)
-        gz[n] = gb[n] * gr
-        gS += gb[n] * H
+    gl = None
+    if lower is not None:
+        from .scipy_stats_mvn_box import _lower, box_adjoint_parts, lower_adjoint
+
+        gz, gl, gS = box_adjoint_parts(z, S, _lower(lower, x, _mean(mean, d), d, xshape), gb)
+        if which == 3:
+            return lower_adjoint(lower, gl, x, xshape)
+    else:
+        gz = np.zeros((len(z), d))
+        gS = np.zeros((d, d))
+        for n, p in enumerate(z):
+            gr, H = _parts(p, S)
+            gz[n] = gb[n] * gr
+            gS += gb[n] * H
     if which == 0:
         return np.reshape(gz, np.shape(x)) if np.ndim(x) else float(np.sum(gz))
     if which == 1:
-        return unbroadcast(-gz.reshape(xshape), np.asarray(mean, dtype=float)) if np.ndim(mean) else float(-np.sum(gz))
+        gm = gz if gl is None else gz + gl
+        return unbroadcast(-gm.reshape(xshape), np.asarray(mean, dtype=float)) if np.ndim(mean) else float(-np.sum(gm))
     return _storage_adjoint(cov, gS, d)
 
 
@@ -168,8 +189,8 @@ def rule(method):
     from .scipy_stats import _ABSENT, _operands, _reverse_result, _wants
 
     def split(args, kwargs):
-        kw = {k: v for k, v in kwargs.items() if k in ("lower_limit", "rng")}
-        rest = {k: v for k, v in kwargs.items() if k not in kw}
+        kw = {k: v for k, v in kwargs.items() if k == "rng"}
+        rest = {k: v for k, v in kwargs.items() if k not in kw and k != "lower_limit"}
         ops = _operands(NAMES, args, rest, f"multivariate_normal.{method}")
         return ops, kw
 
@@ -179,14 +200,26 @@ def rule(method):
 
     def jvp(t, y, self, *args, **kwargs):
         ops, kw = split(args, kwargs)
-        if all(o is _ABSENT or t.d(o) is None for o in ops[:3]):
+        lower = kwargs.get("lower_limit")
+        dlower = None if lower is None else t.d(lower)
+        if all(o is _ABSENT or t.d(o) is None for o in ops[:3]) and dlower is None:
             return None
-        return t.call(mvn_cdf_tangent, method, y, *values(ops), *(t.dz(o) if o is not _ABSENT else NoTangent for o in ops[:3]), kw)
+        return t.call(mvn_cdf_tangent, method, y, *values(ops), *(t.dz(o) if o is not _ABSENT else NoTangent for o in ops[:3]),
+                      kw, lower, NoTangent if dlower is None else t.dz(lower))
 
     def vjp(t, g, y, self, *args, **kwargs):
+        from .registry import KwAdj
+
         ops, kw = split(args, kwargs)
-        adj = [t.call(mvn_cdf_adjoint, method, i, y, *values(ops), g, kw) if _wants(t, op) else None
+        lower = kwargs.get("lower_limit")
+        adj = [t.call(mvn_cdf_adjoint, method, i, y, *values(ops), g, kw, lower) if _wants(t, op) else None
                for i, op in enumerate(ops[:3])]
-        return _reverse_result(t, NAMES, args, {k: v for k, v in kwargs.items() if k in NAMES}, adj + [None] * 4)
+        out = _reverse_result(t, NAMES, args, {k: v for k, v in kwargs.items() if k in NAMES}, adj + [None] * 4)
+        if lower is None or not _wants(t, lower):
+            return out
+        lbar = t.call(mvn_cdf_adjoint, method, 3, y, *values(ops), g, kw, lower)
+        if out and isinstance(out[-1], KwAdj):
+            return out[:-1] + (KwAdj({**out[-1], "lower_limit": lbar}),)
+        return out + (KwAdj({"lower_limit": lbar}),)
 
     return jvp, vjp
