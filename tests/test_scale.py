@@ -366,13 +366,14 @@ _WATCHED = ("ir/builder.py", "ir/analysis.py", "ir/regions.py", "emit/structure.
             "emit/names.py", "emit/interference.py", "emit/numbered.py", "emit/planning.py", "emit/layout.py")
 
 
-def _lines_run(fn, arg):
-    """Lines executed in the passes this file keeps linear while `fn`'s reverse derivative is made."""
-    counts = dict.fromkeys(_WATCHED, 0)
+def _lines_run(fn, arg, watched=_WATCHED, run=None):
+    """Lines executed in the passes this file keeps linear (`watched`) while `fn`'s reverse derivative is made (or
+    while `run()` runs)."""
+    counts = dict.fromkeys(watched, 0)
 
     def tracer(frame, event, arg):
         name = frame.f_code.co_filename.replace(os.sep, "/")
-        for w in _WATCHED:
+        for w in watched:
             if name.endswith("mooncake_ast/" + w):
                 def local(frame, event, arg, w=w):
                     if event == "line":
@@ -384,7 +385,7 @@ def _lines_run(fn, arg):
     old = sys.gettrace()
     sys.settrace(tracer)
     try:
-        mc.grad(fn)(arg)
+        run() if run is not None else mc.grad(fn)(arg)
     finally:
         sys.settrace(old)
     return counts
@@ -434,25 +435,7 @@ def test_lowering_loop_blocks_does_linear_work(tmp_path):
     counts = []
     for n in (10, 20):
         fn = load(tmp_path, f"loopblocks{n}", _loop_blocks(n)).f
-        seen = {"ir/builder.py": 0, "frontend/statements.py": 0}
-
-        def tracer(frame, event, arg):
-            name = frame.f_code.co_filename.replace(os.sep, "/")
-            for w in seen:
-                if name.endswith("mooncake_ast/" + w):
-                    def local(frame, event, arg, w=w):
-                        if event == "line":
-                            seen[w] += 1
-                        return local
-                    return local
-            return None
-
-        old = sys.gettrace()
-        sys.settrace(tracer)
-        try:
-            lower_function(fn)
-        finally:
-            sys.settrace(old)
+        seen = _lines_run(fn, None, ("ir/builder.py", "frontend/statements.py"), lambda: lower_function(fn))
         counts.append(seen)
     for w in counts[0]:
         assert counts[0][w] > 0 and counts[1][w] / counts[0][w] < 2.4, (w, counts)
