@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 from ..errors import UnsupportedDerivativeError
 from .. import ops
 from ..tangents import MutableTangent, NoTangent, is_zero_derivative
@@ -126,10 +128,35 @@ def reversed_tangent(xs, dxs):
     return iter_tangents(xs, dxs)[::-1]
 
 
+_SEQUENCE_ITERATORS = (type(iter([])), type(iter(np.zeros(1))))
+
+
+class LiveTangents:
+    """The tangent of `iter(xs)` for a list or an array xs: the items' tangents read from xs's tangent storage as the
+    iterator reaches them, as Python's iterator reads xs's items.  (A queue taken when the iterator was made missed
+    what was written, or appended, between: `it = iter(xs); a = next(it); xs[1] = y; b = next(it)` had the old
+    item's tangent.)"""
+
+    def __init__(self, dxs):
+        self.dxs, self.pos = dxs, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.pos >= len(self.dxs):
+            raise StopIteration
+        self.pos += 1
+        return self.dxs[self.pos - 1]
+
+
 def iter_tangent(xs, y, dxs):
-    """The tangent of iter(xs): a queue of the items' tangents, consumed by `next` as the iterator is."""
+    """The tangent of iter(xs): the items' tangents, consumed by `next` as the iterator is."""
     if y is xs:
         return dxs  # iter() of an iterator is that iterator
+    if isinstance(xs, (list, np.ndarray)) and not (dxs is NoTangent or isinstance(dxs, MutableTangent)) and \
+            type(y) in _SEQUENCE_ITERATORS and len(dxs) == len(xs):
+        return LiveTangents(dxs)
     return list_tangent(xs, dxs)
 
 
@@ -148,7 +175,8 @@ def next_tangent(dit, *ddefault):
         raise UnsupportedDerivativeError(
             "forward mode of next() on an iterator object of your class is not supported (its `__next__` runs "
             "inside next(), not differentiated): take the items with a `for` loop over it, or call "
-            "`it.__next__()` yourself")
+            "`it.__next__()` yourself (in a derivative of order two or more, next() of an iterator over a list or "
+            "an array is refused too: index the list instead)")
     else:
         d = next(dit, _END)
     if d is _END:
