@@ -13,7 +13,8 @@ from .gen import FAMILIES, M, S, V, s_assign
 
 _VECTOR_VIEWS = ["{b}[:2]", "{b}[1:]", "{b}[::2]", "{b}[::-1]", "{b}[1:3]"]
 _MATRIX_VIEWS = ["{b}[0]", "{b}[1]", "{b}[:, 1]", "{b}.T", "{b}[:, 1:]", "{b}.reshape(3, 2)", "{b}.ravel()",
-                 "np.diagonal({b})", "{b}[::-1]"]
+                 "np.diagonal({b})", "{b}[::-1]", "np.reshape({b}, (3, 2))", "np.transpose({b})",
+                 "np.swapaxes({b}, 0, 1)", "np.split({b}, 2)[1]", "np.expand_dims({b}, 0)[0]"]
 
 
 def _fresh_array(g, shape):
