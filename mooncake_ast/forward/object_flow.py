@@ -247,7 +247,7 @@ class ObjectFlow:
 
     def _field_read(self, s: Any) -> bool:
         """`p.W` of a parameter whose kind names its fields (`obj:fields:W=f.nn;b=f.n`: instance attributes
-        holding float arrays or floats, which no class attribute shadows; reverse/runtime.kinds_of)."""
+        holding float arrays or floats, which no class attribute shadows; reverse/argument_kinds.kinds_of)."""
         from ..ir.nodes import Const, Param
 
         p = s.args[0]

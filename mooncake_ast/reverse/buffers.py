@@ -10,7 +10,7 @@
     y_bar[i - 1] += 0.5 * t_bar
 
 and not identity-keyed storage.  That is right whenever nothing else can reach the array:
-it is a parameter the call cannot alias (reverse/runtime.kinds_of) or made once by this
+it is a parameter the call cannot alias (reverse/argument_kinds.kinds_of) or made once by this
 function, every use is a basic index (ints and slices: no repeated positions), a write
 of a float or a float array (NumPy copies it in), a NumPy operation that returns a new
 array, or a return; and every view taken of it (`x[1:]`) is only read by such

@@ -5,7 +5,7 @@ for `x` alone: nothing in `ks` can carry a derivative, so no pullback statement 
 Kept as a plain `any` argument, it has an adjoint kept in identity-keyed storage, every value
 computed from it (`k % 4`, a set of its items, `sorted` of that) is differentiated by run-time
 helpers, and, worse, one untyped argument keeps every other argument untyped too
-(reverse/runtime.kinds_of types arguments only when nothing else can hold them).
+(reverse/argument_kinds.kinds_of types arguments only when nothing else can hold them).
 
 Such an argument is marked `any:const:inactive` (`:inactive` as `wrt` marks the arguments not
 differentiated), so activity analysis starts it without a derivative.  That is right because:
@@ -13,7 +13,7 @@ differentiated), so activity analysis starts it without a derivative.  That is r
 * it holds only immutable scalars without a derivative (ints, bools, strings, None, ranges, slices,
   NumPy integers) in lists, tuples, sets, frozensets and dicts, so no float, float array or user
   object of any other argument can be reached through it, and no container occurs in it twice or
-  in two such arguments (runtime.kinds_of: `distinct_containers`);
+  in two such arguments (argument_kinds.kinds_of: `distinct_containers`);
 * the only way a derivative could get into it is a write of active data into an object that may be
   it without the IR showing so: one that comes from outside the function (a parameter, a global, a
   closure cell, what user code returns) or one user code writes.  When activity analysis finds such

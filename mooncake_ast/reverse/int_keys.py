@@ -2,7 +2,7 @@
 
 reverse/local_dicts.py gives a dict of floats that the function only reads the adjoint a person writes,
 `coeffs_bar = dict.fromkeys(coeffs, 0.0)` and `coeffs_bar[p] += g`, and types its keys as ints when they are
-(`x ** p` is then plain arithmetic).  A parameter is typed so by reverse/runtime.kinds_of, which names
+(`x ** p` is then plain arithmetic).  A parameter is typed so by reverse/argument_kinds.kinds_of, which names
 its keys in the kind (`any:dict:#0=num;#2=num`: `#` marks an int key, as a string key is an identifier) and
 ir/types.decode reads them back.  Only floats as values, and only ints (not bools) as keys: other dicts keep
 the generic path.

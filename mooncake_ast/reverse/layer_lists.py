@@ -1,6 +1,6 @@
 """The tuples a function reads from a list of tuples of float arrays: `for W, b in params:`.
 
-`params = [(W1, b1), (W2, b2)]` typed `any:list:tuple:f.nn;f.n` (reverse/runtime.kinds_of) is a typed list
+`params = [(W1, b1), (W2, b2)]` typed `any:list:tuple:f.nn;f.n` (reverse/argument_kinds.kinds_of) is a typed list
 (reverse/typed_lists.py) whose items are tuples.  Each item read (`item = params[i]`, also through the loop)
 is taken apart right away, by unpacking (`W, b = item`) or by constant index (`item[0]`), and its parts are
 only read (operations that make new arrays).  Then each part's adjoint is a local variable (`W_bar`,

@@ -14,7 +14,7 @@ and not identity-keyed storage.  Which dicts:
 
 * a dict the function builds (`{}` or a display `{"a": x, "b": y}`, made where it runs once, or anew in each
   run of a part of the code that holds all its uses: a loop's body), written only by `d[k] = v`; or a dict
-  parameter of floats (reverse/runtime.kinds_of types it `any:dict:a=num;...`, its keys strings) that the
+  parameter of floats (reverse/argument_kinds.kinds_of types it `any:dict:a=num;...`, its keys strings) that the
   function only reads;
 * every value written a float, every key something that carries no derivative (a constant, an int, a key
   of such a dict), so dropping the keys' adjoints drops nothing;

@@ -8,7 +8,7 @@
     rows_bar[i][j] += b * t_bar                     # each item read's adjoint into its slot
 
 The call passes a list of distinct lists of Python floats that no other argument holds
-(reverse/runtime.kinds_of types it `any:list:list:f`, ir/types.Lst(Lst(FLOAT))).  The list itself
+(reverse/argument_kinds.kinds_of types it `any:list:list:f`, ir/types.Lst(Lst(FLOAT))).  The list itself
 is read as reverse/typed_lists.py reads a list of floats (items by an int index, also through the
 loop's `sequence`, and `len`), and each row it gives (`row = rows[i]`) is only read the same way:
 items by an int index (`row[j]`, also through `zip` and the loop's `sequence`), `len(row)`, and the

@@ -208,7 +208,7 @@ class ReverseTransform:
         return is_real(self.param_types.get(v.name, UNKNOWN))
 
     def _local_param(self, v: Value) -> bool:
-        """A float or float-array parameter the call cannot alias (reverse/runtime.kinds_of checked) and this
+        """A float or float-array parameter the call cannot alias (reverse/argument_kinds.kinds_of checked) and this
         function neither writes nor views: its adjoint is a local variable like any value's."""
         return isinstance(v, Param) and self.param_is_typed(v) and v not in self.stored
 
@@ -948,7 +948,7 @@ def _data_operands(s: Any) -> list:
 
 
 def _modules_as_constants(ir: Function, param_kinds: dict) -> None:
-    """A module parameter (kind `mod:NAME`, reverse/runtime._module_kind) is the module itself: its uses read
+    """A module parameter (kind `mod:NAME`, reverse/argument_kinds._module_kind) is the module itself: its uses read
     the constant, so `_mc.pow_deriv(e, 2)` in generated code resolves to the helper and its rule."""
     for p in ir.params:
         kind = param_kinds.get(p.name, "")

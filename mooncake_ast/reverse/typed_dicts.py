@@ -5,7 +5,7 @@ arrays read by name, and tuples of float arrays and floats read by constant inde
 `params["W"] @ x + params["b"]` with `params` a dict of float arrays is where a person writes
 `W_bar = ...; b_bar = ...; return {"W": W_bar, "b": b_bar}`, and `self.W @ x + self.b` in a method of a
 layer the same with the object's tangent at the end.  When the call passes such a dict or object
-(reverse/runtime.kinds_of types it: `any:dict:W=f.nn;b=f.n`, `obj:fields:W=f.nn;b=f.n`, its arrays
+(reverse/argument_kinds.kinds_of types it: `any:dict:W=f.nn;b=f.n`, `obj:fields:W=f.nn;b=f.n`, its arrays
 sharing no memory with any other argument) and this function only reads it by constant keys or field
 names, and only reads what it gets (operations that make new arrays, as for reverse/buffers.py), each
 key's adjoint is a local variable and the adjoint of the whole is built from them at the end; no

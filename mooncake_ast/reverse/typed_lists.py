@@ -7,7 +7,7 @@
     xs_bar[i] += 2.0 * v * total_bar   # each read's adjoint into its slot
 
 and not identity-keyed storage.  The call passes a list of Python floats that no other argument
-is (reverse/runtime.kinds_of types it `any:list:f`, ir/types.Lst), and this function only reads it:
+is (reverse/argument_kinds.kinds_of types it `any:list:f`, ir/types.Lst), and this function only reads it:
 items by an int index (also through the loop's `sequence`, which for a list is the list itself),
 `len`, and the reductions of `READERS`, which make new values.  Then every item read is a float
 (its adjoint a number: plain arithmetic) and nothing else can reach the list.  Any other use (a
@@ -111,7 +111,7 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
 
 def _item_only_read(rt: "ReverseTransform", v: Value, uses: dict, depth: int = 0) -> bool:
     """Does every use of the array item v (or of its transpose, `W.T`) make a new array?  Nothing writes the item
-    then (the list is only read, and no other argument shares its memory: runtime.kinds_of), so a transposed view
+    then (the list is only read, and no other argument shares its memory: argument_kinds.kinds_of), so a transposed view
     of it is as good as a copy."""
     for s, pos in uses.get(v, []):
         if isinstance(s, Call) and pos == 0 and depth < 3 and _transposes(rt, s):

@@ -14,7 +14,7 @@ storage and undoes each update with `inplace_reverse`.  A person writes what sto
 One variable serves the whole chain (every state of the object shares it, as storage does), started from the
 caller's storage (`shadows.claim`: a caller that reads its array after the call keeps that adjoint there) and
 returned as the parameter's adjoint.  This is right when nothing else can reach the array: a float-array
-parameter the call cannot alias (reverse/runtime.kinds_of), whose states are only updated in place by +=, -=, *=,
+parameter the call cannot alias (reverse/argument_kinds.kinds_of), whose states are only updated in place by +=, -=, *=,
 /= with a real operand that is not the array itself and broadcasts into it, joined by phis of the chain alone,
 and read by operations that make new arrays.  A view, an item write, a return, a call of unknown code, or any
 other use keeps the generic path.
