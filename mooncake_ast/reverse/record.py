@@ -38,9 +38,9 @@ def sweep_pullback(fn: Function) -> None:
     sweep(fn, lambda s: isinstance(s, Call) and (s.callee() in EFFECTS or getattr(s, "keep", False)))
 
 
-from . import shadows
+from . import part_reads, shadows
 
-EFFECTS = {anchor, adj.call_pullback, list.pop, shadows.acc, shadows.getitem_reverse, shadows.getattr_reverse,
+EFFECTS = {anchor, adj.call_pullback, list.pop, shadows.acc, part_reads.getitem_reverse, part_reads.getattr_reverse,
            shadows.setitem_reverse, shadows.setattr_reverse, shadows.cell_set_reverse, shadows.cell_get_reverse,
            shadows.append_reverse, shadows.inplace_reverse, shadows.transfer, shadows.set_add_reverse,
            shadows.ufunc_out_reverse, shadows.delitem_reverse, *shadows.UNDO.values(), shadows.undo_append}

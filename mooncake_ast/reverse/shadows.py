@@ -24,11 +24,9 @@ from typing import Any
 import numpy as np
 
 from ..arrays import is_other_array
-from ..attribute_checks import check_attribute_read, item_attribute
 from ..frames import inside, outermost
 from ..tangents import MutableTangent, NoTangent, Tangent, declared_slots, is_zero_derivative, fields_of, is_mutable, slot_names
 from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, unbroadcast
-from .part_adjoints import item_adjoint
 
 _MISSING = object()
 
@@ -397,151 +395,6 @@ def _take_tuple(v: tuple, v_bar: Any, seen: set) -> Any:
     t.storage_at = frozenset(stored)
     return t
 
-
-
-# ---------------------------------------------------------------- reads of parts
-
-
-def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any = NoTangent) -> Any:
-    """a[i] read with adjoint g."""
-    if g is NoTangent:
-        return a_bar
-    if isinstance(a, np.flatiter):
-        # `A.flat[i]`: positions in C order of the array the iterator walks (its storage is A's).
-        np.add.at(shadow(a.base), _flat_positions(a.base, i), g)
-        return a_bar
-    if is_mutable(a):
-        if is_mutable(y) and _shares(a, i, y):
-            return a_bar  # a view or a mutable item: its adjoint is already in a's storage
-        sh = shadow(a)
-        if isinstance(a, np.ndarray):
-            if isinstance(i, (int, np.integer, slice)) or (isinstance(i, tuple) and all(isinstance(k, (int, np.integer, slice)) for k in i)):
-                sh[i] += g
-            else:
-                np.add.at(sh, i, g)
-        elif isinstance(a, (list, collections.deque)):
-            if isinstance(i, slice):
-                for j, gj in zip(range(*i.indices(len(a))), g):
-                    _add_slot(sh, j, a[j], gj)
-            else:
-                _add_slot(sh, i, y, g)
-        elif isinstance(a, dict):
-            _add_slot(sh, i, y, g)
-        return a_bar
-    if isinstance(a, tuple):
-        return accumulate(a_bar, route(a, item_adjoint(a, i, g)))
-    return accumulate(a_bar, item_adjoint(a, i, g))
-
-
-def _flat_positions(arr: np.ndarray, i: Any) -> tuple:
-    """The multi-indices of `arr.flat[i]`."""
-    return np.unravel_index(np.arange(arr.size)[i], arr.shape)
-
-
-def _shares(a: Any, i: Any, y: Any) -> bool:
-    """Is y (= a[i]) part of a's storage, so that its adjoint already sits in a's shadow?"""
-    if isinstance(a, np.ndarray):
-        # ... and its storage part of a's storage: np.real(z)[i] shares z's memory, but the float view's storage
-        # is its own (a complex array's storage has no float view to give), so its adjoint must be added here.
-        return isinstance(y, np.ndarray) and np.shares_memory(a, y) and np.may_share_memory(shadow(a), shadow(y))
-    # An item of a list/dict is shared (its slot is its own shadow); a list slice is a new list.
-    return not isinstance(i, slice)
-
-
-def getattr_reverse(g: Any, y: Any, obj: Any, name: str, *rest: Any) -> Any:
-    # rest: (obj_bar,), or (default, obj_bar) for `getattr(obj, name, default)` (the default gets no adjoint: refused
-    # below where it was returned with a nonzero one)
-    obj_bar = rest[-1]
-    if len(rest) == 2 and not hasattr(obj, name):
-        if g is NoTangent or g is None or rest[0] is None or type(rest[0]) in (bool, int, str):
-            return obj_bar  # (a default without a derivative)
-        from ..errors import UnsupportedDerivativeError
-
-        raise UnsupportedDerivativeError(f"reverse mode: `getattr(obj, {name!r}, default)` returned its default, "
-                                         f"whose derivative is not supported; test with hasattr instead")
-    if g is NoTangent:
-        return obj_bar
-    if isinstance(obj, (float, np.floating)) and name == "real":
-        return accumulate(obj_bar, g)  # a real number's .real is itself (the adjoint was dropped: a zero)
-    if isinstance(obj, (complex, np.complexfloating)) and name in ("real", "imag"):
-        return accumulate(obj_bar, complex(g) if name == "real" else 1j * complex(g))  # (cplx: Re(conj(a) b))
-    if is_other_array(obj) and not callable(y):  # a Dask array's attributes, as an ndarray's (not Dask's getters)
-        return _array_attribute_reverse(g, obj, name, obj_bar)
-    if is_mutable(obj):
-        if item_attribute(obj, name, y):  # (`res.x` of SciPy's OptimizeResult: the item res["x"])
-            _add_slot(shadow(obj), name, y, g)
-            return obj_bar
-        check_attribute_read(obj, name, y)
-    if isinstance(obj, tuple) and name in (getattr(type(obj), "_extra_fields", None) or ()):
-        _add_field(shadow(obj), obj, name, g)  # a tuple bunch's extra field: kept for its constructor's pullback
-        return obj_bar  # (rules/python_bunches.py)
-    prop = getattr(type(obj), name, None) if not isinstance(obj, type) else None
-    if isinstance(prop, property):
-        # Computed by a getter: run it again here (obj is back in the state it read) and pull g through it.
-        from .runtime import rcall
-
-        _, pb = rcall(prop.fget, (obj,), {})
-        _, a, _ = pb(g)
-        return acc(obj, obj_bar, a[0])
-    if callable(y) and getattr(y, "__self__", None) is obj:
-        from .adjoints import MethodAdjoint  # a bound method: its adjoint is its self's
-
-        inner = g.self_adjoint if isinstance(g, MethodAdjoint) else g
-        return acc(obj, obj_bar, inner)
-    if isinstance(obj, np.ndarray):
-        if name in ("real", "imag") and obj.dtype.kind == "c" and isinstance(y, np.ndarray) and \
-                not np.may_share_memory(shadow(obj), shadow(y)):
-            # (cplx) a complex array's float view has storage of its own: its adjoint g reaches obj as g or 1j g
-            return acc(obj, obj_bar, np.asarray(g) if name == "real" else 1j * np.asarray(g))
-        if name in ("T", "mT", "real", "imag") and isinstance(y, np.ndarray) and np.shares_memory(obj, y):
-            return obj_bar  # a view: its adjoint is already in obj's storage
-        if name in ("T", "mT"):
-            return acc(obj, obj_bar, np.swapaxes(np.asarray(g), -1, -2) if name == "mT" else np.asarray(g).T)
-        return obj_bar
-    if isinstance(obj, tuple) and hasattr(type(obj), "_fields") and name in obj._fields:
-        items = [NoTangent] * len(obj)
-        items[obj._fields.index(name)] = g
-        return accumulate(obj_bar, route(obj, AdjTuple(items)))
-    if is_mutable(obj) or (_user_class(obj) and not callable(y)):
-        # (a user class's attribute is state too: `Registry.total` read after a method set it from the inputs)
-        if is_mutable(y):
-            return obj_bar
-        _add_field(shadow(obj), obj, name, g)
-        return obj_bar
-    return obj_bar
-
-
-def getattr_default_reverse(g: Any, y: Any, obj: Any, name: str, default: Any, obj_bar: Any, default_bar: Any) -> tuple:
-    """`getattr(obj, name, default)`: the adjoint goes to the attribute when obj has it, else to the default."""
-    if hasattr(obj, name):
-        return getattr_reverse(g, y, obj, name, obj_bar), default_bar
-    return obj_bar, acc(default, default_bar, g)
-
-
-def _user_class(obj: Any) -> bool:
-    """A class made by a `class` statement, whose attributes are state shared by its instances."""
-    return isinstance(obj, type) and bool(obj.__flags__ & _HEAPTYPE)
-
-
-_HEAPTYPE = 1 << 9
-
-
-def _array_attribute_reverse(g: Any, obj: Any, name: str, obj_bar: Any) -> Any:
-    """`obj.name` of a Dask (CuPy) array, whose adjoint is a value: .T/.mT transpose g back, .real passes it (a
-    real array; complex ones are refused in reverse mode), and the rest (.shape, .dtype, .imag of a real
-    array) carry no derivative."""
-    if name == "T":
-        return accumulate(obj_bar, g.T)
-    if name == "mT":
-        return accumulate(obj_bar, np.swapaxes(g, -1, -2))
-    if name == "real":
-        return accumulate(obj_bar, g)
-    if name in ("flat", "A", "H"):
-        from ..errors import UnsupportedDerivativeError
-
-        raise UnsupportedDerivativeError(f"reverse mode of the attribute .{name} of a {type(obj).__module__.split('.')[0]} "
-                                         f"array is not supported")
-    return obj_bar
 
 
 def _refuse_mixed(g: Any) -> None:

@@ -13,7 +13,7 @@ import operator
 from typing import Any
 
 from .. import ops
-from . import shadows
+from . import part_reads, shadows
 
 INPLACE = {
     operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
@@ -22,8 +22,8 @@ INPLACE = {
 }
 # callable -> (forward save or None, reverse helper, positions of arguments whose adjoint values it returns)
 SPECIAL: dict = {
-    operator.getitem: (None, shadows.getitem_reverse, (0,)),
-    getattr: (None, shadows.getattr_reverse, (0,)),
+    operator.getitem: (None, part_reads.getitem_reverse, (0,)),
+    getattr: (None, part_reads.getattr_reverse, (0,)),
     ops.cell_get: (None, shadows.cell_get_reverse, (0,)),
     operator.setitem: (shadows.save_item, shadows.setitem_reverse, (2,)),
     setattr: (shadows.save_attr, shadows.setattr_reverse, (2,)),

@@ -40,7 +40,7 @@ from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, Lo
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, body_values, build_regions
 from . import adjoints as adj
-from . import (buffers, call_types, constant_args, dict_keys, local_dicts, local_lists, object_fields, prepare,
+from . import (buffers, call_types, constant_args, dict_keys, local_dicts, local_lists, object_fields, part_reads, prepare,
                quiet_items, row_lists, scalar_objects, settle_types, shadows, typed_dicts, typed_lists, view_reads,
                unbound, walked_loops, written_params)
 from .plainer import make_plainer
@@ -606,7 +606,7 @@ class ReverseTransform:
             check.keep = True  # type: ignore[attr-defined]
         special = SPECIAL.get(fn) if _hashable(fn) else None
         if fn is getattr and len(s.args) == 3:  # (with a default: its adjoint too, when it was the value)
-            special = (None, shadows.getattr_default_reverse, (0, 2))
+            special = (None, part_reads.getattr_default_reverse, (0, 2))
         if fn is operator.getitem and registry.is_index_builder(self.resolver.resolve(s.args[0])):
             special = None  # np.r_[x, y], np.c_[...]: the items are operands (the getitem rule's adjoint of the index)
         if fn in INPLACE and all(self.is_num(a) or isinstance(a, Const) and type(a.value) in (int, float, bool) for a in s.args):

@@ -17,8 +17,8 @@ import numpy as np
 from ..arrays import is_other_array, mutable_in_place
 from ..tangents import MutableTangent, NoTangent, fields_of, is_mutable
 from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, unbroadcast
-from .shadows import (ShadowCell, _MISSING, _flat_positions, _has_shadow, _local, acc, getitem_reverse, remember,
-                      set_add_reverse, shadow, take)
+from .part_reads import _flat_positions, getitem_reverse
+from .shadows import (ShadowCell, _MISSING, _has_shadow, _local, acc, remember, set_add_reverse, shadow, take)
 
 
 # ---------------------------------------------------------------- writes: save in the forward pass, undo in the pullback

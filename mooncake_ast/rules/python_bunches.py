@@ -12,7 +12,7 @@ imported for it):
   `getattr_tangent` reads for `res.intercept_stderr`;
 * reverse mode: the adjoint reaching the constructor is a tuple's (the fields', from unpacking,
   indexing or `res.slope`); an extra field's adjoint is kept in the object's storage by the read of
-  the attribute (reverse/shadows.getattr_reverse), and the constructor's pullback takes it from there.
+  the attribute (reverse/part_reads.getattr_reverse), and the constructor's pullback takes it from there.
 """
 from __future__ import annotations
 
