@@ -141,6 +141,18 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
             return _special_method_plan(f, args, dargs)
     except TypeError:  # (unhashable operands of the comparisons above cannot occur; f is compared by identity)
         return None
+    if f is builtins.iter:
+        from .nested_iteration import iter_plan
+
+        plan = iter_plan(args, dargs)
+        if plan is not None:  # (a user's `__iter__` returning `iter(self.vals)`: nested_iteration.py)
+            return plan
+    if f in _objects.ITERATION and args and _user_object(args[0]):
+        from .nested_iteration import iteration_plan
+
+        plan = iteration_plan(f, args, dargs)
+        if plan is not None:  # (a class with __iter__: nested_iteration.py)
+            return plan
     if _objects.dispatches(f) and any(_user_object(a) for a in args):
         return _special_method_plan(f, args, dargs)
     if nh.is_array_method(f):
