@@ -7,8 +7,8 @@ one call of the plain functions below, which do the same with dispatched calls (
 `__iter__`'s forward code, then the items of the iterator it returned -- a builtin iterator read whole
 (`iter(self.vals)`), or the user's `__next__` called until it raises StopIteration (`__iter__` returning self).
 
-StopIteration ends the loop in `next_or_none`, a primitive with rules of its own: forward and reverse mode over one
-`fcall(step, ...)`, None once the step raised.  As at first order (objects._reverse_iteration), a `__next__` that
+StopIteration ends the loop in `stop_fcall` (nested_guarded.py), a primitive with rules of its own: forward and
+reverse mode over one `fcall(step, ...)`, None once the step raised.  As at first order (objects._reverse_iteration), a `__next__` that
 changes its object before it raises StopIteration has that change kept and not differentiated; it is the pattern's
 last call, which yields nothing.
 """
@@ -19,21 +19,13 @@ from typing import Any, Optional
 from .. import ops
 from ..forward import objects as _objects
 from ..forward.runtime import fcall
+from .nested_guarded import stop_fcall
 from ..tangents import NoTangent
 
 
 def next_method(it: Any) -> Any:
     """The user's `__next__` of the iterator `__iter__` returned, or None (a builtin iterator, read whole)."""
     return _objects._next_method(it)
-
-
-def next_or_none(step: Any, it: Any, dit: Any) -> Optional[tuple]:
-    """`fcall(step, NoTangent, (it,), (dit,))`, the next item and its tangent, or None once `step` raised
-    StopIteration."""
-    try:
-        return fcall(step, NoTangent, (it,), (dit,))
-    except StopIteration:
-        return None
 
 
 def items_fwd(method, x, dx):
@@ -44,11 +36,11 @@ def items_fwd(method, x, dx):
         return fcall(ops.sequence, NoTangent, (it,), (dit,))
     items = []
     ditems = []
-    r = next_or_none(step, it, dit)
+    r = stop_fcall(step, NoTangent, (it,), (dit,))
     while r is not None:
         items.append(r[0])
         ditems.append(r[1])
-        r = next_or_none(step, it, dit)
+        r = stop_fcall(step, NoTangent, (it,), (dit,))
     return items, ditems
 
 
@@ -112,42 +104,10 @@ def iteration_plan(f: Any, args: tuple, dargs: tuple) -> Optional[Any]:
     return plan
 
 
-# ---------------------------------------------------------------- next_or_none's rules
-
-
-def _next_frule(p: tuple, t: Any) -> tuple:
-    from .api_rules import _expand, _fwd_fcall
-
-    step, it, dit = p
-    _, tit, tdit = _expand(t, 3)
-    try:
-        return _fwd_fcall(step, NoTangent, (it,), (dit,), NoTangent, NoTangent, (tit,), (tdit,))
-    except StopIteration:
-        return None, NoTangent
-
-
-def _next_rrule(step: Any, it: Any, dit: Any) -> tuple:
-    from .api_rules import _rev_fcall
-    from ..reverse.adjoints import AdjTuple
-
-    try:
-        out, pb = _rev_fcall(step, NoTangent, (it,), (dit,))
-    except StopIteration:
-        return None, lambda g: (NoTangent, NoTangent, NoTangent)
-
-    def pullback(g: Any) -> tuple:
-        _, a_bar, d_bar, _ = pb(g)
-        return NoTangent, AdjTuple(a_bar)[0], AdjTuple(d_bar)[0]
-
-    return out, pullback
-
-
 def _defs() -> None:
-    from .forward_code_rules import user_rule
     from .registry import defzero
 
     defzero(next_method)
-    user_rule(next_or_none, _next_frule, _next_rrule)
 
 
 _defs()

@@ -11,17 +11,20 @@ object's field tangents into them, and reverse mode routes their adjoints by ide
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
+import statistics
 import types
 from typing import Any, Optional
 
 import numpy as np
 
 from ..forward import objects as _objects
+from ..frontend import generator_ops as _generator_ops, try_ops as _try_ops
 from ..reverse.adjoints import MethodAdjoint
 from ..reverse.shadows import reapply, snapshot
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
-from . import nested_helpers as nh
+from . import nested_guarded as _nested_guarded, nested_helpers as nh
 from .nested_containers import dict_method_plan, is_dict_method, list_method_plan, zip_plan
 
 
@@ -122,6 +125,18 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return _zero_plan(f, args)
     if f in _HELPERS:
         return _helper_plan(f, args, dargs)
+    if f is _try_ops.guarded_call or f is _generator_ops.finish or f in _CATCHING:
+        from .nested_guarded import guarded_plan
+
+        plan = guarded_plan(f, args, dargs)
+        if plan is not None:  # (a `try` body's calls, a generator's end: nested_guarded.py)
+            return plan
+    if f in _CONSUMERS:
+        from .nested_consumers import consumer_plan
+
+        plan = consumer_plan(f, args, dargs)
+        if plan is not None:  # (map, functools.reduce, np.fromiter, statistics.fmean: nested_consumers.py)
+            return plan
     if f in _LINEAR_HELPERS and n == 3:
         return _plain_plan(_LINEAR_HELPERS[f], (*args, *_dense_keep(dargs, args)), 3)
     if f is nh.new_object or f is nh.new_tangent or f is nh.zero_storage or f is nh.result_storage:
@@ -152,6 +167,12 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
 
         plan = iteration_plan(f, args, dargs)
         if plan is not None:  # (a class with __iter__: nested_iteration.py)
+            return plan
+    if f is builtins.getattr and args and _user_object(args[0]):
+        from .nested_attributes import getattr_plan
+
+        plan = getattr_plan(args, dargs)
+        if plan is not None:  # (a field or property read by a dispatched getattr: nested_attributes.py)
             return plan
     if _objects.dispatches(f) and any(_user_object(a) for a in args):
         return _special_method_plan(f, args, dargs)
@@ -185,6 +206,8 @@ def _helpers() -> frozenset:
 
 
 _HELPERS = _helpers()
+_CATCHING = frozenset({_nested_guarded.guarded_fcall, _nested_guarded.stop_fcall})
+_CONSUMERS = frozenset({builtins.map, functools.reduce, np.fromiter, statistics.fmean, statistics.mean})
 
 
 def _linear_helpers() -> dict:
