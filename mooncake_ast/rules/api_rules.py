@@ -79,6 +79,7 @@ class _Plan:
         self.tan_pos: Any = None  # ... and of their tangents
         self.df_bar: Any = None  # bars -> the adjoint of the callable's tangent df (objects, methods), else none
         self.takes_df = False  # outer(tf, targs, tdargs, tdf) takes the tangent of df (else tdf must be zero)
+        self.check_tangents: Any = None  # (tf, tdf) -> None, or a refusal (reverse mode over a closure's plan)
 
 
 def _refuse_lazy_second_order(f: Any, dy: Any) -> None:

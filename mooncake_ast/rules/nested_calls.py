@@ -37,9 +37,13 @@ def _constant_defaults(f: Any, n: int, m: int) -> bool:
         return False
     from ..tangents import is_mutable
 
-    code, defaults = f.__code__, f.__defaults__ or ()
-    return m == code.co_argcount and n >= code.co_argcount - len(defaults) and not code.co_kwonlyargcount and \
-        not any(is_mutable(d) for d in defaults)  # (a mutable default is state the function may change)
+    code, defaults, kwdefaults = f.__code__, f.__defaults__ or (), f.__kwdefaults__ or {}
+    # (keyword-only parameters left to their defaults come after the positional ones: `dataclasses.astuple(obj, *,
+    # tuple_factory=tuple)` called as `astuple(o)`)
+    kwonly = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+    return m == code.co_argcount + len(kwonly) and n >= code.co_argcount - len(defaults) and \
+        all(k in kwdefaults for k in kwonly) and \
+        not any(is_mutable(d) for d in (*defaults, *(kwdefaults[k] for k in kwonly)))  # (a mutable default is state)
 
 
 def _fcall_keywords_plan(f: Any, df: Any, fargs: Any, fdargs: Any, rest: list, dargs: tuple) -> Any:

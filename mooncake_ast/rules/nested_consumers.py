@@ -1,7 +1,8 @@
 """Builtins that call a function or read an iterable whole, for derivatives of derivatives.
 
 `map(f, xs)`, `functools.reduce(f, xs[, init])`, `np.fromiter(xs, float)` and `statistics.fmean(xs)` /
-`statistics.mean(xs)` have first-order rules that run when the call runs (builtin_consumers.py, python_lib.py,
+`statistics.mean(xs)` (and `copy.deepcopy` of a number or a float array: dataclasses.astuple's leaves) have
+first-order rules that run when the call runs (builtin_consumers.py, python_lib.py,
 numpy_realistic.py); those rules are not themselves differentiable.  Forward code dispatches them
 (`_mc.fcall(map, ...)`); differentiated again, such a call is one call of a plain function below, which reads the
 items with `fcall(ops.sequence, ...)` (a user object's `__iter__` too: nested_iteration.py) and calls f through
@@ -13,6 +14,7 @@ linear in the tangents it is given, which is what makes it the forward code of t
 from __future__ import annotations
 
 import builtins
+import copy
 import functools
 import statistics
 from typing import Any, Optional
@@ -95,6 +97,35 @@ def fromiter_fwd(it, dtype, dit, ddtype):
     return np.array(items, dtype=dtype), np.array(ditems, dtype=dtype)
 
 
+def tuple_fwd(xs, dxs):
+    """`tuple(xs)` of a list or tuple (a `tuple_factory` dispatched at run time) and its tangent."""
+    return tuple(xs), tuple(dxs)
+
+
+def list_fwd(xs, dxs):
+    return list(xs), list(dxs)
+
+
+def dict_pairs_fwd(pairs, dpairs):
+    """`dict(pairs)` of a list of (key, value) pairs (dataclasses.asdict's `dict_factory`) and its tangent, the
+    values' tangents by key (builtin_methods.dict_tangent)."""
+    y = dict(pairs)
+    dy = {}
+    for k in range(len(pairs)):
+        dy[pairs[k][0]] = dpairs[k][1]
+    return y, dy
+
+
+def same_fwd(x, dx):
+    """`copy.deepcopy(x)` of an immutable value (a number, a string, None): x itself, and its tangent."""
+    return x, dx
+
+
+def array_copy_fwd(x, dx):
+    """`copy.deepcopy(x)` of a float array: a copy, and a copy of its tangent."""
+    return x.copy(), dx.copy()
+
+
 def _float64(dtype: Any) -> bool:
     try:
         return np.dtype(dtype) == np.float64
@@ -116,9 +147,25 @@ def consumer_plan(f: Any, args: tuple, dargs: tuple) -> Optional[Any]:
         return None
     if f is np.fromiter and n == 2 and _float64(args[1]):
         fn = fromiter_fwd
+    if (f is builtins.tuple or f is builtins.list) and n == 1 and type(args[0]) in (list, tuple):
+        fn = tuple_fwd if f is builtins.tuple else list_fwd
+    if f is builtins.dict and n == 1 and type(args[0]) is list and \
+            all(type(p) is tuple and len(p) == 2 and isinstance(p[0], str) for p in args[0]) and \
+            len({p[0] for p in args[0]}) == len(args[0]):
+        fn = dict_pairs_fwd  # (string keys, each once: the tangent by key is the pairs' own)
+    if f is copy.deepcopy and n == 1:
+        x = args[0]
+        if type(x) in (float, int, bool, complex, str, type(None), np.float64):
+            fn = same_fwd
+        elif type(x) is np.ndarray and x.dtype.kind == "f":
+            fn = array_copy_fwd
     if fn is None:
         return None
     dargs = _api()._expand(dargs, n)
+    if all(d is NoTangent or d is None for d in dargs):
+        from .nested_plans import _zero_plan
+
+        return _zero_plan(f, tuple(args))  # (nothing differentiated reaches the call: its value, a zero tangent)
     plan = _plain_plan(fn, (*args, *_dense_keep(dargs, args)), n)
     if fn is fromiter_fwd:
         plan.inactive = frozenset({1, 3})  # (the dtype)

@@ -140,6 +140,12 @@ def dict_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
     d, name = f.__self__, f.__name__
     dd = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
     if not isinstance(dd, dict):
+        if _symbolic_zero(dd) and all(_symbolic_zero(x) for x in api._expand(dargs, len(args))):
+            # (nothing differentiated reaches the call at any order: `fields.values()` of a dataclass's class dict,
+            # read by dataclasses.astuple; its tangent is zero, its value the plain call's)
+            from .nested_plans import _zero_plan
+
+            return _zero_plan(f, tuple(args))
         if api._zero(dd) and all(api._zero(x) for x in dargs):
             return None
         raise _refuse(f"the dict method .{name}() on a dict whose tangent is a {type(dd).__name__}")
@@ -153,6 +159,10 @@ def dict_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
     plan.df_bar = lambda b: MethodAdjoint(b[len(call) // 2])
     plan.takes_df = True
     return plan
+
+
+def _symbolic_zero(t: Any) -> bool:
+    return t is NoTangent or t is None
 
 
 def zip_plan(args: tuple, dargs: tuple) -> Any:

@@ -11,6 +11,7 @@ object's field tangents into them, and reverse mode routes their adjoints by ide
 from __future__ import annotations
 
 import builtins
+import copy
 import functools
 import operator
 import statistics
@@ -207,7 +208,8 @@ def _helpers() -> frozenset:
 
 _HELPERS = _helpers()
 _CATCHING = frozenset({_nested_guarded.guarded_fcall, _nested_guarded.stop_fcall})
-_CONSUMERS = frozenset({builtins.map, functools.reduce, np.fromiter, statistics.fmean, statistics.mean})
+_CONSUMERS = frozenset({builtins.map, functools.reduce, np.fromiter, statistics.fmean, statistics.mean, copy.deepcopy,
+                        builtins.tuple, builtins.list, builtins.dict})
 
 
 def _linear_helpers() -> dict:
@@ -622,6 +624,8 @@ def _plan_tangents_rrule(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any
     plan = api._plan(f, df, tuple(args), tuple(dargs), kwargs)
     n = len(args)
     y = tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
+    if plan.check_tangents is not None:  # (a closure's tangents: nested_closures.closure_forward_plan)
+        plan.check_tangents(tf, tdf)
 
     def pullback(g: Any) -> tuple:
         f_bar, a, d, df_bar = _split(plan, g)
