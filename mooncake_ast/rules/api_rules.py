@@ -50,6 +50,7 @@ from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _c
                            refuse_tangent_keywords as _refuse_tangent_keywords,
                            value_and_grad_jvp as _value_and_grad_jvp)
 from . import nested_out as _nested_out
+from . import nested_templates as _nested_templates
 from . import nested_closures_third as _nested_closures_third
 from .nested_closures_third import plan as _third_closure_plan
 from .nested_helpers import is_array_method as _is_array_method
@@ -238,6 +239,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         plan.arg_pos = list(range(n))
         plan.tan_pos = list(range(m, m + n))
         return plan
+    if rule is not None and _nested_templates.qualifies(f, rule):
+        plan = _nested_templates.template_plan(f, args, dargs, reverse)
+        if plan is not None:  # (a primitive dispatched at run time: its template, inlined in a wrapper's forward code)
+            return plan
     from ..frontend.try_ops import guarded_call
 
     if f is guarded_call:  # (how a `try` statement runs its body's calls: the user knows the statement, not this)

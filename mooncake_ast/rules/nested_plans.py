@@ -25,7 +25,7 @@ from ..frontend import generator_ops as _generator_ops, try_ops as _try_ops
 from ..reverse.adjoints import MethodAdjoint
 from ..reverse.shadows import reapply, snapshot
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
-from . import nested_guarded as _nested_guarded, nested_helpers as nh
+from . import nested_guarded as _nested_guarded, nested_helpers as nh, nested_iteration as _nested_iteration  # noqa: F401
 from .nested_containers import dict_method_plan, is_dict_method, list_method_plan, zip_plan
 
 
