@@ -51,7 +51,7 @@ def finish_error_fwd(items, state, value, error, ditems, dstate, dvalue, derror)
 
 def guarded_plan(f: Any, args: tuple, dargs: tuple) -> Optional[Any]:
     """The plan of `fcall(f, NoTangent, args, dargs)` for f guarded_call or generator_ops.finish, or None."""
-    from .nested_plans import _api, _dense_keep, _plain_plan
+    from .nested_plans import _api, _plain_plan
 
     api = _api()
     n = len(args)

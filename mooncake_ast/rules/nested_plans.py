@@ -25,7 +25,8 @@ from ..frontend import generator_ops as _generator_ops, try_ops as _try_ops
 from ..reverse.adjoints import MethodAdjoint
 from ..reverse.shadows import reapply, snapshot
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
-from . import nested_guarded as _nested_guarded, nested_helpers as nh, nested_iteration as _nested_iteration  # noqa: F401
+from . import nested_guarded as _nested_guarded, nested_helpers as nh, nested_iteration as _nested_iteration
+from .nested_array_methods import array_method_plan
 from .nested_containers import dict_method_plan, is_dict_method, list_method_plan, zip_plan
 
 
@@ -121,7 +122,7 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
     if _is_factory(f):
         return _factory_plan(f, args, dargs, kwargs)
     if kwargs:
-        return _array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
+        return array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
     if f is _super_function() or f is _super_getter():  # (find a parent's method/getter from classes and a name)
         return _zero_plan(f, args)
     if f in _HELPERS:
@@ -158,15 +159,11 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
     except TypeError:  # (unhashable operands of the comparisons above cannot occur; f is compared by identity)
         return None
     if f is builtins.iter:
-        from .nested_iteration import iter_plan
-
-        plan = iter_plan(args, dargs)
+        plan = _nested_iteration.iter_plan(args, dargs)
         if plan is not None:  # (a user's `__iter__` returning `iter(self.vals)`: nested_iteration.py)
             return plan
     if f in _objects.ITERATION and args and _user_object(args[0]):
-        from .nested_iteration import iteration_plan
-
-        plan = iteration_plan(f, args, dargs)
+        plan = _nested_iteration.iteration_plan(f, args, dargs)
         if plan is not None:  # (a class with __iter__: nested_iteration.py)
             return plan
     if f is builtins.getattr and args and _user_object(args[0]):
@@ -178,7 +175,7 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
     if _objects.dispatches(f) and any(_user_object(a) for a in args):
         return _special_method_plan(f, args, dargs)
     if nh.is_array_method(f):
-        return _array_method_plan(f, df, args, dargs, {})
+        return array_method_plan(f, df, args, dargs, {})
     if _is_hvp(f):  # (mc.hvp in forward code differentiated again: its plain Python, as its rules run it)
         from ..higher import hvp_plain
 
@@ -412,65 +409,6 @@ def _construct_plan(cls: type, args: tuple, dargs: tuple) -> Any:
     return api._Plan(nh.construct_fwd, (cls, tuple(args), dd),
                      lambda b: (NoTangent, tuple(api._expand(b[1], n)), tuple(api._expand(b[2], n))),
                      lambda tf, targs, tdargs: (NoTangent, targs, tdargs))
-
-
-# ---------------------------------------------------------------- array methods
-
-
-def _array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) -> Any:
-    """`x.copy()`, `x.sum(axis)`, `x.dot(y)`, ... with the array's tangent in df (a MethodTangent)."""
-    api = _api()
-    a, name = f.__self__, f.__name__
-    da = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
-    n = len(args)
-    if api._zero(da) and all(api._zero(d) for d in dargs) and name != "copy" and name not in nh.LINEAR_METHODS:
-        # a zero tangent; the value still depends on the array and the arguments (reverse mode's method rules)
-        plan = api._Plan(nh.zero_method_fwd, (a, name, tuple(args), kwargs),
-                         lambda b: (MethodAdjoint(b[0]), tuple(api._expand(b[2], n)), (NoTangent,) * n),
-                         lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), NoTangent, tuple(targs), NoTangent))
-        plan.df_bar = lambda b: MethodAdjoint(NoTangent)
-        plan.takes_df = True
-        return plan
-    da = _dense_one(da, a)
-    if kwargs and name not in nh.LINEAR_METHODS:
-        raise _refuse(f"the array method .{name}() with keyword arguments inside generated code")
-    if name == "copy" and not args:
-        fn, call, n_arg = nh.copy_fwd, (a, da), 0
-    elif name == "dot" and len(args) == 1:
-        fn, call, n_arg = nh.dot_method_fwd, (a, args[0], da, _dense_one(dargs[0], args[0])), 1
-    elif name in nh.LINEAR_METHODS and all(api._zero(d) for d in dargs):
-        fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), kwargs, da), -1
-    else:
-        raise _refuse(f"the array method .{name}() of a differentiated array inside generated code")
-    plan = api._Plan(fn, call, lambda b: _array_split(b, n_arg, len(args)), lambda tf, targs, tdargs, tdf=NoTangent:
-                     _array_outer(n_arg, a, name, args, tf, tdf, targs, tdargs))
-    plan.df_bar = lambda b: MethodAdjoint(b[-1] if n_arg == -1 else b[1 + n_arg])
-    plan.takes_df = True
-    return plan
-
-
-def _array_split(b: Any, n_arg: int, n: int) -> tuple:
-    if n_arg == 1:  # dot: (a, b, da, db)
-        return MethodAdjoint(b[0]), (b[1],), (b[3],)
-    return MethodAdjoint(b[0]), (NoTangent,) * n, (NoTangent,) * n
-
-
-def _array_outer(n_arg: int, a: Any, name: str, args: tuple, tf: Any, tdf: Any, targs: tuple, tdargs: tuple) -> tuple:
-    """The tangents of the call's arguments, from the outer tangents of the method (its array's), args and dargs."""
-    tself = tf.self_tangent if isinstance(tf, MethodTangent) else NoTangent
-    tdself = tdf.self_tangent if isinstance(tdf, MethodTangent) else NoTangent
-    if n_arg == 0:
-        return tself, tdself
-    if n_arg == 1:
-        return tself, targs[0], tdself, tdargs[0]
-    return tself, NoTangent, NoTangent, NoTangent, tdself
-
-
-# ---------------------------------------------------------------- list methods
-
-
-def _self_t(t: Any) -> Any:
-    return t.self_tangent if isinstance(t, MethodTangent) else NoTangent
 
 
 # ---------------------------------------------------------------- calls of the API's rules, nested
