@@ -160,7 +160,8 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
             raise NestingError(f"nested derivative: the tangent cells of a closure whose captured variables are "
                                f"differentiated, read at this order ({_name(f)}), are not supported; pass those "
                                f"variables as arguments")
-    if rule is not None and (rule.zero or f is _cell_tangent_get or f is _cell_tangent()) and not isinstance(f, type):
+    if rule is not None and (rule.zero or f is _cell_tangent_get or f is _cell_tangent()) and \
+            (not isinstance(f, type) or f in (bool, int, str)):  # (a builtin conversion with no derivative: bool(x))
         # (a closure's tangent cell read, dispatched by forward code differentiated again: a zero there, where
         # forward mode passes closures' tangents as the constant zero; forward_code_rules.py)
         return _Plan(_zero_fwd, (f, tuple(args)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
