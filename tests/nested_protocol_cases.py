@@ -197,3 +197,39 @@ def try_around_a_partial_write(x):
     except ValueError:
         pass
     return sum(acc) * x
+
+
+LOG = []
+BUF = np.zeros(3)
+
+
+def _note(log, x):
+    if x > 100.0:
+        return
+    log.append(math.sin(x) * x)
+
+
+def _bump(buf, x):
+    if x > 100.0:
+        return
+    buf[0] = buf[0] * x + x * x
+
+
+def module_log_cleared(x):
+    LOG.clear()
+    _note(LOG, x)
+    _note(LOG, x * x)
+    return sum(LOG) * x
+
+
+def module_buffer_filled(x):
+    BUF.fill(0.25)
+    _bump(BUF, x * 2.0)
+    return float(np.sum(BUF * BUF)) * x
+
+
+def dict_update_by_keywords(x):
+    d = {"b": x * 2.0}
+    d.setdefault("a", x * x)
+    d.update(c=math.sin(x), b=d["b"] * x)
+    return d["a"] * d["b"] + d["c"] * x

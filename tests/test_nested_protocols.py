@@ -37,7 +37,8 @@ def _second_orders(f, x):
 
 SECOND = [C.loop_over_bag, C.loop_over_generator_method, C.loop_over_own_iterator, C.unpack_bag, C.map_lambda_over_bag,
           C.map_bound_method, C.map_callable_object_two_lists, C.reduce_over_bag, C.reduce_with_initial,
-          C.statistics_of_bag, C.fromiter_of_bag, C.astuple_and_asdict, C.primitives_in_variables]
+          C.statistics_of_bag, C.fromiter_of_bag, C.astuple_and_asdict, C.primitives_in_variables,
+          C.module_log_cleared, C.module_buffer_filled, C.dict_update_by_keywords]
 
 
 @pytest.mark.parametrize("f", SECOND, ids=lambda f: f.__name__)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..reverse.adjoints import MethodAdjoint
 from ..tangents import MethodTangent, NoTangent
 from . import nested_helpers as nh
@@ -34,6 +36,8 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
         fn, call, n_arg = nh.copy_fwd, (a, da), 0
     elif name == "dot" and len(args) == 1:
         fn, call, n_arg = nh.dot_method_fwd, (a, args[0], da, _dense_one(dargs[0], args[0])), 1
+    elif name == "fill" and len(args) == 1 and a.dtype.kind == "f" and not isinstance(args[0], np.ndarray):
+        fn, call, n_arg = fill_fwd, (a, args[0], da, _dense_one(dargs[0], float(args[0]))), 1
     elif name in nh.LINEAR_METHODS and all(api._zero(d) for d in dargs):
         fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), kwargs, da), -1
     else:
@@ -60,6 +64,13 @@ def _array_outer(n_arg: int, a: Any, name: str, args: tuple, tf: Any, tdf: Any, 
     if n_arg == 1:
         return tself, targs[0], tdself, tdargs[0]
     return tself, NoTangent, NoTangent, NoTangent, tdself
+
+
+def fill_fwd(a, v, ta, tv):
+    """`a.fill(v)` (a buffer reset by the function) and its tangent, filled with v's."""
+    a.fill(v)
+    ta.fill(tv)
+    return None, NoTangent
 
 
 def _self_t(t: Any) -> Any:
