@@ -94,8 +94,8 @@ def map_bound_method(x):
 
 
 def map_callable_object_two_lists(x):
-    return sum(map(lambda a, b: a * b, [x, x * x, 1.0], (math.sin(x), x, 3.0))) + sum(map(Poly(np.array([0.5, x, 0.25])),
-                                                                                         [x]))
+    products = sum(map(lambda a, b: a * b, [x, x * x, 1.0], (math.sin(x), x, 3.0)))
+    return products + sum(map(Poly(np.array([0.5, x, 0.25])), [x]))
 
 
 def reduce_over_bag(x):

@@ -64,7 +64,8 @@ def test_try_around_a_partial_write():
     _close(mc.jvp(jvp, (X,), (1.0,))[1], _fd(jvp, X))
 
 
-THIRD = [C.loop_over_own_iterator, C.primitives_in_variables, C.loop_over_generator_method, C.map_lambda_over_bag, C.closure_over_value,
+THIRD = [C.loop_over_own_iterator, C.primitives_in_variables, C.loop_over_generator_method, C.map_lambda_over_bag,
+         C.closure_over_value,
          C.closure_over_array_in_loop, C.closure_of_closure, C.closure_writing_a_list, C.map_closure]
 
 

@@ -8,9 +8,9 @@ one call of the plain functions below, which do the same with dispatched calls (
 (`iter(self.vals)`), or the user's `__next__` called until it raises StopIteration (`__iter__` returning self).
 
 StopIteration ends the loop in `stop_fcall` (nested_guarded.py), a primitive with rules of its own: forward and
-reverse mode over one `fcall(step, ...)`, None once the step raised.  As at first order (objects._reverse_iteration), a `__next__` that
-changes its object before it raises StopIteration has that change kept and not differentiated; it is the pattern's
-last call, which yields nothing.
+reverse mode over one `fcall(step, ...)`, None once the step raised.  As at first order (objects._reverse_iteration),
+a `__next__` that changes its object before it raises StopIteration has that change kept and not differentiated; it
+is the pattern's last call, which yields nothing.
 """
 from __future__ import annotations
 
