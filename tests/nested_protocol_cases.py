@@ -233,3 +233,17 @@ def dict_update_by_keywords(x):
     d.setdefault("a", x * x)
     d.update(c=math.sin(x), b=d["b"] * x)
     return d["a"] * d["b"] + d["c"] * x
+
+
+def _kw(x, s=1.0, *, squash=True):
+    y = s * x
+    return math.tanh(y) if squash else y
+
+
+def _kw_required(x, *, w, b=0.5):
+    return math.sin(x * w) + b * x
+
+
+def keyword_only_parameters(x):
+    return (_kw(x, s=math.sin(x), squash=False) * _kw(x * x, 0.5) + _kw(x, squash=False) * _kw(x * x)
+            + _kw_required(x, w=x * x) + _kw_required(x * 0.3, b=math.cos(x), w=2.0))

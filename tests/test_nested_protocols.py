@@ -38,7 +38,7 @@ def _second_orders(f, x):
 SECOND = [C.loop_over_bag, C.loop_over_generator_method, C.loop_over_own_iterator, C.unpack_bag, C.map_lambda_over_bag,
           C.map_bound_method, C.map_callable_object_two_lists, C.reduce_over_bag, C.reduce_with_initial,
           C.statistics_of_bag, C.fromiter_of_bag, C.astuple_and_asdict, C.primitives_in_variables,
-          C.module_log_cleared, C.module_buffer_filled, C.dict_update_by_keywords]
+          C.module_log_cleared, C.module_buffer_filled, C.dict_update_by_keywords, C.keyword_only_parameters]
 
 
 @pytest.mark.parametrize("f", SECOND, ids=lambda f: f.__name__)
@@ -65,7 +65,7 @@ def test_try_around_a_partial_write():
 
 
 THIRD = [C.loop_over_own_iterator, C.primitives_in_variables, C.loop_over_generator_method, C.map_lambda_over_bag,
-         C.closure_over_value,
+         C.closure_over_value, C.keyword_only_parameters,
          C.closure_over_array_in_loop, C.closure_of_closure, C.closure_writing_a_list, C.map_closure]
 
 

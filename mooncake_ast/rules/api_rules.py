@@ -189,7 +189,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         # symbolic zero would make its array operations dispatch at run time (slow under reverse mode)
         dargs = tuple(materialize(d, a) if d is NoTangent and isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
                       for a, d in zip(args, dargs))
-        primals, tangents = _bind_fast(f, NoTangent, args, dargs, {}, {})
+        primals, tangents = _bind_keyword_only(f, args, dargs)
         m = len(primals)
         if (m != n or _variadic(f)) and not _only_module_keywords(f, n) and not _constant_defaults(f, n, m):
             from .nested_defaults import defaults_plan
@@ -251,6 +251,18 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     raise NestingError(f"nested derivative: the forward derivative of {_name(f)} comes from a hand-written rule, which "
                        f"has no derivative of its own; higher derivatives through it are not supported: write the "
                        f"line without it, or register a rule for a function of yours that calls it")
+
+
+def _bind_keyword_only(f: Any, args: tuple, dargs: tuple) -> tuple:
+    """_bind_fast of f's call with args (and tangents dargs), those after its positional parameters its keyword-only
+    ones in order (a keyword call planned positionally: nested_calls._keywords_positional)."""
+    code = f.__code__
+    k = code.co_argcount
+    if len(args) <= k or _variadic(f) or len(args) > k + code.co_kwonlyargcount:
+        return _bind_fast(f, NoTangent, args, dargs, {}, {})
+    names = code.co_varnames[k:len(args)]
+    return _bind_fast(f, NoTangent, tuple(args[:k]), tuple(dargs[:k]), dict(zip(names, args[k:])),
+                      dict(zip(names, dargs[k:])))
 
 
 def _copy_fwd(a, da):
