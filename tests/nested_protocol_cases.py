@@ -247,3 +247,19 @@ def _kw_required(x, *, w, b=0.5):
 def keyword_only_parameters(x):
     return (_kw(x, s=math.sin(x), squash=False) * _kw(x * x, 0.5) + _kw(x, squash=False) * _kw(x * x)
             + _kw_required(x, w=x * x) + _kw_required(x * 0.3, b=math.cos(x), w=2.0))
+
+
+C3 = np.array([0.2, -0.4, 0.6])
+
+
+def try_reading_an_array(x, a):
+    v2 = np.dot(a, a) * 0.5 + ((x + C3) * (np.ones(3) + x))
+    try:
+        t3 = v2 * 2.0  # noqa: F841  (dead: its adjoint is zero)
+    except IndexError:
+        t3 = 1.0  # noqa: F841
+    return v2 + 0.1 * np.sum(a)
+
+
+def try_reading_an_array_loss(a):
+    return np.sum(np.array([0.187, 1.323, -0.158]) * try_reading_an_array(-0.746, a))
