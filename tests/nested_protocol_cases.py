@@ -95,7 +95,17 @@ def map_bound_method(x):
 
 def map_callable_object_two_lists(x):
     products = sum(map(lambda a, b: a * b, [x, x * x, 1.0], (math.sin(x), x, 3.0)))
-    return products + sum(map(Poly(np.array([0.5, x, 0.25])), [x]))
+    p = Poly(np.array([0.5, x, 0.25]))
+    return products + sum(map(lambda t: p(t), [x]))
+
+
+C23 = np.arange(6.0).reshape(2, 3) / 5
+
+
+def map_of_a_callable_object(x):
+    p = Poly([0.5, x, 0.25])
+    v = sum(map(p, [math.tanh(x), 0.3]))
+    return float(np.sum(np.tanh(C23 * v) ** 2))
 
 
 def reduce_over_bag(x):
