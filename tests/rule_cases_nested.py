@@ -135,7 +135,32 @@ def first_extremum_case(x):
     return x * float(np.sum(_first_extremum(x, np.max(x), None, False)))
 
 
+def guarded_fcall_case(x, d):
+    from mooncake_ast.rules.nested_guarded import guarded_fcall
+
+    y, dy = guarded_fcall(operator.mul, NoTangent, (x, x), (d, d), {}, {})
+    return y * dy + np.sin(y)
+
+
+def guarded_fcall_raising_case(x, d):
+    from mooncake_ast.frontend.try_ops import raised
+    from mooncake_ast.rules.nested_guarded import guarded_fcall
+
+    r = guarded_fcall(operator.truediv, NoTangent, (x, 0.0), (d, 0.0), {}, {})  # (ZeroDivisionError, caught)
+    return x * d * (1.0 if raised(r) else 2.0)
+
+
+def stop_fcall_case(x, d):
+    from mooncake_ast.rules.nested_guarded import stop_fcall
+
+    y, dy = stop_fcall(operator.mul, NoTangent, (x, 2.0), (d, 0.0))
+    return y * dy
+
+
 NESTED_CASES = {
+    "mooncake_ast.rules.nested_guarded.guarded_fcall": [Case(guarded_fcall_case, 0.4, 1.3),
+                                                         Case(guarded_fcall_raising_case, 0.4, 1.3)],
+    "mooncake_ast.rules.nested_guarded.stop_fcall": [Case(stop_fcall_case, 0.4, 1.3)],
     "mooncake_ast.rules.nested_helpers.view_read": [Case(view_read_case, X3)],
     "mooncake_ast.rules.numpy_shapes.join_tangent": [Case(join_tangent_case, X3, X3 * 2.0)],
     # (mc.jacfwd / jacrev / hessian called inside differentiated code: their results' derivatives, as mc.grad's)
@@ -164,7 +189,14 @@ def plan_function_case(x):
     return x * (1.0 if plan_function(operator.mul, NoTangent, (x, 2.0), (1.0, 0.0), None) is not None else 2.0)
 
 
+def next_method_case(x):
+    from mooncake_ast.rules.nested_iteration import next_method
+
+    return x * (1.0 if next_method(iter([1.0])) is None else 2.0)
+
+
 NESTED_ZERO_CASES = {
+    "mooncake_ast.rules.nested_iteration.next_method": Case(next_method_case, 0.4),
     "mooncake_ast.rules.numpy_reductions._first_extremum": Case(first_extremum_case, X3),
     "mooncake_ast.rules.nested_plans.plan_function": Case(plan_function_case, 0.4),
 }

@@ -234,10 +234,12 @@ def test_generated_modules_load_a_user_module_that_imports_its_siblings(tmp_path
     assert value == pytest.approx(1.0 / r) and grad == pytest.approx([-2.0 * 1.0 / r ** 2, -2.0 * 2.0 / r ** 2])
 
 
-def test_a_try_statement_at_second_order_is_named_as_such(user):
-    assert mc.grad(user.caught)(2.0) == pytest.approx(np.log(2.0) + 1.0)
-    e = _raised(lambda: mc.hessian(user.caught)(2.0))
-    assert isinstance(e, mc.NestingError) and "`try` statement" in str(e) and "guarded_call" not in str(e), str(e)
+def test_a_try_statement_at_second_order(user):
+    """Was refused by name ("a `try` statement ... at second order"); a `try` body's calls nest now
+    (rules/nested_guarded.py): the Hessian against central differences of the gradient."""
+    g = mc.grad(user.caught)
+    assert g(2.0) == pytest.approx(np.log(2.0) + 1.0)
+    assert mc.hessian(user.caught)(2.0) == pytest.approx((g(2.0 + 1e-5) - g(2.0 - 1e-5)) / 2e-5, rel=1e-6)
 
 
 @pytest.mark.parametrize("api, fn, arg", [("jacrev", "square", 3), ("hessian", "square", 3),

@@ -29,14 +29,13 @@ from typing import Any
 
 import numpy as np
 
-from ..forward.objects import is_user_object
 from ..forward.runtime import conform as _conform
-from ..api import (Differentiable, NonScalarOutputError, TangentError, ValueAndGrad, _Converter,
-                   _nondifferentiable, _reapply, _snapshot, _to_user, jvp as _jvp_api)
+from ..api import Differentiable, NonScalarOutputError, ValueAndGrad, _nondifferentiable, _snapshot, _to_user, \
+    jvp as _jvp_api
 from ..forward import objects as _objects
 from ..forward.runtime import _bind_fast, derived_forward, fcall as _fcall_rt
 from ..reverse import shadows as _shadows
-from ..reverse.adjoints import AdjTuple, accumulate
+from ..reverse.adjoints import AdjTuple
 from ..reverse.runtime import may_write, rcall
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, materialize
 from ..tangents import storage as _storage
@@ -47,9 +46,9 @@ from .registry import bump_version, defzero, lookup
 from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _carries,
                            fcall_df_plan as _fcall_df_plan, method_parts,
                            refuse_not_implemented as _refuse_not_implemented,
-                           refuse_tangent_keywords as _refuse_tangent_keywords,
-                           value_and_grad_jvp as _value_and_grad_jvp)
-from . import nested_out as _nested_out
+                           refuse_tangent_keywords as _refuse_tangent_keywords)
+from . import nested_containers as _nested_containers, nested_out as _nested_out
+from . import nested_templates as _nested_templates
 from . import nested_closures_third as _nested_closures_third
 from .nested_closures_third import plan as _third_closure_plan
 from .nested_helpers import is_array_method as _is_array_method
@@ -79,6 +78,7 @@ class _Plan:
         self.tan_pos: Any = None  # ... and of their tangents
         self.df_bar: Any = None  # bars -> the adjoint of the callable's tangent df (objects, methods), else none
         self.takes_df = False  # outer(tf, targs, tdargs, tdf) takes the tangent of df (else tdf must be zero)
+        self.check_tangents: Any = None  # (tf, tdf) -> None, or a refusal (reverse mode over a closure's plan)
 
 
 def _refuse_lazy_second_order(f: Any, dy: Any) -> None:
@@ -160,7 +160,8 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
             raise NestingError(f"nested derivative: the tangent cells of a closure whose captured variables are "
                                f"differentiated, read at this order ({_name(f)}), are not supported; pass those "
                                f"variables as arguments")
-    if rule is not None and (rule.zero or f is _cell_tangent_get or f is _cell_tangent()) and not isinstance(f, type):
+    if rule is not None and (rule.zero or f is _cell_tangent_get or f is _cell_tangent()) and \
+            (not isinstance(f, type) or f in (bool, int, str)):  # (a builtin conversion with no derivative: bool(x))
         # (a closure's tangent cell read, dispatched by forward code differentiated again: a zero there, where
         # forward mode passes closures' tangents as the constant zero; forward_code_rules.py)
         return _Plan(_zero_fwd, (f, tuple(args)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
@@ -188,7 +189,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         # symbolic zero would make its array operations dispatch at run time (slow under reverse mode)
         dargs = tuple(materialize(d, a) if d is NoTangent and isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
                       for a, d in zip(args, dargs))
-        primals, tangents = _bind_fast(f, NoTangent, args, dargs, {}, {})
+        primals, tangents = _bind_keyword_only(f, args, dargs)
         m = len(primals)
         if (m != n or _variadic(f)) and not _only_module_keywords(f, n) and not _constant_defaults(f, n, m):
             from .nested_defaults import defaults_plan
@@ -237,6 +238,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         plan.arg_pos = list(range(n))
         plan.tan_pos = list(range(m, m + n))
         return plan
+    if rule is not None and _nested_templates.qualifies(f, rule):
+        plan = _nested_templates.template_plan(f, args, dargs, reverse)
+        if plan is not None:  # (a primitive dispatched at run time: its template, inlined in a wrapper's forward code)
+            return plan
     from ..frontend.try_ops import guarded_call
 
     if f is guarded_call:  # (how a `try` statement runs its body's calls: the user knows the statement, not this)
@@ -246,6 +251,18 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     raise NestingError(f"nested derivative: the forward derivative of {_name(f)} comes from a hand-written rule, which "
                        f"has no derivative of its own; higher derivatives through it are not supported: write the "
                        f"line without it, or register a rule for a function of yours that calls it")
+
+
+def _bind_keyword_only(f: Any, args: tuple, dargs: tuple) -> tuple:
+    """_bind_fast of f's call with args (and tangents dargs), those after its positional parameters its keyword-only
+    ones in order (a keyword call planned positionally: nested_calls._keywords_positional)."""
+    code = f.__code__
+    k = code.co_argcount
+    if len(args) <= k or _variadic(f) or len(args) > k + code.co_kwonlyargcount:
+        return _bind_fast(f, NoTangent, args, dargs, {}, {})
+    names = code.co_varnames[k:len(args)]
+    return _bind_fast(f, NoTangent, tuple(args[:k]), tuple(dargs[:k]), dict(zip(names, args[k:])),
+                      dict(zip(names, dargs[k:])))
 
 
 def _copy_fwd(a, da):
@@ -669,72 +686,9 @@ def _plain_floats(args: tuple, nums: tuple) -> bool:
     return True
 
 
-def _jvp_rrule(f: Any, primals: tuple, tangents: tuple) -> tuple:
-    if not isinstance(primals, tuple) or not isinstance(tangents, tuple) or len(primals) != len(tangents):
-        raise TangentError("jvp(f, primals, tangents): primals and tangents must be tuples of one length")
-    conv = _Converter("tangent", "jvp", symbolic_top=True)
-    dargs = tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(primals, tangents)))
-    (y, dy), pb = _rev_fcall(f, NoTangent, primals, dargs)
-    out = (y, materialize(dy, y))
-
-    def pullback(g: Any) -> tuple:
-        f_bar, a_bar, d_bar = pb(g)[:3]
-        return f_bar, a_bar, AdjTuple(_copy_adjoints(tangents, dargs, d_bar))
-
-    return out, pullback
-
-
-def _copy_adjoints(tangents: tuple, dargs: tuple, d_bar: Any) -> tuple:
-    """The adjoints of the user's tangents from those of dargs, the fresh copies mc.jvp gives f (api_checks._Converter):
-    where f's pullback kept a copy's adjoint in its storage (by identity: an array f's forward code may write, as
-    forward code of a function with nested functions may), that storage is the adjoint; it was dropped, so grad of
-    `jvp(f, (x,), (v(x),))[1]` missed every term through the direction v for such f."""
-    from ..reverse.shadows import full_adjoint
-    from ..tangents import is_mutable
-
-    bars = _expand(d_bar, len(dargs))
-    return tuple(full_adjoint(d, b) if d is not t and is_mutable(d) else b for t, d, b in zip(tangents, dargs, bars))
-
-
-def _jvp_frule(p: tuple, t: tuple) -> tuple:
-    f, primals, tangents = p
-    tf, tprimals, ttangents = t
-    conv = _Converter("tangent", "jvp", symbolic_top=True)
-    dargs = tuple(conv(d, x, f"argument {i}", top=True) for i, (x, d) in enumerate(zip(primals, tangents)))
-    n = len(primals)
-    # f's forward code writes into its arrays and their tangents in place (`da[2] = ...` where f writes a[2]), so
-    # at this order every array it takes needs tangent storage: a symbolic zero there dropped the write (forward
-    # over forward of an in-place update was wrong by the dropped term).  The jvp's tangents are fresh copies
-    # (conv), so the outer tangents of those copies are fresh storage too, never the caller's.
-    tprimals = tuple(_storage_of_array(t, x) for t, x in zip(_expand(tprimals, n), primals))
-    dargs = tuple(_storage_of_array(d, x) for d, x in zip(dargs, primals))
-    ttangents = tuple(_fresh_storage(t, x) for t, x in zip(_expand(ttangents, n), dargs))
-    (y, dy), (ty, tdy) = _fwd_fcall(f, NoTangent, tuple(primals), dargs, tf, NoTangent, tprimals, ttangents)
-    return (y, materialize(dy, y)), (materialize(ty, y), materialize(tdy, y))
-
-
-def _storage_of_array(t: Any, x: Any) -> Any:
-    """t, or zero storage where t is a symbolic zero of a float array x (forward code may write into it)."""
-    if (t is NoTangent or t is None) and type(x) is np.ndarray and x.dtype.kind in "fc":
-        return np.zeros_like(x)
-    return t
-
-
-def _fresh_storage(t: Any, x: Any) -> Any:
-    """The tangent of x, a fresh copy of a value whose tangent is t: for float arrays (also inside lists and tuples),
-    fresh storage holding t; other tangents as they are."""
-    if type(x) is np.ndarray and x.dtype.kind in "fc":
-        return np.zeros_like(x) if t is NoTangent or t is None else np.array(materialize(t, x), dtype=x.dtype)
-    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
-        parts = list(t) if isinstance(t, (list, tuple)) and len(t) == len(x) else [NoTangent] * len(x)
-        out = [_fresh_storage(p, v) for p, v in zip(parts, x)]
-        if all(o is NoTangent for o in out) and not isinstance(t, (list, tuple)):
-            return t
-        return out if isinstance(x, list) else tuple(out)
-    return t
-
-
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
+    if _nested_containers.update_by_keywords(f, args, kwargs):  # (`d.update(c=v)`: `d.update({"c": v})`)
+        return _nested_containers.update_by_keywords_rrule(f, df, kwargs, dkwargs)
     helper = _nested_out.out_helper(f, len(args), kwargs)
     if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
         return _nested_out.rrule(helper, f, args, dargs, kwargs, dkwargs)
@@ -766,10 +720,20 @@ def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, d
     return out, pullback
 
 
+def _by_keys(t: Any, keys: tuple) -> Any:
+    """The tangent of keywords (the first of t, a dict or a symbolic zero) as the tangent of a dict of them."""
+    d = t[0] if t else None
+    return {k: d.get(k, NoTangent) for k in keys} if isinstance(d, dict) else NoTangent
+
+
 def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
     f, df, args, dargs, *rest = p
     tf, tdf, targs, tdargs, *trest = _expand(t, len(p))
     kwargs = rest[0] if rest else None
+    if _nested_containers.update_by_keywords(f, args, kwargs):  # (`d.update(c=v)`: `d.update({"c": v})`)
+        keys = tuple(kwargs)
+        return _fwd_fcall(f, df, (dict(kwargs),), (_by_keys(rest[1:], keys),), tf, tdf, (_by_keys(trest[:1], keys),),
+                          (_by_keys(trest[1:], keys),))
     helper = _nested_out.out_helper(f, len(args), kwargs)
     if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
         return _nested_out.frule(helper, f, args, dargs, kwargs, rest[1] if len(rest) > 1 else None, targs, tdargs,
@@ -788,119 +752,14 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
     return _fwd_fcall(f, df, tuple(args), dargs, tf, tdf, targs, tdargs, kwargs)
 
 
-# ---------------------------------------------------------------- rules of grad(f)(*args)
-
-
-def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
-    g, *args = p
-    dg, *dargs = t
-    if kwargs:
-        raise NestingError(f"nested derivative of {g!r}: keyword arguments are not supported nested")
-    if type(dg).__name__ == "ClosureTangent" and not kwargs and not g.has_aux:
-        from .nested_closures import grad_jvp_closure
-
-        nums, _ = g._nums(len(args))
-        return grad_jvp_closure(g, dg, tuple(args), _dense(tuple(dargs), tuple(args)), nums,
-                                not isinstance(g.argnums, (tuple, list)), type(g).__name__ == "ValueAndGrad")
-    if not _zero(dg):
-        raise NestingError(f"nested derivative of {g!r}: the function given to grad has a nonzero tangent (it captures "
-                           f"differentiated variables); pass them as arguments instead")
-    if g.has_aux:
-        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
-    nums, _ = g._nums(len(args))
-    single = not isinstance(g.argnums, (tuple, list))
-    with_value = type(g).__name__ == "ValueAndGrad"
-    dargs_d = _dense(tuple(dargs), tuple(args))
-    # An object that is neither differentiated here nor moved by the outer derivative keeps the symbolic
-    # zero: its fields' tangents are then constants of the nested pass (a dense zero object would be a
-    # differentiated object's tangent to generated code, which nesting does not take: `self.W` in a method).
-    dargs_d = tuple(NoTangent if i not in nums and is_user_object(a) and _zero(d) else dd
-                    for i, (a, d, dd) in enumerate(zip(args, dargs, dargs_d)))
-    if with_value:
-        return _value_and_grad_jvp(g, tuple(args), dargs_d, nums, single)
-    if _plain_floats(tuple(args), nums):
-        both = hvp_core(g.f, tuple(args), dargs_d, nums, with_grad=True)
-        if both is not None:  # gradient and its tangent from one pass (see hvp_core)
-            _, grads, dg = both
-            return (grads[0] if single else grads), (dg[0] if single else dg)
-    pre = _snapshot(tuple(args))  # (f may write its arguments: its derivative is at their entry values)
-    value = g(*args)
-    post = _snapshot(tuple(args))
-    _reapply(pre)
-    try:
-        dg = hvp_core(g.f, tuple(args), dargs_d, nums)
-    finally:
-        _reapply(post)
-    return value, (dg[0] if single else dg)
-
-
-def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
-    from .. import higher
-
-    if kwargs:
-        raise NestingError(f"nested derivative of {g!r}: keyword arguments are not supported nested")
-    if g.has_aux:
-        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
-    if g in _TRACED and isinstance(g.f, types.FunctionType) and owned_cells(g.f):
-        from .nested_closures import grad_rrule_closure, owns_differentiable
-
-        if owns_differentiable(g.f):  # (a closure over values this computation differentiates: nested_closures.py)
-            return grad_rrule_closure(g, args)
-    _refuse_traced_captures(g)
-    nums, _ = g._nums(len(args))
-    single = not isinstance(g.argnums, (tuple, list))
-    with_value = type(g).__name__ == "ValueAndGrad"
-    pre = _snapshot(tuple(args))  # (f may write its arguments: the pullback differentiates at their entry values)
-    y = g(*args)
-    n = len(args)
-
-    def pullback(w: Any) -> tuple:
-        if w is NoTangent:
-            return (NoTangent, *([NoTangent] * n))
-        # As a reverse pass leaves what it undid: the arguments in their state on entry (the API puts the
-        # post-call state back), also after the differentiation here, which runs f again.
-        _reapply(pre)
-        try:
-            return _grad_pullback(w)
-        finally:
-            _reapply(pre)
-
-    def _grad_pullback(w: Any) -> tuple:
-        w_grad = w[1] if with_value else w
-        w_val = w[0] if with_value else NoTangent
-        parts = (w_grad,) if single else tuple(_expand(w_grad, len(nums)))
-        dirs = [NoTangent] * n
-        for i, wi in zip(nums, parts):
-            dirs[i] = wi
-        dirs_d = _dense(tuple(dirs), tuple(args))
-        # adjoint of the gradient part: grad_a <grad f(a), w> = grad_a Df(a)[w], a separate differentiation
-        # (its own adjoint storage: Grad.__call__ opens a fresh context)
-        try:
-            with constant_callable(g.f):  # made outside differentiated code, or refused above if it captures values
-                bars = list(_expand(higher._GRAD_DIRECTIONAL(g.f, tuple(args), dirs_d), n))
-        except TangentError as e:
-            if "same object" not in str(e):
-                raise
-            # (an argument outside argnums that is the same object as, or inside, a differentiated one: the direction
-            # given to that object in one place and not the other has no meaning; one object has one tangent)
-            raise NestingError(f"nested derivative of {g!r}: reverse mode over this gradient, whose argument outside "
-                               f"argnums is the same object as a differentiated one (`grad(g, argnums=2)(f, x, (x,))`), "
-                               f"is not supported; pass a copy to one of the two places, or differentiate with "
-                               f"respect to both") from e
-        if with_value and w_val is not NoTangent and w_val is not None:
-            grads = higher._GRAD_APPLY(g.f, tuple(args))
-            bars = [accumulate(a, _scaled(w_val, b)) for a, b in zip(bars, grads)]
-        return (NoTangent, *bars)
-
-    return y, pullback
-
-
 # ---------------------------------------------------------------- run-time helpers of generated forward code
 
 
 def _defs() -> None:
     from ..api import Grad, ValueAndGrad, jvp
     from ..forward.runtime import fcall
+
+    from .nested_api_calls import _grad_frule, _grad_rrule, _jvp_frule, _jvp_rrule
 
     user = user_rule
     user(jvp, _jvp_frule, _jvp_rrule)
@@ -922,19 +781,6 @@ def _defs() -> None:
 
     defzero(forward_code)
     bump_version()
-
-
-def _scaled(w: Any, t: Any) -> Any:
-    """w * t for a tree t of numbers and arrays (tuples, lists, dicts)."""
-    if isinstance(t, tuple):
-        return tuple(_scaled(w, v) for v in t)
-    if isinstance(t, list):
-        return [_scaled(w, v) for v in t]
-    if isinstance(t, dict):
-        return {k: _scaled(w, v) for k, v in t.items()}
-    if t is NoTangent or t is None:
-        return NoTangent
-    return w * t
 
 
 _defs()

@@ -37,9 +37,14 @@ def _constant_defaults(f: Any, n: int, m: int) -> bool:
         return False
     from ..tangents import is_mutable
 
-    code, defaults = f.__code__, f.__defaults__ or ()
-    return m == code.co_argcount and n >= code.co_argcount - len(defaults) and not code.co_kwonlyargcount and \
-        not any(is_mutable(d) for d in defaults)  # (a mutable default is state the function may change)
+    code, defaults, kwdefaults = f.__code__, f.__defaults__ or (), f.__kwdefaults__ or {}
+    # (keyword-only parameters left to their defaults come after the positional ones: `dataclasses.astuple(obj, *,
+    # tuple_factory=tuple)` called as `astuple(o)`)
+    kwonly = code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]
+    left = kwonly[max(0, n - code.co_argcount):]  # (those not given: a keyword call planned positionally gives some)
+    return m == code.co_argcount + len(kwonly) and n >= code.co_argcount - len(defaults) and \
+        all(k in kwdefaults for k in left) and \
+        not any(is_mutable(d) for d in (*defaults, *(kwdefaults[k] for k in left)))  # (a mutable default is state)
 
 
 def _fcall_keywords_plan(f: Any, df: Any, fargs: Any, fdargs: Any, rest: list, dargs: tuple) -> Any:
@@ -199,24 +204,29 @@ def _keywords_positional(f: Any, n: int, kwargs: Any) -> Any:
     positional parameters: the names of the parameters after the n positional arguments, in order, that the keywords
     (and the defaults) fill, so the call can be planned as a positional one; else None."""
     fn, skip = _bound_function(f)
-    if not kwargs or fn is None or lookup(f) is not None or _variadic(fn) or \
-            "<locals>" in f.__qualname__ or fn.__code__.co_kwonlyargcount:
+    if not kwargs or fn is None or lookup(f) is not None or _variadic(fn) or "<locals>" in f.__qualname__ or \
+            (fn.__code__.co_kwonlyargcount and fn is not f):
         return None
     code = fn.__code__
-    names = code.co_varnames[skip:code.co_argcount]
+    # (a plain function's keyword-only parameters follow its positional ones, as its forward code takes them:
+    # `kw(x, s=v, squash=False)` of `def kw(x, s=1.0, *, squash=True)`)
+    names = code.co_varnames[skip:code.co_argcount + code.co_kwonlyargcount]
     rest = names[n:]
     defaults = fn.__defaults__ or ()
-    first_default = len(names) - len(defaults)
+    kwdefaults = fn.__kwdefaults__ or {}
+    first_default = code.co_argcount - skip - len(defaults)
     if any(k not in rest for k in kwargs):
         return None
     used = [k for k in rest if k in kwargs]
     last = max(rest.index(k) for k in used)
     # every parameter up to the last keyword given: given, or a default (which is then passed as a constant)
-    if any(names.index(r) < first_default for r in rest[:last + 1] if r not in kwargs):
-        return None
+    for r in rest[:last + 1]:
+        if r not in kwargs and (names.index(r) < first_default if names.index(r) < code.co_argcount - skip
+                                else r not in kwdefaults):
+            return None
     from ..tangents import is_mutable
 
-    if any(is_mutable(d) for d in defaults):
+    if any(is_mutable(d) for d in (*defaults, *kwdefaults.values())):
         return None
     return rest[:last + 1]
 
@@ -228,6 +238,7 @@ def _positional(f: Any, names: Any, args: tuple, kwargs: Any, tangents: bool = F
     code = fn.__code__
     defaults = dict(zip(code.co_varnames[code.co_argcount - len(fn.__defaults__ or ()):code.co_argcount],
                         fn.__defaults__ or ()))
+    defaults.update(fn.__kwdefaults__ or {})
     kw = kwargs if isinstance(kwargs, dict) else {}
     out = []
     for k in names:

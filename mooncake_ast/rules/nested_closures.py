@@ -171,24 +171,76 @@ def closure_forward_plan(f: Any, df: FunctionTangent, rule: Any, primals: tuple,
     inputs: `k = 3 * x; def inner(t): return t * k`, made and called by forward code differentiated again): the forward
     code takes (f, df) first, and their tangents (tf: the tangent cells of f's captured values, tdf: those of df's)
     come in through `outer` (takes_df), so the second-order tangents of the captured values reach the code that reads
-    them (`_mc.cell_tangent(dinner, 0)`, forward_code_rules).  Reverse mode over it (a third order through this call)
-    is refused by `split`, never given a dropped adjoint of what f captures."""
+    them (`_mc.cell_tangent(dinner, 0)`, forward_code_rules).
+
+    Reverse mode over it (a third order through this call: `grad(grad(grad(f)))`) maps the adjoints of the call's
+    arguments back by position; those of what f, df, tf and tdf capture go into their cells' adjoint storage, read by
+    the pullback of the code that made the cells -- right only where that code is the reverse computation now running
+    (nested_cells.owned_tangent, checked when the adjoints are asked for, and for tf and tdf by `check_tangents`);
+    anywhere else it is refused, never given a dropped adjoint of what f captures."""
     from .api_rules import _Plan
 
     m = len(primals)
     pad = (NoTangent,) * (m - n)
 
-    def split(b: Any) -> tuple:
+    def refuse() -> None:
         raise NestingError(f"nested derivative of {_name(f)}: reverse mode over forward mode over a closure whose "
-                           f"captured variables are differentiated is not supported at this order; pass them as "
-                           f"arguments")
+                           f"captured variables are differentiated is not supported here (the closure was made "
+                           f"outside the reverse computation now running); pass them as arguments")
+
+    def split(b: Any) -> tuple:
+        if not owned_function(f, df):
+            refuse()
+        b = _expand(b, 2 + 2 * m)
+        return NoTangent, tuple(b[2:2 + n]), tuple(b[2 + m:2 + m + n])
+
+    def df_bar(b: Any) -> Any:
+        if not owned_function(f, df):
+            refuse()
+        return NoTangent
+
+    def check_tangents(tf: Any, tdf: Any) -> None:
+        if not all(_zero(t) or owned_function(None, t) for t in (tf, tdf)):
+            refuse()
 
     def outer(tf: Any, targs: tuple, tdargs: tuple, tdf: Any = NoTangent) -> tuple:
         return (tf, tdf, *targs, *pad, *tdargs, *pad)
 
     plan = _Plan(rule.fn, (f, df, *primals, *tangents), split, outer)
     plan.takes_df = True
-    plan.df_bar = split
+    plan.df_bar = df_bar
+    plan.check_tangents = check_tangents
     plan.arg_pos = list(range(2, 2 + n))
     plan.tan_pos = list(range(2 + m, 2 + m + n))
     return plan
+
+
+def owned_function(f: Any, t: Any) -> bool:
+    """Are f's cells (f a closure, or None) and those of the closure's tangent t (a FunctionTangent, or the
+    MutableTangent forward mode makes of one) all the reverse computation's now running (nested_cells.owned_tangent)?"""
+    from .nested_cells import as_function_tangent, owned_cells
+
+    t = as_function_tangent(t)
+    if f is not None and not owned_cells(f):
+        return False
+    if _zero(t):
+        return True
+    if not isinstance(t, FunctionTangent) or type(t.cells) is not tuple:
+        return False
+    if any(not _zero(d) for d in t.defaults) or any(not _zero(d) for d in t.kwdefaults.values()):
+        return False
+    stack = getattr(_shadows._local, "stack", None)
+    if not stack:
+        return False
+    shadows = stack[-1].shadows
+    for cell in t.cells:
+        if cell is None:
+            continue
+        try:
+            cell.cell_contents
+        except ValueError:
+            continue
+        found = shadows.get(id(cell))
+        if found is None or found[0] is not cell:
+            return False
+    return True

@@ -12,7 +12,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from ..reverse.adjoints import MethodAdjoint
+from ..reverse.adjoints import AdjTuple, MethodAdjoint
 from ..tangents import MethodTangent, NoTangent
 from . import nested_helpers as nh
 
@@ -33,6 +33,13 @@ def insert_fwd(xs, i, v, txs, ti, tv):
 def extend_fwd(xs, ys, txs, tys):
     xs.extend(ys)
     txs.extend(tys)
+    return None, NoTangent
+
+
+def clear_fwd(xs, txs):
+    """`xs.clear()` (a module-level log list emptied by the function) and its tangent list, emptied with it."""
+    xs.clear()
+    txs.clear()
     return None, NoTangent
 
 
@@ -140,6 +147,12 @@ def dict_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
     d, name = f.__self__, f.__name__
     dd = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
     if not isinstance(dd, dict):
+        if _symbolic_zero(dd) and all(_symbolic_zero(x) for x in api._expand(dargs, len(args))):
+            # (nothing differentiated reaches the call at any order: `fields.values()` of a dataclass's class dict,
+            # read by dataclasses.astuple; its tangent is zero, its value the plain call's)
+            from .nested_plans import _zero_plan
+
+            return _zero_plan(f, tuple(args))
         if api._zero(dd) and all(api._zero(x) for x in dargs):
             return None
         raise _refuse(f"the dict method .{name}() on a dict whose tangent is a {type(dd).__name__}")
@@ -153,6 +166,35 @@ def dict_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
     plan.df_bar = lambda b: MethodAdjoint(b[len(call) // 2])
     plan.takes_df = True
     return plan
+
+
+def update_by_keywords(f: Any, args: Any, kwargs: Any) -> bool:
+    """Is this `d.update(k=v, ...)` (keywords only), which nests as `d.update({"k": v, ...})`?"""
+    return bool(kwargs) and not args and is_dict_method(f) and f.__name__ == "update"
+
+
+def update_by_keywords_rrule(f: Any, df: Any, kwargs: dict, dkwargs: Any) -> tuple:
+    """Reverse rule of `fcall(d.update, df, (), (), kwargs, dkwargs)`: that of the positional call, the adjoints of
+    the keywords' dict given back as the keywords'."""
+    from ..reverse.adjoints import AdjDict
+    from .api_rules import _rev_fcall
+
+    keys = tuple(kwargs)
+    d = {k: dkwargs.get(k, NoTangent) for k in keys} if isinstance(dkwargs, dict) else NoTangent
+    out, pb = _rev_fcall(f, df, (dict(kwargs),), (d,))
+
+    def pullback(g: Any) -> tuple:
+        f_bar, a_bar, d_bar, df_bar = pb(g)
+        k_bar, dk_bar = tuple(a_bar)[0], tuple(d_bar)[0]
+        k_bar = AdjDict({k: k_bar.get(k, NoTangent) for k in keys}) if isinstance(k_bar, dict) else NoTangent
+        dk_bar = AdjDict({k: dk_bar.get(k, NoTangent) for k in keys}) if isinstance(dk_bar, dict) else NoTangent
+        return f_bar, df_bar, AdjTuple(()), AdjTuple(()), k_bar, dk_bar
+
+    return out, pullback
+
+
+def _symbolic_zero(t: Any) -> bool:
+    return t is NoTangent or t is None
 
 
 def zip_plan(args: tuple, dargs: tuple) -> Any:
@@ -199,8 +241,8 @@ def list_method_call(name: str, xs: Any, args: tuple, dxs: list, dargs: tuple, d
         return (extend_fwd, (xs, args[0], dxs, _items_tangent(dargs[0], args[0], dense)),
                 lambda b: (MethodAdjoint(b[0]), (b[1],), (b[3],)),
                 lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), targs[0], _self_t(tdf), tdargs[0]))
-    if name == "reverse" and n == 0:
-        return (reverse_fwd, (xs, dxs), lambda b: (MethodAdjoint(b[0]), (), ()),
+    if name in ("reverse", "clear") and n == 0:
+        return (reverse_fwd if name == "reverse" else clear_fwd, (xs, dxs), lambda b: (MethodAdjoint(b[0]), (), ()),
                 lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf)))
     return None
 

@@ -87,7 +87,7 @@ def defaults_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Optional[Any]:
         return MutableTangent({"defaults": AdjTuple((NoTangent,) * (len(defaults) - k) + tuple(dd_bars))})
 
     def outer(tf: Any, targs: tuple, tdargs: tuple, tdf: Any = NoTangent) -> tuple:
-        tdefaults = _defaults_of(tf, len(defaults))[n - first:]
+        tdefaults = _defaults_of(as_function_tangent(tf), len(defaults))[n - first:]
         tddefaults = _defaults_of(as_function_tangent(tdf), len(defaults))[n - first:]
         return ((NoTangent, NoTangent) if s else ()) + (*targs, *tdefaults, *tdargs, *tddefaults)
 

@@ -11,7 +11,10 @@ object's field tangents into them, and reverse mode routes their adjoints by ide
 from __future__ import annotations
 
 import builtins
+import copy
+import functools
 import operator
+import statistics
 import types
 from typing import Any, Optional
 
@@ -19,10 +22,12 @@ import numpy as np
 
 from ..forward.dataclass_init import dataclass_init
 from ..forward import objects as _objects
+from ..frontend import generator_ops as _generator_ops, try_ops as _try_ops
 from ..reverse.adjoints import MethodAdjoint
 from ..reverse.shadows import reapply, snapshot
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
-from . import nested_helpers as nh
+from . import nested_guarded as _nested_guarded, nested_helpers as nh, nested_iteration as _nested_iteration
+from .nested_array_methods import array_method_plan
 from .nested_containers import dict_method_plan, is_dict_method, list_method_plan, zip_plan
 
 
@@ -118,11 +123,23 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
     if _is_factory(f):
         return _factory_plan(f, args, dargs, kwargs)
     if kwargs:
-        return _array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
+        return array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
     if f is _super_function() or f is _super_getter():  # (find a parent's method/getter from classes and a name)
         return _zero_plan(f, args)
     if f in _HELPERS:
         return _helper_plan(f, args, dargs)
+    if f is _try_ops.guarded_call or f is _generator_ops.finish or f in _CATCHING:
+        from .nested_guarded import guarded_plan
+
+        plan = guarded_plan(f, args, dargs)
+        if plan is not None:  # (a `try` body's calls, a generator's end: nested_guarded.py)
+            return plan
+    if f in _CONSUMERS:
+        from .nested_consumers import consumer_plan
+
+        plan = consumer_plan(f, args, dargs)
+        if plan is not None:  # (map, functools.reduce, np.fromiter, statistics.fmean: nested_consumers.py)
+            return plan
     if f in _LINEAR_HELPERS and n == 3:
         return _plain_plan(_LINEAR_HELPERS[f], (*args, *_dense_keep(dargs, args)), 3)
     if f is nh.new_object or f is nh.new_tangent or f is nh.zero_storage or f is nh.result_storage:
@@ -142,10 +159,24 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
             return _special_method_plan(f, args, dargs)
     except TypeError:  # (unhashable operands of the comparisons above cannot occur; f is compared by identity)
         return None
+    if f is builtins.iter:
+        plan = _nested_iteration.iter_plan(args, dargs)
+        if plan is not None:  # (a user's `__iter__` returning `iter(self.vals)`: nested_iteration.py)
+            return plan
+    if f in _objects.ITERATION and args and _user_object(args[0]):
+        plan = _nested_iteration.iteration_plan(f, args, dargs)
+        if plan is not None:  # (a class with __iter__: nested_iteration.py)
+            return plan
+    if f is builtins.getattr and args and _user_object(args[0]):
+        from .nested_attributes import getattr_plan
+
+        plan = getattr_plan(args, dargs)
+        if plan is not None:  # (a field or property read by a dispatched getattr: nested_attributes.py)
+            return plan
     if _objects.dispatches(f) and any(_user_object(a) for a in args):
         return _special_method_plan(f, args, dargs)
     if nh.is_array_method(f):
-        return _array_method_plan(f, df, args, dargs, {})
+        return array_method_plan(f, df, args, dargs, {})
     if _is_hvp(f):  # (mc.hvp in forward code differentiated again: its plain Python, as its rules run it)
         from ..higher import hvp_plain
 
@@ -174,6 +205,9 @@ def _helpers() -> frozenset:
 
 
 _HELPERS = _helpers()
+_CATCHING = frozenset({_nested_guarded.guarded_fcall, _nested_guarded.stop_fcall})
+_CONSUMERS = frozenset({builtins.map, functools.reduce, np.fromiter, statistics.fmean, statistics.mean, copy.deepcopy,
+                        builtins.tuple, builtins.list, builtins.dict})
 
 
 def _linear_helpers() -> dict:
@@ -378,65 +412,6 @@ def _construct_plan(cls: type, args: tuple, dargs: tuple) -> Any:
                      lambda tf, targs, tdargs: (NoTangent, targs, tdargs))
 
 
-# ---------------------------------------------------------------- array methods
-
-
-def _array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) -> Any:
-    """`x.copy()`, `x.sum(axis)`, `x.dot(y)`, ... with the array's tangent in df (a MethodTangent)."""
-    api = _api()
-    a, name = f.__self__, f.__name__
-    da = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
-    n = len(args)
-    if api._zero(da) and all(api._zero(d) for d in dargs) and name != "copy" and name not in nh.LINEAR_METHODS:
-        # a zero tangent; the value still depends on the array and the arguments (reverse mode's method rules)
-        plan = api._Plan(nh.zero_method_fwd, (a, name, tuple(args), kwargs),
-                         lambda b: (MethodAdjoint(b[0]), tuple(api._expand(b[2], n)), (NoTangent,) * n),
-                         lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), NoTangent, tuple(targs), NoTangent))
-        plan.df_bar = lambda b: MethodAdjoint(NoTangent)
-        plan.takes_df = True
-        return plan
-    da = _dense_one(da, a)
-    if kwargs and name not in nh.LINEAR_METHODS:
-        raise _refuse(f"the array method .{name}() with keyword arguments inside generated code")
-    if name == "copy" and not args:
-        fn, call, n_arg = nh.copy_fwd, (a, da), 0
-    elif name == "dot" and len(args) == 1:
-        fn, call, n_arg = nh.dot_method_fwd, (a, args[0], da, _dense_one(dargs[0], args[0])), 1
-    elif name in nh.LINEAR_METHODS and all(api._zero(d) for d in dargs):
-        fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), kwargs, da), -1
-    else:
-        raise _refuse(f"the array method .{name}() of a differentiated array inside generated code")
-    plan = api._Plan(fn, call, lambda b: _array_split(b, n_arg, len(args)), lambda tf, targs, tdargs, tdf=NoTangent:
-                     _array_outer(n_arg, a, name, args, tf, tdf, targs, tdargs))
-    plan.df_bar = lambda b: MethodAdjoint(b[-1] if n_arg == -1 else b[1 + n_arg])
-    plan.takes_df = True
-    return plan
-
-
-def _array_split(b: Any, n_arg: int, n: int) -> tuple:
-    if n_arg == 1:  # dot: (a, b, da, db)
-        return MethodAdjoint(b[0]), (b[1],), (b[3],)
-    return MethodAdjoint(b[0]), (NoTangent,) * n, (NoTangent,) * n
-
-
-def _array_outer(n_arg: int, a: Any, name: str, args: tuple, tf: Any, tdf: Any, targs: tuple, tdargs: tuple) -> tuple:
-    """The tangents of the call's arguments, from the outer tangents of the method (its array's), args and dargs."""
-    tself = tf.self_tangent if isinstance(tf, MethodTangent) else NoTangent
-    tdself = tdf.self_tangent if isinstance(tdf, MethodTangent) else NoTangent
-    if n_arg == 0:
-        return tself, tdself
-    if n_arg == 1:
-        return tself, targs[0], tdself, tdargs[0]
-    return tself, NoTangent, NoTangent, NoTangent, tdself
-
-
-# ---------------------------------------------------------------- list methods
-
-
-def _self_t(t: Any) -> Any:
-    return t.self_tangent if isinstance(t, MethodTangent) else NoTangent
-
-
 # ---------------------------------------------------------------- calls of the API's rules, nested
 
 
@@ -588,6 +563,8 @@ def _plan_tangents_rrule(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any
     plan = api._plan(f, df, tuple(args), tuple(dargs), kwargs)
     n = len(args)
     y = tuple(_outer(plan, tf, tdf, api._expand(targs, n), api._expand(tdargs, n)))
+    if plan.check_tangents is not None:  # (a closure's tangents: nested_closures.closure_forward_plan)
+        plan.check_tangents(tf, tdf)
 
     def pullback(g: Any) -> tuple:
         f_bar, a, d, df_bar = _split(plan, g)

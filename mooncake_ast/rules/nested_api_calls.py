@@ -1,0 +1,203 @@
+"""The rules of `mc.jvp(f, ...)` and of `grad(f)(*args)` / `value_and_grad(f)(*args)` called inside differentiated
+code (split from api_rules.py, which registers them): jvp is reverse or forward mode over f's forward code (api_rules'
+_rev_fcall, _fwd_fcall), and a gradient's tangent and adjoint are gradients of directional derivatives (api_rules'
+docstring), computed by hvp_core (looked up on api_rules when called, so a test's spy on it sees the call).
+"""
+from __future__ import annotations
+
+import types
+from typing import Any
+
+import numpy as np
+
+from ..api import TangentError, _Converter, _reapply, _snapshot
+from ..forward.objects import is_user_object
+from ..reverse.adjoints import AdjTuple, accumulate
+from ..tangents import NoTangent, materialize
+from . import api_rules as _api
+from .api_rules import (NestingError, _TRACED, _dense, _expand, _fwd_fcall, _plain_floats, _refuse_traced_captures,
+                        _rev_fcall, _zero, constant_callable)
+from .nested_cells import owned_cells
+from .nested_plans import value_and_grad_jvp as _value_and_grad_jvp
+
+
+def _jvp_rrule(f: Any, primals: tuple, tangents: tuple) -> tuple:
+    if not isinstance(primals, tuple) or not isinstance(tangents, tuple) or len(primals) != len(tangents):
+        raise TangentError("jvp(f, primals, tangents): primals and tangents must be tuples of one length")
+    conv = _Converter("tangent", "jvp", symbolic_top=True)
+    dargs = tuple(conv(t, p, f"argument {i}", top=True) for i, (p, t) in enumerate(zip(primals, tangents)))
+    (y, dy), pb = _rev_fcall(f, NoTangent, primals, dargs)
+    out = (y, materialize(dy, y))
+
+    def pullback(g: Any) -> tuple:
+        f_bar, a_bar, d_bar = pb(g)[:3]
+        return f_bar, a_bar, AdjTuple(_copy_adjoints(tangents, dargs, d_bar))
+
+    return out, pullback
+
+
+def _copy_adjoints(tangents: tuple, dargs: tuple, d_bar: Any) -> tuple:
+    """The adjoints of the user's tangents from those of dargs, the fresh copies mc.jvp gives f (api_checks._Converter):
+    where f's pullback kept a copy's adjoint in its storage (by identity: an array f's forward code may write, as
+    forward code of a function with nested functions may), that storage is the adjoint; it was dropped, so grad of
+    `jvp(f, (x,), (v(x),))[1]` missed every term through the direction v for such f."""
+    from ..reverse.shadows import full_adjoint
+    from ..tangents import is_mutable
+
+    bars = _expand(d_bar, len(dargs))
+    return tuple(full_adjoint(d, b) if d is not t and is_mutable(d) else b for t, d, b in zip(tangents, dargs, bars))
+
+
+def _jvp_frule(p: tuple, t: tuple) -> tuple:
+    f, primals, tangents = p
+    tf, tprimals, ttangents = t
+    conv = _Converter("tangent", "jvp", symbolic_top=True)
+    dargs = tuple(conv(d, x, f"argument {i}", top=True) for i, (x, d) in enumerate(zip(primals, tangents)))
+    n = len(primals)
+    # f's forward code writes into its arrays and their tangents in place (`da[2] = ...` where f writes a[2]), so
+    # at this order every array it takes needs tangent storage: a symbolic zero there dropped the write (forward
+    # over forward of an in-place update was wrong by the dropped term).  The jvp's tangents are fresh copies
+    # (conv), so the outer tangents of those copies are fresh storage too, never the caller's.
+    tprimals = tuple(_storage_of_array(t, x) for t, x in zip(_expand(tprimals, n), primals))
+    dargs = tuple(_storage_of_array(d, x) for d, x in zip(dargs, primals))
+    ttangents = tuple(_fresh_storage(t, x) for t, x in zip(_expand(ttangents, n), dargs))
+    (y, dy), (ty, tdy) = _fwd_fcall(f, NoTangent, tuple(primals), dargs, tf, NoTangent, tprimals, ttangents)
+    return (y, materialize(dy, y)), (materialize(ty, y), materialize(tdy, y))
+
+
+def _storage_of_array(t: Any, x: Any) -> Any:
+    """t, or zero storage where t is a symbolic zero of a float array x (forward code may write into it)."""
+    if (t is NoTangent or t is None) and type(x) is np.ndarray and x.dtype.kind in "fc":
+        return np.zeros_like(x)
+    return t
+
+
+def _fresh_storage(t: Any, x: Any) -> Any:
+    """The tangent of x, a fresh copy of a value whose tangent is t: for float arrays (also inside lists and tuples),
+    fresh storage holding t; other tangents as they are."""
+    if type(x) is np.ndarray and x.dtype.kind in "fc":
+        return np.zeros_like(x) if t is NoTangent or t is None else np.array(materialize(t, x), dtype=x.dtype)
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        parts = list(t) if isinstance(t, (list, tuple)) and len(t) == len(x) else [NoTangent] * len(x)
+        out = [_fresh_storage(p, v) for p, v in zip(parts, x)]
+        if all(o is NoTangent for o in out) and not isinstance(t, (list, tuple)):
+            return t
+        return out if isinstance(x, list) else tuple(out)
+    return t
+
+
+def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
+    g, *args = p
+    dg, *dargs = t
+    if kwargs:
+        raise NestingError(f"nested derivative of {g!r}: keyword arguments are not supported nested")
+    if type(dg).__name__ == "ClosureTangent" and not kwargs and not g.has_aux:
+        from .nested_closures import grad_jvp_closure
+
+        nums, _ = g._nums(len(args))
+        return grad_jvp_closure(g, dg, tuple(args), _dense(tuple(dargs), tuple(args)), nums,
+                                not isinstance(g.argnums, (tuple, list)), type(g).__name__ == "ValueAndGrad")
+    if not _zero(dg):
+        raise NestingError(f"nested derivative of {g!r}: the function given to grad has a nonzero tangent (it captures "
+                           f"differentiated variables); pass them as arguments instead")
+    if g.has_aux:
+        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
+    nums, _ = g._nums(len(args))
+    single = not isinstance(g.argnums, (tuple, list))
+    with_value = type(g).__name__ == "ValueAndGrad"
+    dargs_d = _dense(tuple(dargs), tuple(args))
+    # An object that is neither differentiated here nor moved by the outer derivative keeps the symbolic
+    # zero: its fields' tangents are then constants of the nested pass (a dense zero object would be a
+    # differentiated object's tangent to generated code, which nesting does not take: `self.W` in a method).
+    dargs_d = tuple(NoTangent if i not in nums and is_user_object(a) and _zero(d) else dd
+                    for i, (a, d, dd) in enumerate(zip(args, dargs, dargs_d)))
+    if with_value:
+        return _value_and_grad_jvp(g, tuple(args), dargs_d, nums, single)
+    if _plain_floats(tuple(args), nums):
+        both = _api.hvp_core(g.f, tuple(args), dargs_d, nums, with_grad=True)
+        if both is not None:  # gradient and its tangent from one pass (see hvp_core)
+            _, grads, dg = both
+            return (grads[0] if single else grads), (dg[0] if single else dg)
+    pre = _snapshot(tuple(args))  # (f may write its arguments: its derivative is at their entry values)
+    value = g(*args)
+    post = _snapshot(tuple(args))
+    _reapply(pre)
+    try:
+        dg = _api.hvp_core(g.f, tuple(args), dargs_d, nums)
+    finally:
+        _reapply(post)
+    return value, (dg[0] if single else dg)
+
+
+def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
+    from .. import higher
+
+    if kwargs:
+        raise NestingError(f"nested derivative of {g!r}: keyword arguments are not supported nested")
+    if g.has_aux:
+        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
+    if g in _TRACED and isinstance(g.f, types.FunctionType) and owned_cells(g.f):
+        from .nested_closures import grad_rrule_closure, owns_differentiable
+
+        if owns_differentiable(g.f):  # (a closure over values this computation differentiates: nested_closures.py)
+            return grad_rrule_closure(g, args)
+    _refuse_traced_captures(g)
+    nums, _ = g._nums(len(args))
+    single = not isinstance(g.argnums, (tuple, list))
+    with_value = type(g).__name__ == "ValueAndGrad"
+    pre = _snapshot(tuple(args))  # (f may write its arguments: the pullback differentiates at their entry values)
+    y = g(*args)
+    n = len(args)
+
+    def pullback(w: Any) -> tuple:
+        if w is NoTangent:
+            return (NoTangent, *([NoTangent] * n))
+        # As a reverse pass leaves what it undid: the arguments in their state on entry (the API puts the
+        # post-call state back), also after the differentiation here, which runs f again.
+        _reapply(pre)
+        try:
+            return _grad_pullback(w)
+        finally:
+            _reapply(pre)
+
+    def _grad_pullback(w: Any) -> tuple:
+        w_grad = w[1] if with_value else w
+        w_val = w[0] if with_value else NoTangent
+        parts = (w_grad,) if single else tuple(_expand(w_grad, len(nums)))
+        dirs = [NoTangent] * n
+        for i, wi in zip(nums, parts):
+            dirs[i] = wi
+        dirs_d = _dense(tuple(dirs), tuple(args))
+        # adjoint of the gradient part: grad_a <grad f(a), w> = grad_a Df(a)[w], a separate differentiation
+        # (its own adjoint storage: Grad.__call__ opens a fresh context)
+        try:
+            with constant_callable(g.f):  # made outside differentiated code, or refused above if it captures values
+                bars = list(_expand(higher._GRAD_DIRECTIONAL(g.f, tuple(args), dirs_d), n))
+        except TangentError as e:
+            if "same object" not in str(e):
+                raise
+            # (an argument outside argnums that is the same object as, or inside, a differentiated one: the direction
+            # given to that object in one place and not the other has no meaning; one object has one tangent)
+            raise NestingError(f"nested derivative of {g!r}: reverse mode over this gradient, whose argument outside "
+                               f"argnums is the same object as a differentiated one (`grad(g, argnums=2)(f, x, (x,))`), "
+                               f"is not supported; pass a copy to one of the two places, or differentiate with "
+                               f"respect to both") from e
+        if with_value and w_val is not NoTangent and w_val is not None:
+            grads = higher._GRAD_APPLY(g.f, tuple(args))
+            bars = [accumulate(a, _scaled(w_val, b)) for a, b in zip(bars, grads)]
+        return (NoTangent, *bars)
+
+    return y, pullback
+
+
+def _scaled(w: Any, t: Any) -> Any:
+    """w * t for a tree t of numbers and arrays (tuples, lists, dicts)."""
+    if isinstance(t, tuple):
+        return tuple(_scaled(w, v) for v in t)
+    if isinstance(t, list):
+        return [_scaled(w, v) for v in t]
+    if isinstance(t, dict):
+        return {k: _scaled(w, v) for k, v in t.items()}
+    if t is NoTangent or t is None:
+        return NoTangent
+    return w * t

@@ -1,0 +1,77 @@
+"""Array methods called by forward code (`x.copy()`, `x.sum(axis)`, `x.dot(y)`, ...), for derivatives of derivatives:
+the plans of their dispatched calls, with the array's tangent in the method's tangent (a MethodTangent), as plain
+functions of nested_helpers.py.  (Split from nested_plans.py.)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..reverse.adjoints import MethodAdjoint
+from ..tangents import MethodTangent, NoTangent
+from . import nested_helpers as nh
+
+
+def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) -> Any:
+    """`x.copy()`, `x.sum(axis)`, `x.dot(y)`, ... with the array's tangent in df (a MethodTangent)."""
+    from .nested_plans import _api, _dense_one, _refuse
+
+    api = _api()
+    a, name = f.__self__, f.__name__
+    da = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+    n = len(args)
+    if api._zero(da) and all(api._zero(d) for d in dargs) and name != "copy" and name not in nh.LINEAR_METHODS:
+        # a zero tangent; the value still depends on the array and the arguments (reverse mode's method rules)
+        plan = api._Plan(nh.zero_method_fwd, (a, name, tuple(args), kwargs),
+                         lambda b: (MethodAdjoint(b[0]), tuple(api._expand(b[2], n)), (NoTangent,) * n),
+                         lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), NoTangent, tuple(targs), NoTangent))
+        plan.df_bar = lambda b: MethodAdjoint(NoTangent)
+        plan.takes_df = True
+        return plan
+    da = _dense_one(da, a)
+    if kwargs and name not in nh.LINEAR_METHODS:
+        raise _refuse(f"the array method .{name}() with keyword arguments inside generated code")
+    if name == "copy" and not args:
+        fn, call, n_arg = nh.copy_fwd, (a, da), 0
+    elif name == "dot" and len(args) == 1:
+        fn, call, n_arg = nh.dot_method_fwd, (a, args[0], da, _dense_one(dargs[0], args[0])), 1
+    elif name == "fill" and len(args) == 1 and a.dtype.kind == "f" and not isinstance(args[0], np.ndarray):
+        fn, call, n_arg = fill_fwd, (a, args[0], da, _dense_one(dargs[0], float(args[0]))), 1
+    elif name in nh.LINEAR_METHODS and all(api._zero(d) for d in dargs):
+        fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), kwargs, da), -1
+    else:
+        raise _refuse(f"the array method .{name}() of a differentiated array inside generated code")
+    plan = api._Plan(fn, call, lambda b: _array_split(b, n_arg, len(args)), lambda tf, targs, tdargs, tdf=NoTangent:
+                     _array_outer(n_arg, a, name, args, tf, tdf, targs, tdargs))
+    plan.df_bar = lambda b: MethodAdjoint(b[-1] if n_arg == -1 else b[1 + n_arg])
+    plan.takes_df = True
+    return plan
+
+
+def _array_split(b: Any, n_arg: int, n: int) -> tuple:
+    if n_arg == 1:  # dot: (a, b, da, db)
+        return MethodAdjoint(b[0]), (b[1],), (b[3],)
+    return MethodAdjoint(b[0]), (NoTangent,) * n, (NoTangent,) * n
+
+
+def _array_outer(n_arg: int, a: Any, name: str, args: tuple, tf: Any, tdf: Any, targs: tuple, tdargs: tuple) -> tuple:
+    """The tangents of the call's arguments, from the outer tangents of the method (its array's), args and dargs."""
+    tself = tf.self_tangent if isinstance(tf, MethodTangent) else NoTangent
+    tdself = tdf.self_tangent if isinstance(tdf, MethodTangent) else NoTangent
+    if n_arg == 0:
+        return tself, tdself
+    if n_arg == 1:
+        return tself, targs[0], tdself, tdargs[0]
+    return tself, NoTangent, NoTangent, NoTangent, tdself
+
+
+def fill_fwd(a, v, ta, tv):
+    """`a.fill(v)` (a buffer reset by the function) and its tangent, filled with v's."""
+    a.fill(v)
+    ta.fill(tv)
+    return None, NoTangent
+
+
+def _self_t(t: Any) -> Any:
+    return t.self_tangent if isinstance(t, MethodTangent) else NoTangent

@@ -1,0 +1,113 @@
+"""Iterating a user object (a class with `__iter__`), for derivatives of derivatives.
+
+Forward code reads what a `for` loop (or `sum`, `max`, `list`, ...: forward/object_iteration.py) iterates with
+`_mc.fcall(_mc.sequence, NoTangent, (b,), (db,))`; on a user object, forward/objects.py runs the object's
+`__iter__` through the dispatcher and collects the items the iterator yields.  Differentiated again, that call is
+one call of the plain functions below, which do the same with dispatched calls (`fcall`), whose own rules nest:
+`__iter__`'s forward code, then the items of the iterator it returned -- a builtin iterator read whole
+(`iter(self.vals)`), or the user's `__next__` called until it raises StopIteration (`__iter__` returning self).
+
+StopIteration ends the loop in `stop_fcall` (nested_guarded.py), a primitive with rules of its own: forward and
+reverse mode over one `fcall(step, ...)`, None once the step raised.  As at first order (objects._reverse_iteration),
+a `__next__` that changes its object before it raises StopIteration has that change kept and not differentiated; it
+is the pattern's last call, which yields nothing.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .. import ops
+from ..forward import objects as _objects
+from ..forward.runtime import fcall
+from .nested_guarded import stop_fcall
+from ..tangents import NoTangent
+
+
+def next_method(it: Any) -> Any:
+    """The user's `__next__` of the iterator `__iter__` returned, or None (a builtin iterator, read whole)."""
+    return _objects._next_method(it)
+
+
+def items_fwd(method, x, dx):
+    """`ops.sequence(x)` for a user object x whose `__iter__` is `method`, and the items' tangents (lists)."""
+    it, dit = fcall(method, NoTangent, (x,), (dx,))
+    step = next_method(it)
+    if step is None:
+        return fcall(ops.sequence, NoTangent, (it,), (dit,))
+    items = []
+    ditems = []
+    r = stop_fcall(step, NoTangent, (it,), (dit,))
+    while r is not None:
+        items.append(r[0])
+        ditems.append(r[1])
+        r = stop_fcall(step, NoTangent, (it,), (dit,))
+    return items, ditems
+
+
+def iter_fwd(xs, dxs):
+    """`iter(xs)` of a list, tuple or array and its tangent, an iterator over the items' tangents in step with it
+    (forward code takes an iterator's tangent as a queue of the items' tangents: builtin_iteration.next_tangent)."""
+    return iter(xs), iter(dxs)
+
+
+def unpack_fwd(method, x, n, dx):
+    """`ops.unpack(x, n)` (`a, b = x`) of a user object x: its items, unpacked."""
+    items, ditems = items_fwd(method, x, dx)
+    return fcall(ops.unpack, NoTangent, (items, n), (ditems, NoTangent))
+
+
+def iter_plan(args: tuple, dargs: tuple) -> Optional[Any]:
+    """The plan of `fcall(iter, NoTangent, (xs,), (dxs,))` for a list, tuple or float array xs (a user's `__iter__`
+    returning `iter(self.vals)`), or None."""
+    from .nested_plans import _api, _plain_plan, dense_same
+
+    import numpy as np
+
+    if len(args) != 1:
+        return None
+    xs, dxs = args[0], _api()._expand(dargs, 1)[0]
+    if not (type(xs) in (list, tuple) or (type(xs) is np.ndarray and xs.dtype.kind == "f" and xs.ndim >= 1)):
+        return None
+    if dxs is NoTangent or dxs is None:
+        dxs = [NoTangent] * len(xs)
+    return _plain_plan(iter_fwd, (xs, dense_same(dxs, xs)), 1)
+
+
+def iteration_plan(f: Any, args: tuple, dargs: tuple) -> Optional[Any]:
+    """The plan of `fcall(f, NoTangent, args, dargs)` for f one of ops.sequence, ops.unpack on a user object whose
+    class defines `__iter__` in Python; None for anything else (the caller refuses it by name)."""
+    from .nested_plans import _api
+
+    api = _api()
+    if f is ops.sequence and len(args) == 1:
+        fn, extra = items_fwd, ()
+    elif f is ops.unpack and len(args) == 2:
+        fn, extra = unpack_fwd, (args[1],)
+    else:
+        return None
+    how = _objects._iteration_method(args[0])
+    if how is None or how[0] != "iter":
+        return None
+    x, dx = args[0], api._expand(dargs, len(args))[0]
+    call = (how[1], x, *extra, dx)
+    k = len(extra)
+
+    def split(b: Any) -> tuple:
+        b = api._expand(b, len(call))
+        return NoTangent, (b[1], *(NoTangent,) * k), (b[2 + k], *(NoTangent,) * k)
+
+    def outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
+        return (NoTangent, targs[0], *(NoTangent,) * k, tdargs[0])
+
+    plan = api._Plan(fn, call, split, outer)
+    plan.inactive = frozenset({0, *range(2, 2 + k)})  # (the method and the count: constants)
+    return plan
+
+
+def _defs() -> None:
+    from .registry import defzero
+
+    defzero(next_method)
+
+
+_defs()
