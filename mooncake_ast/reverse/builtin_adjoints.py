@@ -98,16 +98,18 @@ def read_again(xs: Any, what: str) -> list:
     """The items a consumer (`sum`, `sorted`, ...) read from xs, read again by its pullback.  An iterator is
     exhausted by then: ours (map's recorded results, a generator's items: ItemsIterator) keep their list, the
     lowering gives the consumer `list(reversed(xs))` / `list(iter(xs))` for those two (forward/object_iteration.py),
-    and any other iterator is refused: its items are gone, and the derivative would be silently zero."""
+    and any other iterator left with no items is refused: they were consumed, and the derivative would be silently
+    zero (one that still holds items was recorded apart from the one consumed: nested forward code does so)."""
     if isinstance(xs, ItemsIterator):
         return xs.items
     if isinstance(xs, (list, tuple)):
         return list(xs)
-    if iter(xs) is xs:
+    items = list(xs)
+    if not items and iter(xs) is xs:  # (an iterator left with nothing: consumed by the call, or empty from the start)
         raise UnsupportedDerivativeError(
             f"reverse mode of {what}() over an iterator ({type(xs).__name__}): its items are consumed by the call, so "
             f"their derivatives cannot be found afterwards; pass a list (`{what}(list(it))`)")
-    return list(xs)
+    return items
 
 
 def sum_items_adjoint(xs: Any, g: Any, start: Any = 0) -> Any:

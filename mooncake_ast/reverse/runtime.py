@@ -204,7 +204,12 @@ def _iter_call(xs: Any) -> tuple:
     """
     import numpy as np
 
-    y = iter(xs)
+    from .builtin_adjoints import ItemsIterator
+
+    # (a list's or tuple's items recorded: a consumer's pullback reads them again once the iterator is exhausted --
+    # `return iter(ys)` in code differentiated again, then `sum(it)`.  Changes to the list after iter() are not seen,
+    # which frontend/lazy_values.py refuses for a named iterator in the user's code.)
+    y = ItemsIterator(list(xs)) if type(xs) in (list, tuple) else iter(xs)
 
     def pullback(g: Any) -> tuple:
         if g is NoTangent or _nondifferentiable(xs) or isinstance(xs, (dict, set, frozenset, str, range)):

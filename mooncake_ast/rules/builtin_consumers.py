@@ -31,7 +31,16 @@ def frule_map(args, dargs, **kwargs):
         y, dy = fcall(f, df, items, ditems)
         ys.append(y)
         dys.append(dy)
-    return iter(ys), iter(dys)
+    return _recorded(ys), _recorded(dys)
+
+
+def _recorded(items):
+    """An iterator over items that still knows them once consumed (reverse/builtin_adjoints.ItemsIterator): forward
+    code differentiated again in reverse mode hands map's and filter's results to `sum` and the like, whose pullbacks
+    read the items again (a plain `iter(ys)` was exhausted by then: the second derivative lost them)."""
+    from ..reverse.builtin_adjoints import ItemsIterator
+
+    return ItemsIterator(list(items))
 
 
 def frule_filter(args, dargs, **kwargs):
@@ -40,7 +49,7 @@ def frule_filter(args, dargs, **kwargs):
     f, it = args
     items, ditems = _items_and_tangents(it, dargs[1])
     keep = [(x, d) for x, d in zip(items, ditems) if (f(x) if f is not None else x)]
-    return iter([x for x, _ in keep]), iter([d for _, d in keep])
+    return _recorded([x for x, _ in keep]), _recorded([d for _, d in keep])
 
 
 def _items_and_tangents(it, d):
