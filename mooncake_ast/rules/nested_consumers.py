@@ -16,7 +16,7 @@ from __future__ import annotations
 import builtins
 import copy
 import functools
-import statistics
+import sys
 from typing import Any, Optional
 
 import numpy as np
@@ -84,11 +84,15 @@ def reduce_init_fwd(f, it, init, df, dit, dinit):
 
 def fmean_fwd(data, ddata):
     items, ditems = items_of(data, ddata)
+    import statistics
+
     return statistics.fmean(items), statistics.fmean(ditems)
 
 
 def mean_fwd(data, ddata):
     items, ditems = items_of(data, ddata)
+    import statistics
+
     return statistics.mean(items), statistics.fmean(ditems)
 
 
@@ -147,6 +151,11 @@ def _float64(dtype: Any) -> bool:
         return False
 
 
+def _statistics_plans() -> dict:
+    st = sys.modules.get("statistics")  # (not imported here: 2.5 ms, and its functions are met only once it is)
+    return {} if st is None else {(st.fmean, 1): fmean_fwd, (st.mean, 1): mean_fwd}
+
+
 def consumer_plan(f: Any, args: tuple, dargs: tuple) -> Optional[Any]:
     """The plan of `fcall(f, df, args, dargs)` for the builtins above (positional arguments as the twins take
     them), or None."""
@@ -155,8 +164,7 @@ def consumer_plan(f: Any, args: tuple, dargs: tuple) -> Optional[Any]:
     n = len(args)
     try:
         fn = {(builtins.map, 2): map_fwd, (builtins.map, 3): map2_fwd, (functools.reduce, 2): reduce_fwd,
-              (functools.reduce, 3): reduce_init_fwd, (statistics.fmean, 1): fmean_fwd,
-              (statistics.mean, 1): mean_fwd}.get((f, n))
+              (functools.reduce, 3): reduce_init_fwd, **_statistics_plans()}.get((f, n))
     except TypeError:  # (an unhashable callee)
         return None
     if f is np.fromiter and n == 2 and _float64(args[1]):

@@ -14,7 +14,7 @@ import builtins
 import copy
 import functools
 import operator
-import statistics
+import sys
 import types
 from typing import Any, Optional
 
@@ -134,7 +134,7 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         plan = guarded_plan(f, args, dargs)
         if plan is not None:  # (a `try` body's calls, a generator's end: nested_guarded.py)
             return plan
-    if f in _CONSUMERS:
+    if _consumer(f):
         from .nested_consumers import consumer_plan
 
         plan = consumer_plan(f, args, dargs)
@@ -206,8 +206,17 @@ def _helpers() -> frozenset:
 
 _HELPERS = _helpers()
 _CATCHING = frozenset({_nested_guarded.guarded_fcall, _nested_guarded.stop_fcall})
-_CONSUMERS = frozenset({builtins.map, functools.reduce, np.fromiter, statistics.fmean, statistics.mean, copy.deepcopy,
-                        builtins.tuple, builtins.list, builtins.dict})
+_CONSUMERS = frozenset({builtins.map, functools.reduce, np.fromiter, copy.deepcopy, builtins.tuple, builtins.list,
+                        builtins.dict})
+
+
+def _consumer(f: Any) -> bool:
+    """One of _CONSUMERS, or statistics.fmean / mean (found in sys.modules: importing statistics costs 2.5 ms, and
+    its functions cannot be met before the user's code imports it)."""
+    if f in _CONSUMERS:
+        return True
+    st = sys.modules.get("statistics")
+    return st is not None and (f is st.fmean or f is st.mean)
 
 
 def _linear_helpers() -> dict:
