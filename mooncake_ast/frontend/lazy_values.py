@@ -18,6 +18,7 @@ call of anything but a few builtins that is handed one.
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Iterable, Optional
 
 import libcst as cst
@@ -31,6 +32,9 @@ _EAGER_FOR = frozenset({"map", "filter"})  # (a `for` loop walks zip/enumerate/i
 _PURE_CALLS = frozenset({"len", "abs", "min", "max", "sum", "float", "int", "round", "print", "range", "sorted",
                          "list", "tuple", "dict", "set", "frozenset", "isinstance", "any", "all", "str", "repr",
                          "bool", "divmod", "pow", "hash", "id", "type", "complex", "format"})
+# What a lazy value bound to a name, or a loop over an eager-in-a-for iterator, looks like in the text (a superset).
+_MAYBE_LAZY = re.compile(r"=\s*(\(|(map|filter|zip|enumerate|iter|reversed)\s*\(|itertools\.)|\.(values|keys|items)\(\s*\)"
+                         r"|\bin\s+(\(|map\s*\(|filter\s*\()")
 _NUMPY_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "at"})
 
 
@@ -38,6 +42,10 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
     """Refuse, naming the lines, a lazy iterator or view of `node`'s body whose inputs may change before it is read."""
     if lw.src.line_text(1).startswith("# mooncake_ast-key"):
         return  # (our own generated code, differentiated again: its iterators are the user's, checked at first order)
+    text = getattr(lw.src, "text", None)
+    if isinstance(text, str) and not _MAYBE_LAZY.search(text):
+        return  # (no name bound to an iterator or view, no loop over a generator expression, map or filter: the
+        #        walks below cost a few ms per function, the text test microseconds)
     aliases = _aliases(node)
     for block in _blocks(node):
         _check_block(lw, list(block), aliases)
