@@ -114,7 +114,15 @@ def view_read_at_once(x):
     return total * x
 
 
-ACCEPTED = [nothing_in_between_changes_it, loop_writes_elsewhere, view_read_at_once]
+def module_functions_in_between(x):
+    xs = [x, 2.0]
+    g = (t * np.max(np.array(xs)) for t in xs)
+    out = np.zeros(2)  # (np.zeros is no method of what `np.max` reads: random family "oop", seed 56000000658)
+    out[0] = x
+    return sum(g) + out.sum()
+
+
+ACCEPTED = [nothing_in_between_changes_it, loop_writes_elsewhere, view_read_at_once, module_functions_in_between]
 
 
 @pytest.mark.parametrize("fn", ACCEPTED, ids=lambda f: f.__name__)

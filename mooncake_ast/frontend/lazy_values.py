@@ -19,6 +19,7 @@ call of anything but a few builtins that is handed one.
 from __future__ import annotations
 
 import re
+import types
 from typing import TYPE_CHECKING, Iterable, Optional
 
 import libcst as cst
@@ -47,8 +48,9 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
         return  # (no name bound to an iterator or view, no loop over a generator expression, map or filter: the
         #        walks below cost a few ms per function, the text test microseconds)
     aliases = _aliases(node)
+    modules = {n for n, v in getattr(lw.pyfn, "__globals__", {}).items() if isinstance(v, types.ModuleType)}
     for block in _blocks(node):
-        _check_block(lw, list(block), aliases)
+        _check_block(lw, list(block), aliases, modules)
 
 
 def _aliases(node: cst.CSTNode) -> dict:
@@ -204,17 +206,19 @@ def _line(lw: "Lowering", node: cst.CSTNode) -> int:
     return lw.src.where(node)[0]
 
 
-def _check_block(lw: "Lowering", stmts: list, aliases: dict) -> None:
+def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set) -> None:
+    """(`modules`: the global names bound to modules: `np.zeros(2)` between is no method of what `np.max` reads.)"""
     for i, s in enumerate(stmts):
         if isinstance(s, cst.For) and _eager_in_a_for(s.iter):
-            _refuse_if_changed(lw, s.iter, _with_aliases(_names(s.iter), aliases), [(s.body, "in the loop's body")], s)
+            _refuse_if_changed(lw, s.iter, _with_aliases(_names(s.iter) - modules, aliases), [(s.body, "in the loop's body")],
+                               s)
         if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Assign)):
             continue
         a = s.body[0]
         if len(a.targets) != 1 or not isinstance(a.targets[0].target, cst.Name) or not _lazy(a.value):
             continue
         name = a.targets[0].target.value
-        reads = _with_aliases(_names(a.value) - {name}, aliases)
+        reads = _with_aliases(_names(a.value) - {name} - modules, aliases)
         between = []
         for t in stmts[i + 1:]:
             if _uses(t, name):
