@@ -170,3 +170,18 @@ def named_iterator_loop_writes_ahead(x):
 def test_loop_over_a_named_iterator_its_body_changes_is_refused():
     with pytest.raises(mc.UnsupportedSyntaxError, match="in the loop's body|before it is read"):
         mc.grad(named_iterator_loop_writes_ahead)(0.7)
+
+
+from itertools import chain  # noqa: E402
+
+
+def bare_chain_then_write(x):
+    xs = [x, 2.0]
+    c = chain(xs, [x])
+    xs[1] = x * x
+    return sum(c)
+
+
+def test_itertools_function_imported_bare_is_lazy_too():
+    with pytest.raises(mc.UnsupportedSyntaxError, match="may change what it reads"):
+        mc.grad(bare_chain_then_write)(0.7)

@@ -43,14 +43,17 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
     """Refuse, naming the lines, a lazy iterator or view of `node`'s body whose inputs may change before it is read."""
     if lw.src.line_text(1).startswith("# mooncake_ast-key"):
         return  # (our own generated code, differentiated again: its iterators are the user's, checked at first order)
+    glob = getattr(lw.pyfn, "__globals__", {})
+    # (itertools' functions imported bare, `from itertools import chain`: lazy as `itertools.chain` is)
+    bare = frozenset(n for n, v in glob.items() if getattr(v, "__module__", None) == "itertools" and callable(v))
     text = getattr(lw.src, "text", None)
-    if isinstance(text, str) and not _MAYBE_LAZY.search(text):
+    if isinstance(text, str) and not _MAYBE_LAZY.search(text) and not any(n in text for n in bare):
         return  # (no name bound to an iterator or view, no loop over a generator expression, map or filter: the
         #        walks below cost a few ms per function, the text test microseconds)
     aliases = _aliases(node)
-    modules = {n for n, v in getattr(lw.pyfn, "__globals__", {}).items() if isinstance(v, types.ModuleType)}
+    modules = {n for n, v in glob.items() if isinstance(v, types.ModuleType)}
     for block in _blocks(node):
-        _check_block(lw, list(block), aliases, modules)
+        _check_block(lw, list(block), aliases, modules, bare)
 
 
 def _aliases(node: cst.CSTNode) -> dict:
@@ -98,11 +101,11 @@ def _blocks(node: cst.CSTNode) -> Iterable:
     return found
 
 
-def _lazy(e: cst.BaseExpression) -> bool:
+def _lazy(e: cst.BaseExpression, bare: frozenset = frozenset()) -> bool:
     if isinstance(e, cst.GeneratorExp):
         return True
     if isinstance(e, cst.Call):
-        if isinstance(e.func, cst.Name) and e.func.value in _LAZY_CALLS:
+        if isinstance(e.func, cst.Name) and (e.func.value in _LAZY_CALLS or e.func.value in bare):
             return True
         if isinstance(e.func, cst.Attribute) and isinstance(e.func.value, cst.Name) and e.func.value.value == "itertools":
             return True  # (itertools' iterators are lazy too)
@@ -206,8 +209,9 @@ def _line(lw: "Lowering", node: cst.CSTNode) -> int:
     return lw.src.where(node)[0]
 
 
-def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set) -> None:
-    """(`modules`: the global names bound to modules: `np.zeros(2)` between is no method of what `np.max` reads.)"""
+def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set, bare: frozenset = frozenset()) -> None:
+    """(`modules`: the global names bound to modules: `np.zeros(2)` between is no method of what `np.max` reads;
+    `bare`: the names of itertools' functions imported bare.)"""
     for i, s in enumerate(stmts):
         if isinstance(s, cst.For) and _eager_in_a_for(s.iter):
             _refuse_if_changed(lw, s.iter, _with_aliases(_names(s.iter) - modules, aliases), [(s.body, "in the loop's body")],
@@ -215,7 +219,7 @@ def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set) -> No
         if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Assign)):
             continue
         a = s.body[0]
-        if len(a.targets) != 1 or not isinstance(a.targets[0].target, cst.Name) or not _lazy(a.value):
+        if len(a.targets) != 1 or not isinstance(a.targets[0].target, cst.Name) or not _lazy(a.value, bare):
             continue
         name = a.targets[0].target.value
         reads = _with_aliases(_names(a.value) - {name} - modules, aliases)
