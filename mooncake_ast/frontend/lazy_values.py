@@ -36,6 +36,10 @@ _PURE_CALLS = frozenset({"len", "abs", "min", "max", "sum", "float", "int", "rou
 # What a lazy value bound to a name, or a loop over an eager-in-a-for iterator, looks like in the text (a superset).
 _MAYBE_LAZY = re.compile(r"=\s*(\(|(map|filter|zip|enumerate|iter|reversed)\s*\(|itertools\.)|\.(values|keys|items)\(\s*\)"
                          r"|\bin\s+(\(|map\s*\(|filter\s*\()")
+# Methods that only read their object: called on what an iterator reads, they change nothing it computes.
+_READING_METHODS = frozenset({"copy", "sum", "mean", "get", "index", "count", "keys", "values", "items", "tolist", "item",
+                              "reshape", "astype", "dot", "max", "min", "std", "var", "prod", "cumsum", "ravel",
+                              "flatten", "transpose", "conj", "real", "imag"})
 _NUMPY_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "at"})
 
 
@@ -182,7 +186,7 @@ def _change(stmt: cst.CSTNode, names: set) -> Optional[cst.CSTNode]:
             return n
         elif isinstance(n, cst.Call):
             func = n.func
-            if isinstance(func, cst.Attribute) and _root(func) in names and not _reads_only(func.attr.value):
+            if isinstance(func, cst.Attribute) and _root(func) in names and func.attr.value not in _READING_METHODS:
                 return n  # (a method of what the expression reads: it may write it)
             if isinstance(func, cst.Attribute) and func.attr.value in _NUMPY_WRITERS and \
                     any(_names(a.value) & names for a in n.args):
@@ -193,12 +197,6 @@ def _change(stmt: cst.CSTNode, names: set) -> Optional[cst.CSTNode]:
             if not pure and any(_names(a.value) & names for a in n.args):
                 return n  # (a function handed what the expression reads may write it)
     return None
-
-
-def _reads_only(method: str) -> bool:
-    return method in ("copy", "sum", "mean", "get", "index", "count", "keys", "values", "items", "tolist", "item",
-                      "reshape", "astype", "dot", "max", "min", "std", "var", "prod", "cumsum", "ravel", "flatten",
-                      "transpose", "conj", "real", "imag")
 
 
 def _uses(stmt: cst.CSTNode, name: str) -> bool:

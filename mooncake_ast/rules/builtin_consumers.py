@@ -40,7 +40,7 @@ def _recorded(items):
     read the items again (a plain `iter(ys)` was exhausted by then: the second derivative lost them)."""
     from ..reverse.builtin_adjoints import ItemsIterator
 
-    return ItemsIterator(list(items))
+    return ItemsIterator(items)
 
 
 def frule_filter(args, dargs, **kwargs):

@@ -18,6 +18,7 @@ from . import api_rules as _api
 from .api_rules import (NestingError, _TRACED, _dense, _expand, _fwd_fcall, _plain_floats, _refuse_traced_captures,
                         _rev_fcall, _zero, constant_callable)
 from .nested_cells import owned_cells
+from .nested_closures import cotangent_directions
 from .nested_plans import value_and_grad_jvp as _value_and_grad_jvp
 
 
@@ -161,12 +162,7 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
             _reapply(pre)
 
     def _grad_pullback(w: Any) -> tuple:
-        w_grad = w[1] if with_value else w
-        w_val = w[0] if with_value else NoTangent
-        parts = (w_grad,) if single else tuple(_expand(w_grad, len(nums)))
-        dirs = [NoTangent] * n
-        for i, wi in zip(nums, parts):
-            dirs[i] = wi
+        w_val, dirs = cotangent_directions(w, with_value, single, nums, n)
         dirs_d = _dense(tuple(dirs), tuple(args))
         # adjoint of the gradient part: grad_a <grad f(a), w> = grad_a Df(a)[w], a separate differentiation
         # (its own adjoint storage: Grad.__call__ opens a fresh context)

@@ -127,6 +127,18 @@ def grad_jvp_closure(g: Any, tg: ClosureTangent, args: tuple, dargs: tuple, nums
     return grad, dgrad
 
 
+def cotangent_directions(w: Any, with_value: bool, single: bool, nums: tuple, n: int) -> tuple:
+    """(w0, dirs) of a cotangent w of `grad(f)(*args)` (`(w0, w)` for value_and_grad): the value's part, and the
+    gradient's parts spread over the n arguments (NoTangent where argnums does not reach)."""
+    w_grad = w[1] if with_value else w
+    w_val = w[0] if with_value else NoTangent
+    parts = (w_grad,) if single else tuple(_expand(w_grad, len(nums)))
+    dirs = [NoTangent] * n
+    for i, wi in zip(nums, parts):
+        dirs[i] = wi
+    return w_val, dirs
+
+
 def grad_rrule_closure(g: Any, args: tuple) -> tuple:
     """Reverse rule of `grad(f)(*args)` / `value_and_grad(f)(*args)` for a closure f made by the reverse computation
     now running, over values it differentiates: the adjoint for a cotangent w of the gradient (and w0 of the value) is
@@ -144,12 +156,7 @@ def grad_rrule_closure(g: Any, args: tuple) -> tuple:
     def pullback(w: Any) -> tuple:
         if w is NoTangent:
             return (NoTangent, *([NoTangent] * n))
-        w_grad = w[1] if with_value else w
-        w_val = w[0] if with_value else NoTangent
-        parts = (w_grad,) if single else tuple(_expand(w_grad, len(nums)))
-        dirs = [NoTangent] * n
-        for i, wi in zip(nums, parts):
-            dirs[i] = wi
+        w_val, dirs = cotangent_directions(w, with_value, single, nums, n)
         # (f runs again here, from the arguments' values on entry; they are left so, as a reverse pass leaves what
         # it undid)
         _reapply(pre)

@@ -5,6 +5,7 @@ import operator as op
 
 import numpy as np
 
+from ..tangents import NoTangent
 from . import helpers as h
 from .numpy_common import cj
 from .registry import defcomplex, defjvp, defvjp, defzero
@@ -68,8 +69,6 @@ def _concat_items(i, di):
     """The items of `np.r_[i]` and their tangents (zeros of the right size for constants, slices included)."""
     import numpy as np
 
-    from ..tangents import NoTangent
-
     items = i if isinstance(i, tuple) else (i,)
     ditems = di if isinstance(di, tuple) else (di,) * len(items) if di is NoTangent else (di,)
     out = []
@@ -88,8 +87,6 @@ def _concat_items(i, di):
 def index_tangent(a, i, di):
     """The tangent of `a[i]` coming from i: nonzero only for the index-expression builders np.r_ and
     np.c_, which concatenate their "index" (linear in each item)."""
-    from ..tangents import NoTangent
-
     if not _is_concatenator(a) or di is NoTangent:
         return NoTangent
     return a[_concat_items(i, di)]
@@ -99,8 +96,6 @@ def with_index_tangent(item, a, i, di):
     """`item` (the tangent's `a[i]`) plus the tangent coming from the index i (np.r_ / np.c_ only), as the same
     object when that is zero: where `a[i]` is a view, its tangent must stay a view of a's tangent, so that a write
     to the array after the read shows in both (`w = b[s]; b[1:] = ...; w.sum()`)."""
-    from ..tangents import NoTangent
-
     extra = index_tangent(a, i, di)
     return item if extra is NoTangent else item + extra
 
@@ -110,8 +105,6 @@ def index_adjoint(a, i, g):
     part of g each item was copied to, read back by pushing the items' positions through the same
     concatenation.  NoTangent for every other container (an index is not differentiable)."""
     import numpy as np
-
-    from ..tangents import NoTangent
 
     if not _is_concatenator(a) or g is NoTangent:
         return NoTangent

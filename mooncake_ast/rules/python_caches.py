@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from .python_callables import CALLS
 from ..tangents import NoTangent
+from .python_callables import CALLS
 from .registry import defrrule_at_run_time, defrule
 
 _CACHE_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
