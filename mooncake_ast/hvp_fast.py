@@ -28,7 +28,7 @@ import numpy as np
 from . import api as _api  # (partially initialised while api imports this module: read at call time only)
 from .errors import MooncakeError
 from .forward import objects
-from .forward.runtime import derived_forward
+from .forward.runtime import argument_kinds, derived_forward
 from .reverse import shadows
 from .reverse.adjoints import AdjTuple
 from .reverse.fastpath import fast_kinds
@@ -105,7 +105,7 @@ def _tangents(args: tuple, tangents: tuple) -> Optional[tuple]:
 def _entry(fn: types.FunctionType, args: tuple, dargs: tuple, kinds: tuple, nums: tuple, with_grad: bool) -> _Entry:
     """The decisions of hvp_core's plan for this call, made as it makes them (_plan's branch for a plain function)."""
     n = len(args)
-    fwd = derived_forward(fn, tuple(objects.kind_of(a) for a in args))
+    fwd = derived_forward(fn, argument_kinds(args))
     if fwd.takes_self:  # f reads what it captures: the general path (constant_callable, cell storage)
         return _Entry(fwd, None, None, (), (), (), False)
     pos = tuple(nums)

@@ -342,12 +342,19 @@ def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwa
 def _derived_rule(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
     """(the derived rule for this call's argument kinds, bound primals, bound tangents)."""
     primals, tangents = _bind_fast(f, df, args, dargs, kwargs, dkwargs)
-    kinds = tuple(_array_kind(a) if type(a) is np.ndarray and a.dtype.kind == "f" else objects.kind_of(a)
-                  for a in primals)
+    kinds = argument_kinds(primals)
     if any(d is NoTangent for d in tangents):  # (a constant handed to a call: no tangent code for it)
         kinds = tuple(k + ":inactive" if d is NoTangent and (k == "num" or k.startswith("arr:f:")) else k
                       for k, d in zip(kinds, tangents))
     return derived_forward(f, kinds), primals, tangents
+
+
+def argument_kinds(primals: tuple) -> tuple:
+    """The kinds a derived forward rule is specialised on (objects.kind_of, and float arrays' axes), the same for a
+    call made by forward code and for reverse-over-forward plans (rules/api_rules.py, hvp_fast.py): one rule, and
+    forward code typed enough to read `s.max(axis=1)` as `np.max(s, axis=1)`."""
+    return tuple(_array_kind(a) if type(a) is np.ndarray and a.dtype.kind == "f" else objects.kind_of(a)
+                 for a in primals)
 
 
 def _array_kind(a: np.ndarray) -> str:

@@ -32,7 +32,9 @@ from ..rules.registry import Rule, lookup, update
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
 from ..ir.dce import sweep
 from ..ir.kinds import NUM, infer_kinds
-from ..ir.types import FLOAT, UNKNOWN
+from ..ir.inference import infer_types
+from ..ir.typed_methods import has_methods_to_resolve, resolve_methods
+from ..ir.types import FLOAT, UNKNOWN, decode
 from ..rules import helpers
 from ..tangents import storage
 from .activity import Activity
@@ -350,6 +352,26 @@ def _param_type(param_kinds: dict, p: Param) -> Any:
     return decode(kind, p.name) if kind else None
 
 
+def _resolve_typed_methods(ir: Function, resolver: "StaticResolver", param_kinds: dict) -> None:
+    """`s.max(axis=1)` of a float array as `np.max(s, axis=1)` (ir/typed_methods.py, as reverse mode does), so the
+    tangent line is the rule's plain NumPy instead of a method dispatched when the code runs, and a derivative of
+    this forward code (a Hessian's reverse over forward) meets a NumPy function with a rule, not a bound method."""
+    if not has_methods_to_resolve(ir):
+        return
+    params = {k: decode(v, k) for k, v in param_kinds.items()}
+
+    def param_type(v: Any) -> Any:
+        return params.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN
+
+    for _ in range(4):  # (a resolved method's result is typed in the next round: `x.T.sum()`)
+        try:
+            types = infer_types(ir, params, resolver.callee)
+        except Exception:  # noqa: BLE001 - no types: methods stay dispatched when the code runs
+            return
+        if not resolve_methods(ir, types, param_type, attribute_t=False):
+            return
+
+
 class ForwardTransform:
     def __init__(self, ir: Function, user_globals: dict, param_kinds: Optional[dict] = None) -> None:
         self.ir = ir
@@ -365,6 +387,7 @@ class ForwardTransform:
         make_plainer(ir, user_globals, self.resolver.bindings,
                      frozenset(k for k, v in self.param_kinds.items() if v.split(":")[0] == "num"), in_line=False)
         read_items_first(ir, self.resolver)  # (`sum(b)` of an object with `__iter__`: its items, differentiated)
+        _resolve_typed_methods(ir, self.resolver, self.param_kinds)
         self.resolver.analyse(([st for b in ir.blocks for st in b.stmts], [p for b in ir.blocks for p in b.phis]))
         self.tangent: dict[Value, Optional[Value]] = {}
         self.tangent_of: dict[Value, Value] = {}

@@ -13,8 +13,19 @@ import numpy as np
 from .. import ops
 from .analysis import uses
 from .nodes import Call, Const, Function, Param, Phi, Value
-from .op_types import array_of_items, joined_items, result_type
-from .types import _BOTTOM, NONE, UNKNOWN, AVal, join, literal, type_of_argument
+from .op_types import array_of_items, joined_items, literal_array, result_type
+from .types import _BOTTOM, NONE, UNKNOWN, Arr, AVal, join, literal, type_of_argument
+
+
+_NUMPY_MODULES = frozenset({"numpy", "numpy.linalg", "numpy.fft"})  # (ufuncs and most functions: "numpy")
+
+
+def _float_display(v: Value, count: dict) -> Optional[AVal]:
+    """The float array type of a display of literal numbers with at least one float, used once; else None."""
+    if not (isinstance(v, Call) and count.get(v) == 1):
+        return None
+    t = literal_array(v)
+    return t if isinstance(t, Arr) and t.dtype == "f" else None
 
 
 def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]],
@@ -56,7 +67,12 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
                 items = [of(a) for a in d.args]  # (a display used only here: nothing changed it in between)
                 if _BOTTOM in items:
                     return _BOTTOM
-                return array_of_items(items)
+                t = array_of_items(items)
+                return t if t is not UNKNOWN else literal_array(d)  # (`np.array([[1.0, 2.0], [3.0, 4.0]])`)
+        if getattr(callee, "__module__", None) in _NUMPY_MODULES:
+            # A display of literal floats handed to NumPy (`np.outer(x, [1.0, -0.5])`) is read as the float array
+            # NumPy makes of it; only displays with a float (ints there are shapes and axes) and used only here.
+            args = [_float_display(a, count) or t for a, t in zip(s.args, args)]
         if callee in (np.concatenate, np.stack) and 1 <= len(s.args) <= 2 and set(s.kwargs) <= {"axis"}:
             d = s.args[0]
             axis = s.args[1] if len(s.args) == 2 else s.kwargs.get("axis", Const(0))

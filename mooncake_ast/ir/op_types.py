@@ -182,16 +182,39 @@ def _float_arrays(args: list, ndims: tuple) -> bool:
                                            for t, n in zip(args, ndims))
 
 
-def _literal_vector(v: Value) -> AVal:
-    """`np.array([True, False, True])`, `np.array([0, 2, 2])`: a vector display of literal numbers."""
-    if not (isinstance(v, Call) and v.callee() in (ops.list_of, ops.tuple_of) and v.args and not v.kwargs):
+def literal_array(v: Value) -> AVal:
+    """`np.array([True, False, True])`, `np.array([0, 2, 2])`, `np.array([[1.0, 2.0], [3.0, 4.0]])`: a display of
+    literal numbers, nested displays of one length each (a rectangular array)."""
+    found = _literal_display(v)
+    if found is None:
         return UNKNOWN
-    items = [literal(a) for a in v.args]
-    if any(type(k) not in (bool, int, float) for k in items):
-        return UNKNOWN
-    kinds = {type(k) for k in items}
+    kinds, shape = found
     dtype = "b" if kinds == {bool} else "f" if float in kinds else "i"
-    return Arr(dtype, ("n",) if len(items) > 1 else ("1",))
+    return Arr(dtype, tuple("1" if n == 1 else "n" for n in shape))
+
+
+def _literal_display(v: Value) -> "tuple[set, tuple] | None":
+    """(the Python types of the numbers, the shape) of a display of literal numbers or of such displays of one
+    shape each, or None."""
+    if not (isinstance(v, Call) and v.callee() in (ops.list_of, ops.tuple_of) and v.args and not v.kwargs):
+        return None
+    if all(isinstance(a, Call) for a in v.args):
+        inner = [_literal_display(a) for a in v.args]
+        if any(x is None for x in inner) or len({x[1] for x in inner}) != 1:
+            return None
+        return set().union(*(x[0] for x in inner)), (len(v.args),) + inner[0][1]
+    items = [_number(a) for a in v.args]
+    if any(type(k) not in (bool, int, float) for k in items):
+        return None
+    return {type(k) for k in items}, (len(items),)
+
+
+def _number(v: Value) -> Any:
+    """A literal number, negative ones too (`-0.5` is `neg(0.5)` in the IR), or NOT_LITERAL."""
+    if isinstance(v, Call) and v.callee() is operator.neg and len(v.args) == 1 and isinstance(v.args[0], Const) and \
+            type(v.args[0].value) in (int, float):
+        return -v.args[0].value
+    return literal(v)
 
 
 def array_of_items(items: list) -> AVal:
@@ -239,7 +262,7 @@ def numpy_result(fn: Any, args: list, s: Call) -> AVal:
         if fn in (np.sum, np.mean, np.std, np.var, np.prod, np.max, np.min, np.median):
             return FLOAT
     if fn in (np.array, np.asarray) and n == 1:
-        return _literal_vector(s.args[0])
+        return literal_array(s.args[0])
     if fn is np.linalg.norm and n == 1 and (is_float_array(args[0]) or args[0] == FLOAT):
         return FLOAT
     if fn in (np.trace, np.linalg.det) and _float_arrays(args, (2,)):

@@ -43,8 +43,17 @@ _METHODS: dict[str, tuple[Any, frozenset]] = {
 _PACKED = {"reshape", "transpose"}
 
 
-def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callable[[Value], Any]) -> int:
-    """Rewrite `getattr(x, name)(...)` into `np.<name>(x, ...)` where x is a float array; returns how many."""
+def has_methods_to_resolve(fn: Function) -> bool:
+    """Does fn read an attribute that resolve_methods may rewrite (so typing it first can pay)?"""
+    return any(s.callee() is builtins.getattr and len(s.args) == 2 and isinstance(s.args[1], Const) and
+               (s.args[1].value in _METHODS or s.args[1].value == "get") for b in fn.blocks for s in b.stmts)
+
+
+def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callable[[Value], Any],
+                    attribute_t: bool = True) -> int:
+    """Rewrite `getattr(x, name)(...)` into `np.<name>(x, ...)` where x is a float array; returns how many.
+    `attribute_t`: `x.T` too (forward mode keeps it: the attribute's tangent takes batched tangents, np.transpose's
+    rule does not)."""
     count = uses(fn)
     done = 0
     for b in fn.blocks:
@@ -52,7 +61,7 @@ def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callab
             if s.callee() is builtins.getattr and len(s.args) == 2 and not s.kwargs and isinstance(s.args[1], Const) \
                     and s.args[1].value == "T":
                 obj = s.args[0]
-                if is_float_array(types.get(obj) if obj in types else type_of_param(obj)):
+                if attribute_t and is_float_array(types.get(obj) if obj in types else type_of_param(obj)):
                     s.fn, s.args = Const(np.transpose), [obj]  # (`x.T` is np.transpose(x), a view, for every rank)
                     done += 1
                 continue

@@ -33,7 +33,7 @@ from ..forward.runtime import conform as _conform
 from ..api import Differentiable, NonScalarOutputError, ValueAndGrad, _nondifferentiable, _snapshot, _to_user, \
     jvp as _jvp_api
 from ..forward import objects as _objects
-from ..forward.runtime import _bind_fast, derived_forward, fcall as _fcall_rt
+from ..forward.runtime import _bind_fast, argument_kinds, derived_forward, fcall as _fcall_rt
 from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple
 from ..reverse.runtime import may_write, rcall
@@ -58,7 +58,7 @@ from .nested_cells import as_function_tangent as _as_function_tangent, owned_cel
 from .forward_code_rules import NestingError, _expand, _name, _prepare_cells, _zero, user_rule  # noqa: F401
 from .plain_forwards import (_PLAIN, _conform_fwd, _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_const_fwd,  # noqa: F401
                              _pow_deriv_fwd, _pow_deriv_full_fwd, _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd,
-                             _storage_fwd, _view_read_fwd, _zero_fwd)
+                             _storage_fwd, _view_read_fwd, _zero_fwd, _zero_kw_fwd)
 
 
 # ---------------------------------------------------------------- the forward function of a call
@@ -113,6 +113,11 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         f = f.__wrapped_fn__
     n = len(args)
     special = _special_plan(f, df, args, dargs, kwargs)
+    if kwargs and special is None and _constant_call(f, args, dargs, kwargs):
+        # (`rng.normal(size=(4, 3))`: a draw, or a function with no derivative, given only values that are never
+        # differentiated: a constant at every order)
+        return _Plan(_zero_kw_fwd, (f, tuple(args), dict(kwargs)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
+                     lambda tf, targs, tdargs: (NoTangent, targs, NoTangent), layout=None)
     if kwargs:
         if special is None:
             raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
@@ -201,7 +206,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
                                f"(defaults, *args and keywords are not supported nested)")
         # (generated code's `*, _mc=_mc` keywords are parameters of its own forward code: passed, zero tangent)
         try:
-            rule = derived_forward(f, tuple(_objects.kind_of(a) for a in primals))
+            rule = derived_forward(f, argument_kinds(primals))
         except SyntaxError as e:  # the emitter's names for a derivative of a derivative of a derivative can clash
             raise NestingError(f"nested derivative of {_name(f)}: the generated forward code of this order does not "
                                f"compile ({e.msg}); use reverse mode for the outer derivatives") from e
@@ -242,6 +247,11 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         plan = _nested_templates.template_plan(f, args, dargs, reverse)
         if plan is not None:  # (a primitive dispatched at run time: its template, inlined in a wrapper's forward code)
             return plan
+    if rule is None and _constant_call(f, args, dargs, {}):
+        # a callable with no rule given only values that are never differentiated (`np.random.default_rng(0)`): a
+        # constant at every order, as forward mode found it (a float argument would need a rule: refused below)
+        return _Plan(_zero_fwd, (f, tuple(args)), lambda b: (NoTangent, _expand(b[1], n), (NoTangent,) * n),
+                     lambda tf, targs, tdargs: (NoTangent, targs), layout=None)
     from ..frontend.try_ops import guarded_call
 
     if f is guarded_call:  # (how a `try` statement runs its body's calls: the user knows the statement, not this)
@@ -282,6 +292,32 @@ def _symbolic_zero(d: Any) -> bool:
 def _integer(v: Any) -> bool:
     """An int (not a bool), a NumPy integer or an integer array: a value that is never differentiated."""
     return integer_scalar(v) or (isinstance(v, np.ndarray) and v.dtype.kind in "iu")
+
+
+def _constant_call(f: Any, args: tuple, dargs: tuple, kwargs: dict) -> bool:
+    """Is f a builtin (or a method of numpy.random's generators) with no rule or a draw's, called with zero tangents
+    on values no derivative flows through, so that its result is a constant at every order?  (Python functions are
+    differentiated instead: what they read besides their arguments may depend on the input.)"""
+    if isinstance(f, types.FunctionType) or isinstance(getattr(f, "__func__", None), types.FunctionType) or \
+            not all(_zero(d) for d in _expand(dargs, len(args))):
+        return False
+    owner = getattr(f, "__self__", None)
+    if not (owner is None or isinstance(owner, types.ModuleType) or
+            type(owner).__module__.startswith("numpy.random")):
+        return False
+    rule = lookup(f) if _hashable(f) else None
+    if rule is not None and not rule.zero and not type(owner).__module__.startswith("numpy.random"):
+        return False
+    return all(_inert(a) for a in args) and all(_inert(v) for v in kwargs.values())
+
+
+def _inert(v: Any) -> bool:
+    """A value no derivative ever flows through: None, a bool, a string, an integer, an integer or bool array, or
+    a tuple of those (a shape)."""
+    if isinstance(v, tuple):
+        return all(_inert(x) for x in v)
+    return v is None or isinstance(v, (bool, str, bytes, np.bool_)) or _integer(v) or \
+        (isinstance(v, np.ndarray) and v.dtype.kind == "b")
 
 
 def _variadic(f: Any) -> bool:

@@ -100,6 +100,11 @@ def _zero_fwd(f, args):
     return y, nh.result_storage(y)
 
 
+def _zero_kw_fwd(f, args, kwargs):
+    y = f(*args, **kwargs)
+    return y, nh.result_storage(y)
+
+
 def _getitem_fwd(a, i, da, di):
     return a[i], da[i]
 
