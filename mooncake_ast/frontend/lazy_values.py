@@ -35,12 +35,14 @@ _PURE_CALLS = frozenset({"len", "abs", "min", "max", "sum", "float", "int", "rou
                          "bool", "divmod", "pow", "hash", "id", "type", "complex", "format"})
 # What a lazy value bound to a name, or a loop over an eager-in-a-for iterator, looks like in the text (a superset).
 _MAYBE_LAZY = re.compile(r"=\s*(\(|(map|filter|zip|enumerate|iter|reversed)\s*\(|itertools\.)|\.(values|keys|items)\(\s*\)"
-                         r"|\bin\s+(\(|map\s*\(|filter\s*\()")
+                         r"|\bin\s+(\(|map\s*\(|filter\s*\()|sliding_window_view|as_strided")
 # Methods that only read their object: called on what an iterator reads, they change nothing it computes.
 _READING_METHODS = frozenset({"copy", "sum", "mean", "get", "index", "count", "keys", "values", "items", "tolist", "item",
                               "reshape", "astype", "dot", "max", "min", "std", "var", "prod", "cumsum", "ravel",
                               "flatten", "transpose", "conj", "real", "imag"})
 _NUMPY_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "at"})
+_STRIDED = frozenset({"sliding_window_view", "as_strided"})
+_VIEW_METHODS = frozenset({"reshape", "transpose", "swapaxes", "squeeze", "view", "ravel"})  # (of a view: a view)
 
 
 def check(lw: "Lowering", node: cst.CSTNode) -> None:
@@ -50,14 +52,17 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
     glob = getattr(lw.pyfn, "__globals__", {})
     # (itertools' functions imported bare, `from itertools import chain`: lazy as `itertools.chain` is)
     bare = frozenset(n for n, v in glob.items() if getattr(v, "__module__", None) == "itertools" and callable(v))
+    # (NumPy's strided views imported under other names: `from numpy.lib.stride_tricks import as_strided as ast_`)
+    strided = frozenset(n for n, v in glob.items() if callable(v) and getattr(v, "__name__", None) in _STRIDED and
+                        (getattr(v, "__module__", None) or "").startswith("numpy"))
     text = getattr(lw.src, "text", None)
-    if isinstance(text, str) and not _MAYBE_LAZY.search(text) and not any(n in text for n in bare):
+    if isinstance(text, str) and not _MAYBE_LAZY.search(text) and not any(n in text for n in bare | strided):
         return  # (no name bound to an iterator or view, no loop over a generator expression, map or filter: the
         #        walks below cost a few ms per function, the text test microseconds)
     aliases = _aliases(node)
     modules = {n for n, v in glob.items() if isinstance(v, types.ModuleType)}
     for block in _blocks(node):
-        _check_block(lw, list(block), aliases, modules, bare)
+        _check_block(lw, list(block), aliases, modules, bare, strided)
 
 
 def _aliases(node: cst.CSTNode) -> dict:
@@ -207,10 +212,82 @@ def _line(lw: "Lowering", node: cst.CSTNode) -> int:
     return lw.src.where(node)[0]
 
 
-def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set, bare: frozenset = frozenset()) -> None:
+def _stores_through(stmt: cst.CSTNode, name: str) -> Optional[cst.CSTNode]:
+    """The first part of stmt that writes into the array `name` holds (an item or attribute stored, `name += ...`, a
+    method other than those that only read, `out=name`, NumPy's writing functions handed it), or None."""
+    for n in _all(stmt, cst.CSTNode):
+        if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            t = n.target
+            if isinstance(t, (cst.Subscript, cst.Attribute)) and _root(t) == name:
+                return n
+            if isinstance(n, cst.AugAssign) and isinstance(t, cst.Name) and t.value == name:
+                return n  # (in place, for an array)
+        elif isinstance(n, cst.Call):
+            func = n.func
+            if isinstance(func, cst.Attribute) and _root(func) == name and func.attr.value not in _READING_METHODS:
+                return n
+            if isinstance(func, cst.Attribute) and func.attr.value in _NUMPY_WRITERS and \
+                    any(name in _names(a.value) for a in n.args):
+                return n
+            if any(a.keyword is not None and a.keyword.value == "out" and name in _names(a.value) for a in n.args):
+                return n
+    return None
+
+
+def _strided(e: cst.BaseExpression, names: frozenset = frozenset()) -> Optional[cst.Call]:
+    """The call of `sliding_window_view(b, 3)`, `np.lib.stride_tricks.as_strided(b, ...)` e is, or takes a view of
+    (`sliding_window_view(b, 3)[::2]`, `.T`, `.reshape(...)`), or None: a view of b whose items overlap, which the
+    transforms take as a new array (its derivative is a gather of b's, made where the view is)."""
+    while isinstance(e, (cst.Subscript, cst.Attribute)):
+        e = e.value
+    if not isinstance(e, cst.Call):
+        return None
+    func = e.func
+    name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
+    if name in _STRIDED or name in names:
+        return e
+    return _strided(func.value, names) if isinstance(func, cst.Attribute) and name in _VIEW_METHODS else None
+
+
+def _check_strided(lw: "Lowering", stmts: list, i: int, name: str, view: cst.BaseExpression, reads: set) -> None:
+    """A strided view `name` made by stmts[i]: refuse a store through it, and a read of it after a statement that
+    may change its base (anywhere later in the block: a view is read as often as the code likes)."""
+    changed_at = None
+    for t in stmts[i + 1:]:
+        through = _stores_through(t, name)
+        if through is not None:
+            lw.unsupported(stmts[i], f"`{lw.src.line_text(_line(lw, view)).strip()}`: line {_line(lw, through)} writes "
+                                     "through this strided view (its items are its base's memory); mooncake_ast "
+                                     "takes the view as a new array, so the write would not reach the base's "
+                                     "derivative. Write to the base array, or take a copy of the view (`.copy()`)")
+        if changed_at is not None and _uses(t, name):
+            lw.unsupported(stmts[i], f"`{lw.src.line_text(_line(lw, view)).strip()}`: line {_line(lw, changed_at)} "
+                                     f"may change its base before line {_line(lw, t)} reads it; the view reads its "
+                                     "base's memory when it is read, mooncake_ast where it is made. Take the view "
+                                     "after the change, or a copy where you make it (`.copy()`)")
+        if changed_at is None:
+            changed_at = _change(t, reads)
+            if changed_at is not None and _uses(t, name):
+                lw.unsupported(stmts[i], f"`{lw.src.line_text(_line(lw, view)).strip()}`: line "
+                                         f"{_line(lw, changed_at)} may change its base while the view is read; the "
+                                         "view reads its base's memory when it is read, mooncake_ast where it is "
+                                         "made. Take a copy where you make it (`.copy()`)")
+
+
+def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set, bare: frozenset = frozenset(),
+                 strided: frozenset = frozenset()) -> None:
     """(`modules`: the global names bound to modules: `np.zeros(2)` between is no method of what `np.max` reads;
-    `bare`: the names of itertools' functions imported bare.)"""
+    `bare`: the names of itertools' functions imported bare; `strided`: other names of NumPy's strided views.)"""
     for i, s in enumerate(stmts):
+        view = s.body[0].value if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and \
+            isinstance(s.body[0], cst.Assign) and len(s.body[0].targets) == 1 and \
+            isinstance(s.body[0].targets[0].target, cst.Name) else None
+        call = _strided(view, strided) if view is not None else None
+        if call is not None:
+            view_name = s.body[0].targets[0].target.value
+            base = _names(call.args[0].value) if call.args else set()
+            _check_strided(lw, stmts, i, view_name, view, _with_aliases(base - {view_name} - modules, aliases))
+            continue
         if isinstance(s, cst.For) and _eager_in_a_for(s.iter):
             _refuse_if_changed(lw, s.iter, _with_aliases(_names(s.iter) - modules, aliases), [(s.body, "in the loop's body")],
                                s)
