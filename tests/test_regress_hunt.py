@@ -331,3 +331,54 @@ def as_strided_read_after_write(x, a):
 @pytest.mark.parametrize("f", [sliding_window_read_after_write, sliding_window_base_scaled, as_strided_read_after_write])
 def test_strided_view_read_after_a_write_to_its_base(f):
     check_derivatives(f, 0.7, B3.copy())
+
+
+def astype_without_copy(x, a):
+    b = a * 1.0
+    c = b.astype(np.float64, copy=False)   # b itself
+    c[1] = x
+    return np.sum(b * b)
+
+
+def np_astype_without_copy(x, a):
+    b = a * 1.0
+    c = np.astype(b, np.float64, copy=False)
+    c *= x
+    return np.sum(b * b)
+
+
+def array_without_copy(x, a):
+    b = a * 1.0
+    c = np.array(b, copy=False)
+    c[0] = x
+    return np.sum(b * b)
+
+
+def require_contiguous(x, a):
+    b = a * 1.0
+    c = np.require(b, requirements="C")     # np.array(b, copy=None): b itself
+    c[0] = x
+    return np.sum(b * b)
+
+
+def trimmed_view(x, a):
+    b = a * 1.0
+    c = np.trim_zeros(b)                    # a slice of b
+    c[1] = x * c[1]
+    return np.sum(b * b)
+
+
+def unstacked_view(x, a):
+    b = a * 1.0
+    c = np.unstack(b[None])[0]              # a view of b
+    c *= x
+    return np.sum(b * b)
+
+
+@pytest.mark.parametrize("f", [astype_without_copy, np_astype_without_copy, array_without_copy, require_contiguous,
+                               trimmed_view, unstacked_view])
+def test_conversion_that_returns_its_argument_shares_its_tangent(f):
+    # forward mode gave the result a new tangent array: a write through it missed the argument's tangent (the rules
+    # of astype and np.array; and a NumPy function run by its Python code (np.astype, np.trim_zeros, np.unstack)
+    # whose array argument had a zero tangent, for now, was called plainly and its result given a new zero tangent)
+    check_derivatives(f, 0.7, B3.copy())

@@ -34,7 +34,7 @@ defmethod(nd, "ravel", lambda t, y, x, *a, **k: (t.call(ravel_tangent, x, t.d(x)
 defmethod(nd, "flatten", lambda t, y, x, *a, **k: (t.call(ravel_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
                                                    t.lin(flatten_tangent, t.d(x), *a, **k)) if t.d(x) is not None else None)
 defmethod(nd, "squeeze", lambda t, y, x, *a, **k: t.lin(np.squeeze, t.d(x), *a, **k))
-defmethod(nd, "astype", lambda t, y, x, dtype, *a, **k: t.call(astype_tangent, y, t.d(x)) if t.d(x) is not None else None)
+defmethod(nd, "astype", lambda t, y, x, dtype, *a, **k: t.call(astype_tangent, y, t.d(x), x) if t.d(x) is not None else None)
 defmethod(nd, "item", lambda t, y, x, *a: t.call(item_tangent, t.d(x), *a) if t.d(x) is not None else None)
 defmethod(nd, "tolist", lambda t, y, x: t.call(tolist_tangent, t.d(x)) if t.d(x) is not None else None)
 defmethod(nd, "clip", lambda t, y, x, *a, **k: _clip_jvp(t, x, *_clip_bounds(a, k)))
@@ -62,7 +62,9 @@ def transpose_tangent(dx, *axes):
     return np.transpose(dx, axes[0] if len(axes) == 1 else (axes or None))
 
 
-def astype_tangent(y, dx):
+def astype_tangent(y, dx, x=None):
+    if y is x:  # (`x.astype(x.dtype, copy=False)` is x itself: a write through either name shows in both tangents)
+        return dx
     if y.dtype.kind not in "fc":
         return _no()
     return np.asarray(dx).astype(y.dtype)
