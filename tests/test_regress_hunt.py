@@ -390,3 +390,20 @@ def test_conversion_that_returns_its_argument_shares_its_tangent(f):
     # of astype and np.array; and a NumPy function run by its Python code (np.astype, np.trim_zeros, np.unstack)
     # whose array argument had a zero tangent, for now, was called plainly and its result given a new zero tangent)
     check_derivatives(f, 0.7, B3.copy())
+
+
+def nditer_written(x, a):
+    b = a * 1.0
+    for v in np.nditer(b, op_flags=["readwrite"]):
+        v[...] = v * x
+    return np.sum(b * b)
+
+
+def test_callable_without_rule_whose_result_reaches_zero_tangent_storage_is_refused():
+    # with a tangent in x only (a's tangent zero storage), np.nditer (no rule) was called plainly, as nothing
+    # differentiable went in, and the writes through its items gave 0; with a's tangent nonzero it was refused
+    from mooncake_ast.errors import MissingRuleError
+    with pytest.raises(MissingRuleError):
+        mc.jvp(nditer_written, (0.7, B3.copy()), (1.0, np.zeros(3)))
+    with pytest.raises(MissingRuleError):
+        mc.jvp(nditer_written, (0.7, B3.copy()), (1.0, np.ones(3)))
