@@ -407,3 +407,24 @@ def test_callable_without_rule_whose_result_reaches_zero_tangent_storage_is_refu
         mc.jvp(nditer_written, (0.7, B3.copy()), (1.0, np.zeros(3)))
     with pytest.raises(MissingRuleError):
         mc.jvp(nditer_written, (0.7, B3.copy()), (1.0, np.ones(3)))
+
+
+def local_classmethod_writes_class_attribute(x, a):
+    class C:
+        total = 0.0
+
+        @classmethod
+        def add(cls, v):
+            cls.total = cls.total + v * v
+    C.add(x)
+    C.add(a[0])
+    return C.total                       # x^2 + a0^2
+
+
+@pytest.mark.xfail(strict=True, reason="forward mode: a classmethod of a class defined inside the function writes "
+                                       "`cls.total = ...` and the tangent is dropped (0; reverse mode is right; "
+                                       "`C.total = ...` written directly is refused, and so is a module-level "
+                                       "class's write)")
+def test_local_classmethod_writing_a_class_attribute():
+    _, dy = mc.jvp(local_classmethod_writes_class_attribute, (0.7, B3.copy()), (1.0, np.zeros(3)))
+    assert dy == pytest.approx(1.4)
