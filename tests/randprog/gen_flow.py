@@ -11,8 +11,8 @@ families do not make --
   comprehensions with conditions and two `for` clauses;
 * recursion over an index or a depth, on numbers and on arrays;
 * closures with `nonlocal` state (a number, an array rebound or written in place) called in loops;
-* module-level state (a constant table, a config dict) read by helpers; a helper that writes a module-level
-  cache and another that reads it.
+* module-level state (a constant table, a config dict, a list of basis arrays) read by helpers.  (A helper that
+  writes a module-level cache with values that depend on the inputs is refused in reverse mode: left out.)
 """
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def s_generators(g):
         g.emit(f"{it} = pieces_{n}({p}, {s})", f"{v} = next({it}) * 3.0 + next({it})", f"for r in {it}:",
                f"    {v} = {v} + r * 0.5")
     elif form == 3:
-        g.emit(f"{v} = sum(a * b for a, b in zip(pieces_{n}({p}, {s}), [1.0, 2.0, 3.0, 4.0]))")
+        g.emit(f"{v} = sum(u * w for u, w in zip(pieces_{n}({p}, {s}), [1.0, 2.0, 3.0, 4.0]))")
     elif form == 4:
         g.emit(f"{v} = sum([e * {s} for e in {p} if e > 0.0] + [e * e for e in {p} if e <= 0.0])")
     elif form == 5:
@@ -205,10 +205,9 @@ def s_module_state(g):
         g.helper(f"use_{n}", f"def use_{n}(p):\n    return np.sum(TABLE_{n} * p) * CONFIG_{n}['gain'] + np.sum(p ** CONFIG_{n}['order'])")
         g.emit(f"{v} = use_{n}({g.pick(V)} * {s})")
     elif form == 1:
-        g.helper(f"CACHE_{n}", f"CACHE_{n} = {{}}")
-        g.helper(f"put_{n}", f"def put_{n}(key, p):\n    CACHE_{n}[key] = p * 2.0")
-        g.helper(f"get_{n}", f"def get_{n}(key):\n    return CACHE_{n}[key]")
-        g.emit(f"CACHE_{n}.clear()", f"put_{n}('a', {g.pick(V)} * {s})", f"{v} = float(np.sum(get_{n}('a') ** 2))")
+        g.helper(f"BASIS_{n}", f"BASIS_{n} = [np.array([1.0, 0.0, 0.5]), np.array([0.0, 2.0, -1.0])]")
+        g.helper(f"project_{n}", f"def project_{n}(p):\n    return [float(np.dot(b, p)) for b in BASIS_{n}]")
+        g.emit(f"{v} = sum(c * c for c in project_{n}({g.pick(V)} * {s}))")
     else:
         g.helper(f"SCALE_{n}", f"SCALE_{n} = [1.0]")
         g.helper(f"scaled_{n}", f"def scaled_{n}(t):\n    return t * SCALE_{n}[0]")
