@@ -428,3 +428,24 @@ def local_classmethod_writes_class_attribute(x, a):
 def test_local_classmethod_writing_a_class_attribute():
     _, dy = mc.jvp(local_classmethod_writes_class_attribute, (0.7, B3.copy()), (1.0, np.zeros(3)))
     assert dy == pytest.approx(1.4)
+
+
+def comprehension_over_its_own_name(x, a):
+    v = a * x
+    v = [v * 2.0 for v in v]             # the iterable is the outer v (Python evaluates it outside)
+    return sum(v)
+
+
+def generator_first_iterable_in_loop(x, a):
+    t = 0.0
+    for e in a:
+        t = t + sum(e * e for e in (x, e))   # (x, e): the loop's e
+    return t
+
+
+@pytest.mark.xfail(strict=True, reason="frontend: a comprehension's first iterable that reads an outer variable of "
+                                       "the name of its loop variable is read in the comprehension's scope: refused "
+                                       "('may be used before it is assigned'), or UnboundLocalError in a loop")
+@pytest.mark.parametrize("f", [comprehension_over_its_own_name, generator_first_iterable_in_loop])
+def test_comprehension_iterable_reads_the_enclosing_scope(f):
+    check_derivatives(f, 0.7, B3.copy())
