@@ -449,3 +449,43 @@ def generator_first_iterable_in_loop(x, a):
 @pytest.mark.parametrize("f", [comprehension_over_its_own_name, generator_first_iterable_in_loop])
 def test_comprehension_iterable_reads_the_enclosing_scope(f):
     check_derivatives(f, 0.7, B3.copy())
+
+
+W3 = np.array([1.0, 2.0, 3.0])
+
+
+def reversed_onto_itself(x, a):
+    b = a * x
+    b[::-1] = b                           # NumPy copies b first (strides of opposite signs): b reversed
+    return np.sum(b * W3)
+
+
+def whole_onto_itself(x, a):
+    b = a * x
+    b[:] = b                              # nothing changes
+    return np.sum(b * W3)
+
+
+def argument_reversed_onto_itself(x, a):
+    a[::-1] = a
+    return np.sum(a * W3) * x
+
+
+@pytest.mark.parametrize("f", [reversed_onto_itself, whole_onto_itself, argument_reversed_onto_itself])
+def test_array_written_with_itself(f):
+    # reverse mode (reverse/buffers.py, an array's adjoint kept as a plain buffer) added the written slots' adjoint
+    # into the buffer, then cleared those slots of the same buffer: a zero gradient
+    check_derivatives(f, 0.7, B3.copy())
+
+
+def strided_onto_overlapping_view(x, a):
+    b = np.concatenate([a, a]) * x
+    b[::2] = b[:3]     # NumPy does not buffer here (same-signed strides): b[4] gets the new b[2], which is old b[1]
+    return np.sum(b * np.arange(6.0))
+
+
+@pytest.mark.xfail(strict=True, reason="reverse mode assumes `b[i] = v` reads all of v before writing; NumPy copies "
+                                       "element by element when v overlaps b[i] with strides of the same sign but "
+                                       "different steps (`b[::2] = b[:3]`), so a written element is read again")
+def test_strided_write_from_an_overlapping_view():
+    check_derivatives(strided_onto_overlapping_view, 0.7, B3.copy())
