@@ -489,3 +489,37 @@ def strided_onto_overlapping_view(x, a):
                                        "different steps (`b[::2] = b[:3]`), so a written element is read again")
 def test_strided_write_from_an_overlapping_view():
     check_derivatives(strided_onto_overlapping_view, 0.7, B3.copy())
+
+
+def function_attribute_read_back(x, a):
+    def h(t):
+        return t * 2.0
+    h.k = x                               # an attribute of a function object
+    return h.k * a[0]                     # d/dx = a0
+
+
+def function_attribute_read_inside(x, a):
+    def h(t):
+        return t * h.k
+    h.k = x
+    return h(a[0])
+
+
+def function_attribute_counter(x, a):
+    def h(t):
+        h.calls += 1
+        h.total = h.total + t
+        return t
+    h.calls = 0
+    h.total = 0.0
+    h(x)
+    h(a[0] * x)
+    return h.total                        # x + a0 x
+
+
+@pytest.mark.xfail(strict=True, reason="both modes: a value with a derivative stored as an attribute of a function "
+                                       "object (`h.k = x`, a call counter/accumulator on the function) loses it: "
+                                       "reverse mode gives 0, forward mode a wrong tangent")
+@pytest.mark.parametrize("f", [function_attribute_read_back, function_attribute_read_inside, function_attribute_counter])
+def test_attribute_of_a_function_object(f):
+    check_derivatives(f, 0.7, B3.copy())
