@@ -523,3 +523,42 @@ def function_attribute_counter(x, a):
 @pytest.mark.parametrize("f", [function_attribute_read_back, function_attribute_read_inside, function_attribute_counter])
 def test_attribute_of_a_function_object(f):
     check_derivatives(f, 0.7, B3.copy())
+
+
+def imaginary_part_written(x, a):
+    z = a.astype(complex)
+    z.imag[:] = a * x                     # a float view of z's memory
+    return np.sum(np.abs(z) ** 2)
+
+
+def real_part_item_written(x, a):
+    z = a.astype(complex)
+    z.real[0] = x
+    return np.sum(np.abs(z) ** 2)
+
+
+def real_part_read_after_a_write(x, a):
+    z = a * (1.0 + 1j)
+    r = z.real
+    z[1] = x                              # r[1] is now x
+    return np.sum(r * r)
+
+
+def np_real_written(x, a):
+    z = a * (1.0 + 1j)
+    np.real(z)[2] = x
+    return np.sum(np.abs(z) ** 2)
+
+
+def imaginary_part_as_out(x, a):
+    z = a * (1.0 + 1j)
+    np.multiply(a, x, out=z.imag)
+    return np.sum(np.abs(z) ** 2)
+
+
+@pytest.mark.parametrize("f", [imaginary_part_written, real_part_item_written, real_part_read_after_a_write,
+                               np_real_written, imaginary_part_as_out])
+def test_real_and_imaginary_views_of_a_complex_array(f):
+    # reverse mode gave z.real / z.imag (float views of a complex array's memory) adjoint storage of their own, as
+    # if they were copies: writes through them and reads after writes to z lost their adjoints (d/dx 0)
+    check_derivatives(f, 0.7, B3.copy())
