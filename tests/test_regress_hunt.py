@@ -562,3 +562,30 @@ def test_real_and_imaginary_views_of_a_complex_array(f):
     # reverse mode gave z.real / z.imag (float views of a complex array's memory) adjoint storage of their own, as
     # if they were copies: writes through them and reads after writes to z lost their adjoints (d/dx 0)
     check_derivatives(f, 0.7, B3.copy())
+
+
+def ufunc_out_given_positionally(x, a):
+    b = np.zeros(3)
+    np.add(a, x, b)                       # the third positional argument of a binary ufunc is out
+    return np.sum(b * b)
+
+
+def unary_ufunc_out_given_positionally(x, a):
+    b = np.zeros(3)
+    np.sin(a * x, b)
+    return np.sum(b * b)
+
+
+def ufunc_out_positional_in_place(x, a):
+    b = a * 1.0
+    np.multiply(b, x, b)
+    return np.sum(b * b)
+
+
+@pytest.mark.xfail(strict=True, reason="a ufunc's out array given positionally (np.add(a, x, b), np.sin(v, b)) is "
+                                       "taken for an operand: reverse mode gives 0 (the write into b is not seen), "
+                                       "forward mode 0 for np.sin or a TypeError from the rule's template")
+@pytest.mark.parametrize("f", [ufunc_out_given_positionally, unary_ufunc_out_given_positionally,
+                               ufunc_out_positional_in_place])
+def test_ufunc_out_given_positionally(f):
+    check_derivatives(f, 0.7, B3.copy())
