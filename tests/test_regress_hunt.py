@@ -582,10 +582,29 @@ def ufunc_out_positional_in_place(x, a):
     return np.sum(b * b)
 
 
+def dot_out_given_positionally(x, a):
+    b = np.zeros(2)
+    np.dot(np.outer([1.0, x], a), a, b)
+    return np.sum(b * b)
+
+
+def clip_out_given_positionally(x, a):
+    b = np.zeros(3)
+    np.clip(a * x, -5.0, 5.0, b)
+    return np.sum(b * b)
+
+
+def sum_out_given_positionally(x, a):
+    b = np.zeros(2)
+    np.sum(np.outer([1.0, x], a), 1, None, b)
+    return np.sum(b * b)
+
+
 @pytest.mark.xfail(strict=True, reason="a ufunc's out array given positionally (np.add(a, x, b), np.sin(v, b)) is "
                                        "taken for an operand: reverse mode gives 0 (the write into b is not seen), "
                                        "forward mode 0 for np.sin or a TypeError from the rule's template")
 @pytest.mark.parametrize("f", [ufunc_out_given_positionally, unary_ufunc_out_given_positionally,
-                               ufunc_out_positional_in_place])
+                               ufunc_out_positional_in_place, dot_out_given_positionally, clip_out_given_positionally,
+                               sum_out_given_positionally])
 def test_ufunc_out_given_positionally(f):
     check_derivatives(f, 0.7, B3.copy())
