@@ -11,7 +11,8 @@ with the semantics that are easy to get wrong in a derivative:
   written with itself (`b[::-1] = b`, `b[:] = b`; not `b[::2] = b[:3]`, where NumPy does not buffer: a known
   xfail), `np.cumsum(b, out=b)`, `b.sort()` with a view of b alive, `np.put`, `np.copyto(where=)`, `np.putmask`, `b.fill`;
 * conversions that may return their argument itself (`b.astype(float, copy=False)`, `np.asarray`, `np.require`),
-  written through afterwards.
+  and NumPy functions that return views (`np.flip`, `np.moveaxis`, `np.unstack`, `np.split`, ...), written through
+  afterwards or read after a write to their base; the real and imaginary parts of a complex array, the same.
 """
 from __future__ import annotations
 
@@ -187,5 +188,47 @@ def s_identity_conversions(g):
     g.define(v, S)
 
 
+_FUNCTION_VIEWS = ["np.flip({b})", "np.moveaxis({b}[None], 0, 1)[:, 0]", "np.squeeze({b}[None])", "np.atleast_2d({b})[0]",
+                   "np.unstack({b}[None])[0]", "np.require({b})", "{b}.astype(float, copy=False)", "np.asarray({b})",
+                   "np.split({b}, 3)[1]", "np.array_split({b}, 2)[0]", "np.expand_dims({b}, 0)[0]",
+                   "np.swapaxes({b}[None], 0, 1)[:, 0]", "np.real({b})", "np.atleast_1d({b})", "{b}.view()",
+                   "np.reshape({b}, (3, 1))[:, 0]", "np.ravel({b})", "{b}[None].squeeze()"]
+
+
+def s_function_views(g):
+    """A view (or the array itself) returned by a NumPy function, written through, or read after a write to its base,
+    in straight code or a loop; and the real or imaginary part of a complex array, written or read the same way."""
+    v, c = g.fresh(), g.fresh("c")
+    b = _buffer(g, 3)
+    s = g.expr(S, maxdepth=1)
+    if g.chance(0.2):
+        z = g.fresh("z")
+        g.emit(f"{z} = {b} * (1.0 + 0.5j)")
+        part = g.rng.choice(["real", "imag"])
+        form = g.rng.randrange(3)
+        if form == 0:
+            g.emit(f"{z}.{part}[{g.rng.randrange(3)}] = {s}")
+        elif form == 1:
+            g.emit(f"{c} = {z}.{part}", f"{z}[{g.rng.randrange(3)}] = {s} * (1.0 - 1.0j)", f"{v}_0 = float(np.sum({c} * {c}))")
+        else:
+            g.emit(f"np.multiply({b}, {s}, out={z}.{part})")
+        extra = f" + {v}_0" if form == 1 else ""
+        g.emit(f"{v} = float(np.sum(np.abs({z}) ** 2)){extra}")
+        g.define(v, S)
+        return
+    g.emit(f"{c} = " + g.rng.choice(_FUNCTION_VIEWS).format(b=b))
+    form = g.rng.randrange(4)
+    if form == 0:
+        g.emit(f"{c}[0] = {s}")
+    elif form == 1:
+        g.emit(f"{c} *= {g.bounded(S, maxdepth=1)}")
+    elif form == 2:
+        g.emit(f"{b}[{g.rng.randrange(3)}] = {s}", f"{b} *= 0.9")
+    else:
+        g.emit(f"for k in range({g.rng.randint(1, 3)}):", f"    {c}[k % len({c})] += {s} * {b}[2]")
+    g.emit(f"{v} = float(np.sum({b} * {b})) + float(np.sum({c} * {c})) * 0.5")
+    g.define(v, S)
+
+
 FAMILIES["fancy"] = [s_repeated_indices, s_sorted_gather, s_kinks_away, s_strided_writes, s_put_and_fill,
-                     s_identity_conversions, s_assign]  # (after "language15")
+                     s_identity_conversions, s_function_views, s_assign]  # (after "language15")
