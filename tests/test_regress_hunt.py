@@ -608,3 +608,23 @@ def sum_out_given_positionally(x, a):
                                sum_out_given_positionally])
 def test_ufunc_out_given_positionally(f):
     check_derivatives(f, 0.7, B3.copy())
+
+
+def ravel_in_memory_order_written(x, a):
+    M = np.outer([1.0, 0.5], a) * 1.0
+    r = M.ravel(order="K")                # a view of M (C-contiguous)
+    r[1] = x * r[1]
+    return np.sum(M * M)
+
+
+def fortran_ravel_read_after_a_write(x, a):
+    M = np.outer([1.0, 0.5], a) * 1.0
+    r = M.T.ravel(order="F")              # a view of M
+    M[1, 1] = x * M[0, 2]
+    return np.sum(r * r)
+
+
+@pytest.mark.parametrize("f", [ravel_in_memory_order_written, fortran_ravel_read_after_a_write])
+def test_ravel_in_another_order_that_is_a_view(f):
+    # forward mode: ravel's tangent in another order than "C" was always a copy, where NumPy returns a view
+    check_derivatives(f, 0.7, B3.copy())

@@ -13,7 +13,7 @@ from .. import ops
 from ..tangents import NoTangent
 from .numpy_common import _float_dtype, _linear, _no, _no_adjoint, _no_out
 from .numpy_elementwise import _clip_bounds, _clip_jvp, _clip_vjp, conjugate_adjoint
-from .numpy_order import other_order, ravel_adjoint, ravel_tangent
+from .numpy_order import other_order, ravel_adjoint, ravel_tangent, ravel_view_tangent
 from .numpy_order import reshape_adjoint as order_reshape_adjoint, reshape_tangent as order_reshape_tangent
 from .numpy_products import dot_adjoint_a, dot_adjoint_b
 from .numpy_shapes import diagonal_adjoint, repeat_adjoint, swapaxes_adjoint, take_adjoint, trace_adjoint, transpose_adjoint
@@ -29,7 +29,7 @@ defmethod(nd, "reshape", lambda t, y, x, *shape, **k: (t.call(reshape_method_tan
           if t.d(x) is not None else None)
 defmethod(nd, "transpose", lambda t, y, x, *axes: t.lin(transpose_tangent, t.d(x), *axes))
 defmethod(nd, "copy", lambda t, y, x, *a, **k: t.lin(np.copy, t.d(x)))
-defmethod(nd, "ravel", lambda t, y, x, *a, **k: (t.call(ravel_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
+defmethod(nd, "ravel", lambda t, y, x, *a, **k: (t.call(ravel_view_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
                                                  t.lin(np.ravel, t.d(x), *a, **k)) if t.d(x) is not None else None)
 defmethod(nd, "flatten", lambda t, y, x, *a, **k: (t.call(ravel_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
                                                    t.lin(flatten_tangent, t.d(x), *a, **k)) if t.d(x) is not None else None)
