@@ -2,7 +2,8 @@
 
 1. (hypothesis) straight-line float code, ifs, loops with break, calls.
 2. A fixed sample of tests/randprog, by family (arithmetic, NumPy, containers, rows, in-place
-   writes, classes, closures, control flow, mixed), checked against plain calls and central
+   writes, classes, closures, control flow, mixed, ..., and fancy indexing / dicts of arrays /
+   control flow with exceptions and generators / class hierarchies), checked against plain calls and central
    finite differences by an independent checker (not our forward mode), and by
    check_derivatives.  scripts/random_programs.py runs thousands of the same programs.
 3. The checker and the shrinker themselves, on programs whose verdict is known.

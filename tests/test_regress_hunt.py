@@ -294,3 +294,337 @@ def test_stateful_closure_made_outside_in_forward_mode():
     # forward mode gave the write into the captured list fresh tangent storage at each read: 0
     _, dy = mc.jvp(through_a_stateful_closure_made_outside, (1.5,), (1.0,))
     assert dy == pytest.approx(3.0)
+
+
+# ---------------------------------------------------------------- hunt, round 3 (2026-11-28): found by hand probes
+# and the new random families (tests/randprog/gen_*.py "dictarrays", "flow", "fancy", "hierarchy")
+
+_st = np.lib.stride_tricks
+B3 = np.array([0.3, -0.45, 0.8])
+
+
+def sliding_window_read_after_write(x, a):
+    b = a * 1.0
+    w = _st.sliding_window_view(b, 2)   # w reads b's memory
+    b[2] = x                            # ... so w[1, 1] is now x
+    return np.sum(w[:, 1])              # a[1] + x
+
+
+def sliding_window_base_scaled(x, a):
+    b = a * 1.0
+    w = _st.sliding_window_view(b, 2)
+    b *= x
+    return np.sum(w * w)
+
+
+def as_strided_read_after_write(x, a):
+    b = a * 1.0
+    w = _st.as_strided(b, shape=(2, 2), strides=(8, 8))   # [[b0, b1], [b1, b2]]
+    b[2] = x
+    return np.sum(w * w)
+
+
+def as_strided_written_through(x, a):
+    b = a * 1.0
+    c = _st.as_strided(b, (3,), (8,))   # the same elements as b, a view
+    c[1] = x * c[1]                      # writes b[1]
+    return np.sum(b * b)
+
+
+@pytest.mark.xfail(strict=True, reason="reverse mode: a strided view (sliding_window_view, as_strided) is a new "
+                                       "array to the transforms, so its adjoint reaches the base where the view was "
+                                       "taken, past a later write to the base: x gets 0 (forward mode: as_strided's "
+                                       "tangent is a gather, a copy, which misses the write)")
+@pytest.mark.parametrize("f", [sliding_window_read_after_write, sliding_window_base_scaled, as_strided_read_after_write,
+                               as_strided_written_through])
+def test_strided_view_read_after_a_write_to_its_base(f):
+    check_derivatives(f, 0.7, B3.copy())
+
+
+def astype_without_copy(x, a):
+    b = a * 1.0
+    c = b.astype(np.float64, copy=False)   # b itself
+    c[1] = x
+    return np.sum(b * b)
+
+
+def np_astype_without_copy(x, a):
+    b = a * 1.0
+    c = np.astype(b, np.float64, copy=False)
+    c *= x
+    return np.sum(b * b)
+
+
+def array_without_copy(x, a):
+    b = a * 1.0
+    c = np.array(b, copy=False)
+    c[0] = x
+    return np.sum(b * b)
+
+
+def require_contiguous(x, a):
+    b = a * 1.0
+    c = np.require(b, requirements="C")     # np.array(b, copy=None): b itself
+    c[0] = x
+    return np.sum(b * b)
+
+
+def trimmed_view(x, a):
+    b = a * 1.0
+    c = np.trim_zeros(b)                    # a slice of b
+    c[1] = x * c[1]
+    return np.sum(b * b)
+
+
+def unstacked_view(x, a):
+    b = a * 1.0
+    c = np.unstack(b[None])[0]              # a view of b
+    c *= x
+    return np.sum(b * b)
+
+
+@pytest.mark.parametrize("f", [astype_without_copy, np_astype_without_copy, array_without_copy, require_contiguous,
+                               trimmed_view, unstacked_view])
+def test_conversion_that_returns_its_argument_shares_its_tangent(f):
+    # forward mode gave the result a new tangent array: a write through it missed the argument's tangent (the rules
+    # of astype and np.array; and a NumPy function run by its Python code (np.astype, np.trim_zeros, np.unstack)
+    # whose array argument had a zero tangent, for now, was called plainly and its result given a new zero tangent)
+    check_derivatives(f, 0.7, B3.copy())
+
+
+def nditer_written(x, a):
+    b = a * 1.0
+    for v in np.nditer(b, op_flags=["readwrite"]):
+        v[...] = v * x
+    return np.sum(b * b)
+
+
+def test_callable_without_rule_whose_result_reaches_zero_tangent_storage_is_refused():
+    # with a tangent in x only (a's tangent zero storage), np.nditer (no rule) was called plainly, as nothing
+    # differentiable went in, and the writes through its items gave 0; with a's tangent nonzero it was refused
+    from mooncake_ast.errors import MissingRuleError
+    with pytest.raises(MissingRuleError):
+        mc.jvp(nditer_written, (0.7, B3.copy()), (1.0, np.zeros(3)))
+    with pytest.raises(MissingRuleError):
+        mc.jvp(nditer_written, (0.7, B3.copy()), (1.0, np.ones(3)))
+
+
+def local_classmethod_writes_class_attribute(x, a):
+    class C:
+        total = 0.0
+
+        @classmethod
+        def add(cls, v):
+            cls.total = cls.total + v * v
+    C.add(x)
+    C.add(a[0])
+    return C.total                       # x^2 + a0^2
+
+
+@pytest.mark.xfail(strict=True, reason="forward mode: a classmethod of a class defined inside the function writes "
+                                       "`cls.total = ...` and the tangent is dropped (0; reverse mode is right; "
+                                       "`C.total = ...` written directly is refused, and so is a module-level "
+                                       "class's write)")
+def test_local_classmethod_writing_a_class_attribute():
+    _, dy = mc.jvp(local_classmethod_writes_class_attribute, (0.7, B3.copy()), (1.0, np.zeros(3)))
+    assert dy == pytest.approx(1.4)
+
+
+def comprehension_over_its_own_name(x, a):
+    v = a * x
+    v = [v * 2.0 for v in v]             # the iterable is the outer v (Python evaluates it outside)
+    return sum(v)
+
+
+def generator_first_iterable_in_loop(x, a):
+    t = 0.0
+    for e in a:
+        t = t + sum(e * e for e in (x, e))   # (x, e): the loop's e
+    return t
+
+
+@pytest.mark.xfail(strict=True, reason="frontend: a comprehension's first iterable that reads an outer variable of "
+                                       "the name of its loop variable is read in the comprehension's scope: refused "
+                                       "('may be used before it is assigned'), or UnboundLocalError in a loop")
+@pytest.mark.parametrize("f", [comprehension_over_its_own_name, generator_first_iterable_in_loop])
+def test_comprehension_iterable_reads_the_enclosing_scope(f):
+    check_derivatives(f, 0.7, B3.copy())
+
+
+W3 = np.array([1.0, 2.0, 3.0])
+
+
+def reversed_onto_itself(x, a):
+    b = a * x
+    b[::-1] = b                           # NumPy copies b first (strides of opposite signs): b reversed
+    return np.sum(b * W3)
+
+
+def whole_onto_itself(x, a):
+    b = a * x
+    b[:] = b                              # nothing changes
+    return np.sum(b * W3)
+
+
+def argument_reversed_onto_itself(x, a):
+    a[::-1] = a
+    return np.sum(a * W3) * x
+
+
+@pytest.mark.parametrize("f", [reversed_onto_itself, whole_onto_itself, argument_reversed_onto_itself])
+def test_array_written_with_itself(f):
+    # reverse mode (reverse/buffers.py, an array's adjoint kept as a plain buffer) added the written slots' adjoint
+    # into the buffer, then cleared those slots of the same buffer: a zero gradient
+    check_derivatives(f, 0.7, B3.copy())
+
+
+def strided_onto_overlapping_view(x, a):
+    b = np.concatenate([a, a]) * x
+    b[::2] = b[:3]     # NumPy does not buffer here (same-signed strides): b[4] gets the new b[2], which is old b[1]
+    return np.sum(b * np.arange(6.0))
+
+
+@pytest.mark.xfail(strict=True, reason="reverse mode assumes `b[i] = v` reads all of v before writing; NumPy copies "
+                                       "element by element when v overlaps b[i] with strides of the same sign but "
+                                       "different steps (`b[::2] = b[:3]`), so a written element is read again")
+def test_strided_write_from_an_overlapping_view():
+    check_derivatives(strided_onto_overlapping_view, 0.7, B3.copy())
+
+
+def function_attribute_read_back(x, a):
+    def h(t):
+        return t * 2.0
+    h.k = x                               # an attribute of a function object
+    return h.k * a[0]                     # d/dx = a0
+
+
+def function_attribute_read_inside(x, a):
+    def h(t):
+        return t * h.k
+    h.k = x
+    return h(a[0])
+
+
+def function_attribute_counter(x, a):
+    def h(t):
+        h.calls += 1
+        h.total = h.total + t
+        return t
+    h.calls = 0
+    h.total = 0.0
+    h(x)
+    h(a[0] * x)
+    return h.total                        # x + a0 x
+
+
+@pytest.mark.xfail(strict=True, reason="both modes: a value with a derivative stored as an attribute of a function "
+                                       "object (`h.k = x`, a call counter/accumulator on the function) loses it: "
+                                       "reverse mode gives 0, forward mode a wrong tangent")
+@pytest.mark.parametrize("f", [function_attribute_read_back, function_attribute_read_inside, function_attribute_counter])
+def test_attribute_of_a_function_object(f):
+    check_derivatives(f, 0.7, B3.copy())
+
+
+def imaginary_part_written(x, a):
+    z = a.astype(complex)
+    z.imag[:] = a * x                     # a float view of z's memory
+    return np.sum(np.abs(z) ** 2)
+
+
+def real_part_item_written(x, a):
+    z = a.astype(complex)
+    z.real[0] = x
+    return np.sum(np.abs(z) ** 2)
+
+
+def real_part_read_after_a_write(x, a):
+    z = a * (1.0 + 1j)
+    r = z.real
+    z[1] = x                              # r[1] is now x
+    return np.sum(r * r)
+
+
+def np_real_written(x, a):
+    z = a * (1.0 + 1j)
+    np.real(z)[2] = x
+    return np.sum(np.abs(z) ** 2)
+
+
+def imaginary_part_as_out(x, a):
+    z = a * (1.0 + 1j)
+    np.multiply(a, x, out=z.imag)
+    return np.sum(np.abs(z) ** 2)
+
+
+@pytest.mark.parametrize("f", [imaginary_part_written, real_part_item_written, real_part_read_after_a_write,
+                               np_real_written, imaginary_part_as_out])
+def test_real_and_imaginary_views_of_a_complex_array(f):
+    # reverse mode gave z.real / z.imag (float views of a complex array's memory) adjoint storage of their own, as
+    # if they were copies: writes through them and reads after writes to z lost their adjoints (d/dx 0)
+    check_derivatives(f, 0.7, B3.copy())
+
+
+def ufunc_out_given_positionally(x, a):
+    b = np.zeros(3)
+    np.add(a, x, b)                       # the third positional argument of a binary ufunc is out
+    return np.sum(b * b)
+
+
+def unary_ufunc_out_given_positionally(x, a):
+    b = np.zeros(3)
+    np.sin(a * x, b)
+    return np.sum(b * b)
+
+
+def ufunc_out_positional_in_place(x, a):
+    b = a * 1.0
+    np.multiply(b, x, b)
+    return np.sum(b * b)
+
+
+def dot_out_given_positionally(x, a):
+    b = np.zeros(2)
+    np.dot(np.outer([1.0, x], a), a, b)
+    return np.sum(b * b)
+
+
+def clip_out_given_positionally(x, a):
+    b = np.zeros(3)
+    np.clip(a * x, -5.0, 5.0, b)
+    return np.sum(b * b)
+
+
+def sum_out_given_positionally(x, a):
+    b = np.zeros(2)
+    np.sum(np.outer([1.0, x], a), 1, None, b)
+    return np.sum(b * b)
+
+
+@pytest.mark.xfail(strict=True, reason="a ufunc's out array given positionally (np.add(a, x, b), np.sin(v, b)) is "
+                                       "taken for an operand: reverse mode gives 0 (the write into b is not seen), "
+                                       "forward mode 0 for np.sin or a TypeError from the rule's template")
+@pytest.mark.parametrize("f", [ufunc_out_given_positionally, unary_ufunc_out_given_positionally,
+                               ufunc_out_positional_in_place, dot_out_given_positionally, clip_out_given_positionally,
+                               sum_out_given_positionally])
+def test_ufunc_out_given_positionally(f):
+    check_derivatives(f, 0.7, B3.copy())
+
+
+def ravel_in_memory_order_written(x, a):
+    M = np.outer([1.0, 0.5], a) * 1.0
+    r = M.ravel(order="K")                # a view of M (C-contiguous)
+    r[1] = x * r[1]
+    return np.sum(M * M)
+
+
+def fortran_ravel_read_after_a_write(x, a):
+    M = np.outer([1.0, 0.5], a) * 1.0
+    r = M.T.ravel(order="F")              # a view of M
+    M[1, 1] = x * M[0, 2]
+    return np.sum(r * r)
+
+
+@pytest.mark.parametrize("f", [ravel_in_memory_order_written, fortran_ravel_read_after_a_write])
+def test_ravel_in_another_order_that_is_a_view(f):
+    # forward mode: ravel's tangent in another order than "C" was always a copy, where NumPy returns a view
+    check_derivatives(f, 0.7, B3.copy())

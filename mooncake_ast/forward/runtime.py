@@ -106,8 +106,29 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     if _all_zero(df) and all(_all_zero(d) for d in dargs) and all(_all_zero(d) for d in dkwargs.values()):
         # Nothing differentiable flows in, so nothing flows out: no rule needed (e.g. rng.random(shape)).
         y = f(*args, **kwargs)
+        if _may_reach_storage(y, (*args, *kwargs.values()), (*dargs, *dkwargs.values())):
+            raise MissingRuleError(f, "forward")
         return y, zero_tangent(y)
     raise MissingRuleError(f, "forward")
+
+
+def _may_reach_storage(y: Any, args: tuple, dargs: tuple) -> bool:
+    """Can y (the plain result of a callable without a rule) reach an argument array whose tangent is storage,
+    zero for now?  Then a later write through y (`for v in np.nditer(b, op_flags=["readwrite"]): v[...] = ...`, a
+    view) changes b, and a fresh zero tangent for y would miss it: the call is refused, as with a nonzero tangent."""
+    arrays = [a for a, d in zip(args, dargs) if isinstance(a, np.ndarray) and isinstance(d, np.ndarray)]
+    if not arrays:
+        return False
+
+    def reaches(v: Any) -> bool:
+        if v is None or isinstance(v, (bool, int, float, complex, str, bytes, np.generic)):
+            return False
+        if isinstance(v, np.ndarray):
+            return any(np.may_share_memory(v, a) for a in arrays)
+        if isinstance(v, (tuple, list)):
+            return any(reaches(e) for e in v)
+        return True  # (an object that may hold a reference to the array: an iterator, an nditer, a flatiter)
+    return reaches(y)
 
 
 def _library_callable(f: Any) -> Any:

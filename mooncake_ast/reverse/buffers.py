@@ -97,7 +97,9 @@ def reads_only_use(rt: "ReverseTransform", s: Call, pos: Any, root: Value) -> bo
         return False
     fn, rule = rt.resolver.callee(s)
     if fn is operator.setitem and pos == 2 and s.args[0] is root:
-        return True
+        # (copied into root: but not root itself, `b[::-1] = b` / `b[:] = b`, whose pullback would add the written
+        # slots' adjoint into the buffer and then clear those slots of the same buffer)
+        return s.args[2] is not root
     if fn is getattr and pos == 0 and isinstance(s.args[1], Const) and s.args[1].value in _SHAPE_ATTRIBUTES:
         return True
     if fn is len and pos == 0:

@@ -125,6 +125,17 @@ def _has_shadow(obj: Any) -> bool:
     return found is not None and found[0] is obj
 
 
+def _complex_part(obj: np.ndarray, base: Any) -> Any:
+    """"real" or "imag" when obj is that part of a complex array (`z.real`, `z.imag`, `np.real(z)`: float views of
+    its memory), else None.  The part's adjoint storage is the same part of the complex array's (an adjoint
+    g = dL/dRe + i dL/dIm), so a write through the view, or a read after a write to z, reaches z's storage."""
+    if not (isinstance(base, np.ndarray) and base.dtype.kind == "c" and obj.dtype.kind == "f"
+            and obj.dtype.itemsize * 2 == base.dtype.itemsize and obj.shape == base.shape and obj.strides == base.strides):
+        return None
+    offset = obj.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    return "real" if offset == 0 else "imag" if offset == obj.dtype.itemsize else None
+
+
 def _new_shadow(obj: Any) -> Any:
     if isinstance(obj, np.ndarray):
         base = obj.base
@@ -136,6 +147,9 @@ def _new_shadow(obj: Any) -> Any:
                 offset = obj.__array_interface__["data"][0] - base.__array_interface__["data"][0]
                 flat = sb.ravel(order="K")[offset // sb.itemsize:]
                 return np.lib.stride_tricks.as_strided(flat, obj.shape, obj.strides, writeable=True)
+        part = _complex_part(obj, base)
+        if part is not None:
+            return getattr(shadow(base), part)
         return np.zeros_like(obj, dtype=obj.dtype if obj.dtype.kind in "fc" else float, subok=False)
     if isinstance(obj, (list, collections.deque)):  # (a deque's slots by position: rules/python_deque.py)
         return ShadowList(shadow(v) if is_mutable(v) else NoTangent for v in obj)

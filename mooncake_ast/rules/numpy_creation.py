@@ -15,7 +15,8 @@ from .registry import defjvp, defvjp, defzero
 
 
 # ------------------------------------------------------------------ arrays from data
-defjvp(np.array, lambda t, y, x, *a, **k: t.call(array_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
+# (np.array(x, copy=False) or copy=None, as np.require passes, is x itself where no copy is needed: as asarray)
+defjvp(np.array, lambda t, y, x, *a, **k: t.call(asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
 defjvp(np.asarray, lambda t, y, x, *a, **k: t.call(asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
 defjvp(np.asanyarray, lambda t, y, x, *a, **k: t.call(asarray_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
 # (the layout-only conversions: x itself where it is laid out so already, as asarray; SciPy's PPoly uses them)

@@ -53,8 +53,12 @@ def call_forward(f, df, args, dargs, kwargs, dkwargs):
     from ..forward.runtime import _all_zero, fcall
     from ..tangents import zero_tangent
 
-    if all(_all_zero(d) for d in dargs) and all(_all_zero(d) for d in dkwargs.values()):
-        y = f(*args, **kwargs)  # nothing differentiable goes in: the plain call, as for any callable without a rule
+    tangents = (*dargs, *dkwargs.values())
+    if all(_all_zero(d) for d in tangents) and not any(isinstance(d, np.ndarray) for d in tangents):
+        # Nothing differentiable goes in: the plain call, as for any callable without a rule.  Not for an array
+        # whose tangent is storage, zero for now: the result may be that array or a view of it (np.astype(b,
+        # copy=False), np.trim_zeros, np.unstack), and a later write through it must reach that storage.
+        y = f(*args, **kwargs)
         return y, zero_tangent(y)
     if _overridden((*args, *kwargs.values())):
         raise MissingRuleError(f, "forward")

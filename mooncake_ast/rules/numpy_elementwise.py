@@ -233,9 +233,19 @@ def conjugate_adjoint(g, x=None):
     return np.conjugate(g)
 
 
+def _part_in_storage(x, g):
+    """Is g (the adjoint of `np.real(x)` / `np.imag(x)` of a complex array: a float view of x's memory) that view's
+    storage, which is the same part of x's storage (reverse/shadows._complex_part)?  Then it is in x's already."""
+    if not (isinstance(x, np.ndarray) and isinstance(g, np.ndarray) and np.iscomplexobj(x)):
+        return False
+    from ..reverse import shadows
+
+    return shadows._has_shadow(x) and np.may_share_memory(g, shadows.shadow(x))
+
+
 def real_adjoint_np(x, g):
     """y = Re(x): for complex x the adjoint is g as a complex number (inner product Re(conj(a) b))."""
-    if _no_adjoint(g):
+    if _no_adjoint(g) or _part_in_storage(x, g):
         return NoTangent
     if np.iscomplexobj(x):
         return np.asarray(g).astype(np.asarray(x).dtype) if isinstance(x, np.ndarray) else complex(g)
@@ -244,7 +254,7 @@ def real_adjoint_np(x, g):
 
 def imag_adjoint_np(x, g):
     """y = Im(x): x's adjoint is 1j * g (zero for real x, whose imaginary part is constant)."""
-    if _no_adjoint(g) or not np.iscomplexobj(x):
+    if _no_adjoint(g) or not np.iscomplexobj(x) or _part_in_storage(x, g):
         return NoTangent
     return 1j * np.asarray(g) if isinstance(x, np.ndarray) else 1j * complex(g)
 

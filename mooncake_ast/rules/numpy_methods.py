@@ -13,7 +13,7 @@ from .. import ops
 from ..tangents import NoTangent
 from .numpy_common import _float_dtype, _linear, _no, _no_adjoint, _no_out
 from .numpy_elementwise import _clip_bounds, _clip_jvp, _clip_vjp, conjugate_adjoint
-from .numpy_order import other_order, ravel_adjoint, ravel_tangent
+from .numpy_order import other_order, ravel_adjoint, ravel_tangent, ravel_view_tangent
 from .numpy_order import reshape_adjoint as order_reshape_adjoint, reshape_tangent as order_reshape_tangent
 from .numpy_products import dot_adjoint_a, dot_adjoint_b
 from .numpy_shapes import diagonal_adjoint, repeat_adjoint, swapaxes_adjoint, take_adjoint, trace_adjoint, transpose_adjoint
@@ -29,12 +29,12 @@ defmethod(nd, "reshape", lambda t, y, x, *shape, **k: (t.call(reshape_method_tan
           if t.d(x) is not None else None)
 defmethod(nd, "transpose", lambda t, y, x, *axes: t.lin(transpose_tangent, t.d(x), *axes))
 defmethod(nd, "copy", lambda t, y, x, *a, **k: t.lin(np.copy, t.d(x)))
-defmethod(nd, "ravel", lambda t, y, x, *a, **k: (t.call(ravel_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
+defmethod(nd, "ravel", lambda t, y, x, *a, **k: (t.call(ravel_view_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
                                                  t.lin(np.ravel, t.d(x), *a, **k)) if t.d(x) is not None else None)
 defmethod(nd, "flatten", lambda t, y, x, *a, **k: (t.call(ravel_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
                                                    t.lin(flatten_tangent, t.d(x), *a, **k)) if t.d(x) is not None else None)
 defmethod(nd, "squeeze", lambda t, y, x, *a, **k: t.lin(np.squeeze, t.d(x), *a, **k))
-defmethod(nd, "astype", lambda t, y, x, dtype, *a, **k: t.call(astype_tangent, y, t.d(x)) if t.d(x) is not None else None)
+defmethod(nd, "astype", lambda t, y, x, dtype, *a, **k: t.call(astype_tangent, y, t.d(x), x) if t.d(x) is not None else None)
 defmethod(nd, "item", lambda t, y, x, *a: t.call(item_tangent, t.d(x), *a) if t.d(x) is not None else None)
 defmethod(nd, "tolist", lambda t, y, x: t.call(tolist_tangent, t.d(x)) if t.d(x) is not None else None)
 defmethod(nd, "clip", lambda t, y, x, *a, **k: _clip_jvp(t, x, *_clip_bounds(a, k)))
@@ -62,7 +62,9 @@ def transpose_tangent(dx, *axes):
     return np.transpose(dx, axes[0] if len(axes) == 1 else (axes or None))
 
 
-def astype_tangent(y, dx):
+def astype_tangent(y, dx, x=None):
+    if y is x:  # (`x.astype(x.dtype, copy=False)` is x itself: a write through either name shows in both tangents)
+        return dx
     if y.dtype.kind not in "fc":
         return _no()
     return np.asarray(dx).astype(y.dtype)

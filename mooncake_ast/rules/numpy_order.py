@@ -64,6 +64,16 @@ def ravel_tangent(x, dx, *a, **k):
     return np.array(np.ravel(d, order=o))  # (a copy: a flatten's tangent is storage of its own)
 
 
+def ravel_view_tangent(x, dx, *a, **k):
+    """The tangent of np.ravel(x, order) / x.ravel(order): NumPy returns a view of x where the order allows one
+    (order "K" or "A" of a contiguous array, "F" of a Fortran-ordered one), and a write through it, or to x, shows in
+    the other; the tangent must be the same view of x's tangent.  Raveled alike when laid out alike."""
+    if isinstance(dx, np.ndarray) and isinstance(x, np.ndarray) and dx.shape == x.shape and dx.strides == x.strides \
+            and dx.dtype.itemsize == x.dtype.itemsize:
+        return np.ravel(dx, order=resolved(x, _order(a, k, 0)))
+    return ravel_tangent(x, dx, *a, **k)
+
+
 def ravel_adjoint(x, g, *a, **k):
     if _no_adjoint(g):
         return NoTangent

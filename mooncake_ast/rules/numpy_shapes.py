@@ -13,7 +13,7 @@ from ..arrays import as_array, is_other_array
 from ..tangents import NoTangent
 from . import helpers as h
 from .numpy_common import _has_no, _bind, _dense, _float_dtype, _in_storage, _inexact, _linear, _no, _no_adjoint, _no_out, _refuse_keywords, _split, _unb
-from .numpy_order import other_order, ravel_adjoint, ravel_tangent, reshape_adjoint, reshape_tangent
+from .numpy_order import other_order, ravel_adjoint, ravel_view_tangent, reshape_adjoint, reshape_tangent
 from .registry import defcomplex, defjvp, defvjp
 
 
@@ -22,7 +22,7 @@ from .registry import defcomplex, defjvp, defvjp
 # typed pullbacks, lazy arrays and batched tangents take as it is)
 defjvp(np.reshape, lambda t, y, x, *a, **k: (t.call(_reshape_tangent, x, t.d(x), *a, **k) if other_order(a, k, 1) else
                                               t.lin(np.reshape, t.d(x), *a, **k)) if t.d(x) is not None else None)
-defjvp(np.ravel, lambda t, y, x, *a, **k: (t.call(ravel_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
+defjvp(np.ravel, lambda t, y, x, *a, **k: (t.call(ravel_view_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
                                             t.lin(np.ravel, t.d(x), *a, **k)) if t.d(x) is not None else None)
 for _fn in (np.transpose, np.squeeze, np.expand_dims, np.swapaxes, np.moveaxis,
             np.broadcast_to, np.flip, np.roll, np.tile, np.repeat, np.diag, np.copy,

@@ -332,12 +332,15 @@ def _untraceable_class(cls: type) -> bool:
 
 def construct_plain_forward(cls, dcls, args, dargs, kwargs, dkwargs):
     from ..errors import MissingRuleError
-    from ..forward.runtime import _all_zero
+    from ..forward.runtime import _all_zero, _may_reach_storage
     from ..tangents import zero_tangent
 
     if not (all(_all_zero(d) for d in dargs) and all(_all_zero(d) for d in dkwargs.values())):
         raise MissingRuleError(cls, "forward", "a class without a Python __init__")
     y = cls(*args, **kwargs)
+    if _may_reach_storage(y, (*args, *kwargs.values()), (*dargs, *dkwargs.values())):
+        # (np.nditer(b, op_flags=["readwrite"]) with b's tangent zero storage for now: writes through y change b)
+        raise MissingRuleError(cls, "forward", "a class without a Python __init__")
     return y, zero_tangent(y)
 
 

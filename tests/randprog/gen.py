@@ -1173,3 +1173,7 @@ from . import gen_protocols  # noqa: E402,F401  (registers the family "protocols
 from . import gen_views  # noqa: E402,F401  (registers the family "views")
 from . import gen_oop  # noqa: E402,F401  (registers the family "oop")
 from . import gen_lang15  # noqa: E402,F401  (registers the family "language15")
+from . import gen_fancy  # noqa: E402,F401  (registers the family "fancy")
+from . import gen_dictarrays  # noqa: E402,F401  (registers the family "dictarrays")
+from . import gen_flow  # noqa: E402,F401  (registers the family "flow")
+from . import gen_hierarchy  # noqa: E402,F401  (registers the family "hierarchy")
