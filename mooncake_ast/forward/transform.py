@@ -31,8 +31,7 @@ from ..rules.eager import numpy_function
 from ..rules.registry import Rule, lookup, update
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
 from ..ir.dce import sweep
-from ..ir.kinds import NUM, infer_kinds
-from ..ir.types import FLOAT, UNKNOWN
+from ..ir.types import FLOAT, UNKNOWN, Num
 from ..rules import helpers
 from ..tangents import storage
 from .activity import Activity
@@ -178,14 +177,12 @@ class IRTemplateBuilder:
         return x.value if isinstance(x, Const) else x
 
     def is_num(self, x: Any) -> bool:
-        """Certainly a number (immutable) when the code runs?  (The kinds say so, or the inferred types: an
-        element read from a float array, `np.tanh` of one, is a NumPy scalar, which needs no tangent storage.)"""
+        """Certainly a number (immutable) when the code runs?  (By the inferred types: an element read from a
+        float array, `np.tanh` of one, is a NumPy scalar, which needs no tangent storage.)"""
         if isinstance(x, Const) or not isinstance(x, Value):
             v = x.value if isinstance(x, Const) else x
             return isinstance(v, (int, float, complex))
-        if isinstance(x, Param):
-            return self.fwd.param_kinds.get(x.name) == NUM
-        return self.fwd.kinds.get(x) == NUM or self.fwd.typed_number(x)
+        return self.fwd.number(x)
 
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
         if fn is helpers.pow_deriv and len(args) == 2 and not kwargs:
@@ -375,17 +372,33 @@ class ForwardTransform:
 
     def _infer_types(self) -> dict:
         """The inferred types of the user's values (ir/inference.py), once, before the transform adds tangents;
-        {} where inference fails (the kinds alone then say which values are numbers)."""
+        {} where inference fails (then only parameters of kind `num` and literals are numbers: conservative)."""
         if self.types is None:
             from ..ir.inference import infer_types
             from ..ir.types import decode
 
             try:
                 self.types = infer_types(self.ir, {k: decode(v, k) for k, v in self.param_kinds.items()},
-                                         self.resolver.callee)
-            except Exception:  # noqa: BLE001 - no types: the kinds alone say which operands are numbers
+                                         self.resolver.callee, self._constant)
+            except Exception:  # noqa: BLE001 - no types: nothing but `num` parameters and literals is a number
                 self.types = {}
         return self.types
+
+    def _constant(self, v: Value) -> Any:
+        """What a module attribute (`math.pi`) denotes, for types; LookupError when it is not one."""
+        out = self.resolver.resolve(v)
+        if out is self.resolver._NOTHING:
+            raise LookupError(v)
+        return out
+
+    def number(self, v: Value) -> bool:
+        """Is v certainly a number (a Python or NumPy scalar: immutable) when the code runs?  A literal by its value,
+        a parameter by its kind, any other value by its inferred type."""
+        if isinstance(v, Const):
+            return type(v.value) in (int, float, bool)
+        if isinstance(v, Param):
+            return self.param_kinds.get(v.name, "").split(":")[0] == "num"
+        return isinstance(self._infer_types().get(v), Num)
 
     def _fresh_and_private(self, dv: Any, v: Value) -> bool:
         """Is dv, v's tangent, an arithmetic result of the tangent code (new storage: `-dz * t`) and v used once in
@@ -402,12 +415,6 @@ class ForwardTransform:
         t = _param_type(self.param_kinds, v) if isinstance(v, Param) else self._infer_types().get(v)
         return t is not None and is_float_array(t)
 
-    def typed_number(self, v: Value) -> bool:
-        """Is v a number (a Python or NumPy scalar: immutable) by the inferred types?"""
-        from ..ir.types import Num
-
-        return isinstance(self._infer_types().get(v), Num)
-
     def _adds_a_number(self, s: Call) -> bool:
         """Is the sum s an array and one of its operands with a tangent a number?  Then that tangent plus one
         that is a bare zero when the code runs (a number argument's NoTangent, passed through `np.ones(3) + n`)
@@ -421,23 +428,18 @@ class ForwardTransform:
                    (self._number_type(a) is FLOAT or isinstance(self.types.get(a), Num)) for a in s.args)
 
     def _number_type(self, v: Value) -> Any:
-        """FLOAT for a value certainly a number (ir/kinds.py), else UNKNOWN."""
-        if isinstance(v, Const):
-            return FLOAT if type(v.value) in (int, float) else UNKNOWN
-        if isinstance(v, Param):
-            return FLOAT if self.param_kinds.get(v.name, "").split(":")[0] == NUM else UNKNOWN
-        return FLOAT if self.kinds.get(v) == NUM else UNKNOWN
+        """FLOAT for a value certainly a number (`number`), else UNKNOWN."""
+        return FLOAT if self.number(v) else UNKNOWN
 
     def run(self) -> tuple[Function, list[Value]]:
         ir = self.ir
         from .runtime import fcall as runtime_fcall
 
         self.fcall = runtime_fcall
-        self.kinds = infer_kinds(ir, self.param_kinds, self.resolver.callee)
+        self._infer_types()  # (of the user's code as it is: before tangent statements join it)
         from ..reverse.scalar_objects import drop_dead_arithmetic
 
         drop_dead_arithmetic(ir, self._number_type)  # (`-self.x` of a `__neg__` in line whose `.y` alone is read)
-        self._infer_types()  # (of the user's code as it is: before tangent statements join it)
         from ..ir.analysis import uses
 
         self._uses = uses(ir)
@@ -600,7 +602,7 @@ class ForwardTransform:
             return dy
         import operator
 
-        if s.callee() in _SUMS and not rule.mutates and "out" not in s.kwargs and self.kinds.get(s) != NUM and \
+        if s.callee() in _SUMS and not rule.mutates and "out" not in s.kwargs and not self.number(s) and \
                 self._adds_a_number(s):
             from .runtime import fit
 
@@ -612,8 +614,7 @@ class ForwardTransform:
         if operand is None:
             return dy
         result = s.args[0] if rule.mutates else s
-        if self.kinds.get(result) == NUM or (isinstance(result, Param) and self.param_kinds.get(result.name) == NUM) \
-                or (not isinstance(result, Param) and self.typed_number(result)):
+        if not isinstance(result, Const) and self.number(result):
             return dy  # a number: immutable, and of the same shape as any number
         if not rule.mutates and self._float_array(operand) and all(
                 a is operand or (isinstance(a, Const) and type(a.value) in (int, float)) for a in s.args) and (
@@ -628,7 +629,7 @@ class ForwardTransform:
 
     def _ensure_storage(self, s: Call, fn: Any, out: list) -> None:
         """A value written in place later needs tangent storage even when its tangent is zero now."""
-        if s not in self.act.targets or self.kinds.get(s) == NUM or fn in (ops.identity, getattr):
+        if s not in self.act.targets or self.number(s) or fn in (ops.identity, getattr):
             if s in self.act.targets and self.tangent.get(s) is None and fn is not ops.identity:
                 self._set(s, IRTemplateBuilder(self, out, s.loc).call(zero_tangent, s))
             return

@@ -34,8 +34,7 @@ from ..forward.object_iteration import read_items_first
 from ..forward.transform import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
-from ..ir.kinds import NUM, infer_kinds
-from ..ir.types import FLOAT, INT, UNKNOWN, Lst, Num, Tup, decode, differentiable, is_float_array, is_real, type_of_argument
+from ..ir.types import INT, UNKNOWN, Lst, Num, Tup, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
 from ..ir.ufunc_out import single_out_tuples
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, body_values, build_regions
@@ -110,7 +109,6 @@ class ReverseTransform:
             self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g,
                                 is_sequence=self._is_sequence)
         self.untyped_lists = constant_args.lists_reached_outside(self, param_kinds_in)  # (generate.py types again)
-        self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
         self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
         self.spreads = Spreads(self)  # scalar adjoints standing for arrays (spread.py)
         returned = [b.term.value for b in ir.blocks if isinstance(b.term, Return)]
@@ -291,12 +289,11 @@ class ReverseTransform:
                 and differentiable(self.type_of(v)))
 
     def is_num(self, v: Value) -> bool:
+        """Is v certainly a number (a Python or NumPy scalar: immutable, its adjoint plain arithmetic) when the code
+        runs?  A parameter by its kind, any other value by its inferred type (ir/inference.py)."""
         if isinstance(v, Param):
             return self.param_kinds.get(v.name) == "num"
-        t = self.types.get(v, UNKNOWN)
-        if t is not UNKNOWN and not isinstance(t, Num):
-            return False  # (the types know better: `x * (a < b)` is an array)
-        return self.kinds.get(v) == NUM or t == FLOAT
+        return isinstance(self.types.get(v, UNKNOWN), Num)
 
     def read_adj(self, v: Value) -> Value:
         val = self.b.read(self._var(v))
