@@ -366,6 +366,21 @@ def claim(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def claim_floats(xs: list) -> list:
+    """The adjoint the caller keeps for its list of floats xs as it is after the call, as a list of the pullback's own,
+    the storage's slots emptied (the pullback returns the adjoint of xs as it was before, which the caller adds
+    back): for a list parameter the function writes floats into (reverse/typed_lists.py).  xs's state is
+    remembered, as undoing the writes rolls it back (`remember`)."""
+    remember(xs)
+    if not _has_shadow(xs):
+        return [0.0] * len(xs)
+    sh = shadow(xs)
+    out = [0.0 if g is NoTangent or g is None else g for g in sh]
+    for k in range(len(sh)):
+        sh[k] = NoTangent
+    return out
+
+
 def _take_tuple(v: tuple, v_bar: Any, seen: set) -> Any:
     """The whole adjoint of a tuple holding mutable objects: the value's parts, and the storage of the mutable
     objects inside -- each object's storage once: an object in two slots (`return out, out`) gets it in the
