@@ -381,6 +381,24 @@ def claim_floats(xs: list) -> list:
     return out
 
 
+def claim_float_dict(d: dict) -> dict:
+    """The adjoint the caller keeps for its dict of floats d as it is after the call, as a dict of the pullback's own
+    with d's keys, the storage's slots emptied: for a dict parameter the function writes floats into
+    (reverse/local_dicts.py), whose pullback returns the adjoint of d as it was before.  d's state is remembered,
+    as undoing the writes rolls it back (`remember`)."""
+    remember(d)
+    if not _has_shadow(d):
+        return dict.fromkeys(d, 0.0)
+    sh = shadow(d)
+    out = {}
+    for k in d:
+        g = sh.get(k, NoTangent)
+        out[k] = 0.0 if g is NoTangent or g is None else g
+    for k in sh:
+        sh[k] = NoTangent
+    return out
+
+
 def _take_tuple(v: tuple, v_bar: Any, seen: set) -> Any:
     """The whole adjoint of a tuple holding mutable objects: the value's parts, and the storage of the mutable
     objects inside -- each object's storage once: an object in two slots (`return out, out`) gets it in the
