@@ -62,7 +62,29 @@ def caller_of_branchy(xs, t):
     return a * xs[1] + xs[-1]
 
 
-_STEPS = {"sgd": sgd_step, "prefix": prefix_sums, "branchy": branchy_writes}
+def append_iterates(history, x):
+    y = x
+    for _ in range(4):
+        y = math.cos(y)
+        history.append(y)
+    return sum(h * (i + 1) for i, h in enumerate(history))
+
+
+def append_mixed(xs, s):
+    xs.append(1.0)  # (a constant: its slot is popped all the same, so the others stay aligned)
+    for i in range(len(xs) - 1):
+        xs.append(xs[i] * s)
+    xs[0] = xs[-1] * xs[1]
+    return sum(xs) + xs[-2] * xs[0]
+
+
+def append_then_int(xs, s):
+    xs.append(2)  # (an int: not a list of floats any more, the generic path)
+    return sum(v * s for v in xs)
+
+
+_STEPS = {"sgd": sgd_step, "prefix": prefix_sums, "branchy": branchy_writes, "append": append_mixed,
+          "iterates": append_iterates}
 
 
 def dispatched_callers(xs, lr):
@@ -70,11 +92,28 @@ def dispatched_callers(xs, lr):
     a = _STEPS["sgd"](xs, lr)
     b = _STEPS["prefix"](xs, lr)
     c = _STEPS["branchy"](xs, lr)
-    return a + b * xs[0] + sum(xs) * 3.0 + c * xs[-1]
+    d = _STEPS["append"](xs, lr)
+    e = _STEPS["iterates"](xs, lr)
+    return a + b * xs[0] + sum(xs) * 3.0 + c * xs[-1] + d * xs[2] + e
+
+
+def appends_around_a_call(xs, s):
+    # (the caller's own appends, undone generically around the callee's: their slots must stay where they are)
+    xs.append(s * 2.0)
+    d = _STEPS["iterates"](xs, s)
+    xs.append(d * xs[0])
+    e = _STEPS["append"](xs, s)
+    return xs[-1] * xs[3] + sum(xs) + e * xs[len(xs) // 2]
+
+
+def appends_in_line(xs, s):
+    a = append_mixed(xs, s)
+    return a * xs[-1] + len(xs) * xs[0]
 
 
 _FAMILIES = [sgd_step, prefix_sums, scale_by_items, branchy_writes, int_written, caller_reads_after, caller_of_branchy,
-             dispatched_callers]
+             dispatched_callers, append_iterates, append_mixed, append_then_int, appends_in_line,
+             appends_around_a_call]
 _LISTS = [[0.7, -1.3, 2.1], [0.25, 0.5, -0.75, 1.5, -2.0], [1.1, 0.4]]
 
 
@@ -93,6 +132,19 @@ def test_pullback_is_plain():
     assert "xs_bar = _mc.claim_floats(xs)" in pullback
     assert pullback.count("_mc.") == 1, pullback  # (the caller's adjoint, taken once; the rest plain)
     assert "xs_bar[i] = 0.0" in pullback
+
+
+def test_appends_are_plain():
+    mc.grad(append_iterates)([0.5, 0.25], 0.9)
+    src = mc.source(append_iterates, "reverse")
+    start = src.index("def append_iterates__pullback")
+    end = src.find("def append_iterates__forward_tape")
+    pullback = src[start:end if end > 0 else None]
+    # (the caller's adjoint taken once; each append undone with its storage slot, where the caller has one)
+    assert pullback.count("_mc.") == 2 and "_mc.undo_append(history, y" in pullback, pullback
+    xs = [0.5, 0.25]
+    mc.grad(append_iterates)(xs, 0.9)
+    assert len(xs) == 6  # (the caller's list as the plain call leaves it)
 
 
 def test_gradient_values():

@@ -375,9 +375,12 @@ def claim_floats(xs: list) -> list:
     if not _has_shadow(xs):
         return [0.0] * len(xs)
     sh = shadow(xs)
-    out = [0.0 if g is NoTangent or g is None else g for g in sh]
-    for k in range(len(sh)):
-        sh[k] = NoTangent
+    out = [0.0] * len(xs)
+    for k in range(min(len(xs), len(sh))):  # (storage made before items were appended is shorter: they had none)
+        g = sh[k]
+        if g is not NoTangent and g is not None:
+            out[k] = g
+            sh[k] = NoTangent
     return out
 
 

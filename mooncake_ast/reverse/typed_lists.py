@@ -29,7 +29,7 @@ from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
 from ..ir.types import FLOAT, INT, UNKNOWN, Arr, Lst, Tup, literal
 from . import adjoints as adj
-from . import layer_lists, row_lists, star_lists
+from . import layer_lists, row_lists, star_lists, writes
 from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
 from .list_adjoints import (add_layer_adjoint, add_list_adjoint, add_slice, add_to_every_slot, zero_arrays, zero_layers,
@@ -97,6 +97,9 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             continue  # (`xs[1:]`: a new list, local_lists.py, whose adjoint goes into xs_bar's slots: add_slice)
         if fn is list.append and v is root and not isinstance(root, Param) and s.args[1] is not root:
             continue  # (a list the function builds: local_lists.py)
+        if fn is list.append and v is root and isinstance(root, Param) and len(s.args) == 2 and \
+                s.args[1] is not root and _item_type(rt, root) == FLOAT and rt.type_of(s.args[1]) == FLOAT:
+            continue  # (a float appended to a list parameter of floats: its slot popped by the pullback)
         if fn is builtins.len and len(s.args) == 1:
             continue
         if _float_write(rt, s, v, root):
@@ -204,6 +207,11 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
         return
     if fn is list.append and s.args and s.args[0] in rt.typed_lists:
         root = rt.typed_lists[s.args[0]]
+        if isinstance(root, Param):
+            # (the caller's list put back as it was, with the slot of its identity-keyed storage where it has one, so
+            # the storage stays as long as the list for the generic undoing of the caller's own appends)
+            undo = rt.b.call(writes.undo_append, [rt.primal(root), rt.primal(s.args[1])])
+            undo.keep = True  # type: ignore[attr-defined]
         if not rt.active(root):
             return
         g = rt.b.call(list.pop, [rt.read_adj(root)])
@@ -314,8 +322,8 @@ def new_adjoint(rt: "ReverseTransform", p: Value) -> Value:
         return rt.b.call(zero_rows, [rt.primal(p)])
     if isinstance(_item_type(rt, p), Arr):
         return rt.b.call(zero_arrays, [rt.primal(p)])
-    if isinstance(p, Param) and any(isinstance(s, Call) and rt.resolver.callee(s)[0] is operator.setitem and
-                                    s.args and s.args[0] is p for b in rt.ir.blocks for s in b.stmts):
+    if isinstance(p, Param) and any(isinstance(s, Call) and rt.resolver.callee(s)[0] in (operator.setitem, list.append)
+                                    and s.args and s.args[0] is p for b in rt.ir.blocks for s in b.stmts):
         return rt.b.call(claim_floats, [rt.primal(p)])  # (written: from the caller's adjoint after the call)
     zeros = rt.b.call(ops.list_of, [Const(0.0)])
     return rt.b.call(operator.mul, [zeros, rt.b.call(builtins.len, [rt.primal(p)])])
