@@ -96,8 +96,8 @@ def test_pullback_is_plain():
     start = src.index("def decay_all__pullback")
     end = src.find("def decay_all__forward_tape")
     pullback = src[start:end if end > 0 else None]
-    assert "params_bar = _mc.claim_float_dict(params)" in pullback
-    assert pullback.count("_mc.") == 1, pullback
+    assert "params_bar = _mc.claim_float_dict(params)" in pullback and "_mc.give_back(params, params_bar)" in pullback
+    assert pullback.count("_mc.") == 2, pullback
     assert "del params['extra']" in pullback
 
 

@@ -392,11 +392,18 @@ def start(rt: "ReverseTransform") -> None:
     of a part of the code: when the pullback starts undoing that run, local_lists.start_in_seq)."""
     for d in [*rt.ir.params, *(s for b in rt.ir.blocks for s in b.stmts)]:
         if d in rt.local_dicts and d not in rt.run_dicts and rt.active(d):
-            if isinstance(d, Param) and any(role == WRITE and root is d for role, root, _ in rt.dict_roles.values()):
+            if written_param(rt, d):
                 rt.write_adj(d, rt.b.call(claim_float_dict, [rt.primal(d)]))  # (the caller's, after the call)
                 continue
             zeros = rt.b.call(dict.fromkeys, [rt.primal(d), Const(0.0)])
             rt.write_adj(d, zeros)
+
+
+def written_param(rt: "ReverseTransform", d: Value) -> bool:
+    """Is d a dict parameter kept typed here that the function writes?  Its pullback starts from the caller's adjoint
+    (`start`) and hands the entry adjoint back where the caller keeps it (shadows.give_back)."""
+    return isinstance(d, Param) and d in rt.local_dicts and any(
+        role == WRITE and root is d for role, root, _ in rt.dict_roles.values())
 
 
 def reverse(rt: "ReverseTransform", s: Call) -> None:

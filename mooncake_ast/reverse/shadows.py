@@ -384,6 +384,32 @@ def claim_floats(xs: list) -> list:
     return out
 
 
+def pop_float_slot(xs: list) -> None:
+    """Undo `xs.append(v)` of a float into a list parameter of floats (reverse/typed_lists.py): the item goes, and its
+    slot of the caller's identity-keyed storage where the caller has storage for xs (so the storage stays as long
+    as the list, for the generic undoing of the caller's own appends).  No storage is made for it."""
+    xs.pop()
+    found = current().shadows.get(id(xs))
+    if found is not None and found[0] is xs and len(found[1]) > len(xs):
+        found[1].pop()
+
+
+def give_back(x: Any, x_bar: Any) -> Any:
+    """The adjoint of a list or dict parameter as it was on entry (x_bar, of the pullback's own), handed back where
+    the caller keeps it: into x's identity-keyed storage when the caller has storage for x -- which it reads rather
+    than the returned value (a caller may drop the value: module-level state) -- and that storage returned, as the
+    generic path returns it; x_bar itself otherwise (no storage is made for it).  For a list or dict parameter the
+    function writes (claim_floats, claim_float_dict)."""
+    if not _has_shadow(x):
+        return x_bar
+    sh = shadow(x)
+    if isinstance(sh, dict):
+        for k in [k for k in sh if k not in x]:  # (keys the function added, deleted again by its pullback)
+            del sh[k]
+    add_into(x, x_bar)
+    return sh
+
+
 def claim_float_dict(d: dict) -> dict:
     """The adjoint the caller keeps for its dict of floats d as it is after the call, as a dict of the pullback's own
     with d's keys, the storage's slots emptied: for a dict parameter the function writes floats into

@@ -434,6 +434,8 @@ class ReverseTransform(StatementReverse, ControlReverse):
         self.rev_seq(self.regions.items)
         unbound.bind_unassigned(self.unbound_records)
         grads = [typed_dicts.adjoint(self, p) if p in self.typed_dicts else
+                 self.b.call(shadows.give_back, [self.primal(p), self.read_adj(p)])
+                 if self.active(p) and (typed_lists.written(self, p) or local_dicts.written_param(self, p)) else
                  self.read_adj(p) if self.is_num(p) or p not in self.stored else
                  self.b.call(shadows.take, [self.primal(p), self.read_adj(p)]) for p in self.ir.params]
         self.b.ret(self.b.call(ops.tuple_of, grads))

@@ -29,12 +29,12 @@ from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
 from ..ir.types import FLOAT, INT, UNKNOWN, Arr, Lst, Tup, literal
 from . import adjoints as adj
-from . import layer_lists, row_lists, star_lists, writes
+from . import layer_lists, row_lists, star_lists
 from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
 from .list_adjoints import (add_layer_adjoint, add_list_adjoint, add_slice, add_to_every_slot, zero_arrays, zero_layers,
                             zero_rows)
-from .shadows import claim_floats
+from .shadows import claim_floats, pop_float_slot
 from .special import hashable
 
 if TYPE_CHECKING:
@@ -208,9 +208,8 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     if fn is list.append and s.args and s.args[0] in rt.typed_lists:
         root = rt.typed_lists[s.args[0]]
         if isinstance(root, Param):
-            # (the caller's list put back as it was, with the slot of its identity-keyed storage where it has one, so
-            # the storage stays as long as the list for the generic undoing of the caller's own appends)
-            undo = rt.b.call(writes.undo_append, [rt.primal(root), rt.primal(s.args[1])])
+            # (the caller's list put back as it was, with the slot of its identity-keyed storage where it has one)
+            undo = rt.b.call(pop_float_slot, [rt.primal(root)])
             undo.keep = True  # type: ignore[attr-defined]
         if not rt.active(root):
             return
@@ -313,6 +312,15 @@ def _layers(rt: "ReverseTransform", root: Value) -> bool:
     return isinstance(t, Lst) and isinstance(t.item, Tup)
 
 
+def written(rt: "ReverseTransform", p: Value) -> bool:
+    """Is p a list parameter of floats kept typed that the function writes items of or appends to?  Its pullback
+    starts from the caller's adjoint (`new_adjoint`) and hands the entry adjoint back where the caller keeps it
+    (shadows.give_back)."""
+    return isinstance(p, Param) and rt.typed_lists.get(p) is p and any(
+        isinstance(s, Call) and rt.resolver.callee(s)[0] in (operator.setitem, list.append) and s.args and
+        s.args[0] is p for b in rt.ir.blocks for s in b.stmts)
+
+
 def new_adjoint(rt: "ReverseTransform", p: Value) -> Value:
     """`[0.0] * len(xs)`: the list's adjoint, made once at the start of the pullback (zeros of each tuple's parts for
     a list of tuples)."""
@@ -322,9 +330,8 @@ def new_adjoint(rt: "ReverseTransform", p: Value) -> Value:
         return rt.b.call(zero_rows, [rt.primal(p)])
     if isinstance(_item_type(rt, p), Arr):
         return rt.b.call(zero_arrays, [rt.primal(p)])
-    if isinstance(p, Param) and any(isinstance(s, Call) and rt.resolver.callee(s)[0] in (operator.setitem, list.append)
-                                    and s.args and s.args[0] is p for b in rt.ir.blocks for s in b.stmts):
-        return rt.b.call(claim_floats, [rt.primal(p)])  # (written: from the caller's adjoint after the call)
+    if written(rt, p):
+        return rt.b.call(claim_floats, [rt.primal(p)])  # (from the caller's adjoint after the call)
     zeros = rt.b.call(ops.list_of, [Const(0.0)])
     return rt.b.call(operator.mul, [zeros, rt.b.call(builtins.len, [rt.primal(p)])])
 
