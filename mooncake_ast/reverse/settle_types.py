@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from .. import ops
 from ..forward.object_flow import current_kinds
-from ..forward.transform import StaticResolver
+from ..forward.resolver import StaticResolver
 from ..ir.analysis import used_only_by
 from ..ir.inference import infer_types
 from ..ir.nodes import Call, Const, Function, Global, Param

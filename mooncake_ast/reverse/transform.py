@@ -29,7 +29,7 @@ from typing import Any, Optional
 from .. import ops
 from ..forward.activity import Activity, read_shared_through_items
 from ..forward.object_iteration import read_items_first
-from ..forward.transform import StaticResolver
+from ..forward.resolver import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.types import INT, UNKNOWN, Lst, Num, Tup, decode, differentiable, is_float_array, is_real, type_of_argument
