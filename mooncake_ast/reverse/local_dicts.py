@@ -41,7 +41,7 @@ from ..ir.types import BOOL, FLOAT, INT, UNKNOWN, Dct, Lst, Tup
 from . import local_lists
 from .int_keys import int_keys
 from .list_adjoints import add_to_every_slot
-from .shadows import claim_float_dict
+from .param_adjoints import claim_float_dict
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform

@@ -42,6 +42,7 @@ from . import (buffers, call_types, constant_args, local_dicts, object_fields, p
 from .plainer import make_plainer
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
+from .param_adjoints import give_back
 from .spread import Spreads
 from .prepare import hashable as _hashable
 from .control_reverse import ControlReverse
@@ -434,7 +435,7 @@ class ReverseTransform(StatementReverse, ControlReverse):
         self.rev_seq(self.regions.items)
         unbound.bind_unassigned(self.unbound_records)
         grads = [typed_dicts.adjoint(self, p) if p in self.typed_dicts else
-                 self.b.call(shadows.give_back, [self.primal(p), self.read_adj(p)])
+                 self.b.call(give_back, [self.primal(p), self.read_adj(p)])
                  if self.active(p) and (typed_lists.written(self, p) or local_dicts.written_param(self, p)) else
                  self.read_adj(p) if self.is_num(p) or p not in self.stored else
                  self.b.call(shadows.take, [self.primal(p), self.read_adj(p)]) for p in self.ir.params]

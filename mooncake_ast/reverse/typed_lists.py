@@ -34,7 +34,7 @@ from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
 from .list_adjoints import (add_layer_adjoint, add_list_adjoint, add_slice, add_to_every_slot, zero_arrays, zero_layers,
                             zero_rows)
-from .shadows import claim_floats, pop_float_slot
+from .param_adjoints import claim_floats, pop_float_slot
 from .special import hashable
 
 if TYPE_CHECKING:
