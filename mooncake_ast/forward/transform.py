@@ -17,7 +17,6 @@ import operator
 
 import numpy as np
 
-import builtins
 import math as math_module
 import types
 from typing import Any, Optional
@@ -26,267 +25,18 @@ from .. import ops
 from ..ir.builder import UNDEFINED
 from ..ir.ufunc_out import single_out_tuples
 from .object_iteration import read_items_first
-from ..ir.nodes import Call, Const, Function, Global, Param, Phi, Return, Stmt, Value
-from ..rules.eager import numpy_function
-from ..rules.registry import Rule, lookup, update
+from ..ir.nodes import Call, Const, Function, Param, Phi, Return, Stmt, Value
+from ..rules.registry import Rule
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
 from ..ir.dce import sweep
-from ..ir.kinds import NUM, infer_kinds
 from ..ir.inference import infer_types
 from ..ir.typed_methods import has_methods_to_resolve, resolve_methods
-from ..ir.types import FLOAT, UNKNOWN, decode
-from ..rules import helpers
+from ..ir.types import FLOAT, UNKNOWN, Num, decode
 from ..tangents import storage
 from .activity import Activity
 from .state import _module_tangent_level, active_globals, module_state_level, module_tangent, untracked_store
-
-_NUMERIC = (int, float, complex)
-
-
-def zero_constant(value: Any) -> Const:
-    """The zero tangent of a literal: 0.0 for numbers (readable, and the right zero for floats)."""
-    if isinstance(value, _NUMERIC) and not isinstance(value, bool):
-        return Const(0.0)
-    return Const(NoTangent)
-
-
-def literal_zero(v: Value) -> Const:
-    """The zero tangent of an inactive value: 0.0 for a number literal (also through `y = 2.0`)."""
-    while isinstance(v, Call) and v.callee() is ops.identity:
-        v = v.args[0]
-    return zero_constant(v.value) if isinstance(v, Const) else Const(NoTangent)
-
-
-class StaticResolver:
-    """Decides, when the code is generated, which callable a callee expression denotes.
-
-    Only bindings that do not change in practice are resolved: builtins that
-    the user's module does not shadow, and attributes of modules
-    (`math.sin`, `np.linalg.norm`).  The bindings used are recorded so the
-    derived rule can check them each time it runs (late binding).
-    """
-
-    def __init__(self, user_globals: dict, param_kinds: Optional[dict] = None) -> None:
-        from .object_flow import current_kinds
-
-        self.g = user_globals
-        self.bindings: dict[str, Any] = {}
-        self._memo: dict[Value, Any] = {}
-        # The argument kinds (num/arr/obj/objs/any) of the rule being made; None: generic.
-        self.param_kinds = param_kinds if param_kinds is not None else current_kinds()
-        self._objects: Optional[tuple] = None  # (statements analysed, those left to run-time dispatch)
-        self.plain_calls: frozenset = frozenset()  # calls of user functions known to return numbers or arrays
-
-    def resolve(self, v: Value) -> Any:
-        if v in self._memo:
-            return self._memo[v]
-        out = self._resolve(v)
-        self._memo[v] = out
-        return out
-
-    _NOTHING = object()
-
-    def _resolve(self, v: Value) -> Any:
-        if isinstance(v, Const):
-            return v.value
-        if isinstance(v, Global):
-            if v.name in self.g:
-                obj = self.g[v.name]
-                if isinstance(obj, types.ModuleType):
-                    self.bindings[v.name] = obj
-                    return obj
-                return self._NOTHING
-            obj = getattr(builtins, v.name, self._NOTHING)
-            if obj is not self._NOTHING:
-                self.bindings[v.name] = obj
-            return obj
-        if isinstance(v, Call) and v.callee() is getattr and len(v.args) == 2 and isinstance(v.args[1], Const):
-            base = self.resolve(v.args[0])
-            if isinstance(base, types.ModuleType):
-                return getattr(base, v.args[1].value, self._NOTHING)
-        return self._NOTHING
-
-    def callee(self, s: Call) -> tuple[Any, Optional[Rule]]:
-        if self._objects is None and getattr(s, "block", None) is not None:
-            from .object_flow import function_values
-
-            # The first statement asked about belongs to the user's function (the transforms run
-            # activity analysis first): analyse that function before anything changes it.
-            self.analyse(function_values(s.block))
-        fn = self.resolve(s.fn)
-        if fn is self._NOTHING:
-            return None, None
-        if self._dispatched_operator(s, fn):
-            return None, None  # an operator that may reach a user object's method: decided when the code runs
-        return fn, lookup(fn)
-
-    def raw_resolve(self, v: Value) -> Any:
-        """The callable value v denotes when the code is generated, or None."""
-        fn = self.resolve(v)
-        return None if fn is self._NOTHING else fn
-
-    def raw_callee(self, s: Call) -> Any:
-        fn = self.resolve(s.fn)
-        return None if fn is self._NOTHING else fn
-
-    def _dispatched_operator(self, s: Call, fn: Any) -> bool:
-        # (objects.dispatches kept by `analyse`: a function-level import in each of the ~800 calls a small
-        # derivation makes cost it about a millisecond)
-        if self._objects is None or not self._dispatches(fn) or fn is builtins.getattr:
-            return False
-        return s in self._objects[1]
-
-    def analyse(self, values: tuple) -> None:
-        """Find, once and before any transform changes the IR, the operator statements on possible user objects."""
-        from . import objects
-        from .object_flow import ObjectFlow
-
-        stmts, phis = values
-        flow = ObjectFlow(stmts, phis, self.param_kinds, self.g, self.raw_callee, self.plain_calls)
-        gated = set()
-        for st in stmts:
-            fn = self.raw_callee(st)
-            if not objects.dispatches(fn) or fn is builtins.getattr:
-                continue
-            # Items, iteration and attributes run the container's own methods; operators any operand's.
-            own = fn in objects.ITEMS or fn in objects.ITERATION or fn in (builtins.setattr, builtins.delattr)
-            if any(flow.may_be_object(v) for v in (st.args[:1] if own else (*st.args, *st.kwargs.values()))):
-                gated.add(st)
-        self._dispatches = objects.dispatches
-        self._objects = (set(stmts), gated)
-
-
-class IRTemplateBuilder:
-    """The `t` of rule templates at transform time: operands are IR values, results new statements."""
-
-    def __init__(self, fwd: "ForwardTransform", out: list, loc: Any, effect: bool = False) -> None:
-        self.fwd = fwd
-        self.out = out
-        self.loc = loc
-        self.effect = effect  # statements of a mutating rule write tangent storage: never dead
-
-    def _val(self, x: Any) -> Value:
-        return x if isinstance(x, Value) else Const(x)
-
-    def d(self, h: Any) -> Optional[Value]:
-        return self.fwd.tangent.get(h) if isinstance(h, Value) else None
-
-    def dz(self, h: Any) -> Value:
-        """h's tangent, or the symbolic zero (a strong zero: 0 * nan stays 0) for constants."""
-        d = self.d(h)
-        return d if d is not None else Const(NoTangent)
-
-    def value(self, x: Any) -> Any:
-        return x.value if isinstance(x, Const) else x
-
-    def is_num(self, x: Any) -> bool:
-        """Certainly a number (immutable) when the code runs?  (The kinds say so, or the inferred types: an
-        element read from a float array, `np.tanh` of one, is a NumPy scalar, which needs no tangent storage.)"""
-        if isinstance(x, Const) or not isinstance(x, Value):
-            v = x.value if isinstance(x, Const) else x
-            return isinstance(v, (int, float, complex))
-        if isinstance(x, Param):
-            return self.fwd.param_kinds.get(x.name) == NUM
-        return self.fwd.kinds.get(x) == NUM or self.fwd.typed_number(x)
-
-    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Value:
-        if fn is helpers.pow_deriv and len(args) == 2 and not kwargs:
-            k = self.value(args[1])
-            if type(k) in (int, float) and k == int(k) and 1 <= k <= 64:
-                # a whole power: `2.0 * x`, exact, a person's expression (and no helper to call)
-                if k == 1:
-                    return Const(1.0)
-                if k == 2:
-                    return self.call(operator.mul, Const(2.0), args[0])
-                return self.call(operator.mul, Const(float(k)), self.call(operator.pow, args[0], Const(int(k) - 1)))
-        values = [self._val(a) for a in args]
-        if numpy_function(fn):  # `np.where(c, dx, 0.0)`: what NumPy makes of the symbolic zero, and CuPy needs
-            values = [Const(0.0) if isinstance(v, Const) and v.value is NoTangent else v for v in values]
-        s = Call(Const(fn), values, {k: self._val(v) for k, v in kwargs.items()}, loc=self.loc)
-        s.derived = True  # type: ignore[attr-defined]
-        s.effect = self.effect  # type: ignore[attr-defined]
-        self.out.append(s)
-        return s
-
-    def lin(self, fn: Any, dx: Any, *args: Any, **kwargs: Any) -> Optional[Value]:
-        if dx is None:
-            return None
-        if _handles_zero(fn):
-            return self.call(fn, dx, *args, **kwargs)
-        return self.call(helpers.linear, fn, dx, *args, **kwargs)
-
-    def linr(self, fn: Any, x: Any, dy: Any) -> Optional[Value]:
-        if dy is None:
-            return None
-        if _handles_zero(fn):
-            return self.call(fn, x, dy)
-        return self.call(helpers.linear_right, fn, x, dy)
-
-    def add(self, a: Any, b: Any) -> Any:
-        if a is None:
-            return b
-        if b is None:
-            return a
-        return self.call(_op("add"), a, b)
-
-    def sub(self, a: Any, b: Any) -> Any:
-        if b is None:
-            return a
-        if a is None:
-            return self.call(_op("neg"), b)
-        return self.call(_op("sub"), a, b)
-
-    def mul(self, a: Any, b: Any) -> Any:
-        if a is None or b is None:
-            return None
-        return self.call(_op("mul"), a, b)
-
-    def div(self, a: Any, b: Any) -> Any:
-        if a is None:
-            return None
-        return self.call(_op("truediv"), a, b)
-
-    def neg(self, a: Any) -> Any:
-        return None if a is None else self.call(_op("neg"), a)
-
-    def zero_like(self, x: Any) -> Value:
-        if isinstance(x, Const):
-            return zero_constant(x.value)
-        return self.call(zero_tangent, x)
-
-    def update(self, dx: Any, new: Any) -> Any:
-        if dx is None:
-            return new
-        return self.call(update, dx, new if new is not None else Const(NoTangent))
-
-    def const(self, v: Any) -> Const:
-        return Const(v)
-
-
-def _handles_zero(fn: Any) -> bool:
-    """Does fn map the symbolic zero to itself (operators, and NumPy functions that call a method of their argument)?"""
-    try:
-        return fn in _ZERO_SAFE
-    except TypeError:
-        return False
-
-
-def _zero_safe() -> set:
-    import numpy as np
-    import operator
-
-    return {operator.getitem, operator.matmul, operator.mul, operator.add, operator.neg, operator.truediv, np.sum, np.mean,
-            np.cumsum, np.reshape, np.transpose, np.ravel, np.squeeze, np.swapaxes, np.trace, np.diagonal, np.take,
-            np.repeat, np.real, np.imag}
-
-
-_ZERO_SAFE = _zero_safe()
-
-
-def _op(name: str) -> Any:
-    import operator
-
-    return getattr(operator, name)
+from .resolver import StaticResolver
+from .template_builder import IRTemplateBuilder, literal_zero
 
 
 def fcall(*a: Any, **k: Any) -> Any:  # placeholder resolved lazily to avoid an import cycle
@@ -398,17 +148,33 @@ class ForwardTransform:
 
     def _infer_types(self) -> dict:
         """The inferred types of the user's values (ir/inference.py), once, before the transform adds tangents;
-        {} where inference fails (the kinds alone then say which values are numbers)."""
+        {} where inference fails (then only parameters of kind `num` and literals are numbers: conservative)."""
         if self.types is None:
             from ..ir.inference import infer_types
             from ..ir.types import decode
 
             try:
                 self.types = infer_types(self.ir, {k: decode(v, k) for k, v in self.param_kinds.items()},
-                                         self.resolver.callee)
-            except Exception:  # noqa: BLE001 - no types: the kinds alone say which operands are numbers
+                                         self.resolver.callee, self._constant)
+            except Exception:  # noqa: BLE001 - no types: nothing but `num` parameters and literals is a number
                 self.types = {}
         return self.types
+
+    def _constant(self, v: Value) -> Any:
+        """What a module attribute (`math.pi`) denotes, for types; LookupError when it is not one."""
+        out = self.resolver.resolve(v)
+        if out is self.resolver._NOTHING:
+            raise LookupError(v)
+        return out
+
+    def number(self, v: Value) -> bool:
+        """Is v certainly a number (a Python or NumPy scalar: immutable) when the code runs?  A literal by its value,
+        a parameter by its kind, any other value by its inferred type."""
+        if isinstance(v, Const):
+            return type(v.value) in (int, float, bool)
+        if isinstance(v, Param):
+            return self.param_kinds.get(v.name, "").split(":")[0] == "num"
+        return isinstance(self._infer_types().get(v), Num)
 
     def _fresh_and_private(self, dv: Any, v: Value) -> bool:
         """Is dv, v's tangent, an arithmetic result of the tangent code (new storage: `-dz * t`) and v used once in
@@ -425,12 +191,6 @@ class ForwardTransform:
         t = _param_type(self.param_kinds, v) if isinstance(v, Param) else self._infer_types().get(v)
         return t is not None and is_float_array(t)
 
-    def typed_number(self, v: Value) -> bool:
-        """Is v a number (a Python or NumPy scalar: immutable) by the inferred types?"""
-        from ..ir.types import Num
-
-        return isinstance(self._infer_types().get(v), Num)
-
     def _adds_a_number(self, s: Call) -> bool:
         """Is the sum s an array and one of its operands with a tangent a number?  Then that tangent plus one
         that is a bare zero when the code runs (a number argument's NoTangent, passed through `np.ones(3) + n`)
@@ -444,23 +204,18 @@ class ForwardTransform:
                    (self._number_type(a) is FLOAT or isinstance(self.types.get(a), Num)) for a in s.args)
 
     def _number_type(self, v: Value) -> Any:
-        """FLOAT for a value certainly a number (ir/kinds.py), else UNKNOWN."""
-        if isinstance(v, Const):
-            return FLOAT if type(v.value) in (int, float) else UNKNOWN
-        if isinstance(v, Param):
-            return FLOAT if self.param_kinds.get(v.name, "").split(":")[0] == NUM else UNKNOWN
-        return FLOAT if self.kinds.get(v) == NUM else UNKNOWN
+        """FLOAT for a value certainly a number (`number`), else UNKNOWN."""
+        return FLOAT if self.number(v) else UNKNOWN
 
     def run(self) -> tuple[Function, list[Value]]:
         ir = self.ir
         from .runtime import fcall as runtime_fcall
 
         self.fcall = runtime_fcall
-        self.kinds = infer_kinds(ir, self.param_kinds, self.resolver.callee)
+        self._infer_types()  # (of the user's code as it is: before tangent statements join it)
         from ..reverse.scalar_objects import drop_dead_arithmetic
 
         drop_dead_arithmetic(ir, self._number_type)  # (`-self.x` of a `__neg__` in line whose `.y` alone is read)
-        self._infer_types()  # (of the user's code as it is: before tangent statements join it)
         from ..ir.analysis import uses
 
         self._uses = uses(ir)
@@ -623,7 +378,7 @@ class ForwardTransform:
             return dy
         import operator
 
-        if s.callee() in _SUMS and not rule.mutates and "out" not in s.kwargs and self.kinds.get(s) != NUM and \
+        if s.callee() in _SUMS and not rule.mutates and "out" not in s.kwargs and not self.number(s) and \
                 self._adds_a_number(s):
             from .runtime import fit
 
@@ -635,8 +390,7 @@ class ForwardTransform:
         if operand is None:
             return dy
         result = s.args[0] if rule.mutates else s
-        if self.kinds.get(result) == NUM or (isinstance(result, Param) and self.param_kinds.get(result.name) == NUM) \
-                or (not isinstance(result, Param) and self.typed_number(result)):
+        if not isinstance(result, Const) and self.number(result):
             return dy  # a number: immutable, and of the same shape as any number
         if not rule.mutates and self._float_array(operand) and all(
                 a is operand or (isinstance(a, Const) and type(a.value) in (int, float)) for a in s.args) and (
@@ -651,7 +405,7 @@ class ForwardTransform:
 
     def _ensure_storage(self, s: Call, fn: Any, out: list) -> None:
         """A value written in place later needs tangent storage even when its tangent is zero now."""
-        if s not in self.act.targets or self.kinds.get(s) == NUM or fn in (ops.identity, getattr):
+        if s not in self.act.targets or self.number(s) or fn in (ops.identity, getattr):
             if s in self.act.targets and self.tangent.get(s) is None and fn is not ops.identity:
                 self._set(s, IRTemplateBuilder(self, out, s.loc).call(zero_tangent, s))
             return

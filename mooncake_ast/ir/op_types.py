@@ -108,6 +108,20 @@ def _depth(items: list) -> int:
 
 _PLAIN_OF_INPLACE = {operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
                      operator.itruediv: operator.truediv, operator.ipow: operator.pow}
+# math's functions that give what their operands' own methods give (the others convert with __float__ / __index__)
+_MATH_BY_OPERAND = {math.floor, math.ceil, math.trunc, math.prod, getattr(math, "sumprod", math.prod)}
+
+
+def _number_or_numbers(t: AVal) -> bool:
+    """A number, or a list or tuple of numbers."""
+    if isinstance(t, Lst):
+        return isinstance(t.item, Num)
+    if isinstance(t, Tup):
+        return all(isinstance(i, Num) for i in t.items)
+    return isinstance(t, Num)
+
+
+_NUMBER_INPLACE = {operator.ifloordiv: operator.floordiv, operator.imod: operator.mod}  # (of numbers only)
 
 
 def _unpacked(t: AVal, count: Any) -> AVal:
@@ -346,6 +360,8 @@ def result_type(fn: Any, s: Call, args: list, constant: Optional[Callable[[Value
         return _unpacked(args[0], s.args[1].value)
     if fn in (builtins.max, builtins.min, builtins.sum) and not kw:
         return _builtin_reduction(fn, args)
+    if fn in _NUMBER_INPLACE and len(args) == 2 and not kw and all(isinstance(t, Num) for t in args):
+        return _elementwise(_NUMBER_INPLACE[fn], args, False)  # (`n //= 2` of numbers: `n = n // 2`)
     if fn in _PLAIN_OF_INPLACE and len(args) == 2 and not kw:
         # (numbers: `s += x` is `s = s + x`; an unused tuple item's adjoint stays the symbolic zero where the caller
         # says so: reverse/transform.quiet_items)
@@ -367,11 +383,14 @@ def result_type(fn: Any, s: Call, args: list, constant: Optional[Callable[[Value
         return _elementwise(fn, args, True)
     if fn in _ARITH or fn in _COMPARE or (isinstance(fn, np.ufunc) and fn.signature is None and fn.nout == 1
                                           and fn.nin == len(args)):
-        if fn in (operator.floordiv, operator.mod) and any(_dtype(t) == "f" for t in args):
-            return UNKNOWN  # rarely differentiated; keep them generic
+        if fn in (operator.floordiv, operator.mod) and any(_dtype(t) == "f" for t in args) and \
+                not all(isinstance(t, Num) for t in args):
+            return UNKNOWN  # (of float arrays: rarely differentiated; keep them generic)
         return _elementwise(fn, args, fn is operator.truediv or fn is np.true_divide)
     if getattr(fn, "__module__", None) == "math" and fn not in (math.frexp, math.modf):
-        return FLOAT if all(isinstance(t, Num) for t in args) else UNKNOWN
+        if fn in _MATH_BY_OPERAND and not all(_number_or_numbers(t) for t in args):
+            return UNKNOWN  # (they call the operands' __floor__, __ceil__, __trunc__ or `*`, which may return anything)
+        return FLOAT  # (a number, whatever the arguments: the others convert them with __float__ or __index__)
     if fn in _REDUCTIONS and len(args) == 1:
         return _reduction(args[0], None, False)
     if fn in _LIKE and len(args) == 1 and isinstance(args[0], Arr):

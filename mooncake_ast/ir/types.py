@@ -294,6 +294,14 @@ def basic_index(index_t: AVal, index_v: Value) -> Optional[list]:
 SLICE = _Named("SLICE")
 
 
+def int_list_literal(v: Value) -> Optional[tuple]:
+    """The ints of a list display of int literals (`[2, 0]`, `[0, -1]`: an index NumPy reads as an int array), or None."""
+    if not (isinstance(v, Call) and v.callee() is ops.list_of and v.args and not v.kwargs):
+        return None
+    out = tuple(literal(a) for a in v.args)
+    return out if all(type(k) is int for k in out) else None
+
+
 def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
     k = literal(iv)
     if isinstance(a, Tup) and type(k) is int and -len(a.items) <= k < len(a.items):
@@ -306,6 +314,8 @@ def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
         return a.get(iv.value)
     if isinstance(a, Lst) and i == INT:
         return a.item
+    if isinstance(a, Arr) and a.axes and int_list_literal(iv) is not None:  # `x[[2, 0]]`: the rows listed, a copy
+        return Arr(a.dtype, ("1" if len(int_list_literal(iv)) == 1 else "n",) + a.axes[1:])
     if isinstance(a, Arr) and a.axes is not None and isinstance(i, Arr) and i.axes and i.dtype in "iub":
         if i.dtype in "iu":  # `x[idx]`: one item (or row) per position of idx
             return Arr(a.dtype, i.axes + a.axes[1:])

@@ -27,7 +27,8 @@ import numpy as np
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Return, Value
 from ..ir.op_types import makes_new_array
-from ..ir.types import FLOAT, INT, NOT_LITERAL, Arr, Tup, basic_index, getitem_type, is_float_array, is_real, literal
+from ..ir.types import (FLOAT, INT, NOT_LITERAL, Arr, Tup, basic_index, getitem_type, int_list_literal, is_float_array,
+                         is_real, literal)
 from . import adjoints as adj
 from . import shadows
 from .special import INPLACE
@@ -64,12 +65,26 @@ def is_basic_index(rt: "ReverseTransform", idx: Value) -> bool:
 def array_index(rt: "ReverseTransform", idx: Value) -> Any:
     """"int" for an integer array index (positions may repeat: `np.add.at`), "bool" for a mask, else None."""
     t = rt.type_of(idx)
+    if int_list_literal(idx) is not None:
+        return "int"  # (`x[[2, 0]]`: NumPy reads the list as an int array)
     if isinstance(t, Arr) and t.axes is not None and len(t.axes) >= 1:
         return "int" if t.dtype in "iu" else "bool" if t.dtype == "b" else None
     if isinstance(t, Tup) and t.items and isinstance(idx, Call) and idx.callee() is ops.tuple_of and all(
             isinstance(i, Arr) and i.dtype in "iu" and i.axes for i in t.items):
         return "int"  # (`x[rows, cols]`: positions may repeat too)
     return None
+
+
+def distinct_positions(rt: "ReverseTransform", idx: Value, r: Value) -> bool:
+    """Is idx a list display of int literals naming distinct rows of array r (`x[[0, 2]] = v`; `0` and `-1` may
+    be one row, so negative ones must not meet their positive twins: r's first axis must be long enough to
+    tell)?  Then no position is written twice."""
+    ks = int_list_literal(idx)
+    if ks is None or len(set(ks)) != len(ks):
+        return False
+    if all(k >= 0 for k in ks) or all(k < 0 for k in ks):
+        return True
+    return False  # (mixed signs: the array's length decides whether two name one row)
 
 
 def reads_only(rt: "ReverseTransform", v: Value, uses: dict, root: Value) -> bool:
@@ -150,9 +165,10 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
         if fn is operator.getitem and pos == 0 and array_index(rt, s.args[1]) is not None and not s.kwargs:
             parts += 1  # (`x[idx]`, `x[mask]`: a copy, its adjoint added back by position)
             continue
-        if fn is operator.setitem and pos == 0 and array_index(rt, s.args[1]) == "bool" and not s.kwargs and \
+        if fn is operator.setitem and pos == 0 and (array_index(rt, s.args[1]) == "bool" or
+                                                    distinct_positions(rt, s.args[1], r)) and not s.kwargs and \
                 is_real(rt.type_of(s.args[2])):
-            parts += 1  # (`x[mask] = v`: no position written twice, so undone like a basic index)
+            parts += 1  # (`x[mask] = v`, `x[[0, 2]] = v`: no position written twice, so undone like a basic index)
             continue
         if fn in (operator.getitem, operator.setitem) and pos == 0 and is_basic_index(rt, s.args[1]) and not s.kwargs:
             parts += 1

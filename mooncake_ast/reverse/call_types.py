@@ -247,7 +247,7 @@ def _join_known(parts: tuple) -> Optional[AVal]:
 
 def _summarise(fn: types.FunctionType, params: dict, depth: int, owner: Optional[type] = None,
                cells: Optional[dict] = None) -> AVal:
-    from ..forward.transform import StaticResolver
+    from ..forward.resolver import StaticResolver
     from ..frontend.source import function_source
     from ..frontend.statements import lower_function
     from ..ir.inference import infer_types

@@ -45,7 +45,7 @@ def refuse_complex_rule(name: str, *values: Any) -> None:
 
 def refuse_complex_power(a: Any, b: Any) -> None:
     """`a ** b` of Python numbers gives a complex number for a negative base and a fractional power: the code after
-    it was made for real numbers (ir/kinds.py types it a number), so reverse mode refuses it.  (a is on the tape
+    it was made for real numbers (its inferred type is a number), so reverse mode refuses it.  (a is on the tape
     already, for the derivative; the result is not kept for this.)"""
     if type(a) in (float, int) and a < 0 and type(a ** b) is complex:
         from .runtime import ReverseError

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..rules import registry
 from .argument_kinds import _axes_code
-from .runtime import _SIGNATURES, LATEST, DerivedReverse, _with_pullback, derived_rule
+from .derived_rules import _SIGNATURES, LATEST, DerivedReverse, _with_pullback, derived_rule
 
 _CALLS: dict[tuple, DerivedReverse] = {}  # (code, id(globals), kinds, wrt) -> rule, for fast_rule's calls
 _AXES: dict[tuple, str] = {}  # shape -> kind of a float array of that shape (kinds_of's "arr:f:..")

@@ -113,7 +113,8 @@ def generate_reverse(fn: types.FunctionType, kinds: dict[str, str], quiet: tuple
             text, rt = reverse_source_text(fn, kinds, quiet)
         # (a dispatched call of a user function whose code writes nothing its caller can reach -- call_types'
         # fresh calls -- writes no state the call must put back)
-        may_write = bool(rt.saves or any(s not in rt.fresh_calls for s in rt.dispatched) or rt.user_appends)
+        may_write = bool(rt.saves or any(s not in rt.fresh_calls for s in rt.dispatched) or rt.user_appends or
+                         getattr(rt, "new_key_writes", None))  # (`d["new"] = v` into a parameter saves nothing)
         return text, {"takes_self": rt.uses_self, "reads_closure": bool(rt.ir.freevars), "may_write": may_write,
                       "bindings": binding_descriptions(rt.resolver.bindings),
                       **lineage(fn, lineage_digest(fn))}  # older versions are evicted

@@ -41,6 +41,7 @@ from ..ir.types import BOOL, FLOAT, INT, UNKNOWN, Dct, Lst, Tup
 from . import local_lists
 from .int_keys import int_keys
 from .list_adjoints import add_to_every_slot
+from .param_adjoints import claim_float_dict
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -77,7 +78,8 @@ def candidates(rt: "ReverseTransform", ir: Function) -> dict:
 
 def param_only_read(rt: "ReverseTransform", ir: Function, p: Param) -> bool:
     """Is p a dict parameter of floats whose every use is a read this module undoes (`len(d)`, `d[k]` by any key,
-    its views)?  Then nothing changes its items' types (settle_types keeps its type)."""
+    its views) or a write `d[k] = v`?  Then settle_types keeps its type while every write puts a float in
+    (`values_keep_type`, which makes the parameter untyped otherwise)."""
     return _float_dict_param(rt, p) and _uses_ok(p, _uses(ir), {}, _Callee(rt))
 
 
@@ -132,9 +134,8 @@ def _uses_ok(d: Value, uses: dict, found: dict, callee: Any) -> bool:
         if not isinstance(s, Call) or s.kwargs:
             return False
         fn = callee(s)
-        if fn is operator.setitem and pos == 0 and len(s.args) == 3 and s.args[2] is not d and s.args[1] is not d \
-                and isinstance(d, Call):
-            found[s] = (WRITE, d, None)
+        if fn is operator.setitem and pos == 0 and len(s.args) == 3 and s.args[2] is not d and s.args[1] is not d:
+            found[s] = (WRITE, d, None)  # (into a parameter too: `param_writes` says which keys it may write)
         elif fn is operator.getitem and _call_at(s, pos, 2) and s.args[1] is not d:
             found[s] = (READ, d, None)
         elif fn is builtins.len and _call_at(s, pos, 1) or fn in (operator.contains, ops.not_contains) and \
@@ -270,9 +271,43 @@ def values_keep_type(rt: "ReverseTransform") -> set:
                 bad.add(d)
             if d in rt.dict_int_keys and not _int_key(rt, k):
                 not_int.add(d)
+    bad |= _param_writes(rt, keys_of)
+    for d in bad:
+        if isinstance(d, Param):
+            rt.param_types[d.name] = UNKNOWN  # (its items may not be floats: reads of it are typed no more)
     drop(rt, bad)
     rt.dict_int_keys -= bad | not_int
     return bad | not_int
+
+
+def _param_writes(rt: "ReverseTransform", keys_of: set) -> set:
+    """The dict parameters written by a key the pullback cannot tell is there or new; sets rt.new_key_writes.
+
+    A write into a parameter is undone by putting back the value it replaced, so the pullback must know whether
+    there was one.  There was for a key of the dict itself (`for k in d: d[k] = ...`: keys are never deleted)
+    and for a constant key the call's dict had (its type names them); there was not for a constant key it lacked,
+    written once by a statement that runs once (`d["extra"] = v`: undone by deleting it).  Any other key: the
+    generic path."""
+    rt.new_key_writes = set()
+    bad: set = set()
+    writes = [(s, d) for s, (role, d, _) in rt.dict_roles.items() if role == WRITE and isinstance(d, Param)]
+    if not writes:
+        return bad
+    once = local_lists.once_blocks(rt.ir)
+    for s, d in writes:
+        k = s.args[1]
+        t = rt.param_types.get(d.name)
+        if k in keys_of and rt.dict_roles[k][1] is d:
+            continue
+        if not (isinstance(k, Const) and isinstance(t, Dct)):
+            bad.add(d)
+        elif t.get(k.value) is None:
+            same = [w for w, e in writes if e is d and isinstance(w.args[1], Const) and w.args[1].value == k.value]
+            if len(same) != 1 or s.block not in once:
+                bad.add(d)
+            else:
+                rt.new_key_writes.add(s)
+    return bad
 
 
 def _int_key(rt: "ReverseTransform", k: Value) -> bool:
@@ -357,8 +392,18 @@ def start(rt: "ReverseTransform") -> None:
     of a part of the code: when the pullback starts undoing that run, local_lists.start_in_seq)."""
     for d in [*rt.ir.params, *(s for b in rt.ir.blocks for s in b.stmts)]:
         if d in rt.local_dicts and d not in rt.run_dicts and rt.active(d):
+            if written_param(rt, d):
+                rt.write_adj(d, rt.b.call(claim_float_dict, [rt.primal(d)]))  # (the caller's, after the call)
+                continue
             zeros = rt.b.call(dict.fromkeys, [rt.primal(d), Const(0.0)])
             rt.write_adj(d, zeros)
+
+
+def written_param(rt: "ReverseTransform", d: Value) -> bool:
+    """Is d a dict parameter kept typed here that the function writes?  Its pullback starts from the caller's adjoint
+    (`start`) and hands the entry adjoint back where the caller keeps it (shadows.give_back)."""
+    return isinstance(d, Param) and d in rt.local_dicts and any(
+        role == WRITE and root is d for role, root, _ in rt.dict_roles.values())
 
 
 def reverse(rt: "ReverseTransform", s: Call) -> None:
@@ -370,6 +415,9 @@ def reverse(rt: "ReverseTransform", s: Call) -> None:
         for k, v in pairs:
             _undo_write(rt, d, k, v, reset=not distinct)
         rt.take_adj(s)
+        return
+    if role == WRITE and isinstance(d, Param):
+        _undo_param_write(rt, s)
         return
     if role == WRITE:
         _undo_write(rt, d, s.args[1], s.args[2], reset=True)
@@ -410,6 +458,36 @@ def _undo_write(rt: "ReverseTransform", d: Value, k: Value, v: Value, reset: boo
         st.keep = True  # type: ignore[attr-defined]
     if rt.active(v):
         rt.accumulate(v, g)
+
+
+def _undo_param_write(rt: "ReverseTransform", s: Call) -> None:
+    """`d[k] = v` into a parameter, backwards: the value it replaced put back (`d[k] = old`), or the key deleted when
+    the write added it (`del d[k]`), so the caller's dict rolls back as the generic path rolls it back; v's
+    adjoint is k's slot, which starts again from zero (or goes, with the key)."""
+    d, k, v = s.args
+    new = s in rt.new_key_writes
+    if new:
+        undo = rt.b.call(operator.delitem, [rt.primal(d), rt.primal(k)])
+    else:
+        saved = rt.saves.get(s)
+        if saved is None:
+            saved = rt.saves[s] = Call(Const(operator.getitem), [d, k], loc=s.loc)  # (a float: kept as it is)
+            rt.home[saved] = rt.home[s]
+        undo = rt.b.call(operator.setitem, [rt.primal(d), rt.primal(k), rt.primal(saved)])
+    undo.keep = True  # type: ignore[attr-defined]
+    if not rt.active(d):
+        return
+    bar = rt.read_adj(d)
+    if new:
+        g = rt.b.call(operator.getitem, [bar, rt.primal(k)])
+        g.keep = True  # type: ignore[attr-defined]  # (read before the slot goes)
+        rt.dense_values.add(g)
+        gone = rt.b.call(operator.delitem, [bar, rt.primal(k)])
+        gone.keep = True  # type: ignore[attr-defined]
+        if rt.active(v):
+            rt.accumulate(v, g)
+        return
+    _undo_write(rt, d, k, v, reset=True)
 
 
 def _keys_list(rt: "ReverseTransform", seq: Call) -> Value:

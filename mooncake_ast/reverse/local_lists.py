@@ -42,8 +42,9 @@ if TYPE_CHECKING:
 LIST_OF_FLOATS = Lst(FLOAT)
 
 
-def rewrite_appends(fn: Function) -> None:
-    """`getattr(xs, "append")(v)` is `list.append(xs, v)` where xs is a list made by `[]` here."""
+def rewrite_appends(fn: Function, lists: frozenset = frozenset()) -> None:
+    """`getattr(xs, "append")(v)` is `list.append(xs, v)` where xs is a list made by `[]` here, or one of the
+    parameters `lists` (whose kinds say the call passes a list itself: `any:list:f`, argument_kinds.py)."""
     count = uses(fn)
     for b in fn.blocks:
         for s in b.stmts:
@@ -53,7 +54,7 @@ def rewrite_appends(fn: Function) -> None:
                     len(s.args) == 1 and not s.kwargs):
                 continue
             xs = m.args[0]
-            if isinstance(xs, Call) and xs.callee() is ops.list_of and not xs.kwargs:
+            if isinstance(xs, Call) and xs.callee() is ops.list_of and not xs.kwargs or xs in lists:
                 s.fn, s.args = Const(list.append), [xs, s.args[0]]
                 m.block.stmts.remove(m)  # type: ignore[union-attr]
 

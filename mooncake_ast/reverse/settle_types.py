@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from .. import ops
 from ..forward.object_flow import current_kinds
-from ..forward.transform import StaticResolver
+from ..forward.resolver import StaticResolver
 from ..ir.analysis import used_only_by
 from ..ir.inference import infer_types
 from ..ir.nodes import Call, Const, Function, Global, Param
 from ..ir.typed_methods import only_read, resolve_methods
-from ..ir.types import _BOTTOM, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup
+from ..ir.types import _BOTTOM, FLOAT, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup
 from . import (call_types, closed_cells, local_dicts, local_lists, local_objects, prepare, reversed_loops, slot_updates,
                star_lists, typed_lists)
 
@@ -44,7 +44,7 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
     rt.local_objects = local_objects.find(ir, rt.resolver)
     rt.closed_cells = closed_cells.closed_cells(ir)
     reversed_loops.walk_reversed(rt, ir)
-    local_lists.rewrite_appends(ir)
+    local_lists.rewrite_appends(ir, frozenset(p for p in ir.params if rt.param_types.get(p.name) == Lst(FLOAT)))
     rt.star_parts = star_lists.find(ir)
     rt.local_lists, rt.run_lists = local_lists.candidates(ir, {p for p in rt.star_parts if star_lists.is_rest(rt, p)})
     rt.dict_roles = local_dicts.candidates(rt, ir)

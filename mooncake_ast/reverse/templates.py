@@ -74,7 +74,7 @@ class TemplateBuilder:
         if rule.complex_ok:
             if fn in _POW and self.rt.is_num(s) and not _integral(literal(s.args[1]) if len(s.args) > 1 else 1):
                 # Python's float ** float is complex for a negative base: the numbers' plain templates after it
-                # (typed as real numbers, ir/kinds.py) must not see it, so such a result is refused here.
+                # (typed as real numbers, ir/inference.py) must not see it, so such a result is refused here.
                 a, b = s.args[0], s.args[1] if len(s.args) > 1 else Const(1)
                 check = self.rt.b.call(adj.refuse_complex_power, [self.rt.primal(a), self.rt.primal(b)])
                 check.keep = True  # type: ignore[attr-defined]

@@ -20,48 +20,37 @@ Only values a reverse template actually uses are recorded.
 """
 from __future__ import annotations
 
-import builtins
 import operator
 import sys
 
 import numpy as np
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from .. import ops
-from ..errors import MooncakeError
 from ..forward.activity import Activity, read_shared_through_items
 from ..forward.object_iteration import read_items_first
-from ..forward.transform import StaticResolver
+from ..forward.resolver import StaticResolver
 from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
-from ..ir.kinds import NUM, infer_kinds
-from ..ir.types import FLOAT, INT, UNKNOWN, Lst, Num, Tup, decode, differentiable, is_float_array, is_real, type_of_argument
-from ..ir.nodes import Block, Branch, Call, Const, FreeVar, Function, Global, LoopInfo, Param, Phi, Return, Stmt, Value
+from ..ir.types import INT, UNKNOWN, Lst, Num, Tup, decode, differentiable, is_float_array, is_real, type_of_argument
+from ..ir.nodes import Block, Call, Const, FreeVar, Function, Global, Param, Phi, Return, Stmt, Value
 from ..ir.ufunc_out import single_out_tuples
-from ..ir.regions import Edge, If, Loop, Seq, Stmts, body_values, build_regions
+from ..ir.regions import build_regions
 from . import adjoints as adj
-from . import (buffers, call_types, constant_args, dict_keys, local_dicts, local_lists, object_fields, part_reads, prepare,
-               quiet_items, row_lists, scalar_objects, settle_types, shadows, typed_dicts, typed_lists, view_reads,
-               unbound, walked_loops, written_params)
+from . import (buffers, call_types, constant_args, local_dicts, object_fields, prepare, row_lists, scalar_objects,
+               settle_types, shadows, typed_dicts, typed_lists, view_reads, unbound, written_params)
 from .plainer import make_plainer
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
 from .cleanup import is_zero as _is_zero
+from .param_adjoints import give_back
 from .spread import Spreads
 from .prepare import hashable as _hashable
-from ..rules import builtin_rules, call_binding, registry
-from .special import INPLACE, SAVE_ARGS, SPECIAL
-from .templates import PH, TemplateBuilder
+from .control_reverse import ControlReverse
+from .placeholders import _primal_ref, _stack_ref, anchor  # noqa: F401  (record.py and local_lists.py read them here)
+from .statement_reverse import ReverseUnsupported, StatementReverse  # noqa: F401  (raised by callers, tests)
 
 
-
-_SETS = {ops.set_of, builtins.set, builtins.frozenset, set.add}
-
-
-class ReverseUnsupported(MooncakeError):
-    """A construct reverse mode does not handle yet; raised with the source line."""
-
-
-class ReverseTransform:
+class ReverseTransform(StatementReverse, ControlReverse):
     def __init__(self, ir: Function, user_globals: dict, param_kinds: dict[str, str], not_dense: frozenset = frozenset(),
                  quiet: tuple = ()) -> None:
         self.ir = ir
@@ -110,7 +99,6 @@ class ReverseTransform:
             self.act = Activity(ir, self._activity_rule, self_active, inactive=inactive, user_globals=self.resolver.g,
                                 is_sequence=self._is_sequence)
         self.untyped_lists = constant_args.lists_reached_outside(self, param_kinds_in)  # (generate.py types again)
-        self.kinds = infer_kinds(ir, param_kinds, self.resolver.callee)
         self.dense_values: set = set()  # pullback values certainly real (never the symbolic zero) when it runs
         self.spreads = Spreads(self)  # scalar adjoints standing for arrays (spread.py)
         returned = [b.term.value for b in ir.blocks if isinstance(b.term, Return)]
@@ -291,12 +279,11 @@ class ReverseTransform:
                 and differentiable(self.type_of(v)))
 
     def is_num(self, v: Value) -> bool:
+        """Is v certainly a number (a Python or NumPy scalar: immutable, its adjoint plain arithmetic) when the code
+        runs?  A parameter by its kind, any other value by its inferred type (ir/inference.py)."""
         if isinstance(v, Param):
             return self.param_kinds.get(v.name) == "num"
-        t = self.types.get(v, UNKNOWN)
-        if t is not UNKNOWN and not isinstance(t, Num):
-            return False  # (the types know better: `x * (a < b)` is an array)
-        return self.kinds.get(v) == NUM or t == FLOAT
+        return isinstance(self.types.get(v, UNKNOWN), Num)
 
     def read_adj(self, v: Value) -> Value:
         val = self.b.read(self._var(v))
@@ -448,6 +435,8 @@ class ReverseTransform:
         self.rev_seq(self.regions.items)
         unbound.bind_unassigned(self.unbound_records)
         grads = [typed_dicts.adjoint(self, p) if p in self.typed_dicts else
+                 self.b.call(give_back, [self.primal(p), self.read_adj(p)])
+                 if self.active(p) and (typed_lists.written(self, p) or local_dicts.written_param(self, p)) else
                  self.read_adj(p) if self.is_num(p) or p not in self.stored else
                  self.b.call(shadows.take, [self.primal(p), self.read_adj(p)]) for p in self.ir.params]
         self.b.ret(self.b.call(ops.tuple_of, grads))
@@ -466,474 +455,24 @@ class ReverseTransform:
                 if primal is not None:
                     self.adjoint_of.setdefault(phi, primal)
 
-    def rev_seq(self, items: list) -> None:
-        """Reverse a sequence; an item that may leave early guards the reverse of what follows it."""
-        local_lists.start_in_seq(self, items)  # (lists made anew in each run of it)
-        for i, item in enumerate(items):
-            if self._may_exit(item) and i + 1 < len(items):
-                flag = self._exit_flag(item)
-                rest = items[i + 1:]
-                self._if(flag, lambda: None, lambda rest=rest: self.rev_seq(rest))
-                self.rev_item(item)
-                for earlier in reversed(items[:i]):
-                    self.rev_item(earlier)
-                return
-        for item in reversed(items):
-            self.rev_item(item)
 
-    def rev_item(self, r: Any) -> None:
-        if isinstance(r, Stmts):
-            self.rev_block(r.block)
-        elif isinstance(r, Edge):
-            self.rev_edge(r)
-        elif isinstance(r, If):
-            self.rev_if(r)
-        elif isinstance(r, Loop):
-            self.rev_loop(r)
-        elif isinstance(r, Seq):
-            self.rev_seq(r.items)
 
-    def rev_edge(self, e: Edge) -> None:
-        if e.kind == "return":
-            t = e.src.term
-            assert isinstance(t, Return)
-            # The block's record is loaded here, before its statements are reversed.
-            self.cur = e.src
-            self.b.call(anchor, [Const(e.src)])
-            self.anchored.add(e.src)
-            self.accumulate(t.value, self.y_bar)
-            return
-        if e.kind == "raise" or e.dst is None:
-            return
-        if e.kind == "continue" and e.dst.loop is None:
-            # Into a for loop's latch, which then goes on to the header: undo that edge first.
-            header = e.dst.successors()[0]
-            self._transfer(e.dst, header)
-        self._transfer(e.src, e.dst)
 
-    def _transfer(self, src: Block, dst: Block) -> None:
-        """Phis of dst took their value from src: pass their adjoints back (and clear them).
 
-        A number's adjoint moves as a value.  For anything else the value that crossed the
-        edge is recorded when the edge is taken: if it is mutable, phi and source are the
-        same object with one storage, and there is nothing to move.
-        """
-        moves = [(phi, phi.incoming[src]) for phi in dst.phis
-                 if src in phi.incoming and self.active(phi) and phi.incoming[src] is not UNDEFINED]
-        others = [(phi, v) for phi, v in moves if self._by_storage(phi)]
-        record = None
-        if others:
-            stack = self._stack_for(("edge", (src, dst)), "crossed")
-            record = self.b.call(list.pop, [stack])
-            record.tuple_size = len(others)  # type: ignore[attr-defined]
-            self.edge_records[(src, dst)] = [v for _, v in others]
-            self.unbound_records.update(v for _, v in others if v in self.maybe_unbound)
-        # The phis move in parallel: every phi's adjoint is taken before any is added to a source, since a
-        # source may be another phi of dst (`a, b = b, a * b` in a loop: the latch gives phi a the value of
-        # phi b), whose own adjoint must move before a's is added to it.
-        j = 0
-        taken: list = []
-        for phi, v in moves:
-            if not self._by_storage(phi):
-                taken.append((v, self.take_adj(phi), None))  # an adjoint held as a value moves as a value
-                continue
-            crossed = self.b.call(operator.getitem, [record, Const(j)], hint=v.hint if v.hint and not v.hint.startswith("%") else None)
-            j += 1
-            phi_bar = self.read_adj(phi)
-            self.b.write(self._var(phi), self.zero(phi))
-            taken.append((v, phi_bar, crossed))
-        for v, g, crossed in taken:
-            if crossed is None:
-                if g is not None:
-                    self.accumulate(v, g)
-            elif self.active(v):
-                self.write_adj(v, self.b.call(shadows.transfer, [crossed, g, self.read_adj(v)]))
 
-    def rev_block(self, blk: Block, site: Optional[str] = None) -> None:
-        """Reverse one block.  `site` names a second place the same block is undone (its records
-        are popped from the same stack there, so each run of the block is undone exactly once)."""
-        prev = self.cur
-        key: Any = blk if site is None else (site, blk)
-        self.cur = key
-        if key not in self.anchored:
-            self.b.call(anchor, [Const(key)])  # where this block's record is loaded
-            self.anchored.add(key)
-        for s in buffers.local_buffers(self, blk):  # (made afresh in each run of the block: so is the adjoint)
-            if self.active(s):
-                buf = self.b.call(np.zeros_like, [self.primal(s)])
-                self.dense_values.add(buf)
-                self.write_adj(s, buf)
-        for s in blk.stmts:
-            if self.spreads.keeps(s) and self.active(s):
-                # Its adjoint lives in this block's reverse only, and starts at zero there: said here, so a
-                # loop header's phi does not hide that (a spread needs the known zero, spread.py).
-                self.b.write(self._var(s), self.zero(s))
-        for s in reversed(blk.stmts):
-            if self.active(s):
-                self.b.loc = s.loc
-                self.rev_stmt(s)
-        self.cur = prev
 
-    def rev_stmt(self, s: Call) -> None:
-        dict_keys.emit_key_checks(self, s)  # (a key that depends on the inputs, refused when the code runs)
-        if s in self.dict_roles:
-            local_dicts.reverse(self, s)
-            return
-        fn, rule = self.resolver.callee(s)
-        if _hashable(fn) and fn in _SETS:
-            self._rev_set(s, fn)
-            return
-        if typed_lists.handles(self, s, fn):
-            typed_lists.reverse_read(self, s, fn)
-            return
-        if written_params.exempt(self, s):
-            written_params.reverse(self, s, fn)
-            return
-        if s.args and s.args[0] in self.typed_dicts and typed_dicts.exempt(self, s, fn):
-            typed_dicts.reverse_read(self, s)
-            return
-        if object_fields.exempt(self, s, fn):
-            object_fields.reverse(self, s, fn)
-            return
-        if s.args and buffers.root_of(self, s.args[0]) is not None and fn in (operator.getitem, operator.setitem):
-            (buffers.reverse_read if fn is operator.getitem else buffers.reverse_write)(self, s)
-            return
-        if fn is operator.getitem and view_reads.handles(self, s):
-            view_reads.reverse_read(self, s)
-            return
-        if fn is operator.setitem and len(s.args) == 3 and s.args[1] in self.act.active:
-            check = self.b.call(builtin_rules.check_dict_keys, [self.primal(s.args[1])])  # (`d[x * 3.0] = v`)
-            check.keep = True  # type: ignore[attr-defined]
-        special = SPECIAL.get(fn) if _hashable(fn) else None
-        if fn is getattr and len(s.args) == 3:  # (with a default: its adjoint too, when it was the value)
-            special = (None, part_reads.getattr_default_reverse, (0, 2))
-        if fn is operator.getitem and registry.is_index_builder(self.resolver.resolve(s.args[0])):
-            special = None  # np.r_[x, y], np.c_[...]: the items are operands (the getitem rule's adjoint of the index)
-        if fn in INPLACE and all(self.is_num(a) or isinstance(a, Const) and type(a.value) in (int, float, bool) for a in s.args):
-            fn, rule = INPLACE[fn], registry.lookup(INPLACE[fn])  # numbers: `x += y` is `x = x + y`
-        elif special is not None:
-            self._rev_special(s, fn, *special)
-            return
-        elif rule is not None and rule.mutates and rule.user_rrule is None:  # (a run-time rule undoes its own write)
-            raise ReverseUnsupported(
-                f"{_where(s)}: reverse mode of {_name(fn)} (an in-place update) is not supported yet: "
-                + ("take the items with a `for` loop over the iterator (and `break`), or index a list of them; "
-                   if fn is next else "")
-                + "use forward mode (mc.jvp, mc.jacfwd), or register a reverse rule (@mc.rrule) for a function of "
-                  "yours that makes this call")
-        if "out" in s.kwargs and s.kwargs.keys() == {"out"} and isinstance(fn, np.ufunc):
-            self._rev_ufunc_out(s, fn)
-            return
-        if s in self.typed_dicts:  # (a user function's tuple of numbers, read item by item: its items' adjoints)
-            g = typed_dicts.adjoint(self, s) if self.active(s) else None
-        else:
-            g = self.take_adj(s, keep_spread=True)  # (templates broadcast spreads; the dispatched path below does not)
-        if rule is not None and rule.zero:
-            return
-        if rule is not None and rule.vjp is not None and rule.user_rrule is None and "out" not in s.kwargs:
-            if g is None:
-                return
-            if self.is_num(s):
-                self.dense_values.add(g)  # a number's adjoint is a number (its zero is 0.0)
-            t = TemplateBuilder(self, self.is_num(s), self.types.get(s), stmt=s, stmt_fn=fn)
-            t.refuse_complex_unless_safe(rule, fn, s)  # (cplx: real-only templates never see complex values)
-            t.receive(g)
-            t.keyword_adjoints = True  # type: ignore[attr-defined]  # adjoints of keyword operands come back as a KwAdj
-            contribs = rule.vjp(t, g, PH(s), *[PH(a) for a in s.args], **{k: PH(v) for k, v in s.kwargs.items()})
-            pos, named = call_binding.split_adjoints(contribs)
-            quiet = self.quiet if s in self.returned_tuples else ()
-            for k, (a, c) in enumerate(zip(s.args, pos)):
-                if k not in quiet:
-                    self.accumulate(a, c)
-            for k, c in named.items():
-                self.accumulate(s.kwargs[k], c)
-            return
-        # Dispatched when the code runs: the forward pass kept the call's pullback.
-        rc = self._dispatch(s)
-        g = self.spreads.materialize(g)
-        pb = self.primal(rc)
-        grads = self.b.call(adj.call_pullback, [pb, g if g is not None else ZERO])
-        grads.tuple_size = 3  # type: ignore[attr-defined]  # (f_bar, args_bar, kwargs_bar)
-        f_bar = self.b.call(operator.getitem, [grads, Const(0)])
-        args_bar = self.b.call(operator.getitem, [grads, Const(1)])
-        kwargs_bar = self.b.call(operator.getitem, [grads, Const(2)])
-        if s.callee() is ops.apply:
-            f, args, kwargs = s.args
-            for v, gv in ((f, f_bar), (args, args_bar), (kwargs, kwargs_bar)):
-                if self.active(v):
-                    self.accumulate(v, gv)
-            return
-        if s in self.field_method_calls:
-            if self.active(self.field_method_calls[s]):
-                object_fields.method_adjoint(self, s, f_bar)
-        elif self.active(s.fn):
-            self.accumulate(s.fn, f_bar)
-        for i, a in enumerate(s.args):
-            if self.active(a):
-                self.accumulate(a, self.b.call(adj.item_of, [args_bar, Const(i)]))
-        for k, v in s.kwargs.items():
-            if self.active(v):
-                self.accumulate(v, self.b.call(adj.item_of, [kwargs_bar, Const(k)]))
 
-    def _rev_set(self, s: Call, fn: Any) -> None:
-        """Sets keep no adjoints of their items (equal items merge): refuse where one would be dropped, that is
-        where the set gets an adjoint (`sum({x, 2 * x})`) or an item that needs one is added to it."""
-        if fn is set.add:
-            if len(s.args) == 2 and self.active(s.args[1]):
-                check = self.b.call(builtin_rules.check_set_item, [self.primal(s.args[1])])
-                check.keep = True  # type: ignore[attr-defined]
-            return self._rev_special(s, fn, *SPECIAL[fn])
-        if self.take_adj(s) is not None:  # (a set that depends on the inputs: checked when the pullback runs)
-            check = self.b.call(builtin_rules.check_set_items, [self.primal(s)])
-            check.keep = True  # type: ignore[attr-defined]
 
-    def _rev_special(self, s: Call, fn: Any, save: Any, helper: Any, adjoint_args: tuple) -> None:
-        """Reads of parts and writes: a run-time helper undoes the write and routes adjoints through storage.
 
-        `adjoint_args` are the positions of the arguments whose (value) adjoints the helper updates and returns.
-        """
-        if fn is operator.getitem and s.args and isinstance(s.args[0], Call) and s.args[0].callee() is ops.tuple_of \
-                and all(isinstance(a, Const) for a in s.args[0].args):
-            self.take_adj(s)  # (an item of a display of constants, `m, v = 0.0, 0.0`: its adjoint goes nowhere)
-            return
-        if helper is shadows.append_reverse and len(s.args) == 2 and not s.kwargs:
-            # (`lst.append(x)` returns None: no value of its own to record, no adjoint of its own to take)
-            x = s.args[1]
-            bar = self.read_adj(x) if self.active(x) else ZERO
-            out = self.b.call(shadows.undo_append, [self.primal(s.args[0]), self.primal(x), bar])
-            if self.active(x):
-                self.write_adj(x, out)
-            return
-        writes = save is not None and helper is not shadows.inplace_reverse
-        g = self.take_adj(s) if s in self.act.active and not writes else ZERO  # a write's own value is None
-        old = []
-        if save is not None:
-            saved = self.saves.get(s)
-            if saved is None:
-                saved = self.saves[s] = Call(Const(save), [s.args[i] for i in SAVE_ARGS[save]], loc=s.loc)
-                self.home[saved] = self.home[s]
-            old = [self.primal(saved)]
-        extra = [Const(INPLACE[fn])] if helper is shadows.inplace_reverse else []
-        args = [self.primal(a) for a in s.args]
-        # One value in two positions (`v -= v`): its adjoint goes in once, the parts come out added.
-        firsts = [k for k, i in enumerate(adjoint_args) if s.args[i] not in [s.args[j] for j in adjoint_args[:k]]]
-        bars = [self.read_adj(s.args[i]) if self.active(s.args[i]) and k in firsts else ZERO
-                for k, i in enumerate(adjoint_args)]
-        if writes and helper in shadows.UNDO:  # (a write returns None: no value of its own, no adjoint of its own)
-            out = self.b.call(shadows.UNDO[helper], [*old, *extra, *args, *bars])
-        else:
-            y = Const(None) if writes else self.primal(s)
-            out = self.b.call(helper, [g if g is not None else ZERO, y, *old, *extra, *args, *bars])
-        if not adjoint_args:
-            return
-        if len(adjoint_args) == 1:
-            if self.active(s.args[adjoint_args[0]]):
-                self.write_adj(s.args[adjoint_args[0]], out)
-            return
-        out.tuple_size = len(adjoint_args)  # type: ignore[attr-defined]
-        new: dict = {}
-        for k, i in enumerate(adjoint_args):
-            v = s.args[i]
-            if not self.active(v):
-                continue
-            part = self.b.call(operator.getitem, [out, Const(k)])
-            if v in new:
-                part = self.b.call(operator.add if self.is_num(v) else adj.accumulate, [new[v], part])
-            new[v] = part
-        for v, value in new.items():
-            self.write_adj(v, value)
 
-    def _rev_ufunc_out(self, s: Call, fn: Any) -> None:
-        """`fn(a, b, out=c)` writes c: save it, undo it, route c's adjoint to the inputs."""
-        if fn is None or registry.lookup(fn) is None or registry.lookup(fn).vjp is None or s.kwargs.keys() != {"out"}:
-            raise ReverseUnsupported(f"{_where(s)}: reverse mode of {_name(fn)} with out= is not supported: write "
-                                     f"`y = {_name(fn)}(...)` without out=, or use forward mode (mc.jvp)")
-        out_v = s.kwargs["out"]
-        saved = self.saves.get(s)
-        if saved is None:
-            saved = self.saves[s] = Call(Const(shadows.save_inplace), [out_v], loc=s.loc)
-            self.home[saved] = self.home[s]
-        self.take_adj(s)
-        args = [self.primal(a) for a in s.args]
-        bars = [self.read_adj(a) if self.active(a) else ZERO for a in s.args]
-        out = self.b.call(shadows.ufunc_out_reverse, [ZERO, self.primal(s), self.primal(saved), Const(fn), self.primal(out_v),
-                                                      self.b.call(ops.tuple_of, args), self.b.call(ops.tuple_of, bars)])
-        out.tuple_size = len(s.args)  # type: ignore[attr-defined]
-        for k, a in enumerate(s.args):
-            if self.active(a):
-                self.write_adj(a, self.b.call(operator.getitem, [out, Const(k)]))
 
-    def _dispatch(self, s: Call) -> Call:
-        """In the forward pass, `y = f(*args)` becomes `y, pb = rcall(f, args, kwargs)`."""
-        rc = self.dispatched.get(s)
-        if rc is None:
-            rc = Call(Const(adj.rcall_marker), [], loc=s.loc)  # patched in the forward IR later
-            rc.hint = None
-            self.dispatched[s] = rc
-            quiet = quiet_items.unread_numbers(self, s)
-            if quiet:
-                self.quiet_of[s] = quiet
-            self.home[rc] = self.home[s]
-        return rc
 
-    # ------------------------------------------------------------ control flow
-    def _if(self, cond: Value, then_fn: Callable[[], None], else_fn: Callable[[], None]) -> None:
-        then, orelse, join = self.b.new_block(), self.b.new_block(), self.b.new_block()
-        self.b.branch(cond, then, orelse)
-        for blk, fn in ((then, then_fn), (orelse, else_fn)):
-            self.b.seal(blk)
-            self.b.position_at(blk)
-            fn()
-            self.b.goto(join)
-        self.b.seal(join)
-        self.b.position_at(join)
 
-    def rev_if(self, r: If) -> None:
-        if not self._region_active(r):
-            return
-        flag = self._flag(r.block)
-        self._if(flag, lambda: self.rev_seq(r.then.items), lambda: self.rev_seq(r.orelse.items))
 
-    def rev_loop(self, r: Loop) -> None:
-        if not self._region_active(r):
-            return
-        # The header test failed once at the end (unless the loop was left by break/return):
-        # undo the exit edge and the else clause first.
-        if self._leaves_early(r):
-            normal = self.b.call(list.pop, [self._stack_for(("normal", r.header), "normal_exits")])
-            self._if(normal, lambda: self._rev_normal_exit(r), lambda: None)
-        else:
-            self._rev_normal_exit(r)
-        rng = walked_loops.walked_range(self, r)
-        if rng is not None:
-            walked_loops.repeat_over(self, rng, r.header.loop.item, lambda: self._rev_body(r))  # type: ignore[union-attr]
-            return
-        count = self._count(r)
-        self._repeat(count, lambda: self._rev_body(r))
 
-    def _rev_body(self, r: Loop) -> None:
-        """One run of a loop's reversed body; then the adjoints of the numbers each run of the body defines
-        anew are zero again (each was consumed where its definition was undone, in this run, or never
-        touched in it): said at the reversed latch, so the reversed header's phi for each is seen to be
-        trivial at once.  Otherwise the builder, sealing that header, places a phi for each at every join
-        of the body above the latch (an elif chain of N branches in a loop: N^2 phis, all redundant)."""
-        self.rev_seq(r.body.items)
-        if self.b.terminated:
-            return
-        for v in body_values(r):
-            var = f"%adj{id(v)}"
-            if (var in self.adj_vars and v not in self.chain_of and v not in self.stored and v not in self.buffers
-                    and v not in self.accumulators and v not in self.typed_lists and self.is_num(v)):
-                self.b.write(var, self.zero(v))
 
-    def _rev_normal_exit(self, r: Loop) -> None:
-        """Undo a loop's normal end: its else clause, the exit edge, and the last (failed) test.
 
-        A while loop's header runs once more than its body; when the test itself has effects
-        that matter (`while (x := f(x)) < c`), that last run is undone here, from its own
-        record on the header's stack (a second site of the same block).
-        """
-        self.rev_seq(r.orelse.items)
-        info = r.header.loop
-        if info is not None and info.kind == "while" and any(self.active(s) for s in r.header.stmts):
-            self.rev_block(r.header, site="last test")
 
-    def _leaves_early(self, r: Loop) -> bool:
-        """Has loop r exits of its own (prepare.own_exits_loop)?"""
-        outer, inner = prepare.exit_kinds(r.body, self._exit_memo)
-        return bool(outer & {"break", "return", "raise"} or inner & {"return", "raise"})
-
-    def _stack_for(self, key: tuple, hint: str) -> Call:
-        found = self._keyed_stacks.get(key)
-        if found is None:
-            found = self._keyed_stacks[key] = self._stack_ref(key, hint)
-        return found
-
-    def _region_active(self, r: Any) -> bool:
-        """Does any statement or phi inside have an adjoint to move?  (Once per region: prepare.bottom_up.)"""
-        def block(b: Block) -> bool:
-            return (any(self.active(s) for s in b.stmts) or any(self.active(p) for p in b.phis)
-                    or isinstance(b.term, Return) and self.active(b.term.value))
-
-        def leaf(x: Any) -> bool:
-            if isinstance(x, Stmts):
-                return block(x.block)
-            if isinstance(x, Edge):
-                if x.kind == "continue" and x.dst is not None and x.dst.loop is None:
-                    # into a for loop's latch, which goes on to the header: the header's phis take their
-                    # value on this edge (`if c: raise ...` then the rest of the body: a branch whose
-                    # other arm is the body's end)
-                    return block(x.dst) or any(block(s) for s in x.dst.successors())
-                return (x.dst is not None and block(x.dst)) or (x.kind == "return" and block(x.src))
-            return False
-
-        def join(x: Any, parts: list) -> bool:
-            return any(parts) or (isinstance(x, Loop) and block(x.header))
-
-        return prepare.bottom_up(r, self._active_memo, leaf, join)
-
-    def _repeat(self, count: Value, body: Callable[[], None], over: Optional[Value] = None, item_hint: str = "_",
-                primal_item: Optional[Value] = None) -> None:
-        """`for _ in range(count): body()` in the pullback (`for i in over:` when `over` is given, its items
-        standing for `primal_item`'s in the body)."""
-        b = self.b
-        loc = b.loc
-        seq = over if over is not None else b.call(ops.sequence, [b.call(range, [count])])
-        n = b.call(len, [seq])
-        header, body_blk, latch, exit_ = (b.new_block() for _ in range(4))
-        key = f"%rk{id(header)}"
-        b.write(key, Const(0))
-        b.goto(header)
-        b.position_at(header)
-        k = b.read(key)
-        more = b.call(operator.lt, [k, n])
-        b.branch(more, body_blk, exit_)
-        b.seal(body_blk)
-        b.position_at(body_blk)
-        item = b.call(operator.getitem, [seq, k], hint=item_hint)
-        item.keep = True  # type: ignore[attr-defined]  # printed as the `_` of `for _ in range(count)`
-        if primal_item is not None:
-            self.walked_items[primal_item] = item
-            self.types[item] = self.type_of(primal_item)
-        header.loop = LoopInfo("for", loc=loc, counter=k, seq=seq, length=n, item=item, latch=latch, exit=exit_)
-        body()
-        b.goto(latch)
-        b.seal(latch)
-        b.position_at(latch)
-        b.write(key, b.call(operator.add, [b.read(key), Const(1)]))
-        b.goto(header)
-        b.seal(header)
-        b.seal(exit_)
-        b.position_at(exit_)
-
-    # ------------------------------------------------------------ recorded control decisions
-    def _flag(self, blk: Block) -> Value:
-        t = blk.term
-        assert isinstance(t, Branch)
-        if blk in self.top:
-            prev, self.cur = self.cur, blk
-            v = self.primal(t.cond)
-            self.cur = prev
-            return v
-        return self.b.call(list.pop, [self._stack_for(("flag", blk), "flags")])
-
-    def _count(self, r: Loop) -> Value:
-        return self.b.call(list.pop, [self._stack_for(("count", r.header), "counts")], hint="count")
-
-    def _exit_flag(self, item: Any) -> Value:
-        return self.b.call(list.pop, [self._stack_for(("exit", id(item)), "exits")])
-
-    def _stack_ref(self, key: Any, hint: str) -> Call:
-        return Call(Const(_stack_ref), [Const(key)], hint=hint)
-
-    def _may_exit(self, item: Any) -> bool:
-        """Can control leave `item` other than by falling through to what follows it?"""
-        if isinstance(item, If):
-            outer, inner = prepare.exit_kinds(item, self._exit_memo)  # (prepare.own_exits, as kinds)
-            return bool(outer & {"continue", "break", "return", "raise"} or inner & {"return", "raise"})
-        if isinstance(item, Loop):
-            return any(e.kind in ("return", "raise") for e in item.body.exits() + item.orelse.exits())
-        return False
 
 
 def _data_operands(s: Any) -> list:
@@ -956,25 +495,3 @@ def _modules_as_constants(ir: Function, param_kinds: dict) -> None:
             module = sys.modules.get(kind.split(":")[1])
             if module is not None:
                 substitute(ir, {p: Const(module)})
-
-
-def anchor(block: Any) -> None:  # marker, removed before emission
-    raise AssertionError("unresolved record anchor")
-
-
-def _primal_ref(v: Any) -> Any:  # placeholder, replaced before emission
-    raise AssertionError("unresolved primal reference")
-
-
-def _stack_ref(i: int) -> Any:  # placeholder, replaced before emission
-    raise AssertionError("unresolved stack reference")
-
-
-def _where(s: Call) -> str:
-    return f"{s.loc.file}:{s.loc.line}: {s.loc.text}" if s.loc else "<unknown>"
-
-
-def _name(fn: Any) -> str:
-    from ..errors import qualified_name
-
-    return qualified_name(fn)

@@ -34,6 +34,7 @@ from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
 from .list_adjoints import (add_layer_adjoint, add_list_adjoint, add_slice, add_to_every_slot, zero_arrays, zero_layers,
                             zero_rows)
+from .param_adjoints import claim_floats, pop_float_slot
 from .special import hashable
 
 if TYPE_CHECKING:
@@ -96,8 +97,13 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             continue  # (`xs[1:]`: a new list, local_lists.py, whose adjoint goes into xs_bar's slots: add_slice)
         if fn is list.append and v is root and not isinstance(root, Param) and s.args[1] is not root:
             continue  # (a list the function builds: local_lists.py)
+        if fn is list.append and v is root and isinstance(root, Param) and len(s.args) == 2 and \
+                s.args[1] is not root and _item_type(rt, root) == FLOAT and rt.type_of(s.args[1]) == FLOAT:
+            continue  # (a float appended to a list parameter of floats: its slot popped by the pullback)
         if fn is builtins.len and len(s.args) == 1:
             continue
+        if _float_write(rt, s, v, root):
+            continue  # (`xs[i] = v` of a float: every item stays a float; undone like a buffer's write)
         if fn is ops.sequence and len(s.args) == 1:
             aliases[s] = root
             if not _reads_only(rt, s, uses, aliases, root):
@@ -107,6 +113,19 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             continue
         return False
     return True
+
+
+def _float_write(rt: "ReverseTransform", s: Call, v: Value, root: Value) -> bool:
+    """Is s `xs[i] = v` into a list parameter of floats, by an int index, of a float that is not the list?
+
+    The list then holds floats only, whatever runs: it held floats on entry (its kind), and each write puts a float
+    in (its type, inferred with the list's items floats: an induction over the writes).  The length never changes,
+    so `xs_bar[i]` is the slot of `xs[i]` at every point of the pullback, which undoes each write as buffers.py
+    undoes an array's: the slot's value put back, its adjoint handed to v and cleared (`_reverse_write`).  The
+    pullback starts from the adjoint the caller keeps for the list after the call (`shadows.claim_floats`)."""
+    return isinstance(root, Param) and v is root and len(s.args) == 3 and not s.kwargs and \
+        rt.resolver.callee(s)[0] is operator.setitem and _item_type(rt, root) == FLOAT and \
+        rt.type_of(s.args[1]) == INT and rt.type_of(s.args[2]) == FLOAT and s.args[2] is not root
 
 
 def _item_only_read(rt: "ReverseTransform", v: Value, uses: dict, depth: int = 0) -> bool:
@@ -161,7 +180,8 @@ def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     if rt.typed_lists.get(s) is s or layer_lists.live(rt, s) or star_lists.live(rt, s) or row_lists.live(rt, s):
         return True  # (`terms = []`: a list the function builds; `W, b = item`, `item[0]`: layer_lists.py; rows)
     return bool(s.args) and s.args[0] in rt.typed_lists and (
-        fn in (operator.getitem, builtins.len, ops.sequence, list.append) or hashable(fn) and fn in READERS)
+        fn in (operator.getitem, builtins.len, ops.sequence, list.append) or hashable(fn) and fn in READERS or
+        fn is operator.setitem and s.args[0] is rt.typed_lists[s.args[0]])
 
 
 def handles(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
@@ -171,7 +191,7 @@ def handles(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
         return rt.row_parts[s][0] != row_lists.WHOLE  # (`sum(row)`: its rule, whose adjoint `accumulate` routes)
     return rt.typed_lists.get(s) is s or layer_lists.live(rt, s) or star_lists.live(rt, s) or \
         bool(s.args) and s.args[0] in rt.typed_lists and \
-        fn in (operator.getitem, builtins.len, ops.sequence, list.append)
+        fn in (operator.getitem, builtins.len, ops.sequence, list.append, operator.setitem)
 
 
 def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
@@ -182,8 +202,15 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     if row_lists.live(rt, s):
         row_lists.reverse(rt, s)
         return
+    if fn is operator.setitem:
+        _reverse_write(rt, s)
+        return
     if fn is list.append and s.args and s.args[0] in rt.typed_lists:
         root = rt.typed_lists[s.args[0]]
+        if isinstance(root, Param):
+            # (the caller's list put back as it was, with the slot of its identity-keyed storage where it has one)
+            undo = rt.b.call(pop_float_slot, [rt.primal(root)])
+            undo.keep = True  # type: ignore[attr-defined]
         if not rt.active(root):
             return
         g = rt.b.call(list.pop, [rt.read_adj(root)])
@@ -231,6 +258,28 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     st.keep = True  # type: ignore[attr-defined]
 
 
+def _reverse_write(rt: "ReverseTransform", s: Call) -> None:
+    """`xs[i] = v` (`_float_write`): `xs[i] = old` (what the pullback reads of xs before it is as it was), then
+    `v_bar = xs_bar[i]` and `xs_bar[i] = 0.0` (the slot's adjoint belonged to v; the value v replaced starts afresh)."""
+    xs, i, v = s.args
+    root = rt.typed_lists[xs]
+    saved = rt.saves.get(s)
+    if saved is None:
+        saved = rt.saves[s] = Call(Const(operator.getitem), [xs, i], loc=s.loc)  # (a float: kept as it is)
+        rt.home[saved] = rt.home[s]
+    restore = rt.b.call(operator.setitem, [rt.primal(xs), rt.primal(i), rt.primal(saved)])
+    restore.keep = True  # type: ignore[attr-defined]
+    if not rt.active(root):
+        return
+    bar = rt.read_adj(root)
+    if rt.active(v):
+        g = rt.b.call(operator.getitem, [bar, rt.primal(i)])
+        rt.dense_values.add(g)
+        rt.accumulate(v, g)
+    clear = rt.b.call(operator.setitem, [bar, rt.primal(i), Const(0.0)])
+    clear.keep = True  # type: ignore[attr-defined]
+
+
 def add_whole(rt: "ReverseTransform", root: Param, contribution: Value, row: Any = None) -> None:
     """A reader's adjoint for the whole list (`sum(xs)`, `np.mean(xs)`), added slot by slot (`sum(xs)` of floats: the
     same g into every slot, `for k in range(len(xs_bar)): xs_bar[k] += g`).  `row`: the adjoint of one row of a list of
@@ -263,6 +312,15 @@ def _layers(rt: "ReverseTransform", root: Value) -> bool:
     return isinstance(t, Lst) and isinstance(t.item, Tup)
 
 
+def written(rt: "ReverseTransform", p: Value) -> bool:
+    """Is p a list parameter of floats kept typed that the function writes items of or appends to?  Its pullback
+    starts from the caller's adjoint (`new_adjoint`) and hands the entry adjoint back where the caller keeps it
+    (shadows.give_back)."""
+    return isinstance(p, Param) and rt.typed_lists.get(p) is p and any(
+        isinstance(s, Call) and rt.resolver.callee(s)[0] in (operator.setitem, list.append) and s.args and
+        s.args[0] is p for b in rt.ir.blocks for s in b.stmts)
+
+
 def new_adjoint(rt: "ReverseTransform", p: Value) -> Value:
     """`[0.0] * len(xs)`: the list's adjoint, made once at the start of the pullback (zeros of each tuple's parts for
     a list of tuples)."""
@@ -272,6 +330,8 @@ def new_adjoint(rt: "ReverseTransform", p: Value) -> Value:
         return rt.b.call(zero_rows, [rt.primal(p)])
     if isinstance(_item_type(rt, p), Arr):
         return rt.b.call(zero_arrays, [rt.primal(p)])
+    if written(rt, p):
+        return rt.b.call(claim_floats, [rt.primal(p)])  # (from the caller's adjoint after the call)
     zeros = rt.b.call(ops.list_of, [Const(0.0)])
     return rt.b.call(operator.mul, [zeros, rt.b.call(builtins.len, [rt.primal(p)])])
 

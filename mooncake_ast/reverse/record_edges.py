@@ -1,0 +1,188 @@
+"""Where the forward pass records which path it took: statements put on CFG edges, loop exits and trip counts.
+
+The pullback finds its way back by what the forward pass recorded on the way: a flag or a count appended to a
+stack on the edge a loop or an iteration left by (`_record_loop_exits`, `_record_item_exits`), the loop's
+counter (`_counter`), statements put on an edge of their own (`split_edge`, `_on_edge`: a block inserted
+between src and dst).  record.finalize (reverse/record.py) places them while it builds the forward pass."""
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from ..ir.nodes import Block, Branch, Call, Const, Function, Goto, Phi, Value
+from ..ir.regions import If, Loop, Seq
+from .prepare import own_exits, own_exits_loop
+from .transform import ReverseTransform
+
+
+def _append(b: Block, s: Call) -> None:
+    s.block = b
+    b.stmts.append(s)
+
+
+def _prepend(b: Block, s: Call) -> None:
+    s.block = b
+    b.stmts.insert(0, s)
+
+
+def _splits(fn: Function) -> dict[tuple[Block, Block], Block]:
+    """The edges of `fn` split so far, and the blocks put on them.
+
+    Kept on the function being patched, never in a module-level table: generations run
+    concurrently in threads (and one may start inside another), and a shared table let
+    one generation find or clear another's split blocks, dropping loop-exit records.
+    """
+    found = fn.__dict__.get("_edge_splits")
+    if found is None:
+        found = fn.__dict__["_edge_splits"] = {}
+    return found
+
+
+def split_edge(fn: Function, src: Block, dst: Block) -> Block:
+    """A block on the edge src -> dst (for code that runs only when that edge is taken); made once per edge."""
+    splits = _splits(fn)
+    if (src, dst) in splits:
+        return splits[(src, dst)]
+    mid = fn.new_block()
+    splits[(src, dst)] = mid
+    mid.term = Goto(dst)
+    t = src.term
+    for attr in ("target", "then", "orelse"):
+        if getattr(t, attr, None) is dst:
+            setattr(t, attr, mid)
+            break
+    for phi in dst.phis:
+        if src in phi.incoming:
+            phi.incoming[mid] = phi.incoming.pop(src)
+    fn.recompute_preds()
+    return mid
+
+
+def _on_edge(fn: Function, src: Block, dst: Any, stmts: list[Call]) -> None:
+    """Run `stmts` when control goes from src to dst (dst None: src returns)."""
+    splits = _splits(fn)
+    if dst is not None and (src, dst) in splits:
+        for s in stmts:
+            _append(splits[(src, dst)], s)
+        return
+    if dst is None or len(src.successors()) == 1:
+        for s in stmts:
+            _append(src, s)
+        return
+    mid = split_edge(fn, src, dst)
+    for s in stmts:
+        _append(mid, s)
+
+
+def _record_loop_exits(fn: Function, rt: ReverseTransform, header: Block, kind: str, stack: Call) -> None:
+    loop = _find_loop(rt.regions, header)
+    info = header.loop
+    counter = _counter(fn, header)
+    t = header.term
+    assert isinstance(t, Branch)
+    loc = info.loc if info else None
+    before: list[Call] = []
+    if kind == "count":
+        # A for loop ran len(seq) times when it ends normally (its index stops one short of that).
+        value_normal: Value = info.length if info.kind == "for" and info.length is not None else counter
+        if info.kind == "for" and isinstance(value_normal, Call) and value_normal.block is header:
+            before, value_normal = _length_again(value_normal, loc)  # the header's own test reads it
+    else:
+        value_normal = Const(True)
+    _on_edge(fn, header, t.orelse, before + [Call(Const(list.append), [stack, value_normal], loc=loc)])
+    for e in own_exits_loop(loop):
+        if e.kind == "raise":
+            continue
+        if kind == "count":
+            plus = Call(Const(operator.add), [counter, Const(1)], loc=loc)
+            _on_edge(fn, e.src, e.dst, [plus, Call(Const(list.append), [stack, plus], loc=loc)])
+        else:
+            _on_edge(fn, e.src, e.dst, [Call(Const(list.append), [stack, Const(False)], loc=loc)])
+
+
+def _length_again(n: Call, loc: Any) -> tuple[list[Call], Call]:
+    """`len(seq)` (or `min(len(a), len(b))`) computed anew where a for loop has just ended."""
+    if n.callee() is min:
+        lens = [Call(Const(len), list(x.args), loc=loc) for x in n.args]  # type: ignore[union-attr]
+        total = Call(Const(min), list(lens), loc=loc)
+        return lens + [total], total
+    again = Call(Const(len), list(n.args), loc=loc)
+    return [again], again
+
+
+def _counter(fn: Function, header: Block) -> Value:
+    """The number of completed iterations, at the loop header (added for while loops)."""
+    info = header.loop
+    assert info is not None
+    if info.counter is not None:
+        return info.counter
+    c = Phi(hint=None)
+    c.block = header
+    header.phis.append(c)
+    back = [p for p in header.preds if _dominated_by(fn, p, header)]
+    for p in header.preds:
+        if p in back:
+            nxt = Call(Const(operator.add), [c, Const(1)], loc=info.loc)
+            if len(p.successors()) == 1:
+                _append(p, nxt)
+                c.incoming[p] = nxt
+            else:
+                mid = split_edge(fn, p, header)
+                _append(mid, nxt)
+                c.incoming[mid] = nxt
+        else:
+            c.incoming[p] = Const(0)
+    fn.recompute_preds()
+    info.counter = c
+    return c
+
+
+def _dominated_by(fn: Function, b: Block, h: Block) -> bool:
+    from ..ir.analysis import dominators
+
+    return h in dominators(fn)[b]
+
+
+def _find_loop(r: Any, header: Block) -> Loop:
+    stack = [r]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Loop):
+            if x.header is header:
+                return x
+            stack += [x.body, x.orelse]
+        elif isinstance(x, Seq):
+            stack += x.items
+        elif isinstance(x, If):
+            stack += [x.then, x.orelse]
+    raise AssertionError(f"no loop with header {header}")
+
+
+def _record_item_exits(fn: Function, item: Any, stack: Call) -> None:
+    """Push True where control leaves `item` early, False where it completes normally."""
+    if isinstance(item, If):
+        exits = [e for e in own_exits(item) if e.kind in ("continue", "break", "return")]
+        done = item.join
+    else:
+        # returns from inside the loop, and from its else clause (which runs after the last test)
+        exits = [e for e in own_exits_loop(item) + item.orelse.exits() if e.kind == "return"]
+        done = item.exit
+    for e in exits:
+        _on_edge(fn, e.src, e.dst if e.kind != "return" else None, [Call(Const(list.append), [stack, Const(True)])])
+    if done is not None:
+        _prepend(done, Call(Const(list.append), [stack, Const(False)]))
+
+
+def _find_item(r: Any, item_id: int) -> Any:
+    stack = [r]
+    while stack:
+        x = stack.pop()
+        if id(x) == item_id:
+            return x
+        if isinstance(x, Loop):
+            stack += [x.body, x.orelse]
+        elif isinstance(x, Seq):
+            stack += x.items
+        elif isinstance(x, If):
+            stack += [x.then, x.orelse]
+    raise AssertionError("exit-capable region not found")
