@@ -399,8 +399,10 @@ def _grad_plan(g: Any, args: tuple, dargs: tuple) -> _Plan:
     """fcall of a `grad(f)` / `value_and_grad(f)` object: `grad_call_jvp` below, plain Python."""
     from .. import higher
 
-    if g.has_aux:
-        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
+    if g.has_aux:  # (its value part's gradient and its aux: nested_aux.py)
+        from .nested_aux import aux_plan
+
+        return aux_plan(g, args, dargs)
     nums, _ = g._nums(len(args))
     single = not isinstance(g.argnums, (tuple, list))
     with_value = type(g).__name__ == "ValueAndGrad"
