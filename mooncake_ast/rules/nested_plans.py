@@ -115,6 +115,16 @@ def _refuse(what: str) -> Exception:
     return _api().NestingError(f"nested derivative: {what} is not supported at this order")
 
 
+def _among(f: Any, known: Any) -> bool:
+    """Is f one of `known` (a set or dict of our helpers)?  False for an unhashable callable: a user's object of a
+    class defining `__eq__` without `__hash__` (a dataclass with `__call__`), whose membership test raised a
+    TypeError at the second order (`h = layer(x)`)."""
+    try:
+        return f in known
+    except TypeError:
+        return False
+
+
 def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> Optional[Any]:
     """A plan for the dispatched calls handled here, or None (api_rules._plan's own branches then).
 
@@ -126,9 +136,9 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
     if f is _super_function() or f is _super_getter():  # (find a parent's method/getter from classes and a name)
         return _zero_plan(f, args)
-    if f in _HELPERS:
+    if _among(f, _HELPERS):
         return _helper_plan(f, args, dargs)
-    if f is _try_ops.guarded_call or f is _generator_ops.finish or f in _CATCHING:
+    if f is _try_ops.guarded_call or f is _generator_ops.finish or _among(f, _CATCHING):
         from .nested_guarded import guarded_plan
 
         plan = guarded_plan(f, args, dargs)
@@ -140,7 +150,7 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         plan = consumer_plan(f, args, dargs)
         if plan is not None:  # (map, functools.reduce, np.fromiter, statistics.fmean: nested_consumers.py)
             return plan
-    if f in _LINEAR_HELPERS and n == 3:
+    if _among(f, _LINEAR_HELPERS) and n == 3:
         return _plain_plan(_LINEAR_HELPERS[f], (*args, *_dense_keep(dargs, args)), 3)
     if f is nh.new_object or f is nh.new_tangent or f is nh.zero_storage or f is nh.result_storage:
         fn = {nh.new_object: nh.new_object_fwd, nh.new_tangent: nh.new_tangent_fwd, nh.zero_storage: nh.zero_storage_fwd,
@@ -148,7 +158,7 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         if fn is None:
             raise _refuse("a new object's tangent storage, differentiated")
         return _plain_plan(fn, (*args, *(NoTangent,) * n), n)
-    if f in _INPLACE and n == 2 and not any(_user_object(a) for a in args):
+    if _among(f, _INPLACE) and n == 2 and not any(_user_object(a) for a in args):
         return _plain_plan(_INPLACE[f], (*args, *_dense_keep(dargs, args)), 2)
     try:
         if f is operator.setitem and n == 3:
@@ -163,7 +173,7 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         plan = _nested_iteration.iter_plan(args, dargs)
         if plan is not None:  # (a user's `__iter__` returning `iter(self.vals)`: nested_iteration.py)
             return plan
-    if f in _objects.ITERATION and args and _user_object(args[0]):
+    if _among(f, _objects.ITERATION) and args and _user_object(args[0]):
         plan = _nested_iteration.iteration_plan(f, args, dargs)
         if plan is not None:  # (a class with __iter__: nested_iteration.py)
             return plan
@@ -213,7 +223,7 @@ _CONSUMERS = frozenset({builtins.map, functools.reduce, np.fromiter, copy.deepco
 def _consumer(f: Any) -> bool:
     """One of _CONSUMERS, or statistics.fmean / mean (found in sys.modules: importing statistics costs 2.5 ms, and
     its functions cannot be met before the user's code imports it)."""
-    if f in _CONSUMERS:
+    if _among(f, _CONSUMERS):
         return True
     st = sys.modules.get("statistics")
     return st is not None and (f is st.fmean or f is st.mean)
