@@ -47,7 +47,7 @@ from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _c
                            fcall_df_plan as _fcall_df_plan, method_parts,
                            refuse_not_implemented as _refuse_not_implemented,
                            refuse_tangent_keywords as _refuse_tangent_keywords)
-from . import nested_containers as _nested_containers, nested_out as _nested_out
+from . import nested_containers as _nested_containers, nested_out as _nested_out, nested_replace as _nested_replace
 from . import nested_templates as _nested_templates
 from . import nested_closures_third as _nested_closures_third
 from .nested_closures_third import plan as _third_closure_plan
@@ -691,6 +691,10 @@ def _plain_floats(args: tuple, nums: tuple) -> bool:
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
     if _nested_containers.update_by_keywords(f, args, kwargs):  # (`d.update(c=v)`: `d.update({"c": v})`)
         return _nested_containers.update_by_keywords_rrule(f, df, kwargs, dkwargs)
+    if _nested_replace.is_replace(f, args, kwargs):  # (`dataclasses.replace(p, y=v)`: positional, nested_replace.py)
+        done = _nested_replace.rrule(f, tuple(args), dargs, kwargs, dkwargs)
+        if done is not None:
+            return done
     helper = _nested_out.out_helper(f, len(args), kwargs)
     if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
         return _nested_out.rrule(helper, f, args, dargs, kwargs, dkwargs)
@@ -736,6 +740,11 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
         keys = tuple(kwargs)
         return _fwd_fcall(f, df, (dict(kwargs),), (_by_keys(rest[1:], keys),), tf, tdf, (_by_keys(trest[:1], keys),),
                           (_by_keys(trest[1:], keys),))
+    if _nested_replace.is_replace(f, args, kwargs):  # (`dataclasses.replace(p, y=v)`: positional, nested_replace.py)
+        done = _nested_replace.frule(f, tuple(args), dargs, kwargs, rest[1] if len(rest) > 1 else None, tf, tdf, targs,
+                                     tdargs, *(list(trest) + [None, None])[:2])
+        if done is not None:
+            return done
     helper = _nested_out.out_helper(f, len(args), kwargs)
     if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
         return _nested_out.frule(helper, f, args, dargs, kwargs, rest[1] if len(rest) > 1 else None, targs, tdargs,
