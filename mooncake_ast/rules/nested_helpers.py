@@ -186,6 +186,11 @@ def setitem_primal_fwd(a, i, v, ta, ti, tv):
     return None, NoTangent
 
 
+def with_index_tangent_fwd(item, a, i, di, titem, ta, ti, tdi):
+    """operator_rules.with_index_tangent where a is not np.r_ / np.c_ (an index without a tangent): the item itself."""
+    return item, titem
+
+
 def setattr_primal_fwd(o, name, v, to, tname, tv):
     setattr(o, name, v)
     return None, NoTangent
