@@ -584,8 +584,8 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
     `h(y) = Df(y)[v]` (symmetry of second derivatives), so mc.jacfwd(mc.hessian(g)) and mc.jvp of a Hessian are
     Jacobians of Hessian-vector products."""
     f, argnums, has_aux, kind = J.__mc_jacobian__
-    if kwargs or has_aux:
-        raise NestingError(f"nested derivative of {_jacobian_name(J)}: keyword arguments and has_aux are not supported")
+    if kwargs:
+        raise NestingError(f"nested derivative of {_jacobian_name(J)}: keyword arguments are not supported")
     pre = _snapshot(tuple(args))
     y = J(*args)
     dirs = tuple(None if d is NoTangent else d for d in dargs)
@@ -600,7 +600,9 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
     post = _snapshot(tuple(args))
     _reapply(pre)
     try:
-        dy = (jacfwd if kind == "jacfwd" else jacrev)(directional_derivative, argnums)(*args)
+        # (with has_aux the directional derivative is the pair's, (value's, aux's): the Jacobian of the first and the
+        # second as it is are the tangents of (J, aux))
+        dy = (jacfwd if kind == "jacfwd" else jacrev)(directional_derivative, argnums, has_aux)(*args)
     finally:
         _reapply(post)
     return y, dy
@@ -640,15 +642,16 @@ def jacobian_reverse(J: Callable, args: tuple, kwargs: dict) -> tuple:
     return y, pullback
 
 
-def hessian(f: Callable, argnums: Any = 0) -> Callable:
+def hessian(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     """The Hessian of scalar-valued f, forward over reverse (`jacfwd(grad(f))`).
 
     Args:
         f: a function returning a real scalar, whose source is available.
         argnums: the position (an int) or positions (a tuple) of the arguments to differentiate.
+        has_aux: whether f returns `(value, aux)`; aux is returned as it is.
     Returns:
         `H(*args, **kwargs)`: the matrix of second derivatives at args (shape `x.shape + x.shape` for an
-        array x; nested tuples of blocks for a tuple argnums).
+        array x; nested tuples of blocks for a tuple argnums); with has_aux, `(H, aux)`.
     Raises:
         the errors of mc.grad (NonScalarOutputError for a non-scalar f) and of mc.jacfwd; NestingError for
         a second derivative mooncake_ast cannot compute correctly (named in the message).
@@ -659,13 +662,13 @@ def hessian(f: Callable, argnums: Any = 0) -> Callable:
                [ 0., 12.]])
 
     Each column is a Hessian-vector product: reverse mode over f's generated forward code."""
-    out = jacfwd(grad_for_hessian(f, argnums), argnums)
+    out = jacfwd(grad_for_hessian(f, argnums, has_aux), argnums, has_aux)
     _wraps(out, f)  # (f's own __name__, __doc__ and __wrapped__, not its gradient's)
     return out
 
 
-def grad_for_hessian(f: Callable, argnums: Any) -> Grad:
-    return Grad(f, argnums)
+def grad_for_hessian(f: Callable, argnums: Any, has_aux: bool = False) -> Grad:
+    return Grad(f, argnums, has_aux)
 
 
 @user_errors

@@ -213,3 +213,48 @@ _VG_DIRECTIONAL = ValueAndGrad(directional, argnums=1)
 _GRAD_DIRECTIONAL = Grad(directional, argnums=1)
 _GRAD_APPLY = Grad(apply, argnums=1)
 _GRAD_PAIRING = Grad(pairing, argnums=2)
+
+
+# ---------------------------------------------------------------- gradients with has_aux=True, nested
+
+
+def value_of(f, n):
+    """`x -> f(x)[0]` for n positional arguments (nested derivatives take no `*args`): the differentiated part of a
+    function given to mc.grad(..., has_aux=True)."""
+    if n == 1:
+        def value_part(a):
+            return f(a)[0]
+    elif n == 2:
+        def value_part(a, b):
+            return f(a, b)[0]
+    elif n == 3:
+        def value_part(a, b, c):
+            return f(a, b, c)[0]
+    elif n == 4:
+        def value_part(a, b, c, d):
+            return f(a, b, c, d)[0]
+    elif n == 5:
+        def value_part(a, b, c, d, e):
+            return f(a, b, c, d, e)[0]
+    else:
+        raise NestingError(f"nested derivative of a gradient with has_aux=True: {n} arguments (at most 5 nested)")
+    return value_part
+
+
+def aux_of(f):
+    """`x -> f(x)[1]`: its aux, which the gradient passes on undifferentiated, and outer derivatives differentiate
+    (as JAX's do: `jvp(grad(f, has_aux=True), ...)` gives the aux's tangent too).  (Called by mc.jvp and mc.vjp, which
+    take `*args`.)"""
+    def aux_part(*args):
+        return f(*args)[1]
+    return aux_part
+
+
+def grad_aux_call_jvp(fv, fa, nums, single, with_value, args, dargs):
+    """grad_call_jvp of a gradient with has_aux=True, whose function's parts are fv (value) and fa (aux): the
+    gradient's result and its tangent, `(grads, aux)` (`((value, aux), grads)` with `with_value`)."""
+    aux, daux = jvp(fa, fresh_arrays(args), dargs)
+    r, dr = grad_call_jvp(fv, nums, single, with_value, args, dargs)
+    if with_value:
+        return ((r[0], aux), r[1]), ((dr[0], daux), dr[1])
+    return (r, aux), (dr, daux)

@@ -47,11 +47,13 @@ from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _c
                            fcall_df_plan as _fcall_df_plan, method_parts,
                            refuse_not_implemented as _refuse_not_implemented,
                            refuse_tangent_keywords as _refuse_tangent_keywords)
-from . import nested_containers as _nested_containers, nested_out as _nested_out
+from .python_caches import unmemoised
+from . import nested_containers as _nested_containers, nested_out as _nested_out, nested_replace as _nested_replace
 from . import nested_templates as _nested_templates
 from . import nested_closures_third as _nested_closures_third
 from .nested_closures_third import plan as _third_closure_plan
 from .nested_helpers import is_array_method as _is_array_method
+from . import nested_helpers as _nested_helpers
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
                            _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state)
 from .nested_cells import as_function_tangent as _as_function_tangent, owned_cells, owned_tangent
@@ -111,6 +113,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     takes a closure's nonzero tangent where it was made in this computation (nested_cells.owned_tangent)."""
     if isinstance(f, Differentiable):
         f = f.__wrapped_fn__
+    f = unmemoised(f)  # (`@functools.cache`: the function it wraps, as at first order)
     n = len(args)
     special = _special_plan(f, df, args, dargs, kwargs)
     if kwargs and special is None and _constant_call(f, args, dargs, kwargs):
@@ -143,6 +146,11 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         # getitem's added to the item's (`list + NoTangent` raised a TypeError at the third order: an item of a
         # tuple holding a list)
         plain = _view_read_fwd
+    if f is _with_index_tangent() and n == 4 and not _is_concatenator(args[1]):
+        # (an item read with an index of unknown type, `x[i]` in a loop, in forward code of forward code: the item, as
+        # is; was refused at the third order, "the forward derivative of with_index_tangent comes from a hand-written
+        # rule")
+        plain = _nested_helpers.with_index_tangent_fwd
     # An integer exponent (`x ** 2`) is constant at every order whatever its tangent holds (through int()); an
     # exponent whose tangent is symbolically zero is a constant here; a tangent that is zero in value may belong
     # to a differentiated exponent, whose derivative an outer derivative needs.
@@ -423,6 +431,12 @@ def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:
     return plan.fn, takes_self, extra, (NoTangent,) * len(extra), (None,) * len(extra)
 
 
+def _with_index_tangent() -> Any:
+    from .operator_rules import with_index_tangent
+
+    return with_index_tangent
+
+
 def _hashable(f: Any) -> bool:
     try:
         hash(f)
@@ -435,8 +449,10 @@ def _grad_plan(g: Any, args: tuple, dargs: tuple) -> _Plan:
     """fcall of a `grad(f)` / `value_and_grad(f)` object: `grad_call_jvp` below, plain Python."""
     from .. import higher
 
-    if g.has_aux:
-        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
+    if g.has_aux:  # (its value part's gradient and its aux: nested_aux.py)
+        from .nested_aux import aux_plan
+
+        return aux_plan(g, args, dargs)
     nums, _ = g._nums(len(args))
     single = not isinstance(g.argnums, (tuple, list))
     with_value = type(g).__name__ == "ValueAndGrad"
@@ -725,6 +741,10 @@ def _plain_floats(args: tuple, nums: tuple) -> bool:
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
     if _nested_containers.update_by_keywords(f, args, kwargs):  # (`d.update(c=v)`: `d.update({"c": v})`)
         return _nested_containers.update_by_keywords_rrule(f, df, kwargs, dkwargs)
+    if _nested_replace.is_replace(f, args, kwargs):  # (`dataclasses.replace(p, y=v)`: positional, nested_replace.py)
+        done = _nested_replace.rrule(f, tuple(args), dargs, kwargs, dkwargs)
+        if done is not None:
+            return done
     helper = _nested_out.out_helper(f, len(args), kwargs)
     if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
         return _nested_out.rrule(helper, f, args, dargs, kwargs, dkwargs)
@@ -770,6 +790,11 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
         keys = tuple(kwargs)
         return _fwd_fcall(f, df, (dict(kwargs),), (_by_keys(rest[1:], keys),), tf, tdf, (_by_keys(trest[:1], keys),),
                           (_by_keys(trest[1:], keys),))
+    if _nested_replace.is_replace(f, args, kwargs):  # (`dataclasses.replace(p, y=v)`: positional, nested_replace.py)
+        done = _nested_replace.frule(f, tuple(args), dargs, kwargs, rest[1] if len(rest) > 1 else None, tf, tdf, targs,
+                                     tdargs, *(list(trest) + [None, None])[:2])
+        if done is not None:
+            return done
     helper = _nested_out.out_helper(f, len(args), kwargs)
     if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
         return _nested_out.frule(helper, f, args, dargs, kwargs, rest[1] if len(rest) > 1 else None, targs, tdargs,

@@ -98,11 +98,13 @@ def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
         nums, _ = g._nums(len(args))
         return grad_jvp_closure(g, dg, tuple(args), _dense(tuple(dargs), tuple(args)), nums,
                                 not isinstance(g.argnums, (tuple, list)), type(g).__name__ == "ValueAndGrad")
+    if g.has_aux:  # (its value part's gradient and its aux: nested_aux.py)
+        from .nested_aux import aux_frule
+
+        return aux_frule(g, dg, tuple(args), tuple(dargs))
     if not _zero(dg):
         raise NestingError(f"nested derivative of {g!r}: the function given to grad has a nonzero tangent (it captures "
                            f"differentiated variables); pass them as arguments instead")
-    if g.has_aux:
-        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
     nums, _ = g._nums(len(args))
     single = not isinstance(g.argnums, (tuple, list))
     with_value = type(g).__name__ == "ValueAndGrad"
@@ -135,8 +137,10 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
 
     if kwargs:
         raise NestingError(f"nested derivative of {g!r}: keyword arguments are not supported nested")
-    if g.has_aux:
-        raise NestingError(f"nested derivative of {g!r}: has_aux=True is not supported nested")
+    if g.has_aux:  # (its value part's gradient and its aux: nested_aux.py)
+        from .nested_aux import aux_rrule
+
+        return aux_rrule(g, tuple(args))
     if g in _TRACED and isinstance(g.f, types.FunctionType) and owned_cells(g.f):
         from .nested_closures import grad_rrule_closure, owns_differentiable
 

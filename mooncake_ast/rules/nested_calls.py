@@ -135,26 +135,54 @@ def _kept_state(text: str) -> Any:
 
 
 def _module_arrays(names: Any, g: dict) -> Any:
-    """The module-level NumPy arrays of these names in globals g, or None where one is not such an array."""
-    import numpy as np
-
+    """What of the module-level values of these names in globals g is kept read-only while the code runs: their NumPy
+    arrays, and the user objects among them as `(object, its fields)` (their arrays frozen too; a field rebound
+    meanwhile is refused after the call, see _frozen) -- or None where one holds something else (a list, a dict: they
+    cannot be frozen).  (A module-level callable object, `LAYER(x)` with LAYER a dataclass of arrays, was refused at
+    the third order though nothing writes it.)"""
     if not names:
         return None
-    out = []
+    out: list = []
     for name in names:
-        v = g.get(name)
-        if type(v) is not np.ndarray or v.dtype.kind not in "fiub":
+        if not _freezable(g.get(name), out, 0):
             return None
-        out.append(v)
     return tuple(out)
+
+
+_FROZEN_LEAVES = (float, int, bool, complex, str, bytes, type(None))
+
+
+def _freezable(v: Any, out: list, depth: int) -> bool:
+    """Add v's arrays and objects to `out` where v can be kept as it is (see _module_arrays); False if it cannot."""
+    import numpy as np
+
+    from ..forward.objects import is_user_object
+
+    if type(v) is np.ndarray:
+        if v.dtype.kind not in "fiubc":
+            return False
+        out.append(v)
+        return True
+    if isinstance(v, _FROZEN_LEAVES) or isinstance(v, np.generic):
+        return True
+    if type(v) is tuple:
+        return all(_freezable(item, out, depth) for item in v)
+    if depth < 4 and is_user_object(v) and not isinstance(v, type) and type(getattr(v, "__dict__", None)) is dict \
+            and not hasattr(type(v), "__slots__"):
+        fields = dict(v.__dict__)
+        out.append((v, fields))
+        return all(_freezable(item, out, depth + 1) for item in fields.values())
+    return False
 
 
 class _frozen:
     """Keeps arrays read-only while the code under it runs; a write into one is refused (see
     _refuse_reverse_over_nested_state)."""
 
-    def __init__(self, f: Any, arrays: tuple) -> None:
-        self.f, self.arrays, self.flags = f, arrays, ()
+    def __init__(self, f: Any, kept: tuple) -> None:
+        self.f, self.flags = f, ()
+        self.arrays = tuple(a for a in kept if type(a) is not tuple)
+        self.objects = tuple(a for a in kept if type(a) is tuple)  # (object, its fields on entry)
 
     def __enter__(self) -> "_frozen":
         self.flags = tuple(a.flags.writeable for a in self.arrays)
@@ -170,6 +198,15 @@ class _frozen:
             raise NestingError(f"nested derivative of {_name(self.f)}: reverse mode over a second order of forward mode "
                                f"over code that writes a module-level array (through an object holding it) is not "
                                f"supported; pass the array as an argument") from e
+        for obj, fields in self.objects:
+            now = obj.__dict__
+            if len(now) != len(fields) or any(k not in now or now[k] is not v for k, v in fields.items()):
+                now.clear()  # (put back as found: the derivative is not given)
+                now.update(fields)
+                if typ is None:
+                    raise NestingError(f"nested derivative of {_name(self.f)}: reverse mode over a second order of "
+                                       f"forward mode over code that changes a module-level object "
+                                       f"({type(obj).__name__}) is not supported; pass the object as an argument")
         return False
 
 

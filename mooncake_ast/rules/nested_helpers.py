@@ -186,6 +186,11 @@ def setitem_primal_fwd(a, i, v, ta, ti, tv):
     return None, NoTangent
 
 
+def with_index_tangent_fwd(item, a, i, di, titem, ta, ti, tdi):
+    """operator_rules.with_index_tangent where a is not np.r_ / np.c_ (an index without a tangent): the item itself."""
+    return item, titem
+
+
 def setattr_primal_fwd(o, name, v, to, tname, tv):
     setattr(o, name, v)
     return None, NoTangent
@@ -193,6 +198,18 @@ def setattr_primal_fwd(o, name, v, to, tname, tv):
 
 def setattr_fwd(o, name, v, to, tname, tv):
     setattr(o, name, v)
+    to.fields[name] = tv
+    return None, NoTangent
+
+
+def object_setattr_primal_fwd(o, name, v, to, tname, tv):
+    object.__setattr__(o, name, v)
+    return None, NoTangent
+
+
+def object_setattr_fwd(o, name, v, to, tname, tv):
+    """`object.__setattr__(o, name, v)`: how a frozen dataclass's `__init__` and `__post_init__` set fields."""
+    object.__setattr__(o, name, v)
     to.fields[name] = tv
     return None, NoTangent
 
@@ -279,6 +296,26 @@ def construct_fields_fwd(cls, names, values, tvalues):
     for k in range(len(names)):
         setattr(o, names[k], values[k])
         to.fields[names[k]] = tvalues[k]
+    return o, to
+
+
+def construct_frozen_fwd(cls, names, values, tvalues):
+    """construct_fields_fwd for a frozen dataclass, whose `__init__` sets its fields past its own `__setattr__`."""
+    o = new_object(cls)
+    to = new_tangent()
+    for k in range(len(names)):
+        object.__setattr__(o, names[k], values[k])
+        to.fields[names[k]] = tvalues[k]
+    return o, to
+
+
+def construct_post_init_fwd(cls, names, values, tvalues, frozen):
+    """`cls(*values)` for a dataclass with `__post_init__`: the fields set, then `__post_init__`'s forward code."""
+    if frozen:
+        o, to = construct_frozen_fwd(cls, names, values, tvalues)
+    else:
+        o, to = construct_fields_fwd(cls, names, values, tvalues)
+    fcall(cls.__post_init__, NoTangent, (o,), (to,))
     return o, to
 
 

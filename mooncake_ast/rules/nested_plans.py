@@ -115,6 +115,16 @@ def _refuse(what: str) -> Exception:
     return _api().NestingError(f"nested derivative: {what} is not supported at this order")
 
 
+def _among(f: Any, known: Any) -> bool:
+    """Is f one of `known` (a set or dict of our helpers)?  False for an unhashable callable: a user's object of a
+    class defining `__eq__` without `__hash__` (a dataclass with `__call__`), whose membership test raised a
+    TypeError at the second order (`h = layer(x)`)."""
+    try:
+        return f in known
+    except TypeError:
+        return False
+
+
 def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> Optional[Any]:
     """A plan for the dispatched calls handled here, or None (api_rules._plan's own branches then).
 
@@ -126,9 +136,9 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
     if f is _super_function() or f is _super_getter():  # (find a parent's method/getter from classes and a name)
         return _zero_plan(f, args)
-    if f in _HELPERS:
+    if _among(f, _HELPERS):
         return _helper_plan(f, args, dargs)
-    if f is _try_ops.guarded_call or f is _generator_ops.finish or f in _CATCHING:
+    if f is _try_ops.guarded_call or f is _generator_ops.finish or _among(f, _CATCHING):
         from .nested_guarded import guarded_plan
 
         plan = guarded_plan(f, args, dargs)
@@ -140,7 +150,7 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         plan = consumer_plan(f, args, dargs)
         if plan is not None:  # (map, functools.reduce, np.fromiter, statistics.fmean: nested_consumers.py)
             return plan
-    if f in _LINEAR_HELPERS and n == 3:
+    if _among(f, _LINEAR_HELPERS) and n == 3:
         return _plain_plan(_LINEAR_HELPERS[f], (*args, *_dense_keep(dargs, args)), 3)
     if f is nh.new_object or f is nh.new_tangent or f is nh.zero_storage or f is nh.result_storage:
         fn = {nh.new_object: nh.new_object_fwd, nh.new_tangent: nh.new_tangent_fwd, nh.zero_storage: nh.zero_storage_fwd,
@@ -148,13 +158,15 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         if fn is None:
             raise _refuse("a new object's tangent storage, differentiated")
         return _plain_plan(fn, (*args, *(NoTangent,) * n), n)
-    if f in _INPLACE and n == 2 and not any(_user_object(a) for a in args):
+    if _among(f, _INPLACE) and n == 2 and not any(_user_object(a) for a in args):
         return _plain_plan(_INPLACE[f], (*args, *_dense_keep(dargs, args)), 2)
     try:
         if f is operator.setitem and n == 3:
             return _setitem_plan(args, dargs)
         if f is builtins.setattr and n == 3:
             return _setattr_plan(args, dargs)
+        if f is _OBJECT_SETATTR and n == 3:  # (a frozen dataclass's __post_init__ setting a field)
+            return _setattr_plan(args, dargs, past_class=True)
         if f is operator.getitem and n == 2 and _user_object(args[0]):
             return _special_method_plan(f, args, dargs)
     except TypeError:  # (unhashable operands of the comparisons above cannot occur; f is compared by identity)
@@ -163,7 +175,7 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         plan = _nested_iteration.iter_plan(args, dargs)
         if plan is not None:  # (a user's `__iter__` returning `iter(self.vals)`: nested_iteration.py)
             return plan
-    if f in _objects.ITERATION and args and _user_object(args[0]):
+    if _among(f, _objects.ITERATION) and args and _user_object(args[0]):
         plan = _nested_iteration.iteration_plan(f, args, dargs)
         if plan is not None:  # (a class with __iter__: nested_iteration.py)
             return plan
@@ -213,7 +225,7 @@ _CONSUMERS = frozenset({builtins.map, functools.reduce, np.fromiter, copy.deepco
 def _consumer(f: Any) -> bool:
     """One of _CONSUMERS, or statistics.fmean / mean (found in sys.modules: importing statistics costs 2.5 ms, and
     its functions cannot be met before the user's code imports it)."""
-    if f in _CONSUMERS:
+    if _among(f, _CONSUMERS):
         return True
     st = sys.modules.get("statistics")
     return st is not None and (f is st.fmean or f is st.mean)
@@ -295,7 +307,11 @@ def _setitem_plan(args: tuple, dargs: tuple) -> Any:
     raise _refuse(f"writing an item into a {type(a).__name__} whose tangent is a {type(da).__name__}")
 
 
-def _setattr_plan(args: tuple, dargs: tuple) -> Any:
+_OBJECT_SETATTR = object.__setattr__
+
+
+def _setattr_plan(args: tuple, dargs: tuple, past_class: bool = False) -> Any:
+    """`setattr(obj, name, v)`, or `object.__setattr__(obj, name, v)` with past_class (which a frozen class allows)."""
     obj, name, v = args
     dobj, _, dv = dargs
     if type(obj) is types.CellType and name == "cell_contents" and type(dobj) is types.CellType:
@@ -312,9 +328,11 @@ def _setattr_plan(args: tuple, dargs: tuple) -> Any:
     if hasattr(prop, "__set__") and not isinstance(prop, types.MemberDescriptorType):  # (a slot is a field)
         raise _refuse(f"setting attribute {name!r} through a descriptor")
     if isinstance(dobj, MutableTangent):
-        return _plain_plan(nh.setattr_fwd, (obj, name, v, dobj, NoTangent, _dense_one(dv, v)), 3)
+        return _plain_plan(nh.object_setattr_fwd if past_class else nh.setattr_fwd,
+                           (obj, name, v, dobj, NoTangent, _dense_one(dv, v)), 3)
     if (dobj is NoTangent or dobj is None) and _api()._zero(dv):
-        return _plain_plan(nh.setattr_primal_fwd, (obj, name, v, NoTangent, NoTangent, NoTangent), 3)
+        return _plain_plan(nh.object_setattr_primal_fwd if past_class else nh.setattr_primal_fwd,
+                           (obj, name, v, NoTangent, NoTangent, NoTangent), 3)
     raise _refuse(f"setting attribute {name!r} of an object whose tangent is a {type(dobj).__name__}")
 
 
@@ -399,8 +417,10 @@ def _construct_plan(cls: type, args: tuple, dargs: tuple) -> Any:
     dd = _dense_keep(dargs, args)
     if getattr(cls, "__dataclass_fields__", None) is not None and cls.__init__.__code__.co_filename.startswith("<"):
         params = getattr(cls, "__dataclass_params__", None)
-        if getattr(params, "frozen", False) or hasattr(cls, "__post_init__"):
-            raise _refuse(f"constructing the frozen dataclass or dataclass with __post_init__ {cls.__name__}")
+        frozen = bool(getattr(params, "frozen", False))
+        post_init = getattr(cls, "__post_init__", None)
+        if post_init is not None and not isinstance(post_init, types.FunctionType):
+            raise _refuse(f"constructing dataclass {cls.__name__}, whose __post_init__ is not a plain function")
         fields, initvars, bound = dataclass_init(cls, args, {})
         given = [nm for nm, _, g in fields if g]
         if initvars or given != list(bound.arguments)[:n] or len(bound.arguments) != n or \
@@ -411,11 +431,20 @@ def _construct_plan(cls: type, args: tuple, dargs: tuple) -> Any:
         defaults = tuple(value for _, value, g in fields if not g)
         # (a mutable default, as default_factory's new list, gets tangent storage at each order: methods write it)
         zeros = tuple(zero_tangent(d) for d in defaults)
-        return api._Plan(nh.construct_fields_fwd, (cls, names, tuple(args) + defaults, tuple(dd) + zeros),
+        # (a frozen class's fields are set past its __setattr__, as its __init__ does; a __post_init__ then runs as
+        # forward code: both were refused at the second order)
+        fn = nh.construct_post_init_fwd if post_init is not None else \
+            nh.construct_frozen_fwd if frozen else nh.construct_fields_fwd
+        flag = (frozen,) if post_init is not None else ()
+        plan = api._Plan(fn, (cls, names, tuple(args) + defaults, tuple(dd) + zeros, *flag),
                          lambda b: (NoTangent, tuple(api._expand(b[2], n)), tuple(api._expand(b[3], n))),
                          lambda tf, targs, tdargs: (NoTangent, NoTangent,
                                                     (*api._expand(targs, n), *(zero_tangent(d) for d in defaults)),
-                                                    (*api._expand(tdargs, n), *(zero_tangent(z) for z in zeros))))
+                                                    (*api._expand(tdargs, n), *(zero_tangent(z) for z in zeros)),
+                                                    *(NoTangent,) * len(flag)))
+        if flag:
+            plan.inactive = frozenset({4})
+        return plan
     return api._Plan(nh.construct_fwd, (cls, tuple(args), dd),
                      lambda b: (NoTangent, tuple(api._expand(b[1], n)), tuple(api._expand(b[2], n))),
                      lambda tf, targs, tdargs: (NoTangent, targs, tdargs))

@@ -9,6 +9,7 @@ still uses it).  This assumes what memoising already assumes, that the wrapped f
 from __future__ import annotations
 
 import functools
+import types
 from typing import Any
 
 from ..tangents import NoTangent
@@ -53,3 +54,16 @@ def rrule_make_cache(*args: Any, **kwargs: Any) -> tuple:
 
 
 defrrule_at_run_time(_CACHE_WRAPPER, rrule_make_cache)
+
+
+def unmemoised(f: Any) -> Any:
+    """The function a memoised callable wraps (a bound method of a memoised method bound to the same object), or f:
+    nested derivatives plan calls of it as the first-order rules dispatch them (CALLS above), so that a Hessian through
+    `@functools.cache def basis(k, t)` or a memoised method is the wrapped function's (was refused at every second
+    order: "the forward derivative of basis comes from a hand-written rule")."""
+    t = type(f)
+    if t is _CACHE_WRAPPER:
+        return f.__wrapped__
+    if t is types.MethodType and type(f.__func__) is _CACHE_WRAPPER:
+        return types.MethodType(f.__func__.__wrapped__, f.__self__)
+    return f
