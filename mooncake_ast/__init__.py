@@ -27,6 +27,8 @@ _collecting = _gc.isenabled()
 if _collecting:
     _gc.disable()
 try:
+    from . import import_states as _import_states  # noqa: F401  (first: the state of every module imported after it is kept)
+
     # The library's own dataclasses (ir/types.py's and a few more) are made from code kept in the cache, as
     # libcst's are (cache_classes.py): compiling their methods was a tenth of this import.  (The cache module
     # loaded here is what a warm cache hit needs first anyway.)

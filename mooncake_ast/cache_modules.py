@@ -37,7 +37,7 @@ from importlib.machinery import ModuleSpec, PathFinder, SourceFileLoader
 from importlib.util import MAGIC_NUMBER
 from typing import Any, Optional
 
-from . import cache
+from . import cache, import_states
 
 PACKAGES = (__package__, "libcst")  # whose submodules are served and recorded
 _LOCK = threading.RLock()
@@ -235,6 +235,7 @@ class _RecordingLoader(SourceFileLoader):
 
     def path_stats(self, path: str) -> dict:
         st = os.stat(path)
+        import_states.STATES[path] = _state(st)  # (as import_states.RecordingLoader keeps it)
         if path == self.path:
             self._source_state = _state(st)
         return {"mtime": st.st_mtime, "size": st.st_size}
@@ -270,13 +271,14 @@ class _Finder:
             if is_package:
                 where = os.path.dirname(where)
             if where in path and _fresh(row):
+                import_states.STATES[origin] = row[2]  # (the state of the source the served code was made from)
                 spec = ModuleSpec(name, _HeldLoader(name, origin, file, row), origin=origin, is_package=is_package)
                 if is_package:
                     spec.submodule_search_locations = [os.path.dirname(origin)]
                 spec.has_location = True
                 return spec
         spec = PathFinder.find_spec(name, path, target)
-        if spec is not None and type(spec.loader) is SourceFileLoader and spec.origin == spec.loader.path:
+        if spec is not None and type(spec.loader) in _PLAIN_LOADERS and spec.origin == spec.loader.path:
             spec.loader = _RecordingLoader(spec.loader.name, spec.loader.path)
         return spec
 
@@ -286,6 +288,7 @@ class _Finder:
 
 
 _FINDER = _Finder()
+_PLAIN_LOADERS = (SourceFileLoader, import_states.RecordingLoader)  # (the import system's, or the library's own finders')
 
 
 class KeptModules:

@@ -171,6 +171,7 @@ def assign_names(
     held_at: dict[Optional[str], dict[int, list]] = {}
     base_members: dict[Optional[str], int] = {}
     numbered = NumberedNames(taken_user)
+    index_of = _IndexOfBit(len(live.bit))
 
     def choose(base: Optional[str], root: Value) -> tuple[str, int]:
         """The first of base, base_2, base_3, ... (t1, t2, ... for a temporary, base None) that
@@ -190,6 +191,8 @@ def assign_names(
         skipped = skip.members
         at = held_at.get(base, {}) if base is None or (base and "\n" not in base) else None
         i, k = 1, 0
+        tries = 0
+        free = None  # (after some tries: the indices no group live here holds, see _live_indices)
         while True:
             j = skip.first(i) if i in skipped else i
             if own:
@@ -198,10 +201,16 @@ def assign_names(
                 c = min(j, own[k]) if k < len(own) else j
             else:
                 c = j
+            if free is not None and c < len(free) and not free[c]:
+                i = c + int(free[c:].argmax())  # (every index on the way is held by a group live here)
+                continue
             cell = at.get(c) if at is not None else held.get(candidate(base, c))
             if cell is None or not (cell[0] & live or cell[1] & members):
                 return candidate(base, c), c
             i = c + 1
+            tries += 1
+            if tries == _TRIES_BEFORE_JUMPS and at is not None:
+                free = index_of.free_indices(live & base_members.get(base, 0))
 
     # Primal values first (in program order), then derivatives, so derivative
     # names can follow their primal's name.
@@ -227,8 +236,45 @@ def assign_names(
         numbered.give(base, i)
         for m in groups.members[root]:
             names[m] = name
+            index_of.set(live.bit[m], i)
         names[root] = name
     return names
+
+
+# A group that has tried this many indices of its base in vain finds the indices held by the groups named from
+# the base that are live where it is defined (which surely clash) in one pass, and jumps over runs of them.
+_TRIES_BEFORE_JUMPS = 16
+
+
+class _IndexOfBit:
+    """Per value's bit (interference.LiveAfter's), the index of the name its group was given.
+
+    What makes naming linear where a thousand temporaries are live at once (a forward pass whose tape
+    is built at its end): a group tried t1, t2, ... one by one, each held by a group live at its
+    definition, a thousand tries per group.  From the mask of the groups named from its base that are
+    live there, the indices they hold are found by NumPy in one pass (`free_indices`), and the search
+    jumps over them, trying only the others as before: the same name is chosen, found sooner."""
+
+    def __init__(self, nbits: int) -> None:
+        import numpy as np
+
+        self.np = np
+        self.index = np.zeros(max(nbits, 1), dtype=np.int64)
+
+    def set(self, bit: int, i: int) -> None:
+        self.index[bit.bit_length() - 1] = i
+
+    def free_indices(self, mask: int) -> Optional["object"]:
+        """A boolean array, True at the indices that no value of `mask` holds (True past its end, with one True
+        at the end to stop a search), or None where `mask` holds none."""
+        if not mask:
+            return None
+        np = self.np
+        raw = np.frombuffer(mask.to_bytes((mask.bit_length() + 7) // 8, "little"), dtype=np.uint8)
+        held = self.index[np.flatnonzero(np.unpackbits(raw, bitorder="little"))]
+        free = np.ones(int(held.max()) + 2, dtype=bool)
+        free[held] = False
+        return free
 
 
 def _adjoint_name(name: str, taken: set[str]) -> str:

@@ -78,6 +78,7 @@ class StructuredEmitter:
         self._for_forms: dict[Block, tuple] = loops.forms
         self._taken: set = set()  # what _temp_name keeps: the names in use when names and reserved had
         self._taken_sizes: tuple = (-1, -1)  # these sizes
+        self._temp_from = 1  # the first index _temp_name tries (those below are in use)
         self._plan_inlining()
 
     # ------------------------------------------------------------ planning
@@ -226,13 +227,17 @@ class StructuredEmitter:
         here (rebuilding it for every temporary cost a long function the square of its size)."""
         sizes = (len(self.names), len(self.reserved))
         if self._taken_sizes != sizes:
-            self._taken = set(self.names.values()) | self.reserved
+            taken = set(self.names.values()) | self.reserved
+            if not self._taken <= taken:
+                self._temp_from = 1  # (a name in use before is free again: search from the start)
+            self._taken = taken
         taken = self._taken
-        i = 1
+        i = self._temp_from  # (t1 ... below it are in use: the names in use only grew since it was found)
         while f"t{i}" in taken:
             i += 1
         name = f"t{i}"
         taken.add(name)
+        self._temp_from = i + 1
         self._taken_sizes = (sizes[0] + 1, sizes[1])  # (the caller names a value with it)
         return name
 

@@ -135,11 +135,7 @@ class Builder:
         if v is not None:
             return self.resolve(v)
         if self._all_sealed_above(block):
-            if var not in self._written:
-                return UNDEFINED  # never assigned, and no loop header left open that could bring a value
-            if self._sites.get(var) is self.fn.entry:
-                return self.resolve(self._defs[var][self.fn.entry])  # assigned only in the entry, which dominates all
-            val = self._entry_value(var, block)
+            val = self._closed_value(var, block)
             if val is not None:
                 return val
         else:
@@ -159,6 +155,32 @@ class Builder:
         val = self._lookup(var, block, created)
         self._complete(var, created)
         return self.resolve(val)
+
+    def _closed_value(self, var: str, block: Block) -> Optional[Value]:
+        """var's value in `block`, all of whose ancestors are sealed, where no assignment but the entry's
+        can reach it (else None): a test of sets and masks, no walk."""
+        if var not in self._written:
+            return UNDEFINED  # never assigned, and no loop header left open that could bring a value
+        if self._sites.get(var) is self.fn.entry:
+            return self.resolve(self._defs[var][self.fn.entry])  # assigned only in the entry, which dominates all
+        return self._entry_value(var, block)
+
+    def _operand(self, var: str, pred: Block, created: list) -> Value:
+        """var's value at the end of `pred`, for a phi's operand: the value known there, else the masks'
+        answer where pred is closed, else a walk (`_lookup`) that may place phis (into `created`).
+
+        The masks matter when a loop header is sealed: its phis' operands are looked up from the
+        block before the loop, and an adjoint that the pullback's entry initialised and a loop far
+        down first reads would otherwise be walked back to the entry, one walk per adjoint (each
+        through other variables' blocks): quadratic in a long function with many loops."""
+        v = self._defs[var].get(pred) if var in self._defs else None
+        if v is not None:
+            return v
+        if self._all_sealed_above(pred):
+            v = self._closed_value(var, pred)
+            if v is not None:
+                return v
+        return self._lookup(var, pred, created)
 
     def _chain_top(self, block: Block) -> Block:
         """The first block at or above `block`, following single predecessors of sealed blocks, that is
@@ -358,8 +380,7 @@ class Builder:
             phi = created[i]
             i += 1
             for pred in phi.block.preds:  # type: ignore[union-attr]
-                v = self._defs[var].get(pred)
-                self._set_incoming(phi, pred, v if v is not None else self._lookup(var, pred, created))
+                self._set_incoming(phi, pred, self._operand(var, pred, created))
         for phi in reversed(created):
             if phi.block is not None and phi in self._live_phis:
                 self._try_remove_trivial(phi)
@@ -382,8 +403,7 @@ class Builder:
     def _add_phi_operands(self, var: str, phi: Phi) -> Value:
         created: list[Phi] = []
         for pred in phi.block.preds:  # type: ignore[union-attr]
-            v = self._defs.get(var, {}).get(pred)
-            self._set_incoming(phi, pred, v if v is not None else self._lookup(var, pred, created))
+            self._set_incoming(phi, pred, self._operand(var, pred, created))
         self._complete(var, created)
         return self._try_remove_trivial(phi) if phi in self._live_phis else self.resolve(phi)
 
