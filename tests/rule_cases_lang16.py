@@ -46,12 +46,28 @@ def _discrete(method):
     ]
 
 
+A47 = np.array([[0.3, -1.2, 0.8, 2.1, -0.4, 1.5, 0.1], [1.1, 0.2, -0.9, 0.6, 1.8, -1.5, 0.45],
+                [-0.2, 0.9, 1.4, -0.6, 0.05, 0.7, -1.1], [0.5, -0.3, 2.2, 1.0, -0.8, 0.35, 1.6]])
+NAN47 = np.isin(np.arange(28).reshape(4, 7), [9, 21])
+# every method NumPy has (H&F's nine and the four older ones): weights from np.quantile itself (numpy_quantiles.py)
+_METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen",
+            "weibull", "median_unbiased", "normal_unbiased", "nearest", "midpoint"]
+NUMPY_CASES = {
+    np.quantile: [C(f"lambda a: np.quantile(a, [0.13, 0.5, 0.77], axis=1, method='{m}')", A47) for m in _METHODS[::2]]
+    + [C(f"lambda a: np.quantile(a[0], 0.3, method='{m}', keepdims=True)", A47) for m in _METHODS[1::2]],
+    np.percentile: [C("lambda a: np.percentile(a, [25, 60], axis=0, method='hazen')", A47),
+                    C("lambda a: np.percentile(a, 40, method='weibull')", A47)],
+    np.nanquantile: [C("lambda a: np.nanquantile(np.where(NAN47, np.nan, a), [0.2, 0.9], axis=1, method='median_unbiased')", A47)],
+    np.nanpercentile: [C("lambda a: np.nanpercentile(np.where(NAN47, np.nan, a), 35, axis=0, method='inverted_cdf')", A47)],
+}
+
+
 def lang16_cases(entries):
     """The cases by catalog name (`entries`: catalog())."""
-    if st is None:
-        return {}
     names = {e.key: e.name for e in entries}
-    cases = {}
+    if st is None:
+        return {names[k]: v for k, v in NUMPY_CASES.items() if k in names}
+    cases = dict(NUMPY_CASES)
     from mooncake_ast.rules.scipy_stats_generic import CONTINUOUS_METHODS, DISCRETE_METHODS
 
     for method in CONTINUOUS_METHODS:

@@ -7,7 +7,7 @@ everything here, and numpy.random (10 ms) and numpy.ma (8 ms) are not imported b
 from . import builtin_rules, math_rules, numpy_rules, operator_rules  # noqa: F401
 from . import containers  # noqa: F401  (after builtin_rules: its container methods replace theirs)
 from .registry import Rule, all_rules, defjvp, defmethod, defzero, lookup  # noqa: F401
-from . import numpy_extra, numpy_statistics, numpy_calculus, numpy_fft, numpy_more  # noqa: F401  (the rest of NumPy; after numpy_rules)
+from . import numpy_extra, numpy_statistics, numpy_quantiles, numpy_calculus, numpy_fft, numpy_more  # noqa: F401  (the rest of NumPy; after numpy_rules)
 from . import python_lib  # noqa: F401  (functools.reduce, statistics)
 from . import numpy_writes  # noqa: F401  (np.put, np.copyto, np.fill_diagonal)
 from . import python_copy  # noqa: F401  (copy.copy, copy.deepcopy, list.copy, dict.copy)
