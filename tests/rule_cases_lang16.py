@@ -9,9 +9,10 @@ from rule_case_kit import kit
 F, Case = kit("lang16 rule case", globals())
 C = Case
 try:
+    import scipy.special as sp
     import scipy.stats as st
 except ImportError:  # SciPy is optional
-    st = None
+    sp = st = None
 
 X = np.array([-0.7, -0.1, 0.3, 0.8])
 POS = np.array([1.3, 1.9, 2.6, 3.4])
@@ -68,6 +69,10 @@ def lang16_cases(entries):
     if st is None:
         return {names[k]: v for k, v in NUMPY_CASES.items() if k in names}
     cases = dict(NUMPY_CASES)
+    cases[sp.kn] = [C("lambda x: sp.kn(2, x) + sp.kn(0, x * 2.0)", POS), C("lambda x: sp.kn(np.array([1, 3]), x)", 0.8)]
+    cases[sp.ellipj] = [C("lambda u: sp.ellipj(u, 0.3)[0] * sp.ellipj(u, 0.3)[1]", X),
+                        C("lambda u: sum(v * w for v, w in zip(sp.ellipj(u, 0.7), (1.0, -2.0, 0.5, 3.0)))", 0.9),
+                        C("lambda u: np.sum(sp.ellipj(u[:, None], np.array([0.0, 0.4, 0.99]))[2])", X)]
     from mooncake_ast.rules.scipy_stats_generic import CONTINUOUS_METHODS, DISCRETE_METHODS
 
     for method in CONTINUOUS_METHODS:
