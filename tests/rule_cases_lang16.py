@@ -2,6 +2,8 @@
 scipy.stats distribution, through its private formulas (rules/scipy_stats_generic.py; truncnorm through formulas
 of ours in real arithmetic), and frozen ones.  Merged into CASES of tests/test_rules.py by catalog name, so each
 is checked by check_derivatives in both modes."""
+import statistics
+
 import numpy as np
 
 from rule_case_kit import kit
@@ -54,6 +56,11 @@ NAN47 = np.isin(np.arange(28).reshape(4, 7), [9, 21])
 _METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen",
             "weibull", "median_unbiased", "normal_unbiased", "nearest", "midpoint"]
 NUMPY_CASES = {
+    # keyword arguments with floats (forward mode had no tangent for them: a template now binds them)
+    statistics.fmean: [C("lambda x, w: statistics.fmean(list(x), weights=list(w))", X, POS),
+                       C("lambda x: statistics.fmean(x, weights=[1.0, 2.0, 0.5, 1.5])", X)],
+    statistics.stdev: [C("lambda x, m: statistics.stdev(list(x), xbar=m)", X, 0.1)],
+    statistics.pvariance: [C("lambda x, m: statistics.pvariance(list(x), mu=m * m)", X, 0.4)],
     np.quantile: [C(f"lambda a: np.quantile(a, [0.13, 0.5, 0.77], axis=1, method='{m}')", A47) for m in _METHODS[::2]]
     + [C(f"lambda a: np.quantile(a[0], 0.3, method='{m}', keepdims=True)", A47) for m in _METHODS[1::2]],
     np.percentile: [C("lambda a: np.percentile(a, [25, 60], axis=0, method='hazen')", A47),
