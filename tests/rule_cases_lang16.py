@@ -2,6 +2,8 @@
 scipy.stats distribution, through its private formulas (rules/scipy_stats_generic.py; truncnorm through formulas
 of ours in real arithmetic), and frozen ones.  Merged into CASES of tests/test_rules.py by catalog name, so each
 is checked by check_derivatives in both modes."""
+import itertools
+import operator
 import statistics
 
 import numpy as np
@@ -56,6 +58,13 @@ NAN47 = np.isin(np.arange(28).reshape(4, 7), [9, 21])
 _METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen",
             "weibull", "median_unbiased", "normal_unbiased", "nearest", "midpoint"]
 NUMPY_CASES = {
+    itertools.zip_longest: [C("lambda x, y: sum(a * b for a, b in itertools.zip_longest(x, y[:2], fillvalue=1.5))", X, POS),
+                            C("lambda x, f: sum(a * b * c for a, b, c in itertools.zip_longest(list(x), x[1:], x[:1], "
+                              "fillvalue=f))", X, 0.7),
+                            C("lambda x: [a - b for a, b in itertools.zip_longest(x, x[:3], fillvalue=0.0)][-1]", X)],
+    itertools.accumulate: [C("lambda x, s: list(itertools.accumulate(x, operator.mul, initial=s))[-1]", X, 1.3),
+                           C("lambda x, s: sum(itertools.accumulate(list(x), initial=s * s))", X, 0.6)],
+    itertools.compress: [C("lambda x: sum(itertools.compress(data=list(x), selectors=[1, 0, 1, 1]))", X)],
     # keyword arguments with floats (forward mode had no tangent for them: a template now binds them)
     statistics.fmean: [C("lambda x, w: statistics.fmean(list(x), weights=list(w))", X, POS),
                        C("lambda x: statistics.fmean(x, weights=[1.0, 2.0, 0.5, 1.5])", X)],
