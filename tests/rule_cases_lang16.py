@@ -57,7 +57,14 @@ NAN47 = np.isin(np.arange(28).reshape(4, 7), [9, 21])
 # every method NumPy has (H&F's nine and the four older ones): weights from np.quantile itself (numpy_quantiles.py)
 _METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen",
             "weibull", "median_unbiased", "normal_unbiased", "nearest", "midpoint"]
+_POLY_CASES = [C("lambda c, x: np.sum(np.poly1d(c)(x))", POS, X),
+               C("lambda c, x: np.sum(np.poly1d(c).deriv()(x)) + np.poly1d(c).integ(m=2)(0.3)", POS, X),
+               C("lambda c: np.poly1d(np.concatenate([[0.0], c])).coeffs * np.poly1d(c).c", POS),
+               C("lambda r, x: np.poly1d(r, r=True)(x)", X[:3], POS),
+               C("lambda y, x: np.poly1d(np.polyfit(x, y, 2))(x) + np.poly1d(np.poly1d(y[:2]))(0.5)", POS, X)]
 NUMPY_CASES = {
+    np.poly1d: _POLY_CASES,
+    np.poly1d.__dict__["_coeffs"].fget: _POLY_CASES[:2],
     itertools.zip_longest: [C("lambda x, y: sum(a * b for a, b in itertools.zip_longest(x, y[:2], fillvalue=1.5))", X, POS),
                             C("lambda x, f: sum(a * b * c for a, b, c in itertools.zip_longest(list(x), x[1:], x[:1], "
                               "fillvalue=f))", X, 0.7),

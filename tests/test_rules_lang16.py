@@ -46,3 +46,19 @@ def test_generic_rule_does_not_shadow_a_distribution_rule():
     norm_rule, gumbel_rule = lookup(st.norm.logpdf), lookup(st.gumbel_r.logpdf)
     assert norm_rule is not None and gumbel_rule is not None and norm_rule is not gumbel_rule
     assert gumbel_rule.key == (st.rv_continuous, "logpdf")
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+@pytest.mark.parametrize("src", ["lambda c: np.sum((np.poly1d(c) + np.poly1d(c[1:]))(0.4))",
+                                 "lambda c: (2.0 * np.poly1d(c))(0.4)", "lambda c: (-np.poly1d(c))(0.4)",
+                                 "lambda c: (np.poly1d(c) * np.poly1d(c))(0.4)", "lambda c: (np.poly1d(c) ** 2)(0.4)"])
+def test_poly1d_arithmetic_is_refused(mode, src):
+    """poly1d objects combined by operators: refused by name in both modes (not a crash, not a wrong answer)."""
+    import linecache
+
+    name = f"<poly1d case {abs(hash(src))}>"
+    linecache.cache[name] = (len(src) + 1, None, [src + "\n"], name)
+    f = eval(compile(src + "\n", name, "eval"), {"np": np})
+    c = np.array([0.5, -1.0, 2.0])
+    with pytest.raises(NotImplementedError, match="poly1d"):
+        (mc.jvp(f, (c,), (np.ones(3),)) if mode == "forward" else mc.grad(f)(c))
