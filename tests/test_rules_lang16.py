@@ -7,6 +7,7 @@ import mooncake_ast as mc
 
 sp = pytest.importorskip("scipy.special")
 st = pytest.importorskip("scipy.stats")
+si = pytest.importorskip("scipy.integrate")
 
 
 @pytest.mark.parametrize("mode", ["forward", "reverse"])
@@ -62,3 +63,55 @@ def test_poly1d_arithmetic_is_refused(mode, src):
     c = np.array([0.5, -1.0, 2.0])
     with pytest.raises(NotImplementedError, match="poly1d"):
         (mc.jvp(f, (c,), (np.ones(3),)) if mode == "forward" else mc.grad(f)(c))
+
+
+def _decay(t, y, k):
+    return -k * y
+
+
+def _half(t, y, k):
+    return y[0] - 0.5
+
+
+_half.terminal = True
+
+
+def _osc(t, y, k):
+    return np.array([y[1], -k * y[0]])
+
+
+def _down(t, y, k):
+    return y[0]
+
+
+_down.terminal, _down.direction = 2, -1
+_TIGHT = dict(rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("f", [
+    lambda k, y0: si.solve_ivp(_decay, (0.0, 5.0), y0, events=_half, args=(k,), **_TIGHT).y[:, -1],
+    lambda k, y0: si.solve_ivp(_decay, (0.0, 5.0), y0, events=_half, args=(k,), **_TIGHT).t[-1] * y0[1],
+    lambda k, y0: si.solve_ivp(_decay, (0.0, 5.0), y0, events=[_half], args=(k,), **_TIGHT).y_events[0][0] * 3.0,
+    lambda k, y0: si.solve_ivp(_osc, (0.0, 20.0), y0, events=_down, args=(k,), **_TIGHT).y[:, -1],  # (the 2nd crossing)
+    lambda k, y0: si.solve_ivp(_decay, (0.0, 5.0), y0, events=_half, args=(k,), t_eval=np.linspace(0.0, 5.0, 11),
+                               **_TIGHT).y[:, -1],
+    lambda k, y0: si.solve_ivp(_decay, (0.0, 0.2), y0, events=_half, args=(k,), **_TIGHT).y[:, -1],  # (never fires)
+])
+def test_solve_ivp_terminal_events_forward(f):
+    """A terminal event stops the solver at its time, which moves with the inputs: forward mode follows it (the last
+    output moves along the solution, dy += f dtau); reverse mode refuses where the event fired."""
+    from mooncake_ast.testing import check_derivatives
+
+    check_derivatives(f, 0.8, np.array([1.0, 2.0]), modes=("forward",), rtol=1e-4, atol=1e-6)
+
+
+def test_solve_ivp_terminal_event_reverse():
+    fired = lambda k: np.sum(si.solve_ivp(_decay, (0.0, 5.0), np.array([1.0, 2.0]), events=_half, args=(k,),  # noqa: E731
+                                          **_TIGHT).y)
+    with pytest.raises(NotImplementedError, match="terminal event"):
+        mc.grad(fired)(0.8)
+    from mooncake_ast.testing import check_derivatives
+
+    not_fired = lambda k: si.solve_ivp(_decay, (0.0, 0.2), np.array([1.0, 2.0]), events=_half, args=(k,),  # noqa: E731
+                                       **_TIGHT).y[:, -1]
+    check_derivatives(not_fired, 0.8, rtol=1e-4, atol=1e-6)

@@ -23,7 +23,9 @@ constant.
   included) / (de/dt + grad_y e . f(tau, y(tau))), and dy_event = dy(tau) + f dtau, with dy(tau) from the
   sensitivity equations' dense output.  Reverse mode: the pullback refuses a nonzero adjoint of
   t_events / y_events (the event times' adjoints are not computed); y's and t's are exact.
-Refused by name: terminal events (they move the end of the solution), dense_output=True (the `sol` interpolant),
+* A terminal event that stops the solver (forward mode): the solution ends at the event's time, so the last output
+  (without t_eval) moves with it, dy_end += f dtau_event, and the result's last `t` has the tangent dtau_event.
+Refused by name: terminal events in reverse mode, dense_output=True (the `sol` interpolant),
 vectorized=True, complex y0, and a call whose own solution is further than 1e-6 (relative) from
 a tight-tolerance one (the default rtol=1e-3 often is): its derivative would then not be the derivative of
 what it computed (the advice: pass rtol=1e-8, atol=1e-10).
@@ -67,9 +69,10 @@ def _events(b):
     return [] if ev is None else list(ev) if isinstance(ev, (list, tuple)) else [ev]
 
 
-def check(b):
-    if any(getattr(e, "terminal", False) for e in _events(b)):
-        raise NotImplementedError(_REFUSE.format("with a terminal event (it moves the end of the solution)"))
+def check(b, terminal_ok=False):
+    if not terminal_ok and any(getattr(e, "terminal", False) for e in _events(b)):
+        raise NotImplementedError(_REFUSE.format("in reverse mode with a terminal event (it moves the end of the "
+                                                 "solution): use forward mode (mc.jvp, mc.jacfwd)"))
     if b.get("dense_output"):
         raise NotImplementedError(_REFUSE.format("with dense_output=True (its sol interpolant)"))
     if b.get("vectorized"):
@@ -118,7 +121,7 @@ def _reference(b, res, p):
     times = np.asarray(res["t"], dtype=float)
     tt = np.concatenate([[t0], times]) if times.size == 0 or times[0] != t0 else times
     plain = lambda t, y: np.ravel(np.asarray(fun(t, y, *p), dtype=float))  # noqa: E731
-    ref = _si().solve_ivp(plain, b["t_span"], y0, method="DOP853", t_eval=tt, rtol=1e-11, atol=1e-12).y
+    ref = _si().solve_ivp(plain, _span(b, res), y0, method="DOP853", t_eval=tt, rtol=1e-11, atol=1e-12).y
     got = np.asarray(res["y"], dtype=float)
     scale = np.max(np.abs(ref)) + 1e-300
     err = np.max(np.abs(got - ref[:, -got.shape[1]:])) / scale if got.size else 0.0
@@ -128,6 +131,23 @@ def _reference(b, res, p):
             "derivative of the exact solution would not be the derivative of what this call computed.  Pass "
             "tighter tolerances (e.g. rtol=1e-8, atol=1e-10), or use scipy.integrate.odeint")
     return tt, ref.T, plain
+
+
+def _stopped_by(b, res):
+    """The index of the terminal event that stopped the solver (res.status 1), or None."""
+    if res.get("status") != 1 or not len(res["t"]):
+        return None
+    for i, (e, times) in enumerate(zip(_events(b), res["t_events"])):
+        if getattr(e, "terminal", False) and len(times) and times[-1] == res["t"][-1]:
+            return i
+    return None
+
+
+def _span(b, res):
+    """The interval the call solved over: t_span, or up to where a terminal event stopped it."""
+    if _stopped_by(b, res) is None:
+        return b["t_span"]
+    return (b["t_span"][0], float(res["t"][-1]))
 
 
 def _args(b):
@@ -190,7 +210,7 @@ def ivp_tangent(res, dfun, dy0, dt_span, dt_eval, dargs, *args, devents=NoTangen
     from ..forward.runtime import fcall
 
     b = _bound(args, kwargs)
-    check(b)
+    check(b, terminal_ok=True)
     fun, p = b["fun"], _args(b)
     _, _, plain = _reference(b, res, p)
     dt0, dtau = _moving_times(b, res, dt_span, dt_eval)
@@ -207,17 +227,21 @@ def ivp_tangent(res, dfun, dy0, dt_span, dt_eval, dargs, *args, devents=NoTangen
     if dt0:
         s0 = s0 - dt0 * plain(float(b["t_span"][0]), y0.ravel())
     events = bool(_events(b))
-    sol = _si().solve_ivp(aug, b["t_span"], np.concatenate([y0.ravel(), s0]), t_eval=res["t"], dense_output=events,
+    sol = _si().solve_ivp(aug, _span(b, res), np.concatenate([y0.ravel(), s0]), t_eval=res["t"], dense_output=events,
                           **_options(b))
     if not sol.success:
         raise NotImplementedError(_REFUSE.format(f"(the sensitivity equations did not solve: {sol.message})"))
     dy = sol.y[n:]
     fields = {"y": dy}
+    if events:
+        fields["t_events"], fields["y_events"] = _event_tangents(b, res, sol, n, p, dp, devents, plain)
+        stop = _stopped_by(b, res)
+        if stop is not None and b.get("t_eval") is None:
+            dtau = dtau.copy()
+            dtau[-1] = fields["t_events"][stop][-1]  # (the solution ends where the terminal event fired: it moves with it)
     if np.any(dtau):
         fields["y"] = dy + _slopes(plain, (), res["t"], res["y"]) * dtau
         fields["t"] = dtau
-    if events:
-        fields["t_events"], fields["y_events"] = _event_tangents(b, res, sol, n, p, dp, devents, plain)
     return ResultTangent(fields)
 
 
@@ -245,8 +269,10 @@ def rrule_solve_ivp(*args, **kwargs):
 
     si = _si()
     b = _bound(args, kwargs)
-    check(b)
+    check(b, terminal_ok=True)
     res = si.solve_ivp(*args, **kwargs)
+    if _stopped_by(b, res) is not None:  # (a terminal event that did not fire changes nothing)
+        check(b)
     fun, p = b["fun"], _args(b)
     y0 = np.asarray(b["y0"], dtype=float).ravel()
     names = list(inspect.signature(si.solve_ivp).parameters)
