@@ -91,27 +91,52 @@ _TIGHT = dict(rtol=1e-10, atol=1e-12)
 @pytest.mark.parametrize("f", [
     lambda k, y0: si.solve_ivp(_decay, (0.0, 5.0), y0, events=_half, args=(k,), **_TIGHT).y[:, -1],
     lambda k, y0: si.solve_ivp(_decay, (0.0, 5.0), y0, events=_half, args=(k,), **_TIGHT).t[-1] * y0[1],
-    lambda k, y0: si.solve_ivp(_decay, (0.0, 5.0), y0, events=[_half], args=(k,), **_TIGHT).y_events[0][0] * 3.0,
     lambda k, y0: si.solve_ivp(_osc, (0.0, 20.0), y0, events=_down, args=(k,), **_TIGHT).y[:, -1],  # (the 2nd crossing)
     lambda k, y0: si.solve_ivp(_decay, (0.0, 5.0), y0, events=_half, args=(k,), t_eval=np.linspace(0.0, 5.0, 11),
                                **_TIGHT).y[:, -1],
     lambda k, y0: si.solve_ivp(_decay, (0.0, 0.2), y0, events=_half, args=(k,), **_TIGHT).y[:, -1],  # (never fires)
 ])
-def test_solve_ivp_terminal_events_forward(f):
-    """A terminal event stops the solver at its time, which moves with the inputs: forward mode follows it (the last
-    output moves along the solution, dy += f dtau); reverse mode refuses where the event fired."""
+def test_solve_ivp_terminal_events(f):
+    """A terminal event stops the solver at its time, which moves with the inputs: both modes follow it (the last
+    output moves along the solution, dy += f dtau)."""
     from mooncake_ast.testing import check_derivatives
 
+    check_derivatives(f, 0.8, np.array([1.0, 2.0]), rtol=1e-4, atol=1e-6)
+
+
+def test_solve_ivp_terminal_event_states_forward():
+    """The event's own time and state: forward mode (reverse refuses t_events/y_events adjoints by name)."""
+    from mooncake_ast.testing import check_derivatives
+
+    f = lambda k, y0: si.solve_ivp(_decay, (0.0, 5.0), y0, events=[_half], args=(k,),  # noqa: E731
+                                   **_TIGHT).y_events[0][0] * 3.0
     check_derivatives(f, 0.8, np.array([1.0, 2.0]), modes=("forward",), rtol=1e-4, atol=1e-6)
+    with pytest.raises(mc.UnsupportedDerivativeError, match="y_events"):
+        mc.grad(lambda k: np.sum(f(k, np.array([1.0, 2.0]))))(0.8)
 
 
-def test_solve_ivp_terminal_event_reverse():
-    fired = lambda k: np.sum(si.solve_ivp(_decay, (0.0, 5.0), np.array([1.0, 2.0]), events=_half, args=(k,),  # noqa: E731
-                                          **_TIGHT).y)
-    with pytest.raises(NotImplementedError, match="terminal event"):
-        mc.grad(fired)(0.8)
+def test_solve_ivp_terminal_event_in_time_and_start():
+    """t_span's end has no derivative once the event stops the solver; t_span's start moves the solution."""
     from mooncake_ast.testing import check_derivatives
 
-    not_fired = lambda k: si.solve_ivp(_decay, (0.0, 0.2), np.array([1.0, 2.0]), events=_half, args=(k,),  # noqa: E731
+    f = lambda k, t0, t1: si.solve_ivp(_decay, (t0, t1), np.array([1.0, 2.0]), events=_half, args=(k,),  # noqa: E731
                                        **_TIGHT).y[:, -1]
-    check_derivatives(not_fired, 0.8, rtol=1e-4, atol=1e-6)
+    check_derivatives(f, 0.8, 0.1, 5.0, rtol=1e-4, atol=1e-6)
+
+
+def test_solve_ivp_terminal_event_reading_its_closure():
+    """An event function reading a differentiated value from its closure: its share of the event time's derivative
+    goes through the closure in both modes (reverse mode scales it by the event's own adjoint, -c)."""
+    from mooncake_ast.testing import check_derivatives
+
+    def g(k, level):
+        def event(t, y, kk):
+            return y[0] - level * k
+
+        event.terminal = True
+        return si.solve_ivp(_decay, (0.0, 5.0), np.array([1.0, 2.0]), events=event, args=(k,), **_TIGHT).y[:, -1]
+
+    check_derivatives(g, 0.8, 0.6, rtol=1e-4, atol=1e-6)
+    h = 1e-6
+    fd = (g(0.8 + h, 0.6)[0] - g(0.8 - h, 0.6)[0]) / (2 * h)
+    assert mc.grad(lambda k: g(k, 0.6)[0])(0.8) == pytest.approx(fd, rel=1e-5)
