@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import mooncake_ast as mc
+from mooncake_ast.testing import check_derivatives
 
 X = np.array([0.3, 1.2, -0.7, 2.1])
 A = np.array([[1.2, 0.4, -0.3], [0.2, -0.8, 0.5], [0.1, 0.3, 2.1]])
@@ -66,5 +67,6 @@ def test_stats_and_integrate_refusals():
         mc.grad(lambda d: np.sum(st.gaussian_kde(d).cho_cov))(X)
     refused("callable bw_method", lambda d: st.gaussian_kde(d, bw_method=lambda k: 0.5).evaluate(0.3), X)
     refused("accuracy", lambda k: si.solve_ivp(lambda t, y: -k * y, (0.0, 1.0), np.array([1.0, 2.0])).y, 0.7)  # (rtol=1e-3)
-    refused("terminal event", lambda k: si.solve_ivp(lambda t, y: -k * y, (0.0, 1.0), np.ones(1), events=_stop,  # (others: test_rules_lang15.py)
-                                                     rtol=1e-10, atol=1e-12).y, 0.7)
+    # (a terminal event: differentiated since, tests/test_rules_lang16.py; a closure over k in fun, here)
+    check_derivatives(lambda k: si.solve_ivp(lambda t, y: -k * y, (0.0, 1.0), np.ones(1), events=_stop,
+                                             rtol=1e-10, atol=1e-12).y[:, -1], 0.7)

@@ -43,13 +43,16 @@ def test_shape_derivatives_agree_across_distributions():
 def test_still_refused():
     sl = pytest.importorskip("scipy.linalg")
     si = pytest.importorskip("scipy.integrate")
-    def stop(t, y):
-        return y[0] - 0.5
+    def stops_at(k):  # (terminal events are differentiated since: tests/test_rules_lang16.py)
+        def event(t, y):
+            return y[0] - 0.5 * k  # (reads the differentiated k from its closure)
 
-    stop.terminal = True  # (events that do not stop the solver are differentiated: tests/test_rules_lang15.py)
-    with pytest.raises(NotImplementedError, match="terminal event"):
-        mc.grad(lambda k: si.solve_ivp(lambda t, y: -k * y, (0.0, 1.0), np.ones(1), events=stop,
-                                       rtol=1e-10, atol=1e-12).y[0, -1])(0.7)
+        event.terminal = True
+        return si.solve_ivp(lambda t, y: -k * y, (0.0, 3.0), np.ones(1), events=event, rtol=1e-10, atol=1e-12).y[0, -1]
+
+    from mooncake_ast.testing import check_derivatives
+
+    check_derivatives(stops_at, 0.7, rtol=1e-4, atol=1e-6)  # (the event reads k from its closure: both modes)
     with pytest.raises(NotImplementedError, match="negative real axis"):
         mc.jvp(lambda a: sl.fractional_matrix_power(a, 0.5), (-np.eye(2) * 2.0,), (np.eye(2),))
     with pytest.raises(NotImplementedError, match="parameter"):  # (the order of jv: no closed form, no quadrature)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import mooncake_ast as mc
+from mooncake_ast.testing import check_derivatives
 
 sl = pytest.importorskip("scipy.linalg")
 sp = pytest.importorskip("scipy.special")
@@ -72,5 +73,4 @@ def test_solve_ivp_event_times_reverse_and_terminal_events_refused():
 
     stop.terminal = True
     g = lambda k: si.solve_ivp(lambda t, y: -k * y, (0.0, 2.0), np.ones(1), events=stop, rtol=1e-10, atol=1e-12).y  # noqa: E731
-    for e in _both(g, 0.8):
-        assert "terminal event" in str(e)
+    check_derivatives(lambda k: g(k)[:, -1], 0.8)  # (a terminal event: differentiated since, tests/test_rules_lang16.py)

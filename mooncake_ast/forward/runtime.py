@@ -46,6 +46,8 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     rule = registry.lookup(f)
     if rule is not None:
         if rule.user_frule is not None:
+            if kwargs and getattr(rule.user_frule, "sees_keyword_tangents", False):  # (rules/python_itertools.py)
+                return rule.user_frule(tuple(args), tuple(dargs), _mc_dkwargs=dkwargs, **kwargs)
             return rule.user_frule(tuple(args), tuple(dargs), **kwargs)
         if rule.user_rrule is not None and rule.jvp is None and not rule.zero:
             raise MissingRuleError(f, "forward", "it has a reverse rule only")

@@ -278,7 +278,10 @@ def render() -> str:
               "parameter: no closed form); poisson in mu; multivariate_normal in x, mean and a 2-D cov (its lower "
               "triangle, which SciPy reads).  ppf/isf in q, loc and scale.  Frozen distributions "
               "(`norm(m, s).cdf(x)`, `multivariate_normal(mean, cov).logpdf(x)`) carry their parameters' "
-              "derivatives.", ""]
+              "derivatives.  Every other distribution (`rv_continuous.*`, `rv_discrete.*` below: gumbel_r, pareto, "
+              "vonmises, truncnorm, betabinom, ...) is differentiated through its private formula (`_logpdf`, "
+              "`_cdf`, `_ppf`, ...) in all its parameters, where that formula gives SciPy's value (refused where it "
+              "does not: outside the support) and can itself be followed.", ""]
     lines += _table([(f"scipy.stats.{n}", {"forward", "reverse"}) for n in scipy_stats.FUNCTIONS]) + [""]
     lines += [HOW_TO]
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -14,9 +14,9 @@ so it may be any differentiable callable (a lambda, a closure over differentiate
 The inputs are read when the call is made (an iterator passed in is consumed as far as the plain call
 would consume it over the whole iteration; `islice(it, stop)` reads only `stop` items), and the result
 is an iterator over the list of results, so it can be consumed in part.  Left out on purpose: the
-infinite iterators (count, cycle, repeat without `times`), zip_longest and tee; accumulate's `initial`
-in forward mode when it is a float (a keyword-only argument's tangent is not seen by a run-time rule:
-refused rather than dropped).
+infinite iterators (count, cycle, repeat without `times`) and tee.  Keyword arguments' tangents (accumulate's
+`initial`, zip_longest's `fillvalue`) reach the forward rules through forward/runtime.fcall
+(`sees_keyword_tangents`).
 
 heapq.nlargest/nsmallest/merge are selections too (their plan: heapq on positions, keyed by the
 items).  bisect's searches return positions: zero derivative.
@@ -74,15 +74,17 @@ def _selection(name, plan_of):
             return [tuple(cols[m][i] for m, i in refs) for refs in plan]
         return [cols[refs[0][0]][refs[0][1]] for refs in plan]
 
-    def frule(args, dargs, **kwargs):
+    def frule(args, dargs, _mc_dkwargs=None, **kwargs):
         cols, plan, tuples, inputs = plan_of(args, kwargs)
+        dkwargs = _mc_dkwargs or {}
         dcols = []
         for items, where in zip(cols, inputs):
-            if isinstance(where, str):
-                raise NotImplementedError(f"forward mode of {name} with {where}= given by keyword: pass it positionally")
+            d = dkwargs.get(where, NoTangent) if isinstance(where, str) else dargs[where]
             single = getattr(items, "_mc_single", False)
-            dcols.append([dargs[where]] if single else _tangents(items, dargs[where]))
+            dcols.append([d] if single else _tangents(items, d))
         return iter(build(cols, plan, tuples)), iter(build(dcols, plan, tuples))
+
+    frule.sees_keyword_tangents = True  # (forward/runtime.fcall hands it the keywords' tangents)
 
     def rrule(*args, **kwargs):
         from ..reverse.adjoints import accumulate
@@ -190,6 +192,17 @@ class _Single(list):
         super().__init__([x])
 
 
+def _zip_longest(args, kwargs):
+    """Each tuple takes item i of every input, or the fill value (one more input: the `fillvalue` argument
+    itself, whose adjoint collects every use) where that input has run out."""
+    cols = [list(a) for a in args]
+    n = max((len(c) for c in cols), default=0)
+    fill = len(cols)
+    cols.append(_Single(kwargs.get("fillvalue")))
+    plan = [[(m, i) if i < len(cols[m]) else (fill, 0) for m in range(fill)] for i in range(n)]
+    return cols, plan, True, list(range(fill)) + ["fillvalue"]
+
+
 def _heap_select(which):
     def plan_of(args, kwargs):
         n, it = args[0], args[1]
@@ -239,6 +252,7 @@ SELECTIONS = {
     itertools.dropwhile: _while(itertools.dropwhile),
     itertools.filterfalse: _while(itertools.filterfalse),
     itertools.repeat: _repeat,
+    itertools.zip_longest: _zip_longest,
     heapq.merge: _merge,
 }
 for _fn, _plan in SELECTIONS.items():
@@ -282,17 +296,15 @@ def _accumulate_args(args, kwargs):
     return list(it), (operator.add if func is None else func), kwargs.get("initial")
 
 
-def frule_accumulate(args, dargs, **kwargs):
+def frule_accumulate(args, dargs, _mc_dkwargs=None, **kwargs):
     from ..forward.runtime import fcall
 
     items, func, initial = _accumulate_args(args, kwargs)
     ditems = _tangents(items, dargs[0])
-    dfunc = dargs[1] if len(args) > 1 else NoTangent
-    if initial is not None and isinstance(initial, (float, complex, np.inexact, np.ndarray)):
-        raise NotImplementedError("forward mode of itertools.accumulate with a float `initial=` (its tangent is not "
-                                  "known to the rule): put the initial value in front of the items instead")
+    dkwargs = _mc_dkwargs or {}
+    dfunc = dargs[1] if len(args) > 1 else dkwargs.get("func", NoTangent)
     if initial is not None:
-        items, ditems = [initial] + items, [NoTangent] + ditems
+        items, ditems = [initial] + items, [dkwargs.get("initial", NoTangent)] + ditems
     if not items:
         return iter([]), iter([])
     ys, dys = [items[0]], [ditems[0]]
@@ -301,6 +313,9 @@ def frule_accumulate(args, dargs, **kwargs):
         ys.append(y)
         dys.append(dy)
     return iter(ys), iter(dys)
+
+
+frule_accumulate.sees_keyword_tangents = True  # (forward/runtime.fcall hands it the keywords' tangents)
 
 
 def rrule_accumulate(*args, **kwargs):

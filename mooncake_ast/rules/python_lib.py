@@ -20,7 +20,7 @@ import numpy as np
 
 from ..tangents import NoTangent
 from .call_binding import KwAdj
-from .registry import defrrule_at_run_time, defrule
+from .registry import defjvp, defrrule_at_run_time, defrule
 
 statistics: Any = None  # the module, bound by register_statistics (not imported here: see there)
 
@@ -132,25 +132,10 @@ def _weights(fn, values, mu):
     return sd, [w * scale for w in dvar], None if dmu is None else dmu * scale
 
 
-def _constant(v) -> bool:
-    """Can v carry no derivative (None, ints, containers of them)?"""
-    if v is None or isinstance(v, (bool, int, np.integer)):
-        return True
-    if isinstance(v, np.ndarray):
-        return v.dtype.kind in "biu"
-    if isinstance(v, (list, tuple)):
-        return all(_constant(x) for x in v)
-    return False
-
-
-def _positional(fn, args, kwargs, forward):
-    """The call's arguments by position (data, then mu/xbar/weights when given).  Forward rules are not given
-    the tangents of keyword arguments, so there a keyword argument that could carry one is refused."""
+def _positional(fn, args, kwargs):
+    """The call's arguments by position (data, then mu/xbar/weights when given)."""
     if not kwargs:
         return tuple(args)
-    if forward and not all(_constant(v) for v in kwargs.values()):
-        raise NotImplementedError(f"forward mode of statistics.{fn} with a keyword argument holding floats: "
-                                  "pass it positionally")
     bound = inspect.signature(getattr(statistics, fn)).bind(*args, **kwargs)
     return tuple(bound.arguments.values())
 
@@ -165,33 +150,48 @@ def _weighted(values, weights):
     return y, [float(w) / total for w in ws], [(float(x) - y) / total for x in values]
 
 
+def stat_tangent(fn, y, args, dargs, kwargs, dkwargs):
+    """The tangent of statistics.fn(*args, **kwargs) = y (keyword arguments bound by the signature, tangents too)."""
+    if kwargs:
+        sig = inspect.signature(getattr(statistics, fn))
+        bound = sig.bind(*args, **kwargs)
+        dbound = sig.bind(*dargs, **{k: dkwargs.get(k, NoTangent) for k in kwargs})
+        args, dargs = tuple(bound.arguments.values()), tuple(dbound.arguments.values())
+    dargs = tuple(dargs) + (NoTangent,) * (len(args) - len(dargs))
+    data = args[0]
+    second = args[1] if len(args) > 1 else None
+    values = _data(data)
+    if fn == "fmean" and second is not None:
+        _, w, wmu = _weighted(values, second)
+        pairs = list(zip(w, _item_tangents(values, dargs[0]))) + list(zip(wmu, _item_tangents(_data(second), dargs[1])))
+    else:
+        _, w, wmu = _weights(fn, values, second)
+        pairs = list(zip(w, _item_tangents(values, dargs[0])))
+        if wmu is not None and dargs[1] is not NoTangent and dargs[1] is not None:
+            pairs.append((wmu, dargs[1]))
+    dy = NoTangent
+    for wi, di in pairs:
+        if di is not NoTangent and di is not None:
+            dy = wi * di if dy is NoTangent else dy + wi * di
+    return dy
+
+
 def _stat_rules(fn):
-    def frule(args, dargs, **kwargs):
-        args = _positional(fn, args, kwargs, True)
-        dargs = tuple(dargs) + (NoTangent,) * (len(args) - len(dargs))
-        data = args[0]
-        second = args[1] if len(args) > 1 else None
-        values = _data(data)
-        y = getattr(statistics, fn)(*args)
-        if fn == "fmean" and second is not None:
-            _, w, wmu = _weighted(values, second)
-            pairs = list(zip(w, _item_tangents(values, dargs[0]))) + list(zip(wmu, _item_tangents(_data(second), dargs[1])))
-        else:
-            _, w, wmu = _weights(fn, values, second)
-            pairs = list(zip(w, _item_tangents(values, dargs[0])))
-            if wmu is not None and dargs[1] is not NoTangent and dargs[1] is not None:
-                pairs.append((wmu, dargs[1]))
-        dy = NoTangent
-        for wi, di in pairs:
-            if di is not NoTangent and di is not None:
-                dy = wi * di if dy is NoTangent else dy + wi * di
-        return y, dy
+    def jvp(t, y, *args, **kwargs):
+        from .. import ops
+
+        if all(t.d(a) is None for a in (*args, *kwargs.values())):
+            return None
+        names = [z for k, v in kwargs.items() for z in (k, v)]
+        dnames = [z for k, v in kwargs.items() for z in (k, t.dz(v))]
+        return t.call(stat_tangent, fn, y, t.call(ops.tuple_of, *args), t.call(ops.tuple_of, *[t.dz(a) for a in args]),
+                      t.call(ops.dict_of, *names), t.call(ops.dict_of, *dnames))
 
     def rrule(*args, **kwargs):
         from ..reverse.builtin_adjoints import _like
 
         given = len(args)
-        full = _positional(fn, args, kwargs, False)
+        full = _positional(fn, args, kwargs)
         data = full[0]
         second = full[1] if len(full) > 1 else None
         values = _data(data)
@@ -223,8 +223,8 @@ def _stat_rules(fn):
         return y, pullback
 
     f = getattr(statistics, fn)
-    defrule(f, frule)
-    defrrule_at_run_time(f, rrule)
+    defjvp(f, jvp)
+    defrrule_at_run_time(f, rrule, stat_tangent)
 
 
 def register_statistics() -> None:

@@ -23,7 +23,12 @@ constant.
   included) / (de/dt + grad_y e . f(tau, y(tau))), and dy_event = dy(tau) + f dtau, with dy(tau) from the
   sensitivity equations' dense output.  Reverse mode: the pullback refuses a nonzero adjoint of
   t_events / y_events (the event times' adjoints are not computed); y's and t's are exact.
-Refused by name: terminal events (they move the end of the solution), dense_output=True (the `sol` interpolant),
+* A terminal event that stops the solver: the solution ends at the event's time, so the last output (without
+  t_eval) moves with it, dy_end += f dtau_event, and the result's last `t` has the tangent dtau_event (forward);
+  reverse mode turns the last output's adjoint g into g - c grad_y e and gives args -c grad_args e, where
+  c = (g . f + g_t) / (de/dt + grad_y e . f), and e's other inputs (args, its closure) e's pullback of -c
+  (_terminal_adjoints).
+Refused by name: dense_output=True (the `sol` interpolant),
 vectorized=True, complex y0, and a call whose own solution is further than 1e-6 (relative) from
 a tight-tolerance one (the default rtol=1e-3 often is): its derivative would then not be the derivative of
 what it computed (the advice: pass rtol=1e-8, atol=1e-10).
@@ -68,8 +73,6 @@ def _events(b):
 
 
 def check(b):
-    if any(getattr(e, "terminal", False) for e in _events(b)):
-        raise NotImplementedError(_REFUSE.format("with a terminal event (it moves the end of the solution)"))
     if b.get("dense_output"):
         raise NotImplementedError(_REFUSE.format("with dense_output=True (its sol interpolant)"))
     if b.get("vectorized"):
@@ -118,7 +121,7 @@ def _reference(b, res, p):
     times = np.asarray(res["t"], dtype=float)
     tt = np.concatenate([[t0], times]) if times.size == 0 or times[0] != t0 else times
     plain = lambda t, y: np.ravel(np.asarray(fun(t, y, *p), dtype=float))  # noqa: E731
-    ref = _si().solve_ivp(plain, b["t_span"], y0, method="DOP853", t_eval=tt, rtol=1e-11, atol=1e-12).y
+    ref = _si().solve_ivp(plain, _span(b, res), y0, method="DOP853", t_eval=tt, rtol=1e-11, atol=1e-12).y
     got = np.asarray(res["y"], dtype=float)
     scale = np.max(np.abs(ref)) + 1e-300
     err = np.max(np.abs(got - ref[:, -got.shape[1]:])) / scale if got.size else 0.0
@@ -128,6 +131,23 @@ def _reference(b, res, p):
             "derivative of the exact solution would not be the derivative of what this call computed.  Pass "
             "tighter tolerances (e.g. rtol=1e-8, atol=1e-10), or use scipy.integrate.odeint")
     return tt, ref.T, plain
+
+
+def _stopped_by(b, res):
+    """The index of the terminal event that stopped the solver (res.status 1), or None."""
+    if res.get("status") != 1 or not len(res["t"]):
+        return None
+    for i, (e, times) in enumerate(zip(_events(b), res["t_events"])):
+        if getattr(e, "terminal", False) and len(times) and times[-1] == res["t"][-1]:
+            return i
+    return None
+
+
+def _span(b, res):
+    """The interval the call solved over: t_span, or up to where a terminal event stopped it."""
+    if _stopped_by(b, res) is None:
+        return b["t_span"]
+    return (b["t_span"][0], float(res["t"][-1]))
 
 
 def _args(b):
@@ -207,17 +227,21 @@ def ivp_tangent(res, dfun, dy0, dt_span, dt_eval, dargs, *args, devents=NoTangen
     if dt0:
         s0 = s0 - dt0 * plain(float(b["t_span"][0]), y0.ravel())
     events = bool(_events(b))
-    sol = _si().solve_ivp(aug, b["t_span"], np.concatenate([y0.ravel(), s0]), t_eval=res["t"], dense_output=events,
+    sol = _si().solve_ivp(aug, _span(b, res), np.concatenate([y0.ravel(), s0]), t_eval=res["t"], dense_output=events,
                           **_options(b))
     if not sol.success:
         raise NotImplementedError(_REFUSE.format(f"(the sensitivity equations did not solve: {sol.message})"))
     dy = sol.y[n:]
     fields = {"y": dy}
+    if events:
+        fields["t_events"], fields["y_events"] = _event_tangents(b, res, sol, n, p, dp, devents, plain)
+        stop = _stopped_by(b, res)
+        if stop is not None and b.get("t_eval") is None:
+            dtau = dtau.copy()
+            dtau[-1] = fields["t_events"][stop][-1]  # (the solution ends where the terminal event fired: it moves with it)
     if np.any(dtau):
         fields["y"] = dy + _slopes(plain, (), res["t"], res["y"]) * dtau
         fields["t"] = dtau
-    if events:
-        fields["t_events"], fields["y_events"] = _event_tangents(b, res, sol, n, p, dp, devents, plain)
     return ResultTangent(fields)
 
 
@@ -247,6 +271,7 @@ def rrule_solve_ivp(*args, **kwargs):
     b = _bound(args, kwargs)
     check(b)
     res = si.solve_ivp(*args, **kwargs)
+    stop = _stopped_by(b, res)  # (a terminal event that never fired changes nothing)
     fun, p = b["fun"], _args(b)
     y0 = np.asarray(b["y0"], dtype=float).ravel()
     names = list(inspect.signature(si.solve_ivp).parameters)
@@ -306,10 +331,20 @@ def rrule_solve_ivp(*args, **kwargs):
             return refusals(str(e))
         lead = len(tt) != len(res["t"])
         gY = np.asarray(gy, dtype=float).reshape(len(y0), -1).T  # (one row per output time)
+        moved = None
+        if stop is not None and b.get("t_eval") is None:
+            try:
+                gY, moved = _terminal_adjoints(b, res, g, gY, p, stop)
+            except NotImplementedError as e:
+                return refusals(str(e))
         if lead:
             gY = np.concatenate([np.zeros((1, len(y0))), gY])
         ybar, fn_bar, p_bar = rk4_adjoint_sweep(steps, m, gY, 1, len(p))  # (fun(t, y, *args): y at 1)
-        span_bar, eval_bar = _time_adjoints(b, res, g, gy, ybar, plain_of(), y0)
+        if moved is not None:
+            from ..reverse.adjoints import accumulate
+
+            p_bar = [accumulate(a, m_) for a, m_ in zip(p_bar, moved)]
+        span_bar, eval_bar = _time_adjoints(b, res, g, gy, ybar, plain_of(), y0, stopped=stop is not None)
         y0_in = b["y0"]
         y0_bar = ybar.reshape(np.shape(y0_in)) if isinstance(y0_in, np.ndarray) else (
             float(ybar[0]) if np.ndim(y0_in) == 0 else type(y0_in)(float(v) for v in ybar))
@@ -341,8 +376,46 @@ def _like(value, bars):
     return AdjTuple(items) if isinstance(value, tuple) else AdjList(items)
 
 
-def _time_adjoints(b, res, g, gy, ybar, plain, y0):
-    """(t_span's adjoint, t_eval's) from the adjoints of y and of t and from lambda(t0) = ybar."""
+def _terminal_adjoints(b, res, g, gY, p, stop):
+    """Reverse mode of a solution a terminal event stopped at tau (no t_eval): the last output y(tau) and t[-1] = tau
+    move with tau, whose tangent is dtau = -(grad_y e . dy(tau) + grad_args e . dargs + e's closure's share) / den,
+    den = de/dt + grad_y e . f.  So the last output's adjoint becomes g_y - c grad_y e and e's other inputs get
+    e's pullback of -c, with c = (g_y . f + g_t) / den.  grad_y e and den come from forward mode (they must not
+    touch the adjoint storage e's pullback adds its closure's share to, which takes the scaled -c only).
+    Returns (the output adjoints, args' share)."""
+    from ..forward.runtime import fcall
+    from ..reverse.runtime import rcall
+
+    e = _events(b)[stop]
+    tau, y_tau = float(res["t"][-1]), np.asarray(res["y"], dtype=float)[:, -1]
+    f_tau = np.ravel(np.asarray(b["fun"](tau, y_tau, *p), dtype=float))
+    n, zeros = y_tau.size, (NoTangent,) * len(p)
+
+    def slope(dt, dy):
+        _, d = fcall(e, NoTangent, (tau, y_tau.copy()) + tuple(p), (dt, dy) + zeros)
+        return 0.0 if _zero(d) else float(np.real(d))
+
+    de_dy = np.array([slope(0.0, np.eye(n)[i]) for i in range(n)])
+    den = slope(1.0, np.zeros(n)) + float(np.dot(de_dy, f_tau))
+    if den == 0.0:
+        raise NotImplementedError(_REFUSE.format("with an event whose function touches zero without crossing it"))
+    gt = _field(g, "t")
+    gt_last = 0.0 if _zero(gt) else float(np.ravel(np.asarray(gt, dtype=float))[-1])
+    c = (float(np.dot(gY[-1], f_tau)) + gt_last) / den
+    gY = gY.copy()
+    gY[-1] = gY[-1] - c * de_dy
+    _, pb = rcall(e, (tau, y_tau.copy()) + tuple(p), {})
+    e_bar, pos, _ = pb(-c)
+    if not _zero(e_bar):
+        raise NotImplementedError(_REFUSE.format("in reverse mode with a terminal event function whose closure "
+                                                 "holds differentiated values it hands back (pass them in args)"))
+    pos = list(pos) + [NoTangent] * (2 + len(p) - len(pos))
+    return gY, [NoTangent if _zero(a) else a for a in pos[2:2 + len(p)]]
+
+
+def _time_adjoints(b, res, g, gy, ybar, plain, y0, stopped=False):
+    """(t_span's adjoint, t_eval's) from the adjoints of y and of t and from lambda(t0) = ybar.  Where a terminal
+    event stopped the solver, the last output's time is the event's, not t_span's end (no adjoint for it)."""
     times = np.asarray(res["t"], dtype=float)
     gY = np.asarray(gy, dtype=float).reshape(len(y0), -1)
     tau_bar = np.sum(gY * _slopes(plain, (), times, res["y"]), axis=0)
@@ -360,7 +433,7 @@ def _time_adjoints(b, res, g, gy, ybar, plain, y0):
     span = [start, 0.0]
     if times.size:
         span[0] += tau_bar[0] if times.size > 1 else 0.0
-        span[1] += tau_bar[-1]
+        span[1] += 0.0 if stopped else tau_bar[-1]
     return _like(b["t_span"], span), NoTangent
 
 

@@ -31,7 +31,7 @@ from ..tangents import NoTangent
 from .numpy_common import _no_adjoint
 from .scipy_special_elementary import _s, elementwise_partials, real
 
-FUNCTIONS = ["airy", "airye", "ellipeinc", "ellipkinc", "ellipkm1", "fresnel", "modstruve", "owens_t", "shichi",
+FUNCTIONS = ["airy", "airye", "ellipeinc", "ellipj", "ellipkinc", "ellipkm1", "fresnel", "modstruve", "owens_t", "shichi",
              "sici", "struve", "voigt_profile", "wofz"]
 
 _SQRT_PI = math.sqrt(math.pi)
@@ -79,6 +79,28 @@ def shichi_slopes(x, y):
     (x,) = real(x, name="shichi")
     with np.errstate(divide="ignore"):
         return _over_x(np.sinh(x), x, 1.0), np.cosh(x) / x
+
+
+def ellipj_slopes(m):
+    """d/du of Jacobi's (sn, cn, dn, am)(u | m): (cn dn, -sn dn, -m sn cn, dn).  (In m they take the incomplete
+    integral of the second kind at am: refused.)"""
+    def slopes(u, y):
+        (u,) = real(u, name="ellipj")
+        sn, cn, dn, _ = (np.asarray(v, dtype=float) for v in y)
+        return cn * dn, -sn * dn, -np.asarray(m, dtype=float) * sn * cn, dn
+
+    return slopes
+
+
+def ellipj_tangent(u, m, y, du, dm):
+    from .scipy_special_more import refuse_parameter
+
+    refuse_parameter(dm, "ellipj", "m")
+    return multi_tangent(ellipj_slopes(m), u, y, du)
+
+
+def ellipj_adjoint(u, m, y, g):
+    return multi_adjoint(ellipj_slopes(m), u, y, g)
 
 
 def multi_tangent(slopes, x, y, dx):
@@ -195,6 +217,14 @@ def register(sp, named, make) -> None:
         defjvp(fn, lambda t, y, x, s=slopes, **k: t.call(multi_tangent, s, x, y, t.d(x)) if t.d(x) is not None else None)
         defvjp(fn, lambda t, g, y, x, s=slopes, **k: (t.unb(t.call(multi_adjoint, s, x, y, g), x),))
 
+    from .scipy_special_more import refused_parameter_adjoint
+
+    ellipj = named("ellipj", sp.ellipj)
+    defjvp(ellipj, lambda t, y, u, m, **k: None if t.d(u) is None and t.d(m) is None
+           else t.call(ellipj_tangent, u, m, y, t.dz(u), t.dz(m)))
+    defvjp(ellipj, lambda t, g, y, u, m, **k: (
+        t.unb(t.call(ellipj_adjoint, u, m, y, g), u),
+        None if getattr(t, "needs", None) is not None and not t.needs(m) else t.call(refused_parameter_adjoint, g, "ellipj", "m")))
     make("struve", named("struve", sp.struve), ("v",), struve_dx)
     make("modstruve", named("modstruve", sp.modstruve), ("v",), modstruve_dx)
     unary(named("ellipkm1", sp.ellipkm1), lambda t, y, x: t.call(ellipkm1_dx, x, y))

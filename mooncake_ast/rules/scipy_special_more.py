@@ -21,7 +21,7 @@ from .scipy_special_lang import FUNCTIONS as _LANG
 from .scipy_special_harmonics import FUNCTIONS as _HARMONICS
 from .scipy_special_realistic import FUNCTIONS as _REALISTIC
 
-FUNCTIONS = ["betainc", "gammainc", "gammaincc", "gammasgn", "iv", "ive", "j0", "j1", "jv", "rgamma",
+FUNCTIONS = ["betainc", "gammainc", "gammaincc", "gammasgn", "iv", "ive", "j0", "j1", "jv", "kn", "rgamma",
              "y0", "y1", "yn"] + _REALISTIC + _EXTRA + _LANG + _HARMONICS + _DISTRIBUTIONS
 
 
@@ -145,6 +145,12 @@ def jv_dx(v, x):
     return 0.5 * (sp.jv(np.subtract(v, 1), x) - sp.jv(np.add(v, 1), x))
 
 
+def kn_dx(n, x):
+    """K_n' = -(K_{n-1} + K_{n+1}) / 2 (kv of the neighbouring orders: K_{-1} = K_1)."""
+    sp = _special()
+    return -0.5 * (sp.kv(np.subtract(n, 1), x) + sp.kv(np.add(n, 1), x))
+
+
 def yn_dx(n, x):
     sp = _special()
     return 0.5 * (sp.yn(np.subtract(n, 1), x) - sp.yn(np.add(n, 1), x))
@@ -225,7 +231,8 @@ def register(sp, named) -> None:
     # (name, parameters before x (refused when differentiated, or integers), helper of d/dx, passes y)
     two = [("betainc", ("a", "b"), betainc_dx, False), ("gammainc", ("a",), gammainc_dx, False),
            ("gammaincc", ("a",), gammaincc_dx, False), ("jv", ("v",), jv_dx, False), ("iv", ("v",), iv_dx, False),
-           ("ive", ("v",), ive_dx, True), ("yn", ("n",), yn_dx, False)]
+           ("ive", ("v",), ive_dx, True), ("yn", ("n",), yn_dx, False),
+           ("kn", ("n",), kn_dx, False)]
 
     def make(name, fn, params, dx, with_y=False):
         """The rules of fn(*params, x): a closed-form d/dx (`dx`); a parameter with a derivative helper in

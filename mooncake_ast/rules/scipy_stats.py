@@ -525,6 +525,9 @@ def register() -> None:
     from . import scipy_stats_rvs
 
     scipy_stats_rvs.register(stats, REGISTERED)  # rvs of the continuous distributions, in loc and scale
+    from . import scipy_stats_generic
+
+    scipy_stats_generic.register(stats, REGISTERED)  # every other distribution, through its private formulas
 
 
 from .scipy_stats_more import FUNCTIONS as _MORE  # noqa: E402  (quantiles, frozen distributions: issue 12)
@@ -535,5 +538,6 @@ from .scipy_stats_moments import FUNCTIONS as _MOMENTS  # noqa: E402
 from .scipy_stats_kde import FUNCTIONS as _KDE  # noqa: E402
 from .scipy_stats_discrete import FUNCTIONS as _DISCRETE  # noqa: E402  (binom, bernoulli, geom, nbinom)
 from .scipy_stats_rvs import FUNCTIONS as _RVS  # noqa: E402
+from .scipy_stats_generic import FUNCTIONS as _GENERIC  # noqa: E402
 
-FUNCTIONS = sorted(FUNCTIONS + _MORE + _WRAPPED + _LINREGRESS + _MOMENTS + _KDE + _DISCRETE + _RVS)
+FUNCTIONS = sorted(FUNCTIONS + _MORE + _WRAPPED + _LINREGRESS + _MOMENTS + _KDE + _DISCRETE + _RVS + _GENERIC)

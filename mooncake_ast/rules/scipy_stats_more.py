@@ -184,9 +184,17 @@ def _index(name, k):
 def frozen_tangent(method, fz, dfz, y, x, dx):
     """The tangent of fz.method(x): through x, and through the stored parameters' tangents (dfz's fields
     args and kwds, which the rule of making the object filled in)."""
+    fields = _fields(dfz)
+    if _generic(fz.dist):
+        from .scipy_stats_generic import generic_tangent
+
+        dargs, dkwds = fields.get("args", NoTangent), fields.get("kwds", NoTangent)
+        dargs = tuple(dargs) if isinstance(dargs, (tuple, list)) else (NoTangent,) * len(fz.args)
+        dkwds = dkwds if isinstance(dkwds, dict) else {}
+        return generic_tangent(fz.dist, method, y, (x, *fz.args), (dx, *dargs), dict(fz.kwds),
+                               {k: dkwds.get(k, NoTangent) for k in fz.kwds})
     name, ops, where = _frozen_operands(fz, method)
     out = NoTangent if dx is NoTangent or dx is None else dx * _partial(method, name, 0, y, x, ops)
-    fields = _fields(dfz)
     dargs, dkwds = fields.get("args", NoTangent), fields.get("kwds", NoTangent)
     for k, w in enumerate(where):
         if w is None:
@@ -210,6 +218,13 @@ def frozen_adjoints(method, fz, y, x, g):
 
     if g is NoTangent or g is None:
         return NoTangent, NoTangent
+    if _generic(fz.dist):
+        from .scipy_stats_generic import generic_adjoints
+
+        bars = generic_adjoints(fz.dist, method, g, (x, *fz.args), dict(fz.kwds))
+        xbar = NoTangent if _nondiff(x) else bars[0]
+        return xbar, MutableTangent({"args": AdjTuple(bars[1:1 + len(fz.args)]),
+                                     "kwds": {k: b for k, b in zip(fz.kwds, bars[1 + len(fz.args):])}})
     name, ops, where = _frozen_operands(fz, method)
     xbar = NoTangent if _nondiff(x) else unbroadcast(g * _partial(method, name, 0, y, x, ops), np.asarray(x))
     if isinstance(x, (float, int)) and xbar is not NoTangent:
@@ -311,6 +326,14 @@ def _frozen_entropy_rule():
     return jvp, vjp
 
 
+def _generic(dist):
+    """A continuous distribution without a rule of its own in scipy_stats.py: its frozen methods go through its
+    private formulas (scipy_stats_generic.py)."""
+    import scipy.stats
+
+    return isinstance(dist, scipy.stats.rv_continuous) and getattr(dist, "name", None) not in base.CONTINUOUS
+
+
 def _is_mvn(dist):
     return type(dist).__name__ == "multivariate_normal_gen"
 
@@ -399,7 +422,7 @@ def frozen_construct_tangent(dist, fz, n, keys, *ops_and_tangents):
     ops, dops = ops_and_tangents[:m], ops_and_tangents[m:]
     if _is_mvn(dist):
         return _mvn_construct_tangent(fz, _MVN[:n] + keys, ops, dops)
-    if getattr(dist, "name", None) not in base.CONTINUOUS:
+    if getattr(dist, "name", None) not in base.CONTINUOUS and not _generic(dist):
         refuse_parameter_tangent(dops)  # (multivariate_normal, and the discrete distributions' parameters)
         return NoTangent
     return MutableTangent({"args": tuple(dops[:n]), "kwds": dict(zip(keys, dops[n:]))})
@@ -409,7 +432,7 @@ def frozen_construct_adjoint(dist, fz, n, keys, g, *ops):
     """The parameters' adjoints from the frozen object's (fields args and kwds; see frozen_adjoints)."""
     if _is_mvn(dist):
         return tuple(_mvn_construct_adjoint(fz, _MVN[:n] + keys, ops, g))
-    if getattr(dist, "name", None) not in base.CONTINUOUS:
+    if getattr(dist, "name", None) not in base.CONTINUOUS and not _generic(dist):
         bars = [NoTangent if _nondiff(op) else refused_parameter_adjoint() for op in ops]
     else:
         fields = _fields(g)
