@@ -331,14 +331,13 @@ def as_strided_written_through(x, a):
     return np.sum(b * b)
 
 
-@pytest.mark.xfail(strict=True, reason="reverse mode: a strided view (sliding_window_view, as_strided) is a new "
-                                       "array to the transforms, so its adjoint reaches the base where the view was "
-                                       "taken, past a later write to the base: x gets 0 (forward mode: as_strided's "
-                                       "tangent is a gather, a copy, which misses the write)")
 @pytest.mark.parametrize("f", [sliding_window_read_after_write, sliding_window_base_scaled, as_strided_read_after_write,
                                as_strided_written_through])
-def test_strided_view_read_after_a_write_to_its_base(f):
-    check_derivatives(f, 0.7, B3.copy())
+def test_strided_view_read_after_a_write_to_its_base_is_refused(f):
+    # (both modes were wrong: the transforms take a strided view as a new array; refused by name since
+    # frontend/lazy_values.py checks strided views, tests/test_regress_strided_views.py)
+    with pytest.raises(mc.MooncakeError, match="strided view|base"):
+        check_derivatives(f, 0.7, B3.copy())
 
 
 def astype_without_copy(x, a):
