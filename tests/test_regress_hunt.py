@@ -599,9 +599,7 @@ def sum_out_given_positionally(x, a):
     return np.sum(b * b)
 
 
-@pytest.mark.xfail(strict=True, reason="a ufunc's out array given positionally (np.add(a, x, b), np.sin(v, b)) is "
-                                       "taken for an operand: reverse mode gives 0 (the write into b is not seen), "
-                                       "forward mode 0 for np.sin or a TypeError from the rule's template")
+# (fixed: ir/ufunc_out.py moves an output given positionally to out=; tests/test_regress_positional_out.py)
 @pytest.mark.parametrize("f", [ufunc_out_given_positionally, unary_ufunc_out_given_positionally,
                                ufunc_out_positional_in_place, dot_out_given_positionally, clip_out_given_positionally,
                                sum_out_given_positionally])

@@ -1,27 +1,92 @@
-"""`np.add(a, b, out=(c,))` is `np.add(a, b, out=c)`: a one-result ufunc takes its output either way.
+"""NumPy's output argument in one form, `out=c`, whichever way the code gives it.
 
-The transforms' rules for `out=` read the output array from the keyword; a tuple holding it looked like no array
-at all to them (forward mode gave the written array a zero tangent, silently; reverse mode failed).  Only where
-the callee is known when the derivative is made to be a NumPy ufunc with one result: for anything else (a
-function of the user's with an `out` parameter) the tuple is what it is.
+`np.add(a, b, out=(c,))` is `np.add(a, b, out=c)`: a one-result ufunc takes its output either way.  And a ufunc
+takes its outputs positionally after its inputs (`np.add(a, x, b)`, `np.sin(v, b)`), as NumPy's functions with an
+`out` parameter do in its place (`np.dot(A, v, b)`, `np.clip(v, lo, hi, b)`, `np.sum(M, 1, None, b)`).
+
+The transforms' rules for `out=` read the output array from the keyword: a tuple holding it looked like no array
+at all to them (forward mode gave the written array a zero tangent, silently; reverse mode failed), and an output
+given positionally was taken for an operand (both modes lost the write: a zero derivative).  Only where the callee
+is known when the derivative is made to be a NumPy ufunc with one result, or a NumPy function whose signature names
+`out`: for anything else (a function of the user's with an `out` parameter) the arguments are what they are.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import functools
+import inspect
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from .. import ops
-from .nodes import Call, Function
+from .nodes import Call, Const, Function
 
 
 def single_out_tuples(ir: Function, resolve: Callable[[Any], Any]) -> None:
-    """Rewrite `out=(c,)` of one-result ufuncs as `out=c` (`resolve` gives the callable a callee value denotes)."""
+    """Rewrite `out=(c,)` of one-result ufuncs as `out=c`, and outputs given positionally as `out=`
+    (`resolve` gives the callable a callee value denotes, or None)."""
     for b in ir.blocks:
         for s in b.stmts:
+            if len(s.args) >= 2 and "out" not in (s.kwargs or {}):
+                _positional_out(s, resolve)
             out = s.kwargs.get("out") if s.kwargs else None
             if not (isinstance(out, Call) and out.callee() is ops.tuple_of and len(out.args) == 1 and not out.kwargs):
                 continue
             fn = resolve(s.fn)
             if isinstance(fn, np.ufunc) and fn.nout == 1:
                 s.kwargs = {**s.kwargs, "out": out.args[0]}
+
+
+def _positional_out(s: Call, resolve: Callable[[Any], Any]) -> None:
+    """`np.add(a, x, b)` as `np.add(a, x, out=b)`; `np.sum(M, 1, None, b)` as `np.sum(M, 1, None, out=b)` (what
+    follows out moved to its keyword too; `out=None` given positionally dropped)."""
+    fn = resolve(s.fn)
+    if isinstance(fn, np.ufunc):
+        if fn.nout == 1 and len(s.args) == fn.nin + 1:
+            s.kwargs = {**(s.kwargs or {}), "out": s.args[fn.nin]}
+            s.args = s.args[:fn.nin]
+        return
+    if not callable(fn) or not (getattr(fn, "__module__", None) or "").startswith("numpy"):
+        return
+    try:
+        names = _parameters_from_out(fn)
+    except TypeError:  # (unhashable)
+        return
+    if names is None or len(s.args) <= names[0]:
+        return
+    k = names[0]
+    moved = dict(zip(names[1], s.args[k:]))
+    if len(s.args) - k > len(names[1]) or set(moved) & set(s.kwargs or {}):
+        return  # (more than the signature takes, or given twice: NumPy's TypeError, as in the plain call)
+    if isinstance(moved.get("out"), Const) and moved["out"].value is None:
+        del moved["out"]
+    args = list(s.args[:k])
+    while args and len(args) - 1 in names[2] and isinstance(args[-1], Const) and args[-1].value is None:
+        args.pop()  # (`dtype` given as None before out: its default, as if not given: the rules take what they know)
+    s.args = args
+    s.kwargs = {**(s.kwargs or {}), **moved}
+
+
+@functools.lru_cache(maxsize=512)
+def _parameters_from_out(fn: Any) -> Optional[tuple]:
+    """(the position of fn's `out` parameter, the names of the parameters from it on that can be given by keyword
+    as well as by position, the positions before it whose default is None), or None where fn has no positional
+    `out`."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    for i, p in enumerate(params):
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            return None
+        if p.name == "out":
+            if p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
+                return None
+            rest = []
+            for q in params[i:]:
+                if q.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD:
+                    break
+                rest.append(q.name)
+            none_default = frozenset(j for j, q in enumerate(params[:i]) if q.default is None)
+            return i, tuple(rest), none_default
+    return None
