@@ -78,6 +78,19 @@ def append_mixed(xs, s):
     return sum(xs) + xs[-2] * xs[0]
 
 
+def constant_written(xs, s):
+    a = xs[0] * s
+    xs[0] = 0.5  # (a constant: the slot's old value gets nothing from the reads after it)
+    return a + xs[0] * 3.0 + xs[1]
+
+
+def constant_appended(xs, s):
+    xs.append(2.0)
+    a = xs[0] * s
+    xs.append(a)
+    return xs[-1] + xs[-2] * xs[1]
+
+
 def append_then_int(xs, s):
     xs.append(2)  # (an int: not a list of floats any more, the generic path)
     return sum(v * s for v in xs)
@@ -113,7 +126,7 @@ def appends_in_line(xs, s):
 
 _FAMILIES = [sgd_step, prefix_sums, scale_by_items, branchy_writes, int_written, caller_reads_after, caller_of_branchy,
              dispatched_callers, append_iterates, append_mixed, append_then_int, appends_in_line,
-             appends_around_a_call]
+             appends_around_a_call, constant_written, constant_appended]
 _LISTS = [[0.7, -1.3, 2.1], [0.25, 0.5, -0.75, 1.5, -2.0], [1.1, 0.4]]
 
 

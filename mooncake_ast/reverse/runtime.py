@@ -24,6 +24,7 @@ from ..forward import objects
 from ..forward.dataclass_init import dataclass_init
 from . import object_calls
 from .special import SPECIAL
+from .argument_kinds import kinds_of  # noqa: F401  (tests read it here)
 from .derived_rules import (LATEST, DerivedReverse, _with_pullback, clear, derived_reverse, derived_rule,  # noqa: F401
                             may_write)  # (rcall's; importers read them here too: differentiable.py, api_rules.py, ...)
 
