@@ -25,7 +25,7 @@ from .. import ops
 from ..ir.builder import UNDEFINED
 from ..ir.ufunc_out import single_out_tuples
 from .object_iteration import read_items_first
-from ..ir.nodes import Call, Const, Function, Param, Phi, Return, Stmt, Value
+from ..ir.nodes import Call, Const, Function, Global, Param, Phi, Return, Stmt, Value
 from ..rules.registry import Rule
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
 from ..ir.dce import sweep
@@ -102,6 +102,19 @@ def _param_type(param_kinds: dict, p: Param) -> Any:
     return decode(kind, p.name) if kind else None
 
 
+def _returned_globals_as_statements(ir: Function) -> None:
+    """`return LOG` of module-level state as `t = identity(LOG); return t`: the tangent of module-level state is
+    the storage this computation keeps for it (state.module_tangent), found for statements' operands only, so a
+    list that callees appended to, returned as it is, had a zero tangent (its `v = LOG; return v` was right)."""
+    for b in ir.blocks:
+        t = b.term
+        if isinstance(t, Return) and isinstance(t.value, Global):
+            s = Call(Const(ops.identity), [t.value], loc=t.loc)
+            s.block = b
+            b.stmts.append(s)
+            t.value = s
+
+
 def _resolve_typed_methods(ir: Function, resolver: "StaticResolver", param_kinds: dict) -> None:
     """`s.max(axis=1)` of a float array as `np.max(s, axis=1)` (ir/typed_methods.py, as reverse mode does), so the
     tangent line is the rule's plain NumPy instead of a method dispatched when the code runs, and a derivative of
@@ -130,6 +143,7 @@ class ForwardTransform:
         self.param_kinds = {k: v[:-len(_INACTIVE)] if v.endswith(_INACTIVE) else v for k, v in (param_kinds or {}).items()}
         self.resolver = StaticResolver(user_globals, self.param_kinds)
         single_out_tuples(ir, self.resolver.raw_resolve)
+        _returned_globals_as_statements(ir)
         # The reverse transform's clean-ups first (loops over displays written out, dicts and objects as their
         # values; helpers stay calls here, reverse/plainer.py says why), so forward code is as plain for them.
         from ..reverse.plainer import make_plainer  # (the IR passes live with reverse mode, which needed them first)
