@@ -442,10 +442,27 @@ def generator_first_iterable_in_loop(x, a):
     return t
 
 
-@pytest.mark.xfail(strict=True, reason="frontend: a comprehension's first iterable that reads an outer variable of "
-                                       "the name of its loop variable is read in the comprehension's scope: refused "
-                                       "('may be used before it is assigned'), or UnboundLocalError in a loop")
-@pytest.mark.parametrize("f", [comprehension_over_its_own_name, generator_first_iterable_in_loop])
+def dict_comprehension_over_its_own_name(x, a):
+    k = {"p": a[0] * x, "q": a[1]}
+    k = {k: v * x for k, v in k.items()}
+    return k["p"] * k["q"]
+
+
+def nested_levels_over_own_name(x, a):
+    v = [a * x, a ** 2]
+    v = [w * 2.0 for v in v for w in v]   # the inner `v` is the comprehension's
+    return sum(v)
+
+
+def list_and_generator_over_own_name(x, a):
+    e = (a[0] * x, a[2] * x, x)
+    return sum([e * e for e in e]) + sum(e * 3.0 for e in e)
+
+
+# (fixed: frontend/loops.comprehension evaluates such a first iterable before the comprehension's names exist)
+@pytest.mark.parametrize("f", [comprehension_over_its_own_name, generator_first_iterable_in_loop,
+                               dict_comprehension_over_its_own_name, nested_levels_over_own_name,
+                               list_and_generator_over_own_name])
 def test_comprehension_iterable_reads_the_enclosing_scope(f):
     check_derivatives(f, 0.7, B3.copy())
 

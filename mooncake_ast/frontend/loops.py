@@ -263,7 +263,17 @@ class LoopLowering:
         return name, seqs, start
 
     def comprehension(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
-        self.scopes.append({})
+        targets = {n for level in _comp_levels(for_in) for n in _target_names(level.target)}
+        if _names_read(for_in.iter) & targets:
+            # The first iterable reads a name the comprehension binds (`v = [v * 2 for v in v]`): Python evaluates it
+            # in the enclosing scope, before the comprehension's names exist; so here, held under a name of our own.
+            holder = self.temp_var("iterable")
+            self.b.write(holder, self.expr(for_in.iter))
+            alias = "mc_iterable_" + holder.lstrip("%")
+            for_in = for_in.with_changes(iter=cst.Name(alias))
+            self.scopes.append({alias: holder})
+        else:
+            self.scopes.append({})
         # A comprehension variable a closure inside it captures lives in a cell, one per
         # evaluation of the comprehension, as in Python: `[lambda t: t * k for k in range(3)]`
         # makes three functions that all see the last k.
@@ -297,6 +307,26 @@ class LoopLowering:
 
         # The first iterable is evaluated in the enclosing scope, as in Python.
         self.for_loop(for_in.target, for_in.iter, body)
+
+
+def _names_read(node: cst.CSTNode) -> set:
+    """The names node reads (not attributes' names, nor keywords')."""
+    found: set = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.add(n.value)
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)
+            return False
+
+        def visit_Arg(self, n: cst.Arg) -> bool:
+            n.value.visit(self)
+            return False
+
+    node.visit(V())
+    return found
 
 
 def _makes_blocks(test: cst.BaseExpression) -> bool:
