@@ -628,3 +628,29 @@ def fortran_ravel_read_after_a_write(x, a):
 def test_ravel_in_another_order_that_is_a_view(f):
     # forward mode: ravel's tangent in another order than "C" was always a copy, where NumPy returns a view
     check_derivatives(f, 0.7, B3.copy())
+
+
+def ndarray_dunder_array_written(x, a):
+    b = a * 1.0
+    c = b.__array__()                     # b itself (no rule: refused, also with a tangent in x only)
+    c[0] = x
+    return np.sum(b * b)
+
+
+def test_method_without_rule_whose_result_is_its_array_is_refused():
+    # forward mode called b.__array__() plainly when b's tangent was zero storage (a tangent in x only): 0
+    from mooncake_ast.errors import MissingRuleError
+    with pytest.raises(MissingRuleError):
+        mc.jvp(ndarray_dunder_array_written, (0.7, B3.copy()), (1.0, np.zeros(3)))
+
+
+def array_with_ndmin_written(x, a):
+    b = a * 1.0
+    c = np.array(b, copy=False, ndmin=2)  # a (1, 3) view of b
+    c[0, 0] = x
+    return np.sum(b * b) + np.sum(c)
+
+
+def test_array_with_ndmin_is_a_view():
+    # forward mode crashed (the tangent lacked the leading axis), and a view's tangent must be a view
+    check_derivatives(array_with_ndmin_written, 0.7, B3.copy())
