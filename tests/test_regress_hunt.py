@@ -654,3 +654,49 @@ def array_with_ndmin_written(x, a):
 def test_array_with_ndmin_is_a_view():
     # forward mode crashed (the tangent lacked the leading axis), and a view's tangent must be a view
     check_derivatives(array_with_ndmin_written, 0.7, B3.copy())
+
+
+def map_of_a_function_with_side_effects_cut_short(x, a):
+    log = []
+
+    def h(e):
+        log.append(e * x)                 # runs once per item *taken*
+        return e
+    for v in map(h, a):
+        if v < 0:
+            break                         # plain Python: h ran on a[0], a[1] only
+    return sum(log)                       # (a0 + a1) x
+
+
+def any_over_map_with_side_effects(x, a):
+    log = []
+
+    def h(e):
+        log.append(e * x)
+        return e < 0
+    found = any(map(h, a))                # stops at the first True
+    return sum(log) + found
+
+
+def filter_with_side_effects_cut_short(x, a):
+    log = []
+
+    def keep(e):
+        log.append(e * x)
+        return True
+    for v in filter(keep, a):
+        if v < 0:
+            break
+    return sum(log)
+
+
+@pytest.mark.xfail(strict=True, reason="both modes run map()/filter() to the end when called, so a function with side "
+                                       "effects runs on items a `break` or any() never takes: a wrong *value* (and "
+                                       "derivative); a generator that changes its inputs is refused, map/filter are not")
+@pytest.mark.parametrize("f", [map_of_a_function_with_side_effects_cut_short, any_over_map_with_side_effects,
+                               filter_with_side_effects_cut_short])
+def test_lazy_map_with_side_effects_consumed_in_part(f):
+    y, _ = mc.vjp(f, 0.7, B3.copy())
+    assert y == pytest.approx(f(0.7, B3.copy()))
+    _, _ = mc.jvp(f, (0.7, B3.copy()), (1.0, np.zeros(3)))
+    check_derivatives(f, 0.7, B3.copy())
