@@ -13,6 +13,7 @@
   shared between closures that share a cell (`inc` and `get` from one factory).
 * (Second-order derivatives through `for v in obj` crashed on a relative import inside sequence_tangent.)"""
 import functools
+import itertools
 
 import numpy as np
 import pytest
@@ -693,10 +694,56 @@ def filter_with_side_effects_cut_short(x, a):
 @pytest.mark.xfail(strict=True, reason="both modes run map()/filter() to the end when called, so a function with side "
                                        "effects runs on items a `break` or any() never takes: a wrong *value* (and "
                                        "derivative); a generator that changes its inputs is refused, map/filter are not")
+def zip_stops_a_map_with_side_effects(x, a):
+    log = []
+
+    def h(e):
+        log.append(e * x)
+        return e
+    return sum(u * v for u, v in zip([1.0, 2.0], map(h, a))) + sum(log)
+
+
 @pytest.mark.parametrize("f", [map_of_a_function_with_side_effects_cut_short, any_over_map_with_side_effects,
-                               filter_with_side_effects_cut_short])
+                               filter_with_side_effects_cut_short, zip_stops_a_map_with_side_effects])
 def test_lazy_map_with_side_effects_consumed_in_part(f):
     y, _ = mc.vjp(f, 0.7, B3.copy())
     assert y == pytest.approx(f(0.7, B3.copy()))
     _, _ = mc.jvp(f, (0.7, B3.copy()), (1.0, np.zeros(3)))
+    check_derivatives(f, 0.7, B3.copy())
+
+
+def sort_key_with_side_effects(x, a):
+    log = []
+
+    def key(e):
+        log.append(e * x)                 # a key function that also records (a cache, a counter)
+        return e
+    s = sorted(a, key=key)
+    return s[0] + sum(log)
+
+
+def max_key_with_side_effects(x, a):
+    calls = []
+
+    def key(e):
+        calls.append(x)
+        return e
+    return max(a, key=key) * x + sum(calls)
+
+
+def takewhile_predicate_with_side_effects(x, a):
+    log = []
+
+    def p(e):
+        log.append(e * x)
+        return e > 0
+    return sum(itertools.takewhile(p, a)) + sum(log)
+
+
+@pytest.mark.xfail(strict=True, reason="a key function or predicate (sorted/max key=, itertools.takewhile) that also "
+                                       "writes values with a derivative: the writes are dropped or wrong in both "
+                                       "modes (the callback runs as a non-differentiable key)")
+@pytest.mark.parametrize("f", [sort_key_with_side_effects, max_key_with_side_effects,
+                               takewhile_predicate_with_side_effects])
+def test_key_function_with_side_effects(f):
     check_derivatives(f, 0.7, B3.copy())
