@@ -700,11 +700,34 @@ def zip_stops_a_map_with_side_effects(x, a):
     return sum(u * v for u, v in zip([1.0, 2.0], map(h, a))) + sum(log)
 
 
+def map_of_a_closure_over_state_changed_before_use(x, a):
+    k = [1.0]
+
+    def h(e):
+        return e * k[0]                   # read when the map is consumed
+    m = map(h, a)
+    k[0] = x                              # (a generator expression reading k here is refused)
+    return sum(m)                         # x * sum(a)
+
+
+def map_interleaved_with_other_writes(x, a):
+    log = []
+
+    def h(e):
+        log.append(e * x)
+        return e
+    m = map(h, a)
+    log.append(x * 10.0)                  # first in log: h has not run yet
+    total = sum(m)
+    return log[0] * 2.0 + log[1] + total
+
+
 @pytest.mark.xfail(strict=True, reason="both modes run map()/filter() to the end when called, so a function with side "
                                        "effects runs on items a `break` or any() never takes: a wrong *value* (and "
                                        "derivative); a generator that changes its inputs is refused, map/filter are not")
 @pytest.mark.parametrize("f", [map_of_a_function_with_side_effects_cut_short, any_over_map_with_side_effects,
-                               filter_with_side_effects_cut_short, zip_stops_a_map_with_side_effects])
+                               filter_with_side_effects_cut_short, zip_stops_a_map_with_side_effects,
+                               map_of_a_closure_over_state_changed_before_use, map_interleaved_with_other_writes])
 def test_lazy_map_with_side_effects_consumed_in_part(f):
     y, _ = mc.vjp(f, 0.7, B3.copy())
     assert y == pytest.approx(f(0.7, B3.copy()))
