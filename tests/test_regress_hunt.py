@@ -763,10 +763,19 @@ def takewhile_predicate_with_side_effects(x, a):
     return sum(itertools.takewhile(p, a)) + sum(log)
 
 
+def exit_stack_callback_writes(x, a):
+    import contextlib
+    log = []
+    with contextlib.ExitStack() as stack:
+        stack.callback(log.append, x * 2.0)   # runs at the end of the with block
+        u = x * a[0]
+    return u + sum(log)
+
+
 @pytest.mark.xfail(strict=True, reason="a key function or predicate (sorted/max key=, itertools.takewhile) that also "
                                        "writes values with a derivative: the writes are dropped or wrong in both "
                                        "modes (the callback runs as a non-differentiable key)")
 @pytest.mark.parametrize("f", [sort_key_with_side_effects, max_key_with_side_effects,
-                               takewhile_predicate_with_side_effects])
+                               takewhile_predicate_with_side_effects, exit_stack_callback_writes])
 def test_key_function_with_side_effects(f):
     check_derivatives(f, 0.7, B3.copy())
