@@ -108,7 +108,9 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
     if _all_zero(df) and all(_all_zero(d) for d in dargs) and all(_all_zero(d) for d in dkwargs.values()):
         # Nothing differentiable flows in, so nothing flows out: no rule needed (e.g. rng.random(shape)).
         y = f(*args, **kwargs)
-        if _may_reach_storage(y, (*args, *kwargs.values()), (*dargs, *dkwargs.values())):
+        owner = (getattr(f, "__self__", None),) if isinstance(df, MethodTangent) else ()  # (b.__array__(), b.getfield())
+        if _may_reach_storage(y, (*owner, *args, *kwargs.values()),
+                              ((df.self_tangent,) if owner else ()) + (*dargs, *dkwargs.values())):
             raise MissingRuleError(f, "forward")
         return y, zero_tangent(y)
     raise MissingRuleError(f, "forward")

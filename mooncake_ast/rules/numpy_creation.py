@@ -31,12 +31,16 @@ def array_tangent(y, x, dx):
         if _numbers_object_array(y):  # numbers kept as objects: their tangents, as numbers (dropped before)
             return np.array(_dense(x, dx), dtype=complex if any(isinstance(v, complex) for v in y.flat) else float)
         return _no()
-    return np.array(_dense(x, dx), dtype=y.dtype)
+    out = np.array(_dense(x, dx), dtype=y.dtype)
+    return out.reshape(y.shape) if out.shape != y.shape and out.size == y.size else out  # (ndmin=: leading ones)
 
 
 def asarray_tangent(y, x, dx):
     if y is x:
         return dx
+    if isinstance(y, np.ndarray) and isinstance(x, np.ndarray) and isinstance(dx, np.ndarray) and y.size == x.size \
+            and dx.shape == x.shape and dx.strides == x.strides and dx.dtype == y.dtype and np.shares_memory(y, x):
+        return dx.reshape(y.shape)  # (x itself with leading axes of one, `np.array(x, copy=False, ndmin=2)`: a view)
     return array_tangent(y, x, dx)
 
 
