@@ -31,102 +31,12 @@ from .tracebacks import user_errors
 from .batching import Batched, Trace, unbatch
 from .foreign import arguments, refuse_foreign
 from .forward.runtime import fast_forward_rule
+from .pytrees import (PytreeError, _assemble, _flatten, _leaf_kinds, _leaf_shapes, _refuse_ints,  # noqa: F401
+                      _scalar_or_array, _unflatten)
+from .jacobian_rules import _jacobian_name, jacobian_forward, jacobian_reverse  # noqa: F401
 from .higher_traced import (_GRAD_APPLY, _GRAD_DIRECTIONAL, _VG_APPLY, _VG_DIRECTIONAL, _hvp_frule,  # noqa: F401
                             _hvp_rrule, apply, directional, factory_fwd, forward_of_fcall, forward_of_forward,
                             forward_of_jvp, fresh_arrays, grad_call_jvp, hvp_plain, plain_jvp)
-
-
-class PytreeError(MooncakeError, TypeError):
-    """A Jacobian input or output that is not a pytree of floats and float arrays."""
-
-
-# ---------------------------------------------------------------- pytrees of floats and arrays
-
-
-def _flatten(x: Any, leaves: list) -> Any:
-    """Append x's leaves to `leaves`; return the structure to rebuild it (see _unflatten)."""
-    if isinstance(x, tuple) and not hasattr(x, "_fields"):
-        return ("tuple", [_flatten(v, leaves) for v in x])
-    if isinstance(x, list):
-        return ("list", [_flatten(v, leaves) for v in x])
-    if isinstance(x, dict):
-        return ("dict", list(x.keys()), [_flatten(v, leaves) for v in x.values()])
-    if isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, (bool, np.bool_)):
-        leaves.append(np.asarray(x, dtype=float))
-        return ("leaf", (), "number")
-    if isinstance(x, np.ndarray) and x.dtype.kind in "iuf":
-        leaves.append(np.asarray(x, dtype=float) if x.dtype.kind != "f" else x)
-        return ("leaf", x.shape)
-    if x is NoTangent:  # (the derivative of an int: jacrev's adjoint of an int argument, jacfwd's tangent of len(x))
-        raise PytreeError("a Jacobian needs float arguments and results (or float arrays, or containers of them): "
-                          "an int argument (in reverse mode) or an int result has none; pass floats (2.0, not 2), "
-                          "leave int arguments out of argnums, and return floats")
-    raise PytreeError(f"a Jacobian's inputs and outputs must be floats, float arrays, or tuples, lists and dicts "
-                      f"of them; got {type(x).__name__}")
-
-
-def _refuse_ints(api: str, where: str, x: Any) -> None:
-    """A PytreeError naming `where` when x is (or holds) an int or an int array: it has no derivative, so it
-    has no place in a Jacobian (rather than a TangentError about a tangent the user never gave)."""
-    if isinstance(x, (tuple, list)):
-        for i, v in enumerate(x):
-            _refuse_ints(api, f"{where}[{i}]", v)
-    elif isinstance(x, dict):
-        for k, v in x.items():
-            _refuse_ints(api, f"{where}[{k!r}]", v)
-    elif (isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))) or \
-            (isinstance(x, np.ndarray) and x.dtype.kind in "iu"):
-        shown = "an int" if not isinstance(x, np.ndarray) else f"an int array (dtype {x.dtype})"
-        raise PytreeError(f"{api}: {where} is {shown}, which has no derivative; a Jacobian needs floats and float "
-                          f"arrays: pass floats (2.0, not 2; x.astype(float)), leave int arguments out of argnums, "
-                          f"and return floats")
-
-
-def _unflatten(tree: Any, leaves: Any) -> Any:
-    it = iter(leaves)
-
-    def build(t: Any) -> Any:
-        if t[0] == "tuple":
-            return tuple(build(c) for c in t[1])
-        if t[0] == "list":
-            return [build(c) for c in t[1]]
-        if t[0] == "dict":
-            return {k: build(c) for k, c in zip(t[1], t[2])}
-        return next(it)
-
-    return build(tree)
-
-
-def _leaf_shapes(tree: Any) -> list:
-    out: list = []
-
-    def walk(t: Any) -> None:
-        if t[0] == "leaf":
-            out.append(t[1])
-        else:
-            for c in t[-1]:
-                walk(c)
-
-    walk(tree)
-    return out
-
-
-def _leaf_kinds(tree: Any) -> list:
-    out: list = []
-
-    def walk(t: Any) -> None:
-        if t[0] == "leaf":
-            out.append(t[2] if len(t) > 2 else "array")
-        else:
-            for c in t[-1]:
-                walk(c)
-
-    walk(tree)
-    return out
-
-
-def _scalar_or_array(a: np.ndarray) -> Any:
-    return a[()] if a.ndim == 0 else a
 
 
 def _nums(argnums: Any, nargs: int, api: str, f: Any) -> tuple:
@@ -142,19 +52,6 @@ def _nums(argnums: Any, nargs: int, api: str, f: Any) -> tuple:
         raise ArgnumsError(f"{api}({_name(f)}, argnums={argnums!r}): positions {nums} repeat an argument; give each "
                            f"position once")
     return tuple(nums)
-
-
-def _assemble(blocks: list, out_tree: Any, in_tree: Any, single: bool) -> Any:
-    """blocks[o][i]: the (size_o, size_i) matrix of output leaf o by input leaf i -> JAX's layout."""
-    if single and out_tree[0] == "leaf" and len(in_tree[1]) == 1 and in_tree[1][0][0] == "leaf":
-        return _scalar_or_array(blocks[0][0].reshape(tuple(out_tree[1]) + tuple(in_tree[1][0][1])))  # one by one
-    out_shapes, in_shapes = _leaf_shapes(out_tree), _leaf_shapes(in_tree)
-    per_out = []
-    for o, so in enumerate(out_shapes):
-        parts = [_scalar_or_array(blocks[o][i].reshape(tuple(so) + tuple(si))) for i, si in enumerate(in_shapes)]
-        tree = _unflatten(in_tree, parts)  # a tuple over argnums
-        per_out.append(tree[0] if single else tree)
-    return _unflatten(out_tree, per_out)
 
 
 # ---------------------------------------------------------------- jacfwd / jacrev
@@ -570,76 +467,6 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     _wraps(out, f)  # (f's __name__, __doc__, __wrapped__, as mc.grad's)
     out.__mc_jacobian__ = (f, argnums, has_aux, "jacrev")  # type: ignore[attr-defined]  (see jacobian_forward)
     return out
-
-
-def _jacobian_name(J: Callable) -> str:
-    """`jacfwd(f)` / `jacrev(f)` for messages (J itself carries f's __name__, as mc.grad's result does)."""
-    f, _, _, kind = J.__mc_jacobian__
-    return f"{kind}({_name(f)})"
-
-
-def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tuple:
-    """`(J(*args), its tangent)` for a Jacobian function J = jacfwd(f) / jacrev(f) / hessian(g) and argument
-    tangents dargs: the tangent is the Jacobian of the directional derivative, `d/dt J_f(x + t v) = J_h(x)` with
-    `h(y) = Df(y)[v]` (symmetry of second derivatives), so mc.jacfwd(mc.hessian(g)) and mc.jvp of a Hessian are
-    Jacobians of Hessian-vector products."""
-    f, argnums, has_aux, kind = J.__mc_jacobian__
-    if kwargs:
-        raise NestingError(f"nested derivative of {_jacobian_name(J)}: keyword arguments are not supported")
-    pre = _snapshot(tuple(args))
-    y = J(*args)
-    dirs = tuple(None if d is NoTangent else d for d in dargs)
-    if all(d is None for d in dirs):
-        return y, NoTangent
-
-    def directional_derivative(*a):
-        return directional(f, a, dirs)
-
-    # (from the arguments' values on entry: J(*args) leaves them as f leaves them, which may be updated in place;
-    # the Jacobian of the directional derivative was taken at the updated values, a wrong jacfwd(jacfwd(f)))
-    post = _snapshot(tuple(args))
-    _reapply(pre)
-    try:
-        # (with has_aux the directional derivative is the pair's, (value's, aux's): the Jacobian of the first and the
-        # second as it is are the tangents of (J, aux))
-        dy = (jacfwd if kind == "jacfwd" else jacrev)(directional_derivative, argnums, has_aux)(*args)
-    finally:
-        _reapply(post)
-    return y, dy
-
-
-def jacobian_reverse(J: Callable, args: tuple, kwargs: dict) -> tuple:
-    """`(J(*args), pullback)` for a Jacobian function J under reverse mode (`grad(lambda x: g(mc.jacfwd(f)(x)))`):
-    J's own Python (loops over directions, caches) cannot be traced, so the adjoint of each float or float-array
-    argument is the cotangent contracted with the Jacobian of J by forward mode (jacobian_forward's tangents):
-    `a_bar = sum W * dJ/da`, one Jacobian of J per argument."""
-    from .reverse.adjoints import AdjDict, AdjTuple
-
-    from .rules.api_rules import _TRACED, _refuse_captures
-
-    f, argnums, has_aux, kind = J.__mc_jacobian__
-    if kwargs or has_aux:
-        raise NestingError(f"nested derivative of {_jacobian_name(J)}: keyword arguments and has_aux are not supported")
-    if J in _TRACED:  # made inside differentiated code: what f captures may be differentiated, and gets no adjoint
-        # (hessian's f is grad(g): g's captures, not the gradient object's)
-        _refuse_captures(f.f if isinstance(f, Grad) else f, _jacobian_name(J))
-    y = J(*args)
-    if not (isinstance(y, np.ndarray) or isinstance(y, (float, np.floating))):
-        raise NestingError(f"reverse mode over {_jacobian_name(J)}: a Jacobian given as a tuple of blocks (several "
-                           f"arguments or outputs) is not supported there; use mc.jacfwd of it, or one argnums")
-    positions = [i for i, a in enumerate(args) if isinstance(a, (float, np.floating)) and not isinstance(a, bool)
-                 or isinstance(a, np.ndarray) and a.dtype.kind == "f"]
-
-    def pullback(w: Any) -> tuple:
-        w = np.asarray(materialize(w, y) if w is not NoTangent else np.zeros(np.shape(y)), dtype=float)
-        bars: list = [NoTangent] * len(args)
-        for i in positions:
-            JJ = np.asarray(jacfwd(J, argnums=i)(*args))  # J's dimensions, then argument i's
-            bar = np.tensordot(w, JJ, axes=w.ndim)
-            bars[i] = bar if isinstance(args[i], np.ndarray) else float(bar)
-        return NoTangent, AdjTuple(bars), AdjDict({})
-
-    return y, pullback
 
 
 def hessian(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:

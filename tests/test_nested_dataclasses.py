@@ -1,6 +1,6 @@
 """Nested derivatives through dataclasses (issue 10): frozen classes, `__post_init__` (also setting fields with
 `object.__setattr__` in a frozen class), `object.__setattr__` in a plain `__init__`, and `dataclasses.replace` with
-differentiated keywords.  All were refused at the second order; checked in every nesting against central differences
+differentiated keywords (rules/nested_replace.py).  All were refused at the second order; checked in every nesting against central differences
 of the gradient, and at the third order against differences of the Hessian."""
 import dataclasses
 
@@ -105,14 +105,15 @@ def test_second_order(f, nesting):
 
 
 @pytest.mark.parametrize("outer", ["jacfwd", "jacrev"])
-@pytest.mark.parametrize("f", FUNCS[:5], ids=IDS[:5])
+@pytest.mark.parametrize("f", FUNCS, ids=IDS)
 def test_third_order(f, outer):
     T = fd_jac(lambda y: mc.hessian(f)(y), X3)
     np.testing.assert_allclose(getattr(mc, outer)(mc.hessian(f))(X3), T, rtol=1e-4, atol=1e-5)
 
 
-def test_replace_third_order_is_refused_by_name():
-    from mooncake_ast.rules.forward_code_rules import NestingError
-
-    with pytest.raises(NestingError, match="replace"):
-        mc.jacfwd(mc.hessian(replaced))(X3)
+@pytest.mark.parametrize("f", [replaced, replaced_in_loop, frozen_post_init], ids=["replaced", "loop", "post_init"])
+def test_third_derivative_of_scalar(f):
+    g = lambda t: f(np.array([t, 0.5 * t, t * t]))  # noqa: E731
+    ref = fd_jac(lambda t: mc.grad(mc.grad(g))(float(t)), np.array(0.7))
+    np.testing.assert_allclose(mc.grad(mc.grad(mc.grad(g)))(0.7), ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mc.jvp(mc.grad(mc.grad(g)), (0.7,), (1.0,))[1], ref, rtol=1e-5, atol=1e-6)

@@ -200,3 +200,43 @@ def test_third_order_of_item_reads_scalar_grad():
         return items_into_helper(np.array([t, 0.5 * t, t * t]))
     d3 = mc.grad(mc.grad(mc.grad(g)))(0.7)
     np.testing.assert_allclose(d3, fd_jac(lambda t: mc.grad(mc.grad(g))(float(t)), np.array(0.7)), rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- list.sort() of numbers
+# `xs.sort()` of a differentiated list inside forward code was refused at every second order; now the permutation
+# (a constant: comparisons have no derivative) moves the items and their tangents alike (nested_containers.sort_fwd).
+
+
+def sort_then_edit(x):
+    xs = list(x)
+    xs.sort()
+    xs.reverse()
+    xs.insert(1, xs[0] * xs[-1])
+    xs.pop()
+    return sum(v * (i + 1) for i, v in enumerate(xs)) + max(xs) ** 2
+
+
+def sort_of_expressions(x):
+    xs = [x[0] * 2, x[1] ** 2, x[2], x[0] + x[2]]
+    xs.sort()
+    return xs[0] * xs[-1] + xs[1] ** 3
+
+
+def sort_in_loop(x):
+    xs = []
+    for v in x:
+        xs.append(np.sin(v) * 2)
+        xs.sort()
+    return xs[0] ** 2 + xs[1] * xs[2]
+
+
+@pytest.mark.parametrize("nesting", sorted(NESTINGS))
+@pytest.mark.parametrize("f", [sort_then_edit, sort_of_expressions, sort_in_loop], ids=["edit", "expressions", "loop"])
+def test_list_sort(f, nesting):
+    check_all_nestings(f, nesting)
+
+
+@pytest.mark.parametrize("f", [sort_then_edit, sort_in_loop], ids=["edit", "loop"])
+def test_list_sort_third_order(f):
+    T = fd_jac(lambda y: mc.hessian(f)(y), X3)
+    np.testing.assert_allclose(mc.jacrev(mc.hessian(f))(X3), T, rtol=1e-4, atol=1e-5)

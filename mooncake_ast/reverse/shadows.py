@@ -241,6 +241,13 @@ def add_into(v: Any, g: Any) -> None:
         else:
             sh.slot = accumulate(sh.slot, g)
     elif isinstance(sh, MutableTangent):
+        if type(g).__name__ == "FunctionAdjoint" and type(v).__name__ == "FunctionTangent":
+            # (reverse mode over forward code of forward code: a function's tangent passed where the function's is
+            # taken gets a function's adjoint, of its defaults' tangents, which are the FunctionTangent's fields of
+            # those names: `lambda t, c=c: t * c` at the third order)
+            _add_field(sh, v, "defaults", g.defaults)
+            _add_field(sh, v, "kwdefaults", g.kwdefaults)
+            return
         if not isinstance(g, (MutableTangent, Tangent)):  # (a Tangent: a nested rule's adjoint of an object, by field)
             _refuse_items_adjoint(v, g)
             return

@@ -390,6 +390,10 @@ def _jvp_plan(args: tuple, dargs: tuple, fresh: bool = True) -> _Plan:
 def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
     """fcall of `fcall` itself (forward code that dispatches a call at run time, differentiated forward)."""
     f, df, fargs, fdargs, *rest = args
+    if rest and _nested_replace.is_replace(f, fargs, rest[0]):  # (a third order through dataclasses.replace)
+        plan = _nested_replace.fcall_plan(tuple(args), tuple(_expand(dargs, len(args))))
+        if plan is not None:
+            return plan
     helper = _nested_out.out_helper(f, len(fargs), rest[0]) if rest else None
     if helper is not None:  # (a ufunc writing out=)
         return _nested_out.fcall_plan(helper, f, fargs, fdargs, rest, _expand(dargs, len(args)))

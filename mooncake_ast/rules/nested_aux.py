@@ -15,7 +15,7 @@ from typing import Any
 from ..api import _reapply, _snapshot
 from ..reverse.adjoints import accumulate
 from ..tangents import NoTangent
-from .api_rules import NestingError, _TRACED, _expand, _plan, _Plan, _refuse_captures, _zero
+from .api_rules import NestingError, _TRACED, _expand, _Plan, _refuse_captures, _zero
 
 _PARTS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
@@ -133,6 +133,3 @@ def aux_plan(g: Any, args: tuple, dargs: tuple) -> _Plan:
                  lambda b: (NoTangent, tuple(_expand(b[5], n)), tuple(_expand(b[6], n))),
                  lambda tf, targs, tdargs: (NoTangent, NoTangent, NoTangent, NoTangent, NoTangent, targs, tdargs),
                  grad_of=g)
-
-
-__all__ = ["aux_frule", "aux_rrule", "aux_plan", "parts", "_plan"]

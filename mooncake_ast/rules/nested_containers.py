@@ -49,6 +49,22 @@ def reverse_fwd(xs, txs):
     return None, NoTangent
 
 
+def sort_fwd(xs, txs, order):
+    """`xs.sort()` of numbers, by the permutation `order` the plan found (a stable sort's, as list.sort's): the
+    items and their tangents moved alike."""
+    items = []
+    titems = []
+    for i in order:
+        items.append(xs[i])
+        titems.append(txs[i])
+    xs.clear()
+    txs.clear()
+    for k in range(len(items)):
+        xs.append(items[k])
+        txs.append(titems[k])
+    return None, NoTangent
+
+
 def zip_fwd(*ad):
     # `zip(*xs)` over lists and tuples (as builtin_rules.zip_tangent, traced, calls it) and its tangent: the items'
     # tangents zipped alike, a list of tuples as zip_tangent gives them
@@ -241,6 +257,11 @@ def list_method_call(name: str, xs: Any, args: tuple, dxs: list, dargs: tuple, d
         return (extend_fwd, (xs, args[0], dxs, _items_tangent(dargs[0], args[0], dense)),
                 lambda b: (MethodAdjoint(b[0]), (b[1],), (b[3],)),
                 lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), targs[0], _self_t(tdf), tdargs[0]))
+    if name == "sort" and n == 0 and all(_number(v) for v in xs):
+        # (the permutation is a constant of every order: comparisons have no derivative)
+        order = tuple(sorted(range(len(xs)), key=xs.__getitem__))
+        return (sort_fwd, (xs, dxs, order), lambda b: (MethodAdjoint(b[0]), (), ()),
+                lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf), NoTangent))
     if name in ("reverse", "clear") and n == 0:
         return (reverse_fwd if name == "reverse" else clear_fwd, (xs, dxs), lambda b: (MethodAdjoint(b[0]), (), ()),
                 lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf)))
@@ -288,6 +309,12 @@ def dict_update_call(d: dict, args: tuple, dd: dict, dargs: tuple, dense: Any) -
         return None
     return (dict_update_fwd, (d, other, dd, dother), lambda b: (MethodAdjoint(b[0]), (b[1],), (b[3],)),
             lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), targs[0], _self_t(tdf), tdargs[0]))
+
+
+def _number(v: Any) -> bool:
+    import numpy as np
+
+    return (type(v) in (float, int) or isinstance(v, (np.floating, np.integer))) and not isinstance(v, bool)
 
 
 def _key(k: Any) -> bool:

@@ -10,16 +10,35 @@ from typing import Any, Optional
 from ..tangents import NoTangent
 
 
+def _pick(obj, fields, sources, values, k):
+    if sources[k] >= 0:
+        return values[sources[k]]
+    return getattr(obj, fields[k])
+
+
 def replace_positional(obj, fields, sources, values):
     """`dataclasses.replace(obj, **dict(zip(changed, values)))`: field k from `values[sources[k]]`, or from obj where
-    sources[k] is -1 (traced: differentiated like user code)."""
-    args = []
-    for k in range(len(fields)):
-        if sources[k] >= 0:
-            args.append(values[sources[k]])
-        else:
-            args.append(getattr(obj, fields[k]))
-    return type(obj)(*args)
+    sources[k] is -1 (traced: differentiated like user code; one call per arity, as a star call's tuple has no
+    derivative at the third order)."""
+    cls = type(obj)
+    n = len(fields)
+    if n == 1:
+        return cls(_pick(obj, fields, sources, values, 0))
+    if n == 2:
+        return cls(_pick(obj, fields, sources, values, 0), _pick(obj, fields, sources, values, 1))
+    if n == 3:
+        return cls(_pick(obj, fields, sources, values, 0), _pick(obj, fields, sources, values, 1),
+                   _pick(obj, fields, sources, values, 2))
+    if n == 4:
+        return cls(_pick(obj, fields, sources, values, 0), _pick(obj, fields, sources, values, 1),
+                   _pick(obj, fields, sources, values, 2), _pick(obj, fields, sources, values, 3))
+    if n == 5:
+        return cls(_pick(obj, fields, sources, values, 0), _pick(obj, fields, sources, values, 1),
+                   _pick(obj, fields, sources, values, 2), _pick(obj, fields, sources, values, 3),
+                   _pick(obj, fields, sources, values, 4))
+    return cls(_pick(obj, fields, sources, values, 0), _pick(obj, fields, sources, values, 1),
+               _pick(obj, fields, sources, values, 2), _pick(obj, fields, sources, values, 3),
+               _pick(obj, fields, sources, values, 4), _pick(obj, fields, sources, values, 5))
 
 
 def is_replace(f: Any, args: Any, kwargs: Any) -> bool:
@@ -40,6 +59,9 @@ def positional(obj: Any, kwargs: dict) -> Optional[tuple]:
         raise NestingError(f"nested derivative: dataclasses.replace of {cls.__name__}, which has keyword-only fields or "
                            f"init-only variables, is not supported at this order")
     init = [f.name for f in fields if f.init]
+    if not 1 <= len(init) <= 6:
+        raise NestingError(f"nested derivative: dataclasses.replace of {cls.__name__}, with {len(init)} fields, is not "
+                           f"supported at this order (at most 6)")
     changed = tuple(kwargs)
     if any(k not in init for k in changed):
         return None  # (replace's own error, from the plain call)
@@ -87,3 +109,51 @@ def rrule(f: Any, args: tuple, dargs: Any, kwargs: dict, dkwargs: Any) -> Any:
         return NoTangent, NoTangent, AdjTuple((a_bar[0],)), AdjTuple((d_bar[0],)), k_bar, dk_bar
 
     return out, pullback
+
+
+def fcall_plan(args: tuple, dargs: tuple) -> Any:
+    """The plan of `fcall(dataclasses.replace, df, (obj,), (dobj,), kwargs, dkwargs)` (forward code of forward code,
+    differentiated once more: a third order): that of the same fcall of replace_positional, its tangents and adjoints
+    moved between the keywords and the positional values."""
+    from ..reverse.adjoints import AdjDict, AdjTuple
+    from .api_rules import _expand, _fcall_plan
+
+    f, df, fargs, fdargs, *rest = args
+    kwargs = rest[0]
+    planned = positional(fargs[0], kwargs)
+    if planned is None:
+        return None
+    fields, sources, changed = planned
+    m = len(args)
+
+    def moved(t: Any) -> tuple:
+        """Tangents of fcall's (f, df, fargs, fdargs, kwargs, dkwargs) -> those of fcall(replace_positional, ...)."""
+        t = _expand(t, m)
+        kw, dkw = (t[4] if m > 4 else NoTangent), (t[5] if m > 5 else NoTangent)
+        return (NoTangent, NoTangent, (_expand(t[2], 1)[0], NoTangent, NoTangent, _by_name(kw, changed)),
+                (_expand(t[3], 1)[0], NoTangent, NoTangent, _by_name(dkw, changed)))
+
+    def back(a: Any) -> tuple:
+        """Adjoints of fcall(replace_positional, ...)'s arguments -> those of the fcall of replace."""
+        a = _expand(a, 4)
+        p_bar, d_bar = _expand(a[2], 4), _expand(a[3], 4)
+        v_bar, dv_bar = _expand(p_bar[3], len(changed)), _expand(d_bar[3], len(changed))
+        out = (NoTangent, NoTangent, AdjTuple((p_bar[0],)), AdjTuple((d_bar[0],)),
+               AdjDict({k: v_bar[i] for i, k in enumerate(changed)}),
+               AdjDict({k: dv_bar[i] for i, k in enumerate(changed)}))
+        return out[:m]
+
+    p = (fargs[0], fields, sources, tuple(kwargs[k] for k in changed))
+    d = (_expand(fdargs, 1)[0], NoTangent, NoTangent, _by_name(rest[1] if len(rest) > 1 else NoTangent, changed))
+    inner = _fcall_plan((replace_positional, NoTangent, p, d), moved(dargs))
+
+    def split(b: Any) -> tuple:
+        _, a_bar, d_bar = inner.split(b)
+        return NoTangent, back(a_bar), back(d_bar)
+
+    def outer(t_f: Any, targs: tuple, tdargs: tuple) -> tuple:
+        return inner.outer(t_f, moved(targs), moved(tdargs))
+
+    plan = type(inner)(inner.fn, inner.call_args, split, outer)
+    plan.inactive = inner.inactive
+    return plan
