@@ -2,6 +2,7 @@
 scipy.stats distribution, through its private formulas (rules/scipy_stats_generic.py; truncnorm through formulas
 of ours in real arithmetic), and frozen ones.  Merged into CASES of tests/test_rules.py by catalog name, so each
 is checked by check_derivatives in both modes."""
+import collections
 import itertools
 import operator
 import statistics
@@ -63,6 +64,17 @@ _POLY_CASES = [C("lambda c, x: np.sum(np.poly1d(c)(x))", POS, X),
                C("lambda r, x: np.poly1d(r, r=True)(x)", X[:3], POS),
                C("lambda y, x: np.poly1d(np.polyfit(x, y, 2))(x) + np.poly1d(np.poly1d(y[:2]))(0.5)", POS, X)]
 NUMPY_CASES = {
+    # (Counter.update/subtract on counts of keys: no derivative flows through them, so no refusal; forward mode only,
+    # reverse mode has no rule for them: test_rules_lang16.py)
+    (collections.Counter, "update"): [C("lambda x: (lambda c: (c.update(['a', 'b', 'a']), c['a'] * x)[1])(collections.Counter())",
+                                        0.7, modes=("forward",))],
+    (collections.Counter, "subtract"): [C("lambda x: (lambda c: (c.subtract(['a']), c['a'] * x)[1])(collections.Counter('aab'))",
+                                          0.7, modes=("forward",))],
+    collections.Counter: [C("lambda x: sum(collections.Counter({'a': x[0], 'b': x[1]}).values())", X),
+                          C("lambda x: collections.Counter(a=x[0], b=x[3])['a'] * collections.Counter({'a': x[2]})['zz']"
+                            " + collections.Counter({'b': x[1]})['b'] * collections.Counter(['a', 'b', 'a'])['a']", X),
+                          C("lambda x: collections.Counter({'a': x[0], 'b': x[1], 'c': x[2]}).most_common(1)[0][1] + "
+                            "sum((collections.Counter({'a': x[0]}) + collections.Counter({'a': x[2], 'b': x[3]})).values())", X)],
     np.poly1d: _POLY_CASES,
     np.poly1d.__dict__["_coeffs"].fget: _POLY_CASES[:2],
     itertools.zip_longest: [C("lambda x, y: sum(a * b for a, b in itertools.zip_longest(x, y[:2], fillvalue=1.5))", X, POS),

@@ -140,3 +140,21 @@ def test_solve_ivp_terminal_event_reading_its_closure():
     h = 1e-6
     fd = (g(0.8 + h, 0.6)[0] - g(0.8 - h, 0.6)[0]) / (2 * h)
     assert mc.grad(lambda k: g(k, 0.6)[0])(0.8) == pytest.approx(fd, rel=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_counter_refusals(mode):
+    import collections
+
+    import linecache
+
+    for src in ("lambda x: collections.Counter({'a': x}, a=2.0)['a']",  # (keywords added to the mapping's value)
+                "lambda x: collections.Counter(['a', 'b'], a=x)['a']",
+                # (update and subtract add to the counts: dict.update's rules would replace them)
+                "lambda x: (lambda c: (c.update({'a': x}), c['a'])[1])(collections.Counter({'a': 1.5}))",
+                "lambda x: (lambda c: (c.subtract({'a': 2.0}), c['a'] * c['a'])[1])(collections.Counter({'a': x}))"):
+        name = f"<counter case {abs(hash(src))}>"
+        linecache.cache[name] = (len(src) + 1, None, [src + "\n"], name)
+        f = eval(compile(src + "\n", name, "eval"), {"collections": collections})
+        with pytest.raises((NotImplementedError, mc.MooncakeError), match="Counter"):  # (reverse: no rule, by name)
+            (mc.jvp(f, (0.5,), (1.0,)) if mode == "forward" else mc.grad(f)(0.5))

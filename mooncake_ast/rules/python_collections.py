@@ -199,3 +199,106 @@ defrrule_at_run_time(tuple.__new__, rrule_tuple_new)
 # Making a namedtuple class (inside the differentiated function): a class, nothing to differentiate;
 # constructing its instances is differentiated above.
 defzero(collections.namedtuple)
+
+
+# ------------------------------------------------------------------ collections.Counter
+# Made from a mapping of numbers (or keywords), a Counter is a dict of them: dict's rules, with a Counter made (its
+# tangent a Counter too, so a missing key reads 0 in both).  Made from an iterable of keys, its values are counts:
+# no derivative.  Keywords that repeat a key of the mapping are added to it (Counter.update): refused, rather than
+# differentiated as dict() would (which replaces).
+def _counter_args(args: tuple, kw: dict) -> bool:
+    """Is the Counter made from numbers that may carry derivatives (a mapping, keywords)?  Refuses what the rules
+    would get wrong."""
+    import collections.abc
+
+    src = args[0] if args else None
+    if src is not None and not isinstance(src, collections.abc.Mapping):
+        if kw:
+            raise NotImplementedError("derivative of collections.Counter(iterable, **keywords): the keywords are added "
+                                      "to the counts; make it from one mapping instead")
+        return False
+    if src is not None and kw and set(src) & set(kw):
+        raise NotImplementedError("derivative of collections.Counter(mapping, **keywords) with a key in both (their "
+                                  "values are added): make it from one mapping instead")
+    return True
+
+
+def counter_tangent(y: Any, args: tuple, pairs: tuple, dkw: dict) -> Any:
+    from .builtin_methods import dict_tangent
+
+    if not _counter_args(args, dkw):
+        return collections.Counter()
+    return collections.Counter(dict_tangent(y, pairs, dkw))
+
+
+def _counter_jvp(t: Any, y: Any, *a: Any, **kw: Any) -> Any:
+    from .. import ops
+
+    return t.call(counter_tangent, y, t.call(ops.tuple_of, *a),
+                  t.call(ops.tuple_of, *[t.call(ops.tuple_of, x, t.dz(x)) for x in a]),
+                  t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, t.dz(v))]))
+
+
+def rrule_counter(*args: Any, **kw: Any) -> tuple:
+    from .builtin_consumers import rrule_dict
+
+    if not _counter_args(args, kw):
+        y = collections.Counter(*args, **kw)
+        return y, lambda g: (NoTangent,) * len(args)
+    y, pullback = rrule_dict(*args, **kw)  # (its pullback reads the adjoint by key)
+    return collections.Counter(y), pullback
+
+
+defjvp(collections.Counter, _counter_jvp)
+defrrule_at_run_time(collections.Counter, rrule_counter, _counter_args)
+
+
+
+def _zero_tangent(d: Any) -> bool:
+    if d is NoTangent or d is None:
+        return True
+    if isinstance(d, dict):
+        return all(_zero_tangent(v) for v in d.values())
+    if isinstance(d, (list, tuple)):
+        return all(_zero_tangent(v) for v in d)
+    try:
+        return not bool(d != 0) if isinstance(d, (int, float, complex)) else False
+    except (TypeError, ValueError):
+        return False
+
+
+def counter_change_tangent(name: str, c: Any, dc: Any, args: tuple, dargs: tuple, kw: dict, dkw: dict) -> Any:
+    """Counter.update and Counter.subtract add counts, where dict.update (whose rules a dict subclass's methods would
+    otherwise get) replaces: refused where a derivative flows, rather than differentiated as a replacement.  Where
+    none does (counting keys), the keys the call adds get zero tangents in c's tangent, which reads them later."""
+    import collections.abc
+
+    if not all(_zero_tangent(d) for d in (dc, *dargs, *dkw.values())):
+        raise NotImplementedError(f"derivative of collections.Counter.{name} (it adds to the counts): make a new "
+                                  "Counter from a dict of the sums, e.g. Counter({k: c[k] + v for k, v in other.items()})")
+    if isinstance(dc, dict):
+        src = args[0] if args else ()
+        keys = list(src.keys()) if isinstance(src, collections.abc.Mapping) else list(src) if not isinstance(
+            src, collections.abc.Iterator) else []
+        for k in [*keys, *kw]:
+            dc.setdefault(k, 0.0)
+    return NoTangent
+
+
+def _counter_change_rules(name: str) -> None:
+    from .registry import defjvp
+
+    def jvp(t: Any, y: Any, c: Any, *a: Any, **kw: Any) -> Any:
+        from .. import ops
+
+        if t.d(c) is None and all(t.d(v) is None for v in (*a, *kw.values())):
+            return None
+        return t.call(counter_change_tangent, name, c, t.dz(c), t.call(ops.tuple_of, *a),
+                      t.call(ops.tuple_of, *[t.dz(v) for v in a]), t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, v)]),
+                      t.call(ops.dict_of, *[z for k, v in kw.items() for z in (k, t.dz(v))]))
+
+    defjvp((collections.Counter, name), jvp, mutates=(0,))  # (no reverse rule: reverse mode says so by name)
+
+
+for _name in ("update", "subtract"):
+    _counter_change_rules(_name)
