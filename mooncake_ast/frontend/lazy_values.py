@@ -60,6 +60,10 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
         return  # (no name bound to an iterator or view, no loop over a generator expression, map or filter: the
         #        walks below cost a few ms per function, the text test microseconds)
     aliases = _aliases(node)
+    # (a function of this one's, handed to a lazy map/filter, reads what it captures when the items are taken:
+    # `m = map(h, a); k[0] = x; sum(m)` with h reading k)
+    for name, captured in _captures_of_local_functions(node).items():
+        aliases.setdefault(name, set()).update(captured)
     modules = {n for n, v in glob.items() if isinstance(v, types.ModuleType)}
     for block in _blocks(node):
         _check_block(lw, list(block), aliases, modules, bare, strided)
@@ -75,6 +79,25 @@ def _aliases(node: cst.CSTNode) -> dict:
                 if isinstance(t.target, cst.Name):
                     out.setdefault(t.target.value, set()).add(a.value.value)
                     out.setdefault(a.value.value, set()).add(t.target.value)
+    return out
+
+
+def _captures_of_local_functions(node: cst.CSTNode) -> dict:
+    """name of each function node defines -> the names its body reads that it does not bind itself."""
+    out: dict = {}
+
+    class Defs(cst.CSTVisitor):
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> None:
+            if n is node:
+                return
+            params = n.params
+            own = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
+            own |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
+            own |= {t.value for a in _all(n.body, cst.AssignTarget) for t in _all(a, cst.Name)
+                    if isinstance(a.target, cst.Name)}
+            out[n.name.value] = _names(n.body) - own
+
+    node.visit(Defs())
     return out
 
 

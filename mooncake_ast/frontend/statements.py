@@ -26,7 +26,7 @@ from ..ir.nodes import Block, Const, FreeVar, Function, Global, Loc, Param, Stmt
 from .expressions import AUGMENTED, ExpressionLowering
 from .loops import LoopLowering
 from . import del_stmt, generator_ops, generators, imports, try_stmt
-from . import function_attributes, lazy_values, overlapping_writes, stmt_ops
+from . import callback_effects, function_attributes, lazy_values, overlapping_writes, stmt_ops
 from .scopes import _captured_names, _scope_names
 from .source import FunctionSource, function_source
 
@@ -126,6 +126,7 @@ class Lowering(LoopLowering, ExpressionLowering):
             lazy_values.check(self, node)  # (iterators and views read after what may change them: refused)
             overlapping_writes.check(self, node)  # (`b[::2] = b[:3]`: refused)
             function_attributes.check(self, node)  # (`h.k = x` of a function h: refused)
+            callback_effects.check(self, node)  # (`map(h, a)` of an h that writes what it captures)
         entry = self.b.new_block()
         self.b.seal(entry)
         self.b.position_at(entry)
