@@ -12,6 +12,7 @@ and writes made in a `for` loop instead, are differentiated.
 from __future__ import annotations
 
 import re
+import types
 from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
@@ -58,8 +59,11 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
                 calls.append(n)
 
     node.visit(Calls())
+    modules = {n for n, v in getattr(lw.pyfn, "__globals__", {}).items() if isinstance(v, types.ModuleType)}
     for call in calls:
         for arg in call.args:
+            if isinstance(arg.value, cst.Attribute) and _root(arg.value) in modules:
+                continue  # (`np.add` is a ufunc, not a set's add)
             writer = _side_effect(arg.value, local_defs)
             if writer is not None:
                 code = lw.src.line_text(lw.src.where(call)[0]).strip()
