@@ -726,13 +726,23 @@ def map_interleaved_with_other_writes(x, a):
                                        "effects runs on items a `break` or any() never takes: a wrong *value* (and "
                                        "derivative); a generator that changes its inputs is refused, map/filter are not")
 @pytest.mark.parametrize("f", [map_of_a_function_with_side_effects_cut_short, any_over_map_with_side_effects,
-                               filter_with_side_effects_cut_short, zip_stops_a_map_with_side_effects,
-                               map_of_a_closure_over_state_changed_before_use, map_interleaved_with_other_writes])
+                               filter_with_side_effects_cut_short, zip_stops_a_map_with_side_effects])
 def test_lazy_map_with_side_effects_consumed_in_part(f):
     y, _ = mc.vjp(f, 0.7, B3.copy())
     assert y == pytest.approx(f(0.7, B3.copy()))
     _, _ = mc.jvp(f, (0.7, B3.copy()), (1.0, np.zeros(3)))
     check_derivatives(f, 0.7, B3.copy())
+
+
+@pytest.mark.parametrize("f", [map_of_a_closure_over_state_changed_before_use, map_interleaved_with_other_writes])
+def test_map_of_a_nested_function_whose_state_changes_before_use_is_refused(f):
+    # both modes gave the value of h at the map's making (sum(a) for x * sum(a)); frontend/lazy_values.py refused it
+    # for a lambda or a generator expression, not for a nested def read through its closure
+    from mooncake_ast.errors import MooncakeError
+    with pytest.raises(MooncakeError, match="may change what it reads"):
+        mc.grad(f)(0.7, B3.copy())
+    with pytest.raises(MooncakeError, match="may change what it reads"):
+        mc.jvp(f, (0.7, B3.copy()), (1.0, np.zeros(3)))
 
 
 def sort_key_with_side_effects(x, a):
@@ -779,3 +789,16 @@ def exit_stack_callback_writes(x, a):
                                takewhile_predicate_with_side_effects, exit_stack_callback_writes])
 def test_key_function_with_side_effects(f):
     check_derivatives(f, 0.7, B3.copy())
+
+
+def map_of_a_nested_function_reading_a_module(x, a):
+    def h(e):
+        return np.sin(e) * x
+    m = map(h, a)
+    z = np.zeros(2)                       # np is no state of h's
+    z[0] = x
+    return sum(m) + z.sum()
+
+
+def test_map_of_a_nested_function_reading_a_module_is_not_refused():
+    check_derivatives(map_of_a_nested_function_reading_a_module, 0.7, B3.copy())

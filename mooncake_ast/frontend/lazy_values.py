@@ -62,8 +62,12 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
 
 def _aliases(node: cst.CSTNode) -> dict:
     """name -> the names it is assigned from, or assigned to, as a whole (`ys = xs`) anywhere in the function:
-    a store through either reaches the other."""
+    a store through either reaches the other.  A function defined in node reads, through its closure, what its
+    body reads: `m = map(h, a); k[0] = y; sum(m)` with h reading `k[0]` reads k (as a lambda's body would)."""
     out: dict = {}
+    for fd in _all(node, cst.FunctionDef):
+        if fd is not node:
+            out.setdefault(fd.name.value, set()).update(_names(fd.body))
     for a in _all(node, cst.Assign):
         if isinstance(a.value, cst.Name):
             for t in a.targets:
@@ -212,15 +216,15 @@ def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set, bare:
     `bare`: the names of itertools' functions imported bare.)"""
     for i, s in enumerate(stmts):
         if isinstance(s, cst.For) and _eager_in_a_for(s.iter):
-            _refuse_if_changed(lw, s.iter, _with_aliases(_names(s.iter) - modules, aliases), [(s.body, "in the loop's body")],
-                               s)
+            _refuse_if_changed(lw, s.iter, _with_aliases(_names(s.iter) - modules, aliases) - modules,
+                               [(s.body, "in the loop's body")], s)
         if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Assign)):
             continue
         a = s.body[0]
         if len(a.targets) != 1 or not isinstance(a.targets[0].target, cst.Name) or not _lazy(a.value, bare):
             continue
         name = a.targets[0].target.value
-        reads = _with_aliases(_names(a.value) - {name} - modules, aliases)
+        reads = _with_aliases(_names(a.value) - {name} - modules, aliases) - modules  # (a nested def's body reads np)
         between = []
         for t in stmts[i + 1:]:
             if _uses(t, name):
