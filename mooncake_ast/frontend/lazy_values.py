@@ -60,10 +60,6 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
         return  # (no name bound to an iterator or view, no loop over a generator expression, map or filter: the
         #        walks below cost a few ms per function, the text test microseconds)
     aliases = _aliases(node)
-    # (a function of this one's, handed to a lazy map/filter, reads what it captures when the items are taken:
-    # `m = map(h, a); k[0] = x; sum(m)` with h reading k)
-    for name, captured in _captures_of_local_functions(node).items():
-        aliases.setdefault(name, set()).update(captured)
     modules = {n for n, v in glob.items() if isinstance(v, types.ModuleType)}
     for block in _blocks(node):
         _check_block(lw, list(block), aliases, modules, bare, strided)
@@ -71,33 +67,18 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
 
 def _aliases(node: cst.CSTNode) -> dict:
     """name -> the names it is assigned from, or assigned to, as a whole (`ys = xs`) anywhere in the function:
-    a store through either reaches the other."""
+    a store through either reaches the other.  A function defined in node reads, through its closure, what its
+    body reads: `m = map(h, a); k[0] = y; sum(m)` with h reading `k[0]` reads k (as a lambda's body would)."""
     out: dict = {}
+    for fd in _all(node, cst.FunctionDef):
+        if fd is not node:
+            out.setdefault(fd.name.value, set()).update(_names(fd.body))
     for a in _all(node, cst.Assign):
         if isinstance(a.value, cst.Name):
             for t in a.targets:
                 if isinstance(t.target, cst.Name):
                     out.setdefault(t.target.value, set()).add(a.value.value)
                     out.setdefault(a.value.value, set()).add(t.target.value)
-    return out
-
-
-def _captures_of_local_functions(node: cst.CSTNode) -> dict:
-    """name of each function node defines -> the names its body reads that it does not bind itself."""
-    out: dict = {}
-
-    class Defs(cst.CSTVisitor):
-        def visit_FunctionDef(self, n: cst.FunctionDef) -> None:
-            if n is node:
-                return
-            params = n.params
-            own = {p.name.value for p in [*params.posonly_params, *params.params, *params.kwonly_params]}
-            own |= {p.name.value for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)}
-            own |= {t.value for a in _all(n.body, cst.AssignTarget) for t in _all(a, cst.Name)
-                    if isinstance(a.target, cst.Name)}
-            out[n.name.value] = _names(n.body) - own
-
-    node.visit(Defs())
     return out
 
 
@@ -312,15 +293,15 @@ def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set, bare:
             _check_strided(lw, stmts, i, view_name, view, _with_aliases(base - {view_name} - modules, aliases))
             continue
         if isinstance(s, cst.For) and _eager_in_a_for(s.iter):
-            _refuse_if_changed(lw, s.iter, _with_aliases(_names(s.iter) - modules, aliases), [(s.body, "in the loop's body")],
-                               s)
+            _refuse_if_changed(lw, s.iter, _with_aliases(_names(s.iter) - modules, aliases) - modules,
+                               [(s.body, "in the loop's body")], s)
         if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Assign)):
             continue
         a = s.body[0]
         if len(a.targets) != 1 or not isinstance(a.targets[0].target, cst.Name) or not _lazy(a.value, bare):
             continue
         name = a.targets[0].target.value
-        reads = _with_aliases(_names(a.value) - {name} - modules, aliases)
+        reads = _with_aliases(_names(a.value) - {name} - modules, aliases) - modules  # (a nested def's body reads np)
         between = []
         for t in stmts[i + 1:]:
             if _uses(t, name):
