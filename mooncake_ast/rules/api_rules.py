@@ -21,16 +21,14 @@ be nested correctly raises a NestingError naming it.
 """
 from __future__ import annotations
 
-import contextlib
 import operator
 import types
-import weakref
 from typing import Any
 
 import numpy as np
 
 from ..forward.runtime import conform as _conform
-from ..api import Differentiable, NonScalarOutputError, ValueAndGrad, _nondifferentiable, _snapshot, _to_user, \
+from ..api import Differentiable, NonScalarOutputError, ValueAndGrad, _snapshot, _to_user, \
     jvp as _jvp_api
 from ..forward import objects as _objects
 from ..forward.runtime import _bind_fast, argument_kinds, derived_forward, fcall as _fcall_rt
@@ -45,10 +43,13 @@ from . import helpers as h
 from .registry import bump_version, defzero, lookup
 from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _carries,
                            fcall_df_plan as _fcall_df_plan, method_parts,
-                           refuse_not_implemented as _refuse_not_implemented,
-                           refuse_tangent_keywords as _refuse_tangent_keywords)
+                           refuse_not_implemented as _refuse_not_implemented)
 from .python_caches import unmemoised
-from . import nested_containers as _nested_containers, nested_out as _nested_out, nested_replace as _nested_replace
+from .nested_fcall_rules import _by_keys, _fcall_frule, _fcall_rrule  # noqa: F401
+from .nested_grad_objects import (_CONSTANT, _TRACED, _captures_values, _cell_full, _factory_frule,  # noqa: F401
+                                  _factory_rrule, _refuse_captures, _refuse_traced_captures, constant_callable,
+                                  is_constant)
+from . import nested_out as _nested_out, nested_replace as _nested_replace
 from . import nested_templates as _nested_templates
 from . import nested_closures_third as _nested_closures_third
 from .nested_closures_third import plan as _third_closure_plan
@@ -466,95 +467,6 @@ def _grad_plan(g: Any, args: tuple, dargs: tuple) -> _Plan:
                  lambda tf, targs, tdargs: (NoTangent, NoTangent, NoTangent, NoTangent, targs, tdargs), grad_of=g)
 
 
-# grad objects made inside differentiated code (by the rules of mc.grad / mc.value_and_grad below): what their
-# function captures may be differentiated by the outer transformation.  Objects made outside are constants.
-_TRACED: "weakref.WeakSet" = weakref.WeakSet()
-
-
-def _refuse_traced_captures(g: Any) -> None:
-    if g in _TRACED:
-        _refuse_captures(g.f, repr(g))
-
-
-def _factory_frule(factory: Any) -> Any:
-    def frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
-        if p and not _zero(t[0]):
-            from .nested_closures import closure_factory_tangent
-
-            tangent = closure_factory_tangent(factory, tuple(p), tuple(_expand(t, len(p))), kwargs)
-            if tangent is not None:  # (a closure over differentiated values: nested_closures.py)
-                y = factory(*p, **kwargs)
-                _TRACED.add(y)
-                return y, tangent
-            raise NestingError(f"nested derivative: mc.{factory.__name__} of a function whose captured variables are "
-                               f"differentiated is not supported; pass them as arguments instead")
-        y = factory(*p, **kwargs)
-        _TRACED.add(y)
-        return y, NoTangent
-
-    return frule
-
-
-def _factory_rrule(factory: Any) -> Any:
-    def rrule(*args: Any, **kwargs: Any) -> tuple:
-        y = factory(*args, **kwargs)
-        _TRACED.add(y)  # its reverse rule refuses captured values: the adjoint here is always zero
-        return y, lambda g: (NoTangent,) * len(args)
-
-    return rrule
-
-
-def _refuse_captures(f: Any, what: str) -> None:
-    """Reverse rules of grad(f) give no adjoint to what f captures: refuse a function that captures values."""
-    if isinstance(f, types.MethodType):
-        raise NestingError(f"nested derivative of {what}: reverse mode over the gradient of a bound method is not "
-                           f"supported (its object could be differentiated); pass a plain function taking the object")
-    cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _cell_full(c)]
-    values = [*cells, *(getattr(f, "__defaults__", None) or ())]
-    if any(not _nondifferentiable(v) and not callable(v) for v in values):
-        raise NestingError(f"nested derivative of {what}: {_name(f)} captures values (closure variables or defaults); "
-                           f"reverse mode over its gradient does not differentiate them: pass them as arguments")
-
-
-def _captures_values(f: Any) -> bool:
-    """Does f capture (closure cells, defaults) anything differentiable?"""
-    cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _cell_full(c)]
-    values = [*cells, *(getattr(f, "__defaults__", None) or ()), *((getattr(f, "__kwdefaults__", None) or {}).values())]
-    return any(not _nondifferentiable(v) and not isinstance(v, types.ModuleType) for v in values)
-
-
-# Callables whose captured values are constants of the differentiation now running: the functions a rule
-# differentiates afresh with respect to explicit arguments only (e.g. f in jvp(grad(f)), hvp(f)).  A closure
-# made inside differentiated code is a new object, never in this list while it is live.
-_CONSTANT: list = []
-
-
-@contextlib.contextmanager
-def constant_callable(f: Any):
-    chain = [f]
-    while isinstance(chain[-1], ValueAndGrad) or isinstance(chain[-1], Differentiable):
-        chain.append(chain[-1].f if isinstance(chain[-1], ValueAndGrad) else chain[-1].__wrapped_fn__)
-    if isinstance(chain[-1], types.MethodType):
-        chain.append(chain[-1].__func__)
-    _CONSTANT.extend(chain)
-    try:
-        yield
-    finally:
-        del _CONSTANT[len(_CONSTANT) - len(chain):]
-
-
-def is_constant(f: Any) -> bool:
-    return any(c is f for c in _CONSTANT)
-
-
-def _cell_full(c: Any) -> bool:
-    try:
-        c.cell_contents
-        return True
-    except ValueError:
-        return False
-
-
 # ---------------------------------------------------------------- rules of fcall and jvp
 
 
@@ -740,81 +652,6 @@ def _plain_floats(args: tuple, nums: tuple) -> bool:
         elif i in nums or not (t is int or t is bool or a is None):
             return False
     return True
-
-
-def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
-    if _nested_containers.update_by_keywords(f, args, kwargs):  # (`d.update(c=v)`: `d.update({"c": v})`)
-        return _nested_containers.update_by_keywords_rrule(f, df, kwargs, dkwargs)
-    if _nested_replace.is_replace(f, args, kwargs):  # (`dataclasses.replace(p, y=v)`: positional, nested_replace.py)
-        done = _nested_replace.rrule(f, tuple(args), dargs, kwargs, dkwargs)
-        if done is not None:
-            return done
-    helper = _nested_out.out_helper(f, len(args), kwargs)
-    if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
-        return _nested_out.rrule(helper, f, args, dargs, kwargs, dkwargs)
-    names = _keywords_positional(f, len(args), kwargs)
-    if names is not None:  # (keywords of a plain function: a positional call, their adjoints a dict)
-        n = len(args)
-        pargs = _positional(f, names, args, kwargs)
-        pdargs = _positional(f, names, _expand(dargs, n), dkwargs, tangents=True)
-        out, pb = _rev_fcall(f, df, pargs, pdargs)
-
-        def kw_pullback(g: Any) -> tuple:
-            from ..reverse.adjoints import AdjDict
-
-            f_bar, a_bar, d_bar, df_bar = pb(g)
-            a_bar, d_bar = _expand(a_bar, len(pargs)), _expand(d_bar, len(pargs))
-            k_bar = AdjDict({k: a_bar[n + i] for i, k in enumerate(names) if k in kwargs})
-            dk_bar = AdjDict({k: d_bar[n + i] for i, k in enumerate(names) if k in kwargs}) \
-                if isinstance(dkwargs, dict) else NoTangent
-            return f_bar, df_bar, AdjTuple(a_bar[:n]), AdjTuple(d_bar[:n]), k_bar, dk_bar
-
-        return out, kw_pullback
-    _refuse_tangent_keywords(f, kwargs, dkwargs)
-    out, pb = _rev_fcall(f, df, args, dargs, kwargs)
-
-    def pullback(g: Any) -> tuple:
-        f_bar, a_bar, d_bar, df_bar = pb(g)
-        return f_bar, df_bar, a_bar, d_bar  # one adjoint per argument of fcall(f, df, args, dargs)
-
-    return out, pullback
-
-
-def _by_keys(t: Any, keys: tuple) -> Any:
-    """The tangent of keywords (the first of t, a dict or a symbolic zero) as the tangent of a dict of them."""
-    d = t[0] if t else None
-    return {k: d.get(k, NoTangent) for k in keys} if isinstance(d, dict) else NoTangent
-
-
-def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
-    f, df, args, dargs, *rest = p
-    tf, tdf, targs, tdargs, *trest = _expand(t, len(p))
-    kwargs = rest[0] if rest else None
-    if _nested_containers.update_by_keywords(f, args, kwargs):  # (`d.update(c=v)`: `d.update({"c": v})`)
-        keys = tuple(kwargs)
-        return _fwd_fcall(f, df, (dict(kwargs),), (_by_keys(rest[1:], keys),), tf, tdf, (_by_keys(trest[:1], keys),),
-                          (_by_keys(trest[1:], keys),))
-    if _nested_replace.is_replace(f, args, kwargs):  # (`dataclasses.replace(p, y=v)`: positional, nested_replace.py)
-        done = _nested_replace.frule(f, tuple(args), dargs, kwargs, rest[1] if len(rest) > 1 else None, tf, tdf, targs,
-                                     tdargs, *(list(trest) + [None, None])[:2])
-        if done is not None:
-            return done
-    helper = _nested_out.out_helper(f, len(args), kwargs)
-    if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
-        return _nested_out.frule(helper, f, args, dargs, kwargs, rest[1] if len(rest) > 1 else None, targs, tdargs,
-                                 *(list(trest) + [None, None])[:2])
-    names = _keywords_positional(f, len(args), kwargs)
-    if names is not None:  # (keywords of a plain function: a positional call)
-        n = len(args)
-        dkwargs = rest[1] if len(rest) > 1 else None
-        tkwargs, tdkwargs = (trest + [None, None])[:2]
-        return _fwd_fcall(f, df, _positional(f, names, args, kwargs),
-                          _positional(f, names, _expand(dargs, n), dkwargs, True), tf, tdf,
-                          _positional(f, names, _expand(targs, n), tkwargs, True),
-                          _positional(f, names, _expand(tdargs, n), tdkwargs, True))
-    _refuse_tangent_keywords(f, kwargs, rest[1] if len(rest) > 1 else None)
-    _refuse_tangent_keywords(f, kwargs, trest[0] if trest else None)
-    return _fwd_fcall(f, df, tuple(args), dargs, tf, tdf, targs, tdargs, kwargs)
 
 
 # ---------------------------------------------------------------- run-time helpers of generated forward code

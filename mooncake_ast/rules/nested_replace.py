@@ -54,8 +54,8 @@ def positional(obj: Any, kwargs: dict) -> Optional[tuple]:
     if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
         return None
     fields = dataclasses.fields(cls)
-    if any(getattr(f, "kw_only", False) for f in fields) or \
-            any(type(f.type) is dataclasses.InitVar or f.type is dataclasses.InitVar for f in fields):
+    every = getattr(cls, "__dataclass_fields__", {}).values()  # (with init-only variables, which fields() leaves out)
+    if any(getattr(f, "kw_only", False) for f in fields) or len(every) != len(fields):
         raise NestingError(f"nested derivative: dataclasses.replace of {cls.__name__}, which has keyword-only fields or "
                            f"init-only variables, is not supported at this order")
     init = [f.name for f in fields if f.init]
