@@ -159,6 +159,34 @@ def _level_store(level: int) -> dict:
     return store.setdefault(("level", level), {}) if level else store
 
 
+def inherited_attribute_tangent(obj: Any, name: str) -> Any:
+    """The tangent of `obj.name` where obj (an instance, or a class) does not hold `name` itself and a class on
+    its MRO does (`c.scale` of an instance whose class's classmethod set `cls.scale = 3 * v`; `Q.w` of a subclass
+    Q where P.w was written): the tangent this forward computation keeps for that class's attribute, or None
+    where it keeps none (the attribute is a constant).  Before, such reads had a zero tangent, silently."""
+    owner_mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
+    owner = next((k for k in owner_mro if name in vars(k)), None)
+    if owner is None or not owner.__flags__ & (1 << 9):
+        return None
+    store = _session_at(sys._getframe(1))
+    known = store.get(id(owner))
+    if known is None or known[0] is not owner:
+        return None
+    d = known[1].fields.get(name, NoTangent)
+    if d is NoTangent:
+        return None
+    if any(type(k) is tuple and k[:1] == ("level",) for k in store):
+        # forward code of forward code keeps storage per level (module_tangent(obj, level)); which level this read
+        # belongs to is not known here: refused rather than mixing the tangents of two orders
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError(
+            f"nested forward mode: the class attribute {owner.__qualname__}.{name}, written with a derivative and "
+            "read through an instance or a subclass, is not supported at higher order; pass the value as an "
+            "argument or keep it in an instance attribute")
+    return d
+
+
 def set_shared_tangent(obj: Any, d: Any) -> None:
     """`Cls.items = v`: v's tangent storage d is the one every later read of v in this computation sees."""
     _session()[id(obj)] = (obj, d)
