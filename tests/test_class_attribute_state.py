@@ -180,3 +180,83 @@ def test_local_classmethod_forward_tangent_by_hand():
     assert dy == pytest.approx(1.4)
     _, dy = mc.jvp(local_classmethod, (0.7, A3.copy()), (0.0, np.array([1.0, 0.0, 0.0])))
     assert dy == pytest.approx(0.8)
+
+
+class Slotted:
+    __slots__ = ("w",)
+    bias = 0.5
+
+    def __init__(self, w):
+        self.w = w
+
+
+class WithConstant:
+    scale = 3.0
+
+    def __init__(self, v):
+        self.v = v
+
+    def value(self):
+        return self.scale * self.v
+
+
+def slotted_and_class_constant(x, a):
+    s = Slotted(x * a[0])
+    return s.w * s.bias + s.w ** 2
+
+
+def class_constant_read_through_self(x, a):
+    c = WithConstant(x * a[1])
+    return c.value() + c.scale * a[2]
+
+
+@pytest.mark.parametrize("f", [slotted_and_class_constant, class_constant_read_through_self], ids=lambda f: f.__name__)
+def test_class_constants_and_slots_read_through_instances(f):
+    check_derivatives(f, 0.7, A3.copy())
+
+
+def test_instance_argument_gradient_has_its_own_fields_only():
+    # the class constant `scale` is no field of the instance: its gradient has the instance's own field
+    g = mc.grad(lambda c: c.value())(WithConstant(1.5))
+    assert g.v == pytest.approx(3.0)
+
+
+HIGHER = {"hessian": mc.hessian, "jvp of grad": None, "jacrev of grad": lambda f: mc.jacrev(mc.grad(f)),
+          "jacfwd of jacfwd": lambda f: mc.jacfwd(mc.jacfwd(f))}
+
+
+@pytest.mark.parametrize("f", [local_classmethod, local_class_read_through_instance, module_classmethod,
+                               module_classmethod_read_after], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("how", list(HIGHER))
+def test_higher_order_through_class_attribute_writes_is_refused(f, how):
+    # second derivatives through class attributes that methods write came out 0 (silently) or crashed (KeyError)
+    with pytest.raises(mc.NestingError, match="class attribute"):
+        if how == "jvp of grad":
+            mc.jvp(mc.grad(f), (0.7, A3.copy()), (1.0, np.zeros(3)))
+        else:
+            HIGHER[how](f)(0.7, A3.copy())
+
+
+class Stateless:
+    scale = 2.0
+
+    @classmethod
+    def apply(cls, v):
+        return cls.scale * v * v
+
+
+def stateless_local_and_module_classes(x):
+    class Local:
+        k = 0.5
+
+        @staticmethod
+        def cube(v):
+            return v * v * v
+    return Local.cube(x) * Local.k + Stateless.apply(x)
+
+
+def test_higher_order_through_classes_of_constants_still_works():
+    # d2/dx2 [0.5 x^3 + 2 x^2] = 3x + 4
+    assert mc.hessian(stateless_local_and_module_classes)(0.7) == pytest.approx(6.1)
+    assert mc.jacfwd(mc.jacfwd(stateless_local_and_module_classes))(0.7) == pytest.approx(6.1)
+    check_derivatives(stateless_local_and_module_classes, 0.7)

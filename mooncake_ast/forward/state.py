@@ -141,16 +141,31 @@ def module_tangent(obj: Any, level: int = 0) -> Any:
     (module_state_level), whose storage is kept apart from that of the code it differentiates; there obj may
     be storage of a lower level itself."""
     if isinstance(obj, type):
-        if not obj.__flags__ & (1 << 9):
-            return NoTangent
+        if not obj.__flags__ & (1 << 9) or not _class_keeps_state(obj):
+            return NoTangent  # (a class of methods and constants: its attributes are constants)
+        if level:
+            _refuse_nested_class_state(obj.__qualname__)
         store = _level_store(level)
         known = store.get(id(obj))
         if known is None or known[0] is not obj:
             known = store[id(obj)] = (obj, ClassTangent({}))
         return known[1]
+    if level and isinstance(obj, ClassTangent):
+        _refuse_nested_class_state("a class")  # (the storage first-order code keeps for a class it made)
     if not is_mutable(obj):
         return NoTangent
     return _session_storage(_level_store(level), obj)
+
+
+def _refuse_nested_class_state(what: str) -> None:
+    """Forward code of forward code over class attributes that methods write: the tangents of the class's storage
+    are not followed at the second order (a KeyError, or silently 0): refused by name."""
+    from ..rules.forward_code_rules import NestingError
+
+    raise NestingError(
+        f"nested derivative: the class attributes of {what}, written by its methods with a derivative "
+        "(`cls.total = ...`), are not followed at higher order in forward mode; keep the state in an instance "
+        "attribute (or pass it as an argument) to take higher derivatives")
 
 
 def _level_store(level: int) -> dict:
@@ -166,8 +181,8 @@ def inherited_attribute_tangent(obj: Any, name: str) -> Any:
     where it keeps none (the attribute is a constant).  Before, such reads had a zero tangent, silently."""
     owner_mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
     owner = next((k for k in owner_mro if name in vars(k)), None)
-    if owner is None or not owner.__flags__ & (1 << 9):
-        return None
+    if owner is None or not owner.__flags__ & (1 << 9) or hasattr(type(vars(owner)[name]), "__get__"):
+        return None  # (a slot's member descriptor, a property, a method: not a value kept in the class)
     store = _session_at(sys._getframe(1))
     known = store.get(id(owner))
     if known is None or known[0] is not owner:

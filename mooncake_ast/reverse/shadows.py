@@ -316,9 +316,8 @@ def _class_holding(obj: Any, name: str) -> Any:
             return None
         mro = type(obj).__mro__
     owner = next((k for k in mro if name in vars(k)), None)
-    if owner is None or not owner.__flags__ & (1 << 9) or isinstance(vars(owner)[name], (property, types.FunctionType,
-                                                                                         classmethod, staticmethod)):
-        return None
+    if owner is None or not owner.__flags__ & (1 << 9) or hasattr(type(vars(owner)[name]), "__get__"):
+        return None  # (a slot's member descriptor, a property, a method: not a value kept in the class)
     return owner
 
 
