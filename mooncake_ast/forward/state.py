@@ -143,18 +143,45 @@ def module_tangent(obj: Any, level: int = 0) -> Any:
     if isinstance(obj, type):
         if not obj.__flags__ & (1 << 9) or not _class_keeps_state(obj):
             return NoTangent  # (a class of methods and constants: its attributes are constants)
-        if level:
+        if level and _methods_write_class_attributes(obj):
             _refuse_nested_class_state(obj.__qualname__)
         store = _level_store(level)
         known = store.get(id(obj))
         if known is None or known[0] is not obj:
-            known = store[id(obj)] = (obj, ClassTangent({}))
+            d = ClassTangent({})
+            object.__setattr__(d, "written_by_methods", _methods_write_class_attributes(obj))
+            known = store[id(obj)] = (obj, d)
         return known[1]
-    if level and isinstance(obj, ClassTangent):
+    if level and isinstance(obj, ClassTangent) and getattr(obj, "written_by_methods", True):
         _refuse_nested_class_state("a class")  # (the storage first-order code keeps for a class it made)
     if not is_mutable(obj):
         return NoTangent
     return _session_storage(_level_store(level), obj)
+
+
+def _methods_write_class_attributes(cls: type) -> bool:
+    """Does a method of cls (or of a user base) assign a class attribute (`cls.total = ...`, `type(self).n = ...`)?
+    (attribute_checks.class_keeps_state also counts mutable class attributes, `__dataclass_fields__` among them,
+    whose storage by identity nested forward code follows.)"""
+    from ..attribute_checks import _assigns_class_attribute
+
+    users = [k for k in cls.__mro__ if k is not object and k.__flags__ & (1 << 9)]
+    names = {k.__name__ for k in users}
+    for k in users:
+        for v in list(vars(k).values()):
+            fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v.fget if isinstance(v, property) else v
+            if isinstance(fn, types.FunctionType) and not _made_by_dataclass(fn) and _assigns_class_attribute(fn, names):
+                return True
+    return False
+
+
+def _made_by_dataclass(fn: types.FunctionType) -> bool:
+    """Is fn a method @dataclass made (`__init__`, `__eq__` from a string; `__repr__` wrapped in dataclasses.py)?
+    Their source cannot be read, and they write no class attribute."""
+    import dataclasses
+
+    filename = fn.__code__.co_filename
+    return filename.startswith("<") or filename == dataclasses.__file__
 
 
 def _refuse_nested_class_state(what: str) -> None:
