@@ -141,22 +141,92 @@ def module_tangent(obj: Any, level: int = 0) -> Any:
     (module_state_level), whose storage is kept apart from that of the code it differentiates; there obj may
     be storage of a lower level itself."""
     if isinstance(obj, type):
-        if not obj.__flags__ & (1 << 9):
-            return NoTangent
+        if not obj.__flags__ & (1 << 9) or not _class_keeps_state(obj):
+            return NoTangent  # (a class of methods and constants: its attributes are constants)
+        if level and _methods_write_class_attributes(obj):
+            _refuse_nested_class_state(obj.__qualname__)
         store = _level_store(level)
         known = store.get(id(obj))
         if known is None or known[0] is not obj:
-            known = store[id(obj)] = (obj, ClassTangent({}))
+            d = ClassTangent({})
+            object.__setattr__(d, "written_by_methods", _methods_write_class_attributes(obj))
+            known = store[id(obj)] = (obj, d)
         return known[1]
+    if level and isinstance(obj, ClassTangent) and getattr(obj, "written_by_methods", True):
+        _refuse_nested_class_state("a class")  # (the storage first-order code keeps for a class it made)
     if not is_mutable(obj):
         return NoTangent
     return _session_storage(_level_store(level), obj)
+
+
+def _methods_write_class_attributes(cls: type) -> bool:
+    """Does a method of cls (or of a user base) assign a class attribute (`cls.total = ...`, `type(self).n = ...`)?
+    (attribute_checks.class_keeps_state also counts mutable class attributes, `__dataclass_fields__` among them,
+    whose storage by identity nested forward code follows.)"""
+    from ..attribute_checks import _assigns_class_attribute
+
+    users = [k for k in cls.__mro__ if k is not object and k.__flags__ & (1 << 9)]
+    names = {k.__name__ for k in users}
+    for k in users:
+        for v in list(vars(k).values()):
+            fn = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v.fget if isinstance(v, property) else v
+            if isinstance(fn, types.FunctionType) and not _made_by_dataclass(fn) and _assigns_class_attribute(fn, names):
+                return True
+    return False
+
+
+def _made_by_dataclass(fn: types.FunctionType) -> bool:
+    """Is fn a method @dataclass made (`__init__`, `__eq__` from a string; `__repr__` wrapped in dataclasses.py)?
+    Their source cannot be read, and they write no class attribute."""
+    import dataclasses
+
+    filename = fn.__code__.co_filename
+    return filename.startswith("<") or filename == dataclasses.__file__
+
+
+def _refuse_nested_class_state(what: str) -> None:
+    """Forward code of forward code over class attributes that methods write: the tangents of the class's storage
+    are not followed at the second order (a KeyError, or silently 0): refused by name."""
+    from ..rules.forward_code_rules import NestingError
+
+    raise NestingError(
+        f"nested derivative: the class attributes of {what}, written by its methods with a derivative "
+        "(`cls.total = ...`), are not followed at higher order in forward mode; keep the state in an instance "
+        "attribute (or pass it as an argument) to take higher derivatives")
 
 
 def _level_store(level: int) -> dict:
     """The storage of this forward computation (its session) for tangents of module-level state of one level."""
     store = _session_at(sys._getframe(2))
     return store.setdefault(("level", level), {}) if level else store
+
+
+def inherited_attribute_tangent(obj: Any, name: str) -> Any:
+    """The tangent of `obj.name` where obj (an instance, or a class) does not hold `name` itself and a class on
+    its MRO does (`c.scale` of an instance whose class's classmethod set `cls.scale = 3 * v`; `Q.w` of a subclass
+    Q where P.w was written): the tangent this forward computation keeps for that class's attribute, or None
+    where it keeps none (the attribute is a constant).  Before, such reads had a zero tangent, silently."""
+    owner_mro = obj.__mro__ if isinstance(obj, type) else type(obj).__mro__
+    owner = next((k for k in owner_mro if name in vars(k)), None)
+    if owner is None or not owner.__flags__ & (1 << 9) or hasattr(type(vars(owner)[name]), "__get__"):
+        return None  # (a slot's member descriptor, a property, a method: not a value kept in the class)
+    store = _session_at(sys._getframe(1))
+    known = store.get(id(owner))
+    if known is None or known[0] is not owner:
+        return None
+    d = known[1].fields.get(name, NoTangent)
+    if d is NoTangent:
+        return None
+    if any(type(k) is tuple and k[:1] == ("level",) for k in store):
+        # forward code of forward code keeps storage per level (module_tangent(obj, level)); which level this read
+        # belongs to is not known here: refused rather than mixing the tangents of two orders
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError(
+            f"nested forward mode: the class attribute {owner.__qualname__}.{name}, written with a derivative and "
+            "read through an instance or a subclass, is not supported at higher order; pass the value as an "
+            "argument or keep it in an instance attribute")
+    return d
 
 
 def set_shared_tangent(obj: Any, d: Any) -> None:

@@ -22,6 +22,7 @@ import types
 from typing import Any, Optional
 
 from .. import ops
+from ..frontend import stmt_ops
 from ..ir.builder import UNDEFINED
 from ..ir.ufunc_out import single_out_tuples
 from .object_iteration import read_items_first
@@ -335,6 +336,16 @@ class ForwardTransform:
         operands = [v for v in s.operands() if v is not s.fn or fn is None]
         any_active = any(v in self.act.active for v in operands)
         b = IRTemplateBuilder(self, [], s.loc, effect=bool(rule is not None and rule.mutates))
+        if fn is stmt_ops.build_class:
+            # A class defined here whose methods write data with a derivative into it (`cls.total = cls.total +
+            # v * v` in a classmethod): its attributes are state, whose tangents this forward computation keeps by
+            # the class's identity, as it does for a module-level class (state.module_tangent); a zero tangent
+            # here dropped what its methods wrote (the class attribute read after had a zero tangent).
+            out.append(s)
+            level = [Const(self.state_level)] if self.state_level else []
+            self._set(s, b.call(module_tangent, s, *level))
+            out += b.out
+            return
         if not any_active and s not in self.act.stateful_calls:
             # Active only because it is written later with active data: start from zero.
             out.append(s)

@@ -295,11 +295,37 @@ def _add_slot(sh: Any, key: Any, item: Any, g: Any) -> None:
 def _add_field(sh: MutableTangent, obj: Any, name: str, g: Any) -> None:
     if g is NoTangent or g is None:
         return
+    owner = _class_holding(obj, name)
+    if owner is not None:
+        # `c.scale` of an instance whose class holds `scale` (a classmethod set `cls.scale = 3 * v`), `Q.w` of a
+        # subclass whose base P holds `w`: the value read is the class's attribute, so its adjoint goes to that
+        # class's storage, where the pullback of the write into it reads it (kept on the instance or the subclass
+        # it was dropped: a silently wrong gradient)
+        add_into(owner, MutableTangent({name: g}))
+        return
     value = getattr(obj, name, None)
     if is_mutable(value):
         add_into(value, g)
     else:
         sh.fields[name] = accumulate(sh.fields.get(name, NoTangent), route(value, g))
+
+
+def _class_holding(obj: Any, name: str) -> Any:
+    """The user class on obj's MRO (obj's class's, for an instance) whose own attribute `obj.name` reads, where obj
+    does not hold `name` itself; else None."""
+    if isinstance(obj, type):
+        if name in vars(obj):
+            return None
+        mro = obj.__mro__[1:]
+    else:
+        d = getattr(obj, "__dict__", None)
+        if not isinstance(d, dict) or name in d or slot_names(obj):
+            return None
+        mro = type(obj).__mro__
+    owner = next((k for k in mro if name in vars(k)), None)
+    if owner is None or not owner.__flags__ & (1 << 9) or hasattr(type(vars(owner)[name]), "__get__"):
+        return None  # (a slot's member descriptor, a property, a method: not a value kept in the class)
+    return owner
 
 
 def full_adjoint(v: Any, g: Any, _memo: dict | None = None) -> Any:

@@ -27,7 +27,7 @@ from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, Value
 from ..ir.types import NOT_LITERAL, Arr, AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
-from ..rules import forward_code_rules, math_rules, numpy_creation, numpy_products, numpy_reductions, numpy_shapes
+from ..rules import builtin_attributes, forward_code_rules, math_rules, numpy_creation, numpy_products, numpy_reductions, numpy_shapes
 from . import adjoints as adj
 from .handles import PH
 
@@ -358,6 +358,18 @@ def item_of(t: "TemplateBuilder", g: Any, key: Any) -> Any:
     return NotImplemented
 
 
+def function_part_adjoint(t: "TemplateBuilder", g: Any, which: Any, part: Any) -> Any:
+    """The adjoint of the keyword defaults (or defaults) a function was made with, where they are an empty display
+    (`{}`, `()`: a lambda or nested function without them): none, whatever the function's adjoint is (the helper
+    gives `{}` / `()` of nothing then, even for a refusal it hands on), so the pullback reads nothing."""
+    v = part.v if isinstance(part, PH) else None
+    kind = t.value(which)
+    if isinstance(v, Call) and not v.args and not v.kwargs and (
+            (kind == "kwdefaults" and v.callee() is ops.dict_of) or (kind == "defaults" and v.callee() is ops.tuple_of)):
+        return None
+    return NotImplemented
+
+
 TABLE = {
     adj.unbroadcast: plain_unbroadcast,
     forward_code_rules._unbroadcast_to: plain_unbroadcast,  # (the same, in rules for generated code: issue 10)
@@ -378,6 +390,7 @@ TABLE = {
     numpy_shapes.join_adjoint: join_adjoint,
     numpy_creation.array_adjoint: array_adjoint,
     adj.item_of: item_of,
+    builtin_attributes.function_part_adjoint: function_part_adjoint,
 }
 
 

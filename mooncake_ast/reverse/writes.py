@@ -180,8 +180,38 @@ def save_attr(obj: Any, name: str) -> Any:
             f"reverse mode of `a.{name} = ...` (an array's bytes reinterpreted in place) is not supported: write "
             f"`a = a.view(...)` (or `.astype`) instead, or use forward mode (mc.jvp)")
     if isinstance(obj, type):
+        if obj.__flags__ & (1 << 9):
+            _refuse_nested_class_write(obj, name)
         return vars(obj).get(name, _MISSING)
     return fields_of(obj).get(name, _MISSING)
+
+
+_DERIVED_MARKS = ("__forward", "__pullback", "__jvp")
+
+
+def _refuse_nested_class_write(cls: type, name: str) -> None:
+    """A class attribute written in the forward pass of reverse mode over generated code (`add__jvp__forward`: the
+    Hessian, jvp(grad(f)), jacrev(grad(f)) of a function whose methods write `cls.total = ...`): the adjoints through
+    the class's tangent storage are not followed there (the second derivative, and even the gradient jvp(grad(f))
+    returned, came out 0, silently): refused by name.  First-order code (`add__forward`) goes on."""
+    import sys
+
+    frame = sys._getframe(2)
+    for _ in range(8):
+        if frame is None:
+            return
+        code_name = frame.f_code.co_name
+        if code_name.endswith(_DERIVED_MARKS):
+            if sum(code_name.count(m) for m in _DERIVED_MARKS) < 2:
+                return
+            from ..rules.forward_code_rules import NestingError
+
+            raise NestingError(
+                f"nested derivative: the class attribute {cls.__qualname__}.{name}, written by a method with a "
+                f"derivative (`cls.{name} = ...`), is not followed at higher order (Hessians, jvp of grad, jacrev "
+                "of grad); keep the state in an instance attribute (or pass it as an argument) to take higher "
+                "derivatives")
+        frame = frame.f_back
 
 
 class _ShapeWas:

@@ -87,6 +87,12 @@ def getattr_tangent(obj, dobj, name, value):
             return fcall(prop.fget, NoTangent, (obj,), (dobj,))[1]
         if isinstance(value, (_types.MethodType, _types.BuiltinMethodType)) and getattr(value, "__self__", None) is obj:
             return MethodTangent(dobj)
+        if not is_mutable(value) and not callable(value) and name not in getattr(obj, "__dict__", {}):
+            from ..forward.state import inherited_attribute_tangent  # (a class attribute its methods wrote)
+
+            d = inherited_attribute_tangent(obj, name)
+            if d is not None:
+                return d
         if is_mutable(value) and (isinstance(obj, type) or name not in getattr(obj, "__dict__", {})):
             # a class's list (dict, array, ...), read through the class or an instance: state shared by all
             # instances, its tangent kept by identity for this forward computation (forward/runtime.py)
