@@ -42,9 +42,13 @@ def _positional_out(s: Call, resolve: Callable[[Any], Any]) -> None:
     follows out moved to its keyword too; `out=None` given positionally dropped)."""
     fn = resolve(s.fn)
     if isinstance(fn, np.ufunc):
-        if fn.nout == 1 and len(s.args) == fn.nin + 1:
-            s.kwargs = {**(s.kwargs or {}), "out": s.args[fn.nin]}
+        # (NumPy's own: SciPy's ufuncs have rules that take outputs positionally, `*out`, as scipy.special's Python
+        # wrappers pass them, `_zeta(x, q, out)` with out None)
+        if fn.nout == 1 and len(s.args) == fn.nin + 1 and getattr(np, fn.__name__, None) is fn:
+            out = s.args[fn.nin]
             s.args = s.args[:fn.nin]
+            if not (isinstance(out, Const) and out.value is None):
+                s.kwargs = {**(s.kwargs or {}), "out": out}
         return
     if not callable(fn) or not (getattr(fn, "__module__", None) or "").startswith("numpy"):
         return
