@@ -397,3 +397,16 @@ def module_list_read_by_its_bare_name(a):
 
 def test_module_level_list_read_by_its_bare_name_in_reverse_mode():
     check_derivatives(module_list_read_by_its_bare_name, X.copy())
+
+
+# --- Hunt, round 4 (helper hunt2): probes of NumPy/SciPy idioms and language corners not probed before ---
+
+def nansum_of_a_product_with_a_nan_factor(v, w):
+    return np.nansum(w * v)
+
+
+@pytest.mark.xfail(strict=True, reason="reverse mode: the pullback of w * v multiplies the zero adjoint nansum gives "
+                   "a NaN slot by w's NaN (0 * nan = nan); forward mode and finite differences give 0 there")
+@pytest.mark.parametrize("w", [np.array([1.0, np.nan, 2.0]), np.array([np.nan, np.nan, -0.5])])
+def test_nansum_of_a_product_with_a_nan_factor(w):
+    check_derivatives(nansum_of_a_product_with_a_nan_factor, X.copy(), w)
