@@ -410,3 +410,36 @@ def nansum_of_a_product_with_a_nan_factor(v, w):
 @pytest.mark.parametrize("w", [np.array([1.0, np.nan, 2.0]), np.array([np.nan, np.nan, -0.5])])
 def test_nansum_of_a_product_with_a_nan_factor(w):
     check_derivatives(nansum_of_a_product_with_a_nan_factor, X.copy(), w)
+
+
+M3 = np.array([[2.0, 0.3, 0.1], [0.2, 1.5, -0.4], [0.1, 0.5, 3.0]])
+
+
+def determinant_alone(a):
+    return np.linalg.det(a)
+
+
+def expm_summed(a):
+    import scipy.linalg
+    return np.sum(scipy.linalg.expm(a))
+
+
+def _grad_by_finite_differences(f, a, eps=1e-5):
+    g = mc.grad(f)
+    out = np.zeros(a.shape + a.shape)
+    for k in np.ndindex(a.shape):
+        ap, am = a.copy(), a.copy()
+        ap[k] += eps
+        am[k] -= eps
+        out[(Ellipsis,) + k] = (g(ap) - g(am)) / (2 * eps)
+    return out
+
+
+@pytest.mark.xfail(strict=True, reason="jacrev(grad(f)) is all zeros when f is one such call (np.linalg.det(a), "
+                   "np.sum(scipy.linalg.expm(a))); hessian, jacfwd(grad) and jacrev(jacrev) are right, and "
+                   "adding another term (det(a) * sum(a), sum(expm(a)) + sum(a**3)) makes it right")
+@pytest.mark.parametrize("f", [determinant_alone, expm_summed])
+def test_reverse_over_grad_of_a_single_matrix_function(f):
+    want = _grad_by_finite_differences(f, M3)
+    np.testing.assert_allclose(mc.hessian(f)(M3), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(mc.jacrev(mc.grad(f))(M3), want, rtol=1e-4, atol=1e-5)
