@@ -424,6 +424,17 @@ def expm_summed(a):
     return np.sum(scipy.linalg.expm(a))   # scipy.linalg imported inside the function: right
 
 
+def batched_determinants_weighted(b):
+    return np.sum(np.linalg.det(b) * np.array([1.0, -2.0]))
+
+
+def expm_of_scaled_times_vector(a):
+    return np.sum(scipy.linalg.expm(0.3 * a) @ np.array([0.4, -1.1, 0.7]))
+
+
+B3 = np.random.default_rng(0).normal(size=(2, 3, 3)) + 3.0 * np.eye(3)
+
+
 def _grad_by_finite_differences(f, a, eps=1e-5):
     g = mc.grad(f)
     out = np.zeros(a.shape + a.shape)
@@ -435,11 +446,12 @@ def _grad_by_finite_differences(f, a, eps=1e-5):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="jacrev(grad(f)) is all zeros when f is one such call (np.linalg.det(a), "
+@pytest.mark.xfail(strict=True, reason="jacrev(grad(f)) is wrong (all zeros when f is one such call (np.linalg.det(a), "
                    "np.sum(scipy.linalg.expm(a))); hessian, jacfwd(grad) and jacrev(jacrev) are right, and "
-                   "adding another term (det(a) * sum(a), sum(expm(a)) + sum(a**3)) makes it right")
-@pytest.mark.parametrize("f", [determinant_alone, expm_summed])
-def test_reverse_over_grad_of_a_single_matrix_function(f):
-    want = _grad_by_finite_differences(f, M3)
-    np.testing.assert_allclose(mc.hessian(f)(M3), want, rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(mc.jacrev(mc.grad(f))(M3), want, rtol=1e-4, atol=1e-5)
+                   "adding another term (det(a) * sum(a), sum(expm(a)) + sum(a**3)) makes it right; the batched det and expm(0.3 a) @ v are wrong, not zero)")
+@pytest.mark.parametrize("f, a", [(determinant_alone, M3), (expm_summed, M3), (batched_determinants_weighted, B3),
+                                  (expm_of_scaled_times_vector, M3)])
+def test_reverse_over_grad_of_a_single_matrix_function(f, a):
+    want = _grad_by_finite_differences(f, a)
+    np.testing.assert_allclose(mc.hessian(f)(a), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(mc.jacrev(mc.grad(f))(a), want, rtol=1e-4, atol=1e-5)
