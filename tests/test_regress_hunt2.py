@@ -446,12 +446,37 @@ def _grad_by_finite_differences(f, a, eps=1e-5):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="jacrev(grad(f)) is wrong (all zeros when f is one such call (np.linalg.det(a), "
-                   "np.sum(scipy.linalg.expm(a))); hessian, jacfwd(grad) and jacrev(jacrev) are right, and "
-                   "adding another term (det(a) * sum(a), sum(expm(a)) + sum(a**3)) makes it right; the batched det and expm(0.3 a) @ v are wrong, not zero)")
+# jacrev's one-hot cotangents were made with np.zeros_like(output): for an output in F order (det's and expm's
+# adjoints are transposes; any f returning a.T) reshape(-1) was a copy, the 1.0 was lost, and the Jacobian's rows
+# came out zero.  Fixed in higher.jacrev (the basis is made in C order).
 @pytest.mark.parametrize("f, a", [(determinant_alone, M3), (expm_summed, M3), (batched_determinants_weighted, B3),
                                   (expm_of_scaled_times_vector, M3)])
 def test_reverse_over_grad_of_a_single_matrix_function(f, a):
     want = _grad_by_finite_differences(f, a)
     np.testing.assert_allclose(mc.hessian(f)(a), want, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(mc.jacrev(mc.grad(f))(a), want, rtol=1e-4, atol=1e-5)
+
+
+def _transposed(a):
+    return (a * 2.0).T
+
+
+def _fortran_ordered(a):
+    return np.asfortranarray(np.sin(a))
+
+
+def _swapped_3d(a):
+    return np.swapaxes(np.stack([a, a * a]), 0, 2)
+
+
+def _pair_with_a_transposed_leaf(a):
+    return np.sum(a), np.exp(a).T
+
+
+@pytest.mark.parametrize("f", [_transposed, _fortran_ordered, _swapped_3d, _pair_with_a_transposed_leaf])
+def test_jacrev_of_an_output_not_in_c_order(f):
+    want = mc.jacfwd(f)(M3)
+    got = mc.jacrev(f)(M3)
+    for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+        assert np.abs(w).max() > 0
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
