@@ -180,7 +180,7 @@ def _blocks_one_by_one(f: Callable, args: tuple, kwargs: dict, column: Callable,
     out_tree = aux = None
     for li, leaf in enumerate(in_leaves):
         for k in range(sizes[li]):
-            basis = [np.zeros_like(v) for v in in_leaves]
+            basis = [np.zeros(np.shape(v), dtype=np.asarray(v).dtype) for v in in_leaves]  # C order (see jacrev)
             basis[li].reshape(-1)[k] = 1.0
             dx = _unflatten(in_tree, [float(b) if kind == "number" else b for b, kind in zip(basis, kinds)])
             y, dy = column(dx)

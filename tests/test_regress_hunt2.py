@@ -480,3 +480,13 @@ def test_jacrev_of_an_output_not_in_c_order(f):
     for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
         assert np.abs(w).max() > 0
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+# jacfwd's one-direction-at-a-time fallback made its one-hot tangents with np.zeros_like(input): an input in F order
+# (np.asfortranarray(a), a.T passed on) lost the 1.0 the same way; hessian(det) at such a point was wrong.
+@pytest.mark.parametrize("f", [determinant_alone, expm_summed, expm_of_scaled_times_vector])
+@pytest.mark.parametrize("layout", [np.asfortranarray, lambda a: np.ascontiguousarray(a.T).T])
+def test_hessian_at_an_input_not_in_c_order(f, layout):
+    want = mc.hessian(f)(M3.copy())
+    np.testing.assert_allclose(mc.hessian(f)(layout(M3)), want, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(mc.jacrev(mc.grad(f))(layout(M3)), want, rtol=1e-8, atol=1e-8)
