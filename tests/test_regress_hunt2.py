@@ -490,3 +490,29 @@ def test_hessian_at_an_input_not_in_c_order(f, layout):
     want = mc.hessian(f)(M3.copy())
     np.testing.assert_allclose(mc.hessian(f)(layout(M3)), want, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(mc.jacrev(mc.grad(f))(layout(M3)), want, rtol=1e-8, atol=1e-8)
+
+
+_WEIGHTS9 = np.arange(9.0)
+
+
+def _ravel_in_memory_order(a):
+    return np.sum(a.ravel(order="K") * _WEIGHTS9)
+
+
+def _ravel_a_of_a_product(a):
+    return np.sum(np.ravel(a * 2.0, "A") * _WEIGHTS9)
+
+
+def _flatten_k_of_a_copy(a):
+    b = np.zeros_like(a)
+    b += a
+    return np.sum(b.flatten("K") * _WEIGHTS9)
+
+
+# check_derivatives' finite differences shifted an F-ordered input into a C-ordered array (x + h*dx with a C-ordered
+# dx), so a function reading memory order disagreed with the (right) derivatives: a false "WRONG" report.  Fixed in
+# testing_values._perturb (the shifted input is laid out as the input).
+@pytest.mark.parametrize("f", [_ravel_in_memory_order, _ravel_a_of_a_product, _flatten_k_of_a_copy])
+def test_check_derivatives_keeps_an_inputs_memory_order(f):
+    check_derivatives(f, np.asfortranarray(M3))
+    check_derivatives(f, M3.copy())
