@@ -180,7 +180,7 @@ def _blocks_one_by_one(f: Callable, args: tuple, kwargs: dict, column: Callable,
     out_tree = aux = None
     for li, leaf in enumerate(in_leaves):
         for k in range(sizes[li]):
-            basis = [np.zeros_like(v) for v in in_leaves]
+            basis = [np.zeros(np.shape(v), dtype=np.asarray(v).dtype) for v in in_leaves]  # C order (see jacrev)
             basis[li].reshape(-1)[k] = 1.0
             dx = _unflatten(in_tree, [float(b) if kind == "number" else b for b, kind in zip(basis, kinds)])
             y, dy = column(dx)
@@ -446,7 +446,9 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         rows: list = []
         for oi, leaf in enumerate(out_leaves):
             for k in range(leaf.size):
-                basis = [np.zeros_like(v) for v in out_leaves]
+                # C order always: zeros_like keeps a transposed leaf's F order, where reshape(-1) is a copy and
+                # the 1.0 written through it was lost (a zero row of the Jacobian).
+                basis = [np.zeros(np.shape(v), dtype=np.asarray(v).dtype) for v in out_leaves]
                 basis[oi].reshape(-1)[k] = 1.0
                 ybar = _unflatten(out_tree, [float(b) if kind == "number" else b
                                              for b, kind in zip(basis, _leaf_kinds(out_tree))])

@@ -74,7 +74,14 @@ def _perturb(x: Any, dx: Any, h: float, memo: dict) -> Any:
     if _is_leaf_float(x) or isinstance(x, (complex, np.complexfloating)):
         return type(x)(x + h * dx) if not isinstance(x, np.generic) else x + h * dx
     if isinstance(x, np.ndarray):
-        return x + h * np.asarray(dx)
+        moved = x + h * np.asarray(dx)
+        if moved.shape != x.shape:
+            return moved
+        # laid out as x (an F-ordered x with a C-ordered dx gave a C-ordered sum): functions that read memory
+        # order (ravel(order="K"/"A"), flatten("K")) must see the same layout at the shifted points
+        out = np.empty_like(x, dtype=moved.dtype)
+        out[...] = moved
+        return out
     if isinstance(x, list):
         return [perturb_(v, d, h) for v, d in zip(x, dx)]
     if isinstance(x, tuple):

@@ -4,6 +4,7 @@
 Each function resets the state it uses, so that plain calls (finite differences) and derivative calls agree."""
 import numpy as np
 import pytest
+import scipy.linalg
 
 import mooncake_ast as mc
 from mooncake_ast.errors import UnsupportedDerivativeError
@@ -397,3 +398,121 @@ def module_list_read_by_its_bare_name(a):
 
 def test_module_level_list_read_by_its_bare_name_in_reverse_mode():
     check_derivatives(module_list_read_by_its_bare_name, X.copy())
+
+
+# --- Hunt, round 4 (helper hunt2): probes of NumPy/SciPy idioms and language corners not probed before ---
+
+def nansum_of_a_product_with_a_nan_factor(v, w):
+    return np.nansum(w * v)
+
+
+@pytest.mark.xfail(strict=True, reason="reverse mode: the pullback of w * v multiplies the zero adjoint nansum gives "
+                   "a NaN slot by w's NaN (0 * nan = nan); forward mode and finite differences give 0 there")
+@pytest.mark.parametrize("w", [np.array([1.0, np.nan, 2.0]), np.array([np.nan, np.nan, -0.5])])
+def test_nansum_of_a_product_with_a_nan_factor(w):
+    check_derivatives(nansum_of_a_product_with_a_nan_factor, X.copy(), w)
+
+
+M3 = np.array([[2.0, 0.3, 0.1], [0.2, 1.5, -0.4], [0.1, 0.5, 3.0]])
+
+
+def determinant_alone(a):
+    return np.linalg.det(a)
+
+
+def expm_summed(a):
+    return np.sum(scipy.linalg.expm(a))   # scipy.linalg imported inside the function: right
+
+
+def batched_determinants_weighted(b):
+    return np.sum(np.linalg.det(b) * np.array([1.0, -2.0]))
+
+
+def expm_of_scaled_times_vector(a):
+    return np.sum(scipy.linalg.expm(0.3 * a) @ np.array([0.4, -1.1, 0.7]))
+
+
+B3 = np.random.default_rng(0).normal(size=(2, 3, 3)) + 3.0 * np.eye(3)
+
+
+def _grad_by_finite_differences(f, a, eps=1e-5):
+    g = mc.grad(f)
+    out = np.zeros(a.shape + a.shape)
+    for k in np.ndindex(a.shape):
+        ap, am = a.copy(), a.copy()
+        ap[k] += eps
+        am[k] -= eps
+        out[(Ellipsis,) + k] = (g(ap) - g(am)) / (2 * eps)
+    return out
+
+
+# jacrev's one-hot cotangents were made with np.zeros_like(output): for an output in F order (det's and expm's
+# adjoints are transposes; any f returning a.T) reshape(-1) was a copy, the 1.0 was lost, and the Jacobian's rows
+# came out zero.  Fixed in higher.jacrev (the basis is made in C order).
+@pytest.mark.parametrize("f, a", [(determinant_alone, M3), (expm_summed, M3), (batched_determinants_weighted, B3),
+                                  (expm_of_scaled_times_vector, M3)])
+def test_reverse_over_grad_of_a_single_matrix_function(f, a):
+    want = _grad_by_finite_differences(f, a)
+    np.testing.assert_allclose(mc.hessian(f)(a), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(mc.jacrev(mc.grad(f))(a), want, rtol=1e-4, atol=1e-5)
+
+
+def _transposed(a):
+    return (a * 2.0).T
+
+
+def _fortran_ordered(a):
+    return np.asfortranarray(np.sin(a))
+
+
+def _swapped_3d(a):
+    return np.swapaxes(np.stack([a, a * a]), 0, 2)
+
+
+def _pair_with_a_transposed_leaf(a):
+    return np.sum(a), np.exp(a).T
+
+
+@pytest.mark.parametrize("f", [_transposed, _fortran_ordered, _swapped_3d, _pair_with_a_transposed_leaf])
+def test_jacrev_of_an_output_not_in_c_order(f):
+    want = mc.jacfwd(f)(M3)
+    got = mc.jacrev(f)(M3)
+    for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+        assert np.abs(w).max() > 0
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+# jacfwd's one-direction-at-a-time fallback made its one-hot tangents with np.zeros_like(input): an input in F order
+# (np.asfortranarray(a), a.T passed on) lost the 1.0 the same way; hessian(det) at such a point was wrong.
+@pytest.mark.parametrize("f", [determinant_alone, expm_summed, expm_of_scaled_times_vector])
+@pytest.mark.parametrize("layout", [np.asfortranarray, lambda a: np.ascontiguousarray(a.T).T])
+def test_hessian_at_an_input_not_in_c_order(f, layout):
+    want = mc.hessian(f)(M3.copy())
+    np.testing.assert_allclose(mc.hessian(f)(layout(M3)), want, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(mc.jacrev(mc.grad(f))(layout(M3)), want, rtol=1e-8, atol=1e-8)
+
+
+_WEIGHTS9 = np.arange(9.0)
+
+
+def _ravel_in_memory_order(a):
+    return np.sum(a.ravel(order="K") * _WEIGHTS9)
+
+
+def _ravel_a_of_a_product(a):
+    return np.sum(np.ravel(a * 2.0, "A") * _WEIGHTS9)
+
+
+def _flatten_k_of_a_copy(a):
+    b = np.zeros_like(a)
+    b += a
+    return np.sum(b.flatten("K") * _WEIGHTS9)
+
+
+# check_derivatives' finite differences shifted an F-ordered input into a C-ordered array (x + h*dx with a C-ordered
+# dx), so a function reading memory order disagreed with the (right) derivatives: a false "WRONG" report.  Fixed in
+# testing_values._perturb (the shifted input is laid out as the input).
+@pytest.mark.parametrize("f", [_ravel_in_memory_order, _ravel_a_of_a_product, _flatten_k_of_a_copy])
+def test_check_derivatives_keeps_an_inputs_memory_order(f):
+    check_derivatives(f, np.asfortranarray(M3))
+    check_derivatives(f, M3.copy())
