@@ -28,7 +28,8 @@ from .cleanup import drop_aliases, share_repeats, substitute
 from .dead_restores import drop_dead_restores
 from .empty_loops import drop_empty_loops, drop_unread_pops
 from .reassociate import reassociate
-from .record_edges import _append, _find_item, _on_edge, _record_item_exits, _record_loop_exits
+from .record_edges import _append, _find_item, _on_edge, _record_item_exits, _record_loop_exits, begin_patching, \
+    end_patching
 from .transform import ReverseTransform, _stack_ref, anchor
 
 
@@ -200,6 +201,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
 
     # ---------------------------------------------------------------- control decisions
     used = _operand_ids(rev)  # nothing below changes the pullback's statements before they are inserted
+    begin_patching(fwd)  # (only edges are split below: predecessors and dominators kept up to date, not remade)
     for (kind, item), sref in _all_stacks(rt):
         if id(sref) not in used:
             continue
@@ -220,6 +222,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             _on_edge(fwd, src, dst, [rec, Call(Const(list.append), [stack, rec])])
         elif kind == "exit":
             _record_item_exits(fwd, _find_item(rt.regions, item), stack)
+    end_patching(fwd)
 
     # ---------------------------------------------------------------- the tape
     for s in entry_stmts:

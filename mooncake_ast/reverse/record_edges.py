@@ -38,6 +38,44 @@ def _splits(fn: Function) -> dict[tuple[Block, Block], Block]:
     return found
 
 
+# Off: every split recomputes all predecessors and every while loop's counter builds the dominator tree anew, as
+# before the shortcut (tests/test_scale_inline_records.py compares the modules made both ways).
+INCREMENTAL = True
+
+
+class _Patching:
+    """What record.finalize's control decisions know of the forward pass's CFG while they patch it (between
+    `begin_patching` and `end_patching`), so that each split and each loop counter costs what it touches, not
+    the whole function (issue 11): in that stretch the CFG changes only by `split_edge`.
+
+    `canonical`: predecessors are as `Function.recompute_preds` makes them (set by the first full recompute);
+    from then on a split updates the two blocks it touches to the same lists.  `tree`: the dominator tree made
+    after that; a block split off since dominates what its one predecessor dominates, its source, so the
+    tree answers for it too (splitting an edge changes no dominance between the other blocks)."""
+
+    def __init__(self) -> None:
+        self.canonical = False
+        self.tree: Any = None
+        self.source_of: dict[Block, Block] = {}
+
+
+def begin_patching(fn: Function) -> None:
+    if INCREMENTAL:
+        fn.__dict__["_patching"] = _Patching()
+
+
+def end_patching(fn: Function) -> None:
+    fn.__dict__.pop("_patching", None)
+
+
+def _recompute_preds(fn: Function) -> None:
+    state = fn.__dict__.get("_patching")
+    if state is None or not state.canonical:
+        fn.recompute_preds()
+        if state is not None:
+            state.canonical = True
+
+
 def split_edge(fn: Function, src: Block, dst: Block) -> Block:
     """A block on the edge src -> dst (for code that runs only when that edge is taken); made once per edge."""
     splits = _splits(fn)
@@ -54,7 +92,17 @@ def split_edge(fn: Function, src: Block, dst: Block) -> Block:
     for phi in dst.phis:
         if src in phi.incoming:
             phi.incoming[mid] = phi.incoming.pop(src)
-    fn.recompute_preds()
+    state = fn.__dict__.get("_patching")
+    if state is not None and state.canonical:
+        # (what recompute_preds makes: mid, the last block, comes last among dst's predecessors; src stays one
+        # if its other edge still goes to dst)
+        mid.preds = [src]
+        if not any(s is dst for s in src.successors()):
+            dst.preds = [p for p in dst.preds if p is not src]
+        dst.preds.append(mid)
+        state.source_of[mid] = src
+    else:
+        _recompute_preds(fn)
     return mid
 
 
@@ -132,15 +180,26 @@ def _counter(fn: Function, header: Block) -> Value:
                 c.incoming[mid] = nxt
         else:
             c.incoming[p] = Const(0)
-    fn.recompute_preds()
+    _recompute_preds(fn)
     info.counter = c
     return c
 
 
 def _dominated_by(fn: Function, b: Block, h: Block) -> bool:
-    from ..ir.analysis import dominators
+    from ..ir.analysis import DominatorTree, dominators
 
-    return h in dominators(fn)[b]
+    state = fn.__dict__.get("_patching")
+    if state is None or not state.canonical:
+        return h in dominators(fn)[b]
+    if state.tree is None:
+        state.tree = DominatorTree(fn)
+    while b not in state.tree.idom and b in state.source_of:
+        if b is h:
+            return True
+        b = state.source_of[b]
+    if b not in state.tree.idom:
+        return h in dominators(fn)[b]  # (a block no walk from the entry reaches: as it always answered)
+    return state.tree.dominates(h, b)
 
 
 def _find_loop(r: Any, header: Block) -> Loop:
