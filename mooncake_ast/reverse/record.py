@@ -221,7 +221,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             rec = Call(Const(ops.tuple_of), list(vals))
             _on_edge(fwd, src, dst, [rec, Call(Const(list.append), [stack, rec])])
         elif kind == "exit":
-            _record_item_exits(fwd, _find_item(rt.regions, item), stack)
+            _record_item_exits(fwd, _find_item(rt.regions, item, fwd), stack)
     end_patching(fwd)
 
     # ---------------------------------------------------------------- the tape

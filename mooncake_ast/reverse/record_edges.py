@@ -57,6 +57,9 @@ class _Patching:
         self.canonical = False
         self.tree: Any = None
         self.source_of: dict[Block, Block] = {}
+        self.regions: Any = None  # (the region tree `found` was made from)
+        self.found: dict = {}  # {id of a region item: the first item of that id _find_item's walk meets}
+        self.loops: dict = {}  # {header: the first loop of that header _find_loop's walk meets}
 
 
 def begin_patching(fn: Function) -> None:
@@ -123,7 +126,7 @@ def _on_edge(fn: Function, src: Block, dst: Any, stmts: list[Call]) -> None:
 
 
 def _record_loop_exits(fn: Function, rt: ReverseTransform, header: Block, kind: str, stack: Call) -> None:
-    loop = _find_loop(rt.regions, header)
+    loop = _find_loop(rt.regions, header, fn)
     info = header.loop
     counter = _counter(fn, header)
     t = header.term
@@ -202,7 +205,32 @@ def _dominated_by(fn: Function, b: Block, h: Block) -> bool:
     return state.tree.dominates(h, b)
 
 
-def _find_loop(r: Any, header: Block) -> Loop:
+def _regions_walked(fn: Any, r: Any) -> Any:
+    """The patching state, with the region tree r walked once (in the order _find_loop and _find_item walk it,
+    keeping the first of each: what they find), or None outside record.finalize's patching."""
+    state = fn.__dict__.get("_patching") if fn is not None else None
+    if state is None:
+        return None
+    if state.regions is not r:
+        state.regions, state.found, state.loops = r, {}, {}
+        stack = [r]
+        while stack:
+            x = stack.pop()
+            state.found.setdefault(id(x), x)
+            if isinstance(x, Loop):
+                state.loops.setdefault(x.header, x)
+                stack += [x.body, x.orelse]
+            elif isinstance(x, Seq):
+                stack += x.items
+            elif isinstance(x, If):
+                stack += [x.then, x.orelse]
+    return state
+
+
+def _find_loop(r: Any, header: Block, fn: Any = None) -> Loop:
+    state = _regions_walked(fn, r)
+    if state is not None and header in state.loops:
+        return state.loops[header]
     stack = [r]
     while stack:
         x = stack.pop()
@@ -232,7 +260,11 @@ def _record_item_exits(fn: Function, item: Any, stack: Call) -> None:
         _prepend(done, Call(Const(list.append), [stack, Const(False)]))
 
 
-def _find_item(r: Any, item_id: int) -> Any:
+def _find_item(r: Any, item_id: int, fn: Any = None) -> Any:
+    """The item of id item_id in the region tree r (`fn`: the function being patched, if it is)."""
+    state = _regions_walked(fn, r)
+    if state is not None and item_id in state.found:
+        return state.found[item_id]
     stack = [r]
     while stack:
         x = stack.pop()
