@@ -48,6 +48,7 @@ from ..ir.nodes import Block, Branch, Call, Const, Function, Global, Goto, Raise
 from ..rules import registry
 from . import value_classes
 from .cleanup import substitute
+from .inline_index import InlineIndex
 
 _MAX_STATEMENTS = 60  # a callee this long stays a call
 _MAX_TOTAL = 400  # statements inlined into one function, all together
@@ -67,14 +68,14 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
     from ..frontend.statements import lower_function  # (the frontend: only when a callee is lowered)
 
     done = budget = 0
-    refused: dict = {}  # {code: size} of callees refused whatever the call (see _refused), lowered once
+    refused: dict = {}  # {code: _UNLOWERED or size}: callees refused whatever the call, or over the budget left
     for _ in range(_ROUNDS):
         _static_applies(ir)
         rebound = written_globals(ir)
         # (no instance of a plain class made here: no operator, property or method of one to look at)
         instances = any(isinstance(s.fn, Global) and _plain_class(user_globals.get(s.fn.name)) is not None
                         for b in ir.blocks for s in b.stmts)
-        index = _Index(ir) if INDEXED else None
+        index = InlineIndex(ir) if INDEXED else None
         found = [(b, s, t) for b in ir.blocks for s in b.stmts
                  for t in [_target(ir, s, user_globals, caller_code, rebound, numbers, instances, index)]
                  if t is not None]
@@ -98,7 +99,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             if size > _MAX_STATEMENTS or not _plain_body(callee):
                 refused[fn.__code__] = _UNLOWERED  # (whatever the budget: never in line)
             elif budget + size > _MAX_TOTAL:
-                refused[fn.__code__] = size  # (the budget only shrinks)
+                refused[fn.__code__] = size  # (what is left of the budget only shrinks)
             if size > _MAX_STATEMENTS or budget + size > _MAX_TOTAL or not _plain_body(callee) or \
                     len(callee.freevars) != len(cells) or _names_clash(ir, callee, index):
                 continue
@@ -231,7 +232,7 @@ def _is_function(v: Any) -> bool:
     return isinstance(v, Call) and v.callee() is ops.make_function
 
 
-def _block_of(ir: Function, s: Call, index: Optional["_Index"] = None) -> Block:
+def _block_of(ir: Function, s: Call, index: Optional["InlineIndex"] = None) -> Block:
     if index is not None:
         b = index.block.get(s)
         if b is not None:
@@ -242,83 +243,8 @@ def _block_of(ir: Function, s: Call, index: Optional["_Index"] = None) -> Block:
 _UNLOWERED = object()  # (in `refused`: a callee that cannot be lowered, or too long or not plain, whatever the call)
 
 
-class _Index:
-    """What one round of inline_calls knows of the function, made in one pass and kept up to date as calls are
-    put in line, so that each call costs about its callee's size, not the function's (issue 11: a long function
-    calling helpers scanned itself whole for every call put in line).
-
-    `block`: each statement's block.  `readers`: for each statement, the statements, phis and terminators that
-    read it (some may read it no longer, or be gone: checked where asked).  `count`: uses(ir) as the round began
-    (read only while the round looks for calls, before any changes).  `attribute_writes`: the `setattr` and
-    `delattr` calls then.  `names`: None, or a superset of the global names the function reads now (exact when
-    made; what each call put in line brings is added, nothing taken out), so that most calls need no look at
-    the whole function to know their names do not clash."""
-
-    def __init__(self, ir: Function) -> None:
-        self.ir = ir
-        self.block: dict = {}
-        self.readers: dict = {}
-        for b in ir.blocks:
-            self._add_block(b)
-        self.count = uses(ir)
-        self.attribute_writes = [st for b in ir.blocks for st in b.stmts
-                                 if st.callee() in (builtins.setattr, builtins.delattr)]
-        self.names: Optional[set] = None
-        self.callee_names: set = set()  # (the global names of the callee _names_clash last passed)
-
-    def _add_block(self, b: Block) -> None:
-        for phi in b.phis:
-            self._reads(phi)
-        for st in b.stmts:
-            self.block[st] = b
-            self._reads(st)
-        self._reads(b.term)
-
-    def _reads(self, x: Any) -> None:
-        for o in x.operands():
-            if isinstance(o, Call):
-                self.readers.setdefault(o, []).append(x)
-
-    def add(self, st: Call, b: Block) -> None:
-        self.block[st] = b
-        self._reads(st)
-
-    def remove(self, st: Call) -> None:
-        self.block.pop(st, None)
-
-    def spliced(self, s: Call, callee: Function, after: Block) -> None:
-        """s's block was split at s (what followed it is `after`'s now), the callee's blocks put in between."""
-        self.block.pop(s, None)
-        for st in after.stmts:
-            self.block[st] = after
-        for b in callee.blocks:
-            self._add_block(b)  # (after's terminator is the one s's block had: its reads are known already)
-
-    def _live(self, x: Any) -> bool:
-        return not isinstance(x, Call) or x in self.block
-
-    def read(self, v: Call) -> int:
-        """How many times the function reads v now (as _uses counts)."""
-        return sum(1 for x in {id(x): x for x in self.readers.get(v, ())}.values() if self._live(x)
-                   for o in x.operands() if o is v)
-
-    def substitute(self, old: Call, new: Any) -> None:
-        """cleanup.substitute(ir, {old: new}), on the readers of old only."""
-        readers = {id(x): x for x in self.readers.get(old, ())}.values()
-        for x in readers:
-            if self._live(x) and any(o is old for o in x.operands()):
-                x.replace_operand(old, new)
-                if isinstance(new, Call):
-                    self.readers.setdefault(new, []).append(x)
-
-    def brought(self, callee_names: set, args: dict) -> None:
-        if self.names is not None:
-            self.names |= callee_names
-            self.names.update(a.name for a in args.values() if isinstance(a, Global))
-
-
 def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numbers: frozenset,
-            instances: bool = True, index: Optional[_Index] = None) -> Optional[tuple]:
+            instances: bool = True, index: Optional[InlineIndex] = None) -> Optional[tuple]:
     """(the function s calls, the value of `self` or None, the global name read, the cells it closes over, how it
     takes the call's arguments: see _bind) if s may be inlined."""
     self_value = name = how = None
@@ -389,7 +315,7 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
     return fn, self_value, name, [], how
 
 
-def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str, index: Optional[_Index] = None) -> bool:
+def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str, index: Optional[InlineIndex] = None) -> bool:
     """Might `obj.attr` find an instance attribute rather than the class's method (a field of that name stored by
     the constructor, or an attribute of that name written anywhere in the function)?"""
     from .local_objects import class_shape
@@ -446,7 +372,7 @@ def _local_function(s: Call, g: dict) -> Optional[tuple]:
     return fn, list(closure.args)
 
 
-def _names_clash(ir: Function, callee: Function, index: Optional[_Index] = None) -> bool:
+def _names_clash(ir: Function, callee: Function, index: Optional[InlineIndex] = None) -> bool:
     """Would a global name one of them reads be a variable of the other once they are one function (`def f(SCALE):
     return helper(SCALE)` with `helper` reading the global `SCALE`): the generated code would read the variable."""
     theirs = {p.name for p in callee.params} | set(callee.local_names)
@@ -603,7 +529,7 @@ def _mark_inlined(callee: Function, call: Call) -> None:
             blk.loop.loc = dataclasses.replace(blk.loop.loc, via=step + blk.loop.loc.via)
 
 
-def _splice(ir: Function, b: Block, s: Call, callee: Function, args: dict, index: Optional[_Index] = None) -> None:
+def _splice(ir: Function, b: Block, s: Call, callee: Function, args: dict, index: Optional[InlineIndex] = None) -> None:
     """The callee's blocks in the place of s: b's statements after s and its terminator move to a new block that
     the callee's return goes to, and what read s reads the returned value."""
     substitute(callee, args)
