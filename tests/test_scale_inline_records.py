@@ -4,7 +4,8 @@ the shortcuts that make them so change nothing they make.
 reverse/inline.py keeps an index per round (each statement's block, what reads it, a superset of the global
 names read) instead of scanning the whole function for each call it puts in line, and lowers a callee it must
 refuse whatever the call only once; reverse/record_edges.py updates only the predecessors a split edge changes
-and answers every while loop's "which predecessors are back edges" from one dominator tree.  With the switches
+and answers every while loop's "which predecessors are back edges" from one dominator tree; reverse/record.py
+puts the run-time dispatches of a block in place in one rebuild of its statements.  With the switches
 off (`inline.INDEXED`, `record_edges.INCREMENTAL`) each does the whole-function work as before: the generated
 modules must be the same text, character for character, both ways, and the derivatives right.  Nothing here is
 timed (examples/bench_startup.py measures)."""
@@ -91,13 +92,14 @@ SOURCES = {
     "helpers_and_objects": lambda: helpers_and_objects(40),
     "realistic": lambda: bench_startup.realistic_function_source(200),
     "if_blocks": lambda: bench_startup.if_blocks_source(40),
+    "long": lambda: bench_startup.long_function_source(160),  # (one block, calls dispatched at run time)
 }
 
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_long_functions_make_the_same_modules(tmp_path, monkeypatch, name):
     m = load(tmp_path, f"inline_records_{name}", SOURCES[name]())
-    x = 0.3 if name == "if_blocks" else np.array([0.3, -0.2, 0.5])
+    x = 0.3 if name in ("if_blocks", "long") else np.array([0.3, -0.2, 0.5])
     made, plain = _both_ways(monkeypatch, m.f, _kinds(m.f, (x,)))
     assert made[0] == plain[0]
     assert made[1] == plain[1]

@@ -38,8 +38,9 @@ def _splits(fn: Function) -> dict[tuple[Block, Block], Block]:
     return found
 
 
-# Off: every split recomputes all predecessors and every while loop's counter builds the dominator tree anew, as
-# before the shortcut (tests/test_scale_inline_records.py compares the modules made both ways).
+# Off: every split recomputes all predecessors, every while loop's counter builds the dominator tree anew and
+# record._patch_dispatch splices each call's statements in one by one, as before the shortcuts
+# (tests/test_scale_inline_records.py compares the modules made both ways).
 INCREMENTAL = True
 
 
