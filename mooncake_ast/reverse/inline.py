@@ -48,6 +48,7 @@ from ..ir.nodes import Block, Branch, Call, Const, Function, Global, Goto, Raise
 from ..rules import registry
 from . import value_classes
 from .cleanup import substitute
+from .inline_index import InlineIndex
 
 _MAX_STATEMENTS = 60  # a callee this long stays a call
 _MAX_TOTAL = 400  # statements inlined into one function, all together
@@ -55,6 +56,9 @@ _ROUNDS = 4  # a helper's helpers are inlined too, and the closures a factory pu
 _FRAME_READERS = {builtins.locals, builtins.globals, builtins.vars, builtins.eval, builtins.exec, builtins.super,
                   inspect.currentframe}
 _PLAIN_DEFAULTS = (int, float, bool, str, type(None))
+# Off: each call put in line scans the whole function (to find its block, its uses, the global names read, what
+# reads it), as before the shortcut (tests/test_scale_inline_records.py compares the modules made both ways).
+INDEXED = True
 
 
 def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: Any,
@@ -64,29 +68,40 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
     from ..frontend.statements import lower_function  # (the frontend: only when a callee is lowered)
 
     done = budget = 0
+    refused: dict = {}  # {code: _UNLOWERED or size}: callees refused whatever the call, or over the budget left
     for _ in range(_ROUNDS):
         _static_applies(ir)
         rebound = written_globals(ir)
         # (no instance of a plain class made here: no operator, property or method of one to look at)
         instances = any(isinstance(s.fn, Global) and _plain_class(user_globals.get(s.fn.name)) is not None
                         for b in ir.blocks for s in b.stmts)
+        index = InlineIndex(ir) if INDEXED else None
         found = [(b, s, t) for b in ir.blocks for s in b.stmts
-                 for t in [_target(ir, s, user_globals, caller_code, rebound, numbers, instances)] if t is not None]
+                 for t in [_target(ir, s, user_globals, caller_code, rebound, numbers, instances, index)]
+                 if t is not None]
         if not found:
             break
         spliced: set = set()
         for b, s, (fn, self_value, name, cells, how) in found:
             if self_value in spliced:
                 continue  # (`(p + q).norm2()`: the object is what `__add__` returns, found in the next round)
-            if _block_of(ir, s).loop is not None:
+            if _block_of(ir, s, index).loop is not None:
                 continue  # (a call in a loop's header, `while f(x) > tol`: the header stays one block)
+            known = refused.get(fn.__code__) if INDEXED else None
+            if known is not None and (known is _UNLOWERED or known > _MAX_STATEMENTS or budget + known > _MAX_TOTAL):
+                continue  # (lowering it again would give the same callee, refused the same way)
             try:
                 callee = lower_function(fn)
             except Exception:  # noqa: BLE001 - a callee we cannot lower stays a call
+                refused[fn.__code__] = _UNLOWERED
                 continue
             size = sum(len(blk.stmts) for blk in callee.blocks)
+            if size > _MAX_STATEMENTS or not _plain_body(callee):
+                refused[fn.__code__] = _UNLOWERED  # (whatever the budget: never in line)
+            elif budget + size > _MAX_TOTAL:
+                refused[fn.__code__] = size  # (what is left of the budget only shrinks)
             if size > _MAX_STATEMENTS or budget + size > _MAX_TOTAL or not _plain_body(callee) or \
-                    len(callee.freevars) != len(cells) or _names_clash(ir, callee):
+                    len(callee.freevars) != len(cells) or _names_clash(ir, callee, index):
                 continue
             args = _bind(fn, callee, s, self_value, how)
             if args is None:
@@ -100,17 +115,21 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             for p, v in list(args.items()):
                 if isinstance(v, _Extra):  # (`*values`, `**options`: the call's extra arguments, as a display)
                     packed = Call(Const(v.display), v.items, loc=s.loc)
-                    home = _block_of(ir, s)
+                    home = _block_of(ir, s, index)
                     home.stmts.insert(home.stmts.index(s), packed)
                     packed.block = home
                     args[p] = packed
-            _splice(ir, _block_of(ir, s), s, callee, args)
+                    if index is not None:
+                        index.add(packed, home)
+            _splice(ir, _block_of(ir, s, index), s, callee, args, index)
             spliced.add(s)
             if isinstance(s.fn, Call) and s.fn.callee() is getattr and s.fn is not self_value and \
-                    _uses(ir, s.fn) == 0:
+                    (_uses(ir, s.fn) if index is None else index.read(s.fn)) == 0:
                 bound = s.fn  # (the bound method `obj.m` or the static method `C.m`, read only by the call)
-                home = _block_of(ir, bound)
+                home = _block_of(ir, bound, index)
                 home.stmts = [x for x in home.stmts if x is not bound]
+                if index is not None:
+                    index.remove(bound)
             budget += size
             done += 1
             if name is not None:
@@ -213,12 +232,19 @@ def _is_function(v: Any) -> bool:
     return isinstance(v, Call) and v.callee() is ops.make_function
 
 
-def _block_of(ir: Function, s: Call) -> Block:
+def _block_of(ir: Function, s: Call, index: Optional["InlineIndex"] = None) -> Block:
+    if index is not None:
+        b = index.block.get(s)
+        if b is not None:
+            return b
     return next(b for b in ir.blocks if any(x is s for x in b.stmts))
 
 
+_UNLOWERED = object()  # (in `refused`: a callee that cannot be lowered, or too long or not plain, whatever the call)
+
+
 def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numbers: frozenset,
-            instances: bool = True) -> Optional[tuple]:
+            instances: bool = True, index: Optional[InlineIndex] = None) -> Optional[tuple]:
     """(the function s calls, the value of `self` or None, the global name read, the cells it closes over, how it
     takes the call's arguments: see _bind) if s may be inlined."""
     self_value = name = how = None
@@ -254,7 +280,7 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
         cls = value_classes.class_of(s.args[0], g, numbers)
         prop = cls.__dict__.get(s.args[1].value) if cls is not None else None
         if type(prop) is not property or type(prop.fget) is not types.FunctionType or \
-                any(_instance_may_hold(ir, cls, v, s.args[1].value)
+                any(_instance_may_hold(ir, cls, v, s.args[1].value, index)
                     for v in value_classes.values_of(s.args[0], numbers)[1]):
             return None
         fn, how = prop.fget, "property"
@@ -273,10 +299,11 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
             isinstance(s.fn.args[1], Const) and type(s.fn.args[1].value) is str:
         obj = s.fn.args[0]
         cls = value_classes.class_of(obj, g, numbers)  # (first: `_uses` walks the whole function, once per call)
-        if cls is not None and _uses(ir, s.fn) != 1:
+        if cls is not None and (_uses(ir, s.fn) if index is None else index.count.get(s.fn, 0)) != 1:
             cls = None
         attr = s.fn.args[1].value
-        if cls is None or any(_instance_may_hold(ir, cls, v, attr) for v in value_classes.values_of(obj, numbers)[1]):
+        if cls is None or any(_instance_may_hold(ir, cls, v, attr, index)
+                              for v in value_classes.values_of(obj, numbers)[1]):
             return None
         fn = cls.__dict__.get(attr)
         self_value = obj
@@ -288,7 +315,7 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
     return fn, self_value, name, [], how
 
 
-def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str) -> bool:
+def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str, index: Optional[InlineIndex] = None) -> bool:
     """Might `obj.attr` find an instance attribute rather than the class's method (a field of that name stored by
     the constructor, or an attribute of that name written anywhere in the function)?"""
     from .local_objects import class_shape
@@ -296,9 +323,10 @@ def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str) -> bool:
     shape = class_shape(cls)
     if shape is None or any(f == attr for f, _ in shape.fields) or any(f == attr for f, _ in shape.constants):
         return True
+    writes = index.attribute_writes if index is not None else [st for b in ir.blocks for st in b.stmts]
     return any(st.callee() in (builtins.setattr, builtins.delattr) and st.args and st.args[0] is obj
                and not (isinstance(st.args[1], Const) and st.args[1].value != attr)
-               for b in ir.blocks for st in b.stmts)
+               for st in writes)
 
 
 def written_globals(ir: Function) -> set:
@@ -344,12 +372,22 @@ def _local_function(s: Call, g: dict) -> Optional[tuple]:
     return fn, list(closure.args)
 
 
-def _names_clash(ir: Function, callee: Function) -> bool:
+def _names_clash(ir: Function, callee: Function, index: Optional[InlineIndex] = None) -> bool:
     """Would a global name one of them reads be a variable of the other once they are one function (`def f(SCALE):
     return helper(SCALE)` with `helper` reading the global `SCALE`): the generated code would read the variable."""
-    mine = {p.name for p in ir.params} | set(ir.local_names)
     theirs = {p.name for p in callee.params} | set(callee.local_names)
-    return bool(_global_names(callee) & mine) or bool(_global_names(ir) & theirs)
+    if index is None:
+        mine = {p.name for p in ir.params} | set(ir.local_names)
+        return bool(_global_names(callee) & mine) or bool(_global_names(ir) & theirs)
+    callee_names = _global_names(callee)
+    index.callee_names = callee_names  # (what the call brings if it is put in line: Index.brought)
+    if any(n in ir.local_names for n in callee_names) or callee_names & {p.name for p in ir.params}:
+        return True
+    if index.names is None:
+        index.names = _global_names(ir)
+    if not index.names & theirs:
+        return False  # (a superset of the names read: none of theirs among them)
+    return bool(_global_names(ir) & theirs)
 
 
 def _global_names(fn: Function) -> set:
@@ -491,7 +529,7 @@ def _mark_inlined(callee: Function, call: Call) -> None:
             blk.loop.loc = dataclasses.replace(blk.loop.loc, via=step + blk.loop.loc.via)
 
 
-def _splice(ir: Function, b: Block, s: Call, callee: Function, args: dict) -> None:
+def _splice(ir: Function, b: Block, s: Call, callee: Function, args: dict, index: Optional[InlineIndex] = None) -> None:
     """The callee's blocks in the place of s: b's statements after s and its terminator move to a new block that
     the callee's return goes to, and what read s reads the returned value."""
     substitute(callee, args)
@@ -523,7 +561,12 @@ def _splice(ir: Function, b: Block, s: Call, callee: Function, args: dict) -> No
     ir.blocks[at:at] = [*callee.blocks, after]
     for i, blk in enumerate(ir.blocks):
         blk.id = i
-    substitute(ir, {s: value})
+    if index is None:
+        substitute(ir, {s: value})
+    else:
+        index.spliced(s, callee, after)
+        index.substitute(s, value)
+        index.brought(index.callee_names, args)
     ir.local_names |= callee.local_names
     ir.globals_read |= callee.globals_read
     if isinstance(value, Call) and value not in args.values() and s.hint and not value.hint:

@@ -28,7 +28,9 @@ from .cleanup import drop_aliases, share_repeats, substitute
 from .dead_restores import drop_dead_restores
 from .empty_loops import drop_empty_loops, drop_unread_pops
 from .reassociate import reassociate
-from .record_edges import _append, _find_item, _on_edge, _record_item_exits, _record_loop_exits
+from . import record_edges
+from .record_edges import _append, _find_item, _on_edge, _record_item_exits, _record_loop_exits, begin_patching, \
+    end_patching
 from .transform import ReverseTransform, _stack_ref, anchor
 
 
@@ -200,6 +202,7 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
 
     # ---------------------------------------------------------------- control decisions
     used = _operand_ids(rev)  # nothing below changes the pullback's statements before they are inserted
+    begin_patching(fwd)  # (only edges are split below: predecessors and dominators kept up to date, not remade)
     for (kind, item), sref in _all_stacks(rt):
         if id(sref) not in used:
             continue
@@ -219,7 +222,8 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             rec = Call(Const(ops.tuple_of), list(vals))
             _on_edge(fwd, src, dst, [rec, Call(Const(list.append), [stack, rec])])
         elif kind == "exit":
-            _record_item_exits(fwd, _find_item(rt.regions, item), stack)
+            _record_item_exits(fwd, _find_item(rt.regions, item, fwd), stack)
+    end_patching(fwd)
 
     # ---------------------------------------------------------------- the tape
     for s in entry_stmts:
@@ -377,7 +381,12 @@ def _all_stacks(rt: ReverseTransform):
 
 
 def _patch_dispatch(rt: ReverseTransform) -> None:
-    """`y = f(*args)` dispatched at run time becomes `r = rcall(f, args, kwargs); y = r[0]; pb = r[1]`."""
+    """`y = f(*args)` dispatched at run time becomes `r = rcall(f, args, kwargs); y = r[0]; pb = r[1]`.
+
+    (Each block's statements are rebuilt once, with every call of it in place: a long straight-line function is
+    one block holding hundreds of them, and a splice per call made the pass grow with the square of its length.)"""
+    in_place: dict = {}  # {s: the statements that take its place}
+    blocks: dict = {}  # (the blocks touched, in order)
     for s, pb in rt.dispatched.items():
         b = s.block
         assert b is not None
@@ -390,7 +399,6 @@ def _patch_dispatch(rt: ReverseTransform) -> None:
         quiet = rt.quiet_of.get(s)
         call = Call(Const(_dispatch), [f, args, kwargs] + ([Const(None), Const(quiet)] if quiet else []), loc=s.loc)
         call.tuple_size = 2  # type: ignore[attr-defined]
-        i = b.stmts.index(s)
         pre = [x for x in (args, kwargs) if isinstance(x, Call) and x.block is None]
         for x in pre + [call]:
             x.block = b
@@ -398,7 +406,18 @@ def _patch_dispatch(rt: ReverseTransform) -> None:
         pb.fn, pb.args, pb.kwargs = Const(operator.getitem), [call, Const(1)], {}
         pb.block = b
         pb.hint = None
-        b.stmts[i:i + 1] = pre + [call, s, pb]
+        if record_edges.INCREMENTAL:
+            in_place[s] = pre + [call, s, pb]
+            blocks[b] = None
+        else:
+            b.stmts[b.stmts.index(s):b.stmts.index(s) + 1] = pre + [call, s, pb]
+    for b in blocks:
+        stmts = []
+        for x in b.stmts:
+            stmts.extend(in_place.pop(x, (x,)))
+        b.stmts = stmts
+    if in_place:
+        raise ValueError(f"dispatched calls not in their blocks: {list(in_place)}")  # (as list.index said)
 
 
 def methods_of_arrays(rev: Function) -> None:

@@ -38,6 +38,48 @@ def _splits(fn: Function) -> dict[tuple[Block, Block], Block]:
     return found
 
 
+# Off: every split recomputes all predecessors, every while loop's counter builds the dominator tree anew and
+# record._patch_dispatch splices each call's statements in one by one, as before the shortcuts
+# (tests/test_scale_inline_records.py compares the modules made both ways).
+INCREMENTAL = True
+
+
+class _Patching:
+    """What record.finalize's control decisions know of the forward pass's CFG while they patch it (between
+    `begin_patching` and `end_patching`), so that each split and each loop counter costs what it touches, not
+    the whole function (issue 11): in that stretch the CFG changes only by `split_edge`.
+
+    `canonical`: predecessors are as `Function.recompute_preds` makes them (set by the first full recompute);
+    from then on a split updates the two blocks it touches to the same lists.  `tree`: the dominator tree made
+    after that; a block split off since dominates what its one predecessor dominates, its source, so the
+    tree answers for it too (splitting an edge changes no dominance between the other blocks)."""
+
+    def __init__(self) -> None:
+        self.canonical = False
+        self.tree: Any = None
+        self.source_of: dict[Block, Block] = {}
+        self.regions: Any = None  # (the region tree `found` was made from)
+        self.found: dict = {}  # {id of a region item: the first item of that id _find_item's walk meets}
+        self.loops: dict = {}  # {header: the first loop of that header _find_loop's walk meets}
+
+
+def begin_patching(fn: Function) -> None:
+    if INCREMENTAL:
+        fn.__dict__["_patching"] = _Patching()
+
+
+def end_patching(fn: Function) -> None:
+    fn.__dict__.pop("_patching", None)
+
+
+def _recompute_preds(fn: Function) -> None:
+    state = fn.__dict__.get("_patching")
+    if state is None or not state.canonical:
+        fn.recompute_preds()
+        if state is not None:
+            state.canonical = True
+
+
 def split_edge(fn: Function, src: Block, dst: Block) -> Block:
     """A block on the edge src -> dst (for code that runs only when that edge is taken); made once per edge."""
     splits = _splits(fn)
@@ -54,7 +96,17 @@ def split_edge(fn: Function, src: Block, dst: Block) -> Block:
     for phi in dst.phis:
         if src in phi.incoming:
             phi.incoming[mid] = phi.incoming.pop(src)
-    fn.recompute_preds()
+    state = fn.__dict__.get("_patching")
+    if state is not None and state.canonical:
+        # (what recompute_preds makes: mid, the last block, comes last among dst's predecessors; src stays one
+        # if its other edge still goes to dst)
+        mid.preds = [src]
+        if not any(s is dst for s in src.successors()):
+            dst.preds = [p for p in dst.preds if p is not src]
+        dst.preds.append(mid)
+        state.source_of[mid] = src
+    else:
+        _recompute_preds(fn)
     return mid
 
 
@@ -75,7 +127,7 @@ def _on_edge(fn: Function, src: Block, dst: Any, stmts: list[Call]) -> None:
 
 
 def _record_loop_exits(fn: Function, rt: ReverseTransform, header: Block, kind: str, stack: Call) -> None:
-    loop = _find_loop(rt.regions, header)
+    loop = _find_loop(rt.regions, header, fn)
     info = header.loop
     counter = _counter(fn, header)
     t = header.term
@@ -132,18 +184,54 @@ def _counter(fn: Function, header: Block) -> Value:
                 c.incoming[mid] = nxt
         else:
             c.incoming[p] = Const(0)
-    fn.recompute_preds()
+    _recompute_preds(fn)
     info.counter = c
     return c
 
 
 def _dominated_by(fn: Function, b: Block, h: Block) -> bool:
-    from ..ir.analysis import dominators
+    from ..ir.analysis import DominatorTree, dominators
 
-    return h in dominators(fn)[b]
+    state = fn.__dict__.get("_patching")
+    if state is None or not state.canonical:
+        return h in dominators(fn)[b]
+    if state.tree is None:
+        state.tree = DominatorTree(fn)
+    while b not in state.tree.idom and b in state.source_of:
+        if b is h:
+            return True
+        b = state.source_of[b]
+    if b not in state.tree.idom:
+        return h in dominators(fn)[b]  # (a block no walk from the entry reaches: as it always answered)
+    return state.tree.dominates(h, b)
 
 
-def _find_loop(r: Any, header: Block) -> Loop:
+def _regions_walked(fn: Any, r: Any) -> Any:
+    """The patching state, with the region tree r walked once (in the order _find_loop and _find_item walk it,
+    keeping the first of each: what they find), or None outside record.finalize's patching."""
+    state = fn.__dict__.get("_patching") if fn is not None else None
+    if state is None:
+        return None
+    if state.regions is not r:
+        state.regions, state.found, state.loops = r, {}, {}
+        stack = [r]
+        while stack:
+            x = stack.pop()
+            state.found.setdefault(id(x), x)
+            if isinstance(x, Loop):
+                state.loops.setdefault(x.header, x)
+                stack += [x.body, x.orelse]
+            elif isinstance(x, Seq):
+                stack += x.items
+            elif isinstance(x, If):
+                stack += [x.then, x.orelse]
+    return state
+
+
+def _find_loop(r: Any, header: Block, fn: Any = None) -> Loop:
+    state = _regions_walked(fn, r)
+    if state is not None and header in state.loops:
+        return state.loops[header]
     stack = [r]
     while stack:
         x = stack.pop()
@@ -173,7 +261,11 @@ def _record_item_exits(fn: Function, item: Any, stack: Call) -> None:
         _prepend(done, Call(Const(list.append), [stack, Const(False)]))
 
 
-def _find_item(r: Any, item_id: int) -> Any:
+def _find_item(r: Any, item_id: int, fn: Any = None) -> Any:
+    """The item of id item_id in the region tree r (`fn`: the function being patched, if it is)."""
+    state = _regions_walked(fn, r)
+    if state is not None and item_id in state.found:
+        return state.found[item_id]
     stack = [r]
     while stack:
         x = stack.pop()
