@@ -1,0 +1,137 @@
+"""Second derivatives through calls that forward code dispatches with keywords or hand-written rules (issue 10):
+scipy.stats densities (nested_stats.py), checked against central differences of mc.grad in mc.hessian,
+jacfwd(grad) and jacrev(grad), mixed partials through keywords included; unsupported ones refuse by name."""
+import numpy as np
+import pytest
+import scipy.stats as st
+
+import mooncake_ast as mc
+from mooncake_ast.rules.forward_code_rules import NestingError
+
+
+def _fd_jacobian_of_grad(f, args, argnum, eps=1e-6):
+    """Central differences of mc.grad(f, argnum) along argument argnum (flattened), one column per entry."""
+    g = mc.grad(f, argnums=argnum)
+    x = np.array(args[argnum], dtype=float)
+    cols = []
+    for i in range(x.size):
+        e = np.zeros(x.size)
+        e[i] = eps
+        up = list(args)
+        dn = list(args)
+        up[argnum] = x + e.reshape(x.shape)
+        dn[argnum] = x - e.reshape(x.shape)
+        cols.append((np.ravel(g(*up)) - np.ravel(g(*dn))) / (2 * eps))
+    return np.stack(cols, axis=-1)
+
+
+def _check_all_ways(f, args, argnum=0):
+    want = _fd_jacobian_of_grad(f, args, argnum)
+    for how in ("hessian", "jacfwd", "jacrev"):
+        if how == "hessian":
+            got = mc.hessian(f, argnums=argnum)(*args)
+        elif how == "jacfwd":
+            got = mc.jacfwd(mc.grad(f, argnums=argnum), argnums=argnum)(*args)
+        else:
+            got = mc.jacrev(mc.grad(f, argnums=argnum), argnums=argnum)(*args)
+        np.testing.assert_allclose(np.reshape(got, want.shape), want, rtol=1e-5, atol=1e-6, err_msg=how)
+
+
+X = np.array([0.1, 0.5, -0.7])
+XPOS = np.array([0.4, 1.3, 2.2])
+
+
+def norm_kw(x):
+    return np.sum(st.norm.logpdf(x, loc=0.3, scale=1.5))
+
+
+def norm_pos(x):
+    return np.sum(st.norm.logpdf(x, 0.3, 1.5))
+
+
+def norm_pdf_kw(x):
+    return np.sum(st.norm.pdf(x, scale=2.0) * x)
+
+
+def norm_cdf_item(x):
+    return st.norm.cdf(x[0]) * x[1]
+
+
+def norm_logcdf_sf(x):
+    return np.sum(st.norm.logcdf(x, loc=0.2)) + np.sum(st.norm.sf(x, scale=0.7))
+
+
+def t_kw(x):
+    return np.sum(st.t.logpdf(x, df=4.0))
+
+
+def t_pos(x):
+    return np.sum(st.t.logpdf(x, 4.0, 0.1, 2.0))
+
+
+def cauchy_kw(x):
+    return np.sum(st.cauchy.logpdf(x, loc=-0.2, scale=0.8))
+
+
+def logistic_kw(x):
+    return np.sum(st.logistic.logpdf(x, scale=1.3))
+
+
+def gamma_kw(x):
+    return np.sum(st.gamma.logpdf(x, a=2.5, scale=1.5))
+
+
+def loc_from_x(x):  # a keyword that depends on x: the mixed partials go through loc
+    return np.sum(st.norm.logpdf(x, loc=np.mean(x), scale=1.0 + x[0] * x[0]))
+
+
+def df_from_x(x):
+    return np.sum(st.t.logpdf(x, df=3.0 + x[1] * x[1], loc=0.5 * x[2]))
+
+
+def loglik(theta, data):  # a Bayesian log-likelihood: parameters in the keywords only
+    mu, log_s = theta[0], theta[1]
+    return np.sum(st.norm.logpdf(data, loc=mu, scale=np.exp(log_s))) + st.norm.logpdf(mu, scale=10.0)
+
+
+@pytest.mark.parametrize("f", [norm_kw, norm_pos, norm_pdf_kw, norm_cdf_item, norm_logcdf_sf, t_kw, t_pos,
+                               cauchy_kw, logistic_kw, loc_from_x, df_from_x])
+def test_stats_second_order(f):
+    _check_all_ways(f, (X,))
+
+
+@pytest.mark.parametrize("f", [gamma_kw])
+def test_stats_positive_support(f):
+    _check_all_ways(f, (XPOS,))
+
+
+@pytest.mark.parametrize("theta", [np.array([0.2, -0.3]), np.array([-1.0, 0.4])])
+def test_loglik_in_keywords(theta):
+    data = np.array([0.3, -0.2, 1.1, 0.8])
+    _check_all_ways(loglik, (theta, data), argnum=0)
+
+
+def test_loc_argument_wrt_keyword():  # the derivative with respect to an argument passed on as a keyword
+    def f(x, m):
+        return np.sum(st.norm.logpdf(x, loc=m * m, scale=1.2))
+
+    _check_all_ways(f, (X, np.array(0.4)), argnum=1)
+    _check_all_ways(f, (X, np.array(0.4)), argnum=0)
+
+
+def gamma_outside(x):
+    return np.sum(st.gamma.logpdf(x, a=2.0))
+
+
+def test_outside_support_refused():
+    with pytest.raises(NestingError, match="support"):
+        mc.hessian(gamma_outside)(np.array([0.5, -1.0]))
+
+
+def t_cdf(x):
+    return np.sum(st.t.cdf(x, df=3.0))
+
+
+def test_unmodelled_method_refused():
+    with pytest.raises(NestingError):
+        mc.hessian(t_cdf)(X)
