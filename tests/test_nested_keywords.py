@@ -135,3 +135,16 @@ def t_cdf(x):
 def test_unmodelled_method_refused():
     with pytest.raises(NestingError):
         mc.hessian(t_cdf)(X)
+
+
+def norm_third(x):
+    return np.sum(st.norm.logpdf(x, 0.3 * x[0], 1.5 + x[1] ** 2))
+
+
+def test_third_order_positional():
+    h3 = mc.jacfwd(mc.hessian(norm_third))(X)
+    for i in range(X.size):
+        d = np.zeros(X.size)
+        d[i] = 1e-5
+        num = (mc.hessian(norm_third)(X + d) - mc.hessian(norm_third)(X - d)) / 2e-5
+        np.testing.assert_allclose(h3[..., i], num, rtol=1e-5, atol=1e-6)

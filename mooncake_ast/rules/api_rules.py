@@ -116,6 +116,12 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         f = f.__wrapped_fn__
     f = unmemoised(f)  # (`@functools.cache`: the function it wraps, as at first order)
     n = len(args)
+    if not kwargs and _zero(df):
+        from .nested_stats import model_for
+
+        model = model_for(f, args, None)
+        if model is not None:  # (a scipy.stats density called positionally: its plain model, nested_stats.py)
+            return _plan(model, NoTangent, args, dargs, None, reverse)
     special = _special_plan(f, df, args, dargs, kwargs)
     if kwargs and special is None and _constant_call(f, args, dargs, kwargs):
         # (`rng.normal(size=(4, 3))`: a draw, or a function with no derivative, given only values that are never
