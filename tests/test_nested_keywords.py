@@ -148,3 +148,63 @@ def test_third_order_positional():
         d[i] = 1e-5
         num = (mc.hessian(norm_third)(X + d) - mc.hessian(norm_third)(X - d)) / 2e-5
         np.testing.assert_allclose(h3[..., i], num, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- numpy.random Generator draws (nested_draws.py)
+
+
+def uniform_kw(x):
+    rng = np.random.default_rng(0)
+    return np.sum(x * x * rng.uniform(-1.0, 1.0, size=3))
+
+
+def uniform_active(x):
+    rng = np.random.default_rng(1)
+    return np.sum(x * x * rng.uniform(-1.0 + x[0], 1.0 + x[1] * x[2], size=3))
+
+
+def normal_active(x):
+    rng = np.random.default_rng(2)
+    return np.sum(x * rng.normal(loc=x[0] * x[1], scale=np.exp(x), size=(2, 3)))
+
+
+def normal_broadcast(x):
+    rng = np.random.default_rng(3)
+    return np.sum(np.sin(rng.normal(x, 0.5)))
+
+
+def exponential_kw(x):
+    rng = np.random.default_rng(5)
+    return np.sum(x * rng.exponential(scale=1.0 + x * x))
+
+
+@pytest.mark.parametrize("f", [uniform_kw, uniform_active, normal_active, normal_broadcast, exponential_kw])
+def test_draws_second_order(f):
+    _check_all_ways(f, (X,))
+
+
+def draw_from_argument(x, rng):
+    return np.sum(x * x * rng.uniform(-1.0, 1.0, size=3))
+
+
+def test_draw_from_a_generator_argument():
+    """A generator passed in is drawn from at each pass, as at first order: each column of the Hessian is 2 u of
+    some draw of the stream (a diagonal), the same stream whichever way it is computed."""
+    got = [np.asarray(make(draw_from_argument)(X, np.random.default_rng(0)))
+           for make in (mc.hessian, lambda f: mc.jacfwd(mc.grad(f)), lambda f: mc.jacrev(mc.grad(f)))]
+    stream = 2 * np.random.default_rng(0).uniform(-1.0, 1.0, size=(8, 3))
+    for h in got:
+        np.testing.assert_allclose(h, np.diag(np.diag(h)))
+        for i in range(3):
+            assert np.any(np.isclose(stream[:, i], h[i, i]))
+    np.testing.assert_allclose(got[0], got[1])
+
+
+def laplace_draw(x):
+    rng = np.random.default_rng(4)
+    return np.sum(x * rng.laplace(x[2], 2.0, size=3))
+
+
+def test_unmodelled_draw_refused():
+    with pytest.raises(NestingError):
+        mc.hessian(laplace_draw)(X)

@@ -117,10 +117,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     f = unmemoised(f)  # (`@functools.cache`: the function it wraps, as at first order)
     n = len(args)
     if not kwargs and _zero(df):
-        from .nested_stats import model_for
+        from . import nested_draws, nested_stats
 
-        model = model_for(f, args, None)
-        if model is not None:  # (a scipy.stats density called positionally: its plain model, nested_stats.py)
+        model = nested_stats.model_for(f, args, None) or nested_draws.model_for(f, args, None)
+        if model is not None:  # (a scipy.stats density or a draw called positionally: its plain model)
             return _plan(model, NoTangent, args, dargs, None, reverse)
     special = _special_plan(f, df, args, dargs, kwargs)
     if kwargs and special is None and _constant_call(f, args, dargs, kwargs):

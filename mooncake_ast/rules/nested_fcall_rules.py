@@ -60,13 +60,14 @@ def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, d
 
 
 def _stats_model(f: Any, df: Any, args: tuple, kwargs: Any) -> Any:
-    """f, or the plain model of a scipy.stats method standing for it (nested_stats.py): its keywords then name the
-    model's positional parameters, planned below as a plain function's."""
+    """f, or the plain model of a scipy.stats method or a Generator's draw standing for it (nested_stats.py,
+    nested_draws.py): its keywords then name the model's positional parameters, planned below as a plain
+    function's."""
     if not _api()._zero(df):
         return f
-    from .nested_stats import model_for
+    from . import nested_draws, nested_stats
 
-    return model_for(f, tuple(args), kwargs) or f
+    return nested_stats.model_for(f, tuple(args), kwargs) or nested_draws.model_for(f, tuple(args), kwargs) or f
 
 
 def _by_keys(t: Any, keys: tuple) -> Any:
