@@ -208,3 +208,41 @@ def laplace_draw(x):
 def test_unmodelled_draw_refused():
     with pytest.raises(NestingError):
         mc.hessian(laplace_draw)(X)
+
+
+# ---------------------------------------------------------------- NumPy functions writing out= (nested_out.py)
+
+
+def clip_out_inplace(x):
+    a = x * x
+    np.clip(a, 0.05, 0.3, out=a)
+    return np.sum(a * x)
+
+
+def clip_out_other(x):
+    a = np.zeros(3)
+    np.clip(x, -0.5, 0.4, out=a)
+    return np.sum(a * a * x)
+
+
+def clip_active_bounds(x):
+    a = np.zeros(3)
+    np.clip(x * x, 0.4 * x[1], np.exp(x[2]) * 0.8, out=a)
+    return np.sum(a * np.sin(x))
+
+
+def cumsum_out(x):
+    b = np.zeros(3)
+    np.cumsum(x * x, out=b)
+    return np.sum(b * x)
+
+
+def cumprod_out_inplace(x):
+    b = x + 2.0
+    np.cumprod(b, out=b)
+    return np.sum(b * b)
+
+
+@pytest.mark.parametrize("f", [clip_out_inplace, clip_out_other, clip_active_bounds, cumsum_out, cumprod_out_inplace])
+def test_out_functions_second_order(f):
+    _check_all_ways(f, (X,))
