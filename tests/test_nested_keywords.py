@@ -246,3 +246,66 @@ def cumprod_out_inplace(x):
 @pytest.mark.parametrize("f", [clip_out_inplace, clip_out_other, clip_active_bounds, cumsum_out, cumprod_out_inplace])
 def test_out_functions_second_order(f):
     _check_all_ways(f, (X,))
+
+
+# ---------------------------------------------------------------- in-place writes: np.putmask, a.sort()
+
+
+def putmask_array(x):
+    a = x * x
+    np.putmask(a, a > 0.1, x * 3.0 + x[0])
+    return np.sum(a * x)
+
+
+def putmask_scalar(x):
+    a = np.sin(x)
+    np.putmask(a, x < 0.0, x[1] * x[1])
+    return np.sum(a * a)
+
+
+def putmask_constant(x):
+    a = np.cos(x) * x
+    np.putmask(a, x > 0.3, 0.5)
+    np.putmask(a, x < -0.5, np.array([1.0, 2.0, 3.0]))
+    return np.sum(a * x)
+
+
+def putmask_2d(x):
+    a = np.outer(x, x)
+    np.putmask(a, a < 0.0, np.exp(np.outer(x, np.ones(3))))
+    return np.sum(a * a)
+
+
+def sort_inplace(x):
+    a = x * x * np.array([1.0, 3.0, 0.5])
+    a.sort()
+    return np.sum(a * np.array([1.0, 2.0, 3.0]))
+
+
+def sort_rows(x):
+    a = np.outer(x, np.array([1.0, -2.0, 0.3])) + x
+    a.sort()
+    return np.sum(np.sin(a) * np.arange(9.0).reshape(3, 3))
+
+
+@pytest.mark.parametrize("f", [putmask_array, putmask_scalar, putmask_constant, putmask_2d, sort_inplace, sort_rows])
+def test_inplace_second_order(f):
+    _check_all_ways(f, (X,))
+
+
+def putmask_cyclic(x):
+    a = x * x
+    np.putmask(a, a > 0.1, np.array([1.0, 2.0]) * x[0])
+    return np.sum(a)
+
+
+def flat_write(x):
+    a = x * x
+    a.flat[1] = x[0] * x[2]
+    return np.sum(a * x)
+
+
+@pytest.mark.parametrize("f", [putmask_cyclic, flat_write])
+def test_inplace_still_refused(f):
+    with pytest.raises(NestingError):
+        mc.hessian(f)(X)
