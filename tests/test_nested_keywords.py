@@ -81,6 +81,14 @@ def gamma_kw(x):
     return np.sum(st.gamma.logpdf(x, a=2.5, scale=1.5))
 
 
+def laplace_expon_pdfs(x):
+    return np.sum(st.laplace.logpdf(x, loc=0.2, scale=0.9)) + np.sum(st.t.pdf(x, df=3.0) + st.cauchy.pdf(x, 0.1))
+
+
+def expon_kw(x):
+    return np.sum(st.expon.logpdf(x, scale=2.0) * x)
+
+
 def loc_from_x(x):  # a keyword that depends on x: the mixed partials go through loc
     return np.sum(st.norm.logpdf(x, loc=np.mean(x), scale=1.0 + x[0] * x[0]))
 
@@ -95,12 +103,12 @@ def loglik(theta, data):  # a Bayesian log-likelihood: parameters in the keyword
 
 
 @pytest.mark.parametrize("f", [norm_kw, norm_pos, norm_pdf_kw, norm_cdf_item, norm_logcdf_sf, t_kw, t_pos,
-                               cauchy_kw, logistic_kw, loc_from_x, df_from_x])
+                               cauchy_kw, logistic_kw, laplace_expon_pdfs, loc_from_x, df_from_x])
 def test_stats_second_order(f):
     _check_all_ways(f, (X,))
 
 
-@pytest.mark.parametrize("f", [gamma_kw])
+@pytest.mark.parametrize("f", [gamma_kw, expon_kw])
 def test_stats_positive_support(f):
     _check_all_ways(f, (XPOS,))
 
