@@ -59,6 +59,7 @@ from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_p
                            _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state)
 from .nested_cells import as_function_tangent as _as_function_tangent, owned_cells, owned_tangent
 from .forward_code_rules import NestingError, _expand, _name, _prepare_cells, _zero, user_rule  # noqa: F401
+from . import plain_forwards as _plain_forwards  # noqa: E402
 from .plain_forwards import (_PLAIN, _conform_fwd, _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_const_fwd,  # noqa: F401
                              _pow_deriv_fwd, _pow_deriv_full_fwd, _pow_deriv_int_fwd, _pow_full_fwd, _pow_int_fwd,
                              _storage_fwd, _view_read_fwd, _zero_fwd, _zero_kw_fwd)
@@ -116,6 +117,12 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         f = f.__wrapped_fn__
     f = unmemoised(f)  # (`@functools.cache`: the function it wraps, as at first order)
     n = len(args)
+    if not kwargs and _zero(df):
+        from . import nested_draws, nested_stats
+
+        model = nested_stats.model_for(f, args, None) or nested_draws.model_for(f, args, None)
+        if model is not None:  # (a scipy.stats density or a draw called positionally: its plain model)
+            return _plan(model, NoTangent, args, dargs, None, reverse)
     special = _special_plan(f, df, args, dargs, kwargs)
     if kwargs and special is None and _constant_call(f, args, dargs, kwargs):
         # (`rng.normal(size=(4, 3))`: a draw, or a function with no derivative, given only values that are never
@@ -142,6 +149,8 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     plain = _PLAIN.get(f) if _hashable(f) else None
     if f is np.copy and n == 1:  # (`_mc.linear(np.copy, da)`, differentiated at a third order)
         plain = _copy_fwd
+    if f is np.putmask and _plain_forwards.putmask_plain(args):  # (a masked write: plain_forwards._putmask_fwd)
+        plain = _plain_forwards._putmask_fwd
     if f is operator.getitem and n == 2 and not _is_concatenator(args[0]):
         # an index is never differentiated (but np.r_'s): view_read's forward code adds no index tangent, which
         # getitem's added to the item's (`list + NoTangent` raised a TypeError at the third order: an item of a

@@ -38,6 +38,8 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
         fn, call, n_arg = nh.dot_method_fwd, (a, args[0], da, _dense_one(dargs[0], args[0])), 1
     elif name == "fill" and len(args) == 1 and a.dtype.kind == "f" and not isinstance(args[0], np.ndarray):
         fn, call, n_arg = fill_fwd, (a, args[0], da, _dense_one(dargs[0], float(args[0]))), 1
+    elif name == "sort" and not args and not kwargs and a.dtype.kind == "f" and a.ndim >= 1:
+        fn, call, n_arg = sort_fwd, (a, da), 0
     elif name in nh.LINEAR_METHODS and all(api._zero(d) for d in dargs):
         fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), kwargs, da), -1
     else:
@@ -70,6 +72,15 @@ def fill_fwd(a, v, ta, tv):
     """`a.fill(v)` (a buffer reset by the function) and its tangent, filled with v's."""
     a.fill(v)
     ta.fill(tv)
+    return None, NoTangent
+
+
+def sort_fwd(a, ta):
+    """`a.sort()` (along the last axis) and its tangent, permuted alike: a gather and an in-place write, which every
+    order differentiates (ties, where the permutation is not unique, are where sorting has no derivative)."""
+    idx = np.argsort(a, axis=-1)
+    a[...] = np.take_along_axis(a, idx, -1)
+    ta[...] = np.take_along_axis(ta, idx, -1)
     return None, NoTangent
 
 

@@ -228,6 +228,8 @@ def _bound_function(f: Any) -> tuple:
     give): a plain function itself; a user class's `__init__` (after self: `Body(x, v, mass=2.0)`); else (None, 0)."""
     if isinstance(f, types.FunctionType):
         return f, 0
+    if isinstance(f, types.MethodType) and getattr(f.__func__, "__module__", None) == __package__ + ".nested_draws":
+        return f.__func__, 1  # (a Generator's draw, its model bound to the generator: nested_draws.py)
     if isinstance(f, type):
         from .nested_plans import _user_class
 

@@ -21,6 +21,7 @@ def _api() -> Any:
 
 
 def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, dkwargs: Any = None) -> tuple:
+    f = _stats_model(f, df, args, kwargs)
     if _nested_containers.update_by_keywords(f, args, kwargs):  # (`d.update(c=v)`: `d.update({"c": v})`)
         return _nested_containers.update_by_keywords_rrule(f, df, kwargs, dkwargs)
     if _nested_replace.is_replace(f, args, kwargs):  # (`dataclasses.replace(p, y=v)`: positional, nested_replace.py)
@@ -58,6 +59,17 @@ def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, d
     return out, pullback
 
 
+def _stats_model(f: Any, df: Any, args: tuple, kwargs: Any) -> Any:
+    """f, or the plain model of a scipy.stats method or a Generator's draw standing for it (nested_stats.py,
+    nested_draws.py): its keywords then name the model's positional parameters, planned below as a plain
+    function's."""
+    if not _api()._zero(df):
+        return f
+    from . import nested_draws, nested_stats
+
+    return nested_stats.model_for(f, tuple(args), kwargs) or nested_draws.model_for(f, tuple(args), kwargs) or f
+
+
 def _by_keys(t: Any, keys: tuple) -> Any:
     """The tangent of keywords (the first of t, a dict or a symbolic zero) as the tangent of a dict of them."""
     d = t[0] if t else None
@@ -68,6 +80,7 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
     f, df, args, dargs, *rest = p
     tf, tdf, targs, tdargs, *trest = _expand(t, len(p))
     kwargs = rest[0] if rest else None
+    f = _stats_model(f, df, args, kwargs)
     if _nested_containers.update_by_keywords(f, args, kwargs):  # (`d.update(c=v)`: `d.update({"c": v})`)
         keys = tuple(kwargs)
         return _api()._fwd_fcall(f, df, (dict(kwargs),), (_by_keys(rest[1:], keys),), tf, tdf, (_by_keys(trest[:1], keys),),

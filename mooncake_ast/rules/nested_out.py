@@ -48,21 +48,32 @@ def into2(out, a, b):
     return out
 
 
-_COPIES: dict = {}  # ufunc -> its copy of into1 / into2
+def into3(out, a, b, c):
+    """`_u.op(a, b, c, out=out)` for a three-operand function (np.clip)."""
+    _ = np
+    out[...] = _u.op(a, b, c)  # noqa: F821  (a global of each copy)
+    return out
 
 
-def _helper(f: np.ufunc) -> Any:
-    """The copy of into1 / into2 whose `_u.op` is f (the same code, so the same source lines)."""
-    fn = _COPIES.get(f)
+_COPIES: dict = {}  # (ufunc or function, operands) -> its copy of into1 / into2 / into3
+
+# NumPy functions (not ufuncs) whose `out=` means the same write, with the numbers of positional operands taken:
+# the result written, as for a ufunc (np.clip calls the clip ufunc; np.cumsum's out is its result's storage)
+_OUT_FUNCTIONS = {np.clip: (3,), np.cumsum: (1,), np.cumprod: (1,)}
+
+
+def _helper(f: Any, n: int) -> Any:
+    """The copy of into1 / into2 / into3 whose `_u.op` is f (the same code, so the same source lines)."""
+    fn = _COPIES.get((f, n))
     if fn is None:
-        base = into1 if f.nin == 1 else into2
+        base = (into1, into2, into3)[n - 1]
         u = types.ModuleType(f"{__name__}.numpy_{f.__name__}")
         u.op = f  # type: ignore[attr-defined]
         fn = types.FunctionType(base.__code__, {"__name__": __name__, "__builtins__": __builtins__, "_u": u, "np": np},
                                 base.__name__)
         fn.__qualname__ = base.__qualname__
         fn.__module__ = __name__
-        _COPIES[f] = fn
+        _COPIES[(f, n)] = fn
     return fn
 
 
@@ -72,10 +83,13 @@ def _helper(f: np.ufunc) -> Any:
 def out_helper(f: Any, n: int, kwargs: Any) -> Any:
     """into1 / into2 for a call `f(*n args, out=o)` of a one-result ufunc with n operands writing a float array o
     (nothing else among the keywords); else None."""
-    if not isinstance(kwargs, dict) or set(kwargs) != {"out"} or not isinstance(f, np.ufunc):
+    if not isinstance(kwargs, dict) or set(kwargs) != {"out"}:
         return None
-    if f.nout != 1 or f.nin != n or n not in (1, 2) or getattr(np, f.__name__, None) is not f:
-        return None  # (NumPy's own ufuncs: a copy's module is named by the ufunc's name)
+    if isinstance(f, np.ufunc):
+        if f.nout != 1 or f.nin != n or n not in (1, 2) or getattr(np, f.__name__, None) is not f:
+            return None  # (NumPy's own ufuncs: a copy's module is named by the ufunc's name)
+    elif not _known_function(f) or n not in _OUT_FUNCTIONS[f]:
+        return None
     o = kwargs["out"]
     if isinstance(o, tuple):
         if len(o) != 1:
@@ -83,7 +97,14 @@ def out_helper(f: Any, n: int, kwargs: Any) -> Any:
         o = o[0]
     if type(o) is not np.ndarray or o.dtype.kind != "f":
         return None
-    return _helper(f)
+    return _helper(f, n)
+
+
+def _known_function(f: Any) -> bool:
+    try:
+        return f in _OUT_FUNCTIONS
+    except TypeError:  # (an unhashable callable)
+        return False
 
 
 def _out(kw: Any) -> Any:

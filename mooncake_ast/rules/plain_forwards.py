@@ -204,3 +204,23 @@ def _helpers_of_rules() -> None:
 
 
 _helpers_of_rules()
+
+
+def _putmask_fwd(a, mask, values, da, dmask, dvalues):
+    """`np.putmask(a, mask, values)` with values of a's shape or a single value (api_rules checks): a masked write,
+    and its tangent's twin into a's tangent."""
+    m = np.asarray(mask, dtype=bool)
+    a[...] = np.where(m, values, a)
+    da[...] = np.where(m, dvalues, da)
+    return None, NoTangent
+
+
+def putmask_plain(args: tuple) -> bool:
+    """Is `np.putmask(*args)` a masked write _putmask_fwd follows (a float array, a mask of its shape, values of its
+    shape or a single value)?  NumPy repeats other values cyclically, which is refused."""
+    if len(args) != 3:
+        return False
+    a, mask, values = args
+    return type(a) is np.ndarray and a.dtype.kind == "f" and np.shape(mask) == a.shape and \
+        np.asarray(mask).dtype.kind == "b" and (np.shape(values) == a.shape or np.size(values) == 1) and \
+        not (isinstance(values, np.ndarray) and values.dtype.kind == "c")
