@@ -139,7 +139,11 @@ def _complex_part(obj: np.ndarray, base: Any) -> Any:
 def _new_shadow(obj: Any) -> Any:
     if isinstance(obj, np.ndarray):
         base = obj.base
-        if isinstance(base, np.ndarray) and base.dtype == obj.dtype and (base.flags.c_contiguous or base.flags.f_contiguous):
+        # (not a number broadcast, `np.broadcast_to(x[0], (3,))`: its base is a 0-d array NumPy made, which no pullback
+        # reads, and an adjoint added to one item showed in all three items' storage: 3.0 for 1.0; its items' storage
+        # is its own, summed by broadcast_to's pullback into the number's adjoint)
+        if isinstance(base, np.ndarray) and base.dtype == obj.dtype and (base.flags.c_contiguous or base.flags.f_contiguous) \
+                and not (base.ndim == 0 and obj.size > 1):
             # A view: the same view of the base's storage (laid out like the base, so the
             # view's offset and strides address the same elements there).
             sb = shadow(base)
