@@ -3,8 +3,8 @@
 Neither transform keeps a derivative for an attribute of a function: a function's tangent is what it captures, and
 its `__dict__` is not part of it, so `h.k = x; h.k * a` gave x's derivative 0 in reverse mode and a wrong tangent in
 forward mode (found by hunt's random family `flow`).  Refused here, naming the line, for the functions the
-function defines and the module's functions it names; a counter (`h.calls += 1`, `h.calls = 0`: integer literals)
-carries no derivative and stays allowed.
+function defines and the module's functions it names; literals (a counter's `h.calls += 1`, solve_ivp's
+`event.terminal = True`, `event.direction = -1`) carry no derivative and stay allowed.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ _DEF = re.compile(r"\bdef\s+(\w+)")
 
 
 def check(lw: "Lowering", node: cst.CSTNode) -> None:
-    """Refuse a store into an attribute of a function object, other than an integer counter."""
+    """Refuse a store into an attribute of a function object, other than of a literal."""
     if lw.src.line_text(1).startswith("# mooncake_ast-key"):
         return  # (generated code, differentiated again: the user's code was checked at first order)
     glob = getattr(lw.pyfn, "__globals__", {})
@@ -64,8 +64,8 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
         name = owner.value
         is_function = name in defined or (name not in defined and isinstance(glob.get(name), types.FunctionType) and
                                           not _assigned(node, name))
-        if not is_function or isinstance(value, cst.Integer):
-            continue  # (an integer counter: no derivative to keep)
+        if not is_function or _literal(value):
+            continue  # (a literal, `event.terminal = True` as solve_ivp asks, a counter's `+= 1`: no derivative)
         lw.unsupported(stmt, f"`{lw.src.line_text(lw.src.where(stmt)[0]).strip()}`: an attribute of the function "
                              f"object `{name}` keeps a value; mooncake_ast keeps no derivative for a function's "
                              "attributes. Keep the value in a variable, a list or an object of a class of yours")
@@ -91,3 +91,11 @@ def _walk(node: cst.CSTNode) -> list:
 
     node.visit(Collect())
     return out
+
+
+def _literal(e: cst.BaseExpression) -> bool:
+    """A literal number, string, True/False/None, or a negated number: a value with no derivative."""
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, (cst.Minus, cst.Plus)):
+        e = e.expression
+    return isinstance(e, (cst.Integer, cst.Float, cst.SimpleString)) or \
+        (isinstance(e, cst.Name) and e.value in ("True", "False", "None"))
