@@ -191,6 +191,19 @@ class ForwardTransform:
             return self.param_kinds.get(v.name, "").split(":")[0] == "num"
         return isinstance(self._infer_types().get(v), Num)
 
+    def _decorated(self, cls: Value) -> bool:
+        """Is the class cls makes handed to a decorator of a library (`@dataclasses.dataclass`,
+        `functools.total_ordering`)?  Then it keeps no tangent of its own here: with one, the decorator's Python code
+        was differentiated (and its exec of generated text failed); the decorator runs plainly, as before."""
+        for b in self.ir.blocks:
+            for st in b.stmts:
+                if cls in st.args:
+                    callee = self.resolver.raw_callee(st)
+                    module = getattr(callee, "__module__", None) or ""
+                    if module.split(".")[0] in ("dataclasses", "functools", "typing", "enum", "abc"):
+                        return True
+        return False
+
     def _fresh_and_private(self, dv: Any, v: Value) -> bool:
         """Is dv, v's tangent, an arithmetic result of the tangent code (new storage: `-dz * t`) and v used once in
         the user's code (so no other statement reads dv, and a later write to the result's tangent reaches no one)?"""
@@ -336,7 +349,7 @@ class ForwardTransform:
         operands = [v for v in s.operands() if v is not s.fn or fn is None]
         any_active = any(v in self.act.active for v in operands)
         b = IRTemplateBuilder(self, [], s.loc, effect=bool(rule is not None and rule.mutates))
-        if fn is stmt_ops.build_class:
+        if fn is stmt_ops.build_class and not self._decorated(s):
             # A class defined here whose methods write data with a derivative into it (`cls.total = cls.total +
             # v * v` in a classmethod): its attributes are state, whose tangents this forward computation keeps by
             # the class's identity, as it does for a module-level class (state.module_tangent); a zero tangent
