@@ -82,6 +82,11 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
         if runs_plainly(f) and df is NoTangent and all(d is NoTangent for d in (*dargs, *dkwargs.values())):
             y = f(*args, **kwargs)  # (inspect.signature(fn), no tangent going in: not traced)
             return y, _materialize_mutable(y, NoTangent)
+        if args and isinstance(args[0], type) and (f.__module__ or "").split(".")[0] in _CLASS_DECORATORS:
+            # `@dataclasses.dataclass(frozen=True)`, `@functools.total_ordering` of a class made in the function:
+            # run plainly; they return the class itself, whose tangent is its storage, kept by identity
+            y = f(*args, **kwargs)
+            return y, dargs[0] if y is args[0] else _materialize_mutable(y, NoTangent)
         if f.__closure__ is not None:
             df = closure_tangent(f, df)
         try:
@@ -114,6 +119,9 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
             raise MissingRuleError(f, "forward")
         return y, zero_tangent(y)
     raise MissingRuleError(f, "forward")
+
+
+_CLASS_DECORATORS = frozenset({"dataclasses", "functools", "typing", "enum", "abc"})
 
 
 def _may_reach_storage(y: Any, args: tuple, dargs: tuple) -> bool:

@@ -191,18 +191,14 @@ class ForwardTransform:
             return self.param_kinds.get(v.name, "").split(":")[0] == "num"
         return isinstance(self._infer_types().get(v), Num)
 
-    def _decorated(self, cls: Value) -> bool:
-        """Is the class cls makes handed to a decorator of a library (`@dataclasses.dataclass`,
-        `functools.total_ordering`)?  Then it keeps no tangent of its own here: with one, the decorator's Python code
-        was differentiated (and its exec of generated text failed); the decorator runs plainly, as before."""
-        for b in self.ir.blocks:
-            for st in b.stmts:
-                if cls in st.args:
-                    callee = self.resolver.raw_callee(st)
-                    module = getattr(callee, "__module__", None) or ""
-                    if module.split(".")[0] in ("dataclasses", "functools", "typing", "enum", "abc"):
-                        return True
-        return False
+    def _decorates_a_local_class(self, s: Call, fn: Any) -> bool:
+        """Is s a library decorator (`@dataclasses.dataclass`, `functools.total_ordering`) applied to a class made
+        here?  It runs plainly and the class it returns keeps the class's tangent storage (kept by identity, as
+        build_class's is): differentiated, the decorator's Python code exec's generated text, and with no tangent a
+        classmethod's `cls.total = ...` read back as 0 (1.0 for 2.4)."""
+        module = (getattr(fn, "__module__", None) or "").split(".")[0]
+        return module in ("dataclasses", "functools", "typing", "enum", "abc") and any(
+            isinstance(a, Call) and a.callee() is stmt_ops.build_class for a in s.args)
 
     def _fresh_and_private(self, dv: Any, v: Value) -> bool:
         """Is dv, v's tangent, an arithmetic result of the tangent code (new storage: `-dz * t`) and v used once in
@@ -349,7 +345,7 @@ class ForwardTransform:
         operands = [v for v in s.operands() if v is not s.fn or fn is None]
         any_active = any(v in self.act.active for v in operands)
         b = IRTemplateBuilder(self, [], s.loc, effect=bool(rule is not None and rule.mutates))
-        if fn is stmt_ops.build_class and not self._decorated(s):
+        if fn is stmt_ops.build_class or self._decorates_a_local_class(s, fn):
             # A class defined here whose methods write data with a derivative into it (`cls.total = cls.total +
             # v * v` in a classmethod): its attributes are state, whose tangents this forward computation keeps by
             # the class's identity, as it does for a module-level class (state.module_tangent); a zero tangent
