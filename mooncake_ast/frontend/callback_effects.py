@@ -17,15 +17,17 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from ..attribute_checks import ARRAY_WRITING_METHODS, WRITING_METHODS
+from .cst_queries import root_name as _root
+
 if TYPE_CHECKING:  # pragma: no cover
     from .statements import Lowering
 
 # Consumers that call the callables they are given on their own schedule.
 _CONSUMERS = frozenset({"map", "filter", "sorted", "min", "max", "sort", "reduce", "callback", "takewhile",
                         "dropwhile", "filterfalse", "starmap", "groupby", "accumulate"})
-_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add",
-                       "discard", "popitem", "sort", "reverse", "fill", "put", "resize", "__setitem__", "appendleft",
-                       "extendleft", "popleft", "itemset"})
+# (the project's lists of writing methods, and a deque's)
+_MUTATORS = WRITING_METHODS | ARRAY_WRITING_METHODS | {"appendleft", "extendleft", "popleft"}
 # A nested def, a lambda, or a mutating method named without a call (`log.append` handed on).
 _CALLABLES = re.compile(r"\bdef\s|\blambda\b|\.(append|extend|insert|pop|remove|clear|update|setdefault|add|"
                         r"discard|sort|reverse|fill|put|appendleft|extendleft|popleft)\b(?!\s*\()")
@@ -35,8 +37,6 @@ _MAYBE = re.compile(r"\b(map|filter|sorted|min|max|sort|reduce|callback|takewhil
 
 def check(lw: "Lowering", node: cst.CSTNode) -> None:
     """Refuse a callable with side effects handed to a consumer that calls it on its own schedule."""
-    if lw.src.line_text(1).startswith("# mooncake_ast-key"):
-        return  # (generated code, differentiated again: the user's code was checked at first order)
     text = getattr(lw.src, "text", None)
     if isinstance(text, str) and not (_MAYBE.search(text) and (_CALLABLES.search(text.split("\n", 1)[-1]))):
         return  # (no consumer, or nothing to hand it that can write: no nested def, lambda or bound mutator)
@@ -141,9 +141,3 @@ def _own_names(fn: cst.CSTNode) -> set:
 
     fn.visit(Bound())
     return out
-
-
-def _root(e: cst.BaseExpression) -> Optional[str]:
-    while isinstance(e, (cst.Subscript, cst.Attribute)):
-        e = e.value
-    return e.value if isinstance(e, cst.Name) else None

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from .cst_queries import nodes_of
+
 if TYPE_CHECKING:  # pragma: no cover
     from .statements import Lowering
 
@@ -24,8 +26,6 @@ _DEF = re.compile(r"\bdef\s+(\w+)")
 
 def check(lw: "Lowering", node: cst.CSTNode) -> None:
     """Refuse a store into an attribute of a function object, other than of a literal."""
-    if lw.src.line_text(1).startswith("# mooncake_ast-key"):
-        return  # (generated code, differentiated again: the user's code was checked at first order)
     glob = getattr(lw.pyfn, "__globals__", {})
     text = getattr(lw.src, "text", None)
     if isinstance(text, str):
@@ -73,24 +73,12 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
 
 def _assigned(node: cst.CSTNode, name: str) -> bool:
     """Is `name` bound in node as a variable (so that it is not the module's function of that name)?"""
-    for n in _walk(node):
+    for n in nodes_of(node, cst.CSTNode):
         if isinstance(n, cst.AssignTarget) and isinstance(n.target, cst.Name) and n.target.value == name:
             return True
         if isinstance(n, cst.Param) and n.name.value == name:
             return True
     return False
-
-
-def _walk(node: cst.CSTNode) -> list:
-    out: list = []
-
-    class Collect(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            out.append(n)
-            return True
-
-    node.visit(Collect())
-    return out
 
 
 def _literal(e: cst.BaseExpression) -> bool:

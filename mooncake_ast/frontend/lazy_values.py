@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Iterable, Optional
 
 import libcst as cst
 
+from .cst_queries import names_read as _names, nodes_of as _all, root_name as _root
+
 if TYPE_CHECKING:  # pragma: no cover
     from .statements import Lowering
 
@@ -47,8 +49,6 @@ _VIEW_METHODS = frozenset({"reshape", "transpose", "swapaxes", "squeeze", "view"
 
 def check(lw: "Lowering", node: cst.CSTNode) -> None:
     """Refuse, naming the lines, a lazy iterator or view of `node`'s body whose inputs may change before it is read."""
-    if lw.src.line_text(1).startswith("# mooncake_ast-key"):
-        return  # (our own generated code, differentiated again: its iterators are the user's, checked at first order)
     glob = getattr(lw.pyfn, "__globals__", {})
     # (itertools' functions imported bare, `from itertools import chain`: lazy as `itertools.chain` is)
     bare = frozenset(n for n, v in glob.items() if getattr(v, "__module__", None) == "itertools" and callable(v))
@@ -132,51 +132,8 @@ def _eager_in_a_for(e: cst.BaseExpression) -> bool:
                                                 e.func.value in _EAGER_FOR)
 
 
-def _names(node: cst.CSTNode) -> set:
-    """The names node reads, less those its comprehensions bind."""
-    read: set = set()
-    bound: set = set()
-
-    class Names(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            read.add(n.value)
-
-        def visit_CompFor(self, n: cst.CompFor) -> None:
-            bound.update(_names_in_target(n.target))
-
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)  # (not the attribute's name)
-            return False
-
-        def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)  # (not a keyword's name)
-            return False
-
-    node.visit(Names())
-    return read - bound
-
-
 def _names_in_target(t: cst.CSTNode) -> set:
     return {n.value for n in _all(t, cst.Name)}
-
-
-def _all(node: cst.CSTNode, kind: type) -> list:
-    out: list = []
-
-    class Collect(cst.CSTVisitor):
-        def on_visit(self, n: cst.CSTNode) -> bool:
-            if isinstance(n, kind):
-                out.append(n)
-            return True
-
-    node.visit(Collect())
-    return out
-
-
-def _root(e: cst.BaseExpression) -> Optional[str]:
-    while isinstance(e, (cst.Attribute, cst.Subscript)):
-        e = e.value
-    return e.value if isinstance(e, cst.Name) else None
 
 
 def _change(stmt: cst.CSTNode, names: set) -> Optional[cst.CSTNode]:

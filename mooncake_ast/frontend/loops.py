@@ -18,6 +18,7 @@ from ..attribute_checks import ARRAY_WRITING_METHODS, WRITING_METHODS
 from ..ir.nodes import Const, LoopInfo, Phi, Value
 from . import generator_ops, generators, try_stmt
 from . import stmt_ops
+from .cst_queries import names_read
 from .scopes import _target_names
 from .source import walk
 
@@ -264,7 +265,7 @@ class LoopLowering:
 
     def comprehension(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
         targets = {n for level in _comp_levels(for_in) for n in _target_names(level.target)}
-        if _names_read(for_in.iter) & targets:
+        if names_read(for_in.iter) & targets:
             # The first iterable reads a name the comprehension binds (`v = [v * 2 for v in v]`): Python evaluates it
             # in the enclosing scope, before the comprehension's names exist; so here, held under a name of our own.
             holder = self.temp_var("iterable")
@@ -307,26 +308,6 @@ class LoopLowering:
 
         # The first iterable is evaluated in the enclosing scope, as in Python.
         self.for_loop(for_in.target, for_in.iter, body)
-
-
-def _names_read(node: cst.CSTNode) -> set:
-    """The names node reads (not attributes' names, nor keywords')."""
-    found: set = set()
-
-    class V(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            found.add(n.value)
-
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)
-            return False
-
-        def visit_Arg(self, n: cst.Arg) -> bool:
-            n.value.visit(self)
-            return False
-
-    node.visit(V())
-    return found
 
 
 def _makes_blocks(test: cst.BaseExpression) -> bool:

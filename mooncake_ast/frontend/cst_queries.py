@@ -1,0 +1,53 @@
+"""Small questions about libcst trees that the frontend's checks share (lazy_values, overlapping_writes,
+function_attributes, callback_effects, loops): which names an expression reads, which nodes of a kind a tree holds,
+which name an attribute or item chain starts from."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+
+def names_read(node: cst.CSTNode) -> set:
+    """The names node reads (not attributes' names, nor keywords'), less those its comprehensions bind."""
+    read: set = set()
+    bound: set = set()
+
+    class Names(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            read.add(n.value)
+
+        def visit_CompFor(self, n: cst.CompFor) -> None:
+            bound.update(n2.value for n2 in nodes_of(n.target, cst.Name))
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)  # (not the attribute's name)
+            return False
+
+        def visit_Arg(self, n: cst.Arg) -> bool:
+            n.value.visit(self)  # (not a keyword's name)
+            return False
+
+    node.visit(Names())
+    return read - bound
+
+
+def nodes_of(node: cst.CSTNode, kind: type) -> list:
+    """Every node of type `kind` in node (node itself included), in visiting order."""
+    out: list = []
+
+    class Collect(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            if isinstance(n, kind):
+                out.append(n)
+            return True
+
+    node.visit(Collect())
+    return out
+
+
+def root_name(e: cst.BaseExpression) -> Optional[str]:
+    """The name `a.b[i].c` starts from (`a`), or None where it starts from something else."""
+    while isinstance(e, (cst.Attribute, cst.Subscript)):
+        e = e.value
+    return e.value if isinstance(e, cst.Name) else None
