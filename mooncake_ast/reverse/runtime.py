@@ -122,11 +122,12 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
             raise named from None
         return _with_pullback(f, gen, out, sig_params, args, kwargs)
     if isinstance(f, types.MethodType):
-        y, pb = rcall(f.__func__, (f.__self__, *args), kwargs)
+        owner = f.__self__
+        y, pb = rcall(f.__func__, (owner, *args), kwargs)
 
         def method_pullback(g: Any) -> tuple:
             _, a, k = pb(g)
-            return MethodAdjoint(a[0]), AdjTuple(a[1:]), k
+            return MethodAdjoint(_self_adjoint(owner, a[0])), AdjTuple(a[1:]), k
 
         return y, method_pullback
     call = getattr(type(f), "__call__", None)
@@ -153,6 +154,22 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
         # Nothing differentiable goes in (the bound object counts: `s.item()` reads s).
         return f(*args, **kwargs), _zero_pullback(len(args), kwargs)
     raise MissingRuleError(f, "reverse")
+
+
+def _self_adjoint(owner: Any, g: Any) -> Any:
+    """The adjoint of a bound method's self, from one call's pullback.
+
+    For a mutable self it goes into self's storage now, while self is in the state the call saw, and the method's
+    adjoint is that storage: a method kept as a value (`f = m.lin`, in a list, a dict, a partial) and called twice
+    gave two value adjoints of m's fields, and their sum, made where `f = m.lin` is reversed, was added to storage
+    that one of them already was (a field that is also an argument: counted twice), or to a field rebound after
+    `f = m.lin` was made (`m.w = x ** 2` before the call: the old field got the adjoint)."""
+    from .shadows import add_into, is_mutable, shadow
+
+    if g is NoTangent or g is None or not is_mutable(owner):
+        return g
+    add_into(owner, g)
+    return shadow(owner)
 
 
 def _hashable(f: Any) -> bool:
