@@ -222,13 +222,30 @@ def _attribute_method(f: Any, args: tuple) -> Optional[tuple]:
         check_attribute_write(args[0], args[1])  # a user descriptor's __set__ is refused
     prop = _special(type(args[0]), args[1])
     if not isinstance(prop, property):
-        return None
+        return _own_attribute_method(f, args)
     if f is builtins.setattr and len(args) == 3 and _user(prop.fset):
         return prop.fset, (0, 2)
     if f is builtins.delattr and len(args) == 2 and _user(prop.fdel):
         return prop.fdel, (0,)
     if f is builtins.getattr and len(args) == 2 and _user(prop.fget):
         return prop.fget, (0,)
+    return None
+
+
+def _own_attribute_method(f: Any, args: tuple) -> Optional[tuple]:
+    """The class's own `__setattr__` (written in Python) for `obj.name = v`: it may store something else than v
+    (`object.__setattr__(self, name, 2 * value)`, a registry of parameters), so it is differentiated as the call it
+    is; taking the store as plain gave the derivative of v where 2v was stored.  Its own `__delattr__` is refused."""
+    if f is builtins.setattr and len(args) == 3:
+        own = _special(type(args[0]), "__setattr__")
+        return (own, (0, 1, 2)) if _user(own) else None
+    if f is builtins.delattr and len(args) == 2 and _user(_special(type(args[0]), "__delattr__")):
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError(
+            f"`del obj.{args[1]}` on a {type(args[0]).__name__}, whose class has its own __delattr__, is not supported: "
+            "its derivative would have to follow what that method does; delete the field in a method of the class "
+            "with `object.__delattr__`, or keep the field (set it to None)")
     return None
 
 

@@ -325,6 +325,10 @@ def _setattr_plan(args: tuple, dargs: tuple, past_class: bool = False) -> Any:
     prop = _objects._special(type(obj), name)
     if isinstance(prop, property) and isinstance(prop.fset, types.FunctionType):
         return _picked(_api()._plan(prop.fset, NoTangent, (obj, v), (dobj, dv)), (0, 2), 3)
+    own = _objects._special(type(obj), "__setattr__")
+    if not past_class and isinstance(own, types.FunctionType):  # the class's own __setattr__ (first order alike:
+        # forward/objects._own_attribute_method): it may store something else than v
+        return _picked(_api()._plan(own, NoTangent, (obj, name, v), (dobj, NoTangent, dv)), (0, 1, 2), 3)
     if hasattr(prop, "__set__") and not isinstance(prop, types.MemberDescriptorType):  # (a slot is a field)
         raise _refuse(f"setting attribute {name!r} through a descriptor")
     if isinstance(dobj, MutableTangent):
