@@ -84,11 +84,13 @@ def check_attribute_read(obj: Any, name: str, value: Any) -> None:
     tp = type(obj)
     if (tp, name) in _PLAIN or isinstance(obj, type) or tp.__module__ == "builtins":
         return
-    if name == "__dict__" and _has_numbers(value):
+    if name == "__dict__" and isinstance(value, dict):
+        # (also with no numbers in it yet: `self.__dict__.update(kw)` in __init__ fills it, around the fields' tangents)
         raise UnsupportedDerivativeError(
             f"reading {tp.__qualname__}.__dict__ gives the object's fields as a plain dict, whose items carry no "
             "derivatives (their reads and writes would be lost silently). Read and write the fields by name: "
-            "`obj.w`, or `getattr(obj, name)` and `setattr(obj, name, value)` in a loop over names.")
+            "`obj.w`, or `getattr(obj, name)` and `setattr(obj, name, value)` in a loop over names "
+            "(`for k, v in kw.items(): setattr(self, k, v)` in place of `self.__dict__.update(kw)`).")
     if _is_user_code(inspect.getattr_static(tp, "__getattribute__", None)) and not _as_python_reads(obj, name, value):
         raise UnsupportedDerivativeError(
             f"{tp.__qualname__} defines __getattribute__, which computes every attribute read (here .{name}) by "
@@ -128,15 +130,6 @@ def check_attribute_read(obj: Any, name: str, value: Any) -> None:
                 f"{tp.__qualname__}.{name} is provided by {tp.__qualname__}.__getattr__ (a fallback for missing "
                 "attributes), whose result mooncake_ast does not differentiate. Read the value directly "
                 "(e.g. from the dict or object it forwards to), or use a property.")
-
-
-def _has_numbers(fields: Any) -> bool:
-    """Does an object's `__dict__` hold a float, a complex or an inexact array (something with a derivative)?"""
-    import numpy as np
-
-    return isinstance(fields, dict) and any(
-        isinstance(v, (float, complex)) or isinstance(v, np.ndarray) and v.dtype.kind in "fc" or
-        isinstance(v, (list, tuple, dict)) for v in fields.values())
 
 
 def item_attribute(obj: Any, name: str, value: Any) -> bool:

@@ -124,3 +124,42 @@ def test_the_argument_is_left_as_it_was_and_the_gradient_is_exact():
     g = mc.grad(field_rebound_after)(x)
     np.testing.assert_array_equal(x, X)
     np.testing.assert_allclose(g, 4 * X + 3 * X ** 2, rtol=1e-12)
+
+
+# The parts of a partial read back (`p.args`, `p.keywords`, `p.func`) and the object of a bound method
+# (`m.lin.__self__`): the bound values got no adjoint in reverse mode, and `__self__` a zero tangent in forward mode.
+def partial_args_read(x):
+    p = functools.partial(np.multiply, x[0] * 2.0)
+    return p.args[0] * x[1] + p(x[2])
+
+
+def partial_keywords_read(x):
+    def scale(v, s=1.0):
+        return v * s
+    p = functools.partial(scale, s=x[0] ** 2)
+    return p.keywords["s"] * x[1] + p(x[2])
+
+
+def partial_rebuilt_call(x):
+    p = functools.partial(Lin(x).scaled, x, s=x[1])
+    return p.func(*p.args, **p.keywords) + p.args[0][2] * p.keywords["s"]
+
+
+def partial_parts_read_twice(x):
+    def affine(v, a=1.0, b=0.0):
+        return v * a + b
+    p = functools.partial(affine, x, a=x[0] * x[1], b=np.sin(x))
+    return np.sum(p()) + p.keywords["a"] * p.keywords["a"] + np.sum(p.keywords["b"] * p.args[0]) + p.args[0][1]
+
+
+def bound_method_self(x):
+    m = Lin(x)
+    f = m.lin
+    return np.sum(f.__self__.w * x) + f.__self__.lin(x[::-1])
+
+
+@pytest.mark.parametrize("f", [partial_args_read, partial_keywords_read, partial_rebuilt_call,
+                                       partial_parts_read_twice, bound_method_self],
+                         ids=lambda f: f.__name__)
+def test_parts_of_partials_and_methods(f):
+    check_derivatives(f, X.copy())

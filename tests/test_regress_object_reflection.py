@@ -70,12 +70,50 @@ def dict_update(x):
     return p.w * p.b
 
 
-@pytest.mark.parametrize("fn", [dict_read, dict_update], ids=lambda f: f.__name__)
+class KwConfig:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)  # an empty __dict__ when read: its items are written around the fields' tangents
+
+
+class ItemConfig:
+    def __init__(self, a, b):
+        self.name = "config"
+        self.__dict__["a"] = a
+        self.__dict__["b"] = b
+
+
+def dict_update_in_init(x):
+    c = KwConfig(a=x, b=x * 3.0)
+    return c.a * c.b
+
+
+def dict_items_in_init(x):
+    c = ItemConfig(x, 2.0)
+    return c.a * c.b
+
+
+@pytest.mark.parametrize("fn", [dict_read, dict_update, dict_update_in_init, dict_items_in_init],
+                         ids=lambda f: f.__name__)
 def test_instance_dict_refused(fn):
     with pytest.raises(UnsupportedDerivativeError, match="__dict__"):
         mc.grad(fn)(0.7)
     with pytest.raises(UnsupportedDerivativeError, match="__dict__"):
         mc.jvp(fn, (0.7,), (1.0,))
+
+
+class SetattrConfig:
+    def __init__(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+
+
+def fields_set_by_name_in_init(x):
+    c = SetattrConfig(a=x, b=x * 3.0, label="c")
+    return c.a * c.b
+
+
+def test_the_suggested_spelling_is_differentiated():
+    check_derivatives(fields_set_by_name_in_init, 0.7)
 
 
 def shape_set_in_place(x):

@@ -8,6 +8,7 @@ container's.  Split from reverse/shadows.py, which keeps the storage itself.
 from __future__ import annotations
 
 import collections
+import functools
 from typing import Any
 
 import numpy as np
@@ -115,6 +116,8 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, *rest: Any) -> Any:
         if name in ("T", "mT"):
             return acc(obj, obj_bar, np.swapaxes(np.asarray(g), -1, -2) if name == "mT" else np.asarray(g).T)
         return obj_bar
+    if isinstance(obj, functools.partial) and name in ("func", "args", "keywords"):
+        return accumulate(obj_bar, _partial_part_adjoint(obj, name, g))
     if isinstance(obj, tuple) and hasattr(type(obj), "_fields") and name in obj._fields:
         items = [NoTangent] * len(obj)
         items[obj._fields.index(name)] = g
@@ -126,6 +129,23 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, *rest: Any) -> Any:
         _add_field(shadow(obj), obj, name, g)
         return obj_bar
     return obj_bar
+
+
+def _partial_part_adjoint(p: functools.partial, name: str, g: Any) -> Any:
+    """The partial's adjoint from that of its `.func`, `.args` (a tuple) or `.keywords` (a dict), as calling it gives
+    (rules/python_callables.BoundAdjoint: the bound arguments' parts that belong to mutable objects in their storage).
+    Reading the parts was a dead end: `p.func(*p.args, **p.keywords)` gave the bound values no adjoint."""
+    from ..rules.python_callables import BoundAdjoint, _routed
+
+    if name == "func":
+        return BoundAdjoint(g, [NoTangent] * len(p.args), {})
+    if name == "args":
+        items = list(g) if isinstance(g, (tuple, list)) else [NoTangent] * len(p.args)
+        return BoundAdjoint(NoTangent, _routed(p.args, items), {})
+    # `.keywords` is the partial's own dict, the same object at every read: its adjoint is that dict's storage (take
+    # filled it), which the partial's construction reads once (python_callables.rrule_partial); summing it here at
+    # each read counted it once per read
+    return NoTangent
 
 
 def getattr_default_reverse(g: Any, y: Any, obj: Any, name: str, default: Any, obj_bar: Any, default_bar: Any) -> tuple:

@@ -53,6 +53,8 @@ def getattr_tangent(obj, dobj, name, value):
 
     if dobj is NoTangent:
         return NoTangent
+    if isinstance(dobj, MethodTangent) and name == "__self__":
+        return dobj.self_tangent  # (`m.lin.__self__.w`: the bound method's object, whose tangent it holds)
     if isinstance(obj, (int, float, complex)) and name in ("real", "imag"):
         return complex(dobj).real if name == "real" else complex(dobj).imag  # a number's parts
     if isinstance(obj, np.ndarray):

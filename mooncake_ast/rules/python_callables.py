@@ -109,6 +109,9 @@ def _routed(args: tuple, gs: list) -> list:
 
 
 def rrule_partial(func: Any, /, *args: Any, **kw: Any) -> tuple:
+    from ..reverse.adjoints import accumulate
+    from ..reverse.shadows import _has_shadow, shadow
+
     y = functools.partial(func, *args, **kw)
     inner = len(y.args) - len(args)
 
@@ -119,6 +122,9 @@ def rrule_partial(func: Any, /, *args: Any, **kw: Any) -> tuple:
         if inner:  # the inner partial's part of the flattened one goes back to it
             f_bar = BoundAdjoint(g.func, g.args[:inner], {k: v for k, v in g.keywords.items() if k not in kw})
         named = {k: g.keywords.get(k, NoTangent) for k in kw}
+        if kw and _has_shadow(y.keywords):  # (`p.keywords` read: the dict's storage holds its values' adjoints)
+            held = shadow(y.keywords)
+            named = {k: accumulate(v, held.get(k, NoTangent)) for k, v in named.items()}
         named = {k: v for k, v in named.items() if v is not NoTangent}
         return (f_bar, *g.args[inner:]) + ((KwAdj(named),) if named else ())
 
