@@ -13,6 +13,8 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
+import numpy as np
+
 from .. import ops
 from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, Global, Param, Phi, Return, Value
@@ -50,6 +52,27 @@ def deletes_as_pops(self: "ReverseTransform") -> None:
             pop.block = b
             b.stmts.insert(b.stmts.index(s), pop)
             s.fn, s.args = pop, [index]
+
+def global_numbers_read_once(ir: Any, user_globals: dict) -> None:
+    """A module-level number an operation reads (`v * N`) is read into a variable just before it, so the tape keeps
+    the value the forward pass used.  The pullback read the global by name when it ran, after later code had
+    changed it (`global N; N += 1` in a helper or a loop: grad [3, 3, 3] for [1, 2, 3]).  Numbers only: they
+    change by rebinding alone, and arrays, modules and functions read by name stay as they are."""
+    for b in ir.blocks:
+        for s in list(b.stmts):
+            if not isinstance(s, Call) or s.callee() is ops.identity:
+                continue
+            for a in {a for a in (*s.args, *s.kwargs.values()) if isinstance(a, Global)}:
+                if a.name in user_globals and type(user_globals[a.name]) in _GLOBAL_NUMBERS:
+                    read = Call(Const(ops.identity), [a], loc=s.loc)
+                    read.block = b
+                    b.stmts.insert(b.stmts.index(s), read)
+                    s.args = [read if x is a else x for x in s.args]
+                    s.kwargs = {k: read if x is a else x for k, x in s.kwargs.items()}
+
+
+_GLOBAL_NUMBERS = (int, float, complex, np.float64, np.float32, np.int64, np.int32, np.complex128)
+
 
 def _container_kind(self: "ReverseTransform", v: Value, seen: set) -> Optional[str]:
     """"list" or "dict" when v is certainly one (built here by a display, list() or dict())."""

@@ -78,6 +78,7 @@ class ReverseTransform(StatementReverse, ControlReverse):
                      frozenset(k for k, t in self.param_types.items() if isinstance(t, Num)))
         read_items_first(ir, self.resolver)  # (`sum(b)` of an object with `__iter__`: its items, differentiated)
         prepare.deletes_as_pops(self)
+        prepare.global_numbers_read_once(ir, user_globals)
         self.types = settle_types.settle(self, ir, user_globals)
         scalar_objects.drop_dead_arithmetic(ir, self.type_of)
         self.uses_self = bool(ir.freevars) or any(ir.self_ref in s.operands() for b in ir.blocks for s in b.stmts)  # type: ignore[attr-defined]
