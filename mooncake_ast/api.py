@@ -27,7 +27,7 @@ from . import hvp_fast as _hvp_fast  # (the short path of jvp(grad(f)): likewise
 from .tangents import MutableTangent, NoTangent, Tangent, adjoint_in_library, materialize, zeros_like_tangent
 
 
-from . import lazy
+from . import aliases, lazy
 from . import device_refusals
 from .arrays import is_other_array
 from .api_checks import (ComplexReverseError, TangentError, _Converter, _describe, _is_real_number,  # noqa: F401
@@ -146,11 +146,16 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         if len(primals) != len(tangents):
             raise TangentError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give one tangent per "
                                f"primal (None for a zero tangent)")
+        copied = None
+        if isinstance(f, ValueAndGrad):  # (reverse mode inside: arrays f also holds, or passed twice, as copies)
+            primals, copied = aliases.unaliased(f, primals)
         done = _hvp_fast.jvp_of_grad(f, primals, tangents) if type(f) is Grad else _fast.jvp_fast(f, primals, tangents)
-        if done is not None:
-            return done
-        y, dy, _, _ = _jvp(f, primals, tangents, {}, {})
-        return y, materialize(dy, y)
+        if done is None:
+            y, dy, _, _ = _jvp(f, primals, tangents, {}, {})
+            done = y, materialize(dy, y)
+        if copied is not None:
+            aliases.check_unwritten("jvp", _name(f), copied)
+        return done
     except Exception as e:
         raise _tb.for_user(e)
 
@@ -299,11 +304,14 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
     back in their post-call state."""
     fn = _as_function(f)
     refuse_foreign(api, _name(fn), arguments(args, kwargs))
+    args, copied = aliases.unaliased(fn, tuple(args))  # (arrays f also holds: as copies)
     ctx = shadows.Context()
     guard = functools.partial(lazy.guard, args, kwargs)  # (Dask values stay lazy: lazy.py)
     with ctx, _refusals_located(), guard():
         y, pb = rcall(fn, tuple(args), kwargs)
     refuse_foreign(api, _name(fn), [("the result", y)])
+    if copied is not None:
+        aliases.check_unwritten(api, _name(fn), copied)
     post = _snapshot((*args, *kwargs.values(), y))
     state: dict = {"pb": pb, "pre": None}
 
@@ -406,12 +414,14 @@ class ValueAndGrad:
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple:
         try:
-            if not kwargs and not self.has_aux:
-                done = _fast.grad_fast(self, args)
-                if done is not None:
-                    return done
-            with shadows.Context(), _refusals_located(), lazy.guard(args, kwargs):
-                return self._value_and_grad(_as_function(self.f), args, kwargs)
+            args, copied = aliases.unaliased(_as_function(self.f), args)  # (arrays f also holds: as copies)
+            done = _fast.grad_fast(self, args) if not kwargs and not self.has_aux else None
+            if done is None:
+                with shadows.Context(), _refusals_located(), lazy.guard(args, kwargs):
+                    done = self._value_and_grad(_as_function(self.f), args, kwargs)
+            if copied is not None:
+                aliases.check_unwritten(self._api_name, _name(self.f), copied)
+            return done
         except Exception as e:
             raise _tb.for_user(e)
 

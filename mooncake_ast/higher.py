@@ -23,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .rules.api_rules import NestingError, _plan, hvp_core
-from . import hvp_fast
+from . import aliases, hvp_fast
 from .tangents import NoTangent, materialize, zero_tangent
 from .api import (ArgnumsError, Grad, MooncakeError, _argnums_checked, _jvp, _name, _reapply, _snapshot, _vjp, _wraps,
                   aux_pair)
@@ -86,6 +86,12 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     api = "hessian" if type(f) is Grad else "jacfwd"  # (the Jacobian of a gradient: what mc.hessian makes)
 
     def jac(*args: Any, **kwargs: Any) -> Any:
+        args, copied = aliases.unaliased(f, args)  # (arrays f also holds, or passed twice: as copies)
+        out = _jacfwd_at(args, kwargs)
+        aliases.check_unwritten(api, _name(f), copied)
+        return out
+
+    def _jacfwd_at(args: tuple, kwargs: dict) -> Any:
         key = _kinds_key(args) if not kwargs else None
         lay = layouts.get(key) if key is not None else None
         if lay is None or not lay.plain:  # (floats and float arrays hold nothing foreign)
@@ -432,6 +438,12 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         return out  # (its __mc_jacobian__ says jacfwd: its own tangents are Jacobians by forward mode too)
 
     def jac(*args: Any, **kwargs: Any) -> Any:
+        args, copied = aliases.unaliased(f, args)  # (arrays f also holds, or passed twice: as copies)
+        out = _jacrev_at(args, kwargs)
+        aliases.check_unwritten("jacrev", _name(f), copied)
+        return out
+
+    def _jacrev_at(args: tuple, kwargs: dict) -> Any:
         nums = _nums(argnums, len(args), "jacrev", f)
         for i in nums:
             _refuse_ints("jacrev", f"argument {i}", args[i])
