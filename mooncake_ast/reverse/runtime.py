@@ -136,7 +136,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
 
         def object_pullback(g: Any) -> tuple:
             _, a, k = pb(g)
-            return a[0], AdjTuple(a[1:]), k
+            return _object_adjoint(f, a[0]), AdjTuple(a[1:]), k
 
         return y, object_pullback
     from ..rules.python_callables import call_rule
@@ -170,6 +170,19 @@ def _self_adjoint(owner: Any, g: Any) -> Any:
         return g
     add_into(owner, g)
     return shadow(owner)
+
+
+def _object_adjoint(obj: Any, g: Any) -> Any:
+    """The adjoint of a callable object from one call's pullback: for a mutable object, into its storage now, and
+    nothing as a value (its storage holds it).  Library code that calls the object many times (solve_ivp, quad,
+    functools.reduce) summed the adjoints it was handed as values, and each of them could be the object's storage,
+    which already held the others: the field's adjoint came out hundreds of times too large."""
+    from .shadows import add_into, is_mutable
+
+    if g is NoTangent or g is None or not is_mutable(obj):
+        return g
+    add_into(obj, g)
+    return NoTangent
 
 
 def _hashable(f: Any) -> bool:

@@ -264,7 +264,7 @@ def rrule_solve_ivp(*args, **kwargs):
     from ..reverse.adjoints import AdjTuple
     from ..reverse.runtime import rcall
     from .call_binding import KwAdj
-    from .scipy_integrate_rules import rk4_adjoint_sweep
+    from .scipy_integrate_rules import rk4_adjoint_sweep, state_adjoint_as_value
     from .scipy_special_more import RefusedAdjoint
 
     si = _si()
@@ -292,7 +292,7 @@ def rrule_solve_ivp(*args, **kwargs):
 
         def stage(t, yy):
             out, pb = rcall(fun, (t, yy) + p, {})
-            return np.ravel(np.asarray(out, dtype=float)), pb
+            return np.ravel(np.asarray(out, dtype=float)), state_adjoint_as_value(pb, yy, 1)
 
         for k in range(len(tt) - 1):
             h, t = (tt[k + 1] - tt[k]) / m, tt[k]

@@ -31,6 +31,7 @@ full_output=True for quad and tfirst with Dfun (the Jacobian argument is not use
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import numpy as np
 
@@ -189,7 +190,7 @@ def rrule_odeint(*args, **kwargs):
 
     def stage(yy, s):
         out, pb = rcall(func, _rhs_call(func, tfirst, yy, s, p), {})
-        return np.asarray(out, dtype=float), pb
+        return np.asarray(out, dtype=float), state_adjoint_as_value(pb, yy, 1 if tfirst else 0)
 
     for k in range(len(tt) - 1):
         h = (tt[k + 1] - tt[k]) / m
@@ -222,6 +223,21 @@ def rrule_odeint(*args, **kwargs):
         return tuple(pos) + ((KwAdj(named),) if named else ())
 
     return y, pullback
+
+
+def state_adjoint_as_value(pb: Any, yy: np.ndarray, yi: int) -> Any:
+    """A stage's pullback that hands back the state's adjoint as a value: the derived rule of a callable object's
+    `__call__` (or of code that reads y part by part) keeps the adjoint of its array argument in the array's
+    storage and hands back nothing, which the sweep read as zero (d/dk -0.418 for -0.122)."""
+    from ..reverse import shadows
+
+    def run(g: Any) -> tuple:
+        fb, ab, kb = pb(g)
+        ab = list(ab)
+        ab[yi] = shadows.full_adjoint(yy, ab[yi])
+        return fb, ab, kb
+
+    return run
 
 
 def rk4_adjoint_sweep(steps: list, m: int, gY: np.ndarray, yi: int, n_params: int) -> tuple:
