@@ -27,7 +27,7 @@ from ..ir.builder import UNDEFINED
 from ..ir.ufunc_out import single_out_tuples
 from .object_iteration import read_items_first
 from ..ir.nodes import Call, Const, Function, Global, Param, Phi, Return, Stmt, Value
-from ..rules.registry import Rule
+from ..rules.registry import Rule, zero_derivative
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
 from ..ir.dce import sweep
 from ..ir.inference import infer_types
@@ -143,7 +143,7 @@ class ForwardTransform:
         self.inactive_params = frozenset(k for k, v in (param_kinds or {}).items() if v.endswith(_INACTIVE))
         self.param_kinds = {k: v[:-len(_INACTIVE)] if v.endswith(_INACTIVE) else v for k, v in (param_kinds or {}).items()}
         self.resolver = StaticResolver(user_globals, self.param_kinds)
-        single_out_tuples(ir, self.resolver.raw_resolve)
+        single_out_tuples(ir, self.resolver.raw_resolve, zero_derivative)
         _returned_globals_as_statements(ir)
         # The reverse transform's clean-ups first (loops over displays written out, dicts and objects as their
         # values; helpers stay calls here, reverse/plainer.py says why), so forward code is as plain for them.

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -22,19 +23,46 @@ from .. import ops
 from .nodes import Call, Const, Function
 
 
-def single_out_tuples(ir: Function, resolve: Callable[[Any], Any]) -> None:
+def single_out_tuples(ir: Function, resolve: Callable[[Any], Any],
+                      zero_derivative: Callable[[Any], bool] = lambda fn: False) -> None:
     """Rewrite `out=(c,)` of one-result ufuncs as `out=c`, and outputs given positionally as `out=`
-    (`resolve` gives the callable a callee value denotes, or None)."""
+    (`resolve` gives the callable a callee value denotes, or None); then the output of a call whose derivative is
+    zero (`zero_derivative`) as a store of its result (_zero_derivative_out)."""
+    written = []
     for b in ir.blocks:
         for s in b.stmts:
             if len(s.args) >= 2 and "out" not in (s.kwargs or {}):
                 _positional_out(s, resolve)
             out = s.kwargs.get("out") if s.kwargs else None
-            if not (isinstance(out, Call) and out.callee() is ops.tuple_of and len(out.args) == 1 and not out.kwargs):
-                continue
-            fn = resolve(s.fn)
-            if isinstance(fn, np.ufunc) and fn.nout == 1:
-                s.kwargs = {**s.kwargs, "out": out.args[0]}
+            if isinstance(out, Call) and out.callee() is ops.tuple_of and len(out.args) == 1 and not out.kwargs:
+                fn = resolve(s.fn)
+                if isinstance(fn, np.ufunc) and fn.nout == 1:
+                    s.kwargs = {**s.kwargs, "out": out.args[0]}
+            out = s.kwargs.get("out") if s.kwargs else None
+            if out is not None and not (isinstance(out, Const) and out.value is None) and "where" not in s.kwargs \
+                    and not (isinstance(out, Call) and out.callee() is ops.tuple_of):
+                fn = resolve(s.fn)
+                if fn is not None and zero_derivative(fn):
+                    written.append((b, s, out))
+    for b, s, out in written:
+        _zero_derivative_out(ir, b, s, out)
+
+
+def _zero_derivative_out(ir: Function, b: Any, s: Call, out: Any) -> None:
+    """`np.floor(y, out=y)` as `t = np.floor(y); y[...] = t`, and the call's result (the output array) read as y.
+
+    A call whose derivative is zero needs no derivative code, and the transforms left it out: the output kept its
+    old tangent in forward mode and its adjoint in reverse mode (both modes gave y's derivative through a floor).
+    As a store, the write is what every write is to them: the output's tangent replaced by zeros, its adjoint
+    killed and its old values restored for the pullbacks before it."""
+    plain = Call(s.fn, list(s.args), {k: v for k, v in s.kwargs.items() if k != "out"}, loc=s.loc)
+    store = Call(Const(operator.setitem), [out, Const(Ellipsis), plain], loc=s.loc)
+    plain.block = store.block = b  # type: ignore[attr-defined]
+    i = b.stmts.index(s)
+    b.stmts[i:i + 1] = [plain, store]
+    for blk in ir.blocks:
+        for x in (*blk.phis, *blk.stmts, *((blk.term,) if blk.term is not None else ())):
+            x.replace_operand(s, out)
 
 
 def _positional_out(s: Call, resolve: Callable[[Any], Any]) -> None:

@@ -35,6 +35,7 @@ from ..ir.builder import UNDEFINED, Builder
 from ..ir.types import INT, UNKNOWN, Lst, Num, Tup, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Call, Const, FreeVar, Function, Global, Param, Phi, Return, Stmt, Value
 from ..ir.ufunc_out import single_out_tuples
+from ..rules.registry import zero_derivative
 from ..ir.regions import build_regions
 from . import adjoints as adj
 from . import (buffers, call_types, constant_args, local_dicts, object_fields, prepare, row_lists, scalar_objects,
@@ -71,7 +72,7 @@ class ReverseTransform(StatementReverse, ControlReverse):
         param_kinds = {k: v.split(":")[0] for k, v in param_kinds.items()}
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
-        single_out_tuples(ir, self.resolver.raw_resolve)
+        single_out_tuples(ir, self.resolver.raw_resolve, zero_derivative)
         # Small helpers and methods of the function's own objects, in line (inline.py): names they were read by.
         self.inlined_bindings: dict = {}
         make_plainer(ir, user_globals, self.inlined_bindings,

@@ -256,6 +256,13 @@ def lookup(fn: Any) -> Optional[Rule]:
     return None
 
 
+def zero_derivative(fn: Any) -> bool:
+    """Does fn have a zero derivative and write nothing of its own (np.floor, comparisons: ir/ufunc_out.py writes
+    their `out=` as a store)?"""
+    rule = lookup(fn)
+    return rule is not None and rule.zero and not rule.mutates and rule.user_frule is None and rule.user_rrule is None
+
+
 def lookup_exact(key: Any) -> Optional[Rule]:
     """The rule registered under exactly `key` (no method resolution, no lazy registration)."""
     return _RULES.get(key)
