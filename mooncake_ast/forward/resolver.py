@@ -6,6 +6,8 @@ derived rule checks them whenever it runs (late binding, DESIGN.md §2); operato
 left to the run-time dispatcher (forward/object_flow.py)."""
 from __future__ import annotations
 
+import inspect
+
 import builtins
 import types
 from typing import Any, Optional
@@ -75,7 +77,13 @@ class StaticResolver:
             return None, None
         if self._dispatched_operator(s, fn):
             return None, None  # an operator that may reach a user object's method: decided when the code runs
-        return fn, lookup(fn)
+        rule = lookup(fn)
+        if rule is not None and rule.key.__class__ is tuple and _bound_to_an_instance(fn):
+            # (a method's rule found through the object it is bound to, `np.random.normal` of NumPy's global
+            # RandomState: its templates take that object first, which the call does not pass; the run-time
+            # dispatch passes it.  Statically the draw's scale was taken for its loc: a zero location derivative)
+            return fn, None
+        return fn, rule
 
     def raw_resolve(self, v: Value) -> Any:
         """The callable value v denotes when the code is generated, or None."""
@@ -111,3 +119,8 @@ class StaticResolver:
                 gated.add(st)
         self._dispatches = objects.dispatches
         self._objects = (set(stmts), gated)
+
+
+def _bound_to_an_instance(fn: Any) -> bool:
+    owner = getattr(fn, "__self__", None)
+    return owner is not None and not isinstance(owner, type) and not inspect.ismodule(owner)
