@@ -195,7 +195,7 @@ class _Converter:
                 self.fail(where, f"has dtype {arr.dtype}, but it is {_describe(p)}: give a "
                                  f"{'real ' if p.dtype.kind == 'f' else ''}{self.what} of dtype {p.dtype} "
                                  f"(np.asarray(t, dtype=np.{p.dtype.name}) converts one)")
-            return np.array(arr, dtype=p.dtype)
+            return laid_out_like(p, arr)
         if isinstance(p, (list, tuple)) and not isinstance(t, (Tangent, MutableTangent)):
             if not isinstance(t, (list, tuple)) or len(t) != len(p):
                 self.fail(where, f"must be a list or tuple of length {len(p)}: it is {_describe(p)}, and the "
@@ -302,3 +302,11 @@ def _refuse_complex(api: str, f: Any, values: list) -> None:
                 f"(np.real(...), np.abs(...) ** 2). Complex arguments are fine: their gradient is dL/dx + i dL/dy")
 
 
+def laid_out_like(p: np.ndarray, t: Any) -> np.ndarray:
+    """A copy of tangent t in p's dtype and memory order (C or Fortran, as np.empty_like keeps it): views made of
+    the primal (`A.ravel()`, `A.reshape(-1)`) are then views of the tangent too, or copies of both.  A tangent
+    laid out otherwise was copied by the view that shared the primal's memory, and writes through it were lost
+    (jvp 6.94 for 10.54)."""
+    out = np.empty_like(p, dtype=p.dtype)
+    out[...] = t
+    return out

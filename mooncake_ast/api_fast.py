@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import api as _api
+from .api_checks import laid_out_like
 from .errors import MooncakeError
 from .foreign import refuse_foreign
 from .forward.runtime import fast_forward_rule
@@ -71,7 +72,7 @@ def fresh_array_tangent(p: np.ndarray, t: Any) -> Optional[np.ndarray]:
     if t is None or t is NoTangent:
         return np.zeros_like(p)
     if type(t) is np.ndarray and t.shape == p.shape and t.dtype.kind in "iuf":
-        return np.array(t, dtype=p.dtype)
+        return laid_out_like(p, t)
     return None
 
 

@@ -32,7 +32,12 @@ def array_tangent(y, x, dx):
             return np.array(_dense(x, dx), dtype=complex if any(isinstance(v, complex) for v in y.flat) else float)
         return _no()
     out = np.array(_dense(x, dx), dtype=y.dtype)
-    return out.reshape(y.shape) if out.shape != y.shape and out.size == y.size else out  # (ndmin=: leading ones)
+    out = out.reshape(y.shape) if out.shape != y.shape and out.size == y.size else out  # (ndmin=: leading ones)
+    if out.shape == y.shape and y.ndim > 1 and y.flags.f_contiguous != out.flags.f_contiguous:
+        laid = np.empty_like(y)  # (y's memory order: `np.asfortranarray`, `.copy(order="F")`; its ravel a copy, so
+        laid[...] = out  # its tangent's must be too, or writes through that ravel reach the tangent alone)
+        return laid
+    return out
 
 
 def asarray_tangent(y, x, dx):

@@ -28,7 +28,8 @@ defmethod(nd, "reshape", lambda t, y, x, *shape, **k: (t.call(reshape_method_tan
                                                          t.lin(reshape_tangent, t.d(x), *shape, **k))
           if t.d(x) is not None else None)
 defmethod(nd, "transpose", lambda t, y, x, *axes: t.lin(transpose_tangent, t.d(x), *axes))
-defmethod(nd, "copy", lambda t, y, x, *a, **k: t.lin(np.copy, t.d(x)))
+# (the method's order, "C" unless given: the tangent laid out as the copy is, so that views of both agree)
+defmethod(nd, "copy", lambda t, y, x, *a, **k: t.lin(np.copy, t.d(x), order=k.get("order", a[0] if a else "C")))
 defmethod(nd, "ravel", lambda t, y, x, *a, **k: (t.call(ravel_view_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
                                                  t.lin(np.ravel, t.d(x), *a, **k)) if t.d(x) is not None else None)
 defmethod(nd, "flatten", lambda t, y, x, *a, **k: (t.call(ravel_tangent, x, t.d(x), *a, **k) if other_order(a, k, 0) else
