@@ -130,3 +130,49 @@ def test_the_long_functions_gradient_matches_finite_differences_of_its_value(tmp
     assert np.allclose(g, fd, rtol=1e-5, atol=1e-8)
     _, t = mc.jvp(m.f, (x,), (np.array([1.0, -2.0, 0.5]),))
     assert np.isclose(t, fd @ np.array([1.0, -2.0, 0.5]), rtol=1e-5, atol=1e-8)
+
+
+def _cycle_blocks_by_search(ir) -> set:
+    """The blocks on a cycle, found as they were before (a search from every block): the reference."""
+    out = set()
+    for b in ir.blocks:
+        seen, work = set(), list(b.successors())
+        while work:
+            c = work.pop()
+            if c is b:
+                out.add(b)
+                break
+            if c not in seen:
+                seen.add(c)
+                work.extend(c.successors())
+    return out
+
+
+LOOP_SHAPES = {
+    "straight": "def f(x):\n    return x * 2.0\n",
+    "nested": "def f(x):\n    s = 0.0\n    for i in range(3):\n        j = 0\n        while j < i:\n"
+              "            s = s + x * j\n            j = j + 1\n    return s\n",
+    "while_true_break": "def f(x):\n    while True:\n        x = x * 0.5\n        if x < 1.0:\n            break\n    return x\n",
+    "for_else_continue": "def f(x):\n    s = 0.0\n    for i in range(4):\n        if i == 1:\n            continue\n"
+                         "        if i == 3:\n            break\n        s = s + x\n    else:\n        s = s * 2.0\n    return s\n",
+    "loops_in_branches": "def f(x):\n    if x > 0:\n        for i in range(2):\n            x = x + 1.0\n    else:\n"
+                         "        while x < 0:\n            x = x + 2.0\n    for k in range(2):\n        x = x * 1.5\n    return x\n",
+    "try_in_loop": "def f(x):\n    s = 0.0\n    for i in range(3):\n        try:\n            s = s + x / (i - 1)\n"
+                   "        except ZeroDivisionError:\n            s = s + 1.0\n    return s\n",
+}
+
+
+def test_the_blocks_on_cycles_are_those_a_search_from_every_block_finds(tmp_path):
+    """forward/transform._blocks_in_loops (strongly connected components, linear) against the quadratic search it
+    replaced, on loop shapes and on the long function."""
+    from mooncake_ast.forward.transform import _blocks_in_loops
+    from mooncake_ast.frontend.source import function_source
+    from mooncake_ast.frontend.statements import lower_function
+
+    shapes = dict(LOOP_SHAPES, long=long_function_source(200))
+    for name, text in shapes.items():
+        m = _module(tmp_path, f"cycles_{name}", text)
+        ir = lower_function(m.f, function_source(m.f))
+        found = _blocks_in_loops(ir)
+        assert found == _cycle_blocks_by_search(ir), name
+        assert bool(found) == (name != "straight"), name
