@@ -17,8 +17,8 @@ measured is exactly what a new process pays: imports, reading the cache, keys.  
 * the call overhead of `mc.grad(f)(x)` and `mc.jvp` once derived, beyond calling `f(x)`, and
   on a float array beyond the generated forward and pullback themselves;
 * derivation time against function size (doubling sizes, so that growth beyond linear shows): 40/80/160/320
-  if-blocks, a function of 300 and 600 lines of straight lines and branches, a realistic function of 150, 300
-  and 600 lines (loops, branches, array code, calls of helpers), and
+  if-blocks, a function of 300 and 600 lines of straight lines and branches, a realistic function of 150, 300,
+  600 and 1200 lines (loops, branches, array code, calls of helpers), and
   if/elif chains of 100/200/500/1000 branches, and of 200/400 inside a loop (first reverse gradient,
   libcst imported, in a cache directory where another function was derived before).
 
@@ -360,7 +360,8 @@ def main() -> None:
                  ("300-line function", long_function_source(300)), ("600-line function", long_function_source(600)),
                  ("realistic 150-line function (loops, branches, arrays, calls)", realistic_function_source(150)),
                  ("realistic 300-line function (loops, branches, arrays, calls)", realistic_function_source(300)),
-                 ("realistic 600-line function (loops, branches, arrays, calls)", realistic_function_source(600))]
+                 ("realistic 600-line function (loops, branches, arrays, calls)", realistic_function_source(600)),
+                 ("realistic 1200-line function (loops, branches, arrays, calls)", realistic_function_source(1200))]
         sizes += [(f"if/elif chain, {n} branches", elif_chain_source(n)) for n in (100, 200, 500, 1000)]
         sizes += [(f"if/elif chain in a loop, {n} branches", elif_chain_in_loop_source(n)) for n in (200, 400)]
     for label, src in sizes:

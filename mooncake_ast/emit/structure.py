@@ -41,6 +41,9 @@ class _Frame:
         self.header, self.exit, self.latch, self.kind = header, exit, latch, kind
 
 
+_Next = tuple  # (block, loops, follows, out): a block still to print, and where
+
+
 class StructuredEmitter:
     def __init__(
         self,
@@ -341,9 +344,19 @@ class StructuredEmitter:
         return out
 
     def block(self, b: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
+        """Print b and what follows it in the same statement list.
+
+        What follows a block (an `if`'s join, a loop's exit, the one successor of a block) is printed by this
+        loop, not by a call inside the call for the block: a recursive walk went one call deeper for every
+        `if` or loop in sequence, as deep as the function is long.  Calls nest only as the syntax does."""
+        step: Optional[_Next] = (b, loops, follows, out)
+        while step is not None:
+            step = self._block_step(*step)
+
+    def _block_step(self, b: Block, loops: list[_Frame], follows: set[Block], out: list) -> Optional[_Next]:
+        """Print b; return the block that follows it in the same list (with its context), if one does."""
         if b.loop is not None and not any(f.header is b for f in loops):
-            self.loop(b, loops, follows, out)
-            return
+            return self.loop(b, loops, follows, out)
         self.emit_stmts(b, out)
         t = b.term
         if isinstance(t, Return):
@@ -352,11 +365,12 @@ class StructuredEmitter:
         elif isinstance(t, Raise):
             out.append(f"raise {self.value(t.exc)[0]}" if t.exc is not None else "raise")
         elif isinstance(t, Goto):
-            self.jump(b, t.target, loops, follows, out)
+            return self.jump(b, t.target, loops, follows, out)
         elif isinstance(t, Branch):
-            self.branch(b, t, loops, follows, out)
+            return self.branch(b, t, loops, follows, out)
         else:
             raise EmitError(f"{b} has no terminator", block_loc(b))
+        return None
 
     def _merge_child(self, b: Block, loops: list[_Frame]) -> Optional[Block]:
         kids = merge_points(b, loops, self._dom_children, self.idom)
@@ -364,34 +378,40 @@ class StructuredEmitter:
             raise EmitError(f"{b} has several merge points", block_loc(b))
         return kids[0] if kids else None
 
-    def branch(self, b: Block, t: Branch, loops: list[_Frame], follows: set[Block], out: list) -> None:
+    def branch(self, b: Block, t: Branch, loops: list[_Frame], follows: set[Block], out: list) -> Optional[_Next]:
         join = self._merge_child(b, loops)
         inner_follows = follows | ({join} if join else set())
         then: list = []
         orelse: list = []
-        self.jump(b, t.then, loops, inner_follows, then)
-        self.jump(b, t.orelse, loops, inner_follows, orelse)
+        self._go_on(self.jump(b, t.then, loops, inner_follows, then))
+        self._go_on(self.jump(b, t.orelse, loops, inner_follows, orelse))
         cond = self.value(t.cond)
         if not then and orelse:
             out.append(If(_negate(cond), orelse, []))
         elif then or orelse:
             out.append(If(cond[0], then, orelse))
-        if join is not None:
-            self.block(join, loops, follows, out)
+        return (join, loops, follows, out) if join is not None else None
 
-    def jump(self, src: Block, dst: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
+    def _go_on(self, step: Optional[_Next]) -> None:
+        """Print the block a jump leads to (and what follows it), if it leads into one."""
+        if step is not None:
+            self.block(*step)
+
+    def jump(self, src: Block, dst: Block, loops: list[_Frame], follows: set[Block], out: list) -> Optional[_Next]:
+        """Print the edge src -> dst into `out`: its copies, then `continue`/`break`, nothing (a join that
+        follows), or -- returned, for the caller to print -- the block dst starts in the same list."""
         inner = loops[-1] if loops else None
         if inner is not None and inner.kind == "for" and dst is inner.latch:
             self.copies(src, dst, out)
             self.copies(dst, inner.header, out)
             out.append("continue")
-            return
+            return None
         if inner is not None and inner.latch is not None and dst is inner.latch:
             self.copies(src, dst, out)
             self.emit_stmts(dst, out)
             self.copies(dst, inner.header, out)
             out.append("continue")
-            return
+            return None
         self.copies(src, dst, out)
         if inner is not None and dst is inner.header:
             out.append("continue")
@@ -402,11 +422,14 @@ class StructuredEmitter:
         elif any(dst is f.header or dst is f.exit or dst is f.latch for f in loops):
             raise EmitError("jump out of several loops at once", block_loc(src))
         elif len(dst.preds) == 1 or (dst.loop is not None):
-            self.block(dst, loops, follows, out)
+            return (dst, loops, follows, out)
         else:
             raise EmitError(f"unstructured jump {src} -> {dst}", block_loc(src))
+        return None
 
-    def loop(self, h: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
+    def loop(self, h: Block, loops: list[_Frame], follows: set[Block], out: list) -> Optional[_Next]:
+        """Print the loop headed by h; return its exit block, which follows it in `out`, if it is not a join
+        the caller prints."""
         info = h.loop
         assert info is not None
         form = self._for_forms.get(h)
@@ -446,7 +469,7 @@ class StructuredEmitter:
             if isinstance(t, Branch) and not head_stmts:
                 self._loc_comment(info, out)
                 head = f"while {self.value(t.cond)[0]}"
-                self.jump(h, t.then, loops + [frame], follows, body)
+                self._go_on(self.jump(h, t.then, loops + [frame], follows, body))
                 exit_edge = t.orelse
             else:
                 self._loc_comment(info, out)
@@ -458,7 +481,7 @@ class StructuredEmitter:
                     self._else_into(h, t.orelse, info, leave, follows | ({info.exit} if info.exit else set()), loops)
                     leave.append("break")
                     body.append(If(_negate(self.value(t.cond)), leave, []))
-                    self.jump(h, t.then, loops + [frame], follows, body)
+                    self._go_on(self.jump(h, t.then, loops + [frame], follows, body))
                 else:
                     self.block_after_header(h, t, loops + [frame], follows, body)
                 exit_edge = None
@@ -469,7 +492,8 @@ class StructuredEmitter:
         _drop_tail_continue(body)
         out.append(Loop(head, body or ["pass"], orelse))
         if info.exit is not None and info.exit not in follows:
-            self.block(info.exit, loops, follows, out)
+            return (info.exit, loops, follows, out)
+        return None
 
     def _else_into(self, h: Block, target: Block, info: Any, out: list, follows: set, loops: list) -> None:
         if target is info.exit:
@@ -478,7 +502,7 @@ class StructuredEmitter:
 
     def block_after_header(self, h: Block, t: Any, loops: list, follows: set, out: list) -> None:
         if isinstance(t, Goto):
-            self.jump(h, t.target, loops, follows, out)
+            self._go_on(self.jump(h, t.target, loops, follows, out))
         elif isinstance(t, Return):
             out.append(f"return {self.value(t.value)[0]}")
         elif isinstance(t, Raise):

@@ -75,19 +75,47 @@ def _hoist_math_functions(ir: Function) -> None:
 
 
 def _blocks_in_loops(ir: Function) -> set:
-    """The blocks on a cycle of the control-flow graph."""
-    out = set()
-    for b in ir.blocks:
-        seen, work = set(), list(b.successors())
+    """The blocks on a cycle of the control-flow graph: those of a strongly connected component of more than
+    one block, or with an edge to themselves.  Tarjan's algorithm with an explicit stack, linear in the graph's
+    size (a search from every block cost the square of a long function's: 7 s of a 2400-line one's profile)."""
+    index: dict = {}
+    low: dict = {}
+    on_stack: set = set()
+    stack: list = []
+    out: set = set()
+    for root in ir.blocks:
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(root.successors()))]
         while work:
-            c = work.pop()
-            if c is b:
-                out.add(b)
-                break
-            if c in seen:
-                continue
-            seen.add(c)
-            work.extend(c.successors())
+            v, succ = work[-1]
+            for w in succ:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(w.successors())))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    u = work[-1][0]
+                    low[u] = min(low[u], low[v])
+                if low[v] == index[v]:
+                    component = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        component.append(w)
+                        if w is v:
+                            break
+                    if len(component) > 1 or any(c is v for c in v.successors()):
+                        out.update(component)
     return out
 
 

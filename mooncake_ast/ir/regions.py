@@ -163,6 +163,14 @@ def _dominates(idom: dict, a: Block, b: Optional[Block]) -> bool:
 
 
 class RegionBuilder:
+    """Builds the region tree by one walk with an explicit stack of tasks, not by recursion: the walk goes on
+    from an `if`'s join or a loop's exit to the rest of the function, so a recursive walk went as deep as the
+    function is long (a realistic function of 1000 lines was past 1000 frames).  Each task is ("block", b, ...)
+    or ("jump", src, dst, ...) and appends to the list `out` it names; a region's own list is made before its
+    parts are filled in, and the tasks run in the order the recursive walk made its calls (the `then` arm with
+    all it contains, then the `else` arm, then what follows), so the tree and the first error found are the
+    same."""
+
     def __init__(self, fn: Function) -> None:
         self.fn = fn
         self.idom: dict[Block, Optional[Block]] = immediate_dominators(fn)
@@ -173,10 +181,18 @@ class RegionBuilder:
             d = self.idom.get(c)
             if d is not None:
                 self._dom_children.setdefault(d, []).append(c)
+        self._todo: list[tuple] = []
 
     def build(self) -> Seq:
         out: list = []
-        self.block(self.fn.entry, [], set(), out)
+        todo = self._todo
+        todo.append(("block", self.fn.entry, [], set(), out))
+        while todo:
+            task = todo.pop()
+            if task[0] == "block":
+                self.block(*task[1:])
+            else:
+                self.jump(*task[1:])
         return Seq(out)
 
     def block(self, b: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
@@ -198,11 +214,12 @@ class RegionBuilder:
             join = self._merge_child(b, loops)
             inner = follows | ({join} if join else set())
             then, orelse = Seq([]), Seq([])
-            self.jump(b, t.then, loops, inner, then.items)
-            self.jump(b, t.orelse, loops, inner, orelse.items)
-            out.append(If(b, then, orelse, join))
+            out.append(If(b, then, orelse, join))  # (its arms are filled in below, before anything follows it)
+            todo = self._todo
             if join is not None:
-                self.block(join, loops, follows, out)
+                todo.append(("block", join, loops, follows, out))
+            todo.append(("jump", b, t.orelse, loops, inner, orelse.items))
+            todo.append(("jump", b, t.then, loops, inner, then.items))
         else:
             raise RegionError(f"{b} has no terminator", block_loc(b))
 
@@ -225,29 +242,28 @@ class RegionBuilder:
         elif len(dst.preds) == 1 or dst.loop is not None:
             if dst.loop is not None:
                 out.append(Edge(src, dst, "enter"))  # the edge into a loop header (its phis)
-            self.block(dst, loops, follows, out)
+            self._todo.append(("block", dst, loops, follows, out))
         else:
             raise RegionError(f"unstructured jump {src} -> {dst}", block_loc(src))
 
     def loop(self, h: Block, loops: list[_Frame], follows: set[Block], out: list) -> None:
         info = h.loop
         assert info is not None
+        # A for loop's latch (counter increment) runs after the body; paths reach it via "continue".
         latch = info.latch if info.kind == "for" else None
         frame = _Frame(h, info.exit, latch)
         t = h.term
         if not isinstance(t, Branch):
             raise RegionError(f"loop header {h} does not end in a branch", block_loc(h))
         body = Seq([Stmts(h)])
-        self.jump(h, t.then, loops + [frame], follows, body.items)
-        if latch is not None:
-            # A for loop's latch (counter increment) runs after the body; paths reach it via "continue".
-            pass
         orelse = Seq([Edge(h, t.orelse, "exit")])
-        if t.orelse is not info.exit:
-            self.block(t.orelse, loops, follows | ({info.exit} if info.exit else set()), orelse.items)
-        out.append(Loop(h, body, orelse, info.exit))
+        out.append(Loop(h, body, orelse, info.exit))  # (body and else filled in below, before what follows)
+        todo = self._todo
         if info.exit is not None and info.exit not in follows:
-            self.block(info.exit, loops, follows, out)
+            todo.append(("block", info.exit, loops, follows, out))
+        if t.orelse is not info.exit:
+            todo.append(("block", t.orelse, loops, follows | ({info.exit} if info.exit else set()), orelse.items))
+        todo.append(("jump", h, t.then, loops + [frame], follows, body.items))
 
 
 def build_regions(fn: Function) -> Seq:

@@ -254,8 +254,10 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
         _recomputed_where_read(b)
         if b is rev.entry:
             # the tape unpack must come before the entry-block record loads
-            first = [s for s in b.stmts if s is unpack or s in tape_refs]
-            b.stmts = first + [s for s in b.stmts if s not in first]
+            refs = set(tape_refs)  # (sets: tests against lists cost the square of a long function's size)
+            first = [s for s in b.stmts if s is unpack or s in refs]
+            moved = set(first)
+            b.stmts = first + [s for s in b.stmts if s not in moved]
     fwd.recompute_preds()
     rev.recompute_preds()
     from ..forward.transform import _verify_if_asked
