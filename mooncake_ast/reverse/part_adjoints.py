@@ -239,10 +239,12 @@ def concat_part_adjoint(g: Any, y: Any, *parts_and_k: Any) -> Any:
     return unpack_adjoint(parts[k], piece) if not isinstance(parts[k], tuple) else piece
 
 
-def merge_part_adjoint(g: Any, part: Any) -> Any:
+def merge_part_adjoint(g: Any, part: Any, *later: Any) -> Any:
+    """The adjoint of one part of `{**a, **b}` (ops.merge_dicts): its keys that no later part overrides (the value
+    of an overridden key is not in the result: it got the adjoint of the value that replaced it)."""
     if g is NoTangent:
         return g
-    return AdjDict({k: g[k] for k in part if k in g})
+    return AdjDict({k: g[k] for k in part if k in g and not any(k in q for q in later)})
 
 
 def real_adjoint(x: Any, g: Any) -> Any:
