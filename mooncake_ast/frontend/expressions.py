@@ -67,21 +67,31 @@ class ExpressionLowering:
     def expr_SimpleString(self, node: cst.SimpleString) -> Value:
         return Const(node.evaluated_value)
 
-    expr_ConcatenatedString = expr_SimpleString
+    def expr_ConcatenatedString(self, node: cst.ConcatenatedString) -> Value:
+        """`"a" f"{x}"`: libcst evaluates a concatenation only when no part is an f-string (None otherwise), so
+        the parts are lowered one by one and joined as Python joins them."""
+        if not any(isinstance(p, cst.FormattedString) for p in _string_parts(node)):
+            return Const(node.evaluated_value)
+        return self.b.call(ops.join_str, [self.expr(p) for p in _string_parts(node)])
 
     def expr_Ellipsis(self, node: cst.Ellipsis) -> Value:
         return Const(Ellipsis)
 
     def expr_FormattedString(self, node: cst.FormattedString) -> Value:
+        return self._formatted(node.parts, node.prefix)
+
+    def _formatted(self, nodes: Any, prefix: str) -> Value:
+        """The parts of an f-string (or of a replacement field's format spec), joined; literal text is
+        read as Python reads it under the string's prefix (escapes interpreted unless raw)."""
         parts: list[Value] = []
-        for p in node.parts:
+        for p in nodes:
             if isinstance(p, cst.FormattedStringText):
-                parts.append(Const(p.value.replace("{{", "{").replace("}}", "}")))
+                parts.append(Const(literal_text(p.value, prefix)))
             else:
                 value = self.expr(p.expression)
                 spec = Const("")
                 if p.format_spec:
-                    spec = self.expr(cst.FormattedString(parts=p.format_spec))
+                    spec = self._formatted(p.format_spec, prefix)
                 conv = Const(p.conversion or "")
                 parts.append(self.b.call(ops.format_value, [value, spec, conv]))
         return self.b.call(ops.join_str, parts)
@@ -408,3 +418,26 @@ def number_value(node: Union[cst.Integer, cst.Float, cst.Imaginary]) -> Any:
         pass
     return ast.literal_eval(text)
 
+
+def _string_parts(node: cst.ConcatenatedString) -> list:
+    """The strings of `"a" "b" f"c"`, left to right (libcst nests concatenations to the right)."""
+    out = []
+    for side in (node.left, node.right):
+        out.extend(_string_parts(side) if isinstance(side, cst.ConcatenatedString) else [side])
+    return out
+
+
+def literal_text(source: str, prefix: str) -> str:
+    """The characters a literal part of an f-string stands for: `{{`/`}}` are braces, and outside a raw
+    string the backslash escapes (`\\n`, `\\t`, `\\x41`, `\\u00e9`, `\\N{...}`) are interpreted as
+    Python does.  Characters outside Latin-1 are written as escapes first so the codec, which reads
+    bytes, gives them back unchanged; an unknown escape (`\\d`) stays as written, as in Python."""
+    text = source.replace("{{", "{").replace("}}", "}")
+    if "r" in prefix.lower() or "\\" not in text:
+        return text
+    import codecs
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return codecs.decode(text.encode("latin-1", "backslashreplace"), "unicode_escape")

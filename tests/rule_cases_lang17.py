@@ -1,0 +1,114 @@
+"""Test inputs of the rules added by the lang helper's sixth pass on issue 12 (itertools.groupby,
+OrderedDict.move_to_end, np.ndindex, scipy.special's Bessel functions in x with the order constant, ...).
+Merged into CASES / ZERO_CASES of tests/test_rules.py by catalog name, so each is checked by
+check_derivatives in both modes."""
+import collections
+import itertools
+
+import numpy as np
+
+from rule_case_kit import kit
+
+F, Case = kit("lang17 rule case", globals())
+C = Case
+try:
+    import scipy.special as sp
+except ImportError:  # SciPy is optional
+    sp = None
+
+X = np.array([0.3, 0.5, -0.2, -1.1, 0.7, 1.6])
+POS = np.array([0.4, 1.3, 2.2, 3.7, 5.1])
+
+
+def _groupby_sum(x):
+    s = 0.0
+    for k, grp in itertools.groupby(x):  # distinct items: one run each, the key the item itself
+        s = s + k * sum(grp) * 2.0
+    return s
+
+
+def _groupby_sign(x):
+    s = 0.0
+    for k, grp in itertools.groupby(list(x), key=lambda v: v > 0):
+        vals = list(grp)
+        s = s + (3.0 if k else -1.0) * sum(v * v for v in vals) + len(vals)
+    return s
+
+
+def _groupby_pairs(x):
+    out = []
+    for k, grp in itertools.groupby(enumerate(x), key=lambda p: p[0] // 2):
+        out.append(sum(v for _, v in grp) * (k + 1))
+    return np.array(out)
+
+
+def _move_to_end(x, last):
+    d = collections.OrderedDict((k, x[i] * (i + 1)) for i, k in enumerate(["p", "q", "r", "s"]))
+    before = list(d.values())
+    d.move_to_end("q", last)
+    d.move_to_end("s", last=not last)
+    after = list(d.values())
+    return before[0] * 2.0 + after[0] * 5.0 + after[3] * 11.0 + np.dot(np.array(after), np.arange(1.0, 5.0))
+
+
+def _move_keyword(x):
+    d = collections.OrderedDict(a=x, b=x * x, c=3.0 * x)
+    d.move_to_end("a")
+    d["a"] = d["a"] * 2.0
+    return [v * (i + 1) for i, v in enumerate(d.values())]
+
+
+def _ndindex_loop(a):
+    s = 0.0
+    for idx in np.ndindex(a.shape):
+        s = s + a[idx] ** 2 * (idx[0] + 1)
+    return s
+
+
+def _ndindex_fill(a):
+    out = np.zeros_like(a)
+    for i, j in np.ndindex(*a.shape):
+        out[i, j] = np.sin(a[i, j]) * a[j % a.shape[0], i % a.shape[1]]
+    return out
+
+
+CASES = {
+    itertools.groupby: [
+        C(_groupby_sum, X), C(_groupby_sum, [1.5, 1.25, 0.2]), C(_groupby_sign, X), C(_groupby_pairs, X[:5]),
+        C("lambda x, c: [k * c for k, _ in itertools.groupby(x, lambda v: np.floor(v) * c + v * 0.5)]",
+          np.array([0.3, 0.5, 1.2, 1.1, 2.7]), 1.5),
+        C("lambda x: sum(len(list(g)) * k for k, g in itertools.groupby(x, key=round))", X * 3),
+    ],
+    (collections.OrderedDict, "move_to_end"): [C(_move_to_end, X[:4], True), C(_move_to_end, X[2:], False),
+                                               C(_move_keyword, 0.7)],
+}
+
+ZERO = {
+    np.ndindex: Case(_ndindex_loop, np.arange(6.0).reshape(2, 3) / 7),
+}
+EXTRA_ZERO = [Case(_ndindex_loop, np.arange(3.0) + 0.5), Case(_ndindex_fill, np.arange(6.0).reshape(2, 3) / 7),
+              Case("lambda a: sum(a[i] * a[i] for i in np.ndindex(a.shape[0], 2))", np.arange(12.0).reshape(3, 4) / 7)]
+
+
+def _scipy_cases():
+    """Bessel functions differentiated in x with the order constant: int, float, array orders, by keyword."""
+    return {
+        sp.jv: [C("lambda x: sp.jv(2, x) + sp.jv(0.5, x * 2.0)", POS), C("lambda x: sp.jv(np.array([0.0, 1.5, 3.0]), x)", 1.7),
+                C("lambda x: sp.jv(np.arange(3)[:, None], x)", POS[:3])],
+        sp.yv: [C("lambda x: sp.yv(1.5, x) * sp.yv(0, x)", POS), C("lambda x: sp.yv(np.array([0.5, 2.0]), x)", 2.3),
+                C("lambda x: np.sum(sp.yv(np.array([[1.0], [2.5]]), x))", POS)],
+    }
+
+
+def lang17_cases(entries):
+    """The cases by catalog name (`entries`: catalog())."""
+    names = {e.key: e.name for e in entries}
+    cases = dict(CASES)
+    if sp is not None:
+        cases.update(_scipy_cases())
+    return {names[k]: v for k, v in cases.items() if k in names}
+
+
+def lang17_zero_cases(entries):
+    names = {e.key: e.name for e in entries}
+    return {names[k]: v for k, v in ZERO.items() if k in names}

@@ -1,0 +1,94 @@
+"""Constructs of the lang helper's sixth pass on issue 12, each checked by check_derivatives in both modes:
+
+* f-strings: their literal parts read as Python reads them (escapes interpreted unless raw), and a
+  concatenation of plain strings and f-strings (`"a" f"{x}"`, which libcst does not evaluate);
+* loops over np.ndindex (forward mode refused them);
+* OrderedDict.move_to_end on a dict the caller passes: its order after the call is the plain call's.
+"""
+import collections
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.testing import check_derivatives
+
+from rule_cases_lang17 import EXTRA_ZERO
+
+
+# ------------------------------------------------------------------ f-strings
+def fs_newline(x):
+    s = f"{x:.3f}\n"
+    return x * len(s), s
+
+
+def fs_mixed(x):
+    s = "ab\t" f"{x:.2f}\n" rf"\n{x:.1f}" f"é€\x41\u00e9\N{EM DASH}{{}}\d" f"{x:>{8}.2f}" F"""q"{x:.1e}"\n"""
+    return x * len(s), s
+
+
+def fs_concat_only(x):
+    label = "value: " f"{x:.3f}" " units"
+    return x * len(label) + len(f"\t{x:>10.2f}\\"), label
+
+
+def fs_in_loop(x):
+    parts = []
+    for i in range(3):
+        parts.append(f"row {i}:\t{x[i]:.1f}\r\n")
+    text = "".join(parts)
+    return x * text.count("\t") + len(text), text
+
+
+def fs_format_spec_escape(x):
+    s = f"{x:\x2a^12.3f}|"  # (a fill character written as an escape inside the spec)
+    return x * s.count("*"), s
+
+
+@pytest.mark.parametrize("fn, arg", [(fs_newline, 1.5), (fs_newline, -0.25), (fs_mixed, 1.5), (fs_concat_only, 2.25),
+                                     (fs_in_loop, np.array([0.5, 1.25, -2.0])), (fs_format_spec_escape, 0.375)])
+def test_fstring_literals_as_python_reads_them(fn, arg):
+    plain = fn(arg)
+    # (the formats are fixed-width: finite differences must not change the string's length)
+    for mode_value in (mc.jvp(lambda x: fn(x)[1], (arg,), (np.ones_like(arg),))[0], mc.differentiate(fn)(arg)[1]):
+        assert mode_value == plain[1]
+    y, _ = mc.value_and_grad(lambda x: np.sum(fn(x)[0]))(arg)
+    assert y == np.sum(plain[0])
+    check_derivatives(lambda x: fn(x)[0], arg)
+
+
+def test_fstring_text_in_generated_source_round_trips():
+    src = mc.source(fs_newline, mode="reverse")
+    assert "'\\n'" in src and "'\\\\n'" not in src
+
+
+# ------------------------------------------------------------------ np.ndindex
+@pytest.mark.parametrize("case", EXTRA_ZERO, ids=lambda c: getattr(c.fn, "__name__", "lambda"))
+def test_ndindex_loops(case):
+    check_derivatives(case.fn, *case.args)
+
+
+# ------------------------------------------------------------------ OrderedDict.move_to_end
+def _reorder_and_scale(d, x):
+    d.move_to_end("a")
+    d["a"] = d["a"] * x
+    d.move_to_end("c", last=False)
+    return sum(v * (i + 1) for i, v in enumerate(d.values()))
+
+
+def _fresh():
+    return collections.OrderedDict(a=1.0, b=2.0, c=3.0)
+
+
+@pytest.mark.parametrize("x", [1.5, -0.75])
+def test_move_to_end_of_a_caller_dict(x):
+    plain = _fresh()
+    _reorder_and_scale(plain, x)
+    fd = (_reorder_and_scale(_fresh(), x + 1e-6) - _reorder_and_scale(_fresh(), x - 1e-6)) / 2e-6
+    d = _fresh()
+    g = mc.grad(_reorder_and_scale, argnums=1)(d, x)
+    assert list(d.items()) == list(plain.items())
+    d = _fresh()
+    _, dy = mc.jvp(lambda v: _reorder_and_scale(d, v), (x,), (1.0,))
+    assert list(d.items()) == list(plain.items())
+    assert abs(g - fd) < 1e-6 and abs(dy - fd) < 1e-6
