@@ -83,8 +83,32 @@ CASES = {
                                                C(_move_keyword, 0.7)],
 }
 
+STATE = 0.0
+SEEN = 0
+
+
+def _global_written_and_read(x):
+    global STATE, SEEN
+    SEEN += 1
+    STATE = x * 3.0
+    y = STATE * np.sin(x) + (SEEN > 0)  # (the counter moves on each call: the result must not)
+    del STATE
+    STATE = y * 2.0
+    return STATE - y
+
+
+def _module_attribute(x):
+    import rule_cases_lang17 as this  # (a module whose source declares `global STATE`: its reads are checked)
+
+    return this.STATE * 0.0 + x * (this.SEEN >= 0)
+
+
+_G = "mooncake_ast.frontend.global_ops."
 ZERO = {
     np.ndindex: Case(_ndindex_loop, np.arange(6.0).reshape(2, 3) / 7),
+    **{_G + n: Case(_global_written_and_read, 0.7) for n in ("store_global", "delete_global", "global_holds",
+                                                                "check_global_read")},
+    _G + "check_module_attribute": Case(_module_attribute, 1.3),
 }
 EXTRA_ZERO = [Case(_ndindex_loop, np.arange(3.0) + 0.5), Case(_ndindex_fill, np.arange(6.0).reshape(2, 3) / 7),
               Case("lambda a: sum(a[i] * a[i] for i in np.ndindex(a.shape[0], 2))", np.arange(12.0).reshape(3, 4) / 7)]
@@ -111,4 +135,4 @@ def lang17_cases(entries):
 
 def lang17_zero_cases(entries):
     names = {e.key: e.name for e in entries}
-    return {names[k]: v for k, v in ZERO.items() if k in names}
+    return {(k if isinstance(k, str) else names[k]): v for k, v in ZERO.items() if isinstance(k, str) or k in names}

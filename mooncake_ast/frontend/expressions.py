@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import ast
 import operator
+import types
 from typing import Any, Callable, Optional, Union
 
 import libcst as cst
 
 from .. import ops
-from ..ir.nodes import Const, Value
+from ..ir.nodes import Const, Global, Value
 
 BINARY = {
     cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
@@ -208,6 +209,10 @@ class ExpressionLowering:
             fn, lead = found
             return self.b.call(fn, lead)
         obj = self.expr(node.value)
+        if isinstance(obj, Global) and isinstance(self.pyfn.__globals__.get(obj.name), types.ModuleType):  # type: ignore[attr-defined]
+            from .global_writes import check_module_attribute
+
+            check_module_attribute(self, obj, self.pyfn.__globals__[obj.name], node.attr.value)  # type: ignore[attr-defined]
         return self.b.call(getattr, [obj, Const(node.attr.value)])
 
     def expr_Subscript(self, node: cst.Subscript) -> Value:

@@ -25,7 +25,7 @@ from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Global, Loc, Param, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
 from .loops import LoopLowering
-from . import del_stmt, generator_ops, generators, imports, try_stmt
+from . import del_stmt, generator_ops, generators, global_writes, imports, try_stmt
 from . import callback_effects, function_attributes, lazy_values, overlapping_writes, stmt_ops
 from .scopes import _captured_names, _scope_names
 from .source import FunctionSource, function_source
@@ -133,6 +133,7 @@ class Lowering(LoopLowering, ExpressionLowering):
         self.b.position_at(entry)
         self.b.loc = self.ir.loc
         self._params(node.params)
+        global_writes.enter(self)
         self.ir.local_names = set(self.locals)
         if self.deleted:
             del_stmt.bind_at_entry(self)
@@ -188,8 +189,9 @@ class Lowering(LoopLowering, ExpressionLowering):
         if key is None:
             if name in self.freevars:
                 return self.b.call(ops.cell_get, [self.freevars[name]], hint=name)
-            self.ir.globals_read.add(name)
-            return Global(name)
+            if name in self.globals_declared:
+                return global_writes.read_declared(self, name)
+            return global_writes.read_module_global(self, name)
         if key == name and name in self.cells:
             if name in self.deleted:
                 self.b.call(stmt_ops.check_cell, [self.cells[name], Const(name)])
@@ -207,7 +209,7 @@ class Lowering(LoopLowering, ExpressionLowering):
         if name in self.globals_declared and self._var_key(name) is None:
             if isinstance(value, Stmt) and value.hint == name:
                 value.hint = None  # a local of that name would hide the global in generated code
-            self.b.call(stmt_ops.store_global, [self.ir.self_ref, Const(name), value])  # type: ignore[attr-defined]
+            global_writes.write(self, name, value)
             return value
         if name in self.nonlocals and self._var_key(name) is None:
             self.b.call(ops.cell_set, [self.freevars[name], value])
@@ -517,7 +519,7 @@ class Lowering(LoopLowering, ExpressionLowering):
         try_stmt.lower_try(self, s)
 
     def stmt_Global(self, s: cst.Global) -> None:
-        pass  # the names were made module-global writes when the scope was analysed (stmt_ops.store_global)
+        pass  # the names were made module-global writes when the scope was analysed (global_writes.py)
 
     def stmt_Nonlocal(self, s: cst.Nonlocal) -> None:
         pass  # the names were made cell writes when the scope was analysed

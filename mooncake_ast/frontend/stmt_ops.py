@@ -15,8 +15,7 @@ derivative come out silently wrong:
 * `contextlib.suppress` used other than as `with suppress(...)` (which with_stmt.py lowers as a `try`)
   is refused: it swallows exceptions, and the manager cannot catch an exception raised by a call in
   generated code.
-* a `global` write of a value that can carry a tangent (a float, an array, ...) is refused: later
-  reads of module globals are constants to the transforms, so the derivative would be lost.
+* `global` writes and reads of written globals: frontend/global_ops.py.
 """
 from __future__ import annotations
 
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UnsupportedDerivativeError
+from . import global_ops
 
 # Modules whose context managers have no differentiable effect: run opaquely.
 OPAQUE_MODULES = ("numpy", "contextlib", "io", "_io", "threading", "_thread", "warnings", "decimal",
@@ -242,14 +242,7 @@ def raise_from(exc: Any, cause: Any) -> Any:
     return exc
 
 
-def store_global(fn: Any, name: str, value: Any) -> None:
-    """`name = value` in `fn`'s module, for a function declaring `global name`."""
-    if carries_tangent(value):
-        raise UnsupportedDerivativeError(
-            f"`global {name}` written{_where()} with a value that can carry a derivative "
-            f"({type(value).__name__}): later reads of module globals are constants to mooncake_ast, so "
-            "its derivative would be lost; return the value instead, or store it in an object passed in")
-    fn.__globals__[name] = value
+store_global = global_ops.store_global  # (`global name; name = value`: frontend/global_ops.py)
 
 
 class _Deleted:
@@ -293,12 +286,7 @@ def delete_cell(cell: Any, name: str) -> None:
         raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value") from None
 
 
-def delete_global(fn: Any, name: str) -> None:
-    """`del name` in `fn`'s module, for a function declaring `global name`."""
-    try:
-        del fn.__globals__[name]
-    except KeyError:
-        raise NameError(f"name '{name}' is not defined") from None
+delete_global = global_ops.delete_global
 
 
 def zip_strict(strict: Any, *seqs: Any) -> None:
@@ -315,4 +303,4 @@ def zip_strict(strict: Any, *seqs: Any) -> None:
 
 # Registered as zero-derivative rules by rules/builtin_displays.py, with the `ops` helpers.
 ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_enter_unbound, opaque_exit, exit_raising, raise_from, store_global, check_callee, build_class,
-                   check_bound, check_cell, delete_cell, delete_global, zip_strict)
+                   check_bound, check_cell, delete_cell, delete_global, zip_strict, *global_ops.ZERO_DERIVATIVE)
