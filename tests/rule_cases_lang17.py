@@ -107,7 +107,7 @@ _G = "mooncake_ast.frontend.global_ops."
 ZERO = {
     np.ndindex: Case(_ndindex_loop, np.arange(6.0).reshape(2, 3) / 7),
     **{_G + n: Case(_global_written_and_read, 0.7) for n in ("store_global", "delete_global", "global_holds",
-                                                                "check_global_read")},
+                                                                "check_global_read", "module_value")},
     _G + "check_module_attribute": Case(_module_attribute, 1.3),
 }
 EXTRA_ZERO = [Case(_ndindex_loop, np.arange(3.0) + 0.5), Case(_ndindex_fill, np.arange(6.0).reshape(2, 3) / 7),

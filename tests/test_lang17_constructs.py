@@ -3,9 +3,14 @@
 * f-strings: their literal parts read as Python reads them (escapes interpreted unless raw), and a
   concatenation of plain strings and f-strings (`"a" f"{x}"`, which libcst does not evaluate);
 * loops over np.ndindex (forward mode refused them);
-* OrderedDict.move_to_end on a dict the caller passes: its order after the call is the plain call's.
+* OrderedDict.move_to_end on a dict the caller passes: its order after the call is the plain call's;
+* @functools.total_ordering / @dataclasses.dataclass(order=True) of a local class in reverse mode (traced,
+  total_ordering's own module tables were refused as a module-level write);
+* scipy.interpolate.CubicSpline, traced: differentiated in its values (x constant) and where it is read.
 """
 import collections
+import dataclasses
+import functools
 
 import numpy as np
 import pytest
@@ -92,3 +97,81 @@ def test_move_to_end_of_a_caller_dict(x):
     _, dy = mc.jvp(lambda v: _reorder_and_scale(d, v), (x,), (1.0,))
     assert list(d.items()) == list(plain.items())
     assert abs(g - fd) < 1e-6 and abs(dy - fd) < 1e-6
+
+
+# ------------------------------------------------------------------ library decorators of a local class, reverse mode
+def ordered_pair(x):
+    @functools.total_ordering
+    class P:
+        def __init__(self, v):
+            self.v = v
+
+        def __lt__(self, o):
+            return self.v < o.v
+
+        def __eq__(self, o):
+            return self.v == o.v
+
+    a, b = P(x), P(x * 2)
+    c = max(a, b) if a <= b else a
+    return c.v * 3 + (b >= a) + sorted([b, a, P(0.5)])[0].v
+
+
+def ordered_by_product(x):
+    @functools.total_ordering
+    class Q:
+        def __init__(self, v, w):
+            self.v, self.w = v, w
+
+        def __gt__(self, o):
+            return self.v * self.w > o.v * o.w
+
+        def __eq__(self, o):
+            return self.v * self.w == o.v * o.w
+
+    items = [Q(x[i], x[i] ** 2) for i in range(len(x))]
+    best = max(items)
+    return best.v + min(items).w + sum(q.v for q in items if q <= best)
+
+
+def ordered_dataclass(x):
+    @dataclasses.dataclass(order=True)
+    class D:
+        a: float
+        b: float = 1.0
+
+    ds = [D(x * 2, 3.0), D(x, x * x)]
+    return sorted(ds)[0].a + max(ds).b
+
+
+@pytest.mark.parametrize("fn, arg", [(ordered_pair, 1.5), (ordered_pair, -0.6), (ordered_by_product, np.array([0.3, -1.2, 0.8])),
+                                     (ordered_by_product, np.array([1.1, 0.4])), (ordered_dataclass, 0.7),
+                                     (ordered_dataclass, -0.4)])
+def test_total_ordering_and_dataclass_order_of_a_local_class(fn, arg):
+    check_derivatives(fn, arg)
+
+
+# ------------------------------------------------------------------ scipy.interpolate.CubicSpline (traced)
+XS = np.array([0.0, 0.7, 1.5, 2.2, 3.0])
+YS = np.array([1.0, 2.0, 0.5, 3.0, 2.5])
+
+
+@pytest.mark.parametrize("bc", ["not-a-knot", "natural", "clamped", ((1, 0.5), (2, -1.0))])
+@pytest.mark.parametrize("nu", [0, 1, 2])
+def test_cubic_spline_in_its_values(bc, nu):
+    interpolate = pytest.importorskip("scipy.interpolate")
+    check_derivatives(lambda y: interpolate.CubicSpline(XS, y, bc_type=bc)(np.array([0.3, 1.2, 2.9]), nu), YS)
+
+
+@pytest.mark.parametrize("extrapolate", [True, False])
+def test_cubic_spline_in_where_it_is_read(extrapolate):
+    interpolate = pytest.importorskip("scipy.interpolate")
+    check_derivatives(lambda x: interpolate.CubicSpline(XS, YS, extrapolate=extrapolate)(x), np.array([0.3, 1.2, 2.9]))
+    check_derivatives(lambda x: interpolate.CubicSpline(XS, YS)(x) * x, 1.7)
+
+
+def test_cubic_spline_in_both_and_of_vector_values():
+    interpolate = pytest.importorskip("scipy.interpolate")
+    y2 = np.stack([YS, np.cos(YS)], axis=1)
+    check_derivatives(lambda y, x: np.sum(interpolate.CubicSpline(XS, y, axis=0)(x) ** 2), y2, np.array([0.2, 2.5]))
+    check_derivatives(lambda y: interpolate.CubicSpline(XS, y).derivative()(np.array([0.4, 1.9])), YS)

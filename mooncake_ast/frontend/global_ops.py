@@ -121,6 +121,25 @@ def global_holds(fn: Any, name: str, written: Any) -> bool:
     return name in g and g[name] is written
 
 
+def module_value(fn: Any, name: str, written: Any) -> Any:
+    """The value of the module global `name` now, for a function that wrote `written` to it earlier: that
+    object itself while the module holds it (global_holds then picks the written value, with its derivative),
+    else the module's value, checked as check_global_read checks it (NameError where a call deleted it)."""
+    g = fn.__globals__
+    value = g.get(name, _MISSING)
+    if value is written:
+        return value
+    if value is _MISSING:
+        import builtins
+
+        if name in builtins.__dict__:
+            return builtins.__dict__[name]
+        raise NameError(f"name '{name}' is not defined")
+    if _WRITTEN:
+        _refuse_if_written(g, name, value, "")
+    return value
+
+
 class _Missing:
     def __repr__(self) -> str:
         return "MISSING"
@@ -128,4 +147,4 @@ class _Missing:
 
 _MISSING = _Missing()
 
-ZERO_DERIVATIVE = (check_global_read, check_module_attribute, global_holds)
+ZERO_DERIVATIVE = (check_global_read, check_module_attribute, global_holds, module_value)

@@ -3,7 +3,7 @@
 A function declaring `global N` stores into its module on every write (global_ops.store_global: the plain
 call's effect), and also keeps the value it wrote as the SSA variable `%global:N`.  A read of N in that
 function then takes, where the module still holds what the function wrote last (global_ops.global_holds),
-that SSA value, so `global CACHE; CACHE = x * 2; return CACHE + 1` differentiates through CACHE; where the
+that SSA value (`ops.choose(holds, written, current)`), so `global CACHE; CACHE = x * 2; return CACHE + 1` differentiates through CACHE; where the
 function has not written N yet, or a call in between rebound it, the read is the module global's current
 value, as in any other function.
 
@@ -18,6 +18,7 @@ import linecache
 import re
 from typing import TYPE_CHECKING, Any
 
+from .. import ops
 from ..ir.nodes import Const, Global, Value
 from . import global_ops
 
@@ -75,18 +76,11 @@ def read_declared(lw: "Lowering", name: str) -> Value:
     written = lw.b.read(tracked_key(name))
     if isinstance(written, Global):
         return read_module_global(lw, name)
-    holds = lw.b.call(global_ops.global_holds, [lw.ir.self_ref, Const(name), written])  # type: ignore[attr-defined]
-    var = lw.temp_var("global")
-    lw.b.write(var, written)
-    other, join = lw.b.new_block(), lw.b.new_block()
-    lw.b.branch(holds, join, other)
-    lw.b.seal(other)
-    lw.b.position_at(other)
-    lw._arm(lambda: lw.b.write(var, read_module_global(lw, name)))
-    lw.b.goto(join)
-    lw.b.seal(join)
-    lw.b.position_at(join)
-    return lw.b.read(var)
+    # (no branch: a loop's condition must stay one block; both operands are plain reads)
+    args = [lw.ir.self_ref, Const(name), written]  # type: ignore[attr-defined]
+    holds = lw.b.call(global_ops.global_holds, args)
+    current = lw.b.call(global_ops.module_value, list(args))
+    return lw.b.call(ops.choose, [holds, written, current])  # (no hint: a local named so would hide the global)
 
 
 def check_module_attribute(lw: "Lowering", module_value: Value, module: Any, attr: str) -> None:
