@@ -114,6 +114,36 @@ EXTRA_ZERO = [Case(_ndindex_loop, np.arange(3.0) + 0.5), Case(_ndindex_fill, np.
               Case("lambda a: sum(a[i] * a[i] for i in np.ndindex(a.shape[0], 2))", np.arange(12.0).reshape(3, 4) / 7)]
 
 
+def _plain_local_class(w, x):
+    class Lin:
+        def __init__(self, w):
+            self.w = w
+
+        def __call__(self, u):
+            return np.tanh(self.w * u)
+
+    return np.sum(Lin(w)(x))
+
+
+def _captured_by_methods(w, x):
+    k = np.sin(w) * 2.0
+    total = 0.0
+
+    class Lin:
+        def __call__(self, u):
+            nonlocal total
+            total = total + np.sum(u * k)
+            return np.tanh(k * u)
+
+    out = Lin()(x)
+    return np.sum(out) + total * w[0]
+
+
+_S = "mooncake_ast.frontend.stmt_ops."
+CASES[_S + "build_class"] = [C(_plain_local_class, X[:3], X[3:]), C(_captured_by_methods, X[:3], X[3:])]
+CASES[_S + "share_cells"] = [C(_captured_by_methods, X[:3], X[3:]), C(_captured_by_methods, POS[:2], X[:2])]
+
+
 def _scipy_cases():
     """Bessel functions differentiated in x with the order constant: int, float, array orders, by keyword."""
     return {
@@ -130,7 +160,7 @@ def lang17_cases(entries):
     cases = dict(CASES)
     if sp is not None:
         cases.update(_scipy_cases())
-    return {names[k]: v for k, v in cases.items() if k in names}
+    return {(k if isinstance(k, str) else names[k]): v for k, v in cases.items() if isinstance(k, str) or k in names}
 
 
 def lang17_zero_cases(entries):

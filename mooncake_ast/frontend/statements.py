@@ -475,33 +475,9 @@ class Lowering(LoopLowering, ExpressionLowering):
         raise AssertionError(f"free variable {name!r} of a nested function is not a cell here")
 
     def stmt_ClassDef(self, s: cst.ClassDef) -> None:
-        """A class defined in the function: its body runs as Python runs it (stmt_ops.build_class), not differentiated;
-        its methods are differentiated when called, like any Python function.  That is exact only when the body and
-        its methods read nothing of the function's own variables (else their derivatives would be lost): refused."""
-        from .. import ops as _ops
+        from .local_classes import lower_class  # (imported by the first local class)
 
-        name = s.name.value
-        line = self.src.where(s.decorators[0] if s.decorators else s)[0]
-        nth = self._nested_seen.get((name, line), 0)
-        self._nested_seen[(name, line)] = nth + 1
-        code = _ops.nested_code(self.pyfn, name, line, nth)
-        captured = sorted(set(code.co_freevars) - {"__class__"})
-        if captured:
-            self.unsupported(s, f"a class defined inside the differentiated function whose body or methods read its "
-                             f"variables ({', '.join(captured)}): their derivatives would be lost; pass them to the "
-                             "class (`__init__` arguments, method arguments), or define the class at module level")
-        decorators = [self.expr(d.decorator) for d in s.decorators]
-        bases = [self.expr(a.value) for a in s.bases if a.keyword is None and not a.star]
-        if any(a.star for a in (*s.bases, *s.keywords)):
-            self.unsupported(s, "a class definition with *bases or **keywords")
-        kw: list[Value] = []
-        for a in s.keywords:
-            kw += [Const(a.keyword.value), self.expr(a.value)]  # type: ignore[union-attr]
-        cls = self.b.call(stmt_ops.build_class, [self.ir.self_ref, Const(name), Const(line), Const(nth),  # type: ignore[attr-defined]
-                                                 self.b.call(ops.tuple_of, bases), self.b.call(ops.dict_of, kw)], hint=name)
-        for d in reversed(decorators):
-            cls = self.b.call(d, [cls], hint=name)
-        self.assign_name(name, cls)
+        lower_class(self, s)
 
     def stmt_Match(self, s: cst.Match) -> None:
         if self.try_targets:

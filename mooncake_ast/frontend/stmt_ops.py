@@ -216,16 +216,22 @@ def check_callee(fn: Any, expected: Any) -> None:
             f"but its name now stands for {fn!r}; do not rebind it while the function is in use")
 
 
-def build_class(outer: Any, name: str, line: int, nth: int, bases: tuple, keywords: dict) -> type:
+def build_class(outer: Any, name: str, line: int, nth: int, bases: tuple, keywords: dict, closure: tuple = ()) -> type:
     """`class name(*bases, **keywords): ...` defined inside `outer` (frontend/statements.stmt_ClassDef): its body
-    run as Python runs it.  The lowering has checked that the body reads none of outer's variables."""
+    run as Python runs it, over `closure`, the cells of outer's variables it (or a method) reads."""
     import builtins
 
     from ..ops import nested_code
 
     code = nested_code(outer, name, line, nth)
-    body = types.FunctionType(code, outer.__globals__, name)
+    body = types.FunctionType(code, outer.__globals__, name, None, closure or None)
     return builtins.__build_class__(body, name, *bases, **keywords)
+
+
+def share_cells(cls: type, *cells: Any) -> type:
+    """A local class built over `cells` (the function's variables its methods read): the class itself when the
+    plain code runs.  Its forward rule hands the cells' tangent cells to the methods (rules/python_local_classes.py)."""
+    return cls
 
 
 def raise_from(exc: Any, cause: Any) -> Any:
@@ -302,5 +308,5 @@ def zip_strict(strict: Any, *seqs: Any) -> None:
 
 
 # Registered as zero-derivative rules by rules/builtin_displays.py, with the `ops` helpers.
-ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_enter_unbound, opaque_exit, exit_raising, raise_from, store_global, check_callee, build_class,
+ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_enter_unbound, opaque_exit, exit_raising, raise_from, store_global, check_callee,
                    check_bound, check_cell, delete_cell, delete_global, zip_strict, *global_ops.ZERO_DERIVATIVE)
