@@ -156,3 +156,24 @@ def test_class_body_reading_the_functions_variables_is_refused(fn, mode):
             mc.jvp(fn, (0.7,), (1.0,))
         else:
             mc.grad(fn)(0.7)
+
+
+@pytest.mark.parametrize("order2", [lambda f: mc.hessian(f), lambda f: mc.jacfwd(mc.grad(f)), lambda f: mc.grad(mc.grad(f))])
+def test_second_order_is_refused_by_name(order2):
+    with pytest.raises(mc.MooncakeError, match="derivative of a derivative"):
+        order2(method_reads_float)(0.7)
+
+
+def plain_local_class(x):
+    class A:
+        def __init__(self, v):
+            self.v = v
+
+        def get(self):
+            return self.v ** 3
+
+    return A(x).get()
+
+
+def test_second_order_of_a_class_reading_nothing_of_the_function():
+    assert float(mc.hessian(plain_local_class)(0.7)) == pytest.approx(6 * 0.7)

@@ -1274,7 +1274,8 @@ def test_every_mode_of_a_rule_is_exercised():
 
 
 # Rules whose template refuses a mode by name (tested here, that they refuse and do not crash or answer wrongly).
-REFUSED_MODES = {("mooncake_ast.api.vjp", "reverse")}
+REFUSED_MODES = {("mooncake_ast.api.vjp", "reverse"),
+                 *(("mooncake_ast.rules.python_local_classes.share_tangent_cells", m) for m in ("forward", "reverse"))}
 
 
 def test_reverse_over_vjp_is_refused():

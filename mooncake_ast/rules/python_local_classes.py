@@ -17,7 +17,7 @@ from typing import Any
 
 from .. import ops
 from ..frontend import stmt_ops
-from .registry import defjvp, defvjp
+from .registry import defjvp, defrrule_at_run_time, defrule, defvjp
 
 
 def share_tangent_cells(dcls: Any, cells: tuple, dcells: tuple) -> Any:
@@ -33,3 +33,16 @@ defjvp(stmt_ops.share_cells, lambda t, y, cls, *cells: t.call(
 defvjp(stmt_ops.share_cells, lambda t, g, y, cls, *cells: (None,) * (1 + len(cells)))
 defjvp(stmt_ops.build_class, lambda t, y, *args: None)  # (forward/transform.py gives the class its storage itself)
 defvjp(stmt_ops.build_class, lambda t, g, y, *args: (None,) * len(args))
+
+
+def _refuse_higher_order(*args: Any, **kwargs: Any) -> Any:
+    from ..errors import UnsupportedDerivativeError
+
+    raise UnsupportedDerivativeError(
+        "a derivative of a derivative (hessian, jacfwd(grad), grad(grad), ...) of a function defining a class whose "
+        "methods read the function's variables is not supported: pass those variables to the class (`__init__` "
+        "arguments) or define the class at module level")
+
+
+defrule(share_tangent_cells, _refuse_higher_order)  # (forward code of a local class's cells, differentiated again)
+defrrule_at_run_time(share_tangent_cells, _refuse_higher_order)
