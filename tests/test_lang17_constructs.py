@@ -175,3 +175,29 @@ def test_cubic_spline_in_both_and_of_vector_values():
     y2 = np.stack([YS, np.cos(YS)], axis=1)
     check_derivatives(lambda y, x: np.sum(interpolate.CubicSpline(XS, y, axis=0)(x) ** 2), y2, np.array([0.2, 2.5]))
     check_derivatives(lambda y: interpolate.CubicSpline(XS, y).derivative()(np.array([0.4, 1.9])), YS)
+
+
+# ------------------------------------------------------------------ loops over strings and tuples of strings, forward mode
+def keys_from_a_string(x):
+    d = collections.OrderedDict((k, x[i] * (i + 1)) for i, k in enumerate("pqrs"))
+    d.move_to_end("q")
+    return np.dot(np.array(list(d.values())), np.arange(1.0, 5.0))
+
+
+def pops_by_constant_keys(x):
+    d = {k: x[i] * (i + 1) for i, k in enumerate(["p", "q", "r", "s"])}
+    for k in ("q", "p"):
+        d.pop(k)
+    return list(d.values())[0] + d["s"] * 2.0
+
+
+def labels_into_a_list(x):
+    rows = []
+    for ch in "ab":
+        rows.append((ch, x[0] * 2.0 if ch == "a" else x[1]))
+    return sum(v for _, v in rows)
+
+
+@pytest.mark.parametrize("fn", [keys_from_a_string, pops_by_constant_keys, labels_into_a_list])
+def test_loops_over_strings_whose_items_are_stored_with_derivatives(fn):
+    check_derivatives(fn, np.array([0.3, 0.5, -0.2, 1.1]))
