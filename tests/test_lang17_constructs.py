@@ -201,3 +201,26 @@ def labels_into_a_list(x):
 @pytest.mark.parametrize("fn", [keys_from_a_string, pops_by_constant_keys, labels_into_a_list])
 def test_loops_over_strings_whose_items_are_stored_with_derivatives(fn):
     check_derivatives(fn, np.array([0.3, 0.5, -0.2, 1.1]))
+
+
+# ------------------------------------------------------------------ library functions taking a class are not decorators
+def typing_cast(x):
+    import typing
+
+    return typing.cast(float, x[0]) * 2.0 + typing.cast("np.ndarray", x) @ x
+
+
+def isinstance_like_calls(x):
+    import abc
+    import functools
+
+    class Base(abc.ABC):
+        pass
+
+    return functools.reduce(lambda a, b: a * b, x) + float(issubclass(Base, abc.ABC)) * x[1]
+
+
+@pytest.mark.parametrize("fn", [typing_cast, isinstance_like_calls])
+def test_library_calls_taking_a_class_keep_the_derivative(fn):
+    # (typing.cast(float, v) was run plainly as a class decorator in forward mode: a zero derivative)
+    check_derivatives(fn, np.array([0.3, 0.5, -0.2, 1.1]))
