@@ -3,6 +3,7 @@ OrderedDict.move_to_end, np.ndindex, scipy.special's Bessel functions in x with 
 Merged into CASES / ZERO_CASES of tests/test_rules.py by catalog name, so each is checked by
 check_derivatives in both modes."""
 import collections
+import functools
 import itertools
 
 import numpy as np
@@ -143,6 +144,52 @@ def _captured_by_methods(w, x):
 def _first_order_of_captures(w):
     return mc.grad(lambda v: _captured_by_methods(v, X[3:]))(w)
 
+
+def _wrapped_twice(x):
+    def scaled(k):
+        def deco(fn):
+            @functools.wraps(fn)
+            def inner(*a):
+                return fn(*a) * k
+            return inner
+        return deco
+
+    @scaled(x[0])
+    @scaled(2.0)
+    def g(v):
+        return v * v
+
+    return g(x[1]) + g(x[2]) * (g.__name__ == "g")
+
+
+def _wraps_lambda_and_update(x):
+    base = lambda v: np.sin(v) * x[0]  # noqa: E731
+    wrapper = functools.update_wrapper(lambda v: base(v) + v, base)
+    cached = functools.wraps(base)(lambda v: base(v) * 3.0)
+    return wrapper(x[1]) + cached(x[2]) + float(wrapper.__wrapped__ is base)
+
+
+def _method_decorator(x):
+    def logged(fn):
+        @functools.wraps(fn)
+        def inner(self, *a, **k):
+            return fn(self, *a, **k) + self.bias
+        return inner
+
+    class Model:
+        def __init__(self, w, b):
+            self.w, self.bias = w, b
+
+        @logged
+        def predict(self, v, scale=1.0):
+            return np.dot(self.w, v) * scale
+
+    m = Model(x[:2], x[2])
+    return m.predict(x[1:3], scale=x[3])
+
+
+CASES[functools.update_wrapper] = [C(_wrapped_twice, X[:3]), C(_wrapped_twice, POS[:3]), C(_wraps_lambda_and_update, X[:3]),
+                                   C(_method_decorator, X[:4]), C(_method_decorator, POS[1:])]
 
 _S = "mooncake_ast.frontend.stmt_ops."
 # (the forward code of share_cells, differentiated again: refused, by name)

@@ -9,8 +9,10 @@ derived code adds to and the function's `k = ...` reads back (build_class is a c
 calls through the class are differentiated); forward mode hands the cells' tangent cells to this forward
 computation (stmt_ops.share_cells, rules/python_local_classes.py), where the methods' closures find them.
 
-Refused, by name: the class body itself (a class attribute, a default value, a decorator's argument)
-reading the function's variables.  The body runs plainly, so what it computes from them has no derivative.
+Refused when the code runs, by name: the class body itself (a class attribute, a default value, a decorator)
+reading a variable of the function that can carry a derivative (a number, an array, a function closing over
+one, ...; stmt_ops.build_class).  The body runs plainly, so what it computes from them has no derivative.  A
+decorator defined in the function (`@logged`) or a constant is read as Python reads it.
 """
 from __future__ import annotations
 
@@ -36,12 +38,7 @@ def lower_class(lw: "Lowering", s: cst.ClassDef) -> None:
     lw._nested_seen[(name, line)] = nth + 1
     code = ops.nested_code(lw.pyfn, name, line, nth)
     outer = set(code.co_freevars) - {"__class__"}
-    body_reads = sorted({i.argval for i in dis.get_instructions(code) if i.opname in _BODY_READS and i.argval in outer})
-    if body_reads:
-        lw.unsupported(s, f"a class defined inside the differentiated function whose body (a class attribute, a default "
-                          f"value, a decorator) reads the function's variables ({', '.join(body_reads)}): the body runs "
-                          "as plain Python, so their derivatives would be lost; read them in its methods, pass them to "
-                          "the class (`__init__` arguments), or define the class at module level")
+    body_reads = {i.argval for i in dis.get_instructions(code) if i.opname in _BODY_READS and i.argval in outer}
     cells = lw.b.call(ops.tuple_of, [lw._cell_for(v) for v in code.co_freevars])
     if outer:
         cells.closure_of = True  # type: ignore[attr-defined]  # (reverse/settle_types.closed_cells: cells that escape)
@@ -53,7 +50,9 @@ def lower_class(lw: "Lowering", s: cst.ClassDef) -> None:
     for a in s.keywords:
         kw += [Const(a.keyword.value), lw.expr(a.value)]  # type: ignore[union-attr]
     cls = lw.b.call(stmt_ops.build_class, [lw.ir.self_ref, Const(name), Const(line), Const(nth),  # type: ignore[attr-defined]
-                                           lw.b.call(ops.tuple_of, bases), lw.b.call(ops.dict_of, kw), cells], hint=name)
+                                           lw.b.call(ops.tuple_of, bases), lw.b.call(ops.dict_of, kw), cells,
+                                           Const(tuple(i for i, v in enumerate(code.co_freevars) if v in body_reads))],
+                    hint=name)
     if outer:
         cls = lw.b.call(stmt_ops.share_cells, [cls, *[lw._cell_for(v) for v in code.co_freevars if v in outer]], hint=name)
     for d in reversed(decorators):

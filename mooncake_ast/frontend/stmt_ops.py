@@ -216,14 +216,28 @@ def check_callee(fn: Any, expected: Any) -> None:
             f"but its name now stands for {fn!r}; do not rebind it while the function is in use")
 
 
-def build_class(outer: Any, name: str, line: int, nth: int, bases: tuple, keywords: dict, closure: tuple = ()) -> type:
-    """`class name(*bases, **keywords): ...` defined inside `outer` (frontend/statements.stmt_ClassDef): its body
-    run as Python runs it, over `closure`, the cells of outer's variables it (or a method) reads."""
+def build_class(outer: Any, name: str, line: int, nth: int, bases: tuple, keywords: dict, closure: tuple = (),
+                body_reads: tuple = ()) -> type:
+    """`class name(*bases, **keywords): ...` defined inside `outer` (frontend/local_classes.py): its body run as
+    Python runs it, over `closure`, the cells of outer's variables it (or a method) reads.  The cells at
+    `body_reads` are read by the body itself: refused where they hold what can carry a derivative."""
     import builtins
 
     from ..ops import nested_code
 
     code = nested_code(outer, name, line, nth)
+    for i in body_reads:
+        try:
+            value = closure[i].cell_contents
+        except ValueError:
+            continue
+        if _reaches_derivatives(value):
+            raise UnsupportedDerivativeError(
+                f"the class {name} defined{_where()} inside the differentiated function reads its variable "
+                f"`{code.co_freevars[i]}` in its body (a class attribute, a default value, a decorator), and that "
+                f"value can carry a derivative ({type(value).__name__}): the class body runs as plain Python, so "
+                "the derivative would be lost; read it in the class's methods, pass it to the class (`__init__` "
+                "arguments), or define the class at module level")
     body = types.FunctionType(code, outer.__globals__, name, None, closure or None)
     return builtins.__build_class__(body, name, *bases, **keywords)
 
@@ -232,6 +246,30 @@ def share_cells(cls: type, *cells: Any) -> type:
     """A local class built over `cells` (the function's variables its methods read): the class itself when the
     plain code runs.  Its forward rule hands the cells' tangent cells to the methods (rules/python_local_classes.py)."""
     return cls
+
+
+def _reaches_derivatives(v: Any, depth: int = 0) -> bool:
+    """Can v hold a differentiable number: itself (carries_tangent), or, for a function, what its cells and
+    defaults hold; for a class made by a `class` statement, its attributes."""
+    if carries_tangent(v):
+        return True
+    if depth > 2:
+        return False
+    if isinstance(v, types.FunctionType):
+        parts = [c.cell_contents for c in (v.__closure__ or ()) if _filled(c)]
+        parts += list(v.__defaults__ or ()) + list((v.__kwdefaults__ or {}).values())
+        return any(_reaches_derivatives(p, depth + 1) for p in parts)
+    if isinstance(v, type) and v.__flags__ & (1 << 9):
+        return any(_reaches_derivatives(p, depth + 1) for p in vars(v).values())
+    return False
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
 def raise_from(exc: Any, cause: Any) -> Any:
