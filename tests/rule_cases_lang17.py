@@ -4,6 +4,7 @@ Merged into CASES / ZERO_CASES of tests/test_rules.py by catalog name, so each i
 check_derivatives in both modes."""
 import collections
 import functools
+import heapq
 import itertools
 
 import numpy as np
@@ -190,6 +191,45 @@ def _method_decorator(x):
 
 CASES[functools.update_wrapper] = [C(_wrapped_twice, X[:3]), C(_wrapped_twice, POS[:3]), C(_wraps_lambda_and_update, X[:3]),
                                    C(_method_decorator, X[:4]), C(_method_decorator, POS[1:])]
+
+def _push_pop(x):
+    h = []
+    for v in x:
+        heapq.heappush(h, v * v)
+    a = heapq.heappop(h)
+    return a * 2.0 + sum(h) + h[0] * 3.0
+
+
+def _heapify_replace(x):
+    h = [v * 2 for v in x]
+    heapq.heapify(h)
+    r = heapq.heapreplace(h, x[0] * 5)
+    s = heapq.heappushpop(h, x[1] - 1.0)
+    return r + s * 7 + sum(v * (i + 1) for i, v in enumerate(h))
+
+
+def _priority_queue(x):
+    h = []
+    for i, v in enumerate(x):
+        heapq.heappush(h, (v, i))
+    out = 0.0
+    while h:
+        v, i = heapq.heappop(h)
+        out = out * 0.5 + v * (i + 1)
+    return out
+
+
+def _caller_heap(h, x):
+    heapq.heappush(h, x * 2.0)
+    top = heapq.heappop(h)
+    heapq.heappushpop(h, x - 0.25)
+    return top + h[0] * 3.0 + sum(h)
+
+
+_HEAPS = [C(_push_pop, X), C(_heapify_replace, X), C(_priority_queue, X[:4]), C(_caller_heap, [0.1, 0.9, 0.4], 0.35),
+          C(_caller_heap, [0.3, 0.35, 1.5, 0.5], 0.7)]  # (no ties: finite differences would reorder them)
+for _f in (heapq.heappush, heapq.heappop, heapq.heapify, heapq.heapreplace, heapq.heappushpop):
+    CASES[_f] = [c for c in _HEAPS if _f.__name__ in c.fn.__code__.co_names or c.fn is _priority_queue]
 
 _S = "mooncake_ast.frontend.stmt_ops."
 # (the forward code of share_cells, differentiated again: refused, by name)

@@ -224,3 +224,34 @@ def isinstance_like_calls(x):
 def test_library_calls_taking_a_class_keep_the_derivative(fn):
     # (typing.cast(float, v) was run plainly as a class decorator in forward mode: a zero derivative)
     check_derivatives(fn, np.array([0.3, 0.5, -0.2, 1.1]))
+
+
+# ------------------------------------------------------------------ enum members' attributes (constants)
+def enum_members(x):
+    import enum
+
+    class Mode(enum.Enum):
+        A = 1
+        B = 2.5
+
+    out = 0.0
+    for m in Mode:
+        out = out + x[0] * m.value + (x[1] if m is Mode.A else x[2] * len(m.name))
+    return out
+
+
+class Flavour:
+    import enum as _enum
+
+    Kind = _enum.IntEnum("Kind", "LOW HIGH")
+
+
+def int_enum_at_module_level(x):
+    k = Flavour.Kind.HIGH
+    return x[0] * k.value + x[1] * int(k) + x[2] ** k
+
+
+@pytest.mark.parametrize("fn", [enum_members, int_enum_at_module_level])
+def test_enum_members_are_constants(fn):
+    # (`.value` was refused: enum's descriptor has Python __get__ code that is not differentiated)
+    check_derivatives(fn, np.array([0.3, 0.5, -0.2, 1.1]))
