@@ -255,3 +255,25 @@ def int_enum_at_module_level(x):
 def test_enum_members_are_constants(fn):
     # (`.value` was refused: enum's descriptor has Python __get__ code that is not differentiated)
     check_derivatives(fn, np.array([0.3, 0.5, -0.2, 1.1]))
+
+
+# ------------------------------------------------------------------ structured arrays of float fields, forward mode
+def record_fields(x):
+    out = np.empty(4, dtype=[("a", float), ("b", float)])
+    out["a"] = x
+    out["b"] = x * 2
+    return np.sum(out["a"] * out["b"]) + out[1]["a"] * 3.0
+
+
+def record_rows(x):
+    rec = np.zeros(2, dtype=[("pos", float, (2,)), ("w", float)])
+    rec["pos"][0] = x[:2]
+    rec["pos"][1] = x[2:] ** 2
+    rec["w"] = np.array([x[0], 1.0])
+    return rec["pos"] * rec["w"][:, None]
+
+
+@pytest.mark.parametrize("fn", [record_fields, record_rows])
+def test_structured_arrays_of_floats_forward(fn):
+    # (their tangent was the symbolic zero, which silently dropped `out["a"] = x`: a zero derivative)
+    check_derivatives(fn, np.array([0.3, 0.5, -0.2, 1.1]), modes=("forward",))
