@@ -266,3 +266,72 @@ def test_module_attribute_written_elsewhere_is_refused(tmp_path, monkeypatch):
     finally:
         del globals()["lang17_state_mod"]
         sys.modules.pop("lang17_state_mod", None)
+
+
+# ------------------------------------------------------------------ a helper without inputs reading a written global
+def _get_cache():
+    return CACHE
+
+
+def helper_without_inputs_reads(x):
+    _store(x)
+    return _get_cache() * x
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_getter_called_without_differentiable_arguments_is_refused(mode):
+    # (a call without differentiable arguments ran plainly, and read the written CACHE as a constant: a zero)
+    with pytest.raises(UnsupportedDerivativeError, match="CACHE.*same differentiation"):
+        if mode == "forward":
+            mc.jvp(helper_without_inputs_reads, (0.7,), (1.0,))
+        else:
+            mc.grad(helper_without_inputs_reads)(0.7)
+
+
+# ------------------------------------------------------------------ globals(), eval, exec, locals
+def globals_write(x):
+    globals()["CACHE"] = x * 2.0
+    return CACHE * x
+
+
+def globals_write_read_by_helper(x):
+    globals()["CACHE"] = x * 2.0
+    return _get_cache() * x
+
+
+def globals_written_constant_and_own_value(x):
+    globals()["COUNT"] = 3
+    return x * COUNT
+
+
+def evaluates(x):
+    return eval("x * 3")
+
+
+def executes(x):
+    ns = {"x": x}
+    exec("y = x * 2", ns)
+    return ns["y"]
+
+
+def reads_locals(x):
+    y = x * 2.0
+    return locals()["y"]
+
+
+@pytest.mark.parametrize("fn, match", [(globals_write, "CACHE.*same differentiation"),
+                                       (globals_write_read_by_helper, "CACHE.*same differentiation"), (evaluates, "eval"),
+                                       (executes, "exec"), (reads_locals, "locals")])
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_scope_readers_and_globals_writes_are_refused(fn, match, mode):
+    # (eval's result had a zero derivative, and globals()["N"] = v then N read as a constant: silently)
+    with pytest.raises(mc.MooncakeError, match=match):
+        if mode == "forward":
+            mc.jvp(fn, (0.7,), (1.0,))
+        else:
+            mc.grad(fn)(0.7)
+
+
+@pytest.mark.parametrize("fn", [globals_written_constant_and_own_value])
+def test_globals_reads_and_constant_writes(fn):
+    check_derivatives(fn, 0.7)

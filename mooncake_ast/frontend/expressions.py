@@ -241,6 +241,8 @@ class ExpressionLowering:
         if found is not None:
             fn, lead = found
         else:
+            if isinstance(node.func, cst.Name) and node.func.value in _SCOPE_READERS:
+                self._refuse_scope_reader(node)
             fn = self.expr(node.func)
         if any(a.star for a in node.args):
             return self._star_call(fn, node, lead)
@@ -252,6 +254,25 @@ class ExpressionLowering:
             else:
                 args.append(self.expr(a.value))
         return self.b.call(fn, args, kwargs)
+
+    def _refuse_scope_reader(self, node: cst.Call) -> None:
+        """`eval("x * 2")`, `exec(...)`, `locals()`, `vars()` (the builtins, not names of the user's): they read or run
+        code against the function's own variables, which generated code holds under other names and with their
+        derivatives beside them, so the derivative of what they compute would silently be lost."""
+        name = node.func.value  # type: ignore[attr-defined]
+        if not self._builtin_name(name):
+            return
+        if name == "vars" and node.args:
+            return  # (vars(obj): the object's __dict__, checked where it is read)
+        self.unsupported(node, f"`{name}(...)` inside the differentiated function: it reads or runs code against the "  # type: ignore[attr-defined]
+                               "function's variables, which mooncake_ast cannot follow (the derivative would be lost); "
+                               "write the expression out, or move the call into a function registered with "
+                               "mc.zero_derivative if its result has no derivative")
+
+    def _builtin_name(self, name: str) -> bool:
+        """Does `name` here read the builtin (not a local, a closure's variable or a module global)?"""
+        return not (self._var_key(name) is not None or name in self.freevars  # type: ignore[attr-defined]
+                    or name in self.pyfn.__globals__)  # type: ignore[attr-defined]
 
     def _super_method(self, func: cst.BaseExpression, getter: bool = False) -> Optional[tuple[Value, list[Value]]]:
         """`super().name` / `super(C, obj).name` about to be called: (the function, [obj]).
@@ -422,6 +443,9 @@ def number_value(node: Union[cst.Integer, cst.Float, cst.Imaginary]) -> Any:
     except ValueError:
         pass
     return ast.literal_eval(text)
+
+
+_SCOPE_READERS = frozenset({"eval", "exec", "locals", "vars"})
 
 
 def _string_parts(node: cst.ConcatenatedString) -> list:

@@ -7,8 +7,8 @@ that SSA value (`ops.choose(holds, written, current)`), so `global CACHE; CACHE 
 function has not written N yet, or a call in between rebound it, the read is the module global's current
 value, as in any other function.
 
-Every read of a module global that some function of the same file declares `global` (and `mod.N` where
-module `mod` declares it) is preceded by global_ops.check_global_read: a value written by differentiated
+`globals()["N"] = v` (the builtin, a constant key) is lowered as that write too.  Every read of a module
+global that some function of the same file declares `global` or writes so (and `mod.N` where module `mod` does) is preceded by global_ops.check_global_read: a value written by differentiated
 code earlier in the same differentiation would be read there as a constant, its derivative lost, so that
 read is refused by name.
 """
@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import linecache
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
+
+import libcst as cst
 
 from .. import ops
 from ..ir.nodes import Const, Global, Value
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from .statements import Lowering
 
 _DECLARED = re.compile(r"^[ \t]*global[ \t]+([A-Za-z_][\w \t,]*)", re.M)
+_GLOBALS_ITEM = re.compile(r"""globals\(\)\[\s*["']([A-Za-z_]\w*)["']\s*\]\s*=[^=]""")
 _declared_cache: dict = {}
 
 
@@ -42,8 +45,10 @@ def declared_in_file(filename: Any) -> frozenset:
     found = _declared_cache.get(key)
     if found is None:
         names = set()
-        for m in _DECLARED.finditer("".join(lines)):
+        text = "".join(lines)
+        for m in _DECLARED.finditer(text):
             names.update(n.strip() for n in m.group(1).split(",") if n.strip().isidentifier())
+        names.update(m.group(1) for m in _GLOBALS_ITEM.finditer(text))  # (`globals()["N"] = v`: a global write too)
         found = _declared_cache[key] = frozenset(names)
     return found
 
@@ -54,9 +59,25 @@ def enter(lw: "Lowering") -> None:
         lw.b.write(tracked_key(name), Global(name))
 
 
-def write(lw: "Lowering", name: str, value: Value) -> None:
+def write(lw: "Lowering", name: str, value: Value, track: bool = True) -> None:
     lw.b.call(global_ops.store_global, [lw.ir.self_ref, Const(name), value])  # type: ignore[attr-defined]
-    lw.b.write(tracked_key(name), value)
+    if track:
+        lw.b.write(tracked_key(name), value)
+
+
+def globals_item(lw: "Lowering", target: cst.Subscript) -> Optional[str]:
+    """N for an assignment target `globals()["N"]` (the builtin, a constant key), else None."""
+    v = target.value
+    if not (isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "globals" and not v.args):
+        return None
+    if lw._var_key("globals") is not None or "globals" in lw.freevars or "globals" in lw.pyfn.__globals__:
+        return None
+    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+        return None
+    key = target.slice[0].slice.value
+    if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str) and key.evaluated_value.isidentifier():
+        return key.evaluated_value
+    return None
 
 
 def deleted(lw: "Lowering", name: str) -> None:

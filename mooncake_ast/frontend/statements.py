@@ -242,6 +242,10 @@ class Lowering(LoopLowering, ExpressionLowering):
             obj = self.expr(target.value)
             self.b.call(setattr, [obj, Const(target.attr.value), value])
         elif isinstance(target, cst.Subscript):
+            name = global_writes.globals_item(self, target)
+            if name is not None:  # `globals()["N"] = v`: as `global N; N = v` (global_ops.store_global)
+                global_writes.write(self, name, value, track=name in self.globals_declared)
+                return
             obj = self.expr(target.value)
             self.b.call(operator.setitem, [obj, self.index(target), value])
         else:
