@@ -7,8 +7,8 @@ modes, and the variants that cannot be done right refused by name:
   `with contextlib.nullcontext(v) as t`; a suppress manager made elsewhere and entered by name refused;
 * managers made by `@contextlib.contextmanager`: run as Python's own lazy generator, refused where they change
   a differentiable value they can reach or hand one to `as`;
-* a class defined inside the differentiated function; refused where its body or methods read the function's
-  variables.
+* a class defined inside the differentiated function (its methods reading the function's variables: since the
+  sixth pass, tests/test_local_class_captures.py).
 """
 import contextlib
 import dataclasses
