@@ -3,14 +3,14 @@
 A function declaring `global N` stores into its module on every write (global_ops.store_global: the plain
 call's effect), and also keeps the value it wrote as the SSA variable `%global:N`.  A read of N in that
 function then takes, where the module still holds what the function wrote last (global_ops.global_holds),
-that SSA value (`ops.choose(holds, written, current)`), so `global CACHE; CACHE = x * 2; return CACHE + 1` differentiates through CACHE; where the
-function has not written N yet, or a call in between rebound it, the read is the module global's current
-value, as in any other function.
+that SSA value (`ops.choose(holds, written, current)`), so `global CACHE; CACHE = x * 2; return CACHE + 1`
+differentiates through CACHE; where the function has not written N yet, or a call in between rebound it, the
+read is the module global's current value, as in any other function.
 
 `globals()["N"] = v` (the builtin, a constant key) is lowered as that write too.  Every read of a module
-global that some function of the same file declares `global` or writes so (and `mod.N` where module `mod` does) is preceded by global_ops.check_global_read: a value written by differentiated
-code earlier in the same differentiation would be read there as a constant, its derivative lost, so that
-read is refused by name.
+global that some function of the same file declares `global` or writes so (and `mod.N` where module `mod`
+does) is preceded by global_ops.check_global_read: a value written by differentiated code earlier in the
+same differentiation would be read there as a constant, its derivative lost, so that read is refused by name.
 """
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ Y from  Y_pq (T_pp - T_qq) + sum_(q<i<p) T_ip Y_iq - sum_(q<j<p) Y_pj T_qj = X_b
 A_bar = Z (T_bar - lower(Y)) Z^T.
 Complex A or output='complex': A = Z T Z^H, reverse mode only, for functions that do not depend on the
 phase LAPACK gives each Schur vector (checked from the adjoints: schur_complex_adjoint); forward mode refuses,
-as it cannot check that.  Refused: 2x2 blocks of the real Schur form (complex eigenvalues), repeated eigenvalues (Z is then not a function of
-A), and sort= (the count it returns and the reordering).
+as it cannot check that.  Refused: 2x2 blocks of the real Schur form (complex eigenvalues), repeated
+eigenvalues (Z is then not a function of A), and sort= (the count it returns and the reordering).
 
 rq(A) = (R, Q), A = R Q, R upper, Q orthogonal (square A; mode 'full', 'economic' or 'r').
 M = R^-1 dA Q^T, Omega = lower(M) - lower(M)^T, dR = dA Q^T - R Omega, dQ = Omega Q;
