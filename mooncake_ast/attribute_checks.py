@@ -15,6 +15,7 @@ partial derivative, no error), so they are refused here:
 from __future__ import annotations
 
 import ast
+import enum
 import functools
 import inspect
 import textwrap
@@ -83,6 +84,8 @@ def check_attribute_read(obj: Any, name: str, value: Any) -> None:
     rule follows."""
     tp = type(obj)
     if (tp, name) in _PLAIN or isinstance(obj, type) or tp.__module__ == "builtins":
+        return
+    if isinstance(obj, enum.Enum):  # (members are constants made with their class: `.value`, `.name` by enum's descriptors)
         return
     if name == "__dict__" and isinstance(value, dict):
         # (also with no numbers in it yet: `self.__dict__.update(kw)` in __init__ fills it, around the fields' tangents)

@@ -294,7 +294,7 @@ def zero_tangent(x: Any) -> Any:
     if isinstance(x, (float, np.floating, complex, np.complexfloating)):
         return NoTangent
     if isinstance(x, np.ndarray):
-        return np.zeros_like(x) if x.dtype.kind in "fc" else NoTangent
+        return np.zeros_like(x) if x.dtype.kind in "fc" or _float_record(x.dtype) else NoTangent
     if is_other_array(x):
         # Dense (and lazy, for Dask: a graph of zeros, nothing allocated): forward mode writes into a tangent
         # where the code writes into its array (`y[0] = v` is Dask's item assignment), which a symbolic zero
@@ -407,12 +407,19 @@ def isfinite_tangent(t: Any) -> bool:
 _PLAIN_VALUES = frozenset({float, int, bool, complex, str, bytes, tuple, frozenset, type(None), np.float64, np.int64})
 
 
+def _float_record(dtype: Any) -> bool:
+    """A structured dtype of float (complex) fields only (`[("a", float), ("b", float)]`): its tangent is an array of
+    the same dtype, written and read by field name as the array is (a symbolic zero dropped those writes)."""
+    return dtype.kind == "V" and dtype.names is not None and all(
+        dtype.fields[n][0].base.kind in "fc" or _float_record(dtype.fields[n][0].base) for n in dtype.names)
+
+
 def is_mutable(x: Any) -> bool:
     """Can x be changed in place (so its tangent must be storage, not the symbolic zero)?"""
     if type(x) in _PLAIN_VALUES:
         return False  # (the common case first: the pullbacks of generic code ask this of every number)
     if isinstance(x, np.ndarray):
-        return x.dtype.kind in "fc"
+        return x.dtype.kind in "fc" or _float_record(x.dtype)
     if is_other_array(x):
         return False  # Dask/CuPy arrays are values to the transforms (writes into them are refused)
     if isinstance(x, (list, dict, types.CellType, collections.deque)):

@@ -1,6 +1,6 @@
 """Instances of library classes written in Python (collections.UserList, UserDict, OrderedDict) made inside the
 function: their operators run their own methods, in both modes. (What has no source and no rule, such as
-`UserDict.get` from the frozen `_collections_abc` or `OrderedDict.move_to_end`, is refused by name.)
+`UserDict.get` from the frozen `_collections_abc`, is refused by name; OrderedDict.move_to_end has rules now.)
 
 Reverse mode used to give a silent zero for `collections.UserList([x, 3 * x])[0]`: a class from a library module
 was taken for plain code, so `u[0]` got the rule for list items, which has no storage in an object (forward mode

@@ -1167,6 +1167,7 @@ from rule_cases_lang14 import lang14_cases; [CASES.setdefault(_k, []).extend(_v)
 from rule_cases_lead import LEAD_CASES; [CASES.setdefault(_k, []).extend(_v) for _k, _v in LEAD_CASES.items()]  # noqa: E402,E702,E501  (rules the lead added: rule_cases_lead.py)
 from rule_cases_lang15 import LANG15_ZERO_CASES, lang15_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in lang15_cases(catalog()).items()]; ZERO_CASES.update(LANG15_ZERO_CASES)  # noqa: E402,E702,E501  (issue 12, fourth pass: rule_cases_lang15.py)
 from rule_cases_lang16 import lang16_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in lang16_cases(catalog()).items()]  # noqa: E402,E702,E501  (issue 12, fifth pass: rule_cases_lang16.py)
+from rule_cases_lang17 import lang17_cases, lang17_zero_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in lang17_cases(catalog()).items()]; ZERO_CASES.update(lang17_zero_cases(catalog()))  # noqa: E402,E702,E501  (issue 12, sixth pass: rule_cases_lang17.py)
 # Syntax helpers the frontend emits for f-strings, assert, for-range loops, imports and nested defs:
 # every test using that syntax runs them; they take no differentiable operands of their own.
 ZERO_EXEMPT = {
@@ -1273,7 +1274,8 @@ def test_every_mode_of_a_rule_is_exercised():
 
 
 # Rules whose template refuses a mode by name (tested here, that they refuse and do not crash or answer wrongly).
-REFUSED_MODES = {("mooncake_ast.api.vjp", "reverse")}
+REFUSED_MODES = {("mooncake_ast.api.vjp", "reverse"),
+                 *(("mooncake_ast.rules.python_local_classes.share_tangent_cells", m) for m in ("forward", "reverse"))}
 
 
 def test_reverse_over_vjp_is_refused():

@@ -501,6 +501,7 @@ def _reads_state(obj: Any, held: set, depth: int) -> bool:
     import types
 
     from ..attribute_checks import class_keeps_state
+    from ..frontend.stmt_ops import carries_tangent
     from ..tangents import is_data_object
 
     if isinstance(obj, types.MethodType):
@@ -523,10 +524,19 @@ def _reads_state(obj: Any, held: set, depth: int) -> bool:
     if depth == 0:
         return False
     g = obj.__globals__
+    declared = None
     for name in _global_names(obj.__code__):
         v = g.get(name, _NO_VALUE)
         if v is _NO_VALUE or isinstance(v, types.ModuleType):
             continue
+        if declared is None:
+            from ..frontend.global_writes import declared_in_file
+
+            declared = declared_in_file(obj.__code__.co_filename)
+        if name in declared and carries_tangent(v):
+            # a number some function of its module writes with `global` (frontend/global_ops.py): differentiated
+            # code may have written it with a derivative, which only the differentiated call checks for
+            return True
         if isinstance(v, (list, dict, np.ndarray)):
             if id(v) in held:
                 return True

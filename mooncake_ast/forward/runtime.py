@@ -82,7 +82,7 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
         if runs_plainly(f) and df is NoTangent and all(d is NoTangent for d in (*dargs, *dkwargs.values())):
             y = f(*args, **kwargs)  # (inspect.signature(fn), no tangent going in: not traced)
             return y, _materialize_mutable(y, NoTangent)
-        if args and isinstance(args[0], type) and (f.__module__ or "").split(".")[0] in _CLASS_DECORATORS:
+        if decorates_a_class(f, args, kwargs):
             # `@dataclasses.dataclass(frozen=True)`, `@functools.total_ordering` of a class made in the function:
             # run plainly; they return the class itself, whose tangent is its storage, kept by identity
             y = f(*args, **kwargs)
@@ -122,6 +122,14 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
 
 
 _CLASS_DECORATORS = frozenset({"dataclasses", "functools", "typing", "enum", "abc"})
+
+
+def decorates_a_class(f: Any, args: tuple, kwargs: dict) -> bool:
+    """Is `f(cls)` a library class decorator (`@dataclasses.dataclass(...)`, `@functools.total_ordering`) applied to
+    a class made by a `class` statement?  One argument only: `typing.cast(float, v)` takes a class too, and run
+    plainly its result lost v's derivative (a silently zero gradient)."""
+    return (len(args) == 1 and not kwargs and isinstance(args[0], type) and bool(args[0].__flags__ & (1 << 9))
+            and (getattr(f, "__module__", None) or "").split(".")[0] in _CLASS_DECORATORS)
 
 
 def _may_reach_storage(y: Any, args: tuple, dargs: tuple) -> bool:

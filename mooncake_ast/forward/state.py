@@ -49,9 +49,28 @@ def closure_tangent(f: types.FunctionType, df: Any) -> Any:
         if type(df.cells) is not tuple:
             df.cells = _session_cells(f)
         return df
-    if (df is NoTangent or df is None) and _keeps_state(f):
+    if (df is NoTangent or df is None) and (_keeps_state(f) or _SHARED_CELLS and _has_shared_cells(f)):
         return FunctionTangent(_session_cells(f))
     return df
+
+
+_SHARED_CELLS: list = []  # (non-empty once a forward computation has shared cells: share_cells)
+
+
+def share_cells(pairs: list) -> None:
+    """(cell, tangent cell) pairs of a differentiated function's variables that functions made outside forward
+    code read: the methods of a class defined in it (rules/python_local_classes.py).  Kept in this forward
+    computation's store, where _session_cells finds them for those functions' closures."""
+    store = _session()
+    for c, dc in pairs:
+        store[id(c)] = (c, dc)
+    if not _SHARED_CELLS:
+        _SHARED_CELLS.append(True)
+
+
+def _has_shared_cells(f: types.FunctionType) -> bool:
+    store = _session()
+    return any(store.get(id(c), (None,))[0] is c for c in f.__closure__)
 
 
 def _keeps_state(f: types.FunctionType) -> bool:

@@ -388,6 +388,12 @@ class ForwardTransform:
             out.append(s)
             if fn is ops.identity and isinstance(s.args[0], Const):
                 self._set(s, literal_zero(s))  # `s = 0.0` later updated in place: floats are immutable
+            elif fn is ops.sequence:
+                # a loop's items, one tangent each (a string's or a tuple of strings' zero tangent is NoTangent, which
+                # the loop cannot iterate: `for i, k in enumerate("pqrs"): d[k] = x[i]` crashed)
+                from ..rules.builtin_iteration import sequence_tangent
+
+                self._set(s, b.call(sequence_tangent, s.args[0], s, Const(NoTangent)))
             else:
                 self._set(s, b.call(ops.new_cell) if fn is ops.new_cell else b.call(zero_tangent, s))
             out += b.out

@@ -90,6 +90,9 @@ def _delete(lw: "Lowering", t: cst.BaseExpression) -> None:
 def _delete_name(lw: "Lowering", name: str, node: cst.Name) -> None:
     if name in lw.globals_declared:
         lw.b.call(stmt_ops.delete_global, [lw.ir.self_ref, Const(name)])  # type: ignore[attr-defined]
+        from .global_writes import deleted
+
+        deleted(lw, name)
     elif name in lw.nonlocals:
         lw.b.call(stmt_ops.delete_cell, [lw.freevars[name], Const(name)])
     elif name in lw.cells:

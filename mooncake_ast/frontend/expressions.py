@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import ast
 import operator
+import types
 from typing import Any, Callable, Optional, Union
 
 import libcst as cst
 
 from .. import ops
-from ..ir.nodes import Const, Value
+from ..ir.nodes import Const, Global, Value
 
 BINARY = {
     cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
@@ -67,21 +68,31 @@ class ExpressionLowering:
     def expr_SimpleString(self, node: cst.SimpleString) -> Value:
         return Const(node.evaluated_value)
 
-    expr_ConcatenatedString = expr_SimpleString
+    def expr_ConcatenatedString(self, node: cst.ConcatenatedString) -> Value:
+        """`"a" f"{x}"`: libcst evaluates a concatenation only when no part is an f-string (None otherwise), so
+        the parts are lowered one by one and joined as Python joins them."""
+        if not any(isinstance(p, cst.FormattedString) for p in _string_parts(node)):
+            return Const(node.evaluated_value)
+        return self.b.call(ops.join_str, [self.expr(p) for p in _string_parts(node)])
 
     def expr_Ellipsis(self, node: cst.Ellipsis) -> Value:
         return Const(Ellipsis)
 
     def expr_FormattedString(self, node: cst.FormattedString) -> Value:
+        return self._formatted(node.parts, node.prefix)
+
+    def _formatted(self, nodes: Any, prefix: str) -> Value:
+        """The parts of an f-string (or of a replacement field's format spec), joined; literal text is
+        read as Python reads it under the string's prefix (escapes interpreted unless raw)."""
         parts: list[Value] = []
-        for p in node.parts:
+        for p in nodes:
             if isinstance(p, cst.FormattedStringText):
-                parts.append(Const(p.value.replace("{{", "{").replace("}}", "}")))
+                parts.append(Const(literal_text(p.value, prefix)))
             else:
                 value = self.expr(p.expression)
                 spec = Const("")
                 if p.format_spec:
-                    spec = self.expr(cst.FormattedString(parts=p.format_spec))
+                    spec = self._formatted(p.format_spec, prefix)
                 conv = Const(p.conversion or "")
                 parts.append(self.b.call(ops.format_value, [value, spec, conv]))
         return self.b.call(ops.join_str, parts)
@@ -198,6 +209,10 @@ class ExpressionLowering:
             fn, lead = found
             return self.b.call(fn, lead)
         obj = self.expr(node.value)
+        if isinstance(obj, Global) and isinstance(self.pyfn.__globals__.get(obj.name), types.ModuleType):  # type: ignore[attr-defined]
+            from .global_writes import check_module_attribute
+
+            check_module_attribute(self, obj, self.pyfn.__globals__[obj.name], node.attr.value)  # type: ignore[attr-defined]
         return self.b.call(getattr, [obj, Const(node.attr.value)])
 
     def expr_Subscript(self, node: cst.Subscript) -> Value:
@@ -226,6 +241,8 @@ class ExpressionLowering:
         if found is not None:
             fn, lead = found
         else:
+            if isinstance(node.func, cst.Name) and node.func.value in _SCOPE_READERS:
+                self._refuse_scope_reader(node)
             fn = self.expr(node.func)
         if any(a.star for a in node.args):
             return self._star_call(fn, node, lead)
@@ -237,6 +254,25 @@ class ExpressionLowering:
             else:
                 args.append(self.expr(a.value))
         return self.b.call(fn, args, kwargs)
+
+    def _refuse_scope_reader(self, node: cst.Call) -> None:
+        """`eval("x * 2")`, `exec(...)`, `locals()`, `vars()` (the builtins, not names of the user's): they read or run
+        code against the function's own variables, which generated code holds under other names and with their
+        derivatives beside them, so the derivative of what they compute would silently be lost."""
+        name = node.func.value  # type: ignore[attr-defined]
+        if not self._builtin_name(name):
+            return
+        if name == "vars" and node.args:
+            return  # (vars(obj): the object's __dict__, checked where it is read)
+        self.unsupported(node, f"`{name}(...)` inside the differentiated function: it reads or runs code against the "  # type: ignore[attr-defined]
+                               "function's variables, which mooncake_ast cannot follow (the derivative would be lost); "
+                               "write the expression out, or move the call into a function registered with "
+                               "mc.zero_derivative if its result has no derivative")
+
+    def _builtin_name(self, name: str) -> bool:
+        """Does `name` here read the builtin (not a local, a closure's variable or a module global)?"""
+        return not (self._var_key(name) is not None or name in self.freevars  # type: ignore[attr-defined]
+                    or name in self.pyfn.__globals__)  # type: ignore[attr-defined]
 
     def _super_method(self, func: cst.BaseExpression, getter: bool = False) -> Optional[tuple[Value, list[Value]]]:
         """`super().name` / `super(C, obj).name` about to be called: (the function, [obj]).
@@ -408,3 +444,29 @@ def number_value(node: Union[cst.Integer, cst.Float, cst.Imaginary]) -> Any:
         pass
     return ast.literal_eval(text)
 
+
+_SCOPE_READERS = frozenset({"eval", "exec", "locals", "vars"})
+
+
+def _string_parts(node: cst.ConcatenatedString) -> list:
+    """The strings of `"a" "b" f"c"`, left to right (libcst nests concatenations to the right)."""
+    out = []
+    for side in (node.left, node.right):
+        out.extend(_string_parts(side) if isinstance(side, cst.ConcatenatedString) else [side])
+    return out
+
+
+def literal_text(source: str, prefix: str) -> str:
+    """The characters a literal part of an f-string stands for: `{{`/`}}` are braces, and outside a raw
+    string the backslash escapes (`\\n`, `\\t`, `\\x41`, `\\u00e9`, `\\N{...}`) are interpreted as
+    Python does.  Characters outside Latin-1 are written as escapes first so the codec, which reads
+    bytes, gives them back unchanged; an unknown escape (`\\d`) stays as written, as in Python."""
+    text = source.replace("{{", "{").replace("}}", "}")
+    if "r" in prefix.lower() or "\\" not in text:
+        return text
+    import codecs
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return codecs.decode(text.encode("latin-1", "backslashreplace"), "unicode_escape")

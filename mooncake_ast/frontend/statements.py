@@ -25,7 +25,7 @@ from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Global, Loc, Param, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
 from .loops import LoopLowering
-from . import del_stmt, generator_ops, generators, imports, try_stmt
+from . import del_stmt, generator_ops, generators, global_writes, imports, try_stmt
 from . import callback_effects, function_attributes, lazy_values, overlapping_writes, stmt_ops
 from .scopes import _captured_names, _scope_names
 from .source import FunctionSource, function_source
@@ -133,6 +133,7 @@ class Lowering(LoopLowering, ExpressionLowering):
         self.b.position_at(entry)
         self.b.loc = self.ir.loc
         self._params(node.params)
+        global_writes.enter(self)
         self.ir.local_names = set(self.locals)
         if self.deleted:
             del_stmt.bind_at_entry(self)
@@ -188,8 +189,9 @@ class Lowering(LoopLowering, ExpressionLowering):
         if key is None:
             if name in self.freevars:
                 return self.b.call(ops.cell_get, [self.freevars[name]], hint=name)
-            self.ir.globals_read.add(name)
-            return Global(name)
+            if name in self.globals_declared:
+                return global_writes.read_declared(self, name)
+            return global_writes.read_module_global(self, name)
         if key == name and name in self.cells:
             if name in self.deleted:
                 self.b.call(stmt_ops.check_cell, [self.cells[name], Const(name)])
@@ -207,7 +209,7 @@ class Lowering(LoopLowering, ExpressionLowering):
         if name in self.globals_declared and self._var_key(name) is None:
             if isinstance(value, Stmt) and value.hint == name:
                 value.hint = None  # a local of that name would hide the global in generated code
-            self.b.call(stmt_ops.store_global, [self.ir.self_ref, Const(name), value])  # type: ignore[attr-defined]
+            global_writes.write(self, name, value)
             return value
         if name in self.nonlocals and self._var_key(name) is None:
             self.b.call(ops.cell_set, [self.freevars[name], value])
@@ -240,6 +242,10 @@ class Lowering(LoopLowering, ExpressionLowering):
             obj = self.expr(target.value)
             self.b.call(setattr, [obj, Const(target.attr.value), value])
         elif isinstance(target, cst.Subscript):
+            name = global_writes.globals_item(self, target)
+            if name is not None:  # `globals()["N"] = v`: as `global N; N = v` (global_ops.store_global)
+                global_writes.write(self, name, value, track=name in self.globals_declared)
+                return
             obj = self.expr(target.value)
             self.b.call(operator.setitem, [obj, self.index(target), value])
         else:
@@ -473,33 +479,9 @@ class Lowering(LoopLowering, ExpressionLowering):
         raise AssertionError(f"free variable {name!r} of a nested function is not a cell here")
 
     def stmt_ClassDef(self, s: cst.ClassDef) -> None:
-        """A class defined in the function: its body runs as Python runs it (stmt_ops.build_class), not differentiated;
-        its methods are differentiated when called, like any Python function.  That is exact only when the body and
-        its methods read nothing of the function's own variables (else their derivatives would be lost): refused."""
-        from .. import ops as _ops
+        from .local_classes import lower_class  # (imported by the first local class)
 
-        name = s.name.value
-        line = self.src.where(s.decorators[0] if s.decorators else s)[0]
-        nth = self._nested_seen.get((name, line), 0)
-        self._nested_seen[(name, line)] = nth + 1
-        code = _ops.nested_code(self.pyfn, name, line, nth)
-        captured = sorted(set(code.co_freevars) - {"__class__"})
-        if captured:
-            self.unsupported(s, f"a class defined inside the differentiated function whose body or methods read its "
-                             f"variables ({', '.join(captured)}): their derivatives would be lost; pass them to the "
-                             "class (`__init__` arguments, method arguments), or define the class at module level")
-        decorators = [self.expr(d.decorator) for d in s.decorators]
-        bases = [self.expr(a.value) for a in s.bases if a.keyword is None and not a.star]
-        if any(a.star for a in (*s.bases, *s.keywords)):
-            self.unsupported(s, "a class definition with *bases or **keywords")
-        kw: list[Value] = []
-        for a in s.keywords:
-            kw += [Const(a.keyword.value), self.expr(a.value)]  # type: ignore[union-attr]
-        cls = self.b.call(stmt_ops.build_class, [self.ir.self_ref, Const(name), Const(line), Const(nth),  # type: ignore[attr-defined]
-                                                 self.b.call(ops.tuple_of, bases), self.b.call(ops.dict_of, kw)], hint=name)
-        for d in reversed(decorators):
-            cls = self.b.call(d, [cls], hint=name)
-        self.assign_name(name, cls)
+        lower_class(self, s)
 
     def stmt_Match(self, s: cst.Match) -> None:
         if self.try_targets:
@@ -517,7 +499,7 @@ class Lowering(LoopLowering, ExpressionLowering):
         try_stmt.lower_try(self, s)
 
     def stmt_Global(self, s: cst.Global) -> None:
-        pass  # the names were made module-global writes when the scope was analysed (stmt_ops.store_global)
+        pass  # the names were made module-global writes when the scope was analysed (global_writes.py)
 
     def stmt_Nonlocal(self, s: cst.Nonlocal) -> None:
         pass  # the names were made cell writes when the scope was analysed

@@ -15,8 +15,7 @@ derivative come out silently wrong:
 * `contextlib.suppress` used other than as `with suppress(...)` (which with_stmt.py lowers as a `try`)
   is refused: it swallows exceptions, and the manager cannot catch an exception raised by a call in
   generated code.
-* a `global` write of a value that can carry a tangent (a float, an array, ...) is refused: later
-  reads of module globals are constants to the transforms, so the derivative would be lost.
+* `global` writes and reads of written globals: frontend/global_ops.py.
 """
 from __future__ import annotations
 
@@ -28,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UnsupportedDerivativeError
+from . import global_ops
 
 # Modules whose context managers have no differentiable effect: run opaquely.
 OPAQUE_MODULES = ("numpy", "contextlib", "io", "_io", "threading", "_thread", "warnings", "decimal",
@@ -216,16 +216,60 @@ def check_callee(fn: Any, expected: Any) -> None:
             f"but its name now stands for {fn!r}; do not rebind it while the function is in use")
 
 
-def build_class(outer: Any, name: str, line: int, nth: int, bases: tuple, keywords: dict) -> type:
-    """`class name(*bases, **keywords): ...` defined inside `outer` (frontend/statements.stmt_ClassDef): its body
-    run as Python runs it.  The lowering has checked that the body reads none of outer's variables."""
+def build_class(outer: Any, name: str, line: int, nth: int, bases: tuple, keywords: dict, closure: tuple = (),
+                body_reads: tuple = ()) -> type:
+    """`class name(*bases, **keywords): ...` defined inside `outer` (frontend/local_classes.py): its body run as
+    Python runs it, over `closure`, the cells of outer's variables it (or a method) reads.  The cells at
+    `body_reads` are read by the body itself: refused where they hold what can carry a derivative."""
     import builtins
 
     from ..ops import nested_code
 
     code = nested_code(outer, name, line, nth)
-    body = types.FunctionType(code, outer.__globals__, name)
+    for i in body_reads:
+        try:
+            value = closure[i].cell_contents
+        except ValueError:
+            continue
+        if _reaches_derivatives(value):
+            raise UnsupportedDerivativeError(
+                f"the class {name} defined{_where()} inside the differentiated function reads its variable "
+                f"`{code.co_freevars[i]}` in its body (a class attribute, a default value, a decorator), and that "
+                f"value can carry a derivative ({type(value).__name__}): the class body runs as plain Python, so "
+                "the derivative would be lost; read it in the class's methods, pass it to the class (`__init__` "
+                "arguments), or define the class at module level")
+    body = types.FunctionType(code, outer.__globals__, name, None, closure or None)
     return builtins.__build_class__(body, name, *bases, **keywords)
+
+
+def share_cells(cls: type, *cells: Any) -> type:
+    """A local class built over `cells` (the function's variables its methods read): the class itself when the
+    plain code runs.  Its forward rule hands the cells' tangent cells to the methods (rules/python_local_classes.py)."""
+    return cls
+
+
+def _reaches_derivatives(v: Any, depth: int = 0) -> bool:
+    """Can v hold a differentiable number: itself (carries_tangent), or, for a function, what its cells and
+    defaults hold; for a class made by a `class` statement, its attributes."""
+    if carries_tangent(v):
+        return True
+    if depth > 2:
+        return False
+    if isinstance(v, types.FunctionType):
+        parts = [c.cell_contents for c in (v.__closure__ or ()) if _filled(c)]
+        parts += list(v.__defaults__ or ()) + list((v.__kwdefaults__ or {}).values())
+        return any(_reaches_derivatives(p, depth + 1) for p in parts)
+    if isinstance(v, type) and v.__flags__ & (1 << 9):
+        return any(_reaches_derivatives(p, depth + 1) for p in vars(v).values())
+    return False
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
 def raise_from(exc: Any, cause: Any) -> Any:
@@ -242,14 +286,7 @@ def raise_from(exc: Any, cause: Any) -> Any:
     return exc
 
 
-def store_global(fn: Any, name: str, value: Any) -> None:
-    """`name = value` in `fn`'s module, for a function declaring `global name`."""
-    if carries_tangent(value):
-        raise UnsupportedDerivativeError(
-            f"`global {name}` written{_where()} with a value that can carry a derivative "
-            f"({type(value).__name__}): later reads of module globals are constants to mooncake_ast, so "
-            "its derivative would be lost; return the value instead, or store it in an object passed in")
-    fn.__globals__[name] = value
+store_global = global_ops.store_global  # (`global name; name = value`: frontend/global_ops.py)
 
 
 class _Deleted:
@@ -293,12 +330,7 @@ def delete_cell(cell: Any, name: str) -> None:
         raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value") from None
 
 
-def delete_global(fn: Any, name: str) -> None:
-    """`del name` in `fn`'s module, for a function declaring `global name`."""
-    try:
-        del fn.__globals__[name]
-    except KeyError:
-        raise NameError(f"name '{name}' is not defined") from None
+delete_global = global_ops.delete_global
 
 
 def zip_strict(strict: Any, *seqs: Any) -> None:
@@ -314,5 +346,5 @@ def zip_strict(strict: Any, *seqs: Any) -> None:
 
 
 # Registered as zero-derivative rules by rules/builtin_displays.py, with the `ops` helpers.
-ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_enter_unbound, opaque_exit, exit_raising, raise_from, store_global, check_callee, build_class,
-                   check_bound, check_cell, delete_cell, delete_global, zip_strict)
+ZERO_DERIVATIVE = (enter_method, exit_method, opaque_enter, opaque_enter_unbound, opaque_exit, exit_raising, raise_from, store_global, check_callee,
+                   check_bound, check_cell, delete_cell, delete_global, zip_strict, *global_ops.ZERO_DERIVATIVE)

@@ -11,6 +11,7 @@ these build on.
 from __future__ import annotations
 
 import collections
+import enum
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,8 @@ def _iter_adjoint(x: Any, g: Any) -> Any:
     them: refused where an item has an adjoint, rather than dropped (a zero gradient)."""
     if getattr(type(x), "__mc_value__", False) or not _has_fields(x) or _all_symbolic_zero(g):
         return g
+    if isinstance(x, enum.EnumMeta):
+        return NoTangent  # (an Enum class's members: constants made with the class, whose adjoints go nowhere)
     name = f"{type(x).__module__}.{type(x).__qualname__}"
     raise UnsupportedDerivativeError(
         f"reverse mode of a for loop over a {name}: its items come from code that is not differentiated, so their "

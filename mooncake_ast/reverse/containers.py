@@ -168,6 +168,8 @@ def _dict_method(f: Any, args: tuple, kwargs: dict) -> tuple:
     elif name == "popitem":
         y = d.popitem()
         to_result = ("item", y[0])
+    elif name == "move_to_end":  # (OrderedDict: the order changes, no value does; undone by restoring `before`)
+        y = d.move_to_end(*args, **kwargs)
     elif name == "clear":
         y = d.clear()
     else:  # pragma: no cover
@@ -264,7 +266,7 @@ def _ndarray_method(f: Any, args: tuple, kwargs: dict) -> tuple:
 
 
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear"})
-_DICT_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear"})
+_DICT_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "move_to_end"})
 _DICTS = (dict, collections.OrderedDict, collections.defaultdict)  # (not Counter: its update adds counts)
 _ARRAY_METHODS = frozenset({"sort", "fill"})
 

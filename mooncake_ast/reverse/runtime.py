@@ -22,6 +22,7 @@ from ..tangents import NoTangent
 from .adjoints import AdjDict, AdjList, AdjTuple, MethodAdjoint
 from ..forward import objects
 from ..forward.dataclass_init import dataclass_init
+from ..forward.runtime import decorates_a_class
 from . import object_calls
 from .special import SPECIAL
 from .argument_kinds import kinds_of  # noqa: F401  (tests read it here)
@@ -111,6 +112,11 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
         # the user's recursion costs two Python frames (the generated function and rcall).
         if runs_plainly(f) and all(_nondifferentiable(a) for a in (*args, *kwargs.values())):
             return f(*args, **kwargs), _zero_pullback(len(args), kwargs)  # (inspect.signature(fn): not traced)
+        if decorates_a_class(f, args, kwargs):
+            # `@functools.total_ordering`, `@dataclasses.dataclass(...)` of a class made in the function: run plainly
+            # (they add methods to the class, differentiated when called; traced, total_ordering's writes to its
+            # module's tables were refused), as forward/runtime.fcall does; the class's adjoint is its own storage
+            return f(*args, **kwargs), _zero_pullback(len(args), kwargs)
         try:
             rule, primals, sig_params = derived_rule(f, args, kwargs, wrt, quiet)
             gen = rule.gen

@@ -17,6 +17,10 @@ from . import python_collections  # noqa: F401  (collections.defaultdict, namedt
 from . import issue12_rules  # noqa: F401  (issue 12: ufunc.at of the other ufuncs, more statistics, ...)
 from . import python_contextlib  # noqa: F401  (the managers @contextlib.contextmanager makes: built plainly)
 from . import numpy_poly1d  # noqa: F401  (np.poly1d: making one, reading its coefficients)
+from . import python_groupby  # noqa: F401  (itertools.groupby)
+from . import python_local_classes  # noqa: F401  (a class statement in the differentiated function)
+from . import python_wrappers  # noqa: F401  (functools.update_wrapper, functools.wraps)
+from . import python_heapq  # noqa: F401  (heapq.heappush, heappop, heapify, heapreplace, heappushpop)
 from ..frontend import try_ops as _try_ops, generator_ops as _generator_ops
 _try_ops.register_rules()  # (guarded_call and the helpers lowered `try` statements call; frontend/try_ops.py)
 _generator_ops.register_rules()  # (what a generator function's derivative returns; frontend/generator_ops.py)

@@ -55,6 +55,9 @@ defzero(np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like,
         np.round, np.rint, np.trunc, np.isnan, np.isinf, np.isfinite, np.greater, np.less, np.equal,
         np.not_equal, np.greater_equal, np.less_equal, np.logical_and, np.logical_or, np.logical_not,
         np.all, np.any, np.nonzero, np.count_nonzero, np.allclose, np.isclose, np.array_equal, np.searchsorted)
+# np.ndindex yields tuples of ints; its Python __init__ keeps a float array of zeros (an nditer over it), which
+# made its object look differentiable and forward-mode loops over it were refused.
+defzero(np.ndindex)
 
 
 # np.full(shape, fill_value), np.full_like(a, fill_value): linear in the fill value.

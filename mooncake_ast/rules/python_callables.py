@@ -309,8 +309,9 @@ def call_rule(f: Any) -> Any:
         if python_bunches.is_tuple_bunch_class(f):
             return python_bunches.construct_forward, python_bunches.construct_reverse
         return (construct_plain_forward, construct_plain_reverse) if _untraceable_class(f) else None
-    if isinstance(f, functools.partial) and str(getattr(f.func, "__module__", "")).startswith(("mooncake_ast.", "functools")):
-        return None  # our own partials (supercalls.py) and functools.wraps: as before
+    if isinstance(f, functools.partial) and str(getattr(f.func, "__module__", "")).startswith(("mooncake_ast.", "functools")) \
+            and f.func is not functools.update_wrapper:
+        return None  # our own partials (supercalls.py): as before (functools.wraps' goes to python_wrappers.py's rule)
     for cls in type(f).__mro__[:-1]:
         if cls in CALLS:
             return CALLS[cls]

@@ -88,7 +88,8 @@ defrrule_at_run_time(collections.defaultdict, rrule_defaultdict)
 
 # ------------------------------------------------------------------ collections.OrderedDict
 # A dict that remembers insertion order (as every dict does now): dict's rules, with an OrderedDict made.
-# Its own methods (move_to_end, popitem(last=False)) have no rules.
+# move_to_end reorders the tangent dict as it reorders the dict (forward mode reads a dict's tangents in the
+# tangent dict's order: `list(d.values())`); reverse mode: reverse/containers._dict_method.
 def ordereddict_tangent(y: Any, pairs: tuple, dkw: dict) -> Any:
     from .builtin_methods import dict_tangent
 
@@ -111,6 +112,26 @@ def rrule_ordereddict(*args: Any, **kw: Any) -> tuple:
 
 defjvp(collections.OrderedDict, _ordereddict_jvp)
 defrrule_at_run_time(collections.OrderedDict, rrule_ordereddict)
+
+
+def ordereddict_move_tangent(dd: Any, key: Any, last: bool = True) -> Any:
+    """`d.move_to_end(key, last)` done on d's tangent dict (already done on d: the key is there)."""
+    if isinstance(dd, dict) and key in dd:
+        if isinstance(dd, collections.OrderedDict):
+            dd.move_to_end(key, last)
+        elif last:
+            dd[key] = dd.pop(key)
+        else:
+            rest = {k: v for k, v in dd.items() if k != key}
+            value = dd[key]
+            dd.clear()
+            dd[key] = value
+            dd.update(rest)
+    return NoTangent
+
+
+defjvp((collections.OrderedDict, "move_to_end"),
+       lambda t, y, d, key, last=True: t.call(ordereddict_move_tangent, t.dz(d), key, last), mutates=(0,))
 
 
 # ------------------------------------------------------------------ namedtuple classes

@@ -8,9 +8,10 @@ solved column by column (j up), row by row (i down).  The pullback solves the tr
 opposite order: with K_bar = Z^T Z_bar + T^T T_bar - T_bar T^T (T_bar upper), X_bar = lower(K_bar - K_bar^T),
 Y from  Y_pq (T_pp - T_qq) + sum_(q<i<p) T_ip Y_iq - sum_(q<j<p) Y_pj T_qj = X_bar_pq, and
 A_bar = Z (T_bar - lower(Y)) Z^T.
-Refused: complex A or output='complex' (the complex Schur vectors are fixed only up to a phase per column),
-2x2 blocks of the real Schur form (complex eigenvalues), repeated eigenvalues (Z is then not a function of
-A), and sort= (the count it returns and the reordering).
+Complex A or output='complex': A = Z T Z^H, reverse mode only, for functions that do not depend on the
+phase LAPACK gives each Schur vector (checked from the adjoints: schur_complex_adjoint); forward mode refuses,
+as it cannot check that.  Refused: 2x2 blocks of the real Schur form (complex eigenvalues), repeated
+eigenvalues (Z is then not a function of A), and sort= (the count it returns and the reordering).
 
 rq(A) = (R, Q), A = R Q, R upper, Q orthogonal (square A; mode 'full', 'economic' or 'r').
 M = R^-1 dA Q^T, Omega = lower(M) - lower(M)^T, dR = dA Q^T - R Omega, dQ = Omega Q;
@@ -38,28 +39,36 @@ def _lower(m):
 
 
 # ------------------------------------------------------------------ schur
+def _complex_form(a, output):
+    return np.iscomplexobj(a) or output in ("complex", "c")
+
+
 def _schur_check(a, output, sort, T):
-    if np.iscomplexobj(a) or output not in ("real", "r"):
-        raise NotImplementedError("derivative of scipy.linalg.schur of complex matrices or with output='complex' "
-                                  "(the Schur vectors are fixed only up to a phase per column)")
     if sort is not None:
         raise NotImplementedError("derivative of scipy.linalg.schur with sort=")
+    if _complex_form(a, output):
+        T = np.asarray(T, dtype=complex)
+        _distinct(np.diag(T))
+        return T
     T = np.asarray(T, dtype=float)
     if np.any(np.diag(T, -1) != 0):
         raise NotImplementedError("derivative of scipy.linalg.schur where the real Schur form has 2x2 blocks "
                                   "(complex eigenvalues): not supported")
-    d = np.diag(T)
+    _distinct(np.diag(T))
+    return T
+
+
+def _distinct(d):
     gap = np.abs(d[:, None] - d[None, :])[~np.eye(len(d), dtype=bool)]
     if gap.size and np.min(gap) <= 1e-12 * max(1.0, np.max(np.abs(d))):
         raise NotImplementedError("derivative of scipy.linalg.schur with repeated eigenvalues (the Schur vectors "
                                   "are not a function of the matrix there)")
-    return T
 
 
 def _schur_solve(T, C):
     """X (strictly lower, batched over C's leading axes) with lower(T K - K T) = -lower(C), K = X - X^T."""
     n = T.shape[0]
-    X = np.zeros(C.shape)
+    X = np.zeros(C.shape, dtype=np.result_type(T, C))
     for j in range(n):
         for i in range(n - 1, j, -1):
             rhs = -C[..., i, j] - X[..., i + 1:, j] @ T[i, i + 1:] + X[..., i, :j] @ T[:j, j]
@@ -70,7 +79,7 @@ def _schur_solve(T, C):
 def _schur_solve_transposed(T, Xbar):
     """Y (strictly lower) with Y_pq (T_pp - T_qq) + sum_(q<i<p) T_ip Y_iq - sum_(q<j<p) Y_pj T_qj = Xbar_pq."""
     n = T.shape[0]
-    Y = np.zeros(Xbar.shape)
+    Y = np.zeros(Xbar.shape, dtype=np.result_type(T, Xbar))
     for q in range(n - 1, -1, -1):
         for p in range(q + 1, n):
             rhs = Xbar[p, q] - T[q + 1:p, p] @ Y[q + 1:p, q] + Y[p, q + 1:p] @ T[q, q + 1:p]
@@ -79,6 +88,11 @@ def _schur_solve_transposed(T, Xbar):
 
 
 def schur_tangent(a, y, da, output="real", lwork=None, overwrite_a=False, sort=None, check_finite=True):
+    if _complex_form(a, output):
+        raise NotImplementedError(
+            "forward mode of scipy.linalg.schur of complex matrices or with output='complex': LAPACK fixes each Schur "
+            "vector's phase arbitrarily, so only functions that do not depend on those phases have a derivative, "
+            "and forward mode cannot check that; use reverse mode (mc.grad, mc.vjp), which does")
     T = _schur_check(a, output, sort, y[0])
     Z = np.asarray(y[1], dtype=float)
     C = Z.T @ np.asarray(da, dtype=float) @ Z
@@ -87,10 +101,34 @@ def schur_tangent(a, y, da, output="real", lwork=None, overwrite_a=False, sort=N
     return np.triu(C + T @ K - K @ T), Z @ K
 
 
+def schur_complex_adjoint(a, T, Z, gT, gZ):
+    """The complex Schur form A = Z T Z^H, in the gauge Im diag(Z^H dZ) = 0 (the real formulas with conjugate
+    transposes: K = X - X^H, the transposed solve over conj(T)), after checking that the function does not
+    depend on the columns' phases: turning column k of Z by e^(i t) (and T to e^(-i t) T e^(i t) on row and
+    column k) must not change it, i.e. Im(c_k) = 0 with c_k = Z_bar[:, k]^H Z[:, k] + T_bar[:, k]^H T[:, k]
+    - T_bar[k, :]^H T[k, :] (inner product Re(conj(a) b), README "Complex numbers")."""
+    Tbar = np.zeros(T.shape, dtype=complex) if _no_adjoint(gT) else np.triu(np.asarray(gT, dtype=complex))
+    Zbar = np.zeros(Z.shape, dtype=complex) if _no_adjoint(gZ) else np.asarray(gZ, dtype=complex)
+    c = (np.sum(np.conj(Zbar) * Z, axis=0) + np.sum(np.conj(Tbar) * T, axis=0) - np.sum(np.conj(Tbar) * T, axis=1))
+    scale = max(float(np.sqrt(np.sum(np.abs(Tbar) ** 2) + np.sum(np.abs(Zbar) ** 2))) * max(1.0, float(np.max(np.abs(T)))),
+                1e-300)
+    if np.any(np.abs(np.imag(c)) > 1e-8 * scale):
+        raise NotImplementedError(
+            "reverse mode of scipy.linalg.schur of a complex matrix (or output='complex'): the function depends on the "
+            "phases of the Schur vectors, which LAPACK fixes arbitrarily, so it has no derivative; use functions that "
+            "do not (the eigenvalues np.diag(T), |T|, |Z|, Z @ f(T) @ Z^H, ...)")
+    Kbar = np.conj(T).T @ Tbar - Tbar @ np.conj(T).T + np.conj(Z).T @ Zbar
+    Y = _schur_solve_transposed(np.conj(T), _lower(Kbar - np.conj(Kbar).T))
+    Abar = Z @ (Tbar - _lower(Y)) @ np.conj(Z).T
+    return Abar if np.iscomplexobj(a) else np.real(Abar)
+
+
 def schur_adjoint(a, y, g, output="real", lwork=None, overwrite_a=False, sort=None, check_finite=True):
     if _no_adjoint(g):
         return NoTangent
     T = _schur_check(a, output, sort, y[0])
+    if _complex_form(a, output):
+        return schur_complex_adjoint(a, T, np.asarray(y[1], dtype=complex), g[0], g[1])
     Z = np.asarray(y[1], dtype=float)
     gT, gZ = g[0], g[1]
     Tbar = np.zeros(T.shape) if _no_adjoint(gT) else np.triu(np.asarray(gT, dtype=float))
@@ -165,6 +203,9 @@ def register(registered) -> None:
 
         defjvp(fn, jvp)
         defvjp(fn, vjp)
+    from .registry import defcomplex
+
+    defcomplex(sl.schur)  # (reverse mode of the complex Schur form: schur_complex_adjoint)
     register_lu(registered)
 
 
