@@ -106,3 +106,69 @@ def linspace_between(x):
 def test_third_order_through_linspace():
     T = _fd(lambda z: mc.hessian(linspace_between)(z.copy()), X3, h=1e-5)
     _close(mc.jacfwd(mc.hessian(linspace_between))(X3.copy()), T, tol=1e-4)
+
+
+# ================================================================ findings: wrong numbers
+# The gradient of a function that reads an array it captured (a closure cell, an attribute of self), taken at that
+# very array object: reverse mode adds the derivative through the captured read, as if the captured array were the
+# argument (identity-keyed adjoints), while forward mode keeps them apart.  With a copy of the array it is right.
+
+
+def _closure_over(x):
+    def f(y):
+        return np.sum(np.sin(y) * x)
+    return f
+
+
+class _Quadratic:
+    def __init__(self, W):
+        self.W = W
+
+    def loss(self, A):
+        return np.sum(self.W * A ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG: mc.grad(f)(x) with `def f(y): return np.sum(np.sin(y) * x)` closing "
+                   "over that very x (first order): [0.582, -1.180, 1.390] = cos(x)*x + sin(x), want cos(x)*x = "
+                   "[0.287, -0.535, 0.499] (mc.grad(f)(x.copy()) and mc.jvp are right)")
+def test_grad_of_closure_at_the_array_it_captures():
+    f = _closure_over(X3)
+    _close(mc.grad(f)(X3), np.cos(X3) * X3)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG: mc.hessian(f)(x) with f closing over that very x: diag [0.867, 0.314, "
+                   "-0.527], want -sin(x)*x = [-0.089, -0.451, -0.980]")
+def test_hessian_of_closure_at_the_array_it_captures():
+    f = _closure_over(X3)
+    _close(mc.hessian(f)(X3), np.diag(-np.sin(X3) * X3))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG: mc.grad(m.loss)(m.W) of `np.sum(self.W * A ** 2)` (gradient in A "
+                   "taken at the model's own weight array): [[3, 12], [27, 48]] = W*2A + A**2, want 2*W*A = [[2, 8], "
+                   "[18, 32]]")
+def test_grad_of_method_at_its_own_attribute():
+    W = np.array([[1.0, 2.0], [3.0, 4.0]])
+    m = _Quadratic(W)
+    _close(mc.grad(m.loss)(W), 2 * W * W)
+
+
+def _value_times_inner_grad(x):
+    v, g = mc.value_and_grad(lambda y: np.sum(y ** 3) * x[0])(x)
+    return v * np.sum(g)
+
+
+def _value_times_inner_grad_by_hand(x):
+    return 3 * x[0] ** 2 * np.sum(x ** 3) * np.sum(x ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG: the same aliasing inside differentiated code: `v, g = "
+                   "mc.value_and_grad(lambda y: sum(y**3) * x[0])(x); return v * sum(g)` is 0.800 (want 3 x0^2 "
+                   "sum(x^3) sum(x^2) = 0.491); mc.grad of it [4.678, 0.774, 3.463], mc.jacfwd [3.647, 0.774, 3.463], "
+                   "want [3.565, 0.327, 2.357]")
+@pytest.mark.parametrize("how", ["value", "grad", "jacfwd"])
+def test_function_taking_inner_value_and_grad_at_captured_array(how):
+    if how == "value":
+        _close(_value_times_inner_grad(X3.copy()), _value_times_inner_grad_by_hand(X3))
+    else:
+        want = _fd(_value_times_inner_grad_by_hand, X3)
+        _close(getattr(mc, how)(_value_times_inner_grad)(X3.copy()), want)
