@@ -172,3 +172,46 @@ def test_function_taking_inner_value_and_grad_at_captured_array(how):
     else:
         want = _fd(_value_times_inner_grad_by_hand, X3)
         _close(getattr(mc, how)(_value_times_inner_grad)(X3.copy()), want)
+
+
+# ================================================================ findings: library calls at the second order
+
+_B32 = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+
+
+def least_squares(x):
+    return np.sum(np.linalg.lstsq(_B32, x, rcond=None)[0] ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH: hessian of `np.sum(np.linalg.lstsq(B, x, rcond=None)[0] ** 2)` "
+                   "(second order; mc.grad is right): IndexError 'tuple index out of range' shown at the user's line; "
+                   "also with A depending on x")
+def test_second_order_through_lstsq():
+    _close(mc.hessian(least_squares)(X3.copy()), _hessian_ref(least_squares, X3))
+
+
+def _tanh_energy(x, w):
+    return np.sum(np.tanh(x * w) ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED: hessian of functools.partial(f, w=array) (second order; mc.grad "
+                   "works): NestingError 'the forward derivative of partial comes from a hand-written rule, which has "
+                   "no derivative of its own'; the same with the first argument bound")
+def test_second_order_of_functools_partial():
+    import functools
+
+    p = functools.partial(_tanh_energy, w=np.array([1.0, 2.0, -1.0]))
+    _close(mc.hessian(p)(X3.copy()), _hessian_ref(p, X3))
+
+
+def mvn_logpdf(x):
+    import scipy.stats as st
+
+    return st.multivariate_normal.logpdf(x, mean=np.zeros(3), cov=np.eye(3) * 2.0)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED: hessian of `scipy.stats.multivariate_normal.logpdf(x, mean=..., "
+                   "cov=...)` (second order; constant keywords): NestingError 'keyword arguments are not supported "
+                   "nested'; positionally: 'forward derivative ... comes from a hand-written rule'")
+def test_second_order_of_multivariate_normal_logpdf():
+    _close(mc.hessian(mvn_logpdf)(X3.copy()), -np.eye(3) / 2.0)
