@@ -215,3 +215,89 @@ def mvn_logpdf(x):
                    "nested'; positionally: 'forward derivative ... comes from a hand-written rule'")
 def test_second_order_of_multivariate_normal_logpdf():
     _close(mc.hessian(mvn_logpdf)(X3.copy()), -np.eye(3) / 2.0)
+
+
+# ================================================================ findings: aliasing, in-place updates by an inner derivative
+
+
+class _TanhSum:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, y):
+        return np.sum(np.tanh(self.w * y))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG: a callable object reading self.w, differentiated at its own w: "
+                   "mc.grad(obj)(obj.w) = [0.595, -1.111, 0.660], want (1 - tanh(w*w)**2) * w = [0.298, -0.556, 0.330]; "
+                   "mc.hessian diag [0.960, 0.087, -0.915], want [-0.016, -0.353, -0.607]")
+@pytest.mark.parametrize("order", ["grad", "hessian"])
+def test_callable_object_at_its_own_attribute(order):
+    obj = _TanhSum(X3.copy())
+    t = np.tanh(X3 * X3)
+    if order == "grad":
+        _close(mc.grad(obj)(obj.w), (1 - t ** 2) * X3)
+    else:
+        _close(np.diag(mc.hessian(obj)(obj.w)), -2 * t * (1 - t ** 2) * X3 ** 2)
+
+
+def _sin_times_square(a, b):
+    return np.sum(np.sin(a) * b ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG: f(a, b) = sum(sin(a) * b**2) called as f(x, x): mc.jacrev(f)(x, x) "
+                   "(argnums=0) = [0.263, 1.277, 2.510] (the derivative through both places), while mc.grad(f)(x, x) "
+                   "gives cos(x) * x**2 = [0.086, 0.375, 0.549]; the two entry points disagree")
+def test_jacrev_agrees_with_grad_when_an_argument_is_passed_twice():
+    x = X3.copy()
+    _close(mc.jacrev(_sin_times_square)(x, x), mc.grad(_sin_times_square)(x, x))
+
+
+def _doubles_in_place(y):
+    y *= 2.0
+    return np.sum(y ** 2)
+
+
+def _sum_after_inner_grad(z):
+    w = z * 1.0
+    mc.grad(_doubles_in_place)(w)
+    return np.sum(w)
+
+
+def _sum_after_inner_value_and_grad(z):
+    w = z * 1.0
+    mc.value_and_grad(_doubles_in_place)(w)
+    return np.sum(w)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG: an inner mc.grad / mc.value_and_grad that updates its argument in place "
+                   "(`y *= 2.0`) is taken as leaving it unchanged: `w = z * 1.0; mc.grad(g)(w); return np.sum(w)` has "
+                   "mc.grad [1, 1, 1] (want [2, 2, 2], what the plain call leaves in w); mc.jacfwd too for grad (right "
+                   "for value_and_grad); with mc.jvp inside, or a plain call, it is right")
+@pytest.mark.parametrize("f, outer", [(_sum_after_inner_grad, "grad"), (_sum_after_inner_grad, "jacfwd"),
+                                      (_sum_after_inner_value_and_grad, "grad")],
+                         ids=["grad-grad", "jacfwd-grad", "grad-value_and_grad"])
+def test_inner_derivative_updating_its_argument(f, outer):
+    _close(getattr(mc, outer)(f)(X3.copy()), 2.0 * np.ones(3))
+
+
+def _array_default(y, w=np.array([1.0, 2.0, 3.0])):
+    return np.sum(np.sin(y) * w)
+
+
+def _float_default(y, scale=1.5):
+    return np.sum(np.sin(y)) * scale
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED: every second order (hessian, jvp(grad), hvp, jacrev(jacfwd)) of a "
+                   "function with an array default argument `def f(y, w=np.array([1., 2., 3.]))`: NestingError 'call "
+                   "it with all its parameters given positionally'; float, int, None and tuple defaults work")
+def test_second_order_of_function_with_array_default():
+    _close(mc.hessian(_array_default)(X3.copy()), np.diag(-np.sin(X3) * np.array([1.0, 2.0, 3.0])))
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED: mc.hessian(f)(x, scale=2.0), a keyword argument given to the Hessian "
+                   "(mc.grad(f)(x, scale=2.0) works): NestingError 'nested derivative of grad(f, argnums=0): keyword "
+                   "arguments are not supported nested'")
+def test_hessian_called_with_keyword_argument():
+    _close(mc.hessian(_float_default)(X3.copy(), scale=2.0), np.diag(-np.sin(X3) * 2.0))
