@@ -301,3 +301,35 @@ def test_second_order_of_function_with_array_default():
                    "arguments are not supported nested'")
 def test_hessian_called_with_keyword_argument():
     _close(mc.hessian(_float_default)(X3.copy(), scale=2.0), np.diag(-np.sin(X3) * 2.0))
+
+
+# ================================================================ findings: loop-carried matrix products
+
+
+def matrix_power_by_loop(t):
+    A = np.array([[t, 1.0], [0.5, -t]])
+    P = np.eye(2)
+    for _ in range(2):
+        P = P @ A
+    return np.sum(P)
+
+
+def outer_power_by_loop(x):
+    A = np.outer(x, x)
+    P = np.eye(2)
+    for _ in range(2):
+        P = P @ A
+    return np.sum(P)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH: second order (grad(grad), jvp(grad), hessian, jacrev(grad)) of a loop "
+                   "`P = np.eye(2); for _ in range(2): P = P @ A` (a product carried by the loop from a constant start): "
+                   "AxisError 'axis1: axis -1 is out of bounds for array of dimension 0' from np.swapaxes, shown at "
+                   "`P = P @ A`; unrolled it is right (d2/dt2 = 4.0 for the scalar case)")
+@pytest.mark.parametrize("case", ["grad_grad_scalar", "hessian_vector"])
+def test_second_order_of_loop_carried_matmul(case):
+    if case == "grad_grad_scalar":
+        _close(mc.grad(mc.grad(matrix_power_by_loop))(0.7), 4.0)
+    else:
+        x = np.array([0.3, 0.8])
+        _close(mc.hessian(outer_power_by_loop)(x.copy()), _hessian_ref(outer_power_by_loop, x))
