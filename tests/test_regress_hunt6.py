@@ -3,6 +3,8 @@ checks, each nesting against central differences of a first derivative that is i
 
 Findings are strict xfails whose reason starts WRONG / CRASH / REFUSED (the smallest reproduction, the nesting, the
 numbers); passing probes that exercise something the earlier hunts did not are kept as parametrised families."""
+import math
+
 import numpy as np
 import pytest
 
@@ -333,3 +335,64 @@ def test_second_order_of_loop_carried_matmul(case):
     else:
         x = np.array([0.3, 0.8])
         _close(mc.hessian(outer_power_by_loop)(x.copy()), _hessian_ref(outer_power_by_loop, x))
+
+
+def kalman_log_likelihood(x):
+    q, r, a = math.exp(x[0]), math.exp(x[1]), x[2]
+    m, P = np.zeros(2), np.eye(2)
+    A = np.array([[1.0, 0.1], [0.0, 1.0]]) * (1 + 0.1 * a)
+    H = np.array([1.0, 0.0])
+    ll = 0.0
+    for y in [0.5, 0.2, -0.3, 0.8]:
+        m = A @ m
+        P = A @ P @ A.T + q * np.eye(2)
+        S = H @ P @ H + r
+        K = P @ H / S
+        v = y - H @ m
+        ll = ll - 0.5 * (math.log(2 * math.pi * S) + v * v / S)
+        m = m + K * v
+        P = P - np.outer(K, H @ P)
+    return ll
+
+
+def power_iteration(x):
+    A = np.outer(x, x) + np.diag([1.0, 2.0, 3.0])
+    v = np.ones(3) / math.sqrt(3)
+    for _ in range(30):
+        v = A @ v
+        v = v / np.linalg.norm(v)
+    return v @ A @ v
+
+
+def rotation_chain(x):
+    v = np.array([1.0, 0.0])
+    for th in x:
+        R = np.array([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]])
+        v = R @ v
+    return v[0] * 2 + v[1] ** 2
+
+
+def affine_recurrence(x):
+    A = np.outer(x, x) * 0.2 + np.eye(3) * 0.3
+    y = np.ones(3)
+    for _ in range(4):
+        y = A @ y + x
+    return np.sum(y ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH: the same AxisError (np.swapaxes of a 0-d array) in every forward-over-"
+                   "reverse second order (hessian, hvp, jvp(grad), grad(jvp), jacfwd(jacrev)) of realistic loops "
+                   "carrying `@` from a constant: a Kalman filter's log-likelihood (`m = A @ m; P = A @ P @ A.T + Q`), "
+                   "power iteration (`v = A @ v; v /= norm(v)`), a chain of rotations (`v = R @ v`), an affine "
+                   "recurrence (`y = A @ y + x`); jacrev(jacfwd(f)) of them is right")
+@pytest.mark.parametrize("f", [kalman_log_likelihood, power_iteration, rotation_chain, affine_recurrence],
+                         ids=lambda f: f.__name__)
+def test_hessian_of_loops_carrying_matmul(f):
+    _close(mc.hessian(f)(X3.copy()), _hessian_ref(f, X3), tol=1e-4)
+
+
+@pytest.mark.parametrize("f", [kalman_log_likelihood, power_iteration, rotation_chain, affine_recurrence],
+                         ids=lambda f: f.__name__)
+def test_reverse_over_forward_of_loops_carrying_matmul(f):
+    """The other order of the same Hessians works (kept so that a fix of the crash keeps it)."""
+    _close(mc.jacrev(mc.jacfwd(f))(X3.copy()), _hessian_ref(f, X3), tol=1e-4)
