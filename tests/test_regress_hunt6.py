@@ -396,3 +396,74 @@ def test_hessian_of_loops_carrying_matmul(f):
 def test_reverse_over_forward_of_loops_carrying_matmul(f):
     """The other order of the same Hessians works (kept so that a fix of the crash keeps it)."""
     _close(mc.jacrev(mc.jacfwd(f))(X3.copy()), _hessian_ref(f, X3), tol=1e-4)
+
+
+# ================================================================ findings: everyday statements inside the function
+
+import logging  # noqa: E402
+
+_log = logging.getLogger("mooncake_ast_hunt6")
+
+
+def logs_then_cubes(x):
+    _log.debug("loss at %s", x.shape)
+    return np.sum(x ** 3)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH: `log.debug('loss at %s', x.shape)` (a logging.Logger call) inside the "
+                   "function: mc.grad, mc.vjp, mc.jacrev and mc.hessian raise RecursionError ('maximum recursion depth "
+                   "exceeded', from Logger.isEnabledFor, or 'the derivative rule of getattr raised RecursionError'); "
+                   "mc.jvp and mc.jacfwd work")
+@pytest.mark.parametrize("api", ["grad", "hessian"])
+def test_logging_call_inside_the_function(api):
+    want = 3 * X3 ** 2 if api == "grad" else np.diag(6 * X3)
+    _close(getattr(mc, api)(logs_then_cubes)(X3.copy()), want)
+
+
+def guarded_log(x):
+    try:
+        y = np.log(x ** 2 + 1)
+    except FloatingPointError:
+        y = x
+    return np.sum(y * x)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED: every second order of a function whose line sits in a `try:` body "
+                   "(`try: y = np.log(x ** 2 + 1) except FloatingPointError: y = x`): NestingError 'reverse mode over a "
+                   "call inside a `try` body ... is not supported at this order'; mc.grad works")
+def test_second_order_of_try_body():
+    _close(mc.hessian(guarded_log)(X3.copy()), _hessian_ref(guarded_log, X3))
+
+
+def local_helper_with_keyword(x):
+    def weighted(a, w):
+        return np.sum(a * w)
+    return weighted(x, w=np.sin(x)) ** 2
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED: every second order when a local helper is called with a "
+                   "differentiated keyword argument (`def weighted(a, w): ...; weighted(x, w=np.sin(x))`): "
+                   "NestingError 'differentiated keyword arguments are not supported nested' (module-level helpers "
+                   "work)")
+def test_second_order_of_local_helper_with_keyword():
+    _close(mc.hessian(local_helper_with_keyword)(X3.copy()), _hessian_ref(local_helper_with_keyword, X3))
+
+
+import typing  # noqa: E402
+
+
+class _Params(typing.NamedTuple):
+    w: np.ndarray
+    b: float
+
+
+def namedtuple_inside(x):
+    p = _Params(x ** 2, x[1])
+    return np.sum(np.exp(p.w * p.b)) + p.w[0]
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED: every second order of a function building a typing.NamedTuple from "
+                   "differentiated values (`p = Params(x ** 2, x[1])`): NestingError 'the forward derivative of Params "
+                   "comes from a hand-written rule, which has no derivative of its own'")
+def test_second_order_of_namedtuple_built_inside():
+    _close(mc.hessian(namedtuple_inside)(X3.copy()), _hessian_ref(namedtuple_inside, X3))
