@@ -592,3 +592,47 @@ def test_first_order_of_closure_keeping_state(make, api):
     got = mc.jvp(f, (X3.copy(),), (V3,))[1] if api == "jvp" else getattr(mc, api)(f)(X3.copy())
     _close(got, want @ V3 if api == "jvp" else want)
     assert state_is_one_call()
+
+
+# The same with state kept at module level (a call history, a step counter): not differentiated (ints, a list's
+# length), so mc.grad accepts it and is right, but every Jacobian / Hessian entry point runs f several times.
+
+_HISTORY = []
+
+
+def loss_scaled_by_history(x):
+    _HISTORY.append(0)
+    return np.sum(np.sin(x) * x) / (1.0 + len(_HISTORY))
+
+
+_SECOND_BY_HAND = np.diag(0.5 * (2 * np.cos(X3) - X3 * np.sin(X3)))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG: `HISTORY.append(0); return sum(sin(x) * x) / (1 + len(HISTORY))` with a "
+                   "module-level list (want the derivative at the entry state, one append): mc.jacfwd err 0.46 (5 "
+                   "appends), mc.hessian / jacfwd(grad) diag [0.911, 0.360, -0.018] (3 appends), jacrev(grad) diag "
+                   "[0.607, 0.216, -0.010] (6), jacrev(jacfwd) [0.364, 0.090, -0.004] (18); want [0.911, 0.539, "
+                   "-0.037] (only the first direction sees the entry state); mc.grad, mc.hvp and jvp(grad) are right")
+@pytest.mark.parametrize("nesting", ["jacfwd", "hessian", "jacrev_grad", "jacrev_jacfwd"])
+def test_module_level_history_read_by_the_loss(nesting):
+    _HISTORY.clear()
+    f = loss_scaled_by_history
+    got = {"jacfwd": lambda: mc.jacfwd(f)(X3.copy()), "hessian": lambda: mc.hessian(f)(X3.copy()),
+           "jacrev_grad": lambda: mc.jacrev(mc.grad(f))(X3.copy()),
+           "jacrev_jacfwd": lambda: mc.jacrev(mc.jacfwd(f))(X3.copy())}[nesting]()
+    want = 0.5 * (np.cos(X3) * X3 + np.sin(X3)) if nesting == "jacfwd" else _SECOND_BY_HAND
+    _close(got, want)
+    assert len(_HISTORY) == 1
+
+
+@pytest.mark.parametrize("nesting", ["grad", "hvp", "jvp_grad"])
+def test_module_level_history_read_by_the_loss_right(nesting):
+    _HISTORY.clear()
+    f = loss_scaled_by_history
+    if nesting == "grad":
+        _close(mc.grad(f)(X3.copy()), 0.5 * (np.cos(X3) * X3 + np.sin(X3)))
+    elif nesting == "hvp":
+        _close(mc.hvp(f, (X3.copy(),), (V3,)), _SECOND_BY_HAND @ V3)
+    else:
+        _close(mc.jvp(mc.grad(f), (X3.copy(),), (V3,))[1], _SECOND_BY_HAND @ V3)
+    assert len(_HISTORY) == 1
