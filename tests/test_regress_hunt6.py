@@ -715,7 +715,25 @@ class _TanhMap:
         return np.tanh(self.w * x)
 
 
+def _closure_over_object_grad(p):
+    m = _TanhModel(p)
+    return np.sum(mc.grad(lambda x: np.sum(np.sin(m.w * x)))(_D3) ** 2)
+
+
+def _closure_calling_object_grad(p):
+    m = _TanhModel(p)
+    return np.sum(mc.grad(lambda x: m(x))(_D3) ** 2)
+
+
+def _closure_over_object_hessian(p):
+    m = _TanhModel(p)
+    return np.sum(mc.hessian(lambda x: np.sum(np.sin(m.w * x) * x))(_D3))
+
+
 _INNER_OF_CALLABLE = {
+    "closure_reading_object": _closure_over_object_grad,
+    "closure_calling_object": _closure_calling_object_grad,
+    "closure_hessian": _closure_over_object_hessian,
     "grad": lambda p: np.sum(mc.grad(_TanhModel(p))(_D3) * p),
     "value_and_grad": lambda p: (lambda vg: vg[0] * np.sum(vg[1]))(mc.value_and_grad(_TanhModel(p))(_D3)),
     "hessian": lambda p: np.sum(mc.hessian(_TanhModel(p))(_D3)),
@@ -734,8 +752,10 @@ def _outer_over_callable(inner):
                    "come from the input (`m = Model(p); np.sum(mc.grad(m)(d) * p)`, Model.__call__ reading self.w): "
                    "the object's weights are held constant: inner grad gives [0.299, -0.648, 0.732] for differences "
                    "[0.596, -1.197, 0.905]; inner value_and_grad, hessian, jacfwd, jacrev give [0, 0, 0] for nonzero "
-                   "differences (mc.grad and mc.jacrev outside); a bound method m.loss in the same place is refused "
-                   "by name, and forward mode refuses too (inner jvp / hvp are right)")
+                   "differences (mc.grad and mc.jacrev outside); the same for a closure over such an object "
+                   "(`m = Model(p); mc.grad(lambda x: np.sum(np.sin(m.w * x)))(d)`: [0, 0, 0] for [0.596, -1.189, "
+                   "0.670]; a closure over a list, dict or tuple holding p is right). A bound method m.loss in the "
+                   "same place is refused by name; forward mode is right or refuses (inner jvp / hvp are right)")
 @pytest.mark.parametrize("inner", sorted(_INNER_OF_CALLABLE))
 @pytest.mark.parametrize("outer", ["grad", "jacrev"])
 def test_reverse_over_derivative_of_callable_object_made_from_input(outer, inner):
@@ -766,3 +786,45 @@ def sgd_step_on_object(p):
                    "for missing attributes), whose result mooncake_ast does not differentiate'; forward mode works")
 def test_reverse_mode_over_sgd_step_on_object():
     _close(mc.grad(sgd_step_on_object)(X3.copy()), _fd(sgd_step_on_object, X3))
+
+
+def _closure_over_list_grad(p):
+    ws = [p]
+    return np.sum(mc.grad(lambda x: np.sum(np.sin(ws[0] * x)))(_D3) ** 2)
+
+
+def _closure_over_dict_grad(p):
+    d = {"w": p * 2}
+
+    def f(x):
+        return np.sum(np.sin(d["w"] * x))
+    return np.sum(mc.grad(f)(_D3) ** 2)
+
+
+def _closure_made_by_helper_grad(p):
+    def make():
+        w = p * 1.0
+        return lambda x: np.sum(np.sin(w * x))
+    return np.sum(mc.grad(make())(_D3) ** 2)
+
+
+def _object_passed_to_inner_grad(p):
+    def f(x, mm):
+        return np.sum(np.sin(mm.w * x))
+    return np.sum(mc.grad(f)(_D3, _TanhModel(p)) ** 2)
+
+
+@pytest.mark.parametrize("outer", ["grad", "jacrev", "jacfwd", "jvp"])
+@pytest.mark.parametrize("f", [_closure_over_list_grad, _closure_over_dict_grad, _closure_made_by_helper_grad,
+                               _object_passed_to_inner_grad, _closure_over_object_grad, _closure_calling_object_grad],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_derivative_of_inner_grad_of_closures(f, outer):
+    """Inner gradients of closures over containers holding the input: right in every mode; closures over an object
+    holding it are right in forward mode (reverse mode: the xfail above)."""
+    if outer in ("grad", "jacrev") and f in (_closure_over_object_grad, _closure_calling_object_grad):
+        pytest.skip("reverse mode over it is the WRONG recorded above")
+    want = _fd(f, X3)
+    if outer == "jvp":
+        _close(mc.jvp(f, (X3.copy(),), (V3,))[1], want @ V3)
+    else:
+        _close(getattr(mc, outer)(f)(X3.copy()), want)
