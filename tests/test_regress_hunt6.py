@@ -904,3 +904,65 @@ def test_module_level_counter_read_by_the_loss(f, api):
     want = 0.5 * (np.cos(X3) * X3 + np.sin(X3)) if api == "jacfwd" else _SECOND_BY_HAND
     _close(getattr(mc, api)(f)(X3.copy()), want)
     assert _STEP + _Counter.count == 1
+
+
+# ================================================================ findings: memory layout of tangents
+# `A.ravel()` / `A.reshape(-1)` / `np.reshape(A, ...)` is a view of a C-ordered A and a copy of a Fortran-ordered or
+# strided one, so a write into the result reaches A or not.  Forward mode decides it from the tangent's layout, not
+# the primal's: a tangent laid out differently from its primal (the user's, or the C-ordered ones jacfwd / hessian
+# make for a Fortran-ordered input) writes through where the primal did not, or the other way round.  mc.grad is
+# right in every layout.
+
+_A23 = np.array([[0.3, -0.7, 1.1], [0.4, 0.2, -0.5]])
+_T23 = np.array([[1.0, 0.5, -0.3], [0.2, -1.0, 0.7]])
+
+
+def write_into_ravel(A):
+    v = A.ravel()
+    v[0] = v[0] * 3.0
+    return np.sum(A ** 2) + np.sum(v ** 3)
+
+
+def write_into_reshape(A):
+    v = A.reshape(-1)
+    v[1] += v[0] ** 2
+    return np.sum(A ** 3) + np.sum(v ** 2)
+
+
+def _layout(A, order):
+    return np.asfortranarray(A) if order == "F" else np.ascontiguousarray(A)
+
+
+def _grad_by_differences(f, order):
+    return _fd(lambda z: f(_layout(z, order)), _A23)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("f", [write_into_ravel, write_into_reshape], ids=["ravel", "reshape"])
+def test_grad_of_writes_into_ravel_any_layout(f, order):
+    _close(mc.grad(f)(_layout(_A23, order)), _grad_by_differences(f, order))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG: mc.jvp of `v = A.ravel(); v[0] = v[0] * 3.0; return sum(A**2) + "
+                   "sum(v**3)` depends on the tangent's layout: C-ordered A with a Fortran-ordered tangent gives 6.937, "
+                   "want 10.537 (a C tangent gives it); Fortran-ordered A with a C tangent 6.937, want 5.737")
+@pytest.mark.parametrize("primal, tangent", [("C", "F"), ("F", "C")])
+def test_jvp_with_tangent_laid_out_unlike_primal(primal, tangent):
+    got = mc.jvp(write_into_ravel, (_layout(_A23, primal),), (_layout(_T23, tangent),))[1]
+    _close(got, np.sum(_grad_by_differences(write_into_ravel, primal) * _T23))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG: mc.jacfwd of a write into A.ravel() / A.reshape(-1) for a "
+                   "Fortran-ordered A (e.g. a transpose): ravel [9.09, 0.07, 5.83, ...] want [7.89, 0.07, 5.83, ...]; "
+                   "reshape first entry 1.02, want 0.138 (mc.grad right)")
+@pytest.mark.parametrize("f", [write_into_ravel, write_into_reshape], ids=["ravel", "reshape"])
+def test_jacfwd_of_fortran_ordered_input_written_through_ravel(f):
+    _close(mc.jacfwd(f)(_layout(_A23, "F")), _grad_by_differences(f, "F"))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG: mc.hessian of a write into A.ravel() for a Fortran-ordered A: "
+                   "H[0,0,0,0] = 54.6, want 50.6; jacrev(jacfwd) 66.6; reshape variant H[0,0,0,0] 5.02, want 2.08")
+@pytest.mark.parametrize("f", [write_into_ravel, write_into_reshape], ids=["ravel", "reshape"])
+def test_hessian_of_fortran_ordered_input_written_through_ravel(f):
+    want = _fd(lambda z: mc.grad(f)(_layout(z, "F")), _A23)
+    _close(mc.hessian(f)(_layout(_A23, "F")), want, tol=1e-4)
