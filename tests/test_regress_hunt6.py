@@ -930,7 +930,8 @@ def write_into_reshape(A):
 
 
 def _layout(A, order):
-    return np.asfortranarray(A) if order == "F" else np.ascontiguousarray(A)
+    """A fresh copy of A in the given memory order (the functions write into their argument)."""
+    return np.array(A, order=order, copy=True)
 
 
 def _grad_by_differences(f, order):
