@@ -967,3 +967,39 @@ def test_jacfwd_of_fortran_ordered_input_written_through_ravel(f):
 def test_hessian_of_fortran_ordered_input_written_through_ravel(f):
     want = _fd(lambda z: mc.grad(f)(_layout(z, "F")), _A23)
     _close(mc.hessian(f)(_layout(_A23, "F")), want, tol=1e-4)
+
+
+def fortran_copy_written_through_ravel(A):
+    B = np.asfortranarray(A * 1.0)
+    V = B.ravel()  # a copy: B is Fortran-ordered
+    V[0] = 9.0 * V[1]
+    return np.sum(B ** 3) + np.sum(V ** 2)
+
+
+def fortran_copy_method_written_through_reshape(A):
+    B = (A * 1.0).copy(order="F")
+    V = B.reshape(-1)  # a copy
+    V[0] = 9.0 * V[1]
+    return np.sum(B ** 3) + np.sum(V ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG: an array made Fortran-ordered inside the function (`B = "
+                   "np.asfortranarray(A * 1.0)` or `.copy(order='F')`), then written through B.ravel() / "
+                   "B.reshape(-1) (copies): forward mode's tangent of B is C-ordered, so its ravel is a view and the "
+                   "write reaches dB: mc.jvp -103.52, want -105.68; mc.jacfwd first entry 0.0, want 0.27; mc.hvp "
+                   "first entry 10.219, want -1.071 (mc.grad is right)")
+@pytest.mark.parametrize("f, api", [(fortran_copy_written_through_ravel, "jvp"), (fortran_copy_written_through_ravel, "jacfwd"),
+                                    (fortran_copy_written_through_ravel, "hvp"),
+                                    (fortran_copy_method_written_through_reshape, "jvp"),
+                                    (fortran_copy_method_written_through_reshape, "jacfwd")],
+                         ids=["asfortranarray-jvp", "asfortranarray-jacfwd", "asfortranarray-hvp", "copy_order_F-jvp",
+                              "copy_order_F-jacfwd"])
+def test_forward_mode_over_fortran_array_made_inside(f, api):
+    g = _fd(lambda z: f(z.copy()), _A23)
+    if api == "jvp":
+        _close(mc.jvp(f, (_A23.copy(),), (np.ones((2, 3)),))[1], np.sum(g))
+    elif api == "jacfwd":
+        _close(mc.jacfwd(f)(_A23.copy()), g)
+    else:
+        H = _fd(lambda z: mc.grad(f)(z.copy()), _A23)
+        _close(mc.hvp(f, (_A23.copy(),), (_T23,)), np.tensordot(H, _T23, axes=2), tol=1e-4)
