@@ -1026,3 +1026,58 @@ def test_forward_mode_over_fortran_array_made_inside(f, api):
     else:
         H = _fd(lambda z: mc.grad(f)(z.copy()), _A23)
         _close(mc.hvp(f, (_A23.copy(),), (_T23,)), np.tensordot(H, _T23, axes=2), tol=1e-4)
+
+
+# ================================================================ findings: a list literal grown by append, then np.array
+# Reverse mode types `l = [x[0]]` as a one-element list and keeps that length after `l.append(...)`: the pullback of
+# `np.array(l)` hands the whole cotangent to l[0] (`l_bar[0] += float(np.full(shape, out_bar)[0])`) and the appended
+# items get none.  First order, and so every reverse-mode nesting on top.  (`l = []` then appends, or a longer literal
+# without appends, are right.)
+
+
+def trajectory_of_scalars(x):
+    y = x[0]
+    traj = [y]
+    for _ in range(3):
+        y = y * x[1] + 0.1
+        traj.append(y)
+    return np.array(traj) @ np.array([1.0, 2.0, 3.0, 4.0])
+
+
+def one_item_then_append(x):
+    values = [x[0]]
+    values.append(x[1] * 2.0)
+    return np.sum(np.array(values))
+
+
+def one_item_then_append_vector(x):
+    values = [x[0]]
+    values.append(values[-1] * x[1])
+    return np.array(values)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG (first order): `traj = [y]; for ...: y = y * x[1] + 0.1; "
+                   "traj.append(y); return np.array(traj) @ w`: mc.grad [1, 0, 0], want [-0.302, 1.244, 0] (mc.jacfwd "
+                   "right); `values = [x[0]]; values.append(x[1] * 2.0); np.sum(np.array(values))`: mc.grad [1, 0, 0], "
+                   "want [1, 2, 0]")
+@pytest.mark.parametrize("f", [trajectory_of_scalars, one_item_then_append], ids=lambda f: f.__name__)
+def test_grad_of_array_from_list_grown_by_append(f):
+    _close(mc.grad(f)(X3.copy()), mc.jacfwd(f)(X3.copy()))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG (first order): mc.jacrev / mc.vjp of `values = [x[0]]; "
+                   "values.append(values[-1] * x[1]); return np.array(values)`: second row [0, 0, 0], want [-0.7, "
+                   "0.3, 0] (mc.jacfwd right; np.stack(values) right)")
+def test_jacrev_of_array_from_list_grown_by_append():
+    _close(mc.jacrev(one_item_then_append_vector)(X3.copy()), np.array([[1.0, 0, 0], [X3[1], X3[0], 0]]))
+
+
+@pytest.mark.parametrize("nesting", ["hessian", "jacrev_grad", "hvp", "grad_jvp"])
+def test_second_order_of_array_from_list_grown_by_append(nesting):
+    """The second orders are right (their reverse passes run over forward code, which keeps the list's length)."""
+    f = trajectory_of_scalars
+    H = mc.jacrev(mc.jacfwd(f))(X3.copy())
+    got = {"hessian": lambda: mc.hessian(f)(X3.copy()), "jacrev_grad": lambda: mc.jacrev(mc.grad(f))(X3.copy()),
+           "hvp": lambda: mc.hvp(f, (X3.copy(),), (V3,)) @ np.eye(3),
+           "grad_jvp": lambda: mc.grad(lambda z: mc.jvp(f, (z,), (V3,))[1])(X3.copy())}[nesting]()
+    _close(got, H @ V3 if nesting in ("hvp", "grad_jvp") else H)
