@@ -1081,3 +1081,32 @@ def test_second_order_of_array_from_list_grown_by_append(nesting):
            "hvp": lambda: mc.hvp(f, (X3.copy(),), (V3,)) @ np.eye(3),
            "grad_jvp": lambda: mc.grad(lambda z: mc.jvp(f, (z,), (V3,))[1])(X3.copy())}[nesting]()
     _close(got, H @ V3 if nesting in ("hvp", "grad_jvp") else H)
+
+
+# ================================================================ findings: NumPy functions given Python lists
+
+
+def square_of_list(x):
+    return np.sum(np.square([x[0], x[1] * 2.0, x[2]]))
+
+
+def power_of_list(x):
+    return np.sum(np.power([x[0], x[1] * 2.0], 3))
+
+
+def product_of_lists(x):
+    return np.sum(np.multiply([x[0], x[1]], [x[2], 2.0]) ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH: NumPy functions given a Python list of differentiated numbers: "
+                   "np.square([x[0], 2 x[1], x[2]]) and np.power([...], 3) fail in mc.grad, mc.jacfwd and every "
+                   "nesting (TypeError \"can't multiply sequence by non-int of type 'float'\", \"unsupported operand "
+                   "type(s) for ** or pow(): 'list' and 'int'\": the rules compute with the list as if an array); "
+                   "np.multiply(list, list) works at first order and fails the same way at the second (np.exp, "
+                   "np.sqrt, np.linalg.norm of lists work)")
+@pytest.mark.parametrize("f, api", [(square_of_list, "grad"), (power_of_list, "grad"), (square_of_list, "hessian"),
+                                    (product_of_lists, "hessian")],
+                         ids=["square-grad", "power-grad", "square-hessian", "multiply-hessian"])
+def test_numpy_functions_of_python_lists(f, api):
+    want = _fd(f, X3) if api == "grad" else _fd(lambda z: mc.jacfwd(f)(z.copy()), X3)
+    _close(getattr(mc, api)(f)(X3.copy()), want)
