@@ -1132,3 +1132,17 @@ def test_numpy_functions_of_python_lists(f, api):
             ("square", "hessian"): np.diag([2.0, 8.0, 2.0]),
             ("product", "hessian"): np.array([[2 * x2 ** 2, 0, 4 * x0 * x2], [0, 8, 0], [4 * x0 * x2, 0, 2 * x0 ** 2]])}
     _close(getattr(mc, api)(f)(X3.copy()), want[f.__name__.split("_")[0], api])
+
+
+def loop_lambdas_with_default(x):
+    fs = [lambda y, i=i: y * x[i] for i in range(3)]
+    return sum(f(x[0]) for f in fs) ** 2
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED: every second order of the loop-closure idiom `fs = [lambda y, i=i: "
+                   "y * x[i] for i in range(3)]` (a default freezing the loop variable, x captured): NestingError 'call "
+                   "it with all its parameters given positionally (defaults, *args and keywords are not supported "
+                   "nested)'; the late-binding form without the default works")
+def test_second_order_of_loop_lambdas_with_default():
+    f = loop_lambdas_with_default
+    _close(mc.hessian(f)(X3.copy()), _hessian_ref(f, X3))
