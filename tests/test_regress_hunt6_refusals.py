@@ -428,3 +428,23 @@ def loop_lambdas_with_default(x):
 def test_second_order_of_loop_lambdas_with_default():
     f = loop_lambdas_with_default
     _close(mc.hessian(f)(X3.copy()), _hessian_ref(f, X3))
+
+
+# ================================================================ findings: a Newton step with mc.hessian inside
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED: every second derivative (hessian, hvp, jvp(grad), grad(jvp), "
+                   "jacrev(jacfwd)) of a Newton step taken inside (`g = mc.grad(loss)(w, 0.01); H = "
+                   "mc.hessian(loss)(w, 0.01); loss(w - solve(H + I, g), 0.01)`, a fourth order through the inner "
+                   "Hessian): NestingError 'nested derivative of loss: call it with all its parameters given "
+                   "positionally (defaults, *args and keywords are not supported nested)', though every call is "
+                   "positional (the message names the wrong construct); mc.grad of it works")
+@pytest.mark.parametrize("nesting", ["hessian", "hvp"])
+def test_second_order_of_newton_step_inside(nesting):
+    from tests.hunt6_cases import newton_step_inside as f
+
+    H = _hessian_ref(f, X3)
+    if nesting == "hessian":
+        _close(mc.hessian(f)(X3.copy()), H)
+    else:
+        _close(mc.hvp(f, (X3.copy(),), (V3,)), H @ V3)
