@@ -685,18 +685,11 @@ def one_item_then_append_vector(x):
     return np.array(values)
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG (first order): `traj = [y]; for ...: y = y * x[1] + 0.1; "
-                   "traj.append(y); return np.array(traj) @ w`: mc.grad [1, 0, 0], want [-0.302, 1.244, 0] (mc.jacfwd "
-                   "right); `values = [x[0]]; values.append(x[1] * 2.0); np.sum(np.array(values))`: mc.grad [1, 0, 0], "
-                   "want [1, 2, 0]")
 @pytest.mark.parametrize("f", [trajectory_of_scalars, one_item_then_append], ids=lambda f: f.__name__)
 def test_grad_of_array_from_list_grown_by_append(f):
     _close(mc.grad(f)(X3.copy()), mc.jacfwd(f)(X3.copy()))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG (first order): mc.jacrev / mc.vjp of `values = [x[0]]; "
-                   "values.append(values[-1] * x[1]); return np.array(values)`: second row [0, 0, 0], want [-0.7, "
-                   "0.3, 0] (mc.jacfwd right; np.stack(values) right)")
 def test_jacrev_of_array_from_list_grown_by_append():
     _close(mc.jacrev(one_item_then_append_vector)(X3.copy()), np.array([[1.0, 0, 0], [X3[1], X3[0], 0]]))
 

@@ -262,6 +262,9 @@ def _display(t: "TemplateBuilder", xs: Any) -> Optional[list]:
     v = xs.v if isinstance(xs, PH) else None
     if isinstance(v, Call) and v.callee() in (ops.list_of, ops.tuple_of) and not v.kwargs and v.args and \
             v not in t.rt.stored:
+        if v.callee() is ops.list_of and _use_counts(t.rt).get(v, 0) > 1:
+            return None  # (a list read elsewhere too may have grown: `xs = [a]; xs.append(b); np.array(xs)` had the
+            # display's one item take the whole adjoint)
         return list(v.args)
     return None
 
