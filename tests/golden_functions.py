@@ -144,3 +144,14 @@ def projectile(px, py, vx, dt):
         v = v + dt * g
         p = p + v * dt
     return abs(p)
+
+
+def softmax_labels_loss(x):
+    """Literal matrices and labels (issue 9): the int-list display in the index tuple is the int array NumPy makes of
+    it, `m[:, 0]` keeps m's axis, and np.outer of a literal float vector is typed; the pullback is plain NumPy."""
+    W = np.outer(x, [1.0, -0.5, 0.3])
+    logits = np.array([[1.0, 2.0, 0.5, -1.0], [0.3, -0.2, 0.1, 0.9]]) @ W
+    labels = [2, 0]
+    m = logits.max(axis=1, keepdims=True)
+    lse = m[:, 0] + np.log(np.exp(logits - m).sum(axis=1))
+    return np.mean(lse - logits[np.arange(2), labels])

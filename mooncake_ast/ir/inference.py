@@ -6,6 +6,7 @@ converge; whatever is still unknown at the end is UNKNOWN.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -14,7 +15,7 @@ from .. import ops
 from .analysis import uses
 from .nodes import Call, Const, Function, Param, Phi, Value
 from .op_types import array_of_items, joined_items, literal_array, result_type
-from .types import _BOTTOM, NONE, UNKNOWN, Arr, AVal, join, literal, type_of_argument
+from .types import _BOTTOM, NONE, UNKNOWN, Arr, AVal, Tup, int_list_literal, join, literal, type_of_argument
 
 
 _NUMPY_MODULES = frozenset({"numpy", "numpy.linalg", "numpy.fft"})  # (ufuncs and most functions: "numpy")
@@ -28,6 +29,19 @@ def _float_display(v: Value, count: dict) -> Optional[AVal]:
     return t if isinstance(t, Arr) and t.dtype == "f" else None
 
 
+def _index_tuples(fn: Function, count: dict) -> set:
+    """Tuple displays used once, as the index of a read (`x[rows, [2, 0]]`): their int-list displays used only
+    there are the int arrays NumPy makes of them (nothing changed them in between)."""
+    return {s.args[1] for b in fn.blocks for s in b.stmts
+            if s.callee() is operator.getitem and len(s.args) == 2 and not s.kwargs and isinstance(s.args[1], Call)
+            and s.args[1].callee() is ops.tuple_of and count.get(s.args[1]) == 1 and not s.args[1].kwargs}
+
+
+def _index_part(v: Value, t: AVal, count: dict) -> AVal:
+    ks = int_list_literal(v)
+    return Arr("i", ("1" if len(ks) == 1 else "n",)) if ks is not None and count.get(v) == 1 else t
+
+
 def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]],
                 constant: Optional[Callable[[Value], Any]] = None,
                 call_type: Optional[Callable[[Call, list, Callable], Optional[AVal]]] = None) -> dict[Value, AVal]:
@@ -37,6 +51,7 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
     reverse/local_objects.py; `of` gives any value's current type), or None where it does not know the callee."""
     types: dict[Value, AVal] = {}
     count = uses(fn)
+    index_tuples = _index_tuples(fn, count)
 
     def of(v: Value) -> AVal:
         if isinstance(v, Const):
@@ -81,6 +96,8 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
                 if _BOTTOM in items:
                     return _BOTTOM
                 return joined_items(callee, items, literal(axis))
+        if s in index_tuples:
+            return Tup(tuple(_index_part(v, t, count) for v, t in zip(s.args, args)))
         return result_type(callee, s, args, constant)
 
     changed = True

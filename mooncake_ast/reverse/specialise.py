@@ -25,6 +25,7 @@ import numpy as np
 from .. import ops
 from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, Value
+from ..ir.op_types import literal_array
 from ..ir.types import NOT_LITERAL, Arr, AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
 from ..rules import builtin_attributes, forward_code_rules, math_rules, numpy_creation, numpy_products, numpy_reductions, numpy_shapes
@@ -190,6 +191,27 @@ def matmul_adjoint_b(t: "TemplateBuilder", g: Any, a: Any, b: Any) -> Any:
     if n == (1, 2):
         return t.call(np.outer, a, g)
     return t.call(operator.mul, g, a)
+
+
+def _vector(t: "TemplateBuilder", x: Any) -> bool:
+    """Is operand x a float vector: typed one, or a display of literal floats read only here (`[1.0, -0.5]`, which
+    NumPy reads as one; ir/inference._float_display)?"""
+    tx = t.type_of(x)
+    if is_float_array(tx):
+        return len(tx.axes) == 1
+    v = x.v if isinstance(x, PH) else None
+    if v is None or _use_counts(t.rt).get(v) != 1:
+        return False
+    lit = literal_array(v)
+    return isinstance(lit, Arr) and lit.dtype == "f" and lit.axes is not None and len(lit.axes) == 1
+
+
+def outer_adjoint(t: "TemplateBuilder", g: Any, a: Any, b: Any, which: Any) -> Any:
+    """The adjoint of `np.outer(a, b)` of float vectors: `g @ b` for a, `a @ g` for b."""
+    k = t.value(which)
+    if not (t.dense(g) and is_float_array(t.result_type) and _vector(t, a) and _vector(t, b)) or k not in (0, 1):
+        return NotImplemented
+    return t.call(operator.matmul, g, b) if k == 0 else t.call(operator.matmul, a, g)
 
 
 def _spread(t: "TemplateBuilder", x: Any, g: Any, axis: Any, keepdims: Any, where: tuple) -> Any:
@@ -380,6 +402,7 @@ TABLE = {
     math_rules.add1: add1,
     numpy_products.matmul_adjoint_a: matmul_adjoint_a,
     numpy_products.matmul_adjoint_b: matmul_adjoint_b,
+    numpy_products.outer_adjoint: outer_adjoint,
     numpy_products.dot_adjoint_a: matmul_adjoint_a,  # (np.dot is matmul for real operands of rank 1 and 2)
     numpy_products.dot_adjoint_b: matmul_adjoint_b,
     numpy_reductions.sum_adjoint: sum_adjoint,
