@@ -40,7 +40,35 @@ def outer_both_ways(a, b):
     return np.sum(np.outer(a, b) ** 2) + np.sum(np.outer([0.5, -1.5], a) * np.outer(b, [1.0, 2.0, 3.0]).T[:2, :len(a)])
 
 
+def top_rows(x):
+    """An index from np.argsort, through two views: copies read by np.add.at's pullback."""
+    M = np.outer(x, [1.0, -2.0, 0.5])
+    idx = np.argsort(x)[::-1][:2]
+    return np.sum(np.sin(M[idx]) * M[idx, 0][:, None])
+
+
+def index_written_after_read(x):
+    """The index array is written after the read (and through a view of it): the pullback must read it as it was."""
+    M = np.outer(x, x)
+    idx = np.array([0, 2, 2])
+    first = np.sum(M[idx] ** 2)
+    head = idx[:2]
+    head[0] = 1
+    return first + np.sum(np.cos(M[idx]))
+
+
+def sorted_positions_written(x):
+    order = np.argsort(x)
+    top = order[::-1][:2]
+    value = np.sum(np.outer(x, [1.0, 3.0])[top] ** 2)
+    order[-1] = 0
+    return value + np.sum(np.outer(x, [1.0, 3.0])[top])
+
+
 FAMILY = [
+    (top_rows, lambda r: (r.normal(size=4),)),
+    (index_written_after_read, lambda r: (r.normal(size=3),)),
+    (sorted_positions_written, lambda r: (r.normal(size=4),)),
     (g.softmax_labels_loss, lambda r: (r.normal(size=4),)),
     (gather_pairs, lambda r: (r.normal(size=3),)),
     (gather_literal_rows, lambda r: (r.normal(size=3),)),
@@ -55,7 +83,7 @@ def test_literal_typed_gradients(fn, args, seed):
     mc.testing.check_derivatives(fn, *args(np.random.default_rng(seed)))
 
 
-@pytest.mark.parametrize("fn", [gather_pairs, labels_with_negatives, outer_both_ways])
+@pytest.mark.parametrize("fn", [gather_pairs, labels_with_negatives, outer_both_ways, top_rows])
 def test_literal_typed_pullbacks_are_plain(fn):
     args = dict(FAMILY)[fn](np.random.default_rng(0))
     mc.grad(fn, argnums=tuple(range(len(args))))(*args)

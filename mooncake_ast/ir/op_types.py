@@ -293,6 +293,8 @@ def numpy_result(fn: Any, args: list, s: Call) -> AVal:
         return Arr("f", _flat(args[0]))
     if fn in (np.cumsum, np.cumprod) and _float_arrays(args, (None,)):
         return Arr("f", _flat(args[0]))
+    if fn is np.argsort and _float_arrays(args, (None,)) and args[0].axes:
+        return Arr("i", args[0].axes)  # (the positions that sort each row along the last axis: its shape)
     if fn in (np.sort, np.flip, np.asarray, np.ascontiguousarray) and _float_arrays(args, (None,)):
         return args[0]
     if fn is np.reshape and n == 2 and _float_arrays(args[:1], (None,)):

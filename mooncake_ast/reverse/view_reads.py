@@ -20,7 +20,8 @@ from .. import ops
 from ..ir.nodes import Call, Value
 from ..ir.types import is_float_array, is_real
 from . import adjoints as adj
-from .buffers import array_index, index_in_pullback, is_basic_index, reads_only, reads_only_use, uses_of
+from . import kept_indexes
+from .buffers import array_index, index_in_pullback, is_basic_index, reads_only, uses_of, writes_nothing
 from .cleanup import is_zero
 
 if TYPE_CHECKING:
@@ -39,8 +40,9 @@ def find(rt: "ReverseTransform") -> set:
             if is_float_array(rt.type_of(a)) and is_basic_index(rt, idx) and is_real(rt.type_of(s)) and \
                     reads_only(rt, s, uses, None):
                 found.add(s)
-            elif is_float_array(rt.type_of(a)) and is_float_array(rt.type_of(s)) and _copying_index(rt, idx, uses):
-                found.add(s)  # (`x[idx]`, `x[rows, [2, 0]]`: a copy, whatever reads it)
+            elif is_float_array(rt.type_of(a)) and is_float_array(rt.type_of(s)) and _copying_index(rt, idx, uses) \
+                    and reads_only(rt, s, uses, None):
+                found.add(s)  # (`x[idx]`, `x[rows, [2, 0]]`: a copy, read to make new values)
     return found
 
 
@@ -49,26 +51,12 @@ def _copying_index(rt: "ReverseTransform", idx: Value, uses: dict) -> bool:
     `np.add.at(t, idx, g)` reads the positions the forward pass read?"""
     if array_index(rt, idx) != "int":
         return False
+    if writes_nothing(rt):
+        return True
     if isinstance(idx, Call) and idx.callee() is ops.tuple_of:
         return all(p == 1 and isinstance(r, Call) and rt.resolver.callee(r)[0] is operator.getitem
-                   for r, p in uses.get(idx, [])) and all(_unwritten(rt, part, uses) for part in idx.args)
-    return _unwritten(rt, idx, uses)
-
-
-def _unwritten(rt: "ReverseTransform", v: Value, uses: dict) -> bool:
-    """Is every use of the index part v an index of a read, a part of an index tuple, or a use that makes a new value?"""
-    for r, p in uses.get(v, []):
-        if not isinstance(r, Call):
-            return False
-        fn = rt.resolver.callee(r)[0]
-        if fn is operator.getitem and p == 1:
-            continue
-        if fn is ops.tuple_of and all(q == 1 and isinstance(u, Call) and rt.resolver.callee(u)[0] is operator.getitem
-                                      for u, q in uses.get(r, [])):
-            continue
-        if not reads_only_use(rt, r, p, None):
-            return False
-    return True
+                   for r, p in uses.get(idx, [])) and all(kept_indexes.unwritten(rt, part, uses) for part in idx.args)
+    return kept_indexes.unwritten(rt, idx, uses)
 
 
 def exempt(rt: "ReverseTransform", s: Call) -> bool:
@@ -89,8 +77,8 @@ def reverse_read(rt: "ReverseTransform", s: Call) -> None:
         return
     whole = rt.b.call(np.zeros_like, [rt.primal(a)])
     if array_index(rt, s.args[1]) == "int":  # (positions may repeat: each adds its part)
-        st = rt.b.call(np.add.at, [whole, index_in_pullback(rt, s.args[1]), g]) if rt.is_dense(g) else \
-            rt.b.call(adj.add_at_unless_zero, [whole, index_in_pullback(rt, s.args[1]), g])
+        idx = kept_indexes.index_of_read(rt, s)
+        st = rt.b.call(np.add.at, [whole, idx, g]) if rt.is_dense(g) else rt.b.call(adj.add_at_unless_zero, [whole, idx, g])
     else:
         add = ops.add_to_item if rt.is_dense(g) else adj.add_to_item_unless_zero  # (g may be the symbolic zero)
         st = rt.b.call(add, [whole, g, index_in_pullback(rt, s.args[1])])
