@@ -46,19 +46,20 @@ def unwritten(rt: "ReverseTransform", v: Value, uses: dict, depth: int = 0) -> b
 
 
 def _read_only(rt: "ReverseTransform", v: Value, uses: dict, depth: int) -> bool:
-    """Is every use of v an index of a read, a part of an index tuple, a view read only in turn, or a use that makes
+    """Is every use of v an index (of a read or a write), a part of an index tuple, a view read only in turn, or a use that makes
     a new value?"""
     for r, p in uses.get(v, []):
         if not isinstance(r, Call):
             return False
         fn = rt.resolver.callee(r)[0]
-        if fn is operator.getitem and p == 1:
-            continue
+        if fn in (operator.getitem, operator.setitem, operator.delitem) and p == 1:
+            continue  # (an index reads its parts: `y[mask] = v` writes y, not mask)
         if fn is operator.getitem and p == 0 and len(r.args) == 2 and buffers.is_basic_index(rt, r.args[1]):
             if depth > _DEPTH or not _read_only(rt, r, uses, depth + 1):
                 return False
             continue
-        if fn is ops.tuple_of and all(q == 1 and isinstance(u, Call) and rt.resolver.callee(u)[0] is operator.getitem
+        if fn is ops.tuple_of and all(q == 1 and isinstance(u, Call) and
+                                      rt.resolver.callee(u)[0] in (operator.getitem, operator.setitem)
                                       for u, q in uses.get(r, [])):
             continue
         if not buffers.reads_only_use(rt, r, p, None):
