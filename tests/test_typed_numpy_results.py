@@ -1,9 +1,12 @@
-"""Result types of NumPy / SciPy calls with literal keywords (ir/op_types.keyword_result) and their typed adjoints
-(reverse/specialise.py): np.diff, np.linalg.norm along an axis, scipy.special.(log_)softmax, np.take_along_axis,
-scipy.spatial.distance.pdist / cdist, np.argsort, scipy.special.logsumexp.  Each family is checked in both modes against finite
-differences, over shapes where the differenced axis is short (sizes 0 and 1 after np.diff) as well as long."""
+"""Result types of NumPy / SciPy calls (ir/library_types.py, ir/op_types.py) and their typed adjoints
+(reverse/specialise.py): np.diff, np.linalg.norm along an axis or of an order, scipy.special.(log_)softmax and
+logsumexp, np.take_along_axis, scipy.spatial.distance.pdist / cdist, np.argsort, np.roll, cumulative sums along an
+axis, np.interp, np.gradient, np.polyval, windows, np.convolve, np.searchsorted, np.linalg.slogdet and
+scipy.linalg's Cholesky functions.  Each family is checked in both modes against finite differences, over shapes
+where the differenced axis is short (sizes 0 and 1 after np.diff) as well as long."""
 import numpy as np
 import pytest
+import scipy.linalg
 import scipy.spatial.distance
 import scipy.special
 
@@ -61,6 +64,44 @@ def kde_logpdf(h, data, xs):
         scipy.special.logsumexp(z[0]) + np.sum(scipy.special.logsumexp(z, axis=0, keepdims=True) * z)
 
 
+def rolled_area(pts):
+    x, y = pts[:, 0], pts[:, 1]
+    return 0.5 * np.abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))) + np.sum(np.roll(pts, -1, axis=0) * pts)
+
+
+def running_sums(X):
+    return np.sum(np.cumsum(X, axis=0) * X) + np.sum(np.cumprod(1.0 + 0.1 * X, axis=-1) ** 2)
+
+
+def norms_of_orders(w, A):
+    return np.linalg.norm(w, 1) + 0.5 * np.linalg.norm(w, 2) ** 2 + np.linalg.norm(A, "fro") * np.linalg.norm(A, 2)
+
+
+def resampled(x, y, c):
+    grid = np.linspace(0.0, 1.0, 7)
+    fine = np.interp(grid, np.linspace(0.0, 1.0, len(y)), y)
+    return np.sum(np.gradient(fine, 0.1) ** 2) + np.sum(np.polyval(c, x) * x) + np.polyval(c, 0.3)
+
+
+def windowed(x):
+    w = np.hanning(len(x))
+    return np.sum(np.convolve(x * w, np.array([0.25, 0.5, 0.25]), mode="same") ** 2)
+
+
+def ranked(x, ref):
+    pos = np.searchsorted(ref, x)
+    return np.sum(x * pos) + np.sum(np.sort(x) ** 2)
+
+
+def gaussian_terms(A, y):
+    K = A @ A.T + 3.0 * np.eye(len(y))
+    sign, logdet = np.linalg.slogdet(K)
+    L = scipy.linalg.cholesky(K, lower=True)
+    z = scipy.linalg.solve_triangular(L, y, lower=True)
+    alpha = scipy.linalg.cho_solve(scipy.linalg.cho_factor(K), y)
+    return sign * logdet + np.sum(z ** 2) + np.dot(y, alpha)
+
+
 def _rng(seed):
     return np.random.default_rng(seed)
 
@@ -76,6 +117,13 @@ FAMILY = [
     (pair_energy, lambda r, n: (r.normal(size=(n, 3)) * 2.0, 0.8), (2, 3, 5)),
     (top_two, lambda r, n: (r.normal(size=n),), (2, 5)),
     (kde_logpdf, lambda r, n: (0.7, r.normal(size=n), r.normal(size=3)), (1, 4)),
+    (rolled_area, lambda r, n: (r.normal(size=(n, 2)),), (1, 3, 5)),
+    (running_sums, lambda r, n: (r.normal(size=(n, 3)),), (1, 4)),
+    (norms_of_orders, lambda r, n: (r.normal(size=n), r.normal(size=(n, 3))), (1, 4)),
+    (resampled, lambda r, n: (r.normal(size=n), r.normal(size=5), r.normal(size=3)), (1, 4)),
+    (windowed, lambda r, n: (r.normal(size=n),), (3, 6)),
+    (ranked, lambda r, n: (r.normal(size=n), np.linspace(-1.0, 1.0, 4)), (1, 5)),
+    (gaussian_terms, lambda r, n: (r.normal(size=(n, 2)), r.normal(size=n)), (1, 3)),
 ]
 CASES = [(f, make, n) for f, make, sizes in FAMILY for n in sizes]
 

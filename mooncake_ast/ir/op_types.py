@@ -16,9 +16,10 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .. import ops
+from . import library_types
 from .nodes import Call, Const, Value
 from .types import (BOOL, FLOAT, FLOAT_ELEMENTWISE, INT, RANGE, SLICE, UNKNOWN, AVal, Arr, Num, Tup, _axes, _dtype,
-                    _getattr, Lst, broadcast_axes, getitem_type, is_float_array, join, literal, NOT_LITERAL, size_symbol)
+                    _getattr, Lst, broadcast_axes, getitem_type, is_float_array, join, literal, NOT_LITERAL)
 
 _ARITH = {operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg, operator.pos,
           operator.abs, operator.mod, operator.floordiv, builtins.abs, builtins.pow}
@@ -267,68 +268,6 @@ def joined_items(fn: Any, items: list, axis: Any) -> AVal:
     return Arr("f", tuple(others))
 
 
-def _diff(t: AVal, n: Any, axis: Any) -> AVal:
-    """`np.diff(x, n, axis)` of a float array: the axis differenced is n shorter (never below zero), as `x[n:]` is
-    (the same size symbol, less n: types._sliced), the others as they were."""
-    if not is_float_array(t) or not t.axes or type(n) is not int or n < 0 or type(axis) is not int or \
-            not -len(t.axes) <= axis < len(t.axes):
-        return UNKNOWN
-    k = axis % len(t.axes)
-    d = t.axes[k]
-    if n == 0:
-        return t
-    s = size_symbol(d)
-    if s is None:
-        axis_t = "?"
-    else:
-        base, _, less = s.partition("-")
-        axis_t = f"?@{base}-{int(less or 0) + n}"
-    return Arr("f", t.axes[:k] + (axis_t,) + t.axes[k + 1:])
-
-
-def _named(fn: Any, module: str, *names: str) -> bool:
-    """Is fn the function `names` of `module` (without importing it: SciPy is imported only by code that uses it)?"""
-    return getattr(fn, "__module__", None) == module and getattr(fn, "__name__", None) in names
-
-
-def keyword_result(fn: Any, args: list, values: list, kw: dict) -> AVal:
-    """The result type of a call with literal keyword arguments `kw` (`np.diff(x, n=2)`, `np.linalg.norm(d, axis=1)`,
-    `scipy.special.log_softmax(z, axis=1)`), or UNKNOWN."""
-    n = len(args)
-    if fn is np.diff and n == 1 and set(kw) <= {"n", "axis"}:
-        return _diff(args[0], kw.get("n", 1), kw.get("axis", -1))
-    if fn is np.linalg.norm and n == 1 and set(kw) <= {"axis", "keepdims"} and is_float_array(args[0]) and \
-            type(kw.get("axis")) is int:
-        return _reduction(args[0], kw["axis"], bool(kw.get("keepdims", False)))  # (the 2-norm along one axis)
-    if _named(fn, "scipy.special._logsumexp", "softmax", "log_softmax") and n == 1 and set(kw) <= {"axis"} and \
-            is_float_array(args[0]) and (kw.get("axis") is None or type(kw.get("axis")) is int):
-        return args[0]  # (the same shape, floats)
-    if _named(fn, "scipy.special._logsumexp", "logsumexp") and n == 1 and set(kw) <= {"axis", "keepdims"} and \
-            (kw.get("axis") is None or type(kw.get("axis")) is int):
-        return _reduction(args[0], kw.get("axis"), bool(kw.get("keepdims", False)))  # (as np.sum's, of floats)
-    if fn is np.take_along_axis and n == 2 and set(kw) == {"axis"} and type(kw["axis"]) is int:
-        return _along_axis(args[0], args[1], kw["axis"])
-    return UNKNOWN
-
-
-def _along_axis(a: AVal, idx: AVal, axis: int) -> AVal:
-    """`np.take_along_axis(a, idx, axis)`: idx's axis along `axis`, the others broadcast between a and idx."""
-    if not (is_float_array(a) and isinstance(idx, Arr) and idx.dtype in "iu" and idx.axes is not None and
-            len(idx.axes) == len(a.axes) and a.axes and -len(a.axes) <= axis < len(a.axes)):
-        return UNKNOWN
-    k = axis % len(a.axes)
-    out = []
-    for j, (x, i) in enumerate(zip(a.axes, idx.axes)):
-        if j == k:
-            out.append(i)
-        else:
-            col = broadcast_axes([(x,), (i,)])
-            if col is None:
-                return UNKNOWN
-            out.append(col[0])
-    return Arr("f", tuple(out))
-
-
 def numpy_result(fn: Any, args: list, s: Call) -> AVal:
     """The result type of a NumPy function called positionally (no keywords) on these argument types."""
     n = len(args)
@@ -357,14 +296,6 @@ def numpy_result(fn: Any, args: list, s: Call) -> AVal:
         return Arr("f", _flat(args[0]))
     if fn is np.argsort and _float_arrays(args, (None,)) and args[0].axes:
         return Arr("i", args[0].axes)  # (the positions that sort each row along the last axis: its shape)
-    if fn is np.diff and n == 1:
-        return _diff(args[0], 1, -1)
-    if _named(fn, "scipy.special._logsumexp", "logsumexp", "softmax", "log_softmax") and n == 1:
-        return keyword_result(fn, args, s.args, {})
-    if _named(fn, "scipy.spatial.distance", "pdist") and n == 1 and _float_arrays(args, (2,)):
-        return Arr("f", ("?",))  # (one distance per pair of rows)
-    if _named(fn, "scipy.spatial.distance", "cdist") and n == 2 and _float_arrays(args, (2, 2)):
-        return Arr("f", (args[0].axes[0], args[1].axes[0]))
     if fn in (np.sort, np.flip, np.asarray, np.ascontiguousarray) and _float_arrays(args, (None,)):
         return args[0]
     if fn is np.reshape and n == 2 and _float_arrays(args[:1], (None,)):
@@ -397,7 +328,7 @@ def numpy_result(fn: Any, args: list, s: Call) -> AVal:
         return Arr("f" if any(t == FLOAT for t in args) else "i", ("?",))
     if fn is np.diag and n == 1 and _float_arrays(args, (None,)) and len(args[0].axes) in (1, 2):
         return Arr("f", ("?",)) if len(args[0].axes) == 2 else Arr("f", (args[0].axes[0], args[0].axes[0]))
-    return UNKNOWN
+    return library_types.keyword_result(fn, args, {})
 
 
 def result_type(fn: Any, s: Call, args: list, constant: Optional[Callable[[Value], Any]]) -> AVal:
@@ -449,7 +380,7 @@ def result_type(fn: Any, s: Call, args: list, constant: Optional[Callable[[Value
             return _reduction(args[0], literal(kw["axis"]) if "axis" in kw else None,
                               bool(literal(kw["keepdims"])) if "keepdims" in kw else False)
         if all(literal(v) is not NOT_LITERAL for v in kw.values()):
-            return keyword_result(fn, args, s.args, {k: literal(v) for k, v in kw.items()})
+            return library_types.keyword_result(fn, args, {k: literal(v) for k, v in kw.items()})
         return UNKNOWN
     if fn in (operator.matmul, np.matmul, np.dot) and len(args) == 2:
         return _matmul(*args)
