@@ -102,6 +102,16 @@ def gaussian_terms(A, y):
     return sign * logdet + np.sum(z ** 2) + np.dot(y, alpha)
 
 
+def built_from_sizes(x, W):
+    """Arrays made from the operands' sizes (`np.zeros(x.shape[0])`, `np.ones((n, len(x)))`) keep their axes."""
+    n = x.shape[0]
+    acc = np.zeros(n)
+    ones = np.ones((n, len(x)))
+    acc = acc + ones @ x
+    G = np.zeros((W.shape[0], W.shape[-1])) + W * 2.0
+    return float(np.sum(acc * x)) + np.linalg.norm(x, 2) + np.sum(G * W) + np.sum(np.ones(len(W)) * W[:, 0])
+
+
 def _rng(seed):
     return np.random.default_rng(seed)
 
@@ -124,6 +134,7 @@ FAMILY = [
     (windowed, lambda r, n: (r.normal(size=n),), (3, 6)),
     (ranked, lambda r, n: (r.normal(size=n), np.linspace(-1.0, 1.0, 4)), (1, 5)),
     (gaussian_terms, lambda r, n: (r.normal(size=(n, 2)), r.normal(size=n)), (1, 3)),
+    (built_from_sizes, lambda r, n: (r.normal(size=n), r.normal(size=(n, 3 - n % 2))), (1, 2, 4)),
 ]
 CASES = [(f, make, n) for f, make, sizes in FAMILY for n in sizes]
 
@@ -139,6 +150,7 @@ def test_typed_results_give_right_gradients(fn, make, n, seed):
     (triplet, FAMILY[3][1], 4, ("norm_adjoint", "unbroadcast")),
     (softmax_xent, FAMILY[5][1], 5, ("log_softmax_adjoint", "matmul_adjoint")),
     (top_two, FAMILY[8][1], 5, ("getitem_reverse", "_mc.take")),
+    (built_from_sizes, FAMILY[-1][1], 4, ("_mc.",)),
 ], ids=lambda v: getattr(v, "__name__", None))
 def test_typed_results_make_plain_pullbacks(fn, make, n, absent):
     args = make(_rng(0), n)

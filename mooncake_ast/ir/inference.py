@@ -42,6 +42,35 @@ def _index_part(v: Value, t: AVal, count: dict) -> AVal:
     return Arr("i", ("1" if len(ks) == 1 else "n",)) if ks is not None and count.get(v) == 1 else t
 
 
+def _size_of(v: Value, of: Callable[[Value], AVal]) -> Optional[str]:
+    """The axis (with its size symbol) whose size the int v is: `x.shape[k]`, `len(x)` of an array; else None."""
+    if not (isinstance(v, Call) and len(v.args) >= 1 and not v.kwargs):
+        return None
+    if v.callee() is operator.getitem and len(v.args) == 2:
+        attr, k = v.args
+        if isinstance(attr, Call) and attr.callee() is getattr and len(attr.args) == 2 and \
+                isinstance(attr.args[1], Const) and attr.args[1].value == "shape":
+            t, k = of(attr.args[0]), literal(k)
+            if isinstance(t, Arr) and t.axes and type(k) is int and -len(t.axes) <= k < len(t.axes):
+                return t.axes[k]
+        return None
+    if v.callee() is len and len(v.args) == 1:
+        t = of(v.args[0])
+        return t.axes[0] if isinstance(t, Arr) and t.axes else None
+    return None
+
+
+def _made_of_sizes(s: Call, of: Callable[[Value], AVal]) -> Optional[AVal]:
+    """`np.zeros(x.shape[0])`, `np.ones((n, n))` with `n = len(x)`: a float array whose axes are those sizes (their
+    symbols kept: `acc + ones @ x` then has x's axis, and `acc * x` broadcasts nothing), or None."""
+    if len(s.args) != 1 or s.kwargs:
+        return None
+    shape = s.args[0]
+    items = shape.args if isinstance(shape, Call) and shape.callee() is ops.tuple_of and not shape.kwargs else [shape]
+    axes = [_size_of(v, of) for v in items]
+    return Arr("f", tuple(axes)) if items and None not in axes else None
+
+
 def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]],
                 constant: Optional[Callable[[Value], Any]] = None,
                 call_type: Optional[Callable[[Call, list, Callable], Optional[AVal]]] = None) -> dict[Value, AVal]:
@@ -76,6 +105,10 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
             if t is not None:
                 return t
         callee = resolve(s)[0]
+        if callee in (np.zeros, np.ones, np.empty):
+            made = _made_of_sizes(s, of)
+            if made is not None:
+                return made
         if callee in (np.array, np.asarray) and len(s.args) == 1 and not s.kwargs:
             d = s.args[0]
             if isinstance(d, Call) and d.callee() in (ops.list_of, ops.tuple_of) and count.get(d) == 1 and not d.kwargs:

@@ -26,7 +26,7 @@ from .. import ops
 from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, Value
 from ..ir.op_types import literal_array
-from ..ir.types import NOT_LITERAL, Arr, AVal, Num, is_float_array, is_real, not_one, size_symbol
+from ..ir.types import FLOAT, NOT_LITERAL, Arr, AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
 from ..rules import (builtin_attributes, forward_code_rules, math_rules, numpy_creation, numpy_linalg, numpy_products,
                      numpy_reductions, numpy_shapes, scipy_rules)
@@ -220,6 +220,10 @@ def norm_adjoint(t: "TemplateBuilder", x: Any, y: Any, g: Any, ord: Any = None, 
     """The adjoint of the 2-norm of a float array along one axis, `np.linalg.norm(d, axis=1)`:
     `x * np.expand_dims(g / (y + (y == 0)), axis)`, 0 where the norm is 0 (x is all zeros there: the helper's choice)."""
     tx, k, keep = t.type_of(x), t.value(axis), t.value(keepdims)
+    if t.dense(g) and is_float_array(tx) and len(tx.axes) == 1 and t.value(ord) in (None, 2) and k is None and \
+            keep is False and t.type_of(y) == FLOAT:  # (`np.linalg.norm(x, 2)` of a vector: its 2-norm)
+        return t.call(operator.mul, x, t.call(operator.truediv, g,
+                                              t.call(operator.add, y, t.call(operator.eq, y, Const(0.0)))))
     if not (t.dense(g) and is_float_array(tx) and tx.axes and t.value(ord) is None and type(k) is int and
             -len(tx.axes) <= k < len(tx.axes) and keep in (False, True) and is_float_array(t.type_of(y))):
         return NotImplemented
