@@ -89,3 +89,27 @@ def test_literal_typed_pullbacks_are_plain(fn):
     mc.grad(fn, argnums=tuple(range(len(args))))(*args)
     pullback = mc.source(fn, "reverse").split("__pullback", 1)[1].split("\n\n\n", 1)[0]
     assert "getitem_reverse" not in pullback and "outer_adjoint" not in pullback, pullback
+
+
+def mask_written_after_read(x):
+    """A mask read, then changed (through the generic read's path: M is read item by item nowhere else)."""
+    M = np.outer(x, [1.0, 2.0])
+    mask = M > 0.0
+    picked = np.sum(M[mask] ** 2)
+    mask[0, 0] = not mask[0, 0]
+    return picked + np.sum(np.where(mask, M, 0.0))
+
+
+def mask_flipped_same_count(x):
+    """The mask changed after the read but keeps its count: a pullback reading it late would be silently wrong."""
+    M = np.outer(x, [1.0, -1.0])
+    mask = np.array([[True, False], [False, True], [True, False]])
+    picked = np.sum(np.sin(M[mask]))
+    mask[0] = [False, True]
+    return picked + np.sum(M[mask])
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("fn", [mask_written_after_read, mask_flipped_same_count])
+def test_masks_written_after_the_read(fn, seed):
+    mc.testing.check_derivatives(fn, np.random.default_rng(seed).normal(size=3))

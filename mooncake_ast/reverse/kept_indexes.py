@@ -46,8 +46,8 @@ def unwritten(rt: "ReverseTransform", v: Value, uses: dict, depth: int = 0) -> b
 
 
 def _read_only(rt: "ReverseTransform", v: Value, uses: dict, depth: int) -> bool:
-    """Is every use of v an index (of a read or a write), a part of an index tuple, a view read only in turn, or a use that makes
-    a new value?"""
+    """Is every use of v an index (of a read or a write), a part of an index tuple, a view read only in turn, or a
+    use that makes a new value?"""
     for r, p in uses.get(v, []):
         if not isinstance(r, Call):
             return False

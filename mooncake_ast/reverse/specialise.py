@@ -218,7 +218,8 @@ def outer_adjoint(t: "TemplateBuilder", g: Any, a: Any, b: Any, which: Any) -> A
 def norm_adjoint(t: "TemplateBuilder", x: Any, y: Any, g: Any, ord: Any = None, axis: Any = None,
                  keepdims: Any = False) -> Any:
     """The adjoint of the 2-norm of a float array along one axis, `np.linalg.norm(d, axis=1)`:
-    `x * np.expand_dims(g / (y + (y == 0)), axis)`, 0 where the norm is 0 (x is all zeros there: the helper's choice)."""
+    `x * np.expand_dims(g / (y + (y == 0)), axis)`, 0 where the norm is 0 (x is all zeros there: the helper's
+    choice)."""
     tx, k, keep = t.type_of(x), t.value(axis), t.value(keepdims)
     if t.dense(g) and is_float_array(tx) and len(tx.axes) == 1 and t.value(ord) in (None, 2) and k is None and \
             keep is False and t.type_of(y) == FLOAT:  # (`np.linalg.norm(x, 2)` of a vector: its 2-norm)
@@ -232,7 +233,8 @@ def norm_adjoint(t: "TemplateBuilder", x: Any, y: Any, g: Any, ord: Any = None, 
 
 
 def log_softmax_adjoint(t: "TemplateBuilder", y: Any, g: Any, axis: Any = None) -> Any:
-    """The adjoint of `scipy.special.log_softmax(z, axis)` of a float array: `g - np.exp(y) * g.sum(axis, keepdims=True)`."""
+    """The adjoint of `scipy.special.log_softmax(z, axis)` of a float array:
+    `g - np.exp(y) * g.sum(axis, keepdims=True)`."""
     ty, k = t.type_of(y), t.value(axis)
     if not (t.dense(g) and is_float_array(ty) and ty.axes and (k is None or type(k) is int and
                                                                -len(ty.axes) <= k < len(ty.axes))):

@@ -78,7 +78,8 @@ def reverse_read(rt: "ReverseTransform", s: Call) -> None:
     whole = rt.b.call(np.zeros_like, [rt.primal(a)])
     if array_index(rt, s.args[1]) == "int":  # (positions may repeat: each adds its part)
         idx = kept_indexes.index_of_read(rt, s)
-        st = rt.b.call(np.add.at, [whole, idx, g]) if rt.is_dense(g) else rt.b.call(adj.add_at_unless_zero, [whole, idx, g])
+        add_at = np.add.at if rt.is_dense(g) else adj.add_at_unless_zero  # (g may be the symbolic zero)
+        st = rt.b.call(add_at, [whole, idx, g])
     else:
         add = ops.add_to_item if rt.is_dense(g) else adj.add_to_item_unless_zero  # (g may be the symbolic zero)
         st = rt.b.call(add, [whole, g, index_in_pullback(rt, s.args[1])])
