@@ -1,7 +1,9 @@
 """Issue 9's readability metric over the corpus: run-time helper references (`_mc.` uses) per statement
 of each generated pullback, by corpus file and in all.
 
-    python scripts/helper_refs.py [--worst 10] [--by-helper 15]
+    python scripts/helper_refs.py [--worst 10] [--by-helper 15] [--realistic]
+
+`--realistic` measures scripts/realistic_cases.py (grouped by field) instead of the corpus.
 
 `--by-helper N` also lists the N helpers referenced most over the corpus, with the cases that reference each
 most: where making pullbacks plain pays most.
@@ -36,15 +38,37 @@ def pullback_counts(source: str, helpers: "collections.Counter | None" = None) -
     return refs, stmts
 
 
+class _Realistic:
+    """A realistic case (field, function, arguments) as the corpus's Case reads: fresh copies of the arguments."""
+
+    def __init__(self, group: str, fn: object, args: tuple) -> None:
+        self.group, self.fn, self._args = group, fn, args
+        self.name = f"{group}.{fn.__name__}"
+
+    def args(self) -> tuple:
+        import copy
+        return copy.deepcopy(self._args)
+
+    def kwargs(self) -> dict:
+        return {}
+
+
+def _realistic_cases() -> list:
+    sys.path.insert(0, os.path.dirname(__file__))
+    import realistic_cases  # noqa: E402  (scripts/realistic_cases.py)
+    return [_Realistic(group, fn, args) for group, fn, args in realistic_cases.CASES]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--worst", type=int, default=10)
     ap.add_argument("--by-helper", type=int, default=0)
+    ap.add_argument("--realistic", action="store_true", help="scripts/realistic_cases.py instead of the corpus")
     opts = ap.parse_args()
     by_helper: dict = collections.defaultdict(collections.Counter)  # helper -> case -> references
     by_file: dict = collections.defaultdict(lambda: [0, 0])
     rows = []
-    for case in all_cases():
+    for case in (_realistic_cases() if opts.realistic else all_cases()):
         try:
             # with the keyword arguments its corpus entry gives (`kwargs_model(x, **coeffs)` measured on an empty
             # dict before): the module mc.source shows is the one specialised for the last call's arguments
@@ -54,7 +78,7 @@ def main() -> None:
         except Exception as e:  # noqa: BLE001 - a metric, not a test
             print(f"skip {case.name}: {type(e).__name__}: {e}"[:160])
             continue
-        group = case.fn.__module__.rsplit(".", 1)[-1]
+        group = getattr(case, "group", None) or case.fn.__module__.rsplit(".", 1)[-1]
         by_file[group][0] += refs
         by_file[group][1] += stmts
         rows.append((refs / max(stmts, 1), refs, stmts, case.name))

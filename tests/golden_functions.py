@@ -144,3 +144,38 @@ def projectile(px, py, vx, dt):
         v = v + dt * g
         p = p + v * dt
     return abs(p)
+
+
+def softmax_labels_loss(x):
+    """Literal matrices and labels (issue 9): the int-list display in the index tuple is the int array NumPy makes of
+    it, `m[:, 0]` keeps m's axis, and np.outer of a literal float vector is typed; the pullback is plain NumPy."""
+    W = np.outer(x, [1.0, -0.5, 0.3])
+    logits = np.array([[1.0, 2.0, 0.5, -1.0], [0.3, -0.2, 0.1, 0.9]]) @ W
+    labels = [2, 0]
+    m = logits.max(axis=1, keepdims=True)
+    lse = m[:, 0] + np.log(np.exp(logits - m).sum(axis=1))
+    return np.mean(lse - logits[np.arange(2), labels])
+
+
+def triplet_margin_loss(a, p, n, margin):
+    """Norms along an axis (issue 9): `x * np.expand_dims(g / (y + (y == 0)), 1)` in the pullback."""
+    dp = np.linalg.norm(a - p, axis=1)
+    dn = np.linalg.norm(a - n, axis=1)
+    return np.mean(np.maximum(dp - dn + margin, 0.0))
+
+
+def scaled_in_place(a, b):
+    """`np.add(c, b, out=c)` is `c += b`, made plain: the pullback reads like the arithmetic."""
+    c = a.copy()
+    np.add(c, b, out=c)
+    np.multiply(c, a, out=c)
+    return float(np.sum(c))
+
+
+def sized_builders(x):
+    """Arrays made from x's sizes keep x's axes: nothing to unbroadcast."""
+    n = x.shape[0]
+    acc = np.zeros(n)
+    ones = np.ones((n, n))
+    acc = acc + ones @ x
+    return float(np.sum(acc * x)) + np.linalg.norm(x, 2)

@@ -6,6 +6,7 @@ converge; whatever is still unknown at the end is UNKNOWN.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -14,7 +15,7 @@ from .. import ops
 from .analysis import uses
 from .nodes import Call, Const, Function, Param, Phi, Value
 from .op_types import array_of_items, joined_items, literal_array, result_type
-from .types import _BOTTOM, NONE, UNKNOWN, Arr, AVal, join, literal, type_of_argument
+from .types import _BOTTOM, NONE, UNKNOWN, Arr, AVal, Tup, int_list_literal, join, literal, type_of_argument
 
 
 _NUMPY_MODULES = frozenset({"numpy", "numpy.linalg", "numpy.fft"})  # (ufuncs and most functions: "numpy")
@@ -28,6 +29,48 @@ def _float_display(v: Value, count: dict) -> Optional[AVal]:
     return t if isinstance(t, Arr) and t.dtype == "f" else None
 
 
+def _index_tuples(fn: Function, count: dict) -> set:
+    """Tuple displays used once, as the index of a read (`x[rows, [2, 0]]`): their int-list displays used only
+    there are the int arrays NumPy makes of them (nothing changed them in between)."""
+    return {s.args[1] for b in fn.blocks for s in b.stmts
+            if s.callee() is operator.getitem and len(s.args) == 2 and not s.kwargs and isinstance(s.args[1], Call)
+            and s.args[1].callee() is ops.tuple_of and count.get(s.args[1]) == 1 and not s.args[1].kwargs}
+
+
+def _index_part(v: Value, t: AVal, count: dict) -> AVal:
+    ks = int_list_literal(v)
+    return Arr("i", ("1" if len(ks) == 1 else "n",)) if ks is not None and count.get(v) == 1 else t
+
+
+def _size_of(v: Value, of: Callable[[Value], AVal]) -> Optional[str]:
+    """The axis (with its size symbol) whose size the int v is: `x.shape[k]`, `len(x)` of an array; else None."""
+    if not (isinstance(v, Call) and len(v.args) >= 1 and not v.kwargs):
+        return None
+    if v.callee() is operator.getitem and len(v.args) == 2:
+        attr, k = v.args
+        if isinstance(attr, Call) and attr.callee() is getattr and len(attr.args) == 2 and \
+                isinstance(attr.args[1], Const) and attr.args[1].value == "shape":
+            t, k = of(attr.args[0]), literal(k)
+            if isinstance(t, Arr) and t.axes and type(k) is int and -len(t.axes) <= k < len(t.axes):
+                return t.axes[k]
+        return None
+    if v.callee() is len and len(v.args) == 1:
+        t = of(v.args[0])
+        return t.axes[0] if isinstance(t, Arr) and t.axes else None
+    return None
+
+
+def _made_of_sizes(s: Call, of: Callable[[Value], AVal]) -> Optional[AVal]:
+    """`np.zeros(x.shape[0])`, `np.ones((n, n))` with `n = len(x)`: a float array whose axes are those sizes (their
+    symbols kept: `acc + ones @ x` then has x's axis, and `acc * x` broadcasts nothing), or None."""
+    if len(s.args) != 1 or s.kwargs:
+        return None
+    shape = s.args[0]
+    items = shape.args if isinstance(shape, Call) and shape.callee() is ops.tuple_of and not shape.kwargs else [shape]
+    axes = [_size_of(v, of) for v in items]
+    return Arr("f", tuple(axes)) if items and None not in axes else None
+
+
 def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]],
                 constant: Optional[Callable[[Value], Any]] = None,
                 call_type: Optional[Callable[[Call, list, Callable], Optional[AVal]]] = None) -> dict[Value, AVal]:
@@ -37,6 +80,7 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
     reverse/local_objects.py; `of` gives any value's current type), or None where it does not know the callee."""
     types: dict[Value, AVal] = {}
     count = uses(fn)
+    index_tuples = _index_tuples(fn, count)
 
     def of(v: Value) -> AVal:
         if isinstance(v, Const):
@@ -61,6 +105,10 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
             if t is not None:
                 return t
         callee = resolve(s)[0]
+        if callee in (np.zeros, np.ones, np.empty):
+            made = _made_of_sizes(s, of)
+            if made is not None:
+                return made
         if callee in (np.array, np.asarray) and len(s.args) == 1 and not s.kwargs:
             d = s.args[0]
             if isinstance(d, Call) and d.callee() in (ops.list_of, ops.tuple_of) and count.get(d) == 1 and not d.kwargs:
@@ -81,6 +129,8 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
                 if _BOTTOM in items:
                     return _BOTTOM
                 return joined_items(callee, items, literal(axis))
+        if s in index_tuples:
+            return Tup(tuple(_index_part(v, t, count) for v, t in zip(s.args, args)))
         return result_type(callee, s, args, constant)
 
     changed = True

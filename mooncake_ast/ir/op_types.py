@@ -16,6 +16,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .. import ops
+from . import library_types
 from .nodes import Call, Const, Value
 from .types import (BOOL, FLOAT, FLOAT_ELEMENTWISE, INT, RANGE, SLICE, UNKNOWN, AVal, Arr, Num, Tup, _axes, _dtype,
                     _getattr, Lst, broadcast_axes, getitem_type, is_float_array, join, literal, NOT_LITERAL)
@@ -293,6 +294,8 @@ def numpy_result(fn: Any, args: list, s: Call) -> AVal:
         return Arr("f", _flat(args[0]))
     if fn in (np.cumsum, np.cumprod) and _float_arrays(args, (None,)):
         return Arr("f", _flat(args[0]))
+    if fn is np.argsort and _float_arrays(args, (None,)) and args[0].axes:
+        return Arr("i", args[0].axes)  # (the positions that sort each row along the last axis: its shape)
     if fn in (np.sort, np.flip, np.asarray, np.ascontiguousarray) and _float_arrays(args, (None,)):
         return args[0]
     if fn is np.reshape and n == 2 and _float_arrays(args[:1], (None,)):
@@ -325,7 +328,7 @@ def numpy_result(fn: Any, args: list, s: Call) -> AVal:
         return Arr("f" if any(t == FLOAT for t in args) else "i", ("?",))
     if fn is np.diag and n == 1 and _float_arrays(args, (None,)) and len(args[0].axes) in (1, 2):
         return Arr("f", ("?",)) if len(args[0].axes) == 2 else Arr("f", (args[0].axes[0], args[0].axes[0]))
-    return UNKNOWN
+    return library_types.keyword_result(fn, args, {})
 
 
 def result_type(fn: Any, s: Call, args: list, constant: Optional[Callable[[Value], Any]]) -> AVal:
@@ -376,6 +379,8 @@ def result_type(fn: Any, s: Call, args: list, constant: Optional[Callable[[Value
                 all(literal(v) is not NOT_LITERAL for v in kw.values()):  # (`axis=-1` is neg(1) in the IR)
             return _reduction(args[0], literal(kw["axis"]) if "axis" in kw else None,
                               bool(literal(kw["keepdims"])) if "keepdims" in kw else False)
+        if all(literal(v) is not NOT_LITERAL for v in kw.values()):
+            return library_types.keyword_result(fn, args, {k: literal(v) for k, v in kw.items()})
         return UNKNOWN
     if fn in (operator.matmul, np.matmul, np.dot) and len(args) == 2:
         return _matmul(*args)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import builtins
 import operator
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -50,14 +50,18 @@ def has_methods_to_resolve(fn: Function) -> bool:
 
 
 def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callable[[Value], Any],
-                    attribute_t: bool = True) -> int:
+                    attribute_t: bool = True, callee: Optional[Callable[[Call], tuple]] = None) -> int:
     """Rewrite `getattr(x, name)(...)` into `np.<name>(x, ...)` where x is a float array; returns how many.
     `attribute_t`: `x.T` too (forward mode keeps it: the attribute's tangent takes batched tangents, np.transpose's
-    rule does not)."""
+    rule does not).  `callee` (a resolver's): `np.add(c, b, out=c)` becomes `c += b` too (`_ufunc_out_update`)."""
     count = uses(fn)
     done = 0
     for b in fn.blocks:
         for s in list(b.stmts):
+            if callee is not None and _ufunc_out_update(fn, b, s, count, types, type_of_param, callee):
+                done += 1
+                count = uses(fn)
+                continue
             if s.callee() is builtins.getattr and len(s.args) == 2 and not s.kwargs and isinstance(s.args[1], Const) \
                     and s.args[1].value == "T":
                 obj = s.args[0]
@@ -90,6 +94,43 @@ def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callab
             home.stmts.remove(m)
             done += 1
     return done
+
+
+# ufuncs whose `out=` call on their first operand is what the in-place operator of an ndarray runs
+# (`c.__iadd__(b)` is `np.add(c, b, out=c)`)
+_UFUNC_INPLACE = {np.add: operator.iadd, np.subtract: operator.isub, np.multiply: operator.imul,
+                  np.true_divide: operator.itruediv, np.power: operator.ipow}
+
+
+def _ufunc_out_update(fn: Function, b: Any, s: Call, count: dict, types: dict, type_of_param: Callable[[Value], Any],
+                      callee: Callable[[Call], tuple]) -> bool:
+    """`np.add(c, b, out=c)` of a float array c, as `c = c += b` (ndarray's in-place operator is that very call: same
+    object, same casting, same errors): the reads of c after it, in its block, read the update's result (the same
+    object), so the update is an SSA value that prepare.plain_inplace can make plain.  Only where c is read nowhere
+    but in this block (no phi, no other block), so every later read is renamed.  True if rewritten."""
+    if len(s.args) != 2 or set(s.kwargs) != {"out"} or s.kwargs["out"] is not s.args[0]:
+        return False
+    try:
+        op = _UFUNC_INPLACE.get(callee(s)[0])
+    except TypeError:
+        return False
+    c = s.args[0]
+    if op is None or not is_float_array(types.get(c) if c in types else type_of_param(c)):
+        return False
+    here = sum(1 for st in b.stmts for o in st.operands() if o is c) + sum(1 for o in b.term.operands() if o is c)
+    if count.get(c, 0) != here:
+        return False
+    m = s.fn
+    s.fn, s.args, s.kwargs = Const(op), [c, s.args[1]], {}
+    if isinstance(m, Call) and count.get(m) == 1 and m in b.stmts:
+        b.stmts.remove(m)  # (`np.add` read from the module for this call only)
+    after = False
+    for st in b.stmts:
+        if after:
+            st.replace_operand(c, s)
+        after = after or st is s
+    b.term.replace_operand(c, s)
+    return True
 
 
 def _dict_get(fn: Function, s: Call, m: Any, count: dict, types: dict, type_of_param: Callable[[Value], Any]) -> bool:

@@ -208,6 +208,9 @@ def _sliced(d: str, sl: Any) -> str:
     if not isinstance(sl, Call) or sl.callee() is not slice or len(sl.args) != 3:
         return "?"
     start, stop, step = (literal(a) for a in sl.args)
+    if start in (None, 0) and stop is None and step in (None, 1) and type(start) is not bool and \
+            type(step) is not bool:
+        return d  # (`m[:, 0]`: every item of the axis, whatever its size)
     if s is None or step not in (None, 1) or not (start is None or type(start) is int and start >= 0) or \
             not (stop is None or type(stop) is int and stop < 0):
         return "?"

@@ -30,7 +30,7 @@ from ..ir.op_types import makes_new_array
 from ..ir.types import (FLOAT, INT, NOT_LITERAL, Arr, Tup, basic_index, getitem_type, int_list_literal, is_float_array,
                          is_real, literal)
 from . import adjoints as adj
-from . import shadows
+from . import kept_indexes, shadows
 from .special import INPLACE
 from .specialise import unbroadcast
 from .templates import PH, TemplateBuilder
@@ -321,7 +321,7 @@ def reverse_read(rt: "ReverseTransform", s: Call) -> None:
     if g is None or not rt.active(a):
         return
     buf = rt.read_adj(a)
-    idx = index_in_pullback(rt, s.args[1])
+    idx = kept_indexes.index_of_read(rt, s)  # (an index array the code writes later: its copy)
     if array_index(rt, s.args[1]) == "int":
         st = rt.b.call(np.add.at, [buf, idx, g]) if rt.is_dense(g) else rt.b.call(adj.add_at_unless_zero, [buf, idx, g])
         st.keep = True  # type: ignore[attr-defined]

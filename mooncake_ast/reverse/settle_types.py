@@ -166,7 +166,7 @@ def _rewrites_settled(rt: "ReverseTransform", ir: Function) -> dict:
         return rt.param_types.get(v.name, UNKNOWN) if isinstance(v, Param) else UNKNOWN
 
     for _ in range(6):  # (each step can type what the next one needs: a.copy(), then a *= s, then a.sum())
-        methods = resolve_methods(ir, types, param_type)
+        methods = resolve_methods(ir, types, param_type, callee=rt.resolver.callee)
         if methods:
             types = infer(rt, ir)  # (np.sum(x) has a type; x.sum() had none)
         inplace = prepare.plain_inplace(ir, types, rt.param_types, rt.resolver.callee)

@@ -25,9 +25,11 @@ import numpy as np
 from .. import ops
 from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, Value
-from ..ir.types import NOT_LITERAL, Arr, AVal, Num, is_float_array, is_real, not_one, size_symbol
+from ..ir.op_types import literal_array
+from ..ir.types import FLOAT, NOT_LITERAL, Arr, AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
-from ..rules import builtin_attributes, forward_code_rules, math_rules, numpy_creation, numpy_products, numpy_reductions, numpy_shapes
+from ..rules import (builtin_attributes, forward_code_rules, math_rules, numpy_creation, numpy_linalg, numpy_products,
+                     numpy_reductions, numpy_shapes, scipy_rules)
 from . import adjoints as adj
 from .handles import PH
 
@@ -190,6 +192,69 @@ def matmul_adjoint_b(t: "TemplateBuilder", g: Any, a: Any, b: Any) -> Any:
     if n == (1, 2):
         return t.call(np.outer, a, g)
     return t.call(operator.mul, g, a)
+
+
+def _vector(t: "TemplateBuilder", x: Any) -> bool:
+    """Is operand x a float vector: typed one, or a display of literal floats read only here (`[1.0, -0.5]`, which
+    NumPy reads as one; ir/inference._float_display)?"""
+    tx = t.type_of(x)
+    if is_float_array(tx):
+        return len(tx.axes) == 1
+    v = x.v if isinstance(x, PH) else None
+    if v is None or _use_counts(t.rt).get(v) != 1:
+        return False
+    lit = literal_array(v)
+    return isinstance(lit, Arr) and lit.dtype == "f" and lit.axes is not None and len(lit.axes) == 1
+
+
+def outer_adjoint(t: "TemplateBuilder", g: Any, a: Any, b: Any, which: Any) -> Any:
+    """The adjoint of `np.outer(a, b)` of float vectors: `g @ b` for a, `a @ g` for b."""
+    k = t.value(which)
+    if not (t.dense(g) and is_float_array(t.result_type) and _vector(t, a) and _vector(t, b)) or k not in (0, 1):
+        return NotImplemented
+    return t.call(operator.matmul, g, b) if k == 0 else t.call(operator.matmul, a, g)
+
+
+def norm_adjoint(t: "TemplateBuilder", x: Any, y: Any, g: Any, ord: Any = None, axis: Any = None,
+                 keepdims: Any = False) -> Any:
+    """The adjoint of the 2-norm of a float array along one axis, `np.linalg.norm(d, axis=1)`:
+    `x * np.expand_dims(g / (y + (y == 0)), axis)`, 0 where the norm is 0 (x is all zeros there: the helper's
+    choice)."""
+    tx, k, keep = t.type_of(x), t.value(axis), t.value(keepdims)
+    if t.dense(g) and is_float_array(tx) and len(tx.axes) == 1 and t.value(ord) in (None, 2) and k is None and \
+            keep is False and t.type_of(y) == FLOAT:  # (`np.linalg.norm(x, 2)` of a vector: its 2-norm)
+        return t.call(operator.mul, x, t.call(operator.truediv, g,
+                                              t.call(operator.add, y, t.call(operator.eq, y, Const(0.0)))))
+    if not (t.dense(g) and is_float_array(tx) and tx.axes and t.value(ord) is None and type(k) is int and
+            -len(tx.axes) <= k < len(tx.axes) and keep in (False, True) and is_float_array(t.type_of(y))):
+        return NotImplemented
+    scale = t.call(operator.truediv, g, t.call(operator.add, y, t.call(operator.eq, y, Const(0.0))))
+    return t.call(operator.mul, x, scale if keep else t.call(np.expand_dims, scale, Const(k % len(tx.axes))))
+
+
+def log_softmax_adjoint(t: "TemplateBuilder", y: Any, g: Any, axis: Any = None) -> Any:
+    """The adjoint of `scipy.special.log_softmax(z, axis)` of a float array:
+    `g - np.exp(y) * g.sum(axis, keepdims=True)`."""
+    ty, k = t.type_of(y), t.value(axis)
+    if not (t.dense(g) and is_float_array(ty) and ty.axes and (k is None or type(k) is int and
+                                                               -len(ty.axes) <= k < len(ty.axes))):
+        return NotImplemented
+    g = t.rt.spreads.materialize(g)
+    total = _array_sum(t, g, axis=k, keepdims=True) if k is not None else _array_sum(t, g, keepdims=True)
+    return t.call(operator.sub, g, t.call(operator.mul, t.call(np.exp, y), total))
+
+
+def logsumexp_adjoint(t: "TemplateBuilder", a: Any, g: Any, axis: Any = None, b: Any = None, keepdims: Any = False,
+                      return_sign: Any = False) -> Any:
+    """`scipy.special.logsumexp(a, axis)` of a float array without weights or sign: the helper's softmax weights times
+    g, an array of a's shape (called without the None weights, so the pullback knows its result is real)."""
+    k, keep, ta = t.value(axis), t.value(keepdims), t.type_of(a)
+    if t.value(b) is not None or t.value(return_sign) is not False or keep not in (False, True) or \
+            not (k is None or type(k) is int) or not (t.dense(g) and is_float_array(ta) and ta.axes):
+        return NotImplemented
+    g = t.rt.spreads.materialize(g)
+    options = {"keepdims": Const(keep)} if k is None else {"axis": Const(k), "keepdims": Const(keep)}
+    return t.call(scipy_rules.logsumexp_adjoint, a, g, **options)
 
 
 def _spread(t: "TemplateBuilder", x: Any, g: Any, axis: Any, keepdims: Any, where: tuple) -> Any:
@@ -383,6 +448,10 @@ TABLE = {
     math_rules.add1: add1,
     numpy_products.matmul_adjoint_a: matmul_adjoint_a,
     numpy_products.matmul_adjoint_b: matmul_adjoint_b,
+    numpy_products.outer_adjoint: outer_adjoint,
+    numpy_linalg.norm_adjoint: norm_adjoint,
+    scipy_rules.log_softmax_adjoint: log_softmax_adjoint,
+    scipy_rules.logsumexp_adjoint: logsumexp_adjoint,
     numpy_products.dot_adjoint_a: matmul_adjoint_a,  # (np.dot is matmul for real operands of rank 1 and 2)
     numpy_products.dot_adjoint_b: matmul_adjoint_b,
     numpy_reductions.sum_adjoint: sum_adjoint,

@@ -17,8 +17,8 @@ from ..errors import MooncakeError
 from ..ir.nodes import Call, Const
 from ..rules import builtin_rules, call_binding, registry
 from . import adjoints as adj
-from . import (buffers, dict_keys, local_dicts, object_fields, part_reads, quiet_items, shadows, typed_dicts,
-               typed_lists, view_reads, written_params)
+from . import (buffers, dict_keys, kept_indexes, local_dicts, object_fields, part_reads, quiet_items, shadows,
+               typed_dicts, typed_lists, view_reads, written_params)
 from .cleanup import ZERO
 from .prepare import hashable as _hashable
 from .special import INPLACE, SAVE_ARGS, SPECIAL
@@ -176,6 +176,8 @@ class StatementReverse:
             old = [self.primal(saved)]
         extra = [Const(INPLACE[fn])] if helper is shadows.inplace_reverse else []
         args = [self.primal(a) for a in s.args]
+        if fn is operator.getitem and len(s.args) == 2 and not s.kwargs and buffers.array_index(self, s.args[1]):
+            args[1] = kept_indexes.index_of_read(self, s)  # (an index array written later: its copy)
         # One value in two positions (`v -= v`): its adjoint goes in once, the parts come out added.
         firsts = [k for k, i in enumerate(adjoint_args) if s.args[i] not in [s.args[j] for j in adjoint_args[:k]]]
         bars = [self.read_adj(s.args[i]) if self.active(s.args[i]) and k in firsts else ZERO

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import ops
-from ..ir.nodes import Call
+from ..ir.nodes import Call, Value
 from ..ir.types import is_float_array, is_real
 from . import adjoints as adj
-from .buffers import index_in_pullback, is_basic_index, reads_only, uses_of
+from . import kept_indexes
+from .buffers import array_index, index_in_pullback, is_basic_index, reads_only, uses_of, writes_nothing
 from .cleanup import is_zero
 
 if TYPE_CHECKING:
@@ -39,7 +40,23 @@ def find(rt: "ReverseTransform") -> set:
             if is_float_array(rt.type_of(a)) and is_basic_index(rt, idx) and is_real(rt.type_of(s)) and \
                     reads_only(rt, s, uses, None):
                 found.add(s)
+            elif is_float_array(rt.type_of(a)) and is_float_array(rt.type_of(s)) and _copying_index(rt, idx, uses) \
+                    and reads_only(rt, s, uses, None):
+                found.add(s)  # (`x[idx]`, `x[rows, [2, 0]]`: a copy, read to make new values)
     return found
+
+
+def _copying_index(rt: "ReverseTransform", idx: Value, uses: dict) -> bool:
+    """Is idx an index of int arrays (NumPy copies what it reads) that nothing writes, so the pullback's
+    `np.add.at(t, idx, g)` reads the positions the forward pass read?"""
+    if array_index(rt, idx) != "int":
+        return False
+    if writes_nothing(rt):
+        return True
+    if isinstance(idx, Call) and idx.callee() is ops.tuple_of:
+        return all(p == 1 and isinstance(r, Call) and rt.resolver.callee(r)[0] is operator.getitem
+                   for r, p in uses.get(idx, [])) and all(kept_indexes.unwritten(rt, part, uses) for part in idx.args)
+    return kept_indexes.unwritten(rt, idx, uses)
 
 
 def exempt(rt: "ReverseTransform", s: Call) -> bool:
@@ -59,8 +76,13 @@ def reverse_read(rt: "ReverseTransform", s: Call) -> None:
     if g is None or is_zero(g) or not rt.active(a):
         return
     whole = rt.b.call(np.zeros_like, [rt.primal(a)])
-    add = ops.add_to_item if rt.is_dense(g) else adj.add_to_item_unless_zero  # (g may be the symbolic zero)
-    st = rt.b.call(add, [whole, g, index_in_pullback(rt, s.args[1])])
+    if array_index(rt, s.args[1]) == "int":  # (positions may repeat: each adds its part)
+        idx = kept_indexes.index_of_read(rt, s)
+        add_at = np.add.at if rt.is_dense(g) else adj.add_at_unless_zero  # (g may be the symbolic zero)
+        st = rt.b.call(add_at, [whole, idx, g])
+    else:
+        add = ops.add_to_item if rt.is_dense(g) else adj.add_to_item_unless_zero  # (g may be the symbolic zero)
+        st = rt.b.call(add, [whole, g, index_in_pullback(rt, s.args[1])])
     st.keep = True  # type: ignore[attr-defined]
     rt.dense_values.add(whole)
     rt.accumulate(a, whole)

@@ -458,6 +458,7 @@ def take_along_axis_adjoint(arr, g, indices, axis=-1):
     return out
 
 
+take_along_axis_adjoint.dense_in_dense = True  # type: ignore[attr-defined]  # (an array of arr's shape for a real g)
 defjvp(np.take_along_axis, lambda t, y, arr, indices, axis=-1: t.lin(np.take_along_axis, t.d(arr), indices, axis))
 defvjp(np.take_along_axis, lambda t, g, y, arr, indices, axis=-1: (t.call(take_along_axis_adjoint, arr, g, indices, axis), None, None))
 

@@ -210,6 +210,9 @@ def logsumexp_adjoint(a, g, axis=None, b=None, keepdims=False, return_sign=False
     return _lse_weights(a, axis, b, keepdims, return_sign)[0] * _lse_gk(g, axis, keepdims)
 
 
+logsumexp_adjoint.dense_in_dense = True  # type: ignore[attr-defined]  # (an array of a's shape for a real g)
+
+
 def logsumexp_b_adjoint(a, g, axis=None, b=None, keepdims=False, return_sign=False):
     """The adjoint of b (summed back to b's shape)."""
     from ..reverse.adjoints import unbroadcast
