@@ -1,0 +1,76 @@
+"""Hunt 5 (Nov 28): probes of objects, containers, NumPy views/out=, closures and SciPy idioms.
+
+WRONG / CRASH / REFUSED findings are strict xfails (the lead fixes them; each reason gives mode(s) and
+numbers); the passing families below exercise idioms no earlier test covered."""
+import functools
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.testing import check_derivatives
+
+X = np.array([0.7, -1.3, 2.1])
+
+
+def _fd(f, x, h=1e-6):
+    return np.array([(f(x + e * h) - f(x - e * h)) / (2 * h) for e in np.eye(x.size)])
+
+
+def _both_modes(f, x):
+    """grad and each jvp column, compared with central finite differences."""
+    want = _fd(f, x)
+    np.testing.assert_allclose(mc.grad(f)(x.copy()), want, rtol=1e-6, atol=1e-8)
+    jv = np.array([mc.jvp(f, (x.copy(),), (e,))[1] for e in np.eye(x.size)])
+    np.testing.assert_allclose(jv, want, rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: bound methods kept in a variable / a list
+# ---------------------------------------------------------------------------------------------------------
+class _Lin:
+    def __init__(self, w):
+        self.w = w
+
+    def lin(self, v):
+        return np.sum(self.w * v)
+
+
+def bound_method_called_twice(x):
+    m = _Lin(x)  # the object holds the argument itself
+    f = m.lin
+    a = f(x)
+    b = f(2.0)
+    return a + b
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: `f = m.lin` (m.w is the argument x) called as f(x) then "
+                   "f(2.0): grad [4.8,-3.2,10.4], true (forward, FD) 3x+2 = [3.4,-0.6,6.2]; m.lin(x)+m.lin(2.0) "
+                   "without the variable is right")
+def test_bound_method_in_a_variable_called_twice():
+    _both_modes(bound_method_called_twice, X)
+
+
+def bound_method_in_list_then_field_rebound(x):
+    m = _Lin(x)
+    L = [m.lin]
+    m.w = x ** 2  # the bound method sees the new field when called
+    return L[0](np.ones(3))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: a bound method stored in a list, then m.w = x**2, then "
+                   "L[0](ones): grad [1,1,1] (the old field), true (forward, FD) 2x = [1.4,-2.6,4.2]")
+def test_bound_method_in_a_list_sees_the_rebound_field():
+    _both_modes(bound_method_in_list_then_field_rebound, X)
+
+
+def partial_of_a_method(x):
+    m = _Lin(x)
+    f = functools.partial(m.lin)
+    return f(x) + f(np.ones(3))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: functools.partial(m.lin) (m.w is x) called twice: grad "
+                   "4x+1 = [3.8,-4.2,9.4], true 2x+1 = [2.4,-1.6,5.2]")
+def test_partial_of_a_method_called_twice():
+    _both_modes(partial_of_a_method, X)
