@@ -126,3 +126,51 @@ def bm_partial_then_field_rebound(x):
                    "grad [1,1,1] (the old field's), true 2x")
 def test_partial_of_a_method_sees_the_rebound_field():
     _both_modes(bm_partial_then_field_rebound, X)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: fields written through self.__dict__ (refused when read outside a method, silently zero inside)
+# ---------------------------------------------------------------------------------------------------------
+class _KwConfig:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)  # the common "store every keyword" idiom
+
+
+class _DictItemConfig:
+    def __init__(self, a, b):
+        self.__dict__["a"] = a
+        self.__dict__["b"] = b
+
+
+def dict_update_in_init(x):
+    c = _KwConfig(a=x[0], b=x[1])
+    return c.a * c.b
+
+
+def dict_item_in_init(x):
+    c = _DictItemConfig(x[0], x[1])
+    return c.a * c.b
+
+
+def dict_update_outside(x):
+    class O:
+        pass
+    o = O()
+    o.__dict__.update({"a": x[0], "b": x[1]})
+    return o.a * o.b
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward and reverse: self.__dict__.update(kw) in __init__ (or "
+                   "o.__dict__.update({...})): both modes give gradient [0,0,0], true [x1, x0, 0] = [-1.3, 0.7, 0] "
+                   "(reading X.__dict__ elsewhere is refused by name)")
+@pytest.mark.parametrize("f", [dict_update_in_init, dict_update_outside])
+def test_fields_written_through_dict_update(f):
+    _both_modes(f, X)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: self.__dict__['a'] = a in __init__: jvp gives 0 "
+                   "(reverse refuses honestly), true gradient [-1.3, 0.7, 0]")
+def test_fields_written_through_dict_items_forward():
+    want = _fd(dict_item_in_init, X)
+    jv = np.array([mc.jvp(dict_item_in_init, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, want, rtol=1e-6, atol=1e-8)
