@@ -206,3 +206,86 @@ def bound_method_self(x):
                    "tangent: jvp columns [0, 0.7, 0], true (reverse, FD) [-1.3, 0.7, 0]")
 def test_bound_method_self_keeps_its_tangent():
     _both_modes(bound_method_self, X)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: NaN derivatives where the function is smooth (an exactly zero probability; np.where's unused side)
+# ---------------------------------------------------------------------------------------------------------
+def _quiet_fd(f, x):
+    with np.errstate(all="ignore"):
+        return _fd(f, x)
+
+
+def entr_with_a_zero(x):
+    import scipy.special as sp
+    p = np.array([0.0, x[0] ** 2, x[2] ** 2])  # a histogram with an empty bin
+    return np.sum(sp.entr(p))
+
+
+def rel_entr_with_a_zero(x):
+    import scipy.special as sp
+    p = np.array([0.0, x[0] ** 2, x[2] ** 2])
+    return np.sum(sp.rel_entr(p, np.array([0.2, 0.3, 0.5])))
+
+
+def kl_div_with_a_zero(x):
+    import scipy.special as sp
+    p = np.array([0.0, x[0] ** 2, x[2] ** 2])
+    return np.sum(sp.kl_div(p, np.array([0.2, 0.3, 0.5])))
+
+
+def stats_entropy_qk(x):
+    import scipy.stats as st
+    return st.entropy(np.array([0.0, 0.5, 0.5]), np.abs(x) + 0.1)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: scipy.special.entr / rel_entr / kl_div (and stats.entropy's "
+                   "qk) of an array with an exactly zero entry (its tangent 0): every jvp is nan; reverse gives the "
+                   "finite FD gradient (entr: [-0.401, 0, -10.43])")
+@pytest.mark.parametrize("f", [entr_with_a_zero, rel_entr_with_a_zero, kl_div_with_a_zero, stats_entropy_qk])
+def test_entropy_terms_with_an_empty_bin_forward(f):
+    want = _quiet_fd(f, X)
+    with np.errstate(all="ignore"):
+        jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, want, rtol=1e-5, atol=1e-7)
+
+
+def stats_entropy_normalised(x):
+    import scipy.stats as st
+    return st.entropy(np.array([0.0, x[0] ** 2, x[2] ** 2]))  # normalises p inside
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: scipy.stats.entropy(p) with one empty bin, the others "
+                   "depending on x: grad [nan, 0, nan], jvp nan; FD (smooth there) [0.565, 0, -0.188]")
+def test_stats_entropy_with_an_empty_bin():
+    want = _quiet_fd(stats_entropy_normalised, X)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(mc.grad(stats_entropy_normalised)(X.copy()), want, rtol=1e-5, atol=1e-7)
+        jv = np.array([mc.jvp(stats_entropy_normalised, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, want, rtol=1e-5, atol=1e-7)
+
+
+def where_sqrt_of_negative(x):
+    with np.errstate(all="ignore"):
+        return np.sum(np.where(x > 0, np.sqrt(x), x ** 2))
+
+
+def where_arcsin_outside(x):
+    with np.errstate(all="ignore"):
+        return np.sum(np.where(np.abs(x) < 1, np.arcsin(x), x))
+
+
+def where_overflow_unselected(x):
+    with np.errstate(all="ignore"):
+        big = np.exp(x * 400.0)
+    return np.sum(np.where(x < 1.0, big, 0.0))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: np.where(cond, g(x), h(x)) where g's derivative is nan/inf "
+                   "on the unselected side (sqrt or arcsin of out-of-domain x, exp overflow): grad has nan there "
+                   "(e.g. [0.598, nan, 0.345]); forward mode and FD give [0.598, -2.6, 0.345] (np.log is handled)")
+@pytest.mark.parametrize("f", [where_sqrt_of_negative, where_arcsin_outside, where_overflow_unselected])
+def test_where_unselected_side_reverse(f):
+    want = _quiet_fd(f, X)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(mc.grad(f)(X.copy()), want, rtol=1e-5, atol=1e-7)
