@@ -289,3 +289,39 @@ def test_where_unselected_side_reverse(f):
     want = _quiet_fd(f, X)
     with np.errstate(all="ignore"):
         np.testing.assert_allclose(mc.grad(f)(X.copy()), want, rtol=1e-5, atol=1e-7)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: a module-level int counter (`global n; n += 1`) read after it changed
+# ---------------------------------------------------------------------------------------------------------
+N_CALLS = 0
+
+
+def _counted(v):
+    global N_CALLS
+    N_CALLS = N_CALLS + 1
+    return v * N_CALLS
+
+
+def global_counter_in_a_helper(x):
+    global N_CALLS
+    N_CALLS = 0
+    return _counted(x[0]) + _counted(x[1])
+
+
+def global_counter_in_a_loop(x):
+    global N_CALLS
+    N_CALLS = 0
+    s = 0.0
+    for v in x:
+        N_CALLS += 1
+        s = s + v * N_CALLS
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: a module-level int counter bumped by `global n; n += 1` and "
+                   "multiplied into the result: the pullback reads its final value at every step (helper: grad "
+                   "[2,2,0], true [1,2,0]; loop: [3,3,3], true [1,2,3]); forward mode is right")
+@pytest.mark.parametrize("f", [global_counter_in_a_helper, global_counter_in_a_loop])
+def test_global_counter(f):
+    _both_modes(f, X)
