@@ -121,6 +121,24 @@ def bm_partial_with_args(x):
     return p(2.0) + p(x[0])
 
 
+def bm_field_handed_back(x):
+    m = _Lin(x * 1.0)  # no argument involved: the method is handed its own object's field
+    f = m.lin
+    return f(m.w) + f(2.0)
+
+
+def bm_row_of_the_field(x):
+    class P:
+        def __init__(self, w):
+            self.w = w
+
+        def f(self, v):
+            return self.w @ v
+    W = np.outer(x, x) + np.eye(3)
+    g = P(W).f
+    return np.sum(g(W[0])) + np.sum(g(np.ones(3)))
+
+
 def bm_two_arrays(x):
     m = _Lin(x)
     f = m.lin
@@ -131,7 +149,8 @@ def bm_two_arrays(x):
                    "called with x and then with another value (kept in a dict, from getattr, through map, handed "
                    "to a function): reverse counts the first call's field adjoint twice (forward and FD agree)")
 @pytest.mark.parametrize("f", [bm_in_dict, bm_getattr, bm_mapped, bm_handed_to_a_function, bm_two_arrays,
-                                       bm_in_an_object_field, bm_partial_with_args])
+                                       bm_in_an_object_field, bm_partial_with_args, bm_field_handed_back,
+                                       bm_row_of_the_field])
 def test_bound_method_of_an_object_holding_the_argument(f):
     _both_modes(f, X)
 
