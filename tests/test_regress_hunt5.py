@@ -145,9 +145,10 @@ def bm_two_arrays(x):
     return f(x) + f(np.ones(3) * 2.0)
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: a bound method of an object whose field is the argument x, "
-                   "called with x and then with another value (kept in a dict, from getattr, through map, handed "
-                   "to a function): reverse counts the first call's field adjoint twice (forward and FD agree)")
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: a bound method kept as a value (in a variable, a dict, "
+                   "an object field, from getattr, map, partial, handed to a function) called with an array that is "
+                   "(a view of) its object's field, then called again: reverse counts the first call's field adjoint "
+                   "twice (e.g. grad 4x+1 for true 2x+1); forward and FD agree; m.lin(...) written out is right")
 @pytest.mark.parametrize("f", [bm_in_dict, bm_getattr, bm_mapped, bm_handed_to_a_function, bm_two_arrays,
                                        bm_in_an_object_field, bm_partial_with_args, bm_field_handed_back,
                                        bm_row_of_the_field])
