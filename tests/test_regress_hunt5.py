@@ -345,3 +345,93 @@ def global_counter_in_a_loop(x):
 @pytest.mark.parametrize("f", [global_counter_in_a_helper, global_counter_in_a_loop])
 def test_global_counter(f):
     _both_modes(f, X)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# CRASH: a PyTorch-style Module whose __setattr__ files parameters into a dict field
+# ---------------------------------------------------------------------------------------------------------
+class _Parameter:
+    def __init__(self, data):
+        self.data = data
+
+
+class _Module:
+    def __init__(self):
+        object.__setattr__(self, "_params", {})
+        object.__setattr__(self, "_modules", {})
+
+    def __setattr__(self, name, value):
+        if isinstance(value, _Parameter):
+            self._params[name] = value
+        elif isinstance(value, _Module):
+            self._modules[name] = value
+        object.__setattr__(self, name, value)
+
+    def __call__(self, *args):
+        return self.forward(*args)
+
+    def parameters(self):
+        for p in self._params.values():
+            yield p
+        for m in self._modules.values():
+            yield from m.parameters()
+
+
+class _Linear(_Module):
+    def __init__(self, W, b):
+        super().__init__()
+        self.W = _Parameter(W)
+        self.b = _Parameter(b)
+
+    def forward(self, h):
+        return self.W.data @ h + self.b.data
+
+
+class _MLP(_Module):
+    def __init__(self, W1, b1, W2, b2):
+        super().__init__()
+        self.l1 = _Linear(W1, b1)
+        self.l2 = _Linear(W2, b2)
+
+    def forward(self, h):
+        return self.l2(np.tanh(self.l1(h)))
+
+
+def module_param_by_name(x):
+    m = _Linear(np.outer(x, x), x)
+    return np.sum(m._params["W"].data ** 2)
+
+
+def module_l2_penalty(x):
+    net = _MLP(np.outer(x, x) * 0.2, x, np.outer(x, x[::-1]) * 0.1, x[::-1])
+    reg = sum(np.sum(p.data ** 2) for p in net.parameters())
+    return np.sum(net(x)) + 0.01 * reg
+
+
+def module_state_dict_copy(x):
+    lin = _Linear(np.outer(x, x), x)
+    sd = {k: p.data for k, p in lin._params.items()}
+    lin2 = _Linear(np.zeros((3, 3)), np.zeros(3))
+    for k, v in sd.items():
+        lin2._params[k].data = v
+    return np.sum(lin2(x))
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH forward: a dict field filled by a user __setattr__ "
+                   "(self._params[name] = value), read back by key: KeyError: 'W' shown as if raised by the "
+                   "user's line; reverse is right")
+def test_module_dict_filled_by_setattr_forward():
+    _both_modes(module_param_by_name, X)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: PyTorch-style net.parameters() (a generator over the "
+                   "_params/_modules dicts filled by __setattr__): 'the derivative rule of builtins.dict.values "
+                   "raised KeyError: l1 ... (please report it)'")
+def test_module_parameters_generator():
+    check_derivatives(module_l2_penalty, X.copy())
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: copying a Module's parameters by name into another "
+                   "(state-dict load): raw KeyError: 'W'")
+def test_module_state_dict_copy():
+    check_derivatives(module_state_dict_copy, X.copy())
