@@ -480,3 +480,65 @@ def setattr_clips_array(x):
 @pytest.mark.parametrize("f", [setattr_transforms, setattr_transforms_in_init, setattr_clips_array])
 def test_setattr_that_changes_the_value(f):
     _both_modes(f, X)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# SciPy: multivariate_t, polar, sparse matrices
+# ---------------------------------------------------------------------------------------------------------
+def multivariate_t_identity_shape(x):
+    import scipy.stats as st
+    return st.multivariate_t.logpdf(x, loc=np.zeros(3), shape=np.eye(3), df=4.0)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: scipy.stats.multivariate_t.logpdf(x, shape=np.eye(3)) (a "
+                   "constant shape with equal eigenvalues): every jvp is nan; reverse and FD give "
+                   "[-0.463, 0.859, -1.388] (multivariate_normal with cov=np.eye(3) is right)")
+def test_multivariate_t_identity_shape_forward():
+    with np.errstate(all="ignore"):
+        _both_modes(multivariate_t_identity_shape, X)
+
+
+def polar_of_spd(x):
+    import scipy.linalg as sl
+    u, p = sl.polar(np.outer(x, x) + 2.0 * np.eye(3))  # two equal singular values
+    return np.trace(p)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: scipy.linalg.polar of outer(x,x)+2I (repeated singular "
+                   "values): grad and jvp nan; trace(p) = trace(M) here, FD [1.4, -2.6, 4.2]")
+def test_polar_with_repeated_singular_values():
+    with np.errstate(all="ignore"):
+        _both_modes(polar_of_spd, X)
+
+
+def sparse_laplacian_made_inside(x):
+    import scipy.sparse as sps
+    D = sps.diags([np.ones(3) * -2.0, np.ones(2), np.ones(2)], [0, 1, -1])
+    return x @ (D @ x)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH reverse: x @ (D @ x) with D = scipy.sparse.diags(...) made in the "
+                   "function: numpy AxisError ('axis -1 is out of bounds for array of dimension 0') from the matmul "
+                   "pullback; forward mode gives the right [-5.4, 10.8, -11]")
+def test_sparse_matrix_made_inside_reverse():
+    _both_modes(sparse_laplacian_made_inside, X)
+
+
+import scipy.sparse as _sps  # noqa: E402
+
+_LAPLACIAN = _sps.diags([np.ones(3) * -2.0, np.ones(2), np.ones(2)], [0, 1, -1]).tocsr()
+
+
+def sparse_laplacian_module_level(x):
+    u = x.copy()
+    for _ in range(3):
+        u = u + 0.1 * (_LAPLACIAN @ u)
+    return np.sum(u ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED both modes: a module-level scipy.sparse matrix @ x (explicit "
+                   "diffusion step): forward refuses with GlobalWriteError on scipy's private dtype cache "
+                   "`_upcast_memo` (written with dtypes, not input values), reverse has no rule for "
+                   "_spbase.__matmul__; a linear map by a constant matrix")
+def test_sparse_matrix_times_vector():
+    check_derivatives(sparse_laplacian_module_level, X.copy())
