@@ -542,3 +542,124 @@ def sparse_laplacian_module_level(x):
                    "_spbase.__matmul__; a linear map by a constant matrix")
 def test_sparse_matrix_times_vector():
     check_derivatives(sparse_laplacian_module_level, X.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# REFUSED: working code that is refused (honest errors, but the code is plain and differentiable)
+# ---------------------------------------------------------------------------------------------------------
+def refused_ordered_dict_move_to_end(x):
+    import collections
+    d = collections.OrderedDict()
+    d["z"] = x[0]
+    d["a"] = x[1]
+    d.move_to_end("z")
+    ks = list(d)
+    return d[ks[0]] * 2.0 + d[ks[1]] * 3.0
+
+
+def refused_shares_memory(x):
+    y = x * 1.0
+    z = y[::2]
+    if np.shares_memory(y, z):
+        z *= 2.0
+    return np.sum(y)
+
+
+def refused_vars_of_object(x):
+    class O:
+        def __init__(self, w):
+            self.w = w
+    o = O(x)
+    return np.sum(vars(o)["w"] ** 2)
+
+
+def refused_ndindex_loop(A):
+    s = 0.0
+    for i, j in np.ndindex(A.shape):  # the items are ints
+        s = s + A[i, j] ** 2 * (i - j)
+    return s
+
+
+def refused_ndenumerate_loop(A):
+    s = 0.0
+    for (i, j), v in np.ndenumerate(A):
+        s = s + v * (i + 2 * j)
+    return s
+
+
+class _Key:
+    def __init__(self, k):
+        self.k = k
+
+    def __eq__(self, o):
+        return isinstance(o, _Key) and self.k == o.k
+
+    def __hash__(self):
+        return hash(self.k)
+
+
+def refused_constant_object_keys(x):
+    d = {_Key(1): x[0], _Key(2): x[1]}
+    d[_Key(1)] = d[_Key(1)] * x[2]
+    return d[_Key(1)] + d[_Key(2)]
+
+
+_STEP = {"n": 0}
+
+
+def _decayed(v):
+    _STEP["n"] += 1  # an int in a module-level dict
+    return v * 0.5 ** _STEP["n"]
+
+
+def refused_module_dict_int_counter(x):
+    _STEP["n"] = 0
+    return _decayed(x[0]) + _decayed(x[1])
+
+
+class _WithNew:
+    def __new__(cls, v):
+        obj = super().__new__(cls)
+        obj.created = v * 2.0
+        return obj
+
+    def __init__(self, v):
+        self.v = v
+
+
+def refused_dunder_new(x):
+    o = _WithNew(x[0])
+    return o.created * o.v
+
+
+def refused_fixed_quad_reverse(x):
+    import scipy.integrate as si
+    return si.fixed_quad(lambda t: np.sin(x[0] * t), 0.0, 1.0, n=5)[0]
+
+
+def refused_itertools_count_reverse(x):
+    import itertools
+    c = itertools.count(1)
+    return sum(v * next(c) for v in x)
+
+
+_A33 = np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4], [1.1, 0.2, 0.6]])
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED: OrderedDict.move_to_end, np.shares_memory (and "
+                   "np.may_share_memory, which also blocks scipy.ndimage.convolve), vars(obj), for-loops over "
+                   "np.ndindex (int items) / np.ndenumerate, a dict keyed by constant user objects, an int counter "
+                   "in a module-level dict (GlobalWriteError), a class with __new__ (MissingRuleError)")
+@pytest.mark.parametrize("f, arg", [
+    (refused_ordered_dict_move_to_end, X), (refused_shares_memory, X), (refused_vars_of_object, X),
+    (refused_ndindex_loop, _A33), (refused_ndenumerate_loop, _A33), (refused_constant_object_keys, X),
+    (refused_module_dict_int_counter, X), (refused_dunder_new, X)])
+def test_refused_plain_code(f, arg):
+    check_derivatives(f, arg.copy())
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED reverse only: scipy.integrate.fixed_quad (GlobalWriteError on "
+                   "scipy's _cached_roots_legendre) and next() of a local itertools.count")
+@pytest.mark.parametrize("f", [refused_fixed_quad_reverse, refused_itertools_count_reverse])
+def test_refused_reverse_only(f):
+    check_derivatives(f, X.copy(), modes=("reverse",))
