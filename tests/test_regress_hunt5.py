@@ -663,3 +663,59 @@ def test_refused_plain_code(f, arg):
 @pytest.mark.parametrize("f", [refused_fixed_quad_reverse, refused_itertools_count_reverse])
 def test_refused_reverse_only(f):
     check_derivatives(f, X.copy(), modes=("reverse",))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Reflection: partial's args, locals(), closure cells
+# ---------------------------------------------------------------------------------------------------------
+def _h3(a, b, c=1.0):
+    return a * b * c
+
+
+def partial_args_read(x):
+    p = functools.partial(_h3, x[0], c=x[1])
+    return p.args[0] * x[2]
+
+
+def partial_keywords_read(x):
+    p = functools.partial(_h3, x[0], c=x[1])
+    return p.keywords["c"] * x[2]
+
+
+def partial_rebuilt_call(x):
+    p = functools.partial(_h3, x[0], c=x[1])
+    return p.func(*p.args, x[2], **p.keywords)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: reading a functools.partial's .args / .keywords (or "
+                   "calling p.func(*p.args, **p.keywords)): the partial's bound values get no adjoint (args[0]*x2: "
+                   "grad [0, 0, 0.7], true [2.1, 0, 0.7]); forward is right")
+@pytest.mark.parametrize("f", [partial_args_read, partial_keywords_read, partial_rebuilt_call])
+def test_partial_attributes(f):
+    _both_modes(f, X)
+
+
+def locals_read(x):
+    a = x[0] * 2.0
+    d = locals()
+    return d["a"] * x[1]
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: d = locals(); d['a']: raw KeyError: 'a' (shown as the "
+                   "user's line)")
+def test_locals_dict():
+    check_derivatives(locals_read, X.copy())
+
+
+def closure_cell_contents(x):
+    k = x[0] * 2.0
+
+    def f(v):
+        return v * k
+    return f.__closure__[0].cell_contents * x[1]
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH reverse: f.__closure__[0].cell_contents: AttributeError: "
+                   "'ShadowCell' object has no attribute 'fields'; forward is right")
+def test_closure_cell_contents_reverse():
+    check_derivatives(closure_cell_contents, X.copy(), modes=("reverse",))
