@@ -784,6 +784,18 @@ def floor_out_slice(x):
     return np.sum(y * x)
 
 
+def round_method_out(x):
+    y = x * 3.0
+    y.round(0, out=y)
+    return np.sum(y * x)
+
+
+def comparison_out_float(x):
+    y = x * 3.0
+    np.greater(y, 0.0, out=y, casting="unsafe")
+    return np.sum(y * x)
+
+
 def floordiv_inplace_through_alias(x):
     y = x * 1.0
     z = y
@@ -803,7 +815,26 @@ def floordiv_inplace_list_alias(x):
                    "the array keeps its old derivative (floor: grad [4.1,-7.9,12.3], true floor(3x) = [2,-4,6]); "
                    "out= a fresh array, remainder and sign are right")
 @pytest.mark.parametrize("f", [floor_out, ceil_out, trunc_out, fix_out, rint_out, round_out, floor_divide_out,
-                               heaviside_out, floor_positional_out, floor_out_slice, floordiv_inplace_through_alias,
+                               heaviside_out, floor_positional_out, floor_out_slice, round_method_out,
+                               comparison_out_float, floordiv_inplace_through_alias,
                                floordiv_inplace_list_alias])
 def test_zero_derivative_ufunc_in_place(f):
     _both_modes(f, X)
+
+
+def nan_to_num_in_place(x):
+    y = x * 3.0
+    with np.errstate(all="ignore"):
+        y[1] = np.log(y[1])  # nan for the negative entry
+    np.nan_to_num(y, copy=False)
+    return np.sum(y * x)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: np.nan_to_num(y, copy=False) keeps the tangent of the nan "
+                   "entry it zeroes: jvp [4.2, 1.0, 12.6], true (FD) [4.2, 0, 12.6]; reverse refuses copy=False "
+                   "honestly")
+def test_nan_to_num_copy_false_forward():
+    want = _quiet_fd(nan_to_num_in_place, X)
+    with np.errstate(all="ignore"):
+        jv = np.array([mc.jvp(nan_to_num_in_place, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, want, rtol=1e-6, atol=1e-8)
