@@ -838,3 +838,57 @@ def test_nan_to_num_copy_false_forward():
     with np.errstate(all="ignore"):
         jv = np.array([mc.jvp(nan_to_num_in_place, (X.copy(),), (e,))[1] for e in np.eye(3)])
     np.testing.assert_allclose(jv, want, rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: a callable object (an instance with __call__) handed to a SciPy integrator
+# ---------------------------------------------------------------------------------------------------------
+class _DecayRhs:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, t, y):
+        return -self.k * y
+
+
+class _Integrand:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, t):
+        return np.exp(-self.k * t)
+
+
+class _OdeintRhs:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, y, t):
+        return -self.k * y
+
+
+def solve_ivp_callable_object(x):
+    import scipy.integrate as si
+    sol = si.solve_ivp(_DecayRhs(x[2]), (0.0, 1.0), np.array([1.0]), rtol=1e-10, atol=1e-12)
+    return sol.y[0, -1]
+
+
+def quad_callable_object(x):
+    import scipy.integrate as si
+    return si.quad(_Integrand(x[0] ** 2), 0.0, 1.0)[0]
+
+
+def odeint_callable_object(x):
+    import scipy.integrate as si
+    return np.sum(si.odeint(_OdeintRhs(x[2] ** 2), x[:2], np.array([0.0, 1.0]), rtol=1e-10, atol=1e-12)[-1])
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: an instance with __call__ as the function of "
+                   "scipy.integrate.solve_ivp / quad / odeint: the object's field gets a far too large adjoint "
+                   "(solve_ivp: d/dk -56.77, true -0.1225; quad: -13.62, true -0.508); forward and FD agree, and "
+                   "a bound method (m.rhs) or a lambda is right")
+@pytest.mark.parametrize("f", [solve_ivp_callable_object, quad_callable_object, odeint_callable_object])
+def test_callable_object_handed_to_an_integrator(f):
+    np.testing.assert_allclose(mc.grad(f)(X.copy()), _fd(f, X), rtol=1e-4, atol=1e-6)
+    jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, _fd(f, X), rtol=1e-4, atol=1e-6)
