@@ -895,13 +895,36 @@ def reduce_callable_object(x):
     return functools.reduce(_AccumulateStep(x[0]), x, 1.0)
 
 
+def accumulate_callable_object(x):
+    import itertools
+    return sum(itertools.accumulate(x, _AccumulateStep(x[0])))
+
+
+def starmap_callable_object(x):
+    import itertools
+    return sum(itertools.starmap(_AccumulateStep(x[0]), [(x[1], x[2]), (x[2], x[0])]))
+
+
+class _RhsWithArgs:
+    def __call__(self, t, y, k):  # no fields at all
+        return -k * y
+
+
+def solve_ivp_callable_object_args(x):
+    import scipy.integrate as si
+    sol = si.solve_ivp(_RhsWithArgs(), (0.0, 1.0), np.array([1.0]), args=(x[2],), rtol=1e-10, atol=1e-12)
+    return sol.y[0, -1]
+
+
 @pytest.mark.xfail(strict=True, reason="WRONG reverse: an instance with __call__ handed to library code that calls "
                    "it many times (scipy.integrate.solve_ivp / quad / odeint, functools.reduce with 3 items and an "
-                   "initial value: d/dx0 4.11, true 1.64): the object's field gets a far too large adjoint "
+                   "initial value: d/dx0 4.11, true 1.64, itertools.accumulate / starmap; solve_ivp's args= even when "
+                   "the object has no fields): the object's field gets a far too large adjoint "
                    "(solve_ivp: d/dk -56.77, true -0.1225; quad: -13.62, true -0.508); forward and FD agree, and "
                    "a bound method (m.rhs) or a lambda is right")
 @pytest.mark.parametrize("f", [solve_ivp_callable_object, quad_callable_object, odeint_callable_object,
-                               reduce_callable_object])
+                               reduce_callable_object, accumulate_callable_object, starmap_callable_object,
+                               solve_ivp_callable_object_args])
 def test_callable_object_handed_to_an_integrator(f):
     np.testing.assert_allclose(mc.grad(f)(X.copy()), _fd(f, X), rtol=1e-4, atol=1e-6)
     jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
