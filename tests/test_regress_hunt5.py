@@ -929,3 +929,55 @@ def test_callable_object_handed_to_an_integrator(f):
     np.testing.assert_allclose(mc.grad(f)(X.copy()), _fd(f, X), rtol=1e-4, atol=1e-6)
     jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
     np.testing.assert_allclose(jv, _fd(f, X), rtol=1e-4, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: sqrt / fractional powers of an exactly zero entry whose derivative is zero
+# ---------------------------------------------------------------------------------------------------------
+def sqrt_of_an_empty_bin(x):
+    counts = np.array([0.0, x[1] ** 2, x[2] ** 2])
+    return np.sum(np.sqrt(counts))
+
+
+def half_power_of_an_empty_bin(x):
+    counts = np.array([0.0, x[1] ** 2, x[2] ** 2])
+    return np.sum(counts ** 0.5)
+
+
+def tempered_distribution(x):
+    counts = np.array([0.0, x[1] ** 2, x[2] ** 2])
+    p = counts / counts.sum()
+    return np.log(np.sum(p ** x[0]))  # alpha = 0.7 < 1
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: np.sqrt(a) / a ** 0.5 / a ** alpha (alpha<1) of an array "
+                   "with an exactly zero entry whose tangent is 0: every jvp is nan (sqrt: true [0,-1,1]); reverse is "
+                   "right for sqrt and a ** 0.5")
+@pytest.mark.parametrize("f", [sqrt_of_an_empty_bin, half_power_of_an_empty_bin, tempered_distribution])
+def test_fractional_power_of_an_exact_zero_forward(f):
+    want = _quiet_fd(f, X)
+    with np.errstate(all="ignore"):
+        jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, want, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: p ** alpha with p = counts/counts.sum() and an empty bin: "
+                   "grad [-0.649, nan, nan], true [-0.649, -0.0658, -0.0408]")
+def test_tempered_distribution_reverse():
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(mc.grad(tempered_distribution)(X.copy()), _quiet_fd(tempered_distribution, X),
+                                   rtol=1e-5, atol=1e-7)
+
+
+def pairwise_distance_kernel(x):
+    P = x.reshape(3, 1) * np.array([[1.0, 0.5]])
+    D = np.sqrt(np.sum((P[:, None, :] - P[None, :, :]) ** 2, axis=-1))  # zero diagonal
+    return np.sum(np.exp(-D))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: hand-written pairwise distances "
+                   "np.sqrt(np.sum((P[:,None]-P[None])**2, -1)) (zero diagonal): grad and jvp all nan; FD, "
+                   "np.linalg.norm(..., axis=-1) and cdist give [0.228, 0.289, -0.517]")
+def test_pairwise_distance_with_sqrt():
+    with np.errstate(all="ignore"):
+        _both_modes(pairwise_distance_kernel, X)
