@@ -981,3 +981,19 @@ def pairwise_distance_kernel(x):
 def test_pairwise_distance_with_sqrt():
     with np.errstate(all="ignore"):
         _both_modes(pairwise_distance_kernel, X)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Passing families: every probe of tests/hunt5_cases that works, in both modes
+# ---------------------------------------------------------------------------------------------------------
+import copy as _copy  # noqa: E402
+
+from hunt5_cases import passing_probes  # noqa: E402
+
+_PASSING = list(passing_probes())
+
+
+@pytest.mark.parametrize("f, args, kwargs", [p[1:] for p in _PASSING], ids=[p[0] for p in _PASSING])
+def test_hunt5_probe(f, args, kwargs):
+    with np.errstate(all="ignore"):
+        check_derivatives(f, *_copy.deepcopy(args), **_copy.deepcopy(kwargs))
