@@ -1041,3 +1041,18 @@ def metaclass_call(x):
                    "obj.created): the derivative skips the metaclass and then AttributeError: 'created'")
 def test_metaclass_call():
     check_derivatives(metaclass_call, X.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG value: generator expressions made in a comprehension, consumed after the comprehension ends
+# ---------------------------------------------------------------------------------------------------------
+def generators_made_in_a_comprehension(x):
+    gens = [(v * k for v in x) for k in range(1, 3)]  # Python reads k when each generator runs: k == 2
+    return sum(sum(g) for g in gens)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG value, both modes: generators made in a list comprehension and "
+                   "consumed after it: Python reads the comprehension variable late (k == 2 for both: 6.0); jvp/vjp "
+                   "run them eagerly and return 4.5 (an honest refusal exists for `g = (...); k = 3.0; sum(g)`)")
+def test_generators_made_in_a_comprehension():
+    check_derivatives(generators_made_in_a_comprehension, X.copy())
