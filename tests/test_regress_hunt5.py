@@ -1125,3 +1125,46 @@ def lazy_dict_views_made_in_a_comprehension(x):
                                lazy_generators_in_a_dict_comprehension, lazy_dict_views_made_in_a_comprehension])
 def test_lazy_iterator_consumed_after_its_source_changed(f):
     check_derivatives(f, X.copy())
+
+
+def raise_caught_after_a_write(x):
+    class Acc:
+        def __init__(self):
+            self.t = 0.0
+
+        def add(self, v):
+            self.t += v * v
+            if self.t > 2.0:
+                raise OverflowError  # stop early: common in budgeted loops
+    a = Acc()
+    try:
+        for v in x:
+            a.add(v)
+    except OverflowError:
+        pass
+    return a.t
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED forward (misleading message): a method that writes its object and "
+                   "then raises, caught by the caller: 'setattr writes a value with a derivative into a Acc whose "
+                   "derivative is not tracked: state outside the function's own objects, such as a mutable class "
+                   "attribute' - the object is local (reverse refuses honestly: 'raised part-way')")
+def test_raise_caught_after_a_write_forward():
+    check_derivatives(raise_caught_after_a_write, X.copy(), modes=("forward",))
+
+
+def refused_raise_with_a_value(x):
+    errs = []
+    for v in x:
+        try:
+            if v < 0:
+                raise ValueError(v)
+        except ValueError as e:
+            errs.append(e.args[0])
+    return sum(errs) * x[0]
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED both modes: raise ValueError(v) with v from the inputs (caught): "
+                   "'no forward rule for ValueError (a class without a Python __init__)'")
+def test_raise_with_a_value():
+    check_derivatives(refused_raise_with_a_value, X.copy())
