@@ -1231,3 +1231,33 @@ def dunder_call_before_and_after_rebinding(x):
                                partial_of_callable_before_and_after_rebinding, dunder_call_before_and_after_rebinding])
 def test_bound_method_before_and_after_the_field_is_rebound(f):
     _both_modes(f, X)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG / CRASH: structured and object arrays
+# ---------------------------------------------------------------------------------------------------------
+def structured_array_fields(x):
+    rec = np.zeros(3, dtype=[("a", float), ("b", float)])
+    rec["a"] = x
+    rec["b"] = x ** 2
+    return np.sum(rec["a"] * rec["b"])
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward (jvp 0, true 3x^2 = [1.47, 5.07, 13.23]) and CRASH reverse "
+                   "(numpy DTypePromotionError: VoidDType could not be promoted by Float64DType): float fields of a "
+                   "structured array written from x")
+def test_structured_array_fields():
+    _both_modes(structured_array_fields, X)
+
+
+def object_array_of_floats(x):
+    a = np.empty(3, dtype=object)
+    for i in range(3):
+        a[i] = x[i] * 2.0
+    return sum(a)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: floats stored in an np.empty(3, dtype=object) array and "
+                   "summed: gradient [0, 0, 0], true [2, 2, 2]")
+def test_object_array_of_floats():
+    _both_modes(object_array_of_floats, X)
