@@ -1261,3 +1261,44 @@ def object_array_of_floats(x):
                    "summed: gradient [0, 0, 0], true [2, 2, 2]")
 def test_object_array_of_floats():
     _both_modes(object_array_of_floats, X)
+
+
+class _Particle:
+    def __init__(self, v):
+        self.v = v
+
+
+def array_of_user_objects(x):
+    parts = np.array([_Particle(v) for v in x])
+    return sum(p.v ** 2 for p in parts)
+
+
+def ragged_object_array(x):
+    a = np.empty(2, dtype=object)
+    a[0] = x[:2]
+    a[1] = x ** 2
+    return sum(np.sum(r) for r in a)
+
+
+def object_array_of_arrays_summed(x):
+    a = np.empty(2, dtype=object)
+    a[0] = x
+    a[1] = x * 2.0
+    return np.sum(a.sum())
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: every jvp is 0 through an object array (np.array of user "
+                   "objects, a ragged np.empty(2, dtype=object) of arrays): e.g. sum(p.v**2) true 2x = [1.4,-2.6,4.2]")
+@pytest.mark.parametrize("f", [object_array_of_floats, array_of_user_objects, ragged_object_array,
+                               object_array_of_arrays_summed])
+def test_object_arrays_forward(f):
+    jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, _fd(f, X), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH reverse: an object array holding arrays of x: numpy ValueError "
+                   "('array is not broadcastable to correct shape' / 'operands could not be broadcast together') "
+                   "from the pullback")
+@pytest.mark.parametrize("f", [ragged_object_array, object_array_of_arrays_summed])
+def test_object_arrays_of_arrays_reverse(f):
+    np.testing.assert_allclose(mc.grad(f)(X.copy()), _fd(f, X), rtol=1e-6, atol=1e-8)
