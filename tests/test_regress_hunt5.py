@@ -1302,3 +1302,69 @@ def test_object_arrays_forward(f):
 @pytest.mark.parametrize("f", [ragged_object_array, object_array_of_arrays_summed])
 def test_object_arrays_of_arrays_reverse(f):
     np.testing.assert_allclose(mc.grad(f)(X.copy()), _fd(f, X), rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG values: one iterator consumed twice over (zip(it, it)), itertools.groupby's groups
+# ---------------------------------------------------------------------------------------------------------
+X4 = np.array([0.7, -1.3, 2.1, 0.4])
+
+
+def pairs_by_zipping_one_iterator(x):
+    it = iter(x)
+    return sum(a * b for a, b in zip(it, it))  # (x0, x1), (x2, x3)
+
+
+def pairs_by_zipping_one_iterator_list(x):
+    it = iter(x)
+    return sum(a * b for a, b in list(zip(it, it)))
+
+
+def pairs_grouper_idiom(x):
+    return sum(a * b for a, b in zip(*[iter(x)] * 2))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG value or CRASH, both modes: the pairing idiom zip(it, it) over one "
+                   "iterator (x0*x1 + x2*x3 = -0.07): value 0 and gradient 0 (true [-1.3, 0.7, 0.4, 2.1]); with "
+                   "list(zip(it, it)) or zip(*[iter(x)]*2) an IndexError from inside")
+@pytest.mark.parametrize("f", [pairs_by_zipping_one_iterator, pairs_by_zipping_one_iterator_list,
+                               pairs_grouper_idiom])
+def test_zip_of_one_iterator(f):
+    check_derivatives(f, X4.copy())
+
+
+def groupby_counts(x):
+    import itertools
+    s = 0.0
+    for k, grp in itertools.groupby([1, 1, 2]):
+        s = s + k * len(list(grp)) * x[0]
+    return s
+
+
+def groupby_sums(x):
+    import itertools
+    keys = [0, 0, 1, 1]
+    s = 0.0
+    for k, grp in itertools.groupby(zip(keys, x), key=lambda t: t[0]):
+        s = s + (k + 1) * sum(v for _, v in grp) ** 2
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG value, reverse (and forward for groupby of constants): "
+                   "itertools.groupby's groups read empty: groupby_counts vjp value 0.0 (Python 2.8) and gradient 0 "
+                   "(true [4,0,0,0]); groupby_sums value 0.0 (Python 12.86); forward refuses the zip form")
+@pytest.mark.parametrize("f", [groupby_counts, groupby_sums])
+def test_itertools_groupby_groups(f):
+    check_derivatives(f, X4.copy(), modes=("reverse",))
+
+
+def sort_values_by_keys(x):
+    keys = [3, 1, 2, 0]
+    order = sorted(zip(keys, x))
+    return sum(v * i for i, (k, v) in enumerate(order))
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH forward: sorted(zip(keys, x)) (sort values by keys): IndexError: "
+                   "list index out of range from inside; reverse refuses honestly ('pass a list')")
+def test_sorted_zip_of_keys_and_values_forward():
+    check_derivatives(sort_values_by_keys, X4.copy(), modes=("forward",))
