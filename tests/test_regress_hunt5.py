@@ -1368,3 +1368,92 @@ def sort_values_by_keys(x):
                    "list index out of range from inside; reverse refuses honestly ('pass a list')")
 def test_sorted_zip_of_keys_and_values_forward():
     check_derivatives(sort_values_by_keys, X4.copy(), modes=("forward",))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG values / CRASH: an iterator consumed in parts (break then the rest, islice then the rest, next())
+# ---------------------------------------------------------------------------------------------------------
+def loop_breaks_then_list_of_the_rest(x):
+    it = iter(x)
+    first = 0.0
+    for a in it:
+        if a < 0:
+            first = a
+            break
+    rest = list(it)  # the items after the break
+    return first * 2.0 + sum(rest) * 3.0
+
+
+def loop_breaks_then_second_loop(x):
+    it = iter(x)
+    s = 0.0
+    for a in it:
+        s = s + a
+        if a < 0:
+            break
+    t = 0.0
+    for b in it:
+        t = t + b * b
+    return s * t
+
+
+def islice_head_then_the_rest(x):
+    import itertools
+    it = iter(x)
+    head = list(itertools.islice(it, 2))
+    rest = list(it)
+    return sum(head) * sum(rest)
+
+
+def map_over_one_iterator_twice(x):
+    it = iter(x)
+    return sum(map(lambda a, b: a * b, it, it))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG value (or derivative), both modes: one iterator read by two consumers "
+                   "in turn - `for a in it: ... break` then list(it) or a second loop (vjp/jvp value -2.6, Python "
+                   "4.9), islice(it, 2) then list(it) (wrong derivative), map(f, it, it) (value 0, Python -0.07)")
+@pytest.mark.parametrize("f", [loop_breaks_then_list_of_the_rest, loop_breaks_then_second_loop,
+                               islice_head_then_the_rest, map_over_one_iterator_twice])
+def test_iterator_consumed_in_parts(f):
+    check_derivatives(f, X4.copy())
+
+
+def first_match_with_next(x):
+    return next(v for v in x if v < 0) * x[2]
+
+
+def first_match_with_default(x):
+    return next((v for v in x if v > 5.0), x[0]) * x[1]
+
+
+def first_of_a_generator_then_the_rest(x):
+    g = (v * 2.0 for v in x)
+    first = next(g)
+    return first + sum(g)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH forward: next() of a generator expression (the 'first match' idiom "
+                   "next(v for v in x if ...)): TypeError: 'list' object is not an iterator; reverse refuses next() "
+                   "honestly")
+@pytest.mark.parametrize("f", [first_match_with_next, first_match_with_default, first_of_a_generator_then_the_rest])
+def test_next_of_a_generator_expression_forward(f):
+    check_derivatives(f, X4.copy(), modes=("forward",))
+
+
+def chunks_with_islice(x):
+    import itertools
+    it = iter(x)
+    out = 0.0
+    while True:
+        chunk = list(itertools.islice(it, 2))
+        if not chunk:
+            break
+        out = out + chunk[0] * chunk[-1]
+    return out
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: chunking with `while True: chunk = list(islice(it, 2)); "
+                   "if not chunk: break`: IndexError: list index out of range from inside")
+def test_chunks_with_islice():
+    check_derivatives(chunks_with_islice, X4.copy())
