@@ -1410,11 +1410,32 @@ def map_over_one_iterator_twice(x):
     return sum(map(lambda a, b: a * b, it, it))
 
 
+def _doubling_generator(v):
+    for a in v:
+        yield a * 2.0
+
+
+def generator_function_breaks_then_the_rest(x):
+    g = _doubling_generator(x)
+    s = 0.0
+    for a in g:
+        s = s + a
+        if a < 0:
+            break
+    return s * sum(g)
+
+
+def generator_function_zipped_with_itself(x):
+    g = _doubling_generator(x)
+    return sum(a * b for a, b in zip(g, g))
+
+
 @pytest.mark.xfail(strict=True, reason="WRONG value (or derivative), both modes: one iterator read by two consumers "
                    "in turn - `for a in it: ... break` then list(it) or a second loop (vjp/jvp value -2.6, Python "
                    "4.9), islice(it, 2) then list(it) (wrong derivative), map(f, it, it) (value 0, Python -0.07)")
 @pytest.mark.parametrize("f", [loop_breaks_then_list_of_the_rest, loop_breaks_then_second_loop,
-                               islice_head_then_the_rest, map_over_one_iterator_twice])
+                               islice_head_then_the_rest, map_over_one_iterator_twice,
+                               generator_function_breaks_then_the_rest, generator_function_zipped_with_itself])
 def test_iterator_consumed_in_parts(f):
     check_derivatives(f, X4.copy())
 
