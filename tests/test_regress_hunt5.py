@@ -1478,3 +1478,57 @@ def chunks_with_islice(x):
                    "if not chunk: break`: IndexError: list index out of range from inside")
 def test_chunks_with_islice():
     check_derivatives(chunks_with_islice, X4.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Dict idioms: {**a, **b} merges with an overridden key, dict.fromkeys(keys, []), max(d, key=d.get)
+# ---------------------------------------------------------------------------------------------------------
+def merge_overrides_a_key(x):
+    defaults = {"u": x[0], "v": x[1]}
+    overrides = {"v": x[2]}
+    cfg = {**defaults, **overrides}
+    return cfg["u"] * cfg["v"]
+
+
+def merge_with_a_literal_key(x):
+    params = {"u": x[0], "v": x[1]}
+    params = {**params, "v": x[2]}  # replace one entry
+    return params["u"] * params["v"]
+
+
+def merge_overridden_only(x):
+    a = {"u": x[0], "v": x[1]}
+    c = {**a, **{"v": x[2]}}
+    return c["v"]
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: a dict display {**a, **b} / {**a, 'v': new} where a later "
+                   "entry overrides a key: the overridden value still gets the adjoint (grad [2.1, 0.7, 0.7], true "
+                   "[2.1, 0, 0.7]); forward is right")
+@pytest.mark.parametrize("f", [merge_overrides_a_key, merge_with_a_literal_key, merge_overridden_only])
+def test_dict_merge_with_an_overridden_key(f):
+    _both_modes(f, X)
+
+
+def fromkeys_shares_one_list(x):
+    d = dict.fromkeys(["a", "b"], [])
+    d["a"].append(x[0])  # the same list for both keys
+    return sum(d["b"]) * x[1]
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: dict.fromkeys(keys, []) shares one list between the keys; "
+                   "appending through d['a'] and reading d['b']: jvp [0, 0.7, 0], true [-1.3, 0.7, 0] (reverse right)")
+def test_fromkeys_shared_list_forward():
+    _both_modes(fromkeys_shares_one_list, X)
+
+
+def argmax_of_a_dict(x):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    k = max(d, key=d.get)
+    return d[k] * 2.0
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH reverse: max(d, key=d.get) (the arg-max of a dict): AttributeError: "
+                   "'AdjTuple' object has no attribute 'items'; forward is right")
+def test_argmax_of_a_dict_reverse():
+    _both_modes(argmax_of_a_dict, X)
