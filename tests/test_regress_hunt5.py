@@ -1502,10 +1502,20 @@ def merge_overridden_only(x):
     return c["v"]
 
 
+def _product(u, v):
+    return u * v
+
+
+def keyword_call_with_an_overridden_entry(x):
+    base = {"u": x[0], "v": x[1]}
+    return _product(**base) + _product(**{**base, "v": x[2]})
+
+
 @pytest.mark.xfail(strict=True, reason="WRONG reverse: a dict display {**a, **b} / {**a, 'v': new} where a later "
                    "entry overrides a key: the overridden value still gets the adjoint (grad [2.1, 0.7, 0.7], true "
                    "[2.1, 0, 0.7]); forward is right")
-@pytest.mark.parametrize("f", [merge_overrides_a_key, merge_with_a_literal_key, merge_overridden_only])
+@pytest.mark.parametrize("f", [merge_overrides_a_key, merge_with_a_literal_key, merge_overridden_only,
+                               keyword_call_with_an_overridden_entry])
 def test_dict_merge_with_an_overridden_key(f):
     _both_modes(f, X)
 
