@@ -1542,3 +1542,13 @@ def argmax_of_a_dict(x):
                    "'AdjTuple' object has no attribute 'items'; forward is right")
 def test_argmax_of_a_dict_reverse():
     _both_modes(argmax_of_a_dict, X)
+
+
+def refused_sorted_set(x):
+    return sum(v * i for i, v in enumerate(sorted(set(list(x)))))
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED (advice that fails): sorted(set(list(x))) is refused with a message "
+                   "that recommends `sorted(set(...))`")
+def test_sorted_set_as_advised():
+    check_derivatives(refused_sorted_set, X.copy())
