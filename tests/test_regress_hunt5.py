@@ -1430,12 +1430,43 @@ def generator_function_zipped_with_itself(x):
     return sum(a * b for a, b in zip(g, g))
 
 
+class _Walker:
+    def __init__(self, xs):
+        self.xs = xs
+        self.i = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.xs):
+            raise StopIteration
+        self.i += 1
+        return self.xs[self.i - 1] * 2.0
+
+
+def user_iterator_breaks_then_the_rest(x):
+    w = _Walker(x)
+    s = 0.0
+    for a in w:
+        s = s + a
+        if a < 0:
+            break
+    return s * sum(w)
+
+
+def user_iterator_zipped_with_itself(x):
+    w = _Walker(x)
+    return sum(a * b for a, b in zip(w, w))
+
+
 @pytest.mark.xfail(strict=True, reason="WRONG value (or derivative), both modes: one iterator read by two consumers "
                    "in turn - `for a in it: ... break` then list(it) or a second loop (vjp/jvp value -2.6, Python "
                    "4.9), islice(it, 2) then list(it) (wrong derivative), map(f, it, it) (value 0, Python -0.07)")
 @pytest.mark.parametrize("f", [loop_breaks_then_list_of_the_rest, loop_breaks_then_second_loop,
                                islice_head_then_the_rest, map_over_one_iterator_twice,
-                               generator_function_breaks_then_the_rest, generator_function_zipped_with_itself])
+                               generator_function_breaks_then_the_rest, generator_function_zipped_with_itself,
+                               user_iterator_breaks_then_the_rest, user_iterator_zipped_with_itself])
 def test_iterator_consumed_in_parts(f):
     check_derivatives(f, X4.copy())
 
