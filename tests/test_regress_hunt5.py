@@ -1583,3 +1583,48 @@ def refused_sorted_set(x):
                    "that recommends `sorted(set(...))`")
 def test_sorted_set_as_advised():
     check_derivatives(refused_sorted_set, X.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: NumPy's legacy module-level samplers with parameters from x (np.random.normal(loc, scale), uniform)
+# ---------------------------------------------------------------------------------------------------------
+def legacy_normal_loc(x):
+    np.random.seed(0)
+    return np.sum(np.random.normal(x, 2.0))  # = x + 2 z: d/dx = 1
+
+
+def legacy_normal_loc_scale_size(x):
+    np.random.seed(0)
+    return np.sum(np.random.normal(x[0], abs(x[1]), size=4))
+
+
+def legacy_normal_scalar(x):
+    np.random.seed(0)
+    return np.random.normal(x[0], 2.0)
+
+
+def legacy_uniform_low_high(x):
+    np.random.seed(0)
+    return np.sum(np.random.uniform(x[0], x[2], size=3))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: np.random.normal / np.random.uniform (the module-level "
+                   "legacy API) with loc/low/high from x: the location derivative is dropped (np.random.normal(x, 2): "
+                   "grad [0,0,0], true [1,1,1]; normal(x0, |x1|, size=4): [0,-4,0], true [4,-5.38,0]); "
+                   "RandomState(0).normal and default_rng(0).normal are right")
+@pytest.mark.parametrize("f", [legacy_normal_loc, legacy_normal_loc_scale_size, legacy_normal_scalar,
+                               legacy_uniform_low_high])
+def test_legacy_module_level_samplers(f):
+    _both_modes(f, X)
+
+
+def python_random_gauss(x):
+    import random
+    random.seed(0)
+    return random.gauss(x[0], abs(x[1])) * x[2]
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED reverse: random.seed(0) then random.gauss(mu, sigma): 'cannot "
+                   "differentiate random.Random.seed ... no reverse rule'; forward is right")
+def test_python_random_seed_reverse():
+    check_derivatives(python_random_gauss, X.copy(), modes=("reverse",))
