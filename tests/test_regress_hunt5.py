@@ -1671,3 +1671,45 @@ def legacy_normal_keywords(x):
                    "TypeError: _draw_rules.<locals>.vjp() missing 1 required positional argument")
 def test_legacy_normal_with_keywords():
     check_derivatives(legacy_normal_keywords, X.copy())
+
+
+def refused_permutation_of_params(x):
+    return np.sum(np.random.RandomState(0).permutation(x) * np.arange(3.0))
+
+
+def refused_shuffle_of_params(x):
+    y = x * 1.0
+    np.random.default_rng(1).shuffle(y)
+    return np.sum(y * np.arange(3.0))
+
+
+def refused_choice_of_params(x):
+    return np.sum(np.random.default_rng(1).choice(x, size=2, replace=False) * np.array([1.0, 2.0]))
+
+
+def refused_poisson_count_times_x(x):
+    np.random.seed(0)
+    return np.sum(np.random.poisson(np.abs(x) * 10) * x)  # the counts have a zero derivative
+
+
+def refused_partition(x):
+    y = x * 3.0
+    y.partition(1)
+    return y[1] * 2.0 + y[0]
+
+
+def refused_heap(x):
+    import heapq
+    h = []
+    for v in x:
+        heapq.heappush(h, v * v)
+    return heapq.heappop(h) * 2.0 + heapq.heappop(h)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED (MissingRuleError): random permutations / shuffles / choices of an "
+                   "array with derivatives (a permutation is differentiable), a Poisson draw (zero derivative), "
+                   "ndarray.partition, heapq.heappush")
+@pytest.mark.parametrize("f", [refused_permutation_of_params, refused_shuffle_of_params, refused_choice_of_params,
+                               refused_poisson_count_times_x, refused_partition, refused_heap])
+def test_refused_permutations_and_heaps(f):
+    check_derivatives(f, X.copy())
