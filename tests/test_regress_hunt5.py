@@ -1460,13 +1460,44 @@ def user_iterator_zipped_with_itself(x):
     return sum(a * b for a, b in zip(w, w))
 
 
+def nested_loops_share_one_iterator(x):
+    it = iter(x)
+    s = 0.0
+    for a in it:
+        for b in it:
+            s = s + a * b
+            break
+    return s
+
+
+def enumerate_of_an_iterator_then_the_rest(x):
+    it = iter(x)
+    s = 0.0
+    for i, a in enumerate(it):
+        s = s + i * a
+        if i == 1:
+            break
+    return s + sum(it) * 2.0
+
+
+def reversed_iterator_then_the_rest(x):
+    r = reversed(list(x))
+    a = 0.0
+    for v in r:
+        a = v
+        break
+    return a * sum(r)
+
+
 @pytest.mark.xfail(strict=True, reason="WRONG value (or derivative), both modes: one iterator read by two consumers "
                    "in turn - `for a in it: ... break` then list(it) or a second loop (vjp/jvp value -2.6, Python "
                    "4.9), islice(it, 2) then list(it) (wrong derivative), map(f, it, it) (value 0, Python -0.07)")
 @pytest.mark.parametrize("f", [loop_breaks_then_list_of_the_rest, loop_breaks_then_second_loop,
                                islice_head_then_the_rest, map_over_one_iterator_twice,
                                generator_function_breaks_then_the_rest, generator_function_zipped_with_itself,
-                               user_iterator_breaks_then_the_rest, user_iterator_zipped_with_itself])
+                               user_iterator_breaks_then_the_rest, user_iterator_zipped_with_itself,
+                               nested_loops_share_one_iterator, enumerate_of_an_iterator_then_the_rest,
+                               reversed_iterator_then_the_rest])
 def test_iterator_consumed_in_parts(f):
     check_derivatives(f, X4.copy())
 
@@ -1713,3 +1744,35 @@ def refused_heap(x):
                                refused_poisson_count_times_x, refused_partition, refused_heap])
 def test_refused_permutations_and_heaps(f):
     check_derivatives(f, X.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG reverse: zip(*iterator) - unzipping the items of a map, an iter() or a generator function
+# ---------------------------------------------------------------------------------------------------------
+def unzip_a_map(x):
+    a, b = zip(*map(lambda v: (v, v * v), x))
+    return sum(a) * sum(b)
+
+
+def unzip_an_iter(x):
+    pairs = [(x[0], x[1]), (x[2], x[3])]
+    a, b = zip(*iter(pairs))
+    return sum(a) * sum(b)
+
+
+def _pairs_generator(x):
+    for v in x:
+        yield v, v * 2.0
+
+
+def unzip_a_generator_function(x):
+    a, b = zip(*_pairs_generator(x))
+    return sum(a) * sum(b)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: `a, b = zip(*it)` where it is a map, an iter() or a "
+                   "generator function's generator: gradient [0,0,0,0] (map case: true [9.41, 1.81, 14.73, 8.27]); "
+                   "forward is right, and zip(*(generator expression)) and zip(*list) are right")
+@pytest.mark.parametrize("f", [unzip_a_map, unzip_an_iter, unzip_a_generator_function])
+def test_unzip_an_iterator_reverse(f):
+    _both_modes(f, X4)
