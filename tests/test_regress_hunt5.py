@@ -1770,9 +1770,36 @@ def unzip_a_generator_function(x):
     return sum(a) * sum(b)
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: `a, b = zip(*it)` where it is a map, an iter() or a "
-                   "generator function's generator: gradient [0,0,0,0] (map case: true [9.41, 1.81, 14.73, 8.27]); "
-                   "forward is right, and zip(*(generator expression)) and zip(*list) are right")
-@pytest.mark.parametrize("f", [unzip_a_map, unzip_an_iter, unzip_a_generator_function])
+def list_display_of_a_starred_map(x):
+    L = [*map(lambda v: v * v, x)]
+    return sum(L) * L[0]
+
+
+def list_display_of_a_starred_generator(x):
+    L = [*_pairs_generator(x)]
+    return sum(a * b for a, b in L)
+
+
+def call_with_a_starred_map(x):
+    def f(a, b, c, d):
+        return a * b + c * d
+    return f(*map(lambda v: v * 2.0, x))
+
+
+def max_of_a_starred_map(x):
+    return max(*map(lambda v: v * v, x))
+
+
+def stack_of_a_starred_map(x):
+    return np.sum(np.stack([*map(lambda v: np.array([v, v * v]), x)]) ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: star-unpacking an iterator (a map, an iter(), a generator "
+                   "function's generator) - zip(*it), [*it], (*it,), f(*it), max(*it), np.stack([*it]): gradient "
+                   "all 0 (e.g. [*map(...)]: true [10.14, -1.27, 2.06, 0.39]); forward is right; unpacking a list "
+                   "or a generator expression, list(it), and `a, b, c, d = it` are right")
+@pytest.mark.parametrize("f", [unzip_a_map, unzip_an_iter, unzip_a_generator_function, list_display_of_a_starred_map,
+                               list_display_of_a_starred_generator, call_with_a_starred_map, max_of_a_starred_map,
+                               stack_of_a_starred_map])
 def test_unzip_an_iterator_reverse(f):
     _both_modes(f, X4)
