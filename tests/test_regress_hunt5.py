@@ -1803,3 +1803,33 @@ def stack_of_a_starred_map(x):
                                stack_of_a_starred_map])
 def test_unzip_an_iterator_reverse(f):
     _both_modes(f, X4)
+
+
+def sorted_of_a_map(x):
+    return sum(sorted(map(lambda v: v * v, x))[:2])
+
+
+def sorted_of_a_filter(x):
+    return sum(sorted(filter(lambda v: v > 0, x))[:2])
+
+
+def sorted_of_map_abs(x):
+    return sum(sorted(map(abs, x))[:2])
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: sorted(map(...)) / sorted(filter(...)): every jvp is 0 "
+                   "(sorted(map(v*v)) smallest two: true [1.4, 0, 0, 0.8]); reverse is right, and sorted of a "
+                   "generator or a list is right")
+@pytest.mark.parametrize("f", [sorted_of_a_map, sorted_of_a_filter, sorted_of_map_abs])
+def test_sorted_of_a_map_forward(f):
+    _both_modes(f, X4)
+
+
+def sorted_map_reverse_order(x):
+    return sorted(map(lambda v: v * 2.0, x), reverse=True)[0]
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH forward: sorted(map(...), reverse=True)[0]: IndexError: list index "
+                   "out of range from inside; reverse is right")
+def test_sorted_map_reverse_order_forward():
+    _both_modes(sorted_map_reverse_order, X4)
