@@ -1817,10 +1817,14 @@ def sorted_of_map_abs(x):
     return sum(sorted(map(abs, x))[:2])
 
 
+def sorted_of_a_map_with_key(x):
+    return sum(sorted(map(lambda v: v * v, x), key=lambda t: -t)[:2])
+
+
 @pytest.mark.xfail(strict=True, reason="WRONG forward: sorted(map(...)) / sorted(filter(...)): every jvp is 0 "
                    "(sorted(map(v*v)) smallest two: true [1.4, 0, 0, 0.8]); reverse is right, and sorted of a "
                    "generator or a list is right")
-@pytest.mark.parametrize("f", [sorted_of_a_map, sorted_of_a_filter, sorted_of_map_abs])
+@pytest.mark.parametrize("f", [sorted_of_a_map, sorted_of_a_filter, sorted_of_map_abs, sorted_of_a_map_with_key])
 def test_sorted_of_a_map_forward(f):
     _both_modes(f, X4)
 
@@ -1829,7 +1833,28 @@ def sorted_map_reverse_order(x):
     return sorted(map(lambda v: v * 2.0, x), reverse=True)[0]
 
 
-@pytest.mark.xfail(strict=True, reason="CRASH forward: sorted(map(...), reverse=True)[0]: IndexError: list index "
-                   "out of range from inside; reverse is right")
-def test_sorted_map_reverse_order_forward():
-    _both_modes(sorted_map_reverse_order, X4)
+def argsort_by_enumerate(x):
+    return sorted(enumerate(x), key=lambda t: t[1])[0][1]  # the smallest item, with its index
+
+
+def median_of_a_map(x):
+    import statistics
+    return statistics.median(map(lambda v: v * v, x))
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH forward: IndexError: list index out of range from inside, for "
+                   "sorted(map(...), reverse=True)[0], sorted(enumerate(x), key=lambda t: t[1]) (the argsort idiom) "
+                   "and statistics.median(map(...)); reverse is right (or refuses enumerate honestly)")
+@pytest.mark.parametrize("f", [sorted_map_reverse_order, argsort_by_enumerate, median_of_a_map])
+def test_sorted_of_iterators_forward_crash(f):
+    check_derivatives(f, X4.copy(), modes=("forward",))
+
+
+def argmax_by_enumerate(x):
+    return max(enumerate(x), key=lambda t: t[1])[1] * 2.0
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED both modes: max(enumerate(x), key=lambda t: t[1]) (the argmax "
+                   "idiom): 'max/min of an iterator (enumerate): its items are consumed'")
+def test_argmax_by_enumerate():
+    check_derivatives(argmax_by_enumerate, X4.copy())
