@@ -1600,10 +1600,24 @@ def argmax_of_a_dict(x):
     return d[k] * 2.0
 
 
-@pytest.mark.xfail(strict=True, reason="CRASH reverse: max(d, key=d.get) (the arg-max of a dict): AttributeError: "
-                   "'AdjTuple' object has no attribute 'items'; forward is right")
-def test_argmax_of_a_dict_reverse():
-    _both_modes(argmax_of_a_dict, X)
+def argmax_of_a_dict_lambda(x):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    k = max(d, key=lambda k: d[k])
+    return d[k] * 2.0
+
+
+def argmin_of_a_dict(x):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    k = min(d, key=d.get)
+    return d[k] * 2.0
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH reverse: max(d, key=d.get) / max(d, key=lambda k: d[k]) / "
+                   "min(d, key=d.get) (the arg-max of a dict): AttributeError: 'AdjTuple' object has no attribute "
+                   "'items'; forward is right, and sorted(d, key=d.get) works")
+@pytest.mark.parametrize("f", [argmax_of_a_dict, argmax_of_a_dict_lambda, argmin_of_a_dict])
+def test_argmax_of_a_dict_reverse(f):
+    _both_modes(f, X)
 
 
 def refused_sorted_set(x):
