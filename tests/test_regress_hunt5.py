@@ -1872,3 +1872,27 @@ def argmax_by_enumerate(x):
                    "idiom): 'max/min of an iterator (enumerate): its items are consumed'")
 def test_argmax_by_enumerate():
     check_derivatives(argmax_by_enumerate, X4.copy())
+
+
+def _scaled_by(k):
+    def deco(fn):
+        @functools.wraps(fn)
+        def w(v, *a, **kw):
+            return k * fn(v * k, *a, **kw)
+        return w
+    return deco
+
+
+def refused_local_function_with_a_wraps_decorator(x):
+    @_scaled_by(0.5)
+    def f(v):
+        return np.sum(np.sin(v))
+    return f(x)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED both modes: a local function decorated (inside the differentiated "
+                   "function) by a decorator that uses @functools.wraps: 'no forward rule for "
+                   "functools.partial(<function update_wrapper ...>)'; the same decorator on a module-level function "
+                   "works")
+def test_local_function_with_a_wraps_decorator():
+    check_derivatives(refused_local_function_with_a_wraps_decorator, X.copy())
