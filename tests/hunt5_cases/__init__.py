@@ -7,7 +7,8 @@ import importlib
 
 MODULES = ["objects", "objects_more", "objects_protocols", "properties", "containers", "numpy_views", "numpy_more",
            "numpy_in_place", "closures", "realistic", "training", "aliasing", "helpers", "augmented", "state",
-           "reflection", "arguments", "scipy_cases"]
+           "reflection", "arguments", "scipy_cases", "simulations", "model_fitting", "outputs", "input_mutation",
+           "class_state", "decorators", "caches", "dict_idioms", "dict_overrides"]
 
 EXCLUDED = {
     # honest refusals (dict keys from inputs, optimisers, module-level writes, generators that mutate, ...)
@@ -24,6 +25,11 @@ EXCLUDED = {
     "state": {"itertools_count_global", "local_count"},
     "reflection": {"partial_attrs", "closure_cells", "fn_attr_state", "fn_attr_array", "locals_dict"},
     "aliasing": {"may_share"},
+    "class_state": {"class_attr_set_from_input"},
+    "decorators": {"deco_stack"},
+    "caches": {"cached_property_like"},
+    "dict_idioms": {"dict_merge_star", "dict_fromkeys", "dict_fromkeys_shared_list", "dict_max_by_value"},
+    "dict_overrides": {"dict_zip_duplicates", "kwargs_override", "kwargs_call_override"},
     "scipy_cases": {"minimize_value", "minimize_x", "root_scalar_probe", "fsolve_probe", "curve_fit_probe",
                     "least_squares_probe"},
 }
