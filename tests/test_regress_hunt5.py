@@ -1896,3 +1896,39 @@ def refused_local_function_with_a_wraps_decorator(x):
                    "works")
 def test_local_function_with_a_wraps_decorator():
     check_derivatives(refused_local_function_with_a_wraps_decorator, X.copy())
+
+
+class _KHolder:
+    def __init__(self, k):
+        self.k = k
+
+    def f(self, v):
+        return self.k * v
+
+
+def _temporarily(m, k):
+    import contextlib
+
+    @contextlib.contextmanager
+    def cm():
+        old = m.k
+        m.k = k
+        try:
+            yield m
+        finally:
+            m.k = old
+    return cm()
+
+
+def refused_contextmanager_sets_a_parameter(x):
+    m = _KHolder(x[0])
+    a = m.f(x[1])
+    with _temporarily(m, x[2] ** 2) as mm:
+        b = mm.f(x[1])
+    return a + b + m.f(1.0)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED both modes (honest): a @contextlib.contextmanager that sets a "
+                   "field for the `with` body and restores it (the 'temporarily use k' idiom)")
+def test_contextmanager_sets_a_parameter():
+    check_derivatives(refused_contextmanager_sets_a_parameter, X.copy())
