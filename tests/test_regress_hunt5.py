@@ -1932,3 +1932,26 @@ def refused_contextmanager_sets_a_parameter(x):
                    "field for the `with` body and restores it (the 'temporarily use k' idiom)")
 def test_contextmanager_sets_a_parameter():
     check_derivatives(refused_contextmanager_sets_a_parameter, X.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG reverse: np.linalg.eigh with repeated eigenvalues when only the eigenvalues are used
+# ---------------------------------------------------------------------------------------------------------
+def eigh_values_of_identity_plus_rank_one(x):
+    A = np.outer(x, x) + 3.0 * np.eye(3)  # eigenvalues 3, 3, 3 + |x|^2
+    w, V = np.linalg.eigh(A)  # V unused
+    return np.sum(w ** 2)
+
+
+def eigh_values_of_scaled_identity(x):
+    w, V = np.linalg.eigh(np.eye(3) * x[0] ** 2)
+    return np.sum(w ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: w, V = np.linalg.eigh(A) with repeated eigenvalues, V "
+                   "unused: grad all nan (the eigenvector term's 1/(w_i - w_j) times a zero adjoint); forward, FD "
+                   "and np.linalg.eigvalsh give [26.85, -49.87, 80.56]")
+@pytest.mark.parametrize("f", [eigh_values_of_identity_plus_rank_one, eigh_values_of_scaled_identity])
+def test_eigh_repeated_eigenvalues_reverse(f):
+    with np.errstate(all="ignore"):
+        _both_modes(f, X)
