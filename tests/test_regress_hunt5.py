@@ -1948,10 +1948,18 @@ def eigh_values_of_scaled_identity(x):
     return np.sum(w ** 2)
 
 
+def eigh_unique_top_vector_of_a_degenerate_matrix(x):
+    A = np.outer(x, x) + 3.0 * np.eye(3)
+    w, V = np.linalg.eigh(A)
+    return np.sum(V[:, -1] ** 4) + np.sum(w)  # the top eigenvector is unique (|x|^2 + 3)
+
+
 @pytest.mark.xfail(strict=True, reason="WRONG reverse: w, V = np.linalg.eigh(A) with repeated eigenvalues, V "
                    "unused: grad all nan (the eigenvector term's 1/(w_i - w_j) times a zero adjoint); forward, FD "
-                   "and np.linalg.eigvalsh give [26.85, -49.87, 80.56]")
-@pytest.mark.parametrize("f", [eigh_values_of_identity_plus_rank_one, eigh_values_of_scaled_identity])
+                   "and np.linalg.eigvalsh give [26.85, -49.87, 80.56]; also nan when only the unique top eigenvector "
+                   "V[:, -1] of such a matrix is used (forward and FD [1.211, -2.393, 4.391])")
+@pytest.mark.parametrize("f", [eigh_values_of_identity_plus_rank_one, eigh_values_of_scaled_identity,
+                               eigh_unique_top_vector_of_a_degenerate_matrix])
 def test_eigh_repeated_eigenvalues_reverse(f):
     with np.errstate(all="ignore"):
         _both_modes(f, X)
