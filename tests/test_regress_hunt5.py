@@ -1963,3 +1963,25 @@ def eigh_unique_top_vector_of_a_degenerate_matrix(x):
 def test_eigh_repeated_eigenvalues_reverse(f):
     with np.errstate(all="ignore"):
         _both_modes(f, X)
+
+
+def zca_whitening_of_a_degenerate_covariance(x):
+    C = np.outer(x, x) + 3.0 * np.eye(3)
+    w, V = np.linalg.eigh(C)
+    W = V @ np.diag(1.0 / np.sqrt(w)) @ V.T  # C^(-1/2), a smooth function of C
+    return np.sum(W @ np.array([1.0, 2.0, 3.0]))
+
+
+def matrix_log_by_eigh(x):
+    C = np.outer(x, x) + 3.0 * np.eye(3)
+    w, V = np.linalg.eigh(C)
+    return np.sum(V @ np.diag(np.log(w)) @ V.T)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: a matrix function written through eigh (V f(w) V^T: ZCA "
+                   "whitening, matrix log) of a matrix with repeated eigenvalues: grad and jvp all nan; FD "
+                   "[-0.197, -0.342, -0.252] (scipy.linalg.sqrtm / logm of the same matrix are right)")
+@pytest.mark.parametrize("f", [zca_whitening_of_a_degenerate_covariance, matrix_log_by_eigh])
+def test_matrix_function_through_eigh_degenerate(f):
+    with np.errstate(all="ignore"):
+        _both_modes(f, X)
