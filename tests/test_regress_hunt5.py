@@ -1985,3 +1985,21 @@ def matrix_log_by_eigh(x):
 def test_matrix_function_through_eigh_degenerate(f):
     with np.errstate(all="ignore"):
         _both_modes(f, X)
+
+
+def stdev_of_a_map(x):
+    import statistics
+    return statistics.stdev(map(lambda v: v * 2.0, x))
+
+
+def fmean_of_map_abs(x):
+    import statistics
+    return statistics.fmean(map(abs, x))
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: statistics.stdev(map(...)) / statistics.fmean(map(abs, "
+                   "x)): StatisticsError 'requires at least two data points' - the map is exhausted before the "
+                   "function reads it (statistics.variance of a generator, median of a map in reverse are right)")
+@pytest.mark.parametrize("f", [stdev_of_a_map, fmean_of_map_abs])
+def test_statistics_of_a_map(f):
+    check_derivatives(f, X4.copy())
