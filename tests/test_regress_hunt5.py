@@ -2003,3 +2003,21 @@ def fmean_of_map_abs(x):
 @pytest.mark.parametrize("f", [stdev_of_a_map, fmean_of_map_abs])
 def test_statistics_of_a_map(f):
     check_derivatives(f, X4.copy())
+
+
+def prod_of_a_map(x):
+    import math
+    return math.prod(map(lambda v: v + 1.0, x))
+
+
+def prod_of_map_abs(x):
+    import math
+    return math.prod(map(abs, x))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: math.prod(map(...)): reverse gradient 0, forward the "
+                   "items' own derivatives without the product of the others (jvp [1,1,1,1], true "
+                   "[-1.302, 7.378, -0.714, -1.581]); math.prod of a list, a generator or an iter() is right")
+@pytest.mark.parametrize("f", [prod_of_a_map, prod_of_map_abs])
+def test_math_prod_of_a_map(f):
+    _both_modes(f, X4)
