@@ -1818,7 +1818,8 @@ def stack_of_a_starred_map(x):
                    "all 0 (e.g. [*map(...)]: true [10.14, -1.27, 2.06, 0.39]); forward is right; unpacking a list "
                    "or a generator expression, list(it), and `a, b, c, d = it` are right")
 @pytest.mark.parametrize("f", [unzip_a_map, unzip_an_iter, unzip_a_generator_function, list_display_of_a_starred_map,
-                               list_display_of_a_starred_generator, call_with_a_starred_map, max_of_a_starred_map, hypot_of_a_starred_map,
+                               list_display_of_a_starred_generator, call_with_a_starred_map, max_of_a_starred_map,
+                               hypot_of_a_starred_map,
                                stack_of_a_starred_map])
 def test_unzip_an_iterator_reverse(f):
     _both_modes(f, X4)
@@ -2025,7 +2026,8 @@ def prod_of_a_filter(x):
     return math.prod(filter(lambda v: v > 0, x))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG both modes: math.prod(map(...)) / math.prod(filter(...)): reverse gradient 0, forward the "
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: math.prod(map(...)) / math.prod(filter(...)): reverse "
+                   "gradient 0, forward the "
                    "items' own derivatives without the product of the others (jvp [1,1,1,1], true "
                    "[-1.302, 7.378, -0.714, -1.581]); math.prod of a list, a generator or an iter() is right")
 @pytest.mark.parametrize("f", [prod_of_a_map, prod_of_map_abs, prod_of_a_filter])

@@ -303,5 +303,6 @@ def with_errstate(x):
 
 PROBES = []
 for f in list(globals().values()):
-    if callable(f) and getattr(f, "__module__", None) == __name__ and not f.__name__.startswith("_") and f.__name__ not in ("Model",):
+    if (callable(f) and getattr(f, "__module__", None) == __name__ and not f.__name__.startswith("_")
+            and f.__name__ not in ("Model",)):
         PROBES.append((f.__name__, f, (X,)))

@@ -70,5 +70,6 @@ def deco_memo_dict(x):
     return power(2) + power(3) + power(2)
 PROBES = []
 for f in list(globals().values()):
-    if callable(f) and getattr(f, "__module__", None) == __name__ and type(f).__name__ == "function" and f.__name__.startswith("deco_"):
+    if (callable(f) and getattr(f, "__module__", None) == __name__ and type(f).__name__ == "function"
+            and f.__name__.startswith("deco_")):
         PROBES.append((f.__name__, f, (X,)))

@@ -102,5 +102,6 @@ def property_view_write(x):
 
 PROBES = []
 for f in list(globals().values()):
-    if callable(f) and getattr(f, "__module__", None) == __name__ and type(f).__name__ == "function" and not f.__name__.startswith("_"):
+    if (callable(f) and getattr(f, "__module__", None) == __name__ and type(f).__name__ == "function"
+            and not f.__name__.startswith("_")):
         PROBES.append((f.__name__, f, (X,)))
