@@ -2065,3 +2065,39 @@ def refused_module_cache_of_nodes(x):
 @pytest.mark.parametrize("f", [refused_module_cache_of_constants, refused_module_cache_of_nodes])
 def test_module_cache_of_constants_reverse(f):
     check_derivatives(f, X.copy(), modes=("reverse",))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# ndarray.clip(min=..., max=...) with bounds from x
+# ---------------------------------------------------------------------------------------------------------
+X4C = np.array([0.6, -1.3, 2.1, 0.4])  # no element of 3x sits on a bound
+
+
+def clip_method_keyword_bounds(x):
+    return np.sum((x * 3.0).clip(min=x[1], max=x[2]) ** 2)
+
+
+def clip_method_keyword_max(x):
+    return np.sum((x * 3.0).clip(max=x[2]) ** 2)
+
+
+def clip_method_keyword_min(x):
+    return np.sum((x * 3.0).clip(min=x[1]) ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: ndarray.clip(min=lo, max=hi) with keyword bounds from x: the "
+                   "bounds get no adjoint (grad [10.8, 0, 0, 7.2], true [10.8, -2.6, 4.2, 7.2]); positional "
+                   "a.clip(lo, hi) and forward mode are right")
+@pytest.mark.parametrize("f", [clip_method_keyword_bounds, clip_method_keyword_max, clip_method_keyword_min])
+def test_clip_method_keyword_bounds_reverse(f):
+    _both_modes(f, X4C)
+
+
+def np_clip_keyword_bounds(x):
+    return np.sum(np.clip(x * 3.0, a_min=x[1], a_max=x[2]) ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED reverse: np.clip(a, a_min=lo, a_max=hi) (or NumPy 2's min=/max=) "
+                   "with keyword bounds; positional np.clip(a, lo, hi) works")
+def test_np_clip_keyword_bounds_reverse():
+    check_derivatives(np_clip_keyword_bounds, X4C.copy(), modes=("reverse",))
