@@ -1,7 +1,15 @@
-"""Hunt 5 (Nov 28): probes of objects, containers, NumPy views/out=, closures and SciPy idioms.
+"""Hunt 5 (Nov 28): probes of objects, containers, NumPy views/out=, closures, iterators and SciPy idioms.
 
-WRONG / CRASH / REFUSED findings are strict xfails (the lead fixes them; each reason gives mode(s) and
-numbers); the passing families below exercise idioms no earlier test covered."""
+WRONG / CRASH / REFUSED findings are strict xfails (the lead fixes them; each reason gives mode(s) and numbers).
+The main WRONG families: bound methods / partials / c.__call__ kept as values (reverse), callable objects handed
+to solve_ivp / quad / odeint / reduce / accumulate (reverse), fields written through self.__dict__ or a value-
+changing __setattr__, module-level int counters (reverse), zero-derivative ufuncs with out= (np.floor(y, out=y)),
+iterators consumed in parts or star-unpacked (zip(*it), [*map(...)]), lazy iterators escaping the changed-before-
+read check, itertools.groupby, generators yielding an object they keep changing, {**a, **b} with an overridden key
+(reverse), legacy np.random.normal/uniform/... with parameters from x, sorted(map(...)) and math.prod(map(...)),
+ndarray.clip(min=, max=) (reverse), object and structured arrays, and nan derivatives where the function is smooth
+(exact zeros under sqrt / entr / powers, np.where's unused side, eigh with repeated eigenvalues).
+The passing families (tests/hunt5_cases, run by test_hunt5_probe) exercise idioms no earlier test covered."""
 import functools
 
 import numpy as np
