@@ -2219,10 +2219,18 @@ def quad_args_dict(x):
     return si.quad(lambda t, p: p["a"] * t ** 2 + p["b"], 0.0, 1.0, args=(p,))[0]
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: solve_ivp(..., args=(params,)) / quad(..., args=(params,)) "
+def odeint_args_dict(x):
+    import scipy.integrate as si
+    p = {"k": x[2] ** 2, "c": 0.1 * abs(x[0])}
+    return si.odeint(lambda y, t, p: _oscillator_dict(t, y, p), np.array([1.0, 0.0]), np.array([0.0, 1.0]),
+                     args=(p,), rtol=1e-10, atol=1e-12)[-1, 0]
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: solve_ivp / odeint / quad (..., args=(params,)) "
                    "where params is a dict, a list or an object of parameters: the parameters' adjoint is hundreds "
                    "of times too large (<x_bar, x_dot> -3.80 vs -0.012 from forward and FD); args= of floats or of "
-                   "an array is right")
-@pytest.mark.parametrize("f", [solve_ivp_args_dict, solve_ivp_args_list, solve_ivp_args_object, quad_args_dict])
+                   "an array, or a lambda capturing the dict, is right; brentq args= of a dict is right")
+@pytest.mark.parametrize("f", [solve_ivp_args_dict, solve_ivp_args_list, solve_ivp_args_object, quad_args_dict,
+                               odeint_args_dict])
 def test_integrator_args_container_reverse(f):
     np.testing.assert_allclose(mc.grad(f)(X.copy()), _fd(f, X), rtol=1e-4, atol=1e-6)
