@@ -1,0 +1,2236 @@
+"""Hunt 5 (Nov 28): probes of objects, containers, NumPy views/out=, closures, iterators and SciPy idioms.
+
+WRONG / CRASH / REFUSED findings are strict xfails (the lead fixes them; each reason gives mode(s) and numbers).
+The main WRONG families: bound methods / partials / c.__call__ kept as values (reverse), callable objects handed
+to solve_ivp / quad / odeint / reduce / accumulate (reverse), fields written through self.__dict__ or a value-
+changing __setattr__, module-level int counters (reverse), zero-derivative ufuncs with out= (np.floor(y, out=y)),
+iterators consumed in parts or star-unpacked (zip(*it), [*map(...)]), lazy iterators escaping the changed-before-
+read check, itertools.groupby, generators yielding an object they keep changing, {**a, **b} with an overridden key
+(reverse), legacy np.random.normal/uniform/... with parameters from x, sorted(map(...)) and math.prod(map(...)),
+ndarray.clip(min=, max=) (reverse), object and structured arrays, and nan derivatives where the function is smooth
+(exact zeros under sqrt / entr / powers, np.where's unused side, eigh with repeated eigenvalues).
+The passing families (tests/hunt5_cases, run by test_hunt5_probe) exercise idioms no earlier test covered."""
+import functools
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.testing import check_derivatives
+
+X = np.array([0.7, -1.3, 2.1])
+
+
+def _fd(f, x, h=1e-6):
+    return np.array([(f(x + e * h) - f(x - e * h)) / (2 * h) for e in np.eye(x.size)])
+
+
+def _both_modes(f, x):
+    """grad and each jvp column, compared with central finite differences."""
+    want = _fd(f, x)
+    np.testing.assert_allclose(mc.grad(f)(x.copy()), want, rtol=1e-6, atol=1e-8)
+    jv = np.array([mc.jvp(f, (x.copy(),), (e,))[1] for e in np.eye(x.size)])
+    np.testing.assert_allclose(jv, want, rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: bound methods kept in a variable / a list
+# ---------------------------------------------------------------------------------------------------------
+class _Lin:
+    def __init__(self, w):
+        self.w = w
+
+    def lin(self, v):
+        return np.sum(self.w * v)
+
+
+def bound_method_called_twice(x):
+    m = _Lin(x)  # the object holds the argument itself
+    f = m.lin
+    a = f(x)
+    b = f(2.0)
+    return a + b
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: `f = m.lin` (m.w is the argument x) called as f(x) then "
+                   "f(2.0): grad [4.8,-3.2,10.4], true (forward, FD) 3x+2 = [3.4,-0.6,6.2]; m.lin(x)+m.lin(2.0) "
+                   "without the variable is right")
+def test_bound_method_in_a_variable_called_twice():
+    _both_modes(bound_method_called_twice, X)
+
+
+def bound_method_in_list_then_field_rebound(x):
+    m = _Lin(x)
+    L = [m.lin]
+    m.w = x ** 2  # the bound method sees the new field when called
+    return L[0](np.ones(3))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: a bound method stored in a list, then m.w = x**2, then "
+                   "L[0](ones): grad [1,1,1] (the old field), true (forward, FD) 2x = [1.4,-2.6,4.2]")
+def test_bound_method_in_a_list_sees_the_rebound_field():
+    _both_modes(bound_method_in_list_then_field_rebound, X)
+
+
+def partial_of_a_method(x):
+    m = _Lin(x)
+    f = functools.partial(m.lin)
+    return f(x) + f(np.ones(3))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: functools.partial(m.lin) (m.w is x) called twice: grad "
+                   "4x+1 = [3.8,-4.2,9.4], true 2x+1 = [2.4,-1.6,5.2]")
+def test_partial_of_a_method_called_twice():
+    _both_modes(partial_of_a_method, X)
+
+
+def bm_in_dict(x):
+    m = _Lin(x)
+    ops = {"lin": m.lin}
+    return ops["lin"](x) + ops["lin"](2.0)
+
+
+def bm_getattr(x):
+    m = _Lin(x)
+    f = getattr(m, "lin")
+    return f(x) + f(np.ones(3))
+
+
+def bm_mapped(x):
+    m = _Lin(x)
+    return sum(map(m.lin, [x, np.ones(3), 2.0 * x]))
+
+
+def bm_handed_to_a_function(x):
+    m = _Lin(x)
+
+    def apply(g, v):
+        return g(v) + g(np.ones(3))
+    return apply(m.lin, x)
+
+
+def bm_in_an_object_field(x):
+    class Holder:
+        def __init__(self, fn):
+            self.fn = fn
+    m = _Lin(x)
+    h = Holder(m.lin)
+    return h.fn(x) + h.fn(2.0)
+
+
+def bm_partial_with_args(x):
+    class M:
+        def __init__(self, w):
+            self.w = w
+
+        def f(self, a, b):
+            return np.sum(self.w * a) * b
+    p = functools.partial(M(x).f, x)
+    return p(2.0) + p(x[0])
+
+
+def bm_field_handed_back(x):
+    m = _Lin(x * 1.0)  # no argument involved: the method is handed its own object's field
+    f = m.lin
+    return f(m.w) + f(2.0)
+
+
+def bm_row_of_the_field(x):
+    class P:
+        def __init__(self, w):
+            self.w = w
+
+        def f(self, v):
+            return self.w @ v
+    W = np.outer(x, x) + np.eye(3)
+    g = P(W).f
+    return np.sum(g(W[0])) + np.sum(g(np.ones(3)))
+
+
+def bm_two_arrays(x):
+    m = _Lin(x)
+    f = m.lin
+    return f(x) + f(np.ones(3) * 2.0)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: a bound method kept as a value (in a variable, a dict, "
+                   "an object field, from getattr, map, partial, handed to a function) called with an array that is "
+                   "(a view of) its object's field, then called again: reverse counts the first call's field adjoint "
+                   "twice (e.g. grad 4x+1 for true 2x+1); forward and FD agree; m.lin(...) written out is right")
+@pytest.mark.parametrize("f", [bm_in_dict, bm_getattr, bm_mapped, bm_handed_to_a_function, bm_two_arrays,
+                                       bm_in_an_object_field, bm_partial_with_args, bm_field_handed_back,
+                                       bm_row_of_the_field])
+def test_bound_method_of_an_object_holding_the_argument(f):
+    _both_modes(f, X)
+
+
+def bm_partial_then_field_rebound(x):
+    m = _Lin(x)
+    f = functools.partial(m.lin)
+    m.w = x ** 2
+    return f(np.ones(3))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: functools.partial(m.lin), then m.w = x**2, then f(ones): "
+                   "grad [1,1,1] (the old field's), true 2x")
+def test_partial_of_a_method_sees_the_rebound_field():
+    _both_modes(bm_partial_then_field_rebound, X)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: fields written through self.__dict__ (refused when read outside a method, silently zero inside)
+# ---------------------------------------------------------------------------------------------------------
+class _KwConfig:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)  # the common "store every keyword" idiom
+
+
+class _DictItemConfig:
+    def __init__(self, a, b):
+        self.__dict__["a"] = a
+        self.__dict__["b"] = b
+
+
+def dict_update_in_init(x):
+    c = _KwConfig(a=x[0], b=x[1])
+    return c.a * c.b
+
+
+def dict_item_in_init(x):
+    c = _DictItemConfig(x[0], x[1])
+    return c.a * c.b
+
+
+def dict_update_outside(x):
+    class O:
+        pass
+    o = O()
+    o.__dict__.update({"a": x[0], "b": x[1]})
+    return o.a * o.b
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward and reverse: self.__dict__.update(kw) in __init__ (or "
+                   "o.__dict__.update({...})): both modes give gradient [0,0,0], true [x1, x0, 0] = [-1.3, 0.7, 0] "
+                   "(reading X.__dict__ elsewhere is refused by name)")
+@pytest.mark.parametrize("f", [dict_update_in_init, dict_update_outside])
+def test_fields_written_through_dict_update(f):
+    _both_modes(f, X)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: self.__dict__['a'] = a in __init__: jvp gives 0 "
+                   "(reverse refuses honestly), true gradient [-1.3, 0.7, 0]")
+def test_fields_written_through_dict_items_forward():
+    want = _fd(dict_item_in_init, X)
+    jv = np.array([mc.jvp(dict_item_in_init, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, want, rtol=1e-6, atol=1e-8)
+
+
+def bound_method_self(x):
+    m = _Lin(x[0])
+    return m.lin.__self__.w * x[1]
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: m.lin.__self__.w (the bound method's object) has a zero "
+                   "tangent: jvp columns [0, 0.7, 0], true (reverse, FD) [-1.3, 0.7, 0]")
+def test_bound_method_self_keeps_its_tangent():
+    _both_modes(bound_method_self, X)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: NaN derivatives where the function is smooth (an exactly zero probability; np.where's unused side)
+# ---------------------------------------------------------------------------------------------------------
+def _quiet_fd(f, x):
+    with np.errstate(all="ignore"):
+        return _fd(f, x)
+
+
+def entr_with_a_zero(x):
+    import scipy.special as sp
+    p = np.array([0.0, x[0] ** 2, x[2] ** 2])  # a histogram with an empty bin
+    return np.sum(sp.entr(p))
+
+
+def rel_entr_with_a_zero(x):
+    import scipy.special as sp
+    p = np.array([0.0, x[0] ** 2, x[2] ** 2])
+    return np.sum(sp.rel_entr(p, np.array([0.2, 0.3, 0.5])))
+
+
+def kl_div_with_a_zero(x):
+    import scipy.special as sp
+    p = np.array([0.0, x[0] ** 2, x[2] ** 2])
+    return np.sum(sp.kl_div(p, np.array([0.2, 0.3, 0.5])))
+
+
+def stats_entropy_qk(x):
+    import scipy.stats as st
+    return st.entropy(np.array([0.0, 0.5, 0.5]), np.abs(x) + 0.1)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: scipy.special.entr / rel_entr / kl_div (and stats.entropy's "
+                   "qk) of an array with an exactly zero entry (its tangent 0): every jvp is nan; reverse gives the "
+                   "finite FD gradient (entr: [-0.401, 0, -10.43])")
+@pytest.mark.parametrize("f", [entr_with_a_zero, rel_entr_with_a_zero, kl_div_with_a_zero, stats_entropy_qk])
+def test_entropy_terms_with_an_empty_bin_forward(f):
+    want = _quiet_fd(f, X)
+    with np.errstate(all="ignore"):
+        jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, want, rtol=1e-5, atol=1e-7)
+
+
+def stats_entropy_normalised(x):
+    import scipy.stats as st
+    return st.entropy(np.array([0.0, x[0] ** 2, x[2] ** 2]))  # normalises p inside
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: scipy.stats.entropy(p) with one empty bin, the others "
+                   "depending on x: grad [nan, 0, nan], jvp nan; FD (smooth there) [0.565, 0, -0.188]")
+def test_stats_entropy_with_an_empty_bin():
+    want = _quiet_fd(stats_entropy_normalised, X)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(mc.grad(stats_entropy_normalised)(X.copy()), want, rtol=1e-5, atol=1e-7)
+        jv = np.array([mc.jvp(stats_entropy_normalised, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, want, rtol=1e-5, atol=1e-7)
+
+
+def where_sqrt_of_negative(x):
+    with np.errstate(all="ignore"):
+        return np.sum(np.where(x > 0, np.sqrt(x), x ** 2))
+
+
+def where_arcsin_outside(x):
+    with np.errstate(all="ignore"):
+        return np.sum(np.where(np.abs(x) < 1, np.arcsin(x), x))
+
+
+def where_overflow_unselected(x):
+    with np.errstate(all="ignore"):
+        big = np.exp(x * 400.0)
+    return np.sum(np.where(x < 1.0, big, 0.0))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: np.where(cond, g(x), h(x)) where g's derivative is nan/inf "
+                   "on the unselected side (sqrt or arcsin of out-of-domain x, exp overflow): grad has nan there "
+                   "(e.g. [0.598, nan, 0.345]); forward mode and FD give [0.598, -2.6, 0.345] (np.log is handled)")
+@pytest.mark.parametrize("f", [where_sqrt_of_negative, where_arcsin_outside, where_overflow_unselected])
+def test_where_unselected_side_reverse(f):
+    want = _quiet_fd(f, X)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(mc.grad(f)(X.copy()), want, rtol=1e-5, atol=1e-7)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: a module-level int counter (`global n; n += 1`) read after it changed
+# ---------------------------------------------------------------------------------------------------------
+N_CALLS = 0
+
+
+def _counted(v):
+    global N_CALLS
+    N_CALLS = N_CALLS + 1
+    return v * N_CALLS
+
+
+def global_counter_in_a_helper(x):
+    global N_CALLS
+    N_CALLS = 0
+    return _counted(x[0]) + _counted(x[1])
+
+
+def global_counter_in_a_loop(x):
+    global N_CALLS
+    N_CALLS = 0
+    s = 0.0
+    for v in x:
+        N_CALLS += 1
+        s = s + v * N_CALLS
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: a module-level int counter bumped by `global n; n += 1` and "
+                   "multiplied into the result: the pullback reads its final value at every step (helper: grad "
+                   "[2,2,0], true [1,2,0]; loop: [3,3,3], true [1,2,3]); forward mode is right")
+@pytest.mark.parametrize("f", [global_counter_in_a_helper, global_counter_in_a_loop])
+def test_global_counter(f):
+    _both_modes(f, X)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# CRASH: a PyTorch-style Module whose __setattr__ files parameters into a dict field
+# ---------------------------------------------------------------------------------------------------------
+class _Parameter:
+    def __init__(self, data):
+        self.data = data
+
+
+class _Module:
+    def __init__(self):
+        object.__setattr__(self, "_params", {})
+        object.__setattr__(self, "_modules", {})
+
+    def __setattr__(self, name, value):
+        if isinstance(value, _Parameter):
+            self._params[name] = value
+        elif isinstance(value, _Module):
+            self._modules[name] = value
+        object.__setattr__(self, name, value)
+
+    def __call__(self, *args):
+        return self.forward(*args)
+
+    def parameters(self):
+        for p in self._params.values():
+            yield p
+        for m in self._modules.values():
+            yield from m.parameters()
+
+
+class _Linear(_Module):
+    def __init__(self, W, b):
+        super().__init__()
+        self.W = _Parameter(W)
+        self.b = _Parameter(b)
+
+    def forward(self, h):
+        return self.W.data @ h + self.b.data
+
+
+class _MLP(_Module):
+    def __init__(self, W1, b1, W2, b2):
+        super().__init__()
+        self.l1 = _Linear(W1, b1)
+        self.l2 = _Linear(W2, b2)
+
+    def forward(self, h):
+        return self.l2(np.tanh(self.l1(h)))
+
+
+def module_param_by_name(x):
+    m = _Linear(np.outer(x, x), x)
+    return np.sum(m._params["W"].data ** 2)
+
+
+def module_l2_penalty(x):
+    net = _MLP(np.outer(x, x) * 0.2, x, np.outer(x, x[::-1]) * 0.1, x[::-1])
+    reg = sum(np.sum(p.data ** 2) for p in net.parameters())
+    return np.sum(net(x)) + 0.01 * reg
+
+
+def module_state_dict_copy(x):
+    lin = _Linear(np.outer(x, x), x)
+    sd = {k: p.data for k, p in lin._params.items()}
+    lin2 = _Linear(np.zeros((3, 3)), np.zeros(3))
+    for k, v in sd.items():
+        lin2._params[k].data = v
+    return np.sum(lin2(x))
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH forward: a dict field filled by a user __setattr__ "
+                   "(self._params[name] = value), read back by key: KeyError: 'W' shown as if raised by the "
+                   "user's line; reverse is right")
+def test_module_dict_filled_by_setattr_forward():
+    _both_modes(module_param_by_name, X)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: PyTorch-style net.parameters() (a generator over the "
+                   "_params/_modules dicts filled by __setattr__): 'the derivative rule of builtins.dict.values "
+                   "raised KeyError: l1 ... (please report it)'")
+def test_module_parameters_generator():
+    check_derivatives(module_l2_penalty, X.copy())
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: copying a Module's parameters by name into another "
+                   "(state-dict load): raw KeyError: 'W'")
+def test_module_state_dict_copy():
+    check_derivatives(module_state_dict_copy, X.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: a user __setattr__ that changes the value it stores
+# ---------------------------------------------------------------------------------------------------------
+class _Doubling:
+    def __setattr__(self, name, value):
+        if name == "w":
+            value = value * 2.0  # e.g. validation / unit conversion on assignment
+        super().__setattr__(name, value)
+
+
+class _DoublingInit:
+    def __init__(self, w):
+        self.w = w
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value * 2.0)
+
+
+def setattr_transforms(x):
+    v = _Doubling()
+    v.w = x[0]
+    return v.w * x[1]
+
+
+def setattr_transforms_in_init(x):
+    return _DoublingInit(x[0]).w * x[1]
+
+
+def setattr_clips_array(x):
+    class Clipped:
+        def __setattr__(self, name, value):
+            super().__setattr__(name, np.clip(value, -1.5, 1.5) * 2.0)
+    c = Clipped()
+    c.w = x
+    return np.sum(c.w * x)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: `obj.w = v` through a user __setattr__ that stores "
+                   "2*v: the derivative takes the store as plain (grad [-1.3, 1.4, 0], true [-2.6, 1.4, 0]); the "
+                   "value is right")
+@pytest.mark.parametrize("f", [setattr_transforms, setattr_transforms_in_init, setattr_clips_array])
+def test_setattr_that_changes_the_value(f):
+    _both_modes(f, X)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# SciPy: multivariate_t, polar, sparse matrices
+# ---------------------------------------------------------------------------------------------------------
+def multivariate_t_identity_shape(x):
+    import scipy.stats as st
+    return st.multivariate_t.logpdf(x, loc=np.zeros(3), shape=np.eye(3), df=4.0)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: scipy.stats.multivariate_t.logpdf(x, shape=np.eye(3)) (a "
+                   "constant shape with equal eigenvalues): every jvp is nan; reverse and FD give "
+                   "[-0.463, 0.859, -1.388] (multivariate_normal with cov=np.eye(3) is right)")
+def test_multivariate_t_identity_shape_forward():
+    with np.errstate(all="ignore"):
+        _both_modes(multivariate_t_identity_shape, X)
+
+
+def polar_of_spd(x):
+    import scipy.linalg as sl
+    u, p = sl.polar(np.outer(x, x) + 2.0 * np.eye(3))  # two equal singular values
+    return np.trace(p)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: scipy.linalg.polar of outer(x,x)+2I (repeated singular "
+                   "values): grad and jvp nan; trace(p) = trace(M) here, FD [1.4, -2.6, 4.2]")
+def test_polar_with_repeated_singular_values():
+    with np.errstate(all="ignore"):
+        _both_modes(polar_of_spd, X)
+
+
+def sparse_laplacian_made_inside(x):
+    import scipy.sparse as sps
+    D = sps.diags([np.ones(3) * -2.0, np.ones(2), np.ones(2)], [0, 1, -1])
+    return x @ (D @ x)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH reverse: x @ (D @ x) with D = scipy.sparse.diags(...) made in the "
+                   "function: numpy AxisError ('axis -1 is out of bounds for array of dimension 0') from the matmul "
+                   "pullback; forward mode gives the right [-5.4, 10.8, -11]")
+def test_sparse_matrix_made_inside_reverse():
+    _both_modes(sparse_laplacian_made_inside, X)
+
+
+import scipy.sparse as _sps  # noqa: E402
+
+_LAPLACIAN = _sps.diags([np.ones(3) * -2.0, np.ones(2), np.ones(2)], [0, 1, -1]).tocsr()
+
+
+def sparse_laplacian_module_level(x):
+    u = x.copy()
+    for _ in range(3):
+        u = u + 0.1 * (_LAPLACIAN @ u)
+    return np.sum(u ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED both modes: a module-level scipy.sparse matrix @ x (explicit "
+                   "diffusion step): forward refuses with GlobalWriteError on scipy's private dtype cache "
+                   "`_upcast_memo` (written with dtypes, not input values), reverse has no rule for "
+                   "_spbase.__matmul__; a linear map by a constant matrix")
+def test_sparse_matrix_times_vector():
+    check_derivatives(sparse_laplacian_module_level, X.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# REFUSED: working code that is refused (honest errors, but the code is plain and differentiable)
+# ---------------------------------------------------------------------------------------------------------
+def refused_ordered_dict_move_to_end(x):
+    import collections
+    d = collections.OrderedDict()
+    d["z"] = x[0]
+    d["a"] = x[1]
+    d.move_to_end("z")
+    ks = list(d)
+    return d[ks[0]] * 2.0 + d[ks[1]] * 3.0
+
+
+def refused_shares_memory(x):
+    y = x * 1.0
+    z = y[::2]
+    if np.shares_memory(y, z):
+        z *= 2.0
+    return np.sum(y)
+
+
+def refused_vars_of_object(x):
+    class O:
+        def __init__(self, w):
+            self.w = w
+    o = O(x)
+    return np.sum(vars(o)["w"] ** 2)
+
+
+def refused_ndindex_loop(A):
+    s = 0.0
+    for i, j in np.ndindex(A.shape):  # the items are ints
+        s = s + A[i, j] ** 2 * (i - j)
+    return s
+
+
+def refused_ndenumerate_loop(A):
+    s = 0.0
+    for (i, j), v in np.ndenumerate(A):
+        s = s + v * (i + 2 * j)
+    return s
+
+
+class _Key:
+    def __init__(self, k):
+        self.k = k
+
+    def __eq__(self, o):
+        return isinstance(o, _Key) and self.k == o.k
+
+    def __hash__(self):
+        return hash(self.k)
+
+
+def refused_constant_object_keys(x):
+    d = {_Key(1): x[0], _Key(2): x[1]}
+    d[_Key(1)] = d[_Key(1)] * x[2]
+    return d[_Key(1)] + d[_Key(2)]
+
+
+_STEP = {"n": 0}
+
+
+def _decayed(v):
+    _STEP["n"] += 1  # an int in a module-level dict
+    return v * 0.5 ** _STEP["n"]
+
+
+def refused_module_dict_int_counter(x):
+    _STEP["n"] = 0
+    return _decayed(x[0]) + _decayed(x[1])
+
+
+class _WithNew:
+    def __new__(cls, v):
+        obj = super().__new__(cls)
+        obj.created = v * 2.0
+        return obj
+
+    def __init__(self, v):
+        self.v = v
+
+
+def refused_dunder_new(x):
+    o = _WithNew(x[0])
+    return o.created * o.v
+
+
+def refused_fixed_quad_reverse(x):
+    import scipy.integrate as si
+    return si.fixed_quad(lambda t: np.sin(x[0] * t), 0.0, 1.0, n=5)[0]
+
+
+def refused_itertools_count_reverse(x):
+    import itertools
+    c = itertools.count(1)
+    return sum(v * next(c) for v in x)
+
+
+_A33 = np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4], [1.1, 0.2, 0.6]])
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED: OrderedDict.move_to_end, np.shares_memory (and "
+                   "np.may_share_memory, which also blocks scipy.ndimage.convolve), vars(obj), for-loops over "
+                   "np.ndindex (int items) / np.ndenumerate, a dict keyed by constant user objects, an int counter "
+                   "in a module-level dict (GlobalWriteError), a class with __new__ (MissingRuleError)")
+@pytest.mark.parametrize("f, arg", [
+    (refused_ordered_dict_move_to_end, X), (refused_shares_memory, X), (refused_vars_of_object, X),
+    (refused_ndindex_loop, _A33), (refused_ndenumerate_loop, _A33), (refused_constant_object_keys, X),
+    (refused_module_dict_int_counter, X), (refused_dunder_new, X)])
+def test_refused_plain_code(f, arg):
+    check_derivatives(f, arg.copy())
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED reverse only: scipy.integrate.fixed_quad (GlobalWriteError on "
+                   "scipy's _cached_roots_legendre) and next() of a local itertools.count")
+@pytest.mark.parametrize("f", [refused_fixed_quad_reverse, refused_itertools_count_reverse])
+def test_refused_reverse_only(f):
+    check_derivatives(f, X.copy(), modes=("reverse",))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Reflection: partial's args, locals(), closure cells
+# ---------------------------------------------------------------------------------------------------------
+def _h3(a, b, c=1.0):
+    return a * b * c
+
+
+def partial_args_read(x):
+    p = functools.partial(_h3, x[0], c=x[1])
+    return p.args[0] * x[2]
+
+
+def partial_keywords_read(x):
+    p = functools.partial(_h3, x[0], c=x[1])
+    return p.keywords["c"] * x[2]
+
+
+def partial_rebuilt_call(x):
+    p = functools.partial(_h3, x[0], c=x[1])
+    return p.func(*p.args, x[2], **p.keywords)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: reading a functools.partial's .args / .keywords (or "
+                   "calling p.func(*p.args, **p.keywords)): the partial's bound values get no adjoint (args[0]*x2: "
+                   "grad [0, 0, 0.7], true [2.1, 0, 0.7]); forward is right")
+@pytest.mark.parametrize("f", [partial_args_read, partial_keywords_read, partial_rebuilt_call])
+def test_partial_attributes(f):
+    _both_modes(f, X)
+
+
+def locals_read(x):
+    a = x[0] * 2.0
+    d = locals()
+    return d["a"] * x[1]
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: d = locals(); d['a']: raw KeyError: 'a' (shown as the "
+                   "user's line)")
+def test_locals_dict():
+    check_derivatives(locals_read, X.copy())
+
+
+def closure_cell_contents(x):
+    k = x[0] * 2.0
+
+    def f(v):
+        return v * k
+    return f.__closure__[0].cell_contents * x[1]
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH reverse: f.__closure__[0].cell_contents: AttributeError: "
+                   "'ShadowCell' object has no attribute 'fields'; forward is right")
+def test_closure_cell_contents_reverse():
+    check_derivatives(closure_cell_contents, X.copy(), modes=("reverse",))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: zero-derivative ufuncs writing into an array that carries a derivative (out=, or //= through an alias)
+# ---------------------------------------------------------------------------------------------------------
+def floor_out(x):
+    y = x * 3.0
+    np.floor(y, out=y)  # y's old tangent must go
+    return np.sum(y * x)
+
+
+def ceil_out(x):
+    y = x * 3.0
+    np.ceil(y, out=y)
+    return np.sum(y * x)
+
+
+def trunc_out(x):
+    y = x * 3.0
+    np.trunc(y, out=y)
+    return np.sum(y * x)
+
+
+def fix_out(x):
+    y = x * 3.0
+    np.fix(y, out=y)
+    return np.sum(y * x)
+
+
+def rint_out(x):
+    y = x * 3.0
+    np.rint(y, out=y)
+    return np.sum(y * x)
+
+
+def round_out(x):
+    y = x * 3.0
+    np.round(y, 1, out=y)
+    return np.sum(y * x)
+
+
+def floor_divide_out(x):
+    y = x * 3.0
+    np.floor_divide(y, 1.0, out=y)
+    return np.sum(y * x)
+
+
+def heaviside_out(x):
+    y = x * 3.0
+    np.heaviside(y, 0.5, out=y)
+    return np.sum(y * x)
+
+
+def floor_positional_out(x):
+    y = x * 3.0
+    np.floor(y, y)
+    return np.sum(y * x)
+
+
+def floor_out_slice(x):
+    y = x * 3.0
+    np.floor(y[:2], out=y[:2])
+    return np.sum(y * x)
+
+
+def round_method_out(x):
+    y = x * 3.0
+    y.round(0, out=y)
+    return np.sum(y * x)
+
+
+def comparison_out_float(x):
+    y = x * 3.0
+    np.greater(y, 0.0, out=y, casting="unsafe")
+    return np.sum(y * x)
+
+
+def floordiv_inplace_through_alias(x):
+    y = x * 1.0
+    z = y
+    y //= 1  # in place: z is y
+    return np.sum(z * x)
+
+
+def floordiv_inplace_list_alias(x):
+    y = x * 3.0
+    L = [y]
+    y //= 1
+    return np.sum(L[0] * x)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: a zero-derivative ufunc (floor, ceil, trunc, fix, rint, "
+                   "round, floor_divide, heaviside) with out= the array it reads (or `y //= 1` seen through an alias): "
+                   "the array keeps its old derivative (floor: grad [4.1,-7.9,12.3], true floor(3x) = [2,-4,6]); "
+                   "out= a fresh array, remainder and sign are right")
+@pytest.mark.parametrize("f", [floor_out, ceil_out, trunc_out, fix_out, rint_out, round_out, floor_divide_out,
+                               heaviside_out, floor_positional_out, floor_out_slice, round_method_out,
+                               comparison_out_float, floordiv_inplace_through_alias,
+                               floordiv_inplace_list_alias])
+def test_zero_derivative_ufunc_in_place(f):
+    _both_modes(f, X)
+
+
+def nan_to_num_in_place(x):
+    y = x * 3.0
+    with np.errstate(all="ignore"):
+        y[1] = np.log(y[1])  # nan for the negative entry
+    np.nan_to_num(y, copy=False)
+    return np.sum(y * x)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: np.nan_to_num(y, copy=False) keeps the tangent of the nan "
+                   "entry it zeroes: jvp [4.2, 1.0, 12.6], true (FD) [4.2, 0, 12.6]; reverse refuses copy=False "
+                   "honestly")
+def test_nan_to_num_copy_false_forward():
+    want = _quiet_fd(nan_to_num_in_place, X)
+    with np.errstate(all="ignore"):
+        jv = np.array([mc.jvp(nan_to_num_in_place, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, want, rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: a callable object (an instance with __call__) handed to a SciPy integrator
+# ---------------------------------------------------------------------------------------------------------
+class _DecayRhs:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, t, y):
+        return -self.k * y
+
+
+class _Integrand:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, t):
+        return np.exp(-self.k * t)
+
+
+class _OdeintRhs:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, y, t):
+        return -self.k * y
+
+
+def solve_ivp_callable_object(x):
+    import scipy.integrate as si
+    sol = si.solve_ivp(_DecayRhs(x[2]), (0.0, 1.0), np.array([1.0]), rtol=1e-10, atol=1e-12)
+    return sol.y[0, -1]
+
+
+def quad_callable_object(x):
+    import scipy.integrate as si
+    return si.quad(_Integrand(x[0] ** 2), 0.0, 1.0)[0]
+
+
+def odeint_callable_object(x):
+    import scipy.integrate as si
+    return np.sum(si.odeint(_OdeintRhs(x[2] ** 2), x[:2], np.array([0.0, 1.0]), rtol=1e-10, atol=1e-12)[-1])
+
+
+class _AccumulateStep:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, a, b):
+        return a * self.k + b
+
+
+def reduce_callable_object(x):
+    return functools.reduce(_AccumulateStep(x[0]), x, 1.0)
+
+
+def accumulate_callable_object(x):
+    import itertools
+    return sum(itertools.accumulate(x, _AccumulateStep(x[0])))
+
+
+def starmap_callable_object(x):
+    import itertools
+    return sum(itertools.starmap(_AccumulateStep(x[0]), [(x[1], x[2]), (x[2], x[0])]))
+
+
+class _RhsWithArgs:
+    def __call__(self, t, y, k):  # no fields at all
+        return -k * y
+
+
+def solve_ivp_callable_object_args(x):
+    import scipy.integrate as si
+    sol = si.solve_ivp(_RhsWithArgs(), (0.0, 1.0), np.array([1.0]), args=(x[2],), rtol=1e-10, atol=1e-12)
+    return sol.y[0, -1]
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: an instance with __call__ handed to library code that calls "
+                   "it many times (scipy.integrate.solve_ivp / quad / odeint, functools.reduce with 3 items and an "
+                   "initial value: d/dx0 4.11, true 1.64, itertools.accumulate / starmap; solve_ivp's args= even when "
+                   "the object has no fields): the object's field gets a far too large adjoint "
+                   "(solve_ivp: d/dk -56.77, true -0.1225; quad: -13.62, true -0.508); forward and FD agree, and "
+                   "a bound method (m.rhs) or a lambda is right")
+@pytest.mark.parametrize("f", [solve_ivp_callable_object, quad_callable_object, odeint_callable_object,
+                               reduce_callable_object, accumulate_callable_object, starmap_callable_object,
+                               solve_ivp_callable_object_args])
+def test_callable_object_handed_to_an_integrator(f):
+    np.testing.assert_allclose(mc.grad(f)(X.copy()), _fd(f, X), rtol=1e-4, atol=1e-6)
+    jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, _fd(f, X), rtol=1e-4, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: sqrt / fractional powers of an exactly zero entry whose derivative is zero
+# ---------------------------------------------------------------------------------------------------------
+def sqrt_of_an_empty_bin(x):
+    counts = np.array([0.0, x[1] ** 2, x[2] ** 2])
+    return np.sum(np.sqrt(counts))
+
+
+def half_power_of_an_empty_bin(x):
+    counts = np.array([0.0, x[1] ** 2, x[2] ** 2])
+    return np.sum(counts ** 0.5)
+
+
+def tempered_distribution(x):
+    counts = np.array([0.0, x[1] ** 2, x[2] ** 2])
+    p = counts / counts.sum()
+    return np.log(np.sum(p ** x[0]))  # alpha = 0.7 < 1
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: np.sqrt(a) / a ** 0.5 / a ** alpha (alpha<1) of an array "
+                   "with an exactly zero entry whose tangent is 0: every jvp is nan (sqrt: true [0,-1,1]); reverse is "
+                   "right for sqrt and a ** 0.5")
+@pytest.mark.parametrize("f", [sqrt_of_an_empty_bin, half_power_of_an_empty_bin, tempered_distribution])
+def test_fractional_power_of_an_exact_zero_forward(f):
+    want = _quiet_fd(f, X)
+    with np.errstate(all="ignore"):
+        jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, want, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: p ** alpha with p = counts/counts.sum() and an empty bin: "
+                   "grad [-0.649, nan, nan], true [-0.649, -0.0658, -0.0408]")
+def test_tempered_distribution_reverse():
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(mc.grad(tempered_distribution)(X.copy()), _quiet_fd(tempered_distribution, X),
+                                   rtol=1e-5, atol=1e-7)
+
+
+def pairwise_distance_kernel(x):
+    P = x.reshape(3, 1) * np.array([[1.0, 0.5]])
+    D = np.sqrt(np.sum((P[:, None, :] - P[None, :, :]) ** 2, axis=-1))  # zero diagonal
+    return np.sum(np.exp(-D))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: hand-written pairwise distances "
+                   "np.sqrt(np.sum((P[:,None]-P[None])**2, -1)) (zero diagonal): grad and jvp all nan; FD, "
+                   "np.linalg.norm(..., axis=-1) and cdist give [0.228, 0.289, -0.517]")
+def test_pairwise_distance_with_sqrt():
+    with np.errstate(all="ignore"):
+        _both_modes(pairwise_distance_kernel, X)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Passing families: every probe of tests/hunt5_cases that works, in both modes
+# ---------------------------------------------------------------------------------------------------------
+import copy as _copy  # noqa: E402
+
+from hunt5_cases import passing_probes  # noqa: E402
+
+_PASSING = list(passing_probes())
+
+
+@pytest.mark.parametrize("f, args, kwargs", [p[1:] for p in _PASSING], ids=[p[0] for p in _PASSING])
+def test_hunt5_probe(f, args, kwargs):
+    with np.errstate(all="ignore"):
+        check_derivatives(f, *_copy.deepcopy(args), **_copy.deepcopy(kwargs))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# CRASH: NumPy's __array__ protocol on a user class; a metaclass __call__
+# ---------------------------------------------------------------------------------------------------------
+class _ArrayLike:
+    def __init__(self, v):
+        self.v = v
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.v)
+
+
+def array_protocol_asarray(x):
+    return np.sum(np.asarray(_ArrayLike(x * 2.0)) ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: np.asarray(obj) of a user class with __array__: "
+                   "TypeError: float() argument must be a string or a real number, not 'MutableTangent'")
+def test_array_protocol():
+    check_derivatives(array_protocol_asarray, X.copy())
+
+
+class _Stamping(type):
+    def __call__(cls, *a):
+        obj = super().__call__(*a)
+        obj.created = True
+        return obj
+
+
+class _WithMeta(metaclass=_Stamping):
+    def __init__(self, v):
+        self.v = v * 2.0
+
+
+def metaclass_call(x):
+    o = _WithMeta(x[0])
+    return o.v * x[1] if o.created else 0.0
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: a class whose metaclass defines __call__ (sets "
+                   "obj.created): the derivative skips the metaclass and then AttributeError: 'created'")
+def test_metaclass_call():
+    check_derivatives(metaclass_call, X.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG value: generator expressions made in a comprehension, consumed after the comprehension ends
+# ---------------------------------------------------------------------------------------------------------
+def generators_made_in_a_comprehension(x):
+    gens = [(v * k for v in x) for k in range(1, 3)]  # Python reads k when each generator runs: k == 2
+    return sum(sum(g) for g in gens)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG value, both modes: generators made in a list comprehension and "
+                   "consumed after it: Python reads the comprehension variable late (k == 2 for both: 6.0); jvp/vjp "
+                   "run them eagerly and return 4.5 (an honest refusal exists for `g = (...); k = 3.0; sum(g)`)")
+def test_generators_made_in_a_comprehension():
+    check_derivatives(generators_made_in_a_comprehension, X.copy())
+
+
+def _consume_after_change(it, L, v):
+    L[0] = v
+    return sum(it)
+
+
+def lazy_map_handed_to_a_helper(x):
+    L = [x[0], x[1]]
+    return _consume_after_change(map(lambda v: v * 2.0, L), L, x[2] * 5.0)
+
+
+def _doubled(L):
+    return map(lambda v: v * 2.0, L)
+
+
+def lazy_map_returned_by_a_helper(x):
+    L = [x[0], x[1]]
+    m = _doubled(L)
+    L[0] = x[2] * 5.0  # Python's map reads L[0] only now
+    return sum(m)
+
+
+def lazy_map_kept_in_a_list(x):
+    L = [x[0], x[1]]
+    holder = [map(lambda v: v * 2.0, L)]
+    L[0] = x[2] * 5.0
+    return sum(holder[0])
+
+
+def lazy_iter_kept_on_an_object(x):
+    class H:
+        pass
+    h = H()
+    L = [x[0], x[1]]
+    h.it = iter(L)
+    L[0] = x[2] * 5.0
+    return sum(h.it)
+
+
+def lazy_maps_made_in_a_comprehension(x):
+    L = [x[0], x[1]]
+    ms = [map(lambda v, k=k: v * k, L) for k in (1.0, 2.0)]
+    L[0] = x[2] * 4.0
+    return sum(sum(m) for m in ms)
+
+
+def lazy_generators_in_a_dict_comprehension(x):
+    gens = {k: (v * k for v in x) for k in (1, 2)}
+    return sum(sum(g) for g in gens.values())
+
+
+def lazy_dict_views_made_in_a_comprehension(x):
+    d = {"a": x[0], "b": x[1]}
+    views = [d.values() for _ in range(2)]
+    d["a"] = x[2] * 4.0
+    return sum(sum(v) for v in views)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG (value and derivative): a lazy iterator (map, iter, dict view, "
+                   "generator expression) that escapes the 'changed before it is read' check - handed to or "
+                   "returned by a helper, kept in a list or on an object, made in a comprehension - and its source "
+                   "changed before it is consumed: the derivative code computed the items eagerly (map returned by "
+                   "a helper: value -1.2, Python 18.4; iter on an object: reverse only)")
+@pytest.mark.parametrize("f", [lazy_map_handed_to_a_helper, lazy_map_returned_by_a_helper, lazy_map_kept_in_a_list,
+                               lazy_iter_kept_on_an_object, lazy_maps_made_in_a_comprehension,
+                               lazy_generators_in_a_dict_comprehension, lazy_dict_views_made_in_a_comprehension])
+def test_lazy_iterator_consumed_after_its_source_changed(f):
+    check_derivatives(f, X.copy())
+
+
+def raise_caught_after_a_write(x):
+    class Acc:
+        def __init__(self):
+            self.t = 0.0
+
+        def add(self, v):
+            self.t += v * v
+            if self.t > 2.0:
+                raise OverflowError  # stop early: common in budgeted loops
+    a = Acc()
+    try:
+        for v in x:
+            a.add(v)
+    except OverflowError:
+        pass
+    return a.t
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED forward (misleading message): a method that writes its object and "
+                   "then raises, caught by the caller: 'setattr writes a value with a derivative into a Acc whose "
+                   "derivative is not tracked: state outside the function's own objects, such as a mutable class "
+                   "attribute' - the object is local (reverse refuses honestly: 'raised part-way')")
+def test_raise_caught_after_a_write_forward():
+    check_derivatives(raise_caught_after_a_write, X.copy(), modes=("forward",))
+
+
+def refused_raise_with_a_value(x):
+    errs = []
+    for v in x:
+        try:
+            if v < 0:
+                raise ValueError(v)
+        except ValueError as e:
+            errs.append(e.args[0])
+    return sum(errs) * x[0]
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED both modes: raise ValueError(v) with v from the inputs (caught): "
+                   "'no forward rule for ValueError (a class without a Python __init__)'")
+def test_raise_with_a_value():
+    check_derivatives(refused_raise_with_a_value, X.copy())
+
+
+class _Reader:
+    def __init__(self, w):
+        self.w = w
+
+    def read(self, v):
+        return np.sum(self.w * v)
+
+    def update(self, d):
+        self.w = self.w + d
+
+
+def bound_method_before_and_after_rebinding(x):
+    r = _Reader(x * 1.0)
+    rd = r.read
+    a = rd(np.ones(3))
+    r.w = r.w + x ** 2  # rebinding the field between the two calls
+    return a * rd(np.ones(3))
+
+
+def bound_methods_read_update_read(x):
+    r = _Reader(x * 1.0)
+    rd, up = r.read, r.update
+    a = rd(x)
+    up(x ** 2)
+    b = rd(x)
+    return a * b
+
+
+class _CallableReader:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, v):
+        return np.sum(self.w * v)
+
+
+def partial_of_callable_before_and_after_rebinding(x):
+    c = _CallableReader(x * 1.0)
+    p = functools.partial(c)
+    a = p(np.ones(3))
+    c.w = c.w + x ** 2
+    return a * p(np.ones(3))
+
+
+def dunder_call_before_and_after_rebinding(x):
+    c = _CallableReader(x * 1.0)
+    f = c.__call__
+    a = f(np.ones(3))
+    c.w = c.w + x ** 2
+    return a * f(np.ones(3))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: a bound method kept in a variable (or c.__call__, or a "
+                   "functools.partial of a callable object), called, then its object's "
+                   "array field rebound (r.w = r.w + x**2, or through another bound method), then called again: "
+                   "grad [9.59, 9.59, 9.59], true [11.69, 5.69, 15.89]; r.read(...) written out, or float fields, "
+                   "are right")
+@pytest.mark.parametrize("f", [bound_method_before_and_after_rebinding, bound_methods_read_update_read,
+                               partial_of_callable_before_and_after_rebinding, dunder_call_before_and_after_rebinding])
+def test_bound_method_before_and_after_the_field_is_rebound(f):
+    _both_modes(f, X)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG / CRASH: structured and object arrays
+# ---------------------------------------------------------------------------------------------------------
+def structured_array_fields(x):
+    rec = np.zeros(3, dtype=[("a", float), ("b", float)])
+    rec["a"] = x
+    rec["b"] = x ** 2
+    return np.sum(rec["a"] * rec["b"])
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward (jvp 0, true 3x^2 = [1.47, 5.07, 13.23]) and CRASH reverse "
+                   "(numpy DTypePromotionError: VoidDType could not be promoted by Float64DType): float fields of a "
+                   "structured array written from x")
+def test_structured_array_fields():
+    _both_modes(structured_array_fields, X)
+
+
+def object_array_of_floats(x):
+    a = np.empty(3, dtype=object)
+    for i in range(3):
+        a[i] = x[i] * 2.0
+    return sum(a)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: floats stored in an np.empty(3, dtype=object) array and "
+                   "summed: gradient [0, 0, 0], true [2, 2, 2]")
+def test_object_array_of_floats():
+    _both_modes(object_array_of_floats, X)
+
+
+class _Particle:
+    def __init__(self, v):
+        self.v = v
+
+
+def array_of_user_objects(x):
+    parts = np.array([_Particle(v) for v in x])
+    return sum(p.v ** 2 for p in parts)
+
+
+def ragged_object_array(x):
+    a = np.empty(2, dtype=object)
+    a[0] = x[:2]
+    a[1] = x ** 2
+    return sum(np.sum(r) for r in a)
+
+
+def object_array_of_arrays_summed(x):
+    a = np.empty(2, dtype=object)
+    a[0] = x
+    a[1] = x * 2.0
+    return np.sum(a.sum())
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: every jvp is 0 through an object array (np.array of user "
+                   "objects, a ragged np.empty(2, dtype=object) of arrays): e.g. sum(p.v**2) true 2x = [1.4,-2.6,4.2]")
+@pytest.mark.parametrize("f", [object_array_of_floats, array_of_user_objects, ragged_object_array,
+                               object_array_of_arrays_summed])
+def test_object_arrays_forward(f):
+    jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, _fd(f, X), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH reverse: an object array holding arrays of x: numpy ValueError "
+                   "('array is not broadcastable to correct shape' / 'operands could not be broadcast together') "
+                   "from the pullback")
+@pytest.mark.parametrize("f", [ragged_object_array, object_array_of_arrays_summed])
+def test_object_arrays_of_arrays_reverse(f):
+    np.testing.assert_allclose(mc.grad(f)(X.copy()), _fd(f, X), rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG values: one iterator consumed twice over (zip(it, it)), itertools.groupby's groups
+# ---------------------------------------------------------------------------------------------------------
+X4 = np.array([0.7, -1.3, 2.1, 0.4])
+
+
+def pairs_by_zipping_one_iterator(x):
+    it = iter(x)
+    return sum(a * b for a, b in zip(it, it))  # (x0, x1), (x2, x3)
+
+
+def pairs_by_zipping_one_iterator_list(x):
+    it = iter(x)
+    return sum(a * b for a, b in list(zip(it, it)))
+
+
+def pairs_grouper_idiom(x):
+    return sum(a * b for a, b in zip(*[iter(x)] * 2))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG value or CRASH, both modes: the pairing idiom zip(it, it) over one "
+                   "iterator (x0*x1 + x2*x3 = -0.07): value 0 and gradient 0 (true [-1.3, 0.7, 0.4, 2.1]); with "
+                   "list(zip(it, it)) or zip(*[iter(x)]*2) an IndexError from inside")
+@pytest.mark.parametrize("f", [pairs_by_zipping_one_iterator, pairs_by_zipping_one_iterator_list,
+                               pairs_grouper_idiom])
+def test_zip_of_one_iterator(f):
+    check_derivatives(f, X4.copy())
+
+
+def groupby_counts(x):
+    import itertools
+    s = 0.0
+    for k, grp in itertools.groupby([1, 1, 2]):
+        s = s + k * len(list(grp)) * x[0]
+    return s
+
+
+def groupby_sums(x):
+    import itertools
+    keys = [0, 0, 1, 1]
+    s = 0.0
+    for k, grp in itertools.groupby(zip(keys, x), key=lambda t: t[0]):
+        s = s + (k + 1) * sum(v for _, v in grp) ** 2
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG value, reverse (and forward for groupby of constants): "
+                   "itertools.groupby's groups read empty: groupby_counts vjp value 0.0 (Python 2.8) and gradient 0 "
+                   "(true [4,0,0,0]); groupby_sums value 0.0 (Python 12.86); forward refuses the zip form")
+@pytest.mark.parametrize("f", [groupby_counts, groupby_sums])
+def test_itertools_groupby_groups(f):
+    check_derivatives(f, X4.copy(), modes=("reverse",))
+
+
+def sort_values_by_keys(x):
+    keys = [3, 1, 2, 0]
+    order = sorted(zip(keys, x))
+    return sum(v * i for i, (k, v) in enumerate(order))
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH forward: sorted(zip(keys, x)) (sort values by keys): IndexError: "
+                   "list index out of range from inside; reverse refuses honestly ('pass a list')")
+def test_sorted_zip_of_keys_and_values_forward():
+    check_derivatives(sort_values_by_keys, X4.copy(), modes=("forward",))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG values / CRASH: an iterator consumed in parts (break then the rest, islice then the rest, next())
+# ---------------------------------------------------------------------------------------------------------
+def loop_breaks_then_list_of_the_rest(x):
+    it = iter(x)
+    first = 0.0
+    for a in it:
+        if a < 0:
+            first = a
+            break
+    rest = list(it)  # the items after the break
+    return first * 2.0 + sum(rest) * 3.0
+
+
+def loop_breaks_then_second_loop(x):
+    it = iter(x)
+    s = 0.0
+    for a in it:
+        s = s + a
+        if a < 0:
+            break
+    t = 0.0
+    for b in it:
+        t = t + b * b
+    return s * t
+
+
+def islice_head_then_the_rest(x):
+    import itertools
+    it = iter(x)
+    head = list(itertools.islice(it, 2))
+    rest = list(it)
+    return sum(head) * sum(rest)
+
+
+def map_over_one_iterator_twice(x):
+    it = iter(x)
+    return sum(map(lambda a, b: a * b, it, it))
+
+
+def _doubling_generator(v):
+    for a in v:
+        yield a * 2.0
+
+
+def generator_function_breaks_then_the_rest(x):
+    g = _doubling_generator(x)
+    s = 0.0
+    for a in g:
+        s = s + a
+        if a < 0:
+            break
+    return s * sum(g)
+
+
+def generator_function_zipped_with_itself(x):
+    g = _doubling_generator(x)
+    return sum(a * b for a, b in zip(g, g))
+
+
+class _Walker:
+    def __init__(self, xs):
+        self.xs = xs
+        self.i = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.xs):
+            raise StopIteration
+        self.i += 1
+        return self.xs[self.i - 1] * 2.0
+
+
+def user_iterator_breaks_then_the_rest(x):
+    w = _Walker(x)
+    s = 0.0
+    for a in w:
+        s = s + a
+        if a < 0:
+            break
+    return s * sum(w)
+
+
+def user_iterator_zipped_with_itself(x):
+    w = _Walker(x)
+    return sum(a * b for a, b in zip(w, w))
+
+
+def nested_loops_share_one_iterator(x):
+    it = iter(x)
+    s = 0.0
+    for a in it:
+        for b in it:
+            s = s + a * b
+            break
+    return s
+
+
+def enumerate_of_an_iterator_then_the_rest(x):
+    it = iter(x)
+    s = 0.0
+    for i, a in enumerate(it):
+        s = s + i * a
+        if i == 1:
+            break
+    return s + sum(it) * 2.0
+
+
+def reversed_iterator_then_the_rest(x):
+    r = reversed(list(x))
+    a = 0.0
+    for v in r:
+        a = v
+        break
+    return a * sum(r)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG value (or derivative), both modes: one iterator read by two consumers "
+                   "in turn - `for a in it: ... break` then list(it) or a second loop (vjp/jvp value -2.6, Python "
+                   "4.9), islice(it, 2) then list(it) (wrong derivative), map(f, it, it) (value 0, Python -0.07)")
+@pytest.mark.parametrize("f", [loop_breaks_then_list_of_the_rest, loop_breaks_then_second_loop,
+                               islice_head_then_the_rest, map_over_one_iterator_twice,
+                               generator_function_breaks_then_the_rest, generator_function_zipped_with_itself,
+                               user_iterator_breaks_then_the_rest, user_iterator_zipped_with_itself,
+                               nested_loops_share_one_iterator, enumerate_of_an_iterator_then_the_rest,
+                               reversed_iterator_then_the_rest])
+def test_iterator_consumed_in_parts(f):
+    check_derivatives(f, X4.copy())
+
+
+def first_match_with_next(x):
+    return next(v for v in x if v < 0) * x[2]
+
+
+def first_match_with_default(x):
+    return next((v for v in x if v > 5.0), x[0]) * x[1]
+
+
+def first_of_a_generator_then_the_rest(x):
+    g = (v * 2.0 for v in x)
+    first = next(g)
+    return first + sum(g)
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH forward: next() of a generator expression (the 'first match' idiom "
+                   "next(v for v in x if ...)): TypeError: 'list' object is not an iterator; reverse refuses next() "
+                   "honestly")
+@pytest.mark.parametrize("f", [first_match_with_next, first_match_with_default, first_of_a_generator_then_the_rest])
+def test_next_of_a_generator_expression_forward(f):
+    check_derivatives(f, X4.copy(), modes=("forward",))
+
+
+def chunks_with_islice(x):
+    import itertools
+    it = iter(x)
+    out = 0.0
+    while True:
+        chunk = list(itertools.islice(it, 2))
+        if not chunk:
+            break
+        out = out + chunk[0] * chunk[-1]
+    return out
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: chunking with `while True: chunk = list(islice(it, 2)); "
+                   "if not chunk: break`: IndexError: list index out of range from inside")
+def test_chunks_with_islice():
+    check_derivatives(chunks_with_islice, X4.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Dict idioms: {**a, **b} merges with an overridden key, dict.fromkeys(keys, []), max(d, key=d.get)
+# ---------------------------------------------------------------------------------------------------------
+def merge_overrides_a_key(x):
+    defaults = {"u": x[0], "v": x[1]}
+    overrides = {"v": x[2]}
+    cfg = {**defaults, **overrides}
+    return cfg["u"] * cfg["v"]
+
+
+def merge_with_a_literal_key(x):
+    params = {"u": x[0], "v": x[1]}
+    params = {**params, "v": x[2]}  # replace one entry
+    return params["u"] * params["v"]
+
+
+def merge_overridden_only(x):
+    a = {"u": x[0], "v": x[1]}
+    c = {**a, **{"v": x[2]}}
+    return c["v"]
+
+
+def _product(u, v):
+    return u * v
+
+
+def keyword_call_with_an_overridden_entry(x):
+    base = {"u": x[0], "v": x[1]}
+    return _product(**base) + _product(**{**base, "v": x[2]})
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: a dict display {**a, **b} / {**a, 'v': new} where a later "
+                   "entry overrides a key: the overridden value still gets the adjoint (grad [2.1, 0.7, 0.7], true "
+                   "[2.1, 0, 0.7]); forward is right")
+@pytest.mark.parametrize("f", [merge_overrides_a_key, merge_with_a_literal_key, merge_overridden_only,
+                               keyword_call_with_an_overridden_entry])
+def test_dict_merge_with_an_overridden_key(f):
+    _both_modes(f, X)
+
+
+def fromkeys_shares_one_list(x):
+    d = dict.fromkeys(["a", "b"], [])
+    d["a"].append(x[0])  # the same list for both keys
+    return sum(d["b"]) * x[1]
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: dict.fromkeys(keys, []) shares one list between the keys; "
+                   "appending through d['a'] and reading d['b']: jvp [0, 0.7, 0], true [-1.3, 0.7, 0] (reverse right)")
+def test_fromkeys_shared_list_forward():
+    _both_modes(fromkeys_shares_one_list, X)
+
+
+def argmax_of_a_dict(x):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    k = max(d, key=d.get)
+    return d[k] * 2.0
+
+
+def argmax_of_a_dict_lambda(x):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    k = max(d, key=lambda k: d[k])
+    return d[k] * 2.0
+
+
+def argmin_of_a_dict(x):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    k = min(d, key=d.get)
+    return d[k] * 2.0
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH reverse: max(d, key=d.get) / max(d, key=lambda k: d[k]) / "
+                   "min(d, key=d.get) (the arg-max of a dict): AttributeError: 'AdjTuple' object has no attribute "
+                   "'items'; forward is right, and sorted(d, key=d.get) works")
+@pytest.mark.parametrize("f", [argmax_of_a_dict, argmax_of_a_dict_lambda, argmin_of_a_dict])
+def test_argmax_of_a_dict_reverse(f):
+    _both_modes(f, X)
+
+
+def refused_sorted_set(x):
+    return sum(v * i for i, v in enumerate(sorted(set(list(x)))))
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED (advice that fails): sorted(set(list(x))) is refused with a message "
+                   "that recommends `sorted(set(...))`")
+def test_sorted_set_as_advised():
+    check_derivatives(refused_sorted_set, X.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG: NumPy's legacy module-level samplers with parameters from x (np.random.normal(loc, scale), uniform)
+# ---------------------------------------------------------------------------------------------------------
+def legacy_normal_loc(x):
+    np.random.seed(0)
+    return np.sum(np.random.normal(x, 2.0))  # = x + 2 z: d/dx = 1
+
+
+def legacy_normal_loc_scale_size(x):
+    np.random.seed(0)
+    return np.sum(np.random.normal(x[0], abs(x[1]), size=4))
+
+
+def legacy_normal_scalar(x):
+    np.random.seed(0)
+    return np.random.normal(x[0], 2.0)
+
+
+def legacy_uniform_low_high(x):
+    np.random.seed(0)
+    return np.sum(np.random.uniform(x[0], x[2], size=3))
+
+
+def legacy_normal_scale_only(x):
+    np.random.seed(0)
+    return np.sum(np.random.normal(0.0, np.abs(x)))  # = |x| z: d/dx = sign(x) z
+
+
+def legacy_exponential(x):
+    np.random.seed(0)
+    return np.sum(np.random.exponential(np.abs(x)))
+
+
+def legacy_lognormal(x):
+    np.random.seed(0)
+    return np.sum(np.random.lognormal(x, 0.5))
+
+
+def legacy_laplace(x):
+    np.random.seed(0)
+    return np.sum(np.random.laplace(x, 2.0))
+
+
+def legacy_logistic(x):
+    np.random.seed(0)
+    return np.sum(np.random.logistic(x, 2.0))
+
+
+def legacy_gumbel(x):
+    np.random.seed(0)
+    return np.sum(np.random.gumbel(x, 2.0))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: np.random.normal / np.random.uniform (the module-level "
+                   "legacy API) with loc/low/high from x: the location derivative is dropped (np.random.normal(x, 2): "
+                   "grad [0,0,0], true [1,1,1]; normal(x0, |x1|, size=4): [0,-4,0], true [4,-5.38,0]); "
+                   "normal(0, |x|): [1,-1,1], true sign(x)*z = [1.76,-0.40,0.98]; exponential, lognormal, laplace, "
+                   "logistic, gumbel: gradient 0; RandomState(0).normal and default_rng(0).normal are right")
+@pytest.mark.parametrize("f", [legacy_normal_loc, legacy_normal_loc_scale_size, legacy_normal_scalar,
+                               legacy_uniform_low_high, legacy_normal_scale_only, legacy_exponential, legacy_lognormal,
+                               legacy_laplace, legacy_logistic, legacy_gumbel])
+def test_legacy_module_level_samplers(f):
+    _both_modes(f, X)
+
+
+def python_random_gauss(x):
+    import random
+    random.seed(0)
+    return random.gauss(x[0], abs(x[1])) * x[2]
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED reverse: random.seed(0) then random.gauss(mu, sigma): 'cannot "
+                   "differentiate random.Random.seed ... no reverse rule'; forward is right")
+def test_python_random_seed_reverse():
+    check_derivatives(python_random_gauss, X.copy(), modes=("reverse",))
+
+
+def legacy_normal_keywords(x):
+    np.random.seed(0)
+    return np.sum(np.random.normal(loc=x, scale=2.0))
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: np.random.normal(loc=x, scale=2.0) with keywords: "
+                   "TypeError: _draw_rules.<locals>.vjp() missing 1 required positional argument")
+def test_legacy_normal_with_keywords():
+    check_derivatives(legacy_normal_keywords, X.copy())
+
+
+def refused_permutation_of_params(x):
+    return np.sum(np.random.RandomState(0).permutation(x) * np.arange(3.0))
+
+
+def refused_shuffle_of_params(x):
+    y = x * 1.0
+    np.random.default_rng(1).shuffle(y)
+    return np.sum(y * np.arange(3.0))
+
+
+def refused_choice_of_params(x):
+    return np.sum(np.random.default_rng(1).choice(x, size=2, replace=False) * np.array([1.0, 2.0]))
+
+
+def refused_poisson_count_times_x(x):
+    np.random.seed(0)
+    return np.sum(np.random.poisson(np.abs(x) * 10) * x)  # the counts have a zero derivative
+
+
+def refused_partition(x):
+    y = x * 3.0
+    y.partition(1)
+    return y[1] * 2.0 + y[0]
+
+
+def refused_heap(x):
+    import heapq
+    h = []
+    for v in x:
+        heapq.heappush(h, v * v)
+    return heapq.heappop(h) * 2.0 + heapq.heappop(h)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED (MissingRuleError): random permutations / shuffles / choices of an "
+                   "array with derivatives (a permutation is differentiable), a Poisson draw (zero derivative), "
+                   "ndarray.partition, heapq.heappush")
+@pytest.mark.parametrize("f", [refused_permutation_of_params, refused_shuffle_of_params, refused_choice_of_params,
+                               refused_poisson_count_times_x, refused_partition, refused_heap])
+def test_refused_permutations_and_heaps(f):
+    check_derivatives(f, X.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG reverse: zip(*iterator) - unzipping the items of a map, an iter() or a generator function
+# ---------------------------------------------------------------------------------------------------------
+def unzip_a_map(x):
+    a, b = zip(*map(lambda v: (v, v * v), x))
+    return sum(a) * sum(b)
+
+
+def unzip_an_iter(x):
+    pairs = [(x[0], x[1]), (x[2], x[3])]
+    a, b = zip(*iter(pairs))
+    return sum(a) * sum(b)
+
+
+def _pairs_generator(x):
+    for v in x:
+        yield v, v * 2.0
+
+
+def unzip_a_generator_function(x):
+    a, b = zip(*_pairs_generator(x))
+    return sum(a) * sum(b)
+
+
+def list_display_of_a_starred_map(x):
+    L = [*map(lambda v: v * v, x)]
+    return sum(L) * L[0]
+
+
+def list_display_of_a_starred_generator(x):
+    L = [*_pairs_generator(x)]
+    return sum(a * b for a, b in L)
+
+
+def call_with_a_starred_map(x):
+    def f(a, b, c, d):
+        return a * b + c * d
+    return f(*map(lambda v: v * 2.0, x))
+
+
+def max_of_a_starred_map(x):
+    return max(*map(lambda v: v * v, x))
+
+
+def hypot_of_a_starred_map(x):
+    import math
+    return math.hypot(*map(lambda v: v * 2.0, x))
+
+
+def stack_of_a_starred_map(x):
+    return np.sum(np.stack([*map(lambda v: np.array([v, v * v]), x)]) ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: star-unpacking an iterator (a map, an iter(), a generator "
+                   "function's generator) - zip(*it), [*it], (*it,), f(*it), max(*it), np.stack([*it]): gradient "
+                   "all 0 (e.g. [*map(...)]: true [10.14, -1.27, 2.06, 0.39]); forward is right; unpacking a list "
+                   "or a generator expression, list(it), and `a, b, c, d = it` are right")
+@pytest.mark.parametrize("f", [unzip_a_map, unzip_an_iter, unzip_a_generator_function, list_display_of_a_starred_map,
+                               list_display_of_a_starred_generator, call_with_a_starred_map, max_of_a_starred_map,
+                               hypot_of_a_starred_map,
+                               stack_of_a_starred_map])
+def test_unzip_an_iterator_reverse(f):
+    _both_modes(f, X4)
+
+
+def sorted_of_a_map(x):
+    return sum(sorted(map(lambda v: v * v, x))[:2])
+
+
+def sorted_of_a_filter(x):
+    return sum(sorted(filter(lambda v: v > 0, x))[:2])
+
+
+def sorted_of_map_abs(x):
+    return sum(sorted(map(abs, x))[:2])
+
+
+def sorted_of_a_map_with_key(x):
+    return sum(sorted(map(lambda v: v * v, x), key=lambda t: -t)[:2])
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG forward: sorted(map(...)) / sorted(filter(...)): every jvp is 0 "
+                   "(sorted(map(v*v)) smallest two: true [1.4, 0, 0, 0.8]); reverse is right, and sorted of a "
+                   "generator or a list is right")
+@pytest.mark.parametrize("f", [sorted_of_a_map, sorted_of_a_filter, sorted_of_map_abs, sorted_of_a_map_with_key])
+def test_sorted_of_a_map_forward(f):
+    _both_modes(f, X4)
+
+
+def sorted_map_reverse_order(x):
+    return sorted(map(lambda v: v * 2.0, x), reverse=True)[0]
+
+
+def argsort_by_enumerate(x):
+    return sorted(enumerate(x), key=lambda t: t[1])[0][1]  # the smallest item, with its index
+
+
+def median_of_a_map(x):
+    import statistics
+    return statistics.median(map(lambda v: v * v, x))
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH forward: IndexError: list index out of range from inside, for "
+                   "sorted(map(...), reverse=True)[0], sorted(enumerate(x), key=lambda t: t[1]) (the argsort idiom) "
+                   "and statistics.median(map(...)); reverse is right (or refuses enumerate honestly)")
+@pytest.mark.parametrize("f", [sorted_map_reverse_order, argsort_by_enumerate, median_of_a_map])
+def test_sorted_of_iterators_forward_crash(f):
+    check_derivatives(f, X4.copy(), modes=("forward",))
+
+
+def argmax_by_enumerate(x):
+    return max(enumerate(x), key=lambda t: t[1])[1] * 2.0
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED both modes: max(enumerate(x), key=lambda t: t[1]) (the argmax "
+                   "idiom): 'max/min of an iterator (enumerate): its items are consumed'")
+def test_argmax_by_enumerate():
+    check_derivatives(argmax_by_enumerate, X4.copy())
+
+
+def _scaled_by(k):
+    def deco(fn):
+        @functools.wraps(fn)
+        def w(v, *a, **kw):
+            return k * fn(v * k, *a, **kw)
+        return w
+    return deco
+
+
+def refused_local_function_with_a_wraps_decorator(x):
+    @_scaled_by(0.5)
+    def f(v):
+        return np.sum(np.sin(v))
+    return f(x)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED both modes: a local function decorated (inside the differentiated "
+                   "function) by a decorator that uses @functools.wraps: 'no forward rule for "
+                   "functools.partial(<function update_wrapper ...>)'; the same decorator on a module-level function "
+                   "works")
+def test_local_function_with_a_wraps_decorator():
+    check_derivatives(refused_local_function_with_a_wraps_decorator, X.copy())
+
+
+class _KHolder:
+    def __init__(self, k):
+        self.k = k
+
+    def f(self, v):
+        return self.k * v
+
+
+def _temporarily(m, k):
+    import contextlib
+
+    @contextlib.contextmanager
+    def cm():
+        old = m.k
+        m.k = k
+        try:
+            yield m
+        finally:
+            m.k = old
+    return cm()
+
+
+def refused_contextmanager_sets_a_parameter(x):
+    m = _KHolder(x[0])
+    a = m.f(x[1])
+    with _temporarily(m, x[2] ** 2) as mm:
+        b = mm.f(x[1])
+    return a + b + m.f(1.0)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED both modes (honest): a @contextlib.contextmanager that sets a "
+                   "field for the `with` body and restores it (the 'temporarily use k' idiom)")
+def test_contextmanager_sets_a_parameter():
+    check_derivatives(refused_contextmanager_sets_a_parameter, X.copy())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG reverse: np.linalg.eigh with repeated eigenvalues when only the eigenvalues are used
+# ---------------------------------------------------------------------------------------------------------
+def eigh_values_of_identity_plus_rank_one(x):
+    A = np.outer(x, x) + 3.0 * np.eye(3)  # eigenvalues 3, 3, 3 + |x|^2
+    w, V = np.linalg.eigh(A)  # V unused
+    return np.sum(w ** 2)
+
+
+def eigh_values_of_scaled_identity(x):
+    w, V = np.linalg.eigh(np.eye(3) * x[0] ** 2)
+    return np.sum(w ** 2)
+
+
+def eigh_unique_top_vector_of_a_degenerate_matrix(x):
+    A = np.outer(x, x) + 3.0 * np.eye(3)
+    w, V = np.linalg.eigh(A)
+    return np.sum(V[:, -1] ** 4) + np.sum(w)  # the top eigenvector is unique (|x|^2 + 3)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: w, V = np.linalg.eigh(A) with repeated eigenvalues, V "
+                   "unused: grad all nan (the eigenvector term's 1/(w_i - w_j) times a zero adjoint); forward, FD "
+                   "and np.linalg.eigvalsh give [26.85, -49.87, 80.56]; also nan when only the unique top eigenvector "
+                   "V[:, -1] of such a matrix is used (forward and FD [1.211, -2.393, 4.391])")
+@pytest.mark.parametrize("f", [eigh_values_of_identity_plus_rank_one, eigh_values_of_scaled_identity,
+                               eigh_unique_top_vector_of_a_degenerate_matrix])
+def test_eigh_repeated_eigenvalues_reverse(f):
+    with np.errstate(all="ignore"):
+        _both_modes(f, X)
+
+
+def zca_whitening_of_a_degenerate_covariance(x):
+    C = np.outer(x, x) + 3.0 * np.eye(3)
+    w, V = np.linalg.eigh(C)
+    W = V @ np.diag(1.0 / np.sqrt(w)) @ V.T  # C^(-1/2), a smooth function of C
+    return np.sum(W @ np.array([1.0, 2.0, 3.0]))
+
+
+def matrix_log_by_eigh(x):
+    C = np.outer(x, x) + 3.0 * np.eye(3)
+    w, V = np.linalg.eigh(C)
+    return np.sum(V @ np.diag(np.log(w)) @ V.T)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: a matrix function written through eigh (V f(w) V^T: ZCA "
+                   "whitening, matrix log) of a matrix with repeated eigenvalues: grad and jvp all nan; FD "
+                   "[-0.197, -0.342, -0.252] (scipy.linalg.sqrtm / logm of the same matrix are right)")
+@pytest.mark.parametrize("f", [zca_whitening_of_a_degenerate_covariance, matrix_log_by_eigh])
+def test_matrix_function_through_eigh_degenerate(f):
+    with np.errstate(all="ignore"):
+        _both_modes(f, X)
+
+
+def stdev_of_a_map(x):
+    import statistics
+    return statistics.stdev(map(lambda v: v * 2.0, x))
+
+
+def fmean_of_map_abs(x):
+    import statistics
+    return statistics.fmean(map(abs, x))
+
+
+@pytest.mark.xfail(strict=True, reason="CRASH both modes: statistics.stdev(map(...)) / statistics.fmean(map(abs, "
+                   "x)): StatisticsError 'requires at least two data points' - the map is exhausted before the "
+                   "function reads it (statistics.variance of a generator, median of a map in reverse are right)")
+@pytest.mark.parametrize("f", [stdev_of_a_map, fmean_of_map_abs])
+def test_statistics_of_a_map(f):
+    check_derivatives(f, X4.copy())
+
+
+def prod_of_a_map(x):
+    import math
+    return math.prod(map(lambda v: v + 1.0, x))
+
+
+def prod_of_map_abs(x):
+    import math
+    return math.prod(map(abs, x))
+
+
+def prod_of_a_filter(x):
+    import math
+    return math.prod(filter(lambda v: v > 0, x))
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG both modes: math.prod(map(...)) / math.prod(filter(...)): reverse "
+                   "gradient 0, forward the "
+                   "items' own derivatives without the product of the others (jvp [1,1,1,1], true "
+                   "[-1.302, 7.378, -0.714, -1.581]); math.prod of a list, a generator or an iter() is right")
+@pytest.mark.parametrize("f", [prod_of_a_map, prod_of_map_abs, prod_of_a_filter])
+def test_math_prod_of_a_map(f):
+    _both_modes(f, X4)
+
+
+_LAPLACIANS = {}
+
+
+def _laplacian_of_size(n):
+    if n not in _LAPLACIANS:  # a module-level cache of constant matrices
+        _LAPLACIANS[n] = np.diag(-2.0 * np.ones(n)) + np.diag(np.ones(n - 1), 1) + np.diag(np.ones(n - 1), -1)
+    return _LAPLACIANS[n]
+
+
+def refused_module_cache_of_constants(x):
+    _LAPLACIANS.clear()
+    return x @ _laplacian_of_size(len(x)) @ x
+
+
+_QUADRATURE = [None]
+
+
+def refused_module_cache_of_nodes(x):
+    if _QUADRATURE[0] is None:
+        _QUADRATURE[0] = np.polynomial.legendre.leggauss(4)
+    t, w = _QUADRATURE[0]
+    return np.sum(w * np.sin(x[0] * t)) * x[1]
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED reverse (false claim): a module-level cache filled with constants "
+                   "(a matrix keyed by len(x), quadrature nodes): GlobalWriteError 'written with values that depend "
+                   "on the inputs'; forward is right (the same blocks scipy.integrate.fixed_quad in reverse)")
+@pytest.mark.parametrize("f", [refused_module_cache_of_constants, refused_module_cache_of_nodes])
+def test_module_cache_of_constants_reverse(f):
+    check_derivatives(f, X.copy(), modes=("reverse",))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# ndarray.clip(min=..., max=...) with bounds from x
+# ---------------------------------------------------------------------------------------------------------
+X4C = np.array([0.6, -1.3, 2.1, 0.4])  # no element of 3x sits on a bound
+
+
+def clip_method_keyword_bounds(x):
+    return np.sum((x * 3.0).clip(min=x[1], max=x[2]) ** 2)
+
+
+def clip_method_keyword_max(x):
+    return np.sum((x * 3.0).clip(max=x[2]) ** 2)
+
+
+def clip_method_keyword_min(x):
+    return np.sum((x * 3.0).clip(min=x[1]) ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: ndarray.clip(min=lo, max=hi) with keyword bounds from x: the "
+                   "bounds get no adjoint (grad [10.8, 0, 0, 7.2], true [10.8, -2.6, 4.2, 7.2]); positional "
+                   "a.clip(lo, hi) and forward mode are right")
+@pytest.mark.parametrize("f", [clip_method_keyword_bounds, clip_method_keyword_max, clip_method_keyword_min])
+def test_clip_method_keyword_bounds_reverse(f):
+    _both_modes(f, X4C)
+
+
+def np_clip_keyword_bounds(x):
+    return np.sum(np.clip(x * 3.0, a_min=x[1], a_max=x[2]) ** 2)
+
+
+@pytest.mark.xfail(strict=True, reason="REFUSED reverse: np.clip(a, a_min=lo, a_max=hi) (or NumPy 2's min=/max=) "
+                   "with keyword bounds; positional np.clip(a, lo, hi) works")
+def test_np_clip_keyword_bounds_reverse():
+    check_derivatives(np_clip_keyword_bounds, X4C.copy(), modes=("reverse",))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG values: a generator that yields an object it keeps changing (a reused batch buffer, a growing list)
+# ---------------------------------------------------------------------------------------------------------
+def _reused_buffer_batches(x):
+    buf = np.zeros(3)
+    for i in range(3):
+        buf[:] = x * (i + 1)  # the loader refills one buffer
+        yield buf
+
+
+def reused_buffer_consumed_in_a_loop(x):
+    s = 0.0
+    for b in _reused_buffer_batches(x):
+        s = s + np.sum(b * x)  # each batch used before the next refill
+    return s
+
+
+def reused_buffer_summed(x):
+    return np.sum(sum(_reused_buffer_batches(x)))
+
+
+def _growing_views(x):
+    y = x.copy()
+    for i in range(3):
+        y *= 2.0
+        yield y[i:]
+
+
+def views_changed_between_yields(x):
+    s = 0.0
+    for v in _growing_views(x):
+        s = s + np.sum(v)
+    return s
+
+
+def _growing_list(x):
+    L = []
+    for v in x:
+        L.append(v * 2.0)
+        yield L
+
+
+def growing_list_consumed_in_a_loop(x):
+    s = 0.0
+    for L in _growing_list(x):
+        s = s + sum(L)
+    return s
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG value (reverse; views: both modes): a generator that yields an object "
+                   "it changes after the yield (a reused batch buffer, views of an array doubled in place, a growing "
+                   "list), consumed item by item: the eager run hands every item's final state to the consumer "
+                   "(buffer loop: vjp value 58.14, Python 38.76); forward mode mostly refuses with a misleading "
+                   "'state outside the function' message")
+@pytest.mark.parametrize("f", [reused_buffer_consumed_in_a_loop, reused_buffer_summed, views_changed_between_yields,
+                               growing_list_consumed_in_a_loop])
+def test_generator_yields_an_object_it_changes(f):
+    check_derivatives(f, X.copy(), modes=("reverse",))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# WRONG reverse: a mutable container (dict, list, dataclass) handed to solve_ivp / quad through args=
+# ---------------------------------------------------------------------------------------------------------
+def _oscillator_dict(t, y, p):
+    return np.array([y[1], -p["k"] * y[0] - p["c"] * y[1]])
+
+
+def _oscillator_list(t, y, p):
+    return np.array([y[1], -p[0] * y[0] - p[1] * y[1]])
+
+
+class _OscParams:
+    def __init__(self, k, c):
+        self.k = k
+        self.c = c
+
+
+def _oscillator_object(t, y, p):
+    return np.array([y[1], -p.k * y[0] - p.c * y[1]])
+
+
+def solve_ivp_args_dict(x):
+    import scipy.integrate as si
+    p = {"k": x[2] ** 2, "c": 0.1 * abs(x[0])}
+    return si.solve_ivp(_oscillator_dict, (0.0, 1.0), np.array([1.0, 0.0]), args=(p,), rtol=1e-10,
+                        atol=1e-12).y[0, -1]
+
+
+def solve_ivp_args_list(x):
+    import scipy.integrate as si
+    p = [x[2] ** 2, 0.1 * abs(x[0])]
+    return si.solve_ivp(_oscillator_list, (0.0, 1.0), np.array([1.0, 0.0]), args=(p,), rtol=1e-10,
+                        atol=1e-12).y[0, -1]
+
+
+def solve_ivp_args_object(x):
+    import scipy.integrate as si
+    p = _OscParams(x[2] ** 2, 0.1 * abs(x[0]))
+    return si.solve_ivp(_oscillator_object, (0.0, 1.0), np.array([1.0, 0.0]), args=(p,), rtol=1e-10,
+                        atol=1e-12).y[0, -1]
+
+
+def quad_args_dict(x):
+    import scipy.integrate as si
+    p = {"a": x[0], "b": x[1]}
+    return si.quad(lambda t, p: p["a"] * t ** 2 + p["b"], 0.0, 1.0, args=(p,))[0]
+
+
+def odeint_args_dict(x):
+    import scipy.integrate as si
+    p = {"k": x[2] ** 2, "c": 0.1 * abs(x[0])}
+    return si.odeint(lambda y, t, p: _oscillator_dict(t, y, p), np.array([1.0, 0.0]), np.array([0.0, 1.0]),
+                     args=(p,), rtol=1e-10, atol=1e-12)[-1, 0]
+
+
+@pytest.mark.xfail(strict=True, reason="WRONG reverse: solve_ivp / odeint / quad (..., args=(params,)) "
+                   "where params is a dict, a list or an object of parameters: the parameters' adjoint is hundreds "
+                   "of times too large (<x_bar, x_dot> -3.80 vs -0.012 from forward and FD); args= of floats or of "
+                   "an array, or a lambda capturing the dict, is right; brentq args= of a dict is right")
+@pytest.mark.parametrize("f", [solve_ivp_args_dict, solve_ivp_args_list, solve_ivp_args_object, quad_args_dict,
+                               odeint_args_dict])
+def test_integrator_args_container_reverse(f):
+    np.testing.assert_allclose(mc.grad(f)(X.copy()), _fd(f, X), rtol=1e-4, atol=1e-6)
