@@ -52,9 +52,6 @@ def bound_method_called_twice(x):
     return a + b
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: `f = m.lin` (m.w is the argument x) called as f(x) then "
-                   "f(2.0): grad [4.8,-3.2,10.4], true (forward, FD) 3x+2 = [3.4,-0.6,6.2]; m.lin(x)+m.lin(2.0) "
-                   "without the variable is right")
 def test_bound_method_in_a_variable_called_twice():
     _both_modes(bound_method_called_twice, X)
 
@@ -66,8 +63,6 @@ def bound_method_in_list_then_field_rebound(x):
     return L[0](np.ones(3))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: a bound method stored in a list, then m.w = x**2, then "
-                   "L[0](ones): grad [1,1,1] (the old field), true (forward, FD) 2x = [1.4,-2.6,4.2]")
 def test_bound_method_in_a_list_sees_the_rebound_field():
     _both_modes(bound_method_in_list_then_field_rebound, X)
 
@@ -78,8 +73,6 @@ def partial_of_a_method(x):
     return f(x) + f(np.ones(3))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: functools.partial(m.lin) (m.w is x) called twice: grad "
-                   "4x+1 = [3.8,-4.2,9.4], true 2x+1 = [2.4,-1.6,5.2]")
 def test_partial_of_a_method_called_twice():
     _both_modes(partial_of_a_method, X)
 
@@ -153,10 +146,6 @@ def bm_two_arrays(x):
     return f(x) + f(np.ones(3) * 2.0)
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: a bound method kept as a value (in a variable, a dict, "
-                   "an object field, from getattr, map, partial, handed to a function) called with an array that is "
-                   "(a view of) its object's field, then called again: reverse counts the first call's field adjoint "
-                   "twice (e.g. grad 4x+1 for true 2x+1); forward and FD agree; m.lin(...) written out is right")
 @pytest.mark.parametrize("f", [bm_in_dict, bm_getattr, bm_mapped, bm_handed_to_a_function, bm_two_arrays,
                                        bm_in_an_object_field, bm_partial_with_args, bm_field_handed_back,
                                        bm_row_of_the_field])
@@ -171,8 +160,6 @@ def bm_partial_then_field_rebound(x):
     return f(np.ones(3))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: functools.partial(m.lin), then m.w = x**2, then f(ones): "
-                   "grad [1,1,1] (the old field's), true 2x")
 def test_partial_of_a_method_sees_the_rebound_field():
     _both_modes(bm_partial_then_field_rebound, X)
 
@@ -230,8 +217,6 @@ def bound_method_self(x):
     return m.lin.__self__.w * x[1]
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG forward: m.lin.__self__.w (the bound method's object) has a zero "
-                   "tangent: jvp columns [0, 0.7, 0], true (reverse, FD) [-1.3, 0.7, 0]")
 def test_bound_method_self_keeps_its_tangent():
     _both_modes(bound_method_self, X)
 
@@ -347,9 +332,6 @@ def global_counter_in_a_loop(x):
     return s
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: a module-level int counter bumped by `global n; n += 1` and "
-                   "multiplied into the result: the pullback reads its final value at every step (helper: grad "
-                   "[2,2,0], true [1,2,0]; loop: [3,3,3], true [1,2,3]); forward mode is right")
 @pytest.mark.parametrize("f", [global_counter_in_a_helper, global_counter_in_a_loop])
 def test_global_counter(f):
     _both_modes(f, X)
@@ -425,22 +407,14 @@ def module_state_dict_copy(x):
     return np.sum(lin2(x))
 
 
-@pytest.mark.xfail(strict=True, reason="CRASH forward: a dict field filled by a user __setattr__ "
-                   "(self._params[name] = value), read back by key: KeyError: 'W' shown as if raised by the "
-                   "user's line; reverse is right")
 def test_module_dict_filled_by_setattr_forward():
     _both_modes(module_param_by_name, X)
 
 
-@pytest.mark.xfail(strict=True, reason="CRASH both modes: PyTorch-style net.parameters() (a generator over the "
-                   "_params/_modules dicts filled by __setattr__): 'the derivative rule of builtins.dict.values "
-                   "raised KeyError: l1 ... (please report it)'")
 def test_module_parameters_generator():
     check_derivatives(module_l2_penalty, X.copy())
 
 
-@pytest.mark.xfail(strict=True, reason="CRASH both modes: copying a Module's parameters by name into another "
-                   "(state-dict load): raw KeyError: 'W'")
 def test_module_state_dict_copy():
     check_derivatives(module_state_dict_copy, X.copy())
 
@@ -482,9 +456,6 @@ def setattr_clips_array(x):
     return np.sum(c.w * x)
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG both modes: `obj.w = v` through a user __setattr__ that stores "
-                   "2*v: the derivative takes the store as plain (grad [-1.3, 1.4, 0], true [-2.6, 1.4, 0]); the "
-                   "value is right")
 @pytest.mark.parametrize("f", [setattr_transforms, setattr_transforms_in_init, setattr_clips_array])
 def test_setattr_that_changes_the_value(f):
     _both_modes(f, X)
@@ -654,14 +625,16 @@ def refused_itertools_count_reverse(x):
 _A33 = np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4], [1.1, 0.2, 0.6]])
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED: OrderedDict.move_to_end, np.shares_memory (and "
+_XF_TEST_REFUSED_PLAIN_CODE = pytest.mark.xfail(strict=True, reason="REFUSED: OrderedDict.move_to_end, np.shares_memory (and "
                    "np.may_share_memory, which also blocks scipy.ndimage.convolve), vars(obj), for-loops over "
                    "np.ndindex (int items) / np.ndenumerate, a dict keyed by constant user objects, an int counter "
                    "in a module-level dict (GlobalWriteError), a class with __new__ (MissingRuleError)")
+
+
 @pytest.mark.parametrize("f, arg", [
-    (refused_ordered_dict_move_to_end, X), (refused_shares_memory, X), (refused_vars_of_object, X),
-    (refused_ndindex_loop, _A33), (refused_ndenumerate_loop, _A33), (refused_constant_object_keys, X),
-    (refused_module_dict_int_counter, X), (refused_dunder_new, X)])
+    (refused_ordered_dict_move_to_end, X), pytest.param(refused_shares_memory, X, marks=_XF_TEST_REFUSED_PLAIN_CODE), pytest.param(refused_vars_of_object, X, marks=_XF_TEST_REFUSED_PLAIN_CODE),
+    (refused_ndindex_loop, _A33), pytest.param(refused_ndenumerate_loop, _A33, marks=_XF_TEST_REFUSED_PLAIN_CODE), pytest.param(refused_constant_object_keys, X, marks=_XF_TEST_REFUSED_PLAIN_CODE),
+    pytest.param(refused_module_dict_int_counter, X, marks=_XF_TEST_REFUSED_PLAIN_CODE), pytest.param(refused_dunder_new, X, marks=_XF_TEST_REFUSED_PLAIN_CODE)])
 def test_refused_plain_code(f, arg):
     check_derivatives(f, arg.copy())
 
@@ -695,9 +668,6 @@ def partial_rebuilt_call(x):
     return p.func(*p.args, x[2], **p.keywords)
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: reading a functools.partial's .args / .keywords (or "
-                   "calling p.func(*p.args, **p.keywords)): the partial's bound values get no adjoint (args[0]*x2: "
-                   "grad [0, 0, 0.7], true [2.1, 0, 0.7]); forward is right")
 @pytest.mark.parametrize("f", [partial_args_read, partial_keywords_read, partial_rebuilt_call])
 def test_partial_attributes(f):
     _both_modes(f, X)
@@ -818,14 +788,16 @@ def floordiv_inplace_list_alias(x):
     return np.sum(L[0] * x)
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG both modes: a zero-derivative ufunc (floor, ceil, trunc, fix, rint, "
+_XF_TEST_ZERO_DERIVATIVE_UFUNC_IN_PLACE = pytest.mark.xfail(strict=True, reason="WRONG both modes: a zero-derivative ufunc (floor, ceil, trunc, fix, rint, "
                    "round, floor_divide, heaviside) with out= the array it reads (or `y //= 1` seen through an alias): "
                    "the array keeps its old derivative (floor: grad [4.1,-7.9,12.3], true floor(3x) = [2,-4,6]); "
                    "out= a fresh array, remainder and sign are right")
+
+
 @pytest.mark.parametrize("f", [floor_out, ceil_out, trunc_out, fix_out, rint_out, round_out, floor_divide_out,
-                               heaviside_out, floor_positional_out, floor_out_slice, round_method_out,
-                               comparison_out_float, floordiv_inplace_through_alias,
-                               floordiv_inplace_list_alias])
+                               heaviside_out, floor_positional_out, floor_out_slice, pytest.param(round_method_out, marks=_XF_TEST_ZERO_DERIVATIVE_UFUNC_IN_PLACE),
+                               comparison_out_float, pytest.param(floordiv_inplace_through_alias, marks=_XF_TEST_ZERO_DERIVATIVE_UFUNC_IN_PLACE),
+                               pytest.param(floordiv_inplace_list_alias, marks=_XF_TEST_ZERO_DERIVATIVE_UFUNC_IN_PLACE)])
 def test_zero_derivative_ufunc_in_place(f):
     _both_modes(f, X)
 
@@ -924,12 +896,6 @@ def solve_ivp_callable_object_args(x):
     return sol.y[0, -1]
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: an instance with __call__ handed to library code that calls "
-                   "it many times (scipy.integrate.solve_ivp / quad / odeint, functools.reduce with 3 items and an "
-                   "initial value: d/dx0 4.11, true 1.64, itertools.accumulate / starmap; solve_ivp's args= even when "
-                   "the object has no fields): the object's field gets a far too large adjoint "
-                   "(solve_ivp: d/dk -56.77, true -0.1225; quad: -13.62, true -0.508); forward and FD agree, and "
-                   "a bound method (m.rhs) or a lambda is right")
 @pytest.mark.parametrize("f", [solve_ivp_callable_object, quad_callable_object, odeint_callable_object,
                                reduce_callable_object, accumulate_callable_object, starmap_callable_object,
                                solve_ivp_callable_object_args])
@@ -1153,10 +1119,6 @@ def raise_caught_after_a_write(x):
     return a.t
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED forward (misleading message): a method that writes its object and "
-                   "then raises, caught by the caller: 'setattr writes a value with a derivative into a Acc whose "
-                   "derivative is not tracked: state outside the function's own objects, such as a mutable class "
-                   "attribute' - the object is local (reverse refuses honestly: 'raised part-way')")
 def test_raise_caught_after_a_write_forward():
     check_derivatives(raise_caught_after_a_write, X.copy(), modes=("forward",))
 
@@ -1230,11 +1192,6 @@ def dunder_call_before_and_after_rebinding(x):
     return a * f(np.ones(3))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: a bound method kept in a variable (or c.__call__, or a "
-                   "functools.partial of a callable object), called, then its object's "
-                   "array field rebound (r.w = r.w + x**2, or through another bound method), then called again: "
-                   "grad [9.59, 9.59, 9.59], true [11.69, 5.69, 15.89]; r.read(...) written out, or float fields, "
-                   "are right")
 @pytest.mark.parametrize("f", [bound_method_before_and_after_rebinding, bound_methods_read_update_read,
                                partial_of_callable_before_and_after_rebinding, dunder_call_before_and_after_rebinding])
 def test_bound_method_before_and_after_the_field_is_rebound(f):
@@ -1358,9 +1315,6 @@ def groupby_sums(x):
     return s
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG value, reverse (and forward for groupby of constants): "
-                   "itertools.groupby's groups read empty: groupby_counts vjp value 0.0 (Python 2.8) and gradient 0 "
-                   "(true [4,0,0,0]); groupby_sums value 0.0 (Python 12.86); forward refuses the zip form")
 @pytest.mark.parametrize("f", [groupby_counts, groupby_sums])
 def test_itertools_groupby_groups(f):
     check_derivatives(f, X4.copy(), modes=("reverse",))
@@ -1581,9 +1535,6 @@ def keyword_call_with_an_overridden_entry(x):
     return _product(**base) + _product(**{**base, "v": x[2]})
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: a dict display {**a, **b} / {**a, 'v': new} where a later "
-                   "entry overrides a key: the overridden value still gets the adjoint (grad [2.1, 0.7, 0.7], true "
-                   "[2.1, 0, 0.7]); forward is right")
 @pytest.mark.parametrize("f", [merge_overrides_a_key, merge_with_a_literal_key, merge_overridden_only,
                                keyword_call_with_an_overridden_entry])
 def test_dict_merge_with_an_overridden_key(f):
@@ -1691,11 +1642,6 @@ def legacy_gumbel(x):
     return np.sum(np.random.gumbel(x, 2.0))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG both modes: np.random.normal / np.random.uniform (the module-level "
-                   "legacy API) with loc/low/high from x: the location derivative is dropped (np.random.normal(x, 2): "
-                   "grad [0,0,0], true [1,1,1]; normal(x0, |x1|, size=4): [0,-4,0], true [4,-5.38,0]); "
-                   "normal(0, |x|): [1,-1,1], true sign(x)*z = [1.76,-0.40,0.98]; exponential, lognormal, laplace, "
-                   "logistic, gumbel: gradient 0; RandomState(0).normal and default_rng(0).normal are right")
 @pytest.mark.parametrize("f", [legacy_normal_loc, legacy_normal_loc_scale_size, legacy_normal_scalar,
                                legacy_uniform_low_high, legacy_normal_scale_only, legacy_exponential, legacy_lognormal,
                                legacy_laplace, legacy_logistic, legacy_gumbel])
@@ -1720,8 +1666,6 @@ def legacy_normal_keywords(x):
     return np.sum(np.random.normal(loc=x, scale=2.0))
 
 
-@pytest.mark.xfail(strict=True, reason="CRASH both modes: np.random.normal(loc=x, scale=2.0) with keywords: "
-                   "TypeError: _draw_rules.<locals>.vjp() missing 1 required positional argument")
 def test_legacy_normal_with_keywords():
     check_derivatives(legacy_normal_keywords, X.copy())
 
@@ -1759,11 +1703,13 @@ def refused_heap(x):
     return heapq.heappop(h) * 2.0 + heapq.heappop(h)
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED (MissingRuleError): random permutations / shuffles / choices of an "
+_XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS = pytest.mark.xfail(strict=True, reason="REFUSED (MissingRuleError): random permutations / shuffles / choices of an "
                    "array with derivatives (a permutation is differentiable), a Poisson draw (zero derivative), "
                    "ndarray.partition, heapq.heappush")
-@pytest.mark.parametrize("f", [refused_permutation_of_params, refused_shuffle_of_params, refused_choice_of_params,
-                               refused_poisson_count_times_x, refused_partition, refused_heap])
+
+
+@pytest.mark.parametrize("f", [pytest.param(refused_permutation_of_params, marks=_XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS), pytest.param(refused_shuffle_of_params, marks=_XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS), pytest.param(refused_choice_of_params, marks=_XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS),
+                               pytest.param(refused_poisson_count_times_x, marks=_XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS), pytest.param(refused_partition, marks=_XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS), refused_heap])
 def test_refused_permutations_and_heaps(f):
     check_derivatives(f, X.copy())
 
@@ -1904,10 +1850,6 @@ def refused_local_function_with_a_wraps_decorator(x):
     return f(x)
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED both modes: a local function decorated (inside the differentiated "
-                   "function) by a decorator that uses @functools.wraps: 'no forward rule for "
-                   "functools.partial(<function update_wrapper ...>)'; the same decorator on a module-level function "
-                   "works")
 def test_local_function_with_a_wraps_decorator():
     check_derivatives(refused_local_function_with_a_wraps_decorator, X.copy())
 

@@ -117,7 +117,7 @@ def rrule_partial(func: Any, /, *args: Any, **kw: Any) -> tuple:
 
     def pullback(g: Any) -> tuple:
         if not isinstance(g, BoundAdjoint):
-            return (NoTangent,) * (1 + len(args))
+            g = BoundAdjoint(NoTangent, [NoTangent] * len(y.args), {})  # (its keywords' storage may still hold some)
         f_bar = g.func
         if inner:  # the inner partial's part of the flattened one goes back to it
             f_bar = BoundAdjoint(g.func, g.args[:inner], {k: v for k, v in g.keywords.items() if k not in kw})
