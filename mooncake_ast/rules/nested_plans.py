@@ -11,6 +11,7 @@ object's field tangents into them, and reverse mode routes their adjoints by ide
 from __future__ import annotations
 
 import builtins
+import collections
 import copy
 import functools
 import operator
@@ -60,7 +61,7 @@ def dense_same(d: Any, a: Any) -> Any:
     if type(d) is tuple and type(a) is tuple and len(d) == len(a):
         items = tuple(dense_same(v, x) for v, x in zip(d, a))
         return d if all(i is v for i, v in zip(items, d)) else items
-    if (type(d) is list and type(a) is list and len(d) == len(a)) or (type(d) is dict and type(a) is dict):
+    if (type(d) is list and type(a) is list and len(d) == len(a)) or (type(d) is type(a) and type(a) in _DICTS):
         for k in (range(len(a)) if type(a) is list else list(a)):
             v = d.get(k, NoTangent) if type(d) is dict else d[k]
             dense = dense_same(v, a[k])
@@ -277,8 +278,15 @@ def _super_function() -> Any:
 
 
 def _user_object(x: Any) -> bool:
-    """An instance of a user's class (not of mooncake_ast's own: grad objects, tangents have plans of their own)."""
-    return _objects.is_user_object(x) and not (type(x).__module__ or "").startswith("mooncake_ast.")
+    """An instance of a user's class (not of mooncake_ast's own: grad objects, tangents have plans of their own; nor
+    a `collections.defaultdict` / `OrderedDict`, dicts whose items are read and written as a dict's: their tangents
+    are dicts of the same kind, so `d[k]` reads both, a missing key's default made in both)."""
+    return _objects.is_user_object(x) and not (type(x).__module__ or "").startswith("mooncake_ast.") and \
+        type(x) not in _LIBRARY_DICTS
+
+
+_LIBRARY_DICTS = (collections.defaultdict, collections.OrderedDict)
+_DICTS = (dict, *_LIBRARY_DICTS)  # (a defaultdict's tangent is a defaultdict: nested_plans.dense_same keeps it)
 
 
 def _user_class(cls: type) -> bool:
