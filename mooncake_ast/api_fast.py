@@ -49,7 +49,9 @@ def jvp_fast(f: Callable, primals: tuple, tangents: tuple) -> Optional[tuple]:
                 return None
             dargs.append(d)
         elif t is None or t is NoTangent:
-            dargs.append(NoTangent)
+            # (0.0, not NoTangent: the rule's code is typed for a number's tangent there, and `db = ones * dx` of
+            # NoTangent was NoTangent, whose writes through `b.flat[i]` or a view `b[1:] *= v` were dropped)
+            dargs.append(0.0)
         elif tp is float and (type(t) is float or type(t) is int):
             dargs.append(float(t))
         else:

@@ -366,7 +366,10 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
     if rule is not None:
         def plain_column(dx: tuple, raw: bool = False) -> tuple:
             dargs = placed(dx)
-            tangents = tuple(d if d is not None else np.zeros_like(a) if type(a) is np.ndarray else NoTangent
+            # (a number's zero tangent is 0.0, not NoTangent: the rule is typed for a number there, and its code
+            # computed `db = t * dx` as NoTangent, whose writes through `b.flat` were dropped: jacfwd in `a` of a
+            # function writing `b.flat[i]` with b = ones * x was zero)
+            tangents = tuple(d if d is not None else np.zeros_like(a) if type(a) is np.ndarray else 0.0
                              for a, d in zip(args, dargs))
             y, dy = rule.call_bound(f, NoTangent, args, tangents)
             return y, (dy if raw else materialize(dy, y))

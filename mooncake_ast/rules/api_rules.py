@@ -210,8 +210,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     if isinstance(f, types.FunctionType) and lookup(f) is None:
         # zero tangents of arrays as dense zeros: the forward code is specialised on argument kinds, and a
         # symbolic zero would make its array operations dispatch at run time (slow under reverse mode)
-        dargs = tuple(materialize(d, a) if d is NoTangent and isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
-                      for a, d in zip(args, dargs))
+        # and a float's as 0.0: the code is typed on argument kinds, and typed for a number it computed `db = ones *
+        # dx` as NoTangent for dx NoTangent, whose writes through `b.flat[i]` or a view were dropped (jvp(jacrev(f)))
+        dargs = tuple(materialize(d, a) if d is NoTangent and isinstance(a, np.ndarray) and a.dtype.kind == "f" else
+                      0.0 if d is NoTangent and type(a) is float else d for a, d in zip(args, dargs))
         primals, tangents = _bind_keyword_only(f, args, dargs)
         m = len(primals)
         if (m != n or _variadic(f)) and not _only_module_keywords(f, n) and not _constant_defaults(f, n, m):

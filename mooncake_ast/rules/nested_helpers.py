@@ -138,6 +138,10 @@ def attr_transpose(o, to, name, value):
     return to.T
 
 
+def attr_flat(o, to, name, value):
+    return to.flat
+
+
 def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callable]:
     """The twin of `builtin_rules.getattr_tangent` for a differentiated object or array, or None."""
     import types
@@ -150,6 +154,8 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
     if isinstance(obj, np.ndarray) and isinstance(dobj, np.ndarray):
         if name == "T":
             return attr_transpose
+        if name == "flat":
+            return attr_flat  # (`a.flat[i] = v`: the tangent's flat iterator, written alike)
         if callable(value) and getattr(value, "__self__", None) is obj:
             return attr_method
         return None

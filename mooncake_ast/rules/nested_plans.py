@@ -308,7 +308,9 @@ def _setitem_plan(args: tuple, dargs: tuple) -> Any:
     da, _, dv = dargs
     if _user_object(a):
         return _special_method_plan(operator.setitem, args, dargs)
-    if isinstance(da, (np.ndarray, list, dict)):
+    if isinstance(da, (np.ndarray, list, dict)) or (type(a) is np.flatiter and type(da) is np.flatiter):
+        # (`a.flat[i] = v` writes its tangent's flat iterator alike: reverse mode follows a flat iterator's writes
+        # into its array's storage, reverse/writes.py)
         return _plain_plan(nh.setitem_fwd, (a, i, v, da, NoTangent, _dense_one(dv, v)), 3)
     if (da is NoTangent or da is None) and _api()._zero(dv):
         return _plain_plan(nh.setitem_primal_fwd, (a, i, v, NoTangent, NoTangent, NoTangent), 3)
