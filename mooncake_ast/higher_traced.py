@@ -66,10 +66,13 @@ def forward_of_forward(f, args, dargs, targs, tdargs):
         return forward_of_fcall(f, NoTangent, args, dargs, NoTangent, NoTangent, targs, tdargs, None)
     # (star displays, not `+`: the tangent of `t + c` for a constant tuple c, such as extra's, lost c's items when
     # this function was differentiated again: a fourth order then called code with too few arguments)
-    if takes_self:
-        return plain_jvp(fn, (f, NoTangent, *args, *extra, *dargs, *zeros),
-                         (NoTangent, NoTangent, *targs, *zeros, *tdargs, *zeros))
-    return plain_jvp(fn, (*args, *extra, *dargs, *zeros), (*targs, *zeros, *tdargs, *zeros))
+    from .rules.api_rules import defaults_kept, keeps_defaults
+
+    with defaults_kept(f, keeps_defaults(extra)):  # (an array default written: refused by name)
+        if takes_self:
+            return plain_jvp(fn, (f, NoTangent, *args, *extra, *dargs, *zeros),
+                             (NoTangent, NoTangent, *targs, *zeros, *tdargs, *zeros))
+        return plain_jvp(fn, (*args, *extra, *dargs, *zeros), (*targs, *zeros, *tdargs, *zeros))
 
 
 def forward_of_jvp(f, args, dargs, targs, tdargs):

@@ -10,6 +10,7 @@ treat as constants (split from api_rules.py, one concept per module):
 from __future__ import annotations
 
 import types
+import weakref
 from typing import Any
 
 from ..reverse.adjoints import AdjTuple
@@ -44,7 +45,71 @@ def _constant_defaults(f: Any, n: int, m: int) -> bool:
     left = kwonly[max(0, n - code.co_argcount):]  # (those not given: a keyword call planned positionally gives some)
     return m == code.co_argcount + len(kwonly) and n >= code.co_argcount - len(defaults) and \
         all(k in kwdefaults for k in left) and \
-        not any(is_mutable(d) for d in (*defaults, *(kwdefaults[k] for k in left)))  # (a mutable default is state)
+        not any(is_mutable(d) and not read_only_default(d) for d in (*defaults, *(kwdefaults[k] for k in left)))
+    # (a mutable default is state; a NumPy array is passed as a read-only copy, so a write into it is refused)
+
+
+def read_only_default(d: Any) -> bool:
+    """A default a nested call may take as a constant if it is never written: a NumPy array of numbers (passed as a
+    read-only copy, frozen_default: a write into it, or into a view of it, raises, and is refused by name)."""
+    import numpy as np
+
+    return type(d) is np.ndarray and d.dtype.kind in "biufc"
+
+
+def frozen_default(d: Any) -> Any:
+    """A read-only copy of an array default (read_only_default), else d itself."""
+    if not read_only_default(d):
+        return d
+    c = d.copy()
+    c.flags.writeable = False
+    _FROZEN_DEFAULTS[id(c)] = c
+    return c
+
+
+_FROZEN_DEFAULTS: Any = weakref.WeakValueDictionary()  # id -> the read-only copies frozen_default made
+
+
+def is_frozen_default(a: Any) -> bool:
+    """Is a a read-only copy frozen_default made (not a module-level array kept read-only by _frozen)?"""
+    return type(a) is np_ndarray() and _FROZEN_DEFAULTS.get(id(a)) is a
+
+
+def np_ndarray() -> Any:
+    import numpy as np
+
+    return np.ndarray
+
+
+def extra_zero(p: Any) -> Any:
+    """The zero tangent of a constant extra argument of forward code (a default, a module keyword): 0.0 for a float,
+    fresh zeros for a float array (forward code is typed on its arguments' kinds, and typed for a number or a float
+    array it computed `db = ones * ds` as NoTangent for a NoTangent ds, whose writes through a view were dropped: a
+    second derivative 0.0 for 1.44 through `helper(p, scale=2.0)` writing `b[1:] *= p`), NoTangent otherwise."""
+    import numpy as np
+
+    if type(p) is float:
+        return 0.0
+    if type(p) is np.ndarray and p.dtype.kind == "f":
+        return np.zeros_like(p)
+    return NoTangent
+
+
+class defaults_kept:
+    """A write into a read-only default (frozen_default) while a nested call runs, refused by name."""
+
+    def __init__(self, f: Any, active: bool) -> None:
+        self.f, self.active = f, active
+
+    def __enter__(self) -> "defaults_kept":
+        return self
+
+    def __exit__(self, typ: Any, e: Any, tb: Any) -> Any:
+        if self.active and typ is ValueError and "read-only" in str(e):
+            raise NestingError(f"nested derivative of {_name(self.f)}: the function writes into an array it takes as "
+                               f"a default (state kept between calls, which derivatives do not follow); pass the "
+                               f"array as an argument, or copy it before writing") from e
+        return False
 
 
 def _fcall_keywords_plan(f: Any, df: Any, fargs: Any, fdargs: Any, rest: list, dargs: tuple) -> Any:
@@ -265,7 +330,7 @@ def _keywords_positional(f: Any, n: int, kwargs: Any) -> Any:
             return None
     from ..tangents import is_mutable
 
-    if any(is_mutable(d) for d in (*defaults, *kwdefaults.values())):
+    if any(is_mutable(d) and not read_only_default(d) for d in (*defaults, *kwdefaults.values())):
         return None
     return rest[:last + 1]
 
@@ -284,5 +349,5 @@ def _positional(f: Any, names: Any, args: tuple, kwargs: Any, tangents: bool = F
         if k in kw:
             out.append(kw[k])
         else:
-            out.append(NoTangent if tangents else defaults[k])
+            out.append(NoTangent if tangents else frozen_default(defaults[k]))
     return (*tuple(args), *out)
