@@ -122,7 +122,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     if not kwargs and _zero(df):
         from . import nested_draws, nested_stats
 
-        model = nested_stats.model_for(f, args, None) or nested_draws.model_for(f, args, None)
+        from . import nested_stats_frozen
+
+        model = nested_stats.model_for(f, args, None) or nested_draws.model_for(f, args, None) or \
+            nested_stats_frozen.maker_for(f, args, None)
         if model is not None:  # (a scipy.stats density or a draw called positionally: its plain model)
             return _plan(model, NoTangent, args, dargs, None, reverse)
     special = _special_plan(f, df, args, dargs, kwargs)
@@ -201,6 +204,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
             plan.inactive |= {1, 3}
         return plan
     if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) and lookup(f) is None:
+        from .nested_stats_frozen import FrozenModel
+
+        if isinstance(f.__self__, FrozenModel):  # (a frozen distribution's method: checked against SciPy's value)
+            f.__self__.check(f.__name__, tuple(args))
         dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
         inner = _plan(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs))
         split_method, outer_method, df_bar = method_parts(inner)

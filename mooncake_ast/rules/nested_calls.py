@@ -105,7 +105,9 @@ class defaults_kept:
         return self
 
     def __exit__(self, typ: Any, e: Any, tb: Any) -> Any:
-        if self.active and typ is ValueError and "read-only" in str(e):
+        # (active: this call takes a copy; else any copy alive, one a call inside took, whose rule may hold no `with`:
+        # higher_traced.forward_of_forward is differentiated again)
+        if (self.active or len(_FROZEN_DEFAULTS)) and typ is ValueError and "read-only" in str(e):
             raise NestingError(f"nested derivative of {_name(self.f)}: the function writes into an array it takes as "
                                f"a default (state kept between calls, which derivatives do not follow); pass the "
                                f"array as an argument, or copy it before writing") from e
@@ -202,8 +204,8 @@ def _kept_state(text: str) -> Any:
 def _module_arrays(names: Any, g: dict) -> Any:
     """What of the module-level values of these names in globals g is kept read-only while the code runs: their NumPy
     arrays, and the user objects among them as `(object, its fields)` (their arrays frozen too; a field rebound
-    meanwhile is refused after the call, see _frozen) -- or None where one holds something else (a list, a dict: they
-    cannot be frozen).  (A module-level callable object, `LAYER(x)` with LAYER a dataclass of arrays, was refused at
+    meanwhile is refused after the call, see _frozen), dicts likewise as `(dict, its items)` -- or None where one holds
+    something else (a list: it cannot be kept).  (A module-level callable object, `LAYER(x)` with LAYER a dataclass of arrays, was refused at
     the third order though nothing writes it.)"""
     if not names:
         return None
@@ -232,6 +234,12 @@ def _freezable(v: Any, out: list, depth: int) -> bool:
         return True
     if type(v) is tuple:
         return all(_freezable(item, out, depth) for item in v)
+    if type(v) is dict and depth < 4 and all(type(k) in (str, int, bool) or k is None for k in v):
+        # (a module-level dict of numbers, strings and arrays, only read: its items are checked after the call, as
+        # an object's fields are, and a change is refused; its arrays are frozen)
+        items = dict(v)
+        out.append((v, items))
+        return all(_freezable(item, out, depth + 1) for item in items.values())
     if depth < 4 and is_user_object(v) and not isinstance(v, type) and type(getattr(v, "__dict__", None)) is dict \
             and not hasattr(type(v), "__slots__"):
         fields = dict(v.__dict__)
@@ -264,7 +272,7 @@ class _frozen:
                                f"over code that writes a module-level array (through an object holding it) is not "
                                f"supported; pass the array as an argument") from e
         for obj, fields in self.objects:
-            now = obj.__dict__
+            now = obj if type(obj) is dict else obj.__dict__
             if len(now) != len(fields) or any(k not in now or now[k] is not v for k, v in fields.items()):
                 now.clear()  # (put back as found: the derivative is not given)
                 now.update(fields)

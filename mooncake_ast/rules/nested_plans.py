@@ -281,8 +281,10 @@ def _user_object(x: Any) -> bool:
     """An instance of a user's class (not of mooncake_ast's own: grad objects, tangents have plans of their own; nor
     a `collections.defaultdict` / `OrderedDict`, dicts whose items are read and written as a dict's: their tangents
     are dicts of the same kind, so `d[k]` reads both, a missing key's default made in both)."""
-    return _objects.is_user_object(x) and not (type(x).__module__ or "").startswith("mooncake_ast.") and \
-        type(x) not in _LIBRARY_DICTS
+    mod = type(x).__module__ or ""
+    if mod == __package__ + ".nested_stats_frozen":  # (a frozen distribution's stand-in: a plain object of ours)
+        return True
+    return _objects.is_user_object(x) and not mod.startswith("mooncake_ast.") and type(x) not in _LIBRARY_DICTS
 
 
 _LIBRARY_DICTS = (collections.defaultdict, collections.OrderedDict)
@@ -295,6 +297,8 @@ def _user_class(cls: type) -> bool:
     from .registry import lookup
 
     mod = cls.__module__ or ""
+    if mod == __package__ + ".nested_stats_frozen":  # (a frozen distribution's stand-in: a plain class of ours)
+        return True
     return (cls.__new__ is object.__new__ and isinstance(cls.__init__, types.FunctionType) and lookup(cls) is None
             and mod not in ("builtins", "numpy") and not mod.startswith(("numpy.", "mooncake_ast."))
             and _library_callable(cls) is None)
