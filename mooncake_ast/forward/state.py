@@ -328,8 +328,9 @@ def module_state_level(ir: Function, raw_callee: Any) -> int:
         from ..rules.forward_code_rules import NestingError
 
         raise NestingError("nested derivative: a fourth order of forward mode (or forward mode over reverse mode) "
-                           "over code that keeps the derivative of module-level state (a module-level object, or a class attribute, that a method or "
-                           "closure changes) is not supported; pass that object as an argument")
+                           "over code that keeps the derivative of module-level state (a module-level object, or a "
+                           "class attribute, that a method or closure changes) is not supported; pass that object as "
+                           "an argument")
     return level
 
 
