@@ -362,14 +362,16 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
         return dargs
 
     # the common call (a plain function of numbers and float arrays): its derived rule, called directly
-    rule = fast_forward_rule(f, tuple(args)) if not kwargs and type(f) is types.FunctionType else None
+    # (the numbers not differentiated are inactive in the rule, as the general path makes them: given NoTangent,
+    # code typed for a number's tangent computed `db = ones * dx` as NoTangent and dropped writes through `b.flat[i]`
+    # or a view: jacfwd in `a` of such a function was zero)
+    zero = tuple(i not in nums and type(a) is not np.ndarray for i, a in enumerate(args))
+    rule = fast_forward_rule(f, tuple(args), zero if True in zero else None) \
+        if not kwargs and type(f) is types.FunctionType else None
     if rule is not None:
         def plain_column(dx: tuple, raw: bool = False) -> tuple:
             dargs = placed(dx)
-            # (a number's zero tangent is 0.0, not NoTangent: the rule is typed for a number there, and its code
-            # computed `db = t * dx` as NoTangent, whose writes through `b.flat` were dropped: jacfwd in `a` of a
-            # function writing `b.flat[i]` with b = ones * x was zero)
-            tangents = tuple(d if d is not None else np.zeros_like(a) if type(a) is np.ndarray else 0.0
+            tangents = tuple(d if d is not None else np.zeros_like(a) if type(a) is np.ndarray else NoTangent
                              for a, d in zip(args, dargs))
             y, dy = rule.call_bound(f, NoTangent, args, tangents)
             return y, (dy if raw else materialize(dy, y))

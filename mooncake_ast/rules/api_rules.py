@@ -235,7 +235,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
                                f"(defaults, *args and keywords are not supported nested)")
         # (generated code's `*, _mc=_mc` keywords are parameters of its own forward code: passed, zero tangent)
         try:
-            rule = derived_forward(f, argument_kinds(primals))
+            rule = derived_forward(f, plan_kinds(primals, tangents))
         except SyntaxError as e:  # the emitter's names for a derivative of a derivative of a derivative can clash
             raise NestingError(f"nested derivative of {_name(f)}: the generated forward code of this order does not "
                                f"compile ({e.msg}); use reverse mode for the outer derivatives") from e
@@ -310,6 +310,18 @@ def _bind_keyword_only(f: Any, args: tuple, dargs: tuple) -> tuple:
     names = code.co_varnames[k:len(args)]
     return _bind_fast(f, NoTangent, tuple(args[:k]), tuple(dargs[:k]), dict(zip(names, args[k:])),
                       dict(zip(names, dargs[k:])))
+
+
+def plan_kinds(primals: tuple, tangents: tuple, kinds: Any = None) -> tuple:
+    """The argument kinds of a plan's forward code: an int given no tangent is inactive there, as the first-order
+    path makes it (forward/runtime._derived_rule).  Given NoTangent in code typed for a number's tangent, `db = ones
+    * dn` was NoTangent and writes through a view (`b[1:] *= x`) or `b.flat[i]` were dropped: the Hessian in x of
+    such a function with an int n was 0.0 for 16.0.  (A float's zero tangent is 0.0 here: _plan.)"""
+    kinds = argument_kinds(primals) if kinds is None else kinds
+    if not any(type(p) in (int, bool) and (d is NoTangent or d is None) for p, d in zip(primals, tangents)):
+        return kinds
+    return tuple(k + ":inactive" if type(p) in (int, bool) and (d is NoTangent or d is None) and k == "num" else k
+                 for k, p, d in zip(kinds, primals, tangents))
 
 
 def _no_defaults(df: Any) -> Any:
@@ -478,9 +490,9 @@ def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:
 
 def keeps_defaults(call_args: Any) -> bool:
     """Does a plan's call take a read-only copy of an array default (nested_calls.frozen_default)?"""
-    from .nested_calls import is_frozen_default
+    from .nested_calls import takes_frozen_default
 
-    return any(is_frozen_default(a) for a in call_args)
+    return takes_frozen_default(call_args)
 
 
 def _with_index_tangent() -> Any:

@@ -72,13 +72,12 @@ _FROZEN_DEFAULTS: Any = weakref.WeakValueDictionary()  # id -> the read-only cop
 
 def is_frozen_default(a: Any) -> bool:
     """Is a a read-only copy frozen_default made (not a module-level array kept read-only by _frozen)?"""
-    return type(a) is np_ndarray() and _FROZEN_DEFAULTS.get(id(a)) is a
+    return _FROZEN_DEFAULTS.get(id(a)) is a
 
 
-def np_ndarray() -> Any:
-    import numpy as np
-
-    return np.ndarray
+def takes_frozen_default(call_args: Any) -> bool:
+    """Does a plan's call take a read-only copy of an array default (frozen_default)?"""
+    return bool(_FROZEN_DEFAULTS) and any(_FROZEN_DEFAULTS.get(id(a)) is a for a in call_args)
 
 
 def extra_zero(p: Any) -> Any:

@@ -74,7 +74,9 @@ def defaults_plan(f: Any, df: Any, args: tuple, dargs: tuple, reverse: bool = Fa
     from ..forward import objects as _objects
     from ..forward.runtime import derived_forward
 
-    rule = derived_forward(f, tuple(_objects.kind_of(a) for a in primals))
+    from .api_rules import plan_kinds
+
+    rule = derived_forward(f, plan_kinds(primals, tangents, tuple(_objects.kind_of(a) for a in primals)))
     if cells and not rule.takes_self:
         return None
     s = 2 if rule.takes_self else 0
