@@ -9,6 +9,8 @@ MethodAdjoint; an index is never differentiated.
 """
 from __future__ import annotations
 
+import collections
+
 import types
 from typing import Any
 
@@ -159,7 +161,10 @@ def list_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
 
 
 def is_dict_method(f: Any) -> bool:
-    return isinstance(f, types.BuiltinMethodType) and type(getattr(f, "__self__", None)) is dict
+    return isinstance(f, types.BuiltinMethodType) and type(getattr(f, "__self__", None)) in _DICTS
+
+
+_DICTS = (dict, collections.defaultdict)  # (a defaultdict's tangent is a defaultdict)
 
 
 def dict_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:

@@ -279,15 +279,15 @@ def _super_function() -> Any:
 
 def _user_object(x: Any) -> bool:
     """An instance of a user's class (not of mooncake_ast's own: grad objects, tangents have plans of their own; nor
-    a `collections.defaultdict` / `OrderedDict`, dicts whose items are read and written as a dict's: their tangents
-    are dicts of the same kind, so `d[k]` reads both, a missing key's default made in both)."""
+    a `collections.defaultdict`, a dict whose items are read and written as a dict's: its tangent is a defaultdict
+    too, so `d[k]` reads both, a missing key's default made in both)."""
     mod = type(x).__module__ or ""
     if mod == __package__ + ".nested_stats_frozen":  # (a frozen distribution's stand-in: a plain object of ours)
         return True
     return _objects.is_user_object(x) and not mod.startswith("mooncake_ast.") and type(x) not in _LIBRARY_DICTS
 
 
-_LIBRARY_DICTS = (collections.defaultdict, collections.OrderedDict)
+_LIBRARY_DICTS = (collections.defaultdict,)  # (an OrderedDict stays refused: KeyError at the third order)
 _DICTS = (dict, *_LIBRARY_DICTS)  # (a defaultdict's tangent is a defaultdict: nested_plans.dense_same keeps it)
 
 
