@@ -57,7 +57,8 @@ from .nested_helpers import is_array_method as _is_array_method
 from . import nested_helpers as _nested_helpers
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
                            _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state,
-                           extra_zero, frozen_default, read_only_default, defaults_kept)
+                           defaults_kept, extra_zero, frozen_default, no_defaults as _no_defaults, plan_kinds,
+                           read_only_default, takes_frozen_default)
 from .nested_cells import as_function_tangent as _as_function_tangent, owned_cells, owned_tangent
 from .forward_code_rules import NestingError, _expand, _name, _prepare_cells, _zero, user_rule  # noqa: F401
 from . import plain_forwards as _plain_forwards  # noqa: E402
@@ -312,23 +313,6 @@ def _bind_keyword_only(f: Any, args: tuple, dargs: tuple) -> tuple:
                       dict(zip(names, dargs[k:])))
 
 
-def plan_kinds(primals: tuple, tangents: tuple, kinds: Any = None) -> tuple:
-    """The argument kinds of a plan's forward code: an int given no tangent is inactive there, as the first-order
-    path makes it (forward/runtime._derived_rule).  Given NoTangent in code typed for a number's tangent, `db = ones
-    * dn` was NoTangent and writes through a view (`b[1:] *= x`) or `b.flat[i]` were dropped: the Hessian in x of
-    such a function with an int n was 0.0 for 16.0.  (A float's zero tangent is 0.0 here: _plan.)"""
-    kinds = argument_kinds(primals) if kinds is None else kinds
-    if not any(type(p) in (int, bool) and (d is NoTangent or d is None) for p, d in zip(primals, tangents)):
-        return kinds
-    return tuple(k + ":inactive" if type(p) in (int, bool) and (d is NoTangent or d is None) and k == "num" else k
-                 for k, p, d in zip(kinds, primals, tangents))
-
-
-def _no_defaults(df: Any) -> Any:
-    """A closure's tangent without its defaults' tangents (a call that gives every parameter reads no default)."""
-    return FunctionTangent(df.cells, (), {}) if isinstance(df, FunctionTangent) else df
-
-
 def _copy_fwd(a, da):
     return np.copy(a), np.copy(da)
 
@@ -488,13 +472,6 @@ def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:
     return plan.fn, takes_self, extra, tuple(extra_zero(p) for p in extra), (None,) * len(extra)
 
 
-def keeps_defaults(call_args: Any) -> bool:
-    """Does a plan's call take a read-only copy of an array default (nested_calls.frozen_default)?"""
-    from .nested_calls import takes_frozen_default
-
-    return takes_frozen_default(call_args)
-
-
 def _with_index_tangent() -> Any:
     from .operator_rules import with_index_tangent
 
@@ -567,7 +544,7 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -
         with _frozen(f, frozen):
             out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
     else:
-        with defaults_kept(f, keeps_defaults(plan.call_args)):
+        with defaults_kept(f, takes_frozen_default(plan.call_args)):
             out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
     _refuse_not_implemented(f, out)
 
@@ -598,7 +575,7 @@ def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, ta
     if plan.grad_of is not None and not _zero(tf):
         raise NestingError(f"nested derivative of {plan.grad_of!r}: its function has a nonzero tangent (it captures "
                            f"differentiated variables); pass them as arguments instead")
-    kept = defaults_kept(f, keeps_defaults(plan.call_args))
+    kept = defaults_kept(f, takes_frozen_default(plan.call_args))
     if plan.takes_df:
         with kept:
             out = fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs, tdf))

@@ -145,6 +145,27 @@ def _fcall_keywords_plan(f: Any, df: Any, fargs: Any, fdargs: Any, rest: list, d
     return _api()._Plan(inner.fn, inner.call_args, split, outer)
 
 
+def plan_kinds(primals: tuple, tangents: tuple, kinds: Any = None) -> tuple:
+    """The argument kinds of a plan's forward code: an int given no tangent is inactive there, as the first-order
+    path makes it (forward/runtime._derived_rule).  Given NoTangent in code typed for a number's tangent, `db = ones
+    * dn` was NoTangent and writes through a view (`b[1:] *= x`) or `b.flat[i]` were dropped: the Hessian in x of
+    such a function with an int n was 0.0 for 16.0.  (A float's zero tangent is 0.0 here: _plan.)"""
+    from ..forward.runtime import argument_kinds
+
+    kinds = argument_kinds(primals) if kinds is None else kinds
+    if not any(type(p) in (int, bool) and (d is NoTangent or d is None) for p, d in zip(primals, tangents)):
+        return kinds
+    return tuple(k + ":inactive" if type(p) in (int, bool) and (d is NoTangent or d is None) and k == "num" else k
+                 for k, p, d in zip(kinds, primals, tangents))
+
+
+def no_defaults(df: Any) -> Any:
+    """A closure's tangent without its defaults' tangents (a call that gives every parameter reads no default)."""
+    from ..tangents import FunctionTangent
+
+    return FunctionTangent(df.cells, (), {}) if isinstance(df, FunctionTangent) else df
+
+
 _KEEPS_LEVELS: dict = {}  # code of forward code of forward code -> whether it keeps storage of storage
 
 
@@ -203,9 +224,9 @@ def _kept_state(text: str) -> Any:
 def _module_arrays(names: Any, g: dict) -> Any:
     """What of the module-level values of these names in globals g is kept read-only while the code runs: their NumPy
     arrays, and the user objects among them as `(object, its fields)` (their arrays frozen too; a field rebound
-    meanwhile is refused after the call, see _frozen), dicts likewise as `(dict, its items)` -- or None where one holds
-    something else (a list: it cannot be kept).  (A module-level callable object, `LAYER(x)` with LAYER a dataclass of arrays, was refused at
-    the third order though nothing writes it.)"""
+    meanwhile is refused after the call, see _frozen), dicts likewise as `(dict, its items)` -- or None where one
+    holds something else (a list: it cannot be kept).  (A module-level callable object, `LAYER(x)` with LAYER a
+    dataclass of arrays, was refused at the third order though nothing writes it.)"""
     if not names:
         return None
     out: list = []

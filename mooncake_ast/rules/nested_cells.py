@@ -125,7 +125,8 @@ def owned_cells(f: Any, defaults_too: bool = True) -> bool:
     from ..api import _nondifferentiable
 
     defaults = [*(getattr(f, "__defaults__", None) or ()), *((getattr(f, "__kwdefaults__", None) or {}).values())]
-    if defaults_too and any(not _nondifferentiable(v) and not callable(v) and not isinstance(v, type(_shadows)) for v in defaults):
+    if defaults_too and any(not _nondifferentiable(v) and not callable(v) and not isinstance(v, type(_shadows))
+                            for v in defaults):
         return False
     stack = getattr(_shadows._local, "stack", None)
     if not stack:

@@ -74,7 +74,7 @@ def defaults_plan(f: Any, df: Any, args: tuple, dargs: tuple, reverse: bool = Fa
     from ..forward import objects as _objects
     from ..forward.runtime import derived_forward
 
-    from .api_rules import plan_kinds
+    from .nested_calls import plan_kinds
 
     rule = derived_forward(f, plan_kinds(primals, tangents, tuple(_objects.kind_of(a) for a in primals)))
     if cells and not rule.takes_self:
@@ -89,9 +89,10 @@ def defaults_plan(f: Any, df: Any, args: tuple, dargs: tuple, reverse: bool = Fa
         from .nested_closures import owned_function
 
         if cells and not owned_function(f, _cells_only(df), defaults_too=False):
-            raise api.NestingError(f"nested derivative of {api._name(f)}: reverse mode over forward mode over a closure "
-                                   f"whose captured variables are differentiated is not supported here (the closure "
-                                   f"was made outside the reverse computation now running); pass them as arguments")
+            raise api.NestingError(f"nested derivative of {api._name(f)}: reverse mode over forward mode over a "
+                                   f"closure whose captured variables are differentiated is not supported here (the "
+                                   f"closure was made outside the reverse computation now running); pass them as "
+                                   f"arguments")
 
     def split(b: Any) -> tuple:
         refuse_unowned()
@@ -123,9 +124,9 @@ def defaults_plan(f: Any, df: Any, args: tuple, dargs: tuple, reverse: bool = Fa
             refuse_unowned_tangents()
 
     def refuse_unowned_tangents() -> None:
-        raise api.NestingError(f"nested derivative of {api._name(f)}: reverse mode over forward mode over a closure "
-                               f"whose captured variables are differentiated is not supported here; pass them as "
-                               f"arguments")
+        raise api.NestingError(f"nested derivative of {api._name(f)}: reverse mode over forward mode over a "
+                               f"closure whose captured variables are differentiated is not supported here; pass them "
+                               f"as arguments")
 
     plan = api._Plan(rule.fn, (*head, *primals, *tangents), split, outer)
     plan.takes_df = True
