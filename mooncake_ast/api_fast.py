@@ -34,7 +34,11 @@ def jvp_fast(f: Callable, primals: tuple, tangents: tuple) -> Optional[tuple]:
     fn = f if type(f) is types.FunctionType else _api._as_function(f)
     if type(fn) is not types.FunctionType:
         return None
-    rule = fast_forward_rule(fn, primals)
+    # (a number given no tangent is inactive in the rule, as the general path makes it: passed NoTangent to code
+    # typed for a number's tangent, `db = ones * dx` was NoTangent and writes through `b.flat[i]` or a view
+    # `b[1:] *= v` were dropped, a silently wrong jvp)
+    zero = tuple((t is None or t is NoTangent) and type(p) is not np.ndarray for p, t in zip(primals, tangents))
+    rule = fast_forward_rule(fn, primals, zero if True in zero else None)
     if rule is None:
         return None
     dargs = []
@@ -50,7 +54,7 @@ def jvp_fast(f: Callable, primals: tuple, tangents: tuple) -> Optional[tuple]:
                 return None
             dargs.append(d)
         elif t is None or t is NoTangent:
-            dargs.append(NoTangent)
+            dargs.append(NoTangent)  # (inactive in the rule: `zero` above)
         elif tp is float and (type(t) is float or type(t) is int):
             dargs.append(float(t))
         else:

@@ -368,7 +368,12 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
         return dargs
 
     # the common call (a plain function of numbers and float arrays): its derived rule, called directly
-    rule = fast_forward_rule(f, tuple(args)) if not kwargs and type(f) is types.FunctionType else None
+    # (the numbers not differentiated are inactive in the rule, as the general path makes them: given NoTangent,
+    # code typed for a number's tangent computed `db = ones * dx` as NoTangent and dropped writes through `b.flat[i]`
+    # or a view: jacfwd in `a` of such a function was zero)
+    zero = tuple(i not in nums and type(a) is not np.ndarray for i, a in enumerate(args))
+    rule = fast_forward_rule(f, tuple(args), zero if True in zero else None) \
+        if not kwargs and type(f) is types.FunctionType else None
     if rule is not None:
         def plain_column(dx: tuple, raw: bool = False) -> tuple:
             dargs = placed(dx)

@@ -66,6 +66,8 @@ def forward_of_forward(f, args, dargs, targs, tdargs):
         return forward_of_fcall(f, NoTangent, args, dargs, NoTangent, NoTangent, targs, tdargs, None)
     # (star displays, not `+`: the tangent of `t + c` for a constant tuple c, such as extra's, lost c's items when
     # this function was differentiated again: a fourth order then called code with too few arguments)
+    # (an array default among extra is a read-only copy: a write into it raises, refused by name where the enclosing
+    # rule runs, nested_calls.defaults_kept; this code is differentiated again, so it holds no `with` of its own)
     if takes_self:
         return plain_jvp(fn, (f, NoTangent, *args, *extra, *dargs, *zeros),
                          (NoTangent, NoTangent, *targs, *zeros, *tdargs, *zeros))

@@ -337,16 +337,19 @@ def module_state_level(ir: Function, raw_callee: Any) -> int:
             k = _module_tangent_level(st, raw_callee)
             if k is not None:
                 level = max(level, k + 1)
-    if level > 1 or (level and not ir.name.endswith("__jvp")):
-        # Supported: forward code of first-order forward code (`f__jvp`).  A third order of forward mode over such
-        # storage, and forward mode over reverse code that keeps it (mc.jacfwd(mc.hessian(f))), crashed when the
-        # state was written (lists of storage out of step with the lists they shadow,
-        # tests/test_nested_families.py): refused.
+    if level > 2 or (level and not ir.name.endswith("__jvp")):
+        # Supported: forward code of first- and second-order forward code (`f__jvp`, `f__jvp__jvp`: a third order of
+        # forward mode, each level with storage of its own; checked against differences of the second order with
+        # state read and state a method writes, tests/test_nested_lifted_module_state.py).  A fourth order, and
+        # forward mode over reverse code that keeps such storage (mc.jacfwd(mc.hessian(f))), crashed when the state
+        # was written (lists of storage out of step with the lists they shadow, tests/test_nested_families.py):
+        # refused.
         from ..rules.forward_code_rules import NestingError
 
-        raise NestingError("nested derivative: a third order of forward mode over code that keeps the derivative "
-                           "of module-level state (a module-level object, or a class attribute, that a method or "
-                           "closure changes) is not supported; pass that object as an argument")
+        raise NestingError("nested derivative: a fourth order of forward mode (or forward mode over reverse mode) "
+                           "over code that keeps the derivative of module-level state (a module-level object, or a "
+                           "class attribute, that a method or closure changes) is not supported; pass that object as "
+                           "an argument")
     return level
 
 

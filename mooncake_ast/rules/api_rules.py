@@ -56,7 +56,9 @@ from .nested_closures_third import plan as _third_closure_plan
 from .nested_helpers import is_array_method as _is_array_method
 from . import nested_helpers as _nested_helpers
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
-                           _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state)
+                           _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state,
+                           defaults_kept, extra_zero, frozen_default, no_defaults as _no_defaults, plan_kinds,
+                           read_only_default, takes_frozen_default)
 from .nested_cells import as_function_tangent as _as_function_tangent, owned_cells, owned_tangent
 from .forward_code_rules import NestingError, _expand, _name, _prepare_cells, _zero, user_rule  # noqa: F401
 from . import plain_forwards as _plain_forwards  # noqa: E402
@@ -83,6 +85,7 @@ class _Plan:
         self.df_bar: Any = None  # bars -> the adjoint of the callable's tangent df (objects, methods), else none
         self.takes_df = False  # outer(tf, targs, tdargs, tdf) takes the tangent of df (else tdf must be zero)
         self.check_tangents: Any = None  # (tf, tdf) -> None, or a refusal (reverse mode over a closure's plan)
+        self.defaults_passed: Any = None  # the closure whose defaults the call passes as arguments (nested_defaults)
 
 
 def _refuse_lazy_second_order(f: Any, dy: Any) -> None:
@@ -120,7 +123,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     if not kwargs and _zero(df):
         from . import nested_draws, nested_stats
 
-        model = nested_stats.model_for(f, args, None) or nested_draws.model_for(f, args, None)
+        from . import nested_stats_frozen
+
+        model = nested_stats.model_for(f, args, None) or nested_draws.model_for(f, args, None) or \
+            nested_stats_frozen.maker_for(f, args, None)
         if model is not None:  # (a scipy.stats density or a draw called positionally: its plain model)
             return _plan(model, NoTangent, args, dargs, None, reverse)
     special = _special_plan(f, df, args, dargs, kwargs)
@@ -199,6 +205,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
             plan.inactive |= {1, 3}
         return plan
     if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) and lookup(f) is None:
+        from .nested_stats_frozen import FrozenModel
+
+        if isinstance(f.__self__, FrozenModel):  # (a frozen distribution's method: checked against SciPy's value)
+            f.__self__.check(f.__name__, tuple(args))
         dself = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
         inner = _plan(f.__func__, NoTangent, (f.__self__, *args), (dself, *dargs))
         split_method, outer_method, df_bar = method_parts(inner)
@@ -210,27 +220,36 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     if isinstance(f, types.FunctionType) and lookup(f) is None:
         # zero tangents of arrays as dense zeros: the forward code is specialised on argument kinds, and a
         # symbolic zero would make its array operations dispatch at run time (slow under reverse mode)
-        dargs = tuple(materialize(d, a) if d is NoTangent and isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
-                      for a, d in zip(args, dargs))
+        # and a float's as 0.0: the code is typed on argument kinds, and typed for a number it computed `db = ones *
+        # dx` as NoTangent for dx NoTangent, whose writes through `b.flat[i]` or a view were dropped (jvp(jacrev(f)))
+        dargs = tuple(materialize(d, a) if d is NoTangent and isinstance(a, np.ndarray) and a.dtype.kind == "f" else
+                      0.0 if d is NoTangent and type(a) is float else d for a, d in zip(args, dargs))
         primals, tangents = _bind_keyword_only(f, args, dargs)
         m = len(primals)
         if (m != n or _variadic(f)) and not _only_module_keywords(f, n) and not _constant_defaults(f, n, m):
             from .nested_defaults import defaults_plan
 
-            plan = defaults_plan(f, df, tuple(args), tuple(dargs))
+            plan = defaults_plan(f, df, tuple(args), tuple(dargs), reverse)
             if plan is not None:  # (defaults made inside differentiated code: extra arguments, with their tangents)
                 return plan
             raise NestingError(f"nested derivative of {_name(f)}: call it with all its parameters given positionally "
                                f"(defaults, *args and keywords are not supported nested)")
         # (generated code's `*, _mc=_mc` keywords are parameters of its own forward code: passed, zero tangent)
         try:
-            rule = derived_forward(f, argument_kinds(primals))
+            rule = derived_forward(f, plan_kinds(primals, tangents))
         except SyntaxError as e:  # the emitter's names for a derivative of a derivative of a derivative can clash
             raise NestingError(f"nested derivative of {_name(f)}: the generated forward code of this order does not "
                                f"compile ({e.msg}); use reverse mode for the outer derivatives") from e
-        pad = (NoTangent,) * (m - n)
+        if m > n:  # (array defaults as read-only copies; the extras' zero tangents dense: nested_calls.extra_zero)
+            primals = (*primals[:n], *(frozen_default(p) for p in primals[n:]))
+            tangents = (*tangents[:n], *(extra_zero(p) for p in primals[n:]))
+        # (one zero per extra, in each place it goes: forward code writes a tangent only where it writes the value,
+        # which a read-only default refuses)
+        pad = tuple(extra_zero(p) for p in primals[n:])
         if rule.takes_self:
-            if not _zero(df) and reverse and owned_tangent(f, df):
+            # (its defaults are not read where the call gives every parameter: `inner(s, v)` of `def inner(s, v=a)`)
+            given = m == n and not f.__kwdefaults__
+            if not _zero(df) and reverse and owned_tangent(f, _no_defaults(df) if given else df, not given):
                 # a closure over differentiated values made in this computation, with its tangent (forward code
                 # calling it): its forward code reads both's cells, whose adjoints go into the cells' storage, which
                 # the pullback of the code that made them reads (_prepare_all_cells)
@@ -238,6 +257,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
                              lambda b: (NoTangent, tuple(b[2:2 + n]), tuple(b[2 + m:2 + m + n])), None)
                 plan.arg_pos = list(range(2, 2 + n))
                 plan.tan_pos = list(range(2 + m, 2 + m + n))
+                plan.defaults_passed = f if given else None
                 return plan
             if not _zero(df):
                 if reverse or not isinstance(df, FunctionTangent):
@@ -400,6 +420,13 @@ def _jvp_plan(args: tuple, dargs: tuple, fresh: bool = True) -> _Plan:
 def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
     """fcall of `fcall` itself (forward code that dispatches a call at run time, differentiated forward)."""
     f, df, fargs, fdargs, *rest = args
+    if rest and rest[0] and _zero(df):
+        # (a scipy.stats method or a draw called with keywords, `st.norm.logpdf(x, loc=m)`, at the third order: its
+        # plain model, whose keywords name positional parameters, as nested_fcall_rules._stats_model gives it at the
+        # second)
+        from .nested_fcall_rules import _stats_model
+
+        f = _stats_model(f, df, tuple(fargs), rest[0])
     if rest and _nested_replace.is_replace(f, fargs, rest[0]):  # (a third order through dataclasses.replace)
         plan = _nested_replace.fcall_plan(tuple(args), tuple(_expand(dargs, len(args))))
         if plan is not None:
@@ -442,7 +469,7 @@ def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:
     if plan.layout is None:  # (a plan that arranges its own arguments: nested_plans.plan_args, plan_tangents)
         return plan.fn, None, (), (), ()
     takes_self, extra = plan.layout
-    return plan.fn, takes_self, extra, (NoTangent,) * len(extra), (None,) * len(extra)
+    return plan.fn, takes_self, extra, tuple(extra_zero(p) for p in extra), (None,) * len(extra)
 
 
 def _with_index_tangent() -> Any:
@@ -479,16 +506,18 @@ def _grad_plan(g: Any, args: tuple, dargs: tuple) -> _Plan:
 # ---------------------------------------------------------------- rules of fcall and jvp
 
 
-def _prepare_all_cells(call_args: tuple) -> None:
+def _prepare_all_cells(call_args: tuple, defaults_passed: Any = None) -> None:
     """Functions passed to forward code that capture differentiable values: constants of the differentiation
     now running get cell storage their explicit reads add into (the adjoint is dropped: they are constants);
     a closure made by the reverse computation now running gets the same storage, which that computation's pullback
-    reads (nested_cells.owned_cells); any other is refused, since what it captures may be differentiated."""
+    reads (nested_cells.owned_cells); any other is refused, since what it captures may be differentiated.
+    `defaults_passed`: the function whose defaults the call passes as arguments (nested_defaults.defaults_plan)."""
     for a in call_args:
         if isinstance(a, FunctionTangent):  # (a closure's tangent, passed with it: nested_cells.owned_tangent)
             _prepare_cells(a)
         if isinstance(a, types.FunctionType) and a.__closure__:
-            if _captures_values(a) and not is_constant(a) and not _module_level_constant(a) and not owned_cells(a):
+            if _captures_values(a) and not is_constant(a) and not _module_level_constant(a) and \
+                    not owned_cells(a, a is not defaults_passed):
                 raise NestingError(f"nested derivative of {_name(a)}: reverse mode over the forward code of a function "
                                    f"that captures values (closure variables) made inside differentiated code is not "
                                    f"supported here (the closure was made by an enclosing derivative, or captures them "
@@ -509,13 +538,14 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -
     # got adjoints of the wrong shape (hessian of `f(0.5, a)` where f's array result depends on its float argument only)
     wrt = frozenset(i for i, a in enumerate(plan.call_args) if not isinstance(a, types.ModuleType)
                     and i not in plan.inactive and a is not NoTangent)
-    _prepare_all_cells(plan.call_args)
+    _prepare_all_cells(plan.call_args, plan.defaults_passed)
     frozen = _refuse_reverse_over_nested_state(f, plan.fn)
     if frozen:  # (module-level arrays the code keeps storage of: read-only meanwhile, nested_calls.py)
         with _frozen(f, frozen):
             out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
     else:
-        out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
+        with defaults_kept(f, takes_frozen_default(plan.call_args)):
+            out, pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt if isinstance(plan.fn, types.FunctionType) else None)
     _refuse_not_implemented(f, out)
 
     def pullback(g: Any) -> tuple:
@@ -545,15 +575,18 @@ def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, ta
     if plan.grad_of is not None and not _zero(tf):
         raise NestingError(f"nested derivative of {plan.grad_of!r}: its function has a nonzero tangent (it captures "
                            f"differentiated variables); pass them as arguments instead")
+    kept = defaults_kept(f, takes_frozen_default(plan.call_args))
     if plan.takes_df:
-        out = fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs, tdf))
+        with kept:
+            out = fcall(plan.fn, NoTangent, plan.call_args, plan.outer(tf, targs, tdargs, tdf))
     elif not _zero(_as_function_tangent(tdf)):  # (forward code's FunctionTangent, differentiated: nested_cells)
         raise NestingError("nested derivative: the tangent of a callable's tangent is not supported")
     else:
         outer = plan.outer(tf, targs, tdargs)
         if plan.inactive:  # (constants: their tangents are the symbolic zero, never a dense one)
             outer = tuple(NoTangent if i in plan.inactive else t for i, t in enumerate(outer))
-        out = fcall(plan.fn, NoTangent, plan.call_args, outer)
+        with kept:
+            out = fcall(plan.fn, NoTangent, plan.call_args, outer)
     _refuse_not_implemented(f, out[0])
     return _result_storage(out)
 

@@ -10,6 +10,7 @@ treat as constants (split from api_rules.py, one concept per module):
 from __future__ import annotations
 
 import types
+import weakref
 from typing import Any
 
 from ..reverse.adjoints import AdjTuple
@@ -44,7 +45,72 @@ def _constant_defaults(f: Any, n: int, m: int) -> bool:
     left = kwonly[max(0, n - code.co_argcount):]  # (those not given: a keyword call planned positionally gives some)
     return m == code.co_argcount + len(kwonly) and n >= code.co_argcount - len(defaults) and \
         all(k in kwdefaults for k in left) and \
-        not any(is_mutable(d) for d in (*defaults, *(kwdefaults[k] for k in left)))  # (a mutable default is state)
+        not any(is_mutable(d) and not read_only_default(d) for d in (*defaults, *(kwdefaults[k] for k in left)))
+    # (a mutable default is state; a NumPy array is passed as a read-only copy, so a write into it is refused)
+
+
+def read_only_default(d: Any) -> bool:
+    """A default a nested call may take as a constant if it is never written: a NumPy array of numbers (passed as a
+    read-only copy, frozen_default: a write into it, or into a view of it, raises, and is refused by name)."""
+    import numpy as np
+
+    return type(d) is np.ndarray and d.dtype.kind in "biufc"
+
+
+def frozen_default(d: Any) -> Any:
+    """A read-only copy of an array default (read_only_default), else d itself."""
+    if not read_only_default(d):
+        return d
+    c = d.copy()
+    c.flags.writeable = False
+    _FROZEN_DEFAULTS[id(c)] = c
+    return c
+
+
+_FROZEN_DEFAULTS: Any = weakref.WeakValueDictionary()  # id -> the read-only copies frozen_default made
+
+
+def is_frozen_default(a: Any) -> bool:
+    """Is a a read-only copy frozen_default made (not a module-level array kept read-only by _frozen)?"""
+    return _FROZEN_DEFAULTS.get(id(a)) is a
+
+
+def takes_frozen_default(call_args: Any) -> bool:
+    """Does a plan's call take a read-only copy of an array default (frozen_default)?"""
+    return bool(_FROZEN_DEFAULTS) and any(_FROZEN_DEFAULTS.get(id(a)) is a for a in call_args)
+
+
+def extra_zero(p: Any) -> Any:
+    """The zero tangent of a constant extra argument of forward code (a default, a module keyword): 0.0 for a float,
+    fresh zeros for a float array (forward code is typed on its arguments' kinds, and typed for a number or a float
+    array it computed `db = ones * ds` as NoTangent for a NoTangent ds, whose writes through a view were dropped: a
+    second derivative 0.0 for 1.44 through `helper(p, scale=2.0)` writing `b[1:] *= p`), NoTangent otherwise."""
+    import numpy as np
+
+    if type(p) is float:
+        return 0.0
+    if type(p) is np.ndarray and p.dtype.kind == "f":
+        return np.zeros_like(p)
+    return NoTangent
+
+
+class defaults_kept:
+    """A write into a read-only default (frozen_default) while a nested call runs, refused by name."""
+
+    def __init__(self, f: Any, active: bool) -> None:
+        self.f, self.active = f, active
+
+    def __enter__(self) -> "defaults_kept":
+        return self
+
+    def __exit__(self, typ: Any, e: Any, tb: Any) -> Any:
+        # (active: this call takes a copy; else any copy alive, one a call inside took, whose rule may hold no `with`:
+        # higher_traced.forward_of_forward is differentiated again)
+        if (self.active or len(_FROZEN_DEFAULTS)) and typ is ValueError and "read-only" in str(e):
+            raise NestingError(f"nested derivative of {_name(self.f)}: the function writes into an array it takes as "
+                               f"a default (state kept between calls, which derivatives do not follow); pass the "
+                               f"array as an argument, or copy it before writing") from e
+        return False
 
 
 def _fcall_keywords_plan(f: Any, df: Any, fargs: Any, fdargs: Any, rest: list, dargs: tuple) -> Any:
@@ -77,6 +143,27 @@ def _fcall_keywords_plan(f: Any, df: Any, fargs: Any, fdargs: Any, rest: list, d
                            (tdargs[0], pos(tdargs[2], tdargs[4]), pos(tdargs[3], tdargs[5])))
 
     return _api()._Plan(inner.fn, inner.call_args, split, outer)
+
+
+def plan_kinds(primals: tuple, tangents: tuple, kinds: Any = None) -> tuple:
+    """The argument kinds of a plan's forward code: an int given no tangent is inactive there, as the first-order
+    path makes it (forward/runtime._derived_rule).  Given NoTangent in code typed for a number's tangent, `db = ones
+    * dn` was NoTangent and writes through a view (`b[1:] *= x`) or `b.flat[i]` were dropped: the Hessian in x of
+    such a function with an int n was 0.0 for 16.0.  (A float's zero tangent is 0.0 here: _plan.)"""
+    from ..forward.runtime import argument_kinds
+
+    kinds = argument_kinds(primals) if kinds is None else kinds
+    if not any(type(p) in (int, bool) and (d is NoTangent or d is None) for p, d in zip(primals, tangents)):
+        return kinds
+    return tuple(k + ":inactive" if type(p) in (int, bool) and (d is NoTangent or d is None) and k == "num" else k
+                 for k, p, d in zip(kinds, primals, tangents))
+
+
+def no_defaults(df: Any) -> Any:
+    """A closure's tangent without its defaults' tangents (a call that gives every parameter reads no default)."""
+    from ..tangents import FunctionTangent
+
+    return FunctionTangent(df.cells, (), {}) if isinstance(df, FunctionTangent) else df
 
 
 _KEEPS_LEVELS: dict = {}  # code of forward code of forward code -> whether it keeps storage of storage
@@ -137,9 +224,9 @@ def _kept_state(text: str) -> Any:
 def _module_arrays(names: Any, g: dict) -> Any:
     """What of the module-level values of these names in globals g is kept read-only while the code runs: their NumPy
     arrays, and the user objects among them as `(object, its fields)` (their arrays frozen too; a field rebound
-    meanwhile is refused after the call, see _frozen) -- or None where one holds something else (a list, a dict: they
-    cannot be frozen).  (A module-level callable object, `LAYER(x)` with LAYER a dataclass of arrays, was refused at
-    the third order though nothing writes it.)"""
+    meanwhile is refused after the call, see _frozen), dicts likewise as `(dict, its items)` -- or None where one
+    holds something else (a list: it cannot be kept).  (A module-level callable object, `LAYER(x)` with LAYER a
+    dataclass of arrays, was refused at the third order though nothing writes it.)"""
     if not names:
         return None
     out: list = []
@@ -167,6 +254,12 @@ def _freezable(v: Any, out: list, depth: int) -> bool:
         return True
     if type(v) is tuple:
         return all(_freezable(item, out, depth) for item in v)
+    if type(v) is dict and depth < 4 and all(type(k) in (str, int, bool) or k is None for k in v):
+        # (a module-level dict of numbers, strings and arrays, only read: its items are checked after the call, as
+        # an object's fields are, and a change is refused; its arrays are frozen)
+        items = dict(v)
+        out.append((v, items))
+        return all(_freezable(item, out, depth + 1) for item in items.values())
     if depth < 4 and is_user_object(v) and not isinstance(v, type) and type(getattr(v, "__dict__", None)) is dict \
             and not hasattr(type(v), "__slots__"):
         fields = dict(v.__dict__)
@@ -199,7 +292,7 @@ class _frozen:
                                f"over code that writes a module-level array (through an object holding it) is not "
                                f"supported; pass the array as an argument") from e
         for obj, fields in self.objects:
-            now = obj.__dict__
+            now = obj if type(obj) is dict else obj.__dict__
             if len(now) != len(fields) or any(k not in now or now[k] is not v for k, v in fields.items()):
                 now.clear()  # (put back as found: the derivative is not given)
                 now.update(fields)
@@ -265,7 +358,7 @@ def _keywords_positional(f: Any, n: int, kwargs: Any) -> Any:
             return None
     from ..tangents import is_mutable
 
-    if any(is_mutable(d) for d in (*defaults, *kwdefaults.values())):
+    if any(is_mutable(d) and not read_only_default(d) for d in (*defaults, *kwdefaults.values())):
         return None
     return rest[:last + 1]
 
@@ -284,5 +377,5 @@ def _positional(f: Any, names: Any, args: tuple, kwargs: Any, tangents: bool = F
         if k in kw:
             out.append(kw[k])
         else:
-            out.append(NoTangent if tangents else defaults[k])
+            out.append(NoTangent if tangents else frozen_default(defaults[k]))
     return (*tuple(args), *out)

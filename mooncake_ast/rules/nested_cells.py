@@ -114,17 +114,19 @@ def _prepare_cells(f: Any) -> None:
         ctx.shadows[id(cell)] = (cell, sh)
 
 
-def owned_cells(f: Any) -> bool:
+def owned_cells(f: Any, defaults_too: bool = True) -> bool:
     """Does every differentiable value f captures sit in a closure cell that the reverse computation now running made
     (its adjoint storage is in the current context: reverse/shadows.save_cell), with nothing differentiable among its
     defaults?  Then a rule differentiating f's forward code in this context routes the captured values' adjoints into
     those cells, which the pullback of the code that made the closure reads (`cell_set_reverse`): exact.  A closure
     made by another computation (an enclosing derivative, whose context is not current) is not: its adjoint there
-    would be dropped, so the caller refuses it."""
+    would be dropped, so the caller refuses it.  (`defaults_too=False`: the caller passes the defaults used as
+    arguments, nested_defaults.defaults_plan, so they need no cell.)"""
     from ..api import _nondifferentiable
 
     defaults = [*(getattr(f, "__defaults__", None) or ()), *((getattr(f, "__kwdefaults__", None) or {}).values())]
-    if any(not _nondifferentiable(v) and not callable(v) and not isinstance(v, type(_shadows)) for v in defaults):
+    if defaults_too and any(not _nondifferentiable(v) and not callable(v) and not isinstance(v, type(_shadows))
+                            for v in defaults):
         return False
     stack = getattr(_shadows._local, "stack", None)
     if not stack:
@@ -140,12 +142,12 @@ def owned_cells(f: Any) -> bool:
     return True
 
 
-def owned_tangent(f: Any, df: Any) -> bool:
+def owned_tangent(f: Any, df: Any, defaults_too: bool = True) -> bool:
     """Is df, the nonzero tangent of the closure f, a FunctionTangent of tangent cells only (no defaults' tangents)
     that the reverse computation now running made, as it made f's own cells (owned_cells)?  Forward code made both
     (`dk_cell = _mc.new_cell()`, `_mc.FunctionTangent((dk_cell,), ...)`), and reverse mode over it reads their
     storage back."""
-    if not isinstance(df, FunctionTangent) or type(df.cells) is not tuple or not owned_cells(f):
+    if not isinstance(df, FunctionTangent) or type(df.cells) is not tuple or not owned_cells(f, defaults_too):
         return False
     if not all(_fixed_zero(d) for d in df.defaults) or not all(_fixed_zero(d) for d in df.kwdefaults.values()):
         return False

@@ -222,13 +222,13 @@ def closure_forward_plan(f: Any, df: FunctionTangent, rule: Any, primals: tuple,
     return plan
 
 
-def owned_function(f: Any, t: Any) -> bool:
+def owned_function(f: Any, t: Any, defaults_too: bool = True) -> bool:
     """Are f's cells (f a closure, or None) and those of the closure's tangent t (a FunctionTangent, or the
     MutableTangent forward mode makes of one) all the reverse computation's now running (nested_cells.owned_tangent)?"""
     from .nested_cells import as_function_tangent, owned_cells
 
     t = as_function_tangent(t)
-    if f is not None and not owned_cells(f):
+    if f is not None and not owned_cells(f, defaults_too):
         return False
     if _zero(t):
         return True

@@ -9,6 +9,8 @@ MethodAdjoint; an index is never differentiated.
 """
 from __future__ import annotations
 
+import collections
+
 import types
 from typing import Any
 
@@ -116,6 +118,14 @@ def dict_update_fwd(d, other, td, tother):
     return None, NoTangent
 
 
+def dict_update_pairs_fwd(d, pairs, td, tpairs):
+    # `d.update(zip(keys, values))`: the pairs with their tangents' pairs (a key's tangent is none)
+    for (k, v), (tk, tv) in zip(pairs, tpairs):
+        d[k] = v
+        td[k] = tv
+    return None, NoTangent
+
+
 # ---------------------------------------------------------------- plans (special_plan's, nested_plans.py)
 
 
@@ -151,7 +161,10 @@ def list_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
 
 
 def is_dict_method(f: Any) -> bool:
-    return isinstance(f, types.BuiltinMethodType) and type(getattr(f, "__self__", None)) is dict
+    return isinstance(f, types.BuiltinMethodType) and type(getattr(f, "__self__", None)) in _DICTS
+
+
+_DICTS = (dict, collections.defaultdict)  # (a defaultdict's tangent is a defaultdict)
 
 
 def dict_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
@@ -299,7 +312,11 @@ def dict_method_call(name: str, d: dict, args: tuple, dd: dict, dargs: tuple, de
 
 
 def dict_update_call(d: dict, args: tuple, dd: dict, dargs: tuple, dense: Any) -> Any:
-    """`d.update(other)` for a dict other (its tangent a dict with other's keys)."""
+    """`d.update(other)` for a dict other (its tangent a dict with other's keys), or for `zip(keys, values)` (its
+    tangent the list of pairs' tangents builtin_iteration.zip_tangent made: the zip is consumed by the call only)."""
+    if len(args) == 1 and type(args[0]) is zip and type(dargs[0]) is list:
+        return (dict_update_pairs_fwd, (d, args[0], dd, dargs[0]), lambda b: (MethodAdjoint(b[0]), (b[1],), (b[3],)),
+                lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), targs[0], _self_t(tdf), tdargs[0]))
     if len(args) != 1 or type(args[0]) is not dict:
         return None
     other, dother = args[0], dargs[0]

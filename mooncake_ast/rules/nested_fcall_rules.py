@@ -67,7 +67,10 @@ def _stats_model(f: Any, df: Any, args: tuple, kwargs: Any) -> Any:
         return f
     from . import nested_draws, nested_stats
 
-    return nested_stats.model_for(f, tuple(args), kwargs) or nested_draws.model_for(f, tuple(args), kwargs) or f
+    from . import nested_stats_frozen
+
+    return nested_stats.model_for(f, tuple(args), kwargs) or nested_draws.model_for(f, tuple(args), kwargs) or \
+        nested_stats_frozen.maker_for(f, tuple(args), kwargs) or f
 
 
 def _by_keys(t: Any, keys: tuple) -> Any:

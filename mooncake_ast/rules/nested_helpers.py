@@ -16,6 +16,8 @@ The twins take the helper's arguments in the helper's order, so their adjoints a
 """
 from __future__ import annotations
 
+import collections
+
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -138,6 +140,13 @@ def attr_transpose(o, to, name, value):
     return to.T
 
 
+_DICTS = (dict, collections.defaultdict)  # (a defaultdict's tangent is a defaultdict)
+
+
+def attr_flat(o, to, name, value):
+    return to.flat
+
+
 def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callable]:
     """The twin of `builtin_rules.getattr_tangent` for a differentiated object or array, or None."""
     import types
@@ -150,10 +159,12 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
     if isinstance(obj, np.ndarray) and isinstance(dobj, np.ndarray):
         if name == "T":
             return attr_transpose
+        if name == "flat":
+            return attr_flat  # (`a.flat[i] = v`: the tangent's flat iterator, written alike)
         if callable(value) and getattr(value, "__self__", None) is obj:
             return attr_method
         return None
-    if (isinstance(obj, list) and isinstance(dobj, list)) or (type(obj) is dict and isinstance(dobj, dict)):
+    if (isinstance(obj, list) and isinstance(dobj, list)) or (type(obj) in _DICTS and isinstance(dobj, dict)):
         return attr_method if callable(value) and getattr(value, "__self__", None) is obj else None
     if isinstance(dobj, MutableTangent):
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)) and \

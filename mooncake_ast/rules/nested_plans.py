@@ -11,6 +11,7 @@ object's field tangents into them, and reverse mode routes their adjoints by ide
 from __future__ import annotations
 
 import builtins
+import collections
 import copy
 import functools
 import operator
@@ -60,7 +61,7 @@ def dense_same(d: Any, a: Any) -> Any:
     if type(d) is tuple and type(a) is tuple and len(d) == len(a):
         items = tuple(dense_same(v, x) for v, x in zip(d, a))
         return d if all(i is v for i, v in zip(items, d)) else items
-    if (type(d) is list and type(a) is list and len(d) == len(a)) or (type(d) is dict and type(a) is dict):
+    if (type(d) is list and type(a) is list and len(d) == len(a)) or (type(d) is type(a) and type(a) in _DICTS):
         for k in (range(len(a)) if type(a) is list else list(a)):
             v = d.get(k, NoTangent) if type(d) is dict else d[k]
             dense = dense_same(v, a[k])
@@ -277,8 +278,17 @@ def _super_function() -> Any:
 
 
 def _user_object(x: Any) -> bool:
-    """An instance of a user's class (not of mooncake_ast's own: grad objects, tangents have plans of their own)."""
-    return _objects.is_user_object(x) and not (type(x).__module__ or "").startswith("mooncake_ast.")
+    """An instance of a user's class (not of mooncake_ast's own: grad objects, tangents have plans of their own; nor
+    a `collections.defaultdict`, a dict whose items are read and written as a dict's: its tangent is a defaultdict
+    too, so `d[k]` reads both, a missing key's default made in both)."""
+    mod = type(x).__module__ or ""
+    if mod == __package__ + ".nested_stats_frozen":  # (a frozen distribution's stand-in: a plain object of ours)
+        return True
+    return _objects.is_user_object(x) and not mod.startswith("mooncake_ast.") and type(x) not in _LIBRARY_DICTS
+
+
+_LIBRARY_DICTS = (collections.defaultdict,)  # (an OrderedDict stays refused: KeyError at the third order)
+_DICTS = (dict, *_LIBRARY_DICTS)  # (a defaultdict's tangent is a defaultdict: nested_plans.dense_same keeps it)
 
 
 def _user_class(cls: type) -> bool:
@@ -287,6 +297,8 @@ def _user_class(cls: type) -> bool:
     from .registry import lookup
 
     mod = cls.__module__ or ""
+    if mod == __package__ + ".nested_stats_frozen":  # (a frozen distribution's stand-in: a plain class of ours)
+        return True
     return (cls.__new__ is object.__new__ and isinstance(cls.__init__, types.FunctionType) and lookup(cls) is None
             and mod not in ("builtins", "numpy") and not mod.startswith(("numpy.", "mooncake_ast."))
             and _library_callable(cls) is None)
@@ -300,7 +312,9 @@ def _setitem_plan(args: tuple, dargs: tuple) -> Any:
     da, _, dv = dargs
     if _user_object(a):
         return _special_method_plan(operator.setitem, args, dargs)
-    if isinstance(da, (np.ndarray, list, dict)):
+    if isinstance(da, (np.ndarray, list, dict)) or (type(a) is np.flatiter and type(da) is np.flatiter):
+        # (`a.flat[i] = v` writes its tangent's flat iterator alike: reverse mode follows a flat iterator's writes
+        # into its array's storage, reverse/writes.py)
         return _plain_plan(nh.setitem_fwd, (a, i, v, da, NoTangent, _dense_one(dv, v)), 3)
     if (da is NoTangent or da is None) and _api()._zero(dv):
         return _plain_plan(nh.setitem_primal_fwd, (a, i, v, NoTangent, NoTangent, NoTangent), 3)

@@ -31,7 +31,8 @@ def _module_of(f: Any) -> Optional[types.ModuleType]:
     name = getattr(f, "__name__", None)
     if not isinstance(name, str) or not name.isidentifier() or name.startswith("_"):
         return None
-    for modname in (getattr(f, "__module__", None), "numpy", "builtins", "math"):
+    # (scipy.special's ufuncs name no module: `sp.psi` in the forward code of gammaln's model at the third order)
+    for modname in (getattr(f, "__module__", None), "numpy", "builtins", "math", "scipy.special"):
         mod = sys.modules.get(modname) if isinstance(modname, str) else None
         if mod is not None and getattr(mod, name, None) is f:
             return mod
