@@ -340,8 +340,8 @@ DECORATOR_CASES = [
 ]
 # functools.wraps wrappers over (*args, **kwargs): arguments bind to the wrapper's own signature.
 WRAPS_CASES = [(d_module_wraps, (0.5,)), (d_module_defaults, (0.5,))]
-# Calling functools.wraps inside differentiated code needs a rule for functools.update_wrapper
-# (the partial functools.wraps returns), also outside this change: a MissingRuleError.
+# Calling functools.wraps inside differentiated code: rules/python_wrappers.py (functools.update_wrapper, which the partial
+# functools.wraps returns calls).
 WRAPS_INSIDE_CASES = [(d_nested_wraps, (1.5,))]
 
 
@@ -355,7 +355,6 @@ def test_wraps_decorators(f, args):
     check_both(f, *args)
 
 
-@pytest.mark.xfail(strict=True, raises=mc.MissingRuleError, reason="no rule for functools.wraps (see comment)")
 @pytest.mark.parametrize("f,args", WRAPS_INSIDE_CASES, ids=lambda x: getattr(x, "__name__", ""))
 def test_wraps_called_inside_differentiated_code(f, args):
     check_both(f, *args)

@@ -41,8 +41,16 @@ CASES = [
     (uses_yield_from, "yield from", "v = yield from [x * 2]"),
     (uses_async, "async", "async def uses_async(x):"),
     (uses_try_star, "try/except*", "try:"),
-    (uses_class, "class defined inside", "class Box:"),
 ]
+
+
+@pytest.mark.parametrize("run", [lambda f: mc.grad(f)(1.5), lambda f: mc.jvp(f, (1.5,), (1.0,))],
+                         ids=["reverse", "forward"])
+def test_class_body_reading_a_derivative_is_refused_when_it_runs(run):
+    """A local class is lowered now (tests/test_local_class_captures.py); its body reading a value that carries a
+    derivative (a class attribute made from x) is refused by name when the code runs."""
+    with pytest.raises(mc.errors.UnsupportedDerivativeError, match="class Box"):
+        run(uses_class)
 
 
 @pytest.mark.parametrize("fn,what,line_text", CASES, ids=[c[0].__name__ for c in CASES])
