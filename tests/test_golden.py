@@ -43,7 +43,9 @@ FORWARD_CALLS = {g.straight_line: (1.5, 0.5), g.branches: (0.7,), g.sine_sum: (0
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=[f.__name__ for f in FUNCTIONS])
 def test_forward_source(fn):
     args = FORWARD_CALLS[fn]
-    mc.jvp(fn, args, tuple(None for _ in args))
+    # (a tangent for every float: a None tangent makes a number inactive, and the module shown would be that one)
+    mc.jvp(fn, args, tuple(np.ones_like(a) if isinstance(a, np.ndarray) else 1.0 if isinstance(a, float) else None
+                           for a in args))
     _compare(f"{fn.__name__}.forward.py.txt", _body(mc.source(fn, "forward")))
 
 

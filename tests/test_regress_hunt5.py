@@ -962,9 +962,15 @@ def test_pairwise_distance_with_sqrt():
 # ---------------------------------------------------------------------------------------------------------
 import copy as _copy  # noqa: E402
 
+import os as _os  # noqa: E402
+import zlib as _zlib  # noqa: E402
+
 from hunt5_cases import passing_probes  # noqa: E402
 
-_PASSING = list(passing_probes())
+# A fixed third of the probes in the everyday suite (which CI runs on two cores in about ten minutes), all of them
+# with MOONCAKE_AST_ALL_PROBES=1; the third is chosen by the probe's name, so it does not change from run to run.
+_PASSING = [p for p in passing_probes()
+            if _os.environ.get("MOONCAKE_AST_ALL_PROBES") == "1" or _zlib.crc32(p[0].encode()) % 3 == 0]
 
 
 @pytest.mark.parametrize("f, args, kwargs", [p[1:] for p in _PASSING], ids=[p[0] for p in _PASSING])

@@ -95,9 +95,6 @@ def linspace_between(x):
     return np.sum(np.sin(np.linspace(x[0], x[1], 5)) * x[2])
 
 
-@pytest.mark.xfail(strict=True, reason="CRASH: jacfwd(hessian(f)) of `sum(sin(np.linspace(x[0], x[1], 5)) * x[2])` "
-                   "(third order): TypeError 'NoTangentType' object cannot be interpreted as an integer (the hessian "
-                   "itself is right)")
 def test_third_order_through_linspace():
     T = _fd(lambda z: mc.hessian(linspace_between)(z.copy()), X3, h=1e-5)
     _close(mc.jacfwd(mc.hessian(linspace_between))(X3.copy()), T, tol=1e-4)
@@ -154,9 +151,6 @@ def _float_default(y, scale=1.5):
     return np.sum(np.sin(y)) * scale
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED: every second order (hessian, jvp(grad), hvp, jacrev(jacfwd)) of a "
-                   "function with an array default argument `def f(y, w=np.array([1., 2., 3.]))`: NestingError 'call "
-                   "it with all its parameters given positionally'; float, int, None and tuple defaults work")
 def test_second_order_of_function_with_array_default():
     _close(mc.hessian(_array_default)(X3.copy()), np.diag(-np.sin(X3) * np.array([1.0, 2.0, 3.0])))
 
@@ -421,10 +415,6 @@ def loop_lambdas_with_default(x):
     return sum(f(x[0]) for f in fs) ** 2
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED: every second order of the loop-closure idiom `fs = [lambda y, i=i: "
-                   "y * x[i] for i in range(3)]` (a default freezing the loop variable, x captured): NestingError 'call "
-                   "it with all its parameters given positionally (defaults, *args and keywords are not supported "
-                   "nested)'; the late-binding form without the default works")
 def test_second_order_of_loop_lambdas_with_default():
     f = loop_lambdas_with_default
     _close(mc.hessian(f)(X3.copy()), _hessian_ref(f, X3))
