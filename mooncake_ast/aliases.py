@@ -117,15 +117,14 @@ def unaliased(f: Any, args: tuple) -> tuple[tuple, Optional[list]]:
     """(args with copies in place of the float arrays f holds, and [(position, original, copy)], or None).  An
     array passed twice is one object with one tangent, as two names for it inside the function are (DESIGN §2);
     only what f holds is a constant to the derivative."""
-    n_arrays = 0
     for a in args:
         if type(a) is np.ndarray:
-            n_arrays += 1
-    if n_arrays == 0:
+            break
+    else:
         return args, None
-    if n_arrays == 1 and type(f) is types.FunctionType and f.__closure__ is None and not f.__defaults__ \
-            and not f.__kwdefaults__ and not _data_globals(f.__code__, f.__globals__):
-        return args, None  # (the usual call: a plain function of one array, holding nothing)
+    if type(f) is types.FunctionType and f.__closure__ is None and not f.__defaults__ and not f.__kwdefaults__ \
+            and not _data_globals(f.__code__, f.__globals__):
+        return args, None  # (the usual call: a plain function holding nothing)
     ids = {id(h) for h in held_arrays(f)}
     copied = []
     out = list(args)
