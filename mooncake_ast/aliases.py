@@ -6,7 +6,9 @@ arrays by identity, so the captured read's adjoint landed in the argument's (cos
 `mc.grad(m.loss)(m.W)`, a callable object at its own field, or a module-level array.  Such an argument is handed
 to the derivative as a copy, which keeps the two apart and changes nothing else, as long as the function does not
 write it: a write through the argument would show through the held array in the plain call and not in the copy,
-so that case is refused once it is seen (the copy differs from the original afterwards).
+so that case is refused once it is seen (the copy differs from the original afterwards).  What the function holds
+is looked for in its own closure, defaults, object and the module-level names its own code reads, not in the
+functions it calls.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ def held_arrays(f: Any) -> list:
     inner = getattr(f, "__mc_jacobian__", None)  # (a Jacobian function: what the function it differentiates holds)
     if inner is not None:
         return held_arrays(inner[0])
-    if type(f).__module__ == "mooncake_ast.api" and isinstance(getattr(f, "f", None), object) and hasattr(f, "argnums"):
+    if type(f).__module__ == "mooncake_ast.api" and hasattr(f, "f") and hasattr(f, "argnums"):
         return held_arrays(f.f)  # (mc.grad(f), mc.value_and_grad(f): f's)
     wrapped = getattr(f, "__wrapped_fn__", None)  # (@mc.differentiate)
     if wrapped is not None:
