@@ -60,18 +60,17 @@ def _fields(obj: Any) -> list:
 
 
 _NAMES: dict = {}  # code object -> the names it (and the code of functions defined in it) may read as globals
-_DATA: dict = {}  # (code object, id of its globals) -> those of the names bound to data (not modules, functions,
-# classes) when first seen: a name bound to a module or a function stays so in practice, and the call's check of
-# what f holds costs a look-up per data name only
+_DATA: dict = {}  # code object -> (its globals, those of the names bound to data, not modules or callables, when
+# first seen): a name bound to a module or a function stays so in practice, and the call's check of what f holds
+# costs a look-up per data name only
 
 
 def _data_globals(code: types.CodeType, g: dict) -> tuple:
-    key = (code, id(g))
-    known = _DATA.get(key)
-    if known is None:
-        known = _DATA[key] = tuple(n for n in _global_names(code) if n in g and not isinstance(
-            g[n], (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)) and not callable(g[n]))
-    return known
+    known = _DATA.get(code)
+    if known is None or known[0] is not g:  # (one code object may run with other globals: types.FunctionType(code, g))
+        known = _DATA[code] = (g, tuple(n for n in _global_names(code)
+                                        if n in g and not isinstance(g[n], types.ModuleType) and not callable(g[n])))
+    return known[1]
 
 
 def _global_names(code: types.CodeType) -> tuple:
@@ -134,7 +133,6 @@ def unaliased(f: Any, args: tuple) -> tuple[tuple, Optional[list]]:
         if type(a) is np.ndarray and id(a) in ids and a.dtype.kind in "fc":
             out[i] = a.copy()
             copied.append((i, a, out[i]))
-
     return (tuple(out), copied) if copied else (args, None)
 
 

@@ -147,7 +147,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
             raise TangentError(f"jvp: {len(primals)} primals but {len(tangents)} tangents; give one tangent per "
                                f"primal (None for a zero tangent)")
         copied = None
-        if isinstance(f, ValueAndGrad):  # (reverse mode inside: arrays f also holds, or passed twice, as copies)
+        if isinstance(f, ValueAndGrad):  # (reverse mode inside: arrays f also holds, as copies)
             primals, copied = aliases.unaliased(f, primals)
         done = _hvp_fast.jvp_of_grad(f, primals, tangents) if type(f) is Grad else _fast.jvp_fast(f, primals, tangents)
         if done is None:

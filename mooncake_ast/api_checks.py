@@ -16,7 +16,7 @@ import numpy as np
 from .arrays import is_array, is_other_array
 from .errors import MooncakeError
 from .reverse.runtime import ReverseError
-from .tangents import MutableTangent, NoTangent, Tangent, is_data_object, materialize, zero_tangent
+from .tangents import MutableTangent, NoTangent, Tangent, is_data_object, laid_out_like, materialize, zero_tangent
 
 
 def _name(f: Any) -> str:
@@ -301,12 +301,3 @@ def _refuse_complex(api: str, f: Any, values: list) -> None:
                 f"Use mc.vjp with a complex cotangent, or take the gradient of a real function of it "
                 f"(np.real(...), np.abs(...) ** 2). Complex arguments are fine: their gradient is dL/dx + i dL/dy")
 
-
-def laid_out_like(p: np.ndarray, t: Any) -> np.ndarray:
-    """A copy of tangent t in p's dtype and memory order (C or Fortran, as np.empty_like keeps it): views made of
-    the primal (`A.ravel()`, `A.reshape(-1)`) are then views of the tangent too, or copies of both.  A tangent
-    laid out otherwise was copied by the view that shared the primal's memory, and writes through it were lost
-    (jvp 6.94 for 10.54)."""
-    out = np.empty_like(p, dtype=p.dtype)
-    out[...] = t
-    return out

@@ -15,13 +15,12 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from . import api as _api
-from .api_checks import laid_out_like
 from .errors import MooncakeError
 from .foreign import refuse_foreign
 from .forward.runtime import fast_forward_rule
 from .reverse import shadows
 from .reverse.fastpath import fast_pullback, fast_rule, with_number_defaults
-from .tangents import NoTangent, materialize
+from .tangents import NoTangent, laid_out_like, materialize
 
 
 def jvp_fast(f: Callable, primals: tuple, tangents: tuple) -> Optional[tuple]:

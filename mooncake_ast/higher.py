@@ -86,7 +86,7 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     api = "hessian" if type(f) is Grad else "jacfwd"  # (the Jacobian of a gradient: what mc.hessian makes)
 
     def jac(*args: Any, **kwargs: Any) -> Any:
-        args, copied = aliases.unaliased(f, args)  # (arrays f also holds, or passed twice: as copies)
+        args, copied = aliases.unaliased(f, args)  # (arrays f also holds: as copies)
         out = _jacfwd_at(args, kwargs)
         aliases.check_unwritten(api, _name(f), copied)
         return out
@@ -443,7 +443,7 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         return out  # (its __mc_jacobian__ says jacfwd: its own tangents are Jacobians by forward mode too)
 
     def jac(*args: Any, **kwargs: Any) -> Any:
-        args, copied = aliases.unaliased(f, args)  # (arrays f also holds, or passed twice: as copies)
+        args, copied = aliases.unaliased(f, args)  # (arrays f also holds: as copies)
         out = _jacrev_at(args, kwargs)
         aliases.check_unwritten("jacrev", _name(f), copied)
         return out

@@ -497,3 +497,13 @@ def storage(x: Any, dx: Any) -> Any:
             if dx.get(k, NoTangent) is NoTangent and is_mutable(v):
                 dx[k] = zero_tangent(v)
     return dx
+
+
+def laid_out_like(p: np.ndarray, t: Any) -> np.ndarray:
+    """A copy of tangent t in p's dtype and memory order (C or Fortran, as np.empty_like keeps it): views made of
+    the primal (`A.ravel()`, `A.reshape(-1)`) are then views of the tangent too, or copies of both.  A tangent
+    laid out otherwise was copied by the view that shared the primal's memory, and writes through it were lost
+    (jvp 6.94 for 10.54)."""
+    out = np.empty_like(p, dtype=p.dtype)
+    out[...] = t
+    return out

@@ -6,8 +6,6 @@ derived rule checks them whenever it runs (late binding, DESIGN.md §2); operato
 left to the run-time dispatcher (forward/object_flow.py)."""
 from __future__ import annotations
 
-import inspect
-
 import builtins
 import types
 from typing import Any, Optional
@@ -123,4 +121,4 @@ class StaticResolver:
 
 def _bound_to_an_instance(fn: Any) -> bool:
     owner = getattr(fn, "__self__", None)
-    return owner is not None and not isinstance(owner, type) and not inspect.ismodule(owner)
+    return owner is not None and not isinstance(owner, (type, types.ModuleType))

@@ -53,6 +53,7 @@ def deletes_as_pops(self: "ReverseTransform") -> None:
             b.stmts.insert(b.stmts.index(s), pop)
             s.fn, s.args = pop, [index]
 
+
 def global_numbers_read_once(ir: Any, user_globals: dict) -> None:
     """A module-level number an operation reads (`v * N`) is read into a variable just before it, so the tape keeps
     the value the forward pass used.  The pullback read the global by name when it ran, after later code had
@@ -62,16 +63,14 @@ def global_numbers_read_once(ir: Any, user_globals: dict) -> None:
         for s in list(b.stmts):
             if not isinstance(s, Call) or s.callee() is ops.identity:
                 continue
-            for a in {a for a in (*s.args, *s.kwargs.values()) if isinstance(a, Global)}:
-                if a.name in user_globals and type(user_globals[a.name]) in _GLOBAL_NUMBERS:
+            for a in dict.fromkeys(a for a in (*s.args, *s.kwargs.values()) if isinstance(a, Global)):  # (in order)
+                if isinstance(user_globals.get(a.name), (int, float, complex, np.number)):
                     read = Call(Const(ops.identity), [a], loc=s.loc)
                     read.block = b
                     b.stmts.insert(b.stmts.index(s), read)
                     s.args = [read if x is a else x for x in s.args]
                     s.kwargs = {k: read if x is a else x for k, x in s.kwargs.items()}
 
-
-_GLOBAL_NUMBERS = (int, float, complex, np.float64, np.float32, np.int64, np.int32, np.complex128)
 
 
 def _container_kind(self: "ReverseTransform", v: Value, seen: set) -> Optional[str]:

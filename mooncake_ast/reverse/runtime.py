@@ -24,6 +24,7 @@ from ..forward import objects
 from ..forward.dataclass_init import dataclass_init
 from ..forward.runtime import decorates_a_class
 from . import object_calls
+from .shadows import route
 from .special import SPECIAL
 from .argument_kinds import kinds_of  # noqa: F401  (tests read it here)
 from .derived_rules import (LATEST, DerivedReverse, _with_pullback, clear, derived_reverse, derived_rule,  # noqa: F401
@@ -133,7 +134,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
 
         def method_pullback(g: Any) -> tuple:
             _, a, k = pb(g)
-            return MethodAdjoint(_self_adjoint(owner, a[0])), AdjTuple(a[1:]), k
+            return MethodAdjoint(route(owner, a[0])), AdjTuple(a[1:]), k  # (see _in_storage)
 
         return y, method_pullback
     call = getattr(type(f), "__call__", None)
@@ -142,7 +143,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
 
         def object_pullback(g: Any) -> tuple:
             _, a, k = pb(g)
-            return _object_adjoint(f, a[0]), AdjTuple(a[1:]), k
+            return route(f, a[0]), AdjTuple(a[1:]), k  # (see _in_storage)
 
         return y, object_pullback
     from ..rules.python_callables import call_rule
@@ -162,33 +163,12 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
     raise MissingRuleError(f, "reverse")
 
 
-def _self_adjoint(owner: Any, g: Any) -> Any:
-    """The adjoint of a bound method's self, from one call's pullback.
-
-    For a mutable self it goes into self's storage now, while self is in the state the call saw, and the method's
-    adjoint is that storage: a method kept as a value (`f = m.lin`, in a list, a dict, a partial) and called twice
-    gave two value adjoints of m's fields, and their sum, made where `f = m.lin` is reversed, was added to storage
-    that one of them already was (a field that is also an argument: counted twice), or to a field rebound after
-    `f = m.lin` was made (`m.w = x ** 2` before the call: the old field got the adjoint)."""
-    from .shadows import add_into, is_mutable, shadow
-
-    if g is NoTangent or g is None or not is_mutable(owner):
-        return g
-    add_into(owner, g)
-    return shadow(owner)
-
-
-def _object_adjoint(obj: Any, g: Any) -> Any:
-    """The adjoint of a callable object from one call's pullback: for a mutable object, into its storage now, and
-    nothing as a value (its storage holds it).  Library code that calls the object many times (solve_ivp, quad,
-    functools.reduce) summed the adjoints it was handed as values, and each of them could be the object's storage,
-    which already held the others: the field's adjoint came out hundreds of times too large."""
-    from .shadows import add_into, is_mutable
-
-    if g is NoTangent or g is None or not is_mutable(obj):
-        return g
-    add_into(obj, g)
-    return NoTangent
+# _in_storage: the adjoint of a method's object, or of a callable object, from one call's pullback goes into that
+# object's storage when the call is reversed (shadows.route: nothing is left as a value), while the object is in
+# the state the call saw.  Kept as values, the adjoints of several calls were summed where the method or object was
+# made: a method kept as a value (`f = m.lin`, in a list, a partial) counted an array that is both a field and an
+# argument twice and gave a field rebound before the call the old field's adjoint, and library code calling an
+# object many times (solve_ivp, quad, functools.reduce) summed storage that already held the other calls'.
 
 
 def _hashable(f: Any) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tangents import NoTangent
+from ..tangents import NoTangent, laid_out_like
 from .numpy_common import _bind, _dense, _no, _no_adjoint, _refuse_keywords, _unb
 from .registry import defjvp, defvjp, defzero
 
@@ -34,9 +34,7 @@ def array_tangent(y, x, dx):
     out = np.array(_dense(x, dx), dtype=y.dtype)
     out = out.reshape(y.shape) if out.shape != y.shape and out.size == y.size else out  # (ndmin=: leading ones)
     if out.shape == y.shape and y.ndim > 1 and y.flags.f_contiguous != out.flags.f_contiguous:
-        laid = np.empty_like(y)  # (y's memory order: `np.asfortranarray`, `.copy(order="F")`; its ravel a copy, so
-        laid[...] = out  # its tangent's must be too, or writes through that ravel reach the tangent alone)
-        return laid
+        return laid_out_like(y, out)  # (`np.asfortranarray`, `.copy(order="F")`: y's ravel a copy, so its tangent's)
     return out
 
 

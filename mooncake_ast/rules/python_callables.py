@@ -94,18 +94,22 @@ def _partial_jvp(t: Any, y: Any, func: Any, /, *args: Any, **kw: Any) -> Any:
                   *[z for k, v in kw.items() for z in (k, t.dz(v))])
 
 
-def _routed_one(arg: Any, g: Any) -> Any:
-    """A bound argument's adjoint from one call: the part that belongs to mutable objects goes into their storage
-    now (while they are in the state the call saw), the rest stays a value.  Kept as values, the adjoints of two
-    calls were summed into a new array where the partial is reversed, and one of them could already be the storage
-    of an array that the callee also reached another way (a bound method's field): counted twice."""
+def _routed(args: tuple, gs: list) -> list:
+    """Bound arguments' adjoints from one call: the parts that belong to mutable objects go into their storage now
+    (shadows.route), the rest stay values.  Kept as values, two calls' adjoints were summed where the partial is
+    reversed, and one of them could already be the storage of an array the callee also reached another way (a
+    bound method's field): counted twice."""
     from ..reverse.shadows import route
 
-    return route(arg, g)
+    return [route(a, g) for a, g in zip(args, gs)] + list(gs[len(args):])
 
 
-def _routed(args: tuple, gs: list) -> list:
-    return [_routed_one(a, g) for a, g in zip(args, gs)] + list(gs[len(args):])
+
+def _routed_keywords(bound: dict, kb: dict, given: dict) -> dict:
+    """_routed for the keywords bound in the object (not those the call gave)."""
+    from ..reverse.shadows import route
+
+    return {k: route(v, kb.get(k, NoTangent)) for k, v in bound.items() if k not in given}
 
 
 def rrule_partial(func: Any, /, *args: Any, **kw: Any) -> tuple:
@@ -152,7 +156,7 @@ def call_partial_reverse(p, args, kwargs):
         ab = list(ab) + [NoTangent] * (n + len(args) - len(ab))
         kb = dict(kb or {})
         p_bar = BoundAdjoint(fb, _routed(p.args, ab[:n]),
-                             {k: _routed_one(v, kb.get(k, NoTangent)) for k, v in p.keywords.items() if k not in kwargs})
+                             _routed_keywords(p.keywords, kb, kwargs))
         return p_bar, AdjTuple(ab[n:]), AdjDict({k: kb[k] for k in kwargs if k in kb})
 
     return y, pullback
@@ -219,7 +223,7 @@ def call_methodcaller_reverse(m, args, kwargs):
         fb, ab, kb = pb(g)
         obj_bar = fb.self_adjoint if isinstance(fb, MethodAdjoint) else NoTangent
         ab = list(ab) + [NoTangent] * (len(margs) - len(ab))
-        m_bar = BoundAdjoint(NoTangent, _routed(margs, ab), {k: _routed_one(v, (kb or {}).get(k, NoTangent)) for k, v in mkw.items()})
+        m_bar = BoundAdjoint(NoTangent, _routed(margs, ab), _routed_keywords(mkw, kb or {}, {}))
         return m_bar, AdjTuple([obj_bar]), AdjDict()
 
     return y, pullback
