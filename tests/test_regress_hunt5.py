@@ -788,16 +788,10 @@ def floordiv_inplace_list_alias(x):
     return np.sum(L[0] * x)
 
 
-_XF_TEST_ZERO_DERIVATIVE_UFUNC_IN_PLACE = pytest.mark.xfail(strict=True, reason="WRONG both modes: a zero-derivative ufunc (floor, ceil, trunc, fix, rint, "
-                   "round, floor_divide, heaviside) with out= the array it reads (or `y //= 1` seen through an alias): "
-                   "the array keeps its old derivative (floor: grad [4.1,-7.9,12.3], true floor(3x) = [2,-4,6]); "
-                   "out= a fresh array, remainder and sign are right")
-
-
 @pytest.mark.parametrize("f", [floor_out, ceil_out, trunc_out, fix_out, rint_out, round_out, floor_divide_out,
-                               heaviside_out, floor_positional_out, floor_out_slice, pytest.param(round_method_out, marks=_XF_TEST_ZERO_DERIVATIVE_UFUNC_IN_PLACE),
-                               comparison_out_float, pytest.param(floordiv_inplace_through_alias, marks=_XF_TEST_ZERO_DERIVATIVE_UFUNC_IN_PLACE),
-                               pytest.param(floordiv_inplace_list_alias, marks=_XF_TEST_ZERO_DERIVATIVE_UFUNC_IN_PLACE)])
+                               heaviside_out, floor_positional_out, floor_out_slice, round_method_out,
+                               comparison_out_float, floordiv_inplace_through_alias,
+                               floordiv_inplace_list_alias])
 def test_zero_derivative_ufunc_in_place(f):
     _both_modes(f, X)
 
@@ -810,9 +804,6 @@ def nan_to_num_in_place(x):
     return np.sum(y * x)
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG forward: np.nan_to_num(y, copy=False) keeps the tangent of the nan "
-                   "entry it zeroes: jvp [4.2, 1.0, 12.6], true (FD) [4.2, 0, 12.6]; reverse refuses copy=False "
-                   "honestly")
 def test_nan_to_num_copy_false_forward():
     want = _quiet_fd(nan_to_num_in_place, X)
     with np.errstate(all="ignore"):
@@ -2041,9 +2032,6 @@ def clip_method_keyword_min(x):
     return np.sum((x * 3.0).clip(min=x[1]) ** 2)
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: ndarray.clip(min=lo, max=hi) with keyword bounds from x: the "
-                   "bounds get no adjoint (grad [10.8, 0, 0, 7.2], true [10.8, -2.6, 4.2, 7.2]); positional "
-                   "a.clip(lo, hi) and forward mode are right")
 @pytest.mark.parametrize("f", [clip_method_keyword_bounds, clip_method_keyword_max, clip_method_keyword_min])
 def test_clip_method_keyword_bounds_reverse(f):
     _both_modes(f, X4C)
@@ -2053,8 +2041,6 @@ def np_clip_keyword_bounds(x):
     return np.sum(np.clip(x * 3.0, a_min=x[1], a_max=x[2]) ** 2)
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED reverse: np.clip(a, a_min=lo, a_max=hi) (or NumPy 2's min=/max=) "
-                   "with keyword bounds; positional np.clip(a, lo, hi) works")
 def test_np_clip_keyword_bounds_reverse():
     check_derivatives(np_clip_keyword_bounds, X4C.copy(), modes=("reverse",))
 

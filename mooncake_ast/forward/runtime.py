@@ -51,6 +51,8 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
             return rule.user_frule(tuple(args), tuple(dargs), **kwargs)
         if rule.user_rrule is not None and rule.jvp is None and not rule.zero:
             raise MissingRuleError(f, "forward", "it has a reverse rule only")
+        if rule.zero and kwargs.get("out") is not None and not rule.mutates:
+            return eager.zero_derivative_into_out(f, args, kwargs, dkwargs)  # (`y.round(out=y)`: y's tangent goes)
         if rule.jvp is not None or rule.zero:
             owner = getattr(f, "__self__", None)
             if (rule.key.__class__ is tuple) and owner is not None:  # a method: self is the first operand

@@ -46,6 +46,36 @@ def single_out_tuples(ir: Function, resolve: Callable[[Any], Any],
                     written.append((b, s, out))
     for b, s, out in written:
         _zero_derivative_out(ir, b, s, out)
+    for b in ir.blocks:
+        for s in list(b.stmts):
+            if isinstance(s, Call) and _writes_in_place_by_copy_false(s, resolve):
+                _nan_to_num_in_place(ir, b, s)
+
+
+def _writes_in_place_by_copy_false(s: Call, resolve: Callable[[Any], Any]) -> bool:
+    """`np.nan_to_num(y, copy=False)` (or `np.nan_to_num(y, False)`): a write of y's entries."""
+    if not s.args or resolve(s.fn) is not np.nan_to_num:
+        return False
+    copy = s.args[1] if len(s.args) > 1 else (s.kwargs or {}).get("copy")
+    return isinstance(copy, Const) and copy.value is False
+
+
+def _nan_to_num_in_place(ir: Function, b: Any, s: Call) -> None:
+    """`np.nan_to_num(y, copy=False)` as `t = np.nan_to_num(y); np.copyto(y, t)`, and the call's result read as y.
+
+    NumPy writes y's entries in place; as a value-returning call the transforms gave y no new derivative (forward
+    mode kept the tangent of an entry it replaced, reverse mode refused).  np.copyto is a write both modes know
+    (rules/numpy_writes.py): y's replaced entries lose their derivative, and every alias of y sees it."""
+    y = s.args[0]
+    rest = {k: v for k, v in (s.kwargs or {}).items() if k != "copy"}
+    plain = Call(s.fn, [y, *s.args[2:]], rest, loc=s.loc)
+    store = Call(Const(np.copyto), [y, plain], {}, loc=s.loc)
+    plain.block = store.block = b  # type: ignore[attr-defined]
+    i = b.stmts.index(s)
+    b.stmts[i:i + 1] = [plain, store]
+    for blk in ir.blocks:
+        for x in (*blk.phis, *blk.stmts, *((blk.term,) if blk.term is not None else ())):
+            x.replace_operand(s, y)
 
 
 def _zero_derivative_out(ir: Function, b: Any, s: Call, out: Any) -> None:

@@ -18,7 +18,7 @@ from . import part_reads, shadows
 INPLACE = {
     operator.iadd: operator.add, operator.isub: operator.sub, operator.imul: operator.mul,
     operator.itruediv: operator.truediv, operator.ipow: operator.pow, operator.imod: operator.mod,
-    operator.imatmul: operator.matmul, operator.ior: operator.or_,
+    operator.imatmul: operator.matmul, operator.ior: operator.or_, operator.ifloordiv: operator.floordiv,
 }
 # callable -> (forward save or None, reverse helper, positions of arguments whose adjoint values it returns)
 SPECIAL: dict = {

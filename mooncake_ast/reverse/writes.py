@@ -390,6 +390,8 @@ def inplace_reverse(g: Any, y: Any, old: Any, op: Any, a: Any, b: Any, a_bar: An
             shadow(a)[:] = [shadow(x) if is_mutable(x) else NoTangent for x in old]
     if g is NoTangent:
         return a_bar, b_bar
+    if rule is not None and rule.zero:  # (`a //= b`: the restored a's adjoint is zero, b has none)
+        return a_bar, b_bar
     y_val = op(old, b) if rule is not None else y
     ga, gb = rule.vjp(EagerReverse(), g, H(y_val, None), H(old, None), H(b, None))  # type: ignore[union-attr,misc]
     if in_place:

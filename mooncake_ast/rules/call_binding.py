@@ -111,6 +111,26 @@ def split_adjoints(contribs: Any) -> tuple[list, dict]:
     return contribs, named
 
 
+def _method_vjp(template: Template) -> Template:
+    """A method's reverse template (no signature to bind by): keyword operands the template refused
+    (numpy_common._refuse_keywords) still get their refused adjoints, never a silently dropped one."""
+    def vjp(t: Any, g: Any, y: Any, /, *args: Any, **kwargs: Any) -> Any:
+        pos, named = split_adjoints(template(t, g, y, *args, **kwargs))
+        refused = getattr(t, "refused_keywords", None)
+        if refused:
+            from .numpy_common import refused_keyword_adjoint
+
+            for k, name in list(refused.items()):
+                if k in kwargs and named.get(k) is None:
+                    named[k] = t.call(refused_keyword_adjoint, g, name, k, kwargs[k])
+            refused.clear()
+        named = {k: c for k, c in named.items() if c is not None}
+        return (*pos, KwAdj(named)) if named else tuple(pos)
+
+    vjp.__wrapped__ = template  # type: ignore[attr-defined]
+    return vjp
+
+
 def _binding_vjp(fn: Any, template: Template) -> Template:
     """A reverse template that sees its operands bound like `fn` binds them.
 
@@ -121,7 +141,7 @@ def _binding_vjp(fn: Any, template: Template) -> Template:
     pullback runs (never a silent zero).
     """
     if isinstance(fn, tuple):
-        return template
+        return _method_vjp(template)
 
     names: list = []  # the template's operand names, read on first use (not at import)
 

@@ -262,3 +262,62 @@ def rcall_into_out(rule: Rule, fn: Any, args: tuple, kwargs: dict, builder: Any)
         return NoTangent, AdjTuple(pos), AdjDict(named)
 
     return y, pullback
+
+
+def _written_array(fn: Any, kwargs: dict) -> Any:
+    """The one array `fn(..., out=o)` writes (o, or the single item of `out=(o,)`)."""
+    out = kwargs["out"]
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise NotImplementedError(f"derivative of {qualified(fn)} with several out= arrays: assign the results instead")
+        out = out[0]
+    return out
+
+
+def zero_derivative_into_out(fn: Any, args: tuple, kwargs: dict, dkwargs: dict) -> tuple[Any, Any]:
+    """Forward mode of a call with a zero derivative that writes `out=o` (`y.round(out=y)`, found when the code
+    runs; ir/ufunc_out.py rewrites the calls known when the code is made): o's tangent becomes zero where the call
+    wrote (all of it, or where `where=` holds), as o's values are now the rounded ones."""
+    import numpy as np
+
+    y = fn(*args, **kwargs)
+    dout = dkwargs.get("out", NoTangent)
+    dtarget = dout[0] if isinstance(dout, tuple) and len(dout) == 1 else dout
+    _written_array(fn, kwargs)
+    where = kwargs.get("where", True) if _is_ufunc(fn) else True
+    if dtarget is not NoTangent and dtarget is not None:
+        if where is True:
+            dtarget = update(dtarget, None)
+        elif isinstance(dtarget, np.ndarray):
+            np.copyto(dtarget, 0.0, where=np.asarray(where))
+    return y, (dtarget,) if isinstance(y, tuple) else dtarget
+
+
+def rcall_zero_into_out(fn: Any, args: tuple, kwargs: dict) -> tuple[Any, Callable]:
+    """Reverse mode of a call with a zero derivative that writes `out=o` (found when the code runs): the pullback
+    kills the adjoint collected in o's storage where the call wrote (what was written there does not depend on
+    anything differentiably) and puts o's old values back; the operands get no adjoint."""
+    import numpy as np
+
+    from ..reverse import shadows
+    from ..reverse.adjoints import AdjDict, AdjTuple
+
+    target = _written_array(fn, kwargs)
+    if not isinstance(target, np.ndarray):
+        return fn(*args, **kwargs), lambda g: (NoTangent, AdjTuple([NoTangent] * len(args)), AdjDict())
+    old = np.array(target, copy=True)
+    where = kwargs.get("where", True) if _is_ufunc(fn) else True
+    y = fn(*args, **kwargs)
+
+    def pullback(g: Any) -> tuple:
+        shadows.remember(target)
+        sh = shadows.shadow(target)
+        if where is True:
+            sh[...] = 0
+            target[...] = old
+        else:
+            np.copyto(sh, 0.0, where=np.asarray(where))
+            np.copyto(target, old, where=np.asarray(where))
+        return NoTangent, AdjTuple([NoTangent] * len(args)), AdjDict()
+
+    return y, pullback

@@ -171,9 +171,19 @@ def clip_tangent(x, lo, hi, dx, dlo, dhi):
 
 
 def _clip_vjp(t, g, x, a, k, name):
-    _refuse_keywords(t, name, **{key: v for key, v in k.items() if key in ("a_min", "a_max", "min", "max")})
+    """Adjoints of x and of the bounds passed positionally, then (a `KwAdj`) of the bounds passed by keyword
+    (`a.clip(min=lo, max=hi)`, `np.clip(a, a_min=lo)`); a caller that reads no keyword adjoints is refused."""
+    from .call_binding import KwAdj
+
     lo, hi = _clip_bounds(a, k)
-    return _split(t, t.call(clip_vjp, g, x, lo, hi), 3)[:1 + len(a)]
+    parts = _split(t, t.call(clip_vjp, g, x, lo, hi), 3)
+    needs = getattr(t, "needs", None)
+    named = {key: parts[1 if key in ("a_min", "min") else 2] for key, v in k.items()
+             if key in ("a_min", "a_max", "min", "max") and (needs is None or needs(v))}
+    if named and not getattr(t, "keyword_adjoints", False):
+        _refuse_keywords(t, name, **{key: k[key] for key in named})
+        named = {}
+    return tuple(parts[:1 + len(a)]) + ((KwAdj(named),) if named else ())
 
 
 def clip_vjp(g, x, lo, hi):

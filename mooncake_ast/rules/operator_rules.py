@@ -44,6 +44,9 @@ defjvp(op.itruediv, lambda t, y, a, b: t.update(t.d(a), t.div(t.sub(t.d(a), t.mu
 defjvp(op.ipow, lambda t, y, a, b: t.update(t.d(a), pow_tangent(t, t.call(op.pow, a, b), a, b)), mutates=(0,))
 defjvp(op.imatmul, lambda t, y, a, b: t.update(t.d(a), t.add(t.lin(op.matmul, t.d(a), b), t.linr(op.matmul, a, t.d(b)))), mutates=(0,))
 defjvp(op.imod, lambda t, y, a, b: t.update(t.d(a), t.sub(t.d(a), t.mul(t.call(op.floordiv, a, b), t.d(b)))), mutates=(0,))
+# `a //= b` has a zero derivative, and on an array it writes a in place: a's tangent (which every alias of a shares)
+# is zeroed, not left as it was (`z = y; y //= 1` read z with y's old derivative).
+defjvp(op.ifloordiv, lambda t, y, a, b: t.update(t.d(a), None) if t.d(a) is not None else None, mutates=(0,))
 
 # ------------------------------------------------------------------ items
 def _getitem_jvp(t, y, a, i):
@@ -156,7 +159,7 @@ def _slot(t, v):
 defjvp(op.delitem, lambda t, y, a, i: t.call(op.delitem, t.d(a), i) if t.d(a) is not None else None, mutates=(0,))
 
 # ------------------------------------------------------------------ not differentiable
-defzero(op.floordiv, op.ifloordiv, op.lt, op.le, op.gt, op.ge, op.eq, op.ne, op.not_, op.truth,
+defzero(op.floordiv, op.lt, op.le, op.gt, op.ge, op.eq, op.ne, op.not_, op.truth,
         op.is_, op.is_not, op.contains, op.and_, op.or_, op.xor, op.invert, op.lshift, op.rshift,
         op.index, op.countOf, op.indexOf, op.length_hint)
 defzero(op.iand, op.ior, op.ixor, op.ilshift, op.irshift, mutates=(0,))

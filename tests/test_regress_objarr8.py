@@ -1,0 +1,180 @@
+"""Objects, object arrays, out= writes and keyword bounds (helper objarr8, Nov 28): families behind hunt5's
+zero-derivative writes (`y //= 1`, `y.round(out=y)` seen through aliases), keyword clip bounds, and the rest.
+Every case is checked against finite differences in both modes (or asserts the honest refusal)."""
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.testing import check_derivatives
+
+X = np.array([0.7, -1.3, 2.1])
+X4C = np.array([0.6, -1.3, 2.1, 0.4])
+
+
+def _fd(f, x, h=1e-6):
+    return np.array([(f(x + e * h) - f(x - e * h)) / (2 * h) for e in np.eye(x.size)])
+
+
+def _both_modes(f, x):
+    want = _fd(f, x)
+    np.testing.assert_allclose(mc.grad(f)(x.copy()), want, rtol=1e-6, atol=1e-8)
+    jv = np.array([mc.jvp(f, (x.copy(),), (e,))[1] for e in np.eye(x.size)])
+    np.testing.assert_allclose(jv, want, rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ zero-derivative writes seen through aliases
+def ifloordiv_alias(x):
+    y = x * 3.0
+    z = y
+    y //= 1.0
+    return np.sum(z * x)
+
+
+def ifloordiv_view_alias(x):
+    y = x * 3.0
+    v = y[1:]
+    v //= 1.0  # writes y through the view
+    return np.sum(y * x)
+
+
+def ifloordiv_slice(x):
+    y = x * 3.0
+    y[:2] //= 1.0
+    return np.sum(y * x)
+
+
+def ifloordiv_dict_alias(x):
+    y = x * 3.0
+    d = {"y": y}
+    y //= 2.0
+    return np.sum(d["y"] * x) + np.sum(y)
+
+
+def ifloordiv_number(x):
+    n = x[0] * 7.0
+    n //= 2.0  # a number: a new value
+    return n * x[1] + x[2]
+
+
+def ifloordiv_in_a_loop(x):
+    y = x * 3.0
+    z = y
+    for _ in range(2):
+        y //= 1.0
+        y += x
+    return np.sum(z * x)
+
+
+def round_method_out_alias(x):
+    y = x * 3.0
+    z = y
+    y.round(1, out=y)
+    return np.sum(z * x)
+
+
+def round_method_out_keyword(x):
+    y = x * 3.0
+    y.round(decimals=0, out=y)
+    return np.sum(y * x)
+
+
+def round_method_out_other(x):
+    y = x * 3.0
+    w = x * 5.0
+    y.round(0, out=w)  # w takes round(y): w's derivative goes, y's stays
+    return np.sum(w * x) + np.sum(y * x)
+
+
+def floor_out_through_alias(x):
+    y = x * 3.0
+    z = y
+    np.floor(z, out=y)
+    return np.sum(z * x)
+
+
+def floor_method_free_out_list(x):
+    y = x * 3.0
+    L = [y]
+    np.rint(y, out=y)
+    return np.sum(L[0] * x)
+
+
+@pytest.mark.parametrize("f", [ifloordiv_alias, ifloordiv_view_alias, ifloordiv_slice, ifloordiv_dict_alias,
+                               ifloordiv_number, ifloordiv_in_a_loop, round_method_out_alias,
+                               round_method_out_keyword, round_method_out_other, floor_out_through_alias,
+                               floor_method_free_out_list])
+def test_zero_derivative_writes_through_aliases(f):
+    _both_modes(f, X)
+
+
+# ------------------------------------------------------------------ clip's bounds passed by keyword
+def clip_method_min_max(x):
+    return np.sum((x * 3.0).clip(min=x[1], max=x[2]) ** 2)
+
+
+def clip_method_positional_min_keyword_max(x):
+    return np.sum((x * 3.0).clip(x[1], max=x[2]) ** 2)
+
+
+def clip_method_array_bounds(x):
+    return np.sum((x * 3.0).clip(min=x - 1.0, max=x * 0.5 + 1.1) ** 2)
+
+
+def np_clip_a_min_a_max(x):
+    return np.sum(np.clip(x * 3.0, a_min=x[1], a_max=x[2]) ** 2)
+
+
+def np_clip_min_only(x):
+    return np.sum(np.clip(x * 3.0, min=x[3]) ** 2)
+
+
+def np_clip_max_only(x):
+    return np.sum(np.clip(x * 3.0, max=x[0] * 2.5) ** 2)
+
+
+@pytest.mark.parametrize("f", [clip_method_min_max, clip_method_positional_min_keyword_max, clip_method_array_bounds,
+                               np_clip_a_min_a_max, np_clip_min_only, np_clip_max_only])
+def test_clip_keyword_bounds(f):
+    _both_modes(f, X4C)
+
+
+# ------------------------------------------------------------------ np.nan_to_num(y, copy=False) writes y
+def _with_a_nan(x):
+    y = x * 3.0
+    with np.errstate(all="ignore"):
+        y[1] = np.log(y[1])
+    return y
+
+
+def nan_to_num_copy_false(x):
+    y = _with_a_nan(x)
+    np.nan_to_num(y, copy=False)
+    return np.sum(y * x)
+
+
+def nan_to_num_copy_false_positional_alias(x):
+    y = _with_a_nan(x)
+    z = y
+    np.nan_to_num(y, False)
+    return np.sum(z * x)
+
+
+def nan_to_num_copy_false_result(x):
+    y = _with_a_nan(x)
+    r = np.nan_to_num(y, copy=False, nan=0.5)
+    return np.sum(r * x) + np.sum(y)
+
+
+def nan_to_num_copy_false_inf(x):
+    y = x * 3.0
+    with np.errstate(all="ignore"):
+        y[0] = np.inf
+    np.nan_to_num(y, copy=False, posinf=1.0)
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("f", [nan_to_num_copy_false, nan_to_num_copy_false_positional_alias,
+                               nan_to_num_copy_false_result, nan_to_num_copy_false_inf])
+def test_nan_to_num_copy_false(f):
+    with np.errstate(all="ignore"):
+        _both_modes(f, X)
