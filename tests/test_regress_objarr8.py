@@ -178,3 +178,36 @@ def nan_to_num_copy_false_inf(x):
 def test_nan_to_num_copy_false(f):
     with np.errstate(all="ignore"):
         _both_modes(f, X)
+
+
+# ------------------------------------------------------------------ one object held twice by a plain call's result
+def fromkeys_one_list(x):
+    d = dict.fromkeys(["a", "b"], [])
+    d["a"].append(x[0])
+    return sum(d["b"]) * x[1]
+
+
+def fromkeys_one_list_three_keys(x):
+    d = dict.fromkeys("abc", [])
+    d["c"].append(x[2] * 2.0)
+    d["a"].append(x[0])
+    return sum(d["b"]) * x[1]
+
+
+def fromkeys_one_dict(x):
+    d = dict.fromkeys(["p", "q"], {})
+    d["p"]["w"] = x[0] * x[2]
+    return d["q"]["w"] * x[1]
+
+
+def fromkeys_given_list_kept(x):
+    L = []
+    d = dict.fromkeys(["a", "b"], L)
+    L.append(x[1] ** 2)
+    return d["a"][0] + d["b"][0] * x[0]
+
+
+@pytest.mark.parametrize("f", [fromkeys_one_list, fromkeys_one_list_three_keys, fromkeys_one_dict,
+                               fromkeys_given_list_kept])
+def test_fromkeys_shares_one_value(f):
+    _both_modes(f, X)
