@@ -294,6 +294,8 @@ def zero_tangent(x: Any) -> Any:
     if isinstance(x, (float, np.floating, complex, np.complexfloating)):
         return NoTangent
     if isinstance(x, np.ndarray):
+        if x.dtype == object and x.size:
+            return _object_array_zero(x)
         return np.zeros_like(x) if x.dtype.kind in "fc" or _float_record(x.dtype) else NoTangent
     if is_other_array(x):
         # Dense (and lazy, for Dask: a graph of zeros, nothing allocated): forward mode writes into a tangent
@@ -320,6 +322,15 @@ def zero_tangent(x: Any) -> Any:
     if hasattr(x, "_fields"):
         return Tangent({k: zero_tangent(getattr(x, k)) for k in x._fields})
     return NoTangent
+
+
+def _object_array_zero(x: np.ndarray) -> np.ndarray:
+    """An object array's zero tangent: an object array of its items' zero tangents (storage for the mutable ones),
+    which forward code writes an item's tangent into (`da[i] = dv`) as it writes the item."""
+    out = np.empty(x.shape, dtype=object)
+    for i, v in np.ndenumerate(x):
+        out[i] = zero_tangent(v)
+    return out
 
 
 def zeros_like_tangent(x: Any) -> Any:

@@ -211,3 +211,65 @@ def fromkeys_given_list_kept(x):
                                fromkeys_given_list_kept])
 def test_fromkeys_shares_one_value(f):
     _both_modes(f, X)
+
+
+# ------------------------------------------------------------------ object arrays: forward follows the items, reverse refuses
+class _Particle:
+    def __init__(self, v):
+        self.v = v
+
+
+def object_array_floats_loop(x):
+    a = np.empty(3, dtype=object)
+    for i in range(3):
+        a[i] = x[i] * 2.0
+    return sum(a)
+
+
+def object_array_floats_product(x):
+    a = np.empty(2, dtype=object)
+    a[0] = x[0] * x[1]
+    a[1] = np.sin(x[2])
+    return a[0] * a[1]
+
+
+def object_array_of_particles(x):
+    parts = np.array([_Particle(v) for v in x])
+    return sum(p.v ** 3 for p in parts)
+
+
+def object_array_particle_field_written(x):
+    parts = np.array([_Particle(v) for v in x])
+    parts[1].v = x[0] * x[2]  # a field of an item written after the array was made
+    return sum(p.v * 2.0 for p in parts)
+
+
+def object_array_ragged(x):
+    a = np.empty(2, dtype=object)
+    a[0] = x[:2] * x[2]
+    a[1] = np.cos(x)
+    return sum(np.sum(r ** 2) for r in a)
+
+
+def object_array_method_sum(x):
+    a = np.empty(2, dtype=object)
+    a[0] = x
+    a[1] = x ** 3
+    return np.sum(a.sum())
+
+
+FORWARD_OBJECT_ARRAYS = [object_array_floats_loop, object_array_floats_product, object_array_of_particles,
+                         object_array_particle_field_written, object_array_ragged, object_array_method_sum]
+
+
+@pytest.mark.parametrize("f", FORWARD_OBJECT_ARRAYS)
+def test_object_arrays_forward(f):
+    jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, _fd(f, X), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", [object_array_floats_loop, object_array_floats_product, object_array_ragged,
+                               object_array_method_sum])
+def test_object_array_writes_refused_in_reverse(f):
+    with pytest.raises(mc.UnsupportedDerivativeError, match="object arrays are not differentiated in reverse mode"):
+        mc.grad(f)(X.copy())

@@ -30,6 +30,14 @@ def save_item(a: Any, i: Any) -> Any:
         _refuse_write(a, "item assignment (x[i] = v)")
     if isinstance(a, np.flatiter):
         return save_item(a.base, _flat_positions(a.base, i))
+    if isinstance(a, np.ndarray) and a.dtype == object:
+        from ..errors import UnsupportedDerivativeError
+
+        # (its adjoint storage would be an array of numbers, which neither an item that is an array nor the
+        # reads of its items through iteration or methods follow: zero gradients or broadcasting errors)
+        raise UnsupportedDerivativeError("reverse mode of a write into an object array (np.empty(n, dtype=object), "
+                                         "a[i] = v) is not supported: object arrays are not differentiated in reverse "
+                                         "mode; use a list (or forward mode: mc.jvp, mc.jacfwd)")
     try:
         old = a[i]
     except (KeyError, IndexError):

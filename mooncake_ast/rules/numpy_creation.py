@@ -30,12 +30,33 @@ def array_tangent(y, x, dx):
 
         if _numbers_object_array(y):  # numbers kept as objects: their tangents, as numbers (dropped before)
             return np.array(_dense(x, dx), dtype=complex if any(isinstance(v, complex) for v in y.flat) else float)
+        if y.dtype == object:
+            return _object_items_tangent(y, x, dx)
         return _no()
     out = np.array(_dense(x, dx), dtype=y.dtype)
     out = out.reshape(y.shape) if out.shape != y.shape and out.size == y.size else out  # (ndmin=: leading ones)
     if out.shape == y.shape and y.ndim > 1 and y.flags.f_contiguous != out.flags.f_contiguous:
         return laid_out_like(y, out)  # (`np.asfortranarray`, `.copy(order="F")`: y's ravel a copy, so its tangent's)
     return out
+
+
+def _object_items_tangent(y, x, dx):
+    """`np.array([obj, ...])` of objects (or of arrays of different lengths): an object array of the items' tangents,
+    each the tangent of the item itself (their storage: a field written later shows in it).  Any other object array
+    whose items carry derivatives is refused, never given a zero tangent."""
+    from ..forward.runtime import _all_zero
+
+    if y.ndim == 1 and isinstance(x, (list, tuple)) and isinstance(dx, (list, tuple)) and len(x) == len(y) == len(dx) \
+            and all(a is b for a, b in zip(y, x)):
+        out = np.empty(len(y), dtype=object)
+        for i, d in enumerate(dx):
+            out[i] = d
+        return out
+    if _all_zero(dx):
+        return _no()
+    from ..errors import UnsupportedDerivativeError
+
+    raise UnsupportedDerivativeError("object arrays are not differentiated here (np.array of these items): use a list")
 
 
 def asarray_tangent(y, x, dx):
