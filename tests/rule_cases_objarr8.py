@@ -1,5 +1,7 @@
 """Test inputs of rules helper objarr8 added or changed (Nov 28): `a //= b` (a zero derivative that writes an array
 in place: its aliases lose their derivative too), merged into CASES of tests/test_rules.py by catalog name."""
+import operator
+
 import numpy as np
 
 from rule_case_kit import kit
@@ -23,5 +25,6 @@ def floordiv_in_place_number(a, b):
 
 OBJARR8_CASES = {
     "_operator.ifloordiv": [C(floordiv_in_place_seen_by_an_alias, np.array([0.7, -1.3, 2.1]), 0.8),
-                            C(floordiv_in_place_number, 0.7, 0.9)],
+                            C(floordiv_in_place_number, 0.7, 0.9),
+                            C("lambda a: operator.ifloordiv(a, 0.7) + a", 2.3)],
 }

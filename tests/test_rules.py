@@ -1024,7 +1024,6 @@ ZERO_CASES = {
     "_operator.countOf": C("lambda a: operator.countOf([a, 1.0], a) * a", s1),
     "_operator.indexOf": C("lambda a: operator.indexOf([1.0, a], a) * a", s1),
     "_operator.length_hint": C("lambda a: operator.length_hint([a, a]) * a", s1),
-    "_operator.ifloordiv": C("lambda a: operator.ifloordiv(a, 0.7) + a", 2.3),
     "_operator.iand": C("lambda a: operator.iand(3, 1) * a", s1),
     "_operator.ixor": C("lambda a: operator.ixor(3, 1) * a", s1),
     "_operator.ilshift": C("lambda a: operator.ilshift(1, 2) * a", s1),

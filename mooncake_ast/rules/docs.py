@@ -26,7 +26,7 @@ GROUPS = [
 # rules here are forward templates.  tests/test_rules.py checks them in both modes.
 REVERSE_BY_TRANSFORM = {
     "_operator.setitem", "_operator.iadd", "_operator.isub", "_operator.imul", "_operator.itruediv",
-    "_operator.ipow", "_operator.imod", "_operator.imatmul", "setattr", "set.add", "list.append",
+    "_operator.ipow", "_operator.imod", "_operator.ifloordiv", "_operator.imatmul", "setattr", "set.add", "list.append",
     "list.extend", "list.insert", "list.pop", "numpy.ufunc.at", "mooncake_ast.ops.cell_get",
     "mooncake_ast.ops.cell_set",
 }
@@ -40,6 +40,7 @@ REVERSE_ELSEWHERE = {
     "_operator.itruediv": "reverse: undone by the pullback (reverse/transform.py)",
     "_operator.ipow": "reverse: undone by the pullback (reverse/transform.py)",
     "_operator.imod": "reverse: undone by the pullback (reverse/transform.py)",
+    "_operator.ifloordiv": "reverse: undone by the pullback (reverse/transform.py)",
     "_operator.imatmul": "reverse: undone by the pullback (reverse/transform.py)",
     "setattr": "reverse: undone by the pullback (reverse/transform.py)",
     "set.add": "reverse: undone by the pullback (reverse/transform.py)",
