@@ -2148,10 +2148,6 @@ def odeint_args_dict(x):
                      args=(p,), rtol=1e-10, atol=1e-12)[-1, 0]
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: solve_ivp / odeint / quad (..., args=(params,)) "
-                   "where params is a dict, a list or an object of parameters: the parameters' adjoint is hundreds "
-                   "of times too large (<x_bar, x_dot> -3.80 vs -0.012 from forward and FD); args= of floats or of "
-                   "an array, or a lambda capturing the dict, is right; brentq args= of a dict is right")
 @pytest.mark.parametrize("f", [solve_ivp_args_dict, solve_ivp_args_list, solve_ivp_args_object, quad_args_dict,
                                odeint_args_dict])
 def test_integrator_args_container_reverse(f):

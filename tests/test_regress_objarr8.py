@@ -273,3 +273,48 @@ def test_object_arrays_forward(f):
 def test_object_array_writes_refused_in_reverse(f):
     with pytest.raises(mc.UnsupportedDerivativeError, match="object arrays are not differentiated in reverse mode"):
         mc.grad(f)(X.copy())
+
+
+# ------------------------------------------------------------------ integrators called many times with a mutable args=
+class _Params:
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+
+def quad_args_list(x):
+    import scipy.integrate as si
+    p = [x[0], x[1] * x[2]]
+    return si.quad(lambda t, p: p[0] * np.sin(t) + p[1] * t, 0.0, 2.0, args=(p,))[0]
+
+
+def quad_args_object_and_float(x):
+    import scipy.integrate as si
+    p = _Params(x[0] ** 2, x[2])
+    return si.quad(lambda t, p, c: p.a * t ** 3 + p.b * c, -1.0, 1.5, args=(p, x[1]))[0]
+
+
+def _decay(t, y, p):
+    return -p["k"] * y + p["s"]
+
+
+def solve_ivp_dict_and_state(x):
+    import scipy.integrate as si
+    p = {"k": 1.0 + x[0] ** 2, "s": x[1]}
+    sol = si.solve_ivp(_decay, (0.0, 1.5), np.array([x[2], 1.0]), args=(p,), rtol=1e-10, atol=1e-12)
+    return sol.y[0, -1] + 2.0 * sol.y[1, -1]
+
+
+def odeint_list_args(x):
+    import scipy.integrate as si
+    p = [1.0 + x[0] ** 2, x[1]]
+    return si.odeint(lambda y, t, p: -p[0] * y + p[1], np.array([x[2]]), np.array([0.0, 0.5, 1.0]), args=(p,),
+                     rtol=1e-10, atol=1e-12)[-1, 0]
+
+
+@pytest.mark.parametrize("f", [quad_args_list, quad_args_object_and_float, solve_ivp_dict_and_state,
+                               odeint_list_args])
+def test_integrator_mutable_args(f):
+    np.testing.assert_allclose(mc.grad(f)(X.copy()), _fd(f, X), rtol=1e-5, atol=1e-7)
+    jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, _fd(f, X), rtol=1e-5, atol=1e-7)

@@ -341,9 +341,9 @@ def rrule_solve_ivp(*args, **kwargs):
             gY = np.concatenate([np.zeros((1, len(y0))), gY])
         ybar, fn_bar, p_bar = rk4_adjoint_sweep(steps, m, gY, 1, len(p))  # (fun(t, y, *args): y at 1)
         if moved is not None:
-            from ..reverse.adjoints import accumulate
+            from .scipy_integrate_rules import add_call_adjoint
 
-            p_bar = [accumulate(a, m_) for a, m_ in zip(p_bar, moved)]
+            p_bar = [add_call_adjoint(a, m_) for a, m_ in zip(p_bar, moved)]
         span_bar, eval_bar = _time_adjoints(b, res, g, gy, ybar, plain_of(), y0, stopped=stop is not None)
         y0_in = b["y0"]
         y0_bar = ybar.reshape(np.shape(y0_in)) if isinstance(y0_in, np.ndarray) else (

@@ -240,6 +240,19 @@ def state_adjoint_as_value(pb: Any, yy: np.ndarray, yi: int) -> Any:
     return run
 
 
+def add_call_adjoint(total: Any, part: Any) -> Any:
+    """The adjoint of one argument summed over the pullbacks of many calls of the same function (quadrature nodes,
+    RK4 stages).  A mutable argument's adjoint lives in its storage (reverse/shadows.py): each pullback adds its share
+    into that storage and hands back the storage itself, which then holds every call's share; adding it once more per
+    call counted the earlier calls again (args=(dict,) of solve_ivp / odeint / quad: adjoints hundreds of times too
+    large)."""
+    from ..reverse.adjoints import accumulate
+
+    if part is total:
+        return total
+    return accumulate(total, part)
+
+
 def rk4_adjoint_sweep(steps: list, m: int, gY: np.ndarray, yi: int, n_params: int) -> tuple:
     """Back through fixed-step RK4, m steps per output interval, each step recorded as (h, the pullbacks of its four
     stage calls of the right-hand side, whose state argument is at position yi and extra arguments from 2 on); gY
@@ -256,13 +269,13 @@ def rk4_adjoint_sweep(steps: list, m: int, gY: np.ndarray, yi: int, n_params: in
             nxt = ybar.copy()
             for i, coef in ((3, h), (2, 0.5 * h), (1, 0.5 * h), (0, None)):
                 fb, ab, _ = pbs[i](kbar[i])
-                fn_bar = accumulate(fn_bar, fb)
+                fn_bar = add_call_adjoint(fn_bar, fb)
                 yb = np.zeros_like(ybar) if _zero(ab[yi]) else np.asarray(ab[yi], dtype=float).ravel()
                 nxt = nxt + yb
                 if coef is not None:
                     kbar[i - 1] = kbar[i - 1] + coef * yb
                 for q in range(n_params):
-                    p_bar[q] = accumulate(p_bar[q], ab[2 + q])
+                    p_bar[q] = add_call_adjoint(p_bar[q], ab[2 + q])
             ybar = nxt
         ybar = ybar + gY[k]
     return ybar, fn_bar, p_bar
@@ -337,9 +350,9 @@ def rrule_quad(*args, **kwargs):
         fn_bar, p_bar = NoTangent, [NoTangent] * len(p)
         for w, (_, pb) in zip(ws, calls):
             f_b, ab, _ = pb(w * gv)
-            fn_bar = accumulate(fn_bar, f_b)
+            fn_bar = add_call_adjoint(fn_bar, f_b)
             for q in range(len(p)):
-                p_bar[q] = accumulate(p_bar[q], ab[1 + q])
+                p_bar[q] = add_call_adjoint(p_bar[q], ab[1 + q])
         p_adj = NoTangent if all(_zero(v) for v in p_bar) else (
             AdjTuple(p_bar) if isinstance(b["args"], (tuple, list)) else p_bar[0])
         out = {"func": fn_bar, "a": -fa * gv, "b": fb * gv, "args": p_adj}
