@@ -1197,9 +1197,6 @@ def structured_array_fields(x):
     return np.sum(rec["a"] * rec["b"])
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG forward (jvp 0, true 3x^2 = [1.47, 5.07, 13.23]) and CRASH reverse "
-                   "(numpy DTypePromotionError: VoidDType could not be promoted by Float64DType): float fields of a "
-                   "structured array written from x")
 def test_structured_array_fields():
     _both_modes(structured_array_fields, X)
 

@@ -24,6 +24,13 @@ def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any = NoTangent) -> A
     """a[i] read with adjoint g."""
     if g is NoTangent:
         return a_bar
+    if isinstance(a, np.void) and a.dtype.names is not None:
+        from ..errors import UnsupportedDerivativeError
+
+        # (a record is a NumPy scalar with no adjoint storage: what reached it was lost, a zero gradient)
+        raise UnsupportedDerivativeError(f"reverse mode of reading the field {i!r} of one record of a structured array "
+                                         f"(r = rec[k]; r[{i!r}]) is not supported: read the field first, "
+                                         f"rec[{i!r}][k], or use forward mode (mc.jvp, mc.jacfwd)")
     if isinstance(a, np.flatiter):
         # `A.flat[i]`: positions in C order of the array the iterator walks (its storage is A's).
         np.add.at(shadow(a.base), _flat_positions(a.base, i), g)

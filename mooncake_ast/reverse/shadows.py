@@ -25,7 +25,7 @@ import numpy as np
 
 from ..arrays import is_other_array
 from ..frames import inside, outermost
-from ..tangents import MutableTangent, NoTangent, Tangent, declared_slots, is_zero_derivative, fields_of, is_mutable, slot_names
+from ..tangents import MutableTangent, NoTangent, Tangent, declared_slots, is_zero_derivative, fields_of, is_mutable, slot_names, _float_record
 from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, unbroadcast
 
 _MISSING = object()
@@ -136,6 +136,20 @@ def _complex_part(obj: np.ndarray, base: Any) -> Any:
     return "real" if offset == 0 else "imag" if offset == obj.dtype.itemsize else None
 
 
+def _record_field(obj: np.ndarray, base: Any) -> Any:
+    """The name of the field of the structured array `base` that `obj` is (`rec["a"]`, a view of one whole field),
+    or None: its storage is that field of base's storage, so reads and writes through it reach base's adjoint."""
+    if not isinstance(base, np.ndarray) or base.dtype.names is None or obj.dtype.names is not None \
+            or obj.shape != base.shape or not _float_record(base.dtype):
+        return None
+    offset = obj.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    for name in base.dtype.names:
+        ftype, foff = base.dtype.fields[name][:2]
+        if foff == offset and ftype == obj.dtype and obj.strides == base[name].strides:
+            return name
+    return None
+
+
 def _new_shadow(obj: Any) -> Any:
     if isinstance(obj, np.ndarray):
         base = obj.base
@@ -154,6 +168,11 @@ def _new_shadow(obj: Any) -> Any:
         part = _complex_part(obj, base)
         if part is not None:
             return getattr(shadow(base), part)
+        field = _record_field(obj, base)
+        if field is not None:
+            return shadow(base)[field]
+        if _float_record(obj.dtype):  # (a structured array of float fields: storage with the same fields)
+            return np.zeros_like(obj, subok=False)
         return np.zeros_like(obj, dtype=obj.dtype if obj.dtype.kind in "fc" else float, subok=False)
     if isinstance(obj, (list, collections.deque)):  # (a deque's slots by position: rules/python_deque.py)
         return ShadowList(shadow(v) if is_mutable(v) else NoTangent for v in obj)
