@@ -1553,9 +1553,6 @@ def argmin_of_a_dict(x):
     return d[k] * 2.0
 
 
-@pytest.mark.xfail(strict=True, reason="CRASH reverse: max(d, key=d.get) / max(d, key=lambda k: d[k]) / "
-                   "min(d, key=d.get) (the arg-max of a dict): AttributeError: 'AdjTuple' object has no attribute "
-                   "'items'; forward is right, and sorted(d, key=d.get) works")
 @pytest.mark.parametrize("f", [argmax_of_a_dict, argmax_of_a_dict_lambda, argmin_of_a_dict])
 def test_argmax_of_a_dict_reverse(f):
     _both_modes(f, X)

@@ -377,3 +377,43 @@ def test_one_record_forward_and_refused_in_reverse():
     np.testing.assert_allclose(jv, _fd(one_record_read, X), rtol=1e-6, atol=1e-8)
     with pytest.raises(mc.UnsupportedDerivativeError, match="one record of a structured array"):
         mc.grad(one_record_read)(X.copy())
+
+
+# ------------------------------------------------------------------ the arg-max / arg-min of a dict
+def dict_argmax_get(x):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    return d[max(d, key=d.get)] * 2.0
+
+
+def dict_argmin_lambda(x):
+    d = {"a": x[0] * x[1], "b": x[1], "c": x[2] ** 2}
+    k = min(d, key=lambda k: d[k])
+    return d[k] * x[2]
+
+
+def dict_argmax_then_value_sum(x):
+    d = {i: v * 3.0 for i, v in enumerate(x)}
+    k = max(d, key=d.get)
+    return d[k] + sum(d.values())
+
+
+def dict_items_max_by_value(x):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    k, v = max(d.items(), key=lambda kv: kv[1])
+    return v * x[0]
+
+
+def dict_values_max(x):
+    d = {"a": x[0] * 2.0, "b": x[1], "c": x[2]}
+    return max(d.values()) * x[1]
+
+
+def dict_keys_max_plain(x):
+    d = {1.5: x[0], 0.5: x[1]}
+    return d[max(d)] * x[2]
+
+
+@pytest.mark.parametrize("f", [dict_argmax_get, dict_argmin_lambda, dict_argmax_then_value_sum,
+                               dict_items_max_by_value, dict_values_max, dict_keys_max_plain])
+def test_dict_argmax(f):
+    _both_modes(f, X)

@@ -192,7 +192,11 @@ def minmax_adjoint(y, xs, k, g):
     """max/min: the first argument (or item of the one iterable) that is the result gets g (ties: the first)."""
     from ..reverse.adjoints import AdjList, AdjTuple
 
+    if g is NoTangent or g is None:
+        return NoTangent
     if len(xs) == 1:
+        if isinstance(xs[0], dict):  # (`max(d, key=d.get)`: the arg-max of a dict is one of its keys, which carry
+            return NoTangent         # no derivative; the values key= read were read through `d.get`, not as items)
         items = _iterable_items(xs[0])
         out = [NoTangent] * len(items)
         for i, v in enumerate(items):
