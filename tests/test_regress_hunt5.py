@@ -977,8 +977,6 @@ def array_protocol_asarray(x):
     return np.sum(np.asarray(_ArrayLike(x * 2.0)) ** 2)
 
 
-@pytest.mark.xfail(strict=True, reason="CRASH both modes: np.asarray(obj) of a user class with __array__: "
-                   "TypeError: float() argument must be a string or a real number, not 'MutableTangent'")
 def test_array_protocol():
     check_derivatives(array_protocol_asarray, X.copy())
 

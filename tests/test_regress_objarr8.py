@@ -417,3 +417,52 @@ def dict_keys_max_plain(x):
                                dict_items_max_by_value, dict_values_max, dict_keys_max_plain])
 def test_dict_argmax(f):
     _both_modes(f, X)
+
+
+# ------------------------------------------------------------------ NumPy's __array__ protocol on a user class
+class _ArrayLike:
+    def __init__(self, v):
+        self.v = v
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.v)
+
+
+class _Pair:
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    def __array__(self, dtype=None, copy=None):
+        return np.array([self.a, self.b * self.a])
+
+
+def array_protocol_asarray(x):
+    return np.sum(np.asarray(_ArrayLike(x * 2.0)) ** 2)
+
+
+def array_protocol_array(x):
+    return np.sum(np.array(_ArrayLike(np.sin(x))) * x)
+
+
+def array_protocol_computed(x):
+    p = _Pair(x[0], x[1] * x[2])
+    return np.sum(np.asarray(p) ** 3)
+
+
+def array_protocol_field_rebound(x):
+    o = _ArrayLike(x)
+    o.v = x ** 2  # the array is read when np.asarray runs
+    return np.sum(np.asarray(o) * x[0])
+
+
+@pytest.mark.parametrize("f", [array_protocol_asarray, array_protocol_array, array_protocol_field_rebound])
+def test_array_protocol(f):
+    _both_modes(f, X)
+
+
+def test_array_protocol_computed_forward_and_refused_in_reverse():
+    jv = np.array([mc.jvp(array_protocol_computed, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, _fd(array_protocol_computed, X), rtol=1e-6, atol=1e-8)
+    with pytest.raises(mc.UnsupportedDerivativeError, match="read by code that is not differentiated"):
+        mc.grad(array_protocol_computed)(X.copy())

@@ -59,9 +59,27 @@ def _object_items_tangent(y, x, dx):
     raise UnsupportedDerivativeError("object arrays are not differentiated here (np.array of these items): use a list")
 
 
+def _array_protocol_tangent(x, dx):
+    """`np.asarray(obj)` of a user object whose class defines `__array__` in Python: the array and its tangent from
+    that method, differentiated (NumPy calls it in C, where the object's tangent, its fields', cannot follow)."""
+    import types
+
+    method = getattr(type(x), "__array__", None)
+    from ..tangents import MutableTangent, Tangent
+
+    if not isinstance(method, types.FunctionType) or not isinstance(dx, (MutableTangent, Tangent)):
+        return None
+    from ..forward.runtime import fcall
+
+    return fcall(method, NoTangent, (x,), (dx,))
+
+
 def asarray_tangent(y, x, dx):
     if y is x:
         return dx
+    through = _array_protocol_tangent(x, dx)
+    if through is not None:
+        return asarray_tangent(y, *through)
     if isinstance(y, np.ndarray) and isinstance(x, np.ndarray) and isinstance(dx, np.ndarray) and y.size == x.size \
             and dx.shape == x.shape and dx.strides == x.strides and dx.dtype == y.dtype and np.shares_memory(y, x):
         return dx.reshape(y.shape)  # (x itself with leading axes of one, `np.array(x, copy=False, ndmin=2)`: a view)
