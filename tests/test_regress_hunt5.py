@@ -998,8 +998,6 @@ def metaclass_call(x):
     return o.v * x[1] if o.created else 0.0
 
 
-@pytest.mark.xfail(strict=True, reason="CRASH both modes: a class whose metaclass defines __call__ (sets "
-                   "obj.created): the derivative skips the metaclass and then AttributeError: 'created'")
 def test_metaclass_call():
     check_derivatives(metaclass_call, X.copy())
 

@@ -466,3 +466,67 @@ def test_array_protocol_computed_forward_and_refused_in_reverse():
     np.testing.assert_allclose(jv, _fd(array_protocol_computed, X), rtol=1e-6, atol=1e-8)
     with pytest.raises(mc.UnsupportedDerivativeError, match="read by code that is not differentiated"):
         mc.grad(array_protocol_computed)(X.copy())
+
+
+# ------------------------------------------------------------------ a metaclass's __call__
+class _Stamping(type):
+    def __call__(cls, *a):
+        obj = super().__call__(*a)
+        obj.created = True
+        return obj
+
+
+class _WithMeta(metaclass=_Stamping):
+    def __init__(self, v):
+        self.v = v * 2.0
+
+
+class _WithMetaChild(_WithMeta):
+    def __init__(self, v, w):
+        super().__init__(v)
+        self.w = w * v
+
+
+class _Scaling(type):
+    def __call__(cls, v, scale=3.0):
+        obj = type.__call__(cls, v * scale)  # the plain construction, called by name
+        obj.scale = scale * v
+        return obj
+
+
+class _Scaled(metaclass=_Scaling):
+    def __init__(self, v):
+        self.v = v
+
+
+import abc  # noqa: E402
+
+
+class _Abstract(abc.ABC):  # a metaclass (ABCMeta) with no __call__ of its own: constructed the plain way
+    def __init__(self, v):
+        self.v = v ** 2
+
+
+def metaclass_stamps(x):
+    o = _WithMeta(x[0])
+    return o.v * x[1] if o.created else 0.0
+
+
+def metaclass_inherited(x):
+    o = _WithMetaChild(x[0], x[2])
+    return o.v * o.w + x[1]
+
+
+def metaclass_changes_arguments(x):
+    o = _Scaled(x[0], scale=x[1])
+    return o.v * o.scale + x[2]
+
+
+def abc_metaclass_plain(x):
+    return _Abstract(x[1]).v * x[0]
+
+
+@pytest.mark.parametrize("f", [metaclass_stamps, metaclass_inherited, metaclass_changes_arguments,
+                               abc_metaclass_plain])
+def test_metaclass_call(f):
+    _both_modes(f, X)

@@ -281,3 +281,29 @@ def dispatches(f: Any) -> bool:
         return f in GATED or f is builtins.getattr
     except TypeError:
         return False
+
+
+def metaclass_call(cls: type) -> Any:
+    """The Python `__call__` of cls's metaclass (`class Stamping(type): def __call__(cls, *a): ...`), which runs in
+    place of the plain construction when `cls(...)` is called, or None (type's own)."""
+    for meta in type(cls).__mro__:
+        if meta is type:
+            return None
+        fn = meta.__dict__.get("__call__")
+        if fn is not None:
+            return fn if isinstance(fn, types.FunctionType) else None
+    return None
+
+
+def plain_construction(f: Any, args: tuple) -> Optional[tuple]:
+    """(the class that `f(*args)` constructs the plain way, how many of args come before its own arguments), where f
+    is `type.__call__`, bound to the class or not (what `super().__call__(*args)` in a metaclass's `__call__`
+    calls), else None."""
+    if getattr(f, "__name__", None) != "__call__" or getattr(f, "__objclass__", None) is not type:
+        return None
+    owner = getattr(f, "__self__", None)
+    if isinstance(owner, type):
+        return owner, 0
+    if args and isinstance(args[0], type):  # (type.__call__(cls, *a): the slot wrapper itself)
+        return args[0], 1
+    return None

@@ -109,6 +109,10 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
         return calls[0](f, df, tuple(args), tuple(dargs), kwargs, dkwargs)
     if isinstance(f, type):
         return _construct(f, args, dargs, kwargs, dkwargs)
+    plain = objects.plain_construction(f, args)
+    if plain is not None:  # (`super().__call__(*a)` in a metaclass's __call__)
+        cls, skip = plain
+        return _construct(cls, tuple(args[skip:]), tuple(dargs[skip:]), kwargs, dkwargs, through_metaclass=False)
     call = getattr(type(f), "__call__", None)
     if isinstance(call, types.FunctionType):  # a callable object
         return fcall(call, NoTangent, (f, *args), (df, *dargs), kwargs, dkwargs)
@@ -284,8 +288,12 @@ def _materialize_mutable(y: Any, dy: Any) -> Any:
     return dy
 
 
-def _construct(cls: type, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:
-    """`cls(*args)` for a user class: allocate, then differentiate `__init__` on the new object."""
+def _construct(cls: type, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, through_metaclass: bool = True) -> tuple:
+    """`cls(*args)` for a user class: allocate, then differentiate `__init__` on the new object (or the metaclass's
+    Python `__call__`, which does what it does in its place)."""
+    meta_call = objects.metaclass_call(cls) if through_metaclass else None
+    if meta_call is not None:
+        return fcall(meta_call, NoTangent, (cls, *args), (NoTangent, *dargs), kwargs, dkwargs)
     init = cls.__init__
     if init is object.__init__ and cls.__new__ is object.__new__ and not args and not kwargs:
         return cls(), MutableTangent({})  # a class without __init__ (`Helper()`): an empty object, as in reverse mode

@@ -153,7 +153,21 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
     calls = call_rule(f)
     if calls is not None:  # functools.partial, operator.itemgetter/attrgetter/methodcaller, namedtuple classes
         return calls[1](f, tuple(args), kwargs)
+    plain = objects.plain_construction(f, args)
+    if plain is not None:  # (`super().__call__(*a)` in a metaclass's __call__)
+        cls, skip = plain
+        y, plain_pb = _construct(cls, tuple(args[skip:]), kwargs, through_metaclass=False)
+        if not skip:
+            return y, plain_pb
+
+        def unbound_pullback(g: Any) -> tuple:
+            f_bar, a, k = plain_pb(g)
+            return f_bar, AdjTuple((NoTangent, *a)), k
+
+        return y, unbound_pullback
     if isinstance(f, type):
+        if objects.metaclass_call(f) is not None:
+            return _construct(f, args, kwargs)
         if not isinstance(f.__init__, types.FunctionType) and all(_nondifferentiable(a) for a in (*args, *kwargs.values())):
             return f(*args, **kwargs), _zero_pullback(len(args), kwargs)  # e.g. np.random.RandomState(0)
         return _construct(f, args, kwargs)
@@ -348,10 +362,20 @@ def _map(f: Any, args: tuple, kwargs: dict) -> tuple:
 _HIGHER_ORDER = {map: _map}
 
 
-def _construct(cls: type, args: tuple, kwargs: dict) -> tuple:
-    """`cls(*args)`: allocate, run `__init__` through its derived rule; the pullback reads the fields' adjoints."""
+def _construct(cls: type, args: tuple, kwargs: dict, through_metaclass: bool = True) -> tuple:
+    """`cls(*args)`: allocate, run `__init__` through its derived rule; the pullback reads the fields' adjoints.
+    A metaclass's Python `__call__` runs in place of all that, differentiated like any function."""
     from . import shadows
 
+    meta_call = objects.metaclass_call(cls) if through_metaclass else None
+    if meta_call is not None:
+        y, meta_pb = rcall(meta_call, (cls, *args), kwargs)
+
+        def metaclass_pullback(g: Any) -> tuple:
+            _, a, k = meta_pb(g)
+            return NoTangent, AdjTuple(a[1:]), k
+
+        return y, metaclass_pullback
     init = cls.__init__
     if cls.__new__ is not object.__new__ or not isinstance(init, types.FunctionType):
         raise MissingRuleError(cls, "reverse", "a class without a Python __init__")
