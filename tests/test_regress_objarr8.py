@@ -530,3 +530,26 @@ def abc_metaclass_plain(x):
                                abc_metaclass_plain])
 def test_metaclass_call(f):
     _both_modes(f, X)
+
+
+# ------------------------------------------------------------------ a closure's cell read through __closure__
+def cell_contents_of_a_def(x):
+    k = x[0] * 2.0
+
+    def f(v):
+        return v * k
+    return f.__closure__[0].cell_contents * x[1]
+
+
+def cell_contents_of_a_lambda(x):
+    a = np.sin(x[2])
+    g = lambda t: t + a  # noqa: E731
+    return g.__closure__[0].cell_contents * x[0] + g(x[1])
+
+
+@pytest.mark.parametrize("f", [cell_contents_of_a_def, cell_contents_of_a_lambda])
+def test_closure_cell_contents(f):
+    jv = np.array([mc.jvp(f, (X.copy(),), (e,))[1] for e in np.eye(3)])
+    np.testing.assert_allclose(jv, _fd(f, X), rtol=1e-6, atol=1e-8)
+    with pytest.raises(mc.UnsupportedDerivativeError, match="cell_contents"):
+        mc.grad(f)(X.copy())

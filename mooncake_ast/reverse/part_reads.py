@@ -8,6 +8,7 @@ container's.  Split from reverse/shadows.py, which keeps the storage itself.
 from __future__ import annotations
 
 import collections
+import types
 import functools
 from typing import Any
 
@@ -86,6 +87,14 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, *rest: Any) -> Any:
                                          f"whose derivative is not supported; test with hasattr instead")
     if g is NoTangent:
         return obj_bar
+    if isinstance(obj, types.CellType) and name == "cell_contents":
+        from ..errors import UnsupportedDerivativeError
+
+        # (the cell's adjoint lives in its storage, and the read of `f.__closure__` hands the cell's value back to it
+        # again: counted twice; before, an AttributeError)
+        raise UnsupportedDerivativeError("reverse mode of reading a closure's cell through `fn.__closure__[i]."
+                                         "cell_contents` is not supported: read the captured variable by its name "
+                                         "(or use forward mode: mc.jvp, mc.jacfwd)")
     if isinstance(obj, (float, np.floating)) and name == "real":
         return accumulate(obj_bar, g)  # a real number's .real is itself (the adjoint was dropped: a zero)
     if isinstance(obj, (complex, np.complexfloating)) and name in ("real", "imag"):
