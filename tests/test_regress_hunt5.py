@@ -488,9 +488,6 @@ def sparse_laplacian_made_inside(x):
     return x @ (D @ x)
 
 
-@pytest.mark.xfail(strict=True, reason="CRASH reverse: x @ (D @ x) with D = scipy.sparse.diags(...) made in the "
-                   "function: numpy AxisError ('axis -1 is out of bounds for array of dimension 0') from the matmul "
-                   "pullback; forward mode gives the right [-5.4, 10.8, -11]")
 def test_sparse_matrix_made_inside_reverse():
     _both_modes(sparse_laplacian_made_inside, X)
 
@@ -507,10 +504,6 @@ def sparse_laplacian_module_level(x):
     return np.sum(u ** 2)
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED both modes: a module-level scipy.sparse matrix @ x (explicit "
-                   "diffusion step): forward refuses with GlobalWriteError on scipy's private dtype cache "
-                   "`_upcast_memo` (written with dtypes, not input values), reverse has no rule for "
-                   "_spbase.__matmul__; a linear map by a constant matrix")
 def test_sparse_matrix_times_vector():
     check_derivatives(sparse_laplacian_module_level, X.copy())
 

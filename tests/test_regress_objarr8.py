@@ -553,3 +553,81 @@ def test_closure_cell_contents(f):
     np.testing.assert_allclose(jv, _fd(f, X), rtol=1e-6, atol=1e-8)
     with pytest.raises(mc.UnsupportedDerivativeError, match="cell_contents"):
         mc.grad(f)(X.copy())
+
+
+# ------------------------------------------------------------------ scipy.sparse matrix @ dense
+import scipy.sparse as sps  # noqa: E402
+
+_LAP = sps.diags([np.ones(3) * -2.0, np.ones(2), np.ones(2)], [0, 1, -1])
+_LAP_CSR, _LAP_CSC, _LAP_COO, _LAP_ARRAY = _LAP.tocsr(), _LAP.tocsc(), _LAP.tocoo(), sps.csr_array(_LAP)
+_M32 = np.arange(6.0).reshape(3, 2)
+
+
+def sparse_quadratic_form_csc(x):
+    return x @ (_LAP_CSC @ x)
+
+
+def sparse_coo_squared(x):
+    return np.sum((_LAP_COO @ x) ** 2)
+
+
+def sparse_array_from_the_left(x):
+    return np.sum(x @ _LAP_ARRAY * x)
+
+
+def sparse_dot_method(x):
+    return np.sum(_LAP_CSR.dot(np.sin(x)))
+
+
+def sparse_times_dense_matrix(x):
+    return np.sum((_LAP_CSR @ np.outer(x, x)) * _M32[:, :1])
+
+
+def sparse_chain(x):
+    return np.sum((x * 2.0) @ _LAP @ x)
+
+
+def sparse_transposed(x):
+    return float(np.sum(_LAP_CSR.T @ x * x))
+
+
+def sparse_diffusion_steps(x):
+    u = x.copy()
+    for _ in range(3):
+        u = u + 0.1 * (_LAP_CSR @ u)
+    return np.sum(u ** 2)
+
+
+def sparse_made_inside(x):
+    D = sps.diags([np.ones(3) * -2.0, np.ones(2), np.ones(2)], [0, 1, -1])
+    return x @ (D @ x)
+
+
+def sparse_coo_values_from_x(x):
+    D = sps.coo_matrix((x * 2.0, ([0, 1, 2], [2, 0, 1])), shape=(3, 3))
+    return np.sum(D @ np.array([1.0, 2.0, 3.0]) * x)
+
+
+def sparse_csr_values_from_x(x):
+    D = sps.csr_matrix((x ** 2, [2, 0, 1], [0, 1, 2, 3]), shape=(3, 3))
+    return np.sum(x @ D)
+
+
+@pytest.mark.parametrize("f", [sparse_quadratic_form_csc, sparse_coo_squared, sparse_array_from_the_left,
+                               sparse_dot_method, sparse_times_dense_matrix, sparse_chain, sparse_transposed,
+                               sparse_diffusion_steps, sparse_made_inside, sparse_coo_values_from_x,
+                               sparse_csr_values_from_x])
+def test_sparse_matrix_products(f):
+    _both_modes(f, X)
+
+
+def sparse_diags_of_x(x):
+    D = sps.diags(x)
+    return np.sum((D @ x) ** 2)
+
+
+def test_sparse_diags_of_x():
+    """Reverse mode follows the stored values of sps.diags(x); forward mode refuses inside SciPy's constructor."""
+    np.testing.assert_allclose(mc.grad(sparse_diags_of_x)(X.copy()), _fd(sparse_diags_of_x, X), rtol=1e-6, atol=1e-8)
+    with pytest.raises(mc.UnsupportedDerivativeError):
+        mc.jvp(sparse_diags_of_x, (X.copy(),), (np.ones(3),))

@@ -63,9 +63,24 @@ def dot_adjoint_b(g, a, b, _conj=True):
     return np.moveaxis(out, 0, -2) if b.ndim > 2 else out  # (n, k.., m) -> (k.., n, m)
 
 
+def _sparse_operand(a, b):
+    """0 or 1 where a or b is a scipy.sparse matrix (its rules: rules/scipy_sparse_rules.py), else None."""
+    import sys
+
+    sparse = sys.modules.get("scipy.sparse")
+    if sparse is None:
+        return None
+    return 0 if sparse.issparse(a) else 1 if sparse.issparse(b) else None
+
+
 def matmul_adjoint_a(g, a, b, _conj=True):
     if _no_adjoint(g):
         return NoTangent
+    which = _sparse_operand(a, b)
+    if which is not None:  # (`D @ x` typed as a product: a sparse matrix's adjoint is its stored values')
+        from . import scipy_sparse_rules as sp
+
+        return sp.sparse_times_matrix_adjoint(g, a, b) if which == 0 else sp.times_sparse_adjoint(g, b, a)
     a, b, g = in_library_of((a, b, g))
     if _conj and _complex(g, a, b):
         return _fit(matmul_adjoint_a(g, a, np.conj(b), _conj=False), a)
@@ -85,6 +100,11 @@ def matmul_adjoint_a(g, a, b, _conj=True):
 def matmul_adjoint_b(g, a, b, _conj=True):
     if _no_adjoint(g):
         return NoTangent
+    which = _sparse_operand(a, b)
+    if which is not None:
+        from . import scipy_sparse_rules as sp
+
+        return sp.sparse_times_adjoint(g, a, b) if which == 0 else sp.times_sparse_matrix_adjoint(g, b, a)
     a, b, g = in_library_of((a, b, g))
     if _conj and _complex(g, a, b):
         return _fit(matmul_adjoint_b(g, np.conj(a), b, _conj=False), b)

@@ -211,7 +211,8 @@ _LAZY_TABLES = (("numpy.random", "numpy_realistic", "register_draws"), ("numpy.m
                 ("scipy.spatial", "scipy_spatial_rules", "register"),
                 ("scipy.integrate", "scipy_integrate_rules", "register"),
                 ("scipy.optimize", "scipy_optimize_rules", "register"),
-                ("scipy.interpolate", "scipy_interpolate_rules", "register"), ("scipy.fft", "scipy_fft_rules", "register"))
+                ("scipy.interpolate", "scipy_interpolate_rules", "register"), ("scipy.fft", "scipy_fft_rules", "register"),
+                ("scipy.sparse", "scipy_sparse_rules", "register"))
 _PENDING = list(_LAZY_TABLES)  # the tables not registered yet (emptied as they are)
 
 
@@ -284,6 +285,7 @@ def all_rules() -> dict[Any, Rule]:
             import scipy.optimize  # noqa: F401
             import scipy.signal  # noqa: F401
             import scipy.spatial.distance  # noqa: F401
+            import scipy.sparse  # noqa: F401
             import scipy.special  # noqa: F401
             import scipy.stats  # noqa: F401
         except ImportError:  # SciPy is optional
