@@ -324,6 +324,32 @@ def zero_tangent(x: Any) -> Any:
     return NoTangent
 
 
+def zero_tangent_sharing(y: Any, args: tuple, dargs: tuple) -> Any:
+    """The zero tangent of y (a plain call's result), in which an object y holds twice, or one it was given, has
+    one tangent: `dict.fromkeys(keys, [])` holds one list under every key, and a write through one key must show
+    under the others (zero_tangent gave each its own zero list, and the writes were lost to the other keys)."""
+    memo = {id(a): d for a, d in zip(args, dargs) if is_mutable(a) and d is not NoTangent and d is not None}
+
+    def walk(v: Any) -> Any:
+        if not is_mutable(v) and not isinstance(v, tuple):
+            return zero_tangent(v)
+        if id(v) in memo:
+            return memo[id(v)]
+        if isinstance(v, tuple):
+            return tuple(walk(e) for e in v) if type(v) is tuple else zero_tangent(v)
+        if isinstance(v, list):
+            d: Any = []
+            memo[id(v)] = d  # (before its items: a list holding itself)
+            d.extend(walk(e) for e in v)
+        elif type(v) is dict:
+            d = memo[id(v)] = {}
+            d.update((k, walk(e)) for k, e in v.items())
+        else:
+            d = memo[id(v)] = zero_tangent(v)
+        return d
+    return walk(y)
+
+
 def _object_array_zero(x: np.ndarray) -> np.ndarray:
     """An object array's zero tangent: an object array of its items' zero tangents (storage for the mutable ones),
     which forward code writes an item's tangent into (`da[i] = dv`) as it writes the item."""

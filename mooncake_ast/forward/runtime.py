@@ -24,7 +24,8 @@ from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..library_errors import in_library, runs_plainly
 from ..rules import eager, registry
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
-from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, is_mutable, storage, zero_tangent
+from ..tangents import (FunctionTangent, MethodTangent, MutableTangent, NoTangent, is_mutable, storage, zero_tangent,
+                        zero_tangent_sharing)
 from . import object_calls, objects, state
 from .dataclass_init import dataclass_init
 from .state import _session, _session_storage, closure_tangent
@@ -123,32 +124,9 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
         if _may_reach_storage(y, (*owner, *args, *kwargs.values()),
                               ((df.self_tangent,) if owner else ()) + (*dargs, *dkwargs.values())):
             raise MissingRuleError(f, "forward")
-        return y, _zero_tangent_sharing(y, (*args, *kwargs.values()), (*dargs, *dkwargs.values()))
+        return y, zero_tangent_sharing(y, (*args, *kwargs.values()), (*dargs, *dkwargs.values()))
     raise MissingRuleError(f, "forward")
 
-
-def _zero_tangent_sharing(y: Any, args: tuple, dargs: tuple) -> Any:
-    """The zero tangent of y (a plain call's result), in which an object y holds twice, or one it was given, has
-    one tangent: `dict.fromkeys(keys, [])` holds one list under every key, and a write through one key must show
-    under the others (zero_tangent gave each its own zero list, and the writes were lost to the other keys)."""
-    memo = {id(a): d for a, d in zip(args, dargs) if is_mutable(a) and d is not NoTangent and d is not None}
-
-    def walk(v: Any) -> Any:
-        if not is_mutable(v) and not isinstance(v, tuple):
-            return zero_tangent(v)
-        if id(v) in memo:
-            return memo[id(v)]
-        if isinstance(v, list):
-            d: Any = [walk(e) for e in v]
-        elif isinstance(v, dict) and type(v) is dict:
-            d = {k: walk(e) for k, e in v.items()}
-        elif isinstance(v, tuple) and type(v) is tuple:
-            return tuple(walk(e) for e in v)
-        else:
-            d = zero_tangent(v)
-        memo[id(v)] = d
-        return d
-    return walk(y)
 
 
 _CLASS_DECORATORS = frozenset({"dataclasses", "functools", "typing", "enum", "abc"})
