@@ -30,7 +30,7 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
         plan.takes_df = True
         return plan
     da = _dense_one(da, a)
-    if kwargs and name not in nh.LINEAR_METHODS:
+    if kwargs and name not in nh.LINEAR_METHODS and name != "astype":
         raise _refuse(f"the array method .{name}() with keyword arguments inside generated code")
     if name == "copy" and not args:
         fn, call, n_arg = nh.copy_fwd, (a, da), 0
@@ -40,6 +40,8 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
         fn, call, n_arg = fill_fwd, (a, args[0], da, _dense_one(dargs[0], float(args[0]))), 1
     elif name == "sort" and not args and not kwargs and a.dtype.kind == "f" and a.ndim >= 1:
         fn, call, n_arg = sort_fwd, (a, da), 0
+    elif name == "astype" and all(api._zero(d) for d in dargs):  # (a cast: linear, or a constant to an int dtype)
+        fn, call, n_arg = nh.astype_fwd, (a, name, tuple(args), kwargs, da), -1
     elif name in nh.LINEAR_METHODS and all(api._zero(d) for d in dargs):
         fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), kwargs, da), -1
     else:

@@ -339,6 +339,15 @@ def linear_method_fwd(a, name, args, kwargs, ta):
     return getattr(a, name)(*args, **kwargs), getattr(ta, name)(*args, **kwargs)
 
 
+def astype_fwd(a, name, args, kwargs, ta):
+    """`a.astype(dtype, ...)`: linear in a to a float or complex dtype (its tangent cast alike, `copy=False` keeping
+    the same array for both), a constant to an integer or bool dtype."""
+    y = a.astype(*args, **kwargs)
+    if y.dtype.kind not in "fc":
+        return y, result_storage(y)
+    return y, ta.astype(*args, **kwargs)
+
+
 def zero_method_fwd(a, name, args, kwargs):
     """`a.name(*args, **kwargs)` where nothing it reads has a tangent: its value, and a zero tangent."""
     y = getattr(a, name)(*args, **kwargs)
@@ -361,7 +370,7 @@ def dot_method_fwd(a, b, ta, tb):
 
 # Array methods linear in the array, whose other arguments are shapes, axes and flags (never differentiated).
 LINEAR_METHODS = frozenset({"sum", "mean", "reshape", "ravel", "flatten", "transpose", "swapaxes", "squeeze",
-                            "cumsum", "trace", "diagonal", "repeat", "take"})
+                            "cumsum", "trace", "diagonal", "repeat", "take", "item"})
 
 
 def is_list_method(f: Any) -> bool:
