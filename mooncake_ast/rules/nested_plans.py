@@ -29,6 +29,7 @@ from ..reverse.shadows import reapply, snapshot
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
 from . import nested_guarded as _nested_guarded, nested_helpers as nh, nested_iteration as _nested_iteration
 from .nested_array_methods import array_method_plan
+from .nested_partials import is_partial
 from .nested_containers import dict_method_plan, is_dict_method, list_method_plan, zip_plan
 
 
@@ -135,6 +136,12 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return _factory_plan(f, args, dargs, kwargs)
     if kwargs:
         return array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
+    if is_partial(f):
+        from .nested_partials import partial_plan
+
+        plan = partial_plan(f, df, tuple(args), tuple(dargs))
+        if plan is not None:  # (functools.partial(f, w=W): f's call with W in place, nested_partials.py)
+            return plan
     if f is _super_function() or f is _super_getter():  # (find a parent's method/getter from classes and a name)
         return _zero_plan(f, args)
     if _among(f, _HELPERS):

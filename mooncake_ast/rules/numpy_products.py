@@ -64,7 +64,10 @@ def dot_adjoint_b(g, a, b, _conj=True):
 
 
 def matmul_adjoint_a(g, a, b, _conj=True):
-    if _no_adjoint(g):
+    if _no_adjoint(g) or a is NoTangent or b is NoTangent:
+        # (a symbolic zero operand, forward code's tangent of a product carried by a loop from a constant start,
+        # `dP = dP @ A + P @ dA` with dP zero on entry, reversed at a second order: the product is zero whatever the
+        # other operand, and the zero itself takes no adjoint; np.swapaxes of it raised an AxisError)
         return NoTangent
     a, b, g = in_library_of((a, b, g))
     if _conj and _complex(g, a, b):
@@ -83,7 +86,10 @@ def matmul_adjoint_a(g, a, b, _conj=True):
 
 
 def matmul_adjoint_b(g, a, b, _conj=True):
-    if _no_adjoint(g):
+    if _no_adjoint(g) or a is NoTangent or b is NoTangent:
+        # (a symbolic zero operand, forward code's tangent of a product carried by a loop from a constant start,
+        # `dP = dP @ A + P @ dA` with dP zero on entry, reversed at a second order: the product is zero whatever the
+        # other operand, and the zero itself takes no adjoint; np.swapaxes of it raised an AxisError)
         return NoTangent
     a, b, g = in_library_of((a, b, g))
     if _conj and _complex(g, a, b):
