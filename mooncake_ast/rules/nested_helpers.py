@@ -132,6 +132,11 @@ def attr_cell(o, to, name, value):
         return NoTangent
 
 
+def attr_tuple_field(o, to, name, value):
+    """A namedtuple's field (`p.w`): the item of its tangent tuple at the field's position."""
+    return to[o._fields.index(name)]
+
+
 def attr_constant(o, to, name, value):
     return NoTangent
 
@@ -166,6 +171,8 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
         return None
     if (isinstance(obj, list) and isinstance(dobj, list)) or (type(obj) in _DICTS and isinstance(dobj, dict)):
         return attr_method if callable(value) and getattr(value, "__self__", None) is obj else None
+    if isinstance(dobj, tuple) and isinstance(obj, tuple) and name in (getattr(obj, "_fields", None) or ()):
+        return attr_tuple_field  # (a namedtuple's field, typing.NamedTuple's too)
     if isinstance(dobj, MutableTangent):
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)) and \
                 dobj.fields.get(name, NoTangent) is NoTangent:

@@ -30,7 +30,7 @@ from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, ze
 from . import nested_guarded as _nested_guarded, nested_helpers as nh, nested_iteration as _nested_iteration
 from .nested_array_methods import array_method_plan
 from .nested_partials import is_partial
-from .nested_containers import dict_method_plan, is_dict_method, list_method_plan, zip_plan
+from .nested_containers import dict_method_plan, is_plain_namedtuple, namedtuple_plan, is_dict_method, list_method_plan, zip_plan
 
 
 def _api() -> Any:
@@ -207,6 +207,8 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return list_method_plan(f, df, args, dargs)
     if is_dict_method(f):
         return dict_method_plan(f, df, args, dargs)
+    if isinstance(f, type) and is_plain_namedtuple(f):  # (collections.namedtuple, typing.NamedTuple)
+        return namedtuple_plan(f, args, dargs)
     if isinstance(f, type) and _user_class(f):
         return _construct_plan(f, args, dargs)
     if _user_object(f) and not isinstance(f, type):
