@@ -193,7 +193,7 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         plan = getattr_plan(args, dargs)
         if plan is not None:  # (a field or property read by a dispatched getattr: nested_attributes.py)
             return plan
-    if _objects.dispatches(f) and any(_user_object(a) for a in args):
+    if _objects.dispatches(f) and any(_user_object(a) for a in args) and not _plain_tuples(f, args):
         return _special_method_plan(f, args, dargs)
     if nh.is_array_method(f):
         return array_method_plan(f, df, args, dargs, {})
@@ -216,6 +216,14 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         if isinstance(call, types.FunctionType):
             return _object_call_plan(f, df, call, args, dargs)
     return None
+
+
+def _plain_tuples(f: Any, args: tuple) -> bool:
+    """Are the user objects among args namedtuples whose class gives f no method of its own (`u, v = pair`): tuples
+    to f, planned as a tuple's operation (was refused: 'unpack on a Pair, int is not supported at this order')."""
+    if not all(is_plain_namedtuple(type(a)) for a in args if _user_object(a)):
+        return False
+    return not any(_objects._user(t.method) for t in (_objects.attempts(f, args) or []))
 
 
 def _helpers() -> frozenset:
