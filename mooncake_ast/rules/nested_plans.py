@@ -195,6 +195,10 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
             return plan
     if _objects.dispatches(f) and any(_user_object(a) for a in args) and not _plain_tuples(f, args):
         return _special_method_plan(f, args, dargs)
+    if _seeded_draw(f) and _api()._constant_call(f, args, dargs, {}):
+        # (`rng.permutation(3)`, a draw given integers only, in a draw's model (nested_draws.py): a constant at every
+        # order, though the method has rules for arrays with derivatives)
+        return _zero_plan(f, args)
     if nh.is_array_method(f):
         return array_method_plan(f, df, args, dargs, {})
     if _is_hvp(f):  # (mc.hvp in forward code differentiated again: its plain Python, as its rules run it)
@@ -216,6 +220,11 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         if isinstance(call, types.FunctionType):
             return _object_call_plan(f, df, call, args, dargs)
     return None
+
+
+def _seeded_draw(f: Any) -> bool:
+    """A method of a numpy.random Generator or RandomState."""
+    return type(getattr(f, "__self__", None)).__module__.startswith("numpy.random")
 
 
 def _plain_tuples(f: Any, args: tuple) -> bool:
