@@ -393,3 +393,67 @@ def collections_namedtuple_inside(x):
 @pytest.mark.parametrize("f", [namedtuple_inside, collections_namedtuple_inside], ids=lambda f: f.__name__)
 def test_namedtuples(f):
     _second_orders(f, X2)
+
+
+# ================================================================ random permutations, choices, draws; partition
+
+
+def permutation_of_squares(x):
+    return np.sum(np.random.default_rng(3).permutation(x * x) * np.arange(3.0)) * x[0]
+
+
+def permutation_legacy(x):
+    return np.sum(np.random.RandomState(0).permutation(np.sin(x)) * np.arange(1.0, 4.0))
+
+
+def choice_without_replacement(x):
+    return np.sum(np.random.default_rng(1).choice(x * x, size=2, replace=False) * np.array([1.0, 2.0]) * x[0])
+
+
+def choice_rows_with_replacement(x):
+    A = np.outer(x, np.array([1.0, -0.5]))
+    return np.sum(np.random.default_rng(2).choice(A, 4) ** 2)
+
+
+def poisson_weights(x):
+    np.random.seed(0)
+    return np.sum(np.random.poisson(np.abs(x) * 10) * x ** 2)
+
+
+def python_random_gauss(x):
+    import random
+
+    random.seed(0)
+    return random.gauss(x[0], abs(x[1])) * x[2] + random.Random(4).uniform(x[1], 2.0)
+
+
+def partition_in_place(x):
+    y = x * 3.0 + np.array([0.0, 0.4, -0.7])
+    y.partition(1)
+    return y[1] * 2.0 + y[0] ** 2 * x[2]
+
+
+@pytest.mark.parametrize("f", [permutation_of_squares, choice_without_replacement,
+                               choice_rows_with_replacement, poisson_weights, python_random_gauss, partition_in_place],
+                         ids=lambda f: f.__name__)
+def test_random_draws_and_partition(f):
+    nestings = tuple(NESTINGS) if f is not python_random_gauss else ("jacrev_jacfwd", "jacfwd_jacfwd")
+    _second_orders(f, X2, nestings)
+
+
+def test_legacy_random_state_permutation_first_order():
+    """RandomState's permutation at first order (its higher orders are refused by name: only a Generator's draws
+    have models, nested_draws.py)."""
+    check_derivatives(permutation_legacy, X2.copy())
+    with pytest.raises(mc.MooncakeError, match="RandomState.permutation"):
+        mc.hessian(permutation_legacy)(X2.copy())
+
+
+def test_permutation_of_equal_rows_is_refused():
+    def f(x):
+        y = np.array([x[0], x[0], x[1]])
+        return np.sum(np.random.default_rng(0).permutation(y) * np.arange(3.0))
+
+    for api in (mc.grad, mc.jacfwd):
+        with pytest.raises(mc.MooncakeError, match="equal rows"):
+            api(f)(X2.copy())
