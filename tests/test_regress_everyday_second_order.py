@@ -457,3 +457,75 @@ def test_permutation_of_equal_rows_is_refused():
     for api in (mc.grad, mc.jacfwd):
         with pytest.raises(mc.MooncakeError, match="equal rows"):
             api(f)(X2.copy())
+
+
+# ================================================================ module-level caches of constants (hunt5 2018)
+
+_CACHE = {}
+_SLOTS = [None, None]
+
+
+def _matrix_of_size(n):
+    if n not in _CACHE:  # a module-level cache of constant matrices, keyed by the input's length
+        _CACHE[n] = np.diag(-2.0 * np.ones(n)) + np.diag(np.ones(n - 1), 1) + np.diag(np.ones(n - 1), -1)
+    return _CACHE[n]
+
+
+def cache_of_constant_matrices(x):
+    _CACHE.clear()
+    return x @ _matrix_of_size(len(x)) @ x
+
+
+def cache_of_nodes(x):
+    _SLOTS[0] = None
+    if _SLOTS[0] is None:
+        _SLOTS[0] = np.polynomial.legendre.leggauss(4)
+    t, w = _SLOTS[0]
+    return np.sum(w * np.sin(x[0] * t + x[2])) * x[1]
+
+
+def cache_of_identity(x):
+    _SLOTS[1] = np.eye(len(x))
+    return x @ _SLOTS[1] @ x * x[0]
+
+
+@pytest.mark.parametrize("f", [cache_of_constant_matrices, cache_of_nodes, cache_of_identity], ids=lambda f: f.__name__)
+def test_module_cache_of_constants(f):
+    # (reverse mode over the forward code of a helper filling the cache with an int parameter n still counts the
+    # cache as written with input data: those nestings stay refused for it)
+    second = ("jacrev_jacfwd", "jacfwd_jacfwd") if f is cache_of_constant_matrices else \
+        ("hessian", "jacrev_grad", "jacfwd_jacfwd")
+    _second_orders(f, X2, second)
+
+
+def _stores_input(x):
+    _SLOTS[0] = x * 2
+
+
+def _stores_list_appended_later(x):
+    buf = [0.0]
+    _SLOTS[0] = buf
+    buf[0] = x[0]
+    return x[0] * 2.0
+
+
+def _stores_array_written_later(x):
+    b = np.zeros(3)
+    _SLOTS[0] = b
+    np.add(b, x, out=b)
+    return np.sum(b)
+
+
+def _scales_cached_part(x):
+    _SLOTS[0] = np.polynomial.legendre.leggauss(3)
+    y = _SLOTS[0][0]
+    y *= x[0]
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("f", [lambda x: (_stores_input(x), np.sum(x))[1], _stores_list_appended_later,
+                               _stores_array_written_later, _scales_cached_part], ids=["value", "list", "out", "view"])
+@pytest.mark.parametrize("api", [mc.grad, mc.jacfwd], ids=["reverse", "forward"])
+def test_module_state_written_with_input_data_stays_refused(f, api):
+    with pytest.raises(mc.MooncakeError, match="module-level object"):
+        api(f)(X2.copy())

@@ -634,7 +634,7 @@ _XF_TEST_REFUSED_PLAIN_CODE = pytest.mark.xfail(strict=True, reason="REFUSED: Or
 @pytest.mark.parametrize("f, arg", [
     (refused_ordered_dict_move_to_end, X), (refused_shares_memory, X), pytest.param(refused_vars_of_object, X, marks=_XF_TEST_REFUSED_PLAIN_CODE),
     (refused_ndindex_loop, _A33), pytest.param(refused_ndenumerate_loop, _A33, marks=_XF_TEST_REFUSED_PLAIN_CODE), pytest.param(refused_constant_object_keys, X, marks=_XF_TEST_REFUSED_PLAIN_CODE),
-    pytest.param(refused_module_dict_int_counter, X, marks=_XF_TEST_REFUSED_PLAIN_CODE), pytest.param(refused_dunder_new, X, marks=_XF_TEST_REFUSED_PLAIN_CODE)])
+    (refused_module_dict_int_counter, X), pytest.param(refused_dunder_new, X, marks=_XF_TEST_REFUSED_PLAIN_CODE)])
 def test_refused_plain_code(f, arg):
     check_derivatives(f, arg.copy())
 
@@ -2014,9 +2014,6 @@ def refused_module_cache_of_nodes(x):
     return np.sum(w * np.sin(x[0] * t)) * x[1]
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED reverse (false claim): a module-level cache filled with constants "
-                   "(a matrix keyed by len(x), quadrature nodes): GlobalWriteError 'written with values that depend "
-                   "on the inputs'; forward is right (the same blocks scipy.integrate.fixed_quad in reverse)")
 @pytest.mark.parametrize("f", [refused_module_cache_of_constants, refused_module_cache_of_nodes])
 def test_module_cache_of_constants_reverse(f):
     check_derivatives(f, X.copy(), modes=("reverse",))
