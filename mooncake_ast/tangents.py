@@ -318,6 +318,8 @@ def zero_tangent(x: Any) -> Any:
     if isinstance(x, numbers.Number):
         return NoTangent
     if hasattr(x, "__dict__") and not isinstance(x, type):
+        if holds_no_data(x):
+            return NoTangent
         return MutableTangent({k: zero_tangent(v) for k, v in vars(x).items()})
     if hasattr(x, "_fields"):
         return Tangent({k: zero_tangent(getattr(x, k)) for k in x._fields})
@@ -357,6 +359,14 @@ def _object_array_zero(x: np.ndarray) -> np.ndarray:
     for i, v in np.ndenumerate(x):
         out[i] = zero_tangent(v)
     return out
+
+
+def holds_no_data(obj: Any) -> bool:
+    """A logger, handler or adapter of the standard library's logging (`log = logging.getLogger(...)`): messages go
+    out of it, no derivative; its fields reach every logger of the process through the manager, a cycle that made a
+    zero tangent of it (and the test for one) recurse without end."""
+    mod = type(obj).__module__ or ""
+    return mod == "logging" or mod.startswith("logging.")
 
 
 def zeros_like_tangent(x: Any) -> Any:

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 import mooncake_ast as mc
+from mooncake_ast.forward.runtime import fit as _fit
+from mooncake_ast.rules.numpy_fft import fft_tangent as _fft_tangent
 from mooncake_ast.testing import DerivativeCheckError, check_derivatives
 
 RNG = np.random.default_rng(7)
@@ -73,6 +75,8 @@ CASES = {
     "lstsq": (lambda m, z: np.linalg.lstsq(m[:, :2], z, rcond=None)[0] + np.linalg.lstsq(m[:, :2], z, rcond=None)[1]
               + np.linalg.lstsq(m[:, :2], z, rcond=None)[3], (M, Z)),
     "lstsq, real matrix": (lambda r, z: np.linalg.lstsq(r[:, :2], z, rcond=None)[0], (R, Z)),
+    "forward code's fft_tangent and fit": (lambda z, w: _fft_tangent(np.fft.fft, z, w) + _fit(z, w[0])
+                                           + _fit(z, w[1].real), (Z, Z[::-1] * 0.5)),
 }
 
 

@@ -617,9 +617,9 @@ _XF_TEST_REFUSED_PLAIN_CODE = pytest.mark.xfail(strict=True, reason="REFUSED: Or
 
 
 @pytest.mark.parametrize("f, arg", [
-    (refused_ordered_dict_move_to_end, X), pytest.param(refused_shares_memory, X, marks=_XF_TEST_REFUSED_PLAIN_CODE), pytest.param(refused_vars_of_object, X, marks=_XF_TEST_REFUSED_PLAIN_CODE),
+    (refused_ordered_dict_move_to_end, X), (refused_shares_memory, X), pytest.param(refused_vars_of_object, X, marks=_XF_TEST_REFUSED_PLAIN_CODE),
     (refused_ndindex_loop, _A33), pytest.param(refused_ndenumerate_loop, _A33, marks=_XF_TEST_REFUSED_PLAIN_CODE), pytest.param(refused_constant_object_keys, X, marks=_XF_TEST_REFUSED_PLAIN_CODE),
-    pytest.param(refused_module_dict_int_counter, X, marks=_XF_TEST_REFUSED_PLAIN_CODE), pytest.param(refused_dunder_new, X, marks=_XF_TEST_REFUSED_PLAIN_CODE)])
+    (refused_module_dict_int_counter, X), pytest.param(refused_dunder_new, X, marks=_XF_TEST_REFUSED_PLAIN_CODE)])
 def test_refused_plain_code(f, arg):
     check_derivatives(f, arg.copy())
 
@@ -1553,10 +1553,11 @@ def refused_sorted_set(x):
     return sum(v * i for i, v in enumerate(sorted(set(list(x)))))
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED (advice that fails): sorted(set(list(x))) is refused with a message "
-                   "that recommends `sorted(set(...))`")
 def test_sorted_set_as_advised():
-    check_derivatives(refused_sorted_set, X.copy())
+    """sorted(set(list(x))) is refused honestly; the message advises np.unique, which works (it advised sorted(set(...)))."""
+    with pytest.raises(mc.MooncakeError, match=r"np\.unique\(np\.asarray\(xs\)\)"):
+        check_derivatives(refused_sorted_set, X.copy())
+    check_derivatives(lambda x: sum(v * i for i, v in enumerate(np.unique(np.asarray(list(x))))), X.copy())
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1625,8 +1626,6 @@ def python_random_gauss(x):
     return random.gauss(x[0], abs(x[1])) * x[2]
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED reverse: random.seed(0) then random.gauss(mu, sigma): 'cannot "
-                   "differentiate random.Random.seed ... no reverse rule'; forward is right")
 def test_python_random_seed_reverse():
     check_derivatives(python_random_gauss, X.copy(), modes=("reverse",))
 
@@ -1678,8 +1677,8 @@ _XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS = pytest.mark.xfail(strict=True, reason=
                    "ndarray.partition, heapq.heappush")
 
 
-@pytest.mark.parametrize("f", [pytest.param(refused_permutation_of_params, marks=_XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS), pytest.param(refused_shuffle_of_params, marks=_XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS), pytest.param(refused_choice_of_params, marks=_XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS),
-                               pytest.param(refused_poisson_count_times_x, marks=_XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS), pytest.param(refused_partition, marks=_XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS), refused_heap])
+@pytest.mark.parametrize("f", [refused_permutation_of_params, pytest.param(refused_shuffle_of_params, marks=_XF_TEST_REFUSED_PERMUTATIONS_AND_HEAPS), refused_choice_of_params,
+                               refused_poisson_count_times_x, refused_partition, refused_heap])
 def test_refused_permutations_and_heaps(f):
     check_derivatives(f, X.copy())
 
@@ -1979,9 +1978,6 @@ def refused_module_cache_of_nodes(x):
     return np.sum(w * np.sin(x[0] * t)) * x[1]
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED reverse (false claim): a module-level cache filled with constants "
-                   "(a matrix keyed by len(x), quadrature nodes): GlobalWriteError 'written with values that depend "
-                   "on the inputs'; forward is right (the same blocks scipy.integrate.fixed_quad in reverse)")
 @pytest.mark.parametrize("f", [refused_module_cache_of_constants, refused_module_cache_of_nodes])
 def test_module_cache_of_constants_reverse(f):
     check_derivatives(f, X.copy(), modes=("reverse",))

@@ -305,10 +305,19 @@ class StructuredEmitter:
             return None
         if any(k >= size for k in getters):
             return None
+        if size > len(getters) and self._underscore_taken():
+            return None  # (a throwaway `_` would overwrite the function's own `_`: `x, _, rank, _ = y`)
         names = [self.names[getters[k]] if k in getters else "_" for k in range(size)]
         if fn is ops.unpack_star and "_" == names[s.args[1].value]:  # type: ignore[union-attr]
             return None
         return names, list(getters.values())
+
+    def _underscore_taken(self) -> bool:
+        """Does the code name one of its values `_` (a variable of the user's)?  Then `_` is no throwaway target."""
+        taken = getattr(self, "_underscore", None)
+        if taken is None:
+            taken = self._underscore = "_" in self.names.values()
+        return taken
 
     def _loc_comment(self, s: Any, out: list) -> None:
         loc = getattr(s, "loc", None)

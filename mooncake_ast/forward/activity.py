@@ -24,6 +24,7 @@ from ..errors import MooncakeError
 from ..ir.nodes import Call, Const, Function, Global, Phi, Value
 from ..rules.registry import Rule
 from ..tangents import is_mutable
+from .input_writes import data_flow, speculative
 from .nested_activity import dispatched_callee, is_module_tangent, reads_identity
 
 _HEAPTYPE = 1 << 9  # a class made by a `class` statement
@@ -130,6 +131,9 @@ class Activity:
         if self_active:
             self.active.add(fn.self_ref)  # type: ignore[attr-defined]
             self.active.update(fn.freevars)
+        self._seeds = frozenset(self.active)
+        self._data: Optional[set] = None  # values depending on the inputs by data flow (input_writes.py)
+        self.input_roots: set[Value] = set()  # alias classes a write stored input data into (input_writes.py)
         self.parent: dict[Value, Value] = {}
         self.mutated_classes: set[Value] = set()  # roots of classes written with active data
         self.targets: set[Value] = set()  # values written in place (their tangents must be storage)
@@ -284,7 +288,10 @@ class Activity:
                 written = targets
             else:
                 written = []
-            stored_active = any(v in self.active for v in _flowing_operands(s) if v not in written)
+            # (a key, `CACHE[n] = v`, is never differentiated: dicts keep no derivative of their keys)
+            key = s.args[1] if raw is operator.setitem and len(s.args) == 3 else None
+            stored_active = any(v in self.active for v in _flowing_operands(s) if v not in written) and \
+                any(self._carries_input(v) for v in _flowing_operands(s) if v not in written and v is not key)
             for t in written:
                 if t in self.module_level and stored_active:  # (constants written over module state: no derivative)
                     self._refuse_global_write(s, self.module_level[t])
@@ -296,6 +303,10 @@ class Activity:
                     self.user_written.add(self.find(t))
                 self.targets.add(t)
                 root = self.find(t)
+                if root not in self.input_roots and not speculative(raw, rule) and \
+                        any(v is not t and v is not key and self._carries_input(v) for v in _flowing_operands(s)):
+                    self.input_roots.add(root)
+                    changed = True
                 if root not in self.mutated_classes:
                     self.mutated_classes.add(root)
                     changed = True
@@ -382,6 +393,19 @@ class Activity:
         obj = _evaluate_path(fn_value, self.user_globals)
         owner, name = getattr(obj, "__self__", None), getattr(obj, "__name__", None)
         return isinstance(owner, (list, dict, set, bytearray, np.ndarray)) and name in MUTATING_METHODS
+
+    def _carries_input(self, v: Value) -> bool:
+        """Does v hold data from the inputs: by data flow, or in a class written with such data (input_writes.py)?"""
+        if isinstance(v, Const):
+            return False
+        if self._data is None:
+            def no_derivative(s: Call) -> bool:
+                rule = self.static_rule(s)[1]
+                return rule is not None and rule.zero and not rule.mutates
+
+            self._data = data_flow(self.fn, self._seeds, _flowing_operands, no_derivative,
+                                   lambda s: self.static_rule(s)[1] is None and self._stateful_callee(s))
+        return v in self._data or self.find(v) in self.input_roots
 
     def _refuse_global_write(self, s: Call, g: Global) -> None:
         if not self._refusing:

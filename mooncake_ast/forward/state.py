@@ -21,7 +21,7 @@ import numpy as np
 
 from ..frames import inside, outermost
 from ..ir.nodes import Call, Const, Function, Global
-from ..tangents import FunctionTangent, MutableTangent, NoTangent, is_mutable, zero_tangent
+from ..tangents import FunctionTangent, MutableTangent, NoTangent, holds_no_data, is_mutable, zero_tangent
 
 
 def refuse_untracked_store(target: Any, tangents: tuple) -> None:
@@ -173,7 +173,7 @@ def module_tangent(obj: Any, level: int = 0) -> Any:
         return known[1]
     if level and isinstance(obj, ClassTangent) and getattr(obj, "written_by_methods", True):
         _refuse_nested_class_state("a class")  # (the storage first-order code keeps for a class it made)
-    if not is_mutable(obj):
+    if not is_mutable(obj) or holds_no_data(obj):  # (a logger: tangents.holds_no_data)
         return NoTangent
     return _session_storage(_level_store(level), obj)
 

@@ -242,6 +242,12 @@ def _ndarray_method(f: Any, args: tuple, kwargs: dict) -> tuple:
         idx = np.argsort(a, axis=axis, kind="stable")
         a[...] = np.take_along_axis(old, idx, axis=axis)
         y = None
+    elif name == "partition":  # (a permutation along axis, as sort's: rules/numpy_extra._partition_perm)
+        from ..rules.numpy_extra import _partition_perm
+
+        y = f(*args, **kwargs)
+        axis = args[1] if len(args) > 1 else kwargs.get("axis", -1)
+        idx, axis = _partition_perm(old, a, axis)
     else:  # fill
         y = a.fill(*args, **kwargs)
         idx = None
@@ -250,7 +256,7 @@ def _ndarray_method(f: Any, args: tuple, kwargs: dict) -> tuple:
         shadows.remember(a)
         sh = shadows.shadow(a)
         bars: list = [NoTangent] * len(args)
-        if name == "sort":
+        if name in ("sort", "partition"):
             back = np.zeros_like(sh)
             np.put_along_axis(back, idx, sh, axis=axis)
             sh[...] = back
@@ -268,7 +274,7 @@ def _ndarray_method(f: Any, args: tuple, kwargs: dict) -> tuple:
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear"})
 _DICT_METHODS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "move_to_end"})
 _DICTS = (dict, collections.OrderedDict, collections.defaultdict)  # (not Counter: its update adds counts)
-_ARRAY_METHODS = frozenset({"sort", "fill"})
+_ARRAY_METHODS = frozenset({"sort", "partition", "fill"})
 
 
 def container_method_reverse(f: Any) -> Callable | None:

@@ -26,8 +26,9 @@ defjvp(builtins.frozenset, lambda t, y, xs=(): t.call(set_items_tangent, xs, t.d
 
 
 SET_REFUSAL = ("a set (or frozenset) holds numbers that carry derivatives, and a set keeps no derivative of its "
-               "items (equal items merge, the order is arbitrary); use a list or a tuple, or `sorted(set(...))` of "
-               "values that do not depend on the inputs")
+               "items (equal items merge, the order is arbitrary); use a list or a tuple (for the distinct values in "
+               "order, as `sorted(set(xs))` gives them, `np.unique(np.asarray(xs))`, which is differentiated), and "
+               "sets only of values that do not depend on the inputs")
 
 
 KEY_REFUSAL = ("a dict's key depends on the inputs, and a dict keeps no derivative of its keys (equal keys merge): "

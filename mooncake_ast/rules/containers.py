@@ -159,6 +159,17 @@ def ndarray_sort_tangent(a, da, axis=-1, kind=None, order=None):
     da[...] = np.take_along_axis(da, idx, axis=axis)
 
 
+def ndarray_partition_tangent(a, da, kth, axis=-1, kind="introselect", order=None):
+    """`a.partition(kth, axis)` moves a's entries (a permutation along axis, the one np.partition finds for them):
+    the tangent's entries move alike.  Run before the call, on a's entries then."""
+    if da is NoTangent:
+        return
+    from .numpy_extra import _partition_perm
+
+    perm, ax = _partition_perm(a, np.partition(a, kth, axis=axis), axis)
+    da[...] = np.take_along_axis(da, perm, axis=ax)
+
+
 def ndarray_fill_tangent(da, dv):
     if da is not NoTangent:
         da[...] = 0.0 if dv is NoTangent else dv
@@ -166,6 +177,8 @@ def ndarray_fill_tangent(da, dv):
 
 defmethod(np.ndarray, "sort", lambda t, y, a, axis=-1, kind=None, order=None:
           t.call(ndarray_sort_tangent, a, t.d(a), axis) if t.d(a) is not None else None, mutates=(0,))
+defmethod(np.ndarray, "partition", lambda t, y, a, kth, axis=-1, kind="introselect", order=None:
+          t.call(ndarray_partition_tangent, a, t.d(a), kth, axis) if t.d(a) is not None else None, mutates=(0,))
 defmethod(np.ndarray, "fill", lambda t, y, a, v: t.call(ndarray_fill_tangent, t.d(a), t.dz(v)) if t.d(a) is not None else None,
           mutates=(0,))
 

@@ -24,7 +24,7 @@ from .nested_cells import _CellShadow, _prepare_cells, function_tangent_zero  # 
 from . import helpers as h
 from . import nested_helpers as nh
 from .plain_forwards import lowered_exponent
-from .registry import _entry, defjvp, defvjp, defzero
+from .registry import defcomplex, _entry, defjvp, defvjp, defzero
 
 
 class NestingError(MooncakeError, NotImplementedError):
@@ -168,6 +168,7 @@ def _helper_defs() -> None:
     # (fit is linear in the tangent, as conform: a broadcast, undone by unbroadcasting)
     defjvp(fit, lambda t, y, yy, dy: t.call(fit, yy, t.d(dy)) if t.d(dy) is not None else None)
     defvjp(fit, lambda t, g, y, yy, dy: (None, t.call(_unbroadcast_to, g, dy)))
+    defcomplex(fit)  # (a broadcast has real coefficients: its adjoint is the same for complex values)
     user(builtin_attributes.getattr_tangent, _getattr_tangent_frule, _getattr_tangent_rrule)
     user(builtin_iteration.concat_tangent, _concat_tangent_frule, _concat_tangent_rrule)
     defjvp(fwd.fresh_storage, lambda t, y, value, d: t.call(fwd.fresh_storage, value, t.d(d)) if t.d(d) is not None else None)
@@ -429,17 +430,22 @@ def _conform_adjoint(g: Any, y: Any, x: Any, dx: Any) -> Any:
 
 
 def _unbroadcast_to(g: Any, like: Any) -> Any:
-    """The adjoint of a broadcast of `like` (a number or an array) to g's shape."""
+    """The adjoint of a broadcast of `like` (a number or an array) to g's shape; its real part for a real `like` (the
+    real inner product: a real tangent broadcast into a complex one, forward code of `z = x[0] + 1j * x[1]`)."""
     if g is NoTangent:
         return g
     g = np.asarray(g)
+    if g.dtype.kind == "c" and not np.iscomplexobj(like):
+        g = g.real
     shape = np.shape(like)
     while g.ndim > len(shape):
         g = g.sum(axis=0)
     for i, s in enumerate(shape):
         if s == 1 and g.shape[i] != 1:
             g = g.sum(axis=i, keepdims=True)
-    return float(g) if not isinstance(like, np.ndarray) else g
+    if isinstance(like, np.ndarray):
+        return g
+    return complex(g) if g.dtype.kind == "c" else float(g)
 
 
 _helper_defs()

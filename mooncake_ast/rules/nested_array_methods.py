@@ -30,7 +30,7 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
         plan.takes_df = True
         return plan
     da = _dense_one(da, a)
-    if kwargs and name not in nh.LINEAR_METHODS:
+    if kwargs and name not in nh.LINEAR_METHODS and name != "astype":
         raise _refuse(f"the array method .{name}() with keyword arguments inside generated code")
     if name == "copy" and not args:
         fn, call, n_arg = nh.copy_fwd, (a, da), 0
@@ -40,6 +40,10 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
         fn, call, n_arg = fill_fwd, (a, args[0], da, _dense_one(dargs[0], float(args[0]))), 1
     elif name == "sort" and not args and not kwargs and a.dtype.kind == "f" and a.ndim >= 1:
         fn, call, n_arg = sort_fwd, (a, da), 0
+    elif name == "partition" and 1 <= len(args) <= 2 and not kwargs and a.dtype.kind == "f" and a.ndim >= 1:
+        fn, call, n_arg = partition_fwd, (a, args[0], args[1] if len(args) > 1 else -1, da), 2  # (kth, axis: constants)
+    elif name == "astype" and all(api._zero(d) for d in dargs):  # (a cast: linear, or a constant to an int dtype)
+        fn, call, n_arg = nh.astype_fwd, (a, name, tuple(args), kwargs, da), -1
     elif name in nh.LINEAR_METHODS and all(api._zero(d) for d in dargs):
         fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), kwargs, da), -1
     else:
@@ -65,6 +69,8 @@ def _array_outer(n_arg: int, a: Any, name: str, args: tuple, tf: Any, tdf: Any, 
         return tself, tdself
     if n_arg == 1:
         return tself, targs[0], tdself, tdargs[0]
+    if n_arg == 2:  # (partition: a, kth, axis, ta)
+        return tself, NoTangent, NoTangent, tdself
     return tself, NoTangent, NoTangent, NoTangent, tdself
 
 
@@ -81,6 +87,18 @@ def sort_fwd(a, ta):
     idx = np.argsort(a, axis=-1)
     a[...] = np.take_along_axis(a, idx, -1)
     ta[...] = np.take_along_axis(ta, idx, -1)
+    return None, NoTangent
+
+
+def partition_fwd(a, kth, axis, ta):
+    """`a.partition(kth, axis)` and its tangent, permuted alike (the permutation np.partition makes, found by value as
+    at first order: rules/containers.ndarray_partition_tangent)."""
+    from .numpy_extra import _partition_perm
+
+    y = np.partition(a, kth, axis=axis)
+    perm, ax = _partition_perm(a, y, axis)
+    a[...] = y
+    ta[...] = np.take_along_axis(ta, perm, axis=ax)
     return None, NoTangent
 
 

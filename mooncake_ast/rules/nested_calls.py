@@ -336,9 +336,12 @@ def _keywords_positional(f: Any, n: int, kwargs: Any) -> Any:
     positional parameters: the names of the parameters after the n positional arguments, in order, that the keywords
     (and the defaults) fill, so the call can be planned as a positional one; else None."""
     fn, skip = _bound_function(f)
-    if not kwargs or fn is None or lookup(f) is not None or _variadic(fn) or "<locals>" in f.__qualname__ or \
+    if not kwargs or fn is None or lookup(f) is not None or _variadic(fn) or \
             (fn.__code__.co_kwonlyargcount and fn is not f):
         return None
+    # (a function made inside differentiated code may have defaults made from the inputs: only calls that give every
+    # parameter up to the last keyword read none, `weighted(x, w=np.sin(x))` of a local `def weighted(a, w)`)
+    local = "<locals>" in getattr(f, "__qualname__", "<locals>")
     code = fn.__code__
     # (a plain function's keyword-only parameters follow its positional ones, as its forward code takes them:
     # `kw(x, s=v, squash=False)` of `def kw(x, s=1.0, *, squash=True)`)
@@ -353,6 +356,8 @@ def _keywords_positional(f: Any, n: int, kwargs: Any) -> Any:
     last = max(rest.index(k) for k in used)
     # every parameter up to the last keyword given: given, or a default (which is then passed as a constant)
     for r in rest[:last + 1]:
+        if r not in kwargs and local:
+            return None
         if r not in kwargs and (names.index(r) < first_default if names.index(r) < code.co_argcount - skip
                                 else r not in kwdefaults):
             return None

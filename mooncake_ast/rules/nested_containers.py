@@ -343,3 +343,33 @@ def _index(i: Any) -> bool:
     import numpy as np
 
     return (type(i) is int or isinstance(i, np.integer)) and not isinstance(i, bool)
+
+
+# ---------------------------------------------------------------- namedtuple classes (typing.NamedTuple too)
+
+
+def namedtuple_fwd(cls, args, dargs):
+    """`cls(*args)` for a namedtuple class and its tangent, a tuple of the fields' (those left to their defaults
+    constant), as python_collections.construct_forward makes it at first order."""
+    y = cls(*args)
+    return y, tuple(dargs) + (NoTangent,) * (len(y) - len(dargs))
+
+
+def namedtuple_plan(cls: Any, args: tuple, dargs: tuple) -> Any:
+    """`Params(x ** 2, x[1])` in forward code differentiated again (was refused: 'the forward derivative of Params
+    comes from a hand-written rule'): namedtuple_fwd, plain Python."""
+    from .nested_plans import _api, _dense_keep
+
+    api = _api()
+    n = len(args)
+    return api._Plan(namedtuple_fwd, (cls, tuple(args), _dense_keep(api._expand(dargs, n), args)),
+                     lambda b: (NoTangent, tuple(api._expand(b[1], n)), tuple(api._expand(b[2], n))),
+                     lambda tf, targs, tdargs: (NoTangent, targs, tdargs))
+
+
+def is_plain_namedtuple(f: Any) -> bool:
+    """A namedtuple class (collections.namedtuple, typing.NamedTuple) with namedtuple's own __new__."""
+    from .python_collections import is_namedtuple_class
+
+    return is_namedtuple_class(f) and \
+        getattr(getattr(f.__new__, "__code__", None), "co_filename", None) == "<string>"

@@ -37,9 +37,22 @@ def generator_exponential(rng, scale=1.0, size=None):
     return scale * rng.standard_exponential(_shape(size, scale, scale))
 
 
+def generator_permutation(rng, x, axis=0):
+    """`rng.permutation(x)` of an array: the rows of x at a permutation of their indices, drawn from the same state
+    (checked against the draw's own value below): linear in x at every order."""
+    return np.take(x, rng.permutation(np.shape(x)[axis]), axis=axis)
+
+
+def generator_choice(rng, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+    """`rng.choice(a, ...)` of an array: the rows of a at indices drawn from the same state (checked below)."""
+    return np.take(a, rng.choice(np.shape(a)[axis], size, replace, p, 0, shuffle), axis=axis)
+
+
 # (only families with a standard draw that takes a shape alone: laplace's or gumbel's standard draw is the family's
-# own method with float parameters, which would come back here)
-_MODELS = {"uniform": generator_uniform, "normal": generator_normal, "exponential": generator_exponential}
+# own method with float parameters, which would come back here; and permutations and choices of an array, whose
+# index draws take an int)
+_MODELS = {"uniform": generator_uniform, "normal": generator_normal, "exponential": generator_exponential,
+           "permutation": generator_permutation, "choice": generator_choice}
 
 
 def _plain_float(v: Any) -> bool:

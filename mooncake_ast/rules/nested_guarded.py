@@ -8,9 +8,12 @@ below: `guarded_fcall`, a primitive whose rules are those of `fcall` (forward an
 code) with the exception caught, as guarded_call's rules catch it at first order -- a raise has no derivative, the
 branch it takes is followed, and reverse mode refuses a Python function that raised part-way after code that may
 have written what the caller can reach (try_ops._refuse_partial_writes: the pullback of that partial run is not
-known).  Reverse mode over a guarded call whose arguments are arrays, lists or dicts is refused: their adjoints were
-counted more than once (a Hessian 3x too large); forward mode over it is right.  A generator's end, `finish(items, state, value)`, is `finish_fwd`: the iterator and an iterator over the
-items' tangents, as its first-order rule gives them.
+known).  Reverse mode over a guarded call whose arguments are arrays, lists or dicts was refused once (their adjoints
+were counted more than once: a Hessian 3x too large, randprog exceptions seed 65100000017); the adjoints of mutable
+arguments are routed once now (reverse/shadows.route), and every second order of such calls agrees with differences
+(tests/test_regress_everyday_second_order.py), so it is not refused any more.  A generator's end, `finish(items,
+state, value)`, is `finish_fwd`: the iterator and an iterator over the items' tangents, as its first-order rule gives
+them.
 """
 from __future__ import annotations
 
@@ -99,25 +102,9 @@ def _frule(p: tuple, t: Any) -> tuple:
         return try_ops.Raised(e), NoTangent
 
 
-def _refuse_containers(a: Any, da: Any, what: str) -> None:
-    """Reverse mode over a guarded call whose arguments hold arrays, lists or dicts gave adjoints counted more than
-    once (a Hessian 3x too large: randprog exceptions seed 65100000017, `try: t = v.mean()` of an array v): refused
-    by name until the adjoints of such arguments are routed once."""
-    import numpy as np
-
-    from .api_rules import NestingError
-
-    for v in (*tuple(a), *(tuple(da) if isinstance(da, (tuple, list)) else ())):
-        if isinstance(v, (np.ndarray, list, dict)):
-            raise NestingError(f"nested derivative: reverse mode over {what} that reads an array, list or dict is not "
-                               f"supported at this order; move that line out of the `try` (or the generator), or take "
-                               f"the outer derivative in forward mode (mc.jvp, mc.jacfwd)")
-
-
 def _rrule(f: Any, df: Any, a: tuple, da: tuple, k: Any, dk: Any) -> tuple:
     from .api_rules import _fcall_rrule
 
-    _refuse_containers(a, da, "a call inside a `try` body (or a generator's body)")
     try:
         out, pb = _fcall_rrule(f, df, a, da, k, dk)
     except MooncakeError:

@@ -132,6 +132,11 @@ def attr_cell(o, to, name, value):
         return NoTangent
 
 
+def attr_tuple_field(o, to, name, value):
+    """A namedtuple's field (`p.w`): the item of its tangent tuple at the field's position."""
+    return to[o._fields.index(name)]
+
+
 def attr_constant(o, to, name, value):
     return NoTangent
 
@@ -166,6 +171,8 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
         return None
     if (isinstance(obj, list) and isinstance(dobj, list)) or (type(obj) in _DICTS and isinstance(dobj, dict)):
         return attr_method if callable(value) and getattr(value, "__self__", None) is obj else None
+    if isinstance(dobj, tuple) and isinstance(obj, tuple) and name in (getattr(obj, "_fields", None) or ()):
+        return attr_tuple_field  # (a namedtuple's field, typing.NamedTuple's too)
     if isinstance(dobj, MutableTangent):
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)) and \
                 dobj.fields.get(name, NoTangent) is NoTangent:
@@ -339,6 +346,15 @@ def linear_method_fwd(a, name, args, kwargs, ta):
     return getattr(a, name)(*args, **kwargs), getattr(ta, name)(*args, **kwargs)
 
 
+def astype_fwd(a, name, args, kwargs, ta):
+    """`a.astype(dtype, ...)`: linear in a to a float or complex dtype (its tangent cast alike, `copy=False` keeping
+    the same array for both), a constant to an integer or bool dtype."""
+    y = a.astype(*args, **kwargs)
+    if y.dtype.kind not in "fc":
+        return y, result_storage(y)
+    return y, ta.astype(*args, **kwargs)
+
+
 def zero_method_fwd(a, name, args, kwargs):
     """`a.name(*args, **kwargs)` where nothing it reads has a tangent: its value, and a zero tangent."""
     y = getattr(a, name)(*args, **kwargs)
@@ -361,7 +377,7 @@ def dot_method_fwd(a, b, ta, tb):
 
 # Array methods linear in the array, whose other arguments are shapes, axes and flags (never differentiated).
 LINEAR_METHODS = frozenset({"sum", "mean", "reshape", "ravel", "flatten", "transpose", "swapaxes", "squeeze",
-                            "cumsum", "trace", "diagonal", "repeat", "take"})
+                            "cumsum", "trace", "diagonal", "repeat", "take", "item"})
 
 
 def is_list_method(f: Any) -> bool:

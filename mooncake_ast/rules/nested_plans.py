@@ -29,7 +29,8 @@ from ..reverse.shadows import reapply, snapshot
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
 from . import nested_guarded as _nested_guarded, nested_helpers as nh, nested_iteration as _nested_iteration
 from .nested_array_methods import array_method_plan
-from .nested_containers import dict_method_plan, is_dict_method, list_method_plan, zip_plan
+from .nested_partials import is_partial
+from .nested_containers import dict_method_plan, is_plain_namedtuple, namedtuple_plan, is_dict_method, list_method_plan, zip_plan
 
 
 def _api() -> Any:
@@ -135,6 +136,12 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return _factory_plan(f, args, dargs, kwargs)
     if kwargs:
         return array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
+    if is_partial(f):
+        from .nested_partials import partial_plan
+
+        plan = partial_plan(f, df, tuple(args), tuple(dargs))
+        if plan is not None:  # (functools.partial(f, w=W): f's call with W in place, nested_partials.py)
+            return plan
     if f is _super_function() or f is _super_getter():  # (find a parent's method/getter from classes and a name)
         return _zero_plan(f, args)
     if _among(f, _HELPERS):
@@ -186,8 +193,12 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         plan = getattr_plan(args, dargs)
         if plan is not None:  # (a field or property read by a dispatched getattr: nested_attributes.py)
             return plan
-    if _objects.dispatches(f) and any(_user_object(a) for a in args):
+    if _objects.dispatches(f) and any(_user_object(a) for a in args) and not _plain_tuples(f, args):
         return _special_method_plan(f, args, dargs)
+    if _seeded_draw(f) and _api()._constant_call(f, args, dargs, {}):
+        # (`rng.permutation(3)`, a draw given integers only, in a draw's model (nested_draws.py): a constant at every
+        # order, though the method has rules for arrays with derivatives)
+        return _zero_plan(f, args)
     if nh.is_array_method(f):
         return array_method_plan(f, df, args, dargs, {})
     if _is_hvp(f):  # (mc.hvp in forward code differentiated again: its plain Python, as its rules run it)
@@ -200,6 +211,8 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return list_method_plan(f, df, args, dargs)
     if is_dict_method(f):
         return dict_method_plan(f, df, args, dargs)
+    if isinstance(f, type) and is_plain_namedtuple(f):  # (collections.namedtuple, typing.NamedTuple)
+        return namedtuple_plan(f, args, dargs)
     if isinstance(f, type) and _user_class(f):
         return _construct_plan(f, args, dargs)
     if _user_object(f) and not isinstance(f, type):
@@ -207,6 +220,19 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         if isinstance(call, types.FunctionType):
             return _object_call_plan(f, df, call, args, dargs)
     return None
+
+
+def _seeded_draw(f: Any) -> bool:
+    """A method of a numpy.random Generator or RandomState."""
+    return type(getattr(f, "__self__", None)).__module__.startswith("numpy.random")
+
+
+def _plain_tuples(f: Any, args: tuple) -> bool:
+    """Are the user objects among args namedtuples whose class gives f no method of its own (`u, v = pair`): tuples
+    to f, planned as a tuple's operation (was refused: 'unpack on a Pair, int is not supported at this order')."""
+    if not all(is_plain_namedtuple(type(a)) for a in args if _user_object(a)):
+        return False
+    return not any(_objects._user(t.method) for t in (_objects.attempts(f, args) or []))
 
 
 def _helpers() -> frozenset:

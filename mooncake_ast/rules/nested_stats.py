@@ -90,6 +90,22 @@ def expon_logpdf(x, loc=0.0, scale=1.0):
     return -z - np.log(scale)  # (finite below loc, where SciPy's is -inf: model_for refuses there)
 
 
+def multivariate_normal_logpdf(x, mean=None, cov=1, allow_singular=False):
+    """SciPy's multivariate normal log-density: x of shape (d,) or (n, d); cov a number, a diagonal or a matrix (a
+    singular cov, which SciPy allows with allow_singular=True, makes solve raise: never a wrong value)."""
+    dev = x if mean is None else x - mean
+    d = np.shape(dev)[-1]
+    C = cov * np.eye(d) if np.ndim(cov) == 0 else np.diag(cov) if np.ndim(cov) == 1 else cov
+    sol = np.linalg.solve(C, np.transpose(dev))
+    maha = np.sum(dev * np.transpose(sol), axis=-1)
+    logdet = np.linalg.slogdet(C)[1]
+    return -0.5 * (d * (2.0 * _LOG_SQRT_2PI) + logdet + maha)
+
+
+def multivariate_normal_pdf(x, mean=None, cov=1, allow_singular=False):
+    return np.exp(multivariate_normal_logpdf(x, mean, cov, allow_singular))
+
+
 _MODELS = {
     ("norm", "logpdf"): norm_logpdf, ("norm", "pdf"): norm_pdf, ("norm", "cdf"): norm_cdf,
     ("norm", "logcdf"): norm_logcdf, ("norm", "sf"): norm_sf, ("norm", "logsf"): norm_logsf,
@@ -97,6 +113,7 @@ _MODELS = {
     ("cauchy", "logpdf"): cauchy_logpdf, ("cauchy", "pdf"): cauchy_pdf,
     ("laplace", "logpdf"): laplace_logpdf, ("logistic", "logpdf"): logistic_logpdf,
     ("gamma", "logpdf"): gamma_logpdf, ("expon", "logpdf"): expon_logpdf,
+    ("multivariate_normal", "logpdf"): multivariate_normal_logpdf, ("multivariate_normal", "pdf"): multivariate_normal_pdf,
 }
 
 
@@ -113,6 +130,8 @@ def _model(f: Any) -> Optional[Any]:
     except ImportError:  # pragma: no cover - scipy is installed wherever an rv object exists
         return None
     name = getattr(owner, "name", None)
+    if name is None and owner is getattr(st, "multivariate_normal", None):  # (SciPy's multivariate ones have no name)
+        name = "multivariate_normal"
     if not isinstance(name, str) or getattr(st, name, None) is not owner:
         return None  # (a frozen distribution, a user's subclass, a distribution made with other defaults)
     return _MODELS.get((name, func.__name__))
@@ -128,16 +147,17 @@ def model_for(f: Any, args: tuple, kwargs: Any) -> Optional[Any]:
     from .forward_code_rules import NestingError
 
     kw = dict(kwargs or {})
+    label = f"scipy.stats.{getattr(f.__self__, 'name', None) or 'multivariate_normal'}.{f.__func__.__name__}"
     code = model.__code__
     params = code.co_varnames[:code.co_argcount]
     if len(args) > len(params) or any(k not in params[len(args):] for k in kw):
-        raise NestingError(f"nested derivative of scipy.stats.{f.__self__.name}.{f.__func__.__name__}: arguments "
+        raise NestingError(f"nested derivative of {label}: arguments "
                            f"{tuple(kw) or len(args)} are not supported at second order (supported: {', '.join(params)})")
     with np.errstate(all="ignore"):
         want = f(*args, **kw)
         got = model(*args, **kw)
     if np.shape(want) != np.shape(got) or not np.allclose(got, want, rtol=1e-9, atol=1e-12, equal_nan=False):
-        raise NestingError(f"nested derivative of scipy.stats.{f.__self__.name}.{f.__func__.__name__}: its second "
+        raise NestingError(f"nested derivative of {label}: its second "
                            f"derivative follows a model of the function, which differs from SciPy's value at these "
                            f"arguments (outside the support, an infinite or nan value); keep the arguments inside the "
                            f"distribution's support")

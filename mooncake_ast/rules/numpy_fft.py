@@ -141,6 +141,17 @@ def fft_tangent(fn, x, dx, *p, **k):
     return fn(np.broadcast_to(dx, np.shape(x)) if np.shape(dx) != np.shape(x) else dx, *p, **k)
 
 
+def fft_tangent_adjoint(fn, x, dx, g, *p, **k):
+    """The adjoint of dx in fft_tangent (reverse mode over forward code: a second derivative): the transform's adjoint,
+    for an operand of dx's kind (real or complex) and shape (a broadcast tangent summed back)."""
+    from .forward_code_rules import _unbroadcast_to
+
+    if _no_adjoint(g):
+        return NoTangent
+    like = np.asarray(x, dtype=complex) if np.iscomplexobj(dx) and not np.iscomplexobj(x) else x
+    return _unbroadcast_to(fft_adjoint(fn, like, g, *p, **k), dx)
+
+
 def _register(fn):
     defjvp(fn, lambda t, y, a, *p, **k: t.call(fft_tangent, fn, a, t.d(a), *p, **k) if t.d(a) is not None else None)
     defvjp(fn, lambda t, g, y, a, *p, **k: (t.call(fft_adjoint, fn, a, g, *p, **k),) + (None,) * len(p))
@@ -148,6 +159,12 @@ def _register(fn):
 
 for _fn in (*_C2C, *_R2C, *_C2R, np.fft.hfft, np.fft.ihfft):
     _register(_fn)
+# fft_tangent, which forward code calls, is linear in dx (the same transform): its rules make second derivatives
+# (forward and reverse mode over forward code) without differentiating its options' inspect.signature binding
+defjvp(fft_tangent, lambda t, y, fn, x, dx, *p, **k: t.call(fft_tangent, fn, x, t.d(dx), *p, **k)
+       if t.d(dx) is not None else None)
+defvjp(fft_tangent, lambda t, g, y, fn, x, dx, *p, **k: (None, None, t.call(fft_tangent_adjoint, fn, x, dx, g, *p, **k))
+       + (None,) * len(p))
 
 
 # ------------------------------------------------------------------ fftshift / ifftshift: permutations
@@ -163,4 +180,4 @@ defvjp(np.fft.fftshift, lambda t, g, y, x, *p, **k: (t.call(shift_adjoint, False
 defvjp(np.fft.ifftshift, lambda t, g, y, x, *p, **k: (t.call(shift_adjoint, True, g, *p, **k),) + (None,) * len(p))
 
 
-defcomplex(*_C2C, *_R2C, *_C2R, np.fft.hfft, np.fft.ihfft, np.fft.fftshift, np.fft.ifftshift)
+defcomplex(*_C2C, *_R2C, *_C2R, np.fft.hfft, np.fft.ihfft, np.fft.fftshift, np.fft.ifftshift, fft_tangent)

@@ -56,6 +56,8 @@ defvjp(np.divmod, lambda t, g, y, a, b, **k: _split(t, t.call(divmod_adjoints, a
 defjvp(np.ldexp, lambda t, y, x, i, **k: t.mul(t.d(x), t.call(np.ldexp, 1.0, i)) if t.d(x) is not None else None)
 defvjp(np.ldexp, lambda t, g, y, x, i, **k: (t.unb(t.mul(g, t.call(np.ldexp, 1.0, i)), x), None))
 defzero(np.around)
+# whether two arrays overlap in memory: a bool, a question about storage (`if np.shares_memory(y, z): z = z.copy()`)
+defzero(np.shares_memory, np.may_share_memory)
 
 
 # ------------------------------------------------------------------ np.resize

@@ -74,7 +74,10 @@ def _sparse_operand(a, b):
 
 
 def matmul_adjoint_a(g, a, b, _conj=True):
-    if _no_adjoint(g):
+    if _no_adjoint(g) or a is NoTangent or b is NoTangent:
+        # (a symbolic zero operand, forward code's tangent of a product carried by a loop from a constant start,
+        # `dP = dP @ A + P @ dA` with dP zero on entry, reversed at a second order: the product is zero whatever the
+        # other operand, and the zero itself takes no adjoint; np.swapaxes of it raised an AxisError)
         return NoTangent
     which = _sparse_operand(a, b)
     if which is not None:  # (`D @ x` typed as a product: a sparse matrix's adjoint is its stored values')
@@ -98,7 +101,10 @@ def matmul_adjoint_a(g, a, b, _conj=True):
 
 
 def matmul_adjoint_b(g, a, b, _conj=True):
-    if _no_adjoint(g):
+    if _no_adjoint(g) or a is NoTangent or b is NoTangent:
+        # (a symbolic zero operand, forward code's tangent of a product carried by a loop from a constant start,
+        # `dP = dP @ A + P @ dA` with dP zero on entry, reversed at a second order: the product is zero whatever the
+        # other operand, and the zero itself takes no adjoint; np.swapaxes of it raised an AxisError)
         return NoTangent
     which = _sparse_operand(a, b)
     if which is not None:

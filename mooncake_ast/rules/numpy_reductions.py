@@ -21,6 +21,10 @@ defjvp(np.mean, lambda t, y, x, axis=None, **k: t.lin(np.mean, t.d(x), axis=axis
 defjvp(np.cumsum, lambda t, y, x, axis=None, **k: t.lin(np.cumsum, t.d(x), axis=axis, **k))
 defjvp(np.max, lambda t, y, x, axis=None, keepdims=False, **k: _extremum_jvp(t, y, x, axis, keepdims, k))
 defjvp(np.min, lambda t, y, x, axis=None, keepdims=False, **k: _extremum_jvp(t, y, x, axis, keepdims, k))
+# np.amax / np.amin are np.max / np.min under their old names (NumPy's own aliases, same parameters): the same rules, so
+# that they nest (through NumPy's source they met keyword calls nested derivatives refuse: hessian of np.amax(x) ** 2)
+defjvp(np.amax, lambda t, y, x, axis=None, keepdims=False, **k: _extremum_jvp(t, y, x, axis, keepdims, k))
+defjvp(np.amin, lambda t, y, x, axis=None, keepdims=False, **k: _extremum_jvp(t, y, x, axis, keepdims, k))
 defjvp(np.prod, lambda t, y, x, axis=None, keepdims=False, **k: _prod_jvp(t, y, x, axis, keepdims, k))
 
 
@@ -291,6 +295,9 @@ defvjp(np.max, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extrem
        + _kw_adjoint(t, k, "initial", lambda: t.call(extremum_initial_adjoint, x, y, g, axis, keepdims, *_where(k))))
 defvjp(np.min, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),)
        + _kw_adjoint(t, k, "initial", lambda: t.call(extremum_initial_adjoint, x, y, g, axis, keepdims, *_where(k))))
+for _alias in (np.amax, np.amin):
+    defvjp(_alias, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),)
+           + _kw_adjoint(t, k, "initial", lambda: t.call(extremum_initial_adjoint, x, y, g, axis, keepdims, *_where(k))))
 defvjp(np.cumsum, lambda t, g, y, x, axis=None, **k: (t.call(cumsum_adjoint, x, g, axis),))
 defvjp(np.prod, lambda t, g, y, x, axis=None, keepdims=False, **k: _refuse_unknown("np.prod", k, ()) or (t.call(prod_adjoint, x, g, axis, keepdims),))
 defvjp(np.var, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, g, axis, ddof, keepdims),))
@@ -420,4 +427,4 @@ defvjp(np.sort, lambda t, g, y, a, axis=-1, **k: (t.call(sort_adjoint, a, g, axi
 # Right for complex values in reverse mode (README "Complex numbers"): sums, means and cumsum are linear with real
 # coefficients, max/min route g to the entry NumPy picks, prod conjugates the product of the others, var/std
 # (real results) give 2 (x - mean) g / (n - ddof) as for reals.  Checked in tests/test_complex_reverse.py.
-defcomplex(np.sum, np.mean, np.max, np.min, np.prod, np.var, np.std, np.cumsum, np.cumprod)
+defcomplex(np.sum, np.mean, np.max, np.min, np.amax, np.amin, np.prod, np.var, np.std, np.cumsum, np.cumprod)

@@ -186,8 +186,17 @@ def _join_tangent_fwd(join, xs, dxs, axis, t_join, t_xs, t_dxs, t_axis):
     return _numpy_shapes.join_tangent(join, xs, dxs, axis), _numpy_shapes.join_tangent(join, xs, t_dxs, axis)
 
 
+def _float_fwd(a=0.0, da=NoTangent):
+    # `float(v)` (a NumPy number, a 0-d or one-item array made a Python float) and its tangent made a float alike: linear
+    # (every second order of a function calling float() was refused, "the forward derivative of float comes from a
+    # hand-written rule"); a string's or an int's tangent is a zero
+    if da is NoTangent or da is None:
+        return float(a), 0.0
+    return float(a), float(da)
+
+
 _PLAIN = {_ops.unpack: _unpack_fwd, operator.getitem: _getitem_fwd, operator.pos: _pos_fwd, operator.mul: _mul_fwd, operator.add: _add_fwd, operator.sub: _sub_fwd, operator.truediv: _truediv_fwd,
-          operator.matmul: _matmul_fwd, operator.neg: _neg_fwd}
+          operator.matmul: _matmul_fwd, operator.neg: _neg_fwd, float: _float_fwd}
 
 
 def _helpers_of_rules() -> None:

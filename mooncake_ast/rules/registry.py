@@ -204,7 +204,8 @@ _LAZY_LOCK = threading.Lock()
 # once they are imported.  scipy.stats after scipy.special.  (A rules module that registers as it is imported
 # cannot be deferred: a generated module imports the rules module of a helper it calls, `from
 # mooncake_ast.rules import numpy_fft`, and its registrations would then count as the user's.)
-_LAZY_TABLES = (("numpy.random", "numpy_realistic", "register_draws"), ("numpy.ma", "numpy_masked", "register"),
+_LAZY_TABLES = (("numpy.random", "numpy_realistic", "register_draws"),
+                ("numpy.random", "numpy_random_permutations", "register"), ("numpy.ma", "numpy_masked", "register"),
                 ("statistics", "python_lib", "register_statistics"), ("statistics", "python_statistics_more", "register"),
                 ("scipy.special", "scipy_rules", "register"), ("scipy.stats", "scipy_stats", "register"),
                 ("scipy.linalg", "scipy_linalg_rules", "register"), ("scipy.signal", "scipy_signal_rules", "register"),
@@ -212,7 +213,8 @@ _LAZY_TABLES = (("numpy.random", "numpy_realistic", "register_draws"), ("numpy.m
                 ("scipy.integrate", "scipy_integrate_rules", "register"),
                 ("scipy.optimize", "scipy_optimize_rules", "register"),
                 ("scipy.interpolate", "scipy_interpolate_rules", "register"), ("scipy.fft", "scipy_fft_rules", "register"),
-                ("scipy.sparse", "scipy_sparse_rules", "register"))
+                ("scipy.sparse", "scipy_sparse_rules", "register"),
+                ("logging", "python_logging", "register"), ("random", "python_random", "register"))
 _PENDING = list(_LAZY_TABLES)  # the tables not registered yet (emptied as they are)
 
 
