@@ -173,8 +173,13 @@ def nan_to_num_copy_false_inf(x):
     return np.sum(y * x)
 
 
+def nan_to_num_copy_false_summed(x):
+    y = x * 1.0
+    return np.sum(np.nan_to_num(y, copy=False))  # (was refused: test_regress_rules_extra's nan_to_num_inplace)
+
+
 @pytest.mark.parametrize("f", [nan_to_num_copy_false, nan_to_num_copy_false_positional_alias,
-                               nan_to_num_copy_false_result, nan_to_num_copy_false_inf])
+                               nan_to_num_copy_false_result, nan_to_num_copy_false_inf, nan_to_num_copy_false_summed])
 def test_nan_to_num_copy_false(f):
     with np.errstate(all="ignore"):
         _both_modes(f, X)

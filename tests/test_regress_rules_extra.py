@@ -368,11 +368,6 @@ def meshgrid_views(x, y):
     return np.sum(X * Y)
 
 
-def nan_to_num_inplace(x):
-    y = x * 1.0
-    return np.sum(np.nan_to_num(y, copy=False))
-
-
 def lambda_quantile_nearest(x):
     # (every method= is differentiated now, numpy_quantiles.py; weights= is not)
     return np.quantile(x, 0.3, method="inverted_cdf", weights=np.array([1.0, 2.0, 1.0, 0.5, 1.0]))
@@ -391,7 +386,6 @@ def lambda_svd_tall(a):
 @pytest.mark.parametrize("f, args, argnums, match", [
     (gradient_spacing, (U(4), np.array([0.0, 0.3, 0.7, 1.0])), (0, 1), "spacing"),  # (a uniform spacing is differentiated)
     (meshgrid_views, (U(2), U(3)), (0,), "copy=False"),
-    (nan_to_num_inplace, (U(3),), (0,), "copy=False"),
     (lambda_quantile_nearest, (U(5),), (0,), "weights"),
     (lambda_svd_tall, (U(3, 2),), (0,), "full_matrices"),
 ])

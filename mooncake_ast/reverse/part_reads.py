@@ -87,11 +87,12 @@ def getattr_reverse(g: Any, y: Any, obj: Any, name: str, *rest: Any) -> Any:
                                          f"whose derivative is not supported; test with hasattr instead")
     if g is NoTangent:
         return obj_bar
-    if isinstance(obj, types.CellType) and name == "cell_contents":
+    if isinstance(obj, types.CellType) and name == "cell_contents" and not is_mutable(y) \
+            and not hasattr(shadow(obj), "fields"):  # (rules/nested_cells' storage of forward code's cells takes it)
         from ..errors import UnsupportedDerivativeError
 
-        # (the cell's adjoint lives in its storage, and the read of `f.__closure__` hands the cell's value back to it
-        # again: counted twice; before, an AttributeError)
+        # (a number's adjoint lives in the cell's storage, and the read of `f.__closure__` hands the cell's value back
+        # to it again: counted twice; before, an AttributeError.  A mutable value's adjoint is in its own storage.)
         raise UnsupportedDerivativeError("reverse mode of reading a closure's cell through `fn.__closure__[i]."
                                          "cell_contents` is not supported: read the captured variable by its name "
                                          "(or use forward mode: mc.jvp, mc.jacfwd)")

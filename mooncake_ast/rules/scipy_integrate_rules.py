@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tangents import NoTangent
+from ..tangents import MutableTangent, NoTangent
 from .registry import defrrule_at_run_time
 
 FUNCTIONS = ["integrate.cumulative_trapezoid", "integrate.odeint", "integrate.quad", "integrate.solve_ivp"]
@@ -248,9 +248,18 @@ def add_call_adjoint(total: Any, part: Any) -> Any:
     large)."""
     from ..reverse.adjoints import accumulate
 
-    if part is total:
+    if part is total and _is_storage(part):
         return total
     return accumulate(total, part)
+
+
+def _is_storage(v: Any) -> bool:
+    """Is the adjoint v an object's storage (which a pullback hands back by identity), not a value of its own?"""
+    from ..reverse import shadows
+
+    if isinstance(v, np.ndarray):
+        return shadows.is_storage(v)
+    return isinstance(v, (dict, list, MutableTangent))
 
 
 def rk4_adjoint_sweep(steps: list, m: int, gY: np.ndarray, yi: int, n_params: int) -> tuple:
