@@ -276,13 +276,25 @@ def _gaps(w):
         return np.where(np.eye(n, dtype=bool), 0.0, 1.0 / np.where(np.eye(n, dtype=bool), 1.0, diff))
 
 
+def gap_coupled(w, coupling):
+    """F * coupling, F = _gaps(w), where a coupling that is exactly 0 contributes 0 even between equal values.
+
+    Repeated eigen- or singular values make F infinite; the pair's term is then F[i, j] * coupling[i, j], and a
+    coupling that is exactly zero (V unused, only a unique eigenvector's column read, a constant matrix) is a
+    strong zero (strong_zeros.py): 0, not inf * 0 = nan.  A non-zero coupling between equal values keeps inf or
+    nan: the eigenvectors of a degenerate eigenspace have no derivative there, and none is invented."""
+    coupling = np.asarray(coupling)
+    with np.errstate(invalid="ignore"):
+        return np.where(coupling == 0, 0.0, _gaps(w) * coupling)
+
+
 def eigh_tangent(a, y, da, UPLO="L"):
     """A V = V diag(w): dw = diag(V^T dS V), dV = V (F * (V^T dS V)).  A symmetric with distinct eigenvalues."""
     _real_only("eigh", a)
     w, V = y
     S = _sym_seen(np.broadcast_to(da, np.shape(a)), UPLO == "U")
     M = _mT(V) @ S @ V
-    return np.diagonal(M, axis1=-2, axis2=-1).copy(), V @ (_gaps(w) * M)
+    return np.diagonal(M, axis1=-2, axis2=-1).copy(), V @ gap_coupled(w, M)
 
 
 def eigh_adjoint(a, y, g, UPLO="L"):
@@ -292,7 +304,7 @@ def eigh_adjoint(a, y, g, UPLO="L"):
         return NoTangent
     inner = np.zeros(V.shape)
     if Vbar is not NoTangent:
-        inner = _gaps(w) * (_mT(V) @ np.asarray(Vbar))
+        inner = gap_coupled(w, _mT(V) @ np.asarray(Vbar))
     if wbar is not NoTangent:
         inner = inner + np.asarray(wbar)[..., None, :] * np.eye(w.shape[-1])
     return _sym_seen_adjoint(V @ inner @ _mT(V), UPLO == "U")
