@@ -16,7 +16,7 @@ from . import helpers as h
 from .numpy_common import _in_storage, _inexact, _no_adjoint, _refuse_keywords, _split, _unb, cj
 from .operator_rules import pow_adjoints, pow_tangent, quotient_adjoints
 from .registry import defcomplex, defjvp, defvjp, defzero
-from .strong_zeros import strong_mul
+from .strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
 
 
 def unary(fn, dfdx):
@@ -86,8 +86,8 @@ def _sign_projection(x, v):
 unary(np.sin, lambda t, y, x: t.call(np.cos, x))
 unary(np.cos, lambda t, y, x: t.neg(t.call(np.sin, x)))
 unary(np.tan, lambda t, y, x: t.add(1.0, t.mul(y, y)))
-unary_strong(np.arcsin, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.sub(1.0, t.mul(x, x)))))
-unary_strong(np.arccos, lambda t, y, x: t.div(-1.0, t.call(np.sqrt, t.sub(1.0, t.mul(x, x)))))
+unary_strong(np.arcsin, lambda t, y, x: t.call(arcsin_slope, x))
+unary_strong(np.arccos, lambda t, y, x: t.neg(t.call(arcsin_slope, x)))
 quotient(np.arctan, lambda t, y, x: t.add(1.0, t.mul(x, x)))
 unary(np.sinh, lambda t, y, x: t.call(np.cosh, x))
 unary(np.cosh, lambda t, y, x: t.call(np.sinh, x))
@@ -103,8 +103,8 @@ quotient(np.log, lambda t, y, x: x)
 quotient(np.log2, lambda t, y, x: t.mul(x, np.log(2.0)))
 quotient(np.log10, lambda t, y, x: t.mul(x, np.log(10.0)))
 quotient(np.log1p, lambda t, y, x: t.add(1.0, x))
-unary_strong(np.sqrt, lambda t, y, x: t.div(0.5, y))
-unary_strong(np.cbrt, lambda t, y, x: t.div(1.0, t.mul(3.0, t.mul(y, y))))
+unary_strong(np.sqrt, lambda t, y, x: t.call(sqrt_slope, y))
+unary_strong(np.cbrt, lambda t, y, x: t.call(cbrt_slope, y))
 unary(np.square, lambda t, y, x: t.mul(2.0, x))
 unary(np.reciprocal, lambda t, y, x: t.neg(t.mul(y, y)))
 defjvp(np.abs, lambda t, y, x, *a, **k: t.call(h.abs_tangent, x, t.d(x)) if t.d(x) is not None else None)

@@ -31,7 +31,7 @@ from ..tangents import NoTangent
 from .numpy_common import cj
 from .registry import defcomplex, defjvp, defvjp
 
-__all__ = ["strong_mul"]
+__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul"]
 
 
 def strong_mul(z: Any, d: Any) -> Any:
@@ -67,3 +67,39 @@ defjvp(strong_mul, _strong_mul_tangent)
 defvjp(strong_mul, _strong_mul_adjoints)
 defcomplex(strong_mul)
 
+
+
+# ---------------------------------------------------------------- slopes that are infinite at a finite input
+# Their own derivatives (a Hessian differentiates the pullback that multiplies by them) are infinite or nan where
+# they are: written as helpers with strong-zero rules, so that the zero adjoint of np.where's unselected side stays
+# 0 at the second order too (`0.5 / y` differentiated as a quotient gives 0 * nan there).
+def sqrt_slope(y: Any) -> Any:
+    """d sqrt(x)/dx = 0.5 / y, y = sqrt(x) (inf at 0, nan below: NumPy's sqrt of a negative float)."""
+    return 0.5 / y
+
+
+def cbrt_slope(y: Any) -> Any:
+    """d cbrt(x)/dx = 1 / (3 y^2), y = cbrt(x) (inf at 0)."""
+    return 1.0 / (3.0 * (y * y))
+
+
+def arcsin_slope(x: Any) -> Any:
+    """d arcsin(x)/dx = 1 / sqrt(1 - x^2) (inf at +-1, nan beyond: arccos's is its negative)."""
+    return 1.0 / np.sqrt(1.0 - x * x)
+
+
+for _fn in (sqrt_slope, cbrt_slope, arcsin_slope):
+    _fn.dense_in_dense = True  # type: ignore[attr-defined]
+    FLOAT_ELEMENTWISE.add(_fn)
+
+
+def _slope_rules(fn: Any, second: Any) -> None:
+    """fn's rules from its own derivative `second(t, s, v)` (s = fn(v)), each multiplied as a strong zero."""
+    defjvp(fn, lambda t, s, v: t.call(strong_mul, t.d(v), second(t, s, v)) if t.d(v) is not None else None)
+    defvjp(fn, lambda t, g, s, v: (t.call(strong_mul, g, cj(t, second(t, s, v), v)) if g is not None else None,))
+
+
+_slope_rules(sqrt_slope, lambda t, s, y: t.mul(-2.0, t.mul(s, s)))  # -0.5 / y^2
+_slope_rules(cbrt_slope, lambda t, s, y: t.div(t.mul(-2.0, s), y))  # -2 / (3 y^3)
+_slope_rules(arcsin_slope, lambda t, s, x: t.mul(x, t.mul(s, t.mul(s, s))))  # x / (1 - x^2)^(3/2)
+defcomplex(sqrt_slope, arcsin_slope)
