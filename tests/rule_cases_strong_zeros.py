@@ -4,7 +4,7 @@ is the plain product, so its rules are checked there (finite differences cannot 
 themselves are checked in tests/test_regress_nan_derivatives.py."""
 import numpy as np
 
-from mooncake_ast.rules.strong_zeros import strong_mul
+from mooncake_ast.rules.strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
 
 X3 = np.array([0.3, -0.7, 1.1])
 
@@ -32,7 +32,22 @@ def strong_mul_twice(z):
     return np.sum(strong_mul(strong_mul(z, z + 2.0), np.cos(z)))
 
 
+def slope_of_sqrt(x):
+    return np.sum(sqrt_slope(np.sqrt(x)) * x)
+
+
+def slope_of_cbrt(x):
+    return np.sum(cbrt_slope(np.cbrt(x)) ** 2)
+
+
+def slope_of_arcsin(x):
+    return np.sum(arcsin_slope(np.tanh(x)) * x)
+
+
 STRONG_CASES = {
+    "mooncake_ast.rules.strong_zeros.sqrt_slope": [Case(slope_of_sqrt, X3 + 1.0), Case(slope_of_sqrt, 2.3)],
+    "mooncake_ast.rules.strong_zeros.cbrt_slope": [Case(slope_of_cbrt, X3 + 1.0), Case(slope_of_cbrt, -0.8)],
+    "mooncake_ast.rules.strong_zeros.arcsin_slope": [Case(slope_of_arcsin, X3), Case(slope_of_arcsin, 0.4)],
     "mooncake_ast.rules.strong_zeros.strong_mul": [
         Case(strong_mul_numbers, 0.7, 1.3), Case(strong_mul_arrays, X3, X3[::-1] * 2.0),
         Case(strong_mul_broadcast, X3 + 0.5, 1.7), Case(strong_mul_twice, X3)],
