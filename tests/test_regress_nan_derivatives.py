@@ -76,8 +76,21 @@ def sqrt_bins_2d(x):
     return np.sum(np.sqrt(m) @ np.array([1.0, -2.0])) * x[0]
 
 
+def math_sqrt_bins(x):
+    import math
+    c = _bins(x)
+    return math.sqrt(c[0]) * x[0] + math.sqrt(c[1]) + math.cbrt(c[3]) + math.cbrt(c[2])
+
+
+def math_asin_acos_at_one(x):
+    import math
+    c = _bins(x)
+    return math.asin(c[0] + 1.0) * x[1] + math.acos(1.0 - c[3]) + math.acos(math.tanh(x[2]))
+
+
 @pytest.mark.parametrize("f", [sqrt_bins, cbrt_bins, half_power_bins, small_power_bins, runtime_power_bins,
-                               power_of_x_bins, arcsin_at_one, arccos_at_one, sqrt_bins_2d])
+                               power_of_x_bins, arcsin_at_one, arccos_at_one, sqrt_bins_2d, math_sqrt_bins,
+                               math_asin_acos_at_one])
 def test_exact_zero_with_zero_tangent(f):
     _both(f, X)
 
@@ -229,6 +242,13 @@ def test_sqrt_at_a_zero_that_moves_stays_infinite():
     assert np.isinf(g[0]) and np.isfinite(g[1:]).all()
     assert np.isinf(jv)
     assert jv0 == pytest.approx(0.5)
+
+
+def test_math_sqrt_at_a_zero_that_moves_is_infinite_not_an_error():
+    import math
+    f = lambda v: math.sqrt(v)  # noqa: E731
+    assert mc.grad(f)(0.0) == math.inf and mc.jvp(f, (0.0,), (1.0,))[1] == math.inf
+    assert mc.grad(f)(4.0) == 0.25
 
 
 def test_arcsin_at_one_with_a_moving_input_stays_infinite():

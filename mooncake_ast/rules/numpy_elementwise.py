@@ -3,7 +3,8 @@ complex parts, clip, where, `np.add.at`), and np.polyval, which is elementwise i
 
 Kept apart from reductions, shapes and products because these rules share their own helpers
 (`unary`, the tie-breaking of fmax/fmin, clip's bounds) and conventions: kinks take slope 0, ties
-go to the first argument, `sqrt` at 0 gives an infinite derivative.  Forward mode needs no
+go to the first argument, `sqrt` at 0 gives an infinite derivative, except for a tangent or adjoint that is
+exactly 0 there, which gives 0 (`unary_strong`, strong_zeros.py, docs/nan-derivatives.md).  Forward mode needs no
 unbroadcasting (tangents broadcast like their primals); reverse templates undo it with `t.unb`.
 """
 from __future__ import annotations

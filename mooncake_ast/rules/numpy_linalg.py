@@ -2,7 +2,8 @@
 eigh, eigvalsh, qr, svd, svdvals, lstsq).
 
 Apart from the other NumPy rules because these are matrix calculus with their own helpers and
-assumptions: real matrices; `eigh`/`svd` need distinct eigen-/singular values, `cholesky` a
+assumptions: real matrices; `eigh`/`svd` need distinct eigen-/singular values (eigh: or an eigenvector
+coupling that is exactly 0 between equal ones, `gap_coupled`, docs/nan-derivatives.md), `cholesky` a
 positive definite matrix, `qr` a tall (or square) full-rank matrix, `lstsq` a full-rank one.
 Unsupported cases raise NotImplementedError when the rule runs.
 """

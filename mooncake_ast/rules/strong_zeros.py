@@ -21,6 +21,7 @@ below keep the product rule with strong zeros: d(z * d) = strong_mul(dz, d) + st
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -73,18 +74,28 @@ defcomplex(strong_mul)
 # Their own derivatives (a Hessian differentiates the pullback that multiplies by them) are infinite or nan where
 # they are: written as helpers with strong-zero rules, so that the zero adjoint of np.where's unselected side stays
 # 0 at the second order too (`0.5 / y` differentiated as a quotient gives 0 * nan there).
+def _over(a: float, b: Any) -> Any:
+    """a / b, and an infinity for a Python number b == 0 (Python raises where NumPy answers inf: math.sqrt(0.0)'s
+    slope is inf, as np.sqrt's is)."""
+    if type(b) in (float, int) and b == 0:
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
 def sqrt_slope(y: Any) -> Any:
     """d sqrt(x)/dx = 0.5 / y, y = sqrt(x) (inf at 0, nan below: NumPy's sqrt of a negative float)."""
-    return 0.5 / y
+    return _over(0.5, y)
 
 
 def cbrt_slope(y: Any) -> Any:
     """d cbrt(x)/dx = 1 / (3 y^2), y = cbrt(x) (inf at 0)."""
-    return 1.0 / (3.0 * (y * y))
+    return _over(1.0, 3.0 * (y * y))
 
 
 def arcsin_slope(x: Any) -> Any:
     """d arcsin(x)/dx = 1 / sqrt(1 - x^2) (inf at +-1, nan beyond: arccos's is its negative)."""
+    if type(x) in (float, int):
+        return _over(1.0, math.sqrt(1.0 - x * x)) if abs(x) <= 1.0 else math.nan
     return 1.0 / np.sqrt(1.0 - x * x)
 
 
