@@ -187,6 +187,7 @@ def quotient_adjoints(t, g, y, a, b):
     infinite adjoint reaching it (sqrt, a ** 0.7 or entr of that 0, whose own tangent is 0 in forward mode) must
     not make b's adjoint nan.  Numbers, and a numerator that is a non-zero constant (`1.0 / (1.0 + e)`, whose
     quotient is never 0 at a finite b), keep the plain product."""
+    a_bar = t.unb(t.div(g, cj(t, b, b)), a)  # (first: the statements in the order the plain template made them)
     k = t.value(a)
     if isinstance(k, (int, float)) and k != 0 or t.num(y):
         gy = t.mul(g, cj(t, y, y))
@@ -194,7 +195,7 @@ def quotient_adjoints(t, g, y, a, b):
         from .strong_zeros import strong_mul
 
         gy = None if g is None else t.call(strong_mul, cj(t, y, y), g)
-    return t.unb(t.div(g, cj(t, b, b)), a), t.unb(t.neg(t.div(gy, cj(t, b, b))), b)
+    return a_bar, t.unb(t.neg(t.div(gy, cj(t, b, b))), b)
 
 
 defvjp(op.truediv, quotient_adjoints)
