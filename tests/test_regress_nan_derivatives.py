@@ -291,3 +291,17 @@ def test_hessian_where_the_cotangent_is_exactly_zero():
     x = np.array([1.0, 4.0])
     s = 0.5 / np.sqrt(x)
     np.testing.assert_allclose(mc.hessian(sqrt_misfit)(x.copy()), 2.0 * np.outer(s, s), rtol=1e-12)
+
+
+def eigh_degenerate_block_split(x):
+    """At x[0] = 0.7 the eigenvalue 1 is double and x[0] splits it: the eigenvectors jump, no derivative."""
+    A = np.diag([1.0, 1.0, 3.0]) + np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]) * (x[0] - 0.7)
+    w, V = np.linalg.eigh(A)
+    return np.sum(V[:, 0] ** 2 * np.array([1.0, 2.0, 3.0]))
+
+
+def test_eigh_nonzero_coupling_between_equal_eigenvalues_is_not_invented():
+    with np.errstate(all="ignore"):
+        g = mc.grad(eigh_degenerate_block_split)(X.copy())
+        jv = mc.jvp(eigh_degenerate_block_split, (X.copy(),), (np.array([1.0, 0.0, 0.0]),))[1]
+    assert not np.isfinite(g[0]) and not np.isfinite(jv)
