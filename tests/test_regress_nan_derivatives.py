@@ -305,3 +305,16 @@ def test_eigh_nonzero_coupling_between_equal_eigenvalues_is_not_invented():
         g = mc.grad(eigh_degenerate_block_split)(X.copy())
         jv = mc.jvp(eigh_degenerate_block_split, (X.copy(),), (np.array([1.0, 0.0, 0.0]),))[1]
     assert not np.isfinite(g[0]) and not np.isfinite(jv)
+
+
+def sum_of_roots(x):
+    return np.sum(np.sqrt(x) * 2.0 + x ** 0.5)
+
+
+def test_typed_pullback_keeps_the_spread_adjoint_a_number():
+    """The adjoint of np.sum's argument is one number standing for an array (reverse/spread.py): the strong zero
+    takes it as it is (it broadcasts as that array would) rather than making the array with np.full."""
+    x = np.array([0.5, 1.5, 2.5])
+    np.testing.assert_allclose(mc.grad(sum_of_roots)(x), 2.0 / np.sqrt(x), rtol=1e-12)
+    src = mc.source(sum_of_roots, "reverse")
+    assert "_mc.strong_mul(out_bar * 2.0, _mc.sqrt_slope(" in src and "np.full" not in src
