@@ -318,3 +318,19 @@ def test_typed_pullback_keeps_the_spread_adjoint_a_number():
     np.testing.assert_allclose(mc.grad(sum_of_roots)(x), 1.5 / np.sqrt(x), rtol=1e-12)
     src = mc.source(sum_of_roots, "reverse")
     assert "_mc.strong_mul(out_bar * 2.0, _mc.sqrt_slope(" in src and "np.full" not in src
+
+
+def where_power_above_one(x):
+    with np.errstate(all="ignore"):
+        return np.sum(np.where(x > 0, x ** 1.5, np.sin(x)))  # x ** 1.5 is nan below 0, where it is not selected
+
+
+def math_pow_of_an_empty_bin(x):
+    import math
+    c = _bins(x)
+    return math.pow(c[0], 0.5) * x[0] + math.pow(c[1], 0.25) + math.pow(c[3], 0.7)
+
+
+@pytest.mark.parametrize("f", [where_power_above_one, math_pow_of_an_empty_bin])
+def test_more_powers(f):
+    _both(f, X)

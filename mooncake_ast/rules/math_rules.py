@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from . import helpers as h
-from .operator_rules import integer_scalar, pow_tangent
+from .operator_rules import integer_scalar, pow_tangent, times_base_slope
 from .registry import defjvp, defvjp, defzero
 from .strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
 
@@ -94,7 +94,7 @@ h.FLOAT_ELEMENTWISE.add(add1)
 
 # ------------------------------------------------------------------ two arguments
 defjvp(math.pow, pow_tangent)
-defvjp(math.pow, lambda t, g, y, a, b: (t.mul(g, t.call(h.pow_deriv, a, b)),
+defvjp(math.pow, lambda t, g, y, a, b: (times_base_slope(t, g, t.call(h.pow_deriv, a, b), b),
                                         None if integer_scalar(t.value(b)) else t.mul(g, t.mul(y, t.call(h.log_for_pow, a, g)))))
 defvjp(math.atan2, lambda t, g, y, a, b: (t.div(t.mul(g, b), t.add(t.mul(a, a), t.mul(b, b))),
                                           t.neg(t.div(t.mul(g, a), t.add(t.mul(a, a), t.mul(b, b))))))

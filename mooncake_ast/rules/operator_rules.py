@@ -25,7 +25,7 @@ def pow_tangent(t, y, a, b):
     that a zero exponent tangent (a constant float exponent's, made dense by an outer derivative) gives 0 below 0,
     not nan * 0."""
     da, db = t.d(a), t.d(b)
-    return t.add(_times_base_slope(t, da, t.call(h.pow_deriv, a, b), b) if da is not None else None,
+    return t.add(times_base_slope(t, da, t.call(h.pow_deriv, a, b), b) if da is not None else None,
                  t.mul(db, t.mul(y, t.call(h.log_for_pow, a, db))) if db is not None else None)
 
 
@@ -206,13 +206,13 @@ def integer_scalar(v):
 
 
 def _finite_base_slope(k):
-    """Is p * a**(p-1) finite at every finite base a for this exponent (a number above one, or a whole number,
-    whose slope is infinite only where a ** k itself is)?"""
+    """Is the slope k * a**(k-1) finite wherever a ** k is (a whole number k: infinite only at a pole of a ** k
+    itself)?  A fractional k has an infinite slope at 0 below one, and a nan one (as its value) below 0."""
     return isinstance(k, (int, float, np.integer, np.floating)) and not isinstance(k, bool) and \
-        bool(np.isfinite(k)) and (k >= 1 or float(k).is_integer())
+        bool(np.isfinite(k)) and float(k).is_integer()
 
 
-def _times_base_slope(t, z, slope, b):
+def times_base_slope(t, z, slope, b):
     """z * d(a**b)/da for a tangent or adjoint z: with a strong zero (strong_zeros.py) where the slope can be
     infinite at a base whose power is finite (a ** 0.5 at 0, an exponent only the run time knows)."""
     if z is None:
@@ -228,7 +228,7 @@ def pow_adjoints(t, g, y, a, b):
     """(a's, b's) adjoints of a ** b; none for an integer exponent (`x ** 2`), which is never differentiated:
     its term, log(a) (nan below 0), would be computed for nothing at run time and spoil higher orders.  For other
     exponents log_for_pow(a, g) is finite where g is 0, so that the derivatives of b's adjoint are not nan * 0."""
-    return (t.unb(_times_base_slope(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b), b), a),
+    return (t.unb(times_base_slope(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b), b), a),
             None if integer_scalar(t.value(b)) else t.unb(t.mul(g, cj(t, t.mul(y, t.call(h.log_for_pow, a, g)), y)), b))
 
 
