@@ -9,7 +9,7 @@ np.where did not select) sends nothing back.  `sqrt(counts)` with an empty bin (
 `strong_mul(z, d)` is the one tool: z * d, where an exact zero z gives 0 whatever d is (inf, nan).  z is the
 tangent or adjoint, d the local derivative.  Rules use it only where d can be inf or nan at a finite input whose
 value is finite or out of the domain (sqrt and cbrt at 0, arcsin/arccos at and beyond +-1, fractional powers at
-0, the entr family at 0): elsewhere a plain product is exact and faster (exp, log, division: their slope is
+0 and below, the entr family at 0): elsewhere a plain product is exact and faster (exp, log, 1 / x: their slope is
 infinite only where their value is, see docs/nan-derivatives.md).  A non-zero z keeps z * d, inf or nan
 included: where the true derivative is infinite or undefined (sqrt at 0 with a non-zero tangent) it stays so.
 
