@@ -15,6 +15,8 @@ import numpy as np
 from .. import ops
 from ..ir.nodes import Call, Const, Value
 from ..ir.types import FLOAT_ELEMENTWISE, NOT_LITERAL, UNKNOWN, Arr, Num, is_float_array, literal, not_one, type_of_argument
+from ..rules.helpers import pow_deriv
+from ..rules.strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
 from ..tangents import NoTangent
 from . import adjoints as adj
 from .handles import PH
@@ -155,6 +157,10 @@ class TemplateBuilder:
             if args[1] != "shape":
                 self.shapes[out] = "scalar"
             return out
+        if fn is strong_mul and not kwargs and len(args) == 2:
+            kept = self._strong_mul_of_spread(args)
+            if kept is not None:
+                return kept
         plain = specialised(self, fn, args, kwargs)  # (its entries pass spreads only to what broadcasts them)
         if plain is not NotImplemented:
             return plain
@@ -165,11 +171,25 @@ class TemplateBuilder:
             self.rt.dense_values.add(out)
         if fn is getattr and len(args) == 2 and args[1] in ("size", "ndim") or fn is len:
             self.shapes[out] = "scalar"
-        elif isinstance(fn, np.ufunc) and not kwargs and fn.nout == 1:
+        elif (isinstance(fn, np.ufunc) and fn.nout == 1 or fn in _ELEMENTWISE_HELPERS) and not kwargs:
             shapes = [self._shape(a) for a in args]  # (np.cos(x) in the pullback of np.sin(x) has x's shape)
             if shapes and None not in shapes:
                 self.shapes[out] = "full" if "full" in shapes else "part" if "part" in shapes else "scalar"
         return out
+
+    def _strong_mul_of_spread(self, args: tuple) -> Optional[Value]:
+        """strong_mul(g, slope) (or (y, g)) with g a spread of this statement's result and a slope of the
+        result's full shape: g stays a number, which broadcasts as the array it stands for (no np.full)."""
+        spreads = self.rt.spreads
+        for i, a in enumerate(args):
+            other = args[1 - i]
+            if spreads.of(a) is not None and spreads.of(a) is self.stmt and spreads.of(other) is None and \
+                    self._shape(other) == "full" and self._dense_operand(other):
+                out = self.rt.b.call(strong_mul, [self._val(x) for x in args])
+                self.rt.dense_values.add(out)
+                self.shapes[out] = "full"
+                return out
+        return None
 
     def plain_numbers(self, g: Any, *operands: Any) -> bool:
         """Are g and the operands certainly real numbers when the pullback runs (by their types), so that a
@@ -263,6 +283,8 @@ class TemplateBuilder:
 
 
 _POW = frozenset([operator.pow, operator.ipow, pow])
+# Run-time helpers elementwise in their operands (a result of the operands' broadcast shape), as ufuncs are.
+_ELEMENTWISE_HELPERS = frozenset([strong_mul, sqrt_slope, cbrt_slope, arcsin_slope, pow_deriv])
 
 
 def _integral(k: Any) -> bool:

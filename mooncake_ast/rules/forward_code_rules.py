@@ -25,6 +25,7 @@ from . import helpers as h
 from . import nested_helpers as nh
 from .plain_forwards import lowered_exponent
 from .registry import defcomplex, _entry, defjvp, defvjp, defzero
+from .strong_zeros import strong_mul
 
 
 class NestingError(MooncakeError, NotImplementedError):
@@ -119,10 +120,13 @@ def _helper_defs() -> None:
     from . import builtin_attributes, builtin_displays, builtin_iteration
 
     user = user_rule
-    defjvp(h.pow_deriv, lambda t, y, base, p: t.add(t.mul(t.d(base), _pow_deriv_d(t, base, p)),
+    # (the base's term with a strong zero, rules/strong_zeros.py: p (p-1) base**(p-2) is inf or nan at 0 or below for
+    # a fractional p, where a zero tangent or adjoint, np.where's unselected side, must give 0)
+    defjvp(h.pow_deriv, lambda t, y, base, p: t.add(t.call(strong_mul, t.d(base), _pow_deriv_d(t, base, p))
+                                                    if t.d(base) is not None else None,
                                                     t.mul(t.d(p), _pow_deriv_dp(t, base, p, t.d(p)))
                                                     if t.d(p) is not None else None))
-    defvjp(h.pow_deriv, lambda t, g, y, base, p: (t.call(_unbroadcast_to, t.mul(g, _pow_deriv_d(t, base, p)), base),
+    defvjp(h.pow_deriv, lambda t, g, y, base, p: (t.call(_unbroadcast_to, t.call(strong_mul, g, _pow_deriv_d(t, base, p)), base),
                                                   t.call(_unbroadcast_to, t.mul(g, _pow_deriv_dp(t, base, p, g)), p)))
     defzero(h.sign, zero_tangent)
     # Run-time helpers of NumPy rules that forward code calls, differentiated again: the mask of max/min's first

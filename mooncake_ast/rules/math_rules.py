@@ -1,6 +1,7 @@
 """Rules of the `math` module, both modes.  `y` is the primal result, reused where it saves work.
 
-Conventions: `fabs`/`copysign` take slope 0 at 0; `sqrt` at 0 has an infinite derivative; `fmod`,
+Conventions: `fabs`/`copysign` take slope 0 at 0; `sqrt` at 0 has an infinite derivative (0 for a tangent or
+adjoint that is exactly 0 there: strong_zeros.py); `fmod`,
 `remainder`, `modf` and `frexp` are differentiated between their jumps (the jumps count as zero);
 `dist`/`hypot` at a zero distance divide by zero.
 """
@@ -9,14 +10,23 @@ from __future__ import annotations
 import math
 
 from . import helpers as h
-from .operator_rules import integer_scalar, pow_tangent
+from .operator_rules import integer_scalar, pow_tangent, times_base_slope
 from .registry import defjvp, defvjp, defzero
+from .strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
 
 
 def unary(fn, dfdx):
     """Register y = fn(x): forward dy = dx * f'(x), reverse x_bar += g * f'(x), from one derivative."""
     defjvp(fn, lambda t, y, x: t.mul(t.d(x), dfdx(t, y, x)))
     defvjp(fn, lambda t, g, y, x: (t.mul(g, dfdx(t, y, x)),))
+
+
+def strong(fn, dfdx):
+    """Register y = fn(x) whose slope is infinite at a finite x where the value is finite (sqrt and cbrt at 0, asin
+    and acos at +-1): a tangent or adjoint that is exactly 0 gives 0 there, not 0 * inf = nan, and the slope is inf
+    (not Python's ZeroDivisionError) for one that is not (strong_zeros.py, docs/nan-derivatives.md)."""
+    defjvp(fn, lambda t, y, x: t.call(strong_mul, t.d(x), dfdx(t, y, x)) if t.d(x) is not None else None)
+    defvjp(fn, lambda t, g, y, x: (t.call(strong_mul, g, dfdx(t, y, x)) if g is not None else None,))
 
 
 def quotient(fn, denominator, negate=False):
@@ -47,16 +57,16 @@ defvjp(math.log, lambda t, g, y, x, *base: (t.div(g, x),) if not base else (
 quotient(math.log1p, lambda t, y, x: t.call(add1, x))
 quotient(math.log2, lambda t, y, x: t.mul(x, math.log(2.0)))
 quotient(math.log10, lambda t, y, x: t.mul(x, math.log(10.0)))
-unary(math.sqrt, lambda t, y, x: t.div(0.5, y))
-quotient(math.cbrt, lambda t, y, x: t.mul(3.0, t.mul(y, y))) if hasattr(math, "cbrt") else None
+strong(math.sqrt, lambda t, y, x: t.call(sqrt_slope, y))
+strong(math.cbrt, lambda t, y, x: t.call(cbrt_slope, y)) if hasattr(math, "cbrt") else None
 unary(math.exp2, lambda t, y, x: t.mul(y, math.log(2.0))) if hasattr(math, "exp2") else None
 
 # ------------------------------------------------------------------ trigonometric
 unary(math.sin, lambda t, y, x: t.call(math.cos, x))
 unary(math.cos, lambda t, y, x: t.neg(t.call(math.sin, x)))
 unary(math.tan, lambda t, y, x: t.add(1.0, t.mul(y, y)))
-quotient(math.asin, lambda t, y, x: t.call(math.sqrt, t.sub(1.0, t.mul(x, x))))
-quotient(math.acos, lambda t, y, x: t.call(math.sqrt, t.sub(1.0, t.mul(x, x))), negate=True)
+strong(math.asin, lambda t, y, x: t.call(arcsin_slope, x))
+strong(math.acos, lambda t, y, x: t.neg(t.call(arcsin_slope, x)))
 quotient(math.atan, lambda t, y, x: t.add(1.0, t.mul(x, x)))
 
 # ------------------------------------------------------------------ hyperbolic
@@ -84,7 +94,7 @@ h.FLOAT_ELEMENTWISE.add(add1)
 
 # ------------------------------------------------------------------ two arguments
 defjvp(math.pow, pow_tangent)
-defvjp(math.pow, lambda t, g, y, a, b: (t.mul(g, t.call(h.pow_deriv, a, b)),
+defvjp(math.pow, lambda t, g, y, a, b: (times_base_slope(t, g, t.call(h.pow_deriv, a, b), b),
                                         None if integer_scalar(t.value(b)) else t.mul(g, t.mul(y, t.call(h.log_for_pow, a, g)))))
 defvjp(math.atan2, lambda t, g, y, a, b: (t.div(t.mul(g, b), t.add(t.mul(a, a), t.mul(b, b))),
                                           t.neg(t.div(t.mul(g, a), t.add(t.mul(a, a), t.mul(b, b))))))

@@ -3,7 +3,8 @@ complex parts, clip, where, `np.add.at`), and np.polyval, which is elementwise i
 
 Kept apart from reductions, shapes and products because these rules share their own helpers
 (`unary`, the tie-breaking of fmax/fmin, clip's bounds) and conventions: kinks take slope 0, ties
-go to the first argument, `sqrt` at 0 gives an infinite derivative.  Forward mode needs no
+go to the first argument, `sqrt` at 0 gives an infinite derivative, except for a tangent or adjoint that is
+exactly 0 there, which gives 0 (`unary_strong`, strong_zeros.py, docs/nan-derivatives.md).  Forward mode needs no
 unbroadcasting (tangents broadcast like their primals); reverse templates undo it with `t.unb`.
 """
 from __future__ import annotations
@@ -14,14 +15,22 @@ from ..arrays import is_other_array
 from ..tangents import NoTangent
 from . import helpers as h
 from .numpy_common import _in_storage, _inexact, _no_adjoint, _refuse_keywords, _split, _unb, cj
-from .operator_rules import pow_adjoints, pow_tangent
+from .operator_rules import pow_adjoints, pow_tangent, quotient_adjoints
 from .registry import defcomplex, defjvp, defvjp, defzero
+from .strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
 
 
 def unary(fn, dfdx):
     """Register y = fn(x) elementwise: forward and reverse from one derivative."""
     defjvp(fn, lambda t, y, x, *a, **k: t.mul(t.d(x), dfdx(t, y, x)))
     defvjp(fn, lambda t, g, y, x, *a, **k: (t.mul(g, cj(t, dfdx(t, y, x), x)),))  # (complex x: conj(f'(x)) g)
+
+
+def unary_strong(fn, dfdx):
+    """Register y = fn(x) elementwise whose slope f'(x) can be inf or nan at a finite x (sqrt at 0, arcsin at 1,
+    out of the domain): an exact zero tangent or adjoint gives 0 there, not 0 * inf (strong_zeros.py)."""
+    defjvp(fn, lambda t, y, x, *a, **k: t.call(strong_mul, t.d(x), dfdx(t, y, x)) if t.d(x) is not None else None)
+    defvjp(fn, lambda t, g, y, x, *a, **k: (t.call(strong_mul, g, cj(t, dfdx(t, y, x), x)) if g is not None else None,))
 
 
 def quotient(fn, denominator, negate=False):
@@ -78,8 +87,8 @@ def _sign_projection(x, v):
 unary(np.sin, lambda t, y, x: t.call(np.cos, x))
 unary(np.cos, lambda t, y, x: t.neg(t.call(np.sin, x)))
 unary(np.tan, lambda t, y, x: t.add(1.0, t.mul(y, y)))
-quotient(np.arcsin, lambda t, y, x: t.call(np.sqrt, t.sub(1.0, t.mul(x, x))))
-quotient(np.arccos, lambda t, y, x: t.call(np.sqrt, t.sub(1.0, t.mul(x, x))), negate=True)
+unary_strong(np.arcsin, lambda t, y, x: t.call(arcsin_slope, x))
+unary_strong(np.arccos, lambda t, y, x: t.neg(t.call(arcsin_slope, x)))
 quotient(np.arctan, lambda t, y, x: t.add(1.0, t.mul(x, x)))
 unary(np.sinh, lambda t, y, x: t.call(np.cosh, x))
 unary(np.cosh, lambda t, y, x: t.call(np.sinh, x))
@@ -95,8 +104,8 @@ quotient(np.log, lambda t, y, x: x)
 quotient(np.log2, lambda t, y, x: t.mul(x, np.log(2.0)))
 quotient(np.log10, lambda t, y, x: t.mul(x, np.log(10.0)))
 quotient(np.log1p, lambda t, y, x: t.add(1.0, x))
-unary(np.sqrt, lambda t, y, x: t.div(0.5, y))
-quotient(np.cbrt, lambda t, y, x: t.mul(3.0, t.mul(y, y)))
+unary_strong(np.sqrt, lambda t, y, x: t.call(sqrt_slope, y))
+unary_strong(np.cbrt, lambda t, y, x: t.call(cbrt_slope, y))
 unary(np.square, lambda t, y, x: t.mul(2.0, x))
 unary(np.reciprocal, lambda t, y, x: t.neg(t.mul(y, y)))
 defjvp(np.abs, lambda t, y, x, *a, **k: t.call(h.abs_tangent, x, t.d(x)) if t.d(x) is not None else None)
@@ -216,8 +225,7 @@ defvjp(np.positive, lambda t, g, y, x: (g,))
 defvjp(np.add, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(g, b)))
 defvjp(np.subtract, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(t.neg(g), b)))
 defvjp(np.multiply, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, cj(t, b, b)), a), t.unb(t.mul(g, cj(t, a, a)), b)))
-defvjp(np.divide, lambda t, g, y, a, b, **k: (t.unb(t.div(g, cj(t, b, b)), a),
-                                              t.unb(t.neg(t.div(t.mul(g, cj(t, y, y)), cj(t, b, b))), b)))
+defvjp(np.divide, lambda t, g, y, a, b, **k: quotient_adjoints(t, g, y, a, b))
 defvjp(np.power, lambda t, g, y, a, b, **k: pow_adjoints(t, g, y, a, b))
 defvjp(np.maximum, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(np.greater_equal, a, b), g, 0.0), a),
                                                t.unb(t.call(np.where, t.call(np.greater_equal, a, b), 0.0, g), b)))

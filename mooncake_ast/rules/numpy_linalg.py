@@ -2,7 +2,9 @@
 eigh, eigvalsh, qr, svd, svdvals, lstsq).
 
 Apart from the other NumPy rules because these are matrix calculus with their own helpers and
-assumptions: real matrices; `eigh`/`svd` need distinct eigen-/singular values, `cholesky` a
+assumptions: real matrices; `eigh`/`svd` need distinct eigen-/singular values (eigh: or an eigenvector
+pair of eigenvectors between equal ones that both have a zero tangent or adjoint, `gap_coupled`,
+docs/nan-derivatives.md), `cholesky` a
 positive definite matrix, `qr` a tall (or square) full-rank matrix, `lstsq` a full-rank one.
 Unsupported cases raise NotImplementedError when the rule runs.
 """
@@ -276,13 +278,28 @@ def _gaps(w):
         return np.where(np.eye(n, dtype=bool), 0.0, 1.0 / np.where(np.eye(n, dtype=bool), 1.0, diff))
 
 
+def gap_coupled(w, coupling, quiet):
+    """F * coupling, F = _gaps(w), where a pair of eigenvectors that are both quiet contributes exactly 0, even
+    between equal eigenvalues (where F is infinite and the product 0 * inf = nan).
+
+    quiet[..., k]: eigenvector k has an exactly zero tangent (forward: row k of V^T dS V is 0, a constant matrix) or
+    adjoint (reverse: column k of V's adjoint is 0, an eigenvector nobody reads): then rotating it inside a
+    degenerate eigenspace changes nothing, and that pair's term is a strong zero (strong_zeros.py).  One quiet
+    eigenvector is not enough: when the other one moves, or is read, the rotation inside the degenerate
+    eigenspace is not determined (eigenvectors jump there), and the inf or nan is kept, never a guessed 0."""
+    coupling = np.asarray(coupling)
+    both = quiet[..., :, None] & quiet[..., None, :]
+    with np.errstate(invalid="ignore"):
+        return np.where(both, 0.0, _gaps(w) * coupling)
+
+
 def eigh_tangent(a, y, da, UPLO="L"):
     """A V = V diag(w): dw = diag(V^T dS V), dV = V (F * (V^T dS V)).  A symmetric with distinct eigenvalues."""
     _real_only("eigh", a)
     w, V = y
     S = _sym_seen(np.broadcast_to(da, np.shape(a)), UPLO == "U")
     M = _mT(V) @ S @ V
-    return np.diagonal(M, axis1=-2, axis2=-1).copy(), V @ (_gaps(w) * M)
+    return np.diagonal(M, axis1=-2, axis2=-1).copy(), V @ gap_coupled(w, M, np.all(M == 0, axis=-1))
 
 
 def eigh_adjoint(a, y, g, UPLO="L"):
@@ -292,7 +309,8 @@ def eigh_adjoint(a, y, g, UPLO="L"):
         return NoTangent
     inner = np.zeros(V.shape)
     if Vbar is not NoTangent:
-        inner = _gaps(w) * (_mT(V) @ np.asarray(Vbar))
+        Vbar = np.asarray(Vbar)
+        inner = gap_coupled(w, _mT(V) @ Vbar, np.all(Vbar == 0, axis=-2))
     if wbar is not NoTangent:
         inner = inner + np.asarray(wbar)[..., None, :] * np.eye(w.shape[-1])
     return _sym_seen_adjoint(V @ inner @ _mT(V), UPLO == "U")

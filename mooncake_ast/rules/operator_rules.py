@@ -25,7 +25,7 @@ def pow_tangent(t, y, a, b):
     that a zero exponent tangent (a constant float exponent's, made dense by an outer derivative) gives 0 below 0,
     not nan * 0."""
     da, db = t.d(a), t.d(b)
-    return t.add(t.mul(da, t.call(h.pow_deriv, a, b)) if da is not None else None,
+    return t.add(times_base_slope(t, da, t.call(h.pow_deriv, a, b), b) if da is not None else None,
                  t.mul(db, t.mul(y, t.call(h.log_for_pow, a, db))) if db is not None else None)
 
 
@@ -184,19 +184,54 @@ def _pair(t, both):
     if hasattr(both, "tuple_size"):
         both.tuple_size = 2
     return t.call(op.getitem, both, 0), t.call(op.getitem, both, 1)
-defvjp(op.truediv, lambda t, g, y, a, b: (t.unb(t.div(g, cj(t, b, b)), a),
-                                          t.unb(t.neg(t.div(t.mul(g, cj(t, y, y)), cj(t, b, b))), b)))
+def quotient_adjoints(t, g, y, a, b):
+    """(a's, b's) adjoints of a / b: g / b and -g y / b.  In b's, a quotient that is exactly 0 (a == 0: the empty
+    bin of `counts / counts.sum()`) is a strong zero (strong_zeros.py): d(a/b)/db = -y/b is exactly 0 there, and an
+    infinite adjoint reaching it (sqrt, a ** 0.7 or entr of that 0, whose own tangent is 0 in forward mode) must
+    not make b's adjoint nan.  Numbers, and a numerator that is a non-zero constant (`1.0 / (1.0 + e)`, whose
+    quotient is never 0 at a finite b), keep the plain product."""
+    a_bar = t.unb(t.div(g, cj(t, b, b)), a)  # (first: the statements in the order the plain template made them)
+    k = t.value(a)
+    if isinstance(k, (int, float)) and k != 0 or t.num(y):
+        gy = t.mul(g, cj(t, y, y))
+    else:
+        from .strong_zeros import strong_mul
+
+        gy = None if g is None else t.call(strong_mul, cj(t, y, y), g)
+    return a_bar, t.unb(t.neg(t.div(gy, cj(t, b, b))), b)
+
+
+defvjp(op.truediv, quotient_adjoints)
 defvjp(op.mod, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(t.mul(g, t.call(op.floordiv, a, b))), b)))
 def integer_scalar(v):
     """An int (not a bool) or a NumPy integer: an exponent that is never differentiated, at any order."""
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
+def _finite_base_slope(k):
+    """Is the slope k * a**(k-1) finite wherever a ** k is (a whole number k: infinite only at a pole of a ** k
+    itself)?  A fractional k has an infinite slope at 0 below one, and a nan one (as its value) below 0."""
+    return isinstance(k, (int, float, np.integer, np.floating)) and not isinstance(k, bool) and \
+        bool(np.isfinite(k)) and float(k).is_integer()
+
+
+def times_base_slope(t, z, slope, b):
+    """z * d(a**b)/da for a tangent or adjoint z: with a strong zero (strong_zeros.py) where the slope can be
+    infinite at a base whose power is finite (a ** 0.5 at 0, an exponent only the run time knows)."""
+    if z is None:
+        return None
+    if _finite_base_slope(t.value(b)):
+        return t.mul(z, slope)
+    from .strong_zeros import strong_mul
+
+    return t.call(strong_mul, z, slope)
+
+
 def pow_adjoints(t, g, y, a, b):
     """(a's, b's) adjoints of a ** b; none for an integer exponent (`x ** 2`), which is never differentiated:
     its term, log(a) (nan below 0), would be computed for nothing at run time and spoil higher orders.  For other
     exponents log_for_pow(a, g) is finite where g is 0, so that the derivatives of b's adjoint are not nan * 0."""
-    return (t.unb(t.mul(g, cj(t, t.call(h.pow_deriv, a, b), a, b)), a),
+    return (t.unb(times_base_slope(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b), b), a),
             None if integer_scalar(t.value(b)) else t.unb(t.mul(g, cj(t, t.mul(y, t.call(h.log_for_pow, a, g)), y)), b))
 
 

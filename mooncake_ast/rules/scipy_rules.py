@@ -276,7 +276,10 @@ def register() -> None:
     elementwise("gammaln", lambda t, y, x: t.call(gammaln_deriv, x))
     elementwise("gamma", lambda t, y, x: t.call(gamma_deriv, x, y))
     elementwise("digamma", lambda t, y, x: t.call(digamma_deriv, x))
-    elementwise("entr", lambda t, y, x: t.call(entr_deriv, x))
+    from .numpy_elementwise import unary_strong
+
+    # (entr's slope is +inf at 0, where its value is 0: an exact zero tangent or adjoint gives 0 there)
+    unary_strong(named("entr", sp.entr), lambda t, y, x: t.call(entr_deriv, x))
     elementwise("i0", lambda t, y, x: t.call(i0_deriv, x))
     elementwise("i1", lambda t, y, x: t.call(i1_deriv, x, y))
     if hasattr(sp, "softplus"):

@@ -194,28 +194,35 @@ def register(sp, named) -> None:
     # two differentiated operands: `partials(a, b, *extra)` gives both partial derivatives at once
     _def_two_operands(named("binom", sp.binom), lambda n, k, y: (binom_partials, (n, k, y)))
     for name, kl in (("rel_entr", False), ("kl_div", True)):
-        _def_two_operands(named(name, getattr(sp, name)), lambda a, b, y, kl=kl: (entropy_partials, (a, b, kl)))
+        _def_two_operands(named(name, getattr(sp, name)), lambda a, b, y, kl=kl: (entropy_partials, (a, b, kl)),
+                          strong=True)
     for name, shift in (("boxcox", 0.0), ("boxcox1p", 1.0)):
         _def_two_operands(named(name, getattr(sp, name)), lambda x, lm, y, shift=shift: (boxcox_partials, (x, lm, shift)))
 
 
-def _def_two_operands(fn, partials_call):
+def _def_two_operands(fn, partials_call, strong=False):
     """Both rules of fn(a, b) from one helper that gives (d/da, d/db): `partials_call(a, b, y)` names the helper
-    and its arguments.  (SciPy's ufuncs take their operands by position only: the templates' names are free.)"""
+    and its arguments.  (SciPy's ufuncs take their operands by position only: the templates' names are free.)
+    strong: a partial can be infinite where the value is finite (rel_entr and kl_div at x = 0), so a tangent or
+    adjoint that is exactly 0 multiplies it as a strong zero (strong_zeros.py: 0, not 0 * inf = nan)."""
     from .numpy_common import _split
     from .registry import defjvp, defvjp
+    from .strong_zeros import strong_mul
+
+    def times(t, z, d):
+        return t.call(strong_mul, z, d) if strong and z is not None else t.mul(z, d)
 
     def jvp(t, y, a, b):
         if t.d(a) is None and t.d(b) is None:
             return None
         helper, args = partials_call(a, b, y)
         da, db = _split(t, t.call(helper, *args), 2)
-        return t.add(t.mul(t.d(a), da), t.mul(t.d(b), db))
+        return t.add(times(t, t.d(a), da), times(t, t.d(b), db))
 
     def vjp(t, g, y, a, b):
         helper, args = partials_call(a, b, y)
         da, db = _split(t, t.call(helper, *args), 2)
-        return (t.unb(t.mul(g, da), a), t.unb(t.mul(g, db), b))
+        return (t.unb(times(t, g, da), a), t.unb(times(t, g, db), b))
 
     defjvp(fn, jvp)
     defvjp(fn, vjp)

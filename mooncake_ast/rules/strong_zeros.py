@@ -1,0 +1,116 @@
+"""Exact zeros in derivative propagation: a zero tangent or adjoint times an infinite local derivative is 0.
+
+Floating point says 0 * inf = nan.  A derivative says otherwise: an input that does not move (tangent exactly
+0) moves nothing, however steep the function is there, and an output nobody reads (adjoint exactly 0: the side
+np.where did not select) sends nothing back.  `sqrt(counts)` with an empty bin (counts[0] == 0 and its tangent 0),
+`np.where(x > 0, np.sqrt(x), x ** 2)` (sqrt's slope is nan below 0, where its adjoint is 0) and
+`entr(p)` with p[0] == 0 all gave nan where the function is smooth and finite differences agree.
+
+`strong_mul(z, d)` is the one tool: z * d, where an exact zero z gives 0 whatever d is (inf, nan).  z is the
+tangent or adjoint, d the local derivative.  Rules use it only where d can be inf or nan at a finite input whose
+value is finite or out of the domain (sqrt and cbrt at 0, arcsin/arccos at and beyond +-1, fractional powers at
+0 and below, the entr family at 0): elsewhere a plain product is exact and faster (exp, log, 1 / x: their slope is
+infinite only where their value is, see docs/nan-derivatives.md).  A non-zero z keeps z * d, inf or nan
+included: where the true derivative is infinite or undefined (sqrt at 0 with a non-zero tangent) it stays so.
+
+Why a helper and not `np.where(z == 0, 0.0, z * d)` in the generated code: that expression is right at first
+order but its own derivative is not.  Differentiated again (a Hessian differentiates the generated pullback),
+np.where's rule masks the whole product's tangent where z == 0, dropping dz * d, which is the second derivative's
+main term where the cotangent happens to vanish (f = (sum(sqrt(x)) - c)**2 at sum(sqrt(x)) == c).  The rules
+below keep the product rule with strong zeros: d(z * d) = strong_mul(dz, d) + strong_mul(z, dd).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..arrays import is_other_array
+from ..ir.types import FLOAT_ELEMENTWISE
+from ..tangents import NoTangent
+from .numpy_common import cj
+from .registry import defcomplex, defjvp, defvjp
+
+__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul"]
+
+
+def strong_mul(z: Any, d: Any) -> Any:
+    """z * d, and exactly 0 where z == 0 (whatever d is there: inf and nan included); the symbolic zero stays
+    symbolic.  Shapes broadcast as in z * d."""
+    if z is NoTangent or d is NoTangent or z is None or d is None:
+        return NoTangent
+    if isinstance(z, np.ndarray) or isinstance(d, np.ndarray) or is_other_array(z) or is_other_array(d):
+        # (d replaced before the product: 0 * inf would warn "invalid value" where the answer is simply 0)
+        return z * np.where(np.equal(z, 0), 0.0, d)
+    if z == 0:
+        return z * 0.0  # (the zero of z's type: 0.0, 0j, a NumPy scalar's)
+    return z * d
+
+
+strong_mul.dense_in_dense = True  # type: ignore[attr-defined]  (an array in, an array out: reverse/templates.py)
+FLOAT_ELEMENTWISE.add(strong_mul)  # (typed like z * d: ir/types.py)
+
+
+def _strong_mul_tangent(t: Any, y: Any, z: Any, d: Any) -> Any:
+    """d(strong_mul(z, d)) = strong_mul(dz, d) + strong_mul(z, dd): each term keeps its own strong zero."""
+    dz, dd = t.d(z), t.d(d)
+    return t.add(t.call(strong_mul, dz, d) if dz is not None else None,
+                 t.call(strong_mul, z, dd) if dd is not None else None)
+
+
+def _strong_mul_adjoints(t: Any, g: Any, y: Any, z: Any, d: Any) -> tuple:
+    """z's adjoint g * conj(d) (0 where g == 0), d's g * conj(z) (0 where z == 0), each summed to its shape."""
+    return (t.unb(t.call(strong_mul, g, cj(t, d, d)), z), t.unb(t.call(strong_mul, cj(t, z, z), g), d))
+
+
+defjvp(strong_mul, _strong_mul_tangent)
+defvjp(strong_mul, _strong_mul_adjoints)
+defcomplex(strong_mul)
+
+
+
+# ---------------------------------------------------------------- slopes that are infinite at a finite input
+# Their own derivatives (a Hessian differentiates the pullback that multiplies by them) are infinite or nan where
+# they are: written as helpers with strong-zero rules, so that the zero adjoint of np.where's unselected side stays
+# 0 at the second order too (`0.5 / y` differentiated as a quotient gives 0 * nan there).
+def _over(a: float, b: Any) -> Any:
+    """a / b, and an infinity for a Python number b == 0 (Python raises where NumPy answers inf: math.sqrt(0.0)'s
+    slope is inf, as np.sqrt's is)."""
+    if type(b) in (float, int) and b == 0:
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def sqrt_slope(y: Any) -> Any:
+    """d sqrt(x)/dx = 0.5 / y, y = sqrt(x) (inf at 0, nan below: NumPy's sqrt of a negative float)."""
+    return _over(0.5, y)
+
+
+def cbrt_slope(y: Any) -> Any:
+    """d cbrt(x)/dx = 1 / (3 y^2), y = cbrt(x) (inf at 0)."""
+    return _over(1.0, 3.0 * (y * y))
+
+
+def arcsin_slope(x: Any) -> Any:
+    """d arcsin(x)/dx = 1 / sqrt(1 - x^2) (inf at +-1, nan beyond: arccos's is its negative)."""
+    if type(x) in (float, int):
+        return _over(1.0, math.sqrt(1.0 - x * x)) if abs(x) <= 1.0 else math.nan
+    return 1.0 / np.sqrt(1.0 - x * x)
+
+
+for _fn in (sqrt_slope, cbrt_slope, arcsin_slope):
+    _fn.dense_in_dense = True  # type: ignore[attr-defined]
+    FLOAT_ELEMENTWISE.add(_fn)
+
+
+def _slope_rules(fn: Any, second: Any) -> None:
+    """fn's rules from its own derivative `second(t, s, v)` (s = fn(v)), each multiplied as a strong zero."""
+    defjvp(fn, lambda t, s, v: t.call(strong_mul, t.d(v), second(t, s, v)) if t.d(v) is not None else None)
+    defvjp(fn, lambda t, g, s, v: (t.call(strong_mul, g, cj(t, second(t, s, v), v)) if g is not None else None,))
+
+
+_slope_rules(sqrt_slope, lambda t, s, y: t.mul(-2.0, t.mul(s, s)))  # -0.5 / y^2
+_slope_rules(cbrt_slope, lambda t, s, y: t.div(t.mul(-2.0, s), y))  # -2 / (3 y^3)
+_slope_rules(arcsin_slope, lambda t, s, x: t.mul(x, t.mul(s, t.mul(s, s))))  # x / (1 - x^2)^(3/2)
+defcomplex(sqrt_slope, arcsin_slope)
