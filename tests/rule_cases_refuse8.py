@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 
+from mooncake_ast.rules import numpy_linalg, numpy_linalg_complex, numpy_linalg_complex_more, numpy_products
 from mooncake_ast.rules.numpy_fft import fft_tangent
 from rule_case_kit import kit
 
@@ -66,6 +67,12 @@ ZERO = {
     (random.Random, "setstate"): C("lambda x: (random.Random(1).setstate(random.Random(2).getstate()), x * 2.0)[1]", X3),
     (random.Random, "random"): C("lambda x: x * random.Random(1).random()", X3),
     (random.Random, "getrandbits"): C("lambda x: x * random.Random(1).getrandbits(4)", X3),
+    "mooncake_ast.rules.numpy_linalg_complex._complex": C(
+        "lambda x: x * (1.0 + numpy_linalg_complex._complex(x, x * 1j))", X3),
+    "mooncake_ast.rules.numpy_linalg_complex_more._complex": C(
+        "lambda x: x * (1.0 + numpy_linalg_complex_more._complex(x, None))", X3),
+    "mooncake_ast.rules.numpy_products._complex": C("lambda x: x * (1.0 + numpy_products._complex(x))", X3),
+    "mooncake_ast.rules.numpy_linalg._real_only": C("lambda x: (numpy_linalg._real_only('inv', x), x * 2.0)[1]", X3),
     "logging.getLogger": C("lambda x: x * len(logging.getLogger('mooncake_ast.rule_cases_refuse8').name)", X3),
     **{(cls, name): _message_case(owner, name) for cls, owner in ((logging.Logger, "_LOG"),
                                                                  (logging.LoggerAdapter, "_ADAPTER"))

@@ -529,3 +529,32 @@ def _scales_cached_part(x):
 def test_module_state_written_with_input_data_stays_refused(f, api):
     with pytest.raises(mc.MooncakeError, match="module-level object"):
         api(f)(X2.copy())
+
+
+# ================================================================ third orders through linear algebra
+
+
+def _spd(x):
+    return np.outer(x, x) + np.diag([2.0, 3.0, 4.0]) + x[0] * np.eye(3)
+
+
+def third_slogdet(x):
+    return np.linalg.slogdet(_spd(x))[1]
+
+
+def third_cholesky(x):
+    return np.sum(np.linalg.cholesky(_spd(x)) ** 2 * np.arange(9.0).reshape(3, 3))
+
+
+def third_eigh(x):
+    return np.sum(np.linalg.eigh(_spd(x))[0] ** 3)
+
+
+def third_solve(x):
+    return np.sum(np.linalg.solve(_spd(x), x) * x)
+
+
+@pytest.mark.parametrize("f", [third_slogdet, third_cholesky, third_eigh, third_solve], ids=lambda f: f.__name__)
+def test_third_order_through_linear_algebra(f):
+    T = _fd(lambda z: mc.hessian(f)(z.copy()), X, h=1e-5)
+    np.testing.assert_allclose(mc.jacfwd(mc.hessian(f))(X.copy()), T, rtol=1e-4, atol=1e-4)

@@ -30,7 +30,8 @@ from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, ze
 from . import nested_guarded as _nested_guarded, nested_helpers as nh, nested_iteration as _nested_iteration
 from .nested_array_methods import array_method_plan
 from .nested_partials import is_partial
-from .nested_containers import dict_method_plan, is_plain_namedtuple, namedtuple_plan, is_dict_method, list_method_plan, zip_plan
+from .nested_containers import (dict_method_plan, is_dict_method, is_plain_namedtuple, list_method_plan,
+                                namedtuple_plan, zip_plan)
 
 
 def _api() -> Any:

@@ -113,7 +113,8 @@ _MODELS = {
     ("cauchy", "logpdf"): cauchy_logpdf, ("cauchy", "pdf"): cauchy_pdf,
     ("laplace", "logpdf"): laplace_logpdf, ("logistic", "logpdf"): logistic_logpdf,
     ("gamma", "logpdf"): gamma_logpdf, ("expon", "logpdf"): expon_logpdf,
-    ("multivariate_normal", "logpdf"): multivariate_normal_logpdf, ("multivariate_normal", "pdf"): multivariate_normal_pdf,
+    ("multivariate_normal", "logpdf"): multivariate_normal_logpdf,
+    ("multivariate_normal", "pdf"): multivariate_normal_pdf,
 }
 
 

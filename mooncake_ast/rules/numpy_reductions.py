@@ -295,9 +295,11 @@ defvjp(np.max, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extrem
        + _kw_adjoint(t, k, "initial", lambda: t.call(extremum_initial_adjoint, x, y, g, axis, keepdims, *_where(k))))
 defvjp(np.min, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),)
        + _kw_adjoint(t, k, "initial", lambda: t.call(extremum_initial_adjoint, x, y, g, axis, keepdims, *_where(k))))
-for _alias in (np.amax, np.amin):
-    defvjp(_alias, lambda t, g, y, x, axis=None, keepdims=False, **k: (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),)
-           + _kw_adjoint(t, k, "initial", lambda: t.call(extremum_initial_adjoint, x, y, g, axis, keepdims, *_where(k))))
+for _alias in (np.amax, np.amin):  # (np.max / np.min under their old names: the same rules)
+    defvjp(_alias, lambda t, g, y, x, axis=None, keepdims=False, **k:
+           (t.call(extremum_adjoint, x, y, g, axis, keepdims, *_where(k)),)
+           + _kw_adjoint(t, k, "initial",
+                         lambda: t.call(extremum_initial_adjoint, x, y, g, axis, keepdims, *_where(k))))
 defvjp(np.cumsum, lambda t, g, y, x, axis=None, **k: (t.call(cumsum_adjoint, x, g, axis),))
 defvjp(np.prod, lambda t, g, y, x, axis=None, keepdims=False, **k: _refuse_unknown("np.prod", k, ()) or (t.call(prod_adjoint, x, g, axis, keepdims),))
 defvjp(np.var, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, g, axis, ddof, keepdims),))

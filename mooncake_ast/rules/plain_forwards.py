@@ -187,8 +187,8 @@ def _join_tangent_fwd(join, xs, dxs, axis, t_join, t_xs, t_dxs, t_axis):
 
 
 def _float_fwd(a=0.0, da=NoTangent):
-    # `float(v)` (a NumPy number, a 0-d or one-item array made a Python float) and its tangent made a float alike: linear
-    # (every second order of a function calling float() was refused, "the forward derivative of float comes from a
+    # `float(v)` (a NumPy number or a 0-d array made a Python float) and its tangent made a float alike: linear (every
+    # second order of a function calling float() was refused, "the forward derivative of float comes from a
     # hand-written rule"); a string's or an int's tangent is a zero
     if da is NoTangent or da is None:
         return float(a), 0.0

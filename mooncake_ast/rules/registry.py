@@ -212,8 +212,8 @@ _LAZY_TABLES = (("numpy.random", "numpy_realistic", "register_draws"),
                 ("scipy.spatial", "scipy_spatial_rules", "register"),
                 ("scipy.integrate", "scipy_integrate_rules", "register"),
                 ("scipy.optimize", "scipy_optimize_rules", "register"),
-                ("scipy.interpolate", "scipy_interpolate_rules", "register"), ("scipy.fft", "scipy_fft_rules", "register"),
-                ("scipy.sparse", "scipy_sparse_rules", "register"),
+                ("scipy.interpolate", "scipy_interpolate_rules", "register"),
+                ("scipy.fft", "scipy_fft_rules", "register"), ("scipy.sparse", "scipy_sparse_rules", "register"),
                 ("logging", "python_logging", "register"), ("random", "python_random", "register"))
 _PENDING = list(_LAZY_TABLES)  # the tables not registered yet (emptied as they are)
 
