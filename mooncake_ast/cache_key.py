@@ -21,8 +21,10 @@ import linecache
 import os
 import struct
 import sys
+import time
 import types
 import warnings
+from importlib.machinery import FileFinder
 from typing import Any
 
 from . import import_states
@@ -113,7 +115,7 @@ def _scan(folder: str, rel: str, names: list, states: list) -> None:
     try:
         if _SCAN_DIR:
             fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-            listed = sorted(os.listdir(fd))
+            listed = sorted(_listed(folder, fd))
         else:
             listed = sorted(os.listdir(folder))
     except OSError:
@@ -151,6 +153,26 @@ def _scan(folder: str, rel: str, names: list, states: list) -> None:
             os.close(fd)
     for name in subdirs:
         _scan(os.path.join(folder, name), f"{rel}{name}/", names, states)
+
+
+def _listed(folder: str, fd: int) -> Any:
+    """The names in `folder` (open as `fd`): the import system's own listing where its finder for the folder
+    holds one made at the folder's present modification time, older than two seconds (an entry added,
+    removed or renamed since moves that time: a change within the same tick of a coarse clock could not, so a
+    recent listing is not trusted), else `listdir` (a library directory imported from is listed once, not twice)."""
+    finder = sys.path_importer_cache.get(folder)
+    names = getattr(finder, "_path_cache", None)
+    if type(names) is set and names and isinstance(finder, FileFinder) and not _CASE_FOLDED:
+        try:
+            mtime = os.fstat(fd).st_mtime
+        except OSError:
+            return os.listdir(fd)
+        if mtime == getattr(finder, "_path_mtime", None) and time.time() - mtime > 2.0:
+            return names
+    return os.listdir(fd)
+
+
+_CASE_FOLDED = sys.platform.startswith("win")  # (where the finder's names are not listdir's: suffixes lowered)
 
 
 def _packed(states: list) -> bytes:
