@@ -77,6 +77,10 @@ def rules_fingerprint() -> str:
 
 
 _LIBRARY: list = []
+# source path -> (size, mtime in ns, inode) of each library file the scan stat'ed (not imported then): what the
+# key says of it, so that a module generation imports from code kept in the cache (cache_modules) is checked
+# against the state the key was made with, without a stat of its own
+SCANNED: dict[str, tuple] = {}
 _SCAN_DIR = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd and hasattr(os, "O_DIRECTORY")
 
 
@@ -138,7 +142,8 @@ def _scan(folder: str, rel: str, names: list, states: list) -> None:
                     continue
                 try:
                     st = stat(name, dir_fd=fd) if fd is not None else stat(os.path.join(folder, name))
-                    states += (st.st_size, st.st_mtime_ns, st.st_ino)
+                    known = SCANNED[inside + name] = (st.st_size, st.st_mtime_ns, st.st_ino)
+                    states += known
                 except OSError:
                     states += (-1, -1, -1)
             elif not name.startswith((".", "__pycache__")):
