@@ -397,7 +397,10 @@ class ValueAndGrad:
 
     def _nums(self, nargs: int) -> tuple:
         """argnums for a call with `nargs` positional arguments: (positions, frozenset of them)."""
-        known = self._by_count.get(nargs) or _NUMS.get((self.given, nargs))
+        known = self._by_count.get(nargs)
+        if known is not None:
+            return known
+        known = _NUMS.get((self.given, nargs))
         if known is not None:
             self._by_count[nargs] = known
             return known
