@@ -370,6 +370,9 @@ def _argnums_checked(argnums: Any, api: str, f: Any) -> tuple:
     return tuple(int(n) for n in nums)
 
 
+_NUMS: dict = {}  # (argnums given, positional arguments) -> ValueAndGrad._nums's answer: a new mc.grad(f) per call
+
+
 class ValueAndGrad:
     """`mc.value_and_grad(f)`: a module-level callable, so it pickles (by reference to f) and can be
     sent to other processes; the receiving process builds (or loads from its cache) the derivative."""
@@ -397,6 +400,10 @@ class ValueAndGrad:
         known = self._by_count.get(nargs)
         if known is not None:
             return known
+        known = _NUMS.get((self.given, nargs))
+        if known is not None:
+            self._by_count[nargs] = known
+            return known
         nums = []
         for n in self.given:
             if not -nargs <= n < nargs:
@@ -409,7 +416,9 @@ class ValueAndGrad:
         if len(set(nums)) != len(nums):
             raise ArgnumsError(f"{self._api_name}({_name(self.f)}, argnums={self.argnums!r}): positions {nums} for a "
                                f"call with {nargs} positional arguments repeat an argument; give each position once")
-        known = self._by_count[nargs] = (tuple(nums), frozenset(nums))
+        if len(_NUMS) > 1024:
+            _NUMS.clear()
+        known = self._by_count[nargs] = _NUMS[(self.given, nargs)] = (tuple(nums), frozenset(nums))
         return known
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple:
@@ -535,6 +544,12 @@ def aux_pair(api: str, f: Any, out: Any) -> tuple:
 
 def _wraps(wrapper: Any, f: Any) -> None:
     """`functools.update_wrapper` without copying f's `__dict__` (it would overwrite the wrapper's fields)."""
+    if type(f) is types.FunctionType:  # (the same, without update_wrapper's loop: `mc.grad(f)(x)` pays it per call)
+        d = wrapper.__dict__
+        for name in functools.WRAPPER_ASSIGNMENTS:
+            d[name] = getattr(f, name)
+        d["__wrapped__"] = f
+        return
     try:
         functools.update_wrapper(wrapper, f, updated=())
     except (AttributeError, TypeError):

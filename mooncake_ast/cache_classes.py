@@ -21,6 +21,7 @@ when a hooked period compiled something new for it; it counts towards the cache'
 (ours, private, no symlink), used only if it says it was written by this interpreter (bytecode magic)
 and its digest (digests.bulk_digest) matches its content.  Anything else (missing, refused, torn, another
 Python, an unusable cache) is a silent miss: the texts are compiled, as without this module.
+`KeptCode` keeps the programs of the regular expressions compiled meanwhile too (cache_patterns.py).
 """
 from __future__ import annotations
 
@@ -140,7 +141,7 @@ class KeptCode:
     whether the outermost period may create the cache directory to keep what it compiled (not `import
     mooncake_ast`'s: a directory appears when a first derivative is written, not before)."""
 
-    __slots__ = ("hooked", "create")
+    __slots__ = ("hooked", "create", "patterns")
 
     def __init__(self, create: bool = True) -> None:
         self.create = create
@@ -148,6 +149,9 @@ class KeptCode:
     def __enter__(self) -> None:
         import dataclasses
 
+        from . import cache_patterns
+
+        self.patterns = cache_patterns.enter(self.create)  # (regular expressions' programs kept too)
         with _LOCK:
             self.hooked = False
             if _KEPT.depth == 0:
@@ -160,6 +164,10 @@ class KeptCode:
             self.hooked = True
 
     def __exit__(self, *exc: object) -> None:
+        if self.patterns:
+            from . import cache_patterns
+
+            cache_patterns.leave()
         if not self.hooked:
             return
         import dataclasses

@@ -21,8 +21,10 @@ import linecache
 import os
 import struct
 import sys
+import time
 import types
 import warnings
+from importlib.machinery import FileFinder
 from typing import Any
 
 from . import import_states
@@ -75,6 +77,10 @@ def rules_fingerprint() -> str:
 
 
 _LIBRARY: list = []
+# source path -> (size, mtime in ns, inode) of each library file the scan stat'ed (not imported then): what the
+# key says of it, so that a module generation imports from code kept in the cache (cache_modules) is checked
+# against the state the key was made with, without a stat of its own
+SCANNED: dict[str, tuple] = {}
 _SCAN_DIR = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd and hasattr(os, "O_DIRECTORY")
 
 
@@ -113,7 +119,7 @@ def _scan(folder: str, rel: str, names: list, states: list) -> None:
     try:
         if _SCAN_DIR:
             fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-            listed = sorted(os.listdir(fd))
+            listed = sorted(_listed(folder, fd))
         else:
             listed = sorted(os.listdir(folder))
     except OSError:
@@ -136,7 +142,8 @@ def _scan(folder: str, rel: str, names: list, states: list) -> None:
                     continue
                 try:
                     st = stat(name, dir_fd=fd) if fd is not None else stat(os.path.join(folder, name))
-                    states += (st.st_size, st.st_mtime_ns, st.st_ino)
+                    known = SCANNED[inside + name] = (st.st_size, st.st_mtime_ns, st.st_ino)
+                    states += known
                 except OSError:
                     states += (-1, -1, -1)
             elif not name.startswith((".", "__pycache__")):
@@ -151,6 +158,26 @@ def _scan(folder: str, rel: str, names: list, states: list) -> None:
             os.close(fd)
     for name in subdirs:
         _scan(os.path.join(folder, name), f"{rel}{name}/", names, states)
+
+
+def _listed(folder: str, fd: int) -> Any:
+    """The names in `folder` (open as `fd`): the import system's own listing where its finder for the folder
+    holds one made at the folder's present modification time, older than two seconds (an entry added,
+    removed or renamed since moves that time: a change within the same tick of a coarse clock could not, so a
+    recent listing is not trusted), else `listdir` (a library directory imported from is listed once, not twice)."""
+    finder = sys.path_importer_cache.get(folder)
+    names = getattr(finder, "_path_cache", None)
+    if type(names) is set and names and isinstance(finder, FileFinder) and not _CASE_FOLDED:
+        try:
+            mtime = os.fstat(fd).st_mtime
+        except OSError:
+            return os.listdir(fd)
+        if mtime == getattr(finder, "_path_mtime", None) and time.time() - mtime > 2.0:
+            return names
+    return os.listdir(fd)
+
+
+_CASE_FOLDED = sys.platform.startswith("win")  # (where the finder's names are not listdir's: suffixes lowered)
 
 
 def _packed(states: list) -> bytes:

@@ -202,6 +202,17 @@ def _fresh(row: tuple) -> bool:
         return False
 
 
+def _scanned(origin: str) -> Optional[tuple]:
+    """The state the cache key's library scan found for a source file not imported then (cache_key.SCANNED): the
+    key of what is being generated says the library had it, so code kept for that state is the code the key
+    describes, with no second stat (a file edited since is imported as the key saw it, not as it is now)."""
+    key_module = sys.modules.get(_KEY_MODULE)
+    return getattr(key_module, "SCANNED", {}).get(origin) if key_module is not None else None
+
+
+_KEY_MODULE = __package__ + ".cache_key"
+
+
 def _package_of(name: str) -> Optional[str]:
     top, dot, _ = name.partition(".")
     return top if dot and top in PACKAGES else None
@@ -270,7 +281,7 @@ class _Finder:
             where = os.path.dirname(origin)
             if is_package:
                 where = os.path.dirname(where)
-            if where in path and _fresh(row):
+            if where in path and (_scanned(origin) == row[2] or _fresh(row)):
                 import_states.STATES[origin] = row[2]  # (the state of the source the served code was made from)
                 spec = ModuleSpec(name, _HeldLoader(name, origin, file, row), origin=origin, is_package=is_package)
                 if is_package:

@@ -18,6 +18,7 @@ when the types do not settle the answer, and the generic helper is called.
 from __future__ import annotations
 
 import operator
+import sys
 from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
@@ -29,7 +30,7 @@ from ..ir.op_types import literal_array
 from ..ir.types import FLOAT, NOT_LITERAL, Arr, AVal, Num, is_float_array, is_real, not_one, size_symbol
 from ..rules import helpers as h
 from ..rules import (builtin_attributes, forward_code_rules, math_rules, numpy_creation, numpy_linalg, numpy_products,
-                     numpy_reductions, numpy_shapes, scipy_rules)
+                     numpy_reductions, numpy_shapes)
 from . import adjoints as adj
 from .handles import PH
 
@@ -254,6 +255,8 @@ def logsumexp_adjoint(t: "TemplateBuilder", a: Any, g: Any, axis: Any = None, b:
         return NotImplemented
     g = t.rt.spreads.materialize(g)
     options = {"keepdims": Const(keep)} if k is None else {"axis": Const(k), "keepdims": Const(keep)}
+    from ..rules import scipy_rules
+
     return t.call(scipy_rules.logsumexp_adjoint, a, g, **options)
 
 
@@ -450,8 +453,6 @@ TABLE = {
     numpy_products.matmul_adjoint_b: matmul_adjoint_b,
     numpy_products.outer_adjoint: outer_adjoint,
     numpy_linalg.norm_adjoint: norm_adjoint,
-    scipy_rules.log_softmax_adjoint: log_softmax_adjoint,
-    scipy_rules.logsumexp_adjoint: logsumexp_adjoint,
     numpy_products.dot_adjoint_a: matmul_adjoint_a,  # (np.dot is matmul for real operands of rank 1 and 2)
     numpy_products.dot_adjoint_b: matmul_adjoint_b,
     numpy_reductions.sum_adjoint: sum_adjoint,
@@ -466,12 +467,28 @@ TABLE = {
 }
 
 
+_SCIPY = [__package__.rpartition(".")[0] + ".rules.scipy_rules"]
+
+
+def _add_scipy_entries() -> None:
+    """SciPy's adjoints join TABLE once rules/scipy_rules is imported: its rules are registered only then, so no
+    pullback can call them before (importing it here cost every first derivation its ten modules, ~2 ms)."""
+    from ..rules import scipy_rules
+
+    TABLE[scipy_rules.log_softmax_adjoint] = log_softmax_adjoint
+    TABLE[scipy_rules.logsumexp_adjoint] = logsumexp_adjoint
+    _SCIPY.append(True)
+
+
 def specialised(t: "TemplateBuilder", fn: Any, args: tuple, kwargs: dict) -> Any:
     """The plain code for `fn(*args)` in this pullback, or NotImplemented."""
     try:
         entry = TABLE.get(fn)
     except TypeError:
         return NotImplemented
+    if entry is None and len(_SCIPY) == 1 and _SCIPY[0] in sys.modules:
+        _add_scipy_entries()
+        entry = TABLE.get(fn)
     if entry is None or kwargs:
         return NotImplemented
     return entry(t, *args)
