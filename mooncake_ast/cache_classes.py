@@ -21,7 +21,6 @@ when a hooked period compiled something new for it; it counts towards the cache'
 (ours, private, no symlink), used only if it says it was written by this interpreter (bytecode magic)
 and its digest (digests.bulk_digest) matches its content.  Anything else (missing, refused, torn, another
 Python, an unusable cache) is a silent miss: the texts are compiled, as without this module.
-`KeptCode` keeps the programs of the regular expressions compiled meanwhile too (cache_patterns.py).
 """
 from __future__ import annotations
 
