@@ -382,7 +382,7 @@ def _module_name(stem: str, key: str) -> str:
 
 
 CODE_PREFIX = ".code-"  # an entry's compiled form (see cache_write.store_code): dot-named, like temporaries
-CLASSES_PREFIX = ".dataclass-code-"  # libcst's dataclass methods, compiled (see cache_classes); regular expressions' programs (cache_patterns)
+CLASSES_PREFIX = ".dataclass-code-"  # libcst's dataclass methods, compiled (see cache_classes)
 MODULES_PREFIX = ".module-code-"  # the library's modules that generation imports, compiled (see cache_modules)
 
 
