@@ -140,7 +140,7 @@ class KeptCode:
     whether the outermost period may create the cache directory to keep what it compiled (not `import
     mooncake_ast`'s: a directory appears when a first derivative is written, not before)."""
 
-    __slots__ = ("hooked", "create", "patterns")
+    __slots__ = ("hooked", "create")
 
     def __init__(self, create: bool = True) -> None:
         self.create = create
@@ -148,9 +148,6 @@ class KeptCode:
     def __enter__(self) -> None:
         import dataclasses
 
-        from . import cache_patterns
-
-        self.patterns = cache_patterns.enter(self.create)  # (regular expressions' programs kept too)
         with _LOCK:
             self.hooked = False
             if _KEPT.depth == 0:
@@ -163,10 +160,6 @@ class KeptCode:
             self.hooked = True
 
     def __exit__(self, *exc: object) -> None:
-        if self.patterns:
-            from . import cache_patterns
-
-            cache_patterns.leave()
         if not self.hooked:
             return
         import dataclasses
