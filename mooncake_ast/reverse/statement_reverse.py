@@ -17,8 +17,8 @@ from ..errors import MooncakeError
 from ..ir.nodes import Call, Const
 from ..rules import builtin_rules, call_binding, registry
 from . import adjoints as adj
-from . import (buffers, dict_keys, kept_indexes, local_dicts, object_fields, part_reads, quiet_items, shadows,
-               typed_dicts, typed_lists, view_reads, written_params)
+from . import (buffers, dict_keys, kept_indexes, local_dicts, number_calls, object_fields, part_reads, quiet_items,
+               shadows, typed_dicts, typed_lists, view_reads, written_params)
 from .cleanup import ZERO
 from .prepare import hashable as _hashable
 from .special import INPLACE, SAVE_ARGS, SPECIAL
@@ -113,6 +113,15 @@ class StatementReverse:
         rc = self._dispatch(s)
         g = self.spreads.materialize(g)
         pb = self.primal(rc)
+        if s in self.number_calls:  # (numbers in, numbers out: reverse/number_calls.py)
+            grads = self.b.call(adj.call_pullback, [pb, g if g is not None else ZERO])
+            grads.tuple_size = len(s.args)  # type: ignore[attr-defined]
+            for i, a in enumerate(s.args):
+                if self.active(a):
+                    item = self.b.call(operator.getitem, [grads, Const(i)])
+                    self.dense_values.add(item)
+                    self.accumulate(a, item)
+            return
         grads = self.b.call(adj.call_pullback, [pb, g if g is not None else ZERO])
         grads.tuple_size = 3  # type: ignore[attr-defined]  # (f_bar, args_bar, kwargs_bar)
         f_bar = self.b.call(operator.getitem, [grads, Const(0)])
@@ -233,6 +242,8 @@ class StatementReverse:
             rc = Call(Const(adj.rcall_marker), [], loc=s.loc)  # patched in the forward IR later
             rc.hint = None
             self.dispatched[s] = rc
+            if number_calls.takes(self, s):
+                self.number_calls.add(s)
             quiet = quiet_items.unread_numbers(self, s)
             if quiet:
                 self.quiet_of[s] = quiet
