@@ -7,12 +7,12 @@ parameter it never reads) or storage tuples.  Read in the caller's pullback, eac
 
     x_bar = _mc.number_adjoint(_mc.item_of(t5[1], 0))
 
-When ir/types.py knows every argument is a number (and the callee itself, a global function, has no
-adjoint to carry), the dispatcher is asked for `rcall_numbers` instead, whose pullback does that
-conversion once, in one place, and hands back a tuple of plain numbers, one per argument, so the
-caller's pullback reads as a person writes it:
+When ir/types.py knows every argument is a number, the dispatcher is asked for `rcall_numbers` instead,
+whose pullback does that conversion once, in one place, and hands back the callee's own adjoint (a
+closure's cells, a method's object: unread where the callee has none) and a plain number per argument,
+so the caller's pullback reads as a person writes it:
 
-    x_bar, n_bar = t3(out_bar)
+    _, x_bar, n_bar = t3(out_bar)
 
 The conversion is the same (`number_adjoint(item_of(...))`) so the adjoints are those of before.
 """
@@ -31,9 +31,8 @@ if TYPE_CHECKING:
 
 def takes(rt: "ReverseTransform", s: Call) -> bool:
     """Is the dispatched call s one whose pullback can give plain numbers: a call (not `f(*args, **kw)`) with
-    positional arguments only, every one a number (by its type or as a literal), of a callee that has no
-    adjoint of its own here (a global function, or one no input reaches) and no method's object to update?"""
-    if s.callee() is ops.apply or s.kwargs or not s.args or s in rt.field_method_calls or rt.active(s.fn):
+    positional arguments only, every one a number (by its type or as a literal)?"""
+    if s.callee() is ops.apply or s.kwargs or not s.args:
         return False
     return all(rt.is_num(a) or isinstance(a, Const) and type(a.value) in (int, float, bool) for a in s.args)
 
@@ -51,15 +50,18 @@ _RCALL: Any = None
 
 
 def rcall_numbers(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ()) -> tuple:
-    """`(f(*args), pullback)` with `pullback(g)` the tuple of the arguments' adjoints as numbers (0.0 for none).
+    """`(f(*args), pullback)` with `pullback(g)` the tuple `(f_bar, *args_bar)`: the callee's adjoint as the
+    dispatcher gives it (a closure's cells, a method's object: what `rcall`'s pullback gives first), and the
+    arguments' adjoints as numbers (0.0 for none).
 
-    For a call whose arguments are all numbers and whose callee carries no adjoint of its own (the
-    transform checks both: reverse/statement_reverse.py); keyword arguments are not taken."""
+    For a call whose arguments are all numbers (the transform checks: number_calls.takes); keyword
+    arguments are not taken."""
     y, pb = _dispatcher()(f, args, kwargs, wrt, quiet)
     n = len(args)
 
     def numbers_pullback(g: Any) -> tuple:
-        args_bar = pb(g)[1]
-        return tuple([number_adjoint(item_of(args_bar, k)) for k in range(n)])
+        out = pb(g)
+        args_bar = out[1]
+        return (out[0], *[number_adjoint(item_of(args_bar, k)) for k in range(n)])
 
     return y, numbers_pullback

@@ -113,18 +113,18 @@ class StatementReverse:
         rc = self._dispatch(s)
         g = self.spreads.materialize(g)
         pb = self.primal(rc)
-        if s in self.number_calls:  # (numbers in, numbers out: reverse/number_calls.py)
-            grads = self.b.call(adj.call_pullback, [pb, g if g is not None else ZERO])
-            grads.tuple_size = len(s.args)  # type: ignore[attr-defined]
+        grads = self.b.call(adj.call_pullback, [pb, g if g is not None else ZERO])
+        numbers = s in self.number_calls  # (f_bar and the numbers' adjoints as numbers: reverse/number_calls.py)
+        grads.tuple_size = 1 + len(s.args) if numbers else 3  # type: ignore[attr-defined]  # (f_bar, args_bar, kwargs_bar)
+        f_bar = self.b.call(operator.getitem, [grads, Const(0)])
+        if numbers:
+            self._method_or_callee_adjoint(s, f_bar)
             for i, a in enumerate(s.args):
                 if self.active(a):
-                    item = self.b.call(operator.getitem, [grads, Const(i)])
+                    item = self.b.call(operator.getitem, [grads, Const(i + 1)])
                     self.dense_values.add(item)
                     self.accumulate(a, item)
             return
-        grads = self.b.call(adj.call_pullback, [pb, g if g is not None else ZERO])
-        grads.tuple_size = 3  # type: ignore[attr-defined]  # (f_bar, args_bar, kwargs_bar)
-        f_bar = self.b.call(operator.getitem, [grads, Const(0)])
         args_bar = self.b.call(operator.getitem, [grads, Const(1)])
         kwargs_bar = self.b.call(operator.getitem, [grads, Const(2)])
         if s.callee() is ops.apply:
@@ -133,17 +133,21 @@ class StatementReverse:
                 if self.active(v):
                     self.accumulate(v, gv)
             return
-        if s in self.field_method_calls:
-            if self.active(self.field_method_calls[s]):
-                object_fields.method_adjoint(self, s, f_bar)
-        elif self.active(s.fn):
-            self.accumulate(s.fn, f_bar)
+        self._method_or_callee_adjoint(s, f_bar)
         for i, a in enumerate(s.args):
             if self.active(a):
                 self.accumulate(a, self.b.call(adj.item_of, [args_bar, Const(i)]))
         for k, v in s.kwargs.items():
             if self.active(v):
                 self.accumulate(v, self.b.call(adj.item_of, [kwargs_bar, Const(k)]))
+
+    def _method_or_callee_adjoint(self, s: Call, f_bar: Any) -> None:
+        """The adjoint of a dispatched call's callee (a closure's cells, a method's object), where it has one."""
+        if s in self.field_method_calls:
+            if self.active(self.field_method_calls[s]):
+                object_fields.method_adjoint(self, s, f_bar)
+        elif self.active(s.fn):
+            self.accumulate(s.fn, f_bar)
 
     def _rev_set(self, s: Call, fn: Any) -> None:
         """Sets keep no adjoints of their items (equal items merge): refuse where one would be dropped, that is
