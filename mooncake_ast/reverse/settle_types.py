@@ -49,6 +49,7 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
     rt.local_lists, rt.run_lists = local_lists.candidates(ir, {p for p in rt.star_parts if star_lists.is_rest(rt, p)})
     rt.dict_roles = local_dicts.candidates(rt, ir)
     types: dict = {}
+    hoped = False  # (one round on the calls typed on the way, once: `_hopeful`)
     for attempt in range(_ROUNDS):
         if attempt == _ROUNDS - 1:  # (no fixpoint: nothing typed from callees or lists)
             rt.typing_calls = False
@@ -62,7 +63,14 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
         dropped, rt.list_aliases = typed_lists.keep_only_read(rt)
         if dropped:
             continue
-        plain = frozenset(st for st, (_, t) in rt.typed_calls.items() if t is not UNKNOWN) | _plain_reads(rt, ir, types)
+        reads = _plain_reads(rt, ir, types)
+        plain = frozenset(st for st, (_, t) in rt.typed_calls.items() if t is not UNKNOWN) | reads
+        if plain == rt.resolver.plain_calls and not hoped and attempt < _ROUNDS - 2 and \
+                not rt.hoped_calls <= plain and rt.typing_calls:
+            hoped = True  # (a fixpoint, but calls typed on the way may hold: try them, as `_hopeful` says)
+            rt.resolver = _resolver(rt, user_globals)
+            rt.resolver.plain_calls = plain | rt.hoped_calls
+            continue
         if plain == rt.resolver.plain_calls:
             # Settled; the fields of the function's own objects keep their types only if every write agrees.
             bad = local_objects.writes_keep_types(ir, rt.local_objects, types, rt.type_of)
@@ -150,13 +158,24 @@ def _typed_item(rt: "ReverseTransform", s: Any) -> bool:
 
 
 def infer(rt: "ReverseTransform", ir: Function) -> dict:
-    """One round of inference; rt.typed_calls holds the calls of user functions it typed (their final types)."""
+    """One round of inference; rt.typed_calls holds the calls of user functions it typed (their final types),
+    rt.hoped_calls those it typed on the way, whatever their final types (`_hopeful`)."""
     rt.typed_calls = {}
     types = infer_types(ir, rt.param_types, rt.resolver.callee, rt._constant, lambda s, args, of: _call_type(rt, s, args, of))
+    rt.hoped_calls = frozenset(rt.typed_calls)
     rt.typed_calls = {st: (callee, types.get(st, UNKNOWN)) for st, (callee, _) in rt.typed_calls.items()
                       if types.get(st, UNKNOWN) is not UNKNOWN}
     return types
 
+
+# _hopeful: a call of the user's function inside a loop whose result comes back to it through the loop
+# (`total = total + f(total, k)`) is typed on the first pass, while the loop's phi holds the value from before
+# the loop; then `total + f(...)`, an operator on a value the resolver does not know to be a number yet, is
+# dispatched, its type unknown, the phi's too, and so the call's: the round's fixpoint types nothing, and the
+# next round, on what it typed, is the same.  So, once, the next round takes the calls typed on the way as
+# plain too (operators on their results static): if that round's types agree (every such call typed in the
+# end), they are a fixpoint and hold; if not, its own result is what the following round starts from, as
+# for any round that did not settle.
 
 def _rewrites_settled(rt: "ReverseTransform", ir: Function) -> dict:
     """Types, with the rewrites they allow (methods of arrays resolved, in-place updates made plain) to a fixpoint."""
