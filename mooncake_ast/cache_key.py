@@ -321,6 +321,8 @@ def environment(fn: types.FunctionType) -> list[str]:
                 elif type(v) is type and v.__mro__ == (v, object) and v.__module__ != "builtins":
                     # (its instances made here are typed from its code: reverse/local_objects.py)
                     out.append(f"{n}=class {class_digest(v)}")
+                elif type(v) in (float, int, bool):  # (reverse mode types a module-level number: settle_types)
+                    out.append(f"{n}=global {type(v).__name__}")
                 else:
                     out.append(f"{n}=global" if _plain_global(v) else f"{n}=global object")
         elif n in _BUILTINS_DICT:  # (not hasattr: a miss costs it an AttributeError, 3 µs a name)

@@ -24,6 +24,7 @@ from ..ir.nodes import Block, Call, Const, Function, Phi, Return, Value
 from ..ir.types import INT
 from . import adjoints as adj
 from .runtime import rcall as _dispatch
+from .number_calls import rcall_numbers
 from .cleanup import drop_aliases, share_repeats, substitute
 from .dead_restores import drop_dead_restores
 from .empty_loops import drop_empty_loops, drop_unread_pops
@@ -399,7 +400,8 @@ def _patch_dispatch(rt: ReverseTransform) -> None:
             args = Call(Const(ops.tuple_of), list(s.args), loc=s.loc)
             kwargs = Call(Const(ops.dict_of), [x for k, v in s.kwargs.items() for x in (Const(k), v)], loc=s.loc)
         quiet = rt.quiet_of.get(s)
-        call = Call(Const(_dispatch), [f, args, kwargs] + ([Const(None), Const(quiet)] if quiet else []), loc=s.loc)
+        dispatch = rcall_numbers if s in rt.number_calls else _dispatch
+        call = Call(Const(dispatch), [f, args, kwargs] + ([Const(None), Const(quiet)] if quiet else []), loc=s.loc)
         call.tuple_size = 2  # type: ignore[attr-defined]
         pre = [x for x in (args, kwargs) if isinstance(x, Call) and x.block is None]
         for x in pre + [call]:

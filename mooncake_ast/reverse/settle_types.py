@@ -11,16 +11,20 @@ that does not happen in a few rounds, nothing is typed from callees or lists, wh
 from __future__ import annotations
 
 import operator
+import types
 from typing import TYPE_CHECKING, Any, Optional
 
+import numpy as np
+
 from .. import ops
+from ..frontend import global_ops
 from ..forward.object_flow import current_kinds
 from ..forward.resolver import StaticResolver
 from ..ir.analysis import used_only_by
 from ..ir.inference import infer_types
-from ..ir.nodes import Call, Const, Function, Global, Param
+from ..ir.nodes import Call, Const, FreeVar, Function, Global, Param
 from ..ir.typed_methods import only_read, resolve_methods
-from ..ir.types import _BOTTOM, FLOAT, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup
+from ..ir.types import _BOTTOM, FLOAT, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup, type_of_argument
 from . import (call_types, closed_cells, local_dicts, local_lists, local_objects, prepare, reversed_loops, slot_updates,
                star_lists, typed_lists)
 
@@ -49,6 +53,7 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
     rt.local_lists, rt.run_lists = local_lists.candidates(ir, {p for p in rt.star_parts if star_lists.is_rest(rt, p)})
     rt.dict_roles = local_dicts.candidates(rt, ir)
     types: dict = {}
+    hoped = False  # (one round on the calls typed on the way, once: `_hopeful`)
     for attempt in range(_ROUNDS):
         if attempt == _ROUNDS - 1:  # (no fixpoint: nothing typed from callees or lists)
             rt.typing_calls = False
@@ -62,7 +67,14 @@ def settle(rt: "ReverseTransform", ir: Function, user_globals: dict) -> dict:
         dropped, rt.list_aliases = typed_lists.keep_only_read(rt)
         if dropped:
             continue
-        plain = frozenset(st for st, (_, t) in rt.typed_calls.items() if t is not UNKNOWN) | _plain_reads(rt, ir, types)
+        reads = _plain_reads(rt, ir, types)
+        plain = frozenset(st for st, (_, t) in rt.typed_calls.items() if t is not UNKNOWN) | reads
+        if plain == rt.resolver.plain_calls and not hoped and attempt < _ROUNDS - 2 and \
+                not rt.hoped_calls <= plain and rt.typing_calls:
+            hoped = True  # (a fixpoint, but calls typed on the way may hold: try them, as `_hopeful` says)
+            rt.resolver = _resolver(rt, user_globals)
+            rt.resolver.plain_calls = plain | rt.hoped_calls
+            continue
         if plain == rt.resolver.plain_calls:
             # Settled; the fields of the function's own objects keep their types only if every write agrees.
             bad = local_objects.writes_keep_types(ir, rt.local_objects, types, rt.type_of)
@@ -150,13 +162,24 @@ def _typed_item(rt: "ReverseTransform", s: Any) -> bool:
 
 
 def infer(rt: "ReverseTransform", ir: Function) -> dict:
-    """One round of inference; rt.typed_calls holds the calls of user functions it typed (their final types)."""
+    """One round of inference; rt.typed_calls holds the calls of user functions it typed (their final types),
+    rt.hoped_calls those it typed on the way, whatever their final types (`_hopeful`)."""
     rt.typed_calls = {}
     types = infer_types(ir, rt.param_types, rt.resolver.callee, rt._constant, lambda s, args, of: _call_type(rt, s, args, of))
+    rt.hoped_calls = frozenset(rt.typed_calls)
     rt.typed_calls = {st: (callee, types.get(st, UNKNOWN)) for st, (callee, _) in rt.typed_calls.items()
                       if types.get(st, UNKNOWN) is not UNKNOWN}
     return types
 
+
+# _hopeful: a call of the user's function inside a loop whose result comes back to it through the loop
+# (`total = total + f(total, k)`) is typed on the first pass, while the loop's phi holds the value from before
+# the loop; then `total + f(...)`, an operator on a value the resolver does not know to be a number yet, is
+# dispatched, its type unknown, the phi's too, and so the call's: the round's fixpoint types nothing, and the
+# next round, on what it typed, is the same.  So, once, the next round takes the calls typed on the way as
+# plain too (operators on their results static): if that round's types agree (every such call typed in the
+# end), they are a fixpoint and hold; if not, its own result is what the following round starts from, as
+# for any round that did not settle.
 
 def _rewrites_settled(rt: "ReverseTransform", ir: Function) -> dict:
     """Types, with the rewrites they allow (methods of arrays resolved, in-place updates made plain) to a fixpoint."""
@@ -178,11 +201,56 @@ def _rewrites_settled(rt: "ReverseTransform", ir: Function) -> dict:
     return types
 
 
+def _global_number(rt: "ReverseTransform", g: Global) -> Optional[AVal]:
+    """The type of a module-level number the function reads (prepare.global_numbers_read_once reads each into a
+    variable: `t1 = N`), where nothing the function runs can rebind it: no store of a global, every call one of a
+    library rule (no user function, no callable of the user's handed to one, no call decided when the code runs).
+    The name is recorded as a binding: rebound (to a number of another type, or to an array), the derivative is
+    stale, and a cached one is taken again only while the name holds a value of the type it was made for."""
+    value = rt.resolver.g.get(g.name, _NO_GLOBAL)
+    if type(value) not in (float, int, bool):
+        return None
+    safe = rt.__dict__.get("_globals_unwritten")
+    if safe is None:
+        safe = rt._globals_unwritten = _nothing_rebinds_globals(rt)
+    if not safe:
+        return None
+    rt.resolver.bindings[g.name] = value
+    return type_of_argument(value)
+
+
+_NO_GLOBAL = object()
+# (a store of a global; an attribute of a module set or deleted -- the function's own module among them; a function
+# made here, whose code runs where it is handed)
+_REBINDS = (global_ops.store_global, global_ops.delete_global, setattr, delattr, ops.make_function)
+
+
+def _nothing_rebinds_globals(rt: "ReverseTransform") -> bool:
+    """Does the function store no global, and call only library rules, handing them nothing of the user's code?"""
+    for b in rt.ir.blocks:
+        for st in b.stmts:
+            fn, rule = rt.resolver.callee(st)
+            if fn is None or rule is None or rule.user_frule is not None or rule.user_rrule is not None or \
+                    fn in _REBINDS:
+                return False
+            for a in (st.fn, *st.args, *st.kwargs.values()):
+                if isinstance(a, Global) and not isinstance(rt.resolver.g.get(a.name, _NO_GLOBAL),
+                                                            (float, int, bool, complex, np.ndarray, types.ModuleType)) \
+                        and a.name in rt.resolver.g:
+                    return False  # (a function, class or object of the user's: its code may rebind a global)
+                if isinstance(a, FreeVar) or type(a) is Param and \
+                        rt.param_kinds.get(a.name, "").split(":")[0] not in ("num", "arr"):
+                    return False  # (a captured value or an argument that may be a callable of the user's)
+    return True
+
+
 def _call_type(rt: "ReverseTransform", s: Call, args: list, of: Any) -> Optional[AVal]:
     """The type of a call of one of the user's functions, from its code (call_types.py), of a constructor of an
     object the function makes, or of a method of one (local_objects.py); None otherwise."""
     if s.callee() is ops.cell_get and s.args and s.args[0] in rt.closed_cells:
         return closed_cells.cell_type(rt, s.args[0], of)
+    if s.callee() is ops.identity and len(s.args) == 1 and isinstance(s.args[0], Global):
+        return _global_number(rt, s.args[0])
     if rt.star_parts.get(s) is not None:
         return star_lists.part_type(rt, s, of)
     if s in rt.local_lists:

@@ -17,8 +17,8 @@ from ..errors import MooncakeError
 from ..ir.nodes import Call, Const
 from ..rules import builtin_rules, call_binding, registry
 from . import adjoints as adj
-from . import (buffers, dict_keys, kept_indexes, local_dicts, object_fields, part_reads, quiet_items, shadows,
-               typed_dicts, typed_lists, view_reads, written_params)
+from . import (buffers, dict_keys, kept_indexes, local_dicts, number_calls, object_fields, part_reads, quiet_items,
+               shadows, typed_dicts, typed_lists, view_reads, written_params)
 from .cleanup import ZERO
 from .prepare import hashable as _hashable
 from .special import INPLACE, SAVE_ARGS, SPECIAL
@@ -114,8 +114,17 @@ class StatementReverse:
         g = self.spreads.materialize(g)
         pb = self.primal(rc)
         grads = self.b.call(adj.call_pullback, [pb, g if g is not None else ZERO])
-        grads.tuple_size = 3  # type: ignore[attr-defined]  # (f_bar, args_bar, kwargs_bar)
+        numbers = s in self.number_calls  # (f_bar and the numbers' adjoints as numbers: reverse/number_calls.py)
+        grads.tuple_size = 1 + len(s.args) if numbers else 3  # type: ignore[attr-defined]  # (f_bar, args_bar, kwargs_bar)
         f_bar = self.b.call(operator.getitem, [grads, Const(0)])
+        if numbers:
+            self._method_or_callee_adjoint(s, f_bar)
+            for i, a in enumerate(s.args):
+                if self.active(a):
+                    item = self.b.call(operator.getitem, [grads, Const(i + 1)])
+                    self.dense_values.add(item)
+                    self.accumulate(a, item)
+            return
         args_bar = self.b.call(operator.getitem, [grads, Const(1)])
         kwargs_bar = self.b.call(operator.getitem, [grads, Const(2)])
         if s.callee() is ops.apply:
@@ -124,17 +133,21 @@ class StatementReverse:
                 if self.active(v):
                     self.accumulate(v, gv)
             return
-        if s in self.field_method_calls:
-            if self.active(self.field_method_calls[s]):
-                object_fields.method_adjoint(self, s, f_bar)
-        elif self.active(s.fn):
-            self.accumulate(s.fn, f_bar)
+        self._method_or_callee_adjoint(s, f_bar)
         for i, a in enumerate(s.args):
             if self.active(a):
                 self.accumulate(a, self.b.call(adj.item_of, [args_bar, Const(i)]))
         for k, v in s.kwargs.items():
             if self.active(v):
                 self.accumulate(v, self.b.call(adj.item_of, [kwargs_bar, Const(k)]))
+
+    def _method_or_callee_adjoint(self, s: Call, f_bar: Any) -> None:
+        """The adjoint of a dispatched call's callee (a closure's cells, a method's object), where it has one."""
+        if s in self.field_method_calls:
+            if self.active(self.field_method_calls[s]):
+                object_fields.method_adjoint(self, s, f_bar)
+        elif self.active(s.fn):
+            self.accumulate(s.fn, f_bar)
 
     def _rev_set(self, s: Call, fn: Any) -> None:
         """Sets keep no adjoints of their items (equal items merge): refuse where one would be dropped, that is
@@ -233,6 +246,8 @@ class StatementReverse:
             rc = Call(Const(adj.rcall_marker), [], loc=s.loc)  # patched in the forward IR later
             rc.hint = None
             self.dispatched[s] = rc
+            if number_calls.takes(self, s):
+                self.number_calls.add(s)
             quiet = quiet_items.unread_numbers(self, s)
             if quiet:
                 self.quiet_of[s] = quiet

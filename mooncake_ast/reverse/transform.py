@@ -61,6 +61,7 @@ class ReverseTransform(StatementReverse, ControlReverse):
         self.returned_tuples = {b.term.value for b in ir.blocks if isinstance(b.term, Return)
                                 and isinstance(b.term.value, Call) and b.term.value.callee() is ops.tuple_of}
         self.quiet_of: dict = {}  # dispatched call -> positions of its tuple result this function never reads
+        self.number_calls: set = set()  # dispatched calls of numbers whose pullback gives numbers (number_calls.py)
         _modules_as_constants(ir, param_kinds)
         # Adjoint variables (by creation order) whose loop phis were assumed real and turned out not to be.
         self.not_dense = not_dense

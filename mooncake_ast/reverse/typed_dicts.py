@@ -123,7 +123,14 @@ def adjoint(rt: "ReverseTransform", p: Value) -> Value:
     t = rt.type_of(p)
     if isinstance(t, Tup):  # `(W_bar, b_bar)`
         reads = [f"%item{id(p)}.{k}" for k in range(len(t.items))]
-        return rt.b.call(ops.tuple_of, [rt.b.read(var) if var in rt.item_vars else Const(NoTangent) for var in reads])
+        whole = rt.b.call(ops.tuple_of, [rt.b.read(var) if var in rt.item_vars else Const(NoTangent) for var in reads])
+        if not isinstance(p, Param):
+            # A call's result is a new tuple each time the call runs: in a loop, the next (earlier) run's items start
+            # from zero, not from this run's adjoints (kept, they were handed to every earlier call again).
+            for var in reads:
+                if var in rt.item_vars:
+                    rt.b.write(var, Const(NoTangent))
+        return whole
     for key, _ in t.items:
         var = f"%item{id(p)}.{key}"
         parts += [Const(key), rt.b.read(var) if var in rt.item_vars else Const(NoTangent)]
