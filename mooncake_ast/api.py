@@ -27,7 +27,7 @@ from . import hvp_fast as _hvp_fast  # (the short path of jvp(grad(f)): likewise
 from .tangents import MutableTangent, NoTangent, Tangent, adjoint_in_library, materialize, zeros_like_tangent
 
 
-from . import aliases, lazy
+from . import aliases, held_state, lazy
 from . import device_refusals
 from .arrays import is_other_array
 from .api_checks import (ComplexReverseError, TangentError, _Converter, _describe, _is_real_number,  # noqa: F401
@@ -307,8 +307,10 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
     args, copied = aliases.unaliased(fn, tuple(args))  # (arrays f also holds: as copies)
     ctx = shadows.Context()
     guard = functools.partial(lazy.guard, args, kwargs)  # (Dask values stay lazy: lazy.py)
+    held = held_state.take_held(fn)  # (state f keeps between calls, for a second pullback's forward pass)
     with ctx, _refusals_located(), guard():
         y, pb = rcall(fn, tuple(args), kwargs)
+    held_post = held_state.take_held(fn) if held is not None else None
     refuse_foreign(api, _name(fn), [("the result", y)])
     if copied is not None:
         aliases.check_unwritten(api, _name(fn), copied)
@@ -327,6 +329,7 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
                 # The tape of the first forward pass is consumed: put the arguments back in their state on
                 # entry and run the forward pass again, in fresh adjoint storage (a pullback can be called
                 # many times).
+                held_state.put_back(held)
                 if state["pre"] is not None:
                     _reapply(state["pre"])
                 run_ctx = shadows.Context()
@@ -350,6 +353,7 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
             state["pre"] = _snapshot((*args, *kwargs.values())) + [(x, shadows.state_of(x))
                                                                    for x, _ in shadows.touched_states(run_ctx)]
         shadows.put_back(post, run_ctx)
+        held_state.put_back(held_post)
         return grads, kgrads
 
     return y, pullback

@@ -8,7 +8,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .api import Grad, _name, _reapply, _snapshot
+from . import held_state
+from .api import Grad, _name
 from .higher_traced import directional
 from .rules.api_rules import NestingError
 from .tangents import NoTangent, materialize
@@ -30,7 +31,7 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
     f, argnums, has_aux, kind = J.__mc_jacobian__
     if kwargs:
         raise NestingError(f"nested derivative of {_jacobian_name(J)}: keyword arguments are not supported")
-    pre = _snapshot(tuple(args))
+    pre = held_state.take(J, tuple(args))  # (the entry state, also what f keeps between calls: held_state.py)
     y = J(*args)
     dirs = tuple(None if d is NoTangent else d for d in dargs)
     if all(d is None for d in dirs):
@@ -41,14 +42,14 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
 
     # (from the arguments' values on entry: J(*args) leaves them as f leaves them, which may be updated in place;
     # the Jacobian of the directional derivative was taken at the updated values, a wrong jacfwd(jacfwd(f)))
-    post = _snapshot(tuple(args))
-    _reapply(pre)
+    post = held_state.take(J, tuple(args))
+    held_state.put_back(pre)
     try:
         # (with has_aux the directional derivative is the pair's, (value's, aux's): the Jacobian of the first and the
         # second as it is are the tangents of (J, aux))
         dy = (jacfwd if kind == "jacfwd" else jacrev)(directional_derivative, argnums, has_aux)(*args)
     finally:
-        _reapply(post)
+        held_state.put_back(post)
     return y, dy
 
 

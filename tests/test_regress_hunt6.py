@@ -262,10 +262,6 @@ def test_first_order_of_loss_keeping_stats(api, kind):
     _close(stats.mean, _STATE_AFTER_ONE_CALL)
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG: mc.jacfwd (first order) of a loss whose closure updates a running mean "
-                   "(`stats.mean = 0.9 * stats.mean + 0.1 * x`, stats captured): [0.167, 1.146, 2.356], want (mc.grad, "
-                   "mc.jacrev) [0.187, 1.318, 2.428]; afterwards stats.mean = [0.182, -0.169, 0.273], one plain call "
-                   "leaves [0.12, 0.11, -0.16] (the function ran four times on the live object)")
 @pytest.mark.parametrize("kind", ["def", "lambda"])
 def test_jacfwd_of_loss_keeping_stats(kind):
     f, stats = _loss_keeping_stats(kind)
@@ -274,11 +270,6 @@ def test_jacfwd_of_loss_keeping_stats(kind):
     _close(stats.mean, _STATE_AFTER_ONE_CALL)
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG: second order of `lambda z: update_and_loss(z, stats)` (a module-level "
-                   "function updating the running mean of the object it is handed): mc.hessian and jacfwd(grad) diag "
-                   "[1.408, -2.947, 2.940], jacrev(grad) diag [1.377, -2.986, 3.604], want [1.408, -2.899, 2.182]; the "
-                   "state is left advanced several times. (With a def closure doing the update, hessian is refused "
-                   "by name; mc.hvp and jvp(grad) are right)")
 @pytest.mark.parametrize("nesting", ["hessian", "jacfwd_grad", "jacrev_grad"])
 def test_second_order_of_loss_keeping_stats(nesting):
     f, stats = _loss_keeping_stats("lambda")
@@ -322,10 +313,6 @@ def _loss_with_buffer():
     return loss, (lambda: np.allclose(buf, X3))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG: mc.jacfwd (first order) of a closure that keeps state between calls: "
-                   "a step counter (`sched.step += 1; ... / (1 + sched.step)`) gives an error of 0.46 and leaves step = "
-                   "5 after one Jacobian; a buffer it overwrites (`buf[:] = buf * 0.5 + x`) an error of 0.83 (mc.grad, "
-                   "mc.jacrev and mc.jvp are right and leave the state of one call; the second orders refuse by name)")
 @pytest.mark.parametrize("make", [_loss_with_step_counter, _loss_with_buffer], ids=["counter", "buffer"])
 def test_jacfwd_of_closure_keeping_state(make):
     f, state_is_one_call = make()
@@ -358,11 +345,6 @@ def loss_scaled_by_history(x):
 _SECOND_BY_HAND = np.diag(0.5 * (2 * np.cos(X3) - X3 * np.sin(X3)))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG: `HISTORY.append(0); return sum(sin(x) * x) / (1 + len(HISTORY))` with a "
-                   "module-level list (want the derivative at the entry state, one append): mc.jacfwd err 0.46 (5 "
-                   "appends), mc.hessian / jacfwd(grad) diag [0.911, 0.360, -0.018] (3 appends), jacrev(grad) diag "
-                   "[0.607, 0.216, -0.010] (6), jacrev(jacfwd) [0.364, 0.090, -0.004] (18); want [0.911, 0.539, "
-                   "-0.037] (only the first direction sees the entry state); mc.grad, mc.hvp and jvp(grad) are right")
 @pytest.mark.parametrize("nesting", ["jacfwd", "hessian", "jacrev_grad", "jacrev_jacfwd"])
 def test_module_level_history_read_by_the_loss(nesting):
     _HISTORY.clear()
@@ -412,9 +394,6 @@ def _reset_counters():
     _Counter.count = 0
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG: the same with a `global STEP; STEP += 1` counter or a class attribute "
-                   "counter (`Counter.count += 1`) scaling the loss: mc.jacfwd runs f 5 times, mc.hessian 3 times, each "
-                   "from the state the previous pass left (mc.grad, mc.jacrev, mc.hvp right, one increment)")
 @pytest.mark.parametrize("api", ["jacfwd", "hessian"])
 @pytest.mark.parametrize("f", [loss_scaled_by_global_step, loss_scaled_by_class_counter], ids=["global", "class_attr"])
 def test_module_level_counter_read_by_the_loss(f, api):
@@ -610,16 +589,11 @@ def test_jvp_with_tangent_laid_out_unlike_primal(primal, tangent):
     _close(got, np.sum(_grad_by_differences(write_into_ravel, primal) * _T23))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG: mc.jacfwd of a write into A.ravel() / A.reshape(-1) for a "
-                   "Fortran-ordered A (e.g. a transpose): ravel [9.09, 0.07, 5.83, ...] want [7.89, 0.07, 5.83, ...]; "
-                   "reshape first entry 1.02, want 0.138 (mc.grad right)")
 @pytest.mark.parametrize("f", [write_into_ravel, write_into_reshape], ids=["ravel", "reshape"])
 def test_jacfwd_of_fortran_ordered_input_written_through_ravel(f):
     _close(mc.jacfwd(f)(_layout(_A23, "F")), _grad_by_differences(f, "F"))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG: mc.hessian of a write into A.ravel() for a Fortran-ordered A: "
-                   "H[0,0,0,0] = 54.6, want 50.6; jacrev(jacfwd) 66.6; reshape variant H[0,0,0,0] 5.02, want 2.08")
 @pytest.mark.parametrize("f", [write_into_ravel, write_into_reshape], ids=["ravel", "reshape"])
 def test_hessian_of_fortran_ordered_input_written_through_ravel(f):
     want = _fd(lambda z: mc.grad(f)(_layout(z, "F")), _A23)

@@ -35,7 +35,7 @@ from ..forward.runtime import _bind_fast, argument_kinds, derived_forward, fcall
 from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple
 from ..reverse.runtime import may_write, rcall
-from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, materialize
+from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, laid_out_like, materialize
 from ..tangents import storage as _storage
 from .operator_rules import _is_concatenator, integer_scalar
 from .builtin_rules import cell_tangent_get as _cell_tangent_get, storage_of as _storage_of
@@ -630,8 +630,13 @@ def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = F
     adjoint routed by object identity must not mix a tangent with an argument it aliases, and code that
     writes to its arguments writes to their tangents too: the caller's must stay as they were)."""
     args = tuple(args)
-    if with_grad:
-        dargs = tuple(d.copy() if type(d) is np.ndarray else d for d in dargs)
+    if with_grad:  # (fresh copies, laid out as their primals: see tangents.laid_out_like)
+        dargs = tuple((laid_out_like(a, d) if type(a) is np.ndarray and a.shape == d.shape and a.dtype.kind == "f"
+                       else d.copy()) if type(d) is np.ndarray else d for a, d in zip(args, dargs))
+    else:
+        dargs = tuple(laid_out_like(a, d) if type(d) is np.ndarray and type(a) is np.ndarray and a.ndim > 1
+                      and a.shape == d.shape and a.dtype == d.dtype and a.flags.f_contiguous != d.flags.f_contiguous
+                      else d for a, d in zip(args, dargs))
     ctx = _shadows.Context()
     with ctx, constant_callable(f):
         plan = _plan(f, NoTangent, args, tuple(dargs))

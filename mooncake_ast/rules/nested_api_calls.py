@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..api import TangentError, _Converter, _reapply, _snapshot
+from .. import held_state
 from ..forward.objects import is_user_object
 from ..reverse.adjoints import AdjTuple, accumulate
 from ..tangents import NoTangent, materialize
@@ -121,14 +122,15 @@ def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
         if both is not None:  # gradient and its tangent from one pass (see hvp_core)
             _, grads, dg = both
             return (grads[0] if single else grads), (dg[0] if single else dg)
-    pre = _snapshot(tuple(args))  # (f may write its arguments: its derivative is at their entry values)
+    # (f may write its arguments and keep state between calls: its derivative is at the entry state, held_state.py)
+    pre = held_state.take(g, tuple(args))
     value = g(*args)
-    post = _snapshot(tuple(args))
-    _reapply(pre)
+    post = held_state.take(g, tuple(args))
+    held_state.put_back(pre)
     try:
         dg = _api.hvp_core(g.f, tuple(args), dargs_d, nums)
     finally:
-        _reapply(post)
+        held_state.put_back(post)
     return value, (dg[0] if single else dg)
 
 
@@ -151,18 +153,23 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
     single = not isinstance(g.argnums, (tuple, list))
     with_value = type(g).__name__ == "ValueAndGrad"
     pre = _snapshot(tuple(args))  # (f may write its arguments: the pullback differentiates at their entry values)
+    held_pre = held_state.take_held(g)  # (and keep state between calls: held_state.py)
     y = g(*args)
+    held_post = held_state.take_held(g) if held_pre is not None else None
     n = len(args)
 
     def pullback(w: Any) -> tuple:
         if w is NoTangent:
             return (NoTangent, *([NoTangent] * n))
         # As a reverse pass leaves what it undid: the arguments in their state on entry (the API puts the
-        # post-call state back), also after the differentiation here, which runs f again.
+        # post-call state back), also after the differentiation here, which runs f again; the state f keeps
+        # elsewhere as the one call left it (the API does not see it).
+        held_state.put_back(held_pre)
         _reapply(pre)
         try:
             return _grad_pullback(w)
         finally:
+            held_state.put_back(held_post)
             _reapply(pre)
 
     def _grad_pullback(w: Any) -> tuple:
