@@ -23,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .rules.api_rules import NestingError, _plan, hvp_core
-from . import aliases, held_state, hvp_fast
+from . import aliases, argument_overlap, held_state, hvp_fast
 from .tangents import NoTangent, materialize, zero_tangent
 from .api import (ArgnumsError, Grad, MooncakeError, _argnums_checked, _jvp, _name, _vjp, _wraps,
                   aux_pair)
@@ -379,6 +379,8 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
     and each column is one call of that code (one jvp per direction, without the per-call overhead)."""
     # (f may write to its arguments, and keep state between calls: each pass runs from the entry state, held_state.py)
     pre = held_state.take(f, tuple(args) + tuple(kwargs.values()))
+    same = argument_overlap.sharing(tuple(args), nums)
+    groups = [g for g in argument_overlap.views_of_one_memory(tuple(args)) if any(i in nums for i in g)]
     calls = [0]
     plan = None
 
@@ -390,13 +392,17 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
         dargs: list = [None] * len(args)
         for j, i in enumerate(nums):
             dargs[i] = dx[j]
+        for k in same:  # (one object passed in several places: moved in all of them, argument_overlap.py)
+            dargs[k] = next((dargs[i] for i in nums if args[i] is args[k]), None)
+        if groups:  # (arguments that are views of one memory: their tangents views of one buffer)
+            dargs = argument_overlap.tie(tuple(args), dargs, groups, add=True)
         return dargs
 
     # the common call (a plain function of numbers and float arrays): its derived rule, called directly
     # (the numbers not differentiated are inactive in the rule, as the general path makes them: given NoTangent,
     # code typed for a number's tangent computed `db = ones * dx` as NoTangent and dropped writes through `b.flat[i]`
     # or a view: jacfwd in `a` of such a function was zero)
-    zero = tuple(i not in nums and type(a) is not np.ndarray for i, a in enumerate(args))
+    zero = tuple(i not in nums and i not in same and type(a) is not np.ndarray for i, a in enumerate(args))
     rule = fast_forward_rule(f, tuple(args), zero if True in zero else None) \
         if not kwargs and type(f) is types.FunctionType else None
     if rule is not None:

@@ -32,6 +32,7 @@ from ..api import Differentiable, NonScalarOutputError, ValueAndGrad, _snapshot,
     jvp as _jvp_api
 from ..forward import objects as _objects
 from ..forward.runtime import _bind_fast, argument_kinds, derived_forward, fcall as _fcall_rt
+from .. import argument_overlap
 from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple
 from ..reverse.runtime import may_write, rcall
@@ -630,6 +631,8 @@ def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = F
     adjoint routed by object identity must not mix a tangent with an argument it aliases, and code that
     writes to its arguments writes to their tangents too: the caller's must stay as they were)."""
     args = tuple(args)
+    if with_grad and argument_overlap.views_of_one_memory(args):
+        return None  # (the tangents of arguments sharing memory are views of one buffer: not copied apart)
     if with_grad:  # (fresh copies, laid out as their primals: see tangents.laid_out_like)
         dargs = tuple((laid_out_like(a, d) if type(a) is np.ndarray and a.shape == d.shape and a.dtype.kind == "f"
                        else d.copy()) if type(d) is np.ndarray else d for a, d in zip(args, dargs))
@@ -647,9 +650,11 @@ def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = F
 
             dg = higher._GRAD_DIRECTIONAL(f, args, _dense(tuple(dargs), args))
             return tuple(dg[i] for i in nums)
-        wrt = frozenset(plan.arg_pos[i] for i in nums)
+        # (an object passed in several places is differentiated in all of them: argument_overlap.py)
+        active = tuple(nums) + tuple(argument_overlap.sharing(args, nums))
+        wrt = frozenset(plan.arg_pos[i] for i in active)
         if with_grad:
-            wrt = wrt | frozenset(plan.tan_pos[i] for i in nums)
+            wrt = wrt | frozenset(plan.tan_pos[i] for i in active)
         _prepare_all_cells(plan.call_args)
         (y, dy), pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt)
         writes = may_write(pb)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..api import TangentError, _Converter, _reapply, _snapshot
-from .. import held_state
+from .. import argument_overlap, held_state
 from ..forward.objects import is_user_object
 from ..reverse.adjoints import AdjTuple, accumulate
 from ..tangents import NoTangent, materialize
@@ -175,6 +175,13 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
     def _grad_pullback(w: Any) -> tuple:
         w_val, dirs = cotangent_directions(w, with_value, single, nums, n)
         dirs_d = _dense(tuple(dirs), tuple(args))
+        same = argument_overlap.sharing(tuple(args), nums)
+        if same:  # (one object passed in several places has one direction: argument_overlap.py)
+            dirs_d = tuple(next((dirs_d[i] for i in nums if args[i] is args[k]), d) if k in same else d
+                           for k, d in enumerate(dirs_d))
+            groups = argument_overlap.views_of_one_memory(tuple(args))
+            if groups:  # (views of one memory: their directions views of one buffer)
+                dirs_d = tuple(argument_overlap.tie(tuple(args), list(dirs_d), groups, add=True))
         # adjoint of the gradient part: grad_a <grad f(a), w> = grad_a Df(a)[w], a separate differentiation
         # (its own adjoint storage: Grad.__call__ opens a fresh context)
         try:
