@@ -180,7 +180,9 @@ class _InputLayout:
         start = 0
         for leaf, size, fortran in zip(leaves, self.sizes, self.fortran):
             b = _zeros_like_leaf(leaf.shape, fortran, self.n)
-            if size:  # (an empty leaf has no directions; direction k is the leaf's element k in C order)
+            if size and not leaf.shape:  # (a number)
+                b[start] = 1.0
+            elif size:  # (an empty leaf has no directions; direction k is the leaf's element k in C order)
                 b[(np.arange(start, start + size),) + np.unravel_index(np.arange(size), leaf.shape)] = 1.0
             self.eyes.append(b)
             start += size

@@ -12,6 +12,7 @@ from . import held_state
 from .api import Grad, _name
 from .higher_traced import directional
 from .rules.api_rules import NestingError
+from .rules.nested_writes import entry_state, follow_update, refuse_if_written, written
 from .tangents import NoTangent, materialize
 
 
@@ -33,6 +34,7 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
         raise NestingError(f"nested derivative of {_jacobian_name(J)}: keyword arguments are not supported")
     pre = held_state.take(J, tuple(args))  # (the entry state, also what f keeps between calls: held_state.py)
     y = J(*args)
+    update = written(pre[0])  # (f writes its arguments: their tangents follow the update, nested_writes.py)
     dirs = tuple(None if d is NoTangent else d for d in dargs)
     if all(d is None for d in dirs):
         return y, NoTangent
@@ -50,6 +52,8 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
         dy = (jacfwd if kind == "jacfwd" else jacrev)(directional_derivative, argnums, has_aux)(*args)
     finally:
         held_state.put_back(post)
+    if update:
+        follow_update(f.f if isinstance(f, Grad) else f, tuple(args), tuple(dargs), pre[0])
     return y, dy
 
 
@@ -69,7 +73,9 @@ def jacobian_reverse(J: Callable, args: tuple, kwargs: dict) -> tuple:
     if J in _TRACED:  # made inside differentiated code: what f captures may be differentiated, and gets no adjoint
         # (hessian's f is grad(g): g's captures, not the gradient object's)
         _refuse_captures(f.f if isinstance(f, Grad) else f, _jacobian_name(J))
+    entry = entry_state(tuple(args))
     y = J(*args)
+    refuse_if_written(kind if not isinstance(f, Grad) else "hessian", f.f if isinstance(f, Grad) else f, entry)
     if not (isinstance(y, np.ndarray) or isinstance(y, (float, np.floating))):
         raise NestingError(f"reverse mode over {_jacobian_name(J)}: a Jacobian given as a tuple of blocks (several "
                            f"arguments or outputs) is not supported there; use mc.jacfwd of it, or one argnums")

@@ -191,15 +191,12 @@ _INNER_RIGHT = [("jacfwd", "value_and_grad"), ("jvp", "value_and_grad"), ("jacfw
                 ("grad", "jvp"), ("jacfwd", "jvp"), ("jvp", "jvp"), ("grad", "plain"), ("jacfwd", "plain")]
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG: an inner derivative call that updates its argument in place (`y *= "
-                   "2.0` inside the differentiated function) is taken as leaving it unchanged by the outer derivative: "
-                   "`w = z * 1.0; mc.grad(g)(w); return np.sum(w * z)` (the plain call leaves w = 2z, so d/dz = 4z = "
-                   "[1.2, -2.8, 4.4]) gives 3z = [0.9, -2.1, 3.3] for inner grad, value_and_grad, jacfwd, jacrev, "
-                   "hessian, hvp under outer grad / jacfwd / jvp (combinations listed), and 8z for forward mode over "
-                   "an inner vjp whose pullback is called (the update applied twice); inner mc.jvp and plain calls are "
-                   "right")
 @pytest.mark.parametrize("outer, inner", _INNER_WRONG, ids=["-".join(c) for c in _INNER_WRONG])
 def test_inner_derivative_updating_its_argument(outer, inner):
+    if outer == "grad" or inner == "vjp_and_pullback":  # (refused by name: rules/nested_writes.py)
+        with pytest.raises(mc.NestingError, match="writes to its argument"):
+            _outer_derivative(outer, inner)
+        return
     got, want = _outer_derivative(outer, inner)
     _close(got, want)
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..api import TangentError, _Converter, _reapply, _snapshot
 from .. import argument_overlap, held_state
+from .nested_writes import entry_state, follow_update, refuse_if_written, written
 from ..forward.objects import is_user_object
 from ..reverse.adjoints import AdjTuple, accumulate
 from ..tangents import NoTangent, materialize
@@ -89,6 +90,17 @@ def _fresh_storage(t: Any, x: Any) -> Any:
 
 
 def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
+    """Forward mode over `mc.grad(f)(*args)` (and value_and_grad's): where f writes its arguments, their tangents
+    follow the update (nested_writes.py)."""
+    g = p[0]
+    entry = entry_state(tuple(p[1:])) if type(g).__name__ == "Grad" and not g.has_aux else None
+    out = _grad_frule_body(p, t, **kwargs)
+    if entry is not None and written(entry):  # (value_and_grad's rule follows the update itself: nested_plans)
+        follow_update(g.f, tuple(p[1:]), tuple(t[1:]), entry)
+    return out
+
+
+def _grad_frule_body(p: tuple, t: tuple, **kwargs: Any) -> tuple:
     g, *args = p
     dg, *dargs = t
     if kwargs:
@@ -135,6 +147,15 @@ def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
 
 
 def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
+    """Reverse mode over `mc.grad(f)(*args)` (and value_and_grad's): refused where f writes its arguments
+    (nested_writes.py)."""
+    entry = entry_state(tuple(args))
+    out = _grad_rrule_body(g, *args, **kwargs)
+    refuse_if_written(g._api_name, g.f, entry)
+    return out
+
+
+def _grad_rrule_body(g: Any, *args: Any, **kwargs: Any) -> tuple:
     from .. import higher
 
     if kwargs:
