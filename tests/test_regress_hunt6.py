@@ -81,13 +81,7 @@ def _value_times_inner_grad_by_hand(x):
     return 3 * x[0] ** 2 * np.sum(x ** 3) * np.sum(x ** 2)
 
 
-_INNER_JACFWD = pytest.mark.xfail(strict=True, reason="WRONG: jacfwd of `v, g = mc.value_and_grad(lambda y: "
-                                   "sum(y**3) * x[0])(x); return v * sum(g)` (the inner gradient taken at the array "
-                                   "its lambda captures, nested: rules/api_rules): [3.647, 0.774, 3.463], want "
-                                   "[3.565, 0.327, 2.357]; the value and mc.grad are right (mooncake_ast/aliases.py)")
-
-
-@pytest.mark.parametrize("how", ["value", "grad", pytest.param("jacfwd", marks=_INNER_JACFWD)])
+@pytest.mark.parametrize("how", ["value", "grad", "jacfwd"])
 def test_function_taking_inner_value_and_grad_at_captured_array(how):
     if how == "value":
         _close(_value_times_inner_grad(X3.copy()), _value_times_inner_grad_by_hand(X3))
