@@ -533,7 +533,7 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -
     args, dargs = tuple(args), _expand(dargs, len(args))
     plan = _plan(f, df, args, dargs, kwargs, reverse=True)
     if plan.grad_of is not None:
-        _refuse_traced_captures(plan.grad_of)
+        _refuse_traced_captures(plan.grad_of, objects=False)  # (a callable object's fields: its forward code's arguments)
     # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants, and so
     # is a symbolic zero tangent: differentiated, the forward code's operations on it (`np.sum(dv)` of a NoTangent dv)
     # got adjoints of the wrong shape (hessian of `f(0.5, a)` where f's array result depends on its float argument only)
