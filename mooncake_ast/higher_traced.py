@@ -19,7 +19,7 @@ import numpy as np
 from .api import Grad, ValueAndGrad, grad, jvp
 from .forward.runtime import fcall
 from .rules.api_rules import NestingError, forward_code
-from .rules.nested_writes import entry_state, refuse_if_written
+from .rules.nested_writes import entry_state, guard_pullback, refuse_if_written
 from .rules.nested_helpers import with_dense_tangent
 from .rules.nested_plans import plan_args, plan_function, plan_tangents
 from .tangents import NoTangent
@@ -206,14 +206,8 @@ def _hvp_rrule(*args: Any, **kwargs: Any) -> tuple:
     if kwargs:
         raise NestingError("nested derivative of mc.hvp: keyword arguments are not supported")
     entry = entry_state(tuple(args[1]) if len(args) > 1 and isinstance(args[1], tuple) else ())
-    try:
-        y, pb = rcall(hvp_plain, tuple(args), {})
-    except NestingError as e:
-        if "writes to its argument" not in str(e):
-            raise
-        refuse_if_written("hvp", args[0], entry)  # (named as the user's call: nested_writes.py)
-        raise
-    refuse_if_written("hvp", args[0], entry)
+    y, pb = rcall(hvp_plain, tuple(args), {})
+    pb = guard_pullback("hvp", args[0], entry, pb)  # (f wrote an argument read after the call: nested_writes.py)
 
     def pullback(g: Any) -> tuple:
         _, bars, _ = pb(g)

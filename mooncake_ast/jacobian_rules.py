@@ -9,10 +9,11 @@ from typing import Any, Callable
 import numpy as np
 
 from . import held_state
+from .reverse.shadows import reapply
 from .api import Grad, _name
 from .higher_traced import directional
 from .rules.api_rules import NestingError
-from .rules.nested_writes import entry_state, follow_update, refuse_if_written, written
+from .rules.nested_writes import entry_state, follow_update, guard_pullback, written
 from .tangents import NoTangent, materialize
 
 
@@ -75,7 +76,6 @@ def jacobian_reverse(J: Callable, args: tuple, kwargs: dict) -> tuple:
         _refuse_captures(f.f if isinstance(f, Grad) else f, _jacobian_name(J))
     entry = entry_state(tuple(args))
     y = J(*args)
-    refuse_if_written(kind if not isinstance(f, Grad) else "hessian", f.f if isinstance(f, Grad) else f, entry)
     if not (isinstance(y, np.ndarray) or isinstance(y, (float, np.floating))):
         raise NestingError(f"reverse mode over {_jacobian_name(J)}: a Jacobian given as a tuple of blocks (several "
                            f"arguments or outputs) is not supported there; use mc.jacfwd of it, or one argnums")
@@ -86,9 +86,15 @@ def jacobian_reverse(J: Callable, args: tuple, kwargs: dict) -> tuple:
         w = np.asarray(materialize(w, y) if w is not NoTangent else np.zeros(np.shape(y)), dtype=float)
         bars: list = [NoTangent] * len(args)
         for i in positions:
+            # (at the arguments' values on entry, and left so, as a reverse pass leaves what it undid: f may write
+            # them, and the Jacobian was taken at the written values, a wrong gradient)
+            reapply(entry)
             JJ = np.asarray(jacfwd(J, argnums=i)(*args))  # J's dimensions, then argument i's
             bar = np.tensordot(w, JJ, axes=w.ndim)
             bars[i] = bar if isinstance(args[i], np.ndarray) else float(bar)
+        reapply(entry)
         return NoTangent, AdjTuple(bars), AdjDict({})
 
-    return y, pullback
+    # (f wrote an argument read after the call: refused, nested_writes.py)
+    return y, guard_pullback(kind if not isinstance(f, Grad) else "hessian", f.f if isinstance(f, Grad) else f, entry,
+                             pullback)

@@ -93,3 +93,18 @@ def test_inner_function_working_on_a_copy_is_right_in_both_modes(g):
     want = _fd(outer, Z)
     np.testing.assert_allclose(mc.grad(outer)(Z.copy()), want, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(mc.jacfwd(outer)(Z.copy()), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("api, g", CASES, ids=IDS)
+@pytest.mark.parametrize("outer", ["grad", "jacrev"])
+def test_reverse_mode_when_the_written_argument_is_not_read_again(outer, api, g):
+    """The update is the inner call's business when nothing reads the argument afterwards: right, not refused."""
+    inner = INNER[api][1]
+
+    def f(z):
+        w = z * 1.5
+        r = inner(g)(w)
+        r = r[1] if api == "value_and_grad" else r
+        return np.sum(r) * np.sum(np.sin(z))
+
+    np.testing.assert_allclose(getattr(mc, outer)(f)(Z.copy()), _fd(f, Z), rtol=1e-5, atol=1e-6)

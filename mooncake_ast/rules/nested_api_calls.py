@@ -12,7 +12,7 @@ import numpy as np
 
 from ..api import TangentError, _Converter, _reapply, _snapshot
 from .. import aliases, argument_overlap, held_state
-from .nested_writes import entry_state, follow_update, refuse_if_written, written
+from .nested_writes import entry_state, follow_update, guard_pullback, written
 from ..forward.objects import is_user_object
 from ..reverse.adjoints import AdjTuple, accumulate
 from ..tangents import NoTangent, materialize
@@ -154,12 +154,11 @@ def _grad_frule_body(p: tuple, t: tuple, **kwargs: Any) -> tuple:
 
 
 def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
-    """Reverse mode over `mc.grad(f)(*args)` (and value_and_grad's): refused where f writes its arguments
-    (nested_writes.py)."""
+    """Reverse mode over `mc.grad(f)(*args)` (and value_and_grad's): refused where f writes an argument read after
+    the call (nested_writes.py)."""
     entry = entry_state(tuple(args))
-    out = _grad_rrule_body(g, *args, **kwargs)
-    refuse_if_written(g._api_name, g.f, entry)
-    return out
+    y, pullback = _grad_rrule_body(g, *args, **kwargs)
+    return y, guard_pullback(g._api_name, g.f, entry, pullback)
 
 
 def _grad_rrule_body(g: Any, *args: Any, **kwargs: Any) -> tuple:

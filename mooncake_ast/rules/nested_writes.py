@@ -7,7 +7,8 @@ with g doubling w: d/dz = 4z).  The rules of these calls give the tangent or adj
 argument's tangent stayed that of the value on entry (3z), or, over mc.vjp whose pullback puts the post-call state
 back, was updated twice (8z).  Forward mode follows the update (`follow_update`: the tangents updated by a jvp of f,
 as value_and_grad's forward rule did already); reverse mode over such a call, and forward mode over mc.vjp, are
-refused once the write is seen; mc.jvp and plain calls inside are differentiated right and stay supported."""
+refused once the written value is read after the call (guard_pullback); mc.jvp and plain calls inside are
+differentiated right and stay supported."""
 from __future__ import annotations
 
 import collections
@@ -25,6 +26,8 @@ def entry_state(args: tuple) -> list:
 
 
 def _same(x: Any, s: Any) -> bool:
+    if s is _CHANGED:
+        return False
     if isinstance(x, np.ndarray):
         return x.shape == s.shape and np.array_equal(x, s, equal_nan=x.dtype.kind in "fc")
     if isinstance(x, (list, collections.deque)):
@@ -39,6 +42,30 @@ def _same(x: Any, s: Any) -> bool:
 
 def written(entry: list) -> bool:
     return not all(_same(x, s) for x, s in entry)
+
+
+def guard_pullback(api: str, fn: Any, entry: list, pullback: Any) -> Any:
+    """Reverse mode over the call: where it wrote an argument, a pullback that refuses once the written value was
+    read after the call (its adjoint storage holds an adjoint from those reads: the update's own derivative would
+    have to carry it back, which these rules do not do).  An argument written and never read again (`mc.grad(f)
+    (y.copy())`) is right as it is."""
+    objs = [x for x, s in entry if not _same(x, s)]
+    if not objs:
+        return pullback
+
+    def guarded(w: Any) -> Any:
+        for x in objs:
+            if not shadows._has_shadow(x):
+                continue
+            sh = shadows.shadow(x)
+            if not isinstance(sh, np.ndarray) or np.any(sh != 0):
+                refuse_if_written(api, fn, [(x, _CHANGED)])
+        return pullback(w)
+
+    return guarded
+
+
+_CHANGED = object()  # (a state no object has: refuse_if_written then refuses)
 
 
 def follow_update(fn: Any, args: tuple, dargs: tuple, entry: list) -> None:
