@@ -27,7 +27,7 @@ from . import hvp_fast as _hvp_fast  # (the short path of jvp(grad(f)): likewise
 from .tangents import MutableTangent, NoTangent, Tangent, adjoint_in_library, materialize, zeros_like_tangent
 
 
-from . import aliases, lazy
+from . import aliases, argument_overlap, held_state, lazy
 from . import device_refusals
 from .arrays import is_other_array
 from .api_checks import (ComplexReverseError, TangentError, _Converter, _describe, _is_real_number,  # noqa: F401
@@ -149,6 +149,9 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         copied = None
         if isinstance(f, ValueAndGrad):  # (reverse mode inside: arrays f also holds, as copies)
             primals, copied = aliases.unaliased(f, primals)
+        groups = argument_overlap.views_of_one_memory(primals)
+        if groups:  # (an argument that is a view of another: their tangents views of one, argument_overlap.py)
+            tangents = tuple(argument_overlap.tie(primals, list(tangents), groups, add=False))
         done = _hvp_fast.jvp_of_grad(f, primals, tangents) if type(f) is Grad else _fast.jvp_fast(f, primals, tangents)
         if done is None:
             y, dy, _, _ = _jvp(f, primals, tangents, {}, {})
@@ -307,8 +310,10 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
     args, copied = aliases.unaliased(fn, tuple(args))  # (arrays f also holds: as copies)
     ctx = shadows.Context()
     guard = functools.partial(lazy.guard, args, kwargs)  # (Dask values stay lazy: lazy.py)
+    held = held_state.take_held(fn)  # (state f keeps between calls, for a second pullback's forward pass)
     with ctx, _refusals_located(), guard():
         y, pb = rcall(fn, tuple(args), kwargs)
+    held_post = held_state.take_held(fn) if held is not None else None
     refuse_foreign(api, _name(fn), [("the result", y)])
     if copied is not None:
         aliases.check_unwritten(api, _name(fn), copied)
@@ -327,6 +332,7 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
                 # The tape of the first forward pass is consumed: put the arguments back in their state on
                 # entry and run the forward pass again, in fresh adjoint storage (a pullback can be called
                 # many times).
+                held_state.put_back(held)
                 if state["pre"] is not None:
                     _reapply(state["pre"])
                 run_ctx = shadows.Context()
@@ -350,6 +356,7 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
             state["pre"] = _snapshot((*args, *kwargs.values())) + [(x, shadows.state_of(x))
                                                                    for x, _ in shadows.touched_states(run_ctx)]
         shadows.put_back(post, run_ctx)
+        held_state.put_back(held_post)
         return grads, kgrads
 
     return y, pullback
@@ -440,6 +447,9 @@ class ValueAndGrad:
         refuse_foreign(api, _name(fn), arguments(args, kwargs, wrt.__contains__))
         for i in nums:
             _refuse_function_with_state(api, fn, i, args[i])
+        same = argument_overlap.sharing(args, nums)
+        if same:  # (an argument sharing memory with a differentiated one: differentiated too, argument_overlap.py)
+            wrt = wrt | same
         if type(fn) is types.FunctionType and registry.lookup(fn) is None:
             out, pb = derived_reverse(fn, args, kwargs, wrt)  # the usual case: no general dispatch
         else:

@@ -23,9 +23,9 @@ from typing import Any, Callable
 import numpy as np
 
 from .rules.api_rules import NestingError, _plan, hvp_core
-from . import aliases, hvp_fast
+from . import aliases, argument_overlap, held_state, hvp_fast
 from .tangents import NoTangent, materialize, zero_tangent
-from .api import (ArgnumsError, Grad, MooncakeError, _argnums_checked, _jvp, _name, _reapply, _snapshot, _vjp, _wraps,
+from .api import (ArgnumsError, Grad, MooncakeError, _argnums_checked, _jvp, _name, _vjp, _wraps,
                   aux_pair)
 from .tracebacks import user_errors
 from .batching import Batched, Trace, unbatch
@@ -131,7 +131,7 @@ def _kinds_key(args: tuple) -> Any:
     for a in args:
         t = type(a)
         if t is np.ndarray:
-            key.append((a.shape, a.dtype.str))
+            key.append((a.shape, a.dtype.str, _fortran(a)))
         elif t is float or t is int or t is np.float64:
             key.append(t)
         elif t in (tuple, list, dict):
@@ -139,6 +139,23 @@ def _kinds_key(args: tuple) -> Any:
         else:
             key.append(t)
     return tuple(key)
+
+
+def _fortran(a: Any) -> bool:
+    """Whether array a is laid out in Fortran order (and not also in C order): its tangents are laid out so too,
+    since `a.ravel()` / `a.reshape(-1)` is a view of a C-ordered array and a copy of a Fortran-ordered one, and
+    forward code decides which from the tangent (a write through the result reaches a, or not)."""
+    return type(a) is np.ndarray and a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous
+
+
+def _zeros_like_leaf(shape: tuple, fortran: bool, n: Any = None) -> np.ndarray:
+    """Zeros of the leaf's shape (with a leading batch axis of n, unless None) in the leaf's memory order."""
+    if not fortran:
+        return np.zeros(shape if n is None else (n,) + shape)
+    k = len(shape)
+    if n is None:
+        return np.zeros(shape[::-1]).T
+    return np.zeros((n,) + shape[::-1]).transpose((0,) + tuple(range(k, 0, -1)))
 
 
 class _InputLayout:
@@ -158,12 +175,15 @@ class _InputLayout:
         self.plain = all((type(a) is np.ndarray and a.dtype.kind in "fiu") or type(a) in _PLAIN_SCALARS
                          for a in args)
         self.batch: Any = None  # False once a batched pass failed for this layout (None: not known yet)
+        self.fortran = [_fortran(leaf) for leaf in leaves]
         self.eyes: list = []  # per leaf: (n, *shape) with the leaf's identity directions in its rows
         start = 0
-        for leaf, size in zip(leaves, self.sizes):
-            b = np.zeros((self.n,) + leaf.shape)
-            if size:  # (an empty leaf has no directions)
-                b.reshape(self.n, -1)[start:start + size] = np.eye(size)
+        for leaf, size, fortran in zip(leaves, self.sizes, self.fortran):
+            b = _zeros_like_leaf(leaf.shape, fortran, self.n)
+            if size and not leaf.shape:  # (a number)
+                b[start] = 1.0
+            elif size:  # (an empty leaf has no directions; direction k is the leaf's element k in C order)
+                b[(np.arange(start, start + size),) + np.unravel_index(np.arange(size), leaf.shape)] = 1.0
             self.eyes.append(b)
             start += size
 
@@ -186,8 +206,13 @@ def _blocks_one_by_one(f: Callable, args: tuple, kwargs: dict, column: Callable,
     out_tree = aux = None
     for li, leaf in enumerate(in_leaves):
         for k in range(sizes[li]):
-            basis = [np.zeros(np.shape(v), dtype=np.asarray(v).dtype) for v in in_leaves]  # C order (see jacrev)
-            basis[li].reshape(-1)[k] = 1.0
+            # (each laid out as its leaf, see _fortran; element k of the leaf in C order, whatever its layout)
+            basis = [_zeros_like_leaf(np.shape(v), _fortran(v)).astype(np.asarray(v).dtype, copy=False)
+                     for v in in_leaves]
+            if basis[li].ndim:
+                basis[li][np.unravel_index(k, basis[li].shape)] = 1.0
+            else:
+                basis[li][()] = 1.0
             dx = _unflatten(in_tree, [float(b) if kind == "number" else b for b, kind in zip(basis, kinds)])
             y, dy = column(dx)
             if has_aux:
@@ -246,7 +271,7 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
         if not lay.batch:
             return None
     tr = Trace()
-    batch = [Batched(e.copy(), tr) for e in lay.eyes]  # fresh: forward code may write into its tangents
+    batch = [Batched(e.copy(order="K"), tr) for e in lay.eyes]  # fresh: forward code may write into its tangents
     try:
         with np.errstate(all="ignore"):
             y, dy = column(_unflatten(lay.tree, batch) if not lay.simple else tuple(batch), raw=True)
@@ -309,9 +334,10 @@ def _probe(column: Callable, lay: "_InputLayout", has_aux: bool, flats: list) ->
         _PROBE_RNG.append(np.random.default_rng(20261123))
     r = _PROBE_RNG[0].normal(size=n)
     probe, start = [], 0
-    for shape, size, kind in zip(lay.shapes, lay.sizes, lay.kinds):
+    for shape, size, kind, fortran in zip(lay.shapes, lay.sizes, lay.kinds, lay.fortran):
         piece = r[start:start + size].reshape(shape)
-        probe.append(float(piece) if kind == "number" else piece.copy())  # fresh: forward code may write into it
+        # (fresh, as the leaf is laid out: forward code may write into it)
+        probe.append(float(piece) if kind == "number" else piece.copy(order="F" if fortran else "C"))
         start += size
     _, dy_r = column(_unflatten(lay.tree, probe) if not lay.simple else tuple(probe))
     if has_aux:
@@ -353,25 +379,32 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
 
     Where f has generated forward code that can be called directly, the API's checks and dispatch are done once
     and each column is one call of that code (one jvp per direction, without the per-call overhead)."""
-    pre = _snapshot(tuple(args) + tuple(kwargs.values()))
+    # (f may write to its arguments, and keep state between calls: each pass runs from the entry state, held_state.py)
+    pre = held_state.take(f, tuple(args) + tuple(kwargs.values()))
+    same = argument_overlap.sharing(tuple(args), nums)
+    groups = [g for g in argument_overlap.views_of_one_memory(tuple(args)) if any(i in nums for i in g)]
     calls = [0]
     plan = None
 
     def placed(dx: tuple) -> list:
         """The arguments' tangents for one column: dx at the differentiated positions, None elsewhere."""
         if calls[0]:
-            _reapply(pre)  # the previous column ran f (which may write to its arguments)
+            held_state.put_back(pre)  # the previous column ran f
         calls[0] += 1
         dargs: list = [None] * len(args)
         for j, i in enumerate(nums):
             dargs[i] = dx[j]
+        for k in same:  # (one object passed in several places: moved in all of them, argument_overlap.py)
+            dargs[k] = next((dargs[i] for i in nums if args[i] is args[k]), None)
+        if groups:  # (arguments that are views of one memory: their tangents views of one buffer)
+            dargs = argument_overlap.tie(tuple(args), dargs, groups, add=True)
         return dargs
 
     # the common call (a plain function of numbers and float arrays): its derived rule, called directly
     # (the numbers not differentiated are inactive in the rule, as the general path makes them: given NoTangent,
     # code typed for a number's tangent computed `db = ones * dx` as NoTangent and dropped writes through `b.flat[i]`
     # or a view: jacfwd in `a` of such a function was zero)
-    zero = tuple(i not in nums and type(a) is not np.ndarray for i, a in enumerate(args))
+    zero = tuple(i not in nums and i not in same and type(a) is not np.ndarray for i, a in enumerate(args))
     rule = fast_forward_rule(f, tuple(args), zero if True in zero else None) \
         if not kwargs and type(f) is types.FunctionType else None
     if rule is not None:

@@ -19,6 +19,7 @@ import numpy as np
 from .api import Grad, ValueAndGrad, grad, jvp
 from .forward.runtime import fcall
 from .rules.api_rules import NestingError, forward_code
+from .rules.nested_writes import entry_state, guard_pullback, refuse_if_written
 from .rules.nested_helpers import with_dense_tangent
 from .rules.nested_plans import plan_args, plan_function, plan_tangents
 from .tangents import NoTangent
@@ -171,7 +172,10 @@ def _vjp_frule(p: tuple, t: Any, **kwargs: Any) -> tuple:
     if kwargs:
         raise NestingError("nested derivative of mc.vjp: keyword arguments are not supported")
     t = (NoTangent,) * len(p) if t is NoTangent or t is None else tuple(t)
-    return _fcall(vjp_plain, NoTangent, (p[0], tuple(p[1:])), (t[0], tuple(t[1:])))
+    entry = entry_state(tuple(p[1:]))
+    out = _fcall(vjp_plain, NoTangent, (p[0], tuple(p[1:])), (t[0], tuple(t[1:])))
+    refuse_if_written("vjp", p[0], entry)  # (nested_writes.py)
+    return out
 
 
 def _vjp_rrule(*args: Any, **kwargs: Any) -> tuple:
@@ -201,7 +205,9 @@ def _hvp_rrule(*args: Any, **kwargs: Any) -> tuple:
 
     if kwargs:
         raise NestingError("nested derivative of mc.hvp: keyword arguments are not supported")
+    entry = entry_state(tuple(args[1]) if len(args) > 1 and isinstance(args[1], tuple) else ())
     y, pb = rcall(hvp_plain, tuple(args), {})
+    pb = guard_pullback("hvp", args[0], entry, pb)  # (f wrote an argument read after the call: nested_writes.py)
 
     def pullback(g: Any) -> tuple:
         _, bars, _ = pb(g)

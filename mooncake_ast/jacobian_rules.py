@@ -8,9 +8,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .api import Grad, _name, _reapply, _snapshot
+from . import held_state
+from .reverse.shadows import reapply
+from .api import Grad, _name
 from .higher_traced import directional
 from .rules.api_rules import NestingError
+from .rules.nested_writes import entry_state, follow_update, guard_pullback, written
 from .tangents import NoTangent, materialize
 
 
@@ -30,8 +33,9 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
     f, argnums, has_aux, kind = J.__mc_jacobian__
     if kwargs:
         raise NestingError(f"nested derivative of {_jacobian_name(J)}: keyword arguments are not supported")
-    pre = _snapshot(tuple(args))
+    pre = held_state.take(J, tuple(args))  # (the entry state, also what f keeps between calls: held_state.py)
     y = J(*args)
+    update = written(pre[0])  # (f writes its arguments: their tangents follow the update, nested_writes.py)
     dirs = tuple(None if d is NoTangent else d for d in dargs)
     if all(d is None for d in dirs):
         return y, NoTangent
@@ -41,14 +45,16 @@ def jacobian_forward(J: Callable, args: tuple, kwargs: dict, dargs: tuple) -> tu
 
     # (from the arguments' values on entry: J(*args) leaves them as f leaves them, which may be updated in place;
     # the Jacobian of the directional derivative was taken at the updated values, a wrong jacfwd(jacfwd(f)))
-    post = _snapshot(tuple(args))
-    _reapply(pre)
+    post = held_state.take(J, tuple(args))
+    held_state.put_back(pre)
     try:
         # (with has_aux the directional derivative is the pair's, (value's, aux's): the Jacobian of the first and the
         # second as it is are the tangents of (J, aux))
         dy = (jacfwd if kind == "jacfwd" else jacrev)(directional_derivative, argnums, has_aux)(*args)
     finally:
-        _reapply(post)
+        held_state.put_back(post)
+    if update:
+        follow_update(f.f if isinstance(f, Grad) else f, tuple(args), tuple(dargs), pre[0])
     return y, dy
 
 
@@ -68,6 +74,7 @@ def jacobian_reverse(J: Callable, args: tuple, kwargs: dict) -> tuple:
     if J in _TRACED:  # made inside differentiated code: what f captures may be differentiated, and gets no adjoint
         # (hessian's f is grad(g): g's captures, not the gradient object's)
         _refuse_captures(f.f if isinstance(f, Grad) else f, _jacobian_name(J))
+    entry = entry_state(tuple(args))
     y = J(*args)
     if not (isinstance(y, np.ndarray) or isinstance(y, (float, np.floating))):
         raise NestingError(f"reverse mode over {_jacobian_name(J)}: a Jacobian given as a tuple of blocks (several "
@@ -79,9 +86,15 @@ def jacobian_reverse(J: Callable, args: tuple, kwargs: dict) -> tuple:
         w = np.asarray(materialize(w, y) if w is not NoTangent else np.zeros(np.shape(y)), dtype=float)
         bars: list = [NoTangent] * len(args)
         for i in positions:
+            # (at the arguments' values on entry, and left so, as a reverse pass leaves what it undid: f may write
+            # them, and the Jacobian was taken at the written values, a wrong gradient)
+            reapply(entry)
             JJ = np.asarray(jacfwd(J, argnums=i)(*args))  # J's dimensions, then argument i's
             bar = np.tensordot(w, JJ, axes=w.ndim)
             bars[i] = bar if isinstance(args[i], np.ndarray) else float(bar)
+        reapply(entry)
         return NoTangent, AdjTuple(bars), AdjDict({})
 
-    return y, pullback
+    # (f wrote an argument read after the call: refused, nested_writes.py)
+    return y, guard_pullback(kind if not isinstance(f, Grad) else "hessian", f.f if isinstance(f, Grad) else f, entry,
+                             pullback)

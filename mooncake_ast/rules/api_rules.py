@@ -28,13 +28,11 @@ from typing import Any
 import numpy as np
 
 from ..forward.runtime import conform as _conform
-from ..api import Differentiable, NonScalarOutputError, ValueAndGrad, _snapshot, _to_user, \
-    jvp as _jvp_api
+from ..api import Differentiable, ValueAndGrad, jvp as _jvp_api
 from ..forward import objects as _objects
 from ..forward.runtime import _bind_fast, argument_kinds, derived_forward, fcall as _fcall_rt
-from ..reverse import shadows as _shadows
 from ..reverse.adjoints import AdjTuple
-from ..reverse.runtime import may_write, rcall
+from ..reverse.runtime import rcall
 from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent, materialize
 from ..tangents import storage as _storage
 from .operator_rules import _is_concatenator, integer_scalar
@@ -532,7 +530,7 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -
     args, dargs = tuple(args), _expand(dargs, len(args))
     plan = _plan(f, df, args, dargs, kwargs, reverse=True)
     if plan.grad_of is not None:
-        _refuse_traced_captures(plan.grad_of)
+        _refuse_traced_captures(plan.grad_of, objects=False)  # (a callable object's fields: its forward code's arguments)
     # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants, and so
     # is a symbolic zero tangent: differentiated, the forward code's operations on it (`np.sum(dv)` of a NoTangent dv)
     # got adjoints of the wrong shape (hessian of `f(0.5, a)` where f's array result depends on its float argument only)
@@ -618,82 +616,9 @@ def _plain_storage(v: Any, t: Any) -> Any:
     return t
 
 
-def hvp_core(f: Any, args: tuple, dargs: tuple, nums: tuple, with_grad: bool = False) -> Any:
-    """The tangent of `grad(f, nums)(*args)` in direction dargs (all arguments): reverse mode over f's forward
-    code, seeded on the tangent output, differentiating only the arguments in nums (one per num, a tuple).
-
-    The fast path of `hvp`, `hessian` and the forward rule of grad: no gradient value, no API layers.
-
-    With `with_grad`, `(value, gradients, tangents)` from the same single pass, or None where that cannot be
-    done (see below): the tangent output is `Df(a)[v]`, linear in v, so its adjoint with respect to the
-    tangent input v is exactly `grad f(a)`, at no extra forward pass.  The tangents are fresh copies then (an
-    adjoint routed by object identity must not mix a tangent with an argument it aliases, and code that
-    writes to its arguments writes to their tangents too: the caller's must stay as they were)."""
-    args = tuple(args)
-    if with_grad:
-        dargs = tuple(d.copy() if type(d) is np.ndarray else d for d in dargs)
-    ctx = _shadows.Context()
-    with ctx, constant_callable(f):
-        plan = _plan(f, NoTangent, args, tuple(dargs))
-        if plan.arg_pos is None:
-            if with_grad:
-                return None
-            from .. import higher
-
-            dg = higher._GRAD_DIRECTIONAL(f, args, _dense(tuple(dargs), args))
-            return tuple(dg[i] for i in nums)
-        wrt = frozenset(plan.arg_pos[i] for i in nums)
-        if with_grad:
-            wrt = wrt | frozenset(plan.tan_pos[i] for i in nums)
-        _prepare_all_cells(plan.call_args)
-        (y, dy), pb = rcall(plan.fn, plan.call_args, {}, wrt=wrt)
-        writes = may_write(pb)
-        if with_grad and not _real_scalar(y):
-            return None
-        post = _snapshot(args) if writes else None
-        if (dy is NoTangent or dy is None) and _real_scalar(y):
-            # a symbolic zero: no differentiated argument reaches the result (its Hessian and gradient are zero; the
-            # arguments stay as f left them)
-            zeros = tuple(materialize(NoTangent, args[i]) for i in nums)
-            return (y, zeros, zeros) if with_grad else zeros
-        seed = 1.0 if not isinstance(dy, np.ndarray) else np.ones((), dtype=dy.dtype)
-        if not isinstance(dy, (float, np.floating, np.ndarray)) or np.ndim(dy) != 0:
-            refuse_hessian_result(f, y, dy)
-        _, bars, _ = pb(AdjTuple((NoTangent, seed)))
-        out = tuple(_to_user(_shadows.full_adjoint(args[i], bars[plan.arg_pos[i]]), args[i]) for i in nums)
-        if with_grad:
-            grads = tuple(_to_user(_shadows.full_adjoint(plan.call_args[plan.tan_pos[i]], bars[plan.tan_pos[i]]),
-                                   args[i]) for i in nums)
-            out = (y, grads, out)
-    if post is not None:
-        _shadows.put_back(post, ctx)  # (and what else the pullback rolled back: globals, closures)
-    return out
-
-
-def refuse_hessian_result(f: Any, y: Any, dy: Any) -> None:
-    """The error for a function whose Hessian is asked for and whose result (y, tangent dy) is not a real scalar."""
-    _refuse_lazy_second_order(f, dy)
-    raise NonScalarOutputError(f"the Hessian of {_name(f)} needs a real scalar result, got {type(y).__name__}")
-
-
-def _real_scalar(y: Any) -> bool:
-    return type(y) is float or isinstance(y, np.floating) or (type(y) is np.ndarray and y.shape == ()
-                                                              and y.dtype.kind == "f")
-
-
-def _plain_floats(args: tuple, nums: tuple) -> bool:
-    """Arguments the one-pass jvp of a gradient takes: float arrays and floats differentiated, no complex
-    values anywhere (those keep the ordinary path and its checks and messages)."""
-    for i, a in enumerate(args):
-        t = type(a)
-        if t is np.ndarray:
-            if a.dtype.kind not in ("f" if i in nums else "fiub"):
-                return False
-        elif t is float or t is np.float64:
-            continue
-        elif i in nums or not (t is int or t is bool or a is None):
-            return False
-    return True
+# hvp_core (reverse mode over f's forward code: Hessian-vector products) and its helpers live in hvp_core.py; the
+# rules and the API find them here too.
+from .hvp_core import _plain_floats, _real_scalar, hvp_core, refuse_hessian_result  # noqa: E402,F401
 
 
 # ---------------------------------------------------------------- run-time helpers of generated forward code

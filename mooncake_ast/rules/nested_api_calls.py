@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 
 from ..api import TangentError, _Converter, _reapply, _snapshot
+from .. import aliases, argument_overlap, held_state
+from .nested_writes import entry_state, follow_update, guard_pullback, written
 from ..forward.objects import is_user_object
 from ..reverse.adjoints import AdjTuple, accumulate
 from ..tangents import NoTangent, materialize
@@ -88,6 +90,24 @@ def _fresh_storage(t: Any, x: Any) -> Any:
 
 
 def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
+    """Forward mode over `mc.grad(f)(*args)` (and value_and_grad's): where f writes its arguments, their tangents
+    follow the update (nested_writes.py)."""
+    g = p[0]
+    entry = entry_state(tuple(p[1:])) if type(g).__name__ == "Grad" and not g.has_aux else None
+    # (an argument that is an array f also holds -- `mc.grad(lambda y: sum(y**3) * x[0])(x)` -- as a copy, as
+    # the plain call hands it (aliases.py): the captured x and the argument keep their own tangents; the reverse
+    # pass over f's forward code mixed their adjoints by identity: jacfwd 6.18 for 5.91)
+    args, copied = aliases.unaliased(g.f, tuple(p[1:]))
+    if copied is not None:
+        p = (g, *args)
+    out = _grad_frule_body(p, t, **kwargs)
+    aliases.check_unwritten(g._api_name, _api._name(g.f), copied)
+    if entry is not None and written(entry):  # (value_and_grad's rule follows the update itself: nested_plans)
+        follow_update(g.f, tuple(p[1:]), tuple(t[1:]), entry)
+    return out
+
+
+def _grad_frule_body(p: tuple, t: tuple, **kwargs: Any) -> tuple:
     g, *args = p
     dg, *dargs = t
     if kwargs:
@@ -121,18 +141,27 @@ def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
         if both is not None:  # gradient and its tangent from one pass (see hvp_core)
             _, grads, dg = both
             return (grads[0] if single else grads), (dg[0] if single else dg)
-    pre = _snapshot(tuple(args))  # (f may write its arguments: its derivative is at their entry values)
+    # (f may write its arguments and keep state between calls: its derivative is at the entry state, held_state.py)
+    pre = held_state.take(g, tuple(args))
     value = g(*args)
-    post = _snapshot(tuple(args))
-    _reapply(pre)
+    post = held_state.take(g, tuple(args))
+    held_state.put_back(pre)
     try:
         dg = _api.hvp_core(g.f, tuple(args), dargs_d, nums)
     finally:
-        _reapply(post)
+        held_state.put_back(post)
     return value, (dg[0] if single else dg)
 
 
 def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
+    """Reverse mode over `mc.grad(f)(*args)` (and value_and_grad's): refused where f writes an argument read after
+    the call (nested_writes.py)."""
+    entry = entry_state(tuple(args))
+    y, pullback = _grad_rrule_body(g, *args, **kwargs)
+    return y, guard_pullback(g._api_name, g.f, entry, pullback)
+
+
+def _grad_rrule_body(g: Any, *args: Any, **kwargs: Any) -> tuple:
     from .. import higher
 
     if kwargs:
@@ -151,23 +180,35 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
     single = not isinstance(g.argnums, (tuple, list))
     with_value = type(g).__name__ == "ValueAndGrad"
     pre = _snapshot(tuple(args))  # (f may write its arguments: the pullback differentiates at their entry values)
+    held_pre = held_state.take_held(g)  # (and keep state between calls: held_state.py)
     y = g(*args)
+    held_post = held_state.take_held(g) if held_pre is not None else None
     n = len(args)
 
     def pullback(w: Any) -> tuple:
         if w is NoTangent:
             return (NoTangent, *([NoTangent] * n))
         # As a reverse pass leaves what it undid: the arguments in their state on entry (the API puts the
-        # post-call state back), also after the differentiation here, which runs f again.
+        # post-call state back), also after the differentiation here, which runs f again; the state f keeps
+        # elsewhere as the one call left it (the API does not see it).
+        held_state.put_back(held_pre)
         _reapply(pre)
         try:
             return _grad_pullback(w)
         finally:
+            held_state.put_back(held_post)
             _reapply(pre)
 
     def _grad_pullback(w: Any) -> tuple:
         w_val, dirs = cotangent_directions(w, with_value, single, nums, n)
         dirs_d = _dense(tuple(dirs), tuple(args))
+        same = argument_overlap.sharing(tuple(args), nums)
+        if same:  # (one object passed in several places has one direction: argument_overlap.py)
+            dirs_d = tuple(next((dirs_d[i] for i in nums if args[i] is args[k]), d) if k in same else d
+                           for k, d in enumerate(dirs_d))
+            groups = argument_overlap.views_of_one_memory(tuple(args))
+            if groups:  # (views of one memory: their directions views of one buffer)
+                dirs_d = tuple(argument_overlap.tie(tuple(args), list(dirs_d), groups, add=True))
         # adjoint of the gradient part: grad_a <grad f(a), w> = grad_a Df(a)[w], a separate differentiation
         # (its own adjoint storage: Grad.__call__ opens a fresh context)
         try:

@@ -13,6 +13,7 @@ import weakref
 from typing import Any
 
 from ..api import _reapply, _snapshot
+from .. import held_state
 from ..reverse.adjoints import accumulate
 from ..tangents import NoTangent
 from .api_rules import NestingError, _TRACED, _expand, _Plan, _refuse_captures, _zero
@@ -67,19 +68,19 @@ def aux_frule(g: Any, dg: Any, args: tuple, dargs: tuple) -> tuple:
 
     _refuse_nonzero(g, dg)
     gv, fa = parts(g, len(args))
-    pre = _snapshot(args)
+    pre = held_state.take(g, args)  # (the entry state, also what f keeps between calls: held_state.py)
     y = g(*args)  # (the user's call: its aux is the one f gave then)
-    post = _snapshot(args)
-    _reapply(pre)
+    post = held_state.take(g, args)
+    held_state.put_back(pre)
     try:
         # (the aux first, on copies of the arguments and their tangents: the gradient's forward code writes into the
         # tangents where f writes its arguments, so the aux's tangent of `x[0] = x[0] * x[2]; return ..., x[0]` after
         # value_and_grad's was from the written tangent)
         _, daux = fcall(fa, NoTangent, fresh_arrays(args), fresh_arrays(dargs))
-        _reapply(pre)
+        held_state.put_back(pre)
         _, dgrads = _grad_frule((gv, *args), (NoTangent, *dargs))
     finally:
-        _reapply(post)
+        held_state.put_back(post)
     if type(g).__name__ == "ValueAndGrad":
         dvalue, dg_ = dgrads
         return y, ((dvalue, daux), dg_)

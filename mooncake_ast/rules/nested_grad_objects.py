@@ -20,9 +20,9 @@ from .forward_code_rules import NestingError, _expand, _name, _zero
 _TRACED: "weakref.WeakSet" = weakref.WeakSet()
 
 
-def _refuse_traced_captures(g: Any) -> None:
+def _refuse_traced_captures(g: Any, objects: bool = True) -> None:
     if g in _TRACED:
-        _refuse_captures(g.f, repr(g))
+        _refuse_captures(g.f, repr(g), objects)
 
 
 def _factory_frule(factory: Any) -> Any:
@@ -53,16 +53,38 @@ def _factory_rrule(factory: Any) -> Any:
     return rrule
 
 
-def _refuse_captures(f: Any, what: str) -> None:
-    """Reverse rules of grad(f) give no adjoint to what f captures: refuse a function that captures values."""
+def _refuse_captures(f: Any, what: str, objects: bool = True) -> None:
+    """Reverse rules of grad(f) give no adjoint to what f captures: refuse a function that captures values, and
+    (`objects`) a callable object holding values (reverse mode over f's forward code, which takes the object as an
+    argument, differentiates its fields: not refused there)."""
     if isinstance(f, types.MethodType):
         raise NestingError(f"nested derivative of {what}: reverse mode over the gradient of a bound method is not "
                            f"supported (its object could be differentiated); pass a plain function taking the object")
+    if objects and not isinstance(f, (types.FunctionType, types.BuiltinFunctionType, type)) and _holds_values(f):
+        # (a callable object: its fields are what it holds -- `m = Model(p); mc.grad(m)(d)` held m.w constant)
+        raise NestingError(f"nested derivative of {what}: reverse mode over the gradient of a callable object holding "
+                           f"values ({type(f).__name__}'s fields) does not differentiate them; pass a plain function "
+                           f"taking the object as an argument (`mc.grad(lambda x, m: m(x))(d, model)`), or take the "
+                           f"outer derivative with mc.jvp / mc.jacfwd")
     cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _cell_full(c)]
     values = [*cells, *(getattr(f, "__defaults__", None) or ())]
-    if any(not _nondifferentiable(v) and not callable(v) for v in values):
+    if any(_holds_values(v) for v in values):
         raise NestingError(f"nested derivative of {what}: {_name(f)} captures values (closure variables or defaults); "
                            f"reverse mode over its gradient does not differentiate them: pass them as arguments")
+
+
+_CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, types.ModuleType)
+
+
+def _holds_values(v: Any) -> bool:
+    """Whether v holds something differentiable: a number or an array, or an object (callable ones too: a model
+    with __call__) or container holding one; functions, classes and modules are code, not values."""
+    if isinstance(v, _CODE) or (callable(v) and not hasattr(v, "__dict__")):
+        return False
+    try:
+        return not _nondifferentiable(v)
+    except RecursionError:
+        return True
 
 
 def _captures_values(f: Any) -> bool:
