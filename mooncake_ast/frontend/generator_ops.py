@@ -137,6 +137,18 @@ class _Handing:
             raise error  # (once, as from Python's generator; then it is exhausted)
         raise StopIteration(self._value) if self._value is not None else StopIteration
 
+    def take_one(self) -> Any:
+        """The next item, or lazy_iteration's end marker when there is none (a `for` loop's pull: the exception
+        raised after the items waits for `exhausted`, at the loop's end)."""
+        from ..lazy_iteration import _END
+
+        _consumed_check(self._state)
+        i = self._i
+        if i >= len(self.items):
+            return _END
+        self._i = i + 1
+        return self.items[i]
+
     def take_items(self) -> list:
         """The items not handed out yet, all at once (`ops.sequence`: a `for` loop's), leaving the exception
         for `exhausted` to raise when the loop asks past the last one."""
@@ -175,7 +187,7 @@ class EagerGenerator(_Handing):
 def exhausted(it: Any, n: int) -> None:
     """A `for` loop over `it` ended because its items ran out, after `n` rounds: a generator whose body raised
     after its items raises that exception now (a loop over Python's generator gets it from the next item)."""
-    if isinstance(it, _Handing) and it._error is not None and n >= it._taken:
+    if isinstance(it, _Handing) and it._error is not None and (n >= it._taken or it._i >= len(it.items)):
         it._end()
 
 
@@ -220,7 +232,7 @@ def _reverse_class() -> type:
     from ..reverse.builtin_adjoints import ItemsIterator
 
     class ReverseEagerGenerator(ItemsIterator, _Handing):
-        __slots__ = ("_i", "_state", "_value", "_started", "_error", "_taken")
+        __slots__ = ("_state", "_value", "_started", "_error", "_taken")
 
         def take_items(self) -> list:
             self.__iter__()  # (one consumer, from the start)
@@ -234,6 +246,7 @@ def _reverse_class() -> type:
                     "(a second loop over it after a first one stopped early); build the list once (`list(gen(...))`) "
                     "and index it, or use forward mode")
             self._started = True
+            self._starts.append(self._i)
             return self
 
         def __next__(self) -> Any:

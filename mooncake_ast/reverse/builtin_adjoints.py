@@ -18,16 +18,24 @@ import numpy as np
 
 from ..arrays import is_array
 from ..errors import UnsupportedDerivativeError
+from ..lazy_iteration import LazySequence
 from ..tangents import MutableTangent, NoTangent, is_mutable
 from .adjoint_values import AdjDict, AdjList, AdjTuple, StorageList, accumulate, unbroadcast
 from .complex_values import conj
 from .part_adjoints import item_of
 
 
-def sequence_adjoint(x: Any, g: Any) -> Any:
-    """The adjoint of `x` from the adjoint of `ops.sequence(x)` (a list if x was materialised)."""
+def sequence_adjoint(x: Any, g: Any, seq: Any = None) -> Any:
+    """The adjoint of `x` from the adjoint of `ops.sequence(x)` (a list if x was materialised; for an iterator, a
+    LazySequence knowing where in x each item it read was: the adjoints go to those positions)."""
     if g is NoTangent:
         return g
+    if isinstance(seq, LazySequence):
+        from .iterator_adjoints import positioned
+
+        g = positioned(g, seq.positions)
+    elif isinstance(x, ItemsIterator):
+        g = to_the_end(x, list(g))  # (list(it), tuple(it): they read to its end)
     if isinstance(x, (list, tuple, np.ndarray)) or is_array(x):
         return g
     if isinstance(x, np.flatiter):
@@ -77,24 +85,65 @@ def _all_symbolic_zero(g: Any) -> bool:
 
 class ItemsIterator:
     """An iterator over a known list of items (e.g. map's results): reverse rules that consume
-    it (`sum(map(f, xs))`) still know, once it is exhausted, how many items it gave."""
+    it (`sum(map(f, xs))`) still know, once it is exhausted, how many items it gave.
 
-    __slots__ = ("items", "_it")
+    It counts the items it hands out (`_mc_position`: a loop over it records each item's position, so
+    the adjoints of several consumers each reading a part land on their own items, lazy_iteration.py),
+    and where each reader that called `iter()` on it (sum, sorted, a loop...) started (`_starts`)."""
+
+    __slots__ = ("items", "_i", "_starts")
     __mc_value__ = True  # its adjoint is a value (a list, one per item), not storage
     __mc_items__ = True  # its `items` are what it yields (rules/builtin_rules._iterable_items reads them)
 
     def __init__(self, items: list) -> None:
         self.items = items
-        self._it = iter(items)
+        self._i = 0
+        self._starts: list = []
+
+    @property
+    def _mc_position(self) -> int:
+        return self._i
 
     def __iter__(self) -> "ItemsIterator":
+        self._starts.append(self._i)
         return self
 
     def __next__(self) -> Any:
-        return next(self._it)
+        i = self._i
+        if i >= len(self.items):
+            raise StopIteration
+        self._i = i + 1
+        return self.items[i]
 
     def __length_hint__(self) -> int:
-        return self._it.__length_hint__()
+        return max(len(self.items) - self._i, 0)
+
+
+class LiveItemsIterator(ItemsIterator):
+    """`iter(xs)` of a list, tuple or array in reverse mode: reads xs[i] when item i is asked for (as Python's
+    iterator does: a write to xs meanwhile is seen), keeping in `items` what it handed out, and counting them."""
+
+    __slots__ = ("_source",)
+
+    def __init__(self, xs: Any) -> None:
+        super().__init__([])
+        self._source = xs
+
+    def __next__(self) -> Any:
+        i, xs = self._i, self._source
+        if xs is None or i >= len(xs):
+            self._source = None  # (exhausted for good, as Python's list iterator is, if the list grows later)
+            raise StopIteration
+        item = xs[i]
+        if i < len(self.items):
+            self.items[i] = item
+        else:
+            self.items.append(item)
+        self._i = i + 1
+        return item
+
+    def __length_hint__(self) -> int:
+        return max(len(self._source) - self._i, 0) if self._source is not None else 0
 
 
 def read_again(xs: Any, what: str) -> list:
@@ -104,7 +153,7 @@ def read_again(xs: Any, what: str) -> list:
     and any other iterator left with no items is refused: they were consumed, and the derivative would be silently
     zero (one that still holds items was recorded apart from the one consumed: nested forward code does so)."""
     if isinstance(xs, ItemsIterator):
-        return xs.items
+        return items_read_by_one(xs, what)
     if isinstance(xs, (list, tuple)):
         return list(xs)
     items = list(xs)
@@ -113,6 +162,39 @@ def read_again(xs: Any, what: str) -> list:
             f"reverse mode of {what}() over an iterator ({type(xs).__name__}): its items are consumed by the call, so "
             f"their derivatives cannot be found afterwards; pass a list (`{what}(list(it))`)")
     return items
+
+
+def items_read_by_one(xs: "ItemsIterator", what: str) -> list:
+    """The items a consumer that reads to the end (sum, sorted, max...) read from our iterator xs, read again in its
+    pullback, long after the call: those from where the one such reader started (loops and next() do not count:
+    they record their own positions) to the end.  Two such readers of one iterator (`list(it); sum(it)`) are
+    refused, not guessed: which of them read the items is not known then."""
+    if len(xs._starts) == 1:
+        return xs.items[xs._starts[0]:xs._i]
+    if not xs._starts and xs._i == 0:
+        return xs.items
+    raise UnsupportedDerivativeError(
+        f"reverse mode of {what}() over an iterator that a second call read too: which of its items {what}() read "
+        f"is not known to the derivative; take a list where the iterator is made (`items = list(it)`) and use it")
+
+
+def to_the_end(xs: Any, adjoints: list) -> Any:
+    """The adjoint of our iterator xs from those of the items a reader read up to its end (its last ones)."""
+    from .iterator_adjoints import IteratorAdjoint
+
+    end = xs._i if isinstance(xs, ItemsIterator) else len(adjoints)
+    if end <= len(adjoints):
+        return AdjList(adjoints)  # (all of them, from the first)
+    return IteratorAdjoint([NoTangent] * (end - len(adjoints)) + list(adjoints))
+
+
+def last_read(xs: Any) -> Any:
+    """The items the last reader that called `iter()` on our iterator xs read (forward mode: its tangent helper runs
+    right after the call), or None if xs is not one of ours."""
+    if isinstance(xs, ItemsIterator):
+        start = xs._starts[-1] if xs._starts else 0
+        return xs.items[start:xs._i]
+    return None
 
 
 def sum_items_adjoint(xs: Any, g: Any, start: Any = 0) -> Any:
@@ -139,7 +221,9 @@ def sum_items_adjoint(xs: Any, g: Any, start: Any = 0) -> Any:
         adjoints = pieces
     else:
         adjoints = [_unbroadcast_item(g, item) for item in items]
-    return AdjList(adjoints) if isinstance(xs, (list, ItemsIterator)) else AdjTuple(adjoints)
+    if isinstance(xs, ItemsIterator):
+        return to_the_end(xs, adjoints)
+    return AdjList(adjoints) if isinstance(xs, list) else AdjTuple(adjoints)
 
 
 def sum_start_adjoint(start: Any, g: Any) -> Any:
@@ -197,6 +281,8 @@ def _like(x: Any, items: list) -> Any:
         return AdjTuple(items)
     if isinstance(x, (range, dict, set, str)):
         return NoTangent
+    if isinstance(x, ItemsIterator):
+        return to_the_end(x, items)
     return AdjList(items)
 
 

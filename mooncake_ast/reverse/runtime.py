@@ -64,6 +64,12 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
         return special(f, args, kwargs)
     rule = registry.lookup(f)
     if rule is not None:
+        if args:
+            from ..consumed_iterators import read_first_reverse  # (`math.prod(it)` found at run time: it read first)
+
+            done = read_first_reverse(f, args, kwargs)
+            if done is not None:
+                return done
         if rule.user_rrule is not None:
             y, pb = rule.user_rrule(*args, **kwargs)
 
@@ -218,12 +224,15 @@ def _iter_call(xs: Any) -> tuple:
     """
     import numpy as np
 
-    from .builtin_adjoints import ItemsIterator
+    from .builtin_adjoints import LiveItemsIterator
 
-    # (a list's or tuple's items recorded: a consumer's pullback reads them again once the iterator is exhausted --
-    # `return iter(ys)` in code differentiated again, then `sum(it)`.  Changes to the list after iter() are not seen,
-    # which frontend/lazy_values.py refuses for a named iterator in the user's code.)
-    y = ItemsIterator(list(xs)) if type(xs) in (list, tuple) else iter(xs)
+    # (a list's, tuple's or array's items read as they are asked for, and recorded: a consumer's pullback reads them
+    # again once the iterator is exhausted -- `return iter(ys)` in code differentiated again, then `sum(it)`; each
+    # counted, so readers of parts of it give their adjoints to their own items: lazy_iteration.py)
+    if type(xs) in (list, tuple) or type(xs) is np.ndarray and xs.ndim >= 1:
+        y: Any = LiveItemsIterator(xs)
+    else:
+        y = iter(xs)
 
     def pullback(g: Any) -> tuple:
         if g is NoTangent or _nondifferentiable(xs) or isinstance(xs, (dict, set, frozenset, str, range)):
