@@ -146,6 +146,52 @@ class LiveItemsIterator(ItemsIterator):
         return max(len(self._source) - self._i, 0) if self._source is not None else 0
 
 
+class ReversedItemsIterator(ItemsIterator):
+    """`reversed(xs)` of a list, tuple or array in reverse mode: xs[n-1], xs[n-2], ... read when asked for (n: the
+    length when it was made), counted like iter()'s, so a loop left by `break` and the reader of the rest give
+    their adjoints to their own items."""
+
+    __slots__ = ("_source", "_n")
+
+    def __init__(self, xs: Any) -> None:
+        super().__init__([])
+        self._source, self._n = xs, len(xs)
+
+    def __next__(self) -> Any:
+        i, xs = self._i, self._source
+        k = self._n - 1 - i
+        if xs is None or k < 0 or k >= len(xs):
+            self._source = None
+            raise StopIteration
+        item = xs[k]
+        self.items.append(item)
+        self._i = i + 1
+        return item
+
+    def __length_hint__(self) -> int:
+        return max(self._n - self._i, 0) if self._source is not None else 0
+
+
+def rrule_reversed(xs: Any) -> tuple:
+    """reversed(xs) in reverse mode: a counting iterator for a list, tuple or array (see ReversedItemsIterator), the
+    adjoint of xs its items' adjoints in reverse order."""
+    if type(xs) in (list, tuple) or type(xs) is np.ndarray and xs.ndim >= 1:
+        y: Any = ReversedItemsIterator(xs)
+        n = len(xs)
+    else:
+        y, n = reversed(xs), None
+
+    def pullback(g: Any) -> tuple:
+        if g is NoTangent or g is None:
+            return (NoTangent,)
+        if n is not None:
+            gs = list(g)[:n]
+            g = gs + [NoTangent] * (n - len(gs))
+        return (reversed_adjoint(xs, g),)
+
+    return y, pullback
+
+
 def read_again(xs: Any, what: str) -> list:
     """The items a consumer (`sum`, `sorted`, ...) read from xs, read again by its pullback.  An iterator is
     exhausted by then: ours (map's recorded results, a generator's items: ItemsIterator) keep their list, the

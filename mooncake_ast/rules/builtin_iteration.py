@@ -95,9 +95,7 @@ def _lazy_tangents(x, seq, dx):
         raise UnsupportedDerivativeError(
             f"forward mode of a for loop over a {type(x).__module__}.{type(x).__qualname__}: its items come from code "
             f"that is not differentiated, so their tangents are not known; loop over the array or list itself")
-    if isinstance(dx, list):
-        return dx  # (a list of the items' tangents, from the first item on: indexed as the loop reads its items)
-    return LazySequence(dx)
+    return LazySequence(dx)  # (a list: a queue, taken from its front, as next() takes from it)
 
 
 def all_items_tangent(seq, dseq):
@@ -322,3 +320,12 @@ def is_zero_derivative_iterator(it):
 from .registry import defrrule_at_run_time as _defrrule_at_run_time  # noqa: E402
 
 _defrrule_at_run_time(builtins.next, rrule_next)
+
+
+def _rrule_reversed(xs):
+    from ..reverse.builtin_adjoints import rrule_reversed
+
+    return rrule_reversed(xs)
+
+
+_defrrule_at_run_time(builtins.reversed, _rrule_reversed)
