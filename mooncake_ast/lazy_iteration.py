@@ -21,6 +21,7 @@ count the items they hand out, and an iterator's adjoint is a list indexed by th
 """
 from __future__ import annotations
 
+from collections.abc import Iterator as _Iterator
 from typing import Any
 
 _END = object()
@@ -115,11 +116,9 @@ def _puller(source: Any) -> Any:
 
 
 def is_iterator(x: Any) -> bool:
-    """Is x an iterator (its own `iter()`), whose items a reader consumes?"""
-    try:
-        return iter(x) is x
-    except TypeError:
-        return False
+    """Is x an iterator (a `__next__`, and its own `iter()`), whose items a reader consumes?  (Asked of its class:
+    calling iter() would count as a reader of ours, reverse/builtin_adjoints.ItemsIterator.)"""
+    return isinstance(x, _Iterator)
 
 
 class Zeros(list):
