@@ -229,6 +229,12 @@ def _iter_call(xs: Any) -> tuple:
     # (a list's, tuple's or array's items read as they are asked for, and recorded: a consumer's pullback reads them
     # again once the iterator is exhausted -- `return iter(ys)` in code differentiated again, then `sum(it)`; each
     # counted, so readers of parts of it give their adjoints to their own items: lazy_iteration.py)
+    from ..lazy_iteration import is_iterator
+
+    if is_iterator(xs) and getattr(type(xs), "__mc_value__", False):
+        # iter() of our iterator (a user's `__iter__` returning `iter(self.m)` of a map) is that iterator: its
+        # adjoint is the iterator's own (the list pullback below read len() of it: a zero gradient)
+        return xs, lambda g: (NoTangent, AdjTuple([g]), AdjDict())
     if type(xs) in (list, tuple) or type(xs) is np.ndarray and xs.ndim >= 1:
         y: Any = LiveItemsIterator(xs)
     else:
