@@ -1295,13 +1295,8 @@ def pairs_grouper_idiom(x):
     return sum(a * b for a, b in zip(*[iter(x)] * 2))
 
 
-_XF_ZIP_OF_ONE_ITERATOR = pytest.mark.xfail(strict=True, reason="CRASH both modes: list(zip(it, it)) or zip(*[iter(x)]*2) "
-                                            "(the pairing idiom, not in a loop): an IndexError from inside")
-
-
-@pytest.mark.parametrize("f", [pairs_by_zipping_one_iterator,
-                               pytest.param(pairs_by_zipping_one_iterator_list, marks=_XF_ZIP_OF_ONE_ITERATOR),
-                               pytest.param(pairs_grouper_idiom, marks=_XF_ZIP_OF_ONE_ITERATOR)])
+@pytest.mark.parametrize("f", [pairs_by_zipping_one_iterator, pairs_by_zipping_one_iterator_list,
+                               pairs_grouper_idiom])
 def test_zip_of_one_iterator(f):
     check_derivatives(f, X4.copy())
 

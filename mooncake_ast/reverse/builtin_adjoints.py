@@ -313,7 +313,29 @@ def zip_adjoint(xs: tuple, g: Any, k: int) -> Any:
         return g
     x = xs[k]
     comps = [item_of(gi, k) for gi in g]
+    if isinstance(x, ItemsIterator):
+        return _zipped_iterator_adjoint(xs, comps, k)
     return _like(x, comps)
+
+
+def _zipped_iterator_adjoint(xs: tuple, comps: list, k: int) -> Any:
+    """Our iterator zipped (once, or several times: `zip(it, it)`): zip pulls its inputs in order for each tuple,
+    so component k of tuple i was the iterator's item start + i * (times zipped) + (its rank among them).  The start
+    is where zip's own iter() found it; another reader's iter() between makes that unknown: refused."""
+    from .iterator_adjoints import IteratorAdjoint
+
+    x = xs[k]
+    ranks = [j for j, o in enumerate(xs) if o is x]
+    m, r = len(ranks), ranks.index(k)
+    if len(x._starts) != m or len(set(x._starts)) != 1:
+        raise UnsupportedDerivativeError(
+            "reverse mode of zip() over an iterator another reader read too: where zip started reading it is not "
+            "known to the derivative; take a list of its items (`items = list(it)`) and zip that")
+    s = x._starts[0]
+    out = [NoTangent] * (s + len(comps) * m)
+    for i, c in enumerate(comps):
+        out[s + i * m + r] = c
+    return IteratorAdjoint(out)
 
 
 def _like(x: Any, items: list) -> Any:

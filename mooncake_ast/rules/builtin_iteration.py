@@ -7,12 +7,13 @@ builtin tables (rules/builtin_*.py) and of many rule modules that consume iterab
 from __future__ import annotations
 
 import builtins
+import itertools
 
 import numpy as np
 
 from ..errors import UnsupportedDerivativeError
 from .. import ops
-from ..lazy_iteration import LazySequence, Zeros
+from ..lazy_iteration import LazySequence, Zeros, is_iterator
 from ..tangents import MutableTangent, NoTangent, is_zero_derivative
 from .registry import defcomplex, defjvp, defvjp
 
@@ -143,8 +144,27 @@ def tuple_tangent(xs, dxs):
 
 
 def zip_tangent(xs, dxs):
+    if any(is_iterator(x) for x in xs):
+        if all(d is NoTangent or d is None for d in dxs):
+            return NoTangent  # (no tangent to pull: the zeros would never end)
+        # (zip pulls its inputs in turn, one item each per tuple: so do the tangents, from each input's tangent
+        # iterator in step -- `zip(it, it)` pairs items 0 and 1, then 2 and 3, as their tangents)
+        return zip(*[_tangent_source(x, d, sources) for sources in [{}] for x, d in zip(xs, dxs)])
     cols = [iter_tangents(x, d) if d is not NoTangent else [NoTangent] * len(list(x)) for x, d in zip(xs, dxs)]
     return list(zip(*cols))
+
+
+def _tangent_source(x, d, sources):
+    """An iterator over the tangents of the items zip pulls from x: a sequence's, as many as its items; an
+    iterator's, from its tangent iterator (a queue: taken from its front), one per input object (`zip(it, it)`:
+    the same one twice)."""
+    if not is_iterator(x):
+        return iter(iter_tangents(x, d) if d is not NoTangent and d is not None else [NoTangent] * len(x))
+    if d is NoTangent or d is None:
+        return itertools.repeat(NoTangent)  # (zip stops at its shortest input: another is finite)
+    if id(d) not in sources:
+        sources[id(d)] = iter(LazySequence(d))  # (a queue is taken from its front)
+    return sources[id(d)]
 
 
 def enumerate_tangent(xs, dxs):
