@@ -1338,9 +1338,8 @@ def test_sorted_zip_of_keys_and_values_forward():
 # ---------------------------------------------------------------------------------------------------------
 _XF_CONSUMED_IN_PARTS = pytest.mark.xfail(strict=True, reason="WRONG value (or derivative), both modes: one iterator "
                                           "read by two consumers in turn - islice(it, 2) then list(it) (wrong "
-                                          "derivative), map(f, it, it) (value 0, Python -0.07), an iterator object of "
-                                          "the user's left by break then read again; reverse refuses a generator "
-                                          "read in two parts honestly")
+                                          "derivative), an iterator object of "
+                                          "the user's left by break then read again")
 
 
 def loop_breaks_then_list_of_the_rest(x):
@@ -1461,8 +1460,8 @@ def reversed_iterator_then_the_rest(x):
 
 @pytest.mark.parametrize("f", [loop_breaks_then_list_of_the_rest, loop_breaks_then_second_loop,
                                pytest.param(islice_head_then_the_rest, marks=_XF_CONSUMED_IN_PARTS),
-                               pytest.param(map_over_one_iterator_twice, marks=_XF_CONSUMED_IN_PARTS),
-                               pytest.param(generator_function_breaks_then_the_rest, marks=_XF_CONSUMED_IN_PARTS),
+                               map_over_one_iterator_twice,
+                               generator_function_breaks_then_the_rest,
                                generator_function_zipped_with_itself,
                                pytest.param(user_iterator_breaks_then_the_rest, marks=_XF_CONSUMED_IN_PARTS),
                                pytest.param(user_iterator_zipped_with_itself, marks=_XF_CONSUMED_IN_PARTS),

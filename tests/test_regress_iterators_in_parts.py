@@ -341,3 +341,20 @@ def test_zip_then_another_reader():
     check_derivatives(zip_iterator_with_a_shorter_list, x, modes=("forward",))
     with pytest.raises(mc.MooncakeError, match="zip"):
         mc.grad(zip_iterator_with_a_shorter_list)(x)
+
+
+def map_over_one_iterator_twice(x):
+    it = iter(x)
+    return sum(map(lambda a, b: a * b + b, it, it))
+
+
+def map_of_iterator_and_list(x):
+    it = iter(x)
+    head = next(it)
+    return head * sum(map(lambda a, w: a * w, it, [1.0, -2.0, 0.5]))
+
+
+@pytest.mark.parametrize("x", INPUTS[:2], ids=["n4", "n6"])
+@pytest.mark.parametrize("f", [map_over_one_iterator_twice, map_of_iterator_and_list], ids=lambda f: f.__name__)
+def test_map_of_iterators(f, x):
+    check_derivatives(f, x.copy())

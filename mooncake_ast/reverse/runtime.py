@@ -328,8 +328,15 @@ def _map(f: Any, args: tuple, kwargs: dict) -> tuple:
     """map(fn, *iterables): each call through rcall; the result is consumed as a list."""
     from .. import ops
 
+    from ..lazy_iteration import is_iterator
+
     fn, its, item_pbs = args[0], [], []
-    for a in args[1:]:  # (a user object's items come from its `__iter__`, differentiated as a loop over it is)
+    zipped = len(args) > 2 and any(is_iterator(a) and not objects.is_user_object(a) for a in args[1:])
+    if zipped:  # (map pulls its iterables in turn, as zip does: `map(f, it, it)` pairs items 0 and 1 of it)
+        rows = list(zip(*args[1:]))
+        its = [list(c) for c in zip(*rows)] if rows else [[] for _ in args[1:]]
+        item_pbs = [None] * len(its)
+    for a in args[1:] if not zipped else ():  # (a user object's items come from its `__iter__`, differentiated as a loop over it is)
         items, pb = rcall(ops.sequence, (a,), {}) if objects.is_user_object(a) else (a, None)
         its.append(list(items))
         item_pbs.append(pb)
@@ -349,8 +356,11 @@ def _map(f: Any, args: tuple, kwargs: dict) -> tuple:
                 cols[j][k] = a
         from .builtin_adjoints import _like
 
-        bars = [_like(orig, c) if pb is None else pb(AdjList(c))[1][0]
-                for orig, c, pb in zip(args[1:], cols, item_pbs)]
+        from .builtin_adjoints import ItemsIterator, _zipped_iterator_adjoint
+
+        bars = [(_zipped_iterator_adjoint(tuple(args[1:]), c, k) if zipped and isinstance(orig, ItemsIterator)
+                 else _like(orig, c)) if pb is None else pb(AdjList(c))[1][0]
+                for k, (orig, c, pb) in enumerate(zip(args[1:], cols, item_pbs))]
         return NoTangent, AdjTuple([fn_bar] + bars), AdjDict()
 
     from .builtin_adjoints import ItemsIterator
