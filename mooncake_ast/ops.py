@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .arrays import is_array
+from .lazy_iteration import LazySequence, is_iterator
 
 
 def tuple_of(*items: Any) -> tuple:
@@ -93,14 +94,35 @@ def sequence(iterable: Any) -> Any:
     """What a `for` loop iterates, made indexable so each iteration's element is known.
 
     Lists, tuples, ranges and arrays are used as they are (indexing an array
-    gives views, as iterating it does); anything else is materialised once.
+    gives views, as iterating it does); an iterator is read item by item as the
+    loop asks (lazy_iteration.LazySequence); anything else is materialised once.
     """
     if isinstance(iterable, (list, tuple, range, np.ndarray, str)) or is_array(iterable):
         return iterable  # (a Dask or CuPy array too: indexed like NumPy's, its rows' adjoints in its library)
+    if is_iterator(iterable):
+        # An iterator is read item by item as the loop asks (lazy_iteration.py): a loop left by `break` leaves
+        # the rest to the next reader, and two loops over one iterator (`zip(it, it)`) read it in turn.
+        return LazySequence(iterable)
+    return list(iterable)
+
+
+def whole_sequence(iterable: Any) -> Any:
+    """`sequence` read to the end at once (code differentiated again, rules/plain_forwards.py, reads a loop's
+    iterator so: it has no derivative of a LazySequence's inner workings)."""
+    if isinstance(iterable, (list, tuple, range, np.ndarray, str)) or is_array(iterable):
+        return iterable
     take = getattr(iterable, "take_items", None)
     if take is not None and getattr(type(iterable), "__mc_value__", False):
         return take()  # a generator's items (frontend/generator_ops.py: its exception, if any, waits for the loop's end)
     return list(iterable)
+
+
+def all_items(seq: Any) -> Any:
+    """What `sequence` gave, read to its end: a consumer that takes every item at once (`sum(obj)`, `statistics.fmean(
+    obj)` of a user object, forward/object_iteration.py) reads a list, where a loop pulls an iterator's items as it asks."""
+    if isinstance(seq, LazySequence):
+        seq.drain()
+    return seq
 
 
 def choose(cond: Any, a: Any, b: Any) -> Any:

@@ -76,7 +76,8 @@ def _forward_items(x: Any, dx: Any, how: tuple) -> tuple:
         it, dit = fcall(method, NoTangent, (x,), (dx,))
         step = _next_method(it)
         if step is None:
-            return fcall(ops.sequence, NoTangent, (it,), (dit,))
+            seq, dseq = fcall(ops.sequence, NoTangent, (it,), (dit,))
+            return fcall(ops.all_items, NoTangent, (seq,), (dseq,))  # (all of them: a loop's sequence pulls as asked)
         items, ditems = [], []
         while True:  # an iterator of the user's (`__iter__` returns self): its `__next__` until StopIteration
             try:

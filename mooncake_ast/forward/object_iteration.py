@@ -73,12 +73,18 @@ def read_items_first(ir: Function, resolver: Any) -> bool:
         for i in positions:
             if i >= len(s.args) or isinstance(s.args[i], Const):
                 continue
-            if _one_shot_iterator(s.args[i], resolver.raw_callee) and resolver.raw_callee(s) not in (builtins.list, builtins.tuple):
+            if _one_shot_iterator(s.args[i], resolver.raw_callee, resolver.raw_callee(s)) and \
+                    resolver.raw_callee(s) not in (builtins.list, builtins.tuple):
                 items = Call(Const(builtins.list), [s.args[i]], loc=s.loc)  # (see `_one_shot_iterator`)
             elif not flow.may_be_object(s.args[i]) or _container_view(s.args[i], flow, resolver.raw_callee):
                 continue
             else:
-                items = Call(Const(ops.sequence), [s.args[i]], loc=s.loc)
+                # (what a loop reads, ops.sequence, pulls an iterator's items as the loop asks for them:
+                # ops.all_items reads them all, as the consumer does)
+                seq = Call(Const(ops.sequence), [s.args[i]], loc=s.loc)
+                s.block.stmts.insert(s.block.stmts.index(s), seq)
+                seq.block = s.block
+                items = Call(Const(ops.all_items), [seq], loc=s.loc)
             home = s.block
             home.stmts.insert(home.stmts.index(s), items)
             items.block = home
@@ -87,14 +93,23 @@ def read_items_first(ir: Function, resolver: Any) -> bool:
     return changed
 
 
-def _one_shot_iterator(v: Any, raw_callee: Any) -> bool:
+def _one_shot_iterator(v: Any, raw_callee: Any, consumer: Any = None) -> bool:
     """`reversed(xs)` or `iter(xs)`: an iterator the consumer exhausts.  The consumers' reverse rules read the
     items again in the pullback, from a list, tuple or array (an exhausted iterator has none left: `sum(reversed(
     xs))` came out zero), and forward mode's `sorted(iter(xs))` lost its tangents the same way.  `list(it)` first
     reads the items once, with its own rule, which follows the iterator back to xs; the consumer then reads the
-    list, which is what it would have read."""
-    return isinstance(v, Call) and not v.kwargs and len(v.args) == 1 and \
-        any(raw_callee(v) is b for b in (builtins.reversed, builtins.iter))
+    list, which is what it would have read.  So too `map`, `filter`, `zip` and `enumerate` handed to any consumer
+    but `sum` (whose rules follow them; sorted(map(...)) lost its tangents, math.prod(map(...)) its products,
+    statistics.stdev(map(...)) found the map exhausted, max(enumerate(x), key=...) was refused)."""
+    if not isinstance(v, Call):
+        return False
+    callee = raw_callee(v)
+    if not v.kwargs and len(v.args) == 1 and any(callee is b for b in (builtins.reversed, builtins.iter)):
+        return True
+    return consumer is not builtins.sum and any(callee is b for b in _LAZY_BUILTINS)
+
+
+_LAZY_BUILTINS = (builtins.map, builtins.filter, builtins.zip, builtins.enumerate)
 
 
 _VIEWS = frozenset({"values", "keys", "items", "copy"})

@@ -46,6 +46,12 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
             return done
     rule = registry.lookup(f)
     if rule is not None:
+        if args:
+            from ..consumed_iterators import read_first  # (`math.prod(it)` found at run time: it read first)
+
+            read = read_first(f, args, dargs)
+            if read is not None:
+                args, dargs = read
         if rule.user_frule is not None:
             if kwargs and getattr(rule.user_frule, "sees_keyword_tangents", False):  # (rules/python_itertools.py)
                 return rule.user_frule(tuple(args), tuple(dargs), _mc_dkwargs=dkwargs, **kwargs)
@@ -71,8 +77,11 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
                     dy = _conform_result(y, args, dargs, dy)
             if dy is NoTangent and f is ops.sequence:
                 # what a for loop iterates, dispatched (forward code differentiated again): its tangent is iterated in
-                # step with it (`zip(seq, dseq)`), so one zero per item, as the loop's own template gives
-                return y, [NoTangent] * len(y)
+                # step with it (`zip(seq, dseq)`), so one zero per item, as the loop's own template gives (an
+                # iterator's, read as the loop asks: one per item pulled)
+                from ..lazy_iteration import LazySequence, Zeros
+
+                return y, Zeros(y) if isinstance(y, LazySequence) else [NoTangent] * len(y)
             return y, _materialize_mutable(y, dy)
     if isinstance(f, types.FunctionType):
         if f is ops.new_cell:

@@ -393,7 +393,13 @@ class ExpressionLowering:
         self.comprehension(node.for_in, lambda: self.b.call(list.append, [acc, self.expr(node.elt)]))  # type: ignore[attr-defined]
         return acc
 
-    expr_GeneratorExp = expr_ListComp
+    def expr_GeneratorExp(self, node: cst.GeneratorExp) -> Value:
+        from . import lazy_values
+
+        items = self.expr_ListComp(node)  # type: ignore[arg-type]
+        if lazy_values.used_as_iterator(self, node):  # (kept, or given to next(): an iterator, as Python's is)
+            return self.b.call(iter, [items])
+        return items
 
     def expr_SetComp(self, node: cst.SetComp) -> Value:
         acc = self.b.call(ops.set_of, [])

@@ -74,7 +74,7 @@ def _same(a: Any, b: Any) -> bool:
 class State:
     """The inputs of one run of a generator's body, and their fingerprint."""
 
-    __slots__ = ("fn", "inputs", "before", "after")
+    __slots__ = ("fn", "inputs", "before", "after", "yielded")
     __mc_value__ = True
 
     def __init__(self, fn: Any, inputs: tuple) -> None:
@@ -82,6 +82,7 @@ class State:
         self.fn, self.inputs = fn, (inputs, cells)
         self.before = _fingerprint(self.inputs)
         self.after: Any = None
+        self.yielded: list = []  # (position, picture) of each mutable item yielded, as it was then
 
     def now(self) -> Any:
         cells = tuple(c.cell_contents for c in (getattr(self.fn, "__closure__", None) or ()) if _filled(c))
@@ -106,7 +107,22 @@ def _where(fn: Any) -> str:
     return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
 
 
+def note_yield(state: State, items: list) -> None:
+    """`yield v` just appended v: a mutable v's picture as it is now, compared when the body ends (`_finished`)."""
+    v = items[-1]
+    if not (v is None or isinstance(v, (bool, int, float, complex, str, bytes, tuple, np.generic))):
+        state.yielded.append((len(items) - 1, v, _fingerprint(v)))
+
+
 def _finished(state: State) -> None:
+    for k, v, picture in state.yielded:
+        if not _same(picture, _fingerprint(v)):
+            name = getattr(state.fn, "__qualname__", "generator")
+            raise UnsupportedDerivativeError(
+                f"the generator {name}{_where(state.fn)} changed item {k} after yielding it (a buffer refilled, a list "
+                "grown, an array written in place that the item is a view of).  mooncake_ast runs a generator to its "
+                "end when it is called, so its consumer would see the item as it is at the end, not as it was "
+                "yielded; yield a copy (`yield buf.copy()`, `yield list(L)`)")
     after = state.now()
     if not _same(state.before, after):
         name = getattr(state.fn, "__qualname__", "generator")
@@ -136,6 +152,18 @@ class _Handing:
         if error is not None:
             raise error  # (once, as from Python's generator; then it is exhausted)
         raise StopIteration(self._value) if self._value is not None else StopIteration
+
+    def take_one(self) -> Any:
+        """The next item, or lazy_iteration's end marker when there is none (a `for` loop's pull: the exception
+        raised after the items waits for `exhausted`, at the loop's end)."""
+        from ..lazy_iteration import _END
+
+        _consumed_check(self._state)
+        i = self._i
+        if i >= len(self.items):
+            return _END
+        self._i = i + 1
+        return self.items[i]
 
     def take_items(self) -> list:
         """The items not handed out yet, all at once (`ops.sequence`: a `for` loop's), leaving the exception
@@ -175,7 +203,7 @@ class EagerGenerator(_Handing):
 def exhausted(it: Any, n: int) -> None:
     """A `for` loop over `it` ended because its items ran out, after `n` rounds: a generator whose body raised
     after its items raises that exception now (a loop over Python's generator gets it from the next item)."""
-    if isinstance(it, _Handing) and it._error is not None and n >= it._taken:
+    if isinstance(it, _Handing) and it._error is not None and (n >= it._taken or it._i >= len(it.items)):
         it._end()
 
 
@@ -220,7 +248,7 @@ def _reverse_class() -> type:
     from ..reverse.builtin_adjoints import ItemsIterator
 
     class ReverseEagerGenerator(ItemsIterator, _Handing):
-        __slots__ = ("_i", "_state", "_value", "_started", "_error", "_taken")
+        __slots__ = ("_state", "_value", "_started", "_error", "_taken")
 
         def take_items(self) -> list:
             self.__iter__()  # (one consumer, from the start)
@@ -234,6 +262,7 @@ def _reverse_class() -> type:
                     "(a second loop over it after a first one stopped early); build the list once (`list(gen(...))`) "
                     "and index it, or use forward mode")
             self._started = True
+            self._starts.append(self._i)
             return self
 
         def __next__(self) -> Any:
@@ -280,6 +309,6 @@ def register_rules() -> None:
     from ..rules.registry import defrrule_at_run_time
     from ..rules.registry import defrule, defzero
 
-    defzero(snapshot, consumed, exhausted)
+    defzero(snapshot, consumed, exhausted, note_yield)
     defrule(finish, frule_finish)
     defrrule_at_run_time(finish, rrule_finish)

@@ -56,6 +56,7 @@ def lower_yield(lw: "Lowering", node: cst.Yield) -> None:
     value = lw.expr(node.value) if node.value is not None else Const(None)
     with lw.b.unguarded():  # (appending cannot raise)
         lw.b.call(list.append, [lw.gen_items, value])
+        lw.b.call(generator_ops.note_yield, [lw.gen_state, lw.gen_items])  # (an item changed later: refused)
 
 
 _ITEM = "item"  # (the loop's item, in a scope of its own; printed under this name)

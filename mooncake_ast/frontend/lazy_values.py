@@ -283,3 +283,30 @@ def _refuse_if_changed(lw: "Lowering", lazy: cst.BaseExpression, reads: set, bet
                              "reads; Python computes an iterator's items (and a dict view's) when they are read, "
                              "mooncake_ast where the iterator is made. Consume it where you make it, or take a list "
                              "there (`list(...)`)")
+
+
+def used_as_iterator(lw: "Lowering", node: cst.GeneratorExp) -> bool:
+    """Is this generator expression kept or handed on as an iterator (`g = (...)`, `next(...)`, `return (...)`), not
+    consumed where it is written (`sum(v for v in xs)`)?  The lowering computes its items at once, as a list
+    comprehension (expressions.py); such a one is then an iterator over them (`iter(items)`), so `next(g)` and a
+    reader of the rest see one (next() of a list was Python's TypeError)."""
+    found = getattr(lw, "_iterator_genexps", None)
+    if found is None:
+        found = lw._iterator_genexps = set()  # type: ignore[attr-defined]
+
+        class Finder(cst.CSTVisitor):
+            def visit_Assign(self, n: cst.Assign) -> None:
+                if isinstance(n.value, cst.GeneratorExp):
+                    found.add(id(n.value))
+
+            def visit_Return(self, n: cst.Return) -> None:
+                if isinstance(n.value, cst.GeneratorExp):
+                    found.add(id(n.value))
+
+            def visit_Call(self, n: cst.Call) -> None:
+                if isinstance(n.func, cst.Name) and n.func.value == "next" and n.args and \
+                        isinstance(n.args[0].value, cst.GeneratorExp):
+                    found.add(id(n.args[0].value))
+
+        lw.src.node.visit(Finder())
+    return id(node) in found

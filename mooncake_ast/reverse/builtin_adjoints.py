@@ -18,16 +18,24 @@ import numpy as np
 
 from ..arrays import is_array
 from ..errors import UnsupportedDerivativeError
+from ..lazy_iteration import LazySequence
 from ..tangents import MutableTangent, NoTangent, is_mutable
 from .adjoint_values import AdjDict, AdjList, AdjTuple, StorageList, accumulate, unbroadcast
 from .complex_values import conj
 from .part_adjoints import item_of
 
 
-def sequence_adjoint(x: Any, g: Any) -> Any:
-    """The adjoint of `x` from the adjoint of `ops.sequence(x)` (a list if x was materialised)."""
+def sequence_adjoint(x: Any, g: Any, seq: Any = None) -> Any:
+    """The adjoint of `x` from the adjoint of `ops.sequence(x)` (a list if x was materialised; for an iterator, a
+    LazySequence knowing where in x each item it read was: the adjoints go to those positions)."""
     if g is NoTangent:
         return g
+    if isinstance(seq, LazySequence):
+        from .iterator_adjoints import positioned
+
+        g = positioned(g, seq.positions)
+    elif isinstance(x, ItemsIterator):
+        g = to_the_end(x, list(g))  # (list(it), tuple(it): they read to its end)
     if isinstance(x, (list, tuple, np.ndarray)) or is_array(x):
         return g
     if isinstance(x, np.flatiter):
@@ -77,24 +85,111 @@ def _all_symbolic_zero(g: Any) -> bool:
 
 class ItemsIterator:
     """An iterator over a known list of items (e.g. map's results): reverse rules that consume
-    it (`sum(map(f, xs))`) still know, once it is exhausted, how many items it gave."""
+    it (`sum(map(f, xs))`) still know, once it is exhausted, how many items it gave.
 
-    __slots__ = ("items", "_it")
+    It counts the items it hands out (`_mc_position`: a loop over it records each item's position, so
+    the adjoints of several consumers each reading a part land on their own items, lazy_iteration.py),
+    and where each reader that called `iter()` on it (sum, sorted, a loop...) started (`_starts`)."""
+
+    __slots__ = ("items", "_i", "_starts")
     __mc_value__ = True  # its adjoint is a value (a list, one per item), not storage
     __mc_items__ = True  # its `items` are what it yields (rules/builtin_rules._iterable_items reads them)
 
     def __init__(self, items: list) -> None:
         self.items = items
-        self._it = iter(items)
+        self._i = 0
+        self._starts: list = []
+
+    @property
+    def _mc_position(self) -> int:
+        return self._i
 
     def __iter__(self) -> "ItemsIterator":
+        self._starts.append(self._i)
         return self
 
     def __next__(self) -> Any:
-        return next(self._it)
+        i = self._i
+        if i >= len(self.items):
+            raise StopIteration
+        self._i = i + 1
+        return self.items[i]
 
     def __length_hint__(self) -> int:
-        return self._it.__length_hint__()
+        return max(len(self.items) - self._i, 0)
+
+
+class LiveItemsIterator(ItemsIterator):
+    """`iter(xs)` of a list, tuple or array in reverse mode: reads xs[i] when item i is asked for (as Python's
+    iterator does: a write to xs meanwhile is seen), keeping in `items` what it handed out, and counting them."""
+
+    __slots__ = ("_source",)
+
+    def __init__(self, xs: Any) -> None:
+        super().__init__([])
+        self._source = xs
+
+    def __next__(self) -> Any:
+        i, xs = self._i, self._source
+        if xs is None or i >= len(xs):
+            self._source = None  # (exhausted for good, as Python's list iterator is, if the list grows later)
+            raise StopIteration
+        item = xs[i]
+        if i < len(self.items):
+            self.items[i] = item
+        else:
+            self.items.append(item)
+        self._i = i + 1
+        return item
+
+    def __length_hint__(self) -> int:
+        return max(len(self._source) - self._i, 0) if self._source is not None else 0
+
+
+class ReversedItemsIterator(ItemsIterator):
+    """`reversed(xs)` of a list, tuple or array in reverse mode: xs[n-1], xs[n-2], ... read when asked for (n: the
+    length when it was made), counted like iter()'s, so a loop left by `break` and the reader of the rest give
+    their adjoints to their own items."""
+
+    __slots__ = ("_source", "_n")
+
+    def __init__(self, xs: Any) -> None:
+        super().__init__([])
+        self._source, self._n = xs, len(xs)
+
+    def __next__(self) -> Any:
+        i, xs = self._i, self._source
+        k = self._n - 1 - i
+        if xs is None or k < 0 or k >= len(xs):
+            self._source = None
+            raise StopIteration
+        item = xs[k]
+        self.items.append(item)
+        self._i = i + 1
+        return item
+
+    def __length_hint__(self) -> int:
+        return max(self._n - self._i, 0) if self._source is not None else 0
+
+
+def rrule_reversed(xs: Any) -> tuple:
+    """reversed(xs) in reverse mode: a counting iterator for a list, tuple or array (see ReversedItemsIterator), the
+    adjoint of xs its items' adjoints in reverse order."""
+    if type(xs) in (list, tuple) or type(xs) is np.ndarray and xs.ndim >= 1:
+        y: Any = ReversedItemsIterator(xs)
+        n = len(xs)
+    else:
+        y, n = reversed(xs), None
+
+    def pullback(g: Any) -> tuple:
+        if g is NoTangent or g is None:
+            return (NoTangent,)
+        if n is not None:
+            gs = list(g)[:n]
+            g = gs + [NoTangent] * (n - len(gs))
+        return (reversed_adjoint(xs, g),)
+
+    return y, pullback
 
 
 def read_again(xs: Any, what: str) -> list:
@@ -104,7 +199,7 @@ def read_again(xs: Any, what: str) -> list:
     and any other iterator left with no items is refused: they were consumed, and the derivative would be silently
     zero (one that still holds items was recorded apart from the one consumed: nested forward code does so)."""
     if isinstance(xs, ItemsIterator):
-        return xs.items
+        return items_read_by_one(xs, what)
     if isinstance(xs, (list, tuple)):
         return list(xs)
     items = list(xs)
@@ -113,6 +208,39 @@ def read_again(xs: Any, what: str) -> list:
             f"reverse mode of {what}() over an iterator ({type(xs).__name__}): its items are consumed by the call, so "
             f"their derivatives cannot be found afterwards; pass a list (`{what}(list(it))`)")
     return items
+
+
+def items_read_by_one(xs: "ItemsIterator", what: str) -> list:
+    """The items a consumer that reads to the end (sum, sorted, max...) read from our iterator xs, read again in its
+    pullback, long after the call: those from where the one such reader started (loops and next() do not count:
+    they record their own positions) to the end.  Two such readers of one iterator (`list(it); sum(it)`) are
+    refused, not guessed: which of them read the items is not known then."""
+    if len(xs._starts) == 1:
+        return xs.items[xs._starts[0]:xs._i]
+    if not xs._starts and xs._i == 0:
+        return xs.items
+    raise UnsupportedDerivativeError(
+        f"reverse mode of {what}() over an iterator that a second call read too: which of its items {what}() read "
+        f"is not known to the derivative; take a list where the iterator is made (`items = list(it)`) and use it")
+
+
+def to_the_end(xs: Any, adjoints: list) -> Any:
+    """The adjoint of our iterator xs from those of the items a reader read up to its end (its last ones)."""
+    from .iterator_adjoints import IteratorAdjoint
+
+    end = xs._i if isinstance(xs, ItemsIterator) else len(adjoints)
+    if end <= len(adjoints):
+        return AdjList(adjoints)  # (all of them, from the first)
+    return IteratorAdjoint([NoTangent] * (end - len(adjoints)) + list(adjoints))
+
+
+def last_read(xs: Any) -> Any:
+    """The items the last reader that called `iter()` on our iterator xs read (forward mode: its tangent helper runs
+    right after the call), or None if xs is not one of ours."""
+    if isinstance(xs, ItemsIterator):
+        start = xs._starts[-1] if xs._starts else 0
+        return xs.items[start:xs._i]
+    return None
 
 
 def sum_items_adjoint(xs: Any, g: Any, start: Any = 0) -> Any:
@@ -139,7 +267,9 @@ def sum_items_adjoint(xs: Any, g: Any, start: Any = 0) -> Any:
         adjoints = pieces
     else:
         adjoints = [_unbroadcast_item(g, item) for item in items]
-    return AdjList(adjoints) if isinstance(xs, (list, ItemsIterator)) else AdjTuple(adjoints)
+    if isinstance(xs, ItemsIterator):
+        return to_the_end(xs, adjoints)
+    return AdjList(adjoints) if isinstance(xs, list) else AdjTuple(adjoints)
 
 
 def sum_start_adjoint(start: Any, g: Any) -> Any:
@@ -183,7 +313,29 @@ def zip_adjoint(xs: tuple, g: Any, k: int) -> Any:
         return g
     x = xs[k]
     comps = [item_of(gi, k) for gi in g]
+    if isinstance(x, ItemsIterator):
+        return _zipped_iterator_adjoint(xs, comps, k)
     return _like(x, comps)
+
+
+def _zipped_iterator_adjoint(xs: tuple, comps: list, k: int) -> Any:
+    """Our iterator zipped (once, or several times: `zip(it, it)`): zip pulls its inputs in order for each tuple,
+    so component k of tuple i was the iterator's item start + i * (times zipped) + (its rank among them).  The start
+    is where zip's own iter() found it; another reader's iter() between makes that unknown: refused."""
+    from .iterator_adjoints import IteratorAdjoint
+
+    x = xs[k]
+    ranks = [j for j, o in enumerate(xs) if o is x]
+    m, r = len(ranks), ranks.index(k)
+    if len(x._starts) != m or len(set(x._starts)) != 1:
+        raise UnsupportedDerivativeError(
+            "reverse mode of zip() over an iterator another reader read too: where zip started reading it is not "
+            "known to the derivative; take a list of its items (`items = list(it)`) and zip that")
+    s = x._starts[0]
+    out = [NoTangent] * (s + len(comps) * m)
+    for i, c in enumerate(comps):
+        out[s + i * m + r] = c
+    return IteratorAdjoint(out)
 
 
 def _like(x: Any, items: list) -> Any:
@@ -197,6 +349,8 @@ def _like(x: Any, items: list) -> Any:
         return AdjTuple(items)
     if isinstance(x, (range, dict, set, str)):
         return NoTangent
+    if isinstance(x, ItemsIterator):
+        return to_the_end(x, items)
     return AdjList(items)
 
 

@@ -107,6 +107,7 @@ def _reverse_iteration(f: Any, args: tuple, how: tuple) -> tuple:
         step = _next_method(it)
         if step is None:
             items, seq_pb = rcall(ops.sequence, (it,), {})
+            items = ops.all_items(items)  # (the items a consumer takes at once: all of them)
         else:  # an iterator of the user's: its `__next__` until StopIteration, each call with its own pullback
             items, steps = [], []
             while True:

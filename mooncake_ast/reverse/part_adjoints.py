@@ -234,9 +234,41 @@ def concat_part_adjoint(g: Any, y: Any, *parts_and_k: Any) -> Any:
     *parts, k = parts_and_k
     if g is NoTangent:
         return g
-    start = sum(len(tuple(p)) for p in parts[:k])
-    piece = AdjTuple(g[start:start + len(tuple(parts[k]))])
+    lengths = _part_lengths(parts, len(y))
+    start = sum(lengths[:k])
+    piece = AdjTuple(g[start:start + lengths[k]])
+    from .builtin_adjoints import ItemsIterator, to_the_end
+
+    if isinstance(parts[k], ItemsIterator):
+        return to_the_end(parts[k], list(piece))  # (`(*it,)` read it to its end: its last items)
     return unpack_adjoint(parts[k], piece) if not isinstance(parts[k], tuple) else piece
+
+
+def _part_lengths(parts: tuple, total: int) -> list:
+    """How many items each part of `(*a, *b)` gave.  An iterator part is exhausted by then: ours know what the
+    display read (builtin_adjoints.read_again); one other iterator has what the others leave of the result; two
+    are refused (its items' adjoints would land on the wrong items: `(*it,)` of a map gave a zero gradient)."""
+    from ..errors import UnsupportedDerivativeError
+    from ..lazy_iteration import is_iterator
+    from .builtin_adjoints import ItemsIterator, read_again
+
+    lengths: list = []
+    unknown = []
+    for i, p in enumerate(parts):
+        if isinstance(p, ItemsIterator):
+            lengths.append(len(read_again(p, "star-unpacking (*it)")))
+        elif is_iterator(p):
+            lengths.append(0)
+            unknown.append(i)
+        else:
+            lengths.append(len(tuple(p)))
+    if len(unknown) > 1:
+        raise UnsupportedDerivativeError(
+            "reverse mode of star-unpacking two iterators in one display or call (`(*it1, *it2)`): how many items "
+            "each gave is not known to the derivative; take lists of them first (`(*list(it1), *list(it2))`)")
+    if unknown:
+        lengths[unknown[0]] = total - sum(lengths)
+    return lengths
 
 
 def merge_part_adjoint(g: Any, part: Any, *later: Any) -> Any:

@@ -64,6 +64,12 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
         return special(f, args, kwargs)
     rule = registry.lookup(f)
     if rule is not None:
+        if args:
+            from ..consumed_iterators import read_first_reverse  # (`math.prod(it)` found at run time: it read first)
+
+            done = read_first_reverse(f, args, kwargs)
+            if done is not None:
+                return done
         if rule.user_rrule is not None:
             y, pb = rule.user_rrule(*args, **kwargs)
 
@@ -234,12 +240,21 @@ def _iter_call(xs: Any) -> tuple:
     """
     import numpy as np
 
-    from .builtin_adjoints import ItemsIterator
+    from .builtin_adjoints import LiveItemsIterator
 
-    # (a list's or tuple's items recorded: a consumer's pullback reads them again once the iterator is exhausted --
-    # `return iter(ys)` in code differentiated again, then `sum(it)`.  Changes to the list after iter() are not seen,
-    # which frontend/lazy_values.py refuses for a named iterator in the user's code.)
-    y = ItemsIterator(list(xs)) if type(xs) in (list, tuple) else iter(xs)
+    # (a list's, tuple's or array's items read as they are asked for, and recorded: a consumer's pullback reads them
+    # again once the iterator is exhausted -- `return iter(ys)` in code differentiated again, then `sum(it)`; each
+    # counted, so readers of parts of it give their adjoints to their own items: lazy_iteration.py)
+    from ..lazy_iteration import is_iterator
+
+    if is_iterator(xs) and getattr(type(xs), "__mc_value__", False):
+        # iter() of our iterator (a user's `__iter__` returning `iter(self.m)` of a map) is that iterator: its
+        # adjoint is the iterator's own (the list pullback below read len() of it: a zero gradient)
+        return xs, lambda g: (NoTangent, AdjTuple([g]), AdjDict())
+    if type(xs) in (list, tuple) or type(xs) is np.ndarray and xs.ndim >= 1:
+        y: Any = LiveItemsIterator(xs)
+    else:
+        y = iter(xs)
 
     def pullback(g: Any) -> tuple:
         if g is NoTangent or _nondifferentiable(xs) or isinstance(xs, (dict, set, frozenset, str, range)):
@@ -329,8 +344,15 @@ def _map(f: Any, args: tuple, kwargs: dict) -> tuple:
     """map(fn, *iterables): each call through rcall; the result is consumed as a list."""
     from .. import ops
 
+    from ..lazy_iteration import is_iterator
+
     fn, its, item_pbs = args[0], [], []
-    for a in args[1:]:  # (a user object's items come from its `__iter__`, differentiated as a loop over it is)
+    zipped = len(args) > 2 and any(is_iterator(a) and not objects.is_user_object(a) for a in args[1:])
+    if zipped:  # (map pulls its iterables in turn, as zip does: `map(f, it, it)` pairs items 0 and 1 of it)
+        rows = list(zip(*args[1:]))
+        its = [list(c) for c in zip(*rows)] if rows else [[] for _ in args[1:]]
+        item_pbs = [None] * len(its)
+    for a in args[1:] if not zipped else ():  # (a user object's items come from its `__iter__`, differentiated as a loop over it is)
         items, pb = rcall(ops.sequence, (a,), {}) if objects.is_user_object(a) else (a, None)
         its.append(list(items))
         item_pbs.append(pb)
@@ -350,8 +372,11 @@ def _map(f: Any, args: tuple, kwargs: dict) -> tuple:
                 cols[j][k] = a
         from .builtin_adjoints import _like
 
-        bars = [_like(orig, c) if pb is None else pb(AdjList(c))[1][0]
-                for orig, c, pb in zip(args[1:], cols, item_pbs)]
+        from .builtin_adjoints import ItemsIterator, _zipped_iterator_adjoint
+
+        bars = [(_zipped_iterator_adjoint(tuple(args[1:]), c, k) if zipped and isinstance(orig, ItemsIterator)
+                 else _like(orig, c)) if pb is None else pb(AdjList(c))[1][0]
+                for k, (orig, c, pb) in enumerate(zip(args[1:], cols, item_pbs))]
         return NoTangent, AdjTuple([fn_bar] + bars), AdjDict()
 
     from .builtin_adjoints import ItemsIterator

@@ -19,10 +19,21 @@ def frule_map(args, dargs, **kwargs):
     """map(f, *iterables): each call through fcall, so f may be any differentiable callable."""
     from ..forward.runtime import fcall
 
+    from ..lazy_iteration import is_iterator
+    from .builtin_iteration import zip_tangent
+
     f, its = args[0], args[1:]
     df, dits = dargs[0], dargs[1:]
     columns, dcolumns = [], []
-    for it, d in zip(its, dits):
+    if len(its) > 1 and any(is_iterator(it) for it in its):
+        # (map pulls its iterables in turn, one item each per call, as zip does: `map(f, it, it)` pairs items 0
+        # and 1 of it; reading each whole first gave the first all of them)
+        dz = zip_tangent(its, dits)
+        rows = list(zip(*its))
+        drows = list(dz) if dz is not NoTangent else [(NoTangent,) * len(its)] * len(rows)
+        columns = [list(c) for c in zip(*rows)] if rows else [[] for _ in its]
+        dcolumns = [list(c) for c in zip(*drows)] if drows else [[] for _ in its]
+    for it, d in zip(its, dits) if not columns else ():
         items, ditems = _items_and_tangents(it, d)
         columns.append(items)
         dcolumns.append(ditems)

@@ -7,11 +7,13 @@ builtin tables (rules/builtin_*.py) and of many rule modules that consume iterab
 from __future__ import annotations
 
 import builtins
+import itertools
 
 import numpy as np
 
 from ..errors import UnsupportedDerivativeError
 from .. import ops
+from ..lazy_iteration import LazySequence, Zeros, is_iterator
 from ..tangents import MutableTangent, NoTangent, is_zero_derivative
 from .registry import defcomplex, defjvp, defvjp
 
@@ -29,6 +31,8 @@ def _A():
 
 # ------------------------------------------------------------------ forward rules
 defjvp(ops.sequence, lambda t, y, x: t.call(sequence_tangent, x, y, t.d(x)) if t.d(x) is not None else None)
+defjvp(ops.whole_sequence, lambda t, y, x: t.call(sequence_tangent, x, y, t.d(x)) if t.d(x) is not None else None)
+defjvp(ops.all_items, lambda t, y, seq: t.call(all_items_tangent, y, t.d(seq)) if t.d(seq) is not None else None)
 defjvp(ops.unpack, lambda t, y, x, n: t.call(unpack_tangent, t.d(x), n) if t.d(x) is not None else None)
 defjvp(ops.unpack_star, lambda t, y, x, i, j: t.call(unpack_star_tangent, t.d(x), x, i, j) if t.d(x) is not None else None)
 defjvp(ops.concat_tuple, lambda t, y, *parts: t.call(concat_tangent, *[t.call(ops.tuple_of, p, t.dz(p)) for p in parts]))
@@ -63,6 +67,8 @@ def iter_tangents(xs, dxs):
 
 def sequence_tangent(x, seq, dx):
     """Tangent of `ops.sequence(x)`: indexable and iterable like the sequence itself."""
+    if isinstance(seq, LazySequence):  # an iterator, read as the loop asks: its tangents are read in step
+        return _lazy_tangents(x, seq, dx)
     if dx is NoTangent:
         return [NoTangent] * len(seq)
     if seq is x:
@@ -77,6 +83,29 @@ def sequence_tangent(x, seq, dx):
             f"that is not differentiated, so their tangents are not known; loop over the array or list itself (e.g. "
             f"`for i in range(len(x))` in place of np.ndenumerate)")
     return list(dx) if not isinstance(dx, list) else dx
+
+
+def _lazy_tangents(x, seq, dx):
+    """The tangents of the items a loop pulls from the iterator x, pulled from x's tangent (an iterator over its
+    items' tangents, or a queue) one at a time as the loop pulls x's items."""
+    if dx is NoTangent or dx is None:
+        return Zeros(seq)
+    if isinstance(dx, MutableTangent):  # (an object's fields: its items come from code not differentiated)
+        if is_zero_derivative(dx):
+            return Zeros(seq)
+        raise UnsupportedDerivativeError(
+            f"forward mode of a for loop over a {type(x).__module__}.{type(x).__qualname__}: its items come from code "
+            f"that is not differentiated, so their tangents are not known; loop over the array or list itself")
+    return LazySequence(dx)  # (a list: a queue, taken from its front, as next() takes from it)
+
+
+def all_items_tangent(seq, dseq):
+    """The tangent of `ops.all_items(seq)`: the tangents of all of seq's items (read in step with them)."""
+    if isinstance(dseq, Zeros):
+        return [NoTangent] * len(seq)
+    if isinstance(dseq, LazySequence):
+        dseq._fill(len(seq))
+    return dseq
 
 
 def unpack_tangent(dx, n):
@@ -115,8 +144,27 @@ def tuple_tangent(xs, dxs):
 
 
 def zip_tangent(xs, dxs):
+    if any(is_iterator(x) for x in xs):
+        if all(d is NoTangent or d is None for d in dxs):
+            return NoTangent  # (no tangent to pull: the zeros would never end)
+        # (zip pulls its inputs in turn, one item each per tuple: so do the tangents, from each input's tangent
+        # iterator in step -- `zip(it, it)` pairs items 0 and 1, then 2 and 3, as their tangents)
+        return zip(*[_tangent_source(x, d, sources) for sources in [{}] for x, d in zip(xs, dxs)])
     cols = [iter_tangents(x, d) if d is not NoTangent else [NoTangent] * len(list(x)) for x, d in zip(xs, dxs)]
     return list(zip(*cols))
+
+
+def _tangent_source(x, d, sources):
+    """An iterator over the tangents of the items zip pulls from x: a sequence's, as many as its items; an
+    iterator's, from its tangent iterator (a queue: taken from its front), one per input object (`zip(it, it)`:
+    the same one twice)."""
+    if not is_iterator(x):
+        return iter(iter_tangents(x, d) if d is not NoTangent and d is not None else [NoTangent] * len(x))
+    if d is NoTangent or d is None:
+        return itertools.repeat(NoTangent)  # (zip stops at its shortest input: another is finite)
+    if id(d) not in sources:
+        sources[id(d)] = iter(LazySequence(d))  # (a queue is taken from its front)
+    return sources[id(d)]
 
 
 def enumerate_tangent(xs, dxs):
@@ -187,7 +235,15 @@ def next_tangent(dit, *ddefault):
 def sorted_tangent(xs, dxs, kw):
     if dxs is NoTangent:
         return NoTangent
-    items = list(xs)
+    from ..reverse.builtin_adjoints import last_read
+
+    items = last_read(xs)  # (our iterator, exhausted by sorted(): the items it read)
+    if items is None:
+        items = list(xs)
+        if not items and iter(xs) is xs:
+            raise UnsupportedDerivativeError(
+                f"forward mode of sorted() over an iterator ({type(xs).__name__}): its items are consumed by the call, "
+                "so their tangents cannot be matched to the order afterwards; pass a list (`sorted(list(it))`)")
     key = kw.get("key")
     order = builtins.sorted(range(len(items)), key=(lambda i: key(items[i])) if key else (lambda i: items[i]), reverse=kw.get("reverse", False))
     d = iter_tangents(xs, dxs)
@@ -195,7 +251,9 @@ def sorted_tangent(xs, dxs, kw):
 
 
 # ------------------------------------------------------------------ reverse rules
-defvjp(ops.sequence, lambda t, g, y, x: (t.call(_A().sequence_adjoint, x, g),))
+defvjp(ops.sequence, lambda t, g, y, x: (t.call(_A().sequence_adjoint, x, g, y),))
+defvjp(ops.whole_sequence, lambda t, g, y, x: (t.call(_A().sequence_adjoint, x, g),))
+defvjp(ops.all_items, lambda t, g, y, seq: (g,))
 defvjp(ops.unpack, lambda t, g, y, x, n: (t.call(_A().unpack_adjoint, x, g), None))
 defvjp(ops.unpack_star, lambda t, g, y, x, i, j: (t.call(_A().unpack_star_adjoint, x, g, i, j), None, None))
 defvjp(ops.concat_tuple, lambda t, g, y, *parts: tuple(t.call(_A().concat_part_adjoint, g, y, *parts, k) for k in range(len(parts))))
@@ -231,5 +289,63 @@ defvjp(builtins.sorted, lambda t, g, y, xs, **kw: (t.call(_A().sorted_adjoint, x
 
 
 # Iteration moves values without arithmetic: the adjoints move back unchanged.
-defcomplex(ops.sequence, ops.unpack, ops.unpack_star, ops.concat_tuple, ops.merge_dicts, ops.merge_kwargs,
+defcomplex(ops.sequence, ops.whole_sequence, ops.all_items, ops.unpack, ops.unpack_star, ops.concat_tuple, ops.merge_dicts, ops.merge_kwargs,
            builtins.list, builtins.tuple, builtins.zip, builtins.enumerate, builtins.reversed)
+
+
+# ------------------------------------------------------------------ next(), reverse mode
+def rrule_next(it, *default):
+    """next(it[, default]) in reverse mode: the iterators reverse mode makes count the items they hand out
+    (lazy_iteration.py), so the item's adjoint goes to its own slot of the iterator's adjoint (a list, one slot per
+    item handed out: a loop or `sum(it)` reading the rest fills the slots after it).  An iterator that does not
+    count (Python's own, made by code not differentiated) is refused: which item it gave is not known."""
+    from ..lazy_iteration import _END
+    from ..reverse.iterator_adjoints import IteratorAdjoint
+
+    position = getattr(it, "_mc_position", None)
+    if position is None and not is_zero_derivative_iterator(it):
+        raise UnsupportedDerivativeError(
+            f"reverse mode of next() on a {type(it).__name__} iterator: which of its items it gave is not known to "
+            "the derivative; make the iterator with iter() of a list or an array in the differentiated code, or take "
+            "a list of its items (`items = list(it)`) and index it")
+    take_one = getattr(it, "take_one", None)
+    if take_one is not None and getattr(type(it), "__mc_value__", False):  # (a generator's: past its refusal of next())
+        y = take_one()
+        if y is _END:
+            if default:
+                return default[0], lambda g: (NoTangent, g)
+            it._end()
+    else:
+        try:
+            y = builtins.next(it)
+        except StopIteration:
+            if default:
+                return default[0], lambda g: (NoTangent, g)
+            raise
+
+    def pullback(g):
+        if g is NoTangent or g is None or position is None:
+            return (NoTangent,) * (1 + len(default))
+        return (IteratorAdjoint([NoTangent] * position + [g]),) + (NoTangent,) * len(default)
+
+    return y, pullback
+
+
+def is_zero_derivative_iterator(it):
+    """An iterator over items without derivatives (a range's, a string's, a dict's keys): no adjoint to place."""
+    return type(it).__name__ in ("range_iterator", "str_ascii_iterator", "str_iterator", "dict_keyiterator",
+                                 "set_iterator", "bytes_iterator")
+
+
+from .registry import defrrule_at_run_time as _defrrule_at_run_time  # noqa: E402
+
+_defrrule_at_run_time(builtins.next, rrule_next)
+
+
+def _rrule_reversed(xs):
+    from ..reverse.builtin_adjoints import rrule_reversed
+
+    return rrule_reversed(xs)
+
+
+_defrrule_at_run_time(builtins.reversed, _rrule_reversed)

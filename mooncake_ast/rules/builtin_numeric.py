@@ -155,10 +155,15 @@ def _sequence_tangent(x, dx):
     return [NoTangent] * len(x)
 
 
-def _iterable_items(x):
+def _iterable_items(x, reverse=False):
     """The items max/min read from x, after the call: an iterator is exhausted by then, so ours (map's
-    recorded results, a generator's items) give their list, and any other iterator is refused (its
-    items are gone: the derivative would be silently zero)."""
+    recorded results, a generator's items) give those the call read (forward mode: right after it; reverse
+    mode: builtin_adjoints.read_again), and any other iterator is refused (its items are gone: the derivative
+    would be silently zero)."""
+    from ..reverse.builtin_adjoints import ItemsIterator, last_read, read_again
+
+    if isinstance(x, ItemsIterator):
+        return read_again(x, "max/min") if reverse else last_read(x)
     items = getattr(x, "items", None)
     if isinstance(items, list) and getattr(type(x), "__mc_items__", False):  # (ours; not a user's `items` field)
         return items
@@ -197,12 +202,16 @@ def minmax_adjoint(y, xs, k, g):
     if len(xs) == 1:
         if isinstance(xs[0], dict):  # (`max(d, key=d.get)`: the arg-max of a dict is one of its keys, which carry
             return NoTangent         # no derivative; the values key= read were read through `d.get`, not as items)
-        items = _iterable_items(xs[0])
+        items = _iterable_items(xs[0], reverse=True)
         out = [NoTangent] * len(items)
         for i, v in enumerate(items):
             if _same_item(v, y):
                 out[i] = g
                 break
+        from ..reverse.builtin_adjoints import ItemsIterator, to_the_end
+
+        if isinstance(xs[0], ItemsIterator):
+            return to_the_end(xs[0], out)
         if isinstance(xs[0], list):
             return AdjList(out)
         if _is_array(xs[0]):

@@ -33,7 +33,8 @@ def items_fwd(method, x, dx):
     it, dit = fcall(method, NoTangent, (x,), (dx,))
     step = next_method(it)
     if step is None:
-        return fcall(ops.sequence, NoTangent, (it,), (dit,))
+        seq, dseq = fcall(ops.sequence, NoTangent, (it,), (dit,))
+        return fcall(ops.all_items, NoTangent, (seq,), (dseq,))  # (all of them: a loop's sequence pulls as asked)
     items = []
     ditems = []
     r = stop_fcall(step, NoTangent, (it,), (dit,))

@@ -144,8 +144,13 @@ def _unpack_fwd(x, n, dx, dn):
 
 def _sequence_fwd(x, dx):
     # `ops.sequence(x)` (what a for loop iterates) and its tangent, as its forward template writes them
-    seq = _ops.sequence(x)
+    # (read to the end at once, as before iterators were read lazily: code differentiated again keeps that)
+    seq = _ops.whole_sequence(x)
     return seq, _builtin_iteration.sequence_tangent(x, seq, dx)
+
+
+def _all_items_fwd(seq, dseq):
+    return _ops.all_items(seq), _builtin_iteration.all_items_tangent(seq, dseq)
 
 
 def _view_read_fwd(tc, index, dtc, dindex):
@@ -206,6 +211,7 @@ def _helpers_of_rules() -> None:
     _PLAIN[nh.view_read] = _view_read_fwd
     _PLAIN[fit] = _fit_fwd
     _PLAIN[_ops.sequence] = _sequence_fwd
+    _PLAIN[_ops.all_items] = _all_items_fwd
     _PLAIN[h.linear] = _linear_fwd
     _PLAIN[np.dot] = _dot_fwd
     _PLAIN[_numpy_reductions.extremum_tangent] = _extremum_fwd

@@ -1,0 +1,155 @@
+"""A `for` loop over an iterator reads it item by item, as Python's does, and remembers where each item came from.
+
+The lowering counts an index `k` over `ops.sequence(iterable)` (frontend/loops.py), so reverse mode knows which
+item each iteration read.  For lists, tuples and arrays the sequence is the value itself.  An *iterator* (a
+`map`, `zip`, `iter(xs)`, a generator...) was once turned into a list when the loop started: a loop that left
+early (`break`) had still consumed every item, so a second consumer (`list(it)`, another loop, `zip(it, it)`)
+found nothing, and the value and the derivative were silently wrong.
+
+`LazySequence` is what `ops.sequence` gives for an iterator: a list whose items are pulled from the iterator
+when the loop asks for them.  Its length is the number of items pulled so far, plus one more pulled when every
+item pulled has been read (exactly when Python's loop asks the iterator for its next item), so a loop's test
+`k < len(seq)` pulls item k just before the body reads it, and nothing after a `break`.  Two sequences over
+one iterator (`for a, b in zip(it, it)`, nested loops over `it`) pull in turn, as Python's loops do.
+
+Forward mode walks the iterator's tangent in step (`LazySequence.over_tangents`): the tangent of an
+iterator is an iterator (or a queue, a list popped from its front) over its items' tangents, advanced each
+time the primal iterator is.  Reverse mode needs, for each item a loop read, its position in the iterator
+(`positions`): the iterators reverse mode makes (`PositionedIterator`, reverse/builtin_adjoints.ItemsIterator)
+count the items they hand out, and an iterator's adjoint is a list indexed by those positions
+(`IteratorAdjoint`), so the adjoints from several consumers, each reading its own part, add up slot by slot.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator as _Iterator
+from typing import Any
+
+_END = object()
+
+
+class LazySequence(list):
+    """The items of an iterator, pulled as they are read (a list subclass: the list holds the items pulled)."""
+
+    __slots__ = ("_source", "_pull", "_read", "_done", "positions")
+    __mc_value__ = True  # (ours: its adjoint is a value, not the user's object's storage)
+
+    def __init__(self, source: Any, pull: Any = None) -> None:
+        super().__init__()
+        self._source = source
+        self._pull = pull if pull is not None else _puller(source)
+        self._read = 0  # how many items the loop has read (a pull ahead of them waits to be read)
+        self._done = False
+        self.positions: list = []  # each item's position in its iterator (None where it does not count)
+
+    # ---------------------------------------------------------------- pulling
+    def _more(self) -> bool:
+        if self._done:
+            return False
+        position = getattr(self._source, "_mc_position", None)
+        item = self._pull()
+        if item is _END:
+            self._done = True
+            return False
+        list.append(self, item)
+        self.positions.append(position)
+        return True
+
+    def _fill(self, n: int) -> None:
+        while list.__len__(self) < n and self._more():
+            pass
+
+    def drain(self) -> "LazySequence":
+        while self._more():
+            pass
+        return self
+
+    # ---------------------------------------------------------------- the list a loop indexes
+    def __len__(self) -> int:
+        n = list.__len__(self)
+        if n <= self._read and not self._done:
+            self._more()  # (the loop asks for its next item: Python's loop would pull it now)
+        return list.__len__(self)
+
+    def __bool__(self) -> bool:
+        return self.__len__() > 0
+
+    def __getitem__(self, k: Any) -> Any:
+        if type(k) is int and k >= 0:
+            self._fill(k + 1)
+            if k + 1 > self._read:
+                self._read = k + 1
+        else:
+            self.drain()
+            self._read = list.__len__(self)
+        return list.__getitem__(self, k)
+
+    def __iter__(self) -> Any:
+        k = 0
+        while True:
+            if k >= list.__len__(self) and not self._more():
+                return
+            if k + 1 > self._read:
+                self._read = k + 1
+            yield list.__getitem__(self, k)
+            k += 1
+
+    def __repr__(self) -> str:
+        return f"LazySequence({list.__repr__(self)}{'' if self._done else ', ...'})"
+
+    def __reduce__(self) -> Any:
+        return (list, (list(list.__iter__(self)),))
+
+
+def _puller(source: Any) -> Any:
+    """A function giving the next item of `source`, or _END: a list is a queue (taken from its front: the tangent
+    of an iterator next() also takes from), anything else an iterator."""
+    if type(source) is list:
+        return lambda: source.pop(0) if source else _END
+    take_one = getattr(source, "take_one", None)
+    if take_one is not None and getattr(type(source), "__mc_value__", False):
+        return take_one  # (a generator's iterator: its deferred exception waits for the loop's end)
+    if getattr(type(source), "__mc_items__", False):
+        it = source  # (ours: iter() would count the loop as a reader to the end, which it need not be)
+    else:
+        it = iter(source)
+    return lambda: next(it, _END)
+
+
+def is_iterator(x: Any) -> bool:
+    """Is x an iterator (a `__next__`, and its own `iter()`), whose items a reader consumes?  (Asked of its class:
+    calling iter() would count as a reader of ours, reverse/builtin_adjoints.ItemsIterator.)"""
+    return isinstance(x, _Iterator)
+
+
+class Zeros(list):
+    """The tangents of the items a LazySequence pulled from an iterator without a derivative: one NoTangent per
+    item pulled (read after the item itself, as a loop over `zip(items, tangents)` reads them; never pulling)."""
+
+    __slots__ = ("_seq",)
+
+    def __init__(self, seq: "LazySequence") -> None:
+        super().__init__()
+        self._seq = seq
+
+    def __getitem__(self, k: Any) -> Any:
+        from .tangents import NoTangent
+
+        if type(k) is int:
+            return NoTangent
+        return [NoTangent] * len(range(list.__len__(self._seq))[k])
+
+    def __iter__(self) -> Any:
+        from .tangents import NoTangent
+
+        k = 0
+        while k < list.__len__(self._seq):
+            yield NoTangent
+            k += 1
+
+    def __len__(self) -> int:
+        return list.__len__(self._seq)
+
+
+# The transforms differentiate the methods of classes written in Python (forward/objects.py): these are run-time
+# values of ours, which code differentiated again (a second derivative) reads like Python's own lists.
+LazySequence.__module__ = Zeros.__module__ = "builtins"
