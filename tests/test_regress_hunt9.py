@@ -1,0 +1,246 @@
+"""hunt9: everyday code through the paths merged on 2026-11-28 (lazy iteration, strong zeros, held state, arguments
+sharing memory, inner derivatives writing their argument, typed number calls, module-level numbers, object arrays,
+sparse matrices, metaclass __call__, clip keywords, integrators' args=, `//=`, second orders of everyday code,
+random permutations) and their interactions.  The probes live in tests/hunt9_cases.py.
+
+First orders: mc.testing.check_derivatives in each mode.  Second orders: mc.hessian, mc.jacfwd(mc.grad(f)) and
+mc.jacrev(mc.grad(f)) against central finite differences of mc.grad(f).  What fails is a strict xfail whose reason
+says WRONG / CRASH / REFUSED, the mode(s), a reproduction and the numbers."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+import hunt9_cases as H
+
+X6 = np.array([0.3, -0.7, 1.1, 0.45, -0.2, 0.8])
+XP = np.array([0.3, 0.7, 1.1, 0.45, 0.2, 0.8])
+X4 = np.array([0.3, 0.7, 1.1, 0.45])
+XNEG = np.array([0.3, -0.7, 1.1, -0.45, 0.2, 0.8])
+XM = np.array([0.9, 0.2, -0.4, 0.6])
+_W = [np.random.default_rng(0).standard_normal((4, 3)) * 0.5, np.random.default_rng(1).standard_normal((3, 2)) * 0.5]
+
+
+def _xfail(reason, raises=None):
+    return pytest.mark.xfail(strict=True, reason=reason, raises=raises)
+
+
+_SHUFFLE = _xfail("REFUSED (both modes): rng.shuffle(y) of a copy of x -- MissingRuleError: no rule for "
+                  "numpy.random.Generator.shuffle, while rng.permutation(x) is supported; repro: "
+                  "y = x.copy(); np.random.default_rng(6).shuffle(y); return np.sum(y * np.arange(len(x)))")
+_SPARSE_TOCSR = _xfail("REFUSED reverse: sps.diags([1., 2., 3., 4.]).tocsr() @ x -- LibraryMissingRuleError: "
+                       "scipy.sparse._dia.tocsr calls _sparsetools.dia_tocsr (a constant matrix; forward mode works)")
+_SPARSE_CSR = _xfail("REFUSED reverse: m = sps.csr_matrix(constant dense array); np.sum(np.sin(m @ x)) -- "
+                     "LibraryMissingRuleError: cannot differentiate _cs_matrix.__init__ (m holds no input data)")
+_STRONG_REV = ("WRONG reverse (nan): sqrt of a value that is identically 0 -- forward mode gives the right 0 "
+               "(strong zero), reverse mode's pullback multiplies the infinite slope by the upstream factor 0 "
+               "(strong_mul(out_bar, sqrt_slope(0)) = inf, then inf * z with z == 0 gives nan). ")
+_PDIST = _xfail(_STRONG_REV + "Repro: p = x.reshape(3, 2); d = np.sqrt(np.sum((p[:, None] - p[None]) ** 2, -1)); "
+                "np.sum(np.exp(-d)) -- grad all nan, finite differences [0.151, 0.795, -0.784, ...] "
+                "(pairwise distances: the diagonal is 0; the np.linalg.norm loop is right)")
+_PDIST_LOOP = _xfail(_STRONG_REV + "Repro: for i, j in 3x3: d = p[i] - p[j]; s += math.exp(-math.sqrt(d[0] * d[0] + "
+                     "d[1] * d[1])) -- grad nan (i == j), forward and finite differences [0.151, 0.795, -0.784, ...]")
+_SQRT_ZERO = _xfail(_STRONG_REV + "Repro: z = x[0] - x[0]; math.sqrt(z * z) + x[1] ** 2 -- grad [nan, -1.4, ...], "
+                    "finite differences [0, -1.4, ...]")
+_SQRT_ZERO_ARR = _xfail(_STRONG_REV + "Repro: np.sum(np.sqrt(x * 0.0)) + np.sum(x ** 2) -- grad all nan, "
+                        "finite differences 2x")
+
+
+def _p(name, *args, fwd=(), rev=()):
+    f = getattr(H, name)
+    return [pytest.param(f, args, "forward", id=f"{name}-forward", marks=list(fwd)),
+            pytest.param(f, args, "reverse", id=f"{name}-reverse", marks=list(rev))]
+
+
+FIRST = sum([
+    _p("enum_weighted", X6), _p("enum_start", X6), _p("enum_break", X6), _p("enum_inplace", X6),
+    _p("enum_list_append", X6), _p("enum_dict_values", X6),
+    _p("zip_pair", X6, X6[::-1].copy()), _p("zip_uneven", X6), _p("zip_three", X6), _p("zip_lists_of_arrays", X6),
+    _p("zip_enumerate", X6, XP), _p("zip_strict_dict", X4),
+    _p("gen_fsum", X6), _p("gen_fsum_cond", X6), _p("gen_sum_enumerate", X6), _p("gen_function", X6),
+    _p("gen_prod", X6), _p("gen_stats_mean", X6), _p("gen_max", X6), _p("gen_next", X6),
+    _p("sqrt_norm_break", X6), _p("sqrt_at_zero_masked", XNEG), _p("sqrt_norm_rows", X6),
+    _p("sqrt_where_zero", XNEG), _p("cbrt_where", XNEG), _p("arcsin_clip", np.array([0.3, -0.5, 1.5, -2.0])),
+    _p("frac_pow_masked", XNEG), _p("frac_pow_scalar_loop", XNEG), _p("entr_like", XNEG), _p("scipy_entr", XNEG),
+    _p("quotient_zero_num", XNEG), _p("eigh_gap", X4), _p("hypot_loop", X6),
+    _p("sqrt_scalar_zero", X4, rev=[_SQRT_ZERO]), _p("sqrt_of_zero_times", X4, rev=[_SQRT_ZERO_ARR]),
+    _p("pdist_energy", X6, rev=[_PDIST]), _p("pdist_norm_loop", X6), _p("pdist_sqrt_loop", X6, rev=[_PDIST_LOOP]),
+    _p("mlp_loss", X4), _p("mlp_params", _W), _p("accum_method", X6), _p("poly_object", X4),
+    _p("global_scale", X6), _p("global_in_loop", X6), _p("global_in_helper", X6),
+    _p("two_views", X6, X6[::2]), _p("two_same", X6, X6), _p("write_one_read_other", X6, X6),
+    _p("grad_descent_inner", X4), _p("inner_grad_writes", X4), _p("inner_vg", X4),
+    _p("number_calls_loop", X4), _p("number_pairs_loop", X4), _p("number_feedback", X4),
+    _p("floordiv_index", X6), _p("astype_item", X6), _p("amax_axis", X6), _p("clip_kw", X6),
+    _p("clip_kw_new_names", X6), _p("clip_array_bounds", X6, np.full(6, -0.1)), _p("partial_calls", X6),
+    _p("namedtuple_path", X6), _p("logging_loop", X6), _p("try_body", XNEG), _p("matpow_loop", XM),
+    _p("matpow_loop_inplace", XM),
+    _p("perm_fixed_seed", X6), _p("perm_array", X6), _p("choice_index", X6),
+    _p("shuffle_copy", X6, fwd=[_SHUFFLE], rev=[_SHUFFLE]),
+    _p("sparse_matvec", X4, rev=[_SPARSE_TOCSR]), _p("sparse_dia", X4), _p("sparse_from_x", X4),
+    _p("sparse_csr_constant", X4, rev=[_SPARSE_CSR]),
+    _p("metaclass_layer", X4), _p("ode_dict_args", np.array([0.7, 0.3])), _p("quad_args", np.array([0.7, 0.3])),
+    _p("counter_dict", X4), _p("counter_object", X4), _p("cache_constant", X4),
+    _p("iter_then_loop", X6), _p("reversed_enum", X6), _p("map_lambda", X6), _p("map_two", X6, XP),
+    _p("filter_loop", X6), _p("sorted_key", X6), _p("iter_list_of_arrays", X6), _p("while_next", X6),
+    _p("dict_loop_update", X6), _p("list_inplace_loop", X6), _p("cumsum_scan", X6), _p("nested_loops_zip", X6),
+], [])
+
+
+@pytest.mark.parametrize("f, args, mode", FIRST)
+def test_first_order(f, args, mode):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mc.testing.check_derivatives(f, *args, modes=(mode,))
+
+
+def test_overlap_written_first_argument():
+    """f(a, a[1:]) where f updates a in place: both modes, with the arguments sharing memory."""
+    for mode in ("forward", "reverse"):
+        a = X6.copy()
+        mc.testing.check_derivatives(H.inplace_first_overlap, a, a[1:], modes=(mode,))
+
+
+def test_object_array_reverse_refused_forward_right():
+    mc.testing.check_derivatives(H.object_array, X4, modes=("forward",))
+    with pytest.raises(NotImplementedError, match="object array"):
+        mc.grad(H.object_array)(X4)
+
+
+# ---------------------------------------------------------------- second orders against differences of mc.grad
+def _fd_jacobian(g, x, h=1e-5):
+    return np.stack([(np.asarray(g(x + h * e)) - np.asarray(g(x - h * e))) / (2 * h) for e in np.eye(len(x))], -1)
+
+
+def _second(f, x, api):
+    if api == "hessian":
+        return np.asarray(mc.hessian(f)(x))
+    return np.asarray(getattr(mc, api)(mc.grad(f))(x))
+
+
+_LAZY = ("CRASH (hessian, jacfwd(grad), jacrev(grad)) -- regression of the lazy-iteration merge (7d0f3f3 gave the "
+         "right Hessian): MissingRuleError 'no reverse rule for LazySequence' at the second order of a loop over ")
+_NEXT = ("CRASH (hessian, jacfwd(grad), jacrev(grad)): MissingRuleError 'no reverse rule for LazySequence' "
+         "(7d0f3f3 refused honestly: reverse mode of next not supported) -- ")
+_ITEM = _xfail("REFUSED (hessian, jacfwd(grad), jacrev(grad)): x[0].item() * x[1] ** 2 -- NestingError 'the "
+               "tangent of attribute item ... not supported at this order' (first order right)",
+               raises=NotImplementedError)
+_PARTIAL = _xfail("REFUSED (second orders): functools.partial(np.power, x)(3.0) made inside f -- NestingError 'the "
+                  "partial holds differentiated values'", raises=NotImplementedError)
+_REPLACE = _xfail("REFUSED (second orders): namedtuple p._replace(y=x[2]) -- NestingError 'the tangent of attribute "
+                  "_replace ... not supported at this order'", raises=NotImplementedError)
+_FILTER = _xfail("REFUSED (second orders): for v in filter(lambda t: t > 0.0, x) -- NestingError 'the forward "
+                 "derivative of filter comes from a hand-written rule'", raises=NotImplementedError)
+_QUAD = _xfail("REFUSED (second orders): scipy.integrate.quad(f, 0, 1, args=(x[0], x[1])) -- NestingError "
+               "'differentiated keyword arguments are not supported nested'", raises=NotImplementedError)
+_COO = _xfail("REFUSED (second orders): sps.coo_matrix((x[:3], (rows, cols)), shape=(3, 3)) @ v -- NestingError "
+              "'nested derivative of coo_matrix: keyword arguments are not supported nested'",
+              raises=NotImplementedError)
+_META = _xfail("CRASH (second orders, also on 7d0f3f3): a class whose metaclass __call__ sets a field after "
+               "super().__call__ (obj.scale = 2.0), then layer.apply(x) reads it -- AttributeError: 'Layer' object "
+               "has no attribute 'scale' (first order right in both modes)", raises=AttributeError)
+_WHILE_NEXT = _xfail("CRASH (second orders): it = iter(x); while True: v = next(it, None); if v is None: break -- "
+                     "IndexError: pop from empty list (first order right in both modes)", raises=IndexError)
+
+
+def _s(name, x, marks=(), apis=("hessian", "jacfwd", "jacrev")):
+    return [pytest.param(getattr(H, name), x, api, id=f"{name}-{api}", marks=list(marks)) for api in apis]
+
+
+def _lazy(name, what):
+    return _s(name, X4, [_xfail(_LAZY + what)])
+
+
+SECOND = sum([
+    _s("enum_weighted", X6), _s("enum_start", X6, apis=("hessian",)), _s("enum_break", X6, apis=("hessian",)),
+    _s("enum_inplace", X6, apis=("hessian",)), _s("enum_list_append", X6, apis=("hessian",)),
+    _s("zip_uneven", X6), _s("zip_three", X6, apis=("hessian",)), _s("zip_lists_of_arrays", X6, apis=("hessian",)),
+    _s("gen_fsum", X6, apis=("hessian",)), _s("gen_sum_enumerate", X6, apis=("hessian",)),
+    _s("gen_function", X6, apis=("hessian",)), _s("gen_prod", X6, apis=("hessian",)), _s("gen_next", X6),
+    _s("sqrt_norm_break", X6), _s("sqrt_norm_rows", X6, apis=("hessian",)),
+    _s("sqrt_where_zero", XNEG, apis=("hessian",)), _s("frac_pow_masked", XNEG, apis=("hessian",)),
+    _s("cbrt_where", XNEG, apis=("hessian",)), _s("quotient_zero_num", XNEG, apis=("hessian",)),
+    _s("entr_like", XNEG, apis=("hessian",)), _s("eigh_gap", X4, apis=("hessian",)),
+    _s("hypot_loop", X6, apis=("hessian",)), _s("mlp_loss", X4), _s("accum_method", X6, apis=("hessian",)),
+    _s("poly_object", X4, apis=("hessian",)), _s("global_scale", X6, apis=("hessian",)),
+    _s("global_in_loop", X6, apis=("hessian",)), _s("number_calls_loop", X4, apis=("hessian",)),
+    _s("number_pairs_loop", X4), _s("number_feedback", X4, apis=("hessian",)),
+    _s("floordiv_index", X6, apis=("hessian",)), _s("astype_only", X4, apis=("hessian",)),
+    _s("amax_axis", X6, apis=("hessian",)), _s("amax_only", X4, apis=("hessian",)),
+    _s("nt_plain", X4, apis=("hessian",)),
+    _s("logging_loop", X6, apis=("hessian",)), _s("try_body", np.abs(X6) + 0.1, apis=("hessian",)),
+    _s("matpow_loop", XM), _s("matpow_loop_inplace", XM, apis=("hessian",)),
+    _s("perm_fixed_seed", X6, apis=("hessian",)), _s("perm_array", X6, apis=("hessian",)),
+    _s("choice_index", X6, apis=("hessian",)), _s("counter_dict", X4), _s("counter_object", X4, apis=("hessian",)),
+    _s("cache_constant", X4, apis=("hessian",)), _s("map_lambda", X6, apis=("hessian",)),
+    _s("sorted_key", X6, apis=("hessian",)), _s("dict_loop_update", X6, apis=("hessian",)),
+    _s("list_inplace_loop", X6, apis=("hessian",)), _s("cumsum_scan", X6, apis=("hessian",)),
+    _s("pdist_norm_loop", X6, apis=("hessian",)),
+    _lazy("reversed_loop", "reversed(x): for v in reversed(x): s = s + v * v * v"),
+    _lazy("enumerate_zip", "enumerate(zip(x, x)): for i, (a, b) in enumerate(zip(x, x)): s = s + a * b * i"),
+    _lazy("enumerate_reversed", "enumerate(reversed(x))"),
+    _lazy("zip_of_zip", "zip(zip(x, x), x)"),
+    _s("next_then_for", X4, [_xfail(_NEXT + "it = iter(x); s = next(it) ** 3; for v in it: s = s + v ** 3")]),
+    _s("iter_list_of_arrays", X6, [_xfail(_NEXT + "next() of iter(list of arrays) then a for loop")]),
+    _s("item_only", X4, [_ITEM]), _s("partial_of_x", X4, [_PARTIAL]), _s("nt_replace", X4, [_REPLACE]),
+    _s("filter_loop", X6, [_FILTER], apis=("hessian",)), _s("quad_args", np.array([0.7, 0.3]), [_QUAD],
+                                                            apis=("hessian",)),
+    _s("sparse_from_x", X4, [_COO], apis=("hessian",)), _s("metaclass_layer", X4, [_META], apis=("hessian",)),
+    _s("while_next", X6, [_WHILE_NEXT], apis=("hessian",)),
+], [])
+
+
+@pytest.mark.parametrize("f, x, api", SECOND)
+def test_second_order(f, x, api):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ours = _second(f, x, api)
+        ref = _fd_jacobian(mc.grad(f), x)
+    np.testing.assert_allclose(ours, ref, rtol=1e-4, atol=1e-4 * (1.0 + np.max(np.abs(ref))))
+
+
+# ---------------------------------------------------------------- module-level numbers rebound between calls
+@pytest.mark.parametrize("value", [1.5, 3, 2.5, True, np.float64(0.5), np.array(2.0), np.float32(3.0)])
+def test_module_number_rebound(value, monkeypatch):
+    g = mc.grad(H.global_scale)
+    g(X6)  # (derived with SCALE = 1.5 first)
+    monkeypatch.setattr(H, "SCALE", value)
+    monkeypatch.setattr(H, "OFFSET", value)
+    for f in (H.global_scale, H.global_in_loop, H.global_in_helper):
+        ref = _fd_jacobian(lambda y: np.array([f(y)]), X6)[0]
+        np.testing.assert_allclose(mc.grad(f)(X6), ref, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(mc.jacfwd(f)(X6), ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(g(X6), _fd_jacobian(lambda y: np.array([H.global_scale(y)]), X6)[0], rtol=1e-5,
+                               atol=1e-6)
+
+
+# ---------------------------------------------------------------- held state: a counter advances once per call
+@pytest.mark.parametrize("api", ["grad", "value_and_grad", "hessian", "jacfwd", "jacrev"])
+def test_counter_advances_once(api):
+    H.CALLS["n"] = 0
+    H._COUNTED.n = 0
+    getattr(mc, api)(H.counter_dict)(X4)
+    getattr(mc, api)(H.counter_object)(X4)
+    assert (H.CALLS["n"], H._COUNTED.n) == (1, 1)
+
+
+# ---------------------------------------------------------------- grad of f(x, x[::2]): memory's derivative
+def _views(a, b):
+    return np.sum(a ** 2 * np.sin(a)) + np.sum(b ** 3) + np.dot(a[::2], b)
+
+
+def _through_view(x):
+    return _views(x, x[::2])
+
+
+@pytest.mark.parametrize("x", [X6, XP, np.linspace(-1.0, 1.0, 8)])
+def test_view_argument_is_memory(x):
+    total = _fd_jacobian(lambda y: np.array([_through_view(y)]), x)[0]
+    np.testing.assert_allclose(mc.grad(_through_view)(x), total, rtol=1e-5, atol=1e-6)
+    ga, gb = mc.grad(_views, argnums=(0, 1))(x, x[::2])
+    np.testing.assert_allclose(ga, total, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gb, total[::2], rtol=1e-5, atol=1e-6)
+    hess = _fd_jacobian(mc.grad(_through_view), x)
+    np.testing.assert_allclose(mc.hessian(_through_view)(x), hess, rtol=1e-4, atol=1e-4)
