@@ -822,3 +822,171 @@ def next_then_for(x):
     for v in it:
         s = s + v ** 3
     return s
+
+
+# ---- family: sequences changed while they are iterated (lazy iteration must read them as Python does) ----------
+def append_while_iterating(x):
+    items = [x[0], x[1]]
+    s = 0.0
+    for v in items:
+        s = s + v * v
+        if len(items) < 5:
+            items.append(v * 0.5 + x[2])
+    return s
+
+
+def write_ahead_in_array(x):
+    y = x.copy()
+    s = 0.0
+    for i, v in enumerate(y):
+        if i + 1 < len(y):
+            y[i + 1] = y[i + 1] + 0.5 * v
+        s = s + v * v
+    return s
+
+
+def write_ahead_zip(x):
+    y = x.copy()
+    s = 0.0
+    for i, (a, b) in enumerate(zip(y, x)):
+        if i + 1 < len(y):
+            y[i + 1] += a * b
+        s = s + a
+    return s
+
+
+def list_item_replaced(x):
+    lst = [x[0], x[1], x[2], x[3]]
+    s = 0.0
+    for i, v in enumerate(lst):
+        if i + 1 < len(lst):
+            lst[i + 1] = lst[i + 1] * v
+        s = s + v
+    return s
+
+
+def iterate_rows_written(x):
+    m = x.reshape(3, 2).copy()
+    s = 0.0
+    for i, row in enumerate(m):
+        row *= 2.0  # (a row of m: a view, writes m)
+        s = s + np.sum(row ** 2)
+    return s + np.sum(m)
+
+
+def dict_values_then_update(x):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    s = 0.0
+    for k, v in d.items():
+        d[k] = v * v
+        s = s + v
+    return s + d["a"] * d["c"]
+
+
+def generator_of_closure(x):
+    scale = [1.0]
+
+    def gen():
+        for v in x:
+            scale[0] = scale[0] * 1.1
+            yield v * scale[0]
+    return sum(t * t for t in gen())
+
+
+def iterate_then_mutate_source(x):
+    lst = list(x)
+    it = iter(lst)
+    first = next(it)
+    lst[1] = first * 10.0  # (the iterator reads lst[1] after this write)
+    return sum(v * v for v in it) + first
+
+
+def zip_list_mutated(x):
+    a = [x[0], x[1], x[2]]
+    b = [x[3], x[4], x[5]]
+    s = 0.0
+    for u, v in zip(a, b):
+        b[-1] = b[-1] + u
+        s = s + u * v
+    return s
+
+
+def map_over_array_written(x):
+    y = x.copy()
+    m = map(lambda t: t * t, y)
+    y[2] = 5.0 * x[0]
+    return sum(m)
+
+
+def enumerate_array_inplace_scale(x):
+    y = x.copy()
+    for i, v in enumerate(y):
+        y *= 0.9  # (the whole array is scaled; later items are read after)
+    return np.sum(y) + float(v)
+
+
+# ---- family: strong zeros at second order and inside loops ---------------------------------------------------
+def sqrt_sum_sq_loop(x):
+    s = 0.0
+    for i in range(0, len(x), 2):
+        a, b = x[i], x[i + 1]
+        s = s + np.sqrt(a * a + b * b + 1e-3)
+    return s
+
+
+def soft_norm_where(x):
+    n2 = np.sum(x * x)
+    return np.where(n2 > 0.0, np.sqrt(n2), 0.0) * 2.0
+
+
+def pow_half_of_relu(x):
+    r = np.maximum(x, 0.0)
+    return np.sum(r ** 0.5 * x + np.power(r, 1.5))
+
+
+def arccos_clip(x):
+    c = np.clip(x, -1.0, 1.0)
+    return np.sum(np.arccos(c) * x)
+
+
+def divide_where_safe(x):
+    den = np.where(x > 0, x, 1.0)
+    return np.sum(np.where(x > 0, np.sin(x) / den, 1.0))
+
+
+def xlogx_where(x):
+    p = np.abs(x)
+    return np.sum(np.where(p > 0.5, p * np.log(p), 0.0))
+
+
+def enumerate_zip_written(x):
+    y = x.copy()
+    s = 0.0
+    for i, a in enumerate(zip(y)):
+        if i + 1 < len(y):
+            y[i + 1] += a[0]
+        s = s + a[0]
+    return s
+
+
+def zip_written_counter(x):
+    y = x.copy()
+    s = 0.0
+    i = 0
+    for a, b in zip(y, x):
+        if i + 1 < len(y):
+            y[i + 1] += a * b
+        s = s + a
+        i += 1
+    return s
+
+
+def next_then_list_written(x):
+    lst = [x[0], x[1], x[2]]
+    it = iter(lst)
+    first = next(it)
+    lst[1] = first * 10.0
+    s = 0.0
+    for v in it:
+        s = s + v * v
+    return s
