@@ -13,8 +13,9 @@ What is taken: the objects f's closure cells, defaults and bound object hold (th
 `nonlocal` rebinding), the module-level names its code reads (their bindings, for `global` rebinding, and the
 objects they hold), the data attributes of the classes it names, and the same for the plain Python functions it
 names, to a few levels.  Per object one level deep (shadows.state_of), so which objects a container holds and
-what each holds are both put back.  State kept elsewhere (a file, a C extension, NumPy's global random generator)
-is not seen; nor is state reached only through values computed inside f.
+what each holds are both put back.  Random generators f holds or names (a Generator, a RandomState) and NumPy's
+global one, where f's code reads a `random` attribute, are put back too: each pass draws what the first drew.
+State kept elsewhere (a file, a C extension, Python's `random` module) is not seen; nor is state reached only through values computed inside f.
 """
 from __future__ import annotations
 
@@ -48,10 +49,11 @@ class _Roots:
         self.cells: list = []
         self.bindings: list = []
         self.classes: list = []
+        self.global_draws = False  # (f or a helper reads `random` of a module: NumPy's global generator, say)
         self.seen: set = set()
 
     def empty(self) -> bool:
-        return not (self.objects or self.cells or self.bindings or self.classes)
+        return not (self.objects or self.cells or self.bindings or self.classes or self.global_draws)
 
 
 def _function_of(f: Any, roots: _Roots) -> Any:
@@ -94,6 +96,8 @@ def _add_function(fn: Any, roots: _Roots, depth: int) -> None:
         if _filled(c):
             _add_value(c.cell_contents, roots, depth)
     roots.objects += list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
+    if "random" in fn.__code__.co_names:
+        roots.global_draws = True
     g = fn.__globals__
     from .aliases import _global_names
 
@@ -148,11 +152,24 @@ def take(f: Any, args: tuple = ()) -> Any:
     roots = roots_of(f)
     objects = shadows.snapshot(tuple(roots.objects) + tuple(args))
     if roots.empty():
-        return objects, (), (), ()
+        return objects, (), (), (), ()
     cells = [(c, shadows.state_of(c)) for c in roots.cells]
     bindings = [(g, name, g.get(name, _MISSING)) for g, name in roots.bindings]
     classes = [(cls, _class_data(cls)) for cls in roots.classes]
-    return objects, cells, bindings, classes
+    return objects, cells, bindings, classes, _generators(roots)
+
+
+def _generators(roots: _Roots) -> list:
+    """The random generators f draws from, with their states: a Generator or RandomState it holds or names, and
+    NumPy's global one where its code reads a `random` attribute.  Each pass draws what the first drew (a
+    Jacobian of one function), and afterwards the generator is where one call leaves it."""
+    import numpy as np
+
+    found = [(r, r.bit_generator.state) for r in roots.objects if isinstance(r, np.random.Generator)]
+    found += [(r, r.get_state()) for r in roots.objects if isinstance(r, np.random.RandomState)]
+    if roots.global_draws:
+        found.append((None, np.random.get_state()))
+    return found
 
 
 def take_held(f: Any) -> Any:
@@ -170,7 +187,16 @@ def put_back(state: Any) -> None:
     """Put back the state `take` took (bindings and cells first: the objects they held then get their contents)."""
     if state is None:
         return
-    objects, cells, bindings, classes = state
+    objects, cells, bindings, classes, generators = state
+    for r, s in generators:
+        if r is None:
+            import numpy as np
+
+            np.random.set_state(s)
+        elif hasattr(r, "bit_generator"):
+            r.bit_generator.state = s
+        else:
+            r.set_state(s)
     for g, name, v in bindings:
         if v is _MISSING:
             g.pop(name, None)

@@ -385,19 +385,8 @@ def test_history_list_held(api):
     assert len(HS.HISTORY) == 1
 
 
-_RNG_WRONG = _xfail(
-    "WRONG jacfwd and hessian (also on 7d0f3f3): a module-level generator RNG = np.random.default_rng(0) drawn in f "
-    "(noise = RNG.standard_normal(x.shape); np.sum((x + 0.1 * noise) ** 3)) is not put back between the passes "
-    "(held_state does not see a Generator's state): each pass draws new noise, jacfwd [0.158, 1.563, 3.907, 0.706] "
-    "for the call's [0.293, 1.526, 4.065, 0.636] at x = [0.3, -0.7, 1.1, 0.45], and the generator advanced several "
-    "times (grad and jacrev right). rng.bit_generator.state could be taken and put back")
-_GLOBAL_RNG_WRONG = _xfail(
-    "WRONG jacfwd and hessian: NumPy's global generator (np.random.standard_normal in f) advances per pass; "
-    "held_state's docstring says it is not seen -- silently a Jacobian of several draws (grad and jacrev right)")
-
-
 @pytest.mark.parametrize("api", [
-    "grad", "jacrev", pytest.param("jacfwd", marks=_RNG_WRONG), pytest.param("hessian", marks=_RNG_WRONG)])
+    "grad", "jacrev", "jacfwd", "hessian"])  # (the generator put back between passes: held_state._generators)
 def test_module_generator_held(api):
     HS.RNG = np.random.default_rng(0)
     noise = np.random.default_rng(0).standard_normal(4)
@@ -407,8 +396,7 @@ def test_module_generator_held(api):
 
 
 @pytest.mark.parametrize("api", [
-    "grad", "jacrev", pytest.param("jacfwd", marks=_GLOBAL_RNG_WRONG),
-    pytest.param("hessian", marks=_GLOBAL_RNG_WRONG)])
+    "grad", "jacrev", "jacfwd", "hessian"])
 def test_global_numpy_generator_held(api):
     np.random.seed(7)
     noise = np.random.standard_normal(4)

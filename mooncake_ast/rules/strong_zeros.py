@@ -38,6 +38,8 @@ __all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul"]
 def strong_mul(z: Any, d: Any) -> Any:
     """z * d, and exactly 0 where z == 0 (whatever d is there: inf and nan included); the symbolic zero stays
     symbolic.  Shapes broadcast as in z * d."""
+    if type(z) is float and type(d) is float:  # (the scalar loops' case first: one test, no NumPy)
+        return z * d if z != 0.0 else 0.0
     if z is NoTangent or d is NoTangent or z is None or d is None:
         return NoTangent
     if isinstance(z, np.ndarray) or isinstance(d, np.ndarray) or is_other_array(z) or is_other_array(d):
@@ -84,6 +86,8 @@ def _over(a: float, b: Any) -> Any:
 
 def sqrt_slope(y: Any) -> Any:
     """d sqrt(x)/dx = 0.5 / y, y = sqrt(x) (inf at 0, nan below: NumPy's sqrt of a negative float)."""
+    if type(y) is float and y != 0.0:
+        return 0.5 / y
     return _over(0.5, y)
 
 
