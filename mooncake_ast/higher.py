@@ -25,9 +25,10 @@ import numpy as np
 from .rules.api_rules import NestingError, _plan, hvp_core
 from . import aliases, argument_overlap, held_state, hvp_fast
 from .tangents import NoTangent, materialize, zero_tangent
-from .api import (ArgnumsError, Grad, MooncakeError, _argnums_checked, _jvp, _name, _vjp, _wraps,
-                  aux_pair)
+from .api import (ArgnumsError, Grad, MooncakeError, NonScalarOutputError, _argnums_checked, _jvp, _name, _vjp,
+                  _wraps, aux_pair)
 from .tracebacks import user_errors
+from .keyword_binding import bind_keywords, is_nested
 from .batching import Batched, Trace, unbatch
 from .foreign import arguments, refuse_foreign
 from .forward.runtime import fast_forward_rule
@@ -79,21 +80,40 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     pass down a path not seen before is checked against an ordinary pass, see _batched_blocks), else
     one jvp per direction.  What depends only on the call's argument kinds (argnums resolved, the input
     pytree and its sizes, the identity directions) is worked out once per kind and kept on J."""
+    return _jacfwd(f, argnums, has_aux)
+
+
+def _jacfwd(f: Callable, argnums: Any, has_aux: bool, hessian_of: Any = None) -> Callable:
+    """jacfwd; `hessian_of` = (g, argnums, has_aux) where f is mc.hessian(g)'s gradient: where g's result is not a
+    scalar, the Hessian is the Jacobian of g's Jacobian (`jacfwd(jacrev(g))`, JAX's layout: the output's dimensions,
+    then the input's twice), worked out once a call finds it so and kept per argument kind."""
     _argnums_checked(argnums, "jacfwd", f)
     single = not isinstance(argnums, (tuple, list))
     layouts: dict = {}  # argument kinds -> _InputLayout
 
     api = "hessian" if type(f) is Grad else "jacfwd"  # (the Jacobian of a gradient: what mc.hessian makes)
 
+    vector_hessian: list = []  # jacfwd(jacrev(g)), made when a call finds g's result is not a scalar
+
     def jac(*args: Any, **kwargs: Any) -> Any:
+        if kwargs and is_nested(f):  # (a derivative of a derivative: keywords bound to the innermost function)
+            return bind_keywords(out, kwargs)(*args)
         args, copied = aliases.unaliased(f, args)  # (arrays f also holds: as copies)
-        out = _jacfwd_at(args, kwargs)
+        out_ = _jacfwd_at(args, kwargs)
         aliases.check_unwritten(api, _name(f), copied)
-        return out
+        return out_
+
+    def _vector_hessian(args: tuple, kwargs: dict) -> Any:
+        if not vector_hessian:
+            g, g_argnums, g_aux = hessian_of
+            vector_hessian.append(jacfwd(jacrev(g, g_argnums, g_aux), g_argnums, g_aux))
+        return vector_hessian[0](*args, **kwargs)
 
     def _jacfwd_at(args: tuple, kwargs: dict) -> Any:
         key = _kinds_key(args) if not kwargs else None
         lay = layouts.get(key) if key is not None else None
+        if lay is not None and lay.vector_hessian:
+            return _vector_hessian(args, kwargs)
         if lay is None or not lay.plain:  # (floats and float arrays hold nothing foreign)
             refuse_foreign(api, _name(f), arguments(args, kwargs, set(_nums(argnums, len(args), api, f)).__contains__))
         if lay is None:
@@ -105,18 +125,27 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
             if key is not None and len(layouts) < 64:
                 layouts[key] = lay
         column = _columns(f, args, kwargs, lay.nums)
-        batched = _batched_blocks(f, column, lay, has_aux)
-        if batched is not None:
-            out_tree, aux, blocks = batched
-        else:
-            out_tree, aux, blocks = _blocks_one_by_one(f, args, kwargs, column, lay.leaves_of(args), lay.tree,
-                                                       lay.sizes, lay.kinds, has_aux)
+        try:
+            batched = _batched_blocks(f, column, lay, has_aux)
+            if batched is not None:
+                out_tree, aux, blocks = batched
+            else:
+                out_tree, aux, blocks = _blocks_one_by_one(f, args, kwargs, column, lay.leaves_of(args), lay.tree,
+                                                           lay.sizes, lay.kinds, has_aux)
+        except NonScalarOutputError as e:
+            if hessian_of is None or not getattr(e, "nonscalar_result", False):
+                raise
+            column.restore()  # (the arguments and what f holds as they were on entry: f ran)
+            lay.vector_hessian = True
+            return _vector_hessian(args, kwargs)
         out = _assemble(blocks, out_tree, lay.tree, single)
         return (out, aux) if has_aux else out
 
     jac.__name__ = f"jacfwd({_name(f)})"
     out = user_errors(jac)
     _wraps(out, f)  # (f's __name__, __doc__, __wrapped__, as mc.grad's)
+    if hessian_of is not None:
+        out.__mc_hessian_of__ = hessian_of  # type: ignore[attr-defined]  (keyword_binding rebuilds it)
     out.__mc_jacobian__ = (f, argnums, has_aux, "jacfwd")  # type: ignore[attr-defined]  (see jacobian_forward)
     return out
 
@@ -174,6 +203,7 @@ class _InputLayout:
         # every argument a number or an array of numbers (what _kinds_key keys on: so for all calls of this kind)
         self.plain = all((type(a) is np.ndarray and a.dtype.kind in "fiu") or type(a) in _PLAIN_SCALARS
                          for a in args)
+        self.vector_hessian = False  # (mc.hessian: the function's result is not a scalar, see _jacfwd)
         self.batch: Any = None  # False once a batched pass failed for this layout (None: not known yet)
         self.fortran = [_fortran(leaf) for leaf in leaves]
         self.eyes: list = []  # per leaf: (n, *shape) with the leaf's identity directions in its rows
@@ -386,6 +416,11 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
     calls = [0]
     plan = None
 
+    def restore() -> None:
+        """Put back the entry state after a column ran (a failed column: a caller computing otherwise)."""
+        if calls[0]:
+            held_state.put_back(pre)
+
     def placed(dx: tuple) -> list:
         """The arguments' tangents for one column: dx at the differentiated positions, None elsewhere."""
         if calls[0]:
@@ -415,6 +450,7 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
             y, dy = rule.call_bound(f, NoTangent, args, tangents)
             return y, (dy if raw else materialize(dy, y))
 
+        plain_column.restore = restore  # type: ignore[attr-defined]
         plain_column.fn = rule.fn  # type: ignore[attr-defined]  (the generated code each column runs)
         return plain_column
     if not kwargs:
@@ -441,6 +477,7 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
         return y, (dy if raw else materialize(dy, y))
 
     column.fn = plan.fn if plan is not None else None  # type: ignore[attr-defined]
+    column.restore = restore  # type: ignore[attr-defined]
     return column
 
 
@@ -476,10 +513,12 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         return out  # (its __mc_jacobian__ says jacfwd: its own tangents are Jacobians by forward mode too)
 
     def jac(*args: Any, **kwargs: Any) -> Any:
+        if kwargs and is_nested(f):  # (a derivative of a derivative: keywords bound to the innermost function)
+            return bind_keywords(out, kwargs)(*args)
         args, copied = aliases.unaliased(f, args)  # (arrays f also holds: as copies)
-        out = _jacrev_at(args, kwargs)
+        out_ = _jacrev_at(args, kwargs)
         aliases.check_unwritten("jacrev", _name(f), copied)
-        return out
+        return out_
 
     def _jacrev_at(args: tuple, kwargs: dict) -> Any:
         nums = _nums(argnums, len(args), "jacrev", f)
@@ -541,7 +580,7 @@ def hessian(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
                [ 0., 12.]])
 
     Each column is a Hessian-vector product: reverse mode over f's generated forward code."""
-    out = jacfwd(grad_for_hessian(f, argnums, has_aux), argnums, has_aux)
+    out = _jacfwd(grad_for_hessian(f, argnums, has_aux), argnums, has_aux, (f, argnums, has_aux))
     _wraps(out, f)  # (f's own __name__, __doc__ and __wrapped__, not its gradient's)
     return out
 

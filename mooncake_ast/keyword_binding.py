@@ -1,0 +1,39 @@
+"""Keyword arguments given to a derivative of a derivative (`mc.hessian(f)(x, scale=2.0)`).
+
+JAX's rule, which the first-order entry points already follow: positional arguments are the ones `argnums`
+picks from, keyword arguments are passed through to f as constants.  A nested derivative differentiates f's
+generated code again through the rules of the inner entry points (rules/api_rules.py), which take positional
+arguments only; so the keywords are bound to the innermost function first, `functools.partial(f, **kwargs)`,
+and the same tower of derivatives is rebuilt on top of it.  The partial is differentiated like any callable
+(its keywords are constants: it holds them, nothing moves them), and argnums still counts the positional
+arguments, which the partial leaves in place.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from .api import ValueAndGrad
+
+
+def is_nested(f: Any) -> bool:
+    """Is f itself a derivative function (mc.grad / value_and_grad / jacfwd / jacrev / hessian of something)?"""
+    return isinstance(f, ValueAndGrad) or getattr(f, "__mc_jacobian__", None) is not None
+
+
+def bind_keywords(f: Callable, kwargs: dict) -> Callable:
+    """The derivative tower f with kwargs passed, as constants, to the function at its bottom."""
+    from . import higher
+
+    hessian_of = getattr(f, "__mc_hessian_of__", None)
+    if hessian_of is not None:  # (mc.hessian: rebuilt as a Hessian, which also takes vector-valued functions)
+        g, argnums, has_aux = hessian_of
+        return higher.hessian(bind_keywords(g, kwargs), argnums, has_aux)
+    if isinstance(f, ValueAndGrad):  # (Grad and ValueAndGrad: the same class, with the same arguments)
+        return type(f)(bind_keywords(f.f, kwargs), f.argnums, f.has_aux)
+    spec = getattr(f, "__mc_jacobian__", None)
+    if spec is not None:
+        inner, argnums, has_aux, kind = spec
+        make = higher.jacfwd if kind == "jacfwd" else higher.jacrev
+        return make(bind_keywords(inner, kwargs), argnums, has_aux)
+    return functools.partial(f, **kwargs)
