@@ -11,6 +11,7 @@ arguments, which the partial leaves in place.
 from __future__ import annotations
 
 import functools
+import types
 from typing import Any, Callable
 
 from .api import ValueAndGrad
@@ -36,4 +37,8 @@ def bind_keywords(f: Callable, kwargs: dict) -> Callable:
         inner, argnums, has_aux, kind = spec
         make = higher.jacfwd if kind == "jacfwd" else higher.jacrev
         return make(bind_keywords(inner, kwargs), argnums, has_aux)
+    if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType):
+        # (a method: its function with the object bound first, which nested derivatives place as a plain call; a
+        # partial of the bound method itself had no nested plan)
+        return functools.partial(f.__func__, f.__self__, **kwargs)
     return functools.partial(f, **kwargs)
