@@ -276,3 +276,56 @@ def test_scalar_hessian_unchanged():
     f = loop_kw
     _close(mc.hessian(f)(X.copy()), _fd(lambda z: mc.grad(f)(z.copy()), X), tol=1e-4)
     assert mc.hessian(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0])).tolist() == [[6.0, 0.0], [0.0, 12.0]]
+
+
+# ---------------------------------------------------------------- mc.grad called with keywords inside differentiated code
+
+
+def mode_kw(y, mode="sin", scale=1.0):
+    return (np.sum(np.sin(y)) if mode == "sin" else np.sum(y ** 3)) * scale
+
+
+def grad_with_literal_keywords(z):
+    return mc.grad(mode_kw)(z, mode="cube", scale=2.0)
+
+
+def cube_or_sin(y, mode="sin"):
+    return np.sum(np.sin(y)) if mode == "sin" else np.sum(y ** 3)
+
+
+def grad_with_string_keyword(z):
+    return np.sum(mc.grad(cube_or_sin)(z, mode="cube") * z)
+
+
+def grad_with_value_and_grad_keyword(z):
+    value, g = mc.value_and_grad(mode_kw)(z, mode="cube", scale=0.5)
+    return g * value
+
+
+@pytest.mark.parametrize("f", [grad_with_literal_keywords, grad_with_value_and_grad_keyword])
+def test_forward_over_grad_called_with_constant_keywords(f):
+    want = _fd(f, X)
+    _close(mc.jacfwd(f)(X.copy()), want, tol=1e-4)
+    V = np.array([1.0, -2.0, 0.5])
+    _close(mc.jvp(f, (X.copy(),), (V,))[1], want @ V, tol=1e-4)
+
+
+def test_reverse_over_grad_called_with_a_string_keyword():
+    _close(mc.grad(grad_with_string_keyword)(X.copy()), _fd(grad_with_string_keyword, X), tol=1e-4)
+
+
+def grad_with_differentiated_keyword(z):
+    return mc.grad(mode_kw)(z, scale=z[0])
+
+
+def test_keyword_depending_on_the_input_is_refused_nested():
+    with pytest.raises(mc.NestingError, match="keyword argument.*scale.*depends on the differentiated inputs"):
+        mc.jvp(grad_with_differentiated_keyword, (X.copy(),), (np.ones(3),))
+
+
+def test_reverse_over_grad_with_a_number_keyword_is_refused():
+    """Reverse mode cannot tell a constant number keyword from a differentiated one: refused, never dropped."""
+    with pytest.raises(mc.NestingError, match="reverse mode cannot tell it is a constant"):
+        mc.jacrev(grad_with_literal_keywords)(X.copy())
+    with pytest.raises(mc.NestingError, match="reverse mode cannot tell it is a constant"):
+        mc.jacrev(grad_with_differentiated_keyword)(X.copy())
