@@ -557,7 +557,9 @@ def aux_pair(api: str, f: Any, out: Any) -> tuple:
 
 def _wraps(wrapper: Any, f: Any) -> None:
     """`functools.update_wrapper` without copying f's `__dict__` (it would overwrite the wrapper's fields)."""
-    if type(f) is types.FunctionType:  # (the same, without update_wrapper's loop: `mc.grad(f)(x)` pays it per call)
+    # (the same, without update_wrapper's loop: `mc.grad(f)(x)` pays it per call; only for a wrapper whose attributes
+    # live in its __dict__, a Grad: a function's __name__ and __doc__ do not, and jacfwd(f) kept the name 'jacfwd(f)')
+    if type(f) is types.FunctionType and type(wrapper) is not types.FunctionType:
         d = wrapper.__dict__
         for name in functools.WRAPPER_ASSIGNMENTS:
             d[name] = getattr(f, name)
