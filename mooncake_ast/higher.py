@@ -35,6 +35,7 @@ from .forward.runtime import fast_forward_rule
 from .pytrees import (PytreeError, _assemble, _flatten, _leaf_kinds, _leaf_shapes, _refuse_ints,  # noqa: F401
                       _scalar_or_array, _unflatten)
 from .jacobian_rules import _jacobian_name, jacobian_forward, jacobian_reverse  # noqa: F401
+from .jacobian_layout import _PLAIN_SCALARS, _InputLayout, _fortran, _kinds_key, _zeros_like_leaf  # noqa: F401
 from .higher_traced import (_GRAD_APPLY, _GRAD_DIRECTIONAL, _VG_APPLY, _VG_DIRECTIONAL, _hvp_frule,  # noqa: F401
                             _hvp_rrule, apply, directional, factory_fwd, forward_of_fcall, forward_of_forward,
                             forward_of_jvp, fresh_arrays, grad_call_jvp, hvp_plain, plain_jvp)
@@ -148,85 +149,6 @@ def _jacfwd(f: Callable, argnums: Any, has_aux: bool, hessian_of: Any = None) ->
         out.__mc_hessian_of__ = hessian_of  # type: ignore[attr-defined]  (keyword_binding rebuilds it)
     out.__mc_jacobian__ = (f, argnums, has_aux, "jacfwd")  # type: ignore[attr-defined]  (see jacobian_forward)
     return out
-
-
-_PLAIN_SCALARS = (float, int, np.float64)
-
-
-def _kinds_key(args: tuple) -> Any:
-    """A key for the layout of a call whose arguments are all float arrays, floats or other values that are
-    not containers (None where an argument is a container: its layout is worked out on each call)."""
-    key = []
-    for a in args:
-        t = type(a)
-        if t is np.ndarray:
-            key.append((a.shape, a.dtype.str, _fortran(a)))
-        elif t is float or t is int or t is np.float64:
-            key.append(t)
-        elif t in (tuple, list, dict):
-            return None
-        else:
-            key.append(t)
-    return tuple(key)
-
-
-def _fortran(a: Any) -> bool:
-    """Whether array a is laid out in Fortran order (and not also in C order): its tangents are laid out so too,
-    since `a.ravel()` / `a.reshape(-1)` is a view of a C-ordered array and a copy of a Fortran-ordered one, and
-    forward code decides which from the tangent (a write through the result reaches a, or not)."""
-    return type(a) is np.ndarray and a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous
-
-
-def _zeros_like_leaf(shape: tuple, fortran: bool, n: Any = None) -> np.ndarray:
-    """Zeros of the leaf's shape (with a leading batch axis of n, unless None) in the leaf's memory order."""
-    if not fortran:
-        return np.zeros(shape if n is None else (n,) + shape)
-    k = len(shape)
-    if n is None:
-        return np.zeros(shape[::-1]).T
-    return np.zeros((n,) + shape[::-1]).transpose((0,) + tuple(range(k, 0, -1)))
-
-
-class _InputLayout:
-    """The differentiated inputs of one argument kind: pytree, leaf sizes and kinds, identity directions."""
-
-    def __init__(self, selected: tuple, nums: tuple, args: tuple = ()) -> None:
-        leaves: list = []
-        self.nums = nums
-        self.tree = _flatten(selected, leaves)
-        self.sig = repr(self.tree)  # the pytree's structure and shapes, as a key of checked batched passes
-        self.sizes = [leaf.size for leaf in leaves]
-        self.shapes = [leaf.shape for leaf in leaves]
-        self.kinds = _leaf_kinds(self.tree)
-        self.n = sum(self.sizes)
-        self.simple = all(t[0] == "leaf" for t in self.tree[1])  # the arguments are leaves themselves
-        # every argument a number or an array of numbers (what _kinds_key keys on: so for all calls of this kind)
-        self.plain = all((type(a) is np.ndarray and a.dtype.kind in "fiu") or type(a) in _PLAIN_SCALARS
-                         for a in args)
-        self.vector_hessian = False  # (mc.hessian: the function's result is not a scalar, see _jacfwd)
-        self.batch: Any = None  # False once a batched pass failed for this layout (None: not known yet)
-        self.fortran = [_fortran(leaf) for leaf in leaves]
-        self.eyes: list = []  # per leaf: (n, *shape) with the leaf's identity directions in its rows
-        start = 0
-        for leaf, size, fortran in zip(leaves, self.sizes, self.fortran):
-            b = _zeros_like_leaf(leaf.shape, fortran, self.n)
-            if size and not leaf.shape:  # (a number)
-                b[start] = 1.0
-            elif size:  # (an empty leaf has no directions; direction k is the leaf's element k in C order)
-                b[(np.arange(start, start + size),) + np.unravel_index(np.arange(size), leaf.shape)] = 1.0
-            self.eyes.append(b)
-            start += size
-
-    def leaves_of(self, args: tuple) -> list:
-        if self.simple:
-            out = []
-            for i in self.nums:
-                a = args[i]
-                out.append(a if type(a) is np.ndarray and a.dtype.kind == "f" else np.asarray(a, dtype=float))
-            return out
-        leaves: list = []
-        _flatten(tuple(args[i] for i in self.nums), leaves)
-        return leaves
 
 
 def _blocks_one_by_one(f: Callable, args: tuple, kwargs: dict, column: Callable, in_leaves: list, in_tree: Any,
@@ -561,25 +483,30 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 
 
 def hessian(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
-    """The Hessian of scalar-valued f, forward over reverse (`jacfwd(grad(f))`).
+    """The Hessian of f, forward over reverse (`jacfwd(grad(f))` for a scalar result, as JAX's `jacfwd(jacrev(f))`
+    for any other).
 
     Args:
-        f: a function returning a real scalar, whose source is available.
+        f: a function of floats, float arrays and pytrees of them, whose source is available.
         argnums: the position (an int) or positions (a tuple) of the arguments to differentiate.
         has_aux: whether f returns `(value, aux)`; aux is returned as it is.
     Returns:
-        `H(*args, **kwargs)`: the matrix of second derivatives at args (shape `x.shape + x.shape` for an
-        array x; nested tuples of blocks for a tuple argnums); with has_aux, `(H, aux)`.
+        `H(*args, **kwargs)`: the second derivatives at args (shape `x.shape + x.shape` for an array x and a
+        scalar result; the result's dimensions first otherwise, `y.shape + x.shape + x.shape`; nested tuples of
+        blocks for a tuple argnums, `H[i][j]`); keyword arguments are passed to f as constants; with has_aux,
+        `(H, aux)`.
     Raises:
-        the errors of mc.grad (NonScalarOutputError for a non-scalar f) and of mc.jacfwd; NestingError for
-        a second derivative mooncake_ast cannot compute correctly (named in the message).
+        the errors of mc.grad and of mc.jacfwd / mc.jacrev; NestingError for a second derivative mooncake_ast
+        cannot compute correctly (named in the message).
 
     Example:
         >>> mc.hessian(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0]))
         array([[ 6.,  0.],
                [ 0., 12.]])
 
-    Each column is a Hessian-vector product: reverse mode over f's generated forward code."""
+    Each column is a Hessian-vector product: reverse mode over f's generated forward code.  A result that turns out
+    not to be a scalar (the gradient refuses it) is differentiated as jacfwd(jacrev(f)) from then on, per argument
+    kind (_jacfwd)."""
     out = _jacfwd(grad_for_hessian(f, argnums, has_aux), argnums, has_aux, (f, argnums, has_aux))
     _wraps(out, f)  # (f's own __name__, __doc__ and __wrapped__, not its gradient's)
     return out
