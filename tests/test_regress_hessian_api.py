@@ -329,3 +329,9 @@ def test_reverse_over_grad_with_a_number_keyword_is_refused():
         mc.jacrev(grad_with_literal_keywords)(X.copy())
     with pytest.raises(mc.NestingError, match="reverse mode cannot tell it is a constant"):
         mc.jacrev(grad_with_differentiated_keyword)(X.copy())
+
+
+@pytest.mark.parametrize("outer", ["jacfwd", "jacrev"])
+def test_third_order_with_keyword_arguments(outer):
+    T = getattr(mc, outer)(mc.hessian(loop_kw))(X.copy(), scale=-0.5, steps=2)
+    _close(T, _fd(lambda z: mc.hessian(loop_kw)(z.copy(), scale=-0.5, steps=2), X, h=1e-5), tol=1e-4)
