@@ -98,7 +98,7 @@ def _jacfwd(f: Callable, argnums: Any, has_aux: bool, hessian_of: Any = None) ->
 
     def jac(*args: Any, **kwargs: Any) -> Any:
         if kwargs and is_nested(f):  # (a derivative of a derivative: keywords bound to the innermost function)
-            return bind_keywords(out, kwargs)(*args)
+            return bind_keywords(out, kwargs, args)(*args)
         args, copied = aliases.unaliased(f, args)  # (arrays f also holds: as copies)
         out_ = _jacfwd_at(args, kwargs)
         aliases.check_unwritten(api, _name(f), copied)
@@ -436,7 +436,7 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 
     def jac(*args: Any, **kwargs: Any) -> Any:
         if kwargs and is_nested(f):  # (a derivative of a derivative: keywords bound to the innermost function)
-            return bind_keywords(out, kwargs)(*args)
+            return bind_keywords(out, kwargs, args)(*args)
         args, copied = aliases.unaliased(f, args)  # (arrays f also holds: as copies)
         out_ = _jacrev_at(args, kwargs)
         aliases.check_unwritten("jacrev", _name(f), copied)

@@ -14,6 +14,8 @@ import functools
 import types
 from typing import Any, Callable
 
+import numpy as np
+
 from .api import ValueAndGrad
 
 
@@ -22,9 +24,40 @@ def is_nested(f: Any) -> bool:
     return isinstance(f, ValueAndGrad) or getattr(f, "__mc_jacobian__", None) is not None
 
 
-def bind_keywords(f: Callable, kwargs: dict) -> Callable:
-    """The derivative tower f with kwargs passed, as constants, to the function at its bottom."""
+def _array_leaves(v: Any, out: list) -> list:
+    if isinstance(v, np.ndarray):
+        out.append(v)
+    elif isinstance(v, (tuple, list)):
+        for item in v:
+            _array_leaves(item, out)
+    elif isinstance(v, dict):
+        for item in v.values():
+            _array_leaves(item, out)
+    return out
+
+
+def _unshared(v: Any, arrays: list) -> Any:
+    """v with each array in it that shares memory with one of `arrays` replaced by a copy (containers rebuilt)."""
+    if isinstance(v, np.ndarray):
+        return v.copy() if any(np.shares_memory(v, a) for a in arrays) else v
+    if type(v) in (tuple, list):
+        return type(v)(_unshared(item, arrays) for item in v)
+    if type(v) is dict:
+        return {k: _unshared(item, arrays) for k, item in v.items()}
+    return v
+
+
+def bind_keywords(f: Callable, kwargs: dict, args: tuple = ()) -> Callable:
+    """The derivative tower f with kwargs passed, as constants, to the function at its bottom.
+
+    A keyword array that shares memory with a positional argument (`mc.hessian(f)(x, w=x)`) is bound as a copy:
+    reverse mode keys adjoints by identity, so the bound x moved with the differentiated one, and the Hessian was
+    that of `f(x, w=x)` while the gradient (and JAX) hold w constant."""
     from . import higher
+
+    arrays = _array_leaves(tuple(args), [])
+    if arrays:
+        kwargs = {k: _unshared(v, arrays) for k, v in kwargs.items()}
 
     hessian_of = getattr(f, "__mc_hessian_of__", None)
     if hessian_of is not None:  # (mc.hessian: rebuilt as a Hessian, which also takes vector-valued functions)

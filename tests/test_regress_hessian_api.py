@@ -335,3 +335,21 @@ def test_reverse_over_grad_with_a_number_keyword_is_refused():
 def test_third_order_with_keyword_arguments(outer):
     T = getattr(mc, outer)(mc.hessian(loop_kw))(X.copy(), scale=-0.5, steps=2)
     _close(T, _fd(lambda z: mc.hessian(loop_kw)(z.copy(), scale=-0.5, steps=2), X, h=1e-5), tol=1e-4)
+
+
+def weighted_sines(y, w=None):
+    return np.sum(np.sin(y) * w ** 2)
+
+
+@pytest.mark.parametrize("view", ["same", "reversed", "in_tuple"])
+@pytest.mark.parametrize("api", ["hessian", "jacfwd_grad", "jacrev_grad"])
+def test_keyword_array_sharing_the_argument_is_a_constant(view, api):
+    """`mc.hessian(f)(x, w=x)`: w is a constant (as mc.grad and JAX hold it), not moved with x by identity."""
+    x = X.copy()
+    w = {"same": x, "reversed": x[::-1], "in_tuple": x}[view]
+    f = weighted_sines if view != "in_tuple" else (lambda y, w=None: weighted_sines(y, w=w[0]))
+    kw = {"w": w if view != "in_tuple" else (w,)}
+    H = {"hessian": mc.hessian(f), "jacfwd_grad": mc.jacfwd(mc.grad(f)), "jacrev_grad": mc.jacrev(mc.grad(f))}[api]
+    w0 = np.array(w, copy=True)
+    _close(mc.grad(f)(x, **kw), np.cos(X) * w0 ** 2)
+    _close(H(x, **kw), np.diag(-np.sin(X) * w0 ** 2))

@@ -89,7 +89,7 @@ def _fresh_storage(t: Any, x: Any) -> Any:
     return t
 
 
-def _constant_keywords_bound(g: Any, kwargs: dict, dkwargs: Any) -> Any:
+def _constant_keywords_bound(g: Any, kwargs: dict, dkwargs: Any, args: tuple) -> Any:
     """`mc.grad(f)(x, scale=s)` inside differentiated code: where no keyword is differentiated (each tangent a symbolic
     zero in forward mode; in reverse mode, where adjoints are not known to be unneeded, only values with no derivative:
     strings, ints, bools, None), g with the keywords bound to f as constants (keyword_binding.py), else a refusal."""
@@ -108,17 +108,18 @@ def _constant_keywords_bound(g: Any, kwargs: dict, dkwargs: Any) -> Any:
     if g in _TRACED:  # (made inside differentiated code: in reverse mode, what f captures is refused as _rev_fcall does)
         if dkwargs is None:
             _refuse_traced_captures(g)
-        bound = bind_keywords(g, kwargs)
+        bound = bind_keywords(g, kwargs, args)
         _TRACED.add(bound)
         return bound
-    return bind_keywords(g, kwargs)
+    return bind_keywords(g, kwargs, args)
 
 
 def _grad_frule(p: tuple, t: tuple, _mc_dkwargs: Any = None, **kwargs: Any) -> tuple:
     """Forward mode over `mc.grad(f)(*args)` (and value_and_grad's): where f writes its arguments, their tangents
     follow the update (nested_writes.py)."""
     if kwargs and _zero(t[0]):  # (keywords never differentiated: bound to f, see _constant_keywords_bound)
-        p = (_constant_keywords_bound(p[0], kwargs, _mc_dkwargs if _mc_dkwargs is not None else NoTangent), *p[1:])
+        dkwargs = _mc_dkwargs if _mc_dkwargs is not None else NoTangent
+        p = (_constant_keywords_bound(p[0], kwargs, dkwargs, tuple(p[1:])), *p[1:])
         kwargs = {}
     g = p[0]
     entry = entry_state(tuple(p[1:])) if type(g).__name__ == "Grad" and not g.has_aux else None
@@ -185,7 +186,7 @@ def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
     """Reverse mode over `mc.grad(f)(*args)` (and value_and_grad's): refused where f writes an argument read after
     the call (nested_writes.py)."""
     if kwargs:  # (keywords with no derivative: bound to f, see _constant_keywords_bound)
-        g, kwargs = _constant_keywords_bound(g, kwargs, None), {}
+        g, kwargs = _constant_keywords_bound(g, kwargs, None, args), {}
     entry = entry_state(tuple(args))
     y, pullback = _grad_rrule_body(g, *args, **kwargs)
     return y, guard_pullback(g._api_name, g.f, entry, pullback)
