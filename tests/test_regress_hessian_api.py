@@ -353,3 +353,24 @@ def test_keyword_array_sharing_the_argument_is_a_constant(view, api):
     w0 = np.array(w, copy=True)
     _close(mc.grad(f)(x, **kw), np.cos(X) * w0 ** 2)
     _close(H(x, **kw), np.diag(-np.sin(X) * w0 ** 2))
+
+
+@pytest.mark.parametrize("how", ["keyword", "positional"])
+@pytest.mark.parametrize("api", ["grad", "hessian", "jacfwd", "jacrev"])
+def test_partial_holding_the_argument_holds_a_constant(how, api):
+    """`functools.partial(f, w=x)` differentiated at that very x: the bound x is a constant (aliases.held_arrays looks
+    into a partial's arguments); mc.grad gave cos(x) x^2 + 2 x sin(x), the derivative with w moving too."""
+    import functools
+
+    x = X.copy()
+    if how == "keyword":
+        p = functools.partial(weighted_sines, w=x)
+    else:
+        p = functools.partial(lambda w, y: weighted_sines(y, w=w), x)
+    if api == "grad":
+        got, want = mc.grad(p)(x), np.cos(X) * X ** 2
+    elif api == "hessian":
+        got, want = mc.hessian(p)(x), np.diag(-np.sin(X) * X ** 2)
+    else:  # (the Jacobian of the gradient, by either mode)
+        got, want = getattr(mc, api)(mc.grad(p))(x), np.diag(-np.sin(X) * X ** 2)
+    _close(got, want)
