@@ -12,6 +12,7 @@ functions it calls.
 """
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any, Optional
 
@@ -32,6 +33,12 @@ def held_arrays(f: Any) -> list:
         return held_arrays(inner[0])
     if type(f).__module__ == "mooncake_ast.api" and hasattr(f, "f") and hasattr(f, "argnums"):
         return held_arrays(f.f)  # (mc.grad(f), mc.value_and_grad(f): f's)
+    if isinstance(f, functools.partial):  # (its bound arguments, and what the function it wraps holds)
+        out = held_arrays(f.func)
+        seen = {id(a) for a in out}
+        for r in (*f.args, *f.keywords.values()):
+            _collect(r, _DEPTH, out, seen)
+        return out
     wrapped = getattr(f, "__wrapped_fn__", None)  # (@mc.differentiate)
     if wrapped is not None:
         return held_arrays(wrapped)

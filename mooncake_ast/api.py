@@ -492,10 +492,13 @@ class ValueAndGrad:
             raise NonScalarOutputError(
                 f"{self._api_name} of {_name(fn)} needs a real scalar result (a float or a 0-d float array), but "
                 f"{_name(fn)} returned None: does it end without a `return`?")
-        raise NonScalarOutputError(
+        err = NonScalarOutputError(
             f"{self._api_name} of {_name(fn)} needs a real scalar result (a float or a 0-d float array), got "
             f"{_describe(value)}; for a vector-valued function use mc.vjp (a vector-Jacobian product) or mc.jacrev / "
             f"mc.jacfwd (the whole Jacobian), or reduce the result to a scalar (e.g. np.sum)")
+        # (mc.hessian of a function with this result is the Jacobian of its Jacobian, JAX's layout: higher.py)
+        err.nonscalar_result = isinstance(value, (np.ndarray, tuple, list, dict))
+        raise err
 
 
 def _refuse_function_with_state(api: str, fn: Any, i: int, arg: Any) -> None:
@@ -554,7 +557,9 @@ def aux_pair(api: str, f: Any, out: Any) -> tuple:
 
 def _wraps(wrapper: Any, f: Any) -> None:
     """`functools.update_wrapper` without copying f's `__dict__` (it would overwrite the wrapper's fields)."""
-    if type(f) is types.FunctionType:  # (the same, without update_wrapper's loop: `mc.grad(f)(x)` pays it per call)
+    # (the same, without update_wrapper's loop: `mc.grad(f)(x)` pays it per call; only for a wrapper whose attributes
+    # live in its __dict__, a Grad: a function's __name__ and __doc__ do not, and jacfwd(f) kept the name 'jacfwd(f)')
+    if type(f) is types.FunctionType and type(wrapper) is not types.FunctionType:
         d = wrapper.__dict__
         for name in functools.WRAPPER_ASSIGNMENTS:
             d[name] = getattr(f, name)

@@ -25,15 +25,17 @@ import numpy as np
 from .rules.api_rules import NestingError, _plan, hvp_core
 from . import aliases, argument_overlap, held_state, hvp_fast
 from .tangents import NoTangent, materialize, zero_tangent
-from .api import (ArgnumsError, Grad, MooncakeError, _argnums_checked, _jvp, _name, _vjp, _wraps,
-                  aux_pair)
+from .api import (ArgnumsError, Grad, MooncakeError, NonScalarOutputError, _argnums_checked, _jvp, _name, _vjp,
+                  _wraps, aux_pair)
 from .tracebacks import user_errors
+from .keyword_binding import bind_keywords, is_nested
 from .batching import Batched, Trace, unbatch
 from .foreign import arguments, refuse_foreign
 from .forward.runtime import fast_forward_rule
 from .pytrees import (PytreeError, _assemble, _flatten, _leaf_kinds, _leaf_shapes, _refuse_ints,  # noqa: F401
                       _scalar_or_array, _unflatten)
 from .jacobian_rules import _jacobian_name, jacobian_forward, jacobian_reverse  # noqa: F401
+from .jacobian_layout import _PLAIN_SCALARS, _InputLayout, _fortran, _kinds_key, _zeros_like_leaf  # noqa: F401
 from .higher_traced import (_GRAD_APPLY, _GRAD_DIRECTIONAL, _VG_APPLY, _VG_DIRECTIONAL, _hvp_frule,  # noqa: F401
                             _hvp_rrule, apply, directional, factory_fwd, forward_of_fcall, forward_of_forward,
                             forward_of_jvp, fresh_arrays, grad_call_jvp, hvp_plain, plain_jvp)
@@ -79,21 +81,40 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
     pass down a path not seen before is checked against an ordinary pass, see _batched_blocks), else
     one jvp per direction.  What depends only on the call's argument kinds (argnums resolved, the input
     pytree and its sizes, the identity directions) is worked out once per kind and kept on J."""
+    return _jacfwd(f, argnums, has_aux)
+
+
+def _jacfwd(f: Callable, argnums: Any, has_aux: bool, hessian_of: Any = None) -> Callable:
+    """jacfwd; `hessian_of` = (g, argnums, has_aux) where f is mc.hessian(g)'s gradient: where g's result is not a
+    scalar, the Hessian is the Jacobian of g's Jacobian (`jacfwd(jacrev(g))`, JAX's layout: the output's dimensions,
+    then the input's twice), worked out once a call finds it so and kept per argument kind."""
     _argnums_checked(argnums, "jacfwd", f)
     single = not isinstance(argnums, (tuple, list))
     layouts: dict = {}  # argument kinds -> _InputLayout
 
     api = "hessian" if type(f) is Grad else "jacfwd"  # (the Jacobian of a gradient: what mc.hessian makes)
 
+    vector_hessian: list = []  # jacfwd(jacrev(g)), made when a call finds g's result is not a scalar
+
     def jac(*args: Any, **kwargs: Any) -> Any:
+        if kwargs and is_nested(f):  # (a derivative of a derivative: keywords bound to the innermost function)
+            return bind_keywords(out, kwargs, args)(*args)
         args, copied = aliases.unaliased(f, args)  # (arrays f also holds: as copies)
-        out = _jacfwd_at(args, kwargs)
+        out_ = _jacfwd_at(args, kwargs)
         aliases.check_unwritten(api, _name(f), copied)
-        return out
+        return out_
+
+    def _vector_hessian(args: tuple, kwargs: dict) -> Any:
+        if not vector_hessian:
+            g, g_argnums, g_aux = hessian_of
+            vector_hessian.append(jacfwd(jacrev(g, g_argnums, g_aux), g_argnums, g_aux))
+        return vector_hessian[0](*args, **kwargs)
 
     def _jacfwd_at(args: tuple, kwargs: dict) -> Any:
         key = _kinds_key(args) if not kwargs else None
         lay = layouts.get(key) if key is not None else None
+        if lay is not None and lay.vector_hessian:
+            return _vector_hessian(args, kwargs)
         if lay is None or not lay.plain:  # (floats and float arrays hold nothing foreign)
             refuse_foreign(api, _name(f), arguments(args, kwargs, set(_nums(argnums, len(args), api, f)).__contains__))
         if lay is None:
@@ -105,98 +126,29 @@ def jacfwd(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
             if key is not None and len(layouts) < 64:
                 layouts[key] = lay
         column = _columns(f, args, kwargs, lay.nums)
-        batched = _batched_blocks(f, column, lay, has_aux)
-        if batched is not None:
-            out_tree, aux, blocks = batched
-        else:
-            out_tree, aux, blocks = _blocks_one_by_one(f, args, kwargs, column, lay.leaves_of(args), lay.tree,
-                                                       lay.sizes, lay.kinds, has_aux)
+        try:
+            batched = _batched_blocks(f, column, lay, has_aux)
+            if batched is not None:
+                out_tree, aux, blocks = batched
+            else:
+                out_tree, aux, blocks = _blocks_one_by_one(f, args, kwargs, column, lay.leaves_of(args), lay.tree,
+                                                           lay.sizes, lay.kinds, has_aux)
+        except NonScalarOutputError as e:
+            if hessian_of is None or not getattr(e, "nonscalar_result", False):
+                raise
+            column.restore()  # (the arguments and what f holds as they were on entry: f ran)
+            lay.vector_hessian = True
+            return _vector_hessian(args, kwargs)
         out = _assemble(blocks, out_tree, lay.tree, single)
         return (out, aux) if has_aux else out
 
     jac.__name__ = f"jacfwd({_name(f)})"
     out = user_errors(jac)
     _wraps(out, f)  # (f's __name__, __doc__, __wrapped__, as mc.grad's)
+    if hessian_of is not None:
+        out.__mc_hessian_of__ = hessian_of  # type: ignore[attr-defined]  (keyword_binding rebuilds it)
     out.__mc_jacobian__ = (f, argnums, has_aux, "jacfwd")  # type: ignore[attr-defined]  (see jacobian_forward)
     return out
-
-
-_PLAIN_SCALARS = (float, int, np.float64)
-
-
-def _kinds_key(args: tuple) -> Any:
-    """A key for the layout of a call whose arguments are all float arrays, floats or other values that are
-    not containers (None where an argument is a container: its layout is worked out on each call)."""
-    key = []
-    for a in args:
-        t = type(a)
-        if t is np.ndarray:
-            key.append((a.shape, a.dtype.str, _fortran(a)))
-        elif t is float or t is int or t is np.float64:
-            key.append(t)
-        elif t in (tuple, list, dict):
-            return None
-        else:
-            key.append(t)
-    return tuple(key)
-
-
-def _fortran(a: Any) -> bool:
-    """Whether array a is laid out in Fortran order (and not also in C order): its tangents are laid out so too,
-    since `a.ravel()` / `a.reshape(-1)` is a view of a C-ordered array and a copy of a Fortran-ordered one, and
-    forward code decides which from the tangent (a write through the result reaches a, or not)."""
-    return type(a) is np.ndarray and a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous
-
-
-def _zeros_like_leaf(shape: tuple, fortran: bool, n: Any = None) -> np.ndarray:
-    """Zeros of the leaf's shape (with a leading batch axis of n, unless None) in the leaf's memory order."""
-    if not fortran:
-        return np.zeros(shape if n is None else (n,) + shape)
-    k = len(shape)
-    if n is None:
-        return np.zeros(shape[::-1]).T
-    return np.zeros((n,) + shape[::-1]).transpose((0,) + tuple(range(k, 0, -1)))
-
-
-class _InputLayout:
-    """The differentiated inputs of one argument kind: pytree, leaf sizes and kinds, identity directions."""
-
-    def __init__(self, selected: tuple, nums: tuple, args: tuple = ()) -> None:
-        leaves: list = []
-        self.nums = nums
-        self.tree = _flatten(selected, leaves)
-        self.sig = repr(self.tree)  # the pytree's structure and shapes, as a key of checked batched passes
-        self.sizes = [leaf.size for leaf in leaves]
-        self.shapes = [leaf.shape for leaf in leaves]
-        self.kinds = _leaf_kinds(self.tree)
-        self.n = sum(self.sizes)
-        self.simple = all(t[0] == "leaf" for t in self.tree[1])  # the arguments are leaves themselves
-        # every argument a number or an array of numbers (what _kinds_key keys on: so for all calls of this kind)
-        self.plain = all((type(a) is np.ndarray and a.dtype.kind in "fiu") or type(a) in _PLAIN_SCALARS
-                         for a in args)
-        self.batch: Any = None  # False once a batched pass failed for this layout (None: not known yet)
-        self.fortran = [_fortran(leaf) for leaf in leaves]
-        self.eyes: list = []  # per leaf: (n, *shape) with the leaf's identity directions in its rows
-        start = 0
-        for leaf, size, fortran in zip(leaves, self.sizes, self.fortran):
-            b = _zeros_like_leaf(leaf.shape, fortran, self.n)
-            if size and not leaf.shape:  # (a number)
-                b[start] = 1.0
-            elif size:  # (an empty leaf has no directions; direction k is the leaf's element k in C order)
-                b[(np.arange(start, start + size),) + np.unravel_index(np.arange(size), leaf.shape)] = 1.0
-            self.eyes.append(b)
-            start += size
-
-    def leaves_of(self, args: tuple) -> list:
-        if self.simple:
-            out = []
-            for i in self.nums:
-                a = args[i]
-                out.append(a if type(a) is np.ndarray and a.dtype.kind == "f" else np.asarray(a, dtype=float))
-            return out
-        leaves: list = []
-        _flatten(tuple(args[i] for i in self.nums), leaves)
-        return leaves
 
 
 def _blocks_one_by_one(f: Callable, args: tuple, kwargs: dict, column: Callable, in_leaves: list, in_tree: Any,
@@ -386,6 +338,11 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
     calls = [0]
     plan = None
 
+    def restore() -> None:
+        """Put back the entry state after a column ran (a failed column: a caller computing otherwise)."""
+        if calls[0]:
+            held_state.put_back(pre)
+
     def placed(dx: tuple) -> list:
         """The arguments' tangents for one column: dx at the differentiated positions, None elsewhere."""
         if calls[0]:
@@ -415,6 +372,7 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
             y, dy = rule.call_bound(f, NoTangent, args, tangents)
             return y, (dy if raw else materialize(dy, y))
 
+        plain_column.restore = restore  # type: ignore[attr-defined]
         plain_column.fn = rule.fn  # type: ignore[attr-defined]  (the generated code each column runs)
         return plain_column
     if not kwargs:
@@ -441,6 +399,7 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
         return y, (dy if raw else materialize(dy, y))
 
     column.fn = plan.fn if plan is not None else None  # type: ignore[attr-defined]
+    column.restore = restore  # type: ignore[attr-defined]
     return column
 
 
@@ -476,10 +435,12 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         return out  # (its __mc_jacobian__ says jacfwd: its own tangents are Jacobians by forward mode too)
 
     def jac(*args: Any, **kwargs: Any) -> Any:
+        if kwargs and is_nested(f):  # (a derivative of a derivative: keywords bound to the innermost function)
+            return bind_keywords(out, kwargs, args)(*args)
         args, copied = aliases.unaliased(f, args)  # (arrays f also holds: as copies)
-        out = _jacrev_at(args, kwargs)
+        out_ = _jacrev_at(args, kwargs)
         aliases.check_unwritten("jacrev", _name(f), copied)
-        return out
+        return out_
 
     def _jacrev_at(args: tuple, kwargs: dict) -> Any:
         nums = _nums(argnums, len(args), "jacrev", f)
@@ -522,26 +483,31 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 
 
 def hessian(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
-    """The Hessian of scalar-valued f, forward over reverse (`jacfwd(grad(f))`).
+    """The Hessian of f, forward over reverse (`jacfwd(grad(f))` for a scalar result, as JAX's `jacfwd(jacrev(f))`
+    for any other).
 
     Args:
-        f: a function returning a real scalar, whose source is available.
+        f: a function of floats, float arrays and pytrees of them, whose source is available.
         argnums: the position (an int) or positions (a tuple) of the arguments to differentiate.
         has_aux: whether f returns `(value, aux)`; aux is returned as it is.
     Returns:
-        `H(*args, **kwargs)`: the matrix of second derivatives at args (shape `x.shape + x.shape` for an
-        array x; nested tuples of blocks for a tuple argnums); with has_aux, `(H, aux)`.
+        `H(*args, **kwargs)`: the second derivatives at args (shape `x.shape + x.shape` for an array x and a
+        scalar result; the result's dimensions first otherwise, `y.shape + x.shape + x.shape`; nested tuples of
+        blocks for a tuple argnums, `H[i][j]`); keyword arguments are passed to f as constants; with has_aux,
+        `(H, aux)`.
     Raises:
-        the errors of mc.grad (NonScalarOutputError for a non-scalar f) and of mc.jacfwd; NestingError for
-        a second derivative mooncake_ast cannot compute correctly (named in the message).
+        the errors of mc.grad and of mc.jacfwd / mc.jacrev; NestingError for a second derivative mooncake_ast
+        cannot compute correctly (named in the message).
 
     Example:
         >>> mc.hessian(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0]))
         array([[ 6.,  0.],
                [ 0., 12.]])
 
-    Each column is a Hessian-vector product: reverse mode over f's generated forward code."""
-    out = jacfwd(grad_for_hessian(f, argnums, has_aux), argnums, has_aux)
+    Each column is a Hessian-vector product: reverse mode over f's generated forward code.  A result that turns out
+    not to be a scalar (the gradient refuses it) is differentiated as jacfwd(jacrev(f)) from then on, per argument
+    kind (_jacfwd)."""
+    out = _jacfwd(grad_for_hessian(f, argnums, has_aux), argnums, has_aux, (f, argnums, has_aux))
     _wraps(out, f)  # (f's own __name__, __doc__ and __wrapped__, not its gradient's)
     return out
 

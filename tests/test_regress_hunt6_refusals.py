@@ -137,9 +137,6 @@ def test_second_order_of_function_with_array_default():
     _close(mc.hessian(_array_default)(X3.copy()), np.diag(-np.sin(X3) * np.array([1.0, 2.0, 3.0])))
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED: mc.hessian(f)(x, scale=2.0), a keyword argument given to the Hessian "
-                   "(mc.grad(f)(x, scale=2.0) works): NestingError 'nested derivative of grad(f, argnums=0): keyword "
-                   "arguments are not supported nested'")
 def test_hessian_called_with_keyword_argument():
     _close(mc.hessian(_float_default)(X3.copy(), scale=2.0), np.diag(-np.sin(X3) * 2.0))
 
@@ -287,10 +284,6 @@ def two_cubics(x):
     return np.array([np.sum(x ** 3), x[0] * x[1] * x[2]])
 
 
-@pytest.mark.xfail(strict=True, reason="REFUSED: mc.hessian of a vector-valued function (jax.hessian = jacfwd(jacrev(f)) "
-                   "takes any output, giving output dims then input dims twice): NonScalarOutputError 'grad of "
-                   "two_cubics needs a real scalar result' (the message names grad); mc.jacfwd(mc.jacrev(f)) gives "
-                   "the (2, 3, 3) array")
 def test_hessian_of_vector_valued_function():
     want = mc.jacfwd(mc.jacrev(two_cubics))(X3.copy())
     _close(mc.hessian(two_cubics)(X3.copy()), want)

@@ -89,9 +89,38 @@ def _fresh_storage(t: Any, x: Any) -> Any:
     return t
 
 
-def _grad_frule(p: tuple, t: tuple, **kwargs: Any) -> tuple:
+def _constant_keywords_bound(g: Any, kwargs: dict, dkwargs: Any, args: tuple) -> Any:
+    """`mc.grad(f)(x, scale=s)` inside differentiated code: where no keyword is differentiated (each tangent a symbolic
+    zero in forward mode; in reverse mode, where adjoints are not known to be unneeded, only values with no derivative:
+    strings, ints, bools, None), g with the keywords bound to f as constants (keyword_binding.py), else a refusal."""
+    from ..keyword_binding import bind_keywords
+
+    if dkwargs is None:  # (reverse mode)
+        moved = [k for k, v in kwargs.items() if not (v is None or isinstance(v, (str, bool, int, np.integer)))]
+    else:
+        moved = [k for k, v in kwargs.items() if not _zero(dkwargs.get(k, NoTangent) if isinstance(dkwargs, dict)
+                                                           else dkwargs)]
+    if moved:
+        why = "reverse mode cannot tell it is a constant" if dkwargs is None else "it depends on the differentiated inputs"
+        raise NestingError(f"nested derivative of {g!r}: keyword argument(s) {', '.join(moved)} given a number or an "
+                           f"array ({why}); keywords given to a nested gradient are passed as constants only: pass the "
+                           f"value positionally, or bind it first with functools.partial(f, name=value)")
+    if g in _TRACED:  # (made inside differentiated code: in reverse mode, what f captures is refused as _rev_fcall does)
+        if dkwargs is None:
+            _refuse_traced_captures(g)
+        bound = bind_keywords(g, kwargs, args)
+        _TRACED.add(bound)
+        return bound
+    return bind_keywords(g, kwargs, args)
+
+
+def _grad_frule(p: tuple, t: tuple, _mc_dkwargs: Any = None, **kwargs: Any) -> tuple:
     """Forward mode over `mc.grad(f)(*args)` (and value_and_grad's): where f writes its arguments, their tangents
     follow the update (nested_writes.py)."""
+    if kwargs and _zero(t[0]):  # (keywords never differentiated: bound to f, see _constant_keywords_bound)
+        dkwargs = _mc_dkwargs if _mc_dkwargs is not None else NoTangent
+        p = (_constant_keywords_bound(p[0], kwargs, dkwargs, tuple(p[1:])), *p[1:])
+        kwargs = {}
     g = p[0]
     entry = entry_state(tuple(p[1:])) if type(g).__name__ == "Grad" and not g.has_aux else None
     # (an argument that is an array f also holds -- `mc.grad(lambda y: sum(y**3) * x[0])(x)` -- as a copy, as
@@ -156,6 +185,8 @@ def _grad_frule_body(p: tuple, t: tuple, **kwargs: Any) -> tuple:
 def _grad_rrule(g: Any, *args: Any, **kwargs: Any) -> tuple:
     """Reverse mode over `mc.grad(f)(*args)` (and value_and_grad's): refused where f writes an argument read after
     the call (nested_writes.py)."""
+    if kwargs:  # (keywords with no derivative: bound to f, see _constant_keywords_bound)
+        g, kwargs = _constant_keywords_bound(g, kwargs, None, args), {}
     entry = entry_state(tuple(args))
     y, pullback = _grad_rrule_body(g, *args, **kwargs)
     return y, guard_pullback(g._api_name, g.f, entry, pullback)
@@ -242,3 +273,6 @@ def _scaled(w: Any, t: Any) -> Any:
     if t is NoTangent or t is None:
         return NoTangent
     return w * t
+
+
+_grad_frule.sees_keyword_tangents = True  # type: ignore[attr-defined]  (forward/runtime.fcall hands them)
