@@ -123,11 +123,14 @@ class LiveItemsIterator(ItemsIterator):
     """`iter(xs)` of a list, tuple or array in reverse mode: reads xs[i] when item i is asked for (as Python's
     iterator does: a write to xs meanwhile is seen), keeping in `items` what it handed out, and counting them."""
 
-    __slots__ = ("_source",)
+    __slots__ = ("_source", "_entry")
 
     def __init__(self, xs: Any) -> None:
         super().__init__([])
         self._source = xs
+        # What xs held when iter() was called (a list's items, a 1-d array's values): an item written between then
+        # and its read is refused (below).
+        self._entry = list(xs) if type(xs) is list else xs.copy() if type(xs) is np.ndarray and xs.ndim == 1 else None
 
     def __next__(self) -> Any:
         i, xs = self._i, self._source
@@ -135,6 +138,13 @@ class LiveItemsIterator(ItemsIterator):
             self._source = None  # (exhausted for good, as Python's list iterator is, if the list grows later)
             raise StopIteration
         item = xs[i]
+        if self._entry is not None and _written_since_iter(self._entry, i, item):
+            # The items' adjoints reach xs when iter()'s own step is reversed, after the write's: the adjoint of
+            # the item read here would go to the one it replaced (a silently wrong gradient).
+            raise UnsupportedDerivativeError(
+                "reverse mode of an iterator over a list or array written after iter() and before the iterator read "
+                "that item (`it = iter(xs); next(it); xs[1] = ...; for v in it`): iterate a copy made after the "
+                "writes (`iter(list(xs))` there), index xs in a loop, or use forward mode (mc.jvp)")
         if i < len(self.items):
             self.items[i] = item
         else:
@@ -144,6 +154,15 @@ class LiveItemsIterator(ItemsIterator):
 
     def __length_hint__(self) -> int:
         return max(len(self._source) - self._i, 0) if self._source is not None else 0
+
+
+def _written_since_iter(entry: Any, i: int, item: Any) -> bool:
+    if i >= len(entry):
+        return True  # (appended after iter())
+    was = entry[i]
+    if type(entry) is list:
+        return item is not was
+    return not (item == was or (item != item and was != was))
 
 
 class ReversedItemsIterator(ItemsIterator):
