@@ -1412,7 +1412,7 @@ def reversed_iterator_then_the_rest(x):
 
 
 @pytest.mark.parametrize("f", [loop_breaks_then_list_of_the_rest, loop_breaks_then_second_loop,
-                               pytest.param(islice_head_then_the_rest, marks=_XF_CONSUMED_IN_PARTS),
+                               islice_head_then_the_rest,
                                map_over_one_iterator_twice,
                                generator_function_breaks_then_the_rest,
                                generator_function_zipped_with_itself,
@@ -1455,8 +1455,6 @@ def chunks_with_islice(x):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="CRASH both modes: chunking with `while True: chunk = list(islice(it, 2)); "
-                   "if not chunk: break`: IndexError: list index out of range from inside")
 def test_chunks_with_islice():
     check_derivatives(chunks_with_islice, X4.copy())
 
