@@ -1416,8 +1416,8 @@ def reversed_iterator_then_the_rest(x):
                                map_over_one_iterator_twice,
                                generator_function_breaks_then_the_rest,
                                generator_function_zipped_with_itself,
-                               pytest.param(user_iterator_breaks_then_the_rest, marks=_XF_CONSUMED_IN_PARTS),
-                               pytest.param(user_iterator_zipped_with_itself, marks=_XF_CONSUMED_IN_PARTS),
+                               user_iterator_breaks_then_the_rest,
+                               user_iterator_zipped_with_itself,
                                nested_loops_share_one_iterator, enumerate_of_an_iterator_then_the_rest,
                                reversed_iterator_then_the_rest])
 def test_iterator_consumed_in_parts(f):

@@ -104,3 +104,101 @@ def test_islice_of_a_map_then_sum_of_the_rest():
     check_derivatives(islice_of_a_map_then_sum_of_the_rest, X4.copy(), modes=("forward",))
     with pytest.raises(Exception, match="over an iterator that a second call read too"):  # (honest, reverse)
         check_derivatives(islice_of_a_map_then_sum_of_the_rest, X4.copy(), modes=("reverse",))
+
+
+# ------------------------------------------------------------------ an iterator class of the user's, read in parts
+class _Stepper:
+    def __init__(self, xs, scale):
+        self.xs = xs
+        self.scale = scale
+        self.i = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.i >= len(self.xs):
+            raise StopIteration
+        self.i += 1
+        return self.xs[self.i - 1] * self.scale
+
+
+class _Bag:
+    """An iterable (not an iterator): each loop gets a fresh _Stepper."""
+
+    def __init__(self, xs):
+        self.xs = xs
+
+    def __iter__(self):
+        return _Stepper(self.xs, 1.5)
+
+
+def user_iterator_break_then_sum(x):
+    w = _Stepper(x, 2.0)
+    s = 0.0
+    for a in w:
+        s = s + a
+        if a < 0:
+            break
+    return s * sum(w)
+
+
+def user_iterator_break_then_loop(x):
+    w = _Stepper(x, x[0])
+    s = 0.0
+    for a in w:
+        s = s + a * a
+        if s > 1.0:
+            break
+    t = 0.0
+    for b in w:
+        t = t + b
+    return s + t * x[1]
+
+
+def user_iterator_zip_with_itself(x):
+    w = _Stepper(x, 1.0)
+    return sum(a * b for a, b in zip(w, w))
+
+
+def user_iterator_nested_loops(x):
+    w = _Stepper(x, 1.0)
+    s = 0.0
+    for a in w:
+        for b in w:
+            s = s + a * b
+            break
+    return s
+
+
+def user_iterator_next_then_loop(x):
+    w = _Stepper(x, 3.0)
+    first = next(iter(w)) if False else w.__next__()
+    s = 0.0
+    for a in w:
+        s = s + first * a
+    return s
+
+
+def user_iterable_loops_twice(x):
+    b = _Bag(x)
+    s = 0.0
+    for a in b:
+        s = s + a
+        break
+    for a in b:  # a fresh iterator: all the items again
+        s = s + a * a
+    return s
+
+
+def user_iterator_whole(x):
+    return sum(_Stepper(x, 0.5)) * max(_Stepper(x, 1.0))
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+@pytest.mark.parametrize("f", [user_iterator_break_then_sum, user_iterator_break_then_loop, user_iterator_zip_with_itself,
+                               user_iterator_nested_loops, user_iterator_next_then_loop, user_iterable_loops_twice,
+                               user_iterator_whole])
+@pytest.mark.parametrize("x", [X4, X5], ids=["n4", "n5"])
+def test_user_iterator_read_in_parts(f, mode, x):
+    check_derivatives(f, x.copy(), modes=(mode,))
