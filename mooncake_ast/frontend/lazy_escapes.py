@@ -33,8 +33,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # What an escaping lazy value looks like in the text (a superset): one inside brackets, an argument or a
 # comprehension's element, or stored on an attribute or item.
-MAYBE_ESCAPING = re.compile(r"[(\[{,:]\s*(\(|(map|filter|zip|enumerate|iter|reversed)\s*\(|[\w.\]\)]+\.(values|keys|"
-                            r"items)\(\s*\))|[\w\]]\.\w+\s*=\s*(\(|(map|filter|zip|enumerate|iter|reversed)\s*\()")
+# (a generator expression: a parenthesis holding ` for `, one level of nested parentheses allowed)
+MAYBE_ESCAPING = re.compile(r"[(\[{,:]\s*(\((?:[^()]|\([^()]*\))*\bfor\b|(map|filter|zip|enumerate|iter|reversed)\s*\(|"
+                            r"[\w.\]\)]+\.(values|keys|items)\(\s*\))|[\w\]]\.\w+\s*=\s*(\(|(map|filter|zip|"
+                            r"enumerate|iter|reversed)\s*\()")
 _CALL_BOUND = re.compile(r"=\s*(\w+)\s*\(")
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _returns_lazy_cache: dict = {}
