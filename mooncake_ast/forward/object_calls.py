@@ -43,7 +43,7 @@ def forward_call(f: Any, args: tuple, dargs: tuple, kwargs: dict) -> Optional[tu
         how = _iteration_method(args[0]) if args and (f is not builtins.iter or len(args) == 1) else None
         if how is None:
             return None
-        items, ditems = _forward_items(args[0], dargs[0], how)
+        items, ditems = _forward_items(args[0], dargs[0], how, lazily=f is ops.sequence)
         if f is ops.sequence:
             return items, ditems
         if f is builtins.iter and len(args) == 1:
@@ -67,8 +67,9 @@ def forward_call(f: Any, args: tuple, dargs: tuple, kwargs: dict) -> Optional[tu
     return y, zero_tangent(y)
 
 
-def _forward_items(x: Any, dx: Any, how: tuple) -> tuple:
-    """The items iterating user object x yields, and their tangents (as lists)."""
+def _forward_items(x: Any, dx: Any, how: tuple, lazily: bool = False) -> tuple:
+    """The items iterating user object x yields, and their tangents (as lists; `lazily`: for a loop, which reads
+    the items of an iterator of the user's as it asks, lazy_iteration.py)."""
     from .runtime import fcall
 
     kind, method = how
@@ -78,6 +79,8 @@ def _forward_items(x: Any, dx: Any, how: tuple) -> tuple:
         if step is None:
             seq, dseq = fcall(ops.sequence, NoTangent, (it,), (dit,))
             return fcall(ops.all_items, NoTangent, (seq,), (dseq,))  # (all of them: a loop's sequence pulls as asked)
+        if lazily:
+            return _lazy_user_items(it, dit, step)
         items, ditems = [], []
         while True:  # an iterator of the user's (`__iter__` returns self): its `__next__` until StopIteration
             try:
@@ -95,6 +98,26 @@ def _forward_items(x: Any, dx: Any, how: tuple) -> tuple:
         items.append(y)
         ditems.append(dy)
         i += 1
+
+
+def _lazy_user_items(it: Any, dit: Any, step: Any) -> tuple:
+    """A loop over an iterator of the user's (`__iter__` returning an object with its own `__next__`): its `__next__`
+    called when the loop asks for the next item, as Python's loop does, so a loop left by `break` leaves the rest
+    to the next reader (`sum(it)`, a second loop); each item's tangent is queued for the tangent sequence."""
+    from ..lazy_iteration import _END, LazySequence
+    from .runtime import fcall
+
+    queue: list = []
+
+    def pull() -> Any:
+        try:
+            y, dy = fcall(step, NoTangent, (it,), (dit,))
+        except StopIteration:
+            return _END
+        queue.append(dy)
+        return y
+
+    return LazySequence(it, pull), LazySequence(queue)
 
 
 # ---------------------------------------------------------------- numbers reaching dispatch

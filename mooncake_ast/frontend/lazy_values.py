@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 
 import libcst as cst
 
+from . import lazy_escapes
 from .cst_queries import names_read as _names, nodes_of as _all, root_name as _root
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -56,13 +57,20 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
     strided = frozenset(n for n, v in glob.items() if callable(v) and getattr(v, "__name__", None) in _STRIDED and
                         (getattr(v, "__module__", None) or "").startswith("numpy"))
     text = getattr(lw.src, "text", None)
-    if isinstance(text, str) and not _MAYBE_LAZY.search(text) and not any(n in text for n in bare | strided):
+    helpers = lazy_escapes.helpers_returning_lazy(text, glob, _lazy) if isinstance(text, str) else frozenset()
+    escaping = not isinstance(text, str) or bool(helpers) or bool(lazy_escapes.MAYBE_ESCAPING.search(text))
+    if isinstance(text, str) and not escaping and not _MAYBE_LAZY.search(text) and \
+            not any(n in text for n in bare | strided):
         return  # (no name bound to an iterator or view, no loop over a generator expression, map or filter: the
         #        walks below cost a few ms per function, the text test microseconds)
     aliases = _aliases(node)
     modules = {n for n, v in glob.items() if isinstance(v, types.ModuleType)}
+    if escaping:  # (iterators kept in containers, made in comprehensions, handed to or made by helpers)
+        is_lazy = lambda e: _lazy(e, bare)  # noqa: E731
+        lazy_escapes.check_comprehensions(lw, node, is_lazy)
+        lazy_escapes.check_handed_to_helpers(lw, node, is_lazy, modules)
     for block in _blocks(node):
-        _check_block(lw, list(block), aliases, modules, bare, strided)
+        _check_block(lw, list(block), aliases, modules, bare, strided, helpers)
 
 
 def _aliases(node: cst.CSTNode) -> dict:
@@ -236,7 +244,7 @@ def _check_strided(lw: "Lowering", stmts: list, i: int, name: str, view: cst.Bas
 
 
 def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set, bare: frozenset = frozenset(),
-                 strided: frozenset = frozenset()) -> None:
+                 strided: frozenset = frozenset(), helpers: frozenset = frozenset()) -> None:
     """(`modules`: the global names bound to modules: `np.zeros(2)` between is no method of what `np.max` reads;
     `bare`: the names of itertools' functions imported bare; `strided`: other names of NumPy's strided views.)"""
     for i, s in enumerate(stmts):
@@ -255,9 +263,11 @@ def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set, bare:
         if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Assign)):
             continue
         a = s.body[0]
-        if len(a.targets) != 1 or not isinstance(a.targets[0].target, cst.Name) or not _lazy(a.value, bare):
-            continue
-        name = a.targets[0].target.value
+        name = lazy_escapes.bound_name(a.targets[0].target) if len(a.targets) == 1 else None
+        if name is None or not (_lazy(a.value, bare) or lazy_escapes.holds_lazy(a.value, lambda e: _lazy(e, bare)) or
+                                (isinstance(a.value, cst.Call) and isinstance(a.value.func, cst.Name) and
+                                 a.value.func.value in helpers)):
+            continue  # (an iterator or view, a container of them, or one a helper of the module made)
         reads = _with_aliases(_names(a.value) - {name} - modules, aliases) - modules  # (a nested def's body reads np)
         between = []
         for t in stmts[i + 1:]:

@@ -110,13 +110,16 @@ def _reverse_iteration(f: Any, args: tuple, how: tuple) -> tuple:
             items = ops.all_items(items)  # (the items a consumer takes at once: all of them)
         else:  # an iterator of the user's: its `__next__` until StopIteration, each call with its own pullback
             items, steps = [], []
-            while True:
-                try:
-                    y, pb = rcall(step, (it,), {})
-                except StopIteration:
-                    break
-                items.append(y)
-                steps.append(pb)
+            if f is ops.sequence:  # (a loop: the next item when it asks for it, as Python's loop, lazy_iteration.py)
+                items = _lazy_user_items(it, step, steps)
+            else:
+                while True:
+                    try:
+                        y, pb = rcall(step, (it,), {})
+                    except StopIteration:
+                        break
+                    items.append(y)
+                    steps.append(pb)
 
             def seq_pb(g: Any) -> tuple:
                 from . import shadows
@@ -164,6 +167,23 @@ def _reverse_iteration(f: Any, args: tuple, how: tuple) -> tuple:
         return NoTangent, AdjTuple([items_pullback(a[0]), *([NoTangent] * (len(args) - 1))]), AdjDict()
 
     return y, unpack_pullback
+
+
+def _lazy_user_items(it: Any, step: Any, steps: list) -> Any:
+    """The items of the user's iterator `it` pulled as a loop asks for them (its `__next__` run then, so a loop left
+    by `break` leaves the rest to the next reader), each call's pullback appended to `steps`."""
+    from ..lazy_iteration import _END, LazySequence
+    from .runtime import rcall
+
+    def pull() -> Any:
+        try:
+            y, pb = rcall(step, (it,), {})
+        except StopIteration:
+            return _END
+        steps.append(pb)
+        return y
+
+    return LazySequence(it, pull)
 
 
 # ---------------------------------------------------------------- numbers reaching dispatch

@@ -81,15 +81,20 @@ def _selection(name, plan_of):
         for items, where in zip(cols, inputs):
             d = dkwargs.get(where, NoTangent) if isinstance(where, str) else dargs[where]
             single = getattr(items, "_mc_single", False)
-            dcols.append([d] if single else _tangents(items, d))
+            if getattr(items, "_mc_part", False):
+                dcols.append(_tangents_of_a_part(args[where], items, d))
+            else:
+                dcols.append([d] if single else _tangents(items, d))
         return iter(build(cols, plan, tuples)), iter(build(dcols, plan, tuples))
 
     frule.sees_keyword_tangents = True  # (forward/runtime.fcall hands it the keywords' tangents)
 
     def rrule(*args, **kwargs):
         from ..reverse.adjoints import accumulate
-        from ..reverse.builtin_adjoints import _like
+        from ..reverse.builtin_adjoints import ItemsIterator, _like
+        from ..reverse.iterator_adjoints import positioned
 
+        starts = {i: a._i for i, a in enumerate(args) if isinstance(a, ItemsIterator)}  # (before plan_of reads them)
         cols, plan, tuples, inputs = plan_of(args, kwargs)
         ys = build(cols, plan, tuples)
 
@@ -106,7 +111,12 @@ def _selection(name, plan_of):
                 if all(b is NoTangent for b in bars[m]):
                     continue
                 source = args[where] if isinstance(where, int) else kwargs[where]
-                bar = bars[m][0] if getattr(cols[m], "_mc_single", False) else _like(source, bars[m])
+                if getattr(cols[m], "_mc_single", False):
+                    bar = bars[m][0]
+                elif isinstance(where, int) and where in starts:  # (our iterator, read from where it stood: those slots)
+                    bar = positioned(bars[m], list(range(starts[where], starts[where] + len(bars[m]))))
+                else:
+                    bar = _like(source, bars[m])
                 if isinstance(where, int):
                     out[where] = accumulate(out[where], bar)
                 else:
@@ -154,8 +164,32 @@ def _islice(args, kwargs):
     if s.stop is None:
         items = list(it)
     else:
-        items = list(itertools.islice(it, s.stop))
+        items = _Part(itertools.islice(it, s.stop))
     return [items], [[(0, i)] for i in itertools.islice(range(len(items)), *rest)], False, [0]
+
+
+class _Part(list):
+    """The first items of an iterator that is read on afterwards (`islice(it, stop)`): only their tangents are taken
+    from the iterator's tangent, the rest wait there for the next reader (`list(it)`, the next chunk)."""
+
+    _mc_part = True
+
+
+def _tangents_of_a_part(it, items, d):
+    """The tangents of the len(items) items just read from `it`, taken from its tangent alone (an iterator, or a
+    queue: a list popped from its front, as next() does); the tangents of a list or array read in part are its first."""
+    from ..lazy_iteration import is_iterator
+
+    if d is NoTangent or d is None:
+        return [NoTangent] * len(items)
+    if not is_iterator(it):
+        return _tangents(items, d)
+    if isinstance(d, list):
+        out = [d.pop(0) if d else NoTangent for _ in items]
+        return out
+    if is_iterator(d):
+        return list(itertools.islice(d, len(items)))
+    return _tangents(items, d)
 
 
 def _compress(args, kwargs):
