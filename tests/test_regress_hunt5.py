@@ -1283,12 +1283,6 @@ def test_sorted_zip_of_keys_and_values_forward():
 # ---------------------------------------------------------------------------------------------------------
 # WRONG values / CRASH: an iterator consumed in parts (break then the rest, islice then the rest, next())
 # ---------------------------------------------------------------------------------------------------------
-_XF_CONSUMED_IN_PARTS = pytest.mark.xfail(strict=True, reason="WRONG value (or derivative), both modes: one iterator "
-                                          "read by two consumers in turn - islice(it, 2) then list(it) (wrong "
-                                          "derivative), an iterator object of "
-                                          "the user's left by break then read again")
-
-
 def loop_breaks_then_list_of_the_rest(x):
     it = iter(x)
     first = 0.0
