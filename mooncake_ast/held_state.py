@@ -22,6 +22,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
+from .aliases import _filled
 from .reverse import shadows
 
 _DEPTH = 4  # plain functions followed through the names they read (f -> helper -> helper's helper ...)
@@ -31,14 +32,6 @@ _LIBRARIES = ("numpy", "scipy", "mooncake_ast", "builtins", "math", "operator", 
 
 def _library(module: Any) -> bool:
     return not isinstance(module, str) or module.split(".")[0] in _LIBRARIES
-
-
-def _filled(c: Any) -> bool:
-    try:
-        c.cell_contents
-    except ValueError:
-        return False
-    return True
 
 
 class _Roots:

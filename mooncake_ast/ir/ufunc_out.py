@@ -69,13 +69,7 @@ def _nan_to_num_in_place(ir: Function, b: Any, s: Call) -> None:
     y = s.args[0]
     rest = {k: v for k, v in (s.kwargs or {}).items() if k != "copy"}
     plain = Call(s.fn, [y, *s.args[2:]], rest, loc=s.loc)
-    store = Call(Const(np.copyto), [y, plain], {}, loc=s.loc)
-    plain.block = store.block = b  # type: ignore[attr-defined]
-    i = b.stmts.index(s)
-    b.stmts[i:i + 1] = [plain, store]
-    for blk in ir.blocks:
-        for x in (*blk.phis, *blk.stmts, *((blk.term,) if blk.term is not None else ())):
-            x.replace_operand(s, y)
+    _as_store(ir, b, s, plain, Call(Const(np.copyto), [y, plain], {}, loc=s.loc), y)
 
 
 def _zero_derivative_out(ir: Function, b: Any, s: Call, out: Any) -> None:
@@ -86,13 +80,18 @@ def _zero_derivative_out(ir: Function, b: Any, s: Call, out: Any) -> None:
     As a store, the write is what every write is to them: the output's tangent replaced by zeros, its adjoint
     killed and its old values restored for the pullbacks before it."""
     plain = Call(s.fn, list(s.args), {k: v for k, v in s.kwargs.items() if k != "out"}, loc=s.loc)
-    store = Call(Const(operator.setitem), [out, Const(Ellipsis), plain], loc=s.loc)
+    _as_store(ir, b, s, plain, Call(Const(operator.setitem), [out, Const(Ellipsis), plain], loc=s.loc), out)
+
+
+def _as_store(ir: Function, b: Any, s: Call, plain: Call, store: Call, written: Any) -> None:
+    """s replaced in its block by `plain` (the value) and `store` (its write into `written`), and every use of s's
+    result by `written` (the array the call wrote)."""
     plain.block = store.block = b  # type: ignore[attr-defined]
     i = b.stmts.index(s)
     b.stmts[i:i + 1] = [plain, store]
     for blk in ir.blocks:
         for x in (*blk.phis, *blk.stmts, *((blk.term,) if blk.term is not None else ())):
-            x.replace_operand(s, out)
+            x.replace_operand(s, written)
 
 
 def _positional_out(s: Call, resolve: Callable[[Any], Any]) -> None:
