@@ -43,8 +43,10 @@ def test_scalar_families(fn, argsets):
 @pytest.mark.parametrize("fn,args", [(c.swap_chain, (0.3, 1.7)), (c.constants_by_name, (0.3,)),
                                      (c.powers, (0.7,))])
 def test_scalar_pullbacks_are_plain(fn, args):
-    # (a fractional power of a Python float may be complex: its base is checked, tests/test_complex_reverse.py)
-    assert [r for r in helper_refs(fn, *args) if r != "refuse_complex_power"] == []
+    # (a fractional power of a Python float may be complex: its base is checked, tests/test_complex_reverse.py; its
+    # base's slope is infinite at 0, so the adjoint multiplies it as a strong zero: docs/nan-derivatives.md)
+    allowed = {"refuse_complex_power", "strong_mul"}
+    assert [r for r in helper_refs(fn, *args) if r not in allowed] == []
 
 
 def test_tuple_reads_fold_in_the_forward_code_too():

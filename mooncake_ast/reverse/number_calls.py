@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import ops
-from ..ir.nodes import Call, Const
+from ..ir.nodes import Call, Const, Global
 from .adjoint_values import number_adjoint
 from .part_adjoints import item_of
 
@@ -34,6 +34,8 @@ def takes(rt: "ReverseTransform", s: Call) -> bool:
     positional arguments only, every one a number (by its type or as a literal)?"""
     if s.callee() is ops.apply or s.kwargs or not s.args:
         return False
+    if isinstance(s.fn, Global) and s.fn.name == rt.ir.name:
+        return False  # (the function calling itself: rcall_numbers would be a third frame per level of recursion)
     return all(rt.is_num(a) or isinstance(a, Const) and type(a.value) in (int, float, bool) for a in s.args)
 
 

@@ -72,19 +72,34 @@ def _permutation_vjp(t, g, y, self, x, axis=0):
 _CHOICE_NAMES = {"Generator": ("size", "replace", "p", "axis", "shuffle"), "RandomState": ("size", "replace", "p")}
 
 
+def _operand(args, kwargs):
+    """(the array drawn from, the other positional arguments, whether it came by name as `a=`)."""
+    if args:
+        return args[0], args[1:], False
+    kwargs = dict(kwargs)
+    return kwargs.pop("a"), (), True
+
+
 def _choice_rules(kind):
     names = _CHOICE_NAMES[kind]
 
     def axis_of(args, kwargs):  # (a literal, or the template's placeholder of the value: checked when it runs)
         return dict(zip(names, args), **kwargs).get("axis", 0)
 
-    def jvp(t, y, self, a, *args, **kwargs):
+    def jvp(t, y, self, *args, **kwargs):
+        a, args, by_name = _operand(args, kwargs)
         if t.d(a) is None:
             return None
         return t.call(picked_tangent, a, y, t.d(a), axis_of(args, kwargs))
 
-    def vjp(t, g, y, self, a, *args, **kwargs):
-        return (None, t.call(picked_adjoint, a, y, g, axis_of(args, kwargs))) + (None,) * len(args)
+    def vjp(t, g, y, self, *args, **kwargs):
+        a, args, by_name = _operand(args, kwargs)
+        adjoint = t.call(picked_adjoint, a, y, g, axis_of(args, kwargs))
+        if by_name:  # (`rng.choice(a=x, ...)`: its adjoint by name, not dropped as a positional one)
+            from .call_binding import KwAdj
+
+            return (None,) + (None,) * len(args) + (KwAdj({"a": adjoint}),)
+        return (None, adjoint) + (None,) * len(args)
 
     return jvp, vjp
 
