@@ -9,7 +9,6 @@ warm hit loads) and are re-exported here.
 """
 from __future__ import annotations
 
-import _thread
 import contextlib
 import os
 import sys
@@ -17,7 +16,7 @@ import threading
 import types
 from typing import Any, Iterator, Optional
 
-from .. import cache
+from .. import cache, progress
 from ..cache_key import (_LIBRARY, _RULES_MEMO, bind_to, binding_descriptions, bindings_hold, class_digest,  # noqa: F401  (re-exported)
                          code_names, current_bindings, derivative_key, describe, environment, function_digest,
                          library_fingerprint, lineage_digest, rules_fingerprint, source_digest)
@@ -58,33 +57,20 @@ def deriving(fn: types.FunctionType, mode: str) -> Iterator[None]:
     code = getattr(fn, "__code__", None)
     where = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code is not None else "?"
     message = f"mooncake_ast: deriving {fn.__module__}.{fn.__qualname__} ({where}), {mode.split(':')[0]} mode ..."
-    done = _thread.allocate_lock()
-    done.acquire()
     with _STACK_LOCK:
         if _STACK_USERS[0] == 0:
             _STACK_USERS[1] = sys.getrecursionlimit()
             sys.setrecursionlimit(max(_STACK_USERS[1], DEEP_STACK))
         _STACK_USERS[0] += 1
-    # The watcher is a bare thread waiting on `done` (threading.Timer's start waits until the new thread
-    # runs: milliseconds on a busy machine, for every derivation).
-    _thread.start_new_thread(_progress, (done, PROGRESS_AFTER_S, message))
+    token = progress.start(message, PROGRESS_AFTER_S)
     try:
         yield
     finally:
-        done.release()
+        progress.end(token)
         with _STACK_LOCK:
             _STACK_USERS[0] -= 1
             if _STACK_USERS[0] == 0:
                 sys.setrecursionlimit(_STACK_USERS[1])
-
-
-def _progress(done: Any, after: float, message: str) -> None:
-    """Print `message` on stderr unless `done` is released within `after` seconds."""
-    if not done.acquire(timeout=after):
-        try:
-            print(message, file=sys.stderr, flush=True)
-        except Exception:  # a closed or replaced stderr: progress is a courtesy
-            pass
 
 
 def forward_source_text(fn: types.FunctionType, kinds: Optional[dict] = None) -> tuple[str, bool, dict]:
