@@ -39,7 +39,8 @@ from .operator_rules import _is_concatenator, integer_scalar
 from .builtin_rules import cell_tangent_get as _cell_tangent_get, storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
-from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _carries,
+from .nested_plan_kit import _dense_keep, dense_same as _dense_same
+from .nested_plans import (carries as _carries,
                            fcall_df_plan as _fcall_df_plan, method_parts,
                            refuse_not_implemented as _refuse_not_implemented)
 from .python_caches import unmemoised
