@@ -40,9 +40,9 @@ from .builtin_rules import cell_tangent_get as _cell_tangent_get, storage_of as 
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
 from .nested_plan_kit import _dense_keep, dense_same as _dense_same
-from .nested_plans import (carries as _carries,
-                           fcall_df_plan as _fcall_df_plan, method_parts,
-                           refuse_not_implemented as _refuse_not_implemented)
+from .nested_api_plans import (carries as _carries, fcall_df_plan as _fcall_df_plan,
+                               refuse_not_implemented as _refuse_not_implemented)
+from .nested_plans import method_parts
 from .python_caches import unmemoised
 from .nested_fcall_rules import _by_keys, _fcall_frule, _fcall_rrule  # noqa: F401
 from .nested_grad_objects import (_CONSTANT, _TRACED, _captures_values, _cell_full, _factory_frule,  # noqa: F401
