@@ -1,8 +1,8 @@
 """The building blocks every plan of a nested dispatched call uses (nested_plans.py and the nested_* plan modules).
 
-A plan is api_rules' `_Plan`; these make the simple ones (a plain call, a zero-derivative call), make symbolic
-zeros dense without copying object tangents, refuse honestly, and tell a user's objects and classes from library
-ones.  They live apart from nested_plans.special_plan, the dispatcher, so that the modules of particular plans
+A plan is a `_Plan` (defined here, built by api_rules._plan and the nested_* modules); these make the simple
+ones (a plain call, a zero-derivative call), make symbolic zeros dense without copying object tangents, refuse
+honestly, and tell a user's objects and classes from library ones.  They live apart from nested_plans.special_plan, the dispatcher, so that the modules of particular plans
 (objects, containers, iteration, ...) can build on them without reaching back into the dispatcher.
 """
 from __future__ import annotations
@@ -124,3 +124,35 @@ def _user_class(cls: type) -> bool:
     return (cls.__new__ is object.__new__ and isinstance(cls.__init__, types.FunctionType) and lookup(cls) is None
             and mod not in ("builtins", "numpy") and not mod.startswith(("numpy.", "mooncake_ast."))
             and _library_callable(cls) is None)
+
+
+# ---------------------------------------------------------------- the plan
+
+
+class _Plan:
+    """How to run `fcall(f, df, args, dargs)` as one call of ordinary Python code `fn(*call_args)`.
+
+    `split(bars)` maps the adjoints of call_args back to (f's, args', dargs'); `outer(tf, targs, tdargs)`
+    gives the tangents of call_args from outer tangents of f, args and dargs."""
+
+    def __init__(self, fn: Any, call_args: tuple, split: Any, outer: Any, grad_of: Any = None, layout: Any = None) -> None:
+        self.fn, self.call_args, self.split, self.outer, self.grad_of = fn, call_args, split, outer, grad_of
+        self.layout = layout  # (takes (f, df) first, constant extra primals) for forward code of a plain function
+        self.inactive: frozenset = frozenset()  # positions of call_args that are constants (no adjoint)
+        self.arg_pos: Any = None  # positions of the primal arguments in call_args (forward code plans)
+        self.tan_pos: Any = None  # ... and of their tangents
+        self.df_bar: Any = None  # bars -> the adjoint of the callable's tangent df (objects, methods), else none
+        self.takes_df = False  # outer(tf, targs, tdargs, tdf) takes the tangent of df (else tdf must be zero)
+        self.check_tangents: Any = None  # (tf, tdf) -> None, or a refusal (reverse mode over a closure's plan)
+        self.defaults_passed: Any = None  # the closure whose defaults the call passes as arguments (nested_defaults)
+
+
+def _dense(ts: tuple, ps: tuple) -> tuple:
+    """The tangents ts with their symbolic zeros made dense; lists and dicts among them (also inside tuples) made dense
+    in place, never copied: reverse mode keeps the adjoints of lists and dicts in storage found by identity, so the
+    adjoint of a copy was lost (third derivatives through `a, b = h(x)` where h returns lists were 0)."""
+    return tuple(dense_same(t, p) for t, p in zip(ts, ps))
+
+
+def _plain_outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
+    return (*targs, *tdargs)
