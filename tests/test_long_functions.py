@@ -163,9 +163,9 @@ LOOP_SHAPES = {
 
 
 def test_the_blocks_on_cycles_are_those_a_search_from_every_block_finds(tmp_path):
-    """forward/transform._blocks_in_loops (strongly connected components, linear) against the quadratic search it
+    """forward/finishing._blocks_in_loops (strongly connected components, linear) against the quadratic search it
     replaced, on loop shapes and on the long function."""
-    from mooncake_ast.forward.transform import _blocks_in_loops
+    from mooncake_ast.forward.finishing import _blocks_in_loops
     from mooncake_ast.frontend.source import function_source
     from mooncake_ast.frontend.statements import lower_function
 

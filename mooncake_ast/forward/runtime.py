@@ -28,7 +28,7 @@ from ..tangents import (FunctionTangent, MethodTangent, MutableTangent, NoTangen
                         zero_tangent_sharing)
 from . import object_calls, objects, state
 from .dataclass_init import dataclass_init
-from .state import _session, _session_storage, closure_tangent
+from .state import _refuse_untracked_write, _session, _session_storage, closure_tangent
 
 
 def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = None, dkwargs: Any = None) -> tuple:
@@ -135,7 +135,6 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
             raise MissingRuleError(f, "forward")
         return y, zero_tangent_sharing(y, (*args, *kwargs.values()), (*dargs, *dkwargs.values()))
     raise MissingRuleError(f, "forward")
-
 
 
 _CLASS_DECORATORS = frozenset({"dataclasses", "functools", "typing", "enum", "abc"})
@@ -362,37 +361,6 @@ def _bind_fast(fn: types.FunctionType, dfn: Any, args: tuple, dargs: tuple, kwar
     if simple and not kwargs and len(args) == len(names):
         return tuple(args), tuple(dargs)
     return bind(fn, dfn, args, dargs, kwargs, dkwargs)
-
-
-def _refuse_untracked_write(f: Any, target: Any, dtarget: Any, dothers: Any) -> None:
-    """A value with a derivative written in place into a container or array that has no tangent storage: one
-    reached through state the derivative does not follow (a mutable class attribute read through an instance,
-    `self.items.append(v)` with `items = []` on the class). Its tangent would be dropped: refused."""
-    if dtarget is not NoTangent or not (isinstance(target, (list, dict, set, np.ndarray)) or is_mutable(target)
-                                        or (isinstance(target, type) and target.__flags__ & (1 << 9))):
-        return
-    if not any(_nonzero_tangent(d) for d in dothers):
-        return
-    from ..errors import UnsupportedDerivativeError
-
-    what = f"the class {target.__qualname__}" if isinstance(target, type) else f"a {type(target).__name__}"
-    raise UnsupportedDerivativeError(
-        f"{getattr(f, '__qualname__', f)} writes a value with a derivative into {what} whose "
-        "derivative is not tracked: state outside the function's own objects, such as a mutable class attribute "
-        "shared by all instances (`items = []` in the class body, changed through `self.items`). Create it in "
-        "__init__ (an instance attribute) or inside the function, or pass it as an argument.")
-
-
-def _nonzero_tangent(d: Any) -> bool:
-    if d is NoTangent or d is None:
-        return False
-    if isinstance(d, np.ndarray):
-        return bool(d.any())
-    if isinstance(d, (float, int, complex)):
-        return d != 0
-    if isinstance(d, (list, tuple)):
-        return any(_nonzero_tangent(v) for v in d)
-    return True
 
 
 def _derived_call(f: types.FunctionType, df: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple:

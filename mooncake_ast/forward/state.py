@@ -280,9 +280,38 @@ def _session_storage(store: dict, obj: Any) -> Any:
 
 
 def _nonzero(d: Any) -> bool:
-    from .runtime import _nonzero_tangent
-
     return _nonzero_tangent(d)
+
+
+def _refuse_untracked_write(f: Any, target: Any, dtarget: Any, dothers: Any) -> None:
+    """A value with a derivative written in place into a container or array that has no tangent storage: one
+    reached through state the derivative does not follow (a mutable class attribute read through an instance,
+    `self.items.append(v)` with `items = []` on the class). Its tangent would be dropped: refused."""
+    if dtarget is not NoTangent or not (isinstance(target, (list, dict, set, np.ndarray)) or is_mutable(target)
+                                        or (isinstance(target, type) and target.__flags__ & (1 << 9))):
+        return
+    if not any(_nonzero_tangent(d) for d in dothers):
+        return
+    from ..errors import UnsupportedDerivativeError
+
+    what = f"the class {target.__qualname__}" if isinstance(target, type) else f"a {type(target).__name__}"
+    raise UnsupportedDerivativeError(
+        f"{getattr(f, '__qualname__', f)} writes a value with a derivative into {what} whose "
+        "derivative is not tracked: state outside the function's own objects, such as a mutable class attribute "
+        "shared by all instances (`items = []` in the class body, changed through `self.items`). Create it in "
+        "__init__ (an instance attribute) or inside the function, or pass it as an argument.")
+
+
+def _nonzero_tangent(d: Any) -> bool:
+    if d is NoTangent or d is None:
+        return False
+    if isinstance(d, np.ndarray):
+        return bool(d.any())
+    if isinstance(d, (float, int, complex)):
+        return d != 0
+    if isinstance(d, (list, tuple)):
+        return any(_nonzero_tangent(v) for v in d)
+    return True
 
 
 # ---------------------------------------------------------------- the transform's side

@@ -15,7 +15,6 @@ outermost pullback the API re-applies the post-call state the caller saw.
 from __future__ import annotations
 
 import collections
-import functools
 import sys
 import threading
 import types
@@ -25,10 +24,10 @@ import numpy as np
 
 from ..arrays import is_other_array
 from ..frames import inside, outermost
-from ..tangents import MutableTangent, NoTangent, Tangent, declared_slots, is_zero_derivative, fields_of, is_mutable, slot_names, _float_record
+from ..tangents import MutableTangent, NoTangent, Tangent, is_zero_derivative, fields_of, is_mutable, slot_names, _float_record
 from .adjoints import AdjDict, AdjList, AdjTuple, StorageTuple, accumulate, add_rows, unbroadcast
-
-_MISSING = object()
+# (snapshot, put_state, reachable_mutables: read as shadows.* by the API, held state and standalone modules)
+from .caller_state import put_state, reachable_mutables, reapply, snapshot, state_of  # noqa: F401
 
 
 class ShadowList(AdjList):
@@ -483,117 +482,6 @@ def _refuse_mixed(g: Any) -> None:
 # ---------------------------------------------------------------- the caller's view
 
 
-_OPAQUE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType, type, np.ufunc)
-
-
-def reachable_mutables(roots: tuple) -> list:
-    """Every mutable object the caller can reach from `roots` (through tuples, lists, dicts, fields)."""
-    out: list = []
-    seen: set = set()
-    stack = list(reversed(roots))
-    while stack:
-        x = stack.pop()
-        if isinstance(x, (float, int, str, bytes, type(None), complex, np.generic)) or isinstance(x, _OPAQUE):
-            continue
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
-        if isinstance(x, np.ndarray):
-            out.append(x)
-        elif isinstance(x, tuple):
-            stack.extend(reversed(x))
-        elif isinstance(x, (list, collections.deque)):
-            out.append(x)
-            stack.extend(reversed(x))
-        elif isinstance(x, dict):
-            out.append(x)
-            stack.extend(reversed(list(x.values())))
-        elif isinstance(getattr(x, "__dict__", None), dict) and not isinstance(x, functools.partial):
-            out.append(x)  # objects, callable ones too
-            stack.extend(reversed(list(vars(x).values())))
-    return out
-
-
-def snapshot(roots: tuple) -> list:
-    """The post-call state of everything the caller can reach, shallowly per object (so re-applying it
-    restores both which objects a container holds and what each of them holds: a returned `(0.0, u)`
-    gets `u` back as returned, and a list keeps holding the user's own arrays)."""
-    return [(x, state_of(x)) for x in reachable_mutables(roots)]
-
-
-def reapply(snaps: list) -> None:
-    """Put back the post-call state (the pullback rolls objects back to their values on entry)."""
-    for x, s in snaps:
-        put_state(x, s)
-
-
-def state_of(x: Any) -> Any:
-    """x's own state, one level deep: an array's values, a container's items, an object's fields."""
-    if isinstance(x, np.ndarray):
-        return x.copy()
-    if isinstance(x, (list, collections.deque)):
-        return list(x)
-    if isinstance(x, dict):
-        return dict(x)
-    if isinstance(x, set):
-        return set(x)
-    if isinstance(x, types.CellType):
-        try:
-            return x.cell_contents
-        except ValueError:
-            return _MISSING
-    if isinstance(x, type):
-        return dict(vars(x))
-    if hasattr(x, "__dict__") or slot_names(x):
-        return fields_of(x)
-    return _NO_STATE  # (a bytearray, ...: left as the pullback leaves it)
-
-
-_NO_STATE = object()
-
-
-def put_state(x: Any, s: Any) -> None:
-    if isinstance(x, np.ndarray):
-        if x.shape != s.shape and x.size == s.size:
-            x.shape = s.shape  # (`a.shape = ...` in the call, undone by the pullback)
-        if x.flags.writeable:
-            x[...] = s
-    elif isinstance(x, list):
-        x[:] = s
-    elif isinstance(x, collections.deque):
-        x.clear()
-        x.extend(s)
-    elif isinstance(x, (dict, set)):
-        x.clear()
-        x.update(s)
-    elif isinstance(x, types.CellType):
-        if s is _MISSING:
-            try:
-                del x.cell_contents
-            except ValueError:
-                pass
-        else:
-            x.cell_contents = s
-    elif isinstance(x, type):
-        now = vars(x)
-        for k, v in s.items():
-            if now.get(k, _MISSING) is not v:
-                setattr(x, k, v)
-        for k in [k for k in now if k not in s]:
-            delattr(x, k)
-    elif s is not _NO_STATE:
-        declared = declared_slots(x)
-        d = getattr(x, "__dict__", None)
-        if isinstance(d, dict):
-            d.clear()
-            d.update({k: v for k, v in s.items() if k not in declared})
-        for name in declared:
-            if name in s:
-                object.__setattr__(x, name, s[name])
-            elif hasattr(x, name):
-                object.__delattr__(x, name)
-
-
 def remember(obj: Any) -> None:
     """Keep obj's state before the pullback rolls it back for the first time in this computation: the
     API puts it back afterwards (`touched_states`), so an object the function changed -- a module-level
@@ -622,42 +510,9 @@ def put_back(post: Any, ctx: "Context") -> None:
     reapply(touched_states(ctx))
 
 
-def save_membership(s: Any, x: Any) -> bool:
-    return x in s
-
-
-def set_add_reverse(g: Any, y: Any, was_in: bool, s: Any, x: Any) -> None:
-    """Undo `s.add(x)` (sets hold hashable keys: nothing differentiable flows through them)."""
-    remember(s)
-    if not was_in:
-        s.discard(x)
-
-
-def ufunc_out_reverse(g: Any, y: Any, old: Any, fn: Any, out: Any, args: tuple, bars: tuple) -> tuple:
-    """Undo `fn(*args, out=out)`: the adjoint collected by `out` goes to the inputs (as they were)."""
-    from ..rules import fingerprints, registry
-    from ..rules.eager import H
-    from .runtime import EagerReverse
-
-    target = out[0] if isinstance(out, tuple) else out
-    remember(target)
-    gy = np.array(shadow(target), copy=True)
-    shadow(target)[...] = 0
-    target[...] = old
-    inputs = tuple(old if a is target else a for a in args)
-    rule = registry.lookup(fn)
-    y_val = fn(*inputs)
-    if not rule.complex_ok:  # type: ignore[union-attr]  # (cplx: registry.defcomplex)
-        from .adjoints import refuse_complex_rule
-
-        refuse_complex_rule(fingerprints.qualified(fn), y_val, *inputs)
-    contribs = rule.vjp(EagerReverse(), gy, H(y_val, None), *[H(a, None) for a in inputs])  # type: ignore[union-attr,misc]
-    return tuple(acc(a, b, NoTangent if c is None else c) for a, b, c in zip(args, bars, contribs))
-
-
 # The writes' save-and-undo helpers live in writes.py; generated code and the rule tables find them here too.
 from .writes import (UNDO, ZERO_LAST, _SavedSlice, _ShapeWas, _dict_merge_reverse, _may_repeat, _refuse_write,  # noqa: E402,F401
                      _surviving, append_reverse, cell_get_reverse, cell_set_reverse, delitem_reverse, inplace_reverse,
-                     is_mutable_item, save_attr, save_cell, save_delete, save_inplace, save_item, setattr_reverse,
-                     setitem_reverse, undo_append, undo_cell_set, undo_delitem, undo_set_add, undo_setattr,
-                     undo_setitem)
+                     is_mutable_item, save_attr, save_cell, save_delete, save_inplace, save_item, save_membership,
+                     set_add_reverse, setattr_reverse, setitem_reverse, ufunc_out_reverse, undo_append, undo_cell_set,
+                     undo_delitem, undo_set_add, undo_setattr, undo_setitem)

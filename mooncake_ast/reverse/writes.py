@@ -18,7 +18,8 @@ from ..arrays import is_other_array, mutable_in_place
 from ..tangents import MutableTangent, NoTangent, fields_of, is_mutable
 from .adjoints import AdjDict, AdjList, AdjTuple, accumulate, unbroadcast
 from .part_reads import _flat_positions, getitem_reverse
-from .shadows import (ShadowCell, _MISSING, _has_shadow, _local, acc, remember, set_add_reverse, shadow, take)
+from .caller_state import _MISSING
+from .shadows import ShadowCell, _has_shadow, _local, acc, remember, shadow, take
 
 
 # ---------------------------------------------------------------- writes: save in the forward pass, undo in the pullback
@@ -307,6 +308,39 @@ def append_reverse(g: Any, y: Any, lst: Any, x: Any, x_bar: Any) -> Any:
     lst.pop()
     slot = sh.pop() if len(sh) > len(lst) else NoTangent
     return x_bar if is_mutable(x) else accumulate(x_bar, slot)
+
+
+def save_membership(s: Any, x: Any) -> bool:
+    return x in s
+
+
+def set_add_reverse(g: Any, y: Any, was_in: bool, s: Any, x: Any) -> None:
+    """Undo `s.add(x)` (sets hold hashable keys: nothing differentiable flows through them)."""
+    remember(s)
+    if not was_in:
+        s.discard(x)
+
+
+def ufunc_out_reverse(g: Any, y: Any, old: Any, fn: Any, out: Any, args: tuple, bars: tuple) -> tuple:
+    """Undo `fn(*args, out=out)`: the adjoint collected by `out` goes to the inputs (as they were)."""
+    from ..rules import fingerprints, registry
+    from ..rules.eager import H
+    from .runtime import EagerReverse
+
+    target = out[0] if isinstance(out, tuple) else out
+    remember(target)
+    gy = np.array(shadow(target), copy=True)
+    shadow(target)[...] = 0
+    target[...] = old
+    inputs = tuple(old if a is target else a for a in args)
+    rule = registry.lookup(fn)
+    y_val = fn(*inputs)
+    if not rule.complex_ok:  # type: ignore[union-attr]  # (cplx: registry.defcomplex)
+        from .adjoints import refuse_complex_rule
+
+        refuse_complex_rule(fingerprints.qualified(fn), y_val, *inputs)
+    contribs = rule.vjp(EagerReverse(), gy, H(y_val, None), *[H(a, None) for a in inputs])  # type: ignore[union-attr,misc]
+    return tuple(acc(a, b, NoTangent if c is None else c) for a, b, c in zip(args, bars, contribs))
 
 
 def undo_append(lst: Any, x: Any, x_bar: Any = NoTangent) -> Any:

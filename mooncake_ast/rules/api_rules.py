@@ -39,19 +39,17 @@ from .operator_rules import _is_concatenator, integer_scalar
 from .builtin_rules import cell_tangent_get as _cell_tangent_get, storage_of as _storage_of
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
-from .nested_plans import (_dense_keep, dense_same as _dense_same, carries as _carries,
-                           fcall_df_plan as _fcall_df_plan, method_parts,
-                           refuse_not_implemented as _refuse_not_implemented)
+from .nested_plan_kit import _Plan, _dense, _plain_outer
+from .nested_api_plans import _fcall_plan, _grad_plan, _jvp_plan, refuse_not_implemented as _refuse_not_implemented
+from .nested_plans import method_parts
 from .python_caches import unmemoised
 from .nested_fcall_rules import _by_keys, _fcall_frule, _fcall_rrule  # noqa: F401
 from .nested_grad_objects import (_CONSTANT, _TRACED, _captures_values, _cell_full, _factory_frule,  # noqa: F401
                                   _factory_rrule, _refuse_captures, _refuse_traced_captures, constant_callable,
                                   is_constant)
-from . import nested_out as _nested_out, nested_replace as _nested_replace
 from . import nested_templates as _nested_templates
 from . import nested_closures_third as _nested_closures_third
 from .nested_closures_third import plan as _third_closure_plan
-from .nested_helpers import is_array_method as _is_array_method
 from . import nested_helpers as _nested_helpers
 from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_positional,  # noqa: F401
                            _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state,
@@ -68,24 +66,6 @@ from .plain_forwards import (_PLAIN, _conform_fwd, _log_for_pow_at_fwd, _log_for
 # ---------------------------------------------------------------- the forward function of a call
 
 
-class _Plan:
-    """How to run `fcall(f, df, args, dargs)` as one call of ordinary Python code `fn(*call_args)`.
-
-    `split(bars)` maps the adjoints of call_args back to (f's, args', dargs'); `outer(tf, targs, tdargs)`
-    gives the tangents of call_args from outer tangents of f, args and dargs."""
-
-    def __init__(self, fn: Any, call_args: tuple, split: Any, outer: Any, grad_of: Any = None, layout: Any = None) -> None:
-        self.fn, self.call_args, self.split, self.outer, self.grad_of = fn, call_args, split, outer, grad_of
-        self.layout = layout  # (takes (f, df) first, constant extra primals) for forward code of a plain function
-        self.inactive: frozenset = frozenset()  # positions of call_args that are constants (no adjoint)
-        self.arg_pos: Any = None  # positions of the primal arguments in call_args (forward code plans)
-        self.tan_pos: Any = None  # ... and of their tangents
-        self.df_bar: Any = None  # bars -> the adjoint of the callable's tangent df (objects, methods), else none
-        self.takes_df = False  # outer(tf, targs, tdargs, tdf) takes the tangent of df (else tdf must be zero)
-        self.check_tangents: Any = None  # (tf, tdf) -> None, or a refusal (reverse mode over a closure's plan)
-        self.defaults_passed: Any = None  # the closure whose defaults the call passes as arguments (nested_defaults)
-
-
 def _refuse_lazy_second_order(f: Any, dy: Any) -> None:
     """Second derivatives (forward over reverse) of Dask arrays are not supported yet (issue 15): say so."""
     from ..arrays import library_of_type
@@ -98,17 +78,6 @@ def _refuse_lazy_second_order(f: Any, dy: Any) -> None:
         raise UnsupportedInputError(f"the Hessian of {_name(f)}: second derivatives of {name} arrays are not supported "
                                     f"yet (first derivatives are: mc.jvp, mc.vjp, mc.grad); {how} to differentiate "
                                     f"with NumPy")
-
-
-def _dense(ts: tuple, ps: tuple) -> tuple:
-    """The tangents ts with their symbolic zeros made dense; lists and dicts among them (also inside tuples) made dense
-    in place, never copied: reverse mode keeps the adjoints of lists and dicts in storage found by identity, so the
-    adjoint of a copy was lost (third derivatives through `a, b = h(x)` where h returns lists were 0)."""
-    return tuple(_dense_same(t, p) for t, p in zip(ts, ps))
-
-
-def _plain_outer(tf: Any, targs: tuple, tdargs: tuple) -> tuple:
-    return (*targs, *tdargs)
 
 
 def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, reverse: bool = False) -> _Plan:
@@ -388,78 +357,6 @@ def _api_jvp() -> Any:
     return _jvp_api
 
 
-def _jvp_plan(args: tuple, dargs: tuple, fresh: bool = True) -> _Plan:
-    """fcall of `jvp` itself (forward code of a function that calls mc.jvp): `higher.forward_of_jvp`, which gives f
-    fresh copies of the tangents as mc.jvp does (f's forward code writes into them where f writes into its arguments,
-    and wrote into the caller's tangent array: `v` of `mc.jvp(f, (w,), (v,))` nested); `fresh=False` for fcall of
-    fcall, whose callee writes through its tangents into the caller's (`higher.forward_of_forward`)."""
-    from .. import higher
-
-    f, fargs, fdargs = args
-    tf, tfargs, tfdargs = dargs
-    if not _zero(tf):
-        raise NestingError(f"nested derivative of jvp({_name(f)}, ...): the function has a nonzero tangent (it captures "
-                           f"differentiated variables); pass them as arguments instead")
-    fargs = tuple(fargs)
-    n = len(fargs)
-    call = (f, fargs, _dense_keep(_expand(fdargs, n), fargs), _dense_keep(_expand(tfargs, n), fargs),
-            _dense_keep(_expand(tfdargs, n), fargs))
-    def outer(tf: Any, targs: Any, tdargs: Any) -> tuple:
-        # per item, never a bare NoTangent for a whole tuple: forward_of_forward concatenates these tuples, and the
-        # tangent of a concatenation with a constant tuple (jvp's `(1.0,)`) lost its items (a third forward
-        # order of `math.sin(x * x)` called the generated code with too few arguments)
-        targs, tdargs = _expand(targs, 3), _expand(tdargs, 3)
-        return (NoTangent, _expand(targs[1], n), _expand(targs[2], n), _expand(tdargs[1], n), _expand(tdargs[2], n))
-
-    return _Plan(higher.forward_of_jvp if fresh else higher.forward_of_forward, call,
-                 lambda b: (NoTangent, (NoTangent, b[1], b[2]), (NoTangent, b[3], b[4])), outer)
-
-
-def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
-    """fcall of `fcall` itself (forward code that dispatches a call at run time, differentiated forward)."""
-    f, df, fargs, fdargs, *rest = args
-    if rest and rest[0] and _zero(df):
-        # (a scipy.stats method or a draw called with keywords, `st.norm.logpdf(x, loc=m)`, at the third order: its
-        # plain model, whose keywords name positional parameters, as nested_fcall_rules._stats_model gives it at the
-        # second)
-        from .nested_fcall_rules import _stats_model
-
-        f = _stats_model(f, df, tuple(fargs), rest[0])
-    if rest and _nested_replace.is_replace(f, fargs, rest[0]):  # (a third order through dataclasses.replace)
-        plan = _nested_replace.fcall_plan(tuple(args), tuple(_expand(dargs, len(args))))
-        if plan is not None:
-            return plan
-    helper = _nested_out.out_helper(f, len(fargs), rest[0]) if rest else None
-    if helper is not None:  # (a ufunc writing out=)
-        return _nested_out.fcall_plan(helper, f, fargs, fdargs, rest, _expand(dargs, len(args)))
-    if rest and rest[0] and _keywords_positional(f, len(fargs), rest[0]) is not None and not _carries(df):
-        return _fcall_keywords_plan(f, df, fargs, fdargs, rest, _expand(dargs, len(args)))
-    tf, tdf, tfargs, tfdargs, *t_rest = _expand(dargs, len(args))
-    if rest and (rest[0] or (len(rest) > 1 and rest[1] not in (None, NoTangent, {}))):
-        # (an array method's keywords, never differentiated, `x.sum(axis=0)`: its plan takes them)
-        if not (_is_array_method(f) and _carries(df) and _constant_keywords((*rest[1:], *t_rest))):
-            raise NestingError(f"nested derivative of {_name(f)}: keyword arguments are not supported nested")
-        return _fcall_df_plan(f, df, fargs, fdargs, tf, tdf, tfargs, tfdargs, len(rest), rest[0])
-    if _carries(df) or _carries(tdf) or _carries(tf):
-        return _fcall_df_plan(f, df, fargs, fdargs, tf, tdf, tfargs, tfdargs, len(rest))
-    inner = _jvp_plan((f, fargs, fdargs), (tf, tfargs, tfdargs), fresh=False)
-
-    def split(b: Any) -> tuple:
-        _, (_, a1, a2), (_, d1, d2) = inner.split(b)
-        return NoTangent, (NoTangent, NoTangent, a1, a2) + (NoTangent,) * len(rest), \
-            (NoTangent, NoTangent, d1, d2) + (NoTangent,) * len(rest)
-
-    def outer(t_f: Any, targs: tuple, tdargs: tuple) -> tuple:
-        return inner.outer(t_f, (targs[0], targs[2], targs[3]), (tdargs[0], tdargs[2], tdargs[3]))
-
-    return _Plan(inner.fn, inner.call_args, split, outer)
-
-
-def _constant_keywords(tangents: tuple) -> bool:
-    """Are these tangents of a call's keywords (dicts of them, or symbolic zeros) all zero?"""
-    return all(all(_zero(v) for v in t.values()) if isinstance(t, dict) else _zero(t) for t in tangents)
-
-
 def forward_code(f: Any, args: tuple, dargs: tuple) -> Any:
     """(the generated forward function that computes `fcall(f, 0, args, dargs)`, whether it takes (f, df) first (None:
     its plan arranges the arguments), its constant extra arguments, their zero tangents twice)."""
@@ -482,23 +379,6 @@ def _hashable(f: Any) -> bool:
         return True
     except TypeError:
         return False
-
-
-def _grad_plan(g: Any, args: tuple, dargs: tuple) -> _Plan:
-    """fcall of a `grad(f)` / `value_and_grad(f)` object: `grad_call_jvp` below, plain Python."""
-    from .. import higher
-
-    if g.has_aux:  # (its value part's gradient and its aux: nested_aux.py)
-        from .nested_aux import aux_plan
-
-        return aux_plan(g, args, dargs)
-    nums, _ = g._nums(len(args))
-    single = not isinstance(g.argnums, (tuple, list))
-    with_value = type(g).__name__ == "ValueAndGrad"
-    n = len(args)
-    return _Plan(higher.grad_call_jvp, (g.f, nums, single, with_value, tuple(args), _dense(dargs, args)),
-                 lambda b: (NoTangent, tuple(_expand(b[4], n)), tuple(_expand(b[5], n))),
-                 lambda tf, targs, tdargs: (NoTangent, NoTangent, NoTangent, NoTangent, targs, tdargs), grad_of=g)
 
 
 # ---------------------------------------------------------------- rules of fcall and jvp

@@ -21,7 +21,7 @@ from .api_rules import (NestingError, _TRACED, _dense, _expand, _fwd_fcall, _pla
                         _rev_fcall, _zero, constant_callable)
 from .nested_cells import owned_cells
 from .nested_closures import cotangent_directions
-from .nested_plans import value_and_grad_jvp as _value_and_grad_jvp
+from .nested_api_plans import value_and_grad_jvp as _value_and_grad_jvp
 
 
 def _jvp_rrule(f: Any, primals: tuple, tangents: tuple) -> tuple:

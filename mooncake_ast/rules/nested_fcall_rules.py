@@ -11,7 +11,7 @@ from ..tangents import NoTangent
 from . import nested_containers as _nested_containers, nested_out as _nested_out, nested_replace as _nested_replace
 from .forward_code_rules import _expand
 from .nested_calls import _keywords_positional, _positional
-from .nested_plans import refuse_tangent_keywords as _refuse_tangent_keywords
+from .nested_api_plans import refuse_tangent_keywords as _refuse_tangent_keywords
 
 
 def _api() -> Any:

@@ -60,7 +60,7 @@ def unpack_fwd(method, x, n, dx):
 def iter_plan(args: tuple, dargs: tuple) -> Optional[Any]:
     """The plan of `fcall(iter, NoTangent, (xs,), (dxs,))` for a list, tuple or float array xs (a user's `__iter__`
     returning `iter(self.vals)`), or None."""
-    from .nested_plans import _api, _plain_plan, dense_same
+    from .nested_plan_kit import _api, _plain_plan, dense_same
 
     import numpy as np
 

@@ -11,7 +11,6 @@ object's field tangents into them, and reverse mode routes their adjoints by ide
 from __future__ import annotations
 
 import builtins
-import collections
 import copy
 import functools
 import operator
@@ -25,63 +24,14 @@ from ..forward.dataclass_init import dataclass_init
 from ..forward import objects as _objects
 from ..frontend import generator_ops as _generator_ops, try_ops as _try_ops
 from ..reverse.adjoints import MethodAdjoint
-from ..reverse.shadows import reapply, snapshot
-from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize, zero_tangent
+from ..tangents import MethodTangent, MutableTangent, NoTangent, zero_tangent
 from . import nested_guarded as _nested_guarded, nested_helpers as nh, nested_iteration as _nested_iteration
 from .nested_array_methods import array_method_plan
 from .nested_partials import is_partial
 from .nested_containers import (dict_method_plan, is_dict_method, is_plain_namedtuple, list_method_plan,
                                 namedtuple_plan, zip_plan)
-
-
-def _api() -> Any:
-    from . import api_rules
-
-    return api_rules
-
-
-def _dense_one(d: Any, a: Any) -> Any:
-    """d with a symbolic zero of a number or float array made dense; object tangents kept (identity matters)."""
-    if d is NoTangent or d is None:
-        if isinstance(a, np.ndarray) and a.dtype.kind in "fc":
-            return np.zeros_like(a)
-        if isinstance(a, (float, np.floating)):
-            return 0.0
-        return NoTangent
-    if isinstance(d, (MutableTangent, MethodTangent)):
-        return d
-    return dense_same(d, a)
-
-
-def dense_same(d: Any, a: Any) -> Any:
-    """materialize(d, a), but a list, dict or object's tangent d (also inside tuples) kept, made dense in place, never
-    copied: reverse mode keeps the adjoints of lists, dicts and objects in storage found by identity (so a copy's
-    adjoint was lost: third derivatives through a helper returning a list, a dict or an object were 0), and forward
-    code writes through them."""
-    if isinstance(d, (MutableTangent, MethodTangent)):
-        return d
-    if type(d) is tuple and type(a) is tuple and len(d) == len(a):
-        items = tuple(dense_same(v, x) for v, x in zip(d, a))
-        return d if all(i is v for i, v in zip(items, d)) else items
-    if (type(d) is list and type(a) is list and len(d) == len(a)) or (type(d) is type(a) and type(a) in _DICTS):
-        for k in (range(len(a)) if type(a) is list else list(a)):
-            v = d.get(k, NoTangent) if type(d) is dict else d[k]
-            dense = dense_same(v, a[k])
-            if dense is not v:
-                d[k] = dense
-        return d
-    return materialize(d, a)
-
-
-def _dense_keep(ds: tuple, args: tuple) -> tuple:
-    return tuple(_dense_one(d, a) for d, a in zip(ds, args))
-
-
-def _plain_plan(fn: Any, call_args: tuple, n: int) -> Any:
-    """A plan calling fn(*args, *dargs) (n arguments): the layout of api_rules' _PLAIN functions."""
-    api = _api()
-    return api._Plan(fn, call_args, lambda b: (NoTangent, tuple(b[:n]), tuple(b[n:])), api._plain_outer,
-                     layout=(False, ()))
+from .nested_plan_kit import (_among, _api, _dense_keep, _dense_one, _plain_plan, _refuse, _user_class, _user_object,
+                              _zero_plan)
 
 
 def _is_factory(f: Any) -> bool:
@@ -112,20 +62,6 @@ def _is_hvp(f: Any) -> bool:
     from ..higher import hvp
 
     return f is hvp
-
-
-def _refuse(what: str) -> Exception:
-    return _api().NestingError(f"nested derivative: {what} is not supported at this order")
-
-
-def _among(f: Any, known: Any) -> bool:
-    """Is f one of `known` (a set or dict of our helpers)?  False for an unhashable callable: a user's object of a
-    class defining `__eq__` without `__hash__` (a dataclass with `__call__`), whose membership test raised a
-    TypeError at the second order (`h = layer(x)`)."""
-    try:
-        return f in known
-    except TypeError:
-        return False
 
 
 def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> Optional[Any]:
@@ -284,14 +220,6 @@ def _helper_plan(f: Any, args: tuple, dargs: tuple) -> Any:
     return api._plan(twin, NoTangent, tuple(args), tuple(dargs))
 
 
-def _zero_plan(f: Any, args: tuple) -> Any:
-    """`(f(*args), zero tangent)`: a call whose result has no derivative with respect to its arguments."""
-    api = _api()
-    n = len(args)
-    return api._Plan(api._zero_fwd, (f, tuple(args)), lambda b: (NoTangent, api._expand(b[1], n), (NoTangent,) * n),
-                     lambda tf, targs, tdargs: (NoTangent, targs))
-
-
 def _super_getter() -> Any:
     from ..frontend.supercalls import super_getter
 
@@ -302,33 +230,6 @@ def _super_function() -> Any:
     from ..frontend.supercalls import super_function
 
     return super_function
-
-
-def _user_object(x: Any) -> bool:
-    """An instance of a user's class (not of mooncake_ast's own: grad objects, tangents have plans of their own; nor
-    a `collections.defaultdict`, a dict whose items are read and written as a dict's: its tangent is a defaultdict
-    too, so `d[k]` reads both, a missing key's default made in both)."""
-    mod = type(x).__module__ or ""
-    if mod == __package__ + ".nested_stats_frozen":  # (a frozen distribution's stand-in: a plain object of ours)
-        return True
-    return _objects.is_user_object(x) and not mod.startswith("mooncake_ast.") and type(x) not in _LIBRARY_DICTS
-
-
-_LIBRARY_DICTS = (collections.defaultdict,)  # (an OrderedDict stays refused: KeyError at the third order)
-_DICTS = (dict, *_LIBRARY_DICTS)  # (a defaultdict's tangent is a defaultdict: nested_plans.dense_same keeps it)
-
-
-def _user_class(cls: type) -> bool:
-    """A class written in Python whose instances forward/runtime._construct makes (a new object, then __init__)."""
-    from ..forward.runtime import _library_callable
-    from .registry import lookup
-
-    mod = cls.__module__ or ""
-    if mod == __package__ + ".nested_stats_frozen":  # (a frozen distribution's stand-in: a plain class of ours)
-        return True
-    return (cls.__new__ is object.__new__ and isinstance(cls.__init__, types.FunctionType) and lookup(cls) is None
-            and mod not in ("builtins", "numpy") and not mod.startswith(("numpy.", "mooncake_ast."))
-            and _library_callable(cls) is None)
 
 
 # ---------------------------------------------------------------- writes
@@ -493,71 +394,6 @@ def _construct_plan(cls: type, args: tuple, dargs: tuple) -> Any:
     return api._Plan(nh.construct_fwd, (cls, tuple(args), dd),
                      lambda b: (NoTangent, tuple(api._expand(b[1], n)), tuple(api._expand(b[2], n))),
                      lambda tf, targs, tdargs: (NoTangent, targs, tdargs))
-
-
-# ---------------------------------------------------------------- calls of the API's rules, nested
-
-
-def carries(t: Any) -> bool:
-    """Is t a callable's tangent to pass on: nonzero, or an object's tangent storage (zero now, written later)?"""
-    return not _api()._zero(t) or isinstance(t, (MethodTangent, MutableTangent))
-
-
-def fcall_df_plan(f: Any, df: Any, fargs: Any, fdargs: Any, tf: Any, tdf: Any, tfargs: Any, tfdargs: Any,
-                  n_rest: int, kwargs: Any = None) -> Any:
-    """fcall of fcall for a callable with tangents of its own (a method of a differentiated object, a callable
-    object): `higher.forward_of_fcall`, whose plan takes the callable's tangent df and its tangent tf (and the call's
-    keywords, never differentiated: an array method's axis)."""
-    from .. import higher
-
-    api = _api()
-    fargs = tuple(fargs)
-    n = len(fargs)
-    call = (f, df, fargs, _dense_keep(api._expand(fdargs, n), fargs), tf, tdf,
-            _dense_keep(api._expand(tfargs, n), fargs), _dense_keep(api._expand(tfdargs, n), fargs), kwargs or None)
-    rest = (NoTangent,) * n_rest
-    plan = api._Plan(higher.forward_of_fcall, call,
-                     lambda b: (NoTangent, (b[0], b[1], b[2], b[3]) + rest, (b[4], b[5], b[6], b[7]) + rest),
-                     lambda t_f, targs, tdargs: (*targs[:4], *tdargs[:4], NoTangent))
-    plan.inactive = frozenset({8})  # (the keywords: constants)
-    return plan
-
-
-def refuse_not_implemented(f: Any, out: Any) -> None:
-    """An operator's user method that said NotImplemented (Python would try the other operand's): not followed."""
-    if isinstance(out, tuple) and out and out[0] is NotImplemented:
-        api = _api()
-        raise api.NestingError(f"nested derivative of {api._name(f)}: an operator method returned NotImplemented; "
-                               f"the reflected method Python tries next is not followed at this order")
-
-
-def refuse_tangent_keywords(f: Any, kwargs: Any, dkwargs: Any) -> None:
-    """Keyword arguments reach a nested call only undifferentiated (`x.sum(axis=0)`)."""
-    api = _api()
-    if kwargs and dkwargs not in (None, NoTangent) and not all(api._zero(d) for d in dict(dkwargs).values()):
-        raise api.NestingError(f"nested derivative of {api._name(f)}: differentiated keyword arguments are not "
-                               f"supported nested")
-
-
-def value_and_grad_jvp(g: Any, args: tuple, dargs: tuple, nums: tuple, single: bool) -> tuple:
-    """`((value, grad), (its tangent, grad's tangent))` of a value_and_grad object at args in direction dargs: the
-    call itself, then the value's tangent (a jvp of f) and the gradient's (hvp_core), each from the arguments'
-    state on entry (f may write its arguments; they are left as the plain call leaves them)."""
-    from ..api import jvp
-
-    api = _api()
-    pre = snapshot(args)
-    value, grad = g(*args)
-    post = snapshot(args)
-    try:
-        reapply(pre)
-        with api.constant_callable(g.f):  # its tangent is zero (checked): what it captures is constant here
-            dvalue = jvp(g.f, args, tuple(None if d is NoTangent else d for d in dargs))[1]
-        reapply(pre)
-        dg = api.hvp_core(g.f, args, dargs, nums)
-    finally:
-        reapply(post)
-    return (value, grad), (dvalue, dg[0] if single else dg)
 
 
 # ---------------------------------------------------------------- third order: a plan's arguments, differentiated
