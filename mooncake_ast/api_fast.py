@@ -237,19 +237,27 @@ class _Decision:
 _LAST: list = [None]  # the decision of the latest grad_fast call in this process (for a new Grad per call)
 
 
-def _decided(vg: Any, fn: types.FunctionType, args: tuple) -> Optional[tuple]:
-    """`(decision, primals)` of this call, reusing the decision of vg's last call (or of the process's
-    last call) where nothing it was made from changed; else fast_rule's, kept for the next call; None
-    where fast_rule says the call is not a common one."""
+def _reused(vg: Any, fn: types.FunctionType, args: tuple) -> Optional[_Decision]:
+    """The decision of vg's last call (or of the process's last call) where nothing it was made from
+    changed, else None."""
     d = getattr(vg, "_fast_decision", None)
     if d is None or d.fn() is not fn:
         d = _LAST[0]
-    if d is not None and d.fn() is fn and d.nargs == len(args) and d.code is fn.__code__ \
-            and d.defaults is fn.__defaults__ and (d.given is vg.given or d.given == vg.given) and d.epoch is CLEARED[0] \
+        if d is None or d.fn() is not fn:
+            return None
+    if d.nargs == len(args) and d.code is fn.__code__ and d.defaults is fn.__defaults__ \
+            and (d.given is vg.given or d.given == vg.given) and d.epoch is CLEARED[0] \
             and kinds_unchanged(args, d.witness) and not d.rule.stale(fn):
         LATEST[d.code] = d.rule  # (what `mc.source` shows: the rule the last call ran)
-        vg._fast_decision = _LAST[0] = d
-        return d, (args + d.tail if d.tail else args)
+        if _LAST[0] is not d:
+            _LAST[0] = d
+        return d
+    return None
+
+
+def _decided(vg: Any, fn: types.FunctionType, args: tuple) -> Optional[tuple]:
+    """`(decision, primals)` of this call: fast_rule's, kept for the next call (on vg, and in the
+    process's slot); None where fast_rule says the call is not a common one."""
     nums, wrt = vg._nums(len(args))
     primals = with_number_defaults(fn, args)  # (argnums count the arguments given: nums index both alike)
     rule = fast_rule(fn, primals, wrt)
@@ -273,10 +281,16 @@ def grad_fast(vg: Any, args: tuple) -> Optional[tuple]:
         fn = _api._as_function(fn)
         if type(fn) is not types.FunctionType:
             return None
-    found = _decided(vg, fn, args)
-    if found is None:
-        return None
-    d, args = found
+    d = _reused(vg, fn, args)
+    if d is not None:
+        vg._fast_decision = d
+        if d.tail:
+            args = args + d.tail  # (number defaults of the parameters left out, as with_number_defaults adds them)
+    else:
+        found = _decided(vg, fn, args)
+        if found is None:
+            return None
+        d, args = found
     gen, nums = d.gen, d.nums
     run = d.tape if type(vg) is _api.Grad else None
     if d.plain:  # (no storage to enter: a Context only for the unusual adjoints or results)
