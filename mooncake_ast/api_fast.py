@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import types
+import weakref
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -17,9 +18,12 @@ import numpy as np
 from . import api as _api
 from .errors import MooncakeError
 from .foreign import refuse_foreign
-from .forward.runtime import fast_forward_rule
+from .forward.runtime import _WRITTEN_AHEAD as _FORWARD_AHEAD
+from .forward.runtime import LATEST as forward_latest
+from .forward.runtime import DerivedForward, fast_forward_rule
 from .reverse import shadows
-from .reverse.fastpath import fast_pullback, fast_rule, with_number_defaults
+from .reverse.derived_rules import LATEST
+from .reverse.fastpath import CLEARED, fast_pullback, fast_rule, kinds_unchanged, kinds_witness, with_number_defaults
 from .tangents import NoTangent, laid_out_like, materialize
 
 
@@ -29,17 +33,27 @@ def jvp_fast(f: Callable, primals: tuple, tangents: tuple) -> Optional[tuple]:
     For numbers and float arrays the checks of `_jvp` reduce to the type tests here: nothing foreign, each
     tangent a real number (float primal), None (a zero) or a real array of the primal's shape (copied to
     fresh storage of the primal's dtype, as the converter does); one array passed twice, or anything else,
-    goes the general way, which checks that its tangents agree and says what is wrong."""
+    goes the general way, which checks that its tangents agree and says what is wrong.  The rule of the
+    latest call is kept for the next one like it (_JvpDecision)."""
     fn = f if type(f) is types.FunctionType else _api._as_function(f)
     if type(fn) is not types.FunctionType:
         return None
-    # (a number given no tangent is inactive in the rule, as the general path makes it: passed NoTangent to code
-    # typed for a number's tangent, `db = ones * dx` was NoTangent and writes through `b.flat[i]` or a view
-    # `b[1:] *= v` were dropped, a silently wrong jvp)
-    zero = tuple((t is None or t is NoTangent) and type(p) is not np.ndarray for p, t in zip(primals, tangents))
-    rule = fast_forward_rule(fn, primals, zero if True in zero else None)
-    if rule is None:
-        return None
+    d = _LAST_JVP[0]
+    if d is not None and d.fn() is fn and d.code is fn.__code__ and not _FORWARD_AHEAD \
+            and _jvp_signature(primals, tangents) == d.signature and not d.rule.stale(fn):
+        rule = forward_latest[d.code] = d.rule  # (what `mc.source` shows: the rule the last call ran)
+    else:
+        # (a number given no tangent is inactive in the rule, as the general path makes it: passed NoTangent to
+        # code typed for a number's tangent, `db = ones * dx` was NoTangent and writes through `b.flat[i]` or a
+        # view `b[1:] *= v` were dropped, a silently wrong jvp)
+        zero = tuple((t is None or t is NoTangent) and type(p) is not np.ndarray for p, t in zip(primals, tangents))
+        rule = fast_forward_rule(fn, primals, zero if True in zero else None)
+        if rule is None:
+            return None
+        if type(rule) is DerivedForward and not _FORWARD_AHEAD:  # (what fast_forward_rule keeps, kept here too)
+            signature = _jvp_signature(primals, tangents)
+            if signature is not None:
+                _LAST_JVP[0] = _JvpDecision(fn, signature, rule)
     dargs = []
     arrays: list = []
     for p, t in zip(primals, tangents):
@@ -67,6 +81,40 @@ def jvp_fast(f: Callable, primals: tuple, tangents: tuple) -> Optional[tuple]:
     if type(y) is not float and type(y) is not np.ndarray:
         refuse_foreign("jvp", _api._name(fn), [("the result", y)])
     return y, materialize(dy, y)
+
+
+class _JvpDecision:
+    """The forward rule of jvp_fast's latest call, and what it was found from: the function object and its
+    code, and _jvp_signature of the primals and tangents (finer than the rule's argument kinds: whatever
+    fast_forward_rule keys the rule by is unchanged when it is).  Reused while the rule is not stale, as
+    fast_forward_rule's own entries are; immutable once made."""
+
+    __slots__ = ("fn", "code", "signature", "rule")
+
+    def __init__(self, fn: types.FunctionType, signature: tuple, rule: Any) -> None:
+        self.fn, self.code, self.signature, self.rule = weakref.ref(fn), fn.__code__, signature, rule  # (see _Decision)
+
+
+_LAST_JVP: list = [None]
+_INACTIVE = object()  # (in a signature: a number given no tangent, of kind "num:inactive")
+
+
+def _jvp_signature(primals: tuple, tangents: tuple) -> Optional[tuple]:
+    """What the forward rule of the common call is found from, per argument: a float array's shape (its type
+    exactly np.ndarray, its dtype real floating), a number's type (or _INACTIVE when its tangent is None);
+    None for any other call."""
+    out = []
+    for p, t in zip(primals, tangents):
+        tp = type(p)
+        if tp is np.ndarray:
+            if p.dtype.kind != "f":
+                return None
+            out.append(p.shape)
+        elif tp is float or tp is int or tp is bool:
+            out.append(_INACTIVE if t is None or t is NoTangent else tp)
+        else:
+            return None
+    return tuple(out) if len(primals) == len(tangents) else None
 
 
 def fresh_array_tangent(p: np.ndarray, t: Any) -> Optional[np.ndarray]:
@@ -155,6 +203,70 @@ def helpers_used(text: str) -> set:
             if m.start() == 0 or not (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_")}
 
 
+class _Decision:
+    """What grad_fast found for one call, kept for the next call like it (a loop calling `g(x)`, or
+    `mc.grad(f)(x)` making a new Grad each time): the rule, and what follows from it and from argnums.
+
+    It is reused only when everything it was decided from is unchanged: the function object and its code
+    and defaults (`f.__code__ = ...` and `f.__defaults__ = ...` are allowed), the number of arguments,
+    argnums, fast_kinds of the arguments (types, float dtypes, ranks, size-one axes, memory sharing), the
+    rule's staleness (rebound globals, new registrations) and fastpath.clear_fast's epoch.  Then
+    fast_rule would have returned the same rule: the decision replaces its key building, the look-up in
+    its dict and the argnums and defaults handling, nothing that depends on the values.  Immutable once
+    made: shared between threads through a slot, each reader checks it whole."""
+
+    __slots__ = ("fn", "code", "defaults", "nargs", "tail", "given", "nums", "witness", "rule", "gen", "tape",
+                 "plain", "takes_self", "epoch")
+
+    def __init__(self, fn: types.FunctionType, args: tuple, primals: tuple, given: tuple, nums: tuple, rule: Any) -> None:
+        gen = rule.gen
+        # (fn held weakly: a decision in the process's slot keeps no closure, and what it captured, alive)
+        self.fn, self.code, self.defaults, self.nargs, self.given, self.nums = \
+            weakref.ref(fn), fn.__code__, fn.__defaults__, len(args), given, nums
+        self.tail = primals[len(args):]  # (number defaults of parameters left out: with_number_defaults)
+        self.witness = kinds_witness(args)  # (the tail's kinds are fixed while the defaults are the same object)
+        self.rule, self.gen, self.takes_self, self.epoch = rule, gen, gen.takes_self, CLEARED[0]
+        # A derivative that may write is finished as every other call is (ValueAndGrad._finish), in a Context;
+        # one that reads no storage (_plain) and writes nothing runs without entering one.
+        self.plain = not gen.may_write and _plain(gen)
+        # mc.grad does not return the value: the forward pass without it (reverse/value_free.py), where there is
+        # one -- the value was typed a real scalar when it was generated, so there is nothing to check of it.
+        self.tape = gen.forward_tape if not gen.may_write else None
+
+
+_LAST: list = [None]  # the decision of the latest grad_fast call in this process (for a new Grad per call)
+
+
+def _reused(vg: Any, fn: types.FunctionType, args: tuple) -> Optional[_Decision]:
+    """The decision of vg's last call (or of the process's last call) where nothing it was made from
+    changed, else None."""
+    d = getattr(vg, "_fast_decision", None)
+    if d is None or d.fn() is not fn:
+        d = _LAST[0]
+        if d is None or d.fn() is not fn:
+            return None
+    if d.nargs == len(args) and d.code is fn.__code__ and d.defaults is fn.__defaults__ \
+            and (d.given is vg.given or d.given == vg.given) and d.epoch is CLEARED[0] \
+            and kinds_unchanged(args, d.witness) and not d.rule.stale(fn):
+        LATEST[d.code] = d.rule  # (what `mc.source` shows: the rule the last call ran)
+        if _LAST[0] is not d:
+            _LAST[0] = d
+        return d
+    return None
+
+
+def _decided(vg: Any, fn: types.FunctionType, args: tuple) -> Optional[tuple]:
+    """`(decision, primals)` of this call: fast_rule's, kept for the next call (on vg, and in the
+    process's slot); None where fast_rule says the call is not a common one."""
+    nums, wrt = vg._nums(len(args))
+    primals = with_number_defaults(fn, args)  # (argnums count the arguments given: nums index both alike)
+    rule = fast_rule(fn, primals, wrt)
+    if rule is None:
+        return None
+    d = vg._fast_decision = _LAST[0] = _Decision(fn, args, primals, vg.given, nums, rule)
+    return d, primals
+
+
 def grad_fast(vg: Any, args: tuple) -> Optional[tuple]:
     """`(value, gradient)` of the common call (reverse/fastpath.fast_rule says which), or None.
 
@@ -162,24 +274,35 @@ def grad_fast(vg: Any, args: tuple) -> Optional[tuple]:
     hold nothing foreign or complex, and the primals are the arguments.  A derivative that may
     write (or a result other than a float) is finished as every other call is (ValueAndGrad._finish: state
     snapshot and restore); otherwise the adjoints go through the same storage (a Context) and the
-    same conversion to the user's form as every other call."""
+    same conversion to the user's form as every other call.  What was decided for the call is kept
+    for the next one like it (_Decision)."""
     fn = vg.f
     if type(fn) is not types.FunctionType:
         fn = _api._as_function(fn)
         if type(fn) is not types.FunctionType:
             return None
-    nums, wrt = vg._nums(len(args))
-    args = with_number_defaults(fn, args)  # (argnums count the arguments given: nums index both alike)
-    rule = fast_rule(fn, args, wrt)
-    if rule is None:
-        return None
-    gen = rule.gen
-    # mc.grad does not return the value: the forward pass without it (reverse/value_free.py), where there is
-    # one -- the value was typed a real scalar when it was generated, so there is nothing to check of it.
-    run = gen.forward_tape if gen.forward_tape is not None and not gen.may_write and type(vg) is _api.Grad else None
-    if run is not None and _plain(gen):  # (no storage to enter: a Context only for the unusual adjoints)
+    d = _reused(vg, fn, args)
+    if d is not None:
+        vg._fast_decision = d
+        if d.tail:
+            args = args + d.tail  # (number defaults of the parameters left out, as with_number_defaults adds them)
+    else:
+        found = _decided(vg, fn, args)
+        if found is None:
+            return None
+        d, args = found
+    gen, nums = d.gen, d.nums
+    run = d.tape if type(vg) is _api.Grad else None
+    if d.plain:  # (no storage to enter: a Context only for the unusual adjoints or results)
         try:
-            bars = gen.pullback(1.0, (run(fn, *args) if gen.takes_self else run(*args))[1])
+            if run is not None:
+                out = run(fn, *args) if d.takes_self else run(*args)
+            else:
+                out = gen.forward(fn, *args) if d.takes_self else gen.forward(*args)
+                if type(out[0]) not in _REAL_SCALARS:
+                    with shadows.Context():
+                        return vg._finish(fn, args, {}, nums, out[0], fast_pullback(fn, gen, out, args), False)
+            bars = gen.pullback(1.0, out[1])
         except NotImplementedError as e:
             if isinstance(e, MooncakeError):
                 raise
@@ -188,14 +311,14 @@ def grad_fast(vg: Any, args: tuple) -> Optional[tuple]:
         if grads is None:
             with shadows.Context() as ctx:
                 grads = user_adjoints(ctx, args, bars, nums)
-        return None, (grads if isinstance(vg.argnums, (tuple, list)) else grads[0])
+        return out[0], (grads if isinstance(vg.argnums, (tuple, list)) else grads[0])
     ctx = shadows.Context()
     with ctx:
         try:
             if run is not None:
-                out = run(fn, *args) if gen.takes_self else run(*args)
+                out = run(fn, *args) if d.takes_self else run(*args)
             else:
-                out = gen.forward(fn, *args) if gen.takes_self else gen.forward(*args)
+                out = gen.forward(fn, *args) if d.takes_self else gen.forward(*args)
             if run is None and (gen.may_write or type(out[0]) not in _REAL_SCALARS):
                 return vg._finish(fn, args, {}, nums, out[0], fast_pullback(fn, gen, out, args), gen.may_write)
             grads = user_adjoints(ctx, args, gen.pullback(1.0, out[1]), nums)

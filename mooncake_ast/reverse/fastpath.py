@@ -19,6 +19,9 @@ from .derived_rules import _SIGNATURES, LATEST, DerivedReverse, _with_pullback, 
 
 _CALLS: dict[tuple, DerivedReverse] = {}  # (code, id(globals), kinds, wrt) -> rule, for fast_rule's calls
 _AXES: dict[tuple, str] = {}  # shape -> kind of a float array of that shape (kinds_of's "arr:f:..")
+# A new object each time clear_fast empties _CALLS: a decision api_fast kept from an earlier rule (api_fast._Decision)
+# holds the object current when it was made, and is not reused once another one is.
+CLEARED: list = [object()]
 
 
 def fast_kinds(args: tuple) -> Any:
@@ -47,15 +50,49 @@ def fast_kinds(args: tuple) -> Any:
                 views = True
         else:
             return None
-    if len(arrays) > 1:
-        if len({id(a) for a in arrays}) < len(arrays):
-            return None  # (one array twice)
-        if views:
-            for k, a in enumerate(arrays):
-                for b in arrays[:k]:
-                    if not (a.base is None and b.base is None) and np.may_share_memory(a, b):
-                        return None
+    if len(arrays) > 1 and not _apart(arrays, views):
+        return None
     return tuple(out)
+
+
+def _apart(arrays: list, views: bool) -> bool:
+    """No two of these float arrays are one object or share memory (`views`: some of them are views)."""
+    if len({id(a) for a in arrays}) < len(arrays):
+        return False  # (one array twice)
+    if views:
+        for k, a in enumerate(arrays):
+            for b in arrays[:k]:
+                if not (a.base is None and b.base is None) and np.may_share_memory(a, b):
+                    return False
+    return True
+
+
+def kinds_witness(args: tuple) -> tuple:
+    """For arguments fast_kinds knows: per argument, a number's type or a float array's (dtype, shape), which
+    kinds_unchanged compares a later call's arguments with."""
+    return tuple((a.dtype, a.shape) if type(a) is np.ndarray else type(a) for a in args)
+
+
+def kinds_unchanged(args: tuple, witness: tuple) -> bool:
+    """Would fast_kinds give these arguments the kinds of those kinds_witness saw?  True only when each
+    number has the same type, each array is a np.ndarray of the same dtype object and shape (so the same
+    kind), and no two arrays share memory; False may be said of equal kinds (a dtype that is another object,
+    a shape of the same kind): the caller then asks fast_kinds.  A few identity tests instead of building
+    the kinds, for a repeated call (api_fast._Decision)."""
+    arrays = None
+    views = False
+    for a, w in zip(args, witness):
+        if type(a) is w:
+            continue  # (a number: w is its type)
+        if type(a) is not np.ndarray or type(w) is not tuple or a.dtype is not w[0] or a.shape != w[1]:
+            return False
+        if arrays is None:
+            arrays = [a]
+        else:
+            arrays.append(a)
+        if a.base is not None:
+            views = True
+    return arrays is None or len(arrays) == 1 or _apart(arrays, views)
 
 
 def fast_rule(fn: types.FunctionType, args: tuple, wrt: Any) -> Any:
@@ -116,3 +153,4 @@ def fast_pullback(fn: types.FunctionType, gen: Any, out: tuple, args: tuple) -> 
 
 def clear_fast() -> None:
     _CALLS.clear()
+    CLEARED[0] = object()
