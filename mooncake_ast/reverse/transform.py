@@ -440,6 +440,7 @@ class ReverseTransform(StatementReverse, ControlReverse):
         grads = [typed_dicts.adjoint(self, p) if p in self.typed_dicts else
                  self.b.call(give_back, [self.primal(p), self.read_adj(p)])
                  if self.active(p) and (typed_lists.written(self, p) or local_dicts.written_param(self, p)) else
+                 self.b.call(tuple, [self.read_adj(p)]) if typed_lists.tuple_param(self, p) and self.active(p) else
                  self.read_adj(p) if self.is_num(p) or p not in self.stored else
                  self.b.call(shadows.take, [self.primal(p), self.read_adj(p)]) for p in self.ir.params]
         self.b.ret(self.b.call(ops.tuple_of, grads))
