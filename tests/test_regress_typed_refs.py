@@ -144,3 +144,79 @@ def test_tuple_loop_figures():
     refs, stmts = pullback_counts(mc.source(varargs_power, "reverse"))
     # (the strong zeros of `v ** power` stay: strong_mul, pow_deriv, log_for_pow, refuse_complex_power per item)
     assert refs <= 12 and stmts >= 16, mc.source(varargs_power, "reverse")
+
+
+# ---------------------------------------------------------------- range(k) in a callee put in line
+
+def _power_loop(x, k):
+    out = 1.0
+    for _ in range(k):
+        out = out * x
+    return out
+
+
+def _plain_call(v, k):
+    if k > 100:
+        return v
+    return v * v + k
+
+
+def range_in_callee(x, n):
+    total = 0.0
+    for k in range(n):
+        total = total + _power_loop(x, k) * _plain_call(total, k)
+    return total
+
+
+def range_slice_in_callee(x, n):
+    total = 0.0
+    for k in range(n)[1:]:
+        total = total + _power_loop(x, k) + _plain_call(x, k)
+    return total
+
+
+def range_items_used(x, n):
+    total = 0.0
+    for k in range(n):
+        for j in range(k, 0, -1):
+            total = total + _plain_call(x * j, k) * 0.1
+    return total
+
+
+class _Index:
+    def __init__(self, n):
+        self.n = n
+
+    def __index__(self):
+        return self.n
+
+
+def range_of_object(x, n):
+    total = 0.0
+    for k in range(_Index(n)):
+        total = total + _power_loop(x, k) * _plain_call(x, k)
+    return total
+
+
+_RANGE_CASES = [
+    (range_in_callee, (0.3, 4)),
+    (range_in_callee, (1.3, 0)),
+    (range_in_callee, (-0.7, 3)),
+    (range_slice_in_callee, (0.6, 4)),
+    (range_items_used, (0.8, 4)),
+    (range_of_object, (0.5, 3)),
+]
+
+
+@pytest.mark.parametrize("f,args", _RANGE_CASES, ids=lambda c: getattr(c, "__name__", None))
+def test_range_in_callee_both_modes(f, args):
+    mc.testing.check_derivatives(f, *args)
+
+
+@pytest.mark.parametrize("f,args", [(range_in_callee, (0.3, 4)), (range_slice_in_callee, (0.6, 4))],
+                         ids=lambda c: getattr(c, "__name__", None))
+def test_range_in_callee_plain(f, args):
+    # forward/object_flow.py: the items of a range are ints, never objects: `_` of `for _ in range(k)` needs no
+    # run-time dispatch, storage or getitem_reverse
+    helpers = _helpers(f, args)
+    assert helpers == [], helpers

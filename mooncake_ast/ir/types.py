@@ -313,6 +313,8 @@ def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
         return a.items[0]  # (`for v in values` over a tuple whose items have one type: each trip's item has it)
     if a is RANGE and i == INT:
         return INT
+    if a is RANGE and i == SLICE:
+        return RANGE  # (`range(n)[1:]`: a range)
     if isinstance(a, Dct) and isinstance(iv, Const) and a.get(iv.value) is not None:
         return a.get(iv.value)
     if isinstance(a, Lst) and i == INT:
