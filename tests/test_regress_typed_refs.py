@@ -220,3 +220,83 @@ def test_range_in_callee_plain(f, args):
     # run-time dispatch, storage or getitem_reverse
     helpers = _helpers(f, args)
     assert helpers == [], helpers
+
+
+# ---------------------------------------------------------------- np.add.at into an adjoint buffer
+
+def scatter_sum_squares(x, idx):
+    buf = np.zeros(4)
+    np.add.at(buf, idx, x)
+    return np.sum(buf ** 2)
+
+
+def scatter_rows(W, idx, g):
+    out = np.zeros((3, W.shape[1]))
+    np.add.at(out, idx, W * g)
+    return np.sum(np.tanh(out) * out)
+
+
+def scatter_read_between(x, idx, c):
+    buf = np.ones(5) * c
+    first = np.sum(np.sin(buf) * buf)
+    np.add.at(buf, idx, x * x)
+    mid = buf[1] * buf[3]
+    np.subtract.at(buf, idx[::-1], 0.5 * x)
+    return first + mid + np.sum(buf ** 3)
+
+
+def scatter_scalar_and_slices(x, s, idx):
+    buf = np.zeros(6)
+    np.add.at(buf, idx, s)  # (a float broadcast to every position)
+    np.add.at(buf, slice(1, 4), x[:3])
+    np.add.at(buf, 2, s * s)
+    return np.sum(buf * buf) + buf[2]
+
+
+def scatter_in_loop(x, idx, n):
+    buf = np.zeros(4)
+    for k in range(n):
+        np.add.at(buf, idx, x * (k + 1.0))
+        buf = buf * 0.5 + np.cos(buf)
+    return np.sum(buf)
+
+
+def scatter_index_written_after(x, idx):
+    buf = np.zeros(4)
+    np.add.at(buf, idx, x)
+    idx[0] = 3  # (the index written after the scatter: the generic path keeps the positions scattered into)
+    return np.sum(buf ** 2) + np.sum(buf[idx] * x)
+
+
+_rng = np.random.default_rng(1009)
+_SCATTER_CASES = [
+    (scatter_sum_squares, (_rng.normal(size=5), np.array([0, 2, 2, 3, 0]))),
+    (scatter_sum_squares, (_rng.normal(size=1), np.array([1]))),
+    (scatter_sum_squares, (np.array([]), np.array([], dtype=int))),
+    (scatter_sum_squares, (np.array([0.7]), np.array([1, 1, 3]))),  # (x broadcast over repeated positions)
+    (scatter_sum_squares, (_rng.normal(size=3).astype(np.float32), np.array([3, 0, 3]))),
+    (scatter_sum_squares, (0.8, np.array([2, 2]))),
+    (scatter_rows, (_rng.normal(size=(4, 2)), np.array([0, 2, 0, 1]), 1.3)),
+    (scatter_rows, (_rng.normal(size=(2, 3)), np.array([2, 2]), _rng.normal(size=(1, 3)))),
+    (scatter_read_between, (_rng.normal(size=3), np.array([1, 3, 1]), 0.4)),
+    (scatter_scalar_and_slices, (_rng.normal(size=4), 0.6, np.array([5, 0, 5]))),
+    (scatter_in_loop, (_rng.normal(size=3), np.array([0, 3, 3]), 3)),
+    (scatter_in_loop, (_rng.normal(size=3), np.array([0, 3, 3]), 0)),
+]
+
+
+@pytest.mark.parametrize("f,args", _SCATTER_CASES, ids=lambda c: getattr(c, "__name__", None))
+def test_scatter_both_modes(f, args):
+    f32 = any(getattr(a, "dtype", None) == np.float32 for a in args)
+    mc.testing.check_derivatives(f, *args, rtol=1e-3 if f32 else 1e-5, atol=1e-4 if f32 else 1e-6)
+
+
+def test_scatter_index_written_after():
+    mc.testing.check_derivatives(scatter_index_written_after, _rng.normal(size=3), np.array([0, 2, 2]))
+
+
+@pytest.mark.parametrize("f,args", [_SCATTER_CASES[0], _SCATTER_CASES[3], _SCATTER_CASES[6], _SCATTER_CASES[8]],
+                         ids=lambda c: getattr(c, "__name__", None))
+def test_scatter_pullback_plain(f, args):
+    helpers = _helpers(f, args)
+    assert not {"getitem_reverse", "acc", "take", "getattr_reverse", "item_of"} & set(helpers), helpers

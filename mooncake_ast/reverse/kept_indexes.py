@@ -54,6 +54,8 @@ def _read_only(rt: "ReverseTransform", v: Value, uses: dict, depth: int) -> bool
         fn = rt.resolver.callee(r)[0]
         if fn in (operator.getitem, operator.setitem, operator.delitem) and p == 1:
             continue  # (an index reads its parts: `y[mask] = v` writes y, not mask)
+        if p == 1 and buffers.scatter_ufunc(rt, r) is not None:
+            continue  # (`np.add.at(y, idx, v)` writes y, not idx)
         if fn is operator.getitem and p == 0 and len(r.args) == 2 and buffers.is_basic_index(rt, r.args[1]):
             if depth > _DEPTH or not _read_only(rt, r, uses, depth + 1):
                 return False
