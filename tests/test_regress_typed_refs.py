@@ -300,3 +300,55 @@ def test_scatter_index_written_after():
 def test_scatter_pullback_plain(f, args):
     helpers = _helpers(f, args)
     assert not {"getitem_reverse", "acc", "take", "getattr_reverse", "item_of"} & set(helpers), helpers
+
+
+# ---------------------------------------------------------------- real containers need no complex check
+
+def list_to_array(xs):
+    a = np.array(xs)
+    return float(np.sum(a ** 3) - np.prod(a))
+
+
+def tuple_to_array(values, c):
+    return np.sum(np.exp(np.asarray(values)) * c)
+
+
+def list_made_complex(xs):
+    xs[0] = xs[0] * 1j  # (the list is no longer one of floats: its type is dropped, the generic path decides)
+    return np.sum(np.abs(np.array(xs)) ** 2)
+
+
+@pytest.mark.parametrize("f,args", [(list_to_array, ([0.5, -1.2, 1.3, 0.8],)), (list_to_array, ([0.3],)),
+                                    (tuple_to_array, ((0.5, -1.2, 1.3), 0.7)), (tuple_to_array, ((0.2,), 2.0))],
+                         ids=lambda c: getattr(c, "__name__", None))
+def test_real_containers_both_modes(f, args):
+    mc.testing.check_derivatives(f, *args)
+    if f is list_to_array:  # (a list of floats only read: typed_lists.py keeps its type)
+        assert "refuse_complex_rule" not in _helpers(f, args)
+
+
+def test_list_made_complex_stays_checked():
+    xs = [0.5, -1.2, 1.3]
+    try:
+        g = mc.grad(list_made_complex)(list(xs))
+    except mc.MooncakeError:
+        return  # (an honest refusal is right too)
+    # |x0 * 1j|^2 + x1^2 + x2^2: the gradient is 2 x
+    assert np.allclose(np.real(np.array(g, dtype=complex)), 2 * np.array(xs))
+
+
+# ---------------------------------------------------------------- the corpus functions these patterns made plain
+
+def _corpus_refs(name: str) -> tuple:
+    from tests.corpus import all_cases
+
+    case = next(c for c in all_cases() if c.name == name)
+    _vjp(case.fn, case.args(), case.kwargs())
+    return pullback_counts(mc.source(case.fn, "reverse"))
+
+
+@pytest.mark.parametrize("name,most", [("mutation.fancy_index_add", 1), ("closures_classes.varargs_sum", 4)])
+def test_corpus_figures(name, most):
+    # (scripts/helper_refs.py: fancy_index_add had 20 run-time helper references, varargs_sum 9)
+    refs, stmts = _corpus_refs(name)
+    assert refs <= most and stmts > 0, (refs, stmts)
