@@ -30,7 +30,7 @@ import numpy as np
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Return, Value
 from ..ir.op_types import makes_new_array
-from ..ir.types import (FLOAT, INT, NOT_LITERAL, Arr, Tup, basic_index, getitem_type, int_list_literal, is_float_array,
+from ..ir.types import (FLOAT, INT, NOT_LITERAL, Arr, Lst, Tup, basic_index, getitem_type, int_list_literal, is_float_array,
                          is_real, literal)
 from . import adjoints as adj
 from . import kept_indexes, shadows
@@ -68,8 +68,8 @@ def is_basic_index(rt: "ReverseTransform", idx: Value) -> bool:
 def array_index(rt: "ReverseTransform", idx: Value) -> Any:
     """"int" for an integer array index (positions may repeat: `np.add.at`), "bool" for a mask, else None."""
     t = rt.type_of(idx)
-    if int_list_literal(idx) is not None:
-        return "int"  # (`x[[2, 0]]`: NumPy reads the list as an int array)
+    if int_list_literal(idx) is not None or isinstance(t, Lst) and t.item == INT:
+        return "int"  # (`x[[2, 0]]`, a list of ints: NumPy reads the list as an int array)
     if isinstance(t, Arr) and t.axes is not None and len(t.axes) >= 1:
         return "int" if t.dtype in "iu" else "bool" if t.dtype == "b" else None
     if isinstance(t, Tup) and t.items and isinstance(idx, Call) and idx.callee() is ops.tuple_of and all(

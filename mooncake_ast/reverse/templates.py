@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import ops
 from ..ir.nodes import Call, Const, Value
-from ..ir.types import (FLOAT, FLOAT_ELEMENTWISE, NOT_LITERAL, UNKNOWN, Arr, Lst, Num, Tup, is_float_array, literal, not_one,
+from ..ir.types import (BOOL, FLOAT, FLOAT_ELEMENTWISE, INT, NOT_LITERAL, UNKNOWN, Arr, Lst, Num, Tup, is_float_array, literal, not_one,
                         type_of_argument)
 from ..rules.helpers import pow_deriv
 from ..rules.strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
@@ -84,7 +84,8 @@ class TemplateBuilder:
         in the pullback that its result and differentiated operands are not complex, unless their types prove
         it: a real formula must never run on complex numbers (a missing conj is a silently wrong gradient)."""
         if rule.complex_ok:
-            if fn in _POW and self.rt.is_num(s) and not _integral(literal(s.args[1]) if len(s.args) > 1 else 1):
+            if fn in _POW and self.rt.is_num(s) and not _integral(literal(s.args[1]) if len(s.args) > 1 else 1) and \
+                    not (len(s.args) > 1 and self.rt.type_of(s.args[1]) in (INT, BOOL)):  # (x ** k of an int k: real)
                 # Python's float ** float is complex for a negative base: the numbers' plain templates after it
                 # (typed as real numbers, ir/inference.py) must not see it, so such a result is refused here.
                 a, b = s.args[0], s.args[1] if len(s.args) > 1 else Const(1)

@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
-from ..ir.types import FLOAT, INT, NOT_LITERAL, UNKNOWN, Arr, Lst, Tup, literal
+from ..ir.types import FLOAT, INT, NOT_LITERAL, UNKNOWN, Arr, Lst, Tup, differentiable, literal
 from . import adjoints as adj
 from . import layer_lists, row_lists, star_lists
 from .buffers import reads_only_use, uses_of
@@ -101,6 +101,8 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
         fn = rt.resolver.callee(s)[0]
         if fn is operator.getitem and len(s.args) == 2 and rt.type_of(s.args[1]) == INT:
             item_type = _item_type(rt, root)
+            if not differentiable(item_type):
+                continue  # (an int, or a tuple of ints, of constant data: immutable, nothing to add back)
             if isinstance(item_type, Tup):  # (a list of tuples: the item must be taken apart, layer_lists.py)
                 parts = layer_lists.parts_only_read(rt, s, item_type, uses, root)
                 if parts is None:
@@ -137,8 +139,9 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             if not _reads_only(rt, s, uses, aliases, root):
                 return False
             continue
-        if hashable(fn) and fn in READERS and len(s.args) == 1 and _item_type(rt, root) == FLOAT:
-            continue
+        if hashable(fn) and fn in READERS and len(s.args) == 1 and (
+                _item_type(rt, root) == FLOAT or not differentiable(_item_type(rt, root))):
+            continue  # (a new value made of the items: of floats, or of ints without a derivative)
         return False
     return True
 
@@ -275,8 +278,8 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
         return
     root = rt.typed_lists[s.args[0]]
     item_type = _item_type(rt, root)
-    if isinstance(item_type, Lst):
-        return  # (`row = rows[i]`: its reads added into `rows_bar[i]` themselves, row_lists.py)
+    if isinstance(item_type, Lst) or not differentiable(item_type):
+        return  # (rows: row_lists.py; ints, tuples of ints: no adjoint)  # (`row = rows[i]`: its reads added into `rows_bar[i]` themselves, row_lists.py)
     g = layer_lists.item_adjoint(rt, s, len(item_type.items)) if isinstance(item_type, Tup) else rt.take_adj(s)
     if g is None or is_zero(g) or not rt.active(root):
         return
