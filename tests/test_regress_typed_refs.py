@@ -268,6 +268,27 @@ def scatter_index_written_after(x, idx):
     return np.sum(buf ** 2) + np.sum(buf[idx] * x)
 
 
+def _scatter_into(buf, idx, v):
+    if v.size > 1000:  # (a branch: called, not put in line)
+        return None
+    np.add.at(buf, idx, v)
+    return None
+
+
+def scatter_through_callee(x, idx, c):
+    # (the callee writes its parameter: its pullback starts from the caller's adjoint of buf after the call)
+    buf = np.ones(4) * c
+    _scatter_into(buf, idx, x * x)
+    s = np.sum(np.sin(buf))
+    _scatter_into(buf, idx[::-1], x)
+    return np.sum(buf ** 3) * s
+
+
+def scatter_into_parameter(buf, idx, v):
+    np.add.at(buf, idx, v)
+    return np.sum(buf ** 2)
+
+
 _rng = np.random.default_rng(1009)
 _SCATTER_CASES = [
     (scatter_sum_squares, (_rng.normal(size=5), np.array([0, 2, 2, 3, 0]))),
@@ -282,6 +303,9 @@ _SCATTER_CASES = [
     (scatter_scalar_and_slices, (_rng.normal(size=4), 0.6, np.array([5, 0, 5]))),
     (scatter_in_loop, (_rng.normal(size=3), np.array([0, 3, 3]), 3)),
     (scatter_in_loop, (_rng.normal(size=3), np.array([0, 3, 3]), 0)),
+    (scatter_through_callee, (_rng.normal(size=3), np.array([0, 2, 2]), 0.7)),
+    (scatter_into_parameter, (_rng.normal(size=4), np.array([0, 2, 2]), _rng.normal(size=3))),
+    (scatter_into_parameter, (_rng.normal(size=(3, 2)), np.array([1, 1]), _rng.normal(size=2))),
 ]
 
 

@@ -315,7 +315,8 @@ def start(rt: "ReverseTransform", r: Value) -> Value:
     the array after the call (`shadows.claim`; it also remembers the array's state, which the restores roll
     back)."""
     uses = uses_of(rt).get(r, []) if isinstance(r, Param) else []
-    written = any(isinstance(s, Call) and pos == 0 and rt.resolver.callee(s)[0] is operator.setitem for s, pos in uses)
+    written = any(isinstance(s, Call) and pos == 0 and (rt.resolver.callee(s)[0] is operator.setitem or
+                                                         scatter_ufunc(rt, s) is not None) for s, pos in uses)
     return rt.b.call(shadows.claim if written else np.zeros_like, [rt.primal(r)])
 
 
