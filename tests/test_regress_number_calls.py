@@ -201,12 +201,7 @@ def test_pullback_reads_plain_numbers(f, args):
     assert "number_adjoint" not in helpers and "item_of" not in helpers, helpers
 
 
-_UNTYPED_AFTER_MERGES = pytest.mark.xfail(strict=True, reason="readability, not a derivative: after the session's "
-                                          "merges in_a_loop's pullback reads getitem_reverse/take/NoTangent again "
-                                          "(its gradient is checked by test_derivatives_both_modes); not traced yet")
-
-
-@pytest.mark.parametrize("f,args", [pytest.param(in_a_loop, (0.3, 4), marks=_UNTYPED_AFTER_MERGES),
+@pytest.mark.parametrize("f,args", [(in_a_loop, (0.3, 4)),
                                     (newton_while, (2.0,))], ids=lambda c: getattr(c, "__name__", None))
 def test_call_in_a_loop_typed(f, args):
     # the call's result comes back to it through the loop (settle_types._hopeful): every operator on it is plain,

@@ -139,6 +139,8 @@ class ObjectFlow:
                     ok = True
                 elif fn is operator.getitem and len(s.args) == 2 and _display_item(s, raw_callee) is not None:
                     ok = is_plain(_display_item(s, raw_callee))  # (`lo, hi = 0.0, x`: an item of a tuple display)
+                elif fn is operator.getitem and len(s.args) == 2 and _of_range(s.args[0], raw_callee):
+                    ok = True  # (`for k in range(n)`: an int, or a range of ints for a slice; never an object)
                 elif fn in (operator.getitem, builtins.getattr):
                     ok = (is_plain(s.args[0]) or fn is builtins.getattr and self._field_read(s)) if s.args else False
                 elif fn in _ARITHMETIC or fn is ops.identity:
@@ -218,6 +220,8 @@ class ObjectFlow:
                 seen = 0
                 for v in operands:
                     seen |= get(v)
+                if fn is builtins.range or fn in (ops.sequence, builtins.iter) and _of_range(st, raw_callee):
+                    continue  # (a range holds ints, and stores nothing into what it is given)
                 if fn is None or _makes_objects(fn):  # unknown code (or a class whose instances are objects, e.g.
                     # collections.UserList): it may return anything and store objects into what it is given
                     changed |= add(st, OBJ | HOLD)
@@ -289,6 +293,28 @@ def function_values(block: Any) -> tuple[list, list]:
                 stack.append(n)
     blocks = sorted(seen, key=lambda b: b.id)
     return [s for b in blocks for s in b.stmts], [p for b in blocks for p in b.phis]
+
+
+def _of_range(v: Any, raw_callee: Any) -> bool:
+    """Is v `range(...)` (the builtin's: the user's module does not rebind it), a slice of one, or a loop's `sequence` /
+    `iter` of one?
+    Its items are ints, whatever the arguments were (range calls their `__index__`, which must give an int)."""
+    from ..ir.nodes import Call
+
+    for _ in range(4):
+        if not isinstance(v, Call):
+            return False
+        fn = raw_callee(v)
+        if fn is builtins.range:
+            return True
+        if fn is operator.getitem and len(v.args) == 2 and isinstance(v.args[1], Call) and \
+                raw_callee(v.args[1]) is slice:
+            v = v.args[0]  # (`range(n)[1:]`: a range)
+            continue
+        if fn not in (ops.sequence, builtins.iter) or len(v.args) != 1 or v.kwargs:
+            return False
+        v = v.args[0]
+    return False
 
 
 def _display_item(s: Any, raw_callee: Any) -> Any:

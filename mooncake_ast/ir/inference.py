@@ -6,6 +6,7 @@ converge; whatever is still unknown at the end is UNKNOWN.
 """
 from __future__ import annotations
 
+import builtins
 import operator
 from typing import Any, Callable, Optional
 
@@ -13,9 +14,9 @@ import numpy as np
 
 from .. import ops
 from .analysis import uses
-from .nodes import Call, Const, Function, Param, Phi, Value
+from .nodes import Call, Const, Function, Param, Phi, Return, Value
 from .op_types import array_of_items, joined_items, literal_array, result_type
-from .types import _BOTTOM, NONE, UNKNOWN, Arr, AVal, Tup, int_list_literal, join, literal, type_of_argument
+from .types import _BOTTOM, BOOL, INT, NONE, UNKNOWN, Arr, AVal, Lst, Tup, int_list_literal, join, literal, type_of_argument
 
 
 _NUMPY_MODULES = frozenset({"numpy", "numpy.linalg", "numpy.fft"})  # (ufuncs and most functions: "numpy")
@@ -71,6 +72,39 @@ def _made_of_sizes(s: Call, of: Callable[[Value], AVal]) -> Optional[AVal]:
     return Arr("f", tuple(axes)) if items and None not in axes else None
 
 
+_SET_READERS = (builtins.sorted, ops.sequence, builtins.len, operator.contains)
+
+
+def _sets_of_ints(fn: Function, resolve: Callable[[Call], tuple[Any, Any]]) -> dict:
+    """{set display: the values put in it}, for the sets made here (`{k % 4 for k in ks}`: `set_of()` and `.add`)
+    that are only added to, sorted, walked, measured and asked for membership: their items are what was put in,
+    so `sorted(s)` and a loop over s give lists of those (typed when they are ints, ir/types.Lst)."""
+    found: dict = {}
+    for b in fn.blocks:
+        for s in b.stmts:
+            if resolve(s)[0] is ops.set_of and not s.kwargs:
+                found[s] = list(s.args)
+    if not found:
+        return found
+    bad: set = set()
+    for b in fn.blocks:
+        for phi in b.phis:
+            bad.update(v for v in phi.incoming.values() if v in found)
+        for s in b.stmts:
+            callee = resolve(s)[0]
+            for k, a in enumerate([s.fn, *s.args, *s.kwargs.values()]):
+                if a not in found:
+                    continue
+                if callee is set.add and k == 1 and len(s.args) == 2 and not s.kwargs and a is not s.args[1]:
+                    found[a].append(s.args[1])
+                elif not (k == 1 and len(s.args) == 1 and not s.kwargs and callee in _SET_READERS or
+                          callee is operator.contains and k == 1 and len(s.args) == 2 and a is not s.args[1]):
+                    bad.add(a)
+        if isinstance(b.term, Return) and b.term.value in found:
+            bad.add(b.term.value)
+    return {k: v for k, v in found.items() if k not in bad}
+
+
 def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]],
                 constant: Optional[Callable[[Value], Any]] = None,
                 call_type: Optional[Callable[[Call, list, Callable], Optional[AVal]]] = None) -> dict[Value, AVal]:
@@ -81,6 +115,7 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
     types: dict[Value, AVal] = {}
     count = uses(fn)
     index_tuples = _index_tuples(fn, count)
+    sets = _sets_of_ints(fn, resolve)
 
     def of(v: Value) -> AVal:
         if isinstance(v, Const):
@@ -131,6 +166,17 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
                 return joined_items(callee, items, literal(axis))
         if s in index_tuples:
             return Tup(tuple(_index_part(v, t, count) for v, t in zip(s.args, args)))
+        if callee in (builtins.sorted, ops.sequence) and len(s.args) == 1 and not s.kwargs and s.args[0] in sets:
+            item = _BOTTOM
+            for v in sets[s.args[0]]:
+                item = join(item, of(v))
+            if item is _BOTTOM and sets[s.args[0]]:
+                return _BOTTOM
+            # (an empty set: a list of nothing, typed as ints; items without a derivative only)
+            return Lst(INT if item is _BOTTOM else item) if item is _BOTTOM or item in (INT, BOOL) else UNKNOWN
+        if callee is builtins.sorted and len(s.args) == 1 and not s.kwargs and isinstance(args[0], Lst) and \
+                args[0].item in (INT, BOOL):
+            return Lst(args[0].item)  # (a new list of the same ints)
         return result_type(callee, s, args, constant)
 
     changed = True

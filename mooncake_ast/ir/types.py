@@ -126,6 +126,8 @@ def differentiable(t: AVal) -> bool:
         return t.dtype not in "iub"
     if isinstance(t, Tup):
         return any(differentiable(i) for i in t.items)
+    if isinstance(t, Lst):
+        return differentiable(t.item)  # (a list of ints: a constant argument's, reverse/constant_args.py)
     return t not in (NONE, RANGE)
 
 
@@ -154,6 +156,11 @@ def decode(kind: str, name: str = "") -> AVal:
         return Arr(parts[1], tuple(c if c == "1" or not name else f"n@{name}.{k}" for k, c in enumerate(parts[2])))
     if parts[:3] == ["any", "list", "f"]:
         return Lst(FLOAT)
+    if parts[:3] == ["any", "const", "ints"]:  # (constant data, reverse/constant_args.constant_layout)
+        return Lst(INT)
+    if len(parts) >= 3 and parts[:2] == ["any", "const"] and parts[2].startswith("int_tuples") and \
+            parts[2][10:].isdigit():
+        return Lst(Tup((INT,) * int(parts[2][10:])))
     if parts[:4] == ["any", "list", "list", "f"]:  # `[[1.0, 2.0], [3.0, 4.0]]`: rows of floats (reverse/row_lists.py)
         return Lst(Lst(FLOAT))
     if len(parts) >= 4 and parts[:3] == ["any", "list", "arr"]:  # `any:list:arr:f.nn`: `[W1, W2, W3]`
@@ -313,12 +320,16 @@ def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
         return a.items[0]  # (`for v in values` over a tuple whose items have one type: each trip's item has it)
     if a is RANGE and i == INT:
         return INT
+    if a is RANGE and i == SLICE:
+        return RANGE  # (`range(n)[1:]`: a range)
     if isinstance(a, Dct) and isinstance(iv, Const) and a.get(iv.value) is not None:
         return a.get(iv.value)
     if isinstance(a, Lst) and i == INT:
         return a.item
     if isinstance(a, Arr) and a.axes and int_list_literal(iv) is not None:  # `x[[2, 0]]`: the rows listed, a copy
         return Arr(a.dtype, ("1" if len(int_list_literal(iv)) == 1 else "n",) + a.axes[1:])
+    if isinstance(a, Arr) and a.axes and isinstance(i, Lst) and i.item == INT:
+        return Arr(a.dtype, ("?",) + a.axes[1:])  # (`x[idx]` of a list of ints: the rows listed, a copy; maybe none)
     if isinstance(a, Arr) and a.axes is not None and isinstance(i, Arr) and i.axes and i.dtype in "iub":
         if i.dtype in "iu":  # `x[idx]`: one item (or row) per position of idx
             return Arr(a.dtype, i.axes + a.axes[1:])

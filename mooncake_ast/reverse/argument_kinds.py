@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..forward import objects
-from .constant_args import constant_data, distinct_containers
+from .constant_args import constant_data, constant_layout, distinct_containers
 from .int_keys import float_dict_by_ints, key_code
 from .row_lists import float_rows
 
@@ -79,7 +79,8 @@ def kinds_of(args: tuple) -> tuple:
     for k in rows:  # (a list of lists of floats, each row a list of its own: `rows[i][j]`)
         out[k] = "any:list:list:f"
     for k in consts:  # (ints, strings, flags: no derivative, and nothing of another argument inside)
-        out[k] = "any:const:inactive"
+        layout = constant_layout(args[k])  # (`ints`: a list of ints, which ir/types.decode types; else none)
+        out[k] = "any:const:" + (layout + ":" if layout else "") + "inactive"
     for k in tuples:
         out[k] = "any:tuple:" + ";".join("num" if type(v) is float else _axes_code(v).replace(":", ".") for v in args[k])
     for k in dicts + objs:  # (still "any" / "obj" to everything that reads only the kind's first part)

@@ -9,7 +9,10 @@
     x_bar[i] += t_bar * (1.0 - t * t)
     y_bar[i - 1] += 0.5 * t_bar
 
-and not identity-keyed storage.  That is right whenever nothing else can reach the array:
+and not identity-keyed storage.  A scatter-add into such an array, `np.add.at(buf, idx, v)` (or `np.subtract.at`),
+is reversed as a person writes it too: `buf[idx] = old` (restored, if the pullback reads buf afterwards) and
+`v_bar += buf_bar[idx]` (summed over what v was broadcast along); buf's adjoint passes through unchanged.
+That is right whenever nothing else can reach the array:
 it is a parameter the call cannot alias (reverse/argument_kinds.kinds_of) or made once by this
 function, every use is a basic index (ints and slices: no repeated positions), a write
 of a float or a float array (NumPy copies it in), a NumPy operation that returns a new
@@ -27,7 +30,7 @@ import numpy as np
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Return, Value
 from ..ir.op_types import makes_new_array
-from ..ir.types import (FLOAT, INT, NOT_LITERAL, Arr, Tup, basic_index, getitem_type, int_list_literal, is_float_array,
+from ..ir.types import (FLOAT, INT, NOT_LITERAL, Arr, Lst, Tup, basic_index, getitem_type, int_list_literal, is_float_array,
                          is_real, literal)
 from . import adjoints as adj
 from . import kept_indexes, shadows
@@ -65,8 +68,8 @@ def is_basic_index(rt: "ReverseTransform", idx: Value) -> bool:
 def array_index(rt: "ReverseTransform", idx: Value) -> Any:
     """"int" for an integer array index (positions may repeat: `np.add.at`), "bool" for a mask, else None."""
     t = rt.type_of(idx)
-    if int_list_literal(idx) is not None:
-        return "int"  # (`x[[2, 0]]`: NumPy reads the list as an int array)
+    if int_list_literal(idx) is not None or isinstance(t, Lst) and t.item == INT:
+        return "int"  # (`x[[2, 0]]`, a list of ints: NumPy reads the list as an int array)
     if isinstance(t, Arr) and t.axes is not None and len(t.axes) >= 1:
         return "int" if t.dtype in "iu" else "bool" if t.dtype == "b" else None
     if isinstance(t, Tup) and t.items and isinstance(idx, Call) and idx.callee() is ops.tuple_of and all(
@@ -178,12 +181,57 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
                     reads_only(rt, s, uses, r) and _read_before_writes(rt, s, uses, r)):
                 return False
             continue
+        if pos == 0 and scatter_ufunc(rt, s) is not None and s.args[2] is not r and is_real(rt.type_of(s.args[2])) \
+                and _scatter_index(rt, s.args[1], uses):
+            parts += 1  # (`np.add.at(buf, idx, v)`: positions may repeat, each adds its part of v)
+            continue
         if fn is ops.sequence and pos == 0 and not s.kwargs and _walked_only(rt, s, uses, r):
             parts += 1  # (`for v in x`: the loop reads x[k] of its counter k)
             continue
         if not reads_only(rt, r, {r: [(s, pos)]}, r):
             return False
     return parts > 0
+
+
+_SCATTERS = (np.add, np.subtract)
+
+
+def scatter_ufunc(rt: "ReverseTransform", s: Any) -> Any:
+    """np.add or np.subtract if s is `np.add.at(a, idx, v)` (`np.subtract.at`: three operands, no keywords), else
+    None.  (The resolver leaves the bound method to run-time dispatch; the ufunc is NumPy's, read from the module.)"""
+    f = s.fn if isinstance(s, Call) else None
+    if not (isinstance(f, Call) and f.callee() is getattr and len(f.args) == 2 and literal(f.args[1]) == "at" and
+            len(s.args) == 3 and not s.kwargs):
+        return None
+    u = rt.resolver.raw_resolve(f.args[0])
+    return u if any(u is x for x in _SCATTERS) else None
+
+
+def _scatter_index(rt: "ReverseTransform", idx: Value, uses: dict) -> bool:
+    """An index of ints and slices, or of an int array nothing writes (the pullback reads the positions the forward
+    pass scattered into)."""
+    return is_basic_index(rt, idx) or array_index(rt, idx) == "int" and kept_indexes.unwritten(rt, idx, uses)
+
+
+def scatter_methods(rt: "ReverseTransform") -> set:
+    """The statements making the bound method of a scatter into a buffer (`np.add`, then `.at`), read by nothing else:
+    they carry no derivative and need no storage."""
+    found = getattr(rt, "_scatter_methods", None)
+    if found is not None and found[0] == frozenset(rt.buffers):
+        return found[1]
+    uses = uses_of(rt)
+    out: set = set()
+    for b in rt.ir.blocks:
+        for s in b.stmts:
+            if scatter_ufunc(rt, s) is not None and s.args[0] in rt.buffers:
+                at = s.fn
+                if len(uses.get(at, [])) == 1:
+                    out.add(at)
+                    base = at.args[0]
+                    if isinstance(base, Call) and len(uses.get(base, [])) == 1:
+                        out.add(base)
+    rt._scatter_methods = (frozenset(rt.buffers), out)
+    return out
 
 
 def _read_before_writes(rt: "ReverseTransform", view: Call, uses: dict, root: Value) -> bool:
@@ -267,7 +315,8 @@ def start(rt: "ReverseTransform", r: Value) -> Value:
     the array after the call (`shadows.claim`; it also remembers the array's state, which the restores roll
     back)."""
     uses = uses_of(rt).get(r, []) if isinstance(r, Param) else []
-    written = any(isinstance(s, Call) and pos == 0 and rt.resolver.callee(s)[0] is operator.setitem for s, pos in uses)
+    written = any(isinstance(s, Call) and pos == 0 and (rt.resolver.callee(s)[0] is operator.setitem or
+                                                         scatter_ufunc(rt, s) is not None) for s, pos in uses)
     return rt.b.call(shadows.claim if written else np.zeros_like, [rt.primal(r)])
 
 
@@ -285,10 +334,14 @@ def find_buffers(rt: "ReverseTransform") -> set:
 
 def exempt(rt: "ReverseTransform", s: Call, fn: Any) -> bool:
     """Does statement s use a buffer in a way that needs no identity-keyed storage?"""
+    if s in scatter_methods(rt):
+        return True  # (`np.add.at` of a scatter into a buffer: NumPy's method)
     if not s.args or root_of(rt, s.args[0]) is None:
         return False
     if fn in (operator.getitem, operator.setitem) or fn is ops.sequence or fn is len:
         return True
+    if fn is None and s.args[0] in rt.buffers and scatter_ufunc(rt, s) is not None:
+        return True  # (`np.add.at(buf, idx, v)`: v is copied in, nothing keeps it)
     return fn is getattr and isinstance(s.args[1], Const) and s.args[1].value in _SHAPE_ATTRIBUTES
 
 
@@ -357,6 +410,31 @@ def reverse_write(rt: "ReverseTransform", s: Call) -> None:
         rt.accumulate(v, g)
     clear = rt.b.call(operator.setitem, [buf, index_in_pullback(rt, s.args[1]), Const(0.0)])
     clear.keep = True  # type: ignore[attr-defined]
+
+
+def reverse_scatter(rt: "ReverseTransform", s: Call) -> None:
+    """`np.add.at(a, idx, v)`: restore the slots (`a[idx] = old`: repeated positions held one value), and
+    `v_bar += a_bar[idx]` summed to v's shape (negated for `np.subtract.at`); a's adjoint passes through."""
+    a, idx, v = s.args
+    saved = rt.saves.get(s)
+    if saved is None:
+        fancy = array_index(rt, idx) == "int"  # (NumPy copies what an int array index reads)
+        saved = rt.saves[s] = Call(Const(operator.getitem), [a, idx], loc=s.loc) if fancy or part_type(rt, s) == FLOAT \
+            else Call(Const(shadows.save_item), [a, idx], loc=s.loc)
+        rt.home[saved] = rt.home[s]
+    restore = rt.b.call(operator.setitem, [rt.primal(a), index_in_pullback(rt, idx), rt.primal(saved)])
+    restore.keep = True  # type: ignore[attr-defined]
+    restore.restores = (a, s)  # type: ignore[attr-defined]  # (reverse/dead_restores.py may drop it)
+    if not (rt.active(a) and rt.active(v)):
+        return
+    part = part_type(rt, s)
+    g = rt.b.call(operator.getitem, [rt.read_adj(a), index_in_pullback(rt, idx)])
+    if part != FLOAT and array_index(rt, idx) != "int":
+        g = rt.b.call(np.copy, [g])  # (a view of the buffer, which later steps add into)
+    if scatter_ufunc(rt, s) is np.subtract:
+        g = rt.b.call(operator.neg, [g])
+    rt.dense_values.add(g)
+    rt.accumulate(v, _unbroadcast(rt, g, part, v))
 
 
 def part_type(rt: "ReverseTransform", s: Call) -> Any:

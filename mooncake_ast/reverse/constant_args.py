@@ -58,6 +58,22 @@ def constant_data(x: Any) -> bool:
     return True
 
 
+def constant_layout(x: Any) -> str:
+    """`ints` for a list of ints (`ks = [1, 5, 2]`), `int_tuplesN` for a list of tuples of N ints each (`pairs = [(0, 2),
+    (2, 5)]`, N at most 8), else "": what ir/types.decode types the constant argument as (a list of ints, `Lst(INT)`),
+    so that what the function computes from it (`k % 4`, `sorted(...)` of a set of its items) is typed too.  Exact
+    ints only (a bool indexes as a mask).  The list keeps that type only while the function only reads it
+    (reverse/typed_lists.py)."""
+    if type(x) is not list or len(x) > _BUDGET:
+        return ""
+    if all(type(v) is int for v in x):
+        return "ints"
+    if x and type(x[0]) is tuple and 1 <= len(x[0]) <= 8 and \
+            all(type(t) is tuple and len(t) == len(x[0]) and all(type(v) is int for v in t) for t in x):
+        return f"int_tuples{len(x[0])}"
+    return ""
+
+
 def distinct_containers(args: list) -> bool:
     """Does no list, dict or set occur twice among these constant arguments (nested ones too)?  A write into one
     would be a write into the other, which the IR cannot see."""
@@ -129,6 +145,20 @@ def lists_reached_outside(rt: Any, kinds: dict) -> set:
     list, say, that may be one of them or one of their rows.  reverse/generate.py then derives again with those
     parameters untyped, and storage keyed by identity keeps them right."""
     names = {k for k, v in kinds.items() if v.startswith("any:list:")}
-    if not names or not outside_writes(rt.act, rt.ir, rt._activity_rule, strict=False):
-        return set()
-    return names
+    typed_constants = {k for k, v in kinds.items() if is_constant_kind(v) and v.split(":")[2] != "inactive"}
+    out: set = set()
+    if names and outside_writes(rt.act, rt.ir, rt._activity_rule, strict=False):
+        out |= names
+    if typed_constants and outside_writes(rt.act, rt.ir, rt._activity_rule):
+        out |= typed_constants  # (a list of ints that may be written after all: neither constant nor typed)
+    return out
+
+
+def without_layout(kind: str) -> str:
+    """The kind derived again when a typed list may be written where the IR cannot see it (`lists_reached_outside`):
+    `any` (with a `wrt` `:inactive`), and a constant argument's without its layout (`any:const:inactive`, which
+    `unsafe` then makes active)."""
+    if is_constant_kind(kind):
+        parts = kind.split(":")
+        return ":".join(parts[:2] + [p for p in parts[2:] if p == "inactive"])
+    return "any" + (":inactive" if kind.endswith(":inactive") else "")

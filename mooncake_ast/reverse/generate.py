@@ -29,6 +29,7 @@ def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str], quiet: tu
     from ..emit.primal import user_names
     from ..frontend.source import function_source
     from ..frontend.statements import lower_function
+    from .constant_args import without_layout
     from .record import finalize
     from .transform import ReverseTransform
     from .value_free import strip as strip_value
@@ -40,8 +41,7 @@ def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str], quiet: tu
         ir.code = fn.__code__  # type: ignore[attr-defined]  # (inline.py: a function is not inlined into itself)
         rt = ReverseTransform(ir, fn.__globals__, kinds, not_dense=not_dense, quiet=quiet)
         if rt.untyped_lists:  # (a write the IR cannot follow may reach a typed list: constant_args.outside_writes)
-            kinds = {k: "any" + (":inactive" if v.endswith(":inactive") else "") if k in rt.untyped_lists else v
-                     for k, v in kinds.items()}
+            kinds = {k: without_layout(v) if k in rt.untyped_lists else v for k, v in kinds.items()}
             continue
         rt.run()
         wrong = rt.unproven_dense()

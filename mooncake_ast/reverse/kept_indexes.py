@@ -8,6 +8,7 @@ may be written is copied right before the read (a save, record._patch_saves) and
 """
 from __future__ import annotations
 
+import builtins
 import operator
 from typing import TYPE_CHECKING
 
@@ -38,8 +39,8 @@ def unwritten(rt: "ReverseTransform", v: Value, uses: dict, depth: int = 0) -> b
     if not isinstance(v, Call):
         return False  # (a phi, a global, a cell: whatever it is when the code runs)
     fn = rt.resolver.callee(v)[0]
-    if fn is ops.list_of or fn is slice:
-        return True
+    if fn is ops.list_of or fn is slice or fn is builtins.sorted:
+        return True  # (a display, a slice, `sorted(...)`: a new object, read only)
     if fn is operator.getitem and len(v.args) == 2 and buffers.is_basic_index(rt, v.args[1]):
         return unwritten(rt, v.args[0], uses, depth + 1)  # (a view: its base must stay as it is too)
     return makes_new_array(fn) and not {"out", "copy"} & set(v.kwargs)
@@ -54,6 +55,8 @@ def _read_only(rt: "ReverseTransform", v: Value, uses: dict, depth: int) -> bool
         fn = rt.resolver.callee(r)[0]
         if fn in (operator.getitem, operator.setitem, operator.delitem) and p == 1:
             continue  # (an index reads its parts: `y[mask] = v` writes y, not mask)
+        if p == 1 and buffers.scatter_ufunc(rt, r) is not None:
+            continue  # (`np.add.at(y, idx, v)` writes y, not idx)
         if fn is operator.getitem and p == 0 and len(r.args) == 2 and buffers.is_basic_index(rt, r.args[1]):
             if depth > _DEPTH or not _read_only(rt, r, uses, depth + 1):
                 return False

@@ -56,6 +56,11 @@ class StatementReverse:
         if object_fields.exempt(self, s, fn):
             object_fields.reverse(self, s, fn)
             return
+        if s in buffers.scatter_methods(self):
+            return  # (`np.add.at` of a scatter into a buffer: NumPy's method, no derivative)
+        if fn is None and s.args and s.args[0] in self.buffers and buffers.scatter_ufunc(self, s) is not None:
+            buffers.reverse_scatter(self, s)
+            return
         if s.args and buffers.root_of(self, s.args[0]) is not None and fn in (operator.getitem, operator.setitem):
             (buffers.reverse_read if fn is operator.getitem else buffers.reverse_write)(self, s)
             return

@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import ops
 from ..ir.nodes import Call, Const, Value
-from ..ir.types import FLOAT_ELEMENTWISE, NOT_LITERAL, UNKNOWN, Arr, Num, is_float_array, literal, not_one, type_of_argument
+from ..ir.types import (BOOL, FLOAT, FLOAT_ELEMENTWISE, INT, NOT_LITERAL, UNKNOWN, Arr, Lst, Num, Tup, is_float_array, literal, not_one,
+                        type_of_argument)
 from ..rules.helpers import pow_deriv
 from ..rules.strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
 from ..tangents import NoTangent
@@ -24,6 +25,16 @@ from .specialise import Pair, _use_counts, specialised
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
+
+
+def _real_type(t: Any) -> bool:
+    """A number, a real array, or a list or tuple of those (a list keeps its item type only where typed_lists.py /
+    local_lists.py proved that every write keeps it)."""
+    if isinstance(t, Lst):
+        return t.item == FLOAT or isinstance(t.item, Arr) and t.item.dtype in "fiub"
+    if isinstance(t, Tup):
+        return bool(t.items) and all(_real_type(i) for i in t.items)
+    return isinstance(t, Num) or (isinstance(t, Arr) and t.dtype in "fiub")
 
 
 class TemplateBuilder:
@@ -66,15 +77,15 @@ class TemplateBuilder:
         if isinstance(v, Call) and v.callee() in (ops.list_of, ops.tuple_of) and not v.kwargs and \
                 _use_counts(self.rt).get(v) == 1:
             return all(self.certainly_real(a) for a in v.args)  # (a display only this statement reads: its items)
-        t = self.rt.type_of(v)
-        return isinstance(t, Num) or (isinstance(t, Arr) and t.dtype in "fiub")
+        return _real_type(self.rt.type_of(v))
 
     def refuse_complex_unless_safe(self, rule: Any, fn: Any, s: Call) -> None:
         """A rule whose reverse template is not marked right for complex values (registry.defcomplex) gets a check
         in the pullback that its result and differentiated operands are not complex, unless their types prove
         it: a real formula must never run on complex numbers (a missing conj is a silently wrong gradient)."""
         if rule.complex_ok:
-            if fn in _POW and self.rt.is_num(s) and not _integral(literal(s.args[1]) if len(s.args) > 1 else 1):
+            if fn in _POW and self.rt.is_num(s) and not _integral(literal(s.args[1]) if len(s.args) > 1 else 1) and \
+                    not (len(s.args) > 1 and self.rt.type_of(s.args[1]) in (INT, BOOL)):  # (x ** k of an int k: real)
                 # Python's float ** float is complex for a negative base: the numbers' plain templates after it
                 # (typed as real numbers, ir/inference.py) must not see it, so such a result is refused here.
                 a, b = s.args[0], s.args[1] if len(s.args) > 1 else Const(1)

@@ -69,6 +69,8 @@ class ReverseTransform(StatementReverse, ControlReverse):
         self.var_number: dict[str, int] = {}
         inactive_names = {k for k, v in param_kinds.items() if v.endswith(":inactive")}
         param_kinds_in = dict(param_kinds)
+        # (constant data, reverse/constant_args.py: its adjoint still goes back through `take`, the caller's structure)
+        self.constant_params = {k for k, v in param_kinds.items() if constant_args.is_constant_kind(v)}
         self.param_types = {k: decode(v, k) for k, v in param_kinds.items()}
         param_kinds = {k: v.split(":")[0] for k, v in param_kinds.items()}
         self.param_kinds = param_kinds
@@ -440,7 +442,8 @@ class ReverseTransform(StatementReverse, ControlReverse):
         grads = [typed_dicts.adjoint(self, p) if p in self.typed_dicts else
                  self.b.call(give_back, [self.primal(p), self.read_adj(p)])
                  if self.active(p) and (typed_lists.written(self, p) or local_dicts.written_param(self, p)) else
-                 self.read_adj(p) if self.is_num(p) or p not in self.stored else
+                 self.b.call(tuple, [self.read_adj(p)]) if typed_lists.tuple_param(self, p) and self.active(p) else
+                 self.read_adj(p) if self.is_num(p) or p not in self.stored and p.name not in self.constant_params else
                  self.b.call(shadows.take, [self.primal(p), self.read_adj(p)]) for p in self.ir.params]
         self.b.ret(self.b.call(ops.tuple_of, grads))
         self.b.finish()

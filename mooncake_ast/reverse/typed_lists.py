@@ -14,6 +14,11 @@ items by an int index (also through the loop's `sequence`, which for a list is t
 write, a method, a return, handing it to a user function, a phi) and the parameter loses its type
 before the pullback is built (`keep_only_read`), so nothing relies on the item type the writes
 could break; storage keeps those right.
+
+A tuple parameter of floats (`*values`, `any:tuple:num;num;num`) walked by a loop is read the same way
+(`values_bar = [0.0] * len(values)`, `values_bar[k] += v_bar`, handed back as `tuple(values_bar)`): nothing can
+write a tuple or the floats in it.  One used otherwise keeps its tuple type (its items read by constant indexes
+have typed adjoints of their own) and is simply not handled here.
 """
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ import numpy as np
 
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
-from ..ir.types import FLOAT, INT, UNKNOWN, Arr, Lst, Tup, literal
+from ..ir.types import FLOAT, INT, NOT_LITERAL, UNKNOWN, Arr, Lst, Tup, differentiable, literal
 from . import adjoints as adj
 from . import layer_lists, row_lists, star_lists
 from .buffers import reads_only_use, uses_of
@@ -59,13 +64,33 @@ READERS = _Readers({builtins.sum, builtins.max, builtins.min, builtins.sorted, m
 
 
 def _roots(rt: "ReverseTransform") -> list:
-    """The list parameters typed `any:list:f`, and the lists the function builds by appending (local_lists.py)."""
-    return [p for p in rt.ir.params if isinstance(rt.param_types.get(p.name), Lst)] + \
+    """The list parameters typed `any:list:f`, the tuple parameters of floats, and the lists the function builds by
+    appending (local_lists.py)."""
+    return [p for p in rt.ir.params if isinstance(rt.param_types.get(p.name), Lst) or
+            float_tuple(rt.param_types.get(p.name)) and _walked(rt, p)] + \
         [s for b in rt.ir.blocks for s in b.stmts if s in rt.local_lists]
 
 
+def _walked(rt: "ReverseTransform", p: Param) -> bool:
+    """Is the tuple p walked by a loop or read by an index not constant (what typed_dicts.py, which keeps one
+    adjoint per item for reads by constant indexes, does not take)?"""
+    return any(isinstance(s, Call) and s.args and s.args[0] is p and (
+        s.callee() is ops.sequence or s.callee() is operator.getitem and len(s.args) == 2 and
+        literal(s.args[1]) is NOT_LITERAL) for b in rt.ir.blocks for s in b.stmts)
+
+
 def _is_root(rt: "ReverseTransform", p: Value) -> bool:
-    return isinstance(rt.param_types.get(p.name), Lst) if isinstance(p, Param) else p in rt.local_lists
+    return p in _roots(rt) if isinstance(p, Param) else p in rt.local_lists
+
+
+def float_tuple(t: Any) -> bool:
+    """A tuple of floats (a parameter's type: `*values`)."""
+    return isinstance(t, Tup) and bool(t.items) and all(i == FLOAT for i in t.items)
+
+
+def tuple_param(rt: "ReverseTransform", p: Value) -> bool:
+    """Is p a tuple parameter of floats kept here (its adjoint a list of floats, handed back as a tuple)?"""
+    return isinstance(p, Param) and rt.typed_lists.get(p) is p and float_tuple(rt.param_types.get(p.name))
 
 
 def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, root: Param) -> bool:
@@ -76,6 +101,8 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
         fn = rt.resolver.callee(s)[0]
         if fn is operator.getitem and len(s.args) == 2 and rt.type_of(s.args[1]) == INT:
             item_type = _item_type(rt, root)
+            if not differentiable(item_type):
+                continue  # (an int, or a tuple of ints, of constant data: immutable, nothing to add back)
             if isinstance(item_type, Tup):  # (a list of tuples: the item must be taken apart, layer_lists.py)
                 parts = layer_lists.parts_only_read(rt, s, item_type, uses, root)
                 if parts is None:
@@ -90,6 +117,9 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             elif isinstance(item_type, Arr) and not _item_only_read(rt, s, uses):
                 return False  # (an array item written, viewed or handed on: storage keeps it right)
             continue
+        if float_tuple(rt.type_of(root)) and fn not in (operator.getitem, ops.sequence, builtins.len) and \
+                not (hashable(fn) and fn in READERS):
+            return False  # (a tuple of floats: its items, its length and the readers of a whole list only)
         if fn is ops.unpack_star and star_lists.reads_only(rt, s, lambda p: _item_only_read(rt, p, uses)) and \
                 star_lists.kept(rt.type_of(root)):
             continue  # (`first, *rest = xs`: reads of items and a new list, star_lists.py)
@@ -109,8 +139,9 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
             if not _reads_only(rt, s, uses, aliases, root):
                 return False
             continue
-        if hashable(fn) and fn in READERS and len(s.args) == 1 and _item_type(rt, root) == FLOAT:
-            continue
+        if hashable(fn) and fn in READERS and len(s.args) == 1 and (
+                _item_type(rt, root) == FLOAT or not differentiable(_item_type(rt, root))):
+            continue  # (a new value made of the items: of floats, or of ints without a derivative)
         return False
     return True
 
@@ -161,6 +192,8 @@ def keep_only_read(rt: "ReverseTransform") -> tuple[bool, dict]:
         if _reads_only(rt, p, uses, found, p):
             aliases.update(found)
             aliases[p] = p
+        elif float_tuple(rt.type_of(p)):
+            continue  # (a tuple keeps its type: it is simply not read as a list here)
         elif isinstance(p, Param):
             rt.param_types[p.name] = UNKNOWN
             dropped = True
@@ -245,8 +278,8 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
         return
     root = rt.typed_lists[s.args[0]]
     item_type = _item_type(rt, root)
-    if isinstance(item_type, Lst):
-        return  # (`row = rows[i]`: its reads added into `rows_bar[i]` themselves, row_lists.py)
+    if isinstance(item_type, Lst) or not differentiable(item_type):
+        return  # (rows: row_lists.py; ints, tuples of ints: no adjoint)  # (`row = rows[i]`: its reads added into `rows_bar[i]` themselves, row_lists.py)
     g = layer_lists.item_adjoint(rt, s, len(item_type.items)) if isinstance(item_type, Tup) else rt.take_adj(s)
     if g is None or is_zero(g) or not rt.active(root):
         return
@@ -303,7 +336,7 @@ def add_whole(rt: "ReverseTransform", root: Param, contribution: Value, row: Any
 
 def _item_type(rt: "ReverseTransform", root: Value) -> Any:
     t = rt.type_of(root)
-    return t.item if isinstance(t, Lst) else None
+    return t.item if isinstance(t, Lst) else FLOAT if float_tuple(t) else None
 
 
 def _layers(rt: "ReverseTransform", root: Value) -> bool:
