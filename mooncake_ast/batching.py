@@ -255,7 +255,7 @@ class Batched:
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method != "__call__" or kwargs or ufunc.nout != 1:
             return NotImplemented
-        if ufunc is np.matmul:
+        if ufunc is _MATMUL:
             return _matmul(*inputs)
         if ufunc.signature is not None:
             return NotImplemented
@@ -354,19 +354,35 @@ def _reduce(func: Any, x: Batched, axis: Any, keepdims: bool) -> Batched:
 
 def _matmul(a: Any, b: Any) -> Any:
     """a @ b with one operand batched (matrix and vector operands of at most two item dimensions)."""
-    if isinstance(a, Batched) and isinstance(b, Batched):
-        return NotImplemented
-    if isinstance(a, Batched):
-        b = np.asarray(b)
-        if a.ndim == 0 or b.ndim == 0 or a.ndim > 2 or b.ndim > 2:
+    if type(b) is Batched:
+        if type(a) is Batched:
             return NotImplemented
-        return a._new(np.matmul(a.data, b), "matmul", b)
-    a = np.asarray(a)
-    if b.ndim == 0 or a.ndim == 0 or a.ndim > 2 or b.ndim > 2:
+        if type(a) is not np.ndarray:
+            a = np.asarray(a)
+        d = b.data
+        k, ka = d.ndim - 1, a.ndim
+        if k == 0 or ka == 0 or ka > 2 or k > 2:
+            return NotImplemented
+        tr = b.tr
+        if tr is not None:
+            tr.append(("rmatmul", d.shape, (a.shape, a.dtype.char)))
+        if k == 1:  # (each direction a row: the rows times a's transpose)
+            return Batched(d @ (a.T if ka == 2 else a), tr)
+        return Batched(np.matmul(a, d), tr)
+    if type(a) is not Batched:
         return NotImplemented
-    if b.ndim == 1:
-        return b._new(b.data @ (a.T if a.ndim == 2 else a), "rmatmul", a)
-    return b._new(np.matmul(a, b.data), "rmatmul", a)
+    b = np.asarray(b)
+    d = a.data
+    k, kb = d.ndim - 1, b.ndim
+    if k == 0 or kb == 0 or k > 2 or kb > 2:
+        return NotImplemented
+    tr = a.tr
+    if tr is not None:
+        tr.append(("matmul", d.shape, (b.shape, b.dtype.char)))
+    return Batched(np.matmul(d, b), tr)
+
+
+_MATMUL = np.matmul
 
 
 def unbatch(t: Any, n: int, like: Any) -> np.ndarray:
