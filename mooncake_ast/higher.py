@@ -31,6 +31,7 @@ from .tracebacks import user_errors
 from .keyword_binding import bind_keywords, is_nested
 from .batching import Batched, Trace, unbatch
 from .foreign import arguments, refuse_foreign
+from .forward import runtime as forward_runtime
 from .forward.runtime import fast_forward_rule
 from .pytrees import (PytreeError, _assemble, _flatten, _leaf_kinds, _leaf_shapes, _refuse_ints,  # noqa: F401
                       _scalar_or_array, _unflatten)
@@ -125,7 +126,7 @@ def _jacfwd(f: Callable, argnums: Any, has_aux: bool, hessian_of: Any = None) ->
             lay = _InputLayout(tuple(args[i] for i in nums), nums, args)
             if key is not None and len(layouts) < 64:
                 layouts[key] = lay
-        column = _columns(f, args, kwargs, lay.nums)
+        column = _columns(f, args, kwargs, lay.nums, lay)
         try:
             batched = _batched_blocks(f, column, lay, has_aux)
             if batched is not None:
@@ -228,7 +229,8 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
         with np.errstate(all="ignore"):
             y, dy = column(_unflatten(lay.tree, batch) if not lay.simple else tuple(batch), raw=True)
         inspected = tr.inspected  # (read before materialize, which looks at the result's type)
-        dy = materialize(dy, y)
+        if type(dy) is not Batched:
+            dy = materialize(dy, y)
         aux = None
         if has_aux:
             (y, aux), dy = aux_pair("jacfwd", f, y), dy[0]
@@ -244,12 +246,16 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
             if any(d.shape != (n,) + o.shape for d, o in zip(d_leaves, out_leaves)):
                 raise ValueError("batched tangent of the wrong shape")
             flats = [d.reshape(n, -1) for d in d_leaves]
-        trace = (lay.sig, tuple(tr))
-        checked = _checked_of(fn, code)
-        if inspected or checked is None or trace not in checked:
-            _probe(column, lay, has_aux, flats)
-            if not inspected and checked is not None and len(checked) < _MAX_CHECKED:
-                checked.add(trace)
+        last = lay.last_checked  # (this layout's last checked trace, with its code: the usual call repeats it)
+        if inspected or last is None or last[0] is not fn or last[1] is not code or last[2] != tr:
+            trace = (lay.sig, tuple(tr))
+            checked = _checked_of(fn, code)
+            if inspected or checked is None or trace not in checked:
+                _probe(column, lay, has_aux, flats)
+                if not inspected and checked is not None and len(checked) < _MAX_CHECKED:
+                    checked.add(trace)
+            if not inspected and checked is not None and trace in checked:
+                lay.last_checked = (fn, code, list(tr))  # (a copy: a batch kept past the pass can add to tr)
     except Exception:  # the code cannot carry a batch: one direction at a time
         _NO_BATCH.add((code, tuple(lay.shapes)))
         lay.batch = False
@@ -325,16 +331,18 @@ def _leaves_like(t: Any, tree: Any) -> list:
     return out
 
 
-def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
+def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple, lay: Any = None) -> Callable:
     """`column(dx) -> (y, dy)`: one forward-mode pass with tangent dx for the arguments in nums (zero for the
     others), every call at the arguments' values on entry.
 
     Where f has generated forward code that can be called directly, the API's checks and dispatch are done once
-    and each column is one call of that code (one jvp per direction, without the per-call overhead)."""
+    and each column is one call of that code (one jvp per direction, without the per-call overhead); that rule is
+    kept on the input layout `lay` (when given) and reused while it is not stale."""
     # (f may write to its arguments, and keep state between calls: each pass runs from the entry state, held_state.py)
-    pre = held_state.take(f, tuple(args) + tuple(kwargs.values()))
+    pre = held_state.take(f, tuple(args) + tuple(kwargs.values()) if kwargs else tuple(args))
     same = argument_overlap.sharing(tuple(args), nums)
-    groups = [g for g in argument_overlap.views_of_one_memory(tuple(args)) if any(i in nums for i in g)]
+    groups = [g for g in argument_overlap.views_of_one_memory(tuple(args)) if any(i in nums for i in g)] \
+        if len(args) > 1 else ()
     calls = [0]
     plan = None
 
@@ -361,14 +369,23 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
     # (the numbers not differentiated are inactive in the rule, as the general path makes them: given NoTangent,
     # code typed for a number's tangent computed `db = ones * dx` as NoTangent and dropped writes through `b.flat[i]`
     # or a view: jacfwd in `a` of such a function was zero)
-    zero = tuple(i not in nums and i not in same and type(a) is not np.ndarray for i, a in enumerate(args))
-    rule = fast_forward_rule(f, tuple(args), zero if True in zero else None) \
-        if not kwargs and type(f) is types.FunctionType else None
+    rule = None
+    if not kwargs and type(f) is types.FunctionType:
+        kept = lay.rule if lay is not None and not same else None  # (zero below depends on `same`: kept without)
+        if kept is not None and _still_current(f, kept):
+            rule = kept
+        else:
+            zero = tuple(i not in nums and i not in same and type(a) is not np.ndarray for i, a in enumerate(args))
+            rule = fast_forward_rule(f, tuple(args), zero if True in zero else None)
+            if lay is not None and not same:
+                lay.rule = rule
     if rule is not None:
+        fill = [NoTangent if type(a) is not np.ndarray else None for a in args]  # (None: zeros of the array)
+
         def plain_column(dx: tuple, raw: bool = False) -> tuple:
             dargs = placed(dx)
-            tangents = tuple(d if d is not None else np.zeros_like(a) if type(a) is np.ndarray else NoTangent
-                             for a, d in zip(args, dargs))
+            tangents = tuple(d if d is not None else np.zeros_like(a) if z is None else z
+                             for a, d, z in zip(args, dargs, fill))
             y, dy = rule.call_bound(f, NoTangent, args, tangents)
             return y, (dy if raw else materialize(dy, y))
 
@@ -401,6 +418,15 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
     column.fn = plan.fn if plan is not None else None  # type: ignore[attr-defined]
     column.restore = restore  # type: ignore[attr-defined]
     return column
+
+
+def _still_current(f: types.FunctionType, rule: Any) -> bool:
+    """Is `rule`, the derived forward rule a call of this argument kind ran, what fast_forward_rule would give f now
+    (its look-up kept: the same code, nothing stale, no modules written ahead of time to decide instead)?"""
+    if forward_runtime._WRITTEN_AHEAD or getattr(rule, "code", None) is not f.__code__ or rule.stale(f):
+        return False
+    forward_runtime.LATEST[rule.code] = rule  # (as fast_forward_rule records it: what mc.source shows)
+    return True
 
 
 def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
