@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 _AXIS_FUNCS = {np.sum, np.mean}
+_SUM = np.sum
 
 
 def _desc(o: Any) -> Any:
@@ -277,6 +278,18 @@ class Batched:
             return NotImplemented
         if len(inputs) == 2:  # the common case: a batched tangent and a primal value (or two tangents)
             a, b = inputs
+            if type(b) is Batched and type(a) is np.ndarray:  # (`h * dx`: an array on the left, the usual way here)
+                data = b.data
+                tr = b.tr
+                k = a.ndim
+                if k < data.ndim:
+                    if tr is not None:
+                        tr.append((ufunc, True, data.shape, a.shape))
+                    return Batched(ufunc(a, data), tr)
+                if tr is not None:  # (as _new records it)
+                    tr.append((ufunc, data.shape, ("left", (a.shape, a.dtype.char))))
+                lifted = data if data.ndim == k + 1 else data.reshape((data.shape[0],) + (1,) * (k + 1 - data.ndim) + data.shape[1:])
+                return Batched(ufunc(a, lifted), tr)
             if type(a) is Batched:
                 r = _binary(ufunc, a, b, False)
                 if r is not None:
@@ -300,6 +313,16 @@ class Batched:
         return batched[0]._new(ufunc(*args), ufunc, desc=tuple(_desc(x) for x in inputs))
 
     def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+        if func is _SUM and len(args) == 1 and type(args[0]) is Batched and (not kwargs or _AXIS_KEYWORDS.issuperset(kwargs)):
+            x = args[0]
+            if kwargs.get("axis") is None and not kwargs.get("keepdims", False):  # (a total: _reduce's, written out)
+                data = x.data
+                axes = tuple(range(1, data.ndim))
+                tr = x.tr
+                if tr is not None:
+                    tr.append((func, data.shape, (axes, False)))
+                return Batched(np.add.reduce(data, axis=axes), tr)
+            return _reduce(func, x, kwargs.get("axis"), kwargs.get("keepdims", False))
         if func in _AXIS_FUNCS and len(args) == 1 and type(args[0]) is Batched \
                 and (not kwargs or _AXIS_KEYWORDS.issuperset(kwargs)):
             return _reduce(func, args[0], kwargs.get("axis"), kwargs.get("keepdims", False))

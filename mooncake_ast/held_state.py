@@ -39,14 +39,14 @@ def _library(module: Any) -> bool:
 class _Roots:
     """What a function may keep state in: objects, closure cells, (globals, name) bindings, classes."""
 
-    def __init__(self) -> None:
+    def __init__(self, reads: Any = None) -> None:
         self.objects: list = []
         self.cells: list = []
         self.bindings: list = []
         self.classes: list = []
         self.global_draws = False  # (f or a helper reads `random` of a module: NumPy's global generator, say)
         self.seen: set = set()
-        self.reads = _Reads()  # (what the walk read: whether its result still holds, _add_function_cached)
+        self.reads = reads  # (what the walk read: whether its result still holds, _add_function_cached)
 
     def empty(self) -> bool:
         return not (self.objects or self.cells or self.bindings or self.classes or self.global_draws)
@@ -54,6 +54,8 @@ class _Roots:
 
 def _function_of(f: Any, roots: _Roots) -> Any:
     """The plain function f runs (its bound object or own fields added to the roots), or None."""
+    if type(f) is types.FunctionType and not f.__dict__:  # (a plain function: no marks of the wrappers below)
+        return f
     inner = getattr(f, "__mc_jacobian__", None)  # a Jacobian function: what the function it differentiates holds
     if inner is not None:
         return _function_of(inner[0], roots)
@@ -196,7 +198,7 @@ def _add_function_cached(fn: Any, roots: _Roots) -> None:
         return
     entry = _CACHE.get(id(fn))
     if entry is None or entry[0] is not fn or not entry[1].hold():
-        own = _Roots()
+        own = _Roots(_Reads())
         _add_function(fn, own, _DEPTH)
         if len(_CACHE) >= _CACHE_LIMIT:
             _CACHE.clear()
