@@ -191,6 +191,17 @@ _CACHE: dict = {}  # id(function) -> (function, _Reads, _Roots of it alone): roo
 _CACHE_LIMIT = 1024
 
 
+def _plain_roots(f: Any) -> Any:
+    """The roots of a plain function (no marks of the wrappers _function_of looks through) kept by
+    _add_function_cached, where what they were worked out from holds; else None (roots_of works them out)."""
+    if type(f) is not types.FunctionType or f.__dict__:
+        return None
+    entry = _CACHE.get(id(f))
+    if entry is None or entry[0] is not f or not entry[1].hold():
+        return None
+    return entry[2]
+
+
 def _add_function_cached(fn: Any, roots: _Roots) -> None:
     """_add_function(fn, roots, _DEPTH), its result kept per function and reused while the reads it made hold (a
     Jacobian takes the state of f on every call: the walk through f's names and helpers was most of its cost)."""
@@ -220,7 +231,9 @@ def _class_data(cls: type) -> dict:
 def take(f: Any, args: tuple = ()) -> Any:
     """The state now of what f and args can reach (args: shadows.snapshot's one-level states), to `put_back`
     before a further pass (taken on entry) or after it (taken after the one call whose effects stay)."""
-    roots = roots_of(f)
+    roots = _plain_roots(f)  # (a plain function whose roots were worked out before and still hold: as they were)
+    if roots is None:
+        roots = roots_of(f)
     objects = _snapshot(tuple(roots.objects) + tuple(args))
     if roots.empty():
         return objects, (), (), (), ()

@@ -392,6 +392,24 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple, lay: Any = Non
         plain_column.restore = restore  # type: ignore[attr-defined]
         plain_column.fn = rule.fn  # type: ignore[attr-defined]  (the generated code each column runs)
         return plain_column
+    if not kwargs and type(f) is Grad and not f.has_aux and not same and not groups:
+        # (mc.hessian's columns: Hessian-vector products by hvp_fast, reverse mode over f's forward code called
+        # directly -- the general path below goes through jvp's checks, fcall and hvp_core for every column, 19x the
+        # time of a gradient per column at n = 8; hvp_fast gives None where it does not apply, before running f or
+        # after a run the general path then repeats from the entry state)
+        def hvp_column(dx: tuple, raw: bool = False) -> tuple:
+            dargs = tuple(placed(dx))
+            done = hvp_fast.jvp_of_grad(f, tuple(args), dargs)
+            if done is None:
+                held_state.put_back(pre)
+                y, dy, _, _ = _jvp(f, tuple(args), dargs, kwargs, {}, api="jacfwd")
+                return y, materialize(dy, y)
+            y, dy = done
+            return y, (dy if raw else materialize(dy, y))
+
+        hvp_column.restore = restore  # type: ignore[attr-defined]
+        hvp_column.fn = None  # type: ignore[attr-defined]  (no batched pass: reverse mode cannot carry one)
+        return hvp_column
     if not kwargs:
         try:
             plan = _plan(f, NoTangent, tuple(args), tuple(zero_tangent(a) for a in args))
