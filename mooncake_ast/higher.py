@@ -343,6 +343,7 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple, lay: Any = Non
     same = argument_overlap.sharing(tuple(args), nums)
     groups = [g for g in argument_overlap.views_of_one_memory(tuple(args)) if any(i in nums for i in g)] \
         if len(args) > 1 else ()
+    twins = argument_overlap.twins(tuple(args), nums) if len(nums) > 1 else ()
     calls = [0]
     plan = None
 
@@ -359,6 +360,12 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple, lay: Any = Non
         dargs: list = [None] * len(args)
         for j, i in enumerate(nums):
             dargs[i] = dx[j]
+        for g in twins:  # (one array differentiated in several places: its tangent moves it in all of them)
+            total = dargs[g[0]]
+            for i in g[1:]:
+                total = total + dargs[i]
+            for i in g:
+                dargs[i] = total
         for k in same:  # (one object passed in several places: moved in all of them, argument_overlap.py)
             dargs[k] = next((dargs[i] for i in nums if args[i] is args[k]), None)
         if groups:  # (arguments that are views of one memory: their tangents views of one buffer)
@@ -392,7 +399,7 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple, lay: Any = Non
         plain_column.restore = restore  # type: ignore[attr-defined]
         plain_column.fn = rule.fn  # type: ignore[attr-defined]  (the generated code each column runs)
         return plain_column
-    if not kwargs and type(f) is Grad and not f.has_aux and not same and not groups:
+    if not kwargs and type(f) is Grad and not f.has_aux and not same and not groups and not twins:
         # (mc.hessian's columns: Hessian-vector products by hvp_fast, reverse mode over f's forward code called
         # directly -- the general path below goes through jvp's checks, fcall and hvp_core for every column, 19x the
         # time of a gradient per column at n = 8; hvp_fast gives None where it does not apply, before running f or
