@@ -23,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .rules.api_rules import NestingError, _plan, hvp_core
-from . import aliases, argument_overlap, held_state, hvp_fast
+from . import aliases, argument_overlap, held_state, hvp_fast, pure_forward
 from .tangents import NoTangent, materialize, zero_tangent
 from .api import (ArgnumsError, Grad, MooncakeError, NonScalarOutputError, _argnums_checked, _jvp, _name, _vjp,
                   _wraps, aux_pair)
@@ -338,12 +338,15 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple, lay: Any = Non
     Where f has generated forward code that can be called directly, the API's checks and dispatch are done once
     and each column is one call of that code (one jvp per direction, without the per-call overhead); that rule is
     kept on the input layout `lay` (when given) and reused while it is not stale."""
-    # (f may write to its arguments, and keep state between calls: each pass runs from the entry state, held_state.py)
-    pre = held_state.take(f, tuple(args) + tuple(kwargs.values()) if kwargs else tuple(args))
     same = argument_overlap.sharing(tuple(args), nums)
     groups = [g for g in argument_overlap.views_of_one_memory(tuple(args)) if any(i in nums for i in g)] \
         if len(args) > 1 else ()
     twins = argument_overlap.twins(tuple(args), nums) if len(nums) > 1 else ()
+    rule = _plain_rule(f, args, kwargs, nums, same, lay)
+    # (f may write to its arguments, and keep state between calls: each pass runs from the entry state, held_state.py;
+    # generated code that writes nothing outside its frame starts there by itself, pure_forward.py)
+    pre = None if rule is not None and pure_forward.writes_nothing(rule.fn) else \
+        held_state.take(f, tuple(args) + tuple(kwargs.values()) if kwargs else tuple(args))
     calls = [0]
     plan = None
 
@@ -372,21 +375,7 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple, lay: Any = Non
             dargs = argument_overlap.tie(tuple(args), dargs, groups, add=True)
         return dargs
 
-    # the common call (a plain function of numbers and float arrays): its derived rule, called directly
-    # (the numbers not differentiated are inactive in the rule, as the general path makes them: given NoTangent,
-    # code typed for a number's tangent computed `db = ones * dx` as NoTangent and dropped writes through `b.flat[i]`
-    # or a view: jacfwd in `a` of such a function was zero)
-    rule = None
-    if not kwargs and type(f) is types.FunctionType:
-        kept = lay.rule if lay is not None and not same else None  # (zero below depends on `same`: kept without)
-        if kept is not None and _still_current(f, kept):
-            rule = kept
-        else:
-            zero = tuple(i not in nums and i not in same and type(a) is not np.ndarray for i, a in enumerate(args))
-            rule = fast_forward_rule(f, tuple(args), zero if True in zero else None)
-            if lay is not None and not same:
-                lay.rule = rule
-    if rule is not None:
+    if rule is not None:  # (the common call, a plain function of numbers and float arrays: its rule called directly)
         fill = [NoTangent if type(a) is not np.ndarray else None for a in args]  # (None: zeros of the array)
 
         def plain_column(dx: tuple, raw: bool = False) -> tuple:
@@ -443,6 +432,24 @@ def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple, lay: Any = Non
     column.fn = plan.fn if plan is not None else None  # type: ignore[attr-defined]
     column.restore = restore  # type: ignore[attr-defined]
     return column
+
+
+def _plain_rule(f: Callable, args: tuple, kwargs: dict, nums: tuple, same: Any, lay: Any) -> Any:
+    """The derived forward rule of the common call (a plain function of numbers and float arrays, no keywords), to
+    call directly, or None; kept on the input layout `lay` (when given) and reused while it is current.  (The
+    numbers not differentiated are inactive in the rule, as the general path makes them: given NoTangent, code typed
+    for a number's tangent computed `db = ones * dx` as NoTangent and dropped writes through `b.flat[i]` or a view:
+    jacfwd in `a` of such a function was zero.)"""
+    if kwargs or type(f) is not types.FunctionType:
+        return None
+    kept = lay.rule if lay is not None and not same else None  # (zero below depends on `same`: kept without)
+    if kept is not None and _still_current(f, kept):
+        return kept
+    zero = tuple(i not in nums and i not in same and type(a) is not np.ndarray for i, a in enumerate(args))
+    rule = fast_forward_rule(f, tuple(args), zero if True in zero else None)
+    if lay is not None and not same:
+        lay.rule = rule
+    return rule
 
 
 def _still_current(f: types.FunctionType, rule: Any) -> bool:

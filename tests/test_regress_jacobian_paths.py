@@ -15,7 +15,9 @@ import pytest
 
 import mooncake_ast as mc
 from mooncake_ast import higher
+from tests import jacobian_pure_cases as pure_cases
 from tests.helpers import fd_jac
+from tests.jacobian_pure_cases import pure_numpy
 
 RNG = np.random.default_rng(1028)
 A33 = RNG.normal(size=(33, 33)) / 6.0
@@ -425,3 +427,122 @@ def test_the_batched_pass_is_taken_for_these_functions():
         x = np.random.default_rng(0).normal(size=8)
         mc.jacfwd(f)(x)
         assert (f.__code__, ((8,),)) not in higher._NO_BATCH, f.__name__
+
+
+# ---------------------------------------------------------------- generated code that writes nothing (pure_forward.py)
+
+GEN = np.random.default_rng(0)
+LOG = []
+def writes_in_place(x):
+    x[0] = 1.0
+    return np.sin(x) * x
+
+
+def ufunc_positional_out(x):
+    np.multiply(x, 2.0, x)
+    return np.sin(x)
+
+
+def ufunc_keyword_out(x):
+    np.multiply(x, 2.0, out=x)
+    return np.sin(x)
+
+
+def draws_globally(x):
+    return np.sin(x) * np.random.normal(size=x.shape)
+
+
+def draws_from_a_generator(x):
+    return np.sin(x) * GEN.normal(size=x.shape)
+
+
+def appends_to_a_list(x):
+    LOG.append(1)
+    return np.sin(x) * len(LOG)
+
+
+def sorts_in_place(x):
+    y = np.sin(x)
+    y.sort()
+    return y * x
+
+
+def dot_positional_out(x):
+    out = np.zeros(4)
+    np.dot(np.eye(4), x, out)
+    return np.sin(out) * x
+
+
+def method_positional_out(x):
+    s = np.zeros(())
+    x.sum(0, None, s)
+    return np.sin(x) * s
+
+
+def _helper(x):
+    return np.cos(x)
+
+
+def calls_a_helper(x):
+    return _helper(x) * x
+
+
+IMPURE = [writes_in_place, ufunc_positional_out, ufunc_keyword_out, draws_globally, draws_from_a_generator,
+          appends_to_a_list, sorts_in_place, calls_a_helper, dot_positional_out, method_positional_out, looped, branchy,
+          in_place, writes_its_argument]
+
+
+@pytest.mark.parametrize("f", IMPURE, ids=lambda f: f.__name__)
+def test_code_that_may_write_is_not_taken_for_pure(f):
+    from mooncake_ast import pure_forward
+    from mooncake_ast.forward.runtime import fast_forward_rule
+
+    try:
+        rule = fast_forward_rule(f, (np.ones(4),), None)
+    except Exception:  # (no forward code for it: nothing to judge)
+        return
+    assert rule is None or not pure_forward.writes_nothing(rule.fn)
+
+
+def test_straight_numpy_code_is_pure_until_a_name_it_reads_is_rebound():
+    from mooncake_ast import pure_forward
+    from mooncake_ast.forward.runtime import fast_forward_rule
+
+    rule = fast_forward_rule(pure_numpy, (np.ones(4),), None)
+    assert pure_forward.writes_nothing(rule.fn)
+    names = vars(pure_cases)
+    saved = names["W4"]
+    try:
+        names["W4"] = [0.5, -1.0, 2.0, 0.25]  # (a list: not a numeric array any more, its `*` not NumPy's)
+        assert not pure_forward.writes_nothing(rule.fn)
+    finally:
+        names["W4"] = saved
+    assert pure_forward.writes_nothing(rule.fn)
+
+
+@pytest.mark.parametrize("f", [pure_numpy, draws_from_a_generator, appends_to_a_list, sorts_in_place,
+                               ufunc_keyword_out], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", [mc.jacfwd, mc.jacrev], ids=["jacfwd", "jacrev"])
+def test_jacobians_of_code_pure_or_not_agree_with_finite_differences(f, mode):
+    """Each Jacobian is one evaluation at the entry state: the generator, the log, the argument are where one
+    plain call leaves them, and the Jacobian that of the function at the entry state."""
+    global GEN
+    for seed in range(2):
+        x = np.random.default_rng(seed).normal(size=4)
+        GEN = np.random.default_rng(5)
+        LOG.clear()
+
+        def at_entry(v):
+            global GEN
+            GEN = np.random.default_rng(5)
+            LOG.clear()
+            return f(v.copy())
+
+        want = fd_jac(at_entry, x)
+        GEN = np.random.default_rng(5)
+        LOG.clear()
+        x_in = x.copy()
+        _close(mode(f)(x_in), want)
+        assert len(LOG) == (1 if f is appends_to_a_list else 0)
+        if f is ufunc_keyword_out:
+            _close(x_in, 2.0 * x)
