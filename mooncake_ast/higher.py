@@ -17,25 +17,23 @@ The small functions the rules of the API entry points differentiate (`directiona
 """
 from __future__ import annotations
 
-import types
 from typing import Any, Callable
 
 import numpy as np
 
-from .rules.api_rules import NestingError, _plan, hvp_core
-from . import aliases, argument_overlap, held_state, hvp_fast, pure_forward
-from .tangents import NoTangent, materialize, zero_tangent
+from .rules.api_rules import hvp_core
+from . import aliases, hvp_fast
+from .tangents import materialize
 from .api import (ArgnumsError, Grad, MooncakeError, NonScalarOutputError, _argnums_checked, _jvp, _name, _vjp,
                   _wraps, aux_pair)
 from .tracebacks import user_errors
 from .keyword_binding import bind_keywords, is_nested
 from .batching import Batched, Trace, unbatch
 from .foreign import arguments, refuse_foreign
-from .forward import runtime as forward_runtime
-from .forward.runtime import fast_forward_rule
 from .pytrees import (PytreeError, _assemble, _flatten, _leaf_kinds, _leaf_shapes, _refuse_ints,  # noqa: F401
                       _scalar_or_array, _unflatten)
 from .jacobian_rules import _jacobian_name, jacobian_forward, jacobian_reverse  # noqa: F401
+from .jacobian_columns import _columns, _plain_rule, _still_current  # noqa: F401  (one forward pass per direction)
 from .jacobian_layout import _PLAIN_SCALARS, _InputLayout, _fortran, _kinds_key, _zeros_like_leaf  # noqa: F401
 from .higher_traced import (_GRAD_APPLY, _GRAD_DIRECTIONAL, _VG_APPLY, _VG_DIRECTIONAL, _hvp_frule,  # noqa: F401
                             _hvp_rrule, apply, directional, factory_fwd, forward_of_fcall, forward_of_forward,
@@ -329,136 +327,6 @@ def _leaves_like(t: Any, tree: Any) -> list:
 
     walk(t, tree)
     return out
-
-
-def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple, lay: Any = None) -> Callable:
-    """`column(dx) -> (y, dy)`: one forward-mode pass with tangent dx for the arguments in nums (zero for the
-    others), every call at the arguments' values on entry.
-
-    Where f has generated forward code that can be called directly, the API's checks and dispatch are done once
-    and each column is one call of that code (one jvp per direction, without the per-call overhead); that rule is
-    kept on the input layout `lay` (when given) and reused while it is not stale."""
-    same = argument_overlap.sharing(tuple(args), nums)
-    groups = [g for g in argument_overlap.views_of_one_memory(tuple(args)) if any(i in nums for i in g)] \
-        if len(args) > 1 else ()
-    twins = argument_overlap.twins(tuple(args), nums) if len(nums) > 1 else ()
-    rule = _plain_rule(f, args, kwargs, nums, same, lay)
-    # (f may write to its arguments, and keep state between calls: each pass runs from the entry state, held_state.py;
-    # generated code that writes nothing outside its frame starts there by itself, pure_forward.py)
-    pre = None if rule is not None and pure_forward.writes_nothing(rule.fn) else \
-        held_state.take(f, tuple(args) + tuple(kwargs.values()) if kwargs else tuple(args))
-    calls = [0]
-    plan = None
-
-    def restore() -> None:
-        """Put back the entry state after a column ran (a failed column: a caller computing otherwise)."""
-        if calls[0]:
-            held_state.put_back(pre)
-
-    def placed(dx: tuple) -> list:
-        """The arguments' tangents for one column: dx at the differentiated positions, None elsewhere."""
-        if calls[0]:
-            held_state.put_back(pre)  # the previous column ran f
-        calls[0] += 1
-        dargs: list = [None] * len(args)
-        for j, i in enumerate(nums):
-            dargs[i] = dx[j]
-        for g in twins:  # (one array differentiated in several places: its tangent moves it in all of them)
-            total = dargs[g[0]]
-            for i in g[1:]:
-                total = total + dargs[i]
-            for i in g:
-                dargs[i] = total
-        for k in same:  # (one object passed in several places: moved in all of them, argument_overlap.py)
-            dargs[k] = next((dargs[i] for i in nums if args[i] is args[k]), None)
-        if groups:  # (arguments that are views of one memory: their tangents views of one buffer)
-            dargs = argument_overlap.tie(tuple(args), dargs, groups, add=True)
-        return dargs
-
-    if rule is not None:  # (the common call, a plain function of numbers and float arrays: its rule called directly)
-        fill = [NoTangent if type(a) is not np.ndarray else None for a in args]  # (None: zeros of the array)
-
-        def plain_column(dx: tuple, raw: bool = False) -> tuple:
-            dargs = placed(dx)
-            tangents = tuple(d if d is not None else np.zeros_like(a) if z is None else z
-                             for a, d, z in zip(args, dargs, fill))
-            y, dy = rule.call_bound(f, NoTangent, args, tangents)
-            return y, (dy if raw else materialize(dy, y))
-
-        plain_column.restore = restore  # type: ignore[attr-defined]
-        plain_column.fn = rule.fn  # type: ignore[attr-defined]  (the generated code each column runs)
-        return plain_column
-    if not kwargs and type(f) is Grad and not f.has_aux and not same and not groups and not twins:
-        # (mc.hessian's columns: Hessian-vector products by hvp_fast, reverse mode over f's forward code called
-        # directly -- the general path below goes through jvp's checks, fcall and hvp_core for every column, 19x the
-        # time of a gradient per column at n = 8; hvp_fast gives None where it does not apply, before running f or
-        # after a run the general path then repeats from the entry state)
-        def hvp_column(dx: tuple, raw: bool = False) -> tuple:
-            dargs = tuple(placed(dx))
-            done = hvp_fast.jvp_of_grad(f, tuple(args), dargs)
-            if done is None:
-                held_state.put_back(pre)
-                y, dy, _, _ = _jvp(f, tuple(args), dargs, kwargs, {}, api="jacfwd")
-                return y, materialize(dy, y)
-            y, dy = done
-            return y, (dy if raw else materialize(dy, y))
-
-        hvp_column.restore = restore  # type: ignore[attr-defined]
-        hvp_column.fn = None  # type: ignore[attr-defined]  (no batched pass: reverse mode cannot carry one)
-        return hvp_column
-    if not kwargs:
-        try:
-            plan = _plan(f, NoTangent, tuple(args), tuple(zero_tangent(a) for a in args))
-        except NestingError:
-            plan = None
-        if plan is not None and plan.tan_pos is None:
-            plan = None
-
-    def column(dx: tuple, raw: bool = False) -> tuple:
-        dargs = placed(dx)
-        if plan is None:
-            y, dy, _, _ = _jvp(f, tuple(args), tuple(dargs), kwargs, {}, api="jacfwd")
-            return y, materialize(dy, y)
-        call = list(plan.call_args)
-        for i, a in enumerate(args):
-            d = dargs[i]
-            if d is None:
-                d = zero_tangent(a)
-                d = materialize(d, a) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
-            call[plan.tan_pos[i]] = d
-        y, dy = plan.fn(*call)
-        return y, (dy if raw else materialize(dy, y))
-
-    column.fn = plan.fn if plan is not None else None  # type: ignore[attr-defined]
-    column.restore = restore  # type: ignore[attr-defined]
-    return column
-
-
-def _plain_rule(f: Callable, args: tuple, kwargs: dict, nums: tuple, same: Any, lay: Any) -> Any:
-    """The derived forward rule of the common call (a plain function of numbers and float arrays, no keywords), to
-    call directly, or None; kept on the input layout `lay` (when given) and reused while it is current.  (The
-    numbers not differentiated are inactive in the rule, as the general path makes them: given NoTangent, code typed
-    for a number's tangent computed `db = ones * dx` as NoTangent and dropped writes through `b.flat[i]` or a view:
-    jacfwd in `a` of such a function was zero.)"""
-    if kwargs or type(f) is not types.FunctionType:
-        return None
-    kept = lay.rule if lay is not None and not same else None  # (zero below depends on `same`: kept without)
-    if kept is not None and _still_current(f, kept):
-        return kept
-    zero = tuple(i not in nums and i not in same and type(a) is not np.ndarray for i, a in enumerate(args))
-    rule = fast_forward_rule(f, tuple(args), zero if True in zero else None)
-    if lay is not None and not same:
-        lay.rule = rule
-    return rule
-
-
-def _still_current(f: types.FunctionType, rule: Any) -> bool:
-    """Is `rule`, the derived forward rule a call of this argument kind ran, what fast_forward_rule would give f now
-    (its look-up kept: the same code, nothing stale, no modules written ahead of time to decide instead)?"""
-    if forward_runtime._WRITTEN_AHEAD or getattr(rule, "code", None) is not f.__code__ or rule.stale(f):
-        return False
-    forward_runtime.LATEST[rule.code] = rule  # (as fast_forward_rule records it: what mc.source shows)
-    return True
 
 
 def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
