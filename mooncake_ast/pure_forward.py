@@ -79,7 +79,7 @@ def writes_nothing(fn: Any) -> bool:
     g = fn.__globals__
     known = _KNOWN.get(code)
     if known is None or known[0] is not g or any(g.get(n, _UNBOUND) is not v for n, v in zip(known[1], known[2])):
-        names = tuple(sorted(set(code.co_names)))
+        names = tuple(sorted({ins.argval for ins in dis.get_instructions(code) if ins.opname == "LOAD_GLOBAL"}))
         values = tuple(g.get(n, _UNBOUND) for n in names)
         try:
             answer = _decide(code, g)
