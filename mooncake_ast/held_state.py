@@ -16,6 +16,10 @@ names, to a few levels.  Per object one level deep (shadows.state_of), so which 
 what each holds are both put back.  Random generators f holds or names (a Generator, a RandomState) and NumPy's
 global one, where f's code reads a `random` attribute, are put back too: each pass draws what the first drew.
 State kept elsewhere (a file, a C extension, Python's `random` module) is not seen; nor is state reached only through values computed inside f.
+
+A Jacobian takes this state on every call, so the walk through a function's names and helpers is kept per function
+(_add_function_cached) with what it read -- module-level bindings, closure cells, the function's code and defaults --
+and reused while each of those reads gives the same object; what the objects found hold is read on every call.
 """
 from __future__ import annotations
 
