@@ -28,6 +28,8 @@ def held_arrays(f: Any) -> list:
     the module-level names its code reads, and in containers and objects those hold, to _DEPTH levels."""
     roots: list = []
     fn = f
+    if type(f) is types.FunctionType and not f.__dict__:  # (a plain function: none of the wrappers below)
+        return _held_by_function(f, roots)
     inner = getattr(f, "__mc_jacobian__", None)  # (a Jacobian function: what the function it differentiates holds)
     if inner is not None:
         return held_arrays(inner[0])
@@ -49,6 +51,11 @@ def held_arrays(f: Any) -> list:
     elif not isinstance(f, (types.FunctionType, types.BuiltinFunctionType, type)):
         roots += _fields(f)  # a callable object: its fields
         fn = getattr(type(f), "__call__", None)
+    return _held_by_function(fn, roots)
+
+
+def _held_by_function(fn: Any, roots: list) -> list:
+    """held_arrays' last step: the arrays in `roots` and in what the plain function fn holds."""
     if isinstance(fn, types.FunctionType):
         roots += [c.cell_contents for c in fn.__closure__ or () if _filled(c)]
         roots += list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())

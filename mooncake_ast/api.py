@@ -16,15 +16,15 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .errors import MooncakeError, UnsupportedDerivativeError, UnsupportedInputError, generated_location, refuse_not_callable
+from .errors import MooncakeError, UnsupportedDerivativeError, generated_location, refuse_not_callable
 from .foreign import arguments, refuse_foreign
 from .reverse import shadows
 from .reverse.adjoints import AdjTuple
-from .reverse.runtime import _nondifferentiable as _nondifferentiable_value, derived_reverse, may_write, rcall
+from .reverse.runtime import derived_reverse, may_write, rcall
 from .rules import registry
 from . import api_fast as _fast  # (the short paths of jvp and grad: it reads this module's helpers when called)
 from . import hvp_fast as _hvp_fast  # (the short path of jvp(grad(f)): likewise)
-from .tangents import MutableTangent, NoTangent, Tangent, adjoint_in_library, materialize, zeros_like_tangent
+from .tangents import NoTangent, materialize
 
 
 from . import aliases, argument_overlap, held_state, lazy
@@ -33,6 +33,8 @@ from .arrays import is_other_array
 from .api_checks import (ComplexReverseError, TangentError, _Converter, _describe, _is_real_number,  # noqa: F401
                          _nondifferentiable, _refuse_complex)  # (others import these from here)
 from . import tracebacks as _tb
+from .adjoint_structure import to_user as _to_user  # noqa: F401  (hvp_core, nested_closures, api_fast read it here)
+from .function_arguments import refuse_function_with_state as _refuse_function_with_state
 from .differentiable import Differentiable, differentiate, _lookup  # noqa: F401  (the public names live here too)
 
 
@@ -217,44 +219,6 @@ def source(f: Callable, mode: str = "forward") -> str:
 
 
 # ---------------------------------------------------------------- reverse mode
-
-
-def _to_user(g: Any, primal: Any) -> Any:
-    """An adjoint in the structure of its argument (tuples, lists, dicts; objects as mc.Tangent)."""
-    if type(primal) is np.ndarray and type(g) is np.ndarray and g.shape == primal.shape and primal.dtype.kind == "f":
-        # (a complex adjoint of a real argument: its real part, the adjoint of R -> C; README "Complex numbers")
-        return g if g.dtype == primal.dtype else (g.real if g.dtype.kind == "c" else g).astype(primal.dtype)
-    if isinstance(primal, (bool, int, str, bytes, type(None))) and not isinstance(primal, float):
-        return NoTangent
-    if g is NoTangent or g is None:
-        return zeros_like_tangent(primal)
-    if getattr(type(g), "refuses_use", False):
-        g._refuse()  # a derivative a rule could not give (a RefusedAdjoint): asked for, so the refusal is raised
-    if isinstance(primal, (list, tuple)) and isinstance(g, (list, tuple)):
-        items = [_to_user(a, p) for a, p in zip(g, primal)]
-        return list(items) if isinstance(primal, list) else tuple(items)
-    if isinstance(primal, dict) and isinstance(g, dict):
-        return {k: _to_user(g.get(k, NoTangent), v) for k, v in primal.items()}
-    if isinstance(g, MutableTangent) and hasattr(primal, "__dict__"):
-        return Tangent({k: _to_user(g.fields.get(k, NoTangent), v) for k, v in vars(primal).items()})
-    if is_other_array(primal) or is_other_array(g):
-        return adjoint_in_library(g, primal)  # (a Dask argument's, or a Dask adjoint of a NumPy one: stays lazy)
-    if isinstance(primal, np.ndarray):
-        if primal.dtype.kind not in "fc":
-            return NoTangent
-        if primal.dtype.kind == "f" and np.iscomplexobj(g):
-            g = np.real(g)  # (as above)
-        return np.asarray(g, dtype=primal.dtype).reshape(primal.shape) if np.ndim(g) else np.full(primal.shape, g, dtype=primal.dtype)
-    if isinstance(primal, (float, np.floating)) and (_is_real_number(g) or (isinstance(g, np.ndarray) and g.size == 1
-                                                                            and g.dtype.kind in "iuf")):
-        return float(np.asarray(g).reshape(()))
-    if isinstance(primal, (float, np.floating)) and isinstance(g, (complex, np.complexfloating)):
-        return float(g.real)  # (as for arrays above)
-    if isinstance(primal, (complex, np.complexfloating)) and (isinstance(g, (int, float, complex, np.number)) or
-                                                             (isinstance(g, np.ndarray) and g.size == 1 and g.dtype.kind in "iufc")):
-        v = np.asarray(g).reshape(())[()]  # a complex argument's gradient is a complex number (dL/dx + i dL/dy)
-        return complex(v) if type(primal) is complex else type(primal)(v)
-    return g
 
 
 def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
@@ -499,39 +463,6 @@ class ValueAndGrad:
         # (mc.hessian of a function with this result is the Jacobian of its Jacobian, JAX's layout: higher.py)
         err.nonscalar_result = isinstance(value, (np.ndarray, tuple, list, dict))
         raise err
-
-
-def _refuse_function_with_state(api: str, fn: Any, i: int, arg: Any) -> None:
-    """A differentiated argument that is a function holding numbers or arrays (a closure's cells, its defaults):
-    its gradient would be the derivative with respect to what it holds, which has no form to hand back;
-    returning the zero tangent would read as "no dependence".  Refused, saying what to do.  (A callable object's
-    gradient is the tangent of its fields, as for any object.)"""
-    if not isinstance(arg, types.FunctionType):
-        return  # (a callable object's gradient is its fields' tangent: supported)
-    held = [c.cell_contents for c in arg.__closure__ or () if _cell_filled(c)]
-    held += list(arg.__defaults__ or ()) + list((arg.__kwdefaults__ or {}).values())
-    if not all(_holds_nothing_differentiable(v) for v in held):
-        raise UnsupportedInputError(
-            f"{api}({_name(fn)}, argnums=...): argument {i} is a function ({_name(arg)}) that holds numbers or "
-            f"arrays (captured variables or defaults); mooncake_ast has no gradient to give for "
-            f"a function: pass the values it holds as arguments and differentiate with respect to them "
-            f"(e.g. `{api}(lambda k, x: {_name(fn)}(build(k), x))`, where build(k) makes the function from k), or "
-            f"leave argument {i} out of argnums")
-
-
-def _holds_nothing_differentiable(v: Any) -> bool:
-    try:
-        return _nondifferentiable_value(v)
-    except RecursionError:  # (an object graph too deep or cyclic to walk: count it as holding numbers)
-        return False
-
-
-def _cell_filled(c: Any) -> bool:
-    try:
-        c.cell_contents
-    except ValueError:
-        return False
-    return True
 
 
 class Grad(ValueAndGrad):

@@ -52,6 +52,18 @@ def sharing(args: tuple, nums: Any) -> frozenset:
     return frozenset(out)
 
 
+def twins(args: tuple, nums: Any) -> list:
+    """Groups (lists of positions in nums, two or more) of differentiated positions given one array object: a
+    direction for one of them moves that memory, so in all of them (jacfwd sums their directions into one tangent,
+    as jacrev gives each position the total derivative).  Numbers are values, each place its own."""
+    groups: dict = {}
+    for i in nums:
+        a = args[i]
+        if type(a) is np.ndarray:
+            groups.setdefault(id(a), []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
 def views_of_one_memory(args: tuple) -> list:
     """Groups (lists of positions, two or more) of float-array arguments that share memory without all being one
     object: their tangents must be views of one buffer (`tie`)."""

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 _AXIS_FUNCS = {np.sum, np.mean}
+_SUM = np.sum
 
 
 def _desc(o: Any) -> Any:
@@ -74,13 +75,29 @@ def _binary(ufunc: Any, x: "Batched", o: Any, reflected: bool) -> Any:
 
 
 def _arith(ufunc: Any, reflected: bool) -> Any:
-    """The operator method `x op o` (or `o op x`) of Batched for an elementwise ufunc."""
+    """The operator method `x op o` (or `o op x`) of Batched for an elementwise ufunc: _binary's common operands
+    written out here (one Python call less per operation: forward code does little else with a batch), the rest
+    through __array_ufunc__."""
 
     def method(self: "Batched", o: Any) -> Any:
-        r = _binary(ufunc, self, o, reflected)
-        if r is not None:
-            return r
-        return ufunc(o, self) if reflected else ufunc(self, o)  # the general way: __array_ufunc__
+        data = self.data
+        t = type(o)
+        if t is float or t is int:
+            desc = t
+        elif t is np.ndarray and o.ndim < data.ndim:
+            desc = o.shape
+        elif t is Batched and o.data.shape == data.shape:
+            desc = ("batched", data.shape)
+            o = o.data
+        else:
+            r = _binary(ufunc, self, o, reflected)
+            if r is not None:
+                return r
+            return ufunc(o, self) if reflected else ufunc(self, o)  # the general way: __array_ufunc__
+        tr = self.tr
+        if tr is not None:
+            tr.append((ufunc, reflected, data.shape, desc))
+        return Batched(ufunc(o, data) if reflected else ufunc(data, o), tr)
 
     return method
 
@@ -255,12 +272,24 @@ class Batched:
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method != "__call__" or kwargs or ufunc.nout != 1:
             return NotImplemented
-        if ufunc is np.matmul:
+        if ufunc is _MATMUL:
             return _matmul(*inputs)
         if ufunc.signature is not None:
             return NotImplemented
         if len(inputs) == 2:  # the common case: a batched tangent and a primal value (or two tangents)
             a, b = inputs
+            if type(b) is Batched and type(a) is np.ndarray:  # (`h * dx`: an array on the left, the usual way here)
+                data = b.data
+                tr = b.tr
+                k = a.ndim
+                if k < data.ndim:
+                    if tr is not None:
+                        tr.append((ufunc, True, data.shape, a.shape))
+                    return Batched(ufunc(a, data), tr)
+                if tr is not None:  # (as _new records it)
+                    tr.append((ufunc, data.shape, ("left", (a.shape, a.dtype.char))))
+                lifted = data if data.ndim == k + 1 else data.reshape((data.shape[0],) + (1,) * (k + 1 - data.ndim) + data.shape[1:])
+                return Batched(ufunc(a, lifted), tr)
             if type(a) is Batched:
                 r = _binary(ufunc, a, b, False)
                 if r is not None:
@@ -284,6 +313,16 @@ class Batched:
         return batched[0]._new(ufunc(*args), ufunc, desc=tuple(_desc(x) for x in inputs))
 
     def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+        if func is _SUM and len(args) == 1 and type(args[0]) is Batched and (not kwargs or _AXIS_KEYWORDS.issuperset(kwargs)):
+            x = args[0]
+            if kwargs.get("axis") is None and not kwargs.get("keepdims", False):  # (a total: _reduce's, written out)
+                data = x.data
+                axes = tuple(range(1, data.ndim))
+                tr = x.tr
+                if tr is not None:
+                    tr.append((func, data.shape, (axes, False)))
+                return Batched(np.add.reduce(data, axis=axes), tr)
+            return _reduce(func, x, kwargs.get("axis"), kwargs.get("keepdims", False))
         if func in _AXIS_FUNCS and len(args) == 1 and type(args[0]) is Batched \
                 and (not kwargs or _AXIS_KEYWORDS.issuperset(kwargs)):
             return _reduce(func, args[0], kwargs.get("axis"), kwargs.get("keepdims", False))
@@ -354,19 +393,35 @@ def _reduce(func: Any, x: Batched, axis: Any, keepdims: bool) -> Batched:
 
 def _matmul(a: Any, b: Any) -> Any:
     """a @ b with one operand batched (matrix and vector operands of at most two item dimensions)."""
-    if isinstance(a, Batched) and isinstance(b, Batched):
-        return NotImplemented
-    if isinstance(a, Batched):
-        b = np.asarray(b)
-        if a.ndim == 0 or b.ndim == 0 or a.ndim > 2 or b.ndim > 2:
+    if type(b) is Batched:
+        if type(a) is Batched:
             return NotImplemented
-        return a._new(np.matmul(a.data, b), "matmul", b)
-    a = np.asarray(a)
-    if b.ndim == 0 or a.ndim == 0 or a.ndim > 2 or b.ndim > 2:
+        if type(a) is not np.ndarray:
+            a = np.asarray(a)
+        d = b.data
+        k, ka = d.ndim - 1, a.ndim
+        if k == 0 or ka == 0 or ka > 2 or k > 2:
+            return NotImplemented
+        tr = b.tr
+        if tr is not None:
+            tr.append(("rmatmul", d.shape, (a.shape, a.dtype.char)))
+        if k == 1:  # (each direction a row: the rows times a's transpose)
+            return Batched(d @ (a.T if ka == 2 else a), tr)
+        return Batched(np.matmul(a, d), tr)
+    if type(a) is not Batched:
         return NotImplemented
-    if b.ndim == 1:
-        return b._new(b.data @ (a.T if a.ndim == 2 else a), "rmatmul", a)
-    return b._new(np.matmul(a, b.data), "rmatmul", a)
+    b = np.asarray(b)
+    d = a.data
+    k, kb = d.ndim - 1, b.ndim
+    if k == 0 or kb == 0 or k > 2 or kb > 2:
+        return NotImplemented
+    tr = a.tr
+    if tr is not None:
+        tr.append(("matmul", d.shape, (b.shape, b.dtype.char)))
+    return Batched(np.matmul(d, b), tr)
+
+
+_MATMUL = np.matmul
 
 
 def unbatch(t: Any, n: int, like: Any) -> np.ndarray:

@@ -17,24 +17,23 @@ The small functions the rules of the API entry points differentiate (`directiona
 """
 from __future__ import annotations
 
-import types
 from typing import Any, Callable
 
 import numpy as np
 
-from .rules.api_rules import NestingError, _plan, hvp_core
-from . import aliases, argument_overlap, held_state, hvp_fast
-from .tangents import NoTangent, materialize, zero_tangent
+from .rules.api_rules import hvp_core
+from . import aliases, hvp_fast
+from .tangents import materialize
 from .api import (ArgnumsError, Grad, MooncakeError, NonScalarOutputError, _argnums_checked, _jvp, _name, _vjp,
                   _wraps, aux_pair)
 from .tracebacks import user_errors
 from .keyword_binding import bind_keywords, is_nested
 from .batching import Batched, Trace, unbatch
 from .foreign import arguments, refuse_foreign
-from .forward.runtime import fast_forward_rule
 from .pytrees import (PytreeError, _assemble, _flatten, _leaf_kinds, _leaf_shapes, _refuse_ints,  # noqa: F401
                       _scalar_or_array, _unflatten)
 from .jacobian_rules import _jacobian_name, jacobian_forward, jacobian_reverse  # noqa: F401
+from .jacobian_columns import _columns, _plain_rule, _still_current  # noqa: F401  (one forward pass per direction)
 from .jacobian_layout import _PLAIN_SCALARS, _InputLayout, _fortran, _kinds_key, _zeros_like_leaf  # noqa: F401
 from .higher_traced import (_GRAD_APPLY, _GRAD_DIRECTIONAL, _VG_APPLY, _VG_DIRECTIONAL, _hvp_frule,  # noqa: F401
                             _hvp_rrule, apply, directional, factory_fwd, forward_of_fcall, forward_of_forward,
@@ -125,7 +124,7 @@ def _jacfwd(f: Callable, argnums: Any, has_aux: bool, hessian_of: Any = None) ->
             lay = _InputLayout(tuple(args[i] for i in nums), nums, args)
             if key is not None and len(layouts) < 64:
                 layouts[key] = lay
-        column = _columns(f, args, kwargs, lay.nums)
+        column = _columns(f, args, kwargs, lay.nums, lay)
         try:
             batched = _batched_blocks(f, column, lay, has_aux)
             if batched is not None:
@@ -228,7 +227,8 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
         with np.errstate(all="ignore"):
             y, dy = column(_unflatten(lay.tree, batch) if not lay.simple else tuple(batch), raw=True)
         inspected = tr.inspected  # (read before materialize, which looks at the result's type)
-        dy = materialize(dy, y)
+        if type(dy) is not Batched:
+            dy = materialize(dy, y)
         aux = None
         if has_aux:
             (y, aux), dy = aux_pair("jacfwd", f, y), dy[0]
@@ -244,12 +244,16 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
             if any(d.shape != (n,) + o.shape for d, o in zip(d_leaves, out_leaves)):
                 raise ValueError("batched tangent of the wrong shape")
             flats = [d.reshape(n, -1) for d in d_leaves]
-        trace = (lay.sig, tuple(tr))
-        checked = _checked_of(fn, code)
-        if inspected or checked is None or trace not in checked:
-            _probe(column, lay, has_aux, flats)
-            if not inspected and checked is not None and len(checked) < _MAX_CHECKED:
-                checked.add(trace)
+        last = lay.last_checked  # (this layout's last checked trace, with its code: the usual call repeats it)
+        if inspected or last is None or last[0] is not fn or last[1] is not code or last[2] != tr:
+            trace = (lay.sig, tuple(tr))
+            checked = _checked_of(fn, code)
+            if inspected or checked is None or trace not in checked:
+                _probe(column, lay, has_aux, flats)
+                if not inspected and checked is not None and len(checked) < _MAX_CHECKED:
+                    checked.add(trace)
+            if not inspected and checked is not None and trace in checked:
+                lay.last_checked = (fn, code, list(tr))  # (a copy: a batch kept past the pass can add to tr)
     except Exception:  # the code cannot carry a batch: one direction at a time
         _NO_BATCH.add((code, tuple(lay.shapes)))
         lay.batch = False
@@ -323,84 +327,6 @@ def _leaves_like(t: Any, tree: Any) -> list:
 
     walk(t, tree)
     return out
-
-
-def _columns(f: Callable, args: tuple, kwargs: dict, nums: tuple) -> Callable:
-    """`column(dx) -> (y, dy)`: one forward-mode pass with tangent dx for the arguments in nums (zero for the
-    others), every call at the arguments' values on entry.
-
-    Where f has generated forward code that can be called directly, the API's checks and dispatch are done once
-    and each column is one call of that code (one jvp per direction, without the per-call overhead)."""
-    # (f may write to its arguments, and keep state between calls: each pass runs from the entry state, held_state.py)
-    pre = held_state.take(f, tuple(args) + tuple(kwargs.values()))
-    same = argument_overlap.sharing(tuple(args), nums)
-    groups = [g for g in argument_overlap.views_of_one_memory(tuple(args)) if any(i in nums for i in g)]
-    calls = [0]
-    plan = None
-
-    def restore() -> None:
-        """Put back the entry state after a column ran (a failed column: a caller computing otherwise)."""
-        if calls[0]:
-            held_state.put_back(pre)
-
-    def placed(dx: tuple) -> list:
-        """The arguments' tangents for one column: dx at the differentiated positions, None elsewhere."""
-        if calls[0]:
-            held_state.put_back(pre)  # the previous column ran f
-        calls[0] += 1
-        dargs: list = [None] * len(args)
-        for j, i in enumerate(nums):
-            dargs[i] = dx[j]
-        for k in same:  # (one object passed in several places: moved in all of them, argument_overlap.py)
-            dargs[k] = next((dargs[i] for i in nums if args[i] is args[k]), None)
-        if groups:  # (arguments that are views of one memory: their tangents views of one buffer)
-            dargs = argument_overlap.tie(tuple(args), dargs, groups, add=True)
-        return dargs
-
-    # the common call (a plain function of numbers and float arrays): its derived rule, called directly
-    # (the numbers not differentiated are inactive in the rule, as the general path makes them: given NoTangent,
-    # code typed for a number's tangent computed `db = ones * dx` as NoTangent and dropped writes through `b.flat[i]`
-    # or a view: jacfwd in `a` of such a function was zero)
-    zero = tuple(i not in nums and i not in same and type(a) is not np.ndarray for i, a in enumerate(args))
-    rule = fast_forward_rule(f, tuple(args), zero if True in zero else None) \
-        if not kwargs and type(f) is types.FunctionType else None
-    if rule is not None:
-        def plain_column(dx: tuple, raw: bool = False) -> tuple:
-            dargs = placed(dx)
-            tangents = tuple(d if d is not None else np.zeros_like(a) if type(a) is np.ndarray else NoTangent
-                             for a, d in zip(args, dargs))
-            y, dy = rule.call_bound(f, NoTangent, args, tangents)
-            return y, (dy if raw else materialize(dy, y))
-
-        plain_column.restore = restore  # type: ignore[attr-defined]
-        plain_column.fn = rule.fn  # type: ignore[attr-defined]  (the generated code each column runs)
-        return plain_column
-    if not kwargs:
-        try:
-            plan = _plan(f, NoTangent, tuple(args), tuple(zero_tangent(a) for a in args))
-        except NestingError:
-            plan = None
-        if plan is not None and plan.tan_pos is None:
-            plan = None
-
-    def column(dx: tuple, raw: bool = False) -> tuple:
-        dargs = placed(dx)
-        if plan is None:
-            y, dy, _, _ = _jvp(f, tuple(args), tuple(dargs), kwargs, {}, api="jacfwd")
-            return y, materialize(dy, y)
-        call = list(plan.call_args)
-        for i, a in enumerate(args):
-            d = dargs[i]
-            if d is None:
-                d = zero_tangent(a)
-                d = materialize(d, a) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else d
-            call[plan.tan_pos[i]] = d
-        y, dy = plan.fn(*call)
-        return y, (dy if raw else materialize(dy, y))
-
-    column.fn = plan.fn if plan is not None else None  # type: ignore[attr-defined]
-    column.restore = restore  # type: ignore[attr-defined]
-    return column
 
 
 def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:

@@ -65,6 +65,8 @@ class _InputLayout:
                          for a in args)
         self.vector_hessian = False  # (mc.hessian: the function's result is not a scalar, see _jacfwd)
         self.batch: Any = None  # False once a batched pass failed for this layout (None: not known yet)
+        self.rule: Any = None  # the derived forward rule a call of this kind ran (higher._columns), or None
+        self.last_checked: Any = None  # (forward code, trace) of this layout's last batched pass found checked
         self.fortran = [_fortran(leaf) for leaf in leaves]
         self.eyes: list = []  # per leaf: (n, *shape) with the leaf's identity directions in its rows
         start = 0
