@@ -881,3 +881,299 @@ CASES = [
     # trees
     ("dict_mixed_params", "T", ({"a": 0.7, "w": np.array([0.5, -0.2, 1.0]), "extra": [np.array([0.3, 0.1])]},)),
 ]
+
+
+# ================================================================ batch 2: library calls, operators, protocols
+class Vec2:
+    """Operator overloading: a 2-vector with __add__, __mul__, __rmul__, __sub__, __abs__ and a property."""
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    def __add__(self, o):
+        return Vec2(self.a + o.a, self.b + o.b)
+
+    def __sub__(self, o):
+        return Vec2(self.a - o.a, self.b - o.b)
+
+    def __mul__(self, s):
+        return Vec2(self.a * s, self.b * s)
+
+    __rmul__ = __mul__
+
+    def __abs__(self):
+        return math.sqrt(self.a * self.a + self.b * self.b)
+
+    @property
+    def angle(self):
+        return math.atan2(self.b, self.a)
+
+
+def vec2_orbit(x):
+    pos = Vec2(x[0], x[1])
+    vel = Vec2(x[2], x[3])
+    for _ in range(3):
+        r = abs(pos)
+        vel = vel - pos * (DT / r ** 3)
+        pos = pos + DT * vel
+    return abs(pos) + pos.angle * vel.b
+
+
+class Base:
+    def __init__(self, w):
+        self.w = w
+
+    def energy(self, x):
+        return np.sum(self.w * x ** 2)
+
+
+class Derived(Base):
+    def __init__(self, w, c):
+        super().__init__(w)
+        self.c = c
+
+    def energy(self, x):
+        return super().energy(x) + self.c * np.sum(np.cos(x))
+
+    @staticmethod
+    def penalty(x):
+        return np.sum(x ** 4)
+
+    @classmethod
+    def default(cls, w):
+        return cls(w, 0.5)
+
+
+def inheritance_energy(x):
+    m = Derived.default(np.array([1.0, 2.0, 0.5, 1.5]))
+    return m.energy(x) + Derived.penalty(x) * m.c
+
+
+class Seq:
+    """A user sequence with __getitem__ / __len__ iterated by index and by for."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def __len__(self):
+        return len(self.data)
+
+    def __getitem__(self, i):
+        return self.data[i] * 2.0
+
+
+def user_sequence(x):
+    s = Seq(x)
+    t = 0.0
+    for i in range(len(s)):
+        t += s[i] ** 3
+    return t + math.exp(s[0] - s[len(s) - 1])
+
+
+def recursive_power(x):
+    def rec(v, n):
+        if n == 0:
+            return v
+        return math.sin(rec(v, n - 1)) * v + 0.1 * n
+    return sum(rec(v, 3) for v in x)
+
+
+def star_args_helper(x):
+    def combine(*vals, scale=1.0, **extra):
+        s = 0.0
+        for v in vals:
+            s += v * v
+        for k in sorted(extra):
+            s += extra[k] * scale
+        return s * scale
+    return combine(x[0], x[1] * x[2], x[3], scale=1.3, shift=math.sin(x[0]), tilt=x[1] ** 3)
+
+
+def reduce_and_sorted(x):
+    vals = sorted([x[0] * x[1], math.exp(x[2]), x[3] ** 2, -x[1]], key=lambda t: -t)
+    prod = functools.reduce(lambda a, b: a * b + 0.1, vals)
+    return prod + vals[0] * vals[-1]
+
+
+def comprehensions(x):
+    sq = [v * v for v in x if v > 0]
+    d = {i: math.tanh(v) for i, v in enumerate(x)}
+    return sum(sq) * d[0] + sum(d[i] * x[i] for i in d)
+
+
+def fancy_index_inplace(x):
+    """Fancy and boolean indexing with in-place multiplies and np.add.at."""
+    y = x.copy()
+    idx = np.array([0, 2, 3])
+    y[idx] *= np.array([1.5, 2.0, 0.5])
+    mask = np.array([True, False, True, False, True, False])
+    y[mask] = y[mask] ** 2 + 0.1
+    acc = np.zeros(3)
+    np.add.at(acc, np.array([0, 1, 1, 2, 0, 2]), y)
+    return np.sum(acc ** 2) + np.sum(y * x)
+
+
+def out_argument(x):
+    buf = np.empty_like(x)
+    np.multiply(x, x, out=buf)
+    np.sin(buf, out=buf)
+    np.add(buf, x, out=buf)
+    return np.sum(buf ** 2)
+
+
+def linalg_mix(x):
+    """inv, det, eigh (distinct eigenvalues), norm of a 3 x 3 matrix from x."""
+    A = x.reshape(3, 3)
+    S = A @ A.T + np.diag([1.0, 2.0, 3.0])
+    w, V = np.linalg.eigh(S)
+    return np.sum(np.linalg.inv(S)) + math.log(np.linalg.det(S)) + w[-1] + np.linalg.norm(A) + V[0, 0] ** 2
+
+
+def einsum_cumsum(x):
+    A = x.reshape(2, 3)
+    B = np.einsum("ij,kj->ik", A, A)
+    c = np.cumsum(A, axis=1)
+    p = np.cumprod(1.0 + 0.1 * A, axis=1)
+    return np.sum(B ** 2) + np.sum(c * p) + np.trace(B)
+
+
+def sort_and_max(x):
+    s = np.sort(x)
+    return np.sum(s * np.arange(1, len(x) + 1)) + np.max(x ** 2) + np.var(x) + np.std(x)
+
+
+def stack_roll_pad(x):
+    a = np.stack([x, np.roll(x, 1), x ** 2])
+    b = np.concatenate([x[:2], np.pad(x, 1)])
+    return np.sum(a.prod(axis=0)) + np.sum(np.diff(b) ** 2)
+
+
+def select_clip(x):
+    y = np.clip(x, -2.0, 2.0)
+    z = np.select([y < -0.5, y < 0.5], [y ** 2, np.sin(y)], default=np.exp(y))
+    return np.sum(z * y) + np.sum(np.log1p(y ** 2)) + np.sum(np.expm1(0.5 * y))
+
+
+def scipy_special(x):
+    from scipy.special import expit, logsumexp, gammaln
+    return logsumexp(x * 2.0) + np.sum(expit(x) * x) + np.sum(gammaln(x + 3.0))
+
+
+def hypot_arctan2(x):
+    a, b = x[:3], x[3:]
+    return np.sum(np.hypot(a, b) * np.arctan2(b, a)) + math.hypot(x[0], x[1]) ** 3
+
+
+def dict_int_keys_nested(p):
+    """T: dict with int keys and a nested dict."""
+    s = 0.0
+    for k in sorted(k for k in p if isinstance(k, int)):
+        s += k * np.sum(np.sin(p[k]) ** 2)
+    s += p["head"]["scale"] * np.sum(p[0] * p[1])
+    return s * p["head"]["scale"]
+
+
+def float32_constants(x):
+    """Constants in float32 and int arrays mixed into float64 arithmetic."""
+    c = np.array([0.5, 1.5, -0.25, 2.0], dtype=np.float32)
+    k = np.arange(4)
+    return np.sum(c * x ** 2) + np.sum(k * np.sin(x)) + float(c[0]) * x[0] ** 3
+
+
+def early_return_loop(x):
+    """Return from inside a loop when a running value passes a threshold (fixed under small steps)."""
+    acc = 0.0
+    for i in range(len(x)):
+        acc = acc + math.exp(x[i]) * (i + 1)
+        if acc > 5.0:
+            return acc * x[i]
+    return -acc
+
+
+def while_break_continue(x):
+    i = 0
+    s = 0.0
+    while True:
+        if i >= len(x):
+            break
+        v = x[i]
+        i += 1
+        if v < 0:
+            s -= v ** 3
+            continue
+        s += math.sqrt(v + 1.0) * v
+    return s
+
+
+def model_list_of_dicts(x):
+    """Parameters in a list of dicts built from x, a loop over layers."""
+    layers = [{"w": x[:2], "b": x[2]}, {"w": x[3:5], "b": x[5]}]
+    h = np.array([0.5, -0.3])
+    out = 0.0
+    for layer in layers:
+        z = np.dot(layer["w"], h) + layer["b"]
+        out = out + math.tanh(z)
+        h = h * z
+    return out + np.sum(h ** 2)
+
+
+def vector_object_method(x):
+    """V: a method returning an array, called in a loop, vector valued."""
+    m = Model(x[:3])
+    return np.array([m(t) for t in (0.1, 0.5, 0.9)])
+
+
+def jacobian_of_loop_vector(x):
+    """V: in-place accumulation into an output array over a nested loop."""
+    n = len(x)
+    out = np.zeros(n)
+    for i in range(n):
+        for j in range(i + 1):
+            out[i] += math.sin(x[j]) * x[i] / (j + 1)
+    return out
+
+
+def aux_with_arrays(x):
+    """A: aux holds arrays derived from x."""
+    y = np.tanh(x)
+    return np.sum(y * x ** 2), y
+
+
+def mixed_argnums(a, b, n=2):
+    """M: a matrix and a vector, int constant last."""
+    A = a.reshape(2, 2)
+    r = A @ b
+    for _ in range(n):
+        r = np.tanh(A @ r + b)
+    return np.sum(r ** 2) + np.sum(A * A) * b[0]
+
+
+CASES += [
+    ("vec2_orbit", "S", (np.array([1.0, 0.2, 0.1, 0.9]),)),
+    ("inheritance_energy", "S", (X4,)),
+    ("user_sequence", "S", (X4,)),
+    ("recursive_power", "S", (X4,)),
+    ("star_args_helper", "S", (X4,)),
+    ("reduce_and_sorted", "S", (X4,)),
+    ("comprehensions", "S", (X6,)),
+    ("fancy_index_inplace", "S", (X6,)),
+    ("out_argument", "S", (X6,)),
+    ("linalg_mix", "S", (np.array([0.3, -0.7, 1.1, 0.45, -0.2, 0.8, 0.5, 0.1, -0.4]),)),
+    ("einsum_cumsum", "S", (X6,)),
+    ("sort_and_max", "S", (X6,)),
+    ("stack_roll_pad", "S", (X4,)),
+    ("select_clip", "S", (X6,)),
+    ("scipy_special", "S", (X4,)),
+    ("hypot_arctan2", "S", (X6,)),
+    ("dict_int_keys_nested", "T", ({0: np.array([0.2, 0.5]), 1: np.array([-0.3, 0.8]),
+                                     "head": {"scale": 1.3}},)),
+    ("float32_constants", "S", (X4,)),
+    ("early_return_loop", "S", (X4,)),
+    ("while_break_continue", "S", (X6,)),
+    ("model_list_of_dicts", "S", (X6,)),
+    ("vector_object_method", "V", (X3,)),
+    ("jacobian_of_loop_vector", "V", (X4,)),
+    ("aux_with_arrays", "A", (X4,)),
+    ("mixed_argnums", "M", (np.array([0.3, -0.2, 0.5, 0.8]), np.array([0.4, -0.6]))),
+]

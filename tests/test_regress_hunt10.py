@@ -11,12 +11,14 @@ over a number, a captured function or empty tuple) -- refused before, now comput
 values is still refused."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pytest
 
 import mooncake_ast as mc
+from mooncake_ast.api_checks import TangentError
 from mooncake_ast.rules.forward_code_rules import NestingError
 import hunt10_kit as K
 
@@ -34,8 +36,19 @@ _PARTIAL_INSIDE = _refused(
     "(second orders of partial_helper): functools.partial(weighted, w=0.3) made inside the function, w a literal "
     "constant -- NestingError 'the partial holds differentiated values (it was made inside the function)'; first "
     "order works.  Over-conservative: the partial's keyword does not depend on the input here")
+_KWARGS_VARIADIC = _refused(
+    "(second orders of star_args_helper): a local helper `def combine(*vals, scale=1.0, **extra)` called with "
+    "differentiated keywords collected by **extra (`shift=math.sin(x[0]), tilt=x[1] ** 3`) -- NestingError "
+    "'differentiated keyword arguments are not supported nested' (rules/nested_api_plans.refuse_tangent_keywords: "
+    "nested_calls._keywords_positional gives up on variadic functions); first order works")
+_UFUNC_AT = _refused(
+    "(second orders of fancy_index_inplace): np.add.at(acc, idx, y) with y depending on x -- NestingError 'the "
+    "forward derivative of ufunc.at comes from a hand-written rule, which has no derivative of its own'; first "
+    "order works.  Route: rules/numpy_ufunc_at.py (its forward rule as plain NumPy: np.add.at(dacc, idx, dy))")
 KNOWN = {("closure_counter", c): _STATEFUL_CLOSURE for c in K.CHECKS["S"] if c != "grad1"}
 KNOWN.update({("partial_helper", c): _PARTIAL_INSIDE for c in K.CHECKS["S"] if c != "grad1"})
+KNOWN.update({("star_args_helper", c): _KWARGS_VARIADIC for c in K.CHECKS["S"] if c != "grad1"})
+KNOWN.update({("fancy_index_inplace", c): _UFUNC_AT for c in K.CHECKS["S"] if c != "grad1"})
 
 # grad of a lambda-wrapped jvp is the same machinery for every probe: check it on a few only (keeps the file fast)
 _LAMBDA_SAMPLE = {"spring_chain_energy", "logistic_l2", "mlp_dict_loss", "model_call_loss", "gp_nll_cholesky",
@@ -198,3 +211,156 @@ def test_lambda_capturing_enclosing_scope_float():
 
     got = mc.grad(outer(0.1))(W.copy())
     np.testing.assert_allclose(got, _fd_hv(ridge, W, V), rtol=1e-6, atol=1e-7)
+
+
+# ---------------------------------------------------------------- one array passed for two arguments
+def two_args(a, b):
+    return np.sum(a ** 2 * b) + np.sum(np.sin(a * b))
+
+
+X_ALIAS = np.array([0.3, -0.4, 0.7, 0.2])
+
+
+def _object_gradient():
+    """The gradient with respect to the one object (x passed twice): what mc.grad, mc.vjp and mc.jacrev give."""
+    return mc.grad(lambda x: two_args(x, x))(X_ALIAS.copy())
+
+
+@pytest.mark.parametrize("api", ["grad", "jacrev", "vjp"])
+def test_aliased_arguments_first_order_object_semantics(api):
+    x = X_ALIAS.copy()
+    if api == "grad":
+        ga, gb = mc.grad(two_args, argnums=(0, 1))(x, x)
+    elif api == "jacrev":
+        ga, gb = mc.jacrev(two_args, argnums=(0, 1))(x, x)
+    else:
+        ga, gb = mc.vjp(two_args, x, x)[1](1.0)
+    np.testing.assert_allclose(ga, _object_gradient(), rtol=1e-12)
+    np.testing.assert_allclose(gb, _object_gradient(), rtol=1e-12)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "WRONG (inconsistent with mc.grad / mc.jacrev / mc.vjp): jacfwd(f, argnums=(0, 1))(x, x) with one array for "
+    "both arguments gives the partial derivatives ([0.4788, -0.0749, 1.5976, 0.2798] and [0.3888, ...] for "
+    "f(a, b) = sum(a**2 b) + sum(sin(a b)) at x = [0.3, -0.4, 0.7, 0.2]) while grad, jacrev and vjp give the "
+    "derivative with respect to the one object ([0.8676, -0.3098, 2.7053, 0.5197] for both); jvp refuses two "
+    "different tangents for the object.  Route: jacobian_* / batching (jac10) or argument_overlap.py"))
+def test_aliased_arguments_jacfwd_matches_grad():
+    x = X_ALIAS.copy()
+    ga, gb = mc.jacfwd(two_args, argnums=(0, 1))(x, x)
+    np.testing.assert_allclose(ga, _object_gradient(), rtol=1e-10)
+    np.testing.assert_allclose(gb, _object_gradient(), rtol=1e-10)
+
+
+@pytest.mark.xfail(strict=True, raises=TangentError, reason=(
+    "CRASH: hessian(f, argnums=(0, 1))(x, x) with one array for both arguments -- TangentError 'jacfwd: the tangent "
+    "of argument 1 differs from the tangent of argument 0, which is the same object' raised by the library's own "
+    "jacfwd over grad (the user gave no tangent); hessian(f, argnums=0)(x, x) and hvp work.  Route: jac10 "
+    "(higher.py / jacobian_*): seed one tangent per object, or refuse with a NestingError naming the aliasing"))
+def test_aliased_arguments_hessian_argnums_tuple():
+    x = X_ALIAS.copy()
+    H = mc.hessian(two_args, argnums=(0, 1))(x, x)
+    ref = mc.hessian(lambda y: two_args(y, y))(X_ALIAS.copy())
+    np.testing.assert_allclose(H[0][0], ref, rtol=1e-8)
+
+
+def test_aliased_arguments_hessian_single_argnum_and_hvp():
+    x = X_ALIAS.copy()
+    ref = mc.hessian(lambda y: two_args(y, y))(X_ALIAS.copy())
+    h = 1e-5
+    fd = np.stack([(_object_grad_at(X_ALIAS + h * e) - _object_grad_at(X_ALIAS - h * e)) / (2 * h)
+                   for e in np.eye(4)], -1)
+    np.testing.assert_allclose(ref, fd, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(mc.hessian(two_args)(x, x), ref, rtol=1e-10)
+    v = np.array([1.0, 0.5, -0.3, 0.2])
+    hv = mc.hvp(two_args, (x, x), (v, v))
+    np.testing.assert_allclose(hv[0], ref @ v, rtol=1e-10)
+
+
+def _object_grad_at(y):
+    return mc.grad(lambda z: two_args(z, z))(y.copy())
+
+
+# ---------------------------------------------------------------- derivatives taken inside the function
+XM = np.array([[0.5, -0.3, 0.2], [0.1, 0.8, -0.4], [-0.6, 0.2, 0.9], [0.3, 0.3, 0.3]])
+YM = np.array([0.2, -0.1, 0.4, 0.0])
+W3 = np.array([0.33, -0.47, 0.72])
+
+
+def fit_loss(w, X, y):
+    return np.mean((np.tanh(X @ w) - y) ** 2)
+
+
+def maml_two_steps(w):
+    """Meta-learning: two inner gradient steps (mc.grad inside a loop), the loss after them."""
+    for _ in range(2):
+        w = w - 0.3 * mc.grad(fit_loss)(w, XM[:2], YM[:2])
+    return fit_loss(w, XM[2:], YM[2:])
+
+
+def maml_dict_params(w):
+    p = {"w": w, "b": 0.1}
+    for _ in range(2):
+        g = mc.grad(lambda q: fit_loss(q["w"], XM, YM) + q["b"] ** 2 * np.sum(q["w"]))(p)
+        p = {k: p[k] - 0.2 * g[k] for k in p}
+    return fit_loss(p["w"], XM, YM) + p["b"]
+
+
+def quartic(v):
+    return np.sum(v ** 4) + np.sum(np.exp(0.3 * v))
+
+
+def newton_step_inside(w):
+    """One damped Newton step computed with mc.hessian and mc.grad inside the function."""
+    w2 = w - np.linalg.solve(mc.hessian(quartic)(w) + np.eye(len(w)), mc.grad(quartic)(w))
+    return np.sum(w2 ** 2 * np.arange(1, len(w) + 1))
+
+
+def jacobian_inside(w):
+    return np.sum(mc.jacfwd(lambda v: np.sin(v) * v[0])(w) ** 2)
+
+
+def item_conversions(x):
+    a = float(x[0])
+    b = x[1].item()
+    return a * b * math.exp(a) + float(np.sum(x ** 2)) * b
+
+
+def _fd(g, x, h=1e-5):
+    return np.stack([(np.asarray(g(x + h * e)) - np.asarray(g(x - h * e))) / (2 * h) for e in np.eye(x.size)], -1)
+
+
+@pytest.mark.parametrize("f", [maml_two_steps, maml_dict_params, newton_step_inside, jacobian_inside,
+                               item_conversions], ids=lambda f: f.__name__)
+def test_first_order_of_functions_taking_derivatives(f):
+    np.testing.assert_allclose(mc.grad(f)(W3.copy()), _fd(f, W3), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", [maml_two_steps, maml_dict_params], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("how", ["hessian", "jvp_grad", "jacrev_grad"])
+def test_second_order_of_inner_gradient_steps(f, how):
+    if how == "hessian":
+        H = mc.hessian(f)(W3.copy())
+    elif how == "jvp_grad":
+        H = np.stack([mc.jvp(mc.grad(f), (W3.copy(),), (e,))[1] for e in np.eye(3)], -1)
+    else:
+        H = mc.jacrev(mc.grad(f))(W3.copy())
+    np.testing.assert_allclose(H, _fd(mc.grad(f), W3), rtol=1e-5, atol=1e-6)
+
+
+_JACOBIAN_OBJECT = _refused(
+    "(third order through a Jacobian taken inside): hessian / jvp(grad) of a function calling mc.hessian(f)(w) or "
+    "mc.jacfwd(g)(w) -- NestingError 'nested derivative of quartic: call it with all its parameters given "
+    "positionally'.  The Jacobian object (higher.py's `jac(*args, **kwargs)` closure, wrapped to f's name) reaches "
+    "rules/api_rules._plan as a plain variadic user function (reverse mode over forward code: fcall(J, dJ, (w,), "
+    "(dw,))) instead of a rule of its own as grad objects have; first order works.  Route: jac10 (jacobian_rules.py)")
+_ITEM = _refused(
+    "(second order of x[1].item()): NestingError 'the tangent of attribute 'item' of a differentiated object, read by "
+    "generated code, is not supported at this order'; float(x[0]) works, first order works")
+
+
+@pytest.mark.parametrize("f, mark", [(newton_step_inside, _JACOBIAN_OBJECT), (jacobian_inside, _JACOBIAN_OBJECT),
+                                     (item_conversions, _ITEM)], ids=["newton", "jacfwd_inside", "item"])
+def test_second_order_refusals(f, mark, request):
+    request.node.add_marker(mark)
+    np.testing.assert_allclose(mc.hessian(f)(W3.copy()), _fd(mc.grad(f), W3), rtol=1e-5, atol=1e-6)
