@@ -10,6 +10,8 @@ import types
 import weakref
 from typing import Any
 
+import numpy as np
+
 from ..api import Differentiable, ValueAndGrad, _nondifferentiable
 from ..tangents import NoTangent
 from .forward_code_rules import NestingError, _expand, _name, _zero
@@ -66,6 +68,8 @@ def _refuse_captures(f: Any, what: str, objects: bool = True) -> None:
                            f"values ({type(f).__name__}'s fields) does not differentiate them; pass a plain function "
                            f"taking the object as an argument (`mc.grad(lambda x, m: m(x))(d, model)`), or take the "
                            f"outer derivative with mc.jvp / mc.jacfwd")
+    if _module_constant_function(f):
+        return
     cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _cell_full(c)]
     values = [*cells, *(getattr(f, "__defaults__", None) or ())]
     if any(_holds_values(v) for v in values):
@@ -74,6 +78,42 @@ def _refuse_captures(f: Any, what: str, objects: bool = True) -> None:
 
 
 _CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, types.ModuleType)
+
+
+def _module_constant_function(f: Any) -> bool:
+    """Is f a function held by a module-level name of its own module (`def loss(w, lam=0.1)`, or
+    `loss = make_loss(1.7)`), whose defaults and cells hold only immutable constants (numbers, strings, tuples of
+    them, plain functions) and which rebinds no cell?  Such values were made before any differentiation began and
+    cannot change, so they are constants of every derivative: reverse mode over `grad(f)` inside differentiated code,
+    which gives them no adjoint, is exact (hunt10: `mc.grad(lambda w: mc.grad(loss)(w) @ v)` of a loss with a
+    float default was refused).  A closure made inside differentiated code is a new object no module-level name
+    holds; a mutable default (an array) could be written by the outer code: both still refused."""
+    if not isinstance(f, types.FunctionType):
+        return False
+    held = getattr(f, "__globals__", None)
+    if not isinstance(held, dict) or not any(v is f for v in list(held.values())):
+        return False
+    cells = [c.cell_contents for c in (f.__closure__ or ()) if _cell_full(c)]
+    values = [*cells, *(f.__defaults__ or ()), *((f.__kwdefaults__ or {}).values())]
+    if not all(_immutable_constant(v) for v in values):
+        return False
+    if f.__closure__:
+        from ..attribute_checks import writes_captured
+
+        return not writes_captured(f)
+    return True
+
+
+def _immutable_constant(v: Any, depth: int = 0) -> bool:
+    """A value that nothing can change: a number, string, None, a tuple of such, or code without state of its own
+    (a plain function without cells, a builtin, a class, a module)."""
+    if isinstance(v, (bool, int, float, complex, str, bytes, type(None), np.generic)):
+        return True
+    if isinstance(v, tuple) and depth < 4:
+        return all(_immutable_constant(x, depth + 1) for x in v)
+    if isinstance(v, types.FunctionType):
+        return not v.__closure__ and not v.__defaults__ and not v.__kwdefaults__
+    return isinstance(v, (types.BuiltinFunctionType, type, types.ModuleType))
 
 
 def _holds_values(v: Any) -> bool:
@@ -91,7 +131,22 @@ def _captures_values(f: Any) -> bool:
     """Does f capture (closure cells, defaults) anything differentiable?"""
     cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _cell_full(c)]
     values = [*cells, *(getattr(f, "__defaults__", None) or ()), *((getattr(f, "__kwdefaults__", None) or {}).values())]
-    return any(not _nondifferentiable(v) and not isinstance(v, types.ModuleType) for v in values)
+    return any(_captured_value(v) for v in values)
+
+
+def _captured_value(v: Any, depth: int = 0) -> bool:
+    """Could v, captured by a closure, hold something differentiable?  Not a module, an int or string, a tuple of
+    such (`rest = ()` in `lambda y: f(y, *rest)`), nor a function whose own captures are immutable constants (a
+    module-level `def`, hunt10: `mc.grad(lambda x: mc.jvp(lambda y: loss(y, *rest), (x,), (v,))[1])` was refused
+    for capturing `loss` and an empty tuple).  Anything else (a float, an array, an object, a closure over values)
+    may be: the caller refuses or differentiates it."""
+    if isinstance(v, types.ModuleType) or _nondifferentiable(v):
+        return False
+    if isinstance(v, tuple) and depth < 4:
+        return any(_captured_value(x, depth + 1) for x in v)
+    if isinstance(v, types.FunctionType):
+        return not (_immutable_constant(v) or _module_constant_function(v))
+    return True
 
 
 # Callables whose captured values are constants of the differentiation now running: the functions a rule
