@@ -239,12 +239,6 @@ def test_aliased_arguments_first_order_object_semantics(api):
     np.testing.assert_allclose(gb, _object_gradient(), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "WRONG (inconsistent with mc.grad / mc.jacrev / mc.vjp): jacfwd(f, argnums=(0, 1))(x, x) with one array for "
-    "both arguments gives the partial derivatives ([0.4788, -0.0749, 1.5976, 0.2798] and [0.3888, ...] for "
-    "f(a, b) = sum(a**2 b) + sum(sin(a b)) at x = [0.3, -0.4, 0.7, 0.2]) while grad, jacrev and vjp give the "
-    "derivative with respect to the one object ([0.8676, -0.3098, 2.7053, 0.5197] for both); jvp refuses two "
-    "different tangents for the object.  Route: jacobian_* / batching (jac10) or argument_overlap.py"))
 def test_aliased_arguments_jacfwd_matches_grad():
     x = X_ALIAS.copy()
     ga, gb = mc.jacfwd(two_args, argnums=(0, 1))(x, x)
@@ -252,11 +246,6 @@ def test_aliased_arguments_jacfwd_matches_grad():
     np.testing.assert_allclose(gb, _object_gradient(), rtol=1e-10)
 
 
-@pytest.mark.xfail(strict=True, raises=TangentError, reason=(
-    "CRASH: hessian(f, argnums=(0, 1))(x, x) with one array for both arguments -- TangentError 'jacfwd: the tangent "
-    "of argument 1 differs from the tangent of argument 0, which is the same object' raised by the library's own "
-    "jacfwd over grad (the user gave no tangent); hessian(f, argnums=0)(x, x) and hvp work.  Route: jac10 "
-    "(higher.py / jacobian_*): seed one tangent per object, or refuse with a NestingError naming the aliasing"))
 def test_aliased_arguments_hessian_argnums_tuple():
     x = X_ALIAS.copy()
     H = mc.hessian(two_args, argnums=(0, 1))(x, x)
