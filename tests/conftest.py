@@ -26,6 +26,7 @@ SAMPLED = {  # file pattern -> (test name or "*", keep one case in n)
     "test_nested_lifted_*.py": ("*", 2),
     "test_nested_keywords.py": ("*", 2),
     "test_nested_memoised.py": ("*", 2),
+    "test_regress_hunt10.py": ("test_second_orders_against_finite_differences", 3),  # a probe sweep
 }
 
 
