@@ -911,9 +911,6 @@ def pairwise_distance_kernel(x):
     return np.sum(np.exp(-D))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: hand-written pairwise distances "
-                   "np.sqrt(np.sum((P[:,None]-P[None])**2, -1)) (zero diagonal): grad all nan (jvp right); FD, "
-                   "np.linalg.norm(..., axis=-1) and cdist give [0.228, 0.289, -0.517]")
 def test_pairwise_distance_with_sqrt():
     with np.errstate(all="ignore"):
         _both_modes(pairwise_distance_kernel, X)

@@ -39,18 +39,6 @@ _SPARSE_TOCSR = _xfail("REFUSED reverse: sps.diags([1., 2., 3., 4.]).tocsr() @ x
                        "scipy.sparse._dia.tocsr calls _sparsetools.dia_tocsr (a constant matrix; forward mode works)")
 _SPARSE_CSR = _xfail("REFUSED reverse: m = sps.csr_matrix(constant dense array); np.sum(np.sin(m @ x)) -- "
                      "LibraryMissingRuleError: cannot differentiate _cs_matrix.__init__ (m holds no input data)")
-_STRONG_REV = ("WRONG reverse (nan): sqrt of a value that is identically 0 -- forward mode gives the right 0 "
-               "(strong zero), reverse mode's pullback multiplies the infinite slope by the upstream factor 0 "
-               "(strong_mul(out_bar, sqrt_slope(0)) = inf, then inf * z with z == 0 gives nan). ")
-_PDIST = _xfail(_STRONG_REV + "Repro: p = x.reshape(3, 2); d = np.sqrt(np.sum((p[:, None] - p[None]) ** 2, -1)); "
-                "np.sum(np.exp(-d)) -- grad all nan, finite differences [0.151, 0.795, -0.784, ...] "
-                "(pairwise distances: the diagonal is 0; the np.linalg.norm loop is right)")
-_PDIST_LOOP = _xfail(_STRONG_REV + "Repro: for i, j in 3x3: d = p[i] - p[j]; s += math.exp(-math.sqrt(d[0] * d[0] + "
-                     "d[1] * d[1])) -- grad nan (i == j), forward and finite differences [0.151, 0.795, -0.784, ...]")
-_SQRT_ZERO = _xfail(_STRONG_REV + "Repro: z = x[0] - x[0]; math.sqrt(z * z) + x[1] ** 2 -- grad [nan, -1.4, ...], "
-                    "finite differences [0, -1.4, ...]")
-_SQRT_ZERO_ARR = _xfail(_STRONG_REV + "Repro: np.sum(np.sqrt(x * 0.0)) + np.sum(x ** 2) -- grad all nan, "
-                        "finite differences 2x")
 
 
 def _p(name, *args, fwd=(), rev=()):
@@ -70,8 +58,8 @@ FIRST = sum([
     _p("sqrt_where_zero", XNEG), _p("cbrt_where", XNEG), _p("arcsin_clip", np.array([0.3, -0.5, 1.5, -2.0])),
     _p("frac_pow_masked", XNEG), _p("frac_pow_scalar_loop", XNEG), _p("entr_like", XNEG), _p("scipy_entr", XNEG),
     _p("quotient_zero_num", XNEG), _p("eigh_gap", X4), _p("hypot_loop", X6),
-    _p("sqrt_scalar_zero", X4, rev=[_SQRT_ZERO]), _p("sqrt_of_zero_times", X4, rev=[_SQRT_ZERO_ARR]),
-    _p("pdist_energy", X6, rev=[_PDIST]), _p("pdist_norm_loop", X6), _p("pdist_sqrt_loop", X6, rev=[_PDIST_LOOP]),
+    _p("sqrt_scalar_zero", X4), _p("sqrt_of_zero_times", X4),
+    _p("pdist_energy", X6), _p("pdist_norm_loop", X6), _p("pdist_sqrt_loop", X6),
     _p("mlp_loss", X4), _p("mlp_params", _W), _p("accum_method", X6), _p("poly_object", X4),
     _p("global_scale", X6), _p("global_in_loop", X6), _p("global_in_helper", X6),
     _p("two_views", X6, X6[::2]), _p("two_same", X6, X6), _p("write_one_read_other", X6, X6),

@@ -169,8 +169,35 @@ defzero(op.iand, op.ior, op.ixor, op.ilshift, op.irshift, mutates=(0,))
 defvjp(op.add, lambda t, g, y, a, b: (t.unb(g, a), t.unb(g, b)) if getattr(t, "result_is_num", False)
        else _pair(t, t.call(_adj().add_vjp, g, y, a, b, _needs(t, a), _needs(t, b))))
 defvjp(op.sub, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(g), b)))
-defvjp(op.mul, lambda t, g, y, a, b: (t.unb(t.mul(g, b), a), t.unb(t.mul(g, a), b)) if getattr(t, "result_is_num", False)
-       else _pair(t, t.call(_adj().mul_vjp, g, y, a, b, _needs(t, a), _needs(t, b))))
+def mul_adjoints(t, g, y, a, b):
+    """(a's, b's) adjoints of a * b: g * b and g * a, each factor a strong zero where an infinite adjoint can
+    reach it (strong_zeros.times_partial: `d * d` under a sqrt at d == 0); sequences and other operands by
+    the run-time helper (`[0.0] * n`, complex values)."""
+    from .strong_zeros import partials_meet_infinities, times_partial
+
+    if getattr(t, "result_is_num", False):
+        return t.unb(times_partial(t, g, b), a), t.unb(times_partial(t, g, a), b)
+    if g is not None and partials_meet_infinities(t) and _real_operand(t, a) and _real_operand(t, b):
+        return (t.unb(times_partial(t, g, b), a) if _needs(t, a) else None,
+                t.unb(times_partial(t, g, a), b) if _needs(t, b) else None)
+    return _pair(t, t.call(_adj().mul_vjp, g, y, a, b, _needs(t, a), _needs(t, b)))
+
+
+def _real_operand(t, v):
+    """Is operand v certainly a real number or a real float array (by its type in a pullback being built, by its
+    value at run time)?"""
+    type_of = getattr(t, "type_of", None)
+    if type_of is not None:
+        from ..ir.types import Num, is_float_array
+
+        ty = type_of(v)
+        return isinstance(ty, Num) and ty.kind in ("float", "int") or is_float_array(ty)
+    x = t.value(v)
+    return isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool) or \
+        isinstance(x, np.ndarray) and x.dtype.kind in "fi"
+
+
+defvjp(op.mul, mul_adjoints)
 
 
 def _needs(t, x):
@@ -231,7 +258,14 @@ def pow_adjoints(t, g, y, a, b):
     """(a's, b's) adjoints of a ** b; none for an integer exponent (`x ** 2`), which is never differentiated:
     its term, log(a) (nan below 0), would be computed for nothing at run time and spoil higher orders.  For other
     exponents log_for_pow(a, g) is finite where g is 0, so that the derivatives of b's adjoint are not nan * 0."""
-    return (t.unb(times_base_slope(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b), b), a),
+    k = t.value(b)
+    if _finite_base_slope(k) and (k >= 2 or k == 0):  # (a ** 2: its slope 2a is exactly 0 at a == 0)
+        from .strong_zeros import times_partial
+
+        a_bar = times_partial(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b))
+    else:
+        a_bar = times_base_slope(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b), b)
+    return (t.unb(a_bar, a),
             None if integer_scalar(t.value(b)) else t.unb(t.mul(g, cj(t, t.mul(y, t.call(h.log_for_pow, a, g)), y)), b))
 
 

@@ -22,17 +22,19 @@ below keep the product rule with strong zeros: d(z * d) = strong_mul(dz, d) + st
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy as np
 
 from ..arrays import is_other_array
+from ..ir.nodes import Call, Const
 from ..ir.types import FLOAT_ELEMENTWISE
 from ..tangents import NoTangent
 from .numpy_common import cj
 from .registry import defcomplex, defjvp, defvjp
 
-__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul"]
+__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul", "times_partial"]
 
 
 def strong_mul(z: Any, d: Any) -> Any:
@@ -118,3 +120,65 @@ _slope_rules(sqrt_slope, lambda t, s, y: t.mul(-2.0, t.mul(s, s)))  # -0.5 / y^2
 _slope_rules(cbrt_slope, lambda t, s, y: t.div(t.mul(-2.0, s), y))  # -2 / (3 y^3)
 _slope_rules(arcsin_slope, lambda t, s, x: t.mul(x, t.mul(s, t.mul(s, s))))  # x / (1 - x^2)^(3/2)
 defcomplex(sqrt_slope, arcsin_slope)
+
+
+# ---------------------------------------------------------------- zero partials met by an infinite adjoint
+# The callables whose slope can be infinite at a finite input (the rules above multiply their tangents and
+# adjoints as strong zeros): in reverse mode the adjoint they send back is infinite there when their own adjoint
+# is not 0 (sqrt at 0: the honest d sqrt(u)/du).  Rule files add them as they register the rules.
+INFINITE_SLOPES: set = {strong_mul, sqrt_slope, cbrt_slope, arcsin_slope}  # (and, differentiated again, these)
+_POWERS = frozenset([operator.pow, operator.ipow, pow, np.power, np.float_power, math.pow])
+
+
+def _whole(k: Any) -> bool:
+    return isinstance(k, (int, float, np.integer, np.floating)) and not isinstance(k, bool) and \
+        bool(np.isfinite(k)) and float(k).is_integer()
+
+
+def _sends_infinite_adjoints(resolver: Any, st: Any) -> bool:
+    try:
+        fn, _ = resolver.callee(st)
+    except Exception:  # (a statement the resolver does not know: not one of ours)
+        return False
+    try:
+        if fn in INFINITE_SLOPES:
+            return True
+    except TypeError:  # (an unhashable callable)
+        return False
+    if fn in _POWERS and len(st.args) >= 2:
+        k = st.args[1]
+        return not (isinstance(k, Const) and _whole(k.value))  # (a ** 0.5, or an exponent known at run time)
+    return False
+
+
+def partials_meet_infinities(t: Any) -> bool:
+    """May the adjoint reaching a product's pullback be infinite where the product's partial is exactly 0?
+
+    `np.sqrt(np.sum((P[:, None] - P[None]) ** 2, -1))`: the diagonal's difference is 0, so is `2 * d`, its square's
+    partial, and sqrt's adjoint there is inf; `g * (2 * d)` gave nan where forward mode's tangent (exactly 0: a
+    strong zero at sqrt) gives 0.  A product whose partial multiplies the adjoint as a strong zero gives 0 too, as
+    forward mode does.  Only where it can matter, so that code without an infinite slope keeps plain products
+    (the MLP's `err_bar = out_bar * 2.0 / size * err`): in a pullback being built (reverse/templates.py), when the
+    function being reversed calls sqrt, cbrt, arcsin, arccos, a fractional power or the entr family; at run time
+    (the generic path, whose cost is its helper calls'), always.  (An infinite adjoint a helper function sends
+    back into a caller's product stays nan: docs/nan-derivatives.md.)"""
+    rt = getattr(t, "rt", None)
+    if rt is None:
+        return True
+    known = getattr(rt, "_mc_infinite_slopes", None)
+    if known is None:
+        resolver, ir = getattr(rt, "resolver", None), getattr(rt, "ir", None)
+        known = resolver is not None and ir is not None and any(
+            isinstance(st, Call) and _sends_infinite_adjoints(resolver, st) for b in ir.blocks for st in b.stmts)
+        rt._mc_infinite_slopes = known
+    return known
+
+
+def times_partial(t: Any, g: Any, d: Any) -> Any:
+    """g * d, an adjoint g times a partial derivative d that can be exactly 0 (the other factor of a product,
+    `2 * a` of a ** 2): as a strong zero in d where partials_meet_infinities(t), else the plain product."""
+    if g is None or d is None:
+        return None
+    if partials_meet_infinities(t):
+        return t.call(strong_mul, d, g)
+    return t.mul(g, d)
