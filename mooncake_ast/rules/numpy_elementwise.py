@@ -17,7 +17,8 @@ from . import helpers as h
 from .numpy_common import _in_storage, _inexact, _no_adjoint, _refuse_keywords, _split, _unb, cj
 from .operator_rules import pow_adjoints, pow_tangent, quotient_adjoints
 from .registry import defcomplex, defjvp, defvjp, defzero
-from .strong_zeros import INFINITE_SLOPES, arcsin_slope, cbrt_slope, sqrt_slope, strong_mul, times_partial
+from .strong_zeros import (INFINITE_SLOPES, arcsin_slope, cbrt_slope, sqrt_slope, strong_mul, times_overflowing_slope,
+                           times_partial)
 
 
 def unary(fn, dfdx):
@@ -32,6 +33,14 @@ def unary_strong(fn, dfdx):
     INFINITE_SLOPES.add(fn)
     defjvp(fn, lambda t, y, x, *a, **k: t.call(strong_mul, t.d(x), dfdx(t, y, x)) if t.d(x) is not None else None)
     defvjp(fn, lambda t, g, y, x, *a, **k: (t.call(strong_mul, g, cj(t, dfdx(t, y, x), x)) if g is not None else None,))
+
+
+def overflowing(fn, dfdx):
+    """Register y = fn(x) elementwise whose slope is infinite only where its value overflowed (exp): the plain
+    product, which the emitter fuses, except where a selector may give the overflowed side a zero adjoint
+    (strong_zeros.times_overflowing_slope: `np.where(x < 50, np.exp(x), x)` at x = 1000)."""
+    defjvp(fn, lambda t, y, x, *a, **k: t.mul(t.d(x), dfdx(t, y, x)))
+    defvjp(fn, lambda t, g, y, x, *a, **k: (times_overflowing_slope(t, g, cj(t, dfdx(t, y, x), x)),))
 
 
 def quotient(fn, denominator, negate=False):
@@ -98,9 +107,9 @@ quotient(np.arcsinh, lambda t, y, x: t.call(np.sqrt, t.add(t.mul(x, x), 1.0)))
 unary(np.arccosh, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.sub(t.mul(x, x), 1.0))) if _real(t, x)
       else t.div(1.0, t.mul(t.call(np.sqrt, t.sub(x, 1.0)), t.call(np.sqrt, t.add(x, 1.0)))))  # (right off the reals too)
 quotient(np.arctanh, lambda t, y, x: t.sub(1.0, t.mul(x, x)))
-unary(np.exp, lambda t, y, x: y)
-unary(np.exp2, lambda t, y, x: t.mul(y, np.log(2.0)))
-unary(np.expm1, lambda t, y, x: t.call(np.exp, x))
+overflowing(np.exp, lambda t, y, x: y)
+overflowing(np.exp2, lambda t, y, x: t.mul(y, np.log(2.0)))
+overflowing(np.expm1, lambda t, y, x: t.call(np.exp, x))
 quotient(np.log, lambda t, y, x: x)
 quotient(np.log2, lambda t, y, x: t.mul(x, np.log(2.0)))
 quotient(np.log10, lambda t, y, x: t.mul(x, np.log(10.0)))

@@ -170,14 +170,15 @@ defvjp(op.add, lambda t, g, y, a, b: (t.unb(g, a), t.unb(g, b)) if getattr(t, "r
        else _pair(t, t.call(_adj().add_vjp, g, y, a, b, _needs(t, a), _needs(t, b))))
 defvjp(op.sub, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(g), b)))
 def mul_adjoints(t, g, y, a, b):
-    """(a's, b's) adjoints of a * b: g * b and g * a, each factor a strong zero where an infinite adjoint can
-    reach it (strong_zeros.times_partial: `d * d` under a sqrt at d == 0); sequences and other operands by
-    the run-time helper (`[0.0] * n`, complex values)."""
-    from .strong_zeros import partials_meet_infinities, times_partial
+    """(a's, b's) adjoints of a * b: g * b and g * a, as strong zeros where an infinite adjoint or an overflowed
+    factor can meet a zero (strong_zeros.times_partial: `d * d` under a sqrt at d == 0, `np.where(c, big * a, 0)`);
+    sequences and other operands by the run-time helper (`[0.0] * n`, complex values)."""
+    from .strong_zeros import adjoints_meet_overflow, partials_meet_infinities, times_partial
 
     if getattr(t, "result_is_num", False):
         return t.unb(times_partial(t, g, b), a), t.unb(times_partial(t, g, a), b)
-    if g is not None and partials_meet_infinities(t) and _real_operand(t, a) and _real_operand(t, b):
+    if g is not None and (partials_meet_infinities(t) or adjoints_meet_overflow(t)) and _real_operand(t, a) and \
+            _real_operand(t, b):
         return (t.unb(times_partial(t, g, b), a) if _needs(t, a) else None,
                 t.unb(times_partial(t, g, a), b) if _needs(t, b) else None)
     return _pair(t, t.call(_adj().mul_vjp, g, y, a, b, _needs(t, a), _needs(t, b)))

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import ops
 from ..arrays import is_other_array
 from ..ir.nodes import Call, Const
 from ..ir.types import FLOAT_ELEMENTWISE
@@ -34,7 +35,7 @@ from ..tangents import NoTangent
 from .numpy_common import cj
 from .registry import defcomplex, defjvp, defvjp
 
-__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul", "times_partial"]
+__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul", "strong_product", "times_partial"]
 
 
 def strong_mul(z: Any, d: Any) -> Any:
@@ -52,8 +53,24 @@ def strong_mul(z: Any, d: Any) -> Any:
     return z * d
 
 
-strong_mul.dense_in_dense = True  # type: ignore[attr-defined]  (an array in, an array out: reverse/templates.py)
-FLOAT_ELEMENTWISE.add(strong_mul)  # (typed like z * d: ir/types.py)
+def strong_product(a: Any, b: Any) -> Any:
+    """a * b, and exactly 0 where a == 0 or b == 0 (whatever the other is: inf and nan included): an adjoint times a
+    partial where either may be the infinite one (strong_zeros.times_partial)."""
+    if type(a) is float and type(b) is float:
+        return a * b if a != 0.0 and b != 0.0 else 0.0
+    if a is NoTangent or b is NoTangent or a is None or b is None:
+        return NoTangent
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) or is_other_array(a) or is_other_array(b):
+        zero = np.logical_or(np.equal(a, 0), np.equal(b, 0))
+        return np.where(zero, 0, a) * np.where(zero, 0, b)  # (each replaced first: 0 * inf would warn)
+    if a == 0 or b == 0:
+        return a * 0.0 if a == 0 else b * 0.0
+    return a * b
+
+
+for _fn in (strong_mul, strong_product):
+    _fn.dense_in_dense = True  # type: ignore[attr-defined]  (an array in, an array out: reverse/templates.py)
+    FLOAT_ELEMENTWISE.add(_fn)  # (typed like z * d: ir/types.py)
 
 
 def _strong_mul_tangent(t: Any, y: Any, z: Any, d: Any) -> Any:
@@ -71,6 +88,11 @@ def _strong_mul_adjoints(t: Any, g: Any, y: Any, z: Any, d: Any) -> tuple:
 defjvp(strong_mul, _strong_mul_tangent)
 defvjp(strong_mul, _strong_mul_adjoints)
 defcomplex(strong_mul)
+defjvp(strong_product, lambda t, y, a, b: t.add(t.call(strong_product, t.d(a), b) if t.d(a) is not None else None,
+                                                t.call(strong_product, a, t.d(b)) if t.d(b) is not None else None))
+defvjp(strong_product, lambda t, g, y, a, b: (t.unb(t.call(strong_product, g, cj(t, b, b)), a),
+                                              t.unb(t.call(strong_product, cj(t, a, a), g), b)))
+defcomplex(strong_product)
 
 
 
@@ -126,8 +148,10 @@ defcomplex(sqrt_slope, arcsin_slope)
 # The callables whose slope can be infinite at a finite input (the rules above multiply their tangents and
 # adjoints as strong zeros): in reverse mode the adjoint they send back is infinite there when their own adjoint
 # is not 0 (sqrt at 0: the honest d sqrt(u)/du).  Rule files add them as they register the rules.
-INFINITE_SLOPES: set = {strong_mul, sqrt_slope, cbrt_slope, arcsin_slope}  # (and, differentiated again, these)
+INFINITE_SLOPES: set = {strong_mul, strong_product, sqrt_slope, cbrt_slope, arcsin_slope}  # (and, differentiated again, these)
 _POWERS = frozenset([operator.pow, operator.ipow, pow, np.power, np.float_power, math.pow])
+# Callables that pass a zero adjoint to an operand they did not select (ops.choose: `a if c else b`, both computed).
+SELECTORS: set = {np.where, np.select, np.piecewise, np.clip, np.maximum, np.minimum, np.fmax, np.fmin, ops.choose}
 
 
 def _whole(k: Any) -> bool:
@@ -162,23 +186,59 @@ def partials_meet_infinities(t: Any) -> bool:
     function being reversed calls sqrt, cbrt, arcsin, arccos, a fractional power or the entr family; at run time
     (the generic path, whose cost is its helper calls'), always.  (An infinite adjoint a helper function sends
     back into a caller's product stays nan: docs/nan-derivatives.md.)"""
+    return _function_calls(t, "_mc_infinite_slopes", _sends_infinite_adjoints)
+
+
+def adjoints_meet_overflow(t: Any) -> bool:
+    """May an exactly-zero adjoint meet an infinite partial (a value that overflowed)?  np.where's unselected side
+    gets a zero adjoint: `np.where(x < 50, np.exp(x), x)` at x = 1000 has exp(x) = inf there, and exp's `g * y`
+    was 0 * inf = nan.  True where the function being reversed calls np.where or another selector (np.select,
+    np.piecewise, np.clip, np.maximum / minimum, `a if c else b` of computed operands), and at run time."""
+    return _function_calls(t, "_mc_selectors", _selects)
+
+
+def _selects(resolver: Any, st: Any) -> bool:
+    try:
+        fn, _ = resolver.callee(st)
+        return fn in SELECTORS
+    except Exception:  # (unknown or unhashable: not a selector of ours)
+        return False
+
+
+def _function_calls(t: Any, key: str, pred: Any) -> bool:
+    """Does the function whose pullback t builds make a call pred accepts (cached per transform)?  True at run time
+    (t without a transform: the generic path)."""
     rt = getattr(t, "rt", None)
     if rt is None:
         return True
-    known = getattr(rt, "_mc_infinite_slopes", None)
+    known = rt.__dict__.get(key)
     if known is None:
         resolver, ir = getattr(rt, "resolver", None), getattr(rt, "ir", None)
         known = resolver is not None and ir is not None and any(
-            isinstance(st, Call) and _sends_infinite_adjoints(resolver, st) for b in ir.blocks for st in b.stmts)
-        rt._mc_infinite_slopes = known
+            isinstance(st, Call) and pred(resolver, st) for b in ir.blocks for st in b.stmts)
+        setattr(rt, key, known)
     return known
 
 
 def times_partial(t: Any, g: Any, d: Any) -> Any:
-    """g * d, an adjoint g times a partial derivative d that can be exactly 0 (the other factor of a product,
-    `2 * a` of a ** 2): as a strong zero in d where partials_meet_infinities(t), else the plain product."""
+    """g * d, an adjoint g times a partial derivative d (the other factor of a product, `2 * a` of a ** 2): exactly
+    0 where d is 0 if an infinite adjoint can reach it (partials_meet_infinities), and where g is 0 if d can have
+    overflowed (adjoints_meet_overflow, `np.where(c, big * a, 0.0)`); else the plain product."""
     if g is None or d is None:
         return None
-    if partials_meet_infinities(t):
+    infinite_g, infinite_d = partials_meet_infinities(t), adjoints_meet_overflow(t)
+    if infinite_g and infinite_d:
+        return t.call(strong_product, g, d)
+    if infinite_g:
         return t.call(strong_mul, d, g)
+    if infinite_d:
+        return t.call(strong_mul, g, d)
     return t.mul(g, d)
+
+
+def times_overflowing_slope(t: Any, g: Any, d: Any) -> Any:
+    """g * d for a slope d infinite only where the value overflowed (exp's y): a strong zero in g where
+    adjoints_meet_overflow (np.where's unselected side), else the plain product the emitter fuses."""
+    if g is None or d is None:
+        return None
+    return t.call(strong_mul, g, d) if adjoints_meet_overflow(t) else t.mul(g, d)
