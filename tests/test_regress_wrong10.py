@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -235,3 +236,221 @@ def test_items_computed_up_front_right_when_not_written(f, mode):
                 zip_reversed_written: lambda x: sum(a * b for a, b in zip(x, reversed(x ** 2))),
                 enum_map_written: lambda x: sum(v * i for i, v in enumerate(map(lambda t: t * 1.5, x)))}
     _check(src_free[f], X6, mode)
+
+
+# ---------------------------------------------------------------- 2. an infinite adjoint meets a zero partial
+# sqrt's adjoint at 0 is inf (its honest slope); a product before it whose partial is exactly 0 there (the diagonal
+# of hand-written pairwise distances, d * d at d == 0, x * 0.0) gave inf * 0 = nan in reverse mode, where forward
+# mode (a strong zero at sqrt) and finite differences give 0.
+def _points(x, dim):
+    return x.reshape(-1, dim)
+
+
+def pdist_exp(x, dim=2):
+    P = _points(x, dim)
+    D = np.sqrt(np.sum((P[:, None, :] - P[None, :, :]) ** 2, axis=-1))
+    return np.sum(np.exp(-D))
+
+
+def pdist_sum(x, dim=2):
+    P = _points(x, dim)
+    D = np.sqrt(((P[:, None] - P[None]) ** 2).sum(-1))
+    return np.sum(D * D * D) + np.sum(D)
+
+
+def pdist_square(x, dim=2):
+    P = _points(x, dim)
+    D = np.sqrt(np.sum(np.square(P[:, None, :] - P[None, :, :]), axis=-1))
+    return np.sum(1.0 / (1.0 + D))
+
+
+def pdist_multiply(x, dim=2):
+    P = _points(x, dim)
+    diff = P[:, None, :] - P[None, :, :]
+    D = np.sqrt(np.sum(diff * diff, axis=-1))
+    return np.sum(np.exp(-0.5 * D)) + np.sum(D ** 3)
+
+
+def pdist_half_power(x, dim=2):
+    P = _points(x, dim)
+    D = np.sum((P[:, None, :] - P[None, :, :]) ** 2, axis=-1) ** 0.5
+    return np.sum(np.exp(-D))
+
+
+def pdist_cbrt(x, dim=2):
+    P = _points(x, dim)
+    D = np.cbrt(np.sum((P[:, None, :] - P[None, :, :]) ** 2, axis=-1))
+    return np.sum(np.cos(D))
+
+
+def pdist_math_loop(x, dim=2):
+    P = _points(x, dim)
+    s = 0.0
+    for i in range(P.shape[0]):
+        for j in range(P.shape[0]):
+            d = P[i] - P[j]
+            s = s + math.exp(-math.sqrt(sum(d[k] * d[k] for k in range(dim))))
+    return s
+
+
+def sqrt_of_self_difference(x, dim=2):
+    z = x[0] - x[0]
+    w = x[1] - x[1]
+    return math.sqrt(z * z + w * w) + x[1] ** 2 + math.sqrt(x[2] ** 2 + 1.0)
+
+
+def sqrt_of_times_zero(x, dim=2):
+    return np.sum(np.sqrt(x * 0.0)) + np.sum(x ** 2) + np.sum(np.sqrt(np.abs(x) * 0.0 + x * x + 1.0))
+
+
+def rbf_kernel_energy(x, dim=2):
+    P = _points(x, dim)
+    sq = np.sum((P[:, None, :] - P[None, :, :]) ** 2, axis=-1)
+    D = np.sqrt(sq)
+    K = (1.0 + np.sqrt(3.0) * D) * np.exp(-np.sqrt(3.0) * D)  # (Matern 3/2)
+    return np.sum(K)
+
+
+INFINITE_ADJOINT = [pdist_exp, pdist_sum, pdist_square, pdist_multiply, pdist_half_power, pdist_cbrt, pdist_math_loop,
+                    sqrt_of_self_difference, sqrt_of_times_zero, rbf_kernel_energy]
+POINTS = {2: np.array([0.3, -0.7, 1.1, 0.45, -0.2, 0.8]), 3: np.array([0.3, -0.7, 1.1, 0.45, -0.2, 0.8, 0.9, 0.1, -0.6,
+                                                                      0.25, 0.6, -0.4])}
+
+
+def _fd_jacobian(g, x, h=1e-5):
+    return np.stack([(np.asarray(g(x + h * e)) - np.asarray(g(x - h * e))) / (2 * h) for e in np.eye(len(x))], -1)
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f", INFINITE_ADJOINT, ids=lambda f: f.__name__)
+def test_infinite_adjoint_meets_zero_partial(f, mode, dim):
+    x = POINTS[dim]
+    with np.errstate(all="ignore"):
+        _check(lambda v: f(v, dim), x, mode)
+        assert np.all(np.isfinite(mc.grad(lambda v: f(v, dim))(x)))
+
+
+@pytest.mark.parametrize("f", [pdist_exp, pdist_multiply, pdist_cbrt, rbf_kernel_energy, sqrt_of_self_difference],
+                         ids=lambda f: f.__name__)
+def test_infinite_adjoint_meets_zero_partial_hessian(f):
+    """The Hessian away from the points' coincidences (the diagonal is structural): finite, and equal to finite
+    differences of the gradient."""
+    x = POINTS[2]
+    with np.errstate(all="ignore"):
+        H = mc.hessian(f)(x)
+        want = _fd_jacobian(mc.grad(f), x)
+    assert np.all(np.isfinite(want))
+    np.testing.assert_allclose(H, want, rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------- 3. a zero adjoint meets an overflowed value
+def where_exp(x):
+    return np.sum(np.where(x < 50, np.exp(x), x))
+
+
+def where_exp_scaled(x):
+    with np.errstate(all="ignore"):
+        big = np.exp(x * 400.0)
+    return np.sum(np.where(x < 1.0, big, 0.0))
+
+
+def where_exp_product(x):
+    return np.sum(np.where(x < 50, 2.0 * np.exp(x) * x, np.sin(x)))
+
+
+def where_expm1_square(x):
+    return np.sum(np.where(x > 600, 0.0, np.expm1(x) ** 2))
+
+
+def where_exp_times_exp(x):
+    return np.sum(np.where(x < 20, np.exp(x) * np.exp(x), x ** 2))
+
+
+def clip_exp(x):
+    return np.sum(np.clip(np.exp(x), 0.0, 5.0))
+
+
+def minimum_exp2(x):
+    return np.sum(np.minimum(np.exp2(x), 3.0) * x)
+
+
+def softplus_stable(x):
+    return np.sum(np.where(x > 30, x, np.log1p(np.exp(x))))
+
+
+OVERFLOW = [where_exp, where_exp_scaled, where_exp_product, where_expm1_square, where_exp_times_exp, clip_exp,
+            minimum_exp2, softplus_stable]
+XBIG = {"mixed": np.array([1.0, 1000.0, -3.0, 800.0]), "small": np.array([0.3, 5.0, -0.2, 0.7])}
+XSCALED = {"mixed": np.array([-0.01, 0.005, 3.0, -0.002]), "small": np.array([-0.01, 0.005, 1.5, -0.002])}  # (x * 400)
+
+
+def _overflow_point(f, which):
+    return (XSCALED if f is where_exp_scaled else XBIG)[which]
+
+
+@pytest.mark.parametrize("x", ["mixed", "small"])
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f", OVERFLOW, ids=lambda f: f.__name__)
+def test_unselected_overflow(f, mode, x):
+    x = _overflow_point(f, x)
+    with np.errstate(all="ignore"):
+        _check(f, x, mode)
+        assert np.all(np.isfinite(mc.grad(f)(x)))
+
+
+@pytest.mark.parametrize("f", OVERFLOW, ids=lambda f: f.__name__)
+def test_unselected_overflow_hessian(f):
+    x = _overflow_point(f, "mixed")
+    with np.errstate(all="ignore"):
+        H = mc.hessian(f)(x)
+        want = _fd_jacobian(mc.grad(f), x, h=1e-6)
+    assert np.all(np.isfinite(want))
+    np.testing.assert_allclose(H, want, rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------------------------------- 4. sqrt of normalised counts with empty bins
+def _counts(x, empty):
+    items = [x[i] ** 2 + 0.1 * x[(i + 1) % len(x)] ** 2 for i in range(len(x))]
+    return np.array([0.0 if i in empty else v for i, v in enumerate(items)])
+
+
+def sqrt_normalised(x, empty=(0,)):
+    c = _counts(x, empty)
+    p = c / c.sum()
+    return np.sum(np.sqrt(p) * np.arange(1.0, len(x) + 1.0))
+
+
+def sqrt_normalised_divide(x, empty=(0,)):
+    c = _counts(x, empty)
+    p = np.divide(c, np.sum(c))
+    return np.sum(np.sqrt(p)) ** 2
+
+
+def half_power_normalised(x, empty=(0,)):
+    c = _counts(x, empty)
+    p = c / np.sum(c)
+    return np.sum(p ** 0.5 * np.cos(np.arange(len(x))))
+
+
+def hellinger(x, empty=(0,)):
+    c = _counts(x, empty)
+    p = c / c.sum()
+    q = np.full(len(x), 1.0 / len(x))
+    return np.sum((np.sqrt(p) - np.sqrt(q)) ** 2)
+
+
+NORMALISED = [sqrt_normalised, sqrt_normalised_divide, half_power_normalised, hellinger]
+
+
+@pytest.mark.parametrize("empty", [(0,), (2,), (0, 3)], ids=str)
+@pytest.mark.parametrize("api", ["hessian", "jacfwd", "jacrev"])
+@pytest.mark.parametrize("f", NORMALISED, ids=lambda f: f.__name__)
+def test_normalised_sqrt_second_order(f, api, empty):
+    x = np.array([0.7, -1.3, 2.1, 0.9, -0.5])
+    g = lambda v: f(v, empty)  # noqa: E731
+    with np.errstate(all="ignore"):
+        H = mc.hessian(g)(x) if api == "hessian" else getattr(mc, api)(mc.grad(g))(x)
+        want = _fd_jacobian(mc.grad(g), x)
+    assert np.all(np.isfinite(want))
+    np.testing.assert_allclose(H, want, rtol=1e-4, atol=1e-5)

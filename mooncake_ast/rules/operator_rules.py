@@ -177,10 +177,15 @@ def mul_adjoints(t, g, y, a, b):
 
     if getattr(t, "result_is_num", False):
         return t.unb(times_partial(t, g, b), a), t.unb(times_partial(t, g, a), b)
-    if g is not None and (partials_meet_infinities(t) or adjoints_meet_overflow(t)) and _real_operand(t, a) and \
-            _real_operand(t, b):
-        return (t.unb(times_partial(t, g, b), a) if _needs(t, a) else None,
-                t.unb(times_partial(t, g, a), b) if _needs(t, b) else None)
+    zero_partials, zero_adjoints = partials_meet_infinities(t), adjoints_meet_overflow(t)
+    if g is not None and (zero_partials or zero_adjoints):
+        if _real_operand(t, a) and _real_operand(t, b):
+            return (t.unb(times_partial(t, g, b), a) if _needs(t, a) else None,
+                    t.unb(times_partial(t, g, a), b) if _needs(t, b) else None)
+        if getattr(t, "rt", None) is not None:  # (types not known here: the run time looks)
+            from .strong_zeros import strong_mul_vjp
+
+            return _pair(t, t.call(strong_mul_vjp, g, y, a, b, _needs(t, a), _needs(t, b), zero_partials, zero_adjoints))
     return _pair(t, t.call(_adj().mul_vjp, g, y, a, b, _needs(t, a), _needs(t, b)))
 
 
@@ -218,13 +223,18 @@ def quotient_adjoints(t, g, y, a, b):
     infinite adjoint reaching it (sqrt, a ** 0.7 or entr of that 0, whose own tangent is 0 in forward mode) must
     not make b's adjoint nan.  Numbers, and a numerator that is a non-zero constant (`1.0 / (1.0 + e)`, whose
     quotient is never 0 at a finite b), keep the plain product."""
+    from .strong_zeros import adjoints_meet_overflow, strong_mul, strong_product
+
+    if g is not None and adjoints_meet_overflow(t):
+        # (np.where's unselected side: `np.where(x != 0, 1 / x, 0.0)` at x == 0 has g == 0, b == 0 and y == inf;
+        # each adjoint exactly 0 where g is)
+        a_bar = t.unb(t.call(strong_mul, g, cj(t, t.div(1.0, b), b)), a)
+        return a_bar, t.unb(t.neg(t.call(strong_product, g, cj(t, t.div(y, b), y, b))), b)
     a_bar = t.unb(t.div(g, cj(t, b, b)), a)  # (first: the statements in the order the plain template made them)
     k = t.value(a)
     if isinstance(k, (int, float)) and k != 0 or t.num(y):
         gy = t.mul(g, cj(t, y, y))
     else:
-        from .strong_zeros import strong_mul
-
         gy = None if g is None else t.call(strong_mul, cj(t, y, y), g)
     return a_bar, t.unb(t.neg(t.div(gy, cj(t, b, b))), b)
 

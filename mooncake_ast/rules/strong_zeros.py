@@ -214,10 +214,18 @@ def _function_calls(t: Any, key: str, pred: Any) -> bool:
     known = rt.__dict__.get(key)
     if known is None:
         resolver, ir = getattr(rt, "resolver", None), getattr(rt, "ir", None)
-        known = resolver is not None and ir is not None and any(
-            isinstance(st, Call) and pred(resolver, st) for b in ir.blocks for st in b.stmts)
+        known = resolver is not None and ir is not None and (_tangent_code(ir) or any(
+            isinstance(st, Call) and pred(resolver, st) for b in ir.blocks for st in b.stmts))
         setattr(rt, key, known)
     return known
+
+
+def _tangent_code(ir: Any) -> bool:
+    """Is ir a primitive's forward derivative written as Python (rules/plain_forwards.py: `(da - y * db) / b`),
+    reversed for a second derivative?  Its caller's adjoints (a sqrt of the quotient at 0) can be infinite, and
+    its tangents' partials exactly 0, however plain the function itself is."""
+    loc = getattr(ir, "loc", None)
+    return loc is not None and str(getattr(loc, "file", "")).endswith(("plain_forwards.py", "plain_forwards.pyc"))
 
 
 def times_partial(t: Any, g: Any, d: Any) -> Any:
@@ -242,3 +250,21 @@ def times_overflowing_slope(t: Any, g: Any, d: Any) -> Any:
     if g is None or d is None:
         return None
     return t.call(strong_mul, g, d) if adjoints_meet_overflow(t) else t.mul(g, d)
+
+
+def strong_mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool, need_b: bool, zero_partials: bool,
+                   zero_adjoints: bool) -> tuple:
+    """The adjoints of y = a * b where the types were not known when the pullback was made (reverse/builtin_adjoints
+    .mul_vjp serves sequences, complex values and the rest): for real numbers and float arrays, g * b and g * a
+    as times_partial makes them (zero_partials: 0 where the partial is; zero_adjoints: 0 where g is)."""
+    from ..reverse.builtin_adjoints import mul_vjp, unbroadcast
+
+    def real(v: Any) -> bool:
+        return type(v) in (float, int) or isinstance(v, (np.floating, np.integer)) or \
+            type(v) is np.ndarray and v.dtype.kind in "fi"
+
+    if g is NoTangent or g is None or not (real(a) and real(b) and real(g)):
+        return mul_vjp(g, y, a, b, need_a, need_b)
+    times = strong_product if zero_partials and zero_adjoints else \
+        (lambda g_, d: strong_mul(d, g_)) if zero_partials else strong_mul
+    return (unbroadcast(times(g, b), a) if need_a else NoTangent), (unbroadcast(times(g, a), b) if need_b else NoTangent)
