@@ -18,6 +18,13 @@ order but its own derivative is not.  Differentiated again (a Hessian differenti
 np.where's rule masks the whole product's tangent where z == 0, dropping dz * d, which is the second derivative's
 main term where the cotangent happens to vanish (f = (sum(sqrt(x)) - c)**2 at sum(sqrt(x)) == c).  The rules
 below keep the product rule with strong zeros: d(z * d) = strong_mul(dz, d) + strong_mul(z, dd).
+
+The other side of 0 * inf: a product's partial that is exactly 0 met by an infinite adjoint (`2 * d` of `d ** 2`
+under a sqrt at d == 0, the diagonal of hand-written pairwise distances), or an exactly-zero adjoint met by a
+value that overflowed (exp on np.where's unselected side).  Products, powers, exp and quotients take strong
+zeros there (times_partial, times_overflowing_slope), only in the functions where such an adjoint can arise (one
+that calls an infinite slope, one that calls a selector): elsewhere they keep the plain products the reverse
+emitter fuses.
 """
 from __future__ import annotations
 
@@ -150,7 +157,8 @@ defcomplex(sqrt_slope, arcsin_slope)
 # is not 0 (sqrt at 0: the honest d sqrt(u)/du).  Rule files add them as they register the rules.
 INFINITE_SLOPES: set = {strong_mul, strong_product, sqrt_slope, cbrt_slope, arcsin_slope}  # (and, differentiated again, these)
 _POWERS = frozenset([operator.pow, operator.ipow, pow, np.power, np.float_power, math.pow])
-# Callables that pass a zero adjoint to an operand they did not select (ops.choose: `a if c else b`, both computed).
+# Callables that pass a zero adjoint to an operand they did not select (ops.choose: generated code's `a if c else b`
+# of two computed values).
 SELECTORS: set = {np.where, np.select, np.piecewise, np.clip, np.maximum, np.minimum, np.fmax, np.fmin, ops.choose}
 
 
@@ -193,7 +201,8 @@ def adjoints_meet_overflow(t: Any) -> bool:
     """May an exactly-zero adjoint meet an infinite partial (a value that overflowed)?  np.where's unselected side
     gets a zero adjoint: `np.where(x < 50, np.exp(x), x)` at x = 1000 has exp(x) = inf there, and exp's `g * y`
     was 0 * inf = nan.  True where the function being reversed calls np.where or another selector (np.select,
-    np.piecewise, np.clip, np.maximum / minimum, `a if c else b` of computed operands), and at run time."""
+    np.piecewise, np.clip, np.maximum / minimum, SELECTORS), and at run time.  (A value an `if` leaves unused
+    gets a zero adjoint too; branches are everywhere, so those keep plain products: docs/nan-derivatives.md.)"""
     return _function_calls(t, "_mc_selectors", _selects)
 
 
