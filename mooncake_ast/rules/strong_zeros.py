@@ -243,6 +243,11 @@ def times_partial(t: Any, g: Any, d: Any) -> Any:
     overflowed (adjoints_meet_overflow, `np.where(c, big * a, 0.0)`); else the plain product."""
     if g is None or d is None:
         return None
+    if getattr(t, "rt", None) is None and _finite(t.value(g)) and _finite(t.value(d)):
+        return t.mul(g, d)  # (at run time the values say: no inf or nan, no 0 * inf)
+    k = t.value(d)
+    if type(k) in (int, float) and k != 0 and math.isfinite(k):
+        return t.mul(g, d)  # (a constant factor, `x * 2.0`: never 0, never infinite)
     infinite_g, infinite_d = partials_meet_infinities(t), adjoints_meet_overflow(t)
     if infinite_g and infinite_d:
         return t.call(strong_product, g, d)
@@ -261,6 +266,15 @@ def times_overflowing_slope(t: Any, g: Any, d: Any) -> Any:
     return t.call(strong_mul, g, d) if adjoints_meet_overflow(t) else t.mul(g, d)
 
 
+def _finite(v: Any) -> bool:
+    """Is v a real number or float array without inf or nan (then a product with it is never 0 * inf)?"""
+    if type(v) is float:
+        return math.isfinite(v)
+    if type(v) is np.ndarray and v.dtype.kind in "fi" or isinstance(v, (np.floating, np.integer, int)):
+        return bool(np.isfinite(v).all())
+    return False
+
+
 def strong_mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool, need_b: bool, zero_partials: bool,
                    zero_adjoints: bool) -> tuple:
     """The adjoints of y = a * b where the types were not known when the pullback was made (reverse/builtin_adjoints
@@ -272,8 +286,9 @@ def strong_mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool, need_b: bool, z
         return type(v) in (float, int) or isinstance(v, (np.floating, np.integer)) or \
             type(v) is np.ndarray and v.dtype.kind in "fi"
 
-    if g is NoTangent or g is None or not (real(a) and real(b) and real(g)):
-        return mul_vjp(g, y, a, b, need_a, need_b)
+    if g is NoTangent or g is None or not (real(a) and real(b) and real(g)) or \
+            _finite(g) and _finite(a) and _finite(b):
+        return mul_vjp(g, y, a, b, need_a, need_b)  # (no inf or nan: the plain products)
     times = strong_product if zero_partials and zero_adjoints else \
         (lambda g_, d: strong_mul(d, g_)) if zero_partials else strong_mul
     return (unbroadcast(times(g, b), a) if need_a else NoTangent), (unbroadcast(times(g, a), b) if need_b else NoTangent)
