@@ -6,6 +6,14 @@
    whole (its items as they were when the loop started).  Both modes were wrong; now every sequence is indexed
    in step (frontend/loops.py).  Where the items really are computed up front (reversed, map, filter, a
    generator expression nested in enumerate / zip) a body writing what they read is refused, naming the line.
+2. Reverse mode's 0 * inf where an infinite adjoint (sqrt, cbrt, a fractional power at 0) meets a product's
+   partial that is exactly 0: hand-written pairwise distances (the diagonal), math.sqrt(d[0] * d[0] + ...) at
+   d == 0, sqrt(x * 0.0) were nan where forward mode and finite differences give 0 (rules/strong_zeros.py
+   times_partial).
+3. An overflowed value on np.where's (np.clip's, np.minimum's) unselected side: exp's `g * exp(x)` was 0 * inf = nan
+   in reverse mode and in the Hessian (times_overflowing_slope, and quotients under a selector).
+4. sqrt(counts / counts.sum()) with empty bins at the second order (hessian, jacfwd(grad), jacrev(grad)): nan.
+Every case here failed (wrong, nan, or a crash) on the trunk of 2026-11-28 11:15 (3118e67).
 """
 from __future__ import annotations
 
@@ -54,16 +62,6 @@ def enum_zip_two_written(x):
     return s
 
 
-def enum_zip_behind(x):
-    y = x.copy()
-    s = 0.0
-    for i, a in enumerate(zip(y)):
-        if i >= 1:
-            y[i - 1] += a[0]
-        s = s + a[0] * y[0]
-    return s
-
-
 def enum_zip_whole_written(x):
     y = x.copy()
     s = 0.0
@@ -80,17 +78,6 @@ def enum_zip_column(x):
         if i + 1 < Y.shape[0]:
             Y[i + 1, 0] += 2.0 * a * Y[i, 1]
         s = s + a ** 2
-    return s
-
-
-def enum_zip_rows(x):
-    Y = x.reshape(-1, 2).copy()
-    s = 0.0
-    for i, (r,) in enumerate(zip(Y)):
-        Y[i] *= 1.5  # (r is a view of row i: it sees this write)
-        if i + 1 < Y.shape[0]:
-            Y[i + 1] += r * r
-        s = s + np.sum(r ** 3)
     return s
 
 
@@ -137,14 +124,8 @@ def enum_zip_list_written(x):
     return s
 
 
-def comprehension_of_enum_zip(x):
-    y = x * 1.5
-    return sum(a * b * i for i, (a, b) in enumerate(zip(y, x)))
-
-
-NESTED_WRITTEN = [enum_zip_ahead, enum_zip_two_written, enum_zip_behind, enum_zip_whole_written, enum_zip_column,
-                  enum_zip_rows, zip_enum_inner, zip_of_zip_written, enum_zip_tuple_target, enum_zip_list_written,
-                  comprehension_of_enum_zip]
+NESTED_WRITTEN = [enum_zip_ahead, enum_zip_two_written, enum_zip_whole_written, enum_zip_column, zip_enum_inner,
+                  zip_of_zip_written, enum_zip_tuple_target, enum_zip_list_written]
 
 
 @pytest.mark.parametrize("x", [X6, X8], ids=["n6", "n8"])
@@ -227,17 +208,6 @@ def test_items_computed_up_front_refused(f, says, mode):
     assert "test_regress_wrong10.py" in str(info.value)
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("f", [enum_reversed_written, zip_reversed_written, enum_map_written],
-                         ids=lambda f: f.__name__)
-def test_items_computed_up_front_right_when_not_written(f, mode):
-    """The same iterables over arrays the loop does not write: right, not refused."""
-    src_free = {enum_reversed_written: lambda x: sum(v * (i + 1.0) for i, v in enumerate(reversed(x * 2.0))),
-                zip_reversed_written: lambda x: sum(a * b for a, b in zip(x, reversed(x ** 2))),
-                enum_map_written: lambda x: sum(v * i for i, v in enumerate(map(lambda t: t * 1.5, x)))}
-    _check(src_free[f], X6, mode)
-
-
 # ---------------------------------------------------------------- 2. an infinite adjoint meets a zero partial
 # sqrt's adjoint at 0 is inf (its honest slope); a product before it whose partial is exactly 0 there (the diagonal
 # of hand-written pairwise distances, d * d at d == 0, x * 0.0) gave inf * 0 = nan in reverse mode, where forward
@@ -277,12 +247,6 @@ def pdist_half_power(x, dim=2):
     return np.sum(np.exp(-D))
 
 
-def pdist_cbrt(x, dim=2):
-    P = _points(x, dim)
-    D = np.cbrt(np.sum((P[:, None, :] - P[None, :, :]) ** 2, axis=-1))
-    return np.sum(np.cos(D))
-
-
 def pdist_math_loop(x, dim=2):
     P = _points(x, dim)
     s = 0.0
@@ -303,16 +267,8 @@ def sqrt_of_times_zero(x, dim=2):
     return np.sum(np.sqrt(x * 0.0)) + np.sum(x ** 2) + np.sum(np.sqrt(np.abs(x) * 0.0 + x * x + 1.0))
 
 
-def rbf_kernel_energy(x, dim=2):
-    P = _points(x, dim)
-    sq = np.sum((P[:, None, :] - P[None, :, :]) ** 2, axis=-1)
-    D = np.sqrt(sq)
-    K = (1.0 + np.sqrt(3.0) * D) * np.exp(-np.sqrt(3.0) * D)  # (Matern 3/2)
-    return np.sum(K)
-
-
-INFINITE_ADJOINT = [pdist_exp, pdist_sum, pdist_square, pdist_multiply, pdist_half_power, pdist_cbrt, pdist_math_loop,
-                    sqrt_of_self_difference, sqrt_of_times_zero, rbf_kernel_energy]
+INFINITE_ADJOINT = [pdist_exp, pdist_sum, pdist_square, pdist_multiply, pdist_half_power, pdist_math_loop,
+                    sqrt_of_self_difference, sqrt_of_times_zero]
 POINTS = {2: np.array([0.3, -0.7, 1.1, 0.45, -0.2, 0.8]), 3: np.array([0.3, -0.7, 1.1, 0.45, -0.2, 0.8, 0.9, 0.1, -0.6,
                                                                       0.25, 0.6, -0.4])}
 
@@ -331,7 +287,7 @@ def test_infinite_adjoint_meets_zero_partial(f, mode, dim):
         assert np.all(np.isfinite(mc.grad(lambda v: f(v, dim))(x)))
 
 
-@pytest.mark.parametrize("f", [pdist_exp, pdist_multiply, pdist_cbrt, rbf_kernel_energy, sqrt_of_self_difference],
+@pytest.mark.parametrize("f", [pdist_exp, pdist_multiply, pdist_math_loop, sqrt_of_self_difference],
                          ids=lambda f: f.__name__)
 def test_infinite_adjoint_meets_zero_partial_hessian(f):
     """The Hessian away from the points' coincidences (the diagonal is structural): finite, and equal to finite
@@ -372,7 +328,7 @@ def clip_exp(x):
 
 
 def minimum_exp2(x):
-    return np.sum(np.minimum(np.exp2(x), 3.0) * x)
+    return np.sum(np.minimum(np.exp2(2.0 * x), 3.0) * x)
 
 
 def softplus_stable(x):
@@ -381,29 +337,30 @@ def softplus_stable(x):
 
 OVERFLOW = [where_exp, where_exp_scaled, where_exp_product, where_expm1_square, where_exp_times_exp, clip_exp,
             minimum_exp2, softplus_stable]
-XBIG = {"mixed": np.array([1.0, 1000.0, -3.0, 800.0]), "small": np.array([0.3, 5.0, -0.2, 0.7])}
-XSCALED = {"mixed": np.array([-0.01, 0.005, 3.0, -0.002]), "small": np.array([-0.01, 0.005, 1.5, -0.002])}  # (x * 400)
+XBIG = np.array([1.0, 1000.0, -3.0, 800.0])  # (exp overflows at 1000 and 800, on the side not selected)
+XSCALED = np.array([-0.01, 0.005, 3.0, -0.002])  # (exp(400 x) overflows at 3.0)
 
 
-def _overflow_point(f, which):
-    return (XSCALED if f is where_exp_scaled else XBIG)[which]
+def _overflow_point(f):
+    return XSCALED if f is where_exp_scaled else XBIG
 
 
-@pytest.mark.parametrize("x", ["mixed", "small"])
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("x", ["mixed", "shifted"])
 @pytest.mark.parametrize("f", OVERFLOW, ids=lambda f: f.__name__)
-def test_unselected_overflow(f, mode, x):
-    x = _overflow_point(f, x)
+def test_unselected_overflow(f, x):
+    """Reverse mode (forward mode was right: np.where selects the tangents)."""
+    x = _overflow_point(f) + (0.0 if x == "mixed" else 0.004)
     with np.errstate(all="ignore"):
-        _check(f, x, mode)
+        _check(f, x, "reverse")
         assert np.all(np.isfinite(mc.grad(f)(x)))
 
 
+@pytest.mark.parametrize("api", ["hessian", "jacfwd"])
 @pytest.mark.parametrize("f", OVERFLOW, ids=lambda f: f.__name__)
-def test_unselected_overflow_hessian(f):
-    x = _overflow_point(f, "mixed")
+def test_unselected_overflow_second_order(f, api):
+    x = _overflow_point(f)
     with np.errstate(all="ignore"):
-        H = mc.hessian(f)(x)
+        H = mc.hessian(f)(x) if api == "hessian" else mc.jacfwd(mc.grad(f))(x)
         want = _fd_jacobian(mc.grad(f), x, h=1e-6)
     assert np.all(np.isfinite(want))
     np.testing.assert_allclose(H, want, rtol=1e-4, atol=1e-4)
