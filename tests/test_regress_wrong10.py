@@ -8,8 +8,8 @@
    generator expression nested in enumerate / zip) a body writing what they read is refused, naming the line.
 2. Reverse mode's 0 * inf where an infinite adjoint (sqrt, cbrt, a fractional power at 0) meets a product's
    partial that is exactly 0: hand-written pairwise distances (the diagonal), math.sqrt(d[0] * d[0] + ...) at
-   d == 0, sqrt(x * 0.0) were nan where forward mode and finite differences give 0 (rules/strong_zeros.py
-   times_partial).
+   d == 0, np.sqrt(d @ d), sqrt(x * 0.0) were nan where forward mode and finite differences give 0
+   (rules/strong_zeros.py times_partial).
 3. An overflowed value on np.where's (np.clip's, np.minimum's) unselected side: exp's `g * exp(x)` was 0 * inf = nan
    in reverse mode and in the Hessian (times_overflowing_slope, and quotients under a selector).
 4. sqrt(counts / counts.sum()) with empty bins at the second order (hessian, jacfwd(grad), jacrev(grad)): nan.
@@ -257,6 +257,26 @@ def pdist_math_loop(x, dim=2):
     return s
 
 
+def pdist_matmul_loop(x, dim=2):
+    P = _points(x, dim)
+    s = 0.0
+    for i in range(P.shape[0]):
+        for j in range(P.shape[0]):
+            d = P[i] - P[j]
+            s = s + np.exp(-np.sqrt(d @ d))
+    return s
+
+
+def pdist_dot_loop(x, dim=2):
+    P = _points(x, dim)
+    s = 0.0
+    for i in range(P.shape[0]):
+        for j in range(i, P.shape[0]):
+            d = P[i] - P[j]
+            s = s + math.exp(-math.sqrt(np.dot(d, d))) + 0.5 * np.sqrt(d.dot(d))
+    return s
+
+
 def sqrt_of_self_difference(x, dim=2):
     z = x[0] - x[0]
     w = x[1] - x[1]
@@ -268,7 +288,7 @@ def sqrt_of_times_zero(x, dim=2):
 
 
 INFINITE_ADJOINT = [pdist_exp, pdist_sum, pdist_square, pdist_multiply, pdist_half_power, pdist_math_loop,
-                    sqrt_of_self_difference, sqrt_of_times_zero]
+                    pdist_matmul_loop, pdist_dot_loop, sqrt_of_self_difference, sqrt_of_times_zero]
 POINTS = {2: np.array([0.3, -0.7, 1.1, 0.45, -0.2, 0.8]), 3: np.array([0.3, -0.7, 1.1, 0.45, -0.2, 0.8, 0.9, 0.1, -0.6,
                                                                       0.25, 0.6, -0.4])}
 
@@ -287,7 +307,8 @@ def test_infinite_adjoint_meets_zero_partial(f, mode, dim):
         assert np.all(np.isfinite(mc.grad(lambda v: f(v, dim))(x)))
 
 
-@pytest.mark.parametrize("f", [pdist_exp, pdist_multiply, pdist_math_loop, sqrt_of_self_difference],
+@pytest.mark.parametrize("f", [pdist_exp, pdist_multiply, pdist_math_loop, pdist_matmul_loop, pdist_dot_loop,
+                               sqrt_of_self_difference],
                          ids=lambda f: f.__name__)
 def test_infinite_adjoint_meets_zero_partial_hessian(f):
     """The Hessian away from the points' coincidences (the diagonal is structural): finite, and equal to finite

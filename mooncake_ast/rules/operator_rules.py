@@ -284,7 +284,14 @@ defvjp(op.pow, pow_adjoints)
 defvjp(op.neg, lambda t, g, y, a: (t.neg(g),))
 defvjp(op.pos, lambda t, g, y, a: (g,))
 defvjp(op.abs, lambda t, g, y, a: (t.mul(g, t.call(h.sign, a)),))  # (complex a: g a/|a|, NumPy 2's sign)
-defvjp(op.matmul, lambda t, g, y, a, b: (t.call(_np_rules().matmul_adjoint_a, g, a, b), t.call(_np_rules().matmul_adjoint_b, g, a, b)))
+defvjp(op.matmul, lambda t, g, y, a, b: _vector_product(t, g, a, b) or
+       (t.call(_np_rules().matmul_adjoint_a, g, a, b), t.call(_np_rules().matmul_adjoint_b, g, a, b)))
+
+
+def _vector_product(t, g, a, b):
+    from .strong_zeros import vector_product_adjoints
+
+    return vector_product_adjoints(t, g, a, b)
 defvjp(op.getitem, lambda t, g, y, a, i: (t.call(_adj().item_adjoint, a, i, g), t.call(index_adjoint, a, i, g) if _needs(t, i) else None))
 
 

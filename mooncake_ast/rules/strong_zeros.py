@@ -292,3 +292,50 @@ def strong_mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool, need_b: bool, z
     times = strong_product if zero_partials and zero_adjoints else \
         (lambda g_, d: strong_mul(d, g_)) if zero_partials else strong_mul
     return (unbroadcast(times(g, b), a) if need_a else NoTangent), (unbroadcast(times(g, a), b) if need_b else NoTangent)
+
+
+def vector_product_adjoints(t: Any, g: Any, a: Any, b: Any, kind: str = "matmul") -> Any:
+    """(a's, b's) adjoints of the dot product of two float vectors (`d @ d`, `np.dot(d, d)`) as times_partial's
+    products, in a function where an infinite adjoint or an overflowed factor can meet a zero
+    (`np.sqrt(d @ d)` at d == 0); where the operands' types are not known, a run-time helper that looks
+    (vector_product_vjp); None elsewhere (the product rules' own adjoints serve).  kind: "matmul" or "dot"."""
+    if g is None or not (partials_meet_infinities(t) or adjoints_meet_overflow(t)):
+        return None
+    kinds = (_float_vector(t, a), _float_vector(t, b))
+    if kinds == (True, True):
+        return times_partial(t, g, cj(t, b, b)), times_partial(t, g, cj(t, a, a))
+    if False in kinds or getattr(t, "rt", None) is None:
+        return None
+    both = t.call(vector_product_vjp, g, a, b, kind, partials_meet_infinities(t), adjoints_meet_overflow(t))
+    if hasattr(both, "tuple_size"):
+        both.tuple_size = 2
+    return t.call(operator.getitem, both, 0), t.call(operator.getitem, both, 1)
+
+
+def _float_vector(t: Any, v: Any) -> Any:
+    """True: a float vector; False: certainly not one; None: not known when the pullback is made."""
+    type_of = getattr(t, "type_of", None)
+    if type_of is not None:
+        from ..ir.types import UNKNOWN, Arr
+
+        ty = type_of(v)
+        if isinstance(ty, Arr):
+            return None if ty.axes is None else ty.dtype == "f" and len(ty.axes) == 1
+        return None if ty is UNKNOWN else False
+    x = t.value(v)
+    return type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind == "f"
+
+
+def vector_product_vjp(g: Any, a: Any, b: Any, kind: str, zero_partials: bool, zero_adjoints: bool) -> tuple:
+    """The adjoints of np.matmul / np.dot(a, b) whose types were not known when the pullback was made: for two
+    float vectors met by a non-finite value, as vector_product_adjoints makes them; else the products' own."""
+    from . import numpy_products as products
+
+    vectors = all(type(v) is np.ndarray and v.ndim == 1 and v.dtype.kind == "f" for v in (a, b))
+    if not vectors or g is NoTangent or g is None or _finite(g) and _finite(a) and _finite(b):
+        if kind == "dot":
+            return products.dot_adjoint_a(g, a, b), products.dot_adjoint_b(g, a, b)
+        return products.matmul_adjoint_a(g, a, b), products.matmul_adjoint_b(g, a, b)
+    times = strong_product if zero_partials and zero_adjoints else \
+        (lambda g_, d: strong_mul(d, g_)) if zero_partials else strong_mul
+    return times(g, b), times(g, a)
