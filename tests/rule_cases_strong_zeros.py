@@ -4,7 +4,7 @@ is the plain product, so its rules are checked there (finite differences cannot 
 themselves are checked in tests/test_regress_nan_derivatives.py."""
 import numpy as np
 
-from mooncake_ast.rules.strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
+from mooncake_ast.rules.strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul, strong_product
 
 X3 = np.array([0.3, -0.7, 1.1])
 
@@ -32,6 +32,22 @@ def strong_mul_twice(z):
     return np.sum(strong_mul(strong_mul(z, z + 2.0), np.cos(z)))
 
 
+def strong_product_numbers(a, b):
+    return strong_product(np.sin(a), b * b + 0.5)
+
+
+def strong_product_arrays(a, b):
+    return np.sum(strong_product(a * a + 0.1, np.cos(b)) * b)
+
+
+def strong_product_broadcast(a, b):
+    return np.sum(strong_product(b, a) ** 2)  # (a number b against an array a)
+
+
+def strong_product_twice(a):
+    return np.sum(strong_product(strong_product(a, a + 2.0), np.exp(a)))
+
+
 def slope_of_sqrt(x):
     return np.sum(sqrt_slope(np.sqrt(x)) * x)
 
@@ -51,4 +67,7 @@ STRONG_CASES = {
     "mooncake_ast.rules.strong_zeros.strong_mul": [
         Case(strong_mul_numbers, 0.7, 1.3), Case(strong_mul_arrays, X3, X3[::-1] * 2.0),
         Case(strong_mul_broadcast, X3 + 0.5, 1.7), Case(strong_mul_twice, X3)],
+    "mooncake_ast.rules.strong_zeros.strong_product": [
+        Case(strong_product_numbers, 0.7, 1.3), Case(strong_product_arrays, X3, X3[::-1] * 2.0),
+        Case(strong_product_broadcast, X3 + 0.5, 1.7), Case(strong_product_twice, X3)],
 }

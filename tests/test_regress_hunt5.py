@@ -281,7 +281,7 @@ def where_overflow_unselected(x):
     return np.sum(np.where(x < 1.0, big, 0.0))
 
 
-@pytest.mark.parametrize("f", [where_sqrt_of_negative, where_arcsin_outside, pytest.param(where_overflow_unselected, marks=pytest.mark.xfail(strict=True, reason="WRONG reverse (kept on purpose, docs/nan-derivatives.md): exp's slope is infinite only where its value overflows, so it keeps the plain product g * exp(x) for speed; np.where's unselected overflowed side gives 0 * inf = nan"))])
+@pytest.mark.parametrize("f", [where_sqrt_of_negative, where_arcsin_outside, where_overflow_unselected])
 def test_where_unselected_side_reverse(f):
     want = _quiet_fd(f, X)
     with np.errstate(all="ignore"):
@@ -911,9 +911,6 @@ def pairwise_distance_kernel(x):
     return np.sum(np.exp(-D))
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG reverse: hand-written pairwise distances "
-                   "np.sqrt(np.sum((P[:,None]-P[None])**2, -1)) (zero diagonal): grad all nan (jvp right); FD, "
-                   "np.linalg.norm(..., axis=-1) and cdist give [0.228, 0.289, -0.517]")
 def test_pairwise_distance_with_sqrt():
     with np.errstate(all="ignore"):
         _both_modes(pairwise_distance_kernel, X)

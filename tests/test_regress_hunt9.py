@@ -39,23 +39,6 @@ _SPARSE_TOCSR = _xfail("REFUSED reverse: sps.diags([1., 2., 3., 4.]).tocsr() @ x
                        "scipy.sparse._dia.tocsr calls _sparsetools.dia_tocsr (a constant matrix; forward mode works)")
 _SPARSE_CSR = _xfail("REFUSED reverse: m = sps.csr_matrix(constant dense array); np.sum(np.sin(m @ x)) -- "
                      "LibraryMissingRuleError: cannot differentiate _cs_matrix.__init__ (m holds no input data)")
-_STRONG_REV = ("WRONG reverse (nan): sqrt of a value that is identically 0 -- forward mode gives the right 0 "
-               "(strong zero), reverse mode's pullback multiplies the infinite slope by the upstream factor 0 "
-               "(strong_mul(out_bar, sqrt_slope(0)) = inf, then inf * z with z == 0 gives nan). ")
-_PDIST = _xfail(_STRONG_REV + "Repro: p = x.reshape(3, 2); d = np.sqrt(np.sum((p[:, None] - p[None]) ** 2, -1)); "
-                "np.sum(np.exp(-d)) -- grad all nan, finite differences [0.151, 0.795, -0.784, ...] "
-                "(pairwise distances: the diagonal is 0; the np.linalg.norm loop is right)")
-_PDIST_LOOP = _xfail(_STRONG_REV + "Repro: for i, j in 3x3: d = p[i] - p[j]; s += math.exp(-math.sqrt(d[0] * d[0] + "
-                     "d[1] * d[1])) -- grad nan (i == j), forward and finite differences [0.151, 0.795, -0.784, ...]")
-_ENUM_ZIP_WRITTEN = _xfail(
-    "WRONG (forward and reverse; also on 7d0f3f3): enumerate(zip(y)) over an array the loop writes ahead -- "
-    "y = x.copy(); for i, a in enumerate(zip(y)): y[i + 1] += a[0] (i + 1 < len(y)); s = s + a[0] -- ours "
-    "[1, 1, 1, 1], finite differences [4, 3, 2, 1] at x = [0.3, -0.7, 1.1, 0.45]: the items are read before the "
-    "writes (zip(y, x) without enumerate, and enumerate(y), are right)")
-_SQRT_ZERO = _xfail(_STRONG_REV + "Repro: z = x[0] - x[0]; math.sqrt(z * z) + x[1] ** 2 -- grad [nan, -1.4, ...], "
-                    "finite differences [0, -1.4, ...]")
-_SQRT_ZERO_ARR = _xfail(_STRONG_REV + "Repro: np.sum(np.sqrt(x * 0.0)) + np.sum(x ** 2) -- grad all nan, "
-                        "finite differences 2x")
 
 
 def _p(name, *args, fwd=(), rev=()):
@@ -75,8 +58,8 @@ FIRST = sum([
     _p("sqrt_where_zero", XNEG), _p("cbrt_where", XNEG), _p("arcsin_clip", np.array([0.3, -0.5, 1.5, -2.0])),
     _p("frac_pow_masked", XNEG), _p("frac_pow_scalar_loop", XNEG), _p("entr_like", XNEG), _p("scipy_entr", XNEG),
     _p("quotient_zero_num", XNEG), _p("eigh_gap", X4), _p("hypot_loop", X6),
-    _p("sqrt_scalar_zero", X4, rev=[_SQRT_ZERO]), _p("sqrt_of_zero_times", X4, rev=[_SQRT_ZERO_ARR]),
-    _p("pdist_energy", X6, rev=[_PDIST]), _p("pdist_norm_loop", X6), _p("pdist_sqrt_loop", X6, rev=[_PDIST_LOOP]),
+    _p("sqrt_scalar_zero", X4), _p("sqrt_of_zero_times", X4),
+    _p("pdist_energy", X6), _p("pdist_norm_loop", X6), _p("pdist_sqrt_loop", X6),
     _p("mlp_loss", X4), _p("mlp_params", _W), _p("accum_method", X6), _p("poly_object", X4),
     _p("global_scale", X6), _p("global_in_loop", X6), _p("global_in_helper", X6),
     _p("two_views", X6, X6[::2]), _p("two_same", X6, X6), _p("write_one_read_other", X6, X6),
@@ -97,8 +80,8 @@ FIRST = sum([
     _p("append_while_iterating", X6), _p("write_ahead_in_array", X6), _p("list_item_replaced", X6),
     _p("iterate_rows_written", X6), _p("dict_values_then_update", X6), _p("zip_list_mutated", X6),
     _p("enumerate_array_inplace_scale", X6), _p("zip_written_counter", X4),
-    _p("write_ahead_zip", X6, fwd=[_ENUM_ZIP_WRITTEN], rev=[_ENUM_ZIP_WRITTEN]),
-    _p("enumerate_zip_written", X4, fwd=[_ENUM_ZIP_WRITTEN], rev=[_ENUM_ZIP_WRITTEN]),
+    _p("write_ahead_zip", X6),
+    _p("enumerate_zip_written", X4),
     _p("iterate_then_mutate_source", X6)[:1], _p("next_then_list_written", X4)[:1],  # (reverse: refused, below)
     _p("sqrt_sum_sq_loop", X6), _p("soft_norm_where", X6), _p("pow_half_of_relu", X6),
     _p("arccos_clip", np.array([0.3, -0.5, 1.5, -2.0])), _p("divide_where_safe", X6), _p("xlogx_where", X6),
@@ -202,9 +185,9 @@ SECOND = sum([
     _s("pow_half_of_relu", X6, apis=("hessian",)), _s("divide_where_safe", X6, apis=("hessian",)),
     _s("xlogx_where", X6, apis=("hessian",)),
     _lazy("reversed_loop", "reversed(x): for v in reversed(x): s = s + v * v * v"),
-    _lazy("enumerate_zip", "enumerate(zip(x, x)): for i, (a, b) in enumerate(zip(x, x)): s = s + a * b * i"),
+    _s("enumerate_zip", X4),
     _lazy("enumerate_reversed", "enumerate(reversed(x))"),
-    _lazy("zip_of_zip", "zip(zip(x, x), x)"),
+    _s("zip_of_zip", X4),
     _s("next_then_for", X4, [_xfail(_NEXT + "it = iter(x); s = next(it) ** 3; for v in it: s = s + v ** 3")]),
     _s("iter_list_of_arrays", X6, [_xfail(_NEXT + "next() of iter(list of arrays) then a for loop")]),
     _s("item_only", X4, [_ITEM]), _s("partial_of_x", X4, [_PARTIAL]), _s("nt_replace", X4, [_REPLACE]),
@@ -454,9 +437,6 @@ def test_overlapping_arguments_written(name, mode):
 
 # ---------------------------------------------------------------- small workloads mixing the paths
 X12 = np.linspace(-0.9, 1.0, 12) + 0.05 * np.arange(12) ** 1.3 % 0.3
-_RNN_HESS = _xfail(_LAZY + "enumerate(zip(inputs, targets)) in an RNN's loss method (Rnn.loss: for t, (xt, yt) in "
-                   "enumerate(zip(inputs, targets)): h = np.tanh(w @ h + u @ xt); ...); first orders right",
-                   raises=Exception)
 
 
 def _w(name, x, hess_marks=()):
@@ -466,7 +446,7 @@ def _w(name, x, hess_marks=()):
 
 
 WORK = sum([
-    _w("rnn_sequence", X12, [_RNN_HESS]), _w("kalman_like", X12[:6]), _w("batchnorm_loss", X12),
+    _w("rnn_sequence", X12), _w("kalman_like", X12[:6]), _w("batchnorm_loss", X12),
     _w("early_stop_sqrt", X12[:4]), _w("attention", X12), _w("layers_dict", X12[:11]),
 ], [])
 

@@ -265,14 +265,9 @@ def _fd_grad(f, x, h=1e-5):
         return np.array([(g(x + e * h) - g(x - e * h)) / (2 * h) for e in np.eye(x.size)])
 
 
-_ELEMENT_LEVEL = pytest.mark.xfail(strict=True, reason="known limit (docs/nan-derivatives.md): reverse over forward "
-                                   "meets sqrt's infinite adjoint at p[0] = 0 times p[0] in the tangent's p * sum(dc) "
-                                   "(an exact zero partial, element-level activity), nan")
-
-
 @pytest.mark.parametrize("f", [sqrt_bins, half_power_bins, small_power_bins, cbrt_bins, where_sqrt, where_arcsin,
                                where_arccos, where_fractional_power, arcsin_at_one, entr_bins,
-                               pytest.param(normalised_sqrt, marks=_ELEMENT_LEVEL)])
+                               normalised_sqrt])
 def test_hessian_finite_where_fd_is(f):
     with np.errstate(all="ignore"):
         H = mc.hessian(f)(X.copy())

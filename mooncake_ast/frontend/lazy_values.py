@@ -140,6 +140,17 @@ def _eager_in_a_for(e: cst.BaseExpression) -> bool:
                                                 e.func.value in _EAGER_FOR)
 
 
+def _walked_in_step(e: cst.BaseExpression) -> list:
+    """e, and what the `enumerate` / `zip` calls e nests walk (a `for` loop indexes those in step, frontend/loops.py:
+    `enumerate(map(f, y))` computes map's items up front as a bare `map(f, y)` does)."""
+    out = [e]
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in ("enumerate", "zip"):
+        for a in e.args:
+            if a.keyword is None and not a.star:
+                out.extend(_walked_in_step(a.value))
+    return out
+
+
 def _names_in_target(t: cst.CSTNode) -> set:
     return {n.value for n in _all(t, cst.Name)}
 
@@ -257,9 +268,10 @@ def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set, bare:
             base = _names(call.args[0].value) if call.args else set()
             _check_strided(lw, stmts, i, view_name, view, _with_aliases(base - {view_name} - modules, aliases))
             continue
-        if isinstance(s, cst.For) and _eager_in_a_for(s.iter):
-            _refuse_if_changed(lw, s.iter, _with_aliases(_names(s.iter) - modules, aliases) - modules,
-                               [(s.body, "in the loop's body")], s)
+        for eager in (_walked_in_step(s.iter) if isinstance(s, cst.For) else ()):
+            if _eager_in_a_for(eager):
+                _refuse_if_changed(lw, eager, _with_aliases(_names(eager) - modules, aliases) - modules,
+                                   [(s.body, "in the loop's body")], s)
         if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 and isinstance(s.body[0], cst.Assign)):
             continue
         a = s.body[0]

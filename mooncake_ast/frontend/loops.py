@@ -145,10 +145,11 @@ class LoopLowering:
         parallel = self._parallel_iteration(iterable)
         consumed: list[Value] = []  # iterables that may be generators: checked when the loop ends
         if parallel is not None:
-            # enumerate/zip of sequences: index each sequence in step, so every iteration reads
-            # its elements when it runs (as Python's lazy iterators do), not up front.
-            kind, seqs, start = parallel
-            consumed = [generators.sequenced(q) for q, node in zip(seqs, self._parallel_nodes(iterable)) if generators.may_generate(node)]
+            # enumerate/zip of sequences, nested as written (`enumerate(zip(y, z))`): index each sequence in step,
+            # so every iteration reads its elements when it runs (as Python's lazy iterators do), not up front.
+            plan, leaves = parallel
+            seqs = [q for q, _ in leaves]
+            consumed = [generators.sequenced(q) for q, node in leaves if generators.may_generate(node)]
         else:
             it = self.expr(iterable)
             seqs = [self.b.call(ops.sequence, [it])]
@@ -179,18 +180,9 @@ class LoopLowering:
         if parallel is None:
             self.assign(target, item)
         else:
-            kind, seqs, start = parallel
             with self.b.unguarded():
-                parts: list[Value] = [item] + [self.b.call(operator.getitem, [q, k]) for q in seqs[1:]]
-            if kind == "enumerate":
-                index = k if start is None else self.b.call(operator.add, [k, start])
-                parts = [index, item]
-            elts = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
-            if elts is not None and len(elts) == len(parts) and not any(isinstance(e, cst.StarredElement) for e in elts):
-                for e, v in zip(elts, parts):
-                    self.assign(e.value, v)
-            else:
-                self.assign(target, self.b.call(ops.tuple_of, parts))
+                reads = [item] + [self.b.call(operator.getitem, [q, k]) for q in seqs[1:]]
+            self._assign_walked(target, plan, reads, k)
         self.loops.append((latch, exit_))
         body()
         try_stmt.close_scope(self)
@@ -221,25 +213,72 @@ class LoopLowering:
                     # (a generator's items were computed when it was called: its inputs must not have changed since)
                     self.b.call(generator_ops.consumed, [it])
 
-    def _parallel_nodes(self, iterable: cst.Call) -> list:
-        args = [a.value for a in iterable.args if a.keyword is None]
-        return args[:1] if isinstance(iterable.func, cst.Name) and iterable.func.value == "enumerate" else args
+    def _assign_walked(self, target: cst.BaseExpression, plan: tuple, reads: list, k: Value) -> None:
+        """Bind `target` to the item `plan` (from _parallel_iteration) makes of this iteration's `reads` (the
+        sequences' items at k): a tuple target that matches a level is bound part by part, without a tuple made."""
+        if plan[0] == "leaf":
+            self.assign(target, reads[plan[1]])
+            return
+        elts = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
+        parts = self._walked_parts(plan, k)
+        if elts is not None and len(elts) == len(parts) and not any(isinstance(e, cst.StarredElement) for e in elts):
+            for e, part in zip(elts, parts):
+                if isinstance(part, tuple):
+                    self._assign_walked(e.value, part, reads, k)
+                else:
+                    self.assign(e.value, part)
+        else:
+            self.assign(target, self._walked_value(plan, reads, k))
 
-    def _parallel_iteration(self, iterable: cst.BaseExpression) -> Optional[tuple[str, list[Value], Optional[Value]]]:
-        """`enumerate(xs[, start])` or `zip(xs, ys, ...)` of the builtins: ("enumerate"|"zip", the
-        sequences (`ops.sequence` of each argument), the start or None); else None."""
-        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)):
+    def _walked_parts(self, plan: tuple, k: Value) -> list:
+        """The parts of an enumerate/zip level: sub-plans, and enumerate's index (a Value)."""
+        if plan[0] == "enumerate":
+            start = plan[2]
+            with self.b.unguarded():
+                index = k if start is None else self.b.call(operator.add, [k, start])
+            return [index, plan[1]]
+        return list(plan[1])
+
+    def _walked_value(self, plan: tuple, reads: list, k: Value) -> Value:
+        if plan[0] == "leaf":
+            return reads[plan[1]]
+        parts = [p if isinstance(p, Value) else self._walked_value(p, reads, k) for p in self._walked_parts(plan, k)]
+        return self.b.call(ops.tuple_of, parts)
+
+    def _lazy_builtin(self, node: cst.BaseExpression) -> Optional[str]:
+        """"enumerate" or "zip" when node calls that builtin (not a name of the function's or its module's)."""
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
             return None
-        name = iterable.func.value
+        name = node.func.value
         if name not in ("enumerate", "zip") or self._var_key(name) is not None or name in self.freevars:
             return None
         if name in self.pyfn.__globals__:
             return None  # the module defines its own
-        args = iterable.args
-        if any(a.star for a in args):
+        if any(a.star for a in node.args):
             return None
-        start_node: Optional[cst.BaseExpression] = None
-        strict: list = []  # zip's `strict=` argument
+        return name
+
+    def _parallel_iteration(self, iterable: cst.BaseExpression) -> Optional[tuple]:
+        """For `enumerate(xs[, start])` or `zip(xs, ys, ...)` of the builtins, nested as written (`enumerate(zip(y,
+        z))`, `zip(x, enumerate(y))`): (plan, leaves), where leaves are (`ops.sequence` of each sequence, its node)
+        in the order Python evaluates them and plan says how an iteration's item is made of their items at k:
+        ("leaf", i), ("enumerate", plan, start or None), ("zip", [plans]).  Else None.
+
+        Python's enumerate and zip read their sequences' items when the loop asks for them, so a body writing an
+        item the loop reads later (`y[i + 1] += a[0]`) is read written: indexing the innermost sequences at every
+        iteration does the same, where taking the zip or enumerate object as a value would read its items up front."""
+        if self._lazy_builtin(iterable) is None:
+            return None
+        leaves: list = []
+        plan = self._walk_plan(iterable, leaves)
+        return None if plan is None else (plan, leaves)
+
+    def _walk_plan(self, node: cst.BaseExpression, leaves: list, top: bool = True) -> Optional[tuple]:
+        name = self._lazy_builtin(node)
+        if name is None:
+            leaves.append((self.b.call(ops.sequence, [self.expr(node)]), node))
+            return ("leaf", len(leaves) - 1)
+        args = node.args
         if name == "enumerate":
             pos = [a for a in args if a.keyword is None]
             kw = [a for a in args if a.keyword is not None]
@@ -247,21 +286,32 @@ class LoopLowering:
                 start_node = pos[1].value
             elif len(pos) == 1 and len(kw) == 1 and kw[0].keyword.value == "start":  # type: ignore[union-attr]
                 start_node = kw[0].value
-            elif not (len(pos) == 1 and not kw):
-                return None
-            items = [pos[0].value]
-        else:
-            strict = [a for a in args if a.keyword is not None]
-            if len(strict) == len(args) or len(strict) > 1 or (strict and strict[0].keyword.value != "strict"):  # type: ignore[union-attr]
-                return None  # zip() or other keywords: as written
-            items = [a.value for a in args if a.keyword is None]
-        values = [self.expr(x) for x in items]
-        start = self.expr(start_node) if start_node is not None else None
-        self.ir.globals_read.add(name)  # the derivative assumed the builtin: a module global of that name is a new key
-        seqs = [self.b.call(ops.sequence, [v]) for v in values]
-        if name == "zip" and strict:  # zip(..., strict=s): unequal lengths raise ValueError, checked before the loop
-            self.b.call(stmt_ops.zip_strict, [self.expr(strict[0].value), *seqs])
-        return name, seqs, start
+            elif len(pos) == 1 and not kw:
+                start_node = None
+            else:
+                return self._walk_leaf(node, leaves, top)
+            inner = self._walk_plan(pos[0].value, leaves, top=False)
+            start = self.expr(start_node) if start_node is not None else None
+            self.ir.globals_read.add(name)  # the derivative assumed the builtin: a module global of that name is a new key
+            return ("enumerate", inner, start)
+        strict = [a for a in args if a.keyword is not None]
+        if len(strict) == len(args) or len(strict) > 1 or (strict and strict[0].keyword.value != "strict"):  # type: ignore[union-attr]
+            return self._walk_leaf(node, leaves, top)  # zip() or other keywords: as written
+        items = [a.value for a in args if a.keyword is None]
+        if strict and any(self._lazy_builtin(x) is not None for x in items):
+            return self._walk_leaf(node, leaves, top)  # (zip(enumerate(a), b, strict=True): a zip object, as written)
+        first = len(leaves)
+        parts = [self._walk_plan(x, leaves, top=False) for x in items]
+        self.ir.globals_read.add(name)
+        if strict:  # zip(..., strict=s): unequal lengths raise ValueError, checked before the loop
+            self.b.call(stmt_ops.zip_strict, [self.expr(strict[0].value), *[q for q, _ in leaves[first:]]])
+        return ("zip", parts)
+
+    def _walk_leaf(self, node: cst.BaseExpression, leaves: list, top: bool) -> Optional[tuple]:
+        if top:
+            return None  # (the whole iterable as written: for_loop takes it as one value)
+        leaves.append((self.b.call(ops.sequence, [self.expr(node)]), node))
+        return ("leaf", len(leaves) - 1)
 
     def comprehension(self, for_in: cst.CompFor, innermost: Callable[[], None]) -> None:
         targets = {n for level in _comp_levels(for_in) for n in _target_names(level.target)}
@@ -358,13 +408,31 @@ def _reversed_and_written(s: cst.For, lw: object) -> Optional[str]:
     of X that changes them (syntactically: `X[i] = ...`, `X[i] += ...`, `del X[i]`, `X.append(...)`, ...); else None.
     The loop takes X's items when it starts (ops.sequence materialises the reverse iterator) while Python's reads
     them one at a time, so such a write would be read differently: refused rather than silently wrong."""
-    it = s.iter
-    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.func.value == "reversed"
-            and len(it.args) == 1 and isinstance(it.args[0].value, cst.Name)):
+    reversing = [it for it in _in_step(s.iter) if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and
+                 it.func.value == "reversed" and len(it.args) == 1 and isinstance(it.args[0].value, cst.Name)]
+    if not reversing:
         return None
-    if it.func.value in lw.pyfn.__globals__ or lw._var_key("reversed") is not None:  # type: ignore[attr-defined]
+    if "reversed" in lw.pyfn.__globals__ or lw._var_key("reversed") is not None:  # type: ignore[attr-defined]
         return None  # (the module's or the function's own `reversed`)
-    name = it.args[0].value.value
+    for it in reversing:
+        name = _written_in(s.body, it.args[0].value.value)
+        if name is not None:
+            return name
+    return None
+
+
+def _in_step(e: cst.BaseExpression) -> list:
+    """e and what the enumerate / zip calls it nests walk (`enumerate(reversed(y))` reads reversed(y)'s items)."""
+    out = [e]
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in ("enumerate", "zip"):
+        for a in e.args:
+            if a.keyword is None and not a.star:
+                out.extend(_in_step(a.value))
+    return out
+
+
+def _written_in(body: cst.CSTNode, name: str) -> Optional[str]:
+    """name when body writes its items (a store into an item, an augmented assignment, `del`, a writing method)."""
     found: list = []
 
     def names(e: cst.BaseExpression) -> bool:
@@ -389,6 +457,6 @@ def _reversed_and_written(s: cst.For, lw: object) -> Optional[str]:
             if isinstance(f, cst.Attribute) and names(f.value) and f.attr.value in _WRITING_METHODS:
                 found.append(node)
 
-    walk(s.body, Writes())
+    walk(body, Writes())
     return name if found else None
 

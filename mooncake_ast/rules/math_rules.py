@@ -12,7 +12,7 @@ import math
 from . import helpers as h
 from .operator_rules import integer_scalar, pow_tangent, times_base_slope
 from .registry import defjvp, defvjp, defzero
-from .strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
+from .strong_zeros import INFINITE_SLOPES, arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
 
 
 def unary(fn, dfdx):
@@ -25,6 +25,7 @@ def strong(fn, dfdx):
     """Register y = fn(x) whose slope is infinite at a finite x where the value is finite (sqrt and cbrt at 0, asin
     and acos at +-1): a tangent or adjoint that is exactly 0 gives 0 there, not 0 * inf = nan, and the slope is inf
     (not Python's ZeroDivisionError) for one that is not (strong_zeros.py, docs/nan-derivatives.md)."""
+    INFINITE_SLOPES.add(fn)
     defjvp(fn, lambda t, y, x: t.call(strong_mul, t.d(x), dfdx(t, y, x)) if t.d(x) is not None else None)
     defvjp(fn, lambda t, g, y, x: (t.call(strong_mul, g, dfdx(t, y, x)) if g is not None else None,))
 

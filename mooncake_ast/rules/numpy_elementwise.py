@@ -17,7 +17,8 @@ from . import helpers as h
 from .numpy_common import _in_storage, _inexact, _no_adjoint, _refuse_keywords, _split, _unb, cj
 from .operator_rules import pow_adjoints, pow_tangent, quotient_adjoints
 from .registry import defcomplex, defjvp, defvjp, defzero
-from .strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
+from .strong_zeros import (INFINITE_SLOPES, adjoints_meet_overflow, arcsin_slope, cbrt_slope, sqrt_slope, strong_mul,
+                           times_overflowing_slope, times_partial)
 
 
 def unary(fn, dfdx):
@@ -29,8 +30,17 @@ def unary(fn, dfdx):
 def unary_strong(fn, dfdx):
     """Register y = fn(x) elementwise whose slope f'(x) can be inf or nan at a finite x (sqrt at 0, arcsin at 1,
     out of the domain): an exact zero tangent or adjoint gives 0 there, not 0 * inf (strong_zeros.py)."""
+    INFINITE_SLOPES.add(fn)
     defjvp(fn, lambda t, y, x, *a, **k: t.call(strong_mul, t.d(x), dfdx(t, y, x)) if t.d(x) is not None else None)
     defvjp(fn, lambda t, g, y, x, *a, **k: (t.call(strong_mul, g, cj(t, dfdx(t, y, x), x)) if g is not None else None,))
+
+
+def overflowing(fn, dfdx):
+    """Register y = fn(x) elementwise whose slope is infinite only where its value overflowed (exp): the plain
+    product, which the emitter fuses, except where a selector may give the overflowed side a zero adjoint
+    (strong_zeros.times_overflowing_slope: `np.where(x < 50, np.exp(x), x)` at x = 1000)."""
+    defjvp(fn, lambda t, y, x, *a, **k: t.mul(t.d(x), dfdx(t, y, x)))
+    defvjp(fn, lambda t, g, y, x, *a, **k: (times_overflowing_slope(t, g, cj(t, dfdx(t, y, x), x)),))
 
 
 def quotient(fn, denominator, negate=False):
@@ -41,7 +51,10 @@ def quotient(fn, denominator, negate=False):
         return t.neg(d) if negate and d is not None else d
 
     def adjoint(t, g, y, x, *a, **k):
-        d = t.div(g, cj(t, denominator(t, y, x), x))
+        if g is not None and adjoints_meet_overflow(t):  # (np.where(x > 0, np.log(x), 0.0) at x == 0: 0, not 0 / 0)
+            d = times_overflowing_slope(t, g, cj(t, t.div(1.0, denominator(t, y, x)), x))
+        else:
+            d = t.div(g, cj(t, denominator(t, y, x), x))
         return (t.neg(d) if negate and d is not None else d,)
 
     defjvp(fn, tangent)
@@ -97,16 +110,17 @@ quotient(np.arcsinh, lambda t, y, x: t.call(np.sqrt, t.add(t.mul(x, x), 1.0)))
 unary(np.arccosh, lambda t, y, x: t.div(1.0, t.call(np.sqrt, t.sub(t.mul(x, x), 1.0))) if _real(t, x)
       else t.div(1.0, t.mul(t.call(np.sqrt, t.sub(x, 1.0)), t.call(np.sqrt, t.add(x, 1.0)))))  # (right off the reals too)
 quotient(np.arctanh, lambda t, y, x: t.sub(1.0, t.mul(x, x)))
-unary(np.exp, lambda t, y, x: y)
-unary(np.exp2, lambda t, y, x: t.mul(y, np.log(2.0)))
-unary(np.expm1, lambda t, y, x: t.call(np.exp, x))
+overflowing(np.exp, lambda t, y, x: y)
+overflowing(np.exp2, lambda t, y, x: t.mul(y, np.log(2.0)))
+overflowing(np.expm1, lambda t, y, x: t.call(np.exp, x))
 quotient(np.log, lambda t, y, x: x)
 quotient(np.log2, lambda t, y, x: t.mul(x, np.log(2.0)))
 quotient(np.log10, lambda t, y, x: t.mul(x, np.log(10.0)))
 quotient(np.log1p, lambda t, y, x: t.add(1.0, x))
 unary_strong(np.sqrt, lambda t, y, x: t.call(sqrt_slope, y))
 unary_strong(np.cbrt, lambda t, y, x: t.call(cbrt_slope, y))
-unary(np.square, lambda t, y, x: t.mul(2.0, x))
+defjvp(np.square, lambda t, y, x, *a, **k: t.mul(t.d(x), t.mul(2.0, x)))
+defvjp(np.square, lambda t, g, y, x, *a, **k: (times_partial(t, g, cj(t, t.mul(2.0, x), x)),))  # (0 where x is)
 unary(np.reciprocal, lambda t, y, x: t.neg(t.mul(y, y)))
 defjvp(np.abs, lambda t, y, x, *a, **k: t.call(h.abs_tangent, x, t.d(x)) if t.d(x) is not None else None)
 defvjp(np.abs, lambda t, g, y, x, *a, **k: (t.mul(g, t.call(np.sign, x)),))  # (complex x: g x / |x|, NumPy 2's sign)
@@ -224,7 +238,8 @@ defvjp(np.negative, lambda t, g, y, x: (t.neg(g),))
 defvjp(np.positive, lambda t, g, y, x: (g,))
 defvjp(np.add, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(g, b)))
 defvjp(np.subtract, lambda t, g, y, a, b, **k: (t.unb(g, a), t.unb(t.neg(g), b)))
-defvjp(np.multiply, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, cj(t, b, b)), a), t.unb(t.mul(g, cj(t, a, a)), b)))
+defvjp(np.multiply, lambda t, g, y, a, b, **k: (t.unb(times_partial(t, g, cj(t, b, b)), a),
+                                                t.unb(times_partial(t, g, cj(t, a, a)), b)))
 defvjp(np.divide, lambda t, g, y, a, b, **k: quotient_adjoints(t, g, y, a, b))
 defvjp(np.power, lambda t, g, y, a, b, **k: pow_adjoints(t, g, y, a, b))
 defvjp(np.maximum, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(np.greater_equal, a, b), g, 0.0), a),

@@ -16,6 +16,7 @@ from .numpy_elementwise import _clip_bounds, _clip_jvp, _clip_vjp, conjugate_adj
 from .numpy_order import other_order, ravel_adjoint, ravel_tangent, ravel_view_tangent
 from .numpy_order import reshape_adjoint as order_reshape_adjoint, reshape_tangent as order_reshape_tangent
 from .numpy_products import dot_adjoint_a, dot_adjoint_b
+from .strong_zeros import vector_product_adjoints
 from .numpy_shapes import diagonal_adjoint, repeat_adjoint, swapaxes_adjoint, take_adjoint, trace_adjoint, transpose_adjoint
 from .registry import all_rules, defcomplex, defmethod, defvjp_method, defzero, lookup
 
@@ -87,7 +88,8 @@ def fill_tangent(dx, dv):
 
 
 # ================================================================== reverse rules
-defvjp_method(nd, "dot", lambda t, g, y, a, b: (t.call(dot_adjoint_a, g, a, b), t.call(dot_adjoint_b, g, a, b)))
+defvjp_method(nd, "dot", lambda t, g, y, a, b: vector_product_adjoints(t, g, a, b, "dot") or
+              (t.call(dot_adjoint_a, g, a, b), t.call(dot_adjoint_b, g, a, b)))
 defvjp_method(nd, "copy", lambda t, g, y, x, *a, **k: (g,))
 defvjp_method(nd, "reshape", lambda t, g, y, x, *a, **k: ((t.call(reshape_method_adjoint, x, g, *a, **k)
                                                           if other_order(a, k, None) else

@@ -13,6 +13,7 @@ from ..arrays import in_library_of
 from ..tangents import NoTangent
 from .numpy_common import _float_dtype, _in_storage, _no_adjoint, _unb
 from .registry import defcomplex, defjvp, defvjp
+from .strong_zeros import vector_product_adjoints
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # string.ascii_letters (not imported: 0.5 ms)
 
@@ -25,8 +26,10 @@ defjvp(np.outer, lambda t, y, a, b: t.add(t.lin(np.outer, t.d(a), b), t.linr(np.
 
 
 # ================================================================== reverse rules
-defvjp(np.dot, lambda t, g, y, a, b: (t.call(dot_adjoint_a, g, a, b), t.call(dot_adjoint_b, g, a, b)))
-defvjp(np.matmul, lambda t, g, y, a, b: (t.call(matmul_adjoint_a, g, a, b), t.call(matmul_adjoint_b, g, a, b)))
+defvjp(np.dot, lambda t, g, y, a, b: vector_product_adjoints(t, g, a, b, "dot") or
+       (t.call(dot_adjoint_a, g, a, b), t.call(dot_adjoint_b, g, a, b)))
+defvjp(np.matmul, lambda t, g, y, a, b: vector_product_adjoints(t, g, a, b) or
+       (t.call(matmul_adjoint_a, g, a, b), t.call(matmul_adjoint_b, g, a, b)))
 
 
 def dot_adjoint_a(g, a, b, _conj=True):

@@ -169,8 +169,41 @@ defzero(op.iand, op.ior, op.ixor, op.ilshift, op.irshift, mutates=(0,))
 defvjp(op.add, lambda t, g, y, a, b: (t.unb(g, a), t.unb(g, b)) if getattr(t, "result_is_num", False)
        else _pair(t, t.call(_adj().add_vjp, g, y, a, b, _needs(t, a), _needs(t, b))))
 defvjp(op.sub, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(g), b)))
-defvjp(op.mul, lambda t, g, y, a, b: (t.unb(t.mul(g, b), a), t.unb(t.mul(g, a), b)) if getattr(t, "result_is_num", False)
-       else _pair(t, t.call(_adj().mul_vjp, g, y, a, b, _needs(t, a), _needs(t, b))))
+def mul_adjoints(t, g, y, a, b):
+    """(a's, b's) adjoints of a * b: g * b and g * a, as strong zeros where an infinite adjoint or an overflowed
+    factor can meet a zero (strong_zeros.times_partial: `d * d` under a sqrt at d == 0, `np.where(c, big * a, 0)`);
+    sequences and other operands by the run-time helper (`[0.0] * n`, complex values)."""
+    from .strong_zeros import adjoints_meet_overflow, partials_meet_infinities, times_partial
+
+    if getattr(t, "result_is_num", False):
+        return t.unb(times_partial(t, g, b), a), t.unb(times_partial(t, g, a), b)
+    zero_partials, zero_adjoints = partials_meet_infinities(t), adjoints_meet_overflow(t)
+    if g is not None and (zero_partials or zero_adjoints):
+        if _real_operand(t, a) and _real_operand(t, b):
+            return (t.unb(times_partial(t, g, b), a) if _needs(t, a) else None,
+                    t.unb(times_partial(t, g, a), b) if _needs(t, b) else None)
+        if getattr(t, "rt", None) is not None:  # (types not known here: the run time looks)
+            from .strong_zeros import strong_mul_vjp
+
+            return _pair(t, t.call(strong_mul_vjp, g, y, a, b, _needs(t, a), _needs(t, b), zero_partials, zero_adjoints))
+    return _pair(t, t.call(_adj().mul_vjp, g, y, a, b, _needs(t, a), _needs(t, b)))
+
+
+def _real_operand(t, v):
+    """Is operand v certainly a real number or a real float array (by its type in a pullback being built, by its
+    value at run time)?"""
+    type_of = getattr(t, "type_of", None)
+    if type_of is not None:
+        from ..ir.types import Num, is_float_array
+
+        ty = type_of(v)
+        return isinstance(ty, Num) and ty.kind in ("float", "int") or is_float_array(ty)
+    x = t.value(v)
+    return isinstance(x, (float, int, np.floating, np.integer)) and not isinstance(x, bool) or \
+        isinstance(x, np.ndarray) and x.dtype.kind in "fi"
+
+
+defvjp(op.mul, mul_adjoints)
 
 
 def _needs(t, x):
@@ -190,13 +223,18 @@ def quotient_adjoints(t, g, y, a, b):
     infinite adjoint reaching it (sqrt, a ** 0.7 or entr of that 0, whose own tangent is 0 in forward mode) must
     not make b's adjoint nan.  Numbers, and a numerator that is a non-zero constant (`1.0 / (1.0 + e)`, whose
     quotient is never 0 at a finite b), keep the plain product."""
+    from .strong_zeros import adjoints_meet_overflow, strong_mul, strong_product
+
+    if g is not None and adjoints_meet_overflow(t):
+        # (np.where's unselected side: `np.where(x != 0, 1 / x, 0.0)` at x == 0 has g == 0, b == 0 and y == inf;
+        # each adjoint exactly 0 where g is)
+        a_bar = t.unb(t.call(strong_mul, g, cj(t, t.div(1.0, b), b)), a)
+        return a_bar, t.unb(t.neg(t.call(strong_product, g, cj(t, t.div(y, b), y, b))), b)
     a_bar = t.unb(t.div(g, cj(t, b, b)), a)  # (first: the statements in the order the plain template made them)
     k = t.value(a)
     if isinstance(k, (int, float)) and k != 0 or t.num(y):
         gy = t.mul(g, cj(t, y, y))
     else:
-        from .strong_zeros import strong_mul
-
         gy = None if g is None else t.call(strong_mul, cj(t, y, y), g)
     return a_bar, t.unb(t.neg(t.div(gy, cj(t, b, b))), b)
 
@@ -231,7 +269,14 @@ def pow_adjoints(t, g, y, a, b):
     """(a's, b's) adjoints of a ** b; none for an integer exponent (`x ** 2`), which is never differentiated:
     its term, log(a) (nan below 0), would be computed for nothing at run time and spoil higher orders.  For other
     exponents log_for_pow(a, g) is finite where g is 0, so that the derivatives of b's adjoint are not nan * 0."""
-    return (t.unb(times_base_slope(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b), b), a),
+    k = t.value(b)
+    if _finite_base_slope(k) and (k >= 2 or k == 0):  # (a ** 2: its slope 2a is exactly 0 at a == 0)
+        from .strong_zeros import times_partial
+
+        a_bar = times_partial(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b))
+    else:
+        a_bar = times_base_slope(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b), b)
+    return (t.unb(a_bar, a),
             None if integer_scalar(t.value(b)) else t.unb(t.mul(g, cj(t, t.mul(y, t.call(h.log_for_pow, a, g)), y)), b))
 
 
@@ -239,7 +284,14 @@ defvjp(op.pow, pow_adjoints)
 defvjp(op.neg, lambda t, g, y, a: (t.neg(g),))
 defvjp(op.pos, lambda t, g, y, a: (g,))
 defvjp(op.abs, lambda t, g, y, a: (t.mul(g, t.call(h.sign, a)),))  # (complex a: g a/|a|, NumPy 2's sign)
-defvjp(op.matmul, lambda t, g, y, a, b: (t.call(_np_rules().matmul_adjoint_a, g, a, b), t.call(_np_rules().matmul_adjoint_b, g, a, b)))
+defvjp(op.matmul, lambda t, g, y, a, b: _vector_product(t, g, a, b) or
+       (t.call(_np_rules().matmul_adjoint_a, g, a, b), t.call(_np_rules().matmul_adjoint_b, g, a, b)))
+
+
+def _vector_product(t, g, a, b):
+    from .strong_zeros import vector_product_adjoints
+
+    return vector_product_adjoints(t, g, a, b)
 defvjp(op.getitem, lambda t, g, y, a, i: (t.call(_adj().item_adjoint, a, i, g), t.call(index_adjoint, a, i, g) if _needs(t, i) else None))
 
 

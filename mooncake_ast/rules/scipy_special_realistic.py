@@ -207,7 +207,10 @@ def _def_two_operands(fn, partials_call, strong=False):
     adjoint that is exactly 0 multiplies it as a strong zero (strong_zeros.py: 0, not 0 * inf = nan)."""
     from .numpy_common import _split
     from .registry import defjvp, defvjp
-    from .strong_zeros import strong_mul
+    from .strong_zeros import INFINITE_SLOPES, strong_mul
+
+    if strong:
+        INFINITE_SLOPES.add(fn)
 
     def times(t, z, d):
         return t.call(strong_mul, z, d) if strong and z is not None else t.mul(z, d)

@@ -18,21 +18,31 @@ order but its own derivative is not.  Differentiated again (a Hessian differenti
 np.where's rule masks the whole product's tangent where z == 0, dropping dz * d, which is the second derivative's
 main term where the cotangent happens to vanish (f = (sum(sqrt(x)) - c)**2 at sum(sqrt(x)) == c).  The rules
 below keep the product rule with strong zeros: d(z * d) = strong_mul(dz, d) + strong_mul(z, dd).
+
+The other side of 0 * inf: a product's partial that is exactly 0 met by an infinite adjoint (`2 * d` of `d ** 2`
+under a sqrt at d == 0, the diagonal of hand-written pairwise distances), or an exactly-zero adjoint met by a
+value that overflowed (exp on np.where's unselected side).  Products, powers, exp and quotients take strong
+zeros there (times_partial, times_overflowing_slope), only in the functions where such an adjoint can arise (one
+that calls an infinite slope, one that calls a selector): elsewhere they keep the plain products the reverse
+emitter fuses.
 """
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy as np
 
+from .. import ops
 from ..arrays import is_other_array
+from ..ir.nodes import Call, Const
 from ..ir.types import FLOAT_ELEMENTWISE
 from ..tangents import NoTangent
 from .numpy_common import cj
 from .registry import defcomplex, defjvp, defvjp
 
-__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul"]
+__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul", "strong_product", "times_partial"]
 
 
 def strong_mul(z: Any, d: Any) -> Any:
@@ -50,8 +60,24 @@ def strong_mul(z: Any, d: Any) -> Any:
     return z * d
 
 
-strong_mul.dense_in_dense = True  # type: ignore[attr-defined]  (an array in, an array out: reverse/templates.py)
-FLOAT_ELEMENTWISE.add(strong_mul)  # (typed like z * d: ir/types.py)
+def strong_product(a: Any, b: Any) -> Any:
+    """a * b, and exactly 0 where a == 0 or b == 0 (whatever the other is: inf and nan included): an adjoint times a
+    partial where either may be the infinite one (strong_zeros.times_partial)."""
+    if type(a) is float and type(b) is float:
+        return a * b if a != 0.0 and b != 0.0 else 0.0
+    if a is NoTangent or b is NoTangent or a is None or b is None:
+        return NoTangent
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) or is_other_array(a) or is_other_array(b):
+        zero = np.logical_or(np.equal(a, 0), np.equal(b, 0))
+        return np.where(zero, 0, a) * np.where(zero, 0, b)  # (each replaced first: 0 * inf would warn)
+    if a == 0 or b == 0:
+        return a * 0.0 if a == 0 else b * 0.0
+    return a * b
+
+
+for _fn in (strong_mul, strong_product):
+    _fn.dense_in_dense = True  # type: ignore[attr-defined]  (an array in, an array out: reverse/templates.py)
+    FLOAT_ELEMENTWISE.add(_fn)  # (typed like z * d: ir/types.py)
 
 
 def _strong_mul_tangent(t: Any, y: Any, z: Any, d: Any) -> Any:
@@ -69,6 +95,11 @@ def _strong_mul_adjoints(t: Any, g: Any, y: Any, z: Any, d: Any) -> tuple:
 defjvp(strong_mul, _strong_mul_tangent)
 defvjp(strong_mul, _strong_mul_adjoints)
 defcomplex(strong_mul)
+defjvp(strong_product, lambda t, y, a, b: t.add(t.call(strong_product, t.d(a), b) if t.d(a) is not None else None,
+                                                t.call(strong_product, a, t.d(b)) if t.d(b) is not None else None))
+defvjp(strong_product, lambda t, g, y, a, b: (t.unb(t.call(strong_product, g, cj(t, b, b)), a),
+                                              t.unb(t.call(strong_product, cj(t, a, a), g), b)))
+defcomplex(strong_product)
 
 
 
@@ -118,3 +149,193 @@ _slope_rules(sqrt_slope, lambda t, s, y: t.mul(-2.0, t.mul(s, s)))  # -0.5 / y^2
 _slope_rules(cbrt_slope, lambda t, s, y: t.div(t.mul(-2.0, s), y))  # -2 / (3 y^3)
 _slope_rules(arcsin_slope, lambda t, s, x: t.mul(x, t.mul(s, t.mul(s, s))))  # x / (1 - x^2)^(3/2)
 defcomplex(sqrt_slope, arcsin_slope)
+
+
+# ---------------------------------------------------------------- zero partials met by an infinite adjoint
+# The callables whose slope can be infinite at a finite input (the rules above multiply their tangents and
+# adjoints as strong zeros): in reverse mode the adjoint they send back is infinite there when their own adjoint
+# is not 0 (sqrt at 0: the honest d sqrt(u)/du).  Rule files add them as they register the rules.
+INFINITE_SLOPES: set = {strong_mul, strong_product, sqrt_slope, cbrt_slope, arcsin_slope}  # (and, differentiated again, these)
+_POWERS = frozenset([operator.pow, operator.ipow, pow, np.power, np.float_power, math.pow])
+# Callables that pass a zero adjoint to an operand they did not select (ops.choose: generated code's `a if c else b`
+# of two computed values).
+SELECTORS: set = {np.where, np.select, np.piecewise, np.clip, np.maximum, np.minimum, np.fmax, np.fmin, ops.choose}
+
+
+def _whole(k: Any) -> bool:
+    return isinstance(k, (int, float, np.integer, np.floating)) and not isinstance(k, bool) and \
+        bool(np.isfinite(k)) and float(k).is_integer()
+
+
+def _sends_infinite_adjoints(resolver: Any, st: Any) -> bool:
+    try:
+        fn, _ = resolver.callee(st)
+    except Exception:  # (a statement the resolver does not know: not one of ours)
+        return False
+    try:
+        if fn in INFINITE_SLOPES:
+            return True
+    except TypeError:  # (an unhashable callable)
+        return False
+    if fn in _POWERS and len(st.args) >= 2:
+        k = st.args[1]
+        return not (isinstance(k, Const) and _whole(k.value))  # (a ** 0.5, or an exponent known at run time)
+    return False
+
+
+def partials_meet_infinities(t: Any) -> bool:
+    """May the adjoint reaching a product's pullback be infinite where the product's partial is exactly 0?
+
+    `np.sqrt(np.sum((P[:, None] - P[None]) ** 2, -1))`: the diagonal's difference is 0, so is `2 * d`, its square's
+    partial, and sqrt's adjoint there is inf; `g * (2 * d)` gave nan where forward mode's tangent (exactly 0: a
+    strong zero at sqrt) gives 0.  A product whose partial multiplies the adjoint as a strong zero gives 0 too, as
+    forward mode does.  Only where it can matter, so that code without an infinite slope keeps plain products
+    (the MLP's `err_bar = out_bar * 2.0 / size * err`): in a pullback being built (reverse/templates.py), when the
+    function being reversed calls sqrt, cbrt, arcsin, arccos, a fractional power or the entr family; at run time
+    (the generic path, whose cost is its helper calls'), always.  (An infinite adjoint a helper function sends
+    back into a caller's product stays nan: docs/nan-derivatives.md.)"""
+    return _function_calls(t, "_mc_infinite_slopes", _sends_infinite_adjoints)
+
+
+def adjoints_meet_overflow(t: Any) -> bool:
+    """May an exactly-zero adjoint meet an infinite partial (a value that overflowed)?  np.where's unselected side
+    gets a zero adjoint: `np.where(x < 50, np.exp(x), x)` at x = 1000 has exp(x) = inf there, and exp's `g * y`
+    was 0 * inf = nan.  True where the function being reversed calls np.where or another selector (np.select,
+    np.piecewise, np.clip, np.maximum / minimum, SELECTORS), and at run time.  (A value an `if` leaves unused
+    gets a zero adjoint too; branches are everywhere, so those keep plain products: docs/nan-derivatives.md.)"""
+    return _function_calls(t, "_mc_selectors", _selects)
+
+
+def _selects(resolver: Any, st: Any) -> bool:
+    try:
+        fn, _ = resolver.callee(st)
+        return fn in SELECTORS
+    except Exception:  # (unknown or unhashable: not a selector of ours)
+        return False
+
+
+def _function_calls(t: Any, key: str, pred: Any) -> bool:
+    """Does the function whose pullback t builds make a call pred accepts (cached per transform)?  True at run time
+    (t without a transform: the generic path)."""
+    rt = getattr(t, "rt", None)
+    if rt is None:
+        return True
+    known = rt.__dict__.get(key)
+    if known is None:
+        resolver, ir = getattr(rt, "resolver", None), getattr(rt, "ir", None)
+        known = resolver is not None and ir is not None and (_tangent_code(ir) or any(
+            isinstance(st, Call) and pred(resolver, st) for b in ir.blocks for st in b.stmts))
+        setattr(rt, key, known)
+    return known
+
+
+def _tangent_code(ir: Any) -> bool:
+    """Is ir a primitive's forward derivative written as Python (rules/plain_forwards.py: `(da - y * db) / b`),
+    reversed for a second derivative?  Its caller's adjoints (a sqrt of the quotient at 0) can be infinite, and
+    its tangents' partials exactly 0, however plain the function itself is."""
+    loc = getattr(ir, "loc", None)
+    return loc is not None and str(getattr(loc, "file", "")).endswith(("plain_forwards.py", "plain_forwards.pyc"))
+
+
+def times_partial(t: Any, g: Any, d: Any) -> Any:
+    """g * d, an adjoint g times a partial derivative d (the other factor of a product, `2 * a` of a ** 2): exactly
+    0 where d is 0 if an infinite adjoint can reach it (partials_meet_infinities), and where g is 0 if d can have
+    overflowed (adjoints_meet_overflow, `np.where(c, big * a, 0.0)`); else the plain product."""
+    if g is None or d is None:
+        return None
+    if getattr(t, "rt", None) is None and _finite(t.value(g)) and _finite(t.value(d)):
+        return t.mul(g, d)  # (at run time the values say: no inf or nan, no 0 * inf)
+    k = t.value(d)
+    if type(k) in (int, float) and k != 0 and math.isfinite(k):
+        return t.mul(g, d)  # (a constant factor, `x * 2.0`: never 0, never infinite)
+    infinite_g, infinite_d = partials_meet_infinities(t), adjoints_meet_overflow(t)
+    if infinite_g and infinite_d:
+        return t.call(strong_product, g, d)
+    if infinite_g:
+        return t.call(strong_mul, d, g)
+    if infinite_d:
+        return t.call(strong_mul, g, d)
+    return t.mul(g, d)
+
+
+def times_overflowing_slope(t: Any, g: Any, d: Any) -> Any:
+    """g * d for a slope d infinite only where the value overflowed (exp's y): a strong zero in g where
+    adjoints_meet_overflow (np.where's unselected side), else the plain product the emitter fuses."""
+    if g is None or d is None:
+        return None
+    return t.call(strong_mul, g, d) if adjoints_meet_overflow(t) else t.mul(g, d)
+
+
+def _finite(v: Any) -> bool:
+    """Is v a real number or float array without inf or nan (then a product with it is never 0 * inf)?"""
+    if type(v) is float:
+        return math.isfinite(v)
+    if type(v) is np.ndarray and v.dtype.kind in "fi" or isinstance(v, (np.floating, np.integer, int)):
+        return bool(np.isfinite(v).all())
+    return False
+
+
+def strong_mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool, need_b: bool, zero_partials: bool,
+                   zero_adjoints: bool) -> tuple:
+    """The adjoints of y = a * b where the types were not known when the pullback was made (reverse/builtin_adjoints
+    .mul_vjp serves sequences, complex values and the rest): for real numbers and float arrays, g * b and g * a
+    as times_partial makes them (zero_partials: 0 where the partial is; zero_adjoints: 0 where g is)."""
+    from ..reverse.builtin_adjoints import mul_vjp, unbroadcast
+
+    def real(v: Any) -> bool:
+        return type(v) in (float, int) or isinstance(v, (np.floating, np.integer)) or \
+            type(v) is np.ndarray and v.dtype.kind in "fi"
+
+    if g is NoTangent or g is None or not (real(a) and real(b) and real(g)) or \
+            _finite(g) and _finite(a) and _finite(b):
+        return mul_vjp(g, y, a, b, need_a, need_b)  # (no inf or nan: the plain products)
+    times = strong_product if zero_partials and zero_adjoints else \
+        (lambda g_, d: strong_mul(d, g_)) if zero_partials else strong_mul
+    return (unbroadcast(times(g, b), a) if need_a else NoTangent), (unbroadcast(times(g, a), b) if need_b else NoTangent)
+
+
+def vector_product_adjoints(t: Any, g: Any, a: Any, b: Any, kind: str = "matmul") -> Any:
+    """(a's, b's) adjoints of the dot product of two float vectors (`d @ d`, `np.dot(d, d)`) as times_partial's
+    products, in a function where an infinite adjoint or an overflowed factor can meet a zero
+    (`np.sqrt(d @ d)` at d == 0); where the operands' types are not known, a run-time helper that looks
+    (vector_product_vjp); None elsewhere (the product rules' own adjoints serve).  kind: "matmul" or "dot"."""
+    if g is None or not (partials_meet_infinities(t) or adjoints_meet_overflow(t)):
+        return None
+    kinds = (_float_vector(t, a), _float_vector(t, b))
+    if kinds == (True, True):
+        return times_partial(t, g, cj(t, b, b)), times_partial(t, g, cj(t, a, a))
+    if False in kinds or getattr(t, "rt", None) is None:
+        return None
+    both = t.call(vector_product_vjp, g, a, b, kind, partials_meet_infinities(t), adjoints_meet_overflow(t))
+    if hasattr(both, "tuple_size"):
+        both.tuple_size = 2
+    return t.call(operator.getitem, both, 0), t.call(operator.getitem, both, 1)
+
+
+def _float_vector(t: Any, v: Any) -> Any:
+    """True: a float vector; False: certainly not one; None: not known when the pullback is made."""
+    type_of = getattr(t, "type_of", None)
+    if type_of is not None:
+        from ..ir.types import UNKNOWN, Arr
+
+        ty = type_of(v)
+        if isinstance(ty, Arr):
+            return None if ty.axes is None else ty.dtype == "f" and len(ty.axes) == 1
+        return None if ty is UNKNOWN else False
+    x = t.value(v)
+    return type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind == "f"
+
+
+def vector_product_vjp(g: Any, a: Any, b: Any, kind: str, zero_partials: bool, zero_adjoints: bool) -> tuple:
+    """The adjoints of np.matmul / np.dot(a, b) whose types were not known when the pullback was made: for two
+    float vectors met by a non-finite value, as vector_product_adjoints makes them; else the products' own."""
+    from . import numpy_products as products
+
+    vectors = all(type(v) is np.ndarray and v.ndim == 1 and v.dtype.kind == "f" for v in (a, b))
+    if not vectors or g is NoTangent or g is None or _finite(g) and _finite(a) and _finite(b):
+        if kind == "dot":
+            return products.dot_adjoint_a(g, a, b), products.dot_adjoint_b(g, a, b)
+        return products.matmul_adjoint_a(g, a, b), products.matmul_adjoint_b(g, a, b)
+    times = strong_product if zero_partials and zero_adjoints else \
+        (lambda g_, d: strong_mul(d, g_)) if zero_partials else strong_mul
+    return times(g, b), times(g, a)
