@@ -316,3 +316,32 @@ def model_for(f: Any, args: tuple, kwargs: Any) -> Optional[Any]:
     if model is repeat and n + len(kw) < 2:
         raise _refuse(f, "an infinite repeat (no `times`) has no model; pass times")
     return model
+
+
+# ---------------------------------------------------------------- a model's reverse rule (first order)
+def model_rrule(model: Any, args: tuple, kwargs: dict) -> tuple:
+    """`(y, pullback)` of the call through its model's derived reverse code, the pullback giving one adjoint per
+    positional argument and the keywords' in a KwAdj, as run-time reverse rules do.  For calls whose items are
+    objects with adjoint storage (arrays): the derived code routes their adjoints by identity, where a hand-written
+    pullback handing an item's adjoint back as a value would count it twice when the result holds the item itself
+    (`accumulate(rows)` yields rows[0])."""
+    from ..reverse.runtime import rcall
+    from .call_binding import KwAdj
+
+    y, pb = rcall(model, tuple(args), dict(kwargs))
+
+    def pullback(g: Any) -> tuple:
+        _, bars, kwbars = pb(g)
+        bars = tuple(bars) + (None,) * (len(args) - len(tuple(bars)))
+        named = {k: v for k, v in dict(kwbars or {}).items() if k in kwargs}
+        return tuple(bars[:len(args)]) + ((KwAdj(named),) if named else ())
+
+    return y, pullback
+
+
+def holds_storage(items: Any) -> bool:
+    """Does a list or tuple of items hold an object whose adjoint lives in storage found by identity (an array, a
+    list, a dict, an object)?"""
+    from ..tangents import is_mutable
+
+    return any(is_mutable(v) for v in items)

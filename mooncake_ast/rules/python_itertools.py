@@ -31,7 +31,9 @@ import operator
 import numpy as np
 
 from ..tangents import NoTangent
+from . import itertools_models
 from .call_binding import KwAdj
+from .itertools_models import holds_storage, model_rrule
 from .registry import defrrule_at_run_time, defrule, defzero
 
 
@@ -358,6 +360,8 @@ def rrule_accumulate(*args, **kwargs):
     from ..reverse.runtime import rcall
 
     items, func, initial = _accumulate_args(args, kwargs)
+    if holds_storage(items) or holds_storage([initial]):  # (arrays: their adjoints by identity, itertools_models)
+        return model_rrule(itertools_models.accumulate, (items, *args[1:]), kwargs)
     has_initial = initial is not None
     seq = ([initial] if has_initial else []) + items
     ys, calls = seq[:1], []
