@@ -297,6 +297,10 @@ def model_for(f: Any, args: tuple, kwargs: Any) -> Optional[Any]:
     Raises NestingError where f has no model for these arguments (more iterables than MAX_ITERABLES, an infinite
     `repeat`, a keyword the model does not take)."""
     if not _known(f):
+        if type(getattr(f, "__self__", None)).__module__.startswith("numpy.random"):
+            from .numpy_random_permutations import model_for as permutation_model
+
+            return permutation_model(f, args, kwargs)  # (rng.shuffle, rng.permuted: the same way)
         return None
     kw = dict(kwargs or {})
     n = len(args)
