@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import builtins
 import itertools
-import operator
 from typing import Any, Optional
 
-import numpy as np
+
+from .registry import defzero
 
 MAX_ITERABLES = 4
 
@@ -259,6 +259,21 @@ def filterfalse(predicate, iterable):
     return iter(out)
 
 
+def make_slice(start, stop, step):
+    """`slice(start, stop, step)`: indices, no derivative at any order (registered zero below).  A generator's body
+    runs its calls guarded (frontend/generator_ops.py), so `yield from xs[:2]` met slice() as a dispatched call with
+    a hand-written rule, refused at second order."""
+    return slice(start, stop, step)
+
+
+def make_slice1(stop):
+    return slice(stop)
+
+
+def make_slice2(start, stop):
+    return slice(start, stop)
+
+
 # ---------------------------------------------------------------- which model stands for a call
 _BY_ARITY = {
     itertools.chain: (None, chain1, chain2, chain3, chain4),
@@ -296,6 +311,8 @@ def model_for(f: Any, args: tuple, kwargs: Any) -> Optional[Any]:
     """The plain model standing for `f(*args, **kwargs)` where f is one of the itertools above (or filter), else None.
     Raises NestingError where f has no model for these arguments (more iterables than MAX_ITERABLES, an infinite
     `repeat`, a keyword the model does not take)."""
+    if f is builtins.slice and not kwargs and 1 <= len(args) <= 3:
+        return (make_slice1, make_slice2, make_slice)[len(args) - 1]
     if not _known(f):
         if type(getattr(f, "__self__", None)).__module__.startswith("numpy.random"):
             from .numpy_random_permutations import model_for as permutation_model
@@ -320,6 +337,9 @@ def model_for(f: Any, args: tuple, kwargs: Any) -> Optional[Any]:
     if model is repeat and n + len(kw) < 2:
         raise _refuse(f, "an infinite repeat (no `times`) has no model; pass times")
     return model
+
+
+defzero(make_slice, make_slice1, make_slice2)  # (registered with the built-in rules: python_itertools imports this module)
 
 
 # ---------------------------------------------------------------- a model's reverse rule (first order)
