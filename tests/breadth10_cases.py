@@ -190,3 +190,36 @@ def count_numbered(x):
     for k, v in zip(itertools.count(1), x):
         s = s + k * v ** 2
     return s
+
+
+# ---- scipy.sparse: conversions and construction ------------------------------------------------------------------
+_STENCIL = np.array([[2.0, -1.0, 0.5, 0.0, 0.0, 0.0], [-1.0, 2.0, -1.0, 0.0, 0.0, 0.25],
+                     [0.0, -1.0, 2.0, -1.0, 0.0, 0.0]])  # (module level: a constant, its zeros never differentiated)
+
+
+def laplacian_energy(x):
+    import scipy.sparse as sps
+
+    lap = sps.diags([-np.ones(5), 2.0 * np.ones(6), -np.ones(5)], [-1, 0, 1]).tocsr()
+    return float(x @ (lap @ x) + np.sum(np.sin(lap @ x) ** 2))
+
+
+def stencil_constant(x):
+    import scipy.sparse as sps
+
+    m = sps.csr_matrix(_STENCIL)
+    return float(np.sum(np.tanh(m @ x)) + np.sum((m.tocsc() @ x) ** 2))
+
+
+def weighted_graph(x):
+    import scipy.sparse as sps
+
+    w = sps.coo_matrix((np.exp(x[:5]), ([0, 1, 2, 3, 3], [1, 2, 3, 0, 0])), shape=(4, 4)).tocsr()
+    return float(np.sum((w @ x[2:]) ** 2) + x[:4] @ (w.tocoo() @ x[:4]))
+
+
+def features_from_x(x):
+    import scipy.sparse as sps
+
+    m = sps.csc_matrix(np.outer(x[:3], x[3:]) + 1.5)
+    return float(np.sum(np.cos(m @ x[3:])) + np.sum(sps.csr_array(m) @ x[:3]))

@@ -8,6 +8,11 @@ import numpy as np
 
 from rule_case_kit import kit
 
+try:
+    import scipy.sparse as sps
+except ImportError:  # SciPy is optional
+    sps = None
+
 F, Case = kit("breadth10 rule case", globals())
 C = Case
 
@@ -78,10 +83,41 @@ ZERO = {
 }
 
 
+_COO = "(x[:4] * 2.0, ([0, 1, 1, 2], [1, 2, 2, 0]))"  # (a repeated position: summed by the conversion)
+_TRIPLET = "(x[:3] * 1.0, np.array([1, 2, 0]), np.array([0, 1, 2, 3]))"
+_P = "scipy.sparse."
+
+
+def _sparse_cases():
+    """Conversions and construction (rules/scipy_sparse_rules.py), with the stored values from x."""
+    out = {}
+    for mod, name in (("_csr", "csr_matrix"), ("_csr", "csr_array"), ("_csc", "csc_matrix"), ("_csc", "csc_array")):
+        out[f"{_P}{mod}.{name}"] = [
+            C(f"lambda x: sps.{name}(np.outer(x[:3], x[3:]) + 2.0) @ x[3:]", X),
+            C(f"lambda x: sps.{name}({_COO}, shape=(3, 3)) @ x[3:]", X),
+            C(f"lambda x: sps.{name}(sps.coo_matrix({_COO}, shape=(3, 3))) @ np.sin(x[3:])", X),
+        ]
+    out[f"{_P}_csr.csr_matrix"].append(C(f"lambda x: sps.csr_matrix({_TRIPLET}, shape=(3, 3)) @ x[3:]", X))
+    out[f"{_P}_base._spbase.tocsr"] = [
+        C(f"lambda x: sps.coo_matrix({_COO}, shape=(3, 3)).tocsr() @ x[3:]", X),
+        C("lambda x: sps.diags([np.ones(5), np.arange(1.0, 7.0)], [-1, 0]).tocsr() @ np.sin(x)", X),
+        C("lambda x: sps.diags(x[:4] * 0.0 + np.array([1.0, 2.0, 3.0, 4.0])).tocsr() @ x[2:]", X)]
+    out[f"{_P}_base._spbase.tocsc"] = [
+        C(f"lambda x: x[3:] @ sps.coo_matrix({_COO}, shape=(3, 3)).tocsc()", X),
+        C(f"lambda x: sps.csr_matrix({_TRIPLET}, shape=(3, 3)).tocsc() @ x[3:]", X)]
+    out[f"{_P}_base._spbase.tocoo"] = [
+        C(f"lambda x: sps.csr_matrix({_TRIPLET}, shape=(3, 3)).tocoo() @ x[3:] ** 2", X),
+        C(f"lambda x: sps.csc_matrix(np.outer(x[:3], x[3:]) + 2.0).tocoo() @ x[:3]", X)]
+    return out
+
+
 def breadth10_cases(entries):
     """The cases by catalog name (`entries`: catalog())."""
     names = {e.key: e.name for e in entries}
-    return {(k if isinstance(k, str) else names[k]): v for k, v in CASES.items() if isinstance(k, str) or k in names}
+    cases = {(k if isinstance(k, str) else names[k]): v for k, v in CASES.items() if isinstance(k, str) or k in names}
+    if sps is not None:
+        cases.update(_sparse_cases())
+    return cases
 
 
 def breadth10_zero_cases(entries):
