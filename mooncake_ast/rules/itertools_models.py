@@ -301,6 +301,19 @@ def _known(f: Any) -> bool:
         return False
 
 
+# Which positional arguments are iterables (the rest, and the keywords, are checked by itertools itself below).
+_ITERABLES = {itertools.chain.from_iterable: (0,), itertools.pairwise: (0,), itertools.accumulate: (0,),
+              itertools.starmap: (1,), itertools.repeat: (), itertools.compress: (0, 1), builtins.filter: (1,),
+              itertools.takewhile: (1,), itertools.dropwhile: (1,), itertools.filterfalse: (1,), itertools.islice: (0,)}
+
+
+def _check_arguments(f: Any, args: tuple, kw: dict) -> None:
+    """Let itertools check the arguments that are not iterables (`islice(x, -1)`, `product(a, repeat=-1)` raise):
+    the same call with empty lists for the iterables, which reads nothing.  The model never runs the call itself."""
+    where = _ITERABLES.get(f, tuple(range(len(args))))
+    f(*[[] if i in where else a for i, a in enumerate(args)], **kw)
+
+
 def _refuse(f: Any, why: str) -> Exception:
     from .forward_code_rules import NestingError
 
@@ -336,6 +349,7 @@ def model_for(f: Any, args: tuple, kwargs: Any) -> Optional[Any]:
                          f"{', '.join(params)})")
     if model is repeat and n + len(kw) < 2:
         raise _refuse(f, "an infinite repeat (no `times`) has no model; pass times")
+    _check_arguments(f, args, kw)
     return model
 
 

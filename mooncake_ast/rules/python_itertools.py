@@ -138,6 +138,7 @@ def _pairwise(args, kwargs):
 
 def _product(args, kwargs):
     repeat = kwargs.get("repeat", 1)
+    itertools.product(repeat=repeat)  # (itertools checks repeat: a negative one raises, as the plain call does)
     cols = [list(a) for a in args]
     n = len(cols)
     pools = [range(len(c)) for c in cols] * repeat
