@@ -14,7 +14,9 @@ so it may be any differentiable callable (a lambda, a closure over differentiate
 The inputs are read when the call is made (an iterator passed in is consumed as far as the plain call
 would consume it over the whole iteration; `islice(it, stop)` reads only `stop` items), and the result
 is an iterator over the list of results, so it can be consumed in part.  Left out on purpose: the
-infinite iterators (count, cycle, repeat without `times`) and tee.  Keyword arguments' tangents (accumulate's
+infinite iterators (cycle, repeat without `times`; count has its own rules, itertools_count.py) and tee.
+These rules have no derivative of their own: second orders follow plain-Python models (itertools_models.py),
+which reverse mode of accumulate over arrays uses at the first order too.  Keyword arguments' tangents (accumulate's
 `initial`, zip_longest's `fillvalue`) reach the forward rules through forward/runtime.fcall
 (`sees_keyword_tangents`).
 
