@@ -1171,6 +1171,7 @@ from rule_cases_lang16 import lang16_cases; [CASES.setdefault(_k, []).extend(_v)
 from rule_cases_lang17 import lang17_cases, lang17_zero_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in lang17_cases(catalog()).items()]; ZERO_CASES.update(lang17_zero_cases(catalog()))  # noqa: E402,E702,E501  (issue 12, sixth pass: rule_cases_lang17.py)
 from rule_cases_objarr8 import OBJARR8_CASES; [CASES.setdefault(_k, []).extend(_v) for _k, _v in OBJARR8_CASES.items()]  # noqa: E402,E702,E501  (helper objarr8: rule_cases_objarr8.py)
 from rule_cases_refuse8 import refuse8_cases, refuse8_zero_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in refuse8_cases(catalog()).items()]; ZERO_CASES.update(refuse8_zero_cases(catalog()))  # noqa: E402,E702,E501  (second orders of everyday code: rule_cases_refuse8.py)
+from rule_cases_breadth10 import breadth10_cases, breadth10_zero_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in breadth10_cases(catalog()).items()]; ZERO_CASES.update(breadth10_zero_cases(catalog()))  # noqa: E402,E702,E501  (helper breadth10: rule_cases_breadth10.py)
 # Syntax helpers the frontend emits for f-strings, assert, for-range loops, imports and nested defs:
 # every test using that syntax runs them; they take no differentiable operands of their own.
 ZERO_EXEMPT = {
@@ -1277,7 +1278,7 @@ def test_every_mode_of_a_rule_is_exercised():
 
 
 # Rules whose template refuses a mode by name (tested here, that they refuse and do not crash or answer wrongly).
-REFUSED_MODES = {("mooncake_ast.api.vjp", "reverse"),
+REFUSED_MODES = {("mooncake_ast.api.vjp", "reverse"), ("itertools.count", "reverse"),
                  *(("mooncake_ast.rules.python_local_classes.share_tangent_cells", m) for m in ("forward", "reverse"))}
 
 

@@ -71,7 +71,8 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
             if done is not None:
                 return done
         if rule.user_rrule is not None:
-            y, pb = rule.user_rrule(*args, **kwargs)
+            owner = getattr(f, "__self__", None) if getattr(rule.user_rrule, "takes_self", False) else None
+            y, pb = rule.user_rrule(*((owner,) if owner is not None else ()), *args, **kwargs)  # (a method's own rule)
 
             def user_pullback(g: Any) -> tuple:
                 grads = pb(g)

@@ -88,12 +88,12 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     f = unmemoised(f)  # (`@functools.cache`: the function it wraps, as at first order)
     n = len(args)
     if not kwargs and _zero(df):
-        from . import nested_draws, nested_stats
+        from . import itertools_models, nested_draws, nested_stats
 
         from . import nested_stats_frozen
 
         model = nested_stats.model_for(f, args, None) or nested_draws.model_for(f, args, None) or \
-            nested_stats_frozen.maker_for(f, args, None)
+            nested_stats_frozen.maker_for(f, args, None) or itertools_models.model_for(f, args, None)
         if model is not None:  # (a scipy.stats density or a draw called positionally: its plain model)
             return _plan(model, NoTangent, args, dargs, None, reverse)
     special = _special_plan(f, df, args, dargs, kwargs)

@@ -316,12 +316,15 @@ def _module_level_constant(f: types.FunctionType) -> bool:
     return any(v is f for v in list(g.values()))
 
 
+_DRAW_MODELS = (__package__ + ".nested_draws", __package__ + ".numpy_random_permutations")  # (shuffle, permuted)
+
+
 def _bound_function(f: Any) -> tuple:
     """(the Python function whose parameters a call of f binds, how many of its first parameters the call does not
     give): a plain function itself; a user class's `__init__` (after self: `Body(x, v, mass=2.0)`); else (None, 0)."""
     if isinstance(f, types.FunctionType):
         return f, 0
-    if isinstance(f, types.MethodType) and getattr(f.__func__, "__module__", None) == __package__ + ".nested_draws":
+    if isinstance(f, types.MethodType) and getattr(f.__func__, "__module__", None) in _DRAW_MODELS:
         return f.__func__, 1  # (a Generator's draw, its model bound to the generator: nested_draws.py)
     if isinstance(f, type):
         from .nested_plans import _user_class

@@ -65,12 +65,12 @@ def _stats_model(f: Any, df: Any, args: tuple, kwargs: Any) -> Any:
     function's."""
     if not _api()._zero(df):
         return f
-    from . import nested_draws, nested_stats
+    from . import itertools_models, nested_draws, nested_stats
 
     from . import nested_stats_frozen
 
     return nested_stats.model_for(f, tuple(args), kwargs) or nested_draws.model_for(f, tuple(args), kwargs) or \
-        nested_stats_frozen.maker_for(f, tuple(args), kwargs) or f
+        nested_stats_frozen.maker_for(f, tuple(args), kwargs) or itertools_models.model_for(f, tuple(args), kwargs) or f
 
 
 def _by_keys(t: Any, keys: tuple) -> Any:

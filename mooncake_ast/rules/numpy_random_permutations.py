@@ -15,7 +15,7 @@ import numpy as np
 
 from ..tangents import NoTangent
 from .numpy_common import _no_adjoint
-from .registry import defjvp, defvjp, defzero
+from .registry import defjvp, defrrule_at_run_time, defvjp, defzero
 
 
 def _rows(a):
@@ -104,6 +104,225 @@ def _choice_rules(kind):
     return jvp, vjp
 
 
+# ---------------------------------------------------------------- shuffle (in place) and permuted
+# `rng.shuffle(x)` permutes x's rows in place: the derivative is the same permutation of the tangent (forward) and
+# its inverse applied to the adjoint (reverse).  The permutation does not depend on the values: shuffle draws it as
+# `rng.permutation(n)` does from the same state (NumPy's Fisher-Yates over the n rows, whatever their dtype or
+# shape), so it is found exactly, ties included, by drawing it from a copy of the state (then put back): forward
+# mode before the call (the template sees x as shuffle will find it), reverse mode before it too, and checked after
+# it against what shuffle did (a difference is refused, never differentiated).
+
+
+def _state(rng):
+    return rng.bit_generator.state if isinstance(rng, np.random.Generator) else rng.get_state()
+
+
+def _set_state(rng, state):
+    if isinstance(rng, np.random.Generator):
+        rng.bit_generator.state = state
+    else:
+        rng.set_state(state)
+
+
+def shuffle_order(rng, n):
+    """The permutation `rng.shuffle` of n rows will apply, drawn without moving rng's state."""
+    state = _state(rng)
+    try:
+        return rng.permutation(n)
+    finally:
+        _set_state(rng, state)
+
+
+def _shuffle_axis(x, axis):
+    if not isinstance(x, np.ndarray):
+        raise NotImplementedError("derivative of shuffle of a list: shuffle an array (np.asarray(xs)), or draw the "
+                                  "indices (`idx = rng.permutation(len(xs))`) and index with them")
+    axis = int(axis)
+    return axis + x.ndim if axis < 0 else axis
+
+
+def shuffle_tangent(rng, x, dx, axis=0):
+    """Before `rng.shuffle(x, axis)`: the same permutation of x's tangent storage, in place."""
+    if dx is NoTangent or dx is None or np.ndim(x) == 0:
+        return None
+    ax = _shuffle_axis(x, axis)
+    perm = shuffle_order(rng, x.shape[ax])
+    dx[...] = np.take(dx, perm, axis=ax)
+    return None
+
+
+def _shuffle_jvp(t, y, self, x, axis=0):
+    if t.d(x) is None:
+        return None
+    t.call(shuffle_tangent, self, x, t.d(x), axis)
+    return None
+
+
+def rrule_shuffle(rng, x, axis=0):
+    """`rng.shuffle(x, axis)` in reverse mode (the generator comes first: reverse/runtime.rcall passes it to rules
+    marked `takes_self`): the pullback gives x's adjoint storage the inverse permutation and puts x back."""
+    from ..reverse import shadows
+
+    ax = _shuffle_axis(x, axis)
+    if x.dtype.kind not in "fc":
+        return (rng.shuffle(x, axis=axis) if axis else rng.shuffle(x)), lambda g: (NoTangent,) * (1 + (axis != 0))
+    old = x.copy()
+    perm = shuffle_order(rng, x.shape[ax])
+    y = rng.shuffle(x, axis=axis) if axis else rng.shuffle(x)
+    if not np.array_equal(x, np.take(old, perm, axis=ax), equal_nan=True):
+        x[...] = np.take(old, perm, axis=ax)  # (never reached with NumPy's shuffle; refused rather than guessed)
+        raise NotImplementedError("reverse mode of shuffle: the permutation it applied is not the one its generator "
+                                  "draws for rng.permutation(n) from the same state; draw the indices instead "
+                                  "(`idx = rng.permutation(len(x)); x[idx]`)")
+
+    def pullback(g):
+        shadows.remember(x)
+        sh = shadows.shadow(x)
+        back = np.empty_like(sh)
+        index = [slice(None)] * sh.ndim
+        index[ax] = perm
+        back[tuple(index)] = sh  # (row i of the result was row perm[i] of x)
+        sh[...] = back
+        x[...] = old
+        return (NoTangent,) * (1 + (axis != 0))
+
+    return y, pullback
+
+
+rrule_shuffle.takes_self = True
+
+
+def _flat_slices(a, axis):
+    """a's values as rows, one row per 1-d slice that permuted shuffles (all of a when axis is None)."""
+    a = np.asarray(a)
+    if axis is None:
+        return a.reshape(1, -1)
+    return np.moveaxis(a, int(axis), -1).reshape(-1, a.shape[int(axis)])
+
+
+def permuted_order(x, y, axis):
+    """For each slice, the positions in x of the values of y (`y_row == x_row[idx_row]`); refused where a slice of x
+    holds equal values (which went where cannot be told)."""
+    rx, ry = _flat_slices(x, axis), _flat_slices(y, axis)
+    out = np.empty(rx.shape, dtype=np.intp)
+    for r in range(rx.shape[0]):
+        xs = rx[r]
+        order = np.argsort(xs, kind="stable")
+        if len(xs) > 1 and np.any(xs[order][1:] == xs[order][:-1]):
+            raise NotImplementedError("derivative of rng.permuted of an array with equal values in a slice it "
+                                      "shuffles: which went where is not known; draw the indices instead "
+                                      "(`idx = rng.permutation(n); np.take(x, idx, axis)`)")
+        pos = np.searchsorted(xs[order], ry[r])
+        pos = np.minimum(pos, len(xs) - 1)
+        if not np.array_equal(xs[order][pos], ry[r]):
+            raise NotImplementedError("derivative of rng.permuted: its result holds values not in the array")
+        out[r] = order[pos]
+    return out
+
+
+def _apply_slices(a, idx, axis):
+    a = np.asarray(a)
+    rows = _flat_slices(a, axis)
+    moved = np.take_along_axis(rows, idx, axis=1)
+    if axis is None:
+        return moved.reshape(a.shape)
+    ax = int(axis)
+    shape = np.moveaxis(a, ax, -1).shape
+    return np.moveaxis(moved.reshape(shape), -1, ax)
+
+
+def permuted_tangent(x, y, dx, axis=None):
+    if dx is NoTangent:
+        return NoTangent
+    dx = np.broadcast_to(dx, np.shape(x))
+    return _apply_slices(dx, permuted_order(x, y, axis), axis)
+
+
+def permuted_adjoint(x, y, g, axis=None):
+    if _no_adjoint(g):
+        return NoTangent
+    idx = permuted_order(x, y, axis)
+    rows = np.zeros(_flat_slices(x, axis).shape, dtype=np.result_type(np.asarray(g).dtype, float))
+    np.put_along_axis(rows, idx, _flat_slices(g, axis), axis=1)
+    if axis is None:
+        return rows.reshape(np.shape(x))
+    ax = int(axis)
+    shape = np.moveaxis(np.asarray(x), ax, -1).shape
+    return np.moveaxis(rows.reshape(shape), -1, ax)
+
+
+def _permuted_jvp(t, y, self, x, axis=None, out=None):
+    return t.call(permuted_tangent, x, y, t.d(x), axis) if t.d(x) is not None else None
+
+
+def _permuted_vjp(t, g, y, self, x, axis=None, out=None):
+    return (None, t.call(permuted_adjoint, x, y, g, axis))
+
+
+# ---------------------------------------------------------------- models, for derivatives of derivatives
+# Differentiated again, a shuffle or permuted call is one of these plain functions (itertools_models.model_for asks
+# model_for): the permutation drawn as the call draws it (`rng.permutation(n)` consumes the state shuffle would), the
+# values moved by indexing, which every order differentiates.
+
+
+def generator_shuffle(rng, x, axis=0):
+    ax = axis + np.ndim(x) if axis < 0 else axis
+    perm = rng.permutation(np.shape(x)[ax])
+    x[...] = np.take(x.copy(), perm, axis=ax)
+
+
+def randomstate_shuffle(rng, x):
+    perm = rng.permutation(np.shape(x)[0])
+    x[...] = np.take(x.copy(), perm, axis=0)
+
+
+def generator_permuted(rng, x, axis=None):
+    positions = np.arange(np.size(x)).reshape(np.shape(x))
+    idx = rng.permuted(positions, axis=axis)
+    return np.reshape(x, -1)[np.reshape(idx, -1)].reshape(np.shape(x))
+
+
+def model_for(f, args, kwargs):
+    """The model of `rng.shuffle(x)` / `rng.permuted(x)` of a float array, bound to its generator, or None.  Checked
+    against the call itself from the same state (then put back): a difference is refused, never differentiated."""
+    import types
+
+    rng = getattr(f, "__self__", None)
+    if not isinstance(rng, (np.random.Generator, np.random.RandomState)):
+        return None
+    name = getattr(f, "__name__", "")
+    models = {"shuffle": generator_shuffle if isinstance(rng, np.random.Generator) else randomstate_shuffle}
+    if isinstance(rng, np.random.Generator):
+        models["permuted"] = generator_permuted
+    model = models.get(name)
+    if model is None or not args or not isinstance(args[0], np.ndarray) or args[0].dtype.kind != "f":
+        return None
+    from .forward_code_rules import NestingError
+
+    kw = dict(kwargs or {})
+    code = model.__code__
+    names = code.co_varnames[1:code.co_argcount]
+    if len(args) > len(names) or any(k not in names[len(args):] for k in kw):
+        raise NestingError(f"nested derivative of {type(rng).__name__}.{name}: arguments {tuple(kw) or len(args)} are "
+                           f"not supported at second order (supported: {', '.join(names)})")
+    x = args[0]
+    state = _state(rng)
+    try:
+        a, b = x.copy(), x.copy()
+        want = f(a, *args[1:], **kw) if name == "permuted" else (f(a, *args[1:], **kw), a)[1]
+        after = _state(rng)
+        _set_state(rng, state)
+        got = model(rng, b, *args[1:], **kw) if name == "permuted" else (model(rng, b, *args[1:], **kw), b)[1]
+        same = np.array_equal(want, got, equal_nan=True) and str(_state(rng)) == str(after)
+    finally:
+        _set_state(rng, state)
+    if not same:
+        raise NestingError(f"nested derivative of {type(rng).__name__}.{name}: its second derivative follows a model of "
+                           f"the draw, which differs from NumPy's here; draw the indices instead (`idx = "
+                           f"rng.permutation(len(x)); x[idx]`)")
+    return types.MethodType(model, rng)
+
+
 def register() -> None:
     for cls in (np.random.Generator, np.random.RandomState):
         defjvp((cls, "permutation"), _permutation_jvp)
@@ -112,3 +331,8 @@ def register() -> None:
         defjvp((cls, "choice"), jvp)
         defvjp((cls, "choice"), vjp)
         defzero((cls, "poisson"))  # (counts: integers, no derivative in the rate)
+        defjvp((cls, "shuffle"), _shuffle_jvp, mutates=(1,))
+        defrrule_at_run_time((cls, "shuffle"), rrule_shuffle)
+    defjvp((np.random.Generator, "permuted"), _permuted_jvp)
+    defvjp((np.random.Generator, "permuted"), _permuted_vjp)
+    defzero(shuffle_order)  # (a permutation of positions: no derivative, at any order)

@@ -14,7 +14,9 @@ so it may be any differentiable callable (a lambda, a closure over differentiate
 The inputs are read when the call is made (an iterator passed in is consumed as far as the plain call
 would consume it over the whole iteration; `islice(it, stop)` reads only `stop` items), and the result
 is an iterator over the list of results, so it can be consumed in part.  Left out on purpose: the
-infinite iterators (count, cycle, repeat without `times`) and tee.  Keyword arguments' tangents (accumulate's
+infinite iterators (cycle, repeat without `times`; count has its own rules, itertools_count.py) and tee.
+These rules have no derivative of their own: second orders follow plain-Python models (itertools_models.py),
+which reverse mode of accumulate over arrays uses at the first order too.  Keyword arguments' tangents (accumulate's
 `initial`, zip_longest's `fillvalue`) reach the forward rules through forward/runtime.fcall
 (`sees_keyword_tangents`).
 
@@ -31,7 +33,9 @@ import operator
 import numpy as np
 
 from ..tangents import NoTangent
+from . import itertools_models
 from .call_binding import KwAdj
+from .itertools_models import holds_storage, model_rrule
 from .registry import defrrule_at_run_time, defrule, defzero
 
 
@@ -136,6 +140,7 @@ def _pairwise(args, kwargs):
 
 def _product(args, kwargs):
     repeat = kwargs.get("repeat", 1)
+    itertools.product(repeat=repeat)  # (itertools checks repeat: a negative one raises, as the plain call does)
     cols = [list(a) for a in args]
     n = len(cols)
     pools = [range(len(c)) for c in cols] * repeat
@@ -358,6 +363,8 @@ def rrule_accumulate(*args, **kwargs):
     from ..reverse.runtime import rcall
 
     items, func, initial = _accumulate_args(args, kwargs)
+    if holds_storage(items) or holds_storage([initial]):  # (arrays: their adjoints by identity, itertools_models)
+        return model_rrule(itertools_models.accumulate, (items, *args[1:]), kwargs)
     has_initial = initial is not None
     seq = ([initial] if has_initial else []) + items
     ys, calls = seq[:1], []

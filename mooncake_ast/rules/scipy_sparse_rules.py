@@ -127,6 +127,151 @@ def times_sparse_matrix_adjoint(g, D, x):
     return _values_adjoint(D, np.asarray(x).T, np.asarray(g).T)
 
 
+# ---------------------------------------------------------------- conversions and construction
+# `D.tocsr()` (tocsc, tocoo) and `sps.csr_matrix(A)` (csc_matrix, csr_array, csc_array) of a dense array, another
+# sparse matrix, or (data, indices, indptr) / (data, (row, col)): the result's stored values are sums of the
+# operand's, at the same (row, column); which go where is found from the two layouts (SciPy decides: duplicates
+# summed, DIA's padding and zeros dropped).  Linear: the tangent of stored value j is the sum of the tangents of the
+# operand's values at its position; the adjoint of an operand value is that of the stored value at its position.
+# Without these rules both modes traced SciPy into compiled conversion kernels (`_sparsetools.dia_tocsr`,
+# `coo_tocsr`): refused in reverse mode.  A value the conversion drops (a stored zero) has a derivative the result
+# cannot carry: refused in forward mode where its tangent is not zero, and in reverse mode an adjoint that refuses
+# any use (scipy_special_more.RefusedAdjoint: discarded unread where the operand is a constant).
+
+_DROPPED = ("a value the conversion dropped (a stored zero, or a zero entry of a dense array) has a derivative that "
+            "the sparse result cannot carry; keep the matrix's sparsity fixed (build it from (data, (row, col))) so "
+            "that every differentiated entry is stored, and make a constant matrix's array outside the function (a "
+            "module-level array)")
+
+
+def _keys(rows, cols, n_cols):
+    return np.asarray(rows, dtype=np.int64) * int(n_cols) + np.asarray(cols, dtype=np.int64)
+
+
+def _result_slots(y):
+    """(the result's stored positions as keys, sorted, and the order sorting them): refused where a position is
+    stored twice (a non-canonical result)."""
+    found = _entry_positions(y)
+    if found is None:
+        _refuse_format(y)
+    keys = _keys(found[0], found[1], y.shape[1])
+    order = np.argsort(keys, kind="stable")
+    if len(keys) > 1 and np.any(np.diff(keys[order]) == 0):
+        raise NotImplementedError("derivative of a sparse conversion whose result stores a position twice: call "
+                                  ".sum_duplicates() on the operand first")
+    return keys[order], order
+
+
+def _slot_map(src_rows, src_cols, keep, y):
+    """For each operand value (flat), the index into y.data where it lands, or -1 where it is dropped or padding."""
+    keys_sorted, order = _result_slots(y)
+    keys = _keys(src_rows, src_cols, y.shape[1])
+    pos = np.searchsorted(keys_sorted, keys)
+    pos = np.minimum(pos, max(len(keys_sorted) - 1, 0))
+    hit = (len(keys_sorted) > 0) & (keys_sorted[pos] == keys) if len(keys_sorted) else np.zeros(len(keys), bool)
+    slots = np.where(hit, order[pos] if len(order) else 0, -1)
+    if keep is not None:
+        slots = np.where(keep, slots, -2)  # (padding: not a value of the matrix)
+    return slots
+
+
+def _operand_layout(x, fmt):
+    """(rows, cols, keep, how to read the operand's values tangent/adjoint) of a conversion's operand: a sparse matrix,
+    a dense 2-D array, (data, indices, indptr) in the result's format, or (data, (row, col)); None if not known."""
+    if hasattr(x, "format") and hasattr(x, "data") and hasattr(x, "shape"):
+        found = _entry_positions(x)
+        return None if found is None else (found[0], found[1], found[2], "sparse")
+    if isinstance(x, np.ndarray) and x.ndim == 2:
+        r, c = np.indices(x.shape)
+        return r.ravel(), c.ravel(), None, "dense"
+    if isinstance(x, tuple) and len(x) == 2 and isinstance(x[1], tuple) and len(x[1]) == 2:
+        return np.asarray(x[1][0]).ravel(), np.asarray(x[1][1]).ravel(), None, "coo"
+    if isinstance(x, tuple) and len(x) == 3 and fmt in ("csr", "csc"):
+        outer = np.repeat(np.arange(len(x[2]) - 1), np.diff(np.asarray(x[2])))
+        inner = np.asarray(x[1])
+        return (outer, inner, None, "compressed") if fmt == "csr" else (inner, outer, None, "compressed")
+    return None
+
+
+def _values_tangent(dx, how):
+    """The tangent of the operand's values (flat), or None where it is zero."""
+    if how == "sparse":
+        d = _data_tangent(dx)
+    elif how == "dense":
+        d = None if dx is NoTangent or dx is None else dx
+    else:
+        d = dx[0] if isinstance(dx, (tuple, list)) and len(dx) else None
+        d = None if d is NoTangent or d is None else d
+    return None if d is None else np.asarray(d).ravel()
+
+
+def _operand_values(x):
+    """The array of the operand's values (a sparse matrix's data, a tuple form's first item, a dense array)."""
+    if hasattr(x, "format") and hasattr(x, "data"):
+        return x.data
+    if isinstance(x, tuple) and x:
+        return x[0]
+    return x
+
+
+def _shares_values(x, y):
+    """Does y hold the operand's values array itself (`D.tocsr()` of a CSR matrix is D; `csr_matrix((data, indices,
+    indptr))` keeps data): then its values' derivative is the operand's by identity, not a sum of copies."""
+    v = _operand_values(x)
+    return y is x or (isinstance(v, np.ndarray) and isinstance(y.data, np.ndarray) and np.shares_memory(v, y.data))
+
+
+def converted_tangent(x, y, dx):
+    """Tangent of y = conversion of x (a MutableTangent of y's `data`), NoTangent where x's values have none."""
+    layout = _operand_layout(x, getattr(y, "format", None))
+    if dx is NoTangent or dx is None:
+        return NoTangent
+    if y is x:
+        return dx  # (the same object: the same tangent)
+    if layout is None:
+        raise NotImplementedError(f"derivative of making a scipy.sparse {getattr(y, 'format', '')} matrix from a "
+                                  f"{type(x).__name__}: pass a dense array, a sparse matrix or (data, (row, col))")
+    rows, cols, keep, how = layout
+    d = _values_tangent(dx, how)
+    if d is None:
+        return NoTangent
+    slots = _slot_map(rows, cols, keep, y)
+    if np.any((slots == -1) & (d != 0)):
+        raise NotImplementedError(f"forward mode of a scipy.sparse conversion: {_DROPPED}")
+    out = np.zeros(np.shape(y.data), dtype=np.result_type(y.data.dtype, d.dtype, float))
+    np.add.at(out, slots[slots >= 0], d[slots >= 0])
+    return MutableTangent({"data": out})
+
+
+def converted_adjoint(x, y, g):
+    """Adjoint of the operand x of y = conversion of x, from y's (its `data` field's)."""
+    from ..reverse.adjoints import AdjTuple
+    from .scipy_special_more import RefusedAdjoint
+
+    gd = g.fields.get("data", NoTangent) if isinstance(g, (MutableTangent, Tangent)) else NoTangent
+    if _no_adjoint(gd) or _shares_values(x, y):  # (y's values are x's own: their adjoint went there by identity)
+        return NoTangent
+    layout = _operand_layout(x, getattr(y, "format", None))
+    if layout is None:
+        return RefusedAdjoint(f"reverse mode of making a scipy.sparse matrix from a {type(x).__name__}")
+    rows, cols, keep, how = layout
+    slots = _slot_map(rows, cols, keep, y)
+    if np.any(slots == -1):
+        values = RefusedAdjoint(f"reverse mode of a scipy.sparse conversion: {_DROPPED}")
+    else:
+        values = np.where(slots >= 0, np.asarray(gd).ravel()[np.maximum(slots, 0)], 0.0)
+    if how == "sparse":
+        return MutableTangent({"data": values if isinstance(values, RefusedAdjoint) else values.reshape(x.data.shape)})
+    if how == "dense":
+        return values if isinstance(values, RefusedAdjoint) else values.reshape(x.shape)
+    data = values if isinstance(values, RefusedAdjoint) else values.reshape(np.shape(x[0]))
+    return AdjTuple((data,) + (NoTangent,) * (len(x) - 1))
+
+
+_CONVERSIONS = ("tocsr", "tocsc", "tocoo")
+_CONSTRUCTED = ("csr_matrix", "csc_matrix", "csr_array", "csc_array")
+
+
 def _base():
     import scipy.sparse
 
@@ -163,3 +308,27 @@ def register() -> None:
         else:  # (D.dot(x): the bound method)
             defmethod(spbase, name, jvp)
             defvjp_method(spbase, name, vjp)
+
+    def convert(t, y, D, *args, **kwargs):  # D.tocsr(copy=False)
+        return t.call(converted_tangent, D, y, t.dz(D)) if t.d(D) is not None else None
+
+    def convert_adjoint(t, g, y, D, *args, **kwargs):
+        return (t.call(converted_adjoint, D, y, g),) + (None,) * len(args)
+
+    for name in _CONVERSIONS:
+        defmethod(spbase, name, convert)
+        defvjp_method(spbase, name, convert_adjoint)
+
+    def construct(t, y, arg1, *args, **kwargs):  # sps.csr_matrix(A, shape=None, dtype=None, copy=False)
+        return t.call(converted_tangent, arg1, y, t.dz(arg1)) if t.d(arg1) is not None else None
+
+    def construct_adjoint(t, g, y, arg1, *args, **kwargs):
+        return (t.call(converted_adjoint, arg1, y, g),) + (None,) * len(args)
+
+    import scipy.sparse as sps
+
+    for name in _CONSTRUCTED:
+        cls = getattr(sps, name, None)
+        if cls is not None:
+            defjvp(cls, construct)
+            defvjp(cls, construct_adjoint)
