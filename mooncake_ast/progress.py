@@ -22,21 +22,26 @@ LINGER_S = 2.0  # polling goes on this long after the last derivation ended (a b
 _LOCK = _thread.allocate_lock()  # guards the fields below
 _ACTIVE: dict[int, list] = {}  # token -> [deadline, message]; the message is None once printed
 _TOKENS = itertools.count()
-_WAKE = _thread.allocate_lock()  # held while the watcher blocks; released to wake it
+_WAKE = _thread.allocate_lock()  # held but while start() wakes the watcher early (released once, re-taken by it)
 _WAKE.acquire()
-_STATE = {"running": False, "blocked": False, "last_end": 0.0}
+_NEVER = float("inf")
+_STATE = {"running": False, "next_wake": _NEVER, "signalled": False, "last_end": 0.0}
 
 
 def start(message: str, after_s: float) -> int:
-    """Announce `message` on stderr if the derivation is still running `after_s` seconds from now."""
+    """Announce `message` on stderr if the derivation is still running `after_s` seconds from now.
+
+    The watcher is woken only when this deadline comes before its own next wake-up (a short deadline, or a
+    watcher blocked since the last burst of derivations): usually this is a dict insertion."""
     token = next(_TOKENS)
     with _LOCK:
-        _ACTIVE[token] = [time.monotonic() + after_s, message]
+        deadline = time.monotonic() + after_s
+        _ACTIVE[token] = [deadline, message]
         if not _STATE["running"]:
             _STATE["running"] = True
             _thread.start_new_thread(_watch, ())
-        elif _STATE["blocked"]:
-            _STATE["blocked"] = False
+        elif deadline < _STATE["next_wake"] and not _STATE["signalled"]:
+            _STATE["signalled"] = True
             _WAKE.release()
     return token
 
@@ -61,17 +66,17 @@ def _watch() -> None:
                     else:
                         wait = min(wait, entry[0] - now)
             if not _ACTIVE and now - _STATE["last_end"] > LINGER_S:
-                _STATE["blocked"] = True
                 wait = None
+            _STATE["next_wake"] = _NEVER if wait is None else now + wait
         for message in due:
             try:
                 print(message, file=sys.stderr, flush=True)
             except Exception:  # a closed or replaced stderr: progress is a courtesy
                 pass
-        if wait is None:
-            _WAKE.acquire()  # until start() releases it
-        else:
-            time.sleep(max(wait, 0.001))
+        woken = _WAKE.acquire() if wait is None else _WAKE.acquire(timeout=max(wait, 0.001))
+        if woken:  # (start() released it: re-taken now, so the next signal may release it again)
+            with _LOCK:
+                _STATE["signalled"] = False
 
 
 def _after_fork_in_child() -> None:
@@ -80,7 +85,7 @@ def _after_fork_in_child() -> None:
     _LOCK = _thread.allocate_lock()
     _WAKE = _thread.allocate_lock()
     _WAKE.acquire()
-    _STATE.update(running=False, blocked=False)
+    _STATE.update(running=False, next_wake=_NEVER, signalled=False)
     _ACTIVE.clear()
 
 

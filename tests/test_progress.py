@@ -35,3 +35,15 @@ def test_the_watcher_wakes_again_after_it_blocked(capfd, monkeypatch):
     time.sleep(0.5)
     progress.end(token)
     assert capfd.readouterr().err == "second\n"
+
+
+def test_a_short_deadline_wakes_a_polling_watcher(capfd, monkeypatch):
+    """A deadline shorter than the watcher's poll (a test setting PROGRESS_AFTER_S = 0) is met although the
+    watcher was asleep until its next poll when the derivation began."""
+    monkeypatch.setattr(progress, "POLL_S", 5.0)
+    progress.end(progress.start("first", 10.0))  # the watcher now sleeps up to 5 s
+    time.sleep(0.1)
+    token = progress.start("second", 0.0)
+    time.sleep(0.3)
+    progress.end(token)
+    assert capfd.readouterr().err == "second\n"
