@@ -29,6 +29,10 @@ class StaticResolver:
         self.g = user_globals
         self.bindings: dict[str, Any] = {}
         self._memo: dict[Value, Any] = {}
+        # statement -> (its callee operand, `callee`'s answer), once the function is analysed: the transforms ask
+        # about the same statement dozens of times (some 70,000 calls over the corpus tests), and the answer
+        # depends only on the operand (memoised by `resolve`), the rule table and the analysis, which no longer change.
+        self._callees: dict[Call, tuple] = {}
         # The argument kinds (num/arr/obj/objs/any) of the rule being made; None: generic.
         self.param_kinds = param_kinds if param_kinds is not None else current_kinds()
         self._objects: Optional[tuple] = None  # (statements analysed, those left to run-time dispatch)
@@ -64,6 +68,15 @@ class StaticResolver:
         return self._NOTHING
 
     def callee(self, s: Call) -> tuple[Any, Optional[Rule]]:
+        known = self._callees.get(s)
+        if known is not None and known[0] is s.fn:
+            return known[1]
+        found = self._callee(s)
+        if self._objects is not None:
+            self._callees[s] = (s.fn, found)
+        return found
+
+    def _callee(self, s: Call) -> tuple[Any, Optional[Rule]]:
         if self._objects is None and getattr(s, "block", None) is not None:
             from .object_flow import function_values
 
@@ -117,6 +130,7 @@ class StaticResolver:
                 gated.add(st)
         self._dispatches = objects.dispatches
         self._objects = (set(stmts), gated)
+        self._callees = {}  # (answers given before this analysis may differ now)
 
 
 def _bound_to_an_instance(fn: Any) -> bool:

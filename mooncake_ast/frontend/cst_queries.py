@@ -34,15 +34,33 @@ def names_read(node: cst.CSTNode) -> set:
 
 def nodes_of(node: cst.CSTNode, kind: type) -> list:
     """Every node of type `kind` in node (node itself included), in visiting order."""
+    return [n for n in _every_node(node) if isinstance(n, kind)]
+
+
+_EVERY: dict[int, tuple] = {}  # id(node) -> (node, every node in it, in visiting order), the newest _EVERY_KEPT
+
+
+_EVERY_KEPT = 256
+
+
+def _every_node(node: cst.CSTNode) -> list:
+    """Every node in node, in libcst's visiting order, found once per node: the frontend's checks ask about the
+    same statements for each kind they look for, and again in each derivation of the function (the parsed text is
+    kept, source.py), and libcst's visit makes a new node for every node it passes."""
+    known = _EVERY.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
     out: list = []
 
     class Collect(cst.CSTVisitor):
         def on_visit(self, n: cst.CSTNode) -> bool:
-            if isinstance(n, kind):
-                out.append(n)
+            out.append(n)
             return True
 
     node.visit(Collect())
+    if len(_EVERY) >= _EVERY_KEPT:
+        _EVERY.pop(next(iter(_EVERY)))
+    _EVERY[id(node)] = (node, out)
     return out
 
 

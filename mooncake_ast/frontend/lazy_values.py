@@ -26,6 +26,7 @@ import libcst as cst
 
 from . import lazy_escapes
 from .cst_queries import names_read as _names, nodes_of as _all, root_name as _root
+from .source import walk  # (a read-only visit: libcst's own rebuilds every node it passes)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .statements import Lowering
@@ -118,7 +119,7 @@ def _blocks(node: cst.CSTNode) -> Iterable:
         def visit_Lambda(self, n: cst.Lambda) -> bool:
             return False
 
-    node.visit(Finder())
+    walk(node, Finder())
     return found
 
 
@@ -330,5 +331,5 @@ def used_as_iterator(lw: "Lowering", node: cst.GeneratorExp) -> bool:
                         isinstance(n.args[0].value, cst.GeneratorExp):
                     found.add(id(n.args[0].value))
 
-        lw.src.node.visit(Finder())
+        walk(lw.src.node, Finder())
     return id(node) in found

@@ -176,18 +176,20 @@ class _Parsed:
         return self._lambdas  # type: ignore[return-value]
 
     def _walk(self) -> None:
-        parsed, positions = self, self.positions
+        """Every FunctionDef and Lambda, from the positions already recorded for every node (no walk of the tree:
+        libcst's visit made a new node for each one it passed).  Sorted by where each starts, they come in the
+        order a visit finds them: a node starts before the nodes inside it, and two such nodes never start at the
+        same place (a def's syntactic start is its `def`, a lambda's its `lambda`)."""
+        positions = self.positions
+        found = [n for n in positions if type(n) is cst.FunctionDef or type(n) is cst.Lambda]
+        found.sort(key=positions.start)
         defs: list = []
         lambdas: dict = {}
-
-        class Finder(cst.CSTVisitor):
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-                defs.append(parsed.def_row(node))
-
-            def visit_Lambda(self, node: cst.Lambda) -> None:
-                lambdas.setdefault(positions[node].start.line, []).append(node)
-
-        self.module.visit(Finder())
+        for node in found:
+            if type(node) is cst.FunctionDef:
+                defs.append(self.def_row(node))
+            else:
+                lambdas.setdefault(positions.start(node)[0], []).append(node)
         self._defs, self._lambdas = defs, lambdas
 
 

@@ -118,7 +118,9 @@ class Call(Stmt):
         self.loc = loc
 
     def operands(self) -> tuple[Value, ...]:
-        return (self.fn, *self.args, *self.kwargs.values())
+        if self.kwargs:
+            return (self.fn, *self.args, *self.kwargs.values())
+        return (self.fn, *self.args)  # (most calls: no keywords, so no view of them to unpack)
 
     def replace_operand(self, old: Value, new: Value) -> None:
         if self.fn is old:
