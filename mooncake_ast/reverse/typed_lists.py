@@ -34,7 +34,7 @@ from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
 from ..ir.types import FLOAT, INT, NOT_LITERAL, UNKNOWN, Arr, Lst, Tup, differentiable, literal
 from . import adjoints as adj
-from . import layer_lists, row_lists, star_lists
+from . import handed_lists, layer_lists, row_lists, star_lists
 from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
 from .list_adjoints import (add_layer_adjoint, add_list_adjoint, add_slice, add_to_every_slot, zero_arrays, zero_layers,
@@ -96,6 +96,8 @@ def tuple_param(rt: "ReverseTransform", p: Value) -> bool:
 def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, root: Param) -> bool:
     """Is every use of v (the list or its loop `sequence`) a read that cannot change or leak it?"""
     for s, pos in uses.get(v, []):
+        if v is root and isinstance(s, Call) and handed_lists.handed_copy(rt, s, v, uses):
+            continue  # (`horner(xs[1:], x)`: a copy handed to a function that only reads it, handed_lists.py)
         if not isinstance(s, Call) or pos != 0 or s.kwargs:
             return False
         fn = rt.resolver.callee(s)[0]

@@ -1,0 +1,222 @@
+"""Issue 9's readability figure (scripts/helper_refs.py), second round: patterns whose pullbacks are now plain code,
+checked in both modes against finite differences (mc.testing.check_derivatives) in several variants each, and the
+helper references of representative functions held at their new level.
+
+* A copy of a list of floats handed to one of the user's functions that only reads it (`horner(coeffs[1:], x)`,
+  reverse/handed_lists.py): the callee's summary types the result a float on every path, so the recursion's
+  pullback is plain arithmetic on lists of floats.  Where the callee writes, appends to or returns the copy, or the
+  copy is read again after the call, the safe path stays (and the gradient right).
+* A list made by slicing in a branch that returns (`ys = xs[1:]` under `if`): its adjoint is made after the
+  branch's record is loaded (it read a name not yet bound before: control_reverse.rev_edge anchored twice).
+"""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.api import _vjp
+
+MODES = ("forward", "reverse")
+
+
+def _helpers(f, args) -> list:
+    _vjp(f, args, {})
+    src = mc.source(f, "reverse")
+    return [n.attr for node in ast.parse(src).body if isinstance(node, ast.FunctionDef) and
+            node.name.endswith("__pullback") for n in ast.walk(node)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "_mc"]
+
+
+# ---------------------------------------------------------------- copies handed to functions that only read them
+
+def horner(coeffs, x):
+    if len(coeffs) == 1:
+        return coeffs[0]
+    return coeffs[0] + x * horner(coeffs[1:], x)
+
+
+def series_to_empty(ys, x):
+    if len(ys) == 0:
+        return 0.0
+    return ys[0] * x + series_to_empty(ys[1:], x) * x
+
+
+def tail_weighted(ys, x):
+    return sum(ys) * x + ys[-1]
+
+
+def head_plus_tail(xs, x):
+    return xs[0] * x + tail_weighted(xs[1:], x)
+
+
+def _even(xs, x):
+    if len(xs) == 0:
+        return 1.0
+    return xs[0] + x * _odd(xs[1:], x)
+
+
+def _odd(xs, x):
+    if len(xs) == 0:
+        return x
+    return xs[0] * x - _even(xs[1:], x)
+
+
+def mutual(xs, x):
+    return _even(xs, x)
+
+
+def every_other(xs, x):
+    if len(xs) <= 1:
+        return x * xs[0] if xs else x
+    return xs[0] * xs[1] + x * every_other(xs[2:], x)
+
+
+# ... and the callees or callers that must keep the safe path
+
+def _writes_copy(ys, x):
+    ys[0] = ys[0] * x
+    return ys[0] + ys[-1]
+
+
+def writes_copy(xs, x):
+    return xs[0] * _writes_copy(xs[1:], x)
+
+
+def _appends_copy(ys, x):
+    ys.append(x * ys[0])
+    return sum(ys)
+
+
+def appends_copy(xs, x):
+    return xs[0] + _appends_copy(xs[1:], x)
+
+
+def _returns_copy(ys, x):
+    return ys
+
+
+def returns_copy(xs, x):
+    rest = _returns_copy(xs[1:], x)
+    return rest[0] * x + xs[0]
+
+
+def copy_read_after(xs, x):
+    ys = xs[1:]
+    a = tail_weighted(ys, x)
+    return a * ys[0]
+
+
+def _writes_then_reads(ys, x):
+    ys[0] = x * 3.0
+    return ys[0] * ys[1]
+
+
+def copy_read_after_write(xs, x):
+    ys = xs[1:]
+    a = _writes_then_reads(ys, x)
+    return a + ys[0] * xs[0]
+
+
+def _stores(ys, box):
+    box.append(ys)
+    return ys[0]
+
+
+def stores_copy(xs, x):
+    box = []
+    a = _stores(xs[1:], box)
+    box[0][0] = x
+    return a + box[0][0] * xs[0]
+
+
+def _param_handed(ys, x):
+    return ys[0] * x
+
+
+def param_handed(xs, x):
+    return _param_handed(xs, x) + xs[1]
+
+
+CASES = [
+    (horner, ([2.5], 1.3)),
+    (horner, ([1.0, 2.0, 3.0], 0.7)),
+    (horner, ([1.0, -2.0, 0.5, 4.0, 3.0, -1.5, 0.25], -0.4)),
+    (series_to_empty, ([], 0.9)),
+    (series_to_empty, ([1.5], 0.9)),
+    (series_to_empty, ([1.0, 2.0, -3.0, 0.5], 1.1)),
+    (head_plus_tail, ([1.0, 2.0], 0.5)),
+    (head_plus_tail, ([1.0, 2.0, 3.0, -4.0], 1.5)),
+    (mutual, ([], 0.3)),
+    (mutual, ([1.0, 2.0, 3.0, 4.0, 5.0], 0.6)),
+    (every_other, ([1.0], 0.8)),
+    (every_other, ([1.0, 2.0, 3.0, 4.0, 5.0], 0.8)),
+    (every_other, ([1.0, 2.0, 3.0, 4.0], -1.2)),
+    (writes_copy, ([1.0, 2.0, 3.0], 0.7)),
+    (appends_copy, ([1.0, 2.0, 3.0], 0.7)),
+    (returns_copy, ([1.0, 2.0, 3.0], 0.7)),
+    (copy_read_after, ([1.0, 2.0, 3.0], 0.7)),
+    (copy_read_after_write, ([1.0, 2.0, 3.0], 0.7)),
+    (stores_copy, ([1.0, 2.0, 3.0], 0.7)),
+    (param_handed, ([1.0, 2.0, 3.0], 0.7)),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f, args", CASES, ids=lambda v: getattr(v, "__name__", None) or str(len(v[0])))
+def test_handed_copies(f, args, mode):
+    mc.testing.check_derivatives(f, *args, modes=(mode,))
+
+
+def test_handed_copy_int_point():
+    """An int x (no derivative of its own) and int coefficients: the list is not one of floats; the safe path."""
+    mc.testing.check_derivatives(horner, [1.0, 2.0, 3.0], 2.0, modes=MODES)
+    g = mc.grad(horner, argnums=0)([1.0, 2.0, 3.0], 2)
+    assert [float(v) for v in g] == [1.0, 2.0, 4.0]
+
+
+def test_horner_pullback_is_plain():
+    refs = _helpers(horner, ([1.0, 2.0, 3.0], 0.7))
+    assert "getitem_reverse" not in refs and "acc" not in refs and "take" not in refs, refs
+    assert len(refs) <= 4, refs
+
+
+def test_handed_copy_writes_keep_storage():
+    """A callee that writes its copy: the caller's copy is not typed (its adjoint goes through storage)."""
+    refs = _helpers(writes_copy, ([1.0, 2.0, 3.0], 0.7))
+    assert "add_list_adjoint" not in refs, refs
+
+
+# ---------------------------------------------------------------- a slice made in a branch that returns
+
+def branch_slice_sum(xs, c):
+    if c > 0.0:
+        ys = xs[1:]
+        return sum(ys) * c
+    return xs[0] * c
+
+
+def branch_slice_item(xs, c):
+    if c > 0.0:
+        ys = xs[1:]
+        return ys[0] * c + ys[-1]
+    return xs[0] * c
+
+
+def branch_slice_loop(xs, c):
+    if c < 0.0:
+        return c * c
+    ys = xs[::2]
+    total = 0.0
+    for y in ys:
+        total = total + y * c
+    return total
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f", [branch_slice_sum, branch_slice_item, branch_slice_loop])
+@pytest.mark.parametrize("c", [2.0, -1.5])
+@pytest.mark.parametrize("xs", [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0, 4.0, 8.0]])
+def test_branch_slices(f, c, xs, mode):
+    mc.testing.check_derivatives(f, xs, c, modes=(mode,))
