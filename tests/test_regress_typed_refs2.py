@@ -220,3 +220,112 @@ def branch_slice_loop(xs, c):
 @pytest.mark.parametrize("xs", [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0, 4.0, 8.0]])
 def test_branch_slices(f, c, xs, mode):
     mc.testing.check_derivatives(f, xs, c, modes=(mode,))
+
+
+# ---------------------------------------------------------------- selections by one mask share their size
+
+import numpy as np  # noqa: E402
+
+
+def mask_twice(x, c):
+    mask = x > c
+    return np.sum(np.sin(x[mask]) * x[mask])
+
+
+def mask_assign(x, c):
+    y = x.copy()
+    mask = y > c
+    y[mask] = c + np.log1p(y[mask] - c)
+    return np.sum(y ** 2)
+
+
+def mask_two_arrays(x, c):
+    w = x * 2.0 + 1.0
+    mask = np.logical_and(x > c, x < 3.0)
+    return np.sum(w[mask] * x[mask] + x[mask] ** 2)
+
+
+def mask_inverted(x, c):
+    mask = ~(x > c)
+    y = x * 1.0
+    y[mask] = y[mask] * c
+    return np.sum(y * x)
+
+
+def mask_rows(m, c):
+    mask = m[:, 0] > c
+    return np.sum(m[mask] * np.cos(m[mask]))
+
+
+def mask_scalar_mix(x, c):
+    mask = x > c
+    picked = x[mask]
+    return np.sum(picked * x[mask][::-1]) + np.sum(picked) * c
+
+
+# ... masks something may change between the selections: the safe path
+def mask_written(x, c):
+    mask = x > c
+    a = x[mask]
+    mask[0] = True
+    b = x[mask]
+    return np.sum(a) * c + np.sum(b * b)
+
+
+def mask_viewed(x, c):
+    mask = x > c
+    head = mask[:2]
+    a = x[mask]
+    head[:] = True
+    return np.sum(a) + np.sum(x[mask] ** 2)
+
+
+def mask_inplace(x, c):
+    mask = x > c
+    a = x[mask]
+    mask &= x < 1.8
+    return np.sum(a ** 2) + np.sum(x[mask] * c)
+
+
+def mask_broadcast_one(x, z):
+    mask = x > 1.5  # (one item selected: broadcast against z)
+    return np.sum(x[mask] * z) + np.sum(x[mask] ** 3)
+
+
+MASK_CASES = [
+    (mask_twice, (np.array([0.3, -1.0, 2.0, 1.5, 0.8]), 0.5)),
+    (mask_twice, (np.array([0.3, -1.0]), 5.0)),  # (nothing selected)
+    (mask_twice, (np.array([0.3, -1.0, 2.0]), 1.0)),  # (one item)
+    (mask_assign, (np.array([0.1, 2.0, 3.0, -1.0]), 0.5)),
+    (mask_assign, (np.array([0.1, -2.0]), 0.5)),
+    (mask_assign, (np.array([[0.1, 2.0], [3.0, -1.0]]), 0.5)),
+    (mask_two_arrays, (np.array([0.3, -1.0, 2.0, 1.5, 0.8, 3.5]), 0.5)),
+    (mask_inverted, (np.array([0.3, -1.0, 2.0, 1.5, 0.8]), 0.5)),
+    (mask_rows, (np.array([[0.3, 1.0], [-1.0, 2.0], [2.0, 0.5]]), 0.0)),
+    (mask_scalar_mix, (np.array([0.3, -1.0, 2.0, 1.5, 0.8]), 0.5)),
+    (mask_written, (np.array([0.3, -1.0, 2.0, 1.5, 0.8]), 0.5)),
+    (mask_viewed, (np.array([0.3, -1.0, 2.0, 1.5, 0.8]), 0.5)),
+    (mask_inplace, (np.array([0.3, -1.0, 2.0, 1.5, 0.8]), 0.5)),
+    (mask_broadcast_one, (np.array([0.3, -1.0, 2.0]), np.array([1.0, 2.0, 3.0, 4.0]))),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f, args", MASK_CASES, ids=lambda v: getattr(v, "__name__", None) or str(np.shape(v[0])))
+def test_mask_selections(f, args, mode):
+    mc.testing.check_derivatives(f, *args, modes=(mode,))
+
+
+def test_mask_selections_float32():
+    x = np.array([0.3, -1.0, 2.0, 1.5, 0.8], dtype=np.float32)
+    g = mc.grad(mask_twice)(x, 0.5)
+    mask = x > 0.5
+    want = np.zeros_like(x)
+    want[mask] = np.cos(x[mask]) * x[mask] + np.sin(x[mask])
+    assert np.allclose(g, want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("f, args", [MASK_CASES[0], MASK_CASES[3], MASK_CASES[6]], ids=lambda v: getattr(v, "__name__", ""))
+def test_mask_pullbacks_are_plain(f, args):
+    refs = _helpers(f, args)
+    assert "mul_vjp" not in refs and "unbroadcast" not in refs and "add_vjp" not in refs, refs
