@@ -329,3 +329,71 @@ def test_mask_selections_float32():
 def test_mask_pullbacks_are_plain(f, args):
     refs = _helpers(f, args)
     assert "mul_vjp" not in refs and "unbroadcast" not in refs and "add_vjp" not in refs, refs
+
+
+# ---------------------------------------------------------------- an array accumulated by a loop: a real adjoint
+
+def weighted_sum(arrays, weights):
+    total = np.zeros_like(arrays[0])
+    for a, w in zip(arrays, weights):
+        total = total + w * a
+    return np.sum(total ** 2)
+
+
+def weighted_sum_branchy(arrays, weights):
+    total = np.zeros_like(arrays[0])
+    for a, w in zip(arrays, weights):
+        if w > 0.0:
+            total = total + w * a
+        else:
+            total = total - a * a
+    return np.sum(np.sin(total))
+
+
+def accumulate_in_range(x, n):
+    acc = x * 0.5
+    for k in range(n):
+        acc = acc * 0.9 + np.cos(x) * k
+    return np.sum(acc * x)
+
+
+def nested_accumulate(x, n):
+    acc = np.ones_like(x)
+    for i in range(n):
+        for j in range(2):
+            acc = acc + x * (i - j)
+    return np.sum(acc ** 2)
+
+
+ARRAY_LOOP_CASES = [
+    (weighted_sum, ([np.array([1.0, 2.0, 3.0]), np.array([-1.0, 0.5, 2.0]), np.array([0.3, 0.2, 0.1])],
+                    [0.5, -1.0, 2.0])),
+    (weighted_sum, ([np.array([[1.0, 2.0], [3.0, 4.0]])], [1.5])),
+    (weighted_sum, ([np.array(2.0), np.array(-1.0)], [0.5, 3.0])),  # (0-d arrays)
+    (weighted_sum, ([np.array([1.0])], [])),  # (no trip: zip of an empty list)
+    (weighted_sum_branchy, ([np.array([1.0, 2.0, 3.0]), np.array([-1.0, 0.5, 2.0])], [0.5, -1.0])),
+    (weighted_sum_branchy, ([np.array([1.0, 2.0]), np.array([-1.0, 0.5]), np.array([0.4, 0.1])], [-0.5, 1.0, 2.0])),
+    (accumulate_in_range, (np.array([0.3, -1.0, 2.0]), 0)),
+    (accumulate_in_range, (np.array([0.3, -1.0, 2.0]), 4)),
+    (accumulate_in_range, (np.array([[0.3, -1.0], [2.0, 0.1]]), 3)),
+    (nested_accumulate, (np.array([0.3, -1.0, 2.0]), 3)),
+    (nested_accumulate, (np.array(0.7), 2)),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f, args", ARRAY_LOOP_CASES, ids=lambda v: getattr(v, "__name__", None) or "args")
+def test_array_loop_accumulators(f, args, mode):
+    mc.testing.check_derivatives(f, *args, modes=(mode,))
+
+
+def test_array_loop_accumulator_float32():
+    arrays = [np.array([1.0, 2.0], dtype=np.float32), np.array([0.5, -1.0], dtype=np.float32)]
+    g = mc.grad(weighted_sum, argnums=1)(arrays, [0.5, 2.0])
+    total = 0.5 * arrays[0] + 2.0 * arrays[1]
+    assert np.allclose(g, [float(np.sum(2 * total * a)) for a in arrays], rtol=1e-5)
+
+
+def test_array_loop_accumulator_is_plain():
+    refs = _helpers(weighted_sum, ([np.array([1.0, 2.0]), np.array([0.5, -1.0])], [0.5, 2.0]))
+    assert "add_vjp" not in refs and "mul_vjp" not in refs and "add_to_item_unless_zero" not in refs, refs
