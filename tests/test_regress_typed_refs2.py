@@ -397,3 +397,56 @@ def test_array_loop_accumulator_float32():
 def test_array_loop_accumulator_is_plain():
     refs = _helpers(weighted_sum, ([np.array([1.0, 2.0]), np.array([0.5, -1.0])], [0.5, 2.0]))
     assert "add_vjp" not in refs and "mul_vjp" not in refs and "add_to_item_unless_zero" not in refs, refs
+
+
+# ---------------------------------------------------------------- helpers real whenever their adjoint is: `axis=None`
+
+def shifted_softmax(z):
+    e = np.exp(z - np.max(z))
+    return e / e.sum()
+
+
+def stable_logsumexp(z):
+    m = np.max(z)
+    return m + np.log(np.sum(np.exp(z - m)))
+
+
+def spread_min(z):
+    return np.sum(z * 2.0) + np.min(z) * np.prod(z)
+
+
+def rowwise_max(m):
+    return np.sum(np.max(m, axis=1) * 2.0) + np.sum(m)
+
+
+def ranged(z):
+    return (np.max(z) - np.min(z)) * np.std(z) + np.sum(z ** 2)
+
+
+REDUCTION_CASES = [
+    (shifted_softmax, (np.array([0.3, -1.0, 2.0, 1.5]),)),
+    (shifted_softmax, (np.array([[0.3, -1.0], [2.0, 1.5]]),)),
+    (stable_logsumexp, (np.array([0.3, -1.0, 2.0, 1.5]),)),
+    (stable_logsumexp, (np.array(0.7),)),
+    (spread_min, (np.array([0.3, -1.0, 2.0, 1.5]),)),
+    (rowwise_max, (np.array([[0.3, -1.0, 0.2], [2.0, 1.5, -0.5]]),)),
+    (ranged, (np.array([0.3, -1.0, 2.0, 1.5]),)),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f, args", REDUCTION_CASES, ids=lambda v: getattr(v, "__name__", None) or "args")
+def test_reduction_adjoints(f, args, mode):
+    mc.testing.check_derivatives(f, *args, modes=(mode,))
+
+
+def test_reduction_adjoint_float32():
+    z = np.array([0.3, -1.0, 2.0], dtype=np.float32)
+    g = mc.grad(stable_logsumexp)(z)
+    assert np.allclose(g, np.exp(z) / np.exp(z).sum(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("f", [stable_logsumexp, shifted_softmax])
+def test_reduction_pullbacks_are_plain(f):
+    refs = _helpers(f, (np.array([0.3, -1.0, 2.0, 1.5]),))
+    assert "accumulate" not in refs, refs

@@ -178,7 +178,7 @@ class TemplateBuilder:
         args = tuple(spreads.materialize(a) for a in args)
         kwargs = {k: spreads.materialize(v) for k, v in kwargs.items()}
         out = self.rt.b.call(fn, [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()})
-        if _keeps_dense(fn) and all(self._dense_operand(a) for a in (*args, *kwargs.values())):
+        if _keeps_dense(fn) and self._dense_inputs(fn, args, kwargs):
             self.rt.dense_values.add(out)
         if fn is getattr and len(args) == 2 and args[1] in ("size", "ndim") or fn is len:
             self.shapes[out] = "scalar"
@@ -247,6 +247,16 @@ class TemplateBuilder:
             return self.shapes.get(a)
         return None
 
+    def _dense_inputs(self, fn: Any, args: tuple, kwargs: dict) -> bool:
+        """Are the operands that decide whether fn gives a real value real?  Every one of an operator's; of an
+        adjoint helper that gives an array whenever its adjoint `g` is one (`dense_in_dense`), that one only (its
+        other operands are primal values and settings, `axis=None` among them)."""
+        pos = _adjoint_position(fn) if getattr(fn, "dense_in_dense", False) else None
+        if pos is not None:
+            g = args[pos] if pos < len(args) else kwargs.get("g")
+            return g is not None and self._dense_operand(g)
+        return all(self._dense_operand(a) for a in (*args, *kwargs.values()))
+
     def _dense_operand(self, a: Any) -> bool:
         if isinstance(a, PH) or not isinstance(a, Value):
             return a is not None
@@ -305,6 +315,18 @@ def _integral(k: Any) -> bool:
 
 _ARITHMETIC = frozenset([operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos])
 _BROADCASTING = _ARITHMETIC | {operator.pow, operator.floordiv, operator.mod}
+
+
+_ADJOINT_POSITIONS: dict = {}
+
+
+def _adjoint_position(fn: Any) -> Optional[int]:
+    """The position of the parameter `g` (the adjoint) of a helper, or None."""
+    if fn not in _ADJOINT_POSITIONS:
+        code = getattr(fn, "__code__", None)
+        names = code.co_varnames[:code.co_argcount] if code is not None else ()
+        _ADJOINT_POSITIONS[fn] = names.index("g") if "g" in names else None
+    return _ADJOINT_POSITIONS[fn]
 
 
 def _keeps_dense(fn: Any) -> bool:
