@@ -450,3 +450,63 @@ def test_reduction_adjoint_float32():
 def test_reduction_pullbacks_are_plain(f):
     refs = _helpers(f, (np.array([0.3, -1.0, 2.0, 1.5]),))
     assert "accumulate" not in refs, refs
+
+
+# ---------------------------------------------------------------- powers of bases that are never negative
+
+import math  # noqa: E402
+
+
+def abs_power(z):
+    return abs(z) ** 1.5 + math.fabs(z - 1.0) ** 0.5
+
+
+def const_base_power(x):
+    return 2 ** x + 0.5 ** (x * x) + 3.0 ** -x
+
+
+def exp_sqrt_power(x, y):
+    return math.exp(x) ** 0.3 + math.sqrt(y) ** 1.5 + math.hypot(x, y) ** 2.5 + math.cosh(x) ** 0.5
+
+
+def negative_base_power(x):
+    return abs((x - 2.0) ** 1.5)
+
+
+def shadowed_abs(x):
+    return abs(x) ** 0.5
+
+
+POWER_CASES = [
+    (abs_power, (0.7,)), (abs_power, (-1.3,)), (abs_power, (2.5,)),
+    (const_base_power, (0.7,)), (const_base_power, (-1.2,)),
+    (exp_sqrt_power, (0.4, 1.3)), (exp_sqrt_power, (-0.8, 2.0)),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f, args", POWER_CASES, ids=lambda v: getattr(v, "__name__", None) or str(v))
+def test_never_negative_bases(f, args, mode):
+    mc.testing.check_derivatives(f, *args, modes=(mode,))
+
+
+def test_never_negative_bases_are_plain():
+    for f, args in POWER_CASES[::2]:
+        assert "refuse_complex_power" not in _helpers(f, args), f
+
+
+def test_negative_base_still_refused():
+    mc.testing.check_derivatives(negative_base_power, 3.0, modes=("reverse",))
+    with pytest.raises(Exception, match="negative base to a fractional power"):
+        mc.grad(negative_base_power)(1.0)
+
+
+def test_shadowed_abs_keeps_the_check(tmp_path, monkeypatch):
+    """A module global `abs` that is not the builtin: its result may be negative, the check stays."""
+    (tmp_path / "refs2_shadowed_abs.py").write_text(
+        "import builtins\n\n\ndef abs(v):\n    return v - 10.0\n\n\n"
+        "def f(x):\n    return builtins.abs(abs(x) ** 0.5)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import refs2_shadowed_abs
+    with pytest.raises(Exception, match="negative base to a fractional power"):
+        mc.grad(refs2_shadowed_abs.f)(1.0)

@@ -7,6 +7,8 @@ forward pass only if a template actually reads them.
 """
 from __future__ import annotations
 
+import builtins
+import math
 import operator
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -85,7 +87,8 @@ class TemplateBuilder:
         it: a real formula must never run on complex numbers (a missing conj is a silently wrong gradient)."""
         if rule.complex_ok:
             if fn in _POW and self.rt.is_num(s) and not _integral(literal(s.args[1]) if len(s.args) > 1 else 1) and \
-                    not (len(s.args) > 1 and self.rt.type_of(s.args[1]) in (INT, BOOL)):  # (x ** k of an int k: real)
+                    not (len(s.args) > 1 and self.rt.type_of(s.args[1]) in (INT, BOOL)) and \
+                    not _never_negative(self.rt, s.args[0]):  # (x ** k of an int k, 2 ** x, abs(z) ** 1.5: real)
                 # Python's float ** float is complex for a negative base: the numbers' plain templates after it
                 # (typed as real numbers, ir/inference.py) must not see it, so such a result is refused here.
                 a, b = s.args[0], s.args[1] if len(s.args) > 1 else Const(1)
@@ -315,6 +318,21 @@ def _integral(k: Any) -> bool:
 
 _ARITHMETIC = frozenset([operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos])
 _BROADCASTING = _ARITHMETIC | {operator.pow, operator.floordiv, operator.mod}
+
+
+_NON_NEGATIVE = (builtins.abs, operator.abs, math.fabs, math.exp, math.sqrt, math.hypot, math.cosh)
+
+
+def _never_negative(rt: "ReverseTransform", v: Value) -> bool:
+    """Is the base v of a power never a negative real number (a literal >= 0; what abs, math.fabs, math.exp,
+    math.sqrt, math.hypot, math.cosh give: a float >= 0, or nan, or they raise)?  Its power of any real exponent
+    is real (or nan): no complex result to refuse."""
+    if isinstance(v, Const):
+        return type(v.value) in (int, float, bool) and v.value >= 0
+    if not (isinstance(v, Call) and not v.kwargs):
+        return False
+    fn = rt.resolver.callee(v)[0]
+    return any(fn is f for f in _NON_NEGATIVE)
 
 
 _ADJOINT_POSITIONS: dict = {}
