@@ -510,3 +510,113 @@ def test_shadowed_abs_keeps_the_check(tmp_path, monkeypatch):
     import refs2_shadowed_abs
     with pytest.raises(Exception, match="negative base to a fractional power"):
         mc.grad(refs2_shadowed_abs.f)(1.0)
+
+
+# ---------------------------------------------------------------- tuple displays of floats walked by a loop
+
+def _powers(*values, power=2.0):
+    return sum(v ** power for v in values)
+
+
+def star_forwarding(x, y, z):
+    args = (x, y, z)
+    return _powers(*args, power=3.0) + _powers(x, y) * z
+
+
+def walked_display(x, y):
+    pair = (x * y, y - 1.0, 2.0)
+    total = 0.0
+    for v in pair:
+        total = total + v * v
+    return total + sum(pair) * x
+
+
+def indexed_display(x, y, k):
+    t = (x, y, x * y)
+    return t[k] * t[k - 1] + t[0]
+
+
+def walked_twice(x, y):
+    t = (x, y * 2.0)
+    a = sum(v * x for v in t)
+    b = max(t)
+    return a * b + min(t)
+
+
+# ... displays kept in storage or left as they were
+def display_in_loop(x, y):
+    total = 0.0
+    for k in range(3):
+        t = (x * k, y)
+        for v in t:
+            total = total + v * v
+    return total
+
+
+def display_returned_part(x, y):
+    t = (x, y)
+    s = 0.0
+    for v in t:
+        s = s + v
+    return s, t
+
+
+def display_handed_on(x, y):
+    t = (x, y, x + y)
+    s = 0.0
+    for v in t:
+        s = s + v * v
+    return s + _powers(*t)
+
+
+def display_of_arrays(x, y):
+    t = (x, y)
+    s = 0.0
+    for v in t:
+        s = s + np.sum(v * v)
+    return s
+
+
+def display_in_branch(x, y):
+    if x > 0.0:
+        t = (x, y)
+        return sum(v * v for v in t)
+    return y
+
+
+DISPLAY_CASES = [
+    (star_forwarding, (0.7, -1.2, 0.4)),
+    (walked_display, (0.7, -1.2)),
+    (indexed_display, (0.7, -1.2, 2)),
+    (indexed_display, (0.7, -1.2, 1)),
+    (walked_twice, (0.7, -1.2)),
+    (walked_twice, (-0.3, 1.5)),
+    (display_in_loop, (0.7, -1.2)),
+    (display_handed_on, (0.7, -1.2)),
+    (display_of_arrays, (np.array([0.7, 1.0]), np.array([-1.2, 0.3]))),
+    (display_in_branch, (0.7, -1.2)),
+    (display_in_branch, (-0.7, -1.2)),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("f, args", DISPLAY_CASES, ids=lambda v: getattr(v, "__name__", None) or "args")
+def test_tuple_displays(f, args, mode):
+    mc.testing.check_derivatives(f, *args, modes=(mode,))
+
+
+def test_tuple_display_returned():
+    """A display the function returns a part of: the caller's adjoint of it reaches the items."""
+    x_bar, y_bar = mc.vjp(display_returned_part, 0.7, -1.2)[1]((1.0, (0.5, -2.0)))
+    assert np.allclose((x_bar, y_bar), (1.5, -1.0))
+
+
+def test_tuple_display_numpy_scalars():
+    g = mc.grad(walked_display, argnums=(0, 1))(np.float64(2.0), np.float32(3.0))
+    assert np.allclose(g, mc.grad(walked_display, argnums=(0, 1))(2.0, 3.0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("f, args", [DISPLAY_CASES[0], DISPLAY_CASES[1], DISPLAY_CASES[4]], ids=lambda v: getattr(v, "__name__", ""))
+def test_tuple_display_pullbacks_are_plain(f, args):
+    refs = _helpers(f, args)
+    assert "sequence_adjoint" not in refs and "getitem_reverse" not in refs and "item_of" not in refs, refs
