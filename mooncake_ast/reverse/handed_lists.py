@@ -30,14 +30,14 @@ from ..ir.types import FLOAT, Lst, Num
 if TYPE_CHECKING:
     from .transform import ReverseTransform
 
-_ONLY_READS: dict = {}  # (code, position) -> whether the function only reads that parameter
+_ONLY_READS: dict = {}  # (code, globals, position) -> whether the function only reads that parameter
 _READS = (builtins.len, operator.getitem)
 
 
 def only_reads(fn: types.FunctionType, k: int) -> bool:
     """Does fn only read its k-th positional parameter (a list): `p[i]` (an item: a float, or a new list when i is a
     slice), `len(p)`, and nothing else (see the module docstring)?  False where fn cannot be lowered."""
-    key = (fn.__code__, k)
+    key = (fn.__code__, id(fn.__globals__), k)  # (its globals say what `len` is)
     if key not in _ONLY_READS:
         if len(_ONLY_READS) > 1024:
             _ONLY_READS.clear()
