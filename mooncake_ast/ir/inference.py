@@ -105,6 +105,59 @@ def _sets_of_ints(fn: Function, resolve: Callable[[Call], tuple[Any, Any]]) -> d
     return {k: v for k, v in found.items() if k not in bad}
 
 
+# Operations that make a new bool array (a mask) of their operands, and reads that leave a mask as it was.
+_MASK_MAKERS = (operator.gt, operator.ge, operator.lt, operator.le, operator.eq, operator.ne, operator.invert,
+                operator.and_, operator.or_, operator.xor, np.greater, np.greater_equal, np.less, np.less_equal,
+                np.equal, np.not_equal, np.isfinite, np.isnan, np.isinf, np.logical_not, np.logical_and,
+                np.logical_or, np.logical_xor)
+_MASK_READERS = (np.sum, np.count_nonzero, np.any, np.all, builtins.len)
+
+
+def _is_one_of(fn: Any, options: tuple) -> bool:
+    return any(fn is o for o in options)
+
+
+def mark_masks(fn: Function, resolve: Callable[[Call], tuple[Any, Any]]) -> None:
+    """Name the number of items a mask selects (`y[mask]`, `y_bar[mask]`): `selection_size` on each mask made here
+    (a comparison, `~m`, `m1 & m2`, `np.isfinite(x)`: a new bool array) that nothing can write: it is only an index
+    (`x[mask]`, `x[mask] = v`), an operand of another mask's making, or read whole (`np.sum(mask)`), never
+    handed on, viewed (`mask[1:]`), written, joined at a phi or returned.  Every selection by it then picks as
+    many items, so ir/types.getitem_type gives their axes one size symbol: `np.sin(x[mask]) * x[mask]` broadcasts
+    nothing, and the adjoint of a write `y[mask] = v` has the shape of v.  Cleared where that no longer holds."""
+    masks = [s for b in fn.blocks for s in b.stmts if not s.kwargs and _is_one_of(resolve(s)[0], _MASK_MAKERS)]
+    if not masks:
+        return
+    bad: set = set()
+    candidates = set(masks)
+    for b in fn.blocks:
+        for phi in b.phis:
+            bad.update(v for v in phi.incoming.values() if v in candidates)
+        if b.term is not None:
+            bad.update(v for v in b.term.operands() if v in candidates)
+        for s in b.stmts:
+            if s.fn in candidates:
+                bad.add(s.fn)
+            bad.update(v for v in s.kwargs.values() if v in candidates)
+            if not any(a in candidates for a in s.args):
+                continue
+            callee = resolve(s)[0]
+            for k, a in enumerate(s.args):
+                if a not in candidates:
+                    continue
+                ok = callee is operator.getitem and k == 1 and len(s.args) == 2 or \
+                    callee is operator.setitem and k == 1 and len(s.args) == 3 or \
+                    not s.kwargs and _is_one_of(callee, _MASK_MAKERS) or \
+                    not s.kwargs and len(s.args) == 1 and _is_one_of(callee, _MASK_READERS)
+                if not ok:
+                    bad.add(a)
+    for k, m in enumerate(masks):
+        if m in bad:
+            if hasattr(m, "selection_size"):
+                del m.selection_size  # type: ignore[attr-defined]
+        else:
+            m.selection_size = f"sel{k}"  # type: ignore[attr-defined]
+
+
 def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]],
                 constant: Optional[Callable[[Value], Any]] = None,
                 call_type: Optional[Callable[[Call, list, Callable], Optional[AVal]]] = None) -> dict[Value, AVal]:
@@ -114,6 +167,7 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
     reverse/local_objects.py; `of` gives any value's current type), or None where it does not know the callee."""
     types: dict[Value, AVal] = {}
     count = uses(fn)
+    mark_masks(fn, resolve)
     index_tuples = _index_tuples(fn, count)
     sets = _sets_of_ints(fn, resolve)
 

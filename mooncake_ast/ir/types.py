@@ -334,7 +334,9 @@ def getitem_type(a: AVal, i: AVal, iv: Value) -> AVal:
         if i.dtype in "iu":  # `x[idx]`: one item (or row) per position of idx
             return Arr(a.dtype, i.axes + a.axes[1:])
         if len(i.axes) <= len(a.axes):  # `x[mask]`: the items where the mask holds, flattened over its axes
-            return Arr(a.dtype, ("?",) + a.axes[len(i.axes):])
+            # (as many as every selection by the same mask, where nothing writes it: inference.mark_masks)
+            sym = getattr(iv, "selection_size", None)
+            return Arr(a.dtype, ("?" if sym is None else f"?@{sym}",) + a.axes[len(i.axes):])
         return UNKNOWN
     if isinstance(a, Arr) and a.axes is not None and isinstance(i, Tup) and 0 < len(i.items) <= len(a.axes) and all(
             isinstance(t, Arr) and t.dtype in "iu" and t.axes for t in i.items):

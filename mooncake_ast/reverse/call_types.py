@@ -26,10 +26,12 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .. import ops
+from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, FreeVar, Global, Param, Phi, Return
 from ..ir.op_types import makes_new_array
-from ..ir.types import _BOTTOM as _BOTTOM_TYPE, UNKNOWN, AVal, Arr, Num, Obj, Tup, is_float_array, join, type_of_argument
+from ..ir.types import _BOTTOM as _BOTTOM_TYPE, FLOAT, UNKNOWN, Lst, AVal, Arr, Num, Obj, Tup, is_float_array, join, type_of_argument
 from ..rules import registry
+from .handed_lists import only_reads, slice_type
 from .special import INPLACE, hashable
 
 # Reads of parts (and the lowering's own containers): they write nothing.
@@ -161,7 +163,8 @@ def _summary(fn: types.FunctionType, s: Call, args: list, depth: int, owner: Opt
     if depth >= _DEPTH:
         return UNKNOWN, False, ()
     # (a list, dict or object is typed only as a parameter its function only reads: the callee may write it)
-    params = _parameter_types(fn, s, [a if owner is not None and k == 0 else _kept(a) for k, a in enumerate(args)])
+    params = _parameter_types(fn, s, [a if owner is not None and k == 0 or a == Lst(FLOAT) and only_reads(fn, k)
+                                      else _kept(a) for k, a in enumerate(args)])  # (handed_lists.py)
     if params is None:
         return UNKNOWN, False, ()
     key = (fn.__code__, id(fn.__globals__), tuple(sorted(params.items(), key=lambda kv: kv[0])),
@@ -264,8 +267,11 @@ def _summarise(fn: types.FunctionType, params: dict, depth: int, owner: Optional
         return out
 
     nested: dict = {}  # typed calls in fn -> (their summary)
+    count = uses(ir)
 
     def call_type(st: Call, arg_types: list, of: Any = None) -> Optional[AVal]:
+        if slice_type(st, arg_types, count) is not None:
+            return arg_types[0]  # (`xs[1:]` handed on: handed_lists.py)
         if st.callee() is ops.cell_get and st.args and isinstance(st.args[0], FreeVar) and cells and \
                 st.args[0].name in cells:
             nested[st] = (cells[st.args[0].name], True, ())  # (a captured variable: what the caller's cell holds;

@@ -57,8 +57,9 @@ class ControlReverse:
             assert isinstance(t, Return)
             # The block's record is loaded here, before its statements are reversed.
             self.cur = e.src
-            self.b.call(anchor, [Const(e.src)])
-            self.anchored.add(e.src)
+            if e.src not in self.anchored:  # (already where a list it makes starts: local_lists.start_in_seq)
+                self.b.call(anchor, [Const(e.src)])
+                self.anchored.add(e.src)
             self.accumulate(t.value, self.y_bar)
             return
         if e.kind == "raise" or e.dst is None:

@@ -21,7 +21,7 @@ from ..ir.nodes import Call, Const, Global, Param, Phi, Return, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts
 from ..ir.op_types import makes_new_array
 from ..ir.types import UNKNOWN, Arr, Num, Tup, differentiable, is_float_array, not_one, type_of_argument
-from . import buffers, object_fields, typed_dicts, typed_lists, view_reads, written_params
+from . import buffers, handed_lists, object_fields, typed_dicts, typed_lists, view_reads, written_params
 from .carried_inplace import LoopFacts, carried_type
 from .special import INPLACE, SPECIAL, hashable
 
@@ -121,6 +121,8 @@ def storage_backed(self: "ReverseTransform") -> set:
             elif hashable(fn) and fn in (ops.sequence,):
                 touched = [s.args[0]]
             for v in touched:
+                if v in self.typed_lists and handed_lists.handed_copy(self, s, v, buffers.uses_of(self)):
+                    continue  # (a copy of a list handed to a function that only reads it: its adjoint comes back)
                 if not isinstance(v, Const) and differentiable(self.type_of(v)):  # (an int holds no array)
                     t = self.type_of(v)
                     if isinstance(t, Num) or isinstance(t, Tup) and all(isinstance(i, Num) for i in t.items):

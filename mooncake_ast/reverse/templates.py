@@ -7,6 +7,8 @@ forward pass only if a template actually reads them.
 """
 from __future__ import annotations
 
+import builtins
+import math
 import operator
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -85,7 +87,8 @@ class TemplateBuilder:
         it: a real formula must never run on complex numbers (a missing conj is a silently wrong gradient)."""
         if rule.complex_ok:
             if fn in _POW and self.rt.is_num(s) and not _integral(literal(s.args[1]) if len(s.args) > 1 else 1) and \
-                    not (len(s.args) > 1 and self.rt.type_of(s.args[1]) in (INT, BOOL)):  # (x ** k of an int k: real)
+                    not (len(s.args) > 1 and self.rt.type_of(s.args[1]) in (INT, BOOL)) and \
+                    not _never_negative(self.rt, s.args[0]):  # (x ** k of an int k, 2 ** x, abs(z) ** 1.5: real)
                 # Python's float ** float is complex for a negative base: the numbers' plain templates after it
                 # (typed as real numbers, ir/inference.py) must not see it, so such a result is refused here.
                 a, b = s.args[0], s.args[1] if len(s.args) > 1 else Const(1)
@@ -178,7 +181,7 @@ class TemplateBuilder:
         args = tuple(spreads.materialize(a) for a in args)
         kwargs = {k: spreads.materialize(v) for k, v in kwargs.items()}
         out = self.rt.b.call(fn, [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()})
-        if _keeps_dense(fn) and all(self._dense_operand(a) for a in (*args, *kwargs.values())):
+        if _keeps_dense(fn) and self._dense_inputs(fn, args, kwargs):
             self.rt.dense_values.add(out)
         if fn is getattr and len(args) == 2 and args[1] in ("size", "ndim") or fn is len:
             self.shapes[out] = "scalar"
@@ -247,6 +250,16 @@ class TemplateBuilder:
             return self.shapes.get(a)
         return None
 
+    def _dense_inputs(self, fn: Any, args: tuple, kwargs: dict) -> bool:
+        """Are the operands that decide whether fn gives a real value real?  Every one of an operator's; of an
+        adjoint helper that gives an array whenever its adjoint `g` is one (`dense_in_dense`), that one only (its
+        other operands are primal values and settings, `axis=None` among them)."""
+        pos = _adjoint_position(fn) if getattr(fn, "dense_in_dense", False) else None
+        if pos is not None:
+            g = args[pos] if pos < len(args) else kwargs.get("g")
+            return g is not None and self._dense_operand(g)
+        return all(self._dense_operand(a) for a in (*args, *kwargs.values()))
+
     def _dense_operand(self, a: Any) -> bool:
         if isinstance(a, PH) or not isinstance(a, Value):
             return a is not None
@@ -305,6 +318,33 @@ def _integral(k: Any) -> bool:
 
 _ARITHMETIC = frozenset([operator.add, operator.sub, operator.mul, operator.truediv, operator.neg, operator.pos])
 _BROADCASTING = _ARITHMETIC | {operator.pow, operator.floordiv, operator.mod}
+
+
+_NON_NEGATIVE = (builtins.abs, operator.abs, math.fabs, math.exp, math.sqrt, math.hypot, math.cosh)
+
+
+def _never_negative(rt: "ReverseTransform", v: Value) -> bool:
+    """Is the base v of a power never a negative real number (a literal >= 0; what abs, math.fabs, math.exp,
+    math.sqrt, math.hypot, math.cosh give: a float >= 0, or nan, or they raise)?  Its power of any real exponent
+    is real (or nan): no complex result to refuse."""
+    if isinstance(v, Const):
+        return type(v.value) in (int, float, bool) and v.value >= 0
+    if not (isinstance(v, Call) and not v.kwargs):
+        return False
+    fn = rt.resolver.callee(v)[0]
+    return any(fn is f for f in _NON_NEGATIVE)
+
+
+_ADJOINT_POSITIONS: dict = {}
+
+
+def _adjoint_position(fn: Any) -> Optional[int]:
+    """The position of the parameter `g` (the adjoint) of a helper, or None."""
+    if fn not in _ADJOINT_POSITIONS:
+        code = getattr(fn, "__code__", None)
+        names = code.co_varnames[:code.co_argcount] if code is not None else ()
+        _ADJOINT_POSITIONS[fn] = names.index("g") if "g" in names else None
+    return _ADJOINT_POSITIONS[fn]
 
 
 def _keeps_dense(fn: Any) -> bool:

@@ -34,7 +34,7 @@ from .. import ops
 from ..ir.nodes import Call, Const, Param, Value
 from ..ir.types import FLOAT, INT, NOT_LITERAL, UNKNOWN, Arr, Lst, Tup, differentiable, literal
 from . import adjoints as adj
-from . import layer_lists, row_lists, star_lists
+from . import handed_lists, layer_lists, local_lists, row_lists, star_lists
 from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
 from .list_adjoints import (add_layer_adjoint, add_list_adjoint, add_slice, add_to_every_slot, zero_arrays, zero_layers,
@@ -64,11 +64,26 @@ READERS = _Readers({builtins.sum, builtins.max, builtins.min, builtins.sorted, m
 
 
 def _roots(rt: "ReverseTransform") -> list:
-    """The list parameters typed `any:list:f`, the tuple parameters of floats, and the lists the function builds by
-    appending (local_lists.py)."""
+    """The list parameters typed `any:list:f`, the tuple parameters of floats, the lists the function builds by
+    appending (local_lists.py), and the tuple displays of floats it walks (`_tuple_displays`)."""
     return [p for p in rt.ir.params if isinstance(rt.param_types.get(p.name), Lst) or
             float_tuple(rt.param_types.get(p.name)) and _walked(rt, p)] + \
-        [s for b in rt.ir.blocks for s in b.stmts if s in rt.local_lists]
+        [s for b in rt.ir.blocks for s in b.stmts if s in rt.local_lists] + _tuple_displays(rt)
+
+
+def _tuple_displays(rt: "ReverseTransform") -> list:
+    """Tuple displays of floats made where the code runs once (`args = (x, y, z)`, or a call's `*args` inlined:
+    local_lists.once_blocks) and walked by a loop or read by an index not constant: read as a tuple parameter of
+    floats is (`t_bar = [0.0] * len(t)` made at the start of the pullback, `t_bar[k] += v_bar`, and each item's
+    slot handed to it where the display is undone).  A tuple cannot be written; any use but a read (a return, a
+    store, handing it on) and keep_only_read leaves it to storage."""
+    found = getattr(rt, "_tuple_display_candidates", None)
+    if found is None:
+        once = local_lists.once_blocks(rt.ir)
+        found = rt._tuple_display_candidates = [
+            s for b in rt.ir.blocks if b in once for s in b.stmts
+            if isinstance(s, Call) and s.callee() is ops.tuple_of and s.args and not s.kwargs and s not in s.args]
+    return [s for s in found if float_tuple(rt.type_of(s)) and _walked(rt, s)]
 
 
 def _walked(rt: "ReverseTransform", p: Param) -> bool:
@@ -80,7 +95,7 @@ def _walked(rt: "ReverseTransform", p: Param) -> bool:
 
 
 def _is_root(rt: "ReverseTransform", p: Value) -> bool:
-    return p in _roots(rt) if isinstance(p, Param) else p in rt.local_lists
+    return p in _roots(rt) if isinstance(p, Param) else p in rt.local_lists or p in _tuple_displays(rt)
 
 
 def float_tuple(t: Any) -> bool:
@@ -96,6 +111,8 @@ def tuple_param(rt: "ReverseTransform", p: Value) -> bool:
 def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, root: Param) -> bool:
     """Is every use of v (the list or its loop `sequence`) a read that cannot change or leak it?"""
     for s, pos in uses.get(v, []):
+        if v is root and isinstance(s, Call) and handed_lists.handed_copy(rt, s, v, uses):
+            continue  # (`horner(xs[1:], x)`: a copy handed to a function that only reads it, handed_lists.py)
         if not isinstance(s, Call) or pos != 0 or s.kwargs:
             return False
         fn = rt.resolver.callee(s)[0]
@@ -255,7 +272,7 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
     if layer_lists.live(rt, s):
         layer_lists.reverse_part(rt, s)
         return
-    if rt.typed_lists.get(s) is s and fn is ops.list_of:  # a display of floats: its items' slots
+    if rt.typed_lists.get(s) is s and fn in (ops.list_of, ops.tuple_of):  # a display of floats: its items' slots
         if rt.active(s):
             bar = rt.read_adj(s)
             for k, a in enumerate(s.args):
