@@ -137,10 +137,6 @@ def _second(f, x, api):
     return np.asarray(getattr(mc, api)(mc.grad(f))(x))
 
 
-_LAZY = ("CRASH (hessian, jacfwd(grad), jacrev(grad)) -- regression of the lazy-iteration merge (7d0f3f3 gave the "
-         "right Hessian): MissingRuleError 'no reverse rule for LazySequence' at the second order of a loop over ")
-_NEXT = ("CRASH (hessian, jacfwd(grad), jacrev(grad)): MissingRuleError 'no reverse rule for LazySequence' "
-         "(7d0f3f3 refused honestly: reverse mode of next not supported) -- ")
 _ITEM = _xfail("REFUSED (hessian, jacfwd(grad), jacrev(grad)): x[0].item() * x[1] ** 2 -- NestingError 'the "
                "tangent of attribute item ... not supported at this order' (first order right)",
                raises=NotImplementedError)
@@ -158,8 +154,6 @@ _COO = _xfail("REFUSED (second orders): sps.coo_matrix((x[:3], (rows, cols)), sh
 _META = _xfail("CRASH (second orders, also on 7d0f3f3): a class whose metaclass __call__ sets a field after "
                "super().__call__ (obj.scale = 2.0), then layer.apply(x) reads it -- AttributeError: 'Layer' object "
                "has no attribute 'scale' (first order right in both modes)", raises=AttributeError)
-_WHILE_NEXT = _xfail("CRASH (second orders): it = iter(x); while True: v = next(it, None); if v is None: break -- "
-                     "IndexError: pop from empty list (first order right in both modes)", raises=IndexError)
 
 
 def _s(name, x, marks=(), apis=("hessian", "jacfwd", "jacrev")):
@@ -167,7 +161,7 @@ def _s(name, x, marks=(), apis=("hessian", "jacfwd", "jacrev")):
 
 
 def _lazy(name, what):
-    return _s(name, X4, [_xfail(_LAZY + what)])
+    return _s(name, X4)
 
 
 SECOND = sum([
@@ -205,13 +199,13 @@ SECOND = sum([
     _lazy("enumerate_zip", "enumerate(zip(x, x)): for i, (a, b) in enumerate(zip(x, x)): s = s + a * b * i"),
     _lazy("enumerate_reversed", "enumerate(reversed(x))"),
     _lazy("zip_of_zip", "zip(zip(x, x), x)"),
-    _s("next_then_for", X4, [_xfail(_NEXT + "it = iter(x); s = next(it) ** 3; for v in it: s = s + v ** 3")]),
-    _s("iter_list_of_arrays", X6, [_xfail(_NEXT + "next() of iter(list of arrays) then a for loop")]),
+    _s("next_then_for", X4),
+    _s("iter_list_of_arrays", X6),
     _s("item_only", X4, [_ITEM]), _s("partial_of_x", X4, [_PARTIAL]), _s("nt_replace", X4, [_REPLACE]),
     _s("filter_loop", X6, [_FILTER], apis=("hessian",)), _s("quad_args", np.array([0.7, 0.3]), [_QUAD],
                                                             apis=("hessian",)),
     _s("sparse_from_x", X4, [_COO], apis=("hessian",)), _s("metaclass_layer", X4, [_META], apis=("hessian",)),
-    _s("while_next", X6, [_WHILE_NEXT], apis=("hessian",)),
+    _s("while_next", X6, apis=("hessian",)),
 ], [])
 
 
@@ -309,13 +303,11 @@ def _refused_nested(what):
     return [_xfail(_NESTED_ITERTOOLS.format(what), raises=NotImplementedError)]
 
 
-_NEXT_HESS = [_xfail(_NEXT + "the second order of an iterator read in parts", raises=Exception)]
 ITER = sum([
-    _i("helper_consumes", hess=_NEXT_HESS), _i("next_of_map"),
-    _i("next_default_loop", hess=[_xfail("CRASH hessian: v = next(it, None) in a while loop -- IndexError: pop "
-                                         "from empty list", raises=IndexError)]),
-    _i("rows_next_then_write", hess=_NEXT_HESS),
-    _i("array_iter_written", hess=_NEXT_HESS)[::2],  # (reverse: refused, below)
+    _i("helper_consumes"), _i("next_of_map"),
+    _i("next_default_loop"),
+    _i("rows_next_then_write"),
+    _i("array_iter_written")[:1],  # (reverse and hessian: refused, below and test_regress_lazy_second_order.py)
     _i("two_iterators_interleaved", fwd=[_INTERLEAVED], rev=[_INTERLEAVED], hess=[_INTERLEAVED]),
     _i("islice_sum", hess=_refused_nested("islice")), _i("chain_loop", hess=_refused_nested("chain")),
     _i("accumulate_list", hess=_refused_nested("accumulate")), _i("pairwise_loop", hess=_refused_nested("pairwise")),
@@ -454,9 +446,6 @@ def test_overlapping_arguments_written(name, mode):
 
 # ---------------------------------------------------------------- small workloads mixing the paths
 X12 = np.linspace(-0.9, 1.0, 12) + 0.05 * np.arange(12) ** 1.3 % 0.3
-_RNN_HESS = _xfail(_LAZY + "enumerate(zip(inputs, targets)) in an RNN's loss method (Rnn.loss: for t, (xt, yt) in "
-                   "enumerate(zip(inputs, targets)): h = np.tanh(w @ h + u @ xt); ...); first orders right",
-                   raises=Exception)
 
 
 def _w(name, x, hess_marks=()):
@@ -466,7 +455,7 @@ def _w(name, x, hess_marks=()):
 
 
 WORK = sum([
-    _w("rnn_sequence", X12, [_RNN_HESS]), _w("kalman_like", X12[:6]), _w("batchnorm_loss", X12),
+    _w("rnn_sequence", X12), _w("kalman_like", X12[:6]), _w("batchnorm_loss", X12),
     _w("early_stop_sqrt", X12[:4]), _w("attention", X12), _w("layers_dict", X12[:11]),
 ], [])
 

@@ -465,3 +465,15 @@ defjvp(pulled_tangents, lambda t, y, source: t.call(sequence_tangent, source, y,
        if t.d(source) is not None else None)
 # (linear in dx: its tangent is read as dx's items are, in step with what it gave -- the tangent sequence of dx)
 defjvp(sequence_tangent, lambda t, y, x, seq, dx: t.call(sequence_tangent, dx, y, t.d(dx)) if t.d(dx) is not None else None)
+
+
+def rrule_all_items_tangent(seq, dseq):
+    """Reverse mode of `all_items_tangent(seq, dseq)` (a consumer reading a loop's sequence whole, in forward code
+    differentiated again): it pulls the rest of the tangents (through rrule_pulled_tangents' recorded pulls) and gives
+    dseq itself back, so dseq's adjoint is its result's; tracing it traced LazySequence._fill (refused)."""
+    y = all_items_tangent(seq, dseq)
+    return y, lambda g: (NoTangent, g if y is dseq else NoTangent)
+
+
+_defrrule_at_run_time(all_items_tangent, rrule_all_items_tangent)
+defjvp(all_items_tangent, lambda t, y, seq, dseq: t.call(all_items_tangent, y, t.d(dseq)) if t.d(dseq) is not None else None)
