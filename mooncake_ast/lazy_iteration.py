@@ -38,7 +38,11 @@ _READERS = frozenset(os.path.join(_PACKAGE, *name.split("/")) for name in (
     "lazy_iteration.py", "ops.py", "consumed_iterators.py", "rules/builtin_iteration.py", "rules/plain_forwards.py",
     "rules/nested_consumers.py", "rules/nested_iteration.py", "rules/builtin_consumers.py",
     "rules/python_itertools.py", "forward/object_calls.py", "forward/object_iteration.py", "reverse/object_calls.py",
-    "reverse/builtin_adjoints.py", "frontend/generator_ops.py"))
+    "reverse/builtin_adjoints.py", "reverse/runtime.py", "frontend/generator_ops.py"))
+# (and one that only glances: whether a container holds objects of the user's, for a derived rule's specialisation --
+# the items pulled so far answer it, as they do for the first order's index loops)
+# and storage made for it, in pullbacks, after its loop: reverse/shadows.py)
+_GLANCES = frozenset([os.path.join(_PACKAGE, "forward", "objects.py"), os.path.join(_PACKAGE, "reverse", "shadows.py")])
 _asks: dict = {}
 
 
@@ -96,7 +100,7 @@ class LazySequence(list):
     # ---------------------------------------------------------------- the list a loop indexes
     def __len__(self) -> int:
         n = list.__len__(self)
-        if n <= self._read and not self._done:
+        if n <= self._read and not self._done and sys._getframe(1).f_code.co_filename not in _GLANCES:
             if not _asked_by_a_reader(1):
                 _looked_at()
             self._more()  # (the loop asks for its next item: Python's loop would pull it now)
@@ -121,7 +125,7 @@ class LazySequence(list):
         return list.__getitem__(self, k)
 
     def __iter__(self) -> Any:
-        if self._done:
+        if self._done or sys._getframe(1).f_code.co_filename in _GLANCES:
             return list.__iter__(self)
         if not _asked_by_a_reader(1):
             _looked_at()

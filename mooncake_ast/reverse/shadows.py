@@ -175,8 +175,7 @@ def _new_shadow(obj: Any) -> Any:
             return np.zeros_like(obj, subok=False)
         return np.zeros_like(obj, dtype=obj.dtype if obj.dtype.kind in "fc" else float, subok=False)
     if isinstance(obj, (list, collections.deque)):  # (a deque's slots by position: rules/python_deque.py)
-        # (a loop's LazySequence: the items it pulled, without pulling more -- that would read its iterator on)
-        return ShadowList(shadow(v) if is_mutable(v) else NoTangent for v in list.__iter__(obj))
+        return ShadowList(shadow(v) if is_mutable(v) else NoTangent for v in obj)
     if isinstance(obj, dict):
         return ShadowDict({k: shadow(v) if is_mutable(v) else NoTangent for k, v in obj.items()})
     if isinstance(obj, types.CellType):
