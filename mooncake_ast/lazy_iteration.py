@@ -21,10 +21,44 @@ count the items they hand out, and an iterator's adjoint is a list indexed by th
 """
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator as _Iterator
 from typing import Any
 
 _END = object()
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+# The modules of ours that read a loop's sequence as the program does (pulling its iterator on); any other module of
+# the package that iterates it, or asks its length, is looking at it (a derived rule's specialisation walks its
+# argument's items, a plan makes its tangent dense...).  Looking at a sequence whose loop has not ended would pull its
+# shared iterator on before the loop asks -- a reader after a `break` then found nothing (a zero third derivative,
+# reverse mode over forward over forward) -- so it is refused (_looked_at).  User code and generated code pull.
+_READERS = frozenset(os.path.join(_PACKAGE, *name.split("/")) for name in (
+    "lazy_iteration.py", "ops.py", "consumed_iterators.py", "rules/builtin_iteration.py", "rules/plain_forwards.py",
+    "rules/nested_consumers.py", "rules/nested_iteration.py", "rules/builtin_consumers.py",
+    "rules/python_itertools.py", "forward/object_calls.py", "forward/object_iteration.py", "reverse/object_calls.py",
+    "reverse/builtin_adjoints.py", "reverse/runtime.py", "frontend/generator_ops.py"))
+# (and one that only glances: whether a container holds objects of the user's, for a derived rule's specialisation --
+# the items pulled so far answer it, as they do for the first order's index loops)
+# and storage made for it, in pullbacks, after its loop: reverse/shadows.py)
+_GLANCES = frozenset([os.path.join(_PACKAGE, "forward", "objects.py"), os.path.join(_PACKAGE, "reverse", "shadows.py")])
+_asks: dict = {}
+
+
+def _asked_by_a_reader(depth: int) -> bool:
+    """Is the frame `depth` levels above the caller a reader of the sequence (see _READERS), not an inspector?"""
+    name = sys._getframe(depth + 1).f_code.co_filename
+    found = _asks.get(name)
+    if found is None:
+        if not name.startswith(_PACKAGE) or name in _READERS:
+            found = True
+        else:
+            import linecache
+
+            found = linecache.getline(name, 1).startswith("# mooncake_ast-key")  # (a generated module kept here)
+        _asks[name] = found
+    return found
 
 
 class LazySequence(list):
@@ -66,15 +100,22 @@ class LazySequence(list):
     # ---------------------------------------------------------------- the list a loop indexes
     def __len__(self) -> int:
         n = list.__len__(self)
-        if n <= self._read and not self._done:
+        if n <= self._read and not self._done and sys._getframe(1).f_code.co_filename not in _GLANCES:
+            if not _asked_by_a_reader(1):
+                _looked_at()
             self._more()  # (the loop asks for its next item: Python's loop would pull it now)
         return list.__len__(self)
 
     def __bool__(self) -> bool:
-        return self.__len__() > 0
+        n = list.__len__(self)
+        if n <= self._read and not self._done:
+            if not _asked_by_a_reader(1):
+                _looked_at()
+            self._more()
+        return list.__len__(self) > 0
 
     def __getitem__(self, k: Any) -> Any:
-        if type(k) is int and k >= 0:
+        if type(k) is int and k >= 0:  # (reading item k: a reader, whoever asks)
             self._fill(k + 1)
             if k + 1 > self._read:
                 self._read = k + 1
@@ -84,6 +125,13 @@ class LazySequence(list):
         return list.__getitem__(self, k)
 
     def __iter__(self) -> Any:
+        if self._done or sys._getframe(1).f_code.co_filename in _GLANCES:
+            return list.__iter__(self)
+        if not _asked_by_a_reader(1):
+            _looked_at()
+        return self._pulling()
+
+    def _pulling(self) -> Any:
         k = 0
         while True:
             if k >= list.__len__(self) and not self._more():
@@ -98,6 +146,16 @@ class LazySequence(list):
 
     def __reduce__(self) -> Any:
         return (list, (list(list.__iter__(self)),))
+
+
+def _looked_at() -> None:
+    from .errors import UnsupportedDerivativeError
+
+    raise UnsupportedDerivativeError(
+        "this higher derivative of a for loop over an iterator (reversed(), zip(), enumerate(), map(), iter() ...) "
+        "is not supported: code differentiated again would read the iterator on before the loop asks for its items (a "
+        "reader after a `break` would find nothing); loop over a list of its items (`for v in list(it)`) or index the "
+        "sequence (third orders; second orders through zip over a zip of an iterator)")
 
 
 def _puller(source: Any) -> Any:

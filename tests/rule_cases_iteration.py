@@ -61,8 +61,18 @@ def generator_summed(a):
     return sum(_yields(a)) * a[0]
 
 
+def pulled_tangents_read(a):
+    from mooncake_ast.rules import builtin_iteration as bi
+
+    s = 0.0
+    for dv in bi.pulled_tangents([a[0] * a[2], a[1] * a[1]]):
+        s = s + dv * dv * a[0]
+    return s
+
+
 A = np.array([0.3, -0.7, 1.1])
 ITERATION_CASES = {
+    "mooncake_ast.rules.builtin_iteration.pulled_tangents": [Case(pulled_tangents_read, A)],
     "mooncake_ast.ops.all_items": [Case(sum_of_a_bag, A), Case(sorted_bag_of_a_map, A)],
     "mooncake_ast.ops.whole_sequence": [Case(whole_sequence_of_iterators, A)],
     "next": [Case(next_in_turn, A), Case(next_with_defaults, A)],

@@ -32,9 +32,6 @@ def _xfail(reason, raises=None):
     return pytest.mark.xfail(strict=True, reason=reason, raises=raises)
 
 
-_SHUFFLE = _xfail("REFUSED (both modes): rng.shuffle(y) of a copy of x -- MissingRuleError: no rule for "
-                  "numpy.random.Generator.shuffle, while rng.permutation(x) is supported; repro: "
-                  "y = x.copy(); np.random.default_rng(6).shuffle(y); return np.sum(y * np.arange(len(x)))")
 _SPARSE_TOCSR = _xfail("REFUSED reverse: sps.diags([1., 2., 3., 4.]).tocsr() @ x -- LibraryMissingRuleError: "
                        "scipy.sparse._dia.tocsr calls _sparsetools.dia_tocsr (a constant matrix; forward mode works)")
 _SPARSE_CSR = _xfail("REFUSED reverse: m = sps.csr_matrix(np.array([[1., 0, 2, 0], ...])) made in f; np.sum(np.sin(m @ x)) "
@@ -122,10 +119,6 @@ def _second(f, x, api):
     return np.asarray(getattr(mc, api)(mc.grad(f))(x))
 
 
-_LAZY = ("CRASH (hessian, jacfwd(grad), jacrev(grad)) -- regression of the lazy-iteration merge (7d0f3f3 gave the "
-         "right Hessian): MissingRuleError 'no reverse rule for LazySequence' at the second order of a loop over ")
-_NEXT = ("CRASH (hessian, jacfwd(grad), jacrev(grad)): MissingRuleError 'no reverse rule for LazySequence' "
-         "(7d0f3f3 refused honestly: reverse mode of next not supported) -- ")
 _ITEM = _xfail("REFUSED (hessian, jacfwd(grad), jacrev(grad)): x[0].item() * x[1] ** 2 -- NestingError 'the "
                "tangent of attribute item ... not supported at this order' (first order right)",
                raises=NotImplementedError)
@@ -133,8 +126,6 @@ _PARTIAL = _xfail("REFUSED (second orders): functools.partial(np.power, x)(3.0) 
                   "partial holds differentiated values'", raises=NotImplementedError)
 _REPLACE = _xfail("REFUSED (second orders): namedtuple p._replace(y=x[2]) -- NestingError 'the tangent of attribute "
                   "_replace ... not supported at this order'", raises=NotImplementedError)
-_FILTER = _xfail("REFUSED (second orders): for v in filter(lambda t: t > 0.0, x) -- NestingError 'the forward "
-                 "derivative of filter comes from a hand-written rule'", raises=NotImplementedError)
 _QUAD = _xfail("REFUSED (second orders): scipy.integrate.quad(f, 0, 1, args=(x[0], x[1])) -- NestingError "
                "'differentiated keyword arguments are not supported nested'", raises=NotImplementedError)
 _COO = _xfail("REFUSED (second orders): sps.coo_matrix((x[:3], (rows, cols)), shape=(3, 3)) @ v -- NestingError "
@@ -143,8 +134,6 @@ _COO = _xfail("REFUSED (second orders): sps.coo_matrix((x[:3], (rows, cols)), sh
 _META = _xfail("CRASH (second orders, also on 7d0f3f3): a class whose metaclass __call__ sets a field after "
                "super().__call__ (obj.scale = 2.0), then layer.apply(x) reads it -- AttributeError: 'Layer' object "
                "has no attribute 'scale' (first order right in both modes)", raises=AttributeError)
-_WHILE_NEXT = _xfail("CRASH (second orders): it = iter(x); while True: v = next(it, None); if v is None: break -- "
-                     "IndexError: pop from empty list (first order right in both modes)", raises=IndexError)
 
 
 def _s(name, x, marks=(), apis=("hessian", "jacfwd", "jacrev")):
@@ -152,7 +141,7 @@ def _s(name, x, marks=(), apis=("hessian", "jacfwd", "jacrev")):
 
 
 def _lazy(name, what):
-    return _s(name, X4, [_xfail(_LAZY + what)])
+    return _s(name, X4)
 
 
 SECOND = sum([
@@ -190,13 +179,13 @@ SECOND = sum([
     _s("enumerate_zip", X4),
     _lazy("enumerate_reversed", "enumerate(reversed(x))"),
     _s("zip_of_zip", X4),
-    _s("next_then_for", X4, [_xfail(_NEXT + "it = iter(x); s = next(it) ** 3; for v in it: s = s + v ** 3")]),
-    _s("iter_list_of_arrays", X6, [_xfail(_NEXT + "next() of iter(list of arrays) then a for loop")]),
+    _s("next_then_for", X4),
+    _s("iter_list_of_arrays", X6),
     _s("item_only", X4, [_ITEM]), _s("partial_of_x", X4, [_PARTIAL]), _s("nt_replace", X4, [_REPLACE]),
     _s("filter_loop", X6, apis=("hessian",)), _s("quad_args", np.array([0.7, 0.3]), [_QUAD],
                                                             apis=("hessian",)),
     _s("sparse_from_x", X4, [_COO], apis=("hessian",)), _s("metaclass_layer", X4, [_META], apis=("hessian",)),
-    _s("while_next", X6, [_WHILE_NEXT], apis=("hessian",)),
+    _s("while_next", X6, apis=("hessian",)),
 ], [])
 
 
@@ -280,7 +269,6 @@ _INTERLEAVED = _xfail(
     "REFUSED (both modes) of code that writes nothing: it1 = iter(lst); it2 = iter(lst[::-1]); s += next(it1) * "
     "next(it2) -- UnsupportedSyntaxError 'line 28 (before it is read) may change what it reads'",
     raises=Exception)
-_NESTED_ITERTOOLS = "REFUSED hessian: NestingError 'the forward derivative of {} comes from a hand-written rule'"
 
 
 def _i(name, fwd=(), rev=(), hess=()):
@@ -290,17 +278,11 @@ def _i(name, fwd=(), rev=(), hess=()):
             pytest.param(f, "hessian", id=f"{name}-hessian", marks=list(hess))]
 
 
-def _refused_nested(what):
-    return [_xfail(_NESTED_ITERTOOLS.format(what), raises=NotImplementedError)]
-
-
-_NEXT_HESS = [_xfail(_NEXT + "the second order of an iterator read in parts", raises=Exception)]
 ITER = sum([
-    _i("helper_consumes", hess=_NEXT_HESS), _i("next_of_map"),
-    _i("next_default_loop", hess=[_xfail("CRASH hessian: v = next(it, None) in a while loop -- IndexError: pop "
-                                         "from empty list", raises=IndexError)]),
-    _i("rows_next_then_write", hess=_NEXT_HESS),
-    _i("array_iter_written", hess=_NEXT_HESS)[::2],  # (reverse: refused, below)
+    _i("helper_consumes"), _i("next_of_map"),
+    _i("next_default_loop"),
+    _i("rows_next_then_write"),
+    _i("array_iter_written")[:1],  # (reverse and hessian: refused, below and test_regress_lazy_second_order.py)
     _i("two_iterators_interleaved", fwd=[_INTERLEAVED], rev=[_INTERLEAVED], hess=[_INTERLEAVED]),
     _i("islice_sum"), _i("chain_loop"),
     _i("accumulate_list"), _i("pairwise_loop"),

@@ -69,6 +69,12 @@ def sequence_tangent(x, seq, dx):
     """Tangent of `ops.sequence(x)`: indexable and iterable like the sequence itself."""
     if isinstance(seq, LazySequence):  # an iterator, read as the loop asks: its tangents are read in step
         return _lazy_tangents(x, seq, dx)
+    return listed_tangents(x, seq, dx)
+
+
+def listed_tangents(x, seq, dx):
+    """Tangent of `ops.sequence(x)` for a list, tuple, array or a materialised iterable (plain Python: reverse mode over
+    forward code traces it, rrule_sequence_tangent)."""
     if dx is NoTangent:
         return [NoTangent] * len(seq)
     if seq is x:
@@ -96,7 +102,15 @@ def _lazy_tangents(x, seq, dx):
         raise UnsupportedDerivativeError(
             f"forward mode of a for loop over a {type(x).__module__}.{type(x).__qualname__}: its items come from code "
             f"that is not differentiated, so their tangents are not known; loop over the array or list itself")
-    return LazySequence(dx)  # (a list: a queue, taken from its front, as next() takes from it)
+    return pulled_tangents(dx)
+
+
+def pulled_tangents(source):
+    """The tangents a loop over an iterator reads, pulled from `source` (its tangent: a queue, a list taken from its
+    front as next() takes from it, or an iterator over the items' tangents) one at a time as the loop pulls the
+    iterator's items.  Its own function, so that reverse mode over forward code (a second derivative) has a rule for
+    it (rrule_pulled_tangents, below): the LazySequence's pulls run outside the traced code."""
+    return LazySequence(source)
 
 
 def all_items_tangent(seq, dseq):
@@ -163,7 +177,7 @@ def _tangent_source(x, d, sources):
     if d is NoTangent or d is None:
         return itertools.repeat(NoTangent)  # (zip stops at its shortest input: another is finite)
     if id(d) not in sources:
-        sources[id(d)] = iter(LazySequence(d))  # (a queue is taken from its front)
+        sources[id(d)] = iter(pulled_tangents(d))  # (a queue is taken from its front)
     return sources[id(d)]
 
 
@@ -216,7 +230,7 @@ def next_tangent(dit, *ddefault):
     if dit is NoTangent:
         return NoTangent
     if isinstance(dit, list):
-        d = dit.pop(0) if dit else _END
+        d = dit.pop(0) if len(dit) > 0 else _END  # (len: reverse mode records a branch's test, `if dit` the list itself)
     elif isinstance(dit, MutableTangent):  # (an iterator object of the user's: its `__next__` runs in the call)
         if is_zero_derivative(dit):
             return NoTangent
@@ -251,7 +265,7 @@ def sorted_tangent(xs, dxs, kw):
 
 
 # ------------------------------------------------------------------ reverse rules
-defvjp(ops.sequence, lambda t, g, y, x: (t.call(_A().sequence_adjoint, x, g, y),))
+defvjp(ops.sequence, lambda t, g, y, x: (t.call(loop_sequence_adjoint, x, g, y),))
 defvjp(ops.whole_sequence, lambda t, g, y, x: (t.call(_A().sequence_adjoint, x, g),))
 defvjp(ops.all_items, lambda t, g, y, seq: (g,))
 defvjp(ops.unpack, lambda t, g, y, x, n: (t.call(_A().unpack_adjoint, x, g), None))
@@ -264,6 +278,16 @@ defvjp(ops.merge_kwargs, lambda t, g, y, *parts: tuple(t.call(_A().merge_part_ad
 
 defvjp(builtins.list, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),))
 defvjp(builtins.tuple, lambda t, g, y, xs=(): (t.call(items_of_adjoint, xs, g),))
+
+
+def loop_sequence_adjoint(x, g, seq):
+    """The adjoint of x from that of `ops.sequence(x)`.  The sequence of a sequence is that sequence itself (forward
+    code differentiated again loops over `zip(t1, dt1)` of sequences it made): its adjoint is the same storage, not
+    to be placed again by the iterator's positions (a copy of it, added to it, counted every item twice: Hessians of
+    loops over iterators came out doubled)."""
+    if seq is x:
+        return g
+    return _A().sequence_adjoint(x, g, seq)
 
 
 def items_of_adjoint(xs, g):
@@ -349,3 +373,107 @@ def _rrule_reversed(xs):
 
 
 _defrrule_at_run_time(builtins.reversed, _rrule_reversed)
+
+
+# ------------------------------------------------------------------ pulled tangents, reverse mode (second orders)
+def take_tangent(source):
+    """The next tangent of `source` (a queue: taken from its front; an iterator), or _END: one pull of
+    `pulled_tangents`, as next_tangent takes one.  Plain Python, traced by reverse mode, so a pull's adjoint reaches
+    the queue (its list.pop's rule) or the iterator (next()'s) as a next() in the forward code does."""
+    if isinstance(source, list) and not isinstance(source, LazySequence):
+        return source.pop(0) if len(source) > 0 else _END  # (len: see next_tangent)
+    return builtins.next(source, _END)
+
+
+def _reads(source):
+    """How far `source` has been read (a number that changes with every item taken from it), or None where it is not
+    known: a pull that finds it changed since the loop's previous pull tells that another reader took items meanwhile."""
+    if isinstance(source, list) and not isinstance(source, LazySequence):
+        return -len(source)
+    if isinstance(source, LiveTangents):
+        return source.pos
+    return getattr(source, "_mc_position", None)
+
+
+def rrule_pulled_tangents(source):
+    """Reverse mode of `pulled_tangents(source)` (reverse mode over forward code: hessian, jacfwd/jacrev/jvp of grad):
+    the tangents a loop over an iterator reads, each pull a recorded call of `take_tangent` (its pullback gives the
+    item's adjoint to the queue or the iterator, restoring a queue's items as list.pop's rule does).  The pullback runs
+    them last pull first, so it must run right after the pulls of readers that came later: a loop whose pulls
+    interleave with another reader of the same iterator (`for v in it: w = next(it)`, nested loops over one iterator)
+    is refused, as the restores would be out of order.  (Before this rule the LazySequence's pulls ran outside the
+    traced code: 'no reverse rule for LazySequence', or Python's own iterator read with no adjoint to give.)"""
+    from ..lazy_iteration import _END as _PULLED_ALL
+    from ..reverse.runtime import rcall
+
+    pullbacks: list = []
+    state = {"reads": _reads(source)}
+    if state["reads"] is None and not isinstance(source, (list, LiveTangents)) and is_iterator(source):
+        raise UnsupportedDerivativeError(
+            f"a derivative of order two or more of a for loop over an iterator whose items' tangents come from a "
+            f"{type(source).__name__} (code not differentiated): which of its items each iteration read is not known; "
+            f"loop over a list or an array (`for v in list(it)`), or index it")
+
+    def pull():
+        if _reads(source) != state["reads"]:
+            raise UnsupportedDerivativeError(
+                "a derivative of order two or more (reverse mode over forward code) of a for loop over an iterator "
+                "that another reader advances while the loop runs (next(it) inside `for v in it`, nested loops over "
+                "one iterator) is not supported: read the items first (`items = list(it)`) and index them")
+        d, pb = rcall(take_tangent, (source,), {})
+        if d is _END:
+            return _PULLED_ALL
+        pullbacks.append(pb)
+        state["reads"] = _reads(source)
+        return d
+
+    def pullback(g):
+        from ..reverse import shadows
+
+        gs = list(g) if g is not NoTangent and g is not None else []
+        total = NoTangent
+        for k in reversed(range(len(pullbacks))):
+            _, a, _ = pullbacks[k](gs[k] if k < len(gs) else NoTangent)
+            total = shadows.acc(source, total, a[0])
+        return (total,)
+
+    return LazySequence(source, pull), pullback
+
+
+def rrule_sequence_tangent(x, seq, dx):
+    """Reverse mode of `sequence_tangent(x, seq, dx)` (forward code's tangent of a loop's sequence, differentiated
+    again).  A rule of its own, not the traced function: tracing reads its arguments to specialise the derived rule
+    (reverse/argument_kinds.py walks a list's items), and iterating the loop's LazySequence pulls its iterator to the
+    end before the loop starts -- a loop left by `break` then left nothing to the next reader (`for v in it: ...
+    break` then `for v in it`: the second loop's derivatives were lost).  The sequence and the iterator x take no
+    adjoint (their types only choose the path); dx takes its items' adjoints."""
+    from ..reverse.runtime import rcall
+
+    if not isinstance(seq, LazySequence):
+        y, pb = rcall(listed_tangents, (x, seq, dx), {})
+        return y, lambda g: tuple(pb(g)[1])
+    if dx is NoTangent or dx is None or isinstance(dx, MutableTangent):
+        y = _lazy_tangents(x, seq, dx)  # (no tangents to pull: zeros, or the refusal of an object's fields)
+        return y, lambda g: (NoTangent, NoTangent, NoTangent)
+    y, pb = rrule_pulled_tangents(dx)
+    return y, lambda g: (NoTangent, NoTangent, pb(g)[0])
+
+
+_defrrule_at_run_time(pulled_tangents, rrule_pulled_tangents, take_tangent, _reads)
+_defrrule_at_run_time(sequence_tangent, rrule_sequence_tangent, listed_tangents, _lazy_tangents)
+defjvp(pulled_tangents, lambda t, y, source: t.call(sequence_tangent, source, y, t.d(source))
+       if t.d(source) is not None else None)
+# (linear in dx: its tangent is read as dx's items are, in step with what it gave -- the tangent sequence of dx)
+defjvp(sequence_tangent, lambda t, y, x, seq, dx: t.call(sequence_tangent, dx, y, t.d(dx)) if t.d(dx) is not None else None)
+
+
+def rrule_all_items_tangent(seq, dseq):
+    """Reverse mode of `all_items_tangent(seq, dseq)` (a consumer reading a loop's sequence whole, in forward code
+    differentiated again): it pulls the rest of the tangents (through rrule_pulled_tangents' recorded pulls) and gives
+    dseq itself back, so dseq's adjoint is its result's; tracing it traced LazySequence._fill (refused)."""
+    y = all_items_tangent(seq, dseq)
+    return y, lambda g: (NoTangent, g if y is dseq else NoTangent)
+
+
+_defrrule_at_run_time(all_items_tangent, rrule_all_items_tangent)
+defjvp(all_items_tangent, lambda t, y, seq, dseq: t.call(all_items_tangent, y, t.d(dseq)) if t.d(dseq) is not None else None)

@@ -144,8 +144,9 @@ def _unpack_fwd(x, n, dx, dn):
 
 def _sequence_fwd(x, dx):
     # `ops.sequence(x)` (what a for loop iterates) and its tangent, as its forward template writes them
-    # (read to the end at once, as before iterators were read lazily: code differentiated again keeps that)
-    seq = _ops.whole_sequence(x)
+    # (an iterator read as the loop asks, as at the first order: reading it whole gave a later reader of the same
+    # iterator nothing -- `for v in it: ... break` then `for v in it`, jacfwd(jacfwd) -- a zero second derivative)
+    seq = _ops.sequence(x)
     return seq, _builtin_iteration.sequence_tangent(x, seq, dx)
 
 
