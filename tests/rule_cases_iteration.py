@@ -70,8 +70,28 @@ def pulled_tangents_read(a):
     return s
 
 
+def sequence_tangent_read(a):
+    """The tangents of a list's items as reverse mode over forward code meets them (a list: read whole)."""
+    from mooncake_ast.rules import builtin_iteration as bi
+
+    xs = [a[0], a[1]]
+    s = 0.0
+    for dv in bi.sequence_tangent(xs, xs, [a[0] * a[2], a[1] * a[1]]):
+        s = s + dv * dv * a[0]
+    return s
+
+
+def all_items_tangent_read(a):
+    from mooncake_ast.rules import builtin_iteration as bi
+
+    dseq = bi.all_items_tangent([a[0], a[1]], [a[2] * a[1], a[0] * a[0]])
+    return dseq[0] * dseq[1] + a[2] * dseq[0]
+
+
 A = np.array([0.3, -0.7, 1.1])
 ITERATION_CASES = {
+    "mooncake_ast.rules.builtin_iteration.sequence_tangent": [Case(sequence_tangent_read, A)],
+    "mooncake_ast.rules.builtin_iteration.all_items_tangent": [Case(all_items_tangent_read, A)],
     "mooncake_ast.rules.builtin_iteration.pulled_tangents": [Case(pulled_tangents_read, A)],
     "mooncake_ast.ops.all_items": [Case(sum_of_a_bag, A), Case(sorted_bag_of_a_map, A)],
     "mooncake_ast.ops.whole_sequence": [Case(whole_sequence_of_iterators, A)],
