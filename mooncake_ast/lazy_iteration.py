@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import sys
+import weakref
 from collections.abc import Iterator as _Iterator
 from typing import Any
 
@@ -64,7 +65,7 @@ def _asked_by_a_reader(depth: int) -> bool:
 class LazySequence(list):
     """The items of an iterator, pulled as they are read (a list subclass: the list holds the items pulled)."""
 
-    __slots__ = ("_source", "_pull", "_read", "_done", "positions")
+    __slots__ = ("_source", "_pull", "_read", "_done", "positions", "_count")
     __mc_value__ = True  # (ours: its adjoint is a value, not the user's object's storage)
 
     def __init__(self, source: Any, pull: Any = None) -> None:
@@ -74,18 +75,24 @@ class LazySequence(list):
         self._read = 0  # how many items the loop has read (a pull ahead of them waits to be read)
         self._done = False
         self.positions: list = []  # each item's position in its iterator (None where it does not count)
+        self._count = _shared_count(source)  # (an iterator of Python's own: the items all its readers pulled)
 
     # ---------------------------------------------------------------- pulling
     def _more(self) -> bool:
         if self._done:
             return False
         position = getattr(self._source, "_mc_position", None)
+        count = self._count
+        if position is None and count is not None:
+            position = count.pulled
         item = self._pull()
         if item is _END:
             self._done = True
             return False
         list.append(self, item)
         self.positions.append(position)
+        if count is not None:
+            count.pulled += 1
         return True
 
     def _fill(self, n: int) -> None:
@@ -146,6 +153,39 @@ class LazySequence(list):
 
     def __reduce__(self) -> Any:
         return (list, (list(list.__iter__(self)),))
+
+
+class _PulledCount:
+    """How many items the loops over one iterator of Python's own (a `zip`, `map`, `enumerate` object) have pulled
+    from it, shared by those loops: a second loop after a `break` (`for a, b in it: ... break` then `for a, b in it`)
+    reads the iterator's items from where the first stopped, and reverse mode must send their adjoints there (they
+    went to the first items: a wrong gradient).  Kept while a loop over the iterator is alive (weakly, by identity)."""
+
+    __slots__ = ("source", "pulled", "__weakref__")
+
+    def __init__(self, source: Any) -> None:
+        self.source, self.pulled = source, 0
+
+
+_COUNTS: "weakref.WeakValueDictionary[int, _PulledCount]" = weakref.WeakValueDictionary()
+
+
+def _shared_count(source: Any) -> Any:
+    """The pulled count of `source` if it is an iterator that does not count its items itself (None for lists,
+    queues of tangents and our own counting iterators)."""
+    if type(source) is list or hasattr(type(source), "_mc_position") or not is_iterator(source):
+        return None
+    count = _COUNTS.get(id(source))
+    if count is None or count.source is not source:
+        count = _COUNTS[id(source)] = _PulledCount(source)
+    return count
+
+
+def pulled_before(source: Any) -> int:
+    """How many items loops pulled from `source` (an iterator of Python's own) before a consumer read the rest
+    (`list(it)`, `sum(it)` after a loop left by `break`): where that consumer's items start."""
+    count = _COUNTS.get(id(source))
+    return count.pulled if count is not None and count.source is source else 0
 
 
 def _looked_at() -> None:

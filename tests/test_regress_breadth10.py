@@ -26,14 +26,7 @@ ALL = ["moving_average_pairwise", "pairwise_rows", "running_sum", "smoothed", "a
        "shuffled_rows", "global_shuffle", "permuted_columns"]
 SPARSE = ["laplacian_energy", "stencil_constant", "weighted_graph", "features_from_x"]  # (first order: D @ x's rule
 # has no derivative of its own, so their second orders are refused by name)
-# (a `for` loop or generator over an iterator in forward code typed for it, differentiated again: lazy_iteration's
-# LazySequence has no reverse rule -- the same failure as test_regress_hunt9's _LAZY cases, owned by the
-# lazy-iteration work; not itertools': the first orders pass)
-_LAZY_TYPED = pytest.mark.xfail(strict=True, raises=mc.MooncakeError,
-                                reason="CRASH second order: MissingRuleError 'no reverse rule for LazySequence' -- a "
-                                       "typed forward loop over an iterator (chain.from_iterable's, filter's; `sum(v * v "
-                                       "for v in it)` of it = iter(x)), differentiated again (lazy_iteration.py)")
-SECOND_MARKS = {"chained_rows": [_LAZY_TYPED], "exhausted_then_chained": [_LAZY_TYPED], "nonzero_cubes": [_LAZY_TYPED]}
+SECOND_MARKS: dict = {}  # (name -> marks; the second orders of typed loops over iterators pass since lazy2)
 
 
 def _fd_jacobian(g, x, h=1e-5):

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..arrays import is_array
 from ..errors import UnsupportedDerivativeError
-from ..lazy_iteration import LazySequence
+from ..lazy_iteration import LazySequence, pulled_before
 from ..tangents import MutableTangent, NoTangent, is_mutable
 from .adjoint_values import AdjDict, AdjList, AdjTuple, StorageList, accumulate, unbroadcast
 from .complex_values import conj
@@ -36,6 +36,10 @@ def sequence_adjoint(x: Any, g: Any, seq: Any = None) -> Any:
         g = positioned(g, seq.positions)
     elif isinstance(x, ItemsIterator):
         g = to_the_end(x, list(g))  # (list(it), tuple(it): they read to its end)
+    elif seq is None and pulled_before(x):  # (Python's iterator, read to its end after loops read its first items)
+        from .iterator_adjoints import IteratorAdjoint
+
+        g = IteratorAdjoint([NoTangent] * pulled_before(x) + list(g))
     if isinstance(x, (list, tuple, np.ndarray)) or is_array(x):
         return g
     if isinstance(x, np.flatiter):
