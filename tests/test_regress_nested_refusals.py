@@ -217,9 +217,6 @@ def zipped_rows_x(x):
     return zipped_rows(x, np.array([0.3, -0.2, 0.5]))
 
 
-@pytest.mark.xfail(strict=True, raises=mc.errors.UnsupportedDerivativeError, reason="REFUSED (honestly, by name) since "
-                   "the lazy-iteration merge (right on 7d0f3f3): third orders of a loop over an iterator (lazy_iteration."
-                   "_looked_at: the transforms' inspection of the loop's sequence would read its iterator ahead)")
 def test_third_order_through_zip():
     """`for i, (e, c) in enumerate(zip(v, w))` at the third order: the forward code of builtin_iteration.zip_tangent calls
     zip(*cols), whose forward derivative came from a hand-written rule (refused; randprog rows); planned as zip_fwd."""

@@ -197,7 +197,7 @@ def _over_2y(v, y, x):
 
 def std_adjoint(x, y, g, axis, ddof, keepdims):
     if _no_adjoint(g):
-        return NoTangent
+        return _zero_or_symbolic(x, g)
     return var_adjoint(x, _over_2y(g, y, x), axis, ddof, keepdims)
 
 
@@ -285,7 +285,7 @@ def mean_adjoint(x, g, axis=None, keepdims=False, where=True):
 def extremum_adjoint(x, y, g, axis=None, keepdims=False, where=True):
     """max/min: g goes to the first position attaining the extremum (ties: the first)."""
     if _no_adjoint(g):
-        return NoTangent
+        return _zero_or_symbolic(x, g)
     mask = _first_extremum(x, y, axis, keepdims, where)
     gk = (g if is_other_array(g) else np.asarray(g)) if keepdims or axis is None else np.expand_dims(g, axis)
     return np.where(mask, gk, 0.0)
@@ -308,7 +308,7 @@ defvjp(np.std, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepd
 
 def cumsum_adjoint(x, g, axis=None):
     if _no_adjoint(g):
-        return NoTangent
+        return _zero_or_symbolic(x, g)
     x = _as_array(x)
     if axis is None:
         return np.flip(np.cumsum(np.flip(_as_array(g).reshape(-1)))).reshape(x.shape)
@@ -318,7 +318,7 @@ def cumsum_adjoint(x, g, axis=None):
 def prod_adjoint(x, g, axis=None, keepdims=False):
     """g (broadcast back over the reduced axes) times the product of the others (exact with zeros)."""
     if _no_adjoint(g):
-        return NoTangent
+        return _zero_or_symbolic(x, g)
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
     others = _product_of_others(x, axis)
     return (np.conj(others) if np.iscomplexobj(others) else others) * gk  # (complex: conj of the derivative)
@@ -326,12 +326,21 @@ def prod_adjoint(x, g, axis=None, keepdims=False):
 
 def var_adjoint(x, g, axis, ddof, keepdims):
     if _no_adjoint(g):
-        return NoTangent
+        return _zero_or_symbolic(x, g)
     x = _as_array(x)
     n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
     centred = x - x.mean(axis=axis, keepdims=True)
     gk = g if keepdims or axis is None else np.expand_dims(g, axis)
     return 2.0 / (n - ddof) * centred * gk
+
+
+def _zero_or_symbolic(x, g):
+    """The zero adjoint these helpers give: NoTangent for the symbolic zero, else zeros of x's shape -- a scalar 0
+    standing for an unused result's adjoint included, since a typed pullback adds what they return into an array
+    (`x_bar[:1] += std_adjoint(...)`: NoTangent there was a TypeError, std's adjoint at a zero deviation is 0.0)."""
+    if g is NoTangent or g is None:
+        return NoTangent
+    return np.zeros(np.shape(x), dtype=np.result_type(np.asarray(x).dtype, float))
 
 
 # Helpers that give an array of x's shape whenever g is not the symbolic zero: a typed pullback may treat what
