@@ -36,10 +36,10 @@ def sequence_adjoint(x: Any, g: Any, seq: Any = None) -> Any:
         g = positioned(g, seq.positions)
     elif isinstance(x, ItemsIterator):
         g = to_the_end(x, list(g))  # (list(it), tuple(it): they read to its end)
-    elif seq is None and pulled_before(x):  # (Python's iterator, read to its end after loops read its first items)
-        from .iterator_adjoints import IteratorAdjoint
+    elif seq is None and (skipped := pulled_before(x)):  # (Python's iterator read to its end after loops read its
+        from .iterator_adjoints import IteratorAdjoint  # first items: its items start after theirs)
 
-        g = IteratorAdjoint([NoTangent] * pulled_before(x) + list(g))
+        g = IteratorAdjoint([NoTangent] * skipped + list(g))
     if isinstance(x, (list, tuple, np.ndarray)) or is_array(x):
         return g
     if isinstance(x, np.flatiter):
