@@ -347,7 +347,7 @@ class ForwardTransform:
                     out.append(s)
                     out += b.out
                 self._set(s, dy)
-            self._ensure_storage(s, fn, out)
+            self._ensure_storage(s, fn, out, rule)
             return
         self._dispatch(s, fn, out)
 
@@ -400,8 +400,17 @@ class ForwardTransform:
 
         return b.call(conform, result, operand, dy)
 
-    def _ensure_storage(self, s: Call, fn: Any, out: list) -> None:
+    def _ensure_storage(self, s: Call, fn: Any, out: list, rule: Optional[Rule] = None) -> None:
         """A value written in place later needs tangent storage even when its tangent is zero now."""
+        if s not in self.act.targets and not self.number(s) and self._makes_written_object(s, fn, rule):
+            # `out = np.full_like(x, 0.5)` / `x.astype(int) * 1.0`, written only through a view or alias later
+            # (`w = out[1]; w += v`, `for row in out: ...`): out's tangent must be storage from the start (a
+            # symbolic zero, now or at run time, would leave the views' tangents fresh storage the writes
+            # cannot reach dout through).  `storage` keeps a tangent that is storage already as it is.
+            ds = self.tangent.get(s)
+            b = IRTemplateBuilder(self, out, s.loc)
+            self._set(s, b.call(zero_tangent, s) if ds is None else b.call(storage, s, ds))
+            return
         if s not in self.act.targets or self.number(s) or fn in (ops.identity, getattr):
             if s in self.act.targets and self.tangent.get(s) is None and fn is not ops.identity:
                 self._set(s, IRTemplateBuilder(self, out, s.loc).call(zero_tangent, s))
@@ -421,6 +430,22 @@ class ForwardTransform:
             self._set(s, b.call(fresh_storage, s, ds))
         else:
             self._set(s, b.call(storage, s, ds))
+
+    def _makes_written_object(self, s: Call, fn: Any, rule: Optional[Rule]) -> bool:
+        """Is s a value of an alias class written with active data (activity.mutated_classes) that makes an
+        object rather than naming part of one (an item, attribute, `x += y` or a store: their tangents come
+        from the container's, item_storage)?"""
+        from .activity import ALIASES_FIRST_ARG, STORES
+
+        if self.act.find(s) not in self.act.mutated_classes:
+            return False
+        raw = s.callee()
+        try:
+            if raw in ALIASES_FIRST_ARG or fn in ALIASES_FIRST_ARG or raw in STORES:
+                return False
+        except TypeError:  # (an unhashable callee)
+            return False
+        return not (rule is not None and rule.mutates) and "out" not in s.kwargs
 
     def _dispatch(self, s: Call, fn: Any, out: list) -> None:
         """`y, dy = _mc.fcall(f, df, args, dargs[, kwargs, dkwargs])`, decided when the code runs."""
@@ -449,6 +474,10 @@ class ForwardTransform:
         ds = Call(Const(operator.getitem), [call, Const(1)], loc=s.loc)
         ds.derived = True  # type: ignore[attr-defined]
         out.append(ds)
+        if (s in self.act.targets or self._makes_written_object(s, fn, None)) and not self.number(s):
+            # (`out = make_buffer(3)` then written through a view: the callee's symbolic zero becomes storage,
+            # so the views' tangents are views of it)
+            ds = IRTemplateBuilder(self, out, s.loc).call(storage, s, ds)
         self._set(s, ds)
 
 
