@@ -37,7 +37,7 @@ _SOURCES: tuple = (
                            "fsum_tangent", "mathprod_adjoint", "mathprod_tangent", "modf_adjoint", "modf_tangent",
                            "remainder_quotient")),
     (".forward.runtime", ("fcall",)),
-    (".forward.transform", ("cell_tangent", "fresh_storage", "item_storage")),
+    (".forward.transform", ("array_storage", "cell_tangent", "fresh_storage", "item_storage")),
     (".forward.state", ("module_tangent", "untracked_store")),
     (".tangents", ("storage",)),
     (".reverse.adjoints", None),

@@ -30,7 +30,7 @@ from ..rules.registry import Rule, zero_derivative
 from ..tangents import FunctionTangent, NoTangent, zero_tangent
 from ..ir.inference import infer_types
 from ..ir.typed_methods import has_methods_to_resolve, resolve_methods
-from ..ir.types import FLOAT, UNKNOWN, Num, decode
+from ..ir.types import FLOAT, UNKNOWN, Arr, Num, decode
 from ..tangents import storage
 from .activity import Activity
 from .state import _module_tangent_level, active_globals, module_state_level, module_tangent, untracked_store
@@ -406,10 +406,10 @@ class ForwardTransform:
             # `out = np.full_like(x, 0.5)` / `x.astype(int) * 1.0`, written only through a view or alias later
             # (`w = out[1]; w += v`, `for row in out: ...`): out's tangent must be storage from the start (a
             # symbolic zero, now or at run time, would leave the views' tangents fresh storage the writes
-            # cannot reach dout through).  `storage` keeps a tangent that is storage already as it is.
+            # cannot reach dout through).  A tangent that is storage already is kept as it is.
             ds = self.tangent.get(s)
-            b = IRTemplateBuilder(self, out, s.loc)
-            self._set(s, b.call(zero_tangent, s) if ds is None else b.call(storage, s, ds))
+            zero_or_ds = Const(NoTangent) if ds is None else ds
+            self._set(s, IRTemplateBuilder(self, out, s.loc).call(array_storage, s, zero_or_ds))
             return
         if s not in self.act.targets or self.number(s) or fn in (ops.identity, getattr):
             if s in self.act.targets and self.tangent.get(s) is None and fn is not ops.identity:
@@ -474,11 +474,20 @@ class ForwardTransform:
         ds = Call(Const(operator.getitem), [call, Const(1)], loc=s.loc)
         ds.derived = True  # type: ignore[attr-defined]
         out.append(ds)
-        if (s in self.act.targets or self._makes_written_object(s, fn, None)) and not self.number(s):
+        if not self.number(s) and (s in self.act.targets or self._makes_written_object(s, fn, None)):
             # (`out = make_buffer(3)` then written through a view: the callee's symbolic zero becomes storage,
             # so the views' tangents are views of it)
-            ds = IRTemplateBuilder(self, out, s.loc).call(storage, s, ds)
+            ds = IRTemplateBuilder(self, out, s.loc).call(array_storage, s, ds)
         self._set(s, ds)
+
+
+def array_storage(value: Any, d: Any) -> Any:
+    """d, or zero storage where value is a NumPy array whose tangent is the symbolic zero (a value written through a
+    view later: transform._makes_written_object).  Anything else is kept as it is (a list's or an iterator's
+    tangent may be a lazy sequence, which must not be read here)."""
+    if d is NoTangent and type(value) is np.ndarray:
+        return zero_tangent(value)
+    return d
 
 
 def fresh_storage(value: Any, d: Any) -> Any:

@@ -296,6 +296,17 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
             return None
         fn = g[name].__dict__[s.fn.args[1].value].__func__
     elif isinstance(s.fn, Call) and s.fn.callee() is getattr and len(s.fn.args) == 2 and \
+            isinstance(s.fn.args[0], Global) and isinstance(s.fn.args[1], Const) and \
+            type(_plain_class(g.get(s.fn.args[0].name)).__dict__.get(s.fn.args[1].value) if
+                 _plain_class(g.get(s.fn.args[0].name)) is not None else None) is classmethod:
+        # `Series.from_array(x)`, an alternative constructor: its function with `cls` the class read, so the object
+        # it makes is one the function makes (typed, its own operators and __getitem__); called through the
+        # dispatcher its type was unknown and `s[i]` / `s * s` on it went the generic way (wrong or a crash)
+        name = s.fn.args[0].name
+        if name in rebound:
+            return None
+        fn, self_value = g[name].__dict__[s.fn.args[1].value].__func__, s.fn.args[0]
+    elif isinstance(s.fn, Call) and s.fn.callee() is getattr and len(s.fn.args) == 2 and \
             isinstance(s.fn.args[1], Const) and type(s.fn.args[1].value) is str:
         obj = s.fn.args[0]
         cls = value_classes.class_of(obj, g, numbers)  # (first: `_uses` walks the whole function, once per call)

@@ -8,6 +8,7 @@ container's.  Split from reverse/shadows.py, which keeps the storage itself.
 from __future__ import annotations
 
 import collections
+import operator
 import types
 import functools
 from typing import Any
@@ -18,7 +19,7 @@ from ..arrays import is_other_array
 from ..attribute_checks import check_attribute_read, item_attribute
 from ..tangents import NoTangent, is_mutable
 from .adjoints import AdjTuple, accumulate
-from .part_adjoints import item_adjoint
+from .part_adjoints import item_adjoint, item_of
 from .shadows import _add_field, _add_slot, acc, route, shadow
 
 def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any = NoTangent) -> Any:
@@ -32,6 +33,8 @@ def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any = NoTangent) -> A
         raise UnsupportedDerivativeError(f"reverse mode of reading the field {i!r} of one record of a structured array "
                                          f"(r = rec[k]; r[{i!r}]) is not supported: read the field first, "
                                          f"rec[{i!r}][k], or use forward mode (mc.jvp, mc.jacfwd)")
+    if _python_getitem(a):
+        return _user_getitem_reverse(g, y, a, i, a_bar)
     if isinstance(a, np.flatiter):
         # `A.flat[i]`: positions in C order of the array the iterator walks (its storage is A's).
         np.add.at(shadow(a.base), _flat_positions(a.base, i), g)
@@ -57,6 +60,42 @@ def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any = NoTangent) -> A
     if isinstance(a, tuple):
         return accumulate(a_bar, route(a, item_adjoint(a, i, g)))
     return accumulate(a_bar, item_adjoint(a, i, g))
+
+
+def _python_getitem(a: Any) -> bool:
+    """Does a's class define `__getitem__` in Python (a user class, np.matrix is an ndarray and excluded)?"""
+    if isinstance(a, (np.ndarray, list, dict, tuple, str, collections.deque)):
+        return False
+    return isinstance(getattr(type(a), "__getitem__", None), types.FunctionType)
+
+
+def _user_getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any) -> Any:
+    """`a[i]` read plainly in the forward pass from an object whose type the emitter did not know (made by a
+    classmethod, returned by code not inlined) and whose class has its own `__getitem__`: the read ran that
+    method, so its adjoint goes through the method's pullback, derived now on the same object and key (the
+    pullback has undone every later write it tracks, so the object holds what the read saw).  The generic
+    routes below dropped it (a silent zero gradient, found by hunt11).  Where the method now gives another
+    value the read cannot be replayed: refused."""
+    from .runtime import rcall
+
+    y2, pullback = rcall(operator.getitem, (a, i), {})
+    if not _same_value(y2, y):
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError(
+            f"reverse mode of `obj[{i!r}]` on a {type(a).__name__} (its own __getitem__), whose type was not known "
+            f"when the derivative was made: the object changed after the read in a way the pullback cannot undo.  "
+            f"Make the object with its class's constructor inside the function, or use forward mode (mc.jvp)")
+    return acc(a, a_bar, item_of(pullback(g)[1], 0))
+
+
+def _same_value(u: Any, v: Any) -> bool:
+    if u is v:
+        return True
+    try:
+        return type(u) is type(v) and bool(np.array_equal(u, v))
+    except Exception:  # (objects without a meaningful comparison)
+        return False
 
 
 def _flat_positions(arr: np.ndarray, i: Any) -> tuple:
