@@ -187,6 +187,8 @@ class Activity:
                         self.union(s, a)
                     continue
                 if fn is not None and returns_fresh(fn, rule):
+                    if "out" in s.kwargs:  # (`y = np.exp(a, out=buf)`: NumPy returns buf itself, y is buf)
+                        self.union(s, s.kwargs["out"])
                     continue
                 if s.callee() is operator.getitem and len(s.args) == 2 and self._item_of_constant_list(s.args[0]):
                     continue  # `W[0]` of a module-level list of numbers: a number, no part of W

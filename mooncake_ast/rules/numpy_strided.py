@@ -161,8 +161,21 @@ defvjp(_st.sliding_window_view, lambda t, g, y, x, *rest, **kw:
 
 # ------------------------------------------------------------------ broadcast_arrays
 def broadcast_arrays_tangent(xs, dxs):
+    """Each input's tangent broadcast to the common shape.  An input nothing is broadcast for comes back from NumPy as
+    a writeable view of itself (`r = np.broadcast_arrays(a, a)[0]; r += v` writes into a): its tangent is then a view
+    of the input's tangent, so the write reaches it (np.broadcast_to gave a read-only view: the write was lost, or
+    `r[...] = v` raised)."""
     shape = np.broadcast_shapes(*[np.shape(x) for x in xs])
-    return tuple(NoTangent if d is NoTangent or d is None else np.broadcast_to(_inexact(d), shape) for d in dxs)
+
+    def one(x, d):
+        if d is NoTangent or d is None:
+            return NoTangent
+        d = _inexact(d)
+        if type(d) is np.ndarray and np.shape(x) == shape and d.shape == shape:
+            return d[...]
+        return np.broadcast_to(d, shape)
+
+    return tuple(one(x, d) for x, d in zip(xs, dxs))
 
 
 def broadcast_arrays_adjoint(x, g, k):
