@@ -370,3 +370,96 @@ def test_object_operator_after_staticmethod_reverse():
 @_CM
 def test_object_operator_after_staticmethod_forward():
     np.testing.assert_allclose(mc.jacfwd(sm_mul)(X4.copy()), 2 * X4)
+
+
+# ---------------------------------------------------------------- WRONG: writes through np.broadcast_arrays' results
+_BROADCAST_WRITE = (
+    "WRONG forward mode (CRASH for `r[...] = v`): `a = x * 1.5; r = np.broadcast_arrays(a, a)[0]; r += x[3] ** 2; "
+    "return np.sum(a * a)` -- NumPy gives writeable views of `a` when nothing is broadcast, so the write changes a; "
+    "jvp misses x[3]'s part (2.6325 instead of 7.1955; reverse is right), and `r[...] = ...` raises ValueError "
+    "'assignment destination is read-only'.  rules/numpy_strided.broadcast_arrays_tangent makes the tangents with "
+    "np.broadcast_to (read-only, and `+=` on them rebinds instead of writing into da)")
+
+
+def broadcast_iadd(x):
+    a = x * 1.5
+    r = np.broadcast_arrays(a, a)[0]
+    r += x[3] ** 2
+    return np.sum(a * a)
+
+
+def broadcast_unpack_iadd(x):
+    a = x * 1.5
+    r, _ = np.broadcast_arrays(a, 2.0)
+    r += x[3] ** 2
+    return np.sum(a * a)
+
+
+def broadcast_setitem(x):
+    a = x * 1.5
+    r = np.broadcast_arrays(a, a)[0]
+    r[...] = 0.5 * r + x[0]
+    return np.sum(a * a * np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+@pytest.mark.parametrize("f", [broadcast_iadd, broadcast_unpack_iadd, broadcast_setitem], ids=lambda f: f.__name__)
+def test_write_through_broadcast_arrays_reverse(f):
+    x = np.array([0.3, -0.7, 1.1, 0.45])
+    np.testing.assert_allclose(mc.grad(f)(x.copy()), _fd1(f, x), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason=_BROADCAST_WRITE)
+@pytest.mark.parametrize("f", [broadcast_iadd, broadcast_unpack_iadd, broadcast_setitem], ids=lambda f: f.__name__)
+def test_write_through_broadcast_arrays_forward(f):
+    x = np.array([0.3, -0.7, 1.1, 0.45])
+    np.testing.assert_allclose(mc.jacfwd(f)(x.copy()), _fd1(f, x), rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- REFUSED at second order (first order works)
+def so_tolist(x):
+    c = x.tolist()[1]
+    return c * c + x[0] * c
+
+
+def so_complex_real(x):
+    c = complex(x[1]).real
+    return np.sin(c) * x[2]
+
+
+def so_copy_copy(x):
+    import copy
+    c = copy.copy(x)[1]
+    return c * c + x[0] * c
+
+
+def so_star_list(x):
+    c = [*x][1]
+    return np.sin(c) * x[2]
+
+
+_SECOND_ORDER_REFUSALS = {
+    so_tolist: "NestingError 'the array method .tolist() of a differentiated array inside generated code is not "
+               "supported at this order' (x.tolist()[1], also np.array(x.tolist()))",
+    so_complex_real: "NestingError \"the tangent of attribute 'real' of a differentiated object ... not supported at "
+                     "this order\" (complex(x[1]).real)",
+    so_copy_copy: "NestingError 'the forward derivative of copy comes from a hand-written rule, which has no "
+                  "derivative of its own' (copy.copy(x)[1]; np.copy works since nested_third)",
+    so_star_list: "NestingError 'unpacking an array into a call (`f(*arr)`) is not supported nested' ([*x][1])",
+}
+
+
+@pytest.mark.parametrize("f", list(_SECOND_ORDER_REFUSALS), ids=lambda f: f.__name__)
+def test_second_order_refusals_first_order(f):
+    x = np.array([0.3, -0.7, 1.1, 0.45])
+    np.testing.assert_allclose(mc.grad(f)(x.copy()), _fd1(f, x), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(mc.jacfwd(f)(x.copy()), _fd1(f, x), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("f", [pytest.param(f, marks=pytest.mark.xfail(strict=True, raises=mc.MooncakeError,
+                                                                        reason="REFUSED (over-conservative) " + why))
+                               for f, why in _SECOND_ORDER_REFUSALS.items()], ids=lambda f: f.__name__)
+def test_second_order_refusals_hessian(f):
+    x = np.array([0.3, -0.7, 1.1, 0.45])
+    H = mc.hessian(f)(x.copy())
+    ref = np.stack([(mc.grad(f)(x + 1e-5 * e) - mc.grad(f)(x - 1e-5 * e)) / 2e-5 for e in np.eye(4)])
+    np.testing.assert_allclose(H, ref, rtol=1e-5, atol=1e-5)
