@@ -15,14 +15,17 @@ import hunt11_kit as K
 
 # ---------------------------------------------------------------- known failures of the probes
 _ZEROS_LIKE_VIEW = (
-    "WRONG forward mode: an array made by a zero-derivative function of a differentiated input (np.zeros_like(x), "
-    "ones_like, full_like, np.zeros(x.shape), np.floor(x), np.sign(x), np.round(x), np.where(x > 0, 1., 2.)) and "
-    "then written through a view of it (a row, a slice, .T, reshape, ravel, rows of `for r in out`, an item of a "
-    "list holding it) keeps a zero tangent: `out = np.zeros_like(v); w = out[:2]; w[:] = v[:2]; return "
+    "WRONG forward mode: an array whose value depends on the input only through zero-derivative operations "
+    "(np.zeros_like(x), ones_like, full_like, np.zeros(x.shape), np.ones(x.size), np.full(x.shape, c), "
+    "np.arange(len(x), dtype=float), np.linspace(0, 1, len(x)), np.eye(x.shape[0]), x.astype(int) * 1.0, x // 1.0, "
+    "np.floor / ceil / sign / round / heaviside(x), np.where(x > 0, 1., 2.)), then written with differentiated "
+    "values through a view or alias of it (a row, a slice, .T, reshape, ravel, [::-1], rows of `for r in out`, an "
+    "item of a list holding it), keeps a zero tangent: `out = np.zeros_like(v); w = out[:2]; w[:] = v[:2]; return "
     "np.sum(out)` gives jvp 0 (reverse is right: [1, 1, 0]).  The generated forward code has no `dout` and gives "
-    "`dw = _mc.zero_tangent(w)`: activity (forward/activity.py, Activity._visit returns early for a `rule.zero` "
-    "call, so the alias class of its result is never activated by the later write through the view); "
-    "`out[1] = v[0]` written directly, and np.zeros((3, 2)), are right")
+    "`dw = _mc.zero_tangent(w)`.  Suspected: forward/activity.py (Activity._visit returns early for a `rule.zero` "
+    "call with active operands, and the input-dependence of such values (`_carries_input`, forward/input_writes.py) "
+    "keeps their alias class from being activated by the later write through the view); `out[1] = v[0]` written "
+    "directly, np.zeros((3, 2)) and np.zeros(len(x)) are right")
 _CLASSMETHOD_RESULT = (
     "CRASH TypeError \"unsupported operand type(s) for *: 'MutableTangent' and 'B'\": an object made by a "
     "classmethod (`return cls(v)` or `return B(v)`) or, in forward mode, a staticmethod called through the class "
@@ -180,13 +183,57 @@ def zl_moveaxis_setitem(X):
     return np.sum(out * WEIGHTS)
 
 
+def ones_size_slice(v):
+    out = np.ones(v.size)
+    w = out[1:3]
+    w[0] = v[0] * 3.0
+    return np.sum(out * out * np.arange(1.0, 4.0))
+
+
+def arange_len_reshape(v):
+    out = np.arange(len(v), dtype=float)
+    w = out.reshape(1, 3)
+    w[0] += v ** 2
+    return np.sum(out * out)
+
+
+def full_shape_reversed(X):
+    out = np.full(X.shape, 2.0)
+    w = out[::-1]
+    w[0] = np.sin(X[2])
+    return np.sum(out * out * WEIGHTS)
+
+
+def astype_int_rows(X):
+    out = X.astype(int) * 1.0
+    for row in out:
+        row += X[0] ** 2
+    return np.sum(out * WEIGHTS)
+
+
+def floor_div_in_list(v):
+    out = v // 1.0
+    bufs = [out]
+    bufs[0][2] = v[1] ** 2
+    return np.sum(out * out * np.arange(1.0, 4.0))
+
+
+def eye_row_write(v):
+    out = np.eye(v.shape[0])[1]
+    w = out[1:]
+    w[0] = v[0] * 3.0
+    return np.sum(out * out * np.arange(1.0, 4.0))
+
+
 ZEROS_LIKE_FAMILY = [zl_row, zl_slice, zl_transpose, zl_for_rows, zl_zip_rows, ones_like_reshape, full_like_iadd_row,
                      zeros_shape_ravel, floor_column, where_swapaxes, zl_in_list, zl_in_object_list,
-                     zl_moveaxis_setitem]
+                     zl_moveaxis_setitem, ones_size_slice, arange_len_reshape, full_shape_reversed, astype_int_rows,
+                     floor_div_in_list, eye_row_write]
 
 
 def _point(f):
-    return X32[:, 0].copy() if f is zl_slice else X32.copy()
+    return X32[:, 0].copy() if f in (zl_slice, ones_size_slice, arange_len_reshape, floor_div_in_list, eye_row_write) \
+        else X32.copy()
 
 
 @pytest.mark.parametrize("f", ZEROS_LIKE_FAMILY, ids=lambda f: f.__name__)
