@@ -484,6 +484,29 @@ def so_star_list(x):
     return np.sin(c) * x[2]
 
 
+def so_list_sort_key(x):
+    pairs = [(1.0, x[0]), (-2.0, x[1]), (0.5, x[2])]
+    pairs.sort(key=lambda p: p[0], reverse=True)
+    return pairs[0][1] ** 2 * pairs[1][1] + np.sin(pairs[2][1])
+
+
+def so_argmax_axis(x):
+    A = (x * np.array([1.0, -2.0, 0.5, 3.0])).reshape(2, 2)
+    i = A.argmax(axis=1)
+    return np.sum(A[np.arange(2), i] ** 3)
+
+
+def so_conj_method(x):
+    z = np.exp(1j * x)
+    return np.sum((z * z.conj()).real) + np.sum(z.imag ** 3)
+
+
+def so_complex_array_real(x):
+    z = x[:2] + 1j * x[2:]
+    p = z ** 3 - 2.0 * z
+    return np.sum(p.real ** 2)
+
+
 _SECOND_ORDER_REFUSALS = {
     so_tolist: "NestingError 'the array method .tolist() of a differentiated array inside generated code is not "
                "supported at this order' (x.tolist()[1], also np.array(x.tolist()))",
@@ -492,6 +515,14 @@ _SECOND_ORDER_REFUSALS = {
     so_copy_copy: "NestingError 'the forward derivative of copy comes from a hand-written rule, which has no "
                   "derivative of its own' (copy.copy(x)[1]; np.copy works since nested_third)",
     so_star_list: "NestingError 'unpacking an array into a call (`f(*arr)`) is not supported nested' ([*x][1])",
+    so_list_sort_key: "NestingError 'nested derivative of list.sort: keyword arguments are not supported nested' "
+                      "(pairs.sort(key=..., reverse=True))",
+    so_argmax_axis: "NestingError 'the array method .argmax() with keyword arguments inside generated code is not "
+                    "supported at this order' (A.argmax(axis=1), used only as an index)",
+    so_conj_method: "NestingError 'the array method .conj() of a differentiated array inside generated code is not "
+                    "supported at this order' (z.conj() of a complex array; np.conj works?)",
+    so_complex_array_real: "NestingError \"the tangent of attribute 'real' ... not supported at this order\" (.real of "
+                           "a complex array made from x)",
 }
 
 
