@@ -15,17 +15,21 @@ import hunt11_kit as K
 
 # ---------------------------------------------------------------- known failures of the probes
 _ZEROS_LIKE_VIEW = (
-    "WRONG forward mode: an array whose value depends on the input only through zero-derivative operations "
+    "WRONG forward mode: an array that starts with no tangent -- made by a zero-derivative function of the input "
     "(np.zeros_like(x), ones_like, full_like, np.zeros(x.shape), np.ones(x.size), np.full(x.shape, c), "
     "np.arange(len(x), dtype=float), np.linspace(0, 1, len(x)), np.eye(x.shape[0]), x.astype(int) * 1.0, x // 1.0, "
-    "np.floor / ceil / sign / round / heaviside(x), np.where(x > 0, 1., 2.)), then written with differentiated "
-    "values through a view or alias of it (a row, a slice, .T, reshape, ravel, [::-1], rows of `for r in out`, an "
-    "item of a list holding it), keeps a zero tangent: `out = np.zeros_like(v); w = out[:2]; w[:] = v[:2]; return "
-    "np.sum(out)` gives jvp 0 (reverse is right: [1, 1, 0]).  The generated forward code has no `dout` and gives "
-    "`dw = _mc.zero_tangent(w)`.  Suspected: forward/activity.py (Activity._visit returns early for a `rule.zero` "
-    "call with active operands, and the input-dependence of such values (`_carries_input`, forward/input_writes.py) "
-    "keeps their alias class from being activated by the later write through the view); `out[1] = v[0]` written "
-    "directly, np.zeros((3, 2)) and np.zeros(len(x)) are right")
+    "np.floor / ceil / sign / round / heaviside(x), np.where(x > 0, 1., 2.)), or returned by a call of the user's "
+    "(`def make(n): return np.zeros(n)`, a method, a lambda), or read from a dict / tuple / list display, or "
+    "`.copy()` of one of these -- then written with differentiated values only through a view or alias of it (a "
+    "row, a slice, .T, reshape, ravel, [::-1], rows of `for r in out`, an item of a list holding it, a helper "
+    "writing into it), keeps a zero tangent: `out = np.zeros_like(v); w = out[:2]; w[:] = v[:2]; return "
+    "np.sum(out)` gives jvp 0 (reverse is right: [1, 1, 0]).  The generated forward code has no `dout` (zero-rule "
+    "case: `dw = _mc.zero_tangent(w)`), or gets dout = NoTangent from `_mc.fcall(make, ...)` and the view's tangent "
+    "`fcall(operator.getitem, ..., (dout, ...))` is fresh storage the write cannot reach dout through.  Suspected: "
+    "forward/activity.py (Activity._visit returns early for a `rule.zero` call; a mutated alias class does not make "
+    "its creating call materialise tangent storage) and the forward emitter (forward/generate.py: `dout = "
+    "_mc.zero_tangent(out)` / storage before the first view is taken).  `out[1] = v[0]` written directly, "
+    "np.zeros((3, 2)) and np.zeros(len(x)) written through views are right")
 _CLASSMETHOD_RESULT = (
     "CRASH TypeError \"unsupported operand type(s) for *: 'MutableTangent' and 'B'\": an object made by a "
     "classmethod (`return cls(v)` or `return B(v)`) or, in forward mode, a staticmethod called through the class "
@@ -225,14 +229,52 @@ def eye_row_write(v):
     return np.sum(out * out * np.arange(1.0, 4.0))
 
 
+def _make_buffer(n):
+    return np.zeros(n)
+
+
+def _fill_tail(a, v):
+    w = a[1:]
+    w[:] = np.tanh(v[:2])
+
+
+def helper_buffer_slice(v):
+    out = _make_buffer(3)
+    w = out[1:3]
+    w[0] = v[0] * 3.0
+    return np.sum(out * out * np.arange(1.0, 4.0)) + np.sum(v)
+
+
+def helper_buffer_helper_write(v):
+    out = _make_buffer(3)
+    _fill_tail(out, v)
+    return np.sum(out * out * np.arange(1.0, 4.0))
+
+
+def zl_copy_slice(v):
+    out = np.zeros_like(v).copy()
+    w = out[1:]
+    w += v[:2] ** 2
+    return np.sum(out * out)
+
+
+def zl_from_dict(v):
+    out = {"b": np.zeros_like(v)}["b"]
+    for k, r in enumerate(out.reshape(3, 1)):
+        r += v[k] ** 2
+    return np.sum(out * out)
+
+
 ZEROS_LIKE_FAMILY = [zl_row, zl_slice, zl_transpose, zl_for_rows, zl_zip_rows, ones_like_reshape, full_like_iadd_row,
                      zeros_shape_ravel, floor_column, where_swapaxes, zl_in_list, zl_in_object_list,
                      zl_moveaxis_setitem, ones_size_slice, arange_len_reshape, full_shape_reversed, astype_int_rows,
-                     floor_div_in_list, eye_row_write]
+                     floor_div_in_list, eye_row_write, helper_buffer_slice, helper_buffer_helper_write, zl_copy_slice,
+                     zl_from_dict]
 
 
 def _point(f):
-    return X32[:, 0].copy() if f in (zl_slice, ones_size_slice, arange_len_reshape, floor_div_in_list, eye_row_write) \
+    return X32[:, 0].copy() if f in (zl_slice, ones_size_slice, arange_len_reshape, floor_div_in_list, eye_row_write,
+                                     helper_buffer_slice, helper_buffer_helper_write, zl_copy_slice, zl_from_dict) \
         else X32.copy()
 
 
