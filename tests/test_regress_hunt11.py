@@ -5,6 +5,7 @@ probes led to, minimised.  Every failure is a strict xfail whose reason says WRO
 repro and the suspected module."""
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -363,6 +364,48 @@ def plain_constructor_item(x):
     return s[1] * s[2]
 
 
+def _load_series(v):
+    return Series.from_array(v)
+
+
+def module_factory_calling_classmethod(x):
+    s = _load_series(x)
+    return s[1] * s[2]
+
+
+@dataclasses.dataclass
+class DataSeries:
+    v: np.ndarray
+
+    @classmethod
+    def of(cls, a):
+        return cls(a * 1.0)
+
+    def __getitem__(self, i):
+        return self.v[i]
+
+
+def dataclass_classmethod_item(x):
+    s = DataSeries.of(x)
+    return s[1] * s[2]
+
+
+def getattr_classmethod_item(x):
+    s = getattr(Series, "from_array")(x)
+    return s[1] * s[2]
+
+
+class ScaledSeries(Series):
+    @classmethod
+    def from_array(cls, a):
+        return super().from_array(a * 2.0)
+
+
+def super_in_classmethod(x):
+    s = ScaledSeries.from_array(x)
+    return s.v[1] * s.v[2]
+
+
 def _fd1(f, x, h=1e-6):
     return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)])
 
@@ -377,7 +420,10 @@ _NEW_INIT = pytest.mark.xfail(strict=True, reason=(
 
 @pytest.mark.parametrize("f", [pytest.param(series_item_loop, marks=_CMG), pytest.param(series_item_product, marks=_CMG),
                                pytest.param(subclass_item, marks=_CMG),
-                               pytest.param(new_then_init_item, marks=_NEW_INIT), plain_constructor_item],
+                               pytest.param(new_then_init_item, marks=_NEW_INIT), plain_constructor_item,
+                               pytest.param(module_factory_calling_classmethod, marks=_CMG),
+                               pytest.param(dataclass_classmethod_item, marks=_CMG),
+                               pytest.param(getattr_classmethod_item, marks=_CMG)],
                          ids=lambda f: f.__name__)
 def test_item_of_object_from_classmethod_reverse(f):
     x = np.array([0.3, -0.7, 1.1, 0.45])
@@ -583,3 +629,12 @@ def test_second_order_refusals_hessian(f):
     H = mc.hessian(f)(x.copy())
     ref = np.stack([(mc.grad(f)(x + 1e-5 * e) - mc.grad(f)(x - 1e-5 * e)) / 2e-5 for e in np.eye(4)])
     np.testing.assert_allclose(H, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.xfail(strict=True, raises=mc.MooncakeError, reason=(
+    "REFUSED (over-conservative) MooncakeError 'super() with ScaledSeries: the instance is not a ScaledSeries "
+    "(super() inside a classmethod is not supported ...)': `return super().from_array(a * 2.0)` in a subclass's "
+    "alternative constructor, an everyday idiom (frontend/supercalls.py)"))
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_super_inside_classmethod(mode):
+    mc.testing.check_derivatives(super_in_classmethod, np.array([0.3, -0.7, 1.1, 0.45]), modes=(mode,))
