@@ -595,6 +595,14 @@ def so_complex_array_real(x):
     return np.sum(p.real ** 2)
 
 
+def so_list_copy(x):
+    L = [x[0], x[1] * 2.0, np.sin(x[2])]
+    l2 = L.copy()
+    l2[0] = x[3]
+    L[1] = l2[0] * l2[1]
+    return sum(v * v for v in L)
+
+
 _SECOND_ORDER_REFUSALS = {
     so_tolist: "NestingError 'the array method .tolist() of a differentiated array inside generated code is not "
                "supported at this order' (x.tolist()[1], also np.array(x.tolist()))",
@@ -603,6 +611,8 @@ _SECOND_ORDER_REFUSALS = {
     so_copy_copy: "NestingError 'the forward derivative of copy comes from a hand-written rule, which has no "
                   "derivative of its own' (copy.copy(x)[1]; np.copy works since nested_third)",
     so_star_list: "NestingError 'unpacking an array into a call (`f(*arr)`) is not supported nested' ([*x][1])",
+    so_list_copy: "NestingError 'the list method .copy() of a differentiated list inside generated code is not "
+                  "supported' (also dict.copy())",
     so_list_sort_key: "NestingError 'nested derivative of list.sort: keyword arguments are not supported nested' "
                       "(pairs.sort(key=..., reverse=True))",
     so_argmax_axis: "NestingError 'the array method .argmax() with keyword arguments inside generated code is not "
@@ -638,3 +648,159 @@ def test_second_order_refusals_hessian(f):
 @pytest.mark.parametrize("mode", ["forward", "reverse"])
 def test_super_inside_classmethod(mode):
     mc.testing.check_derivatives(super_in_classmethod, np.array([0.3, -0.7, 1.1, 0.45]), modes=(mode,))
+
+
+# ---------------------------------------------------------------- WRONG: the value returned by a call with out=
+_OUT_RESULT = (
+    "WRONG reverse mode, silently zero: the value *returned* by a ufunc or np.matmul given `out=` (NumPy returns "
+    "the out array itself): `buf = np.empty((2, 3)); y = np.exp(A, out=buf); return np.sum(y * W)` gives grad 0 "
+    "(forward is right; reading `buf` instead of `y` is right).  The pullback has no reverse of the statements "
+    "reading y: `A_bar = _mc.ufunc_out_reverse(_mc.NoTangent, y, old, np.exp, buf, ...)` -- y is not put in buf's "
+    "alias class (activity's returns_fresh says a ufunc's result is always fresh, forward/activity.py "
+    "returns_fresh, which the reverse shares), so its adjoint is dropped.  Same for np.add / np.matmul(out=) and "
+    "`out=(buf,)`; `acc = np.matmul(A, A.T, out=acc) + acc` gives half the gradient.  Suspected: "
+    "forward/activity.returns_fresh (ufuncs and out=), reverse/buffers.py / statement_reverse.py (out= writes)")
+
+OUT_W = np.arange(1.0, 7.0).reshape(2, 3)
+OUT_W22 = np.array([[1.0, 2.0], [3.0, 4.0]])
+
+
+def out_exp_fresh(x):
+    A = x.reshape(2, 3)
+    y = np.exp(A, out=np.empty((2, 3)))
+    return np.sum(y * OUT_W)
+
+
+def out_exp_named(x):
+    A = x.reshape(2, 3)
+    buf = np.empty((2, 3))
+    y = np.exp(A, out=buf)
+    return np.sum(y * OUT_W)
+
+
+def out_sin_tuple(x):
+    A = x.reshape(2, 3)
+    y = np.sin(A, out=(np.empty((2, 3)),))
+    return np.sum(y * OUT_W)
+
+
+def out_add_binary(x):
+    A = x.reshape(2, 3)
+    y = np.add(A, A ** 2, out=np.empty((2, 3)))
+    return np.sum(y * OUT_W)
+
+
+def out_matmul(x):
+    A = x.reshape(2, 3)
+    y = np.matmul(A, A.T, out=np.empty((2, 2)))
+    return np.sum(y * OUT_W22)
+
+
+def out_matmul_accumulate(x):
+    A = x.reshape(2, 3)
+    acc = np.zeros((2, 2))
+    for _ in range(2):
+        acc = np.matmul(A, A.T, out=acc) + acc
+    return np.sum(acc * OUT_W22)
+
+
+def out_exp_read_buffer(x):
+    A = x.reshape(2, 3)
+    buf = np.empty((2, 3))
+    np.exp(A, out=buf)
+    return np.sum(buf * OUT_W)
+
+
+_OUT_FAMILY = [out_exp_fresh, out_exp_named, out_sin_tuple, out_add_binary, out_matmul, out_matmul_accumulate]
+X6 = np.array([0.3, -0.7, 1.1, 0.45, -0.15, 0.85])
+
+
+@pytest.mark.parametrize("f", _OUT_FAMILY + [out_exp_read_buffer], ids=lambda f: f.__name__)
+def test_result_of_out_call_forward(f):
+    np.testing.assert_allclose(mc.jacfwd(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("f", [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=_OUT_RESULT))
+                               for f in _OUT_FAMILY] + [out_exp_read_buffer], ids=lambda f: f.__name__)
+def test_result_of_out_call_reverse(f):
+    np.testing.assert_allclose(mc.grad(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- NumPy keyword variants refused (first or second order)
+def kw_block(x):
+    A = x.reshape(2, 3)
+    return np.sum(np.block([[A, A], [A * 2, A ** 2]]) ** 2)
+
+
+def kw_percentile_axis(x):
+    A = x.reshape(2, 3)
+    return np.sum(np.percentile(A, 30, axis=1) * np.array([1.0, -2.0]))
+
+
+def kw_median_axis(x):
+    A = x.reshape(2, 3)
+    return np.sum(np.median(A, axis=0) * np.array([1.0, -2.0, 0.5]))
+
+
+def kw_logaddexp_reduce(x):
+    return np.sum(np.logaddexp.reduce(x.reshape(2, 3), axis=1))
+
+
+def kw_maximum_accumulate(x):
+    return np.sum(np.maximum.accumulate(x.reshape(2, 3), axis=1) * OUT_W)
+
+
+def kw_vectorize(x):
+    return np.sum(np.vectorize(lambda t: t ** 3 + 1.0)(x))
+
+
+def kw_diff_append(x):
+    A = x.reshape(2, 3)
+    return np.sum(np.diff(A, axis=1, prepend=0.5, append=A[:, :1]) ** 2)
+
+
+_KW_SECOND = {
+    kw_block: ("CRASH UnsupportedSyntaxError raised on the library's own rule code at second order: "
+               "'mooncake_ast/rules/numpy_more.py:148:21: unsupported syntax: `_rebuild(...)` is handed a lazy "
+               "iterator ...' -- the message points the user at a file they cannot change (np.block's forward rule "
+               "passes iter(...) to _rebuild; rules/numpy_more.py)", mc.MooncakeError),
+    kw_percentile_axis: ("REFUSED (over-conservative, misleading) UnsupportedDerivativeError 'reverse mode of "
+                         "np.quantile: the derivative with respect to q is not supported' at second order, q = 30 a "
+                         "constant (the forward code of np.percentile hands q on as if differentiated)",
+                         mc.MooncakeError),
+    kw_median_axis: ("REFUSED (over-conservative, misleading) 'reverse mode of np.quantile: the derivative with "
+                     "respect to q ...' at second order of np.median(A, axis=0)", mc.MooncakeError),
+    kw_logaddexp_reduce: ("REFUSED NestingError 'nested derivative of ufunc.reduce: keyword arguments are not "
+                          "supported nested' (np.logaddexp.reduce(A, axis=1))", mc.MooncakeError),
+    kw_maximum_accumulate: ("REFUSED NestingError 'nested derivative of ufunc.accumulate: keyword arguments are not "
+                            "supported nested' (np.maximum.accumulate(A, axis=1))", mc.MooncakeError),
+    kw_vectorize: ("REFUSED NestingError 'the forward derivative of vectorize comes from a hand-written rule, which "
+                   "has no derivative of its own' (also np.piecewise, np.apply_along_axis, ufunc.reduceat)",
+                   mc.MooncakeError),
+}
+
+
+@pytest.mark.parametrize("f", list(_KW_SECOND), ids=lambda f: f.__name__)
+def test_numpy_keyword_variants_first_order(f):
+    np.testing.assert_allclose(mc.grad(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(mc.jacfwd(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("f", [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=why, raises=exc))
+                               for f, (why, exc) in _KW_SECOND.items()], ids=lambda f: f.__name__)
+def test_numpy_keyword_variants_hessian(f):
+    H = mc.hessian(f)(X6.copy())
+    ref = np.stack([(mc.grad(f)(X6 + 1e-5 * e) - mc.grad(f)(X6 - 1e-5 * e)) / 2e-5 for e in np.eye(6)])
+    np.testing.assert_allclose(H, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.xfail(strict=True, raises=mc.MooncakeError, reason=(
+    "REFUSED (over-conservative) UnsupportedDerivativeError 'reverse mode of np.diff: the derivative with respect to "
+    "append= (a differentiated keyword argument: pass it positionally) is not supported' -- forward mode works; "
+    "np.diff(A, axis=1, prepend=0.5, append=A[:, :1]) is how NumPy's docs write it"))
+def test_diff_append_keyword_reverse():
+    np.testing.assert_allclose(mc.grad(kw_diff_append)(X6.copy()), _fd1(kw_diff_append, X6), rtol=1e-6, atol=1e-6)
+
+
+def test_diff_append_keyword_forward():
+    np.testing.assert_allclose(mc.jacfwd(kw_diff_append)(X6.copy()), _fd1(kw_diff_append, X6), rtol=1e-6, atol=1e-6)
