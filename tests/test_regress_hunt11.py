@@ -804,3 +804,69 @@ def test_diff_append_keyword_reverse():
 
 def test_diff_append_keyword_forward():
     np.testing.assert_allclose(mc.jacfwd(kw_diff_append)(X6.copy()), _fd1(kw_diff_append, X6), rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- WRONG values: ndarray.copy() keeps the layout
+_COPY_ORDER = (
+    "WRONG values and derivatives, both modes: `x.copy()` is order='C' (a C-contiguous copy) but mooncake_ast "
+    "computes it as np.copy(x), order='K', which keeps a transposed array's Fortran layout; a later "
+    "`.reshape(-1)` / `.ravel()` is then a copy instead of a view, and writes through it are lost: `C = A.T.copy(); "
+    "r = C.reshape(-1); r += 1.0; return np.sum(C * W)` returns 9.1 from value_and_grad / jvp, plain Python 30.1. "
+    "Suspected: ir/typed_methods.py (`\"copy\": (np.copy, frozenset())` rewrites x.copy() into np.copy(x)) and the "
+    "ndarray.copy rule's primal / tangent (np.copy(dx) keeps the tangent's layout): use np.array(x, order='C') / "
+    "x.copy()")
+
+COPY_W = np.arange(1.0, 7.0).reshape(3, 2)
+
+
+def tcopy_iadd_flat(x):
+    A = x.reshape(2, 3)
+    C = A.T.copy()
+    r = C.reshape(-1)
+    r += 1.0
+    return np.sum(C * COPY_W)
+
+
+def tcopy_setitem_flat(x):
+    A = x.reshape(2, 3)
+    C = A.T.copy()
+    r = C.reshape(-1)
+    r[0] = 5.0 * A[1, 1]
+    return np.sum(C * C * COPY_W)
+
+
+def tcopy_ravel_item(x):
+    A = x.reshape(2, 3)
+    C = A.T.copy()
+    C.ravel()[1] = 5.0
+    return np.sum(C * COPY_W)
+
+
+def tcopy_T_back(x):
+    A = x.reshape(2, 3)
+    B = A.T.copy().T
+    r = B.reshape(-1)
+    r[0] = 3.0 * A[0, 1]
+    return np.sum(B * B * COPY_W.T)
+
+
+_COPY_FAMILY = [tcopy_iadd_flat, tcopy_setitem_flat, tcopy_ravel_item, tcopy_T_back]
+_CO = pytest.mark.xfail(strict=True, reason=_COPY_ORDER)
+
+
+@pytest.mark.parametrize("f", [pytest.param(f, marks=_CO) for f in _COPY_FAMILY], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("how", ["value_and_grad", "jvp"])
+def test_copy_of_transposed_array_value(f, how):
+    x = X6.copy()
+    if how == "value_and_grad":
+        value = mc.value_and_grad(f)(x)[0]
+    else:
+        value = mc.jvp(f, (x,), (np.ones(6),))[0]
+    assert value == pytest.approx(f(X6.copy()), rel=1e-12)
+
+
+@pytest.mark.parametrize("f", [tcopy_iadd_flat] + [pytest.param(f, marks=_CO) for f in _COPY_FAMILY[1:]],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["grad", "jacfwd"])
+def test_copy_of_transposed_array_derivative(f, mode):
+    np.testing.assert_allclose(getattr(mc, mode)(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
