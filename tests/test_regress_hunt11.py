@@ -870,3 +870,96 @@ def test_copy_of_transposed_array_value(f, how):
 @pytest.mark.parametrize("mode", ["grad", "jacfwd"])
 def test_copy_of_transposed_array_derivative(f, mode):
     np.testing.assert_allclose(getattr(mc, mode)(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- WRONG forward: tangent layout differs from the primal's
+_LAYOUT = (
+    "WRONG forward mode: the tangent of an array can have another memory layout than the array (C vs Fortran "
+    "order), so `y.reshape(-1)` / `y.ravel()` is a copy for the primal and a view for the tangent (or the other "
+    "way round), and a write through it changes the tangent of y but not y: `y = A.T + np.array([1.0, 2.0]); "
+    "r = y.reshape(-1); r += x[0] ** 2` (NumPy makes y C-ordered, its tangent dA.T + 0 is Fortran-ordered); also "
+    "np.sort(A.T, axis=0), A.T.astype(float, order='C'), np.zeros_like(A.T) + A.T, and a non-contiguous argument "
+    "(`jacfwd(f)(big[::2])` with `X.ravel()[0] = ...` inside) whose basis tangents are contiguous.  Reverse mode is "
+    "right.  Suggested fix: the forward rules of reshape / ravel (and the other view-or-copy functions) decide "
+    "view-or-copy for the tangent from the primal (np.shares_memory(result, input)) instead of from the tangent's "
+    "own layout -- rules for reshape / ravel (rules/numpy_shapes.py?) and tangents.py")
+
+
+def layout_T_plus_row(x):
+    A = x.reshape(2, 3)
+    y = A.T + np.array([1.0, 2.0])
+    r = y.reshape(-1)
+    r += x[0] ** 2
+    return np.sum(y * y * COPY_W) + np.sum(r * np.arange(1.0, 7.0))
+
+
+def layout_sort_T(x):
+    A = x.reshape(2, 3)
+    y = np.sort(A.T, axis=0)
+    r = y.ravel()
+    r[1] = 3.0 * x[1]
+    return np.sum(y * y * COPY_W) + np.sum(r * np.arange(1.0, 7.0))
+
+
+def layout_astype_C(x):
+    A = x.reshape(2, 3)
+    y = A.T.astype(float, order="C")
+    r = y.reshape(-1)
+    r += x[0] ** 2
+    return np.sum(y * y * COPY_W)
+
+
+def layout_zeros_like_T(x):
+    A = x.reshape(2, 3)
+    y = np.zeros_like(A.T) + A.T
+    r = y.ravel()
+    r[1] = 3.0 * x[1]
+    return np.sum(y * y * COPY_W)
+
+
+def layout_strided_argument(X):
+    r = X.ravel()
+    r[0] = 3.0 * r[1]
+    return np.sum(X ** 2)
+
+
+_LAYOUT_FAMILY = [layout_T_plus_row, layout_sort_T, layout_astype_C, layout_zeros_like_T]
+
+
+@pytest.mark.parametrize("f", _LAYOUT_FAMILY, ids=lambda f: f.__name__)
+def test_tangent_layout_reverse(f):
+    np.testing.assert_allclose(mc.grad(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason=_LAYOUT)
+@pytest.mark.parametrize("f", _LAYOUT_FAMILY, ids=lambda f: f.__name__)
+def test_tangent_layout_forward(f):
+    np.testing.assert_allclose(mc.jacfwd(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
+
+
+def _strided_point():
+    return np.repeat(X6.reshape(2, 3), 2, axis=0)[::2]  # rows 0 and 2 of a 4 x 3 array: not contiguous
+
+
+def _fd_strided(f, X, h=1e-6):
+    out = np.zeros(X.shape)
+    for idx in np.ndindex(X.shape):
+        big_p = np.repeat(X, 2, axis=0)
+        big_m = big_p.copy()
+        big_p[2 * idx[0], idx[1]] += h
+        big_m[2 * idx[0], idx[1]] -= h
+        out[idx] = (f(big_p[::2]) - f(big_m[::2])) / (2 * h)
+    return out
+
+
+def test_strided_argument_reverse():
+    X = _strided_point()
+    np.testing.assert_allclose(mc.grad(layout_strided_argument)(X), _fd_strided(layout_strided_argument, X),
+                               rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason=_LAYOUT)
+def test_strided_argument_forward():
+    X = _strided_point()
+    np.testing.assert_allclose(mc.jacfwd(layout_strided_argument)(X), _fd_strided(layout_strided_argument, X),
+                               rtol=1e-6, atol=1e-6)
