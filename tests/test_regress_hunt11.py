@@ -963,3 +963,37 @@ def test_strided_argument_forward():
     X = _strided_point()
     np.testing.assert_allclose(mc.jacfwd(layout_strided_argument)(X), _fd_strided(layout_strided_argument, X),
                                rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- CRASH: reductions given dtype positionally
+_POSITIONAL_DTYPE = (
+    "CRASH TypeError '<lambda>() takes from 4 to 5 positional arguments but 6 were given' (reverse; 'from 3 to 4 "
+    "... 5' forward): a reduction given its dtype positionally -- np.sum(x, None, float), A.mean(0, float), "
+    "A.cumsum(1, float) -- reaches the rules of rules/numpy_reductions.py, whose lambdas take (x, axis=None, **k) "
+    "only; `dtype=float` as a keyword works.  Bind the NumPy signature (axis, dtype, out, keepdims) before the rule, "
+    "or refuse with a MooncakeError")
+
+
+def pos_dtype_sum(x):
+    return np.sum(x ** 2, None, float)
+
+
+def pos_dtype_mean_method(x):
+    return np.sum(x.reshape(2, 3).mean(0, float) ** 2)
+
+
+def pos_dtype_cumsum_method(x):
+    return np.sum(x.reshape(2, 3).cumsum(1, float) ** 2)
+
+
+def kw_dtype_mean_method(x):
+    return np.sum(x.reshape(2, 3).mean(axis=0, dtype=float) ** 2)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jacfwd"])
+@pytest.mark.parametrize("f", [pytest.param(f, marks=pytest.mark.xfail(strict=True, raises=TypeError,
+                                                                        reason=_POSITIONAL_DTYPE))
+                               for f in (pos_dtype_sum, pos_dtype_mean_method, pos_dtype_cumsum_method)]
+                         + [kw_dtype_mean_method], ids=lambda f: f.__name__)
+def test_reduction_dtype_positional(f, mode):
+    np.testing.assert_allclose(getattr(mc, mode)(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
