@@ -970,7 +970,8 @@ _POSITIONAL_DTYPE = (
     "CRASH TypeError '<lambda>() takes from 4 to 5 positional arguments but 6 were given' (reverse; 'from 3 to 4 "
     "... 5' forward): a reduction given its dtype positionally -- np.sum(x, None, float), A.mean(0, float), "
     "A.cumsum(1, float) -- reaches the rules of rules/numpy_reductions.py, whose lambdas take (x, axis=None, **k) "
-    "only; `dtype=float` as a keyword works.  Bind the NumPy signature (axis, dtype, out, keepdims) before the rule, "
+    "only; `dtype=float` as a keyword works.  Same for np.sort(A, 0, 'stable') (kind), np.cross(a, b, -1, -1, -1) "
+    "(axisa/b/c), A.sum(1, None, None, True) and A.max(0, None, True) (keepdims positionally, methods).  Bind the NumPy signature (axis, dtype, out, keepdims) before the rule, "
     "or refuse with a MooncakeError")
 
 
@@ -986,6 +987,25 @@ def pos_dtype_cumsum_method(x):
     return np.sum(x.reshape(2, 3).cumsum(1, float) ** 2)
 
 
+def pos_kind_sort(x):
+    return np.sum(np.sort(x.reshape(2, 3), 0, "stable") * COPY_W.T)
+
+
+def pos_axes_cross(x):
+    A = x.reshape(2, 3)
+    return np.sum(np.cross(A, A ** 2, -1, -1, -1) * COPY_W.T)
+
+
+def pos_keepdims_sum_method(x):
+    A = x.reshape(2, 3)
+    return np.sum(A.sum(1, None, None, True) * A)
+
+
+def pos_keepdims_max_method(x):
+    A = x.reshape(2, 3)
+    return np.sum(A.max(0, None, True) * A)
+
+
 def kw_dtype_mean_method(x):
     return np.sum(x.reshape(2, 3).mean(axis=0, dtype=float) ** 2)
 
@@ -993,7 +1013,8 @@ def kw_dtype_mean_method(x):
 @pytest.mark.parametrize("mode", ["grad", "jacfwd"])
 @pytest.mark.parametrize("f", [pytest.param(f, marks=pytest.mark.xfail(strict=True, raises=TypeError,
                                                                         reason=_POSITIONAL_DTYPE))
-                               for f in (pos_dtype_sum, pos_dtype_mean_method, pos_dtype_cumsum_method)]
+                               for f in (pos_dtype_sum, pos_dtype_mean_method, pos_dtype_cumsum_method, pos_kind_sort,
+                                         pos_axes_cross, pos_keepdims_sum_method, pos_keepdims_max_method)]
                          + [kw_dtype_mean_method], ids=lambda f: f.__name__)
 def test_reduction_dtype_positional(f, mode):
     np.testing.assert_allclose(getattr(mc, mode)(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
