@@ -12,7 +12,7 @@ the other families never emitted:
 """
 from __future__ import annotations
 
-from .gen import FAMILIES, S, V, s_assign
+from .gen import FAMILIES, M, S, V, s_assign
 
 MAKE = "def make_buffer(n):\n    return np.zeros(n)"
 FILL = "def fill_tail(buf, vals):\n    w = buf[1:]\n    w[:] = vals[:2]"
@@ -88,3 +88,61 @@ def s_classmethod_object(g):
 
 
 FAMILIES["buffers"] = [s_buffer_filled_through_view, s_classmethod_object, s_buffer_filled_through_view, s_assign]
+
+
+# ---------------------------------------------------------------- the family "layouts" (hunt11)
+# Memory layout and `out=`: `A.T.copy()` is C-ordered (a reshape of it is a view), the value a ufunc given `out=`
+# returns is the out array itself, and complex intermediates with a real result -- none emitted before hunt11, where
+# the first two gave silent wrong values / gradients.
+
+def s_transposed_copy_written_flat(g):
+    """A C-ordered copy of a transposed matrix, written through a flat view, then read."""
+    v, c, r = g.fresh(), g.fresh("c"), g.fresh("r")
+    m = g.pick(M) or "C23 * 1.0"
+    g.emit(f"{c} = ({m} * {g.leaf(S)}).T.copy()")
+    form = g.rng.randrange(3)
+    s = g.expr(S, maxdepth=1)
+    if form == 0:
+        g.emit(f"{r} = {c}.reshape(-1)", f"{r} += {s}")
+    elif form == 1:
+        g.emit(f"{c}.ravel()[{g.rng.randrange(6)}] = {s}")
+    else:
+        g.emit(f"{r} = {c}.reshape(2, 3)", f"{r}[1] = {r}[0] * {s}")
+    g.emit(f"{v} = np.sum({c} * {c} * np.arange(1.0, 7.0).reshape(3, 2))")
+    g.define(v, S)
+
+
+def s_out_result_used(g):
+    """The value returned by a ufunc (or matmul) given out=, read instead of the out array."""
+    v, y, b = g.fresh(), g.fresh("y"), g.fresh("buf")
+    a = g.pick(V)
+    form = g.rng.randrange(4)
+    g.emit(f"{b} = np.empty(3)")
+    if form == 0:
+        g.emit(f"{y} = np.exp(np.tanh({a}), out={b})")
+    elif form == 1:
+        g.emit(f"{y} = np.multiply({a}, {g.leaf(V)}, out={b})")
+    elif form == 2:
+        g.emit(f"{y} = np.sin({a} * {g.leaf(S)}, out=({b},))")
+    else:
+        g.emit(f"{y} = np.matmul(M33, {a}, out={b})")
+    g.emit(f"{v} = np.sum({y} * C3) + np.sum({b}) * {g.leaf(S)}")
+    g.define(v, S)
+
+
+def s_complex_intermediate(g):
+    """Complex numbers in the middle, a real result."""
+    v, z = g.fresh(), g.fresh("z")
+    a = g.pick(V)
+    form = g.rng.randrange(3)
+    if form == 0:
+        g.emit(f"{z} = {a} + 1j * {g.leaf(V)}", f"{v} = np.sum(np.abs({z} * {z} + 0.5) ** 2)")
+    elif form == 1:
+        g.emit(f"{z} = np.exp(1j * {a} * {g.leaf(S)})", f"{v} = np.sum(np.real({z} * np.conj({z}) + {z} ** 2))")
+    else:
+        g.emit(f"{z} = complex({g.leaf(S)}, {g.expr(S, maxdepth=1)})", f"{v} = ({z} * {z}).real + abs({z})")
+    g.define(v, S)
+
+
+FAMILIES["layouts"] = [s_transposed_copy_written_flat, s_out_result_used, s_complex_intermediate,
+                       s_transposed_copy_written_flat, s_assign]
