@@ -1018,3 +1018,59 @@ def kw_dtype_mean_method(x):
                          + [kw_dtype_mean_method], ids=lambda f: f.__name__)
 def test_reduction_dtype_positional(f, mode):
     np.testing.assert_allclose(getattr(mc, mode)(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- WRONG second order: writes through ndarray.view()
+_VIEW_METHOD_SECOND = (
+    "WRONG second order, silently zero: `out = np.zeros(3); w = out.view(); w[0] = x[1] ** 2; return "
+    "np.sum(out * out)` -- grad and jacfwd are right ([0, -1.372, 0]) but hessian, jacfwd(grad), jacrev(grad) and "
+    "jvp(grad) all give 0 (finite differences of grad: H[1, 1] = 5.88).  `w = out[:]` is right; when the array "
+    "viewed is itself differentiated (`out = x * 1.0`), the same code is refused honestly ('the array method "
+    ".view() of a differentiated array inside generated code is not supported at this order'), so the silent zero "
+    "comes from the first-order code's .view() of a not-yet-differentiated array: its nested derivative treats "
+    "the view as a constant.  Suspected: rules/nested_array_methods.py (the zero-tangent shortcut `api._zero(da) "
+    "and ...` for methods that return views) / nested activity of the first-order code")
+
+
+def view_method_write(x):
+    out = np.zeros(3)
+    w = out.view()
+    w[0] = x[1] ** 2
+    return np.sum(out * out)
+
+
+def view_method_iadd_2d(x):
+    out = np.zeros((2, 3))
+    w = out.view()
+    w += x.reshape(2, 3) ** 2
+    return np.sum(out * out * OUT_W)
+
+
+def slice_view_write(x):
+    out = np.zeros(3)
+    w = out[:]
+    w[0] = x[1] ** 2
+    return np.sum(out * out)
+
+
+def _hess_fd(f, x):
+    return np.stack([(mc.grad(f)(x + 1e-5 * e) - mc.grad(f)(x - 1e-5 * e)) / 2e-5 for e in np.eye(x.size)])
+
+
+_VM = pytest.mark.xfail(strict=True, reason=_VIEW_METHOD_SECOND)
+
+
+@pytest.mark.parametrize("f, x", [pytest.param(view_method_write, X6[:3], marks=_VM),
+                                  pytest.param(view_method_iadd_2d, X6, marks=_VM),
+                                  pytest.param(slice_view_write, X6[:3])], ids=["view_write", "view_iadd_2d", "slice"])
+@pytest.mark.parametrize("how", ["hessian", "jacrev_grad", "jvp_grad"])
+def test_second_order_through_view_method(f, x, how):
+    ref = _hess_fd(f, x.copy())
+    if how == "hessian":
+        got = mc.hessian(f)(x.copy())
+    elif how == "jacrev_grad":
+        got = mc.jacrev(mc.grad(f))(x.copy())
+    else:
+        v = np.linspace(-1.0, 1.0, x.size) + 0.37
+        got, ref = mc.jvp(mc.grad(f), (x.copy(),), (v,))[1], ref @ v
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
