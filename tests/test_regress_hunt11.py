@@ -604,6 +604,32 @@ def so_list_copy(x):
     return sum(v * v for v in L)
 
 
+class _Vec:
+    def __init__(self, w):
+        self.w = w
+
+    def __mul__(self, other):
+        return _Vec(self.w * other.w)
+
+
+def so_deepcopy_object(x):
+    import copy
+    v = copy.deepcopy(_Vec(x))
+    return np.sum((v * v).w * np.arange(1.0, 5.0))
+
+
+def so_itemgetter(x):
+    import operator
+    L = [x[:2] * 1.0, x[1:3] * 2.0]
+    return np.sum(operator.itemgetter(1)(L) ** 3)
+
+
+def so_deque_item(x):
+    import collections
+    d = collections.deque([x[:2] * 1.0, x[1:3] * 2.0])
+    return np.sum(d[1] ** 3)
+
+
 _SECOND_ORDER_REFUSALS = {
     so_tolist: "NestingError 'the array method .tolist() of a differentiated array inside generated code is not "
                "supported at this order' (x.tolist()[1], also np.array(x.tolist()))",
@@ -614,6 +640,11 @@ _SECOND_ORDER_REFUSALS = {
     so_star_list: "NestingError 'unpacking an array into a call (`f(*arr)`) is not supported nested' ([*x][1])",
     so_list_copy: "NestingError 'the list method .copy() of a differentiated list inside generated code is not "
                   "supported' (also dict.copy())",
+    so_deepcopy_object: "NestingError 'the forward derivative of deepcopy comes from a hand-written rule, which has "
+                        "no derivative of its own' (copy.deepcopy of a user object)",
+    so_itemgetter: "NestingError 'the forward derivative of itemgetter comes from a hand-written rule ...' "
+                   "(operator.itemgetter(1)(L))",
+    so_deque_item: "NestingError 'getitem on a deque, int is not supported at this order' (collections.deque)",
     so_list_sort_key: "NestingError 'nested derivative of list.sort: keyword arguments are not supported nested' "
                       "(pairs.sort(key=..., reverse=True))",
     so_argmax_axis: "NestingError 'the array method .argmax() with keyword arguments inside generated code is not "
