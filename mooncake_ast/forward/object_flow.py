@@ -134,7 +134,9 @@ class ObjectFlow:
                 if fn is None:  # a method of a number or an array (x.sum()) gives numbers and arrays
                     f = s.fn
                     ok = s in plain_calls or (isinstance(f, Call) and raw_callee(f) is builtins.getattr and len(f.args) == 2
-                                              and is_plain(f.args[0]))
+                                              and is_plain(f.args[0]) and not (isinstance(f.args[0], Global) and
+                                                                               _makes_objects(self.g.get(f.args[0].name))))
+                    # (`Series.from_array(a)`: a classmethod of a user class read from the module may make an object)
                 elif _numeric_module(fn) or fn in _NUMBER_RESULT:
                     ok = True
                 elif fn is operator.getitem and len(s.args) == 2 and _display_item(s, raw_callee) is not None:

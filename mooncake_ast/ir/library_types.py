@@ -111,6 +111,8 @@ def _same_shape_calls(fn: Any, args: list, kw: dict) -> AVal:
     if fn in (np.cumsum, np.cumprod) and n == 1 and set(kw) == {"axis"} and type(kw["axis"]) is int and \
             is_float_array(args[0]) and -len(args[0].axes) <= kw["axis"] < len(args[0].axes):
         return args[0]  # (along one axis: the shape kept; without it the result is flat, op_types.numpy_result)
+    if fn is np.copy and n == 1 and set(kw) == {"order"} and is_float_array(args[0]):
+        return args[0]  # (`x.copy()` is `np.copy(x, order="C")`: ir/typed_methods.py)
     if fn is np.gradient and n == 2 and not kw and is_float_array(args[0]) and len(args[0].axes) == 1 and \
             isinstance(args[1], Num):
         return args[0]  # (of a vector: one array of its shape; of a matrix a list of them, left unknown)

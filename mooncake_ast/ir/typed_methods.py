@@ -90,6 +90,8 @@ def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callab
             if m.args[1].value == "transpose" and args and isinstance(args[0], Const) and args[0].value is None:
                 args = []  # (`x.transpose(None)` reverses the axes, as np.transpose(x) does)
             s.fn, s.args = Const(np_fn), [obj, *args]
+            if m.args[1].value == "copy" and not args and (t.axes is None or len(t.axes) > 1):
+                s.kwargs = {"order": Const("C")}  # (`x.copy()` is C-ordered; np.copy keeps x's layout: `A.T.copy()`)
             home = m.block if getattr(m, "block", None) is not None else b
             home.stmts.remove(m)
             done += 1
