@@ -124,6 +124,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         plain = _copy_fwd
     if f is np.putmask and _plain_forwards.putmask_plain(args):  # (a masked write: plain_forwards._putmask_fwd)
         plain = _plain_forwards._putmask_fwd
+    if plain is None and type(f) is types.BuiltinMethodType and isinstance(getattr(f, "__self__", None), np.ufunc):
+        from .numpy_ufunc_at import scatter_forward
+
+        plain = scatter_forward(f, args, dargs)  # (np.add.at / np.subtract.at: the scatter of the tangents, plain NumPy)
     if f is operator.getitem and n == 2 and not _is_concatenator(args[0]):
         # an index is never differentiated (but np.r_'s): view_read's forward code adds no index tangent, which
         # getitem's added to the item's (`list + NoTangent` raised a TypeError at the third order: an item of a
