@@ -227,9 +227,15 @@ def scatter_forward(f, args: tuple, dargs: tuple):
     da, dindices, db = dargs
     if type(a) is not np.ndarray or a.dtype.kind != "f" or type(da) is not np.ndarray or da.shape != a.shape:
         return None
-    if not (dindices is NoTangent or dindices is None or isinstance(dindices, np.ndarray) and
-            dindices.dtype.kind not in "fc"):
+    if not _index_tangent(dindices):
         return None
     if isinstance(b, np.ndarray) and b.dtype.kind not in "fiu" or isinstance(b, complex):
         return None
     return plain
+
+
+def _index_tangent(d) -> bool:
+    """Is d what forward code holds as the tangent of an index (none, or integer storage, also inside a tuple)?"""
+    if isinstance(d, tuple):
+        return all(_index_tangent(v) for v in d)
+    return d is NoTangent or d is None or isinstance(d, np.ndarray) and d.dtype.kind not in "fc"

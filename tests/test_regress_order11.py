@@ -1,0 +1,254 @@
+"""order11: second and third orders that were refused (or wrong) on d00f5b4, each checked against central finite
+differences of a first derivative, in both modes of the outer transformation (reverse: mc.grad / mc.jacrev /
+hessian's reverse-over-forward; forward: mc.jacfwd / mc.jvp of a gradient).
+
+* np.add.at / np.subtract.at at second order: forward code's dispatched scatter-add is planned as plain NumPy
+  (rules/numpy_ufunc_at.scatter_forward), whose outer derivative np.add.at's own rules give.
+* functools.partial made inside the differentiated function (rules/nested_partials.py): its bound values are
+  arguments of the planned call, their adjoints the partial's (BoundAdjoint) -- refused before where the partial had
+  a tangent, and WRONG where it had none but an outer derivative differentiated what it bound (`partial(weighted,
+  w=c)` inside a function mc.jvp'd with c a primal of zero tangent: d/dc was 0).  A partial of a partial binding
+  keywords only lost the inner keywords' tangents at first order (rules/python_callables.py).
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.rules.forward_code_rules import NestingError
+
+STEP = 1e-5
+
+
+def fd_jac(g, x, h=STEP):
+    """Columns: central differences of g (array -> array or number) along each coordinate of x."""
+    cols = [(np.asarray(g(x + h * e), dtype=float) - np.asarray(g(x - h * e), dtype=float)) / (2 * h)
+            for e in np.eye(x.size)]
+    return np.stack(cols, axis=-1)
+
+
+def close(got, ref, rtol=1e-5, atol=1e-6):
+    np.testing.assert_allclose(np.asarray(got, dtype=float), ref, rtol=rtol, atol=atol)
+
+
+def second_orders(f, x, how):
+    """The Hessian of f at x by `how` and its finite-difference reference (differences of mc.grad(f))."""
+    ref = fd_jac(lambda y: mc.grad(f)(y.copy()), x)
+    if how == "hessian":
+        got = mc.hessian(f)(x.copy())
+    elif how == "jacfwd_grad":
+        got = mc.jacfwd(mc.grad(f))(x.copy())
+    elif how == "jacrev_grad":
+        got = mc.jacrev(mc.grad(f))(x.copy())
+    elif how == "jvp_grad":
+        got = np.stack([mc.jvp(mc.grad(f), (x.copy(),), (e,))[1] for e in np.eye(x.size)], -1)
+    elif how == "grad_jvp":
+        got = np.stack([mc.grad(lambda y, e=e: mc.jvp(f, (y,), (e,))[1])(x.copy()) for e in np.eye(x.size)], -1)
+    else:
+        raise ValueError(how)
+    return got, ref
+
+
+HOWS = ["hessian", "jacfwd_grad", "jacrev_grad", "jvp_grad", "grad_jvp"]
+
+
+# ---------------------------------------------------------------- np.add.at / np.subtract.at
+def scatter_repeated(x):
+    acc = np.zeros(3)
+    np.add.at(acc, np.array([0, 1, 1, 2, 0, 2]), x * x)
+    return np.sum(acc ** 2) + np.sum(np.sin(acc))
+
+
+def scatter_into_input_copy(x):
+    y = x.copy() ** 2
+    np.add.at(y, np.array([0, 0, 3]), np.exp(0.3 * x[:3]))
+    return np.sum(y ** 3)
+
+
+def scatter_subtract(x):
+    acc = np.ones(4)
+    np.subtract.at(acc, np.array([1, 1, 3, 0, 1, 2]), np.cos(x))
+    return np.sum(acc * acc * np.arange(1, 5))
+
+
+def scatter_scalar_value(x):
+    acc = x[:4] * 1.0
+    np.add.at(acc, np.array([2, 2, 0]), x[5] * x[4])
+    return np.sum(np.tanh(acc)) + acc[2] ** 3
+
+
+def scatter_2d_tuple_index(x):
+    m = np.outer(x[:3], x[3:])
+    np.add.at(m, (np.array([0, 1, 1]), np.array([2, 2, 0])), x[:3] ** 2)
+    return np.sum(m ** 2)
+
+
+def scatter_in_loop(x):
+    acc = np.zeros(2)
+    for k in range(3):
+        np.add.at(acc, np.array([0, 1, 0]), x[k:k + 3] * (k + 1.0))
+    return np.sum(acc ** 3) + acc[0] * acc[1]
+
+
+def scatter_constant_values(x):
+    """Only the destination depends on x; the values added are constants."""
+    acc = x[:3] ** 2
+    np.add.at(acc, np.array([1, 1, 2]), np.array([0.5, -0.2, 1.0]))
+    return np.sum(acc ** 2)
+
+
+SCATTERS = [scatter_repeated, scatter_into_input_copy, scatter_subtract, scatter_scalar_value, scatter_2d_tuple_index,
+            scatter_in_loop, scatter_constant_values]
+X6 = np.array([0.3, -0.5, 0.8, 0.2, -0.7, 0.45])
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", SCATTERS, ids=lambda f: f.__name__)
+def test_scatter_add_second_order(f, how):
+    got, ref = second_orders(f, X6, how)
+    close(got, ref)
+
+
+def scatter_scalar_in(t):
+    acc = np.zeros(3)
+    np.add.at(acc, np.array([0, 2, 2]), np.array([t, t * t, math.sin(t)]))
+    return np.sum(acc ** 3) + acc[2] * t
+
+
+@pytest.mark.parametrize("order", ["grad3", "grad_jacfwd_grad"])
+def test_scatter_add_third_order(order):
+    t = 0.7
+    if order == "grad3":
+        got = mc.grad(mc.grad(mc.grad(scatter_scalar_in)))(t)
+    else:
+        got = mc.grad(lambda s: mc.jacfwd(mc.grad(scatter_scalar_in))(s))(t)
+    d2 = mc.grad(mc.grad(scatter_scalar_in))
+    close(got, (d2(t + STEP) - d2(t - STEP)) / (2 * STEP), rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------- functools.partial made inside
+def weighted(a, b, w):
+    return w * a * b + a ** 3
+
+
+def partial_keyword_constant(x):
+    f = functools.partial(weighted, w=0.3)
+    s = 0.0
+    for i in range(len(x) - 1):
+        s += f(x[i], x[i + 1])
+    return s
+
+
+def partial_positional_constant(x):
+    f = functools.partial(weighted, 1.5)
+    return f(x[0] * x[1], 0.7) + f(np.sin(x[2]), x[3])
+
+
+def partial_local_helper(x):
+    def scaled(a, b, scale, shift):
+        return scale * math.exp(a * b) + shift * a
+
+    f = functools.partial(scaled, scale=0.5, shift=2.0)
+    return sum(f(x[i], x[-1 - i]) for i in range(len(x)))
+
+
+W_NEG = -0.4
+
+
+def partial_of_partial_constants(x):
+    p = functools.partial(weighted, w=W_NEG)
+    q = functools.partial(p, 2.0)
+    return q(x[0] * x[2]) + q(x[1] ** 2)
+
+
+def partial_of_partial_positional(x):
+    q = functools.partial(functools.partial(weighted, 0.5), 1.5)
+    return q(x[0] * x[1]) * x[3] + q(x[2])
+
+
+def partial_array_arguments(x):
+    f = functools.partial(lambda a, b, c: np.sum(a * np.tanh(b)) * c, c=1.7)
+    return f(x, x ** 2)
+
+
+PARTIALS = [partial_keyword_constant, partial_positional_constant, partial_local_helper, partial_of_partial_constants,
+            partial_of_partial_positional, partial_array_arguments]
+X4 = np.array([0.4, -0.3, 0.9, 0.25])
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", PARTIALS, ids=lambda f: f.__name__)
+def test_partial_made_inside_second_order(f, how):
+    got, ref = second_orders(f, X4, how)
+    close(got, ref)
+
+
+# The partial binds a value that the inner derivative does not differentiate (a primal of mc.jvp with a zero tangent)
+# but an outer one does: its adjoint (or tangent) goes back through the partial to that value.
+def bound_keyword(a, c):
+    return functools.partial(weighted, w=c)(a, a * 2.0)
+
+
+def bound_positional(a, c):
+    return functools.partial(weighted, c, 2.0)(a)
+
+
+def bound_keyword_b(a, c):
+    return functools.partial(weighted, b=c, w=0.3)(a)
+
+
+def bound_twice(a, c):
+    p = functools.partial(weighted, w=c)
+    return p(a, c * a)
+
+
+def bound_partial_of_partial(a, c):
+    q = functools.partial(functools.partial(weighted, w=c), 2.0)
+    return q(a) + q(c * a)
+
+
+def bound_partial_of_partial_positional(a, c):
+    q = functools.partial(functools.partial(weighted, c), 0.5)
+    return q(a * a)
+
+
+@pytest.mark.parametrize("outer", ["grad", "jacfwd", "jacrev"])
+@pytest.mark.parametrize("h", [bound_keyword, bound_positional, bound_keyword_b, bound_twice, bound_partial_of_partial,
+                               bound_partial_of_partial_positional],
+                         ids=lambda h: h.__name__)
+def test_partial_binding_a_value_only_the_outer_derivative_differentiates(h, outer):
+    def g(x):
+        return mc.jvp(h, (x[0], x[1]), (1.0, None))[1]
+
+    x = np.array([0.3, 0.7])
+    got = getattr(mc, outer)(g)(x.copy())
+    close(got, fd_jac(g, x))
+
+
+def test_partial_binding_an_input_value_is_refused_with_advice():
+    def f(x):
+        return functools.partial(weighted, w=x[1] ** 2)(x[0], x[2])
+
+    with pytest.raises(NestingError, match=r"weighted \(test_regress_order11.py:\d+\).*pass them as arguments"):
+        mc.hessian(f)(X4.copy())
+
+
+@pytest.mark.parametrize("mode", ["jacfwd", "grad"])
+@pytest.mark.parametrize("shape", ["keywords_only", "positional_then_keyword", "keyword_overridden"])
+def test_partial_of_partial_first_order(mode, shape):
+    """partial(partial(f, w=c), a): the inner partial's keyword tangents (adjoints) were lost at first order."""
+    def f(x):
+        if shape == "keywords_only":
+            q = functools.partial(functools.partial(weighted, w=x[1]), x[0])
+        elif shape == "positional_then_keyword":
+            q = functools.partial(functools.partial(weighted, x[0]), w=x[1] * x[2])
+        else:
+            q = functools.partial(functools.partial(weighted, w=x[2]), x[0], w=x[1])
+        return q(x[0] * x[2]) if shape != "positional_then_keyword" else q(x[2])
+
+    x = np.array([0.3, 0.7, -0.4])
+    close(getattr(mc, mode)(f)(x.copy()), fd_jac(f, x))
