@@ -252,3 +252,110 @@ def test_partial_of_partial_first_order(mode, shape):
 
     x = np.array([0.3, 0.7, -0.4])
     close(getattr(mc, mode)(f)(x.copy()), fd_jac(f, x))
+
+
+# ---------------------------------------------------------------- closures rebinding what they capture
+def counter_plain(x):
+    total = 0.0
+
+    def add(v):
+        nonlocal total
+        total = total + v * v
+
+    for v in x:
+        add(math.exp(0.5 * v))
+    return total
+
+
+def counter_two_cells(x):
+    total, weight = 0.0, 1.0
+
+    def step(v):
+        nonlocal total, weight
+        total = total + weight * math.sin(v)
+        weight = weight * 0.9 + v * v
+
+    for v in x:
+        step(v)
+    return total * weight
+
+
+def counter_array_cell(x):
+    acc = np.zeros(2)
+
+    def push(a, b):
+        nonlocal acc
+        acc = acc + np.array([a * b, a - b]) * 0.5
+
+    for i in range(len(x) - 1):
+        push(x[i], x[i + 1])
+    return np.sum(acc ** 2)
+
+
+def counter_branch(x):
+    best = -1.0
+
+    def see(v):
+        nonlocal best
+        if v > 0.0:
+            best = best + v ** 3
+        else:
+            best = best * math.cosh(v)
+
+    for v in x:
+        see(v)
+    return best
+
+
+def counter_returning(x):
+    total = 1.0
+
+    def scale(v):
+        nonlocal total
+        total = total * (1.0 + 0.5 * math.tanh(v))
+        return total * v
+
+    s = 0.0
+    for v in x:
+        s = s + scale(v)
+    return s + total
+
+
+COUNTERS = [counter_plain, counter_two_cells, counter_array_cell, counter_branch, counter_returning]
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", COUNTERS, ids=lambda f: f.__name__)
+def test_stateful_closure_second_order(f, how):
+    got, ref = second_orders(f, X4, how)
+    close(got, ref)
+
+
+@pytest.mark.parametrize("outer", ["jacfwd", "jacrev"])
+@pytest.mark.parametrize("f", COUNTERS, ids=lambda f: f.__name__)
+def test_stateful_closure_outer_of_jvp(f, outer):
+    v = np.array([0.3, -1.0, 0.5, 0.8])
+
+    def g(x):
+        return mc.jvp(f, (x,), (v,))[1]
+
+    close(getattr(mc, outer)(g)(X4.copy()), fd_jac(g, X4))
+
+
+def counter_scalar(t):
+    total = 0.0
+
+    def add(v):
+        nonlocal total
+        total = total + v * math.sin(v)
+
+    for k in range(3):
+        add(t * (k + 1.0))
+    return total
+
+
+def test_stateful_closure_third_order():
+    t = 0.6
+    d2 = mc.grad(mc.grad(counter_scalar))
+    close(mc.grad(mc.grad(mc.grad(counter_scalar)))(t), (d2(t + STEP) - d2(t - STEP)) / (2 * STEP), rtol=1e-4,
+          atol=1e-5)

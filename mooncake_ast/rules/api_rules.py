@@ -55,7 +55,7 @@ from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_p
                            _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state,
                            defaults_kept, extra_zero, frozen_default, no_defaults as _no_defaults, plan_kinds,
                            read_only_default, takes_frozen_default)
-from .nested_cells import as_function_tangent as _as_function_tangent, owned_cells, owned_tangent
+from .nested_cells import as_function_tangent as _as_function_tangent, owned_cells, owned_tangent, writes_captured
 from .forward_code_rules import NestingError, _expand, _name, _prepare_cells, _zero, user_rule  # noqa: F401
 from . import plain_forwards as _plain_forwards  # noqa: E402
 from .plain_forwards import (_PLAIN, _conform_fwd, _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_const_fwd,  # noqa: F401
@@ -220,7 +220,11 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         if rule.takes_self:
             # (its defaults are not read where the call gives every parameter: `inner(s, v)` of `def inner(s, v=a)`)
             given = m == n and not f.__kwdefaults__
-            if not _zero(df) and reverse and owned_tangent(f, _no_defaults(df) if given else df, not given):
+            # (a closure rebinding what it captures writes its tangent cells: it gets them even while they hold no
+            # tangent yet, the first call of `nonlocal total; total = total + v * v` in a loop)
+            stateful = isinstance(df, FunctionTangent) and writes_captured(f)
+            if (not _zero(df) or stateful) and reverse and \
+                    owned_tangent(f, _no_defaults(df) if given else df, not given):
                 # a closure over differentiated values made in this computation, with its tangent (forward code
                 # calling it): its forward code reads both's cells, whose adjoints go into the cells' storage, which
                 # the pullback of the code that made them reads (_prepare_all_cells)
@@ -230,7 +234,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
                 plan.tan_pos = list(range(2 + m, 2 + m + n))
                 plan.defaults_passed = f if given else None
                 return plan
-            if not _zero(df):
+            if not _zero(df) or stateful:
                 if reverse or not isinstance(df, FunctionTangent):
                     raise NestingError(f"nested derivative of {_name(f)}: differentiating with respect to the variables "
                                        f"the function captures (closure, defaults) is not supported nested; pass them "

@@ -160,3 +160,16 @@ def owned_tangent(f: Any, df: Any, defaults_too: bool = True) -> bool:
         if found is None or found[0] is not cell:
             return False
     return True
+
+
+def writes_captured(f: Any) -> bool:
+    """Does the closure f rebind a variable it captures (`nonlocal total; total = total + v`)?  Its forward code then
+    writes the tangent cell as well, so it needs its real tangent (tangent cells) even where they hold no tangent yet:
+    the zero a zero tangent stands for has no cell to write (forward.transform.cell_tangent refuses it)."""
+    import dis
+
+    code = getattr(f, "__code__", None)
+    if code is None or not code.co_freevars or not getattr(f, "__closure__", None):
+        return False
+    return any(ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars
+               for ins in dis.get_instructions(code))
