@@ -46,7 +46,6 @@ _UFUNC_AT = _refused(
     "forward derivative of ufunc.at comes from a hand-written rule, which has no derivative of its own'; first "
     "order works.  Route: rules/numpy_ufunc_at.py (its forward rule as plain NumPy: np.add.at(dacc, idx, dy))")
 KNOWN = {}
-KNOWN.update({("star_args_helper", c): _KWARGS_VARIADIC for c in K.CHECKS["S"] if c != "grad1"})
 
 # grad of a lambda-wrapped jvp is the same machinery for every probe: check it on a few only (keeps the file fast)
 _LAMBDA_SAMPLE = {"spring_chain_energy", "logistic_l2", "mlp_dict_loss", "model_call_loss", "gp_nll_cholesky",

@@ -359,3 +359,95 @@ def test_stateful_closure_third_order():
     d2 = mc.grad(mc.grad(counter_scalar))
     close(mc.grad(mc.grad(mc.grad(counter_scalar)))(t), (d2(t + STEP) - d2(t - STEP)) / (2 * STEP), rtol=1e-4,
           atol=1e-5)
+
+
+# ---------------------------------------------------------------- *args / **kwargs with differentiated keywords
+def combine_module(*vals, scale=1.0, **extra):
+    s = 0.0
+    for v in vals:
+        s += v * v
+    for k in sorted(extra):
+        s += extra[k] * scale
+    return s * scale
+
+
+def kwargs_helper_local(x):
+    def combine(*vals, scale=1.0, **extra):
+        s = 0.0
+        for v in vals:
+            s += v * v
+        for k in sorted(extra):
+            s += extra[k] * scale
+        return s * scale
+    return combine(x[0], x[1] * x[2], x[3], scale=1.3, shift=math.sin(x[0]), tilt=x[1] ** 3)
+
+
+def kwargs_differentiated_scale(x):
+    return combine_module(x[0] * x[3], np.tanh(x[2]), scale=x[1] ** 2, bias=x[2] * x[0])
+
+
+def kwargs_module_default(x):
+    """The keyword-only default (scale=1.0 of a module-level function) taken as a constant."""
+    return combine_module(x[0], x[1], x[2] * x[3], offset=math.exp(0.5 * x[3]))
+
+
+def kwargs_only_extra(x):
+    def pick(a, **kw):
+        return a * kw["p"] + kw["q"] ** 2 - math.cos(a * kw["q"])
+    return pick(x[0], q=x[2] * x[1], p=math.sin(x[3]))
+
+
+def varargs_positional_only(x):
+    def total(*vs):
+        out = 0.0
+        for i, v in enumerate(vs):
+            out = out + (i + 1.0) * v ** 3
+        return out
+    return total(x[0], x[1] * x[2]) + total(x[3]) + total()
+
+
+def varargs_arrays(x):
+    def energy(*arrs, weight=0.5):
+        return weight * sum(np.sum(a ** 2 * np.sin(a)) for a in arrs)
+    return energy(x, x[1:] * 2.0, weight=x[0]) + energy(x[::2], weight=0.25)
+
+
+def varargs_after_positional(x):
+    def f(a, b, *rest, **named):
+        s = a * b
+        for r in rest:
+            s = s + r * a
+        return s + named.get("c", 0.0) * b
+    return f(x[0], x[1], x[2], x[3] ** 2, c=x[0] * x[3]) + f(x[1], x[2])
+
+
+VARIADICS = [kwargs_helper_local, kwargs_differentiated_scale, kwargs_module_default, kwargs_only_extra,
+             varargs_positional_only, varargs_arrays, varargs_after_positional]
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", VARIADICS, ids=lambda f: f.__name__)
+def test_variadic_helpers_second_order(f, how):
+    got, ref = second_orders(f, X4, how)
+    close(got, ref)
+
+
+@pytest.mark.parametrize("outer", ["jacfwd", "jacrev"])
+@pytest.mark.parametrize("f", VARIADICS, ids=lambda f: f.__name__)
+def test_variadic_helpers_outer_of_jvp(f, outer):
+    v = np.array([0.7, -0.2, 0.4, 1.1])
+
+    def g(x):
+        return mc.jvp(f, (x,), (v,))[1]
+
+    close(getattr(mc, outer)(g)(X4.copy()), fd_jac(g, X4))
+
+
+def test_variadic_local_default_left_out_is_refused_with_advice():
+    def f(x):
+        def combine(*vals, scale=1.5):
+            return sum(v * v for v in vals) * scale
+        return combine(x[0], x[1] * x[2])
+
+    with pytest.raises(NestingError, match=r"combine \(test_regress_order11.py:\d+\).*give that parameter in the call"):
+        mc.hessian(f)(X4.copy())

@@ -80,9 +80,19 @@ def _refuse_lazy_second_order(f: Any, dy: Any) -> None:
                                     f"with NumPy")
 
 
-def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, reverse: bool = False) -> _Plan:
+def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, reverse: bool = False,
+          keys: tuple = ()) -> _Plan:
     """`reverse`: the plan is for reverse mode over the call in the computation now running (_rev_fcall), which
-    takes a closure's nonzero tangent where it was made in this computation (nested_cells.owned_tangent)."""
+    takes a closure's nonzero tangent where it was made in this computation (nested_cells.owned_tangent).  `keys`:
+    the last len(keys) arguments are keywords of those names (a variadic function's call: nested_variadic.py)."""
+    if keys:
+        from .nested_variadic import variadic_plan
+
+        plan = variadic_plan(f, df, tuple(args), tuple(dargs), tuple(keys))
+        if plan is None:
+            raise NestingError(f"nested derivative of {_name(f)}: differentiated keyword arguments are not supported "
+                               f"nested")
+        return plan
     if isinstance(f, Differentiable):
         f = f.__wrapped_fn__
     f = unmemoised(f)  # (`@functools.cache`: the function it wraps, as at first order)
@@ -195,6 +205,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         # dx` as NoTangent for dx NoTangent, whose writes through `b.flat[i]` or a view were dropped (jvp(jacrev(f)))
         dargs = tuple(materialize(d, a) if d is NoTangent and isinstance(a, np.ndarray) and a.dtype.kind == "f" else
                       0.0 if d is NoTangent and type(a) is float else d for a, d in zip(args, dargs))
+        if _variadic(f) and not _only_module_keywords(f, n):
+            from .nested_variadic import variadic_plan
+
+            return variadic_plan(f, df, tuple(args), tuple(dargs))  # (`*vals`, `**extra`: nested_variadic.py)
         primals, tangents = _bind_keyword_only(f, args, dargs)
         m = len(primals)
         if (m != n or _variadic(f)) and not _only_module_keywords(f, n) and not _constant_defaults(f, n, m):
@@ -413,10 +427,10 @@ def _prepare_all_cells(call_args: tuple, defaults_passed: Any = None) -> None:
             _prepare_cells(a)
 
 
-def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> tuple:
+def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, keys: tuple = ()) -> tuple:
     """Reverse rule of `fcall(f, df, args, dargs) -> (y, dy)`: reverse mode over f's forward code."""
     args, dargs = tuple(args), _expand(dargs, len(args))
-    plan = _plan(f, df, args, dargs, kwargs, reverse=True)
+    plan = _plan(f, df, args, dargs, kwargs, reverse=True, keys=keys)
     if plan.grad_of is not None:
         _refuse_traced_captures(plan.grad_of, objects=False)  # (a callable object's fields: its forward code's arguments)
     # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants, and so
@@ -451,13 +465,13 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -
 
 
 def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: Any, tdargs: Any,
-               kwargs: Any = None) -> tuple:
+               kwargs: Any = None, keys: tuple = ()) -> tuple:
     """Forward rule of `fcall`: forward mode over f's forward code."""
     fcall = _fcall_rt
     args, dargs = tuple(args), _expand(dargs, len(args))
     n = len(args)
     targs, tdargs = _expand(targs, n), _expand(tdargs, n)
-    plan = _plan(f, df, args, dargs, kwargs)
+    plan = _plan(f, df, args, dargs, kwargs, keys=keys)
     if plan.grad_of is not None and not _zero(tf):
         raise NestingError(f"nested derivative of {plan.grad_of!r}: its function has a nonzero tangent (it captures "
                            f"differentiated variables); pass them as arguments instead")
