@@ -193,13 +193,6 @@ def test_closure_over_input_is_differentiated(make):
     np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.xfail(strict=True, raises=NestingError, reason=(
-    "REFUSED: a lambda made inside the differentiated function that captures a float from the enclosing "
-    "(non-differentiated) scope through a cell the differentiated function shares -- def outer(c): def a(x): return "
-    "mc.jvp(lambda y: f(y, c), (x,), (v,))[1]; mc.grad(outer(1.5))(x) -- NestingError 'reverse mode over the forward "
-    "code of a function that captures values ... made inside differentiated code'.  The cell is a constant of the "
-    "outermost derivative (a cell of the function mc.grad was given, never rebound), but the rule cannot tell: the "
-    "outermost function is not recorded anywhere the rule can see (api.py / shadows.Context)"))
 def test_lambda_capturing_enclosing_scope_float():
     def outer(c):
         def a(x):

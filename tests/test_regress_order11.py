@@ -451,3 +451,87 @@ def test_variadic_local_default_left_out_is_refused_with_advice():
 
     with pytest.raises(NestingError, match=r"combine \(test_regress_order11.py:\d+\).*give that parameter in the call"):
         mc.hessian(f)(X4.copy())
+
+
+# ---------------------------------------------------------------- closures over cells of the outermost function
+# A closure made inside the differentiated function capturing a number from the scope that made that function (a cell
+# the differentiated function shares, which no code of this file rebinds): a constant of every derivative now running.
+def ridge_c(w, lam=0.1):
+    return np.sum(np.sin(w) * w) + lam * np.dot(w, w)
+
+
+def make_directional(c, v):
+    def a(x):
+        return mc.jvp(lambda y: ridge_c(y, c), (x,), (v,))[1]
+    return a
+
+
+def make_directional_tuple(coef, v):
+    def a(x):
+        return mc.jvp(lambda y: coef[0] * np.sum(y ** 3) + coef[1] * ridge_c(y), (x,), (v,))[1]
+    return a
+
+
+def make_slope(c, n, v):
+    def a(x):
+        g = mc.grad(lambda y: c * np.sum(np.cos(y) ** n))(x)
+        return np.dot(g, v)
+    return a
+
+
+def make_value_and_grad(c, v):
+    def a(x):
+        val, g = mc.value_and_grad(lambda y: np.sum(np.exp(c * y)))(x)
+        return np.dot(g, v) + val * c
+    return a
+
+
+def make_two_levels(c, v):
+    def a(x):
+        def inner(y):
+            return ridge_c(y, c) * c
+        return mc.jvp(lambda y: inner(y) + c, (x,), (v,))[1]
+    return a
+
+
+W3V = np.array([0.4, -0.9, 0.3])
+DIRECTION = np.array([0.5, 1.0, -0.7])
+MAKERS = [lambda: make_directional(0.3, DIRECTION), lambda: make_directional_tuple((0.5, 2.0), DIRECTION),
+          lambda: make_slope(1.5, 3, DIRECTION), lambda: make_value_and_grad(0.7, DIRECTION),
+          lambda: make_two_levels(-0.4, DIRECTION)]
+MAKER_IDS = ["jvp_lambda", "tuple_cell", "grad_lambda_int_cell", "value_and_grad_lambda", "two_levels"]
+
+
+@pytest.mark.parametrize("outer", ["grad", "jacrev", "jacfwd", "vjp", "value_and_grad"])
+@pytest.mark.parametrize("make", MAKERS, ids=MAKER_IDS)
+def test_closure_over_outermost_cells_first_derivative(make, outer):
+    a = make()
+    ref = fd_jac(a, W3V)
+    if outer == "vjp":
+        got = mc.vjp(a, W3V.copy())[1](1.0)[0]
+    elif outer == "value_and_grad":
+        val, got = mc.value_and_grad(a)(W3V.copy())
+        close(val, a(W3V.copy()), rtol=1e-12)
+    else:
+        got = getattr(mc, outer)(a)(W3V.copy())
+    close(got, ref)
+
+
+@pytest.mark.parametrize("make", MAKERS[:3], ids=MAKER_IDS[:3])
+def test_closure_over_outermost_cells_hessian(make):
+    a = make()
+    close(mc.hessian(a)(W3V.copy()), fd_jac(lambda x: mc.grad(a)(x), W3V))
+
+
+def test_closure_over_a_cell_created_inside_is_not_taken_as_constant():
+    """The captured number computed from the input (a cell made inside): differentiated, or refused; never dropped."""
+    def a(x):
+        c = np.sum(x ** 2)
+        return mc.jvp(lambda y: ridge_c(y, c), (x,), (DIRECTION,))[1]
+
+    try:
+        got = mc.grad(a)(W3V.copy())
+    except NestingError as e:
+        assert "test_regress_order11.py:" in str(e)
+        return
+    close(got, fd_jac(a, W3V))

@@ -55,7 +55,8 @@ from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_p
                            _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state,
                            defaults_kept, extra_zero, frozen_default, no_defaults as _no_defaults, plan_kinds,
                            read_only_default, takes_frozen_default)
-from .nested_cells import as_function_tangent as _as_function_tangent, owned_cells, owned_tangent, writes_captured
+from .nested_cells import as_function_tangent as _as_function_tangent, outermost_constants, owned_cells, owned_tangent, \
+    writes_captured
 from .forward_code_rules import NestingError, _expand, _name, _prepare_cells, _zero, user_rule  # noqa: F401
 from . import plain_forwards as _plain_forwards  # noqa: E402
 from .plain_forwards import (_PLAIN, _conform_fwd, _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_const_fwd,  # noqa: F401
@@ -417,14 +418,21 @@ def _prepare_all_cells(call_args: tuple, defaults_passed: Any = None) -> None:
             _prepare_cells(a)
         if isinstance(a, types.FunctionType) and a.__closure__:
             if _captures_values(a) and not is_constant(a) and not _module_level_constant(a) and \
-                    not owned_cells(a, a is not defaults_passed):
-                raise NestingError(f"nested derivative of {_name(a)}: reverse mode over the forward code of a function "
+                    not owned_cells(a, a is not defaults_passed) and not outermost_constants(a):
+                raise NestingError(f"nested derivative of {_name(a)}{_defined_at(a)}: reverse mode over the forward "
+                                   f"code of a function "
                                    f"that captures values (closure variables) made inside differentiated code is not "
                                    f"supported here (the closure was made by an enclosing derivative, or captures them "
                                    f"through defaults); pass those values as arguments")
             # (also cells of ints and other constants: a read's adjoint, computed all the same (`t * k` of an int k),
             # has storage to go to, where it is dropped; plain cell storage has none, an AttributeError)
             _prepare_cells(a)
+
+
+def _defined_at(f: Any) -> str:
+    """` (file.py:line)` of a Python function's definition, for refusals."""
+    code = getattr(f, "__code__", None)
+    return f" ({code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno})" if code is not None else ""
 
 
 def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, keys: tuple = ()) -> tuple:

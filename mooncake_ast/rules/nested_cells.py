@@ -9,6 +9,9 @@
 """
 from __future__ import annotations
 
+import dis
+import functools
+import threading
 import types
 from typing import Any
 
@@ -173,3 +176,111 @@ def writes_captured(f: Any) -> bool:
         return False
     return any(ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars
                for ins in dis.get_instructions(code))
+
+
+# ---------------------------------------------------------------- cells of the function the outermost derivative takes
+class _Outermost(threading.local):
+    depth = 0
+    cells: tuple = ()
+
+
+_OUTERMOST = _Outermost()
+
+
+def enter_outermost(f: Any) -> int:
+    """Called by the API entry points around a derivative: where no derivative is running yet, remember the closure
+    cells of f (unwrapped: mc.grad objects, methods, partials) as those of the outermost derivative.  Returns the depth
+    to give back to leave_outermost."""
+    depth = _OUTERMOST.depth
+    if depth == 0:
+        _OUTERMOST.cells = _cells_of(f)
+    _OUTERMOST.depth = depth + 1
+    return depth
+
+
+def leave_outermost(depth: int) -> None:
+    _OUTERMOST.depth = depth
+    if depth == 0:
+        _OUTERMOST.cells = ()
+
+
+def _cells_of(f: Any) -> tuple:
+    seen = 0
+    while seen < 16:  # (a chain of wrappers: mc.grad(mc.grad(f)), a bound method, a partial)
+        seen += 1
+        inner = getattr(f, "f", None) if type(f).__module__ == "mooncake_ast.api" else None
+        inner = inner if inner is not None else getattr(f, "__wrapped_fn__", None)
+        if inner is None and isinstance(f, types.MethodType):
+            inner = f.__func__
+        if inner is None and isinstance(f, functools.partial):
+            inner = f.func
+        if inner is None:
+            break
+        f = inner
+    return tuple(getattr(f, "__closure__", None) or ())
+
+
+def _constant_number(v: Any) -> bool:
+    import numpy as np
+
+    if type(v) is tuple:
+        return all(_constant_number(x) for x in v)
+    return isinstance(v, (bool, int, float, complex, np.number)) or v is None
+
+
+_REBOUND_NAMES: dict = {}
+
+
+def _rebound_names(filename: str) -> Any:
+    """The names of captured variables that some function of the source file rebinds (`nonlocal name; name = ...`), or
+    None where the source cannot be read.  A closure's cell can be written only by functions nested lexically in the
+    function that defines the variable, so in the same file: compiling the file finds every such function (also ones
+    no module-level name reaches: inside decorators, other functions, class bodies)."""
+    import linecache
+
+    text = "".join(linecache.getlines(filename))
+    if not text:
+        return None
+    key = (filename, hash(text))
+    found = _REBOUND_NAMES.get(key)
+    if found is not None:
+        return found
+    try:
+        todo = [compile(text, filename, "exec", dont_inherit=True)]
+    except (SyntaxError, ValueError):
+        return None
+    names: set = set()
+    while todo:
+        code = todo.pop()
+        names.update(ins.argval for ins in dis.get_instructions(code)
+                     if ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars)
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    if len(_REBOUND_NAMES) > 256:
+        _REBOUND_NAMES.clear()
+    _REBOUND_NAMES[key] = frozenset(names)
+    return _REBOUND_NAMES[key]
+
+
+def outermost_constants(f: Any) -> bool:
+    """Does the closure f (made inside differentiated code) capture, besides what needs no adjoint, only cells of the
+    function the outermost derivative was given that hold numbers (or tuples of them) no code of the module ever
+    rebinds (no function of its source file declares it nonlocal and assigns it)?  Those are constants of every
+    derivative now running (`def outer(c): def a(x): return mc.jvp(lambda y: f(y, c), ...)`, mc.grad(outer(0.1))):
+    the lambda's cell c is a's, which nothing differentiated writes."""
+    from ..api import _nondifferentiable
+
+    roots = _OUTERMOST.cells
+    closure = getattr(f, "__closure__", None) or ()
+    if not roots or not closure:
+        return False
+    rebound = None
+    for name, cell in zip(f.__code__.co_freevars, closure):
+        v = _cell_value(cell)
+        if v is _EMPTY or _nondifferentiable(v) or callable(v) or isinstance(v, types.ModuleType):
+            continue
+        if not any(cell is r for r in roots) or not _constant_number(v):
+            return False
+        rebound = _rebound_names(f.__code__.co_filename) if rebound is None else rebound
+        if rebound is None or name in rebound:
+            return False
+    return True
