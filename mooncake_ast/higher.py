@@ -496,6 +496,20 @@ def _hvp(f: Callable, primals: tuple, tangents: tuple) -> Any:
     return grads[0] if len(primals) == 1 else tuple(grads)
 
 
+_DIRECTIONAL_JACOBIANS: dict = {}
+
+
+def directional_jacobian(kind: str) -> Callable:
+    """The Jacobian object (of the given kind) of higher_traced.directional_one with respect to its point: the tangent
+    of a Jacobian object's call (rules/nested_jacobians.py).  One per kind, made once: a constant of every derivative."""
+    J = _DIRECTIONAL_JACOBIANS.get(kind)
+    if J is None:
+        from .higher_traced import directional_one
+
+        J = _DIRECTIONAL_JACOBIANS[kind] = (jacfwd if kind == "jacfwd" else jacrev)(directional_one, argnums=0)
+    return J
+
+
 def _defs() -> None:
     """mc.jacfwd / mc.jacrev / mc.hessian called inside differentiated code make constants (their rules), as
     mc.grad does (rules/api_rules.py); the Jacobian functions they return have rules of their own

@@ -328,17 +328,16 @@ def test_second_order_of_inner_gradient_steps(f, how):
 
 
 _JACOBIAN_OBJECT = _refused(
-    "(third order through a Jacobian taken inside): hessian / jvp(grad) of a function calling mc.hessian(f)(w) or "
-    "mc.jacfwd(g)(w) -- NestingError 'nested derivative of quartic: call it with all its parameters given "
-    "positionally'.  The Jacobian object (higher.py's `jac(*args, **kwargs)` closure, wrapped to f's name) reaches "
-    "rules/api_rules._plan as a plain variadic user function (reverse mode over forward code: fcall(J, dJ, (w,), "
-    "(dw,))) instead of a rule of its own as grad objects have; first order works.  Route: jac10 (jacobian_rules.py)")
+    "(fourth order through a Hessian taken inside): hessian of a function calling mc.hessian(f)(w) -- NestingError "
+    "'the forward derivative of concat_tangent comes from a hand-written rule' (forward code of forward code's "
+    "helpers, fcall'd at the fourth order, have no plain forwards).  Third orders through a Jacobian taken inside "
+    "(mc.jacfwd(g)(w)) work since order11 (rules/nested_jacobians.py); first order works")
 _ITEM = _refused(
     "(second order of x[1].item()): NestingError 'the tangent of attribute 'item' of a differentiated object, read by "
     "generated code, is not supported at this order'; float(x[0]) works, first order works")
 
 
-@pytest.mark.parametrize("f, mark", [(newton_step_inside, _JACOBIAN_OBJECT), (jacobian_inside, _JACOBIAN_OBJECT),
+@pytest.mark.parametrize("f, mark", [(newton_step_inside, _JACOBIAN_OBJECT), (jacobian_inside, pytest.mark.usefixtures()),
                                      (item_conversions, _ITEM)], ids=["newton", "jacfwd_inside", "item"])
 def test_second_order_refusals(f, mark, request):
     request.node.add_marker(mark)

@@ -535,3 +535,74 @@ def test_closure_over_a_cell_created_inside_is_not_taken_as_constant():
         assert "test_regress_order11.py:" in str(e)
         return
     close(got, fd_jac(a, W3V))
+
+
+# ---------------------------------------------------------------- Jacobian objects called inside (third orders)
+def quartic(v):
+    return np.sum(v ** 4) + np.sum(np.exp(0.3 * v))
+
+
+def vec_field(v):
+    return np.sin(v) * v[0] + v ** 2 * v[-1]
+
+
+JF_FWD = mc.jacfwd(vec_field)  # (made before any differentiation: a constant object)
+
+
+def jacfwd_lambda_inside(w):
+    return np.sum(mc.jacfwd(lambda v: np.sin(v) * v[0])(w) ** 2)
+
+
+def jacrev_inside(w):
+    return np.sum(mc.jacrev(vec_field)(w) * np.arange(1.0, 1.0 + w.size ** 2).reshape(w.size, w.size))
+
+
+def hessian_inside_contracted(w):
+    return np.dot(mc.hessian(quartic)(w) @ w, np.cos(w))
+
+
+def jacobian_made_outside(w):
+    J = JF_FWD(w)
+    return np.sum(np.tanh(J)) + np.trace(J) * w[1]
+
+
+def jacobian_in_a_loop(w):
+    s = 0.0
+    for k in range(2):
+        s = s + np.sum(mc.jacfwd(vec_field)(w * (1.0 + 0.5 * k)) ** 2)
+    return s
+
+
+JACOBIANS_INSIDE = [jacfwd_lambda_inside, jacrev_inside, jacobian_made_outside, jacobian_in_a_loop]
+W3J = np.array([0.33, -0.47, 0.72])
+
+
+@pytest.mark.parametrize("how", ["hessian", "jacfwd_grad", "jacrev_grad", "jvp_grad"])
+@pytest.mark.parametrize("f", JACOBIANS_INSIDE, ids=lambda f: f.__name__)
+def test_jacobian_object_inside_at_third_order(f, how):
+    """The Hessian of a function that takes a Jacobian (or Hessian) inside: third (fourth, for the Hessian inside)
+    derivatives, against differences of its gradient (itself checked against differences of f)."""
+    close(mc.grad(f)(W3J.copy()), fd_jac(f, W3J))
+    got, ref = second_orders(f, W3J, how)
+    close(got, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("f", JACOBIANS_INSIDE, ids=lambda f: f.__name__)
+def test_jacobian_object_inside_grad_of_jvp(f):
+    got, ref = second_orders(f, W3J, "grad_jvp")
+    close(got, ref, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jacfwd", "jacrev"])
+def test_hessian_inside_third_order(mode):
+    """A Hessian taken inside, differentiated once: a third derivative of quartic (a fourth, the Hessian of it, is
+    refused: the forward code of forward code's own helpers have no rules at that order)."""
+    close(getattr(mc, mode)(hessian_inside_contracted)(W3J.copy()), fd_jac(hessian_inside_contracted, W3J))
+
+
+def test_jacobian_object_with_two_arguments_inside_is_refused_with_advice():
+    def f(w):
+        return np.sum(mc.jacfwd(lambda a, b: a * b, argnums=0)(w, w[::-1]))
+
+    with pytest.raises(NestingError, match="one positional argument"):
+        mc.hessian(f)(W3J.copy())

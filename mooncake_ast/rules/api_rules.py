@@ -48,6 +48,7 @@ from .nested_grad_objects import (_CONSTANT, _TRACED, _captures_values, _cell_fu
                                   _factory_rrule, _refuse_captures, _refuse_traced_captures, constant_callable,
                                   is_constant)
 from . import nested_templates as _nested_templates
+from . import nested_variadic as _nested_variadic
 from . import nested_closures_third as _nested_closures_third
 from .nested_closures_third import plan as _third_closure_plan
 from . import nested_helpers as _nested_helpers
@@ -127,12 +128,18 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         return _jvp_plan(args, dargs)
     if f is _fcall_rt:
         return _fcall_plan(args, dargs)
+    if getattr(f, "__mc_jacobian__", None) is not None:  # (mc.hessian(g)(w) inside: nested_jacobians.py)
+        from .nested_jacobians import jacobian_plan
+
+        return jacobian_plan(f, df, tuple(args), tuple(dargs))
     third = _third_closure_plan(f, args, dargs)
     if third is not None:  # (a closure made by forward code of forward code: nested_closures_third.py)
         return third
     plain = _PLAIN.get(f) if _hashable(f) else None
     if f is np.copy and n == 1:  # (`_mc.linear(np.copy, da)`, differentiated at a third order)
         plain = _copy_fwd
+    if f is _nested_helpers.with_dense_tangent and n == 2:  # (mc.jvp's result, at a fourth order: an identity)
+        from ..higher_traced import with_dense_tangent_forward as plain
     if f is np.putmask and _plain_forwards.putmask_plain(args):  # (a masked write: plain_forwards._putmask_fwd)
         plain = _plain_forwards._putmask_fwd
     if plain is None and type(f) is types.BuiltinMethodType and isinstance(getattr(f, "__self__", None), np.ufunc):
@@ -206,7 +213,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         # dx` as NoTangent for dx NoTangent, whose writes through `b.flat[i]` or a view were dropped (jvp(jacrev(f)))
         dargs = tuple(materialize(d, a) if d is NoTangent and isinstance(a, np.ndarray) and a.dtype.kind == "f" else
                       0.0 if d is NoTangent and type(a) is float else d for a, d in zip(args, dargs))
-        if _variadic(f) and not _only_module_keywords(f, n):
+        if _variadic(f) and not _only_module_keywords(f, n) and _nested_variadic.is_variadic_function(f):
             from .nested_variadic import variadic_plan
 
             return variadic_plan(f, df, tuple(args), tuple(dargs))  # (`*vals`, `**extra`: nested_variadic.py)

@@ -26,8 +26,9 @@ from .registry import lookup
 
 
 def is_variadic_function(f: Any) -> bool:
-    """A plain Python function (no rule) with *args or **kwargs."""
-    return isinstance(f, types.FunctionType) and bool(f.__code__.co_flags & (0x04 | 0x08)) and lookup(f) is None
+    """A plain Python function (no rule, not one of mooncake_ast's own: a Jacobian object) with *args or **kwargs."""
+    return isinstance(f, types.FunctionType) and bool(f.__code__.co_flags & (0x04 | 0x08)) and lookup(f) is None \
+        and not str(getattr(f, "__module__", "")).startswith("mooncake_ast")
 
 
 def _where(f: Any) -> str:
