@@ -606,3 +606,49 @@ def test_jacobian_object_with_two_arguments_inside_is_refused_with_advice():
 
     with pytest.raises(NestingError, match="one positional argument"):
         mc.hessian(f)(W3J.copy())
+
+
+# ---------------------------------------------------------------- .item() of NumPy float scalars
+def item_of_element(x):
+    a = float(x[0])
+    b = x[1].item()
+    return a * b * math.exp(a) + float(np.sum(x ** 2)) * b
+
+
+def item_of_reduction(x):
+    s = np.sum(x ** 2).item()
+    return math.sin(s) * x[2].item() + np.dot(x, x[::-1]).item() ** 2
+
+
+def item_of_zero_d_array(x):
+    c = np.asarray(x[0] * x[2]).item()
+    return c ** 3 + math.tanh(c) * x[1]
+
+
+def item_in_a_loop(x):
+    s = 0.0
+    for i in range(len(x)):
+        v = x[i].item()
+        s = s + (i + 1.0) * v ** 3 - math.cos(v * s)
+    return s
+
+
+ITEMS = [item_of_element, item_of_reduction, item_of_zero_d_array, item_in_a_loop]
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", ITEMS, ids=lambda f: f.__name__)
+def test_item_second_order(f, how):
+    got, ref = second_orders(f, X4, how)
+    close(got, ref)
+
+
+@pytest.mark.parametrize("outer", ["jacfwd", "jacrev"])
+@pytest.mark.parametrize("f", ITEMS, ids=lambda f: f.__name__)
+def test_item_outer_of_jvp(f, outer):
+    v = np.array([0.2, 0.9, -0.6, 0.4])
+
+    def g(x):
+        return mc.jvp(f, (x,), (v,))[1]
+
+    close(getattr(mc, outer)(g)(X4.copy()), fd_jac(g, X4))

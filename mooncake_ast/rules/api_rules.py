@@ -49,6 +49,7 @@ from .nested_grad_objects import (_CONSTANT, _TRACED, _captures_values, _cell_fu
                                   is_constant)
 from . import nested_templates as _nested_templates
 from . import nested_variadic as _nested_variadic
+from . import nested_scalar_item as _nested_scalar_item
 from . import nested_closures_third as _nested_closures_third
 from .nested_closures_third import plan as _third_closure_plan
 from . import nested_helpers as _nested_helpers
@@ -108,6 +109,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
             nested_stats_frozen.maker_for(f, args, None) or itertools_models.model_for(f, args, None)
         if model is not None:  # (a scipy.stats density or a draw called positionally: its plain model)
             return _plan(model, NoTangent, args, dargs, None, reverse)
+    if not kwargs and _nested_scalar_item.is_scalar_item(f, args):  # (`x[1].item()`: nested_scalar_item.py)
+        plan = _nested_scalar_item.item_plan(f, df)
+        if plan is not None:
+            return plan
     special = _special_plan(f, df, args, dargs, kwargs)
     if kwargs and special is None and _constant_call(f, args, dargs, kwargs):
         # (`rng.normal(size=(4, 3))`: a draw, or a function with no derivative, given only values that are never

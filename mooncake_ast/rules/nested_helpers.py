@@ -169,6 +169,8 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
         if callable(value) and getattr(value, "__self__", None) is obj:
             return attr_method
         return None
+    if isinstance(obj, np.floating) and isinstance(dobj, (float, np.floating)) and name == "item":
+        return attr_method  # (`x[1].item()`: its call planned by nested_scalar_item.py)
     if (isinstance(obj, list) and isinstance(dobj, list)) or (type(obj) in _DICTS and isinstance(dobj, dict)):
         return attr_method if callable(value) and getattr(value, "__self__", None) is obj else None
     if isinstance(dobj, tuple) and isinstance(obj, tuple) and name in (getattr(obj, "_fields", None) or ()):
