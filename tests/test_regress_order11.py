@@ -9,11 +9,20 @@ hessian's reverse-over-forward; forward: mc.jacfwd / mc.jvp of a gradient).
   a tangent, and WRONG where it had none but an outer derivative differentiated what it bound (`partial(weighted,
   w=c)` inside a function mc.jvp'd with c a primal of zero tangent: d/dc was 0).  A partial of a partial binding
   keywords only lost the inner keywords' tangents at first order (rules/python_callables.py).
+* closures rebinding what they capture (`nonlocal total; total = total + v * v`): their tangent cells are passed
+  even while empty (api_rules._plan, nested_cells.writes_captured).
+* *args / **kwargs helpers with differentiated keywords (rules/nested_variadic.py).
+* closures made inside that capture numbers from cells of the outermost derivative's function
+  (nested_cells.outermost_constants).
+* Jacobian objects called inside, at the next order (rules/nested_jacobians.py).
+* `x[1].item()` (rules/nested_scalar_item.py) and a namedtuple's `_replace` (rules/nested_replace.py).
 """
 from __future__ import annotations
 
+import collections
 import functools
 import math
+import typing
 
 import numpy as np
 import pytest
@@ -647,6 +656,56 @@ def test_item_second_order(f, how):
 @pytest.mark.parametrize("f", ITEMS, ids=lambda f: f.__name__)
 def test_item_outer_of_jvp(f, outer):
     v = np.array([0.2, 0.9, -0.6, 0.4])
+
+    def g(x):
+        return mc.jvp(f, (x,), (v,))[1]
+
+    close(getattr(mc, outer)(g)(X4.copy()), fd_jac(g, X4))
+
+
+# ---------------------------------------------------------------- a namedtuple's _replace at second order
+Pair = collections.namedtuple("Pair", "a b")
+
+
+class State(typing.NamedTuple):
+    pos: float
+    vel: float
+    mass: float
+
+
+def replace_one_field(x):
+    p = Pair(x[0], x[1])
+    q = p._replace(b=p.b * x[2])
+    return q.a * q.b + math.sin(q.b)
+
+
+def replace_two_fields_in_loop(x):
+    s = State(x[0], x[1], 1.5)
+    for k in range(3):
+        s = s._replace(pos=s.pos + 0.1 * s.vel, vel=s.vel - 0.1 * math.sin(s.pos) * x[2] / s.mass)
+    return s.pos ** 2 + s.vel * x[3]
+
+
+def replace_constant_value(x):
+    s = State(x[0] * x[1], x[2], 2.0)
+    t = s._replace(mass=3.0)
+    return t.pos * t.vel / t.mass + math.exp(t.vel * 0.2)
+
+
+REPLACES = [replace_one_field, replace_two_fields_in_loop, replace_constant_value]
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", REPLACES, ids=lambda f: f.__name__)
+def test_namedtuple_replace_second_order(f, how):
+    got, ref = second_orders(f, X4, how)
+    close(got, ref)
+
+
+@pytest.mark.parametrize("outer", ["jacfwd", "jacrev"])
+@pytest.mark.parametrize("f", REPLACES, ids=lambda f: f.__name__)
+def test_namedtuple_replace_outer_of_jvp(f, outer):
+    v = np.array([0.5, -0.4, 0.3, 1.0])
 
     def g(x):
         return mc.jvp(f, (x,), (v,))[1]

@@ -26,7 +26,7 @@ def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, d
     if _nested_containers.update_by_keywords(f, args, kwargs):  # (`d.update(c=v)`: `d.update({"c": v})`)
         return _nested_containers.update_by_keywords_rrule(f, df, kwargs, dkwargs)
     if _nested_replace.is_replace(f, args, kwargs):  # (`dataclasses.replace(p, y=v)`: positional, nested_replace.py)
-        done = _nested_replace.rrule(f, tuple(args), dargs, kwargs, dkwargs)
+        done = _nested_replace.rrule(f, tuple(args), dargs, kwargs, dkwargs, df)
         if done is not None:
             return done
     helper = _nested_out.out_helper(f, len(args), kwargs)
@@ -93,7 +93,7 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
                           (_by_keys(trest[1:], keys),))
     if _nested_replace.is_replace(f, args, kwargs):  # (`dataclasses.replace(p, y=v)`: positional, nested_replace.py)
         done = _nested_replace.frule(f, tuple(args), dargs, kwargs, rest[1] if len(rest) > 1 else None, tf, tdf, targs,
-                                     tdargs, *(list(trest) + [None, None])[:2])
+                                     tdargs, *(list(trest) + [None, None])[:2], df=df)
         if done is not None:
             return done
     helper = _nested_out.out_helper(f, len(args), kwargs)
