@@ -10,7 +10,7 @@ hessian's reverse-over-forward; forward: mc.jacfwd / mc.jvp of a gradient).
   w=c)` inside a function mc.jvp'd with c a primal of zero tangent: d/dc was 0).  A partial of a partial binding
   keywords only lost the inner keywords' tangents at first order (rules/python_callables.py).
 * closures rebinding what they capture (`nonlocal total; total = total + v * v`): their tangent cells are passed
-  even while empty (api_rules._plan, nested_cells.writes_captured).
+  even while empty (api_rules._plan, nested_cells.rebinds_captured).
 * *args / **kwargs helpers with differentiated keywords (rules/nested_variadic.py).
 * closures made inside that capture numbers from cells of the outermost derivative's function
   (nested_cells.outermost_constants).
@@ -711,3 +711,78 @@ def test_namedtuple_replace_outer_of_jvp(f, outer):
         return mc.jvp(f, (x,), (v,))[1]
 
     close(getattr(mc, outer)(g)(X4.copy()), fd_jac(g, X4))
+
+
+# ---------------------------------------------------------------- a sibling closure rebinding what the function reads
+# Forward mode, first order: `a` (differentiated) calls `setc`, which rebinds the variable c that `a` reads; a read
+# c's tangent from fresh tangent cells of its own while setc wrote this computation's (forward/state.py): jvp 0.
+def make_with_setter(c0):
+    c = c0
+
+    def setc(v):
+        nonlocal c
+        c = v
+
+    def a(x):
+        setc(x[0] * 2.0)
+        return c * x[1] + np.sum(np.sin(x)) * c
+
+    return a
+
+
+def make_with_accumulator(c0):
+    c = c0
+
+    def bump(v):
+        nonlocal c
+        c = c + v * v
+
+    def a(x):
+        for v in x:
+            bump(math.tanh(v))
+        return c * x[0]
+
+    return a
+
+
+def make_with_setter_array(n):
+    state = np.zeros(n)
+
+    def put(v):
+        nonlocal state
+        state = v * 2.0
+
+    def a(x):
+        put(np.cos(x))
+        return np.sum(state * x ** 2)
+
+    return a
+
+
+SETTERS = [lambda: make_with_setter(0.1), lambda: make_with_accumulator(0.5), lambda: make_with_setter_array(3)]
+SETTER_IDS = ["setter", "accumulator", "array_setter"]
+
+
+@pytest.mark.parametrize("mode", ["jvp", "jacfwd", "grad", "jacrev"])
+@pytest.mark.parametrize("make", SETTERS, ids=SETTER_IDS)
+def test_sibling_closure_rebinding_captured_first_order(make, mode):
+    x = W3V.copy()
+    ref = fd_jac(lambda y: make()(y), x)  # (a fresh closure per call: the accumulator's state grows)
+    if mode == "jvp":
+        got = np.array([mc.jvp(make(), (x.copy(),), (e,))[1] for e in np.eye(3)])
+    else:
+        got = getattr(mc, mode)(make())(x.copy())
+    close(got, ref)
+
+
+@pytest.mark.parametrize("outer", ["jacfwd", "jacrev"])
+@pytest.mark.parametrize("make", SETTERS[:2], ids=SETTER_IDS[:2])
+def test_sibling_closure_rebinding_captured_outer_of_jvp(make, outer):
+    def g(x):
+        return mc.jvp(make(), (x,), (DIRECTION,))[1]
+
+    try:
+        got = getattr(mc, outer)(g)(W3V.copy())
+    except NestingError:
+        return  # an honest refusal is acceptable here; a wrong number is not
+    close(got, fd_jac(g, W3V))

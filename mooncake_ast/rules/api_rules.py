@@ -58,7 +58,7 @@ from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_p
                            defaults_kept, extra_zero, frozen_default, no_defaults as _no_defaults, plan_kinds,
                            read_only_default, takes_frozen_default)
 from .nested_cells import as_function_tangent as _as_function_tangent, outermost_constants, owned_cells, owned_tangent, \
-    writes_captured
+    rebinds_captured
 from .forward_code_rules import NestingError, _expand, _name, _prepare_cells, _zero, user_rule  # noqa: F401
 from . import plain_forwards as _plain_forwards  # noqa: E402
 from .plain_forwards import (_PLAIN, _conform_fwd, _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_const_fwd,  # noqa: F401
@@ -249,7 +249,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
             given = m == n and not f.__kwdefaults__
             # (a closure rebinding what it captures writes its tangent cells: it gets them even while they hold no
             # tangent yet, the first call of `nonlocal total; total = total + v * v` in a loop)
-            stateful = isinstance(df, FunctionTangent) and writes_captured(f)
+            stateful = isinstance(df, FunctionTangent) and rebinds_captured(f)
             if (not _zero(df) or stateful) and reverse and \
                     owned_tangent(f, _no_defaults(df) if given else df, not given):
                 # a closure over differentiated values made in this computation, with its tangent (forward code

@@ -165,7 +165,7 @@ def owned_tangent(f: Any, df: Any, defaults_too: bool = True) -> bool:
     return True
 
 
-def writes_captured(f: Any) -> bool:
+def rebinds_captured(f: Any) -> bool:
     """Does the closure f rebind a variable it captures (`nonlocal total; total = total + v`)?  Its forward code then
     writes the tangent cell as well, so it needs its real tangent (tangent cells) even where they hold no tangent yet:
     the zero a zero tangent stands for has no cell to write (forward.transform.cell_tangent refuses it)."""
