@@ -532,6 +532,24 @@ def test_closure_over_outermost_cells_hessian(make):
     close(mc.hessian(a)(W3V.copy()), fd_jac(lambda x: mc.grad(a)(x), W3V))
 
 
+def make_directional_rebound(c, v):
+    """c is rebound by a sibling closure that the differentiated function calls: not a constant."""
+    def setc(value):
+        nonlocal c
+        c = value
+
+    def a(x):
+        setc(x[0] * 2.0)
+        return mc.jvp(lambda y: ridge_c(y, c), (x,), (v,))[1]
+    return a
+
+
+@pytest.mark.parametrize("outer", ["grad", "jacrev", "jacfwd"])
+def test_closure_over_a_rebound_outermost_cell_is_differentiated(outer):
+    got = getattr(mc, outer)(make_directional_rebound(0.3, DIRECTION))(W3V.copy())
+    close(got, fd_jac(lambda y: make_directional_rebound(0.3, DIRECTION)(y), W3V))
+
+
 def test_closure_over_a_cell_created_inside_is_not_taken_as_constant():
     """The captured number computed from the input (a cell made inside): differentiated, or refused; never dropped."""
     def a(x):

@@ -228,59 +228,87 @@ def _constant_number(v: Any) -> bool:
     return isinstance(v, (bool, int, float, complex, np.number)) or v is None
 
 
-_REBOUND_NAMES: dict = {}
+_FILE_CODES: dict = {}
 
 
-def _rebound_names(filename: str) -> Any:
-    """The names of captured variables that some function of the source file rebinds (`nonlocal name; name = ...`), or
-    None where the source cannot be read.  A closure's cell can be written only by functions nested lexically in the
-    function that defines the variable, so in the same file: compiling the file finds every such function (also ones
-    no module-level name reaches: inside decorators, other functions, class bodies)."""
+def _file_codes(filename: str) -> Any:
+    """{id(code): parent code} for every code object of the source file, compiled afresh (None where the source cannot
+    be read), with the list of them: the lexical nesting of its functions."""
     import linecache
 
     text = "".join(linecache.getlines(filename))
     if not text:
         return None
     key = (filename, hash(text))
-    found = _REBOUND_NAMES.get(key)
+    found = _FILE_CODES.get(key)
     if found is not None:
         return found
     try:
-        todo = [compile(text, filename, "exec", dont_inherit=True)]
+        top = compile(text, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return None
-    names: set = set()
+    parents: dict = {id(top): None}
+    codes = [top]
+    todo = [top]
     while todo:
         code = todo.pop()
-        names.update(ins.argval for ins in dis.get_instructions(code)
-                     if ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars)
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                parents[id(c)] = code
+                codes.append(c)
+                todo.append(c)
+    if len(_FILE_CODES) > 64:
+        _FILE_CODES.clear()
+    _FILE_CODES[key] = (parents, codes)
+    return _FILE_CODES[key]
+
+
+def _rebound(f: Any, name: str) -> bool:
+    """May the variable `name` that the closure f captures be rebound (`nonlocal name; name = ...`)?  A closure's cell
+    is written only by functions nested lexically in the function that defines the variable, so in the same file:
+    the file is compiled afresh, the function defining name found above f's code (by name and first line), and every
+    function nested in it searched.  True where that cannot be told (no source, f's code not found)."""
+    found = _file_codes(f.__code__.co_filename)
+    if found is None:
+        return True
+    parents, codes = found
+    here = [c for c in codes if c.co_name == f.__code__.co_name and c.co_firstlineno == f.__code__.co_firstlineno]
+    if len(here) != 1:
+        return True
+    owner = parents.get(id(here[0]))
+    while owner is not None and name not in owner.co_cellvars:
+        owner = parents.get(id(owner))
+    if owner is None:
+        return True
+    todo = [owner]
+    while todo:
+        code = todo.pop()
+        # (a nested function's nonlocal writes; and a generator's writes of its own cells: it may be resumed while a
+        # derivative runs, where a plain function's frame that made the closure has finished or waits)
+        mine = code.co_freevars + (code.co_cellvars if code.co_flags & (0x20 | 0x80 | 0x200) else ())
+        if name in mine and any(ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval == name
+                                for ins in dis.get_instructions(code)):
+            return True
         todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    if len(_REBOUND_NAMES) > 256:
-        _REBOUND_NAMES.clear()
-    _REBOUND_NAMES[key] = frozenset(names)
-    return _REBOUND_NAMES[key]
+    return False
 
 
 def outermost_constants(f: Any) -> bool:
     """Does the closure f (made inside differentiated code) capture, besides what needs no adjoint, only cells of the
-    function the outermost derivative was given that hold numbers (or tuples of them) no code of the module ever
-    rebinds (no function of its source file declares it nonlocal and assigns it)?  Those are constants of every
-    derivative now running (`def outer(c): def a(x): return mc.jvp(lambda y: f(y, c), ...)`, mc.grad(outer(0.1))):
-    the lambda's cell c is a's, which nothing differentiated writes."""
+    function the outermost derivative was given that hold numbers (or tuples of them) nothing rebinds (no function
+    nested in the one defining the variable declares it nonlocal and assigns it: _rebound)?  Those are constants of
+    every derivative now running (`def outer(c): def a(x): return mc.jvp(lambda y: f(y, c), ...)`,
+    mc.grad(outer(0.1))): the lambda's cell c is a's, which nothing differentiated writes."""
     from ..api import _nondifferentiable
 
     roots = _OUTERMOST.cells
     closure = getattr(f, "__closure__", None) or ()
     if not roots or not closure:
         return False
-    rebound = None
     for name, cell in zip(f.__code__.co_freevars, closure):
         v = _cell_value(cell)
         if v is _EMPTY or _nondifferentiable(v) or callable(v) or isinstance(v, types.ModuleType):
             continue
-        if not any(cell is r for r in roots) or not _constant_number(v):
-            return False
-        rebound = _rebound_names(f.__code__.co_filename) if rebound is None else rebound
-        if rebound is None or name in rebound:
+        if not any(cell is r for r in roots) or not _constant_number(v) or _rebound(f, name):
             return False
     return True

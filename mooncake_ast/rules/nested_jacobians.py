@@ -32,7 +32,9 @@ def jacobian_plan(J: Any, dJ: Any, args: tuple, dargs: tuple) -> Optional[Any]:
     from .nested_plan_kit import _Plan, _dense
 
     f, argnums, has_aux, kind = spec
-    name = _jacobian_name(J)
+    inner = f.f if isinstance(f, Grad) else f
+    code = getattr(inner, "__code__", None)
+    name = _jacobian_name(J) + (f" ({code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno})" if code else "")
     if not _zero(dJ):
         raise NestingError(f"nested derivative of {name}: a Jacobian object whose function captures differentiated "
                            f"values is not supported at this order; pass those values as arguments")
@@ -41,7 +43,7 @@ def jacobian_plan(J: Any, dJ: Any, args: tuple, dargs: tuple) -> Optional[Any]:
                            f"function is supported for one positional argument (argnums=0, no has_aux); differentiate "
                            f"with respect to one argument (pack the others into it, or close over constants)")
     if J in _TRACED:  # (made inside differentiated code: what its function captures may be differentiated)
-        _refuse_captures(f.f if isinstance(f, Grad) else f, name)
+        _refuse_captures(inner, name)
     Jd = higher.directional_jacobian(kind)
     da = _dense(tuple(_expand(dargs, 1)), tuple(args))[0]
     plan = _Plan(jacobian_call_jvp, (J, Jd, f, args[0], da), lambda b: (NoTangent, (b[3],), (b[4],)),
