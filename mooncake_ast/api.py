@@ -97,18 +97,21 @@ def _located(e: NotImplementedError) -> UnsupportedDerivativeError:
     return UnsupportedDerivativeError(f"{where}: {e}" if where else str(e))
 
 
+_OUTERMOST: list = []  # (rules/nested_cells' enter_outermost, leave_outermost, imported on first use: it imports api)
+
+
 def _enter_outermost(f: Any) -> int:
     """Where no derivative runs yet, f's closure cells are those of the outermost derivative (rules/nested_cells.py:
     a closure made inside that captures them as numbers nothing rebinds has constants there)."""
-    from .rules.nested_cells import enter_outermost
+    if not _OUTERMOST:
+        from .rules.nested_cells import enter_outermost, leave_outermost
 
-    return enter_outermost(f)
+        _OUTERMOST.extend((enter_outermost, leave_outermost))
+    return _OUTERMOST[0](f)
 
 
 def _leave_outermost(depth: int) -> None:
-    from .rules.nested_cells import leave_outermost
-
-    leave_outermost(depth)
+    _OUTERMOST[1](depth)
 
 
 def _as_function(f: Any) -> Any:
