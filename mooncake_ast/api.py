@@ -97,6 +97,23 @@ def _located(e: NotImplementedError) -> UnsupportedDerivativeError:
     return UnsupportedDerivativeError(f"{where}: {e}" if where else str(e))
 
 
+_OUTERMOST: list = []  # (rules/nested_cells' enter_outermost, leave_outermost, imported on first use: it imports api)
+
+
+def _enter_outermost(f: Any) -> int:
+    """Where no derivative runs yet, f's closure cells are those of the outermost derivative (rules/nested_cells.py:
+    a closure made inside that captures them as numbers nothing rebinds has constants there)."""
+    if not _OUTERMOST:
+        from .rules.nested_cells import enter_outermost, leave_outermost
+
+        _OUTERMOST.extend((enter_outermost, leave_outermost))
+    return _OUTERMOST[0](f)
+
+
+def _leave_outermost(depth: int) -> None:
+    _OUTERMOST[1](depth)
+
+
 def _as_function(f: Any) -> Any:
     return f.__wrapped_fn__ if isinstance(f, Differentiable) else f
 
@@ -140,6 +157,7 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         >>> mc.jvp(f, (2.0, 0.5), (1.0, 0.0))      # d/dx
         (0.958..., 0.479...)
     """
+    depth = _enter_outermost(f)
     try:
         refuse_not_callable(f, "mc.jvp")
         if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
@@ -163,6 +181,8 @@ def jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         return done
     except Exception as e:
         raise _tb.for_user(e)
+    finally:
+        _leave_outermost(depth)
 
 
 def _jvp(f: Callable, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict, api: str = "jvp") -> tuple:
@@ -275,8 +295,12 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
     ctx = shadows.Context()
     guard = functools.partial(lazy.guard, args, kwargs)  # (Dask values stay lazy: lazy.py)
     held = held_state.take_held(fn)  # (state f keeps between calls, for a second pullback's forward pass)
-    with ctx, _refusals_located(), guard():
-        y, pb = rcall(fn, tuple(args), kwargs)
+    depth = _enter_outermost(fn)
+    try:
+        with ctx, _refusals_located(), guard():
+            y, pb = rcall(fn, tuple(args), kwargs)
+    finally:
+        _leave_outermost(depth)
     held_post = held_state.take_held(fn) if held is not None else None
     refuse_foreign(api, _name(fn), [("the result", y)])
     if copied is not None:
@@ -300,8 +324,12 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
                 if state["pre"] is not None:
                     _reapply(state["pre"])
                 run_ctx = shadows.Context()
-                with run_ctx, _refusals_located(), guard():
-                    _, run = rcall(fn, tuple(args), kwargs)
+                depth = _enter_outermost(fn)
+                try:
+                    with run_ctx, _refusals_located(), guard():
+                        _, run = rcall(fn, tuple(args), kwargs)
+                finally:
+                    _leave_outermost(depth)
             state["pb"] = None
             with run_ctx, _refusals_located(), lazy.guard(args, kwargs, seed):
                 _, args_bar, kwargs_bar = run(seed)
@@ -393,6 +421,7 @@ class ValueAndGrad:
         return known
 
     def __call__(self, *args: Any, **kwargs: Any) -> tuple:
+        depth = _enter_outermost(self.f)
         try:
             args, copied = aliases.unaliased(_as_function(self.f), args)  # (arrays f also holds: as copies)
             done = _fast.grad_fast(self, args) if not kwargs and not self.has_aux else None
@@ -404,6 +433,8 @@ class ValueAndGrad:
             return done
         except Exception as e:
             raise _tb.for_user(e)
+        finally:
+            _leave_outermost(depth)
 
     def _value_and_grad(self, fn: Any, args: tuple, kwargs: dict) -> tuple:
         nums, wrt = self._nums(len(args))

@@ -22,6 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .rules.api_rules import hvp_core
+from .rules.nested_cells import enter_outermost, leave_outermost
 from . import aliases, hvp_fast
 from .tangents import materialize
 from .api import (ArgnumsError, Grad, MooncakeError, NonScalarOutputError, _argnums_checked, _jvp, _name, _vjp,
@@ -99,7 +100,11 @@ def _jacfwd(f: Callable, argnums: Any, has_aux: bool, hessian_of: Any = None) ->
         if kwargs and is_nested(f):  # (a derivative of a derivative: keywords bound to the innermost function)
             return bind_keywords(out, kwargs, args)(*args)
         args, copied = aliases.unaliased(f, args)  # (arrays f also holds: as copies)
-        out_ = _jacfwd_at(args, kwargs)
+        depth = enter_outermost(f)
+        try:
+            out_ = _jacfwd_at(args, kwargs)
+        finally:
+            leave_outermost(depth)
         aliases.check_unwritten(api, _name(f), copied)
         return out_
 
@@ -364,7 +369,11 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         if kwargs and is_nested(f):  # (a derivative of a derivative: keywords bound to the innermost function)
             return bind_keywords(out, kwargs, args)(*args)
         args, copied = aliases.unaliased(f, args)  # (arrays f also holds: as copies)
-        out_ = _jacrev_at(args, kwargs)
+        depth = enter_outermost(f)
+        try:
+            out_ = _jacrev_at(args, kwargs)
+        finally:
+            leave_outermost(depth)
         aliases.check_unwritten("jacrev", _name(f), copied)
         return out_
 
@@ -462,10 +471,18 @@ def hvp(f: Callable, primals: tuple, tangents: tuple) -> Any:
         >>> mc.hvp(lambda x: np.sum(x ** 3), (np.array([1.0, 2.0]),), (np.ones(2),))
         array([ 6., 12.])
     """
-    from .rules.api_rules import _dense
-
     if not isinstance(primals, tuple) or not isinstance(tangents, tuple) or len(primals) != len(tangents):
         raise MooncakeError("hvp(f, primals, tangents): primals and tangents must be tuples of one length")
+    depth = enter_outermost(f)
+    try:
+        return _hvp(f, primals, tangents)
+    finally:
+        leave_outermost(depth)
+
+
+def _hvp(f: Callable, primals: tuple, tangents: tuple) -> Any:
+    from .rules.api_rules import _dense
+
     done = hvp_fast.hvp(f, primals, tangents)
     if done is not None:
         return done
@@ -477,6 +494,20 @@ def hvp(f: Callable, primals: tuple, tangents: tuple) -> Any:
                    primals)
     grads = hvp_core(f, primals, dargs, tuple(range(len(primals))))
     return grads[0] if len(primals) == 1 else tuple(grads)
+
+
+_DIRECTIONAL_JACOBIANS: dict = {}
+
+
+def directional_jacobian(kind: str) -> Callable:
+    """The Jacobian object (of the given kind) of higher_traced.directional_one with respect to its point: the tangent
+    of a Jacobian object's call (rules/nested_jacobians.py).  One per kind, made once: a constant of every derivative."""
+    J = _DIRECTIONAL_JACOBIANS.get(kind)
+    if J is None:
+        from .higher_traced import directional_one
+
+        J = _DIRECTIONAL_JACOBIANS[kind] = (jacfwd if kind == "jacfwd" else jacrev)(directional_one, argnums=0)
+    return J
 
 
 def _defs() -> None:

@@ -30,6 +30,27 @@ def directional(f, args, dargs):
     return jvp(f, args, dargs)[1]
 
 
+def directional_one(a, d, f):
+    """Df(a)[d] for f of one argument: a function of the point and the direction, whose Jacobian with respect to a
+    (higher.directional_jacobian) is the tangent of a Jacobian object's call (rules/nested_jacobians.py)."""
+    return jvp(f, (a,), (d,))[1]
+
+
+def jacobian_call_jvp(J, Jd, f, a, da):
+    """(J(a), its tangent in direction da) for a Jacobian object J of f: the Jacobian of the directional derivative,
+    Jd(a, da, f).  Plain Python: an outer derivative differentiates both calls by the Jacobian objects' own rules."""
+    # (the directional derivative first, on a copy: f may write its argument, as grad_call_jvp says)
+    dy = Jd(fresh_arrays((a,))[0], da, f)
+    y = J(a)
+    return y, dy
+
+
+def with_dense_tangent_forward(y, dy, ty, tdy):
+    """The plain forward of `with_dense_tangent(y, dy)` (forward_of_forward's result, dispatched by forward code at a
+    fourth order): an identity on values, so its tangent is (ty, tdy), both made dense by the plan."""
+    return with_dense_tangent(y, dy), (ty, tdy)
+
+
 def apply(f, args):
     return f(*args)
 

@@ -49,9 +49,26 @@ def closure_tangent(f: types.FunctionType, df: Any) -> Any:
         if type(df.cells) is not tuple:
             df.cells = _session_cells(f)
         return df
-    if (df is NoTangent or df is None) and (_keeps_state(f) or _SHARED_CELLS and _has_shared_cells(f)):
+    if (df is NoTangent or df is None) and (_keeps_state(f) or _SHARED_CELLS and _has_shared_cells(f) or
+                                            _shares_with_writer(f)):
         return FunctionTangent(_session_cells(f))
     return df
+
+
+def _shares_with_writer(f: types.FunctionType) -> bool:
+    """Does f capture a closure that rebinds a variable f captures too (`def setc(v): nonlocal c; c = v` and
+    `def a(x): setc(x[0]); return c * x[1]` from one factory)?  Then f reads c's tangent from the cells the writer
+    writes, this computation's (_session_cells): from fresh cells of its own, the tangent written was lost (jvp 0)."""
+    mine = {id(c) for c in f.__closure__}
+    for c in f.__closure__:
+        try:
+            v = c.cell_contents
+        except ValueError:
+            continue
+        if isinstance(v, types.FunctionType) and v is not f and v.__closure__ and \
+                any(id(x) in mine for x in v.__closure__) and _keeps_state(v):
+            return True
+    return False
 
 
 _SHARED_CELLS: list = []  # (non-empty once a forward computation has shared cells: share_cells)

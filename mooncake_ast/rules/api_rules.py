@@ -48,6 +48,8 @@ from .nested_grad_objects import (_CONSTANT, _TRACED, _captures_values, _cell_fu
                                   _factory_rrule, _refuse_captures, _refuse_traced_captures, constant_callable,
                                   is_constant)
 from . import nested_templates as _nested_templates
+from . import nested_variadic as _nested_variadic
+from . import nested_scalar_item as _nested_scalar_item
 from . import nested_closures_third as _nested_closures_third
 from .nested_closures_third import plan as _third_closure_plan
 from . import nested_helpers as _nested_helpers
@@ -55,7 +57,8 @@ from .nested_calls import (_constant_defaults, _fcall_keywords_plan, _keywords_p
                            _frozen, _module_level_constant, _positional, _refuse_reverse_over_nested_state,
                            defaults_kept, extra_zero, frozen_default, no_defaults as _no_defaults, plan_kinds,
                            read_only_default, takes_frozen_default)
-from .nested_cells import as_function_tangent as _as_function_tangent, owned_cells, owned_tangent
+from .nested_cells import as_function_tangent as _as_function_tangent, outermost_constants, owned_cells, owned_tangent, \
+    rebinds_captured
 from .forward_code_rules import NestingError, _expand, _name, _prepare_cells, _zero, user_rule  # noqa: F401
 from . import plain_forwards as _plain_forwards  # noqa: E402
 from .plain_forwards import (_PLAIN, _conform_fwd, _log_for_pow_at_fwd, _log_for_pow_fwd, _pow_const_fwd,  # noqa: F401
@@ -80,9 +83,19 @@ def _refuse_lazy_second_order(f: Any, dy: Any) -> None:
                                     f"with NumPy")
 
 
-def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, reverse: bool = False) -> _Plan:
+def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, reverse: bool = False,
+          keys: tuple = ()) -> _Plan:
     """`reverse`: the plan is for reverse mode over the call in the computation now running (_rev_fcall), which
-    takes a closure's nonzero tangent where it was made in this computation (nested_cells.owned_tangent)."""
+    takes a closure's nonzero tangent where it was made in this computation (nested_cells.owned_tangent).  `keys`:
+    the last len(keys) arguments are keywords of those names (a variadic function's call: nested_variadic.py)."""
+    if keys:
+        from .nested_variadic import variadic_plan
+
+        plan = variadic_plan(f, df, tuple(args), tuple(dargs), tuple(keys))
+        if plan is None:
+            raise NestingError(f"nested derivative of {_name(f)}: differentiated keyword arguments are not supported "
+                               f"nested")
+        return plan
     if isinstance(f, Differentiable):
         f = f.__wrapped_fn__
     f = unmemoised(f)  # (`@functools.cache`: the function it wraps, as at first order)
@@ -96,6 +109,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
             nested_stats_frozen.maker_for(f, args, None) or itertools_models.model_for(f, args, None)
         if model is not None:  # (a scipy.stats density or a draw called positionally: its plain model)
             return _plan(model, NoTangent, args, dargs, None, reverse)
+    if not kwargs and _nested_scalar_item.is_scalar_item(f, args):  # (`x[1].item()`: nested_scalar_item.py)
+        plan = _nested_scalar_item.item_plan(f, df)
+        if plan is not None:
+            return plan
     special = _special_plan(f, df, args, dargs, kwargs)
     if kwargs and special is None and _constant_call(f, args, dargs, kwargs):
         # (`rng.normal(size=(4, 3))`: a draw, or a function with no derivative, given only values that are never
@@ -116,14 +133,24 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         return _jvp_plan(args, dargs)
     if f is _fcall_rt:
         return _fcall_plan(args, dargs)
+    if getattr(f, "__mc_jacobian__", None) is not None:  # (mc.hessian(g)(w) inside: nested_jacobians.py)
+        from .nested_jacobians import jacobian_plan
+
+        return jacobian_plan(f, df, tuple(args), tuple(dargs))
     third = _third_closure_plan(f, args, dargs)
     if third is not None:  # (a closure made by forward code of forward code: nested_closures_third.py)
         return third
     plain = _PLAIN.get(f) if _hashable(f) else None
     if f is np.copy and n == 1:  # (`_mc.linear(np.copy, da)`, differentiated at a third order)
         plain = _copy_fwd
+    if f is _nested_helpers.with_dense_tangent and n == 2:  # (mc.jvp's result, at a fourth order: an identity)
+        from ..higher_traced import with_dense_tangent_forward as plain
     if f is np.putmask and _plain_forwards.putmask_plain(args):  # (a masked write: plain_forwards._putmask_fwd)
         plain = _plain_forwards._putmask_fwd
+    if plain is None and type(f) is types.BuiltinMethodType and isinstance(getattr(f, "__self__", None), np.ufunc):
+        from .numpy_ufunc_at import scatter_forward
+
+        plain = scatter_forward(f, args, dargs)  # (np.add.at / np.subtract.at: the scatter of the tangents, plain NumPy)
     if f is operator.getitem and n == 2 and not _is_concatenator(args[0]):
         # an index is never differentiated (but np.r_'s): view_read's forward code adds no index tangent, which
         # getitem's added to the item's (`list + NoTangent` raised a TypeError at the third order: an item of a
@@ -191,6 +218,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         # dx` as NoTangent for dx NoTangent, whose writes through `b.flat[i]` or a view were dropped (jvp(jacrev(f)))
         dargs = tuple(materialize(d, a) if d is NoTangent and isinstance(a, np.ndarray) and a.dtype.kind == "f" else
                       0.0 if d is NoTangent and type(a) is float else d for a, d in zip(args, dargs))
+        if _variadic(f) and not _only_module_keywords(f, n) and _nested_variadic.is_variadic_function(f):
+            from .nested_variadic import variadic_plan
+
+            return variadic_plan(f, df, tuple(args), tuple(dargs))  # (`*vals`, `**extra`: nested_variadic.py)
         primals, tangents = _bind_keyword_only(f, args, dargs)
         m = len(primals)
         if (m != n or _variadic(f)) and not _only_module_keywords(f, n) and not _constant_defaults(f, n, m):
@@ -216,7 +247,11 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
         if rule.takes_self:
             # (its defaults are not read where the call gives every parameter: `inner(s, v)` of `def inner(s, v=a)`)
             given = m == n and not f.__kwdefaults__
-            if not _zero(df) and reverse and owned_tangent(f, _no_defaults(df) if given else df, not given):
+            # (a closure rebinding what it captures writes its tangent cells: it gets them even while they hold no
+            # tangent yet, the first call of `nonlocal total; total = total + v * v` in a loop)
+            stateful = isinstance(df, FunctionTangent) and rebinds_captured(f)
+            if (not _zero(df) or stateful) and reverse and \
+                    owned_tangent(f, _no_defaults(df) if given else df, not given):
                 # a closure over differentiated values made in this computation, with its tangent (forward code
                 # calling it): its forward code reads both's cells, whose adjoints go into the cells' storage, which
                 # the pullback of the code that made them reads (_prepare_all_cells)
@@ -226,7 +261,7 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
                 plan.tan_pos = list(range(2 + m, 2 + m + n))
                 plan.defaults_passed = f if given else None
                 return plan
-            if not _zero(df):
+            if not _zero(df) or stateful:
                 if reverse or not isinstance(df, FunctionTangent):
                     raise NestingError(f"nested derivative of {_name(f)}: differentiating with respect to the variables "
                                        f"the function captures (closure, defaults) is not supported nested; pass them "
@@ -395,8 +430,9 @@ def _prepare_all_cells(call_args: tuple, defaults_passed: Any = None) -> None:
             _prepare_cells(a)
         if isinstance(a, types.FunctionType) and a.__closure__:
             if _captures_values(a) and not is_constant(a) and not _module_level_constant(a) and \
-                    not owned_cells(a, a is not defaults_passed):
-                raise NestingError(f"nested derivative of {_name(a)}: reverse mode over the forward code of a function "
+                    not owned_cells(a, a is not defaults_passed) and not outermost_constants(a):
+                raise NestingError(f"nested derivative of {_name(a)}{_defined_at(a)}: reverse mode over the forward "
+                                   f"code of a function "
                                    f"that captures values (closure variables) made inside differentiated code is not "
                                    f"supported here (the closure was made by an enclosing derivative, or captures them "
                                    f"through defaults); pass those values as arguments")
@@ -405,10 +441,16 @@ def _prepare_all_cells(call_args: tuple, defaults_passed: Any = None) -> None:
             _prepare_cells(a)
 
 
-def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> tuple:
+def _defined_at(f: Any) -> str:
+    """` (file.py:line)` of a Python function's definition, for refusals."""
+    code = getattr(f, "__code__", None)
+    return f" ({code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno})" if code is not None else ""
+
+
+def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, keys: tuple = ()) -> tuple:
     """Reverse rule of `fcall(f, df, args, dargs) -> (y, dy)`: reverse mode over f's forward code."""
     args, dargs = tuple(args), _expand(dargs, len(args))
-    plan = _plan(f, df, args, dargs, kwargs, reverse=True)
+    plan = _plan(f, df, args, dargs, kwargs, reverse=True, keys=keys)
     if plan.grad_of is not None:
         _refuse_traced_captures(plan.grad_of, objects=False)  # (a callable object's fields: its forward code's arguments)
     # modules passed as arguments (generated code's `_mc`, a parameter of its own forward code) are constants, and so
@@ -443,13 +485,13 @@ def _rev_fcall(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -
 
 
 def _fwd_fcall(f: Any, df: Any, args: tuple, dargs: tuple, tf: Any, tdf: Any, targs: Any, tdargs: Any,
-               kwargs: Any = None) -> tuple:
+               kwargs: Any = None, keys: tuple = ()) -> tuple:
     """Forward rule of `fcall`: forward mode over f's forward code."""
     fcall = _fcall_rt
     args, dargs = tuple(args), _expand(dargs, len(args))
     n = len(args)
     targs, tdargs = _expand(targs, n), _expand(tdargs, n)
-    plan = _plan(f, df, args, dargs, kwargs)
+    plan = _plan(f, df, args, dargs, kwargs, keys=keys)
     if plan.grad_of is not None and not _zero(tf):
         raise NestingError(f"nested derivative of {plan.grad_of!r}: its function has a nonzero tangent (it captures "
                            f"differentiated variables); pass them as arguments instead")

@@ -9,6 +9,9 @@
 """
 from __future__ import annotations
 
+import dis
+import functools
+import threading
 import types
 from typing import Any
 
@@ -158,5 +161,154 @@ def owned_tangent(f: Any, df: Any, defaults_too: bool = True) -> bool:
             continue
         found = shadows.get(id(cell))
         if found is None or found[0] is not cell:
+            return False
+    return True
+
+
+def rebinds_captured(f: Any) -> bool:
+    """Does the closure f rebind a variable it captures (`nonlocal total; total = total + v`)?  Its forward code then
+    writes the tangent cell as well, so it needs its real tangent (tangent cells) even where they hold no tangent yet:
+    the zero a zero tangent stands for has no cell to write (forward.transform.cell_tangent refuses it)."""
+    import dis
+
+    code = getattr(f, "__code__", None)
+    if code is None or not code.co_freevars or not getattr(f, "__closure__", None):
+        return False
+    return any(ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars
+               for ins in dis.get_instructions(code))
+
+
+# ---------------------------------------------------------------- cells of the function the outermost derivative takes
+class _Outermost(threading.local):
+    depth = 0
+    cells: tuple = ()
+
+
+_OUTERMOST = _Outermost()
+
+
+def enter_outermost(f: Any) -> int:
+    """Called by the API entry points around a derivative: where no derivative is running yet, remember the closure
+    cells of f (unwrapped: mc.grad objects, methods, partials) as those of the outermost derivative.  Returns the depth
+    to give back to leave_outermost."""
+    depth = _OUTERMOST.depth
+    if depth == 0:
+        _OUTERMOST.cells = _cells_of(f)
+    _OUTERMOST.depth = depth + 1
+    return depth
+
+
+def leave_outermost(depth: int) -> None:
+    _OUTERMOST.depth = depth
+    if depth == 0:
+        _OUTERMOST.cells = ()
+
+
+def _cells_of(f: Any) -> tuple:
+    seen = 0
+    while seen < 16:  # (a chain of wrappers: mc.grad(mc.grad(f)), a bound method, a partial)
+        seen += 1
+        inner = getattr(f, "f", None) if type(f).__module__ == "mooncake_ast.api" else None
+        inner = inner if inner is not None else getattr(f, "__wrapped_fn__", None)
+        if inner is None and isinstance(f, types.MethodType):
+            inner = f.__func__
+        if inner is None and isinstance(f, functools.partial):
+            inner = f.func
+        if inner is None:
+            break
+        f = inner
+    return tuple(getattr(f, "__closure__", None) or ())
+
+
+def _constant_number(v: Any) -> bool:
+    import numpy as np
+
+    if type(v) is tuple:
+        return all(_constant_number(x) for x in v)
+    return isinstance(v, (bool, int, float, complex, np.number)) or v is None
+
+
+_FILE_CODES: dict = {}
+
+
+def _file_codes(filename: str) -> Any:
+    """{id(code): parent code} for every code object of the source file, compiled afresh (None where the source cannot
+    be read), with the list of them: the lexical nesting of its functions."""
+    import linecache
+
+    text = "".join(linecache.getlines(filename))
+    if not text:
+        return None
+    key = (filename, hash(text))
+    found = _FILE_CODES.get(key)
+    if found is not None:
+        return found
+    try:
+        top = compile(text, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return None
+    parents: dict = {id(top): None}
+    codes = [top]
+    todo = [top]
+    while todo:
+        code = todo.pop()
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                parents[id(c)] = code
+                codes.append(c)
+                todo.append(c)
+    if len(_FILE_CODES) > 64:
+        _FILE_CODES.clear()
+    _FILE_CODES[key] = (parents, codes)
+    return _FILE_CODES[key]
+
+
+def _rebound(f: Any, name: str) -> bool:
+    """May the variable `name` that the closure f captures be rebound (`nonlocal name; name = ...`)?  A closure's cell
+    is written only by functions nested lexically in the function that defines the variable, so in the same file:
+    the file is compiled afresh, the function defining name found above f's code (by name and first line), and every
+    function nested in it searched.  True where that cannot be told (no source, f's code not found)."""
+    found = _file_codes(f.__code__.co_filename)
+    if found is None:
+        return True
+    parents, codes = found
+    here = [c for c in codes if c.co_name == f.__code__.co_name and c.co_firstlineno == f.__code__.co_firstlineno]
+    if len(here) != 1:
+        return True
+    owner = parents.get(id(here[0]))
+    while owner is not None and name not in owner.co_cellvars:
+        owner = parents.get(id(owner))
+    if owner is None:
+        return True
+    todo = [owner]
+    while todo:
+        code = todo.pop()
+        # (a nested function's nonlocal writes; and a generator's writes of its own cells: it may be resumed while a
+        # derivative runs, where a plain function's frame that made the closure has finished or waits)
+        mine = code.co_freevars + (code.co_cellvars if code.co_flags & (0x20 | 0x80 | 0x200) else ())
+        if name in mine and any(ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval == name
+                                for ins in dis.get_instructions(code)):
+            return True
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return False
+
+
+def outermost_constants(f: Any) -> bool:
+    """Does the closure f (made inside differentiated code) capture, besides what needs no adjoint, only cells of the
+    function the outermost derivative was given that hold numbers (or tuples of them) nothing rebinds (no function
+    nested in the one defining the variable declares it nonlocal and assigns it: _rebound)?  Those are constants of
+    every derivative now running (`def outer(c): def a(x): return mc.jvp(lambda y: f(y, c), ...)`,
+    mc.grad(outer(0.1))): the lambda's cell c is a's, which nothing differentiated writes."""
+    from ..api import _nondifferentiable
+
+    roots = _OUTERMOST.cells
+    closure = getattr(f, "__closure__", None) or ()
+    if not roots or not closure:
+        return False
+    for name, cell in zip(f.__code__.co_freevars, closure):
+        v = _cell_value(cell)
+        if v is _EMPTY or _nondifferentiable(v) or callable(v) or isinstance(v, types.ModuleType):
+            continue
+        if not any(cell is r for r in roots) or not _constant_number(v) or _rebound(f, name):
             return False
     return True

@@ -12,6 +12,7 @@ from . import nested_containers as _nested_containers, nested_out as _nested_out
 from .forward_code_rules import _expand
 from .nested_calls import _keywords_positional, _positional
 from .nested_api_plans import refuse_tangent_keywords as _refuse_tangent_keywords
+from .nested_variadic import is_variadic_function, variadic_frule, variadic_rrule
 
 
 def _api() -> Any:
@@ -25,7 +26,7 @@ def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, d
     if _nested_containers.update_by_keywords(f, args, kwargs):  # (`d.update(c=v)`: `d.update({"c": v})`)
         return _nested_containers.update_by_keywords_rrule(f, df, kwargs, dkwargs)
     if _nested_replace.is_replace(f, args, kwargs):  # (`dataclasses.replace(p, y=v)`: positional, nested_replace.py)
-        done = _nested_replace.rrule(f, tuple(args), dargs, kwargs, dkwargs)
+        done = _nested_replace.rrule(f, tuple(args), dargs, kwargs, dkwargs, df)
         if done is not None:
             return done
     helper = _nested_out.out_helper(f, len(args), kwargs)
@@ -49,6 +50,8 @@ def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, d
             return f_bar, df_bar, AdjTuple(a_bar[:n]), AdjTuple(d_bar[:n]), k_bar, dk_bar
 
         return out, kw_pullback
+    if kwargs and is_variadic_function(f):  # (`combine(a, b, scale=s, shift=c)` of `def combine(*vals, **extra)`)
+        return variadic_rrule(f, df, tuple(args), dargs, kwargs, dkwargs)
     _refuse_tangent_keywords(f, kwargs, dkwargs)
     out, pb = _api()._rev_fcall(f, df, args, dargs, kwargs)
 
@@ -90,7 +93,7 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
                           (_by_keys(trest[1:], keys),))
     if _nested_replace.is_replace(f, args, kwargs):  # (`dataclasses.replace(p, y=v)`: positional, nested_replace.py)
         done = _nested_replace.frule(f, tuple(args), dargs, kwargs, rest[1] if len(rest) > 1 else None, tf, tdf, targs,
-                                     tdargs, *(list(trest) + [None, None])[:2])
+                                     tdargs, *(list(trest) + [None, None])[:2], df=df)
         if done is not None:
             return done
     helper = _nested_out.out_helper(f, len(args), kwargs)
@@ -106,6 +109,9 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
                           _positional(f, names, _expand(dargs, n), dkwargs, True), tf, tdf,
                           _positional(f, names, _expand(targs, n), tkwargs, True),
                           _positional(f, names, _expand(tdargs, n), tdkwargs, True))
+    if kwargs and is_variadic_function(f):  # (a variadic function's keywords: nested_variadic.py)
+        return variadic_frule(f, df, tuple(args), dargs, kwargs, rest[1] if len(rest) > 1 else None, tf, tdf, targs,
+                              tdargs, *(list(trest) + [None, None])[:2])
     _refuse_tangent_keywords(f, kwargs, rest[1] if len(rest) > 1 else None)
     _refuse_tangent_keywords(f, kwargs, trest[0] if trest else None)
     return _api()._fwd_fcall(f, df, tuple(args), dargs, tf, tdf, targs, tdargs, kwargs)

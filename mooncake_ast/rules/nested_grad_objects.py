@@ -15,6 +15,7 @@ import numpy as np
 from ..api import Differentiable, ValueAndGrad, _nondifferentiable
 from ..tangents import NoTangent
 from .forward_code_rules import NestingError, _expand, _name, _zero
+from .nested_cells import outermost_constants
 
 
 # grad objects made inside differentiated code (by the rules of mc.grad / mc.value_and_grad below): what their
@@ -55,6 +56,11 @@ def _factory_rrule(factory: Any) -> Any:
     return rrule
 
 
+def _defined_at(f: Any) -> str:
+    code = getattr(f, "__code__", None)
+    return f" ({code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno})" if code is not None else ""
+
+
 def _refuse_captures(f: Any, what: str, objects: bool = True) -> None:
     """Reverse rules of grad(f) give no adjoint to what f captures: refuse a function that captures values, and
     (`objects`) a callable object holding values (reverse mode over f's forward code, which takes the object as an
@@ -71,9 +77,12 @@ def _refuse_captures(f: Any, what: str, objects: bool = True) -> None:
     if _module_constant_function(f):
         return
     cells = [c.cell_contents for c in (getattr(f, "__closure__", None) or ()) if _cell_full(c)]
+    if cells and outermost_constants(f):  # (numbers in cells of the outermost derivative's function: constants)
+        cells = [v for v in cells if callable(v)]
     values = [*cells, *(getattr(f, "__defaults__", None) or ())]
     if any(_holds_values(v) for v in values):
-        raise NestingError(f"nested derivative of {what}: {_name(f)} captures values (closure variables or defaults); "
+        raise NestingError(f"nested derivative of {what}: {_name(f)}{_defined_at(f)} captures values (closure variables "
+                           f"or defaults); "
                            f"reverse mode over its gradient does not differentiate them: pass them as arguments")
 
 

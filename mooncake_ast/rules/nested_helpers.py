@@ -169,10 +169,14 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
         if callable(value) and getattr(value, "__self__", None) is obj:
             return attr_method
         return None
+    if isinstance(obj, np.floating) and isinstance(dobj, (float, np.floating)) and name == "item":
+        return attr_method  # (`x[1].item()`: its call planned by nested_scalar_item.py)
     if (isinstance(obj, list) and isinstance(dobj, list)) or (type(obj) in _DICTS and isinstance(dobj, dict)):
         return attr_method if callable(value) and getattr(value, "__self__", None) is obj else None
     if isinstance(dobj, tuple) and isinstance(obj, tuple) and name in (getattr(obj, "_fields", None) or ()):
         return attr_tuple_field  # (a namedtuple's field, typing.NamedTuple's too)
+    if isinstance(dobj, tuple) and isinstance(obj, tuple) and name == "_replace" and hasattr(type(obj), "_fields"):
+        return attr_method  # (`p._replace(b=v)`: its call planned by nested_replace.py)
     if isinstance(dobj, MutableTangent):
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)) and \
                 dobj.fields.get(name, NoTangent) is NoTangent:

@@ -1,13 +1,15 @@
-"""`dataclasses.replace(obj, **changes)` inside forward code differentiated again: its differentiated keywords made
-positional (nested calls take no `**kwargs`), as a call of `replace_positional`, ordinary Python that builds the new
-object with the class's `__init__` as replace does (each field from the changes, else from obj).  Was refused
-("differentiated keyword arguments are not supported nested")."""
+"""`dataclasses.replace(obj, **changes)` (and a namedtuple's `obj._replace(**changes)`) inside forward code differentiated
+again: its differentiated keywords made positional (nested calls take no `**kwargs`), as a call of
+`replace_positional`, ordinary Python that builds the new object with the class's `__init__` as replace does (each
+field from the changes, else from obj).  Was refused ("differentiated keyword arguments are not supported nested";
+for `_replace`, "the tangent of attribute '_replace' ... is not supported at this order")."""
 from __future__ import annotations
 
 import dataclasses
+import types
 from typing import Any, Optional
 
-from ..tangents import NoTangent
+from ..tangents import MethodTangent, NoTangent
 
 
 def _pick(obj, fields, sources, values, k):
@@ -42,7 +44,29 @@ def replace_positional(obj, fields, sources, values):
 
 
 def is_replace(f: Any, args: Any, kwargs: Any) -> bool:
-    return f is dataclasses.replace and bool(kwargs) and len(args) == 1
+    """`dataclasses.replace(obj, **changes)`, or a namedtuple's `obj._replace(**changes)` (its object the method's)."""
+    if not kwargs:
+        return False
+    return (f is dataclasses.replace and len(args) == 1) or (is_namedtuple_replace(f) and not args)
+
+
+def is_namedtuple_replace(f: Any) -> bool:
+    """`p._replace` of a namedtuple instance p (collections.namedtuple, typing.NamedTuple)."""
+    return isinstance(f, types.MethodType) and f.__name__ == "_replace" and isinstance(f.__self__, tuple) and \
+        hasattr(type(f.__self__), "_fields")
+
+
+def _object_and_tangent(f: Any, df: Any, args: tuple, dargs: Any) -> tuple:
+    """(the object replaced, its tangent): dataclasses.replace's first argument, or the namedtuple the method is of."""
+    from .api_rules import _expand
+
+    if is_namedtuple_replace(f):
+        return f.__self__, (df.self_tangent if isinstance(df, MethodTangent) else NoTangent)
+    return args[0], _expand(dargs, 1)[0]
+
+
+def _self_t(t: Any) -> Any:
+    return t.self_tangent if isinstance(t, MethodTangent) else NoTangent
 
 
 def positional(obj: Any, kwargs: dict) -> Optional[tuple]:
@@ -51,6 +75,15 @@ def positional(obj: Any, kwargs: dict) -> Optional[tuple]:
     from .api_rules import NestingError
 
     cls = type(obj)
+    if isinstance(obj, tuple) and hasattr(cls, "_fields"):  # (a namedtuple: its fields are its __new__'s parameters)
+        init = list(cls._fields)
+        if not 1 <= len(init) <= 6:
+            raise NestingError(f"nested derivative: {cls.__name__}._replace, with {len(init)} fields, is not supported "
+                               f"at this order (at most 6)")
+        changed = tuple(kwargs)
+        if any(k not in init for k in changed):
+            return None
+        return tuple(init), tuple(changed.index(name) if name in kwargs else -1 for name in init), changed
     if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
         return None
     fields = dataclasses.fields(cls)
@@ -74,30 +107,35 @@ def _by_name(t: Any, changed: tuple) -> tuple:
 
 
 def frule(f: Any, args: tuple, dargs: Any, kwargs: dict, dkwargs: Any, tf: Any, tdf: Any, targs: Any, tdargs: Any,
-          tkwargs: Any, tdkwargs: Any) -> Any:
+          tkwargs: Any, tdkwargs: Any, df: Any = NoTangent) -> Any:
     from .api_rules import _expand, _fwd_fcall
 
-    planned = positional(args[0], kwargs)
+    obj, dobj = _object_and_tangent(f, df, args, dargs)
+    planned = positional(obj, kwargs)
     if planned is None:
         return None
     fields, sources, changed = planned
-    p = (args[0], fields, sources, tuple(kwargs[k] for k in changed))
-    d = (_expand(dargs, 1)[0], NoTangent, NoTangent, _by_name(dkwargs, changed))
-    tp = (_expand(targs, 1)[0], NoTangent, NoTangent, _by_name(tkwargs, changed))
-    td = (_expand(tdargs, 1)[0], NoTangent, NoTangent, _by_name(tdkwargs, changed))
+    tobj, tdobj = (_self_t(tf), _self_t(tdf)) if is_namedtuple_replace(f) else \
+        (_expand(targs, 1)[0], _expand(tdargs, 1)[0])
+    p = (obj, fields, sources, tuple(kwargs[k] for k in changed))
+    d = (dobj, NoTangent, NoTangent, _by_name(dkwargs, changed))
+    tp = (tobj, NoTangent, NoTangent, _by_name(tkwargs, changed))
+    td = (tdobj, NoTangent, NoTangent, _by_name(tdkwargs, changed))
     return _fwd_fcall(replace_positional, NoTangent, p, d, NoTangent, NoTangent, tp, td)
 
 
-def rrule(f: Any, args: tuple, dargs: Any, kwargs: dict, dkwargs: Any) -> Any:
-    from ..reverse.adjoints import AdjDict, AdjTuple
+def rrule(f: Any, args: tuple, dargs: Any, kwargs: dict, dkwargs: Any, df: Any = NoTangent) -> Any:
+    from ..reverse.adjoints import AdjDict, AdjTuple, MethodAdjoint
     from .api_rules import _expand, _rev_fcall
 
-    planned = positional(args[0], kwargs)
+    obj, dobj = _object_and_tangent(f, df, args, dargs)
+    planned = positional(obj, kwargs)
     if planned is None:
         return None
     fields, sources, changed = planned
-    p = (args[0], fields, sources, tuple(kwargs[k] for k in changed))
-    d = (_expand(dargs, 1)[0], NoTangent, NoTangent, _by_name(dkwargs, changed))
+    method = is_namedtuple_replace(f)
+    p = (obj, fields, sources, tuple(kwargs[k] for k in changed))
+    d = (dobj, NoTangent, NoTangent, _by_name(dkwargs, changed))
     out, pb = _rev_fcall(replace_positional, NoTangent, p, d)
 
     def pullback(g: Any) -> tuple:
@@ -106,6 +144,8 @@ def rrule(f: Any, args: tuple, dargs: Any, kwargs: dict, dkwargs: Any) -> Any:
         v_bar, dv_bar = _expand(a_bar[3], len(changed)), _expand(d_bar[3], len(changed))
         k_bar = AdjDict({k: v_bar[i] for i, k in enumerate(changed)})
         dk_bar = AdjDict({k: dv_bar[i] for i, k in enumerate(changed)}) if isinstance(dkwargs, dict) else NoTangent
+        if method:  # (the namedtuple's adjoints through the method's: `p._replace` read from p)
+            return MethodAdjoint(a_bar[0]), MethodAdjoint(d_bar[0]), AdjTuple(()), AdjTuple(()), k_bar, dk_bar
         return NoTangent, NoTangent, AdjTuple((a_bar[0],)), AdjTuple((d_bar[0],)), k_bar, dk_bar
 
     return out, pullback
@@ -120,6 +160,8 @@ def fcall_plan(args: tuple, dargs: tuple) -> Any:
 
     f, df, fargs, fdargs, *rest = args
     kwargs = rest[0]
+    if is_namedtuple_replace(f):
+        return None  # (a third order of `p._replace(...)`: refused by the caller)
     planned = positional(fargs[0], kwargs)
     if planned is None:
         return None

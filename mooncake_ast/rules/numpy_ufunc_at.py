@@ -194,3 +194,48 @@ def _rrule(u):
 for _u in BINARY + list(UNARY):
     defjvp(_u.at, _jvp(_u), mutates=(0,))
     defrrule_at_run_time(_u.at, _rrule(_u))
+
+
+# ---------------------------------------------------------------- add.at / subtract.at at higher orders
+def add_at_forward(a, indices, b, da, dindices, db):
+    """`np.add.at(a, indices, b)` and its tangent's twin `np.add.at(da, indices, db)`, as plain NumPy: the forward
+    derivative of a scatter-add is the same scatter-add of the tangents, so an outer derivative differentiates this
+    function (np.add.at has rules in both modes) instead of a hand-written rule with no derivative of its own."""
+    np.add.at(a, indices, b)
+    np.add.at(da, indices, db)
+    return None, NoTangent
+
+
+def subtract_at_forward(a, indices, b, da, dindices, db):
+    """`np.subtract.at(a, indices, b)` and `np.subtract.at(da, indices, db)`: add_at_forward's twin."""
+    np.subtract.at(a, indices, b)
+    np.subtract.at(da, indices, db)
+    return None, NoTangent
+
+
+def scatter_forward(f, args: tuple, dargs: tuple):
+    """The plain forward of `np.add.at(a, idx, b)` / `np.subtract.at` (forward code's dispatched call, reached by an
+    outer derivative), or None where it does not apply: a must be a float array whose tangent is an array of its
+    shape that forward code writes (a symbolic zero there would be a fresh array, and the write lost), b a float
+    value or array, the index not differentiated."""
+    if len(args) != 3 or len(dargs) != 3:
+        return None
+    plain = add_at_forward if f == np.add.at else subtract_at_forward if f == np.subtract.at else None
+    if plain is None:
+        return None
+    a, _, b = args
+    da, dindices, db = dargs
+    if type(a) is not np.ndarray or a.dtype.kind != "f" or type(da) is not np.ndarray or da.shape != a.shape:
+        return None
+    if not _index_tangent(dindices):
+        return None
+    if isinstance(b, np.ndarray) and b.dtype.kind not in "fiu" or isinstance(b, complex):
+        return None
+    return plain
+
+
+def _index_tangent(d) -> bool:
+    """Is d what forward code holds as the tangent of an index (none, or integer storage, also inside a tuple)?"""
+    if isinstance(d, tuple):
+        return all(_index_tangent(v) for v in d)
+    return d is NoTangent or d is None or isinstance(d, np.ndarray) and d.dtype.kind not in "fc"

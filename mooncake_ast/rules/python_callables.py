@@ -78,7 +78,9 @@ def partial_tangent(y: Any, n: int, dfunc: Any, *rest: Any) -> Any:
     dargs = tuple(rest[:n])
     dkw = dict(zip(rest[n::2], rest[n + 1::2]))
     flat_args = len(y.args) - n  # partial of a partial: the inner one's arguments come first
-    if flat_args:
+    # (an inner partial binding keywords only is flattened too: its tangent arrives as dfunc, a partial's tangent;
+    # taken as the function's, its keywords' tangents were lost, `partial(partial(f, w=c), a)`)
+    if flat_args or (isinstance(dfunc, Tangent) and set(dfunc.fields) == {"func", "args", "keywords"}):
         inner_f, inner_a, inner_k = _parts(dfunc, flat_args, [k for k in y.keywords if k not in dkw])
         dfunc, dargs = inner_f, inner_a + dargs
         dkw = {**inner_k, **dkw}
@@ -118,12 +120,13 @@ def rrule_partial(func: Any, /, *args: Any, **kw: Any) -> tuple:
 
     y = functools.partial(func, *args, **kw)
     inner = len(y.args) - len(args)
+    flattened = isinstance(func, functools.partial) and y.func is not func  # (also one binding keywords only)
 
     def pullback(g: Any) -> tuple:
         if not isinstance(g, BoundAdjoint):
             g = BoundAdjoint(NoTangent, [NoTangent] * len(y.args), {})  # (its keywords' storage may still hold some)
         f_bar = g.func
-        if inner:  # the inner partial's part of the flattened one goes back to it
+        if inner or flattened:  # the inner partial's part of the flattened one goes back to it
             f_bar = BoundAdjoint(g.func, g.args[:inner], {k: v for k, v in g.keywords.items() if k not in kw})
         named = {k: g.keywords.get(k, NoTangent) for k in kw}
         if kw and _has_shadow(y.keywords):  # (`p.keywords` read: the dict's storage holds its values' adjoints)
