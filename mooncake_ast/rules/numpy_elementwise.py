@@ -51,7 +51,7 @@ def quotient(fn, denominator, negate=False):
         return t.neg(d) if negate and d is not None else d
 
     def adjoint(t, g, y, x, *a, **k):
-        if g is not None and adjoints_meet_overflow(t):  # (np.where(x > 0, np.log(x), 0.0) at x == 0: 0, not 0 / 0)
+        if g is not None and adjoints_meet_overflow(t, g):  # (np.where(x > 0, np.log(x), 0.0) at x == 0: 0, not 0 / 0)
             d = times_overflowing_slope(t, g, cj(t, t.div(1.0, denominator(t, y, x)), x))
         else:
             d = t.div(g, cj(t, denominator(t, y, x), x))

@@ -197,13 +197,20 @@ def partials_meet_infinities(t: Any) -> bool:
     return _function_calls(t, "_mc_infinite_slopes", _sends_infinite_adjoints)
 
 
-def adjoints_meet_overflow(t: Any) -> bool:
+def adjoints_meet_overflow(t: Any, g: Any = None) -> bool:
     """May an exactly-zero adjoint meet an infinite partial (a value that overflowed)?  np.where's unselected side
     gets a zero adjoint: `np.where(x < 50, np.exp(x), x)` at x = 1000 has exp(x) = inf there, and exp's `g * y`
     was 0 * inf = nan.  True where the function being reversed calls np.where or another selector (np.select,
-    np.piecewise, np.clip, np.maximum / minimum, SELECTORS), and at run time.  (A value an `if` leaves unused
-    gets a zero adjoint too; branches are everywhere, so those keep plain products: docs/nan-derivatives.md.)"""
-    return _function_calls(t, "_mc_selectors", _selects)
+    np.piecewise, np.clip, np.maximum / minimum, SELECTORS), and at run time; and, given the adjoint g being
+    multiplied, where g may be the zero of a path that did not read the value (unread_adjoints.may_be_unread:
+    `e = np.exp(x); return e if x < 50 else x`), which costs nothing where no `if` leaves a value unread."""
+    if _function_calls(t, "_mc_selectors", _selects):
+        return True
+    if g is None:
+        return False
+    from .unread_adjoints import may_be_unread
+
+    return may_be_unread(t, g)
 
 
 def _selects(resolver: Any, st: Any) -> bool:
@@ -248,7 +255,7 @@ def times_partial(t: Any, g: Any, d: Any) -> Any:
     k = t.value(d)
     if type(k) in (int, float) and k != 0 and math.isfinite(k):
         return t.mul(g, d)  # (a constant factor, `x * 2.0`: never 0, never infinite)
-    infinite_g, infinite_d = partials_meet_infinities(t), adjoints_meet_overflow(t)
+    infinite_g, infinite_d = partials_meet_infinities(t), adjoints_meet_overflow(t, g)
     if infinite_g and infinite_d:
         return t.call(strong_product, g, d)
     if infinite_g:
@@ -263,7 +270,7 @@ def times_overflowing_slope(t: Any, g: Any, d: Any) -> Any:
     adjoints_meet_overflow (np.where's unselected side), else the plain product the emitter fuses."""
     if g is None or d is None:
         return None
-    return t.call(strong_mul, g, d) if adjoints_meet_overflow(t) else t.mul(g, d)
+    return t.call(strong_mul, g, d) if adjoints_meet_overflow(t, g) else t.mul(g, d)
 
 
 def _finite(v: Any) -> bool:
@@ -299,14 +306,14 @@ def vector_product_adjoints(t: Any, g: Any, a: Any, b: Any, kind: str = "matmul"
     products, in a function where an infinite adjoint or an overflowed factor can meet a zero
     (`np.sqrt(d @ d)` at d == 0); where the operands' types are not known, a run-time helper that looks
     (vector_product_vjp); None elsewhere (the product rules' own adjoints serve).  kind: "matmul" or "dot"."""
-    if g is None or not (partials_meet_infinities(t) or adjoints_meet_overflow(t)):
+    if g is None or not (partials_meet_infinities(t) or adjoints_meet_overflow(t, g)):
         return None
     kinds = (_float_vector(t, a), _float_vector(t, b))
     if kinds == (True, True):
         return times_partial(t, g, cj(t, b, b)), times_partial(t, g, cj(t, a, a))
     if False in kinds or getattr(t, "rt", None) is None:
         return None
-    both = t.call(vector_product_vjp, g, a, b, kind, partials_meet_infinities(t), adjoints_meet_overflow(t))
+    both = t.call(vector_product_vjp, g, a, b, kind, partials_meet_infinities(t), adjoints_meet_overflow(t, g))
     if hasattr(both, "tuple_size"):
         both.tuple_size = 2
     return t.call(operator.getitem, both, 0), t.call(operator.getitem, both, 1)
