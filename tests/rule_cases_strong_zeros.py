@@ -4,6 +4,8 @@ is the plain product, so its rules are checked there (finite differences cannot 
 themselves are checked in tests/test_regress_nan_derivatives.py."""
 import numpy as np
 
+from mooncake_ast.rules.strong_products import (strong_dot_adjoint, strong_matmul, strong_matmul_adjoint,
+                                                strong_matmul_tangent_term)
 from mooncake_ast.rules.strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul, strong_product
 
 X3 = np.array([0.3, -0.7, 1.1])
@@ -60,6 +62,34 @@ def slope_of_arcsin(x):
     return np.sum(arcsin_slope(np.tanh(x)) * x)
 
 
+M23 = np.array([[0.3, -0.7, 1.1], [0.5, 0.2, -0.4]])
+M32 = np.array([[0.6, -0.1], [0.2, 0.9], [-0.5, 0.4]])
+
+
+def strong_matmul_matrices(a, b):
+    return np.sum(np.sin(strong_matmul(a, b * b)))
+
+
+def strong_matmul_vector(a, v):
+    return np.sum(strong_matmul(a, np.cos(v)) ** 2) + np.sum(strong_matmul(v, a.T) * 0.5)
+
+
+def strong_matmul_adjoint_a(g, b):
+    return np.sum(np.sin(strong_matmul_adjoint(g * g, np.zeros((2, 3)), b, 0)))
+
+
+def strong_matmul_adjoint_b(a, g):
+    return np.sum(np.cos(strong_matmul_adjoint(g, a * a, np.zeros((3, 2)), 1)))
+
+
+def strong_dot_adjoints(a, g):
+    return np.sum(strong_dot_adjoint(g, a, np.zeros(3), 1) ** 2) + np.sum(strong_dot_adjoint(g, np.zeros((2, 3)), a[0], 0))
+
+
+def strong_tangent_terms(a, b):
+    return np.sum(strong_matmul_tangent_term(np.dot, a, b) ** 2) + np.sum(strong_matmul_tangent_term(np.matmul, b, a))
+
+
 STRONG_CASES = {
     "mooncake_ast.rules.strong_zeros.sqrt_slope": [Case(slope_of_sqrt, X3 + 1.0), Case(slope_of_sqrt, 2.3)],
     "mooncake_ast.rules.strong_zeros.cbrt_slope": [Case(slope_of_cbrt, X3 + 1.0), Case(slope_of_cbrt, -0.8)],
@@ -70,4 +100,10 @@ STRONG_CASES = {
     "mooncake_ast.rules.strong_zeros.strong_product": [
         Case(strong_product_numbers, 0.7, 1.3), Case(strong_product_arrays, X3, X3[::-1] * 2.0),
         Case(strong_product_broadcast, X3 + 0.5, 1.7), Case(strong_product_twice, X3)],
+    "mooncake_ast.rules.strong_products.strong_matmul": [
+        Case(strong_matmul_matrices, M23, M32), Case(strong_matmul_vector, M23, np.array([0.4, -1.2, 0.8]))],
+    "mooncake_ast.rules.strong_products.strong_matmul_adjoint": [
+        Case(strong_matmul_adjoint_a, M23[:, :2], M32), Case(strong_matmul_adjoint_b, M23, M23[:, :2])],
+    "mooncake_ast.rules.strong_products.strong_dot_adjoint": [Case(strong_dot_adjoints, M23, np.array([0.7, -0.3]))],
+    "mooncake_ast.rules.strong_products.strong_matmul_tangent_term": [Case(strong_tangent_terms, M23, M32)],
 }

@@ -33,7 +33,7 @@ defjvp(op.pow, pow_tangent)
 defjvp(op.neg, lambda t, y, a: t.neg(t.d(a)))
 defjvp(op.pos, lambda t, y, a: t.d(a))
 defjvp(op.abs, lambda t, y, a: t.call(h.abs_tangent, a, t.d(a)) if t.d(a) is not None else None)
-defjvp(op.matmul, lambda t, y, a, b: t.add(t.lin(op.matmul, t.d(a), b), t.linr(op.matmul, a, t.d(b))))
+defjvp(op.matmul, lambda t, y, a, b: _matrix_product_tangent(t, a, b))
 
 # ------------------------------------------------------------------ in place (tangent computed before the call)
 defjvp(op.iadd, lambda t, y, a, b: t.update(t.d(a), t.add(t.d(a), t.d(b)) if t.d(b) is not None or t.is_num(a) or t.d(a) is None
@@ -296,6 +296,12 @@ defvjp(op.pos, lambda t, g, y, a: (g,))
 defvjp(op.abs, lambda t, g, y, a: (t.mul(g, t.call(h.sign, a)),))  # (complex a: g a/|a|, NumPy 2's sign)
 defvjp(op.matmul, lambda t, g, y, a, b: _vector_product(t, g, a, b) or
        (t.call(_np_rules().matmul_adjoint_a, g, a, b), t.call(_np_rules().matmul_adjoint_b, g, a, b)))
+
+
+def _matrix_product_tangent(t, a, b):
+    from .strong_products import matrix_product_tangent
+
+    return matrix_product_tangent(t, op.matmul, a, b)
 
 
 def _vector_product(t, g, a, b):

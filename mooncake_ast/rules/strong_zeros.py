@@ -312,7 +312,9 @@ def vector_product_adjoints(t: Any, g: Any, a: Any, b: Any, kind: str = "matmul"
     if kinds == (True, True):
         return times_partial(t, g, cj(t, b, b)), times_partial(t, g, cj(t, a, a))
     if False in kinds or getattr(t, "rt", None) is None:
-        return None
+        from .strong_products import matrix_product_adjoints  # (matrices: each term of the sums strong)
+
+        return matrix_product_adjoints(t, g, a, b, kind)
     both = t.call(vector_product_vjp, g, a, b, kind, partials_meet_infinities(t), adjoints_meet_overflow(t, g))
     if hasattr(both, "tuple_size"):
         both.tuple_size = 2
@@ -339,6 +341,11 @@ def vector_product_vjp(g: Any, a: Any, b: Any, kind: str, zero_partials: bool, z
     from . import numpy_products as products
 
     vectors = all(type(v) is np.ndarray and v.ndim == 1 and v.dtype.kind == "f" for v in (a, b))
+    if not vectors and g is not NoTangent and g is not None:
+        from .strong_products import strong_dot_adjoint, strong_matmul_adjoint  # (matrices: strong terms)
+
+        adjoint = strong_dot_adjoint if kind == "dot" else strong_matmul_adjoint
+        return adjoint(g, a, b, 0), adjoint(g, a, b, 1)
     if not vectors or g is NoTangent or g is None or _finite(g) and _finite(a) and _finite(b):
         if kind == "dot":
             return products.dot_adjoint_a(g, a, b), products.dot_adjoint_b(g, a, b)
