@@ -90,6 +90,27 @@ def strong_tangent_terms(a, b):
     return np.sum(strong_matmul_tangent_term(np.dot, a, b) ** 2) + np.sum(strong_matmul_tangent_term(np.matmul, b, a))
 
 
+try:
+    import scipy.linalg as sl
+except ImportError:  # SciPy is optional
+    sl = None
+Q3 = np.linalg.qr(np.array([[1.0, 2.0, 0.0], [0.5, 1.0, 1.0], [0.0, 1.0, 3.0]]))[0]
+
+
+def _weights(shape):
+    return np.cos(np.arange(np.prod(shape), dtype=float)).reshape(shape)
+
+
+def polar_right(a):
+    u, p = sl.polar(a)
+    return np.sum(u * _weights(u.shape)) + np.sum(np.sin(p))
+
+
+def polar_left(a):
+    u, p = sl.polar(a, "left")
+    return np.sum(u * _weights(u.shape)) + np.sum(p * p * _weights(p.shape))
+
+
 STRONG_CASES = {
     "mooncake_ast.rules.strong_zeros.sqrt_slope": [Case(slope_of_sqrt, X3 + 1.0), Case(slope_of_sqrt, 2.3)],
     "mooncake_ast.rules.strong_zeros.cbrt_slope": [Case(slope_of_cbrt, X3 + 1.0), Case(slope_of_cbrt, -0.8)],
@@ -107,3 +128,7 @@ STRONG_CASES = {
     "mooncake_ast.rules.strong_products.strong_dot_adjoint": [Case(strong_dot_adjoints, M23, np.array([0.7, -0.3]))],
     "mooncake_ast.rules.strong_products.strong_matmul_tangent_term": [Case(strong_tangent_terms, M23, M32)],
 }
+if sl is not None:  # (rules/scipy_linalg_polar.py: sums of singular values, repeated ones included: Q3 * 2, D)
+    STRONG_CASES["scipy.linalg._decomp_polar.polar"] = [
+        Case(polar_right, M32 + np.eye(3, 2)), Case(polar_right, Q3 * 2.0), Case(polar_right, Q3 @ np.diag([2.0, 2.0, 5.0]) @ Q3.T),
+        Case(polar_left, M23 + np.eye(2, 3)), Case(polar_left, Q3 @ np.diag([1.0, 3.0, 3.0]) @ Q3.T)]
