@@ -42,7 +42,7 @@ from ..tangents import NoTangent
 from .numpy_common import cj
 from .registry import defcomplex, defjvp, defvjp
 
-__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul", "strong_product", "times_partial"]
+__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul", "strong_product", "times_partial", "unit_ratio"]
 
 
 def strong_mul(z: Any, d: Any) -> Any:
@@ -134,6 +134,25 @@ def arcsin_slope(x: Any) -> Any:
     return 1.0 / np.sqrt(1.0 - x * x)
 
 
+def unit_ratio(x: Any, r: Any) -> Any:
+    """x / r for r = |(x, ...)| (hypot's slope x / hypot): 0 where r == 0, the slope abs and np.linalg.norm take
+    at their kink, so that hypot(x, y) ** 2 has the gradient 0 there (it was 0 / 0 = nan, or a ZeroDivisionError
+    for math.hypot).  Its own derivative, (dx - (x / r) dr) / r, stays infinite there: the Hessian of
+    hypot(x, y) ** 2 at 0 is nan (the cone's kink is smoothed by the square: finite differences say 2 I, and a
+    strong zero would say 0), never a guessed number."""
+    if type(x) in (float, int) and type(r) in (float, int):
+        return x / r if r != 0 else 0.0 * x
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.equal(r, 0), 0.0 * x, np.divide(x, np.where(np.equal(r, 0), 1.0, r)))
+
+
+unit_ratio.dense_in_dense = True  # type: ignore[attr-defined]
+FLOAT_ELEMENTWISE.add(unit_ratio)
+defjvp(unit_ratio, lambda t, q, x, r: t.div(t.sub(t.d(x), t.mul(q, t.d(r))) if t.d(r) is not None else t.d(x), r)
+       if (t.d(x) is not None or t.d(r) is not None) else None)
+defvjp(unit_ratio, lambda t, g, q, x, r: (t.unb(t.div(g, r), x), t.unb(t.neg(t.div(t.mul(g, q), r)), r)))
+
+
 for _fn in (sqrt_slope, cbrt_slope, arcsin_slope):
     _fn.dense_in_dense = True  # type: ignore[attr-defined]
     FLOAT_ELEMENTWISE.add(_fn)
@@ -158,8 +177,12 @@ defcomplex(sqrt_slope, arcsin_slope)
 INFINITE_SLOPES: set = {strong_mul, strong_product, sqrt_slope, cbrt_slope, arcsin_slope}  # (and, differentiated again, these)
 _POWERS = frozenset([operator.pow, operator.ipow, pow, np.power, np.float_power, math.pow])
 # Callables that pass a zero adjoint to an operand they did not select (ops.choose: generated code's `a if c else b`
-# of two computed values).
-SELECTORS: set = {np.where, np.select, np.piecewise, np.clip, np.maximum, np.minimum, np.fmax, np.fmin, ops.choose}
+# of two computed values), and the NaN-skipping ones, which pass a zero adjoint to the NaN slots they skip
+# (`np.nansum(w * x)` with w[1] = nan: x[1]'s adjoint was 0 * nan, where x[1] changes nothing).
+SELECTORS: set = {np.where, np.select, np.piecewise, np.clip, np.maximum, np.minimum, np.fmax, np.fmin, ops.choose,
+                  np.nansum, np.nanmean, np.nanprod, np.nanmax, np.nanmin, np.nanvar, np.nanstd, np.nancumsum,
+                  np.nancumprod, np.nanmedian, np.nanquantile, np.nanpercentile, np.nanargmax, np.nanargmin,
+                  np.nan_to_num}
 
 
 def _whole(k: Any) -> bool:
