@@ -6,7 +6,8 @@ import numpy as np
 
 from mooncake_ast.rules.strong_products import (strong_dot_adjoint, strong_matmul, strong_matmul_adjoint,
                                                 strong_matmul_tangent_term)
-from mooncake_ast.rules.strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul, strong_product, unit_ratio
+from mooncake_ast.rules.strong_zeros import (arcsin_slope, cbrt_slope, reciprocal, sqrt_slope, strong_mul, strong_product,
+                                             unit_ratio)
 
 X3 = np.array([0.3, -0.7, 1.1])
 
@@ -97,6 +98,10 @@ except ImportError:  # SciPy is optional
 Q3 = np.linalg.qr(np.array([[1.0, 2.0, 0.0], [0.5, 1.0, 1.0], [0.0, 1.0, 3.0]]))[0]
 
 
+def reciprocals(x):
+    return np.sum(reciprocal(x * x + 0.5) * x) + reciprocal(x[0] + 3.0)
+
+
 def unit_ratios(x, y):
     return np.sum(unit_ratio(x, np.hypot(x, y)) * y) + unit_ratio(x[0], 2.0 + x[1] ** 2)
 
@@ -125,6 +130,7 @@ STRONG_CASES = {
     "mooncake_ast.rules.strong_zeros.strong_product": [
         Case(strong_product_numbers, 0.7, 1.3), Case(strong_product_arrays, X3, X3[::-1] * 2.0),
         Case(strong_product_broadcast, X3 + 0.5, 1.7), Case(strong_product_twice, X3)],
+    "mooncake_ast.rules.strong_zeros.reciprocal": [Case(reciprocals, X3)],
     "mooncake_ast.rules.strong_zeros.unit_ratio": [Case(unit_ratios, X3, X3[::-1] + 2.0)],
     "mooncake_ast.rules.strong_products.strong_matmul": [
         Case(strong_matmul_matrices, M23, M32), Case(strong_matmul_vector, M23, np.array([0.4, -1.2, 0.8]))],

@@ -17,8 +17,8 @@ from . import helpers as h
 from .numpy_common import _in_storage, _inexact, _no_adjoint, _refuse_keywords, _split, _unb, cj
 from .operator_rules import pow_adjoints, pow_tangent, quotient_adjoints
 from .registry import defcomplex, defjvp, defvjp, defzero
-from .strong_zeros import (INFINITE_SLOPES, adjoints_meet_overflow, arcsin_slope, cbrt_slope, sqrt_slope, strong_mul, unit_ratio,
-                           times_overflowing_slope, times_partial)
+from .strong_zeros import (INFINITE_SLOPES, adjoints_meet_overflow, arcsin_slope, cbrt_slope, reciprocal, sqrt_slope,
+                           strong_mul, times_overflowing_slope, times_partial, unit_ratio)
 
 
 def unary(fn, dfdx):
@@ -52,7 +52,7 @@ def quotient(fn, denominator, negate=False):
 
     def adjoint(t, g, y, x, *a, **k):
         if g is not None and adjoints_meet_overflow(t, g):  # (np.where(x > 0, np.log(x), 0.0) at x == 0: 0, not 0 / 0)
-            d = times_overflowing_slope(t, g, cj(t, t.div(1.0, denominator(t, y, x)), x))
+            d = times_overflowing_slope(t, g, cj(t, t.call(reciprocal, denominator(t, y, x)), x))
         else:
             d = t.div(g, cj(t, denominator(t, y, x), x))
         return (t.neg(d) if negate and d is not None else d,)

@@ -153,7 +153,15 @@ defjvp(unit_ratio, lambda t, q, x, r: t.div(t.sub(t.d(x), t.mul(q, t.d(r))) if t
 defvjp(unit_ratio, lambda t, g, q, x, r: (t.unb(t.div(g, r), x), t.unb(t.neg(t.div(t.mul(g, q), r)), r)))
 
 
-for _fn in (sqrt_slope, cbrt_slope, arcsin_slope):
+def reciprocal(b: Any) -> Any:
+    """1 / b, inf at a Python number b == 0 as at a NumPy one (the slope of np.log at a float 0.0 is inf; the
+    plain `1.0 / x` raised ZeroDivisionError where a strong zero adjoint gives 0: rules/numpy_elementwise.quotient)."""
+    if type(b) is float and b != 0.0:
+        return 1.0 / b
+    return _over(1.0, b)
+
+
+for _fn in (sqrt_slope, cbrt_slope, arcsin_slope, reciprocal):
     _fn.dense_in_dense = True  # type: ignore[attr-defined]
     FLOAT_ELEMENTWISE.add(_fn)
 
@@ -167,14 +175,15 @@ def _slope_rules(fn: Any, second: Any) -> None:
 _slope_rules(sqrt_slope, lambda t, s, y: t.mul(-2.0, t.mul(s, s)))  # -0.5 / y^2
 _slope_rules(cbrt_slope, lambda t, s, y: t.div(t.mul(-2.0, s), y))  # -2 / (3 y^3)
 _slope_rules(arcsin_slope, lambda t, s, x: t.mul(x, t.mul(s, t.mul(s, s))))  # x / (1 - x^2)^(3/2)
-defcomplex(sqrt_slope, arcsin_slope)
+_slope_rules(reciprocal, lambda t, s, b: t.neg(t.mul(s, s)))  # -1 / b^2
+defcomplex(sqrt_slope, arcsin_slope, reciprocal)
 
 
 # ---------------------------------------------------------------- zero partials met by an infinite adjoint
 # The callables whose slope can be infinite at a finite input (the rules above multiply their tangents and
 # adjoints as strong zeros): in reverse mode the adjoint they send back is infinite there when their own adjoint
 # is not 0 (sqrt at 0: the honest d sqrt(u)/du).  Rule files add them as they register the rules.
-INFINITE_SLOPES: set = {strong_mul, strong_product, sqrt_slope, cbrt_slope, arcsin_slope}  # (and, differentiated again, these)
+INFINITE_SLOPES: set = {strong_mul, strong_product, sqrt_slope, cbrt_slope, arcsin_slope, reciprocal}  # (and, differentiated again, these)
 _POWERS = frozenset([operator.pow, operator.ipow, pow, np.power, np.float_power, math.pow])
 # Callables that pass a zero adjoint to an operand they did not select (ops.choose: generated code's `a if c else b`
 # of two computed values), and the NaN-skipping ones, which pass a zero adjoint to the NaN slots they skip
