@@ -346,3 +346,68 @@ def math_hypot_squared(x):
 def test_hypot_at_zero(f):
     _all(f, np.array([0.0, 0.0, 1.0]), [0.0, 0.0, 1.0])
     check_derivatives(f, np.array([0.3, -0.4, 1.0]))
+
+
+# ---------------------------------------------------------------- an infinite adjoint a helper sends back
+def _sqrt_helper_with_an_if(u, flag):
+    if flag:
+        return np.sqrt(u)
+    return u
+
+
+class _SqrtObject:
+    def __call__(self, u):
+        return np.sqrt(u)
+
+
+_SQRT_OBJECT = _SqrtObject()
+
+
+def _sqrt_helper_in_a_loop(u):
+    s = u
+    for _ in range(1):
+        s = np.sqrt(s)
+    return s
+
+
+def _half_power_helper(u):
+    return u ** 0.5
+
+
+def _calls_a_sqrt_helper(u):
+    return _sqrt_helper_in_a_loop(u) * 1.0
+
+
+def distances_through_an_if_helper(x):
+    d = x - x[0]  # (d[0] == 0 whatever x: its distance is constant)
+    return np.sum(_sqrt_helper_with_an_if(d * d, True))
+
+
+def distances_through_a_callable_object(x):
+    d = x - x[0]
+    return np.sum(_SQRT_OBJECT(d * d))
+
+
+def distances_through_a_loop_helper(x):
+    d = x - x[0]
+    return np.sum(_sqrt_helper_in_a_loop(d * d))
+
+
+def distances_through_a_power_helper(x):
+    d = x - x[0]
+    return np.sum(_half_power_helper(d * d))
+
+
+def distances_through_two_helpers(x):
+    d = x - x[0]
+    return np.sum(_calls_a_sqrt_helper(d * d))
+
+
+@pytest.mark.parametrize("f", [distances_through_an_if_helper, distances_through_a_callable_object,
+                               distances_through_a_loop_helper, distances_through_a_power_helper,
+                               distances_through_two_helpers])
+@pytest.mark.parametrize("x", [np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 4.0])])
+def test_infinite_adjoint_from_a_helper(f, x):
+    want = np.sign(x - x[0])
+    want[0] = -np.sum(want[1:])
+    _all(f, x, want, np.zeros((3, 3)))

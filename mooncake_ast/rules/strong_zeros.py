@@ -201,7 +201,7 @@ def _whole(k: Any) -> bool:
 
 def _sends_infinite_adjoints(resolver: Any, st: Any) -> bool:
     try:
-        fn, _ = resolver.callee(st)
+        fn, rule = resolver.callee(st)
     except Exception:  # (a statement the resolver does not know: not one of ours)
         return False
     try:
@@ -212,7 +212,11 @@ def _sends_infinite_adjoints(resolver: Any, st: Any) -> bool:
     if fn in _POWERS and len(st.args) >= 2:
         k = st.args[1]
         return not (isinstance(k, Const) and _whole(k.value))  # (a ** 0.5, or an exponent known at run time)
-    return False
+    from .helper_slopes import handed_helpers, helper_may_send_infinities, named_callee  # (a helper hiding a sqrt)
+
+    if rule is None and helper_may_send_infinities(fn if fn is not None else named_callee(resolver, st)):
+        return True
+    return any(helper_may_send_infinities(h) for h in handed_helpers(resolver, st))  # (forward code's rcall(f, ...))
 
 
 def partials_meet_infinities(t: Any) -> bool:
