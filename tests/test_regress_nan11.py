@@ -124,7 +124,24 @@ def exp_array_under_if(x):
     return np.sum(x)
 
 
+def last_exp_of_a_loop(xs):
+    last = 0.0
+    for i in range(xs.shape[0]):
+        last = np.exp(xs[i])  # (overwritten: only the last run's is read)
+    return last
+
+
+def last_exp_of_items(xs):
+    last = 0.0
+    for v in xs:
+        last = np.exp(v) * 2.0
+    return last
+
+
 @pytest.mark.parametrize("f, x, grad", [
+    (last_exp_of_a_loop, np.array([1000.0, 1.0]), [0.0, math.e]),
+    (last_exp_of_a_loop, np.array([1000.0, 800.0, -1.0]), [0.0, 0.0, math.exp(-1.0)]),
+    (last_exp_of_items, np.array([1000.0, 1.0]), [0.0, 2 * math.e]),
     (exp_ternary_in_a_loop, np.array([1.0, 1000.0, -2.0]), [math.e, 1.0, math.exp(-2.0)]),
     (exp_ternary_in_a_loop, np.array([800.0, 900.0]), [1.0, 1.0]),
     (exp_array_under_if, np.array([1000.0, 1.0]), [1.0, 1.0]),

@@ -227,9 +227,9 @@ def partials_meet_infinities(t: Any) -> bool:
     strong zero at sqrt) gives 0.  A product whose partial multiplies the adjoint as a strong zero gives 0 too, as
     forward mode does.  Only where it can matter, so that code without an infinite slope keeps plain products
     (the MLP's `err_bar = out_bar * 2.0 / size * err`): in a pullback being built (reverse/templates.py), when the
-    function being reversed calls sqrt, cbrt, arcsin, arccos, a fractional power or the entr family; at run time
-    (the generic path, whose cost is its helper calls'), always.  (An infinite adjoint a helper function sends
-    back into a caller's product stays nan: docs/nan-derivatives.md.)"""
+    function being reversed calls sqrt, cbrt, arcsin, arccos, a fractional power or the entr family, or a helper
+    of the user's that may (rules/helper_slopes.py); at run time (the generic path, whose cost is its helper
+    calls'), always."""
     return _function_calls(t, "_mc_infinite_slopes", _sends_infinite_adjoints)
 
 

@@ -11,8 +11,9 @@ then does the product become a strong one.  A function without such a join (the 
 loops carry their adjoints round a header that is not sealed yet when the body is built) keeps the plain products
 the reverse emitter fuses.
 
-Known limit: a loop's header joins are sealed only after its body is built, so a value an earlier iteration left
-unread (`for v in xs: last = np.exp(v)`, overwritten each time) keeps the plain product: nan if that exp overflowed.
+A loop's header joins are sealed only after its body is built: there the adjoint of a value the body computes
+anew counts as 0 (each reversed run starts it at 0), and so does that of a loop-carried value no run reads
+(`for v in xs: last = np.exp(v)`, overwritten each time); an accumulated one (`s = s + t`) does not.
 """
 from __future__ import annotations
 
@@ -83,7 +84,48 @@ def _renewed_each_run(rt: Any, b: Any, phi: Phi) -> bool:
     that does not add to it (`s += e if v < 50 else v`) leaves it 0.  A loop-carried value's adjoint (a phi of the
     function) comes round from the run before: not a zero of an unread path."""
     primal = getattr(rt, "adj_vars", {}).get(b.var_of.get(phi, ""))
-    return isinstance(primal, Call)
+    if isinstance(primal, Call):
+        return True
+    if isinstance(primal, Phi) and getattr(getattr(primal, "block", None), "loop", None) is not None:
+        # A loop-carried value that no run of the loop reads (`for v in xs: last = np.exp(v)`, overwritten each
+        # run): its adjoint, passed to the value the run makes, is 0 in every reversed run but the first.
+        return not _read_in_its_loop(rt, primal)
+    return False
+
+
+def _read_in_its_loop(rt: Any, phi: Phi) -> bool:
+    """Does a statement, phi or branch of phi's loop (its header and the blocks that reach the header's latch
+    without passing through the header) read phi?  Remembered per transform."""
+    memo = rt.__dict__.setdefault("_mc_loop_reads", {})
+    known = memo.get(phi)
+    if known is None:
+        header = phi.block
+        body, todo = {header}, [p for p in header.preds if _reaches(header, p)]
+        while todo:
+            blk = todo.pop()
+            if blk not in body:
+                body.add(blk)
+                todo.extend(blk.preds)
+        known = any(phi in user.operands() for blk in body
+                    for user in (*blk.phis, *blk.stmts, *((blk.term,) if blk.term is not None else ()))
+                    if user is not phi)
+        memo[phi] = known
+    return known
+
+
+def _reaches(header: Any, blk: Any) -> bool:
+    """Is blk inside the loop headed by header (a back edge's source): can header reach it?"""
+    seen, todo = set(), [header]
+    while todo:
+        b = todo.pop()
+        if b is blk:
+            return True
+        if b in seen:
+            continue
+        seen.add(b)
+        loop = getattr(header, "loop", None)
+        todo.extend(s for s in b.successors() if s is not getattr(loop, "exit", None))
+    return False
 
 
 def _is_zero(x: Any) -> bool:
