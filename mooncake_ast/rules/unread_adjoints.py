@@ -68,7 +68,9 @@ def _walk(rt: Any, b: Any, v: Any, known: dict, depth: int) -> bool:
         except TypeError:  # (an unhashable callee)
             scaling = summing = False
         if fn is operator.getitem and v.args:
-            found = _walk(rt, b, v.args[0], known, depth - 1)  # (one of a pair of adjoints: the pair's own origin)
+            # (one of a pair of adjoints a helper returned: the pair's own origin; an entry of an adjoint buffer,
+            # `a_bar[i]`, is not followed: the buffer's zero says nothing about the entry's)
+            found = isinstance(b.resolve(v.args[0]), Call) and _walk(rt, b, v.args[0], known, depth - 1)
         elif summing:
             found = bool(v.args) and not v.kwargs and all(_walk(rt, b, a, known, depth - 1) for a in v.args)
         else:
@@ -85,7 +87,7 @@ def _renewed_each_run(rt: Any, b: Any, phi: Phi) -> bool:
     function) comes round from the run before: not a zero of an unread path."""
     primal = getattr(rt, "adj_vars", {}).get(b.var_of.get(phi, ""))
     if isinstance(primal, Call):
-        return True
+        return _in_a_loop(rt, getattr(primal, "block", None))  # (a value made before the loop is carried through it)
     if isinstance(primal, Phi) and getattr(getattr(primal, "block", None), "loop", None) is not None:
         # A loop-carried value that no run of the loop reads (`for v in xs: last = np.exp(v)`, overwritten each
         # run): its adjoint, passed to the value the run makes, is 0 in every reversed run but the first.
@@ -110,6 +112,26 @@ def _read_in_its_loop(rt: Any, phi: Phi) -> bool:
                     for user in (*blk.phis, *blk.stmts, *((blk.term,) if blk.term is not None else ()))
                     if user is not phi)
         memo[phi] = known
+    return known
+
+
+def _in_a_loop(rt: Any, blk: Any) -> bool:
+    """Is blk on a cycle of the function's blocks (inside some loop's body)?  Remembered per transform."""
+    if blk is None:
+        return False
+    memo = rt.__dict__.setdefault("_mc_loop_blocks", {})
+    known = memo.get(blk)
+    if known is None:
+        seen, todo, known = set(), list(blk.successors()), False
+        while todo:
+            b = todo.pop()
+            if b is blk:
+                known = True
+                break
+            if b not in seen:
+                seen.add(b)
+                todo.extend(b.successors())
+        memo[blk] = known
     return known
 
 
