@@ -4,7 +4,10 @@ is the plain product, so its rules are checked there (finite differences cannot 
 themselves are checked in tests/test_regress_nan_derivatives.py."""
 import numpy as np
 
-from mooncake_ast.rules.strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul, strong_product
+from mooncake_ast.rules.strong_products import (strong_dot_adjoint, strong_matmul, strong_matmul_adjoint,
+                                                strong_matmul_tangent_term)
+from mooncake_ast.rules.strong_zeros import (arcsin_slope, cbrt_slope, reciprocal, sqrt_slope, strong_mul, strong_product,
+                                             unit_ratio)
 
 X3 = np.array([0.3, -0.7, 1.1])
 
@@ -60,6 +63,63 @@ def slope_of_arcsin(x):
     return np.sum(arcsin_slope(np.tanh(x)) * x)
 
 
+M23 = np.array([[0.3, -0.7, 1.1], [0.5, 0.2, -0.4]])
+M32 = np.array([[0.6, -0.1], [0.2, 0.9], [-0.5, 0.4]])
+
+
+def strong_matmul_matrices(a, b):
+    return np.sum(np.sin(strong_matmul(a, b * b)))
+
+
+def strong_matmul_vector(a, v):
+    return np.sum(strong_matmul(a, np.cos(v)) ** 2) + np.sum(strong_matmul(v, a.T) * 0.5)
+
+
+def strong_matmul_adjoint_a(g, b):
+    return np.sum(np.sin(strong_matmul_adjoint(g * g, np.zeros((2, 3)), b, 0)))
+
+
+def strong_matmul_adjoint_b(a, g):
+    return np.sum(np.cos(strong_matmul_adjoint(g, a * a, np.zeros((3, 2)), 1)))
+
+
+def strong_dot_adjoints(a, g):
+    return np.sum(strong_dot_adjoint(g, a, np.zeros(3), 1) ** 2) + np.sum(strong_dot_adjoint(g, np.zeros((2, 3)), a[0], 0))
+
+
+def strong_tangent_terms(a, b):
+    return np.sum(strong_matmul_tangent_term(np.dot, a, b) ** 2) + np.sum(strong_matmul_tangent_term(np.matmul, b, a))
+
+
+try:
+    import scipy.linalg as sl
+except ImportError:  # SciPy is optional
+    sl = None
+Q3 = np.linalg.qr(np.array([[1.0, 2.0, 0.0], [0.5, 1.0, 1.0], [0.0, 1.0, 3.0]]))[0]
+
+
+def reciprocals(x):
+    return np.sum(reciprocal(x * x + 0.5) * x) + reciprocal(x[0] + 3.0)
+
+
+def unit_ratios(x, y):
+    return np.sum(unit_ratio(x, np.hypot(x, y)) * y) + unit_ratio(x[0], 2.0 + x[1] ** 2)
+
+
+def _weights(shape):
+    return np.cos(np.arange(np.prod(shape), dtype=float)).reshape(shape)
+
+
+def polar_right(a):
+    u, p = sl.polar(a)
+    return np.sum(u * _weights(u.shape)) + np.sum(np.sin(p))
+
+
+def polar_left(a):
+    u, p = sl.polar(a, "left")
+    return np.sum(u * _weights(u.shape)) + np.sum(p * p * _weights(p.shape))
+
+
 STRONG_CASES = {
     "mooncake_ast.rules.strong_zeros.sqrt_slope": [Case(slope_of_sqrt, X3 + 1.0), Case(slope_of_sqrt, 2.3)],
     "mooncake_ast.rules.strong_zeros.cbrt_slope": [Case(slope_of_cbrt, X3 + 1.0), Case(slope_of_cbrt, -0.8)],
@@ -70,4 +130,16 @@ STRONG_CASES = {
     "mooncake_ast.rules.strong_zeros.strong_product": [
         Case(strong_product_numbers, 0.7, 1.3), Case(strong_product_arrays, X3, X3[::-1] * 2.0),
         Case(strong_product_broadcast, X3 + 0.5, 1.7), Case(strong_product_twice, X3)],
+    "mooncake_ast.rules.strong_zeros.reciprocal": [Case(reciprocals, X3)],
+    "mooncake_ast.rules.strong_zeros.unit_ratio": [Case(unit_ratios, X3, X3[::-1] + 2.0)],
+    "mooncake_ast.rules.strong_products.strong_matmul": [
+        Case(strong_matmul_matrices, M23, M32), Case(strong_matmul_vector, M23, np.array([0.4, -1.2, 0.8]))],
+    "mooncake_ast.rules.strong_products.strong_matmul_adjoint": [
+        Case(strong_matmul_adjoint_a, M23[:, :2], M32), Case(strong_matmul_adjoint_b, M23, M23[:, :2])],
+    "mooncake_ast.rules.strong_products.strong_dot_adjoint": [Case(strong_dot_adjoints, M23, np.array([0.7, -0.3]))],
+    "mooncake_ast.rules.strong_products.strong_matmul_tangent_term": [Case(strong_tangent_terms, M23, M32)],
 }
+if sl is not None:  # (rules/scipy_linalg_polar.py: sums of singular values, repeated ones included: Q3 * 2, D)
+    STRONG_CASES["scipy.linalg._decomp_polar.polar"] = [
+        Case(polar_right, M32 + np.eye(3, 2)), Case(polar_right, Q3 * 2.0), Case(polar_right, Q3 @ np.diag([2.0, 2.0, 5.0]) @ Q3.T),
+        Case(polar_left, M23 + np.eye(2, 3)), Case(polar_left, Q3 @ np.diag([1.0, 3.0, 3.0]) @ Q3.T)]

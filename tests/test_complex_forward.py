@@ -30,7 +30,7 @@ REFUSES_COMPLEX = {
     "scipy.special._lambertw.lambertw", "scipy.special._spherical_bessel.spherical_jn",
     "scipy.special._spherical_bessel.spherical_yn", "scipy.special._spherical_bessel.spherical_in",
     "scipy.special._spherical_bessel.spherical_kn", "scipy.linalg._decomp_schur.schur", "scipy.linalg._decomp_qr.rq",
-    "scipy.linalg._decomp_lu.lu",
+    "scipy.linalg._decomp_lu.lu", "scipy.linalg._decomp_polar.polar",
     "scipy.signal._signaltools.sosfilt", "scipy.signal._spectral_py.welch", "scipy.signal._spectral_py.periodogram",
     "sph_harm_y",  # (issue 12, fourth pass: real angles only)
 }

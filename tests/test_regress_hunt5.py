@@ -464,8 +464,6 @@ def polar_of_spd(x):
     return np.trace(p)
 
 
-@pytest.mark.xfail(strict=True, reason="WRONG both modes: scipy.linalg.polar of outer(x,x)+2I (repeated singular "
-                   "values): grad and jvp nan; trace(p) = trace(M) here, FD [1.4, -2.6, 4.2]")
 def test_polar_with_repeated_singular_values():
     with np.errstate(all="ignore"):
         _both_modes(polar_of_spd, X)

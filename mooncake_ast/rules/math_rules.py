@@ -3,7 +3,7 @@
 Conventions: `fabs`/`copysign` take slope 0 at 0; `sqrt` at 0 has an infinite derivative (0 for a tangent or
 adjoint that is exactly 0 there: strong_zeros.py); `fmod`,
 `remainder`, `modf` and `frexp` are differentiated between their jumps (the jumps count as zero);
-`dist`/`hypot` at a zero distance divide by zero.
+`dist` at a zero distance divides by zero; `hypot` takes slope 0 there (strong_zeros.unit_ratio).
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import math
 from . import helpers as h
 from .operator_rules import integer_scalar, pow_tangent, times_base_slope
 from .registry import defjvp, defvjp, defzero
-from .strong_zeros import INFINITE_SLOPES, arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
+from .strong_zeros import INFINITE_SLOPES, arcsin_slope, cbrt_slope, sqrt_slope, strong_mul, unit_ratio
 
 
 def unary(fn, dfdx):
@@ -99,11 +99,11 @@ defvjp(math.pow, lambda t, g, y, a, b: (times_base_slope(t, g, t.call(h.pow_deri
                                         None if integer_scalar(t.value(b)) else t.mul(g, t.mul(y, t.call(h.log_for_pow, a, g)))))
 defvjp(math.atan2, lambda t, g, y, a, b: (t.div(t.mul(g, b), t.add(t.mul(a, a), t.mul(b, b))),
                                           t.neg(t.div(t.mul(g, a), t.add(t.mul(a, a), t.mul(b, b))))))
-defvjp(math.hypot, lambda t, g, y, *xs: tuple(t.mul(g, t.div(x, y)) for x in xs))
+defvjp(math.hypot, lambda t, g, y, *xs: tuple(t.mul(g, t.call(unit_ratio, x, y)) for x in xs))  # (0 at 0: strong_zeros)
 defvjp(math.fmod, lambda t, g, y, a, b: (g, t.neg(t.mul(g, t.call(math.trunc, t.call(_div, a, b))))))
 defvjp(math.copysign, lambda t, g, y, a, b: (t.mul(g, t.mul(t.call(h.sign, a), t.call(h.sign, y))), None))
 defjvp(math.atan2, lambda t, y, a, b: t.div(t.sub(t.mul(t.d(a), b), t.mul(a, t.d(b))), t.add(t.mul(a, a), t.mul(b, b))))
-defjvp(math.hypot, lambda t, y, *xs: _sum(t, [t.mul(t.d(x), t.div(x, y)) for x in xs]))
+defjvp(math.hypot, lambda t, y, *xs: _sum(t, [t.mul(t.d(x), t.call(unit_ratio, x, y)) for x in xs]))
 defjvp(math.copysign, lambda t, y, a, b: t.mul(t.d(a), t.mul(t.call(h.sign, a), t.call(h.sign, y))))
 defjvp(math.fmod, lambda t, y, a, b: t.sub(t.d(a), t.mul(t.call(math.trunc, t.call(_div, a, b)), t.d(b))))
 defjvp(math.ldexp, lambda t, y, a, i: t.mul(t.d(a), t.call(math.ldexp, 1.0, i)))

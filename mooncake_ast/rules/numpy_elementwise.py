@@ -17,8 +17,8 @@ from . import helpers as h
 from .numpy_common import _in_storage, _inexact, _no_adjoint, _refuse_keywords, _split, _unb, cj
 from .operator_rules import pow_adjoints, pow_tangent, quotient_adjoints
 from .registry import defcomplex, defjvp, defvjp, defzero
-from .strong_zeros import (INFINITE_SLOPES, adjoints_meet_overflow, arcsin_slope, cbrt_slope, sqrt_slope, strong_mul,
-                           times_overflowing_slope, times_partial)
+from .strong_zeros import (INFINITE_SLOPES, adjoints_meet_overflow, arcsin_slope, cbrt_slope, reciprocal, sqrt_slope,
+                           strong_mul, times_overflowing_slope, times_partial, unit_ratio)
 
 
 def unary(fn, dfdx):
@@ -51,8 +51,8 @@ def quotient(fn, denominator, negate=False):
         return t.neg(d) if negate and d is not None else d
 
     def adjoint(t, g, y, x, *a, **k):
-        if g is not None and adjoints_meet_overflow(t):  # (np.where(x > 0, np.log(x), 0.0) at x == 0: 0, not 0 / 0)
-            d = times_overflowing_slope(t, g, cj(t, t.div(1.0, denominator(t, y, x)), x))
+        if g is not None and adjoints_meet_overflow(t, g):  # (np.where(x > 0, np.log(x), 0.0) at x == 0: 0, not 0 / 0)
+            d = times_overflowing_slope(t, g, cj(t, t.call(reciprocal, denominator(t, y, x)), x))
         else:
             d = t.div(g, cj(t, denominator(t, y, x), x))
         return (t.neg(d) if negate and d is not None else d,)
@@ -144,7 +144,7 @@ defjvp(np.minimum, lambda t, y, a, b, **k: t.call(np.where, t.call(np.less_equal
 defjvp(np.fmax, lambda t, y, a, b, **k: t.call(np.where, t.call(fmax_first, a, b), t.dz(a), t.dz(b)))
 defjvp(np.fmin, lambda t, y, a, b, **k: t.call(np.where, t.call(fmin_first, a, b), t.dz(a), t.dz(b)))
 defjvp(np.arctan2, lambda t, y, a, b, **k: t.div(t.sub(t.mul(t.d(a), b), t.mul(a, t.d(b))), t.add(t.mul(a, a), t.mul(b, b))))
-defjvp(np.hypot, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.div(a, y)), t.mul(t.d(b), t.div(b, y))))
+defjvp(np.hypot, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.call(unit_ratio, a, y)), t.mul(t.d(b), t.call(unit_ratio, b, y))))  # (0 at 0)
 defjvp(np.logaddexp, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.call(np.exp, t.sub(a, y))), t.mul(t.d(b), t.call(np.exp, t.sub(b, y)))))
 defjvp(np.where, lambda t, y, c, a=None, b=None: t.call(np.where, c, t.dz(a), t.dz(b)) if (t.d(a) is not None or t.d(b) is not None) else None)
 defjvp(np.clip, lambda t, y, x, *a, **k: _clip_jvp(t, x, *_clip_bounds(a, k)))
@@ -251,7 +251,7 @@ defvjp(np.where, lambda t, g, y, c, a=None, b=None: (None, t.unb(t.call(np.where
 defvjp(np.clip, lambda t, g, y, x, *a, **k: _clip_vjp(t, g, x, a, k, "np.clip"))
 defvjp(np.arctan2, lambda t, g, y, a, b, **k: (t.unb(t.div(t.mul(g, b), t.add(t.mul(a, a), t.mul(b, b))), a),
                                                t.unb(t.neg(t.div(t.mul(g, a), t.add(t.mul(a, a), t.mul(b, b)))), b)))
-defvjp(np.hypot, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.div(a, y)), a), t.unb(t.mul(g, t.div(b, y)), b)))
+defvjp(np.hypot, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(unit_ratio, a, y)), a), t.unb(t.mul(g, t.call(unit_ratio, b, y)), b)))
 defvjp(np.logaddexp, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(np.exp, t.sub(a, y))), a), t.unb(t.mul(g, t.call(np.exp, t.sub(b, y))), b)))
 
 

@@ -132,10 +132,15 @@ def _eig_checked(a):
 
 
 def _gaps(w):
-    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it."""
+    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it (equal ones, up to rounding, inf)."""
+    from .numpy_linalg import rounding_ties
+
     n = len(w)
     d = w[None, :] - w[:, None]
-    return np.where(np.eye(n, dtype=bool), 0.0, 1.0 / np.where(np.eye(n, dtype=bool), 1.0, d))
+    off = ~np.eye(n, dtype=bool)
+    tie = np.abs(d) <= rounding_ties(w)  # (equal up to rounding: as equal, numpy_linalg._gaps)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(off, np.where(tie, np.inf, 1.0 / np.where(tie | ~off, 1.0, d)), 0.0)
 
 
 def _like_output(y, v):

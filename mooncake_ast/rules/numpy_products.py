@@ -13,14 +13,15 @@ from ..arrays import in_library_of
 from ..tangents import NoTangent
 from .numpy_common import _float_dtype, _in_storage, _no_adjoint, _unb
 from .registry import defcomplex, defjvp, defvjp
+from .strong_products import matrix_product_tangent
 from .strong_zeros import vector_product_adjoints
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"  # string.ascii_letters (not imported: 0.5 ms)
 
 
 # ------------------------------------------------------------------ products
-defjvp(np.dot, lambda t, y, a, b: t.add(t.lin(np.dot, t.d(a), b), t.linr(np.dot, a, t.d(b))))
-defjvp(np.matmul, lambda t, y, a, b: t.add(t.lin(np.matmul, t.d(a), b), t.linr(np.matmul, a, t.d(b))))
+defjvp(np.dot, lambda t, y, a, b: matrix_product_tangent(t, np.dot, a, b))  # (strong terms after an infinite slope)
+defjvp(np.matmul, lambda t, y, a, b: matrix_product_tangent(t, np.matmul, a, b))
 defjvp(np.inner, lambda t, y, a, b: t.add(t.lin(np.inner, t.d(a), b), t.linr(np.inner, a, t.d(b))))
 defjvp(np.outer, lambda t, y, a, b: t.add(t.lin(np.outer, t.d(a), b), t.linr(np.outer, a, t.d(b))))
 

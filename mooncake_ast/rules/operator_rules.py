@@ -33,7 +33,7 @@ defjvp(op.pow, pow_tangent)
 defjvp(op.neg, lambda t, y, a: t.neg(t.d(a)))
 defjvp(op.pos, lambda t, y, a: t.d(a))
 defjvp(op.abs, lambda t, y, a: t.call(h.abs_tangent, a, t.d(a)) if t.d(a) is not None else None)
-defjvp(op.matmul, lambda t, y, a, b: t.add(t.lin(op.matmul, t.d(a), b), t.linr(op.matmul, a, t.d(b))))
+defjvp(op.matmul, lambda t, y, a, b: _matrix_product_tangent(t, a, b))
 
 # ------------------------------------------------------------------ in place (tangent computed before the call)
 defjvp(op.iadd, lambda t, y, a, b: t.update(t.d(a), t.add(t.d(a), t.d(b)) if t.d(b) is not None or t.is_num(a) or t.d(a) is None
@@ -177,7 +177,7 @@ def mul_adjoints(t, g, y, a, b):
 
     if getattr(t, "result_is_num", False):
         return t.unb(times_partial(t, g, b), a), t.unb(times_partial(t, g, a), b)
-    zero_partials, zero_adjoints = partials_meet_infinities(t), adjoints_meet_overflow(t)
+    zero_partials, zero_adjoints = partials_meet_infinities(t), adjoints_meet_overflow(t, g)
     if g is not None and (zero_partials or zero_adjoints):
         if _real_operand(t, a) and _real_operand(t, b):
             return (t.unb(times_partial(t, g, b), a) if _needs(t, a) else None,
@@ -225,7 +225,7 @@ def quotient_adjoints(t, g, y, a, b):
     quotient is never 0 at a finite b), keep the plain product."""
     from .strong_zeros import adjoints_meet_overflow, strong_mul, strong_product
 
-    if g is not None and adjoints_meet_overflow(t):
+    if g is not None and adjoints_meet_overflow(t, g):
         # (np.where's unselected side: `np.where(x != 0, 1 / x, 0.0)` at x == 0 has g == 0, b == 0 and y == inf;
         # each adjoint exactly 0 where g is)
         a_bar = t.unb(t.call(strong_mul, g, cj(t, t.div(1.0, b), b)), a)
@@ -274,10 +274,20 @@ def pow_adjoints(t, g, y, a, b):
         from .strong_zeros import times_partial
 
         a_bar = times_partial(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b))
+    elif _finite_base_slope(k) and g is not None and _adjoint_may_be_unread(t, g):  # (x ** -1 at 0, unselected)
+        from .strong_zeros import strong_mul
+
+        a_bar = t.call(strong_mul, g, cj(t, t.call(h.pow_deriv, a, b), a, b))
     else:
         a_bar = times_base_slope(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b), b)
     return (t.unb(a_bar, a),
             None if integer_scalar(t.value(b)) else t.unb(t.mul(g, cj(t, t.mul(y, t.call(h.log_for_pow, a, g)), y)), b))
+
+
+def _adjoint_may_be_unread(t, g):
+    from .strong_zeros import adjoints_meet_overflow
+
+    return adjoints_meet_overflow(t, g)
 
 
 defvjp(op.pow, pow_adjoints)
@@ -286,6 +296,12 @@ defvjp(op.pos, lambda t, g, y, a: (g,))
 defvjp(op.abs, lambda t, g, y, a: (t.mul(g, t.call(h.sign, a)),))  # (complex a: g a/|a|, NumPy 2's sign)
 defvjp(op.matmul, lambda t, g, y, a, b: _vector_product(t, g, a, b) or
        (t.call(_np_rules().matmul_adjoint_a, g, a, b), t.call(_np_rules().matmul_adjoint_b, g, a, b)))
+
+
+def _matrix_product_tangent(t, a, b):
+    from .strong_products import matrix_product_tangent
+
+    return matrix_product_tangent(t, op.matmul, a, b)
 
 
 def _vector_product(t, g, a, b):

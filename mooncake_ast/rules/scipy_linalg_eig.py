@@ -3,12 +3,16 @@ both modes; registered by scipy_linalg_rules.register() (no SciPy import here). 
 routine as np.linalg.eig / eigvals (geev: unit eigenvectors, each with its largest entry real), so they take
 those rules (numpy_more_linalg.py); each call checks that SciPy's result is NumPy's.  Refused: the generalized
 problem (b=), left=True, right=False and homogeneous_eigvals=True.
+`scipy.linalg.polar` (scipy_linalg_polar.py: sums of singular values, finite where they repeat) is registered
+from here too.
 """
 from __future__ import annotations
 
 import numpy as np
 
-FUNCTIONS = ["linalg.eig", "linalg.eigvals"]
+from .scipy_linalg_polar import FUNCTIONS as POLAR_FUNCTIONS
+
+FUNCTIONS = ["linalg.eig", "linalg.eigvals"] + POLAR_FUNCTIONS
 
 
 def _check(what, a, y, b=None, left=False, right=True, homogeneous_eigvals=False, **_):
@@ -49,8 +53,10 @@ def register(registered) -> None:
 
     import scipy.linalg as sl
 
+    from . import scipy_linalg_polar
     from .registry import defcomplex, defjvp, defvjp
 
+    scipy_linalg_polar.register(registered)
     for what in ("eig", "eigvals"):
         fn = getattr(sl, what)
         registered[fn] = f"linalg.{what}"

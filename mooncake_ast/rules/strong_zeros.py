@@ -42,7 +42,7 @@ from ..tangents import NoTangent
 from .numpy_common import cj
 from .registry import defcomplex, defjvp, defvjp
 
-__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul", "strong_product", "times_partial"]
+__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul", "strong_product", "times_partial", "unit_ratio"]
 
 
 def strong_mul(z: Any, d: Any) -> Any:
@@ -134,7 +134,34 @@ def arcsin_slope(x: Any) -> Any:
     return 1.0 / np.sqrt(1.0 - x * x)
 
 
-for _fn in (sqrt_slope, cbrt_slope, arcsin_slope):
+def unit_ratio(x: Any, r: Any) -> Any:
+    """x / r for r = |(x, ...)| (hypot's slope x / hypot): 0 where r == 0, the slope abs and np.linalg.norm take
+    at their kink, so that hypot(x, y) ** 2 has the gradient 0 there (it was 0 / 0 = nan, or a ZeroDivisionError
+    for math.hypot).  Its own derivative, (dx - (x / r) dr) / r, stays infinite there: the Hessian of
+    hypot(x, y) ** 2 at 0 is nan (the cone's kink is smoothed by the square: finite differences say 2 I, and a
+    strong zero would say 0), never a guessed number."""
+    if type(x) in (float, int) and type(r) in (float, int):
+        return x / r if r != 0 else 0.0 * x
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.equal(r, 0), 0.0 * x, np.divide(x, np.where(np.equal(r, 0), 1.0, r)))
+
+
+unit_ratio.dense_in_dense = True  # type: ignore[attr-defined]
+FLOAT_ELEMENTWISE.add(unit_ratio)
+defjvp(unit_ratio, lambda t, q, x, r: t.div(t.sub(t.d(x), t.mul(q, t.d(r))) if t.d(r) is not None else t.d(x), r)
+       if (t.d(x) is not None or t.d(r) is not None) else None)
+defvjp(unit_ratio, lambda t, g, q, x, r: (t.unb(t.div(g, r), x), t.unb(t.neg(t.div(t.mul(g, q), r)), r)))
+
+
+def reciprocal(b: Any) -> Any:
+    """1 / b, inf at a Python number b == 0 as at a NumPy one (the slope of np.log at a float 0.0 is inf; the
+    plain `1.0 / x` raised ZeroDivisionError where a strong zero adjoint gives 0: rules/numpy_elementwise.quotient)."""
+    if type(b) is float and b != 0.0:
+        return 1.0 / b
+    return _over(1.0, b)
+
+
+for _fn in (sqrt_slope, cbrt_slope, arcsin_slope, reciprocal):
     _fn.dense_in_dense = True  # type: ignore[attr-defined]
     FLOAT_ELEMENTWISE.add(_fn)
 
@@ -148,18 +175,23 @@ def _slope_rules(fn: Any, second: Any) -> None:
 _slope_rules(sqrt_slope, lambda t, s, y: t.mul(-2.0, t.mul(s, s)))  # -0.5 / y^2
 _slope_rules(cbrt_slope, lambda t, s, y: t.div(t.mul(-2.0, s), y))  # -2 / (3 y^3)
 _slope_rules(arcsin_slope, lambda t, s, x: t.mul(x, t.mul(s, t.mul(s, s))))  # x / (1 - x^2)^(3/2)
-defcomplex(sqrt_slope, arcsin_slope)
+_slope_rules(reciprocal, lambda t, s, b: t.neg(t.mul(s, s)))  # -1 / b^2
+defcomplex(sqrt_slope, arcsin_slope, reciprocal)
 
 
 # ---------------------------------------------------------------- zero partials met by an infinite adjoint
 # The callables whose slope can be infinite at a finite input (the rules above multiply their tangents and
 # adjoints as strong zeros): in reverse mode the adjoint they send back is infinite there when their own adjoint
 # is not 0 (sqrt at 0: the honest d sqrt(u)/du).  Rule files add them as they register the rules.
-INFINITE_SLOPES: set = {strong_mul, strong_product, sqrt_slope, cbrt_slope, arcsin_slope}  # (and, differentiated again, these)
+INFINITE_SLOPES: set = {strong_mul, strong_product, sqrt_slope, cbrt_slope, arcsin_slope, reciprocal}  # (and, differentiated again, these)
 _POWERS = frozenset([operator.pow, operator.ipow, pow, np.power, np.float_power, math.pow])
 # Callables that pass a zero adjoint to an operand they did not select (ops.choose: generated code's `a if c else b`
-# of two computed values).
-SELECTORS: set = {np.where, np.select, np.piecewise, np.clip, np.maximum, np.minimum, np.fmax, np.fmin, ops.choose}
+# of two computed values), and the NaN-skipping ones, which pass a zero adjoint to the NaN slots they skip
+# (`np.nansum(w * x)` with w[1] = nan: x[1]'s adjoint was 0 * nan, where x[1] changes nothing).
+SELECTORS: set = {np.where, np.select, np.piecewise, np.clip, np.maximum, np.minimum, np.fmax, np.fmin, ops.choose,
+                  np.nansum, np.nanmean, np.nanprod, np.nanmax, np.nanmin, np.nanvar, np.nanstd, np.nancumsum,
+                  np.nancumprod, np.nanmedian, np.nanquantile, np.nanpercentile, np.nanargmax, np.nanargmin,
+                  np.nan_to_num}
 
 
 def _whole(k: Any) -> bool:
@@ -169,7 +201,7 @@ def _whole(k: Any) -> bool:
 
 def _sends_infinite_adjoints(resolver: Any, st: Any) -> bool:
     try:
-        fn, _ = resolver.callee(st)
+        fn, rule = resolver.callee(st)
     except Exception:  # (a statement the resolver does not know: not one of ours)
         return False
     try:
@@ -180,7 +212,11 @@ def _sends_infinite_adjoints(resolver: Any, st: Any) -> bool:
     if fn in _POWERS and len(st.args) >= 2:
         k = st.args[1]
         return not (isinstance(k, Const) and _whole(k.value))  # (a ** 0.5, or an exponent known at run time)
-    return False
+    from .helper_slopes import handed_helpers, helper_may_send_infinities, named_callee  # (a helper hiding a sqrt)
+
+    if rule is None and helper_may_send_infinities(fn if fn is not None else named_callee(resolver, st)):
+        return True
+    return any(helper_may_send_infinities(h) for h in handed_helpers(resolver, st))  # (forward code's rcall(f, ...))
 
 
 def partials_meet_infinities(t: Any) -> bool:
@@ -191,19 +227,26 @@ def partials_meet_infinities(t: Any) -> bool:
     strong zero at sqrt) gives 0.  A product whose partial multiplies the adjoint as a strong zero gives 0 too, as
     forward mode does.  Only where it can matter, so that code without an infinite slope keeps plain products
     (the MLP's `err_bar = out_bar * 2.0 / size * err`): in a pullback being built (reverse/templates.py), when the
-    function being reversed calls sqrt, cbrt, arcsin, arccos, a fractional power or the entr family; at run time
-    (the generic path, whose cost is its helper calls'), always.  (An infinite adjoint a helper function sends
-    back into a caller's product stays nan: docs/nan-derivatives.md.)"""
+    function being reversed calls sqrt, cbrt, arcsin, arccos, a fractional power or the entr family, or a helper
+    of the user's that may (rules/helper_slopes.py); at run time (the generic path, whose cost is its helper
+    calls'), always."""
     return _function_calls(t, "_mc_infinite_slopes", _sends_infinite_adjoints)
 
 
-def adjoints_meet_overflow(t: Any) -> bool:
+def adjoints_meet_overflow(t: Any, g: Any = None) -> bool:
     """May an exactly-zero adjoint meet an infinite partial (a value that overflowed)?  np.where's unselected side
     gets a zero adjoint: `np.where(x < 50, np.exp(x), x)` at x = 1000 has exp(x) = inf there, and exp's `g * y`
     was 0 * inf = nan.  True where the function being reversed calls np.where or another selector (np.select,
-    np.piecewise, np.clip, np.maximum / minimum, SELECTORS), and at run time.  (A value an `if` leaves unused
-    gets a zero adjoint too; branches are everywhere, so those keep plain products: docs/nan-derivatives.md.)"""
-    return _function_calls(t, "_mc_selectors", _selects)
+    np.piecewise, np.clip, np.maximum / minimum, SELECTORS), and at run time; and, given the adjoint g being
+    multiplied, where g may be the zero of a path that did not read the value (unread_adjoints.may_be_unread:
+    `e = np.exp(x); return e if x < 50 else x`), which costs nothing where no `if` leaves a value unread."""
+    if _function_calls(t, "_mc_selectors", _selects):
+        return True
+    if g is None:
+        return False
+    from .unread_adjoints import may_be_unread
+
+    return may_be_unread(t, g)
 
 
 def _selects(resolver: Any, st: Any) -> bool:
@@ -248,7 +291,7 @@ def times_partial(t: Any, g: Any, d: Any) -> Any:
     k = t.value(d)
     if type(k) in (int, float) and k != 0 and math.isfinite(k):
         return t.mul(g, d)  # (a constant factor, `x * 2.0`: never 0, never infinite)
-    infinite_g, infinite_d = partials_meet_infinities(t), adjoints_meet_overflow(t)
+    infinite_g, infinite_d = partials_meet_infinities(t), adjoints_meet_overflow(t, g)
     if infinite_g and infinite_d:
         return t.call(strong_product, g, d)
     if infinite_g:
@@ -263,7 +306,7 @@ def times_overflowing_slope(t: Any, g: Any, d: Any) -> Any:
     adjoints_meet_overflow (np.where's unselected side), else the plain product the emitter fuses."""
     if g is None or d is None:
         return None
-    return t.call(strong_mul, g, d) if adjoints_meet_overflow(t) else t.mul(g, d)
+    return t.call(strong_mul, g, d) if adjoints_meet_overflow(t, g) else t.mul(g, d)
 
 
 def _finite(v: Any) -> bool:
@@ -299,14 +342,16 @@ def vector_product_adjoints(t: Any, g: Any, a: Any, b: Any, kind: str = "matmul"
     products, in a function where an infinite adjoint or an overflowed factor can meet a zero
     (`np.sqrt(d @ d)` at d == 0); where the operands' types are not known, a run-time helper that looks
     (vector_product_vjp); None elsewhere (the product rules' own adjoints serve).  kind: "matmul" or "dot"."""
-    if g is None or not (partials_meet_infinities(t) or adjoints_meet_overflow(t)):
+    if g is None or not (partials_meet_infinities(t) or adjoints_meet_overflow(t, g)):
         return None
     kinds = (_float_vector(t, a), _float_vector(t, b))
     if kinds == (True, True):
         return times_partial(t, g, cj(t, b, b)), times_partial(t, g, cj(t, a, a))
     if False in kinds or getattr(t, "rt", None) is None:
-        return None
-    both = t.call(vector_product_vjp, g, a, b, kind, partials_meet_infinities(t), adjoints_meet_overflow(t))
+        from .strong_products import matrix_product_adjoints  # (matrices: each term of the sums strong)
+
+        return matrix_product_adjoints(t, g, a, b, kind)
+    both = t.call(vector_product_vjp, g, a, b, kind, partials_meet_infinities(t), adjoints_meet_overflow(t, g))
     if hasattr(both, "tuple_size"):
         both.tuple_size = 2
     return t.call(operator.getitem, both, 0), t.call(operator.getitem, both, 1)
@@ -332,6 +377,11 @@ def vector_product_vjp(g: Any, a: Any, b: Any, kind: str, zero_partials: bool, z
     from . import numpy_products as products
 
     vectors = all(type(v) is np.ndarray and v.ndim == 1 and v.dtype.kind == "f" for v in (a, b))
+    if not vectors and g is not NoTangent and g is not None:
+        from .strong_products import strong_dot_adjoint, strong_matmul_adjoint  # (matrices: strong terms)
+
+        adjoint = strong_dot_adjoint if kind == "dot" else strong_matmul_adjoint
+        return adjoint(g, a, b, 0), adjoint(g, a, b, 1)
     if not vectors or g is NoTangent or g is None or _finite(g) and _finite(a) and _finite(b):
         if kind == "dot":
             return products.dot_adjoint_a(g, a, b), products.dot_adjoint_b(g, a, b)
