@@ -481,13 +481,16 @@ def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
             text, st = info  # type: ignore[misc]
             checked = check_text(text, key)
             if checked is not None and (accept is None or accept(checked[0])):
-                meta, body = checked
-                _remember_lines(path, text, st)
-                _touch(d, name)
-                module = _execute(body, path, modname, text, d, name)
-                _memory[key] = (module, meta)
-                return module, meta
-            status, info = "invalid", "bad header or digest"
+                if _library_holds(checked[0]):
+                    meta, body = checked
+                    _remember_lines(path, text, st)
+                    _touch(d, name)
+                    module = _execute(body, path, modname, text, d, name)
+                    _memory[key] = (module, meta)
+                    return module, meta
+                status = "stale"  # (made by a library whose files have changed since: replaced, silently)
+            else:
+                status, info = "invalid", "bad header or digest"
         from .cache_write import in_memory, make_entry
 
         if status == "refused":
@@ -498,6 +501,14 @@ def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
         return make_entry(d, key, name, path, modname, stem, generate)
     finally:
         d.close()
+
+
+def _library_holds(meta: dict) -> bool:
+    """Has the library the state the entry's generation ran (cache_key.library_record)?  An entry that does
+    not say is not used."""
+    from .cache_key import library_holds
+
+    return library_holds(meta.get("library"))
 
 
 def _touch(d: _Dir, name: str) -> None:

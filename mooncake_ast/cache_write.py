@@ -40,6 +40,9 @@ def make_entry(d: _Dir, key: str, name: str, path: str, modname: str, stem: str,
                generate: Callable[[], tuple[str, dict]]) -> tuple[types.ModuleType, dict]:
     """Generate entry `name` of directory `d` for `key`, publish it, and run it (in memory if it cannot be written)."""
     body, meta = _generate(generate)
+    from .cache_key import library_record
+
+    meta = {**meta, "library": library_record()}  # (what of the library ran: a hit checks it, cache._library_holds)
     text = with_header(key, meta, body)
     if not _publish(d, name, text):
         return in_memory(key, stem, lambda: (body, meta), modname)
