@@ -120,14 +120,13 @@ def library_record() -> dict:
     changes that folder's time, which the digest includes too."""
     package = __package__ or "mooncake_ast"
     inside = _ROOT + os.sep
+    within = package + "."
+    found = [getattr(m, "__file__", None) for n, m in list(sys.modules.items()) if n.startswith(within) or n == package]
     folders: dict = {}
-    for name, module in list(sys.modules.items()):
-        if name == package or name.startswith(package + "."):
-            file = getattr(module, "__file__", None)
-            if type(file) is str and file.startswith(inside) and file.endswith(".py"):
-                folder, _, base = file[len(inside):].rpartition(os.sep)
-                folders.setdefault(folder, set()).add(base)
-    files = {folder: " ".join(sorted(names)) for folder, names in sorted(folders.items())}
+    for file in sorted({f[len(inside):] for f in found if type(f) is str and f.startswith(inside) and f.endswith(".py")}):
+        folder, _, base = file.rpartition(os.sep)
+        folders.setdefault(folder, []).append(base)
+    files = {folder: " ".join(names) for folder, names in sorted(folders.items())}
     return {"digest": _library_digest(files), "files": files}
 
 
