@@ -504,7 +504,7 @@ def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
 
 
 def _library_holds(meta: dict) -> bool:
-    """Has the library the state the entry's generation ran (cache_key.library_record)?  An entry that does
+    """Has the library the state the entry's generation ran (cache_write.library_record)?  An entry that does
     not say is not used."""
     from .cache_key import library_holds
 

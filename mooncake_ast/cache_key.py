@@ -7,8 +7,8 @@ changed (`rules_fingerprint`), the library's version and place (`library_identit
 Python version.  The names the generated code resolved statically (builtins, modules: the
 transform's `StaticResolver.bindings`) travel in the entry's header and are checked against the
 function's module after loading (`bindings_hold`), and again on every call; so does what of the
-library the generation ran and the state of its files (`library_record`), checked by a hit before
-the entry is used (`library_holds`).
+library the generation ran and the state of its files (cache_write.library_record), checked by a hit
+before the entry is used (`library_holds`).
 
 This module is what a process whose derivatives are all cached loads besides the cache itself
 and the run-time helpers: it imports nothing of lowering, transforms or emission, and is kept
@@ -81,7 +81,6 @@ def rules_fingerprint() -> str:
 # imports from code kept in the cache (cache_modules) is checked against the state the check found, without a
 # stat of its own
 SCANNED: dict[str, tuple] = {}
-_DIR_FD = os.stat in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
 
 def _packed(states: list) -> bytes:
@@ -97,43 +96,23 @@ def _packed(states: list) -> bytes:
 
 _ROOT = os.path.dirname(os.path.abspath(__file__))
 _FOLDERS: dict[str, tuple] = {}  # folder path -> (mtime in ns, inode) as this process first saw it
-_HELD: dict[tuple, bool] = {}  # a record (digest, files) -> whether the library of this process has the states it records
+_HELD: dict[tuple, bool] = {}  # a record (digest, files) -> whether this process's library has the states it says
 
 
 def library_identity() -> str:
     """The library's part of every key: its version and where it is.  The state of its files is not in the key:
-    each entry records the files its generation ran (`library_record`) and a hit checks those (`library_holds`)."""
+    each entry records the files its generation ran (cache_write.library_record) and a hit checks those
+    (`library_holds`)."""
     from . import __version__
 
     return f"{__version__}:{_ROOT}"
 
 
-def library_record() -> dict:
-    """What of the library a generation that has just ended ran: every module of the package this process
-    has loaded, by folder (`{"reverse": "adjoints.py ...", ...}`), and a digest of their states and their
-    folders' (`_library_digest`), for the new entry's header.
-
-    A module not loaded ran no code, so nothing the entry says depends on it; every module that ran is
-    loaded (the library imports its modules by name, never by listing a folder), and the state of one
-    loaded is the state it was imported with (import_states.py), the code that ran even where the file has
-    changed since.  A file added where a loaded one is (a package shadowing a module of the same name)
-    changes that folder's time, which the digest includes too."""
-    package = __package__ or "mooncake_ast"
-    inside = _ROOT + os.sep
-    within = package + "."
-    found = [getattr(m, "__file__", None) for n, m in list(sys.modules.items()) if n.startswith(within) or n == package]
-    folders: dict = {}
-    for file in sorted({f[len(inside):] for f in found if type(f) is str and f.startswith(inside) and f.endswith(".py")}):
-        folder, _, base = file.rpartition(os.sep)
-        folders.setdefault(folder, []).append(base)
-    files = {folder: " ".join(names) for folder, names in sorted(folders.items())}
-    return {"digest": _library_digest(files), "files": files}
-
-
 def library_holds(record: Any) -> bool:
-    """Do the library's files have the states an entry's `library_record` says they had?  A file imported in
-    this process is taken as it was imported, any other is stat'ed once per process (not all of the library's
-    files: those of the modules the entry's generation loaded, most of them imported already)."""
+    """Do the library's files have the states an entry's library record (cache_write.library_record) says they
+    had?  A file imported in this process is taken as it was imported, any other is stat'ed once per process
+    (not all of the library's files: those of the modules the entry's generation loaded, most of them imported
+    already)."""
     if type(record) is not dict:
         return False
     digest, files = record.get("digest"), record.get("files")
@@ -150,53 +129,41 @@ def library_holds(record: Any) -> bool:
 
 
 def _library_digest(files: dict) -> str:
-    """A digest of the folders and names in `files` (as `library_record` makes it), of each file's size,
+    """A digest of the folders and names in `files` (as cache_write.library_record makes it), of each file's size,
     modification time (ns) and inode (as imported, else as stat'ed: `SCANNED`), and of each folder's
     modification time and inode (a name added or removed changes them); "" for a malformed record."""
     h = hasher()
     states: list = []
     imported = import_states.STATES.get
     scanned = SCANNED.get
+    stat = os.stat
     for folder, names in sorted(files.items()):
         if type(folder) is not str or type(names) is not str:
             return ""
         path = os.path.join(_ROOT, folder) if folder else _ROOT
         h.update(f"{folder}\0{names}\0".encode())
+        known = _FOLDERS.get(path)
+        if known is None:
+            try:
+                st = stat(path)
+                known = (st.st_mtime_ns, st.st_ino)
+            except OSError:
+                known = (-1, -1)
+            _FOLDERS[path] = known
+        states.append(known)
         inside = path + os.sep
-        paths = [inside + name for name in names.split(" ")]
-        found = list(map(imported, paths))  # (most of them: a warm hit imported them already)
-        fd = None
-        try:
-            if _DIR_FD:
-                fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-            known = _FOLDERS.get(path)
+        for name in names.split(" "):
+            file = inside + name
+            known = imported(file) or scanned(file)  # (most of them: a warm hit imported them already)
             if known is None:
-                st = os.fstat(fd) if fd is not None else os.stat(path)
-                known = _FOLDERS[path] = (st.st_mtime_ns, st.st_ino)
+                try:
+                    st = stat(file)
+                    known = SCANNED[file] = (st.st_size, st.st_mtime_ns, st.st_ino)
+                except OSError:
+                    known = (-1, -1, -1)
             states.append(known)
-        except OSError:
-            states.append((-1, -1))
-        try:
-            for i, state in enumerate(found):
-                if state is None:
-                    state = found[i] = scanned(paths[i]) or _stat_state(paths[i], fd, len(inside))
-        finally:
-            if fd is not None:
-                os.close(fd)
-        states += found
     h.update(_packed([n for state in states for n in state]))
     return h.hexdigest()
-
-
-def _stat_state(file: str, fd: Any, start: int) -> tuple:
-    """(size, mtime in ns, inode) of a library file not imported, kept in `SCANNED` (stat'ed by its name within
-    the open folder `fd` where there is one); -1s where it cannot be read."""
-    try:
-        st = os.stat(file[start:], dir_fd=fd) if fd is not None else os.stat(file)
-    except OSError:
-        return (-1, -1, -1)
-    state = SCANNED[file] = (st.st_size, st.st_mtime_ns, st.st_ino)
-    return state
 
 
 _NAMES: dict = {}

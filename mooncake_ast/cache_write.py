@@ -22,11 +22,13 @@ import json
 import linecache
 import marshal
 import os
+import sys
 import types
 from typing import Callable, Optional
 
 from . import cache
 from .cache import DIGEST_LINE, KEY_LINE, _NOFOLLOW, _Dir, _execute, _remember_lines, _warn_once, code_name, code_stamp
+from .cache_key import _ROOT, _library_digest
 from .digests import hasher
 
 
@@ -40,8 +42,6 @@ def make_entry(d: _Dir, key: str, name: str, path: str, modname: str, stem: str,
                generate: Callable[[], tuple[str, dict]]) -> tuple[types.ModuleType, dict]:
     """Generate entry `name` of directory `d` for `key`, publish it, and run it (in memory if it cannot be written)."""
     body, meta = _generate(generate)
-    from .cache_key import library_record
-
     meta = {**meta, "library": library_record()}  # (what of the library ran: a hit checks it, cache._library_holds)
     text = with_header(key, meta, body)
     if not _publish(d, name, text):
@@ -56,6 +56,28 @@ def make_entry(d: _Dir, key: str, name: str, path: str, modname: str, stem: str,
     module = _execute(body, path, modname, text, d, name)
     cache._memory[key] = (module, meta)  # (through the module: tests replace the dict)
     return module, meta
+
+
+def library_record() -> dict:
+    """What of the library a generation that has just ended ran: every module of the package this process
+    has loaded, by folder (`{"reverse": "adjoints.py ...", ...}`), and a digest of their states and their
+    folders' (`_library_digest`), for the new entry's header.
+
+    A module not loaded ran no code, so nothing the entry says depends on it; every module that ran is
+    loaded (the library imports its modules by name, never by listing a folder), and the state of one
+    loaded is the state it was imported with (import_states.py), the code that ran even where the file has
+    changed since.  A file added where a loaded one is (a package shadowing a module of the same name)
+    changes that folder's time, which the digest includes too."""
+    package = __package__ or "mooncake_ast"
+    inside = _ROOT + os.sep
+    within = package + "."
+    found = [getattr(m, "__file__", None) for n, m in list(sys.modules.items()) if n.startswith(within) or n == package]
+    folders: dict = {}
+    for file in sorted({f[len(inside):] for f in found if type(f) is str and f.startswith(inside) and f.endswith(".py")}):
+        folder, _, base = file.rpartition(os.sep)
+        folders.setdefault(folder, []).append(base)
+    files = {folder: " ".join(names) for folder, names in sorted(folders.items())}
+    return {"digest": _library_digest(files), "files": files}
 
 
 def _publish(d: _Dir, name: str, text: str) -> bool:

@@ -1,7 +1,7 @@
 """A fingerprint of all of the library's files: whether the library changed, for tests and tools.
 
 Cache keys held it until each entry recorded the modules its generation ran and a hit checked only those
-(cache_key.library_record / library_holds); it is kept for whoever needs to know whether any file of the
+(cache_write.library_record / cache_key.library_holds); it is kept for whoever needs to know whether any file of the
 library changed (tests that span processes run again where the library was edited meanwhile).
 """
 from __future__ import annotations

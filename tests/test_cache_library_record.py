@@ -2,7 +2,7 @@
 
 The key no longer holds the state of all of the library's files (a warm hit stat'ed every file not imported
 yet, 170 of them, and listed every folder): an entry's header names the library's modules that were loaded
-when its generation ended and a digest of their files' states and of their folders' (cache_key.library_record),
+when its generation ended and a digest of their files' states and of their folders' (cache_write.library_record),
 and a hit checks those states (cache_key.library_holds: the modules imported already as they were imported,
 the others with one stat each).  What must hold: an edit of any file the generation ran, imported by
 `import mooncake_ast` or only by a generation, in place or not, and a file added beside them, make the entry
