@@ -96,6 +96,7 @@ def _packed(states: list) -> bytes:
 
 _ROOT = os.path.dirname(os.path.abspath(__file__))
 _FOLDERS: dict[str, tuple] = {}  # folder path -> (mtime in ns, inode) as this process first saw it
+_LISTINGS: dict[str, str] = {}  # folder path -> listing_digest, as this process first saw it
 _HELD: dict[tuple, bool] = {}  # a record (digest, files) -> whether this process's library has the states it says
 
 
@@ -106,6 +107,46 @@ def library_identity() -> str:
     from . import __version__
 
     return f"{__version__}:{_ROOT}"
+
+
+def folder_state(path: str) -> tuple:
+    """(modification time in ns, inode) of a folder of the library, as this process first saw it."""
+    known = _FOLDERS.get(path)
+    if known is None:
+        try:
+            st = os.stat(path)
+            known = (st.st_mtime_ns, st.st_ino)
+        except OSError:
+            known = (-1, -1)
+        _FOLDERS[path] = known
+    return known
+
+
+def listing_digest(path: str) -> str:
+    """A digest of a folder's names, less dot-named ones and `__pycache__` (which the first import that writes
+    bytecode there makes, moving the folder's time), as this process first saw them."""
+    found = _LISTINGS.get(path)
+    if found is None:
+        try:
+            names = sorted(n for n in os.listdir(path) if not n.startswith(".") and n != "__pycache__")
+        except OSError:
+            names = ["?"]
+        found = _LISTINGS[path] = hasher("\0".join(names).encode()).hexdigest()[:32]
+    return found
+
+
+def _folders_hold(folders: Any) -> bool:
+    """Have the folders of a library record the names they had?  Where a folder's time and inode are those
+    recorded, nothing was added, removed or renamed in it; where they are not, its names are compared."""
+    if type(folders) is not dict:
+        return False
+    for folder, seen in folders.items():
+        if type(folder) is not str or type(seen) is not list or len(seen) != 3:
+            return False
+        path = os.path.join(_ROOT, folder) if folder else _ROOT
+        if list(folder_state(path)) != seen[:2] and listing_digest(path) != seen[2]:
+            return False
+    return True
 
 
 def library_holds(record: Any) -> bool:
@@ -125,13 +166,12 @@ def library_holds(record: Any) -> bool:
         return False
     if held is None:
         held = _HELD[memo] = _library_digest(files) == digest
-    return held
+    return held and _folders_hold(record.get("folders"))
 
 
 def _library_digest(files: dict) -> str:
-    """A digest of the folders and names in `files` (as cache_write.library_record makes it), of each file's size,
-    modification time (ns) and inode (as imported, else as stat'ed: `SCANNED`), and of each folder's
-    modification time and inode (a name added or removed changes them); "" for a malformed record."""
+    """A digest of the folders and names in `files` (as cache_write.library_record makes it) and of each file's
+    size, modification time (ns) and inode (as imported, else as stat'ed: `SCANNED`); "" for a malformed record."""
     h = hasher()
     states: list = []
     imported = import_states.STATES.get
@@ -142,15 +182,6 @@ def _library_digest(files: dict) -> str:
             return ""
         path = os.path.join(_ROOT, folder) if folder else _ROOT
         h.update(f"{folder}\0{names}\0".encode())
-        known = _FOLDERS.get(path)
-        if known is None:
-            try:
-                st = stat(path)
-                known = (st.st_mtime_ns, st.st_ino)
-            except OSError:
-                known = (-1, -1)
-            _FOLDERS[path] = known
-        states.append(known)
         inside = path + os.sep
         for name in names.split(" "):
             file = inside + name

@@ -56,8 +56,22 @@ def _install(root: str) -> None:
         sys.path_importer_cache[root] = make(root)
 
 
+def _imported_before() -> None:
+    """The package's `__init__.py` and this file were imported before the recording finders were in place: their
+    states, taken now (moments later), so that every module of the library has the state it was imported with."""
+    for name in (__package__, __name__):
+        file = getattr(sys.modules.get(name or ""), "__file__", None)
+        if isinstance(file, str) and file.endswith(".py") and file not in STATES:
+            try:
+                st = os.stat(file)
+            except OSError:
+                continue
+            STATES[file] = (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
 _package = sys.modules.get(__package__ or "")
 for _root in list(getattr(_package, "__path__", None) or ()):
     if isinstance(_root, str) and os.path.isabs(_root) and os.path.isdir(_root):  # (not a zip file's path)
         _install(_root)
+        _imported_before()
 del _package

@@ -44,14 +44,17 @@ def _expected():
     return (np.cos(w) * w + np.sin(w)).tolist()
 
 
-@pytest.fixture()
-def scenario(tmp_path):
-    """A copy of the library, a user module, a cache directory, and a runner of the driver in a new process."""
+@pytest.fixture(params=["no bytecode"])
+def scenario(tmp_path, request):
+    """A copy of the library, a user module, a cache directory, and a runner of the driver in a new process
+    (which writes no bytecode, or writes it into the library's folders, making their `__pycache__`)."""
     lib = tmp_path / "lib"
     shutil.copytree(os.path.join(ROOT, "mooncake_ast"), lib / "mooncake_ast", ignore=shutil.ignore_patterns("__pycache__"))
     (tmp_path / "user_lib.py").write_text(USER)
     env = dict(os.environ, MOONCAKE_AST_CACHE_DIR=str(tmp_path / "cache"), PYTHONDONTWRITEBYTECODE="1",
                PYTHONPATH=os.pathsep.join([str(tmp_path), str(lib)]))
+    if request.param == "bytecode":
+        env.pop("PYTHONDONTWRITEBYTECODE")
 
     def run() -> dict:
         p = subprocess.run([sys.executable, "-c", DRIVER], capture_output=True, text=True, env=env, timeout=300,
@@ -88,6 +91,16 @@ def test_an_edit_makes_an_entry_stale_only_where_its_generation_ran_the_file(sce
     _edit_in_place(package / rel)
     assert run()["generated"] == stale
     assert not run()["generated"]  # (made again once, then used)
+
+
+@pytest.mark.parametrize("scenario", ["bytecode"], indirect=True)
+def test_bytecode_written_into_the_library_leaves_the_entry_in_use(scenario):
+    """The first process makes the folders' `__pycache__` (moving their times, during the generation and after
+    it, as modules are first imported): their names are compared then, and the entry stays in use."""
+    package, run = scenario
+    assert run()["generated"]
+    assert (package / "reverse" / "__pycache__").is_dir()
+    assert not run()["generated"] and not run()["generated"]
 
 
 def test_a_file_added_beside_the_modules_that_ran_makes_the_entry_stale(scenario):
@@ -150,8 +163,12 @@ def test_an_entry_records_the_modules_its_generation_loaded(private_cache, tmp_p
     assert cache_key.library_holds(record)
     assert not cache_key.library_holds({**record, "digest": "0" * 64})
     assert not cache_key.library_holds({**record, "files": {**record["files"], "reverse": "transform.py"}})
+    names = record["folders"]["reverse"][2]
+    for seen, holds in (([0, 0, names], True), ([0, 0, "0" * 32], False)):  # (a folder whose time moved: its names)
+        assert cache_key.library_holds({**record, "folders": {**record["folders"], "reverse": seen}}) == holds
     for malformed in (None, [], {}, {"digest": record["digest"]}, {"digest": 1, "files": record["files"]},
-                      {"digest": record["digest"], "files": {"reverse": 3}}):
+                      {"digest": record["digest"], "files": {"reverse": 3}}, {**record, "folders": None},
+                      {**record, "folders": {"reverse": [1, 2]}}, {**record, "folders": {"reverse": (1, 2, "x")}}):
         assert not cache_key.library_holds(malformed)
 
 
