@@ -26,9 +26,8 @@ import sys
 import types
 from typing import Callable, Optional
 
-from . import cache
+from . import cache, import_states
 from .cache import DIGEST_LINE, KEY_LINE, _NOFOLLOW, _Dir, _execute, _remember_lines, _warn_once, code_name, code_stamp
-from . import import_states
 from .cache_key import _ROOT, _library_digest, folder_state, listing_digest
 from .digests import hasher
 
@@ -61,9 +60,9 @@ def make_entry(d: _Dir, key: str, name: str, path: str, modname: str, stem: str,
 
 
 def library_record() -> dict:
-    """What of the library a generation that has just ended ran: every module of the package this process
-    has loaded, by folder (`{"reverse": "adjoints.py ...", ...}`), and a digest of their states and their
-    folders' (`_library_digest`), for the new entry's header.
+    """What of the library a generation that has just ended ran, for the new entry's header: every module of
+    the package this process has loaded, by folder (`files`: `{"reverse": "adjoints.py ...", ...}`), a digest
+    of their files' states (`digest`: cache_key._library_digest), and their folders' states (`folders`).
 
     A module not loaded ran no code, so nothing the entry says depends on it; every module that ran is
     loaded (the library imports its modules by name, never by listing a folder), and the state of one
@@ -74,9 +73,11 @@ def library_record() -> dict:
     package = __package__ or "mooncake_ast"
     inside = _ROOT + os.sep
     within = package + "."
-    found = [getattr(m, "__file__", None) for n, m in list(sys.modules.items()) if n.startswith(within) or n == package]
+    found = [getattr(m, "__file__", None) for n, m in list(sys.modules.items())
+             if n.startswith(within) or n == package]
     folders: dict = {}
-    for file in sorted({f[len(inside):] for f in found if type(f) is str and f.startswith(inside) and f.endswith(".py")}):
+    for file in sorted({f[len(inside):] for f in found
+                        if type(f) is str and f.startswith(inside) and f.endswith(".py")}):
         folder, _, base = file.rpartition(os.sep)
         folders.setdefault(folder, []).append(base)
     files = {folder: " ".join(names) for folder, names in sorted(folders.items())}

@@ -1,10 +1,11 @@
-"""The state of each of the library's source files as this process imported it, for the cache key.
+"""The state of each of the library's source files as this process imported it, for the cache's library checks.
 
 A cache entry records the size, modification time and inode of the `.py` file of every module of
 the library its generation ran, and a hit checks them (cache_write.library_record,
 cache_key.library_holds): one `stat` per file in every process, the largest part of a warm cache
-hit.  Yet the import system has already made that very `stat` for each module it loaded (to check the module's `.pyc` against its source: `SourceFileLoader.path_stats`).  So the
-library's own directories are imported through finders whose loader keeps what that `stat` found
+hit.  Yet the import system has already made that very `stat` for each module it loaded (to check
+the module's `.pyc` against its source: `SourceFileLoader.path_stats`).  So the library's own
+directories are imported through finders whose loader keeps what that `stat` found
 (`STATES`, by source path), and the check asks the disk only for the files not imported yet.
 
 Using the state a module was imported with is also the more exact answer for it: a derivative is
