@@ -3,10 +3,12 @@
 The key is computed *before* anything is generated, from what the generated text depends on
 (`derivative_key`): the function's source and position, its name, the mode and options, what
 the names it mentions denote in its module (`environment`), the rules the user registered or
-changed (`rules_fingerprint`), the library (version and files: `library_fingerprint`) and the
+changed (`rules_fingerprint`), the library's version and place (`library_identity`) and the
 Python version.  The names the generated code resolved statically (builtins, modules: the
 transform's `StaticResolver.bindings`) travel in the entry's header and are checked against the
-function's module after loading (`bindings_hold`), and again on every call.
+function's module after loading (`bindings_hold`), and again on every call; so does what of the
+library the generation ran and the state of its files (cache_write.library_record), checked by a hit
+before the entry is used (`library_holds`).
 
 This module is what a process whose derivatives are all cached loads besides the cache itself
 and the run-time helpers: it imports nothing of lowering, transforms or emission, and is kept
@@ -21,10 +23,8 @@ import linecache
 import os
 import struct
 import sys
-import time
 import types
 import warnings
-from importlib.machinery import FileFinder
 from typing import Any
 
 from . import import_states
@@ -76,108 +76,11 @@ def rules_fingerprint() -> str:
     return h
 
 
-_LIBRARY: list = []
-# source path -> (size, mtime in ns, inode) of each library file the scan stat'ed (not imported then): what the
-# key says of it, so that a module generation imports from code kept in the cache (cache_modules) is checked
-# against the state the key was made with, without a stat of its own
+# source path -> (size, mtime in ns, inode) of each library file not imported that this process stat'ed (a hit's
+# library check, library_holds, or the whole library's scan, library_scan.py): so that a module generation
+# imports from code kept in the cache (cache_modules) is checked against the state the check found, without a
+# stat of its own
 SCANNED: dict[str, tuple] = {}
-_SCAN_DIR = os.stat in os.supports_dir_fd and os.listdir in os.supports_fd and hasattr(os, "O_DIRECTORY")
-
-
-def library_fingerprint() -> str:
-    """The library's version and the state of its files (an edited checkout is a new library).
-
-    Hashing every file's contents in every process would cost more than a warm gradient, so the
-    state is each file's path, size, modification time (ns) and inode: one `stat` per file, once
-    per process, but for the modules imported already, whose state the import system found
-    (import_states.py: the state of the code in memory, which is what generation runs).  Editing, replacing or adding a file changes it; reinstalling identical files
-    changes it too (the cache then regenerates once, never reuses a stale module).  (No cheaper
-    test is sound: an edit in place changes the file's own times only, not its directory's.)
-    """
-    if not _LIBRARY:
-        from . import __version__
-
-        root = os.path.dirname(os.path.abspath(__file__))
-        names: list = [__version__, root]
-        states: list = [0, 0, 0, 0, 0, 0]
-        _scan(root, "", names, states)
-        h = hasher("\0".join(names).encode())
-        h.update(_packed(states))
-        _LIBRARY.append(f"{__version__}:{h.hexdigest()}")
-    return _LIBRARY[0]
-
-
-def _scan(folder: str, rel: str, names: list, states: list) -> None:
-    """Append the path of each .py file under `folder` to `names` and its size, mtime (ns) and inode
-    to `states` (-1s where it cannot be read), in name order (subdirectories, except dot-named ones
-    and __pycache__, after the files of their parent).
-
-    A warm hit pays this (about 290 files, 150 of them not imported yet): the names are listed once
-    per directory and each file not imported yet is stat'ed by its name relative to its open directory,
-    with no per-file object but the stat (`scandir`'s entries cost more than the stats they save)."""
-    fd = None
-    try:
-        if _SCAN_DIR:
-            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-            listed = sorted(_listed(folder, fd))
-        else:
-            listed = sorted(os.listdir(folder))
-    except OSError:
-        if fd is not None:
-            os.close(fd)
-        names.append(rel + "?")
-        states += (-1, -1, -1)
-        return
-    subdirs = []
-    stat = os.stat
-    imported = import_states.STATES
-    inside = folder + os.sep
-    try:
-        for name in listed:
-            if name.endswith(".py"):
-                names.append(rel + name)
-                known = imported.get(inside + name)  # (as its module was imported: no stat, see import_states.py)
-                if known is not None:
-                    states += known
-                    continue
-                try:
-                    st = stat(name, dir_fd=fd) if fd is not None else stat(os.path.join(folder, name))
-                    known = SCANNED[inside + name] = (st.st_size, st.st_mtime_ns, st.st_ino)
-                    states += known
-                except OSError:
-                    states += (-1, -1, -1)
-            elif not name.startswith((".", "__pycache__")):
-                try:  # (a directory, or a symlink to one, is scanned: as `os.scandir`'s is_dir() finds them)
-                    st = stat(name, dir_fd=fd) if fd is not None else stat(os.path.join(folder, name))
-                except OSError:
-                    continue
-                if (st.st_mode & 0o170000) == 0o040000:
-                    subdirs.append(name)
-    finally:
-        if fd is not None:
-            os.close(fd)
-    for name in subdirs:
-        _scan(os.path.join(folder, name), f"{rel}{name}/", names, states)
-
-
-def _listed(folder: str, fd: int) -> Any:
-    """The names in `folder` (open as `fd`): the import system's own listing where its finder for the folder
-    holds one made at the folder's present modification time, older than two seconds (an entry added,
-    removed or renamed since moves that time: a change within the same tick of a coarse clock could not, so a
-    recent listing is not trusted), else `listdir` (a library directory imported from is listed once, not twice)."""
-    finder = sys.path_importer_cache.get(folder)
-    names = getattr(finder, "_path_cache", None)
-    if type(names) is set and names and isinstance(finder, FileFinder) and not _CASE_FOLDED:
-        try:
-            mtime = os.fstat(fd).st_mtime
-        except OSError:
-            return os.listdir(fd)
-        if mtime == getattr(finder, "_path_mtime", None) and time.time() - mtime > 2.0:
-            return names
-    return os.listdir(fd)
-
-
-_CASE_FOLDED = sys.platform.startswith("win")  # (where the finder's names are not listdir's: suffixes lowered)
 
 
 def _packed(states: list) -> bytes:
@@ -187,6 +90,111 @@ def _packed(states: list) -> bytes:
         return struct.pack(f"<{len(states)}q", *states)  # (struct: loaded with NumPy already, unlike array)
     except struct.error:
         return " ".join(map(hex, states)).encode()
+
+
+# ---------------------------------------------------------------- the library an entry was made with
+
+_ROOT = os.path.dirname(os.path.abspath(__file__))
+_FOLDERS: dict[str, tuple] = {}  # folder path -> (mtime in ns, inode) as this process first saw it
+_LISTINGS: dict[str, str] = {}  # folder path -> listing_digest, as this process first saw it
+_HELD: dict[tuple, bool] = {}  # a record (digest, files) -> whether this process's library has the states it says
+
+
+def library_identity() -> str:
+    """The library's part of every key: its version and where it is.  The state of its files is not in the key:
+    each entry records the files its generation ran (cache_write.library_record) and a hit checks those
+    (`library_holds`)."""
+    from . import __version__
+
+    return f"{__version__}:{_ROOT}"
+
+
+def folder_state(path: str) -> tuple:
+    """(modification time in ns, inode) of a folder of the library, as this process first saw it."""
+    known = _FOLDERS.get(path)
+    if known is None:
+        try:
+            st = os.stat(path)
+            known = (st.st_mtime_ns, st.st_ino)
+        except OSError:
+            known = (-1, -1)
+        _FOLDERS[path] = known
+    return known
+
+
+def listing_digest(path: str) -> str:
+    """A digest of a folder's names, less dot-named ones and `__pycache__` (which the first import that writes
+    bytecode there makes, moving the folder's time), as this process first saw them."""
+    found = _LISTINGS.get(path)
+    if found is None:
+        try:
+            names = sorted(n for n in os.listdir(path) if not n.startswith(".") and n != "__pycache__")
+        except OSError:
+            names = ["?"]
+        found = _LISTINGS[path] = hasher("\0".join(names).encode()).hexdigest()[:32]
+    return found
+
+
+def _folders_hold(folders: Any) -> bool:
+    """Have the folders of a library record the names they had?  Where a folder's time and inode are those
+    recorded, nothing was added, removed or renamed in it; where they are not, its names are compared."""
+    if type(folders) is not dict:
+        return False
+    for folder, seen in folders.items():
+        if type(folder) is not str or type(seen) is not list or len(seen) != 3:
+            return False
+        path = os.path.join(_ROOT, folder) if folder else _ROOT
+        if list(folder_state(path)) != seen[:2] and listing_digest(path) != seen[2]:
+            return False
+    return True
+
+
+def library_holds(record: Any) -> bool:
+    """Do the library's files have the states an entry's library record (cache_write.library_record) says they
+    had?  A file imported in this process is taken as it was imported, any other is stat'ed once per process
+    (not all of the library's files: those of the modules the entry's generation loaded, most of them imported
+    already)."""
+    if type(record) is not dict:
+        return False
+    digest, files = record.get("digest"), record.get("files")
+    if type(digest) is not str or type(files) is not dict:
+        return False
+    try:
+        memo = (digest, tuple(files.items()))
+        held = _HELD.get(memo)
+    except TypeError:  # (a value that is not text)
+        return False
+    if held is None:
+        held = _HELD[memo] = _library_digest(files) == digest
+    return held and _folders_hold(record.get("folders"))
+
+
+def _library_digest(files: dict) -> str:
+    """A digest of the folders and names in `files` (as cache_write.library_record makes it) and of each file's
+    size, modification time (ns) and inode (as imported, else as stat'ed: `SCANNED`); "" for a malformed record."""
+    h = hasher()
+    states: list = []
+    imported = import_states.STATES.get
+    scanned = SCANNED.get
+    stat = os.stat
+    for folder, names in sorted(files.items()):
+        if type(folder) is not str or type(names) is not str:
+            return ""
+        path = os.path.join(_ROOT, folder) if folder else _ROOT
+        h.update(f"{folder}\0{names}\0".encode())
+        inside = path + os.sep
+        for name in names.split(" "):
+            file = inside + name
+            known = imported(file) or scanned(file)  # (most of them: a warm hit imported them already)
+            if known is None:
+                try:
+                    st = stat(file)
+                    known = SCANNED[file] = (st.st_size, st.st_mtime_ns, st.st_ino)
+                except OSError:
+                    known = (-1, -1, -1)
+            states.append(known)
+    h.update(_packed([n for state in states for n in state]))
+    return h.hexdigest()
 
 
 _NAMES: dict = {}
@@ -430,7 +438,7 @@ def _joined(lines: list) -> bytes:
 def derivative_key(fn: types.FunctionType, mode: str) -> str:
     """The cache key of fn's derivative module in `mode` ("forward", or "reverse:<argument kinds>")."""
     h = hasher()
-    for part in (source_digest(fn), fn.__module__, fn.__qualname__, mode, library_fingerprint(), sys.version,
+    for part in (source_digest(fn), fn.__module__, fn.__qualname__, mode, library_identity(), sys.version,
                  rules_fingerprint(), "\n".join(environment(fn))):
         h.update(str(part).encode())
         h.update(b"\0")

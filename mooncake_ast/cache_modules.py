@@ -203,9 +203,9 @@ def _fresh(row: tuple) -> bool:
 
 
 def _scanned(origin: str) -> Optional[tuple]:
-    """The state the cache key's library scan found for a source file not imported then (cache_key.SCANNED): the
-    key of what is being generated says the library had it, so code kept for that state is the code the key
-    describes, with no second stat (a file edited since is imported as the key saw it, not as it is now)."""
+    """The state this process found for a source file not imported then (cache_key.SCANNED: a hit's check of an
+    entry's library record, or library_scan's): code kept for that state is the code of the file as this process
+    saw it, with no second stat (a file edited since is imported as it was seen, not as it is now)."""
     key_module = sys.modules.get(_KEY_MODULE)
     return getattr(key_module, "SCANNED", {}).get(origin) if key_module is not None else None
 

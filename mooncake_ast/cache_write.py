@@ -22,11 +22,13 @@ import json
 import linecache
 import marshal
 import os
+import sys
 import types
 from typing import Callable, Optional
 
-from . import cache
+from . import cache, import_states
 from .cache import DIGEST_LINE, KEY_LINE, _NOFOLLOW, _Dir, _execute, _remember_lines, _warn_once, code_name, code_stamp
+from .cache_key import _ROOT, _library_digest, folder_state, listing_digest
 from .digests import hasher
 
 
@@ -39,7 +41,9 @@ def with_header(key: str, meta: dict, body: str) -> str:
 def make_entry(d: _Dir, key: str, name: str, path: str, modname: str, stem: str,
                generate: Callable[[], tuple[str, dict]]) -> tuple[types.ModuleType, dict]:
     """Generate entry `name` of directory `d` for `key`, publish it, and run it (in memory if it cannot be written)."""
+    note_folders()  # (as they are before the generation runs: a name added meanwhile is a change)
     body, meta = _generate(generate)
+    meta = {**meta, "library": library_record()}  # (what of the library ran: a hit checks it, cache._library_holds)
     text = with_header(key, meta, body)
     if not _publish(d, name, text):
         return in_memory(key, stem, lambda: (body, meta), modname)
@@ -53,6 +57,42 @@ def make_entry(d: _Dir, key: str, name: str, path: str, modname: str, stem: str,
     module = _execute(body, path, modname, text, d, name)
     cache._memory[key] = (module, meta)  # (through the module: tests replace the dict)
     return module, meta
+
+
+def library_record() -> dict:
+    """What of the library a generation that has just ended ran, for the new entry's header: every module of
+    the package this process has loaded, by folder (`files`: `{"reverse": "adjoints.py ...", ...}`), a digest
+    of their files' states (`digest`: cache_key._library_digest), and their folders' states (`folders`).
+
+    A module not loaded ran no code, so nothing the entry says depends on it; every module that ran is
+    loaded (the library imports its modules by name, never by listing a folder), and the state of one
+    loaded is the state it was imported with (import_states.py), the code that ran even where the file has
+    changed since.  A name added where a loaded one is (a package or an extension module shadowing a module
+    of the same name) changes the folder: its time and inode, and the digest of its names, are kept too
+    (`folders`: a hit compares the names where the time has moved, as the first bytecode written there moves it)."""
+    package = __package__ or "mooncake_ast"
+    inside = _ROOT + os.sep
+    within = package + "."
+    found = [getattr(m, "__file__", None) for n, m in list(sys.modules.items())
+             if n.startswith(within) or n == package]
+    folders: dict = {}
+    for file in sorted({f[len(inside):] for f in found
+                        if type(f) is str and f.startswith(inside) and f.endswith(".py")}):
+        folder, _, base = file.rpartition(os.sep)
+        folders.setdefault(folder, []).append(base)
+    files = {folder: " ".join(names) for folder, names in sorted(folders.items())}
+    where = {folder: os.path.join(_ROOT, folder) if folder else _ROOT for folder in files}
+    return {"digest": _library_digest(files), "files": files,
+            "folders": {folder: [*folder_state(path), listing_digest(path)] for folder, path in where.items()}}
+
+
+def note_folders() -> None:
+    """The state and names of each folder of the library's imported modules, kept (cache_key._FOLDERS, _LISTINGS)
+    before a generation runs, for its library record: a name added to one while it ran makes the entry stale."""
+    inside = _ROOT + os.sep
+    for folder in {os.path.dirname(f) for f in list(import_states.STATES) if f.startswith(inside)}:
+        folder_state(folder)
+        listing_digest(folder)
 
 
 def _publish(d: _Dir, name: str, text: str) -> bool:

@@ -1,11 +1,12 @@
-"""The state of each of the library's source files as this process imported it, for the cache key.
+"""The state of each of the library's source files as this process imported it, for the cache's library checks.
 
-The cache key's library part (cache_key.library_fingerprint) is the size, modification time and
-inode of every `.py` file of the library: one `stat` per file in every process, the largest part
-of a warm cache hit.  Yet the import system has already made that very `stat` for each module it
-loaded (to check the module's `.pyc` against its source: `SourceFileLoader.path_stats`).  So the
-library's own directories are imported through finders whose loader keeps what that `stat` found
-(`STATES`, by source path), and the fingerprint asks the disk only for the files not imported yet.
+A cache entry records the size, modification time and inode of the `.py` file of every module of
+the library its generation ran, and a hit checks them (cache_write.library_record,
+cache_key.library_holds): one `stat` per file in every process, the largest part of a warm cache
+hit.  Yet the import system has already made that very `stat` for each module it loaded (to check
+the module's `.pyc` against its source: `SourceFileLoader.path_stats`).  So the library's own
+directories are imported through finders whose loader keeps what that `stat` found
+(`STATES`, by source path), and the check asks the disk only for the files not imported yet.
 
 Using the state a module was imported with is also the more exact answer for it: a derivative is
 generated with the code in memory, which is what was imported then, even if the file has changed
@@ -56,8 +57,22 @@ def _install(root: str) -> None:
         sys.path_importer_cache[root] = make(root)
 
 
+def _imported_before() -> None:
+    """The package's `__init__.py` and this file were imported before the recording finders were in place: their
+    states, taken now (moments later), so that every module of the library has the state it was imported with."""
+    for name in (__package__, __name__):
+        file = getattr(sys.modules.get(name or ""), "__file__", None)
+        if isinstance(file, str) and file.endswith(".py") and file not in STATES:
+            try:
+                st = os.stat(file)
+            except OSError:
+                continue
+            STATES[file] = (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
 _package = sys.modules.get(__package__ or "")
 for _root in list(getattr(_package, "__path__", None) or ()):
     if isinstance(_root, str) and os.path.isabs(_root) and os.path.isdir(_root):  # (not a zip file's path)
         _install(_root)
+        _imported_before()
 del _package

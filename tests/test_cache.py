@@ -69,14 +69,14 @@ def expected(power=2):
 
 def _library_now():
     """The library part of every key, computed afresh (it changes when mooncake_ast's own code does)."""
-    from mooncake_ast import cache_key
+    from mooncake_ast import library_scan
 
-    saved = list(cache_key._LIBRARY)
-    cache_key._LIBRARY.clear()
+    saved = list(library_scan._LIBRARY)
+    library_scan._LIBRARY.clear()
     try:
-        return cache_key.library_fingerprint()
+        return library_scan.library_fingerprint()
     finally:
-        cache_key._LIBRARY[:] = saved
+        library_scan._LIBRARY[:] = saved
 
 
 def across_processes(test):
@@ -181,9 +181,9 @@ def test_hit_in_a_new_process_generates_nothing_and_an_edited_callee_is_seen(tmp
 
 
 def test_an_edited_function_or_library_file_is_a_new_entry(tmp_path):
-    """Editing the function, or any file of the library (here one a warm hit never imports), makes a new
-    key: the entry made before is not served (the library's part of the key is computed once per process
-    from its files' states, cache_key.library_fingerprint)."""
+    """Editing the function, or a file of the library its generation ran (here one a warm hit never imports),
+    makes the entry made before stale: it is not served (the entry records the state of the library's files
+    its generation ran, cache_key.library_record; tests/test_cache_library_record.py has more)."""
     import shutil
 
     lib = tmp_path / "lib"

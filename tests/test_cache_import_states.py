@@ -1,9 +1,10 @@
-"""The library's part of the cache key takes the state of each imported module's file as it was imported
-(mooncake_ast/import_states.py), and stats only the files not imported yet: a warm hit no longer stats all
-~290 files (issue 11).  What must hold: every edit of a library file, imported or not, in place or not, gives
-new processes a new key; the states kept are the files' own; and a process keys with the code it runs (a file
-edited after its module was imported does not change that process's key, since the module in memory is the
-one imported).  Nothing here is timed (examples/bench_startup.py measures)."""
+"""The library's fingerprint (library_scan.py; a hit's check of an entry's library record, cache_key.library_holds,
+likewise) takes the state of each imported module's file as it was imported (mooncake_ast/import_states.py), and
+stats only the files not imported yet (issue 11).  What must hold: every edit of a library file, imported or not,
+in place or not, gives new processes a new fingerprint; the states kept are the files' own; and a process
+fingerprints the code it runs (a file edited after its module was imported does not change that process's
+fingerprint, since the module in memory is the one imported).  Nothing here is timed (examples/bench_startup.py
+measures)."""
 from __future__ import annotations
 
 import json
@@ -15,7 +16,7 @@ import sys
 import pytest
 
 import mooncake_ast  # noqa: F401
-from mooncake_ast import cache_key, import_states
+from mooncake_ast import import_states, library_scan
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -33,10 +34,10 @@ def test_the_states_kept_are_those_of_the_imported_files():
 
 def test_the_fingerprint_is_the_same_as_with_every_file_stated(monkeypatch):
     """Where no file changed since it was imported, the kept states give the fingerprint a full scan gives."""
-    first = cache_key.library_fingerprint()
-    monkeypatch.setattr(cache_key, "_LIBRARY", [])
+    first = library_scan.library_fingerprint()
+    monkeypatch.setattr(library_scan, "_LIBRARY", [])
     monkeypatch.setattr(import_states, "STATES", {})
-    assert cache_key.library_fingerprint() == first
+    assert library_scan.library_fingerprint() == first
 
 
 @pytest.fixture()
@@ -57,8 +58,8 @@ def _run(copy, code: str, cache: str = "") -> dict:
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-FINGERPRINT = ("import json, sys, mooncake_ast\nfrom mooncake_ast import cache_key, import_states\n"
-               "print(json.dumps({'fp': cache_key.library_fingerprint(), 'kept': sorted(import_states.STATES),"
+FINGERPRINT = ("import json, sys, mooncake_ast\nfrom mooncake_ast import import_states, library_scan\n"
+               "print(json.dumps({'fp': library_scan.library_fingerprint(), 'kept': sorted(import_states.STATES),"
                " 'modules': sorted(m for m in sys.modules if m.startswith('mooncake_ast'))}))")
 
 
@@ -80,7 +81,7 @@ def _edit_in_place(path) -> None:
     ("reverse/transform.py", False),  # imported only by a generation
     ("frontend/try_stmt.py", False),
 ])
-def test_an_edit_of_any_library_file_gives_new_processes_a_new_key(library_copy, rel, imported):
+def test_an_edit_of_any_library_file_gives_new_processes_a_new_fingerprint(library_copy, rel, imported):
     before = _run(library_copy, FINGERPRINT)
     module = "mooncake_ast." + rel[:-3].replace("/", ".")
     assert (module in before["modules"]) == imported
@@ -91,20 +92,20 @@ def test_an_edit_of_any_library_file_gives_new_processes_a_new_key(library_copy,
     assert _run(library_copy, FINGERPRINT)["fp"] != before["fp"]
 
 
-def test_a_new_file_gives_a_new_key(library_copy):
+def test_a_new_file_gives_a_new_fingerprint(library_copy):
     before = _run(library_copy, FINGERPRINT)["fp"]
     (library_copy / "mooncake_ast" / "reverse" / "new_pass.py").write_text("")
     assert _run(library_copy, FINGERPRINT)["fp"] != before
 
 
-def test_a_process_keys_with_the_code_it_imported(library_copy):
+def test_a_process_fingerprints_the_code_it_imported(library_copy):
     """A module's file edited after the module was imported: this process's key is still that of the code it
     runs (what it generates is made by that code); a new process, which imports the edit, has a new key."""
     before = _run(library_copy, FINGERPRINT)["fp"]
     target = library_copy / "mooncake_ast" / "rules" / "math_rules.py"
-    code = ("import json, os, mooncake_ast\nfrom mooncake_ast import cache_key\n"
+    code = ("import json, os, mooncake_ast\nfrom mooncake_ast import library_scan\n"
             f"p = {str(target)!r}\nt = open(p).read()\nopen(p, 'w').write(t + '\\n# an edit\\n')\n"
-            "print(json.dumps({'fp': cache_key.library_fingerprint()}))")
+            "print(json.dumps({'fp': library_scan.library_fingerprint()}))")
     assert _run(library_copy, code)["fp"] == before
     assert _run(library_copy, FINGERPRINT)["fp"] != before
 

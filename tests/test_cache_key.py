@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 import mooncake_ast as mc
-from mooncake_ast import cache_key, runtime
+from mooncake_ast import cache_key, library_scan, runtime
 from mooncake_ast.rules import registry
 
 
@@ -123,7 +123,7 @@ def test_the_source_digest_reads_the_lines_python_compiled_and_their_encoding(tm
 
 
 def test_the_library_scan_sees_each_python_file(tmp_path, monkeypatch):
-    """The library's part of the key (cache_key.library_fingerprint) reads every .py file's state: an edit
+    """The library's fingerprint (library_scan.library_fingerprint) reads every .py file's state: an edit
     in place (same size, same inode), a new file in a subpackage; not bytecode or dot-named folders."""
     (tmp_path / "sub" / "__pycache__").mkdir(parents=True)
     (tmp_path / ".hidden").mkdir()
@@ -133,7 +133,7 @@ def test_the_library_scan_sees_each_python_file(tmp_path, monkeypatch):
     def scan():
         names: list = []
         states: list = []
-        cache_key._scan(str(tmp_path), "", names, states)
+        library_scan._scan(str(tmp_path), "", names, states)
         return names, states
 
     names, states = scan()
@@ -151,7 +151,7 @@ def test_the_library_scan_sees_each_python_file(tmp_path, monkeypatch):
     (tmp_path / "sub" / "new.py").write_text("")
     assert scan()[0] == ["a.py", "sub/b.py", "sub/new.py"]
     found = scan()
-    monkeypatch.setattr(cache_key, "_SCAN_DIR", not cache_key._SCAN_DIR)  # (by paths where there is no dir_fd)
+    monkeypatch.setattr(library_scan, "_SCAN_DIR", not library_scan._SCAN_DIR)  # (by paths where there is no dir_fd)
     assert scan() == found
 
 

@@ -1,4 +1,4 @@
-"""The library scan of the cache key (cache_key._scan) lists a directory through the import system's own listing
+"""The library scan (library_scan._scan, the fingerprint of all of the library's files) lists a directory through the import system's own listing
 where its finder holds a current one (issue 11: a warm hit listed each directory a second time): the names are
 those `listdir` gives, and a listing the directory has changed since, or a recent one, is not used."""
 import os
@@ -8,9 +8,9 @@ from importlib.machinery import FileFinder
 
 import pytest
 
-from mooncake_ast import cache_key
+from mooncake_ast import cache_key, library_scan
 
-pytestmark = pytest.mark.skipif(not cache_key._SCAN_DIR, reason="the scan lists by descriptor only where the OS can")
+pytestmark = pytest.mark.skipif(not library_scan._SCAN_DIR, reason="the scan lists by descriptor only where the OS can")
 
 
 def _finder_for(folder):
@@ -22,7 +22,7 @@ def _finder_for(folder):
 def _listed(folder):
     fd = os.open(str(folder), os.O_RDONLY | os.O_DIRECTORY)
     try:
-        return sorted(cache_key._listed(str(folder), fd))
+        return sorted(library_scan._listed(str(folder), fd))
     finally:
         os.close(fd)
 
@@ -67,15 +67,15 @@ def test_a_recent_listing_is_not_trusted(folder, monkeypatch):
 
 
 def test_the_fingerprint_is_the_one_plain_listing_gives(monkeypatch):
-    first = cache_key.library_fingerprint()
-    monkeypatch.setattr(cache_key, "_LIBRARY", [])
-    monkeypatch.setattr(cache_key, "_listed", lambda folder, fd: os.listdir(fd))
-    assert cache_key.library_fingerprint() == first
+    first = library_scan.library_fingerprint()
+    monkeypatch.setattr(library_scan, "_LIBRARY", [])
+    monkeypatch.setattr(library_scan, "_listed", lambda folder, fd: os.listdir(fd))
+    assert library_scan.library_fingerprint() == first
 
 
 def test_served_modules_are_checked_against_the_state_the_key_was_made_with(tmp_path):
-    """A generation's modules served from kept code (cache_modules) are checked against the library scan's states
-    (cache_key.SCANNED: what the key says of those files), not stat'ed a second time."""
+    """A generation's modules served from kept code (cache_modules) are checked against the states this process
+    found already (cache_key.SCANNED: here the library scan's), not stat'ed a second time."""
     import json
     import subprocess
     import textwrap
@@ -85,7 +85,7 @@ def test_served_modules_are_checked_against_the_state_the_key_was_made_with(tmp_
         import json, os, sys
         import numpy as np
         import mooncake_ast as mc
-        from mooncake_ast import cache_key, cache_modules
+        from mooncake_ast import cache_key, cache_modules, library_scan
         import user_mod
         package = os.path.dirname(mc.__file__)
         real, stats = os.stat, []
@@ -93,7 +93,7 @@ def test_served_modules_are_checked_against_the_state_the_key_was_made_with(tmp_
             if isinstance(path, str) and path.startswith(package) and path.endswith(".py"):
                 stats.append(path)
             return real(path, *a, **k)
-        cache_key.library_fingerprint()  # (the key's scan first, as a gradient computes it)
+        library_scan.library_fingerprint()  # (the scan first: the states it found are kept)
         os.stat = counting
         g = mc.grad(user_mod.f)(np.array([0.5, -1.0]))
         os.stat = real

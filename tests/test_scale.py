@@ -222,7 +222,7 @@ def test_library_fingerprint_follows_its_files(tmp_path):
     copy = tmp_path / "lib"
     shutil.copytree(os.path.join(ROOT, "mooncake_ast"), copy / "mooncake_ast",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    code = "from mooncake_ast.forward.generate import library_fingerprint as f; print(f())"
+    code = "from mooncake_ast.library_scan import library_fingerprint as f; print(f())"
 
     def fingerprint():
         e = dict(os.environ, PYTHONPATH=str(copy))

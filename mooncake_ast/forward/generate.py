@@ -17,9 +17,9 @@ import types
 from typing import Any, Iterator, Optional
 
 from .. import cache, progress
-from ..cache_key import (_LIBRARY, _RULES_MEMO, bind_to, binding_descriptions, bindings_hold, class_digest,  # noqa: F401  (re-exported)
+from ..cache_key import (_RULES_MEMO, bind_to, binding_descriptions, bindings_hold, class_digest,  # noqa: F401  (re-exported)
                          code_names, current_bindings, derivative_key, describe, environment, function_digest,
-                         library_fingerprint, lineage_digest, rules_fingerprint, source_digest)
+                         lineage_digest, rules_fingerprint, source_digest)
 
 # Lowering and emission (and libcst, the parser) are imported when a module is generated:
 # a process whose derivatives are all in the cache never loads them.

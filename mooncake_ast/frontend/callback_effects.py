@@ -19,6 +19,7 @@ import libcst as cst
 
 from ..attribute_checks import ARRAY_WRITING_METHODS, WRITING_METHODS
 from .cst_queries import root_name as _root
+from .source import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover
     from .statements import Lowering
@@ -29,7 +30,7 @@ _CONSUMERS = frozenset({"map", "filter", "sorted", "min", "max", "sort", "reduce
 # (the project's lists of writing methods, and a deque's)
 _MUTATORS = WRITING_METHODS | ARRAY_WRITING_METHODS | {"appendleft", "extendleft", "popleft"}
 # A nested def, a lambda, or a mutating method named without a call (`log.append` handed on).
-_CALLABLES = re.compile(r"\bdef\s|\blambda\b|\.(append|extend|insert|pop|remove|clear|update|setdefault|add|"
+_CALLABLES = LazyPattern(r"\bdef\s|\blambda\b|\.(append|extend|insert|pop|remove|clear|update|setdefault|add|"
                         r"discard|sort|reverse|fill|put|appendleft|extendleft|popleft)\b(?!\s*\()")
 _MAYBE = re.compile(r"\b(map|filter|sorted|min|max|sort|reduce|callback|takewhile|dropwhile|filterfalse|starmap|"
                     r"groupby|accumulate)\s*\(")

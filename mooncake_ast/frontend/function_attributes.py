@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from .cst_queries import nodes_of
+from .source import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover
     from .statements import Lowering
 
 
 _STORE = re.compile(r"^[ \t]*(\w+)\.\w+\s*(?:[-+*/@%|&^]|//|\*\*|<<|>>)?=(?!=)", re.MULTILINE)
-_DEF = re.compile(r"\bdef\s+(\w+)")
+_DEF = LazyPattern(r"\bdef\s+(\w+)")
 
 
 def check(lw: "Lowering", node: cst.CSTNode) -> None:
@@ -31,7 +32,7 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
     if isinstance(text, str):
         # (on the text first, microseconds: the walk below costs milliseconds; a superset of what it finds)
         owners = set(_STORE.findall(text))
-        if not owners & (set(_DEF.findall(text)) | {n for n in owners if isinstance(glob.get(n), types.FunctionType)}):
+        if not owners or not owners & (set(_DEF.findall(text)) | {n for n in owners if isinstance(glob.get(n), types.FunctionType)}):
             return
     defined: set = set()
     stores: list = []

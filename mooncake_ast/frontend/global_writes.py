@@ -23,12 +23,13 @@ import libcst as cst
 from .. import ops
 from ..ir.nodes import Const, Global, Value
 from . import global_ops
+from .source import LazyPattern
 
 if TYPE_CHECKING:
     from .statements import Lowering
 
-_DECLARED = re.compile(r"^[ \t]*global[ \t]+([A-Za-z_][\w \t,]*)", re.M)
-_GLOBALS_ITEM = re.compile(r"""globals\(\)\[\s*["']([A-Za-z_]\w*)["']\s*\]\s*=[^=]""")
+_DECLARED = LazyPattern(r"^[ \t]*global[ \t]+([A-Za-z_][\w \t,]*)", re.M)  # (compiled where a text says `global`)
+_GLOBALS_ITEM = LazyPattern(r"""globals\(\)\[\s*["']([A-Za-z_]\w*)["']\s*\]\s*=[^=]""")
 _declared_cache: dict = {}
 
 
@@ -46,9 +47,11 @@ def declared_in_file(filename: Any) -> frozenset:
     if found is None:
         names = set()
         text = "".join(lines)
-        for m in _DECLARED.finditer(text):
-            names.update(n.strip() for n in m.group(1).split(",") if n.strip().isidentifier())
-        names.update(m.group(1) for m in _GLOBALS_ITEM.finditer(text))  # (`globals()["N"] = v`: a global write too)
+        if "global" in text:  # (what the pattern needs: it is compiled only then)
+            for m in _DECLARED.finditer(text):
+                names.update(n.strip() for n in m.group(1).split(",") if n.strip().isidentifier())
+        if "globals()" in text:  # (`globals()["N"] = v`: a global write too)
+            names.update(m.group(1) for m in _GLOBALS_ITEM.finditer(text))
         found = _declared_cache[key] = frozenset(names)
     return found
 

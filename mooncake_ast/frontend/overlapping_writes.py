@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from .cst_queries import root_name as _root
+from .source import LazyPattern
 
 if TYPE_CHECKING:  # pragma: no cover
     from .statements import Lowering
 
 # A store into a slice, and a value read from a slice (a superset, on the text: the walk costs milliseconds).
 _SLICE_STORE = re.compile(r"\w\s*\[[^\]=\n]*:[^\]=\n]*\]\s*=[^=]")
-_SLICE_READ = re.compile(r"=\s*\w+\s*\[[^\]\n]*:")
+_SLICE_READ = LazyPattern(r"=\s*\w+\s*\[[^\]\n]*:")
 
 
 def check(lw: "Lowering", node: cst.CSTNode) -> None:
