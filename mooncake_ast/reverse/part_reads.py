@@ -64,8 +64,8 @@ def getitem_reverse(g: Any, y: Any, a: Any, i: Any, a_bar: Any = NoTangent) -> A
 
 def _python_getitem(a: Any) -> bool:
     """Does a's class define `__getitem__` in Python (a user class, np.matrix is an ndarray and excluded)?"""
-    if isinstance(a, (np.ndarray, list, dict, tuple, str, collections.deque)):
-        return False
+    if isinstance(a, (np.ndarray, list, dict, tuple, str, collections.deque)) or is_other_array(a):
+        return False  # (a Dask or CuPy array has a Python __getitem__ too: it is an array, handled below)
     return isinstance(getattr(type(a), "__getitem__", None), types.FunctionType)
 
 

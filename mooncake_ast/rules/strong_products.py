@@ -134,8 +134,8 @@ def strong_matmul_tangent_term(fn: Any, a: Any, b: Any) -> Any:
     (np.matmul, `@`, np.dot of vectors and matrices), fn itself otherwise (np.dot of higher arrays)."""
     if a is NoTangent or b is NoTangent or a is None or b is None:
         return NoTangent
-    if fn is np.dot and (np.ndim(a) > 2 or np.ndim(b) > 2):
-        return fn(a, b)
+    if fn is np.dot and (np.ndim(a) > 2 or np.ndim(b) > 2 or np.ndim(a) == 0 or np.ndim(b) == 0):
+        return fn(a, b)  # (np.dot of a number is a product, no matmul: `np.dot(t, t * t)` of floats)
     return strong_matmul(a, b)
 
 
