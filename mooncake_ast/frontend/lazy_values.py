@@ -64,6 +64,9 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
             not any(n in text for n in bare | strided):
         return  # (no name bound to an iterator or view, no loop over a generator expression, map or filter: the
         #        walks below cost a few ms per function, the text test microseconds)
+    from . import iterator_rereads
+
+    iterator_rereads.check(lw, node, bare)  # (a wrapper over a shared iterator read in part, the iterator read again)
     aliases = _aliases(node)
     modules = {n for n, v in glob.items() if isinstance(v, types.ModuleType)}
     if escaping:  # (iterators kept in containers, made in comprehensions, handed to or made by helpers)

@@ -22,6 +22,7 @@ import itertools
 from typing import Any, Optional
 
 
+from ..lazy_iteration import is_iterator
 from .registry import defzero
 
 MAX_ITERABLES = 4
@@ -350,6 +351,14 @@ def model_for(f: Any, args: tuple, kwargs: Any) -> Optional[Any]:
     if model is repeat and n + len(kw) < 2:
         raise _refuse(f, "an infinite repeat (no `times`) has no model; pass times")
     _check_arguments(f, args, kw)
+    if f is not itertools.product and any(is_iterator(a) for a in args):  # (product reads its inputs whole, as this)
+        import sys
+
+        from ..frontend.iterator_rereads import itertools_site
+
+        refusal = itertools_site(sys._getframe(1))
+        if refusal is not None:
+            raise _refuse(f, refusal)
     return model
 
 

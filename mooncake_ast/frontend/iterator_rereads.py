@@ -1,0 +1,320 @@
+"""A wrapper over a shared iterator read only in part, then the iterator read again: refused where it would be wrong.
+
+`it = iter(x); a = next(v * v for v in it); rest = list(it)`: Python's generator expression pulls one item of
+`it` for next(), and `list(it)` reads the rest.  The lowering computes a generator's items when it is made (a
+generator function runs to its end, frontend/generators.py; a generator expression is a list comprehension;
+map's and filter's rules call the function on every item at once): `it` is then read to its end, `rest` came out
+empty, and the value and the derivative were silently wrong.  When the wrapper is read to its end (`list(...)`,
+`sum(...)`, a `for` loop without `break`) before `it` is read again, both read the same items, in the same order:
+that is left alone, as is a wrapper over a list or an array (read again from its start).
+
+Found in the text of the function: a name bound to an iterator (`it = iter(...)`, `zip`, `map`, `enumerate`, a
+generator expression, itertools...), a wrapper made over it (a generator expression iterating it, `map`/`filter`/
+`enumerate` given it, a call of a generator function of the module given it), the wrapper not read to its end
+(next(), a loop left by `break`, handed to another function, kept under a name read otherwise), and the name read
+again later.  itertools' wrappers read an iterator as asked at the first order (rules/itertools_lazy.py); their
+plain models for higher orders (rules/itertools_models.py) read it when called, and ask `itertools_site` whether
+the call's line is such a site.
+"""
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Any, Callable, Iterable, Optional
+
+import libcst as cst
+
+from .cst_queries import nodes_of as _all
+
+_ITERATOR_CALLS = frozenset({"iter", "map", "filter", "zip", "enumerate", "reversed"})
+_EAGER_WRAPPERS = frozenset({"map", "filter", "enumerate"})  # (zip and enumerate loops walk in step: frontend/loops.py)
+_WHOLE = frozenset({"list", "tuple", "sum", "sorted", "set", "frozenset", "dict", "min", "max"})
+
+
+class Finding:
+    __slots__ = ("wrapper", "kind", "name", "reread", "made")
+
+    def __init__(self, wrapper: cst.CSTNode, kind: str, name: str, reread: cst.CSTNode, made: cst.CSTNode) -> None:
+        self.wrapper, self.kind, self.name, self.reread, self.made = wrapper, kind, name, reread, made
+
+
+def _statements(node: cst.CSTNode) -> list:
+    """The function's statements in source order, nested blocks included (not nested functions or classes)."""
+    out: list = []
+
+    class V(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            if n is not node and isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+            if isinstance(n, (cst.SimpleStatementLine, cst.For, cst.While, cst.If, cst.With, cst.Try)):
+                out.append(n)
+            return True
+
+    node.visit(V())
+    return out
+
+
+def _own_header(s: cst.CSTNode) -> list:
+    """The expressions a statement evaluates itself (a compound statement: its header; its body's are statements)."""
+    if isinstance(s, cst.SimpleStatementLine):
+        return [s]
+    if isinstance(s, cst.For):
+        return [s.target, s.iter]
+    if isinstance(s, (cst.While, cst.If)):
+        return [s.test]
+    if isinstance(s, cst.With):
+        return list(s.items)
+    return []
+
+
+def _callee(call: cst.Call) -> Optional[str]:
+    f = call.func
+    if isinstance(f, cst.Name):
+        return f.value
+    if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == "itertools":
+        return "itertools." + f.attr.value
+    return None
+
+
+def _iterator_value(e: cst.BaseExpression, itertools_names: frozenset) -> bool:
+    if isinstance(e, cst.GeneratorExp):
+        return True
+    if isinstance(e, cst.Call):
+        name = _callee(e)
+        return name is not None and (name in _ITERATOR_CALLS or name.startswith("itertools.") or name in itertools_names)
+    return False
+
+
+def _leaves_early(body: cst.CSTNode) -> bool:
+    """Does a loop body leave the loop before its end (its own `break`, a `return`, a `raise`)?"""
+    found = False
+
+    class V(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.loops = 0
+
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            nonlocal found
+            if isinstance(n, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+                return False
+            if isinstance(n, (cst.Return, cst.Raise)) or (isinstance(n, cst.Break) and not self.loops):
+                found = True
+            if isinstance(n, (cst.For, cst.While)):
+                self.loops += 1
+            return True
+
+        def on_leave(self, n: cst.CSTNode) -> None:
+            if isinstance(n, (cst.For, cst.While)):
+                self.loops -= 1
+
+    body.visit(V())
+    return found
+
+
+def _reads(node: cst.CSTNode, name: str) -> list:
+    return [n for n in _all(node, cst.Name) if n.value == name]
+
+
+def _wrapper_kind(e: cst.CSTNode, name: str, generators: frozenset, itertools_names: frozenset) -> Optional[str]:
+    """What kind of wrapper e is over the iterator `name` (it is handed `name` itself), or None."""
+    if isinstance(e, cst.GeneratorExp):
+        return "generator expression" if any(isinstance(c.iter, cst.Name) and c.iter.value == name
+                                             for c in _for_ins(e.for_in)) else None
+    if not isinstance(e, cst.Call):
+        return None
+    if not any(isinstance(a.value, cst.Name) and a.value.value == name and a.keyword is None for a in e.args):
+        return None
+    callee = _callee(e)
+    if callee in _EAGER_WRAPPERS:
+        return callee
+    if callee in generators:
+        return "generator"
+    if callee is not None and (callee.startswith("itertools.") or callee in itertools_names):
+        return "itertools"
+    return None
+
+
+def _for_ins(c: Optional[cst.CompFor]) -> Iterable:
+    while c is not None:
+        yield c
+        c = c.inner_for_in
+
+
+def _read_whole(e: cst.CSTNode, stmt: cst.CSTNode, later: list, parents: dict) -> bool:
+    """Is the wrapper e read to its end where it is made (a consumer of all of it, a loop without `break`), or,
+    bound to a name, wherever that name is read?"""
+    if isinstance(stmt, cst.For) and stmt.iter is e:
+        return not _leaves_early(stmt.body)
+    parent = parents.get(id(e))
+    if isinstance(parent, cst.Arg):
+        call = parents.get(id(parent))
+        if isinstance(call, cst.Call) and _callee(call) in _WHOLE and call.args and call.args[0] is parent:
+            return True
+        return False
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+        w = parent.targets[0].target.value
+        uses = [(s, n) for s in later for part in _own_header(s) for n in _reads(part, w)]
+        if not uses:
+            return False  # (never read: Python's wrapper pulls nothing)
+        for s, n in uses:
+            if isinstance(s, cst.For) and isinstance(s.iter, cst.Name) and s.iter is n:
+                if _leaves_early(s.body):
+                    return False
+                continue
+            p = _parents_of(s).get(id(n))
+            call = _parents_of(s).get(id(p)) if isinstance(p, cst.Arg) else None
+            if not (isinstance(call, cst.Call) and _callee(call) in _WHOLE and call.args and call.args[0] is p):
+                return False
+        return True
+    return False
+
+
+_PARENTS: dict = {}
+
+
+def _parents_of(node: cst.CSTNode) -> dict:
+    found = _PARENTS.get(id(node))
+    if found is not None and found[0] is node:
+        return found[1]
+    out: dict = {}
+
+    class V(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.stack: list = []
+
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            if self.stack:
+                out[id(n)] = self.stack[-1]
+            self.stack.append(n)
+            return True
+
+        def on_leave(self, n: cst.CSTNode) -> None:
+            self.stack.pop()
+
+    node.visit(V())
+    if len(_PARENTS) > 64:
+        _PARENTS.clear()
+    _PARENTS[id(node)] = (node, out)
+    return out
+
+
+def findings(node: cst.CSTNode, generators: frozenset, itertools_names: frozenset = frozenset()) -> list:
+    """The wrappers over a shared iterator in function `node` read in part, then the iterator read again."""
+    stmts = _statements(node)
+    out: list = []
+    iterators: set = set()
+    for k, s in enumerate(stmts):
+        if isinstance(s, cst.SimpleStatementLine):
+            for small in s.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
+                        isinstance(small.targets[0].target, cst.Name) and _iterator_value(small.value, itertools_names):
+                    iterators.add(small.targets[0].target.value)
+        if not iterators:
+            continue
+        parents = None
+        for part in _own_header(s):
+            for e in _all(part, cst.CSTNode):
+                if not isinstance(e, (cst.GeneratorExp, cst.Call)):
+                    continue
+                for name in iterators:
+                    kind = _wrapper_kind(e, name, generators, itertools_names)
+                    if kind is None:
+                        continue
+                    if isinstance(s, cst.For) and s.iter is e and kind == "enumerate":
+                        continue  # (a loop over enumerate(it) walks it item by item)
+                    parents = parents or _parents_of(s)
+                    if _read_whole(e, s, stmts[k + 1:], parents):
+                        continue
+                    inside = {id(n) for n in _reads(e, name)}
+                    again = [n for p in _own_header(s) for n in _reads(p, name) if id(n) not in inside]
+                    again += [n for t in stmts[k + 1:] for p in _own_header(t) for n in _reads(p, name)]
+                    if again:
+                        out.append(Finding(e, kind, name, again[0], s))
+    return out
+
+
+def generator_names(node: cst.CSTNode, glob: dict) -> frozenset:
+    """The names, in the function, of generator functions: the module's (its globals) and those it defines."""
+    names = {n for n, v in glob.items() if isinstance(v, types.FunctionType) and inspect.isgeneratorfunction(v)}
+    for fd in _all(node, cst.FunctionDef):
+        if fd is not node and any(True for _ in _all(fd.body, cst.Yield)):
+            names.add(fd.name.value)
+    return frozenset(names)
+
+
+def message(kind: str, name: str, line_made: int, line_again: int) -> str:
+    what = {"generator": "a generator", "generator expression": "a generator expression", "itertools": "itertools' "
+            "iterator (at a derivative of order two or more)"}.get(kind, f"{kind}()")
+    return (f"{what} over the iterator `{name}` is read only in part (next(), a loop left early, or kept and read "
+            f"elsewhere), and line {line_again} reads `{name}` again: Python's {kind} pulls from `{name}` only the "
+            f"items asked for, where mooncake_ast computes its items when it is made (line {line_made}), reading "
+            f"`{name}` further, so the value and the derivative would be wrong. Take a list of the items "
+            f"(`items = list({name})`) and index it, or read the wrapper to its end before reading `{name}` again")
+
+
+def check(lw: Any, node: cst.CSTNode, itertools_names: frozenset) -> None:
+    """Refuse (at lowering) a generator, generator expression, map, filter or enumerate over a shared iterator read in
+    part, the iterator read again after."""
+    glob = getattr(lw.pyfn, "__globals__", {})
+    for f in findings(node, generator_names(node, glob), itertools_names):
+        if f.kind == "itertools":
+            continue  # (right at the first order; higher orders ask itertools_site)
+        lw.unsupported(f.wrapper, message(f.kind, f.name, lw.src.where(f.wrapper)[0], lw.src.where(f.reread)[0]))
+
+
+# ---------------------------------------------------------------- higher orders: itertools' models
+_SITES: dict = {}
+
+
+def itertools_site(frame: Any) -> Optional[str]:
+    """The refusal for the itertools call the user's line running in `frame`'s generated code makes, if that line
+    makes an itertools wrapper over a shared iterator read in part and then read again (None otherwise)."""
+    import traceback
+
+    from .. import tracebacks as tb
+
+    where = None
+    for fs in reversed(traceback.extract_stack(frame)):
+        src = tb._generated_source(fs.filename)
+        if src is None or (src and tb._is_library(src)):
+            continue
+        where = tb._user_line(fs.filename, fs.lineno or 1)
+        for _ in range(4):
+            if where is None or tb._generated_source(where[0]) is None:
+                break
+            where = tb._user_line(*where)
+        break
+    if where is None:
+        return None
+    key = (where[0], where[1])
+    if key not in _SITES:
+        _SITES[key] = _site(*key)
+    return _SITES[key]
+
+
+def _site(filename: str, line: int) -> Optional[str]:
+    import linecache
+
+    text = "".join(linecache.getlines(filename))
+    if not text or "itertools" not in text:
+        return None
+    try:
+        module = cst.parse_module(text)
+        wrapper = cst.metadata.MetadataWrapper(module)
+        pos = wrapper.resolve(cst.metadata.PositionProvider)
+    except Exception:  # noqa: BLE001  (a file libcst cannot read: nothing found)
+        return None
+    tree = wrapper.module
+    for fd in _all(tree, cst.FunctionDef):
+        p = pos.get(fd)
+        if p is None or not (p.start.line <= line <= p.end.line):
+            continue
+        bare = frozenset(n.value for imp in _all(tree, cst.ImportFrom)
+                         if isinstance(imp.module, cst.Name) and imp.module.value == "itertools" and
+                         not isinstance(imp.names, cst.ImportStar)
+                         for a in imp.names for n in [a.asname.name if a.asname else a.name] if isinstance(n, cst.Name))
+        for f in findings(fd, frozenset(), bare):
+            if f.kind == "itertools" and pos[f.wrapper].start.line <= line <= pos[f.wrapper].end.line:
+                return f"{filename}:{line}: " + message(f.kind, f.name, pos[f.wrapper].start.line,
+                                                         pos[f.reread].start.line)
+    return None
