@@ -198,6 +198,15 @@ def _parents_of(node: cst.CSTNode) -> dict:
     return out
 
 
+def _after(part: cst.CSTNode, e: cst.CSTNode, name: str, parents: dict) -> list:
+    """The reads of `name` in `part` (a statement's own expressions) after the wrapper e, outside it."""
+    order = _all(part, cst.CSTNode)
+    start = next(i for i, n in enumerate(order) if n is e)
+    inside = {id(n) for n in _all(e, cst.CSTNode)}
+    return [n for n in order[start:] if isinstance(n, cst.Name) and n.value == name and id(n) not in inside and
+            not isinstance(parents.get(id(n)), cst.AssignTarget)]
+
+
 def findings(node: cst.CSTNode, generators: frozenset, itertools_names: frozenset = frozenset()) -> list:
     """The wrappers over a shared iterator in function `node` read in part, then the iterator read again."""
     stmts = _statements(node)
@@ -225,9 +234,9 @@ def findings(node: cst.CSTNode, generators: frozenset, itertools_names: frozense
                     parents = parents or _parents_of(s)
                     if _read_whole(e, s, stmts[k + 1:], parents):
                         continue
-                    inside = {id(n) for n in _reads(e, name)}
-                    again = [n for p in _own_header(s) for n in _reads(p, name) if id(n) not in inside]
-                    again += [n for t in stmts[k + 1:] for p in _own_header(t) for n in _reads(p, name)]
+                    again = _after(part, e, name, parents)
+                    again += [n for t in stmts[k + 1:] for p in _own_header(t) for n in _reads(p, name)
+                              if not isinstance(_parents_of(t).get(id(n)), cst.AssignTarget)]
                     if again:
                         out.append(Finding(e, kind, name, again[0], s))
     return out

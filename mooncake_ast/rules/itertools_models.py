@@ -209,12 +209,18 @@ def repeat(obj, times):
 
 
 def compress(data, selectors):
-    items = list(data)
-    keep = list(selectors)
+    items = iter(data)
+    keep = iter(selectors)
     out = []
-    for i in range(min(len(items), len(keep))):
-        if keep[i]:
-            out.append(items[i])
+    while True:  # (an item, then its selector, as itertools reads them: an iterator passed in is read no further)
+        v = next(items, _END)
+        if v is _END:
+            break
+        s = next(keep, _END)
+        if s is _END:
+            break
+        if s:
+            out.append(v)
     return iter(out)
 
 
@@ -230,9 +236,11 @@ def filter_model(function, iterable):
 
 
 def takewhile(predicate, iterable):
+    items = iter(iterable)
     out = []
-    for v in list(iterable):
-        if not predicate(v):
+    while True:  # (up to the first item failing the predicate, as itertools reads: the rest is the next reader's)
+        v = next(items, _END)
+        if v is _END or not predicate(v):
             break
         out.append(v)
     return iter(out)
