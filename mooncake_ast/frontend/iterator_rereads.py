@@ -38,9 +38,11 @@ class Finding:
         self.wrapper, self.kind, self.name, self.reread, self.made = wrapper, kind, name, reread, made
 
 
-def _statements(node: cst.CSTNode) -> list:
-    """The function's statements in source order, nested blocks included (not nested functions or classes)."""
+def _statements(node: cst.CSTNode, loops_of: Optional[dict] = None) -> list:
+    """The function's statements in source order, nested blocks included (not nested functions or classes);
+    `loops_of` (if given) gets, for each, the loops around it."""
     out: list = []
+    stack: list = []
 
     class V(cst.CSTVisitor):
         def on_visit(self, n: cst.CSTNode) -> bool:
@@ -48,10 +50,40 @@ def _statements(node: cst.CSTNode) -> list:
                 return False
             if isinstance(n, (cst.SimpleStatementLine, cst.For, cst.While, cst.If, cst.With, cst.Try)):
                 out.append(n)
+                if loops_of is not None:
+                    loops_of[id(n)] = tuple(stack)
+            if isinstance(n, (cst.For, cst.While)):
+                stack.append(n)
             return True
+
+        def on_leave(self, n: cst.CSTNode) -> None:
+            if isinstance(n, (cst.For, cst.While)):
+                stack.pop()
 
     node.visit(V())
     return out
+
+
+def _bindings(s: cst.CSTNode, itertools_names: frozenset, iterators: dict) -> None:
+    """Names statement s binds to an iterator (`it = iter(x)`, `it, k = iter(x), 3`) or to one bound before
+    (`jt = it`: one group), into iterators (name -> (group, the binding statement))."""
+    if not isinstance(s, cst.SimpleStatementLine):
+        return
+    for small in s.body:
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+            continue
+        target, value = small.targets[0].target, small.value
+        pairs = [(target, value)]
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) and \
+                len(target.elements) == len(value.elements):
+            pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+        for t, v in pairs:
+            if not isinstance(t, cst.Name):
+                continue
+            if _iterator_value(v, itertools_names):
+                iterators[t.value] = (t.value, s)
+            elif isinstance(v, cst.Name) and v.value in iterators:
+                iterators[t.value] = iterators[v.value]
 
 
 def _own_header(s: cst.CSTNode) -> list:
@@ -115,7 +147,8 @@ def _reads(node: cst.CSTNode, name: str) -> list:
     return [n for n in _all(node, cst.Name) if n.value == name]
 
 
-def _wrapper_kind(e: cst.CSTNode, name: str, generators: frozenset, itertools_names: frozenset) -> Optional[str]:
+def _wrapper_kind(e: cst.CSTNode, name: str, generators: frozenset, itertools_names: frozenset,
+                  helper_reads: Optional[Callable] = None) -> Optional[str]:
     """What kind of wrapper e is over the iterator `name` (it is handed `name` itself), or None."""
     if isinstance(e, cst.GeneratorExp):
         return "generator expression" if any(isinstance(c.iter, cst.Name) and c.iter.value == name
@@ -131,6 +164,11 @@ def _wrapper_kind(e: cst.CSTNode, name: str, generators: frozenset, itertools_na
         return "generator"
     if callee is not None and (callee.startswith("itertools.") or callee in itertools_names):
         return "itertools"
+    if helper_reads is not None and callee is not None and "." not in callee:
+        where = [i for i, a in enumerate(e.args) if isinstance(a.value, cst.Name) and a.value.value == name]
+        if where and all(a.keyword is None and not a.star for a in e.args[:where[0] + 1]) and \
+                helper_reads(callee, where[0]):
+            return "helper"
     return None
 
 
@@ -207,17 +245,17 @@ def _after(part: cst.CSTNode, e: cst.CSTNode, name: str, parents: dict) -> list:
             not isinstance(parents.get(id(n)), cst.AssignTarget)]
 
 
-def findings(node: cst.CSTNode, generators: frozenset, itertools_names: frozenset = frozenset()) -> list:
-    """The wrappers over a shared iterator in function `node` read in part, then the iterator read again."""
-    stmts = _statements(node)
+def findings(node: cst.CSTNode, generators: frozenset, itertools_names: frozenset = frozenset(),
+             params: frozenset = frozenset(), helper_reads: Optional[Callable] = None) -> list:
+    """The wrappers over a shared iterator in function `node` read in part, then the iterator read again (by a later
+    statement, or by the wrapper itself in the next round of a loop around it that the iterator was bound outside).
+    `params`: names of parameters known to hold iterators shared with the caller (a read in part is enough)."""
+    loops_of: dict = {}
+    stmts = _statements(node, loops_of)
     out: list = []
-    iterators: set = set()
+    iterators: dict = {p: (p, None) for p in params}
     for k, s in enumerate(stmts):
-        if isinstance(s, cst.SimpleStatementLine):
-            for small in s.body:
-                if isinstance(small, cst.Assign) and len(small.targets) == 1 and \
-                        isinstance(small.targets[0].target, cst.Name) and _iterator_value(small.value, itertools_names):
-                    iterators.add(small.targets[0].target.value)
+        _bindings(s, itertools_names, iterators)
         if not iterators:
             continue
         parents = None
@@ -225,8 +263,8 @@ def findings(node: cst.CSTNode, generators: frozenset, itertools_names: frozense
             for e in _all(part, cst.CSTNode):
                 if not isinstance(e, (cst.GeneratorExp, cst.Call)):
                     continue
-                for name in iterators:
-                    kind = _wrapper_kind(e, name, generators, itertools_names)
+                for name, (group, bound) in list(iterators.items()):
+                    kind = _wrapper_kind(e, name, generators, itertools_names, helper_reads)
                     if kind is None:
                         continue
                     if isinstance(s, cst.For) and s.iter is e and kind == "enumerate":
@@ -234,9 +272,15 @@ def findings(node: cst.CSTNode, generators: frozenset, itertools_names: frozense
                     parents = parents or _parents_of(s)
                     if _read_whole(e, s, stmts[k + 1:], parents):
                         continue
-                    again = _after(part, e, name, parents)
-                    again += [n for t in stmts[k + 1:] for p in _own_header(t) for n in _reads(p, name)
-                              if not isinstance(_parents_of(t).get(id(n)), cst.AssignTarget)]
+                    names = [n for n, (g, _) in iterators.items() if g == group]
+                    again = [r for n in names for r in _after(part, e, n, parents)]
+                    again += [r for t in stmts[k + 1:] for p in _own_header(t) for n in names for r in _reads(p, n)
+                              if not isinstance(_parents_of(t).get(id(r)), cst.AssignTarget)]
+                    loops = loops_of.get(id(s), ())
+                    if not again and bound is not None and any(lp not in loops_of.get(id(bound), ()) for lp in loops):
+                        again = [r for r in _reads(e, name)]  # (the next round of the loop reads it again)
+                    if not again and name in params:
+                        again = [r for r in _reads(e, name)]  # (the caller may read it again)
                     if again:
                         out.append(Finding(e, kind, name, again[0], s))
     return out
@@ -252,23 +296,78 @@ def generator_names(node: cst.CSTNode, glob: dict) -> frozenset:
 
 
 def message(kind: str, name: str, line_made: int, line_again: int) -> str:
-    what = {"generator": "a generator", "generator expression": "a generator expression", "itertools": "itertools' "
-            "iterator (at a derivative of order two or more)"}.get(kind, f"{kind}()")
-    return (f"{what} over the iterator `{name}` is read only in part (next(), a loop left early, or kept and read "
-            f"elsewhere), and line {line_again} reads `{name}` again: Python's {kind} pulls from `{name}` only the "
-            f"items asked for, where mooncake_ast computes its items when it is made (line {line_made}), reading "
-            f"`{name}` further, so the value and the derivative would be wrong. Take a list of the items "
-            f"(`items = list({name})`) and index it, or read the wrapper to its end before reading `{name}` again")
+    if kind == "helper":
+        head = (f"the function called here makes a generator (a generator expression, map, filter...) over the iterator "
+                f"`{name}` it is handed and reads it only in part")
+    else:
+        what = {"generator": "a generator", "generator expression": "a generator expression",
+                "itertools": "itertools' iterator (at a derivative of order two or more)"}.get(kind, f"{kind}()")
+        head = f"{what} over the iterator `{name}` is read only in part (next(), a loop left early, or kept and read " \
+               "elsewhere)"
+    again = "the next round of the loop reads it" if line_again == line_made else f"line {line_again} reads `{name}`"
+    return (f"{head}, and {again} again: Python's wrapper pulls from `{name}` only the items asked for, where "
+            f"mooncake_ast computes its items when it is made (line {line_made}), reading `{name}` further, so the value "
+            f"and the derivative would be wrong. Take a list of the items (`items = list({name})`) and index it, or "
+            f"read the wrapper to its end before reading `{name}` again")
 
 
 def check(lw: Any, node: cst.CSTNode, itertools_names: frozenset) -> None:
     """Refuse (at lowering) a generator, generator expression, map, filter or enumerate over a shared iterator read in
-    part, the iterator read again after."""
+    part, the iterator read again after (also where a function of the module, or one defined here, makes the wrapper
+    over the iterator it is handed)."""
     glob = getattr(lw.pyfn, "__globals__", {})
-    for f in findings(node, generator_names(node, glob), itertools_names):
+    generators = generator_names(node, glob)
+    local = {fd.name.value: fd for fd in _all(node, cst.FunctionDef) if fd is not node}
+    helper_reads = _helper_reader(local, glob, generators)
+    for f in findings(node, generators, itertools_names, helper_reads=helper_reads):
         if f.kind == "itertools":
             continue  # (right at the first order; higher orders ask itertools_site)
         lw.unsupported(f.wrapper, message(f.kind, f.name, lw.src.where(f.wrapper)[0], lw.src.where(f.reread)[0]))
+
+
+_HELPERS: dict = {}
+
+
+def _helper_reader(local: dict, glob: dict, generators: frozenset) -> Callable:
+    """helper_reads(name, i): does the function `name` (defined in the function, or the module's) make a wrapper
+    computed when made (a generator, a generator expression, map, filter, enumerate) over its i-th parameter and read
+    it only in part?"""
+
+    def helper_reads(name: str, i: int) -> bool:
+        fd = local.get(name)
+        key: Any = id(fd)
+        if fd is None:
+            fn = glob.get(name)
+            if not isinstance(fn, types.FunctionType) or inspect.isgeneratorfunction(fn):
+                return False
+            key = fn.__code__
+            if (key, i) in _HELPERS:
+                return _HELPERS[key, i]
+            fd = _parsed(fn)
+            if fd is None:
+                _HELPERS[key, i] = False
+                return False
+        params = [p.name.value for p in fd.params.params]
+        found = i < len(params) and any(
+            f.kind not in ("itertools", "helper") and f.name == params[i]
+            for f in findings(fd, generators | generator_names(fd, glob), frozenset(), frozenset([params[i]])))
+        if fd is not local.get(name):
+            _HELPERS[key, i] = found
+        return found
+
+    return helper_reads
+
+
+def _parsed(fn: types.FunctionType) -> Optional[cst.FunctionDef]:
+    import textwrap
+
+    try:
+        text = textwrap.dedent(inspect.getsource(fn))
+        module = cst.parse_module(text)
+    except Exception:  # noqa: BLE001  (no source, or one libcst cannot read: nothing known)
+        return None
+    found = [n for n in module.body if isinstance(n, cst.FunctionDef)]
+    return found[0] if found else None
 
 
 # ---------------------------------------------------------------- higher orders: itertools' models

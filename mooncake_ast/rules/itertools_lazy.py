@@ -484,3 +484,86 @@ def rrule_starmap(args: tuple) -> tuple:
         return fn_bar, item_bar
 
     return y_it, pullback
+
+
+# ---------------------------------------------------------------- tee: n readers of one input
+class TeeHalf:
+    """Forward mode: one of tee's iterators, the items (0) or their tangents (1), at its own place in the shared input
+    (the input pulled, item and tangent together, when the furthest reader asks)."""
+
+    __slots__ = ("_inp", "_k", "_i")
+    __mc_value__ = True
+
+    def __init__(self, inp: Input, k: int) -> None:
+        self._inp, self._k, self._i = inp, k, 0
+
+    def __iter__(self) -> "TeeHalf":
+        return self
+
+    def __next__(self) -> Any:
+        i = self._i
+        if i >= self._inp.pulled() and not self._inp.pull():
+            raise StopIteration
+        self._i = i + 1
+        return self._inp.item(i) if self._k == 0 else self._inp.tangent(i)
+
+
+TeeHalf.__module__ = "builtins"
+
+
+def _tee_count(args: tuple, kwargs: dict) -> int:
+    n = args[1] if len(args) > 1 else kwargs.get("n", 2)
+    itertools.tee([], n)  # (itertools checks n: a negative one raises, as the plain call does)
+    return n
+
+
+def frule_tee(args: tuple, dargs: tuple, **kwargs: Any) -> tuple:
+    """`itertools.tee(it, n)`: n iterators over the items of it, read from it as the furthest one asks."""
+    n = _tee_count(args, kwargs)
+    inp = Input(0, args[0], dargs[0], forward=True) if is_iterator(args[0]) else \
+        Input(0, iter(args[0]), _as_tangent_iterator(args[0], dargs[0]), forward=True)
+    return tuple(TeeHalf(inp, 0) for _ in range(n)), tuple(TeeHalf(inp, 1) for _ in range(n))
+
+
+def _as_tangent_iterator(x: Any, d: Any) -> Any:
+    from .builtin_iteration import iter_tangents
+
+    return NoTangent if d is NoTangent or d is None else iter(list(iter_tangents(x, d)))
+
+
+def _reader(inp: Input) -> Callable:
+    """make() of one of tee's iterators: the next item of the shared input, from this reader's own place."""
+    place = [0]
+
+    def make() -> Any:
+        i = place[0]
+        if i >= inp.pulled() and not inp.pull():
+            raise StopIteration
+        place[0] = i + 1
+        return inp.item(i)
+
+    return make
+
+
+def rrule_tee(*args: Any, **kwargs: Any) -> tuple:
+    """Reverse mode of tee: n lazy ItemsIterators over one Input; the adjoints of all of them add up on the input's
+    items (each at the position it had in the input)."""
+    from ..reverse.adjoints import accumulate
+
+    n = _tee_count(args, kwargs)
+    inp = Input(0, args[0])
+    outs = [lazy_items(_reader(inp)) for _ in range(n)]
+    y = tuple(outs)
+
+    def pullback(g: Any) -> tuple:
+        bars = [NoTangent] * inp.pulled()
+        if g is not NoTangent and g is not None:
+            for gk in g:
+                if gk is NoTangent or gk is None:
+                    continue
+                for i, v in enumerate(list(gk)[:len(bars)]):
+                    bars[i] = accumulate(bars[i], v)
+        bar = inp.adjoint(bars) if any(b is not NoTangent for b in bars) else NoTangent
+        return (bar,) + (NoTangent,) * (len(args) - 1)
+
+    return y, pullback

@@ -14,7 +14,8 @@ so it may be any differentiable callable (a lambda, a closure over differentiate
 The inputs are read when the call is made (an iterator passed in is consumed as far as the plain call
 would consume it over the whole iteration; `islice(it, stop)` reads only `stop` items), and the result
 is an iterator over the list of results, so it can be consumed in part.  Left out on purpose: the
-infinite iterators (cycle, repeat without `times`; count has its own rules, itertools_count.py) and tee.
+infinite iterators (cycle, repeat without `times`; count has its own rules, itertools_count.py); tee reads its
+input as its furthest iterator asks (itertools_lazy.py).
 These rules have no derivative of their own: second orders follow plain-Python models (itertools_models.py),
 which reverse mode of accumulate over arrays uses at the first order too.  Keyword arguments' tangents (accumulate's
 `initial`, zip_longest's `fillvalue`) reach the forward rules through forward/runtime.fcall
@@ -447,6 +448,8 @@ def rrule_starmap(func, it):
     return _items_iterator([y for y, _ in calls]), pullback
 
 
+defrule(itertools.tee, itertools_lazy.frule_tee)
+defrrule_at_run_time(itertools.tee, itertools_lazy.rrule_tee)
 defrule(itertools.accumulate, frule_accumulate)
 defrrule_at_run_time(itertools.accumulate, rrule_accumulate)
 defrule(itertools.starmap, frule_starmap)
