@@ -64,7 +64,7 @@ def _statements(node: cst.CSTNode, loops_of: Optional[dict] = None) -> list:
     return out
 
 
-def _bindings(s: cst.CSTNode, itertools_names: frozenset, iterators: dict) -> None:
+def _bindings(s: cst.CSTNode, itertools_names: frozenset, iterators: dict, generators: frozenset) -> None:
     """Names statement s binds to an iterator (`it = iter(x)`, `it, k = iter(x), 3`) or to one bound before
     (`jt = it`: one group), into iterators (name -> (group, the binding statement))."""
     if not isinstance(s, cst.SimpleStatementLine):
@@ -80,7 +80,7 @@ def _bindings(s: cst.CSTNode, itertools_names: frozenset, iterators: dict) -> No
         for t, v in pairs:
             if not isinstance(t, cst.Name):
                 continue
-            if _iterator_value(v, itertools_names):
+            if _iterator_value(v, itertools_names, generators):
                 iterators[t.value] = (t.value, s)
             elif isinstance(v, cst.Name) and v.value in iterators:
                 iterators[t.value] = iterators[v.value]
@@ -108,12 +108,13 @@ def _callee(call: cst.Call) -> Optional[str]:
     return None
 
 
-def _iterator_value(e: cst.BaseExpression, itertools_names: frozenset) -> bool:
+def _iterator_value(e: cst.BaseExpression, itertools_names: frozenset, generators: frozenset = frozenset()) -> bool:
     if isinstance(e, cst.GeneratorExp):
         return True
     if isinstance(e, cst.Call):
         name = _callee(e)
-        return name is not None and (name in _ITERATOR_CALLS or name.startswith("itertools.") or name in itertools_names)
+        return name is not None and (name in _ITERATOR_CALLS or name.startswith("itertools.") or name in itertools_names
+                                     or name in generators)
     return False
 
 
@@ -151,25 +152,38 @@ def _wrapper_kind(e: cst.CSTNode, name: str, generators: frozenset, itertools_na
                   helper_reads: Optional[Callable] = None) -> Optional[str]:
     """What kind of wrapper e is over the iterator `name` (it is handed `name` itself), or None."""
     if isinstance(e, cst.GeneratorExp):
-        return "generator expression" if any(isinstance(c.iter, cst.Name) and c.iter.value == name
+        return "generator expression" if any(_reaches(c.iter, name, itertools_names)
                                              for c in _for_ins(e.for_in)) else None
     if not isinstance(e, cst.Call):
         return None
+    callee = _callee(e)
+    lazy = callee is not None and (callee in _EAGER_WRAPPERS or callee.startswith("itertools.") or
+                                   callee in itertools_names)
+    if lazy and any(a.keyword is None and _reaches(a.value, name, itertools_names) for a in e.args):
+        return "itertools" if callee not in _EAGER_WRAPPERS else callee  # (`starmap(f, zip(it, it))` reads it too)
     if not any(isinstance(a.value, cst.Name) and a.value.value == name and a.keyword is None for a in e.args):
         return None
-    callee = _callee(e)
-    if callee in _EAGER_WRAPPERS:
-        return callee
     if callee in generators:
         return "generator"
-    if callee is not None and (callee.startswith("itertools.") or callee in itertools_names):
-        return "itertools"
     if helper_reads is not None and callee is not None and "." not in callee:
         where = [i for i, a in enumerate(e.args) if isinstance(a.value, cst.Name) and a.value.value == name]
         if where and all(a.keyword is None and not a.star for a in e.args[:where[0] + 1]) and \
                 helper_reads(callee, where[0]):
             return "helper"
     return None
+
+
+def _reaches(e: cst.BaseExpression, name: str, itertools_names: frozenset) -> bool:
+    """Does the argument e read the iterator `name` as it is read itself: `name`, or a lazy iterator over it
+    (`zip(name, name)`, `map(f, name)`, `enumerate(name)`, itertools' ...)?"""
+    if isinstance(e, cst.Name):
+        return e.value == name
+    if isinstance(e, cst.Call):
+        callee = _callee(e)
+        if callee is not None and (callee in _ITERATOR_CALLS or callee.startswith("itertools.") or
+                                   callee in itertools_names):
+            return any(a.keyword is None and _reaches(a.value, name, itertools_names) for a in e.args)
+    return False
 
 
 def _for_ins(c: Optional[cst.CompFor]) -> Iterable:
@@ -246,16 +260,18 @@ def _after(part: cst.CSTNode, e: cst.CSTNode, name: str, parents: dict) -> list:
 
 
 def findings(node: cst.CSTNode, generators: frozenset, itertools_names: frozenset = frozenset(),
-             params: frozenset = frozenset(), helper_reads: Optional[Callable] = None) -> list:
+             params: frozenset = frozenset(), helper_reads: Optional[Callable] = None,
+             assumed: frozenset = frozenset()) -> list:
     """The wrappers over a shared iterator in function `node` read in part, then the iterator read again (by a later
     statement, or by the wrapper itself in the next round of a loop around it that the iterator was bound outside).
-    `params`: names of parameters known to hold iterators shared with the caller (a read in part is enough)."""
+    `params`: names of parameters known to hold iterators shared with the caller (a read in part is enough);
+    `assumed`: other names known (at run time) to hold iterators."""
     loops_of: dict = {}
     stmts = _statements(node, loops_of)
     out: list = []
-    iterators: dict = {p: (p, None) for p in params}
+    iterators: dict = {p: (p, None) for p in params | assumed}
     for k, s in enumerate(stmts):
-        _bindings(s, itertools_names, iterators)
+        _bindings(s, itertools_names, iterators, generators)
         if not iterators:
             continue
         parents = None
@@ -421,7 +437,11 @@ def _site(filename: str, line: int) -> Optional[str]:
                          if isinstance(imp.module, cst.Name) and imp.module.value == "itertools" and
                          not isinstance(imp.names, cst.ImportStar)
                          for a in imp.names for n in [a.asname.name if a.asname else a.name] if isinstance(n, cst.Name))
-        for f in findings(fd, frozenset(), bare):
+        generators = frozenset(g.name.value for g in _all(tree, cst.FunctionDef) if _all(g.body, cst.Yield))
+        params = frozenset(p.name.value for p in fd.params.params)  # (an iterator handed in: the caller may read on)
+        assumed = frozenset(n.value for call in _all(fd, cst.Call) if pos[call].start.line <= line <= pos[call].end.line
+                            for n in _all(call, cst.Name))  # (the model's argument is an iterator, whatever made it)
+        for f in findings(fd, generators, bare, params, assumed=assumed - params):
             if f.kind == "itertools" and pos[f.wrapper].start.line <= line <= pos[f.wrapper].end.line:
                 return f"{filename}:{line}: " + message(f.kind, f.name, pos[f.wrapper].start.line,
                                                          pos[f.reread].start.line)

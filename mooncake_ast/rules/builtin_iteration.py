@@ -102,7 +102,7 @@ def _lazy_tangents(x, seq, dx):
         raise UnsupportedDerivativeError(
             f"forward mode of a for loop over a {type(x).__module__}.{type(x).__qualname__}: its items come from code "
             f"that is not differentiated, so their tangents are not known; loop over the array or list itself")
-    return pulled_tangents(dx)
+    return seq.followed_by(pulled_tangents(dx))  # (pulled with the items: lazy_iteration.LazySequence.followed_by)
 
 
 def pulled_tangents(source):

@@ -69,11 +69,7 @@ class Input:
 
     def pull(self) -> bool:
         """Pull one more item (and its tangent): False at the end of the input."""
-        if not self._lazy or not self._seq._more():
-            return False
-        if isinstance(self._dseq, LazySequence):
-            self._dseq._more()
-        return True
+        return self._lazy and self._seq._more()  # (the tangent is pulled with it: LazySequence.followed_by)
 
     def item(self, i: int) -> Any:
         return list.__getitem__(self.items, i)
