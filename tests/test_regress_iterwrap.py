@@ -349,3 +349,163 @@ def test_computed_when_made_is_refused_both_modes(f):
 def test_itertools_read_in_part_refused_at_second_order(f):
     with pytest.raises(NestingError, match="read only in part"):
         mc.hessian(f)(POINTS[0].copy())
+
+
+# ---------------------------------------------------------------- tee: n readers of one iterator (reverse was wrong)
+def tee_sums(x):
+    it = iter(x)
+    a, b = itertools.tee(it)
+    return sum(v * v for v in a) + sum(v ** 3 for v in b)
+
+
+def tee_one_ahead(x):
+    a, b = itertools.tee(iter(x))
+    next(b)
+    return sum(p * q for p, q in zip(a, b))
+
+
+def tee_read_in_part_then_source(x):
+    it = iter(x)
+    a, b = itertools.tee(it)
+    u = next(a)
+    w = next(a)
+    return u * w + sum(v ** 2 for v in b) + sum(v for v in it)
+
+
+def tee_three_of_an_array(x):
+    a, b, c = itertools.tee(x * 2.0, 3)
+    return sum(v * v for v in a) * next(b) + sum(c)
+
+
+# ---------------------------------------------------------------- zip ended by its shorter input, then the iterator
+def loop_over_zip_with_a_shorter_list(x):
+    it = iter(x)
+    a = 0.0
+    for p, q in zip(it, [1.0, 2.0]):  # (zip pulls it's third item, then finds the list ended)
+        a = a + p * q
+    return a * 3.0 + sum(v ** 2 for v in list(it))
+
+
+def sum_over_zip_with_a_shorter_list(x):
+    it = iter(x)
+    a = sum(p * q for p, q in zip(it, [1.0, 2.0]))
+    return a * 3.0 + sum(v ** 2 for v in list(it))
+
+
+def islice_of_a_generator_object(x):
+    g = _squares(x)
+    a = next(itertools.islice(g, 2))
+    return a * 3.0 + sum(v for v in list(g))
+
+
+MORE_RIGHT = [tee_sums, tee_one_ahead, tee_read_in_part_then_source, tee_three_of_an_array,
+              loop_over_zip_with_a_shorter_list, sum_over_zip_with_a_shorter_list, islice_of_a_generator_object]
+
+
+@pytest.mark.parametrize("x", POINTS, ids=["a", "b", "c"])
+@pytest.mark.parametrize("f", MORE_RIGHT, ids=lambda f: f.__name__)
+def test_more_readers_both_modes(f, x):
+    value, grad = mc.value_and_grad(f)(x.copy())
+    assert np.isclose(value, f(x.copy()))
+    np.testing.assert_allclose(grad, _fd(f, x), rtol=1e-5, atol=1e-7)
+    t = np.linspace(0.5, 1.5, len(x))
+    value, dot = mc.jvp(f, (x.copy(),), (t,))
+    assert np.isclose(value, f(x.copy()))
+    assert np.isclose(dot, _fd(f, x) @ t, rtol=1e-5, atol=1e-7)
+
+
+# ---------------------------------------------------------------- refusals the text analysis follows further
+def _first_square(it):
+    return next(v * v for v in it)
+
+
+def helper_of_the_module(x):
+    it = iter(x)
+    a = _first_square(it)
+    return a * 3.0 + sum(v ** 2 for v in list(it))
+
+
+def helper_defined_inside(x):
+    def first_big(it):
+        return next(filter(lambda v: v > 0.15, it))
+
+    it = iter(x)
+    a = first_big(it)
+    return a * 3.0 + sum(v ** 2 for v in list(it))
+
+
+def through_an_alias(x):
+    it = iter(x)
+    jt = it
+    a = next(v * v for v in jt)
+    return a * 3.0 + sum(v ** 2 for v in list(it))
+
+
+def bound_in_a_tuple(x):
+    it, k = iter(x), 3.0
+    a = next(v * v for v in it)
+    return a * k + sum(v ** 2 for v in list(it))
+
+
+def in_a_loop(x):
+    it = iter(x)
+    s = 0.0
+    for k in range(2):
+        s = s + (k + 1.0) * next(v * v for v in it)  # (Python: one item a round; the lowering: all, then StopIteration)
+    return s
+
+
+def generator_expression_over_zip(x):
+    it = iter(x)
+    a = next(p * q for p, q in zip(it, [1.0, 2.0]))
+    return a * 3.0 + sum(v ** 2 for v in list(it))
+
+
+def generator_loop_left_early(x):
+    it = iter(x)
+    s = 0.0
+    for v in _squares(it):
+        s = s + v
+        if v > 0.03:
+            break
+    return s + sum(v ** 3 for v in list(it))
+
+
+MORE_REFUSED = [helper_of_the_module, helper_defined_inside, through_an_alias, bound_in_a_tuple, in_a_loop,
+                generator_expression_over_zip, generator_loop_left_early]
+
+
+@pytest.mark.parametrize("f", MORE_REFUSED, ids=lambda f: f.__name__)
+def test_more_refusals_both_modes(f):
+    x = POINTS[0]
+    f(x.copy())
+    for call in (lambda: mc.grad(f)(x.copy()), lambda: mc.jvp(f, (x.copy(),), (np.ones_like(x),))):
+        with pytest.raises(UnsupportedSyntaxError, match="read only in part"):
+            call()
+
+
+def _first_of_three(it):
+    return next(itertools.islice(it, 3))
+
+
+def islice_in_a_helper(x):
+    it = iter(x)
+    a = _first_of_three(it)
+    return a * 3.0 + sum(v ** 2 for v in list(it))
+
+
+def starmap_over_zip_in_part(x):
+    it = iter(x)
+    a = next(itertools.starmap(lambda a, b: a * b, zip(it, it)))
+    return a * 3.0 + sum(v ** 2 for v in it)
+
+
+@pytest.mark.parametrize("f", [islice_in_a_helper, starmap_over_zip_in_part, islice_of_a_generator_object],
+                         ids=lambda f: f.__name__)
+def test_second_order_refusals_and_first_order_right(f):
+    x = POINTS[2]
+    np.testing.assert_allclose(mc.grad(f)(x.copy()), _fd(f, x), rtol=1e-5, atol=1e-7)
+    with pytest.raises(NestingError, match="read only in part"):
+        mc.hessian(f)(x.copy())
+    with pytest.raises(NestingError, match="read only in part"):
+        mc.jvp(mc.grad(f), (x.copy(),), (np.ones_like(x),))

@@ -314,7 +314,7 @@ def generator_names(node: cst.CSTNode, glob: dict) -> frozenset:
 def message(kind: str, name: str, line_made: int, line_again: int) -> str:
     if kind == "helper":
         head = (f"the function called here makes a generator (a generator expression, map, filter...) over the iterator "
-                f"`{name}` it is handed and reads it only in part")
+                f"`{name}` it is handed, read only in part")
     else:
         what = {"generator": "a generator", "generator expression": "a generator expression",
                 "itertools": "itertools' iterator (at a derivative of order two or more)"}.get(kind, f"{kind}()")
