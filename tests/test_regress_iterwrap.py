@@ -509,3 +509,13 @@ def test_second_order_refusals_and_first_order_right(f):
         mc.hessian(f)(x.copy())
     with pytest.raises(NestingError, match="read only in part"):
         mc.jvp(mc.grad(f), (x.copy(),), (np.ones_like(x),))
+
+
+@pytest.mark.parametrize("f", [loop_over_zip_with_a_shorter_list, sum_over_zip_with_a_shorter_list],
+                         ids=lambda f: f.__name__)
+def test_zip_ended_by_a_shorter_list_second_order(f):
+    x = POINTS[1]
+    H = _fd_hessian(f, x)
+    np.testing.assert_allclose(mc.hessian(f)(x.copy()), H, rtol=1e-3, atol=1e-4)
+    t = np.linspace(0.5, 1.5, len(x))
+    np.testing.assert_allclose(mc.jvp(mc.grad(f), (x.copy(),), (t,))[1], H @ t, rtol=1e-3, atol=1e-4)

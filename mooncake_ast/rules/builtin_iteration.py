@@ -456,6 +456,7 @@ def rrule_sequence_tangent(x, seq, dx):
         y = _lazy_tangents(x, seq, dx)  # (no tangents to pull: zeros, or the refusal of an object's fields)
         return y, lambda g: (NoTangent, NoTangent, NoTangent)
     y, pb = rrule_pulled_tangents(dx)
+    seq.followed_by(y)  # (pulled with the items, as _lazy_tangents' are)
     return y, lambda g: (NoTangent, NoTangent, pb(g)[0])
 
 
