@@ -398,7 +398,14 @@ def islice_of_a_generator_object(x):
     return a * 3.0 + sum(v for v in list(g))
 
 
-MORE_RIGHT = [tee_sums, tee_one_ahead, tee_read_in_part_then_source, tee_three_of_an_array,
+def chain_from_iterable_next(x):
+    it = iter(x)
+    t = itertools.chain.from_iterable([it, [1.0]])
+    a = next(t)
+    return a * 3.0 + sum(v ** 2 for v in list(it))
+
+
+MORE_RIGHT = [chain_from_iterable_next, tee_sums, tee_one_ahead, tee_read_in_part_then_source, tee_three_of_an_array,
               loop_over_zip_with_a_shorter_list, sum_over_zip_with_a_shorter_list, islice_of_a_generator_object]
 
 
@@ -500,7 +507,8 @@ def starmap_over_zip_in_part(x):
     return a * 3.0 + sum(v ** 2 for v in it)
 
 
-@pytest.mark.parametrize("f", [islice_in_a_helper, starmap_over_zip_in_part, islice_of_a_generator_object],
+@pytest.mark.parametrize("f", [islice_in_a_helper, starmap_over_zip_in_part, islice_of_a_generator_object,
+                               chain_from_iterable_next],
                          ids=lambda f: f.__name__)
 def test_second_order_refusals_and_first_order_right(f):
     x = POINTS[2]

@@ -103,8 +103,12 @@ def _callee(call: cst.Call) -> Optional[str]:
     f = call.func
     if isinstance(f, cst.Name):
         return f.value
-    if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.value.value == "itertools":
-        return "itertools." + f.attr.value
+    parts = []
+    while isinstance(f, cst.Attribute):
+        parts.append(f.attr.value)
+        f = f.value
+    if isinstance(f, cst.Name) and f.value == "itertools" and parts:
+        return "itertools." + ".".join(reversed(parts))  # (`itertools.chain.from_iterable` too)
     return None
 
 
@@ -178,6 +182,8 @@ def _reaches(e: cst.BaseExpression, name: str, itertools_names: frozenset) -> bo
     (`zip(name, name)`, `map(f, name)`, `enumerate(name)`, itertools' ...)?"""
     if isinstance(e, cst.Name):
         return e.value == name
+    if isinstance(e, (cst.List, cst.Tuple)):  # (`chain.from_iterable([it, ys])`)
+        return any(_reaches(el.value, name, itertools_names) for el in e.elements)
     if isinstance(e, cst.Call):
         callee = _callee(e)
         if callee is not None and (callee in _ITERATOR_CALLS or callee.startswith("itertools.") or

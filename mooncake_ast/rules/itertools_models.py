@@ -9,9 +9,11 @@ as it differentiates the user's code: at any order, both modes.  api_rules._plan
 nested_fcall_rules._stats_model (calls with keywords, which then name the model's positional parameters) ask
 `model_for` for the model standing for a call.
 
-The models read their inputs whole when called, as the first-order rules do (an iterator passed in is consumed as
-far as the plain call would consume it over the whole iteration; `islice(it, stop)` reads only `stop` items, so
-`it` can be read on afterwards).  Functions given to them (accumulate's func, starmap's, filter's predicate) are
+The models read their inputs when called (an iterator passed in is consumed as far as the plain call would consume
+it over the whole iteration: `islice(it, stop)` reads `stop` items, takewhile up to the first item failing, so `it`
+can be read on afterwards).  Where the call's result is read only in part and the iterator read again after, the
+plain call reads less: `model_for` refuses such a call over an iterator (frontend/iterator_rereads.itertools_site
+finds the pattern in the user's function), where the first-order rules read as asked (itertools_lazy.py).  Functions given to them (accumulate's func, starmap's, filter's predicate) are
 called by the model, so they are differentiated like any call.  Variadic calls (chain, product, zip_longest) have
 one model per number of iterables, up to MAX_ITERABLES; more are refused by name.
 """
@@ -359,7 +361,8 @@ def model_for(f: Any, args: tuple, kwargs: Any) -> Optional[Any]:
     if model is repeat and n + len(kw) < 2:
         raise _refuse(f, "an infinite repeat (no `times`) has no model; pass times")
     _check_arguments(f, args, kw)
-    if f is not itertools.product and any(is_iterator(a) for a in args):  # (product reads its inputs whole, as this)
+    if f is not itertools.product and any(is_iterator(a) or (type(a) in (list, tuple) and any(is_iterator(v) for v in a))
+                                          for a in args):  # (product reads its inputs whole, as its model does)
         import sys
 
         from ..frontend.iterator_rereads import itertools_site

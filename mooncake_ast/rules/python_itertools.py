@@ -11,9 +11,9 @@ adds the result items' adjoints back onto the items they came from (an item used
 `accumulate(it, func)` and `starmap(func, it)` call a function: every call goes through fcall/rcall,
 so it may be any differentiable callable (a lambda, a closure over differentiated values, a ufunc).
 
-The inputs are read when the call is made (an iterator passed in is consumed as far as the plain call
-would consume it over the whole iteration; `islice(it, stop)` reads only `stop` items), and the result
-is an iterator over the list of results, so it can be consumed in part.  Left out on purpose: the
+Lists and arrays are read when the call is made, and the result is an iterator over the list of results.
+An iterator passed in is read as the result's consumer asks (itertools_lazy.py: `next(islice(it, 3))` pulls one
+item, and the next reader of `it` finds the rest), in both modes.  Left out on purpose: the
 infinite iterators (cycle, repeat without `times`; count has its own rules, itertools_count.py); tee reads its
 input as its furthest iterator asks (itertools_lazy.py).
 These rules have no derivative of their own: second orders follow plain-Python models (itertools_models.py),
@@ -312,7 +312,7 @@ def _from_iterable_rrule(outer):
     from ..reverse.builtin_adjoints import _like
 
     inner = list(outer)
-    _, rrule = _selection("itertools.chain.from_iterable", _chain)
+    _, rrule = _selection("itertools.chain.from_iterable", _chain, itertools.chain)
     y, pb = rrule(*inner)
 
     def pullback(g):
@@ -325,7 +325,7 @@ def _from_iterable_rrule(outer):
 def _from_iterable_frule(args, dargs, **kwargs):
     inner = list(args[0])
     dinner = _tangents(inner, dargs[0])
-    f, _ = _selection("itertools.chain.from_iterable", _chain)
+    f, _ = _selection("itertools.chain.from_iterable", _chain, itertools.chain)
     return f(tuple(inner), tuple(dinner))
 
 
