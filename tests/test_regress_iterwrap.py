@@ -478,7 +478,41 @@ def generator_loop_left_early(x):
     return s + sum(v ** 3 for v in list(it))
 
 
-MORE_REFUSED = [helper_of_the_module, helper_defined_inside, through_an_alias, bound_in_a_tuple, in_a_loop,
+def generator_reading_it_from_the_function(x):
+    it = iter(x)
+
+    def squares():
+        for v in it:
+            yield v * v
+
+    a = next(squares())
+    return a * 3.0 + sum(v ** 2 for v in list(it))
+
+
+def generator_handed_it_by_keyword(x):
+    def scaled(k, src):
+        for v in src:
+            yield v * k
+
+    it = iter(x)
+    a = next(scaled(2.0, src=it))
+    return a * 3.0 + sum(v ** 2 for v in list(it))
+
+
+def helper_of_a_helper(x):
+    def inner(it):
+        return next(v * v for v in it)
+
+    def outer(it):
+        return inner(it) * 2.0
+
+    it = iter(x)
+    a = outer(it)
+    return a * 3.0 + sum(v ** 2 for v in list(it))
+
+
+MORE_REFUSED = [generator_reading_it_from_the_function, generator_handed_it_by_keyword, helper_of_a_helper,
+                helper_of_the_module, helper_defined_inside, through_an_alias, bound_in_a_tuple, in_a_loop,
                 generator_expression_over_zip, generator_loop_left_early]
 
 

@@ -153,8 +153,9 @@ def _reads(node: cst.CSTNode, name: str) -> list:
 
 
 def _wrapper_kind(e: cst.CSTNode, name: str, generators: frozenset, itertools_names: frozenset,
-                  helper_reads: Optional[Callable] = None) -> Optional[str]:
-    """What kind of wrapper e is over the iterator `name` (it is handed `name` itself), or None."""
+                  helper_reads: Optional[Callable] = None, closures: Optional[dict] = None) -> Optional[str]:
+    """What kind of wrapper e is over the iterator `name` (it is handed `name` itself), or None.  `closures`: the
+    names each generator function defined in the function reads from it (`def g(): for v in it: yield v`)."""
     if isinstance(e, cst.GeneratorExp):
         return "generator expression" if any(_reaches(c.iter, name, itertools_names)
                                              for c in _for_ins(e.for_in)) else None
@@ -165,16 +166,19 @@ def _wrapper_kind(e: cst.CSTNode, name: str, generators: frozenset, itertools_na
                                    callee in itertools_names)
     if lazy and any(a.keyword is None and _reaches(a.value, name, itertools_names) for a in e.args):
         return "itertools" if callee not in _EAGER_WRAPPERS else callee  # (`starmap(f, zip(it, it))` reads it too)
-    if not any(isinstance(a.value, cst.Name) and a.value.value == name and a.keyword is None for a in e.args):
-        return None
-    if callee in generators:
+    handed = [a for a in e.args if isinstance(a.value, cst.Name) and a.value.value == name and not a.star]
+    if callee in generators and (handed or name in (closures or {}).get(callee, ())):
         return "generator"
-    if helper_reads is not None and callee is not None and "." not in callee:
-        where = [i for i, a in enumerate(e.args) if isinstance(a.value, cst.Name) and a.value.value == name]
-        if where and all(a.keyword is None and not a.star for a in e.args[:where[0] + 1]) and \
-                helper_reads(callee, where[0]):
-            return "helper"
-    return None
+    if not handed or helper_reads is None or callee is None or "." in callee:
+        return None
+    a = handed[0]
+    if a.keyword is not None:
+        key: Any = a.keyword.value
+    elif all(b.keyword is None and not b.star for b in e.args[:e.args.index(a) + 1]):
+        key = e.args.index(a)
+    else:
+        return None
+    return "helper" if helper_reads(callee, key) else None
 
 
 def _reaches(e: cst.BaseExpression, name: str, itertools_names: frozenset) -> bool:
@@ -267,7 +271,7 @@ def _after(part: cst.CSTNode, e: cst.CSTNode, name: str, parents: dict) -> list:
 
 def findings(node: cst.CSTNode, generators: frozenset, itertools_names: frozenset = frozenset(),
              params: frozenset = frozenset(), helper_reads: Optional[Callable] = None,
-             assumed: frozenset = frozenset()) -> list:
+             assumed: frozenset = frozenset(), closures: Optional[dict] = None) -> list:
     """The wrappers over a shared iterator in function `node` read in part, then the iterator read again (by a later
     statement, or by the wrapper itself in the next round of a loop around it that the iterator was bound outside).
     `params`: names of parameters known to hold iterators shared with the caller (a read in part is enough);
@@ -286,7 +290,7 @@ def findings(node: cst.CSTNode, generators: frozenset, itertools_names: frozense
                 if not isinstance(e, (cst.GeneratorExp, cst.Call)):
                     continue
                 for name, (group, bound) in list(iterators.items()):
-                    kind = _wrapper_kind(e, name, generators, itertools_names, helper_reads)
+                    kind = _wrapper_kind(e, name, generators, itertools_names, helper_reads, closures)
                     if kind is None:
                         continue
                     if isinstance(s, cst.For) and s.iter is e and kind == "enumerate":
@@ -336,12 +340,14 @@ def message(kind: str, name: str, line_made: int, line_again: int) -> str:
 def check(lw: Any, node: cst.CSTNode, itertools_names: frozenset) -> None:
     """Refuse (at lowering) a generator, generator expression, map, filter or enumerate over a shared iterator read in
     part, the iterator read again after (also where a function of the module, or one defined here, makes the wrapper
-    over the iterator it is handed)."""
+    over the iterator it is handed, or a generator defined here reads it from the function)."""
     glob = getattr(lw.pyfn, "__globals__", {})
     generators = generator_names(node, glob)
     local = {fd.name.value: fd for fd in _all(node, cst.FunctionDef) if fd is not node}
+    closures = {n: {r.value for r in _all(fd.body, cst.Name)} - {p.name.value for p in fd.params.params}
+                for n, fd in local.items() if n in generators}
     helper_reads = _helper_reader(local, glob, generators)
-    for f in findings(node, generators, itertools_names, helper_reads=helper_reads):
+    for f in findings(node, generators, itertools_names, helper_reads=helper_reads, closures=closures):
         if f.kind == "itertools":
             continue  # (right at the first order; higher orders ask itertools_site)
         lw.unsupported(f.wrapper, message(f.kind, f.name, lw.src.where(f.wrapper)[0], lw.src.where(f.reread)[0]))
@@ -351,30 +357,38 @@ _HELPERS: dict = {}
 
 
 def _helper_reader(local: dict, glob: dict, generators: frozenset) -> Callable:
-    """helper_reads(name, i): does the function `name` (defined in the function, or the module's) make a wrapper
-    computed when made (a generator, a generator expression, map, filter, enumerate) over its i-th parameter and read
-    it only in part?"""
+    """helper_reads(name, key): does the function `name` (defined in the function, or the module's) make a wrapper
+    computed when made (a generator, a generator expression, map, filter, enumerate) over its parameter `key` (a
+    position or a name) and read it only in part (itself, or through a helper it hands it to)?"""
+    busy: set = set()
 
-    def helper_reads(name: str, i: int) -> bool:
+    def helper_reads(name: str, key: Any) -> bool:
         fd = local.get(name)
-        key: Any = id(fd)
+        cache: Any = None
         if fd is None:
             fn = glob.get(name)
             if not isinstance(fn, types.FunctionType) or inspect.isgeneratorfunction(fn):
                 return False
-            key = fn.__code__
-            if (key, i) in _HELPERS:
-                return _HELPERS[key, i]
+            cache = (fn.__code__, key)
+            if cache in _HELPERS:
+                return _HELPERS[cache]
             fd = _parsed(fn)
             if fd is None:
-                _HELPERS[key, i] = False
+                _HELPERS[cache] = False
                 return False
         params = [p.name.value for p in fd.params.params]
-        found = i < len(params) and any(
-            f.kind not in ("itertools", "helper") and f.name == params[i]
-            for f in findings(fd, generators | generator_names(fd, glob), frozenset(), frozenset([params[i]])))
-        if fd is not local.get(name):
-            _HELPERS[key, i] = found
+        param = params[key] if isinstance(key, int) and key < len(params) else key if key in params else None
+        if param is None or (name, param) in busy:
+            return False
+        busy.add((name, param))
+        try:
+            found = any(f.kind != "itertools" and f.name == param
+                        for f in findings(fd, generators | generator_names(fd, glob), frozenset(), frozenset([param]),
+                                          helper_reads=helper_reads))
+        finally:
+            busy.discard((name, param))
+        if cache is not None:
+            _HELPERS[cache] = found
         return found
 
     return helper_reads
