@@ -405,7 +405,15 @@ def chain_from_iterable_next(x):
     return a * 3.0 + sum(v ** 2 for v in list(it))
 
 
-MORE_RIGHT = [chain_from_iterable_next, tee_sums, tee_one_ahead, tee_read_in_part_then_source, tee_three_of_an_array,
+def enumerate_of_map_read_to_its_end(x):
+    it = iter(x)
+    s = 0.0
+    for i, v in enumerate(map(lambda w: w * w, it)):  # (read to its end: the same items as Python's; not refused)
+        s = s + (i + 1.0) * v
+    return s + sum(v for v in list(it))
+
+
+MORE_RIGHT = [enumerate_of_map_read_to_its_end, chain_from_iterable_next, tee_sums, tee_one_ahead, tee_read_in_part_then_source, tee_three_of_an_array,
               loop_over_zip_with_a_shorter_list, sum_over_zip_with_a_shorter_list, islice_of_a_generator_object]
 
 
@@ -511,7 +519,17 @@ def helper_of_a_helper(x):
     return a * 3.0 + sum(v ** 2 for v in list(it))
 
 
-MORE_REFUSED = [generator_reading_it_from_the_function, generator_handed_it_by_keyword, helper_of_a_helper,
+def enumerate_of_map_left_early(x):
+    it = iter(x)
+    s = 0.0
+    for i, v in enumerate(map(lambda w: w * w, it)):
+        s = s + (i + 1.0) * v
+        if i == 1:
+            break
+    return s + sum(v for v in list(it))
+
+
+MORE_REFUSED = [enumerate_of_map_left_early, generator_reading_it_from_the_function, generator_handed_it_by_keyword, helper_of_a_helper,
                 helper_of_the_module, helper_defined_inside, through_an_alias, bound_in_a_tuple, in_a_loop,
                 generator_expression_over_zip, generator_loop_left_early]
 

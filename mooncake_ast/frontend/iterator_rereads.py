@@ -212,6 +212,8 @@ def _read_whole(e: cst.CSTNode, stmt: cst.CSTNode, later: list, parents: dict) -
         call = parents.get(id(parent))
         if isinstance(call, cst.Call) and _callee(call) in _WHOLE and call.args and call.args[0] is parent:
             return True
+        if isinstance(call, cst.Call) and _callee(call) == "enumerate" and call.args and call.args[0] is parent:
+            return _read_whole(call, stmt, later, parents)  # (enumerate reads its iterable as far as it is read)
         return False
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
         w = parent.targets[0].target.value
