@@ -65,7 +65,7 @@ def _asked_by_a_reader(depth: int) -> bool:
 class LazySequence(list):
     """The items of an iterator, pulled as they are read (a list subclass: the list holds the items pulled)."""
 
-    __slots__ = ("_source", "_pull", "_read", "_done", "positions", "_count")
+    __slots__ = ("_source", "_pull", "_read", "_done", "positions", "_count", "_followers", "_iterated")
     __mc_value__ = True  # (ours: its adjoint is a value, not the user's object's storage)
 
     def __init__(self, source: Any, pull: Any = None) -> None:
@@ -76,6 +76,8 @@ class LazySequence(list):
         self._done = False
         self.positions: list = []  # each item's position in its iterator (None where it does not count)
         self._count = _shared_count(source)  # (an iterator of Python's own: the items all its readers pulled)
+        self._followers: list = []  # (the tangents of the items, pulled with them: followed_by)
+        self._iterated = False  # (read by a `for` of the generated code: its pulls are Python's iteration's)
 
     # ---------------------------------------------------------------- pulling
     def _more(self) -> bool:
@@ -93,7 +95,17 @@ class LazySequence(list):
         self.positions.append(position)
         if count is not None:
             count.pulled += 1
+        for other in self._followers:
+            other._fill(list.__len__(self))
         return True
+
+    def followed_by(self, tangents: "LazySequence") -> "LazySequence":
+        """`tangents` (the items' tangents, pulled from the iterator's tangent) pulled with each item, not when they
+        are read: `for p, q in zip(it, short)` pulls one item of `it` past the last pair (as Python's zip does) that
+        the loop never reads, and the next reader of `it` must find its tangent gone too (it took the item's)."""
+        self._followers.append(tangents)
+        tangents._fill(list.__len__(self))
+        return tangents
 
     def _fill(self, n: int) -> None:
         while list.__len__(self) < n and self._more():
@@ -107,7 +119,8 @@ class LazySequence(list):
     # ---------------------------------------------------------------- the list a loop indexes
     def __len__(self) -> int:
         n = list.__len__(self)
-        if n <= self._read and not self._done and sys._getframe(1).f_code.co_filename not in _GLANCES:
+        if n <= self._read and not self._done and not self._iterated and \
+                sys._getframe(1).f_code.co_filename not in _GLANCES:
             if not _asked_by_a_reader(1):
                 _looked_at()
             self._more()  # (the loop asks for its next item: Python's loop would pull it now)
@@ -115,7 +128,7 @@ class LazySequence(list):
 
     def __bool__(self) -> bool:
         n = list.__len__(self)
-        if n <= self._read and not self._done:
+        if n <= self._read and not self._done and not self._iterated:
             if not _asked_by_a_reader(1):
                 _looked_at()
             self._more()
@@ -139,6 +152,9 @@ class LazySequence(list):
         return self._pulling()
 
     def _pulling(self) -> Any:
+        # (a `for` of the generated code reads it: the iteration pulls; a count taken after (`len(seq)`, for the
+        # tape) must not pull one more -- `for p, q in zip(seq, short)` left seq's last pull unread)
+        self._iterated = True
         k = 0
         while True:
             if k >= list.__len__(self) and not self._more():

@@ -26,7 +26,20 @@ def _acc_closure(x, s):
     return sum(itertools.accumulate(list(x), lambda a, b: a * s + b, initial=2))  # a closure over s
 
 
+def _tee(x):
+    a, b = itertools.tee(iter(x))  # (read as the furthest of the two asks: rules/itertools_lazy.py)
+    first = next(b)
+    return sum(p * q for p, q in zip(a, b)) + first * 2.0
+
+
+def _islice_in_part(x):
+    it = iter(x)
+    a = next(itertools.islice(it, 3))  # (islice pulls one item; the rest is list(it)'s)
+    return a * 2.0 + sum(v ** 2 for v in list(it))
+
+
 REAL_CASES = {
+    "itertools.tee": [C(_tee, v4), C("lambda x: sum(p * q * r for p, q, r in zip(*itertools.tee(x * x, 3)))", v4)],
     "itertools.pairwise": [C("lambda x: sum(a * b for a, b in itertools.pairwise(x))", v4),
                            C("lambda X: sum(np.sum(a * b) for a, b in itertools.pairwise(X))", m32)],
     "itertools.product": [C("lambda a, b: sum(math.sin(x * y) for x, y in itertools.product(a, b)) + sum(p * q for p, q in itertools.product(a, repeat=2))", v4[:2], list(v4[2:]))],
@@ -35,7 +48,8 @@ REAL_CASES = {
     "itertools.permutations": [C("lambda x: sum(a * b ** 2 for a, b in itertools.permutations(x, 2))", v4)],
     "itertools.chain": [C("lambda x, y: sum(v * v for v in itertools.chain(x, y, [y[0]]))", v4[:2], list(v4[2:]))],
     "chain.from_iterable": [C("lambda x, y: sum(itertools.chain.from_iterable([x, [y * y]]))", v4, 0.7)],
-    "itertools.islice": [C("lambda x: sum(v * v for v in itertools.islice(x, 1, None, 2)) + sum(itertools.islice(iter(x), 2))", v4)],
+    "itertools.islice": [C("lambda x: sum(v * v for v in itertools.islice(x, 1, None, 2)) + sum(itertools.islice(iter(x), 2))", v4),
+                         C(_islice_in_part, v4)],
     "itertools.compress": [C("lambda x: sum(v ** 3 for v in itertools.compress(x, [1, 0, 1, 1]))", v4)],
     "itertools.takewhile": [C("lambda x: sum(itertools.takewhile(lambda v: v < 0.8, x * x))", v4)],
     "itertools.dropwhile": [C("lambda x: sum(itertools.dropwhile(lambda v: v < 0.3, x * x))", v4)],

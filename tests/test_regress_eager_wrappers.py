@@ -81,21 +81,29 @@ def _fd(f, x, h=1e-6):
     return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(len(x))])
 
 
-@_WRONG
-@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", CASES[1:], ids=lambda f: f.__name__)
 def test_reverse(f):
     value, grad = mc.value_and_grad(f)(X.copy())
     assert np.isclose(value, f(X.copy()))
     np.testing.assert_allclose(grad, _fd(f, X), rtol=1e-5, atol=1e-7)
 
 
-@_WRONG
-@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", CASES[1:], ids=lambda f: f.__name__)
 def test_forward(f):
     t = np.linspace(0.5, 1.5, len(X))
     value, dot = mc.jvp(f, (X.copy(),), (t,))
     assert np.isclose(value, f(X.copy()))
     assert np.isclose(dot, _fd(f, X) @ t, rtol=1e-5, atol=1e-7)
+
+
+def test_generator_read_in_part_is_refused():
+    """The generator runs to its end when called (frontend/generators.py): refused, naming the line, rather than
+    wrong (frontend/iterator_rereads.py); the itertools wrappers read the iterator as asked (rules/itertools_lazy.py)."""
+    f = user_generator_next_then_source
+    with pytest.raises(mc.errors.UnsupportedSyntaxError, match="read only in part"):
+        mc.value_and_grad(f)(X.copy())
+    with pytest.raises(mc.errors.UnsupportedSyntaxError, match="read only in part"):
+        mc.jvp(f, (X.copy(),), (np.ones_like(X),))
 
 
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)

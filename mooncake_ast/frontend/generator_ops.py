@@ -18,6 +18,9 @@ when the body does not interact with its consumer.  What would differ is checked
   the end of a `for` loop over the call, compares the inputs with how the body left them.
 * an infinite generator (`while True` without `break` or `return` in the body) is refused when
   lowered; an exception the body raises comes out of the call, not out of the n-th `next`.
+* a generator over an iterator its caller reads again (`it = iter(x); a = next(gen(it)); rest = list(it)`): the
+  body read all of `it` when called, Python's only what the consumer asked for; refused where the caller's text
+  shows it (frontend/iterator_rereads.py).
 * reverse mode: the items' adjoints come back as a list from the first item on, so the iterator
   must be consumed by one consumer from its start (a `for` loop, `sum`, `list`, `zip`, ...):
   a second consumer starting part-way is refused.

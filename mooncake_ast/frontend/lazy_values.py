@@ -11,6 +11,9 @@ nothing between its making and its first use can change what it reads, the two a
 generator expression whose body writes the list it walks) the derivative would follow other values than the
 plain call, and both the value and the derivative came out wrong: refused here, naming both lines.
 
+A wrapper computed when made over a shared iterator, read in part, then the iterator read again, is the other
+way the two disagree: frontend/iterator_rereads.py, called from `check`.
+
 "Can change" is judged from the code between: an assignment to a name the iterator's expression reads (or to
 a name assigned from one of those, or to it, anywhere in the function: `ys = xs`), a store into an item or
 attribute of one, a method of one other than those that only read, NumPy's writing functions or `out=`, or a
@@ -64,6 +67,9 @@ def check(lw: "Lowering", node: cst.CSTNode) -> None:
             not any(n in text for n in bare | strided):
         return  # (no name bound to an iterator or view, no loop over a generator expression, map or filter: the
         #        walks below cost a few ms per function, the text test microseconds)
+    from . import iterator_rereads
+
+    iterator_rereads.check(lw, node, bare)  # (a wrapper over a shared iterator read in part, the iterator read again)
     aliases = _aliases(node)
     modules = {n for n, v in glob.items() if isinstance(v, types.ModuleType)}
     if escaping:  # (iterators kept in containers, made in comprehensions, handed to or made by helpers)

@@ -102,7 +102,7 @@ def _lazy_tangents(x, seq, dx):
         raise UnsupportedDerivativeError(
             f"forward mode of a for loop over a {type(x).__module__}.{type(x).__qualname__}: its items come from code "
             f"that is not differentiated, so their tangents are not known; loop over the array or list itself")
-    return pulled_tangents(dx)
+    return seq.followed_by(pulled_tangents(dx))  # (pulled with the items: lazy_iteration.LazySequence.followed_by)
 
 
 def pulled_tangents(source):
@@ -456,6 +456,7 @@ def rrule_sequence_tangent(x, seq, dx):
         y = _lazy_tangents(x, seq, dx)  # (no tangents to pull: zeros, or the refusal of an object's fields)
         return y, lambda g: (NoTangent, NoTangent, NoTangent)
     y, pb = rrule_pulled_tangents(dx)
+    seq.followed_by(y)  # (pulled with the items, as _lazy_tangents' are)
     return y, lambda g: (NoTangent, NoTangent, pb(g)[0])
 
 

@@ -9,9 +9,11 @@ as it differentiates the user's code: at any order, both modes.  api_rules._plan
 nested_fcall_rules._stats_model (calls with keywords, which then name the model's positional parameters) ask
 `model_for` for the model standing for a call.
 
-The models read their inputs whole when called, as the first-order rules do (an iterator passed in is consumed as
-far as the plain call would consume it over the whole iteration; `islice(it, stop)` reads only `stop` items, so
-`it` can be read on afterwards).  Functions given to them (accumulate's func, starmap's, filter's predicate) are
+The models read their inputs when called (an iterator passed in is consumed as far as the plain call would consume
+it over the whole iteration: `islice(it, stop)` reads `stop` items, takewhile up to the first item failing, so `it`
+can be read on afterwards).  Where the call's result is read only in part and the iterator read again after, the
+plain call reads less: `model_for` refuses such a call over an iterator (frontend/iterator_rereads.itertools_site
+finds the pattern in the user's function), where the first-order rules read as asked (itertools_lazy.py).  Functions given to them (accumulate's func, starmap's, filter's predicate) are
 called by the model, so they are differentiated like any call.  Variadic calls (chain, product, zip_longest) have
 one model per number of iterables, up to MAX_ITERABLES; more are refused by name.
 """
@@ -22,6 +24,7 @@ import itertools
 from typing import Any, Optional
 
 
+from ..lazy_iteration import is_iterator
 from .registry import defzero
 
 MAX_ITERABLES = 4
@@ -208,12 +211,18 @@ def repeat(obj, times):
 
 
 def compress(data, selectors):
-    items = list(data)
-    keep = list(selectors)
+    items = iter(data)
+    keep = iter(selectors)
     out = []
-    for i in range(min(len(items), len(keep))):
-        if keep[i]:
-            out.append(items[i])
+    while True:  # (an item, then its selector, as itertools reads them: an iterator passed in is read no further)
+        v = next(items, _END)
+        if v is _END:
+            break
+        s = next(keep, _END)
+        if s is _END:
+            break
+        if s:
+            out.append(v)
     return iter(out)
 
 
@@ -229,9 +238,11 @@ def filter_model(function, iterable):
 
 
 def takewhile(predicate, iterable):
+    items = iter(iterable)
     out = []
-    for v in list(iterable):
-        if not predicate(v):
+    while True:  # (up to the first item failing the predicate, as itertools reads: the rest is the next reader's)
+        v = next(items, _END)
+        if v is _END or not predicate(v):
             break
         out.append(v)
     return iter(out)
@@ -350,6 +361,15 @@ def model_for(f: Any, args: tuple, kwargs: Any) -> Optional[Any]:
     if model is repeat and n + len(kw) < 2:
         raise _refuse(f, "an infinite repeat (no `times`) has no model; pass times")
     _check_arguments(f, args, kw)
+    if f is not itertools.product and any(is_iterator(a) or (type(a) in (list, tuple) and any(is_iterator(v) for v in a))
+                                          for a in args):  # (product reads its inputs whole, as its model does)
+        import sys
+
+        from ..frontend.iterator_rereads import itertools_site
+
+        refusal = itertools_site(sys._getframe(1))
+        if refusal is not None:
+            raise _refuse(f, refusal)
     return model
 
 

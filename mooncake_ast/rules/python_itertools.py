@@ -11,10 +11,11 @@ adds the result items' adjoints back onto the items they came from (an item used
 `accumulate(it, func)` and `starmap(func, it)` call a function: every call goes through fcall/rcall,
 so it may be any differentiable callable (a lambda, a closure over differentiated values, a ufunc).
 
-The inputs are read when the call is made (an iterator passed in is consumed as far as the plain call
-would consume it over the whole iteration; `islice(it, stop)` reads only `stop` items), and the result
-is an iterator over the list of results, so it can be consumed in part.  Left out on purpose: the
-infinite iterators (cycle, repeat without `times`; count has its own rules, itertools_count.py) and tee.
+Lists and arrays are read when the call is made, and the result is an iterator over the list of results.
+An iterator passed in is read as the result's consumer asks (itertools_lazy.py: `next(islice(it, 3))` pulls one
+item, and the next reader of `it` finds the rest), in both modes.  Left out on purpose: the
+infinite iterators (cycle, repeat without `times`; count has its own rules, itertools_count.py); tee reads its
+input as its furthest iterator asks (itertools_lazy.py).
 These rules have no derivative of their own: second orders follow plain-Python models (itertools_models.py),
 which reverse mode of accumulate over arrays uses at the first order too.  Keyword arguments' tangents (accumulate's
 `initial`, zip_longest's `fillvalue`) reach the forward rules through forward/runtime.fcall
@@ -33,7 +34,7 @@ import operator
 import numpy as np
 
 from ..tangents import NoTangent
-from . import itertools_models
+from . import itertools_lazy, itertools_models
 from .call_binding import KwAdj
 from .itertools_models import holds_storage, model_rrule
 from .registry import defrrule_at_run_time, defrule, defzero
@@ -67,7 +68,7 @@ def _component(g, j):
 
 
 # ------------------------------------------------------------------ selections
-def _selection(name, plan_of):
+def _selection(name, plan_of, fn=None):
     """Register a selection: plan_of(args, kwargs) -> (cols, plan, tuples, inputs), where cols[m] is
     the list of items of input m, plan[k] the (m, i) references of result item k (one, or one per
     component when `tuples`), and inputs[m] the argument position (an int) or keyword (a str) input
@@ -79,6 +80,8 @@ def _selection(name, plan_of):
         return [cols[refs[0][0]][refs[0][1]] for refs in plan]
 
     def frule(args, dargs, _mc_dkwargs=None, **kwargs):
+        if itertools_lazy.wanted(fn, args, kwargs):  # (an iterator read as the consumer asks: itertools_lazy.py)
+            return itertools_lazy.frule(fn, args, dargs, kwargs, _mc_dkwargs)
         cols, plan, tuples, inputs = plan_of(args, kwargs)
         dkwargs = _mc_dkwargs or {}
         dcols = []
@@ -98,6 +101,8 @@ def _selection(name, plan_of):
         from ..reverse.builtin_adjoints import ItemsIterator, _like
         from ..reverse.iterator_adjoints import positioned
 
+        if itertools_lazy.wanted(fn, args, kwargs):
+            return itertools_lazy.rrule(fn, args, kwargs)
         starts = {i: a._i for i, a in enumerate(args) if isinstance(a, ItemsIterator)}  # (before plan_of reads them)
         cols, plan, tuples, inputs = plan_of(args, kwargs)
         ys = build(cols, plan, tuples)
@@ -295,7 +300,7 @@ SELECTIONS = {
     heapq.merge: _merge,
 }
 for _fn, _plan in SELECTIONS.items():
-    _f, _r = _selection(getattr(_fn, "__qualname__", str(_fn)), _plan)
+    _f, _r = _selection(getattr(_fn, "__qualname__", str(_fn)), _plan, _fn)
     defrule(_fn, _f)
     defrrule_at_run_time(_fn, _r)
 _as_list_rule("heapq.nlargest", heapq.nlargest, _heap_select(heapq.nlargest))
@@ -307,7 +312,7 @@ def _from_iterable_rrule(outer):
     from ..reverse.builtin_adjoints import _like
 
     inner = list(outer)
-    _, rrule = _selection("itertools.chain.from_iterable", _chain)
+    _, rrule = _selection("itertools.chain.from_iterable", _chain, itertools.chain)
     y, pb = rrule(*inner)
 
     def pullback(g):
@@ -320,7 +325,7 @@ def _from_iterable_rrule(outer):
 def _from_iterable_frule(args, dargs, **kwargs):
     inner = list(args[0])
     dinner = _tangents(inner, dargs[0])
-    f, _ = _selection("itertools.chain.from_iterable", _chain)
+    f, _ = _selection("itertools.chain.from_iterable", _chain, itertools.chain)
     return f(tuple(inner), tuple(dinner))
 
 
@@ -338,6 +343,8 @@ def _accumulate_args(args, kwargs):
 def frule_accumulate(args, dargs, _mc_dkwargs=None, **kwargs):
     from ..forward.runtime import fcall
 
+    if itertools_lazy.wanted(itertools.accumulate, args, kwargs):  # (an iterator, read as asked: itertools_lazy.py)
+        return itertools_lazy.frule_accumulate(args, dargs, _mc_dkwargs or {}, kwargs)
     items, func, initial = _accumulate_args(args, kwargs)
     ditems = _tangents(items, dargs[0])
     dkwargs = _mc_dkwargs or {}
@@ -362,6 +369,8 @@ def rrule_accumulate(*args, **kwargs):
     from ..reverse.builtin_adjoints import _like
     from ..reverse.runtime import rcall
 
+    if itertools_lazy.wanted(itertools.accumulate, args, kwargs) and not holds_storage([kwargs.get("initial")]):
+        return itertools_lazy.rrule_accumulate(args, kwargs)
     items, func, initial = _accumulate_args(args, kwargs)
     if holds_storage(items) or holds_storage([initial]):  # (arrays: their adjoints by identity, itertools_models)
         return model_rrule(itertools_models.accumulate, (items, *args[1:]), kwargs)
@@ -403,6 +412,8 @@ def rrule_accumulate(*args, **kwargs):
 def frule_starmap(args, dargs, **kwargs):
     from ..forward.runtime import fcall
 
+    if itertools_lazy.wanted(itertools.starmap, args, kwargs):
+        return itertools_lazy.frule_starmap(args, dargs)
     func, it = args
     items = list(it)
     ditems = _tangents(items, dargs[1])
@@ -419,6 +430,8 @@ def rrule_starmap(func, it):
     from ..reverse.builtin_adjoints import _like
     from ..reverse.runtime import rcall
 
+    if itertools_lazy.wanted(itertools.starmap, (func, it), {}):
+        return itertools_lazy.rrule_starmap((func, it))
     items = [tuple(x) for x in it]
     calls = [rcall(func, x, {}) for x in items]
 
@@ -435,6 +448,8 @@ def rrule_starmap(func, it):
     return _items_iterator([y for y, _ in calls]), pullback
 
 
+defrule(itertools.tee, itertools_lazy.frule_tee)
+defrrule_at_run_time(itertools.tee, itertools_lazy.rrule_tee)
 defrule(itertools.accumulate, frule_accumulate)
 defrrule_at_run_time(itertools.accumulate, rrule_accumulate)
 defrule(itertools.starmap, frule_starmap)
