@@ -406,6 +406,8 @@ def rrule_pulled_tangents(source):
     from ..lazy_iteration import _END as _PULLED_ALL
     from ..reverse.runtime import rcall
 
+    if isinstance(source, LazySequence):
+        return _indexed_tangents(source)
     pullbacks: list = []
     state = {"reads": _reads(source)}
     if state["reads"] is None and not isinstance(source, (list, LiveTangents)) and is_iterator(source):
@@ -436,6 +438,33 @@ def rrule_pulled_tangents(source):
             _, a, _ = pullbacks[k](gs[k] if k < len(gs) else NoTangent)
             total = shadows.acc(source, total, a[0])
         return (total,)
+
+    return LazySequence(source, pull), pullback
+
+
+def _indexed_tangents(source):
+    """rrule_pulled_tangents of a source that is itself a loop's tangent sequence (a third order: the tangent of a
+    tangent sequence, forward code differentiated twice): forward mode reads it from its first item on, as iter()
+    does, so the k-th pull is its item k, read by index when the loop asks (LazySequence.__getitem__ pulls no
+    further) -- next() on it had no rule ('reverse mode of next() on a LazySequence').  Its adjoint is a list of the
+    items' adjoints by position, as a tangent sequence's adjoint is (rrule_pulled_tangents' pullback reads one so)."""
+    from ..lazy_iteration import _END as _PULLED_ALL
+
+    taken = [0]
+
+    def pull():
+        k = taken[0]
+        try:
+            d = source[k]
+        except IndexError:
+            return _PULLED_ALL
+        taken[0] = k + 1
+        return d
+
+    def pullback(g):
+        gs = list(g) if g is not NoTangent and g is not None else []
+        n = taken[0]
+        return ([gs[k] if k < len(gs) else NoTangent for k in range(n)],)
 
     return LazySequence(source, pull), pullback
 
