@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .arrays import is_other_array, mutable_in_place
+from .lazy_iteration import LazySequence
 
 
 class NoTangentType:
@@ -535,6 +536,8 @@ def storage(x: Any, dx: Any) -> Any:
     """dx, with every symbolic zero that stands for a mutable value replaced by zero storage."""
     if dx is NoTangent:
         return zero_tangent(x) if is_mutable(x) or is_other_array(x) else dx
+    if isinstance(x, LazySequence) or isinstance(dx, LazySequence):
+        return dx  # (a loop's sequence over an iterator: its lengths would pull it on before the loop asks)
     if isinstance(x, list) and isinstance(dx, list) and len(x) == len(dx):
         for i, (v, d) in enumerate(zip(x, dx)):
             if d is NoTangent and is_mutable(v):

@@ -99,6 +99,8 @@ def _lazy_tangents(x, seq, dx):
     if isinstance(dx, MutableTangent):  # (an object's fields: its items come from code not differentiated)
         if is_zero_derivative(dx):
             return Zeros(seq)
+        if type(x) is LiveTangents and list.__len__(seq) == 0:
+            return pulled_tangents(_live_tangents_of(x, dx))
         raise UnsupportedDerivativeError(
             f"forward mode of a for loop over a {type(x).__module__}.{type(x).__qualname__}: its items come from code "
             f"that is not differentiated, so their tangents are not known; loop over the array or list itself")
@@ -210,6 +212,16 @@ class LiveTangents:
             raise StopIteration
         self.pos += 1
         return self.dxs[self.pos - 1]
+
+
+def _live_tangents_of(live, dlive):
+    """The tangent of the items a loop pulls from `live` (a LiveTangents: forward code differentiated again loops over
+    the tangents of `iter(xs)`'s items), given live's own tangent (its fields: dxs's tangent, the tangents of those
+    tangents): a LiveTangents over them, from where `live` stands now -- the loop pulls both in step."""
+    ddxs = dlive.fields.get("dxs", NoTangent)
+    out = LiveTangents(ddxs if ddxs is not NoTangent and ddxs is not None else [NoTangent] * len(live.dxs))
+    out.pos = live.pos
+    return out
 
 
 def iter_tangent(xs, y, dxs):
