@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .arrays import is_other_array, mutable_in_place
-from .lazy_iteration import LazySequence
+from .lazy_iteration import LazySequence, Zeros
 
 
 class NoTangentType:
@@ -303,6 +303,8 @@ def zero_tangent(x: Any) -> Any:
         # where the code writes into its array (`y[0] = v` is Dask's item assignment), which a symbolic zero
         # would drop.  Reverse mode keeps these arrays' adjoints as values (is_mutable is False).
         return np.zeros_like(x) if x.dtype.kind in "fc" else NoTangent
+    if isinstance(x, (LazySequence, Zeros)):  # (a loop's sequence over an iterator, or its items' zero tangents:
+        return Zeros(x if isinstance(x, LazySequence) else x._seq)  # read as the loop pulls them, never ahead)
     if isinstance(x, list):
         return [zero_tangent(v) for v in x]
     if isinstance(x, collections.deque):  # (rules/python_deque.py: a deque of tangents, the same maxlen)
@@ -334,7 +336,7 @@ def zero_tangent_sharing(y: Any, args: tuple, dargs: tuple) -> Any:
     memo = {id(a): d for a, d in zip(args, dargs) if is_mutable(a) and d is not NoTangent and d is not None}
 
     def walk(v: Any) -> Any:
-        if not is_mutable(v) and not isinstance(v, tuple):
+        if (not is_mutable(v) and not isinstance(v, tuple)) or isinstance(v, (LazySequence, Zeros)):
             return zero_tangent(v)
         if id(v) in memo:
             return memo[id(v)]
@@ -431,6 +433,8 @@ def fresh(t: Any) -> Any:
     """A tangent that shares no storage with `t` (for values that are later mutated in place)."""
     if mutable_in_place(t):
         return t.copy()
+    if isinstance(t, (LazySequence, Zeros)):
+        return t  # (a loop's tangent sequence over an iterator: read as the loop pulls, never copied ahead of it)
     if isinstance(t, list):
         return [fresh(v) for v in t]
     if isinstance(t, dict):

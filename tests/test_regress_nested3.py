@@ -252,10 +252,97 @@ def map_over_bag(x):
     return sum(map(lambda t: t * t * t, Bag(_vals(x))))
 
 
+def bag_with_constants(x):
+    s = 0.0
+    for t in Bag([x, 2.0, x * x, 0.5]):
+        s = s + math.sin(t) * t * x
+    return s
+
+
+def bag_of_arrays(x):
+    s = np.zeros(2)
+    for t in Bag([np.array([x, 1.0]), np.array([2.0, 3.0]), np.array([x * x, x])]):
+        s = s + t * t * x
+    return float(np.sum(np.sin(s)))
+
+
+def kept_arrays_break_then_rest(x):
+    b = Kept([np.array([x, 1.0]), np.array([2.0, 3.0]), np.array([x * x, x])])
+    s = np.zeros(2)
+    for t in b:
+        s = s + t * x
+        break
+    for t in b:
+        s = s + np.sin(t) * x
+    return float(np.sum(s * s))
+
+
+def map_with_constants_break(x):
+    m = map(lambda t: t * t, [x, 2.0, x * 0.3, 1.0])
+    s = 0.0
+    for v in m:
+        s = s + v * x
+        if v > 0.45:
+            break
+    for v in m:
+        s = s + math.cos(v) * x
+    return s
+
+
+def generator_expression_kept(x):
+    g = (t * t for t in [x, 2.0, x * 0.3, 1.0])
+    s = 0.0
+    for v in g:
+        s = s + v * x
+        break
+    for v in g:
+        s = s + math.cos(v) * x
+    return s
+
+
+def reversed_constant_items(x):
+    s = 0.0
+    for c in reversed([1.0, x, 2.0, x * x]):
+        s = s * x + c
+    return s
+
+
+def nested_loops_over_bag(x):
+    s = 0.0
+    for a in Bag([x, x * x]):
+        for b in Bag([math.sin(x), 2.0]):
+            s = s + a * b * a
+    return s
+
+
+def bag_constant_arrays_written(x):
+    s = 0.0
+    for t in Bag([np.array([1.0, 2.0]), np.array([3.0, 4.0])]):
+        t *= x
+        t += x * x
+        s = s + float(np.sum(t * t))
+    return s
+
+
+def iterator_of_constant_arrays_written(x):
+    it = iter([np.array([1.0, 2.0]), np.array([3.0, 4.0]), np.array([0.5, 0.1])])
+    s = 0.0
+    for t in it:
+        t *= x
+        s = s + float(np.sum(np.sin(t)))
+        break
+    for t in it:
+        t += x
+        s = s + float(np.sum(t * t * t))
+    return s
+
+
 SCALAR = [bag_loop, bag_loop_break, kept_break_then_rest, kept_break_then_sum, gen_method_loop, gen_loop_break,
           own_loop, horner_reversed, reversed_break, reversed_kept_break_then_rest, zip_loop, zip_kept_break_then_rest,
           enumerate_iterator, enumerate_kept_break_then_rest, map_loop, map_break_then_rest, map_break_then_sum,
-          iter_break_then_list, map_over_bag]
+          iter_break_then_list, map_over_bag, bag_with_constants, bag_of_arrays, kept_arrays_break_then_rest,
+          map_with_constants_break, generator_expression_kept, reversed_constant_items, nested_loops_over_bag,
+          bag_constant_arrays_written, iterator_of_constant_arrays_written]
 
 
 def _jvp(f):
@@ -275,7 +362,8 @@ THIRD_MODES = {
     "jvp_jvp_grad": lambda f: _jvp(_jvp(mc.grad(f))),
     "jvp3": lambda f: _jvp(_jvp(_jvp(f))),
 }
-# forward over forward over forward of a loop over an iterator an object keeps: its LiveTangents' own tangent
+# forward over forward over forward of a loop over an iterator an object keeps: the tangent of its LiveTangents' own
+# tangent is refused (rules/builtin_iteration._live_source: taking it from the same position gave 34.33 for 32.79)
 _NO_JVP3 = {"kept_break_then_rest", "kept_break_then_sum"}
 
 
@@ -289,7 +377,8 @@ def test_second_order(f, mode):
 
 _THIRD = [bag_loop, bag_loop_break, kept_break_then_rest, gen_loop_break, horner_reversed, reversed_break,
           zip_kept_break_then_rest, enumerate_kept_break_then_rest, map_break_then_rest, iter_break_then_list,
-          map_over_bag]
+          map_over_bag, bag_of_arrays, kept_arrays_break_then_rest, generator_expression_kept,
+          iterator_of_constant_arrays_written]
 
 
 @pytest.mark.parametrize("mode", list(THIRD_MODES))
@@ -298,7 +387,7 @@ def test_third_order(f, mode):
     gg = mc.grad(mc.grad(f))
     _close(gg(X), _fd(mc.grad(f), X))
     if mode == "jvp3" and f.__name__ in _NO_JVP3:
-        with pytest.raises(mc.MooncakeError, match="LiveTangents"):
+        with pytest.raises(mc.UnsupportedDerivativeError, match="for loop over a mooncake_ast.tangents.MutableTangent"):
             THIRD_MODES[mode](f)(X)
         return
     _close(THIRD_MODES[mode](f)(X), _fd(gg, X, 1e-4), 1e-5)

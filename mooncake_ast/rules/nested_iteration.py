@@ -155,10 +155,25 @@ def iteration_plan(f: Any, args: tuple, dargs: tuple) -> Optional[Any]:
     return plan
 
 
+def live_tangents_fwd(dxs, ddxs):
+    """`LiveTangents(dxs)` (forward code's tangent of `iter(xs)` for a list or array xs, builtin_iteration.iter_tangent)
+    and its tangent, made as forward mode makes an object's: its fields' tangents, dxs's (a loop over it then reads
+    those in step, builtin_iteration._live_tangents_of).  A plain forward of its own, so that forward code of forward
+    code (a third order of `for v in it` over `it = iter(xs)`) constructs it -- it was refused ("the forward
+    derivative of LiveTangents comes from a hand-written rule")."""
+    from .builtin_iteration import LiveTangents
+    from ..tangents import MutableTangent
+
+    return LiveTangents(dxs), MutableTangent({"dxs": ddxs, "pos": NoTangent})
+
+
 def _defs() -> None:
+    from .builtin_iteration import LiveTangents
+    from .plain_forwards import _PLAIN
     from .registry import defzero
 
     defzero(next_method, mark_drained, refuse_if_drained)
+    _PLAIN[LiveTangents] = live_tangents_fwd
 
 
 _defs()

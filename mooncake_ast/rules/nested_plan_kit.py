@@ -46,7 +46,7 @@ def dense_same(d: Any, a: Any) -> Any:
     code writes through them."""
     if isinstance(d, (MutableTangent, MethodTangent)):
         return d
-    if isinstance(a, LazySequence) or isinstance(d, LazySequence):
+    if isinstance(a, (LazySequence, Zeros)) or isinstance(d, (LazySequence, Zeros)):
         return _lazy_dense(d, a)
     if type(d) is tuple and type(a) is tuple and len(d) == len(a):
         items = tuple(dense_same(v, x) for v, x in zip(d, a))
@@ -68,6 +68,8 @@ def _lazy_dense(d: Any, a: Any) -> Any:
     does (a loop left by `break` then left nothing to the next reader).  Its items' symbolic zeros stay symbolic; the
     loop's reads of them make them dense one by one (forward code reads an item's zero as NoTangent at every order)."""
     if d is NoTangent or d is None:
+        if isinstance(a, Zeros):  # (the zero tangents of an iterator's items: theirs are zeros too, as many)
+            return Zeros(a._seq)
         return Zeros(a) if isinstance(a, LazySequence) else NoTangent
     return d
 
