@@ -14,6 +14,7 @@ is the pattern's last call, which yields nothing.
 """
 from __future__ import annotations
 
+import sys
 import weakref
 from typing import Any, Optional
 
@@ -72,15 +73,16 @@ def loop_items_fwd(method, x, dx):
 # loop calls `__next__` as it goes, so after a loop left early (`break`, `return`) a later reader finds the items it
 # left -- here it would find none (a wrong second derivative, 4.81 for 5.23).  A later reader is refused instead.
 _DRAINED: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
-_DRAINED_STRONG: dict = {}  # (objects that take no weak reference: kept while the derivative runs)
+_DRAINED_STRONG: dict = {}  # (objects that take no weak reference: kept while anything else holds them)
 
 
 def mark_drained(it: Any) -> None:
     try:
         _DRAINED[id(it)] = it
     except TypeError:
-        if len(_DRAINED_STRONG) > 256:
-            _DRAINED_STRONG.clear()
+        if len(_DRAINED_STRONG) >= 64:  # (those only this table holds have no later reader: let them go)
+            for k in [k for k in list(_DRAINED_STRONG) if sys.getrefcount(_DRAINED_STRONG[k]) <= 2]:
+                del _DRAINED_STRONG[k]  # (2: the table's reference and getrefcount's argument)
         _DRAINED_STRONG[id(it)] = it
 
 
