@@ -195,8 +195,19 @@ def next_method_case(x):
     return x * (1.0 if next_method(iter([1.0])) is None else 2.0)
 
 
+def drained_case(x):
+    from mooncake_ast.rules.nested_iteration import mark_drained, refuse_if_drained
+
+    it = iter([x])
+    refuse_if_drained(it)
+    mark_drained(it)
+    return x * 2.0
+
+
 NESTED_ZERO_CASES = {
     "mooncake_ast.rules.nested_iteration.next_method": Case(next_method_case, 0.4),
+    "mooncake_ast.rules.nested_iteration.mark_drained": Case(drained_case, 0.4),
+    "mooncake_ast.rules.nested_iteration.refuse_if_drained": Case(drained_case, 0.4),
     "mooncake_ast.rules.numpy_reductions._first_extremum": Case(first_extremum_case, X3),
     "mooncake_ast.rules.nested_plans.plan_function": Case(plan_function_case, 0.4),
 }

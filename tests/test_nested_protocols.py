@@ -41,17 +41,7 @@ SECOND = [C.loop_over_bag, C.loop_over_generator_method, C.loop_over_own_iterato
           C.module_log_cleared, C.module_buffer_filled, C.dict_update_by_keywords, C.keyword_only_parameters]
 
 
-_LOOKED_AT = pytest.mark.xfail(strict=True, raises=mc.UnsupportedDerivativeError, reason=(
-    "REFUSED since lazy2 (2026-11-28; computed on 3118e67): the second order of a loop over a user class's iterator "
-    "(`for t in Bag(...)`, map over it, statistics/fromiter of it) -- a nested plan's dense tangent "
-    "(nested_plan_kit.dense_same -> tangents.materialize) reads the loop's tangent sequence before the loop asks; "
-    "letting it read gave wrong values (checked), so lazy_iteration refuses by name"))
-_REFUSED_SECOND = {"loop_over_bag", "loop_over_generator_method", "unpack_bag", "map_lambda_over_bag",
-                   "statistics_of_bag", "fromiter_of_bag"}
-
-
-@pytest.mark.parametrize("f", [pytest.param(f, marks=[_LOOKED_AT]) if f.__name__ in _REFUSED_SECOND else f
-                               for f in SECOND], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", SECOND, ids=lambda f: f.__name__)
 def test_second_order_through_protocols(f):
     _second_orders(f, X)
 
@@ -102,8 +92,7 @@ THIRD = [C.loop_over_own_iterator, C.primitives_in_variables, C.map_lambda_over_
          C.closure_over_array_in_loop, C.closure_of_closure, C.closure_writing_a_list, C.map_closure]
 
 
-@pytest.mark.parametrize("f", [pytest.param(f, marks=[_LOOKED_AT]) if f.__name__ == "map_lambda_over_bag" else f
-                               for f in THIRD], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", THIRD, ids=lambda f: f.__name__)
 def test_third_order_in_reverse_mode(f):
     """grad(grad(grad(f))) against differences of grad(grad(f)), which is checked against differences of grad."""
     gg = mc.grad(mc.grad(f))

@@ -168,14 +168,7 @@ def list_of_tuples(x):
     return sum(a * np.sum(v) * x for a, v in ps)
 
 
-_REVERSED_THIRD = pytest.mark.xfail(strict=True, raises=mc.UnsupportedDerivativeError, reason=(
-    "REFUSED since lazy2 (2026-11-28; 7d0f3f3 and 3118e67 computed it): the third order of `for c in "
-    "reversed(self.coeffs)` -- lazy_iteration refuses every third order of a loop over an iterator because the "
-    "transforms look at its sequence before the loop asks (a wrong 0.0 after a `break`); a temporary iterator only "
-    "this loop reads could be read whole"))
-
-
-@pytest.mark.parametrize("f,forward", [(threshold_scan, True), pytest.param(polynomial_object, False, marks=_REVERSED_THIRD),
+@pytest.mark.parametrize("f,forward", [(threshold_scan, True), (polynomial_object, False),
                                        (list_of_tuples, True)])
 def test_third_derivative_through_items_of_lists(f, forward):
     """Third derivatives through an item of a tuple holding a list, and through a list an object keeps, raised

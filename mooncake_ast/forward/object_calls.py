@@ -78,7 +78,9 @@ def _forward_items(x: Any, dx: Any, how: tuple, lazily: bool = False) -> tuple:
         step = _next_method(it)
         if step is None:
             seq, dseq = fcall(ops.sequence, NoTangent, (it,), (dit,))
-            return fcall(ops.all_items, NoTangent, (seq,), (dseq,))  # (all of them: a loop's sequence pulls as asked)
+            if lazily:  # (a loop: its sequence pulls as it asks, so a loop left by `break` leaves the rest in place)
+                return seq, dseq
+            return fcall(ops.all_items, NoTangent, (seq,), (dseq,))  # (a consumer reading all of them)
         if lazily:
             return _lazy_user_items(it, dit, step)
         items, ditems = [], []

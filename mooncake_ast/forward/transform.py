@@ -505,7 +505,9 @@ def item_storage(container: Any, dcontainer: Any, index: Any, item: Any) -> Any:
 
         if is_mutable(item):
             d = zero_tangent(item)
-            if isinstance(dcontainer, (list, dict)):
+            from ..lazy_iteration import Zeros
+
+            if isinstance(dcontainer, (list, dict)) and not isinstance(dcontainer, Zeros):  # (Zeros holds no items)
                 dcontainer[index] = d
     return d
 

@@ -107,7 +107,8 @@ def _reverse_iteration(f: Any, args: tuple, how: tuple) -> tuple:
         step = _next_method(it)
         if step is None:
             items, seq_pb = rcall(ops.sequence, (it,), {})
-            items = ops.all_items(items)  # (the items a consumer takes at once: all of them)
+            if f is not ops.sequence:  # (a loop pulls as it asks: a loop left by `break` leaves the rest in place)
+                items = ops.all_items(items)  # (the items a consumer takes at once: all of them)
         else:  # an iterator of the user's: its `__next__` until StopIteration, each call with its own pullback
             items, steps = [], []
             if f is ops.sequence:  # (a loop: the next item when it asks for it, as Python's loop, lazy_iteration.py)

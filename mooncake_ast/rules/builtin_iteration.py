@@ -69,6 +69,8 @@ def sequence_tangent(x, seq, dx):
     """Tangent of `ops.sequence(x)`: indexable and iterable like the sequence itself."""
     if isinstance(seq, LazySequence):  # an iterator, read as the loop asks: its tangents are read in step
         return _lazy_tangents(x, seq, dx)
+    if isinstance(seq, Zeros):  # (symbolic zeros differentiated again: zeros, as many as the loop pulls -- not [])
+        return Zeros(seq._seq)
     return listed_tangents(x, seq, dx)
 
 
@@ -99,6 +101,9 @@ def _lazy_tangents(x, seq, dx):
     if isinstance(dx, MutableTangent):  # (an object's fields: its items come from code not differentiated)
         if is_zero_derivative(dx):
             return Zeros(seq)
+        live = _live_source(x, seq)
+        if live is not None:
+            return pulled_tangents(_live_tangents_of(live, dx))
         raise UnsupportedDerivativeError(
             f"forward mode of a for loop over a {type(x).__module__}.{type(x).__qualname__}: its items come from code "
             f"that is not differentiated, so their tangents are not known; loop over the array or list itself")
@@ -210,6 +215,28 @@ class LiveTangents:
             raise StopIteration
         self.pos += 1
         return self.dxs[self.pos - 1]
+
+
+def _live_source(x, seq):
+    """The LiveTangents a loop's sequence `seq` over x pulls from, before its first pull, when x is it (forward code
+    differentiated again loops over `iter(xs)`'s tangents); else None.  (Not when x is that LiveTangents' own tangent,
+    a MutableTangent, one order further: taking its dxs from the same position gave 34.33 for 32.79, refused.)"""
+    if not isinstance(seq, LazySequence) or list.__len__(seq) != 0:
+        return None
+    live = seq._source
+    if type(live) is not LiveTangents:
+        return None
+    return live if x is live else None
+
+
+def _live_tangents_of(live, dlive):
+    """The tangent of the items a loop pulls from `live` (a LiveTangents: forward code differentiated again loops over
+    the tangents of `iter(xs)`'s items), given live's own tangent (its fields: dxs's tangent, the tangents of those
+    tangents): a LiveTangents over them, from where `live` stands now -- the loop pulls both in step."""
+    ddxs = dlive.fields.get("dxs", NoTangent)
+    out = LiveTangents(ddxs if ddxs is not NoTangent and ddxs is not None else [NoTangent] * len(live.dxs))
+    out.pos = live.pos
+    return out
 
 
 def iter_tangent(xs, y, dxs):
@@ -406,6 +433,8 @@ def rrule_pulled_tangents(source):
     from ..lazy_iteration import _END as _PULLED_ALL
     from ..reverse.runtime import rcall
 
+    if isinstance(source, LazySequence):
+        return _indexed_tangents(source)
     pullbacks: list = []
     state = {"reads": _reads(source)}
     if state["reads"] is None and not isinstance(source, (list, LiveTangents)) and is_iterator(source):
@@ -440,6 +469,33 @@ def rrule_pulled_tangents(source):
     return LazySequence(source, pull), pullback
 
 
+def _indexed_tangents(source):
+    """rrule_pulled_tangents of a source that is itself a loop's tangent sequence (a third order: the tangent of a
+    tangent sequence, forward code differentiated twice): forward mode reads it from its first item on, as iter()
+    does, so the k-th pull is its item k, read by index when the loop asks (LazySequence.__getitem__ pulls no
+    further) -- next() on it had no rule ('reverse mode of next() on a LazySequence').  Its adjoint is a list of the
+    items' adjoints by position, as a tangent sequence's adjoint is (rrule_pulled_tangents' pullback reads one so)."""
+    from ..lazy_iteration import _END as _PULLED_ALL
+
+    taken = [0]
+
+    def pull():
+        k = taken[0]
+        try:
+            d = source[k]
+        except IndexError:
+            return _PULLED_ALL
+        taken[0] = k + 1
+        return d
+
+    def pullback(g):
+        gs = list(g) if g is not NoTangent and g is not None else []
+        n = taken[0]
+        return ([gs[k] if k < len(gs) else NoTangent for k in range(n)],)
+
+    return LazySequence(source, pull), pullback
+
+
 def rrule_sequence_tangent(x, seq, dx):
     """Reverse mode of `sequence_tangent(x, seq, dx)` (forward code's tangent of a loop's sequence, differentiated
     again).  A rule of its own, not the traced function: tracing reads its arguments to specialise the derived rule
@@ -449,6 +505,8 @@ def rrule_sequence_tangent(x, seq, dx):
     adjoint (their types only choose the path); dx takes its items' adjoints."""
     from ..reverse.runtime import rcall
 
+    if isinstance(seq, Zeros):
+        return Zeros(seq._seq), lambda g: (NoTangent, NoTangent, NoTangent)
     if not isinstance(seq, LazySequence):
         y, pb = rcall(listed_tangents, (x, seq, dx), {})
         return y, lambda g: tuple(pb(g)[1])

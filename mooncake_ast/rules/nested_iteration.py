@@ -14,6 +14,8 @@ is the pattern's last call, which yields nothing.
 """
 from __future__ import annotations
 
+import sys
+import weakref
 from typing import Any, Optional
 
 from .. import ops
@@ -43,6 +45,56 @@ def items_fwd(method, x, dx):
         ditems.append(r[1])
         r = stop_fcall(step, NoTangent, (it,), (dit,))
     return items, ditems
+
+
+def loop_items_fwd(method, x, dx):
+    """`ops.sequence(x)` for a `for` loop over a user object x whose `__iter__` is `method`: a builtin iterator's items
+    pulled as the loop asks (as the first order does, so a loop left by `break` leaves the rest to the next reader:
+    an iterator the object keeps, `return self.it`); an iterator of the user's (`__next__`) read to its end now, and
+    marked so that a later reader of it is refused (drained_by_a_loop) rather than finding nothing."""
+    it, dit = fcall(method, NoTangent, (x,), (dx,))
+    step = next_method(it)
+    if step is None:
+        return fcall(ops.sequence, NoTangent, (it,), (dit,))
+    refuse_if_drained(it)
+    items = []
+    ditems = []
+    r = stop_fcall(step, NoTangent, (it,), (dit,))
+    while r is not None:
+        items.append(r[0])
+        ditems.append(r[1])
+        r = stop_fcall(step, NoTangent, (it,), (dit,))
+    mark_drained(it)
+    return items, ditems
+
+
+# The iterators of the user's (a class with `__next__`) that a loop at a nested order read to their end when it
+# started (loop_items_fwd: calling `__next__` as the loop asks is not differentiated again), by identity: Python's
+# loop calls `__next__` as it goes, so after a loop left early (`break`, `return`) a later reader finds the items it
+# left -- here it would find none (a wrong second derivative, 4.81 for 5.23).  A later reader is refused instead.
+_DRAINED: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
+_DRAINED_STRONG: dict = {}  # (objects that take no weak reference: kept while anything else holds them)
+
+
+def mark_drained(it: Any) -> None:
+    try:
+        _DRAINED[id(it)] = it
+    except TypeError:
+        if len(_DRAINED_STRONG) >= 64:  # (those only this table holds have no later reader: let them go)
+            for k in [k for k in list(_DRAINED_STRONG) if sys.getrefcount(_DRAINED_STRONG[k]) <= 2]:
+                del _DRAINED_STRONG[k]  # (2: the table's reference and getrefcount's argument)
+        _DRAINED_STRONG[id(it)] = it
+
+
+def refuse_if_drained(it: Any) -> None:
+    if _DRAINED.get(id(it)) is it or _DRAINED_STRONG.get(id(it)) is it:
+        from ..errors import UnsupportedDerivativeError
+
+        raise UnsupportedDerivativeError(
+            f"a derivative of order two or more of code that reads a {type(it).__qualname__} iterator (a class with "
+            f"`__next__`) after a for loop over it: at these orders the loop reads all its items when it starts (its "
+            f"`__next__` calls are not differentiated one by one), so a loop left by `break` would leave nothing to "
+            f"this reader; read the items once into a list (`items = list(it)`) and loop over or index the list")
 
 
 def iter_fwd(xs, dxs):
@@ -81,7 +133,7 @@ def iteration_plan(f: Any, args: tuple, dargs: tuple) -> Optional[Any]:
 
     api = _api()
     if f is ops.sequence and len(args) == 1:
-        fn, extra = items_fwd, ()
+        fn, extra = loop_items_fwd, ()
     elif f is ops.unpack and len(args) == 2:
         fn, extra = unpack_fwd, (args[1],)
     else:
@@ -105,10 +157,25 @@ def iteration_plan(f: Any, args: tuple, dargs: tuple) -> Optional[Any]:
     return plan
 
 
+def live_tangents_fwd(dxs, ddxs):
+    """`LiveTangents(dxs)` (forward code's tangent of `iter(xs)` for a list or array xs, builtin_iteration.iter_tangent)
+    and its tangent, made as forward mode makes an object's: its fields' tangents, dxs's (a loop over it then reads
+    those in step, builtin_iteration._live_tangents_of).  A plain forward of its own, so that forward code of forward
+    code (a third order of `for v in it` over `it = iter(xs)`) constructs it -- it was refused ("the forward
+    derivative of LiveTangents comes from a hand-written rule")."""
+    from .builtin_iteration import LiveTangents
+    from ..tangents import MutableTangent
+
+    return LiveTangents(dxs), MutableTangent({"dxs": ddxs, "pos": NoTangent})
+
+
 def _defs() -> None:
+    from .builtin_iteration import LiveTangents
+    from .plain_forwards import _PLAIN
     from .registry import defzero
 
-    defzero(next_method)
+    defzero(next_method, mark_drained, refuse_if_drained)
+    _PLAIN[LiveTangents] = live_tangents_fwd
 
 
 _defs()

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..forward import objects as _objects
+from ..lazy_iteration import LazySequence, Zeros
 from ..tangents import MethodTangent, MutableTangent, NoTangent, materialize
 
 
@@ -45,6 +46,8 @@ def dense_same(d: Any, a: Any) -> Any:
     code writes through them."""
     if isinstance(d, (MutableTangent, MethodTangent)):
         return d
+    if isinstance(a, (LazySequence, Zeros)) or isinstance(d, (LazySequence, Zeros)):
+        return _lazy_dense(d, a)
     if type(d) is tuple and type(a) is tuple and len(d) == len(a):
         items = tuple(dense_same(v, x) for v, x in zip(d, a))
         return d if all(i is v for i, v in zip(items, d)) else items
@@ -57,6 +60,18 @@ def dense_same(d: Any, a: Any) -> Any:
         return d
     return materialize(d, a)
 
+
+
+def _lazy_dense(d: Any, a: Any) -> Any:
+    """The tangent of a loop's sequence over an iterator (lazy_iteration.LazySequence), kept as it is, never read:
+    its items are pulled as the loop asks for them, so reading it here would pull the iterator on before the loop
+    does (a loop left by `break` then left nothing to the next reader).  Its items' symbolic zeros stay symbolic; the
+    loop's reads of them make them dense one by one (forward code reads an item's zero as NoTangent at every order)."""
+    if d is NoTangent or d is None:
+        if isinstance(a, Zeros):  # (the zero tangents of an iterator's items: theirs are zeros too, as many)
+            return Zeros(a._seq)
+        return Zeros(a) if isinstance(a, LazySequence) else NoTangent
+    return d
 
 
 def _dense_keep(ds: tuple, args: tuple) -> tuple:
