@@ -109,9 +109,14 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             args.update(zip(callee.freevars, cells))  # (a closure's variables: the caller's own cells)
             self_ref = getattr(callee, "self_ref", None)
             if self_ref is not None and _reads(callee, self_ref):
-                if cells or name is None:
-                    continue  # (a def of the caller's that defines functions itself: no name to find its code by)
-                args[self_ref] = Const(fn)  # (the functions it defines find their code in it: `make_scaler`)
+                if name is None and self_value is None and _is_function(s.fn):
+                    # (a def of the caller's that defines functions itself, `def outer(t): def inner(u): ...`: the
+                    # function object the caller made and calls is where they find their code, as in the call)
+                    args[self_ref] = s.fn
+                elif cells or name is None:
+                    continue  # (no name to find its code by)
+                else:
+                    args[self_ref] = Const(fn)  # (the functions it defines find their code in it: `make_scaler`)
             for p, v in list(args.items()):
                 if isinstance(v, _Extra):  # (`*values`, `**options`: the call's extra arguments, as a display)
                     packed = Call(Const(v.display), v.items, loc=s.loc)
