@@ -46,7 +46,7 @@ from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.analysis import dominators, uses
 from ..ir.nodes import Block, Branch, Call, Const, Function, Global, Goto, Raise, Return
 from ..rules import registry
-from . import value_classes
+from . import map_calls, value_classes
 from .cleanup import substitute
 from .inline_index import InlineIndex
 
@@ -72,6 +72,7 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
     for _ in range(_ROUNDS):
         _static_applies(ir)
         rebound = written_globals(ir)
+        map_calls.rewrite_map_lists(ir, user_globals, rebound, _is_function)  # (`list(map(f, xs))` of a local f)
         # (no instance of a plain class made here: no operator, property or method of one to look at)
         instances = any(isinstance(s.fn, Global) and _plain_class(user_globals.get(s.fn.name)) is not None
                         for b in ir.blocks for s in b.stmts)
@@ -126,7 +127,9 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                     args[p] = packed
                     if index is not None:
                         index.add(packed, home)
-            _splice(ir, _block_of(ir, s, index), s, callee, args, index)
+            if fn is map_calls.map_list:
+                map_calls.carry_call_line(callee, s)  # (no frame of its own: `map` is the builtin, f's frames follow)
+            _splice(ir, _block_of(ir, s, index), s, callee, args, index, mark=fn is not map_calls.map_list)
             spliced.add(s)
             if isinstance(s.fn, Call) and s.fn.callee() is getattr and s.fn is not self_value and \
                     (_uses(ir, s.fn) if index is None else index.read(s.fn)) == 0:
@@ -253,6 +256,8 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
     """(the function s calls, the value of `self` or None, the global name read, the cells it closes over, how it
     takes the call's arguments: see _bind) if s may be inlined."""
     self_value = name = how = None
+    if isinstance(s.fn, Const) and s.fn.value is map_calls.map_list:
+        return map_calls.map_list, None, None, [], None
     local = _local_function(s, g)
     if local is not None:
         fn, cells = local
@@ -534,11 +539,14 @@ def _mark_inlined(callee: Function, call: Call) -> None:
             blk.loop.loc = dataclasses.replace(blk.loop.loc, via=step + blk.loop.loc.via)
 
 
-def _splice(ir: Function, b: Block, s: Call, callee: Function, args: dict, index: Optional[InlineIndex] = None) -> None:
+def _splice(ir: Function, b: Block, s: Call, callee: Function, args: dict, index: Optional[InlineIndex] = None,
+            mark: bool = True) -> None:
     """The callee's blocks in the place of s: b's statements after s and its terminator move to a new block that
-    the callee's return goes to, and what read s reads the returned value."""
+    the callee's return goes to, and what read s reads the returned value.  mark: the callee's statements say whose
+    they are (a frame of their own in comments and tracebacks)."""
     substitute(callee, args)
-    _mark_inlined(callee, s)
+    if mark:
+        _mark_inlined(callee, s)
     for blk in callee.blocks:  # (a loop over a parameter: what its record says it walks)
         if blk.loop is not None:
             for attr in ("counter", "seq", "length", "item"):
