@@ -50,3 +50,21 @@ def divide_by(xs, d):
 def direct_lambda(x, d):
     f = lambda v: v / d  # noqa: E731
     return f(x)
+
+
+def _softsign(v):
+    return v / (1.0 + abs(v))
+
+
+def map_module_function(xs, s):
+    ys = list(map(_softsign, xs))
+    return sum(y * s for y in ys) + ys[-1]
+
+
+def map_not_in_line(xs, s):
+    def clipped(v):
+        if v > 1.0:
+            return 1.0
+        return v * s
+    ys = list(map(clipped, xs))
+    return sum(ys) * s

@@ -72,7 +72,8 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
     for _ in range(_ROUNDS):
         _static_applies(ir)
         rebound = written_globals(ir)
-        map_calls.rewrite_map_lists(ir, user_globals, rebound, _is_function)  # (`list(map(f, xs))` of a local f)
+        map_calls.rewrite_map_lists(ir, user_globals, rebound,  # (`list(map(f, xs))` of an f put in line next)
+                                    lambda f: _goes_in_line(ir, f, user_globals, caller_code, rebound, numbers))
         # (no instance of a plain class made here: no operator, property or method of one to look at)
         instances = any(isinstance(s.fn, Global) and _plain_class(user_globals.get(s.fn.name)) is not None
                         for b in ir.blocks for s in b.stmts)
@@ -323,6 +324,24 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
             fn.__code__.co_freevars or not _plain_code(fn, caller_code):
         return None
     return fn, self_value, name, [], how
+
+
+def _goes_in_line(ir: Function, f: Any, g: dict, caller_code: Any, rebound: set, numbers: frozenset) -> bool:
+    """Would a call `f(v)` of the value f (a local def or lambda, or a module function) be put in line: a target whose
+    code lowers to a plain body of one positional parameter, small enough?  (map_calls.py asks before it writes
+    `list(map(f, xs))` out as the loop that calls f: a call that stays one is no plainer in a loop.)"""
+    from ..frontend.statements import lower_function
+
+    found = _target(ir, Call(f, [Const(None)]), g, caller_code, rebound, numbers, False)
+    if found is None or found[1] is not None or found[4] is not None:
+        return False
+    try:
+        callee = lower_function(found[0])
+    except Exception:  # noqa: BLE001 - what cannot be lowered stays a call
+        return False
+    positional = [p for p in callee.params if p.kind == "POSITIONAL_OR_KEYWORD"]
+    return sum(len(b.stmts) for b in callee.blocks) <= _MAX_STATEMENTS and _plain_body(callee) and \
+        len(positional) == 1 and len(callee.params) == 1 and len(callee.freevars) == len(found[3])
 
 
 def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str, index: Optional[InlineIndex] = None) -> bool:

@@ -8,15 +8,18 @@ so the call is replaced by `map_list` below, lowered from its source and put in 
 is then a call of a local function, put in line in the next round, and the list is one the function builds
 (reverse/local_lists.py).  Only where `list` and `map` are the builtins (the module defines neither name and the
 function writes no global), `map` makes an object nothing else reads, and f is a `def` or `lambda` of the function
-(inline.py's `_local_function` decides whether its call goes in line).  The statements put in line carry the
+or a plain function of its module whose call inline.py puts in line (a call that stays one is no plainer in a
+loop).  The statements put in line carry the
 call's own location, and no frame of their own (the builtin has none), so comments and tracebacks show the user's
 `list(map(...))` and f's own frames as Python would.
 """
 from __future__ import annotations
 
 import dataclasses
+import types
 from typing import Any
 
+from .. import ops
 from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, Function, Global, Return
 
@@ -29,8 +32,9 @@ def map_list(f, xs):  # (lowered and put in line: the comprehension `list(map(f,
 
 
 
-def rewrite_map_lists(ir: Function, user_globals: dict, rebound: set, is_function: Any) -> int:
-    """`list(map(f, xs))` with f a local function: `map_list(f, xs)`, the map call dropped; how many."""
+def rewrite_map_lists(ir: Function, user_globals: dict, rebound: set, goes_in_line: Any) -> int:
+    """`list(map(f, xs))` with f a function whose call inline.py puts in line (`goes_in_line(f)`): `map_list(f, xs)`,
+    the map call dropped; how many."""
     if {"list", "map"} & (set(user_globals) | rebound):
         return 0
     count = None
@@ -41,7 +45,8 @@ def rewrite_map_lists(ir: Function, user_globals: dict, rebound: set, is_functio
                 continue
             m = s.args[0]
             if not (isinstance(m, Call) and isinstance(m.fn, Global) and m.fn.name == "map" and len(m.args) == 2 and
-                    not m.kwargs and is_function(m.args[0])):
+                    not m.kwargs and (_local(m.args[0]) or _module_function(m.args[0], user_globals, rebound)) and
+                    goes_in_line(m.args[0])):
                 continue
             count = count if count is not None else uses(ir)
             home = next((blk for blk in ir.blocks if any(x is m for x in blk.stmts)), None)
@@ -52,6 +57,22 @@ def rewrite_map_lists(ir: Function, user_globals: dict, rebound: set, is_functio
             done += 1
             count = None
     return done
+
+
+def _local(f: Any) -> bool:
+    """A `def` or `lambda` of the function (the function object it makes)."""
+    while isinstance(f, Call) and f.callee() is ops.identity and len(f.args) == 1:
+        f = f.args[0]
+    return isinstance(f, Call) and f.callee() is ops.make_function
+
+
+def _module_function(f: Any, user_globals: dict, rebound: set) -> bool:
+    """Is f a global name bound to a plain function of the module (inline.py decides whether its call goes in line),
+    which the function does not rebind?"""
+    if not isinstance(f, Global) or f.name in rebound:
+        return False
+    fn = user_globals.get(f.name)
+    return type(fn) is types.FunctionType and fn.__globals__ is user_globals
 
 
 def carry_call_line(callee: Function, call: Call) -> None:
