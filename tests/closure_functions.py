@@ -67,3 +67,32 @@ def outer_called_twice_arrays(x, w):
             return u * w
         return np.sin(inner(t)) + inner(x)
     return np.sum(outer(x) * outer(w))
+
+
+def factory_in_function(x, y):
+    def make(t):
+        def inner(u):
+            return u * t + math.sin(t)
+        return inner
+    f = make(x)
+    g = make(y)
+    return f(y) * g(x) + f(x)
+
+
+def recursive_outer(x, n):
+    def outer(k):
+        def step(u):
+            return math.sin(u) + 0.5 * x
+        if k == 0:
+            return x
+        return step(outer(k - 1))
+    return outer(n)
+
+
+def inner_escapes(xs, s):
+    def make(t):
+        def scale(u):
+            return u * t
+        return scale
+    sc = make(s)
+    return sum(list(map(sc, xs))) + sc(s)
