@@ -68,3 +68,11 @@ def map_not_in_line(xs, s):
         return v * s
     ys = list(map(clipped, xs))
     return sum(ys) * s
+
+
+def consumers_of_map(xs, s):
+    total = sum(map(lambda v: v * v * s, xs))
+    low = min(map(lambda v: (v - s) ** 2, xs))
+    ordered = sorted(map(lambda v: v * s, xs))
+    pair = tuple(map(_softsign, xs[:2]))
+    return total + low + ordered[0] * ordered[-1] + pair[0] * pair[1]

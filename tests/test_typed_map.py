@@ -25,13 +25,15 @@ def _calls():
         f.divide_by: ([0.3, 1.2], 0.7),
         f.map_module_function: ([0.3, -1.2, 0.5], 0.7),
         f.map_not_in_line: ([0.3, 1.2, 0.5], 0.7),  # (a def with two returns: it stays the call of map it was)
+        f.consumers_of_map: ([0.3, -1.2, 0.55, 0.95], 0.7),  # (sum, min, sorted, tuple of map objects; no ties)
     }
 
 
 FUNCTIONS = list(_calls())
 IDS = [fn.__name__ for fn in FUNCTIONS]
 MOST_REFS = {f.lambda_sort_and_map: 1, f.map_def: 0, f.map_arrays: 2, f.map_in_loop: 0, f.map_of_map: 0,
-             f.map_then_appended: 0, f.divide_by: 0, f.map_module_function: 1}
+             f.map_then_appended: 0, f.divide_by: 0, f.map_module_function: 1,
+             f.consumers_of_map: 20}  # (the trunk: 125; what is left is the tuple's)
 
 
 def _wrt(args):

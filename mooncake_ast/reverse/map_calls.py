@@ -4,7 +4,8 @@
 see: the lambda's cell, the map object, the list, and everything read from them went through the run-time
 dispatcher and identity-keyed storage (53 helper references in a pullback a person writes in six lines).  With one
 iterable, `list(map(f, xs))` calls `iter(xs)` once and then `f` on each item in order, as the comprehension does,
-so the call is replaced by `map_list` below, lowered from its source and put in line by reverse/inline.py; `f(v)`
+so the call is replaced by `map_list` below (and `sum(map(f, xs))`, `tuple(...)`, `sorted(...)`, `min(...)`,
+`max(...)` read its list: builtins that consume every item before they return), lowered from its source and put in line by reverse/inline.py; `f(v)`
 is then a call of a local function, put in line in the next round, and the list is one the function builds
 (reverse/local_lists.py).  Only where `list` and `map` are the builtins (the module defines neither name and the
 function writes no global), `map` makes an object nothing else reads, and f is a `def` or `lambda` of the function
@@ -31,17 +32,26 @@ def map_list(f, xs):  # (lowered and put in line: the comprehension `list(map(f,
     return out
 
 
+# Builtins that consume the whole iterator they are given before they return, and call no code of the user's between
+# its items: given the list of f's results in place of the map object, each gets the same items in the same order
+# (f called on each item first, as the map would have called it before these saw the item).
+_CONSUMERS = ("sum", "tuple", "sorted", "min", "max")
+
 
 def rewrite_map_lists(ir: Function, user_globals: dict, rebound: set, goes_in_line: Any) -> int:
     """`list(map(f, xs))` with f a function whose call inline.py puts in line (`goes_in_line(f)`): `map_list(f, xs)`,
-    the map call dropped; how many."""
-    if {"list", "map"} & (set(user_globals) | rebound):
+    the map call dropped; `sum(map(f, xs))` (and the other _CONSUMERS): `sum(map_list(f, xs))`.  How many."""
+    taken = set(user_globals) | rebound
+    if {"list", "map"} & taken:
         return 0
     count = None
     done = 0
     for b in ir.blocks:
         for s in list(b.stmts):
-            if not (isinstance(s.fn, Global) and s.fn.name == "list" and len(s.args) == 1 and not s.kwargs):
+            if not (isinstance(s.fn, Global) and s.args and (
+                    s.fn.name == "list" and len(s.args) == 1 and not s.kwargs or
+                    s.fn.name in _CONSUMERS and s.fn.name not in taken and
+                    (s.fn.name not in ("sum", "tuple") or not s.kwargs))):
                 continue
             m = s.args[0]
             if not (isinstance(m, Call) and isinstance(m.fn, Global) and m.fn.name == "map" and len(m.args) == 2 and
@@ -52,8 +62,11 @@ def rewrite_map_lists(ir: Function, user_globals: dict, rebound: set, goes_in_li
             home = next((blk for blk in ir.blocks if any(x is m for x in blk.stmts)), None)
             if count.get(m) != 1 or home is None:
                 continue  # (the map object read elsewhere too: partly consumed, it is not the comprehension)
-            s.fn, s.args = Const(map_list), list(m.args)
-            home.stmts = [x for x in home.stmts if x is not m]
+            if s.fn.name == "list":
+                s.fn, s.args = Const(map_list), list(m.args)
+                home.stmts = [x for x in home.stmts if x is not m]
+            else:
+                m.fn, m.args = Const(map_list), list(m.args)  # (the list in the map object's place)
             done += 1
             count = None
     return done
