@@ -43,7 +43,7 @@ _SOURCES: tuple = (
     (".reverse.adjoints", None),
     (".reverse.runtime", ("rcall",)),  # (the dispatcher itself: one frame less per call)
     (".reverse.number_calls", ("rcall_numbers",)),
-    (".reverse.list_adjoints", ("add_layer_adjoint", "add_list_adjoint", "add_slice",
+    (".reverse.list_adjoints", ("add_layer_adjoint", "add_list_adjoint", "add_slice", "add_sorted",
                                 "display_value_adjoint", "zero_arrays", "zero_layers", "zero_rows")),
     (".reverse.field_adjoints", ("method_self_adjoints",)),
     (".reverse.part_reads", ("getattr_reverse", "getattr_default_reverse", "getitem_reverse")),

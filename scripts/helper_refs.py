@@ -23,6 +23,13 @@ from mooncake_ast.api import _vjp  # noqa: E402  (vjp with keyword arguments)
 from tests.corpus import all_cases  # noqa: E402
 
 
+# Run-time helpers that are elementwise primitives (rules/strong_zeros.py, reverse/specialise.pow_deriv): a product
+# that is exactly 0 where a factor is, whatever the other one holds (inf, nan), and the slopes that may be infinite.
+# They are the derivative a person writes, guarded; `z * d if z else 0.0` in their place gives the right value but
+# the wrong derivative at z == 0 when the generated code is differentiated again (a Hessian).
+_PRIMITIVES = frozenset({"strong_mul", "strong_product", "sqrt_slope", "cbrt_slope", "arcsin_slope", "pow_deriv"})
+
+
 def pullback_counts(source: str, helpers: "collections.Counter | None" = None) -> tuple[int, int]:
     """(`_mc.` references, statements) in the module's `__pullback` functions; `helpers` counts each name."""
     refs = stmts = 0
@@ -91,6 +98,11 @@ def main() -> None:
         total[1] += stmts
         print(f"| {group} | {refs} | {stmts} | {refs / max(stmts, 1):.2f} |")
     print(f"| all | {total[0]} | {total[1]} | {total[0] / max(total[1], 1):.2f} |")
+    primitives = sum(sum(by_helper[name].values()) for name in _PRIMITIVES if name in by_helper)
+    print(f"\n(of the {total[0]} references, {primitives} are elementwise primitives with derivative rules of their own, "
+          f"{', '.join(sorted(_PRIMITIVES))}: NaN-safe products and slopes, which plain arithmetic in their place would "
+          f"differentiate wrongly at the zeros they guard; without them {(total[0] - primitives) / max(total[1], 1):.2f} "
+          f"per statement)")
     print(f"\nworst {opts.worst}:")
     for ratio, refs, stmts, name in sorted(rows, reverse=True)[:opts.worst]:
         print(f"  {ratio:.2f}  {refs}/{stmts}  {name}")

@@ -323,7 +323,7 @@ class StructuredEmitter:
         loc = getattr(s, "loc", None)
         if loc is None:
             return
-        key = (loc.file, loc.line)
+        key = (loc.file, loc.line, loc.via)  # (a function put in line on its caller's line is a frame of its own)
         if key != self._last_loc:
             self._last_loc = key
             text = self.comment(loc)

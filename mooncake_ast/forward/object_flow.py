@@ -245,7 +245,9 @@ class ObjectFlow:
                     value = get(st.args[-1]) if st.args else 0
                     if value:
                         changed |= add(st.args[writes[fn]], HOLD)
-                elif seen:  # other known callables (max, sorted, zip, ...): anything may come out or be stored
+                elif fn is builtins.sorted and len(st.args) == 1:  # (a new list of the items; `key=` is only called)
+                    changed |= add(st, HOLD if get(st.args[0]) else 0)
+                elif seen:  # other known callables (max, zip, ...): anything may come out or be stored
                     changed |= add(st, OBJ | HOLD)
                     for v in operands:
                         changed |= add(v, HOLD)

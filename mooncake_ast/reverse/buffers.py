@@ -30,8 +30,8 @@ import numpy as np
 from .. import ops
 from ..ir.nodes import Call, Const, Param, Return, Value
 from ..ir.op_types import makes_new_array
-from ..ir.types import (FLOAT, INT, NOT_LITERAL, Arr, Lst, Tup, basic_index, getitem_type, int_list_literal, is_float_array,
-                         is_real, literal)
+from ..ir.types import (FLOAT, INT, NOT_LITERAL, Arr, Lst, Num, Tup, basic_index, getitem_type, int_list_literal,
+                         is_float_array, is_real, literal)
 from . import adjoints as adj
 from . import kept_indexes, shadows
 from .special import INPLACE
@@ -406,7 +406,8 @@ def reverse_write(rt: "ReverseTransform", s: Call) -> None:
         if part != FLOAT:
             g = rt.b.call(np.copy, [g])
         rt.dense_values.add(g)
-        g = _unbroadcast(rt, g, part, v)
+        if not _fills_slot(rt, s):
+            g = _unbroadcast(rt, g, part, v)
         rt.accumulate(v, g)
     clear = rt.b.call(operator.setitem, [buf, index_in_pullback(rt, s.args[1]), Const(0.0)])
     clear.keep = True  # type: ignore[attr-defined]
@@ -440,6 +441,30 @@ def reverse_scatter(rt: "ReverseTransform", s: Call) -> None:
 def part_type(rt: "ReverseTransform", s: Call) -> Any:
     """The type of `a[idx]` for the read or write s."""
     return getitem_type(rt.type_of(s.args[0]), rt.type_of(s.args[1]), s.args[1])
+
+
+_ELEMENTWISE = (operator.add, operator.sub, operator.mul, operator.truediv, operator.pow, operator.neg)
+
+
+def _fills_slot(rt: "ReverseTransform", s: Call) -> bool:
+    """Has the value `a[idx] = v` writes the slot's own shape, so that its adjoint is the slot's as it is?  Where
+    v is arithmetic of the slot as it was read (`a[idx]`, the same index value) and numbers (an array with numbers keeps
+    its shape), or the write is an update of a view made plain (view_writes.py: it succeeded, so the shapes are
+    equal)."""
+    if getattr(s, "fills_slot", False):
+        return True
+    a, idx, v = s.args
+
+    def slot_shaped(x: Any, depth: int) -> bool:
+        if not isinstance(x, Call) or x.kwargs or depth > 4:
+            return False
+        fn = rt.resolver.callee(x)[0]
+        if fn is operator.getitem:
+            return len(x.args) == 2 and x.args[0] is a and x.args[1] is idx
+        arrays = [y for y in x.args if not isinstance(rt.type_of(y), Num)]
+        return fn in _ELEMENTWISE and bool(arrays) and all(slot_shaped(y, depth + 1) for y in arrays)
+
+    return slot_shaped(v, 0)
 
 
 def _unbroadcast(rt: "ReverseTransform", g: Value, src: Any, v: Value) -> Any:

@@ -46,7 +46,7 @@ from ..ir.fold_tuples import fold_tuple_reads
 from ..ir.analysis import dominators, uses
 from ..ir.nodes import Block, Branch, Call, Const, Function, Global, Goto, Raise, Return
 from ..rules import registry
-from . import value_classes
+from . import map_calls, value_classes
 from .cleanup import substitute
 from .inline_index import InlineIndex
 
@@ -72,6 +72,8 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
     for _ in range(_ROUNDS):
         _static_applies(ir)
         rebound = written_globals(ir)
+        map_calls.rewrite_map_lists(ir, user_globals, rebound,  # (`list(map(f, xs))` of an f put in line next)
+                                    lambda f: _goes_in_line(ir, f, user_globals, caller_code, rebound, numbers))
         # (no instance of a plain class made here: no operator, property or method of one to look at)
         instances = any(isinstance(s.fn, Global) and _plain_class(user_globals.get(s.fn.name)) is not None
                         for b in ir.blocks for s in b.stmts)
@@ -109,9 +111,14 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
             args.update(zip(callee.freevars, cells))  # (a closure's variables: the caller's own cells)
             self_ref = getattr(callee, "self_ref", None)
             if self_ref is not None and _reads(callee, self_ref):
-                if cells or name is None:
-                    continue  # (a def of the caller's that defines functions itself: no name to find its code by)
-                args[self_ref] = Const(fn)  # (the functions it defines find their code in it: `make_scaler`)
+                if name is None and self_value is None and _is_function(s.fn):
+                    # (a def of the caller's that defines functions itself, `def outer(t): def inner(u): ...`: the
+                    # function object the caller made and calls is where they find their code, as in the call)
+                    args[self_ref] = s.fn
+                elif cells or name is None:
+                    continue  # (no name to find its code by)
+                else:
+                    args[self_ref] = Const(fn)  # (the functions it defines find their code in it: `make_scaler`)
             for p, v in list(args.items()):
                 if isinstance(v, _Extra):  # (`*values`, `**options`: the call's extra arguments, as a display)
                     packed = Call(Const(v.display), v.items, loc=s.loc)
@@ -121,7 +128,9 @@ def inline_calls(ir: Function, user_globals: dict, bindings: dict, caller_code: 
                     args[p] = packed
                     if index is not None:
                         index.add(packed, home)
-            _splice(ir, _block_of(ir, s, index), s, callee, args, index)
+            if fn is map_calls.map_list:
+                map_calls.carry_call_line(callee, s)  # (no frame of its own: `map` is the builtin, f's frames follow)
+            _splice(ir, _block_of(ir, s, index), s, callee, args, index, mark=fn is not map_calls.map_list)
             spliced.add(s)
             if isinstance(s.fn, Call) and s.fn.callee() is getattr and s.fn is not self_value and \
                     (_uses(ir, s.fn) if index is None else index.read(s.fn)) == 0:
@@ -248,6 +257,8 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
     """(the function s calls, the value of `self` or None, the global name read, the cells it closes over, how it
     takes the call's arguments: see _bind) if s may be inlined."""
     self_value = name = how = None
+    if isinstance(s.fn, Const) and s.fn.value is map_calls.map_list:
+        return map_calls.map_list, None, None, [], None
     local = _local_function(s, g)
     if local is not None:
         fn, cells = local
@@ -324,6 +335,24 @@ def _target(ir: Function, s: Call, g: dict, caller_code: Any, rebound: set, numb
             fn.__code__.co_freevars or not _plain_code(fn, caller_code):
         return None
     return fn, self_value, name, [], how
+
+
+def _goes_in_line(ir: Function, f: Any, g: dict, caller_code: Any, rebound: set, numbers: frozenset) -> bool:
+    """Would a call `f(v)` of the value f (a local def or lambda, or a module function) be put in line: a target whose
+    code lowers to a plain body of one positional parameter, small enough?  (map_calls.py asks before it writes
+    `list(map(f, xs))` out as the loop that calls f: a call that stays one is no plainer in a loop.)"""
+    from ..frontend.statements import lower_function
+
+    found = _target(ir, Call(f, [Const(None)]), g, caller_code, rebound, numbers, False)
+    if found is None or found[1] is not None or found[4] is not None:
+        return False
+    try:
+        callee = lower_function(found[0])
+    except Exception:  # noqa: BLE001 - what cannot be lowered stays a call
+        return False
+    positional = [p for p in callee.params if p.kind == "POSITIONAL_OR_KEYWORD"]
+    return sum(len(b.stmts) for b in callee.blocks) <= _MAX_STATEMENTS and _plain_body(callee) and \
+        len(positional) == 1 and len(callee.params) == 1 and len(callee.freevars) == len(found[3])
 
 
 def _instance_may_hold(ir: Function, cls: type, obj: Call, attr: str, index: Optional[InlineIndex] = None) -> bool:
@@ -540,11 +569,14 @@ def _mark_inlined(callee: Function, call: Call) -> None:
             blk.loop.loc = dataclasses.replace(blk.loop.loc, via=step + blk.loop.loc.via)
 
 
-def _splice(ir: Function, b: Block, s: Call, callee: Function, args: dict, index: Optional[InlineIndex] = None) -> None:
+def _splice(ir: Function, b: Block, s: Call, callee: Function, args: dict, index: Optional[InlineIndex] = None,
+            mark: bool = True) -> None:
     """The callee's blocks in the place of s: b's statements after s and its terminator move to a new block that
-    the callee's return goes to, and what read s reads the returned value."""
+    the callee's return goes to, and what read s reads the returned value.  mark: the callee's statements say whose
+    they are (a frame of their own in comments and tracebacks)."""
     substitute(callee, args)
-    _mark_inlined(callee, s)
+    if mark:
+        _mark_inlined(callee, s)
     for blk in callee.blocks:  # (a loop over a parameter: what its record says it walks)
         if blk.loop is not None:
             for attr in ("counter", "seq", "length", "item"):

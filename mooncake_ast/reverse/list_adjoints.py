@@ -59,6 +59,22 @@ def add_slice(xs_bar: list, index: slice, ys_bar: list) -> None:
         xs_bar[k] += g
 
 
+def add_sorted(xs_bar: list, xs: list, ys: list, ys_bar: list) -> None:
+    """xs_bar[i] += ys_bar[k] where ys[k] is xs[i]: the adjoint of `ys = sorted(xs, ...)` (a list of floats,
+    reverse/local_lists.py) into the list's.  `sorted` moves the items themselves, so each is found by identity, and
+    the sort's key is not called again; xs may have grown since (appends after the sort: its first len(ys) items
+    are what was sorted).  An item that is in xs more than once (one float object) gives its slots in order, as a
+    stable sort leaves equal items."""
+    slots: dict = {}
+    for i in range(len(ys) - 1, -1, -1):
+        slots.setdefault(id(xs[i]), []).append(i)  # (each list in decreasing order: pop() gives the first)
+    for v, g in zip(ys, ys_bar):
+        found = slots.get(id(v))
+        if not found:  # (the pullback restores xs before it gets here: a sorted item is always one of xs's)
+            raise RuntimeError("add_sorted: an item of the sorted list is not in the list that was sorted")
+        xs_bar[found.pop()] += g
+
+
 def display_value_adjoint(g: Any, keys: tuple, k: int) -> Any:
     """The adjoint of the k-th value of a dict display `{k0: v0, k1: v1, ...}`: its key's slot of g, unless a later
     pair has an equal key (the dict keeps the last value for it: this one reached nothing)."""

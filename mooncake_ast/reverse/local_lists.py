@@ -6,7 +6,7 @@ adjoint into its slot, undoes each append by taking the last slot: `v_bar = term
 items take the slots left at the end: `x_bar += terms_bar[0]`.  Nothing else needs identity-keyed storage,
 because nothing else can reach the list.  Which lists:
 
-* made empty (`[]`) or by a display of floats (`[x, 2.0 * x]`) where the code runs once per call (not in a
+* made empty (`[]`), by a display of floats (`[x, 2.0 * x]`) or by sorting a list of floats (`sorted(xs)`) where the code runs once per call (not in a
   loop, on every path to a return: the function's first block, or after a loop, as a comprehension or
   generator there makes its list), so its adjoint is made once, at the start of the pullback; or anew in
   each run of a part of the code that holds all its uses (a comprehension in a loop's body: `per_run`);
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from .. import ops
 from ..ir.analysis import dominators, uses
-from ..ir.nodes import Call, Const, Function, Param, Return
+from ..ir.nodes import Call, Const, Function, Global, Param, Return
 from ..ir.op_types import makes_new_array
 from ..ir.regions import If, Loop, Seq, Stmts, build_regions
 from ..ir.types import _BOTTOM, FLOAT, UNKNOWN, Arr, Lst, is_float_array, join
@@ -66,7 +66,7 @@ def candidates(fn: Function, extra: set = frozenset()) -> tuple[set, set]:
     once = once_blocks(fn)
     made = [s for b in fn.blocks for s in b.stmts
             if isinstance(s, Call) and (s.callee() is ops.list_of and not s.kwargs and s not in s.args or is_slice(s)
-                                        or s in extra)]  # (extra: the starred parts of unpackings, star_lists.py)
+                                        or is_sorted(s) or s in extra)]  # (extra: the starred parts of unpackings, star_lists.py)
     runs = {s for s in made if s.block not in once and per_run(fn, s)}  # type: ignore[attr-defined]
     return {s for s in made if s.block in once} | runs, runs  # type: ignore[attr-defined]
 
@@ -77,13 +77,23 @@ def is_slice(s: Call) -> bool:
         s.args[1].callee() is builtins.slice and s.args[0] is not s
 
 
+def is_sorted(s: Call) -> bool:
+    """`sorted(xs)` (with `key=` and `reverse=` or not): a new list of xs's items, in another order.  The resolver
+    must also say the name is the builtin (`made_type`)."""
+    return (s.callee() is builtins.sorted or isinstance(s.fn, Global) and s.fn.name == "sorted") and \
+        len(s.args) == 1 and set(s.kwargs) <= {"key", "reverse"} and s.args[0] is not s
+
+
 def made_type(rt: "ReverseTransform", s: Call, of: Any) -> Any:
     """The type of a list this module keeps: a list of floats, or of float arrays of one rank (the join of what it
     is made of and what is appended to it: `appends_keep_type` checks it after the round); a slice, if what it
-    slices is one."""
+    slices is one; a sorted list of floats (None where the items are not floats: what inference says)."""
     if is_slice(s):
         t = of(s.args[0])
         return t if star_lists.kept(t) or t is _BOTTOM else UNKNOWN
+    if is_sorted(s):  # (floats only: other items keep the type inference gives them, and the list is dropped)
+        t = of(s.args[0])
+        return t if (t == LIST_OF_FLOATS and rt.resolver.callee(s)[0] is builtins.sorted) or t is _BOTTOM else None
     ts = [_unsized(t) for t in map(of, _values(rt, s)) if t is not _BOTTOM]
     if not ts:
         return _BOTTOM  # (nothing known yet: a guess here could stick, as a join never forgets)
@@ -230,10 +240,11 @@ def appends_keep_type(rt: "ReverseTransform", ir: Function) -> set:
     the list's item type, or an array that is not a new one only read (its list's items must not change under it:
     something else could write it otherwise); a slice or a starred part of what is no list kept here."""
     bad = {s for s in rt.local_lists if s not in rt.star_parts and is_slice(s) and not star_lists.kept(rt.type_of(s))}
+    bad |= {s for s in rt.local_lists if is_sorted(s) and rt.type_of(s) != LIST_OF_FLOATS}
     bad |= star_lists.bad_rests(rt)
     uses = uses_of(rt)
     for xs in rt.local_lists:
-        if xs in rt.star_parts or is_slice(xs):
+        if xs in rt.star_parts or is_slice(xs) or is_sorted(xs):
             continue
         t = rt.type_of(xs)
         if not star_lists.kept(t):

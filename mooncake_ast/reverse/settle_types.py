@@ -26,7 +26,7 @@ from ..ir.nodes import Call, Const, FreeVar, Function, Global, Param
 from ..ir.typed_methods import only_read, resolve_methods
 from ..ir.types import _BOTTOM, FLOAT, UNKNOWN, AVal, Arr, Dct, Lst, Num, Obj, Tup, type_of_argument
 from . import (call_types, closed_cells, local_dicts, local_lists, local_objects, prepare, reversed_loops, slot_updates,
-               star_lists, typed_lists)
+               star_lists, typed_lists, view_writes)
 
 if TYPE_CHECKING:
     from .transform import ReverseTransform
@@ -194,6 +194,7 @@ def _rewrites_settled(rt: "ReverseTransform", ir: Function) -> dict:
             types = infer(rt, ir)  # (np.sum(x) has a type; x.sum() had none)
         inplace = prepare.plain_inplace(ir, types, rt.param_types, rt.resolver.callee)
         inplace = slot_updates.plain_slot_updates(ir, types, rt.param_types, rt.resolver.callee) or inplace
+        inplace = view_writes.plain_view_writes(ir, types, rt.param_types, rt.resolver.callee) or inplace
         if inplace:
             types = infer(rt, ir)  # (`a = a * s` has a type)
         if not (methods or inplace):

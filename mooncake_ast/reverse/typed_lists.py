@@ -37,7 +37,7 @@ from . import adjoints as adj
 from . import handed_lists, layer_lists, local_lists, row_lists, star_lists
 from .buffers import reads_only_use, uses_of
 from .cleanup import is_zero
-from .list_adjoints import (add_layer_adjoint, add_list_adjoint, add_slice, add_to_every_slot, zero_arrays, zero_layers,
+from .list_adjoints import (add_layer_adjoint, add_list_adjoint, add_slice, add_sorted, add_to_every_slot, zero_arrays, zero_layers,
                             zero_rows)
 from .param_adjoints import claim_floats, pop_float_slot
 from .special import hashable
@@ -113,6 +113,8 @@ def _reads_only(rt: "ReverseTransform", v: Value, uses: dict, aliases: dict, roo
     for s, pos in uses.get(v, []):
         if v is root and isinstance(s, Call) and handed_lists.handed_copy(rt, s, v, uses):
             continue  # (`horner(xs[1:], x)`: a copy handed to a function that only reads it, handed_lists.py)
+        if pos == 0 and isinstance(s, Call) and s in rt.local_lists and local_lists.is_sorted(s):
+            continue  # (`ys = sorted(xs)`: a new list, local_lists.py, whose adjoint goes into xs_bar's slots: add_sorted)
         if not isinstance(s, Call) or pos != 0 or s.kwargs:
             return False
         fn = rt.resolver.callee(s)[0]
@@ -282,6 +284,14 @@ def reverse_read(rt: "ReverseTransform", s: Call, fn: Any) -> None:
                     rt.accumulate(a, g)
             if s in rt.run_lists:  # (made anew in each run: so is its adjoint, local_lists.start_in_seq)
                 rt.b.write(rt._var(s), rt.zero(s))
+        return
+    if rt.typed_lists.get(s) is s and local_lists.is_sorted(s):  # `ys = sorted(xs)`: ys_bar into xs_bar's slots
+        src = rt.typed_lists.get(s.args[0])
+        if rt.active(s) and src is not None and rt.active(src):
+            st = rt.b.call(add_sorted, [rt.read_adj(src), rt.primal(s.args[0]), rt.primal(s), rt.read_adj(s)])
+            st.keep = True  # type: ignore[attr-defined]
+        if s in rt.run_lists:
+            rt.b.write(rt._var(s), rt.zero(s))
         return
     if rt.typed_lists.get(s) is s and fn is operator.getitem:  # `ys = xs[a:b]`: ys_bar into xs_bar's slots
         src = rt.typed_lists.get(s.args[0])
