@@ -79,8 +79,13 @@ def breadth11_cases(entries):
     return out
 
 
+A3 = np.array([[1.2, 0.3, -0.4], [0.1, 0.9, 0.5], [-0.2, 0.6, 1.1]])
+
+
 def breadth11_zero_cases(entries):
-    if sps is None:
-        return {}
-    return {"mooncake_ast.rules.scipy_sparse_models.stored_positions":
-            Case("lambda x: np.sum((sps.diags(x) @ np.ones(6)) ** 2)", X)}
+    out = {"numpy.einsum_path": Case("lambda a, b: np.einsum('ij,jk->ik', a, b, "
+                                     "optimize=np.einsum_path('ij,jk->ik', a, b)[0])", A3, A3.T)}
+    if sps is not None:
+        out["mooncake_ast.rules.scipy_sparse_models.stored_positions"] = Case(
+            "lambda x: np.sum((sps.diags(x) @ np.ones(6)) ** 2)", X)
+    return out

@@ -195,3 +195,65 @@ def test_dense_constant_made_inside_refused_in_reverse_mode():
     check_derivatives(made_inside, X4.copy(), modes=("forward",))
     with pytest.raises(Exception, match="module-level array"):
         mc.grad(made_inside)(X4.copy())
+
+
+# ---------------------------------------------------------------- found by scripts/audit_issue12b.py
+import enum  # noqa: E402
+
+
+def format_in_loop(x):
+    s = "start"
+    for v in x:
+        s += "\n%4d %8.3f" % (3, v)  # (`%` of text: formatting, no derivative; str // tuple raised a TypeError)
+    return np.sum(x) * len(s)
+
+
+def format_variable_template(x):
+    template = "%6.2f|%s"
+    line = template % (x[0] * 2.0, "a")
+    return x[0] * x[1] + len(line)
+
+
+def remainder_both(x):
+    return np.sum(np.sin((x + 3.1) % (x[0] + 1.37))) + (x[1] % 0.4) * x[2]  # (away from the jumps)
+
+
+def einsum_with_planned_path(x):
+    a = np.outer(x, x[::-1]) + np.eye(4)
+    path = np.einsum_path("ij,jk,kl->il", a, a, a, optimize="greedy")[0]
+    return np.sum(np.einsum("ij,jk,kl->il", a, a, a, optimize=path))
+
+
+class _Color(enum.Enum):
+    RED = 1
+    BLUE = 2
+
+
+def enum_keys_handed_to_a_function(x):
+    return (lambda d: d[_Color.RED] * d[_Color.BLUE])({_Color.RED: x[0], _Color.BLUE: x[1]})
+
+
+def enum_keys_in_helper(x):
+    def weigh(table):
+        return table[_Color.RED] ** 2 + 3.0 * table[_Color.BLUE]
+
+    return weigh({_Color.RED: x[0] * x[2], _Color.BLUE: np.sin(x[1])})
+
+
+AUDIT = [format_in_loop, format_variable_template, remainder_both, einsum_with_planned_path,
+         enum_keys_handed_to_a_function, enum_keys_in_helper]
+
+
+@pytest.mark.parametrize("x", [X4, X4B], ids=["x", "x_signs"])
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+@pytest.mark.parametrize("f", AUDIT, ids=[f.__name__ for f in AUDIT])
+def test_audit_findings(f, mode, x):
+    check_derivatives(f, x.copy(), modes=(mode,))
+
+
+@pytest.mark.parametrize("x", [X4, X4B], ids=["x", "x_signs"])
+@pytest.mark.parametrize("f", [remainder_both, format_variable_template], ids=["remainder", "format"])
+def test_audit_findings_second_order(f, x):
+    ours = mc.hessian(f)(x.copy())
+    ref = _fd_jacobian(mc.grad(f), x.copy())
+    np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-6 * (1.0 + np.max(np.abs(ref))))

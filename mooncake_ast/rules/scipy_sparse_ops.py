@@ -546,10 +546,10 @@ def _summed(D, vals, rows, cols, axis, y):
     n_rows, n_cols = D.shape
     if axis is None:
         out = np.sum(vals)
-    elif axis in (0, -2):
-        out = np.bincount(cols, weights=vals, minlength=n_cols)
-    elif axis in (1, -1):
-        out = np.bincount(rows, weights=vals, minlength=n_rows)
+    elif axis in (0, -2, 1, -1):
+        at, n = (cols, n_cols) if axis in (0, -2) else (rows, n_rows)
+        out = np.zeros(n, dtype=np.result_type(vals, float))
+        np.add.at(out, at, vals)  # (np.bincount's weights are real only)
     else:
         raise NotImplementedError(f"derivative of a scipy.sparse sum over axis {axis!r}")
     # (a plain array where SciPy gives a np.matrix: `np.asarray(A.sum(axis=0))`'s tangent is the tangent as it is,
@@ -591,7 +591,7 @@ def spsolve_tangent(A, b, x, dA, db, *args, **kwargs):
     from scipy.sparse.linalg import spsolve
 
     _refuse_sparse_rhs(b)
-    rhs = None if db is NoTangent or db is None else np.asarray(db, dtype=float)
+    rhs = None if db is NoTangent or db is None else np.asarray(db)
     dd = _tangent_values(A, dA)
     if dd is not None:
         more = -np.asarray(_with_flat_values(A, dd) @ x)
@@ -611,7 +611,7 @@ def spsolve_adjoints(A, b, x, g, *args, **kwargs):
     if _no_adjoint(g):
         return NoTangent, NoTangent
     At = A.T.tocsc() if A.format != "csr" else A.T  # (the transpose of CSR is CSC: what spsolve wants)
-    bbar = np.asarray(spsolve(At, np.asarray(g, dtype=float), *args, **kwargs)).reshape(np.shape(x))
+    bbar = np.asarray(spsolve(At, np.asarray(g), *args, **kwargs)).reshape(np.shape(x))
     return _values_adjoint(A, -bbar, np.asarray(x)), bbar.reshape(np.shape(b))
 
 
