@@ -620,7 +620,7 @@ def register() -> None:
     """Register the rules (scipy_sparse_rules.register calls this)."""
     import scipy.sparse as sps
 
-    from .registry import defjvp, defmethod, defvjp, defvjp_method
+    from .registry import _entry, defjvp, defmethod, defvjp, defvjp_method
 
     spbase = sps._base._spbase
 
@@ -696,7 +696,9 @@ def register() -> None:
         defjvp(getattr(spbase, name), sum_jvp)
         defvjp(getattr(spbase, name), sum_vjp)
 
-    def dense_jvp(t, y, D, *a, **k):
+    def dense_jvp(t, y, D, order=None, out=None):
+        if out is not None:
+            raise NotImplementedError("derivative of a scipy.sparse toarray/todense with out=: assign the result")
         return t.call(dense_tangent, D, y, t.dz(D)) if t.d(D) is not None else None
 
     def dense_vjp(t, g, y, D, *a, **k):
@@ -727,13 +729,20 @@ def register() -> None:
     defvjp_method(spbase, "sum", sum_vjp)
     defmethod(spbase, "multiply", multiply_jvp)
     defvjp_method(spbase, "multiply", multiply_vjp)
+    # (activity: each result is a new matrix or array, sharing no storage with the operands -- toarray's out= is
+    # refused above -- so a constant made into a sparse matrix stays a constant)
+    for key in (sps.vstack, sps.hstack, sps.bmat, getattr(sps, "block_array", None), sps.block_diag, sps.diags,
+                getattr(sps, "diags_array", None), sps.kron, spbase.__add__, spbase.__sub__, (spbase, "toarray"),
+                (spbase, "todense"), (spbase, "multiply"), (spbase, "sum")):
+        if key is not None:
+            _entry(key).fresh = True
 
 
 def register_linalg() -> None:
     """spsolve's rules (registry.lookup calls this once scipy.sparse.linalg is imported)."""
     import scipy.sparse.linalg as spla
 
-    from .registry import defjvp, defvjp
+    from .registry import _entry, defjvp, defvjp
 
     def jvp(t, y, A, b, *a, **k):
         if t.d(A) is None and t.d(b) is None:
@@ -746,6 +755,7 @@ def register_linalg() -> None:
 
     defjvp(spla.spsolve, jvp)
     defvjp(spla.spsolve, vjp)
+    _entry(spla.spsolve).fresh = True  # (activity: a new array, no part of A or b)
 
 
 def _item(pair, i):
