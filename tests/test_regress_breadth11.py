@@ -271,7 +271,26 @@ def enum_keys_in_helper(x):
     return weigh({_Color.RED: x[0] * x[2], _Color.BLUE: np.sin(x[1])})
 
 
-AUDIT = [format_in_loop, format_variable_template, remainder_both, einsum_with_planned_path,
+class _Key:
+    """A user object used as a dict key (equal by its int field): its tangent's fields are all zero."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __eq__(self, other):
+        return isinstance(other, _Key) and other.k == self.k
+
+    def __hash__(self):
+        return hash(self.k)
+
+
+def object_keys_written(x):
+    d = {_Key(1): x[0], _Key(2): x[1] ** 2}
+    d[_Key(1)] = d[_Key(1)] * x[2]
+    return d[_Key(1)] + np.sin(d[_Key(2)]) * x[3]
+
+
+AUDIT = [object_keys_written, format_in_loop, format_variable_template, remainder_both, einsum_with_planned_path,
          enum_keys_handed_to_a_function, enum_keys_in_helper]
 
 
@@ -288,3 +307,14 @@ def test_audit_findings_second_order(f, x):
     ours = mc.hessian(f)(x.copy())
     ref = _fd_jacobian(mc.grad(f), x.copy())
     np.testing.assert_allclose(ours, ref, rtol=1e-5, atol=1e-6 * (1.0 + np.max(np.abs(ref))))
+
+
+def test_object_key_with_a_derivative_still_refused_in_forward_mode():
+    """An object key whose field carries a derivative loses it in a dict: still refused (only all-zero field
+    tangents pass builtin_keys._zero_tangent)."""
+    def key_of_x(x):
+        d = {_Key(x[0]): x[1]}
+        return sum(k.k * v for k, v in d.items())
+
+    with pytest.raises(mc.UnsupportedDerivativeError, match="dict's key depends on the inputs"):
+        mc.jvp(key_of_x, (X4.copy(),), (np.ones(4),))
