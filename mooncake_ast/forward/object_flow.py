@@ -222,8 +222,9 @@ class ObjectFlow:
                     seen |= get(v)
                 if fn is builtins.range or fn in (ops.sequence, builtins.iter) and _of_range(st, raw_callee):
                     continue  # (a range holds ints, and stores nothing into what it is given)
-                if fn is None or _makes_objects(fn) or _sparse_maker(fn):  # unknown code (or a class whose instances
-                    # are objects, e.g. collections.UserList): it may return anything and store objects into its operands
+                if fn is None or _makes_objects(fn) or _sparse_maker(fn):  # unknown code (or a class whose
+                    # instances are objects, e.g. collections.UserList): it may return anything and store objects into
+                    # its operands
                     changed |= add(st, OBJ | HOLD)
                     f = st.fn
                     if isinstance(f, Call) and raw_callee(f) is builtins.getattr and f.args:

@@ -60,7 +60,8 @@ def model_for(f: Any, args: tuple, kwargs: Any) -> Optional[Any]:
     D, x = args
     if not sps.issparse(D) or not isinstance(x, np.ndarray) or x.ndim not in (1, 2) or x.dtype.kind == "c":
         return None
-    if not hasattr(D, "data") or getattr(D, "format", None) not in ("csr", "csc", "coo", "dia", "bsr") or np.iscomplexobj(D.data):
+    known = getattr(D, "format", None) in ("csr", "csc", "coo", "dia", "bsr")
+    if not hasattr(D, "data") or not known or np.iscomplexobj(D.data):
         return None
     if f is base.__matmul__ or f is getattr(base, "dot", None):
         return sparse_matmul_model

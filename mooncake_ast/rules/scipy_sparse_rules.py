@@ -93,7 +93,7 @@ def stored_values_adjoint(g, y):
 def sparse_times_tangent(D, x, dD, dx):
     """Tangent of D @ x: D @ dx + dD @ x."""
     if _sparse(x):  # (a product of two sparse matrices: scipy_sparse_ops)
-        from .scipy_sparse_ops import product_tangent
+        from .scipy_sparse_products import product_tangent
 
         return product_tangent(D, x, D @ x, dD, dx)
     out = None if dx is NoTangent or dx is None else np.asarray(D @ dx)
@@ -123,7 +123,7 @@ def sparse_times_adjoint(g, D, x):
     if _no_adjoint(g):
         return NoTangent
     if _sparse(x):
-        from .scipy_sparse_ops import product_adjoints
+        from .scipy_sparse_products import product_adjoints
 
         return product_adjoints(D, x, D @ x, g)[1]
     return np.asarray(D.T @ np.asarray(g)).reshape(np.shape(x))
@@ -157,7 +157,7 @@ def sparse_times_matrix_adjoint(g, D, x):
     if _no_adjoint(g):
         return NoTangent
     if _sparse(x):
-        from .scipy_sparse_ops import product_adjoints
+        from .scipy_sparse_products import product_adjoints
 
         return product_adjoints(D, x, D @ x, g)[0]
     return _values_adjoint(D, np.asarray(g), np.asarray(x))
