@@ -156,6 +156,62 @@ CASES = [
 ]
 
 
+CASES2 = [
+    # ---------------------------------------------------------------- second batch: other polynomial bases, keywords
+    ("chebval legval hermval", "lambda c, x: np.polynomial.chebyshev.chebval(x, c) + np.polynomial.legendre.legval(x, c) + np.polynomial.hermite.hermval(x, c)", (x6[:3], p6)),
+    ("Chebyshev.fit coef", "lambda y: np.polynomial.Chebyshev.fit(np.linspace(-1, 1, 6), y, 2).coef", (x6,)),
+    ("einsum ij,ij->i", "lambda a, b: np.einsum('ij,ij->i', a, b)", (x45, x45 * 2.0)),
+    ("einsum i,ij,j", "lambda v, a: np.einsum('i,ij,j', v, a, v)", (x6[:3], A3)),
+    ("sliding_window 2-D window", "lambda x: sliding_window_view(x, (2, 3)).sum(axis=(-1, -2))", (x45,)),
+    ("histogramdd weights", "lambda w: np.histogramdd(np.stack([x6, p6], 1), bins=2, weights=w)[0]", (p6,)),
+    ("as_strided read", "lambda x: np.lib.stride_tricks.as_strided(x, shape=(4, 3), strides=(8, 8)).sum(axis=1)", (x6,)),
+    ("np.linalg.eig symmetric", "lambda a: np.sort(np.linalg.eig(a @ a.T)[0].real)", (A3,)),
+    ("sp.softmax 2-D axis", "lambda x: sp.softmax(x, axis=1)[:, 0]", (x45,)),
+    ("sp.cbrt exprel", "lambda x: sp.cbrt(x) + sp.exprel(x)", (x6,)),
+    ("sp.gammaincc arrays", "lambda a, x: sp.gammaincc(a + 1.0, x + 1.0)", (p6, p6)),
+    ("st.norm.ppf arrays", "lambda m, s: st.norm.ppf(0.3, m, s + 1.0)", (p6, p6)),
+    ("st.gamma.cdf array a", "lambda a: st.gamma.cdf(2.0, a + 1.0)", (p6,)),
+    ("st.beta.logpdf arrays", "lambda a, b: st.beta.logpdf(0.3, a + 1.0, b + 1.0)", (p6, p6)),
+    ("st.poisson.logpmf array mu", "lambda mu: st.poisson.logpmf(np.arange(6), mu + 1.0)", (p6,)),
+    ("st.mvn.logpdf batch", "lambda x: st.multivariate_normal.logpdf(x, np.zeros(3), S3)", (x45[:, :3],)),
+    ("st.t.logpdf array df", "lambda x, df: st.t.logpdf(x, df + 2.0)", (x6, p6)),
+    ("st.laplace.cdf", "lambda x: st.laplace.cdf(x, 0.1, 2.0)", (x6,)),
+    ("st.weibull_min.logpdf", "lambda x, c: st.weibull_min.logpdf(x + 1.0, c + 1.0)", (p6, p6)),
+    ("so.brentq root in a", "lambda a: so.brentq(lambda t: t ** 3 - a - 1.0, 0.0, 3.0)", (0.7,)),
+    ("so.root_scalar", "lambda a: so.root_scalar(lambda t: t * t - a - 1.0, bracket=(0.0, 3.0)).root", (0.7,)),
+    ("so.minimize_scalar x", "lambda a: so.minimize_scalar(lambda t: (t - a) ** 2 + t ** 4).x", (0.7,)),
+    ("si.quad infinite", "lambda a: si.quad(lambda t: np.exp(-(a + 1.0) * t * t), -np.inf, np.inf)[0]", (0.7,)),
+    ("si.simpson", "lambda y: si.simpson(y, x=np.linspace(0, 1, 6))", (x6,)),
+    ("si.cumulative_trapezoid", "lambda y: si.cumulative_trapezoid(y, dx=0.2, initial=0.0)", (x6,)),
+    ("interp1d cubic", "lambda x: sint.interp1d(KNOTS, VALS, kind='cubic')(x * 0.5 + 1.0)", (x6,)),
+    ("PchipInterpolator", "lambda x: sint.PchipInterpolator(KNOTS, VALS)(x * 0.5 + 1.0)", (x6,)),
+    ("Akima1DInterpolator", "lambda x: sint.Akima1DInterpolator(KNOTS, VALS)(x * 0.5 + 1.0)", (x6,)),
+    ("make_interp_spline", "lambda x: sint.make_interp_spline(KNOTS, VALS, k=3)(x * 0.5 + 1.0)", (x6,)),
+    ("RegularGridInterpolator", "lambda p: sint.RegularGridInterpolator((KNOTS, KNOTS), np.outer(VALS, VALS))(p.reshape(3, 2) + 1.0)", (x6,)),
+    ("sl.cholesky lower", "lambda a: sl.cholesky(a @ a.T + np.eye(3), lower=True)", (A3,)),
+    ("sl.eigh eigvals_only", "lambda a: sl.eigh(a + a.T, eigvals_only=True)", (A3,)),
+    ("sl.lstsq", "lambda a, b: sl.lstsq(a, b)[0]", (x45.T, x6[:5])),
+    ("sl.solve_banded", "lambda ab, b: sl.solve_banded((1, 1), ab + np.array([[0.0], [4.0], [0.0]]), b)", (x45[:3], x6[:5])),
+    ("sl.pinv norm", "lambda a: sl.pinv(a).sum() + sl.norm(a)", (x45,)),
+    ("math.degrees radians", "lambda x: math.degrees(x) * math.radians(x + 1.0)", (0.3,)),
+    ("statistics.median even", "lambda x: statistics.median(list(x))", (x6,)),
+    ("statistics.quantiles n=4", "lambda x: statistics.quantiles(list(x), n=4)[1]", (x6,)),
+    ("bisect.insort then sum", "lambda x: (lambda l: (bisect.insort(l, x[0] * 0.5), sum(v * v for v in l))[1])(sorted(list(x[1:])))", (x6,)),
+    ("sorted key max key", "lambda x: sum(sorted(list(x), key=abs)[:3]) + max(list(x), key=lambda v: v * v)", (x6,)),
+    ("zip(*rows)", "lambda a: sum(sum(c) * i for i, c in enumerate(zip(*a.tolist())))", (x45,)),
+    ("sum start", "lambda x: sum(list(x), 2.0 * x[0])", (x6,)),
+    ("heapq.nlargest key", "lambda x: sum(heapq.nlargest(2, list(x), key=lambda v: -v * v))", (x6,)),
+    ("functools.cache helper", "lambda x: _cached_scale(2) * np.sum(x)", (x6,)),
+    ("operator.itemgetter slice", "lambda x: np.sum(operator.itemgetter(slice(1, 4))(x) ** 2)", (x6,)),
+    ("Counter most_common", "lambda x: sum(x[k] * c for k, c in collections.Counter([0, 1, 1, 3]).most_common(2))", (x6,)),
+]
+
+
+@functools.cache
+def _cached_scale(k):
+    return float(k) * 1.5
+
+
 def compile_case(src):
     if src.isidentifier():
         return globals()[src]
@@ -172,7 +228,7 @@ def main(argv):
     wanted = [a for a in argv if a != "-v"]
     counts = collections.Counter()
     bad = []
-    for name, src, args in CASES:
+    for name, src, args in CASES + CASES2:
         if wanted and not any(w in name for w in wanted):
             continue
         (fs, fm), (rs, rm) = check_both(compile_case(src), args, verbose)
@@ -185,7 +241,8 @@ def main(argv):
         print(line, flush=True)
     for mode in ("forward", "reverse"):
         print(mode, {k[1]: v for k, v in counts.items() if k[0] == mode})
-    print(f"{len(bad)} of {sum(1 for n, _, _ in CASES if not wanted or any(w in n for w in wanted))} not ok:", bad)
+    total = sum(1 for n, _, _ in CASES + CASES2 if not wanted or any(w in n for w in wanted))
+    print(f"{len(bad)} of {total} not ok:", bad)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@ rules/scipy_sparse_ops.py -- vstack, hstack, bmat, block_diag, diags, kron, sums
 matrices, toarray/todense, multiply, sum(axis), spsolve -- and the second-order models of
 rules/scipy_sparse_models.py).  Merged into CASES / ZERO_CASES of tests/test_rules.py by catalog name, so each
 is checked by check_derivatives in both modes."""
+import bisect
+
 import numpy as np
 
 from rule_case_kit import kit
@@ -67,12 +69,37 @@ def _cases():
 _CONST = None if sps is None else sps.csc_matrix(np.array([[4.0, 1.0, 0.0], [0.0, 3.0, -1.0], [1.0, 0.0, 5.0]]))
 
 
+def _insorted(x):
+    out = sorted([x[1], x[2] * 2.0, x[3]])
+    bisect.insort(out, x[0] * 0.5)
+    return sum(v * v * (i + 1) for i, v in enumerate(out))
+
+
+def _insorted_left(x):
+    out = []
+    for v in x:
+        bisect.insort_left(out, v * v, 0, len(out))
+    return out[0] * 3.0 + out[-1] * out[1]
+
+
+def _insorted_key(x):
+    out = [x[1] + 5.0, x[0]]
+    bisect.insort(out, x[2], key=lambda v: -v)
+    return out[0] * 2.0 + out[1] * 3.0 + out[2] * 5.0
+
+
+PY_CASES = {
+    bisect.insort_right: [C(_insorted, X), C(_insorted_key, X)],
+    bisect.insort_left: [C(_insorted_left, X), C(_insorted_left, -X)],
+}
+
+
 def breadth11_cases(entries):
     """The cases by catalog name (`entries`: catalog())."""
-    if sps is None:
-        return {}
     names = {e.key: e.name for e in entries}
-    out = {}
+    out = {names[k]: v for k, v in PY_CASES.items() if k in names}
+    if sps is None:
+        return out
     for k, v in _cases().items():
         if k in names:
             out[names[k]] = v

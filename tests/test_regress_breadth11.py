@@ -290,7 +290,26 @@ def object_keys_written(x):
     return d[_Key(1)] + np.sin(d[_Key(2)]) * x[3]
 
 
-AUDIT = [object_keys_written, format_in_loop, format_variable_template, remainder_both, einsum_with_planned_path,
+def simpson_of_x(x):
+    import scipy.integrate as si
+
+    return si.simpson(np.sin(x) * x, x=np.linspace(0.0, 1.0, 4)) + si.simpson(x ** 2, dx=0.25)
+
+
+def float64_of_array(x):
+    return np.sum(np.float64(np.diff(x)) ** 2) + float(np.float64(x[0] * 3.0))
+
+
+def insort_in_loop(x):
+    import bisect
+
+    out = []
+    for v in x:
+        bisect.insort(out, np.sin(v))
+    return sum(v * (i + 1) for i, v in enumerate(out))
+
+
+AUDIT = [simpson_of_x, float64_of_array, insort_in_loop, object_keys_written, format_in_loop, format_variable_template, remainder_both, einsum_with_planned_path,
          enum_keys_handed_to_a_function, enum_keys_in_helper]
 
 

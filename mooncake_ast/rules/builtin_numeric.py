@@ -26,7 +26,7 @@ defjvp(builtins.abs, lambda t, y, x: t.call(h.abs_tangent, x, t.d(x)) if t.d(x) 
 defjvp(builtins.float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x) is not None else None)
 # NumPy's float scalar types as constructors (`np.float64(x)`): the identity on the value, like float().
 for _np_float in (np.float64, np.float32):
-    defjvp(_np_float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x) is not None else None)
+    defjvp(_np_float, lambda t, y, x=0.0: t.call(np_float_tangent, y, t.d(x)) if t.d(x) is not None else None)
 defjvp(builtins.complex, lambda t, y, real=0.0, imag=0.0: t.call(complex_tangent, t.dz(real), t.dz(imag)) if (t.d(real) is not None or t.d(imag) is not None) else None)
 _NO_START = object()  # sum(xs) without a start: its derivatives need not name it
 defjvp(builtins.sum, lambda t, y, xs, start=_NO_START: (
@@ -103,6 +103,16 @@ def divmod_adjoint(a, b, g, which):
 
 def real_tangent(dx):
     return float(dx.real) if isinstance(dx, complex) else float(dx)
+
+
+def np_float_tangent(y, dx):
+    """np.float64(x) / np.float32(x): a scalar of a number (its tangent a float, as float()'s), an array of an array
+    (`np.float64(np.diff(x))` in scipy.integrate.simpson: float() of its tangent raised a TypeError), whose tangent
+    is the array's real part in y's dtype."""
+    if isinstance(y, np.ndarray):
+        d = np.asarray(dx)
+        return (d.real if np.iscomplexobj(d) else d).astype(y.dtype)
+    return real_tangent(dx)
 
 
 def sum_tangent(y, xs, dxs, start=0, dstart=NoTangent):
