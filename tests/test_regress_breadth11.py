@@ -321,7 +321,8 @@ def test_audit_findings(f, mode, x):
 
 
 @pytest.mark.parametrize("x", [X4, X4B], ids=["x", "x_signs"])
-@pytest.mark.parametrize("f", [remainder_both, format_variable_template], ids=["remainder", "format"])
+@pytest.mark.parametrize("f", [remainder_both, format_variable_template, float64_of_array],
+                         ids=["remainder", "format", "float64_of_array"])
 def test_audit_findings_second_order(f, x):
     ours = mc.hessian(f)(x.copy())
     ref = _fd_jacobian(mc.grad(f), x.copy())
