@@ -34,10 +34,6 @@ def _xfail(reason, raises=None):
 
 _SPARSE_TOCSR = _xfail("REFUSED reverse: sps.diags([1., 2., 3., 4.]).tocsr() @ x -- LibraryMissingRuleError: "
                        "scipy.sparse._dia.tocsr calls _sparsetools.dia_tocsr (a constant matrix; forward mode works)")
-_SPARSE_CSR = _xfail("REFUSED reverse: m = sps.csr_matrix(np.array([[1., 0, 2, 0], ...])) made in f; np.sum(np.sin(m @ x)) "
-                     "-- NotImplementedError 'a value the conversion dropped (a zero entry of a dense array) has a "
-                     "derivative that the sparse result cannot carry': the array's adjoint is read (np.array's pullback) "
-                     "though it is a constant (a module-level array, or one without zeros, works)")
 
 
 def _p(name, *args, fwd=(), rev=()):
@@ -71,7 +67,7 @@ FIRST = sum([
     _p("perm_fixed_seed", X6), _p("perm_array", X6), _p("choice_index", X6),
     _p("shuffle_copy", X6),
     _p("sparse_matvec", X4), _p("sparse_dia", X4), _p("sparse_from_x", X4),
-    _p("sparse_csr_constant", X4, rev=[_SPARSE_CSR]),
+    _p("sparse_csr_constant", X4),
     _p("metaclass_layer", X4), _p("ode_dict_args", np.array([0.7, 0.3])), _p("quad_args", np.array([0.7, 0.3])),
     _p("counter_dict", X4), _p("counter_object", X4), _p("cache_constant", X4),
     _p("iter_then_loop", X6), _p("reversed_enum", X6), _p("map_lambda", X6), _p("map_two", X6, XP),

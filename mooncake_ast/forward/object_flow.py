@@ -224,8 +224,9 @@ class ObjectFlow:
                     seen |= get(v)
                 if fn is builtins.range or fn in (ops.sequence, builtins.iter) and _of_range(st, raw_callee):
                     continue  # (a range holds ints, and stores nothing into what it is given)
-                if fn is None or _makes_objects(fn):  # unknown code (or a class whose instances are objects, e.g.
-                    # collections.UserList): it may return anything and store objects into what it is given
+                if fn is None or _makes_objects(fn) or _sparse_maker(fn):  # unknown code (or a class whose
+                    # instances are objects, e.g. collections.UserList): it may return anything and store objects into
+                    # its operands
                     changed |= add(st, OBJ | HOLD)
                     f = st.fn
                     if isinstance(f, Call) and raw_callee(f) is builtins.getattr and f.args:
@@ -274,6 +275,18 @@ class ObjectFlow:
     def may_be_object(self, v: Any) -> bool:
         """May v itself be an instance of a user class (so an operator on it runs user code)?"""
         return bool(self._get(v) & self._OBJ)
+
+
+_SPARSE_MAKERS = frozenset({"diags", "diags_array", "kron", "vstack", "hstack", "bmat", "block_array", "block_diag"})
+
+
+def _sparse_maker(fn: Any) -> bool:
+    """Is fn a scipy.sparse function that makes a sparse matrix from differentiable values (sps.diags(x), sps.kron,
+    sps.vstack: rules/scipy_sparse_ops.py)?  Its result's operators (`D @ x`) must dispatch on its class when the
+    code runs, as a class's instances do: inlined as NumPy's template, `D @ x` gave its tangent as `dD @ x` of the
+    matrix's field tangents."""
+    return getattr(fn, "__name__", None) in _SPARSE_MAKERS and \
+        (getattr(fn, "__module__", None) or "").startswith("scipy.sparse")
 
 
 def _makes_objects(fn: Any) -> bool:

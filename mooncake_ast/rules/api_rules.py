@@ -107,6 +107,10 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
 
         model = nested_stats.model_for(f, args, None) or nested_draws.model_for(f, args, None) or \
             nested_stats_frozen.maker_for(f, args, None) or itertools_models.model_for(f, args, None)
+        if model is None:  # (a scipy.sparse matrix times a dense array: scipy_sparse_models.py)
+            from . import scipy_sparse_models
+
+            model = scipy_sparse_models.model_for(f, args, None)
         if model is not None:  # (a scipy.stats density or a draw called positionally: its plain model)
             return _plan(model, NoTangent, args, dargs, None, reverse)
     if not kwargs and _nested_scalar_item.is_scalar_item(f, args):  # (`x[1].item()`: nested_scalar_item.py)

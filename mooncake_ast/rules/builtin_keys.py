@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import UnsupportedDerivativeError
 from .. import ops
-from ..tangents import NoTangent
+from ..tangents import MutableTangent, NoTangent, Tangent, is_zero_derivative
 from .registry import defjvp
 
 
@@ -46,6 +46,8 @@ def _zero_tangent(dk) -> bool:
     """A key's or an index's tangent that is zero: none, 0.0, zeros, or a tuple of those (`x[()]`, `x[i, j]`)."""
     if isinstance(dk, (tuple, list)):
         return all(_zero_tangent(d) for d in dk)
+    if isinstance(dk, (MutableTangent, Tangent)):  # (an object key, `Color.RED` of an Enum: zero fields lose nothing)
+        return is_zero_derivative(dk)
     return _no_tangent(dk) or isinstance(dk, slice)
 
 

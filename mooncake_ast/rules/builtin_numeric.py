@@ -26,7 +26,7 @@ defjvp(builtins.abs, lambda t, y, x: t.call(h.abs_tangent, x, t.d(x)) if t.d(x) 
 defjvp(builtins.float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x) is not None else None)
 # NumPy's float scalar types as constructors (`np.float64(x)`): the identity on the value, like float().
 for _np_float in (np.float64, np.float32):
-    defjvp(_np_float, lambda t, y, x=0.0: t.call(real_tangent, t.d(x)) if t.d(x) is not None else None)
+    defjvp(_np_float, lambda t, y, x=0.0: t.call(np_float_tangent, y, x, t.d(x)) if t.d(x) is not None else None)
 defjvp(builtins.complex, lambda t, y, real=0.0, imag=0.0: t.call(complex_tangent, t.dz(real), t.dz(imag)) if (t.d(real) is not None or t.d(imag) is not None) else None)
 _NO_START = object()  # sum(xs) without a start: its derivatives need not name it
 defjvp(builtins.sum, lambda t, y, xs, start=_NO_START: (
@@ -103,6 +103,19 @@ def divmod_adjoint(a, b, g, which):
 
 def real_tangent(dx):
     return float(dx.real) if isinstance(dx, complex) else float(dx)
+
+
+def np_float_tangent(y, x, dx):
+    """np.float64(x) / np.float32(x): a scalar of a number (its tangent a float, as float()'s), an array of an array
+    (`np.float64(np.diff(x))` in scipy.integrate.simpson: float() of its tangent raised a TypeError): x itself where
+    x has that dtype already (NumPy returns the same object: the same tangent), else a new array whose tangent is
+    x's real part in y's dtype."""
+    if y is x:
+        return dx
+    if isinstance(y, np.ndarray):
+        d = np.asarray(dx)
+        return (d.real if np.iscomplexobj(d) else d).astype(y.dtype)
+    return real_tangent(dx)
 
 
 def sum_tangent(y, xs, dxs, start=0, dstart=NoTangent):
@@ -253,7 +266,17 @@ def minmax_default_adjoint(xs, g):
 defvjp(builtins.abs, lambda t, g, y, x: (t.mul(g, t.call(h.sign, x)),))
 defvjp(builtins.float, lambda t, g, y, x=0.0: (_float_adjoint(t, g, x),))
 for _np_float in (np.float64, np.float32):
-    defvjp(_np_float, lambda t, g, y, x=0.0: (_float_adjoint(t, g, x),))
+    defvjp(_np_float, lambda t, g, y, x=0.0: (_float_adjoint(t, g, x) if t.num(x) else t.call(np_float_adjoint, x, g),))
+
+
+def np_float_adjoint(x, g):
+    """np.float64(x): of an array, g itself, as np.asarray's (numpy_creation.array_adjoint), its real part for a
+    real x; of a number, float()'s."""
+    if isinstance(x, np.ndarray):
+        from .numpy_creation import array_adjoint
+
+        return array_adjoint(x, np.real(g) if np.iscomplexobj(g) and not np.iscomplexobj(x) else g)
+    return _A().real_adjoint(x, g)
 
 
 def _float_adjoint(t, g, x):

@@ -16,3 +16,5 @@ from . import numpy_linalg_complex_more  # noqa: F401  (np.linalg slogdet/choles
 from . import numpy_strided  # noqa: F401  (as_strided, sliding_window_view, broadcast_arrays; after numpy_shapes)
 from . import numpy_products_more  # noqa: F401  (np.vecdot, np.matvec, np.vecmat, np.linalg.vecdot)
 from . import numpy_ufunc_reduceat  # noqa: F401  (np.add.reduceat and the other arithmetic ufuncs' reduceat)
+from . import numpy_planning  # noqa: F401  (np.einsum_path: zero-derivative)
+from . import python_bisect  # noqa: F401  (bisect.insort into a list of differentiable numbers; after python_heapq)

@@ -15,7 +15,26 @@ defjvp(op.add, lambda t, y, a, b: t.add(t.d(a), t.d(b)))
 defjvp(op.sub, lambda t, y, a, b: t.sub(t.d(a), t.d(b)))
 defjvp(op.mul, lambda t, y, a, b: t.add(t.mul(t.d(a), b), t.mul(a, t.d(b))))
 defjvp(op.truediv, lambda t, y, a, b: t.div(t.sub(t.d(a), t.mul(y, t.d(b))), b))
-defjvp(op.mod, lambda t, y, a, b: t.sub(t.d(a), t.mul(t.call(op.floordiv, a, b), t.d(b))))
+def mod_b_tangent(a, b, db):
+    """The part of (a % b)'s tangent from b's, -(a // b) * db; none where a is text: `"%4d %8.3f" % (k, v)` formats
+    (a // b of a str and a tuple raised a TypeError, in both modes, where the tuple held a differentiated value)."""
+    if isinstance(a, (str, bytes)):
+        return NoTangent
+    return -(a // b) * db
+
+
+def mod_quotient(a, b):
+    """a // b, the factor of b's adjoint in a % b; 0 where a is text (formatting: no derivative)."""
+    return 0.0 if isinstance(a, (str, bytes)) else a // b
+
+
+def _mod_tangent(t, a, b):
+    if t.d(b) is None or isinstance(t.value(a), (str, bytes)):
+        return t.d(a)
+    return t.add(t.d(a), t.call(mod_b_tangent, a, b, t.d(b)))
+
+
+defjvp(op.mod, lambda t, y, a, b: _mod_tangent(t, a, b))
 
 
 def pow_tangent(t, y, a, b):
@@ -240,7 +259,7 @@ def quotient_adjoints(t, g, y, a, b):
 
 
 defvjp(op.truediv, quotient_adjoints)
-defvjp(op.mod, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(t.mul(g, t.call(op.floordiv, a, b))), b)))
+defvjp(op.mod, lambda t, g, y, a, b: (t.unb(g, a), t.unb(t.neg(t.mul(g, t.call(mod_quotient, a, b))), b)))
 def integer_scalar(v):
     """An int (not a bool) or a NumPy integer: an exponent that is never differentiated, at any order."""
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)

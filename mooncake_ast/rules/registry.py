@@ -214,6 +214,7 @@ _LAZY_TABLES = (("numpy.random", "numpy_realistic", "register_draws"),
                 ("scipy.optimize", "scipy_optimize_rules", "register"),
                 ("scipy.interpolate", "scipy_interpolate_rules", "register"),
                 ("scipy.fft", "scipy_fft_rules", "register"), ("scipy.sparse", "scipy_sparse_rules", "register"),
+                ("scipy.sparse.linalg", "scipy_sparse_products", "register_linalg"),
                 ("logging", "python_logging", "register"), ("random", "python_random", "register"),
                 ("itertools", "itertools_count", "register"))
 _PENDING = list(_LAZY_TABLES)  # the tables not registered yet (emptied as they are)

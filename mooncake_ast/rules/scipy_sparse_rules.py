@@ -7,8 +7,8 @@ x is `D^T @ g`, that of the stored value at (r, c) is `g[r] x[c]` (summed over t
 then a plain object to the transforms (its adjoint is its fields', `data` here), so a matrix made from the input
 (`sps.diags(x)`) is followed like one made from constants.  Without these rules the transforms differentiated
 SciPy's own Python code, which ends in compiled kernels (`_sparsetools.dia_matvec`: reverse mode failed) and writes
-private caches (`_upcast_memo`: forward mode refused).  Formats: CSR, CSC, COO and DIA (their stored values' rows
-and columns are known); a derivative through another format's values (BSR, LIL, DOK) is refused.
+private caches (`_upcast_memo`: forward mode refused).  Formats: CSR, CSC, COO, DIA and BSR (their stored values'
+rows and columns are known); a derivative through another format's values (LIL, DOK) is refused.
 """
 from __future__ import annotations
 
@@ -29,12 +29,22 @@ def _entry_positions(D):
         return rows, cols, None
     if fmt == "coo":
         return D.row, D.col, None
+    if fmt == "bsr":  # (blocks of R x C values: data[k, i, j] at (block row * R + i, block column * C + j))
+        R, C = D.blocksize
+        block_rows = np.repeat(np.arange(len(D.indptr) - 1), np.diff(D.indptr))
+        rows = block_rows[:, None, None] * R + np.arange(R)[None, :, None] + 0 * np.arange(C)[None, None, :]
+        cols = np.asarray(D.indices)[:, None, None] * C + np.arange(C)[None, None, :] + 0 * np.arange(R)[None, :, None]
+        return rows.ravel(), cols.ravel(), None
     if fmt == "dia":
         cols = np.broadcast_to(np.arange(D.data.shape[1]), D.data.shape)
         rows = cols - np.asarray(D.offsets)[:, None]
         inside = (rows >= 0) & (rows < n_rows) & (cols < n_cols)
         return np.where(inside, rows, 0).ravel(), np.where(inside, cols, 0).ravel(), inside.ravel()
     return None
+
+
+def _sparse(x):
+    return hasattr(x, "format") and hasattr(x, "tocoo") and hasattr(x, "data") and not isinstance(x, np.ndarray)
 
 
 def _refuse_format(D):
@@ -59,8 +69,33 @@ def _data_tangent(dD):
     return None
 
 
+def stored_values_adjoint(g, y):
+    """The adjoint of the sparse matrix y's stored values (shaped like y.data) from y's adjoint: its `data` field's,
+    or, where code that took y for a dense matrix gave a dense adjoint (one entry per row and column), the entries
+    at the stored positions.  Anything else is refused: read as zero it would be a silently wrong derivative."""
+    if _no_adjoint(g):
+        return NoTangent
+    if isinstance(g, (MutableTangent, Tangent)):
+        return g.fields.get("data", NoTangent)
+    if np.ndim(g) == 2 and np.shape(g) == tuple(y.shape):
+        found = _entry_positions(y)
+        if found is None:
+            _refuse_format(y)
+        rows, cols, inside = found
+        part = np.asarray(g)[rows, cols]
+        if inside is not None:
+            part = np.where(inside, part, 0.0)
+        return part.reshape(np.shape(y.data))
+    raise NotImplementedError(f"reverse mode: the adjoint of a scipy.sparse matrix came as a {type(g).__name__}, "
+                              f"which is not the adjoint of its stored values")
+
+
 def sparse_times_tangent(D, x, dD, dx):
     """Tangent of D @ x: D @ dx + dD @ x."""
+    if _sparse(x):  # (a product of two sparse matrices: scipy_sparse_ops)
+        from .scipy_sparse_products import product_tangent
+
+        return product_tangent(D, x, D @ x, dD, dx)
     out = None if dx is NoTangent or dx is None else np.asarray(D @ dx)
     dd = _data_tangent(dD)
     if dd is not None:
@@ -87,6 +122,10 @@ def sparse_times_adjoint(g, D, x):
     """The adjoint of x in y = D @ x: D^T @ g, shaped like x."""
     if _no_adjoint(g):
         return NoTangent
+    if _sparse(x):
+        from .scipy_sparse_products import product_adjoints
+
+        return product_adjoints(D, x, D @ x, g)[1]
     return np.asarray(D.T @ np.asarray(g)).reshape(np.shape(x))
 
 
@@ -117,6 +156,10 @@ def sparse_times_matrix_adjoint(g, D, x):
     """The adjoint of D (its stored values) in y = D @ x: g[r] x[c]."""
     if _no_adjoint(g):
         return NoTangent
+    if _sparse(x):
+        from .scipy_sparse_products import product_adjoints
+
+        return product_adjoints(D, x, D @ x, g)[0]
     return _values_adjoint(D, np.asarray(g), np.asarray(x))
 
 
@@ -248,7 +291,7 @@ def converted_adjoint(x, y, g):
     from ..reverse.adjoints import AdjTuple
     from .scipy_special_more import RefusedAdjoint
 
-    gd = g.fields.get("data", NoTangent) if isinstance(g, (MutableTangent, Tangent)) else NoTangent
+    gd = stored_values_adjoint(g, y)
     if _no_adjoint(gd) or _shares_values(x, y):  # (y's values are x's own: their adjoint went there by identity)
         return NoTangent
     layout = _operand_layout(x, getattr(y, "format", None))
@@ -332,3 +375,10 @@ def register() -> None:
         if cls is not None:
             defjvp(cls, construct)
             defvjp(cls, construct_adjoint)
+
+    from . import scipy_sparse_ops
+
+    scipy_sparse_ops.register()  # (stacking, diags, kron, sums, products, toarray, multiply)
+    from . import scipy_sparse_models
+
+    scipy_sparse_models.register()  # (D @ x at the second order)
