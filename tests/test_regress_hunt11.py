@@ -1118,10 +1118,7 @@ def dict_setitem_int_float_keys(x):
     return d[1] * x[2]
 
 
-_EK = pytest.mark.xfail(strict=True, reason=_EQUAL_KEYS)
-
-
-@pytest.mark.parametrize("f", [pytest.param(dict_int_float_keys, marks=_EK), pytest.param(dict_true_float_keys, marks=_EK),
+@pytest.mark.parametrize("f", [dict_int_float_keys, dict_true_float_keys,
                                dict_setitem_int_float_keys], ids=lambda f: f.__name__)
 def test_dict_display_equal_keys_reverse(f):
     x = np.array([0.3, -0.7, 1.1, 0.45])
