@@ -1026,8 +1026,7 @@ def kw_dtype_mean_method(x):
 
 
 @pytest.mark.parametrize("mode", ["grad", "jacfwd"])
-@pytest.mark.parametrize("f", [pytest.param(f, marks=pytest.mark.xfail(strict=True, raises=TypeError,
-                                                                        reason=_POSITIONAL_DTYPE))
+@pytest.mark.parametrize("f", [f
                                for f in (pos_dtype_sum, pos_dtype_mean_method, pos_dtype_cumsum_method, pos_kind_sort,
                                          pos_axes_cross, pos_keepdims_sum_method, pos_keepdims_max_method)]
                          + [kw_dtype_mean_method], ids=lambda f: f.__name__)

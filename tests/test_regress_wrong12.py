@@ -3,6 +3,9 @@
 * dict displays whose keys are different objects but one key to Python (1, 1.0, True, np.int64(1); 0.0 and
   -0.0): the dict keeps the first key and the last value, so the earlier values reach nothing and get no
   derivative (reverse mode told the keys apart by their repr);
+* NumPy arguments given positionally past the ones a rule names (`np.sum(x, None, float)`, `A.sum(1, None, None,
+  True)`, `A.prod(1, int)`, `np.cross(a, b, 0, 0, 0)`) reach the rule by their NumPy names; an integer or boolean
+  dtype makes a reduction a step function (zero derivative, where the rules truncated the tangent instead);
 """
 from __future__ import annotations
 
@@ -99,3 +102,79 @@ def test_dict_equal_keys_value_and_grad():
     value, g = mc.value_and_grad(keys_true_int_float)(X4.copy())
     assert value == pytest.approx(keys_true_int_float(X4.copy()))
     np.testing.assert_allclose(g, _fd(keys_true_int_float, X4), rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- NumPy arguments given positionally
+X6 = np.array([0.3, -0.7, 1.1, 0.45, -1.3, 0.8])
+W = np.arange(1.0, 7.0).reshape(2, 3)
+
+
+def _A(x):
+    return x.reshape(2, 3)
+
+
+POSITIONAL = {
+    "sum_axis_dtype": lambda x: np.sum(np.sum(_A(x), 0, float) ** 2),
+    "sum_keepdims": lambda x: np.sum(np.sum(_A(x), 1, None, None, True) * _A(x)),
+    "sum_initial": lambda x: np.sum(np.sum(_A(x), 1, None, None, False, 2.5) ** 2),
+    "sum_meth_keepdims": lambda x: np.sum(_A(x).sum(1, None, None, True) * _A(x)),
+    "mean_keepdims": lambda x: np.sum(np.mean(_A(x), 0, None, None, True) * _A(x)),
+    "mean_meth_dtype": lambda x: np.sum(_A(x).mean(0, float) ** 2),
+    "mean_meth_keepdims": lambda x: np.sum(_A(x).mean(1, None, None, True) * _A(x)),
+    "var_ddof": lambda x: np.sum(np.var(_A(x), 1, None, None, 1)),
+    "std_ddof_keepdims": lambda x: np.sum(np.std(_A(x), 1, None, None, 1, True) * _A(x)),
+    "var_meth_ddof": lambda x: np.sum(_A(x).var(1, None, None, 1)),
+    "std_meth_ddof_keepdims": lambda x: np.sum(_A(x).std(0, None, None, 1, True) * _A(x)),
+    "prod_keepdims": lambda x: np.sum(np.prod(_A(x), 0, None, None, True) * _A(x)),
+    "prod_meth_keepdims": lambda x: np.sum(_A(x).prod(1, None, None, True) * _A(x)),
+    "prod_meth_float": lambda x: np.sum(_A(x).prod(1, float) * x[:2]),
+    "cumsum_dtype": lambda x: np.sum(np.cumsum(_A(x), 0, float) * W),
+    "cumsum_meth_dtype": lambda x: np.sum(_A(x).cumsum(1, float) * W),
+    "cumprod_dtype": lambda x: np.sum(np.cumprod(_A(x), 1, float) * W),
+    "max_keepdims": lambda x: np.sum(np.max(_A(x), 1, None, True) * _A(x)),
+    "amin_keepdims": lambda x: np.sum(np.amin(_A(x), 0, None, True) * _A(x)),
+    "min_meth_keepdims": lambda x: np.sum(_A(x).min(1, None, True) * _A(x)),
+    "max_meth_initial": lambda x: np.sum(_A(x).max(1, None, False, 0.5) ** 2),
+    "sort_kind": lambda x: np.sum(np.sort(_A(x), -1, "stable") * W),
+    "sort_axis0_kind": lambda x: np.sum(np.sort(_A(x), 0, "mergesort") * W),
+    "cross_axes": lambda x: np.sum(np.cross(_A(x).T, _A(x ** 2).T, 0, 0, 0) * W.T),
+    "cross_axisc": lambda x: np.sum(np.cross(_A(x), _A(x ** 2), -1, -1, 0) * W.T),
+    "trace_meth_dtype": lambda x: _A(x).trace(1, 0, 1, float) ** 2,
+    "trace_dtype": lambda x: np.trace(_A(x), 1, 0, 1, float) ** 2,
+    "norm_ord_axis": lambda x: np.sum(np.linalg.norm(_A(x), 2, 1)),
+    "norm_keepdims": lambda x: np.sum(np.linalg.norm(_A(x), None, 1, True) * _A(x)),
+    "quantile_keepdims": lambda x: np.sum(np.quantile(_A(x), 0.3, 1, None, False, "linear", True) * _A(x)),
+    "nanmean_keepdims": lambda x: np.sum(np.nanmean(_A(x), 0, None, None, True) * _A(x)),
+    "ptp_keepdims": lambda x: np.sum(np.ptp(_A(x), 1, None, True) * _A(x)),
+    "diff_n_axis": lambda x: np.sum(np.diff(_A(x), 1, 0) ** 2),
+    "take_axis": lambda x: np.sum(np.take(_A(x), [2, 0], 1) * W[:, :2]),
+}
+
+# integer / boolean dtypes: the reduction is a step function of x (zero derivative), as x.astype(int) is
+INTEGER_DTYPES = {
+    "sum_int_positional": lambda x: np.sum(x, None, int) * 1.0 + np.sum(x ** 2),
+    "sum_int_keyword": lambda x: np.sum(x, dtype=int) * x[0] + np.sum(x ** 2),
+    "sum_meth_int": lambda x: x.sum(dtype=int) * x[0],
+    "mean_meth_int": lambda x: np.sum(_A(x).mean(0, dtype=int) * x[:3]),
+    "cumsum_int32": lambda x: np.sum(np.cumsum(x, dtype=np.int32) * x),
+    "cumprod_int_positional": lambda x: np.sum(np.cumprod(x, None, np.int64) * x),
+    "prod_meth_int": lambda x: np.sum(_A(x).prod(1, int) * x[:2]),
+    "prod_int": lambda x: np.sum(np.prod(_A(x), 1, int) * x[:2]),
+    "trace_meth_int": lambda x: _A(x).trace(0, 0, 1, int) * x[0],
+    "trace_int": lambda x: np.trace(_A(x), 0, 0, 1, int) * x[0],
+    "sum_bool": lambda x: np.sum(_A(x).sum(0, bool) * x[:3]),
+}
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("name", sorted(POSITIONAL) + sorted(INTEGER_DTYPES))
+def test_numpy_positional_arguments(name, mode):
+    f = POSITIONAL.get(name) or INTEGER_DTYPES[name]
+    _check(f, X6, mode)
+
+
+@pytest.mark.parametrize("name", ["sum_keepdims", "max_meth_initial", "std_meth_ddof_keepdims", "prod_int"])
+def test_numpy_positional_arguments_values(name):
+    f = POSITIONAL.get(name) or INTEGER_DTYPES[name]
+    assert mc.value_and_grad(f)(X6.copy())[0] == pytest.approx(f(X6.copy()), rel=1e-12)
+    assert mc.jvp(f, (X6.copy(),), (np.ones(6),))[0] == pytest.approx(f(X6.copy()), rel=1e-12)
