@@ -946,7 +946,6 @@ def test_tangent_layout_reverse(f):
     np.testing.assert_allclose(mc.grad(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason=_LAYOUT)
 @pytest.mark.parametrize("f", _LAYOUT_FAMILY, ids=lambda f: f.__name__)
 def test_tangent_layout_forward(f):
     np.testing.assert_allclose(mc.jacfwd(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)

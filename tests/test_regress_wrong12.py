@@ -6,6 +6,9 @@
 * NumPy arguments given positionally past the ones a rule names (`np.sum(x, None, float)`, `A.sum(1, None, None,
   True)`, `A.prod(1, int)`, `np.cross(a, b, 0, 0, 0)`) reach the rule by their NumPy names; an integer or boolean
   dtype makes a reduction a step function (zero derivative, where the rules truncated the tangent instead);
+* forward mode: a tangent laid out otherwise than its array (C vs Fortran order, contiguous vs strided), so that
+  `y.reshape(-1)` / `y.ravel()` is a view for one and a copy for the other and a write through it is lost or
+  leaks (`A.T + row`, `np.sort(A.T)`, `A.T.astype(float, order="C")`, a strided argument given to jvp).
 """
 from __future__ import annotations
 
@@ -178,3 +181,107 @@ def test_numpy_positional_arguments_values(name):
     f = POSITIONAL.get(name) or INTEGER_DTYPES[name]
     assert mc.value_and_grad(f)(X6.copy())[0] == pytest.approx(f(X6.copy()), rel=1e-12)
     assert mc.jvp(f, (X6.copy(),), (np.ones(6),))[0] == pytest.approx(f(X6.copy()), rel=1e-12)
+
+
+# ---------------------------------------------------------------- forward mode: tangents laid out as their arrays
+CW = np.arange(1.0, 7.0).reshape(3, 2)
+
+
+def lay_T_plus_row_reshape(x):
+    y = _A(x).T + np.array([1.0, 2.0])
+    r = y.reshape(-1)
+    r += x[0] ** 2
+    return np.sum(y * y * CW) + np.sum(r * np.arange(1.0, 7.0))
+
+
+def lay_T_minus_mean_ravel_write(x):
+    A = _A(x)
+    y = A.T - A.T.mean(axis=0)
+    r = y.ravel()
+    r[2] = 3.0 * x[1]
+    return np.sum(y * y * CW)
+
+
+def lay_T_times_column_setitem(x):
+    y = _A(x).T * np.array([[1.0], [2.0], [3.0]])
+    r = y.reshape(6)
+    r[1:3] = x[4:] ** 2
+    return np.sum(y * CW) + np.sum(r * r)
+
+
+def lay_T_plus_scalar_fill(x):
+    y = _A(x).T + 0.5
+    y.reshape(-1)[::2] = x[:3] * 2.0
+    return np.sum(y * y * CW)
+
+
+def lay_sort_T_ravel(x):
+    y = np.sort(_A(x).T, axis=0)
+    r = y.ravel()
+    r[1] = 3.0 * x[1]
+    return np.sum(y * y * CW) + np.sum(r * np.arange(1.0, 7.0))
+
+
+def lay_astype_C(x):
+    y = _A(x).T.astype(float, order="C")
+    r = y.reshape(-1)
+    r += x[0] ** 2
+    return np.sum(y * y * CW)
+
+
+def lay_astype_F_ravel(x):
+    y = _A(x).astype(float, order="F")
+    r = y.ravel()
+    r[0] = x[5] * 4.0
+    return np.sum(y * y * W)
+
+
+def lay_zeros_like_T(x):
+    y = np.zeros_like(_A(x).T) + _A(x).T
+    r = y.ravel()
+    r[1] = 3.0 * x[1]
+    return np.sum(y * y * CW)
+
+
+def lay_read_only(x):
+    y = _A(x).T + np.array([1.0, 2.0])
+    return np.sum(y.reshape(-1) * np.arange(6.0)) + np.sum(y.ravel() ** 2)
+
+
+LAYOUT = [lay_T_plus_row_reshape, lay_T_minus_mean_ravel_write, lay_T_times_column_setitem, lay_T_plus_scalar_fill,
+          lay_sort_T_ravel, lay_astype_C, lay_astype_F_ravel, lay_zeros_like_T, lay_read_only]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("f", LAYOUT, ids=lambda f: f.__name__)
+def test_tangent_layout(f, mode):
+    _check(f, X6, mode)
+
+
+@pytest.mark.parametrize("f", LAYOUT, ids=lambda f: f.__name__)
+def test_tangent_layout_jvp_directions(f):
+    for v in (np.linspace(-1.0, 1.0, 6), np.eye(6)[2]):
+        got = mc.jvp(f, (X6.copy(),), (v,))[1]
+        assert got == pytest.approx(_fd(f, X6) @ v, rel=1e-6, abs=1e-6)
+
+
+def strided_ravel_write(X):
+    r = X.ravel()
+    r[0] = 3.0 * r[1]
+    return np.sum(X ** 2)
+
+
+def strided_reshape_iadd(X):
+    r = X.reshape(-1)
+    r += 1.5 * X[0, 0]
+    return np.sum(X * X * W)
+
+
+@pytest.mark.parametrize("f", [strided_ravel_write, strided_reshape_iadd], ids=lambda f: f.__name__)
+def test_strided_argument_jvp(f):
+    """A strided argument (rows 0 and 2 of a 4 x 3 array): X.ravel() is a copy, so must its tangent's be."""
+    big = np.repeat(_A(X6), 2, axis=0)
+    for v in (np.eye(6)[1].reshape(2, 3), np.linspace(-1.0, 1.0, 6).reshape(2, 3)):
+        fd = (f(np.repeat(_A(X6) + 1e-6 * v, 2, axis=0)[::2]) - f(np.repeat(_A(X6) - 1e-6 * v, 2, axis=0)[::2])) / 2e-6
+        got = mc.jvp(f, (big.copy()[::2],), (v,))[1]
+        assert got == pytest.approx(fd, rel=1e-6, abs=1e-6)
