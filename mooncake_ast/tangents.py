@@ -571,6 +571,24 @@ def laid_out_like(p: np.ndarray, t: Any) -> np.ndarray:
     the primal (`A.ravel()`, `A.reshape(-1)`) are then views of the tangent too, or copies of both.  A tangent
     laid out otherwise was copied by the view that shared the primal's memory, and writes through it were lost
     (jvp 6.94 for 10.54)."""
-    out = np.empty_like(p, dtype=p.dtype)
+    out = _strided_like(p) if not (p.flags.c_contiguous or p.flags.f_contiguous) else None
+    if out is None:
+        out = np.empty_like(p, dtype=p.dtype)
     out[...] = t
     return out
+
+
+def _strided_like(p: np.ndarray) -> Any:
+    """New storage with p's very strides, for p neither C- nor Fortran-contiguous (`big[::2]`): `p.ravel()` is a
+    copy, and the tangent's must be one too (np.empty_like would lay it out contiguously, its ravel a view).  None
+    for strides it cannot copy safely (negative, not whole items, or overlapping entries)."""
+    size = p.dtype.itemsize
+    if p.size == 0 or any(s <= 0 or s % size for s in p.strides):
+        return None
+    reach = size
+    for n, s in sorted(zip(p.shape, p.strides), key=lambda a: a[1]):
+        if n > 1 and s < reach:
+            return None  # (entries overlap)
+        reach = s * n if n > 1 else reach
+    buf = np.empty(sum((n - 1) * s for n, s in zip(p.shape, p.strides)) // size + 1, dtype=p.dtype)
+    return np.lib.stride_tricks.as_strided(buf, p.shape, p.strides)

@@ -946,7 +946,6 @@ def test_tangent_layout_reverse(f):
     np.testing.assert_allclose(mc.grad(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason=_LAYOUT)
 @pytest.mark.parametrize("f", _LAYOUT_FAMILY, ids=lambda f: f.__name__)
 def test_tangent_layout_forward(f):
     np.testing.assert_allclose(mc.jacfwd(f)(X6.copy()), _fd1(f, X6), rtol=1e-6, atol=1e-6)
@@ -1026,8 +1025,7 @@ def kw_dtype_mean_method(x):
 
 
 @pytest.mark.parametrize("mode", ["grad", "jacfwd"])
-@pytest.mark.parametrize("f", [pytest.param(f, marks=pytest.mark.xfail(strict=True, raises=TypeError,
-                                                                        reason=_POSITIONAL_DTYPE))
+@pytest.mark.parametrize("f", [f
                                for f in (pos_dtype_sum, pos_dtype_mean_method, pos_dtype_cumsum_method, pos_kind_sort,
                                          pos_axes_cross, pos_keepdims_sum_method, pos_keepdims_max_method)]
                          + [kw_dtype_mean_method], ids=lambda f: f.__name__)
@@ -1118,10 +1116,7 @@ def dict_setitem_int_float_keys(x):
     return d[1] * x[2]
 
 
-_EK = pytest.mark.xfail(strict=True, reason=_EQUAL_KEYS)
-
-
-@pytest.mark.parametrize("f", [pytest.param(dict_int_float_keys, marks=_EK), pytest.param(dict_true_float_keys, marks=_EK),
+@pytest.mark.parametrize("f", [dict_int_float_keys, dict_true_float_keys,
                                dict_setitem_int_float_keys], ids=lambda f: f.__name__)
 def test_dict_display_equal_keys_reverse(f):
     x = np.array([0.3, -0.7, 1.1, 0.45])

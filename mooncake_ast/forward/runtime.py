@@ -23,6 +23,7 @@ from ..arrays import is_other_array, mutable_in_place
 from ..errors import MissingRuleError, MooncakeError, SourceUnavailableError
 from ..library_errors import in_library, runs_plainly
 from ..rules import eager, registry
+from ..rules.numpy_order import laid_out_as
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..tangents import (FunctionTangent, MethodTangent, MutableTangent, NoTangent, is_mutable, storage, zero_tangent,
                         zero_tangent_sharing)
@@ -67,6 +68,7 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
                 if rule.mutates and not rule.zero:
                     _refuse_untracked_write(f, owner, dself, dargs)
                 y, dy = eager.run_template(rule, _unbound(f), (owner, *args), (dself, *dargs), kwargs, dkwargs)
+                dy = laid_out_as(y, (owner, *args, *kwargs.values()), (dself, *dargs, *dkwargs.values()), dy)
             else:
                 if rule.mutates and args and not rule.zero and 0 in rule.mutates:
                     _refuse_untracked_write(f, args[0], dargs[0], dargs[1:])
@@ -74,7 +76,8 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
                 if rule.mutates and args:
                     dy = _conform_result(args[0], args, dargs, dy)
                 else:
-                    dy = _conform_result(y, args, dargs, dy)
+                    dy = laid_out_as(y, (*args, *kwargs.values()), (*dargs, *dkwargs.values()),
+                                     _conform_result(y, args, dargs, dy))
             if dy is NoTangent and f is ops.sequence:
                 # what a for loop iterates, dispatched (forward code differentiated again): its tangent is iterated in
                 # step with it (`zip(seq, dseq)`), so one zero per item, as the loop's own template gives (an
@@ -228,7 +231,8 @@ def conform(y: Any, x: Any, dx: Any) -> Any:
         out[...] = dx
         return out
     d = np.asarray(dx)
-    out = np.empty(y.shape, dtype=np.result_type(y.dtype, d.dtype) if d.dtype.kind in "fc" else y.dtype)
+    # (laid out as y, C or Fortran order: `y.reshape(-1)` is then a view, or a copy, for both -- rules/numpy_order)
+    out = np.empty_like(y, dtype=np.result_type(y.dtype, d.dtype) if d.dtype.kind in "fc" else y.dtype, subok=False)
     out[...] = d
     return out
 

@@ -106,3 +106,17 @@ def _key_in(key: Any, items: dict) -> bool:
         return key in items
     except TypeError:
         return False
+
+
+def distinct_constant_keys(keys: list) -> bool:
+    """Are these constant keys of a display all different keys to Python?  A dict tells keys apart by hash and
+    equality (after identity), not by type or spelling: 1, 1.0 and True are one key, so are 0.0 and -0.0, and the
+    display keeps the first key with the last value.  False also where a key is unhashable or NaN (whether two
+    NaNs are one key depends on their identity, which the generated code need not keep): the caller then
+    decides when the code runs."""
+    try:
+        if any(k != k for k in keys):
+            return False
+        return len(set(keys)) == len(keys)
+    except Exception:  # (unhashable, or an __eq__ / __hash__ that raises: leave it to run time)
+        return False

@@ -79,7 +79,7 @@ def display_value_adjoint(g: Any, keys: tuple, k: int) -> Any:
     """The adjoint of the k-th value of a dict display `{k0: v0, k1: v1, ...}`: its key's slot of g, unless a later
     pair has an equal key (the dict keeps the last value for it: this one reached nothing)."""
     key = keys[k]
-    if any(other == key for other in keys[k + 1:]):
+    if any(other is key or other == key for other in keys[k + 1:]):
         return NoTangent
     return item_of(g, key)
 

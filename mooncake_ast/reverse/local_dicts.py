@@ -36,6 +36,7 @@ import operator
 from typing import TYPE_CHECKING, Any, Optional
 
 from .. import ops
+from ..ir.fold_dicts import distinct_constant_keys
 from ..ir.nodes import Call, Const, Function, Param, Value
 from ..ir.types import BOOL, FLOAT, INT, UNKNOWN, Dct, Lst, Tup
 from . import local_lists
@@ -411,7 +412,7 @@ def reverse(rt: "ReverseTransform", s: Call) -> None:
     if role == MAKE:
         pairs = [(s.args[i], s.args[i + 1]) for i in reversed(range(0, len(s.args), 2))]
         keys = [k.value if isinstance(k, Const) else k for k, _ in pairs]
-        distinct = all(isinstance(k, Const) for k, _ in pairs) and len(set(map(repr, keys))) == len(keys)
+        distinct = all(isinstance(k, Const) for k, _ in pairs) and distinct_constant_keys(keys)
         for k, v in pairs:
             _undo_write(rt, d, k, v, reset=not distinct)
         rt.take_adj(s)

@@ -7,6 +7,7 @@ its tangent as storage when it is mutable (`stored`), so later writes through it
 from __future__ import annotations
 
 from .. import ops
+from ..ir.fold_dicts import distinct_constant_keys
 from ..frontend import stmt_ops
 from ..tangents import NoTangent
 from .builtin_iteration import _A, _tangents
@@ -70,7 +71,7 @@ def _display_value(t, g, kv, i):
     one): a key that is no constant, or a constant given twice, asks when the code runs."""
     keys = kv[0::2]
     known = getattr(t, "is_const", lambda k: True)  # (run time, EagerReverse: every key is known)
-    if all(known(k) for k in keys) and len({repr(t.value(k)) for k in keys}) == len(keys):
+    if all(known(k) for k in keys) and distinct_constant_keys([t.value(k) for k in keys]):
         return t.call(_A().item_of, g, kv[i - 1])
     from ..reverse import list_adjoints
 

@@ -18,6 +18,7 @@ from .numpy_order import reshape_adjoint as order_reshape_adjoint, reshape_tange
 from .numpy_products import dot_adjoint_a, dot_adjoint_b
 from .strong_zeros import vector_product_adjoints
 from .numpy_shapes import diagonal_adjoint, repeat_adjoint, swapaxes_adjoint, take_adjoint, trace_adjoint, transpose_adjoint
+from .reduction_dtypes import guard_integer_dtypes
 from .registry import all_rules, defcomplex, defmethod, defvjp_method, defzero, lookup
 
 
@@ -189,6 +190,10 @@ def _as_method(name, fn):
         if r.complex_ok:
             defcomplex((nd, name))
 
+
+# (an integer dtype makes a reduction a step function: zero derivative, not the truncated tangent; the methods below
+# take the functions' rules, guarded first)
+guard_integer_dtypes(np.sum, np.mean, np.prod, np.var, np.std, np.cumsum, np.cumprod, np.trace, (nd, "trace"))
 
 for _name, _fn in (("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min), ("prod", np.prod),
                    ("var", np.var), ("std", np.std), ("cumsum", np.cumsum), ("cumprod", np.cumprod)):

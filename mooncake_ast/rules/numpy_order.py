@@ -94,3 +94,28 @@ def reshape_adjoint(x, g, order="C"):
     if _no_adjoint(g):
         return NoTangent
     return np.reshape(g, np.shape(x), order=resolved(x, order))
+
+
+def laid_out_as(y, operands, tangents, dy):
+    """The tangent of a call's result y, laid out as y where y is a new array (forward code run when the code runs).
+
+    A maybe-view function (reshape, ravel, astype(copy=False), asarray) is a view or a copy by the layout of its
+    operand, and a write through its result reaches the operand only when it is a view: the tangent must be a view
+    or a copy in the same way, which it is only if it has the primal's layout.  So a new array (sharing no memory
+    with the call's operands) gets a tangent that shares none with theirs and has its strides: `A.T + row` (C
+    order) whose tangent dA.T + 0 is Fortran-ordered, `np.sort(A.T)` (Fortran order, tangent C order), and
+    `X.ravel()` of a strided argument (a copy, while the contiguous tangent ravels to a view).  The usual result
+    (same strides, a tangent of its own) returns at the first test."""
+    if type(y) is not np.ndarray or type(dy) is not np.ndarray or dy.strides == y.strides and (
+            dy.flags.owndata or not y.flags.owndata):
+        return dy
+    if dy.shape != y.shape or dy.dtype.itemsize != y.dtype.itemsize:
+        return dy
+    for a in operands:
+        if isinstance(a, np.ndarray) and np.may_share_memory(y, a):
+            return dy  # (a view of an operand: its tangent is the same view of the operand's, as the rule made it)
+    if dy.strides == y.strides and not any(isinstance(d, np.ndarray) and np.may_share_memory(dy, d) for d in tangents):
+        return dy
+    out = np.empty_like(y, dtype=dy.dtype)
+    out[...] = dy
+    return out

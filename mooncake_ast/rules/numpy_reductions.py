@@ -93,8 +93,13 @@ def extremum_initial_adjoint(x, y, g, axis, keepdims, where=True):
     return float(np.sum(np.where(_initial_won(x, y, axis, keepdims, where), g, 0.0)))
 
 
+# dtype: a float one changes nothing, an integer one makes the product a step (rules/reduction_dtypes.py zeroes it);
+# out=: handled once for every rule (rules/eager.py), as for np.max
+_PROD_KNOWN = ("dtype", "out")
+
+
 def _prod_jvp(t, y, x, axis, keepdims, k):
-    _refuse_unknown("np.prod", k, ())
+    _refuse_unknown("np.prod", k, _PROD_KNOWN)
     return t.call(prod_tangent, x, t.d(x), axis, keepdims) if t.d(x) is not None else None
 
 
@@ -301,7 +306,7 @@ for _alias in (np.amax, np.amin):  # (np.max / np.min under their old names: the
            + _kw_adjoint(t, k, "initial",
                          lambda: t.call(extremum_initial_adjoint, x, y, g, axis, keepdims, *_where(k))))
 defvjp(np.cumsum, lambda t, g, y, x, axis=None, **k: (t.call(cumsum_adjoint, x, g, axis),))
-defvjp(np.prod, lambda t, g, y, x, axis=None, keepdims=False, **k: _refuse_unknown("np.prod", k, ()) or (t.call(prod_adjoint, x, g, axis, keepdims),))
+defvjp(np.prod, lambda t, g, y, x, axis=None, keepdims=False, **k: _refuse_unknown("np.prod", k, _PROD_KNOWN) or (t.call(prod_adjoint, x, g, axis, keepdims),))
 defvjp(np.var, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(var_adjoint, x, g, axis, ddof, keepdims),))
 defvjp(np.std, lambda t, g, y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False: (t.call(std_adjoint, x, y, g, axis, ddof, keepdims),))
 
