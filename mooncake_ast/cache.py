@@ -527,8 +527,11 @@ def _touch(d: _Dir, name: str) -> None:
 
 
 def _remember_lines(path: str, text: str, st: os.stat_result) -> None:
-    """Tracebacks show the text that was checked and executed (until the file changes)."""
-    linecache.cache[path] = (st.st_size, st.st_mtime, text.splitlines(True), path)
+    """Tracebacks show, and a derivative of the module reads, the text that was checked and executed, for as long
+    as the module lives: with no modification time, linecache.checkcache keeps the lines when the file is removed
+    (the size cap evicts it, another process prunes it) or replaced; a derivative of a derivative read the file
+    again and found nothing."""
+    linecache.cache[path] = (st.st_size, None, text.splitlines(True), path)
 
 
 def source_path(module: types.ModuleType) -> Optional[str]:

@@ -177,7 +177,7 @@ SECOND = sum([
     _s("zip_of_zip", X4),
     _s("next_then_for", X4),
     _s("iter_list_of_arrays", X6),
-    _s("item_only", X4, [_ITEM]), _s("partial_of_x", X4, [_PARTIAL]), _s("nt_replace", X4, [_REPLACE]),
+    _s("item_only", X4, []), _s("partial_of_x", X4, [_PARTIAL]), _s("nt_replace", X4, []),
     _s("filter_loop", X6, apis=("hessian",)), _s("quad_args", np.array([0.7, 0.3]), [_QUAD],
                                                             apis=("hessian",)),
     _s("sparse_from_x", X4, [_COO], apis=("hessian",)), _s("metaclass_layer", X4, [_META], apis=("hessian",)),
