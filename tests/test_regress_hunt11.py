@@ -1072,11 +1072,10 @@ def _hess_fd(f, x):
     return np.stack([(mc.grad(f)(x + 1e-5 * e) - mc.grad(f)(x - 1e-5 * e)) / 2e-5 for e in np.eye(x.size)])
 
 
-_VM = pytest.mark.xfail(strict=True, reason=_VIEW_METHOD_SECOND)
 
 
-@pytest.mark.parametrize("f, x", [pytest.param(view_method_write, X6[:3], marks=_VM),
-                                  pytest.param(view_method_iadd_2d, X6, marks=_VM),
+@pytest.mark.parametrize("f, x", [pytest.param(view_method_write, X6[:3]),
+                                  pytest.param(view_method_iadd_2d, X6),
                                   pytest.param(slice_view_write, X6[:3])], ids=["view_write", "view_iadd_2d", "slice"])
 @pytest.mark.parametrize("how", ["hessian", "jacrev_grad", "jvp_grad"])
 def test_second_order_through_view_method(f, x, how):

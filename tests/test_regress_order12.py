@@ -1,0 +1,177 @@
+"""order12: second orders that were silently zero or refused on 83a8d43, each checked against central finite
+differences of mc.grad, in both modes of the outer transformation (reverse: hessian / mc.jacrev of a gradient /
+mc.grad of a jvp; forward: mc.jacfwd / mc.jvp of a gradient).
+
+* A buffer made with no tangent (`np.zeros(3)`), viewed (`w = out.view()`, `.T`, reshape, ravel, swapaxes, `[...]`,
+  `.astype(float, copy=False)`), written through the view and read through the buffer: the nested derivative of the
+  first-order code's `out.view()` took the all-zero tangent storage for a constant and gave the view a fresh zero
+  tangent, so the write never reached the buffer's tangent: every second order was 0 (rules/nested_array_methods.py,
+  _MAY_ALIAS; `.view()` of a differentiated float array is now linear there, not refused).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+
+STEP = 1e-5
+W6 = np.arange(1.0, 7.0).reshape(2, 3)
+
+
+def fd_jac(g, x, h=STEP):
+    cols = [(np.asarray(g(x + h * e), dtype=float) - np.asarray(g(x - h * e), dtype=float)) / (2 * h)
+            for e in np.eye(x.size)]
+    return np.stack(cols, axis=-1)
+
+
+def second_orders(f, x, how):
+    """The Hessian of f at x by `how`, and its reference: central differences of mc.grad(f)."""
+    ref = fd_jac(lambda y: mc.grad(f)(y.copy()), x)
+    if how == "hessian":
+        got = mc.hessian(f)(x.copy())
+    elif how == "jacfwd_grad":
+        got = mc.jacfwd(mc.grad(f))(x.copy())
+    elif how == "jacrev_grad":
+        got = mc.jacrev(mc.grad(f))(x.copy())
+    elif how == "jvp_grad":
+        got = np.stack([mc.jvp(mc.grad(f), (x.copy(),), (e,))[1] for e in np.eye(x.size)], -1)
+    elif how == "grad_jvp":
+        got = np.stack([mc.grad(lambda y, e=e: mc.jvp(f, (y,), (e,))[1])(x.copy()) for e in np.eye(x.size)], -1)
+    else:
+        raise ValueError(how)
+    return got, ref
+
+
+HOWS = ["hessian", "jacfwd_grad", "jacrev_grad", "jvp_grad", "grad_jvp"]
+X6 = np.array([0.3, -0.7, 1.1, 0.45, -0.15, 0.85])
+
+
+def check(f, x, how):
+    got, ref = second_orders(f, x, how)
+    assert np.any(np.abs(ref) > 1e-3), "the reference must not be zero"
+    np.testing.assert_allclose(np.asarray(got, dtype=float), ref, rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------- writes through views of a zero-made buffer
+def view_item_write(x):
+    out = np.zeros(6)
+    w = out.view()
+    w[1] = x[1] ** 2 * x[4]
+    return np.sum(out * out) + out[1] * x[0]
+
+
+def view_iadd_2d(x):
+    out = np.zeros((2, 3))
+    w = out.view()
+    w += x.reshape(2, 3) ** 2
+    return np.sum(out * out * W6)
+
+
+def view_dtype_write(x):
+    out = np.zeros((2, 3))
+    w = out.view(np.float64)
+    w[1] = x[3:] * x[:3]
+    return np.sum(out ** 2 * W6)
+
+
+def view_of_view_write(x):
+    out = np.zeros(6)
+    w = out.view().view()
+    w[:] = x ** 2
+    return np.sum(np.cos(out))
+
+
+def transpose_attr_write(x):
+    out = np.zeros((2, 3))
+    w = out.T
+    w[1] = x[:2] * x[4:]
+    return np.sum(out * out * W6)
+
+
+def reshape_write(x):
+    out = np.zeros(6)
+    w = out.reshape(2, 3)
+    w[0] = x[3:] ** 2
+    w[1, 1] = x[0] * x[5]
+    return np.sum(out ** 2) + out[4] * x[2]
+
+
+def ravel_write(x):
+    out = np.zeros((2, 3))
+    r = out.ravel()
+    r[::2] = x[:3] * x[3:]
+    return np.sum(out * out * W6)
+
+
+def swapaxes_write(x):
+    out = np.zeros((2, 3))
+    s = out.swapaxes(0, 1)
+    s[:, 0] = x[:3] ** 2
+    return np.sum(out * out * W6)
+
+
+def ellipsis_write(x):
+    out = np.zeros((2, 3))
+    e = out[...]
+    e[1] = x[:3] * x[3:]
+    return np.sum(out ** 2 * W6)
+
+
+def transpose_method_iadd(x):
+    out = np.zeros((2, 3))
+    t = out.transpose()
+    t += (x.reshape(2, 3) ** 2).T
+    return np.sum(out * out * W6)
+
+
+def astype_nocopy_write(x):
+    out = np.zeros(6)
+    w = out.astype(float, copy=False)
+    w[1:4] = x[1:4] ** 3
+    return np.sum(out * out)
+
+
+def view_in_loop(x):
+    out = np.zeros(6)
+    for i in range(3):
+        w = out.view()
+        w[2 * i] = x[i] * x[i + 3]
+    return np.sum(out ** 2)
+
+
+def zeros_like_view(x):
+    out = np.zeros_like(x)
+    w = out.view()
+    w[:3] = x[3:] ** 2
+    return np.sum(out * out * x)
+
+
+VIEW_FAMILY = [view_item_write, view_iadd_2d, view_dtype_write, view_of_view_write,
+               transpose_attr_write, reshape_write, ravel_write, swapaxes_write, ellipsis_write,
+               transpose_method_iadd, astype_nocopy_write, view_in_loop, zeros_like_view]
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", VIEW_FAMILY, ids=lambda f: f.__name__)
+def test_second_order_through_view_of_zero_buffer(f, how):
+    check(f, X6, how)
+
+
+@pytest.mark.parametrize("f", VIEW_FAMILY, ids=lambda f: f.__name__)
+def test_first_order_through_view_of_zero_buffer(f):
+    ref = fd_jac(lambda y: f(y.copy()), X6)
+    np.testing.assert_allclose(mc.grad(f)(X6.copy()), ref, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(mc.jacfwd(f)(X6.copy()), ref, rtol=1e-6, atol=1e-6)
+
+
+def view_of_differentiated(x):
+    y = x * 1.0
+    w = y.view()
+    w[0] = x[1] ** 2
+    return np.sum(y * y)
+
+
+def test_view_of_differentiated_array_second_order():
+    for how in HOWS:
+        check(view_of_differentiated, X6, how)
