@@ -175,3 +175,98 @@ def view_of_differentiated(x):
 def test_view_of_differentiated_array_second_order():
     for how in HOWS:
         check(view_of_differentiated, X6, how)
+
+
+# ---------------------------------------------------------------- array methods and attributes refused at second order
+# `.tolist()`, `.conj()` / `.conjugate()` (linear), `.real` / `.imag` of complex arrays and Python numbers (the part of
+# the tangent), argmax / argmin / argsort / searchsorted with axis= (a zero derivative whatever the array's tangent):
+# rules/nested_helpers.py (LINEAR_METHODS, ZERO_DERIVATIVE_METHODS, attr_part, attr_number_part).
+def tolist_items(x):
+    L = x.tolist()
+    return L[1] * L[1] * L[4] + np.sin(L[0]) * L[5]
+
+
+def tolist_to_array(x):
+    y = np.array((x * x).tolist())
+    return np.sum(y * np.cos(x))
+
+
+def tolist_2d_loop(x):
+    total = 0.0
+    for row in (x.reshape(2, 3) ** 2).tolist():
+        total = total + row[0] * row[2] - row[1] ** 3
+    return total
+
+
+def complex_number_parts(x):
+    c = complex(x[1], x[2]) * complex(x[0], -x[3])
+    return np.sin(c.real) * c.imag + c.real ** 2 * x[5]
+
+
+def complex_loop_product(x):
+    p = complex(1.0, 0.0)
+    for i in range(3):
+        p = p * complex(x[i], x[i + 3])
+    return p.real ** 2 + p.imag * x[0]
+
+
+def complex_array_parts(x):
+    z = x[:3] + 1j * x[3:]
+    p = z ** 3 - 2.0 * z * z[::-1]
+    return np.sum(p.real ** 2) + np.sum(np.sin(p.imag))
+
+
+def exp_parts(x):
+    z = np.exp(1j * x) * x
+    return np.sum(z.real * z.imag) + np.sum(z.real ** 3)
+
+
+def conj_method(x):
+    z = np.exp(1j * x) * (1.0 + x)
+    return np.sum((z * z.conj()).real) + np.sum((z.conjugate() ** 2).imag)
+
+
+def conj_real_array(x):
+    y = x ** 2
+    return np.sum(y.conj() * x) + np.sum(y.conjugate() ** 2)
+
+
+def argmax_axis_index(x):
+    A = (x * np.array([1.0, -2.0, 0.5, 3.0, -1.0, 2.0])).reshape(2, 3)
+    i = A.argmax(axis=1)
+    return np.sum(A[np.arange(2), i] ** 3) + np.sum(A ** 2)
+
+
+def argmin_axis0(x):
+    A = (x * np.array([1.0, -2.0, 0.5, 3.0, -1.0, 2.0])).reshape(3, 2)
+    j = A.argmin(axis=0)
+    return np.sum(A[j, np.arange(2)] ** 3 * np.array([1.0, -0.5])) + np.sum(A ** 2 * x[0])
+
+
+def argsort_take(x):
+    y = x ** 3 - x
+    order = y.argsort()
+    return np.sum(y[order] * np.arange(1.0, 7.0)) + y[order[0]] ** 2
+
+
+def argsort_axis(x):
+    A = np.sin(x).reshape(2, 3)
+    idx = A.argsort(axis=1)
+    return np.sum(np.take_along_axis(A, idx, 1) ** 2 * W6)
+
+
+def searchsorted_bins(x):
+    y = np.cumsum(x ** 2)
+    k = y.searchsorted(0.5)
+    return y[k] ** 2 + np.sum(y * x)
+
+
+METHOD_FAMILY = [tolist_items, tolist_to_array, tolist_2d_loop, complex_number_parts, complex_loop_product,
+                 complex_array_parts, exp_parts, conj_method, conj_real_array, argmax_axis_index, argmin_axis0,
+                 argsort_take, argsort_axis, searchsorted_bins]
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", METHOD_FAMILY, ids=lambda f: f.__name__)
+def test_second_order_array_methods_and_parts(f, how):
+    check(f, X6, how)

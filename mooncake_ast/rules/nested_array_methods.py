@@ -22,8 +22,8 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
     da = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
     n = len(args)
     aliasing = name in _MAY_ALIAS and not (da is NoTangent or da is None)  # (the tangent storage must be shared)
-    if (api._zero(da) and all(api._zero(d) for d in dargs) and name != "copy" and name not in nh.LINEAR_METHODS
-            and not aliasing):
+    zero = api._zero(da) and all(api._zero(d) for d in dargs) and name != "copy" and name not in nh.LINEAR_METHODS
+    if (zero and not aliasing) or name in nh.ZERO_DERIVATIVE_METHODS:
         # a zero tangent; the value still depends on the array and the arguments (reverse mode's method rules)
         plan = api._Plan(nh.zero_method_fwd, (a, name, tuple(args), kwargs),
                          lambda b: (MethodAdjoint(b[0]), tuple(api._expand(b[2], n)), (NoTangent,) * n),
