@@ -111,6 +111,12 @@ def dict_values_fwd(d, td):
     return d.values(), [td[k] for k in d]
 
 
+def copy_fwd(c, tc):
+    """`xs.copy()` / `d.copy()`: a new list or dict holding the same items, its tangent the tangent's copy (the items'
+    tangents shared, as the items are)."""
+    return c.copy(), tc.copy()
+
+
 def dict_update_fwd(d, other, td, tother):
     for k in other:
         d[k] = other[k]
@@ -275,6 +281,9 @@ def list_method_call(name: str, xs: Any, args: tuple, dxs: list, dargs: tuple, d
         order = tuple(sorted(range(len(xs)), key=xs.__getitem__))
         return (sort_fwd, (xs, dxs, order), lambda b: (MethodAdjoint(b[0]), (), ()),
                 lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf), NoTangent))
+    if name == "copy" and n == 0:
+        return (copy_fwd, (xs, dxs), lambda b: (MethodAdjoint(b[0]), (), ()),
+                lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf)))
     if name in ("reverse", "clear") and n == 0:
         return (reverse_fwd if name == "reverse" else clear_fwd, (xs, dxs), lambda b: (MethodAdjoint(b[0]), (), ()),
                 lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf)))
@@ -297,6 +306,9 @@ def dict_method_call(name: str, d: dict, args: tuple, dd: dict, dargs: tuple, de
     """As list_method_call, for `d.name(*args)` of a dict d with tangent dict dd: items and values, get, setdefault,
     pop (a key and perhaps a default); else None (update: dict_update_call)."""
     n = len(args)
+    if name == "copy" and n == 0 and type(d) is type(dd):
+        return (copy_fwd, (d, dd), lambda b: (MethodAdjoint(b[0]), (), ()),
+                lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf)))
     if name in ("items", "values") and n == 0:
         return (dict_items_fwd if name == "items" else dict_values_fwd, (d, dd), lambda b: (MethodAdjoint(b[0]), (), ()),
                 lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf)))
