@@ -616,11 +616,9 @@ def so_deque_item(x):
 _SECOND_ORDER_REFUSALS = {
     so_tolist: "",  # (lifted: order12)
     so_complex_real: "",  # (lifted: order12)
-    so_copy_copy: "NestingError 'the forward derivative of copy comes from a hand-written rule, which has no "
-                  "derivative of its own' (copy.copy(x)[1]; np.copy works since nested_third)",
+    so_copy_copy: "",  # (lifted: order12)
     so_star_list: "NestingError 'unpacking an array into a call (`f(*arr)`) is not supported nested' ([*x][1])",
-    so_list_copy: "NestingError 'the list method .copy() of a differentiated list inside generated code is not "
-                  "supported' (also dict.copy())",
+    so_list_copy: "",  # (lifted: order12)
     so_deepcopy_object: "NestingError 'the forward derivative of deepcopy comes from a hand-written rule, which has "
                         "no derivative of its own' (copy.deepcopy of a user object)",
     so_itemgetter: "NestingError 'the forward derivative of itemgetter comes from a hand-written rule ...' "

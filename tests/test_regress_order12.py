@@ -270,3 +270,113 @@ METHOD_FAMILY = [tolist_items, tolist_to_array, tolist_2d_loop, complex_number_p
 @pytest.mark.parametrize("f", METHOD_FAMILY, ids=lambda f: f.__name__)
 def test_second_order_array_methods_and_parts(f, how):
     check(f, X6, how)
+
+
+# ---------------------------------------------------------------- copies at second order
+# list.copy() / dict.copy() (rules/nested_containers.copy_fwd), copy.copy and copy.deepcopy of arrays, numbers and
+# flat containers (plain models: rules/nested_copies.py).
+def list_copy_numbers(x):
+    L = [x[0], x[1] * 2.0, np.sin(x[2])]
+    M = L.copy()
+    M[0] = x[3]
+    L[1] = M[0] * M[1]
+    return sum(v * v for v in L) + M[2] * x[5]
+
+
+def list_copy_arrays(x):
+    L = [x[:3] * 2.0, x[3:] ** 2]
+    M = L.copy()
+    M.append(L[0] * L[1])
+    M[0] = M[0] * x[1]
+    return sum(np.sum(v * v) for v in M) + np.sum(L[0] ** 3)
+
+
+def dict_copy(x):
+    d = {"a": x[0] * x[1], "b": x[2:4] ** 2}
+    e = d.copy()
+    e["a"] = e["a"] * x[5]
+    d["b"] = d["b"] * e["a"]
+    return d["a"] ** 2 + np.sum(e["b"] * d["b"]) + e["a"]
+
+
+def copy_copy_array(x):
+    import copy
+    y = copy.copy(x ** 2)
+    y[0] = y[1] * x[2]
+    return np.sum(y * y) + np.sum(x ** 2 * y)
+
+
+def copy_copy_list(x):
+    import copy
+    L = [x[0], x[1] ** 2, x[2:4]]
+    M = copy.copy(L)
+    M[0] = M[1] * x[5]
+    return M[0] ** 2 + np.sum(M[2] ** 3) + L[0] * M[1]
+
+
+def copy_copy_number(x):
+    import copy
+    c = copy.copy(x[1] * x[2])
+    return np.sin(c) * x[0] + c ** 2
+
+
+def copy_copy_2d(x):
+    import copy
+    A = copy.copy(x.reshape(2, 3).T)
+    r = A.reshape(-1)
+    r += x[0] ** 2
+    return np.sum(A * W6.T * A)
+
+
+def deepcopy_list(x):
+    import copy
+    L = [x[:3] ** 2, x[3]]
+    M = copy.deepcopy(L)
+    M[0][1] = M[1] * x[0]
+    return np.sum(M[0] ** 2) + np.sum(L[0] * M[0])
+
+
+def deepcopy_dict(x):
+    import copy
+    d = {"w": x[:3] * x[3:], "s": x[0] ** 2}
+    e = copy.deepcopy(d)
+    e["w"] *= e["s"]
+    return np.sum(e["w"] ** 2) + np.sum(d["w"] * e["w"])
+
+
+def deepcopy_tuple_array(x):
+    import copy
+    t = copy.deepcopy((x[:3] ** 2, x[4] * x[5]))
+    a = copy.deepcopy(x * x)
+    a[2] = t[1]
+    return np.sum(t[0] * a[:3]) + np.sum(a ** 2)
+
+
+COPY_FAMILY = [list_copy_numbers, list_copy_arrays, dict_copy, copy_copy_array, copy_copy_list, copy_copy_number,
+               copy_copy_2d, deepcopy_list, deepcopy_dict, deepcopy_tuple_array]
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", COPY_FAMILY, ids=lambda f: f.__name__)
+def test_second_order_copies(f, how):
+    check(f, X6, how)
+
+
+@pytest.mark.parametrize("f", COPY_FAMILY, ids=lambda f: f.__name__)
+def test_first_order_copies(f):
+    ref = fd_jac(lambda y: f(y.copy()), X6)
+    np.testing.assert_allclose(mc.grad(f)(X6.copy()), ref, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(mc.jacfwd(f)(X6.copy()), ref, rtol=1e-6, atol=1e-6)
+
+
+def deepcopy_list_of_2d(x):
+    import copy
+    L = copy.deepcopy([x.reshape(2, 3).T, x[0]])
+    r = L[0].reshape(-1)
+    r += L[1] ** 2
+    return np.sum(L[0] * W6.T * L[0]) + np.sum(r ** 2)
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_second_order_deepcopy_keeps_layout(how):
+    check(deepcopy_list_of_2d, X6, how)

@@ -105,8 +105,11 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
 
         from . import nested_stats_frozen
 
+        from . import nested_copies
+
         model = nested_stats.model_for(f, args, None) or nested_draws.model_for(f, args, None) or \
-            nested_stats_frozen.maker_for(f, args, None) or itertools_models.model_for(f, args, None)
+            nested_stats_frozen.maker_for(f, args, None) or itertools_models.model_for(f, args, None) or \
+            nested_copies.model_for(f, args, None)
         if model is not None:  # (a scipy.stats density or a draw called positionally: its plain model)
             return _plan(model, NoTangent, args, dargs, None, reverse)
     if not kwargs and _nested_scalar_item.is_scalar_item(f, args):  # (`x[1].item()`: nested_scalar_item.py)
