@@ -380,3 +380,48 @@ def deepcopy_list_of_2d(x):
 @pytest.mark.parametrize("how", HOWS)
 def test_second_order_deepcopy_keeps_layout(how):
     check(deepcopy_list_of_2d, X6, how)
+
+
+# ---------------------------------------------------------------- quantiles at second order
+# quantile_tangent / quantile_adjoint (the first-order code of median, percentile, quantile) have rules of their own
+# (rules/numpy_quantiles.py): reverse over them refused "the derivative with respect to q" with q a constant.
+def percentile_axis_sq(x):
+    A = x.reshape(2, 3)
+    return np.sum(np.percentile(A, 30, axis=1) ** 2 * np.array([1.0, -2.0])) + np.sum(A ** 3) * 0.1
+
+
+def median_axis0_sq(x):
+    A = np.sin(x).reshape(2, 3)
+    return np.sum(np.median(A, axis=0) ** 3 * np.array([1.0, -2.0, 0.5]))
+
+
+def quantile_methods(x):
+    y = x * x
+    return np.quantile(y, 0.4) ** 2 + np.quantile(y, 0.75, method="nearest") * x[0]
+
+
+def nanpercentile_vector(x):
+    return np.sum(np.nanpercentile(x * np.cos(x), [20.0, 50.0, 90.0]) ** 2)
+
+
+def median_whole(x):
+    return np.median(x ** 3) * np.sum(x) + np.median(x) ** 2
+
+
+QUANTILE_FAMILY = [percentile_axis_sq, median_axis0_sq, quantile_methods, nanpercentile_vector, median_whole]
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", QUANTILE_FAMILY, ids=lambda f: f.__name__)
+def test_second_order_quantiles(f, how):
+    check(f, X6, how)
+
+
+def percentile_of_outer(x, c):
+    return np.percentile(x, c) ** 2
+
+
+def test_quantile_q_of_an_outer_derivative_refused():
+    """q constant to the inner gradient but differentiated by the outer jvp: refused, never a silent zero."""
+    with pytest.raises(mc.MooncakeError, match="respect to q"):
+        mc.jvp(lambda c: mc.grad(percentile_of_outer)(X6.copy(), c), (30.0,), (1.0,))
