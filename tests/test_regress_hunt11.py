@@ -617,7 +617,7 @@ _SECOND_ORDER_REFUSALS = {
     so_tolist: "",  # (lifted: order12)
     so_complex_real: "",  # (lifted: order12)
     so_copy_copy: "",  # (lifted: order12)
-    so_star_list: "NestingError 'unpacking an array into a call (`f(*arr)`) is not supported nested' ([*x][1])",
+    so_star_list: "",  # (lifted: order12)
     so_list_copy: "",  # (lifted: order12)
     so_deepcopy_object: "NestingError 'the forward derivative of deepcopy comes from a hand-written rule, which has "
                         "no derivative of its own' (copy.deepcopy of a user object)",

@@ -425,3 +425,44 @@ def test_quantile_q_of_an_outer_derivative_refused():
     """q constant to the inner gradient but differentiated by the outer jvp: refused, never a silent zero."""
     with pytest.raises(mc.MooncakeError, match="respect to q"):
         mc.jvp(lambda c: mc.grad(percentile_of_outer)(X6.copy(), c), (30.0,), (1.0,))
+
+
+# ---------------------------------------------------------------- unpacking an array at second order
+# `[*x]`, `f(*x)`, `(*x, c)`, `[*A]` of a matrix's rows: the tangent of forward code's concat_tangent of an array is
+# its tangent's items (rules/forward_code_rules._concat_tangent_frule / rrule), refused before.
+def star_list_items(x):
+    c = [*x]
+    return np.sin(c[1]) * c[2] + c[0] ** 2 * c[5]
+
+
+def _three(a, b, c, *rest):
+    return a * b ** 2 + np.cos(c) * len(rest)
+
+
+def star_call(x):
+    return _three(*x) + _three(*(x[::-1] ** 2))
+
+
+def star_tuple_mixed(x):
+    t = (*x[:3], x[4] * x[5], *x[3:])
+    return sum(v * v * w for v, w in zip(t, range(1, 8))) + t[3] * t[0]
+
+
+def star_rows(x):
+    rows = [*x.reshape(2, 3) ** 2]
+    return np.sum(rows[0] * rows[1]) + np.sum(rows[1] ** 3)
+
+
+STAR_FAMILY = [star_list_items, star_call, star_tuple_mixed]
+
+
+def test_second_order_unpacked_matrix_rows_refused():
+    """`[*A]` of a matrix's rows (views) stays refused at second order: a first try counted their adjoints twice."""
+    with pytest.raises(mc.MooncakeError, match="unpacking an array"):
+        mc.hessian(star_rows)(X6.copy())
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", STAR_FAMILY, ids=lambda f: f.__name__)
+def test_second_order_unpacked_arrays(f, how):
+    check(f, X6, how)
