@@ -621,8 +621,7 @@ _SECOND_ORDER_REFUSALS = {
     so_list_copy: "",  # (lifted: order12)
     so_deepcopy_object: "NestingError 'the forward derivative of deepcopy comes from a hand-written rule, which has "
                         "no derivative of its own' (copy.deepcopy of a user object)",
-    so_itemgetter: "NestingError 'the forward derivative of itemgetter comes from a hand-written rule ...' "
-                   "(operator.itemgetter(1)(L))",
+    so_itemgetter: "",  # (lifted: order12)
     so_deque_item: "NestingError 'getitem on a deque, int is not supported at this order' (collections.deque)",
     so_list_sort_key: "NestingError 'nested derivative of list.sort: keyword arguments are not supported nested' "
                       "(pairs.sort(key=..., reverse=True))",

@@ -466,3 +466,39 @@ def test_second_order_unpacked_matrix_rows_refused():
 @pytest.mark.parametrize("f", STAR_FAMILY, ids=lambda f: f.__name__)
 def test_second_order_unpacked_arrays(f, how):
     check(f, X6, how)
+
+
+# ---------------------------------------------------------------- operator.itemgetter at second order
+# The getter made from constant keys is a constant; its call reads the same keys of the container's tangent
+# (rules/nested_plans.special_plan, nested_helpers.itemgetter_fwd).
+def itemgetter_list_arrays(x):
+    import operator
+    L = [x[:2] * 1.0, x[1:3] * 2.0, x[3:] ** 2]
+    return np.sum(operator.itemgetter(1)(L) ** 3) + np.sum(operator.itemgetter(2)(L) * x[3:])
+
+
+def itemgetter_several(x):
+    import operator
+    a, c = operator.itemgetter(0, 2)([x[0] * x[1], x[2], np.sin(x[3])])
+    return a * c ** 2 + a ** 2
+
+
+def itemgetter_dict(x):
+    import operator
+    get_w = operator.itemgetter("w")
+    d = {"w": x[:3] * x[3:], "s": x[5]}
+    return np.sum(get_w(d) ** 2) * d["s"]
+
+
+def itemgetter_array(x):
+    import operator
+    return operator.itemgetter(4)(x ** 2) * x[1] + np.sum(operator.itemgetter(slice(1, 4))(np.cos(x)) ** 2)
+
+
+ITEMGETTER_FAMILY = [itemgetter_list_arrays, itemgetter_several, itemgetter_dict, itemgetter_array]
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", ITEMGETTER_FAMILY, ids=lambda f: f.__name__)
+def test_second_order_itemgetter(f, how):
+    check(f, X6, how)

@@ -390,6 +390,11 @@ def pop_fwd(xs, txs):
     return xs.pop(), txs.pop()
 
 
+def itemgetter_fwd(getter, c, tc):
+    """`operator.itemgetter(*keys)(c)` and its tangent: the same keys read from c's tangent."""
+    return getter(c), getter(tc)
+
+
 def dot_method_fwd(a, b, ta, tb):
     return a.dot(b), ta.dot(b) + a.dot(tb)
 

@@ -83,6 +83,18 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return _zero_plan(f, args)
     if _among(f, _HELPERS):
         return _helper_plan(f, args, dargs)
+    if f is operator.itemgetter and all(_api()._zero(d) for d in _api()._expand(dargs, n)):
+        return _zero_plan(f, args)  # (the getter made from constant keys: a constant)
+    if type(f) is operator.itemgetter and n == 1 and _api()._zero(df):
+        from .nested_plan_kit import dense_same as _dense_same
+
+        # (`operator.itemgetter(1)(L)`: the items and their tangents' items, read by the same getter; no adjoint
+        # for the getter, whose keys are constants)
+        plan = _api()._Plan(nh.itemgetter_fwd, (f, args[0], _dense_same(dargs[0], args[0])),
+                            lambda b: (NoTangent, (b[1],), (b[2],)), lambda tf, targs, tdargs: (NoTangent, targs[0],
+                                                                                               tdargs[0]))
+        plan.inactive = frozenset({0})
+        return plan
     if f is _try_ops.guarded_call or f is _generator_ops.finish or _among(f, _CATCHING):
         from .nested_guarded import guarded_plan
 
