@@ -623,8 +623,7 @@ _SECOND_ORDER_REFUSALS = {
                         "no derivative of its own' (copy.deepcopy of a user object)",
     so_itemgetter: "",  # (lifted: order12)
     so_deque_item: "NestingError 'getitem on a deque, int is not supported at this order' (collections.deque)",
-    so_list_sort_key: "NestingError 'nested derivative of list.sort: keyword arguments are not supported nested' "
-                      "(pairs.sort(key=..., reverse=True))",
+    so_list_sort_key: "",  # (lifted: order12)
     so_argmax_axis: "",  # (lifted: order12)
     so_conj_method: "",  # (lifted: order12)
     so_complex_array_real: "",  # (lifted: order12)

@@ -502,3 +502,38 @@ ITEMGETTER_FAMILY = [itemgetter_list_arrays, itemgetter_several, itemgetter_dict
 @pytest.mark.parametrize("f", ITEMGETTER_FAMILY, ids=lambda f: f.__name__)
 def test_second_order_itemgetter(f, how):
     check(f, X6, how)
+
+
+# ---------------------------------------------------------------- list.sort(key=..., reverse=...) at second order
+# The permutation a stable sort by the keys makes, items and tangents moved alike (nested_containers.list_sort_plan).
+def sort_pairs_key_reverse(x):
+    pairs = [(1.0, x[0]), (-2.0, x[1]), (0.5, x[2]), (0.5, x[3] * x[4])]
+    pairs.sort(key=lambda p: p[0], reverse=True)
+    return pairs[0][1] ** 2 * pairs[1][1] + np.sin(pairs[2][1]) * pairs[3][1] ** 2
+
+
+def sort_by_value_key(x):
+    vals = [x[i] * x[i + 1] for i in range(5)]
+    vals.sort(key=abs)
+    return sum(v * w for v, w in zip(vals, [1.0, -2.0, 3.0, 0.5, 4.0])) + vals[0] ** 3
+
+
+def sort_arrays_by_norm(x):
+    rows = [x[:2] * 3.0, x[2:4] ** 2, x[4:] - 1.0]
+    rows.sort(key=lambda r: float(np.sum(r * r)), reverse=False)
+    return np.sum(rows[0] * rows[2]) + np.sum(rows[1] ** 3)
+
+
+def sort_reverse_only(x):
+    vals = [x[0] * 2.0, x[3] ** 2, np.sin(x[5]), x[1]]
+    vals.sort(reverse=True)
+    return vals[0] * vals[1] ** 2 + vals[3] * x[2]
+
+
+SORT_FAMILY = [sort_pairs_key_reverse, sort_by_value_key, sort_arrays_by_norm, sort_reverse_only]
+
+
+@pytest.mark.parametrize("how", HOWS)
+@pytest.mark.parametrize("f", SORT_FAMILY, ids=lambda f: f.__name__)
+def test_second_order_list_sort_keywords(f, how):
+    check(f, X6, how)

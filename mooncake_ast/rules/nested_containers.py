@@ -166,6 +166,26 @@ def list_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
     return plan
 
 
+def list_sort_plan(f: Any, df: Any, kwargs: dict) -> Any:
+    """`xs.sort(key=..., reverse=...)`: the permutation a stable sort by those keys makes (the key function run on the
+    items here: comparisons have no derivative), the items and their tangents moved alike (sort_fwd); None where the
+    keywords are others or the list has no tangent list."""
+    from .nested_plans import _api
+
+    xs = f.__self__
+    dxs = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+    if set(kwargs) - {"key", "reverse"} or not isinstance(dxs, list) or len(dxs) != len(xs):
+        return None
+    key, reverse = kwargs.get("key"), bool(kwargs.get("reverse", False))
+    by = (lambda i: xs[i]) if key is None else (lambda i: key(xs[i]))
+    order = tuple(sorted(range(len(xs)), key=by, reverse=reverse))  # (stable, as list.sort, reverse=True too)
+    plan = _api()._Plan(sort_fwd, (xs, dxs, order), lambda b: (MethodAdjoint(b[0]), (), ()),
+                        lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf), NoTangent))
+    plan.df_bar = lambda b: MethodAdjoint(b[1])
+    plan.takes_df = True
+    return plan
+
+
 def is_dict_method(f: Any) -> bool:
     return isinstance(f, types.BuiltinMethodType) and type(getattr(f, "__self__", None)) in _DICTS
 

@@ -72,6 +72,10 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
     if _is_factory(f):
         return _factory_plan(f, args, dargs, kwargs)
     if kwargs:
+        if nh.is_list_method(f) and f.__name__ == "sort" and not args:
+            from .nested_containers import list_sort_plan
+
+            return list_sort_plan(f, df, kwargs)  # (`xs.sort(key=..., reverse=True)`)
         return array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
     if is_partial(f):
         from .nested_partials import partial_plan
