@@ -395,6 +395,23 @@ def itemgetter_fwd(getter, c, tc):
     return getter(c), getter(tc)
 
 
+def vectorize_fwd(pyfunc, x, tx):
+    """`np.vectorize(pyfunc)(x)` of one float array and its tangent, entry by entry as the first-order rule
+    (numpy_vectorize.frule_call) runs it, written as plain code calling the forward runtime, which the next order
+    differentiates as it differentiates forward code."""
+    from ..forward.runtime import fcall
+
+    xs = np.ravel(x)
+    txs = np.ravel(tx)
+    ys = []
+    tys = []
+    for i in range(xs.size):
+        y, ty = fcall(pyfunc, NoTangent, (xs[i],), (txs[i],))
+        ys.append(y)
+        tys.append(0.0 if ty is NoTangent or ty is None else ty)
+    return np.reshape(np.array(ys, dtype=float), np.shape(x)), np.reshape(np.array(tys, dtype=float), np.shape(x))
+
+
 def dot_method_fwd(a, b, ta, tb):
     return a.dot(b), ta.dot(b) + a.dot(tb)
 
