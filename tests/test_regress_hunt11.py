@@ -55,8 +55,6 @@ KNOWN: dict = {}  # (zip_out_rows: fixed by the lead, forward/transform._makes_w
 KNOWN.update({("cached_property_invalidate", c): (_LAZY_PROPERTY, mc.MooncakeError)
               for c in ("value", "cd_fwd", "cd_rev", "fd", "agree", "second")})
 KNOWN[("method_put", "second")] = (_NESTED_PUT, mc.MooncakeError)
-KNOWN[("method_sort_copy", "second")] = (_NESTED_ARGSORT, mc.MooncakeError)
-KNOWN[("complex_mul_loop", "second")] = (_NESTED_REAL, mc.MooncakeError)
 
 
 def _params():
@@ -616,28 +614,19 @@ def so_deque_item(x):
 
 
 _SECOND_ORDER_REFUSALS = {
-    so_tolist: "NestingError 'the array method .tolist() of a differentiated array inside generated code is not "
-               "supported at this order' (x.tolist()[1], also np.array(x.tolist()))",
-    so_complex_real: "NestingError \"the tangent of attribute 'real' of a differentiated object ... not supported at "
-                     "this order\" (complex(x[1]).real)",
-    so_copy_copy: "NestingError 'the forward derivative of copy comes from a hand-written rule, which has no "
-                  "derivative of its own' (copy.copy(x)[1]; np.copy works since nested_third)",
-    so_star_list: "NestingError 'unpacking an array into a call (`f(*arr)`) is not supported nested' ([*x][1])",
-    so_list_copy: "NestingError 'the list method .copy() of a differentiated list inside generated code is not "
-                  "supported' (also dict.copy())",
+    so_tolist: "",  # (lifted: order12)
+    so_complex_real: "",  # (lifted: order12)
+    so_copy_copy: "",  # (lifted: order12)
+    so_star_list: "",  # (lifted: order12)
+    so_list_copy: "",  # (lifted: order12)
     so_deepcopy_object: "NestingError 'the forward derivative of deepcopy comes from a hand-written rule, which has "
                         "no derivative of its own' (copy.deepcopy of a user object)",
-    so_itemgetter: "NestingError 'the forward derivative of itemgetter comes from a hand-written rule ...' "
-                   "(operator.itemgetter(1)(L))",
+    so_itemgetter: "",  # (lifted: order12)
     so_deque_item: "NestingError 'getitem on a deque, int is not supported at this order' (collections.deque)",
-    so_list_sort_key: "NestingError 'nested derivative of list.sort: keyword arguments are not supported nested' "
-                      "(pairs.sort(key=..., reverse=True))",
-    so_argmax_axis: "NestingError 'the array method .argmax() with keyword arguments inside generated code is not "
-                    "supported at this order' (A.argmax(axis=1), used only as an index)",
-    so_conj_method: "NestingError 'the array method .conj() of a differentiated array inside generated code is not "
-                    "supported at this order' (z.conj() of a complex array; np.conj works?)",
-    so_complex_array_real: "NestingError \"the tangent of attribute 'real' ... not supported at this order\" (.real of "
-                           "a complex array made from x)",
+    so_list_sort_key: "",  # (lifted: order12)
+    so_argmax_axis: "",  # (lifted: order12)
+    so_conj_method: "",  # (lifted: order12)
+    so_complex_array_real: "",  # (lifted: order12)
 }
 
 
@@ -650,7 +639,7 @@ def test_second_order_refusals_first_order(f):
 
 @pytest.mark.parametrize("f", [pytest.param(f, marks=pytest.mark.xfail(strict=True, raises=mc.MooncakeError,
                                                                         reason="REFUSED (over-conservative) " + why))
-                               for f, why in _SECOND_ORDER_REFUSALS.items()], ids=lambda f: f.__name__)
+                               if why else f for f, why in _SECOND_ORDER_REFUSALS.items()], ids=lambda f: f.__name__)
 def test_second_order_refusals_hessian(f):
     x = np.array([0.3, -0.7, 1.1, 0.45])
     H = mc.hessian(f)(x.copy())
@@ -780,19 +769,13 @@ _KW_SECOND = {
                "'mooncake_ast/rules/numpy_more.py:148:21: unsupported syntax: `_rebuild(...)` is handed a lazy "
                "iterator ...' -- the message points the user at a file they cannot change (np.block's forward rule "
                "passes iter(...) to _rebuild; rules/numpy_more.py)", mc.MooncakeError),
-    kw_percentile_axis: ("REFUSED (over-conservative, misleading) UnsupportedDerivativeError 'reverse mode of "
-                         "np.quantile: the derivative with respect to q is not supported' at second order, q = 30 a "
-                         "constant (the forward code of np.percentile hands q on as if differentiated)",
-                         mc.MooncakeError),
-    kw_median_axis: ("REFUSED (over-conservative, misleading) 'reverse mode of np.quantile: the derivative with "
-                     "respect to q ...' at second order of np.median(A, axis=0)", mc.MooncakeError),
+    kw_percentile_axis: ("", None),  # (lifted: order12)
+    kw_median_axis: ("", None),  # (lifted: order12)
     kw_logaddexp_reduce: ("REFUSED NestingError 'nested derivative of ufunc.reduce: keyword arguments are not "
                           "supported nested' (np.logaddexp.reduce(A, axis=1))", mc.MooncakeError),
     kw_maximum_accumulate: ("REFUSED NestingError 'nested derivative of ufunc.accumulate: keyword arguments are not "
                             "supported nested' (np.maximum.accumulate(A, axis=1))", mc.MooncakeError),
-    kw_vectorize: ("REFUSED NestingError 'the forward derivative of vectorize comes from a hand-written rule, which "
-                   "has no derivative of its own' (also np.piecewise, np.apply_along_axis, ufunc.reduceat)",
-                   mc.MooncakeError),
+    kw_vectorize: ("", None),  # (lifted: order12)
 }
 
 
@@ -803,7 +786,7 @@ def test_numpy_keyword_variants_first_order(f):
 
 
 @pytest.mark.parametrize("f", [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=why, raises=exc))
-                               for f, (why, exc) in _KW_SECOND.items()], ids=lambda f: f.__name__)
+                               if why else f for f, (why, exc) in _KW_SECOND.items()], ids=lambda f: f.__name__)
 def test_numpy_keyword_variants_hessian(f):
     H = mc.hessian(f)(X6.copy())
     ref = np.stack([(mc.grad(f)(X6 + 1e-5 * e) - mc.grad(f)(X6 - 1e-5 * e)) / 2e-5 for e in np.eye(6)])
@@ -1070,11 +1053,10 @@ def _hess_fd(f, x):
     return np.stack([(mc.grad(f)(x + 1e-5 * e) - mc.grad(f)(x - 1e-5 * e)) / 2e-5 for e in np.eye(x.size)])
 
 
-_VM = pytest.mark.xfail(strict=True, reason=_VIEW_METHOD_SECOND)
 
 
-@pytest.mark.parametrize("f, x", [pytest.param(view_method_write, X6[:3], marks=_VM),
-                                  pytest.param(view_method_iadd_2d, X6, marks=_VM),
+@pytest.mark.parametrize("f, x", [pytest.param(view_method_write, X6[:3]),
+                                  pytest.param(view_method_iadd_2d, X6),
                                   pytest.param(slice_view_write, X6[:3])], ids=["view_write", "view_iadd_2d", "slice"])
 @pytest.mark.parametrize("how", ["hessian", "jacrev_grad", "jvp_grad"])
 def test_second_order_through_view_method(f, x, how):

@@ -101,12 +101,11 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     f = unmemoised(f)  # (`@functools.cache`: the function it wraps, as at first order)
     n = len(args)
     if not kwargs and _zero(df):
-        from . import itertools_models, nested_draws, nested_stats
-
-        from . import nested_stats_frozen
+        from . import itertools_models, nested_copies, nested_draws, nested_stats, nested_stats_frozen
 
         model = nested_stats.model_for(f, args, None) or nested_draws.model_for(f, args, None) or \
-            nested_stats_frozen.maker_for(f, args, None) or itertools_models.model_for(f, args, None)
+            nested_stats_frozen.maker_for(f, args, None) or itertools_models.model_for(f, args, None) or \
+            nested_copies.model_for(f, args, None)
         if model is None:  # (a scipy.sparse matrix times a dense array: scipy_sparse_models.py)
             from . import scipy_sparse_models
 

@@ -393,15 +393,25 @@ def _concat_tangent_frule(pairs: tuple, tpairs: tuple) -> tuple:
             out = out + (NoTangent,) * len(tuple(p))
         elif isinstance(tdp, (tuple, list)):
             out = out + tuple(tdp)
+        elif _unpacked_array(p, dp, tdp):  # (`[*x]`: the items of an array's tangent are its tangent's rows)
+            out = out + tuple(list(tdp))
         else:
             raise NestingError("nested derivative: unpacking an array into a call (`f(*arr)`) is not supported nested")
     return builtin_iteration.concat_tangent(*pairs), out
 
 
+def _unpacked_array(p: Any, dp: Any, tdp: Any = None) -> bool:
+    """`*p` of a 1-D float array with its tangent dp an array of the same shape (and tdp, the next order's, too): its
+    items are numbers.  (The rows of a matrix are views, whose adjoints reverse mode already shares with the matrix's:
+    added again here they counted twice -- a Hessian's diagonal doubled -- so they stay refused.)"""
+    return (isinstance(p, np.ndarray) and p.ndim == 1 and p.dtype.kind in "fc" and isinstance(dp, np.ndarray)
+            and dp.shape == p.shape and (tdp is None or (isinstance(tdp, np.ndarray) and tdp.shape == p.shape)))
+
+
 def _concat_tangent_rrule(*pairs: Any) -> tuple:
     from . import builtin_iteration
     for p, dp in pairs:
-        if dp is not NoTangent and not isinstance(dp, (tuple, list)):
+        if dp is not NoTangent and not isinstance(dp, (tuple, list)) and not _unpacked_array(p, dp):
             raise NestingError("nested derivative: unpacking an array into a call (`f(*arr)`) is not supported nested")
 
     def pullback(g: Any) -> tuple:
@@ -409,6 +419,12 @@ def _concat_tangent_rrule(*pairs: Any) -> tuple:
         for p, dp in pairs:
             k = len(tuple(p))
             part = NoTangent if g is NoTangent or dp is NoTangent else AdjTuple(g[start:start + k])
+            if isinstance(dp, np.ndarray) and part is not NoTangent:  # (the rows' adjoints into one array's)
+                rows = np.zeros(dp.shape, dtype=np.result_type(dp.dtype, float))
+                for j, gj in enumerate(part):
+                    if gj is not NoTangent and gj is not None:
+                        rows[j] += np.asarray(gj)
+                part = rows
             if isinstance(dp, list) and part is not NoTangent:
                 from ..reverse.adjoints import AdjList
 

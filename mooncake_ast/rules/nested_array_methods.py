@@ -21,7 +21,9 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
     a, name = f.__self__, f.__name__
     da = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
     n = len(args)
-    if api._zero(da) and all(api._zero(d) for d in dargs) and name != "copy" and name not in nh.LINEAR_METHODS:
+    aliasing = name in _MAY_ALIAS and not (da is NoTangent or da is None)  # (the tangent storage must be shared)
+    zero = api._zero(da) and all(api._zero(d) for d in dargs) and name != "copy" and name not in nh.LINEAR_METHODS
+    if (zero and not aliasing) or name in nh.ZERO_DERIVATIVE_METHODS:
         # a zero tangent; the value still depends on the array and the arguments (reverse mode's method rules)
         plan = api._Plan(nh.zero_method_fwd, (a, name, tuple(args), kwargs),
                          lambda b: (MethodAdjoint(b[0]), tuple(api._expand(b[2], n)), (NoTangent,) * n),
@@ -44,6 +46,8 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
         fn, call, n_arg = partition_fwd, (a, args[0], args[1] if len(args) > 1 else -1, da), 2  # (kth, axis: constants)
     elif name == "astype" and all(api._zero(d) for d in dargs):  # (a cast: linear, or a constant to an int dtype)
         fn, call, n_arg = nh.astype_fwd, (a, name, tuple(args), kwargs, da), -1
+    elif name == "view" and not kwargs and _same_dtype_view(a, args):
+        fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), kwargs, da), -1
     elif name in nh.LINEAR_METHODS and all(api._zero(d) for d in dargs):
         fn, call, n_arg = nh.linear_method_fwd, (a, name, tuple(args), kwargs, da), -1
     else:
@@ -53,6 +57,26 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
     plan.df_bar = lambda b: MethodAdjoint(b[-1] if n_arg == -1 else b[1 + n_arg])
     plan.takes_df = True
     return plan
+
+
+# Methods whose result may share the array's memory (`a.view()`, `a.astype(a.dtype, copy=False)`): with the array's
+# tangent as storage, even an all-zero one, the result's tangent must be a view of that storage, not a fresh zero, or a
+# write through the result (`w = out.view(); w[0] = x`) would never reach the array's tangent (a silent zero at
+# second order).  (reshape, ravel, transpose, ... are linear methods: never shortcut.)
+_MAY_ALIAS = frozenset({"view", "astype"})
+
+
+def _same_dtype_view(a: Any, args: tuple) -> bool:
+    """`a.view()`, `a.view(np.ndarray)` or `a.view(a.dtype)` of a float array: the same numbers (linear in a); a view as
+    another dtype reinterprets the bytes (no derivative)."""
+    if not isinstance(a, np.ndarray) or a.dtype.kind not in "fc" or len(args) > 1:
+        return False
+    if not args or args[0] is np.ndarray:
+        return True
+    try:
+        return np.dtype(args[0]) == a.dtype
+    except TypeError:
+        return False
 
 
 def _array_split(b: Any, n_arg: int, n: int) -> tuple:

@@ -111,6 +111,12 @@ def dict_values_fwd(d, td):
     return d.values(), [td[k] for k in d]
 
 
+def copy_fwd(c, tc):
+    """`xs.copy()` / `d.copy()`: a new list or dict holding the same items, its tangent the tangent's copy (the items'
+    tangents shared, as the items are)."""
+    return c.copy(), tc.copy()
+
+
 def dict_update_fwd(d, other, td, tother):
     for k in other:
         d[k] = other[k]
@@ -156,6 +162,26 @@ def list_method_plan(f: Any, df: Any, args: tuple, dargs: tuple) -> Any:
         fn, call, split, outer = planned
     plan = api._Plan(fn, call, split, outer)
     plan.df_bar = lambda b: MethodAdjoint(b[len(call) // 2])
+    plan.takes_df = True
+    return plan
+
+
+def list_sort_plan(f: Any, df: Any, kwargs: dict) -> Any:
+    """`xs.sort(key=..., reverse=...)`: the permutation a stable sort by those keys makes (the key function run on the
+    items here: comparisons have no derivative), the items and their tangents moved alike (sort_fwd); None where the
+    keywords are others or the list has no tangent list."""
+    from .nested_plans import _api
+
+    xs = f.__self__
+    dxs = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
+    if set(kwargs) - {"key", "reverse"} or not isinstance(dxs, list) or len(dxs) != len(xs):
+        return None
+    key, reverse = kwargs.get("key"), bool(kwargs.get("reverse", False))
+    by = (lambda i: xs[i]) if key is None else (lambda i: key(xs[i]))
+    order = tuple(sorted(range(len(xs)), key=by, reverse=reverse))  # (stable, as list.sort, reverse=True too)
+    plan = _api()._Plan(sort_fwd, (xs, dxs, order), lambda b: (MethodAdjoint(b[0]), (), ()),
+                        lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf), NoTangent))
+    plan.df_bar = lambda b: MethodAdjoint(b[1])
     plan.takes_df = True
     return plan
 
@@ -275,6 +301,9 @@ def list_method_call(name: str, xs: Any, args: tuple, dxs: list, dargs: tuple, d
         order = tuple(sorted(range(len(xs)), key=xs.__getitem__))
         return (sort_fwd, (xs, dxs, order), lambda b: (MethodAdjoint(b[0]), (), ()),
                 lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf), NoTangent))
+    if name == "copy" and n == 0:
+        return (copy_fwd, (xs, dxs), lambda b: (MethodAdjoint(b[0]), (), ()),
+                lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf)))
     if name in ("reverse", "clear") and n == 0:
         return (reverse_fwd if name == "reverse" else clear_fwd, (xs, dxs), lambda b: (MethodAdjoint(b[0]), (), ()),
                 lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf)))
@@ -297,6 +326,9 @@ def dict_method_call(name: str, d: dict, args: tuple, dd: dict, dargs: tuple, de
     """As list_method_call, for `d.name(*args)` of a dict d with tangent dict dd: items and values, get, setdefault,
     pop (a key and perhaps a default); else None (update: dict_update_call)."""
     n = len(args)
+    if name == "copy" and n == 0 and type(d) is type(dd):
+        return (copy_fwd, (d, dd), lambda b: (MethodAdjoint(b[0]), (), ()),
+                lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf)))
     if name in ("items", "values") and n == 0:
         return (dict_items_fwd if name == "items" else dict_values_fwd, (d, dd), lambda b: (MethodAdjoint(b[0]), (), ()),
                 lambda tf, targs, tdargs, tdf=NoTangent: (_self_t(tf), _self_t(tdf)))

@@ -152,6 +152,16 @@ def attr_flat(o, to, name, value):
     return to.flat
 
 
+def attr_part(o, to, name, value):
+    """`z.real` / `z.imag` of an array: the same part of its tangent (both R-linear)."""
+    return to.real if name == "real" else to.imag
+
+
+def attr_number_part(o, to, name, value):
+    """`c.real` / `c.imag` of a Python number: the part of its tangent as a complex, as getattr_tangent reads it."""
+    return complex(to).real if name == "real" else complex(to).imag
+
+
 def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callable]:
     """The twin of `builtin_rules.getattr_tangent` for a differentiated object or array, or None."""
     import types
@@ -166,9 +176,14 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
             return attr_transpose
         if name == "flat":
             return attr_flat  # (`a.flat[i] = v`: the tangent's flat iterator, written alike)
+        if name in ("real", "imag"):
+            return attr_part
         if callable(value) and getattr(value, "__self__", None) is obj:
             return attr_method
         return None
+    if isinstance(obj, (int, float, complex)) and name in ("real", "imag") and \
+            isinstance(dobj, (int, float, complex, np.number)):
+        return attr_number_part
     if isinstance(obj, np.floating) and isinstance(dobj, (float, np.floating)) and name == "item":
         return attr_method  # (`x[1].item()`: its call planned by nested_scalar_item.py)
     if (isinstance(obj, list) and isinstance(dobj, list)) or (type(obj) in _DICTS and isinstance(dobj, dict)):
@@ -375,13 +390,40 @@ def pop_fwd(xs, txs):
     return xs.pop(), txs.pop()
 
 
+def itemgetter_fwd(getter, c, tc):
+    """`operator.itemgetter(*keys)(c)` and its tangent: the same keys read from c's tangent."""
+    return getter(c), getter(tc)
+
+
+def vectorize_fwd(pyfunc, x, tx):
+    """`np.vectorize(pyfunc)(x)` of one float array and its tangent, entry by entry as the first-order rule
+    (numpy_vectorize.frule_call) runs it, written as plain code calling the forward runtime, which the next order
+    differentiates as it differentiates forward code."""
+    from ..forward.runtime import fcall
+
+    xs = np.ravel(x)
+    txs = np.ravel(tx)
+    ys = []
+    tys = []
+    for i in range(xs.size):
+        y, ty = fcall(pyfunc, NoTangent, (xs[i],), (txs[i],))
+        ys.append(y)
+        tys.append(0.0 if ty is NoTangent or ty is None else ty)
+    return np.reshape(np.array(ys, dtype=float), np.shape(x)), np.reshape(np.array(tys, dtype=float), np.shape(x))
+
+
 def dot_method_fwd(a, b, ta, tb):
     return a.dot(b), ta.dot(b) + a.dot(tb)
 
 
 # Array methods linear in the array, whose other arguments are shapes, axes and flags (never differentiated).
 LINEAR_METHODS = frozenset({"sum", "mean", "reshape", "ravel", "flatten", "transpose", "swapaxes", "squeeze",
-                            "cumsum", "trace", "diagonal", "repeat", "take", "item"})
+                            "cumsum", "trace", "diagonal", "repeat", "take", "item", "tolist", "conj", "conjugate"})
+
+# Array methods whose result is a constant (indices, counts, truth values): a zero tangent at every order, whatever
+# the array's tangent (`A.argmax(axis=1)` used as an index at second order).
+ZERO_DERIVATIVE_METHODS = frozenset({"argmax", "argmin", "argsort", "argpartition", "nonzero", "searchsorted", "any",
+                                     "all", "__len__", "__bool__", "__contains__"})
 
 
 def is_list_method(f: Any) -> bool:

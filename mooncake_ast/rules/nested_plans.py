@@ -64,6 +64,19 @@ def _is_hvp(f: Any) -> bool:
     return f is hvp
 
 
+def _plain_vectorize(vec: Any, x: Any) -> bool:
+    """An np.vectorize of a Python function with no signature, excluded or non-float otypes, capturing no numbers
+    (numpy_vectorize's own checks), called with one float array."""
+    import types
+
+    from .numpy_vectorize import _closes_over_numbers
+
+    otypes = getattr(vec, "otypes", None)
+    return (isinstance(vec.pyfunc, types.FunctionType) and getattr(vec, "signature", None) is None
+            and not getattr(vec, "excluded", None) and not (otypes and any(np.dtype(o).kind != "f" for o in otypes))
+            and not _closes_over_numbers(vec.pyfunc) and isinstance(x, np.ndarray) and x.dtype.kind == "f")
+
+
 def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None) -> Optional[Any]:
     """A plan for the dispatched calls handled here, or None (api_rules._plan's own branches then).
 
@@ -72,6 +85,10 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
     if _is_factory(f):
         return _factory_plan(f, args, dargs, kwargs)
     if kwargs:
+        if nh.is_list_method(f) and f.__name__ == "sort" and not args:
+            from .nested_containers import list_sort_plan
+
+            return list_sort_plan(f, df, kwargs)  # (`xs.sort(key=..., reverse=True)`)
         return array_method_plan(f, df, args, dargs, kwargs) if nh.is_array_method(f) else None
     if is_partial(f):
         from .nested_partials import partial_plan
@@ -83,6 +100,27 @@ def special_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None)
         return _zero_plan(f, args)
     if _among(f, _HELPERS):
         return _helper_plan(f, args, dargs)
+    if f is np.vectorize and n == 1 and all(_api()._zero(d) for d in _api()._expand(dargs, n)):
+        return _zero_plan(f, args)  # (np.vectorize(g) of a g capturing nothing differentiated: a constant)
+    if type(f) is np.vectorize and n == 1 and _api()._zero(df) and _plain_vectorize(f, args[0]):
+        # (`np.vectorize(g)(x)` of one float array: g's forward code run entry by entry, nested_helpers.vectorize_fwd)
+        plan = _api()._Plan(nh.vectorize_fwd, (f.pyfunc, args[0], _dense_one(dargs[0], args[0])),
+                            lambda b: (NoTangent, (b[1],), (b[2],)),
+                            lambda tf, targs, tdargs: (NoTangent, targs[0], tdargs[0]))
+        plan.inactive = frozenset({0})
+        return plan
+    if f is operator.itemgetter and all(_api()._zero(d) for d in _api()._expand(dargs, n)):
+        return _zero_plan(f, args)  # (the getter made from constant keys: a constant)
+    if type(f) is operator.itemgetter and n == 1 and _api()._zero(df):
+        from .nested_plan_kit import dense_same as _dense_same
+
+        # (`operator.itemgetter(1)(L)`: the items and their tangents' items, read by the same getter; no adjoint
+        # for the getter, whose keys are constants)
+        plan = _api()._Plan(nh.itemgetter_fwd, (f, args[0], _dense_same(dargs[0], args[0])),
+                            lambda b: (NoTangent, (b[1],), (b[2],)), lambda tf, targs, tdargs: (NoTangent, targs[0],
+                                                                                               tdargs[0]))
+        plan.inactive = frozenset({0})
+        return plan
     if f is _try_ops.guarded_call or f is _generator_ops.finish or _among(f, _CATCHING):
         from .nested_guarded import guarded_plan
 

@@ -145,3 +145,25 @@ def _quantile_vjp(t, fn, name, g, y, a, q, p, k):
 
 defjvp(np.median, lambda t, y, a, *p, **k: t.call(quantile_tangent, "np.median", a, 0.5, y, t.d(a), **_bind(_MEDIAN, p, k)) if t.d(a) is not None else None)
 defvjp(np.median, lambda t, g, y, a, *p, **k: (t.call(quantile_adjoint, "np.median", a, 0.5, y, g, **_bind(_MEDIAN, p, k)),) + (None,) * len(p))
+
+
+# ------------------------------------------------------------------ at second order
+# quantile_tangent is `W(a, q) . da` and quantile_adjoint its transpose `W(a, q)^T g`: linear in da (g), and W moves
+# with a only where the sort order changes (piecewise constant: no derivative).  Their own rules say so; traced,
+# reverse mode reached the weights' np.quantile(arange(n), q) and refused "the derivative with respect to q" although q
+# was a constant (`np.percentile(A, 30, axis=1)` at second order).  A q differentiated by an outer derivative is
+# refused as at first order.
+def _nested_q(t, q, name):
+    return _refuse_tangent(t, name, "q", q)
+
+
+defjvp(quantile_tangent, lambda t, y, name, a, q, yq, da, **k: (
+    _nested_q(t, q, name), t.call(quantile_tangent, name, a, q, yq, t.d(da), **k))[1] if t.d(da) is not None else
+    _nested_q(t, q, name))
+defvjp(quantile_tangent, lambda t, g, y, name, a, q, yq, da, **k: (
+    None, None, _refused(t, g, name, "q", q), None, t.call(quantile_adjoint, name, a, q, yq, g, **k)))
+defjvp(quantile_adjoint, lambda t, y, name, a, q, yq, g, **k: (
+    _nested_q(t, q, name), t.call(quantile_adjoint, name, a, q, yq, t.d(g), **k))[1] if t.d(g) is not None else
+    _nested_q(t, q, name))
+defvjp(quantile_adjoint, lambda t, gbar, y, name, a, q, yq, g, **k: (
+    None, None, _refused(t, gbar, name, "q", q), None, t.call(quantile_tangent, name, a, q, yq, gbar, **k)))
