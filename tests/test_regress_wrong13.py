@@ -1,0 +1,215 @@
+"""wrong13: silent wrong derivatives left by earlier rounds, widened into families (both modes, finite differences).
+
+* a NumPy method given its output array positionally (`A.max(0, o, True)`, `A.sum(1, None, o)`, `A.clip(lo, hi,
+  o)`, `np.add.reduce(A, 0, None, o)`): the output was taken for an operand and both modes lost the write (a zero
+  derivative); the keyword form `A.max(axis=0, out=o)` is the reference, and both forms must agree with finite
+  differences, whether the receiver's type is known (a parameter) or only at run time (read from a list);
+* constant dict keys equal to Python (`dict([(1, x0), (1.0, x1)])`): refused in reverse mode as keys that depend
+  on the inputs, though literals carry no derivative.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mooncake_ast as mc
+from mooncake_ast.errors import MooncakeError
+
+A34 = np.array([[0.3, -0.7, 1.1, 0.45], [0.9, 0.2, -0.35, 0.6], [-1.2, 0.8, 0.15, -0.55]])
+
+
+def _check(f, x):
+    mc.testing.check_derivatives(f, x.copy())
+
+
+# ---------------------------------------------------------------- a method's output given positionally
+def max_keepdims(A):
+    o = np.zeros((1, 4))
+    A.max(0, o, True)
+    return np.sum(o * o)
+
+
+def min_returned(A):
+    o = np.zeros(3)
+    r = A.min(1, o)
+    return np.sum(r ** 3)
+
+
+def sum_out(A):
+    o = np.zeros(3)
+    A.sum(1, None, o)
+    return np.sum(o ** 2)
+
+
+def sum_out_keepdims(A):
+    o = np.zeros((3, 1))
+    r = A.sum(1, None, o, True)
+    return np.sum(r * o) + np.sum(o[:, 0] * A[:, 1])
+
+
+def mean_returned(A):
+    o = np.zeros(4)
+    r = A.mean(0, None, o)
+    return np.sum(r ** 2)
+
+
+def prod_out(A):
+    o = np.zeros(3)
+    A.prod(1, None, o)
+    return np.sum(o ** 2)
+
+
+def std_ddof(A):
+    o = np.zeros(4)
+    A.std(0, None, o, 1)
+    return np.sum(o ** 2)
+
+
+def var_out(A):
+    o = np.zeros(3)
+    A.var(1, None, o)
+    return np.sum(np.sin(o))
+
+
+def cumsum_out(A):
+    o = np.zeros((3, 4))
+    A.cumsum(0, None, o)
+    return np.sum(o ** 2)
+
+
+def cumprod_out(A):
+    o = np.zeros((3, 4))
+    A.cumprod(1, None, o)
+    return np.sum(o * A)
+
+
+def clip_out(A):
+    o = np.zeros((3, 4))
+    A.clip(-0.5, 0.5, o)
+    return np.sum(o ** 2) + np.sum(o * A)
+
+
+def dot_out(A):
+    o = np.zeros((3, 3))
+    A.dot(A.T, o)
+    return np.sum(o ** 2)
+
+
+def trace_out(A):
+    o = np.zeros(())
+    A.trace(0, 0, 1, None, o)
+    return o * o
+
+
+def round_out_kills(A):
+    o = A * 3.0  # (o carried a derivative: the write replaces it by the round's, zero)
+    A.round(2, o)
+    return np.sum(o ** 2) + np.sum(A ** 2)
+
+
+def overwrite_live_out(A):
+    o = A[:, :3] * 2.0  # (o's old derivative is replaced by the max's)
+    A.max(1, o[0])
+    return np.sum(o ** 2)
+
+
+def out_none_positional(A):
+    return np.sum(A.sum(0, None, None) ** 2)
+
+
+def receiver_from_list(A):
+    B = [A * 1.5][0]  # (B's type known only when the code runs)
+    o = np.zeros(4)
+    B.max(0, o)
+    return np.sum(o ** 2) + np.sum(B.mean(0, None, np.zeros(4)) * A[0])
+
+
+def ufunc_reduce_out(A):
+    o = np.zeros(4)
+    np.add.reduce(A, 0, None, o)
+    return np.sum(o ** 2)
+
+
+def ufunc_reduce_keepdims(A):
+    o = np.zeros((3, 1))
+    np.multiply.reduce(A, 1, None, o, True)
+    return np.sum(o ** 2)
+
+
+def ufunc_accumulate_out(A):
+    o = np.zeros((3, 4))
+    np.add.accumulate(A, 1, None, o)
+    return np.sum(o ** 2)
+
+
+def ufunc_found_at_run_time(A):
+    u = [np.exp, np.sin][0]
+    o = np.zeros((3, 4))
+    u(A, o)
+    return np.sum(o)
+
+
+def matmul_out(A):
+    o = np.zeros((3, 3))
+    np.matmul(A, A.T, o)
+    return np.sum(o ** 2)
+
+
+def exp_out(A):
+    o = np.zeros((3, 4))
+    np.exp(A, o)
+    return np.sum(o)
+
+
+POSITIONAL_OUT = [max_keepdims, min_returned, sum_out, sum_out_keepdims, mean_returned, prod_out, std_ddof, var_out,
+                  cumsum_out, cumprod_out, clip_out, dot_out, trace_out, round_out_kills, overwrite_live_out,
+                  out_none_positional, receiver_from_list, ufunc_reduce_out, ufunc_reduce_keepdims,
+                  ufunc_accumulate_out, ufunc_found_at_run_time, matmul_out, exp_out]
+
+
+@pytest.mark.parametrize("f", POSITIONAL_OUT, ids=lambda f: f.__name__)
+def test_positional_out_both_modes(f):
+    _check(f, A34)
+
+
+@pytest.mark.parametrize("f", [max_keepdims, sum_out, mean_returned, clip_out, ufunc_reduce_out,
+                               receiver_from_list], ids=lambda f: f.__name__)
+def test_positional_out_second_order_refused(f):
+    """Second order: the nested plans of a method given an output array neither wrote the output's tangent nor
+    replaced its old one (the keyword form too: a zero or wrong Hessian); refused honestly, both forms."""
+    with pytest.raises(MooncakeError, match="not supported"):
+        mc.hessian(f)(A34.copy())
+
+
+def sum_keyword_out(A):
+    o = np.zeros(3)
+    A.sum(axis=1, out=o)
+    return np.sum(o ** 2)
+
+
+def mean_keyword_out(A):
+    o = np.zeros(4)
+    r = A.mean(axis=0, out=o)
+    return np.sum(r ** 2)
+
+
+@pytest.mark.parametrize("f", [sum_keyword_out, mean_keyword_out], ids=lambda f: f.__name__)
+def test_keyword_out_first_order_and_second_order_refused(f):
+    _check(f, A34)
+    with pytest.raises(MooncakeError, match="not supported"):
+        mc.hessian(f)(A34.copy())
+
+
+class Picker:
+    """A user object whose `max` takes three numbers: its arguments are not NumPy's (nothing moved)."""
+
+    def max(self, a, b, c):
+        return a * b + c
+
+
+def user_method_not_numpy(A):
+    return Picker().max(A[0, 0], A[1, 1], A[2, 2]) * A[0, 1]
+
+
+def test_user_method_with_numpy_name_untouched():
+    _check(user_method_not_numpy, A34)
