@@ -213,3 +213,56 @@ def user_method_not_numpy(A):
 
 def test_user_method_with_numpy_name_untouched():
     _check(user_method_not_numpy, A34)
+
+
+# ---------------------------------------------------------------- jacfwd of an argument laid out with gaps
+def _write_through_ravel(X):
+    r = X.ravel()
+    r[0] = 3.0 * r[1]
+    return np.sum(X ** 2) + np.sum(r * r)
+
+
+def _write_through_reshape_of_view(X):
+    Y = X[...]  # (a view of the argument: its layout)
+    Y.reshape(-1)[1] = Y.flat[0] * 2.0
+    return X * Y
+
+
+def _write_through_view_returned(X):
+    r = X.reshape(-1)
+    r *= 2.0
+    return np.sin(X) + r.sum()
+
+
+_GAPPED_FUNCTIONS = [_write_through_ravel, _write_through_reshape_of_view, _write_through_view_returned]
+_BIG = np.arange(1.0, 25.0).reshape(4, 6) / 7.0 - 1.3
+_GAPPED_ARGUMENTS = {
+    "rows_step2": lambda big: big[::2],
+    "cols_step2": lambda big: big[:, ::2],
+    "transposed": lambda big: big.T,
+    "transposed_step": lambda big: big.T[::2],
+    "block": lambda big: big[1:3, 1:5],
+    "reversed_rows": lambda big: big[::-1],
+}
+
+
+def _fd_in_place(f, make, big, h=1e-6):
+    X = make(big.copy())
+    cols = []
+    for idx in np.ndindex(X.shape):
+        p, m = big.copy(), big.copy()
+        make(p)[idx] += h
+        make(m)[idx] -= h
+        cols.append((np.asarray(f(make(p)), dtype=float) - np.asarray(f(make(m)), dtype=float)) / (2 * h))
+    y_shape = np.shape(f(make(big.copy())))
+    return np.stack(cols, axis=-1).reshape(y_shape + X.shape)
+
+
+@pytest.mark.parametrize("layout", list(_GAPPED_ARGUMENTS))
+@pytest.mark.parametrize("f", _GAPPED_FUNCTIONS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["jacfwd", "jacrev"])
+def test_argument_with_gaps(f, layout, mode):
+    make = _GAPPED_ARGUMENTS[layout]
+    want = _fd_in_place(f, make, _BIG)
+    got = getattr(mc, mode)(f)(make(_BIG.copy()))
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
