@@ -266,3 +266,67 @@ def test_argument_with_gaps(f, layout, mode):
     want = _fd_in_place(f, make, _BIG)
     got = getattr(mc, mode)(f)(make(_BIG.copy()))
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------------------------- constant float keys entering a dict from pairs
+X4 = np.array([0.3, -0.7, 1.1, 0.45])
+
+
+def pairs_int_float(x):
+    d = dict([(1, x[0]), (1.0, x[1])])
+    return d[1] * x[2]
+
+
+def pairs_float_keys(x):
+    d = dict([(0.5, x[0] * x[1]), (2.0, x[2]), (0.5, x[3])])
+    return d[0.5] * d[2.0]
+
+
+def pairs_update(x):
+    d = {"a": x[3]}
+    d.update([(0.5, x[0]), (2.0, x[1])])
+    return d[0.5] * x[2] + d[2.0] * d["a"]
+
+
+def pairs_ordered(x):
+    import collections
+    d = collections.OrderedDict([(1.5, x[0]), (True, x[1]), (1, x[2])])
+    return sum(v * v for v in d.values()) + x[3]
+
+
+def pairs_constant_computed_key(x):
+    k = 2.0 ** 0.5  # (a constant: no derivative)
+    d = dict([(k, x[0]), (1.0, x[1] ** 2)])
+    return d[k] * d[1.0] + x[2] * x[3]
+
+
+@pytest.mark.parametrize("f", [pairs_int_float, pairs_float_keys, pairs_update, pairs_ordered,
+                               pairs_constant_computed_key], ids=lambda f: f.__name__)
+def test_constant_float_keys_from_pairs(f):
+    _check(f, X4)
+
+
+def pairs_active_key(x):
+    d = dict([(1.0, x[0]), (x[1], 2.0)])
+    return d[1.0] * x[2]
+
+
+def pairs_appended_active_key(x):
+    ps = [(1.0, x[0])]
+    ps.append((x[1] * 1.0, 2.0))
+    d = dict(ps)
+    return d[1.0] * x[2]
+
+
+def pairs_list_built_from_items(x):
+    p = (x[1] * 1.0, x[0])
+    d = dict([(1.0, x[2]), p])
+    return d[1.0] * x[3]
+
+
+@pytest.mark.parametrize("f", [pairs_active_key, pairs_appended_active_key, pairs_list_built_from_items],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["grad", "jacfwd"])
+def test_keys_depending_on_inputs_still_refused(f, mode):
+    with pytest.raises(MooncakeError, match="key depends on the inputs"):
+        getattr(mc, mode)(f)(X4.copy())
