@@ -76,11 +76,11 @@ def moved_out(f: Any, args: Any, kwargs: Optional[dict]) -> Optional[tuple]:
     """(the position the keywords start at, their names) where the call `f(*args, **kwargs)` is a NumPy method (or
     ufunc) given its output array positionally; None for every other call (and where moving would change what
     NumPy does: more arguments than it takes, or one given twice, raise as in the plain call)."""
-    if isinstance(f, np.ufunc):
-        if f.nout != 1 or len(args) != f.nin + 1 or "out" in (kwargs or {}):
+    owner = getattr(f, "__self__", None)
+    if owner is None:  # (a plain function or a ufunc: most calls the runtimes dispatch end here)
+        if not isinstance(f, np.ufunc) or f.nout != 1 or len(args) != f.nin + 1 or "out" in (kwargs or {}):
             return None
         return f.nin, ("out",)
-    owner = getattr(f, "__self__", None)
     if isinstance(owner, np.ndarray):
         names = NDARRAY_PARAMETERS.get(getattr(f, "__name__", None))
         first = 0
