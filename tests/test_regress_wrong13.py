@@ -4,6 +4,9 @@
   o)`, `np.add.reduce(A, 0, None, o)`): the output was taken for an operand and both modes lost the write (a zero
   derivative); the keyword form `A.max(axis=0, out=o)` is the reference, and both forms must agree with finite
   differences, whether the receiver's type is known (a parameter) or only at run time (read from a list);
+* jacfwd of an argument laid out with gaps (`big[::2]`, `big[:, ::2]`, `big[::-1]`) in a function writing through
+  a reshape / ravel of it: the batched directions were contiguous, so the ravel was a view for the tangent and a
+  copy for the primal, and the write leaked into the argument's tangent (forward only; reverse mode was right);
 * constant dict keys equal to Python (`dict([(1, x0), (1.0, x1)])`): refused in reverse mode as keys that depend
   on the inputs, though literals carry no derivative.
 """
@@ -142,6 +145,19 @@ def ufunc_accumulate_out(A):
     return np.sum(o ** 2)
 
 
+def ufunc_method_found_at_run_time(A):
+    u = [np.multiply, np.add][1]
+    o = np.zeros(3)
+    u.reduce(A * A, 1, None, o)
+    return np.sum(o ** 2)
+
+
+def ufunc_reduceat_out(A):
+    o = np.zeros((3, 2))
+    np.add.reduceat(A, [0, 2], 1, None, o)
+    return np.sum(o ** 3)
+
+
 def ufunc_found_at_run_time(A):
     u = [np.exp, np.sin][0]
     o = np.zeros((3, 4))
@@ -164,7 +180,8 @@ def exp_out(A):
 POSITIONAL_OUT = [max_keepdims, min_returned, sum_out, sum_out_keepdims, mean_returned, prod_out, std_ddof, var_out,
                   cumsum_out, cumprod_out, clip_out, dot_out, trace_out, round_out_kills, overwrite_live_out,
                   out_none_positional, receiver_from_list, ufunc_reduce_out, ufunc_reduce_keepdims,
-                  ufunc_accumulate_out, ufunc_found_at_run_time, matmul_out, exp_out]
+                  ufunc_accumulate_out, ufunc_method_found_at_run_time, ufunc_reduceat_out,
+                  ufunc_found_at_run_time, matmul_out, exp_out]
 
 
 @pytest.mark.parametrize("f", POSITIONAL_OUT, ids=lambda f: f.__name__)
