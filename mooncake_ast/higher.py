@@ -36,6 +36,7 @@ from .pytrees import (PytreeError, _assemble, _flatten, _leaf_kinds, _leaf_shape
 from .jacobian_rules import _jacobian_name, jacobian_forward, jacobian_reverse  # noqa: F401
 from .jacobian_columns import _columns, _plain_rule, _still_current  # noqa: F401  (one forward pass per direction)
 from .jacobian_layout import _PLAIN_SCALARS, _InputLayout, _fortran, _kinds_key, _zeros_like_leaf  # noqa: F401
+from .jacobian_layout import fresh_copy, probe_laid_out, zeros_laid_out_as
 from .higher_traced import (_GRAD_APPLY, _GRAD_DIRECTIONAL, _VG_APPLY, _VG_DIRECTIONAL, _hvp_frule,  # noqa: F401
                             _hvp_rrule, apply, directional, factory_fwd, forward_of_fcall, forward_of_forward,
                             forward_of_jvp, fresh_arrays, grad_call_jvp, hvp_plain, plain_jvp)
@@ -163,8 +164,7 @@ def _blocks_one_by_one(f: Callable, args: tuple, kwargs: dict, column: Callable,
     for li, leaf in enumerate(in_leaves):
         for k in range(sizes[li]):
             # (each laid out as its leaf, see _fortran; element k of the leaf in C order, whatever its layout)
-            basis = [_zeros_like_leaf(np.shape(v), _fortran(v)).astype(np.asarray(v).dtype, copy=False)
-                     for v in in_leaves]
+            basis = [zeros_laid_out_as(v) for v in in_leaves]
             if basis[li].ndim:
                 basis[li][np.unravel_index(k, basis[li].shape)] = 1.0
             else:
@@ -227,7 +227,7 @@ def _batched_blocks(f: Callable, column: Callable, lay: "_InputLayout", has_aux:
         if not lay.batch:
             return None
     tr = Trace()
-    batch = [Batched(e.copy(order="K"), tr) for e in lay.eyes]  # fresh: forward code may write into its tangents
+    batch = [Batched(fresh_copy(e), tr) for e in lay.eyes]  # fresh: forward code may write into its tangents
     try:
         with np.errstate(all="ignore"):
             y, dy = column(_unflatten(lay.tree, batch) if not lay.simple else tuple(batch), raw=True)
@@ -295,10 +295,10 @@ def _probe(column: Callable, lay: "_InputLayout", has_aux: bool, flats: list) ->
         _PROBE_RNG.append(np.random.default_rng(20261123))
     r = _PROBE_RNG[0].normal(size=n)
     probe, start = [], 0
-    for shape, size, kind, fortran in zip(lay.shapes, lay.sizes, lay.kinds, lay.fortran):
+    for shape, size, kind, fortran, strides in zip(lay.shapes, lay.sizes, lay.kinds, lay.fortran, lay.strides):
         piece = r[start:start + size].reshape(shape)
         # (fresh, as the leaf is laid out: forward code may write into it)
-        probe.append(float(piece) if kind == "number" else piece.copy(order="F" if fortran else "C"))
+        probe.append(float(piece) if kind == "number" else probe_laid_out(piece, fortran, strides))
         start += size
     _, dy_r = column(_unflatten(lay.tree, probe) if not lay.simple else tuple(probe))
     if has_aux:

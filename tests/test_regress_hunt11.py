@@ -955,7 +955,6 @@ def test_strided_argument_reverse():
                                rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason=_LAYOUT)
 def test_strided_argument_forward():
     X = _strided_point()
     np.testing.assert_allclose(mc.jacfwd(layout_strided_argument)(X), _fd_strided(layout_strided_argument, X),

@@ -27,6 +27,7 @@ from ..rules.numpy_order import laid_out_as
 from ..rules.registry import _VERSION as _REGISTRY_VERSION  # read per call: registry_version() without the call
 from ..tangents import (FunctionTangent, MethodTangent, MutableTangent, NoTangent, is_mutable, storage, zero_tangent,
                         zero_tangent_sharing)
+from .. import method_out
 from . import object_calls, objects, state
 from .dataclass_init import dataclass_init
 from .state import _refuse_untracked_write, _session, _session_storage, closure_tangent
@@ -39,6 +40,11 @@ def fcall(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Optional[dict] = Non
         dargs = (NoTangent,) * len(args)
     if dkwargs is NoTangent or dkwargs is None:
         dkwargs = {k: NoTangent for k in kwargs}
+    if len(args) > 1 and "out" not in kwargs:
+        moved = method_out.moved_out(f, args, kwargs)  # (`A.max(0, o)`: o is the output, as `out=o` is)
+        if moved is not None:
+            dargs, dkwargs = method_out.keyword_tangents(dargs, dkwargs, args, moved)
+            args, kwargs = method_out.as_keyword_call(args, kwargs, moved)
     if objects.dispatches(f):
         done = object_calls.float_forward(f, args, dargs) if not kwargs else None
         if done is None:

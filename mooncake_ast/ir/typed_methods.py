@@ -16,6 +16,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .. import ops
+from ..method_out import ndarray_method_reaches_out
 from .analysis import used_only_by, uses
 from .nodes import Call, Const, Function, Value
 from .types import Dct, is_float_array
@@ -81,6 +82,8 @@ def resolve_methods(fn: Function, types: dict[Value, Any], type_of_param: Callab
             np_fn, keywords = _METHODS[m.args[1].value]
             if not is_float_array(t) or not set(s.kwargs) <= keywords:
                 continue
+            if ndarray_method_reaches_out(m.args[1].value, len(s.args)):
+                continue  # (`x.max(0, o)`: its output given positionally, moved to `out=` when the code runs)
             args = list(s.args)
             if m.args[1].value in _PACKED and len(args) > 1:
                 packed = Call(Const(ops.tuple_of), args, loc=s.loc)

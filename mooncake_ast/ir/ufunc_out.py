@@ -20,6 +20,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .. import ops
+from ..method_out import ufunc_method_parameters
 from .nodes import Call, Const, Function
 
 
@@ -107,12 +108,17 @@ def _positional_out(s: Call, resolve: Callable[[Any], Any]) -> None:
             if not (isinstance(out, Const) and out.value is None):
                 s.kwargs = {**(s.kwargs or {}), "out": out}
         return
-    if not callable(fn) or not (getattr(fn, "__module__", None) or "").startswith("numpy"):
+    method = ufunc_method_parameters(fn)  # (`np.add.reduce(A, 0, None, o)`: NumPy's names, method_out.py)
+    if method is not None:
+        first, rest = method
+        names = (first + rest.index("out"), rest[rest.index("out"):], frozenset())
+    elif not callable(fn) or not (getattr(fn, "__module__", None) or "").startswith("numpy"):
         return
-    try:
-        names = _parameters_from_out(fn)
-    except TypeError:  # (unhashable)
-        return
+    else:
+        try:
+            names = _parameters_from_out(fn)
+        except TypeError:  # (unhashable)
+            return
     if names is None or len(s.args) <= names[0]:
         return
     k = names[0]

@@ -18,6 +18,7 @@ import operator
 from typing import Any
 
 from .. import ops
+from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, Global, Value
 from ..rules import dict_key_checks as checks
 from .special import hashable
@@ -63,7 +64,8 @@ def _pairs(tr: Any, container: Value, pairs: Value) -> None:
         return
     if made_by in (enumerate, ops.dict_of):  # (int keys; a display's keys are checked where it is made)
         return
-    if made_by is ops.tuple_of:  # (a list display may be appended to afterwards: checked when the code runs)
+    # (a list display may be appended to before the call: checked when the code runs, unless this call is its only use)
+    if made_by is ops.tuple_of or made_by is ops.list_of and uses(tr.ir).get(pairs) == 1:
         unknown = False
         for item in pairs.args:
             if isinstance(item, Call) and tr.resolver.raw_callee(item) is ops.tuple_of and item.args:

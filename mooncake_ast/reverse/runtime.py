@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import method_out
 from ..errors import MissingRuleError, MooncakeError
 from ..library_errors import in_library, runs_plainly
 from ..rules import call_binding, eager, registry
@@ -47,6 +48,11 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
     `quiet`: positions of items of f's tuple result that the caller never gives an adjoint (numbers it does not
     use): a function derived from its source is derived knowing so (transform.quiet_items)."""
     kwargs = kwargs or {}
+    if len(args) > 1 and "out" not in kwargs:
+        moved = method_out.moved_out(f, args, kwargs)  # (`A.max(0, o)`: o is the output, as `out=o` is)
+        if moved is not None:
+            y, pb = rcall(f, *method_out.as_keyword_call(args, kwargs, moved), None, quiet)
+            return y, method_out.positional_pullback(pb, args, moved)
     if objects.dispatches(f):
         done = object_calls.float_reverse(f, args) if not kwargs else None
         if done is None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import method_out
 from ..reverse.adjoints import MethodAdjoint
 from ..tangents import MethodTangent, NoTangent
 from . import nested_helpers as nh
@@ -21,6 +22,9 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
     a, name = f.__self__, f.__name__
     da = df.self_tangent if isinstance(df, MethodTangent) else NoTangent
     n = len(args)
+    if (kwargs or {}).get("out") is not None or method_out.moved_out(f, args, kwargs) is not None:
+        # (`x.sum(1, out=o)`, `x.max(0, o)`: the plans below neither write o's tangent nor replace its old one)
+        raise _refuse(f"the array method .{name}() given an output array (out=) inside generated code")
     aliasing = name in _MAY_ALIAS and not (da is NoTangent or da is None)  # (the tangent storage must be shared)
     zero = api._zero(da) and all(api._zero(d) for d in dargs) and name != "copy" and name not in nh.LINEAR_METHODS
     if (zero and not aliasing) or name in nh.ZERO_DERIVATIVE_METHODS:
