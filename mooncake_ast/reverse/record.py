@@ -239,6 +239,10 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             b.term.value = out
     # The pullback unpacks the tape on entry: `x, n, t_stack = tape`, each slot named as the forward pass names it.
     rt.tape_slots = list(zip(tape_values, tape_refs))
+    # (the tape's positions of the stacks the pullback pops: a pullback called again pops copies of them, so the
+    # tape stays whole -- generate.py's `reusable`)
+    stacks = {id(s) for s in stack_vals.values()}
+    rt.stack_slots = tuple(j for j, v in enumerate(tape_values) if id(v) in stacks)
     unpack = Call(Const(ops.identity), [rt.tape], hint=None)
     unpack.tuple_size = len(tape_refs)  # type: ignore[attr-defined]
     for j, r in enumerate(tape_refs):

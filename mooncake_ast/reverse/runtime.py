@@ -35,6 +35,12 @@ class ReverseError(MooncakeError):
     """Reverse mode cannot differentiate this call (and will not guess)."""
 
 
+def reusable(pullback: Any) -> bool:
+    """May this pullback be called many times, each call from the same tape?  (Derived rules say so where their
+    tape can be kept whole: reverse/generate.reusable_tape; anything else is taken to consume its tape.)"""
+    return getattr(pullback, "reusable", False) is True
+
+
 def _zero_pullback(n: int, kwargs: dict) -> Callable:
     def pullback(g: Any) -> tuple:
         return NoTangent, AdjTuple([NoTangent] * n), AdjDict()
