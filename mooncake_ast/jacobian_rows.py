@@ -35,8 +35,10 @@ def reusable_pullback(fn: Any, args: tuple, nums: tuple, api: str = "jacrev") ->
         if rule is None:
             return None
         gen = rule.gen
-        if getattr(gen, "stack_slots", None) is None:
-            return None  # (its pullback consumes the tape: the general path runs the forward pass per row)
+        if getattr(gen, "stack_slots", None) is None or gen.pullback_places:
+            # (its pullback consumes the tape, or holds other calls' pullbacks, asked after the forward pass: mc.vjp's
+            # pullback runs the forward pass again per row where it must)
+            return None
         with (_NoStorage() if _plain(gen) else shadows.Context()):
             y, tape = gen.forward(fn, *args) if gen.takes_self else gen.forward(*args)
     refuse_foreign(api, getattr(fn, "__qualname__", fn.__name__), [("the result", y)])
