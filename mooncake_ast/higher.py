@@ -397,14 +397,15 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         out_leaves: list = []
         out_tree = _flatten(y, out_leaves)
         rows: list = []
+        kinds = _leaf_kinds(out_tree)
+        layouts = [(np.shape(v), np.asarray(v).dtype) for v in out_leaves]
         for oi, leaf in enumerate(out_leaves):
             for k in range(leaf.size):
                 # C order always: zeros_like keeps a transposed leaf's F order, where reshape(-1) is a copy and
                 # the 1.0 written through it was lost (a zero row of the Jacobian).
-                basis = [np.zeros(np.shape(v), dtype=np.asarray(v).dtype) for v in out_leaves]
+                basis = [np.zeros(shape, dtype=dtype) for shape, dtype in layouts]
                 basis[oi].reshape(-1)[k] = 1.0
-                ybar = _unflatten(out_tree, [float(b) if kind == "number" else b
-                                             for b, kind in zip(basis, _leaf_kinds(out_tree))])
+                ybar = _unflatten(out_tree, [float(b) if kind == "number" else b for b, kind in zip(basis, kinds)])
                 grads = row((ybar, None) if has_aux else ybar)
                 leaves: list = []
                 _flatten(grads, leaves)

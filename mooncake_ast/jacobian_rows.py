@@ -24,7 +24,8 @@ def reusable_pullback(fn: Any, args: tuple, nums: tuple, api: str = "jacrev") ->
     """`(y, row)`: f's value from one forward pass, and `row(y_bar)`, the adjoints (the user's form) of the
     arguments at `nums`, callable once per output element on the one tape; None where the short path does not
     apply (before anything ran)."""
-    from .api import _Converter, _refusals_located, _to_user  # noqa: F401
+    from .api import _Converter, _located, _refusals_located
+    from .errors import MooncakeError
     from .api_fast import _plain, _quick_adjoints, user_adjoints
     from .foreign import refuse_foreign
 
@@ -58,7 +59,7 @@ def reusable_pullback(fn: Any, args: tuple, nums: tuple, api: str = "jacrev") ->
             seed = convert(y_bar, y, "the result", top=True)
             if seed is NoTangent or seed is None:
                 seed = _zero_like(y)
-        with _refusals_located():
+        try:
             if plain:  # (no storage read or written: as grad's short path, a Context only for unusual adjoints)
                 bars = gen.pullback(seed, reusable_tape(gen, tape))
                 quick = _quick_adjoints(args, bars, nums)
@@ -69,6 +70,10 @@ def reusable_pullback(fn: Any, args: tuple, nums: tuple, api: str = "jacrev") ->
             with shadows.Context() as ctx:  # fresh adjoint storage per row
                 bars = gen.pullback(seed, reusable_tape(gen, tape))
                 return user_adjoints(ctx, args, bars, nums)
+        except NotImplementedError as e:  # (as api._refusals_located, without a context manager per row)
+            if isinstance(e, MooncakeError):
+                raise
+            raise _located(e) from e
 
     return y, row
 
