@@ -252,8 +252,8 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
         (`y_bar @ J`), each of its primal's structure (mc.NoTangent() for ints, strings, ...).  `y_bar`
         has the structure of y (None or mc.NoTangent() for a zero part).  vjp_fn can be called many
         times, each call giving what a fresh mc.vjp would; afterwards the arguments are as the plain call
-        left them.  Where f's generated code writes nothing its caller can reach and calls none of your
-        other functions that are not put in line, every call reuses the one forward pass's tape; otherwise
+        left them.  Where f's generated code writes nothing its caller can reach (no in-place update,
+        no append), nor do the calls it makes, every call reuses the one forward pass's tape; otherwise
         each call after the first runs the forward pass again from the arguments' state on entry
         (docs/how-it-works.md, "Calling a pullback again").
     Raises:

@@ -356,6 +356,10 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         ...     return a * b
         >>> [float(block) for block in mc.jacrev(f, argnums=(0, 1))(2.0, 3.0)]   # NumPy scalars: d/da, d/db
         [3.0, 2.0]
+
+    How: one forward pass, then the pullback once per output element on its one tape where the pullback may be
+    called again (f writes nothing its caller can reach: docs/how-it-works.md, "Calling a pullback again"); else
+    each row after the first runs the forward pass again from the arguments' state on entry.
     """
     _argnums_checked(argnums, "jacrev", f)
     single = not isinstance(argnums, (tuple, list))
