@@ -20,7 +20,7 @@ from .errors import MooncakeError, UnsupportedDerivativeError, generated_locatio
 from .foreign import arguments, refuse_foreign
 from .reverse import shadows
 from .reverse.adjoints import AdjTuple
-from .reverse.runtime import derived_reverse, may_write, rcall
+from .reverse.runtime import derived_reverse, may_write, rcall, reusable
 from .rules import registry
 from . import api_fast as _fast  # (the short paths of jvp and grad: it reads this module's helpers when called)
 from . import hvp_fast as _hvp_fast  # (the short path of jvp(grad(f)): likewise)
@@ -251,7 +251,11 @@ def vjp(f: Callable, *primals: Any) -> tuple[Any, Callable]:
         `(y, vjp_fn)`: `y = f(*primals)`; `vjp_fn(y_bar)` returns a tuple with one adjoint per primal
         (`y_bar @ J`), each of its primal's structure (mc.NoTangent() for ints, strings, ...).  `y_bar`
         has the structure of y (None or mc.NoTangent() for a zero part).  vjp_fn can be called many
-        times; afterwards the arguments are as the plain call left them.
+        times, each call giving what a fresh mc.vjp would; afterwards the arguments are as the plain call
+        left them.  Where f's generated code writes nothing its caller can reach (no in-place update,
+        no append), nor do the calls it makes, every call reuses the one forward pass's tape; otherwise
+        each call after the first runs the forward pass again from the arguments' state on entry
+        (docs/how-it-works.md, "Calling a pullback again").
     Raises:
         TangentError (from vjp_fn): a cotangent of the wrong structure, shape or dtype.
         ReverseError: a rule not yet right for complex values met one (README "Complex numbers": the
@@ -306,7 +310,10 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
     if copied is not None:
         aliases.check_unwritten(api, _name(fn), copied)
     post = _snapshot((*args, *kwargs.values(), y))
-    state: dict = {"pb": pb, "pre": None}
+    # A pullback whose tape it may consume again (reverse/generate.reusable_tape: it writes nothing its caller can
+    # reach and pops copies of its stacks) is kept and called again, in fresh adjoint storage each time; any other
+    # is called once, and a later call runs the forward pass again from the entry state.
+    state: dict = {"pb": pb, "pre": None, "reusable": reusable(pb), "calls": 0}
 
     def pullback(out_bar: Any) -> tuple:
         refuse_foreign(api, _name(fn), [("the cotangent", out_bar)])
@@ -330,7 +337,11 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, api: str = "vjp",
                         _, run = rcall(fn, tuple(args), kwargs)
                 finally:
                     _leave_outermost(depth)
-            state["pb"] = None
+            elif state["calls"]:
+                run_ctx = shadows.Context()  # (the tape kept: only the adjoint storage is new)
+            state["calls"] += 1
+            if not state["reusable"]:
+                state["pb"] = None
             with run_ctx, _refusals_located(), lazy.guard(args, kwargs, seed):
                 _, args_bar, kwargs_bar = run(seed)
         except BaseException:

@@ -8,7 +8,8 @@ float arrays are inputs and outputs, and a block of a scalar by a scalar is a Nu
   checked against one ordinary pass in a random direction whenever the pass takes a path (a trace of
   its operations on the batch) not checked before; where the code cannot carry a batch, one pass per
   direction.
-* `jacrev` runs one forward pass and calls the (reusable) pullback once per output element.
+* `jacrev` runs one forward pass and calls the pullback once per output element, on one tape where the derived
+  pullback may be called again (jacobian_rows.py; else mc.vjp's pullback runs the forward pass again per row).
 * `hessian(f) = jacfwd(grad(f))`; `jvp` of a `grad(f)` is a Hessian-vector product, computed by
   reverse mode over f's generated forward code (see rules/api_rules.py): `hvp` calls that directly.
 
@@ -25,8 +26,9 @@ from .rules.api_rules import hvp_core
 from .rules.nested_cells import enter_outermost, leave_outermost
 from . import aliases, hvp_fast
 from .tangents import materialize
-from .api import (ArgnumsError, Grad, MooncakeError, NonScalarOutputError, _argnums_checked, _jvp, _name, _vjp,
-                  _wraps, aux_pair)
+from .api import (ArgnumsError, Grad, MooncakeError, NonScalarOutputError, _argnums_checked, _as_function, _jvp, _name,
+                  _vjp, _wraps, aux_pair)
+from .jacobian_rows import reusable_pullback
 from .tracebacks import user_errors
 from .keyword_binding import bind_keywords, is_nested
 from .batching import Batched, Trace, unbatch
@@ -354,6 +356,10 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         ...     return a * b
         >>> [float(block) for block in mc.jacrev(f, argnums=(0, 1))(2.0, 3.0)]   # NumPy scalars: d/da, d/db
         [3.0, 2.0]
+
+    How: one forward pass, then the pullback once per output element on its one tape where the pullback may be
+    called again (f writes nothing its caller can reach: docs/how-it-works.md, "Calling a pullback again"); else
+    each row after the first runs the forward pass again from the arguments' state on entry.
     """
     _argnums_checked(argnums, "jacrev", f)
     single = not isinstance(argnums, (tuple, list))
@@ -384,23 +390,29 @@ def jacrev(f: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         in_leaves: list = []
         in_tree = _flatten(tuple(args[i] for i in nums), in_leaves)
         sizes = [leaf.size for leaf in in_leaves]
-        y_all, pullback = _vjp(f, tuple(args), kwargs, api="jacrev")
+        fast = reusable_pullback(_as_function(f), tuple(args), nums) if not kwargs else None
+        if fast is not None:  # (one forward pass, the generated pullback once per row: jacobian_rows.py)
+            y_all, row = fast
+        else:
+            y_all, pullback = _vjp(f, tuple(args), kwargs, api="jacrev")
+            row = lambda ybar: (lambda g: tuple(g[i] for i in nums))(pullback(ybar)[0])  # noqa: E731
         y, aux = aux_pair("jacrev", f, y_all) if has_aux else (y_all, None)
         _refuse_ints("jacrev", "the result", y)
         out_leaves: list = []
         out_tree = _flatten(y, out_leaves)
         rows: list = []
+        kinds = _leaf_kinds(out_tree)
+        layouts = [(np.shape(v), np.asarray(v).dtype) for v in out_leaves]
         for oi, leaf in enumerate(out_leaves):
             for k in range(leaf.size):
                 # C order always: zeros_like keeps a transposed leaf's F order, where reshape(-1) is a copy and
                 # the 1.0 written through it was lost (a zero row of the Jacobian).
-                basis = [np.zeros(np.shape(v), dtype=np.asarray(v).dtype) for v in out_leaves]
+                basis = [np.zeros(shape, dtype=dtype) for shape, dtype in layouts]
                 basis[oi].reshape(-1)[k] = 1.0
-                ybar = _unflatten(out_tree, [float(b) if kind == "number" else b
-                                             for b, kind in zip(basis, _leaf_kinds(out_tree))])
-                grads, _ = pullback((ybar, None) if has_aux else ybar)
+                ybar = _unflatten(out_tree, [float(b) if kind == "number" else b for b, kind in zip(basis, kinds)])
+                grads = row((ybar, None) if has_aux else ybar)
                 leaves: list = []
-                _flatten(tuple(grads[i] for i in nums), leaves)
+                _flatten(grads, leaves)
                 rows.append([np.asarray(v, dtype=float).reshape(-1) for v in leaves])
         blocks, start = [], 0
         for oi, leaf in enumerate(out_leaves):

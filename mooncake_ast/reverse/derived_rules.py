@@ -126,14 +126,19 @@ def _with_pullback(fn: types.FunctionType, gen: Any, out: tuple, sig_params: lis
     """`(value, pullback)` from the generated forward's `(value, tape)`."""
     y, tape = out
     pullback_fn = gen.pullback
+    keeps = getattr(gen, "stack_slots", None) is not None  # (the tape kept whole: the pullback may be called again)
+    if keeps:
+        from .generate import nested_reusable, reusable_tape
 
     def pullback(g: Any) -> tuple:
         if g is NoTangent or g is None:
             g = _zero_like(y)  # the pullback of a real result computes with a real zero
-        grads = pullback_fn(g, tape)
+        grads = pullback_fn(g, reusable_tape(gen, tape) if keeps else tape)
         return _defaults_adjoint(fn, sig_params, args, kwargs, grads), *_unbind(fn, sig_params, args, kwargs, grads)
 
     pullback.may_write = gen.may_write  # type: ignore[attr-defined]
+    # (where the tape holds other calls' pullbacks, asked of them when it matters: reverse/runtime.reusable)
+    pullback.reusable = keeps and (not gen.pullback_places or (lambda: nested_reusable(gen, tape)))  # type: ignore[attr-defined]
     return y, pullback
 
 

@@ -17,10 +17,16 @@ class GeneratedReverse:
 
     def __init__(self, forward: types.FunctionType, pullback: types.FunctionType, takes_self: bool, reads_closure: bool,
                  bindings: dict, module: types.ModuleType, key: str, may_write: bool = True,
-                 forward_tape: Any = None) -> None:
+                 forward_tape: Any = None, stack_slots: Any = None, pullback_places: Any = None) -> None:
         self.forward, self.pullback, self.takes_self, self.reads_closure = forward, pullback, takes_self, reads_closure
         self.bindings, self.module, self.key, self.may_write = bindings, module, key, may_write
         self.forward_tape = forward_tape  # the forward pass without the value (reverse/value_free.py), where it saves work
+        # Where the pullback may be called many times on one tape (None: it consumes the tape), the tape's positions
+        # of the stacks it pops, to pop copies of (reusable_tape): a derivative that writes nothing its caller can
+        # reach (not may_write: no in-place write it restores, no append); and where the tape holds the pullbacks of
+        # calls dispatched at run time (record._pullback_places), each asked in turn whether it may be called again.
+        self.stack_slots = None if stack_slots is None else tuple(stack_slots)
+        self.pullback_places = tuple(tuple(p) for p in pullback_places or ())
 
 
 def reverse_source_text(fn: types.FunctionType, kinds: dict[str, str], quiet: tuple = ()) -> tuple[str, Any]:
@@ -115,7 +121,10 @@ def generate_reverse(fn: types.FunctionType, kinds: dict[str, str], quiet: tuple
         # fresh calls -- writes no state the call must put back)
         may_write = bool(rt.saves or any(s not in rt.fresh_calls for s in rt.dispatched) or rt.user_appends or
                          getattr(rt, "new_key_writes", None))  # (`d["new"] = v` into a parameter saves nothing)
+        reusable = not may_write and rt.pullback_places is not None
         return text, {"takes_self": rt.uses_self, "reads_closure": bool(rt.ir.freevars), "may_write": may_write,
+                      "stack_slots": list(rt.stack_slots) if reusable else None,
+                      "pullback_places": rt.pullback_places if reusable else None,
                       "bindings": binding_descriptions(rt.resolver.bindings),
                       **lineage(fn, lineage_digest(fn))}  # older versions are evicted
 
@@ -126,7 +135,34 @@ def generate_reverse(fn: types.FunctionType, kinds: dict[str, str], quiet: tuple
     tape = _bind(module, "__forward_tape", fn) if any(n.endswith("__forward_tape") for n in vars(module)) else None
     return GeneratedReverse(fwd, rev, bool(meta.get("takes_self")), bool(meta.get("reads_closure")),
                             current_bindings(fn, meta.get("bindings", {})), module, key, bool(meta.get("may_write", True)),
-                            tape)
+                            tape, meta.get("stack_slots"), meta.get("pullback_places"))
+
+
+def nested_reusable(gen: Any, tape: tuple) -> bool:
+    """May the pullbacks of the calls this tape holds (gen.pullback_places) be called again, each of them?"""
+    from .runtime import reusable
+
+    for slot, item, stacked in gen.pullback_places:
+        for rec in tape[slot] if stacked else (tape[slot],):
+            if not reusable(rec if item is None else rec[item]):
+                return False
+    return True
+
+
+def reusable_tape(gen: Any, tape: tuple) -> Any:
+    """A tape the pullback of `gen` may consume that leaves `tape` whole (its stacks copied), or None where the
+    pullback cannot be called again on one tape (it restores what the forward pass overwrote, or pulls back through
+    pullbacks of other calls that cannot): run the forward pass again instead.  (The pullbacks of other calls it
+    holds are asked by the caller, nested_reusable: once per tape, not per call.)"""
+    slots = getattr(gen, "stack_slots", None)
+    if slots is None:
+        return None
+    if not slots:
+        return tape
+    copy = list(tape)
+    for j in slots:
+        copy[j] = list(copy[j])
+    return tuple(copy)
 
 
 def _bind(module: types.ModuleType, suffix: str, fn: types.FunctionType) -> types.FunctionType:

@@ -239,6 +239,11 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
             b.term.value = out
     # The pullback unpacks the tape on entry: `x, n, t_stack = tape`, each slot named as the forward pass names it.
     rt.tape_slots = list(zip(tape_values, tape_refs))
+    # (the tape's positions of the stacks the pullback pops: a pullback called again pops copies of them, so the
+    # tape stays whole -- generate.py's `reusable`)
+    stacks = {id(s) for s in stack_vals.values()}
+    rt.stack_slots = tuple(j for j, v in enumerate(tape_values) if id(v) in stacks)
+    rt.pullback_places = _pullback_places(fwd, rt, tape_values, stacks)
     unpack = Call(Const(ops.identity), [rt.tape], hint=None)
     unpack.tuple_size = len(tape_refs)  # type: ignore[attr-defined]
     for j, r in enumerate(tape_refs):
@@ -269,6 +274,50 @@ def finalize(rt: ReverseTransform) -> tuple[Function, list[Value], Function]:
     if rt.uses_self:
         params = [fwd.self_ref] + params  # type: ignore[attr-defined]
     return fwd, params, rev
+
+
+def _pullback_places(fwd: Function, rt: ReverseTransform, tape_values: list, stacks: set) -> Any:
+    """Where the tape holds the pullbacks of the calls dispatched at run time: `[slot, item, stacked]` per place --
+    `tape[slot]` (item None) or `tape[slot][item]`, or with `stacked` every record of the stack `tape[slot]` (or its
+    `[item]`) -- so that a pullback called again can ask each of them whether it may be too (derived_rules).  None
+    where one may sit elsewhere (a join of pullbacks, a record of a record): such a tape is not kept."""
+    pbs = {id(pb) for pb in rt.dispatched.values()}
+    if not pbs:
+        return []
+    tainted = set(pbs) | {id(pb.args[0]) for pb in rt.dispatched.values() if pb.args}  # (and the (value, pb) pairs)
+    changed = True
+    while changed:
+        changed = False
+        for b in fwd.blocks:
+            for phi in b.phis:
+                if id(phi) not in tainted and any(id(v) in tainted for v in phi.operands()):
+                    tainted.add(id(phi))
+                    changed = True
+    pushed: dict = {}
+    for b in fwd.blocks:
+        for st in b.stmts:
+            if isinstance(st, Call) and st.callee() is list.append and len(st.args) == 2 and id(st.args[0]) in stacks:
+                pushed.setdefault(id(st.args[0]), []).append(st.args[1])
+    places: list = []
+
+    def record(v: Any, slot: int, stacked: bool) -> bool:
+        if id(v) in pbs:
+            places.append([slot, None, stacked])
+            return True
+        if isinstance(v, Call) and v.callee() is ops.tuple_of and not v.kwargs:
+            for i, a in enumerate(v.args):
+                if id(a) in pbs:
+                    places.append([slot, i, stacked])
+                elif id(a) in tainted:
+                    return False
+            return True
+        return id(v) not in tainted
+
+    for j, v in enumerate(tape_values):
+        for item in pushed.get(id(v), ()) if id(v) in stacks else (v,):
+            if not record(item, j, id(v) in stacks):
+                return None
+    return places
 
 
 _INT_ARITHMETIC = (operator.add, operator.sub, operator.mul)

@@ -36,10 +36,20 @@ class ReverseError(MooncakeError):
     """Reverse mode cannot differentiate this call (and will not guess)."""
 
 
+def reusable(pullback: Any) -> bool:
+    """May this pullback be called many times, each call from the same tape?  (Derived rules say so where their
+    tape can be kept whole: reverse/generate.reusable_tape; anything else is taken to consume its tape.)"""
+    said = getattr(pullback, "reusable", False)
+    if said is True or said is False:
+        return said
+    return callable(said) and said() is True  # (decided from its tape when asked: generate.nested_reusable)
+
+
 def _zero_pullback(n: int, kwargs: dict) -> Callable:
     def pullback(g: Any) -> tuple:
         return NoTangent, AdjTuple([NoTangent] * n), AdjDict()
 
+    pullback.reusable = True  # type: ignore[attr-defined]
     return pullback
 
 
@@ -120,6 +130,8 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
                     return MethodAdjoint(pos[0]), AdjTuple(pos[1:len(args) + 1]), named
                 return NoTangent, AdjTuple(pos[:len(args)]), named
 
+            # (a template computes adjoints from the values it was given; one that writes an argument is not reused)
+            template_pullback.reusable = not rule.mutates  # type: ignore[attr-defined]
             return y, template_pullback
         if rule.jvp is not None or rule.user_frule is not None:
             raise MissingRuleError(f, "reverse", "it has a forward rule only")
@@ -151,6 +163,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
             _, a, k = pb(g)
             return MethodAdjoint(route(owner, a[0])), AdjTuple(a[1:]), k  # (see _in_storage)
 
+        method_pullback.reusable = lambda: reusable(pb)  # type: ignore[attr-defined]  (its storage: the call's)
         return y, method_pullback
     call = getattr(type(f), "__call__", None)
     if isinstance(call, types.FunctionType) and not isinstance(f, type):
@@ -160,6 +173,7 @@ def rcall(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tuple = ())
             _, a, k = pb(g)
             return route(f, a[0]), AdjTuple(a[1:]), k  # (see _in_storage)
 
+        object_pullback.reusable = lambda: reusable(pb)  # type: ignore[attr-defined]
         return y, object_pullback
     from ..rules.python_callables import call_rule
 
