@@ -191,8 +191,13 @@ _METHOD_POS_OUT = (
     "(NumPy arguments given positionally reach the rules by their NumPy names) maps function signatures only: "
     "array-method calls keep out in *args, so the write into o is not seen (forward/activity and reverse "
     "alias classes: the method's out= buffer)")
+_DOT_POS_OUT_CRASH = (
+    "CRASH TypeError '<lambda>() takes 4 positional arguments but 5 were given', forward mode, while deriving: "
+    "`o = np.zeros(2); A.dot(b, o)` (ndarray.dot with out positional; reverse mode is silently zero, see the WRONG "
+    "family).  Suspected: rules/call_binding.py jvp template of the method dot (4 parameters, no out)")
 _POS_OUT_WRONG = {_m_sum: "both", _m_mean: "both", _m_max: "both", _m_std: "both", _m_cumsum: "both",
                   _m_prod: "both", _m_clip: "both", _m_in_loop: "both", _m_dot: "reverse"}
+_POS_OUT_CRASH = {(_m_dot, "forward"): (_DOT_POS_OUT_CRASH, TypeError)}
 _POS_OUT_RIGHT = [_m_kw_ok, _m_min_returned]  # the keyword form; the value the method returns (read, not o)
 
 
@@ -202,6 +207,9 @@ def _pos_out_params():
         for f in list(_POS_OUT_WRONG) + _POS_OUT_RIGHT:
             wrong = _POS_OUT_WRONG.get(f) in ("both", mode)
             marks = [pytest.mark.xfail(strict=True, reason=_METHOD_POS_OUT, raises=AssertionError)] if wrong else []
+            if (f, mode) in _POS_OUT_CRASH:
+                reason, exc = _POS_OUT_CRASH[(f, mode)]
+                marks = [pytest.mark.xfail(strict=True, reason=reason, raises=exc)]
             out.append(pytest.param(f, mode, id=f"{f.__name__}-{mode}", marks=marks))
     return out
 
@@ -211,3 +219,107 @@ def test_method_positional_out_first_order(f, mode):
     x = X.copy()
     got = mc.jacfwd(f)(x) if mode == "forward" else mc.grad(f)(x)
     _close(got, _fd(f, X)[0])
+
+
+# ---------------------------------------------------------------- WRONG: second order of array methods with out=
+def _s_sum_axis(x):
+    o = np.zeros(2)
+    x.reshape(3, 2).sum(axis=0, out=o)
+    return np.sum(o ** 3)
+
+
+def _s_sum_0d(x):
+    o = np.zeros(())
+    x.sum(out=o)
+    return o ** 3
+
+
+def _s_sum_returned_and_out(x):
+    o = np.zeros(2)
+    r = x.reshape(3, 2).sum(axis=0, out=o)
+    return np.sum(r * o * x[:2])
+
+
+def _s_mean_row_of_buffer(x):
+    buf = np.zeros((2, 2))
+    x.reshape(3, 2).mean(axis=0, out=buf[1])
+    return np.sum(buf ** 3)
+
+
+def _s_sum_linear_times_x(x):
+    o = np.zeros(2)
+    x.reshape(3, 2).sum(axis=0, out=o)
+    return np.sum(o) * x[0]
+
+
+def _s_ufunc_out_control(x):
+    o = np.zeros(2)
+    np.multiply(x[:2], x[2:4], out=o)
+    return np.sum(o ** 3)
+
+
+_SECOND = {"hessian": lambda f, x: mc.hessian(f)(x),
+           "jacfwd(grad)": lambda f, x: mc.jacfwd(mc.grad(f))(x),
+           "jacrev(grad)": lambda f, x: mc.jacrev(mc.grad(f))(x),
+           "jacrev(jacfwd)": lambda f, x: mc.jacrev(mc.jacfwd(f))(x)}
+
+
+def _second_params(funcs, reason, controls):
+    out = []
+    for how in _SECOND:
+        for f in funcs:
+            out.append(pytest.param(f, how, id=f"{f.__name__}-{how}",
+                                    marks=pytest.mark.xfail(strict=True, reason=reason, raises=AssertionError)))
+        for f in controls:
+            out.append(pytest.param(f, how, id=f"{f.__name__}-{how}"))
+    return out
+
+
+@pytest.mark.parametrize("f, how", _second_params(
+    [_s_sum_axis, _s_sum_0d, _s_sum_returned_and_out, _s_mean_row_of_buffer, _s_sum_linear_times_x],
+    _METHOD_OUT_SECOND, [_s_ufunc_out_control]))
+def test_method_out_second_order(f, how):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        H = _SECOND[how](f, X.copy())
+    _close(H, _fd(lambda v: mc.grad(f)(v), X, h=1e-5), rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------- WRONG: hypot at (0, 0) poisons a whole Hessian
+def _h_np_hypot(x):
+    return np.hypot(x[0] - x[0], 0.0) + x[2] ** 2
+
+
+def _h_np_hypot_both(x):
+    return np.hypot(x[0] - x[0], x[1] - x[1]) + x[2] ** 2 + x[1] * x[2]
+
+
+def _h_math_hypot(x):
+    import math
+    return math.hypot(x[0] * 0.0, 0.0) + x[2] ** 2
+
+
+def _h_hypot_loop(x):
+    s = 0.0
+    for a in x[:2]:
+        s += np.hypot(a - a, 0.0) + np.hypot(a, 1.0)
+    return s + x[2] ** 2
+
+
+def _h_sqrt_control(x):
+    d = x[0] - x[0]
+    return np.sqrt(d * d) + x[2] ** 2
+
+
+@pytest.mark.parametrize("f", [pytest.param(f, id=f.__name__, marks=pytest.mark.xfail(
+    strict=True, reason=_HYPOT_ZERO_LEAK, raises=AssertionError))
+    for f in (_h_np_hypot, _h_np_hypot_both, _h_math_hypot, _h_hypot_loop)] + [
+    pytest.param(_h_sqrt_control, id="sqrt_control")])
+def test_hypot_zero_reverse_over_forward_rows_not_hypots(f):
+    """The rows and columns of variables hypot never sees (x[2]) must be finite and right."""
+    x = X[:3].copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        H = mc.jacrev(mc.jacfwd(f))(x)
+    ref = _fd(lambda v: mc.grad(f)(v), x, h=1e-5)
+    _close(H[2], ref[2], rtol=1e-4, atol=1e-5)
