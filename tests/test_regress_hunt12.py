@@ -252,6 +252,16 @@ def _s_sum_linear_times_x(x):
     return np.sum(o) * x[0]
 
 
+def _s_sum_in_helper(x):
+    def colsum(M, o):
+        M.sum(axis=0, out=o)
+        return o
+
+    o = np.zeros(3)
+    r = colsum(x.reshape(2, 3), o)
+    return np.sum(r ** 2) + np.sum(o)
+
+
 def _s_ufunc_out_control(x):
     o = np.zeros(2)
     np.multiply(x[:2], x[2:4], out=o)
@@ -276,7 +286,8 @@ def _second_params(funcs, reason, controls):
 
 
 @pytest.mark.parametrize("f, how", _second_params(
-    [_s_sum_axis, _s_sum_0d, _s_sum_returned_and_out, _s_mean_row_of_buffer, _s_sum_linear_times_x],
+    [_s_sum_axis, _s_sum_0d, _s_sum_returned_and_out, _s_mean_row_of_buffer, _s_sum_linear_times_x,
+     _s_sum_in_helper],
     _METHOD_OUT_SECOND, [_s_ufunc_out_control]))
 def test_method_out_second_order(f, how):
     with warnings.catch_warnings():
