@@ -366,6 +366,42 @@ def _k_numpy_array_items(x):
     return d[1] * d[2.0] + d[3.0]
 
 
+def _k_dict_of_pairs(x):
+    d = dict([(1, x[0]), (1.0, x[1]), (True, x[2]), ("1", x[3])])
+    return d[1] * 2.0 + d["1"] * x[0]
+
+
+def _k_update_pairs(x):
+    d = {1: x[0]}
+    d.update([(2.0, x[3]), (1.0, x[1])])
+    return d[1] ** 2 + d[2] * x[4]
+
+
+def _k_ordered_dict_control(x):
+    import collections
+    d = collections.OrderedDict([(1, x[0]), (1.0, x[1]), (2, x[2])])
+    return d[1] * 2.0 + d[2] * 3.0
+
+
+def _k_defaultdict(x):
+    import collections
+    d = collections.defaultdict(float)
+    for k, v in zip([1, True, 1.0, "a", "a", 0], x):
+        d[k] += v * v
+    return d[1] * d["a"] + d[0]
+
+
+def _k_update_with_display_control(x):
+    d = {0.0: x[0], 2: x[2]}
+    d.update({1.0: x[4]})
+    return d[0] * 2.0 + d[2] * x[4] + d[1] * x[5]
+
+
+def _k_display_float_control(x):
+    d = {0.0: x[0], -0.0: x[1], 2: x[2], 2.0: x[3], 1.0: x[4]}
+    return d[0] * 2.0 + d[2] * x[4] + d[1] * x[5]
+
+
 def _k_int_list_control(x):
     d = {}
     for k, v in zip([0, 1, 0, 1, 0, 1], x):
@@ -384,15 +420,18 @@ def _k_str_of_index_control(x):
 _FLOAT_KEYS = (
     "REFUSED (over-conservative, reverse mode only) UnsupportedDerivativeError \"a dict's key depends on the "
     "inputs\": a float key that is a constant -- an item of a constant list of floats or of mixed 1 / 1.0 / True "
-    "zipped with x, float(i % 2) of enumerate's index, an item of a constant np.array -- "
+    "zipped with x, float(i % 2) of enumerate's index, an item of a constant np.array, the pairs given to dict() or "
+    "d.update(), a defaultdict's += -- "
     "(`for k, v in zip([1.0, 2.0, 1.0], x): d[k] = d.get(k, 0.0) + v`); int and str keys made the same way are "
-    "taken, and forward mode takes all of these (right).  Suspected: reverse activity / builtin_keys takes a key's "
+    "taken, so are float keys written in a dict display ({1.0: v}, d.update({1.0: v})) and OrderedDict([(1.0, v)]), and forward mode "
+    "takes all of these (right).  Suspected: reverse activity / builtin_keys takes a key's "
     "float type for a dependence on the inputs instead of following its data flow")
 
 
 @pytest.mark.parametrize("mode", ["forward", "reverse"])
-@pytest.mark.parametrize("f", [_k_float_list, _k_mixed_list, _k_float_of_index, _k_numpy_array_items,
-                               _k_int_list_control, _k_str_of_index_control], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", [_k_float_list, _k_mixed_list, _k_float_of_index, _k_numpy_array_items, _k_dict_of_pairs,
+                               _k_update_pairs, _k_update_with_display_control, _k_defaultdict, _k_int_list_control,
+                               _k_str_of_index_control, _k_display_float_control, _k_ordered_dict_control], ids=lambda f: f.__name__)
 def test_constant_float_dict_keys(f, mode):
     x = X.copy()
     if mode == "reverse" and "control" not in f.__name__:
