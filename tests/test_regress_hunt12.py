@@ -5,6 +5,7 @@ minimised.  Every failure is a strict xfail whose reason says WRONG / CRASH / RE
 suspected module."""
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -600,4 +601,86 @@ def _dc_params():
 def test_dataclass_classmethod_second_order(f, how):
     x = X[:3].copy()
     H = _SECOND_ALL[how](f, x)
+    _close(H, _fd(lambda v: mc.grad(f)(v), x, h=1e-5), rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------- REFUSED: partials binding constant arrays, 2nd order
+_TARGET = np.array([0.1, 0.2, 0.3])
+
+
+def _gl(w, target):
+    return (w - target) * (3 * w - target)
+
+
+def _mul(a, b):
+    return a * b
+
+
+def _pa_const_array(x):
+    g = functools.partial(_gl, target=np.array([0.1, 0.2, 0.3]))
+    return np.sum(g(x[:3]) ** 2)
+
+
+def _pa_global_array(x):
+    g = functools.partial(_gl, target=_TARGET)
+    return np.sum(g(x[:3]) ** 2)
+
+
+def _pa_local_def_global_array(x):
+
+    def gl(w, target):
+        return (w - target) * (3 * w - target)
+
+    g = functools.partial(gl, target=_TARGET)
+    return np.sum(g(x[:3]) ** 2)
+
+
+def _pa_of_closure_const(x):
+
+    def make(c):
+        def f(a, b):
+            return a * b + c
+        return f
+
+    g = functools.partial(make(2.0), b=3.0)
+    return sum(g(v) ** 2 for v in x)
+
+
+def _pa_const_float_control(x):
+    g = functools.partial(_mul, b=3.0)
+    return sum(g(v) ** 2 for v in x)
+
+
+def _pa_const_float_local_import(x):
+    import functools as ft
+    g = ft.partial(_mul, b=3.0)
+    return sum(g(v) ** 2 for v in x)
+
+
+_PARTIAL_CONST = (
+    "REFUSED (over-conservative, misleading message) NestingError 'the partial binds values computed from the "
+    "differentiated input (it was made inside the function)' at second order (all four compositions) for a "
+    "functools.partial binding only constants: a constant array (`partial(g, target=np.array([0.1, 0.2]))`, a "
+    "module-level array) or a closure made with a constant (`partial(make(2.0), b=3.0)`); binding a float "
+    "constant (`partial(mul, b=3.0)`) is taken and right.  Suspected: the nested partial planning "
+    "(rules/nested_* partial: a bound value is taken as differentiated unless it is a Python number)")
+
+
+_PARTIAL_LOCAL_IMPORT = (
+    "REFUSED NestingError 'nested derivative of partial: keyword arguments are not supported nested' at second "
+    "order when functools is imported inside f (`import functools as ft; g = ft.partial(mul, b=3.0)`); the same "
+    "code with functools imported at module level is right.  Suspected: the nested call planning resolves "
+    "functools.partial by the module global only (rules/nested_* partial; a local import binds a local name)")
+
+
+@pytest.mark.parametrize("how", list(_SECOND))
+@pytest.mark.parametrize("f", [pytest.param(f, id=f.__name__, marks=pytest.mark.xfail(
+    strict=True, reason=_PARTIAL_CONST, raises=mc.MooncakeError))
+    for f in (_pa_const_array, _pa_global_array, _pa_local_def_global_array, _pa_of_closure_const)]
+    + [pytest.param(_pa_const_float_local_import, id="local_import", marks=pytest.mark.xfail(
+        strict=True, reason=_PARTIAL_LOCAL_IMPORT, raises=mc.MooncakeError))]
+    + [pytest.param(_pa_const_float_control, id="const_float_control")])
+def test_partial_constant_binding_second_order(f, how):
+    x = X[:4].copy()
+    H = _SECOND[how](f, x)
     _close(H, _fd(lambda v: mc.grad(f)(v), x, h=1e-5), rtol=1e-4, atol=1e-5)
