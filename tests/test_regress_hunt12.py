@@ -684,3 +684,62 @@ def test_partial_constant_binding_second_order(f, how):
     x = X[:4].copy()
     H = _SECOND[how](f, x)
     _close(H, _fd(lambda v: mc.grad(f)(v), x, h=1e-5), rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------- WRONG: setting .real / .imag of an array
+def _ri_real_set(x):
+    z = np.exp(1j * x[:3])
+    z.real = x[3:] ** 2
+    return np.sum(np.abs(z) ** 2)
+
+
+def _ri_real_set_zeros(x):
+    z = np.zeros(3, dtype=complex)
+    z.real = x[:3]
+    return np.sum(np.abs(z) ** 2)
+
+
+def _ri_imag_set(x):
+    z = x[:3] + 0j
+    z.imag = x[3:]
+    return np.sum(np.abs(z) ** 2)
+
+
+def _ri_real_set_simple(x):
+    z = x[:3] * (1 + 1j)
+    z.real = 2.0 * x[3:]
+    return np.sum(z.real * z.imag)
+
+
+def _ri_real_set_float_array(x):
+    a = x[:3].copy()
+    a.real = x[3:] ** 2
+    return np.sum(a ** 2)
+
+
+def _ri_real_slice_control(x):
+    z = np.exp(1j * x[:3])
+    z.real[:] = x[3:] ** 2
+    z.imag[1:] = x[4:] * x[0]
+    return np.sum(np.abs(z) ** 2)
+
+
+_REAL_SETTER = (
+    "WRONG first order, both modes, silently: assigning an array's .real or .imag attribute (`z = x[:3] + 0j; "
+    "z.imag = x[3:]; return np.sum(np.abs(z) ** 2)` -> x[3:]'s gradient 0; `z.real = v` on a complex array, on "
+    "np.zeros(3, complex), even `a.real = v` on a float array, which keeps the overwritten values' gradient) -- "
+    "the write is not seen: the old values' derivative stays and the new ones' is dropped.  Writing through the "
+    "view (`z.real[:] = v`, `z.imag[1:] = v`) is right.  Suspected: lowering of an attribute assignment on an "
+    "ndarray (frontend: `obj.attr = v` taken as an object field write; no rule for the ndarray .real / .imag "
+    "setters, which should be refused or lowered to `z.real[...] = v`)")
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+@pytest.mark.parametrize("f", [pytest.param(f, id=f.__name__, marks=pytest.mark.xfail(
+    strict=True, reason=_REAL_SETTER, raises=AssertionError))
+    for f in (_ri_real_set, _ri_real_set_zeros, _ri_imag_set, _ri_real_set_simple, _ri_real_set_float_array)]
+    + [pytest.param(_ri_real_slice_control, id="slice_write_control")])
+def test_real_imag_attribute_assignment(f, mode):
+    x = X.copy()
+    got = mc.jacfwd(f)(x) if mode == "forward" else mc.grad(f)(x)
+    _close(got, _fd(f, X)[0])
