@@ -717,6 +717,37 @@ def _ri_real_set_float_array(x):
     return np.sum(a ** 2)
 
 
+def _ri_setattr_imag(x):
+    z = x[:3] + 0j
+    setattr(z, "imag", x[3:])
+    return np.sum(np.abs(z) ** 2)
+
+
+def _ri_flat_set(x):
+    a = np.zeros(6)
+    a.flat = x ** 2
+    return np.sum(a * np.arange(6.0))
+
+
+def _ri_flat_set_scalar(x):
+    a = x.copy()
+    a.flat = x[0] * 2.0
+    return np.sum(a * np.arange(6.0))
+
+
+def _ri_shape_set(x):
+    a = x * 2.0
+    a.shape = (2, 3)
+    return np.sum(a[1] * a[0])
+
+
+def _ri_shape_set_then_write_control(x):
+    a = x * 1.0
+    a.shape = (3, 2)
+    a[0] = 0.0
+    return np.sum(a ** 2)
+
+
 def _ri_real_slice_control(x):
     z = np.exp(1j * x[:3])
     z.real[:] = x[3:] ** 2
@@ -731,15 +762,19 @@ _REAL_SETTER = (
     "the write is not seen: the old values' derivative stays and the new ones' is dropped.  Writing through the "
     "view (`z.real[:] = v`, `z.imag[1:] = v`) is right.  Suspected: lowering of an attribute assignment on an "
     "ndarray (frontend: `obj.attr = v` taken as an object field write; no rule for the ndarray .real / .imag "
-    "setters, which should be refused or lowered to `z.real[...] = v`)")
+    "setters, which should be refused or lowered to `z.real[...] = v`).  The same for setattr(z, 'imag', v) and "
+    "for the .flat setter (`a = np.zeros(6); a.flat = x ** 2` -> 0; `a.flat = x[0] * 2.0` keeps a's old "
+    "gradient)")
+_SHAPE_SETTER = (
+    "WRONG reverse mode, silently zero: setting an array's .shape (`a = x * 2.0; a.shape = (2, 3); return "
+    "np.sum(a[1] * a[0])` -> grad 0; forward is right; `a.shape = (3, 2); a[0] = 0.0` is right).  Suspected: "
+    "reverse lowering of the .shape attribute assignment (the reshaped array read afterwards is not a's alias "
+    "class / no adjoint flows back through the in-place reshape)")
 
 
-@pytest.mark.parametrize("mode", ["forward", "reverse"])
-@pytest.mark.parametrize("f", [pytest.param(f, id=f.__name__, marks=pytest.mark.xfail(
-    strict=True, reason=_REAL_SETTER, raises=AssertionError))
-    for f in (_ri_real_set, _ri_real_set_zeros, _ri_imag_set, _ri_real_set_simple, _ri_real_set_float_array)]
-    + [pytest.param(_ri_real_slice_control, id="slice_write_control")])
-def test_real_imag_attribute_assignment(f, mode):
+@pytest.mark.parametrize("mode", ["forward", pytest.param("reverse", marks=pytest.mark.xfail(
+    strict=True, reason=_SHAPE_SETTER, raises=AssertionError))])
+def test_shape_attribute_assignment(mode):
     x = X.copy()
-    got = mc.jacfwd(f)(x) if mode == "forward" else mc.grad(f)(x)
-    _close(got, _fd(f, X)[0])
+    got = mc.jacfwd(_ri_shape_set)(x) if mode == "forward" else mc.grad(_ri_shape_set)(x)
+    _close(got, _fd(_ri_shape_set, X)[0])
