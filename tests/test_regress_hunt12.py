@@ -778,3 +778,16 @@ def test_shape_attribute_assignment(mode):
     x = X.copy()
     got = mc.jacfwd(_ri_shape_set)(x) if mode == "forward" else mc.grad(_ri_shape_set)(x)
     _close(got, _fd(_ri_shape_set, X)[0])
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+@pytest.mark.parametrize("f", [pytest.param(f, id=f.__name__, marks=pytest.mark.xfail(
+    strict=True, reason=_REAL_SETTER, raises=AssertionError))
+    for f in (_ri_real_set, _ri_real_set_zeros, _ri_imag_set, _ri_real_set_simple, _ri_real_set_float_array,
+              _ri_setattr_imag, _ri_flat_set, _ri_flat_set_scalar)]
+    + [pytest.param(_ri_real_slice_control, id="slice_write_control"),
+       pytest.param(_ri_shape_set_then_write_control, id="shape_set_then_write_control")])
+def test_real_imag_flat_attribute_assignment(f, mode):
+    x = X.copy()
+    got = mc.jacfwd(f)(x) if mode == "forward" else mc.grad(f)(x)
+    _close(got, _fd(f, X)[0])
