@@ -791,3 +791,27 @@ def test_real_imag_flat_attribute_assignment(f, mode):
     x = X.copy()
     got = mc.jacfwd(f)(x) if mode == "forward" else mc.grad(f)(x)
     _close(got, _fd(f, X)[0])
+
+
+# ---------------------------------------------------------------- CRASH: a rule's refusal reported as a library bug
+def _repeat_infinite(x):
+    import itertools
+    return sum(a * b for a, b in zip(x, itertools.repeat(x[0])))
+
+
+_REFUSAL_AS_INTERNAL = (
+    "CRASH InternalError 'mooncake_ast failed inside (NotImplementedError: derivative of itertools.repeat without "
+    "`times` ...). This is a bug in mooncake_ast' in forward mode for `zip(x, itertools.repeat(x[0]))`, where "
+    "reverse mode gives the honest UnsupportedDerivativeError with the same advice (also tocsr() of a lil_matrix, "
+    "see the sparse family).  Suspected: forward/transform.py's derivation-time rule.jvp call "
+    "(a rule's NotImplementedError is wrapped as an internal error instead of a refusal naming file:line)")
+
+
+@pytest.mark.parametrize("mode", [pytest.param("forward", marks=pytest.mark.xfail(
+    strict=True, reason=_REFUSAL_AS_INTERNAL, raises=AssertionError)), "reverse"])
+def test_rule_refusal_is_a_refusal(mode):
+    how = mc.jacfwd if mode == "forward" else mc.grad
+    with pytest.raises(mc.MooncakeError) as info:
+        how(_repeat_infinite)(X.copy())
+    assert isinstance(info.value, mc.errors.UnsupportedDerivativeError), type(info.value).__name__
+    assert "times" in str(info.value)
