@@ -644,6 +644,233 @@ def cx_buffer_write_loop(x):
     return float(np.sum(w.real) + np.abs(w[1]))
 
 
+# ================================================================ batch 2: positional out= and NumPy arguments
+def pos_out_add_ufunc(x):
+    o = np.empty(3)
+    np.add(x[:3] * x[3:], x[:3], o)
+    return float(np.sum(o ** 2))
+
+
+def pos_out_sum_reduction(x):
+    o = np.zeros(2)
+    np.sum(x.reshape(3, 2) ** 2, 0, None, o)
+    return float(np.sum(np.sin(o)))
+
+
+def pos_out_clip(x):
+    a = x * 2.0
+    np.clip(a, -1.0, 1.5, a)
+    return float(np.sum(a ** 3))
+
+
+def pos_out_cumsum(x):
+    o = np.empty(6)
+    np.cumsum(x * x, 0, None, o)
+    return float(np.sum(o * np.arange(6.0)))
+
+
+def pos_args_mix(x):
+    A = x.reshape(2, 3)
+    s = np.sum(A, 1) * np.mean(A, 0)[:2]
+    c = np.concatenate((A, A ** 2), 1)
+    r = np.roll(x, 2) * np.repeat(x[:3], 2)
+    d = np.diff(x, 2)
+    return float(np.sum(s) + np.sum(c[:, ::2]) + np.sum(r) + np.sum(d ** 2) + np.linalg.norm(A, 2))
+
+
+def pos_args_take_sort_where(x):
+    A = x.reshape(3, 2)
+    t = np.take(x, [4, 0, 2], 0)
+    srt = np.sort(A, 0)
+    w = np.where(x > 0.0, x, x ** 2)
+    return float(np.sum(t * srt[:, 1]) + np.sum(w) + np.interp(0.4, [0.0, 1.0], [x[0], x[1]]))
+
+
+# ================================================================ batch 2: more views of made buffers
+def view_flat_iterator_write(x):
+    out = np.zeros((2, 3))
+    out.flat[::2] = x[:3] ** 2
+    out.flat[1] = x[3] * x[4]
+    return float(np.sum(out @ np.array([1.0, 2.0, 3.0])))
+
+
+def view_fill_diagonal(x):
+    M = np.zeros((3, 3))
+    np.fill_diagonal(M, x[:3])
+    M[0, 1:] = x[3:5]
+    return float(np.sum(M @ M) + np.trace(M) * x[5])
+
+
+def view_copyto_slice(x):
+    out = np.ones(6)
+    np.copyto(out[1:4], x[:3] * x[3:])
+    return float(np.prod(out + 1.0))
+
+
+def view_add_at_buffer(x):
+    out = np.zeros(4)
+    np.add.at(out, [0, 1, 1, 3], x[:4] ** 2)
+    return float(np.sum(out * np.array([1.0, -2.0, 0.5, 3.0])) + out[1] ** 2)
+
+
+def view_moveaxis_write(x):
+    out = np.zeros((2, 3))
+    m = np.moveaxis(out, 0, 1)
+    m[:, 0] = np.sin(x[:3])
+    m[1:, 1] = x[3:5]
+    return float(np.sum(out ** 2))
+
+
+def view_ellipsis_newaxis_write(x):
+    out = np.zeros((3, 2))
+    e = out[..., 1]
+    e[:] = x[:3] * x[3:]
+    nv = out[None, :, 0]
+    nv[0, :] = x[3:] ** 2
+    return float(np.sum(out ** 3))
+
+
+def layout_ascontiguous_T(x):
+    A = np.ascontiguousarray(x.reshape(2, 3).T)
+    f = A.ravel()
+    f[::2] *= 2.0
+    return float(np.sum(A * np.arange(6.0).reshape(3, 2)))
+
+
+def layout_array_of_T_reshape(x):
+    B = np.array(x.reshape(3, 2).T)
+    B.reshape(-1)[1:3] = 0.0
+    r = B.reshape(-1)
+    r[4] = r[4] * 3.0
+    return float(np.sum(B ** 2 * np.arange(6.0).reshape(2, 3)))
+
+
+# ================================================================ batch 2: iterators shared by wrappers
+def iter_zip_same_iterator(x):
+    it = iter(x)
+    return sum(a * b for a, b in zip(it, it))
+
+
+def iter_next_default_loop(x):
+    it = iter(x[:4])
+    s = 0.0
+    while True:
+        v = next(it, None)
+        if v is None:
+            break
+        s += v * v
+    return s
+
+
+def iter_enumerate_break_then_list(x):
+    it = iter(x)
+    head = 0.0
+    for i, v in enumerate(it, 1):
+        head += i * v
+        if i == 2:
+            break
+    tail = list(it)
+    return head * tail[0] + sum(tail)
+
+
+def iter_map_partial_read(x):
+    m = map(lambda t: t * t + 1.0, x)
+    a = next(m)
+    b = next(m)
+    rest = sum(m)
+    return a * b + rest
+
+
+def iter_filter_islice_chain(x):
+    pos = filter(lambda t: t > 0.0, x)
+    first2 = list(itertools.islice(pos, 2))
+    rest = list(itertools.chain(pos, [1.0]))
+    return sum(first2) * len(rest) + sum(v * v for v in rest)
+
+
+# ================================================================ batch 2: products with zeros, mixed keys, objects
+def prod_with_zero_entry(x):
+    v = x.copy()
+    v[2] = 0.0
+    return float(np.prod(v[:4]) + np.prod(x[:3] - x[:3] + x[3:]))
+
+
+def prod_axis_zero_row(x):
+    A = np.stack([x[:3], x[:3] * 0.0, x[3:]])
+    return float(np.sum(np.prod(A, axis=0)) + np.sum(np.prod(A, 1) ** 2))
+
+
+def dict_numpy_float_keys(x):
+    d = {}
+    for k, v in zip(np.array([1.0, 2.0, 1.0, 3.0]), x[:4]):
+        d[k] = d.get(k, 0.0) + v * v
+    return d[1] * d[2.0] + d[np.float64(3.0)]
+
+
+def dict_neg_zero_key(x):
+    d = {0.0: x[0], -0.0: x[1], 2: x[2], 2.0: x[3]}
+    return d[0] * 2.0 + d[2] * x[4] + len(d)
+
+
+class Money:
+    def __init__(self, v):
+        self.v = v
+
+    @classmethod
+    def of(cls, v):
+        return cls(v)
+
+    def __radd__(self, other):
+        return Money(other + self.v) if not isinstance(other, Money) else Money(other.v + self.v)
+
+    def __add__(self, other):
+        return Money(self.v + (other.v if isinstance(other, Money) else other))
+
+    def __neg__(self):
+        return Money(-self.v)
+
+    def __truediv__(self, s):
+        return Money(self.v / s)
+
+    def __lt__(self, other):
+        return self.v < other.v
+
+
+def cls_sum_sorted_neg(x):
+    items = [Money.of(v * v) for v in x]
+    total = sum(items)
+    ordered = sorted(items)
+    return (total / 2.0).v + (-ordered[0]).v * 3.0 + ordered[-1].v
+
+
+class Segment:
+    def __init__(self, pts):
+        self.pts = pts
+
+    @classmethod
+    def from_flat(cls, v):
+        return cls(v.reshape(-1, 2))
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return Segment(self.pts[k])
+        return self.pts[k]
+
+    def __len__(self):
+        return len(self.pts)
+
+    @property
+    def length(self):
+        d = np.diff(self.pts, axis=0)
+        return np.sum(np.sqrt(np.sum(d * d, axis=1) + 0.1))
+
+
+def cls_segment_slices(x):
+    s = Segment.from_flat(x)
+    half = s[1:]
+    return s.length + half.length * len(half) + np.sum(s[0] * half[0])
+
+
 # ================================================================ vector outputs
 def vec_buf_zeros_like_loop_rows(x):
     A = x.reshape(3, 2)
@@ -684,6 +911,12 @@ _SCALAR6 = [
     "sqrt_norm_zero_helper_pairs", "sqrt_radius_zero_squared", "sqrt_hypot_zero_loop", "cx_mandel_loop",
     "cx_exp_phase_sum", "cx_fft_power", "cx_buffer_write_loop", "vec_buf_zeros_like_loop_rows",
     "vec_out_max_axis0", "vec_cls_vec_iter",
+    "pos_out_add_ufunc", "pos_out_sum_reduction", "pos_out_clip", "pos_out_cumsum", "pos_args_mix",
+    "pos_args_take_sort_where", "view_flat_iterator_write", "view_fill_diagonal", "view_copyto_slice",
+    "view_add_at_buffer", "view_moveaxis_write", "view_ellipsis_newaxis_write", "layout_ascontiguous_T",
+    "layout_array_of_T_reshape", "iter_zip_same_iterator", "iter_next_default_loop",
+    "iter_enumerate_break_then_list", "iter_map_partial_read", "iter_filter_islice_chain", "prod_with_zero_entry",
+    "prod_axis_zero_row", "dict_numpy_float_keys", "dict_neg_zero_key", "cls_sum_sorted_neg", "cls_segment_slices",
 ]
 _X4_NAMES = {"cls_dataclass_gauss_sum"}
 
