@@ -863,3 +863,46 @@ def test_two_output_ufunc_out_tuple(f, mode):
         return
     got = mc.jacfwd(f)(x) if mode == "forward" else mc.grad(f)(x)
     _close(got, _fd(f, X)[0])
+
+
+# ---------------------------------------------------------------- REFUSED: a classmethod called on an instance, 2nd order
+class _S:
+    def __init__(self, v):
+        self.v = v
+
+    @classmethod
+    def from_array(cls, a):
+        return cls(a * 1.0)
+
+    def __mul__(self, o):
+        return _S(self.v * o.v)
+
+    def total(self):
+        return np.sum(self.v)
+
+
+def _cm_on_instance(x):
+    a = _S(x[:3])
+    b = a.from_array(x[3:])
+    return (a * b).total()
+
+
+def _cm_on_class_control(x):
+    a = _S(x[:3])
+    b = _S.from_array(x[3:])
+    return (a * b).total()
+
+
+_CM_ON_INSTANCE = (
+    "REFUSED NestingError \"the tangent of attribute 'from_array' of a differentiated object, read by generated "
+    "code, is not supported at this order\": a classmethod called through an instance holding derivatives "
+    "(`b = a.from_array(x[3:])`) at second order; through the class (`_S.from_array`) it is right, and first "
+    "order is right.  Suspected: nested getattr of a classmethod on an object (rules/nested_helpers getattr_twin "
+    "takes the bound classmethod for a field)")
+
+
+@pytest.mark.parametrize("f", [pytest.param(_cm_on_instance, id="on_instance", marks=pytest.mark.xfail(
+    strict=True, reason=_CM_ON_INSTANCE, raises=mc.MooncakeError)), pytest.param(_cm_on_class_control, id="control")])
+def test_classmethod_on_instance_hessian(f):
+    H = mc.hessian(f)(X.copy())
+    _close(H, _fd(lambda v: mc.grad(f)(v), X, h=1e-5), rtol=1e-4, atol=1e-5)
