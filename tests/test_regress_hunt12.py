@@ -663,14 +663,14 @@ _PARTIAL_CONST = (
     "functools.partial binding only constants: a constant array (`partial(g, target=np.array([0.1, 0.2]))`, a "
     "module-level array) or a closure made with a constant (`partial(make(2.0), b=3.0)`); binding a float "
     "constant (`partial(mul, b=3.0)`) is taken and right.  Suspected: the nested partial planning "
-    "(rules/nested_* partial: a bound value is taken as differentiated unless it is a Python number)")
+    "(rules/nested_partials.py: a bound value is taken as differentiated unless it is a Python number)")
 
 
 _PARTIAL_LOCAL_IMPORT = (
     "REFUSED NestingError 'nested derivative of partial: keyword arguments are not supported nested' at second "
     "order when functools is imported inside f (`import functools as ft; g = ft.partial(mul, b=3.0)`); the same "
     "code with functools imported at module level is right.  Suspected: the nested call planning resolves "
-    "functools.partial by the module global only (rules/nested_* partial; a local import binds a local name)")
+    "functools.partial by the module global only (rules/nested_partials.py; a local import binds a local name)")
 
 
 @pytest.mark.parametrize("how", list(_SECOND))
@@ -929,9 +929,9 @@ _GENEXP_OTHER_WRITE = (
     "REFUSED (over-conservative) UnsupportedSyntaxError 'this generator expression: line N (before it is read) "
     "may change what it reads' where line N writes into a different, fresh array whose written VALUE reads what "
     "the generator reads (`g = (a.mean() for t in [1, 2]); o = np.zeros(2); o[0] = np.dot(a, a); sum(g)`); "
-    "`o[0] = x[5]` is taken.  Found by random_programs seed 122000000588 (family oop).  Suspected: the frontend's "
-    "lazy-iterator write check (frontend/*iterator* reads-before-writes) counts names read on the right-hand "
-    "side of a subscript write as written")
+    "`o[0] = x[5]` is taken.  Found by random_programs seed 122000000588 (family oop).  Suspected: "
+    "frontend/lazy_values.py (or lazy_escapes.py): names read on the right-hand side of a subscript write are "
+    "counted as written")
 
 
 @pytest.mark.parametrize("mode", ["forward", "reverse"])
