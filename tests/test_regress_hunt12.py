@@ -5,6 +5,7 @@ minimised.  Every failure is a strict xfail whose reason says WRONG / CRASH / RE
 suspected module."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import warnings
 
@@ -23,7 +24,9 @@ def _fd(f, x, h=1e-6):
     for j in range(x.size):
         e = np.zeros_like(x)
         e[j] = h
-        cols.append((np.ravel(np.asarray(f(x + e), dtype=float)) - np.ravel(np.asarray(f(x - e), dtype=float))) / (2 * h))
+        up = np.ravel(np.asarray(f(x + e), dtype=float))
+        down = np.ravel(np.asarray(f(x - e), dtype=float))
+        cols.append((up - down) / (2 * h))
     return np.stack(cols, axis=-1)
 
 
@@ -32,7 +35,8 @@ def _close(got, ref, rtol=1e-5, atol=1e-6):
     ref = np.asarray(ref, dtype=float).reshape(got.shape)
     scale = max(1.0, float(np.max(np.abs(ref))))
     assert np.all(np.isfinite(got)), f"non-finite: {got}"
-    assert np.all(np.abs(got - ref) <= atol * scale + rtol * np.abs(ref)), f"ours {got.ravel()[:8]} ref {ref.ravel()[:8]}"
+    assert np.all(np.abs(got - ref) <= atol * scale + rtol * np.abs(ref)), \
+        f"ours {got.ravel()[:8]} ref {ref.ravel()[:8]}"
 
 
 # ---------------------------------------------------------------- known failures of the probes
@@ -424,7 +428,8 @@ _FLOAT_KEYS = (
     "zipped with x, float(i % 2) of enumerate's index, an item of a constant np.array, the pairs given to dict() or "
     "d.update(), a defaultdict's += -- "
     "(`for k, v in zip([1.0, 2.0, 1.0], x): d[k] = d.get(k, 0.0) + v`); int and str keys made the same way are "
-    "taken, so are float keys written in a dict display ({1.0: v}, d.update({1.0: v})) and OrderedDict([(1.0, v)]), and forward mode "
+    "taken, so are float keys written in a dict display ({1.0: v}, d.update({1.0: v})) and "
+    "OrderedDict([(1.0, v)]), and forward mode "
     "takes all of these (right).  Suspected: reverse activity / builtin_keys takes a key's "
     "float type for a dependence on the inputs instead of following its data flow")
 
@@ -432,7 +437,8 @@ _FLOAT_KEYS = (
 @pytest.mark.parametrize("mode", ["forward", "reverse"])
 @pytest.mark.parametrize("f", [_k_float_list, _k_mixed_list, _k_float_of_index, _k_numpy_array_items, _k_dict_of_pairs,
                                _k_update_pairs, _k_update_with_display_control, _k_defaultdict, _k_int_list_control,
-                               _k_str_of_index_control, _k_display_float_control, _k_ordered_dict_control], ids=lambda f: f.__name__)
+                               _k_str_of_index_control, _k_display_float_control, _k_ordered_dict_control],
+                         ids=lambda f: f.__name__)
 def test_constant_float_dict_keys(f, mode):
     x = X.copy()
     if mode == "reverse" and "control" not in f.__name__:
@@ -522,7 +528,6 @@ def test_sparse_constant_from_dense(f, mode):
 
 
 # ---------------------------------------------------------------- CRASH: classmethod of a dataclass at second order
-import dataclasses  # noqa: E402
 
 
 @dataclasses.dataclass
@@ -865,7 +870,7 @@ def test_two_output_ufunc_out_tuple(f, mode):
     _close(got, _fd(f, X)[0])
 
 
-# ---------------------------------------------------------------- REFUSED: a classmethod called on an instance, 2nd order
+# ---------------------------------------------------------------- REFUSED: classmethod through an instance, 2nd order
 class _S:
     def __init__(self, v):
         self.v = v
