@@ -152,6 +152,10 @@ def setattr_tangent(dobj, value, name, dv):
         dobj.cell_contents = storage(value, dv)
     elif isinstance(dobj, np.ndarray) and name == "shape":  # `a.shape = (2, 3)`: the tangent is reshaped alike
         dobj.shape = value
+    elif isinstance(dobj, np.ndarray) and name in ("real", "imag", "flat"):
+        # `z.imag = v`, `a.flat = v`: the same part of the tangent takes v's tangent (zero for a constant; the write
+        # was lost: the old tangent stayed)
+        setattr(dobj, name, 0.0 if dv is NoTangent or dv is None else dv)
     elif isinstance(dobj, np.ndarray) and name in ("strides", "dtype"):
         from ..errors import UnsupportedDerivativeError
 
