@@ -789,16 +789,15 @@ _SETTERS = (_ri_real_set, _ri_real_set_zeros, _ri_imag_set, _ri_real_set_simple,
             _ri_setattr_imag, _ri_flat_set, _ri_flat_set_scalar)
 
 
-# (_SHAPE_SETTER / _REAL_SETTER were WRONG; fixed by the lead: forward mode writes the same part of the tangent,
-# reverse mode refuses the write with what to write instead)
-@pytest.mark.parametrize("mode", ["forward", "reverse"])
+# (_REAL_SETTER was WRONG; fixed by the lead: forward mode writes the same part of the tangent, reverse mode refuses
+# the write with what to write instead.  _SHAPE_SETTER is still wrong in reverse mode: NumPy's own code (tensorsolve)
+# sets .shape on results it returns, which works, so the write cannot simply be refused)
+@pytest.mark.parametrize("mode", ["forward", pytest.param("reverse", marks=pytest.mark.xfail(
+    strict=True, reason=_SHAPE_SETTER, raises=AssertionError))])
 def test_shape_attribute_assignment(mode):
     x = X.copy()
-    if mode == "reverse":
-        with pytest.raises(mc.UnsupportedDerivativeError, match=r"a\.shape = \.\.\.` on an array is not supported"):
-            mc.grad(_ri_shape_set)(x)
-        return
-    _close(mc.jacfwd(_ri_shape_set)(x), _fd(_ri_shape_set, X)[0])
+    got = mc.jacfwd(_ri_shape_set)(x) if mode == "forward" else mc.grad(_ri_shape_set)(x)
+    _close(got, _fd(_ri_shape_set, X)[0])
 
 
 @pytest.mark.parametrize("mode", ["forward", "reverse"])
@@ -807,7 +806,7 @@ def test_shape_attribute_assignment(mode):
                             pytest.param(_ri_shape_set_then_write_control, id="shape_set_then_write_control")])
 def test_real_imag_flat_attribute_assignment(f, mode):
     x = X.copy()
-    if mode == "reverse" and (f in _SETTERS or f is _ri_shape_set_then_write_control):
+    if mode == "reverse" and f in _SETTERS:
         with pytest.raises(mc.UnsupportedDerivativeError, match="on an array is not supported"):
             mc.grad(f)(x)
         return

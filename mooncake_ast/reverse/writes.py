@@ -180,11 +180,13 @@ def delitem_reverse(g: Any, y: Any, saved: Any, a: Any, i: Any) -> None:
 def save_attr(obj: Any, name: str) -> Any:
     if type(obj) is types.CellType and name == "cell_contents":  # (forward code's own cells, differentiated: a cell)
         return save_cell(obj)
-    if isinstance(obj, np.ndarray) and name in ("shape", "real", "imag", "flat"):
+    if isinstance(obj, np.ndarray) and name == "shape":
+        return _ShapeWas(obj.shape)  # (`a.shape = (2, 3)`: the pullback reshapes a, and its storage, back)
+    if isinstance(obj, np.ndarray) and name in ("real", "imag", "flat"):
         from ..errors import UnsupportedDerivativeError
 
         # (the adjoints of reads after the write were lost: a silent zero gradient, found by hunt12)
-        instead = {"shape": "`a = a.reshape(...)`", "flat": "`a.ravel()[...] = v` or `a[...] = v.reshape(a.shape)`"}
+        instead = {"flat": "`a.ravel()[...] = v` or `a[...] = v.reshape(a.shape)`"}
         raise UnsupportedDerivativeError(
             f"reverse mode of `a.{name} = ...` on an array is not supported: write "
             f"{instead.get(name, f'`a.{name}[...] = v`')} instead, or use forward mode (mc.jvp, mc.jacfwd)")
