@@ -202,6 +202,7 @@ class ForwardTransform:
         self._uses = uses(ir)
         inactive = frozenset(p for p in ir.params if p.name in self.inactive_params)
         self.act = Activity(ir, self.resolver.callee, self.uses_self, user_globals=self.resolver.g, inactive=inactive)
+        self._held = _values_held(ir, self.resolver.callee, lambda v: isinstance(self._infer_types().get(v), Arr))
         # Parameters and their tangents.
         tparams: list[Value] = []
         for p in ir.params:
@@ -408,8 +409,8 @@ class ForwardTransform:
             # symbolic zero, now or at run time, would leave the views' tangents fresh storage the writes
             # cannot reach dout through).  A tangent that is storage already is kept as it is.
             ds = self.tangent.get(s)
-            zero_or_ds = Const(NoTangent) if ds is None else ds
-            self._set(s, IRTemplateBuilder(self, out, s.loc).call(array_storage, s, zero_or_ds))
+            b = IRTemplateBuilder(self, out, s.loc)
+            self._set(s, b.call(zero_tangent, s) if ds is None else b.call(array_storage, s, ds))
             return
         if s not in self.act.targets or self.number(s) or fn in (ops.identity, getattr):
             if s in self.act.targets and self.tangent.get(s) is None and fn is not ops.identity:
@@ -437,7 +438,7 @@ class ForwardTransform:
         from the container's, item_storage)?"""
         from .activity import ALIASES_FIRST_ARG, STORES
 
-        if self.act.find(s) not in self.act.mutated_classes:
+        if s not in self._held or self.act.find(s) not in self.act.mutated_classes:
             return False
         raw = s.callee()
         try:
@@ -479,6 +480,29 @@ class ForwardTransform:
             # so the views' tangents are views of it)
             ds = IRTemplateBuilder(self, out, s.loc).call(array_storage, s, ds)
         self._set(s, ds)
+
+
+def _values_held(ir: Function, callee: Any, is_array: Any) -> set:
+    """The values some statement may keep a reference to, or take a view or part of: every operand except those of
+    calls returning fresh values (`np.sum(out)`, `x * 2`) and the value an item write copies into an array (`row[:] =
+    t` with row known to be an array: t is copied, never held; into a list it is held).  Only these can have writes reach them through another name
+    (_makes_written_object); a value merely copied keeps the tangent its rule gave it."""
+    from .activity import returns_fresh
+
+    held: set = set()
+    for b in ir.blocks:
+        for phi in b.phis:
+            held.update(phi.incoming.values())
+        for st in b.stmts:
+            fn, rule = callee(st)
+            if fn is not None and returns_fresh(fn, rule) and "out" not in st.kwargs:
+                continue
+            copied = 2 if st.callee() is operator.setitem and len(st.args) == 3 and is_array(st.args[0]) else None
+            held.update(v for k, v in enumerate(st.args) if k != copied)
+            held.update(st.kwargs.values())
+            held.add(st.fn)
+        held.update(b.term.operands())
+    return held
 
 
 def array_storage(value: Any, d: Any) -> Any:
