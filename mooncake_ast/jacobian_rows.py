@@ -10,6 +10,7 @@ adjoints (api_fast.user_adjoints).  Anything else gives None before f runs, and 
 forward pass too where the derived pullback is reusable, else one per row: api._vjp)."""
 from __future__ import annotations
 
+import contextlib
 import types
 from typing import Any, Optional
 
@@ -40,13 +41,13 @@ def reusable_pullback(fn: Any, args: tuple, nums: tuple, api: str = "jacrev") ->
             # (its pullback consumes the tape, or holds other calls' pullbacks, asked after the forward pass: mc.vjp's
             # pullback runs the forward pass again per row where it must)
             return None
-        with (_NoStorage() if _plain(gen) else shadows.Context()):
+        plain = _plain(gen)  # (no storage read or written: no Context, as grad's short path runs it)
+        with (contextlib.nullcontext() if plain else shadows.Context()):
             y, tape = gen.forward(fn, *args) if gen.takes_self else gen.forward(*args)
     refuse_foreign(api, getattr(fn, "__qualname__", fn.__name__), [("the result", y)])
     convert = _Converter("cotangent", api, symbolic_top=False)
     from .reverse.generate import reusable_tape
 
-    plain = _plain(gen)
     y_type = type(y)
     y_array = y_type is np.ndarray and y.dtype.kind == "f"
 
@@ -77,12 +78,3 @@ def reusable_pullback(fn: Any, args: tuple, nums: tuple, api: str = "jacrev") ->
 
     return y, row
 
-
-class _NoStorage:
-    """No Context for a forward pass that reads no storage (api_fast._plain), as grad's short path runs it."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None

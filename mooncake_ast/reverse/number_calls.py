@@ -66,6 +66,10 @@ def rcall_numbers(f: Any, args: tuple, kwargs: dict, wrt: Any = None, quiet: tup
         args_bar = out[1]
         return (out[0], *[number_adjoint(item_of(args_bar, k)) for k in range(n)])
 
-    numbers_pullback.reusable = lambda: getattr(pb, "reusable", False) is True or callable(  # type: ignore[attr-defined]
-        getattr(pb, "reusable", None)) and pb.reusable() is True  # (as runtime.reusable asks: called again if pb may be)
+    def again() -> bool:  # (called again if pb may be: runtime.reusable, imported late as rcall is)
+        from .runtime import reusable
+
+        return reusable(pb)
+
+    numbers_pullback.reusable = again  # type: ignore[attr-defined]
     return y, numbers_pullback
