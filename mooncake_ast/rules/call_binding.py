@@ -294,8 +294,24 @@ def _template_names(template: Template, skip: int) -> Any:
     return names
 
 
+_TAKES: dict = {}
+
+
 def _takes_keywords(template: Template, skip: int, names: Any) -> bool:
-    """Does the template accept these names as keywords (its **kwargs, or parameters of those names)?"""
+    """Does the template accept these names as keywords (its **kwargs, or parameters of those names)?  (Cached:
+    asked on each call that spills, at run time too.)"""
+    key = (template, skip, tuple(names))
+    try:
+        return _TAKES[key]
+    except KeyError:
+        pass
+    except TypeError:
+        return _template_takes(template, skip, names)
+    _TAKES[key] = found = _template_takes(template, skip, names)
+    return found
+
+
+def _template_takes(template: Template, skip: int, names: Any) -> bool:
     try:
         params = list(inspect.signature(template).parameters.values())[skip:]
     except (TypeError, ValueError):

@@ -76,7 +76,8 @@ def _python_function(fn: Any) -> Any:
     if isinstance(fn, types.MethodType):
         fn = fn.__func__
     if isinstance(fn, types.FunctionType):
-        return fn if not fn.__module__.startswith(("mooncake_ast", "numpy", "scipy")) else None
+        # (__module__ is None for a function made by exec() with globals lacking __name__)
+        return fn if not (fn.__module__ or "").startswith(("mooncake_ast", "numpy", "scipy")) else None
     call = getattr(type(fn), "__call__", None)
     if isinstance(call, types.FunctionType) and not isinstance(fn, type):
         return _python_function(call)

@@ -288,25 +288,17 @@ def pow_adjoints(t, g, y, a, b):
     """(a's, b's) adjoints of a ** b; none for an integer exponent (`x ** 2`), which is never differentiated:
     its term, log(a) (nan below 0), would be computed for nothing at run time and spoil higher orders.  For other
     exponents log_for_pow(a, g) is finite where g is 0, so that the derivatives of b's adjoint are not nan * 0."""
+    from .strong_zeros import adjoints_meet_overflow, strong_mul, times_partial
+
     k = t.value(b)
     if _finite_base_slope(k) and (k >= 2 or k == 0):  # (a ** 2: its slope 2a is exactly 0 at a == 0)
-        from .strong_zeros import times_partial
-
         a_bar = times_partial(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b))
-    elif _finite_base_slope(k) and g is not None and _adjoint_may_be_unread(t, g):  # (x ** -1 at 0, unselected)
-        from .strong_zeros import strong_mul
-
+    elif _finite_base_slope(k) and g is not None and adjoints_meet_overflow(t, g):  # (x ** -1 at 0, unselected)
         a_bar = t.call(strong_mul, g, cj(t, t.call(h.pow_deriv, a, b), a, b))
     else:
         a_bar = times_base_slope(t, g, cj(t, t.call(h.pow_deriv, a, b), a, b), b)
     return (t.unb(a_bar, a),
             None if integer_scalar(t.value(b)) else t.unb(t.mul(g, cj(t, t.mul(y, t.call(h.log_for_pow, a, g)), y)), b))
-
-
-def _adjoint_may_be_unread(t, g):
-    from .strong_zeros import adjoints_meet_overflow
-
-    return adjoints_meet_overflow(t, g)
 
 
 defvjp(op.pow, pow_adjoints)

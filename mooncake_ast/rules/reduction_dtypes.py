@@ -28,12 +28,19 @@ def zero_unless_inexact(d: Any, dtype: Any) -> Any:
     return NoTangent
 
 
+_SIGNATURES: dict = {}
+
+
 def _dtype_given(t: Any, key: Any, template: Any, skip: int, args: tuple, kwargs: dict) -> Any:
     """The dtype operand of a call (`args` after the template's first `skip`), or None where there is none (or it
     is None or a float type, known now).  By the template's parameters, else by the callable's (a template that
     takes *args: `np.trace(A, 0, 0, 1, int)`)."""
     dtype = kwargs.get("dtype")
-    sig = inspect.signature(template)
+    if dtype is None and len(args) < 2:  # (the usual `np.sum(x)`: no dtype -- it comes after the operand and axis)
+        return None
+    sig = _SIGNATURES.get(template)
+    if sig is None:  # (read once: this runs on each call the runtimes dispatch to the rule)
+        sig = _SIGNATURES[template] = inspect.signature(template)
     if dtype is None:
         try:
             dtype = sig.bind(*([None] * skip), *args, **kwargs).arguments.get("dtype")

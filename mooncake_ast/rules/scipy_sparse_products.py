@@ -13,8 +13,9 @@ import numpy as np
 
 from ..tangents import NoTangent
 from .numpy_common import _no_adjoint
-from .scipy_sparse_ops import (_DROPPED, _adjoint_of, _data_adjoint, _layout, _slots, _sparse_result_tangent,
+from .scipy_sparse_ops import (_DROPPED, _adjoint_of, _data_adjoint, _item, _layout, _slots, _sparse_result_tangent,
                                _tangent_values, _values, is_sparse)
+from .scipy_sparse_rules import _with_values
 
 
 # ---------------------------------------------------------------- kron (bilinear)
@@ -85,12 +86,6 @@ def _at(S, rows, cols):
     return np.asarray(S.tocsr()[rows, cols]).ravel()
 
 
-def _with_flat_values(S, flat):
-    out = S.copy()
-    out.data = np.asarray(flat, dtype=np.result_type(S.data.dtype, np.asarray(flat).dtype)).reshape(np.shape(S.data))
-    return out
-
-
 def product_tangent(D, E, y, dD, dE):
     """Tangent of y = D @ E of two sparse matrices: dD @ E + D @ dE, read at y's stored positions."""
     dd, de = _tangent_values(D, dD), _tangent_values(E, dE)
@@ -99,15 +94,15 @@ def product_tangent(D, E, y, dD, dE):
     if not is_sparse(y):
         out = 0.0
         if dd is not None:
-            out = out + np.asarray((_with_flat_values(D, dd) @ E).toarray())
+            out = out + np.asarray((_with_values(D, dd) @ E).toarray())
         if de is not None:
-            out = out + np.asarray((D @ _with_flat_values(E, de)).toarray())
+            out = out + np.asarray((D @ _with_values(E, de)).toarray())
         return out
     parts = []
     if dd is not None:
-        parts.append((_with_flat_values(D, dd) @ E).tocoo())
+        parts.append((_with_values(D, dd) @ E).tocoo())
     if de is not None:
-        parts.append((D @ _with_flat_values(E, de)).tocoo())
+        parts.append((D @ _with_values(E, de)).tocoo())
     out = np.zeros(np.size(y.data), dtype=np.result_type(y.data.dtype, float))
     for p in parts:
         p.sum_duplicates()
@@ -125,7 +120,7 @@ def product_adjoints(D, E, y, g):
         gd = _data_adjoint(g, y)
         if gd is None:
             return NoTangent, NoTangent
-        G = _with_flat_values(y, gd)
+        G = _with_values(y, gd)
     else:
         if _no_adjoint(g):
             return NoTangent, NoTangent
@@ -229,7 +224,7 @@ def spsolve_tangent(A, b, x, dA, db, *args, **kwargs):
     rhs = None if db is NoTangent or db is None else np.asarray(db)
     dd = _tangent_values(A, dA)
     if dd is not None:
-        more = -np.asarray(_with_flat_values(A, dd) @ x)
+        more = -np.asarray(_with_values(A, dd) @ x)
         rhs = more.reshape(np.shape(b)) if rhs is None else rhs + more.reshape(np.shape(b))
     if rhs is None:
         return NoTangent
@@ -268,7 +263,3 @@ def register_linalg() -> None:
     defjvp(spla.spsolve, jvp)
     defvjp(spla.spsolve, vjp)
     _entry(spla.spsolve).fresh = True  # (activity: a new array, no part of A or b)
-
-
-def _item(pair, i):
-    return pair[i]

@@ -191,28 +191,11 @@ def _keys(rows, cols, n_cols):
     return np.asarray(rows, dtype=np.int64) * int(n_cols) + np.asarray(cols, dtype=np.int64)
 
 
-def _result_slots(y):
-    """(the result's stored positions as keys, sorted, and the order sorting them): refused where a position is
-    stored twice (a non-canonical result)."""
-    found = _entry_positions(y)
-    if found is None:
-        _refuse_format(y)
-    keys = _keys(found[0], found[1], y.shape[1])
-    order = np.argsort(keys, kind="stable")
-    if len(keys) > 1 and np.any(np.diff(keys[order]) == 0):
-        raise NotImplementedError("derivative of a sparse conversion whose result stores a position twice: call "
-                                  ".sum_duplicates() on the operand first")
-    return keys[order], order
-
-
 def _slot_map(src_rows, src_cols, keep, y):
     """For each operand value (flat), the index into y.data where it lands, or -1 where it is dropped or padding."""
-    keys_sorted, order = _result_slots(y)
-    keys = _keys(src_rows, src_cols, y.shape[1])
-    pos = np.searchsorted(keys_sorted, keys)
-    pos = np.minimum(pos, max(len(keys_sorted) - 1, 0))
-    hit = (len(keys_sorted) > 0) & (keys_sorted[pos] == keys) if len(keys_sorted) else np.zeros(len(keys), bool)
-    slots = np.where(hit, order[pos] if len(order) else 0, -1)
+    from .scipy_sparse_ops import _slots  # (the same lookup as the other operations': refused where y stores twice)
+
+    slots = _slots(y, src_rows, src_cols)
     if keep is not None:
         slots = np.where(keep, slots, -2)  # (padding: not a value of the matrix)
     return slots

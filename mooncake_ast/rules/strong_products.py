@@ -92,10 +92,6 @@ def strong_matmul_adjoint(g: Any, a: Any, b: Any, which: int) -> Any:
 # Their own derivatives (a Hessian differentiates the code that calls them): all bilinear, each term again
 # strong.  With y = a @ b, a_bar = A(g, b) and b_bar = B(a, g): a cotangent h of A(g, b) sends h @ b to g and
 # B(h, g) to b; one of B(a, g) sends a @ h to g and A(g, h) to a.  np.dot's (strong_dot_adjoint) likewise.
-def _add(t: Any, x: Any, y: Any) -> Any:
-    return y if x is None else x if y is None else t.add(x, y)
-
-
 def _product(t: Any, fn: Any, a: Any, b: Any) -> Any:
     """The strong product fn(a, b) in code being built (fn: np.matmul or np.dot)."""
     return t.call(strong_matmul, a, b) if fn is np.matmul else t.call(strong_matmul_tangent_term, np.dot, a, b)
@@ -106,9 +102,9 @@ def _adjoint_rules(helper: Any, fn: Any) -> None:
     def tangent(t: Any, y: Any, g: Any, a: Any, b: Any, which: Any) -> Any:
         dg, da, db = t.d(g), t.d(a), t.d(b)
         second = (db if t.value(which) == 0 else da)
-        return _add(t, t.call(helper, dg, a, b, which) if dg is not None else None,
-                    None if second is None else
-                    t.call(helper, g, a, db, which) if t.value(which) == 0 else t.call(helper, g, da, b, which))
+        return t.add(t.call(helper, dg, a, b, which) if dg is not None else None,
+                     None if second is None else
+                     t.call(helper, g, a, db, which) if t.value(which) == 0 else t.call(helper, g, da, b, which))
 
     def adjoints(t: Any, h: Any, y: Any, g: Any, a: Any, b: Any, which: Any) -> tuple:
         if t.value(which) == 0:  # y = A(g, b)
@@ -149,8 +145,8 @@ def _dot_adjoints(t: Any, g: Any, y: Any, a: Any, b: Any) -> tuple:
 
 def _term_tangent(t: Any, y: Any, fn: Any, a: Any, b: Any) -> Any:
     da, db = t.d(a), t.d(b)
-    return _add(t, t.call(strong_matmul_tangent_term, fn, da, b) if da is not None else None,
-                t.call(strong_matmul_tangent_term, fn, a, db) if db is not None else None)
+    return t.add(t.call(strong_matmul_tangent_term, fn, da, b) if da is not None else None,
+                 t.call(strong_matmul_tangent_term, fn, a, db) if db is not None else None)
 
 
 defjvp(strong_matmul, lambda t, y, a, b: _term_tangent(t, y, np.matmul, a, b))
@@ -189,10 +185,7 @@ def matrix_product_tangent(t: Any, fn: Any, a: Any, b: Any) -> Any:
     zero weight (tangents_meet_zero_weights), else fn's own linear pieces, as the rule always wrote them."""
     if not tangents_meet_zero_weights(t):
         return t.add(t.lin(fn, t.d(a), b), t.linr(fn, a, t.d(b)))
-    da, db = t.d(a), t.d(b)
-    fn = np.dot if fn is np.dot else np.matmul
-    return _add(t, t.call(strong_matmul_tangent_term, fn, da, b) if da is not None else None,
-                t.call(strong_matmul_tangent_term, fn, a, db) if db is not None else None)
+    return _term_tangent(t, None, np.dot if fn is np.dot else np.matmul, a, b)
 
 
 def matrix_product_adjoints(t: Any, g: Any, a: Any, b: Any, kind: str) -> Any:

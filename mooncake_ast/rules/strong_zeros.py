@@ -318,6 +318,14 @@ def _finite(v: Any) -> bool:
     return False
 
 
+def _strong_times(zero_partials: bool, zero_adjoints: bool) -> Any:
+    """times(g, d) as times_partial picks it, at run time: 0 where the partial d is (zero_partials), where g is
+    (zero_adjoints), or both."""
+    if zero_partials and zero_adjoints:
+        return strong_product
+    return (lambda g, d: strong_mul(d, g)) if zero_partials else strong_mul
+
+
 def strong_mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool, need_b: bool, zero_partials: bool,
                    zero_adjoints: bool) -> tuple:
     """The adjoints of y = a * b where the types were not known when the pullback was made (reverse/builtin_adjoints
@@ -332,8 +340,7 @@ def strong_mul_vjp(g: Any, y: Any, a: Any, b: Any, need_a: bool, need_b: bool, z
     if g is NoTangent or g is None or not (real(a) and real(b) and real(g)) or \
             _finite(g) and _finite(a) and _finite(b):
         return mul_vjp(g, y, a, b, need_a, need_b)  # (no inf or nan: the plain products)
-    times = strong_product if zero_partials and zero_adjoints else \
-        (lambda g_, d: strong_mul(d, g_)) if zero_partials else strong_mul
+    times = _strong_times(zero_partials, zero_adjoints)
     return (unbroadcast(times(g, b), a) if need_a else NoTangent), (unbroadcast(times(g, a), b) if need_b else NoTangent)
 
 
@@ -386,6 +393,5 @@ def vector_product_vjp(g: Any, a: Any, b: Any, kind: str, zero_partials: bool, z
         if kind == "dot":
             return products.dot_adjoint_a(g, a, b), products.dot_adjoint_b(g, a, b)
         return products.matmul_adjoint_a(g, a, b), products.matmul_adjoint_b(g, a, b)
-    times = strong_product if zero_partials and zero_adjoints else \
-        (lambda g_, d: strong_mul(d, g_)) if zero_partials else strong_mul
+    times = _strong_times(zero_partials, zero_adjoints)
     return times(g, b), times(g, a)
