@@ -288,11 +288,6 @@ def lazy_items(make: Callable) -> Any:
     return y
 
 
-def _gs(g: Any, n: int) -> list:
-    gs = [] if g is NoTangent or g is None else list(g)
-    return gs[:n] + [NoTangent] * (n - len(gs))
-
-
 def _out(inputs: list, origins: list, bars: list, nargs: int) -> tuple:
     from .call_binding import KwAdj
     from ..reverse.adjoints import accumulate
@@ -311,7 +306,7 @@ def _out(inputs: list, origins: list, bars: list, nargs: int) -> tuple:
 def rrule(fn: Any, args: tuple, kwargs: dict) -> tuple:
     """The reverse rule of a selection over an iterator: a lazy ItemsIterator and its pullback."""
     from ..reverse.adjoints import accumulate
-    from .python_itertools import _component
+    from .python_itertools import _component, _gs
 
     inputs, origins = _inputs(fn, args, None, kwargs, None)
     refs, tuples = _plan(fn, args, kwargs, inputs)
@@ -371,6 +366,7 @@ def frule_accumulate(args: tuple, dargs: tuple, dkwargs: dict, kwargs: dict) -> 
 
 def rrule_accumulate(args: tuple, kwargs: dict) -> tuple:
     from .call_binding import KwAdj
+    from .python_itertools import _gs
     from ..reverse.adjoints import accumulate
     from ..reverse.runtime import rcall
 
@@ -451,6 +447,7 @@ def frule_starmap(args: tuple, dargs: tuple) -> tuple:
 
 
 def rrule_starmap(args: tuple) -> tuple:
+    from .python_itertools import _gs
     from ..reverse.adjoints import AdjTuple, accumulate
     from ..reverse.runtime import rcall
 
