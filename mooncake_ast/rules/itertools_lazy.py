@@ -484,21 +484,17 @@ class TeeHalf:
     """Forward mode: one of tee's iterators, the items (0) or their tangents (1), at its own place in the shared input
     (the input pulled, item and tangent together, when the furthest reader asks)."""
 
-    __slots__ = ("_inp", "_k", "_i")
+    __slots__ = ("_make",)
     __mc_value__ = True
 
     def __init__(self, inp: Input, k: int) -> None:
-        self._inp, self._k, self._i = inp, k, 0
+        self._make = _reader(inp, k)
 
     def __iter__(self) -> "TeeHalf":
         return self
 
     def __next__(self) -> Any:
-        i = self._i
-        if i >= self._inp.pulled() and not self._inp.pull():
-            raise StopIteration
-        self._i = i + 1
-        return self._inp.item(i) if self._k == 0 else self._inp.tangent(i)
+        return self._make()
 
 
 TeeHalf.__module__ = "builtins"
@@ -524,16 +520,18 @@ def _as_tangent_iterator(x: Any, d: Any) -> Any:
     return NoTangent if d is NoTangent or d is None else iter(list(iter_tangents(x, d)))
 
 
-def _reader(inp: Input) -> Callable:
-    """make() of one of tee's iterators: the next item of the shared input, from this reader's own place."""
+def _reader(inp: Input, k: int = 0) -> Callable:
+    """make() of one of tee's iterators: the next item (k = 0) or its tangent (k = 1) of the shared input, from this
+    reader's own place."""
     place = [0]
+    of = inp.item if k == 0 else inp.tangent
 
     def make() -> Any:
         i = place[0]
         if i >= inp.pulled() and not inp.pull():
             raise StopIteration
         place[0] = i + 1
-        return inp.item(i)
+        return of(i)
 
     return make
 
