@@ -37,9 +37,9 @@ from ..tangents import NoTangent, is_mutable
 # ---------------------------------------------------------------- one input, pulled as asked
 class Input:
     """Input m of the call: its items pulled one at a time (an iterator) or all at once (a list, an array), with
-    their tangents (forward mode) or their positions in the iterator (reverse mode)."""
+    their tangents (forward mode) or their positions in the iterator (reverse mode: its LazySequence's positions)."""
 
-    __slots__ = ("m", "source", "items", "tangents", "positions", "_seq", "_dseq", "_lazy")
+    __slots__ = ("m", "source", "items", "tangents", "_seq", "_dseq", "_lazy")
 
     def __init__(self, m: int, source: Any, tangent: Any = None, forward: bool = False, single: bool = False) -> None:
         from .builtin_iteration import _lazy_tangents, iter_tangents
@@ -62,7 +62,6 @@ class Input:
                 self.tangents = [NoTangent] * len(self.items) if none else list(iter_tangents(source, tangent))
             else:
                 self.tangents = None
-        self.positions = None
 
     def pulled(self) -> int:
         return list.__len__(self.items)
