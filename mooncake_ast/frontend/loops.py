@@ -228,7 +228,7 @@ class LoopLowering:
                 else:
                     self.assign(e.value, part)
         else:
-            self.assign(target, self._walked_value(plan, reads, k))
+            self.assign(target, self._walked_value(plan, reads, k, parts))
 
     def _walked_parts(self, plan: tuple, k: Value) -> list:
         """The parts of an enumerate/zip level: sub-plans, and enumerate's index (a Value)."""
@@ -239,11 +239,14 @@ class LoopLowering:
             return [index, plan[1]]
         return list(plan[1])
 
-    def _walked_value(self, plan: tuple, reads: list, k: Value) -> Value:
+    def _walked_value(self, plan: tuple, reads: list, k: Value, parts: Optional[list] = None) -> Value:
+        """The item as one value (a tuple made of the parts); `parts`: this level's _walked_parts, if made already
+        (made again, enumerate's index would be computed twice per iteration)."""
         if plan[0] == "leaf":
             return reads[plan[1]]
-        parts = [p if isinstance(p, Value) else self._walked_value(p, reads, k) for p in self._walked_parts(plan, k)]
-        return self.b.call(ops.tuple_of, parts)
+        if parts is None:
+            parts = self._walked_parts(plan, k)
+        return self.b.call(ops.tuple_of, [p if isinstance(p, Value) else self._walked_value(p, reads, k) for p in parts])
 
     def _lazy_builtin(self, node: cst.BaseExpression) -> Optional[str]:
         """"enumerate" or "zip" when node calls that builtin (not a name of the function's or its module's)."""
