@@ -47,9 +47,8 @@ _GLANCES = frozenset([os.path.join(_PACKAGE, "forward", "objects.py"), os.path.j
 _asks: dict = {}
 
 
-def _asked_by_a_reader(depth: int) -> bool:
-    """Is the frame `depth` levels above the caller a reader of the sequence (see _READERS), not an inspector?"""
-    name = sys._getframe(depth + 1).f_code.co_filename
+def _asked_by_a_reader(name: str) -> bool:
+    """Is code of file `name` (the asker's) a reader of the sequence (see _READERS), not an inspector?"""
     found = _asks.get(name)
     if found is None:
         if not name.startswith(_PACKAGE) or name in _READERS:
@@ -119,17 +118,18 @@ class LazySequence(list):
     # ---------------------------------------------------------------- the list a loop indexes
     def __len__(self) -> int:
         n = list.__len__(self)
-        if n <= self._read and not self._done and not self._iterated and \
-                sys._getframe(1).f_code.co_filename not in _GLANCES:
-            if not _asked_by_a_reader(1):
-                _looked_at()
-            self._more()  # (the loop asks for its next item: Python's loop would pull it now)
+        if n <= self._read and not self._done and not self._iterated:
+            asker = sys._getframe(1).f_code.co_filename
+            if asker not in _GLANCES:
+                if not _asked_by_a_reader(asker):
+                    _looked_at()
+                self._more()  # (the loop asks for its next item: Python's loop would pull it now)
         return list.__len__(self)
 
     def __bool__(self) -> bool:
         n = list.__len__(self)
         if n <= self._read and not self._done and not self._iterated:
-            if not _asked_by_a_reader(1):
+            if not _asked_by_a_reader(sys._getframe(1).f_code.co_filename):
                 _looked_at()
             self._more()
         return list.__len__(self) > 0
@@ -145,9 +145,12 @@ class LazySequence(list):
         return list.__getitem__(self, k)
 
     def __iter__(self) -> Any:
-        if self._done or sys._getframe(1).f_code.co_filename in _GLANCES:
+        if self._done:
             return list.__iter__(self)
-        if not _asked_by_a_reader(1):
+        asker = sys._getframe(1).f_code.co_filename
+        if asker in _GLANCES:
+            return list.__iter__(self)
+        if not _asked_by_a_reader(asker):
             _looked_at()
         return self._pulling()
 

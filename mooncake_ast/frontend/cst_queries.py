@@ -69,3 +69,15 @@ def root_name(e: cst.BaseExpression) -> Optional[str]:
     while isinstance(e, (cst.Attribute, cst.Subscript)):
         e = e.value
     return e.value if isinstance(e, cst.Name) else None
+
+
+def walked_in_step(e: cst.BaseExpression) -> list:
+    """e, and what the `enumerate` / `zip` calls e nests walk (a `for` loop indexes those in step, frontend/loops.py:
+    `enumerate(reversed(y))` reads reversed(y)'s items, `enumerate(map(f, y))` computes map's items up front as a
+    bare `map(f, y)` does)."""
+    out = [e]
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in ("enumerate", "zip"):
+        for a in e.args:
+            if a.keyword is None and not a.star:
+                out.extend(walked_in_step(a.value))
+    return out

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Optional
 import libcst as cst
 
 from .cst_queries import nodes_of as _all
+from .source import walk  # (a read-only visit: libcst's own rebuilds every node it passes)
 
 _ITERATOR_CALLS = frozenset({"iter", "map", "filter", "zip", "enumerate", "reversed"})
 _EAGER_WRAPPERS = frozenset({"map", "filter", "enumerate"})  # (zip and enumerate loops walk in step: frontend/loops.py)
@@ -144,7 +145,7 @@ def _leaves_early(body: cst.CSTNode) -> bool:
             if isinstance(n, (cst.For, cst.While)):
                 self.loops -= 1
 
-    body.visit(V())
+    walk(body, V())
     return found
 
 
@@ -255,7 +256,7 @@ def _parents_of(node: cst.CSTNode) -> dict:
         def on_leave(self, n: cst.CSTNode) -> None:
             self.stack.pop()
 
-    node.visit(V())
+    walk(node, V())
     if len(_PARENTS) > 64:
         _PARENTS.clear()
     _PARENTS[id(node)] = (node, out)

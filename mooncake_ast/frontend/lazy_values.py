@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Iterable, Optional
 import libcst as cst
 
 from . import lazy_escapes
-from .cst_queries import names_read as _names, nodes_of as _all, root_name as _root
+from .cst_queries import names_read as _names, nodes_of as _all, root_name as _root, walked_in_step
 from .source import walk  # (a read-only visit: libcst's own rebuilds every node it passes)
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -145,17 +145,6 @@ def _eager_in_a_for(e: cst.BaseExpression) -> bool:
     """Is e an iterator whose items the lowering computes before a `for` loop over it starts?"""
     return isinstance(e, cst.GeneratorExp) or (isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and
                                                 e.func.value in _EAGER_FOR)
-
-
-def _walked_in_step(e: cst.BaseExpression) -> list:
-    """e, and what the `enumerate` / `zip` calls e nests walk (a `for` loop indexes those in step, frontend/loops.py:
-    `enumerate(map(f, y))` computes map's items up front as a bare `map(f, y)` does)."""
-    out = [e]
-    if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in ("enumerate", "zip"):
-        for a in e.args:
-            if a.keyword is None and not a.star:
-                out.extend(_walked_in_step(a.value))
-    return out
 
 
 def _names_in_target(t: cst.CSTNode) -> set:
@@ -275,7 +264,7 @@ def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set, bare:
             base = _names(call.args[0].value) if call.args else set()
             _check_strided(lw, stmts, i, view_name, view, _with_aliases(base - {view_name} - modules, aliases))
             continue
-        for eager in (_walked_in_step(s.iter) if isinstance(s, cst.For) else ()):
+        for eager in (walked_in_step(s.iter) if isinstance(s, cst.For) else ()):
             if _eager_in_a_for(eager):
                 _refuse_if_changed(lw, eager, _with_aliases(_names(eager) - modules, aliases) - modules,
                                    [(s.body, "in the loop's body")], s)

@@ -18,7 +18,7 @@ from ..attribute_checks import ARRAY_WRITING_METHODS, WRITING_METHODS
 from ..ir.nodes import Const, LoopInfo, Phi, Value
 from . import generator_ops, generators, try_stmt
 from . import stmt_ops
-from .cst_queries import names_read
+from .cst_queries import names_read, walked_in_step
 from .scopes import _target_names
 from .source import walk
 
@@ -228,7 +228,7 @@ class LoopLowering:
                 else:
                     self.assign(e.value, part)
         else:
-            self.assign(target, self._walked_value(plan, reads, k))
+            self.assign(target, self._walked_value(plan, reads, k, parts))
 
     def _walked_parts(self, plan: tuple, k: Value) -> list:
         """The parts of an enumerate/zip level: sub-plans, and enumerate's index (a Value)."""
@@ -239,11 +239,14 @@ class LoopLowering:
             return [index, plan[1]]
         return list(plan[1])
 
-    def _walked_value(self, plan: tuple, reads: list, k: Value) -> Value:
+    def _walked_value(self, plan: tuple, reads: list, k: Value, parts: Optional[list] = None) -> Value:
+        """The item as one value (a tuple made of the parts); `parts`: this level's _walked_parts, if made already
+        (made again, enumerate's index would be computed twice per iteration)."""
         if plan[0] == "leaf":
             return reads[plan[1]]
-        parts = [p if isinstance(p, Value) else self._walked_value(p, reads, k) for p in self._walked_parts(plan, k)]
-        return self.b.call(ops.tuple_of, parts)
+        if parts is None:
+            parts = self._walked_parts(plan, k)
+        return self.b.call(ops.tuple_of, [p if isinstance(p, Value) else self._walked_value(p, reads, k) for p in parts])
 
     def _lazy_builtin(self, node: cst.BaseExpression) -> Optional[str]:
         """"enumerate" or "zip" when node calls that builtin (not a name of the function's or its module's)."""
@@ -408,7 +411,7 @@ def _reversed_and_written(s: cst.For, lw: object) -> Optional[str]:
     of X that changes them (syntactically: `X[i] = ...`, `X[i] += ...`, `del X[i]`, `X.append(...)`, ...); else None.
     The loop takes X's items when it starts (ops.sequence materialises the reverse iterator) while Python's reads
     them one at a time, so such a write would be read differently: refused rather than silently wrong."""
-    reversing = [it for it in _in_step(s.iter) if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and
+    reversing = [it for it in walked_in_step(s.iter) if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and
                  it.func.value == "reversed" and len(it.args) == 1 and isinstance(it.args[0].value, cst.Name)]
     if not reversing:
         return None
@@ -419,16 +422,6 @@ def _reversed_and_written(s: cst.For, lw: object) -> Optional[str]:
         if name is not None:
             return name
     return None
-
-
-def _in_step(e: cst.BaseExpression) -> list:
-    """e and what the enumerate / zip calls it nests walk (`enumerate(reversed(y))` reads reversed(y)'s items)."""
-    out = [e]
-    if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in ("enumerate", "zip"):
-        for a in e.args:
-            if a.keyword is None and not a.star:
-                out.extend(_in_step(a.value))
-    return out
 
 
 def _written_in(body: cst.CSTNode, name: str) -> Optional[str]:

@@ -37,9 +37,9 @@ from ..tangents import NoTangent, is_mutable
 # ---------------------------------------------------------------- one input, pulled as asked
 class Input:
     """Input m of the call: its items pulled one at a time (an iterator) or all at once (a list, an array), with
-    their tangents (forward mode) or their positions in the iterator (reverse mode)."""
+    their tangents (forward mode) or their positions in the iterator (reverse mode: its LazySequence's positions)."""
 
-    __slots__ = ("m", "source", "items", "tangents", "positions", "_seq", "_dseq", "_lazy")
+    __slots__ = ("m", "source", "items", "tangents", "_seq", "_dseq", "_lazy")
 
     def __init__(self, m: int, source: Any, tangent: Any = None, forward: bool = False, single: bool = False) -> None:
         from .builtin_iteration import _lazy_tangents, iter_tangents
@@ -62,7 +62,6 @@ class Input:
                 self.tangents = [NoTangent] * len(self.items) if none else list(iter_tangents(source, tangent))
             else:
                 self.tangents = None
-        self.positions = None
 
     def pulled(self) -> int:
         return list.__len__(self.items)
@@ -288,11 +287,6 @@ def lazy_items(make: Callable) -> Any:
     return y
 
 
-def _gs(g: Any, n: int) -> list:
-    gs = [] if g is NoTangent or g is None else list(g)
-    return gs[:n] + [NoTangent] * (n - len(gs))
-
-
 def _out(inputs: list, origins: list, bars: list, nargs: int) -> tuple:
     from .call_binding import KwAdj
     from ..reverse.adjoints import accumulate
@@ -311,7 +305,7 @@ def _out(inputs: list, origins: list, bars: list, nargs: int) -> tuple:
 def rrule(fn: Any, args: tuple, kwargs: dict) -> tuple:
     """The reverse rule of a selection over an iterator: a lazy ItemsIterator and its pullback."""
     from ..reverse.adjoints import accumulate
-    from .python_itertools import _component
+    from .python_itertools import _component, _gs
 
     inputs, origins = _inputs(fn, args, None, kwargs, None)
     refs, tuples = _plan(fn, args, kwargs, inputs)
@@ -371,6 +365,7 @@ def frule_accumulate(args: tuple, dargs: tuple, dkwargs: dict, kwargs: dict) -> 
 
 def rrule_accumulate(args: tuple, kwargs: dict) -> tuple:
     from .call_binding import KwAdj
+    from .python_itertools import _gs
     from ..reverse.adjoints import accumulate
     from ..reverse.runtime import rcall
 
@@ -451,6 +446,7 @@ def frule_starmap(args: tuple, dargs: tuple) -> tuple:
 
 
 def rrule_starmap(args: tuple) -> tuple:
+    from .python_itertools import _gs
     from ..reverse.adjoints import AdjTuple, accumulate
     from ..reverse.runtime import rcall
 
@@ -487,21 +483,17 @@ class TeeHalf:
     """Forward mode: one of tee's iterators, the items (0) or their tangents (1), at its own place in the shared input
     (the input pulled, item and tangent together, when the furthest reader asks)."""
 
-    __slots__ = ("_inp", "_k", "_i")
+    __slots__ = ("_make",)
     __mc_value__ = True
 
     def __init__(self, inp: Input, k: int) -> None:
-        self._inp, self._k, self._i = inp, k, 0
+        self._make = _reader(inp, k)
 
     def __iter__(self) -> "TeeHalf":
         return self
 
     def __next__(self) -> Any:
-        i = self._i
-        if i >= self._inp.pulled() and not self._inp.pull():
-            raise StopIteration
-        self._i = i + 1
-        return self._inp.item(i) if self._k == 0 else self._inp.tangent(i)
+        return self._make()
 
 
 TeeHalf.__module__ = "builtins"
@@ -527,16 +519,18 @@ def _as_tangent_iterator(x: Any, d: Any) -> Any:
     return NoTangent if d is NoTangent or d is None else iter(list(iter_tangents(x, d)))
 
 
-def _reader(inp: Input) -> Callable:
-    """make() of one of tee's iterators: the next item of the shared input, from this reader's own place."""
+def _reader(inp: Input, k: int = 0) -> Callable:
+    """make() of one of tee's iterators: the next item (k = 0) or its tangent (k = 1) of the shared input, from this
+    reader's own place."""
     place = [0]
+    of = inp.item if k == 0 else inp.tangent
 
     def make() -> Any:
         i = place[0]
         if i >= inp.pulled() and not inp.pull():
             raise StopIteration
         place[0] = i + 1
-        return inp.item(i)
+        return of(i)
 
     return make
 
