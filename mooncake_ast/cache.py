@@ -46,7 +46,6 @@ from .digests import hasher
 
 KEY_LINE = "# mooncake_ast-key: "
 DIGEST_LINE = "# mooncake_ast-digest: "
-LIBRARY_LINE = "# mooncake_ast-library: "  # (the body's last line: meta["library"], kept out of the first line)
 _warned: set[str] = set()
 _memory: dict[str, tuple[types.ModuleType, dict]] = {}
 # Held while a module is made or loaded (see GENERATION_LOCK's users in forward/ and reverse/runtime.py).
@@ -282,13 +281,6 @@ def parse_text(text: str) -> Optional[tuple[str, dict, str]]:
         return None
     if not isinstance(meta, dict):
         return None
-    last = body.rfind("\n", 0, len(body) - 1) + 1
-    if body.startswith(LIBRARY_LINE, last):  # (cache_write.with_header: the library record, under the digest too)
-        try:
-            meta["library"] = json.loads(body[last + len(LIBRARY_LINE):])
-        except ValueError:
-            return None
-        body = body[:last]  # (the body as generated)
     return key, meta, body
 
 

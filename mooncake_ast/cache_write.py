@@ -27,20 +27,12 @@ import types
 from typing import Callable, Optional
 
 from . import cache, import_states
-from .cache import (DIGEST_LINE, KEY_LINE, LIBRARY_LINE, _NOFOLLOW, _Dir, _execute, _remember_lines, _warn_once, code_name,
-                    code_stamp)
+from .cache import DIGEST_LINE, KEY_LINE, _NOFOLLOW, _Dir, _execute, _remember_lines, _warn_once, code_name, code_stamp
 from .cache_key import _ROOT, _library_digest, folder_state, listing_digest
 from .digests import hasher
 
 
 def with_header(key: str, meta: dict, body: str) -> str:
-    """The entry's text: its key and meta on the first line, the digest of the rest on the second, then the body.
-    The library record (meta["library"]: the names of every module loaded, kilobytes) is the body's last line
-    instead (cache.LIBRARY_LINE), so that the first line stays one a person can read; cache.parse_text puts it back."""
-    if "library" in meta:
-        meta = dict(meta)
-        record = json.dumps(meta.pop("library"), sort_keys=True, separators=(",", ":"))
-        body = f"{body}{'' if not body or body.endswith(chr(10)) else chr(10)}{LIBRARY_LINE}{record}\n"
     first = f"{KEY_LINE}{key} {json.dumps(meta, sort_keys=True, separators=(',', ':'))}"
     digest = hasher((first + "\n" + body).encode()).hexdigest()
     return f"{first}\n{DIGEST_LINE}{digest}\n{body}"
