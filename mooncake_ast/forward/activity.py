@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import ops
 from ..errors import MooncakeError
+from ..frontend.try_ops import guarded_call as _guarded_call
 from ..ir.nodes import Call, Const, Function, Global, Phi, Value
 from ..rules.registry import Rule
 from ..tangents import is_mutable
@@ -136,6 +137,7 @@ class Activity:
         self._data: Optional[set] = None  # values depending on the inputs by data flow (input_writes.py)
         self.input_roots: set[Value] = set()  # alias classes a write stored input data into (input_writes.py)
         self.parent: dict[Value, Value] = {}
+        self._guarded_views: dict[Call, Call] = {}
         self.mutated_classes: set[Value] = set()  # roots of classes written with active data
         self.targets: set[Value] = set()  # values written in place (their tangents must be storage)
         self.user_written: set[Value] = set()  # roots of values handed, with active data, to user code (_visit)
@@ -254,20 +256,21 @@ class Activity:
                     self.active.add(v)
                     changed = True
 
-    def _visit(self, s: Call) -> bool:
+    def _visit(self, stmt: Call) -> bool:
+        s = self._unguarded(stmt)  # (inside a `try` body: the call guarded_call makes, with its writes)
         fn, rule = self.static_rule(s)
         operands_active = any(v in self.active for v in _flowing_operands(s))
         changed = False
         if rule is not None and rule.zero and not rule.mutates:
             return False
-        if operands_active and s not in self.active:
-            self.active.add(s)
+        if operands_active and stmt not in self.active:
+            self.active.add(stmt)
             changed = True
-        elif not operands_active and rule is None and s not in self.active and self._stateful_callee(s):
+        elif not operands_active and rule is None and stmt not in self.active and self._stateful_callee(s):
             # `get()` with no input-dependent operands may still return state written from the inputs (by
             # `acc(x)` before it: a closure, a module-level object, a class kept by the module).
-            self.active.add(s)
-            self.stateful_calls.add(s)
+            self.active.add(stmt)
+            self.stateful_calls.add(stmt)
             changed = True
         if (s.fn in self.module_level and any(v in self.active for v in (*s.args, *s.kwargs.values()))
                 and self._mutating_method_of_global(s.fn)):  # (`BUF.clear()`: nothing from the inputs goes in)
@@ -318,6 +321,26 @@ class Activity:
                     self.mutated_classes.add(root)
                     changed = True
         return changed
+
+    def _unguarded(self, s: Call) -> Call:
+        """The call a `try` body guards, `guarded_call(f, tuple_of(a...), dict_of(k, v...))`, as the plain call
+        `f(a..., k=v...)` (frontend/try_stmt.guard_call lowers every call there so).  Seen as guarded_call, a
+        write such as `a[0] = x[0]` or `acc.append(v)` wrote nothing: `a` stayed a constant without derivative
+        storage, so reverse mode dropped what was written (gradient 0) and forward mode refused.  Views are
+        made once per statement, so callee caches keyed by the statement see one object."""
+        if s.callee() is not _guarded_call or len(s.args) != 3:
+            return s
+        view = self._guarded_views.get(s)
+        if view is None:
+            packed, packed_kw = s.args[1], s.args[2]
+            if not (isinstance(packed, Call) and packed.callee() is ops.tuple_of and not packed.kwargs
+                    and isinstance(packed_kw, Call) and packed_kw.callee() is ops.dict_of and not packed_kw.kwargs
+                    and len(packed_kw.args) % 2 == 0
+                    and all(isinstance(k, Const) and isinstance(k.value, str) for k in packed_kw.args[::2])):
+                return s  # (packed some other way: guarded_call's own rule, which writes every operand it may)
+            kwargs = {k.value: v for k, v in zip(packed_kw.args[::2], packed_kw.args[1::2])}
+            view = self._guarded_views[s] = Call(s.args[0], list(packed.args), kwargs, hint=s.hint, loc=s.loc)
+        return view
 
     def _module_level(self) -> dict:
         """Values that are module-level objects or parts of them (`buf`, `buf[1:]`, `cfg.w`), with the global."""
