@@ -105,6 +105,14 @@ def getattr_tangent(obj, dobj, name, value):
             fields[name] = zero_tangent(value)  # keep it, so later writes through it are seen
             return fields[name]
         return NoTangent
+    if isinstance(dobj, (Tangent, tuple)):
+        prop = getattr(type(obj), name, None)
+        if isinstance(prop, property) and prop.fget is not None:
+            # (a @property of a NamedTuple or an immutable object: its getter differentiated, as for a mutable
+            # object above; the tuple branch below knows only `_fields`, and the tangent was silently 0)
+            from ..forward.runtime import fcall
+
+            return fcall(prop.fget, NoTangent, (obj,), (dobj,))[1]
     if isinstance(dobj, Tangent):
         return dobj.fields.get(name, NoTangent)
     if isinstance(dobj, FunctionTangent) or (type(dobj) is _types.CellType and type(obj) is _types.CellType):
