@@ -256,7 +256,11 @@ def plain_inplace(ir: Any, types: dict, param_types: dict, callee: Callable) -> 
 
 
 def _fits(tw: Any, tv: Any) -> bool:
-    """Does a value of type tw broadcast into an array of type tv without changing its shape or dtype?"""
+    """Does a value of type tw broadcast into an array of type tv without changing its shape or dtype?
+    Never into an array of no axes: `s * w` of a 0-d array is a NumPy scalar, which a later `s[...] = v` cannot
+    write (`s *= w` keeps the 0-d array)."""
+    if not tv.axes:
+        return False
     if isinstance(tw, Num):
         return True
     if not is_float_array(tw) or len(tw.axes) > len(tv.axes):
