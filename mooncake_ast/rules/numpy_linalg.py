@@ -476,24 +476,42 @@ defvjp(np.linalg.svd, lambda t, g, y, a, full_matrices=True, compute_uv=True, he
        (t.call(svd_adjoint, a, y, g, full_matrices, compute_uv, hermitian),))
 
 
-def _lstsq_parts(a, b, y):
-    """pinv(a), x and the residual r = b - a x, as matrices (a 1-D b as one column); a must have full rank."""
+def _lstsq_parts(a, b, y, rcond=None, b_only=False):
+    """pinv(a), x and the residual r = b - a x, as matrices (a 1-D b as one column).  a must have full rank,
+    unless only b's derivative is asked (b_only: a constant a, or b's adjoint): x = a+ b is linear in b whatever
+    a's rank, with a+ the map lstsq itself applies (the same singular-value cutoff: lstsq of the identity)."""
     x, _, rank, _ = y
     if rank < min(np.shape(a)):
-        raise NotImplementedError("derivative of np.linalg.lstsq of a rank-deficient matrix (the solution jumps)")
-    P = np.linalg.pinv(a)
+        if not b_only:
+            raise NotImplementedError("derivative of np.linalg.lstsq of a rank-deficient matrix with respect to "
+                                      "the matrix (the solution jumps); a constant matrix is supported")
+        P = _lstsq_map(a, rcond)
+    else:
+        P = np.linalg.pinv(a)
     X = np.asarray(x).reshape(np.shape(x)[0], -1)
     B = _inexact(b).reshape(np.shape(b)[0], -1)
     return P, X, B - np.asarray(a) @ X
 
 
-def lstsq_tangent(a, b, y, da, db):
+def _still(da) -> bool:
+    """Is the matrix's tangent exactly zero (a constant, or module state read with a zero tangent)?"""
+    return da is NoTangent or (isinstance(da, np.ndarray) and not np.any(da))
+
+
+def _lstsq_map(a, rcond):
+    """The matrix lstsq applies to b: lstsq(a, I)[0] (rcond None is NumPy 2's default; NumPy 1's was -1)."""
+    if rcond is None and int(np.__version__.split(".")[0]) < 2:
+        rcond = -1
+    return np.linalg.lstsq(a, np.eye(np.shape(a)[0], dtype=np.result_type(a, 1.0)), rcond=rcond)[0]
+
+
+def lstsq_tangent(a, b, y, da, db, rcond=None):
     """x = pinv(A) b for a full-rank A: dx = -A+ dA x + A+ A+^T dA^T r + (I - A+ A) dA^T A+^T x + A+ db;
     the residual sums |r_j|^2 change by 2 r_j^T (db_j - dA x_j); the singular values by u_i^T dA v_i."""
     _real_only("lstsq", a, b)
     if da is NoTangent and db is NoTangent:
         return NoTangent
-    P, X, R = _lstsq_parts(a, b, y)
+    P, X, R = _lstsq_parts(a, b, y, rcond, b_only=_still(da))
     x, res, _, s = y
     n = np.shape(a)[1]
     dA = np.zeros(np.shape(a)) if da is NoTangent else np.broadcast_to(da, np.shape(a))
@@ -508,12 +526,16 @@ def lstsq_tangent(a, b, y, da, db):
     return dX.reshape(np.shape(x)), dres, NoTangent, ds
 
 
-def lstsq_adjoint(a, b, y, g, which):
+def lstsq_adjoint(a, b, y, g, which, rcond=None):
     """The adjoint of a (which=0) or b (which=1) of np.linalg.lstsq."""
     xbar, resbar, _, sbar = _parts(g, 4)
     if xbar is NoTangent and resbar is NoTangent and (sbar is NoTangent or which == 1):
         return NoTangent
-    P, X, R = _lstsq_parts(a, b, y)
+    if which == 0 and y[2] < min(np.shape(a)):
+        # (a's adjoint at a rank-deficient a: the solution jumps, no derivative exists; nan says so, as for
+        # repeated eigenvalues (docs/nan-derivatives.md), and b's adjoint, which exists, stays usable)
+        return np.full(np.shape(a), np.nan)
+    P, X, R = _lstsq_parts(a, b, y, rcond, b_only=which == 1)
     A = np.asarray(a)
     n = A.shape[1]
     Xbar = np.zeros(X.shape) if xbar is NoTangent else np.asarray(xbar).reshape(X.shape)
@@ -532,8 +554,8 @@ def lstsq_adjoint(a, b, y, g, which):
     return out
 
 
-defjvp(np.linalg.lstsq, lambda t, y, a, b, rcond=None: t.call(lstsq_tangent, a, b, y, t.dz(a), t.dz(b)) if (t.d(a) is not None or t.d(b) is not None) else None)
-defvjp(np.linalg.lstsq, lambda t, g, y, a, b, rcond=None: (t.call(lstsq_adjoint, a, b, y, g, 0), t.call(lstsq_adjoint, a, b, y, g, 1), None))
+defjvp(np.linalg.lstsq, lambda t, y, a, b, rcond=None: t.call(lstsq_tangent, a, b, y, t.dz(a), t.dz(b), rcond) if (t.d(a) is not None or t.d(b) is not None) else None)
+defvjp(np.linalg.lstsq, lambda t, g, y, a, b, rcond=None: (t.call(lstsq_adjoint, a, b, y, g, 0, rcond), t.call(lstsq_adjoint, a, b, y, g, 1, rcond), None))
 
 if hasattr(np.linalg, "svdvals"):
     defjvp(np.linalg.svdvals, lambda t, y, a: t.call(svd_tangent, a, y, t.d(a), False, False) if t.d(a) is not None else None)

@@ -133,12 +133,12 @@ def qr_adjoint(a, y, g, mode="reduced"):
 
 
 # ------------------------------------------------------------------ lstsq
-def lstsq_tangent(a, b, y, da, db):
+def lstsq_tangent(a, b, y, da, db, rcond=None):
     if not _complex(a, b, da, db):
-        return real.lstsq_tangent(a, b, y, da, db)
+        return real.lstsq_tangent(a, b, y, da, db, rcond)
     if da is NoTangent and db is NoTangent:
         return NoTangent
-    P, X, R = real._lstsq_parts(a, b, y)
+    P, X, R = real._lstsq_parts(a, b, y, rcond, b_only=real._still(da))
     x, res, _, s = y
     n = np.shape(a)[1]
     dA = np.zeros(np.shape(a)) if da is NoTangent else np.broadcast_to(da, np.shape(a))
@@ -153,13 +153,15 @@ def lstsq_tangent(a, b, y, da, db):
     return dX.reshape(np.shape(x)), dres, NoTangent, ds
 
 
-def lstsq_adjoint(a, b, y, g, which):
+def lstsq_adjoint(a, b, y, g, which, rcond=None):
     if not _complex(a, b):
-        return real.lstsq_adjoint(a, b, y, g, which)
+        return real.lstsq_adjoint(a, b, y, g, which, rcond)
     xbar, resbar, _, sbar = real._parts(g, 4)
     if xbar is NoTangent and resbar is NoTangent and (sbar is NoTangent or which == 1):
         return NoTangent
-    P, X, R = real._lstsq_parts(a, b, y)
+    if which == 0 and y[2] < min(np.shape(a)):
+        return np.full(np.shape(a), np.nan)  # (no derivative with respect to a rank-deficient a: see real's)
+    P, X, R = real._lstsq_parts(a, b, y, rcond, b_only=which == 1)
     A = np.asarray(a)
     n = A.shape[1]
     Xbar = np.zeros(X.shape, complex) if xbar is NoTangent else np.asarray(xbar).reshape(X.shape)
@@ -186,8 +188,8 @@ defjvp(np.linalg.cholesky, lambda t, y, a, upper=False: t.call(cholesky_tangent,
 defvjp(np.linalg.cholesky, lambda t, g, y, a, upper=False: (t.call(cholesky_adjoint, a, y, g, upper),))
 defjvp(np.linalg.qr, lambda t, y, a, mode="reduced": t.call(qr_tangent, a, y, t.d(a), mode) if t.d(a) is not None else None)
 defvjp(np.linalg.qr, lambda t, g, y, a, mode="reduced": (t.call(qr_adjoint, a, y, g, mode),))
-defjvp(np.linalg.lstsq, lambda t, y, a, b, rcond=None: t.call(lstsq_tangent, a, b, y, t.dz(a), t.dz(b))
+defjvp(np.linalg.lstsq, lambda t, y, a, b, rcond=None: t.call(lstsq_tangent, a, b, y, t.dz(a), t.dz(b), rcond)
        if (t.d(a) is not None or t.d(b) is not None) else None)
-defvjp(np.linalg.lstsq, lambda t, g, y, a, b, rcond=None: (t.call(lstsq_adjoint, a, b, y, g, 0),
-                                                          t.call(lstsq_adjoint, a, b, y, g, 1), None))
+defvjp(np.linalg.lstsq, lambda t, g, y, a, b, rcond=None: (t.call(lstsq_adjoint, a, b, y, g, 0, rcond),
+                                                          t.call(lstsq_adjoint, a, b, y, g, 1, rcond), None))
 defcomplex(np.linalg.slogdet, np.linalg.cholesky, np.linalg.qr, np.linalg.lstsq)  # (tests/test_complex_reverse.py)
