@@ -293,6 +293,10 @@ def _construct(cls: type, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict
     init = cls.__init__
     if init is object.__init__ and cls.__new__ is object.__new__ and not args and not kwargs:
         return cls(), MutableTangent({})  # a class without __init__ (`Helper()`): an empty object, as in reverse mode
+    if init is types.SimpleNamespace.__init__ and not args:
+        # (`types.SimpleNamespace(a=x, b=y)`, an attribute bag: its __init__ sets one attribute per keyword)
+        obj = cls(**kwargs)
+        return obj, MutableTangent({k: storage(v, dkwargs.get(k, NoTangent)) for k, v in kwargs.items()})
     if cls.__new__ is not object.__new__ or not isinstance(init, types.FunctionType):
         raise MissingRuleError(cls, "forward", "a class without a Python __init__")
     obj = cls.__new__(cls)

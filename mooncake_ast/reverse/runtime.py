@@ -423,6 +423,17 @@ def _construct(cls: type, args: tuple, kwargs: dict, through_metaclass: bool = T
 
         return y, metaclass_pullback
     init = cls.__init__
+    if init is types.SimpleNamespace.__init__ and not args:
+        # (`types.SimpleNamespace(a=x, b=y)`, an attribute bag: one attribute per keyword, read back from its shadow)
+        obj = cls(**kwargs)
+
+        def namespace_pullback(g: Any) -> tuple:
+            shadows.acc(obj, NoTangent, g)
+            sh = shadows.shadow(obj)
+            return NoTangent, AdjTuple(), AdjDict({k: shadows.take(v, sh.fields.get(k, NoTangent))
+                                                   for k, v in kwargs.items()})
+
+        return obj, namespace_pullback
     if cls.__new__ is not object.__new__ or not isinstance(init, types.FunctionType):
         raise MissingRuleError(cls, "reverse", "a class without a Python __init__")
     obj = cls.__new__(cls)

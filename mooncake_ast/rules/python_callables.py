@@ -356,6 +356,8 @@ def _untraceable_class(cls: type) -> bool:
     init = cls.__init__
     if init is object.__init__ and cls.__new__ is object.__new__:
         return False  # (an empty object: the transforms make it)
+    if init is types.SimpleNamespace.__init__:
+        return False  # (an attribute bag, made field by field: forward/runtime._construct, reverse/runtime._construct)
     return cls.__new__ is not object.__new__ or not isinstance(init, types.FunctionType)
 
 
