@@ -347,10 +347,18 @@ def _diff_jvp(t, x, a, k):
 
 
 def _diff_vjp(t, g, x, a, k):
-    _refuse_keywords(t, "np.diff", **{key: v for key, v in k.items() if key in ("prepend", "append")})
+    named = [key for key in ("prepend", "append") if key in k]
+    if not getattr(t, "keyword_adjoints", False):
+        _refuse_keywords(t, "np.diff", **{key: k[key] for key in named})
+        named = []
     n, axis, pre, has_pre, app, has_app = _diff_parts(a, k)
     abar, pbar, qbar = _split(t, t.call(diff_vjp, g, x, n, axis, pre, has_pre, app, has_app), 3)
-    return (abar, None, None, pbar, qbar)[:1 + len(a)]
+    out = (abar, None, None, pbar, qbar)[:1 + len(a)]
+    if named:  # (np.diff(x, append=x[0]): the reverse transform takes keyword operands' adjoints as a KwAdj)
+        from .call_binding import KwAdj
+
+        out += (KwAdj({key: {"prepend": pbar, "append": qbar}[key] for key in named}),)
+    return out
 
 
 defjvp(np.diff, lambda t, y, x, *a, **k: _diff_jvp(t, x, a, k))
