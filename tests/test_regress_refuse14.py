@@ -367,3 +367,86 @@ def _gx_copyto(x):
 def test_generator_then_numpy_writer_refused(f, mode):
     with pytest.raises(mc.MooncakeError, match="may change what it reads"):
         (mc.jacfwd(f) if mode == "forward" else mc.grad(f))(X.copy())
+
+
+# ---------------------------------------------------------------- super() inside a classmethod
+class _Vec:
+    scale = 2.0
+
+    def __init__(self, v):
+        self.v = v
+
+    @classmethod
+    def make(cls, v):
+        return cls(v * cls.scale)
+
+    @staticmethod
+    def shift(v):
+        return v + 0.5
+
+    def energy(self):
+        return np.sum(np.sin(self.v) * self.v)
+
+
+class _Scaled(_Vec):
+    scale = 3.0
+
+    @classmethod
+    def make(cls, v):
+        obj = super().make(v ** 2)
+        obj.v = obj.v + 1.0
+        return obj
+
+
+class _Shifted(_Scaled):
+    @classmethod
+    def make(cls, v):
+        return super().make(super().shift(v) * v[0])
+
+
+class _Unbound(_Vec):
+    @classmethod
+    def make(cls, v):
+        return cls(np.exp(v)) if super().energy is None else super().make(np.exp(v))
+
+
+class _TwoArg(_Vec):
+    @classmethod
+    def make(cls, v):
+        return super(_TwoArg, cls).make(v)
+
+
+def _super_two_levels(x):
+    return _Scaled.make(x[:3]).energy()
+
+
+def _super_three_levels(x):
+    s = _Shifted.make(x[1:5])
+    return s.energy() + s.v[0] * x[5]
+
+
+def _super_on_instance(x):
+    a = _Scaled(x[:2])
+    b = a.make(x[2:5])
+    return b.energy() * np.sum(a.v)
+
+
+def _super_plain_function_lookup(x):
+    return _Unbound.make(x[:4]).energy()
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+@pytest.mark.parametrize("f", [_super_two_levels, _super_three_levels, _super_on_instance,
+                               _super_plain_function_lookup], ids=lambda f: f.__name__)
+def test_super_inside_classmethod(f, mode):
+    mc.testing.check_derivatives(f, X.copy(), modes=(mode,))
+    assert type(_Shifted.make(X[1:5].copy())) is _Shifted
+
+
+def _super_two_argument(x):
+    return _TwoArg.make(x[:3]).energy()
+
+
+def test_two_argument_super_in_classmethod_refused():
+    with pytest.raises(mc.MooncakeError, match=r"two-argument super\(C, cls\)"):
+        mc.grad(_super_two_argument)(X.copy())
