@@ -11,6 +11,8 @@ Every case is a check_derivatives against finite differences in both modes."""
 from __future__ import annotations
 
 import collections
+import copy
+import functools
 
 import numpy as np
 import pytest
@@ -450,3 +452,140 @@ def _super_two_argument(x):
 def test_two_argument_super_in_classmethod_refused():
     with pytest.raises(mc.MooncakeError, match=r"two-argument super\(C, cls\)"):
         mc.grad(_super_two_argument)(X.copy())
+
+
+# ---------------------------------------------------------------- functools.cached_property: forward mode follows it
+class _Cached:
+    def __init__(self, v):
+        self.v = v * 1.0
+
+    @functools.cached_property
+    def norm2(self):
+        return np.sum(self.v ** 2)
+
+    @functools.cached_property
+    def shifted(self):
+        return self.v + self.norm2
+
+
+def _cached_read_twice(x):
+    c = _Cached(x)
+    return c.norm2 * c.norm2 + c.norm2
+
+
+def _cached_then_fields_change(x):  # (the cache keeps the first value: so does its tangent)
+    c = _Cached(x[:3])
+    a = c.norm2
+    c.v = c.v * x[4]
+    return a * c.norm2 + np.sum(c.v)
+
+
+def _cached_of_cached(x):
+    c = _Cached(x[1:4])
+    return np.sum(c.shifted ** 2) + c.norm2
+
+
+def _cached_invalidated_by_del(x):
+    c = _Cached(x[:3])
+    a = c.norm2
+    c.v = c.v * x[4]
+    del c.norm2
+    return a * c.norm2
+
+
+@pytest.mark.parametrize("f", [_cached_read_twice, _cached_then_fields_change, _cached_of_cached,
+                               _cached_invalidated_by_del], ids=lambda f: f.__name__)
+def test_cached_property_forward(f):
+    mc.testing.check_derivatives(f, X.copy(), modes=("forward",))
+
+
+@pytest.mark.parametrize("f", [_cached_read_twice, _cached_then_fields_change], ids=lambda f: f.__name__)
+def test_cached_property_reverse_refused(f):
+    with pytest.raises(mc.MooncakeError, match=r"cached_property.*forward mode \(mc.jvp, mc.jacfwd\)"):
+        mc.grad(f)(X.copy())
+
+
+class _LazyProperty:
+    def __init__(self, v):
+        self.v = v
+        self._c = None
+
+    @property
+    def norm2(self):
+        if self._c is None:
+            self._c = np.sum(self.v ** 2)
+        return self._c
+
+
+def _lazy_property(x):
+    return _LazyProperty(x).norm2 * x[0]
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+def test_lazily_caching_property_refused(mode):
+    with pytest.raises(mc.MooncakeError, match="writes to the object in its getter"):
+        (mc.jacfwd(_lazy_property) if mode == "forward" else mc.grad(_lazy_property))(X.copy())
+
+
+# ---------------------------------------------------------------- item-4 probes found right at first order (guards)
+class _LazyMethod:
+    def __init__(self, v):
+        self.v = v
+        self._c = None
+
+    def norm2(self):
+        if self._c is None:
+            self._c = np.sum(self.v ** 2)
+        return self._c
+
+
+class _Series:
+    def __init__(self, v):
+        self.v = v * 2.0
+
+    def __getitem__(self, i):
+        return self.v[i]
+
+
+class _Holder:
+    def __init__(self, a, w):
+        self.a = a
+        self.w = w
+
+
+def _new_then_init(x):
+    s = _Series.__new__(_Series)
+    s.__init__(x)
+    return s[1] * s[2] + np.sum(s.v ** 2)
+
+
+def _lazy_method(x):
+    c = _LazyMethod(x)
+    return c.norm2() * c.norm2() + np.sum(c.v)
+
+
+def _deepcopy_object(x):
+    h = _Holder(x[:3] * 1.0, 2.0)
+    h2 = copy.deepcopy(h)
+    h2.a[0] = h2.a[0] * 3.0
+    return np.sum(h.a ** 2) + np.sum(h2.a ** 3) * h2.w
+
+
+def _put_values(x):
+    a = np.zeros(6)
+    a.put([1, 3, 5], x[:3] ** 2)
+    np.put(a, [0, 2], x[3:5] * 3.0)
+    return np.sum(np.sin(a) * x)
+
+
+def _reduce_accumulate_axis(x):
+    A = x.reshape(2, 3)
+    return (np.sum(np.add.reduce(A, axis=0) ** 2) + np.sum(np.multiply.accumulate(A, axis=1))
+            + np.sum(np.maximum.reduce(A, axis=1) ** 2) + np.sum(np.minimum.accumulate(A, axis=0)))
+
+
+@pytest.mark.parametrize("mode", ["forward", "reverse"])
+@pytest.mark.parametrize("f", [_new_then_init, _lazy_method, _deepcopy_object, _put_values, _reduce_accumulate_axis],
+                         ids=lambda f: f.__name__)
+def test_first_order_object_and_array_probes(f, mode):
+    mc.testing.check_derivatives(f, X.copy(), modes=(mode,))
