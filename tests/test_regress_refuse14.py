@@ -105,7 +105,28 @@ def _k_update_setdefault(x):
     return d[0.5] * d[1.5] + d[2.5]
 
 
-_KEY_CASES = [_k_zip_float_list, _k_zip_tuple_display, _k_float_of_index, _k_half_index, _k_array_items,
+def _k_dict_of_zip(x):
+    d = dict(zip([1.0, 2.0, 3.0], x[:3]))
+    return d[1.0] * d[3.0] + d[2.0]
+
+
+def _k_update_zip_array(x):
+    d = {}
+    d.update(zip(np.array([0.5, 1.5]), x[1:3]))
+    return d[0.5] * d[1.5]
+
+
+def _k_ordered_zip_tuple(x):
+    d = collections.OrderedDict(zip((0.5, 1.5), x[1:3]))
+    return d[0.5] * d[1.5] ** 2
+
+
+def _k_comprehension_zip(x):
+    d = {k: v * v for k, v in zip([0.5, 1.5, 2.5], x)}
+    return d[0.5] * d[2.5] + d[1.5]
+
+
+_KEY_CASES = [_k_dict_of_zip, _k_update_zip_array, _k_ordered_zip_tuple, _k_comprehension_zip, _k_zip_float_list, _k_zip_tuple_display, _k_float_of_index, _k_half_index, _k_array_items,
               _k_module_tuple, _k_defaultdict_mixed, _k_indexed_list, _k_display_of_item, _k_update_setdefault]
 
 
@@ -195,7 +216,12 @@ def _n_module_list(x):  # (a module-level list may be changed by a callee: not t
     return d[1.0] * d[2.0]
 
 
-@pytest.mark.parametrize("f", [_n_input_keys, _n_appended, _n_item_written, _n_array_view_written, _n_phi_of_input,
+def _n_dict_of_zip_input(x):
+    d = dict(zip(x[:2] * 1.0, x[2:4]))
+    return sum(d.values()) + sum(d)
+
+
+@pytest.mark.parametrize("f", [_n_dict_of_zip_input, _n_input_keys, _n_appended, _n_item_written, _n_array_view_written, _n_phi_of_input,
                                _n_handed_to_helper, _n_display_appended, _n_module_list], ids=lambda f: f.__name__)
 def test_input_dependent_keys_still_refused(f):
     with pytest.raises(mc.MooncakeError, match=KEY_REFUSAL):

@@ -39,14 +39,16 @@ _ARRAY_MAKERS = frozenset({np.array, np.asarray})
 # Calls that only read a container given to them (its items, its length), returning nothing that aliases it.
 _READERS = frozenset({builtins.len, operator.contains, ops.not_contains, builtins.sum, builtins.min, builtins.max,
                       builtins.sorted, builtins.list, builtins.tuple,
-                      generator_ops.exhausted, generator_ops.consumed})  # (a `for` loop's end: a generator's state)
+                      generator_ops.exhausted, generator_ops.consumed,  # (a `for` loop's end: a generator's state)
+                      builtins.zip, builtins.enumerate, builtins.iter, builtins.reversed})  # (items: literals, numbers)
 
 
 def key_varies(tr: Any, v: Value) -> bool:
-    """Does the key v depend on the inputs: activity says so, and its provenance does not prove it a constant?"""
+    """Does the key v (or the container of keys v) depend on the inputs: activity says so, and its provenance does
+    not prove it a constant?"""
     if isinstance(v, Const) or v not in tr.act.active:
         return False
-    return not _constant(tr, v, set())
+    return not (_constant(tr, v, set()) or _constant_container(tr, v, set()))  # (keys to come: `zip(keys, vs)`)
 
 
 def _constant(tr: Any, v: Value, seen: set) -> bool:
@@ -70,11 +72,12 @@ def _constant(tr: Any, v: Value, seen: set) -> bool:
 
 def _constant_container(tr: Any, c: Value, seen: set) -> bool:
     """Is c a container made in the function of literals that nothing writes (so each of its items is a literal)?"""
-    if isinstance(c, Const):
-        return isinstance(c.value, (tuple, str, bytes, range))
+    if isinstance(c, Const):  # (a tuple of literals: an array made of it is 1-d, its items numbers, not views)
+        return isinstance(c.value, (str, bytes, range)) or isinstance(c.value, tuple) and all(map(_literal, c.value))
     if isinstance(c, Global):  # (a module-level tuple: immutable, and rebinding it with values from the inputs
         # while the derivative runs is refused where it is read, frontend/global_ops.check_global_read)
-        return type(getattr(tr.resolver, "g", {}).get(c.name)) is tuple
+        value = getattr(tr.resolver, "g", {}).get(c.name)
+        return type(value) is tuple and all(map(_literal, value))
     if c in seen or not isinstance(c, Call) or c.kwargs:
         return False
     seen.add(c)
