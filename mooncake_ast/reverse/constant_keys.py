@@ -9,10 +9,11 @@ whatever x is (forward mode, which sees k's tangent is zero, took it).
 
 Here a key is proved constant by its provenance, looked at in the IR: a literal; a number computed by plain
 arithmetic, `float`, `int`, ... from constants (`float(i % 2)` of a loop counter); an item of a container made in
-the function from constants (a list or tuple display, `np.array` of one, a module-level tuple) that nothing can write (every use of it is
-a read: an item, `len`, the `for` loop's sequence, an array made from it).  The index of such an item does not
-matter: whatever it is, the item is one of the constants.  Anything else keeps activity's answer, so a key that
-really depends on the inputs (`x[0] * 3.0`, an item of a list appended to, a parameter) is still refused."""
+the function from constants (a list or tuple display, `np.array` of one, a module-level tuple) that nothing can
+write (every use of it is a read: an item, `len`, the `for` loop's sequence, `zip`, an array made from it).  The
+index of such an item does not matter: whatever it is, the item is one of the constants.  Anything else keeps
+activity's answer, so a key that really depends on the inputs (`x[0] * 3.0`, an item of a list appended to, a
+parameter) is still refused."""
 from __future__ import annotations
 
 import builtins
