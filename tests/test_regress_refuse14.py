@@ -126,7 +126,28 @@ def _k_comprehension_zip(x):
     return d[0.5] * d[2.5] + d[1.5]
 
 
-_KEY_CASES = [_k_dict_of_zip, _k_update_zip_array, _k_ordered_zip_tuple, _k_comprehension_zip, _k_zip_float_list, _k_zip_tuple_display, _k_float_of_index, _k_half_index, _k_array_items,
+def _k_linspace_keys(x):
+    d = {}
+    for k, v in zip(np.linspace(0.0, 1.0, 6), x):
+        d[k] = v ** 2
+    return sum(d.values()) * d[0.2]
+
+
+def _k_unique_keys(x):
+    d = {}
+    for k in np.unique(np.array([0.5, 1.5, 0.5])):
+        d[k] = x[0] * k + x[2] ** 2
+    return d[0.5] * d[1.5]
+
+
+def _k_arange_keys(x):
+    d = {}
+    for i, k in enumerate(np.arange(0.0, 1.5, 0.5)):
+        d[k] = x[i] ** 3
+    return d[0.5] * d[1.0] + d[0.0]
+
+
+_KEY_CASES = [_k_linspace_keys, _k_unique_keys, _k_arange_keys, _k_dict_of_zip, _k_update_zip_array, _k_ordered_zip_tuple, _k_comprehension_zip, _k_zip_float_list, _k_zip_tuple_display, _k_float_of_index, _k_half_index, _k_array_items,
               _k_module_tuple, _k_defaultdict_mixed, _k_indexed_list, _k_display_of_item, _k_update_setdefault]
 
 
@@ -221,7 +242,16 @@ def _n_dict_of_zip_input(x):
     return sum(d.values()) + sum(d)
 
 
-@pytest.mark.parametrize("f", [_n_dict_of_zip_input, _n_input_keys, _n_appended, _n_item_written, _n_array_view_written, _n_phi_of_input,
+def _n_unique_written(x):
+    u = np.unique(np.array([0.5, 1.5, 0.5]))
+    u[0] = x[0]
+    d = {}
+    for k in u:
+        d[k] = x[1] * k
+    return sum(d.values()) + sum(d)
+
+
+@pytest.mark.parametrize("f", [_n_unique_written, _n_dict_of_zip_input, _n_input_keys, _n_appended, _n_item_written, _n_array_view_written, _n_phi_of_input,
                                _n_handed_to_helper, _n_display_appended, _n_module_list], ids=lambda f: f.__name__)
 def test_input_dependent_keys_still_refused(f):
     with pytest.raises(mc.MooncakeError, match=KEY_REFUSAL):

@@ -37,6 +37,9 @@ _NUMERIC = frozenset({
 # Calls that make a container holding the operands (or copies of their items).
 _DISPLAYS = frozenset({ops.list_of, ops.tuple_of})
 _ARRAY_MAKERS = frozenset({np.array, np.asarray})
+_SORTED_ARRAYS = frozenset({np.unique, np.sort})  # (a new 1-d array of a 1-d container's items)
+_RANGES = frozenset({np.linspace, np.arange})  # (of literal bounds: a 1-d array of numbers)
+_ARRAYS = _ARRAY_MAKERS | _SORTED_ARRAYS | _RANGES
 # Calls that only read a container given to them (its items, its length), returning nothing that aliases it.
 _READERS = frozenset({builtins.len, operator.contains, ops.not_contains, builtins.sum, builtins.min, builtins.max,
                       builtins.sorted, builtins.list, builtins.tuple,
@@ -85,18 +88,20 @@ def _constant_container(tr: Any, c: Value, seen: set) -> bool:
     fn = _callee(tr, c)
     if fn in _DISPLAYS:
         made = all(isinstance(a, Const) and _literal(a.value) for a in c.args)
-    elif fn is ops.sequence or fn in _ARRAY_MAKERS:
+    elif fn is ops.sequence or fn in _ARRAY_MAKERS or fn in _SORTED_ARRAYS:
         made = len(c.args) == 1 and _constant_container(tr, c.args[0], seen)
+    elif fn in _RANGES:
+        made = 0 < len(c.args) <= 3 and all(isinstance(a, Const) and type(a.value) in (int, float) for a in c.args)
     else:
         return False
-    return made and _unwritten(tr, c, set(), fn in _ARRAY_MAKERS or _array_made(tr, c))
+    return made and _unwritten(tr, c, set(), fn in _ARRAYS or _array_made(tr, c))
 
 
 def _array_made(tr: Any, c: Value) -> bool:
     """Is c an array made from a display (`ops.sequence(np.array([...]))`), not the display itself?"""
     while isinstance(c, Call) and _callee(tr, c) is ops.sequence and len(c.args) == 1:
         c = c.args[0]
-    return isinstance(c, Call) and _callee(tr, c) in _ARRAY_MAKERS
+    return isinstance(c, Call) and _callee(tr, c) in _ARRAYS
 
 
 def _unwritten(tr: Any, c: Value, seen: set, array: bool) -> bool:
@@ -116,8 +121,8 @@ def _unwritten(tr: Any, c: Value, seen: set, array: bool) -> bool:
         if fn is operator.getitem and len(u.args) == 2 and u.args[0] is c:
             if array and not (_int_index(tr, u.args[1]) or _unwritten(tr, u, seen, True)):  # (a slice: a view)
                 return False
-        elif fn is ops.sequence or fn in _ARRAY_MAKERS:
-            if not _unwritten(tr, u, seen, array or fn in _ARRAY_MAKERS):
+        elif fn is ops.sequence or fn in _ARRAY_MAKERS or fn in _SORTED_ARRAYS:
+            if not _unwritten(tr, u, seen, array or fn in _ARRAYS):
                 return False
         elif fn not in _READERS:
             return False
