@@ -113,7 +113,8 @@ def check_attribute_read(obj: Any, name: str, value: Any) -> None:
     if isinstance(attr, functools.cached_property):
         raise UnsupportedDerivativeError(
             f"{tp.__qualname__}.{name} is a functools.cached_property: the plain read stores the value in the "
-            "object without its derivative, which mooncake_ast then reads. Use a plain property or a method.")
+            "object without its derivative, which reverse mode then reads. Use a plain property or a method, or "
+            "forward mode (mc.jvp, mc.jacfwd), which follows it.")
     if attr is not None and not isinstance(attr, (types.FunctionType, staticmethod, classmethod)):
         get = getattr(type(attr), "__get__", None)
         if _is_user_code(get) and not (name in getattr(obj, "__dict__", {}) and not hasattr(type(attr), "__set__")):

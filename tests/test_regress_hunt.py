@@ -136,6 +136,9 @@ def getattr_fallback(x):
 def test_attributes_computed_by_code_not_followed_are_refused(f):
     with pytest.raises(UnsupportedDerivativeError):
         mc.grad(f)(X.copy())
+    if f is cached_property:  # (forward mode follows a functools.cached_property since refuse14)
+        np.testing.assert_allclose(mc.jvp(f, (X.copy(),), (np.ones(3),))[1], 2 * X[0] + 1.0)
+        return
     with pytest.raises(UnsupportedDerivativeError):
         mc.jvp(f, (X.copy(),), (np.ones(3),))
 

@@ -647,10 +647,6 @@ def test_second_order_refusals_hessian(f):
     np.testing.assert_allclose(H, ref, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, raises=mc.MooncakeError, reason=(
-    "REFUSED (over-conservative) MooncakeError 'super() with ScaledSeries: the instance is not a ScaledSeries "
-    "(super() inside a classmethod is not supported ...)': `return super().from_array(a * 2.0)` in a subclass's "
-    "alternative constructor, an everyday idiom (frontend/supercalls.py)"))
 @pytest.mark.parametrize("mode", ["forward", "reverse"])
 def test_super_inside_classmethod(mode):
     mc.testing.check_derivatives(super_in_classmethod, np.array([0.3, -0.7, 1.1, 0.45]), modes=(mode,))

@@ -26,6 +26,7 @@ from ..ir.nodes import Call, Const, Function, Global, Phi, Value
 from ..rules.registry import Rule
 from ..tangents import is_mutable
 from .input_writes import data_flow, speculative
+from .sparse_operands import sparse_call
 from .nested_activity import dispatched_callee, is_module_tangent, reads_identity
 from .outside_state import (_HEAPTYPE, _NO_VALUE, _held_elsewhere, _may_be_user_code, _may_reach_module_state,
                             _reads_state)
@@ -48,9 +49,6 @@ ALIASES_FIRST_ARG = {
     operator.imod, operator.ifloordiv,
 }
 
-
-_SPARSE_OPERATORS = frozenset({operator.add, operator.sub, operator.mul, operator.truediv, operator.matmul,
-                               operator.neg, operator.pos, operator.pow})
 
 INPLACE_OPS = {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ipow, operator.imatmul,
               operator.imod, operator.ifloordiv}
@@ -195,8 +193,11 @@ class Activity:
                     if "out" in s.kwargs:  # (`y = np.exp(a, out=buf)`: NumPy returns buf itself, y is buf)
                         self.union(s, s.kwargs["out"])
                     continue
-                if fn is None and self._sparse_operator(s):
-                    continue  # (a new matrix or array, sharing nothing with the operands)
+                roles = sparse_call(self.static_rule, s) if fn is None else None
+                if roles is not None:  # (SciPy's operators and methods: forward/sparse_operands.py)
+                    for shared in roles[1]:
+                        self.union(s, shared)
+                    continue
                 if s.callee() is operator.getitem and len(s.args) == 2 and self._item_of_constant_list(s.args[0]):
                     continue  # `W[0]` of a module-level list of numbers: a number, no part of W
                 if fn in ALIASES_FIRST_ARG and s.args:
@@ -280,14 +281,15 @@ class Activity:
                 _may_reach_module_state(s.callee() if inner is _NO_VALUE else inner):
             self.opaque_writer = True
         if operands_active:
+            sparse = None
             if rule is not None and (rule.jvp is not None or rule.zero or rule.user_frule is not None):
                 positions = rule.mutates
-            elif rule is None and fn is None and self._sparse_operator(s):
-                positions = ()  # (SciPy's operators write none of their operands)
+            elif rule is None and fn is None and (sparse := sparse_call(self.static_rule, s)) is not None:
+                positions = sparse[0]  # (SciPy's operators and methods write none of the matrix's operands)
             else:
                 positions = tuple(range(len(s.args)))
             targets = [s.args[i] for i in positions if i < len(s.args)]
-            if rule is None:
+            if rule is None and sparse is None:
                 targets += list(s.kwargs.values()) + [s.fn]  # a bound method writes its self
             elif "out" in s.kwargs:
                 targets.append(s.kwargs["out"])  # np.add(a, b, out=c) writes c
@@ -424,28 +426,6 @@ class Activity:
         owner, name = getattr(obj, "__self__", None), getattr(obj, "__name__", None)
         return isinstance(owner, (list, dict, set, bytearray, np.ndarray)) and name in MUTATING_METHODS
 
-    def _sparse_operator(self, s: Call) -> bool:
-        """Is s an operator dispatched when the code runs (`A @ x`, `A + B`, `A * 2.0`) whose left operand is a
-        scipy.sparse matrix made in this function (`sps.csr_matrix(...)`, `sps.diags(...)`)?  Python runs the
-        matrix's own method first, SciPy's, which writes none of its operands and returns a new value; unknown,
-        the operator was taken to write every operand, so a constant array the matrix was made from
-        (`sps.csr_matrix(np.array([[1.0, 0.0], ...]))`) had an adjoint, which the conversion refuses for the zeros
-        it drops."""
-        if s.callee() not in _SPARSE_OPERATORS or not s.args or s.kwargs:
-            return False
-        made = s.args[0]
-        if not isinstance(made, Call):
-            return False
-        maker, _ = self.static_rule(made)
-        if maker is None:
-            maker = _imported_attribute(made.fn)  # (`import scipy.sparse as sps` inside the function)
-        if isinstance(maker, type):
-            return (getattr(maker, "__module__", None) or "").startswith("scipy.sparse") and \
-                any(c.__name__ == "_spbase" for c in maker.__mro__)
-        from .object_flow import _sparse_maker
-
-        return maker is not None and _sparse_maker(maker)
-
     def _carries_input(self, v: Value) -> bool:
         """Does v hold data from the inputs: by data flow, or in a class written with such data (input_writes.py)?"""
         if isinstance(v, Const):
@@ -484,20 +464,6 @@ class Activity:
                 if not isinstance(src, Const) and src not in self.targets:
                     self.targets.add(src)
                     work.append(src)
-
-
-def _imported_attribute(v: Value) -> Any:
-    """What `getattr(import_module("mod"), "name")` (`sps.csr_matrix` after `import scipy.sparse as sps` in the
-    function) denotes, where the module is imported already; else None."""
-    import sys
-
-    if not (isinstance(v, Call) and v.callee() is getattr and len(v.args) == 2 and isinstance(v.args[1], Const)):
-        return None
-    m = v.args[0]
-    if not (isinstance(m, Call) and m.callee() is ops.import_module and m.args and isinstance(m.args[0], Const)):
-        return None
-    module = sys.modules.get(m.args[0].value) if isinstance(m.args[0].value, str) else None
-    return getattr(module, v.args[1].value, None) if module is not None and isinstance(v.args[1].value, str) else None
 
 
 def _flowing_operands(s: Call) -> tuple:

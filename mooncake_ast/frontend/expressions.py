@@ -296,6 +296,13 @@ class ExpressionLowering:
                 return None
             cls = self.read_name("__class__", call)  # type: ignore[attr-defined]
             obj = self.read_name(params[0].name, call)  # type: ignore[attr-defined]
+            if self._in_classmethod():  # (super(C, cls): classes, no derivative, handed as they are)
+                from .supercalls import super_class_function, super_class_getter
+
+                finder = super_class_getter if getter else super_class_function
+                fn = self.b.call(finder, [cls, obj, Const(func.attr.value)],
+                                 hint="super_" + func.attr.value.strip("_"))  # type: ignore[attr-defined]
+                return fn, [obj]
         elif len(call.args) == 2:
             cls, obj = self.expr(call.args[0].value), self.expr(call.args[1].value)
         else:
@@ -306,6 +313,20 @@ class ExpressionLowering:
         fn = self.b.call(super_getter if getter else super_function, [cls, typ, Const(func.attr.value)],
                          hint="super_" + func.attr.value.strip("_"))  # type: ignore[attr-defined]
         return fn, [obj]
+
+    def _in_classmethod(self) -> bool:
+        """Is the function lowered a classmethod of the class its `__class__` cell holds (so zero-argument super()
+        is super(C, cls), cls a class)?"""
+        fn = self.pyfn  # type: ignore[attr-defined]
+        code = getattr(fn, "__code__", None)
+        if code is None or "__class__" not in code.co_freevars or not fn.__closure__:
+            return False
+        try:
+            owner = fn.__closure__[code.co_freevars.index("__class__")].cell_contents
+        except ValueError:  # (an empty cell: the class statement has not finished)
+            return False
+        raw = vars(owner).get(fn.__name__) if isinstance(owner, type) else None
+        return isinstance(raw, classmethod) and getattr(raw.__func__, "__code__", None) is code
 
     def _star_call(self, fn: Value, node: cst.Call, lead: Optional[list[Value]] = None) -> Value:
         pos_parts: list[Value] = []

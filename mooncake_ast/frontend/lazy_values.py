@@ -26,6 +26,7 @@ import types
 from typing import TYPE_CHECKING, Iterable, Optional
 
 import libcst as cst
+import numpy as np
 
 from . import lazy_escapes
 from .cst_queries import names_read as _names, nodes_of as _all, root_name as _root, walked_in_step
@@ -50,6 +51,15 @@ _READING_METHODS = frozenset({"copy", "sum", "mean", "get", "index", "count", "k
 _NUMPY_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "at"})
 _STRIDED = frozenset({"sliding_window_view", "as_strided"})
 _VIEW_METHODS = frozenset({"reshape", "transpose", "swapaxes", "squeeze", "view", "ravel"})  # (of a view: a view)
+# NumPy's functions that write none of their operands and return a new array, never a view of one (so a name bound
+# to the result, written later, writes nothing the iterator reads); with at most two operands given by position
+# (`np.dot(a, b, out)`, `np.sum(a, axis, dtype, out)`: `out` comes later).  Ufuncs with no more operands than inputs
+# are the same.  `np.dot(a, a)` between a generator's making and its use was taken as a possible write of `a`.
+_FRESH_NUMPY = ("dot", "vdot", "inner", "outer", "sum", "mean", "prod", "max", "min", "amax", "amin", "std", "var",
+                "trace", "cumsum", "cumprod", "sort", "argsort", "argmax", "argmin", "zeros_like", "ones_like",
+                "full_like", "copy", "array", "concatenate", "stack", "vstack", "hstack", "kron", "cross", "diff",
+                "tensordot", "zeros", "ones", "full", "eye", "linspace", "arange", "allclose", "isclose",
+                "linalg.norm", "linalg.det", "linalg.inv", "linalg.solve", "linalg.slogdet")
 
 
 def check(lw: "Lowering", node: cst.CSTNode) -> None:
@@ -151,8 +161,34 @@ def _names_in_target(t: cst.CSTNode) -> set:
     return {n.value for n in _all(t, cst.Name)}
 
 
-def _change(stmt: cst.CSTNode, names: set) -> Optional[cst.CSTNode]:
-    """The first part of stmt that may change what an expression reading `names` computes, or None."""
+def _fresh_numpy_call(n: cst.Call, glob: dict) -> bool:
+    """Is n a call of one of NumPy's functions that write nothing they are handed and return a new array
+    (`np.dot(a, a)`, `np.exp(a)`), resolved through the function's globals?"""
+    path, f = [], n.func
+    while isinstance(f, cst.Attribute):
+        path.append(f.attr.value)
+        f = f.value
+    if not isinstance(f, cst.Name) or not path or any(a.keyword is not None or a.star for a in n.args):
+        return False
+    obj = glob.get(f.value)
+    if getattr(obj, "__name__", None) != "numpy":
+        return False
+    for part in reversed(path):
+        obj = getattr(obj, part, None)
+    if isinstance(obj, np.ufunc):
+        return len(n.args) <= obj.nin
+    return len(n.args) <= 2 and any(obj is _resolve(np, name) for name in _FRESH_NUMPY)
+
+
+def _resolve(module: object, dotted: str) -> object:
+    for part in dotted.split("."):
+        module = getattr(module, part, None)
+    return module
+
+
+def _change(stmt: cst.CSTNode, names: set, glob: Optional[dict] = None) -> Optional[cst.CSTNode]:
+    """The first part of stmt that may change what an expression reading `names` computes, or None.  (`glob`: the
+    function's globals, to know NumPy's functions that write nothing, `_fresh_numpy_call`.)"""
     for n in _all(stmt, cst.CSTNode):
         if isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr, cst.WithItem)):
             target = n.target if not isinstance(n, cst.WithItem) else (n.asname.name if n.asname else None)
@@ -174,7 +210,8 @@ def _change(stmt: cst.CSTNode, names: set) -> Optional[cst.CSTNode]:
                 return n
             if any(a.keyword is not None and a.keyword.value == "out" for a in n.args):
                 return n
-            pure = isinstance(func, cst.Name) and func.value in _PURE_CALLS
+            pure = isinstance(func, cst.Name) and func.value in _PURE_CALLS or \
+                glob is not None and _fresh_numpy_call(n, glob)
             if not pure and any(_names(a.value) & names for a in n.args):
                 return n  # (a function handed what the expression reads may write it)
     return None
@@ -291,8 +328,9 @@ def _check_block(lw: "Lowering", stmts: list, aliases: dict, modules: set, bare:
 
 def _refuse_if_changed(lw: "Lowering", lazy: cst.BaseExpression, reads: set, between: list, made: cst.CSTNode) -> None:
     """`between`: (statement or loop body, where it runs) pairs, in order."""
+    glob = getattr(lw.pyfn, "__globals__", {})
     for t, where in between:
-        changed = _change(t, reads)
+        changed = _change(t, reads, glob)
         if changed is None:
             continue
         what = "this generator expression" if isinstance(lazy, cst.GeneratorExp) else \

@@ -7,6 +7,9 @@ would be lost behind it), so `super(C, obj).name(args)` is lowered as
 
     super_function(C, type(obj), "name")(obj, args)
 
+(in a classmethod, zero-argument `super()` is `super(C, cls)`: `super_class_function(C, cls, "name")(cls, args)`,
+which binds a parent's classmethod to cls),
+
 an ordinary call of the function `super` would find, with the instance passed as an
 argument, so its tangent or adjoint flows like any other argument's.  Finding the function
 reads only classes and a name: nothing differentiable flows in, so both modes call it
@@ -28,8 +31,9 @@ def _find(cls: type, typ: type, name: str) -> Callable:
         from ..errors import MooncakeError
 
         raise MooncakeError(
-            f"super() with {cls.__qualname__}: the instance is not a {cls.__qualname__} (super() inside a classmethod "
-            "is not supported by mooncake_ast: call the parent class's method by name, e.g. Base.method.__func__(cls, ...))")
+            f"super() with {cls.__qualname__}: the instance is not a {cls.__qualname__} (two-argument super(C, cls) "
+            "inside a classmethod is not supported by mooncake_ast: write super() with no arguments, or call the "
+            "parent class's method by name, e.g. Base.method.__func__(cls, ...))")
     for klass in mro[mro.index(cls) + 1:]:
         if name in vars(klass):
             raw = vars(klass)[name]
@@ -43,6 +47,39 @@ def _find(cls: type, typ: type, name: str) -> Callable:
     if isinstance(raw, classmethod):
         return _without_instance(raw.__get__(None, typ))
     return _looked_up_when_called(cls, name)
+
+
+def _find_for_class(cls: type, klass: type, name: str) -> Callable:
+    """What `super(cls, klass).name` finds inside a classmethod (klass a subclass of cls: the classmethod's own
+    `cls`), as a callable taking klass first: a parent's classmethod bound to klass (`super().make(v)` in a
+    subclass's alternative constructor), a staticmethod, or a plain function (unbound: called with the arguments
+    only, as Python does)."""
+    if not (isinstance(klass, type) and issubclass(klass, cls)):
+        return _find(cls, type(klass), name)  # (the first parameter is no class: as an instance's super())
+    for parent in klass.__mro__[klass.__mro__.index(cls) + 1:]:
+        if name in vars(parent):
+            raw = vars(parent)[name]
+            break
+    else:
+        raise AttributeError(f"'super' object has no attribute {name!r}")
+    if isinstance(raw, classmethod):
+        return _without_instance(raw.__get__(None, klass))
+    if isinstance(raw, staticmethod):
+        return _without_instance(raw.__func__)
+    if isinstance(raw, types.FunctionType):
+        return _without_instance(raw)
+    return _looked_up_when_called(cls, name)
+
+
+def _find_class_getter(cls: type, klass: type, name: str) -> Callable:
+    """What reads `super(cls, klass).name` (not called) inside a classmethod: Python's own lookup, when called with
+    klass (a class: nothing differentiable is read, so it is a partial of ours, called plainly, not a closure whose
+    source the transforms would follow)."""
+    return functools.partial(_super_attribute, cls, name)
+
+
+def _super_attribute(cls: type, name: str, klass: type) -> Any:
+    return getattr(super(cls, klass), name)
 
 
 def _find_getter(cls: type, typ: type, name: str) -> Callable:
@@ -93,6 +130,12 @@ def _looked_up_when_called(cls: type, name: str) -> Callable:
 super_function = functools.partial(_find)
 super_function.__module__ = __name__  # type: ignore[attr-defined]
 super_function.__qualname__ = "super_function"  # type: ignore[attr-defined]
+super_class_function = functools.partial(_find_for_class)
+super_class_function.__module__ = __name__  # type: ignore[attr-defined]
+super_class_function.__qualname__ = "super_class_function"  # type: ignore[attr-defined]
+super_class_getter = functools.partial(_find_class_getter)
+super_class_getter.__module__ = __name__  # type: ignore[attr-defined]
+super_class_getter.__qualname__ = "super_class_getter"  # type: ignore[attr-defined]
 super_getter = functools.partial(_find_getter)
 super_getter.__module__ = __name__  # type: ignore[attr-defined]
 super_getter.__qualname__ = "super_getter"  # type: ignore[attr-defined]

@@ -21,6 +21,7 @@ from .. import ops
 from ..ir.analysis import uses
 from ..ir.nodes import Call, Const, Global, Value
 from ..rules import dict_key_checks as checks
+from .constant_keys import key_varies
 from .special import hashable
 
 _CONSTRUCTORS = {dict: 0, collections.OrderedDict: 0, collections.defaultdict: 1}
@@ -88,7 +89,7 @@ def _method_of(s: Call) -> Any:
 
 
 def _varied(tr: Any, v: Value) -> bool:
-    return not isinstance(v, (Const, Global)) and v in tr.act.active
+    return not isinstance(v, (Const, Global)) and key_varies(tr, v)
 
 
 def _emit(tr: Any, check: Any, container: Value, operand: Value) -> None:

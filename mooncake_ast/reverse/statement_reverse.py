@@ -17,8 +17,8 @@ from ..errors import MooncakeError
 from ..ir.nodes import Call, Const
 from ..rules import builtin_rules, call_binding, registry
 from . import adjoints as adj
-from . import (buffers, dict_keys, kept_indexes, local_dicts, number_calls, object_fields, part_reads, quiet_items,
-               shadows, typed_dicts, typed_lists, view_reads, written_params)
+from . import (buffers, constant_keys, dict_keys, kept_indexes, local_dicts, number_calls, object_fields, part_reads,
+               quiet_items, shadows, typed_dicts, typed_lists, view_reads, written_params)
 from .cleanup import ZERO
 from .prepare import hashable as _hashable
 from .special import INPLACE, SAVE_ARGS, SPECIAL
@@ -67,7 +67,7 @@ class StatementReverse:
         if fn is operator.getitem and view_reads.handles(self, s):
             view_reads.reverse_read(self, s)
             return
-        if fn is operator.setitem and len(s.args) == 3 and s.args[1] in self.act.active:
+        if fn is operator.setitem and len(s.args) == 3 and constant_keys.key_varies(self, s.args[1]):
             check = self.b.call(builtin_rules.check_dict_keys, [self.primal(s.args[1])])  # (`d[x * 3.0] = v`)
             check.keep = True  # type: ignore[attr-defined]
         special = SPECIAL.get(fn) if _hashable(fn) else None

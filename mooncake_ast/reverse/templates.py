@@ -22,6 +22,7 @@ from ..rules.helpers import pow_deriv
 from ..rules.strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
 from ..tangents import NoTangent
 from . import adjoints as adj
+from .constant_keys import key_varies
 from .handles import PH
 from .specialise import Pair, _use_counts, specialised
 
@@ -140,7 +141,7 @@ class TemplateBuilder:
 
     def varied(self, h: Any) -> bool:
         """Does operand h depend on the inputs (whether or not its adjoint is wanted: a dict's key)?"""
-        return isinstance(h, PH) and h.v in self.rt.act.active
+        return isinstance(h, PH) and key_varies(self.rt, h.v)
 
     def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         if fn is operator.getitem and len(args) == 2 and isinstance(args[0], Pair):

@@ -75,6 +75,9 @@ def getattr_tangent(obj, dobj, name, value):
                                       f"array is not supported")
         return MethodTangent(dobj) if callable(value) else NoTangent
     if isinstance(dobj, MutableTangent):
+        cached = _cached_property_tangent(obj, dobj, name)
+        if cached is not None:
+            return cached
         check_attribute_read(obj, name, value)
         fields = dobj.fields
         if name in fields:
@@ -126,6 +129,33 @@ def getattr_tangent(obj, dobj, name, value):
     if callable(value) and getattr(value, "__self__", None) is obj:
         return MethodTangent(dobj)
     return NoTangent
+
+
+def _cached_property_tangent(obj, dobj, name):
+    """`obj.name` of a functools.cached_property whose function is the user's, or None for any other attribute.
+
+    The plain read just ran the function and stored its value in the object (the first read), or read that stored
+    value (a later one).  Its tangent is kept as the field's: the first read finds none and differentiates the
+    function on the object as it is now, which is what the plain read saw; later reads find it, as they find the
+    value.  (Reverse mode cannot tell the first read from later ones in its pullback: refused there,
+    attribute_checks.py.)"""
+    import functools
+    import inspect
+
+    if isinstance(obj, type):
+        return None
+    try:
+        attr = inspect.getattr_static(type(obj), name)
+    except AttributeError:
+        return None
+    if not isinstance(attr, functools.cached_property) or not isinstance(attr.func, types.FunctionType):
+        return None
+    fields = dobj.fields
+    if name not in fields:
+        from ..forward.runtime import fcall
+
+        fields[name] = fcall(attr.func, NoTangent, (obj,), (dobj,))[1]
+    return fields[name]
 
 
 def _function_part_tangent(dobj, name):
