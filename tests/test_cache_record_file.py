@@ -165,3 +165,27 @@ def test_cache_prune_removes_unused_records_and_clear_removes_all(private_cache)
     assert "2 entries ok" in _cli(cache_dir, "verify")
     _cli(cache_dir, "clear")
     assert not cache_dir.exists() or _records(cache_dir) == []
+
+
+def test_a_record_present_is_not_written_again_but_one_damaged_is(private_cache):
+    """(The bytes already there: only the time moves, no new inode; other bytes under its name: written again.)"""
+    cache_dir, module = private_cache
+    from mooncake_ast import cache_write
+
+    _derive(module, "poly", "reverse")
+    [name] = _records(cache_dir)
+    path = cache_dir / name
+    _old(path, 3600)
+    before = path.stat()
+    record = json.loads(path.read_bytes())
+    d = cache.open_dir()
+    try:
+        assert cache.record_name(cache_write.publish_record(d, record)) == name
+        after = path.stat()
+        assert after.st_ino == before.st_ino and after.st_mtime > before.st_mtime + 3000
+        path.write_bytes(path.read_bytes()[:-1])
+        assert cache.record_name(cache_write.publish_record(d, record)) == name
+    finally:
+        d.close()
+    assert cache.hasher(path.read_bytes()).hexdigest().startswith(name[len(cache.RECORD_PREFIX):])
+    assert path.stat().st_ino != before.st_ino
