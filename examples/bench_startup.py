@@ -13,6 +13,7 @@ measured is exactly what a new process pays: imports, reading the cache, keys.  
   mooncake_ast/cache_classes.py and cache_modules.py), in a brand-new one,
   and in a process that has imported libcst already (the derivation and our lowering modules);
 * `import libcst` plainly and as mooncake_ast imports it (compiled methods kept);
+* the first forward derivative (`mc.jvp`) of the same function, libcst imported;
 * the same gradient in a new process whose cache already holds it (warm cache);
 * the call overhead of `mc.grad(f)(x)` and `mc.jvp` once derived, beyond calling `f(x)`, and
   on a float array beyond the generated forward and pullback themselves;
@@ -298,12 +299,14 @@ def call_overhead() -> tuple[float, float, float, float]:
 PRIME = "def p(x):\n    return x * x\n"
 
 
-def derivation_time(source: str, arg: str = "0.3", runs: int = 1, settle: bool = True) -> float:
+def derivation_time(source: str, arg: str = "0.3", runs: int = 1, settle: bool = True, forward: bool = False) -> float:
     """The first reverse gradient of `f` in `source` (median of `runs` new processes), timed after libcst
     is imported, in a cache directory in use: another function was derived there before, in another
     process (so what a cache keeps besides derivatives, such as compiled dataclass code, is there).
-    `settle`: the collection the imports left due is made before the timer (see the module's docstring)."""
+    `settle`: the collection the imports left due is made before the timer (see the module's docstring);
+    `forward`: the first forward derivative (`mc.jvp`, a tangent of ones) instead."""
     settle_line = "import gc; gc.collect()  # (the full pass the imports left due, not the gradient's)" if settle else ""
+    call = f"x = {arg}; mc.jvp(big.f, (x,), (np.ones_like(x),))" if forward else f"mc.grad(big.f)({arg})"
     work = tempfile.mkdtemp(prefix="mc_bench_")
     try:
         with open(os.path.join(work, "big.py"), "w") as fh:
@@ -322,7 +325,7 @@ def derivation_time(source: str, arg: str = "0.3", runs: int = 1, settle: bool =
             import big
             {settle_line}
             t = time.{CLOCK}()
-            mc.grad(big.f)({arg})
+            {call}
             print(json.dumps({{"t": time.{CLOCK}() - t}}))
             """)
         return statistics.median(run(code, {"MOONCAKE_AST_CACHE_DIR": os.path.join(work, f"cache{i}")})["t"]
@@ -346,6 +349,9 @@ def main() -> None:
         fifteen_line_source().replace("def model(", "def f("), "np.array([0.1, 0.2, 0.3])", RUNS)))
     rows.append(("the same, the imports' pending collection not settled (paid by the gradient)", derivation_time(
         fifteen_line_source().replace("def model(", "def f("), "np.array([0.1, 0.2, 0.3])", RUNS, settle=False)))
+    rows.append(("first forward derivative (jvp), new 15-line function (cache directory in use), libcst already imported",
+                 derivation_time(fifteen_line_source().replace("def model(", "def f("), "np.array([0.1, 0.2, 0.3])", RUNS,
+                                 forward=True)))
     rows.append(("same gradient, new process, warm cache", fw["warm"]))
     over_new, over_held, over_jvp, over_arr = call_overhead()
     rows.append(("call overhead mc.grad(f)(x), cached", over_new))

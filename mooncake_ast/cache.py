@@ -14,6 +14,8 @@ Directories we create are 0700, files 0600.
   into place, so no reader ever sees half a file.
 * The first line holds the key and what the caller needs to use the module without
   regenerating it (`meta`, JSON); the second a digest (digests.hasher) of the first line and the body.
+  What of the library the generation ran (kB of module names) is not in the entry: it names a shared
+  record file by its digest (`record_name`), checked by a hit before the entry is used.
   The text is read once, checked, and the checked text is what is executed.  A missing,
   truncated, garbage or foreign entry is a miss: regenerated and replaced.
 * Files or directories that another user owns, that group/others can write, or that are
@@ -384,6 +386,20 @@ def _module_name(stem: str, key: str) -> str:
 CODE_PREFIX = ".code-"  # an entry's compiled form (see cache_write.store_code): dot-named, like temporaries
 CLASSES_PREFIX = ".dataclass-code-"  # libcst's dataclass methods, compiled (see cache_classes)
 MODULES_PREFIX = ".module-code-"  # the library's modules that generation imports, compiled (see cache_modules)
+RECORD_PREFIX = ".library-"  # library records (cache_write.library_record), named by their digest, shared by entries
+
+
+def record_name(digest: str) -> str:
+    """The file holding the library record whose digest is `digest` (an entry's `meta["library"]`).  The record
+    (the names of the library's modules a generation ran, 5 kB) is kept out of the entry, whose first line
+    users read (mc.source, an editor, a traceback): the entry names it by its digest, and one file serves every
+    entry made with the same library state."""
+    return RECORD_PREFIX + digest[:32]
+
+
+def is_record_name(name: str) -> bool:
+    return len(name) == len(RECORD_PREFIX) + 32 and name.startswith(RECORD_PREFIX) and \
+        all(c in "0123456789abcdef" for c in name[len(RECORD_PREFIX):])
 
 
 def code_name(entry: str) -> str:
@@ -485,7 +501,7 @@ def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
             text, st = info  # type: ignore[misc]
             checked = check_text(text, key)
             if checked is not None and (accept is None or accept(checked[0])):
-                if _library_holds(checked[0]):
+                if _library_holds(d, checked[0]):
                     meta, body = checked
                     _remember_lines(path, text, st)
                     _touch(d, name)
@@ -507,12 +523,12 @@ def _load_module(key: str, stem: str, generate: Callable[[], tuple[str, dict]],
         d.close()
 
 
-def _library_holds(meta: dict) -> bool:
-    """Has the library the state the entry's generation ran (cache_write.library_record)?  An entry that does
-    not say is not used."""
-    from .cache_key import library_holds
+def _library_holds(d: _Dir, meta: dict) -> bool:
+    """Has the library the state the entry's generation ran (cache_write.library_record, kept in the file
+    `record_name(meta["library"])`)?  An entry that does not say, or whose record is gone, is not used."""
+    from .cache_key import record_holds
 
-    return library_holds(meta.get("library"))
+    return record_holds(d, meta.get("library"))
 
 
 def _touch(d: _Dir, name: str) -> None:

@@ -6,7 +6,7 @@ import stat
 import time
 
 from .cache import (CLASSES_PREFIX, MODULES_PREFIX, NoCacheDirectory, _entry_re, _read_entry, _unsafe, cache_root,
-                    is_code_name, open_dir, parse_text)
+                    is_code_name, is_record_name, open_dir, parse_text)
 from .cache_evict import CAP_STATE
 
 
@@ -125,7 +125,7 @@ def clear_entries() -> int:
     try:
         for name in d.names():
             entry = _entry_re().match(name) is not None
-            if entry or (name.startswith(".tmp-") and name.endswith(".py")) or is_code_name(name) \
+            if entry or (name.startswith(".tmp-") and name.endswith(".py")) or is_code_name(name) or is_record_name(name) \
                     or name.startswith((CLASSES_PREFIX, MODULES_PREFIX)) or name == CAP_STATE:
                 try:
                     d.unlink(name)

@@ -22,6 +22,8 @@ what is *worth* keeping:
 * **Compiled forms** (`cache_write.store_code`) go with their entry, count with it towards the cap, and
   are removed once their entry is gone (found when the directory is looked at in full).  libcst's compiled dataclass code (`cache_classes`,
   one small file) counts towards the cap and is kept.
+* **Library records** (`cache_write.publish_record`: what of the library a generation ran, one file shared by
+  the entries made with it) are removed once no entry names them (`drop_unused_records`).
 
 This runs after each publish (generation has just cost far more) and on
 `mooncake-ast cache prune`; failures to delete are ignored: another process may be at work.
@@ -33,7 +35,8 @@ import os
 import time
 from typing import Any, Optional
 
-from .cache import CLASSES_PREFIX, KEY_LINE, MODULES_PREFIX, _Dir, code_name, entry_parts, is_code_name, read_bytes
+from .cache import (CLASSES_PREFIX, KEY_LINE, MODULES_PREFIX, _Dir, code_name, entry_parts, is_code_name, is_record_name,
+                    read_bytes, record_name)
 
 DEFAULT_MAX_MB = 256
 TMP_GRACE_S = 10.0  # a live writer needs milliseconds: older and its process gone, it is a leftover
@@ -77,24 +80,29 @@ def _property_accessor(fn: Any) -> bool:
 
 def source_of(d: _Dir, name: str) -> Optional[str]:
     """The source an entry records in its header (`lineage`), or None (unreadable, or not recorded)."""
+    src = _header_meta(d, name).get("source")
+    return src if isinstance(src, str) else None
+
+
+def _header_meta(d: _Dir, name: str) -> dict:
+    """The meta an entry's first line holds ({} where it is unreadable or malformed)."""
     try:
         fd = d.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
-        return None
+        return {}
     try:
         head = os.read(fd, 1 << 16).decode("utf-8", "replace").split("\n", 1)[0]
     except OSError:
-        return None
+        return {}
     finally:
         os.close(fd)
     if not head.startswith(KEY_LINE):
-        return None
+        return {}
     try:
         meta = json.loads(head[len(KEY_LINE):].partition(" ")[2])
     except ValueError:
-        return None
-    src = meta.get("source") if isinstance(meta, dict) else None
-    return src if isinstance(src, str) else None
+        return {}
+    return meta if isinstance(meta, dict) else {}
 
 
 def _stem(name: str) -> Optional[str]:
@@ -126,6 +134,40 @@ def drop_orphan_code(d: _Dir, names: list[str]) -> list[str]:
                 gone.append(name)
             except OSError:
                 pass
+    return gone
+
+
+# Library records (cache_write.publish_record) are shared by entries, so none goes with an entry: when the directory
+# is looked at in full and holds more than RECORDS_KEPT of them, those that no entry names and that were not
+# written in the last RECORD_GRACE_S seconds (an entry naming it may be about to be published) are removed.
+# (Removing one in use is never wrong: its entries are made again, with it.)
+RECORDS_KEPT = 8
+RECORD_GRACE_S = 60.0
+
+
+def drop_unused_records(d: _Dir, names: list[str], kept: int = RECORDS_KEPT, now: Optional[float] = None) -> list[str]:
+    """Remove the library records no entry of `names` names (read from the entries' first lines); returns them."""
+    records = [n for n in names if is_record_name(n)]
+    if len(records) <= kept:
+        return []
+    named = set()
+    for name in names:
+        if entry_parts(name) is not None:
+            reference = _header_meta(d, name).get("library")
+            if isinstance(reference, str):
+                named.add(record_name(reference))
+    now = time.time() if now is None else now
+    gone = []
+    for name in records:
+        if name in named:
+            continue
+        try:
+            if now - d.lstat(name).st_mtime < RECORD_GRACE_S:
+                continue
+            d.unlink(name)
+            gone.append(name)
+        except OSError:
+            pass
     return gone
 
 
@@ -306,6 +348,7 @@ def after_publish(d: _Dir, published: str, source: Optional[str]) -> None:
         cap = max_bytes()
         if _look_due(d, left, cap):
             drop_orphan_code(d, left)
+            drop_unused_records(d, left)
             over, _, total = _enforce_cap(d, left, published, cap)
             _note_sizes(d, left, over, total)
     except OSError:
@@ -335,4 +378,5 @@ def prune(d: _Dir) -> dict[str, list[str]]:
     drop_orphan_code(d, left)
     over, _, total = _enforce_cap(d, left, None, None)
     _note_sizes(d, left, over, total)
-    return {"superseded": superseded, "temporaries": temporaries, "over the size cap": over}
+    records = drop_unused_records(d, [n for n in left if n not in set(over)], kept=0)
+    return {"superseded": superseded, "temporaries": temporaries, "over the size cap": over, "unused library records": records}

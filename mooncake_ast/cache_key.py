@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import json
 import linecache
 import os
 import struct
@@ -167,6 +168,39 @@ def library_holds(record: Any) -> bool:
     if held is None:
         held = _HELD[memo] = _library_digest(files) == digest
     return held and _folders_hold(record.get("folders"))
+
+
+_RECORDS: dict[str, bool] = {}  # a record's digest -> whether it holds in this process (as library_holds says)
+
+
+def record_holds(d: Any, reference: Any) -> bool:
+    """Does the library record an entry names (`meta["library"]`: the digest of its text, in the file
+    `cache.record_name(digest)` of the entry's directory `d`) hold?  The file is read with an entry's checks
+    and used only if its text has that digest; a record missing, altered or not holding: False (the entry is made
+    again, with its record).  Answers are kept by digest: a record's text is fixed by its digest, and what
+    library_holds says of a record does not change in a process.  (An entry that still carries the record itself,
+    as entries did before the record file, is checked as it stands.)"""
+    if type(reference) is dict:
+        return library_holds(reference)
+    if type(reference) is not str or len(reference) != 64:
+        return False
+    held = _RECORDS.get(reference)
+    if held is not None:
+        return held
+    from .cache import read_bytes, record_name
+
+    status, info = read_bytes(d, record_name(reference))
+    if status != "ok":
+        return False
+    data = info[0]  # type: ignore[index]
+    if hasher(data).hexdigest() != reference:
+        return False
+    try:
+        record = json.loads(data)
+    except ValueError:  # (UnicodeDecodeError included)
+        return False
+    held = _RECORDS[reference] = library_holds(record)
+    return held
 
 
 def _library_digest(files: dict) -> str:

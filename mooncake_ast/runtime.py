@@ -64,8 +64,9 @@ def _exported(module: object, name: str) -> object:
     return vars(module).get(name, _MISSING) if not name.startswith("_") else _MISSING
 
 
-def find(name: str) -> object:
-    """`name` as the star imports of `_SOURCES` would bind it, else as SciPy's helpers do; _MISSING if neither."""
+def find(name: str, scipy: bool = True) -> object:
+    """`name` as the star imports of `_SOURCES` would bind it, else as SciPy's helpers do; _MISSING if neither
+    (`scipy=False`: SciPy's helpers are looked at only if they are loaded already)."""
     if name.startswith("_"):
         return _MISSING
     for modname, names in reversed(_SOURCES):
@@ -75,9 +76,28 @@ def find(name: str) -> object:
         found = getattr(module, name, _MISSING) if names is not None else _exported(module, name)
         if found is not _MISSING:
             return found
+    if not scipy and __package__ + ".rules.scipy_rules" not in sys.modules:
+        return _MISSING
     from .rules import scipy_rules
 
     return vars(scipy_rules).get(name, _MISSING)
+
+
+def holds(fn: object) -> bool:
+    """Is `fn` what `getattr(runtime, fn.__name__)` gives?  Asked by emission for every function of the library a
+    generated module calls (emit/module.py: `_mc.<name>` if so); SciPy's helpers, the last place a name is looked
+    for, are imported only to answer for a name found nowhere else (importing them cost a first forward
+    derivative 2 ms): where they are not loaded, no function anyone holds is defined there, and one they only
+    re-export is named through its own module instead, the same function."""
+    name = getattr(fn, "__name__", None)
+    if type(name) is not str or not name:
+        return False
+    found = globals().get(name, _MISSING)
+    if found is _MISSING:
+        found = find(name, scipy=False)
+        if found is not _MISSING:
+            globals()[name] = found  # (kept, as __getattr__ keeps what it finds)
+    return found is fn
 
 
 def __getattr__(name: str) -> object:

@@ -148,6 +148,10 @@ def all_valid(cache_dir):
             parsed = cache.parse_text(fh.read())
         assert parsed is not None and parsed[0].startswith(name.rsplit(".", 2)[-2]), name
         assert stat.S_IMODE(os.lstat(os.path.join(cache_dir, name)).st_mode) == 0o600, name
+        record = os.path.join(cache_dir, cache.record_name(parsed[1]["library"]))  # (the library record it names)
+        with open(record, "rb") as fh:
+            assert cache.hasher(fh.read()).hexdigest() == parsed[1]["library"], name
+        assert stat.S_IMODE(os.lstat(record).st_mode) == 0o600, name
     return True
 
 

@@ -155,7 +155,7 @@ def test_an_entry_records_the_modules_its_generation_loaded(private_cache, tmp_p
     mc.grad(user_record.f)(np.array([0.5, -1.0, 2.0]))
     [name] = [n for n in os.listdir(private_cache) if n.startswith("user_record.f.reverse.")]
     meta = json.loads((private_cache / name).read_text().split("\n", 1)[0].split(" ", 3)[3])
-    record = meta["library"]
+    record = _record(private_cache, meta["library"])
     files = {folder: names.split(" ") for folder, names in record["files"].items()}
     assert "transform.py" in files["reverse"] and "api.py" in files[""] and "__init__.py" in files[""]
     recorded = {os.path.normpath(os.path.join(cache_key._ROOT, folder, name)) for folder, names in files.items()
@@ -173,10 +173,33 @@ def test_an_entry_records_the_modules_its_generation_loaded(private_cache, tmp_p
         assert not cache_key.library_holds(malformed)
 
 
-@pytest.mark.parametrize("library", ["missing", "wrong digest", "malformed"])
+def _record(cache_dir, reference):
+    """The library record an entry names (`meta["library"]`, the digest of the record file's text)."""
+    assert isinstance(reference, str) and len(reference) == 64, reference
+    data = (cache_dir / cache.record_name(reference)).read_bytes()
+    assert cache.hasher(data).hexdigest() == reference
+    return json.loads(data)
+
+
+def _holds(reference) -> bool:
+    """cache_key.record_holds in the cache directory in use, its answers kept so far forgotten."""
+    cache_key._RECORDS.clear()
+    d = cache.open_dir()
+    try:
+        return cache_key.record_holds(d, reference)
+    finally:
+        d.close()
+
+
+BAD_RECORDS = ["missing", "wrong digest", "malformed", "the record itself, not holding", "record file removed",
+               "record file altered", "record file of another digest"]
+
+
+@pytest.mark.parametrize("library", BAD_RECORDS)
 def test_an_entry_whose_record_does_not_hold_is_made_again(private_cache, library):
     """Through cache.load_module with a stand-in generator: the entry is rewritten with a header whose library
-    record is missing or does not hold; the next load (a new process's, `_memory` emptied) generates again."""
+    record is missing or does not hold (or its record file is gone or altered); the next load (a new process's,
+    `_memory` emptied, the records' answers forgotten) generates again, and writes the record again."""
     calls = []
 
     def generate():
@@ -185,13 +208,47 @@ def test_an_entry_whose_record_does_not_hold_is_made_again(private_cache, librar
 
     key, stem = "c" * 64, "user.f.forward"
     module, meta = cache.load_module(key, stem, generate)
-    assert module.VALUE == 1 and cache_key.library_holds(meta["library"])
+    reference = meta["library"]
+    record = _record(private_cache, reference)
+    assert module.VALUE == 1 and _holds(reference) and cache_key.library_holds(record)
     cache._memory.clear()
+    cache_key._RECORDS.clear()
     assert cache.load_module(key, stem, generate)[0].VALUE == 1 and len(calls) == 1  # (a hit)
     path = private_cache / f"{stem}.{key[:16]}.py"
-    bad = {"missing": None, "wrong digest": {**meta["library"], "digest": "1" * 64}, "malformed": "library"}[library]
+    record_path = private_cache / cache.record_name(reference)
+    other = {**record, "digest": "1" * 64}
+    bad = {"missing": None, "wrong digest": "1" * 64, "malformed": "library",
+           "the record itself, not holding": other}.get(library, reference)
     header = {"source": "user.py:1"} if bad is None else {"source": "user.py:1", "library": bad}
     path.write_text(cache.with_header(key, header, "VALUE = 99\n"))
+    if library == "record file removed":
+        record_path.unlink()
+    elif library == "record file altered":
+        record_path.write_bytes(record_path.read_bytes().replace(b'"digest":"', b'"digest":"0', 1))
+    elif library == "record file of another digest":  # (a record that does not hold, under the name of one that does)
+        record_path.write_text(json.dumps(other, sort_keys=True, separators=(",", ":")))
     cache._memory.clear()
+    cache_key._RECORDS.clear()
     module, meta = cache.load_module(key, stem, generate)
-    assert module.VALUE == 2 and len(calls) == 2 and cache_key.library_holds(meta["library"])
+    assert module.VALUE == 2 and len(calls) == 2 and _holds(meta["library"])
+    assert meta["library"] == reference and _record(private_cache, reference) == record  # (written again)
+    cache._memory.clear()
+    cache_key._RECORDS.clear()
+    assert cache.load_module(key, stem, generate)[0].VALUE == 2 and len(calls) == 2  # (a hit again)
+
+
+def test_an_entry_that_carries_its_record_itself_is_still_used(private_cache):
+    """Entries written before the record had its own file held it in their first line: one that holds is used."""
+    calls = []
+
+    def generate():
+        calls.append(1)
+        return f"VALUE = {len(calls)}\n", {"source": "user.py:1"}
+
+    key, stem = "d" * 64, "user.g.forward"
+    meta = cache.load_module(key, stem, generate)[1]
+    record = _record(private_cache, meta["library"])
+    (private_cache / f"{stem}.{key[:16]}.py").write_text(
+        cache.with_header(key, {"source": "user.py:1", "library": record}, "VALUE = 7\n"))
+    cache._memory.clear()
+    assert cache.load_module(key, stem, generate)[0].VALUE == 7 and len(calls) == 1

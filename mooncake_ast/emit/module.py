@@ -88,7 +88,7 @@ class ModuleWriter:
         if mod == "_operator":
             mod = "operator"
         if mod and mod.startswith("mooncake_ast"):
-            if getattr(runtime, getattr(fn, "__name__", ""), None) is fn:
+            if runtime.holds(fn):
                 return f"{self.module_alias('mooncake_ast.runtime')}.{fn.__name__}"
         if mod and mod.startswith("numpy") and hasattr(fn, "nin"):
             mod = "numpy"  # ufuncs report numpy as their module

@@ -25,7 +25,10 @@ from ..ir.builder import UNDEFINED, Builder
 from ..ir.nodes import Block, Const, FreeVar, Function, Global, Loc, Param, Stmt, Value
 from .expressions import AUGMENTED, ExpressionLowering
 from .loops import LoopLowering
-from . import del_stmt, generator_ops, generators, global_writes, imports, try_stmt
+from . import generator_ops, generators, global_writes, try_stmt
+from ..lazy_imports import lazy_module
+del_stmt = lazy_module(globals(), ".del_stmt")  # (`del` and `import` inside a function: imported when lowered)
+imports = lazy_module(globals(), ".imports")
 from . import callback_effects, function_attributes, lazy_values, overlapping_writes, stmt_ops
 from .scopes import _captured_names, _scope_names
 from .source import FunctionSource, function_source

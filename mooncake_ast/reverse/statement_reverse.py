@@ -18,7 +18,9 @@ from ..ir.nodes import Call, Const
 from ..rules import builtin_rules, call_binding, registry
 from . import adjoints as adj
 from . import (buffers, constant_keys, dict_keys, kept_indexes, local_dicts, number_calls, object_fields, part_reads,
-               quiet_items, shadows, typed_dicts, typed_lists, view_reads, written_params)
+               shadows, typed_dicts, typed_lists, view_reads, written_params)
+from ..lazy_imports import lazy_module
+quiet_items = lazy_module(globals(), ".quiet_items")  # (imported when a function has quiet item reads)
 from .cleanup import ZERO
 from .prepare import hashable as _hashable
 from .special import INPLACE, SAVE_ARGS, SPECIAL

@@ -17,6 +17,7 @@ import inspect
 from typing import Any, Callable
 
 from .fingerprints import qualified
+from .text_signatures import simple_text_signature
 
 Template = Callable[..., Any]
 
@@ -41,7 +42,7 @@ def _signature(fn: Any) -> Any:
             import numpy as np
 
             if not isinstance(fn, np.ufunc):
-                sig = inspect.signature(fn)
+                sig = simple_text_signature(fn) or inspect.signature(fn)
         except (TypeError, ValueError):
             sig = None
     _SIGNATURES[fn] = sig
