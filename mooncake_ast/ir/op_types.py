@@ -9,6 +9,7 @@ entry claims only what NumPy guarantees for every input of those types.
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 import operator
 from typing import Any, Callable, Optional
@@ -123,6 +124,22 @@ def _number_or_numbers(t: AVal) -> bool:
 
 
 _NUMBER_INPLACE = {operator.ifloordiv: operator.floordiv, operator.imod: operator.mod}  # (of numbers only)
+
+
+_INT_TUPLES = frozenset({itertools.combinations, itertools.permutations, itertools.combinations_with_replacement,
+                         itertools.product})
+
+
+def _int_tuples(fn: Any, args: list, s: Call) -> AVal:
+    """`itertools.combinations(range(n), 2)` (permutations, combinations_with_replacement of a range and a literal
+    length; product of ranges): tuples of ints, typed as the list of them a loop walks (ops.sequence makes one),
+    so that `for i, j in ...` reads `x[i]` as an item of x, not as code we do not see."""
+    if fn is itertools.product:
+        return Lst(Tup((INT,) * len(args))) if args and all(t is RANGE for t in args) and len(args) <= 8 else UNKNOWN
+    k = literal(s.args[1]) if len(s.args) == 2 else None if fn is itertools.permutations and len(s.args) == 1 else NOT_LITERAL
+    if not args or args[0] is not RANGE or not (type(k) is int and 0 < k <= 8):
+        return UNKNOWN
+    return Lst(Tup((INT,) * k))
 
 
 def _unpacked(t: AVal, count: Any) -> AVal:
@@ -346,6 +363,8 @@ def result_type(fn: Any, s: Call, args: list, constant: Optional[Callable[[Value
         return args[0]
     if fn is builtins.range:
         return RANGE
+    if fn in _INT_TUPLES and not kw:
+        return _int_tuples(fn, args, s)
     if fn in _NUM_RESULT:
         return _NUM_RESULT[fn]
     if fn is operator.getitem and len(args) == 2:
