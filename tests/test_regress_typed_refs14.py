@@ -65,6 +65,14 @@ def radii(points):
     return total
 
 
+def two_state_step(a, b, dt):
+    s = np.array([a, b])
+    for _ in range(3):
+        k = np.array([s[1], -np.sin(s[0])])
+        s = s + dt * k
+    return np.sum(s * np.array([1.0, 2.0]))
+
+
 X = R.uniform(0.2, 0.9, size=5)
 CASES = [
     (pair_products, (X,)),
@@ -75,6 +83,7 @@ CASES = [
     (ramp_loss, (X, 0.8)),
     (softmax_rows, (R.normal(size=(3, 4)), R.normal(size=(5, 4)), R.normal(size=(5, 2)))),
     (radii, ([(0.3, 0.4), (1.0, -2.0), (0.5, 0.1)],)),
+    (two_state_step, (0.3, -0.2, 0.1)),
 ]
 
 
@@ -114,3 +123,9 @@ def test_strong_matmul_adjoint_is_a_real_array():
 def test_square_partials_made_once():
     pb = _pullback(radii, CASES[7][1])
     assert pb.count("_mc.strong_mul(px,") == 1 and pb.count("_mc.strong_mul(py,") == 1, pb
+
+
+def test_displays_of_equal_length_broadcast_nothing():
+    """`s + dt * k` of two 2-item displays: equal sizes, so no run-time unbroadcast or generic product."""
+    pb = _pullback(two_state_step, (0.3, -0.2, 0.1))
+    assert "_mc.unbroadcast" not in pb and "_mc.add_vjp" not in pb and "_mc.mul_vjp" not in pb, pb

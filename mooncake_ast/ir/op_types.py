@@ -222,7 +222,13 @@ def literal_array(v: Value) -> AVal:
         return UNKNOWN
     kinds, shape = found
     dtype = "b" if kinds == {bool} else "f" if float in kinds else "i"
-    return Arr(dtype, tuple("1" if n == 1 else "n" for n in shape))
+    return Arr(dtype, tuple(counted_axis(n) for n in shape))
+
+
+def counted_axis(n: int) -> str:
+    """The axis of a display of n items: size one, or a size every display of n items shares (`n@#2`: equal
+    symbols mean equal sizes, so `s + 0.5 * dt * k` of two 2-item displays broadcasts nothing)."""
+    return "1" if n == 1 else f"n@#{n}"
 
 
 def _literal_display(v: Value) -> "tuple[set, tuple] | None":
@@ -253,7 +259,7 @@ def array_of_items(items: list) -> AVal:
     """`np.array([a, b, c])` of numbers, or of float arrays of one known shape (stacked along a new first axis)."""
     if not items:
         return UNKNOWN
-    first = "n" if len(items) > 1 else "1"
+    first = counted_axis(len(items))
     if all(isinstance(t, Num) for t in items):
         kinds = {t.kind for t in items}
         return Arr("f" if "float" in kinds else "b" if kinds == {"bool"} else "i", (first,))
