@@ -144,3 +144,13 @@ def early_exit(u, steps):
         if np.sum(cur) > 100.0:
             break
     return np.sum(cur * cur)
+
+
+def renamed_then_written(u, a):
+    cur = u.copy()
+    for _ in range(3):
+        nxt = np.zeros_like(cur)
+        nxt[1:] = cur[:-1] * a
+        cur = nxt
+        cur[0] = np.sin(cur[1]) + u[0]
+    return np.sum(cur * cur)

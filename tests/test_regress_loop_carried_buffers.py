@@ -36,6 +36,7 @@ GUARDED = [
     (c.start_read_after_loop, (U, 0)),
     (c.inner_loop_last, (U, 2)),
     (c.early_exit, (U, 3)),
+    (c.renamed_then_written, (U, 0.6)),
 ]
 
 

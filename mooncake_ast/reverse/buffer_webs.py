@@ -130,6 +130,8 @@ def _admitted(rt: "ReverseTransform", web: set, trips: dict, uses: dict) -> Opti
                 continue
             if isinstance(v, Call) and v.callee() is ops.identity and len(v.args) == 1 and not v.kwargs and \
                     rt.home.get(v) is rt.home.get(v.args[0]):
+                if not all(isinstance(s, Phi) for s, _ in uses.get(v, [])):
+                    return None  # (the second name is only handed on: its adjoint is the first name's, moved there)
                 members.add(v)  # (`cur = nxt`: a second name of the array made in the same block)
                 v = v.args[0]
             if not (isinstance(v, Call) and makes_new_array(rt.resolver.callee(v)[0]) and

@@ -359,6 +359,8 @@ def index_in_pullback(rt: "ReverseTransform", idx: Value) -> Value:
     """The index, rebuilt in the pullback when it is made of constants (so `a[1:]` prints as such)."""
     if isinstance(idx, Const):
         return idx
+    if type(literal(idx)) is int:
+        return Const(literal(idx))  # (`-1` is neg(1) in the IR: `y[-1] = old`, nothing on the tape)
     if isinstance(idx, Call) and idx.callee() is slice and all(literal(a) is not NOT_LITERAL for a in idx.args):
         return rt.b.call(slice, [Const(literal(a)) for a in idx.args])
     if isinstance(idx, Call) and idx.callee() is ops.tuple_of:
