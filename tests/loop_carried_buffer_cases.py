@@ -154,3 +154,30 @@ def renamed_then_written(u, a):
         cur = nxt
         cur[0] = np.sin(cur[1]) + u[0]
     return np.sum(cur * cur)
+
+
+def branch_then_counter(u, a):
+    cur = u.copy()
+    nxt = np.zeros_like(u)
+    k = 0
+    for _ in range(4):
+        nxt[0] = cur[0]
+        if k % 2 == 0:
+            nxt[1:] = cur[:-1] * a
+        else:
+            nxt[1:] = cur[:-1] * cur[1:]
+        cur, nxt = nxt, cur
+        k = k + 1
+    return np.sum(cur ** 2)
+
+
+def fresh_then_branch(u, a):
+    cur = u * 1.0
+    for k in range(4):
+        nxt = np.empty_like(cur)
+        if k % 2 == 0:
+            nxt[:] = cur * a
+        else:
+            nxt[:] = np.sin(cur)
+        cur = nxt
+    return np.sum(cur ** 2)

@@ -37,6 +37,8 @@ GUARDED = [
     (c.inner_loop_last, (U, 2)),
     (c.early_exit, (U, 3)),
     (c.renamed_then_written, (U, 0.6)),
+    (c.branch_then_counter, (U, 0.6)),
+    (c.fresh_then_branch, (U, 0.6)),
 ]
 
 
