@@ -14,9 +14,10 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ir.analysis import reverse_postorder
-from ..ir.nodes import Function, Param, Phi, Value
+from ..ir.nodes import Call, Function, Param, Phi, Value
 from .interference import LiveAfter
 from .numbered import NumberedNames, candidate, readings
+from .render import INPLACE_SYNTAX
 
 TANGENT_PREFIX = "d"
 ADJOINT_SUFFIX = "_bar"
@@ -130,6 +131,15 @@ def assign_names(
                         continue
                     if not group_conflicts(ra, rb):
                         union(ra, rb)
+    # An in-place update takes its target's name where the target is read no more (`x_bar += g`, not
+    # `x_bar = operator.iadd(x_bar_2, g)` when a parameter holds the name the target would take).
+    for v in program:
+        if isinstance(v, Call) and v.callee() in INPLACE_SYNTAX and len(v.args) == 2 and not v.kwargs and \
+                v.args[0] in named and not isinstance(v.args[0], Param):
+            ra, rb = groups.find(v), groups.find(v.args[0])
+            if ra is not rb and _kind(ra, tangent_of, adjoint_of) == _kind(rb, tangent_of, adjoint_of) and \
+                    not (g_preferred[ra] and g_preferred[rb]) and not group_conflicts(ra, rb):
+                union(ra, rb)
 
     names: dict[Value, str] = {}
     taken_user = set(reserved)

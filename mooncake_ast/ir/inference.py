@@ -16,7 +16,7 @@ from .. import ops
 from .analysis import uses
 from .nodes import Call, Const, Function, Param, Phi, Return, Value
 from .op_types import array_of_items, joined_items, literal_array, result_type
-from .types import _BOTTOM, BOOL, INT, NONE, UNKNOWN, Arr, AVal, Lst, Tup, int_list_literal, join, literal, type_of_argument
+from .types import _BOTTOM, BOOL, INT, NONE, UNKNOWN, Arr, AVal, Lst, Num, Tup, int_list_literal, join, literal, type_of_argument
 
 
 _NUMPY_MODULES = frozenset({"numpy", "numpy.linalg", "numpy.fft"})  # (ufuncs and most functions: "numpy")
@@ -198,6 +198,10 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
             made = _made_of_sizes(s, of)
             if made is not None:
                 return made
+        if callee is np.linspace and len(s.args) == 3 and not s.kwargs and all(isinstance(of(a), Num) for a in s.args[:2]):
+            size = _size_of(s.args[2], of)  # (`np.linspace(0.5, 1.5, x.shape[0])`: as many points as x has items)
+            if size is not None:
+                return Arr("f", (size,))
         if callee in (np.array, np.asarray) and len(s.args) == 1 and not s.kwargs:
             d = s.args[0]
             if isinstance(d, Call) and d.callee() in (ops.list_of, ops.tuple_of) and count.get(d) == 1 and not d.kwargs:

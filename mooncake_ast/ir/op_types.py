@@ -9,6 +9,7 @@ entry claims only what NumPy guarantees for every input of those types.
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 import operator
 from typing import Any, Callable, Optional
@@ -125,6 +126,22 @@ def _number_or_numbers(t: AVal) -> bool:
 _NUMBER_INPLACE = {operator.ifloordiv: operator.floordiv, operator.imod: operator.mod}  # (of numbers only)
 
 
+_INT_TUPLES = frozenset({itertools.combinations, itertools.permutations, itertools.combinations_with_replacement,
+                         itertools.product})
+
+
+def _int_tuples(fn: Any, args: list, s: Call) -> AVal:
+    """`itertools.combinations(range(n), 2)` (permutations, combinations_with_replacement of a range and a literal
+    length; product of ranges): tuples of ints, typed as the list of them a loop walks (ops.sequence makes one),
+    so that `for i, j in ...` reads `x[i]` as an item of x, not as code we do not see."""
+    if fn is itertools.product:
+        return Lst(Tup((INT,) * len(args))) if args and all(t is RANGE for t in args) and len(args) <= 8 else UNKNOWN
+    k = literal(s.args[1]) if len(s.args) == 2 else None if fn is itertools.permutations and len(s.args) == 1 else NOT_LITERAL
+    if not args or args[0] is not RANGE or not (type(k) is int and 0 < k <= 8):
+        return UNKNOWN
+    return Lst(Tup((INT,) * k))
+
+
 def _unpacked(t: AVal, count: Any) -> AVal:
     """The type of `unpack(x, count)` (the items of `a, b = x`) for x of type t."""
     if isinstance(t, Tup):
@@ -205,7 +222,13 @@ def literal_array(v: Value) -> AVal:
         return UNKNOWN
     kinds, shape = found
     dtype = "b" if kinds == {bool} else "f" if float in kinds else "i"
-    return Arr(dtype, tuple("1" if n == 1 else "n" for n in shape))
+    return Arr(dtype, tuple(counted_axis(n) for n in shape))
+
+
+def counted_axis(n: int) -> str:
+    """The axis of a display of n items: size one, or a size every display of n items shares (`n@#2`: equal
+    symbols mean equal sizes, so `s + 0.5 * dt * k` of two 2-item displays broadcasts nothing)."""
+    return "1" if n == 1 else f"n@#{n}"
 
 
 def _literal_display(v: Value) -> "tuple[set, tuple] | None":
@@ -236,7 +259,7 @@ def array_of_items(items: list) -> AVal:
     """`np.array([a, b, c])` of numbers, or of float arrays of one known shape (stacked along a new first axis)."""
     if not items:
         return UNKNOWN
-    first = "n" if len(items) > 1 else "1"
+    first = counted_axis(len(items))
     if all(isinstance(t, Num) for t in items):
         kinds = {t.kind for t in items}
         return Arr("f" if "float" in kinds else "b" if kinds == {"bool"} else "i", (first,))
@@ -346,6 +369,8 @@ def result_type(fn: Any, s: Call, args: list, constant: Optional[Callable[[Value
         return args[0]
     if fn is builtins.range:
         return RANGE
+    if fn in _INT_TUPLES and not kw:
+        return _int_tuples(fn, args, s)
     if fn in _NUM_RESULT:
         return _NUM_RESULT[fn]
     if fn is operator.getitem and len(args) == 2:

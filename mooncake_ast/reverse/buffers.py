@@ -156,12 +156,18 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
     elif not (isinstance(r, Call) and (rt.home.get(r) in rt.top or _block_local(rt, r, uses))
               and (makes_new_array(rt.resolver.callee(r)[0]) or quiet) and not {"out", "copy"} & set(r.kwargs)):
         return False  # (`b = a` or a view would share a's storage, and a write through one would change the other)
+    return admitted_parts(rt, r, uses) > 0
+
+
+def admitted_parts(rt: "ReverseTransform", r: Value, uses: dict) -> int:
+    """How many of the uses of array r read or write parts of it (indexes, scatters, loops over it), every use
+    being one a plain adjoint array serves (see the module docstring); -1 if one is not."""
     parts = 0
     for s, pos in uses.get(r, []):
         if s == "return":
             continue
         if not isinstance(s, Call) or pos is None or pos == -1:
-            return False
+            return -1
         fn, _ = rt.resolver.callee(s)
         # (a parameter written in place: the caller may hold adjoints of the array as it is after the call, in
         # identity-keyed storage, which undoing the writes must see; its buffer starts from them, `starts`)
@@ -176,10 +182,10 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
         if fn in (operator.getitem, operator.setitem) and pos == 0 and is_basic_index(rt, s.args[1]) and not s.kwargs:
             parts += 1
             if fn is operator.setitem and not is_real(rt.type_of(s.args[2])):
-                return False
+                return -1
             if fn is operator.getitem and isinstance(rt.type_of(s), Arr) and not (
                     reads_only(rt, s, uses, r) and _read_before_writes(rt, s, uses, r)):
-                return False
+                return -1
             continue
         if pos == 0 and scatter_ufunc(rt, s) is not None and s.args[2] is not r and is_real(rt.type_of(s.args[2])) \
                 and _scatter_index(rt, s.args[1], uses):
@@ -189,8 +195,8 @@ def _qualifies(rt: "ReverseTransform", r: Value, uses: dict, quiet: bool = False
             parts += 1  # (`for v in x`: the loop reads x[k] of its counter k)
             continue
         if not reads_only(rt, r, {r: [(s, pos)]}, r):
-            return False
-    return parts > 0
+            return -1
+    return parts
 
 
 _SCATTERS = (np.add, np.subtract)
@@ -281,7 +287,8 @@ def _block_local(rt: "ReverseTransform", r: Call, uses: dict) -> bool:
 
 def local_buffers(rt: "ReverseTransform", block: Any) -> list:
     """The buffers made in block that start at zero where the pullback undoes it (`_block_local`), in order."""
-    return [s for s in block.stmts if s in rt.buffers and isinstance(s, Call) and block not in rt.top]
+    webs = getattr(rt, "buffer_webs", {})  # (a loop-carried one's adjoint arrives along its phi: buffer_webs.py)
+    return [s for s in block.stmts if s in rt.buffers and isinstance(s, Call) and block not in rt.top and s not in webs]
 
 
 def _walked_only(rt: "ReverseTransform", seq: Call, uses: dict, root: Value) -> bool:
@@ -352,6 +359,8 @@ def index_in_pullback(rt: "ReverseTransform", idx: Value) -> Value:
     """The index, rebuilt in the pullback when it is made of constants (so `a[1:]` prints as such)."""
     if isinstance(idx, Const):
         return idx
+    if type(literal(idx)) is int:
+        return Const(literal(idx))  # (`-1` is neg(1) in the IR: `y[-1] = old`, nothing on the tape)
     if isinstance(idx, Call) and idx.callee() is slice and all(literal(a) is not NOT_LITERAL for a in idx.args):
         return rt.b.call(slice, [Const(literal(a)) for a in idx.args])
     if isinstance(idx, Call) and idx.callee() is ops.tuple_of:

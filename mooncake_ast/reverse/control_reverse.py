@@ -17,7 +17,7 @@ from .. import ops
 from ..ir.builder import UNDEFINED
 from ..ir.nodes import Block, Branch, Call, Const, LoopInfo, Return, Value
 from ..ir.regions import Edge, If, Loop, Seq, Stmts, body_values
-from . import buffers, local_lists, prepare, shadows, walked_loops
+from . import buffer_webs, buffers, local_lists, prepare, shadows, walked_loops
 from .placeholders import _stack_ref, anchor
 
 
@@ -101,6 +101,8 @@ class ControlReverse:
             phi_bar = self.read_adj(phi)
             self.b.write(self._var(phi), self.zero(phi))
             taken.append((v, phi_bar, crossed))
+        if self.buffer_webs:
+            taken = buffer_webs.transfer(self, src, dst, taken)  # (loop-carried buffers: adjoints move)
         for v, g, crossed in taken:
             if crossed is None:
                 if g is not None:
@@ -122,6 +124,8 @@ class ControlReverse:
                 buf = self.b.call(np.zeros_like, [self.primal(s)])
                 self.dense_values.add(buf)
                 self.write_adj(s, buf)
+        if site is None and blk in self.web_pending:
+            buffer_webs.start_trip(self, blk)
         for s in blk.stmts:
             if self.spreads.keeps(s) and self.active(s):
                 # Its adjoint lives in this block's reverse only, and starts at zero there: said here, so a

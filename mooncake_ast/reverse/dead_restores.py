@@ -35,6 +35,8 @@ def drop_dead_restores(rt: "ReverseTransform") -> None:
         a = r.restores[0]  # type: ignore[attr-defined]
         if isinstance(a, (Param, FreeVar)) or id(a) in returned or a not in rt.buffers:
             continue
+        if a in rt.buffer_webs and any(id(m) in returned for m in rt.buffer_webs[a]):
+            continue  # (a loop-carried buffer: the array its phi returns was written under another name)
         if id(a) not in related:
             related[id(a)] = _derived(rt, a)
         rel = related[id(a)]
@@ -91,6 +93,8 @@ def _block_reads(b: Block, related: set, stmts: list) -> bool:
 
 def _reads(s: Any, related: set) -> bool:
     """Does pullback statement s read one of the `related` forward values (through its placeholders)?"""
+    if getattr(s, "reads_layout", False):
+        return False  # (`np.zeros_like(a)`: a's shape and dtype, which no write changes)
     if getattr(s, "restores", None) is not None:
         operands = s.args[1:]  # (the array written is not read)
     else:

@@ -60,6 +60,8 @@ class StatementReverse:
             return
         if s in buffers.scatter_methods(self):
             return  # (`np.add.at` of a scatter into a buffer: NumPy's method, no derivative)
+        if fn is ops.identity and s in self.buffer_webs and s.args and s.args[0] in self.buffer_webs:
+            return  # (`cur = nxt` of a loop-carried buffer: one array, its adjoint moved along the phi)
         if fn is None and s.args and s.args[0] in self.buffers and buffers.scatter_ufunc(self, s) is not None:
             buffers.reverse_scatter(self, s)
             return

@@ -19,7 +19,7 @@ from ..ir.nodes import Call, Const, Value
 from ..ir.types import (BOOL, FLOAT, FLOAT_ELEMENTWISE, INT, NOT_LITERAL, UNKNOWN, Arr, Lst, Num, Tup, is_float_array, literal, not_one,
                         type_of_argument)
 from ..rules.helpers import pow_deriv
-from ..rules.strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul
+from ..rules.strong_zeros import arcsin_slope, cbrt_slope, sqrt_slope, strong_mul, strong_product
 from ..tangents import NoTangent
 from . import adjoints as adj
 from .constant_keys import key_varies
@@ -53,6 +53,7 @@ class TemplateBuilder:
         self.broadcasting = stmt_fn in _BROADCASTING or isinstance(stmt_fn, np.ufunc)
         self.shapes: dict = {}  # values built here -> "scalar" / "full" / "part" (see _shape)
         self.incoming: Any = None  # the adjoint of the statement's result, which other code reads too
+        self._made: dict = {}  # (block, helper, operand ids) -> (value, operands): one call of a pure helper each
 
     def receive(self, g: Value) -> None:
         """g, the adjoint of the statement's result: it has the result's shape (a spread keeps its own)."""
@@ -181,7 +182,17 @@ class TemplateBuilder:
             return plain
         args = tuple(spreads.materialize(a) for a in args)
         kwargs = {k: spreads.materialize(v) for k, v in kwargs.items()}
-        out = self.rt.b.call(fn, [self._val(a) for a in args], {k: self._val(v) for k, v in kwargs.items()})
+        operands = [self._val(a) for a in args]
+        key = None
+        if fn in _PURE_HELPERS and not kwargs:
+            # (`px * px`: its two partials are one product, made once: `t = strong_mul(px, g); px_bar = t + t`)
+            key = (id(self.rt.b.block), fn, tuple(id(o) for o in operands))
+            made = self._made.get(key)
+            if made is not None:
+                return made[0]
+        out = self.rt.b.call(fn, operands, {k: self._val(v) for k, v in kwargs.items()})
+        if key is not None:
+            self._made[key] = (out, operands)
         if _keeps_dense(fn) and self._dense_inputs(fn, args, kwargs):
             self.rt.dense_values.add(out)
         if fn is getattr and len(args) == 2 and args[1] in ("size", "ndim") or fn is len:
@@ -310,6 +321,8 @@ class TemplateBuilder:
 _POW = frozenset([operator.pow, operator.ipow, pow])
 # Run-time helpers elementwise in their operands (a result of the operands' broadcast shape), as ufuncs are.
 _ELEMENTWISE_HELPERS = frozenset([strong_mul, sqrt_slope, cbrt_slope, arcsin_slope, pow_deriv])
+# Of them, those a template may call once for two equal calls (pure functions of their operands).
+_PURE_HELPERS = frozenset([strong_mul, strong_product, sqrt_slope, cbrt_slope, arcsin_slope])
 
 
 def _integral(k: Any) -> bool:

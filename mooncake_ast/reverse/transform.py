@@ -38,7 +38,7 @@ from ..ir.ufunc_out import single_out_tuples
 from ..rules.registry import zero_derivative
 from ..ir.regions import build_regions
 from . import adjoints as adj
-from . import (buffers, call_types, constant_args, local_dicts, object_fields, prepare, row_lists, scalar_objects,
+from . import (buffer_webs, buffers, call_types, constant_args, local_dicts, object_fields, prepare, row_lists, scalar_objects,
                settle_types, shadows, typed_dicts, typed_lists, view_reads, unbound, written_params)
 from .plainer import make_plainer
 from .cleanup import NUM_ZERO, ZERO, fold_zero_additions, remove_redundant_phis, substitute
@@ -120,6 +120,9 @@ class ReverseTransform(StatementReverse, ControlReverse):
                 self.home[s] = b
         self.maybe_unbound = unbound.maybe_unbound(ir)
         self.buffers: set = buffers.find_buffers(self)
+        self.buffer_webs: dict = buffer_webs.find(self, buffers.uses_of(self))  # (loop-carried buffers)
+        self.buffers |= set(self.buffer_webs)
+        self.web_pending: dict = {}  # a trip's last block -> web phis whose zero adjoints start there
         self.view_reads: set = {s for s in view_reads.find(self) if buffers.root_of(self, s.args[0]) is None}
         self.typed_dicts: set = typed_dicts.find_typed_dicts(self)
         self.typed_lists: dict = typed_lists.find_typed_lists(self)  # the list or its loop sequence -> the list
@@ -138,6 +141,8 @@ class ReverseTransform(StatementReverse, ControlReverse):
                 self.field_objects -= reached
                 self.field_method_calls = {c: p for c, p in self.field_method_calls.items() if p in self.field_objects}
                 self.buffers -= reached  # something else can reach it after all: identity-keyed storage
+                self.buffers -= {m for m, web in self.buffer_webs.items() if not web <= self.buffers}
+                self.buffer_webs = {m: web for m, web in self.buffer_webs.items() if m in self.buffers}
                 self.typed_dicts = {v for v in self.typed_dicts
                                     if typed_dicts.root(self, v) not in reached and v not in reached}
                 self.typed_lists = {v: p for v, p in self.typed_lists.items() if p not in reached}
@@ -434,10 +439,11 @@ class ReverseTransform(StatementReverse, ControlReverse):
         in_order = [p for p in self.ir.params if p in owned] + \
             [s for b in self.ir.blocks if b in self.top for s in b.stmts if s in owned]  # (others: rev_block)
         for r in in_order:  # (in program order: the generated code must not depend on hashing)
-            if self.active(r):
+            if self.active(r) and not buffer_webs.moved_in(self, r):
                 buf = buffers.start(self, r) if r in self.buffers else self.b.call(np.zeros_like, [self.primal(r)])
                 self.dense_values.add(buf)
                 self.write_adj(r, buf)
+        buffer_webs.start(self)
         for p in [*self.ir.params, *(s for b in self.ir.blocks for s in b.stmts)]:  # (list parameters, lists it builds)
             if self.typed_lists.get(p) is p and self.active(p) and p not in self.run_lists:
                 self.write_adj(p, typed_lists.new_adjoint(self, p))
@@ -445,6 +451,7 @@ class ReverseTransform(StatementReverse, ControlReverse):
         object_fields.start_dense(self)
         written_params.start(self)
         self.rev_seq(self.regions.items)
+        assert not self.web_pending, "a loop-carried buffer's trip was not undone where expected"
         unbound.bind_unassigned(self.unbound_records)
         grads = [typed_dicts.adjoint(self, p) if p in self.typed_dicts else
                  self.b.call(give_back, [self.primal(p), self.read_adj(p)])

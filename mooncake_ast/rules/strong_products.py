@@ -89,6 +89,9 @@ def strong_matmul_adjoint(g: Any, a: Any, b: Any, which: int) -> Any:
     return unbroadcast(out[..., 0] if b.ndim == 1 else out, b)
 
 
+strong_matmul_adjoint.dense_in_dense = True  # type: ignore[attr-defined]  # (a real array for a real g: reverse/templates.py)
+
+
 # Their own derivatives (a Hessian differentiates the code that calls them): all bilinear, each term again
 # strong.  With y = a @ b, a_bar = A(g, b) and b_bar = B(a, g): a cotangent h of A(g, b) sends h @ b to g and
 # B(h, g) to b; one of B(a, g) sends a @ h to g and A(g, h) to a.  np.dot's (strong_dot_adjoint) likewise.
