@@ -2,12 +2,14 @@
 of tests/test_rules.py, which checks each in both modes against finite differences.  Away from z == 0 strong_mul
 is the plain product, so its rules are checked there (finite differences cannot see a strong zero); the zeros
 themselves are checked in tests/test_regress_nan_derivatives.py."""
+import math
+
 import numpy as np
 
 from mooncake_ast.rules.strong_products import (strong_dot_adjoint, strong_matmul, strong_matmul_adjoint,
                                                 strong_matmul_tangent_term)
-from mooncake_ast.rules.strong_zeros import (arcsin_slope, cbrt_slope, reciprocal, sqrt_slope, strong_mul, strong_product,
-                                             unit_ratio)
+from mooncake_ast.rules.strong_zeros import (arcsin_slope, cbrt_slope, over_partial, reciprocal, sqrt_slope, strong_mul,
+                                             strong_product, unit_ratio)
 
 X3 = np.array([0.3, -0.7, 1.1])
 
@@ -106,6 +108,18 @@ def unit_ratios(x, y):
     return np.sum(unit_ratio(x, np.hypot(x, y)) * y) + unit_ratio(x[0], 2.0 + x[1] ** 2)
 
 
+def unit_ratio_numbers(a, b):
+    return unit_ratio(a * b, math.hypot(a * b, b + 1.0)) * b
+
+
+def over_partials(x, y):
+    return np.sum(over_partial(x * y, y * y + 1.0) * x) + over_partial(x[0], y[1] + 2.0) * y[2]
+
+
+def over_partial_numbers(a, b):
+    return over_partial(np.sin(a), b * b + 0.5) * a
+
+
 def _weights(shape):
     return np.cos(np.arange(np.prod(shape), dtype=float)).reshape(shape)
 
@@ -131,7 +145,9 @@ STRONG_CASES = {
         Case(strong_product_numbers, 0.7, 1.3), Case(strong_product_arrays, X3, X3[::-1] * 2.0),
         Case(strong_product_broadcast, X3 + 0.5, 1.7), Case(strong_product_twice, X3)],
     "mooncake_ast.rules.strong_zeros.reciprocal": [Case(reciprocals, X3)],
-    "mooncake_ast.rules.strong_zeros.unit_ratio": [Case(unit_ratios, X3, X3[::-1] + 2.0)],
+    "mooncake_ast.rules.strong_zeros.unit_ratio": [Case(unit_ratios, X3, X3[::-1] + 2.0), Case(unit_ratio_numbers, 0.7, -1.3)],
+    "mooncake_ast.rules.strong_zeros.over_partial": [Case(over_partials, X3, X3[::-1] + 2.0),
+                                                     Case(over_partial_numbers, 0.7, -1.3)],
     "mooncake_ast.rules.strong_products.strong_matmul": [
         Case(strong_matmul_matrices, M23, M32), Case(strong_matmul_vector, M23, np.array([0.4, -1.2, 0.8]))],
     "mooncake_ast.rules.strong_products.strong_matmul_adjoint": [

@@ -74,7 +74,6 @@ _NP_FLOAT_KEY = (
 KNOWN: dict = {}
 for _name in ("out_mean_into_row",):  # (WRONG until wrong13: refused now)
     KNOWN[(_name, "second")] = (_METHOD_OUT_SECOND + "; REFUSED since wrong13", mc.MooncakeError)
-KNOWN[("sqrt_hypot_zero_loop", "second")] = (_HYPOT_ZERO_LEAK, AssertionError)
 for _name in ("out_sum_axis_then_inplace", "pos_out_sum_reduction", "pos_out_cumsum"):
     KNOWN[(_name, "second")] = (_NESTED_KW_REDUCTION, mc.MooncakeError)
 for _name in ("out_max_axis0", "vec_out_max_axis0", "out_prod_min_methods"):
@@ -334,8 +333,7 @@ def _h_sqrt_control(x):
     return np.sqrt(d * d) + x[2] ** 2
 
 
-@pytest.mark.parametrize("f", [pytest.param(f, id=f.__name__, marks=pytest.mark.xfail(
-    strict=True, reason=_HYPOT_ZERO_LEAK, raises=AssertionError))
+@pytest.mark.parametrize("f", [pytest.param(f, id=f.__name__)
     for f in (_h_np_hypot, _h_np_hypot_both, _h_math_hypot, _h_hypot_loop)] + [
     pytest.param(_h_sqrt_control, id="sqrt_control")])
 def test_hypot_zero_reverse_over_forward_rows_not_hypots(f):
