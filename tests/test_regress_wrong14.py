@@ -6,6 +6,7 @@ variants, second order where it applies).  Every test here failed on trunk b48fe
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 
@@ -217,3 +218,349 @@ def test_shape_setter_leaves_the_input_alone():
     x = X.copy()
     mc.grad(sh_array_of_input)(x)
     assert x.shape == (6,)
+
+
+def k_np_hypot(x):
+    return np.hypot(x[0] - x[0], 0.0) + x[2] ** 2
+
+
+def k_np_hypot_both(x):
+    return np.hypot(x[0] - x[0], x[1] - x[1]) + x[2] ** 2 + x[1] * x[2]
+
+
+def k_math_hypot(x):
+    return math.hypot(x[0] * 0.0, 0.0) + x[2] ** 2
+
+
+def k_math_hypot3(x):
+    return math.hypot(x[0] - x[0], x[1] - x[1], 0.0) + x[2] ** 3
+
+
+def k_norm(x):
+    return np.linalg.norm(x[:2] - x[:2]) + x[2] ** 2
+
+
+def k_norm_axis(x):
+    d = np.stack([x[:2] - x[:2], x[1:3]])
+    return np.sum(np.linalg.norm(d, axis=1)) + x[2] ** 2
+
+
+def k_abs(x):
+    return np.abs(x[0] - x[0]) + x[2] ** 2
+
+
+def k_builtin_abs(x):
+    return abs(x[0] - x[0]) + x[2] ** 2
+
+
+def k_arctan2(x):
+    return np.arctan2(x[0] - x[0], x[1] - x[1]) + x[2] ** 2
+
+
+def k_math_atan2(x):
+    return math.atan2(x[0] - x[0], x[1] - x[1]) + x[2] ** 2
+
+
+def k_math_dist(x):
+    return math.dist([x[0], x[1]], [x[0], x[1]]) + x[2] ** 2
+
+
+def k_sqrt(x):
+    d = x[0] - x[0]
+    return np.sqrt(d * d) + x[2] ** 2
+
+
+def k_math_sqrt(x):
+    d = x[0] - x[0]
+    return math.sqrt(d * d) + x[2] ** 2
+
+
+def k_hypot_loop(x):
+    s = 0.0
+    for a in x[:2]:
+        s += np.hypot(a - a, 0.0) + np.hypot(a, 1.0)
+    return s + x[2] ** 2
+
+
+KINKS = (k_np_hypot, k_np_hypot_both, k_math_hypot, k_math_hypot3, k_norm, k_norm_axis, k_abs, k_builtin_abs,
+         k_arctan2, k_math_atan2, k_math_dist, k_sqrt, k_math_sqrt, k_hypot_loop)
+
+
+# ---------------------------------------------------------------- 2. strong zeros at the kinks of the ratio helpers
+# Each function reaches a kink (hypot, norm, abs, arctan2, dist at the origin) with inputs that do not move (x[0] -
+# x[0]): their tangents and adjoints are exactly 0 there, so the derivative is 0 / 0 only where nothing moves.  The
+# entries of x[2], which no kink sees, must be finite and right in every composition (they were nan: 0 / 0 in
+# unit_ratio's, arctan2's and dist's rules spread by reverse mode over forward code; math.dist's Hessian raised
+# ZeroDivisionError).
+SMOOTH_AT_KINK = {k_np_hypot, k_np_hypot_both, k_math_hypot, k_math_hypot3, k_norm, k_norm_axis, k_abs,
+                  k_builtin_abs, k_sqrt, k_math_sqrt, k_hypot_loop}  # (the kink's own entries are 0 too)
+X3 = X[:3]
+
+
+@pytest.mark.parametrize("how", list(FIRST))
+@pytest.mark.parametrize("f", KINKS, ids=lambda f: f.__name__)
+def test_kink_reached_standing_still_first_order(f, how):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = np.ravel(FIRST[how](f, X3.copy()))
+    ref = _fd(f, X3)[0]
+    _close(got[2:] if f not in SMOOTH_AT_KINK else got, ref[2:] if f not in SMOOTH_AT_KINK else ref)
+
+
+@pytest.mark.parametrize("how", list(SECOND))
+@pytest.mark.parametrize("f", KINKS, ids=lambda f: f.__name__)
+def test_kink_reached_standing_still_second_order(f, how):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        H = np.asarray(SECOND[how](f, X3.copy()))
+        ref = _fd(lambda v: mc.grad(f)(v), X3, h=1e-5)
+    if f in SMOOTH_AT_KINK:
+        _close(H, ref, rtol=1e-4, atol=1e-5)
+    else:  # (arctan2 / dist: the gradient at the kink is nan, so finite differences have only x[2]'s row)
+        _close(H[2], ref[2], rtol=1e-4, atol=1e-5)
+        _close(H[:, 2], ref[2], rtol=1e-4, atol=1e-5)
+
+
+def _atan2_moving(x):
+    return np.arctan2(x[0], x[1]) + x[2] ** 2
+
+
+def _math_atan2_moving(x):
+    return math.atan2(x[0], x[1]) + x[2] ** 2
+
+
+def _dist_moving(x):
+    return math.dist([x[0], x[1]], [0.0, 0.0]) + x[2] ** 2
+
+
+@pytest.mark.parametrize("how", list(FIRST))
+@pytest.mark.parametrize("f", [_atan2_moving, _math_atan2_moving, _dist_moving], ids=lambda f: f.__name__)
+def test_kink_reached_moving_is_not_a_finite_guess(f, how):
+    """At the origin with moving inputs arctan2 and dist have no derivative: nan (or inf) there, never a number
+    (docs/nan-derivatives.md); x[2]'s entry stays right."""
+    x = np.array([0.0, 0.0, 0.7])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = np.ravel(FIRST[how](f, x))
+    assert not np.any(np.isfinite(got[:2])), got
+    assert got[2] == pytest.approx(1.4)
+
+
+@pytest.mark.parametrize("f", [_atan2_moving, _math_atan2_moving, _dist_moving], ids=lambda f: f.__name__)
+def test_ratio_helpers_away_from_the_kink(f):
+    mc.testing.check_derivatives(f, np.array([0.4, -0.9, 0.7]))
+    H = mc.hessian(f)(np.array([0.4, -0.9, 0.7]))
+    _close(H, _fd(lambda v: mc.grad(f)(v), np.array([0.4, -0.9, 0.7]), h=1e-5), rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------- 4. crashes: classmethods of dataclasses at order 2
+@dataclasses.dataclass
+class _Gauss:
+    mu: float
+    w: float = 1.0
+
+    @classmethod
+    def zero(cls):
+        return cls(0.0, 0.0)
+
+    @classmethod
+    def of(cls, v, w=2.0):
+        return cls(v, w)
+
+    @classmethod
+    def twice(cls, v):
+        return cls.of(v * 2.0)
+
+    def __add__(self, o):
+        return _Gauss(self.mu + o.mu, self.w * o.w)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Frozen:
+    a: float
+
+    @classmethod
+    def scaled(cls, v, k):
+        return cls(v * k)
+
+
+def dc_zero(x):
+    return _Gauss.zero().mu + x[0] ** 3
+
+
+def dc_of_two(x):
+    g = _Gauss.of(x[0], x[1])
+    return g.mu ** 2 * g.w
+
+
+def dc_nested_classmethods(x):
+    return _Gauss.twice(x[1]).mu ** 3 + x[0] * x[2]
+
+
+def dc_sum_loop(x):
+    g = _Gauss.zero()
+    for v in x[:3]:
+        g = g + _Gauss.of(v * v, v)
+    return g.mu * g.w
+
+
+def dc_frozen(x):
+    return _Frozen.scaled(x[0], x[1]).a ** 2
+
+
+def dc_through_instance_class(x):
+    g = _Gauss.of(x[0])
+    return type(g).of(x[1] * g.mu).mu ** 2
+
+
+CLASSMETHODS = (dc_zero, dc_of_two, dc_nested_classmethods, dc_sum_loop, dc_frozen, dc_through_instance_class)
+
+
+@pytest.mark.parametrize("how", list(SECOND))
+@pytest.mark.parametrize("f", CLASSMETHODS, ids=lambda f: f.__name__)
+def test_dataclass_classmethods_second_order(f, how):
+    _check_second(f, how, X[:3])
+
+
+@pytest.mark.parametrize("f", CLASSMETHODS, ids=lambda f: f.__name__)
+def test_dataclass_classmethods_first_order(f):
+    mc.testing.check_derivatives(f, X[:3].copy())
+
+
+# ---------------------------------------------------------------- 4. two-output ufuncs writing out=(a, b)
+def two_divmod(x):
+    q = np.zeros(3)
+    r = np.zeros(3)
+    np.divmod(x[:3] + 3.0, 0.7, out=(q, r))
+    return np.sum(r ** 2)
+
+
+def two_modf(x):
+    fr = np.zeros(3)
+    whole = np.zeros(3)
+    np.modf(x[:3] * 3.0 + 5.0, out=(fr, whole))
+    return np.sum(fr ** 2) + np.sum(whole * x[3:])
+
+
+def two_frexp(x):
+    m = np.zeros(3)
+    e = np.zeros(3, dtype=int)
+    np.frexp(x[:3] * 3.0 + 5.0, out=(m, e))
+    return np.sum(m ** 2 * e)
+
+
+def two_divmod_into_input_copy(x):
+    q = np.ones(3)
+    r = x[3:] * 1.0
+    np.divmod(x[:3] + 3.0, r + 2.0, out=(q, r))
+    return np.sum(r ** 2 * x[:3]) + np.sum(q * x[3:])
+
+
+def two_divmod_loop(x):
+    q = np.zeros(2)
+    r = np.zeros(2)
+    s = 0.0
+    for k in range(3):
+        np.divmod(x[2 * k:2 * k + 2] * 5.0 + 7.0, 0.9, out=(q, r))
+        s = s + np.sum(np.sin(r) * q)
+    return s
+
+
+def two_divmod_views(x):
+    buf = np.zeros((2, 3))
+    np.divmod(np.exp(x[:3]) * 4.0, x[3:] + 2.0, out=(buf[0], buf[1]))
+    return np.sum(buf[1] ** 2) + np.sum(buf[0])
+
+
+TWO_OUT = (two_divmod, two_modf, two_frexp, two_divmod_into_input_copy, two_divmod_loop, two_divmod_views)
+
+
+@pytest.mark.parametrize("how", list(FIRST))
+@pytest.mark.parametrize("f", TWO_OUT, ids=lambda f: f.__name__)
+def test_two_output_ufunc_out_tuple_both_modes(f, how):
+    _check_first(f, how)
+
+
+@pytest.mark.parametrize("f", TWO_OUT, ids=lambda f: f.__name__)
+def test_two_output_ufunc_out_tuple_check_derivatives(f):
+    mc.testing.check_derivatives(f, X.copy())
+
+
+@pytest.mark.parametrize("f", TWO_OUT, ids=lambda f: f.__name__)
+def test_two_output_ufunc_out_tuple_leaves_buffers_as_the_call_does(f):
+    """The pullback undoes the writes into q and r; the API puts the arrays f returned as the plain call leaves them."""
+    x = X.copy()
+    value, g = mc.value_and_grad(f)(x)
+    assert value == pytest.approx(f(X.copy()))
+    assert np.array_equal(x, X)
+
+
+# ---------------------------------------------------------------- 4. a rule's refusal is a refusal in every mode
+def _repeat_infinite(x):
+    import itertools
+    return sum(a * b for a, b in zip(x, itertools.repeat(x[0])))
+
+
+def _repeat_infinite_map(x):
+    import itertools
+    return sum(map(lambda a, b: a * b, x, itertools.repeat(x[1])))
+
+
+def _lil_with_input(x):
+    import scipy.sparse as sps
+    K = sps.lil_matrix((3, 3))
+    for i in range(3):
+        K[i, i] = x[i]
+    return np.sum(K.tocsr() @ x[:3])
+
+
+REFUSED = {_repeat_infinite: "times", _repeat_infinite_map: "times", _lil_with_input: None}
+REFUSING = {"jacfwd": lambda f, x: mc.jacfwd(f)(x), "jvp": lambda f, x: mc.jvp(f, (x,), (np.ones_like(x),)),
+            "grad": lambda f, x: mc.grad(f)(x), "jacrev": lambda f, x: mc.jacrev(f)(x)}
+
+
+@pytest.mark.parametrize("how", list(REFUSING))
+@pytest.mark.parametrize("f", list(REFUSED), ids=lambda f: f.__name__)
+def test_rule_refusals_are_refusals(f, how):
+    with pytest.raises(mc.MooncakeError) as info:
+        REFUSING[how](f, X.copy())
+    assert type(info.value).__name__ != "InternalError", str(info.value)
+    if REFUSED[f] is not None:
+        assert REFUSED[f] in str(info.value)
+    if how in ("jacfwd", "jvp") and REFUSED[f] is not None:
+        assert isinstance(info.value, mc.errors.UnsupportedDerivativeError)
+        assert "test_regress_wrong14.py:" in str(info.value)  # (the user's line)
+
+
+# ---------------------------------------------------------------- 4. a constant lil_matrix converted, forward mode
+def _lil_tridiagonal(x):
+    import scipy.sparse as sps
+    K = sps.lil_matrix((3, 3))
+    for i in range(3):
+        K[i, i] = 2.0
+        if i > 0:
+            K[i, i - 1] = -1.0
+    K = K.tocsr()
+    return 0.5 * x[:3] @ (K @ x[:3])
+
+
+def _lil_tocsc_power(x):
+    import scipy.sparse as sps
+    K = sps.lil_matrix((3, 3))
+    K[0, 2] = 1.5
+    K[1, 1] = -2.0
+    K[2, 0] = 0.5
+    return np.sum((K.tocsc() @ np.sin(x[:3])) ** 2)
+
+
+def _lil_empty_rows(x):
+    import scipy.sparse as sps
+    K = sps.lil_matrix((4, 3))
+    K[3, 1] = 2.0
+    return np.sum(K.tocsr() @ x[3:] ** 2)
+
+
+@pytest.mark.parametrize("f", [_lil_tridiagonal, _lil_tocsc_power, _lil_empty_rows], ids=lambda f: f.__name__)
+def test_constant_lil_matrix_forward(f):
+    _check_first(f, "jacfwd")
+    mc.testing.check_derivatives(f, X.copy(), modes=("forward",))
