@@ -353,6 +353,162 @@ def test_ratio_helpers_away_from_the_kink(f):
     _close(H, _fd(lambda v: mc.grad(f)(v), np.array([0.4, -0.9, 0.7]), h=1e-5), rtol=1e-4, atol=1e-5)
 
 
+# ---------------------------------------------------------------- 3. the square of a kink, at the kink
+
+def sq_norm(x):
+    return np.linalg.norm(x) ** 2
+
+
+def sq_norm_axis(x):
+    return np.sum(np.linalg.norm(x.reshape(2, 3), axis=1) ** 2 * np.array([1.0, 3.0]))
+
+
+def sq_norm_keepdims(x):
+    A = x.reshape(2, 3)
+    return np.sum(np.linalg.norm(A, axis=0, keepdims=True) ** 2 * A)
+
+
+def sq_norm_fro(x):
+    return np.linalg.norm(x.reshape(3, 2), "fro") ** 2 + x[0]
+
+
+def sq_norm_product(x):
+    r = np.linalg.norm(x[:3] - x[3:])
+    return r * r + np.sum(x)
+
+
+def sq_norm_square(x):
+    return np.square(np.linalg.norm(x[1:])) * x[0]
+
+
+def sq_norm_pow_float(x):
+    return pow(np.linalg.norm(x), 2.0) + math.pow(np.linalg.norm(x[:2]), 2)
+
+
+def sq_sqrt_dot(x):
+    return np.sqrt(x @ x) ** 2
+
+
+def sq_sqrt_sum(x):
+    return np.sum(np.sqrt(x * x + x[0] ** 2) ** 2)
+
+
+def sq_math_sqrt(x):
+    return math.sqrt(x[0] ** 2 + x[1] ** 2) ** 2 * x[2]
+
+
+def sq_abs(x):
+    return np.sum(np.abs(x) ** 2)
+
+
+def sq_abs_builtin(x):
+    s = 0.0
+    for v in x:
+        s = s + abs(v) ** 2
+    return s
+
+
+def sq_fabs(x):
+    return np.sum(np.fabs(x - x[0]) ** 2) + math.fabs(x[1]) ** 2
+
+
+def sq_hypot(x):
+    return np.sum(np.hypot(x[:3], x[3:]) ** 2)
+
+
+def sq_math_hypot(x):
+    return math.hypot(x[0], x[1], x[2]) ** 2 + math.hypot(x[3], 0.0) ** 2
+
+
+def sq_loop(x):
+    s = 0.0
+    for k in range(3):
+        d = x[2 * k:2 * k + 2]
+        s = s + np.linalg.norm(d) ** 2 * (k + 1)
+    return s
+
+
+def sq_then_sqrt(x):
+    r2 = np.linalg.norm(x) ** 2
+    return r2 + np.sin(r2)
+
+
+SQUARES = (sq_norm, sq_norm_axis, sq_norm_keepdims, sq_norm_fro, sq_norm_product, sq_norm_square, sq_norm_pow_float,
+           sq_sqrt_dot, sq_sqrt_sum, sq_math_sqrt, sq_abs, sq_abs_builtin, sq_fabs, sq_hypot, sq_math_hypot, sq_loop,
+           sq_then_sqrt)
+
+
+def sq_spectral(x):
+    return np.linalg.norm(x.reshape(2, 3), 2) ** 2
+
+
+def sq_complex(x):
+    z = x[:3] + 1j * x[3:]
+    return np.linalg.norm(z) ** 2 + np.sum(np.abs(z) ** 2) * 0.5
+
+
+def sq_sqrt_negative(x):
+    return np.sqrt(x[0] - 5.0) ** 2 + x[1]
+
+
+@pytest.mark.parametrize("how", list(FIRST))
+@pytest.mark.parametrize("x", [np.zeros(6), X], ids=["at_zero", "at_x"])
+@pytest.mark.parametrize("f", SQUARES + (sq_spectral, sq_complex), ids=lambda f: f.__name__)
+def test_square_of_kink_first_order(f, x, how):
+    _close(FIRST[how](f, x.copy()), _fd(f, x))
+
+
+def _hessian_of_values(f, x, h=1e-4):
+    """Second differences of f itself: the truth at the kink too, where the square is smooth."""
+    n = x.size
+    E = np.eye(n) * h
+    return np.array([[(f(x + E[i] + E[j]) - f(x + E[i] - E[j]) - f(x - E[i] + E[j]) + f(x - E[i] - E[j])) / (4 * h * h)
+                      for j in range(n)] for i in range(n)])
+
+
+@pytest.mark.parametrize("how", list(SECOND))
+@pytest.mark.parametrize("x", [np.zeros(6), X], ids=["at_zero", "at_x"])
+@pytest.mark.parametrize("f", SQUARES + (sq_spectral, sq_complex), ids=lambda f: f.__name__)
+def test_square_of_kink_second_order(f, x, how):
+    """The Hessian of norm(x) ** 2 at 0 is 2 I (it came out 0: the square's slope 2 r == 0 met the cone's infinite
+    curvature as a strong zero); abs(x) ** 2, hypot ** 2, sqrt(x @ x) ** 2 alike."""
+    if f is sq_spectral and not x.any():
+        pytest.skip("the spectral norm's square is not smooth at 0 (max of squared singular values)")
+    _close(SECOND[how](f, x.copy()), _hessian_of_values(f, x), rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("f", SQUARES + (sq_complex,), ids=lambda f: f.__name__)
+def test_square_of_kink_keeps_the_value(f):
+    """The square is computed as written: the value jvp / grad give is the plain call's, to the bit."""
+    for x in (np.zeros(6), X):
+        value, _ = mc.value_and_grad(f)(x.copy())
+        assert value == f(x.copy())
+        y, _ = mc.jvp(f, (x.copy(),), (np.ones(6),))
+        assert y == f(x.copy())
+
+
+@pytest.mark.parametrize("how", list(FIRST) + list(SECOND))
+def test_square_of_sqrt_outside_its_domain_is_nan(how):
+    """np.sqrt(s) ** 2 for s < 0 is nan (NumPy): its derivative too, in x[0]'s entries only, never a number."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = np.atleast_2d((FIRST if how in FIRST else SECOND)[how](sq_sqrt_negative, X.copy()))
+    assert np.isnan(got[0, 0])
+    if how in FIRST:
+        assert np.array_equal(got[0, 1:], [1.0, 0.0, 0.0, 0.0, 0.0])
+    else:
+        assert np.array_equal(got[2:, 2:], np.zeros((4, 4)))
+
+
+def test_square_of_sqrt_at_zero_is_one_sided():
+    """sqrt(x) ** 2 = x where it is defined: its slope at 0 is 1 (it was 0, the strong zero of 2 sqrt(0) * inf)."""
+    def f(x):
+        return np.sum(np.sqrt(x) ** 2 * np.array([1.0, 2.0, 3.0]))
+    assert np.array_equal(mc.grad(f)(np.zeros(3)), [1.0, 2.0, 3.0])
+    assert np.array_equal(mc.jacfwd(f)(np.zeros(3)), [1.0, 2.0, 3.0])
+    assert np.array_equal(mc.hessian(f)(np.zeros(3)), np.zeros((3, 3)))
+
+
 # ---------------------------------------------------------------- 4. crashes: classmethods of dataclasses at order 2
 @dataclasses.dataclass
 class _Gauss:
