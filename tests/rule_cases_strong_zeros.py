@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from mooncake_ast.rules.smooth_squares import (defined_where, modulus_squared, modulus_squared_tangent,
-                                               nan_where_moving, smooth_square)
+                                               nan_where_moving, numeric_operand, smooth_square)
 from mooncake_ast.rules.strong_products import (strong_dot_adjoint, strong_matmul, strong_matmul_adjoint,
                                                 strong_matmul_tangent_term)
 from mooncake_ast.rules.strong_zeros import (arcsin_slope, cbrt_slope, over_partial, reciprocal, sqrt_slope, strong_mul,
@@ -134,6 +134,10 @@ def nan_where_moving_zero(x, y):
     return np.sum(nan_where_moving(x * y, y + 3.0) + x * y) + nan_where_moving(x[0], 1.5) * y[2]
 
 
+def numeric_operands(x):
+    return np.sum(numeric_operand(x * x) * x) + numeric_operand(x[0] * 2.0) * x[1]
+
+
 def moduli_squared(x):
     return np.sum(modulus_squared(x) * np.arange(1.0, 1.0 + np.size(x))) + modulus_squared(np.sum(x) * 0.5)
 
@@ -177,6 +181,7 @@ STRONG_CASES = {
     "mooncake_ast.rules.smooth_squares.smooth_square": [Case(smooth_squares_of, X3, X3[::-1] + 2.0)],
     "mooncake_ast.rules.smooth_squares.defined_where": [Case(defined_wheres, X3, X3[::-1] + 2.0)],
     "mooncake_ast.rules.smooth_squares.nan_where_moving": [Case(nan_where_moving_zero, X3, X3[::-1] + 2.0)],
+    "mooncake_ast.rules.smooth_squares.numeric_operand": [Case(numeric_operands, X3), Case(numeric_operands, X3 - 0.5j)],
     "mooncake_ast.rules.smooth_squares.modulus_squared": [
         Case(moduli_squared, X3), Case(moduli_squared, X3 + 1j * X3[::-1]), Case(modulus_squared_real_number, -0.8)],
     "mooncake_ast.rules.smooth_squares.modulus_squared_tangent": [

@@ -404,7 +404,7 @@ def sq_abs(x):
 def sq_abs_builtin(x):
     s = 0.0
     for v in x:
-        s = s + abs(v) ** 2
+        s = s + np.abs(v) ** 2 + math.fabs(v) ** 2
     return s
 
 
@@ -485,6 +485,48 @@ def test_square_of_kink_keeps_the_value(f):
         assert value == f(x.copy())
         y, _ = mc.jvp(f, (x.copy(),), (np.ones(6),))
         assert y == f(x.copy())
+
+
+class _Vec:
+    """An object of the user's with its own __abs__ (and a __mul__ that is no square): abs(v) ** 2 stays its own."""
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def __abs__(self):
+        return math.sqrt(self.a * self.a + self.b * self.b + 1.0)
+
+    def __mul__(self, o):
+        return _Vec(self.a * o.a, self.b * o.b)
+
+
+def sq_custom_abs(x):
+    return abs(_Vec(x[0], x[1])) ** 2 * x[2]
+
+
+def sq_list_norm(x):
+    return np.linalg.norm([x[0], x[1] * 2.0]) ** 2 + x[2]
+
+
+def sq_list_hypot(x):
+    return np.sum(np.hypot([x[0], 0.0], [x[1], x[2]]) ** 2)
+
+
+def sq_list_sqrt(x):
+    return np.sum(np.sqrt([x[0] ** 2, x[1] + 3.0]) ** 2)
+
+
+@pytest.mark.parametrize("how", list(FIRST) + list(SECOND))
+@pytest.mark.parametrize("f", [sq_custom_abs, sq_list_norm, sq_list_hypot, sq_list_sqrt], ids=lambda f: f.__name__)
+def test_square_of_kink_other_operands(f, how):
+    """Lists given to NumPy's kinks (the arrays NumPy makes of them), and the builtin abs of an object of the
+    user's, which is left to its own __abs__."""
+    x = X[:3].copy()
+    if how in FIRST:
+        _close(FIRST[how](f, x), _fd(f, x))
+    else:
+        _close(SECOND[how](f, x), _hessian_of_values(f, x), rtol=1e-3, atol=1e-3)
+        _close(SECOND[how](f, np.zeros(3)), _hessian_of_values(f, np.zeros(3)), rtol=1e-3, atol=1e-3)
 
 
 @pytest.mark.parametrize("how", list(FIRST) + list(SECOND))

@@ -4,8 +4,9 @@ such an r), differentiated as the smooth function it is (rules/smooth_squares.py
 The square keeps its value, computed as written; the transforms see `smooth_square(<the square>, <sum of squares>)`,
 whose derivative is that of the sum of squares of the kink's operands (`np.sum(modulus_squared(x))` for a norm,
 `modulus_squared(a) + modulus_squared(b)` for hypot, `s` for sqrt(s)).  Only where the kink is known when the
-derivative is made (a NumPy or math function read from its module, the builtin abs) and called in a form whose
-square is that sum: a norm of the default order (or "fro"), with or without axis / keepdims.
+derivative is made (a NumPy or math function read from its module; not the builtin abs, which an object of the
+user's may define) and called in a form whose square is that sum: a norm of the default order (or "fro"), with or
+without axis / keepdims.
 """
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .. import ops
 from .nodes import Call, Const, Function, Value
 
 _POWERS = (operator.pow, builtins.pow, np.power, math.pow)
 _PRODUCTS = (operator.mul, np.multiply)
-_ABSOLUTES = (np.abs, builtins.abs, np.fabs, math.fabs, operator.abs)
-_ROOTS = (np.sqrt, math.sqrt)
+# (not the builtin abs: `abs(v)` of an object of the user's is its own __abs__, whose square is no sum of squares known
+# here, and which must stay differentiable as it is)
+_ABSOLUTES = (np.abs, np.fabs, math.fabs)
 
 
 def _is(fn: Any, options: tuple) -> bool:
@@ -46,6 +49,10 @@ def _squared_operand(s: Call, resolve: Callable[[Any], Any]) -> Optional[Value]:
     return None
 
 
+def _is_display(v: Value) -> bool:
+    return isinstance(v, Call) and v.callee() in (ops.list_of, ops.tuple_of)
+
+
 def _sum_of_squares(y: Value, resolve: Callable[[Any], Any], new: Callable[..., Call]) -> Optional[Call]:
     """The statements computing y ** 2 as a sum of squares of y's operands (appended through `new`), for y a kink
     whose square is smooth; else None (nothing made)."""
@@ -54,7 +61,12 @@ def _sum_of_squares(y: Value, resolve: Callable[[Any], Any], new: Callable[..., 
     fn = resolve(y.fn)
     if fn is None:
         return None
-    from ..rules.smooth_squares import modulus_squared
+    from ..rules.smooth_squares import modulus_squared, numeric_operand
+
+    if fn is not math.hypot and fn is not math.sqrt and fn is not math.fabs:
+        # (`np.linalg.norm([a, b]) ** 2`: the array NumPy makes of a display (np.asarray: real numbers in reverse
+        # mode, as displays of differentiated values are); a list by name is refused by modulus_squared)
+        y = Call(y.fn, [new(np.asarray, [a]) if _is_display(a) else a for a in y.args], dict(y.kwargs), loc=y.loc)
 
     if fn is np.linalg.norm and 1 <= len(y.args) and set(y.kwargs) <= {"ord", "axis", "keepdims"}:
         named = dict(zip(("ord", "axis", "keepdims"), y.args[1:]))
@@ -67,15 +79,18 @@ def _sum_of_squares(y: Value, resolve: Callable[[Any], Any], new: Callable[..., 
         return new(np.sum, [new(modulus_squared, [y.args[0]])], named)
     if y.kwargs or not y.args:
         return None
-    if (fn is np.hypot and len(y.args) == 2) or fn is math.hypot:
+    if fn is np.hypot and len(y.args) == 2:
+        return new(operator.add, [new(modulus_squared, [y.args[0]]), new(modulus_squared, [y.args[1]])])
+    if fn is math.hypot:  # (numbers: modulus_squared refuses anything else by name)
         total = new(modulus_squared, [y.args[0]])
         for a in y.args[1:]:
             total = new(operator.add, [total, new(modulus_squared, [a])])
         return total
     if len(y.args) == 1 and _is(fn, _ABSOLUTES):
         return new(modulus_squared, [y.args[0]])
-    if len(y.args) == 1 and _is(fn, _ROOTS):
-        return y.args[0]  # (sqrt(s) ** 2 is s where it is defined: smooth_square gives nan where it is not)
+    if len(y.args) == 1 and _is(fn, (np.sqrt, math.sqrt)):
+        # (sqrt(s) ** 2 is s where it is defined: smooth_square gives nan where it is not)
+        return new(numeric_operand, [y.args[0]])
     return None
 
 

@@ -21,7 +21,8 @@ import numpy as np
 from ..ir.types import FLOAT_ELEMENTWISE
 from .registry import defcomplex, defjvp, defvjp
 
-__all__ = ["defined_where", "modulus_squared", "modulus_squared_tangent", "nan_where_moving", "smooth_square"]
+__all__ = ["defined_where", "modulus_squared", "modulus_squared_tangent", "nan_where_moving", "numeric_operand",
+           "smooth_square"]
 
 
 def smooth_square(v: Any, s: Any) -> Any:
@@ -54,8 +55,28 @@ def _complex(x: Any) -> bool:
     return np.iscomplexobj(x)
 
 
+def _refuse_other(x: Any) -> None:
+    """modulus_squared takes numbers and numeric arrays: `abs(v) ** 2` of an object of the user's (its own __abs__)
+    is no sum of squares that this helper knows."""
+    if isinstance(x, np.ndarray) and x.dtype.kind in "biufc":
+        return
+    if isinstance(x, (bool, int, float, complex, np.number)):
+        return
+    raise NotImplementedError(f"derivative of the square of a norm / hypot / abs / sqrt of a {type(x).__name__}: give "
+                              f"it an array (np.asarray), or write the square as a product of its parts")
+
+
+def numeric_operand(x: Any) -> Any:
+    """x (a copy of an array: the same object would share x's adjoint storage in reverse mode), refused where it is
+    no number or numeric array (a list given to np.sqrt by name: its square's derivative would have the list's
+    shape)."""
+    _refuse_other(x)
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
 def modulus_squared(x: Any) -> Any:
     """|x|^2 elementwise without a kink: x * x, or x.real ** 2 + x.imag ** 2 for complex x (a real result)."""
+    _refuse_other(x)
     if _complex(x):
         return x.real * x.real + x.imag * x.imag
     return x * x
@@ -68,7 +89,7 @@ def modulus_squared_tangent(x: Any, dx: Any) -> Any:
     return 2.0 * (x * dx)
 
 
-for _fn in (smooth_square, defined_where, nan_where_moving, modulus_squared, modulus_squared_tangent):
+for _fn in (smooth_square, defined_where, nan_where_moving, numeric_operand, modulus_squared, modulus_squared_tangent):
     _fn.dense_in_dense = True  # type: ignore[attr-defined]  (an array in, an array out: reverse/templates.py)
     FLOAT_ELEMENTWISE.add(_fn)
 
@@ -80,6 +101,8 @@ defvjp(defined_where, lambda t, g, y, d, v: (t.call(defined_where, g, v), t.unb(
 defjvp(nan_where_moving, lambda t, y, dv, v: t.add(t.call(nan_where_moving, t.d(dv), v) if t.d(dv) is not None else None,
                                                    t.call(nan_where_moving, t.d(v), v) if t.d(v) is not None else None))
 defvjp(nan_where_moving, lambda t, g, y, dv, v: (t.unb(t.call(nan_where_moving, g, v), dv), t.unb(t.call(nan_where_moving, g, v), v)))
+defjvp(numeric_operand, lambda t, y, x: t.d(x))
+defvjp(numeric_operand, lambda t, g, y, x: (g,))
 defjvp(modulus_squared, lambda t, y, x: t.call(modulus_squared_tangent, x, t.d(x)) if t.d(x) is not None else None)
 # (the real inner product on C = R^2: x_bar = 2 g x, g real)
 defvjp(modulus_squared, lambda t, g, y, x: (t.mul(t.mul(2.0, g), x),))
@@ -87,4 +110,4 @@ defjvp(modulus_squared_tangent, lambda t, y, x, d: t.add(
     t.call(modulus_squared_tangent, t.d(x), d) if t.d(x) is not None else None,
     t.call(modulus_squared_tangent, x, t.d(d)) if t.d(d) is not None else None))
 defvjp(modulus_squared_tangent, lambda t, g, y, x, d: (t.mul(t.mul(2.0, g), d), t.mul(t.mul(2.0, g), x)))
-defcomplex(smooth_square, defined_where, modulus_squared, modulus_squared_tangent)
+defcomplex(smooth_square, defined_where, numeric_operand, modulus_squared, modulus_squared_tangent)
