@@ -27,7 +27,7 @@ from .rules.nested_cells import enter_outermost, leave_outermost
 from . import aliases, hvp_fast
 from .tangents import materialize
 from .api import (ArgnumsError, Grad, MooncakeError, NonScalarOutputError, _argnums_checked, _as_function, _jvp, _name,
-                  _vjp, _wraps, aux_pair)
+                  _refusals_located, _vjp, _wraps, aux_pair)
 from .jacobian_rows import reusable_pullback
 from .tracebacks import user_errors
 from .keyword_binding import bind_keywords, is_nested
@@ -105,7 +105,8 @@ def _jacfwd(f: Callable, argnums: Any, has_aux: bool, hessian_of: Any = None) ->
         args, copied = aliases.unaliased(f, args)  # (arrays f also holds: as copies)
         depth = enter_outermost(f)
         try:
-            out_ = _jacfwd_at(args, kwargs)
+            with _refusals_located():  # (a rule's NotImplementedError: a refusal naming the user's line, as jvp's)
+                out_ = _jacfwd_at(args, kwargs)
         finally:
             leave_outermost(depth)
         aliases.check_unwritten(api, _name(f), copied)

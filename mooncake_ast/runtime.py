@@ -48,7 +48,7 @@ _SOURCES: tuple = (
     (".reverse.field_adjoints", ("method_self_adjoints",)),
     (".reverse.part_reads", ("getattr_reverse", "getattr_default_reverse", "getitem_reverse")),
     (".reverse.param_adjoints", ("claim_float_dict", "claim_floats", "give_back", "pop_float_slot")),
-    (".reverse.shadows", ("acc", "append_reverse", "cell_get_reverse", "claim", "cell_set_reverse", "inplace_reverse", "save_attr", "save_cell", "save_inplace", "save_item",
+    (".reverse.shadows", ("acc", "append_reverse", "cell_get_reverse", "claim", "cell_set_reverse", "inplace_reverse", "save_attr", "save_cell", "save_inplace", "save_item", "save_ufunc_out",
                           "setattr_reverse", "setitem_reverse", "take", "transfer", "save_membership", "set_add_reverse",
                           "ufunc_out_reverse", "undo_append", "undo_cell_set", "undo_delitem", "undo_set_add",
                           "undo_setattr", "undo_setitem")),

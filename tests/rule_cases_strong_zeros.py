@@ -2,12 +2,16 @@
 of tests/test_rules.py, which checks each in both modes against finite differences.  Away from z == 0 strong_mul
 is the plain product, so its rules are checked there (finite differences cannot see a strong zero); the zeros
 themselves are checked in tests/test_regress_nan_derivatives.py."""
+import math
+
 import numpy as np
 
+from mooncake_ast.rules.smooth_squares import (defined_where, modulus_squared, modulus_squared_tangent,
+                                               nan_where_moving, numeric_operand, smooth_square)
 from mooncake_ast.rules.strong_products import (strong_dot_adjoint, strong_matmul, strong_matmul_adjoint,
                                                 strong_matmul_tangent_term)
-from mooncake_ast.rules.strong_zeros import (arcsin_slope, cbrt_slope, reciprocal, sqrt_slope, strong_mul, strong_product,
-                                             unit_ratio)
+from mooncake_ast.rules.strong_zeros import (arcsin_slope, cbrt_slope, over_partial, reciprocal, sqrt_slope, strong_mul,
+                                             strong_product, unit_ratio)
 
 X3 = np.array([0.3, -0.7, 1.1])
 
@@ -106,6 +110,46 @@ def unit_ratios(x, y):
     return np.sum(unit_ratio(x, np.hypot(x, y)) * y) + unit_ratio(x[0], 2.0 + x[1] ** 2)
 
 
+def unit_ratio_numbers(a, b):
+    return unit_ratio(a * b, math.hypot(a * b, b + 1.0)) * b
+
+
+def over_partials(x, y):
+    return np.sum(over_partial(x * y, y * y + 1.0) * x) + over_partial(x[0], y[1] + 2.0) * y[2]
+
+
+def over_partial_numbers(a, b):
+    return over_partial(np.sin(a), b * b + 0.5) * a
+
+
+def smooth_squares_of(x, y):
+    return np.sum(smooth_square(np.hypot(x, y) ** 2, x * x + y * y) * x) + smooth_square(x[0] ** 2, x[0] * x[0]) * y[1]
+
+
+def defined_wheres(x, y):
+    return np.sum(defined_where(x * y, np.sqrt(y * y + 1.0)) * x) + defined_where(x[0] ** 3, 2.0 + y[1])
+
+
+def nan_where_moving_zero(x, y):
+    return np.sum(nan_where_moving(x * y, y + 3.0) + x * y) + nan_where_moving(x[0], 1.5) * y[2]
+
+
+def numeric_operands(x):
+    return np.sum(numeric_operand(x * x) * x) + numeric_operand(x[0] * 2.0) * x[1]
+
+
+def moduli_squared(x):
+    return np.sum(modulus_squared(x) * np.arange(1.0, 1.0 + np.size(x))) + modulus_squared(np.sum(x) * 0.5)
+
+
+def modulus_squared_real_number(a):
+    return modulus_squared(a * 3.0) * a
+
+
+def modulus_squared_tangents(x, d):
+    return np.sum(modulus_squared_tangent(x, d * d) * np.cos(x).real) + modulus_squared_tangent(x[0], d[1])
+
+
 def _weights(shape):
     return np.cos(np.arange(np.prod(shape), dtype=float)).reshape(shape)
 
@@ -131,7 +175,18 @@ STRONG_CASES = {
         Case(strong_product_numbers, 0.7, 1.3), Case(strong_product_arrays, X3, X3[::-1] * 2.0),
         Case(strong_product_broadcast, X3 + 0.5, 1.7), Case(strong_product_twice, X3)],
     "mooncake_ast.rules.strong_zeros.reciprocal": [Case(reciprocals, X3)],
-    "mooncake_ast.rules.strong_zeros.unit_ratio": [Case(unit_ratios, X3, X3[::-1] + 2.0)],
+    "mooncake_ast.rules.strong_zeros.unit_ratio": [Case(unit_ratios, X3, X3[::-1] + 2.0), Case(unit_ratio_numbers, 0.7, -1.3)],
+    "mooncake_ast.rules.strong_zeros.over_partial": [Case(over_partials, X3, X3[::-1] + 2.0),
+                                                     Case(over_partial_numbers, 0.7, -1.3)],
+    "mooncake_ast.rules.smooth_squares.smooth_square": [Case(smooth_squares_of, X3, X3[::-1] + 2.0)],
+    "mooncake_ast.rules.smooth_squares.defined_where": [Case(defined_wheres, X3, X3[::-1] + 2.0)],
+    "mooncake_ast.rules.smooth_squares.nan_where_moving": [Case(nan_where_moving_zero, X3, X3[::-1] + 2.0)],
+    "mooncake_ast.rules.smooth_squares.numeric_operand": [Case(numeric_operands, X3), Case(numeric_operands, X3 - 0.5j)],
+    "mooncake_ast.rules.smooth_squares.modulus_squared": [
+        Case(moduli_squared, X3), Case(moduli_squared, X3 + 1j * X3[::-1]), Case(modulus_squared_real_number, -0.8)],
+    "mooncake_ast.rules.smooth_squares.modulus_squared_tangent": [
+        Case(modulus_squared_tangents, X3, X3[::-1] + 2.0),
+        Case(modulus_squared_tangents, X3 + 0.5j, X3[::-1] - 1j * X3)],
     "mooncake_ast.rules.strong_products.strong_matmul": [
         Case(strong_matmul_matrices, M23, M32), Case(strong_matmul_vector, M23, np.array([0.4, -1.2, 0.8]))],
     "mooncake_ast.rules.strong_products.strong_matmul_adjoint": [

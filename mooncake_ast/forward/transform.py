@@ -23,6 +23,7 @@ from typing import Any, Optional
 from .. import ops
 from ..frontend import stmt_ops
 from ..ir.builder import UNDEFINED
+from ..ir.smooth_squares import smooth_kink_squares
 from ..ir.ufunc_out import single_out_tuples
 from .object_iteration import read_items_first
 from ..ir.nodes import Call, Const, Function, Global, Param, Phi, Return, Stmt, Value
@@ -101,6 +102,7 @@ class ForwardTransform:
         self.param_kinds = {k: v[:-len(_INACTIVE)] if v.endswith(_INACTIVE) else v for k, v in (param_kinds or {}).items()}
         self.resolver = StaticResolver(user_globals, self.param_kinds)
         single_out_tuples(ir, self.resolver.raw_resolve, zero_derivative)
+        smooth_kink_squares(ir, self.resolver.raw_resolve)  # (norm(x) ** 2 and kin: ir/smooth_squares.py)
         _returned_globals_as_statements(ir)
         # The reverse transform's clean-ups first (loops over displays written out, dicts and objects as their
         # values; helpers stay calls here, reverse/plainer.py says why), so forward code is as plain for them.

@@ -7,14 +7,17 @@ converge; whatever is still unknown at the end is UNKNOWN.
 from __future__ import annotations
 
 import builtins
+import dis
 import operator
+import functools
+import types as pytypes
 from typing import Any, Callable, Optional
 
 import numpy as np
 
 from .. import ops
 from .analysis import uses
-from .nodes import Call, Const, Function, Param, Phi, Return, Value
+from .nodes import Call, Const, Function, Global, Param, Phi, Return, Value
 from .op_types import array_of_items, joined_items, literal_array, result_type
 from .types import _BOTTOM, BOOL, INT, NONE, UNKNOWN, Arr, AVal, Lst, Num, Tup, int_list_literal, join, literal, type_of_argument
 
@@ -158,6 +161,61 @@ def mark_masks(fn: Function, resolve: Callable[[Call], tuple[Any, Any]]) -> None
             m.selection_size = f"sel{k}"  # type: ignore[attr-defined]
 
 
+@functools.lru_cache(maxsize=4096)
+def _code_sets_a_shape(code: pytypes.CodeType) -> bool:
+    """Does this code (or code nested in it) write an attribute named shape (`a.shape = s`, setattr(a, "shape", s))?"""
+    if "shape" in code.co_names and any(i.opname == "STORE_ATTR" and i.argval == "shape" for i in dis.get_instructions(code)):
+        return True
+    if "setattr" in code.co_names and "shape" in code.co_consts:
+        return True
+    return any(isinstance(c, pytypes.CodeType) and _code_sets_a_shape(c) for c in code.co_consts)
+
+
+def _calls_a_shape_setter(f: Any, depth: int = 3, seen: Optional[set] = None) -> bool:
+    """Does the user's function f, or a function of the user's it names (a few calls deep), set an array's shape?
+    (Code of NumPy and the other libraries with rules is not differentiated line by line: not looked at.)"""
+    f = getattr(f, "__func__", f)
+    code = getattr(f, "__code__", None)
+    if not isinstance(code, pytypes.CodeType) or (getattr(f, "__module__", None) or "").split(".")[0] in _LIBRARIES:
+        return False
+    seen = set() if seen is None else seen
+    if code in seen:
+        return False
+    seen.add(code)
+    if _code_sets_a_shape(code):
+        return True
+    if depth <= 0:
+        return False
+    names = getattr(f, "__globals__", {})
+    return any(_calls_a_shape_setter(names.get(n), depth - 1, seen) for n in code.co_names if callable(names.get(n)))
+
+
+_LIBRARIES = frozenset({"numpy", "scipy", "mooncake_ast", "builtins", "math", "cmath", "operator", "functools",
+                        "itertools", "collections"})
+
+
+def _sets_a_shape(fn: Function, resolve: Callable[[Call], tuple[Any, Any]]) -> bool:
+    """Does fn set an array's shape in place (`a.shape = (2, 3)`, as NumPy's tensorsolve does), itself or in a
+    function of the user's it calls?  The array then has another number of axes from there on, under every name
+    it has (an alias, an item of a list, what np.asarray handed back, the caller's name of what a helper
+    reshaped), which the types of the values, fixed in SSA form, cannot follow: every array of such a function is
+    typed with its number of axes unknown (generated code then asks at run time; typed with the old rank, `a[1]`
+    was taken for a number where it was a row of a, and its adjoint was dropped: a zero gradient, silently)."""
+    # (the module's names as they are now, where the resolver has them, for functions handed to calls by name:
+    # generated forward code calls the user's helpers as `fcall(helper, ...)`; only to widen types, never to run)
+    names = getattr(getattr(resolve, "__self__", None), "g", None) or {}
+    for b in fn.blocks:
+        for s in b.stmts:
+            callee, rule = resolve(s)
+            if callee is setattr and len(s.args) == 3 and isinstance(s.args[1], Const) and s.args[1].value == "shape":
+                return True
+            named = [a.value for a in s.args if isinstance(a, Const)]
+            named += [names.get(a.name) for a in s.args if isinstance(a, Global)]  # (`fcall(helper, ...)`)
+            if (rule is None and _calls_a_shape_setter(callee)) or any(_calls_a_shape_setter(f) for f in named):
+                return True
+    return False
+
+
 def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[Call], tuple[Any, Any]],
                 constant: Optional[Callable[[Value], Any]] = None,
                 call_type: Optional[Callable[[Call, list, Callable], Optional[AVal]]] = None) -> dict[Value, AVal]:
@@ -170,8 +228,13 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
     mark_masks(fn, resolve)
     index_tuples = _index_tuples(fn, count)
     sets = _sets_of_ints(fn, resolve)
+    reshaped = _sets_a_shape(fn, resolve)
 
     def of(v: Value) -> AVal:
+        t = _of(v)
+        return Arr(t.dtype, None) if reshaped and isinstance(t, Arr) and t.axes is not None else t
+
+    def _of(v: Value) -> AVal:
         if isinstance(v, Const):
             x = v.value
             if x is None:
@@ -254,4 +317,6 @@ def infer_types(fn: Function, param_types: dict[str, AVal], resolve: Callable[[C
                 new = join(types.get(s, _BOTTOM), result(s))
                 if new != types.get(s, _BOTTOM):
                     types[s], changed = new, True
+    if reshaped:
+        types = {v: Arr(t.dtype, None) if isinstance(t, Arr) else t for v, t in types.items()}
     return {v: (UNKNOWN if t is _BOTTOM else t) for v, t in types.items()}

@@ -513,6 +513,6 @@ def put_back(post: Any, ctx: "Context") -> None:
 # The writes' save-and-undo helpers live in writes.py; generated code and the rule tables find them here too.
 from .writes import (UNDO, ZERO_LAST, _SavedSlice, _ShapeWas, _dict_merge_reverse, _may_repeat, _refuse_write,  # noqa: E402,F401
                      _surviving, append_reverse, cell_get_reverse, cell_set_reverse, delitem_reverse, inplace_reverse,
-                     is_mutable_item, save_attr, save_cell, save_delete, save_inplace, save_item, save_membership,
+                     is_mutable_item, save_attr, save_cell, save_delete, save_inplace, save_item, save_membership, save_ufunc_out,
                      set_add_reverse, setattr_reverse, setitem_reverse, ufunc_out_reverse, undo_append, undo_cell_set,
                      undo_delitem, undo_set_add, undo_setattr, undo_setitem)

@@ -236,7 +236,7 @@ class StatementReverse:
         out_v = s.kwargs["out"]
         saved = self.saves.get(s)
         if saved is None:
-            saved = self.saves[s] = Call(Const(shadows.save_inplace), [out_v], loc=s.loc)
+            saved = self.saves[s] = Call(Const(shadows.save_ufunc_out), [out_v], loc=s.loc)
             self.home[saved] = self.home[s]
         self.take_adj(s)
         args = [self.primal(a) for a in s.args]

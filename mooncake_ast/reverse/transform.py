@@ -34,6 +34,7 @@ from ..ir.analysis import dominators
 from ..ir.builder import UNDEFINED, Builder
 from ..ir.types import INT, UNKNOWN, Lst, Num, Tup, decode, differentiable, is_float_array, is_real, type_of_argument
 from ..ir.nodes import Block, Call, Const, FreeVar, Function, Global, Param, Phi, Return, Stmt, Value
+from ..ir.smooth_squares import smooth_kink_squares
 from ..ir.ufunc_out import single_out_tuples
 from ..rules.registry import zero_derivative
 from ..ir.regions import build_regions
@@ -76,6 +77,7 @@ class ReverseTransform(StatementReverse, ControlReverse):
         self.param_kinds = param_kinds
         self.resolver = StaticResolver(user_globals)
         single_out_tuples(ir, self.resolver.raw_resolve, zero_derivative)
+        smooth_kink_squares(ir, self.resolver.raw_resolve)  # (norm(x) ** 2 and kin: ir/smooth_squares.py)
         # Small helpers and methods of the function's own objects, in line (inline.py): names they were read by.
         self.inlined_bindings: dict = {}
         make_plainer(ir, user_globals, self.inlined_bindings,

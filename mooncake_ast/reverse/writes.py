@@ -335,6 +335,8 @@ def ufunc_out_reverse(g: Any, y: Any, old: Any, fn: Any, out: Any, args: tuple, 
     from ..rules.eager import H
     from .runtime import EagerReverse
 
+    if isinstance(out, tuple) and len(out) > 1:
+        return _several_out_reverse(old, fn, out, args, bars)
     target = out[0] if isinstance(out, tuple) else out
     remember(target)
     gy = np.array(shadow(target), copy=True)
@@ -348,6 +350,38 @@ def ufunc_out_reverse(g: Any, y: Any, old: Any, fn: Any, out: Any, args: tuple, 
 
         refuse_complex_rule(fingerprints.qualified(fn), y_val, *inputs)
     contribs = rule.vjp(EagerReverse(), gy, H(y_val, None), *[H(a, None) for a in inputs])  # type: ignore[union-attr,misc]
+    return tuple(acc(a, b, NoTangent if c is None else c) for a, b, c in zip(args, bars, contribs))
+
+
+def save_ufunc_out(out: Any) -> Any:
+    """What `fn(..., out=o)` is about to overwrite: a copy of o, or of each array of `out=(q, r)` (np.divmod, np.modf,
+    np.frexp write two; the tuple itself was saved, and the pullback put it into q: a ValueError, hunt12)."""
+    if isinstance(out, tuple) and len(out) > 1:
+        return tuple(save_inplace(o) for o in out)
+    return save_inplace(out)
+
+
+def _several_out_reverse(old: tuple, fn: Any, outs: tuple, args: tuple, bars: tuple) -> tuple:
+    """ufunc_out_reverse of a ufunc with several outputs written into `out=(q, r)`: each output's collected adjoint,
+    as the tuple adjoint its rule takes for `q, r = fn(...)`, goes to the inputs (as they were)."""
+    from ..rules import fingerprints, registry
+    from ..rules.eager import H
+    from .runtime import EagerReverse
+
+    gys = []
+    for target, was in zip(outs, old):
+        remember(target)
+        gys.append(np.array(shadow(target), copy=True))
+        shadow(target)[...] = 0
+        target[...] = was
+    inputs = tuple(next((was for o, was in zip(outs, old) if a is o), a) for a in args)
+    rule = registry.lookup(fn)
+    y_val = fn(*inputs)
+    if not rule.complex_ok:  # type: ignore[union-attr]
+        from .adjoints import refuse_complex_rule
+
+        refuse_complex_rule(fingerprints.qualified(fn), y_val, *inputs)
+    contribs = rule.vjp(EagerReverse(), tuple(gys), H(y_val, None), *[H(a, None) for a in inputs])  # type: ignore[union-attr,misc]
     return tuple(acc(a, b, NoTangent if c is None else c) for a, b, c in zip(args, bars, contribs))
 
 

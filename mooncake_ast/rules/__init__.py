@@ -22,6 +22,7 @@ from . import python_local_classes  # noqa: F401  (a class statement in the diff
 from . import python_wrappers  # noqa: F401  (functools.update_wrapper, functools.wraps)
 from . import python_heapq  # noqa: F401  (heapq.heappush, heappop, heapify, heapreplace, heappushpop)
 from . import rule_helper_predicates  # noqa: F401  (rules' helpers' `_complex(*xs)`: no derivative, at any order)
+from . import smooth_squares  # noqa: F401  (norm(x) ** 2 and kin, differentiated as sums of squares)
 from ..frontend import try_ops as _try_ops, generator_ops as _generator_ops
 _try_ops.register_rules()  # (guarded_call and the helpers lowered `try` statements call; frontend/try_ops.py)
 _generator_ops.register_rules()  # (what a generator function's derivative returns; frontend/generator_ops.py)

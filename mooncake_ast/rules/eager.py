@@ -184,7 +184,7 @@ def _into_out(rule: Rule, fn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwa
     rest = {k: v for k, v in kwargs.items() if k != "out"}
     single = isinstance(out, tuple) and len(out) == 1
     if isinstance(out, tuple) and not single:
-        raise NotImplementedError(f"derivative of {qualified(fn)} with several out= arrays: assign the results instead")
+        return _into_several_outs(rule, fn, args, dargs, kwargs, dkwargs)
     target, dtarget = (out[0], dout[0] if isinstance(dout, tuple) else dout) if single else (out, dout)
     masked = _is_ufunc(fn) and rest.get("where", True) is not True
     whole = {k: v for k, v in rest.items() if not (masked and k == "where")}  # masked: every entry, then selected
@@ -203,6 +203,25 @@ def _into_out(rule: Rule, fn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwa
     y = fn(*args, **kwargs)
     dtarget = update(dtarget, dy) if dtarget is not NoTangent else (NoTangent if dy is None else dy)
     return y, (dtarget,) if single and isinstance(y, tuple) else dtarget
+
+
+def _into_several_outs(rule: Rule, fn: Any, args: tuple, dargs: tuple, kwargs: dict, dkwargs: dict) -> tuple[Any, Any]:
+    """`fn(..., out=(q, r))` of a ufunc with several outputs (np.divmod, np.modf, np.frexp): the tangents of the fresh
+    results, each written into its output's tangent storage (as reverse/writes.py's _several_out_reverse undoes)."""
+    out = kwargs["out"]
+    rest = {k: v for k, v in kwargs.items() if k != "out"}
+    if rest:
+        raise NotImplementedError(f"derivative of {qualified(fn)} with several out= arrays and other keywords: assign "
+                                  f"the results instead")
+    douts = dkwargs.get("out", NoTangent)
+    douts = douts if isinstance(douts, tuple) else (NoTangent,) * len(out)
+    fresh_y = fn(*args)
+    dy = rule.jvp(EagerBuilder(), fresh_y, *[H(a, d) for a, d in zip(args, dargs)])  # type: ignore[misc]
+    parts = dy if isinstance(dy, tuple) else (NoTangent,) * len(out)
+    parts = tuple(_copy_if_shared(p, d) for p, d in zip(parts, douts))
+    y = fn(*args, **kwargs)
+    return y, tuple(update(d, p) if d is not NoTangent and d is not None else (NoTangent if p is None else p)
+                    for d, p in zip(douts, parts))
 
 
 def _copy_if_shared(dy: Any, dtarget: Any) -> Any:

@@ -12,7 +12,8 @@ import math
 from . import helpers as h
 from .operator_rules import integer_scalar, pow_tangent, times_base_slope
 from .registry import defjvp, defvjp, defzero
-from .strong_zeros import INFINITE_SLOPES, arcsin_slope, cbrt_slope, sqrt_slope, strong_mul, unit_ratio
+from .strong_zeros import (INFINITE_SLOPES, arcsin_slope, atan2_adjoints, atan2_tangent, cbrt_slope, over_partial,
+                           sqrt_slope, strong_mul, unit_ratio)
 
 
 def unary(fn, dfdx):
@@ -97,12 +98,11 @@ h.FLOAT_ELEMENTWISE.add(add1)
 defjvp(math.pow, pow_tangent)
 defvjp(math.pow, lambda t, g, y, a, b: (times_base_slope(t, g, t.call(h.pow_deriv, a, b), b),
                                         None if integer_scalar(t.value(b)) else t.mul(g, t.mul(y, t.call(h.log_for_pow, a, g)))))
-defvjp(math.atan2, lambda t, g, y, a, b: (t.div(t.mul(g, b), t.add(t.mul(a, a), t.mul(b, b))),
-                                          t.neg(t.div(t.mul(g, a), t.add(t.mul(a, a), t.mul(b, b))))))
+defvjp(math.atan2, lambda t, g, y, a, b: atan2_adjoints(t, g, a, b))  # (strong zeros: strong_zeros.atan2_tangent)
 defvjp(math.hypot, lambda t, g, y, *xs: tuple(t.mul(g, t.call(unit_ratio, x, y)) for x in xs))  # (0 at 0: strong_zeros)
 defvjp(math.fmod, lambda t, g, y, a, b: (g, t.neg(t.mul(g, t.call(math.trunc, t.call(_div, a, b))))))
 defvjp(math.copysign, lambda t, g, y, a, b: (t.mul(g, t.mul(t.call(h.sign, a), t.call(h.sign, y))), None))
-defjvp(math.atan2, lambda t, y, a, b: t.div(t.sub(t.mul(t.d(a), b), t.mul(a, t.d(b))), t.add(t.mul(a, a), t.mul(b, b))))
+defjvp(math.atan2, lambda t, y, a, b: atan2_tangent(t, a, b))
 defjvp(math.hypot, lambda t, y, *xs: _sum(t, [t.mul(t.d(x), t.call(unit_ratio, x, y)) for x in xs]))
 defjvp(math.copysign, lambda t, y, a, b: t.mul(t.d(a), t.mul(t.call(h.sign, a), t.call(h.sign, y))))
 defjvp(math.fmod, lambda t, y, a, b: t.sub(t.d(a), t.mul(t.call(math.trunc, t.call(_div, a, b)), t.d(b))))
@@ -159,7 +159,9 @@ def dist_tangent(p, q, y, dp, dq):
 
     dps = iter_tangents(p, dp) if dp is not _no() else [0.0] * len(p)
     dqs = iter_tangents(q, dq) if dq is not _no() else [0.0] * len(q)
-    return sum((a - b) * (da - db) for a, b, da, db in zip(p, q, dps, dqs)) / y
+    # (each coordinate's tangent a strong product: exactly 0 where it does not move, also at p == q, where the
+    # slope (p - q) / |p - q| is 0 / 0: that nan reached every entry of a jacfwd)
+    return sum(strong_mul(da - db, over_partial(a - b, y)) for a, b, da, db in zip(p, q, dps, dqs))
 
 
 def dist_adjoint(p, q, y, g, sign):
@@ -168,7 +170,7 @@ def dist_adjoint(p, q, y, g, sign):
 
     if g is _no():
         return g
-    items = [sign * g * (a - b) / y for a, b in zip(p, q)]
+    items = [sign * strong_mul(g, over_partial(a - b, y)) for a, b in zip(p, q)]  # (0 for g == 0, p == q too)
     return AdjList(items) if isinstance(p if sign > 0 else q, list) else AdjTuple(items)
 
 

@@ -196,12 +196,16 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
         if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)) and \
                 dobj.fields.get(name, NoTangent) is NoTangent:
             return attr_constant  # (`C.combine`, a static method read through its class: no tangent at any order)
-        if name in dobj.fields or name in getattr(obj, "__dict__", {}):
+        bound = isinstance(value, (types.MethodType, types.BuiltinMethodType)) and getattr(value, "__self__", None) is obj
+        # (a classmethod read through its class, `G.zero` of a dataclass G: the name is in the class's __dict__ but
+        # it is no field; first order takes it as a method of the class (getattr_tangent), and so does this twin:
+        # attr_field looked it up among the fields' tangents, a KeyError at jacfwd(jacfwd(f)))
+        if name in dobj.fields or (name in getattr(obj, "__dict__", {}) and not (bound and isinstance(obj, type))):
             return attr_field
         prop = getattr(type(obj), name, None)
         if isinstance(prop, property):
             return attr_property if isinstance(prop.fget, types.FunctionType) else None
-        if isinstance(value, (types.MethodType, types.BuiltinMethodType)) and getattr(value, "__self__", None) is obj:
+        if bound:
             return attr_method
         if hasattr(type(obj), name) and not hasattr(prop, "__get__"):
             return attr_constant  # a class attribute (a number, a string): a constant, as at first order

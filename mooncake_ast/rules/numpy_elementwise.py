@@ -17,8 +17,8 @@ from . import helpers as h
 from .numpy_common import _in_storage, _inexact, _no_adjoint, _refuse_keywords, _split, _unb, cj
 from .operator_rules import pow_adjoints, pow_tangent, quotient_adjoints
 from .registry import defcomplex, defjvp, defvjp, defzero
-from .strong_zeros import (INFINITE_SLOPES, adjoints_meet_overflow, arcsin_slope, cbrt_slope, reciprocal, sqrt_slope,
-                           strong_mul, times_overflowing_slope, times_partial, unit_ratio)
+from .strong_zeros import (INFINITE_SLOPES, adjoints_meet_overflow, arcsin_slope, atan2_adjoints, atan2_tangent, cbrt_slope,
+                           reciprocal, sqrt_slope, strong_mul, times_overflowing_slope, times_partial, unit_ratio)
 
 
 def unary(fn, dfdx):
@@ -143,7 +143,7 @@ defjvp(np.maximum, lambda t, y, a, b, **k: t.call(np.where, t.call(np.greater_eq
 defjvp(np.minimum, lambda t, y, a, b, **k: t.call(np.where, t.call(np.less_equal, a, b), t.dz(a), t.dz(b)))
 defjvp(np.fmax, lambda t, y, a, b, **k: t.call(np.where, t.call(fmax_first, a, b), t.dz(a), t.dz(b)))
 defjvp(np.fmin, lambda t, y, a, b, **k: t.call(np.where, t.call(fmin_first, a, b), t.dz(a), t.dz(b)))
-defjvp(np.arctan2, lambda t, y, a, b, **k: t.div(t.sub(t.mul(t.d(a), b), t.mul(a, t.d(b))), t.add(t.mul(a, a), t.mul(b, b))))
+defjvp(np.arctan2, lambda t, y, a, b, **k: atan2_tangent(t, a, b))  # (strong zeros: 0 at 0 for inputs that do not move)
 defjvp(np.hypot, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.call(unit_ratio, a, y)), t.mul(t.d(b), t.call(unit_ratio, b, y))))  # (0 at 0)
 defjvp(np.logaddexp, lambda t, y, a, b, **k: t.add(t.mul(t.d(a), t.call(np.exp, t.sub(a, y))), t.mul(t.d(b), t.call(np.exp, t.sub(b, y)))))
 defjvp(np.where, lambda t, y, c, a=None, b=None: t.call(np.where, c, t.dz(a), t.dz(b)) if (t.d(a) is not None or t.d(b) is not None) else None)
@@ -249,8 +249,7 @@ defvjp(np.minimum, lambda t, g, y, a, b, **k: (t.unb(t.call(np.where, t.call(np.
 defvjp(np.where, lambda t, g, y, c, a=None, b=None: (None, t.unb(t.call(np.where, c, g, 0.0), a), t.unb(t.call(np.where, c, 0.0, g), b))
        if a is not None else (None,))
 defvjp(np.clip, lambda t, g, y, x, *a, **k: _clip_vjp(t, g, x, a, k, "np.clip"))
-defvjp(np.arctan2, lambda t, g, y, a, b, **k: (t.unb(t.div(t.mul(g, b), t.add(t.mul(a, a), t.mul(b, b))), a),
-                                               t.unb(t.neg(t.div(t.mul(g, a), t.add(t.mul(a, a), t.mul(b, b)))), b)))
+defvjp(np.arctan2, lambda t, g, y, a, b, **k: tuple(t.unb(part, z) for part, z in zip(atan2_adjoints(t, g, a, b), (a, b))))
 defvjp(np.hypot, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(unit_ratio, a, y)), a), t.unb(t.mul(g, t.call(unit_ratio, b, y)), b)))
 defvjp(np.logaddexp, lambda t, g, y, a, b, **k: (t.unb(t.mul(g, t.call(np.exp, t.sub(a, y))), a), t.unb(t.mul(g, t.call(np.exp, t.sub(b, y))), b)))
 

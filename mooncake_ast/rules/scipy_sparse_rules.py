@@ -247,6 +247,22 @@ def _shares_values(x, y):
     return y is x or (isinstance(v, np.ndarray) and isinstance(y.data, np.ndarray) and np.shares_memory(v, y.data))
 
 
+def _carries_nothing(d) -> bool:
+    """Is the tangent d of an operand exactly zero everywhere (NoTangent, zeros, empty lists, an object array of
+    them: the tangent storage of a lil_matrix that only constants were written into)?"""
+    if d is None or d is NoTangent:
+        return True
+    if isinstance(d, MutableTangent):
+        return all(_carries_nothing(v) for v in d.fields.values())
+    if isinstance(d, (list, tuple)):
+        return all(_carries_nothing(v) for v in d)
+    if isinstance(d, np.ndarray):
+        return all(_carries_nothing(v) for v in d.flat) if d.dtype == object else not np.any(d)
+    if isinstance(d, (int, float, complex, np.number)):
+        return d == 0
+    return False
+
+
 def converted_tangent(x, y, dx):
     """Tangent of y = conversion of x (a MutableTangent of y's `data`), NoTangent where x's values have none."""
     layout = _operand_layout(x, getattr(y, "format", None))
@@ -255,6 +271,8 @@ def converted_tangent(x, y, dx):
     if y is x:
         return dx  # (the same object: the same tangent)
     if layout is None:
+        if _carries_nothing(dx):  # (a lil_matrix assembled from constants, `K[i, i] = 2.0`, then .tocsr(): no tangent)
+            return NoTangent
         raise NotImplementedError(f"derivative of making a scipy.sparse {getattr(y, 'format', '')} matrix from a "
                                   f"{type(x).__name__}: pass a dense array, a sparse matrix or (data, (row, col))")
     rows, cols, keep, how = layout

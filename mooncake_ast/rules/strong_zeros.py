@@ -42,7 +42,8 @@ from ..tangents import NoTangent
 from .numpy_common import cj
 from .registry import defcomplex, defjvp, defvjp
 
-__all__ = ["arcsin_slope", "cbrt_slope", "sqrt_slope", "strong_mul", "strong_product", "times_partial", "unit_ratio"]
+__all__ = ["arcsin_slope", "atan2_adjoints", "atan2_tangent", "cbrt_slope", "over_partial", "sqrt_slope", "strong_mul",
+           "strong_product", "strong_terms", "times_partial", "unit_ratio"]
 
 
 def strong_mul(z: Any, d: Any) -> Any:
@@ -146,11 +147,49 @@ def unit_ratio(x: Any, r: Any) -> Any:
         return np.where(np.equal(r, 0), 0.0 * x, np.divide(x, np.where(np.equal(r, 0), 1.0, r)))
 
 
+def over_partial(n: Any, s: Any) -> Any:
+    """n / s as a partial derivative that may be 0 / 0 at a kink (arctan2's b / (a^2 + b^2) at the origin, the
+    slope x / r of unit_ratio): nan there, an infinity for n != 0, and a Python number never raises."""
+    if type(n) is float and type(s) is float and s != 0.0:
+        return n / s
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return n * reciprocal(s)
+
+
+def strong_terms(t: Any, pairs: list) -> Any:
+    """sum of strong_mul(dz, partial) over (tangent or adjoint, partial) pairs, skipping symbolic zeros: each term is
+    exactly 0 where its dz is, whatever the partial (nan at a kink), so an input that does not move leaves the
+    result finite (hypot / arctan2 at the origin reached with zero tangents gave 0 / 0 = nan, which reverse mode
+    over forward code spread into every entry of the Hessian: hunt12 _HYPOT_ZERO_LEAK)."""
+    out = None
+    for dz, partial in pairs:
+        if dz is not None:
+            term = t.call(strong_mul, dz, partial)
+            out = term if out is None else t.add(out, term)
+    return out
+
+
 unit_ratio.dense_in_dense = True  # type: ignore[attr-defined]
 FLOAT_ELEMENTWISE.add(unit_ratio)
-defjvp(unit_ratio, lambda t, q, x, r: t.div(t.sub(t.d(x), t.mul(q, t.d(r))) if t.d(r) is not None else t.d(x), r)
-       if (t.d(x) is not None or t.d(r) is not None) else None)
-defvjp(unit_ratio, lambda t, g, q, x, r: (t.unb(t.div(g, r), x), t.unb(t.neg(t.div(t.mul(g, q), r)), r)))
+# (d(x / r) = dx / r - (q / r) dr, each a strong product: at r == 0 with exactly zero dx, dr (or adjoint g) the
+# result is 0, not 0 / 0; with a moving input it stays infinite or nan, the kink's honest answer)
+defjvp(unit_ratio, lambda t, q, x, r: strong_terms(t, [(t.d(x), t.call(reciprocal, r)),
+                                                       (t.neg(t.d(r)), t.call(over_partial, q, r))]))
+defvjp(unit_ratio, lambda t, g, q, x, r: (t.unb(t.call(strong_mul, g, t.call(reciprocal, r)), x),
+                                          t.unb(t.neg(t.call(strong_mul, g, t.call(over_partial, q, r))), r)))
+
+
+def atan2_tangent(t: Any, a: Any, b: Any) -> Any:
+    """d atan2(a, b) = (b da - a db) / (a^2 + b^2), as strong products of the tangents: 0 where da and db are 0,
+    at the origin too (nan there for a moving input: atan2 has no derivative at the origin)."""
+    s = t.add(t.mul(a, a), t.mul(b, b))
+    return strong_terms(t, [(t.d(a), t.call(over_partial, b, s)), (t.neg(t.d(b)), t.call(over_partial, a, s))])
+
+
+def atan2_adjoints(t: Any, g: Any, a: Any, b: Any) -> tuple:
+    """(g b, -g a) / (a^2 + b^2), 0 where g is 0 (the origin included)."""
+    s = t.add(t.mul(a, a), t.mul(b, b))
+    return (t.call(strong_mul, g, t.call(over_partial, b, s)), t.neg(t.call(strong_mul, g, t.call(over_partial, a, s))))
 
 
 def reciprocal(b: Any) -> Any:
@@ -161,7 +200,7 @@ def reciprocal(b: Any) -> Any:
     return _over(1.0, b)
 
 
-for _fn in (sqrt_slope, cbrt_slope, arcsin_slope, reciprocal):
+for _fn in (sqrt_slope, cbrt_slope, arcsin_slope, reciprocal, over_partial):
     _fn.dense_in_dense = True  # type: ignore[attr-defined]
     FLOAT_ELEMENTWISE.add(_fn)
 
@@ -176,6 +215,11 @@ _slope_rules(sqrt_slope, lambda t, s, y: t.mul(-2.0, t.mul(s, s)))  # -0.5 / y^2
 _slope_rules(cbrt_slope, lambda t, s, y: t.div(t.mul(-2.0, s), y))  # -2 / (3 y^3)
 _slope_rules(arcsin_slope, lambda t, s, x: t.mul(x, t.mul(s, t.mul(s, s))))  # x / (1 - x^2)^(3/2)
 _slope_rules(reciprocal, lambda t, s, b: t.neg(t.mul(s, s)))  # -1 / b^2
+# (over_partial = n * reciprocal(s): the product rule, the tangents of n and of s each a strong product)
+defjvp(over_partial, lambda t, y, n, s: strong_terms(t, [(t.d(n), t.call(reciprocal, s)),
+                                                       (t.neg(t.d(s)), t.call(over_partial, y, s))]))
+defvjp(over_partial, lambda t, g, y, n, s: (t.unb(t.call(strong_mul, g, t.call(reciprocal, s)), n),
+                                            t.unb(t.neg(t.call(strong_mul, g, t.call(over_partial, y, s))), s)))
 defcomplex(sqrt_slope, arcsin_slope, reciprocal)
 
 
@@ -183,7 +227,7 @@ defcomplex(sqrt_slope, arcsin_slope, reciprocal)
 # The callables whose slope can be infinite at a finite input (the rules above multiply their tangents and
 # adjoints as strong zeros): in reverse mode the adjoint they send back is infinite there when their own adjoint
 # is not 0 (sqrt at 0: the honest d sqrt(u)/du).  Rule files add them as they register the rules.
-INFINITE_SLOPES: set = {strong_mul, strong_product, sqrt_slope, cbrt_slope, arcsin_slope, reciprocal}  # (and, differentiated again, these)
+INFINITE_SLOPES: set = {strong_mul, strong_product, sqrt_slope, cbrt_slope, arcsin_slope, reciprocal, over_partial}  # (and, differentiated again, these)
 _POWERS = frozenset([operator.pow, operator.ipow, pow, np.power, np.float_power, math.pow])
 # Callables that pass a zero adjoint to an operand they did not select (ops.choose: generated code's `a if c else b`
 # of two computed values), and the NaN-skipping ones, which pass a zero adjoint to the NaN slots they skip

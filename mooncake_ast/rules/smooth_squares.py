@@ -1,0 +1,113 @@
+"""The square of a kink, differentiated as the smooth function it is: `np.linalg.norm(x) ** 2`, `np.hypot(a, b) ** 2`,
+`np.abs(x) ** 2`, `np.sqrt(s) ** 2` (ir/smooth_squares.py finds them).
+
+Each kink's own rules take the slope 0 at the kink (abs, norm, hypot at 0: strong_zeros.unit_ratio) and an infinite
+curvature there, met by the square's slope 2 y == 0 as a strong zero.  Differentiated once that is right (the square's
+gradient at 0 is 0); differentiated twice it is not: the Hessian of norm(x) ** 2 at x == 0 came out 0 where it is 2 I
+(the square smooths the cone: |x|^2).  Here the square is computed as the code computes it, so its value is the
+user's to the last bit, and differentiated as the sum of squares of the kink's operands, whose derivatives are
+polynomials: right at every order, at the kink too.
+
+`smooth_square(v, s)`: the value v (the square as written), the derivative of s (the same number as a sum of
+squares), and nan where v is nan (np.sqrt(s) ** 2 for s < 0, where NumPy gives nan: no derivative there).
+`modulus_squared(x)`: |x|^2 elementwise (x * x for real x, for complex x the sum of the squared parts).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir.types import FLOAT_ELEMENTWISE
+from .registry import defcomplex, defjvp, defvjp
+
+__all__ = ["defined_where", "modulus_squared", "modulus_squared_tangent", "nan_where_moving", "numeric_operand",
+           "smooth_square"]
+
+
+def smooth_square(v: Any, s: Any) -> Any:
+    """v's value (the square as the user's code computed it); its derivative is s's (rules below).  A copy of an
+    array v: the same object would share v's adjoint storage in reverse mode, and the adjoint of the result would
+    reach v's own derivative too (counted twice)."""
+    return v.copy() if isinstance(v, np.ndarray) else v
+
+
+def defined_where(d: Any, v: Any) -> Any:
+    """d, and nan where v is nan and d is not 0 (a derivative where the value has none is not a number either; an
+    input that does not move moves nothing: an exact 0 stays, as strong_zeros has it)."""
+    if type(v) is float or type(v) is int:
+        return d if v == v or (type(d) is float and d == 0.0) else d * np.nan
+    nan = np.isnan(v)
+    if not np.any(nan):
+        return d
+    return np.where(nan & np.not_equal(d, 0), np.nan, d)
+
+
+def nan_where_moving(dv: Any, v: Any) -> Any:
+    """0, and nan where v is nan and its tangent (or adjoint) dv is not 0: the derivative of defined_where through
+    its v (where v is a number, defined_where does not depend on it; where v is nan nothing about it is defined)."""
+    if type(v) is float or type(v) is int:
+        return 0.0 if v == v or (type(dv) is float and dv == 0.0) else np.nan
+    return np.where(np.isnan(v) & np.not_equal(dv, 0), np.nan, 0.0)
+
+
+def _complex(x: Any) -> bool:
+    return np.iscomplexobj(x)
+
+
+def _refuse_other(x: Any) -> None:
+    """modulus_squared takes numbers and numeric arrays: `abs(v) ** 2` of an object of the user's (its own __abs__)
+    is no sum of squares that this helper knows."""
+    if isinstance(x, np.ndarray) and x.dtype.kind in "biufc":
+        return
+    if isinstance(x, (bool, int, float, complex, np.number)):
+        return
+    raise NotImplementedError(f"derivative of the square of a norm / hypot / abs / sqrt of a {type(x).__name__}: give "
+                              f"it an array (np.asarray), or write the square as a product of its parts")
+
+
+def numeric_operand(x: Any) -> Any:
+    """x (a copy of an array: the same object would share x's adjoint storage in reverse mode), refused where it is
+    no number or numeric array (a list given to np.sqrt by name: its square's derivative would have the list's
+    shape)."""
+    _refuse_other(x)
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
+def modulus_squared(x: Any) -> Any:
+    """|x|^2 elementwise without a kink: x * x, or x.real ** 2 + x.imag ** 2 for complex x (a real result)."""
+    _refuse_other(x)
+    if _complex(x):
+        return x.real * x.real + x.imag * x.imag
+    return x * x
+
+
+def modulus_squared_tangent(x: Any, dx: Any) -> Any:
+    """2 Re(conj(x) dx): the tangent of modulus_squared (bilinear in x and dx, so its own rules are products)."""
+    if _complex(x) or _complex(dx):
+        return 2.0 * np.real(np.conj(x) * dx)
+    return 2.0 * (x * dx)
+
+
+for _fn in (smooth_square, defined_where, nan_where_moving, numeric_operand, modulus_squared, modulus_squared_tangent):
+    _fn.dense_in_dense = True  # type: ignore[attr-defined]  (an array in, an array out: reverse/templates.py)
+    FLOAT_ELEMENTWISE.add(_fn)
+
+defjvp(smooth_square, lambda t, y, v, s: t.call(defined_where, t.d(s), v) if t.d(s) is not None else None)
+defvjp(smooth_square, lambda t, g, y, v, s: (None, t.call(defined_where, g, v)))
+defjvp(defined_where, lambda t, y, d, v: t.add(t.call(defined_where, t.d(d), v) if t.d(d) is not None else None,
+                                                t.call(nan_where_moving, t.d(v), v) if t.d(v) is not None else None))
+defvjp(defined_where, lambda t, g, y, d, v: (t.call(defined_where, g, v), t.unb(t.call(nan_where_moving, g, v), v)))
+defjvp(nan_where_moving, lambda t, y, dv, v: t.add(t.call(nan_where_moving, t.d(dv), v) if t.d(dv) is not None else None,
+                                                   t.call(nan_where_moving, t.d(v), v) if t.d(v) is not None else None))
+defvjp(nan_where_moving, lambda t, g, y, dv, v: (t.unb(t.call(nan_where_moving, g, v), dv), t.unb(t.call(nan_where_moving, g, v), v)))
+defjvp(numeric_operand, lambda t, y, x: t.d(x))
+defvjp(numeric_operand, lambda t, g, y, x: (g,))
+defjvp(modulus_squared, lambda t, y, x: t.call(modulus_squared_tangent, x, t.d(x)) if t.d(x) is not None else None)
+# (the real inner product on C = R^2: x_bar = 2 g x, g real)
+defvjp(modulus_squared, lambda t, g, y, x: (t.mul(t.mul(2.0, g), x),))
+defjvp(modulus_squared_tangent, lambda t, y, x, d: t.add(
+    t.call(modulus_squared_tangent, t.d(x), d) if t.d(x) is not None else None,
+    t.call(modulus_squared_tangent, x, t.d(d)) if t.d(d) is not None else None))
+defvjp(modulus_squared_tangent, lambda t, g, y, x, d: (t.mul(t.mul(2.0, g), d), t.mul(t.mul(2.0, g), x)))
+defcomplex(smooth_square, defined_where, numeric_operand, modulus_squared, modulus_squared_tangent)
