@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
-from mooncake_ast.rules.smooth_squares import (defined_where, modulus_squared, modulus_squared_tangent,
-                                               nan_where_moving, numeric_operand, smooth_square)
+from mooncake_ast.rules.smooth_squares import (as_numeric_array, defined_where, modulus_squared,
+                                               modulus_squared_tangent, nan_where_moving, numeric_operand,
+                                               operand_adjoint, operand_tangent, smooth_square)
 from mooncake_ast.rules.strong_products import (strong_dot_adjoint, strong_matmul, strong_matmul_adjoint,
                                                 strong_matmul_tangent_term)
 from mooncake_ast.rules.strong_zeros import (arcsin_slope, cbrt_slope, over_partial, reciprocal, sqrt_slope, strong_mul,
@@ -150,6 +151,22 @@ def modulus_squared_tangents(x, d):
     return np.sum(modulus_squared_tangent(x, d * d) * np.cos(x).real) + modulus_squared_tangent(x[0], d[1])
 
 
+def numeric_arrays(x):
+    v = [x[0] * 2.0, x[1], x[2] ** 2]
+    return np.sum(as_numeric_array(v) * x) + np.sum(as_numeric_array(x * x)) + as_numeric_array(x[0] * 3.0) * x[1]
+
+
+def operand_tangents(x, d):
+    v = [x[0], x[1] * x[2]]
+    return np.sum(operand_tangent(v, [d[0], d[1] * 2.0]) * x[:2]) + np.sum(operand_tangent(x, d * d) * x)
+
+
+def operand_adjoints(x, g):
+    v = (x[0], x[1])
+    a, b = operand_adjoint(v, g[:2] * x[2])
+    return a * b + np.sum(operand_adjoint(x, g * g) * x)
+
+
 def _weights(shape):
     return np.cos(np.arange(np.prod(shape), dtype=float)).reshape(shape)
 
@@ -184,6 +201,9 @@ STRONG_CASES = {
     "mooncake_ast.rules.smooth_squares.numeric_operand": [Case(numeric_operands, X3), Case(numeric_operands, X3 - 0.5j)],
     "mooncake_ast.rules.smooth_squares.modulus_squared": [
         Case(moduli_squared, X3), Case(moduli_squared, X3 + 1j * X3[::-1]), Case(modulus_squared_real_number, -0.8)],
+    "mooncake_ast.rules.smooth_squares.as_numeric_array": [Case(numeric_arrays, X3), Case(numeric_arrays, X3 - 0.5j)],
+    "mooncake_ast.rules.smooth_squares.operand_tangent": [Case(operand_tangents, X3, X3[::-1] + 2.0)],
+    "mooncake_ast.rules.smooth_squares.operand_adjoint": [Case(operand_adjoints, X3, X3[::-1] + 2.0)],
     "mooncake_ast.rules.smooth_squares.modulus_squared_tangent": [
         Case(modulus_squared_tangents, X3, X3[::-1] + 2.0),
         Case(modulus_squared_tangents, X3 + 0.5j, X3[::-1] - 1j * X3)],

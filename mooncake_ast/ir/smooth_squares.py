@@ -49,10 +49,6 @@ def _squared_operand(s: Call, resolve: Callable[[Any], Any]) -> Optional[Value]:
     return None
 
 
-def _is_display(v: Value) -> bool:
-    return isinstance(v, Call) and v.callee() in (ops.list_of, ops.tuple_of)
-
-
 def _sum_of_squares(y: Value, resolve: Callable[[Any], Any], new: Callable[..., Call]) -> Optional[Call]:
     """The statements computing y ** 2 as a sum of squares of y's operands (appended through `new`), for y a kink
     whose square is smooth; else None (nothing made)."""
@@ -61,12 +57,16 @@ def _sum_of_squares(y: Value, resolve: Callable[[Any], Any], new: Callable[..., 
     fn = resolve(y.fn)
     if fn is None:
         return None
-    from ..rules.smooth_squares import modulus_squared, numeric_operand
+    from ..rules.smooth_squares import as_numeric_array, modulus_squared, numeric_operand
 
     if fn is not math.hypot and fn is not math.sqrt and fn is not math.fabs:
-        # (`np.linalg.norm([a, b]) ** 2`: the array NumPy makes of a display (np.asarray: real numbers in reverse
-        # mode, as displays of differentiated values are); a list by name is refused by modulus_squared)
-        y = Call(y.fn, [new(np.asarray, [a]) if _is_display(a) else a for a in y.args], dict(y.kwargs), loc=y.loc)
+        # (`np.linalg.norm([a, b]) ** 2`, `v = list(x); np.linalg.norm(v) ** 2`: the array NumPy makes of a display
+        # or a list, through as_numeric_array, whose adjoint is split back into the items, complex ones too)
+        def operand(a: Value) -> Value:
+            return a if isinstance(a, Const) else new(as_numeric_array, [a])
+
+        ops_ = [operand(y.args[0]), *y.args[1:]] if fn is np.linalg.norm else [operand(a) for a in y.args]
+        y = Call(y.fn, ops_, dict(y.kwargs), loc=y.loc)  # (norm's ord / axis / keepdims: as they are)
 
     if fn is np.linalg.norm and 1 <= len(y.args) and set(y.kwargs) <= {"ord", "axis", "keepdims"}:
         named = dict(zip(("ord", "axis", "keepdims"), y.args[1:]))

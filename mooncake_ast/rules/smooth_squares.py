@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 
 from ..ir.types import FLOAT_ELEMENTWISE
+from ..tangents import NoTangent
 from .registry import defcomplex, defjvp, defvjp
 
-__all__ = ["defined_where", "modulus_squared", "modulus_squared_tangent", "nan_where_moving", "numeric_operand",
-           "smooth_square"]
+__all__ = ["as_numeric_array", "defined_where", "modulus_squared", "modulus_squared_tangent", "nan_where_moving",
+           "numeric_operand", "operand_adjoint", "operand_tangent", "smooth_square"]
 
 
 def smooth_square(v: Any, s: Any) -> Any:
@@ -35,6 +36,8 @@ def smooth_square(v: Any, s: Any) -> Any:
 def defined_where(d: Any, v: Any) -> Any:
     """d, and nan where v is nan and d is not 0 (a derivative where the value has none is not a number either; an
     input that does not move moves nothing: an exact 0 stays, as strong_zeros has it)."""
+    if d is NoTangent:
+        return NoTangent
     if type(v) is float or type(v) is int:
         return d if v == v or (type(d) is float and d == 0.0) else d * np.nan
     nan = np.isnan(v)
@@ -46,6 +49,8 @@ def defined_where(d: Any, v: Any) -> Any:
 def nan_where_moving(dv: Any, v: Any) -> Any:
     """0, and nan where v is nan and its tangent (or adjoint) dv is not 0: the derivative of defined_where through
     its v (where v is a number, defined_where does not depend on it; where v is nan nothing about it is defined)."""
+    if dv is NoTangent:
+        return NoTangent
     if type(v) is float or type(v) is int:
         return 0.0 if v == v or (type(dv) is float and dv == 0.0) else np.nan
     return np.where(np.isnan(v) & np.not_equal(dv, 0), np.nan, 0.0)
@@ -64,6 +69,48 @@ def _refuse_other(x: Any) -> None:
         return
     raise NotImplementedError(f"derivative of the square of a norm / hypot / abs / sqrt of a {type(x).__name__}: give "
                               f"it an array (np.asarray), or write the square as a product of its parts")
+
+
+def as_numeric_array(x: Any) -> Any:
+    """The kink's operand as NumPy reads it: a list or tuple (`v = list(x); np.linalg.norm(v) ** 2`) as an array; an
+    array copied (the same object would share x's adjoint storage in reverse mode); anything else as it is."""
+    if isinstance(x, (list, tuple)):
+        return np.asarray(x)
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
+def operand_tangent(x: Any, dx: Any) -> Any:
+    """The tangent of as_numeric_array(x): a list's tangent (its items' tangents) laid out as the array NumPy makes."""
+    if dx is NoTangent:
+        return NoTangent
+    if isinstance(x, (list, tuple)):
+        from .numpy_creation import asarray_tangent
+
+        return asarray_tangent(np.asarray(x), x, dx)
+    return dx
+
+
+def operand_adjoint(x: Any, g: Any) -> Any:
+    """The adjoint of x from that of as_numeric_array(x): split back into the list's items."""
+    if g is NoTangent:
+        return NoTangent
+    if isinstance(x, (list, tuple)):
+        from ..reverse.adjoints import AdjList, AdjTuple
+
+        items = [operand_adjoint(v, g[i]) if isinstance(v, (list, tuple)) else _item_adjoint(v, g[i])
+                 for i, v in enumerate(x)]
+        return AdjList(items) if isinstance(x, list) else AdjTuple(items)
+    return g
+
+
+def _item_adjoint(v: Any, g: Any) -> Any:
+    """An item's part of the array's adjoint: complex for a complex item, the real part for a real one (the real
+    inner product: a real item moves only the real part of its entry)."""
+    if not np.iscomplexobj(v):
+        g = np.real(g)
+    if isinstance(v, np.ndarray):
+        return np.asarray(g).reshape(v.shape)
+    return g.item() if np.ndim(g) == 0 else g
 
 
 def numeric_operand(x: Any) -> Any:
@@ -110,4 +157,12 @@ defjvp(modulus_squared_tangent, lambda t, y, x, d: t.add(
     t.call(modulus_squared_tangent, t.d(x), d) if t.d(x) is not None else None,
     t.call(modulus_squared_tangent, x, t.d(d)) if t.d(d) is not None else None))
 defvjp(modulus_squared_tangent, lambda t, g, y, x, d: (t.mul(t.mul(2.0, g), d), t.mul(t.mul(2.0, g), x)))
-defcomplex(smooth_square, defined_where, numeric_operand, modulus_squared, modulus_squared_tangent)
+# (linear in the tangent / adjoint; x gives only the layout)
+defjvp(as_numeric_array, lambda t, y, x: t.call(operand_tangent, x, t.d(x)) if t.d(x) is not None else None)
+defvjp(as_numeric_array, lambda t, g, y, x: (t.call(operand_adjoint, x, g),))
+defjvp(operand_tangent, lambda t, y, x, dx: t.call(operand_tangent, x, t.d(dx)) if t.d(dx) is not None else None)
+defvjp(operand_tangent, lambda t, g, y, x, dx: (None, t.call(operand_adjoint, x, g)))
+defjvp(operand_adjoint, lambda t, y, x, g: t.call(operand_adjoint, x, t.d(g)) if t.d(g) is not None else None)
+defvjp(operand_adjoint, lambda t, gb, y, x, g: (None, t.call(operand_tangent, x, gb)))
+defcomplex(smooth_square, defined_where, numeric_operand, modulus_squared, modulus_squared_tangent, as_numeric_array,
+           operand_tangent, operand_adjoint)
