@@ -72,13 +72,7 @@ _NP_FLOAT_KEY = (
     "(a key drawn from the same zip tuple as a differentiated item is taken as differentiated)")
 
 KNOWN: dict = {}
-for _name in ("out_mean_into_row",):  # (WRONG until wrong13: refused now)
-    KNOWN[(_name, "second")] = (_METHOD_OUT_SECOND + "; REFUSED since wrong13", mc.MooncakeError)
 KNOWN[("sqrt_hypot_zero_loop", "second")] = (_HYPOT_ZERO_LEAK, AssertionError)
-for _name in ("out_sum_axis_then_inplace", "pos_out_sum_reduction", "pos_out_cumsum"):
-    KNOWN[(_name, "second")] = (_NESTED_KW_REDUCTION, mc.MooncakeError)
-for _name in ("out_max_axis0", "vec_out_max_axis0", "out_prod_min_methods"):
-    KNOWN[(_name, "second")] = (_NESTED_METHOD_KW, mc.MooncakeError)
 for _name in ("cx_mandel_loop", "cx_fft_power", "cx_buffer_write_loop"):  # (the others computed since order12)
     KNOWN[(_name, "second")] = (_NESTED_REAL, mc.MooncakeError)
 for _name in ("it_islice_iter_break", "it_accumulate_iter_initial", "it_tee_offset", "it_groupby_keys",
@@ -286,7 +280,6 @@ def _second_params(funcs, reason, controls):
     out = []
     for how in _SECOND:
         for f in funcs:
-            _REFUSED_SECOND.add(f)
             out.append(pytest.param(f, how, id=f"{f.__name__}-{how}"))
         for f in controls:
             out.append(pytest.param(f, how, id=f"{f.__name__}-{how}"))
