@@ -252,3 +252,200 @@ def test_positional_out_family_second_order(f, how):
 def test_positional_out_family_second_order_refused(f, how):
     with pytest.raises(mc.MooncakeError, match="not supported"):
         COMPOSITIONS[how](f)(_w13.A34.copy())
+
+
+# ---------------------------------------------------------------- a reused pullback never writes its tape
+# jacrev calls one pullback per output element on one tape (jacobian_rows.py), mc.vjp keeps a pullback whose tape is
+# kept whole (reverse/derived_rules._with_pullback); the calls share the tape's saved values.  mooncake_ast/
+# reused_tapes.py checks that no call changed them (on here, for this file), on code whose pullback would write where
+# it could: in-place updates, appends, np.add.at, buffers written in loops, helpers that do so (nested pullbacks).
+from mooncake_ast import reused_tapes  # noqa: E402
+from mooncake_ast.reverse.runtime import rcall, reusable  # noqa: E402
+
+
+@pytest.fixture
+def check_tapes(monkeypatch):
+    monkeypatch.setattr(reused_tapes, "CHECK", True)
+
+
+def _w_inplace_scale(x):
+    y = x * 1.5
+    y *= np.sin(x)
+    y += x[::-1] ** 2
+    return y
+
+
+def _w_item_writes(x):
+    a = np.zeros(x.size)
+    for i in range(x.size):
+        a[i] = x[i] * x[i - 1] + a[i - 1]
+    return a
+
+
+def _w_argument_written(x):
+    x = x.copy()
+    x[1:] -= 0.5 * x[:-1] ** 2
+    return np.tanh(x) * x[0]
+
+
+def _w_appends(x):
+    rows = []
+    for k in range(3):
+        rows.append(np.cos(x * (k + 1.0)))
+    out = rows[0] * rows[1]
+    rows.append(out)
+    return out + rows[2] * rows[-1]
+
+
+def _w_add_at(x):
+    out = np.zeros(x.size)
+    np.add.at(out, np.arange(x.size) % 2, x ** 2)
+    np.add.at(out, [0, 0, 1], x[:3] * x[0])
+    return out * x
+
+
+def _w_add_at_copy(x):
+    b = x.copy()
+    np.add.at(b, [1, 1, 2], np.exp(x[:3]))
+    return b ** 2
+
+
+def _w_helper_writes(x):
+    def push(buf, v):
+        buf[0] = buf[0] * v
+        buf[1] += v ** 2
+        return buf
+
+    buf = np.ones(2)
+    for v in x:
+        push(buf, v)
+    return np.concatenate([buf, x * buf[0]])
+
+
+def _w_helper_pure_in_loop(x):
+    def step(s, v):
+        return np.sin(s) * v + s ** 2
+
+    s = x * 0.5
+    for v in x[:3]:
+        s = step(s, v)
+    return s
+
+
+def _w_dict_accumulate(x):
+    d = {"a": x * 0.0, "b": x[0] * 1.0}
+    for k in range(2):
+        d["a"] = d["a"] + np.sin(x + k)
+        d["b"] = d["b"] * x[k]
+    return d["a"] * d["b"]
+
+
+class _Acc:
+    def __init__(self, v):
+        self.v = v * 1.0
+        self.hist = []
+
+    def step(self, w):
+        self.hist.append(self.v.copy())
+        self.v = self.v * w + np.tanh(self.v)
+        return self
+
+
+def _w_object_history(x):
+    a = _Acc(x)
+    for w in (0.5, 1.5):
+        a.step(w * x[0])
+    return a.v + a.hist[0] * a.hist[-1]
+
+
+WRITERS = [_w_inplace_scale, _w_item_writes, _w_argument_written, _w_appends, _w_add_at, _w_add_at_copy,
+           _w_helper_writes, _w_helper_pure_in_loop, _w_dict_accumulate, _w_object_history]
+
+
+@pytest.mark.parametrize("n", [3, 5])
+@pytest.mark.parametrize("f", WRITERS, ids=lambda f: f.__name__)
+def test_jacrev_of_writers_on_one_tape(f, n, check_tapes):
+    x = np.linspace(-0.8, 0.9, n) + 0.05
+    before = x.copy()
+    J = mc.jacrev(f)(x)
+    np.testing.assert_array_equal(x, before)
+    np.testing.assert_allclose(J, mc.jacfwd(f)(x.copy()), rtol=1e-9, atol=1e-11)
+    close(J, fd(lambda v: f(v.copy()), x), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", WRITERS, ids=lambda f: f.__name__)
+def test_vjp_pullback_of_writers_called_again(f, check_tapes):
+    x = np.array([0.3, -0.6, 0.8, 0.2])
+    y, pb = mc.vjp(f, x.copy())
+    seeds = [np.cos(np.arange(np.size(y)) * k).reshape(np.shape(y)) for k in (1.0, 2.0, 1.0)]
+    got = [pb(s)[0] for s in seeds]
+    for s, g in zip(seeds, got):
+        _, fresh = mc.vjp(f, x.copy())
+        np.testing.assert_allclose(g, fresh(s)[0], rtol=1e-12, atol=1e-14)
+
+
+def _scalar_of(f):
+    def scalar(x):
+        return np.sum(f(x) ** 2)
+    scalar.__name__ = f"sum_sq_{f.__name__}"
+    return scalar
+
+
+@pytest.mark.parametrize("how", ["hessian", "jacrev(jacfwd)", "jacfwd(jacrev)"])
+@pytest.mark.parametrize("f", [_w_inplace_scale, _w_item_writes, _w_appends, _w_helper_pure_in_loop,
+                               _w_dict_accumulate, _w_object_history], ids=lambda f: f.__name__)
+def test_second_order_of_writers_on_one_tape(f, how, check_tapes):
+    check_second(_scalar_of(f), how, np.array([0.3, -0.6, 0.8, 0.2]))
+
+
+# which derived pullbacks keep their tape (and so are checked): those whose writes save nothing (into a fresh local
+# array: `y *= s`, np.add.at into np.zeros), and the ones holding only such helpers' pullbacks
+# (generate.nested_reusable, asked of the tape); a pullback that restores overwritten values runs its forward pass again
+@pytest.mark.parametrize("f, kept", [(_w_helper_pure_in_loop, True), (_w_add_at, True), (_w_inplace_scale, True),
+                                     (_w_appends, False), (_w_helper_writes, False), (_w_argument_written, False)],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_reusable_only_where_nothing_is_written(f, kept, check_tapes):
+    x = np.array([0.3, -0.6, 0.8, 0.2])
+    _, pb = rcall(f, (x,), {})
+    assert reusable(pb) is kept
+    s = np.ones(np.shape(f(x.copy())))
+    first = pb(s)[1][0]
+    if kept:
+        np.testing.assert_allclose(pb(s)[1][0], first, rtol=1e-14)
+
+
+def _plain(x):
+    return np.sin(x) * x[::-1] + np.cumsum(x)
+
+
+def _calls_pure_helper(x):
+    def h(v):
+        return np.exp(v) * v
+    return h(x) + h(x[::-1]) * x
+
+
+@pytest.mark.parametrize("f", [_plain, _calls_pure_helper], ids=lambda f: f.__name__)
+def test_guard_catches_a_pullback_that_writes_its_tape(f, monkeypatch, check_tapes):
+    """The check itself: a pullback that scales the tape's saved arrays (simulated: the tape it is handed is the
+    tape, written) is caught on the reused paths, jacrev's rows and a kept mc.vjp pullback."""
+    from mooncake_ast.reverse import generate
+
+    real = generate.reusable_tape
+
+    def writing(gen, tape):
+        t = real(gen, tape)
+        for item in t:
+            if type(item) is np.ndarray and item.dtype.kind == "f" and item.size:
+                item *= 1.5
+                break
+        return t
+
+    x = np.array([0.3, -0.6, 0.8])
+    J = mc.jacrev(f)(x.copy())  # (unchanged: right, and the check is quiet)
+    np.testing.assert_allclose(J, mc.jacfwd(f)(x.copy()), rtol=1e-10)
+    monkeypatch.setattr(generate, "reusable_tape", writing)
+    with pytest.raises(Exception, match="changed a value its tape saved"):  # (an InternalError, from jacrev)
+        mc.jacrev(f)(x.copy())
+    _, pb = mc.vjp(f, x.copy())
+    with pytest.raises(Exception, match="changed a value its tape saved"):
+        pb(np.ones(3))
