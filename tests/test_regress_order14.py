@@ -232,13 +232,14 @@ def test_reduction_out_other_keywords_refused():
 
 # the positional-out family of wrong13 (first order there), at second order: those planned now are right in every
 # composition (an output that already carried a derivative, `o = A[:, :3] * 2.0; A.max(1, o[0])`, included); the
-# rest (keepdims, clip, dot, trace, round, ufunc.reduce / accumulate / reduceat) stay refused
+# rest (keepdims, clip, dot, trace, round, ufunc.reduceat) stay refused
 import test_regress_wrong13 as _w13  # noqa: E402
 
 _W13_PLANNED = [_w13.min_returned, _w13.sum_out, _w13.mean_returned, _w13.prod_out, _w13.var_out, _w13.cumsum_out,
-                _w13.cumprod_out, _w13.overwrite_live_out, _w13.sum_keyword_out, _w13.mean_keyword_out, _w13.receiver_from_list, _w13.matmul_out, _w13.exp_out]
+                _w13.cumprod_out, _w13.overwrite_live_out, _w13.sum_keyword_out, _w13.mean_keyword_out,
+                _w13.ufunc_reduce_out, _w13.ufunc_accumulate_out, _w13.ufunc_method_found_at_run_time, _w13.receiver_from_list, _w13.matmul_out, _w13.exp_out]
 _W13_REFUSED = [_w13.max_keepdims, _w13.sum_out_keepdims, _w13.std_ddof, _w13.clip_out, _w13.dot_out, _w13.trace_out,
-                _w13.round_out_kills, _w13.ufunc_reduce_out, _w13.ufunc_accumulate_out, _w13.ufunc_reduceat_out]
+                _w13.round_out_kills, _w13.ufunc_reduce_keepdims, _w13.ufunc_reduceat_out]
 
 
 @pytest.mark.parametrize("how", list(COMPOSITIONS))
@@ -529,3 +530,81 @@ def _cm_scalar(t):
 def test_classmethod_through_instance_grad_of_grad(t):
     h = 1e-5
     close(mc.grad(mc.grad(_cm_scalar))(t), (mc.grad(_cm_scalar)(t + h) - mc.grad(_cm_scalar)(t - h)) / (2 * h))
+
+
+# ---------------------------------------------------------------- ufunc.reduce / accumulate at second order
+# (np.add.reduce(A, axis) is np.sum(A, axis) and so on, the ufunc method's default axis 0 made explicit:
+# rules/nested_ufunc_methods.py; was refused "the forward derivative of ufunc.reduce comes from a hand-written rule")
+def _u_reduce_axis_kw(x):
+    A = x.reshape(2, 3)
+    return np.sum(np.add.reduce(A * A, axis=0) ** 2) + np.sum(np.multiply.reduce(A + 2.0, axis=1))
+
+
+def _u_reduce_axis_pos(x):
+    A = x.reshape(2, 3)
+    return np.sum(np.maximum.reduce(A, 0) * x[:3]) + np.sum(np.minimum.reduce(A * x[0], 1))
+
+
+def _u_reduce_default_axis(x):
+    A = x.reshape(3, 2)
+    return np.add.reduce(x ** 3) * x[0] + np.sum(np.add.reduce(A * x[1]) ** 2)
+
+
+def _u_reduce_axis_none(x):
+    A = x.reshape(2, 3)
+    return np.multiply.reduce(A + 1.5, axis=None) + np.add.reduce(np.sin(A), None)
+
+
+def _u_accumulate(x):
+    A = x.reshape(2, 3)
+    return np.sum(np.add.accumulate(A * x[0], axis=1) ** 2) + np.sum(np.multiply.accumulate(x + 2.0))
+
+
+def _u_accumulate_default_2d(x):
+    A = x.reshape(3, 2)
+    return np.sum(np.multiply.accumulate(A + 1.0) * A)
+
+
+def _u_found_at_run_time_in_loop(x):
+    s = 0.0
+    for u in (np.add, np.multiply, np.maximum):
+        s = s + np.sum(u.reduce(x.reshape(2, 3) * x[1], 1) ** 2)
+    return s
+
+
+def _u_vector_result(x):
+    A = x.reshape(2, 3)
+    return np.add.accumulate(A, 1)[1] * np.multiply.reduce(A, 0)
+
+
+UFUNC_METHODS = [_u_reduce_axis_kw, _u_reduce_axis_pos, _u_reduce_default_axis, _u_reduce_axis_none, _u_accumulate,
+                 _u_accumulate_default_2d, _u_found_at_run_time_in_loop, _u_vector_result]
+
+
+@pytest.mark.parametrize("how", list(COMPOSITIONS))
+@pytest.mark.parametrize("f", UFUNC_METHODS, ids=lambda f: f.__name__)
+def test_ufunc_reduce_accumulate_second_order(f, how):
+    check_second(f, how, X)
+
+
+def _u_scalar(t):
+    v = np.array([t, t * t, np.sin(t)])
+    return np.add.reduce(v ** 2) * np.multiply.reduce(v + 2.0) + np.sum(np.add.accumulate(v) * v)
+
+
+@pytest.mark.parametrize("t", [0.4, -1.3])
+def test_ufunc_reduce_grad_of_grad(t):
+    h = 1e-5
+    close(mc.grad(mc.grad(_u_scalar))(t), (mc.grad(_u_scalar)(t + h) - mc.grad(_u_scalar)(t - h)) / (2 * h))
+
+
+def _u_reduce_int_dtype(x):
+    k = np.add.reduce(np.array([1, 2, 3], dtype=np.int8))  # (an integer reduction: a constant)
+    return np.sum(np.add.reduce(x.reshape(2, 3), 0, None, None, True) ** 2) * k
+
+
+def test_ufunc_reduce_keepdims_stays_refused():
+    """keepdims= (dtype=, initial=, where=) beside the axis: no equivalent planned, refused at second order."""
+    close(mc.grad(_u_reduce_int_dtype)(X.copy()), fd(_u_reduce_int_dtype, X)[0], rtol=1e-5, atol=1e-6)
+    with pytest.raises(mc.MooncakeError, match="not supported"):
+        mc.hessian(_u_reduce_int_dtype)(X.copy())

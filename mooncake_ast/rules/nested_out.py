@@ -24,6 +24,7 @@ import numpy as np
 from .. import method_out
 from ..reverse.adjoints import AdjDict, AdjTuple, MethodAdjoint
 from ..tangents import MethodTangent, NoTangent
+from . import nested_ufunc_methods
 from .forward_code_rules import _expand
 
 
@@ -91,7 +92,8 @@ _AXIS_METHODS = {"sum": np.sum, "prod": np.prod, "mean": np.mean, "std": np.std,
 class OutCall:
     """A call writing `out=` rewritten as its helper's positional call: where each of the helper's arguments (out,
     then the operands) comes from in the original call -- ("self",) a method's array, ("arg", i) a positional
-    argument, ("kw", name) a keyword -- so that values, tangents and adjoints move between the two forms alike."""
+    argument, ("kw", name) a keyword, ("const", v) a value the call leaves implicit (a ufunc method's default axis) --
+    so that values, tangents and adjoints move between the two forms alike."""
 
     def __init__(self, helper: Any, sources: tuple, method: bool, n_args: int) -> None:
         self.helper, self.sources, self.method, self.n_args = helper, sources, method, n_args
@@ -114,12 +116,14 @@ class OutCall:
                 f_bar = MethodAdjoint(b)
             elif s[0] == "arg":
                 a_bar[s[1]] = b
-            else:
+            elif s[0] == "kw":
                 k_bar[s[1]] = AdjTuple((b,)) if s[1] == "out" and isinstance(kwargs[s[1]], tuple) else b
         return f_bar, AdjTuple(a_bar), AdjDict(k_bar)
 
 
 def _pick(source: tuple, own: Any, args: Any, kwargs: Any, tangents: bool) -> Any:
+    if source[0] == "const":  # (a ufunc method's default axis, made explicit)
+        return NoTangent if tangents else source[1]
     if source[0] == "self":
         return own
     if source[0] == "arg":
@@ -139,7 +143,8 @@ def out_call(f: Any, args: Any, kwargs: Any, methods: bool = True) -> Any:
     kwargs = dict(kwargs) if isinstance(kwargs, dict) else {}
     owner = getattr(f, "__self__", None)
     method = type(owner) is np.ndarray and owner.dtype.kind == "f" and not isinstance(f, np.ufunc)
-    moved = method_out.moved_out(f, args, kwargs) if method else None
+    reduction = nested_ufunc_methods.equivalent(f)  # (`np.add.reduce(A, 0, None, o)`: np.sum's)
+    moved = method_out.moved_out(f, args, kwargs) if method or reduction is not None else None
     n_args = len(args)
     if moved is not None:  # (`A.max(0, o)`, `A.sum(0, None, o)`: o is the method's out, given positionally)
         k, names = moved
@@ -159,6 +164,12 @@ def out_call(f: Any, args: Any, kwargs: Any, methods: bool = True) -> Any:
         if any(a is not None for a in args[1:]):  # (`A.sum(0, None, o)`: dtype=None, NumPy's default, is no operand)
             return None
         operands = (("self",),) + tuple(("arg", i) for i in range(min(n, 1)))
+    elif reduction is not None:
+        if not args or type(args[0]) is not np.ndarray or args[0].dtype.kind != "f" or \
+                any(a is not None for a in args[2:]):
+            return None
+        fn = reduction
+        operands = (("arg", 0),) + ((("arg", 1),) if n >= 2 else () if "axis" in kwargs else (("const", 0),))
     else:
         fn, operands = f, tuple(("arg", i) for i in range(n))
     if fn in _AXIS_FUNCTIONS if _hashable(fn) else False:
