@@ -608,3 +608,65 @@ def test_ufunc_reduce_keepdims_stays_refused():
     close(mc.grad(_u_reduce_int_dtype)(X.copy()), fd(_u_reduce_int_dtype, X)[0], rtol=1e-5, atol=1e-6)
     with pytest.raises(mc.MooncakeError, match="not supported"):
         mc.hessian(_u_reduce_int_dtype)(X.copy())
+
+
+# ---------------------------------------------------------------- a.put at second order
+# (`a.put(ind, v)` and its tangent's twin write, plain NumPy: rules/nested_array_methods.put_fwd; was refused "the array
+# method .put() of a differentiated array inside generated code")
+def _p_copy_put(x):
+    a = x.copy()
+    a.put([0, 3], x[[1, 2]] * 2.0)
+    return np.sum(a ** 2 * np.arange(1.0, 7.0))
+
+
+def _p_zeros_repeated(x):
+    a = np.zeros(4)
+    a.put([1, 1, 2], x[:3] ** 2)  # (repeated index: the last write wins)
+    return np.sum(a * x[2:]) + a[1] ** 2
+
+
+def _p_cyclic_values(x):
+    a = np.ones(6)
+    a.put([0, 2, 4, 5], x[:2] * x[4])  # (values repeated cyclically)
+    return np.sum(np.sin(a) * x)
+
+
+def _p_scalar_negative(x):
+    a = x * 1.0
+    a.put(-1, x[0] * x[1])
+    a.put(np.array([0, -2]), 0.5)
+    return np.sum(a ** 3)
+
+
+def _p_loop_2d(x):
+    A = np.zeros((2, 3))
+    for k in range(3):
+        A.put([k, 3 + k], x[[k, 5 - k]] * (k + 1.0) + A.ravel()[k - 1])
+    return np.sum(A @ np.array([1.0, -2.0, 0.5]) ** 2) + A[1, 2] * x[0]
+
+
+def _p_vector(x):
+    a = np.zeros(6)
+    a.put([5, 0, 2], np.exp(x[:3]))
+    return a * x
+
+
+PUTS = [_p_copy_put, _p_zeros_repeated, _p_cyclic_values, _p_scalar_negative, _p_loop_2d, _p_vector]
+
+
+@pytest.mark.parametrize("how", list(COMPOSITIONS))
+@pytest.mark.parametrize("f", PUTS, ids=lambda f: f.__name__)
+def test_put_second_order(f, how):
+    check_second(f, how, X)
+
+
+def _p_scalar(t):
+    a = np.array([t, 2.0, t * t])
+    a.put([0, 2], [np.sin(t), t ** 3])
+    return np.sum(a ** 2) * t
+
+
+@pytest.mark.parametrize("t", [0.7, -1.2])
+def test_put_grad_of_grad(t):
+    h = 1e-5
+    close(mc.grad(mc.grad(_p_scalar))(t), (mc.grad(_p_scalar)(t + h) - mc.grad(_p_scalar)(t - h)) / (2 * h))
