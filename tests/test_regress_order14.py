@@ -670,3 +670,56 @@ def _p_scalar(t):
 def test_put_grad_of_grad(t):
     h = 1e-5
     close(mc.grad(mc.grad(_p_scalar))(t), (mc.grad(_p_scalar)(t + h) - mc.grad(_p_scalar)(t - h)) / (2 * h))
+
+
+# ---------------------------------------------------------------- nested_reusable: a tape holding other calls' pullbacks
+# (a recursive helper is dispatched at run time: the tape keeps its pullbacks, reverse/record._pullback_places, and a
+# pullback called again asks each of them, generate.nested_reusable; one that writes its argument is not reused)
+def _rec_power(t, n):
+    if n == 0:
+        return 1.0
+    return t * _rec_power(t, n - 1)
+
+
+def _rec_push(t, n, log):
+    log.append(t * n)
+    if n == 0:
+        return 1.0
+    return t * _rec_push(t, n - 1, log)
+
+
+def _nr_pure_in_loop(x):
+    acc = np.zeros(3)
+    for i in range(x.shape[0]):
+        acc = acc + _rec_power(float(x[i]), i % 3 + 1) * np.array([1.0, -0.5, 2.0]) * x[i - 1]
+    return acc
+
+
+def _nr_pure_twice(x):
+    a = _rec_power(float(x[0]), 3)
+    b = _rec_power(float(x[1] * x[2]), 2)
+    return np.array([a * b, a + np.sin(b), x[3] * a])
+
+
+def _nr_writer_in_loop(x):
+    log = []
+    acc = np.zeros(2)
+    for i in range(x.shape[0]):
+        acc = acc + _rec_push(float(x[i]), 2, log) * np.array([1.0, x[i - 1]])
+    return acc * len(log)
+
+
+@pytest.mark.parametrize("f, kept", [(_nr_pure_in_loop, True), (_nr_pure_twice, True), (_nr_writer_in_loop, False)],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_nested_reusable_pullbacks(f, kept, check_tapes):
+    x = np.array([0.3, -0.6, 0.8, 0.2])
+    _, pb = rcall(f, (x.copy(),), {})
+    assert reusable(pb) is kept
+    J = mc.jacrev(f)(x.copy())
+    np.testing.assert_allclose(J, mc.jacfwd(f)(x.copy()), rtol=1e-9, atol=1e-11)
+    close(J, fd(lambda v: f(v.copy()), x), rtol=1e-5, atol=1e-7)
+    y, vpb = mc.vjp(f, x.copy())
+    for k in (1.0, 2.0, 1.0):
+        s = np.cos(np.arange(np.size(y)) * k)
+        _, fresh = mc.vjp(f, x.copy())
+        np.testing.assert_allclose(vpb(s)[0], fresh(s)[0], rtol=1e-12, atol=1e-14)
