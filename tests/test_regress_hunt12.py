@@ -80,7 +80,7 @@ for _name in ("it_islice_iter_break", "it_accumulate_iter_initial", "it_tee_offs
     KNOWN[(_name, "second")] = (_NESTED_ITER, mc.MooncakeError)
 for _name in ("opt_partial_gd", "opt_partial_lambda_map"):
     KNOWN[(_name, "second")] = (_NESTED_PARTIAL, mc.MooncakeError)
-for _name in ("sparse_variable_stiffness", "view_add_at_buffer"):
+for _name in ("sparse_variable_stiffness",):  # (view_add_at_buffer: since order14)
     KNOWN[(_name, "second")] = (_NESTED_HANDWRITTEN, mc.MooncakeError)
 for _check in ("cd_rev", "fd", "agree", "second"):
     KNOWN[("dict_numpy_float_keys", _check)] = (_NP_FLOAT_KEY, mc.MooncakeError)

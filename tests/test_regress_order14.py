@@ -723,3 +723,61 @@ def test_nested_reusable_pullbacks(f, kept, check_tapes):
         s = np.cos(np.arange(np.size(y)) * k)
         _, fresh = mc.vjp(f, x.copy())
         np.testing.assert_allclose(vpb(s)[0], fresh(s)[0], rtol=1e-12, atol=1e-14)
+
+
+# ---------------------------------------------------------------- np.add.at / np.subtract.at at second order
+# (an index given as a list has a list of zeros for its tangent in forward code, which the nested scatter plan took
+# for a differentiated index: rules/numpy_ufunc_at._index_tangent; was refused "the forward derivative of ufunc.at
+# comes from a hand-written rule")
+def _at_list_repeated(x):
+    out = np.zeros(4)
+    np.add.at(out, [0, 1, 1, 3], x[:4] ** 2)
+    return np.sum(out * np.array([1.0, -2.0, 0.5, 3.0])) + out[1] ** 2
+
+
+def _at_into_copy(x):
+    b = x.copy()
+    np.add.at(b, [1, 1, 2], np.exp(x[:3]))
+    np.subtract.at(b, [0, 5], x[4] * x[5])
+    return np.sum(b ** 3)
+
+
+def _at_2d_tuple_index(x):
+    A = np.zeros((2, 3))
+    np.add.at(A, ([0, 1, 1], [2, 0, 2]), x[:3] * x[3:])
+    return np.sum((A @ np.array([1.0, 0.5, -1.0])) ** 2) + A[1, 2] * x[0]
+
+
+def _at_scalar_value_loop(x):
+    out = np.ones(3)
+    for k in range(3):
+        np.add.at(out, [k, (k + 1) % 3], x[k] * x[k + 3])
+    return np.sum(np.sin(out) * out)
+
+
+def _at_int_array_index(x):
+    idx = np.array([2, 0, 2, 1, 0, 2])
+    out = np.zeros(3)
+    np.add.at(out, idx, np.tanh(x))
+    return out * x[:3]
+
+
+ADD_ATS = [_at_list_repeated, _at_into_copy, _at_2d_tuple_index, _at_scalar_value_loop, _at_int_array_index]
+
+
+@pytest.mark.parametrize("how", list(COMPOSITIONS))
+@pytest.mark.parametrize("f", ADD_ATS, ids=lambda f: f.__name__)
+def test_add_at_second_order(f, how):
+    check_second(f, how, X)
+
+
+def _at_scalar(t):
+    out = np.zeros(2)
+    np.add.at(out, [0, 1, 0], np.array([t, t * t, np.sin(t)]))
+    return np.sum(out ** 2) * t
+
+
+@pytest.mark.parametrize("t", [0.6, -1.4])
+def test_add_at_grad_of_grad(t):
+    h = 1e-5
+    close(mc.grad(mc.grad(_at_scalar))(t), (mc.grad(_at_scalar)(t + h) - mc.grad(_at_scalar)(t - h)) / (2 * h))
