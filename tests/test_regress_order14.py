@@ -2,9 +2,13 @@
 jacfwd(jacrev), jacrev(jacfwd), jacfwd(jacfwd)) and grad(grad) for scalars against central differences of the
 gradient; and the reused pullback of jacrev (jacobian_rows.py) on code whose pullback might write a saved value.
 
-Families:
-* reductions and their ndarray methods writing `out=` at second order (np.sum(A, 0, None, o), A.max(0, out=o),
-  A.sum(0, None, o), ...): rules/nested_out.py plans them as a plain write of the reduction into out.
+Families (each was refused at second order on trunk b48fe51):
+* reductions and their ndarray methods writing `out=` (np.sum(A, 0, None, o), A.max(0, out=o), A.sum(0, None, o),
+  into themselves or a row of a buffer): rules/nested_out.py plans them as a plain write of the reduction into out;
+* ufunc.reduce / accumulate (rules/nested_ufunc_methods.py), a.put, np.add.at with an index list, a classmethod read
+  through an instance;
+* reused pullbacks (jacrev's rows, a kept mc.vjp pullback) on writers, with mooncake_ast/reused_tapes.py's check on;
+* cases still refused (deque, matrix rows unpacked, mc.hessian inside mc.hessian): refused or right, never wrong.
 """
 from __future__ import annotations
 
@@ -18,7 +22,8 @@ import mooncake_ast as mc
 X = np.array([0.3, -0.7, 1.1, 0.5, -0.2, 0.9])
 
 COMPOSITIONS = {"hessian": lambda f: mc.hessian(f), "jacfwd(jacrev)": lambda f: mc.jacfwd(mc.jacrev(f)),
-                "jacrev(jacfwd)": lambda f: mc.jacrev(mc.jacfwd(f)), "jacfwd(jacfwd)": lambda f: mc.jacfwd(mc.jacfwd(f))}
+                "jacrev(jacfwd)": lambda f: mc.jacrev(mc.jacfwd(f)),
+                "jacfwd(jacfwd)": lambda f: mc.jacfwd(mc.jacfwd(f))}
 
 
 def fd(f, x, h=1e-5):
@@ -28,7 +33,8 @@ def fd(f, x, h=1e-5):
         e = np.zeros(x.size)
         e[j] = h
         e = e.reshape(x.shape)
-        cols.append((np.ravel(np.asarray(f(x + e), dtype=float)) - np.ravel(np.asarray(f(x - e), dtype=float))) / (2 * h))
+        up, down = np.asarray(f(x + e), dtype=float), np.asarray(f(x - e), dtype=float)
+        cols.append((np.ravel(up) - np.ravel(down)) / (2 * h))
     return np.stack(cols, axis=-1)
 
 
@@ -37,7 +43,8 @@ def close(got, ref, rtol=1e-4, atol=1e-5):
     ref = np.asarray(ref, dtype=float).reshape(got.shape)
     scale = max(1.0, float(np.max(np.abs(ref))))
     assert np.all(np.isfinite(got)), f"non-finite: {got}"
-    assert np.all(np.abs(got - ref) <= atol * scale + rtol * np.abs(ref)), f"ours {got.ravel()[:8]} ref {ref.ravel()[:8]}"
+    assert np.all(np.abs(got - ref) <= atol * scale + rtol * np.abs(ref)), \
+        f"ours {got.ravel()[:8]} ref {ref.ravel()[:8]}"
 
 
 def check_second(f, how, x):
@@ -184,8 +191,27 @@ def _m_vector_out(x):
     return o * x[3:]
 
 
-OUT_REDUCTIONS = [_fn_sum_pos, _fn_sum_axis_kw_then_inplace, _fn_cumsum_pos, _fn_prod_axis, _fn_mean_into_row,
-                  _fn_max_returned, _fn_std_axis, _fn_cumprod_loop, _m_max_kw, _m_max_pos, _m_sum_pos_dtype_none,
+def _alias_cumsum_into_itself(x):
+    a = x * x
+    np.cumsum(a, out=a)
+    return np.sum(a * x)
+
+
+def _alias_sum_into_own_row(x):
+    A = x.reshape(2, 3) * 1.0
+    A.sum(0, out=A[0])  # (NumPy reads A before writing its row: the helper too)
+    return np.sum(A ** 2)
+
+
+def _alias_method_cumprod_into_itself(x):
+    a = np.sin(x)
+    a.cumprod(0, None, a)
+    return np.sum(a * x[::-1])
+
+
+OUT_REDUCTIONS = [_alias_cumsum_into_itself, _alias_sum_into_own_row, _alias_method_cumprod_into_itself, _fn_sum_pos,
+                  _fn_sum_axis_kw_then_inplace, _fn_cumsum_pos, _fn_prod_axis, _fn_mean_into_row, _fn_max_returned,
+                  _fn_std_axis, _fn_cumprod_loop, _m_max_kw, _m_max_pos, _m_sum_pos_dtype_none,
                   _m_mean_pos, _m_std_pos, _m_var_kw, _m_prod_min_returned, _m_cumsum_pos, _m_sum_in_loop, _m_sum_0d,
                   _m_sum_into_row_of_buffer, _m_vector_out]
 
@@ -237,7 +263,8 @@ import test_regress_wrong13 as _w13  # noqa: E402
 
 _W13_PLANNED = [_w13.min_returned, _w13.sum_out, _w13.mean_returned, _w13.prod_out, _w13.var_out, _w13.cumsum_out,
                 _w13.cumprod_out, _w13.overwrite_live_out, _w13.sum_keyword_out, _w13.mean_keyword_out,
-                _w13.ufunc_reduce_out, _w13.ufunc_accumulate_out, _w13.ufunc_method_found_at_run_time, _w13.receiver_from_list, _w13.matmul_out, _w13.exp_out]
+                _w13.ufunc_reduce_out, _w13.ufunc_accumulate_out, _w13.ufunc_method_found_at_run_time,
+                _w13.receiver_from_list, _w13.matmul_out, _w13.exp_out]
 _W13_REFUSED = [_w13.max_keepdims, _w13.sum_out_keepdims, _w13.std_ddof, _w13.clip_out, _w13.dot_out, _w13.trace_out,
                 _w13.round_out_kills, _w13.ufunc_reduce_keepdims, _w13.ufunc_reduceat_out]
 
@@ -672,7 +699,7 @@ def test_put_grad_of_grad(t):
     close(mc.grad(mc.grad(_p_scalar))(t), (mc.grad(_p_scalar)(t + h) - mc.grad(_p_scalar)(t - h)) / (2 * h))
 
 
-# ---------------------------------------------------------------- nested_reusable: a tape holding other calls' pullbacks
+# ---------------------------------------------------------------- nested_reusable: tapes holding other calls' pullbacks
 # (a recursive helper is dispatched at run time: the tape keeps its pullbacks, reverse/record._pullback_places, and a
 # pullback called again asks each of them, generate.nested_reusable; one that writes its argument is not reused)
 def _rec_power(t, n):
