@@ -11,8 +11,12 @@ write's tangent goes into out's tangent storage; reverse mode saves and restores
 call with `out=` is planned as a call of (a copy of) `into1` / `into2` with out first, and the adjoints of out
 (and of its tangent) are handed back under the keyword.
 
-Only `out=` of a one-result ufunc on float arrays is rewritten (a bare array or a one-array tuple, as NumPy takes
-both); `where=`, `dtype=` and the rest keep the refusal.
+Rewritten: `out=` (a float array, bare or in a one-array tuple, as NumPy takes both) of a one-result ufunc, of np.clip
+and np.cumsum, and of a reduction over a constant axis -- np.sum / prod / mean / std / var / max / min / cumsum /
+cumprod, the same ndarray methods (`A.max(0, out=o)`, `A.sum(0, None, o)` with its out given positionally: the
+method's array is the helper's first operand) and ufunc.reduce / accumulate (nested_ufunc_methods.py); OutCall
+records where each of the helper's arguments comes from.  `where=`, `dtype=`, `keepdims=` and the rest keep the
+refusal.  (Was: ufuncs only; a reduction with out= was refused at second order.)
 """
 from __future__ import annotations
 
