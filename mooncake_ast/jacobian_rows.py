@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from . import reused_tapes
 from .reverse import shadows
 from .reverse.derived_rules import _zero_like
 from .reverse.fastpath import fast_kinds, fast_rule
@@ -45,6 +46,7 @@ def reusable_pullback(fn: Any, args: tuple, nums: tuple, api: str = "jacrev") ->
         with (contextlib.nullcontext() if plain else shadows.Context()):
             y, tape = gen.forward(fn, *args) if gen.takes_self else gen.forward(*args)
     refuse_foreign(api, getattr(fn, "__qualname__", fn.__name__), [("the result", y)])
+    saved = reused_tapes.snapshot((tape, args)) if reused_tapes.CHECK else None  # (the rows share it: reused_tapes.py)
     convert = _Converter("cotangent", api, symbolic_top=False)
     from .reverse.generate import reusable_tape
 
@@ -52,6 +54,14 @@ def reusable_pullback(fn: Any, args: tuple, nums: tuple, api: str = "jacrev") ->
     y_array = y_type is np.ndarray and y.dtype.kind == "f"
 
     def row(y_bar: Any) -> tuple:
+        if saved is None:
+            return one_row(y_bar)
+        try:
+            return one_row(y_bar)
+        finally:
+            reused_tapes.assert_unchanged(saved, f"{fn.__qualname__} (jacrev)")
+
+    def one_row(y_bar: Any) -> tuple:
         if y_array and type(y_bar) is np.ndarray and y_bar.shape == y.shape and y_bar.dtype == y.dtype:
             seed = y_bar  # (jacrev's own basis: already what the converter gives)
         elif y_type is float and type(y_bar) is float:

@@ -54,7 +54,6 @@ _NESTED_REAL = ("REFUSED NestingError \"the tangent of attribute 'real' of a dif
 KNOWN: dict = {}  # (zip_out_rows: fixed by the lead, forward/transform._makes_written_object)
 KNOWN.update({("cached_property_invalidate", c): (_LAZY_PROPERTY, mc.MooncakeError)
               for c in ("value", "cd_fwd", "cd_rev", "fd", "agree", "second")})
-KNOWN[("method_put", "second")] = (_NESTED_PUT, mc.MooncakeError)
 
 
 def _params():

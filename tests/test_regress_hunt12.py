@@ -72,12 +72,6 @@ _NP_FLOAT_KEY = (
     "(a key drawn from the same zip tuple as a differentiated item is taken as differentiated)")
 
 KNOWN: dict = {}
-for _name in ("out_mean_into_row",):  # (WRONG until wrong13: refused now)
-    KNOWN[(_name, "second")] = (_METHOD_OUT_SECOND + "; REFUSED since wrong13", mc.MooncakeError)
-for _name in ("out_sum_axis_then_inplace", "pos_out_sum_reduction", "pos_out_cumsum"):
-    KNOWN[(_name, "second")] = (_NESTED_KW_REDUCTION, mc.MooncakeError)
-for _name in ("out_max_axis0", "vec_out_max_axis0", "out_prod_min_methods"):
-    KNOWN[(_name, "second")] = (_NESTED_METHOD_KW, mc.MooncakeError)
 for _name in ("cx_mandel_loop", "cx_fft_power", "cx_buffer_write_loop"):  # (the others computed since order12)
     KNOWN[(_name, "second")] = (_NESTED_REAL, mc.MooncakeError)
 for _name in ("it_islice_iter_break", "it_accumulate_iter_initial", "it_tee_offset", "it_groupby_keys",
@@ -85,7 +79,7 @@ for _name in ("it_islice_iter_break", "it_accumulate_iter_initial", "it_tee_offs
     KNOWN[(_name, "second")] = (_NESTED_ITER, mc.MooncakeError)
 for _name in ("opt_partial_gd", "opt_partial_lambda_map"):
     KNOWN[(_name, "second")] = (_NESTED_PARTIAL, mc.MooncakeError)
-for _name in ("sparse_variable_stiffness", "view_add_at_buffer"):
+for _name in ("sparse_variable_stiffness",):  # (view_add_at_buffer: since order14)
     KNOWN[(_name, "second")] = (_NESTED_HANDWRITTEN, mc.MooncakeError)
 
 
@@ -282,7 +276,6 @@ def _second_params(funcs, reason, controls):
     out = []
     for how in _SECOND:
         for f in funcs:
-            _REFUSED_SECOND.add(f)
             out.append(pytest.param(f, how, id=f"{f.__name__}-{how}"))
         for f in controls:
             out.append(pytest.param(f, how, id=f"{f.__name__}-{how}"))
@@ -893,8 +886,8 @@ _CM_ON_INSTANCE = (
     "takes the bound classmethod for a field)")
 
 
-@pytest.mark.parametrize("f", [pytest.param(_cm_on_instance, id="on_instance", marks=pytest.mark.xfail(
-    strict=True, reason=_CM_ON_INSTANCE, raises=mc.MooncakeError)), pytest.param(_cm_on_class_control, id="control")])
+@pytest.mark.parametrize("f", [pytest.param(_cm_on_instance, id="on_instance"),
+                               pytest.param(_cm_on_class_control, id="control")])
 def test_classmethod_on_instance_hessian(f):
     H = mc.hessian(f)(X.copy())
     _close(H, _fd(lambda v: mc.grad(f)(v), X, h=1e-5), rtol=1e-4, atol=1e-5)

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import prebuilt
+from .. import prebuilt, reused_tapes
 from ..errors import MissingRuleError, SourceUnavailableError
 from ..forward.object_flow import generating
 from ..forward.runtime import _code_signature
@@ -130,10 +130,14 @@ def _with_pullback(fn: types.FunctionType, gen: Any, out: tuple, sig_params: lis
     if keeps:
         from .generate import nested_reusable, reusable_tape
 
+    saved = reused_tapes.snapshot((tape, args, kwargs)) if keeps and reused_tapes.CHECK else None
+
     def pullback(g: Any) -> tuple:
         if g is NoTangent or g is None:
             g = _zero_like(y)  # the pullback of a real result computes with a real zero
         grads = pullback_fn(g, reusable_tape(gen, tape) if keeps else tape)
+        if saved is not None:  # (its calls share the tape: ../reused_tapes.py)
+            reused_tapes.assert_unchanged(saved, fn.__qualname__)
         return _defaults_adjoint(fn, sig_params, args, kwargs, grads), *_unbind(fn, sig_params, args, kwargs, grads)
 
     pullback.may_write = gen.may_write  # type: ignore[attr-defined]

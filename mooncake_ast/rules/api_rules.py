@@ -40,6 +40,7 @@ from .builtin_rules import cell_tangent_get as _cell_tangent_get, storage_of as 
 from . import helpers as h
 from .registry import bump_version, defzero, lookup
 from .nested_plan_kit import _Plan, _dense, _plain_outer
+from . import nested_ufunc_methods as _ufunc_methods
 from .nested_api_plans import _fcall_plan, _grad_plan, _jvp_plan, refuse_not_implemented as _refuse_not_implemented
 from .nested_plans import method_parts
 from .python_caches import unmemoised
@@ -99,6 +100,9 @@ def _plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: Any = None, revers
     if isinstance(f, Differentiable):
         f = f.__wrapped_fn__
     f = unmemoised(f)  # (`@functools.cache`: the function it wraps, as at first order)
+    same = _ufunc_methods.as_function(f, args, kwargs)
+    if same is not None:  # (`np.add.reduce(A, axis=1)`: np.sum's plan, nested_ufunc_methods.py)
+        return _ufunc_methods.function_plan(same, df, tuple(args), tuple(dargs), reverse)
     n = len(args)
     if not kwargs and _zero(df):
         from . import itertools_models, nested_copies, nested_draws, nested_stats, nested_stats_frozen

@@ -129,9 +129,9 @@ def _fcall_plan(args: tuple, dargs: tuple) -> _Plan:
         plan = _nested_replace.fcall_plan(tuple(args), tuple(_expand(dargs, len(args))))
         if plan is not None:
             return plan
-    helper = _nested_out.out_helper(f, len(fargs), rest[0]) if rest else None
-    if helper is not None:  # (a ufunc writing out=)
-        return _nested_out.fcall_plan(helper, f, fargs, fdargs, rest, _expand(dargs, len(args)))
+    out_call = _nested_out.out_call(f, fargs, rest[0], methods=False) if rest else None
+    if out_call is not None:  # (a ufunc or reduction writing out=)
+        return _nested_out.fcall_plan(out_call, f, fargs, fdargs, rest, _expand(dargs, len(args)))
     if rest and rest[0] and _keywords_positional(f, len(fargs), rest[0]) is not None and not carries(df):
         return _fcall_keywords_plan(f, df, fargs, fdargs, rest, _expand(dargs, len(args)))
     tf, tdf, tfargs, tfdargs, *t_rest = _expand(dargs, len(args))

@@ -44,6 +44,8 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
         fn, call, n_arg = nh.dot_method_fwd, (a, args[0], da, _dense_one(dargs[0], args[0])), 1
     elif name == "fill" and len(args) == 1 and a.dtype.kind == "f" and not isinstance(args[0], np.ndarray):
         fn, call, n_arg = fill_fwd, (a, args[0], da, _dense_one(dargs[0], float(args[0]))), 1
+    elif name == "put" and len(args) == 2 and not kwargs and a.dtype.kind == "f" and _put_indices(args[0]):
+        fn, call, n_arg = put_fwd, (a, args[0], args[1], da, _dense_one(dargs[1], args[1])), 3
     elif name == "sort" and not args and not kwargs and a.dtype.kind == "f" and a.ndim >= 1:
         fn, call, n_arg = sort_fwd, (a, da), 0
     elif name == "partition" and 1 <= len(args) <= 2 and not kwargs and a.dtype.kind == "f" and a.ndim >= 1:
@@ -58,7 +60,7 @@ def array_method_plan(f: Any, df: Any, args: tuple, dargs: tuple, kwargs: dict) 
         raise _refuse(f"the array method .{name}() of a differentiated array inside generated code")
     plan = api._Plan(fn, call, lambda b: _array_split(b, n_arg, len(args)), lambda tf, targs, tdargs, tdf=NoTangent:
                      _array_outer(n_arg, a, name, args, tf, tdf, targs, tdargs))
-    plan.df_bar = lambda b: MethodAdjoint(b[-1] if n_arg == -1 else b[1 + n_arg])
+    plan.df_bar = lambda b: MethodAdjoint(b[-1] if n_arg == -1 else b[3] if n_arg == 3 else b[1 + n_arg])
     plan.takes_df = True
     return plan
 
@@ -86,6 +88,8 @@ def _same_dtype_view(a: Any, args: tuple) -> bool:
 def _array_split(b: Any, n_arg: int, n: int) -> tuple:
     if n_arg == 1:  # dot: (a, b, da, db)
         return MethodAdjoint(b[0]), (b[1],), (b[3],)
+    if n_arg == 3:  # put: (a, ind, v, da, dv)
+        return MethodAdjoint(b[0]), (NoTangent, b[2]), (NoTangent, b[4])
     return MethodAdjoint(b[0]), (NoTangent,) * n, (NoTangent,) * n
 
 
@@ -99,6 +103,8 @@ def _array_outer(n_arg: int, a: Any, name: str, args: tuple, tf: Any, tdf: Any, 
         return tself, targs[0], tdself, tdargs[0]
     if n_arg == 2:  # (partition: a, kth, axis, ta)
         return tself, NoTangent, NoTangent, tdself
+    if n_arg == 3:  # (put: a, ind, v, ta, tv)
+        return tself, NoTangent, targs[1], tdself, tdargs[1]
     return tself, NoTangent, NoTangent, NoTangent, tdself
 
 
@@ -106,6 +112,23 @@ def fill_fwd(a, v, ta, tv):
     """`a.fill(v)` (a buffer reset by the function) and its tangent, filled with v's."""
     a.fill(v)
     ta.fill(tv)
+    return None, NoTangent
+
+
+def _put_indices(ind: Any) -> bool:
+    """Indices of a.put that select (ints, a list or integer array of them): never differentiated."""
+    if isinstance(ind, (int, np.integer)) and not isinstance(ind, bool):
+        return True
+    if isinstance(ind, (list, tuple)):
+        return all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in ind)
+    return isinstance(ind, np.ndarray) and ind.dtype.kind in "iu"
+
+
+def put_fwd(a, ind, v, ta, tv):
+    """`a.put(ind, v)` (flat writes, the last of repeated indices winning) and its tangent, written alike: two
+    in-place writes that every order differentiates (the overwritten entries' old tangents replaced)."""
+    a.put(ind, v)
+    ta.put(ind, tv)
     return None, NoTangent
 
 

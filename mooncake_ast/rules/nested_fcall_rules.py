@@ -29,9 +29,9 @@ def _fcall_rrule(f: Any, df: Any, args: tuple, dargs: Any, kwargs: Any = None, d
         done = _nested_replace.rrule(f, tuple(args), dargs, kwargs, dkwargs, df)
         if done is not None:
             return done
-    helper = _nested_out.out_helper(f, len(args), kwargs)
-    if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
-        return _nested_out.rrule(helper, f, args, dargs, kwargs, dkwargs)
+    out_call = _nested_out.out_call(f, args, kwargs)
+    if out_call is not None:  # (a ufunc or reduction writing out=: a call of plain Python that writes out)
+        return _nested_out.rrule(out_call, f, df, args, dargs, kwargs, dkwargs)
     names = _keywords_positional(f, len(args), kwargs)
     if names is not None:  # (keywords of a plain function: a positional call, their adjoints a dict)
         n = len(args)
@@ -96,10 +96,10 @@ def _fcall_frule(p: tuple, t: tuple, **kw: Any) -> tuple:
                                      tdargs, *(list(trest) + [None, None])[:2], df=df)
         if done is not None:
             return done
-    helper = _nested_out.out_helper(f, len(args), kwargs)
-    if helper is not None:  # (a ufunc writing out=: a call of plain Python that writes out)
-        return _nested_out.frule(helper, f, args, dargs, kwargs, rest[1] if len(rest) > 1 else None, targs, tdargs,
-                                 *(list(trest) + [None, None])[:2])
+    out_call = _nested_out.out_call(f, args, kwargs)
+    if out_call is not None:  # (a ufunc or reduction writing out=: a call of plain Python that writes out)
+        return _nested_out.frule(out_call, f, df, args, dargs, kwargs, rest[1] if len(rest) > 1 else None, tf, tdf,
+                                 targs, tdargs, *(list(trest) + [None, None])[:2])
     names = _keywords_positional(f, len(args), kwargs)
     if names is not None:  # (keywords of a plain function: a positional call)
         n = len(args)

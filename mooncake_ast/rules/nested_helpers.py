@@ -207,6 +207,10 @@ def getattr_twin(obj: Any, dobj: Any, name: str, value: Any) -> Optional[Callabl
             return attr_property if isinstance(prop.fget, types.FunctionType) else None
         if bound:
             return attr_method
+        if isinstance(value, types.MethodType) and isinstance(value.__self__, type) and \
+                isinstance(obj, value.__self__) and dobj.fields.get(name, NoTangent) is NoTangent:
+            return attr_constant  # (`a.from_array`, a classmethod read through an instance: bound to the class, as at
+            # first order no tangent; its call's tangent is its arguments')
         if hasattr(type(obj), name) and not hasattr(prop, "__get__"):
             return attr_constant  # a class attribute (a number, a string): a constant, as at first order
     return None

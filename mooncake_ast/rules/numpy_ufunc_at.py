@@ -235,7 +235,8 @@ def scatter_forward(f, args: tuple, dargs: tuple):
 
 
 def _index_tangent(d) -> bool:
-    """Is d what forward code holds as the tangent of an index (none, or integer storage, also inside a tuple)?"""
-    if isinstance(d, tuple):
+    """Is d what forward code holds as the tangent of an index (none, or integer storage, also inside a tuple or a
+    list: `np.add.at(out, [0, 1, 1], v)`'s index list has a list of zeros for its tangent)?"""
+    if isinstance(d, (tuple, list)):
         return all(_index_tangent(v) for v in d)
     return d is NoTangent or d is None or isinstance(d, np.ndarray) and d.dtype.kind not in "fc"
