@@ -788,10 +788,6 @@ def test_numpy_keyword_variants_hessian(f):
     np.testing.assert_allclose(H, ref, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, raises=mc.MooncakeError, reason=(
-    "REFUSED (over-conservative) UnsupportedDerivativeError 'reverse mode of np.diff: the derivative with respect to "
-    "append= (a differentiated keyword argument: pass it positionally) is not supported' -- forward mode works; "
-    "np.diff(A, axis=1, prepend=0.5, append=A[:, :1]) is how NumPy's docs write it"))
 def test_diff_append_keyword_reverse():
     np.testing.assert_allclose(mc.grad(kw_diff_append)(X6.copy()), _fd1(kw_diff_append, X6), rtol=1e-6, atol=1e-6)
 
