@@ -25,7 +25,7 @@ import numpy as np
 
 from ..tangents import NoTangent
 
-FUNCTIONS = ["interpolate._ppoly.evaluate"]
+FUNCTIONS = ["interpolate._ppoly.evaluate"]  # (the B-splines' rules: scipy_interpolate_bspline.py)
 REGISTERED: dict = {}
 _NAMES = ("c", "x", "xp", "dx", "extrapolate", "out")
 
@@ -136,3 +136,6 @@ def register() -> None:
     r = _entry(fn)
     r.user_rrule = rrule_evaluate
     r.fingerprint = _fingerprint(r.jvp_template, rrule_evaluate, r.mutates)
+    from . import scipy_interpolate_bspline
+
+    scipy_interpolate_bspline.register(REGISTERED)

@@ -1,0 +1,77 @@
+"""Test inputs of the rules added by helper breadth14 (issue 12: SciPy's B-splines -- make_interp_spline,
+interp1d(kind='cubic'), BSpline -- by rules/scipy_interpolate_bspline.py; the scalar solvers root_scalar and
+minimize_scalar by the implicit function theorem, rules/scipy_optimize_implicit.py).  Merged into CASES /
+ZERO_CASES of tests/test_rules.py by catalog name, so each is checked by check_derivatives in both modes."""
+import numpy as np
+
+from rule_case_kit import kit
+
+try:
+    import scipy.interpolate as sint
+    import scipy.linalg as sl
+    import scipy.optimize as so
+    from scipy.interpolate import _dierckx
+except ImportError:  # SciPy is optional
+    sint = sl = so = _dierckx = None
+
+F, Case = kit("breadth14 rule case", globals())
+C = Case
+
+SITES = np.linspace(0.0, 2.0, 7)
+VALS = np.sin(SITES) + 0.3 * SITES
+PTS = np.array([0.15, 0.5, 0.93, 1.41, 1.77, 1.98])
+KNOTS3 = np.array([0.0, 0.0, 0.0, 0.0, 0.6, 1.1, 1.6, 2.0, 2.0, 2.0, 2.0])
+COEF = np.array([0.3, -0.5, 1.2, 0.8, -0.4, 0.9, 0.1])
+AB = np.array([[0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.7, -0.3, 0.5, 0.2], [4.0, 3.5, 5.0, 4.2, 3.9],
+               [0.4, -0.6, 0.8, 0.1, 0.0]])  # (dgbsv's storage, kl = ku = 1: the first row is LAPACK's workspace)
+RHS = np.array([0.5, -1.0, 2.0, 0.3, 1.1])
+
+
+def _spline_cases():
+    return {
+        _dierckx.evaluate_spline: [
+            C("lambda y: sint.make_interp_spline(SITES, y, k=3)(PTS)", VALS),
+            C("lambda x: sint.make_interp_spline(SITES, VALS, k=3)(x)", PTS),
+            C("lambda y, x: sint.make_interp_spline(SITES, y, k=2)(x * 0.9, 1) * x", VALS, PTS),
+            C("lambda y: sint.make_interp_spline(SITES, np.stack([y, y * y], 1), k=3)(PTS)", VALS),
+            C("lambda x: sint.interp1d(SITES, VALS, kind='cubic')(x)", PTS),
+            C("lambda y: np.sum(sint.interp1d(SITES, y, kind='quadratic')(PTS) ** 2)", VALS),
+            C("lambda c: sint.BSpline(KNOTS3, c, 3)(PTS)", COEF),
+            C("lambda c, x: sint.BSpline(KNOTS3, c, 3, extrapolate=True)(x * 1.2 - 0.1, 2)", COEF, PTS),
+            C("lambda y: sint.make_interp_spline(SITES, y, k=3).derivative()(PTS)", VALS),
+        ],
+        _dierckx._coloc: [C("lambda y: sint.make_interp_spline(SITES, y)(PTS)", VALS),
+                          C("lambda y: sint.make_interp_spline(SITES, y * y, k=5)(PTS[::2])", VALS)],
+        _dierckx.evaluate_all_bspl: [
+            C("lambda y: sint.make_interp_spline(SITES, y, k=3, bc_type='natural')(PTS)", VALS),
+            C("lambda y: sint.make_interp_spline(SITES, y, k=3, bc_type='clamped')(PTS, 1)", VALS),
+            C("lambda y: sint.make_interp_spline(SITES, y, k=3, bc_type=([(1, y[0])], [(2, 0.5)]))(PTS)", VALS)],
+        sl.lapack.dgbsv: [C("lambda ab, b: sl.lapack.dgbsv(1, 1, ab, b)[2]", AB, RHS),
+                          C("lambda ab: sl.lapack.dgbsv(1, 1, ab, np.stack([RHS, RHS ** 2], 1))[2]", AB),
+                          C("lambda b: sl.lapack.dgbsv(1, 1, AB, b)[2] * 2.0", RHS)],
+    }
+
+
+def breadth14_cases(entries):
+    """The cases by catalog name (`entries`: catalog())."""
+    names = {e.key: e.name for e in entries}
+    if sint is None:
+        return {}
+    out = {}
+    for k, v in _spline_cases().items():
+        if k in names:
+            out[names[k]] = v
+    return out
+
+
+def breadth14_zero_cases(entries):
+    names = {e.key: e.name for e in entries}
+    if sint is None:
+        return {}
+    zero = {
+        _dierckx.find_interval: Case("lambda y: sint.make_interp_spline(SITES, y, bc_type='natural')(PTS)", VALS),
+        sl.lapack.get_lapack_funcs: Case("lambda y: sl.lapack.get_lapack_funcs(('gbsv',), (y,))[0](0, 0, "
+                                         "y[None, :3] + 2.0, y[:3])[2]", VALS),
+        sl.blas.get_blas_funcs: Case("lambda y: y * len(sl.blas.get_blas_funcs(('dot', 'axpy'), (y,)))", VALS),
+    }
+    return {names[k]: v for k, v in zero.items() if k in names}
