@@ -1,6 +1,6 @@
 """Test inputs of the rules added by helper breadth14 (issue 12: SciPy's B-splines -- make_interp_spline,
-interp1d(kind='cubic'), BSpline -- by rules/scipy_interpolate_bspline.py; the scalar solvers root_scalar and
-minimize_scalar by the implicit function theorem, rules/scipy_optimize_implicit.py).  Merged into CASES /
+interp1d(kind='cubic'), BSpline -- by rules/scipy_interpolate_bspline.py; scipy.optimize.root_scalar by the
+implicit function theorem, rules/scipy_optimize_rules.py).  Merged into CASES /
 ZERO_CASES of tests/test_rules.py by catalog name, so each is checked by check_derivatives in both modes."""
 import numpy as np
 
@@ -46,6 +46,15 @@ def _spline_cases():
             C("lambda y: sint.make_interp_spline(SITES, y, k=3, bc_type='natural')(PTS)", VALS),
             C("lambda y: sint.make_interp_spline(SITES, y, k=3, bc_type='clamped')(PTS, 1)", VALS),
             C("lambda y: sint.make_interp_spline(SITES, y, k=3, bc_type=([(1, y[0])], [(2, 0.5)]))(PTS)", VALS)],
+        so.root_scalar: [
+            C("lambda a: so.root_scalar(lambda t: t * t - a - 1.0, bracket=(0.0, 3.0)).root", 0.7),
+            C("lambda a: so.root_scalar(lambda t, c: np.cos(t) - c * t, args=(a,), bracket=[0.0, 2.0], "
+              "method='brentq').root * a", 0.7),
+            C("lambda a: so.root_scalar(lambda t: t ** 3 - a, x0=1.0, fprime=lambda t: 3 * t * t, "
+              "method='newton').root", 2.0),
+            C("lambda a: so.root_scalar(lambda t: np.exp(t) - a[0] * t - a[1], x0=0.0, x1=0.5).root ** 2",
+              np.array([0.5, 2.0])),
+            C("lambda a: so.root_scalar(lambda t: t * t - 2.0, bracket=(0.0, 3.0)).root * a", 0.7)],
         sl.lapack.dgbsv: [C("lambda ab, b: sl.lapack.dgbsv(1, 1, ab, b)[2]", AB, RHS),
                           C("lambda ab: sl.lapack.dgbsv(1, 1, ab, np.stack([RHS, RHS ** 2], 1))[2]", AB),
                           C("lambda b: sl.lapack.dgbsv(1, 1, AB, b)[2] * 2.0", RHS)],
