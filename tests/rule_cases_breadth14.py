@@ -1,18 +1,19 @@
 """Test inputs of the rules added by helper breadth14 (issue 12: SciPy's B-splines -- make_interp_spline,
 interp1d(kind='cubic'), BSpline -- by rules/scipy_interpolate_bspline.py; scipy.optimize.root_scalar by the
-implicit function theorem, rules/scipy_optimize_rules.py).  Merged into CASES /
+implicit function theorem, rules/scipy_optimize_rules.py; quad over infinite intervals in reverse mode).  Merged into CASES /
 ZERO_CASES of tests/test_rules.py by catalog name, so each is checked by check_derivatives in both modes."""
 import numpy as np
 
 from rule_case_kit import kit
 
 try:
+    import scipy.integrate as si
     import scipy.interpolate as sint
     import scipy.linalg as sl
     import scipy.optimize as so
     from scipy.interpolate import _dierckx
 except ImportError:  # SciPy is optional
-    sint = sl = so = _dierckx = None
+    si = sint = sl = so = _dierckx = None
 
 F, Case = kit("breadth14 rule case", globals())
 C = Case
@@ -55,6 +56,11 @@ def _spline_cases():
             C("lambda a: so.root_scalar(lambda t: np.exp(t) - a[0] * t - a[1], x0=0.0, x1=0.5).root ** 2",
               np.array([0.5, 2.0])),
             C("lambda a: so.root_scalar(lambda t: t * t - 2.0, bracket=(0.0, 3.0)).root * a", 0.7)],
+        si.quad: [  # (infinite limits in reverse mode: mapped onto a finite interval)
+            C("lambda a: si.quad(lambda t: np.exp(-(a + 1.0) * t * t), -np.inf, np.inf)[0]", 0.7),
+            C("lambda a: si.quad(lambda t, c: np.exp(-c * t) * np.cos(t), 0.0, np.inf, args=(a,))[0]", 1.3),
+            C("lambda a: si.quad(lambda t: np.exp(a * t) / (1.0 + t * t), -np.inf, a)[0]", 0.5),
+            C("lambda a: si.quad(lambda t: np.exp(-a * t * t), -np.inf, np.inf)[0]", 0.1)],
         sl.lapack.dgbsv: [C("lambda ab, b: sl.lapack.dgbsv(1, 1, ab, b)[2]", AB, RHS),
                           C("lambda ab: sl.lapack.dgbsv(1, 1, ab, np.stack([RHS, RHS ** 2], 1))[2]", AB),
                           C("lambda b: sl.lapack.dgbsv(1, 1, AB, b)[2] * 2.0", RHS)],
