@@ -1,8 +1,11 @@
 """Test inputs of the rules added by helper breadth14 (issue 12: SciPy's B-splines -- make_interp_spline,
 interp1d(kind='cubic'), BSpline -- by rules/scipy_interpolate_bspline.py; scipy.optimize.root_scalar by the
-implicit function theorem, rules/scipy_optimize_rules.py; quad over infinite intervals in reverse mode).  Merged into CASES /
+implicit function theorem, rules/scipy_optimize_rules.py; quad over infinite intervals in reverse mode;
+np.polynomial series' convert() and evaluation, rules/numpy_polynomial_convert.py).  Merged into CASES /
 ZERO_CASES of tests/test_rules.py by catalog name, so each is checked by check_derivatives in both modes."""
 import numpy as np
+from numpy.polynomial import Chebyshev, Legendre, Polynomial
+from numpy.polynomial._polybase import ABCPolyBase
 
 from rule_case_kit import kit
 
@@ -67,12 +70,27 @@ def _spline_cases():
     }
 
 
+Q = Polynomial([0.5, 2.0])
+C3 = np.array([0.5, -1.0, 2.0])
+POLY_CASES = {
+    (ABCPolyBase, "convert"): [C("lambda y: Polynomial.fit(np.linspace(0.0, 1.0, 8), y, 2).convert().coef",
+                                 np.sin(np.linspace(0.0, 3.0, 8))),
+                               C("lambda c: Polynomial(c, domain=[0, 2]).convert().coef", C3),
+                               C("lambda c: Chebyshev(c).convert(kind=Polynomial).coef * c", C3),
+                               C("lambda c: Legendre(c).convert(domain=[-2, 3], kind=Chebyshev).coef", C3)],
+    ABCPolyBase.__call__: [C("lambda c: Polynomial(c)(Q).coef", C3),
+                           C("lambda c, x: Polynomial(c, domain=[0, 2])(x)", C3, PTS),
+                           C("lambda c, x: Chebyshev(c)(x[0]) * x[1]", C3, PTS),
+                           C("lambda c: Legendre(c)(Chebyshev([0.1, 0.3, 0.2])).coef", C3)],
+}
+
+
 def breadth14_cases(entries):
     """The cases by catalog name (`entries`: catalog())."""
     names = {e.key: e.name for e in entries}
+    out = {names[k]: v for k, v in POLY_CASES.items() if k in names}
     if sint is None:
-        return {}
-    out = {}
+        return out
     for k, v in _spline_cases().items():
         if k in names:
             out[names[k]] = v
