@@ -1,7 +1,8 @@
 """Test inputs of the rules added by helper breadth14 (issue 12: SciPy's B-splines -- make_interp_spline,
 interp1d(kind='cubic'), BSpline -- by rules/scipy_interpolate_bspline.py; scipy.optimize.root_scalar by the
 implicit function theorem, rules/scipy_optimize_rules.py; quad over infinite intervals in reverse mode;
-np.polynomial series' convert() and evaluation, rules/numpy_polynomial_convert.py).  Merged into CASES /
+np.polynomial series' convert() and evaluation, rules/numpy_polynomial_convert.py; scipy.signal's
+filter designs as data, rules/scipy_signal_design.py).  Merged into CASES /
 ZERO_CASES of tests/test_rules.py by catalog name, so each is checked by check_derivatives in both modes."""
 import numpy as np
 from numpy.polynomial import Chebyshev, Legendre, Polynomial
@@ -14,9 +15,10 @@ try:
     import scipy.interpolate as sint
     import scipy.linalg as sl
     import scipy.optimize as so
+    import scipy.signal as ss
     from scipy.interpolate import _dierckx
 except ImportError:  # SciPy is optional
-    si = sint = sl = so = _dierckx = None
+    si = sint = sl = so = ss = _dierckx = None
 
 F, Case = kit("breadth14 rule case", globals())
 C = Case
@@ -91,10 +93,42 @@ def breadth14_cases(entries):
     out = {names[k]: v for k, v in POLY_CASES.items() if k in names}
     if sint is None:
         return out
-    for k, v in _spline_cases().items():
+    for k, v in {**_spline_cases(), **_design_cases()}.items():
         if k in names:
             out[names[k]] = v
     return out
+
+
+SIG = np.sin(np.arange(10.0)) + 0.1 * np.arange(10.0)
+_B, _A = (np.array([0.2, 0.3, 0.2]), np.array([1.0, -0.5, 0.2]))
+_DESIGN_CASES = {  # (a filter designed from constants, applied to differentiated data)
+    "bessel": "ss.lfilter(*ss.bessel(2, 0.3), x)", "butter": "ss.lfilter(*ss.butter(3, [0.2, 0.6], btype='band'), x)",
+    "cheby1": "ss.lfilter(*ss.cheby1(2, 1.0, 0.3), x)", "cheby2": "ss.lfilter(*ss.cheby2(2, 20.0, 0.3), x)",
+    "ellip": "ss.lfilter(*ss.ellip(2, 1.0, 20.0, 0.3), x)", "iirfilter": "ss.lfilter(*ss.iirfilter(2, 0.3, btype='low'), x)",
+    "iirnotch": "ss.lfilter(*ss.iirnotch(0.3, 2.0), x)", "iirpeak": "ss.lfilter(*ss.iirpeak(0.3, 2.0), x)",
+    "firwin": "np.convolve(x, ss.firwin(5, 0.4))", "firwin2": "np.convolve(x, ss.firwin2(5, [0, 0.5, 1], [1, 1, 0]))",
+    "remez": "np.convolve(x, ss.remez(5, [0, 0.2, 0.3, 0.5], [1, 0]))",
+    "sos2tf": "ss.lfilter(*ss.sos2tf(ss.butter(2, 0.3, output='sos')), x)",
+    "sos2zpk": "_sos_zpk_filter(x)",
+    "tf2sos": "ss.sosfilt(ss.tf2sos(_B, _A), x)", "tf2zpk": "ss.sosfilt(ss.zpk2sos(*ss.tf2zpk(_B, _A)), x)",
+    "zpk2sos": "ss.sosfilt(ss.zpk2sos(*ss.butter(2, 0.3, output='zpk')), x * x)",
+    "zpk2tf": "_zpk_filter(x)",
+}
+
+
+def _zpk_filter(x):
+    z, p, k = ss.cheby1(2, 1.0, 0.3, output="zpk")  # (unpacked by name: `zpk2tf(*zpk)` is refused in reverse mode)
+    b, a = ss.zpk2tf(z, p, k)
+    return ss.lfilter(b, a, x)
+
+
+def _sos_zpk_filter(x):
+    z, p, k = ss.sos2zpk(ss.butter(2, 0.3, output="sos"))
+    return ss.lfilter(*ss.zpk2tf(z, p, k), x * x)
+
+
+def _design_cases():
+    return {getattr(ss, n): [C(f"lambda x: {src}", SIG)] for n, src in _DESIGN_CASES.items()}
 
 
 def breadth14_zero_cases(entries):

@@ -115,3 +115,56 @@ def test_quad_infinite_reverse(lo, hi):
         return si.quad(lambda t: np.exp(-a * t * t + 0.3 * t), lo, hi)[0] * a
 
     check_derivatives(f, 1.3, modes=BOTH)
+
+
+# ------------------------------------------------------------------ np.polynomial series (convert was WRONG: zero)
+GRID = np.linspace(0.0, 1.0, 9)
+
+
+def _fit_convert(y):
+    return np.polynomial.Polynomial.fit(GRID, y, 3).convert().coef
+
+
+def _cheb_fit_convert(y):
+    return np.polynomial.Chebyshev.fit(GRID, y, 2).convert(kind=np.polynomial.Polynomial).coef
+
+
+def _compose(c):
+    q = np.polynomial.Polynomial([0.5, 2.0, -0.3])
+    return np.polynomial.Polynomial(c)(q).coef
+
+
+def _call_with_domain(c):
+    return np.polynomial.Legendre(c, domain=[-1.0, 3.0])(GRID) * c[0]
+
+
+@pytest.mark.parametrize("f", [_fit_convert, _cheb_fit_convert, _compose, _call_with_domain],
+                         ids=["fit_convert", "chebyshev_kind", "compose", "call_domain"])
+def test_polynomial_series(f):
+    arg = np.sin(3.0 * GRID) if "fit" in f.__name__ else np.array([0.4, -1.2, 0.7, 0.3])
+    check_derivatives(f, arg, modes=BOTH)
+
+
+# ------------------------------------------------------------------ filters designed from constants (reverse refused)
+ss = pytest.importorskip("scipy.signal")
+SIG = np.cos(np.arange(40.0) * 0.7) + 0.05 * np.arange(40.0)
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: ss.lfilter(*ss.butter(2, 0.3), x),
+    lambda x: ss.filtfilt(*ss.butter(2, 0.25), x),
+    lambda x: ss.sosfilt(ss.butter(4, [0.1, 0.4], btype="band", output="sos"), x),
+    lambda x: ss.sosfiltfilt(ss.cheby2(3, 30.0, 0.4, output="sos"), x),
+    lambda x: np.convolve(x, ss.firwin(7, 0.3), mode="same"),
+], ids=["lfilter_butter", "filtfilt", "sosfilt_band", "sosfiltfilt_cheby2", "firwin"])
+def test_filter_designed_from_constants(f):
+    check_derivatives(f, SIG, modes=BOTH)
+
+
+def test_filter_cutoff_refused_by_name():
+    def f(w):
+        return np.sum(ss.lfilter(*ss.butter(2, w), SIG))
+
+    for run in (lambda: mc.grad(f)(0.3), lambda: mc.jvp(f, (0.3,), (1.0,))):
+        with pytest.raises(mc.MooncakeError, match="scipy.signal.butter with respect to its specification"):
+            run()
