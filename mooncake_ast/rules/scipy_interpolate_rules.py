@@ -63,8 +63,11 @@ def _dense(v, like):
 
 def ppoly_tangent(c, x, xp, nu, extrapolate, out, dc, dx, dxp, dout):
     """Writes the tangent of `out` into its tangent storage dout (before the kernel writes out)."""
-    if _zero(dout):
-        return None
+    if not isinstance(dout, np.ndarray):
+        if _zero(dc) and _zero(dx) and _zero(dxp):
+            return None
+        raise NotImplementedError("forward mode of scipy.interpolate's PPoly evaluation: the output array has no "
+                                  "tangent storage here (a derivative would be lost)")
     d = _run(_dense(dc, c), x, xp, nu, extrapolate, dtype=np.result_type(c, _dense(dc, c)))
     if not (_zero(dx) and _zero(dxp)):
         D = _run(c, x, xp, nu + 1, extrapolate)
