@@ -2,7 +2,7 @@
 interp1d(kind='cubic'), BSpline -- by rules/scipy_interpolate_bspline.py; scipy.optimize.root_scalar by the
 implicit function theorem, rules/scipy_optimize_rules.py; quad over infinite intervals in reverse mode;
 np.polynomial series' convert() and evaluation, rules/numpy_polynomial_convert.py; scipy.signal's
-filter designs as data, rules/scipy_signal_design.py).  Merged into CASES /
+filter designs as data, rules/scipy_signal_design.py; RegularGridInterpolator, rules/scipy_interpolate_rgi.py).  Merged into CASES /
 ZERO_CASES of tests/test_rules.py by catalog name, so each is checked by check_derivatives in both modes."""
 import numpy as np
 from numpy.polynomial import Chebyshev, Legendre, Polynomial
@@ -33,8 +33,25 @@ AB = np.array([[0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.7, -0.3, 0.5, 0.2], [4.0, 3.5,
 RHS = np.array([0.5, -1.0, 2.0, 0.3, 1.1])
 
 
+GK = np.linspace(0.0, 2.0, 6)
+GK2 = np.array([0.0, 0.3, 1.0, 1.6, 2.5])
+GV = np.outer(np.sin(GK), np.cos(GK2))
+GP = np.array([0.13, -0.41, 0.57, 0.23, -0.71, 0.37])  # (off the grid nodes: the interpolant has kinks there)
+
+
 def _spline_cases():
     return {
+        sint.RegularGridInterpolator.__call__: [
+            C("lambda p: sint.RegularGridInterpolator((GK, GK2), GV)(p.reshape(3, 2) + 1.0)", GP),
+            C("lambda v, p: np.sum(sint.RegularGridInterpolator((GK, GK2), v)(p.reshape(3, 2) + 1.0) ** 2)", GV, GP),
+            C("lambda v: sint.RegularGridInterpolator((GK[:3], GK2[:3], GK[:4]), v)(np.array([[0.3, 0.2, 0.5]]))",
+              np.arange(36.0).reshape(3, 3, 4) ** 0.5),
+            C("lambda p: sint.RegularGridInterpolator((GK, GK2), GV, bounds_error=False, fill_value=None)"
+              "(p.reshape(3, 2) * 3.0 + 1.0)", GP),
+            C("lambda p: sint.RegularGridInterpolator((GK, GK2), GV, bounds_error=False, fill_value=0.0)"
+              "(p.reshape(3, 2) * 3.0)", GP),
+            C("lambda a: sint.RegularGridInterpolator((GK, GK2), GV)((a[:3] + 1.0, a[3:] + 1.0))", GP),
+            C("lambda p: sint.RegularGridInterpolator((GK,), np.sin(GK))(p[:, None] + 1.0)", GP)],
         _dierckx.evaluate_spline: [
             C("lambda y: sint.make_interp_spline(SITES, y, k=3)(PTS)", VALS),
             C("lambda x: sint.make_interp_spline(SITES, VALS, k=3)(x)", PTS),

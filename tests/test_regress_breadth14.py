@@ -168,3 +168,26 @@ def test_filter_cutoff_refused_by_name():
     for run in (lambda: mc.grad(f)(0.3), lambda: mc.jvp(f, (0.3,), (1.0,))):
         with pytest.raises(mc.MooncakeError, match="scipy.signal.butter with respect to its specification"):
             run()
+
+
+# ------------------------------------------------------------------ RegularGridInterpolator (missing rule on the trunk)
+RK = np.linspace(-1.0, 1.0, 7)
+RK2 = np.array([0.0, 0.25, 0.7, 1.5, 2.0])
+RV = np.add.outer(RK ** 2, np.sin(RK2))
+RP = np.array([[0.13, 0.41], [-0.57, 1.13], [0.81, 1.67], [-0.27, 0.05]])
+
+
+@pytest.mark.parametrize("kw", [{}, {"bounds_error": False, "fill_value": None}, {"bounds_error": False}])
+def test_regular_grid_interpolator_points_and_values(kw):
+    def f(v, p):
+        return sint.RegularGridInterpolator((RK, RK2), v, **kw)(p * 1.1) * p[:, 0]
+
+    check_derivatives(f, RV, RP, modes=BOTH)
+
+
+def test_regular_grid_interpolator_other_method_refused():
+    def f(v):
+        return np.sum(sint.RegularGridInterpolator((RK, RK2), v)(RP, method="nearest"))
+
+    with pytest.raises(mc.MooncakeError, match="method='nearest'"):
+        mc.grad(f)(RV)

@@ -142,3 +142,6 @@ def register() -> None:
     from . import scipy_interpolate_bspline
 
     scipy_interpolate_bspline.register(REGISTERED)
+    from . import scipy_interpolate_rgi
+
+    scipy_interpolate_rgi.register(REGISTERED)
