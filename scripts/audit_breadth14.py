@@ -6,7 +6,8 @@ printed as in scripts/audit_issue12.py (ok / missing / refused / wrong / error),
 
     PYTHONPATH=. python scripts/audit_breadth14.py [-v] [substring ...]
 
-Not a test: a map of what is left.
+Not a test: a map of what is left.  (UnivariateSpline is left out: its plain constructor, FITPACK's fpcurf0, did not
+return inside check_derivatives in this script's process, on the trunk as well; plainly it returns at once.)
 """
 import collections
 import itertools
@@ -142,7 +143,6 @@ CASES = [
     # ---------------------------------------------------------------- splines and interpolation
     ("make_interp_spline y", "lambda y: sint.make_interp_spline(SITES, y)(GRID * 2.0)", (x8[:7],)),
     ("interp1d cubic at x", "lambda x: sint.interp1d(SITES, np.sin(SITES), kind='cubic')(x * 0.5 + 1.0)", (x8,)),
-    ("UnivariateSpline s=0", "lambda x: sint.UnivariateSpline(SITES, np.sin(SITES), s=0)(x + 1.0)", (x8,)),
     ("PchipInterpolator y", "lambda y: sint.PchipInterpolator(SITES, y)(GRID)", (x8[:7] + np.arange(7.0),)),
     ("RegularGridInterpolator", "lambda p: sint.RegularGridInterpolator((SITES, SITES), np.outer(np.sin(SITES), np.cos(SITES)))(p.reshape(3, 2) + 1.0)", (x8[:6],)),
     ("griddata linear", "lambda v: sint.griddata(np.array([[0, 0], [1, 0], [0, 1], [1, 1.0]]), v[:4], np.array([[0.3, 0.4]]))", (x8,)),
