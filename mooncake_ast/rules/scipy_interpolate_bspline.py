@@ -15,9 +15,10 @@ scipy_interpolate_rules.register().  This module never imports SciPy itself (its
   any use (make_interp_spline discards them).  Real matrices only (dgbsv is the real routine).
 * The collocation matrix (`_dierckx._coloc(x, t, k, ab, offset)`, written into ab) and the boundary rows
   (`_dierckx.evaluate_all_bspl(t, k, xval, left, nu)`) depend on the data sites x and the knots t.  Their
-  derivative there is not implemented: a differentiated x or t is refused by name in forward mode, and gets a
-  refused adjoint in reverse mode (discarded unread when x and t are constants, as they are when only the data
-  values y are differentiated).  _coloc's overwritten entries of ab lose their old adjoint.
+  derivative there (and evaluate_spline's in t) is not implemented: a differentiated x or t is refused by name in
+  forward mode, and gets a NaN adjoint in reverse mode (see _unknown_adjoint: discarded with the storage of a
+  constant, as x and t are when only the data values y are differentiated; NaN in the gradient of a
+  differentiated input, never a plausible number).  _coloc's overwritten entries of ab lose their old adjoint.
 """
 from __future__ import annotations
 
