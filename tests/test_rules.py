@@ -1174,6 +1174,7 @@ from rule_cases_refuse8 import refuse8_cases, refuse8_zero_cases; [CASES.setdefa
 from rule_cases_breadth10 import breadth10_cases, breadth10_zero_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in breadth10_cases(catalog()).items()]; ZERO_CASES.update(breadth10_zero_cases(catalog()))  # noqa: E402,E702,E501  (helper breadth10: rule_cases_breadth10.py)
 from rule_cases_breadth11 import breadth11_cases, breadth11_zero_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in breadth11_cases(catalog()).items()]; ZERO_CASES.update(breadth11_zero_cases(catalog()))  # noqa: E402,E702,E501  (helper breadth11: rule_cases_breadth11.py)
 from rule_cases_order12 import ORDER12_CASES; [CASES.setdefault(_k, []).extend(_v) for _k, _v in ORDER12_CASES.items()]  # noqa: E402,E702,E501  (helper order12: rule_cases_order12.py)
+from rule_cases_breadth14 import breadth14_cases, breadth14_zero_cases; [CASES.setdefault(_k, []).extend(_v) for _k, _v in breadth14_cases(catalog()).items()]; ZERO_CASES.update(breadth14_zero_cases(catalog()))  # noqa: E402,E702,E501  (helper breadth14: rule_cases_breadth14.py)
 # Syntax helpers the frontend emits for f-strings, assert, for-range loops, imports and nested defs:
 # every test using that syntax runs them; they take no differentiable operands of their own.
 ZERO_EXEMPT = {

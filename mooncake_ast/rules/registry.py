@@ -216,7 +216,9 @@ _LAZY_TABLES = (("numpy.random", "numpy_realistic", "register_draws"),
                 ("scipy.fft", "scipy_fft_rules", "register"), ("scipy.sparse", "scipy_sparse_rules", "register"),
                 ("scipy.sparse.linalg", "scipy_sparse_products", "register_linalg"),
                 ("logging", "python_logging", "register"), ("random", "python_random", "register"),
-                ("itertools", "itertools_count", "register"))
+                ("itertools", "itertools_count", "register"),
+                ("numpy.polynomial", "numpy_polynomial_convert", "register"),
+                ("scipy.signal", "scipy_signal_design", "register"))
 _PENDING = list(_LAZY_TABLES)  # the tables not registered yet (emptied as they are)
 
 

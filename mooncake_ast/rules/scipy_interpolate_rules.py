@@ -25,7 +25,7 @@ import numpy as np
 
 from ..tangents import NoTangent
 
-FUNCTIONS = ["interpolate._ppoly.evaluate"]
+FUNCTIONS = ["interpolate._ppoly.evaluate"]  # (the B-splines' rules: scipy_interpolate_bspline.py)
 REGISTERED: dict = {}
 _NAMES = ("c", "x", "xp", "dx", "extrapolate", "out")
 
@@ -63,8 +63,11 @@ def _dense(v, like):
 
 def ppoly_tangent(c, x, xp, nu, extrapolate, out, dc, dx, dxp, dout):
     """Writes the tangent of `out` into its tangent storage dout (before the kernel writes out)."""
-    if _zero(dout):
-        return None
+    if not isinstance(dout, np.ndarray):
+        if _zero(dc) and _zero(dx) and _zero(dxp):
+            return None
+        raise NotImplementedError("forward mode of scipy.interpolate's PPoly evaluation: the output array has no "
+                                  "tangent storage here (a derivative would be lost)")
     d = _run(_dense(dc, c), x, xp, nu, extrapolate, dtype=np.result_type(c, _dense(dc, c)))
     if not (_zero(dx) and _zero(dxp)):
         D = _run(c, x, xp, nu + 1, extrapolate)
@@ -136,3 +139,9 @@ def register() -> None:
     r = _entry(fn)
     r.user_rrule = rrule_evaluate
     r.fingerprint = _fingerprint(r.jvp_template, rrule_evaluate, r.mutates)
+    from . import scipy_interpolate_bspline
+
+    scipy_interpolate_bspline.register(REGISTERED)
+    from . import scipy_interpolate_rgi
+
+    scipy_interpolate_rgi.register(REGISTERED)

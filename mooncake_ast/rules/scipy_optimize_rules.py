@@ -10,6 +10,9 @@ two ways, and both get rules:
   of f at x* (rcall) called with -g / (df/dx).  Where the bracket or starting point moves, x* does not
   (it is the root): those get zero.  full_output=True gives (x*, RootResults): the results object is
   a constant.
+* root_scalar(f, args=..., bracket=... / x0=...) the same way: its RootResults' `root` gets the implicit
+  derivative (every other field is a count or a flag); a solve that did not converge, or f given with
+  fprime=True (f returns its own derivative too), is refused.
 * Everything else (minimize, minimize_scalar, least_squares, curve_fit, root, root_scalar, fsolve,
   linprog, differential_evolution, ...) is a constant when nothing it reads is differentiated (a fit
   made once, its result used as data): zero tangent, no adjoints.  When something it reads is
@@ -29,8 +32,8 @@ from ..tangents import FunctionTangent, MethodTangent, MutableTangent, NoTangent
 
 ROOTS = ["bisect", "brenth", "brentq", "newton", "ridder", "toms748"]
 CONSTANT = ["curve_fit", "fmin", "fminbound", "fsolve", "least_squares", "linprog", "lsq_linear", "minimize",
-            "minimize_scalar", "nnls", "root", "root_scalar"]
-FUNCTIONS = sorted(f"optimize.{n}" for n in ROOTS + CONSTANT)
+            "minimize_scalar", "nnls", "root"]
+FUNCTIONS = sorted(f"optimize.{n}" for n in ROOTS + CONSTANT + ["root_scalar"])
 REGISTERED: dict = {}
 
 
@@ -218,6 +221,89 @@ def _root_rrule(name):
     return rrule
 
 
+# ------------------------------------------------------------------ root_scalar (a RootResults object)
+def _root_scalar_point(b, res):
+    if not getattr(res, "converged", False):
+        raise NotImplementedError("derivative of scipy.optimize.root_scalar that did not converge")
+    if b.get("fprime") is True:
+        raise NotImplementedError("derivative of scipy.optimize.root_scalar with fprime=True (f returning its "
+                                  "derivative too): pass fprime as a function, or leave it out")
+    x = res.root
+    if np.iscomplexobj(x) or np.ndim(x) != 0:
+        raise NotImplementedError("derivative of scipy.optimize.root_scalar of complex or array values")
+    return float(x)
+
+
+def root_scalar_tangent(func, res, dfunc, dargs, *args, **kwargs):
+    """The tangent of root_scalar's RootResults: its root's, by the implicit function theorem."""
+    from ..forward.runtime import fcall
+
+    b = _bound(_optimize().root_scalar, (func,) + args, kwargs)
+    x = _root_scalar_point(b, res)
+    p = _p(b)
+    dp = _dp(p, dargs)
+    if not (_live(dfunc) or any(_live(d) for d in dp)):
+        return NoTangent
+    _, fp = fcall(func, dfunc, (x,) + p, (NoTangent,) + dp)
+    dx = -float(np.real(0.0 if fp is NoTangent else fp)) / _slope("root_scalar", func, x, p)
+    return MutableTangent({"root": dx})
+
+
+def _field(g, name):
+    if g is None or g is NoTangent:
+        return NoTangent
+    return g.get(name, NoTangent) if isinstance(g, dict) else getattr(g, name, NoTangent)
+
+
+def root_scalar_rrule(*args, **kwargs):
+    from ..reverse.adjoints import AdjTuple
+    from ..reverse.runtime import rcall
+    from .call_binding import KwAdj
+
+    fn = _optimize().root_scalar
+    res = fn(*args, **kwargs)
+    b = _bound(fn, args, kwargs)
+
+    def pullback(g):
+        gx = _field(g, "root")
+        if gx is NoTangent or gx is None or float(gx) == 0.0:
+            return (NoTangent,) * len(args) + ((KwAdj({}),) if kwargs else ())
+        x = _root_scalar_point(b, res)
+        func, p = b["f"], _p(b)
+        fx = _slope("root_scalar", func, x, p)
+        _, pb = rcall(func, (x,) + p, {})
+        fb, ab, _ = pb(-float(gx) / fx)
+        p_adj = list(ab)[1:]
+        p_adj = NoTangent if all(v is NoTangent for v in p_adj) else (
+            AdjTuple(p_adj) if isinstance(b.get("args", ()), (tuple, list)) else p_adj[0])
+        out = {"f": fb, "args": p_adj}
+        names = list(inspect.signature(fn).parameters)
+        pos = [out.get(names[i], NoTangent) if i < len(names) else NoTangent for i in range(len(args))]
+        named = {k: out[k] for k in kwargs if k in out and out[k] is not NoTangent}
+        return tuple(pos) + ((KwAdj(named),) if named else ())
+
+    return res, pullback
+
+
+def _register_root_scalar(opt):
+    from .registry import _entry, defjvp, defrrule_at_run_time
+
+    fn = opt.root_scalar
+    REGISTERED[fn] = "optimize.root_scalar"
+
+    def jvp(t, y, *args, **kw):
+        func = args[0] if args else kw.get("f")
+        fargs = kw.get("args", args[1] if len(args) > 1 else ())  # (`args` is the 2nd parameter)
+        if t.d(func) is None and t.d(fargs) is None:
+            return None
+        kw2 = {k: v for k, v in kw.items() if k != "f"}
+        return t.call(root_scalar_tangent, func, y, t.dz(func), t.dz(fargs), *args[1:], **kw2)
+
+    defjvp(fn, jvp)
+    defrrule_at_run_time(fn, root_scalar_rrule)
+    _entry(fn).fresh = True
+
+
 # ------------------------------------------------------------------ registration
 def register() -> None:
     """Register the rules (registry.lookup calls this once scipy.optimize is imported)."""
@@ -277,3 +363,4 @@ def register() -> None:
         defjvp(fn, cjvp)
         defvjp(fn, cvjp)
         _entry(fn).fresh = True  # (activity: a new result object, no part of the function or data it was given)
+    _register_root_scalar(opt)
