@@ -18,6 +18,8 @@ import numpy as np
 import pytest
 
 import mooncake_ast as mc
+from mooncake_ast import errors as E
+from mooncake_ast.tracebacks import InternalError
 import hunt13_cases
 from hunt_kit import Kit, close, fd_jac
 
@@ -301,3 +303,93 @@ def _global_list_write(x):
 def test_global_list_write_refused(transform):
     with pytest.raises(mc.MooncakeError, match="module-level object `_GLOBAL_ACC` is written"):
         transform(_global_list_write)(X.copy())
+
+
+# ---------------------------------------------------------------- CRASH: a linalg rule's refusal in forward mode
+_LINALG_FWD_INTERNAL = (
+    "CRASH forward mode: a linalg case the rules refuse is reported as InternalError 'mooncake_ast failed inside "
+    "(NotImplementedError: ...). This is a bug in mooncake_ast' where reverse mode raises the honest "
+    "UnsupportedDerivativeError with the same text: `U, s, Vt = np.linalg.svd(x.reshape(2, 3))` (full_matrices "
+    "default, non-square), svd(..., hermitian=True), qr(A, mode='complete') of a 3x2 A, lstsq of a rank-deficient "
+    "A.  Cause: rules/numpy_linalg.py (_svd_check, qr_tangent, lstsq) raise bare NotImplementedError at run time; "
+    "tracebacks.py:for_user (_is_internal) wraps a library NotImplementedError raised by forward code as an "
+    "internal bug (reverse converts it to UnsupportedDerivativeError on its path)")
+
+
+def _la_svd_full_nonsquare(x):
+    U, s, Vt = np.linalg.svd(x.reshape(2, 3))
+    return np.sum(s ** 2) + U[0, 0] * Vt[0, 0]
+
+
+def _la_svd_hermitian(x):
+    A = np.outer(x[:3], x[:3]) + np.eye(3)
+    return np.sum(np.linalg.svd(A, hermitian=True, compute_uv=False))
+
+
+def _la_qr_complete(x):
+    Q, R = np.linalg.qr(x.reshape(3, 2), mode="complete")
+    return np.sum(R ** 2)
+
+
+def _la_lstsq_rank_deficient(x):
+    A = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]) * x[3]
+    return np.sum(np.linalg.lstsq(A, x[:3], rcond=None)[0])
+
+
+_LINALG_REFUSED = [_la_svd_full_nonsquare, _la_svd_hermitian, _la_qr_complete, _la_lstsq_rank_deficient]
+
+
+@pytest.mark.parametrize("f", _LINALG_REFUSED, ids=lambda f: f.__name__)
+def test_linalg_refusal_reverse_is_honest(f):
+    with pytest.raises(E.UnsupportedDerivativeError, match="derivative of np.linalg"):
+        mc.grad(f)(X.copy())
+
+
+@pytest.mark.parametrize("f", _LINALG_REFUSED, ids=lambda f: f.__name__)
+@pytest.mark.xfail(strict=True, reason=_LINALG_FWD_INTERNAL, raises=InternalError)
+def test_linalg_refusal_forward_is_honest(f):
+    with pytest.raises(E.UnsupportedDerivativeError, match="derivative of np.linalg"):
+        mc.jacfwd(f)(X.copy())
+
+
+# ---------------------------------------------------------------- REFUSED: lstsq of a constant rank-deficient matrix
+_LSTSQ_CONST = (
+    "REFUSED (over-conservative) both modes: `np.linalg.lstsq(A, b, rcond=None)[0]` with A a CONSTANT rank-deficient "
+    "matrix and only b differentiated raises 'derivative of np.linalg.lstsq of a rank-deficient matrix (the "
+    "solution jumps)' (forward: InternalError), though the minimum-norm solution pinv(A) @ b is linear in b and its "
+    "derivative is pinv(A).  Cause: rules/numpy_linalg.py lstsq rule checks A's rank even when A has no tangent")
+
+
+def _lstsq_const_rank_deficient(x):
+    A = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+    coef = np.linalg.lstsq(A, x[:3] * x[3:], rcond=None)[0]
+    return np.sum(coef ** 2)
+
+
+@pytest.mark.parametrize("transform", [mc.grad, mc.jacfwd], ids=["reverse", "forward"])
+@pytest.mark.xfail(strict=True, reason=_LSTSQ_CONST, raises=mc.MooncakeError)
+def test_lstsq_constant_rank_deficient(transform):
+    x = X.copy()
+    close("derivative", transform(_lstsq_const_rank_deficient)(x.copy()), fd_jac(_lstsq_const_rank_deficient, x)[0])
+
+
+# ---------------------------------------------------------------- REFUSED: attribute bags
+_NAMESPACE = (
+    "REFUSED both modes: MissingRuleError 'no reverse rule for types.SimpleNamespace (a class without a Python "
+    "__init__)' for `ns = types.SimpleNamespace(a=x[0], b=x[1:3]); ns.c = ns.a * ns.b` -- a common attribute bag "
+    "(argparse.Namespace alike); a plain class with __init__ works.  Cause: forward/objects.py / reverse object "
+    "construction only handles classes whose __init__ is Python code")
+
+
+def _simple_namespace(x):
+    import types
+    ns = types.SimpleNamespace(a=x[0], b=x[1:3])
+    ns.c = ns.a * ns.b
+    return np.sum(ns.c) + ns.a ** 2
+
+
+@pytest.mark.parametrize("transform", [mc.grad, mc.jacfwd], ids=["reverse", "forward"])
+@pytest.mark.xfail(strict=True, reason=_NAMESPACE, raises=mc.MooncakeError)
+def test_simple_namespace(transform):
+    x = X.copy()
+    close("derivative", transform(_simple_namespace)(x.copy()), fd_jac(_simple_namespace, x)[0])
