@@ -1314,6 +1314,223 @@ def vec_dict_state_rollout(x):
     return np.concatenate([st_["q"], st_["p"]])
 
 
+# ================================================================ batch 3: numpy statistics, side effects, context managers
+def hist_bincount_weights(x):
+    data = np.array([0.1, 0.4, 0.45, 0.8, 0.2, 0.9])
+    h, _ = np.histogram(data, bins=3, range=(0.0, 1.0), weights=x)
+    b = np.bincount(np.array([0, 2, 2, 1, 0, 1]), weights=x * x, minlength=3)
+    return np.sum(h ** 2) + np.sum(b * np.array([1.0, 2.0, 3.0]))
+
+
+def unique_inverse_bincount(x):
+    keys = np.array([3, 1, 3, 2, 1, 3])
+    _, inv = np.unique(keys, return_inverse=True)
+    sums = np.bincount(inv, weights=np.exp(x))
+    return np.sum(np.log(sums))
+
+
+def stats_cov_corr(x):
+    A = np.stack([x, x ** 2 + 0.1 * np.arange(6), np.cos(x)])
+    return np.sum(np.cov(A)) + np.sum(np.corrcoef(A)[0]) + np.average(x, weights=np.arange(1, 7))
+
+
+def stats_median_percentile(x):
+    return np.median(x) + np.percentile(x, 30.0) + np.var(x, ddof=1) + np.ptp(x) + np.quantile(x ** 2, 0.8)
+
+
+def nan_functions(x):
+    y = np.where(np.arange(6) == 2, np.nan, x)
+    return np.nansum(y ** 2) + np.nanmean(y) * np.nanmax(y) + np.nanstd(y)
+
+
+def special_more(x):
+    a = np.exp(x[:3])
+    return (np.sum(sc.gamma(a)) + np.sum(sc.beta(a, a[::-1])) + np.sum(sc.kl_div(a, a[::-1] + 0.5))
+            + np.sum(sc.rel_entr(a, 1.5)) + np.sum(sc.entr(a)) + np.sum(sc.huber(0.6, x)) + np.sum(sc.i0(x))
+            + np.sum(sc.polygamma(1, a)) + np.sum(sc.logit(sc.expit(x))))
+
+
+def stats_more_dists(x):
+    p = sc.expit(x)
+    return (np.sum(st.norm.ppf(p)) + np.sum(st.beta.logpdf(p, 2.0, 3.0)) + np.sum(st.poisson.logpmf(3, np.exp(x)))
+            + np.sum(st.binom.logpmf(2, 5, p)) + np.sum(st.norm.logsf(x)) + np.sum(st.laplace.logpdf(x, 0.1, 2.0)))
+
+
+def errstate_context(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.where(x != 0, np.sin(x) / x, 1.0)
+    return np.sum(r ** 2)
+
+
+def suppress_and_assert(x):
+    import contextlib
+    total = 0.0
+    assert x.shape == (6,), "bad shape"
+    with contextlib.suppress(KeyError):
+        total += {"a": x[0]}["a"] ** 2
+        total += {"a": 1.0}["b"]
+    return total + x[1]
+
+
+def print_side_effect(x, _sink=[]):
+    y = np.tanh(x)
+    _sink.append(f"loss {float(np.sum(y)):.3f}")
+    del _sink[:]
+    return np.sum(y * x)
+
+
+_CALLS = {"n": 0}
+
+
+def global_counter_unrelated(x):
+    _CALLS["n"] += 1
+    return np.sum(x ** 3) * 2.0
+
+
+@functools.lru_cache(maxsize=None)
+def _coef(n):
+    return 1.0 / math.factorial(n)
+
+
+def lru_cached_coefficients(x):
+    return sum(_coef(k) * x[k] ** k for k in range(6))
+
+
+def vectorize_scalar_fn(x):
+    def piece(v):
+        return v * v if v > 0 else math.sin(v)
+    return np.sum(np.vectorize(piece)(x))
+
+
+def sorted_dict_items_value(x):
+    d = {f"p{i}": v * v + 0.1 * i for i, v in enumerate(x)}
+    ranked = sorted(d.items(), key=lambda kv: kv[1])
+    return ranked[-1][1] + ranked[0][1] * 2 + sum(v for _, v in ranked[1:3])
+
+
+def tolist_python_math(x):
+    vals = x.tolist()
+    vals[2] += vals[0] * vals[1]
+    vals[3] *= 2.0
+    return sum(v ** 2 for v in vals) + math.prod(vals[:3])
+
+
+def statistics_module(x):
+    import statistics
+    vals = [float(v) for v in x]
+    return statistics.fmean(vals) * statistics.pstdev(vals) + statistics.median(vals[:5])
+
+
+def put_putmask_place(x):
+    a = np.zeros(6)
+    np.put(a, [0, 2, 4], x[:3] * 2)
+    b = x.copy()
+    np.putmask(b, b < 0, b ** 2)
+    return np.sum(a * x) + np.sum(b ** 3)
+
+
+def fill_and_sort_inplace(x):
+    a = x.copy()
+    a.sort()
+    b = np.empty(3)
+    b.fill(x[0] * x[1])
+    return np.sum(a * np.arange(6)) + np.sum(b)
+
+
+def batched_linalg(x):
+    A = np.stack([np.eye(2) * (1.5 + x[0]), np.array([[2.0, x[1]], [x[2], 3.0]])])
+    b = np.stack([x[3:5], x[4:6]])
+    y = np.linalg.solve(A, b[..., None])[..., 0]
+    return np.sum(y ** 2) + np.sum(np.linalg.det(A)) + np.sum(np.linalg.inv(A)[:, 0, 1])
+
+
+def einsum_diag_same_operand(x):
+    A = np.outer(x, x[::-1])
+    return np.sum(np.einsum("ii->i", A) ** 2) + np.einsum("i,i", x, x) + np.einsum("ij,ij->", A, A) + np.dot(x, x)
+
+
+def matrix_builders(x):
+    V = np.vander(x[:3], 3)
+    D = np.diag(x[3:], k=1)
+    B = np.block([[np.diagflat(x[:2]), np.tri(2)], [np.zeros((2, 2)), np.eye(2) * x[5]]])
+    return np.linalg.det(V + np.eye(3)) + np.sum(D ** 2) + np.trace(B @ B)
+
+
+def meshgrid_field(x):
+    X, Y = np.meshgrid(x[:3], x[3:], indexing="ij")
+    phi = np.exp(-(X - Y) ** 2) * np.cos(X * Y)
+    return np.sum(phi) + np.sum(np.gradient(phi, axis=0) ** 2)
+
+
+def any_all_branch(x):
+    y = x.copy()
+    if np.any(y > 1.0):
+        y = y / np.max(np.abs(y))
+    if not np.all(y > -0.5):
+        y = y + 0.1 * y ** 2
+    return np.sum(y ** 3)
+
+
+def try_finally_early_return(x):
+    acc = [0.0]
+    try:
+        for v in x:
+            acc[0] += v * v
+            if acc[0] > 1.5:
+                return acc[0] * x[0]
+    finally:
+        acc.append(1.0)
+    return acc[0]
+
+
+def del_and_rebind(x):
+    a = x * 2.0
+    b = a[:3] + a[3:]
+    del a
+    a = b ** 2
+    return np.sum(a) + np.sum(b)
+
+
+def isinstance_array_branch(x):
+    def to_arr(v):
+        return v if isinstance(v, np.ndarray) else np.asarray(v, dtype=float)
+    parts = [to_arr(x[:2]), to_arr([x[2], x[3]]), to_arr(x[4] * x[5])]
+    return sum(np.sum(p ** 2) for p in parts)
+
+
+def dict_tree_recursion(x):
+    tree = {"v": x[0], "kids": [{"v": x[1], "kids": []},
+                                {"v": x[2], "kids": [{"v": x[3], "kids": []}, {"v": x[4], "kids": []}]}]}
+
+    def depth_sum(node, d=1):
+        return d * node["v"] ** 2 + sum(depth_sum(k, d + 1) for k in node["kids"])
+    return depth_sum(tree) * x[5]
+
+
+def lambda_list_pipeline(x):
+    steps = [lambda v: v * 2.0, np.tanh, lambda v: v + x[0], lambda v: v ** 2]
+    y = x
+    for f in steps:
+        y = f(y)
+    return np.sum(y)
+
+
+def method_partial_bound(x):
+    m = Momentum(lr=0.05)
+    step = functools.partial(m.step, g=np.cos(x[:3]))
+    w = x[3:].copy()
+    step(w)
+    step(w)
+    return np.sum(w ** 2)
+
+
+def enumerate_reversed_list_writes(x):
+    out = [0.0] * 6
+    for i, v in reversed(list(enumerate(x))):
+        out[i] = v * (out[i + 1] if i + 1 < 6 else 1.0) + v
+    return sum(out)
+
+
 # ================================================================ vector outputs
 def vec_kalman_means(x):
     m, P = 0.0, 1.0
