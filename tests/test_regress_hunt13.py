@@ -429,11 +429,12 @@ _TRY_WRITE = (
     "writes, obj.v = ..., a method that sets self.t, an array made inside the try, and the everyday "
     "`try: L = np.linalg.cholesky(A); out[0] = L[1, 1]; except LinAlgError: ...` fallback (a method setting "
     "self.t is wrong when `return o.t`, right when `return o.t + x[2]`).  In-place `a *= 2`, "
-    "writes after the try or inside `finally:` are right.  Wrong since try support came in (883d15a).  "
-    "Suspected: frontend/try_ops.py -- the write is lowered to guarded_call(operator.setitem, (a, i, v), {}), whose "
-    "rules (frule_guarded / rrule_guarded: fcall / rcall of f) do not declare that they mutate their arguments, so "
-    "reverse mode never sends the container's adjoint into the write's pullback and forward mode never makes its "
-    "tangent storage")
+    "writes after the try or inside `finally:` are right, and so is the same write when the container already holds "
+    "a differentiated value before the try (`acc = [x[2] * 0.0]`, `a = x[:2] * 0.0`).  Wrong since try support came "
+    "in (883d15a).  Suspected: the write is lowered to guarded_call(operator.setitem, (a, i, v), {}) "
+    "(frontend/try_ops.py), and the activity analyses (forward/activity.py and reverse's) do not count a "
+    "guarded_call of a mutating function as a write that makes its container active, so a container of constants "
+    "stays without a tracked derivative: reverse drops the adjoint, forward refuses")
 
 
 def _tw_list_except(x):
@@ -594,7 +595,26 @@ def _tw_in_finally(x):
     return acc[0]
 
 
-@pytest.mark.parametrize("f", [_tw_iadd, _tw_after, _tw_in_finally], ids=lambda f: f.__name__)
+def _tw_already_active_list(x):
+    acc = [x[2] * 0.0]
+    try:
+        acc[0] = x[0] * x[1]
+    except ValueError:
+        pass
+    return acc[0]
+
+
+def _tw_already_active_array(x):
+    a = x[:2] * 0.0
+    try:
+        a[0] = x[0] * x[1]
+    except ValueError:
+        pass
+    return a[0]
+
+
+@pytest.mark.parametrize("f", [_tw_iadd, _tw_after, _tw_in_finally, _tw_already_active_list, _tw_already_active_array],
+                         ids=lambda f: f.__name__)
 @pytest.mark.parametrize("transform", [mc.grad, mc.jacfwd], ids=["reverse", "forward"])
 def test_try_without_body_write(f, transform):
     x = X.copy()
