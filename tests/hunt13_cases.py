@@ -1531,6 +1531,141 @@ def enumerate_reversed_list_writes(x):
     return sum(out)
 
 
+# ================================================================ batch 4: writes into containers of constants by indirect routes
+
+
+def wr_operator_setitem(x):
+    acc = [0.0, 0.0]
+    operator.setitem(acc, 0, x[0] * x[1])
+    return acc[0]
+
+
+def wr_dunder_setitem(x):
+    acc = [0.0, 0.0]
+    acc.__setitem__(0, x[0] * x[1])
+    return acc[0]
+
+
+def wr_setattr_builtin(x):
+    class B:
+        pass
+    b = B()
+    b.v = 0.0
+    setattr(b, "v", x[0] * x[1])
+    return b.v
+
+
+def wr_partial_setitem(x):
+    acc = [0.0, 0.0]
+    put = functools.partial(operator.setitem, acc)
+    put(1, x[0] * x[1])
+    return acc[1]
+
+
+def wr_closure_write(x):
+    acc = [0.0]
+    def w():
+        acc[0] = x[0] * x[1]
+    w()
+    return acc[0]
+
+
+def wr_helper_write(x):
+    acc = np.zeros(2)
+    _fill_first(acc, x[0] * x[1])
+    return acc[0]
+
+
+def _fill_first(a, v):
+    a[0] = v
+
+
+def wr_lambda_write(x):
+    acc = np.zeros(3)
+    f = lambda i: acc.__setitem__(i, x[i] ** 2)
+    for i in range(3):
+        f(i)
+    return np.sum(acc)
+
+
+def wr_match_write(x):
+    acc = [0.0]
+    match 1:
+        case 1:
+            acc[0] = x[0] * x[1]
+        case _:
+            pass
+    return acc[0]
+
+
+def wr_while_else_write(x):
+    acc = np.zeros(2)
+    i = 0
+    while i < 2:
+        acc[i] = x[i] ** 2
+        i += 1
+    else:
+        acc[1] += x[2]
+    return np.sum(acc)
+
+
+def wr_copyto_put(x):
+    a = np.zeros(3)
+    b = np.zeros(3)
+    np.copyto(a, x[:3])
+    np.put(b, [0, 2], x[3:5])
+    return np.sum(a * b) + np.sum(a)
+
+
+def wr_fill_diagonal(x):
+    A = np.zeros((3, 3))
+    np.fill_diagonal(A, x[:3])
+    return np.sum(A @ A)
+
+
+def wr_deque_dict_update(x):
+    dq = collections.deque([0.0])
+    dq.append(x[0] * 2)
+    d = {"a": 0.0}
+    d.update(a=x[1] ** 2)
+    d.update({"b": x[2]})
+    return sum(dq) + d["a"] + d["b"]
+
+
+def wr_list_iadd(x):
+    acc = [0.0]
+    acc += [x[0] * x[1]]
+    acc[:1] = [x[2]]
+    return sum(acc)
+
+
+def wr_errstate_write(x):
+    a = np.zeros(3)
+    with np.errstate(all="ignore"):
+        a[:] = np.log(x[:3] ** 2)
+    return np.sum(a)
+
+
+def wr_try_else(x):
+    a = np.zeros(2)
+    try:
+        v = x[0] * 2
+    except ValueError:
+        v = 0.0
+    else:
+        a[0] = v * x[1]
+    return a[0]
+
+
+def wr_try_except_body(x):
+    a = np.zeros(2)
+    try:
+        raise ValueError
+    except ValueError:
+        a[0] = x[0] * x[1]
+    return a[0]
+
+
 # ================================================================ vector outputs
 def vec_kalman_means(x):
     m, P = 0.0, 1.0

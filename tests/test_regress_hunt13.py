@@ -98,7 +98,11 @@ KNOWN[("stats_median_percentile", "second")] = (
     "`np.median(x) + np.percentile(x, 30.0) + np.var(x, ddof=1) + np.ptp(x) + np.quantile(x ** 2, 0.8)` with q a "
     "constant (np.percentile(x, 30.0) alone, and with median or quantile, are right: not minimised further)",
     mc.MooncakeError)
-for _n in ("stats_more_dists", "print_side_effect", "method_partial_bound"):
+for _n in ("wr_dunder_setitem", "wr_lambda_write"):
+    KNOWN[(_n, "second")] = (_NESTED_HANDWRITTEN + "; list.__setitem__ / ndarray.__setitem__ called by name",
+                             mc.MooncakeError)
+for _n in ("stats_more_dists", "print_side_effect", "method_partial_bound", "wr_partial_setitem",
+           "wr_deque_dict_update"):
     KNOWN[(_n, "second")] = (_NESTED_MISC + "; rv_continuous.ppf hand-written forward rule", mc.MooncakeError)
 for _c in ("value", "cd_rev", "fd", "agree", "second"):
     KNOWN[("complex_real_imag_write", _c)] = (_REAL_SETATTR, mc.MooncakeError)
@@ -549,7 +553,19 @@ def _tw_early_return_loop(x):
     return acc[0]
 
 
-_TRY_WRITES = [_tw_list_except, _tw_list_finally, _tw_append, _tw_dict, _tw_array_item, _tw_array_slice, _tw_setattr,
+def _tw_nested_try(x):
+    a = np.zeros(2)
+    try:
+        try:
+            a[0] = x[0]
+        finally:
+            a[1] = x[1]
+    except ValueError:
+        pass
+    return a[0] * a[1]
+
+
+_TRY_WRITES = [_tw_nested_try, _tw_list_except, _tw_list_finally, _tw_append, _tw_dict, _tw_array_item, _tw_array_slice, _tw_setattr,
                _tw_method, _tw_created_inside, _tw_cholesky_fallback, _tw_early_return_loop]
 
 
