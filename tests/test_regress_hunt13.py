@@ -340,7 +340,8 @@ _LINALG_FWD_INTERNAL = (
     "(NotImplementedError: ...). This is a bug in mooncake_ast' where reverse mode raises the honest "
     "UnsupportedDerivativeError with the same text: `U, s, Vt = np.linalg.svd(x.reshape(2, 3))` (full_matrices "
     "default, non-square), svd(..., hermitian=True), qr(A, mode='complete') of a 3x2 A, lstsq of a rank-deficient "
-    "A.  Cause: rules/numpy_linalg.py (_svd_check, qr_tangent, lstsq) raise bare NotImplementedError at run time; "
+    "A, and np.interp(x, xp, fp, period=1.5) (the same for any rule refusing at run time).  Cause: "
+    "rules/numpy_linalg.py (_svd_check, qr_tangent, lstsq) and the interp rule raise bare NotImplementedError at run time; "
     "tracebacks.py:for_user (_is_internal) wraps a library NotImplementedError raised by forward code as an "
     "internal bug (reverse converts it to UnsupportedDerivativeError on its path)")
 
@@ -365,19 +366,23 @@ def _la_lstsq_rank_deficient(x):
     return np.sum(np.linalg.lstsq(A, x[:3], rcond=None)[0])
 
 
-_LINALG_REFUSED = [_la_svd_full_nonsquare, _la_svd_hermitian, _la_qr_complete, _la_lstsq_rank_deficient]
+def _interp_period(x):
+    return np.sum(np.interp(x, [0.0, 1.0], [0.0, 2.0], period=1.5))
+
+
+_LINALG_REFUSED = [_la_svd_full_nonsquare, _la_svd_hermitian, _la_qr_complete, _la_lstsq_rank_deficient, _interp_period]
 
 
 @pytest.mark.parametrize("f", _LINALG_REFUSED, ids=lambda f: f.__name__)
 def test_linalg_refusal_reverse_is_honest(f):
-    with pytest.raises(E.UnsupportedDerivativeError, match="derivative of np.linalg"):
+    with pytest.raises(E.UnsupportedDerivativeError, match=r"derivative of np\.(linalg|interp)"):
         mc.grad(f)(X.copy())
 
 
 @pytest.mark.parametrize("f", _LINALG_REFUSED, ids=lambda f: f.__name__)
 @pytest.mark.xfail(strict=True, reason=_LINALG_FWD_INTERNAL, raises=InternalError)
 def test_linalg_refusal_forward_is_honest(f):
-    with pytest.raises(E.UnsupportedDerivativeError, match="derivative of np.linalg"):
+    with pytest.raises(E.UnsupportedDerivativeError, match=r"derivative of np\.(linalg|interp)"):
         mc.jacfwd(f)(X.copy())
 
 
@@ -635,3 +640,33 @@ def _tw_already_active_array(x):
 def test_try_without_body_write(f, transform):
     x = X.copy()
     close("derivative", transform(f)(x.copy()), fd_jac(f, x)[0])
+
+
+# ---------------------------------------------------------------- REFUSED: np.diff with a differentiated append=
+_DIFF_APPEND = (
+    "REFUSED (over-conservative) reverse mode: `np.sum(np.diff(x, append=x[0]) ** 2)` raises 'reverse mode of "
+    "np.diff: the derivative with respect to append= (a differentiated keyword argument: pass it positionally) is "
+    "not supported'; forward mode is right, and prepend= with a constant is taken.  Passing it positionally means "
+    "np.diff(x, 1, -1, np._NoValue, x[0]), which nobody writes.  Suspected: the reverse rule of np.diff "
+    "(rules/numpy_* diff) takes prepend / append cotangents positionally only")
+
+
+def _diff_append_active(x):
+    return np.sum(np.diff(x, append=x[0]) ** 2)
+
+
+def _diff_prepend_active(x):
+    return np.sum(np.diff(x * 2.0, prepend=x[-1]) ** 3)
+
+
+@pytest.mark.parametrize("f", [_diff_append_active, _diff_prepend_active], ids=lambda f: f.__name__)
+@pytest.mark.xfail(strict=True, reason=_DIFF_APPEND, raises=mc.MooncakeError)
+def test_diff_active_append_reverse(f):
+    x = X.copy()
+    close("grad", mc.grad(f)(x.copy()), fd_jac(f, x)[0])
+
+
+@pytest.mark.parametrize("f", [_diff_append_active, _diff_prepend_active], ids=lambda f: f.__name__)
+def test_diff_active_append_forward(f):
+    x = X.copy()
+    close("jacfwd", mc.jacfwd(f)(x.copy()), fd_jac(f, x)[0])
