@@ -11,14 +11,20 @@ differentiated argument) and extra non-float constants.  Outputs are floats, exc
 (1-D arrays).  Every probe copies x before writing to it.  Kinks (max, abs, sort, argmax) sit away from the points."""
 from __future__ import annotations
 
+import abc
 import collections
+import copy
 import dataclasses
 import functools
 import math
 import operator
+from dataclasses import InitVar, field
 from typing import NamedTuple
 
 import numpy as np
+import scipy.interpolate as si
+import scipy.signal as ss
+import scipy.spatial.distance as sd
 import scipy.special as sc
 import scipy.stats as st
 
@@ -1314,7 +1320,7 @@ def vec_dict_state_rollout(x):
     return np.concatenate([st_["q"], st_["p"]])
 
 
-# ================================================================ batch 3: numpy statistics, side effects, context managers
+# ======================================== batch 3: numpy statistics, side effects, context managers
 def hist_bincount_weights(x):
     data = np.array([0.1, 0.4, 0.45, 0.8, 0.2, 0.9])
     h, _ = np.histogram(data, bins=3, range=(0.0, 1.0), weights=x)
@@ -1531,7 +1537,7 @@ def enumerate_reversed_list_writes(x):
     return sum(out)
 
 
-# ================================================================ batch 4: writes into containers of constants by indirect routes
+# ======================================== batch 4: writes into containers of constants by indirect routes
 
 
 def wr_operator_setitem(x):
@@ -1666,6 +1672,361 @@ def wr_try_except_body(x):
     return a[0]
 
 
+# ======================================== batch 5: language corners, dataclass tools, NumPy 2 names, SciPy
+
+
+class LogContext:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append(0.0)
+        return self
+
+    def __exit__(self, *a):
+        self.log.append(1.0)
+        return False
+
+
+def l_user_ctx_write(x):
+    log = []
+    acc = np.zeros(2)
+    with LogContext(log) as t:
+        acc[0] = x[0] * x[1]
+        acc[1] = x[2]
+    return np.sum(acc ** 2) + len(log)
+
+
+def l_late_binding(x):
+    fs = [lambda: x[i] ** 2 for i in range(3)]
+    return sum(f() for f in fs)
+
+
+def l_default_binding(x):
+    fs = [lambda i=i: x[i] ** 2 for i in range(3)]
+    return sum(f() for f in fs)
+
+
+def l_row_swap_views(x):
+    A = x.reshape(3, 2).copy()
+    A[0], A[1] = A[1], A[0]
+    return np.sum(A * np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+
+
+def l_star_unpack(x):
+    first, *mid, last = x
+    return first * last + sum(v * v for v in mid)
+
+
+def l_nested_unpack(x):
+    total = 0.0
+    for i, (a, (b, c)) in enumerate(zip(x[:2], zip(x[2:4], x[4:6]))):
+        total += (i + 1) * a * b - c ** 2
+    return total
+
+
+def l_getattr_np(x):
+    cfg = {"act": "tanh", "reduce": "sum"}
+    act = getattr(np, cfg["act"])
+    red = getattr(np, cfg["reduce"])
+    return red(act(x) ** 2)
+
+
+def l_sum_arrays_start(x):
+    parts = [x[:3], x[3:], x[:3] * x[3:]]
+    return np.sum(sum(parts, np.zeros(3)) ** 2)
+
+
+def l_walrus_while(x):
+    r = 1.0 + x[0] ** 2
+    n = 0
+    while (r := 0.5 * (r + 2.0 / r)) and n < 4:
+        n += 1
+    return r * x[1]
+
+
+def l_list_remove_del(x):
+    vals = [x[0], x[1] * 2, x[2], x[3]]
+    vals.remove(vals[1])
+    del vals[0]
+    return vals[0] * vals[-1]
+
+
+def l_nonlocal_two_levels(x):
+    total = 0.0
+    def outer():
+        def inner(v):
+            nonlocal total
+            total += v ** 2
+        for v in x[:3]:
+            inner(v)
+    outer()
+    return total
+
+
+def l_gen_try_finally(x):
+    def gen():
+        try:
+            for v in x:
+                yield v * v
+        finally:
+            pass
+    return sum(gen())
+
+
+@dataclasses.dataclass
+class PostInit:
+    w: np.ndarray
+    scale: InitVar[float] = 1.0
+    sq: float = field(init=False)
+
+    def __post_init__(self, scale):
+        self.w = self.w * scale
+        self.sq = float(np.sum(self.w ** 2))
+
+
+def c_post_init(x):
+    p = PostInit(x[:3], scale=x[3])
+    return p.sq + p.w[0]
+
+
+
+@dataclasses.dataclass
+class QPair:
+    a: float
+    b: np.ndarray
+
+
+def c_asdict(x):
+    q = QPair(x[0], x[1:3])
+    d = dataclasses.asdict(q)
+    t = dataclasses.astuple(q)
+    return d["a"] * np.sum(d["b"]) + t[0] ** 2 + np.sum(t[1] ** 3)
+
+
+def c_deepcopy(x):
+    q = QPair(x[0], x[1:3].copy())
+    r = copy.deepcopy(q)
+    r.b *= 2.0
+    s = copy.copy(q)
+    s.a = s.a * 3
+    return np.sum(q.b) * r.a + np.sum(r.b ** 2) + s.a
+
+
+class AbstractShape(abc.ABC):
+    @abc.abstractmethod
+    def area(self):
+        ...
+
+    def double(self):
+        return 2 * self.area()
+
+
+class Sq(AbstractShape):
+    def __init__(self, s):
+        self.s = s
+
+    def area(self):
+        return self.s ** 2
+
+    def grow(self, k):
+        return type(self)(self.s * k)
+
+
+def c_abc_typeself(x):
+    sh = Sq(x[0]).grow(x[1])
+    return sh.double() + sh.__class__(x[2]).area()
+
+
+
+@dataclasses.dataclass(order=True)
+class OrderedItem:
+    key: float
+    val: float = field(compare=False)
+
+
+def c_dataclass_order(x):
+    items = [OrderedItem(x[i], x[i + 3]) for i in range(3)]
+    items.sort()
+    return items[0].val * items[-1].val + max(items).key
+
+
+
+@dataclasses.dataclass(frozen=True)
+class FrozenPair:
+    a: float
+    b: float
+
+    def with_a(self, v):
+        return dataclasses.replace(self, a=v)
+
+
+def c_frozen_replace(x):
+    f = FrozenPair(x[0], x[1]).with_a(x[2] * 2)
+    return f.a * f.b
+
+
+def k_sum_where(x):
+    return np.sum(x ** 2, where=x > 0) + np.mean(x, where=x < 0.6)
+
+
+def k_max_initial(x):
+    return np.max(x ** 2, initial=0.5) + np.min(x, initial=-0.1) + np.amax(x.reshape(2, 3), axis=(0, 1))
+
+
+def k_prod_axis_tuple(x):
+    return np.sum(np.prod(x.reshape(1, 2, 3) + 1.5, axis=(0, 2))) + np.std(x.reshape(2, 3), axis=(0, 1), ddof=1)
+
+
+def k_gradient_edge(x):
+    return (np.sum(np.gradient(x ** 2, edge_order=2) ** 2)
+            + np.sum(np.gradient(x, np.array([0.0, 0.5, 1.5, 2.0, 3.5, 4.0])) ** 2))
+
+
+def k_take_wrap(x):
+    return (np.sum(np.take(x, [0, 7, -8, 3], mode="wrap") * np.array([1.0, 2.0, 3.0, 4.0]))
+            + np.sum(np.take(x, [9, 2], mode="clip") ** 2))
+
+
+def k_roll_tuple(x):
+    return np.sum(np.roll(x.reshape(2, 3), (1, 2), axis=(0, 1)) * np.arange(6).reshape(2, 3))
+
+
+def k_tile_repeat(x):
+    return np.sum(np.tile(x[:2], (2, 3)) * np.arange(12).reshape(2, 6)) + np.sum(np.repeat(x[:3], [1, 0, 3]) ** 2)
+
+
+def k_flip_rot(x):
+    return (np.sum(np.rot90(x.reshape(2, 3), k=3) * np.arange(6).reshape(3, 2))
+            + np.sum(np.flip(x.reshape(2, 3), axis=(0, 1))[0] ** 3))
+
+
+def k_trace_offset(x):
+    return np.trace(np.outer(x, x), offset=1) + np.trace(np.outer(x, x[::-1]).reshape(3, 2, 6), axis1=0, axis2=1).sum()
+
+
+def k_np2_aliases(x):
+    A = x.reshape(2, 3)
+    return (np.sum(np.pow(np.abs(x) + 0.1, 1.5)) + np.sum(np.acos(x * 0.5)) + np.sum(np.atan2(x, 1.3))
+            + np.sum(np.concat([x, x ** 2])) + np.sum(np.permute_dims(A, (1, 0)) * np.arange(6).reshape(3, 2))
+            + np.sum(np.linalg.vector_norm(A, axis=1)) + np.sum(np.vecdot(A, A))
+            + np.sum(np.linalg.matrix_norm(np.outer(x, x))) + np.sum(np.matrix_transpose(A) ** 3))
+
+
+def k_cumulative_sum(x):
+    return np.sum(np.cumulative_sum(x, include_initial=True) ** 2) + np.sum(np.cumulative_prod(x + 1.5))
+
+
+def k_linalg_outer_cross(x):
+    return (np.sum(np.linalg.outer(x[:3], x[3:]) ** 2) + np.sum(np.linalg.cross(x[:3], x[3:]) ** 2)
+            + np.linalg.trace(np.outer(x, x)) + np.sum(np.linalg.diagonal(np.outer(x, x)) ** 2))
+
+
+def k_unstack(x):
+    a, b = np.unstack(x.reshape(2, 3))
+    return np.sum(a * b ** 2)
+
+
+def k_norm_keepdims(x):
+    return np.sum(x.reshape(2, 3) / np.linalg.norm(x.reshape(2, 3), axis=1, keepdims=True) * np.arange(6).reshape(2, 3))
+
+
+def sp_cubic_spline(x):
+    cs = si.CubicSpline(np.arange(6.0), x)
+    return float(cs(2.5) ** 2 + cs(0.7))
+
+
+def sp_lfilter(x):
+    return np.sum(ss.lfilter([0.5, 0.25], [1.0, -0.3], x) ** 2)
+
+
+def sp_fftconvolve(x):
+    return np.sum(ss.fftconvolve(x, x[::-1]) ** 2) + np.sum(ss.convolve(x, [1.0, -1.0], mode="valid") ** 2)
+
+
+def sp_pdist_cdist(x):
+    P = x.reshape(3, 2)
+    return np.sum(sd.pdist(P, "sqeuclidean")) + np.sum(sd.cdist(P, P[::-1] + 1.0, "cityblock") ** 2)
+
+
+def sp_interp1d(x):
+    return np.sum(si.interp1d(np.arange(6.0), x, kind="linear")(np.array([0.5, 2.2, 4.9])) ** 2)
+
+
+def np_polynomial_module(x):
+    return (np.sum(np.polynomial.polynomial.polyval(x, [1.0, x[0], 0.5]))
+            + np.sum(np.polynomial.Polynomial(x[:3])(x[3:])))
+
+
+def sp_logsumexp_axis_keepdims(x):
+    return (np.sum(sc.logsumexp(x.reshape(2, 3), axis=0, keepdims=True) * np.array([[1.0, 2.0, 3.0]]))
+            + np.sum(sc.softmax(x.reshape(2, 3), axis=0)[1]))
+
+
+def sp_savgol(x):
+    return float(np.sum(ss.savgol_filter(x, 5, 2) ** 2))
+
+
+class V2(NamedTuple):
+    a: float
+    b: float
+
+    def __add__(self, o):
+        return V2(self.a + o.a, self.b + o.b)
+
+    def __mul__(self, s):
+        return V2(self.a * s, self.b * s)
+    __rmul__ = __mul__
+
+    def __call__(self, t):
+        return self.a * t + self.b
+
+    def norm(self):
+        return math.sqrt(self.a ** 2 + self.b ** 2)
+
+    @staticmethod
+    def unit():
+        return V2(1.0, 0.0)
+
+    @classmethod
+    def from_angle(cls, th):
+        return cls(math.cos(th), math.sin(th))
+
+
+def n_add(x):
+    v = V2(x[0], x[1]) + V2(x[2], x[3])
+    return v.a * v.b
+
+
+def n_mul(x):
+    v = 2.0 * V2(x[0], x[1]) * x[2]
+    return v.a + v.b ** 2
+
+
+def n_call(x):
+    return V2(x[0], x[1])(x[2])
+
+
+def n_norm(x):
+    return V2(x[0], x[1]).norm()
+
+
+def n_classmethod(x):
+    v = V2.from_angle(x[0]) + V2.unit() * x[1]
+    return v.a * v.b
+
+
+def n_unpack_iter(x):
+    a, b = V2(x[0], x[1]) * x[2]
+    return a * b + sum(V2(x[3], x[4]))
+
+
+def n_in_list_sorted(x):
+    vs = [V2(x[i], x[i + 1]) for i in range(0, 6, 2)]
+    vs.sort(key=lambda v: v.a)
+    return vs[0].b * vs[-1].a + max(vs).b
+
+
 # ================================================================ vector outputs
 def vec_kalman_means(x):
     m, P = 0.0, 1.0
@@ -1696,7 +2057,8 @@ VECTOR = {"vec_kalman_means", "vec_solve_rhs", "vec_sorted_values", "vec_cumulat
           "vec_dict_state_rollout"}
 
 _SKIP = {"Body", "SpringSystem", "Particles", "Dense", "Sequential", "Residual", "Momentum", "Gauss", "Params",
-         "Vec", "Stateful", "Property", "Shape", "Base", "Derived"}
+         "Vec", "Stateful", "Property", "Shape", "Base", "Derived",
+         "LogContext", "PostInit", "QPair", "AbstractShape", "Sq", "OrderedItem", "FrozenPair", "V2"}
 _NAMES = [n for n, v in list(globals().items())
           if callable(v) and not n.startswith("_") and n not in _SKIP and getattr(v, "__module__", None) == __name__]
 
