@@ -23,7 +23,7 @@ from mooncake_ast.tracebacks import InternalError
 import hunt13_cases
 from hunt_kit import Kit, close, fd_jac
 
-K = Kit(hunt13_cases, second_every=8)
+K = Kit(hunt13_cases, second_every=10)
 
 X = np.array([0.3, -0.7, 1.1, 0.5, -0.2, 0.9])
 
@@ -130,8 +130,11 @@ def _params():
     # (a known second-order failure is recorded even where the sample would skip the probe)
     params += [(n, "second", x, e) for n, x, e in hunt13_cases.CASES
                if (n, "second") in KNOWN and not K.sampled_for_second(n)]
+    names = [n for n, _, _ in hunt13_cases.CASES]
     for name, cname, x, extra in params:
         known = KNOWN.get((name, cname))
+        if cname in ("cd_fwd", "cd_rev") and names.index(name) % 2 and not known:
+            continue  # (every other probe: fd and agree already compare grad and jacfwd with differences; runtime)
         marks = [pytest.mark.xfail(strict=True, reason=known[0], raises=known[1])] if known else []
         out.append(pytest.param(cname, name, x, extra, id=f"{name}-{cname}", marks=marks))
     return out
