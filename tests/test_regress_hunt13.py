@@ -733,3 +733,80 @@ def test_second_order_constant_argument_refused(f):
 def test_second_order_constant_argument_jacrev_jacfwd(f):
     x = X.copy()
     close("jacrev(jacfwd)", mc.jacrev(mc.jacfwd(f))(x.copy()), fd_jac(mc.grad(f), x, h=1e-5), rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------- REFUSED: everyday constructs without a derivative yet
+_EVERYDAY_REFUSED = (
+    "REFUSED both modes (honest MooncakeError, each naming the construct): `for (i, j), v in np.ndenumerate(A)` "
+    "('a for loop over a numpy.ndenumerate: its items come from code that is not ...'), `for v in np.nditer(A)` "
+    "(MissingRuleError numpy.nditer), `vars(obj).items()` (MissingRuleError vars), "
+    "scipy.ndimage.gaussian_filter1d (LibraryMissingRuleError _nd_image.correlate1d) and "
+    "scipy.interpolate.make_interp_spline (LibraryMissingRuleError _dierckx._coloc / dgbsv); all common in "
+    "scientific code, all linear or smooth in the differentiated values")
+
+
+def _ndenumerate_sum(x):
+    total = 0.0
+    for (i, j), v in np.ndenumerate(x.reshape(2, 3)):
+        total += (i + 1) * (j + 2) * v ** 2
+    return total
+
+
+def _nditer_sum(x):
+    total = 0.0
+    for v in np.nditer(x.reshape(2, 3)):
+        total += float(v) ** 2
+    return total
+
+
+@dataclasses.dataclass
+class _Pair:
+    a: float
+    b: np.ndarray
+
+
+def _vars_items(x):
+    q = _Pair(x[0], x[1:3])
+    return sum(np.sum(np.asarray(v) ** 2) for _, v in vars(q).items())
+
+
+def _gaussian_filter(x):
+    import scipy.ndimage as nd
+    return np.sum(nd.gaussian_filter1d(x, 1.0) ** 2)
+
+
+def _interp_spline(x):
+    import scipy.interpolate as si
+    b = si.make_interp_spline(np.arange(6.0), x, k=3)
+    return float(b(1.5) + b(3.3) ** 2)
+
+
+@pytest.mark.parametrize("f", [_ndenumerate_sum, _nditer_sum, _vars_items, _gaussian_filter, _interp_spline],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("transform", [mc.grad, mc.jacfwd], ids=["reverse", "forward"])
+@pytest.mark.xfail(strict=True, reason=_EVERYDAY_REFUSED, raises=mc.MooncakeError)
+def test_everyday_construct_refused(f, transform):
+    x = X.copy()
+    close("derivative", transform(f)(x.copy()), fd_jac(f, x)[0])
+
+
+_CMP_TO_KEY = ("REFUSED forward mode only: `vals.sort(key=functools.cmp_to_key(cmp))` raises MissingRuleError 'no "
+               "forward rule for _functools.cmp_to_key'; reverse mode is right")
+
+
+def _cmp_to_key_sort(x):
+    import functools
+    vals = list(x)
+    vals.sort(key=functools.cmp_to_key(lambda a, b: -1 if a < b else 1))
+    return vals[0] * vals[-1] + vals[2] ** 2
+
+
+@pytest.mark.xfail(strict=True, reason=_CMP_TO_KEY, raises=mc.MooncakeError)
+def test_cmp_to_key_forward():
+    x = X.copy()
+    close("jacfwd", mc.jacfwd(_cmp_to_key_sort)(x.copy()), fd_jac(_cmp_to_key_sort, x)[0])
+
+
+def test_cmp_to_key_reverse():
+    x = X.copy()
+    close("grad", mc.grad(_cmp_to_key_sort)(x.copy()), fd_jac(_cmp_to_key_sort, x)[0])
