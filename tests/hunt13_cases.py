@@ -16,6 +16,7 @@ import collections
 import copy
 import dataclasses
 import functools
+import itertools
 import math
 import operator
 from dataclasses import InitVar, field
@@ -2027,6 +2028,192 @@ def n_in_list_sorted(x):
     return vs[0].b * vs[-1].a + max(vs).b
 
 
+# ======================================== batch 6: user containers and protocols, index loops, random sampling
+class UserGrid:
+    def __init__(self, n):
+        self.data = np.zeros(n)
+
+    def __getitem__(self, i):
+        return self.data[i]
+
+    def __setitem__(self, i, v):
+        self.data[i] = v
+
+    def __len__(self):
+        return len(self.data)
+
+    def __iter__(self):
+        return iter(self.data)
+
+
+def u_custom_setitem(x):
+    g = UserGrid(6)
+    for i in range(6):
+        g[i] = x[i] ** 2
+    g[1:3] = x[:2] * 3
+    return sum(v for v in g) + g[0] * len(g)
+
+
+class NewOnIadd:
+    def __init__(self, v):
+        self.v = v
+
+    def __iadd__(self, o):
+        return NewOnIadd(self.v + o)  # a new object, not self
+
+
+def u_iadd_new_object(x):
+    a = NewOnIadd(x[0])
+    b = a
+    a += x[1] * 2
+    return a.v * 3 + b.v
+
+
+class ArrayLike:
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, dtype=None, copy=None):
+        return self.a
+
+
+def u_array_protocol(x):
+    w = ArrayLike(x[:3] * 2)
+    return np.sum(np.asarray(w) ** 2)
+
+
+class CoeffPoly:
+    def __init__(self, c):
+        self.c = c
+
+    def __call__(self, t):
+        out = 0.0
+        for k in reversed(self.c):
+            out = out * t + k
+        return out
+
+    def deriv(self):
+        return CoeffPoly([k * i for i, k in enumerate(self.c)][1:])
+
+
+def u_poly_deriv(x):
+    p = CoeffPoly(list(x[:4]))
+    return p(x[4]) + p.deriv()(x[5]) ** 2
+
+
+class ManualCache:
+    def __init__(self, x):
+        self.x = x
+        self._cache = None
+
+    def value(self):
+        if self._cache is None:
+            self._cache = np.sum(self.x ** 2)
+        return self._cache
+
+
+def u_manual_cache(x):
+    lazy = ManualCache(x)
+    a = lazy.value()
+    lazy.x = x * 2       # stale cache: plain python keeps the old value
+    return a + lazy.value()
+
+
+def q_ndindex_fill(x):
+    A = np.zeros((2, 3))
+    for i, j in np.ndindex(A.shape):
+        A[i, j] = x[i * 3 + j] ** 2 + i - j
+    return np.sum(A @ A.T)
+
+
+def q_product_matrix(x):
+    n = 3
+    K = np.empty((n, n))
+    for i, j in itertools.product(range(n), repeat=2):
+        K[i, j] = np.exp(-(x[i] - x[j + 3]) ** 2)
+    return np.linalg.slogdet(K + np.eye(3))[1]
+
+
+def q_combinations_pairs(x):
+    P = x.reshape(3, 2)
+    e = 0.0
+    for i, j in itertools.combinations(range(3), 2):
+        d = P[i] - P[j]
+        e += 1.0 / np.sqrt(d @ d + 0.1)
+    return e
+
+
+def q_flat_write(x):
+    A = np.zeros((2, 3))
+    for k, v in enumerate(x):
+        A.flat[k] = v * (k + 1)
+    return np.sum(A ** 2) + A[1, 2]
+
+
+def q_diag_indices_scatter(x):
+    A = np.outer(x[:3], x[3:])
+    i, j = np.diag_indices(3)
+    A[i, j] += 1.0
+    r, c = np.triu_indices(3, 1)
+    return np.sum(A[r, c] ** 2) + np.linalg.det(A)
+
+
+def r_reparam(x):
+    rng = np.random.default_rng(0)
+    eps = rng.standard_normal(3)
+    z = x[:3] + np.exp(x[3:]) * eps
+    return np.sum(z ** 2)
+
+
+def r_normal_active(x):
+    rng = np.random.default_rng(0)
+    z = rng.normal(x[:3], np.exp(x[3:]))
+    return np.sum(z ** 2)
+
+
+def r_normal_kw(x):
+    rng = np.random.default_rng(1)
+    z = rng.normal(loc=x[0], scale=x[1] ** 2 + 0.5, size=4)
+    return np.sum(np.sin(z))
+
+
+def r_uniform_active(x):
+    rng = np.random.default_rng(2)
+    u = rng.uniform(x[0], x[0] + np.exp(x[1]), size=3)
+    return np.sum(u ** 2)
+
+
+def r_exponential_active(x):
+    rng = np.random.default_rng(3)
+    return np.sum(rng.exponential(np.exp(x[:3])))
+
+
+def r_legacy_seed(x):
+    np.random.seed(0)
+    eps = np.random.randn(3)
+    return np.sum((x[:3] + eps * x[3:]) ** 2)
+
+
+def r_legacy_normal_active(x):
+    np.random.seed(0)
+    return np.sum(np.random.normal(x[:3], 1.0) ** 2)
+
+
+def r_stats_rvs_active(x):
+    return np.sum(st.norm.rvs(loc=x[:3], scale=1.5, random_state=0) ** 2)
+
+
+def r_choice_const(x):
+    rng = np.random.default_rng(5)
+    idx = rng.choice(6, size=4, replace=False)
+    return np.sum(x[idx] ** 2)
+
+
+def r_permutation(x):
+    rng = np.random.default_rng(6)
+    return np.sum(rng.permutation(x) * np.arange(6))
+
+
 # ================================================================ vector outputs
 def vec_kalman_means(x):
     m, P = 0.0, 1.0
@@ -2058,7 +2245,8 @@ VECTOR = {"vec_kalman_means", "vec_solve_rhs", "vec_sorted_values", "vec_cumulat
 
 _SKIP = {"Body", "SpringSystem", "Particles", "Dense", "Sequential", "Residual", "Momentum", "Gauss", "Params",
          "Vec", "Stateful", "Property", "Shape", "Base", "Derived",
-         "LogContext", "PostInit", "QPair", "AbstractShape", "Sq", "OrderedItem", "FrozenPair", "V2"}
+         "LogContext", "PostInit", "QPair", "AbstractShape", "Sq", "OrderedItem", "FrozenPair", "V2",
+         "UserGrid", "NewOnIadd", "ArrayLike", "CoeffPoly", "ManualCache"}
 _NAMES = [n for n, v in list(globals().items())
           if callable(v) and not n.startswith("_") and n not in _SKIP and getattr(v, "__module__", None) == __name__]
 

@@ -107,6 +107,12 @@ KNOWN[("c_post_init", "second")] = ("REFUSED second order: constructing a datacl
                                     "arguments (NestingError)", mc.MooncakeError)
 for _n in ("c_deepcopy", "k_linalg_outer_cross", "k_unstack", "np_polynomial_module"):
     KNOWN[(_n, "second")] = (_NESTED_HANDWRITTEN + "; deepcopy, cross, unstack, Polynomial", mc.MooncakeError)
+for _n in ("u_array_protocol", "q_combinations_pairs", "r_legacy_normal_active", "r_stats_rvs_active"):
+    KNOWN[(_n, "second")] = (
+        "REFUSED second order: a user object's __array__ read by NumPy (UnsupportedDerivativeError 'a MutableTangent "
+        "object was read by code that is not differentiated'), itertools.combinations and RandomState.normal "
+        "(hand-written forward rules), st.norm.rvs(loc=x, ...) (differentiated keyword arguments nested)",
+        mc.MooncakeError)
 for _n in ("k_np2_aliases", "k_cumulative_sum", "sp_cubic_spline", "sp_fftconvolve", "sp_interp1d", "n_norm"):
     KNOWN[(_n, "second")] = (
         "REFUSED second order: NestingError 'keyword arguments are not supported nested' (np.linalg.vector_norm(A, "
