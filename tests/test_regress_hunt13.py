@@ -916,3 +916,30 @@ def _always_quiet_index(x):
 def test_user_context_manager_suppressing(f, transform):
     x = X.copy()
     close("derivative", transform(f)(x.copy()), fd_jac(f, x)[0])
+
+
+_ERRSTATE_LEAK = (
+    "CRASH-class side effect, both modes: an exception raised by an operation inside `with np.errstate(divide="
+    "'ignore'):` in differentiated code leaves NumPy's global error state changed after the exception escapes "
+    "(np.geterr()['divide'] stays 'ignore'; plain Python restores 'warn').  Same cause as "
+    "test_user_context_manager_suppressing: the manager's __exit__ is not called when an operation of the body "
+    "raises (frontend/stmt_ops.py)")
+
+
+def _errstate_then_index_error(x):
+    with np.errstate(divide="ignore"):
+        y = x[0] * 2
+        z = x[[7]]
+    return y + z[0]
+
+
+@pytest.mark.parametrize("transform", [mc.grad, mc.jacfwd], ids=["reverse", "forward"])
+@pytest.mark.xfail(strict=True, reason=_ERRSTATE_LEAK, raises=AssertionError)
+def test_errstate_restored_after_exception(transform):
+    old = np.geterr()
+    try:
+        with pytest.raises(IndexError):
+            transform(_errstate_then_index_error)(X.copy())
+        assert np.geterr() == old, f"NumPy error state after the exception: {np.geterr()}, before: {old}"
+    finally:
+        np.seterr(**old)
