@@ -633,7 +633,17 @@ def _tw_nested_try(x):
     return a[0] * a[1]
 
 
-_TRY_WRITES = [_tw_nested_try, _tw_list_except, _tw_list_finally, _tw_append, _tw_dict, _tw_array_item, _tw_array_slice, _tw_setattr,
+def _tw_append_loop_eafp(x):
+    r = []
+    for v in x[:3]:
+        try:
+            r.append(1.0 / (v - v) if v > 5 else np.sqrt(v ** 2 + 0.1))
+        except ZeroDivisionError:
+            r.append(0.0)
+    return sum(r)
+
+
+_TRY_WRITES = [_tw_append_loop_eafp, _tw_nested_try, _tw_list_except, _tw_list_finally, _tw_append, _tw_dict, _tw_array_item, _tw_array_slice, _tw_setattr,
                _tw_method, _tw_created_inside, _tw_cholesky_fallback, _tw_early_return_loop]
 
 
