@@ -1,4 +1,4 @@
-"""Run every check of tests/hunt11_kit.py on every probe of tests/hunt11_cases.py and print a table of outcomes.
+"""Run every check of tests/hunt_kit.py on every probe of tests/hunt11_cases.py and print a table of outcomes.
 
     PYTHONPATH=. python scripts/hunt11_audit.py [name ...]
 """
@@ -10,7 +10,10 @@ import time
 import warnings
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
-import hunt11_kit as K  # noqa: E402
+import hunt11_cases  # noqa: E402
+from hunt_kit import Kit  # noqa: E402
+
+K = Kit(hunt11_cases, second_every=3)
 
 
 def main(names):

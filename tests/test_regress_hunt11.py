@@ -12,7 +12,10 @@ import numpy as np
 import pytest
 
 import mooncake_ast as mc
-import hunt11_kit as K
+import hunt11_cases
+from hunt_kit import Kit
+
+K = Kit(hunt11_cases, second_every=3)
 
 # ---------------------------------------------------------------- known failures of the probes
 _ZEROS_LIKE_VIEW = (

@@ -13,7 +13,10 @@ import numpy as np
 import pytest
 
 import mooncake_ast as mc
-import hunt12_kit as K
+import hunt12_cases
+from hunt_kit import Kit
+
+K = Kit(hunt12_cases, second_every=2)
 
 X = np.array([0.3, -0.7, 1.1, 0.5, -0.2, 0.9])
 

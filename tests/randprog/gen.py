@@ -1178,3 +1178,4 @@ from . import gen_dictarrays  # noqa: E402,F401  (registers the family "dictarra
 from . import gen_flow  # noqa: E402,F401  (registers the family "flow")
 from . import gen_hierarchy  # noqa: E402,F401  (registers the family "hierarchy")
 from . import gen_buffers  # noqa: E402,F401  (registers the family "buffers"; hunt11)
+from . import gen_trywrites  # noqa: E402,F401  (registers the family "trywrites"; hunt13)
