@@ -34,6 +34,10 @@ REFUSES_COMPLEX = {
     "scipy.signal._signaltools.sosfilt", "scipy.signal._spectral_py.welch", "scipy.signal._spectral_py.periodogram",
     "sph_harm_y",  # (issue 12, fourth pass: real angles only)
 }
+# B-splines of complex data: SciPy solves with LAPACK zgbsv (no rule) or views the complex coefficients as floats;
+# both refused by name (a missing rule, a view with another dtype), never a number.
+SPLINE_REFUSES_COMPLEX = {"scipy.interpolate._dierckx._coloc", "scipy.interpolate._dierckx.evaluate_all_bspl",
+                          "scipy.interpolate._dierckx.evaluate_spline"}
 # SciPy's linalg through NumPy models (rules/scipy_linalg_models.py): right for complex input, or refused where
 # the model's result differs from SciPy's (eigenvectors of complex matrices are defined up to a phase).
 MAY_REFUSE_COMPLEX = {"scipy.linalg._basic.solve", "scipy.linalg._decomp.eigh",
@@ -45,7 +49,14 @@ MAY_REFUSE_COMPLEX = {"scipy.linalg._basic.solve", "scipy.linalg._decomp.eigh",
                       "scipy._lib.array_api_compat.numpy.linalg.solve",  # (reached through filtfilt: lfilter refuses)
                       "scipy.integrate._ivp.ivp.solve_ivp",
                       # (issue 12, fourth pass: return_sign=True refuses complex values, the sign being a moving phase)
-                      "scipy.special._logsumexp.logsumexp"}  # (complex y0 refused; a constant call is data)  # (eigh, eigvalsh, svd, svdvals: complex forward rules in rules/numpy_linalg_complex.py)
+                      "scipy.special._logsumexp.logsumexp",
+                      # (breadth14: splines, root_scalar, RegularGridInterpolator, polynomial convert and the filter
+                      # designs (their lfilter) refuse complex values by name)
+                      "numpy.ABCPolyBase.convert", "numpy.polynomial._polybase.ABCPolyBase.__call__",
+                      "scipy.interpolate._rgi.RegularGridInterpolator.__call__", "scipy.optimize._root_scalar.root_scalar",
+                      *(f"scipy.signal._filter_design.{n}" for n in (
+                          "bessel", "butter", "cheby1", "cheby2", "ellip", "iirfilter", "iirnotch", "iirpeak", "sos2tf",
+                          "sos2zpk", "tf2sos", "tf2zpk", "zpk2sos", "zpk2tf"))}  # (complex y0 refused; a constant call is data)  # (eigh, eigvalsh, svd, svdvals: complex forward rules in rules/numpy_linalg_complex.py)
 
 
 def _complexified(a):
@@ -87,6 +98,11 @@ def test_forward_rule_with_complex_inputs(name, case, args):
         if name in REFUSES_COMPLEX or name.startswith("scipy.stats."):  # distributions of real numbers
             with pytest.raises((NotImplementedError, TypeError), match="complex|not supported"):
                 check_derivatives(case.fn, *copy.deepcopy(args), modes=("forward",), **case.check)
+        elif name in SPLINE_REFUSES_COMPLEX:
+            try:
+                check_derivatives(case.fn, *copy.deepcopy(args), modes=("forward",), **case.check)
+            except (NotImplementedError, mc.MooncakeError) as e:
+                assert "zgbsv" in str(e) or "view" in str(e) or "complex" in str(e), e
         elif name in MAY_REFUSE_COMPLEX:
             try:
                 check_derivatives(case.fn, *copy.deepcopy(args), modes=("forward",), **case.check)

@@ -108,15 +108,9 @@ def getattr_tangent(obj, dobj, name, value):
             fields[name] = zero_tangent(value)  # keep it, so later writes through it are seen
             return fields[name]
         return NoTangent
-    if isinstance(dobj, (Tangent, tuple)):
-        prop = getattr(type(obj), name, None)
-        if isinstance(prop, property) and prop.fget is not None:
-            # (a @property of a NamedTuple or an immutable object: its getter differentiated, as for a mutable
-            # object above; the tuple branch below knows only `_fields`, and the tangent was silently 0)
-            from ..forward.runtime import fcall
-
-            return fcall(prop.fget, NoTangent, (obj,), (dobj,))[1]
     if isinstance(dobj, Tangent):
+        if name not in dobj.fields and _is_property(obj, name):
+            return _property_tangent(obj, dobj, name)
         return dobj.fields.get(name, NoTangent)
     if isinstance(dobj, FunctionTangent) or (type(dobj) is _types.CellType and type(obj) is _types.CellType):
         return _function_part_tangent(dobj, name)
@@ -126,6 +120,8 @@ def getattr_tangent(obj, dobj, name, value):
         from .python_bunches import extra_field_tangent  # (SciPy's LinregressResult.intercept_stderr)
 
         return extra_field_tangent(obj, dobj, name)
+    if isinstance(dobj, tuple) and _is_property(obj, name):
+        return _property_tangent(obj, dobj, name)
     if callable(value) and getattr(value, "__self__", None) is obj:
         return MethodTangent(dobj)
     return NoTangent
@@ -156,6 +152,20 @@ def _cached_property_tangent(obj, dobj, name):
 
         fields[name] = fcall(attr.func, NoTangent, (obj,), (dobj,))[1]
     return fields[name]
+
+
+def _is_property(obj, name) -> bool:
+    prop = getattr(type(obj), name, None)
+    return isinstance(prop, property) and prop.fget is not None
+
+
+def _property_tangent(obj, dobj, name):
+    """The tangent of a @property of a NamedTuple or an immutable object (read after its fields, which SciPy's tuple
+    bunches also make properties): its getter differentiated, as for a mutable object.  Before, the tuple branch
+    knew only `_fields`, and a property's tangent was silently 0."""
+    from ..forward.runtime import fcall
+
+    return fcall(getattr(type(obj), name).fget, NoTangent, (obj,), (dobj,))[1]
 
 
 def _function_part_tangent(dobj, name):

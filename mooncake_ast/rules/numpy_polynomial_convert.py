@@ -86,6 +86,13 @@ def _is_series(x):
     return isinstance(x, ABCPolyBase)
 
 
+def _refuse_complex_composition(p, q, d):
+    """p(q)'s composition matrix is real (float) arithmetic: complex coefficients would lose their imaginary parts."""
+    if np.iscomplexobj(d) or np.iscomplexobj(p.coef) or np.iscomplexobj(q.coef):
+        raise NotImplementedError("derivative of a numpy.polynomial series evaluated at a series with complex "
+                                  "coefficients")
+
+
 def _composition_matrix(p, y, arg):
     n, m = len(p.coef), len(y.coef)
     T = np.zeros((m, n))
@@ -108,6 +115,7 @@ def call_tangent(p, arg, y, dp, darg):
                                       "implemented (only p's coefficients are differentiated)")
         if not _live(dcoef):
             return NoTangent
+        _refuse_complex_composition(p, arg, dcoef)
         return MutableTangent({"coef": _composition_matrix(p, y, arg) @ np.asarray(dcoef, dtype=float)})
     out = np.zeros(np.shape(y), dtype=np.result_type(y, float)) if not _live(dcoef) else _with_coef(p, dcoef)(arg)
     if _live(darg):
@@ -123,6 +131,7 @@ def call_adjoints(p, arg, y, g):
         gcoef = _field(g, "coef")
         if not _live(gcoef):
             return NoTangent, NoTangent
+        _refuse_complex_composition(p, arg, gcoef)
         return MutableTangent({"coef": _composition_matrix(p, y, arg).T @ np.asarray(gcoef, dtype=float)}), \
             NoTangent  # (q's adjoint: refused in forward mode; its reverse gives none)
     g = np.asarray(g)

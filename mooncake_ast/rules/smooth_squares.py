@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import is_other_array
 from ..ir.types import FLOAT_ELEMENTWISE
 from ..tangents import NoTangent
 from .registry import defcomplex, defjvp, defvjp
@@ -30,7 +31,7 @@ def smooth_square(v: Any, s: Any) -> Any:
     """v's value (the square as the user's code computed it); its derivative is s's (rules below).  A copy of an
     array v: the same object would share v's adjoint storage in reverse mode, and the adjoint of the result would
     reach v's own derivative too (counted twice)."""
-    return v.copy() if isinstance(v, np.ndarray) else v
+    return v.copy() if isinstance(v, np.ndarray) or is_other_array(v) else v
 
 
 def defined_where(d: Any, v: Any) -> Any:
@@ -65,8 +66,8 @@ def _refuse_other(x: Any) -> None:
     is no sum of squares that this helper knows."""
     if isinstance(x, np.ndarray) and x.dtype.kind in "biufc":
         return
-    if isinstance(x, (bool, int, float, complex, np.number)):
-        return
+    if isinstance(x, (bool, int, float, complex, np.number)) or is_other_array(x):
+        return  # (a Dask / CuPy array: its own x * x and copy)
     raise NotImplementedError(f"derivative of the square of a norm / hypot / abs / sqrt of a {type(x).__name__}: give "
                               f"it an array (np.asarray), or write the square as a product of its parts")
 
@@ -76,7 +77,7 @@ def as_numeric_array(x: Any) -> Any:
     array copied (the same object would share x's adjoint storage in reverse mode); anything else as it is."""
     if isinstance(x, (list, tuple)):
         return np.asarray(x)
-    return x.copy() if isinstance(x, np.ndarray) else x
+    return x.copy() if isinstance(x, np.ndarray) or is_other_array(x) else x
 
 
 def operand_tangent(x: Any, dx: Any) -> Any:
@@ -118,7 +119,7 @@ def numeric_operand(x: Any) -> Any:
     no number or numeric array (a list given to np.sqrt by name: its square's derivative would have the list's
     shape)."""
     _refuse_other(x)
-    return x.copy() if isinstance(x, np.ndarray) else x
+    return x.copy() if isinstance(x, np.ndarray) or is_other_array(x) else x
 
 
 def modulus_squared(x: Any) -> Any:
