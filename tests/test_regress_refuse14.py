@@ -655,10 +655,24 @@ def _sp_written_through_transpose(x):
     return np.sum((x[:2] @ A) ** 2)
 
 
-@pytest.mark.xfail(strict=True, raises=mc.testing.DerivativeCheckError, reason=(
-    "WRONG forward mode (also on trunk b48fe51): a write into the data of a sparse matrix's transpose, which "
-    "shares A's data (`B = A.T; B.data[1] = x[4] ** 2; np.sum((x[:2] @ A) ** 2)`), is missed by A's tangent "
-    "(-11.15 vs finite differences); reverse mode refuses it (the conversion's dropped zeros).  Suspected: the "
-    "tangent of `.T` of a scipy.sparse matrix is not a view of A's (rules/scipy_sparse_*)"))
-def test_sparse_written_through_transpose_forward():
-    mc.testing.check_derivatives(_sp_written_through_transpose, X.copy(), modes=("forward",))
+def _sp_active_written_through_transpose(x):
+    A = sps.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]) * x[0])
+    B = A.T
+    B.data[1] = x[4] * x[4]
+    return np.sum((x[:2] @ A) ** 2) + np.sum(B @ x[:2])
+
+
+def _sp_written_through_csc_of_data(x):
+    A = sps.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]))
+    B = sps.csc_matrix((A.data, A.indices, A.indptr), shape=(3, 2))
+    B.data[2] = np.sin(x[1])
+    return np.sum((x[:2] @ A) ** 2)
+
+
+@pytest.mark.parametrize("f", [_sp_written_through_transpose, _sp_active_written_through_transpose,
+                               _sp_written_through_csc_of_data], ids=lambda f: f.__name__)
+def test_sparse_written_through_transpose_forward(f):
+    """A write into the values of a sparse matrix that shares another's (`A.T`, a csc of A's data) reaches the other's
+    tangent (converted_tangent gives the shared values the operand's own tangent array; it made a copy: WRONG, also on
+    trunk b48fe51).  Reverse mode refuses it (the conversion's pullback)."""
+    mc.testing.check_derivatives(f, X.copy(), modes=("forward",))

@@ -231,6 +231,23 @@ def _values_tangent(dx, how):
     return None if d is None else np.asarray(d).ravel()
 
 
+def _same_values_memory(a, b) -> bool:
+    """Is a the array b itself, or a view of exactly b's entries in b's order (scipy's `A.T` keeps A's data so)?"""
+    if a is b:
+        return True
+    return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape and a.dtype == b.dtype \
+        and a.strides == b.strides and a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+
+
+def _own_values_tangent(dx, how):
+    """The operand's values' tangent storage itself (zero or not), or None."""
+    if how == "sparse":
+        return dx.fields.get("data") if isinstance(dx, (MutableTangent, Tangent)) else None
+    if how == "dense":
+        return dx
+    return dx[0] if isinstance(dx, (tuple, list)) and len(dx) else None
+
+
 def _operand_values(x):
     """The array of the operand's values (a sparse matrix's data, a tuple form's first item, a dense array)."""
     if hasattr(x, "format") and hasattr(x, "data"):
@@ -276,6 +293,12 @@ def converted_tangent(x, y, dx):
         raise NotImplementedError(f"derivative of making a scipy.sparse {getattr(y, 'format', '')} matrix from a "
                                   f"{type(x).__name__}: pass a dense array, a sparse matrix or (data, (row, col))")
     rows, cols, keep, how = layout
+    if _same_values_memory(y.data, _operand_values(x)):
+        # (`A.T`, `csc_matrix((A.data, ...))`: y's values are x's array itself, so y's tangent values are x's tangent
+        # array itself too; a copy lost every later write through y, `B = A.T; B.data[1] = v`, for A)
+        own = _own_values_tangent(dx, how)
+        if isinstance(own, np.ndarray) and own.shape == y.data.shape:
+            return MutableTangent({"data": own})
     d = _values_tangent(dx, how)
     if d is None:
         return NoTangent
