@@ -13,7 +13,7 @@ with x a float64 vector and extra non-float constants; VECTOR names the probes w
             since second order is the slow check)
 
 A check raises AssertionError with the numbers on a mismatch; classify() turns the outcome into ok / WRONG / CRASH /
-REFUSED for the audit scripts (scripts/hunt11_audit.py, hunt12_audit.py, hunt13_audit.py)."""
+REFUSED for the audit scripts (scripts/hunt_audit.py)."""
 from __future__ import annotations
 
 import numpy as np
