@@ -137,8 +137,40 @@ def w_ctxmgr(x):
 
 
 
+def _fill(buf, x):
+    buf[0] = x[0] * x[1]
+    buf[1] = np.sin(x[2])
+def w_helper_called_in_try(x):
+    buf = np.zeros(2)
+    try:
+        _fill(buf, x)
+    except ValueError:
+        buf[:] = 0.0
+    return buf @ buf
+class _Acc:
+    def __init__(self): self.items = []
+    def push(self, v): self.items.append(v)
+def w_object_list_in_try(x):
+    a = _Acc()
+    try:
+        for v in x:
+            a.push(v * v)
+    finally:
+        pass
+    return sum(a.items) * a.items[0]
+def w_dict_update_in_try(x):
+    out = {}
+    try:
+        out.update({"a": x[0] ** 2})
+        out["b"] = np.exp(x[1])
+    except KeyError:
+        out = {"a": 0.0, "b": 0.0}
+    return out["a"] * out["b"]
+
+
 FUNCTIONS = [w_with_errstate, w_out_kw, w_copyto, w_iadd_item, w_extend_insert, w_dict_update, w_helper_try,
-             w_nested_try, w_raise_caught, w_obj_item, w_try_loop_break, w_ctxmgr]
+             w_nested_try, w_raise_caught, w_obj_item, w_try_loop_break, w_ctxmgr, w_helper_called_in_try,
+             w_object_list_in_try, w_dict_update_in_try]
 X = np.array([0.3, -0.7, 1.1, 0.5, -0.2, 0.9])
 
 
