@@ -5,7 +5,18 @@ import numpy as np
 
 from rule_cases_extra import BOTH, FWD, REV, C, U  # noqa: F401
 
+from mooncake_ast.rules.numpy_more import block_adjoint, block_tangent  # noqa: F401  (np.block's own helpers)
+
 x5, x34, x345 = U(5), U(3, 4), U(3, 4, 5)
+
+
+def _block_tangents(a, b):
+    return block_tangent([[a, b], [b, a]], [[b * a, a], [b, b ** 2]])
+
+
+def _block_adjoints(a, g):
+    parts = block_adjoint(g[:, :3] * a.sum(), [[a[:, :2], a[:, 2:3]]])
+    return parts[0][1] * a[:, 2:3] + np.sum(parts[0][0] ** 2)
 z34 = U(3, 4) + 1j * U(3, 4)
 
 MORE_CASES = {
@@ -32,6 +43,8 @@ MORE_CASES = {
     "numpy.extract": [C("lambda x: np.extract(x > 0, x)", x34)],
     "numpy.diagflat": [C("lambda v: np.diagflat(v, 1)", x5)],
     "numpy.block": [C("lambda a, b: np.block([[a, b], [b, a]])", x34, U(3, 4))],
+    "mooncake_ast.rules.numpy_more.block_tangent": [C(_block_tangents, x34, U(3, 4))],
+    "mooncake_ast.rules.numpy_more.block_adjoint": [C(_block_adjoints, x34, U(3, 4))],
     "numpy.atleast_3d": [C("lambda x: np.atleast_3d(x) * 2.0", x34)],
     "numpy.rollaxis": [C("lambda x: np.rollaxis(x, 2, 0) * 1.0", x345)],
     "numpy.vander": [C("lambda x: np.vander(x, 4)", x5)],

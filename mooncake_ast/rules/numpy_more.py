@@ -159,6 +159,13 @@ def block_adjoint(g, arrays):
 
 defjvp(np.block, lambda t, y, arrays: t.call(block_tangent, arrays, t.d(arrays)) if t.d(arrays) is not None else None)
 defvjp(np.block, lambda t, g, y, arrays: (t.call(block_adjoint, g, arrays),))
+# (both linear in their tangent / adjoint; `arrays` gives only the layout.  Their own rules keep second orders off
+# their source, whose nested-list rebuilding from an iterator the transforms refuse to trace)
+defjvp(block_tangent, lambda t, y, arrays, darrays: t.call(block_tangent, arrays, t.d(darrays))
+       if t.d(darrays) is not None else None)
+defvjp(block_tangent, lambda t, g, y, arrays, darrays: (None, t.call(block_adjoint, g, arrays)))
+defjvp(block_adjoint, lambda t, y, g, arrays: t.call(block_adjoint, t.d(g), arrays) if t.d(g) is not None else None)
+defvjp(block_adjoint, lambda t, gb, y, g, arrays: (t.call(block_tangent, arrays, gb), None))
 
 
 # ------------------------------------------------------------------ atleast_3d, rollaxis (reshapes and transposes)
