@@ -175,7 +175,10 @@ def test_the_collector_is_paused_while_generating_and_given_back(tmp_path, monke
         cache.load_module("a" * 64, "user.f.forward", generate)
         with pytest.raises(RuntimeError):
             cache.load_module("b" * 64, "user.g.forward", lambda: generate(fail=True))
-        assert _state() == start and gc.get_freeze_count() == frozen  # given back as it was, after a failure too
+        # Given back as it was, after a failure too.  (A frozen object freed while generating, such as a cached
+        # value the generation replaced, leaves the permanent generation: the count may fall, never rise, since
+        # nothing of ours is frozen.)
+        assert _state() == start and gc.get_freeze_count() <= frozen
         if before == "frozen_by_user":
             assert seen == [(False, True)] * 2  # not collecting; the user's frozen objects stay theirs
         else:
