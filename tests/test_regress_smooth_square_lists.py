@@ -60,3 +60,20 @@ def test_hessian_at_the_kink():
     """|v|^2 is smooth: its Hessian at 0 is twice the identity (of the items' scales), not 0."""
     np.testing.assert_allclose(mc.hessian(norm_of_list_by_name)(np.zeros(3)), np.diag([4.0, 2.0, 2.0]))
     np.testing.assert_allclose(mc.hessian(norm_of_list_display)(np.zeros(3)), np.diag([2.0, 8.0, 2.0]))
+
+
+def _ridge(w, X, y):
+    r = X @ w - y
+    return np.sum(r ** 2) + 0.1 * np.linalg.norm(w) ** 2
+
+
+def test_square_of_norm_pullback_is_typed():
+    """The rewrite's helpers are typed (ir/types.FLOAT_ELEMENTWISE): a ridge penalty's pullback keeps plain arithmetic,
+    not the generic _mc.add_vjp / mul_vjp / sum_adjoint it fell back to when as_numeric_array had no type."""
+    w, X, y = np.linspace(0.1, 1.0, 3), np.arange(12.0).reshape(4, 3) / 10, np.ones(4)
+    mc.testing.check_derivatives(_ridge, w, X, y)
+    mc.grad(_ridge)(w, X, y)
+    src = "\n".join(line for line in mc.source(_ridge, "reverse").splitlines() if not line.startswith("# mooncake_ast-"))
+    pullback = src[src.index("def _ridge__pullback"):src.index("def _ridge__forward_tape")]
+    for generic in ("add_vjp", "mul_vjp", "sum_adjoint", "number_adjoint"):
+        assert generic not in pullback, pullback

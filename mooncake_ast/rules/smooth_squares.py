@@ -137,7 +137,8 @@ def modulus_squared_tangent(x: Any, dx: Any) -> Any:
     return 2.0 * (x * dx)
 
 
-for _fn in (smooth_square, defined_where, nan_where_moving, numeric_operand, modulus_squared, modulus_squared_tangent):
+for _fn in (smooth_square, defined_where, nan_where_moving, numeric_operand, modulus_squared, modulus_squared_tangent,
+            as_numeric_array):  # (as_numeric_array of a list: no dtype, so no type: ir/op_types._elementwise)
     _fn.dense_in_dense = True  # type: ignore[attr-defined]  (an array in, an array out: reverse/templates.py)
     FLOAT_ELEMENTWISE.add(_fn)
 
